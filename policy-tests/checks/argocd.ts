@@ -1,0 +1,211 @@
+/**
+ * Argo CD coverage (P1): every workload is declared by exactly one
+ * Application that tracks `main`, syncs itself, and is found by the root app.
+ */
+import { dirname } from 'node:path/posix';
+import {
+  APPLICATION_FILE, ROOT_APP_FILE, toArgoApp, filesOfApp, isApplication, isDirectorySource, isThisRepo,
+  normalizeSourcePath, ownersByFile, type ArgoApp,
+} from '../lib/argocd.ts';
+import type { CheckContext, PolicyCheck } from './types.ts';
+
+const APP_KINDS = ['Application'] as const;
+const EXACT_CHART_VERSION = /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
+
+function appsOf(ctx: CheckContext): ArgoApp[] {
+  return ctx.resources.filter(isApplication).map(toArgoApp);
+}
+
+/** Folders whose manifests need an application.yaml of their own (or of an ancestor app folder). */
+function workloadFolders(files: readonly string[]): string[] {
+  return [...new Set(files.map((f) => dirname(f)))].filter((d) => d !== dirname(ROOT_APP_FILE)).sort();
+}
+
+export const argocdChecks: PolicyCheck[] = [
+  {
+    id: 'argocd-app-folder',
+    description: 'Every workload folder holds exactly one application.yaml with one Application, and Applications live nowhere else (DESIGN.md Layout; invariants P1).',
+    invariants: ['P1'],
+    remediation: 'add an application.yaml declaring one Application for the folder, or move the manifests into an app folder',
+    kinds: ['*'],
+    exemptible: false,
+    run(ctx) {
+      const { repo } = ctx;
+      for (const folder of workloadFolders(repo.manifestFiles)) {
+        let dir = folder;
+        let owned = false;
+        while (dir !== '.' && dir !== '') {
+          if (repo.files.has(`${dir}/${APPLICATION_FILE}`)) {
+            owned = true;
+            break;
+          }
+          dir = dirname(dir);
+        }
+        if (!owned) ctx.failAtFile(repo.manifestFiles.find((f) => dirname(f) === folder)!, `folder ${folder}/ has manifests but no ${APPLICATION_FILE} declares it`);
+      }
+      for (const parsed of repo.parsed) {
+        const apps = parsed.resources.filter(isApplication);
+        const isAppFile = parsed.file.endsWith(`/${APPLICATION_FILE}`);
+        if (isAppFile && apps.length !== 1) ctx.failAtFile(parsed.file, `${APPLICATION_FILE} must declare exactly one Application, found ${apps.length}`);
+        if (isAppFile) {
+          for (const other of parsed.resources.filter((r) => !isApplication(r))) ctx.fail(other, ['kind'], `${APPLICATION_FILE} must hold only its Application, found ${other.kind} ${other.name}`);
+        }
+        if (!isAppFile && parsed.file !== ROOT_APP_FILE) {
+          for (const app of apps) ctx.fail(app, ['kind'], `Application ${app.name} must live in its folder's ${APPLICATION_FILE}`);
+        }
+      }
+    },
+  },
+  {
+    id: 'argocd-source-path',
+    description: "Every Application source is this repo's existing folder or a Helm chart, and every $values file exists (invariants P1).",
+    invariants: ['P1'],
+    remediation: 'point repoURL at the repo URL in clusters/home/cluster-facts.yaml and path at an existing folder',
+    kinds: APP_KINDS,
+    exemptible: false,
+    run(ctx) {
+      const { repo } = ctx;
+      for (const app of appsOf(ctx)) {
+        if (app.sources.length === 0) ctx.fail(app.resource, ['spec'], `Application ${app.name} has no source`);
+        const refs = new Set(app.sources.filter((s) => isThisRepo(repo, s) && s.ref).map((s) => s.ref));
+        for (const source of app.sources) {
+          if (source.chart === undefined && !isThisRepo(repo, source)) {
+            ctx.fail(app.resource, [...source.at, 'repoURL'], `source repoURL ${source.repoURL || '(empty)'} is not this repo (${repo.facts?.repoURL ?? 'cluster facts missing'})`);
+            continue;
+          }
+          if (isDirectorySource(repo, source)) {
+            const path = normalizeSourcePath(source.path!);
+            if (path !== '' && !repo.dirs.has(path)) ctx.fail(app.resource, [...source.at, 'path'], `source path ${source.path} does not exist`);
+            else if (filesOfApp(repo, { ...app, sources: [source] }).length === 0) ctx.fail(app.resource, [...source.at, 'path'], `source path ${source.path} applies no manifest`);
+          } else if (isThisRepo(repo, source) && !source.ref) {
+            ctx.fail(app.resource, source.at, 'a source from this repo needs a path (plain manifests) or a ref (values for a chart)');
+          }
+          for (const [i, valueFile] of (source.helm?.valueFiles ?? []).entries()) {
+            const m = /^\$([^/]+)\/(.+)$/.exec(valueFile);
+            if (!m) continue;
+            if (!refs.has(m[1]!)) ctx.fail(app.resource, [...source.at, 'helm', 'valueFiles', i], `value file ${valueFile} uses $${m[1]} but no source of this repo has ref: ${m[1]}`);
+            else if (!repo.files.has(m[2]!)) ctx.fail(app.resource, [...source.at, 'helm', 'valueFiles', i], `value file ${m[2]} does not exist`);
+          }
+        }
+      }
+    },
+  },
+  {
+    id: 'argocd-track-main',
+    description: 'Sources from this repo track the branch Argo CD deploys, main (invariants P1: Argo CD syncs them from main).',
+    invariants: ['P1'],
+    remediation: 'set targetRevision to the revision in clusters/home/cluster-facts.yaml (main)',
+    kinds: APP_KINDS,
+    exemptible: false,
+    run(ctx) {
+      const revision = ctx.repo.facts?.revision ?? 'main';
+      for (const app of appsOf(ctx)) {
+        for (const source of app.sources.filter((s) => isThisRepo(ctx.repo, s))) {
+          if (source.targetRevision !== revision) ctx.fail(app.resource, [...source.at, 'targetRevision'], `targetRevision is "${source.targetRevision}", must be "${revision}"`);
+        }
+      }
+    },
+  },
+  {
+    id: 'argocd-chart-pinned',
+    description: 'Helm chart sources pin one exact chart version: no ranges, no *, no latest (invariants P1).',
+    invariants: ['P1'],
+    remediation: 'set targetRevision to an exact chart version such as 1.2.3',
+    kinds: APP_KINDS,
+    exemptible: false,
+    run(ctx) {
+      for (const app of appsOf(ctx)) {
+        for (const source of app.sources.filter((s) => s.chart !== undefined)) {
+          if (!EXACT_CHART_VERSION.test(source.targetRevision)) ctx.fail(app.resource, [...source.at, 'targetRevision'], `chart ${source.chart} version "${source.targetRevision}" is not an exact version`);
+        }
+      }
+    },
+  },
+  {
+    id: 'argocd-sync-policy',
+    description: 'Every Application syncs automatically with prune and selfHeal, so main is what runs (invariants P1).',
+    invariants: ['P1'],
+    remediation: 'set spec.syncPolicy.automated: {prune: true, selfHeal: true}',
+    kinds: APP_KINDS,
+    exemptible: false,
+    run(ctx) {
+      for (const app of appsOf(ctx)) {
+        if (!app.automated) ctx.fail(app.resource, ['spec', 'syncPolicy'], `Application ${app.name} has no automated sync`);
+        else {
+          if (!app.automated.prune) ctx.fail(app.resource, ['spec', 'syncPolicy', 'automated'], `Application ${app.name} does not prune`);
+          if (!app.automated.selfHeal) ctx.fail(app.resource, ['spec', 'syncPolicy', 'automated'], `Application ${app.name} does not self-heal`);
+        }
+      }
+    },
+  },
+  {
+    id: 'argocd-destination-namespace',
+    description: 'Every Application names its destination namespace explicitly (invariants P1).',
+    invariants: ['P1'],
+    remediation: 'set spec.destination.namespace',
+    kinds: APP_KINDS,
+    exemptible: false,
+    run(ctx) {
+      for (const app of appsOf(ctx)) {
+        if (!app.destinationNamespace) ctx.fail(app.resource, ['spec', 'destination'], `Application ${app.name} has no destination namespace`);
+      }
+    },
+  },
+  {
+    id: 'argocd-project',
+    description: 'Every Application belongs to an AppProject declared in clusters/home, never to default (invariants P1).',
+    invariants: ['P1'],
+    remediation: 'set spec.project to one of the AppProjects in clusters/home/projects.yaml',
+    kinds: ['Application', 'AppProject'],
+    exemptible: false,
+    run(ctx) {
+      const projects = new Set(ctx.resources.filter((r) => r.kind === 'AppProject').map((r) => r.name));
+      for (const app of appsOf(ctx)) {
+        if (app.project === '' || app.project === 'default') ctx.fail(app.resource, ['spec', 'project'], `Application ${app.name} uses project "${app.project || 'default'}"`);
+        else if (!projects.has(app.project)) ctx.fail(app.resource, ['spec', 'project'], `AppProject "${app.project}" is not declared in this repo`);
+      }
+    },
+  },
+  {
+    id: 'argocd-single-owner',
+    description: 'No file, and so no resource, is applied by two Applications (invariants P1).',
+    invariants: ['P1'],
+    remediation: "narrow one app's path or add the file to its directory.exclude",
+    kinds: APP_KINDS,
+    exemptible: false,
+    run(ctx) {
+      for (const [file, owners] of ownersByFile(ctx.repo, appsOf(ctx))) {
+        if (owners.length > 1) ctx.failAtFile(file, `applied by ${owners.length} Applications: ${owners.map((o) => o.name).join(', ')}`);
+      }
+    },
+  },
+  {
+    id: 'argocd-root-discovery',
+    description: 'The root app in clusters/home discovers every Application; every manifest is applied by some app and no non-manifest file is (invariants P1, P2).',
+    invariants: ['P1', 'P2'],
+    remediation: `make ${ROOT_APP_FILE} include every application.yaml, and give each folder an app (or exclude non-manifest files)`,
+    kinds: APP_KINDS,
+    exemptible: false,
+    run(ctx) {
+      const { repo } = ctx;
+      const apps = appsOf(ctx);
+      const root = apps.find((a) => a.resource.file === ROOT_APP_FILE);
+      if (!root) {
+        ctx.failAtFile(repo.manifestFiles[0] ?? ROOT_APP_FILE, `no root Application in ${ROOT_APP_FILE}`);
+        return;
+      }
+      const discovered = new Set(filesOfApp(repo, root));
+      for (const app of apps) {
+        if (app !== root && !discovered.has(app.resource.file)) ctx.fail(app.resource, ['metadata', 'name'], `Application ${app.name} is not discovered by the root app`);
+      }
+      const owners = ownersByFile(repo, apps);
+      for (const file of repo.manifestFiles) {
+        if (file !== ROOT_APP_FILE && !owners.has(file)) ctx.failAtFile(file, 'orphaned: no Application applies this file');
+      }
+      for (const file of repo.nonManifestFiles) {
+        const by = owners.get(file);
+        if (by) ctx.failAtFile(file, `not a Kubernetes manifest, but Application ${by.map((a) => a.name).join(', ')} would apply it and break the sync`);
+      }
+    },
+  },
+];

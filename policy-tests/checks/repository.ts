@@ -1,0 +1,68 @@
+/**
+ * Repository-wide integrity: one identity per resource, and the cluster facts
+ * every other check relies on.
+ */
+import { applications, ownersByFile } from '../lib/argocd.ts';
+import { groupOf, type Resource } from '../lib/manifest.ts';
+import { CLUSTER_FACTS_FILE } from '../lib/cluster-facts.ts';
+import { BUNDLED_SCHEMA_MINOR } from '../lib/schema/schema-layer.ts';
+import type { Repo } from '../lib/repo.ts';
+import type { PolicyCheck } from './types.ts';
+
+/** Scope lookup, provided by the schema layer (it knows CRD scopes). */
+export type ScopeLookup = (apiVersion: string, kind: string) => boolean;
+
+export function resourceIdentity(resource: Resource, clusterScoped: boolean, appNamespace: string | undefined): string {
+  const namespace = clusterScoped ? '' : (resource.namespace ?? appNamespace ?? '');
+  return `${groupOf(resource.apiVersion)}/${resource.kind}/${namespace}/${resource.name}`;
+}
+
+/** Identity needs the namespace a resource lands in: its own, or its Application's destination. */
+function destinationNamespaces(repo: Repo): Map<string, string | undefined> {
+  const byFile = new Map<string, string | undefined>();
+  for (const [file, owners] of ownersByFile(repo, applications(repo))) byFile.set(file, owners[0]?.destinationNamespace);
+  return byFile;
+}
+
+export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
+  return [
+    {
+      id: 'duplicate-resource',
+      description: 'No two resources share group/kind/namespace/name anywhere in the repo; Argo CD would fight over them (invariants P1).',
+      invariants: ['P1'],
+      remediation: 'rename or delete one of the two resources',
+      kinds: ['*'],
+      exemptible: false,
+      run(ctx) {
+        const namespaces = destinationNamespaces(ctx.repo);
+        const seen = new Map<string, Resource>();
+        for (const resource of ctx.resources) {
+          const id = resourceIdentity(resource, isClusterScoped(resource.apiVersion, resource.kind), namespaces.get(resource.file));
+          const first = seen.get(id);
+          if (first) ctx.fail(resource, ['metadata', 'name'], `${resource.kind} ${resource.name} is also declared in ${first.file} (document ${first.doc + 1})`);
+          else seen.set(id, resource);
+        }
+      },
+    },
+    {
+      id: 'cluster-facts',
+      description: `The cluster facts (node count, Kubernetes and Talos versions, repo URL, revision) are pinned once in ${CLUSTER_FACTS_FILE}, for a Kubernetes version the gate has schemas for (invariants P1).`,
+      invariants: ['P1'],
+      remediation: `fix the key in ${CLUSTER_FACTS_FILE}; to move to another Kubernetes minor, bump kubernetes-models to a line generated for it`,
+      kinds: ['ConfigMap'],
+      exemptible: false,
+      run(ctx) {
+        const { repo } = ctx;
+        const resource = repo.factsResource;
+        if (!resource) {
+          ctx.failAtFile(repo.manifestFiles.find((f) => f.startsWith('clusters/')) ?? CLUSTER_FACTS_FILE, `no ConfigMap cluster-facts in ${CLUSTER_FACTS_FILE}`);
+          return;
+        }
+        for (const problem of repo.factsProblems) ctx.fail(resource, ['data', problem.key], problem.message);
+        if (repo.facts && repo.facts.kubernetesMinor !== BUNDLED_SCHEMA_MINOR) {
+          ctx.fail(resource, ['data', 'kubernetesVersion'], `the cluster runs Kubernetes ${repo.facts.kubernetesVersion} but the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
+        }
+      },
+    },
+  ];
+}

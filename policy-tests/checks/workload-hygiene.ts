@@ -1,0 +1,139 @@
+/**
+ * Workload hygiene on every Deployment, StatefulSet, DaemonSet, CronJob and
+ * Job: what a home cluster needs so that a rebuild from main is predictable
+ * and one misbehaving app cannot take the node or its neighbours with it.
+ */
+import { containersOf, dig, LONG_RUNNING_KINDS, podSpecOf, WORKLOAD_KINDS } from '../lib/workloads.ts';
+import type { PolicyCheck } from './types.ts';
+
+/** Port names that mark a container as an HTTP server (Kubernetes naming convention). */
+const HTTP_PORT_NAME = /^(?:http|https)(?:-.*)?$/;
+
+/** Splits an image reference into its tag and digest; the tag belongs to the last path segment only. */
+export function imageParts(image: string): { tag?: string; digest?: string } {
+  const [nameAndTag, digest] = image.split('@', 2) as [string, string | undefined];
+  const lastSegment = nameAndTag.slice(nameAndTag.lastIndexOf('/') + 1);
+  const colon = lastSegment.indexOf(':');
+  return { tag: colon === -1 ? undefined : lastSegment.slice(colon + 1), digest };
+}
+
+const workloadKinds = [...WORKLOAD_KINDS];
+
+export const workloadChecks: PolicyCheck[] = [
+  {
+    id: 'workload-image-pinned',
+    description: 'Every container image carries an explicit tag or digest, never latest, so main pins what runs (invariants P1).',
+    invariants: ['P1'],
+    remediation: 'pin the image to a released version tag (optionally with @sha256 digest)',
+    kinds: workloadKinds,
+    exemptible: false,
+    run(ctx) {
+      for (const resource of ctx.resources) {
+        const pod = podSpecOf(resource);
+        if (!pod) continue;
+        for (const c of containersOf(pod)) {
+          const image = typeof c.container.image === 'string' ? c.container.image : '';
+          const { tag, digest } = imageParts(image);
+          if (!image) ctx.fail(resource, [...c.at, 'name'], `container ${c.name} has no image`);
+          else if (!digest && (!tag || tag === 'latest')) ctx.fail(resource, [...c.at, 'image'], `container ${c.name} image "${image}" is not pinned to a version`);
+          else if (tag === 'latest') ctx.fail(resource, [...c.at, 'image'], `container ${c.name} image "${image}" uses the latest tag`);
+        }
+      }
+    },
+  },
+  {
+    id: 'workload-memory',
+    description: 'Every container sets memory requests and limits, so one leak cannot starve a node (foundation hygiene; P1).',
+    invariants: ['P1'],
+    remediation: 'set resources.requests.memory and resources.limits.memory',
+    kinds: workloadKinds,
+    exemptible: false,
+    run(ctx) {
+      for (const resource of ctx.resources) {
+        const pod = podSpecOf(resource);
+        if (!pod) continue;
+        for (const c of containersOf(pod)) {
+          for (const kind of ['requests', 'limits'] as const) {
+            if (dig(c.container, ['resources', kind, 'memory']) === undefined) ctx.fail(resource, [...c.at, 'resources', kind], `container ${c.name} has no memory ${kind === 'requests' ? 'request' : 'limit'}`);
+          }
+        }
+      }
+    },
+  },
+  {
+    id: 'workload-probes',
+    description: 'Long-running containers that serve HTTP (a port named http, https or http-*) have liveness and readiness probes (foundation hygiene; P1).',
+    invariants: ['P1'],
+    remediation: 'add livenessProbe and readinessProbe (httpGet on the health endpoint)',
+    kinds: workloadKinds,
+    exemptible: true,
+    run(ctx) {
+      for (const resource of ctx.resources) {
+        const pod = podSpecOf(resource);
+        if (!pod || !LONG_RUNNING_KINDS.has(resource.kind)) continue;
+        for (const c of containersOf(pod)) {
+          if (c.init && c.container.restartPolicy !== 'Always') continue;
+          const ports = Array.isArray(c.container.ports) ? (c.container.ports as { name?: unknown }[]) : [];
+          if (!ports.some((p) => typeof p.name === 'string' && HTTP_PORT_NAME.test(p.name))) continue;
+          for (const probe of ['livenessProbe', 'readinessProbe'] as const) {
+            if (c.container[probe] === undefined) ctx.fail(resource, [...c.at, 'name'], `HTTP container ${c.name} has no ${probe}`);
+          }
+        }
+      }
+    },
+  },
+  {
+    id: 'workload-privilege',
+    description: 'Containers set allowPrivilegeEscalation: false and run as non-root, unless an exemption next to the workload says why (foundation hygiene; S8 scoping of exemptions).',
+    invariants: ['P1', 'S8'],
+    remediation: 'set securityContext.allowPrivilegeEscalation: false and runAsNonRoot: true, or annotate the workload with gate.homelab-gitops/exempt-workload-privilege: <reason>',
+    kinds: workloadKinds,
+    exemptible: true,
+    run(ctx) {
+      for (const resource of ctx.resources) {
+        const pod = podSpecOf(resource);
+        if (!pod) continue;
+        const podNonRoot = dig(pod.spec, ['securityContext', 'runAsNonRoot']);
+        for (const c of containersOf(pod)) {
+          const sc = dig(c.container, ['securityContext']) as Record<string, unknown> | undefined;
+          if (sc?.allowPrivilegeEscalation !== false) ctx.fail(resource, [...c.at, sc ? 'securityContext' : 'name'], `container ${c.name} does not set allowPrivilegeEscalation: false`);
+          const nonRoot = sc?.runAsNonRoot ?? podNonRoot;
+          if (nonRoot !== true) ctx.fail(resource, [...c.at, sc ? 'securityContext' : 'name'], `container ${c.name} may run as root (runAsNonRoot is not true)`);
+        }
+      }
+    },
+  },
+  {
+    id: 'no-plain-secret',
+    description: 'No committed Secret carries data; secrets come from ExternalSecrets (foundation hygiene; A8 API keys from ExternalSecrets).',
+    invariants: ['P1', 'A8'],
+    remediation: 'delete the Secret and declare an ExternalSecret that pulls it from the secret store',
+    kinds: ['Secret'],
+    exemptible: false,
+    run(ctx) {
+      for (const resource of ctx.resources) {
+        for (const field of ['data', 'stringData'] as const) {
+          const value = resource.object[field];
+          if (value && typeof value === 'object' && Object.keys(value).length > 0) ctx.fail(resource, [field], `Secret ${resource.name} commits ${field} to git`);
+        }
+      }
+    },
+  },
+  {
+    id: 'workload-hostpath',
+    description: 'No hostPath volumes, unless an exemption next to the workload says why (foundation hygiene; S8).',
+    invariants: ['P1', 'S8'],
+    remediation: 'use a PersistentVolumeClaim, or annotate the workload with gate.homelab-gitops/exempt-workload-hostpath: <reason>',
+    kinds: workloadKinds,
+    exemptible: true,
+    run(ctx) {
+      for (const resource of ctx.resources) {
+        const pod = podSpecOf(resource);
+        const volumes = pod && Array.isArray(pod.spec.volumes) ? (pod.spec.volumes as Record<string, unknown>[]) : [];
+        volumes.forEach((v, i) => {
+          if (v.hostPath !== undefined) ctx.fail(resource, [...pod!.at, 'volumes', i, 'hostPath'], `volume ${String(v.name)} mounts a hostPath`);
+        });
+      }
+    },
+  },
+];

@@ -1,0 +1,26 @@
+/** One problem the gate found, always pinned to a place in a file. */
+export interface Finding {
+  file: string;
+  line: number;
+  col: number;
+  /** The check id (schema-layer ids such as `schema` or policy ids such as `argocd-sync-policy`). */
+  check: string;
+  message: string;
+  /** How to fix it; shown next to the message. */
+  fix?: string;
+  /** Index of the YAML document inside `file`, when the finding belongs to one resource. */
+  doc?: number;
+}
+
+export function formatLocation(f: Pick<Finding, 'file' | 'line' | 'col'>): string {
+  return `${f.file}:${f.line}:${f.col}`;
+}
+
+export function formatFinding(f: Finding): string {
+  const fix = f.fix ? ` (fix: ${f.fix})` : '';
+  return `${formatLocation(f)} [${f.check}] ${f.message}${fix}`;
+}
+
+export function byLocation(a: Finding, b: Finding): number {
+  return a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.check.localeCompare(b.check);
+}

@@ -1,0 +1,178 @@
+/**
+ * The gate: load, schema layer, policy layer, one result per resource.
+ * Used by the CLI (scripts/validate.ts), by the tests and by the benchmark.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { policyChecks, runPolicy } from '../checks/registry.ts';
+import type { PolicyCheck } from '../checks/types.ts';
+import { byLocation, type Finding } from './findings.ts';
+import { parseManifest, type ParsedFile, type Resource } from './manifest.ts';
+import { isManifestPath, loadRepo, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from './repo.ts';
+import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type ResourceStatus, type SchemaOptions } from './schema/schema-layer.ts';
+
+export class UsageError extends Error {}
+
+/** Reads --kubernetes-version; only versions the bundled schemas can speak for are accepted. */
+export function parseKubernetesMinor(version: string): number {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(version);
+  if (!m) throw new UsageError(`--kubernetes-version must look like 1.${BUNDLED_SCHEMA_MINOR}.0, got "${version}"`);
+  const minor = Number(m[2]);
+  if (m[1] !== '1' || minor > BUNDLED_SCHEMA_MINOR) throw new UsageError(`no offline schemas for Kubernetes ${version}: the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
+  return minor;
+}
+
+
+export interface ResourceResult {
+  filename: string;
+  kind: string;
+  version: string;
+  name: string;
+  status: ResourceStatus;
+  findings: Finding[];
+}
+
+export interface Summary {
+  valid: number;
+  invalid: number;
+  errors: number;
+  skipped: number;
+}
+
+export interface GateResult {
+  resources: ResourceResult[];
+  summary: Summary;
+  /** Whether the policy layer ran (only for this repository's own manifests). */
+  policy: boolean;
+}
+
+export interface GateOptions extends Partial<SchemaOptions> {
+  /** Files, folders or `-`; empty means the whole repository. */
+  paths?: readonly string[];
+  root?: string;
+  cwd?: string;
+  stdin?: () => string;
+  onProgress?: (done: number, total: number) => void;
+}
+
+let sharedLayer: Promise<SchemaLayer> | undefined;
+export function schemaLayer(): Promise<SchemaLayer> {
+  return (sharedLayer ??= SchemaLayer.create());
+}
+
+interface Inputs {
+  repoFiles?: Set<string>;
+  outside: { filename: string; read: () => string }[];
+}
+
+function collectInputs(paths: readonly string[], root: string, cwd: string, stdin?: () => string): Inputs {
+  const repoFiles = new Set<string>();
+  const outside: Inputs['outside'] = [];
+  for (const raw of paths) {
+    if (raw === '-') {
+      outside.push({ filename: 'stdin', read: () => (stdin ? stdin() : readFileSync(0, 'utf8')) });
+      continue;
+    }
+    const abs = resolve(cwd, raw);
+    if (!existsSync(abs)) throw new UsageError(`no such file or directory: ${raw}`);
+    const files = new Set<string>();
+    if (statSync(abs).isDirectory()) walkFiles(abs, '', files, new Set());
+    else files.add('');
+    for (const f of files) {
+      const full = f ? resolve(abs, f) : abs;
+      if (f && !isManifestPath(f)) continue;
+      const rel = relativeToRepo(root, full);
+      if (rel && MANIFEST_ROOTS.some((r) => rel === r || rel.startsWith(`${r}/`))) repoFiles.add(rel);
+      else outside.push({ filename: f ? `${raw.replace(/\/+$/, '')}/${f}` : raw, read: () => readFileSync(full, 'utf8') });
+    }
+  }
+  return { repoFiles, outside };
+}
+
+function resolvedOptions(options: GateOptions, repo?: Repo): SchemaOptions {
+  const minor = options.kubernetesMinor ?? repo?.facts?.kubernetesMinor ?? BUNDLED_SCHEMA_MINOR;
+  return {
+    strict: options.strict ?? true,
+    kubernetesMinor: Number.isFinite(minor) ? minor : BUNDLED_SCHEMA_MINOR,
+    skip: options.skip ?? [],
+    reject: options.reject ?? [],
+    ignoreMissingSchemas: options.ignoreMissingSchemas ?? false,
+  };
+}
+
+/** The policy checks, with scope knowledge from the schema layer. */
+export async function registeredChecks(): Promise<PolicyCheck[]> {
+  const layer = await schemaLayer();
+  return policyChecks((apiVersion, kind) => layer.isClusterScoped(apiVersion, kind));
+}
+
+function summarize(resources: readonly ResourceResult[]): Summary {
+  const summary: Summary = { valid: 0, invalid: 0, errors: 0, skipped: 0 };
+  for (const r of resources) {
+    if (r.status === 'valid') summary.valid++;
+    else if (r.status === 'invalid') summary.invalid++;
+    else if (r.status === 'error') summary.errors++;
+    else summary.skipped++;
+  }
+  return summary;
+}
+
+/** Validates parsed files (schema layer), attaching any extra findings (policy layer) to their resources. */
+export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Finding[], options: SchemaOptions, onProgress?: (done: number, total: number) => void): Promise<ResourceResult[]> {
+  const layer = await schemaLayer();
+  const resources: Resource[] = parsed.flatMap((p) => p.resources);
+  await layer.prepare(resources.map((r) => `${r.apiVersion}/${r.kind}`));
+  const results: ResourceResult[] = [];
+  const byDoc = new Map<string, ResourceResult>();
+  resources.forEach((resource, i) => {
+    if (onProgress && i % 200 === 0) onProgress(i, resources.length);
+    const { status, findings } = layer.check(resource, options);
+    const result: ResourceResult = { filename: resource.file, kind: resource.kind, version: resource.apiVersion, name: resource.name, status, findings };
+    results.push(result);
+    byDoc.set(`${resource.file}#${resource.doc}`, result);
+  });
+  const firstOfFile = new Map<string, ResourceResult>();
+  for (const r of results) if (!firstOfFile.has(r.filename)) firstOfFile.set(r.filename, r);
+  const loaderFindings = parsed.flatMap((p) => p.findings);
+  for (const finding of [...loaderFindings, ...extra]) {
+    const isLoader = loaderFindings.includes(finding);
+    let target = isLoader ? undefined : (finding.doc !== undefined ? byDoc.get(`${finding.file}#${finding.doc}`) : firstOfFile.get(finding.file));
+    if (!target) {
+      target = { filename: finding.file, kind: '', version: '', name: '', status: isLoader ? 'error' : 'invalid', findings: [] };
+      results.push(target);
+      if (!isLoader && finding.doc === undefined) firstOfFile.set(finding.file, target);
+    }
+    target.findings.push(finding);
+    if (target.status === 'valid' || target.status === 'skipped') target.status = 'invalid';
+  }
+  for (const r of results) r.findings.sort(byLocation);
+  return results;
+}
+
+export async function runGate(options: GateOptions = {}): Promise<GateResult> {
+  const root = options.root ?? REPO_ROOT;
+  const cwd = options.cwd ?? process.cwd();
+  const paths = options.paths ?? [];
+  const inputs: Inputs = paths.length === 0 ? { outside: [] } : collectInputs(paths, root, cwd, options.stdin);
+  const wantsRepo = paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0;
+  const results: ResourceResult[] = [];
+  let policy = false;
+  if (wantsRepo) {
+    const repo = loadRepo(root);
+    const schemaOptions = resolvedOptions(options, repo);
+    const findings = runPolicy(repo, await registeredChecks());
+    policy = true;
+    const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
+    const keep = (file: string): boolean => !selected || selected.has(file);
+    results.push(...(await evaluate(repo.parsed.filter((p) => keep(p.file)), findings.filter((f) => keep(f.file)), schemaOptions, options.onProgress)));
+  }
+  if (inputs.outside.length > 0) {
+    const parsed = inputs.outside.map((input) => parseManifest(input.filename, input.read()));
+    results.push(...(await evaluate(parsed, [], resolvedOptions(options), options.onProgress)));
+  }
+  return { resources: results, summary: summarize(results), policy };
+}
+
+export function allFindings(result: GateResult): Finding[] {
+  return result.resources.flatMap((r) => r.findings).sort(byLocation);
+}

@@ -1,0 +1,99 @@
+/**
+ * Parses one manifest file (multi-document YAML, or JSON, both through the
+ * `yaml` package) into resources that remember where every node came from.
+ */
+import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import type { Finding } from './findings.ts';
+import { locate, type LinePos, type Path } from './positions.ts';
+
+export interface Resource {
+  file: string;
+  /** Index of the document in its file (0-based, counting blank documents too). */
+  doc: number;
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+  object: Record<string, unknown>;
+  yaml: Document;
+  lineCounter: LineCounter;
+}
+
+export interface ParsedFile {
+  file: string;
+  resources: Resource[];
+  findings: Finding[];
+}
+
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash === -1 ? '' : apiVersion.slice(0, slash);
+}
+
+/** Position of a path inside a resource, for findings. */
+export function positionOf(resource: Resource, path: Path, target: 'key' | 'value' = 'value'): LinePos {
+  return locate(resource.yaml, resource.lineCounter, path, target);
+}
+
+/** A finding about `path` inside `resource`. */
+export function findingAt(resource: Resource, path: Path, check: string, message: string, fix?: string, target: 'key' | 'value' = 'value'): Finding {
+  const { line, col } = positionOf(resource, path, target);
+  return { file: resource.file, line, col, check, message, fix, doc: resource.doc };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function parseManifest(file: string, text: string): ParsedFile {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+  const resources: Resource[] = [];
+  const findings: Finding[] = [];
+  const list = Array.isArray(docs) ? docs : [];
+  list.forEach((doc, index) => {
+    const problems = [...doc.errors];
+    if (problems.length > 0) {
+      for (const err of problems) {
+        const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
+        const check = err.code === 'DUPLICATE_KEY' ? 'duplicate-key' : 'yaml-syntax';
+        const message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+        findings.push({ file, line: pos.line, col: pos.col, check, message, doc: index });
+      }
+      return;
+    }
+    // Blank and comment-only documents are allowed: they apply nothing.
+    if (doc.contents === null) return;
+    let object: unknown;
+    try {
+      object = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      const { line, col } = lineCounter.linePos(doc.range[0]);
+      findings.push({ file, line, col, check: 'yaml-syntax', message: (err as Error).message, doc: index });
+      return;
+    }
+    if (object === null || object === undefined) return;
+    const at = (path: Path, message: string): void => {
+      const { line, col } = locate(doc, lineCounter, path, 'key');
+      findings.push({ file, line, col, check: 'manifest-shape', message, fix: 'every document must be a Kubernetes object with apiVersion, kind and metadata.name', doc: index });
+    };
+    if (!isPlainObject(object)) {
+      at([], `document is a ${Array.isArray(object) ? 'list' : typeof object}, not a Kubernetes object`);
+      return;
+    }
+    const { apiVersion, kind } = object;
+    if (typeof apiVersion !== 'string' || apiVersion === '') {
+      at(['apiVersion'], 'missing or empty apiVersion');
+      return;
+    }
+    if (typeof kind !== 'string' || kind === '') {
+      at(['kind'], 'missing or empty kind');
+      return;
+    }
+    const metadata = isPlainObject(object.metadata) ? object.metadata : {};
+    const name = typeof metadata.name === 'string' ? metadata.name : '';
+    const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
+    resources.push({ file, doc: index, apiVersion, kind, name, namespace, object, yaml: doc, lineCounter });
+  });
+  return { file, resources, findings };
+}

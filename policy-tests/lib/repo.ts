@@ -1,0 +1,104 @@
+/**
+ * The repository as data: every file under the manifest roots, every manifest
+ * parsed once with positions, and the cluster facts. Policy checks are pure
+ * functions of this value.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Finding } from './findings.ts';
+import { argoGlobMatch } from './glob.ts';
+import { parseManifest, type ParsedFile, type Resource } from './manifest.ts';
+import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Where Argo CD-applied manifests live (DESIGN.md layout). */
+export const MANIFEST_ROOTS = ['clusters', 'apps', 'monitoring', 'security', 'portfolio-api/deploy'] as const;
+
+export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
+
+/**
+ * Files under the roots that look like manifests but are not Kubernetes
+ * objects. Argo CD must never apply them; the argocd-root-discovery check
+ * proves that every directory source excludes them. Argo CD glob dialect.
+ */
+export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }[] = [
+  { pattern: '{values.yaml,*/values.yaml,*/values-*.yaml}', reason: 'Helm values, consumed by a chart source through $values' },
+  { pattern: '{*/package.json,*/package-lock.json,*/tsconfig*.json}', reason: 'Node.js tooling of a workload built from this repo' },
+  { pattern: '*/settings/*', reason: 'app rebuild settings, read by scripts, never applied' },
+];
+
+export interface Repo {
+  root: string;
+  /** Every file under the manifest roots, repo-relative with `/` separators. */
+  files: ReadonlySet<string>;
+  dirs: ReadonlySet<string>;
+  manifestFiles: readonly string[];
+  nonManifestFiles: readonly string[];
+  parsed: readonly ParsedFile[];
+  resources: readonly Resource[];
+  facts?: ClusterFacts;
+  factsResource?: Resource;
+  factsProblems: readonly FactsProblem[];
+}
+
+export function isManifestPath(path: string): boolean {
+  return MANIFEST_EXTENSIONS.some((ext) => path.endsWith(ext));
+}
+
+export function isNonManifest(path: string): boolean {
+  return NON_MANIFEST_PATTERNS.some((p) => argoGlobMatch(p.pattern, path));
+}
+
+function toPosix(path: string): string {
+  return path.split(sep).join('/');
+}
+
+/** Lists files and directories under `dir` (repo-relative), skipping dot-folders and node_modules. */
+export function walkFiles(root: string, dir: string, files: Set<string>, dirs: Set<string>): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(join(root, dir));
+  } catch {
+    return;
+  }
+  dirs.add(dir);
+  for (const name of entries) {
+    if (name.startsWith('.') || name === 'node_modules') continue;
+    const rel = dir ? `${dir}/${name}` : name;
+    if (statSync(join(root, rel)).isDirectory()) walkFiles(root, rel, files, dirs);
+    else files.add(rel);
+  }
+}
+
+/** Builds the repository model from parsed files (pure; used by tests with in-memory copies too). */
+export function buildRepo(root: string, files: ReadonlySet<string>, dirs: ReadonlySet<string>, parsed: readonly ParsedFile[]): Repo {
+  const resources = parsed.flatMap((p) => p.resources);
+  const factsResource = findFactsResource(resources);
+  const { facts, problems } = factsResource ? readClusterFacts(factsResource) : { facts: undefined, problems: [] };
+  const manifestFiles = [...files].filter((f) => isManifestPath(f) && !isNonManifest(f)).sort();
+  const nonManifestFiles = [...files].filter((f) => isManifestPath(f) && isNonManifest(f)).sort();
+  return { root, files, dirs, manifestFiles, nonManifestFiles, parsed, resources, facts, factsResource, factsProblems: problems };
+}
+
+export function loadRepo(root: string = REPO_ROOT, onFile?: (done: number, total: number) => void): Repo {
+  const files = new Set<string>();
+  const dirs = new Set<string>();
+  for (const r of MANIFEST_ROOTS) walkFiles(root, r, files, dirs);
+  const manifests = [...files].filter((f) => isManifestPath(f) && !isNonManifest(f)).sort();
+  const parsed = manifests.map((file, i) => {
+    onFile?.(i + 1, manifests.length);
+    return parseManifest(file, readFileSync(join(root, file), 'utf8'));
+  });
+  return buildRepo(root, files, dirs, parsed);
+}
+
+export function relativeToRepo(root: string, absolute: string): string | undefined {
+  const rel = toPosix(relative(root, absolute));
+  return rel.startsWith('..') || rel === '' ? undefined : rel;
+}
+
+export function loaderFindings(repo: Repo): Finding[] {
+  return repo.parsed.flatMap((p) => p.findings);
+}

@@ -1,0 +1,113 @@
+/**
+ * Output formats of the gate CLI, modeled on kubeconform (json, junit, tap)
+ * and conftest (text), plus GitHub workflow annotations.
+ */
+import type { GateResult, ResourceResult } from '../gate.ts';
+import { formatFinding, formatLocation } from '../findings.ts';
+
+export const OUTPUT_FORMATS = ['text', 'json', 'junit', 'tap', 'github'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export interface RenderOptions {
+  summary: boolean;
+  /** Also list valid and skipped resources (json, tap, junit always list them). */
+  verbose: boolean;
+}
+
+function label(r: ResourceResult): string {
+  return r.kind ? `${r.kind} ${r.name || '(unnamed)'}` : 'file';
+}
+
+function message(r: ResourceResult): string {
+  return r.findings.map(formatFinding).join('; ');
+}
+
+function summaryLine(result: GateResult): string {
+  const s = result.summary;
+  const total = s.valid + s.invalid + s.errors + s.skipped;
+  return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${result.policy ? '' : ' (schema layer only)'}`;
+}
+
+function text(result: GateResult, options: RenderOptions): string {
+  const lines: string[] = [];
+  for (const r of result.resources) {
+    for (const f of r.findings) lines.push(`FAIL - ${formatLocation(f)} - ${label(r)} - [${f.check}] ${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`);
+    if (options.verbose && r.findings.length === 0) lines.push(`${r.status === 'skipped' ? 'SKIP' : 'PASS'} - ${r.filename} - ${label(r)}`);
+  }
+  if (options.summary || lines.length === 0) lines.push(summaryLine(result));
+  return lines.join('\n');
+}
+
+function json(result: GateResult, options: RenderOptions): string {
+  const resources = result.resources
+    .filter((r) => options.verbose || r.status === 'invalid' || r.status === 'error')
+    .map((r) => ({ filename: r.filename, kind: r.kind, version: r.version, name: r.name, status: `status${r.status[0]!.toUpperCase()}${r.status.slice(1)}`, msg: message(r) }));
+  return JSON.stringify({ resources, summary: result.summary }, null, 2);
+}
+
+function xml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function junit(result: GateResult): string {
+  const byFile = new Map<string, ResourceResult[]>();
+  for (const r of result.resources) byFile.set(r.filename, [...(byFile.get(r.filename) ?? []), r]);
+  const s = result.summary;
+  const out = [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="homelab-gitops gate" tests="${result.resources.length}" failures="${s.invalid}" errors="${s.errors}" skipped="${s.skipped}">`];
+  for (const [file, rs] of byFile) {
+    const failures = rs.filter((r) => r.status === 'invalid').length;
+    const errors = rs.filter((r) => r.status === 'error').length;
+    out.push(`  <testsuite name="${xml(file)}" tests="${rs.length}" failures="${failures}" errors="${errors}">`);
+    for (const r of rs) {
+      out.push(`    <testcase classname="${xml(file)}" name="${xml(label(r))}">`);
+      if (r.status === 'invalid') out.push(`      <failure message="${xml(r.findings[0]?.message ?? 'invalid')}">${xml(r.findings.map(formatFinding).join('\n'))}</failure>`);
+      if (r.status === 'error') out.push(`      <error message="${xml(r.findings[0]?.message ?? 'error')}">${xml(r.findings.map(formatFinding).join('\n'))}</error>`);
+      if (r.status === 'skipped') out.push('      <skipped/>');
+      out.push('    </testcase>');
+    }
+    out.push('  </testsuite>');
+  }
+  out.push('</testsuites>');
+  return out.join('\n');
+}
+
+function tap(result: GateResult): string {
+  const out = ['TAP version 13', `1..${result.resources.length}`];
+  result.resources.forEach((r, i) => {
+    const name = `${r.filename} - ${label(r)}`;
+    if (r.status === 'skipped') out.push(`ok ${i + 1} - ${name} # SKIP`);
+    else if (r.findings.length === 0) out.push(`ok ${i + 1} - ${name}`);
+    else {
+      out.push(`not ok ${i + 1} - ${name}`, '  ---', '  findings:');
+      for (const f of r.findings) out.push(`    - ${JSON.stringify(formatFinding(f))}`);
+      out.push('  ...');
+    }
+  });
+  return out.join('\n');
+}
+
+/** GitHub's workflow command syntax; `%`, CR and LF must be escaped in data and properties. */
+function escapeData(value: string): string {
+  return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+function escapeProperty(value: string): string {
+  return escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+function github(result: GateResult, options: RenderOptions): string {
+  const lines = result.resources.flatMap((r) =>
+    r.findings.map((f) => `::error file=${escapeProperty(f.file)},line=${f.line},col=${f.col},title=${escapeProperty(f.check)}::${escapeData(`${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`)}`),
+  );
+  if (options.summary || lines.length === 0) lines.push(summaryLine(result));
+  return lines.join('\n');
+}
+
+export function render(result: GateResult, format: OutputFormat, options: RenderOptions): string {
+  switch (format) {
+    case 'json': return json(result, options);
+    case 'junit': return junit(result);
+    case 'tap': return tap(result);
+    case 'github': return github(result, options);
+    default: return text(result, options);
+  }
+}

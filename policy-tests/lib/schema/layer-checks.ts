@@ -1,0 +1,17 @@
+/** The ids the loader and schema layer report, listed beside the policy checks so every id is documented. */
+export interface LayerCheck {
+  id: string;
+  layer: 'loader' | 'schema';
+  description: string;
+}
+
+export const LAYER_CHECKS: readonly LayerCheck[] = [
+  { id: 'yaml-syntax', layer: 'loader', description: 'The file parses as YAML or JSON.' },
+  { id: 'duplicate-key', layer: 'loader', description: 'No mapping repeats a key (the last one would silently win).' },
+  { id: 'manifest-shape', layer: 'loader', description: 'Every non-blank document is an object with a non-empty apiVersion and kind.' },
+  { id: 'schema', layer: 'schema', description: 'The resource matches the schema of its apiVersion/kind: types, required fields, enums.' },
+  { id: 'unknown-field', layer: 'schema', description: 'Strict mode: no field the schema does not define (a typo such as capabilites fails).' },
+  { id: 'missing-schema', layer: 'schema', description: 'Every kind has a schema, or an allowlist entry that says why not.' },
+  { id: 'removed-api', layer: 'schema', description: 'No apiVersion the pinned Kubernetes version no longer serves.' },
+  { id: 'rejected-kind', layer: 'schema', description: 'No kind listed in --reject.' },
+];

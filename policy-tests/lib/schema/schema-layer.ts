@@ -1,0 +1,188 @@
+/**
+ * The schema layer: kubeconform's job, done offline. Each resource is checked
+ * against the schema for its apiVersion/kind (kubernetes-models validators for
+ * core kinds and the Argo CD / prometheus-operator CRDs, ajv-compiled JSON
+ * Schemas from this repo for other CRDs), then walked for unknown fields.
+ */
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import localizeEn from 'ajv-i18n/localize/en/index.js';
+import type { ErrorObject } from 'ajv';
+import { distance } from 'fastest-levenshtein';
+import type { Finding } from '../findings.ts';
+import { findingAt, type Resource } from '../manifest.ts';
+import { parseInstancePath, type PathSegment } from '../positions.ts';
+import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
+import { loadRepoCrds, shapesFromJsonSchema, type RepoCrd } from './repo-crds.ts';
+import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
+import { removalFor } from './removed-apis.ts';
+import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
+
+/**
+ * The Kubernetes minor the bundled kubernetes-models 4.x schemas describe. Read
+ * off the models: 1.33 fields (Lifecycle.stopSignal) are present, 1.34 fields
+ * (PodSpec.hostnameOverride) are not; a test keeps this honest.
+ */
+export const BUNDLED_SCHEMA_MINOR = 33;
+
+export type ResourceStatus = 'valid' | 'invalid' | 'error' | 'skipped';
+
+export interface SchemaOptions {
+  strict: boolean;
+  kubernetesMinor: number;
+  /** `Kind` or `apiVersion/Kind` entries. */
+  skip: readonly string[];
+  reject: readonly string[];
+  ignoreMissingSchemas: boolean;
+}
+
+export interface SchemaResult {
+  status: ResourceStatus;
+  findings: Finding[];
+}
+
+type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+interface KindSchema {
+  validate: Validator;
+  root: number;
+  clusterScoped: boolean;
+}
+
+function matchesKindList(list: readonly string[], resource: Resource): boolean {
+  return list.some((entry) => entry === resource.kind || entry === `${resource.apiVersion}/${resource.kind}`);
+}
+
+function describeError(err: ErrorObject): string {
+  const where = err.instancePath || '(root)';
+  if (err.keyword === 'enum') return `${where}: must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (err.keyword === 'required') return `${where}: missing required field "${(err.params as { missingProperty: string }).missingProperty}"`;
+  return `${where}: ${err.message ?? err.keyword}`;
+}
+
+export class SchemaLayer {
+  private readonly byKind = new Map<string, KindSchema>();
+
+  private constructor(
+    private readonly trees: FieldTrees,
+    private readonly shapes: Shape[],
+    private readonly repoCrds: Map<string, RepoCrd & { root: number }>,
+  ) {}
+
+  static async create(): Promise<SchemaLayer> {
+    const trees = await loadFieldTrees();
+    const shapes = [...trees.shapes];
+    const objectMeta = trees.kinds['v1/ConfigMap']!;
+    const metaShape = (shapes[objectMeta.root] as { f: Record<string, number> }).f.metadata!;
+    const repoCrds = new Map<string, RepoCrd & { root: number }>();
+    for (const crd of loadRepoCrds()) {
+      repoCrds.set(`${crd.apiVersion}/${crd.kind}`, { ...crd, root: shapesFromJsonSchema(crd.schema, shapes, metaShape) });
+    }
+    return new SchemaLayer(trees, shapes, repoCrds);
+  }
+
+  /** Imports the validators for these `apiVersion/kind` keys ahead of the synchronous checks. */
+  async prepare(keys: Iterable<string>): Promise<void> {
+    await Promise.all(
+      [...new Set(keys)].filter((k) => !this.byKind.has(k)).map(async (key) => {
+        const crd = this.repoCrds.get(key);
+        if (crd) {
+          this.byKind.set(key, { validate: crd.validate, root: crd.root, clusterScoped: crd.scope === 'Cluster' });
+          return;
+        }
+        const entry = this.trees.kinds[key];
+        if (!entry) return;
+        const url = pathToFileURL(join(packageDir(entry.validator.pkg), entry.validator.file)).href;
+        const mod = (await import(url)) as { validate: Validator };
+        const kind = key.slice(key.lastIndexOf('/') + 1);
+        const builtin = entry.validator.pkg === 'kubernetes-models';
+        this.byKind.set(key, { validate: mod.validate, root: entry.root, clusterScoped: builtin && CLUSTER_SCOPED_BUILTIN_KINDS.has(kind) });
+      }),
+    );
+  }
+
+  hasSchema(apiVersion: string, kind: string): boolean {
+    const key = `${apiVersion}/${kind}`;
+    return this.repoCrds.has(key) || key in this.trees.kinds;
+  }
+
+  isClusterScoped(apiVersion: string, kind: string): boolean {
+    const key = `${apiVersion}/${kind}`;
+    const crd = this.repoCrds.get(key);
+    if (crd) return crd.scope === 'Cluster';
+    return this.trees.kinds[key]?.validator.pkg === 'kubernetes-models' && CLUSTER_SCOPED_BUILTIN_KINDS.has(kind);
+  }
+
+  check(resource: Resource, options: SchemaOptions): SchemaResult {
+    if (matchesKindList(options.skip, resource)) return { status: 'skipped', findings: [] };
+    if (matchesKindList(options.reject, resource)) {
+      return { status: 'invalid', findings: [findingAt(resource, ['kind'], 'rejected-kind', `${resource.apiVersion}/${resource.kind} is on the --reject list`)] };
+    }
+    const removal = removalFor(resource.apiVersion, resource.kind, options.kubernetesMinor);
+    if (removal) {
+      return {
+        status: 'invalid',
+        findings: [findingAt(resource, ['apiVersion'], 'removed-api', `${resource.apiVersion} ${resource.kind} is not served since Kubernetes 1.${removal.removedIn}`, `use ${removal.replacement}`)],
+      };
+    }
+    const key = `${resource.apiVersion}/${resource.kind}`;
+    const schema = this.byKind.get(key);
+    if (!schema) {
+      const allowed = NO_SCHEMA_ALLOWLIST.find((a) => `${a.apiVersion}/${a.kind}` === key);
+      if (allowed || options.ignoreMissingSchemas) return { status: 'skipped', findings: [] };
+      return {
+        status: 'error',
+        findings: [findingAt(resource, ['kind'], 'missing-schema', `no schema for ${key}`, 'add a CRD JSON Schema under policy-tests/schemas/crds/, or an entry with a reason to policy-tests/lib/schema/allowlist.ts')],
+      };
+    }
+    const findings: Finding[] = [];
+    if (!schema.validate(resource.object) && schema.validate.errors) {
+      const errors = schema.validate.errors.map((e) => ({ ...e }));
+      localizeEn(errors);
+      for (const err of errors) {
+        const path = parseInstancePath(err.instancePath);
+        if (err.keyword === 'required') path.push((err.params as { missingProperty: string }).missingProperty);
+        findings.push(findingAt(resource, path, 'schema', `${key}: ${describeError(err)}`));
+      }
+    }
+    if (options.strict) this.findUnknownFields(resource, resource.object, schema.root, [], findings, key);
+    return { status: findings.length ? 'invalid' : 'valid', findings };
+  }
+
+  private findUnknownFields(resource: Resource, value: unknown, shapeId: number, path: PathSegment[], out: Finding[], key: string): void {
+    const shape = this.shapes[shapeId];
+    if (shape === undefined || shape === 's' || shape === 'o' || value === null || typeof value !== 'object') return;
+    if ('a' in shape) {
+      if (Array.isArray(value)) value.forEach((item, i) => this.findUnknownFields(resource, item, shape.a, [...path, i], out, key));
+      return;
+    }
+    if (Array.isArray(value)) return;
+    const obj = value as Record<string, unknown>;
+    if ('m' in shape) {
+      for (const [k, v] of Object.entries(obj)) this.findUnknownFields(resource, v, shape.m, [...path, k], out, key);
+      return;
+    }
+    for (const [k, v] of Object.entries(obj)) {
+      const child = shape.f[k];
+      const childPath = [...path, k];
+      if (child === undefined) {
+        const known = Object.keys(shape.f);
+        const hint = closestName(k, known);
+        out.push(findingAt(resource, childPath, 'unknown-field', `${key}: unknown field "${childPath.join('.')}"${hint ? ` (did you mean "${hint}"?)` : ''}`, `remove it or fix its name; known fields here: ${known.join(', ')}`, 'key'));
+        continue;
+      }
+      this.findUnknownFields(resource, v, child, childPath, out, key);
+    }
+  }
+}
+
+/** The known name closest to a typo, by edit distance, when it is close enough to be a likely slip. */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = distance(name.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return bestDistance <= Math.max(1, Math.floor(name.length / 4)) ? best : undefined;
+}

@@ -1,0 +1,55 @@
+/** Where the pod template sits in each workload kind, so checks see every container the same way. */
+import type { Resource } from './manifest.ts';
+import type { PathSegment } from './positions.ts';
+
+export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'CronJob', 'Job', 'Pod'] as const;
+/** Kinds whose containers run indefinitely (and therefore need probes). */
+export const LONG_RUNNING_KINDS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Pod']);
+
+type Obj = Record<string, unknown>;
+
+export interface PodSpecRef {
+  spec: Obj;
+  at: PathSegment[];
+}
+
+export interface ContainerRef {
+  container: Obj;
+  name: string;
+  at: PathSegment[];
+  init: boolean;
+}
+
+function dig(value: unknown, path: readonly PathSegment[]): unknown {
+  let cur = value;
+  for (const seg of path) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Record<string | number, unknown>)[seg];
+  }
+  return cur;
+}
+
+export function podSpecPath(kind: string): PathSegment[] | undefined {
+  if (kind === 'Pod') return ['spec'];
+  if (kind === 'CronJob') return ['spec', 'jobTemplate', 'spec', 'template', 'spec'];
+  if ((WORKLOAD_KINDS as readonly string[]).includes(kind)) return ['spec', 'template', 'spec'];
+  return undefined;
+}
+
+export function podSpecOf(resource: Resource): PodSpecRef | undefined {
+  const at = podSpecPath(resource.kind);
+  const spec = at && dig(resource.object, at);
+  return at && typeof spec === 'object' && spec !== null ? { spec: spec as Obj, at } : undefined;
+}
+
+export function containersOf(pod: PodSpecRef): ContainerRef[] {
+  const list = (field: 'containers' | 'initContainers'): ContainerRef[] => {
+    const raw = pod.spec[field];
+    return Array.isArray(raw)
+      ? raw.map((c, i) => ({ container: c as Obj, name: String((c as Obj)?.name ?? i), at: [...pod.at, field, i], init: field === 'initContainers' }))
+      : [];
+  };
+  return [...list('initContainers'), ...list('containers')];
+}
+
+export { dig };
