@@ -132,8 +132,8 @@ export const argocdChecks: PolicyCheck[] = [
       for (const app of appsOf(ctx)) {
         if (!app.automated) ctx.fail(app.resource, ['spec', 'syncPolicy'], `Application ${app.name} has no automated sync`);
         else {
-          if (!app.automated.prune) ctx.fail(app.resource, ['spec', 'syncPolicy', 'automated'], `Application ${app.name} does not prune`);
-          if (!app.automated.selfHeal) ctx.fail(app.resource, ['spec', 'syncPolicy', 'automated'], `Application ${app.name} does not self-heal`);
+          if (!app.automated.prune) ctx.fail(app.resource, ['spec', 'syncPolicy', 'automated', 'prune'], `Application ${app.name} does not prune`);
+          if (!app.automated.selfHeal) ctx.fail(app.resource, ['spec', 'syncPolicy', 'automated', 'selfHeal'], `Application ${app.name} does not self-heal`);
         }
       }
     },

@@ -35,12 +35,18 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
       exemptible: false,
       run(ctx) {
         const namespaces = destinationNamespaces(ctx.repo);
-        const seen = new Map<string, Resource>();
+        const byIdentity = new Map<string, Resource[]>();
         for (const resource of ctx.resources) {
           const id = resourceIdentity(resource, isClusterScoped(resource.apiVersion, resource.kind), namespaces.get(resource.file));
-          const first = seen.get(id);
-          if (first) ctx.fail(resource, ['metadata', 'name'], `${resource.kind} ${resource.name} is also declared in ${first.file} (document ${first.doc + 1})`);
-          else seen.set(id, resource);
+          byIdentity.set(id, [...(byIdentity.get(id) ?? []), resource]);
+        }
+        // Both places are reported: either one may be the copy that has to go.
+        for (const same of byIdentity.values()) {
+          if (same.length < 2) continue;
+          for (const resource of same) {
+            const others = same.filter((o) => o !== resource).map((o) => `${o.file} (document ${o.doc + 1})`);
+            ctx.fail(resource, ['metadata', 'name'], `${resource.kind} ${resource.name} is also declared in ${others.join(', ')}`);
+          }
         }
       },
     },

@@ -31,7 +31,8 @@ export function findFactsResource(resources: readonly Resource[]): Resource | un
 }
 
 /** Reads the facts ConfigMap, reporting every key that is missing or malformed. */
-export function readClusterFacts(resource: Resource): { facts?: ClusterFacts; problems: FactsProblem[] } {
+/** Facts are returned even when some keys are bad, so one typo does not cascade into every check. */
+export function readClusterFacts(resource: Resource): { facts: ClusterFacts; problems: FactsProblem[] } {
   const data = (resource.object.data ?? {}) as Record<string, unknown>;
   const problems: FactsProblem[] = [];
   const text = (key: string): string => {
@@ -59,5 +60,5 @@ export function readClusterFacts(resource: Resource): { facts?: ClusterFacts; pr
     repoURL: text('repoURL'),
     revision: text('revision'),
   };
-  return problems.length ? { problems } : { facts, problems };
+  return { facts, problems };
 }

@@ -57,7 +57,8 @@ export function parseManifest(file: string, text: string): ParsedFile {
       for (const err of problems) {
         const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
         const check = err.code === 'DUPLICATE_KEY' ? 'duplicate-key' : 'yaml-syntax';
-        const message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+        let message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+        if (err.code === 'DUPLICATE_KEY') message = `duplicate key "${text.slice(err.pos[0], err.pos[1]).trim()}": ${message}`;
         findings.push({ file, line: pos.line, col: pos.col, check, message, doc: index });
       }
       return;

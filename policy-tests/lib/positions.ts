@@ -55,7 +55,9 @@ export function locate(doc: Document, lineCounter: LineCounter, path: Path, targ
     const found = step(current, path[i]!);
     if (!found) break;
     const isLast = i === path.length - 1;
-    best = (isLast && target === 'key' ? found.key : found.value) ?? found.key ?? best;
+    // A key is where a human looks for a block (`resources:`), a scalar value for a setting (`image: x`).
+    const preferKey = !isLast || target === 'key' || !isScalar(found.value);
+    best = (preferKey ? found.key : found.value) ?? found.value ?? found.key ?? best;
     current = found.value;
     if (!current) break;
   }

@@ -1,0 +1,60 @@
+/** Test helpers: a throwaway copy of the real repository that a test may break. */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseAllDocuments, type Document } from 'yaml';
+import { allFindings, runGate, type GateOptions } from '../lib/gate.ts';
+import { formatFinding, type Finding } from '../lib/findings.ts';
+import { MANIFEST_ROOTS, REPO_ROOT } from '../lib/repo.ts';
+
+export interface RepoCopy {
+  root: string;
+  /** Edits one YAML document of a file through the yaml Document API (layout and comments survive). */
+  edit(file: string, doc: number, change: (d: Document) => void): void;
+  write(file: string, text: string): void;
+  read(file: string): string;
+  gate(options?: GateOptions): Promise<Finding[]>;
+  remove(): void;
+}
+
+export function copyRepo(): RepoCopy {
+  const root = mkdtempSync(join(tmpdir(), 'gate-repo-'));
+  for (const r of MANIFEST_ROOTS) cpSync(join(REPO_ROOT, r), join(root, r), { recursive: true, filter: (src) => !src.includes('node_modules') });
+  return {
+    root,
+    edit(file, doc, change) {
+      const path = join(root, file);
+      const docs = parseAllDocuments(readFileSync(path, 'utf8'));
+      if (!Array.isArray(docs) || !docs[doc]) throw new Error(`${file} has no document ${doc}`);
+      change(docs[doc]!);
+      writeFileSync(path, docs.map((d, i) => {
+        const text = d.toString();
+        return i === 0 || text.startsWith('---') ? text : `---\n${text}`;
+      }).join(''));
+    },
+    write(file, text) {
+      mkdirSync(dirname(join(root, file)), { recursive: true });
+      writeFileSync(join(root, file), text);
+    },
+    read: (file) => readFileSync(join(root, file), 'utf8'),
+    async gate(options = {}) {
+      return allFindings(await runGate({ root, cwd: root, ...options }));
+    },
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** Line (1-based) of the first line of `file` in `copy` containing `needle`. */
+export function lineOf(copy: RepoCopy, file: string, needle: string): number {
+  const index = copy.read(file).split('\n').findIndex((l) => l.includes(needle));
+  if (index === -1) throw new Error(`${needle} not in ${file}`);
+  return index + 1;
+}
+
+export function describeFindings(findings: readonly Finding[]): string {
+  return findings.map(formatFinding).join('\n') || '(no findings)';
+}
+
+export function checkIds(findings: readonly Finding[]): string[] {
+  return [...new Set(findings.map((f) => f.check))].sort();
+}
