@@ -53,6 +53,8 @@ export interface GateOptions extends Partial<SchemaOptions> {
   cwd?: string;
   stdin?: () => string;
   onProgress?: (done: number, total: number) => void;
+  /** Parse in worker threads; by default only for large trees. */
+  parallel?: boolean;
 }
 
 let sharedLayer: Promise<SchemaLayer> | undefined;
@@ -131,6 +133,7 @@ export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Fi
     results.push(result);
     byDoc.set(`${resource.file}#${resource.doc}`, result);
   });
+  onProgress?.(resources.length, resources.length);
   const firstOfFile = new Map<string, ResourceResult>();
   for (const r of results) if (!firstOfFile.has(r.filename)) firstOfFile.set(r.filename, r);
   const loaderFindings = parsed.flatMap((p) => p.findings);
@@ -158,7 +161,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const results: ResourceResult[] = [];
   let policy = false;
   if (wantsRepo) {
-    const repo = loadRepo(root);
+    const repo = await loadRepo(root, { parallel: options.parallel });
     const schemaOptions = resolvedOptions(options, repo);
     const findings = runPolicy(repo, await registeredChecks());
     policy = true;

@@ -15,8 +15,35 @@ export interface Resource {
   name: string;
   namespace?: string;
   object: Record<string, unknown>;
-  yaml: Document;
-  lineCounter: LineCounter;
+  /** Finds where a path of `object` sits in the file. */
+  positions: Positions;
+}
+
+export interface Positions {
+  at(path: Path, target: 'key' | 'value'): LinePos;
+}
+
+/** Positions straight from a parsed document. */
+export function documentPositions(doc: Document, lineCounter: LineCounter): Positions {
+  return { at: (path, target) => locate(doc, lineCounter, path, target) };
+}
+
+/**
+ * Positions for a resource parsed elsewhere (a worker thread): the file is
+ * parsed again only when a finding actually needs a line number.
+ */
+export function lazyPositions(text: string, docIndex: number, memo: { docs?: Document[]; lineCounter?: LineCounter }): Positions {
+  return {
+    at(path, target) {
+      if (!memo.docs) {
+        memo.lineCounter = new LineCounter();
+        const docs = parseAllDocuments(text, { lineCounter: memo.lineCounter });
+        memo.docs = Array.isArray(docs) ? docs : [];
+      }
+      const doc = memo.docs[docIndex];
+      return doc ? locate(doc, memo.lineCounter!, path, target) : { line: 1, col: 1 };
+    },
+  };
 }
 
 export interface ParsedFile {
@@ -32,7 +59,7 @@ export function groupOf(apiVersion: string): string {
 
 /** Position of a path inside a resource, for findings. */
 export function positionOf(resource: Resource, path: Path, target: 'key' | 'value' = 'value'): LinePos {
-  return locate(resource.yaml, resource.lineCounter, path, target);
+  return resource.positions.at(path, target);
 }
 
 /** A finding about `path` inside `resource`. */
@@ -58,7 +85,11 @@ export function parseManifest(file: string, text: string): ParsedFile {
         const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
         const check = err.code === 'DUPLICATE_KEY' ? 'duplicate-key' : 'yaml-syntax';
         let message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-        if (err.code === 'DUPLICATE_KEY') message = `duplicate key "${text.slice(err.pos[0], err.pos[1]).trim()}": ${message}`;
+        if (err.code === 'DUPLICATE_KEY') {
+          const rest = text.slice(err.pos[0]);
+          const key = rest.slice(0, Math.max(0, rest.search(/\s*:/))).replace(/^["']|["']$/g, '');
+          message = `duplicate key "${key}": ${message}`;
+        }
         findings.push({ file, line: pos.line, col: pos.col, check, message, doc: index });
       }
       return;
@@ -94,7 +125,7 @@ export function parseManifest(file: string, text: string): ParsedFile {
     const metadata = isPlainObject(object.metadata) ? object.metadata : {};
     const name = typeof metadata.name === 'string' ? metadata.name : '';
     const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
-    resources.push({ file, doc: index, apiVersion, kind, name, namespace, object, yaml: doc, lineCounter });
+    resources.push({ file, doc: index, apiVersion, kind, name, namespace, object, positions: documentPositions(doc, lineCounter) });
   });
   return { file, resources, findings };
 }

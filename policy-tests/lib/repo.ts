@@ -3,12 +3,13 @@
  * parsed once with positions, and the cluster facts. Policy checks are pure
  * functions of this value.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Finding } from './findings.ts';
 import { argoGlobMatch } from './glob.ts';
-import { parseManifest, type ParsedFile, type Resource } from './manifest.ts';
+import type { ParsedFile, Resource } from './manifest.ts';
+import { parseFiles } from './parse-pool.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -82,16 +83,12 @@ export function buildRepo(root: string, files: ReadonlySet<string>, dirs: Readon
   return { root, files, dirs, manifestFiles, nonManifestFiles, parsed, resources, facts, factsResource, factsProblems: problems };
 }
 
-export function loadRepo(root: string = REPO_ROOT, onFile?: (done: number, total: number) => void): Repo {
+export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: boolean } = {}): Promise<Repo> {
   const files = new Set<string>();
   const dirs = new Set<string>();
   for (const r of MANIFEST_ROOTS) walkFiles(root, r, files, dirs);
   const manifests = [...files].filter((f) => isManifestPath(f) && !isNonManifest(f)).sort();
-  const parsed = manifests.map((file, i) => {
-    onFile?.(i + 1, manifests.length);
-    return parseManifest(file, readFileSync(join(root, file), 'utf8'));
-  });
-  return buildRepo(root, files, dirs, parsed);
+  return buildRepo(root, files, dirs, await parseFiles(root, manifests, options));
 }
 
 export function relativeToRepo(root: string, absolute: string): string | undefined {

@@ -245,3 +245,20 @@ describe('exemptions', () => {
     }
   });
 });
+
+describe('parsing in worker threads', () => {
+  it('reports the same findings, at the same lines, as parsing on the main thread', async () => {
+    const copy = copyRepo();
+    try {
+      copy.edit(DEPLOYMENT, 0, (d) => d.setIn([...CONTAINER, 'image'], 'ghcr.io/homelab-operator/portfolio-api:latest'));
+      copy.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'project'], 'default'));
+      copy.write('portfolio-api/deploy/extra.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: portfolio\n  labelz: {}\n');
+      const serial = await copy.gate({ parallel: false });
+      const parallel = await copy.gate({ parallel: true });
+      expect(checkIds(serial)).toEqual(['argocd-project', 'unknown-field', 'workload-image-pinned']);
+      expect(describeFindings(parallel)).toBe(describeFindings(serial));
+    } finally {
+      copy.remove();
+    }
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import localizeEn from 'ajv-i18n/localize/en/index.js';
+import { createRequire } from 'node:module';
 import type { ErrorObject } from 'ajv';
 import { distance } from 'fastest-levenshtein';
 import type { Finding } from '../findings.ts';
@@ -17,6 +17,9 @@ import { loadRepoCrds, shapesFromJsonSchema, type RepoCrd } from './repo-crds.ts
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
 import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
+
+// ajv-i18n is CommonJS whose typings claim an ES default export; require() gets the function either way.
+const localizeEn = createRequire(import.meta.url)('ajv-i18n/localize/en') as (errors: ErrorObject[] | null | undefined) => void;
 
 /**
  * The Kubernetes minor the bundled kubernetes-models 4.x schemas describe. Read
@@ -184,5 +187,6 @@ export function closestName(name: string, known: readonly string[]): string | un
     const d = distance(name.toLowerCase(), candidate.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
-  return bestDistance <= Math.max(1, Math.floor(name.length / 4)) ? best : undefined;
+  // Two edits cover a transposition (nmae → name); short names allow only one.
+  return bestDistance <= (name.length <= 3 ? 1 : Math.max(2, Math.floor(name.length / 4))) ? best : undefined;
 }

@@ -1,0 +1,180 @@
+/**
+ * Benchmark of the gate (not a test): npm run bench:validate
+ *
+ * Generates a synthetic repository of 10,000 mixed resources (Deployments,
+ * Services, ConfigMaps, ServiceMonitors, ExternalSecrets, Applications) and
+ * measures, in the same run, parse-only against parse + schema + policy.
+ * Then it times `npm test` on the real repository.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { allFindings, runGate } from '../policy-tests/lib/gate.ts';
+import { loadRepo, REPO_ROOT } from '../policy-tests/lib/repo.ts';
+
+const APPS = 500;
+const PER_KIND = { Deployment: 5, Service: 5, ConfigMap: 5, ServiceMonitor: 2, ExternalSecret: 2 } as const;
+const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
+
+function appFolder(i: number): { application: string; workloads: string } {
+  const ns = 'media';
+  const name = `bench-${i}`;
+  const application = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: ${name}
+  namespace: argocd
+spec:
+  project: media
+  source:
+    repoURL: ${REPO_URL}
+    targetRevision: main
+    path: apps/bench/${name}
+    directory:
+      exclude: application.yaml
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: ${ns}
+  syncPolicy:
+    automated:
+      prune: true
+      selfHeal: true
+`;
+  const docs: string[] = [];
+  for (let j = 0; j < PER_KIND.Deployment; j++) {
+    docs.push(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}-${j}
+  namespace: ${ns}
+  labels: {app: ${name}-${j}}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: ${name}-${j}}
+  template:
+    metadata:
+      labels: {app: ${name}-${j}}
+    spec:
+      securityContext: {runAsNonRoot: true, runAsUser: 1000}
+      containers:
+        - name: app
+          image: ghcr.io/example/app:1.${j}.0
+          ports: [{name: http, containerPort: 8080}]
+          env: [{name: TZ, value: Europe/Oslo}]
+          livenessProbe: {httpGet: {path: /health, port: http}}
+          readinessProbe: {httpGet: {path: /health, port: http}}
+          resources: {requests: {cpu: 10m, memory: 64Mi}, limits: {memory: 128Mi}}
+          securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}
+          volumeMounts: [{name: config, mountPath: /config}]
+      volumes:
+        - name: config
+          configMap: {name: ${name}-${j}}
+`);
+  }
+  for (let j = 0; j < PER_KIND.Service; j++) {
+    docs.push(`apiVersion: v1
+kind: Service
+metadata:
+  name: ${name}-${j}
+  namespace: ${ns}
+spec:
+  selector: {app: ${name}-${j}}
+  ports: [{name: http, port: 80, targetPort: http}]
+`);
+  }
+  for (let j = 0; j < PER_KIND.ConfigMap; j++) {
+    docs.push(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${name}-${j}
+  namespace: ${ns}
+data:
+  settings.json: '{"level": ${j}}'
+  mode: production
+`);
+  }
+  for (let j = 0; j < PER_KIND.ServiceMonitor; j++) {
+    docs.push(`apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: ${name}-${j}
+  namespace: ${ns}
+spec:
+  selector: {matchLabels: {app: ${name}-${j}}}
+  endpoints: [{port: http, interval: 30s, path: /metrics}]
+`);
+  }
+  for (let j = 0; j < PER_KIND.ExternalSecret; j++) {
+    docs.push(`apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata:
+  name: ${name}-${j}
+  namespace: ${ns}
+spec:
+  secretStoreRef: {kind: ClusterSecretStore, name: homelab}
+  target: {name: ${name}-${j}}
+  data: [{secretKey: API_KEY, remoteRef: {key: ${name}, property: api-key}}]
+`);
+  }
+  return { application, workloads: docs.join('---\n') };
+}
+
+function generate(): { root: string; resources: number } {
+  const root = mkdtempSync(join(tmpdir(), 'gate-bench-'));
+  cpSync(join(REPO_ROOT, 'clusters'), join(root, 'clusters'), { recursive: true });
+  let resources = 0;
+  for (let i = 0; i < APPS; i++) {
+    const dir = join(root, 'apps', 'bench', `bench-${i}`);
+    mkdirSync(dir, { recursive: true });
+    const { application, workloads } = appFolder(i);
+    writeFileSync(join(dir, 'application.yaml'), application);
+    writeFileSync(join(dir, 'workloads.yaml'), workloads);
+    resources += 1 + Object.values(PER_KIND).reduce((a, b) => a + b, 0);
+  }
+  return { root, resources };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function time(fn: () => unknown | Promise<unknown>, runs: number): Promise<number> {
+  await fn(); // warm-up: JIT, the field-tree cache and the validator imports
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+const { root, resources } = generate();
+try {
+  const total = (await loadRepo(root)).resources.length;
+  const findings = allFindings(await runGate({ root }));
+  if (findings.length > 0) throw new Error(`synthetic repo should be clean, got ${findings.length} findings, first: ${findings[0]!.message}`);
+  const parseMs = await time(() => loadRepo(root, { parallel: false }), 5);
+  const parallelParseMs = await time(() => loadRepo(root, { parallel: true }), 5);
+  const fullMs = await time(() => runGate({ root }), 5);
+  const perSecond = (ms: number) => Math.round((total / ms) * 1000);
+  console.log(`synthetic repo: ${total} resources (${resources} generated + the real clusters/home) in ${APPS} app folders`);
+  console.log(`parse only (yaml, positions kept):   ${parseMs.toFixed(0).padStart(6)} ms  ${perSecond(parseMs).toLocaleString('en-US').padStart(7)} resources/s`);
+  console.log(`parse only, ${Math.min(availableParallelism(), 8)} threads:             ${parallelParseMs.toFixed(0).padStart(6)} ms  ${perSecond(parallelParseMs).toLocaleString("en-US").padStart(7)} resources/s`);
+  console.log(`parse + schema + policy (the gate):  ${fullMs.toFixed(0).padStart(6)} ms  ${perSecond(fullMs).toLocaleString('en-US').padStart(7)} resources/s`);
+  console.log(`gate / parse-only, same threads:     ${(fullMs / parallelParseMs).toFixed(2)}x   (target <= 2.00x)`);
+  console.log(`gate / single-threaded parse-only:   ${(fullMs / parseMs).toFixed(2)}x   (target: >= 3,000 resources/s for the gate)`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
+
+if (!process.argv.includes('--no-npm-test')) {
+  const start = performance.now();
+  const run = spawnSync('npm', ['test', '--silent'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const seconds = (performance.now() - start) / 1000;
+  console.log(`npm test on the repository:          ${seconds.toFixed(1)} s wall (exit ${run.status}; target < 60 s)`);
+}

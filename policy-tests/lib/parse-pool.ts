@@ -1,0 +1,68 @@
+/**
+ * Parses manifest files, in worker threads when the tree is large enough to
+ * repay their start-up. YAML parsing with positions is most of the gate's
+ * cost, and it is embarrassingly parallel: kubeconform parallelises the same
+ * way. Small trees (this repository) parse on the main thread.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Finding } from './findings.ts';
+import { lazyPositions, parseManifest, type ParsedFile, type Resource } from './manifest.ts';
+
+export interface WorkerFile {
+  file: string;
+  text: string;
+  findings: Finding[];
+  resources: Omit<Resource, 'positions'>[];
+}
+
+/** Below this many bytes of YAML, starting workers costs more than it saves. */
+export const PARALLEL_THRESHOLD_BYTES = 1_000_000;
+
+function runWorker(root: string, files: string[]): Promise<WorkerFile[]> {
+  return new Promise((resolve, reject) => {
+    // The entry registers tsx itself, so this works whatever started the parent (tsx, vitest).
+    const worker = new Worker(new URL('./parse-worker-entry.mjs', import.meta.url), { workerData: { root, files } });
+    worker.once('message', (result: WorkerFile[]) => {
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`parse worker exited with code ${code}`));
+    });
+  });
+}
+
+/** Splits files into `n` shares of similar total size (largest first, into the lightest share). */
+export function shareBySize(files: readonly { file: string; size: number }[], n: number): string[][] {
+  const shares = Array.from({ length: n }, () => ({ files: [] as string[], size: 0 }));
+  for (const f of [...files].sort((a, b) => b.size - a.size)) {
+    const lightest = shares.reduce((a, b) => (b.size < a.size ? b : a));
+    lightest.files.push(f.file);
+    lightest.size += f.size;
+  }
+  return shares.map((s) => s.files).filter((s) => s.length > 0);
+}
+
+export async function parseFiles(root: string, files: readonly string[], options: { parallel?: boolean } = {}): Promise<ParsedFile[]> {
+  const sized = files.map((file) => ({ file, size: statSync(join(root, file)).size }));
+  const bytes = sized.reduce((sum, f) => sum + f.size, 0);
+  const threads = Math.min(availableParallelism(), 8);
+  const parallel = options.parallel ?? (bytes >= PARALLEL_THRESHOLD_BYTES && threads > 1);
+  if (!parallel) return files.map((file) => parseManifest(file, readFileSync(join(root, file), 'utf8')));
+  // The main thread takes one share itself: one worker fewer to start, and its resources keep eager positions.
+  const [mine = [], ...theirs] = shareBySize(sized, threads);
+  const pending = Promise.all(theirs.map((share) => runWorker(root, share)));
+  const local = new Map(mine.map((file) => [file, parseManifest(file, readFileSync(join(root, file), 'utf8'))]));
+  const remote = new Map((await pending).flat().map((r) => [r.file, r]));
+  return files.map((file) => {
+    const own = local.get(file);
+    if (own) return own;
+    const r = remote.get(file)!;
+    const memo = {};
+    return { file, findings: r.findings, resources: r.resources.map((res) => ({ ...res, positions: lazyPositions(r.text, res.doc, memo) })) };
+  });
+}

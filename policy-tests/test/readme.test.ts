@@ -1,0 +1,27 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { registeredChecks } from '../lib/gate.ts';
+import { REPO_ROOT } from '../lib/repo.ts';
+import { checkTable, withCheckTable } from '../lib/report/check-table.ts';
+
+describe('README', () => {
+  it('has the check table the registry generates (run npm run readme:checks when this fails)', async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    expect(readme).toBe(withCheckTable(readme, checkTable(await registeredChecks())));
+  });
+
+  it('opens with the quickstart commands', () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const quickstart = readme.slice(0, readme.indexOf('\n## ', readme.indexOf('## Quickstart') + 1));
+    for (const command of ['npm ci', 'npm test', 'npm run validate']) expect(quickstart).toContain(command);
+  });
+
+  // ../shared sits beside the checkout in CI and in every session; a fork without it skips this one test.
+  it.skipIf(!existsSync(join(REPO_ROOT, '..', 'shared', 'spec', 'invariants.md')))('names every invariant id a check claims, and only real ids', async () => {
+    const invariants = readFileSync(join(REPO_ROOT, '..', 'shared', 'spec', 'invariants.md'), 'utf8');
+    for (const check of await registeredChecks()) {
+      for (const id of check.invariants) expect(invariants, `${check.id} cites ${id}`).toMatch(new RegExp(`\\*\\*${id}\\*\\*|- ${id}:`));
+    }
+  });
+});

@@ -1,0 +1,12 @@
+/** Regenerates the check table in README.md from the registry: npm run readme:checks */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { registeredChecks } from '../policy-tests/lib/gate.ts';
+import { REPO_ROOT } from '../policy-tests/lib/repo.ts';
+import { checkTable, withCheckTable } from '../policy-tests/lib/report/check-table.ts';
+
+const path = join(REPO_ROOT, 'README.md');
+const before = readFileSync(path, 'utf8');
+const after = withCheckTable(before, checkTable(await registeredChecks()));
+writeFileSync(path, after);
+process.stdout.write(before === after ? 'README.md check table is up to date\n' : 'README.md check table regenerated\n');
