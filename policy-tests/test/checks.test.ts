@@ -192,7 +192,7 @@ describe('every policy check bites on a broken copy of the real repository', () 
   beforeEach(() => {
     copy = copyRepo();
   });
-  afterEach(() => copy.remove());
+  afterEach(() => copy?.remove());
 
   it.each(mutations.map((m) => [m.check, m.why, m] as const))('%s: %s', async (check, _why, mutation) => {
     mutation.mutate(copy);

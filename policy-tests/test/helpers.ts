@@ -1,5 +1,5 @@
 /** Test helpers: a throwaway copy of the real repository that a test may break. */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments, type Document } from 'yaml';
@@ -19,7 +19,9 @@ export interface RepoCopy {
 
 export function copyRepo(): RepoCopy {
   const root = mkdtempSync(join(tmpdir(), 'gate-repo-'));
-  for (const r of MANIFEST_ROOTS) cpSync(join(REPO_ROOT, r), join(root, r), { recursive: true, filter: (src) => !src.includes('node_modules') });
+  for (const r of MANIFEST_ROOTS) {
+    if (existsSync(join(REPO_ROOT, r))) cpSync(join(REPO_ROOT, r), join(root, r), { recursive: true, filter: (src) => !src.includes('node_modules') });
+  }
   return {
     root,
     edit(file, doc, change) {
