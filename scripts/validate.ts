@@ -79,7 +79,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!(OUTPUT_FORMATS as readonly string[]).includes(values.output!)) fail(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, got "${values.output}"`);
   const progress = process.stderr.isTTY
-    ? (done: number, total: number) => process.stderr.write(`\rvalidating ${done}/${total} resources`)
+    ? (phase: string, done: number, total: number) =>
+        process.stderr.write(`\r\x1b[K${phase === 'parse' ? 'parsing manifests' : phase === 'policy' ? `policy checks on ${total} resources` : `schema ${done}/${total} resources`}`)
     : undefined;
   const result = await runGate({
     paths: positionals,

@@ -13,6 +13,8 @@ import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type ResourceStatus, type SchemaOpti
 
 export class UsageError extends Error {}
 
+export type Progress = (phase: 'parse' | 'policy' | 'schema', done: number, total: number) => void;
+
 /** Reads --kubernetes-version; only versions the bundled schemas can speak for are accepted. */
 export function parseKubernetesMinor(version: string): number {
   const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(version);
@@ -52,7 +54,8 @@ export interface GateOptions extends Partial<SchemaOptions> {
   root?: string;
   cwd?: string;
   stdin?: () => string;
-  onProgress?: (done: number, total: number) => void;
+  /** Called as work advances: the phase (parse, policy, schema) and counts within it. */
+  onProgress?: Progress;
   /** Parse in worker threads; by default only for large trees. */
   parallel?: boolean;
 }
@@ -120,20 +123,20 @@ function summarize(resources: readonly ResourceResult[]): Summary {
 }
 
 /** Validates parsed files (schema layer), attaching any extra findings (policy layer) to their resources. */
-export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Finding[], options: SchemaOptions, onProgress?: (done: number, total: number) => void): Promise<ResourceResult[]> {
+export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Finding[], options: SchemaOptions, onProgress?: Progress): Promise<ResourceResult[]> {
   const layer = await schemaLayer();
   const resources: Resource[] = parsed.flatMap((p) => p.resources);
   await layer.prepare(resources.map((r) => `${r.apiVersion}/${r.kind}`));
   const results: ResourceResult[] = [];
   const byDoc = new Map<string, ResourceResult>();
   resources.forEach((resource, i) => {
-    if (onProgress && i % 200 === 0) onProgress(i, resources.length);
+    if (onProgress && i % 200 === 0) onProgress('schema', i, resources.length);
     const { status, findings } = layer.check(resource, options);
     const result: ResourceResult = { filename: resource.file, kind: resource.kind, version: resource.apiVersion, name: resource.name, status, findings };
     results.push(result);
     byDoc.set(`${resource.file}#${resource.doc}`, result);
   });
-  onProgress?.(resources.length, resources.length);
+  onProgress?.('schema', resources.length, resources.length);
   const firstOfFile = new Map<string, ResourceResult>();
   for (const r of results) if (!firstOfFile.has(r.filename)) firstOfFile.set(r.filename, r);
   const loaderFindings = parsed.flatMap((p) => p.findings);
@@ -161,8 +164,11 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const results: ResourceResult[] = [];
   let policy = false;
   if (wantsRepo) {
+    options.onProgress?.('parse', 0, 1);
     const repo = await loadRepo(root, { parallel: options.parallel });
+    options.onProgress?.('parse', 1, 1);
     const schemaOptions = resolvedOptions(options, repo);
+    options.onProgress?.('policy', 0, repo.resources.length);
     const findings = runPolicy(repo, await registeredChecks());
     policy = true;
     const selected = paths.length === 0 ? undefined : inputs.repoFiles!;

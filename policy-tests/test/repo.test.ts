@@ -22,8 +22,10 @@ describe('this repository', () => {
   });
 
   it('reports progress while it validates', async () => {
-    const calls: [number, number][] = [];
-    await runGate({ onProgress: (done, total) => calls.push([done, total]) });
-    expect(calls.at(-1)![0]).toBe(calls.at(-1)![1]);
+    const calls: [string, number, number][] = [];
+    await runGate({ onProgress: (phase, done, total) => calls.push([phase, done, total]) });
+    expect([...new Set(calls.map((c) => c[0]))]).toEqual(['parse', 'policy', 'schema']);
+    const last = calls.at(-1)!;
+    expect(last[1]).toBe(last[2]);
   });
 });
