@@ -3,7 +3,7 @@
  * Job: what a home cluster needs so that a rebuild from main is predictable
  * and one misbehaving app cannot take the node or its neighbours with it.
  */
-import { containersOf, dig, LONG_RUNNING_KINDS, podSpecOf, WORKLOAD_KINDS } from '../lib/workloads.ts';
+import { dig, LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../lib/workloads.ts';
 import type { PolicyCheck } from './types.ts';
 
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */
@@ -28,16 +28,12 @@ export const workloadChecks: PolicyCheck[] = [
     kinds: workloadKinds,
     exemptible: false,
     run(ctx) {
-      for (const resource of ctx.resources) {
-        const pod = podSpecOf(resource);
-        if (!pod) continue;
-        for (const c of containersOf(pod)) {
-          const image = typeof c.container.image === 'string' ? c.container.image : '';
-          const { tag, digest } = imageParts(image);
-          if (!image) ctx.fail(resource, [...c.at, 'name'], `container ${c.name} has no image`);
-          else if (!digest && (!tag || tag === 'latest')) ctx.fail(resource, [...c.at, 'image'], `container ${c.name} image "${image}" is not pinned to a version`);
-          else if (tag === 'latest') ctx.fail(resource, [...c.at, 'image'], `container ${c.name} image "${image}" uses the latest tag`);
-        }
+      for (const { resource, c } of workloadContainers(ctx.resources)) {
+        const image = typeof c.container.image === 'string' ? c.container.image : '';
+        const { tag, digest } = imageParts(image);
+        if (!image) ctx.fail(resource, [...c.at, 'name'], `container ${c.name} has no image`);
+        else if (!digest && (!tag || tag === 'latest')) ctx.fail(resource, [...c.at, 'image'], `container ${c.name} image "${image}" is not pinned to a version`);
+        else if (tag === 'latest') ctx.fail(resource, [...c.at, 'image'], `container ${c.name} image "${image}" uses the latest tag`);
       }
     },
   },
@@ -49,13 +45,9 @@ export const workloadChecks: PolicyCheck[] = [
     kinds: workloadKinds,
     exemptible: false,
     run(ctx) {
-      for (const resource of ctx.resources) {
-        const pod = podSpecOf(resource);
-        if (!pod) continue;
-        for (const c of containersOf(pod)) {
-          for (const kind of ['requests', 'limits'] as const) {
-            if (dig(c.container, ['resources', kind, 'memory']) === undefined) ctx.fail(resource, [...c.at, 'resources', kind], `container ${c.name} has no memory ${kind === 'requests' ? 'request' : 'limit'}`);
-          }
+      for (const { resource, c } of workloadContainers(ctx.resources)) {
+        for (const kind of ['requests', 'limits'] as const) {
+          if (dig(c.container, ['resources', kind, 'memory']) === undefined) ctx.fail(resource, [...c.at, 'resources', kind], `container ${c.name} has no memory ${kind === 'requests' ? 'request' : 'limit'}`);
         }
       }
     },
@@ -68,16 +60,13 @@ export const workloadChecks: PolicyCheck[] = [
     kinds: workloadKinds,
     exemptible: true,
     run(ctx) {
-      for (const resource of ctx.resources) {
-        const pod = podSpecOf(resource);
-        if (!pod || !LONG_RUNNING_KINDS.has(resource.kind)) continue;
-        for (const c of containersOf(pod)) {
-          if (c.init && c.container.restartPolicy !== 'Always') continue;
-          const ports = Array.isArray(c.container.ports) ? (c.container.ports as { name?: unknown }[]) : [];
-          if (!ports.some((p) => typeof p.name === 'string' && HTTP_PORT_NAME.test(p.name))) continue;
-          for (const probe of ['livenessProbe', 'readinessProbe'] as const) {
-            if (c.container[probe] === undefined) ctx.fail(resource, [...c.at, 'name'], `HTTP container ${c.name} has no ${probe}`);
-          }
+      for (const { resource, c } of workloadContainers(ctx.resources)) {
+        // Init containers finish before the pod serves; native sidecars (restartPolicy Always) do not.
+        if (!LONG_RUNNING_KINDS.has(resource.kind) || (c.init && c.container.restartPolicy !== 'Always')) continue;
+        const ports = Array.isArray(c.container.ports) ? (c.container.ports as { name?: unknown }[]) : [];
+        if (!ports.some((p) => typeof p.name === 'string' && HTTP_PORT_NAME.test(p.name))) continue;
+        for (const probe of ['livenessProbe', 'readinessProbe'] as const) {
+          if (c.container[probe] === undefined) ctx.fail(resource, [...c.at, 'name'], `HTTP container ${c.name} has no ${probe}`);
         }
       }
     },
@@ -90,16 +79,12 @@ export const workloadChecks: PolicyCheck[] = [
     kinds: workloadKinds,
     exemptible: true,
     run(ctx) {
-      for (const resource of ctx.resources) {
-        const pod = podSpecOf(resource);
-        if (!pod) continue;
-        const podNonRoot = dig(pod.spec, ['securityContext', 'runAsNonRoot']);
-        for (const c of containersOf(pod)) {
-          const sc = dig(c.container, ['securityContext']) as Record<string, unknown> | undefined;
-          if (sc?.allowPrivilegeEscalation !== false) ctx.fail(resource, [...c.at, sc ? 'securityContext' : 'name'], `container ${c.name} does not set allowPrivilegeEscalation: false`);
-          const nonRoot = sc?.runAsNonRoot ?? podNonRoot;
-          if (nonRoot !== true) ctx.fail(resource, [...c.at, sc ? 'securityContext' : 'name'], `container ${c.name} may run as root (runAsNonRoot is not true)`);
-        }
+      for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
+        const sc = dig(c.container, ['securityContext']) as Record<string, unknown> | undefined;
+        const where = [...c.at, sc ? 'securityContext' : 'name'];
+        if (sc?.allowPrivilegeEscalation !== false) ctx.fail(resource, where, `container ${c.name} does not set allowPrivilegeEscalation: false`);
+        // A container-level runAsNonRoot overrides the pod's, in both directions.
+        if ((sc?.runAsNonRoot ?? dig(pod.spec, ['securityContext', 'runAsNonRoot'])) !== true) ctx.fail(resource, where, `container ${c.name} may run as root (runAsNonRoot is not true)`);
       }
     },
   },

@@ -139,9 +139,9 @@ export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Fi
   onProgress?.('schema', resources.length, resources.length);
   const firstOfFile = new Map<string, ResourceResult>();
   for (const r of results) if (!firstOfFile.has(r.filename)) firstOfFile.set(r.filename, r);
-  const loaderFindings = parsed.flatMap((p) => p.findings);
+  const loaderFindings = new Set(parsed.flatMap((p) => p.findings));
   for (const finding of [...loaderFindings, ...extra]) {
-    const isLoader = loaderFindings.includes(finding);
+    const isLoader = loaderFindings.has(finding);
     let target = isLoader ? undefined : (finding.doc !== undefined ? byDoc.get(`${finding.file}#${finding.doc}`) : firstOfFile.get(finding.file));
     if (!target) {
       target = { filename: finding.file, kind: '', version: '', name: '', status: isLoader ? 'error' : 'invalid', findings: [] };

@@ -6,7 +6,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Finding } from './findings.ts';
 import { argoGlobMatch } from './glob.ts';
 import type { ParsedFile, Resource } from './manifest.ts';
 import { parseFiles } from './parse-pool.ts';
@@ -52,6 +51,10 @@ export function isNonManifest(path: string): boolean {
   return NON_MANIFEST_PATTERNS.some((p) => argoGlobMatch(p.pattern, path));
 }
 
+function manifestFilesOf(files: Iterable<string>): string[] {
+  return [...files].filter((f) => isManifestPath(f) && !isNonManifest(f)).sort();
+}
+
 function toPosix(path: string): string {
   return path.split(sep).join('/');
 }
@@ -78,7 +81,7 @@ export function buildRepo(root: string, files: ReadonlySet<string>, dirs: Readon
   const resources = parsed.flatMap((p) => p.resources);
   const factsResource = findFactsResource(resources);
   const { facts, problems } = factsResource ? readClusterFacts(factsResource) : { facts: undefined, problems: [] };
-  const manifestFiles = [...files].filter((f) => isManifestPath(f) && !isNonManifest(f)).sort();
+  const manifestFiles = manifestFilesOf(files);
   const nonManifestFiles = [...files].filter((f) => isManifestPath(f) && isNonManifest(f)).sort();
   return { root, files, dirs, manifestFiles, nonManifestFiles, parsed, resources, facts, factsResource, factsProblems: problems };
 }
@@ -87,15 +90,10 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
   const files = new Set<string>();
   const dirs = new Set<string>();
   for (const r of MANIFEST_ROOTS) walkFiles(root, r, files, dirs);
-  const manifests = [...files].filter((f) => isManifestPath(f) && !isNonManifest(f)).sort();
-  return buildRepo(root, files, dirs, await parseFiles(root, manifests, options));
+  return buildRepo(root, files, dirs, await parseFiles(root, manifestFilesOf(files), options));
 }
 
 export function relativeToRepo(root: string, absolute: string): string | undefined {
   const rel = toPosix(relative(root, absolute));
   return rel.startsWith('..') || rel === '' ? undefined : rel;
-}
-
-export function loaderFindings(repo: Repo): Finding[] {
-  return repo.parsed.flatMap((p) => p.findings);
 }

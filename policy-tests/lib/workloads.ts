@@ -53,3 +53,12 @@ export function containersOf(pod: PodSpecRef): ContainerRef[] {
 }
 
 export { dig };
+
+/** Every container of every workload among `resources`, with its pod spec. */
+export function* workloadContainers(resources: readonly Resource[]): Generator<{ resource: Resource; pod: PodSpecRef; c: ContainerRef }> {
+  for (const resource of resources) {
+    const pod = podSpecOf(resource);
+    if (!pod) continue;
+    for (const c of containersOf(pod)) yield { resource, pod, c };
+  }
+}

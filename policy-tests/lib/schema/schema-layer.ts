@@ -49,7 +49,6 @@ type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null 
 interface KindSchema {
   validate: Validator;
   root: number;
-  clusterScoped: boolean;
 }
 
 function matchesKindList(list: readonly string[], resource: Resource): boolean {
@@ -90,16 +89,14 @@ export class SchemaLayer {
       [...new Set(keys)].filter((k) => !this.byKind.has(k)).map(async (key) => {
         const crd = this.repoCrds.get(key);
         if (crd) {
-          this.byKind.set(key, { validate: crd.validate, root: crd.root, clusterScoped: crd.scope === 'Cluster' });
+          this.byKind.set(key, { validate: crd.validate, root: crd.root });
           return;
         }
         const entry = this.trees.kinds[key];
         if (!entry) return;
         const url = pathToFileURL(join(packageDir(entry.validator.pkg), entry.validator.file)).href;
         const mod = (await import(url)) as { validate: Validator };
-        const kind = key.slice(key.lastIndexOf('/') + 1);
-        const builtin = entry.validator.pkg === 'kubernetes-models';
-        this.byKind.set(key, { validate: mod.validate, root: entry.root, clusterScoped: builtin && CLUSTER_SCOPED_BUILTIN_KINDS.has(kind) });
+        this.byKind.set(key, { validate: mod.validate, root: entry.root });
       }),
     );
   }
