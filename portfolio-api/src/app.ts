@@ -1,0 +1,134 @@
+/** The Express application, built from the route table. */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { SwrCache } from './blog/cache.ts';
+import { fetchFeed, parseFeed, type Post } from './blog/feed.ts';
+import type { Config } from './config.ts';
+import { envelope, HttpError } from './http/errors.ts';
+import { createLogger, redactHeaders, type Logger } from './logging.ts';
+import { UNMATCHED_ROUTE, type Metrics } from './metrics.ts';
+import { BLOG_TTL_MS, ROUTES, type RouteContext, type RouteDef } from './routes/table.ts';
+
+export interface AppDeps {
+  config: Config;
+  metrics: Metrics;
+  logger?: Logger;
+  routes?: readonly RouteDef[];
+  isReady?: () => boolean;
+  fetchImpl?: typeof fetch;
+  now?: () => number;
+}
+
+export const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
+  'access-control-allow-headers': 'authorization, content-type',
+  'access-control-max-age': '600',
+} as const;
+
+/** Routes whose answer only changes with the code: serialised once per process. */
+const STATIC_ROUTES = new Set(['getIndex', 'getOpenApi', 'getProfile']);
+
+function allowedMethods(routes: readonly RouteDef[], path: string): string[] {
+  const methods = routes.filter((r) => r.path === path).map((r) => r.method);
+  return [...methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])), 'OPTIONS'];
+}
+
+export function createBlogCache(config: Config, metrics: Metrics, logger: Logger, fetchImpl?: typeof fetch, now?: () => number): SwrCache<Post[]> {
+  return new SwrCache(
+    async () => {
+      metrics.blogFetches.inc();
+      return parseFeed(await fetchFeed(config.blogFeedUrl, { fetchImpl }));
+    },
+    {
+      ttlMs: BLOG_TTL_MS,
+      failureBackoffMs: 30_000,
+      now,
+      onError: (err) => {
+        metrics.blogFetchFailures.inc();
+        logger.warn('blog feed refresh failed', { error: (err as Error).message });
+      },
+    },
+  );
+}
+
+export function createApp(deps: AppDeps) {
+  const { config, metrics } = deps;
+  const logger = deps.logger ?? createLogger();
+  const routes = deps.routes ?? ROUTES;
+  const ctx: RouteContext = {
+    config,
+    routes,
+    blog: createBlogCache(config, metrics, logger, deps.fetchImpl, deps.now),
+    isReady: deps.isReady ?? (() => true),
+  };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  // CORS on every response, errors included; metrics and access log once the response is done.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const start = process.hrtime.bigint();
+    res.set('access-control-allow-origin', '*');
+    res.on('finish', () => {
+      const route = (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE;
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      metrics.requestDuration.observe({ method: req.method, route, status_code: String(res.statusCode) }, seconds);
+      logger.info('request', { method: req.method, path: req.path, route, status: res.statusCode, durationMs: Math.round(seconds * 1e4) / 10, headers: redactHeaders(req.headers) });
+    });
+    next();
+  });
+
+  const staticBodies = new Map<string, string>();
+  for (const route of routes) {
+    const method = route.method === 'GET' ? 'get' : 'post';
+    app[method](route.path, async (req: Request, res: Response, next: NextFunction) => {
+      res.locals.route = route.path;
+      try {
+        let body = staticBodies.get(route.operationId);
+        if (body === undefined) {
+          body = JSON.stringify(await route.handler(ctx, req));
+          if (STATIC_ROUTES.has(route.operationId)) staticBodies.set(route.operationId, body);
+        }
+        res.status(200).set({ 'cache-control': route.cacheControl, 'content-type': 'application/json; charset=utf-8' }).send(body);
+      } catch (err) {
+        next(err);
+      }
+    });
+  }
+
+  const knownPaths = new Set(routes.map((r) => r.path));
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    // Express matches paths case-insensitively and ignores a trailing slash; so does this lookup.
+    const path = [...knownPaths].find((p) => p.toLowerCase() === req.path.replace(/\/+$/, '').toLowerCase());
+    if (!path) return next(new HttpError(404, `no route ${req.method} ${req.path}`));
+    _res.locals.route = path;
+    const allow = allowedMethods(routes, path).join(', ');
+    if (req.method === 'OPTIONS') {
+      _res.status(204).set({ ...CORS_HEADERS, allow, 'cache-control': 'no-store' }).end();
+      return;
+    }
+    next(new HttpError(405, `method ${req.method} not allowed on ${path}; allowed: ${allow}`, { allow }));
+  });
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // Errors raised by Express itself (a malformed %-escape in the URL, say) carry their own 4xx status.
+    const clientStatus = (err as { status?: unknown })?.status;
+    if (!(err instanceof HttpError) && typeof clientStatus === 'number' && clientStatus >= 400 && clientStatus < 500) {
+      err = new HttpError(clientStatus, clientStatus === 400 ? 'malformed request' : (err as Error).message);
+    }
+    const known = err instanceof HttpError;
+    const status = known ? err.status : 500;
+    if (!known) logger.error('unhandled error', { method: req.method, path: req.path, error: (err as Error)?.stack ?? String(err) });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const headers = known ? (err as HttpError).headers : {};
+    res.status(status).set({ ...headers, 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' });
+    // An oversized body was not read to the end; this connection cannot carry another request.
+    if (status === 413) res.set('connection', 'close');
+    res.send(JSON.stringify(envelope(status, known ? (err as HttpError).message : 'internal server error')));
+  });
+
+  return app;
+}
