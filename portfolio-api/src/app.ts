@@ -16,6 +16,8 @@ export interface AppDeps {
   isReady?: () => boolean;
   fetchImpl?: typeof fetch;
   now?: () => number;
+  /** Feed fetch timeout; the spec's 5 s unless a test shortens it. */
+  feedTimeoutMs?: number;
 }
 
 export const CORS_HEADERS = {
@@ -33,11 +35,12 @@ function allowedMethods(routes: readonly RouteDef[], path: string): string[] {
   return [...methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])), 'OPTIONS'];
 }
 
-export function createBlogCache(config: Config, metrics: Metrics, logger: Logger, fetchImpl?: typeof fetch, now?: () => number): SwrCache<Post[]> {
+export function createBlogCache(config: Config, metrics: Metrics, logger: Logger, options: { fetchImpl?: typeof fetch; now?: () => number; timeoutMs?: number } = {}): SwrCache<Post[]> {
+  const { fetchImpl, now, timeoutMs } = options;
   return new SwrCache(
     async () => {
       metrics.blogFetches.inc();
-      return parseFeed(await fetchFeed(config.blogFeedUrl, { fetchImpl }));
+      return parseFeed(await fetchFeed(config.blogFeedUrl, { fetchImpl, timeoutMs }));
     },
     {
       ttlMs: BLOG_TTL_MS,
@@ -58,7 +61,7 @@ export function createApp(deps: AppDeps) {
   const ctx: RouteContext = {
     config,
     routes,
-    blog: createBlogCache(config, metrics, logger, deps.fetchImpl, deps.now),
+    blog: createBlogCache(config, metrics, logger, { fetchImpl: deps.fetchImpl, now: deps.now, timeoutMs: deps.feedTimeoutMs }),
     isReady: deps.isReady ?? (() => true),
   };
   const app = express();
@@ -110,12 +113,13 @@ export function createApp(deps: AppDeps) {
     next(new HttpError(405, `method ${req.method} not allowed on ${path}; allowed: ${allow}`, { allow }));
   });
 
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  app.use((raw: unknown, req: Request, res: Response, _next: NextFunction) => {
     // Errors raised by Express itself (a malformed %-escape in the URL, say) carry their own 4xx status.
-    const clientStatus = (err as { status?: unknown })?.status;
-    if (!(err instanceof HttpError) && typeof clientStatus === 'number' && clientStatus >= 400 && clientStatus < 500) {
-      err = new HttpError(clientStatus, clientStatus === 400 ? 'malformed request' : (err as Error).message);
-    }
+    const clientStatus = (raw as { status?: unknown })?.status;
+    const err =
+      !(raw instanceof HttpError) && typeof clientStatus === 'number' && clientStatus >= 400 && clientStatus < 500
+        ? new HttpError(clientStatus, clientStatus === 400 ? 'malformed request' : (raw as Error).message)
+        : raw;
     const known = err instanceof HttpError;
     const status = known ? err.status : 500;
     if (!known) logger.error('unhandled error', { method: req.method, path: req.path, error: (err as Error)?.stack ?? String(err) });
@@ -123,11 +127,11 @@ export function createApp(deps: AppDeps) {
       res.destroy();
       return;
     }
-    const headers = known ? (err as HttpError).headers : {};
+    const headers = known ? err.headers : {};
     res.status(status).set({ ...headers, 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' });
     // An oversized body was not read to the end; this connection cannot carry another request.
     if (status === 413) res.set('connection', 'close');
-    res.send(JSON.stringify(envelope(status, known ? (err as HttpError).message : 'internal server error')));
+    res.send(JSON.stringify(envelope(status, known ? err.message : 'internal server error')));
   });
 
   return app;

@@ -34,7 +34,10 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 
 /** Answers what Node's HTTP parser rejects (oversized headers, garbage) with the same envelope and CORS header. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) return socket.destroy();
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   const reason = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
   const body = JSON.stringify(envelope(status, status === 431 ? 'request headers are too large' : 'malformed HTTP request'));
@@ -44,11 +47,11 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   );
 }
 
-export async function start(config: Config = loadConfig(), deps: { logger?: Logger; metrics?: Metrics; fetchImpl?: typeof fetch } = {}): Promise<Running> {
+export async function start(config: Config = loadConfig(), deps: { logger?: Logger; metrics?: Metrics; fetchImpl?: typeof fetch; now?: () => number; feedTimeoutMs?: number } = {}): Promise<Running> {
   const logger = deps.logger ?? createLogger();
   const metrics = deps.metrics ?? createMetrics();
   let ready = true;
-  const app = createApp({ config, metrics, logger, isReady: () => ready, fetchImpl: deps.fetchImpl });
+  const app = createApp({ config, metrics, logger, isReady: () => ready, fetchImpl: deps.fetchImpl, now: deps.now, feedTimeoutMs: deps.feedTimeoutMs });
   const api = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app);
   api.on('clientError', answerClientError);
   const metricsServer = createServer(async (req, res) => {

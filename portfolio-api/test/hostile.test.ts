@@ -1,0 +1,118 @@
+/**
+ * Hostile requests: each gets the right status, the envelope, CORS and
+ * no-store, and the server is healthy afterwards.
+ */
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type Api } from './harness.ts';
+
+let api: Api;
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.stop());
+afterEach(async () => {
+  expect((await api.call('/api/health')).body).toEqual({ status: 'ok' });
+});
+
+const KEY = { authorization: 'Bearer test-key-0123456789', 'content-type': 'application/json' };
+
+/** Raw HTTP for what fetch refuses to send (odd methods, raw paths, huge headers). */
+function raw(text: string): Promise<{ status: number; head: string; body: string }> {
+  const port = Number(new URL(api.base).port);
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(text));
+    let data = '';
+    socket.on('data', (d) => (data += d.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = data.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), head: head.toLowerCase(), body });
+    });
+  });
+}
+
+function expectEnvelope(status: number, head: string, body: string): void {
+  expect(head).toContain('access-control-allow-origin: *');
+  expect(head).toContain('cache-control: no-store');
+  expect(JSON.parse(body)).toMatchObject({ error: { status } });
+}
+
+describe('hostile bodies', () => {
+  it('deeply nested JSON within the size limit', async () => {
+    const deep = `${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}`;
+    const r = await api.call('/api/v1/echo', { method: 'POST', headers: KEY, body: deep });
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(/nests deeper than 64/);
+    const arrays = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    expect((await api.call('/api/v1/echo', { method: 'POST', headers: KEY, body: arrays })).status).toBe(400);
+  });
+
+  it('huge bodies, declared or streamed', async () => {
+    expect((await api.call('/api/v1/echo', { method: 'POST', headers: KEY, body: 'x'.repeat(5 * 1024 * 1024) })).status).toBe(413);
+    // Chunked, no Content-Length: the cap is enforced while streaming.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${api.base}/api/v1/echo`, { method: 'POST', headers: KEY }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', () => resolve(413));
+      for (let i = 0; i < 64; i++) req.write(`{"pad":"${'y'.repeat(1024)}"}`);
+      req.end();
+      req.on('error', reject);
+    });
+    expect(status).toBe(413);
+  });
+
+  it('wrong types and JSON that is valid but odd', async () => {
+    for (const body of ['[{"a":1}]', '"{}"', '1e999', '{"__proto__": {"polluted": true}}']) {
+      const r = await api.call('/api/v1/echo', { method: 'POST', headers: KEY, body });
+      expect([200, 400]).toContain(r.status);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('hostile requests', () => {
+  it('odd methods get 405 with Allow, unknown routes 404', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH', 'PROPFIND']) {
+      const r = await raw(`${method} /api/v1/profile HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(r.status, method).toBe(405);
+      expect(r.head).toContain('allow: get, head, options');
+      expectEnvelope(405, r.head, r.body);
+    }
+    const get = await api.call('/api/v1/echo');
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST, OPTIONS');
+    expect((await api.call('/api/v2/profile')).status).toBe(404);
+    expect((await api.call('/')).status).toBe(404);
+  });
+
+  it('path traversal in the URL never escapes the route table', async () => {
+    for (const path of ['/api/v1/../../etc/passwd', '/api/v1/%2e%2e/%2e%2e/etc/passwd', '/api/v1/infra/..%2f..%2fstatus.json', '/api/v1/profile/../../../../etc/shadow']) {
+      const r = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(r.status, path).toBe(404);
+      expect(r.body).not.toContain('root:');
+      expectEnvelope(404, r.head, r.body);
+    }
+  });
+
+  it('a malformed percent-escape is a 400 envelope, not a crash', async () => {
+    const r = await raw('GET /api/v1/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect([400, 404]).toContain(r.status);
+    expectEnvelope(r.status, r.head, r.body);
+  });
+
+  it('oversized headers get a 431 envelope with CORS', async () => {
+    const r = await raw(`GET /api/v1/profile HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\nConnection: close\r\n\r\n`);
+    expect(r.status).toBe(431);
+    expectEnvelope(431, r.head, r.body);
+  });
+
+  it('garbage instead of HTTP gets a 400 envelope', async () => {
+    const r = await raw('\x16\x03\x01 not http at all\r\n\r\n');
+    expect(r.status).toBe(400);
+    expectEnvelope(400, r.head, r.body);
+  });
+});

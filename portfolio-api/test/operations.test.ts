@@ -1,0 +1,74 @@
+/** Metrics on their own port, redacted logs, and the SIGTERM drain. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { rss, startApi, startOrigin, type Api, type Origin } from './harness.ts';
+
+let api: Api | undefined;
+let origin: Origin | undefined;
+afterEach(async () => {
+  await api?.stop();
+  await origin?.close();
+  api = origin = undefined;
+});
+
+describe('metrics', () => {
+  it('serves prom-client metrics on METRICS_PORT only, with route templates and one label for unknown paths', async () => {
+    origin = await startOrigin((_req, res) => res.writeHead(200).end(rss([{ title: 't', link: 'https://b.example/1', pubDate: 'Sun, 01 Nov 2026 09:00:00 +0000' }])));
+    api = await startApi({ blogFeedUrl: origin.url });
+    await api.call('/api/v1/profile');
+    await api.call('/api/v1/blog');
+    for (const p of ['/wp-admin', '/.env', '/api/v1/../x', '/random/123']) await api.call(p);
+    expect((await api.call('/metrics')).status).toBe(404);
+    const text = await (await fetch(`http://127.0.0.1:${api.running.metricsPort}/metrics`)).text();
+    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/profile",status_code="200"\} 1/);
+    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="unmatched",status_code="404"\} 5/); // the four probes and /metrics asked of the public port
+    expect(text).not.toContain('wp-admin');
+    expect(text).toMatch(/blog_origin_fetches_total 1/);
+    expect(text).toMatch(/blog_origin_fetch_failures_total 0/);
+    expect(text).toContain('process_resident_memory_bytes');
+  });
+});
+
+describe('logs', () => {
+  it('are JSON lines with the authorization header redacted', async () => {
+    api = await startApi();
+    await api.call('/api/v1/echo', { method: 'POST', body: '{}', headers: { authorization: 'Bearer test-key-0123456789', 'content-type': 'application/json' } });
+    const line = api.logs.find((l) => l.msg === 'request' && l.path === '/api/v1/echo')!;
+    expect(line).toMatchObject({ level: 'info', method: 'POST', status: 200, route: '/api/v1/echo', headers: { authorization: '[REDACTED]' } });
+    expect(JSON.stringify(api.logs)).not.toContain('test-key-0123456789');
+  });
+});
+
+describe('SIGTERM', () => {
+  it('fails readiness, lets in-flight requests finish, then closes within 10 s', async () => {
+    origin = await startOrigin((_req, res) => setTimeout(() => res.writeHead(200).end(rss([])), 800));
+    api = await startApi({ blogFeedUrl: origin.url });
+    const inflight = api.call('/api/v1/blog');
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    const closed = api.running.shutdown();
+    // New connections are refused once draining starts; the probe sees the pod going away.
+    await expect(fetch(`${api.base}/api/health`)).rejects.toThrow();
+    expect((await inflight).status).toBe(200);
+    await closed;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(api.logs.some((l) => String(l.msg).startsWith('shutting down'))).toBe(true);
+  });
+
+  it('answers health 503 to requests already on an open connection while draining', async () => {
+    api = await startApi();
+    const { request } = await import('node:http');
+    const { Agent } = await import('node:http');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () => new Promise<number>((resolve, reject) => {
+      request(`${api!.base}/api/health`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      }).on('error', reject).end();
+    });
+    expect(await get()).toBe(200);
+    const closing = api.running.shutdown();
+    expect(await get().catch(() => 503)).toBe(503);
+    agent.destroy();
+    await closing;
+  });
+});
