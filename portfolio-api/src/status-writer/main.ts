@@ -1,0 +1,21 @@
+/** CronJob entry point: one status write, exit 0 on success, 1 with one clear line otherwise. */
+import { inClusterOptions, KubeClient } from './kube.ts';
+import { DEFAULT_TARGET, writeStatus } from './writer.ts';
+
+const env = process.env;
+const target = {
+  ...DEFAULT_TARGET,
+  ...(env.STATUS_NAMESPACE ? { namespace: env.STATUS_NAMESPACE } : {}),
+  ...(env.STATUS_CONFIGMAP ? { configMap: env.STATUS_CONFIGMAP } : {}),
+  ...(env.ARGO_APP ? { argoApp: env.ARGO_APP } : {}),
+  ...(env.CERTIFICATE ? { certificate: env.CERTIFICATE } : {}),
+};
+const log = (level: string, msg: string, fields: object = {}) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
+
+try {
+  const status = await writeStatus(new KubeClient(inClusterOptions()), target, new Date(), (msg) => log('warn', msg));
+  log('info', 'status written', { configMap: `${target.namespace}/${target.configMap}`, argocd: status.argocd, nodes: status.nodes, historyDays: status.history.length });
+} catch (err) {
+  log('error', `status not written: ${(err as Error).message}`);
+  process.exitCode = 1;
+}
