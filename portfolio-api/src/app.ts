@@ -1,4 +1,5 @@
 /** The Express application, built from the route table. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { SwrCache } from './blog/cache.ts';
 import { fetchFeed, parseFeed, type Post } from './blog/feed.ts';
@@ -27,8 +28,23 @@ export const CORS_HEADERS = {
   'access-control-max-age': '600',
 } as const;
 
-/** Routes whose answer only changes with the code: serialised once per process. */
+/** Routes whose answer only changes with the code (or the deploy): serialised once per process. */
 const STATIC_ROUTES = new Set(['getIndex', 'getOpenApi', 'getProfile']);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Records one finished request: the duration histogram and the access log line. */
+function recorder(metrics: Metrics, logger: Logger) {
+  // Label children are cached: the label set is bounded (routes x methods x statuses) and lookups are per request.
+  const children = new Map<string, ReturnType<Metrics['requestDuration']['labels']>>();
+  return (method: string, path: string, route: string, status: number, headers: Record<string, unknown>, start: bigint) => {
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    const key = `${method} ${route} ${status}`;
+    let child = children.get(key);
+    if (!child) children.set(key, (child = metrics.requestDuration.labels(method, route, String(status))));
+    child.observe(seconds);
+    logger.info('request', { method, path, route, status, durationMs: Math.round(seconds * 1e4) / 10, headers: redactHeaders(headers) });
+  };
+}
 
 function allowedMethods(routes: readonly RouteDef[], path: string): string[] {
   const methods = routes.filter((r) => r.path === path).map((r) => r.method);
@@ -68,31 +84,22 @@ export function createApp(deps: AppDeps) {
   app.disable('x-powered-by');
   app.set('etag', false);
 
+  const record = recorder(metrics, logger);
   // CORS on every response, errors included; metrics and access log once the response is done.
   app.use((req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();
     res.set('access-control-allow-origin', '*');
-    res.on('finish', () => {
-      const route = (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE;
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      metrics.requestDuration.observe({ method: req.method, route, status_code: String(res.statusCode) }, seconds);
-      logger.info('request', { method: req.method, path: req.path, route, status: res.statusCode, durationMs: Math.round(seconds * 1e4) / 10, headers: redactHeaders(req.headers) });
-    });
+    res.on('finish', () => record(req.method, req.path, (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE, res.statusCode, req.headers, start));
     next();
   });
 
-  const staticBodies = new Map<string, string>();
   for (const route of routes) {
     const method = route.method === 'GET' ? 'get' : 'post';
     app[method](route.path, async (req: Request, res: Response, next: NextFunction) => {
       res.locals.route = route.path;
       try {
-        let body = staticBodies.get(route.operationId);
-        if (body === undefined) {
-          body = JSON.stringify(await route.handler(ctx, req));
-          if (STATIC_ROUTES.has(route.operationId)) staticBodies.set(route.operationId, body);
-        }
-        res.status(200).set({ 'cache-control': route.cacheControl, 'content-type': 'application/json; charset=utf-8' }).send(body);
+        const body = JSON.stringify(await route.handler(ctx, req));
+        res.status(200).set({ 'cache-control': route.cacheControl, 'content-type': JSON_TYPE }).send(body);
       } catch (err) {
         next(err);
       }
@@ -135,4 +142,36 @@ export function createApp(deps: AppDeps) {
   });
 
   return app;
+}
+
+/**
+ * The server's request handler: the Express app, with its static GET routes
+ * answered before Express dispatch. Their bytes never change while the process
+ * runs, so they are serialised once and written with the same headers, metrics
+ * and log line the Express route would produce; everything else (HEAD, query
+ * strings, trailing slashes, errors) goes through Express.
+ */
+export function createHandler(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const app = createApp(deps);
+  const logger = deps.logger ?? createLogger();
+  const record = recorder(deps.metrics, logger);
+  const routes = deps.routes ?? ROUTES;
+  const ctx = { config: deps.config, routes } as RouteContext;
+  const precomputed = new Map<string, { route: string; headers: Record<string, string | number> }>();
+  const bodies = new Map<string, Buffer>();
+  for (const route of routes.filter((r) => r.method === 'GET' && STATIC_ROUTES.has(r.operationId))) {
+    const body = Buffer.from(JSON.stringify(route.handler(ctx, undefined as never)));
+    bodies.set(route.path, body);
+    precomputed.set(route.path, {
+      route: route.path,
+      headers: { 'access-control-allow-origin': '*', 'cache-control': route.cacheControl, 'content-type': JSON_TYPE, 'content-length': body.length },
+    });
+  }
+  return (req, res) => {
+    const hit = req.method === 'GET' ? precomputed.get(req.url ?? '') : undefined;
+    if (!hit) return void app(req, res);
+    const start = process.hrtime.bigint();
+    res.writeHead(200, hit.headers).end(bodies.get(hit.route));
+    res.once('finish', () => record('GET', hit.route, hit.route, 200, req.headers, start));
+  };
 }

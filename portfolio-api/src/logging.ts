@@ -4,7 +4,9 @@ export type LogSink = (line: string) => void;
 const REDACTED_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization']);
 
 export function redactHeaders(headers: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, REDACTED_HEADERS.has(k.toLowerCase()) ? '[REDACTED]' : v]));
+  const out: Record<string, unknown> = {};
+  for (const key in headers) out[key] = REDACTED_HEADERS.has(key.toLowerCase()) ? '[REDACTED]' : headers[key];
+  return out;
 }
 
 export interface Logger {

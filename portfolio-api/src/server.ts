@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { createApp } from './app.ts';
+import { createHandler } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { envelope } from './http/errors.ts';
 import { createLogger, type Logger } from './logging.ts';
@@ -51,8 +51,8 @@ export async function start(config: Config = loadConfig(), deps: { logger?: Logg
   const logger = deps.logger ?? createLogger();
   const metrics = deps.metrics ?? createMetrics();
   let ready = true;
-  const app = createApp({ config, metrics, logger, isReady: () => ready, fetchImpl: deps.fetchImpl, now: deps.now, feedTimeoutMs: deps.feedTimeoutMs });
-  const api = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, app);
+  const handler = createHandler({ config, metrics, logger, isReady: () => ready, fetchImpl: deps.fetchImpl, now: deps.now, feedTimeoutMs: deps.feedTimeoutMs });
+  const api = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, handler);
   api.on('clientError', answerClientError);
   const metricsServer = createServer(async (req, res) => {
     if (req.url !== '/metrics') {

@@ -135,6 +135,17 @@ describe('caching, CORS and HEAD', () => {
     }
   });
 
+  it('static routes answered before Express dispatch match the Express answers byte for byte', async () => {
+    for (const path of ['/api/v1', '/api/v1/openapi.json', '/api/v1/profile']) {
+      const fast = await fetch(`${api.base}${path}`);
+      const viaExpress = await fetch(`${api.base}${path}?via=express`);
+      expect(await fast.text()).toBe(await viaExpress.text());
+      for (const h of ['content-type', 'content-length', 'cache-control', 'access-control-allow-origin']) expect(fast.headers.get(h), `${path} ${h}`).toBe(viaExpress.headers.get(h));
+    }
+    const text = await (await fetch(`http://127.0.0.1:${api.running.metricsPort}/metrics`)).text();
+    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/profile",status_code="200"\} [2-9]/);
+  });
+
   it('profile comes from the content module', async () => {
     const { profile } = await import('../src/content/profile.ts');
     expect((await api.call('/api/v1/profile')).body).toEqual(profile);
