@@ -1,8 +1,8 @@
 /** GET /api/v1/blog: a bounded fetch, a safe parse, and hourly stale-while-revalidate with single flight. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SwrCache } from '../src/blog/cache.ts';
 import { decodeXmlText, parseFeed } from '../src/blog/feed.ts';
-import { rss, startApi, startOrigin, type Api, type Origin } from './harness.ts';
+import { liveServers, rss, type Origin } from './harness.ts';
 
 const items = Array.from({ length: 7 }, (_, i) => ({
   title: `Post ${i + 1} &amp; more`,
@@ -10,19 +10,8 @@ const items = Array.from({ length: 7 }, (_, i) => ({
   pubDate: new Date(Date.UTC(2026, 10, 1 + i, 9, 30)).toUTCString().replace('GMT', '+0000'),
 }));
 
-let api: Api | undefined;
-let origin: Origin | undefined;
-afterEach(async () => {
-  await api?.stop();
-  await origin?.close();
-  api = origin = undefined;
-});
-
-async function withFeed(handler: Origin['handler'], deps: Parameters<typeof startApi>[1] = {}) {
-  origin = await startOrigin(handler);
-  api = await startApi({ blogFeedUrl: origin.url }, deps);
-  return { api, origin };
-}
+const live = liveServers();
+const withFeed = live.withFeed;
 
 const serve = (body: string) => (_req: unknown, res: import('node:http').ServerResponse) => {
   res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(body);
@@ -30,11 +19,11 @@ const serve = (body: string) => (_req: unknown, res: import('node:http').ServerR
 
 describe('blog listing', () => {
   it('returns the newest 5 posts, newest first, with ISO milliseconds and the original date text', async () => {
-    const { api } = await withFeed(serve(rss(items)));
+    const { api, origin } = await withFeed(serve(rss(items)));
     const r = await api.call('/api/v1/blog');
     expect(r.status).toBe(200);
     const body = r.body as { source: string; count: number; posts: { title: string; publishedAt: string; published: string }[] };
-    expect(body.source).toBe(origin!.url);
+    expect(body.source).toBe(origin.url);
     expect(body.count).toBe(5);
     expect(body.posts.map((p) => p.title)).toEqual(['Post 7 & more', 'Post 6 & more', 'Post 5 & more', 'Post 4 & more', 'Post 3 & more']);
     expect(body.posts[0]!.publishedAt).toBe('2026-11-07T09:30:00.000Z');
@@ -43,7 +32,7 @@ describe('blog listing', () => {
   });
 
   it('answers 502 with the envelope when the feed is unreachable and nothing was fetched before', async () => {
-    api = await startApi({ blogFeedUrl: 'http://127.0.0.1:9/rss.xml' });
+    const api = await live.api({ blogFeedUrl: 'http://127.0.0.1:9/rss.xml' });
     const r = await api.call('/api/v1/blog');
     expect(r.status).toBe(502);
     expect((r.body as { error: { status: number } }).error.status).toBe(502);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { Config } from '../src/config.ts';
 import { createLogger } from '../src/logging.ts';
 import { buildOpenApi } from '../src/openapi/build.ts';
@@ -118,4 +118,26 @@ export async function startApi(overrides: Partial<Config> = {}, deps: Parameters
 export function rss(items: { title: string; link: string; pubDate: string }[]): string {
   const body = items.map((i) => `<item><title>${i.title}</title><link>${i.link}</link><pubDate>${i.pubDate}</pubDate></item>`).join('');
   return `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Blog</title><link>https://blog.example.net</link>${body}</channel></rss>`;
+}
+
+/** Servers a test file starts, stopped after each test (the API before its origin). */
+export function liveServers() {
+  const stops: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  });
+  const api = async (overrides: Partial<Config> = {}, deps: Parameters<typeof start>[1] = {}): Promise<Api> => {
+    const started = await startApi(overrides, deps);
+    stops.push(() => started.stop());
+    return started;
+  };
+  return {
+    api,
+    /** An API whose blog feed is a local origin answering with `handler`. */
+    async withFeed(handler: Origin['handler'], deps: Parameters<typeof start>[1] = {}): Promise<{ api: Api; origin: Origin }> {
+      const origin = await startOrigin(handler);
+      stops.push(() => origin.close());
+      return { api: await api({ blogFeedUrl: origin.url }, deps), origin };
+    },
+  };
 }

@@ -1,19 +1,12 @@
 /** Metrics on their own port, redacted logs, and the SIGTERM drain. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { rss, startApi, startOrigin, type Api, type Origin } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { liveServers, rss } from './harness.ts';
 
-let api: Api | undefined;
-let origin: Origin | undefined;
-afterEach(async () => {
-  await api?.stop();
-  await origin?.close();
-  api = origin = undefined;
-});
+const live = liveServers();
 
 describe('metrics', () => {
   it('serves prom-client metrics on METRICS_PORT only, with route templates and one label for unknown paths', async () => {
-    origin = await startOrigin((_req, res) => res.writeHead(200).end(rss([{ title: 't', link: 'https://b.example/1', pubDate: 'Sun, 01 Nov 2026 09:00:00 +0000' }])));
-    api = await startApi({ blogFeedUrl: origin.url });
+    const { api } = await live.withFeed((_req, res) => res.writeHead(200).end(rss([{ title: 't', link: 'https://b.example/1', pubDate: 'Sun, 01 Nov 2026 09:00:00 +0000' }])));
     await api.call('/api/v1/profile');
     await api.call('/api/v1/blog');
     for (const p of ['/wp-admin', '/.env', '/api/v1/../x', '/random/123']) await api.call(p);
@@ -30,7 +23,7 @@ describe('metrics', () => {
 
 describe('logs', () => {
   it('are JSON lines with the authorization header redacted', async () => {
-    api = await startApi();
+    const api = await live.api();
     await api.call('/api/v1/echo', { method: 'POST', body: '{}', headers: { authorization: 'Bearer test-key-0123456789', 'content-type': 'application/json' } });
     const line = api.logs.find((l) => l.msg === 'request' && l.path === '/api/v1/echo')!;
     expect(line).toMatchObject({ level: 'info', method: 'POST', status: 200, route: '/api/v1/echo', headers: { authorization: '[REDACTED]' } });
@@ -40,8 +33,7 @@ describe('logs', () => {
 
 describe('SIGTERM', () => {
   it('fails readiness, lets in-flight requests finish, then closes within 10 s', async () => {
-    origin = await startOrigin((_req, res) => setTimeout(() => res.writeHead(200).end(rss([])), 800));
-    api = await startApi({ blogFeedUrl: origin.url });
+    const { api } = await live.withFeed((_req, res) => setTimeout(() => res.writeHead(200).end(rss([])), 800));
     const inflight = api.call('/api/v1/blog');
     await new Promise((r) => setTimeout(r, 100));
     const started = Date.now();
@@ -55,12 +47,12 @@ describe('SIGTERM', () => {
   });
 
   it('answers health 503 to requests already on an open connection while draining', async () => {
-    api = await startApi();
+    const api = await live.api();
     const { request } = await import('node:http');
     const { Agent } = await import('node:http');
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const get = () => new Promise<number>((resolve, reject) => {
-      request(`${api!.base}/api/health`, { agent }, (res) => {
+      request(`${api.base}/api/health`, { agent }, (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode!));
       }).on('error', reject).end();
