@@ -7,6 +7,7 @@ import type { Finding } from '../lib/findings.ts';
 import { findingAt, type Resource } from '../lib/manifest.ts';
 import type { Repo } from '../lib/repo.ts';
 import { argocdChecks } from './argocd.ts';
+import { falcoChecks } from './falco.ts';
 import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 import { workloadChecks } from './workload-hygiene.ts';
@@ -27,7 +28,7 @@ const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, exemptionCheck];
 }
 
 function exemptionsOf(resource: Resource): Map<string, string> {
@@ -49,6 +50,9 @@ function contextFor(check: PolicyCheck, repo: Repo, out: Finding[]): CheckContex
     },
     failAtFile(file, message) {
       out.push({ file, line: 1, col: 1, check: check.id, message, fix: check.remediation });
+    },
+    failAt(file, line, col, message) {
+      out.push({ file, line, col, check: check.id, message, fix: check.remediation });
     },
   };
 }

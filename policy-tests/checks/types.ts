@@ -9,6 +9,8 @@ export interface CheckContext {
   fail(resource: Resource, path: Path, message: string, target?: 'key' | 'value'): void;
   /** A finding about a file or folder rather than one node (reported at line 1). */
   failAtFile(file: string, message: string): void;
+  /** A finding at an exact place that is not a node of a resource (YAML embedded in a value, a values file). */
+  failAt(file: string, line: number, col: number, message: string): void;
 }
 
 /** A policy check, modeled on kube-linter's builtin checks: metadata plus a pure function. */

@@ -50,6 +50,8 @@ export interface ParsedFile {
   file: string;
   resources: Resource[];
   findings: Finding[];
+  /** The source text, for checks that read YAML embedded in a value (a block scalar). */
+  text: string;
 }
 
 export function groupOf(apiVersion: string): string {
@@ -127,5 +129,5 @@ export function parseManifest(file: string, text: string): ParsedFile {
     const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
     resources.push({ file, doc: index, apiVersion, kind, name, namespace, object, positions: documentPositions(doc, lineCounter) });
   });
-  return { file, resources, findings };
+  return { file, resources, findings, text };
 }

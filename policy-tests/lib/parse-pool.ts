@@ -63,6 +63,6 @@ export async function parseFiles(root: string, files: readonly string[], options
     if (own) return own;
     const r = remote.get(file)!;
     const memo = {};
-    return { file, findings: r.findings, resources: r.resources.map((res) => ({ ...res, positions: lazyPositions(r.text, res.doc, memo) })) };
+    return { file, text: r.text, findings: r.findings, resources: r.resources.map((res) => ({ ...res, positions: lazyPositions(r.text, res.doc, memo) })) };
   });
 }

@@ -3,11 +3,12 @@
  * parsed once with positions, and the cluster facts. Policy checks are pure
  * functions of this value.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { LineCounter, parseDocument } from 'yaml';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { argoGlobMatch } from './glob.ts';
-import type { ParsedFile, Resource } from './manifest.ts';
+import { documentPositions, type ParsedFile, type Positions, type Resource } from './manifest.ts';
 import { parseFiles } from './parse-pool.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 
@@ -27,6 +28,7 @@ export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }
   { pattern: '{values.yaml,*/values.yaml,*/values-*.yaml}', reason: 'Helm values, consumed by a chart source through $values' },
   { pattern: '{*/package.json,*/package-lock.json,*/tsconfig*.json}', reason: 'Node.js tooling of a workload built from this repo' },
   { pattern: '*/settings/*', reason: 'app rebuild settings, read by scripts, never applied' },
+  { pattern: '*/facts/*', reason: 'facts the policy checks read (upstream rule names, image lists), never applied' },
 ];
 
 export interface Repo {
@@ -41,6 +43,23 @@ export interface Repo {
   facts?: ClusterFacts;
   factsResource?: Resource;
   factsProblems: readonly FactsProblem[];
+  /** Non-manifest YAML/JSON files (Helm values, facts, settings), parsed with positions. */
+  dataFiles: ReadonlyMap<string, DataFile>;
+}
+
+export interface DataFile {
+  file: string;
+  data: unknown;
+  positions: Positions;
+  /** Parse errors, reported by the checks that read the file. */
+  errors: string[];
+}
+
+export function parseDataFile(file: string, text: string): DataFile {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+  const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
+  return { file, data: errors.length ? undefined : doc.toJS({ maxAliasCount: 100 }), positions: documentPositions(doc, lineCounter), errors };
 }
 
 export function isManifestPath(path: string): boolean {
@@ -77,20 +96,21 @@ export function walkFiles(root: string, dir: string, files: Set<string>, dirs: S
 }
 
 /** Builds the repository model from parsed files (pure; used by tests with in-memory copies too). */
-export function buildRepo(root: string, files: ReadonlySet<string>, dirs: ReadonlySet<string>, parsed: readonly ParsedFile[]): Repo {
+export function buildRepo(root: string, files: ReadonlySet<string>, dirs: ReadonlySet<string>, parsed: readonly ParsedFile[], dataFiles: ReadonlyMap<string, DataFile> = new Map()): Repo {
   const resources = parsed.flatMap((p) => p.resources);
   const factsResource = findFactsResource(resources);
   const { facts, problems } = factsResource ? readClusterFacts(factsResource) : { facts: undefined, problems: [] };
   const manifestFiles = manifestFilesOf(files);
   const nonManifestFiles = [...files].filter((f) => isManifestPath(f) && isNonManifest(f)).sort();
-  return { root, files, dirs, manifestFiles, nonManifestFiles, parsed, resources, facts, factsResource, factsProblems: problems };
+  return { root, files, dirs, manifestFiles, nonManifestFiles, parsed, resources, facts, factsResource, factsProblems: problems, dataFiles };
 }
 
 export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: boolean } = {}): Promise<Repo> {
   const files = new Set<string>();
   const dirs = new Set<string>();
   for (const r of MANIFEST_ROOTS) walkFiles(root, r, files, dirs);
-  return buildRepo(root, files, dirs, await parseFiles(root, manifestFilesOf(files), options));
+  const data = new Map([...files].filter((f) => isManifestPath(f) && isNonManifest(f)).map((f) => [f, parseDataFile(f, readFileSync(join(root, f), 'utf8'))] as const));
+  return buildRepo(root, files, dirs, await parseFiles(root, manifestFilesOf(files), options), data);
 }
 
 export function relativeToRepo(root: string, absolute: string): string | undefined {

@@ -7,6 +7,7 @@ import { isMap, isSeq, YAMLMap } from 'yaml';
 import { registeredChecks } from '../lib/gate.ts';
 import { formatLocation } from '../lib/findings.ts';
 import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
+import { componentMutations, fixtures } from './falco-mutations.ts';
 
 const DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
 const PORTFOLIO_APP = 'portfolio-api/deploy/application.yaml';
@@ -204,9 +205,10 @@ describe('every policy check bites on a broken copy of the real repository', () 
     }
   });
 
-  it('covers every registered policy check', async () => {
+  it('covers every registered policy check (with falco.test.ts)', async () => {
     const ids = (await registeredChecks()).map((c) => c.id);
-    expect([...new Set(mutations.map((m) => m.check))].sort()).toEqual([...ids].sort());
+    const proven = [...mutations.map((m) => m.check), ...fixtures.map((f) => f[1]), ...componentMutations.map((m) => m[0])];
+    expect([...new Set(proven)].sort()).toEqual([...ids].sort());
   });
 });
 

@@ -1,0 +1,50 @@
+/** The tuning policy facts (security/falco/facts/) and the upstream names they point to. */
+import { posix } from 'node:path';
+import type { Repo } from '../repo.ts';
+
+export const FALCO_POLICY_FILE = 'security/falco/facts/tuning-policy.yaml';
+
+export interface UpstreamNames {
+  version: string;
+  rules: Set<string>;
+  macros: Set<string>;
+  lists: Set<string>;
+}
+
+export interface FalcoPolicy {
+  upstream: UpstreamNames;
+  genericImages: string[];
+  boundaryRules: string[];
+  boundaryHooks: string[];
+  ruleAppendAllowed: Record<string, string>;
+}
+
+/** Upstream macros and lists meant to be tuned: the exclusion hooks, by the ruleset's naming convention. */
+export function isHookName(name: string): boolean {
+  return /^(user_|known_|allowed_|trusted_)/.test(name);
+}
+
+/** Lists whose items widen what is allowed (exemptions), as opposed to lists that widen detection. */
+export function isExemptionList(name: string): boolean {
+  return isHookName(name) || /_(images|containers)$/.test(name);
+}
+
+export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: string } {
+  const facts = repo.dataFiles.get(FALCO_POLICY_FILE);
+  if (!facts) return { problem: `${FALCO_POLICY_FILE} is missing` };
+  if (facts.errors.length) return { problem: facts.errors[0] };
+  const data = (facts.data ?? {}) as Record<string, unknown>;
+  const namesFile = posix.join(posix.dirname(FALCO_POLICY_FILE), String(data.upstreamFacts ?? ''));
+  const names = repo.dataFiles.get(namesFile)?.data as { version?: string; rules?: string[]; macros?: string[]; lists?: string[] } | undefined;
+  if (!names?.rules || !names.macros || !names.lists) return { problem: `${namesFile} (upstreamFacts) is missing or has no rules, macros and lists` };
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return {
+    policy: {
+      upstream: { version: names.version ?? '?', rules: new Set(names.rules), macros: new Set(names.macros), lists: new Set(names.lists) },
+      genericImages: strings(data.genericImages),
+      boundaryRules: strings(data.boundaryRules),
+      boundaryHooks: strings(data.boundaryHooks),
+      ruleAppendAllowed: (data.ruleAppendAllowed ?? {}) as Record<string, string>,
+    },
+  };
+}

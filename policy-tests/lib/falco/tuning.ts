@@ -1,0 +1,85 @@
+/**
+ * The custom Falco tuning file as data: the rules file embedded in a
+ * ConfigMap (labelled app.kubernetes.io/component: falco-tuning), parsed with
+ * positions mapped back to the manifest that carries it.
+ */
+import { LineCounter, parseDocument } from 'yaml';
+import type { Resource } from '../manifest.ts';
+import { documentPositions, type Positions } from '../manifest.ts';
+import type { Repo } from '../repo.ts';
+import type { LinePos, Path } from '../positions.ts';
+
+export const TUNING_COMPONENT_LABEL = 'app.kubernetes.io/component';
+export const TUNING_COMPONENT = 'falco-tuning';
+
+export interface TuningItem {
+  type: 'rule' | 'macro' | 'list' | 'other';
+  name: string;
+  index: number;
+  raw: Record<string, unknown>;
+  override?: Record<string, unknown>;
+  condition?: string;
+}
+
+export interface TuningFile {
+  /** Where it lives: manifest file and the data key holding the rules file. */
+  file: string;
+  key: string;
+  items: TuningItem[];
+  /** Position in the manifest of a path inside the embedded rules file. */
+  at(path: Path): LinePos;
+  errors: { message: string; pos: LinePos }[];
+}
+
+/** Parses a Falco rules file; `toOuter` maps positions in it to the file it is embedded in. */
+export function parseTuning(file: string, key: string, text: string, toOuter: (p: LinePos) => LinePos = (p) => p): TuningFile {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+  const positions: Positions = documentPositions(doc, lineCounter);
+  const at = (path: Path) => toOuter(positions.at(path, 'key'));
+  const errors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, pos: toOuter(e.linePos?.[0] ?? { line: 1, col: 1 }) }));
+  const data = errors.length ? [] : doc.toJS({ maxAliasCount: 100 });
+  const items: TuningItem[] = [];
+  if (!errors.length && !Array.isArray(data)) errors.push({ message: 'a Falco rules file is a YAML list of rule, macro and list items', pos: at([]) });
+  (Array.isArray(data) ? data : []).forEach((raw: unknown, index: number) => {
+    const item = (raw ?? {}) as Record<string, unknown>;
+    const type = (['rule', 'macro', 'list'] as const).find((t) => typeof item[t] === 'string') ?? 'other';
+    items.push({
+      type,
+      name: type === 'other' ? '' : String(item[type]),
+      index,
+      raw: item,
+      override: typeof item.override === 'object' && item.override !== null ? (item.override as Record<string, unknown>) : undefined,
+      condition: typeof item.condition === 'string' ? item.condition : undefined,
+    });
+  });
+  return { file, key, items, at, errors };
+}
+
+/** Maps a position inside a block scalar back to the manifest: the content starts on the line after the header, indented. */
+function blockScalarMapper(resource: Resource, text: string, path: Path): (p: LinePos) => LinePos {
+  const header = resource.positions.at(path, 'value');
+  const lines = text.split('\n');
+  const firstContent = lines.slice(header.line).find((l) => l.trim() !== '') ?? '';
+  const indent = firstContent.length - firstContent.trimStart().length;
+  return (p) => ({ line: header.line + p.line, col: p.col + indent });
+}
+
+export function tuningFiles(repo: Repo): TuningFile[] {
+  const out: TuningFile[] = [];
+  for (const resource of repo.resources) {
+    const labels = (resource.object.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {};
+    if (resource.kind !== 'ConfigMap' || labels[TUNING_COMPONENT_LABEL] !== TUNING_COMPONENT) continue;
+    const text = repo.parsed.find((p) => p.file === resource.file)?.text ?? '';
+    for (const [key, value] of Object.entries((resource.object.data ?? {}) as Record<string, unknown>)) {
+      if (typeof value !== 'string' || !/\.ya?ml$/.test(key)) continue;
+      out.push(parseTuning(resource.file, key, value, blockScalarMapper(resource, text, ['data', key])));
+    }
+  }
+  return out;
+}
+
+/** Lowercased, punctuation and spacing removed: "Terminal shell in container (tuned)" contains "terminalshellincontainer". */
+export function normalizeRuleName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}

@@ -1,0 +1,58 @@
+/** Broken copies of the real repository for the Falco checks: tuning fixtures and component mutations. */
+import { readFileSync } from 'node:fs';
+import { isSeq } from 'yaml';
+import type { RepoCopy } from './helpers.ts';
+
+export const TUNING = 'security/falco/tuning.yaml';
+const FALCO_VALUES = 'security/falco/values.yaml';
+const SIDEKICK_VALUES = 'security/falcosidekick/values.yaml';
+const EGRESS = 'security/falco/networkpolicy.yaml';
+export const fixture = (name: string) => readFileSync(new URL(`./fixtures/falco/${name}`, import.meta.url), 'utf8');
+
+
+/** Appends a fixture's items to the real tuning file inside its ConfigMap. */
+export function appendTuning(c: RepoCopy, text: string): void {
+  c.edit(TUNING, 0, (d) => d.setIn(['data', 'homelab-tuning.yaml'], `${String(d.getIn(['data', 'homelab-tuning.yaml']))}\n${text}`));
+}
+
+export const fixtures: [string, string, string][] = [
+  ['no-copied-redefine.yaml', 'falco-no-copied-rule', '- macro: container'],
+  ['no-copied-renamed.yaml', 'falco-no-copied-rule', '- rule: Terminal shell in container (tuned)'],
+  ['hooks-macro-append.yaml', 'falco-hooks-only', '- macro: user_known_contact_k8s_api_server_activities'],
+  ['hooks-list-replace.yaml', 'falco-hooks-only', 'items: replace'],
+  ['hooks-rule-with-hook.yaml', 'falco-hooks-only', '- rule: Terminal shell in container'],
+  ['hooks-rule-append-shape.yaml', 'falco-hooks-only', 'or proc.name = tcpdump'],
+  ['hooks-legacy-append.yaml', 'falco-hooks-only', 'append: true'],
+  ['hooks-non-hook-macro.yaml', 'falco-hooks-only', '- macro: spawned_process'],
+  ['scoped-missing-path.yaml', 'falco-exemption-scoped', 'argocd-server'],
+  ['scoped-generic-image.yaml', 'falco-exemption-scoped', 'docker.io/library/alpine'],
+  ['scoped-list-append.yaml', 'falco-exemption-scoped', '- list: user_known_packet_socket_binaries'],
+  ['boundary-disabled.yaml', 'falco-boundary-armed', 'enabled: false'],
+  ['boundary-hook-image.yaml', 'falco-boundary-armed', '- list: allowed_container_images_loading_kernel_module'],
+  ['syntax.yaml', 'falco-tuning-syntax', 'condition: (proc.name in (sonarr, radarr)'],
+];
+
+
+/** Check id, what breaks, the mutation, and a needle on the line the finding must name. */
+export const componentMutations: [string, string, (c: RepoCopy) => void, string?][] = [
+    ['falco-boundary-armed', 'the repo’s own escape rule is removed', (c) => c.edit(TUNING, 0, (d) => {
+      const text = String(d.getIn(['data', 'homelab-tuning.yaml']));
+      d.setIn(['data', 'homelab-tuning.yaml'], text.slice(0, text.indexOf('# Container-escape coverage')));
+    })],
+    ['falco-sensor', 'the driver is the legacy eBPF probe', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['driver', 'kind'], 'ebpf')), 'kind: ebpf'],
+    ['falco-sensor', 'control-plane nodes are not tolerated', (c) => c.edit(FALCO_VALUES, 0, (d) => d.deleteIn(['tolerations'])), 'driver:'],
+    ['falco-sensor', 'a plugin (k8s audit) is loaded', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'load_plugins'], d.createNode(['k8saudit', 'json']))), 'load_plugins:'],
+    ['falco-sensor', 'metrics every 30 minutes', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'metrics', 'interval'], '30m')), '  metrics:'],
+    ['falco-rules-source', 'rules followed daily', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'follow', 'every'], '24h')), 'every: 24h'],
+    ['falco-rules-source', 'an older ruleset', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'install', 'refs'], d.createNode(['falco-rules:4']))), 'refs:'],
+    ['falco-rules-source', 'the tuning file loads before the upstream rules', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'rules_files'], d.createNode(['/etc/falco/homelab/homelab-tuning.yaml', '/etc/falco/falco_rules.yaml']))), 'rules_files:'],
+    ['falco-egress', 'port 80 opened', (c) => c.edit(EGRESS, 0, (d) => {
+      const egress = d.getIn(['spec', 'egress']);
+      if (isSeq(egress)) egress.add(d.createNode({ ports: [{ port: 80, protocol: 'TCP' }] }));
+    }), 'port: 80'],
+    ['falco-egress', 'no egress on 443', (c) => c.edit(EGRESS, 0, (d) => d.deleteIn(['spec', 'egress', 1])), '  egress:'],
+    ['falco-forwarder', 'one replica', (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['replicaCount'], 1)), 'replicaCount'],
+    ['falco-forwarder', 'the web UI on', (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['webui', 'enabled'], true)), 'webui:'],
+    ['falco-forwarder', 'warnings and above only', (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'slack', 'minimumpriority'], 'warning')), 'minimumpriority'],
+    ['falco-forwarder', 'events routed through Alertmanager', (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'alertmanager', 'hostport'], 'http://alertmanager.monitoring:9093')), 'hostport'],
+  ];
