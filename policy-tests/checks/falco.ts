@@ -31,6 +31,14 @@ function withPolicy(ctx: CheckContext, body: (policy: FalcoPolicy) => void): voi
   else ctx.failAtFile(FALCO_POLICY_FILE, problem!);
 }
 
+/** Runs `body` for every tuning file, with the policy facts and a failer that points into it. */
+function forEachTuning(ctx: CheckContext, body: (tuning: TuningFile, policy: FalcoPolicy, fail: Fail) => void): void {
+  const fail = tuningFailer(ctx);
+  withPolicy(ctx, (policy) => {
+    for (const tuning of tuningFiles(ctx.repo)) body(tuning, policy, fail);
+  });
+}
+
 function upstreamKind(policy: FalcoPolicy, item: TuningItem): boolean {
   const { upstream } = policy;
   return item.type === 'rule' ? upstream.rules.has(item.name) : item.type === 'macro' ? upstream.macros.has(item.name) : item.type === 'list' ? upstream.lists.has(item.name) : false;
@@ -148,17 +156,14 @@ export const falcoChecks: PolicyCheck[] = [
     kinds: ['ConfigMap'],
     exemptible: false,
     run(ctx) {
-      const fail = tuningFailer(ctx);
-      withPolicy(ctx, (policy) => {
+      forEachTuning(ctx, (tuning, policy, fail) => {
         const upstreamRules = [...policy.upstream.rules].map((n) => ({ name: n, norm: normalizeRuleName(n) }));
-        for (const tuning of tuningFiles(ctx.repo)) {
-          for (const item of tuning.items) {
-            if (item.type === 'other') continue;
-            if (upstreamKind(policy, item) && !item.override && item.raw.append === undefined) fail(tuning, [item.index, item.type], `${item.type} "${item.name}" is upstream (falco-rules ${policy.upstream.version}); redefining it replaces the upstream definition`);
-            if (item.type === 'rule' && !policy.upstream.rules.has(item.name)) {
-              const copied = upstreamRules.find((u) => normalizeRuleName(item.name).includes(u.norm));
-              if (copied) fail(tuning, [item.index, 'rule'], `rule "${item.name}" is a copy of upstream rule "${copied.name}" under another name`);
-            }
+        for (const item of tuning.items) {
+          if (item.type === 'other') continue;
+          if (upstreamKind(policy, item) && !item.override && item.raw.append === undefined) fail(tuning, [item.index, item.type], `${item.type} "${item.name}" is upstream (falco-rules ${policy.upstream.version}); redefining it replaces the upstream definition`);
+          if (item.type === 'rule' && !policy.upstream.rules.has(item.name)) {
+            const copied = upstreamRules.find((u) => normalizeRuleName(item.name).includes(u.norm));
+            if (copied) fail(tuning, [item.index, 'rule'], `rule "${item.name}" is a copy of upstream rule "${copied.name}" under another name`);
           }
         }
       });
@@ -172,26 +177,23 @@ export const falcoChecks: PolicyCheck[] = [
     kinds: ['ConfigMap'],
     exemptible: false,
     run(ctx) {
-      const fail = tuningFailer(ctx);
-      withPolicy(ctx, (policy) => {
-        for (const tuning of tuningFiles(ctx.repo)) {
-          for (const item of tuning.items) {
-            if (item.raw.append !== undefined) fail(tuning, [item.index, 'append'], `${item.type} "${item.name}" uses legacy append: true (deprecated, removed in Falco 1.0); use override:`);
-            if (!item.override || (item.type === 'rule' && policy.boundaryRules.includes(item.name))) continue;
-            const keys = Object.entries(item.override).map(([k, v]) => `${k}: ${String(v)}`).sort().join(', ');
-            const at: Path = [item.index, 'override'];
-            if (!upstreamKind(policy, item)) {
-              fail(tuning, at, `${item.type} "${item.name}" overrides nothing upstream`);
-            } else if (item.type === 'macro') {
-              if (keys !== 'condition: replace') fail(tuning, at, `macro "${item.name}" must be tuned with override {condition: replace}, found {${keys}}`);
-              else if (!isHookName(item.name)) fail(tuning, at, `macro "${item.name}" is not an exclusion hook; replacing it changes what upstream rules detect`);
-            } else if (item.type === 'list') {
-              if (keys !== 'items: append') fail(tuning, at, `list "${item.name}" must be tuned with override {items: append}, found {${keys}}`);
-            } else if (item.type === 'rule') {
-              if (keys !== 'condition: append') fail(tuning, at, `rule "${item.name}" may only be tuned with override {condition: append}, found {${keys}}`);
-              else if (!(item.name in policy.ruleAppendAllowed)) fail(tuning, at, `rule "${item.name}" has a hook of its own; tune the hook, not the rule (rules whose sole hook is an over-broad list are listed in ${FALCO_POLICY_FILE})`);
-              else if (!appendedExclusion(item.condition ?? '')) fail(tuning, [item.index, 'condition'], `rule "${item.name}": an appended condition must be exactly "and not (...)"`);
-            }
+      forEachTuning(ctx, (tuning, policy, fail) => {
+        for (const item of tuning.items) {
+          if (item.raw.append !== undefined) fail(tuning, [item.index, 'append'], `${item.type} "${item.name}" uses legacy append: true (deprecated, removed in Falco 1.0); use override:`);
+          if (!item.override || (item.type === 'rule' && policy.boundaryRules.includes(item.name))) continue;
+          const keys = Object.entries(item.override).map(([k, v]) => `${k}: ${String(v)}`).sort().join(', ');
+          const at: Path = [item.index, 'override'];
+          if (!upstreamKind(policy, item)) {
+            fail(tuning, at, `${item.type} "${item.name}" overrides nothing upstream`);
+          } else if (item.type === 'macro') {
+            if (keys !== 'condition: replace') fail(tuning, at, `macro "${item.name}" must be tuned with override {condition: replace}, found {${keys}}`);
+            else if (!isHookName(item.name)) fail(tuning, at, `macro "${item.name}" is not an exclusion hook; replacing it changes what upstream rules detect`);
+          } else if (item.type === 'list') {
+            if (keys !== 'items: append') fail(tuning, at, `list "${item.name}" must be tuned with override {items: append}, found {${keys}}`);
+          } else if (item.type === 'rule') {
+            if (keys !== 'condition: append') fail(tuning, at, `rule "${item.name}" may only be tuned with override {condition: append}, found {${keys}}`);
+            else if (!(item.name in policy.ruleAppendAllowed)) fail(tuning, at, `rule "${item.name}" has a hook of its own; tune the hook, not the rule (rules whose sole hook is an over-broad list are listed in ${FALCO_POLICY_FILE})`);
+            else if (!appendedExclusion(item.condition ?? '')) fail(tuning, [item.index, 'condition'], `rule "${item.name}": an appended condition must be exactly "and not (...)"`);
           }
         }
       });
@@ -205,28 +207,25 @@ export const falcoChecks: PolicyCheck[] = [
     kinds: ['ConfigMap'],
     exemptible: false,
     run(ctx) {
-      const fail = tuningFailer(ctx);
-      withPolicy(ctx, (policy) => {
-        for (const tuning of tuningFiles(ctx.repo)) {
-          for (const exemption of exemptionsOf(tuning, policy)) {
-            const { item } = exemption;
-            if (exemption.unscopable) {
-              fail(tuning, [item.index, 'list'], `list "${item.name}" exempts by name in every container; append a scoped clause to the rule or its macro instead`);
-              continue;
-            }
-            exemption.clauses.forEach((clause, n) => {
-              const { fields, images } = pins(clause);
-              const missing = [
-                [...fields].some((f) => PROCESS_FIELD.test(f)) ? '' : 'process',
-                [...fields].some((f) => IMAGE_FIELD.test(f)) ? '' : 'image',
-                [...fields].some((f) => PATH_FIELD.test(f)) ? '' : 'path',
-              ].filter(Boolean);
-              const where = exemption.clauses.length > 1 ? ` (alternative ${n + 1})` : '';
-              if (missing.length) fail(tuning, [item.index, 'condition'], `${item.type} "${item.name}"${where} does not pin the ${missing.join(', ')} involved`);
-              const generic = images.filter((i) => isGeneric(i, policy));
-              if (generic.length && !fields.has(NAMESPACE_FIELD)) fail(tuning, [item.index, 'condition'], `${item.type} "${item.name}"${where} exempts generic image ${generic.join(', ')} without pinning k8s.ns.name`);
-            });
+      forEachTuning(ctx, (tuning, policy, fail) => {
+        for (const exemption of exemptionsOf(tuning, policy)) {
+          const { item } = exemption;
+          if (exemption.unscopable) {
+            fail(tuning, [item.index, 'list'], `list "${item.name}" exempts by name in every container; append a scoped clause to the rule or its macro instead`);
+            continue;
           }
+          exemption.clauses.forEach((clause, n) => {
+            const { fields, images } = pins(clause);
+            const missing = [
+              [...fields].some((f) => PROCESS_FIELD.test(f)) ? '' : 'process',
+              [...fields].some((f) => IMAGE_FIELD.test(f)) ? '' : 'image',
+              [...fields].some((f) => PATH_FIELD.test(f)) ? '' : 'path',
+            ].filter(Boolean);
+            const where = exemption.clauses.length > 1 ? ` (alternative ${n + 1})` : '';
+            if (missing.length) fail(tuning, [item.index, 'condition'], `${item.type} "${item.name}"${where} does not pin the ${missing.join(', ')} involved`);
+            const generic = images.filter((i) => isGeneric(i, policy));
+            if (generic.length && !fields.has(NAMESPACE_FIELD)) fail(tuning, [item.index, 'condition'], `${item.type} "${item.name}"${where} exempts generic image ${generic.join(', ')} without pinning k8s.ns.name`);
+          });
         }
       });
     },
