@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['policy-tests/test/**/*.test.ts', 'scripts/test/**/*.test.ts', 'portfolio-api/test/**/*.test.ts'],
+    include: ['policy-tests/test/**/*.test.ts', 'scripts/test/**/*.test.ts', 'portfolio-api/test/**/*.test.ts', 'monitoring/watchdog/test/**/*.test.ts'],
     testTimeout: 30_000,
     // The first run builds the field-tree cache from the model packages' .d.ts (a few seconds).
     hookTimeout: 60_000,

@@ -5,7 +5,7 @@
 import { parseAppend, parseCondition, disjuncts, pinned, unwrap, walk, ConditionSyntaxError, type Expr } from '../lib/falco/expr.ts';
 import { isExemptionList, isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../lib/falco/policy.ts';
 import { normalizeRuleName, tuningFiles, type TuningFile, type TuningItem } from '../lib/falco/tuning.ts';
-import { chartValues, get, type ChartValues } from '../lib/falco/values.ts';
+import { chartValues, get, type ChartValues } from '../lib/chart-values.ts';
 import type { Path } from '../lib/positions.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 

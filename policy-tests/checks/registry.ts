@@ -8,6 +8,7 @@ import { findingAt, type Resource } from '../lib/manifest.ts';
 import type { Repo } from '../lib/repo.ts';
 import { argocdChecks } from './argocd.ts';
 import { falcoChecks } from './falco.ts';
+import { watchdogChecks } from './watchdog.ts';
 import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 import { workloadChecks } from './workload-hygiene.ts';
@@ -28,7 +29,7 @@ const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, exemptionCheck];
 }
 
 function exemptionsOf(resource: Resource): Map<string, string> {

@@ -4,6 +4,7 @@
  * functions of this value.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
 import { LineCounter, parseDocument } from 'yaml';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +44,7 @@ export interface Repo {
   facts?: ClusterFacts;
   factsResource?: Resource;
   factsProblems: readonly FactsProblem[];
-  /** Non-manifest YAML/JSON files (Helm values, facts, settings), parsed with positions. */
+  /** Non-manifest YAML/JSON files (Helm values, facts, settings) and TOML (wrangler.toml), parsed with positions. */
   dataFiles: ReadonlyMap<string, DataFile>;
 }
 
@@ -55,7 +56,29 @@ export interface DataFile {
   errors: string[];
 }
 
+/**
+ * TOML (wrangler.toml) through smol-toml. It keeps no positions, so a path
+ * resolves to the first line that assigns its last key: enough to point a
+ * human at `routes` or `crons`.
+ */
+export function parseTomlFile(file: string, text: string): DataFile {
+  const lines = text.split('\n');
+  const positions: Positions = {
+    at(path) {
+      const key = [...path].reverse().find((p) => typeof p === 'string');
+      const index = key === undefined ? -1 : lines.findIndex((l) => new RegExp(`^\\s*"?${String(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?\\s*=`).test(l));
+      return { line: index + 1 || 1, col: 1 };
+    },
+  };
+  try {
+    return { file, data: parseToml(text), positions, errors: [] };
+  } catch (err) {
+    return { file, data: undefined, positions, errors: [`${file}: ${(err as Error).message.split('\n')[0]}`] };
+  }
+}
+
 export function parseDataFile(file: string, text: string): DataFile {
+  if (file.endsWith('.toml')) return parseTomlFile(file, text);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
@@ -109,7 +132,8 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
   const files = new Set<string>();
   const dirs = new Set<string>();
   for (const r of MANIFEST_ROOTS) walkFiles(root, r, files, dirs);
-  const data = new Map([...files].filter((f) => isManifestPath(f) && isNonManifest(f)).map((f) => [f, parseDataFile(f, readFileSync(join(root, f), 'utf8'))] as const));
+  const isData = (f: string) => (isManifestPath(f) && isNonManifest(f)) || f.endsWith('.toml');
+  const data = new Map([...files].filter(isData).map((f) => [f, parseDataFile(f, readFileSync(join(root, f), 'utf8'))] as const));
   return buildRepo(root, files, dirs, await parseFiles(root, manifestFilesOf(files), options), data);
 }
 

@@ -1,7 +1,7 @@
 /** Helm values of the chart sources in the repo, found through the Applications that use them. */
-import { applications } from '../argocd.ts';
-import type { DataFile, Repo } from '../repo.ts';
-import type { Path } from '../positions.ts';
+import { applications } from './argocd.ts';
+import type { DataFile, Repo } from './repo.ts';
+import type { Path } from './positions.ts';
 
 export interface ChartValues {
   appName: string;

@@ -1,0 +1,98 @@
+/**
+ * Runs the worker in workerd through miniflare, with KV persisted to a temp
+ * directory (so a "restart" is a new runtime on the same state), a local
+ * capture server standing in for the chat webhook, and local sites.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { Miniflare } from 'miniflare';
+
+export const TOKEN = 'heartbeat-token-0123456789';
+
+let bundle: Promise<string> | undefined;
+/** The worker compiled as Cloudflare would: one ES module. */
+export function workerScript(): Promise<string> {
+  bundle ??= build({ entryPoints: [new URL('../src/index.ts', import.meta.url).pathname], bundle: true, format: 'esm', target: 'es2022', write: false, logLevel: 'silent' }).then((r) => r.outputFiles[0]!.text);
+  return bundle;
+}
+
+/** A local HTTP endpoint whose answers a test switches; it records what it receives. */
+export interface Endpoint {
+  url: string;
+  up: boolean;
+  received: string[];
+  close(): Promise<void>;
+}
+
+export async function endpoint(path = '/'): Promise<Endpoint> {
+  const ep: Endpoint = { url: '', up: true, received: [], close: async () => undefined };
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (!ep.up) return void res.writeHead(503).end('down');
+      if (req.method === 'POST') ep.received.push(body ? (JSON.parse(body) as { text: string }).text : '');
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  ep.url = `http://127.0.0.1:${(server.address() as { port: number }).port}${path}`;
+  ep.close = () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); });
+  return ep;
+}
+
+export interface Runtime {
+  mf: Miniflare;
+  heartbeat(body?: unknown, init?: { token?: string; contentType?: string; raw?: string }): Promise<Response>;
+  tick(at: number): Promise<{ outcome: string }>;
+  status(): Promise<Record<string, unknown>>;
+  dispose(): Promise<void>;
+}
+
+export function watchdogPayload(status = 'firing') {
+  return {
+    version: '4',
+    groupKey: '{}/{alertname="Watchdog"}:{}',
+    truncatedAlerts: 0,
+    status,
+    receiver: 'watchdog',
+    groupLabels: {},
+    commonLabels: { alertname: 'Watchdog', severity: 'none' },
+    commonAnnotations: {},
+    externalURL: 'http://alertmanager.monitoring:9093',
+    alerts: [{ status, labels: { alertname: 'Watchdog', severity: 'none' }, annotations: {}, startsAt: '2026-11-22T00:00:00Z', endsAt: '0001-01-01T00:00:00Z', generatorURL: '', fingerprint: 'f' }],
+  };
+}
+
+export function newKvDir(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'watchdog-kv-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function startRuntime(bindings: Record<string, string | undefined>, kvDir: string): Promise<Runtime> {
+  const vars = Object.fromEntries(Object.entries(bindings).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const mf = new Miniflare({
+    modules: true,
+    script: await workerScript(),
+    compatibilityDate: '2026-04-01',
+    kvNamespaces: ['WATCHDOG_KV'],
+    kvPersist: kvDir,
+    bindings: vars,
+  });
+  const worker = await mf.getWorker();
+  return {
+    mf,
+    heartbeat: (body = watchdogPayload(), init = {}) =>
+      mf.dispatchFetch('https://watchdog.homelab.example.net/heartbeat', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${init.token ?? TOKEN}`, 'content-type': init.contentType ?? 'application/json' },
+        body: init.raw ?? JSON.stringify(body),
+      }) as unknown as Promise<Response>,
+    tick: (at) => worker.scheduled({ scheduledTime: new Date(at), cron: '* * * * *' }) as Promise<{ outcome: string }>,
+    status: async () => (await (await mf.dispatchFetch('https://watchdog.homelab.example.net/status', { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as Record<string, unknown>,
+    dispose: () => mf.dispose(),
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * The alert path's own alarm (A11, A18): Alertmanager's Watchdog route feeds
+ * the external watchdog worker, often enough for its silence threshold.
+ */
+import { HEARTBEAT_PATH, HEARTBEAT_PERIOD_MS, HEARTBEAT_SILENCE_MS } from '../../monitoring/watchdog/src/limits.ts';
+import { chartValues, get } from '../lib/chart-values.ts';
+import type { Path } from '../lib/positions.ts';
+import type { PolicyCheck } from './types.ts';
+
+export const WRANGLER_FILE = 'monitoring/watchdog/wrangler.toml';
+
+/** Prometheus/Alertmanager duration ("1h30m", "5m", "90s") in ms; NaN when malformed. */
+export function durationMs(text: unknown): number {
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_536_000_000 };
+  if (typeof text !== 'string' || !/^(\d+(ms|s|m|h|d|w|y))+$/.test(text)) return NaN;
+  let total = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)) total += Number(n) * units[unit!]!;
+  return total;
+}
+
+interface Route {
+  receiver?: string;
+  matchers?: string[];
+  match?: Record<string, string>;
+  repeat_interval?: string;
+}
+
+export function isWatchdogRoute(route: Route): boolean {
+  return route.match?.alertname === 'Watchdog' || (route.matchers ?? []).some((m) => /^alertname\s*=\s*"?Watchdog"?$/.test(m.trim()));
+}
+
+export const watchdogChecks: PolicyCheck[] = [
+  {
+    id: 'watchdog-wiring',
+    description: "Alertmanager's Watchdog route posts to the external worker's heartbeat URL every 5 min, well under its 15 min threshold, with the token from a mounted ExternalSecret (A11, A18).",
+    invariants: ['A11', 'A18', 'A19'],
+    remediation: `point the Watchdog receiver at https://<wrangler route>${HEARTBEAT_PATH}, repeat_interval 5m, credentials_file under a secret listed in alertmanagerSpec.secrets`,
+    kinds: ['Application', 'ExternalSecret'],
+    exemptible: false,
+    run(ctx) {
+      const wrangler = ctx.repo.dataFiles.get(WRANGLER_FILE);
+      const routes = (get(wrangler?.data, ['routes']) ?? []) as { pattern?: string }[];
+      const host = routes.map((r) => r.pattern?.replace(/\/\*$/, '')).find(Boolean);
+      if (!wrangler || !host) {
+        ctx.failAtFile(wrangler ? WRANGLER_FILE : 'monitoring/README.md', `${WRANGLER_FILE} declares no route, so nothing says where heartbeats go`);
+        return;
+      }
+      const crons = get(wrangler.data, ['triggers', 'crons']);
+      if (!Array.isArray(crons) || !crons.includes('* * * * *')) {
+        const { line, col } = wrangler.positions.at(['triggers', 'crons'], 'key');
+        ctx.failAt(WRANGLER_FILE, line, col, 'the worker must run every minute (crons = ["* * * * *"])');
+      }
+      const expected = `https://${host}${HEARTBEAT_PATH}`;
+      const stacks = chartValues(ctx.repo, 'kube-prometheus-stack');
+      if (stacks.length === 0) ctx.failAtFile(WRANGLER_FILE, 'no kube-prometheus-stack Application: nothing sends the heartbeat');
+      for (const { file, values, source } of stacks) {
+        const fail = (path: Path, message: string) => {
+          const { line, col } = source.positions.at(path, 'key');
+          ctx.failAt(file, line, col, message);
+        };
+        const config = ['alertmanager', 'config'];
+        const childRoutes = (get(values, [...config, 'route', 'routes']) ?? []) as Route[];
+        const index = childRoutes.findIndex(isWatchdogRoute);
+        if (index === -1) {
+          fail([...config, 'route'], 'no route for alertname="Watchdog": the heartbeat never leaves the cluster');
+          continue;
+        }
+        const route = childRoutes[index]!;
+        const repeat = durationMs(route.repeat_interval);
+        if (repeat !== HEARTBEAT_PERIOD_MS || repeat > HEARTBEAT_SILENCE_MS / 2) {
+          fail([...config, 'route', 'routes', index, 'repeat_interval'], `Watchdog repeat_interval is ${route.repeat_interval ?? 'unset'}; it must be ${HEARTBEAT_PERIOD_MS / 60_000}m, well under the worker's ${HEARTBEAT_SILENCE_MS / 60_000} min threshold`);
+        }
+        const receivers = (get(values, [...config, 'receivers']) ?? []) as { name?: string; webhook_configs?: { url?: string; http_config?: { authorization?: { credentials?: string; credentials_file?: string } } }[] }[];
+        const rIndex = receivers.findIndex((r) => r.name === route.receiver);
+        const hook = receivers[rIndex]?.webhook_configs?.[0];
+        if (!hook) {
+          fail([...config, 'route', 'routes', index, 'receiver'], `receiver "${route.receiver}" has no webhook`);
+          continue;
+        }
+        const at: Path = [...config, 'receivers', rIndex, 'webhook_configs', 0];
+        if (hook.url !== expected) fail([...at, 'url'], `the heartbeat goes to ${hook.url ?? 'nowhere'}, but the worker answers at ${expected}`);
+        const auth = hook.http_config?.authorization;
+        if (auth?.credentials) fail([...at, 'http_config'], 'the heartbeat token is committed in values; use credentials_file from a mounted secret');
+        const secret = /^\/etc\/alertmanager\/secrets\/([^/]+)\//.exec(auth?.credentials_file ?? '')?.[1];
+        const mounted = (get(values, ['alertmanager', 'alertmanagerSpec', 'secrets']) ?? []) as string[];
+        const fromExternalSecret = ctx.repo.resources.some((r) => r.kind === 'ExternalSecret' && ((r.object.spec as { target?: { name?: string } })?.target?.name ?? r.name) === secret);
+        if (!secret || !mounted.includes(secret) || !fromExternalSecret) fail([...at, 'http_config'], `the heartbeat token must be a credentials_file under /etc/alertmanager/secrets/<secret>/, that secret listed in alertmanagerSpec.secrets and written by an ExternalSecret`);
+      }
+    },
+  },
+];
