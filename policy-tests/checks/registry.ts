@@ -9,6 +9,7 @@ import type { Repo } from '../lib/repo.ts';
 import { argocdChecks } from './argocd.ts';
 import { falcoChecks } from './falco.ts';
 import { watchdogChecks } from './watchdog.ts';
+import { alertRoutingChecks } from './alert-routing.ts';
 import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 import { workloadChecks } from './workload-hygiene.ts';
@@ -29,7 +30,7 @@ const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, exemptionCheck];
 }
 
 function exemptionsOf(resource: Resource): Map<string, string> {

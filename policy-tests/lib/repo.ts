@@ -29,6 +29,7 @@ export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }
   { pattern: '{values.yaml,*/values.yaml,*/values-*.yaml}', reason: 'Helm values, consumed by a chart source through $values' },
   { pattern: '{*/package.json,*/package-lock.json,*/tsconfig*.json}', reason: 'Node.js tooling of a workload built from this repo' },
   { pattern: '*/settings/*', reason: 'app rebuild settings, read by scripts, never applied' },
+  { pattern: '*/payloads/*', reason: 'webhook payloads other systems push (documentation and test input), never applied' },
   { pattern: '*/tests/*', reason: 'tool test files (promtool rule tests), never applied' },
   { pattern: '*/facts/*', reason: 'facts the policy checks read (upstream rule names, image lists), never applied' },
 ];

@@ -48,7 +48,9 @@ export function copyRepo(): RepoCopy {
 
 /** Line (1-based) of the first line of `file` in `copy` containing `needle`. */
 export function lineOf(copy: RepoCopy, file: string, needle: string): number {
-  const index = copy.read(file).split('\n').findIndex((l) => l.includes(needle));
+  // A needle ending in a newline must match a whole (trimmed) line.
+  const whole = needle.endsWith('\n') ? needle.trim() : undefined;
+  const index = copy.read(file).split('\n').findIndex((l) => (whole ? l.trim() === whole : l.includes(needle)));
   if (index === -1) throw new Error(`${needle} not in ${file}`);
   return index + 1;
 }

@@ -15,3 +15,19 @@ export const wiringMutations: [string, string, (c: RepoCopy) => void, string][] 
   ['watchdog-wiring', 'the token is committed instead of mounted', (c) => c.edit(KPS, 0, (d) => d.setIn([...WATCHDOG_HOOK, 'http_config', 'authorization'], d.createNode({ type: 'Bearer', credentials: 'hunter2' }))), 'http_config:'],
   ['watchdog-wiring', 'the worker no longer runs every minute', (c) => c.write(WRANGLER, c.read(WRANGLER).replace('crons = ["* * * * *"]', 'crons = ["*/10 * * * *"]')), 'crons ='],
 ];
+
+const CHAT = ['alertmanager', 'config', 'receivers', 2, 'slack_configs', 0];
+const EVENTS = ['alertmanager', 'config', 'receivers', 3, 'slack_configs', 0];
+
+/** The line after `- name: <receiver>` that holds `field`. */
+const lineIn = (receiver: string, field: string) => (c: RepoCopy): number => {
+  const lines = c.read(KPS).split('\n');
+  const start = lines.findIndex((l) => l.trim() === `- name: ${receiver}`);
+  return start + 1 + lines.slice(start).findIndex((l) => l.includes(field));
+};
+
+export const routingMutations: [string, string, (c: RepoCopy) => void, string | ((c: RepoCopy) => number)][] = [
+  ['alert-routing', 'critical alerts without resolved messages', (c) => c.edit(KPS, 0, (d) => d.setIn([...CHAT, 'send_resolved'], false)), lineIn('chat', 'send_resolved')],
+  ['alert-routing', 'the event route sends resolved messages', (c) => c.edit(KPS, 0, (d) => d.setIn([...EVENTS, 'send_resolved'], true)), lineIn('chat-events', 'send_resolved')],
+  ['alert-routing', 'warnings routed to chat', (c) => c.edit(KPS, 0, (d) => d.setIn(['alertmanager', 'config', 'route', 'routes', 3, 'matchers'], d.createNode(['severity=~"critical|warning"']))), '- receiver: chat\n'],
+];

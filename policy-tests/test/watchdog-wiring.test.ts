@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { durationMs, isWatchdogRoute } from '../checks/watchdog.ts';
 import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
-import { wiringMutations } from './watchdog-mutations.ts';
+import { routingMutations, wiringMutations } from './watchdog-mutations.ts';
 
 let copy: RepoCopy;
 beforeEach(() => {
@@ -9,13 +9,14 @@ beforeEach(() => {
 });
 afterEach(() => copy?.remove());
 
-describe('watchdog wiring bites on a broken copy of the real repository', () => {
-  it.each(wiringMutations)('%s: %s', async (check, _why, mutate, needle) => {
+describe('watchdog wiring and alert routing bite on a broken copy of the real repository', () => {
+  it.each([...wiringMutations, ...routingMutations])('%s: %s', async (check, _why, mutate, needle) => {
     mutate(copy);
     const findings = await copy.gate();
     expect(checkIds(findings), describeFindings(findings)).toEqual([check]);
     const file = findings[0]!.file;
-    expect(findings.map((f) => `${f.file}:${f.line}`), describeFindings(findings)).toContain(`${file}:${lineOf(copy, file, needle)}`);
+    const line = typeof needle === 'string' ? lineOf(copy, file, needle) : needle(copy);
+    expect(findings.map((f) => `${f.file}:${f.line}`), describeFindings(findings)).toContain(`${file}:${line}`);
   });
 });
 
