@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the watchdog wiring check. */
+/** Broken copies of the real repository for the monitoring checks: watchdog wiring, routing, limits, probes, SNMP. */
 import type { RepoCopy } from './helpers.ts';
 
 const KPS = 'monitoring/kube-prometheus-stack/values.yaml';
@@ -30,4 +30,21 @@ export const routingMutations: [string, string, (c: RepoCopy) => void, string | 
   ['alert-routing', 'critical alerts without resolved messages', (c) => c.edit(KPS, 0, (d) => d.setIn([...CHAT, 'send_resolved'], false)), lineIn('chat', 'send_resolved')],
   ['alert-routing', 'the event route sends resolved messages', (c) => c.edit(KPS, 0, (d) => d.setIn([...EVENTS, 'send_resolved'], true)), lineIn('chat-events', 'send_resolved')],
   ['alert-routing', 'warnings routed to chat', (c) => c.edit(KPS, 0, (d) => d.setIn(['alertmanager', 'config', 'route', 'routes', 3, 'matchers'], d.createNode(['severity=~"critical|warning"']))), '- receiver: chat\n'],
+];
+
+const LOKI = 'monitoring/loki/values.yaml';
+const TEMPO = 'monitoring/tempo/values.yaml';
+const PROBES = 'monitoring/blackbox-exporter/probes.yaml';
+const SNMP = 'monitoring/snmp-exporter/values.yaml';
+
+export const monitoringMutations: [string, string, (c: RepoCopy) => void, string | ((c: RepoCopy) => number)][] = [
+  ['monitoring-retention', 'metrics kept 14 days', (c) => c.edit(KPS, 0, (d) => d.setIn(['prometheus', 'prometheusSpec', 'retention'], '14d')), 'retention: 14d'],
+  ['monitoring-retention', 'one Alertmanager replica', (c) => c.edit(KPS, 0, (d) => d.setIn(['alertmanager', 'alertmanagerSpec', 'replicas'], 1)), 'replicas: 1'],
+  ['monitoring-retention', 'logs kept 14 days', (c) => c.edit(LOKI, 0, (d) => d.setIn(['loki', 'limits_config', 'retention_period'], '336h')), 'retention_period'],
+  ['monitoring-retention', 'events kept as long as logs', (c) => c.edit(LOKI, 0, (d) => d.deleteIn(['loki', 'limits_config', 'retention_stream'])), 'limits_config:'],
+  ['monitoring-retention', 'traces kept 2 days', (c) => c.edit(TEMPO, 0, (d) => d.setIn(['tempo', 'retention'], '48h')), 'retention: 48h'],
+  ['monitoring-probes', 'the internet probed every 30 s', (c) => c.edit(PROBES, 0, (d) => d.setIn(['spec', 'interval'], '30s')), 'interval: 30s'],
+  ['monitoring-probes', 'a public site dropped from the probe', (c) => c.edit(PROBES, 1, (d) => d.deleteIn(['spec', 'targets', 'staticConfig', 'static', 4])), (c) => c.read(PROBES).split('\n').lastIndexOf('  targets:') + 1],
+  ['snmp-v3-only', 'a v2c community added', (c) => c.edit(SNMP, 0, (d) => d.setIn(['config'], `${String(d.get('config'))}  legacy:\n    version: 2\n    community: public\n`)), 'config: |'],
+  ['snmp-v3-only', 'MD5 instead of SHA', (c) => c.edit(SNMP, 0, (d) => d.setIn(['config'], String(d.get('config')).replace('auth_protocol: SHA', 'auth_protocol: MD5'))), 'config: |'],
 ];

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { durationMs, isWatchdogRoute } from '../checks/watchdog.ts';
 import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
-import { routingMutations, wiringMutations } from './watchdog-mutations.ts';
+import { monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';
 
 let copy: RepoCopy;
 beforeEach(() => {
@@ -9,8 +9,8 @@ beforeEach(() => {
 });
 afterEach(() => copy?.remove());
 
-describe('watchdog wiring and alert routing bite on a broken copy of the real repository', () => {
-  it.each([...wiringMutations, ...routingMutations])('%s: %s', async (check, _why, mutate, needle) => {
+describe('monitoring checks bite on a broken copy of the real repository', () => {
+  it.each([...wiringMutations, ...routingMutations, ...monitoringMutations])('%s: %s', async (check, _why, mutate, needle) => {
     mutate(copy);
     const findings = await copy.gate();
     expect(checkIds(findings), describeFindings(findings)).toEqual([check]);

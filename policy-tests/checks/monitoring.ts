@@ -1,0 +1,121 @@
+/**
+ * The monitoring stack's Limits and scrape sources (A1-A7, A20), read from
+ * the chart values and the Probe resources.
+ */
+import { parse } from 'yaml';
+import { chartValues, get, type ChartValues } from '../lib/chart-values.ts';
+import type { Path } from '../lib/positions.ts';
+import { durationMs } from './watchdog.ts';
+import type { CheckContext, PolicyCheck } from './types.ts';
+
+type Fail = (path: Path, message: string) => void;
+
+/** Runs `body` on the values of `chart`; a missing chart app is itself a finding. */
+function onValues(ctx: CheckContext, chart: string, body: (v: ChartValues, fail: Fail) => void): void {
+  const found = chartValues(ctx.repo, chart);
+  if (found.length === 0) ctx.failAtFile('monitoring/README.md', `no Application deploys the ${chart} chart with values from this repo`);
+  for (const v of found) {
+    body(v, (path, message) => {
+      const { line, col } = v.source.positions.at(path, 'key');
+      ctx.failAt(v.file, line, col, message);
+    });
+  }
+}
+
+function expectDuration(fail: Fail, values: unknown, path: Path, expected: string, what: string): void {
+  const actual = get(values, path);
+  if (durationMs(actual) !== durationMs(expected)) fail(path, `${what} is ${actual === undefined ? 'unset' : String(actual)}, must be ${expected}`);
+}
+
+export const monitoringChecks: PolicyCheck[] = [
+  {
+    id: 'monitoring-retention',
+    description: 'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet (Limits; A1, A2, A3).',
+    invariants: ['A1', 'A2', 'A3'],
+    remediation: 'set the retention or replica count the spec’s Limits table gives',
+    kinds: ['Application'],
+    exemptible: false,
+    run(ctx) {
+      onValues(ctx, 'kube-prometheus-stack', ({ values }, fail) => {
+        expectDuration(fail, values, ['prometheus', 'prometheusSpec', 'retention'], '7d', 'metrics retention');
+        expectDuration(fail, values, ['alertmanager', 'alertmanagerSpec', 'retention'], '120h', 'Alertmanager retention');
+        if (get(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) !== 2) fail(['alertmanager', 'alertmanagerSpec', 'replicas'], `Alertmanager runs ${String(get(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) ?? 1)} replica(s), must be 2`);
+      });
+      onValues(ctx, 'loki', ({ values }, fail) => {
+        if (get(values, ['deploymentMode']) !== 'SingleBinary') fail(['deploymentMode'], 'Loki must run as a single binary');
+        if (get(values, ['loki', 'compactor', 'retention_enabled']) !== true) fail(['loki', 'compactor'], 'the compactor must enforce retention (retention_enabled: true)');
+        expectDuration(fail, values, ['loki', 'limits_config', 'retention_period'], '7d', 'log retention');
+        const streams = (get(values, ['loki', 'limits_config', 'retention_stream']) ?? []) as { selector?: string; period?: string }[];
+        const events = streams.findIndex((s) => s.selector?.includes('kubernetes/eventhandler'));
+        if (events === -1) fail(['loki', 'limits_config'], 'no retention_stream keeps Kubernetes events for 30 days');
+        else expectDuration(fail, values, ['loki', 'limits_config', 'retention_stream', events, 'period'], '30d', 'Kubernetes events retention');
+      });
+      onValues(ctx, 'tempo', ({ values }, fail) => {
+        expectDuration(fail, values, ['tempo', 'retention'], '24h', 'trace retention');
+        if (!get(values, ['tempo', 'receivers', 'otlp'])) fail(['tempo', 'receivers'], 'Tempo must receive OTLP');
+      });
+      onValues(ctx, 'alloy', ({ values }, fail) => {
+        if (get(values, ['controller', 'type']) !== 'daemonset') fail(['controller', 'type'], 'the log shipper must run on every node (controller.type: daemonset)');
+      });
+    },
+  },
+  {
+    id: 'monitoring-probes',
+    description: 'Blackbox Probes: internet every 15 s on two HTTPS endpoints, public-sites every 60 s on five sites resolved through public DNS (Limits; A4, A20).',
+    invariants: ['A4', 'A20'],
+    remediation: 'fix the Probe interval or targets in monitoring/blackbox-exporter/probes.yaml, or the exporter’s dnsConfig',
+    kinds: ['Probe', 'Application'],
+    exemptible: false,
+    run(ctx) {
+      const expected: Record<string, { interval: string; targets: number }> = { internet: { interval: '15s', targets: 2 }, 'public-sites': { interval: '60s', targets: 5 } };
+      for (const [name, want] of Object.entries(expected)) {
+        const probe = ctx.resources.find((r) => r.kind === 'Probe' && r.name === name);
+        if (!probe) {
+          ctx.failAtFile('monitoring/README.md', `no Probe named ${name}`);
+          continue;
+        }
+        const interval = get(probe.object, ['spec', 'interval']);
+        if (durationMs(interval) !== durationMs(want.interval)) ctx.fail(probe, ['spec', 'interval'], `Probe ${name} runs every ${String(interval)}, must be ${want.interval}`);
+        const targets = (get(probe.object, ['spec', 'targets', 'staticConfig', 'static']) ?? []) as string[];
+        if (targets.length !== want.targets || !targets.every((t) => t.startsWith('https://'))) ctx.fail(probe, ['spec', 'targets'], `Probe ${name} must probe ${want.targets} HTTPS targets, has ${targets.length}`);
+      }
+      onValues(ctx, 'prometheus-blackbox-exporter', ({ values }, fail) => {
+        const servers = get(values, ['dnsConfig', 'nameservers']);
+        if (get(values, ['dnsPolicy']) !== 'None' || !Array.isArray(servers) || servers.length === 0) fail(['dnsPolicy'], 'the blackbox exporter must resolve through public DNS (dnsPolicy: None with public nameservers), not the gateway');
+      });
+    },
+  },
+  {
+    id: 'snmp-v3-only',
+    description: 'The NAS is scraped with modules if_mib and synology over SNMPv3 authPriv (SHA, AES) every 60 s; no v1/v2c auth exists (A6).',
+    invariants: ['A6'],
+    remediation: 'keep only version 3 auths with security_level authPriv, auth_protocol SHA and priv_protocol AES; drop every community',
+    kinds: ['Application'],
+    exemptible: false,
+    run(ctx) {
+      onValues(ctx, 'prometheus-snmp-exporter', ({ values }, fail) => {
+        let config: { auths?: Record<string, Record<string, unknown>> } = {};
+        try {
+          config = (parse(String(get(values, ['config']) ?? '')) ?? {}) as typeof config;
+        } catch (err) {
+          fail(['config'], `the exporter config does not parse: ${(err as Error).message.split('\n')[0]}`);
+          return;
+        }
+        const auths = Object.entries(config.auths ?? {});
+        if (auths.length === 0) fail(['config'], 'no auth is defined');
+        for (const [name, auth] of auths) {
+          if (auth.version !== 3 || 'community' in auth) fail(['config'], `auth ${name} is SNMP v${String(auth.version ?? 2)}${'community' in auth ? ' with a community' : ''}; only SNMPv3 is allowed`);
+          else if (auth.security_level !== 'authPriv' || !/^SHA/.test(String(auth.auth_protocol)) || !/^AES/.test(String(auth.priv_protocol))) {
+            fail(['config'], `auth ${name} must be authPriv with SHA auth and AES privacy, is ${String(auth.security_level)}/${String(auth.auth_protocol)}/${String(auth.priv_protocol)}`);
+          }
+        }
+        const params = (get(values, ['serviceMonitor', 'params']) ?? []) as { module?: string[]; interval?: string }[];
+        params.forEach((p, i) => {
+          if (JSON.stringify([...(p.module ?? [])].sort()) !== JSON.stringify(['if_mib', 'synology'])) fail(['serviceMonitor', 'params', i, 'module'], `NAS modules are ${JSON.stringify(p.module ?? [])}, must be if_mib and synology`);
+          if (durationMs(p.interval) !== 60_000) fail(['serviceMonitor', 'params', i, 'interval'], `the NAS is scraped every ${String(p.interval)}, must be 60s`);
+        });
+        if (params.length === 0) fail(['serviceMonitor'], 'nothing scrapes the NAS');
+      });
+    },
+  },
+];
