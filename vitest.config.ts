@@ -4,6 +4,10 @@ export default defineConfig({
   test: {
     include: ['policy-tests/test/**/*.test.ts', 'scripts/test/**/*.test.ts', 'portfolio-api/test/**/*.test.ts', 'monitoring/watchdog/test/**/*.test.ts'],
     testTimeout: 30_000,
+    // Vitest leaves one core free by default; on a 2-core runner that means one worker.
+    // The tests are mostly waiting on child processes and sockets, so use both cores.
+    maxWorkers: 2,
+    minWorkers: 1,
     // The first run builds the field-tree cache from the model packages' .d.ts (a few seconds).
     hookTimeout: 60_000,
     reporters: process.env.CI ? ['default', 'junit'] : ['default'],

@@ -175,7 +175,8 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
     await expect.poll(() => has(chat, 'NasNotification', 'FIRING'), { timeout: 15_000 }).toBe(true);
     const resolved = (JSON.parse(payload) as { labels: object; annotations: object }[]).map((a) => ({ ...a, startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() - 1000).toISOString() }));
     await post(resolved);
-    await new Promise((r) => setTimeout(r, 4000));
+    // Three group intervals (1s each in this config) pass without a resolved message.
+    await new Promise((r) => setTimeout(r, 3000));
     expect(has(chat, 'NasNotification', 'RESOLVED')).toBe(false);
   }, 40_000);
 
@@ -204,7 +205,7 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
     const port = chat.port;
     await chat.stop();
     await post([alert({ alertname: 'BackupJobStale', severity: 'critical', namespace: 'media', cronjob: 'sonarr-db-backup' })]);
-    await new Promise((r) => setTimeout(r, 3000));
+    await new Promise((r) => setTimeout(r, 2000));
     expect(has(chat, 'BackupJobStale')).toBe(false);
     await chat.start(port);
     await expect.poll(() => has(chat, 'BackupJobStale', 'FIRING'), { timeout: 30_000, interval: 500 }).toBe(true);
