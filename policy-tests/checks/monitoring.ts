@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { chartValues, get, type ChartValues } from '../lib/chart-values.ts';
 import type { Path } from '../lib/positions.ts';
 import { durationMs } from './watchdog.ts';
+import { dashboards, rowsOf } from '../lib/dashboards.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
 type Fail = (path: Path, message: string) => void;
@@ -119,3 +120,44 @@ export const monitoringChecks: PolicyCheck[] = [
     },
   },
 ];
+
+/** The spec's dashboard table: each row and the panels it shows (matched by title prefix). */
+export const DASHBOARD_ROWS: Record<string, string[]> = {
+  'Internet & Backups': ['Public sites up', 'Public site response time', 'Internet state', 'Internet downtime', 'Internet outages', 'Probe latency', 'Backup job ages', 'Backup-sync sources behind'],
+  Network: ['WAN latency', 'WAN session uptime', 'WAN drops', 'Gateway CPU', 'Per-port traffic', 'Port errors and drops'],
+  Hypervisor: ['Hosts up', 'VMs running', 'VMs stopped', 'Host CPU', 'Host memory', 'Storage per host and shared'],
+  NAS: ['System status', 'Volume used and free', 'RAID status', 'Unhealthy disks', 'Temperature', 'eth0 traffic', 'Disk temperatures'],
+};
+
+export const dashboardChecks: PolicyCheck[] = [{
+  id: 'dashboard-rows',
+  description: 'A provisioned dashboard has the four rows of the spec (Internet & Backups, Network, Hypervisor, NAS), each with the panels the spec lists (A10).',
+  invariants: ['A10'],
+  remediation: 'add the missing row or panel to monitoring/dashboards/homelab-overview.yaml',
+  kinds: ['ConfigMap'],
+  exemptible: false,
+  run(ctx) {
+    const boards = dashboards(ctx.repo);
+    for (const d of boards.filter((b) => b.error)) ctx.failAt(d.file, d.error!.pos.line, d.error!.pos.col, `${d.key}: ${d.error!.message}`);
+    const overview = boards.find((d) => rowsOf(d).some((r) => r.title in DASHBOARD_ROWS));
+    if (!overview) {
+      ctx.failAtFile('monitoring/README.md', 'no provisioned dashboard has the spec’s rows');
+      return;
+    }
+    const rows = rowsOf(overview);
+    for (const [row, panels] of Object.entries(DASHBOARD_ROWS)) {
+      const found = rows.find((r) => r.title === row);
+      if (!found) {
+        const { line, col } = overview.at(['panels']);
+        ctx.failAt(overview.file, line, col, `${overview.key}: no row "${row}"`);
+        continue;
+      }
+      for (const panel of panels) {
+        if (!found.panels.some((p) => p.title?.startsWith(panel) && (p.targets ?? []).some((t) => t.expr))) {
+          const { line, col } = overview.at(['panels', found.index, 'title']);
+          ctx.failAt(overview.file, line, col, `${overview.key}: row "${row}" has no "${panel}" panel with a query`);
+        }
+      }
+    }
+  },
+}];

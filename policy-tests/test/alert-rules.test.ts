@@ -89,3 +89,19 @@ describe('alert rules', () => {
     expect(run.status).not.toBe(0);
   });
 });
+
+describe('dashboard queries', () => {
+  it.skipIf(!hasPromtool)("parse with promtool's real PromQL parser", async () => {
+    const { dashboards, panelQueries } = await import('../lib/dashboards.ts');
+    const queries = dashboards(repo).flatMap((d) => panelQueries(d).map((q) => ({ ...q, dashboard: d.key })));
+    expect(queries.length).toBeGreaterThan(25);
+    // Each query becomes a recording rule, so promtool parses and type-checks it as Prometheus would.
+    const rules = { groups: [{ name: 'dashboard-queries', rules: queries.map((q, i) => ({ record: `dashboard:query_${i}`, expr: q.expr })) }] };
+    writeFileSync(join(dir, 'dashboards.rules.yaml'), stringify(rules));
+    const run = spawnSync('promtool', ['check', 'rules', 'dashboards.rules.yaml'], { cwd: dir, encoding: 'utf8' });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    // And the check bites: a broken query fails.
+    writeFileSync(join(dir, 'broken-dashboards.rules.yaml'), stringify({ groups: [{ name: 'x', rules: [{ record: 'dashboard:broken', expr: 'rate(up[5m]' }] }] }));
+    expect(spawnSync('promtool', ['check', 'rules', 'broken-dashboards.rules.yaml'], { cwd: dir }).status).not.toBe(0);
+  });
+});

@@ -36,6 +36,7 @@ const LOKI = 'monitoring/loki/values.yaml';
 const TEMPO = 'monitoring/tempo/values.yaml';
 const PROBES = 'monitoring/blackbox-exporter/probes.yaml';
 const SNMP = 'monitoring/snmp-exporter/values.yaml';
+const DASHBOARD = 'monitoring/dashboards/homelab-overview.yaml';
 
 export const monitoringMutations: [string, string, (c: RepoCopy) => void, string | ((c: RepoCopy) => number)][] = [
   ['monitoring-retention', 'metrics kept 14 days', (c) => c.edit(KPS, 0, (d) => d.setIn(['prometheus', 'prometheusSpec', 'retention'], '14d')), 'retention: 14d'],
@@ -46,5 +47,7 @@ export const monitoringMutations: [string, string, (c: RepoCopy) => void, string
   ['monitoring-probes', 'the internet probed every 30 s', (c) => c.edit(PROBES, 0, (d) => d.setIn(['spec', 'interval'], '30s')), 'interval: 30s'],
   ['monitoring-probes', 'a public site dropped from the probe', (c) => c.edit(PROBES, 1, (d) => d.deleteIn(['spec', 'targets', 'staticConfig', 'static', 4])), (c) => c.read(PROBES).split('\n').lastIndexOf('  targets:') + 1],
   ['snmp-v3-only', 'a v2c community added', (c) => c.edit(SNMP, 0, (d) => d.setIn(['config'], `${String(d.get('config'))}  legacy:\n    version: 2\n    community: public\n`)), 'config: |'],
+  ['dashboard-rows', 'the NAS row is renamed', (c) => c.write(DASHBOARD, c.read(DASHBOARD).replace('"title": "NAS"', '"title": "Storage"')), '"panels": ['],
+  ['dashboard-rows', 'a Hypervisor panel loses its query', (c) => c.write(DASHBOARD, c.read(DASHBOARD).replace('"title": "VMs stopped"', '"title": "VMs halted"')), '"title": "Hypervisor"'],
   ['snmp-v3-only', 'MD5 instead of SHA', (c) => c.edit(SNMP, 0, (d) => d.setIn(['config'], String(d.get('config')).replace('auth_protocol: SHA', 'auth_protocol: MD5'))), 'config: |'],
 ];

@@ -57,7 +57,7 @@ export function parseTuning(file: string, key: string, text: string, toOuter: (p
 }
 
 /** Maps a position inside a block scalar back to the manifest: the content starts on the line after the header, indented. */
-function blockScalarMapper(resource: Resource, text: string, path: Path): (p: LinePos) => LinePos {
+export function blockScalarMapper(resource: Resource, text: string, path: Path): (p: LinePos) => LinePos {
   const header = resource.positions.at(path, 'value');
   const lines = text.split('\n');
   const firstContent = lines.slice(header.line).find((l) => l.trim() !== '') ?? '';
