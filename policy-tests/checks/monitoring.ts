@@ -161,3 +161,87 @@ export const dashboardChecks: PolicyCheck[] = [{
     }
   },
 }];
+
+const PVE_FACTS = 'monitoring/pve-exporter/facts/pve-access.yaml';
+const UNIFI_FACTS = 'monitoring/unpoller/facts/unifi-access.yaml';
+
+function externalSecretTargets(ctx: CheckContext): Set<string> {
+  return new Set(ctx.repo.resources.filter((r) => r.kind === 'ExternalSecret').map((r) => (r.object.spec as { target?: { name?: string } })?.target?.name ?? r.name));
+}
+
+export const sourceChecks: PolicyCheck[] = [
+  {
+    id: 'pve-audit-token',
+    description: 'The hypervisor exporter scrapes three hosts every 60 s, one of them cluster-wide, with the API token of an audit-only user (PVEAuditor), never a password (A7).',
+    invariants: ['A7'],
+    remediation: `scrape three targets at 60s with exactly one cluster=1, and render pve.yml from an ExternalSecret with user/token_name/token_value of the user in ${PVE_FACTS}`,
+    kinds: ['ServiceMonitor', 'ExternalSecret'],
+    exemptible: false,
+    run(ctx) {
+      const facts = (ctx.repo.dataFiles.get(PVE_FACTS)?.data ?? {}) as { user?: string; role?: string; token?: string };
+      if (facts.role !== 'PVEAuditor') ctx.failAtFile(PVE_FACTS, `the exporter's user must hold only PVEAuditor, facts say ${JSON.stringify(facts.role ?? null)}`);
+      const monitor = ctx.resources.find((r) => r.kind === 'ServiceMonitor' && r.name === 'pve-exporter');
+      if (!monitor) {
+        ctx.failAtFile('monitoring/README.md', 'no ServiceMonitor pve-exporter scrapes the hypervisors');
+        return;
+      }
+      const endpoints = (get(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string; params?: Record<string, string[]> }[];
+      const targets = new Set(endpoints.map((e) => e.params?.target?.[0]));
+      if (endpoints.length !== 3 || targets.size !== 3) ctx.fail(monitor, ['spec', 'endpoints'], `the exporter must scrape 3 distinct hosts, scrapes ${targets.size}`);
+      const clusterWide = endpoints.filter((e) => e.params?.cluster?.[0] === '1').length;
+      if (clusterWide !== 1) ctx.fail(monitor, ['spec', 'endpoints'], `exactly one host reports the cluster-wide view (cluster=1), found ${clusterWide}`);
+      endpoints.forEach((e, i) => durationMs(e.interval) !== 60_000 && ctx.fail(monitor, ['spec', 'endpoints', i, 'interval'], `hypervisor scrape interval is ${String(e.interval)}, must be 60s`));
+      const secret = ctx.resources.find((r) => r.kind === 'ExternalSecret' && r.name === 'pve-exporter');
+      const template = secret ? String(get(secret.object, ['spec', 'target', 'template', 'data', 'pve.yml']) ?? '') : '';
+      let config: Record<string, Record<string, unknown>> = {};
+      try {
+        config = (parse(template) ?? {}) as typeof config;
+      } catch {
+        // reported below as a missing token configuration
+      }
+      const modules = Object.values(config);
+      const at: Path = ['spec', 'target', 'template', 'data', 'pve.yml'];
+      if (!secret || modules.length === 0) {
+        (secret ? ctx.fail(secret, at, 'pve.yml is missing or does not parse') : ctx.failAtFile('monitoring/README.md', 'no ExternalSecret pve-exporter renders the exporter config'));
+        return;
+      }
+      for (const m of modules) {
+        if ('password' in m) ctx.fail(secret, at, 'the exporter logs in with a password; use the audit user’s API token');
+        if (m.user !== facts.user || m.token_name !== facts.token || !String(m.token_value ?? '').includes('{{')) ctx.fail(secret, at, `pve.yml must use ${facts.user}'s token "${facts.token}", with token_value taken from the secret store`);
+      }
+    },
+  },
+  {
+    id: 'unpoller-source',
+    description: 'The gateway exporter is scraped every 30 s as a local read-only user (network view only) from an ExternalSecret, and pushes the system log to Loki every minute (A5).',
+    invariants: ['A5'],
+    remediation: `scrape unpoller at 30s, take UP_UNIFI_DEFAULT_USER/PASS from an ExternalSecret of the user in ${UNIFI_FACTS}, set UP_LOKI_URL and UP_LOKI_INTERVAL=1m`,
+    kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'],
+    exemptible: false,
+    run(ctx) {
+      const facts = (ctx.repo.dataFiles.get(UNIFI_FACTS)?.data ?? {}) as { local?: boolean; role?: string };
+      if (facts.local !== true || facts.role !== 'network-view-only') ctx.failAtFile(UNIFI_FACTS, 'the gateway user must be local-only with the network-view-only role');
+      const deployment = ctx.resources.find((r) => r.kind === 'Deployment' && r.name === 'unpoller');
+      const monitor = ctx.resources.find((r) => r.kind === 'ServiceMonitor' && r.name === 'unpoller');
+      if (!deployment || !monitor) {
+        ctx.failAtFile('monitoring/README.md', 'unpoller (Deployment and ServiceMonitor) is missing');
+        return;
+      }
+      const endpoints = (get(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string }[];
+      endpoints.forEach((e, i) => durationMs(e.interval) !== 30_000 && ctx.fail(monitor, ['spec', 'endpoints', i, 'interval'], `the gateway is scraped every ${String(e.interval)}, must be 30s`));
+      const env = (get(deployment.object, ['spec', 'template', 'spec', 'containers', 0, 'env']) ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
+      const at = (name: string): Path => {
+        const i = env.findIndex((e) => e.name === name);
+        return ['spec', 'template', 'spec', 'containers', 0, 'env', ...(i === -1 ? [] : [i])];
+      };
+      const byName = new Map(env.map((e) => [e.name, e]));
+      const secrets = externalSecretTargets(ctx);
+      for (const name of ['UP_UNIFI_DEFAULT_USER', 'UP_UNIFI_DEFAULT_PASS']) {
+        const ref = byName.get(name)?.valueFrom?.secretKeyRef?.name;
+        if (!ref || !secrets.has(ref)) ctx.fail(deployment, at(name), `${name} must come from a Secret written by an ExternalSecret`);
+      }
+      if (!byName.get('UP_LOKI_URL')?.value) ctx.fail(deployment, at('UP_LOKI_URL'), 'the gateway system log is not pushed to Loki (UP_LOKI_URL)');
+      if (durationMs(byName.get('UP_LOKI_INTERVAL')?.value) !== 60_000) ctx.fail(deployment, at('UP_LOKI_INTERVAL'), `the system log is pushed every ${byName.get('UP_LOKI_INTERVAL')?.value ?? '(default)'}, must be 1m`);
+    },
+  },
+];

@@ -10,7 +10,7 @@ import { argocdChecks } from './argocd.ts';
 import { falcoChecks } from './falco.ts';
 import { watchdogChecks } from './watchdog.ts';
 import { alertRoutingChecks } from './alert-routing.ts';
-import { dashboardChecks, monitoringChecks } from './monitoring.ts';
+import { dashboardChecks, monitoringChecks, sourceChecks } from './monitoring.ts';
 import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 import { workloadChecks } from './workload-hygiene.ts';
@@ -31,7 +31,7 @@ const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, exemptionCheck];
 }
 
 function exemptionsOf(resource: Resource): Map<string, string> {
