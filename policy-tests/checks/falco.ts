@@ -5,7 +5,8 @@
 import { parseAppend, parseCondition, disjuncts, pinned, unwrap, walk, ConditionSyntaxError, type Expr } from '../lib/falco/expr.ts';
 import { isExemptionList, isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../lib/falco/policy.ts';
 import { normalizeRuleName, tuningFiles, type TuningFile, type TuningItem } from '../lib/falco/tuning.ts';
-import { chartValues, get, type ChartValues } from '../lib/chart-values.ts';
+import { get, type ChartValues } from '../lib/chart-values.ts';
+import { onChartValues, type ValuesFail } from './chart-values-check.ts';
 import type { Path } from '../lib/positions.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
@@ -109,19 +110,7 @@ function exemptedImages(tunings: TuningFile[], policy: FalcoPolicy): Set<string>
   return new Set(tunings.flatMap((t) => exemptionsOf(t, policy)).flatMap((e) => e.clauses.flatMap((c) => pins(c).images)));
 }
 
-function valuesCheck(ctx: CheckContext, chart: string, body: (v: ChartValues, fail: (path: Path, message: string) => void) => void): void {
-  const found = chartValues(ctx.repo, chart);
-  if (found.length === 0) {
-    ctx.failAtFile('security/README.md', `no Application deploys the ${chart} chart with values from this repo`);
-    return;
-  }
-  for (const v of found) {
-    body(v, (path, message) => {
-      const { line, col } = v.source.positions.at(path, 'key');
-      ctx.failAt(v.file, line, col, message);
-    });
-  }
-}
+const valuesCheck = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: ValuesFail) => void) => onChartValues(ctx, chart, 'security/README.md', body);
 
 export const falcoChecks: PolicyCheck[] = [
   {

@@ -3,25 +3,15 @@
  * the chart values and the Probe resources.
  */
 import { parse } from 'yaml';
-import { chartValues, get, type ChartValues } from '../lib/chart-values.ts';
+import { get, type ChartValues } from '../lib/chart-values.ts';
+import { onChartValues, type ValuesFail } from './chart-values-check.ts';
 import type { Path } from '../lib/positions.ts';
 import { durationMs } from './watchdog.ts';
 import { dashboards, rowsOf } from '../lib/dashboards.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
-type Fail = (path: Path, message: string) => void;
-
-/** Runs `body` on the values of `chart`; a missing chart app is itself a finding. */
-function onValues(ctx: CheckContext, chart: string, body: (v: ChartValues, fail: Fail) => void): void {
-  const found = chartValues(ctx.repo, chart);
-  if (found.length === 0) ctx.failAtFile('monitoring/README.md', `no Application deploys the ${chart} chart with values from this repo`);
-  for (const v of found) {
-    body(v, (path, message) => {
-      const { line, col } = v.source.positions.at(path, 'key');
-      ctx.failAt(v.file, line, col, message);
-    });
-  }
-}
+type Fail = ValuesFail;
+const onValues = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: Fail) => void) => onChartValues(ctx, chart, 'monitoring/README.md', body);
 
 function expectDuration(fail: Fail, values: unknown, path: Path, expected: string, what: string): void {
   const actual = get(values, path);
