@@ -1,24 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { durationMs, isWatchdogRoute } from '../checks/watchdog.ts';
-import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
+import { describeMutations } from './mutation-runner.ts';
 import { monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';
 
-let copy: RepoCopy;
-beforeEach(() => {
-  copy = copyRepo();
-});
-afterEach(() => copy?.remove());
-
-describe('monitoring checks bite on a broken copy of the real repository', () => {
-  it.each([...wiringMutations, ...routingMutations, ...monitoringMutations])('%s: %s', async (check, _why, mutate, needle) => {
-    mutate(copy);
-    const findings = await copy.gate();
-    expect(checkIds(findings), describeFindings(findings)).toEqual([check]);
-    const file = findings[0]!.file;
-    const line = typeof needle === 'string' ? lineOf(copy, file, needle) : needle(copy);
-    expect(findings.map((f) => `${f.file}:${f.line}`), describeFindings(findings)).toContain(`${file}:${line}`);
-  });
-});
+describeMutations('monitoring checks bite on a broken copy of the real repository', [...wiringMutations, ...routingMutations, ...monitoringMutations]);
 
 describe('helpers', () => {
   it('reads Alertmanager durations', () => {

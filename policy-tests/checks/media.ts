@@ -1,0 +1,245 @@
+/**
+ * The media stack's storage and topology (M1-M3, M6, M7, M16, M19, M31),
+ * checked on the workloads, the share and the facts in apps/media/facts.
+ */
+import type { Resource } from '../lib/manifest.ts';
+import type { Path } from '../lib/positions.ts';
+import { containersOf, podSpecOf, type ContainerRef } from '../lib/workloads.ts';
+import type { CheckContext, PolicyCheck } from './types.ts';
+
+export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
+
+interface MediaFacts {
+  share: { claim: string; mountPath: string; owner: string };
+  roles: {
+    tvManager: string;
+    movieManager: string;
+    movieManager4k: string;
+    subtitleManagers: string[];
+    archiveExtractor: string;
+    transcoder: string[];
+    torrentClient: { workload: string; container: string };
+    indexerManager: { workload: string; container: string };
+    vpn: { workload: string; container: string };
+    mediaServer: string;
+  };
+  folders: string[];
+  libraries: Record<string, string>;
+}
+
+interface Mount {
+  container: ContainerRef;
+  index: number;
+  claim?: string;
+  mountPath: string;
+  subPath?: string;
+  readOnly: boolean;
+}
+
+function withFacts(ctx: CheckContext, body: (facts: MediaFacts) => void): void {
+  const facts = ctx.repo.dataFiles.get(MEDIA_FACTS)?.data as MediaFacts | undefined;
+  if (!facts?.share || !facts.roles) ctx.failAtFile('apps/README.md', `${MEDIA_FACTS} is missing or incomplete`);
+  else body(facts);
+}
+
+function workload(ctx: CheckContext, name: string): Resource | undefined {
+  return ctx.repo.resources.find((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && r.namespace === 'media' && r.name === name);
+}
+
+/** Every volume mount of a workload, with the PVC behind it. */
+function mountsOf(resource: Resource): Mount[] {
+  const pod = podSpecOf(resource);
+  if (!pod) return [];
+  const volumes = new Map(((pod.spec.volumes ?? []) as { name: string; persistentVolumeClaim?: { claimName?: string } }[]).map((v) => [v.name, v.persistentVolumeClaim?.claimName]));
+  return containersOf(pod).flatMap((c) =>
+    ((c.container.volumeMounts ?? []) as { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[]).map((m, index) => ({
+      container: c,
+      index,
+      claim: volumes.get(m.name),
+      mountPath: m.mountPath,
+      subPath: m.subPath,
+      readOnly: m.readOnly === true,
+    })),
+  );
+}
+
+const mountPath = (m: Mount): Path => [...m.container.at, 'volumeMounts', m.index, 'mountPath'];
+
+function requireWorkload(ctx: CheckContext, name: string, role: string): Resource | undefined {
+  const found = workload(ctx, name);
+  if (!found) ctx.failAtFile(MEDIA_FACTS, `the ${role} (${name}) is not declared in apps/media`);
+  return found;
+}
+
+export const mediaChecks: PolicyCheck[] = [
+  {
+    id: 'media-one-share',
+    description: 'One network share is mounted whole at /data in the TV manager, both movie managers, both subtitle managers, the archive extractor and the transcoder, so imports are hardlinks (Storage layout 1; M1, M2).',
+    invariants: ['M1', 'M2'],
+    remediation: 'mount the media-data claim at /data, without subPath, in every workload the spec lists',
+    kinds: ['Deployment', 'StatefulSet', 'PersistentVolumeClaim', 'PersistentVolume'],
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, (facts) => {
+        const { roles, share } = facts;
+        const needs: [string, string][] = [
+          [roles.tvManager, 'TV manager'], [roles.movieManager, 'movie manager'], [roles.movieManager4k, '4K movie manager'],
+          ...roles.subtitleManagers.map((n): [string, string] => [n, 'subtitle manager']), [roles.archiveExtractor, 'archive extractor'],
+          ...roles.transcoder.map((n): [string, string] => [n, 'transcoder']),
+        ];
+        for (const [name, role] of needs) {
+          const w = requireWorkload(ctx, name, role);
+          if (!w) continue;
+          const whole = mountsOf(w).filter((m) => m.claim === share.claim && m.mountPath === share.mountPath && !m.subPath);
+          if (whole.length === 0) ctx.fail(w, ['spec', 'template', 'spec', 'containers'], `the ${role} ${name} does not mount the share ${share.claim} whole at ${share.mountPath}`);
+          for (const m of mountsOf(w).filter((m) => m.mountPath === share.mountPath && m.claim !== share.claim)) ctx.fail(w, mountPath(m), `${name} mounts ${m.claim ?? 'another volume'} at ${share.mountPath}: library and torrents must be on the one share`);
+        }
+        const claim = ctx.repo.resources.find((r) => r.kind === 'PersistentVolumeClaim' && r.namespace === 'media' && r.name === share.claim);
+        const volumeName = claim?.object.spec && (claim.object.spec as { volumeName?: string }).volumeName;
+        const pv = ctx.repo.resources.find((r) => r.kind === 'PersistentVolume' && r.name === volumeName);
+        if (!claim || !pv || !(pv.object.spec as { nfs?: unknown }).nfs) ctx.failAtFile(MEDIA_FACTS, `the share ${share.claim} must be a claim bound to an NFS PersistentVolume`);
+      });
+    },
+  },
+  {
+    id: 'media-torrent-layout',
+    description: 'The torrent client mounts only the share’s torrents folder, at /torrents (Storage layout 2; M3).',
+    invariants: ['M3'],
+    remediation: 'mount media-data with subPath: torrents at /torrents in the torrent client, and nothing else of the share',
+    kinds: ['Deployment'],
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles, share }) => {
+        const w = requireWorkload(ctx, roles.torrentClient.workload, 'torrent client pod');
+        if (!w) return;
+        const mounts = mountsOf(w).filter((m) => m.container.name === roles.torrentClient.container && m.claim === share.claim);
+        if (!mounts.some((m) => m.subPath === 'torrents' && m.mountPath === '/torrents')) ctx.fail(w, ['spec', 'template', 'spec', 'containers'], `${roles.torrentClient.container} does not mount the share's torrents folder at /torrents`);
+        for (const m of mounts.filter((m) => !(m.subPath === 'torrents' && m.mountPath === '/torrents'))) ctx.fail(w, mountPath(m), `${roles.torrentClient.container} sees more of the share than /torrents (${m.mountPath}${m.subPath ? `, subPath ${m.subPath}` : ''})`);
+      });
+    },
+  },
+  {
+    id: 'media-library-mounts',
+    description: 'The media server mounts each library (Movies, Movies 4K, TV Shows, Courses, Youtube) read-only from its folder, and nothing of the share writable (M16).',
+    invariants: ['M16'],
+    remediation: 'mount each library folder as its own readOnly subPath of media-data',
+    kinds: ['Deployment'],
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles, share, libraries }) => {
+        const w = requireWorkload(ctx, roles.mediaServer, 'media server');
+        if (!w) return;
+        const mounts = mountsOf(w).filter((m) => m.claim === share.claim);
+        for (const [library, folder] of Object.entries(libraries)) {
+          if (!mounts.some((m) => m.subPath === folder && m.readOnly)) ctx.fail(w, ['spec', 'template', 'spec', 'containers'], `library ${library} is not a read-only mount of ${share.mountPath}/${folder}`);
+        }
+        for (const m of mounts.filter((m) => !m.readOnly)) ctx.fail(w, mountPath(m), `the media server mounts ${m.mountPath} writable`);
+      });
+    },
+  },
+  {
+    id: 'media-folders-prepared',
+    description: 'A PreSync job creates every folder of the storage table and every library folder; /data/movies-4k gets mode 777 and the share user (M6).',
+    invariants: ['M6'],
+    remediation: 'list the folder in the media-folders ConfigMap (path, mode, owner) that the PreSync job walks',
+    kinds: ['ConfigMap', 'Job'],
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ folders, share }) => {
+        const isPreSync = (r: Resource) => (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['argocd.argoproj.io/hook'] === 'PreSync';
+        const list = ctx.resources.find((r) => r.kind === 'ConfigMap' && r.namespace === 'media' && r.name === 'media-folders');
+        const job = ctx.resources.find((r) => r.kind === 'Job' && r.namespace === 'media' && isPreSync(r));
+        if (!list || !job) {
+          ctx.failAtFile(MEDIA_FACTS, 'no PreSync Job with its media-folders ConfigMap prepares the share');
+          return;
+        }
+        if (!isPreSync(list)) ctx.fail(list, ['metadata'], 'media-folders must be a PreSync hook too, or the job may run before it exists');
+        // folders.tsv: path, mode, owner separated by tabs, one folder per line.
+        const rows = String((list.object.data as Record<string, unknown>)?.['folders.tsv'] ?? '').split('\n').filter(Boolean).map((line) => line.split('\t'));
+        const byPath = new Map(rows.map(([path, mode, owner]) => [path, { mode, owner }]));
+        for (const folder of folders) if (!byPath.has(folder)) ctx.fail(list, ['data', 'folders.tsv'], `${folder} is not created before use`);
+        const fourK = byPath.get(`${share.mountPath}/movies-4k`);
+        if (fourK && (fourK.mode !== '777' || fourK.owner !== share.owner)) ctx.fail(list, ['data', 'folders.tsv'], `${share.mountPath}/movies-4k must be mode 777 owned by ${share.owner}, is ${fourK.mode} ${fourK.owner}`);
+        const jobMounts = mountsOf(job);
+        if (!jobMounts.some((m) => m.claim === share.claim)) ctx.fail(job, ['spec', 'template', 'spec'], `the PreSync job does not mount the share ${share.claim}`);
+      });
+    },
+  },
+  {
+    id: 'media-vpn-sidecars',
+    description: 'The indexer manager and the torrent client are sidecars in the VPN pod, and the pod keeps the cluster resolver (M31; DNS constraint A20).',
+    invariants: ['M31', 'A20'],
+    remediation: 'run prowlarr and qbittorrent as containers of the gluetun pod, with DNS_KEEP_NAMESERVER=on',
+    kinds: ['Deployment'],
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles }) => {
+        const w = requireWorkload(ctx, roles.vpn.workload, 'VPN pod');
+        if (!w) return;
+        const pod = podSpecOf(w)!;
+        const containers = containersOf(pod);
+        for (const need of [roles.vpn, roles.indexerManager, roles.torrentClient]) {
+          if (need.workload !== roles.vpn.workload || !containers.some((c) => c.name === need.container)) ctx.fail(w, ['spec', 'template', 'spec', 'containers'], `${need.container} is not a container of the VPN pod ${roles.vpn.workload}`);
+        }
+        const vpn = containers.find((c) => c.name === roles.vpn.container);
+        const env = ((vpn?.container.env ?? []) as { name: string; value?: string }[]);
+        const keep = env.findIndex((e) => e.name === 'DNS_KEEP_NAMESERVER');
+        if (env[keep]?.value !== 'on') ctx.fail(w, vpn ? [...vpn.at, 'env', ...(keep === -1 ? [] : [keep])] : ['spec'], 'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving');
+        for (const other of ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && r.namespace === 'media' && r !== w)) {
+          const images = containersOf(podSpecOf(other) ?? { spec: {}, at: [] }).map((c) => String(c.container.image ?? ''));
+          if (images.some((i) => /\/(prowlarr|qbittorrent):/.test(i))) ctx.fail(other, ['metadata', 'name'], `${other.name} runs an indexer manager or torrent client outside the VPN pod`);
+        }
+      });
+    },
+  },
+  {
+    id: 'media-exposure',
+    description: 'Apps without a login of their own (the subtitle managers) are reachable only through the private gateway (Subtitle managers; M19).',
+    invariants: ['M19'],
+    remediation: 'annotate login-less workloads homelab-gitops/login: none and give their Ingress ingressClassName: private-gateway',
+    kinds: ['Deployment', 'Ingress', 'Service'],
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles }) => {
+        const loginless = new Set(ctx.repo.resources.filter((r) => (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['homelab-gitops/login'] === 'none').map((r) => r.name));
+        for (const name of roles.subtitleManagers) {
+          const w = workload(ctx, name);
+          if (w && !loginless.has(name)) ctx.fail(w, ['metadata'], `${name} has no login of its own; annotate it homelab-gitops/login: none`);
+        }
+        const services = ctx.repo.resources.filter((r) => r.kind === 'Service');
+        for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
+          const backends = (((ingress.object.spec as { rules?: { http?: { paths?: { backend?: { service?: { name?: string } } }[] } }[] })?.rules ?? []).flatMap((rule) => rule.http?.paths ?? [])).map((p) => p.backend?.service?.name);
+          const targets = backends.flatMap((svc) => {
+            const s = services.find((x) => x.name === svc && x.namespace === ingress.namespace);
+            return [svc, (s?.object.spec as { selector?: Record<string, string> })?.selector?.['app.kubernetes.io/name']];
+          });
+          const exposed = targets.find((t) => t && loginless.has(t));
+          const cls = (ingress.object.spec as { ingressClassName?: string })?.ingressClassName;
+          if (exposed && cls !== 'private-gateway') ctx.fail(ingress, ['spec', 'ingressClassName'], `${exposed} has no login of its own but is exposed through "${cls ?? 'the default class'}"; use private-gateway`);
+        }
+      });
+    },
+  },
+  {
+    id: 'media-one-tv-manager',
+    description: 'There is no 4K TV manager: one Sonarr; and the 4K movie manager is its own Radarr with its own config (4K movie manager 1, 5; M7).',
+    invariants: ['M7', 'M5'],
+    remediation: 'remove the second TV manager; give the 4K Radarr its own workload and config claim',
+    kinds: ['Deployment', 'StatefulSet'],
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles }) => {
+        const media = ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && r.namespace === 'media');
+        const imageOf = (r: Resource) => containersOf(podSpecOf(r) ?? { spec: {}, at: [] }).map((c) => String(c.container.image ?? ''));
+        for (const r of media.filter((r) => r.name !== roles.tvManager && imageOf(r).some((i) => /\/sonarr:/.test(i)))) ctx.fail(r, ['metadata', 'name'], `${r.name} is a second TV manager; there is no 4K TV manager`);
+        const hd = workload(ctx, roles.movieManager);
+        const uhd = workload(ctx, roles.movieManager4k);
+        if (hd && uhd) {
+          const configs = (w: Resource) => new Set(mountsOf(w).filter((m) => m.mountPath === '/config').map((m) => m.claim));
+          const shared = [...configs(uhd)].filter((c) => configs(hd).has(c));
+          if (shared.length) ctx.fail(uhd, ['spec', 'template', 'spec', 'volumes'], `the 4K movie manager shares its config (${shared.join(', ')}) with the 1080p one`);
+        }
+      });
+    },
+  },
+];

@@ -1,0 +1,32 @@
+/** Broken copies of the real repository for the media checks. */
+import { isSeq } from 'yaml';
+import type { RepoCopy } from './helpers.ts';
+import type { Mutation } from './mutation-runner.ts';
+
+const SONARR = 'apps/media/sonarr/deployment.yaml';
+const GLUETUN = 'apps/media/gluetun/deployment.yaml';
+const PLEX = 'apps/media/plex/deployment.yaml';
+const FOLDERS = 'apps/media/storage/folders.yaml';
+const QBT = ['spec', 'template', 'spec', 'containers', 2];
+
+export const mediaMutations: Mutation[] = [
+  ['media-one-share', 'the TV manager gets its own volume at /data', (c) => c.edit(SONARR, 0, (d) => d.setIn(['spec', 'template', 'spec', 'volumes', 1, 'persistentVolumeClaim', 'claimName'], 'sonarr-data')), 'mountPath: /data'],
+  ['media-one-share', 'the archive extractor mounts only the torrents folder', (c) => c.edit('apps/media/unpackerr/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 0, 'subPath'], 'torrents')), '      containers:'],
+  ['media-torrent-layout', 'the torrent client sees the whole share', (c) => c.edit(GLUETUN, 0, (d) => d.deleteIn([...QBT, 'volumeMounts', 1, 'subPath'])), '      containers:'],
+  ['media-torrent-layout', 'the torrent client also mounts the library', (c) => c.edit(GLUETUN, 0, (d) => {
+    const mounts = d.getIn([...QBT, 'volumeMounts']);
+    if (isSeq(mounts)) mounts.add(d.createNode({ name: 'data', mountPath: '/movies', subPath: 'movies' }));
+  }), 'mountPath: /movies'],
+  ['media-library-mounts', 'the Courses library is missing', (c) => c.edit(PLEX, 0, (d) => d.deleteIn(['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 4])), '      containers:'],
+  ['media-library-mounts', 'a library is mounted writable', (c) => c.edit(PLEX, 0, (d) => d.setIn(['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 1, 'readOnly'], false)), 'mountPath: /libraries/movies\n'],
+  ['media-folders-prepared', 'the 4K folder is not world-writable', (c) => c.write(FOLDERS, c.read(FOLDERS).replace('/data/movies-4k\t777', '/data/movies-4k\t775')), 'folders.tsv: |'],
+  ['media-folders-prepared', 'a library folder is never created', (c) => c.write(FOLDERS, c.read(FOLDERS).replace('    /data/youtube\t775\t1026:100\n', '')), 'folders.tsv: |'],
+  ['media-vpn-sidecars', 'the cluster resolver is dropped', (c) => c.write(GLUETUN, c.read(GLUETUN).replace('value: "on"', 'value: "off"')), '- name: DNS_KEEP_NAMESERVER'],
+  ['media-vpn-sidecars', 'the indexer manager leaves the VPN pod', (c) => {
+    c.edit(GLUETUN, 0, (d) => d.deleteIn(['spec', 'template', 'spec', 'containers', 1]));
+  }, '      containers:'],
+  ['media-exposure', 'a subtitle manager published on the public gateway', (c) => c.edit('apps/media/bazarr/ingress.yaml', 0, (d) => d.setIn(['spec', 'ingressClassName'], 'gateway')), 'ingressClassName: gateway'],
+  ['media-exposure', 'the login-less annotation is dropped', (c) => c.edit('apps/media/bazarr-4k/deployment.yaml', 0, (d) => d.deleteIn(['metadata', 'annotations'])), 'metadata:'],
+  ['media-one-tv-manager', 'a 4K TV manager appears', (c) => c.write('apps/media/sonarr/sonarr-4k.yaml', c.read(SONARR).replace(/name: sonarr\b/g, 'name: sonarr-4k').replace(/sonarr-config/g, 'sonarr-4k-config').replace('app.kubernetes.io/name: sonarr\n', 'app.kubernetes.io/name: sonarr-4k\n')), (cp: RepoCopy) => cp.read('apps/media/sonarr/sonarr-4k.yaml').split('\n').findIndex((l) => l.trim() === 'name: sonarr-4k') + 1],
+  ['media-one-tv-manager', 'both movie managers share one config', (c) => c.edit('apps/media/radarr-4k/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'volumes', 0, 'persistentVolumeClaim', 'claimName'], 'radarr-config')), '      volumes:'],
+];
