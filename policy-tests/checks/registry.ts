@@ -12,6 +12,7 @@ import { watchdogChecks } from './watchdog.ts';
 import { alertRoutingChecks } from './alert-routing.ts';
 import { dashboardChecks, monitoringChecks, sourceChecks } from './monitoring.ts';
 import { mediaChecks } from './media.ts';
+import { mediaSettingsChecks } from './media-settings.ts';
 import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 import { workloadChecks } from './workload-hygiene.ts';
@@ -32,7 +33,7 @@ const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, exemptionCheck];
 }
 
 function exemptionsOf(resource: Resource): Map<string, string> {

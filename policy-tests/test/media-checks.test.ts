@@ -1,4 +1,5 @@
 import { describeMutations } from './mutation-runner.ts';
-import { mediaMutations } from './media-mutations.ts';
+import { mediaMutations, mediaSettingsMutations } from './media-mutations.ts';
 
 describeMutations('media checks bite on a broken copy of the real repository', mediaMutations);
+describeMutations('media settings checks bite on a broken copy of the real repository', mediaSettingsMutations);

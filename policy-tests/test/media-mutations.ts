@@ -30,3 +30,28 @@ export const mediaMutations: Mutation[] = [
   ['media-one-tv-manager', 'a 4K TV manager appears', (c) => c.write('apps/media/sonarr/sonarr-4k.yaml', c.read(SONARR).replace(/name: sonarr\b/g, 'name: sonarr-4k').replace(/sonarr-config/g, 'sonarr-4k-config').replace('app.kubernetes.io/name: sonarr\n', 'app.kubernetes.io/name: sonarr-4k\n')), (cp: RepoCopy) => cp.read('apps/media/sonarr/sonarr-4k.yaml').split('\n').findIndex((l) => l.trim() === 'name: sonarr-4k') + 1],
   ['media-one-tv-manager', 'both movie managers share one config', (c) => c.edit('apps/media/radarr-4k/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'volumes', 0, 'persistentVolumeClaim', 'claimName'], 'radarr-config')), '      volumes:'],
 ];
+
+const SONARR_SETTINGS = 'apps/media/sonarr/settings/sonarr.yaml';
+const RADARR_SETTINGS = 'apps/media/radarr/settings/radarr.yaml';
+const RADARR4K_SETTINGS = 'apps/media/radarr-4k/settings/radarr-4k.yaml';
+const QBT_SETTINGS = 'apps/media/gluetun/settings/qbittorrent.yaml';
+const PROWLARR_SETTINGS = 'apps/media/gluetun/settings/prowlarr.yaml';
+const CLEANUPARR_SETTINGS = 'apps/media/cleanuparr/settings/cleanuparr.yaml';
+const swap = (file: string, from: string, to: string) => (c: RepoCopy) => c.write(file, c.read(file).replace(from, to));
+
+export const mediaSettingsMutations: Mutation[] = [
+  ['media-settings-schema', 'a misspelt setting', swap(SONARR_SETTINGS, 'copyUsingHardlinks: true', 'copyUsingHardlink: true'), 'copyUsingHardlink: true'],
+  ['media-settings-schema', 'a string where a port number goes', swap(QBT_SETTINGS, 'queueing_enabled: false', 'queueing_enabled: "no"'), 'queueing_enabled'],
+  ['media-manager-settings', 'hardlinks off in the TV manager', swap(SONARR_SETTINGS, 'copyUsingHardlinks: true', 'copyUsingHardlinks: false'), 'mediaManagement:'],
+  ['media-manager-settings', 'Remove Completed on in a movie manager', swap(RADARR_SETTINGS, 'removeCompletedDownloads: false', 'removeCompletedDownloads: true'), 'removeCompletedDownloads'],
+  ['media-manager-settings', 'the mapping host differs from the client host by a trailing dot', swap(RADARR4K_SETTINGS, '  - host: qbittorrent.media.svc.cluster.local\n    remotePath', '  - host: qbittorrent.media.svc.cluster.local.\n    remotePath'), 'remotePathMappings:'],
+  ['media-manager-settings', 'two movie managers share a root', swap(RADARR4K_SETTINGS, 'rootFolders: [/data/movies-4k]', 'rootFolders: [/data/movies]'), 'rootFolders:'],
+  ['media-manager-settings', 'backups kept 7 days', swap(PROWLARR_SETTINGS, 'retentionDays: 14', 'retentionDays: 7'), 'backup:'],
+  ['media-seeding-chain', 'an indexer with a seed time limit', swap(PROWLARR_SETTINGS, 'seedTime: null', 'seedTime: 4320'), 'seedTime: 4320'],
+  ['media-seeding-chain', 'a global ratio limit in the torrent client', swap(QBT_SETTINGS, 'max_ratio_enabled: false', 'max_ratio_enabled: true'), 'max_ratio_enabled'],
+  ['media-seeding-chain', 'the 4K manager only gets new indexers added', swap(PROWLARR_SETTINGS, '    baseUrl: http://radarr-4k.media.svc:7878\n    syncLevel: fullSync', '    baseUrl: http://radarr-4k.media.svc:7878\n    syncLevel: addOnly'), '  - name: Radarr 4K'],
+  ['media-seeding-chain', 'the download cleaner turned on', swap(CLEANUPARR_SETTINGS, 'downloadCleaner:\n  enabled: false', 'downloadCleaner:\n  enabled: true'), 'downloadCleaner:'],
+  ['media-queue-cleaner', 'the queue cleaner every 15 minutes', swap(CLEANUPARR_SETTINGS, '  enabled: true\n  intervalMinutes: 5\n  failedImport', '  enabled: true\n  intervalMinutes: 15\n  failedImport'), 'intervalMinutes: 15'],
+  ['media-queue-cleaner', 'proactive search on', swap(CLEANUPARR_SETTINGS, 'proactiveSearch: false', 'proactiveSearch: true'), 'seeker:'],
+  ['media-queue-cleaner', 'the TV manager addressed on the wrong port', swap(CLEANUPARR_SETTINGS, 'http://sonarr.media.svc:8989', 'http://sonarr.media.svc:7878'), 'url: http://sonarr.media.svc:7878'],
+];
