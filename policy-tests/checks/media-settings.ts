@@ -41,14 +41,16 @@ function byApp(ctx: CheckContext): Map<string, { file: DataFile; s: Settings; va
   return out;
 }
 
+/** Compiled schemas, keyed by their text: compiling is the expensive part, and the same schema recurs across runs. */
 const validators = new Map<string, ValidateFunction>();
 function validatorFor(root: string, kind: string): ValidateFunction {
-  const key = `${root}|${kind}`;
-  if (!validators.has(key)) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    validators.set(key, ajv.compile(JSON.parse(readFileSync(join(root, SCHEMA_DIR, `${kind}.schema.json`), 'utf8'))));
+  const text = readFileSync(join(root, SCHEMA_DIR, `${kind}.schema.json`), 'utf8');
+  let validate = validators.get(text);
+  if (!validate) {
+    validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(text));
+    validators.set(text, validate);
   }
-  return validators.get(key)!;
+  return validate;
 }
 
 const MANAGERS: Record<string, { root: string; removeCompleted: boolean; kind: string }> = {

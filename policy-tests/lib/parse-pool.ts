@@ -47,12 +47,32 @@ export function shareBySize(files: readonly { file: string; size: number }[], n:
   return shares.map((s) => s.files).filter((s) => s.length > 0);
 }
 
+/**
+ * Parsed files by path and content. Resources are never mutated after
+ * parsing, so a file seen before with the same text is reused: repeated gate
+ * runs over near-identical trees (the mutation tests, a watch loop) parse only
+ * what changed. Bounded, oldest first out.
+ */
+const parsedCache = new Map<string, ParsedFile>();
+const CACHE_LIMIT = 4000;
+
+function parseCached(file: string, text: string): ParsedFile {
+  const key = `${file}\0${text}`;
+  let parsed = parsedCache.get(key);
+  if (!parsed) {
+    parsed = parseManifest(file, text);
+    parsedCache.set(key, parsed);
+    if (parsedCache.size > CACHE_LIMIT) parsedCache.delete(parsedCache.keys().next().value!);
+  }
+  return parsed;
+}
+
 export async function parseFiles(root: string, files: readonly string[], options: { parallel?: boolean } = {}): Promise<ParsedFile[]> {
   const sized = files.map((file) => ({ file, size: statSync(join(root, file)).size }));
   const bytes = sized.reduce((sum, f) => sum + f.size, 0);
   const threads = Math.min(availableParallelism(), 8);
   const parallel = options.parallel ?? (bytes >= PARALLEL_THRESHOLD_BYTES && threads > 1);
-  if (!parallel) return files.map((file) => parseManifest(file, readFileSync(join(root, file), 'utf8')));
+  if (!parallel) return files.map((file) => parseCached(file, readFileSync(join(root, file), 'utf8')));
   // The main thread takes one share itself: one worker fewer to start, and its resources keep eager positions.
   const [mine = [], ...theirs] = shareBySize(sized, threads);
   const pending = Promise.all(theirs.map((share) => runWorker(root, share)));
