@@ -56,6 +56,11 @@ export function shareBySize(files: readonly { file: string; size: number }[], n:
 const parsedCache = new Map<string, ParsedFile>();
 const CACHE_LIMIT = 4000;
 
+/** Forgets every parsed file (benchmarks measure cold parses). */
+export function clearParseCache(): void {
+  parsedCache.clear();
+}
+
 function parseCached(file: string, text: string): ParsedFile {
   const key = `${file}\0${text}`;
   let parsed = parsedCache.get(key);
