@@ -12,7 +12,7 @@ import type { CheckContext, PolicyCheck } from './types.ts';
 
 export const SETTINGS_GLOB = 'apps/media/*/settings/*.yaml';
 const SCHEMA_DIR = 'apps/media/facts/schemas';
-const SCHEMA_FOR: Record<string, string> = { sonarr: 'manager', radarr: 'manager', qbittorrent: 'qbittorrent', prowlarr: 'prowlarr', cleanuparr: 'cleanuparr' };
+const SCHEMA_FOR: Record<string, string> = { sonarr: 'manager', radarr: 'manager', qbittorrent: 'qbittorrent', prowlarr: 'prowlarr', cleanuparr: 'cleanuparr', bazarr: 'bazarr', jellyseerr: 'jellyseerr' };
 
 type Settings = Record<string, unknown> & { app?: string; instance?: string };
 
@@ -201,6 +201,89 @@ export const mediaSettingsChecks: PolicyCheck[] = [
         const port = new URL(String(mgr.url)).port;
         expect(port === (mgr.kind === 'sonarr' ? '8989' : '7878'), ['managers', i, 'url'], `${mgr.kind} is addressed on port ${mgr.kind === 'sonarr' ? 8989 : 7878}`);
       });
+    },
+  },
+  {
+    id: 'media-subtitle-settings',
+    description: 'Both subtitle managers: languages no and en as the default profile, embedded subtitles counted, upgrades for 7 days, no login; the 4K one with TV off and the 4K movie manager on 7878 (M18, M19).',
+    invariants: ['M18', 'M19'],
+    remediation: 'set the Bazarr setting the finding names',
+    kinds: ['*'],
+    exemptible: false,
+    run(ctx) {
+      const settings = byApp(ctx);
+      for (const [instance, movieHost, tv] of [['bazarr', 'radarr', true], ['bazarr-4k', 'radarr-4k', false]] as const) {
+        const found = settings.get(instance);
+        if (!found) {
+          ctx.failAtFile('apps/README.md', `no settings file for the subtitle manager ${instance}`);
+          continue;
+        }
+        if (!found.valid) continue;
+        const s = found.s as { languageProfile?: Record<string, unknown>; embeddedSubtitles?: { count?: boolean }; upgrade?: { enabled?: boolean; days?: number }; auth?: { type?: string }; sonarr?: { enabled?: boolean }; radarr?: { enabled?: boolean; url?: string } };
+        const fail = (path: Path, message: string) => failIn(ctx, found.file, path, `${instance}: ${message}`);
+        const lp = s.languageProfile ?? {};
+        if (JSON.stringify(lp.languages) !== JSON.stringify(['no', 'en']) || lp.defaultForNewSeries !== true || lp.defaultForNewMovies !== true) fail(['languageProfile'], 'the language profile is no, en, and the default for new titles');
+        if (s.embeddedSubtitles?.count !== true) fail(['embeddedSubtitles'], 'embedded subtitles must count');
+        if (s.upgrade?.enabled !== true || s.upgrade.days !== 7) fail(['upgrade'], 'subtitles are upgraded for 7 days');
+        if (s.auth?.type !== 'none') fail(['auth'], 'no login of its own (the private gateway guards it)');
+        if (s.sonarr?.enabled !== tv) fail(['sonarr'], `TV manager integration must be ${tv ? 'on' : 'off'}`);
+        let url: URL | undefined;
+        try {
+          url = new URL(String(s.radarr?.url));
+        } catch {
+          // reported below
+        }
+        if (!url || url.hostname.split('.')[0] !== movieHost || url.port !== '7878') fail(['radarr'], `the movie manager is ${movieHost} on port 7878`);
+      }
+    },
+  },
+  {
+    id: 'media-request-servers',
+    description: 'Jellyseerr: default folders /data/series and /data/movies; the 4K server marked 4K and Default, profile 2160p, root /data/movies-4k, SSL on 443; the 1080p server HD - 720p/1080p on /data/movies; no 4K TV server (M7, M12, M15).',
+    invariants: ['M7', 'M12', 'M15'],
+    remediation: 'set the Jellyseerr server entry the finding names',
+    kinds: ['*'],
+    exemptible: false,
+    run(ctx) {
+      const found = byApp(ctx).get('jellyseerr');
+      if (!found) {
+        ctx.failAtFile('apps/README.md', 'no settings file for the request manager (jellyseerr)');
+        return;
+      }
+      if (!found.valid) return;
+      type Server = { is4k?: boolean; isDefault?: boolean; activeProfileName?: string; activeDirectory?: string; port?: number; useSsl?: boolean };
+      const s = found.s as { radarr?: Server[]; sonarr?: Server[] };
+      const fail = (path: Path, message: string) => failIn(ctx, found.file, path, message);
+      const radarr = s.radarr ?? [];
+      const hd = radarr.findIndex((r) => !r.is4k && r.isDefault);
+      const uhd = radarr.findIndex((r) => r.is4k);
+      if (hd === -1 || radarr[hd]!.activeDirectory !== '/data/movies' || radarr[hd]!.activeProfileName !== 'HD - 720p/1080p') fail(hd === -1 ? ['radarr'] : ['radarr', hd], 'the default 1080p server uses profile HD - 720p/1080p and root /data/movies');
+      const u = radarr[uhd];
+      if (!u || !u.isDefault || u.activeProfileName !== '2160p' || u.activeDirectory !== '/data/movies-4k' || u.port !== 443 || u.useSsl !== true) fail(uhd === -1 ? ['radarr'] : ['radarr', uhd], 'the 4K server is marked 4K Server and Default Server, profile 2160p, root /data/movies-4k, SSL on port 443');
+      const sonarr = s.sonarr ?? [];
+      sonarr.forEach((srv, i) => srv.is4k && fail(['sonarr', i, 'is4k'], 'there is no 4K TV manager'));
+      const tvDefault = sonarr.find((srv) => srv.isDefault && !srv.is4k);
+      if (tvDefault?.activeDirectory !== '/data/series') fail(['sonarr'], 'the default TV folder is /data/series');
+    },
+  },
+  {
+    id: 'media-4k-profile',
+    description: 'The 4K movie manager’s profile 2160p: WEB 2160p and Bluray-2160p, no remux, cutoff WEB 2160p, upgrades on; dual-layer HDR-less Dolby Vision scores -10000 (M13).',
+    invariants: ['M13'],
+    remediation: 'fix the 2160p profile or the Dolby Vision custom format in radarr-4k settings',
+    kinds: ['*'],
+    exemptible: false,
+    run(ctx) {
+      const found = byApp(ctx).get('radarr-4k');
+      if (!found?.valid) return;
+      const s = found.s as { qualityProfiles?: { name?: string; upgradeAllowed?: boolean; cutoff?: string; items?: string[] }[]; customFormats?: { matches?: string; score?: number }[] };
+      const i = (s.qualityProfiles ?? []).findIndex((p) => p.name === '2160p');
+      const p = s.qualityProfiles?.[i];
+      if (!p || JSON.stringify([...(p.items ?? [])].sort()) !== JSON.stringify(['Bluray-2160p', 'WEB 2160p']) || p.cutoff !== 'WEB 2160p' || p.upgradeAllowed !== true) {
+        failIn(ctx, found.file, i === -1 ? ['qualityProfiles'] : ['qualityProfiles', i], 'profile 2160p is WEB 2160p and Bluray-2160p (no remux), cutoff WEB 2160p, upgrades on');
+      }
+      const dv = (s.customFormats ?? []).findIndex((f) => f.matches === 'dolby-vision-without-hdr-fallback');
+      if (dv === -1 || s.customFormats![dv]!.score !== -10000) failIn(ctx, found.file, dv === -1 ? ['customFormats'] : ['customFormats', dv, 'score'], 'dual-layer HDR-less Dolby Vision must score -10000');
     },
   },
 ];

@@ -54,4 +54,11 @@ export const mediaSettingsMutations: Mutation[] = [
   ['media-queue-cleaner', 'the queue cleaner every 15 minutes', swap(CLEANUPARR_SETTINGS, '  enabled: true\n  intervalMinutes: 5\n  failedImport', '  enabled: true\n  intervalMinutes: 15\n  failedImport'), 'intervalMinutes: 15'],
   ['media-queue-cleaner', 'proactive search on', swap(CLEANUPARR_SETTINGS, 'proactiveSearch: false', 'proactiveSearch: true'), 'seeker:'],
   ['media-queue-cleaner', 'the TV manager addressed on the wrong port', swap(CLEANUPARR_SETTINGS, 'http://sonarr.media.svc:8989', 'http://sonarr.media.svc:7878'), 'url: http://sonarr.media.svc:7878'],
+  ['media-subtitle-settings', 'the 4K subtitle manager integrates with the TV manager', swap('apps/media/bazarr-4k/settings/bazarr-4k.yaml', 'sonarr:\n  enabled: false', 'sonarr:\n  enabled: true'), 'sonarr:'],
+  ['media-subtitle-settings', 'upgrades for 30 days', swap('apps/media/bazarr/settings/bazarr.yaml', 'days: 7', 'days: 30'), 'upgrade:'],
+  ['media-subtitle-settings', 'the 4K subtitle manager pointed at the 1080p movie manager', swap('apps/media/bazarr-4k/settings/bazarr-4k.yaml', 'http://radarr-4k.media.svc:7878', 'http://radarr.media.svc:7878'), 'radarr:'],
+  ['media-request-servers', 'the 4K server not marked default', swap('apps/media/jellyseerr/settings/jellyseerr.yaml', '    is4k: true\n    isDefault: true', '    is4k: true\n    isDefault: false'), '  - name: Radarr 4K'],
+  ['media-request-servers', 'a 4K TV server', swap('apps/media/jellyseerr/settings/jellyseerr.yaml', '    port: 8989\n    useSsl: false\n    is4k: false', '    port: 8989\n    useSsl: false\n    is4k: true'), (c: RepoCopy) => c.read('apps/media/jellyseerr/settings/jellyseerr.yaml').split('\n').lastIndexOf('    is4k: true') + 1],
+  ['media-4k-profile', 'remux allowed in 2160p', swap(RADARR4K_SETTINGS, 'items: [WEB 2160p, Bluray-2160p]', 'items: [WEB 2160p, Bluray-2160p, Remux-2160p]'), '  - name: "2160p"'],
+  ['media-4k-profile', 'Dolby Vision without HDR merely discouraged', swap(RADARR4K_SETTINGS, 'score: -10000', 'score: -100'), 'score: -100'],
 ];
