@@ -12,7 +12,7 @@ import type { CheckContext, PolicyCheck } from './types.ts';
 
 export const SETTINGS_GLOB = 'apps/media/*/settings/*.yaml';
 const SCHEMA_DIR = 'apps/media/facts/schemas';
-const SCHEMA_FOR: Record<string, string> = { sonarr: 'manager', radarr: 'manager', qbittorrent: 'qbittorrent', prowlarr: 'prowlarr', cleanuparr: 'cleanuparr', bazarr: 'bazarr', jellyseerr: 'jellyseerr' };
+const SCHEMA_FOR: Record<string, string> = { sonarr: 'manager', radarr: 'manager', qbittorrent: 'qbittorrent', prowlarr: 'prowlarr', cleanuparr: 'cleanuparr', bazarr: 'bazarr', jellyseerr: 'jellyseerr', tdarr: 'tdarr', plex: 'plex' };
 
 type Settings = Record<string, unknown> & { app?: string; instance?: string };
 
@@ -286,4 +286,113 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       if (dv === -1 || s.customFormats![dv]!.score !== -10000) failIn(ctx, found.file, dv === -1 ? ['customFormats'] : ['customFormats', dv, 'score'], 'dual-layer HDR-less Dolby Vision must score -10000');
     },
   },
+  {
+    id: 'media-transcoder',
+    description: 'Tdarr: flow h264ToHevcQsv on TV, Movies and Movies 4K, where every path to replacing the original passes H.264-only, one link, no remux, HEVC via QSV (slow, 23) with audio and subtitles copied, and a 20-85 % size ratio; the library settings; 1 GPU worker and no CPU worker, with a 2-worker backlog mode (M28, M29, M30).',
+    invariants: ['M28', 'M29', 'M30'],
+    remediation: 'fix the library setting, the worker limits, or the flow edge that bypasses a gate',
+    kinds: ['*'],
+    exemptible: false,
+    run(ctx) {
+      const found = byApp(ctx).get('tdarr');
+      if (!found) {
+        ctx.failAtFile('apps/README.md', 'no settings file for the transcoder (tdarr)');
+        return;
+      }
+      if (!found.valid) return;
+      type Library = { name: string; folder: string; flow: string; healthChecks: boolean; skipHardlinks: boolean; folderWatching: boolean; ignoredFolderNames: string[]; schedule: { from: string; to: string; days: string }; scannerThreads: number; mediaInfoScan: boolean };
+      const s = found.s as { libraries: Library[]; node: { gpuWorkers: number; cpuWorkers: number; applyToLiveNode: boolean }; backlogMode: { gpuWorkers: number; schedule: { from: string; to: string } } };
+      const fail = (path: Path, message: string) => failIn(ctx, found.file, path, `tdarr: ${message}`);
+      const wanted: Record<string, string> = { TV: '/data/series', Movies: '/data/movies', 'Movies 4K': '/data/movies-4k' };
+      for (const [name, folder] of Object.entries(wanted)) {
+        const i = s.libraries.findIndex((l) => l.name === name);
+        const l = s.libraries[i];
+        if (!l) {
+          fail(['libraries'], `library ${name} is missing`);
+          continue;
+        }
+        const ok = l.folder === folder && l.flow === 'h264ToHevcQsv' && !l.healthChecks && l.skipHardlinks && l.folderWatching && JSON.stringify(l.ignoredFolderNames) === '["@eaDir"]' &&
+          l.schedule.from === '00:00' && l.schedule.to === '07:00' && l.schedule.days === 'all' && l.scannerThreads === 4 && !l.mediaInfoScan;
+        if (!ok) fail(['libraries', i], `library ${name}: ${folder}, flow h264ToHevcQsv, health checks off, skip hardlinked on, folder watching on, ignore @eaDir, 00:00-07:00 daily, 4 scanner threads, MediaInfo off`);
+      }
+      if (s.node.gpuWorkers !== 1 || s.node.cpuWorkers !== 0 || !s.node.applyToLiveNode) fail(['node'], 'the node runs 1 GPU worker and 0 CPU workers, applied to the live node');
+      if (s.backlogMode.gpuWorkers !== 2 || s.backlogMode.schedule.from !== '00:00' || s.backlogMode.schedule.to !== '24:00') fail(['backlogMode'], 'the backlog mode runs all day with 2 GPU workers');
+      for (const flowName of new Set(s.libraries.map((l) => l.flow))) checkFlow(ctx, `apps/media/tdarr/settings/${flowName}.flow.json`);
+    },
+  },
+  {
+    id: 'media-4k-sharing',
+    description: 'The media server has the five libraries, and Movies 4K is shared only with users whose devices play 4K HDR (M16, M17).',
+    invariants: ['M16', 'M17'],
+    remediation: 'remove Movies 4K from the share of a user whose devices do not play 4K HDR, or add the missing library',
+    kinds: ['*'],
+    exemptible: false,
+    run(ctx) {
+      const found = byApp(ctx).get('plex');
+      if (!found) {
+        ctx.failAtFile('apps/README.md', 'no settings file for the media server (plex)');
+        return;
+      }
+      if (!found.valid) return;
+      const s = found.s as { libraries: { name: string }[]; users: { name: string; plays4kHdr: boolean }[]; shares: { user: string; libraries: string[] }[] };
+      const names = new Set(s.libraries.map((l) => l.name));
+      for (const library of ['Movies', 'Movies 4K', 'TV Shows', 'Courses', 'Youtube']) if (!names.has(library)) failIn(ctx, found.file, ['libraries'], `plex: library ${library} is missing`);
+      const hdr = new Map(s.users.map((u) => [u.name, u.plays4kHdr]));
+      s.shares.forEach((share, i) => {
+        if (share.libraries.includes('Movies 4K') && hdr.get(share.user) !== true) failIn(ctx, found.file, ['shares', i], `plex: Movies 4K is shared with ${share.user}, whose devices do not play 4K HDR`);
+      });
+    },
+  },
 ];
+
+interface FlowPlugin {
+  id: string;
+  pluginName: string;
+  inputsDB?: Record<string, string>;
+}
+interface FlowEdge {
+  source: string;
+  sourceHandle: string;
+  target: string;
+}
+
+/** The gates every path to replaceOriginalFile must pass: a plugin, its inputs, and the output taken when the file may continue. */
+const FLOW_GATES: { what: string; passes: (p: FlowPlugin, handle: string) => boolean }[] = [
+  { what: 'only H.264 continues', passes: (p, h) => p.pluginName === 'checkVideoCodec' && p.inputsDB?.codec === 'h264' && h === '1' },
+  { what: 'files with more than one link are skipped', passes: (p, h) => p.pluginName === 'checkFileLinkCount' && p.inputsDB?.maxLinks === '1' && h === '1' },
+  { what: 'paths containing remux are skipped', passes: (p, h) => p.pluginName === 'checkFileNameIncludes' && (p.inputsDB?.terms ?? '').split(',').map((t) => t.trim()).includes('remux') && h === '2' },
+  { what: 'HEVC via QSV, preset slow, quality 23', passes: (p) => p.pluginName === 'ffmpegCommandSetVideoEncoder' && p.inputsDB?.outputCodec === 'hevc' && p.inputsDB?.hardwareType === 'qsv' && p.inputsDB?.ffmpegPreset === 'slow' && p.inputsDB?.ffmpegQuality === '23' },
+  { what: 'audio and subtitles copied', passes: (p) => p.pluginName === 'ffmpegCommandStreamCopy' && p.inputsDB?.audio === 'copy' && p.inputsDB?.subtitles === 'copy' },
+  { what: 'the new file is 20-85 % of the old size', passes: (p, h) => p.pluginName === 'compareFileSizeRatio' && p.inputsDB?.greaterThan === '20' && p.inputsDB?.lessThan === '85' && h === '1' },
+];
+
+/** Walks every path from the input to replaceOriginalFile; each must pass every gate. */
+function checkFlow(ctx: CheckContext, file: string): void {
+  const data = ctx.repo.dataFiles.get(file);
+  const flow = data?.data as { flowPlugins?: FlowPlugin[]; flowEdges?: FlowEdge[] } | undefined;
+  if (!data || !flow?.flowPlugins || !flow.flowEdges) {
+    ctx.failAtFile('apps/media/tdarr/settings/tdarr.yaml', `flow ${file} is missing or has no flowPlugins/flowEdges`);
+    return;
+  }
+  const plugins = new Map(flow.flowPlugins.map((p) => [p.id, p]));
+  const input = flow.flowPlugins.find((p) => p.pluginName === 'inputFile');
+  const replace = new Set(flow.flowPlugins.filter((p) => p.pluginName === 'replaceOriginalFile').map((p) => p.id));
+  const bad: string[] = [];
+  let paths = 0;
+  const walk = (id: string, taken: { plugin: FlowPlugin; handle: string }[], seen: Set<string>): void => {
+    if (replace.has(id)) {
+      paths++;
+      const missing = FLOW_GATES.filter((g) => !taken.some((t) => g.passes(t.plugin, t.handle))).map((g) => g.what);
+      if (missing.length) bad.push(`a path to replaceOriginalFile (${[...taken.map((t) => t.plugin.id), id].join(' -> ')}) skips: ${missing.join('; ')}`);
+      return;
+    }
+    for (const edge of flow.flowEdges!.filter((e) => e.source === id)) {
+      if (seen.has(edge.target) || !plugins.has(edge.target)) continue;
+      walk(edge.target, [...taken, { plugin: plugins.get(id)!, handle: String(edge.sourceHandle) }], new Set([...seen, edge.target]));
+    }
+  };
+  if (input) walk(input.id, [], new Set([input.id]));
+  const { line, col } = data.positions.at(['flowEdges'], 'key');
+  if (!input || paths === 0) ctx.failAt(file, line, col, 'the flow never reaches replaceOriginalFile from its input');
+  for (const message of bad) ctx.failAt(file, line, col, message);
+}

@@ -61,4 +61,17 @@ export const mediaSettingsMutations: Mutation[] = [
   ['media-request-servers', 'a 4K TV server', swap('apps/media/jellyseerr/settings/jellyseerr.yaml', '    port: 8989\n    useSsl: false\n    is4k: false', '    port: 8989\n    useSsl: false\n    is4k: true'), (c: RepoCopy) => c.read('apps/media/jellyseerr/settings/jellyseerr.yaml').split('\n').lastIndexOf('    is4k: true') + 1],
   ['media-4k-profile', 'remux allowed in 2160p', swap(RADARR4K_SETTINGS, 'items: [WEB 2160p, Bluray-2160p]', 'items: [WEB 2160p, Bluray-2160p, Remux-2160p]'), '  - name: "2160p"'],
   ['media-4k-profile', 'Dolby Vision without HDR merely discouraged', swap(RADARR4K_SETTINGS, 'score: -10000', 'score: -100'), 'score: -100'],
+  ['media-transcoder', 'the 4K library is not transcoded', swap('apps/media/tdarr/settings/tdarr.yaml', '  - name: Movies 4K\n    folder: /data/movies-4k\n    flow: h264ToHevcQsv', '  - name: Movies 4K\n    folder: /data/movies-4k\n    flow: none'), '  - name: Movies 4K'],
+  ['media-transcoder', 'two CPU workers on the node', swap('apps/media/tdarr/settings/tdarr.yaml', 'cpuWorkers: 0', 'cpuWorkers: 2'), 'node:'],
+  ['media-transcoder', 'a flow edge bypasses the link-count gate', (c) => {
+    const file = 'apps/media/tdarr/settings/h264ToHevcQsv.flow.json';
+    const flow = JSON.parse(c.read(file));
+    flow.flowEdges.push({ id: 'shortcut', source: 'codec', sourceHandle: '1', target: 'remux', targetHandle: 'in' });
+    c.write(file, JSON.stringify(flow, null, 2));
+  }, '"flowEdges": ['],
+  ['media-transcoder', 'the size window widened to 95 %', (c) => {
+    const file = 'apps/media/tdarr/settings/h264ToHevcQsv.flow.json';
+    c.write(file, c.read(file).replace('"lessThan": "85"', '"lessThan": "95"'));
+  }, '"flowEdges": ['],
+  ['media-4k-sharing', '4K shared with devices that cannot play it', swap('apps/media/plex/settings/plex.yaml', '    libraries: [Movies, TV Shows, Courses, Youtube]', '    libraries: [Movies, Movies 4K, TV Shows, Courses, Youtube]'), '  - user: family-tablets'],
 ];
