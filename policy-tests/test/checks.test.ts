@@ -2,7 +2,7 @@
  * Every policy check bites: a copy of the real repository, broken in one
  * place, makes exactly that check id fail, at the line that was broken.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isMap, isSeq, YAMLMap } from 'yaml';
 import { registeredChecks } from '../lib/gate.ts';
 import { formatLocation } from '../lib/findings.ts';
@@ -191,11 +191,13 @@ const mutations: Mutation[] = [
 ];
 
 describe('every policy check bites on a broken copy of the real repository', () => {
+  // One copy for the whole list, reset after each mutation.
   let copy: RepoCopy;
-  beforeEach(() => {
+  beforeAll(() => {
     copy = copyRepo();
   });
-  afterEach(() => copy?.remove());
+  afterEach(() => copy.reset());
+  afterAll(() => copy?.remove());
 
   it.each(mutations.map((m) => [m.check, m.why, m] as const))('%s: %s', async (check, _why, mutation) => {
     mutation.mutate(copy);

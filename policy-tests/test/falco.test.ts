@@ -3,17 +3,18 @@
  * repository, the tuning fixtures each fail their exact check id, and the
  * condition parser understands Falco's grammar.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { disjuncts, parseAppend, parseCondition, pinned } from '../lib/falco/expr.ts';
 import { normalizeRuleName } from '../lib/falco/tuning.ts';
 import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
 import { appendTuning, componentMutations, fixture, fixtures, TUNING } from './falco-mutations.ts';
 
 let copy: RepoCopy;
-beforeEach(() => {
+beforeAll(() => {
   copy = copyRepo();
 });
-afterEach(() => copy?.remove());
+afterEach(() => copy.reset());
+afterAll(() => copy?.remove());
 
 describe('tuning fixtures fail their exact check id, in the manifest at the right line', () => {
   it.each(fixtures)('%s fails %s', async (name, check, needle) => {

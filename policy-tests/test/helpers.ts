@@ -14,17 +14,25 @@ export interface RepoCopy {
   write(file: string, text: string): void;
   read(file: string): string;
   gate(options?: GateOptions): Promise<Finding[]>;
+  /** Undoes every write and edit, so one copy can serve many tests. */
+  reset(): void;
   remove(): void;
 }
 
 export function copyRepo(): RepoCopy {
   const root = mkdtempSync(join(tmpdir(), 'gate-repo-'));
+  // Original text of every file touched since the last reset (undefined: it did not exist).
+  const originals = new Map<string, string | undefined>();
+  const remember = (file: string) => {
+    if (!originals.has(file)) originals.set(file, existsSync(join(root, file)) ? readFileSync(join(root, file), 'utf8') : undefined);
+  };
   for (const r of MANIFEST_ROOTS) {
     if (existsSync(join(REPO_ROOT, r))) cpSync(join(REPO_ROOT, r), join(root, r), { recursive: true, filter: (src) => !src.includes('node_modules') });
   }
   return {
     root,
     edit(file, doc, change) {
+      remember(file);
       const path = join(root, file);
       const docs = parseAllDocuments(readFileSync(path, 'utf8'));
       if (!Array.isArray(docs) || !docs[doc]) throw new Error(`${file} has no document ${doc}`);
@@ -35,12 +43,20 @@ export function copyRepo(): RepoCopy {
       }).join(''));
     },
     write(file, text) {
+      remember(file);
       mkdirSync(dirname(join(root, file)), { recursive: true });
       writeFileSync(join(root, file), text);
     },
     read: (file) => readFileSync(join(root, file), 'utf8'),
     async gate(options = {}) {
       return allFindings(await runGate({ root, cwd: root, ...options }));
+    },
+    reset() {
+      for (const [file, text] of originals) {
+        if (text === undefined) rmSync(join(root, file), { force: true });
+        else writeFileSync(join(root, file), text);
+      }
+      originals.clear();
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };

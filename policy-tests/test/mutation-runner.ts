@@ -1,5 +1,5 @@
 /** Runs a list of repository mutations, each of which must make exactly its check id fail at the named line. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
 
 /** Check id, what breaks, the mutation, and the line the finding must name (a needle on it, or a function). */
@@ -7,11 +7,13 @@ export type Mutation = [string, string, (c: RepoCopy) => void, string | ((c: Rep
 
 export function describeMutations(title: string, mutations: readonly Mutation[]): void {
   describe(title, () => {
+    // One copy per list, reset after each mutation: copying the tree is the slow part.
     let copy: RepoCopy;
-    beforeEach(() => {
+    beforeAll(() => {
       copy = copyRepo();
     });
-    afterEach(() => copy?.remove());
+    afterEach(() => copy?.reset());
+    afterAll(() => copy?.remove());
 
     it.each(mutations)('%s: %s', async (check, _why, mutate, needle) => {
       mutate(copy);
