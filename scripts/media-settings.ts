@@ -1,0 +1,99 @@
+/**
+ * Rebuild settings of the media apps, declared in apps/media/<app>/settings/:
+ *   npm run media-settings -- diff  [instance...]          exit 1 on drift, 2 if an app is unreachable
+ *   npm run media-settings -- apply [instance...] [--yes]  dry-run unless --yes; idempotent
+ * Endpoints and credentials come from the environment, per instance:
+ *   MEDIA_<INSTANCE>_URL and MEDIA_<INSTANCE>_API_KEY (Sonarr, Radarr, Prowlarr),
+ *   MEDIA_QBITTORRENT_URL, MEDIA_QBITTORRENT_USERNAME, MEDIA_QBITTORRENT_PASSWORD.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { HttpClient, Unreachable } from './media/http.ts';
+import { prowlarrDrift, type ProwlarrSettings } from './media/prowlarr.ts';
+import { QbtClient, qbtDrift, type QbtSettings } from './media/qbittorrent.ts';
+import { managerDrift, type Drift, type ManagerSettings } from './media/servarr.ts';
+
+type AnySettings = (ManagerSettings | QbtSettings | ProwlarrSettings | { app: string; instance?: string }) & { app: string };
+
+/** The settings files the script can apply (the others are applied by hand and checked by the gate). */
+export function loadSettings(root: string): Map<string, AnySettings> {
+  const out = new Map<string, AnySettings>();
+  const media = join(root, 'apps/media');
+  for (const app of readdirSync(media)) {
+    let files: string[] = [];
+    try {
+      files = readdirSync(join(media, app, 'settings')).filter((f) => f.endsWith('.yaml'));
+    } catch {
+      continue;
+    }
+    for (const f of files) {
+      const s = parse(readFileSync(join(media, app, 'settings', f), 'utf8')) as AnySettings;
+      if (['sonarr', 'radarr', 'qbittorrent', 'prowlarr'].includes(s.app)) out.set(String((s as { instance?: string }).instance ?? s.app), s);
+    }
+  }
+  return out;
+}
+
+const envKey = (instance: string, what: string) => `MEDIA_${instance.toUpperCase().replace(/-/g, '_')}_${what}`;
+
+export async function driftOf(instance: string, s: AnySettings, env: NodeJS.ProcessEnv, fetchImpl: typeof fetch = fetch): Promise<Drift[]> {
+  const url = env[envKey(instance, 'URL')];
+  if (!url) throw new Unreachable(`${instance}: ${envKey(instance, 'URL')} is not set`);
+  if (s.app === 'qbittorrent') return qbtDrift(new QbtClient(url, env[envKey(instance, 'USERNAME')] ?? '', env[envKey(instance, 'PASSWORD')] ?? '', fetchImpl), s as QbtSettings);
+  const api = new HttpClient(url, { 'X-Api-Key': env[envKey(instance, 'API_KEY')] ?? '' }, fetchImpl);
+  return s.app === 'prowlarr' ? prowlarrDrift(api, s as ProwlarrSettings) : managerDrift(api, s as ManagerSettings);
+}
+
+const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+export async function run(args: string[], env: NodeJS.ProcessEnv, root: string, out: (line: string) => void, fetchImpl: typeof fetch = fetch): Promise<number> {
+  const [command, ...rest] = args;
+  const yes = rest.includes('--yes');
+  const wanted = rest.filter((a) => !a.startsWith('--'));
+  if (command !== 'diff' && command !== 'apply') {
+    out('usage: media-settings diff|apply [instance...] [--yes]');
+    return 2;
+  }
+  const settings = loadSettings(root);
+  const instances = wanted.length ? wanted : [...settings.keys()].sort();
+  let drifted = false;
+  let unreachable = false;
+  for (const instance of instances) {
+    const s = settings.get(instance);
+    if (!s) {
+      out(`${instance}: no settings file that this script can apply`);
+      unreachable = true;
+      continue;
+    }
+    let drift: Drift[];
+    try {
+      drift = await driftOf(instance, s, env, fetchImpl);
+    } catch (err) {
+      out(`${instance}: UNREACHABLE ${(err as Error).message}`);
+      unreachable = true;
+      continue;
+    }
+    if (drift.length === 0) out(`${instance}: in sync`);
+    for (const d of drift) out(`${instance}: ${d.field}: live ${show(d.live)}, declared ${show(d.declared)}`);
+    if (drift.length && command === 'apply') {
+      if (!yes) out(`${instance}: dry run, ${drift.length} change(s) not applied (add --yes)`);
+      else {
+        for (const d of drift) await d.fix();
+        const after = await driftOf(instance, s, env, fetchImpl);
+        out(after.length ? `${instance}: ${after.length} field(s) still differ after apply` : `${instance}: applied ${drift.length} change(s)`);
+        drifted ||= after.length > 0;
+        continue;
+      }
+    }
+    drifted ||= drift.length > 0;
+  }
+  if (unreachable) return 2;
+  return drifted && (command === 'diff' || !yes) ? 1 : 0;
+}
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) {
+  const root = new URL('..', import.meta.url).pathname;
+  process.exitCode = await run(process.argv.slice(2), process.env, root, (line) => process.stdout.write(`${line}\n`));
+}

@@ -1,0 +1,101 @@
+/**
+ * The Sonarr/Radarr REST API (both serve /api/v3 with an X-Api-Key header:
+ * Sonarr v4, Radarr v6) for the rebuild settings: media management, root
+ * folders, the download client, remote path mappings and backups.
+ */
+import { HttpClient } from './http.ts';
+
+export interface ManagerSettings {
+  app: 'sonarr' | 'radarr';
+  instance: string;
+  mediaManagement: { copyUsingHardlinks: boolean };
+  rootFolders: string[];
+  downloadClients: { name: string; implementation: string; host: string; port: number; useSsl: boolean; category: string; removeCompletedDownloads: boolean; removeFailedDownloads: boolean }[];
+  remotePathMappings: { host: string; remotePath: string; localPath: string }[];
+  backup: { intervalDays: number; retentionDays: number; folder: string };
+}
+
+interface Field {
+  name: string;
+  value?: unknown;
+}
+interface DownloadClient {
+  id?: number;
+  name: string;
+  implementation: string;
+  configContract?: string;
+  enable?: boolean;
+  protocol?: string;
+  priority?: number;
+  removeCompletedDownloads: boolean;
+  removeFailedDownloads: boolean;
+  fields: Field[];
+}
+
+/** One field that differs, and how to make live equal declared. */
+export interface Drift {
+  app: string;
+  field: string;
+  live: unknown;
+  declared: unknown;
+  fix: () => Promise<void>;
+}
+
+const categoryField = (app: string) => (app === 'sonarr' ? 'tvCategory' : 'movieCategory');
+const fieldValue = (c: DownloadClient, name: string) => c.fields.find((f) => f.name === name)?.value;
+
+export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise<Drift[]> {
+  const drift: Drift[] = [];
+  const app = s.instance;
+  const mm = await api.get<Record<string, unknown> & { copyUsingHardlinks: boolean }>('/api/v3/config/mediamanagement');
+  if (mm.copyUsingHardlinks !== s.mediaManagement.copyUsingHardlinks) {
+    drift.push({ app, field: 'mediaManagement.copyUsingHardlinks', live: mm.copyUsingHardlinks, declared: s.mediaManagement.copyUsingHardlinks, fix: () => api.put(`/api/v3/config/mediamanagement/${String(mm.id)}`, { ...mm, copyUsingHardlinks: s.mediaManagement.copyUsingHardlinks }) });
+  }
+  const roots = await api.get<{ id: number; path: string }[]>('/api/v3/rootfolder');
+  const norm = (p: string) => p.replace(/\/+$/, '');
+  for (const path of s.rootFolders.filter((p) => !roots.some((r) => norm(r.path) === norm(p)))) {
+    drift.push({ app, field: `rootFolders[${path}]`, live: 'absent', declared: 'present', fix: () => api.post('/api/v3/rootfolder', { path }) });
+  }
+  for (const root of roots.filter((r) => !s.rootFolders.some((p) => norm(p) === norm(r.path)))) {
+    drift.push({ app, field: `rootFolders[${root.path}]`, live: 'present', declared: 'absent', fix: () => api.delete(`/api/v3/rootfolder/${root.id}`) });
+  }
+  const clients = await api.get<DownloadClient[]>('/api/v3/downloadclient');
+  for (const want of s.downloadClients) {
+    const live = clients.find((c) => c.name === want.name);
+    const wantedFields: Record<string, unknown> = { host: want.host, port: want.port, useSsl: want.useSsl, [categoryField(s.app)]: want.category };
+    const desired = (base: DownloadClient): DownloadClient => ({
+      ...base,
+      removeCompletedDownloads: want.removeCompletedDownloads,
+      removeFailedDownloads: want.removeFailedDownloads,
+      fields: [...base.fields.filter((f) => !(f.name in wantedFields)), ...Object.entries(wantedFields).map(([name, value]) => ({ name, value }))],
+    });
+    if (!live) {
+      const fresh: DownloadClient = { name: want.name, implementation: want.implementation, configContract: `${want.implementation}Settings`, enable: true, protocol: 'torrent', priority: 1, removeCompletedDownloads: want.removeCompletedDownloads, removeFailedDownloads: want.removeFailedDownloads, fields: [] };
+      drift.push({ app, field: `downloadClients[${want.name}]`, live: 'absent', declared: 'present', fix: () => api.post('/api/v3/downloadclient', desired(fresh)) });
+      continue;
+    }
+    const diffs: [string, unknown, unknown][] = [
+      ['removeCompletedDownloads', live.removeCompletedDownloads, want.removeCompletedDownloads],
+      ['removeFailedDownloads', live.removeFailedDownloads, want.removeFailedDownloads],
+      ...Object.entries(wantedFields).map(([name, value]): [string, unknown, unknown] => [name, fieldValue(live, name), value]),
+    ];
+    const changed = diffs.filter(([, l, d]) => l !== d);
+    changed.forEach(([name, l, d], i) => {
+      // One PUT carries every change of this client; the other entries only report.
+      drift.push({ app, field: `downloadClients[${want.name}].${name}`, live: l, declared: d, fix: i === 0 ? () => api.put(`/api/v3/downloadclient/${live.id}`, desired(live)) : async () => undefined });
+    });
+  }
+  const mappings = await api.get<{ id: number; host: string; remotePath: string; localPath: string }[]>('/api/v3/remotepathmapping');
+  for (const want of s.remotePathMappings) {
+    const live = mappings.find((m) => m.remotePath === want.remotePath);
+    if (!live) drift.push({ app, field: `remotePathMappings[${want.remotePath}]`, live: 'absent', declared: `${want.host} ${want.remotePath} -> ${want.localPath}`, fix: () => api.post('/api/v3/remotepathmapping', want) });
+    else if (live.host !== want.host || live.localPath !== want.localPath) {
+      drift.push({ app, field: `remotePathMappings[${want.remotePath}]`, live: `${live.host} -> ${live.localPath}`, declared: `${want.host} -> ${want.localPath}`, fix: () => api.put(`/api/v3/remotepathmapping/${live.id}`, { ...live, ...want }) });
+    }
+  }
+  const host = await api.get<Record<string, unknown> & { backupInterval: number; backupRetention: number; backupFolder: string }>('/api/v3/config/host');
+  const backup = { backupInterval: s.backup.intervalDays, backupRetention: s.backup.retentionDays, backupFolder: s.backup.folder };
+  const backupDiffs = Object.entries(backup).filter(([k, v]) => host[k] !== v);
+  backupDiffs.forEach(([k, v], i) => drift.push({ app, field: `backup.${k}`, live: host[k], declared: v, fix: i === 0 ? () => api.put(`/api/v3/config/host/${String(host.id)}`, { ...host, ...backup }) : async () => undefined }));
+  return drift;
+}

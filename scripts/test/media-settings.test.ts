@@ -1,0 +1,106 @@
+/** scripts/media-settings.ts against contract fakes of Sonarr/Radarr (API v3), Prowlarr (API v1) and qBittorrent (WebUI API v2). */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
+import { loadSettings, run } from '../media-settings.ts';
+import type { ManagerSettings } from '../media/servarr.ts';
+import { qbittorrentFake, servarrFake, type Fake } from './media-fakes.ts';
+
+const settings = loadSettings(REPO_ROOT);
+
+/** Live state that already matches the declared settings of a manager instance. */
+function managerState(instance: string): Record<string, unknown> {
+  const s = settings.get(instance) as ManagerSettings;
+  const client = s.downloadClients[0]!;
+  return {
+    'config/mediamanagement': { id: 1, copyUsingHardlinks: s.mediaManagement.copyUsingHardlinks, recycleBin: '' },
+    rootfolder: s.rootFolders.map((path, i) => ({ id: i + 1, path })),
+    downloadclient: [{ id: 1, name: client.name, implementation: client.implementation, enable: true, removeCompletedDownloads: client.removeCompletedDownloads, removeFailedDownloads: client.removeFailedDownloads, fields: [{ name: 'host', value: client.host }, { name: 'port', value: client.port }, { name: 'useSsl', value: client.useSsl }, { name: s.app === 'sonarr' ? 'tvCategory' : 'movieCategory', value: client.category }] }],
+    remotepathmapping: s.remotePathMappings.map((m, i) => ({ id: i + 1, ...m })),
+    'config/host': { id: 1, backupInterval: s.backup.intervalDays, backupRetention: s.backup.retentionDays, backupFolder: s.backup.folder, port: 8989 },
+  };
+}
+
+let fakes: Record<string, Fake>;
+let env: Record<string, string>;
+let lines: string[];
+const go = (...args: string[]) => run(args, env, REPO_ROOT, (l) => lines.push(l));
+
+beforeEach(async () => {
+  lines = [];
+  fakes = {};
+  env = {};
+  for (const instance of ['sonarr', 'radarr', 'radarr-4k']) {
+    fakes[instance] = await servarrFake('v3', `${instance}-key`, managerState(instance));
+    const key = instance.toUpperCase().replace(/-/g, '_');
+    env[`MEDIA_${key}_URL`] = fakes[instance]!.url;
+    env[`MEDIA_${key}_API_KEY`] = `${instance}-key`;
+  }
+  const prowlarr = settings.get('prowlarr') as { indexers: { name: string; seedRatio: number | null; seedTime: number | null }[]; backup: { intervalDays: number; retentionDays: number; folder: string } };
+  fakes.prowlarr = await servarrFake('v1', 'prowlarr-key', {
+    indexer: prowlarr.indexers.map((ix, i) => ({ id: i + 1, name: ix.name, fields: [{ name: 'torrentBaseSettings.seedRatio', value: ix.seedRatio }, { name: 'torrentBaseSettings.seedTime', value: ix.seedTime }] })),
+    'config/host': { id: 1, backupInterval: 1, backupRetention: 14, backupFolder: 'Backups' },
+  });
+  env.MEDIA_PROWLARR_URL = fakes.prowlarr.url;
+  env.MEDIA_PROWLARR_API_KEY = 'prowlarr-key';
+  fakes.qbittorrent = await qbittorrentFake('admin', 'secret', { max_ratio_enabled: false, max_seeding_time_enabled: false, max_inactive_seeding_time_enabled: false, queueing_enabled: false, save_path: '/torrents/completed', temp_path_enabled: true, temp_path: '/torrents/download', web_ui_port: 8080 });
+  Object.assign(env, { MEDIA_QBITTORRENT_URL: fakes.qbittorrent.url, MEDIA_QBITTORRENT_USERNAME: 'admin', MEDIA_QBITTORRENT_PASSWORD: 'secret' });
+});
+afterEach(async () => {
+  for (const f of Object.values(fakes)) await f.close();
+});
+
+describe('media-settings diff', () => {
+  it('reports every app in sync and exits 0', async () => {
+    expect(await go('diff')).toBe(0);
+    expect(lines.sort()).toEqual(['prowlarr: in sync', 'qbittorrent: in sync', 'radarr-4k: in sync', 'radarr: in sync', 'sonarr: in sync']);
+  });
+
+  it('prints drift field by field and exits 1', async () => {
+    const sonarr = fakes.sonarr!.state;
+    (sonarr.downloadclient as { removeCompletedDownloads: boolean }[])[0]!.removeCompletedDownloads = false;
+    (sonarr.remotepathmapping as { host: string }[])[0]!.host = 'qbittorrent';
+    (fakes.qbittorrent!.state.preferences as Record<string, unknown>).queueing_enabled = true;
+    expect(await go('diff')).toBe(1);
+    expect(lines).toContain('sonarr: downloadClients[qBittorrent].removeCompletedDownloads: live false, declared true');
+    expect(lines).toContain('sonarr: remotePathMappings[/torrents/]: live qbittorrent -> /data/torrents/, declared qbittorrent.media.svc.cluster.local -> /data/torrents/');
+    expect(lines).toContain('qbittorrent: preferences.queueing_enabled: live true, declared false');
+  });
+
+  it('exits 2 when an app is unreachable or refuses the key', async () => {
+    await fakes.radarr!.close();
+    env.MEDIA_SONARR_API_KEY = 'wrong';
+    expect(await go('diff')).toBe(2);
+    expect(lines.filter((l) => l.includes('UNREACHABLE')).map((l) => l.split(':')[0])).toEqual(['radarr', 'sonarr']);
+  });
+});
+
+describe('media-settings apply', () => {
+  it('is a dry run by default and changes nothing', async () => {
+    (fakes['radarr-4k']!.state.rootfolder as unknown[]).length = 0;
+    expect(await go('apply')).toBe(1);
+    expect(lines).toContain('radarr-4k: dry run, 1 change(s) not applied (add --yes)');
+    expect(Object.values(fakes).flatMap((f) => f.writes)).toEqual([]);
+  });
+
+  it('pushes the declared settings with the documented fields, then has nothing left to do', async () => {
+    const radarr = fakes.radarr!.state;
+    (radarr.downloadclient as { removeFailedDownloads: boolean; fields: { name: string; value: unknown }[] }[])[0]!.removeFailedDownloads = true;
+    (radarr.downloadclient as { fields: { name: string; value: unknown }[] }[])[0]!.fields.find((f) => f.name === 'port')!.value = 9090;
+    radarr.remotepathmapping = [];
+    (radarr['config/host'] as { backupRetention: number }).backupRetention = 28;
+    (radarr['config/mediamanagement'] as { copyUsingHardlinks: boolean }).copyUsingHardlinks = false;
+    Object.assign(fakes.qbittorrent!.state.preferences as object, { max_ratio_enabled: true });
+    expect(await go('apply', '--yes')).toBe(0);
+    expect(lines.filter((l) => l.startsWith('radarr:')), lines.join('\n')).toContain('radarr: applied 5 change(s)');
+    expect(fakes.radarr!.writes.sort()).toEqual(['POST /api/v3/remotepathmapping', 'PUT /api/v3/config/host/1', 'PUT /api/v3/config/mediamanagement/1', 'PUT /api/v3/downloadclient/1']);
+    expect(radarr.remotepathmapping).toEqual([{ id: expect.any(Number), host: 'qbittorrent.media.svc.cluster.local', remotePath: '/torrents/', localPath: '/data/torrents/' }]);
+    const client = (radarr.downloadclient as { removeFailedDownloads: boolean; removeCompletedDownloads: boolean }[])[0]!;
+    expect([client.removeFailedDownloads, client.removeCompletedDownloads]).toEqual([false, false]);
+    expect(fakes.qbittorrent!.writes).toEqual(['setPreferences {"max_ratio_enabled":false}']);
+    lines = [];
+    for (const f of Object.values(fakes)) f.writes.length = 0;
+    expect(await go('apply', '--yes')).toBe(0);
+    expect(Object.values(fakes).flatMap((f) => f.writes)).toEqual([]);
+    expect(lines.every((l) => l.endsWith('in sync'))).toBe(true);
+  });
+});
