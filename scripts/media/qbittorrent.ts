@@ -44,6 +44,13 @@ export class QbtClient {
     return (await response.json()) as Record<string, unknown>;
   }
 
+  async torrents(): Promise<{ name: string; state: string; hash: string }[]> {
+    await this.login();
+    const response = await this.request('/api/v2/torrents/info');
+    if (!response.ok) throw new Error(`qBittorrent torrents/info: HTTP ${response.status}`);
+    return (await response.json()) as { name: string; state: string; hash: string }[];
+  }
+
   async setPreferences(prefs: Record<string, unknown>): Promise<void> {
     await this.login();
     const response = await this.request('/api/v2/app/setPreferences', { json: JSON.stringify(prefs) });

@@ -7,7 +7,7 @@
  *   in the Servarr API reference.
  * - Prowlarr v2: /api/v1 (indexer fields torrentBaseSettings.seedRatio/seedTime, config/host).
  * - qBittorrent 5.x WebUI API v2: auth/login (form, SID cookie, body "Ok."), app/preferences,
- *   app/setPreferences (form field json).
+ *   app/setPreferences (form field json), torrents/info ([{hash, name, state}]).
  * Unknown routes answer 404; a wrong key 401, as the real apps do.
  */
 import { createServer, type Server } from 'node:http';
@@ -81,6 +81,7 @@ export async function qbittorrentFake(username: string, password: string, prefer
     }
     if (req.headers.cookie !== 'SID=fake-session') return res.writeHead(403).end('Forbidden');
     if (url.pathname === '/api/v2/app/preferences' && req.method === 'GET') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fake.state.preferences));
+    if (url.pathname === '/api/v2/torrents/info' && req.method === 'GET') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fake.state.torrents ?? []));
     if (url.pathname === '/api/v2/app/setPreferences' && req.method === 'POST') {
       fake.writes.push(`setPreferences ${form.get('json')}`);
       fake.state.preferences = { ...(fake.state.preferences as object), ...JSON.parse(form.get('json') ?? '{}') };
