@@ -242,4 +242,31 @@ export const mediaChecks: PolicyCheck[] = [
       });
     },
   },
+  {
+    id: 'media-exporters',
+    description: 'Each manager has an exportarr sidecar scraped by a ServiceMonitor, with the app API key from an ExternalSecret (Scrape sources, media app exporters; A8).',
+    invariants: ['A8'],
+    remediation: 'add the exportarr container with APIKEY from the <app>-api-key ExternalSecret, and the exportarr-<app> ServiceMonitor',
+    kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'],
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles }) => {
+        const targets = new Set(ctx.repo.resources.filter((r) => r.kind === 'ExternalSecret').map((r) => (r.object.spec as { target?: { name?: string } })?.target?.name ?? r.name));
+        for (const name of [roles.tvManager, roles.movieManager, roles.movieManager4k]) {
+          const w = workload(ctx, name);
+          if (!w) continue;
+          const exporter = containersOf(podSpecOf(w)!).find((c) => /\/exportarr:/.test(String(c.container.image ?? '')));
+          if (!exporter) {
+            ctx.fail(w, ['spec', 'template', 'spec', 'containers'], `${name} has no exportarr sidecar`);
+            continue;
+          }
+          const env = (exporter.container.env ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
+          const i = env.findIndex((e) => e.name === 'APIKEY');
+          const ref = env[i]?.valueFrom?.secretKeyRef?.name;
+          if (!ref || !targets.has(ref)) ctx.fail(w, [...exporter.at, 'env', ...(i === -1 ? [] : [i])], `${name}'s exporter must take APIKEY from a Secret written by an ExternalSecret`);
+          if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && r.namespace === 'media' && r.name === `exportarr-${name}`)) ctx.fail(w, [...exporter.at, 'name'], `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
+        }
+      });
+    },
+  },
 ];
