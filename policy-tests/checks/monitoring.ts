@@ -3,7 +3,7 @@
  * the chart values and the Probe resources.
  */
 import { parse } from 'yaml';
-import { get, type ChartValues } from '../lib/chart-values.ts';
+import { chartValues, get, type ChartValues } from '../lib/chart-values.ts';
 import { onChartValues, type ValuesFail } from './chart-values-check.ts';
 import type { Path } from '../lib/positions.ts';
 import { durationMs } from './watchdog.ts';
@@ -21,7 +21,7 @@ function expectDuration(fail: Fail, values: unknown, path: Path, expected: strin
 export const monitoringChecks: PolicyCheck[] = [
   {
     id: 'monitoring-retention',
-    description: 'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet (Limits; A1, A2, A3).',
+    description: 'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet; the sensor and the shipper keep nothing (Limits; A1, A2, A3).',
     invariants: ['A1', 'A2', 'A3'],
     remediation: 'set the retention or replica count the spec’s Limits table gives',
     kinds: ['Application'],
@@ -47,6 +47,12 @@ export const monitoringChecks: PolicyCheck[] = [
       });
       onValues(ctx, 'alloy', ({ values }, fail) => {
         if (get(values, ['controller', 'type']) !== 'daemonset') fail(['controller', 'type'], 'the log shipper must run on every node (controller.type: daemonset)');
+        // Limits: "sensor and log shipper retention: none". They forward; the stores keep.
+        const claims = get(values, ['controller', 'volumeClaimTemplates']);
+        if ((Array.isArray(claims) && claims.length) || get(values, ['alloy', 'storagePath'])) fail(['controller'], 'the log shipper keeps nothing: no volume claims, no storage path');
+      });
+      onValues(ctx, 'falco', ({ values }, fail) => {
+        if (get(values, ['falco', 'file_output', 'enabled']) === true) fail(['falco', 'file_output'], 'the sensor keeps nothing: no file output');
       });
     },
   },
@@ -160,6 +166,19 @@ function externalSecretTargets(ctx: CheckContext): Set<string> {
 }
 
 export const sourceChecks: PolicyCheck[] = [
+  {
+    id: 'volsync-metrics',
+    description: 'VolSync runs from a pinned chart and its sync metrics (ReplicationSource sync state) are scraped (Scrape sources, backup-sync metrics; A8).',
+    invariants: ['A8'],
+    remediation: 'keep the volsync Application and a ServiceMonitor in volsync-system selecting its metrics Service',
+    kinds: ['ServiceMonitor', 'Application'],
+    exemptible: false,
+    run(ctx) {
+      if (chartValues(ctx.repo, 'volsync').length === 0) ctx.failAtFile('monitoring/README.md', 'no Application deploys the volsync chart');
+      const monitor = ctx.resources.some((r) => r.kind === 'ServiceMonitor' && r.namespace === 'volsync-system');
+      if (!monitor) ctx.failAtFile('apps/platform/volsync/application.yaml', 'nothing scrapes VolSync: no ServiceMonitor in volsync-system');
+    },
+  },
   {
     id: 'pve-audit-token',
     description: 'The hypervisor exporter scrapes three hosts every 60 s, one of them cluster-wide, with the API token of an audit-only user (PVEAuditor), never a password (A7).',

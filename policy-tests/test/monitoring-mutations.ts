@@ -55,5 +55,7 @@ export const monitoringMutations: [string, string, (c: RepoCopy) => void, string
   ['unpoller-source', 'the gateway scraped every minute', (c) => c.edit('monitoring/unpoller/deployment.yaml', 2, (d) => d.setIn(['spec', 'endpoints', 0, 'interval'], '60s')), 'interval: 60s'],
   ['unpoller-source', 'the system log pushed every 5 minutes', (c) => c.write('monitoring/unpoller/deployment.yaml', c.read('monitoring/unpoller/deployment.yaml').replace('value: 1m', 'value: 5m')), '- name: UP_LOKI_INTERVAL'],
   ['unpoller-source', 'the password committed in the manifest', (c) => c.write('monitoring/unpoller/deployment.yaml', c.read('monitoring/unpoller/deployment.yaml').replace(/- name: UP_UNIFI_DEFAULT_PASS\n              valueFrom:\n                secretKeyRef:\n                  name: unpoller\n                  key: password/, '- name: UP_UNIFI_DEFAULT_PASS\n              value: hunter2')), '- name: UP_UNIFI_DEFAULT_PASS'],
+  ['volsync-metrics', 'nothing scrapes VolSync', (c) => c.write('apps/platform/volsync/servicemonitor.yaml', '# removed\n'), () => 1],
+  ['monitoring-retention', 'the log shipper starts keeping data', (c) => c.edit('monitoring/alloy/values.yaml', 0, (d) => d.setIn(['alloy', 'storagePath'], '/var/lib/alloy')), 'controller:'],
   ['snmp-v3-only', 'MD5 instead of SHA', (c) => c.edit(SNMP, 0, (d) => d.setIn(['config'], String(d.get('config')).replace('auth_protocol: SHA', 'auth_protocol: MD5'))), 'config: |'],
 ];
