@@ -42,6 +42,16 @@ function byApp(ctx: CheckContext): Map<string, { file: DataFile; s: Settings; va
 }
 
 /** Compiled schemas, keyed by their text: compiling is the expensive part, and the same schema recurs across runs. */
+/**
+ * The valid settings of one instance, for the row checks. A missing file is a
+ * finding; an invalid one is left to media-settings-schema (undefined, silently).
+ */
+function settingsOf(ctx: CheckContext, instance: string, role: string): { file: DataFile; s: Settings } | undefined {
+  const found = byApp(ctx).get(instance);
+  if (!found) ctx.failAtFile('apps/README.md', `no settings file for the ${role} (${instance})`);
+  return found?.valid ? found : undefined;
+}
+
 const validators = new Map<string, ValidateFunction>();
 function validatorFor(root: string, kind: string): ValidateFunction {
   const text = readFileSync(join(root, SCHEMA_DIR, `${kind}.schema.json`), 'utf8');
@@ -99,15 +109,10 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     kinds: ['*'],
     exemptible: false,
     run(ctx) {
-      const settings = byApp(ctx);
       const categories = new Map<string, string>();
       for (const [instance, want] of Object.entries(MANAGERS)) {
-        const found = settings.get(instance);
-        if (!found) {
-          ctx.failAtFile('apps/README.md', `no settings file for the ${want.kind} (${instance})`);
-          continue;
-        }
-        if (!found.valid) continue;
+        const found = settingsOf(ctx, instance, want.kind);
+        if (!found) continue;
         const { file, s } = found;
         const fail = (path: Path, message: string) => failIn(ctx, file, path, `${instance}: ${message}`);
         if ((s.mediaManagement as { copyUsingHardlinks?: boolean })?.copyUsingHardlinks !== true) fail(['mediaManagement'], 'Use hardlinks instead of copy must be on');
@@ -127,7 +132,8 @@ export const mediaSettingsChecks: PolicyCheck[] = [
         const backup = s.backup as Record<string, unknown> | undefined;
         if (backup?.intervalDays !== 1 || backup?.retentionDays !== 14 || backup?.folder !== 'Backups') fail(['backup'], 'backups must run every 1 day, keep 14 days, in folder Backups');
       }
-      const prowlarr = settings.get('prowlarr');
+      // Prowlarr's file is required by media-seeding-chain; here only its backup row is read.
+      const prowlarr = byApp(ctx).get('prowlarr');
       const backup = prowlarr?.s.backup as Record<string, unknown> | undefined;
       if (prowlarr?.valid && (backup?.intervalDays !== 1 || backup?.retentionDays !== 14 || backup?.folder !== 'Backups')) failIn(ctx, prowlarr.file, ['backup'], 'prowlarr: backups must run every 1 day, keep 14 days, in folder Backups');
     },
@@ -176,12 +182,8 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     kinds: ['*'],
     exemptible: false,
     run(ctx) {
-      const found = byApp(ctx).get('cleanuparr');
-      if (!found) {
-        ctx.failAtFile('apps/README.md', 'no settings file for the queue cleaner (cleanuparr)');
-        return;
-      }
-      if (!found.valid) return;
+      const found = settingsOf(ctx, 'cleanuparr', 'queue cleaner');
+      if (!found) return;
       const { file, s } = found;
       const q = (s.queueCleaner ?? {}) as { intervalMinutes?: number; failedImport?: Record<string, unknown>; stalledRules?: unknown[]; slowRules?: unknown[] };
       const f = q.failedImport ?? {};
@@ -211,14 +213,9 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     kinds: ['*'],
     exemptible: false,
     run(ctx) {
-      const settings = byApp(ctx);
       for (const [instance, movieHost, tv] of [['bazarr', 'radarr', true], ['bazarr-4k', 'radarr-4k', false]] as const) {
-        const found = settings.get(instance);
-        if (!found) {
-          ctx.failAtFile('apps/README.md', `no settings file for the subtitle manager ${instance}`);
-          continue;
-        }
-        if (!found.valid) continue;
+        const found = settingsOf(ctx, instance, 'subtitle manager');
+        if (!found) continue;
         const s = found.s as { languageProfile?: Record<string, unknown>; embeddedSubtitles?: { count?: boolean }; upgrade?: { enabled?: boolean; days?: number }; auth?: { type?: string }; sonarr?: { enabled?: boolean }; radarr?: { enabled?: boolean; url?: string } };
         const fail = (path: Path, message: string) => failIn(ctx, found.file, path, `${instance}: ${message}`);
         const lp = s.languageProfile ?? {};
@@ -245,12 +242,8 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     kinds: ['*'],
     exemptible: false,
     run(ctx) {
-      const found = byApp(ctx).get('jellyseerr');
-      if (!found) {
-        ctx.failAtFile('apps/README.md', 'no settings file for the request manager (jellyseerr)');
-        return;
-      }
-      if (!found.valid) return;
+      const found = settingsOf(ctx, 'jellyseerr', 'request manager');
+      if (!found) return;
       type Server = { is4k?: boolean; isDefault?: boolean; activeProfileName?: string; activeDirectory?: string; port?: number; useSsl?: boolean };
       const s = found.s as { radarr?: Server[]; sonarr?: Server[] };
       const fail = (path: Path, message: string) => failIn(ctx, found.file, path, message);
@@ -294,12 +287,8 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     kinds: ['*'],
     exemptible: false,
     run(ctx) {
-      const found = byApp(ctx).get('tdarr');
-      if (!found) {
-        ctx.failAtFile('apps/README.md', 'no settings file for the transcoder (tdarr)');
-        return;
-      }
-      if (!found.valid) return;
+      const found = settingsOf(ctx, 'tdarr', 'transcoder');
+      if (!found) return;
       type Library = { name: string; folder: string; flow: string; healthChecks: boolean; skipHardlinks: boolean; folderWatching: boolean; ignoredFolderNames: string[]; schedule: { from: string; to: string; days: string }; scannerThreads: number; mediaInfoScan: boolean };
       const s = found.s as { libraries: Library[]; node: { gpuWorkers: number; cpuWorkers: number; applyToLiveNode: boolean }; backlogMode: { gpuWorkers: number; schedule: { from: string; to: string } } };
       const fail = (path: Path, message: string) => failIn(ctx, found.file, path, `tdarr: ${message}`);
@@ -328,12 +317,8 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     kinds: ['*'],
     exemptible: false,
     run(ctx) {
-      const found = byApp(ctx).get('plex');
-      if (!found) {
-        ctx.failAtFile('apps/README.md', 'no settings file for the media server (plex)');
-        return;
-      }
-      if (!found.valid) return;
+      const found = settingsOf(ctx, 'plex', 'media server');
+      if (!found) return;
       const s = found.s as { libraries: { name: string }[]; users: { name: string; plays4kHdr: boolean }[]; shares: { user: string; libraries: string[] }[] };
       const names = new Set(s.libraries.map((l) => l.name));
       for (const library of ['Movies', 'Movies 4K', 'TV Shows', 'Courses', 'Youtube']) if (!names.has(library)) failIn(ctx, found.file, ['libraries'], `plex: library ${library} is missing`);
