@@ -7,7 +7,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
 import { checkBackup, loadTarget, runBackup, type BackupOptions } from '../backup/run.ts';
-import { latestSentinel } from '../backup/sqlite.ts';
+import { latestSentinel, writeSentinel } from '../backup/sqlite.ts';
+import { restore, restoreTest } from '../backup/restore.ts';
 import { listBackups, prune, publish, readManifest, sha256 } from '../backup/store.ts';
 
 const tools = ['sqlite3', 'restic'].filter((t) => spawnSync(t, ['--version']).status !== 0 && spawnSync(t, ['version']).status !== 0);
@@ -139,5 +140,82 @@ describe.skipIf(tools.length > 0)('backup-check detects', () => {
     const empty = { ...o.env, RESTIC_REPOSITORY: join(dir, 'empty-restic') };
     execFileSync('restic', ['init', '--quiet'], { env: empty });
     expect(checkBackup(target, { ...o, env: empty })).toEqual([expect.stringMatching(/is not in the restic repository/)]);
+  });
+});
+
+/** A stand-in for the cluster: records the scale calls a restore makes (kubectl cannot reach a cluster here). */
+function fakeScaler(initial = 1) {
+  const calls: number[] = [];
+  let replicas = initial;
+  return {
+    calls,
+    scaler: {
+      replicas: () => replicas,
+      scale: (n: number) => {
+        calls.push(n);
+        replicas = n;
+      },
+    },
+  };
+}
+
+describe.skipIf(tools.length > 0)('restore', () => {
+  it('refuses a corrupt backup and leaves the live data byte-identical', () => {
+    const { path } = runBackup(target, o);
+    const data = readFileSync(join(path, 'sonarr.db.gz'));
+    data.writeUInt8(data.readUInt8(20) ^ 0xff, 20);
+    writeFileSync(join(path, 'sonarr.db.gz'), data);
+    const before = readFileSync(db());
+    const { calls, scaler } = fakeScaler();
+    expect(() => restore(target, { ...o, scaler })).toThrow(/refusing .*does not match its SHA-256/);
+    expect(readFileSync(db()).equals(before)).toBe(true);
+    expect(calls).toEqual([]);
+  });
+
+  it('scales to zero, swaps the data in, keeps the replaced data, and scales back', () => {
+    const { path } = runBackup(target, o);
+    sql(db(), "INSERT INTO episodes (title) VALUES ('after the backup');");
+    const { calls, scaler } = fakeScaler(1);
+    const dry = restore(target, { ...o, scaler, dryRun: true });
+    expect([dry.replaced, calls]).toEqual([[], []]);
+    restore(target, { ...o, scaler });
+    expect(calls).toEqual([0, 1]);
+    expect(latestSentinel(db())).toEqual(readManifest(path).sentinel);
+    expect(sql(db(), "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('0');
+    expect(sql(`${db()}.pre-restore`, "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('1');
+  });
+
+  it.each(['staged', 'kept', 'swapped'])('a crash after step "%s" leaves either the old or the new data, never a mix, and the app scaled back', (step) => {
+    const { path } = runBackup(target, o);
+    sql(db(), "INSERT INTO episodes (title) VALUES ('newer');");
+    const oldCount = sql(db(), 'SELECT count(*) FROM episodes;');
+    const { calls, scaler } = fakeScaler(1);
+    expect(() => restore(target, { ...o, scaler, crashAt: step })).toThrow(/simulated crash/);
+    expect(calls).toEqual([0, 1]);
+    expect(sql(db(), 'PRAGMA integrity_check;')).toBe('ok');
+    const isNew = latestSentinel(db())?.id === readManifest(path).sentinel.id && sql(db(), "SELECT count(*) FROM episodes WHERE title = 'newer';") === '0';
+    const isOld = sql(db(), 'SELECT count(*) FROM episodes;') === oldCount;
+    expect(isNew !== isOld).toBe(true);
+    expect(isNew).toBe(step === 'swapped');
+  });
+});
+
+describe.skipIf(tools.length > 0)('restore-test', () => {
+  it('passes when the newest backup restores with its own sentinel', () => {
+    runBackup(target, o);
+    expect(restoreTest(target, o)).toEqual([]);
+  });
+
+  it('fails when the newest visible backup is older than the source’s sentinel (the false pass real labs hit)', () => {
+    runBackup(target, { ...o, now: new Date(Date.now() - 3_600_000) });
+    // A later backup ran (its sentinel is in the source) but its result never became the newest visible backup.
+    writeSentinel(db(), { id: 'later-backup', at: new Date().toISOString() });
+    expect(restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
+  });
+
+  it('fails when the newest backup is corrupt', () => {
+    const { path } = runBackup(target, o);
+    writeFileSync(join(path, 'sonarr.db.gz'), 'garbage');
+    expect(restoreTest(target, o)).toEqual([expect.stringMatching(/refusing .*SHA-256/)]);
   });
 });
