@@ -13,6 +13,7 @@ import { alertRoutingChecks } from './alert-routing.ts';
 import { dashboardChecks, monitoringChecks, sourceChecks } from './monitoring.ts';
 import { mediaChecks } from './media.ts';
 import { mediaSettingsChecks } from './media-settings.ts';
+import { backupChecks } from './backups.ts';
 import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 import { workloadChecks } from './workload-hygiene.ts';
@@ -33,7 +34,7 @@ const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
 }
 
 function exemptionsOf(resource: Resource): Map<string, string> {
