@@ -79,7 +79,21 @@ export function parseTomlFile(file: string, text: string): DataFile {
   }
 }
 
+/** Parsed data files by path and content, for the same reason as the manifest cache (parse-pool.ts). */
+const dataCache = new Map<string, DataFile>();
+
 export function parseDataFile(file: string, text: string): DataFile {
+  const key = `${file}\0${text}`;
+  let parsed = dataCache.get(key);
+  if (!parsed) {
+    parsed = parseDataFileUncached(file, text);
+    dataCache.set(key, parsed);
+    if (dataCache.size > 2000) dataCache.delete(dataCache.keys().next().value!);
+  }
+  return parsed;
+}
+
+function parseDataFileUncached(file: string, text: string): DataFile {
   if (file.endsWith('.toml')) return parseTomlFile(file, text);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
