@@ -1,5 +1,5 @@
 /** qBittorrent's WebUI API (v2): log in for a SID cookie, then read and set global preferences. */
-import { Unreachable, type HttpClient } from './http.ts';
+import { Unreachable } from './http.ts';
 import type { Drift } from './servarr.ts';
 
 export interface QbtSettings {
@@ -65,4 +65,3 @@ export async function qbtDrift(client: QbtClient, s: QbtSettings): Promise<Drift
   return changed.map(([k, v], i) => ({ app: 'qbittorrent', field: `preferences.${k}`, live: live[k], declared: v, fix: i === 0 ? () => client.setPreferences(desired) : async () => undefined }));
 }
 
-export type { HttpClient };

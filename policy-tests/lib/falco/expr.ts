@@ -175,10 +175,6 @@ export function pinned(expr: Expr): Expr[] {
   return [e];
 }
 
-export function fieldOf(expr: Expr): string | undefined {
-  return expr.kind === 'compare' || expr.kind === 'list' || expr.kind === 'unary' ? expr.field : undefined;
-}
-
 /** Every node of the tree, for searches such as "which lists are referenced". */
 export function* walk(expr: Expr): Generator<Expr> {
   yield expr;
