@@ -4,7 +4,7 @@
  */
 import { dirname } from 'node:path/posix';
 import {
-  APPLICATION_FILE, ROOT_APP_FILE, toArgoApp, filesOfApp, isApplication, isDirectorySource, isThisRepo,
+  APPLICATION_FILE, ROOT_APP_FILE, applications, filesOfApp, isApplication, isDirectorySource, isThisRepo,
   normalizeSourcePath, ownersByFile, type ArgoApp,
 } from '../lib/argocd.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
@@ -13,7 +13,7 @@ const APP_KINDS = ['Application'] as const;
 const EXACT_CHART_VERSION = /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 function appsOf(ctx: CheckContext): ArgoApp[] {
-  return ctx.resources.filter(isApplication).map(toArgoApp);
+  return applications(ctx.repo);
 }
 
 /** Folders whose manifests need an application.yaml of their own (or of an ancestor app folder). */
@@ -174,7 +174,7 @@ export const argocdChecks: PolicyCheck[] = [
     kinds: APP_KINDS,
     exemptible: false,
     run(ctx) {
-      for (const [file, owners] of ownersByFile(ctx.repo, appsOf(ctx))) {
+      for (const [file, owners] of ownersByFile(ctx.repo)) {
         if (owners.length > 1) ctx.failAtFile(file, `applied by ${owners.length} Applications: ${owners.map((o) => o.name).join(', ')}`);
       }
     },
@@ -198,7 +198,7 @@ export const argocdChecks: PolicyCheck[] = [
       for (const app of apps) {
         if (app !== root && !discovered.has(app.resource.file)) ctx.fail(app.resource, ['metadata', 'name'], `Application ${app.name} is not discovered by the root app`);
       }
-      const owners = ownersByFile(repo, apps);
+      const owners = ownersByFile(repo);
       for (const file of repo.manifestFiles) {
         if (file !== ROOT_APP_FILE && !owners.has(file)) ctx.failAtFile(file, 'orphaned: no Application applies this file');
       }

@@ -1,4 +1,5 @@
 /** Backup coverage (B3): every app config volume is copied off-site by a VolSync ReplicationSource. */
+import { writtenByExternalSecret } from '../lib/external-secrets.ts';
 import type { PolicyCheck } from './types.ts';
 
 export const backupChecks: PolicyCheck[] = [
@@ -11,14 +12,13 @@ export const backupChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const sources = ctx.resources.filter((r) => r.kind === 'ReplicationSource');
-      const secrets = new Set(ctx.resources.filter((r) => r.kind === 'ExternalSecret').map((r) => `${r.namespace}/${(r.object.spec as { target?: { name?: string } })?.target?.name ?? r.name}`));
       for (const pvc of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && r.name.endsWith('-config'))) {
         const covered = sources.some((s) => s.namespace === pvc.namespace && (s.object.spec as { sourcePVC?: string })?.sourcePVC === pvc.name);
         if (!covered) ctx.fail(pvc, ['metadata', 'name'], `config volume ${pvc.namespace}/${pvc.name} has no ReplicationSource: it is not copied off-site`);
       }
       for (const source of sources) {
         const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
-        if (!repository || !secrets.has(`${source.namespace}/${repository}`)) ctx.fail(source, ['spec', 'restic', 'repository'], `the restic repository Secret ${repository ?? '(none)'} is not written by an ExternalSecret`);
+        if (!writtenByExternalSecret(ctx.repo, repository, source.namespace ?? '')) ctx.fail(source, ['spec', 'restic', 'repository'], `the restic repository Secret ${repository ?? '(none)'} is not written by an ExternalSecret`);
       }
     },
   },

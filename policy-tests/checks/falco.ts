@@ -8,6 +8,7 @@ import { normalizeRuleName, tuningFiles, type TuningFile, type TuningItem } from
 import { get, type ChartValues } from '../lib/chart-values.ts';
 import { onChartValues, type ValuesFail } from './chart-values-check.ts';
 import type { Path } from '../lib/positions.ts';
+import { writtenByExternalSecret } from '../lib/external-secrets.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
 const PROCESS_FIELD = /^proc\.(name|pname|exe|pexe|cmdline|args|aname(\[\d+\])?)$/;
@@ -367,8 +368,7 @@ export const falcoChecks: PolicyCheck[] = [
         if (get(values, ['config', 'slack', 'minimumpriority']) !== 'notice') fail(['config', 'slack', 'minimumpriority'], `chat minimum priority is "${String(get(values, ['config', 'slack', 'minimumpriority']))}", must be notice`);
         if (get(values, ['config', 'slack', 'webhookurl'])) fail(['config', 'slack', 'webhookurl'], 'the webhook URL is committed; take it from config.existingSecret');
         const secret = get(values, ['config', 'existingSecret']);
-        const targets = ctx.repo.resources.filter((r) => r.kind === 'ExternalSecret').map((r) => (r.object.spec as { target?: { name?: string } })?.target?.name ?? r.name);
-        if (typeof secret !== 'string' || !targets.includes(secret)) fail(['config', 'existingSecret'], `config.existingSecret ${JSON.stringify(secret ?? null)} is not the target of any ExternalSecret`);
+        if (typeof secret !== 'string' || !writtenByExternalSecret(ctx.repo, secret)) fail(['config', 'existingSecret'], `config.existingSecret ${JSON.stringify(secret ?? null)} is not the target of any ExternalSecret`);
         if (get(values, ['config', 'alertmanager', 'hostport'])) fail(['config', 'alertmanager', 'hostport'], 'sensor events must bypass Alertmanager');
       });
     },

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { argoGlobMatch } from '../lib/glob.ts';
 import { parseInstancePath, type Path } from '../lib/positions.ts';
-import type { DataFile } from '../lib/repo.ts';
+import type { DataFile, Repo } from '../lib/repo.ts';
+import { perRepo } from '../lib/per-repo.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
 export const SETTINGS_GLOB = 'apps/media/*/settings/*.yaml';
@@ -16,8 +17,8 @@ const SCHEMA_FOR: Record<string, string> = { sonarr: 'manager', radarr: 'manager
 
 type Settings = Record<string, unknown> & { app?: string; instance?: string };
 
-function settingsFiles(ctx: CheckContext): DataFile[] {
-  return [...ctx.repo.dataFiles.values()].filter((f) => argoGlobMatch(SETTINGS_GLOB, f.file));
+function settingsFiles(repo: Repo): DataFile[] {
+  return [...repo.dataFiles.values()].filter((f) => argoGlobMatch(SETTINGS_GLOB, f.file));
 }
 
 function failIn(ctx: CheckContext, file: DataFile, path: Path, message: string): void {
@@ -30,16 +31,17 @@ function failIn(ctx: CheckContext, file: DataFile, path: Path, message: string):
  * schema is left to media-settings-schema: the row checks see it as present
  * but skip it, so one typo yields one finding.
  */
-function byApp(ctx: CheckContext): Map<string, { file: DataFile; s: Settings; valid: boolean }> {
+const settingsByApp = perRepo((repo: Repo): Map<string, { file: DataFile; s: Settings; valid: boolean }> => {
   const out = new Map<string, { file: DataFile; s: Settings; valid: boolean }>();
-  for (const file of settingsFiles(ctx)) {
+  for (const file of settingsFiles(repo)) {
     const s = (file.data ?? {}) as Settings;
     const kind = SCHEMA_FOR[String(s.app)];
-    const valid = !file.errors.length && kind !== undefined && validatorFor(ctx.repo.root, kind)(s) === true;
+    const valid = !file.errors.length && kind !== undefined && validatorFor(repo.root, kind)(s) === true;
     out.set(String(s.instance ?? s.app), { file, s, valid });
   }
   return out;
-}
+});
+const byApp = (ctx: CheckContext) => settingsByApp(ctx.repo);
 
 /** Compiled schemas, keyed by their text: compiling is the expensive part, and the same schema recurs across runs. */
 /**
@@ -79,7 +81,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     kinds: ['*'],
     exemptible: false,
     run(ctx) {
-      for (const file of settingsFiles(ctx)) {
+      for (const file of settingsFiles(ctx.repo)) {
         if (file.errors.length) {
           ctx.failAtFile(file.file, file.errors[0]!);
           continue;

@@ -4,6 +4,7 @@
  */
 import type { Resource } from '../lib/manifest.ts';
 import type { Path } from '../lib/positions.ts';
+import { writtenByExternalSecret } from '../lib/external-secrets.ts';
 import { containersOf, podSpecOf, type ContainerRef } from '../lib/workloads.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
@@ -251,7 +252,6 @@ export const mediaChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
-        const targets = new Set(ctx.repo.resources.filter((r) => r.kind === 'ExternalSecret').map((r) => (r.object.spec as { target?: { name?: string } })?.target?.name ?? r.name));
         for (const name of [roles.tvManager, roles.movieManager, roles.movieManager4k]) {
           const w = workload(ctx, name);
           if (!w) continue;
@@ -263,7 +263,7 @@ export const mediaChecks: PolicyCheck[] = [
           const env = (exporter.container.env ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
           const i = env.findIndex((e) => e.name === 'APIKEY');
           const ref = env[i]?.valueFrom?.secretKeyRef?.name;
-          if (!ref || !targets.has(ref)) ctx.fail(w, [...exporter.at, 'env', ...(i === -1 ? [] : [i])], `${name}'s exporter must take APIKEY from a Secret written by an ExternalSecret`);
+          if (!writtenByExternalSecret(ctx.repo, ref, w.namespace)) ctx.fail(w, [...exporter.at, 'env', ...(i === -1 ? [] : [i])], `${name}'s exporter must take APIKEY from a Secret written by an ExternalSecret`);
           if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && r.namespace === 'media' && r.name === `exportarr-${name}`)) ctx.fail(w, [...exporter.at, 'name'], `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
         }
       });

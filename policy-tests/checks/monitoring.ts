@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { chartValues, get, type ChartValues } from '../lib/chart-values.ts';
 import { onChartValues, type ValuesFail } from './chart-values-check.ts';
 import type { Path } from '../lib/positions.ts';
+import { writtenByExternalSecret } from '../lib/external-secrets.ts';
 import { durationMs } from './watchdog.ts';
 import { dashboards, rowsOf } from '../lib/dashboards.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
@@ -161,9 +162,6 @@ export const dashboardChecks: PolicyCheck[] = [{
 const PVE_FACTS = 'monitoring/pve-exporter/facts/pve-access.yaml';
 const UNIFI_FACTS = 'monitoring/unpoller/facts/unifi-access.yaml';
 
-function externalSecretTargets(ctx: CheckContext): Set<string> {
-  return new Set(ctx.repo.resources.filter((r) => r.kind === 'ExternalSecret').map((r) => (r.object.spec as { target?: { name?: string } })?.target?.name ?? r.name));
-}
 
 export const sourceChecks: PolicyCheck[] = [
   {
@@ -244,10 +242,9 @@ export const sourceChecks: PolicyCheck[] = [
         return ['spec', 'template', 'spec', 'containers', 0, 'env', ...(i === -1 ? [] : [i])];
       };
       const byName = new Map(env.map((e) => [e.name, e]));
-      const secrets = externalSecretTargets(ctx);
       for (const name of ['UP_UNIFI_DEFAULT_USER', 'UP_UNIFI_DEFAULT_PASS']) {
         const ref = byName.get(name)?.valueFrom?.secretKeyRef?.name;
-        if (!ref || !secrets.has(ref)) ctx.fail(deployment, at(name), `${name} must come from a Secret written by an ExternalSecret`);
+        if (!writtenByExternalSecret(ctx.repo, ref, deployment.namespace)) ctx.fail(deployment, at(name), `${name} must come from a Secret written by an ExternalSecret`);
       }
       if (!byName.get('UP_LOKI_URL')?.value) ctx.fail(deployment, at('UP_LOKI_URL'), 'the gateway system log is not pushed to Loki (UP_LOKI_URL)');
       if (durationMs(byName.get('UP_LOKI_INTERVAL')?.value) !== 60_000) ctx.fail(deployment, at('UP_LOKI_INTERVAL'), `the system log is pushed every ${byName.get('UP_LOKI_INTERVAL')?.value ?? '(default)'}, must be 1m`);

@@ -2,7 +2,7 @@
  * Repository-wide integrity: one identity per resource, and the cluster facts
  * every other check relies on.
  */
-import { applications, ownersByFile } from '../lib/argocd.ts';
+import { ownersByFile } from '../lib/argocd.ts';
 import { groupOf, type Resource } from '../lib/manifest.ts';
 import { CLUSTER_FACTS_FILE } from '../lib/cluster-facts.ts';
 import { BUNDLED_SCHEMA_MINOR } from '../lib/schema/schema-layer.ts';
@@ -20,7 +20,7 @@ export function resourceIdentity(resource: Resource, clusterScoped: boolean, app
 /** Identity needs the namespace a resource lands in: its own, or its Application's destination. */
 function destinationNamespaces(repo: Repo): Map<string, string | undefined> {
   const byFile = new Map<string, string | undefined>();
-  for (const [file, owners] of ownersByFile(repo, applications(repo))) byFile.set(file, owners[0]?.destinationNamespace);
+  for (const [file, owners] of ownersByFile(repo)) byFile.set(file, owners[0]?.destinationNamespace);
   return byFile;
 }
 

@@ -5,6 +5,7 @@
 import { HEARTBEAT_PATH, HEARTBEAT_PERIOD_MS, HEARTBEAT_SILENCE_MS } from '../../monitoring/watchdog/src/limits.ts';
 import { chartValues, get } from '../lib/chart-values.ts';
 import type { Path } from '../lib/positions.ts';
+import { writtenByExternalSecret } from '../lib/external-secrets.ts';
 import type { PolicyCheck } from './types.ts';
 
 export const WRANGLER_FILE = 'monitoring/watchdog/wrangler.toml';
@@ -83,7 +84,7 @@ export const watchdogChecks: PolicyCheck[] = [
         if (auth?.credentials) fail([...at, 'http_config'], 'the heartbeat token is committed in values; use credentials_file from a mounted secret');
         const secret = /^\/etc\/alertmanager\/secrets\/([^/]+)\//.exec(auth?.credentials_file ?? '')?.[1];
         const mounted = (get(values, ['alertmanager', 'alertmanagerSpec', 'secrets']) ?? []) as string[];
-        const fromExternalSecret = ctx.repo.resources.some((r) => r.kind === 'ExternalSecret' && ((r.object.spec as { target?: { name?: string } })?.target?.name ?? r.name) === secret);
+        const fromExternalSecret = writtenByExternalSecret(ctx.repo, secret);
         if (!secret || !mounted.includes(secret) || !fromExternalSecret) fail([...at, 'http_config'], `the heartbeat token must be a credentials_file under /etc/alertmanager/secrets/<secret>/, that secret listed in alertmanagerSpec.secrets and written by an ExternalSecret`);
       }
     },

@@ -3,6 +3,7 @@
  * objects: which sources they use and exactly which files each one applies.
  */
 import { argoGlobMatch } from './glob.ts';
+import { perRepo } from './per-repo.ts';
 import type { Resource } from './manifest.ts';
 import type { PathSegment } from './positions.ts';
 import { isManifestPath, type Repo } from './repo.ts';
@@ -74,9 +75,8 @@ export function isApplication(r: Resource): boolean {
   return r.apiVersion === 'argoproj.io/v1alpha1' && r.kind === 'Application';
 }
 
-export function applications(repo: Repo): ArgoApp[] {
-  return repo.resources.filter(isApplication).map(toArgoApp);
-}
+/** Every Application of the repository, read once per repository. */
+export const applications = perRepo((repo: Repo): ArgoApp[] => repo.resources.filter(isApplication).map(toArgoApp));
 
 export function normalizeRepoURL(url: string): string {
   return url.replace(/\.git$/, '').replace(/\/+$/, '').toLowerCase();
@@ -115,11 +115,11 @@ export function filesOfApp(repo: Repo, app: ArgoApp): string[] {
   return [...new Set(app.sources.filter((s) => isDirectorySource(repo, s)).flatMap((s) => filesOfSource(repo, s)))].sort();
 }
 
-/** For every file, the Applications that apply it. */
-export function ownersByFile(repo: Repo, apps: readonly ArgoApp[]): Map<string, ArgoApp[]> {
+/** For every file, the Applications that apply it (computed once per repository). */
+export const ownersByFile = perRepo((repo: Repo): Map<string, ArgoApp[]> => {
   const owners = new Map<string, ArgoApp[]>();
-  for (const app of apps) {
+  for (const app of applications(repo)) {
     for (const file of filesOfApp(repo, app)) owners.set(file, [...(owners.get(file) ?? []), app]);
   }
   return owners;
-}
+});

@@ -7,6 +7,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import type { Resource } from '../manifest.ts';
 import { documentPositions, type Positions } from '../manifest.ts';
 import type { Repo } from '../repo.ts';
+import { perRepo } from '../per-repo.ts';
 import type { LinePos, Path } from '../positions.ts';
 
 export const TUNING_COMPONENT_LABEL = 'app.kubernetes.io/component';
@@ -65,7 +66,7 @@ export function blockScalarMapper(resource: Resource, text: string, path: Path):
   return (p) => ({ line: header.line + p.line, col: p.col + indent });
 }
 
-export function tuningFiles(repo: Repo): TuningFile[] {
+export const tuningFiles = perRepo((repo: Repo): TuningFile[] => {
   const out: TuningFile[] = [];
   for (const resource of repo.resources) {
     const labels = (resource.object.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {};
@@ -77,7 +78,7 @@ export function tuningFiles(repo: Repo): TuningFile[] {
     }
   }
   return out;
-}
+});
 
 /** Lowercased, punctuation and spacing removed: "Terminal shell in container (tuned)" contains "terminalshellincontainer". */
 export function normalizeRuleName(name: string): string {
