@@ -152,8 +152,9 @@ export function createApp(deps: AppDeps) {
  * strings, trailing slashes, errors) goes through Express.
  */
 export function createHandler(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  const app = createApp(deps);
+  // One logger for both paths, so the fast path and Express write to the same sink.
   const logger = deps.logger ?? createLogger();
+  const app = createApp({ ...deps, logger });
   const record = recorder(deps.metrics, logger);
   const routes = deps.routes ?? ROUTES;
   const ctx = { config: deps.config, routes } as RouteContext;
