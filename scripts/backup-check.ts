@@ -1,18 +1,17 @@
 /**
  * npm run backup-check -- <target>
  * Exit 0 when the newest backup is younger than 26 h, matches its checksums,
- * passes integrity_check and is in restic; otherwise 1 with one clear line.
+ * passes the engine's integrity check and is in restic; otherwise 1 with one
+ * clear line.
  */
-import { checkBackup, loadTarget } from './backup/run.ts';
+import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
+import { checkBackup } from './backup/run.ts';
+import { loadTarget } from './backup/targets.ts';
 
 const [name] = process.argv.slice(2);
-try {
+main(`backup-check ${name ?? ''}`.trim(), () => {
   if (!name) throw new Error('usage: backup-check <target>');
-  if (!process.env.BACKUP_DIR) throw new Error('BACKUP_DIR is not set');
-  const problems = checkBackup(loadTarget(new URL('..', import.meta.url).pathname, name), { backupDir: process.env.BACKUP_DIR, env: process.env });
-  process.stdout.write(problems.length ? `${problems[0]}\n` : `backup-check ${name}: ok\n`);
-  process.exitCode = problems.length ? 1 : 0;
-} catch (err) {
-  process.stderr.write(`backup-check ${name ?? ''}: ${(err as Error).message.split('\n')[0]}\n`);
-  process.exitCode = 1;
-}
+  const problems = checkBackup(loadTarget(REPO_ROOT, name), optionsFromEnv());
+  process.stdout.write(problems.length ? `backup-check ${problems[0]}\n` : `backup-check ${name}: ok\n`);
+  return problems.length ? 1 : 0;
+});

@@ -1,16 +1,17 @@
 /**
  * npm run backup -- <target>
- * Env: BACKUP_DIR, RESTIC_REPOSITORY, RESTIC_PASSWORD; BACKUP_SOURCE_ROOT when not run inside the app's pod.
+ * Env: BACKUP_DIR, RESTIC_REPOSITORY, RESTIC_PASSWORD; BACKUP_SOURCE_ROOT when
+ * not run inside the app's pod; PGHOST/PGPORT/PGUSER/PGPASSWORD for PostgreSQL
+ * targets; TALOS_NODE for etcd.
  */
-import { loadTarget, runBackup } from './backup/run.ts';
+import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
+import { runBackup } from './backup/run.ts';
+import { loadTarget } from './backup/targets.ts';
 
 const [name] = process.argv.slice(2);
-try {
+main(`backup ${name ?? ''}`.trim(), () => {
   if (!name) throw new Error('usage: backup <target>');
-  if (!process.env.BACKUP_DIR) throw new Error('BACKUP_DIR is not set');
-  const { path, pruned } = runBackup(loadTarget(new URL('..', import.meta.url).pathname, name), { backupDir: process.env.BACKUP_DIR, sourceRoot: process.env.BACKUP_SOURCE_ROOT, env: process.env });
+  const { path, pruned } = runBackup(loadTarget(REPO_ROOT, name), optionsFromEnv());
   process.stdout.write(`backup ${name}: ${path}${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}\n`);
-} catch (err) {
-  process.stderr.write(`backup ${name ?? ''}: ${(err as Error).message.split('\n')[0]}\n`);
-  process.exitCode = 1;
-}
+  return 0;
+});

@@ -1,101 +1,105 @@
 /**
- * backup and backup-check for SQLite targets: a sentinel written into the
- * source, an online copy verified by integrity_check, a compressed and
- * checksummed backup published atomically, 14 days kept, and a restic copy.
+ * backup and backup-check, engine-neutral: a sentinel written into the
+ * source (and recorded in the ledger), a consistent online copy verified by
+ * the engine's integrity check, a compressed and checksummed backup published
+ * atomically, 14 days kept, and a restic copy off-site.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
-import { parse } from 'yaml';
+import { join } from 'node:path';
+import { engineOf } from './engines/index.ts';
+import type { EngineContext, Target } from './engines/types.ts';
+import { oneLine } from './exec.ts';
 import { resticBackup, resticPaths } from './restic.ts';
-import { integrityCheck, snapshot, writeSentinel } from './sqlite.ts';
-import { gunzipFile, listBackups, MAX_AGE_HOURS, prune, publish, readManifest, verifyChecksums } from './store.ts';
-
-export const TARGETS_FILE = 'apps/media/facts/backup-targets.yaml';
-
-export interface Target {
-  name: string;
-  engine: 'sqlite';
-  paths: string[];
-}
+import { newSentinel } from './sentinel.ts';
+import { listBackups, MAX_AGE_HOURS, prune, publish, recordSentinel, unpack, verifyChecksums, type StoredBackup } from './store.ts';
 
 export interface BackupOptions {
   /** Where finished backups live (BACKUP_DIR). */
   backupDir: string;
-  /** Prefix for the target's paths, for running outside the app's pod (BACKUP_SOURCE_ROOT). */
+  /** Prefix for SQLite paths, for running outside the app's pod (BACKUP_SOURCE_ROOT). */
   sourceRoot?: string;
   env: NodeJS.ProcessEnv;
   now?: Date;
+  log?: (line: string) => void;
 }
 
-export function loadTarget(repoRoot: string, name: string): Target {
-  const targets = (parse(readFileSync(join(repoRoot, TARGETS_FILE), 'utf8')) as { targets: Record<string, { engine: string; paths: string[] }> }).targets;
-  const t = targets[name];
-  if (!t) throw new Error(`unknown target "${name}"; declared: ${Object.keys(targets).join(', ')}`);
-  if (t.engine !== 'sqlite') throw new Error(`target ${name}: engine ${t.engine} is not handled by this script`);
-  return { name, engine: 'sqlite', paths: t.paths };
-}
+export const contextOf = (o: BackupOptions, faultInsideSwap = false): EngineContext => ({ env: o.env, sourceRoot: o.sourceRoot, log: o.log ?? (() => undefined), faultInsideSwap });
 
 const requireRestic = (env: NodeJS.ProcessEnv) => {
   if (!env.RESTIC_REPOSITORY || !(env.RESTIC_PASSWORD || env.RESTIC_PASSWORD_FILE)) throw new Error('off-site copy not configured: set RESTIC_REPOSITORY and RESTIC_PASSWORD');
 };
 
+/** Runs `body` with a private scratch folder that is always removed. */
+export function withScratch<T>(prefix: string, body: (dir: string) => T): T {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  try {
+    return body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export function runBackup(target: Target, o: BackupOptions): { path: string; pruned: string[] } {
   requireRestic(o.env);
+  const engine = engineOf(target);
+  const ctx = contextOf(o);
   const now = o.now ?? new Date();
-  const sentinel = { id: randomUUID(), at: now.toISOString() };
-  const work = mkdtempSync(join(tmpdir(), `backup-${target.name}-`));
-  try {
-    const files = target.paths.map((p) => {
-      const source = join(o.sourceRoot ?? '', p);
-      writeSentinel(source, sentinel);
-      const copy = join(work, basename(p));
-      snapshot(source, copy);
-      const check = integrityCheck(copy);
-      if (check !== 'ok') throw new Error(`${p}: the copy fails integrity_check: ${check}`);
-      return { name: basename(p), data: readFileSync(copy) };
-    });
+  const sentinel = newSentinel(now);
+  return withScratch(`backup-${target.name}`, (work) => {
+    recordSentinel(o.backupDir, target.name, sentinel);
+    engine.writeSentinel(target, sentinel, ctx);
+    const files = engine.dump(target, work, ctx);
+    for (const file of files) {
+      const problem = engine.verify(file, ctx);
+      if (problem) throw new Error(`the copy ${file.slice(work.length + 1)} ${problem}; nothing was published`);
+    }
     const path = publish(o.backupDir, target.name, target.engine, now, sentinel, files);
     const pruned = prune(o.backupDir, target.name, now);
     resticBackup(path, target.name, o.env);
     return { path, pruned };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+  });
+}
+
+/**
+ * Verifies one stored backup (checksums, decompression, the engine's
+ * integrity check) and unpacks it into `dir`; throws one line when it
+ * cannot be trusted.
+ */
+export function unpackVerified(target: Target, backup: StoredBackup, dir: string, ctx: EngineContext): ReadonlyMap<string, string> {
+  const problem = verifyChecksums(backup.path);
+  if (problem) throw new Error(`refusing ${backup.name}: ${problem}`);
+  let files: Map<string, string>;
+  try {
+    files = unpack(backup.path, dir);
+  } catch (err) {
+    throw new Error(`refusing ${backup.name}: ${oneLine(err)}`);
   }
+  for (const [name, file] of files) {
+    const bad = engineOf(target).verify(file, ctx);
+    if (bad) throw new Error(`refusing ${backup.name}: ${name} ${bad}`);
+  }
+  return files;
 }
 
 /** The newest backup's problems, as one line each; empty when it is sound. */
 export function checkBackup(target: Target, o: BackupOptions): string[] {
   const now = o.now ?? new Date();
   const newest = listBackups(o.backupDir, target.name)[0];
-  if (!newest) return [`${target.name}: no backup at all`];
+  if (!newest) return [`${target.name}: no backup at all in ${o.backupDir}`];
   const ageHours = (now.getTime() - newest.time.getTime()) / 3_600_000;
   if (ageHours > MAX_AGE_HOURS) return [`${target.name}: the newest backup (${newest.name}) is ${ageHours.toFixed(1)} h old, over ${MAX_AGE_HOURS} h`];
-  const checksum = verifyChecksums(newest.path);
-  if (checksum) return [`${target.name}: ${newest.name}: ${checksum}`];
-  const work = mkdtempSync(join(tmpdir(), `check-${target.name}-`));
   try {
-    for (const f of readManifest(newest.path).files) {
-      let data: Buffer;
-      try {
-        data = gunzipFile(join(newest.path, f.name));
-      } catch (err) {
-        return [`${target.name}: ${newest.name}: ${f.name} does not decompress: ${(err as Error).message}`];
-      }
-      const copy = join(work, f.name.replace(/\.gz$/, ''));
-      writeFileSync(copy, data);
-      const check = integrityCheck(copy);
-      if (check !== 'ok') return [`${target.name}: ${newest.name}: ${f.name} fails integrity_check: ${check}`];
-    }
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+    withScratch(`check-${target.name}`, (dir) => unpackVerified(target, newest, dir, contextOf(o)));
+  } catch (err) {
+    return [`${target.name}: ${oneLine(err).replace(/^refusing /, '')}`];
   }
   try {
     requireRestic(o.env);
     if (!resticPaths(target.name, o.env).includes(newest.path)) return [`${target.name}: ${newest.name} is not in the restic repository`];
   } catch (err) {
-    return [`${target.name}: restic: ${((err as { stderr?: Buffer }).stderr?.toString() || (err as Error).message).trim().split('\n')[0]}`];
+    return [`${target.name}: restic: ${oneLine(err).replace(/^restic: /, '')}`];
   }
   return [];
 }
+

@@ -1,17 +1,18 @@
 /**
- * The backup store: one folder per backup, named by its UTC time, holding the
- * compressed copy and a manifest (SHA-256 of every file, the sentinel). A
- * backup becomes visible only by renaming its finished temp folder; retention
- * keeps 14 days.
+ * The backup store: one folder per backup, <BACKUP_DIR>/<target>/<UTC time>,
+ * holding the compressed copies and a manifest (SHA-256 of every file, the
+ * sentinel). A backup becomes visible only by renaming its finished temp
+ * folder; retention keeps 14 days. Next to the backups, a sentinel ledger
+ * records every sentinel a backup wrote into its source, published or not.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
-import type { Sentinel } from './sqlite.ts';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, fsyncSync, openSync, closeSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { compressFile, COMPRESSED_SUFFIX, decompressFile, sha256File } from './compress.ts';
+import type { Sentinel } from './sentinel.ts';
 
 export const RETENTION_DAYS = 14;
 export const MAX_AGE_HOURS = 26;
+const LEDGER = 'sentinels.jsonl';
 
 export interface Manifest {
   target: string;
@@ -21,18 +22,20 @@ export interface Manifest {
   files: { name: string; sha256: string; bytes: number }[];
 }
 
-export const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+export interface StoredBackup {
+  name: string;
+  path: string;
+  time: Date;
+}
 
 /** Folder name for a backup: sortable UTC time without characters file systems dislike. */
 export const stamp = (date: Date) => date.toISOString().replace(/[:.]/g, '-');
 const fromStamp = (name: string) => new Date(name.replace(/^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2})-(\d{3})Z$/, '$1:$2:$3.$4Z'));
 
-export function targetDir(root: string, target: string): string {
-  return join(root, target);
-}
+const targetDir = (root: string, target: string) => join(root, target);
 
 /** Finished backups of a target, newest first (temp folders start with a dot and are never listed). */
-export function listBackups(root: string, target: string): { name: string; path: string; time: Date }[] {
+export function listBackups(root: string, target: string): StoredBackup[] {
   const dir = targetDir(root, target);
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
@@ -41,22 +44,40 @@ export function listBackups(root: string, target: string): { name: string; path:
     .sort((a, b) => b.time.getTime() - a.time.getTime());
 }
 
-/** Compresses `files`, writes the manifest, and publishes the folder atomically. */
-export function publish(root: string, target: string, engine: string, now: Date, sentinel: Sentinel, files: { name: string; data: Buffer }[]): string {
+const fsyncPath = (path: string) => {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/** Compresses `files` into a temp folder, writes the manifest, and publishes the folder with one rename. */
+export function publish(root: string, target: string, engine: string, now: Date, sentinel: Sentinel, files: readonly string[]): string {
   const dir = targetDir(root, target);
   mkdirSync(dir, { recursive: true });
   const name = stamp(now);
   const tmp = join(dir, `.tmp-${name}-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp);
-  const manifest: Manifest = { target, engine, createdAt: now.toISOString(), sentinel, files: [] };
-  for (const f of files) {
-    const gz = gzipSync(f.data, { level: 6 });
-    writeFileSync(join(tmp, `${f.name}.gz`), gz);
-    manifest.files.push({ name: `${f.name}.gz`, sha256: sha256(gz), bytes: gz.length });
+  try {
+    const manifest: Manifest = { target, engine, createdAt: now.toISOString(), sentinel, files: [] };
+    for (const file of files) {
+      const stored = `${basename(file)}${COMPRESSED_SUFFIX}`;
+      compressFile(file, join(tmp, stored));
+      fsyncPath(join(tmp, stored));
+      manifest.files.push({ name: stored, ...sha256File(join(tmp, stored)) });
+    }
+    writeFileSync(join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    fsyncPath(join(tmp, 'manifest.json'));
+    renameSync(tmp, join(dir, name));
+    fsyncPath(dir);
+    return join(dir, name);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
   }
-  writeFileSync(join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  renameSync(tmp, join(dir, name));
-  return join(dir, name);
 }
 
 export function readManifest(path: string): Manifest {
@@ -69,22 +90,31 @@ export function verifyChecksums(path: string): string | undefined {
   try {
     manifest = readManifest(path);
   } catch (err) {
-    return `manifest unreadable: ${(err as Error).message}`;
+    return `manifest unreadable: ${(err as Error).message.split('\n')[0]}`;
   }
+  if (!Array.isArray(manifest.files) || manifest.files.length === 0) return 'manifest lists no files';
   for (const f of manifest.files) {
-    let data: Buffer;
-    try {
-      data = readFileSync(join(path, f.name));
-    } catch {
-      return `${f.name} is missing`;
-    }
-    if (data.length !== f.bytes || sha256(data) !== f.sha256) return `${f.name} does not match its SHA-256 in the manifest`;
+    if (!existsSync(join(path, f.name))) return `${f.name} is missing`;
+    const actual = sha256File(join(path, f.name));
+    if (actual.bytes !== f.bytes || actual.sha256 !== f.sha256) return `${f.name} does not match its SHA-256 in the manifest`;
   }
   return undefined;
 }
 
-export function gunzipFile(path: string): Buffer {
-  return gunzipSync(readFileSync(path));
+/** Decompresses every file of a (checksum-verified) backup into `dir`; returns the paths by original file name. */
+export function unpack(path: string, dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const f of readManifest(path).files) {
+    const original = f.name.slice(0, -COMPRESSED_SUFFIX.length);
+    const out = join(dir, original);
+    try {
+      decompressFile(join(path, f.name), out);
+    } catch (err) {
+      throw new Error(`${f.name} does not decompress: ${(err as Error).message}`);
+    }
+    files.set(original, out);
+  }
+  return files;
 }
 
 /** Deletes backups older than the retention; returns what was removed. */
@@ -96,4 +126,26 @@ export function prune(root: string, target: string, now: Date, days = RETENTION_
       rmSync(b.path, { recursive: true, force: true });
       return b.name;
     });
+}
+
+/** Records a sentinel as written into the source, before the copy is taken (so a backup that never publishes still leaves its trace). */
+export function recordSentinel(root: string, target: string, sentinel: Sentinel): void {
+  mkdirSync(targetDir(root, target), { recursive: true });
+  appendFileSync(join(targetDir(root, target), LEDGER), `${JSON.stringify(sentinel)}\n`);
+}
+
+/** The newest sentinel any backup wrote into the source (ignoring a torn last line). */
+export function lastRecordedSentinel(root: string, target: string): Sentinel | undefined {
+  const file = join(targetDir(root, target), LEDGER);
+  if (!existsSync(file)) return undefined;
+  let newest: Sentinel | undefined;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    try {
+      const s = JSON.parse(line) as Sentinel;
+      if (typeof s.id === 'string' && typeof s.at === 'string' && (!newest || Date.parse(s.at) >= Date.parse(newest.at))) newest = s;
+    } catch {
+      // a line torn by a crash mid-append
+    }
+  }
+  return newest;
 }

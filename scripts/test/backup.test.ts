@@ -1,46 +1,38 @@
-/** backup and backup-check with real SQLite (the sqlite3 CLI) and a real restic repository on local disk. */
+/** backup, backup-check, restore and restore-test of SQLite targets, with the real sqlite3 CLI, zstd and a real restic repository on local disk. */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
-import { checkBackup, loadTarget, runBackup, type BackupOptions } from '../backup/run.ts';
-import { latestSentinel, writeSentinel } from '../backup/sqlite.ts';
+import { compressFile, decompressFile, sha256File } from '../backup/compress.ts';
+import { latestSentinel, writeSentinel } from '../backup/engines/sqlite.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
-import { listBackups, prune, publish, readManifest, sha256 } from '../backup/store.ts';
+import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
+import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
+import { loadTarget } from '../backup/targets.ts';
+import { fakeScaler, flipByte, missingTools, useResticRepository } from './backup-helpers.ts';
 
-const tools = ['sqlite3', 'restic'].filter((t) => spawnSync(t, ['--version']).status !== 0 && spawnSync(t, ['version']).status !== 0);
-if (tools.length) console.warn(`\n*** ${tools.join(' and ')} not found: SKIPPING the backup tests. Install Debian's sqlite3 and restic (bash .ci/run does). ***\n`);
-
+const tools = missingTools('sqlite3', 'restic', 'zstd');
+const resticEnv = useResticRepository(tools.length > 0);
 const target = loadTarget(REPO_ROOT, 'sonarr');
 let dir: string;
 let o: BackupOptions;
 const db = () => join(dir, 'source', 'config', 'sonarr.db');
 const sql = (file: string, statement: string) => execFileSync('sqlite3', ['-batch', '-cmd', '.timeout 15000', file, statement], { encoding: 'utf8' }).trim();
 
-// One restic repository for the file (opening one costs a key derivation); each test gets its own database and backup folder.
-let resticDir: string;
-beforeAll(() => {
-  if (tools.length) return;
-  resticDir = mkdtempSync(join(tmpdir(), 'restic-test-'));
-  execFileSync('restic', ['init', '--quiet'], { env: { ...process.env, RESTIC_REPOSITORY: resticDir, RESTIC_PASSWORD: 'test-password' } });
-});
-afterAll(() => resticDir && rmSync(resticDir, { recursive: true, force: true }));
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'backup-test-'));
   mkdirSync(join(dir, 'source', 'config'), { recursive: true });
   if (tools.length) return;
-  sql(db(), 'PRAGMA journal_mode=WAL; CREATE TABLE episodes (id INTEGER PRIMARY KEY, title TEXT); INSERT INTO episodes (title) VALUES (\'Pilot\');');
-  const env = { ...process.env, RESTIC_REPOSITORY: resticDir, RESTIC_PASSWORD: 'test-password' };
-  o = { backupDir: join(dir, 'backups'), sourceRoot: join(dir, 'source'), env };
+  sql(db(), "PRAGMA journal_mode=WAL; CREATE TABLE episodes (id INTEGER PRIMARY KEY, title TEXT); INSERT INTO episodes (title) VALUES ('Pilot');");
+  o = { backupDir: join(dir, 'backups'), sourceRoot: join(dir, 'source'), env: resticEnv() };
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const restored = (path: string) => {
   const file = join(dir, 'restored.db');
-  writeFileSync(file, gunzipSync(readFileSync(join(path, 'sonarr.db.gz'))));
+  decompressFile(join(path, 'sonarr.db.zst'), file);
   return file;
 };
 
@@ -48,7 +40,7 @@ describe.skipIf(tools.length > 0)('backup', () => {
   it('publishes a compressed, checksummed backup with the sentinel, copied into restic, and backup-check passes', () => {
     const { path } = runBackup(target, o);
     const manifest = readManifest(path);
-    expect(manifest).toMatchObject({ target: 'sonarr', engine: 'sqlite', files: [{ name: 'sonarr.db.gz', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }] });
+    expect(manifest).toMatchObject({ target: 'sonarr', engine: 'sqlite', files: [{ name: 'sonarr.db.zst', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }] });
     expect(latestSentinel(db())).toEqual(manifest.sentinel);
     expect(latestSentinel(restored(path))).toEqual(manifest.sentinel);
     expect(readdirSync(join(o.backupDir, 'sonarr')).filter((n) => n.startsWith('.'))).toEqual([]);
@@ -76,7 +68,7 @@ describe.skipIf(tools.length > 0)('backup', () => {
     const sentinel = { id: 'x', at: '' };
     for (let day = 0; day < 20; day++) {
       const now = new Date(start + day * 86_400_000);
-      publish(o.backupDir, 'sonarr', 'sqlite', now, sentinel, [{ name: 'sonarr.db', data: Buffer.from('db') }]);
+      publish(o.backupDir, 'sonarr', 'sqlite', now, sentinel, [db()]);
       prune(o.backupDir, 'sonarr', now);
     }
     const kept = listBackups(o.backupDir, 'sonarr');
@@ -92,22 +84,17 @@ describe.skipIf(tools.length > 0)('backup', () => {
 describe.skipIf(tools.length > 0)('backup-check detects', () => {
   const damage = (mutate: (file: string) => void) => {
     const { path } = runBackup(target, o);
-    mutate(join(path, 'sonarr.db.gz'));
+    mutate(join(path, 'sonarr.db.zst'));
     return path;
   };
 
   it('a truncated backup', () => {
     damage((f) => writeFileSync(f, readFileSync(f).subarray(0, 40)));
-    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/sonarr\.db\.gz does not match its SHA-256/)]);
+    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/sonarr\.db\.zst does not match its SHA-256/)]);
   });
 
   it('a flipped byte', () => {
-    damage((f) => {
-      const data = readFileSync(f);
-      const at = data.length >> 1;
-      data.writeUInt8(data.readUInt8(at) ^ 0x01, at);
-      writeFileSync(f, data);
-    });
+    damage((f) => writeFileSync(f, flipByte(readFileSync(f))));
     expect(checkBackup(target, o)).toEqual([expect.stringMatching(/does not match its SHA-256/)]);
   });
 
@@ -122,9 +109,9 @@ describe.skipIf(tools.length > 0)('backup-check detects', () => {
   it('a corrupt database behind a matching checksum', () => {
     const path = damage(() => undefined);
     const manifest = readManifest(path);
-    const bad = gzipSync(Buffer.from('SQLite format 3\0 this is not a database'.padEnd(8192, 'x')));
-    writeFileSync(join(path, 'sonarr.db.gz'), bad);
-    manifest.files[0] = { name: 'sonarr.db.gz', sha256: sha256(bad), bytes: bad.length };
+    writeFileSync(join(dir, 'sonarr.db'), 'SQLite format 3\0 this is not a database'.padEnd(8192, 'x'));
+    compressFile(join(dir, 'sonarr.db'), join(path, 'sonarr.db.zst'));
+    manifest.files[0] = { name: 'sonarr.db.zst', ...sha256File(join(path, 'sonarr.db.zst')) };
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
     expect(checkBackup(target, o)).toEqual([expect.stringMatching(/fails integrity_check/)]);
   });
@@ -143,28 +130,10 @@ describe.skipIf(tools.length > 0)('backup-check detects', () => {
   });
 });
 
-/** A stand-in for the cluster: records the scale calls a restore makes (kubectl cannot reach a cluster here). */
-function fakeScaler(initial = 1) {
-  const calls: number[] = [];
-  let replicas = initial;
-  return {
-    calls,
-    scaler: {
-      replicas: () => replicas,
-      scale: (n: number) => {
-        calls.push(n);
-        replicas = n;
-      },
-    },
-  };
-}
-
 describe.skipIf(tools.length > 0)('restore', () => {
   it('refuses a corrupt backup and leaves the live data byte-identical', () => {
     const { path } = runBackup(target, o);
-    const data = readFileSync(join(path, 'sonarr.db.gz'));
-    data.writeUInt8(data.readUInt8(20) ^ 0xff, 20);
-    writeFileSync(join(path, 'sonarr.db.gz'), data);
+    writeFileSync(join(path, 'sonarr.db.zst'), flipByte(readFileSync(join(path, 'sonarr.db.zst'))));
     const before = readFileSync(db());
     const { calls, scaler } = fakeScaler();
     expect(() => restore(target, { ...o, scaler })).toThrow(/refusing .*does not match its SHA-256/);
@@ -215,7 +184,42 @@ describe.skipIf(tools.length > 0)('restore-test', () => {
 
   it('fails when the newest backup is corrupt', () => {
     const { path } = runBackup(target, o);
-    writeFileSync(join(path, 'sonarr.db.gz'), 'garbage');
+    writeFileSync(join(path, 'sonarr.db.zst'), 'garbage');
     expect(restoreTest(target, o)).toEqual([expect.stringMatching(/refusing .*SHA-256/)]);
+  });
+
+  it('fails when the newest backup holds an older snapshot than its manifest claims (restoring an old copy is not a pass)', () => {
+    const older = runBackup(target, { ...o, now: new Date(Date.now() - 7_200_000) });
+    const newer = runBackup(target, o);
+    // The newest backup's file replaced by the older one, checksums made to match: only the sentinel can tell.
+    const manifest = readManifest(newer.path);
+    writeFileSync(join(newer.path, 'sonarr.db.zst'), readFileSync(join(older.path, 'sonarr.db.zst')));
+    manifest.files[0] = { name: 'sonarr.db.zst', ...sha256File(join(newer.path, 'sonarr.db.zst')) };
+    writeFileSync(join(newer.path, 'manifest.json'), JSON.stringify(manifest));
+    expect(restoreTest(target, o)).toEqual([expect.stringMatching(/carries sentinel .* not the newest backup's/)]);
+  });
+
+  it('fails in-cluster, where the live volume is not mounted, when a later backup wrote its sentinel but never published', () => {
+    runBackup(target, { ...o, now: new Date(Date.now() - 3_600_000) });
+    // A backup killed after writing its sentinel: only the ledger next to the backups knows.
+    recordSentinel(o.backupDir, 'sonarr', { id: 'killed-backup', at: new Date().toISOString() });
+    expect(restoreTest(target, { ...o, sourceRoot: join(dir, 'not-mounted') })).toEqual([expect.stringMatching(/the sentinel ledger has a newer sentinel/)]);
+  });
+});
+
+describe.skipIf(tools.length > 0)('the commands', () => {
+  const cli = (script: string, args: string[], env: NodeJS.ProcessEnv) =>
+    spawnSync(join(REPO_ROOT, 'node_modules/.bin/tsx'), [join(REPO_ROOT, 'scripts', script), ...args], { env: { ...env, BASE_URL: undefined }, encoding: 'utf8' });
+
+  it('backup-check exits 1 with one line naming the problem; restore-test prints PASS/FAIL per target', () => {
+    const env = { ...o.env, BACKUP_DIR: o.backupDir, BACKUP_SOURCE_ROOT: o.sourceRoot };
+    const none = cli('backup-check.ts', ['sonarr'], env);
+    expect([none.status, none.stdout]).toEqual([1, `backup-check sonarr: no backup at all in ${o.backupDir}\n`]);
+    expect(cli('backup.ts', ['sonarr'], env).status).toBe(0);
+    expect(cli('backup-check.ts', ['sonarr'], env)).toMatchObject({ status: 0, stdout: 'backup-check sonarr: ok\n' });
+    const drill = cli('restore-test.ts', ['sonarr', 'radarr'], env);
+    expect([drill.status, drill.stdout]).toEqual([1, `PASS sonarr\nFAIL radarr: no backup to restore in ${o.backupDir}\n`]);
+    const bad = cli('backup.ts', ['nope'], env);
+    expect([bad.status, bad.stderr]).toEqual([1, expect.stringMatching(/^backup nope: unknown target "nope"; declared: sonarr, .*etcd\n$/)]);
   });
 });

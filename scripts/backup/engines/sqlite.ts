@@ -1,0 +1,109 @@
+/**
+ * SQLite through its own CLI: online copies with the backup API (`.backup`),
+ * integrity checks, the sentinel table, and a restore that replaces the live
+ * file with one rename, keeping the replaced data as <db>.pre-restore.
+ */
+import { copyFileSync, existsSync, linkSync, renameSync, rmSync, closeSync, fsyncSync, openSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { run } from '../exec.ts';
+import type { Sentinel } from '../sentinel.ts';
+import type { Engine, EngineContext, SqliteTarget } from './types.ts';
+
+function sql(db: string, ...commands: string[]): string {
+  // The app keeps writing while we work: wait for its locks instead of failing with SQLITE_BUSY.
+  return run('sqlite3', ['-batch', '-bail', '-cmd', '.timeout 15000', db, ...commands]);
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+export function writeSentinel(db: string, sentinel: Sentinel): void {
+  sql(db, `CREATE TABLE IF NOT EXISTS _backup_sentinel (id TEXT NOT NULL, at TEXT NOT NULL); INSERT INTO _backup_sentinel (id, at) VALUES (${quote(sentinel.id)}, ${quote(sentinel.at)});`);
+}
+
+export function latestSentinel(db: string): Sentinel | undefined {
+  const hasTable = sql(db, "SELECT count(*) FROM sqlite_schema WHERE name = '_backup_sentinel';");
+  if (hasTable !== '1') return undefined;
+  const row = sql(db, 'SELECT id || char(9) || at FROM _backup_sentinel ORDER BY rowid DESC LIMIT 1;');
+  if (!row) return undefined;
+  const [id, at] = row.split('\t') as [string, string];
+  return { id, at };
+}
+
+/**
+ * A consistent online copy through SQLite's backup API, never a byte copy of a
+ * live file. Memory-mapped reads of the source halve the system time on large
+ * databases.
+ */
+export function snapshot(db: string, target: string): void {
+  sql(db, 'PRAGMA mmap_size=268435456;', `.backup ${quote(target)}`);
+}
+
+export function integrityCheck(db: string): string {
+  try {
+    return sql(db, 'PRAGMA integrity_check;');
+  } catch (err) {
+    return (err as Error).message.replace(/^sqlite3: /, '');
+  }
+}
+
+const fsyncPath = (path: string) => {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+};
+
+const livePath = (p: string, ctx: EngineContext) => join(ctx.sourceRoot ?? '', p);
+
+export const sqliteEngine: Engine<SqliteTarget> = {
+  scalesApp: true,
+  writeSentinel(target, sentinel, ctx) {
+    for (const p of target.paths) writeSentinel(livePath(p, ctx), sentinel);
+  },
+  liveSentinel(target, ctx) {
+    const live = livePath(target.paths[0]!, ctx);
+    return existsSync(live) ? latestSentinel(live) : undefined;
+  },
+  dump(target, work, ctx) {
+    return target.paths.map((p) => {
+      const copy = join(work, basename(p));
+      snapshot(livePath(p, ctx), copy);
+      return copy;
+    });
+  },
+  verify(file) {
+    const check = integrityCheck(file);
+    return check === 'ok' ? undefined : `fails integrity_check: ${check}`;
+  },
+  restoredSentinel(target, files) {
+    // The drill's scratch location is the unpacked copy itself: opening it is the restore.
+    const found = target.paths.map((p) => latestSentinel(files.get(basename(p))!));
+    return found.every((s) => s?.id === found[0]?.id) ? found[0] : undefined;
+  },
+  swapIn(target, files, ctx, step) {
+    const replaced: string[] = [];
+    for (const p of target.paths) {
+      const live = livePath(p, ctx);
+      const staged = `${live}.restore-tmp`;
+      // Stage next to the live file, so the final rename stays on one file system.
+      copyFileSync(files.get(basename(p))!, staged);
+      fsyncPath(staged);
+      step('staged');
+      if (existsSync(live)) {
+        // The app is stopped: fold its WAL into the file, so the kept copy is whole on its own.
+        sql(live, 'PRAGMA wal_checkpoint(TRUNCATE);');
+        rmSync(`${live}.pre-restore`, { force: true });
+        linkSync(live, `${live}.pre-restore`);
+        for (const side of ['-wal', '-shm']) if (existsSync(`${live}${side}`)) renameSync(`${live}${side}`, `${live}.pre-restore${side}`);
+      }
+      step('kept');
+      renameSync(staged, live);
+      fsyncPath(dirname(live));
+      step('swapped');
+      replaced.push(p);
+    }
+    return replaced;
+  },
+};

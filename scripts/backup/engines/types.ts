@@ -1,0 +1,57 @@
+/**
+ * What each database engine provides to the engine-neutral backup, check,
+ * restore and drill flows in run.ts and restore.ts.
+ */
+import type { Sentinel } from '../sentinel.ts';
+
+interface TargetBase {
+  name: string;
+  /** Namespace of the app (and of its backup jobs). */
+  namespace: string;
+  /** The Deployment scaled to zero during a restore (defaults to the target name). */
+  deployment: string;
+}
+export interface SqliteTarget extends TargetBase {
+  engine: 'sqlite';
+  /** Database files inside the app's pod. */
+  paths: string[];
+}
+export interface PostgresTarget extends TargetBase {
+  engine: 'postgres';
+  /** Database name; the server and role come from libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD. */
+  database: string;
+}
+export interface EtcdTarget extends TargetBase {
+  engine: 'etcd';
+}
+export type Target = SqliteTarget | PostgresTarget | EtcdTarget;
+
+export interface EngineContext {
+  env: NodeJS.ProcessEnv;
+  /** Prefix for SQLite paths, for running outside the app's pod (BACKUP_SOURCE_ROOT). */
+  sourceRoot?: string;
+  log: (line: string) => void;
+  /** Test-only fault injection: fail between the two statements of an engine's atomic swap. */
+  faultInsideSwap?: boolean;
+}
+
+export interface Engine<T extends Target = Target> {
+  /** Whether a restore stops the app first (etcd is restored by re-bootstrapping the control plane instead). */
+  readonly scalesApp: boolean;
+  /** Writes the sentinel into the live source, just before the copy. */
+  writeSentinel(target: T, sentinel: Sentinel, ctx: EngineContext): void;
+  /** The newest sentinel in the live source when it is reachable from here; undefined otherwise. */
+  liveSentinel(target: T, ctx: EngineContext): Sentinel | undefined;
+  /** Takes consistent online copies into `work`; returns their paths. */
+  dump(target: T, work: string, ctx: EngineContext): string[];
+  /** The engine's own integrity check of one unpacked file: a problem, or undefined. */
+  verify(file: string, ctx: EngineContext): string | undefined;
+  /** Restores the unpacked files into a scratch location under `scratch`, reads back the sentinel they carry, and removes the scratch copy. */
+  restoredSentinel(target: T, files: ReadonlyMap<string, string>, scratch: string, ctx: EngineContext): Sentinel | undefined;
+  /**
+   * Puts verified, unpacked files in place of the live data, keeping the
+   * replaced data; returns what was replaced. `step(name)` marks the points a
+   * crash is simulated at in tests.
+   */
+  swapIn(target: T, files: ReadonlyMap<string, string>, ctx: EngineContext, step: (name: string) => void): string[];
+}

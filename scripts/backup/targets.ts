@@ -1,0 +1,50 @@
+/**
+ * Backup targets are declared in the repository, next to the apps that own
+ * the data: each backup-targets.yaml names a namespace and its targets (an
+ * app, its engine, and its database paths or name).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse } from 'yaml';
+import schema from './backup-targets.schema.json' with { type: 'json' };
+import type { Target } from './engines/types.ts';
+
+export const TARGET_FILES = ['apps/media/facts/backup-targets.yaml', 'apps/platform/backups/facts/backup-targets.yaml'] as const;
+
+const validate = new Ajv2020({ allErrors: false, strict: true }).compile(schema);
+
+interface TargetsFile {
+  namespace: string;
+  targets: Record<string, { engine: Target['engine']; deployment?: string; paths?: string[]; database?: string }>;
+}
+
+/** Every declared target, by name; throws with the file and the first schema error when a file is malformed. */
+export function loadTargets(repoRoot: string): Map<string, Target> {
+  const out = new Map<string, Target>();
+  for (const file of TARGET_FILES) {
+    let doc: unknown;
+    try {
+      doc = parse(readFileSync(join(repoRoot, file), 'utf8'));
+    } catch (err) {
+      throw new Error(`${file}: ${(err as Error).message.split('\n')[0]}`);
+    }
+    if (!validate(doc)) {
+      const e = validate.errors![0]!;
+      throw new Error(`${file}: ${e.instancePath || '/'} ${e.message}`);
+    }
+    const { namespace, targets } = doc as unknown as TargetsFile;
+    for (const [name, t] of Object.entries(targets)) {
+      if (out.has(name)) throw new Error(`${file}: target ${name} is declared twice`);
+      out.set(name, { ...t, name, namespace, deployment: t.deployment ?? name } as Target);
+    }
+  }
+  return out;
+}
+
+export function loadTarget(repoRoot: string, name: string): Target {
+  const targets = loadTargets(repoRoot);
+  const t = targets.get(name);
+  if (!t) throw new Error(`unknown target "${name}"; declared: ${[...targets.keys()].join(', ')}`);
+  return t;
+}

@@ -1,0 +1,48 @@
+/** Shared by the backup tests: which real tools are missing, a real restic repository, and a recording stand-in for kubectl scale. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+
+/** The tools a test file needs that are not installed; the file skips loudly instead of failing when any is missing. */
+export function missingTools(...tools: string[]): string[] {
+  const missing = tools.filter((t) => ['--version', 'version'].every((flag) => spawnSync(t, [flag]).status !== 0));
+  if (missing.length) console.warn(`\n*** ${missing.join(', ')} not found: SKIPPING these backup tests. bash .ci/run installs them from Debian. ***\n`);
+  return missing;
+}
+
+/** One restic repository per test file (opening one costs a key derivation); returns the env that reaches it. */
+export function useResticRepository(skip: boolean): () => NodeJS.ProcessEnv {
+  let dir = '';
+  beforeAll(() => {
+    if (skip) return;
+    dir = mkdtempSync(join(tmpdir(), 'restic-test-'));
+    execFileSync('restic', ['init', '--quiet'], { env: { ...process.env, RESTIC_REPOSITORY: dir, RESTIC_PASSWORD: 'test-password' } });
+  });
+  afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
+  return () => ({ ...process.env, RESTIC_REPOSITORY: dir, RESTIC_PASSWORD: 'test-password' });
+}
+
+/** A stand-in for the cluster: records the scale calls a restore makes (kubectl cannot reach a cluster here). */
+export function fakeScaler(initial = 1) {
+  const calls: number[] = [];
+  let replicas = initial;
+  return {
+    calls,
+    scaler: {
+      replicas: () => replicas,
+      scale: (n: number) => {
+        calls.push(n);
+        replicas = n;
+      },
+    },
+  };
+}
+
+/** Flips one byte in the middle of a file. */
+export function flipByte(data: Buffer): Buffer {
+  const at = data.length >> 1;
+  data.writeUInt8(data.readUInt8(at) ^ 0x01, at);
+  return data;
+}
