@@ -1,0 +1,71 @@
+/**
+ * A real PostgreSQL server from Debian's packages for the tests: a fresh
+ * cluster in a temp folder (initdb), listening on 127.0.0.1 on a free port,
+ * stopped and deleted afterwards. PostgreSQL refuses to run as root, so as
+ * root the server runs as the `postgres` user the package creates.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const PG_ROOT = '/usr/lib/postgresql';
+
+/** The newest installed server's bin folder, or undefined when no server is installed. */
+export function postgresBinDir(): string | undefined {
+  if (!existsSync(PG_ROOT)) return undefined;
+  const versions = readdirSync(PG_ROOT).filter((v) => existsSync(join(PG_ROOT, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  return versions[0] && join(PG_ROOT, versions[0], 'bin');
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface PostgresServer {
+  /** libpq environment that reaches the server as its superuser. */
+  env: NodeJS.ProcessEnv;
+  stop(): Promise<void>;
+}
+
+export async function startPostgres(bin: string): Promise<PostgresServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-test-'));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const ids = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim();
+    chownSync(dir, Number(ids), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
+  }
+  const as = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
+  execFileSync(...as(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']), { stdio: 'pipe' });
+  const port = await freePort();
+  // fsync off: the tests prove what the backup tools do, not the server's durability.
+  const server = spawn(...as(join(bin, 'postgres'), ['-D', join(dir, 'data'), '-k', dir, '-h', '127.0.0.1', '-p', String(port), '-c', 'fsync=off', '-c', 'full_page_writes=off']), { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => server.on('exit', () => resolve()));
+  const env = { ...process.env, PGHOST: '127.0.0.1', PGPORT: String(port), PGUSER: 'postgres', PGDATABASE: 'postgres' };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      execFileSync(join(bin, 'pg_isready'), ['-q'], { env });
+      break;
+    } catch {
+      if (attempt > 100 || server.exitCode !== null) throw new Error('the test PostgreSQL server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    env,
+    async stop() {
+      // Signal the postmaster itself (runuser does not pass SIGINT on): SIGINT is PostgreSQL's fast shutdown.
+      const pid = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pid, 'SIGINT');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
