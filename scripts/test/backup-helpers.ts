@@ -1,6 +1,7 @@
 /** Shared by the backup tests: which real tools are missing, a real restic repository, and a recording stand-in for kubectl scale. */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -45,4 +46,15 @@ export function flipByte(data: Buffer): Buffer {
   const at = data.length >> 1;
   data.writeUInt8(data.readUInt8(at) ^ 0x01, at);
   return data;
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
 }

@@ -1,0 +1,117 @@
+/**
+ * backup, backup-check, restore and restore-test of the etcd target, against a
+ * real etcd (Debian's etcd-server, started on 127.0.0.1 by the test) with
+ * etcdctl, zstd and a real restic repository. talosctl and kubectl cannot reach
+ * a Talos node or an API server here: the contract fakes in ./fakes stand in
+ * for the one call each makes, backed by the real etcd.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
+import { compressFile, sha256File } from '../backup/compress.ts';
+import { run } from '../backup/exec.ts';
+import { restore, restoreTest } from '../backup/restore.ts';
+import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
+import { readManifest } from '../backup/store.ts';
+import { loadTarget } from '../backup/targets.ts';
+import { fakeScaler, flipByte, freePort, missingTools, useResticRepository } from './backup-helpers.ts';
+
+const skip = missingTools('restic', 'zstd', 'etcd', 'etcdctl').length > 0;
+const resticEnv = useResticRepository(skip);
+const target = loadTarget(REPO_ROOT, 'etcd');
+const FAKES = join(REPO_ROOT, 'scripts/test/fakes');
+
+let etcdDir: string;
+let etcd: ChildProcess;
+let endpoint: string;
+beforeAll(async () => {
+  if (skip) return;
+  etcdDir = mkdtempSync(join(tmpdir(), 'etcd-test-'));
+  const [client, peer] = [await freePort(), await freePort()];
+  endpoint = `http://127.0.0.1:${client}`;
+  etcd = spawn('etcd', ['--name', 'test', '--data-dir', join(etcdDir, 'data'), '--listen-client-urls', endpoint, '--advertise-client-urls', endpoint, '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `test=http://127.0.0.1:${peer}`], { stdio: 'ignore' });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      etcdctl('put', '/registry/namespaces/backups', '{"kind":"Namespace"}');
+      break;
+    } catch (err) {
+      if (attempt > 50) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}, 30_000);
+afterAll(() => {
+  etcd?.kill('SIGKILL');
+  if (etcdDir) rmSync(etcdDir, { recursive: true, force: true });
+});
+
+function etcdctl(...args: string[]): string {
+  return run('etcdctl', [`--endpoints=${endpoint}`, ...args], { env: { ...process.env, ETCDCTL_API: '3' } });
+}
+
+let dir: string;
+let o: BackupOptions;
+beforeEach(() => {
+  if (skip) return;
+  dir = mkdtempSync(join(tmpdir(), 'backup-etcd-test-'));
+  const env = { ...resticEnv(), FAKE_ETCD_ENDPOINT: endpoint, TALOSCTL: join(FAKES, 'talosctl.mjs'), KUBECTL: join(FAKES, 'kubectl.mjs'), TALOS_NODE: '10.0.0.10', RESTORE_OUT_DIR: dir };
+  o = { backupDir: join(dir, 'backups'), env };
+});
+afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+describe.skipIf(skip)('etcd backup', () => {
+  it('snapshots etcd with its sentinel ConfigMap; backup-check and the drill (a throwaway etcd on the restored data) pass', () => {
+    const { path } = runBackup(target, o);
+    const manifest = readManifest(path);
+    expect(manifest).toMatchObject({ target: 'etcd', engine: 'etcd', files: [{ name: 'etcd.snapshot.zst' }] });
+    expect(etcdctl('get', '/registry/configmaps/backups/backup-sentinel', '--print-value-only')).toContain(manifest.sentinel.id);
+    expect(checkBackup(target, o)).toEqual([]);
+    expect(restoreTest(target, o)).toEqual([]);
+  });
+
+  it('needs TALOS_NODE, and says so in one line', () => {
+    expect(() => runBackup(target, { ...o, env: { ...o.env, TALOS_NODE: '' } })).toThrow(/^TALOS_NODE is not set/);
+  });
+
+  it('backup-check detects a damaged snapshot behind a matching checksum', () => {
+    const { path } = runBackup(target, o);
+    const manifest = readManifest(path);
+    const snapshot = join(dir, 'etcd.snapshot');
+    run('zstd', ['-q', '-d', join(path, 'etcd.snapshot.zst'), '-o', snapshot]);
+    writeFileSync(snapshot, readFileSync(snapshot).subarray(0, 8192));
+    compressFile(snapshot, join(path, 'etcd.snapshot.zst'));
+    manifest.files[0] = { name: 'etcd.snapshot.zst', ...sha256File(join(path, 'etcd.snapshot.zst')) };
+    writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/^etcd: .*etcd\.snapshot fails etcdctl snapshot status/)]);
+  });
+});
+
+describe.skipIf(skip)('etcd restore and drill', () => {
+  it('restore verifies the snapshot and hands it over for talosctl bootstrap --recover-from, scaling nothing', () => {
+    runBackup(target, o);
+    const { calls, scaler } = fakeScaler();
+    const lines: string[] = [];
+    const result = restore(target, { ...o, scaler, log: (l) => lines.push(l) });
+    expect(result.replaced).toEqual([join(dir, 'restored-etcd.snapshot')]);
+    expect(existsSync(result.replaced[0]!)).toBe(true);
+    expect(calls).toEqual([]);
+    expect(lines.join('\n')).toMatch(/bootstrap --recover-from=/);
+  });
+
+  it('restore refuses a corrupt snapshot and writes nothing', () => {
+    const { path } = runBackup(target, o);
+    writeFileSync(join(path, 'etcd.snapshot.zst'), flipByte(readFileSync(join(path, 'etcd.snapshot.zst'))));
+    expect(() => restore(target, { ...o, scaler: fakeScaler().scaler })).toThrow(/refusing .*SHA-256/);
+    expect(existsSync(join(dir, 'restored-etcd.snapshot'))).toBe(false);
+  });
+
+  it('the drill fails when the cluster carries a newer sentinel than the newest snapshot', () => {
+    runBackup(target, { ...o, now: new Date(Date.now() - 3_600_000) });
+    const later = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'backup-sentinel', namespace: 'backups' }, data: { sentinel: `later-backup ${new Date().toISOString()}` } };
+    run(join(FAKES, 'kubectl.mjs'), ['apply', '-f', '-'], { env: o.env, input: JSON.stringify(later) });
+    expect(restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
+  });
+});
