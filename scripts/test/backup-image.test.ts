@@ -1,0 +1,59 @@
+/**
+ * The backup image's build step: the commands bundle into one file that plain
+ * Node runs from the image's layout (the Dockerfile's COPY lines), and a
+ * backup, its check and the drill work from that bundle with the real tools.
+ * No Docker engine runs here, so the image itself is not built.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
+import { bundleBackupCommands } from '../backup/bundle.ts';
+import { TARGET_FILES } from '../backup/targets.ts';
+import { missingTools, useResticRepository } from './backup-helpers.ts';
+
+const dockerfile = readFileSync(join(REPO_ROOT, 'scripts/backup/Dockerfile'), 'utf8');
+const skip = missingTools('sqlite3', 'restic', 'zstd').length > 0;
+const resticEnv = useResticRepository(skip);
+
+/** The image's /app, laid out in a temp folder from the Dockerfile's COPY lines of repository files. */
+let app: string;
+let bundle: string;
+beforeAll(async () => {
+  app = mkdtempSync(join(tmpdir(), 'backup-image-'));
+  bundle = await bundleBackupCommands(join(app, '.build'));
+  for (const [, from, to] of dockerfile.matchAll(/^COPY (?!--from)(\S+) \/app\/(\S+)$/gm)) {
+    mkdirSync(dirname(join(app, to!)), { recursive: true });
+    copyFileSync(join(REPO_ROOT, from!), join(app, to!));
+  }
+  copyFileSync(bundle, join(app, 'backup.mjs'));
+}, 60_000);
+afterAll(() => app && rmSync(app, { recursive: true, force: true }));
+
+describe('backup image', () => {
+  it('copies every targets file, pins talosctl and kubectl to the cluster facts, and installs the tools the engines run', () => {
+    for (const file of TARGET_FILES) expect(dockerfile).toContain(`COPY ${file} /app/${file}`);
+    const facts = (parse(readFileSync(join(REPO_ROOT, 'clusters/home/cluster-facts.yaml'), 'utf8')) as { data: Record<string, string> }).data;
+    expect(dockerfile).toContain(`talosctl:${facts.talosVersion} `);
+    expect(dockerfile).toContain(`kubectl:v${facts.kubernetesVersion} `);
+    const apt = /apt-get install -y --no-install-recommends ([^\\\n]+)/.exec(dockerfile)![1]!.split(/\s+/);
+    expect(apt).toEqual(expect.arrayContaining(['sqlite3', 'postgresql-client', 'zstd', 'restic', 'etcd-client', 'etcd-server']));
+    expect(dockerfile).toMatch(/^ENV BACKUP_REPO_ROOT=\/app /m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "\/app\/backup\.mjs"\]$/m);
+  });
+
+  it.skipIf(skip)('runs backup, backup-check and restore-test with plain node from the bundle', () => {
+    const work = join(app, 'work');
+    mkdirSync(join(work, 'source/config'), { recursive: true });
+    execFileSync('sqlite3', [join(work, 'source/config/sonarr.db'), 'CREATE TABLE t (x); INSERT INTO t VALUES (1);']);
+    const env = { ...resticEnv(), BACKUP_REPO_ROOT: app, BACKUP_DIR: join(work, 'backups'), BACKUP_SOURCE_ROOT: join(work, 'source'), BASE_URL: undefined };
+    const node = (...args: string[]) => spawnSync(process.execPath, [join(app, 'backup.mjs'), ...args], { env, encoding: 'utf8' });
+    expect(node('backup', 'sonarr')).toMatchObject({ status: 0, stderr: '' });
+    expect(node('backup-check', 'sonarr')).toMatchObject({ status: 0, stdout: 'backup-check sonarr: ok\n' });
+    expect(node('restore-test', 'sonarr')).toMatchObject({ status: 0, stdout: 'PASS sonarr\n' });
+    expect(node('no-such-command')).toMatchObject({ status: 2, stderr: expect.stringMatching(/^usage: <backup\|backup-check\|restore\|restore-test>/) });
+  }, 60_000);
+});
