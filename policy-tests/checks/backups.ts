@@ -1,6 +1,130 @@
-/** Backup coverage (B3): every app config volume is copied off-site by a VolSync ReplicationSource. */
+/**
+ * Backups: every app config volume is copied off-site (B3); every declared
+ * backup target has its backup and backup-check CronJobs, named so that
+ * BackupJobStale watches them, and the monthly restore-test exists under the
+ * name RestoreTestFailed reads (B1, B2); and those jobs are run the way a
+ * 2 a.m. failure needs them run (B1, B4).
+ */
+import { targetsOfDocument, TARGET_FILES } from '../../scripts/backup/targets.ts';
+import type { Target } from '../../scripts/backup/engines/types.ts';
 import { writtenByExternalSecret } from '../lib/external-secrets.ts';
-import type { PolicyCheck } from './types.ts';
+import type { Resource } from '../lib/manifest.ts';
+import { perRepo } from '../lib/per-repo.ts';
+import type { PathSegment } from '../lib/positions.ts';
+import { alertRules } from '../lib/prometheus-rules.ts';
+import type { DataFile, Repo } from '../lib/repo.ts';
+import { containersOf, dig, podSpecOf } from '../lib/workloads.ts';
+import { failIn } from './findings.ts';
+import type { CheckContext, PolicyCheck } from './types.ts';
+
+/** The image built from scripts/backup/Dockerfile; every backup job runs it. */
+export const BACKUP_IMAGE = 'ghcr.io/homelab-operator/homelab-backup';
+const DAILY = /^\d{1,2} \d{1,2} \* \* \*$/;
+const MONTHLY = /^\d{1,2} \d{1,2} \d{1,2} \* \*$/;
+
+interface DeclaredTarget {
+  target: Target;
+  file: DataFile;
+}
+
+/** The declared targets with the file that declares them; malformed files are findings of backup-jobs. */
+const declaredTargets = perRepo((repo: Repo): { targets: DeclaredTarget[]; problems: { file: string; message: string }[] } => {
+  const targets: DeclaredTarget[] = [];
+  const problems: { file: string; message: string }[] = [];
+  for (const name of TARGET_FILES) {
+    const file = repo.dataFiles.get(name);
+    if (!file) {
+      problems.push({ file: name, message: `${name} is missing: the backup targets of its namespace are declared there` });
+      continue;
+    }
+    if (file.errors.length) continue; // reported by the loader
+    try {
+      targets.push(...targetsOfDocument(file.data, name).map((target) => ({ target, file })));
+    } catch (err) {
+      problems.push({ file: name, message: (err as Error).message });
+    }
+  }
+  return { targets, problems };
+});
+
+/** What the backup alerts watch, read from the rules themselves: BackupJobStale's cronjob regex and RestoreTestFailed's cronjob name. */
+const watchedJobs = perRepo((repo: Repo): { stale?: RegExp; restoreTest?: string } => {
+  const rules = alertRules(repo);
+  const regex = /cronjob=~"([^"]+)"/.exec(rules.find((r) => r.alert === 'BackupJobStale')?.expr ?? '')?.[1];
+  const restoreTest = /cronjob="([^"]+)"/.exec(rules.find((r) => r.alert === 'RestoreTestFailed')?.expr ?? '')?.[1];
+  // PromQL regex matchers are fully anchored.
+  return { stale: regex ? new RegExp(`^(?:${regex})$`) : undefined, restoreTest };
+});
+
+export const jobNamesOf = (t: Target) => ({ backup: t.engine === 'etcd' ? 'etcd-backup' : `${t.name}-db-backup`, check: `${t.name}-backup-check` });
+
+const cronJob = (ctx: CheckContext, namespace: string, name: string) => ctx.resources.find((r) => r.kind === 'CronJob' && r.namespace === namespace && r.name === name);
+
+/** The first container of a CronJob's pod, with where its fields are. */
+function mainContainer(job: Resource) {
+  const pod = podSpecOf(job);
+  return pod ? { pod, c: containersOf(pod).find((c) => !c.init) } : undefined;
+}
+
+function expectArgs(ctx: CheckContext, job: Resource, args: string[]): void {
+  const main = mainContainer(job)?.c;
+  const actual = main?.container.args;
+  if (JSON.stringify(actual) !== JSON.stringify(args)) ctx.fail(job, main ? [...main.at, actual === undefined ? 'name' : 'args'] : ['spec'], `${job.name} must run args ${JSON.stringify(args)}, not ${JSON.stringify(actual ?? null)}`);
+}
+
+function expectSchedule(ctx: CheckContext, job: Resource, pattern: RegExp, every: string): void {
+  const schedule = String(dig(job.object, ['spec', 'schedule']) ?? '');
+  if (!pattern.test(schedule)) ctx.fail(job, ['spec', 'schedule'], `${job.name} must run ${every} (a fixed minute and hour${every === 'monthly' ? ' on a fixed day of the month' : ', every day'}), not "${schedule}"`);
+}
+
+/**
+ * A SQLite backup reads the database files on the app's config volume: the job
+ * must mount the claim the app mounts at the same path, and (the volume being
+ * ReadWriteOnce) run on the app's node.
+ */
+function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine: 'sqlite' }): void {
+  const app = ctx.resources.find((r) => r.kind === 'Deployment' && r.namespace === t.namespace && r.name === t.deployment);
+  const main = mainContainer(job);
+  if (!app || !main?.c) {
+    if (!app) ctx.fail(job, ['metadata', 'name'], `${job.name}: the app's Deployment ${t.namespace}/${t.deployment} does not exist`);
+    return;
+  }
+  const claimOf = (pod: { spec: Record<string, unknown> }, volume: unknown) => ((pod.spec.volumes as { name?: string; persistentVolumeClaim?: { claimName?: string } }[] | undefined) ?? []).find((v) => v.name === volume)?.persistentVolumeClaim?.claimName;
+  const appPod = podSpecOf(app)!;
+  const appMounts = containersOf(appPod).flatMap((c) => ((c.container.volumeMounts as { name: string; mountPath: string }[] | undefined) ?? []).map((m) => ({ ...m, claim: claimOf(appPod, m.name) })));
+  const jobMounts = ((main.c.container.volumeMounts as { name: string; mountPath: string }[] | undefined) ?? []).map((m) => ({ ...m, claim: claimOf(main.pod, m.name) }));
+  for (const path of t.paths) {
+    const under = (m: { mountPath: string }) => path.startsWith(`${m.mountPath.replace(/\/$/, '')}/`);
+    // In a pod of several apps (the VPN pod) each container mounts its own claim at the same path: any of them may be the one.
+    const candidates = appMounts.filter((m) => under(m) && m.claim);
+    const jobMount = jobMounts.find(under);
+    if (candidates.length === 0) ctx.fail(app, ['metadata', 'name'], `${t.name}: no volume of ${t.deployment} holds the backup path ${path}`);
+    else if (!candidates.some((m) => m.claim === jobMount?.claim && m.mountPath === jobMount?.mountPath)) ctx.fail(job, [...main.c.at, 'volumeMounts'], `${job.name} must mount the claim ${t.deployment} keeps ${path} on (${candidates.map((m) => `${m.claim} at ${m.mountPath}`).join(' or ')}) to read it`);
+  }
+  const affinity = (dig(main.pod.spec, ['affinity', 'podAffinity', 'requiredDuringSchedulingIgnoredDuringExecution']) as { labelSelector?: { matchLabels?: Record<string, string> }; topologyKey?: string }[] | undefined) ?? [];
+  const appLabels = (dig(app.object, ['spec', 'template', 'metadata', 'labels']) as Record<string, string> | undefined) ?? {};
+  const beside = affinity.some((a) => a.topologyKey === 'kubernetes.io/hostname' && Object.entries(a.labelSelector?.matchLabels ?? {}).length > 0 && Object.entries(a.labelSelector!.matchLabels!).every(([k, v]) => appLabels[k] === v));
+  if (!beside) ctx.fail(job, [...main.pod.at, main.pod.spec.affinity ? 'affinity' : 'containers'], `${job.name} must be scheduled on ${t.deployment}'s node (required podAffinity on its pod labels, topologyKey kubernetes.io/hostname): its config volume is ReadWriteOnce`);
+}
+
+/** The CronJobs that are backup jobs: those BackupJobStale watches and the restore test. */
+function backupJobs(ctx: CheckContext): Resource[] {
+  const { stale, restoreTest } = watchedJobs(ctx.repo);
+  return ctx.resources.filter((r) => r.kind === 'CronJob' && (stale?.test(r.name) || r.name === restoreTest));
+}
+
+/** Secrets a pod reads: env secretKeyRef, envFrom secretRef and secret volumes, with where each is named. */
+function secretsRead(job: Resource): { name: string; at: PathSegment[] }[] {
+  const pod = podSpecOf(job);
+  if (!pod) return [];
+  const out: { name: string; at: PathSegment[] }[] = [];
+  for (const c of containersOf(pod)) {
+    ((c.container.env as { valueFrom?: { secretKeyRef?: { name?: string } } }[] | undefined) ?? []).forEach((e, i) => e.valueFrom?.secretKeyRef && out.push({ name: String(e.valueFrom.secretKeyRef.name), at: [...c.at, 'env', i, 'valueFrom', 'secretKeyRef', 'name'] }));
+    ((c.container.envFrom as { secretRef?: { name?: string } }[] | undefined) ?? []).forEach((e, i) => e.secretRef && out.push({ name: String(e.secretRef.name), at: [...c.at, 'envFrom', i, 'secretRef', 'name'] }));
+  }
+  ((pod.spec.volumes as { secret?: { secretName?: string } }[] | undefined) ?? []).forEach((v, i) => v.secret && out.push({ name: String(v.secret.secretName), at: [...pod.at, 'volumes', i, 'secret', 'secretName'] }));
+  return out;
+}
 
 export const backupChecks: PolicyCheck[] = [
   {
@@ -19,6 +143,78 @@ export const backupChecks: PolicyCheck[] = [
       for (const source of sources) {
         const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
         if (!writtenByExternalSecret(ctx.repo, repository, source.namespace ?? '')) ctx.fail(source, ['spec', 'restic', 'repository'], `the restic repository Secret ${repository ?? '(none)'} is not written by an ExternalSecret`);
+      }
+    },
+  },
+  {
+    id: 'backup-jobs',
+    description: `Every target in ${TARGET_FILES.join(' and ')} has a daily backup CronJob (<app>-db-backup, or etcd-backup) and a daily <app>-backup-check running the backup image's commands for it, named as BackupJobStale's cronjob regex expects; SQLite backups mount the app's claim beside its pod; the monthly restore-test exists under the name RestoreTestFailed reads; no backup-named CronJob lacks a target (B1, B2).`,
+    invariants: ['B1', 'B2'],
+    remediation: 'declare the target and add its two CronJobs next to the app (see apps/media/sonarr/backup-jobs.yaml), or rename the job to what the alert rule watches',
+    kinds: ['CronJob', 'Deployment', 'PrometheusRule'],
+    exemptible: false,
+    run(ctx) {
+      const { targets, problems } = declaredTargets(ctx.repo);
+      for (const p of problems) ctx.failAtFile(p.file, p.message);
+      const { stale, restoreTest } = watchedJobs(ctx.repo);
+      if (!stale || !restoreTest) ctx.failAtFile('monitoring/alert-rules', 'BackupJobStale (cronjob=~"...") or RestoreTestFailed (cronjob="...") is missing: nothing would watch the backup jobs');
+      const expected = new Set<string>();
+      for (const { target: t, file } of targets) {
+        const names = jobNamesOf(t);
+        for (const [role, name] of [['backup', names.backup], ['check', names.check]] as const) {
+          expected.add(`${t.namespace}/${name}`);
+          if (stale && !stale.test(name)) failIn(ctx, file, ['targets', t.name], `target ${t.name}: job name ${name} does not match BackupJobStale's cronjob regex ${stale.source}`);
+          const job = cronJob(ctx, t.namespace, name);
+          if (!job) {
+            failIn(ctx, file, ['targets', t.name], `target ${t.name} has no CronJob ${t.namespace}/${name}: its ${role === 'backup' ? 'backups are never taken' : 'backups are never verified'}`);
+            continue;
+          }
+          expectArgs(ctx, job, [role === 'backup' ? 'backup' : 'backup-check', t.name]);
+          expectSchedule(ctx, job, DAILY, 'daily');
+          if (role === 'backup' && t.engine === 'sqlite') expectAppVolume(ctx, job, t);
+        }
+      }
+      for (const job of backupJobs(ctx)) {
+        if (job.name === restoreTest) continue;
+        if (!expected.has(`${job.namespace}/${job.name}`)) ctx.fail(job, ['metadata', 'name'], `CronJob ${job.namespace}/${job.name} is named as a backup job but backs up no declared target in its namespace`);
+      }
+      const drills = ctx.resources.filter((r) => r.kind === 'CronJob' && r.name === restoreTest);
+      if (restoreTest && drills.length === 0) ctx.failAtFile(TARGET_FILES[1], `no CronJob named ${restoreTest}: RestoreTestFailed would only ever see a drill that never ran`);
+      for (const drill of drills) {
+        expectSchedule(ctx, drill, MONTHLY, 'monthly');
+        expectArgs(ctx, drill, ['restore-test']);
+      }
+    },
+  },
+  {
+    id: 'backup-job-hygiene',
+    description: 'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, and reads secrets only from ExternalSecrets (B1, B4).',
+    invariants: ['B1', 'B4'],
+    remediation: `set concurrencyPolicy: Forbid, successfulJobsHistoryLimit and failedJobsHistoryLimit (1-10), resources.requests.cpu/memory, image ${BACKUP_IMAGE}:<tag>, a volume at BACKUP_DIR, and take secrets from ExternalSecrets`,
+    kinds: ['CronJob', 'ExternalSecret', 'PrometheusRule'],
+    exemptible: false,
+    run(ctx) {
+      for (const job of backupJobs(ctx)) {
+        const spec = (job.object.spec ?? {}) as Record<string, unknown>;
+        if (spec.concurrencyPolicy !== 'Forbid') ctx.fail(job, spec.concurrencyPolicy === undefined ? ['spec'] : ['spec', 'concurrencyPolicy'], `${job.name} must set concurrencyPolicy: Forbid (two backups of one target must never run at once)`);
+        for (const limit of ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit'] as const) {
+          const value = spec[limit];
+          if (typeof value !== 'number' || value < 1 || value > 10) ctx.fail(job, value === undefined ? ['spec'] : ['spec', limit], `${job.name} must keep a bounded ${limit} between 1 and 10 (a failed run is what the operator reads at 2 a.m.)`);
+        }
+        const main = mainContainer(job);
+        if (!main?.c) continue;
+        const c = main.c;
+        const image = String(c.container.image ?? '');
+        if (!image.startsWith(`${BACKUP_IMAGE}:`)) ctx.fail(job, [...c.at, 'image'], `${job.name} must run the backup image ${BACKUP_IMAGE} built from scripts/backup/Dockerfile, not ${image || '(none)'}`);
+        for (const kind of ['cpu', 'memory'] as const) {
+          if (dig(c.container, ['resources', 'requests', kind]) === undefined) ctx.fail(job, [...c.at, c.container.resources ? 'resources' : 'name'], `${job.name} must request ${kind}`);
+        }
+        const backupDir = ((c.container.env as { name: string; value?: string }[] | undefined) ?? []).find((e) => e.name === 'BACKUP_DIR')?.value;
+        const mounts = (c.container.volumeMounts as { mountPath: string }[] | undefined) ?? [];
+        if (!backupDir || !mounts.some((m) => m.mountPath === backupDir)) ctx.fail(job, [...c.at, 'name'], `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${backupDir})` : ''}`);
+        for (const secret of secretsRead(job)) {
+          if (!writtenByExternalSecret(ctx.repo, secret.name, job.namespace ?? '')) ctx.fail(job, secret.at, `${job.name} reads Secret ${secret.name}, which no ExternalSecret in ${job.namespace} writes`);
+        }
       }
     },
   },

@@ -9,6 +9,7 @@ import { argoGlobMatch } from '../lib/glob.ts';
 import { parseInstancePath, type Path } from '../lib/positions.ts';
 import type { DataFile, Repo } from '../lib/repo.ts';
 import { perRepo } from '../lib/per-repo.ts';
+import { failIn } from './findings.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
 export const SETTINGS_GLOB = 'apps/media/*/settings/*.yaml';
@@ -19,11 +20,6 @@ type Settings = Record<string, unknown> & { app?: string; instance?: string };
 
 function settingsFiles(repo: Repo): DataFile[] {
   return [...repo.dataFiles.values()].filter((f) => argoGlobMatch(SETTINGS_GLOB, f.file));
-}
-
-function failIn(ctx: CheckContext, file: DataFile, path: Path, message: string): void {
-  const { line, col } = file.positions.at(path, 'key');
-  ctx.failAt(file.file, line, col, message);
 }
 
 /**

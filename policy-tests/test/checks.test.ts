@@ -9,6 +9,7 @@ import { formatLocation } from '../lib/findings.ts';
 import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
 import { componentMutations, fixtures } from './falco-mutations.ts';
 import { monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';
+import { backupMutations } from './backup-mutations.ts';
 import { mediaMutations, mediaSettingsMutations } from './media-mutations.ts';
 
 const DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
@@ -211,7 +212,7 @@ describe('every policy check bites on a broken copy of the real repository', () 
 
   it('covers every registered policy check (with the falco, monitoring and media test files)', async () => {
     const ids = (await registeredChecks()).map((c) => c.id);
-    const proven = [...mutations.map((m) => m.check), ...fixtures.map((f) => f[1]), ...componentMutations.map((m) => m[0]), ...wiringMutations.map((m) => m[0]), ...routingMutations.map((m) => m[0]), ...monitoringMutations.map((m) => m[0]), ...mediaMutations.map((m) => m[0]), ...mediaSettingsMutations.map((m) => m[0])];
+    const proven = [...mutations.map((m) => m.check), ...fixtures.map((f) => f[1]), ...componentMutations.map((m) => m[0]), ...wiringMutations.map((m) => m[0]), ...routingMutations.map((m) => m[0]), ...monitoringMutations.map((m) => m[0]), ...mediaMutations.map((m) => m[0]), ...mediaSettingsMutations.map((m) => m[0]), ...backupMutations.map((m) => m[0])];
     expect([...new Set(proven)].sort()).toEqual([...ids].sort());
   });
 });

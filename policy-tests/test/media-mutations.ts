@@ -22,17 +22,17 @@ export const mediaMutations: Mutation[] = [
   ['media-folders-prepared', 'the 4K folder is not world-writable', (c) => c.write(FOLDERS, c.read(FOLDERS).replace('/data/movies-4k\t777', '/data/movies-4k\t775')), 'folders.tsv: |'],
   ['media-folders-prepared', 'a library folder is never created', (c) => c.write(FOLDERS, c.read(FOLDERS).replace('    /data/youtube\t775\t1026:100\n', '')), 'folders.tsv: |'],
   ['media-vpn-sidecars', 'the cluster resolver is dropped', (c) => c.write(GLUETUN, c.read(GLUETUN).replace('value: "on"', 'value: "off"')), '- name: DNS_KEEP_NAMESERVER'],
-  ['media-vpn-sidecars', 'the indexer manager leaves the VPN pod', (c) => {
-    c.edit(GLUETUN, 0, (d) => d.deleteIn(['spec', 'template', 'spec', 'containers', 1]));
-  }, '      containers:'],
+  // Renamed rather than removed: removing it would also (rightly) orphan its database backup job.
+  ['media-vpn-sidecars', 'the indexer manager is no longer a container of the VPN pod', (c) => c.edit(GLUETUN, 0, (d) => d.setIn(['spec', 'template', 'spec', 'containers', 1, 'name'], 'indexer')), '      containers:'],
   ['media-exposure', 'a subtitle manager published on the public gateway', (c) => c.edit('apps/media/bazarr/ingress.yaml', 0, (d) => d.setIn(['spec', 'ingressClassName'], 'gateway')), 'ingressClassName: gateway'],
   ['media-exposure', 'the login-less annotation is dropped', (c) => c.edit('apps/media/bazarr-4k/deployment.yaml', 0, (d) => d.deleteIn(['metadata', 'annotations'])), 'metadata:'],
   ['media-one-tv-manager', 'a 4K TV manager appears', (c) => c.write('apps/media/sonarr/sonarr-4k.yaml', c.read(SONARR).replace(/name: sonarr\b/g, 'name: sonarr-4k').replace(/sonarr-config/g, 'sonarr-4k-config').replace('app.kubernetes.io/name: sonarr\n', 'app.kubernetes.io/name: sonarr-4k\n')), (cp: RepoCopy) => cp.read('apps/media/sonarr/sonarr-4k.yaml').split('\n').findIndex((l) => l.trim() === 'name: sonarr-4k') + 1],
   ['media-exporters', 'the API key committed in the manifest', (c) => c.write(SONARR, c.read(SONARR).replace(/- name: APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: sonarr-api-key\n                  key: api-key/, '- name: APIKEY\n              value: "0123456789abcdef"')), '- name: APIKEY'],
   ['media-exporters', 'nothing scrapes the 4K manager', (c) => c.write('apps/media/radarr-4k/exporter.yaml', c.read('apps/media/radarr-4k/exporter.yaml').split('---\n').slice(0, 2).join('---\n')), (cp: RepoCopy) => cp.read('apps/media/radarr-4k/deployment.yaml').split('\n').findIndex((l) => l.trim() === '- name: exportarr') + 1],
-  ['backup-coverage', 'a config volume nobody copies off-site', (c) => c.write('apps/media/tautulli/replicationsource-tautulli.yaml', c.read('apps/media/tautulli/replicationsource-tautulli.yaml').split('---\n')[1]!), (cp: RepoCopy) => cp.read('apps/media/tautulli/pvc.yaml').split('\n').findIndex((l) => l.trim() === 'name: tautulli-config') + 1],
-  ['backup-coverage', 'a restic repository secret nobody writes', (c) => c.write('apps/media/plex/replicationsource-plex.yaml', c.read('apps/media/plex/replicationsource-plex.yaml').replace('repository: plex-config-restic', 'repository: plex-restic-typo')), 'repository: plex-restic-typo'],
-  ['media-one-tv-manager', 'both movie managers share one config', (c) => c.edit('apps/media/radarr-4k/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'volumes', 0, 'persistentVolumeClaim', 'claimName'], 'radarr-config')), '      volumes:'],
+  ['media-one-tv-manager', 'both movie managers share one config (its backup job pointed there too)', (c) => {
+    c.edit('apps/media/radarr-4k/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'volumes', 0, 'persistentVolumeClaim', 'claimName'], 'radarr-config'));
+    c.write('apps/media/radarr-4k/backup-jobs.yaml', c.read('apps/media/radarr-4k/backup-jobs.yaml').replace('claimName: radarr-4k-config', 'claimName: radarr-config'));
+  }, '      volumes:'],
 ];
 
 const SONARR_SETTINGS = 'apps/media/sonarr/settings/sonarr.yaml';

@@ -19,7 +19,17 @@ interface TargetsFile {
   targets: Record<string, { engine: Target['engine']; deployment?: string; paths?: string[]; database?: string }>;
 }
 
-/** Every declared target, by name; throws with the file and the first schema error when a file is malformed. */
+/** The targets one file declares; throws with the file and the first schema error when it is malformed. */
+export function targetsOfDocument(doc: unknown, file: string): Target[] {
+  if (!validate(doc)) {
+    const e = validate.errors![0]!;
+    throw new Error(`${file}: ${e.instancePath || '/'} ${e.message}`);
+  }
+  const { namespace, targets } = doc as unknown as TargetsFile;
+  return Object.entries(targets).map(([name, t]) => ({ ...t, name, namespace, deployment: t.deployment ?? name }) as Target);
+}
+
+/** Every declared target, by name; throws one line naming the file when one is unreadable, malformed or repeats a name. */
 export function loadTargets(repoRoot: string): Map<string, Target> {
   const out = new Map<string, Target>();
   for (const file of TARGET_FILES) {
@@ -29,14 +39,9 @@ export function loadTargets(repoRoot: string): Map<string, Target> {
     } catch (err) {
       throw new Error(`${file}: ${(err as Error).message.split('\n')[0]}`);
     }
-    if (!validate(doc)) {
-      const e = validate.errors![0]!;
-      throw new Error(`${file}: ${e.instancePath || '/'} ${e.message}`);
-    }
-    const { namespace, targets } = doc as unknown as TargetsFile;
-    for (const [name, t] of Object.entries(targets)) {
-      if (out.has(name)) throw new Error(`${file}: target ${name} is declared twice`);
-      out.set(name, { ...t, name, namespace, deployment: t.deployment ?? name } as Target);
+    for (const target of targetsOfDocument(doc, file)) {
+      if (out.has(target.name)) throw new Error(`${file}: target ${target.name} is declared twice`);
+      out.set(target.name, target);
     }
   }
   return out;

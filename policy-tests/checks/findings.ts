@@ -1,0 +1,9 @@
+/** Findings inside non-manifest data files (settings, facts), at the key a path names. */
+import type { Path } from '../lib/positions.ts';
+import type { DataFile } from '../lib/repo.ts';
+import type { CheckContext } from './types.ts';
+
+export function failIn(ctx: CheckContext, file: DataFile, path: Path, message: string): void {
+  const { line, col } = file.positions.at(path, 'key');
+  ctx.failAt(file.file, line, col, message);
+}
