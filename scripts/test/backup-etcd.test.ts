@@ -6,7 +6,7 @@
  * for the one call each makes, backed by the real etcd.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { compressFile, sha256File } from '../backup/compress.ts';
 import { run } from '../backup/exec.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
-import { readManifest } from '../backup/store.ts';
+import { listBackups, readManifest, stamp } from '../backup/store.ts';
 import { loadTarget } from '../backup/targets.ts';
 import { fakeScaler, flipByte, freePort, missingTools, useResticRepository } from './backup-helpers.ts';
 
@@ -54,13 +54,36 @@ function etcdctl(...args: string[]): string {
 
 let dir: string;
 let o: BackupOptions;
-beforeEach(() => {
-  if (skip) return;
+function freshFolder(): void {
   dir = mkdtempSync(join(tmpdir(), 'backup-etcd-test-'));
   const env = { ...resticEnv(), FAKE_ETCD_ENDPOINT: endpoint, TALOSCTL: join(FAKES, 'talosctl.mjs'), KUBECTL: join(FAKES, 'kubectl.mjs'), TALOS_NODE: '10.0.0.10', RESTORE_OUT_DIR: dir };
   o = { backupDir: join(dir, 'backups'), env };
+}
+
+// One real snapshot taken once (restic's key derivation costs about 0.7 s a call); tests that only need
+// "a snapshot" start from a copy of it. The tests about taking one take their own.
+let golden = '';
+beforeAll(() => {
+  if (skip) return;
+  freshFolder();
+  runBackup(target, o);
+  golden = dir;
+});
+afterAll(() => golden && rmSync(golden, { recursive: true, force: true }));
+beforeEach(() => {
+  if (!skip) freshFolder();
 });
 afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+/** The golden snapshot's backup copied into this test's folder, dated `ageMs` ago. */
+function seeded(ageMs = 0): string {
+  cpSync(join(golden, 'backups'), o.backupDir, { recursive: true });
+  const { path } = listBackups(o.backupDir, 'etcd')[0]!;
+  if (!ageMs) return path;
+  const dated = join(o.backupDir, 'etcd', stamp(new Date(Date.now() - ageMs)));
+  renameSync(path, dated);
+  return dated;
+}
 
 describe.skipIf(skip)('etcd backup', () => {
   it('snapshots etcd with its sentinel ConfigMap; backup-check and the drill (a throwaway etcd on the restored data) pass', () => {
@@ -77,7 +100,7 @@ describe.skipIf(skip)('etcd backup', () => {
   });
 
   it('backup-check detects a damaged snapshot behind a matching checksum', () => {
-    const { path } = runBackup(target, o);
+    const path = seeded();
     const manifest = readManifest(path);
     const snapshot = join(dir, 'etcd.snapshot');
     run('zstd', ['-q', '-d', join(path, 'etcd.snapshot.zst'), '-o', snapshot]);
@@ -91,7 +114,7 @@ describe.skipIf(skip)('etcd backup', () => {
 
 describe.skipIf(skip)('etcd restore and drill', () => {
   it('restore verifies the snapshot and hands it over for talosctl bootstrap --recover-from, scaling nothing', () => {
-    runBackup(target, o);
+    seeded();
     const { calls, scaler } = fakeScaler();
     const lines: string[] = [];
     const result = restore(target, { ...o, scaler, log: (l) => lines.push(l) });
@@ -102,14 +125,14 @@ describe.skipIf(skip)('etcd restore and drill', () => {
   });
 
   it('restore refuses a corrupt snapshot and writes nothing', () => {
-    const { path } = runBackup(target, o);
+    const path = seeded();
     writeFileSync(join(path, 'etcd.snapshot.zst'), flipByte(readFileSync(join(path, 'etcd.snapshot.zst'))));
     expect(() => restore(target, { ...o, scaler: fakeScaler().scaler })).toThrow(/refusing .*SHA-256/);
     expect(existsSync(join(dir, 'restored-etcd.snapshot'))).toBe(false);
   });
 
   it('the drill fails when the cluster carries a newer sentinel than the newest snapshot', () => {
-    runBackup(target, { ...o, now: new Date(Date.now() - 3_600_000) });
+    seeded(3_600_000);
     const later = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'backup-sentinel', namespace: 'backups' }, data: { sentinel: `later-backup ${new Date().toISOString()}` } };
     run(join(FAKES, 'kubectl.mjs'), ['apply', '-f', '-'], { env: o.env, input: JSON.stringify(later) });
     expect(restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);

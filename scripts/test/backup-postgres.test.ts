@@ -4,7 +4,7 @@
  * test), with pg_dump/pg_restore, zstd and a real restic repository.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { compressFile, sha256File } from '../backup/compress.ts';
 import { run } from '../backup/exec.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
-import { readManifest } from '../backup/store.ts';
+import { listBackups, readManifest, stamp } from '../backup/store.ts';
 import { fakeScaler, flipByte, missingTools, useResticRepository } from './backup-helpers.ts';
 import { postgresBinDir, startPostgres, type PostgresServer } from './postgres-server.ts';
 
@@ -34,14 +34,37 @@ let o: BackupOptions;
 const psql = (database: string, statements: string) => run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', database, '-c', statements], { env: server.env });
 const rows = (database = 'notes') => psql(database, "SELECT coalesce(string_agg(title, ',' ORDER BY id), '') FROM notes");
 
-beforeEach(() => {
-  if (skip) return;
+function freshDatabase(): void {
   dir = mkdtempSync(join(tmpdir(), 'backup-pg-test-'));
   for (const db of ['notes', 'notes_pre_restore', 'notes_restore_tmp']) psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
   psql('postgres', 'CREATE DATABASE notes');
   psql('notes', "CREATE TABLE notes (id bigserial PRIMARY KEY, title text NOT NULL); INSERT INTO notes (title) VALUES ('first')");
   o = { backupDir: join(dir, 'backups'), env: { ...resticEnv(), ...server.env } };
+}
+
+// One real backup of the starting database, taken once (each restic call costs about 0.7 s of key
+// derivation); tests that only need "a backup of it" start from a copy. Tests about taking a backup take their own.
+let golden = '';
+beforeAll(() => {
+  if (skip) return;
+  freshDatabase();
+  runBackup(target, o);
+  golden = dir;
 });
+afterAll(() => golden && rmSync(golden, { recursive: true, force: true }));
+beforeEach(() => {
+  if (!skip) freshDatabase();
+});
+
+/** The golden backup copied into this test's folder, dated `ageMs` ago. */
+function seeded(ageMs = 0): string {
+  cpSync(join(golden, 'backups'), o.backupDir, { recursive: true });
+  const { path } = listBackups(o.backupDir, 'notes')[0]!;
+  if (!ageMs) return path;
+  const dated = join(o.backupDir, 'notes', stamp(new Date(Date.now() - ageMs)));
+  renameSync(path, dated);
+  return dated;
+}
 afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
 
 describe.skipIf(skip)('PostgreSQL backup', () => {
@@ -73,7 +96,7 @@ describe.skipIf(skip)('PostgreSQL backup', () => {
   });
 
   it('backup-check detects a corrupt dump behind a matching checksum, and a flipped byte', () => {
-    const { path } = runBackup(target, o);
+    const path = seeded();
     const manifest = readManifest(path);
     writeFileSync(join(dir, 'notes.pgdump'), 'PGDMP this is not a dump'.padEnd(4096, 'x'));
     compressFile(join(dir, 'notes.pgdump'), join(path, 'notes.pgdump.zst'));
@@ -87,7 +110,7 @@ describe.skipIf(skip)('PostgreSQL backup', () => {
 
 describe.skipIf(skip)('PostgreSQL restore', () => {
   it('refuses a corrupt backup and leaves the live database as it was', () => {
-    const { path } = runBackup(target, o);
+    const path = seeded();
     psql('notes', "INSERT INTO notes (title) VALUES ('after')");
     writeFileSync(join(path, 'notes.pgdump.zst'), flipByte(readFileSync(join(path, 'notes.pgdump.zst'))));
     const { calls, scaler } = fakeScaler();
@@ -96,7 +119,7 @@ describe.skipIf(skip)('PostgreSQL restore', () => {
   });
 
   it('scales to zero, swaps the database in, keeps the replaced one as notes_pre_restore, and scales back', () => {
-    runBackup(target, o);
+    seeded();
     psql('notes', "INSERT INTO notes (title) VALUES ('after')");
     const { calls, scaler } = fakeScaler(2);
     restore(target, { ...o, scaler });
@@ -106,7 +129,7 @@ describe.skipIf(skip)('PostgreSQL restore', () => {
   });
 
   it.each(['staged', 'inside-swap', 'swapped'])('a crash at "%s" leaves the old or the new database under the live name, never a mix', (step) => {
-    runBackup(target, o);
+    seeded();
     psql('notes', "INSERT INTO notes (title) VALUES ('after')");
     const { calls, scaler } = fakeScaler(1);
     expect(() => restore(target, { ...o, scaler, crashAt: step })).toThrow(step === 'inside-swap' ? /division by zero/ : /simulated crash/);
@@ -117,8 +140,8 @@ describe.skipIf(skip)('PostgreSQL restore', () => {
 
 describe.skipIf(skip)('PostgreSQL restore-test', () => {
   it('fails when the live database carries a newer sentinel than the newest backup', () => {
-    runBackup(target, { ...o, now: new Date(Date.now() - 3_600_000) });
-    psql('notes', `INSERT INTO _backup_sentinel (id, at) VALUES ('later-backup', '${new Date().toISOString()}')`);
+    seeded(3_600_000);
+    psql('notes', `CREATE TABLE _backup_sentinel (seq bigserial PRIMARY KEY, id text NOT NULL, at text NOT NULL); INSERT INTO _backup_sentinel (id, at) VALUES ('later-backup', '${new Date().toISOString()}')`);
     expect(restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
     // The drill restores into a scratch database and drops it afterwards.
     expect(psql('postgres', "SELECT count(*) FROM pg_database WHERE datname LIKE 'notes_restore_test_%'")).toBe('0');

@@ -1,15 +1,15 @@
 /** backup, backup-check, restore and restore-test of SQLite targets, with the real sqlite3 CLI, zstd and a real restic repository on local disk. */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
 import { compressFile, decompressFile, sha256File } from '../backup/compress.ts';
 import { latestSentinel, writeSentinel } from '../backup/engines/sqlite.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
-import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
+import { listBackups, prune, publish, readManifest, recordSentinel, stamp } from '../backup/store.ts';
 import { loadTarget } from '../backup/targets.ts';
 import { fakeScaler, flipByte, missingTools, useResticRepository } from './backup-helpers.ts';
 
@@ -21,14 +21,38 @@ let o: BackupOptions;
 const db = () => join(dir, 'source', 'config', 'sonarr.db');
 const sql = (file: string, statement: string) => execFileSync('sqlite3', ['-batch', '-cmd', '.timeout 15000', file, statement], { encoding: 'utf8' }).trim();
 
-beforeEach(() => {
+function freshSource(): void {
   dir = mkdtempSync(join(tmpdir(), 'backup-test-'));
   mkdirSync(join(dir, 'source', 'config'), { recursive: true });
   if (tools.length) return;
   sql(db(), "PRAGMA journal_mode=WAL; CREATE TABLE episodes (id INTEGER PRIMARY KEY, title TEXT); INSERT INTO episodes (title) VALUES ('Pilot');");
   o = { backupDir: join(dir, 'backups'), sourceRoot: join(dir, 'source'), env: resticEnv() };
+}
+
+// One real backup taken once (each restic call costs its key derivation, about 0.7 s); tests that only
+// need "a backup and its source" start from a copy of it. Tests about taking a backup take their own.
+let golden = '';
+beforeAll(() => {
+  if (tools.length) return;
+  freshSource();
+  runBackup(target, o);
+  golden = dir;
 });
+afterAll(() => golden && rmSync(golden, { recursive: true, force: true }));
+beforeEach(freshSource);
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The golden backup and its source, copied into this test's folder (at a path restic never saw), dated `ageMs` ago. */
+function seeded(ageMs = 0): string {
+  rmSync(join(dir, 'source'), { recursive: true, force: true });
+  cpSync(join(golden, 'source'), join(dir, 'source'), { recursive: true });
+  cpSync(join(golden, 'backups'), o.backupDir, { recursive: true });
+  const { path } = listBackups(o.backupDir, 'sonarr')[0]!;
+  if (!ageMs) return path;
+  const dated = join(o.backupDir, 'sonarr', stamp(new Date(Date.now() - ageMs)));
+  renameSync(path, dated);
+  return dated;
+}
 
 const restored = (path: string) => {
   const file = join(dir, 'restored.db');
@@ -83,7 +107,7 @@ describe.skipIf(tools.length > 0)('backup', () => {
 
 describe.skipIf(tools.length > 0)('backup-check detects', () => {
   const damage = (mutate: (file: string) => void) => {
-    const { path } = runBackup(target, o);
+    const path = seeded();
     mutate(join(path, 'sonarr.db.zst'));
     return path;
   };
@@ -117,22 +141,20 @@ describe.skipIf(tools.length > 0)('backup-check detects', () => {
   });
 
   it('a stale backup', () => {
-    runBackup(target, { ...o, now: new Date(Date.now() - 27 * 3_600_000) });
+    seeded(27 * 3_600_000);
     expect(checkBackup(target, o)).toEqual([expect.stringMatching(/is 27\.\d h old, over 26 h/)]);
   });
 
   it('a backup missing from restic', () => {
-    runBackup(target, o);
-    // The same backup checked against an empty repository.
-    const empty = { ...o.env, RESTIC_REPOSITORY: join(dir, 'empty-restic') };
-    execFileSync('restic', ['init', '--quiet'], { env: empty });
-    expect(checkBackup(target, { ...o, env: empty })).toEqual([expect.stringMatching(/is not in the restic repository/)]);
+    // A sound, fresh backup folder that restic never copied.
+    seeded();
+    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/is not in the restic repository/)]);
   });
 });
 
 describe.skipIf(tools.length > 0)('restore', () => {
   it('refuses a corrupt backup and leaves the live data byte-identical', () => {
-    const { path } = runBackup(target, o);
+    const path = seeded();
     writeFileSync(join(path, 'sonarr.db.zst'), flipByte(readFileSync(join(path, 'sonarr.db.zst'))));
     const before = readFileSync(db());
     const { calls, scaler } = fakeScaler();
@@ -142,7 +164,7 @@ describe.skipIf(tools.length > 0)('restore', () => {
   });
 
   it('scales to zero, swaps the data in, keeps the replaced data, and scales back', () => {
-    const { path } = runBackup(target, o);
+    const path = seeded();
     sql(db(), "INSERT INTO episodes (title) VALUES ('after the backup');");
     const { calls, scaler } = fakeScaler(1);
     const dry = restore(target, { ...o, scaler, dryRun: true });
@@ -155,7 +177,7 @@ describe.skipIf(tools.length > 0)('restore', () => {
   });
 
   it.each(['staged', 'kept', 'swapped'])('a crash after step "%s" leaves either the old or the new data, never a mix, and the app scaled back', (step) => {
-    const { path } = runBackup(target, o);
+    const path = seeded();
     sql(db(), "INSERT INTO episodes (title) VALUES ('newer');");
     const oldCount = sql(db(), 'SELECT count(*) FROM episodes;');
     const { calls, scaler } = fakeScaler(1);
@@ -171,25 +193,25 @@ describe.skipIf(tools.length > 0)('restore', () => {
 
 describe.skipIf(tools.length > 0)('restore-test', () => {
   it('passes when the newest backup restores with its own sentinel', () => {
-    runBackup(target, o);
+    seeded();
     expect(restoreTest(target, o)).toEqual([]);
   });
 
   it('fails when the newest visible backup is older than the source’s sentinel (the false pass real labs hit)', () => {
-    runBackup(target, { ...o, now: new Date(Date.now() - 3_600_000) });
+    seeded(3_600_000);
     // A later backup ran (its sentinel is in the source) but its result never became the newest visible backup.
     writeSentinel(db(), { id: 'later-backup', at: new Date().toISOString() });
     expect(restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
   });
 
   it('fails when the newest backup is corrupt', () => {
-    const { path } = runBackup(target, o);
+    const path = seeded();
     writeFileSync(join(path, 'sonarr.db.zst'), 'garbage');
     expect(restoreTest(target, o)).toEqual([expect.stringMatching(/refusing .*SHA-256/)]);
   });
 
   it('fails when the newest backup holds an older snapshot than its manifest claims (restoring an old copy is not a pass)', () => {
-    const older = runBackup(target, { ...o, now: new Date(Date.now() - 7_200_000) });
+    const older = { path: seeded(7_200_000) };
     const newer = runBackup(target, o);
     // The newest backup's file replaced by the older one, checksums made to match: only the sentinel can tell.
     const manifest = readManifest(newer.path);
@@ -200,7 +222,7 @@ describe.skipIf(tools.length > 0)('restore-test', () => {
   });
 
   it('fails in-cluster, where the live volume is not mounted, when a later backup wrote its sentinel but never published', () => {
-    runBackup(target, { ...o, now: new Date(Date.now() - 3_600_000) });
+    seeded(3_600_000);
     // A backup killed after writing its sentinel: only the ledger next to the backups knows.
     recordSentinel(o.backupDir, 'sonarr', { id: 'killed-backup', at: new Date().toISOString() });
     expect(restoreTest(target, { ...o, sourceRoot: join(dir, 'not-mounted') })).toEqual([expect.stringMatching(/the sentinel ledger has a newer sentinel/)]);
@@ -209,7 +231,7 @@ describe.skipIf(tools.length > 0)('restore-test', () => {
 
 describe.skipIf(tools.length > 0)('the commands', () => {
   const cli = (script: string, args: string[], env: NodeJS.ProcessEnv) =>
-    spawnSync(join(REPO_ROOT, 'node_modules/.bin/tsx'), [join(REPO_ROOT, 'scripts', script), ...args], { env: { ...env, BASE_URL: undefined }, encoding: 'utf8' });
+    spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'scripts', script), ...args], { env: { ...env, BASE_URL: undefined }, encoding: 'utf8' });
 
   it('backup-check exits 1 with one line naming the problem; restore-test prints PASS/FAIL per target', () => {
     const env = { ...o.env, BACKUP_DIR: o.backupDir, BACKUP_SOURCE_ROOT: o.sourceRoot };

@@ -49,7 +49,7 @@ function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: string, 
         return etcdctl(ctx, [endpoints, '--command-timeout=2s', 'get', key, '--print-value-only']);
       } catch (err) {
         if (attempt >= 50 || server.exitCode !== null) throw new Error(`the restored etcd did not serve: ${(err as Error).message}`);
-        sleep(200);
+        sleep(50);
       }
     }
   } finally {
