@@ -1,0 +1,111 @@
+/**
+ * Benchmark of a SQLite backup (not a test): npm run bench:backup
+ *
+ * Generates a 1 GiB SQLite database shaped like a media manager's (episode
+ * rows with titles, paths and dates), then measures in the same run:
+ *   - the baseline: a plain file copy of the database (`cp`), the physical limit;
+ *   - `backup` without and with its off-site copy: sentinel, online copy
+ *     (SQLite's backup API), integrity_check, zstd, SHA-256 manifest, atomic
+ *     publish, retention, and then restic;
+ *   - where the time goes, stage by stage.
+ * Each figure is the median of 3 runs; every run starts from a fresh backup
+ * folder and a fresh restic repository (no deduplication against a prior run).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { compressFile, sha256File } from '../scripts/backup/compress.ts';
+import { integrityCheck, snapshot } from '../scripts/backup/engines/sqlite.ts';
+import type { SqliteTarget } from '../scripts/backup/engines/types.ts';
+import { resticBackup } from '../scripts/backup/restic.ts';
+import { runBackup } from '../scripts/backup/run.ts';
+
+const GIB = 1024 ** 3;
+const RUNS = 3;
+const GOAL = 0.5;
+
+const work = mkdtempSync(join(tmpdir(), 'bench-backup-'));
+const source = join(work, 'source');
+const db = join(source, 'config', 'sonarr.db');
+const target: SqliteTarget = { name: 'sonarr', engine: 'sqlite', paths: ['/config/sonarr.db'], namespace: 'media', deployment: 'sonarr' };
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const throughput = (bytes: number, ms: number) => `${((bytes / 1024 ** 2) / (ms / 1000)).toFixed(0)} MiB/s`;
+function time(body: () => void): number {
+  const start = performance.now();
+  body();
+  return performance.now() - start;
+}
+
+function resticRepository(): NodeJS.ProcessEnv {
+  const env = { ...process.env, RESTIC_REPOSITORY: mkdtempSync(join(work, 'restic-')), RESTIC_PASSWORD: 'bench', RESTIC_CACHE_DIR: join(work, 'restic-cache') };
+  execFileSync('restic', ['init', '--quiet'], { env });
+  return env;
+}
+
+try {
+  mkdirSync(join(source, 'config'), { recursive: true });
+  process.stdout.write('generating a 1 GiB SQLite database... ');
+  // About 135 bytes a row: 7.95 million rows make 1 GiB.
+  const generate = time(() =>
+    execFileSync('sqlite3', [
+      db,
+      `PRAGMA page_size=4096; CREATE TABLE episodes (id INTEGER PRIMARY KEY, series TEXT, title TEXT, path TEXT, added TEXT);
+       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 7950000)
+       INSERT INTO episodes SELECT i, 'Series ' || (i % 5000), 'Episode ' || i || ' ' || hex(randomblob(16)),
+         '/data/series/Series ' || (i % 5000) || '/Season ' || (i % 20) || '/S' || (i % 20) || 'E' || (i % 100) || '.mkv',
+         datetime(1700000000 + i, 'unixepoch') FROM n;
+       PRAGMA journal_mode=WAL;`,
+    ]),
+  );
+  const bytes = statSync(db).size;
+  process.stdout.write(`${(bytes / GIB).toFixed(2)} GiB in ${seconds(generate)}\n`);
+
+  const copies: number[] = [];
+  const local: number[] = [];
+  const full: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const copy = join(work, 'copy.db');
+    copies.push(time(() => execFileSync('cp', [db, copy])));
+    rmSync(copy);
+    // Without the off-site copy: the same runBackup, with restic's step timed apart below.
+    const env = resticRepository();
+    const backupDir = join(work, `backups-${run}`);
+    let published = '';
+    full.push(time(() => (published = runBackup(target, { backupDir, sourceRoot: source, env }).path)));
+    const again = resticRepository();
+    const restic = time(() => resticBackup(published, 'bench-again', again));
+    local.push(full.at(-1)! - restic);
+    rmSync(backupDir, { recursive: true, force: true });
+  }
+
+  // Stage by stage, once.
+  const stages: [string, number][] = [];
+  const snap = join(work, 'snapshot.db');
+  stages.push(['online copy (SQLite backup API)', time(() => snapshot(db, snap))]);
+  stages.push(['PRAGMA integrity_check of the copy', time(() => integrityCheck(snap))]);
+  stages.push(['zstd -1 (all cores)', time(() => compressFile(snap, `${snap}.zst`))]);
+  stages.push(['SHA-256 of the compressed file', time(() => sha256File(`${snap}.zst`))]);
+  const compressed = statSync(`${snap}.zst`).size;
+  const stageRepository = resticRepository();
+  stages.push(['restic backup of the compressed file (fresh repository)', time(() => resticBackup(`${snap}.zst`, 'stage', stageRepository))]);
+
+  const copyMs = median(copies);
+  const localMs = median(local);
+  const fullMs = median(full);
+  const rows = [
+    ['plain file copy (`cp`), the baseline', seconds(copyMs), throughput(bytes, copyMs), '1.00'],
+    ['backup, local part (snapshot, check, zstd, manifest, publish)', seconds(localMs), throughput(bytes, localMs), (copyMs / localMs).toFixed(2)],
+    ['**backup with its off-site restic copy**', `**${seconds(fullMs)}**`, `**${throughput(bytes, fullMs)}**`, `**${(copyMs / fullMs).toFixed(2)}**`],
+  ];
+  process.stdout.write(`\n| 1 GiB SQLite database | Time (median of ${RUNS}) | Throughput | Ratio to the copy |\n|---|---|---|---|\n`);
+  for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);
+  process.stdout.write(`\n| Stage | Time |\n|---|---|\n`);
+  for (const [name, ms] of stages) process.stdout.write(`| ${name} | ${seconds(ms)} |\n`);
+  process.stdout.write(`\ncompressed to ${(compressed / 1024 ** 2).toFixed(0)} MiB (${((100 * compressed) / bytes).toFixed(0)}%); goal: ratio >= ${GOAL}; result: ${(copyMs / fullMs).toFixed(2)} (${copyMs / fullMs >= GOAL ? 'met' : 'NOT met'})\n`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
