@@ -1,8 +1,10 @@
 /**
- * npm run restore -- <target> [--from latest|<backup name or ISO time>] [--dry-run]
+ * npm run restore -- <target> [--from latest|<backup name or ISO time>] [--dry-run] [--app-stopped]
  * Verifies the backup first and refuses a corrupt one (live data untouched),
  * scales the app to zero, swaps the data in atomically (the replaced data kept
  * as *.pre-restore, or <db>_pre_restore), and scales the app back.
+ * --app-stopped: the operator scaled the app to zero already and scales it
+ * back afterwards (a restore run in a pod that mounts the volume, without kubectl).
  * Env: BACKUP_DIR; BACKUP_SOURCE_ROOT when not run where the volume is mounted;
  * KUBECTL; PG* for PostgreSQL targets; RESTORE_OUT_DIR for etcd.
  */
@@ -12,12 +14,12 @@ import { kubectlScaler, restore } from './backup/restore.ts';
 import { loadTarget } from './backup/targets.ts';
 
 main('restore', () => {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { from: { type: 'string', default: 'latest' }, 'dry-run': { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { from: { type: 'string', default: 'latest' }, 'dry-run': { type: 'boolean', default: false }, 'app-stopped': { type: 'boolean', default: false } } });
   const [name] = positionals;
-  if (!name || positionals.length > 1) throw new Error('usage: restore <target> [--from latest|<timestamp>] [--dry-run]');
+  if (!name || positionals.length > 1) throw new Error('usage: restore <target> [--from latest|<timestamp>] [--dry-run] [--app-stopped]');
   const target = loadTarget(REPO_ROOT, name);
   const say = (line: string) => process.stdout.write(`restore ${name}: ${line}\n`);
-  const result = restore(target, { ...optionsFromEnv(), from: values.from, dryRun: values['dry-run'], scaler: kubectlScaler(target), log: say });
+  const result = restore(target, { ...optionsFromEnv(), from: values.from, dryRun: values['dry-run'], scaler: values['app-stopped'] ? undefined : kubectlScaler(target), log: say });
   say(values['dry-run'] ? `dry run of ${result.backup}, nothing changed` : `restored ${result.backup} (${result.replaced.join(', ')})`);
   return 0;
 });

@@ -21,7 +21,8 @@ export interface Scaler {
 export interface RestoreOptions extends BackupOptions {
   from?: string;
   dryRun?: boolean;
-  scaler: Scaler;
+  /** Scales the app; undefined when the operator stopped it already (`--app-stopped`, for a restore run in a pod). */
+  scaler: Scaler | undefined;
   /** Test hook: throw at a named step ("staged", "kept", "swapped", or "inside-swap" for the engine's atomic swap), as a crash there would. */
   crashAt?: string;
 }
@@ -49,6 +50,10 @@ export function restore(target: Target, o: RestoreOptions): { backup: string; re
       if (o.crashAt === name) throw new Error(`simulated crash at ${name}`);
     };
     if (!engine.scalesApp) return { backup: backup.name, replaced: engine.swapIn(target, files, ctx, step) };
+    if (!o.scaler) {
+      log(`not scaling ${target.deployment}: stopped by the operator (--app-stopped)`);
+      return { backup: backup.name, replaced: engine.swapIn(target, files, ctx, step) };
+    }
     const before = o.scaler.replicas();
     o.scaler.scale(0);
     log(`scaled ${target.deployment} to 0`);

@@ -239,6 +239,9 @@ describe.skipIf(tools.length > 0)('the commands', () => {
     expect([none.status, none.stdout]).toEqual([1, `backup-check sonarr: no backup at all in ${o.backupDir}\n`]);
     expect(cli('backup.ts', ['sonarr'], env).status).toBe(0);
     expect(cli('backup-check.ts', ['sonarr'], env)).toMatchObject({ status: 0, stdout: 'backup-check sonarr: ok\n' });
+    // In a pod without kubectl, the operator stops the app and says so.
+    const restored = cli('restore.ts', ['sonarr', '--app-stopped'], env);
+    expect([restored.status, restored.stdout]).toEqual([0, expect.stringMatching(/not scaling sonarr: stopped by the operator[\s\S]*restored \S+ \(\/config\/sonarr\.db\)\n$/)]);
     const drill = cli('restore-test.ts', ['sonarr', 'radarr'], env);
     expect([drill.status, drill.stdout]).toEqual([1, `PASS sonarr\nFAIL radarr: no backup to restore in ${o.backupDir}\n`]);
     const bad = cli('backup.ts', ['nope'], env);
