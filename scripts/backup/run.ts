@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { engineOf } from './engines/index.ts';
 import type { EngineContext, Target } from './engines/types.ts';
 import { oneLine } from './exec.ts';
-import { resticBackup, resticPaths } from './restic.ts';
+import { resticBackup, resticForget, resticPaths } from './restic.ts';
 import { newSentinel } from './sentinel.ts';
-import { listBackups, MAX_AGE_HOURS, prune, publish, recordSentinel, unpack, verifyChecksums, type StoredBackup } from './store.ts';
+import { listBackups, MAX_AGE_HOURS, prune, publish, RETENTION_DAYS, recordSentinel, unpack, verifyChecksums, type StoredBackup } from './store.ts';
 
 export interface BackupOptions {
   /** Where finished backups live (BACKUP_DIR). */
@@ -56,7 +56,8 @@ export function runBackup(target: Target, o: BackupOptions): { path: string; pru
     }
     const path = publish(o.backupDir, target.name, target.engine, now, sentinel, files);
     const pruned = prune(o.backupDir, target.name, now);
-    resticBackup(path, target.name, o.env);
+    resticBackup(path, target.name, o.env, now);
+    resticForget(target.name, o.env, RETENTION_DAYS);
     return { path, pruned };
   });
 }

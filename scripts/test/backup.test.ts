@@ -10,6 +10,7 @@ import { latestSentinel, writeSentinel } from '../backup/engines/sqlite.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { listBackups, prune, publish, readManifest, recordSentinel, stamp } from '../backup/store.ts';
+import { resticPaths } from '../backup/restic.ts';
 import { loadTarget } from '../backup/targets.ts';
 import { fakeScaler, flipByte, missingTools, useResticRepository } from './backup-helpers.ts';
 
@@ -98,6 +99,14 @@ describe.skipIf(tools.length > 0)('backup', () => {
     const kept = listBackups(o.backupDir, 'sonarr');
     expect(kept).toHaveLength(14);
     expect(kept.at(-1)!.time.toISOString()).toBe('2026-11-07T03:00:00.000Z');
+  });
+
+  it('keeps 14 days in restic too: older snapshots of the target are forgotten and pruned', () => {
+    const old = runBackup(target, { ...o, now: new Date(Date.now() - 20 * 86_400_000) });
+    const { path } = runBackup(target, o);
+    const paths = resticPaths('sonarr', o.env);
+    expect(paths).toContain(path);
+    expect(paths).not.toContain(old.path);
   });
 
   it('refuses to run without an off-site repository', () => {
