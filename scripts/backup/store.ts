@@ -5,9 +5,10 @@
  * folder; retention keeps 14 days. Next to the backups, a sentinel ledger
  * records every sentinel a backup wrote into its source, published or not.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, fsyncSync, openSync, closeSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { compressFile, COMPRESSED_SUFFIX, decompressFile, sha256File } from './compress.ts';
+import { fsyncPath } from './fsync.ts';
 import type { Sentinel } from './sentinel.ts';
 
 export const RETENTION_DAYS = 14;
@@ -44,14 +45,6 @@ export function listBackups(root: string, target: string): StoredBackup[] {
     .sort((a, b) => b.time.getTime() - a.time.getTime());
 }
 
-const fsyncPath = (path: string) => {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-};
 
 /** Compresses `files` into a temp folder, writes the manifest, and publishes the folder with one rename. */
 export function publish(root: string, target: string, engine: string, now: Date, sentinel: Sentinel, files: readonly string[]): string {

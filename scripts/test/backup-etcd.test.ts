@@ -6,7 +6,7 @@
  * for the one call each makes, backed by the real etcd.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -15,9 +15,9 @@ import { compressFile, sha256File } from '../backup/compress.ts';
 import { run } from '../backup/exec.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
-import { listBackups, readManifest, stamp } from '../backup/store.ts';
+import { readManifest } from '../backup/store.ts';
 import { loadTarget } from '../backup/targets.ts';
-import { fakeScaler, flipByte, freePort, missingTools, useResticRepository } from './backup-helpers.ts';
+import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useResticRepository } from './backup-helpers.ts';
 
 const skip = missingTools('restic', 'zstd', 'etcd', 'etcdctl').length > 0;
 const resticEnv = useResticRepository(skip);
@@ -77,12 +77,7 @@ afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
 
 /** The golden snapshot's backup copied into this test's folder, dated `ageMs` ago. */
 function seeded(ageMs = 0): string {
-  cpSync(join(golden, 'backups'), o.backupDir, { recursive: true });
-  const { path } = listBackups(o.backupDir, 'etcd')[0]!;
-  if (!ageMs) return path;
-  const dated = join(o.backupDir, 'etcd', stamp(new Date(Date.now() - ageMs)));
-  renameSync(path, dated);
-  return dated;
+  return seedBackup(join(golden, 'backups'), o.backupDir, 'etcd', ageMs);
 }
 
 describe.skipIf(skip)('etcd backup', () => {

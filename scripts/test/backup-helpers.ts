@@ -1,10 +1,11 @@
 /** Shared by the backup tests: which real tools are missing, a real restic repository, and a recording stand-in for kubectl scale. */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { listBackups, stamp } from '../backup/store.ts';
 
 /** The tools a test file needs that are not installed; the file skips loudly instead of failing when any is missing. */
 export function missingTools(...tools: string[]): string[] {
@@ -57,4 +58,17 @@ export function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+/**
+ * Copies a golden backup folder (taken once per test file: each restic call costs about 0.7 s of key
+ * derivation) into `backupDir`, at a path restic never saw, dated `ageMs` ago; returns the backup's path.
+ */
+export function seedBackup(goldenBackups: string, backupDir: string, target: string, ageMs = 0): string {
+  cpSync(goldenBackups, backupDir, { recursive: true });
+  const { path } = listBackups(backupDir, target)[0]!;
+  if (!ageMs) return path;
+  const dated = join(backupDir, target, stamp(new Date(Date.now() - ageMs)));
+  renameSync(path, dated);
+  return dated;
 }

@@ -4,7 +4,7 @@
  * test), with pg_dump/pg_restore, zstd and a real restic repository.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,8 +13,8 @@ import { compressFile, sha256File } from '../backup/compress.ts';
 import { run } from '../backup/exec.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
-import { listBackups, readManifest, stamp } from '../backup/store.ts';
-import { fakeScaler, flipByte, missingTools, useResticRepository } from './backup-helpers.ts';
+import { readManifest } from '../backup/store.ts';
+import { fakeScaler, flipByte, missingTools, seedBackup, useResticRepository } from './backup-helpers.ts';
 import { postgresBinDir, startPostgres, type PostgresServer } from './postgres-server.ts';
 
 const bin = postgresBinDir();
@@ -58,12 +58,7 @@ beforeEach(() => {
 
 /** The golden backup copied into this test's folder, dated `ageMs` ago. */
 function seeded(ageMs = 0): string {
-  cpSync(join(golden, 'backups'), o.backupDir, { recursive: true });
-  const { path } = listBackups(o.backupDir, 'notes')[0]!;
-  if (!ageMs) return path;
-  const dated = join(o.backupDir, 'notes', stamp(new Date(Date.now() - ageMs)));
-  renameSync(path, dated);
-  return dated;
+  return seedBackup(join(golden, 'backups'), o.backupDir, 'notes', ageMs);
 }
 afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
 

@@ -1,6 +1,6 @@
 /** backup, backup-check, restore and restore-test of SQLite targets, with the real sqlite3 CLI, zstd and a real restic repository on local disk. */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,10 +9,10 @@ import { compressFile, decompressFile, sha256File } from '../backup/compress.ts'
 import { latestSentinel, writeSentinel } from '../backup/engines/sqlite.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
-import { listBackups, prune, publish, readManifest, recordSentinel, stamp } from '../backup/store.ts';
+import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
 import { resticPaths } from '../backup/restic.ts';
 import { loadTarget } from '../backup/targets.ts';
-import { fakeScaler, flipByte, missingTools, useResticRepository } from './backup-helpers.ts';
+import { fakeScaler, flipByte, missingTools, seedBackup, useResticRepository } from './backup-helpers.ts';
 
 const tools = missingTools('sqlite3', 'restic', 'zstd');
 const resticEnv = useResticRepository(tools.length > 0);
@@ -47,12 +47,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 function seeded(ageMs = 0): string {
   rmSync(join(dir, 'source'), { recursive: true, force: true });
   cpSync(join(golden, 'source'), join(dir, 'source'), { recursive: true });
-  cpSync(join(golden, 'backups'), o.backupDir, { recursive: true });
-  const { path } = listBackups(o.backupDir, 'sonarr')[0]!;
-  if (!ageMs) return path;
-  const dated = join(o.backupDir, 'sonarr', stamp(new Date(Date.now() - ageMs)));
-  renameSync(path, dated);
-  return dated;
+  return seedBackup(join(golden, 'backups'), o.backupDir, 'sonarr', ageMs);
 }
 
 const restored = (path: string) => {

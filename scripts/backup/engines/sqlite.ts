@@ -3,9 +3,10 @@
  * integrity checks, the sentinel table, and a restore that replaces the live
  * file with one rename, keeping the replaced data as <db>.pre-restore.
  */
-import { copyFileSync, existsSync, linkSync, renameSync, rmSync, closeSync, fsyncSync, openSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { run } from '../exec.ts';
+import { fsyncPath } from '../fsync.ts';
 import type { Sentinel } from '../sentinel.ts';
 import type { Engine, EngineContext, SqliteTarget } from './types.ts';
 
@@ -50,14 +51,6 @@ export function integrityCheck(db: string): string {
   }
 }
 
-const fsyncPath = (path: string) => {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-};
 
 const livePath = (p: string, ctx: EngineContext) => join(ctx.sourceRoot ?? '', p);
 
