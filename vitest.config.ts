@@ -6,8 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     // Vitest leaves one core free by default; on a 2-core runner that means one worker.
     // The tests mostly wait on child processes (restic, PostgreSQL, etcd, Alertmanager, tsx) and
-    // sockets, so three workers keep both cores busy: 52 s instead of 64 s on the 2-core machine.
-    maxWorkers: 3,
+    // sockets, so four workers keep both cores busy: about 52 s instead of 64 s with two, on the 2-core machine.
+    maxWorkers: 4,
     minWorkers: 1,
     // The first run builds the field-tree cache from the model packages' .d.ts (a few seconds).
     hookTimeout: 60_000,

@@ -45,15 +45,20 @@ describe('backup image', () => {
     expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "\/app\/backup\.mjs"\]$/m);
   });
 
-  it.skipIf(skip)('runs backup, backup-check and restore-test with plain node from the bundle', () => {
+  it.skipIf(skip)('runs every command with plain node from the bundle: one line and exit 1 on any failure', () => {
     const work = join(app, 'work');
     mkdirSync(join(work, 'source/config'), { recursive: true });
     execFileSync('sqlite3', [join(work, 'source/config/sonarr.db'), 'CREATE TABLE t (x); INSERT INTO t VALUES (1);']);
     const env = { ...resticEnv(), BACKUP_REPO_ROOT: app, BACKUP_DIR: join(work, 'backups'), BACKUP_SOURCE_ROOT: join(work, 'source'), BASE_URL: undefined };
     const node = (...args: string[]) => spawnSync(process.execPath, [join(app, 'backup.mjs'), ...args], { env, encoding: 'utf8' });
+    expect(node('backup-check', 'sonarr')).toMatchObject({ status: 1, stdout: `backup-check sonarr: no backup at all in ${env.BACKUP_DIR}\n` });
     expect(node('backup', 'sonarr')).toMatchObject({ status: 0, stderr: '' });
     expect(node('backup-check', 'sonarr')).toMatchObject({ status: 0, stdout: 'backup-check sonarr: ok\n' });
-    expect(node('restore-test', 'sonarr')).toMatchObject({ status: 0, stdout: 'PASS sonarr\n' });
+    // In a pod without kubectl, the operator stops the app and says so.
+    expect(node('restore', 'sonarr', '--app-stopped')).toMatchObject({ status: 0, stdout: expect.stringMatching(/not scaling sonarr: stopped by the operator[\s\S]*restored \S+ \(\/config\/sonarr\.db\)\n$/) });
+    expect(node('restore-test', 'sonarr', 'radarr')).toMatchObject({ status: 1, stdout: `PASS sonarr\nFAIL radarr: no backup to restore in ${env.BACKUP_DIR}\n` });
+    expect(node('backup', 'nope')).toMatchObject({ status: 1, stderr: expect.stringMatching(/^backup nope: unknown target "nope"; declared: sonarr, .*etcd\n$/) });
+    expect(node('restore', 'sonarr', '--frm', 'x')).toMatchObject({ status: 1, stderr: expect.stringMatching(/^restore: Unknown option '--frm'/) });
     expect(node('no-such-command')).toMatchObject({ status: 2, stderr: expect.stringMatching(/^usage: <backup\|backup-check\|restore\|restore-test>/) });
   }, 60_000);
 });
