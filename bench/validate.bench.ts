@@ -180,4 +180,6 @@ if (!process.argv.includes('--no-npm-test')) {
   const run = spawnSync('npm', ['test', '--silent'], { cwd: REPO_ROOT, encoding: 'utf8' });
   const seconds = (performance.now() - start) / 1000;
   console.log(`npm test on the repository:          ${seconds.toFixed(1)} s wall (exit ${run.status}; target < 60 s)`);
+  // A failed run is not a timing: show why.
+  if (run.status !== 0) console.log(`${run.stdout}\n${run.stderr}`.split('\n').filter((l) => /FAIL|×|Error|Tests /.test(l)).slice(0, 30).join('\n'));
 }

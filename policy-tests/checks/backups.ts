@@ -5,7 +5,7 @@
  * name RestoreTestFailed reads (B1, B2); and those jobs are run the way a
  * 2 a.m. failure needs them run (B1, B4).
  */
-import { targetsOfDocument, TARGET_FILES } from '../../scripts/backup/targets.ts';
+import { targetsOfDocument, TARGET_FILES, volumeOnlyApps } from '../../scripts/backup/targets.ts';
 import type { Target } from '../../scripts/backup/engines/types.ts';
 import { writtenByExternalSecret } from '../lib/external-secrets.ts';
 import type { Resource } from '../lib/manifest.ts';
@@ -28,8 +28,10 @@ interface DeclaredTarget {
 }
 
 /** The declared targets with the file that declares them; malformed files are findings of backup-jobs. */
-const declaredTargets = perRepo((repo: Repo): { targets: DeclaredTarget[]; problems: { file: string; message: string }[] } => {
+const declaredTargets = perRepo((repo: Repo): { targets: DeclaredTarget[]; volumeOnly: Map<string, Set<string>>; problems: { file: string; message: string }[] } => {
   const targets: DeclaredTarget[] = [];
+  /** By namespace: the apps whose config volume is their only backup. */
+  const volumeOnly = new Map<string, Set<string>>();
   const problems: { file: string; message: string }[] = [];
   for (const name of TARGET_FILES) {
     const file = repo.dataFiles.get(name);
@@ -40,11 +42,12 @@ const declaredTargets = perRepo((repo: Repo): { targets: DeclaredTarget[]; probl
     if (file.errors.length) continue; // reported by the loader
     try {
       targets.push(...targetsOfDocument(file.data, name).map((target) => ({ target, file })));
+      volumeOnly.set((file.data as { namespace: string }).namespace, new Set(volumeOnlyApps(file.data)));
     } catch (err) {
       problems.push({ file: name, message: (err as Error).message });
     }
   }
-  return { targets, problems };
+  return { targets, volumeOnly, problems };
 });
 
 /** What the backup alerts watch, read from the rules themselves: BackupJobStale's cronjob regex and RestoreTestFailed's cronjob name. */
@@ -148,14 +151,20 @@ export const backupChecks: PolicyCheck[] = [
   },
   {
     id: 'backup-jobs',
-    description: `Every target in ${TARGET_FILES.join(' and ')} has a daily backup CronJob (<app>-db-backup, or etcd-backup) and a daily <app>-backup-check running the backup image's commands for it, named as BackupJobStale's cronjob regex expects; SQLite backups mount the app's claim beside its pod; the monthly restore-test exists under the name RestoreTestFailed reads; no backup-named CronJob lacks a target (B1, B2).`,
+    description: `Every app with a config volume is a backup target or listed under volumeOnly with a reason; every target in ${TARGET_FILES.join(' and ')} has a daily backup CronJob (<app>-db-backup, or etcd-backup) and a daily <app>-backup-check running the backup image's commands for it, named as BackupJobStale's cronjob regex expects; SQLite backups mount the app's claim beside its pod; the monthly restore-test exists under the name RestoreTestFailed reads; no backup-named CronJob lacks a target (B1, B2).`,
     invariants: ['B1', 'B2'],
     remediation: 'declare the target and add its two CronJobs next to the app (see apps/media/sonarr/backup-jobs.yaml), or rename the job to what the alert rule watches',
-    kinds: ['CronJob', 'Deployment', 'PrometheusRule'],
+    kinds: ['CronJob', 'Deployment', 'PrometheusRule', 'PersistentVolumeClaim'],
     exemptible: false,
     run(ctx) {
-      const { targets, problems } = declaredTargets(ctx.repo);
+      const { targets, volumeOnly, problems } = declaredTargets(ctx.repo);
       for (const p of problems) ctx.failAtFile(p.file, p.message);
+      // Every app with a config volume in a namespace that declares targets is either a target or says why it is not.
+      for (const pvc of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && r.name.endsWith('-config') && volumeOnly.has(r.namespace ?? ''))) {
+        const app = pvc.name.slice(0, -'-config'.length);
+        const isTarget = targets.some(({ target: t }) => t.namespace === pvc.namespace && t.name === app);
+        if (!isTarget && !volumeOnly.get(pvc.namespace!)!.has(app)) ctx.fail(pvc, ['metadata', 'name'], `${app} has a config volume but is neither a backup target nor listed under volumeOnly (with the reason its database needs no backup) in its namespace's backup-targets.yaml`);
+      }
       const { stale, restoreTest } = watchedJobs(ctx.repo);
       if (!stale || !restoreTest) ctx.failAtFile('monitoring/alert-rules', 'BackupJobStale (cronjob=~"...") or RestoreTestFailed (cronjob="...") is missing: nothing would watch the backup jobs');
       const expected = new Set<string>();

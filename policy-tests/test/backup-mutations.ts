@@ -17,6 +17,7 @@ export const backupMutations: Mutation[] = [
   ['backup-coverage', 'a config volume nobody copies off-site', (c) => c.write('apps/media/tautulli/replicationsource-tautulli.yaml', c.read('apps/media/tautulli/replicationsource-tautulli.yaml').split('---\n')[1]!), lineIn('apps/media/tautulli/pvc.yaml', 'name: tautulli-config')],
   ['backup-coverage', 'a restic repository secret nobody writes', swap('apps/media/plex/replicationsource-plex.yaml', 'repository: plex-config-restic', 'repository: plex-restic-typo'), 'repository: plex-restic-typo'],
 
+  ['backup-jobs', 'an app with a config volume that is neither a target nor says why not', swap('apps/media/facts/backup-targets.yaml', /\n  tdarr: "[^"]*"/, ''), lineIn('apps/media/tdarr/pvc.yaml', 'name: tdarr-config')],
   ['backup-jobs', 'a target whose nightly backup job is gone', (c) => c.write(SONARR_JOBS, c.read(SONARR_JOBS).split('---\n')[1]!), 'sonarr: {engine'],
   ['backup-jobs', 'a check job renamed out of BackupJobStale’s sight', swap('apps/media/radarr/backup-jobs.yaml', /name: radarr-backup-check\n/g, 'name: radarr-backup-verify\n'), 'radarr: {engine'],
   ['backup-jobs', 'a backup job that backs up another target', swap(SONARR_JOBS, 'args: [backup, sonarr]', 'args: [backup, radarr]'), 'args: [backup, radarr]'],

@@ -16,6 +16,7 @@ const validate = new Ajv2020({ allErrors: false, strict: true }).compile(schema)
 
 interface TargetsFile {
   namespace: string;
+  volumeOnly?: Record<string, string>;
   targets: Record<string, { engine: Target['engine']; deployment?: string; paths?: string[]; database?: string }>;
 }
 
@@ -46,6 +47,9 @@ export function loadTargets(repoRoot: string): Map<string, Target> {
   }
   return out;
 }
+
+/** The apps a targets file lists as having no database to back up (their volume is copied by VolSync only). */
+export const volumeOnlyApps = (doc: unknown): string[] => Object.keys((doc as Partial<TargetsFile> | null)?.volumeOnly ?? {});
 
 export function loadTarget(repoRoot: string, name: string): Target {
   const targets = loadTargets(repoRoot);
