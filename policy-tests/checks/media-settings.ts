@@ -101,8 +101,8 @@ export const mediaSettingsChecks: PolicyCheck[] = [
   },
   {
     id: 'media-manager-settings',
-    description: 'Managers: hardlinks on; the torrent client on 8080 without SSL, one category each; /torrents/ mapped to /data/torrents/ on the byte-equal host; Remove Failed off, Remove Completed only in the TV manager; backups 1 day, 14 days, Backups; distinct roots (M4, M5, M8-M11, M22).',
-    invariants: ['M4', 'M5', 'M8', 'M9', 'M10', 'M11', 'M22'],
+    description: 'Managers: hardlinks on; the torrent client on 8080 without SSL, one category each; /torrents/ mapped to /data/torrents/ on the byte-equal host; Remove Failed off, Remove Completed only in the TV manager; backups 1 day, 14 days, Backups; distinct roots (M4, M5, M8-M11, M22; B4).',
+    invariants: ['M4', 'M5', 'M8', 'M9', 'M10', 'M11', 'M22', 'B4'],
     remediation: 'set the row the finding names in the manager’s settings file',
     kinds: ['*'],
     exemptible: false,
