@@ -5,7 +5,7 @@
  * folder; retention keeps 14 days. Next to the backups, a sentinel ledger
  * records every sentinel a backup wrote into its source, published or not.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { compressFile, COMPRESSED_SUFFIX, decompressFile, sha256File } from './compress.ts';
 import { fsyncPath } from './fsync.ts';
@@ -110,15 +110,18 @@ export function unpack(path: string, dir: string): Map<string, string> {
   return files;
 }
 
-/** Deletes backups older than the retention; returns what was removed. */
+/**
+ * Deletes backups older than the retention, and the temp folders of backups
+ * killed mid-publish more than a day ago (never visible, so never a backup);
+ * returns what was removed.
+ */
 export function prune(root: string, target: string, now: Date, days = RETENTION_DAYS): string[] {
   const cutoff = now.getTime() - days * 86_400_000;
-  return listBackups(root, target)
-    .filter((b) => b.time.getTime() <= cutoff)
-    .map((b) => {
-      rmSync(b.path, { recursive: true, force: true });
-      return b.name;
-    });
+  const expired = listBackups(root, target).filter((b) => b.time.getTime() <= cutoff);
+  const dir = targetDir(root, target);
+  const abandoned = existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('.tmp-') && statSync(join(dir, n)).mtimeMs < now.getTime() - 86_400_000) : [];
+  for (const name of [...expired.map((b) => b.name), ...abandoned]) rmSync(join(dir, name), { recursive: true, force: true });
+  return [...expired.map((b) => b.name), ...abandoned];
 }
 
 /** Records a sentinel as written into the source, before the copy is taken (so a backup that never publishes still leaves its trace). */

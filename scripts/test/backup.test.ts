@@ -11,7 +11,7 @@ import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
 import { resticPaths } from '../backup/restic.ts';
-import { loadTarget } from '../backup/targets.ts';
+import { loadTarget, targetsOfDocument } from '../backup/targets.ts';
 import { fakeScaler, flipByte, missingTools, seedBackup, useResticRepository } from './backup-helpers.ts';
 
 const tools = missingTools('sqlite3', 'restic', 'zstd');
@@ -102,6 +102,23 @@ describe.skipIf(tools.length > 0)('backup', () => {
     const paths = resticPaths('sonarr', o.env);
     expect(paths).toContain(path);
     expect(paths).not.toContain(old.path);
+  });
+
+  it('a backup killed mid-publish stays invisible, and its temp folder goes with the next prune after a day', () => {
+    const abandoned = join(o.backupDir, 'sonarr', '.tmp-2026-11-20T02-10-00-000Z-4242');
+    mkdirSync(abandoned, { recursive: true });
+    writeFileSync(join(abandoned, 'sonarr.db.zst'), 'half written');
+    expect(listBackups(o.backupDir, 'sonarr')).toEqual([]);
+    expect(checkBackup(target, o)).toEqual([`sonarr: no backup at all in ${o.backupDir}`]);
+    expect(prune(o.backupDir, 'sonarr', new Date())).toEqual([]);
+    expect(prune(o.backupDir, 'sonarr', new Date(Date.now() + 2 * 86_400_000))).toEqual(['.tmp-2026-11-20T02-10-00-000Z-4242']);
+  });
+
+  it('names the file and the place when a targets file is malformed', () => {
+    expect(() => targetsOfDocument({ namespace: 'media', targets: { sonarr: { engine: 'sqlite', path: ['/config/sonarr.db'] } } }, 'apps/media/facts/backup-targets.yaml')).toThrow(/^apps\/media\/facts\/backup-targets\.yaml: \/targets\/sonarr /);
+    expect(() => targetsOfDocument({ namespace: 'media', targets: { sonarr: { engine: 'mysql' } } }, 'f.yaml')).toThrow(/^f\.yaml: \/targets\/sonarr/);
+    expect(() => targetsOfDocument('not a mapping', 'f.yaml')).toThrow(/^f\.yaml: \/ must be object/);
+    expect(() => loadTarget(REPO_ROOT, 'lidarr')).toThrow(/^unknown target "lidarr"; declared: sonarr, radarr/);
   });
 
   it('refuses to run without an off-site repository', () => {
