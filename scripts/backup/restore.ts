@@ -4,10 +4,9 @@
  * data in atomically, keeping the replaced data; the app is scaled back to its
  * former replica count whatever happens.
  */
-import { execFileSync } from 'node:child_process';
 import { engineOf } from './engines/index.ts';
 import type { Target } from './engines/types.ts';
-import { oneLine } from './exec.ts';
+import { oneLine, run } from './exec.ts';
 import { contextOf, unpackVerified, withScratch, type BackupOptions } from './run.ts';
 import { isNewer } from './sentinel.ts';
 import { lastRecordedSentinel, listBackups, readManifest } from './store.ts';
@@ -96,13 +95,13 @@ export function restoreTest(target: Target, o: BackupOptions): string[] {
 
 /** kubectl scale on the target's Deployment, waiting for its pods to go or to be ready. */
 export function kubectlScaler(target: Target, kubectl = process.env.KUBECTL || 'kubectl'): Scaler {
-  const run = (...args: string[]) => execFileSync(kubectl, ['-n', target.namespace, ...args], { encoding: 'utf8' }).trim();
+  const inNamespace = (...args: string[]) => run(kubectl, ['-n', target.namespace, ...args], { env: process.env });
   return {
-    replicas: () => Number(run('get', `deployment/${target.deployment}`, '-o', 'jsonpath={.spec.replicas}')),
+    replicas: () => Number(inNamespace('get', `deployment/${target.deployment}`, '-o', 'jsonpath={.spec.replicas}')),
     scale(replicas) {
-      run('scale', `deployment/${target.deployment}`, `--replicas=${replicas}`);
-      if (replicas === 0) run('wait', '--for=delete', 'pod', '-l', `app.kubernetes.io/name=${target.deployment}`, '--timeout=120s');
-      else run('rollout', 'status', `deployment/${target.deployment}`, '--timeout=300s');
+      inNamespace('scale', `deployment/${target.deployment}`, `--replicas=${replicas}`);
+      if (replicas === 0) inNamespace('wait', '--for=delete', 'pod', '-l', `app.kubernetes.io/name=${target.deployment}`, '--timeout=120s');
+      else inNamespace('rollout', 'status', `deployment/${target.deployment}`, '--timeout=300s');
     },
   };
 }

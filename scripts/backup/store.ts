@@ -117,11 +117,12 @@ export function unpack(path: string, dir: string): Map<string, string> {
  */
 export function prune(root: string, target: string, now: Date, days = RETENTION_DAYS): string[] {
   const cutoff = now.getTime() - days * 86_400_000;
-  const expired = listBackups(root, target).filter((b) => b.time.getTime() <= cutoff);
   const dir = targetDir(root, target);
+  const expired = listBackups(root, target).filter((b) => b.time.getTime() <= cutoff).map((b) => b.name);
   const abandoned = existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('.tmp-') && statSync(join(dir, n)).mtimeMs < now.getTime() - 86_400_000) : [];
-  for (const name of [...expired.map((b) => b.name), ...abandoned]) rmSync(join(dir, name), { recursive: true, force: true });
-  return [...expired.map((b) => b.name), ...abandoned];
+  const removed = [...expired, ...abandoned];
+  for (const name of removed) rmSync(join(dir, name), { recursive: true, force: true });
+  return removed;
 }
 
 /** Records a sentinel as written into the source, before the copy is taken (so a backup that never publishes still leaves its trace). */

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
 import { compressFile, sha256File } from '../backup/compress.ts';
 import { run } from '../backup/exec.ts';
@@ -17,7 +17,7 @@ import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
 import { loadTarget } from '../backup/targets.ts';
-import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useResticRepository } from './backup-helpers.ts';
+import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 
 const skip = missingTools('restic', 'zstd', 'etcd', 'etcdctl').length > 0;
 const resticEnv = useResticRepository(skip);
@@ -54,31 +54,19 @@ function etcdctl(...args: string[]): string {
 
 let dir: string;
 let o: BackupOptions;
-function freshFolder(): void {
-  dir = mkdtempSync(join(tmpdir(), 'backup-etcd-test-'));
-  const env = { ...resticEnv(), FAKE_ETCD_ENDPOINT: endpoint, TALOSCTL: join(FAKES, 'talosctl.mjs'), KUBECTL: join(FAKES, 'kubectl.mjs'), TALOS_NODE: '10.0.0.10', RESTORE_OUT_DIR: dir };
-  o = { backupDir: join(dir, 'backups'), env };
-}
-
-// One real snapshot taken once (restic's key derivation costs about 0.7 s a call); tests that only need
-// "a snapshot" start from a copy of it. The tests about taking one take their own.
-let golden = '';
-beforeAll(() => {
-  if (skip) return;
-  freshFolder();
-  runBackup(target, o);
-  golden = dir;
-});
-afterAll(() => golden && rmSync(golden, { recursive: true, force: true }));
-beforeEach(() => {
-  if (!skip) freshFolder();
-});
-afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+const golden = useGoldenBackup(
+  skip,
+  () => {
+    dir = mkdtempSync(join(tmpdir(), 'backup-etcd-test-'));
+    const env = { ...resticEnv(), FAKE_ETCD_ENDPOINT: endpoint, TALOSCTL: join(FAKES, 'talosctl.mjs'), KUBECTL: join(FAKES, 'kubectl.mjs'), TALOS_NODE: '10.0.0.10', RESTORE_OUT_DIR: dir };
+    o = { backupDir: join(dir, 'backups'), env };
+    return dir;
+  },
+  () => runBackup(target, o),
+);
 
 /** The golden snapshot's backup copied into this test's folder, dated `ageMs` ago. */
-function seeded(ageMs = 0): string {
-  return seedBackup(join(golden, 'backups'), o.backupDir, 'etcd', ageMs);
-}
+const seeded = (ageMs = 0) => seedBackup(join(golden(), 'backups'), o.backupDir, 'etcd', ageMs);
 
 describe.skipIf(skip)('etcd backup', () => {
   it('snapshots etcd with its sentinel ConfigMap; backup-check and the drill (a throwaway etcd on the restored data) pass', () => {

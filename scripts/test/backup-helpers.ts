@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { listBackups, stamp } from '../backup/store.ts';
 
 /** The tools a test file needs that are not installed; the file skips loudly instead of failing when any is missing. */
@@ -61,9 +61,29 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Copies a golden backup folder (taken once per test file: each restic call costs about 0.7 s of key
- * derivation) into `backupDir`, at a path restic never saw, dated `ageMs` ago; returns the backup's path.
+ * The folders of a backup test file. `fresh` makes a test's folder (source, backups) and returns it: it
+ * runs before every test, and the folder goes after it. Once per file, one real backup is taken by
+ * `backup` into a folder of its own, the golden one (each restic call costs about 0.7 s of key
+ * derivation): tests that only need "a backup" start from a copy of it (seedBackup), tests about taking
+ * a backup take their own. Returns the golden folder.
  */
+export function useGoldenBackup(skip: boolean, fresh: () => string, backup: () => void): () => string {
+  let golden = '';
+  let current = '';
+  beforeAll(() => {
+    if (skip) return;
+    golden = fresh();
+    backup();
+  });
+  afterAll(() => golden && rmSync(golden, { recursive: true, force: true }));
+  beforeEach(() => {
+    if (!skip) current = fresh();
+  });
+  afterEach(() => current && rmSync(current, { recursive: true, force: true }));
+  return () => golden;
+}
+
+/** Copies the golden backups into `backupDir`, at a path restic never saw, dated `ageMs` ago; returns the backup's path. */
 export function seedBackup(goldenBackups: string, backupDir: string, target: string, ageMs = 0): string {
   cpSync(goldenBackups, backupDir, { recursive: true });
   const { path } = listBackups(backupDir, target)[0]!;

@@ -4,17 +4,17 @@
  * test), with pg_dump/pg_restore, zstd and a real restic repository.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresTarget } from '../backup/engines/types.ts';
 import { compressFile, sha256File } from '../backup/compress.ts';
 import { run } from '../backup/exec.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
-import { fakeScaler, flipByte, missingTools, seedBackup, useResticRepository } from './backup-helpers.ts';
+import { fakeScaler, flipByte, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 import { postgresBinDir, startPostgres, type PostgresServer } from './postgres-server.ts';
 
 const bin = postgresBinDir();
@@ -34,33 +34,21 @@ let o: BackupOptions;
 const psql = (database: string, statements: string) => run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', database, '-c', statements], { env: server.env });
 const rows = (database = 'notes') => psql(database, "SELECT coalesce(string_agg(title, ',' ORDER BY id), '') FROM notes");
 
-function freshDatabase(): void {
-  dir = mkdtempSync(join(tmpdir(), 'backup-pg-test-'));
-  for (const db of ['notes', 'notes_pre_restore', 'notes_restore_tmp']) psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
-  psql('postgres', 'CREATE DATABASE notes');
-  psql('notes', "CREATE TABLE notes (id bigserial PRIMARY KEY, title text NOT NULL); INSERT INTO notes (title) VALUES ('first')");
-  o = { backupDir: join(dir, 'backups'), env: { ...resticEnv(), ...server.env } };
-}
-
-// One real backup of the starting database, taken once (each restic call costs about 0.7 s of key
-// derivation); tests that only need "a backup of it" start from a copy. Tests about taking a backup take their own.
-let golden = '';
-beforeAll(() => {
-  if (skip) return;
-  freshDatabase();
-  runBackup(target, o);
-  golden = dir;
-});
-afterAll(() => golden && rmSync(golden, { recursive: true, force: true }));
-beforeEach(() => {
-  if (!skip) freshDatabase();
-});
+const golden = useGoldenBackup(
+  skip,
+  () => {
+    dir = mkdtempSync(join(tmpdir(), 'backup-pg-test-'));
+    for (const db of ['notes', 'notes_pre_restore', 'notes_restore_tmp']) psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    psql('postgres', 'CREATE DATABASE notes');
+    psql('notes', "CREATE TABLE notes (id bigserial PRIMARY KEY, title text NOT NULL); INSERT INTO notes (title) VALUES ('first')");
+    o = { backupDir: join(dir, 'backups'), env: { ...resticEnv(), ...server.env } };
+    return dir;
+  },
+  () => runBackup(target, o),
+);
 
 /** The golden backup copied into this test's folder, dated `ageMs` ago. */
-function seeded(ageMs = 0): string {
-  return seedBackup(join(golden, 'backups'), o.backupDir, 'notes', ageMs);
-}
-afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+const seeded = (ageMs = 0) => seedBackup(join(golden(), 'backups'), o.backupDir, 'notes', ageMs);
 
 describe.skipIf(skip)('PostgreSQL backup', () => {
   it('publishes a compressed pg_dump (custom format) with the sentinel; backup-check passes', () => {

@@ -3,7 +3,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
 import { compressFile, decompressFile, sha256File } from '../backup/compress.ts';
 import { latestSentinel, writeSentinel } from '../backup/engines/sqlite.ts';
@@ -12,7 +12,7 @@ import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
 import { resticPaths } from '../backup/restic.ts';
 import { loadTarget, targetsOfDocument } from '../backup/targets.ts';
-import { fakeScaler, flipByte, missingTools, seedBackup, useResticRepository } from './backup-helpers.ts';
+import { fakeScaler, flipByte, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 
 const tools = missingTools('sqlite3', 'restic', 'zstd');
 const resticEnv = useResticRepository(tools.length > 0);
@@ -22,32 +22,23 @@ let o: BackupOptions;
 const db = () => join(dir, 'source', 'config', 'sonarr.db');
 const sql = (file: string, statement: string) => execFileSync('sqlite3', ['-batch', '-cmd', '.timeout 15000', file, statement], { encoding: 'utf8' }).trim();
 
-function freshSource(): void {
-  dir = mkdtempSync(join(tmpdir(), 'backup-test-'));
-  mkdirSync(join(dir, 'source', 'config'), { recursive: true });
-  if (tools.length) return;
-  sql(db(), "PRAGMA journal_mode=WAL; CREATE TABLE episodes (id INTEGER PRIMARY KEY, title TEXT); INSERT INTO episodes (title) VALUES ('Pilot');");
-  o = { backupDir: join(dir, 'backups'), sourceRoot: join(dir, 'source'), env: resticEnv() };
-}
-
-// One real backup taken once (each restic call costs its key derivation, about 0.7 s); tests that only
-// need "a backup and its source" start from a copy of it. Tests about taking a backup take their own.
-let golden = '';
-beforeAll(() => {
-  if (tools.length) return;
-  freshSource();
-  runBackup(target, o);
-  golden = dir;
-});
-afterAll(() => golden && rmSync(golden, { recursive: true, force: true }));
-beforeEach(freshSource);
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+const golden = useGoldenBackup(
+  tools.length > 0,
+  () => {
+    dir = mkdtempSync(join(tmpdir(), 'backup-test-'));
+    mkdirSync(join(dir, 'source', 'config'), { recursive: true });
+    sql(db(), "PRAGMA journal_mode=WAL; CREATE TABLE episodes (id INTEGER PRIMARY KEY, title TEXT); INSERT INTO episodes (title) VALUES ('Pilot');");
+    o = { backupDir: join(dir, 'backups'), sourceRoot: join(dir, 'source'), env: resticEnv() };
+    return dir;
+  },
+  () => runBackup(target, o),
+);
 
 /** The golden backup and its source, copied into this test's folder (at a path restic never saw), dated `ageMs` ago. */
 function seeded(ageMs = 0): string {
   rmSync(join(dir, 'source'), { recursive: true, force: true });
-  cpSync(join(golden, 'source'), join(dir, 'source'), { recursive: true });
-  return seedBackup(join(golden, 'backups'), o.backupDir, 'sonarr', ageMs);
+  cpSync(join(golden(), 'source'), join(dir, 'source'), { recursive: true });
+  return seedBackup(join(golden(), 'backups'), o.backupDir, 'sonarr', ageMs);
 }
 
 const restored = (path: string) => {
