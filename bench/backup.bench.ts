@@ -35,9 +35,9 @@ const target: SqliteTarget = { name: 'sonarr', engine: 'sqlite', paths: ['/confi
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const throughput = (bytes: number, ms: number) => `${((bytes / 1024 ** 2) / (ms / 1000)).toFixed(0)} MiB/s`;
-function time(body: () => void): number {
+async function time(body: () => unknown): Promise<number> {
   const start = performance.now();
-  body();
+  await body();
   return performance.now() - start;
 }
 
@@ -51,7 +51,7 @@ try {
   mkdirSync(join(source, 'config'), { recursive: true });
   process.stdout.write('generating a 1 GiB SQLite database... ');
   // About 135 bytes a row: 7.95 million rows make 1 GiB.
-  const generate = time(() =>
+  const generate = await time(() =>
     execFileSync('sqlite3', [
       db,
       `PRAGMA page_size=4096; CREATE TABLE episodes (id INTEGER PRIMARY KEY, series TEXT, title TEXT, path TEXT, added TEXT);
@@ -69,11 +69,11 @@ try {
   const backups: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     const copy = join(work, 'copy.db');
-    copies.push(time(() => execFileSync('cp', ['--reflink=never', db, copy])));
+    copies.push(await time(() => execFileSync('cp', ['--reflink=never', db, copy])));
     rmSync(copy);
     const backupDir = join(work, `backups-${run}`);
     const env = resticRepository();
-    backups.push(time(() => runBackup(target, { backupDir, sourceRoot: source, env })));
+    backups.push(await time(() => runBackup(target, { backupDir, sourceRoot: source, env })));
     rmSync(backupDir, { recursive: true, force: true });
   }
 
@@ -83,12 +83,12 @@ try {
   mkdirSync(join(work, 'stage'));
   const stageRepository = resticRepository();
   let published = '';
-  stages.push(['online copy (SQLite backup API, memory-mapped reads)', time(() => snapshot(db, snap))]);
-  stages.push(['PRAGMA integrity_check of the copy', time(() => integrityCheck(snap))]);
-  stages.push(['publish: zstd -1 on all cores, SHA-256, fsync, rename', time(() => (published = publish(join(work, 'stage-backups'), 'sonarr', 'sqlite', new Date(), newSentinel(new Date()), [snap])))]);
+  stages.push(['online copy (SQLite backup API, memory-mapped reads)', await time(() => snapshot(db, snap))]);
+  stages.push(['PRAGMA integrity_check of the copy', await time(() => integrityCheck(snap))]);
+  stages.push(['publish: zstd -1 on all cores, SHA-256, fsync, rename', await time(async () => (published = await publish(join(work, 'stage-backups'), 'sonarr', 'sqlite', new Date(), newSentinel(new Date()), [snap])))]);
   const compressed = statSync(join(published, 'sonarr.db.zst')).size;
-  stages.push(['restic backup (fresh repository)', time(() => resticBackup(published, 'stage', stageRepository))]);
-  stages.push(['restic forget --keep-within 14d --prune', time(() => resticForget('stage', stageRepository, 14))]);
+  stages.push(['restic backup (fresh repository)', await time(() => resticBackup(published, 'stage', stageRepository))]);
+  stages.push(['restic forget --keep-within 14d --prune', await time(() => resticForget('stage', stageRepository, 14))]);
 
   const copyMs = median(copies);
   const backupMs = median(backups);

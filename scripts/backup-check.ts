@@ -9,9 +9,9 @@ import { checkBackup } from './backup/run.ts';
 import { loadTarget } from './backup/targets.ts';
 
 const [name] = process.argv.slice(2);
-main(`backup-check ${name ?? ''}`.trim(), () => {
+await main(`backup-check ${name ?? ''}`.trim(), async () => {
   if (!name) throw new Error('usage: backup-check <target>');
-  const problems = checkBackup(loadTarget(REPO_ROOT, name), optionsFromEnv());
+  const problems = await checkBackup(loadTarget(REPO_ROOT, name), optionsFromEnv());
   process.stdout.write(problems.length ? `backup-check ${problems[0]}\n` : `backup-check ${name}: ok\n`);
   return problems.length ? 1 : 0;
 });

@@ -9,9 +9,9 @@ import { runBackup } from './backup/run.ts';
 import { loadTarget } from './backup/targets.ts';
 
 const [name] = process.argv.slice(2);
-main(`backup ${name ?? ''}`.trim(), () => {
+await main(`backup ${name ?? ''}`.trim(), async () => {
   if (!name) throw new Error('usage: backup <target>');
-  const { path, pruned } = runBackup(loadTarget(REPO_ROOT, name), optionsFromEnv());
+  const { path, pruned } = await runBackup(loadTarget(REPO_ROOT, name), optionsFromEnv());
   process.stdout.write(`backup ${name}: ${path}${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}\n`);
   return 0;
 });

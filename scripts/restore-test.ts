@@ -9,14 +9,14 @@ import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
 import { restoreTest } from './backup/restore.ts';
 import { loadTargets } from './backup/targets.ts';
 
-main('restore-test', () => {
+await main('restore-test', async () => {
   const targets = loadTargets(REPO_ROOT);
   const names = process.argv.slice(2).length ? process.argv.slice(2) : [...targets.keys()];
   const options = optionsFromEnv();
   let failed = 0;
   for (const name of names) {
     const target = targets.get(name);
-    const problems = target ? restoreTest(target, options) : [`${name}: unknown target`];
+    const problems = target ? await restoreTest(target, options) : [`${name}: unknown target`];
     process.stdout.write(problems.length ? `FAIL ${problems[0]}\n` : `PASS ${name}\n`);
     if (problems.length) failed++;
   }

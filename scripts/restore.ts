@@ -13,13 +13,13 @@ import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
 import { kubectlScaler, restore } from './backup/restore.ts';
 import { loadTarget } from './backup/targets.ts';
 
-main('restore', () => {
+await main('restore', async () => {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { from: { type: 'string', default: 'latest' }, 'dry-run': { type: 'boolean', default: false }, 'app-stopped': { type: 'boolean', default: false } } });
   const [name] = positionals;
   if (!name || positionals.length > 1) throw new Error('usage: restore <target> [--from latest|<timestamp>] [--dry-run] [--app-stopped]');
   const target = loadTarget(REPO_ROOT, name);
   const say = (line: string) => process.stdout.write(`restore ${name}: ${line}\n`);
-  const result = restore(target, { ...optionsFromEnv(), from: values.from, dryRun: values['dry-run'], scaler: values['app-stopped'] ? undefined : kubectlScaler(target), log: say });
+  const result = await restore(target, { ...optionsFromEnv(), from: values.from, dryRun: values['dry-run'], scaler: values['app-stopped'] ? undefined : kubectlScaler(target), log: say });
   say(values['dry-run'] ? `dry run of ${result.backup}, nothing changed` : `restored ${result.backup} (${result.replaced.join(', ')})`);
   return 0;
 });

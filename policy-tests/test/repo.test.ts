@@ -16,7 +16,7 @@ describe('this repository', () => {
   it("pins the cluster facts once, in clusters/home", async () => {
     const repo = await loadRepo();
     expect(repo.factsProblems).toEqual([]);
-    expect(repo.facts).toMatchObject({ nodeCount: 6, revision: 'main', kubernetesMinor: 33 });
+    expect(repo.facts).toMatchObject({ nodeCount: 6, revision: 'main', kubernetesMinor: 36 });
     const factFiles = repo.resources.filter((r) => r.kind === 'ConfigMap' && r.name === 'cluster-facts').map((r) => r.file);
     expect(factFiles).toEqual(['clusters/home/cluster-facts.yaml']);
   });

@@ -106,9 +106,12 @@ describe('schema layer: kinds and versions', () => {
       }
       return shape && typeof shape === 'object' && 'f' in shape ? Object.keys(shape.f) : [];
     };
-    // Lifecycle.stopSignal arrived in 1.33; PodSpec.hostnameOverride in 1.34.
+    // Lifecycle.stopSignal arrived in 1.33, PodSpec.hostnameOverride in 1.34,
+    // PodSpec.schedulingGroup in 1.36 (it replaced 1.35's alpha workloadRef).
     expect(fields('v1/Pod', 'spec', 'containers', 'lifecycle')).toContain('stopSignal');
-    expect(fields('v1/Pod', 'spec')).not.toContain('hostnameOverride');
-    expect(BUNDLED_SCHEMA_MINOR).toBe(33);
+    expect(fields('v1/Pod', 'spec')).toContain('hostnameOverride');
+    expect(fields('v1/Pod', 'spec')).toContain('schedulingGroup');
+    expect(fields('v1/Pod', 'spec')).not.toContain('workloadRef');
+    expect(BUNDLED_SCHEMA_MINOR).toBe(36);
   });
 });

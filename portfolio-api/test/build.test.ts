@@ -31,5 +31,5 @@ describe('production build', () => {
     }
     const exit = await new Promise<number | null>((resolve) => server.on('exit', resolve));
     expect(exit).toBe(0);
-  }, 60_000);
+  });
 });

@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SNAPSHOT } from '../src/infra/snapshot.ts';
 import { startApi, type Api } from './harness.ts';
+import { CLUSTER_VERSIONS } from './cluster-versions.ts';
 
 let api: Api;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ export const validStatus = {
   build: 'portfolio-api 1.0.0',
   argocd: { sync: 'Synced', health: 'Healthy' },
   nodes: { ready: 6, total: 6 },
-  versions: { kubernetes: 'v1.33.5', talos: 'v1.10.7' },
+  versions: CLUSTER_VERSIONS,
   cert: { notAfter: '2027-02-01T00:00:00.000Z' },
   history: [{ d: '2026-11-22', ok: 48, total: 48 }],
 };
@@ -29,6 +30,10 @@ describe('infra', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual(SNAPSHOT);
     expect((r.body as { source: string }).source).toBe('snapshot');
+  });
+
+  it('keeps the snapshot on the versions of the cluster facts', () => {
+    expect(SNAPSHOT.versions).toEqual(CLUSTER_VERSIONS);
   });
 
   it('reads the file fresh on every request', async () => {

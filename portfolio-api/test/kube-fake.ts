@@ -1,5 +1,5 @@
 /**
- * Contract fake of the Kubernetes API (REST, as served by Kubernetes 1.33) for
+ * Contract fake of the Kubernetes API (REST, as served by the Kubernetes minor in the cluster facts, 1.36 today) for
  * exactly the endpoints the status writer uses: GET /version, GET
  * /api/v1/nodes, GET of an Argo CD Application (argoproj.io/v1alpha1), a
  * cert-manager Certificate (cert-manager.io/v1) and a Deployment (apps/v1),
@@ -8,6 +8,7 @@
  * create). Errors are metav1.Status objects. Requests need the bearer token.
  */
 import { createServer, type Server } from 'node:http';
+import { CLUSTER_VERSIONS, KUBERNETES_MINOR } from './cluster-versions.ts';
 
 export interface FakeCluster {
   url: string;
@@ -34,7 +35,7 @@ export async function startFakeCluster(): Promise<FakeCluster> {
     url: '',
     token: 'sa-token',
     nodes: Array.from({ length: 6 }, () => ({ ready: true })),
-    talos: 'v1.10.7',
+    talos: CLUSTER_VERSIONS.talos,
     app: { sync: 'Synced', health: 'Healthy' },
     certNotAfter: '2027-02-01T00:00:00Z',
     image: 'ghcr.io/homelab-operator/portfolio-api:1.0.0',
@@ -52,14 +53,14 @@ export async function startFakeCluster(): Promise<FakeCluster> {
       fake.requests.push(`${req.method} ${path}`);
       if (req.headers.authorization !== `Bearer ${fake.token}`) return send(401, status(401, 'Unauthorized', 'Unauthorized'));
       const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-      if (req.method === 'GET' && path === '/version') return send(200, { major: '1', minor: '33', gitVersion: 'v1.33.5', platform: 'linux/amd64' });
+      if (req.method === 'GET' && path === '/version') return send(200, { major: '1', minor: KUBERNETES_MINOR, gitVersion: CLUSTER_VERSIONS.kubernetes, platform: 'linux/amd64' });
       if (req.method === 'GET' && path === '/api/v1/nodes') {
         return send(200, {
           kind: 'NodeList',
           apiVersion: 'v1',
           items: fake.nodes.map((n, i) => ({
             metadata: { name: `node-${i}` },
-            status: { conditions: [{ type: 'Ready', status: n.ready ? 'True' : 'False' }], nodeInfo: { osImage: `Talos (${fake.talos})`, kubeletVersion: 'v1.33.5' } },
+            status: { conditions: [{ type: 'Ready', status: n.ready ? 'True' : 'False' }], nodeInfo: { osImage: `Talos (${fake.talos})`, kubeletVersion: CLUSTER_VERSIONS.kubernetes } },
           })),
         });
       }

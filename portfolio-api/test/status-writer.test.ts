@@ -5,13 +5,14 @@ import { checkPassed, composeStatus, rollHistory, type Observations } from '../s
 import { KubeClient } from '../src/status-writer/kube.ts';
 import { DEFAULT_TARGET, STATUS_KEY, writeStatus } from '../src/status-writer/writer.ts';
 import { startFakeCluster, type FakeCluster } from './kube-fake.ts';
+import { CLUSTER_VERSIONS } from './cluster-versions.ts';
 
 const obs = (over: Partial<Observations> = {}): Observations => ({
   now: new Date('2026-11-22T10:00:00Z'),
   build: 'portfolio-api:1.0.0',
   argocd: { sync: 'Synced', health: 'Healthy' },
   nodes: { ready: 6, total: 6 },
-  versions: { kubernetes: 'v1.33.5', talos: 'v1.10.7' },
+  versions: CLUSTER_VERSIONS,
   certNotAfter: '2027-02-01T00:00:00Z',
   ...over,
 });
@@ -59,7 +60,7 @@ describe('writer against the Kubernetes API contract fake', () => {
 
   it('creates the ConfigMap on the first run and rolls history on the next', async () => {
     await writeStatus(kube, DEFAULT_TARGET, new Date('2026-11-22T10:00:00Z'));
-    expect(stored()).toMatchObject({ build: 'portfolio-api:1.0.0', nodes: { ready: 6, total: 6 }, versions: { kubernetes: 'v1.33.5', talos: 'v1.10.7' }, argocd: { sync: 'Synced', health: 'Healthy' } });
+    expect(stored()).toMatchObject({ build: 'portfolio-api:1.0.0', nodes: { ready: 6, total: 6 }, versions: CLUSTER_VERSIONS, argocd: { sync: 'Synced', health: 'Healthy' } });
     cluster.nodes[2]!.ready = false;
     await writeStatus(kube, DEFAULT_TARGET, new Date('2026-11-22T10:05:00Z'));
     expect(stored().history).toEqual([{ d: '2026-11-22', ok: 1, total: 2 }]);

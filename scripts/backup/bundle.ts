@@ -13,10 +13,10 @@ export async function bundleBackupCommands(outDir: string): Promise<string> {
     outfile,
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     format: 'esm',
     // ajv and its friends are CommonJS and call require() for Node built-ins.
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
     logLevel: 'warning',
   });
   return outfile;

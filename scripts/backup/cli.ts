@@ -11,9 +11,9 @@ export function optionsFromEnv(env = process.env): BackupOptions {
 }
 
 /** Runs a command's body; any error becomes one line on stderr and exit status 1. */
-export function main(command: string, body: () => number): void {
+export async function main(command: string, body: () => Promise<number>): Promise<void> {
   try {
-    process.exitCode = body();
+    process.exitCode = await body();
   } catch (err) {
     process.stderr.write(`${command}: ${oneLine(err)}\n`);
     process.exitCode = 1;

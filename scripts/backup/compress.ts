@@ -9,13 +9,13 @@ import { run } from './exec.ts';
 
 export const COMPRESSED_SUFFIX = '.zst';
 
-export function compressFile(source: string, target: string): void {
-  run('zstd', ['-q', '-1', '-T0', '--no-progress', '-f', source, '-o', target]);
+export async function compressFile(source: string, target: string): Promise<void> {
+  await run('zstd', ['-q', '-1', '-T0', '--no-progress', '-f', source, '-o', target]);
 }
 
 /** Decompresses `source` to `target`; throws when the frame is truncated or its checksum does not match. */
-export function decompressFile(source: string, target: string): void {
-  run('zstd', ['-q', '-d', '-f', '--no-progress', source, '-o', target]);
+export async function decompressFile(source: string, target: string): Promise<void> {
+  await run('zstd', ['-q', '-d', '-f', '--no-progress', source, '-o', target]);
 }
 
 /** SHA-256 of a file, read in 1 MiB chunks so a gigabyte backup never sits in memory. */

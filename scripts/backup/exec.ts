@@ -1,27 +1,38 @@
-/** Running the real tools (sqlite3, psql, pg_dump, zstd, restic, talosctl...) with one-line errors. */
-import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
+/**
+ * Running the real tools (sqlite3, psql, pg_dump, zstd, restic, talosctl...)
+ * through zx's `$`: its quoting of every argument, its process handling, and
+ * errors folded into one line that names the tool and what it said.
+ */
+import { $, ProcessOutput } from 'zx';
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   input?: string;
 }
 
-/** Runs `command` and returns its trimmed stdout; throws an Error whose message is the tool's first stderr line. */
-export function run(command: string, args: readonly string[], o: RunOptions = {}): string {
-  const options: ExecFileSyncOptions = { env: o.env, input: o.input, stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 };
+/** Runs `command` and resolves to its trimmed stdout; rejects with an Error whose message is the tool's first stderr line. */
+export async function run(command: string, args: readonly string[], o: RunOptions = {}): Promise<string> {
+  // No input: stdin is closed, so a tool that would wait for a terminal fails at once instead of hanging a CronJob.
+  const stdio = o.input === undefined ? (['ignore', 'pipe', 'pipe'] as const) : (['pipe', 'pipe', 'pipe'] as const);
   try {
-    return (execFileSync(command, args, options) as Buffer).toString('utf8').trim();
+    const out = await $({ env: o.env ?? process.env, input: o.input, quiet: true, verbose: false, stdio: [...stdio] })`${command} ${args}`;
+    return out.stdout.trim();
   } catch (err) {
     throw new Error(`${command}: ${toolError(err)}`);
   }
 }
 
-/** The first meaningful line a failed tool printed (stderr first), or the spawn error. */
+/** The first meaningful line a failed tool printed (stderr first), or why it did not start. */
 export function toolError(err: unknown): string {
-  const e = err as { stderr?: Buffer | string; stdout?: Buffer | string; code?: string; message: string };
+  if (err instanceof ProcessOutput) {
+    // zx runs tools through bash, which reports a missing command with status 127.
+    if (err.exitCode === 127 && /not found|No such file/.test(err.stderr)) return 'not installed (not found on PATH)';
+    const text = `${err.stderr}\n${err.stdout}`.trim();
+    return text ? text.split('\n').find((l) => l.trim())!.trim() : `exited with status ${err.exitCode ?? err.signal}`;
+  }
+  const e = err as { code?: string; message?: string };
   if (e.code === 'ENOENT') return 'not installed (not found on PATH)';
-  const text = `${e.stderr?.toString() ?? ''}\n${e.stdout?.toString() ?? ''}`.trim();
-  return (text || e.message).split('\n').find((l) => l.trim())!.trim();
+  return oneLine(err);
 }
 
 /** The message of any thrown value, as one line. */

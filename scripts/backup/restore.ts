@@ -13,8 +13,8 @@ import { lastRecordedSentinel, listBackups, readManifest } from './store.ts';
 
 export interface Scaler {
   /** Scales the app's workload and waits until it has that many ready replicas (0: none running). */
-  scale(replicas: number): void;
-  replicas(): number;
+  scale(replicas: number): Promise<void>;
+  replicas(): Promise<number>;
 }
 
 export interface RestoreOptions extends BackupOptions {
@@ -33,13 +33,13 @@ function pickBackup(o: BackupOptions, target: Target, from = 'latest') {
   return chosen;
 }
 
-export function restore(target: Target, o: RestoreOptions): { backup: string; replaced: string[] } {
+export async function restore(target: Target, o: RestoreOptions): Promise<{ backup: string; replaced: string[] }> {
   const log = o.log ?? (() => undefined);
   const engine = engineOf(target);
   const ctx = contextOf(o, o.crashAt === 'inside-swap');
   const backup = pickBackup(o, target, o.from);
-  return withScratch(`restore-${target.name}`, (work) => {
-    const files = unpackVerified(target, backup, work, ctx);
+  return withScratch(`restore-${target.name}`, async (work) => {
+    const files = await unpackVerified(target, backup, work, ctx);
     log(`verified ${backup.name} (sentinel ${readManifest(backup.path).sentinel.id})`);
     if (o.dryRun) {
       log(`would replace the live data of ${target.name} with ${backup.name}, keeping the replaced data${engine.scalesApp ? `, with ${target.deployment} scaled to 0 meanwhile` : ''}`);
@@ -48,18 +48,18 @@ export function restore(target: Target, o: RestoreOptions): { backup: string; re
     const step = (name: string) => {
       if (o.crashAt === name) throw new Error(`simulated crash at ${name}`);
     };
-    if (!engine.scalesApp) return { backup: backup.name, replaced: engine.swapIn(target, files, ctx, step) };
+    if (!engine.scalesApp) return { backup: backup.name, replaced: await engine.swapIn(target, files, ctx, step) };
     if (!o.scaler) {
       log(`not scaling ${target.deployment}: stopped by the operator (--app-stopped)`);
-      return { backup: backup.name, replaced: engine.swapIn(target, files, ctx, step) };
+      return { backup: backup.name, replaced: await engine.swapIn(target, files, ctx, step) };
     }
-    const before = o.scaler.replicas();
-    o.scaler.scale(0);
+    const before = await o.scaler.replicas();
+    await o.scaler.scale(0);
     log(`scaled ${target.deployment} to 0`);
     try {
-      return { backup: backup.name, replaced: engine.swapIn(target, files, ctx, step) };
+      return { backup: backup.name, replaced: await engine.swapIn(target, files, ctx, step) };
     } finally {
-      o.scaler.scale(before);
+      await o.scaler.scale(before);
       log(`scaled ${target.deployment} back to ${before}`);
     }
   });
@@ -72,18 +72,18 @@ export function restore(target: Target, o: RestoreOptions): { backup: string; re
  * newer sentinel (a later backup that never became visible). Returns the
  * problems, one line each.
  */
-export function restoreTest(target: Target, o: BackupOptions): string[] {
+export async function restoreTest(target: Target, o: BackupOptions): Promise<string[]> {
   const newest = listBackups(o.backupDir, target.name)[0];
   if (!newest) return [`${target.name}: no backup to restore in ${o.backupDir}`];
   const ctx = contextOf(o);
   const engine = engineOf(target);
-  return withScratch(`restore-test-${target.name}`, (work) => {
+  return withScratch(`restore-test-${target.name}`, async (work) => {
     const problems: string[] = [];
     try {
       const expected = readManifest(newest.path).sentinel;
-      const restored = engine.restoredSentinel(target, unpackVerified(target, newest, work, ctx), work, ctx);
+      const restored = await engine.restoredSentinel(target, await unpackVerified(target, newest, work, ctx), work, ctx);
       if (restored?.id !== expected.id) problems.push(`${target.name}: the restored data carries sentinel ${restored?.id ?? 'none'}, not the newest backup's ${expected.id}`);
-      for (const [where, seen] of [['the source', engine.liveSentinel(target, ctx)], ['the sentinel ledger', lastRecordedSentinel(o.backupDir, target.name)]] as const) {
+      for (const [where, seen] of [['the source', await engine.liveSentinel(target, ctx)], ['the sentinel ledger', lastRecordedSentinel(o.backupDir, target.name)]] as const) {
         if (isNewer(seen, expected)) problems.push(`${target.name}: ${where} has a newer sentinel (${seen!.at}) than the newest backup (${expected.at}): a later backup was taken but is not the one restored`);
       }
     } catch (err) {
@@ -97,11 +97,11 @@ export function restoreTest(target: Target, o: BackupOptions): string[] {
 export function kubectlScaler(target: Target, kubectl = process.env.KUBECTL || 'kubectl'): Scaler {
   const inNamespace = (...args: string[]) => run(kubectl, ['-n', target.namespace, ...args], { env: process.env });
   return {
-    replicas: () => Number(inNamespace('get', `deployment/${target.deployment}`, '-o', 'jsonpath={.spec.replicas}')),
-    scale(replicas) {
-      inNamespace('scale', `deployment/${target.deployment}`, `--replicas=${replicas}`);
-      if (replicas === 0) inNamespace('wait', '--for=delete', 'pod', '-l', `app.kubernetes.io/name=${target.deployment}`, '--timeout=120s');
-      else inNamespace('rollout', 'status', `deployment/${target.deployment}`, '--timeout=300s');
+    replicas: async () => Number(await inNamespace('get', `deployment/${target.deployment}`, '-o', 'jsonpath={.spec.replicas}')),
+    async scale(replicas) {
+      await inNamespace('scale', `deployment/${target.deployment}`, `--replicas=${replicas}`);
+      if (replicas === 0) await inNamespace('wait', '--for=delete', 'pod', '-l', `app.kubernetes.io/name=${target.deployment}`, '--timeout=120s');
+      else await inNamespace('rollout', 'status', `deployment/${target.deployment}`, '--timeout=300s');
     },
   };
 }

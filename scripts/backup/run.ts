@@ -31,33 +31,33 @@ const requireRestic = (env: NodeJS.ProcessEnv) => {
 };
 
 /** Runs `body` with a private scratch folder that is always removed. */
-export function withScratch<T>(prefix: string, body: (dir: string) => T): T {
+export async function withScratch<T>(prefix: string, body: (dir: string) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   try {
-    return body(dir);
+    return await body(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-export function runBackup(target: Target, o: BackupOptions): { path: string; pruned: string[] } {
+export async function runBackup(target: Target, o: BackupOptions): Promise<{ path: string; pruned: string[] }> {
   requireRestic(o.env);
   const engine = engineOf(target);
   const ctx = contextOf(o);
   const now = o.now ?? new Date();
   const sentinel = newSentinel(now);
-  return withScratch(`backup-${target.name}`, (work) => {
+  return withScratch(`backup-${target.name}`, async (work) => {
     recordSentinel(o.backupDir, target.name, sentinel);
-    engine.writeSentinel(target, sentinel, ctx);
-    const files = engine.dump(target, work, ctx);
+    await engine.writeSentinel(target, sentinel, ctx);
+    const files = await engine.dump(target, work, ctx);
     for (const file of files) {
-      const problem = engine.verify(file, ctx);
+      const problem = await engine.verify(file, ctx);
       if (problem) throw new Error(`the copy ${file.slice(work.length + 1)} ${problem}; nothing was published`);
     }
-    const path = publish(o.backupDir, target.name, target.engine, now, sentinel, files);
+    const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files);
     const pruned = prune(o.backupDir, target.name, now);
-    resticBackup(path, target.name, o.env, now);
-    resticForget(target.name, o.env, RETENTION_DAYS);
+    await resticBackup(path, target.name, o.env, now);
+    await resticForget(target.name, o.env, RETENTION_DAYS);
     return { path, pruned };
   });
 }
@@ -67,37 +67,37 @@ export function runBackup(target: Target, o: BackupOptions): { path: string; pru
  * integrity check) and unpacks it into `dir`; throws one line when it
  * cannot be trusted.
  */
-export function unpackVerified(target: Target, backup: StoredBackup, dir: string, ctx: EngineContext): ReadonlyMap<string, string> {
+export async function unpackVerified(target: Target, backup: StoredBackup, dir: string, ctx: EngineContext): Promise<ReadonlyMap<string, string>> {
   const problem = verifyChecksums(backup.path);
   if (problem) throw new Error(`refusing ${backup.name}: ${problem}`);
   let files: Map<string, string>;
   try {
-    files = unpack(backup.path, dir);
+    files = await unpack(backup.path, dir);
   } catch (err) {
     throw new Error(`refusing ${backup.name}: ${oneLine(err)}`);
   }
   for (const [name, file] of files) {
-    const bad = engineOf(target).verify(file, ctx);
+    const bad = await engineOf(target).verify(file, ctx);
     if (bad) throw new Error(`refusing ${backup.name}: ${name} ${bad}`);
   }
   return files;
 }
 
 /** The newest backup's problems, as one line each; empty when it is sound. */
-export function checkBackup(target: Target, o: BackupOptions): string[] {
+export async function checkBackup(target: Target, o: BackupOptions): Promise<string[]> {
   const now = o.now ?? new Date();
   const newest = listBackups(o.backupDir, target.name)[0];
   if (!newest) return [`${target.name}: no backup at all in ${o.backupDir}`];
   const ageHours = (now.getTime() - newest.time.getTime()) / 3_600_000;
   if (ageHours > MAX_AGE_HOURS) return [`${target.name}: the newest backup (${newest.name}) is ${ageHours.toFixed(1)} h old, over ${MAX_AGE_HOURS} h`];
   try {
-    withScratch(`check-${target.name}`, (dir) => unpackVerified(target, newest, dir, contextOf(o)));
+    await withScratch(`check-${target.name}`, (dir) => unpackVerified(target, newest, dir, contextOf(o)));
   } catch (err) {
     return [`${target.name}: ${oneLine(err).replace(/^refusing /, '')}`];
   }
   try {
     requireRestic(o.env);
-    if (!resticPaths(target.name, o.env).includes(newest.path)) return [`${target.name}: ${newest.name} is not in the restic repository`];
+    if (!(await resticPaths(target.name, o.env)).includes(newest.path)) return [`${target.name}: ${newest.name} is not in the restic repository`];
   } catch (err) {
     return [`${target.name}: restic: ${oneLine(err).replace(/^restic: /, '')}`];
   }

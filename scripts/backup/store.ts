@@ -47,7 +47,7 @@ export function listBackups(root: string, target: string): StoredBackup[] {
 
 
 /** Compresses `files` into a temp folder, writes the manifest, and publishes the folder with one rename. */
-export function publish(root: string, target: string, engine: string, now: Date, sentinel: Sentinel, files: readonly string[]): string {
+export async function publish(root: string, target: string, engine: string, now: Date, sentinel: Sentinel, files: readonly string[]): Promise<string> {
   const dir = targetDir(root, target);
   mkdirSync(dir, { recursive: true });
   const name = stamp(now);
@@ -58,7 +58,7 @@ export function publish(root: string, target: string, engine: string, now: Date,
     const manifest: Manifest = { target, engine, createdAt: now.toISOString(), sentinel, files: [] };
     for (const file of files) {
       const stored = `${basename(file)}${COMPRESSED_SUFFIX}`;
-      compressFile(file, join(tmp, stored));
+      await compressFile(file, join(tmp, stored));
       fsyncPath(join(tmp, stored));
       manifest.files.push({ name: stored, ...sha256File(join(tmp, stored)) });
     }
@@ -95,13 +95,13 @@ export function verifyChecksums(path: string): string | undefined {
 }
 
 /** Decompresses every file of a (checksum-verified) backup into `dir`; returns the paths by original file name. */
-export function unpack(path: string, dir: string): Map<string, string> {
+export async function unpack(path: string, dir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const f of readManifest(path).files) {
     const original = f.name.slice(0, -COMPRESSED_SUFFIX.length);
     const out = join(dir, original);
     try {
-      decompressFile(join(path, f.name), out);
+      await decompressFile(join(path, f.name), out);
     } catch (err) {
       throw new Error(`${f.name} does not decompress: ${(err as Error).message}`);
     }

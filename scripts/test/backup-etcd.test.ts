@@ -19,7 +19,7 @@ import { readManifest } from '../backup/store.ts';
 import { loadTarget } from '../backup/targets.ts';
 import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 
-const skip = missingTools('restic', 'zstd', 'etcd', 'etcdctl').length > 0;
+const skip = (await missingTools('restic', 'zstd', 'etcd', 'etcdctl')).length > 0;
 const resticEnv = useResticRepository(skip);
 const target = loadTarget(REPO_ROOT, 'etcd');
 const FAKES = join(REPO_ROOT, 'scripts/test/fakes');
@@ -33,22 +33,23 @@ beforeAll(async () => {
   const [client, peer] = [await freePort(), await freePort()];
   endpoint = `http://127.0.0.1:${client}`;
   etcd = spawn('etcd', ['--name', 'test', '--data-dir', join(etcdDir, 'data'), '--listen-client-urls', endpoint, '--advertise-client-urls', endpoint, '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `test=http://127.0.0.1:${peer}`], { stdio: 'ignore' });
-  for (let attempt = 0; ; attempt++) {
+  // Ready when it takes the first write; an etcd that exits instead fails at once.
+  for (;;) {
     try {
-      etcdctl('put', '/registry/namespaces/backups', '{"kind":"Namespace"}');
+      await etcdctl('put', '/registry/namespaces/backups', '{"kind":"Namespace"}');
       break;
     } catch (err) {
-      if (attempt > 50) throw err;
-      await new Promise((r) => setTimeout(r, 100));
+      if (etcd.exitCode !== null) throw err;
+      await new Promise((r) => setTimeout(r, 50));
     }
   }
-}, 30_000);
+});
 afterAll(() => {
   etcd?.kill('SIGKILL');
   if (etcdDir) rmSync(etcdDir, { recursive: true, force: true });
 });
 
-function etcdctl(...args: string[]): string {
+function etcdctl(...args: string[]): Promise<string> {
   return run('etcdctl', [`--endpoints=${endpoint}`, ...args], { env: { ...process.env, ETCDCTL_API: '3' } });
 }
 
@@ -69,55 +70,55 @@ const golden = useGoldenBackup(
 const seeded = (ageMs = 0) => seedBackup(join(golden(), 'backups'), o.backupDir, 'etcd', ageMs);
 
 describe.skipIf(skip)('etcd backup', () => {
-  it('snapshots etcd with its sentinel ConfigMap; backup-check and the drill (a throwaway etcd on the restored data) pass', () => {
-    const { path } = runBackup(target, o);
+  it('snapshots etcd with its sentinel ConfigMap; backup-check and the drill (a throwaway etcd on the restored data) pass', async () => {
+    const { path } = await runBackup(target, o);
     const manifest = readManifest(path);
     expect(manifest).toMatchObject({ target: 'etcd', engine: 'etcd', files: [{ name: 'etcd.snapshot.zst' }] });
-    expect(etcdctl('get', '/registry/configmaps/backups/backup-sentinel', '--print-value-only')).toContain(manifest.sentinel.id);
-    expect(checkBackup(target, o)).toEqual([]);
-    expect(restoreTest(target, o)).toEqual([]);
+    expect(await etcdctl('get', '/registry/configmaps/backups/backup-sentinel', '--print-value-only')).toContain(manifest.sentinel.id);
+    expect(await checkBackup(target, o)).toEqual([]);
+    expect(await restoreTest(target, o)).toEqual([]);
   });
 
-  it('needs TALOS_NODE, and says so in one line', () => {
-    expect(() => runBackup(target, { ...o, env: { ...o.env, TALOS_NODE: '' } })).toThrow(/^TALOS_NODE is not set/);
+  it('needs TALOS_NODE, and says so in one line', async () => {
+    await expect(runBackup(target, { ...o, env: { ...o.env, TALOS_NODE: '' } })).rejects.toThrow(/^TALOS_NODE is not set/);
   });
 
-  it('backup-check detects a damaged snapshot behind a matching checksum', () => {
+  it('backup-check detects a damaged snapshot behind a matching checksum', async () => {
     const path = seeded();
     const manifest = readManifest(path);
     const snapshot = join(dir, 'etcd.snapshot');
-    run('zstd', ['-q', '-d', join(path, 'etcd.snapshot.zst'), '-o', snapshot]);
+    await run('zstd', ['-q', '-d', join(path, 'etcd.snapshot.zst'), '-o', snapshot]);
     writeFileSync(snapshot, readFileSync(snapshot).subarray(0, 8192));
-    compressFile(snapshot, join(path, 'etcd.snapshot.zst'));
+    await compressFile(snapshot, join(path, 'etcd.snapshot.zst'));
     manifest.files[0] = { name: 'etcd.snapshot.zst', ...sha256File(join(path, 'etcd.snapshot.zst')) };
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
-    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/^etcd: .*etcd\.snapshot fails etcdctl snapshot status/)]);
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/^etcd: .*etcd\.snapshot fails etcdctl snapshot status/)]);
   });
 });
 
 describe.skipIf(skip)('etcd restore and drill', () => {
-  it('restore verifies the snapshot and hands it over for talosctl bootstrap --recover-from, scaling nothing', () => {
+  it('restore verifies the snapshot and hands it over for talosctl bootstrap --recover-from, scaling nothing', async () => {
     seeded();
     const { calls, scaler } = fakeScaler();
     const lines: string[] = [];
-    const result = restore(target, { ...o, scaler, log: (l) => lines.push(l) });
+    const result = await restore(target, { ...o, scaler, log: (l) => lines.push(l) });
     expect(result.replaced).toEqual([join(dir, 'restored-etcd.snapshot')]);
     expect(existsSync(result.replaced[0]!)).toBe(true);
     expect(calls).toEqual([]);
     expect(lines.join('\n')).toMatch(/bootstrap --recover-from=/);
   });
 
-  it('restore refuses a corrupt snapshot and writes nothing', () => {
+  it('restore refuses a corrupt snapshot and writes nothing', async () => {
     const path = seeded();
     writeFileSync(join(path, 'etcd.snapshot.zst'), flipByte(readFileSync(join(path, 'etcd.snapshot.zst'))));
-    expect(() => restore(target, { ...o, scaler: fakeScaler().scaler })).toThrow(/refusing .*SHA-256/);
+    await expect(restore(target, { ...o, scaler: fakeScaler().scaler })).rejects.toThrow(/refusing .*SHA-256/);
     expect(existsSync(join(dir, 'restored-etcd.snapshot'))).toBe(false);
   });
 
-  it('the drill fails when the cluster carries a newer sentinel than the newest snapshot', () => {
+  it('the drill fails when the cluster carries a newer sentinel than the newest snapshot', async () => {
     seeded(3_600_000);
     const later = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'backup-sentinel', namespace: 'backups' }, data: { sentinel: `later-backup ${new Date().toISOString()}` } };
-    run(join(FAKES, 'kubectl.mjs'), ['apply', '-f', '-'], { env: o.env, input: JSON.stringify(later) });
-    expect(restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
+    await run(join(FAKES, 'kubectl.mjs'), ['apply', '-f', '-'], { env: o.env, input: JSON.stringify(later) });
+    expect(await restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
   });
 });

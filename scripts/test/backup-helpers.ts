@@ -1,15 +1,17 @@
 /** Shared by the backup tests: which real tools are missing, a real restic repository, and a recording stand-in for kubectl scale. */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { listBackups, stamp } from '../backup/store.ts';
+import { exec, installed } from '../../policy-tests/test/exec.ts';
+
+export { freePort } from '../backup/engines/etcd.ts';
 
 /** The tools a test file needs that are not installed; the file skips loudly instead of failing when any is missing. */
-export function missingTools(...tools: string[]): string[] {
-  const missing = tools.filter((t) => ['--version', 'version'].every((flag) => spawnSync(t, [flag]).status !== 0));
+export async function missingTools(...tools: string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (const t of tools) if (!(await installed(t))) missing.push(t);
   if (missing.length) console.warn(`\n*** ${missing.join(', ')} not found: SKIPPING these backup tests. bash .ci/run installs them from Debian. ***\n`);
   return missing;
 }
@@ -17,10 +19,11 @@ export function missingTools(...tools: string[]): string[] {
 /** One restic repository per test file (opening one costs a key derivation); returns the env that reaches it. */
 export function useResticRepository(skip: boolean): () => NodeJS.ProcessEnv {
   let dir = '';
-  beforeAll(() => {
+  beforeAll(async () => {
     if (skip) return;
     dir = mkdtempSync(join(tmpdir(), 'restic-test-'));
-    execFileSync('restic', ['init', '--quiet'], { env: { ...process.env, RESTIC_REPOSITORY: dir, RESTIC_PASSWORD: 'test-password' } });
+    const init = await exec('restic', ['init', '--quiet'], { env: { ...process.env, RESTIC_REPOSITORY: dir, RESTIC_PASSWORD: 'test-password' } });
+    if (init.code !== 0) throw new Error(`restic init: ${init.stderr.trim()}`);
   });
   afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
   return () => ({ ...process.env, RESTIC_REPOSITORY: dir, RESTIC_PASSWORD: 'test-password' });
@@ -33,8 +36,8 @@ export function fakeScaler(initial = 1) {
   return {
     calls,
     scaler: {
-      replicas: () => replicas,
-      scale: (n: number) => {
+      replicas: async () => replicas,
+      scale: async (n: number) => {
         calls.push(n);
         replicas = n;
       },
@@ -49,17 +52,6 @@ export function flipByte(data: Buffer): Buffer {
   return data;
 }
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
 /**
  * The folders of a backup test file. `fresh` makes a test's folder (source, backups) and returns it: it
  * runs before every test, and the folder goes after it. Once per file, one real backup is taken by
@@ -67,17 +59,17 @@ export function freePort(): Promise<number> {
  * derivation): tests that only need "a backup" start from a copy of it (seedBackup), tests about taking
  * a backup take their own. Returns the golden folder.
  */
-export function useGoldenBackup(skip: boolean, fresh: () => string, backup: () => void): () => string {
+export function useGoldenBackup(skip: boolean, fresh: () => string | Promise<string>, backup: () => Promise<unknown>): () => string {
   let golden = '';
   let current = '';
-  beforeAll(() => {
+  beforeAll(async () => {
     if (skip) return;
-    golden = fresh();
-    backup();
+    golden = await fresh();
+    await backup();
   });
   afterAll(() => golden && rmSync(golden, { recursive: true, force: true }));
-  beforeEach(() => {
-    if (!skip) current = fresh();
+  beforeEach(async () => {
+    if (!skip) current = await fresh();
   });
   afterEach(() => current && rmSync(current, { recursive: true, force: true }));
   return () => golden;

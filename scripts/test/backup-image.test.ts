@@ -4,7 +4,7 @@
  * backup, its check and the drill work from that bundle with the real tools.
  * No Docker engine runs here, so the image itself is not built.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { exec, output } from '../../policy-tests/test/exec.ts';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,7 +16,7 @@ import { TARGET_FILES } from '../backup/targets.ts';
 import { missingTools, useResticRepository } from './backup-helpers.ts';
 
 const dockerfile = readFileSync(join(REPO_ROOT, 'scripts/backup/Dockerfile'), 'utf8');
-const skip = missingTools('sqlite3', 'restic', 'zstd').length > 0;
+const skip = (await missingTools('sqlite3', 'restic', 'zstd')).length > 0;
 const resticEnv = useResticRepository(skip);
 
 /** The image's /app, laid out in a temp folder from the Dockerfile's COPY lines of repository files. */
@@ -30,7 +30,7 @@ beforeAll(async () => {
     copyFileSync(join(REPO_ROOT, from!), join(app, to!));
   }
   copyFileSync(bundle, join(app, 'backup.mjs'));
-}, 60_000);
+});
 afterAll(() => app && rmSync(app, { recursive: true, force: true }));
 
 describe('backup image', () => {
@@ -45,20 +45,20 @@ describe('backup image', () => {
     expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "\/app\/backup\.mjs"\]$/m);
   });
 
-  it.skipIf(skip)('runs every command with plain node from the bundle: one line and exit 1 on any failure', () => {
+  it.skipIf(skip)('runs every command with plain node from the bundle: one line and exit 1 on any failure', async () => {
     const work = join(app, 'work');
     mkdirSync(join(work, 'source/config'), { recursive: true });
-    execFileSync('sqlite3', [join(work, 'source/config/sonarr.db'), 'CREATE TABLE t (x); INSERT INTO t VALUES (1);']);
+    await output('sqlite3', [join(work, 'source/config/sonarr.db'), 'CREATE TABLE t (x); INSERT INTO t VALUES (1);']);
     const env = { ...resticEnv(), BACKUP_REPO_ROOT: app, BACKUP_DIR: join(work, 'backups'), BACKUP_SOURCE_ROOT: join(work, 'source'), BASE_URL: undefined };
-    const node = (...args: string[]) => spawnSync(process.execPath, [join(app, 'backup.mjs'), ...args], { env, encoding: 'utf8' });
-    expect(node('backup-check', 'sonarr')).toMatchObject({ status: 1, stdout: `backup-check sonarr: no backup at all in ${env.BACKUP_DIR}\n` });
-    expect(node('backup', 'sonarr')).toMatchObject({ status: 0, stderr: '' });
-    expect(node('backup-check', 'sonarr')).toMatchObject({ status: 0, stdout: 'backup-check sonarr: ok\n' });
+    const node = (...args: string[]) => exec(process.execPath, [join(app, 'backup.mjs'), ...args], { env });
+    expect(await node('backup-check', 'sonarr')).toMatchObject({ code: 1, stdout: `backup-check sonarr: no backup at all in ${env.BACKUP_DIR}\n` });
+    expect(await node('backup', 'sonarr')).toMatchObject({ code: 0, stderr: '' });
+    expect(await node('backup-check', 'sonarr')).toMatchObject({ code: 0, stdout: 'backup-check sonarr: ok\n' });
     // In a pod without kubectl, the operator stops the app and says so.
-    expect(node('restore', 'sonarr', '--app-stopped')).toMatchObject({ status: 0, stdout: expect.stringMatching(/not scaling sonarr: stopped by the operator[\s\S]*restored \S+ \(\/config\/sonarr\.db\)\n$/) });
-    expect(node('restore-test', 'sonarr', 'radarr')).toMatchObject({ status: 1, stdout: `PASS sonarr\nFAIL radarr: no backup to restore in ${env.BACKUP_DIR}\n` });
-    expect(node('backup', 'nope')).toMatchObject({ status: 1, stderr: expect.stringMatching(/^backup nope: unknown target "nope"; declared: sonarr, .*etcd\n$/) });
-    expect(node('restore', 'sonarr', '--frm', 'x')).toMatchObject({ status: 1, stderr: expect.stringMatching(/^restore: Unknown option '--frm'/) });
-    expect(node('no-such-command')).toMatchObject({ status: 2, stderr: expect.stringMatching(/^usage: <backup\|backup-check\|restore\|restore-test>/) });
-  }, 60_000);
+    expect(await node('restore', 'sonarr', '--app-stopped')).toMatchObject({ code: 0, stdout: expect.stringMatching(/not scaling sonarr: stopped by the operator[\s\S]*restored \S+ \(\/config\/sonarr\.db\)\n$/) });
+    expect(await node('restore-test', 'sonarr', 'radarr')).toMatchObject({ code: 1, stdout: `PASS sonarr\nFAIL radarr: no backup to restore in ${env.BACKUP_DIR}\n` });
+    expect(await node('backup', 'nope')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^backup nope: unknown target "nope"; declared: sonarr, .*etcd\n$/) });
+    expect(await node('restore', 'sonarr', '--frm', 'x')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^restore: Unknown option '--frm'/) });
+    expect(await node('no-such-command')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^usage: <backup\|backup-check\|restore\|restore-test>/) });
+  });
 });

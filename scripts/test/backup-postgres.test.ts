@@ -18,7 +18,7 @@ import { fakeScaler, flipByte, missingTools, seedBackup, useGoldenBackup, useRes
 import { postgresBinDir, startPostgres, type PostgresServer } from './postgres-server.ts';
 
 const bin = postgresBinDir();
-const missing = [...missingTools('restic', 'zstd', 'pg_dump', 'pg_restore', 'psql'), ...(bin ? [] : ['a PostgreSQL server (Debian package postgresql)'])];
+const missing = [...(await missingTools('restic', 'zstd', 'pg_dump', 'pg_restore', 'psql')), ...(bin ? [] : ['a PostgreSQL server (Debian package postgresql)'])];
 const skip = missing.length > 0;
 const resticEnv = useResticRepository(skip);
 const target: PostgresTarget = { name: 'notes', engine: 'postgres', database: 'notes', namespace: 'apps', deployment: 'notes' };
@@ -26,7 +26,7 @@ const target: PostgresTarget = { name: 'notes', engine: 'postgres', database: 'n
 let server: PostgresServer;
 beforeAll(async () => {
   if (!skip) server = await startPostgres(bin!);
-}, 60_000);
+});
 afterAll(async () => server?.stop());
 
 let dir: string;
@@ -36,11 +36,11 @@ const rows = (database = 'notes') => psql(database, "SELECT coalesce(string_agg(
 
 const golden = useGoldenBackup(
   skip,
-  () => {
+  async () => {
     dir = mkdtempSync(join(tmpdir(), 'backup-pg-test-'));
-    for (const db of ['notes', 'notes_pre_restore', 'notes_restore_tmp']) psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
-    psql('postgres', 'CREATE DATABASE notes');
-    psql('notes', "CREATE TABLE notes (id bigserial PRIMARY KEY, title text NOT NULL); INSERT INTO notes (title) VALUES ('first')");
+    for (const db of ['notes', 'notes_pre_restore', 'notes_restore_tmp']) await psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    await psql('postgres', 'CREATE DATABASE notes');
+    await psql('notes', "CREATE TABLE notes (id bigserial PRIMARY KEY, title text NOT NULL); INSERT INTO notes (title) VALUES ('first')");
     o = { backupDir: join(dir, 'backups'), env: { ...resticEnv(), ...server.env } };
     return dir;
   },
@@ -51,13 +51,13 @@ const golden = useGoldenBackup(
 const seeded = (ageMs = 0) => seedBackup(join(golden(), 'backups'), o.backupDir, 'notes', ageMs);
 
 describe.skipIf(skip)('PostgreSQL backup', () => {
-  it('publishes a compressed pg_dump (custom format) with the sentinel; backup-check passes', () => {
-    const { path } = runBackup(target, o);
+  it('publishes a compressed pg_dump (custom format) with the sentinel; backup-check passes', async () => {
+    const { path } = await runBackup(target, o);
     const manifest = readManifest(path);
     expect(manifest).toMatchObject({ target: 'notes', engine: 'postgres', files: [{ name: 'notes.pgdump.zst' }] });
-    expect(psql('notes', 'SELECT id FROM _backup_sentinel ORDER BY seq DESC LIMIT 1')).toBe(manifest.sentinel.id);
-    expect(checkBackup(target, o)).toEqual([]);
-    expect(restoreTest(target, o)).toEqual([]);
+    expect(await psql('notes', 'SELECT id FROM _backup_sentinel ORDER BY seq DESC LIMIT 1')).toBe(manifest.sentinel.id);
+    expect(await checkBackup(target, o)).toEqual([]);
+    expect(await restoreTest(target, o)).toEqual([]);
   });
 
   it('loses no committed row while the database is being written to', async () => {
@@ -65,68 +65,69 @@ describe.skipIf(skip)('PostgreSQL backup', () => {
     const loop = "DO $$ BEGIN FOR i IN 1..1500 LOOP INSERT INTO notes (title) VALUES ('n' || i); COMMIT; PERFORM pg_sleep(0.001); END LOOP; END $$";
     const writer = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'notes', '-c', loop], { env: server.env, stdio: 'ignore' });
     const writerDone = new Promise((r) => writer.on('exit', r));
-    await new Promise((r) => setTimeout(r, 300));
-    const committedBefore = rows().split(',');
-    const { path } = runBackup(target, o);
+    // The writer is under way once its first rows are in.
+    await expect.poll(() => rows()).not.toBe('first');
+    const committedBefore = (await rows()).split(',');
+    const { path } = await runBackup(target, o);
     await writerDone;
     // Restore it under the live name and compare with what the source had committed.
-    const source = rows().split(',');
-    restore(target, { ...o, scaler: fakeScaler().scaler });
-    const restored = rows().split(',');
+    const source = (await rows()).split(',');
+    await restore(target, { ...o, scaler: fakeScaler().scaler });
+    const restored = (await rows()).split(',');
     expect(restored.length).toBeGreaterThanOrEqual(committedBefore.length);
     expect(restored).toEqual(source.slice(0, restored.length));
-    expect(psql('notes', 'SELECT id FROM _backup_sentinel ORDER BY seq DESC LIMIT 1')).toBe(readManifest(path).sentinel.id);
+    expect(await psql('notes', 'SELECT id FROM _backup_sentinel ORDER BY seq DESC LIMIT 1')).toBe(readManifest(path).sentinel.id);
   });
 
-  it('backup-check detects a corrupt dump behind a matching checksum, and a flipped byte', () => {
+  it('backup-check detects a corrupt dump behind a matching checksum, and a flipped byte', async () => {
     const path = seeded();
     const manifest = readManifest(path);
     writeFileSync(join(dir, 'notes.pgdump'), 'PGDMP this is not a dump'.padEnd(4096, 'x'));
-    compressFile(join(dir, 'notes.pgdump'), join(path, 'notes.pgdump.zst'));
+    await compressFile(join(dir, 'notes.pgdump'), join(path, 'notes.pgdump.zst'));
     manifest.files[0] = { name: 'notes.pgdump.zst', ...sha256File(join(path, 'notes.pgdump.zst')) };
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
-    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/^notes: .*notes\.pgdump fails pg_restore --list/)]);
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/^notes: .*notes\.pgdump fails pg_restore --list/)]);
     writeFileSync(join(path, 'notes.pgdump.zst'), flipByte(readFileSync(join(path, 'notes.pgdump.zst'))));
-    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/does not match its SHA-256/)]);
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/does not match its SHA-256/)]);
   });
 });
 
 describe.skipIf(skip)('PostgreSQL restore', () => {
-  it('refuses a corrupt backup and leaves the live database as it was', () => {
+  it('refuses a corrupt backup and leaves the live database as it was', async () => {
     const path = seeded();
-    psql('notes', "INSERT INTO notes (title) VALUES ('after')");
+    await psql('notes', "INSERT INTO notes (title) VALUES ('after')");
     writeFileSync(join(path, 'notes.pgdump.zst'), flipByte(readFileSync(join(path, 'notes.pgdump.zst'))));
     const { calls, scaler } = fakeScaler();
-    expect(() => restore(target, { ...o, scaler })).toThrow(/refusing .*does not match its SHA-256/);
-    expect([rows(), calls]).toEqual(['first,after', []]);
+    await expect(restore(target, { ...o, scaler })).rejects.toThrow(/refusing .*does not match its SHA-256/);
+    expect([await rows(), calls]).toEqual(['first,after', []]);
   });
 
-  it('scales to zero, swaps the database in, keeps the replaced one as notes_pre_restore, and scales back', () => {
+  it('scales to zero, swaps the database in, keeps the replaced one as notes_pre_restore, and scales back', async () => {
     seeded();
-    psql('notes', "INSERT INTO notes (title) VALUES ('after')");
+    await psql('notes', "INSERT INTO notes (title) VALUES ('after')");
     const { calls, scaler } = fakeScaler(2);
-    restore(target, { ...o, scaler });
+    await restore(target, { ...o, scaler });
     expect(calls).toEqual([0, 2]);
-    expect(rows()).toBe('first');
-    expect(rows('notes_pre_restore')).toBe('first,after');
+    expect(await rows()).toBe('first');
+    expect(await rows('notes_pre_restore')).toBe('first,after');
   });
 
-  it.each(['staged', 'inside-swap', 'swapped'])('a crash at "%s" leaves the old or the new database under the live name, never a mix', (step) => {
+  it.each(['staged', 'inside-swap', 'swapped'])('a crash at "%s" leaves the old or the new database under the live name, never a mix', async (step) => {
     seeded();
-    psql('notes', "INSERT INTO notes (title) VALUES ('after')");
+    await psql('notes', "INSERT INTO notes (title) VALUES ('after')");
     const { calls, scaler } = fakeScaler(1);
-    expect(() => restore(target, { ...o, scaler, crashAt: step })).toThrow(step === 'inside-swap' ? /division by zero/ : /simulated crash/);
+    await expect(restore(target, { ...o, scaler, crashAt: step })).rejects.toThrow(step === 'inside-swap' ? /division by zero/ : /simulated crash/);
     expect(calls).toEqual([0, 1]);
-    expect(rows()).toBe(step === 'swapped' ? 'first' : 'first,after');
+    expect(await rows()).toBe(step === 'swapped' ? 'first' : 'first,after');
   });
 });
 
 describe.skipIf(skip)('PostgreSQL restore-test', () => {
-  it('fails when the live database carries a newer sentinel than the newest backup', () => {
+  it('fails when the live database carries a newer sentinel than the newest backup', async () => {
     seeded(3_600_000);
-    psql('notes', `CREATE TABLE _backup_sentinel (seq bigserial PRIMARY KEY, id text NOT NULL, at text NOT NULL); INSERT INTO _backup_sentinel (id, at) VALUES ('later-backup', '${new Date().toISOString()}')`);
-    expect(restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
+    await psql('notes', `CREATE TABLE _backup_sentinel (seq bigserial PRIMARY KEY, id text NOT NULL, at text NOT NULL); INSERT INTO _backup_sentinel (id, at) VALUES ('later-backup', '${new Date().toISOString()}')`);
+    expect(await restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
     // The drill restores into a scratch database and drops it afterwards.
-    expect(psql('postgres', "SELECT count(*) FROM pg_database WHERE datname LIKE 'notes_restore_test_%'")).toBe('0');
+    expect(await psql('postgres', "SELECT count(*) FROM pg_database WHERE datname LIKE 'notes_restore_test_%'")).toBe('0');
   });
 });

@@ -1,5 +1,5 @@
 /** backup, backup-check, restore and restore-test of SQLite targets, with the real sqlite3 CLI, zstd and a real restic repository on local disk. */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,22 +12,23 @@ import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
 import { resticPaths } from '../backup/restic.ts';
 import { loadTarget, targetsOfDocument } from '../backup/targets.ts';
+import { exec, output } from '../../policy-tests/test/exec.ts';
 import { fakeScaler, flipByte, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 
-const tools = missingTools('sqlite3', 'restic', 'zstd');
+const tools = await missingTools('sqlite3', 'restic', 'zstd');
 const resticEnv = useResticRepository(tools.length > 0);
 const target = loadTarget(REPO_ROOT, 'sonarr');
 let dir: string;
 let o: BackupOptions;
 const db = () => join(dir, 'source', 'config', 'sonarr.db');
-const sql = (file: string, statement: string) => execFileSync('sqlite3', ['-batch', '-cmd', '.timeout 15000', file, statement], { encoding: 'utf8' }).trim();
+const sql = (file: string, statement: string) => output('sqlite3', ['-batch', '-cmd', '.timeout 15000', file, statement]);
 
 const golden = useGoldenBackup(
   tools.length > 0,
-  () => {
+  async () => {
     dir = mkdtempSync(join(tmpdir(), 'backup-test-'));
     mkdirSync(join(dir, 'source', 'config'), { recursive: true });
-    sql(db(), "PRAGMA journal_mode=WAL; CREATE TABLE episodes (id INTEGER PRIMARY KEY, title TEXT); INSERT INTO episodes (title) VALUES ('Pilot');");
+    await sql(db(), "PRAGMA journal_mode=WAL; CREATE TABLE episodes (id INTEGER PRIMARY KEY, title TEXT); INSERT INTO episodes (title) VALUES ('Pilot');");
     o = { backupDir: join(dir, 'backups'), sourceRoot: join(dir, 'source'), env: resticEnv() };
     return dir;
   },
@@ -41,45 +42,46 @@ function seeded(ageMs = 0): string {
   return seedBackup(join(golden(), 'backups'), o.backupDir, 'sonarr', ageMs);
 }
 
-const restored = (path: string) => {
+const restored = async (path: string) => {
   const file = join(dir, 'restored.db');
-  decompressFile(join(path, 'sonarr.db.zst'), file);
+  await decompressFile(join(path, 'sonarr.db.zst'), file);
   return file;
 };
 
 describe.skipIf(tools.length > 0)('backup', () => {
-  it('publishes a compressed, checksummed backup with the sentinel, copied into restic, and backup-check passes', () => {
-    const { path } = runBackup(target, o);
+  it('publishes a compressed, checksummed backup with the sentinel, copied into restic, and backup-check passes', async () => {
+    const { path } = await runBackup(target, o);
     const manifest = readManifest(path);
     expect(manifest).toMatchObject({ target: 'sonarr', engine: 'sqlite', files: [{ name: 'sonarr.db.zst', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }] });
-    expect(latestSentinel(db())).toEqual(manifest.sentinel);
-    expect(latestSentinel(restored(path))).toEqual(manifest.sentinel);
+    expect(await latestSentinel(db())).toEqual(manifest.sentinel);
+    expect(await latestSentinel(await restored(path))).toEqual(manifest.sentinel);
     expect(readdirSync(join(o.backupDir, 'sonarr')).filter((n) => n.startsWith('.'))).toEqual([]);
-    expect(checkBackup(target, o)).toEqual([]);
+    expect(await checkBackup(target, o)).toEqual([]);
   });
 
   it('loses no committed row while the database is being written to', async () => {
     // A writer commits a row every few milliseconds while the backup runs.
     const writer = spawn('sh', ['-c', `i=0; while [ $i -lt 400 ]; do sqlite3 -cmd ".timeout 15000" ${db()} "INSERT INTO episodes (title) VALUES ('e$i');" || exit 1; i=$((i+1)); done`]);
-    await new Promise((r) => setTimeout(r, 150));
-    const committedBefore = Number(sql(db(), 'SELECT count(*) FROM episodes;'));
-    const { path } = runBackup(target, o);
+    // The writer is under way once its first rows are in.
+    await expect.poll(() => sql(db(), 'SELECT count(*) FROM episodes;')).not.toBe('1');
+    const committedBefore = Number(await sql(db(), 'SELECT count(*) FROM episodes;'));
+    const { path } = await runBackup(target, o);
     await new Promise((r) => writer.on('exit', r));
-    const copy = restored(path);
-    expect(sql(copy, 'PRAGMA integrity_check;')).toBe('ok');
-    const inBackup = Number(sql(copy, 'SELECT count(*) FROM episodes;'));
+    const copy = await restored(path);
+    expect(await sql(copy, 'PRAGMA integrity_check;')).toBe('ok');
+    const inBackup = Number(await sql(copy, 'SELECT count(*) FROM episodes;'));
     expect(inBackup).toBeGreaterThanOrEqual(committedBefore);
     // Every row in the backup is one the source still has, in the same order.
-    expect(sql(copy, 'SELECT group_concat(title) FROM (SELECT title FROM episodes ORDER BY id);')).toBe(sql(db(), `SELECT group_concat(title) FROM (SELECT title FROM episodes ORDER BY id LIMIT ${inBackup});`));
+    expect(await sql(copy, 'SELECT group_concat(title) FROM (SELECT title FROM episodes ORDER BY id);')).toBe(await sql(db(), `SELECT group_concat(title) FROM (SELECT title FROM episodes ORDER BY id LIMIT ${inBackup});`));
   });
 
-  it('keeps exactly 14 days of backups', () => {
+  it('keeps exactly 14 days of backups', async () => {
     // The store's retention, as runBackup applies it after each publish (restic left out: it is slow and not under test here).
     const start = Date.parse('2026-11-01T03:00:00Z');
     const sentinel = { id: 'x', at: '' };
     for (let day = 0; day < 20; day++) {
       const now = new Date(start + day * 86_400_000);
-      publish(o.backupDir, 'sonarr', 'sqlite', now, sentinel, [db()]);
+      await publish(o.backupDir, 'sonarr', 'sqlite', now, sentinel, [db()]);
       prune(o.backupDir, 'sonarr', now);
     }
     const kept = listBackups(o.backupDir, 'sonarr');
@@ -87,33 +89,33 @@ describe.skipIf(tools.length > 0)('backup', () => {
     expect(kept.at(-1)!.time.toISOString()).toBe('2026-11-07T03:00:00.000Z');
   });
 
-  it('keeps 14 days in restic too: older snapshots of the target are forgotten and pruned', () => {
-    const old = runBackup(target, { ...o, now: new Date(Date.now() - 20 * 86_400_000) });
-    const { path } = runBackup(target, o);
-    const paths = resticPaths('sonarr', o.env);
+  it('keeps 14 days in restic too: older snapshots of the target are forgotten and pruned', async () => {
+    const old = await runBackup(target, { ...o, now: new Date(Date.now() - 20 * 86_400_000) });
+    const { path } = await runBackup(target, o);
+    const paths = await resticPaths('sonarr', o.env);
     expect(paths).toContain(path);
     expect(paths).not.toContain(old.path);
   });
 
-  it('a backup killed mid-publish stays invisible, and its temp folder goes with the next prune after a day', () => {
+  it('a backup killed mid-publish stays invisible, and its temp folder goes with the next prune after a day', async () => {
     const abandoned = join(o.backupDir, 'sonarr', '.tmp-2026-11-20T02-10-00-000Z-4242');
     mkdirSync(abandoned, { recursive: true });
     writeFileSync(join(abandoned, 'sonarr.db.zst'), 'half written');
     expect(listBackups(o.backupDir, 'sonarr')).toEqual([]);
-    expect(checkBackup(target, o)).toEqual([`sonarr: no backup at all in ${o.backupDir}`]);
+    expect(await checkBackup(target, o)).toEqual([`sonarr: no backup at all in ${o.backupDir}`]);
     expect(prune(o.backupDir, 'sonarr', new Date())).toEqual([]);
     expect(prune(o.backupDir, 'sonarr', new Date(Date.now() + 2 * 86_400_000))).toEqual(['.tmp-2026-11-20T02-10-00-000Z-4242']);
   });
 
-  it('names the file and the place when a targets file is malformed', () => {
+  it('names the file and the place when a targets file is malformed', async () => {
     expect(() => targetsOfDocument({ namespace: 'media', targets: { sonarr: { engine: 'sqlite', path: ['/config/sonarr.db'] } } }, 'apps/media/facts/backup-targets.yaml')).toThrow(/^apps\/media\/facts\/backup-targets\.yaml: \/targets\/sonarr /);
     expect(() => targetsOfDocument({ namespace: 'media', targets: { sonarr: { engine: 'mysql' } } }, 'f.yaml')).toThrow(/^f\.yaml: \/targets\/sonarr/);
     expect(() => targetsOfDocument('not a mapping', 'f.yaml')).toThrow(/^f\.yaml: \/ must be object/);
     expect(() => loadTarget(REPO_ROOT, 'lidarr')).toThrow(/^unknown target "lidarr"; declared: sonarr, radarr/);
   });
 
-  it('refuses to run without an off-site repository', () => {
-    expect(() => runBackup(target, { ...o, env: { ...o.env, RESTIC_REPOSITORY: '' } })).toThrow(/off-site copy not configured/);
+  it('refuses to run without an off-site repository', async () => {
+    await expect(runBackup(target, { ...o, env: { ...o.env, RESTIC_REPOSITORY: '' } })).rejects.toThrow(/off-site copy not configured/);
   });
 });
 
@@ -124,130 +126,130 @@ describe.skipIf(tools.length > 0)('backup-check detects', () => {
     return path;
   };
 
-  it('a truncated backup', () => {
+  it('a truncated backup', async () => {
     damage((f) => writeFileSync(f, readFileSync(f).subarray(0, 40)));
-    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/sonarr\.db\.zst does not match its SHA-256/)]);
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/sonarr\.db\.zst does not match its SHA-256/)]);
   });
 
-  it('a flipped byte', () => {
+  it('a flipped byte', async () => {
     damage((f) => writeFileSync(f, flipByte(readFileSync(f))));
-    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/does not match its SHA-256/)]);
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/does not match its SHA-256/)]);
   });
 
-  it('a wrong checksum in the manifest', () => {
+  it('a wrong checksum in the manifest', async () => {
     const path = damage(() => undefined);
     const manifest = readManifest(path);
     manifest.files[0]!.sha256 = '0'.repeat(64);
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
-    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/does not match its SHA-256/)]);
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/does not match its SHA-256/)]);
   });
 
-  it('a corrupt database behind a matching checksum', () => {
+  it('a corrupt database behind a matching checksum', async () => {
     const path = damage(() => undefined);
     const manifest = readManifest(path);
     writeFileSync(join(dir, 'sonarr.db'), 'SQLite format 3\0 this is not a database'.padEnd(8192, 'x'));
-    compressFile(join(dir, 'sonarr.db'), join(path, 'sonarr.db.zst'));
+    await compressFile(join(dir, 'sonarr.db'), join(path, 'sonarr.db.zst'));
     manifest.files[0] = { name: 'sonarr.db.zst', ...sha256File(join(path, 'sonarr.db.zst')) };
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
-    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/fails integrity_check/)]);
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/fails integrity_check/)]);
   });
 
-  it('a stale backup', () => {
+  it('a stale backup', async () => {
     seeded(27 * 3_600_000);
-    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/is 27\.\d h old, over 26 h/)]);
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/is 27\.\d h old, over 26 h/)]);
   });
 
-  it('a backup missing from restic', () => {
+  it('a backup missing from restic', async () => {
     // A sound, fresh backup folder that restic never copied.
     seeded();
-    expect(checkBackup(target, o)).toEqual([expect.stringMatching(/is not in the restic repository/)]);
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/is not in the restic repository/)]);
   });
 });
 
 describe.skipIf(tools.length > 0)('restore', () => {
-  it('refuses a corrupt backup and leaves the live data byte-identical', () => {
+  it('refuses a corrupt backup and leaves the live data byte-identical', async () => {
     const path = seeded();
     writeFileSync(join(path, 'sonarr.db.zst'), flipByte(readFileSync(join(path, 'sonarr.db.zst'))));
     const before = readFileSync(db());
     const { calls, scaler } = fakeScaler();
-    expect(() => restore(target, { ...o, scaler })).toThrow(/refusing .*does not match its SHA-256/);
+    await expect(restore(target, { ...o, scaler })).rejects.toThrow(/refusing .*does not match its SHA-256/);
     expect(readFileSync(db()).equals(before)).toBe(true);
     expect(calls).toEqual([]);
   });
 
-  it('scales to zero, swaps the data in, keeps the replaced data, and scales back', () => {
+  it('scales to zero, swaps the data in, keeps the replaced data, and scales back', async () => {
     const path = seeded();
-    sql(db(), "INSERT INTO episodes (title) VALUES ('after the backup');");
+    await sql(db(), "INSERT INTO episodes (title) VALUES ('after the backup');");
     const { calls, scaler } = fakeScaler(1);
-    const dry = restore(target, { ...o, scaler, dryRun: true });
+    const dry = await restore(target, { ...o, scaler, dryRun: true });
     expect([dry.replaced, calls]).toEqual([[], []]);
-    restore(target, { ...o, scaler });
+    await restore(target, { ...o, scaler });
     expect(calls).toEqual([0, 1]);
-    expect(latestSentinel(db())).toEqual(readManifest(path).sentinel);
-    expect(sql(db(), "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('0');
-    expect(sql(`${db()}.pre-restore`, "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('1');
+    expect(await latestSentinel(db())).toEqual(readManifest(path).sentinel);
+    expect(await sql(db(), "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('0');
+    expect(await sql(`${db()}.pre-restore`, "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('1');
   });
 
-  it.each(['staged', 'kept', 'swapped'])('a crash after step "%s" leaves either the old or the new data, never a mix, and the app scaled back', (step) => {
+  it.each(['staged', 'kept', 'swapped'])('a crash after step "%s" leaves either the old or the new data, never a mix, and the app scaled back', async (step) => {
     const path = seeded();
-    sql(db(), "INSERT INTO episodes (title) VALUES ('newer');");
-    const oldCount = sql(db(), 'SELECT count(*) FROM episodes;');
+    await sql(db(), "INSERT INTO episodes (title) VALUES ('newer');");
+    const oldCount = await sql(db(), 'SELECT count(*) FROM episodes;');
     const { calls, scaler } = fakeScaler(1);
-    expect(() => restore(target, { ...o, scaler, crashAt: step })).toThrow(/simulated crash/);
+    await expect(restore(target, { ...o, scaler, crashAt: step })).rejects.toThrow(/simulated crash/);
     expect(calls).toEqual([0, 1]);
-    expect(sql(db(), 'PRAGMA integrity_check;')).toBe('ok');
-    const isNew = latestSentinel(db())?.id === readManifest(path).sentinel.id && sql(db(), "SELECT count(*) FROM episodes WHERE title = 'newer';") === '0';
-    const isOld = sql(db(), 'SELECT count(*) FROM episodes;') === oldCount;
+    expect(await sql(db(), 'PRAGMA integrity_check;')).toBe('ok');
+    const isNew = (await latestSentinel(db()))?.id === readManifest(path).sentinel.id && await sql(db(), "SELECT count(*) FROM episodes WHERE title = 'newer';") === '0';
+    const isOld = await sql(db(), 'SELECT count(*) FROM episodes;') === oldCount;
     expect(isNew !== isOld).toBe(true);
     expect(isNew).toBe(step === 'swapped');
   });
 });
 
 describe.skipIf(tools.length > 0)('restore-test', () => {
-  it('passes when the newest backup restores with its own sentinel', () => {
+  it('passes when the newest backup restores with its own sentinel', async () => {
     seeded();
-    expect(restoreTest(target, o)).toEqual([]);
+    expect(await restoreTest(target, o)).toEqual([]);
   });
 
-  it('fails when the newest visible backup is older than the source’s sentinel (the false pass real labs hit)', () => {
+  it('fails when the newest visible backup is older than the source’s sentinel (the false pass real labs hit)', async () => {
     seeded(3_600_000);
     // A later backup ran (its sentinel is in the source) but its result never became the newest visible backup.
-    writeSentinel(db(), { id: 'later-backup', at: new Date().toISOString() });
-    expect(restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
+    await writeSentinel(db(), { id: 'later-backup', at: new Date().toISOString() });
+    expect(await restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
   });
 
-  it('fails when the newest backup is corrupt', () => {
+  it('fails when the newest backup is corrupt', async () => {
     const path = seeded();
     writeFileSync(join(path, 'sonarr.db.zst'), 'garbage');
-    expect(restoreTest(target, o)).toEqual([expect.stringMatching(/refusing .*SHA-256/)]);
+    expect(await restoreTest(target, o)).toEqual([expect.stringMatching(/refusing .*SHA-256/)]);
   });
 
-  it('fails when the newest backup holds an older snapshot than its manifest claims (restoring an old copy is not a pass)', () => {
+  it('fails when the newest backup holds an older snapshot than its manifest claims (restoring an old copy is not a pass)', async () => {
     const older = { path: seeded(7_200_000) };
-    const newer = runBackup(target, o);
+    const newer = await runBackup(target, o);
     // The newest backup's file replaced by the older one, checksums made to match: only the sentinel can tell.
     const manifest = readManifest(newer.path);
     writeFileSync(join(newer.path, 'sonarr.db.zst'), readFileSync(join(older.path, 'sonarr.db.zst')));
     manifest.files[0] = { name: 'sonarr.db.zst', ...sha256File(join(newer.path, 'sonarr.db.zst')) };
     writeFileSync(join(newer.path, 'manifest.json'), JSON.stringify(manifest));
-    expect(restoreTest(target, o)).toEqual([expect.stringMatching(/carries sentinel .* not the newest backup's/)]);
+    expect(await restoreTest(target, o)).toEqual([expect.stringMatching(/carries sentinel .* not the newest backup's/)]);
   });
 
-  it('fails in-cluster, where the live volume is not mounted, when a later backup wrote its sentinel but never published', () => {
+  it('fails in-cluster, where the live volume is not mounted, when a later backup wrote its sentinel but never published', async () => {
     seeded(3_600_000);
     // A backup killed after writing its sentinel: only the ledger next to the backups knows.
     recordSentinel(o.backupDir, 'sonarr', { id: 'killed-backup', at: new Date().toISOString() });
-    expect(restoreTest(target, { ...o, sourceRoot: join(dir, 'not-mounted') })).toEqual([expect.stringMatching(/the sentinel ledger has a newer sentinel/)]);
+    expect(await restoreTest(target, { ...o, sourceRoot: join(dir, 'not-mounted') })).toEqual([expect.stringMatching(/the sentinel ledger has a newer sentinel/)]);
   });
 });
 
 describe.skipIf(tools.length > 0)('the commands', () => {
   const cli = (script: string, args: string[], env: NodeJS.ProcessEnv) =>
-    spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'scripts', script), ...args], { env: { ...env, BASE_URL: undefined }, encoding: 'utf8' });
+    exec(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'scripts', script), ...args], { env: { ...env, BASE_URL: undefined } });
 
   // The npm run entry points (through tsx); every command's behaviour is proven on the bundle in backup-image.test.ts.
-  it('npm run backup-check exits 1 with one line naming the problem', () => {
-    const none = cli('backup-check.ts', ['sonarr'], { ...o.env, BACKUP_DIR: o.backupDir });
-    expect([none.status, none.stdout, none.stderr]).toEqual([1, `backup-check sonarr: no backup at all in ${o.backupDir}\n`, '']);
+  it('npm run backup-check exits 1 with one line naming the problem', async () => {
+    const none = await cli('backup-check.ts', ['sonarr'], { ...o.env, BACKUP_DIR: o.backupDir });
+    expect([none.code, none.stdout, none.stderr]).toEqual([1, `backup-check sonarr: no backup at all in ${o.backupDir}\n`, '']);
   });
 });

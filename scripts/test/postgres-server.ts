@@ -4,10 +4,11 @@
  * stopped and deleted afterwards. PostgreSQL refuses to run as root, so as
  * root the server runs as the `postgres` user the package creates.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exec, output } from '../../policy-tests/test/exec.ts';
 import { freePort } from './backup-helpers.ts';
 
 const PG_ROOT = '/usr/lib/postgresql';
@@ -29,24 +30,19 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), 'pg-test-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
-    const ids = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim();
-    chownSync(dir, Number(ids), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
+    chownSync(dir, Number(await output('id', ['-u', 'postgres'])), Number(await output('id', ['-g', 'postgres'])));
   }
   const as = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
-  execFileSync(...as(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']), { stdio: 'pipe' });
+  await output(...as(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']));
   const port = await freePort();
   // fsync off: the tests prove what the backup tools do, not the server's durability.
   const server = spawn(...as(join(bin, 'postgres'), ['-D', join(dir, 'data'), '-k', dir, '-h', '127.0.0.1', '-p', String(port), '-c', 'fsync=off', '-c', 'full_page_writes=off']), { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => server.on('exit', () => resolve()));
   const env = { ...process.env, PGHOST: '127.0.0.1', PGPORT: String(port), PGUSER: 'postgres', PGDATABASE: 'postgres' };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      execFileSync(join(bin, 'pg_isready'), ['-q'], { env });
-      break;
-    } catch {
-      if (attempt > 100 || server.exitCode !== null) throw new Error('the test PostgreSQL server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  // Ready when pg_isready says so; a server that exits instead fails at once.
+  while ((await exec(join(bin, 'pg_isready'), ['-q'], { env })).code !== 0) {
+    if (server.exitCode !== null) throw new Error('the test PostgreSQL server did not start');
+    await new Promise((r) => setTimeout(r, 50));
   }
   return {
     env,

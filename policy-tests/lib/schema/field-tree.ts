@@ -31,14 +31,14 @@ export interface FieldTrees {
   shapes: Shape[];
 }
 
-/** The packages that provide schemas; CRD packages are pinned to lines that run on Node 20. */
+/** The packages that provide schemas, on their current lines (Node 24). */
 export const MODEL_PACKAGES = [
   'kubernetes-models',
   '@kubernetes-models/argo-cd',
   '@kubernetes-models/prometheus-operator',
 ] as const;
 
-const GENERATOR_REVISION = 3;
+const GENERATOR_REVISION = 4;
 const require = createRequire(import.meta.url);
 
 export function packageDir(name: string): string {
@@ -95,7 +95,8 @@ function findModelFiles(ts: typeof import('typescript'), pkg: string): ModelFile
         walk(full);
         continue;
       }
-      if (!name.endsWith('.mjs') || name === 'index.mjs') continue;
+      // 5.x ships ESM as .js; older lines used .mjs.
+      if (!/\.m?js$/.test(name) || /^index\.m?js$/.test(name)) continue;
       const code = readFileSync(full, 'utf8');
       // Only top-level kinds register a type-meta guard; nested types do not.
       if (!code.includes('createTypeMetaGuard')) continue;
@@ -103,7 +104,7 @@ function findModelFiles(ts: typeof import('typescript'), pkg: string): ModelFile
       if (!schemaImport) continue;
       const validatorFile = join(dirname(full), schemaImport.fileName);
       found.push({
-        dts: full.replace(/\.mjs$/, '.d.ts'),
+        dts: full.replace(/\.m?js$/, '.d.ts'),
         validator: { pkg, file: relative(root, validatorFile).split('\\').join('/') },
       });
     }
@@ -117,7 +118,7 @@ async function generateFieldTrees(key: string): Promise<FieldTrees> {
   const files = MODEL_PACKAGES.flatMap((p) => findModelFiles(ts, p));
   const program = ts.createProgram(
     files.map((f) => f.dts),
-    { strict: true, noEmit: true, moduleResolution: ts.ModuleResolutionKind.Node10, types: [] },
+    { strict: true, noEmit: true, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, types: [] },
   );
   const checker = program.getTypeChecker();
   const shapes: Shape[] = [];

@@ -22,11 +22,11 @@ import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
 const localizeEn = createRequire(import.meta.url)('ajv-i18n/localize/en') as (errors: ErrorObject[] | null | undefined) => void;
 
 /**
- * The Kubernetes minor the bundled kubernetes-models 4.x schemas describe. Read
- * off the models: 1.33 fields (Lifecycle.stopSignal) are present, 1.34 fields
- * (PodSpec.hostnameOverride) are not; a test keeps this honest.
+ * The Kubernetes minor the bundled kubernetes-models 5.x schemas describe
+ * (generated from Kubernetes 1.36.0). Read off the models: the 1.36 field
+ * PodSpec.schedulingGroup is present; a test keeps this honest.
  */
-export const BUNDLED_SCHEMA_MINOR = 33;
+export const BUNDLED_SCHEMA_MINOR = 36;
 
 export type ResourceStatus = 'valid' | 'invalid' | 'error' | 'skipped';
 

@@ -6,7 +6,7 @@ export const SNAPSHOT: InfraStatus = {
   build: 'snapshot',
   argocd: { sync: 'Synced', health: 'Healthy' },
   nodes: { ready: 6, total: 6 },
-  versions: { kubernetes: 'v1.33.5', talos: 'v1.10.7' },
+  versions: { kubernetes: 'v1.36.3', talos: 'v1.13.9' },
   cert: { notAfter: '2027-01-30T00:00:00.000Z' },
   history: [],
   source: 'snapshot',

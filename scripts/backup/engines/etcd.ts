@@ -10,7 +10,10 @@
  * control plane from the verified snapshot (`talosctl bootstrap --recover-from`),
  * which the operator runs after resetting etcd on the control-plane nodes.
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { run } from '../exec.ts';
@@ -28,67 +31,79 @@ function talosNode(ctx: EngineContext): string {
   return node;
 }
 
-/** A free TCP port on loopback, found synchronously by asking a child node process. */
-function freePort(): number {
-  const script = "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
-  return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+/** A free TCP port on loopback, as the kernel hands one out. */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
 }
 
-const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+/** How long the throwaway etcd may take to serve: generous, since a drill on a busy node is slow, not broken. */
+const DRILL_ETCD_READY_MS = 120_000;
 
 /** Reads one key from a snapshot: restore it into `dir`, serve it on loopback for a moment, get the key, stop. */
-function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: string, key: string): string {
-  const [client, peer] = [freePort(), freePort()];
+async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: string, key: string): Promise<string> {
+  const [client, peer] = [await freePort(), await freePort()];
   const dataDir = join(dir, 'etcd-data');
-  etcdctl(ctx, ['snapshot', 'restore', snapshot, '--data-dir', dataDir, '--name', 'drill', '--initial-cluster', `drill=http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`]);
+  await etcdctl(ctx, ['snapshot', 'restore', snapshot, '--data-dir', dataDir, '--name', 'drill', '--initial-cluster', `drill=http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`]);
+  // A server for the length of one read, not a tool run to completion: spawned directly so it can be killed and awaited.
   const server = spawn(tool(ctx, 'etcd'), ['--name', 'drill', '--data-dir', dataDir, '--listen-client-urls', `http://127.0.0.1:${client}`, '--advertise-client-urls', `http://127.0.0.1:${client}`, '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `drill=http://127.0.0.1:${peer}`], { stdio: 'ignore', env: ctx.env });
   try {
     const endpoints = `--endpoints=http://127.0.0.1:${client}`;
-    for (let attempt = 0; ; attempt++) {
+    const deadline = Date.now() + DRILL_ETCD_READY_MS;
+    // Ready when it answers: each failed get is a poll, until it serves, exits, or the deadline passes.
+    for (;;) {
       try {
-        return etcdctl(ctx, [endpoints, '--command-timeout=2s', 'get', key, '--print-value-only']);
+        return await etcdctl(ctx, [endpoints, '--command-timeout=2s', 'get', key, '--print-value-only']);
       } catch (err) {
-        if (attempt >= 50 || server.exitCode !== null) throw new Error(`the restored etcd did not serve: ${(err as Error).message}`);
-        sleep(50);
+        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`the restored etcd did not serve: ${(err as Error).message}`);
+        await delay(50);
       }
     }
   } finally {
-    server.kill('SIGKILL');
+    // Wait for it to go, so the scratch folder is removed after etcd let go of it.
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = once(server, 'exit');
+      server.kill('SIGKILL');
+      await exited;
+    }
   }
 }
 
 export const etcdEngine: Engine<EtcdTarget> = {
   scalesApp: false,
-  writeSentinel(target, sentinel, ctx) {
+  async writeSentinel(target, sentinel, ctx) {
     const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: SENTINEL_CONFIGMAP, namespace: target.namespace }, data: { sentinel: sentinelText(sentinel) } };
-    run(tool(ctx, 'kubectl'), ['apply', '-f', '-'], { env: ctx.env, input: JSON.stringify(configMap) });
+    await run(tool(ctx, 'kubectl'), ['apply', '-f', '-'], { env: ctx.env, input: JSON.stringify(configMap) });
   },
-  liveSentinel(target, ctx) {
+  async liveSentinel(target, ctx) {
     try {
-      return findSentinelText(run(tool(ctx, 'kubectl'), ['-n', target.namespace, 'get', 'configmap', SENTINEL_CONFIGMAP, '-o', 'jsonpath={.data.sentinel}'], { env: ctx.env }));
+      return findSentinelText(await run(tool(ctx, 'kubectl'), ['-n', target.namespace, 'get', 'configmap', SENTINEL_CONFIGMAP, '-o', 'jsonpath={.data.sentinel}'], { env: ctx.env }));
     } catch {
       return undefined; // not reachable from here: the sentinel ledger speaks instead
     }
   },
-  dump(_target, work, ctx) {
+  async dump(_target, work, ctx) {
     const file = join(work, 'etcd.snapshot');
-    run(tool(ctx, 'talosctl'), ['-n', talosNode(ctx), 'etcd', 'snapshot', file], { env: ctx.env });
+    await run(tool(ctx, 'talosctl'), ['-n', talosNode(ctx), 'etcd', 'snapshot', file], { env: ctx.env });
     return [file];
   },
-  verify(file, ctx) {
+  async verify(file, ctx) {
     try {
-      const status = JSON.parse(etcdctl(ctx, ['snapshot', 'status', file, '-w', 'json'])) as { totalKey?: number };
+      const status = JSON.parse(await etcdctl(ctx, ['snapshot', 'status', file, '-w', 'json'])) as { totalKey?: number };
       return (status.totalKey ?? 0) > 0 ? undefined : 'the snapshot holds no keys';
     } catch (err) {
       return `fails etcdctl snapshot status: ${(err as Error).message.replace(/^\S*etcdctl: /, '')}`;
     }
   },
-  restoredSentinel(target, files, scratch, ctx) {
+  async restoredSentinel(target, files, scratch, ctx) {
     const dir = join(scratch, 'etcd-drill');
     mkdirSync(dir, { recursive: true });
-    return findSentinelText(readKeyFromSnapshot(ctx, [...files.values()][0]!, dir, sentinelKey(target.namespace)));
+    return findSentinelText(await readKeyFromSnapshot(ctx, [...files.values()][0]!, dir, sentinelKey(target.namespace)));
   },
-  swapIn(_target, files, ctx) {
+  async swapIn(_target, files, ctx) {
     const snapshot = [...files.values()][0]!;
     const out = resolve(ctx.env.RESTORE_OUT_DIR || '.', `restored-${basename(snapshot)}`);
     copyFileSync(snapshot, out);

@@ -17,72 +17,72 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** One psql call; statements in one call run in one transaction. */
-function psql(ctx: EngineContext, database: string, statements: string): string {
+function psql(ctx: EngineContext, database: string, statements: string): Promise<string> {
   return run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', database, '-c', statements], { env: ctx.env });
 }
 
-function readSentinel(ctx: EngineContext, database: string): Sentinel | undefined {
-  const row = psql(ctx, database, "SELECT id || chr(9) || at FROM public._backup_sentinel ORDER BY seq DESC LIMIT 1");
+async function readSentinel(ctx: EngineContext, database: string): Promise<Sentinel | undefined> {
+  const row = await psql(ctx, database, "SELECT id || chr(9) || at FROM public._backup_sentinel ORDER BY seq DESC LIMIT 1");
   if (!row) return undefined;
   const [id, at] = row.split('\t') as [string, string];
   return { id, at };
 }
 
-function restoreInto(ctx: EngineContext, database: string, file: string): void {
-  psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
-  psql(ctx, MAINTENANCE_DB, `CREATE DATABASE ${ident(database)}`);
-  run('pg_restore', ['--exit-on-error', '--single-transaction', '--no-owner', '-d', database, file], { env: ctx.env });
+async function restoreInto(ctx: EngineContext, database: string, file: string): Promise<void> {
+  await psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
+  await psql(ctx, MAINTENANCE_DB, `CREATE DATABASE ${ident(database)}`);
+  await run('pg_restore', ['--exit-on-error', '--single-transaction', '--no-owner', '-d', database, file], { env: ctx.env });
 }
 
 const dumpFile = (files: ReadonlyMap<string, string>) => [...files.values()][0]!;
 
 export const postgresEngine: Engine<PostgresTarget> = {
   scalesApp: true,
-  writeSentinel(target, sentinel, ctx) {
-    psql(ctx, target.database, `CREATE TABLE IF NOT EXISTS public._backup_sentinel (seq bigserial PRIMARY KEY, id text NOT NULL, at text NOT NULL); INSERT INTO public._backup_sentinel (id, at) VALUES (${literal(sentinel.id)}, ${literal(sentinel.at)})`);
+  async writeSentinel(target, sentinel, ctx) {
+    await psql(ctx, target.database, `CREATE TABLE IF NOT EXISTS public._backup_sentinel (seq bigserial PRIMARY KEY, id text NOT NULL, at text NOT NULL); INSERT INTO public._backup_sentinel (id, at) VALUES (${literal(sentinel.id)}, ${literal(sentinel.at)})`);
   },
-  liveSentinel(target, ctx) {
+  async liveSentinel(target, ctx) {
     try {
-      return readSentinel(ctx, target.database);
+      return await readSentinel(ctx, target.database);
     } catch {
       return undefined; // not reachable from here: the sentinel ledger speaks instead
     }
   },
-  dump(target, work, ctx) {
+  async dump(target, work, ctx) {
     // -Z0: the store compresses every file with zstd; compressing twice only costs time.
     const file = join(work, `${target.database}.pgdump`);
-    run('pg_dump', ['-Fc', '-Z0', '-d', target.database, '-f', file], { env: ctx.env });
+    await run('pg_dump', ['-Fc', '-Z0', '-d', target.database, '-f', file], { env: ctx.env });
     return [file];
   },
-  verify(file, ctx) {
+  async verify(file, ctx) {
     let list: string;
     try {
-      list = run('pg_restore', ['--list', file], { env: ctx.env });
+      list = await run('pg_restore', ['--list', file], { env: ctx.env });
     } catch (err) {
       return `fails pg_restore --list: ${(err as Error).message.replace(/^pg_restore: /, '')}`;
     }
     return /TABLE DATA public _backup_sentinel /.test(list) ? undefined : 'the dump has no sentinel table: it was not taken by backup';
   },
-  restoredSentinel(target, files, _scratch, ctx) {
+  async restoredSentinel(target, files, _scratch, ctx) {
     const scratch = `${target.database}_restore_test_${randomBytes(4).toString('hex')}`;
     try {
-      restoreInto(ctx, scratch, dumpFile(files));
-      return readSentinel(ctx, scratch);
+      await restoreInto(ctx, scratch, dumpFile(files));
+      return await readSentinel(ctx, scratch);
     } finally {
-      psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(scratch)} WITH (FORCE)`);
+      await psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(scratch)} WITH (FORCE)`);
     }
   },
-  swapIn(target, files, ctx, step) {
+  async swapIn(target, files, ctx, step) {
     const live = target.database;
     const staged = `${live}_restore_tmp`;
     const kept = `${live}_pre_restore`;
-    restoreInto(ctx, staged, dumpFile(files));
+    await restoreInto(ctx, staged, dumpFile(files));
     step('staged');
-    psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(kept)} WITH (FORCE)`);
-    const exists = psql(ctx, MAINTENANCE_DB, `SELECT count(*) FROM pg_database WHERE datname = ${literal(live)}`) === '1';
+    await psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(kept)} WITH (FORCE)`);
+    const exists = (await psql(ctx, MAINTENANCE_DB, `SELECT count(*) FROM pg_database WHERE datname = ${literal(live)}`)) === '1';
     // Both renames commit together or not at all: an interruption leaves the old database or the new one under the live name.
     const crashInside = ctx.faultInsideSwap ? 'SELECT 1/0; ' : '';
-    psql(
+    await psql(
       ctx,
       MAINTENANCE_DB,
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname IN (${literal(live)}, ${literal(staged)}) AND pid <> pg_backend_pid(); ` +

@@ -10,21 +10,21 @@ import { fsyncPath } from '../fsync.ts';
 import type { Sentinel } from '../sentinel.ts';
 import type { Engine, EngineContext, SqliteTarget } from './types.ts';
 
-function sql(db: string, ...commands: string[]): string {
+function sql(db: string, ...commands: string[]): Promise<string> {
   // The app keeps writing while we work: wait for its locks instead of failing with SQLITE_BUSY.
   return run('sqlite3', ['-batch', '-bail', '-cmd', '.timeout 15000', db, ...commands]);
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-export function writeSentinel(db: string, sentinel: Sentinel): void {
-  sql(db, `CREATE TABLE IF NOT EXISTS _backup_sentinel (id TEXT NOT NULL, at TEXT NOT NULL); INSERT INTO _backup_sentinel (id, at) VALUES (${quote(sentinel.id)}, ${quote(sentinel.at)});`);
+export async function writeSentinel(db: string, sentinel: Sentinel): Promise<void> {
+  await sql(db, `CREATE TABLE IF NOT EXISTS _backup_sentinel (id TEXT NOT NULL, at TEXT NOT NULL); INSERT INTO _backup_sentinel (id, at) VALUES (${quote(sentinel.id)}, ${quote(sentinel.at)});`);
 }
 
-export function latestSentinel(db: string): Sentinel | undefined {
-  const hasTable = sql(db, "SELECT count(*) FROM sqlite_schema WHERE name = '_backup_sentinel';");
+export async function latestSentinel(db: string): Promise<Sentinel | undefined> {
+  const hasTable = await sql(db, "SELECT count(*) FROM sqlite_schema WHERE name = '_backup_sentinel';");
   if (hasTable !== '1') return undefined;
-  const row = sql(db, 'SELECT id || char(9) || at FROM _backup_sentinel ORDER BY rowid DESC LIMIT 1;');
+  const row = await sql(db, 'SELECT id || char(9) || at FROM _backup_sentinel ORDER BY rowid DESC LIMIT 1;');
   if (!row) return undefined;
   const [id, at] = row.split('\t') as [string, string];
   return { id, at };
@@ -39,13 +39,13 @@ export function latestSentinel(db: string): Sentinel | undefined {
 const MMAP = ['.output /dev/null', 'PRAGMA mmap_size=2147418112;', '.output'];
 
 /** A consistent online copy through SQLite's backup API, never a byte copy of a live file. */
-export function snapshot(db: string, target: string): void {
-  sql(db, ...MMAP, `.backup ${quote(target)}`);
+export async function snapshot(db: string, target: string): Promise<void> {
+  await sql(db, ...MMAP, `.backup ${quote(target)}`);
 }
 
-export function integrityCheck(db: string): string {
+export async function integrityCheck(db: string): Promise<string> {
   try {
-    return sql(db, ...MMAP, 'PRAGMA integrity_check;');
+    return await sql(db, ...MMAP, 'PRAGMA integrity_check;');
   } catch (err) {
     return (err as Error).message.replace(/^sqlite3: /, '');
   }
@@ -56,30 +56,32 @@ const livePath = (p: string, ctx: EngineContext) => join(ctx.sourceRoot ?? '', p
 
 export const sqliteEngine: Engine<SqliteTarget> = {
   scalesApp: true,
-  writeSentinel(target, sentinel, ctx) {
-    for (const p of target.paths) writeSentinel(livePath(p, ctx), sentinel);
+  async writeSentinel(target, sentinel, ctx) {
+    for (const p of target.paths) await writeSentinel(livePath(p, ctx), sentinel);
   },
-  liveSentinel(target, ctx) {
+  async liveSentinel(target, ctx) {
     const live = livePath(target.paths[0]!, ctx);
     return existsSync(live) ? latestSentinel(live) : undefined;
   },
-  dump(target, work, ctx) {
-    return target.paths.map((p) => {
+  async dump(target, work, ctx) {
+    const copies: string[] = [];
+    for (const p of target.paths) {
       const copy = join(work, basename(p));
-      snapshot(livePath(p, ctx), copy);
-      return copy;
-    });
+      await snapshot(livePath(p, ctx), copy);
+      copies.push(copy);
+    }
+    return copies;
   },
-  verify(file) {
-    const check = integrityCheck(file);
+  async verify(file) {
+    const check = await integrityCheck(file);
     return check === 'ok' ? undefined : `fails integrity_check: ${check}`;
   },
-  restoredSentinel(target, files) {
+  async restoredSentinel(target, files) {
     // The drill's scratch location is the unpacked copy itself: opening it is the restore.
-    const found = target.paths.map((p) => latestSentinel(files.get(basename(p))!));
+    const found = await Promise.all(target.paths.map((p) => latestSentinel(files.get(basename(p))!)));
     return found.every((s) => s?.id === found[0]?.id) ? found[0] : undefined;
   },
-  swapIn(target, files, ctx, step) {
+  async swapIn(target, files, ctx, step) {
     const replaced: string[] = [];
     for (const p of target.paths) {
       const live = livePath(p, ctx);
@@ -90,7 +92,7 @@ export const sqliteEngine: Engine<SqliteTarget> = {
       step('staged');
       if (existsSync(live)) {
         // The app is stopped: fold its WAL into the file, so the kept copy is whole on its own.
-        sql(live, 'PRAGMA wal_checkpoint(TRUNCATE);');
+        await sql(live, 'PRAGMA wal_checkpoint(TRUNCATE);');
         rmSync(`${live}.pre-restore`, { force: true });
         linkSync(live, `${live}.pre-restore`);
         for (const side of ['-wal', '-shm']) if (existsSync(`${live}${side}`)) renameSync(`${live}${side}`, `${live}.pre-restore${side}`);

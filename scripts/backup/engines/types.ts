@@ -39,19 +39,19 @@ export interface Engine<T extends Target = Target> {
   /** Whether a restore stops the app first (etcd is restored by re-bootstrapping the control plane instead). */
   readonly scalesApp: boolean;
   /** Writes the sentinel into the live source, just before the copy. */
-  writeSentinel(target: T, sentinel: Sentinel, ctx: EngineContext): void;
+  writeSentinel(target: T, sentinel: Sentinel, ctx: EngineContext): Promise<void>;
   /** The newest sentinel in the live source when it is reachable from here; undefined otherwise. */
-  liveSentinel(target: T, ctx: EngineContext): Sentinel | undefined;
+  liveSentinel(target: T, ctx: EngineContext): Promise<Sentinel | undefined>;
   /** Takes consistent online copies into `work`; returns their paths. */
-  dump(target: T, work: string, ctx: EngineContext): string[];
+  dump(target: T, work: string, ctx: EngineContext): Promise<string[]>;
   /** The engine's own integrity check of one unpacked file: a problem, or undefined. */
-  verify(file: string, ctx: EngineContext): string | undefined;
+  verify(file: string, ctx: EngineContext): Promise<string | undefined>;
   /** Restores the unpacked files into a scratch location under `scratch`, reads back the sentinel they carry, and removes the scratch copy. */
-  restoredSentinel(target: T, files: ReadonlyMap<string, string>, scratch: string, ctx: EngineContext): Sentinel | undefined;
+  restoredSentinel(target: T, files: ReadonlyMap<string, string>, scratch: string, ctx: EngineContext): Promise<Sentinel | undefined>;
   /**
    * Puts verified, unpacked files in place of the live data, keeping the
    * replaced data; returns what was replaced. `step(name)` marks the points a
    * crash is simulated at in tests.
    */
-  swapIn(target: T, files: ReadonlyMap<string, string>, ctx: EngineContext, step: (name: string) => void): string[];
+  swapIn(target: T, files: ReadonlyMap<string, string>, ctx: EngineContext, step: (name: string) => void): Promise<string[]>;
 }

@@ -1,0 +1,52 @@
+/**
+ * Child processes for tests, always asynchronous: a test worker blocked on a
+ * child cannot answer its runner, which on a busy machine ends the whole run.
+ */
+import { spawn } from 'node:child_process';
+
+export interface Finished {
+  /** Exit status; null when a signal ended the process. */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ExecOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Written to stdin, which is then closed; without it stdin is closed at once. */
+  input?: string | Buffer;
+}
+
+/** Runs `command` to completion; resolves with its status and output, never rejects on a non-zero status. */
+export function exec(command: string, args: readonly string[], o: ExecOptions = {}): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: o.cwd, env: o.env, stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout!.on('data', (c: Buffer) => out.push(c));
+    child.stderr!.on('data', (c: Buffer) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    if (o.input !== undefined) child.stdin!.end(o.input);
+  });
+}
+
+/** Runs `command` and resolves to its trimmed stdout; rejects with its stderr when it fails. */
+export async function output(command: string, args: readonly string[], o: ExecOptions = {}): Promise<string> {
+  const r = await exec(command, args, o);
+  if (r.code !== 0) throw new Error(`${command} ${args.join(' ')}: exit ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`);
+  return r.stdout.trim();
+}
+
+/** Whether `command` is installed: it answers one of the usual version flags. */
+export async function installed(command: string, flags: readonly string[] = ['--version', 'version']): Promise<boolean> {
+  for (const flag of flags) {
+    try {
+      if ((await exec(command, [flag])).code === 0) return true;
+    } catch {
+      return false; // ENOENT: not on PATH
+    }
+  }
+  return false;
+}
