@@ -3,7 +3,6 @@
  * (Debian's prometheus 2.42): each PrometheusRule is written out as a rule
  * file, and monitoring/alert-rules/tests/*.test.yaml run against them.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { alertRules, prometheusRules } from '../lib/prometheus-rules.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../lib/repo.ts';
+import { exec, installed } from './exec.ts';
 
 const TESTS_DIR = join(REPO_ROOT, 'monitoring/alert-rules/tests');
-const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
+const hasPromtool = await installed('promtool');
 if (!hasPromtool) console.warn('\n*** promtool not found: SKIPPING the alert rule tests. Install Debian package "prometheus" (bash .ci/run does). ***\n');
 
 /** The alerts of the hosting spec's alert table (AppGateway* is a family: at least one critical and one warning). */
@@ -70,23 +70,23 @@ describe('alert rules', () => {
     }
   });
 
-  it.skipIf(!hasPromtool)('pass promtool check rules', () => {
+  it.skipIf(!hasPromtool)('pass promtool check rules', async () => {
     const files = readdirSync(dir).filter((f) => f.endsWith('.rules.yaml'));
-    const run = spawnSync('promtool', ['check', 'rules', ...files], { cwd: dir, encoding: 'utf8' });
-    expect(run.status, run.stdout + run.stderr).toBe(0);
+    const run = await exec('promtool', ['check', 'rules', ...files], { cwd: dir });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
   });
 
-  it.skipIf(!hasPromtool).each(testFiles())('pass promtool test rules %s', (file) => {
+  it.skipIf(!hasPromtool).each(testFiles())('pass promtool test rules %s', async (file) => {
     writeFileSync(join(dir, file), readFileSync(join(TESTS_DIR, file)));
-    const run = spawnSync('promtool', ['test', 'rules', file], { cwd: dir, encoding: 'utf8' });
-    expect(run.status, run.stdout + run.stderr).toBe(0);
+    const run = await exec('promtool', ['test', 'rules', file], { cwd: dir });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
   });
 
-  it.skipIf(!hasPromtool)('promtool really fails a wrong expectation (the harness bites)', () => {
+  it.skipIf(!hasPromtool)('promtool really fails a wrong expectation (the harness bites)', async () => {
     const broken = readFileSync(join(TESTS_DIR, 'nas.test.yaml'), 'utf8').replace('eval_time: 11m\n        alertname: NasDiskUnhealthy', 'eval_time: 8m\n        alertname: NasDiskUnhealthy');
     writeFileSync(join(dir, 'broken.test.yaml'), broken);
-    const run = spawnSync('promtool', ['test', 'rules', 'broken.test.yaml'], { cwd: dir, encoding: 'utf8' });
-    expect(run.status).not.toBe(0);
+    const run = await exec('promtool', ['test', 'rules', 'broken.test.yaml'], { cwd: dir });
+    expect(run.code).not.toBe(0);
   });
 });
 
@@ -98,10 +98,10 @@ describe('dashboard queries', () => {
     // Each query becomes a recording rule, so promtool parses and type-checks it as Prometheus would.
     const rules = { groups: [{ name: 'dashboard-queries', rules: queries.map((q, i) => ({ record: `dashboard:query_${i}`, expr: q.expr })) }] };
     writeFileSync(join(dir, 'dashboards.rules.yaml'), stringify(rules));
-    const run = spawnSync('promtool', ['check', 'rules', 'dashboards.rules.yaml'], { cwd: dir, encoding: 'utf8' });
-    expect(run.status, run.stdout + run.stderr).toBe(0);
+    const run = await exec('promtool', ['check', 'rules', 'dashboards.rules.yaml'], { cwd: dir });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
     // And the check bites: a broken query fails.
     writeFileSync(join(dir, 'broken-dashboards.rules.yaml'), stringify({ groups: [{ name: 'x', rules: [{ record: 'dashboard:broken', expr: 'rate(up[5m]' }] }] }));
-    expect(spawnSync('promtool', ['check', 'rules', 'broken-dashboards.rules.yaml'], { cwd: dir }).status).not.toBe(0);
+    expect((await exec('promtool', ['check', 'rules', 'broken-dashboards.rules.yaml'], { cwd: dir })).code).not.toBe(0);
   });
 });

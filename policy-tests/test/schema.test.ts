@@ -50,6 +50,18 @@ describe('schema layer: strict by default', () => {
     expect(sm.findings).toEqual([expect.stringMatching(/^t\.yaml:9:7 \[unknown-field\] .*"spec\.endpoints\.0\.intervall" \(did you mean "interval"\?\)/)]);
   });
 
+  it('knows the prometheus-operator fields of the CRDs kube-prometheus-stack installs (models 6.x)', async () => {
+    // Each of these was a false unknown-field with @kubernetes-models/prometheus-operator 4.x.
+    const fixtures = [
+      'apiVersion: monitoring.coreos.com/v1\nkind: Alertmanager\nmetadata: {name: a, namespace: monitoring}\nspec:\n  automountServiceAccountToken: false\n',
+      'apiVersion: monitoring.coreos.com/v1\nkind: Prometheus\nmetadata: {name: p, namespace: monitoring}\nspec:\n  automountServiceAccountToken: false\n  enableOTLPReceiver: true\n',
+      'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: s, namespace: monitoring}\nspec:\n  selector: {}\n  endpoints:\n    - port: metrics\n      trackTimestampsStaleness: true\n',
+    ];
+    for (const text of fixtures) expect(await check(text)).toEqual({ status: 'valid', findings: [] });
+    // And the same objects with a misspelt field still fail: the fields are known, not waved through.
+    expect((await check(fixtures[1]!.replace('enableOTLPReceiver', 'enableOTLPReciever'))).findings).toEqual([expect.stringMatching(/\[unknown-field\] .*"spec\.enableOTLPReciever" \(did you mean "enableOTLPReceiver"\?\)/)]);
+  });
+
   it('rejects unknown fields on CRDs whose schema lives in this repo, metadata included', async () => {
     const es = await check('apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: e\n  labelz: {}\nspec:\n  secretStoreRef: {name: s, kind: ClusterSecretStore}\n  target: {nmae: x}\n');
     expect(es.findings).toEqual([

@@ -12,6 +12,16 @@ import { createMetrics, type Metrics } from './metrics.ts';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
+/**
+ * How long an idle keep-alive connection stays open: 95 s, longer than the
+ * 90 s after which the ingress proxy drops an idle upstream connection
+ * (Traefik's serversTransport idleConnTimeout default; nginx and Envoy use 60 s
+ * or more). The proxy must always be the side that closes an idle connection:
+ * if the API closed first, a request the proxy sends in that instant would meet
+ * a closing socket and fail with a 502. Node's default is 5 s.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 95_000;
+
 export interface Running {
   api: Server;
   metricsServer: Server;
@@ -52,7 +62,7 @@ export async function start(config: Config = loadConfig(), deps: { logger?: Logg
   const metrics = deps.metrics ?? createMetrics();
   let ready = true;
   const handler = createHandler({ config, metrics, logger, isReady: () => ready, fetchImpl: deps.fetchImpl, now: deps.now, feedTimeoutMs: deps.feedTimeoutMs });
-  const api = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, handler);
+  const api = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, handler);
   api.on('clientError', answerClientError);
   const metricsServer = createServer(async (req, res) => {
     if (req.url !== '/metrics') {

@@ -2,10 +2,12 @@
  * The Dockerfile's build step: the sources compile to plain JavaScript that
  * runs on Node without tsx, as the container runs them.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { exec } from '../../policy-tests/test/exec.ts';
+import { request } from './harness.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outDir = `${root}.test-dist`;
@@ -13,7 +15,7 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 describe('production build', () => {
   it('compiles with tsconfig.build.json and serves the API with plain node', async () => {
-    const tsc = spawnSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', `${root}tsconfig.build.json`, '--outDir', outDir], { encoding: 'utf8' });
+    const tsc = await exec(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', `${root}tsconfig.build.json`, '--outDir', outDir]);
     expect(tsc.stdout + tsc.stderr).toBe('');
     const server = spawn(process.execPath, [`${outDir}/server.js`], { env: { ...process.env, BASE_URL: 'http://127.0.0.1', PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
@@ -24,7 +26,7 @@ describe('production build', () => {
         server.on('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
       });
       const { api } = JSON.parse(line.split('\n')[0]!) as { api: string };
-      const health = await fetch(`http://${api}/api/health`);
+      const health = await request(`http://${api}/api/health`);
       expect(await health.json()).toEqual({ status: 'ok' });
     } finally {
       server.kill('SIGTERM');

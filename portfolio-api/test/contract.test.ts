@@ -9,7 +9,7 @@ import { createMetrics } from '../src/metrics.ts';
 import { renderApiDocs } from '../src/openapi/docs.ts';
 import { buildOpenApi } from '../src/openapi/build.ts';
 import { ROUTES } from '../src/routes/table.ts';
-import { startApi, type Api } from './harness.ts';
+import { request, startApi, type Api } from './harness.ts';
 
 let api: Api;
 beforeAll(async () => {
@@ -118,7 +118,7 @@ describe('caching, CORS and HEAD', () => {
 
   it('answers an OPTIONS preflight with 204 and the allowed methods and headers', async () => {
     for (const path of ['/api/v1/echo', '/api/v1/profile']) {
-      const r = await fetch(`${api.base}${path}`, { method: 'OPTIONS', headers: { origin: 'https://portfolio.example.net', 'access-control-request-method': 'POST' } });
+      const r = await request(`${api.base}${path}`, { method: 'OPTIONS', headers: { origin: 'https://portfolio.example.net', 'access-control-request-method': 'POST' } });
       expect(r.status).toBe(204);
       expect(r.headers.get('access-control-allow-origin')).toBe('*');
       expect(r.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
@@ -128,7 +128,7 @@ describe('caching, CORS and HEAD', () => {
 
   it('serves HEAD on every GET route, with headers and no body', async () => {
     for (const route of ROUTES.filter((r) => r.method === 'GET' && r.path !== '/api/v1/blog')) {
-      const r = await fetch(`${api.base}${route.path}`, { method: 'HEAD' });
+      const r = await request(`${api.base}${route.path}`, { method: 'HEAD' });
       expect(r.status, route.path).toBe(200);
       expect(r.headers.get('cache-control')).toBe(route.cacheControl);
       expect(await r.text()).toBe('');
@@ -137,12 +137,12 @@ describe('caching, CORS and HEAD', () => {
 
   it('static routes answered before Express dispatch match the Express answers byte for byte', async () => {
     for (const path of ['/api/v1', '/api/v1/openapi.json', '/api/v1/profile']) {
-      const fast = await fetch(`${api.base}${path}`);
-      const viaExpress = await fetch(`${api.base}${path}?via=express`);
+      const fast = await request(`${api.base}${path}`);
+      const viaExpress = await request(`${api.base}${path}?via=express`);
       expect(await fast.text()).toBe(await viaExpress.text());
       for (const h of ['content-type', 'content-length', 'cache-control', 'access-control-allow-origin']) expect(fast.headers.get(h), `${path} ${h}`).toBe(viaExpress.headers.get(h));
     }
-    const text = await (await fetch(`http://127.0.0.1:${api.running.metricsPort}/metrics`)).text();
+    const text = await (await request(`http://127.0.0.1:${api.running.metricsPort}/metrics`)).text();
     expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/profile",status_code="200"\} [2-9]/);
   });
 

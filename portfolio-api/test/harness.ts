@@ -16,6 +16,18 @@ import { buildOpenApi } from '../src/openapi/build.ts';
 import { ROUTES } from '../src/routes/table.ts';
 import { start, type Running } from '../src/server.ts';
 
+/**
+ * fetch on a connection of its own (`connection: close`). A pooled keep-alive
+ * socket may be one the server is closing just then (its idle timeout, or a
+ * server stopped between tests): reusing it fails with ECONNRESET on a busy
+ * machine. Tests that are about keep-alive open their sockets themselves.
+ */
+export function request(url: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (!headers.has('connection')) headers.set('connection', 'close');
+  return fetch(url, { ...init, headers });
+}
+
 export interface Origin {
   url: string;
   hits: number;
@@ -96,7 +108,7 @@ export async function startApi(overrides: Partial<Config> = {}, deps: Parameters
     dir,
     config,
     async call(path, init = {}) {
-      const response = await fetch(`${base}${path}`, init);
+      const response = await request(`${base}${path}`, init);
       const text = await response.text();
       let body: unknown;
       try {
