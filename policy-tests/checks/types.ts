@@ -18,7 +18,7 @@ export interface PolicyCheck {
   id: string;
   /** One line, naming the spec section it enforces. */
   description: string;
-  /** Invariant ids from ../shared/spec/invariants.md, or the design rule it enforces. */
+  /** Invariant ids stated in docs/invariants.md, or the design rule it enforces. */
   invariants: readonly string[];
   remediation: string;
   /** Kinds it reads (`*` for every resource). */
