@@ -25,6 +25,16 @@ describe('toolchain', () => {
     expect(read('scripts/backup/bundle.ts')).toContain(`target: 'node${major}'`);
   });
 
+  it('pins wrangler exactly, on the same miniflare (and so the same workerd) the watchdog tests run', () => {
+    // Two workerd lines in one lock break `npm ci` whenever one line's
+    // platform builds are not all published; one shared line avoids that.
+    const dev = (JSON.parse(read('package.json')) as { devDependencies: Record<string, string> }).devDependencies;
+    expect(dev.wrangler).toMatch(/^\d+\.\d+\.\d+$/);
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { version: string; dependencies?: Record<string, string> }> };
+    expect(lock.packages['node_modules/wrangler']!.dependencies!.miniflare).toBe(lock.packages['node_modules/miniflare']!.version);
+    expect(Object.keys(lock.packages).filter((path) => path.endsWith('node_modules/workerd'))).toEqual(['node_modules/workerd']);
+  });
+
   it('runs the tests on that Node', () => {
     expect(process.versions.node.split('.')[0]).toBe(major);
   });
