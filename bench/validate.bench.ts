@@ -11,9 +11,9 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { allFindings, runGate } from '../policy-tests/lib/gate.ts';
-import { loadRepo, MANIFEST_ROOTS, REPO_ROOT } from '../policy-tests/lib/repo.ts';
-import { clearParseCache } from '../policy-tests/lib/parse-pool.ts';
+import { allFindings, runGate } from '../policy-tests/gate/gate.ts';
+import { loadRepo, MANIFEST_ROOTS, REPO_ROOT } from '../policy-tests/model/repo.ts';
+import { clearParseCache } from '../policy-tests/model/parse-pool.ts';
 
 const APPS = 500;
 const PER_KIND = { Deployment: 5, Service: 5, ConfigMap: 5, ServiceMonitor: 2, ExternalSecret: 2 } as const;

@@ -6,7 +6,7 @@
  */
 import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
 import { runBackup } from './backup/run.ts';
-import { loadTarget } from './backup/targets.ts';
+import { loadTarget } from '../policy-tests/model/backup-targets.ts';
 
 const [name] = process.argv.slice(2);
 await main(`backup ${name ?? ''}`.trim(), async () => {

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
-import { REPO_ROOT } from '../policy-tests/lib/repo.ts';
+import { REPO_ROOT } from '../policy-tests/model/repo.ts';
 
 export interface UpstreamFacts {
   ruleset: string;

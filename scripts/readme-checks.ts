@@ -1,9 +1,9 @@
 /** Regenerates the check table in README.md from the registry: npm run readme:checks */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { registeredChecks } from '../policy-tests/lib/gate.ts';
-import { REPO_ROOT } from '../policy-tests/lib/repo.ts';
-import { checkTable, withCheckTable } from '../policy-tests/lib/report/check-table.ts';
+import { registeredChecks } from '../policy-tests/gate/gate.ts';
+import { REPO_ROOT } from '../policy-tests/model/repo.ts';
+import { checkTable, withCheckTable } from '../policy-tests/gate/report/check-table.ts';
 
 const path = join(REPO_ROOT, 'README.md');
 const before = readFileSync(path, 'utf8');

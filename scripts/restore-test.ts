@@ -7,7 +7,7 @@
  */
 import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
 import { restoreTest } from './backup/restore.ts';
-import { loadTargets } from './backup/targets.ts';
+import { loadTargets } from '../policy-tests/model/backup-targets.ts';
 
 await main('restore-test', async () => {
   const targets = loadTargets(REPO_ROOT);

@@ -11,7 +11,7 @@
 import { parseArgs } from 'node:util';
 import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
 import { kubectlScaler, restore } from './backup/restore.ts';
-import { loadTarget } from './backup/targets.ts';
+import { loadTarget } from '../policy-tests/model/backup-targets.ts';
 
 await main('restore', async () => {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { from: { type: 'string', default: 'latest' }, 'dry-run': { type: 'boolean', default: false }, 'app-stopped': { type: 'boolean', default: false } } });

@@ -5,9 +5,9 @@
  * No path validates the whole repository (schema layer + policy layer).
  */
 import { parseArgs } from 'node:util';
-import { allFindings, parseKubernetesMinor, registeredChecks, runGate, UsageError } from '../policy-tests/lib/gate.ts';
-import { OUTPUT_FORMATS, render, type OutputFormat } from '../policy-tests/lib/report/formats.ts';
-import { LAYER_CHECKS } from '../policy-tests/lib/schema/layer-checks.ts';
+import { allFindings, parseKubernetesMinor, registeredChecks, runGate, UsageError } from '../policy-tests/gate/gate.ts';
+import { OUTPUT_FORMATS, render, type OutputFormat } from '../policy-tests/gate/report/formats.ts';
+import { LAYER_CHECKS } from '../policy-tests/schema/layer-checks.ts';
 
 const HELP = `Usage: npm run validate -- [options] [file|folder|-]...
 

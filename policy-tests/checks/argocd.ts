@@ -6,7 +6,7 @@ import { dirname } from 'node:path/posix';
 import {
   APPLICATION_FILE, ROOT_APP_FILE, applications, filesOfApp, isApplication, isDirectorySource, isThisRepo,
   normalizeSourcePath, ownersByFile, type ArgoApp,
-} from '../lib/argocd.ts';
+} from '../model/argocd.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
 const APP_KINDS = ['Application'] as const;

@@ -6,15 +6,15 @@
  * 2 a.m. failure needs them run (B1). B4 (the apps' own backups kept 14 days) is
  * media-manager-settings' row; the scripts' 14 days are proven by their tests.
  */
-import { targetsOfDocument, TARGET_FILES, volumeOnlyApps } from '../../scripts/backup/targets.ts';
-import type { Target } from '../../scripts/backup/engines/types.ts';
-import { writtenByExternalSecret } from '../lib/external-secrets.ts';
-import type { Resource } from '../lib/manifest.ts';
-import { perRepo } from '../lib/per-repo.ts';
-import type { PathSegment } from '../lib/positions.ts';
-import { alertRules } from '../lib/prometheus-rules.ts';
-import type { DataFile, Repo } from '../lib/repo.ts';
-import { containersOf, dig, podSpecOf } from '../lib/workloads.ts';
+import { targetsOfDocument, TARGET_FILES, volumeOnlyApps, type Target } from '../model/backup-targets.ts';
+import { writtenByExternalSecret } from '../model/external-secrets.ts';
+import type { Resource } from '../model/manifest.ts';
+import { perRepo } from '../model/per-repo.ts';
+import type { PathSegment } from '../model/positions.ts';
+import { alertRules } from '../model/prometheus-rules.ts';
+import type { DataFile, Repo } from '../model/repo.ts';
+import { dig } from '../model/dig.ts';
+import { containersOf, podSpecOf } from '../model/workloads.ts';
 import { failIn } from './findings.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 

@@ -1,6 +1,6 @@
 /** Shared by the checks that read Helm values: run on each values file of a chart, failing at a path inside it. */
-import { chartValues, type ChartValues } from '../lib/chart-values.ts';
-import type { Path } from '../lib/positions.ts';
+import { chartValues, type ChartValues } from '../model/chart-values.ts';
+import type { Path } from '../model/positions.ts';
 import type { CheckContext } from './types.ts';
 
 export type ValuesFail = (path: Path, message: string) => void;

@@ -2,13 +2,14 @@
  * Runtime security (S1-S10): the Falco sensor, its forwarder and network
  * policy, and the discipline of the custom tuning file.
  */
-import { parseAppend, parseCondition, disjuncts, pinned, unwrap, walk, ConditionSyntaxError, type Expr } from '../lib/falco/expr.ts';
-import { isExemptionList, isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../lib/falco/policy.ts';
-import { normalizeRuleName, tuningFiles, type TuningFile, type TuningItem } from '../lib/falco/tuning.ts';
-import { get, type ChartValues } from '../lib/chart-values.ts';
+import { parseAppend, parseCondition, disjuncts, pinned, unwrap, walk, ConditionSyntaxError, type Expr } from '../model/falco/expr.ts';
+import { isExemptionList, isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../model/falco/policy.ts';
+import { normalizeRuleName, tuningFiles, type TuningFile, type TuningItem } from '../model/falco/tuning.ts';
+import type { ChartValues } from '../model/chart-values.ts';
+import { dig } from '../model/dig.ts';
 import { onChartValues, type ValuesFail } from './chart-values-check.ts';
-import type { Path } from '../lib/positions.ts';
-import { writtenByExternalSecret } from '../lib/external-secrets.ts';
+import type { Path } from '../model/positions.ts';
+import { writtenByExternalSecret } from '../model/external-secrets.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
 const PROCESS_FIELD = /^proc\.(name|pname|exe|pexe|cmdline|args|aname(\[\d+\])?)$/;
@@ -264,23 +265,23 @@ export const falcoChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       valuesCheck(ctx, 'falco', ({ values }, fail) => {
-        if (get(values, ['driver', 'kind']) !== 'modern_ebpf') fail(['driver', 'kind'], `driver.kind is "${String(get(values, ['driver', 'kind']))}", must be modern_ebpf`);
+        if (dig(values, ['driver', 'kind']) !== 'modern_ebpf') fail(['driver', 'kind'], `driver.kind is "${String(dig(values, ['driver', 'kind']))}", must be modern_ebpf`);
         const facts = ctx.repo.facts;
-        const tolerations = (get(values, ['tolerations']) ?? []) as { key?: string; operator?: string; effect?: string }[];
+        const tolerations = (dig(values, ['tolerations']) ?? []) as { key?: string; operator?: string; effect?: string }[];
         const toleratesControlPlane = tolerations.some((t) => (t.operator === 'Exists' && !t.key) || (t.key === 'node-role.kubernetes.io/control-plane' && (!t.effect || t.effect === 'NoSchedule')));
         if (facts && facts.controlPlaneCount > 0 && !toleratesControlPlane) fail(['tolerations'], `the sensor would run on ${facts.nodeCount - facts.controlPlaneCount} of ${facts.nodeCount} nodes: no toleration for the control-plane taint`);
         for (const key of ['nodeSelector', 'affinity'] as const) {
-          const v = get(values, [key]);
+          const v = dig(values, [key]);
           if (v && typeof v === 'object' && Object.keys(v).length) fail([key], `${key} restricts the sensor to some nodes; it must run on all ${facts?.nodeCount ?? ''} nodes`);
         }
         for (const key of ['load_plugins', 'plugins'] as const) {
-          const v = get(values, ['falco', key]);
+          const v = dig(values, ['falco', key]);
           if (Array.isArray(v) && v.length) fail(['falco', key], `falco.${key} is not empty: syscalls are the only event source (no plugins, no k8s audit)`);
         }
-        if (get(values, ['collectors', 'kubernetes', 'enabled']) === true) fail(['collectors', 'kubernetes', 'enabled'], 'the Kubernetes metadata collector is a plugin; syscalls are the only event source');
-        if (get(values, ['falco', 'json_output']) !== true) fail(['falco', 'json_output'], 'falco.json_output must be true for the forwarder');
-        if (get(values, ['falco', 'http_output', 'enabled']) !== true) fail(['falco', 'http_output'], 'falco.http_output must send events to the forwarder');
-        if (get(values, ['falco', 'metrics', 'enabled']) !== true || get(values, ['falco', 'metrics', 'interval']) !== '15m') fail(['falco', 'metrics'], `sensor metrics must be enabled with interval 15m, found ${JSON.stringify(get(values, ['falco', 'metrics']) ?? null)}`);
+        if (dig(values, ['collectors', 'kubernetes', 'enabled']) === true) fail(['collectors', 'kubernetes', 'enabled'], 'the Kubernetes metadata collector is a plugin; syscalls are the only event source');
+        if (dig(values, ['falco', 'json_output']) !== true) fail(['falco', 'json_output'], 'falco.json_output must be true for the forwarder');
+        if (dig(values, ['falco', 'http_output', 'enabled']) !== true) fail(['falco', 'http_output'], 'falco.http_output must send events to the forwarder');
+        if (dig(values, ['falco', 'metrics', 'enabled']) !== true || dig(values, ['falco', 'metrics', 'interval']) !== '15m') fail(['falco', 'metrics'], `sensor metrics must be enabled with interval 15m, found ${JSON.stringify(dig(values, ['falco', 'metrics']) ?? null)}`);
       });
     },
   },
@@ -294,16 +295,16 @@ export const falcoChecks: PolicyCheck[] = [
     run(ctx) {
       valuesCheck(ctx, 'falco', ({ values }, fail) => {
         for (const phase of ['install', 'follow'] as const) {
-          if (get(values, ['falcoctl', 'artifact', phase, 'enabled']) !== true) fail(['falcoctl', 'artifact', phase], `falcoctl artifact ${phase} must be enabled`);
-          const refs = get(values, ['falcoctl', 'config', 'artifact', phase, 'refs']);
+          if (dig(values, ['falcoctl', 'artifact', phase, 'enabled']) !== true) fail(['falcoctl', 'artifact', phase], `falcoctl artifact ${phase} must be enabled`);
+          const refs = dig(values, ['falcoctl', 'config', 'artifact', phase, 'refs']);
           if (JSON.stringify(refs) !== JSON.stringify(['falco-rules:5'])) fail(['falcoctl', 'config', 'artifact', phase, 'refs'], `falcoctl ${phase} refs are ${JSON.stringify(refs ?? null)}, must be ["falco-rules:5"]`);
         }
-        if (get(values, ['falcoctl', 'config', 'artifact', 'follow', 'every']) !== '168h') fail(['falcoctl', 'config', 'artifact', 'follow', 'every'], `the rules are re-checked every ${String(get(values, ['falcoctl', 'config', 'artifact', 'follow', 'every']))}, must be 168h`);
-        const rulesFiles = (get(values, ['falco', 'rules_files']) ?? []) as string[];
+        if (dig(values, ['falcoctl', 'config', 'artifact', 'follow', 'every']) !== '168h') fail(['falcoctl', 'config', 'artifact', 'follow', 'every'], `the rules are re-checked every ${String(dig(values, ['falcoctl', 'config', 'artifact', 'follow', 'every']))}, must be 168h`);
+        const rulesFiles = (dig(values, ['falco', 'rules_files']) ?? []) as string[];
         const upstreamAt = rulesFiles.indexOf('/etc/falco/falco_rules.yaml');
         if (upstreamAt === -1) fail(['falco', 'rules_files'], 'falco.rules_files does not load /etc/falco/falco_rules.yaml');
-        const mounts = (get(values, ['mounts', 'volumeMounts']) ?? []) as { name?: string; mountPath?: string }[];
-        const volumes = (get(values, ['mounts', 'volumes']) ?? []) as { name?: string; configMap?: { name?: string } }[];
+        const mounts = (dig(values, ['mounts', 'volumeMounts']) ?? []) as { name?: string; mountPath?: string }[];
+        const volumes = (dig(values, ['mounts', 'volumes']) ?? []) as { name?: string; configMap?: { name?: string } }[];
         const tunings = tuningFiles(ctx.repo);
         if (tunings.length === 0) fail(['falco', 'rules_files'], 'no tuning ConfigMap (label app.kubernetes.io/component: falco-tuning) exists');
         for (const tuning of tunings) {
@@ -363,13 +364,13 @@ export const falcoChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       valuesCheck(ctx, 'falcosidekick', ({ values }, fail) => {
-        if (get(values, ['replicaCount']) !== 2) fail(['replicaCount'], `replicaCount is ${String(get(values, ['replicaCount']))}, must be 2`);
-        if (get(values, ['webui', 'enabled']) !== false) fail(['webui'], 'the web UI must be off');
-        if (get(values, ['config', 'slack', 'minimumpriority']) !== 'notice') fail(['config', 'slack', 'minimumpriority'], `chat minimum priority is "${String(get(values, ['config', 'slack', 'minimumpriority']))}", must be notice`);
-        if (get(values, ['config', 'slack', 'webhookurl'])) fail(['config', 'slack', 'webhookurl'], 'the webhook URL is committed; take it from config.existingSecret');
-        const secret = get(values, ['config', 'existingSecret']);
+        if (dig(values, ['replicaCount']) !== 2) fail(['replicaCount'], `replicaCount is ${String(dig(values, ['replicaCount']))}, must be 2`);
+        if (dig(values, ['webui', 'enabled']) !== false) fail(['webui'], 'the web UI must be off');
+        if (dig(values, ['config', 'slack', 'minimumpriority']) !== 'notice') fail(['config', 'slack', 'minimumpriority'], `chat minimum priority is "${String(dig(values, ['config', 'slack', 'minimumpriority']))}", must be notice`);
+        if (dig(values, ['config', 'slack', 'webhookurl'])) fail(['config', 'slack', 'webhookurl'], 'the webhook URL is committed; take it from config.existingSecret');
+        const secret = dig(values, ['config', 'existingSecret']);
         if (typeof secret !== 'string' || !writtenByExternalSecret(ctx.repo, secret)) fail(['config', 'existingSecret'], `config.existingSecret ${JSON.stringify(secret ?? null)} is not the target of any ExternalSecret`);
-        if (get(values, ['config', 'alertmanager', 'hostport'])) fail(['config', 'alertmanager', 'hostport'], 'sensor events must bypass Alertmanager');
+        if (dig(values, ['config', 'alertmanager', 'hostport'])) fail(['config', 'alertmanager', 'hostport'], 'sensor events must bypass Alertmanager');
       });
     },
   },

@@ -1,6 +1,6 @@
 /** Findings inside non-manifest data files (settings, facts), at the key a path names. */
-import type { Path } from '../lib/positions.ts';
-import type { DataFile } from '../lib/repo.ts';
+import type { Path } from '../model/positions.ts';
+import type { DataFile } from '../model/repo.ts';
 import type { CheckContext } from './types.ts';
 
 export function failIn(ctx: CheckContext, file: DataFile, path: Path, message: string): void {

@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { argoGlobMatch } from '../lib/glob.ts';
-import { parseInstancePath, type Path } from '../lib/positions.ts';
-import type { DataFile, Repo } from '../lib/repo.ts';
-import { perRepo } from '../lib/per-repo.ts';
+import { argoGlobMatch } from '../model/glob.ts';
+import { parseInstancePath, type Path } from '../model/positions.ts';
+import type { DataFile, Repo } from '../model/repo.ts';
+import { perRepo } from '../model/per-repo.ts';
 import { failIn } from './findings.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 

@@ -2,10 +2,10 @@
  * The media stack's storage and topology (M1-M3, M6, M7, M16, M19, M31),
  * checked on the workloads, the share and the facts in apps/media/facts.
  */
-import type { Resource } from '../lib/manifest.ts';
-import type { Path } from '../lib/positions.ts';
-import { writtenByExternalSecret } from '../lib/external-secrets.ts';
-import { containersOf, podSpecOf, type ContainerRef } from '../lib/workloads.ts';
+import type { Resource } from '../model/manifest.ts';
+import type { Path } from '../model/positions.ts';
+import { writtenByExternalSecret } from '../model/external-secrets.ts';
+import { containersOf, podSpecOf, type ContainerRef } from '../model/workloads.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';

@@ -3,19 +3,20 @@
  * the chart values and the Probe resources.
  */
 import { parse } from 'yaml';
-import { chartValues, get, type ChartValues } from '../lib/chart-values.ts';
+import { chartValues, type ChartValues } from '../model/chart-values.ts';
+import { dig } from '../model/dig.ts';
 import { onChartValues, type ValuesFail } from './chart-values-check.ts';
-import type { Path } from '../lib/positions.ts';
-import { writtenByExternalSecret } from '../lib/external-secrets.ts';
-import { durationMs } from './watchdog.ts';
-import { dashboards, rowsOf } from '../lib/dashboards.ts';
+import type { Path } from '../model/positions.ts';
+import { writtenByExternalSecret } from '../model/external-secrets.ts';
+import { durationMs } from '../model/durations.ts';
+import { dashboards, rowsOf } from '../model/dashboards.ts';
 import type { CheckContext, PolicyCheck } from './types.ts';
 
 type Fail = ValuesFail;
 const onValues = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: Fail) => void) => onChartValues(ctx, chart, 'monitoring/README.md', body);
 
 function expectDuration(fail: Fail, values: unknown, path: Path, expected: string, what: string): void {
-  const actual = get(values, path);
+  const actual = dig(values, path);
   if (durationMs(actual) !== durationMs(expected)) fail(path, `${what} is ${actual === undefined ? 'unset' : String(actual)}, must be ${expected}`);
 }
 
@@ -31,29 +32,29 @@ export const monitoringChecks: PolicyCheck[] = [
       onValues(ctx, 'kube-prometheus-stack', ({ values }, fail) => {
         expectDuration(fail, values, ['prometheus', 'prometheusSpec', 'retention'], '7d', 'metrics retention');
         expectDuration(fail, values, ['alertmanager', 'alertmanagerSpec', 'retention'], '120h', 'Alertmanager retention');
-        if (get(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) !== 2) fail(['alertmanager', 'alertmanagerSpec', 'replicas'], `Alertmanager runs ${String(get(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) ?? 1)} replica(s), must be 2`);
+        if (dig(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) !== 2) fail(['alertmanager', 'alertmanagerSpec', 'replicas'], `Alertmanager runs ${String(dig(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) ?? 1)} replica(s), must be 2`);
       });
       onValues(ctx, 'loki', ({ values }, fail) => {
-        if (get(values, ['deploymentMode']) !== 'SingleBinary') fail(['deploymentMode'], 'Loki must run as a single binary');
-        if (get(values, ['loki', 'compactor', 'retention_enabled']) !== true) fail(['loki', 'compactor'], 'the compactor must enforce retention (retention_enabled: true)');
+        if (dig(values, ['deploymentMode']) !== 'SingleBinary') fail(['deploymentMode'], 'Loki must run as a single binary');
+        if (dig(values, ['loki', 'compactor', 'retention_enabled']) !== true) fail(['loki', 'compactor'], 'the compactor must enforce retention (retention_enabled: true)');
         expectDuration(fail, values, ['loki', 'limits_config', 'retention_period'], '7d', 'log retention');
-        const streams = (get(values, ['loki', 'limits_config', 'retention_stream']) ?? []) as { selector?: string; period?: string }[];
+        const streams = (dig(values, ['loki', 'limits_config', 'retention_stream']) ?? []) as { selector?: string; period?: string }[];
         const events = streams.findIndex((s) => s.selector?.includes('kubernetes/eventhandler'));
         if (events === -1) fail(['loki', 'limits_config'], 'no retention_stream keeps Kubernetes events for 30 days');
         else expectDuration(fail, values, ['loki', 'limits_config', 'retention_stream', events, 'period'], '30d', 'Kubernetes events retention');
       });
       onValues(ctx, 'tempo', ({ values }, fail) => {
         expectDuration(fail, values, ['tempo', 'retention'], '24h', 'trace retention');
-        if (!get(values, ['tempo', 'receivers', 'otlp'])) fail(['tempo', 'receivers'], 'Tempo must receive OTLP');
+        if (!dig(values, ['tempo', 'receivers', 'otlp'])) fail(['tempo', 'receivers'], 'Tempo must receive OTLP');
       });
       onValues(ctx, 'alloy', ({ values }, fail) => {
-        if (get(values, ['controller', 'type']) !== 'daemonset') fail(['controller', 'type'], 'the log shipper must run on every node (controller.type: daemonset)');
+        if (dig(values, ['controller', 'type']) !== 'daemonset') fail(['controller', 'type'], 'the log shipper must run on every node (controller.type: daemonset)');
         // Limits: "sensor and log shipper retention: none". They forward; the stores keep.
-        const claims = get(values, ['controller', 'volumeClaimTemplates']);
-        if ((Array.isArray(claims) && claims.length) || get(values, ['alloy', 'storagePath'])) fail(['controller'], 'the log shipper keeps nothing: no volume claims, no storage path');
+        const claims = dig(values, ['controller', 'volumeClaimTemplates']);
+        if ((Array.isArray(claims) && claims.length) || dig(values, ['alloy', 'storagePath'])) fail(['controller'], 'the log shipper keeps nothing: no volume claims, no storage path');
       });
       onValues(ctx, 'falco', ({ values }, fail) => {
-        if (get(values, ['falco', 'file_output', 'enabled']) === true) fail(['falco', 'file_output'], 'the sensor keeps nothing: no file output');
+        if (dig(values, ['falco', 'file_output', 'enabled']) === true) fail(['falco', 'file_output'], 'the sensor keeps nothing: no file output');
       });
     },
   },
@@ -72,14 +73,14 @@ export const monitoringChecks: PolicyCheck[] = [
           ctx.failAtFile('monitoring/README.md', `no Probe named ${name}`);
           continue;
         }
-        const interval = get(probe.object, ['spec', 'interval']);
+        const interval = dig(probe.object, ['spec', 'interval']);
         if (durationMs(interval) !== durationMs(want.interval)) ctx.fail(probe, ['spec', 'interval'], `Probe ${name} runs every ${String(interval)}, must be ${want.interval}`);
-        const targets = (get(probe.object, ['spec', 'targets', 'staticConfig', 'static']) ?? []) as string[];
+        const targets = (dig(probe.object, ['spec', 'targets', 'staticConfig', 'static']) ?? []) as string[];
         if (targets.length !== want.targets || !targets.every((t) => t.startsWith('https://'))) ctx.fail(probe, ['spec', 'targets'], `Probe ${name} must probe ${want.targets} HTTPS targets, has ${targets.length}`);
       }
       onValues(ctx, 'prometheus-blackbox-exporter', ({ values }, fail) => {
-        const servers = get(values, ['dnsConfig', 'nameservers']);
-        if (get(values, ['dnsPolicy']) !== 'None' || !Array.isArray(servers) || servers.length === 0) fail(['dnsPolicy'], 'the blackbox exporter must resolve through public DNS (dnsPolicy: None with public nameservers), not the gateway');
+        const servers = dig(values, ['dnsConfig', 'nameservers']);
+        if (dig(values, ['dnsPolicy']) !== 'None' || !Array.isArray(servers) || servers.length === 0) fail(['dnsPolicy'], 'the blackbox exporter must resolve through public DNS (dnsPolicy: None with public nameservers), not the gateway');
       });
     },
   },
@@ -94,7 +95,7 @@ export const monitoringChecks: PolicyCheck[] = [
       onValues(ctx, 'prometheus-snmp-exporter', ({ values }, fail) => {
         let config: { auths?: Record<string, Record<string, unknown>> } = {};
         try {
-          config = (parse(String(get(values, ['config']) ?? '')) ?? {}) as typeof config;
+          config = (parse(String(dig(values, ['config']) ?? '')) ?? {}) as typeof config;
         } catch (err) {
           fail(['config'], `the exporter config does not parse: ${(err as Error).message.split('\n')[0]}`);
           return;
@@ -107,7 +108,7 @@ export const monitoringChecks: PolicyCheck[] = [
             fail(['config'], `auth ${name} must be authPriv with SHA auth and AES privacy, is ${String(auth.security_level)}/${String(auth.auth_protocol)}/${String(auth.priv_protocol)}`);
           }
         }
-        const params = (get(values, ['serviceMonitor', 'params']) ?? []) as { module?: string[]; interval?: string }[];
+        const params = (dig(values, ['serviceMonitor', 'params']) ?? []) as { module?: string[]; interval?: string }[];
         params.forEach((p, i) => {
           if (JSON.stringify([...(p.module ?? [])].sort()) !== JSON.stringify(['if_mib', 'synology'])) fail(['serviceMonitor', 'params', i, 'module'], `NAS modules are ${JSON.stringify(p.module ?? [])}, must be if_mib and synology`);
           if (durationMs(p.interval) !== 60_000) fail(['serviceMonitor', 'params', i, 'interval'], `the NAS is scraped every ${String(p.interval)}, must be 60s`);
@@ -192,14 +193,14 @@ export const sourceChecks: PolicyCheck[] = [
         ctx.failAtFile('monitoring/README.md', 'no ServiceMonitor pve-exporter scrapes the hypervisors');
         return;
       }
-      const endpoints = (get(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string; params?: Record<string, string[]> }[];
+      const endpoints = (dig(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string; params?: Record<string, string[]> }[];
       const targets = new Set(endpoints.map((e) => e.params?.target?.[0]));
       if (endpoints.length !== 3 || targets.size !== 3) ctx.fail(monitor, ['spec', 'endpoints'], `the exporter must scrape 3 distinct hosts, scrapes ${targets.size}`);
       const clusterWide = endpoints.filter((e) => e.params?.cluster?.[0] === '1').length;
       if (clusterWide !== 1) ctx.fail(monitor, ['spec', 'endpoints'], `exactly one host reports the cluster-wide view (cluster=1), found ${clusterWide}`);
       endpoints.forEach((e, i) => durationMs(e.interval) !== 60_000 && ctx.fail(monitor, ['spec', 'endpoints', i, 'interval'], `hypervisor scrape interval is ${String(e.interval)}, must be 60s`));
       const secret = ctx.resources.find((r) => r.kind === 'ExternalSecret' && r.name === 'pve-exporter');
-      const template = secret ? String(get(secret.object, ['spec', 'target', 'template', 'data', 'pve.yml']) ?? '') : '';
+      const template = secret ? String(dig(secret.object, ['spec', 'target', 'template', 'data', 'pve.yml']) ?? '') : '';
       let config: Record<string, Record<string, unknown>> = {};
       try {
         config = (parse(template) ?? {}) as typeof config;
@@ -234,9 +235,9 @@ export const sourceChecks: PolicyCheck[] = [
         ctx.failAtFile('monitoring/README.md', 'unpoller (Deployment and ServiceMonitor) is missing');
         return;
       }
-      const endpoints = (get(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string }[];
+      const endpoints = (dig(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string }[];
       endpoints.forEach((e, i) => durationMs(e.interval) !== 30_000 && ctx.fail(monitor, ['spec', 'endpoints', i, 'interval'], `the gateway is scraped every ${String(e.interval)}, must be 30s`));
-      const env = (get(deployment.object, ['spec', 'template', 'spec', 'containers', 0, 'env']) ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
+      const env = (dig(deployment.object, ['spec', 'template', 'spec', 'containers', 0, 'env']) ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
       const at = (name: string): Path => {
         const i = env.findIndex((e) => e.name === name);
         return ['spec', 'template', 'spec', 'containers', 0, 'env', ...(i === -1 ? [] : [i])];

@@ -2,11 +2,11 @@
  * Repository-wide integrity: one identity per resource, and the cluster facts
  * every other check relies on.
  */
-import { ownersByFile } from '../lib/argocd.ts';
-import { groupOf, type Resource } from '../lib/manifest.ts';
-import { CLUSTER_FACTS_FILE } from '../lib/cluster-facts.ts';
-import { BUNDLED_SCHEMA_MINOR } from '../lib/schema/schema-layer.ts';
-import type { Repo } from '../lib/repo.ts';
+import { ownersByFile } from '../model/argocd.ts';
+import { groupOf, type Resource } from '../model/manifest.ts';
+import { CLUSTER_FACTS_FILE } from '../model/cluster-facts.ts';
+import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
+import type { Repo } from '../model/repo.ts';
 import type { PolicyCheck } from './types.ts';
 
 /** Scope lookup, provided by the schema layer (it knows CRD scopes). */

@@ -1,6 +1,6 @@
-import type { Resource } from '../lib/manifest.ts';
-import type { Path } from '../lib/positions.ts';
-import type { Repo } from '../lib/repo.ts';
+import type { Resource } from '../model/manifest.ts';
+import type { Path } from '../model/positions.ts';
+import type { Repo } from '../model/repo.ts';
 
 export interface CheckContext {
   repo: Repo;

@@ -3,21 +3,14 @@
  * the external watchdog worker, often enough for its silence threshold.
  */
 import { HEARTBEAT_PATH, HEARTBEAT_PERIOD_MS, HEARTBEAT_SILENCE_MS } from '../../monitoring/watchdog/src/limits.ts';
-import { chartValues, get } from '../lib/chart-values.ts';
-import type { Path } from '../lib/positions.ts';
-import { writtenByExternalSecret } from '../lib/external-secrets.ts';
+import { chartValues } from '../model/chart-values.ts';
+import { dig } from '../model/dig.ts';
+import { durationMs } from '../model/durations.ts';
+import type { Path } from '../model/positions.ts';
+import { writtenByExternalSecret } from '../model/external-secrets.ts';
 import type { PolicyCheck } from './types.ts';
 
 export const WRANGLER_FILE = 'monitoring/watchdog/wrangler.toml';
-
-/** Prometheus/Alertmanager duration ("1h30m", "5m", "90s") in ms; NaN when malformed. */
-export function durationMs(text: unknown): number {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_536_000_000 };
-  if (typeof text !== 'string' || !/^(\d+(ms|s|m|h|d|w|y))+$/.test(text)) return NaN;
-  let total = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)) total += Number(n) * units[unit!]!;
-  return total;
-}
 
 interface Route {
   receiver?: string;
@@ -40,13 +33,13 @@ export const watchdogChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const wrangler = ctx.repo.dataFiles.get(WRANGLER_FILE);
-      const routes = (get(wrangler?.data, ['routes']) ?? []) as { pattern?: string }[];
+      const routes = (dig(wrangler?.data, ['routes']) ?? []) as { pattern?: string }[];
       const host = routes.map((r) => r.pattern?.replace(/\/\*$/, '')).find(Boolean);
       if (!wrangler || !host) {
         ctx.failAtFile(wrangler ? WRANGLER_FILE : 'monitoring/README.md', `${WRANGLER_FILE} declares no route, so nothing says where heartbeats go`);
         return;
       }
-      const crons = get(wrangler.data, ['triggers', 'crons']);
+      const crons = dig(wrangler.data, ['triggers', 'crons']);
       if (!Array.isArray(crons) || !crons.includes('* * * * *')) {
         const { line, col } = wrangler.positions.at(['triggers', 'crons'], 'key');
         ctx.failAt(WRANGLER_FILE, line, col, 'the worker must run every minute (crons = ["* * * * *"])');
@@ -60,7 +53,7 @@ export const watchdogChecks: PolicyCheck[] = [
           ctx.failAt(file, line, col, message);
         };
         const config = ['alertmanager', 'config'];
-        const childRoutes = (get(values, [...config, 'route', 'routes']) ?? []) as Route[];
+        const childRoutes = (dig(values, [...config, 'route', 'routes']) ?? []) as Route[];
         const index = childRoutes.findIndex(isWatchdogRoute);
         if (index === -1) {
           fail([...config, 'route'], 'no route for alertname="Watchdog": the heartbeat never leaves the cluster');
@@ -71,7 +64,7 @@ export const watchdogChecks: PolicyCheck[] = [
         if (repeat !== HEARTBEAT_PERIOD_MS || repeat > HEARTBEAT_SILENCE_MS / 2) {
           fail([...config, 'route', 'routes', index, 'repeat_interval'], `Watchdog repeat_interval is ${route.repeat_interval ?? 'unset'}; it must be ${HEARTBEAT_PERIOD_MS / 60_000}m, well under the worker's ${HEARTBEAT_SILENCE_MS / 60_000} min threshold`);
         }
-        const receivers = (get(values, [...config, 'receivers']) ?? []) as { name?: string; webhook_configs?: { url?: string; http_config?: { authorization?: { credentials?: string; credentials_file?: string } } }[] }[];
+        const receivers = (dig(values, [...config, 'receivers']) ?? []) as { name?: string; webhook_configs?: { url?: string; http_config?: { authorization?: { credentials?: string; credentials_file?: string } } }[] }[];
         const rIndex = receivers.findIndex((r) => r.name === route.receiver);
         const hook = receivers[rIndex]?.webhook_configs?.[0];
         if (!hook) {
@@ -83,7 +76,7 @@ export const watchdogChecks: PolicyCheck[] = [
         const auth = hook.http_config?.authorization;
         if (auth?.credentials) fail([...at, 'http_config'], 'the heartbeat token is committed in values; use credentials_file from a mounted secret');
         const secret = /^\/etc\/alertmanager\/secrets\/([^/]+)\//.exec(auth?.credentials_file ?? '')?.[1];
-        const mounted = (get(values, ['alertmanager', 'alertmanagerSpec', 'secrets']) ?? []) as string[];
+        const mounted = (dig(values, ['alertmanager', 'alertmanagerSpec', 'secrets']) ?? []) as string[];
         const fromExternalSecret = writtenByExternalSecret(ctx.repo, secret);
         if (!secret || !mounted.includes(secret) || !fromExternalSecret) fail([...at, 'http_config'], `the heartbeat token must be a credentials_file under /etc/alertmanager/secrets/<secret>/, that secret listed in alertmanagerSpec.secrets and written by an ExternalSecret`);
       }

@@ -3,7 +3,8 @@
  * Job: what a home cluster needs so that a rebuild from main is predictable
  * and one misbehaving app cannot take the node or its neighbours with it.
  */
-import { dig, LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../lib/workloads.ts';
+import { dig } from '../model/dig.ts';
+import { LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../model/workloads.ts';
 import type { PolicyCheck } from './types.ts';
 
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */

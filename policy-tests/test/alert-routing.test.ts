@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { alertmanagerConfigs, expectedReceiver, type AmConfig, type AmRoute } from '../lib/alertmanager.ts';
-import { alertRules } from '../lib/prometheus-rules.ts';
-import { loadRepo, REPO_ROOT } from '../lib/repo.ts';
+import { alertmanagerConfigs, expectedReceiver, type AmConfig, type AmRoute } from '../model/alertmanager.ts';
+import { alertRules } from '../model/prometheus-rules.ts';
+import { loadRepo, REPO_ROOT } from '../model/repo.ts';
 import { silenceWatchdog } from '../../scripts/watchdog-silence-test.ts';
 import { exec, installed } from './exec.ts';
 

@@ -4,8 +4,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isMap, isSeq, YAMLMap } from 'yaml';
-import { registeredChecks } from '../lib/gate.ts';
-import { formatLocation } from '../lib/findings.ts';
+import { registeredChecks } from '../gate/gate.ts';
+import { formatLocation } from '../model/findings.ts';
 import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
 import { componentMutations, fixtures } from './falco-mutations.ts';
 import { monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../lib/repo.ts';
+import { REPO_ROOT } from '../model/repo.ts';
 import { exec } from './exec.ts';
 
 function validate(args: string[], input?: string) {

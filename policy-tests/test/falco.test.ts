@@ -4,8 +4,8 @@
  * condition parser understands Falco's grammar.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { disjuncts, parseAppend, parseCondition, pinned } from '../lib/falco/expr.ts';
-import { normalizeRuleName } from '../lib/falco/tuning.ts';
+import { disjuncts, parseAppend, parseCondition, pinned } from '../model/falco/expr.ts';
+import { normalizeRuleName } from '../model/falco/tuning.ts';
 import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
 import { appendTuning, componentMutations, fixture, fixtures, TUNING } from './falco-mutations.ts';
 

@@ -3,9 +3,9 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, m
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments, type Document } from 'yaml';
-import { allFindings, runGate, type GateOptions } from '../lib/gate.ts';
-import { formatFinding, type Finding } from '../lib/findings.ts';
-import { MANIFEST_ROOTS, REPO_ROOT } from '../lib/repo.ts';
+import { allFindings, runGate, type GateOptions } from '../gate/gate.ts';
+import { formatFinding, type Finding } from '../model/findings.ts';
+import { MANIFEST_ROOTS, REPO_ROOT } from '../model/repo.ts';
 
 export interface RepoCopy {
   root: string;

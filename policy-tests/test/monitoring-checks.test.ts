@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { durationMs, isWatchdogRoute } from '../checks/watchdog.ts';
+import { isWatchdogRoute } from '../checks/watchdog.ts';
+import { durationMs } from '../model/durations.ts';
 import { describeMutations } from './mutation-runner.ts';
 import { monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';
 

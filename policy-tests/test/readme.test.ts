@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { registeredChecks } from '../lib/gate.ts';
-import { REPO_ROOT } from '../lib/repo.ts';
-import { checkTable, withCheckTable } from '../lib/report/check-table.ts';
+import { registeredChecks } from '../gate/gate.ts';
+import { REPO_ROOT } from '../model/repo.ts';
+import { checkTable, withCheckTable } from '../gate/report/check-table.ts';
 
 describe('README', () => {
   it('has the check table the registry generates (run npm run readme:checks when this fails)', async () => {

@@ -1,7 +1,7 @@
 /** The real repository passes its own gate: schema layer and every policy check. */
 import { describe, expect, it } from 'vitest';
-import { allFindings, runGate } from '../lib/gate.ts';
-import { loadRepo } from '../lib/repo.ts';
+import { allFindings, runGate } from '../gate/gate.ts';
+import { loadRepo } from '../model/repo.ts';
 import { describeFindings } from './helpers.ts';
 
 describe('this repository', () => {

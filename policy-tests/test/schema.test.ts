@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate, parseKubernetesMinor, UsageError } from '../lib/gate.ts';
-import { formatFinding } from '../lib/findings.ts';
-import { parseManifest } from '../lib/manifest.ts';
-import { loadFieldTrees, type Shape } from '../lib/schema/field-tree.ts';
-import { BUNDLED_SCHEMA_MINOR, type SchemaOptions } from '../lib/schema/schema-layer.ts';
+import { evaluate, parseKubernetesMinor, UsageError } from '../gate/gate.ts';
+import { formatFinding } from '../model/findings.ts';
+import { parseManifest } from '../model/manifest.ts';
+import { loadFieldTrees, type Shape } from '../schema/field-tree.ts';
+import { BUNDLED_SCHEMA_MINOR, type SchemaOptions } from '../schema/schema-layer.ts';
 
 const defaults: SchemaOptions = { strict: true, kubernetesMinor: BUNDLED_SCHEMA_MINOR, skip: [], reject: [], ignoreMissingSchemas: false };
 

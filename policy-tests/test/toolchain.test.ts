@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../lib/repo.ts';
+import { REPO_ROOT } from '../model/repo.ts';
 
 const read = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
 const major = read('.node-version').trim().split('.')[0]!;

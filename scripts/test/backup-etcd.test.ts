@@ -10,13 +10,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { compressFile, sha256File } from '../backup/compress.ts';
 import { run } from '../backup/exec.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
-import { loadTarget } from '../backup/targets.ts';
+import { loadTarget } from '../../policy-tests/model/backup-targets.ts';
 import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 
 const skip = (await missingTools('restic', 'zstd', 'etcd', 'etcdctl')).length > 0;

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { bundleBackupCommands } from '../backup/bundle.ts';
-import { TARGET_FILES } from '../backup/targets.ts';
+import { TARGET_FILES } from '../../policy-tests/model/backup-targets.ts';
 import { missingTools, useResticRepository } from './backup-helpers.ts';
 
 const dockerfile = readFileSync(join(REPO_ROOT, 'scripts/backup/Dockerfile'), 'utf8');

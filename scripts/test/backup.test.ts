@@ -4,14 +4,14 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../policy-tests/lib/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { compressFile, decompressFile, sha256File } from '../backup/compress.ts';
 import { latestSentinel, writeSentinel } from '../backup/engines/sqlite.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
 import { resticPaths } from '../backup/restic.ts';
-import { loadTarget, targetsOfDocument } from '../backup/targets.ts';
+import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
 import { exec, output } from '../../policy-tests/test/exec.ts';
 import { fakeScaler, flipByte, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 

@@ -2,29 +2,11 @@
  * What each database engine provides to the engine-neutral backup, check,
  * restore and drill flows in run.ts and restore.ts.
  */
+import type { Target } from '../../../policy-tests/model/backup-targets.ts';
 import type { Sentinel } from '../sentinel.ts';
 
-interface TargetBase {
-  name: string;
-  /** Namespace of the app (and of its backup jobs). */
-  namespace: string;
-  /** The Deployment scaled to zero during a restore (defaults to the target name). */
-  deployment: string;
-}
-export interface SqliteTarget extends TargetBase {
-  engine: 'sqlite';
-  /** Database files inside the app's pod. */
-  paths: string[];
-}
-export interface PostgresTarget extends TargetBase {
-  engine: 'postgres';
-  /** Database name; the server and role come from libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD. */
-  database: string;
-}
-export interface EtcdTarget extends TargetBase {
-  engine: 'etcd';
-}
-export type Target = SqliteTarget | PostgresTarget | EtcdTarget;
+export type { EtcdTarget, PostgresTarget, SqliteTarget, Target } from '../../../policy-tests/model/backup-targets.ts';
+
 
 export interface EngineContext {
   env: NodeJS.ProcessEnv;

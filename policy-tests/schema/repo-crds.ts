@@ -1,5 +1,5 @@
 /**
- * CRD schemas kept in this repository (policy-tests/schemas/crds/*.json) for
+ * CRD schemas kept in this repository (policy-tests/schema/crds/*.json) for
  * kinds no npm model package covers, such as ExternalSecret. Each file is a
  * JSON Schema of the CRD's openAPIV3Schema plus two annotations:
  * `x-kubernetes-group-version-kind` and `x-scope` (Namespaced or Cluster).
@@ -11,7 +11,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Shape } from './field-tree.ts';
 
-export const REPO_CRD_DIR = fileURLToPath(new URL('../../schemas/crds/', import.meta.url));
+export const REPO_CRD_DIR = fileURLToPath(new URL('./crds/', import.meta.url));
 
 interface JsonSchema {
   type?: string | string[];

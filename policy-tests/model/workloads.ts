@@ -1,4 +1,5 @@
 /** Where the pod template sits in each workload kind, so checks see every container the same way. */
+import { dig } from './dig.ts';
 import type { Resource } from './manifest.ts';
 import type { PathSegment } from './positions.ts';
 
@@ -18,15 +19,6 @@ export interface ContainerRef {
   name: string;
   at: PathSegment[];
   init: boolean;
-}
-
-function dig(value: unknown, path: readonly PathSegment[]): unknown {
-  let cur = value;
-  for (const seg of path) {
-    if (typeof cur !== 'object' || cur === null) return undefined;
-    cur = (cur as Record<string | number, unknown>)[seg];
-  }
-  return cur;
 }
 
 export function podSpecPath(kind: string): PathSegment[] | undefined {
@@ -52,7 +44,6 @@ export function containersOf(pod: PodSpecRef): ContainerRef[] {
   return [...list('initContainers'), ...list('containers')];
 }
 
-export { dig };
 
 /** Every container of every workload among `resources`, with its pod spec. */
 export function* workloadContainers(resources: readonly Resource[]): Generator<{ resource: Resource; pod: PodSpecRef; c: ContainerRef }> {

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { ErrorObject } from 'ajv';
 import { distance } from 'fastest-levenshtein';
-import type { Finding } from '../findings.ts';
-import { findingAt, type Resource } from '../manifest.ts';
-import { parseInstancePath, type PathSegment } from '../positions.ts';
+import type { Finding } from '../model/findings.ts';
+import { findingAt, type Resource } from '../model/manifest.ts';
+import { parseInstancePath, type PathSegment } from '../model/positions.ts';
 import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
 import { loadRepoCrds, shapesFromJsonSchema, type RepoCrd } from './repo-crds.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
@@ -132,7 +132,7 @@ export class SchemaLayer {
       if (allowed || options.ignoreMissingSchemas) return { status: 'skipped', findings: [] };
       return {
         status: 'error',
-        findings: [findingAt(resource, ['kind'], 'missing-schema', `no schema for ${key}`, 'add a CRD JSON Schema under policy-tests/schemas/crds/, or an entry with a reason to policy-tests/lib/schema/allowlist.ts')],
+        findings: [findingAt(resource, ['kind'], 'missing-schema', `no schema for ${key}`, 'add a CRD JSON Schema under policy-tests/schema/crds/, or an entry with a reason to policy-tests/schema/allowlist.ts')],
       };
     }
     const findings: Finding[] = [];

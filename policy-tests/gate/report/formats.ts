@@ -3,7 +3,7 @@
  * and conftest (text), plus GitHub workflow annotations.
  */
 import type { GateResult, ResourceResult } from '../gate.ts';
-import { formatFinding, formatLocation } from '../findings.ts';
+import { formatFinding, formatLocation } from '../../model/findings.ts';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'junit', 'tap', 'github'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

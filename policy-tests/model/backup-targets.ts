@@ -1,14 +1,37 @@
 /**
  * Backup targets are declared in the repository, next to the apps that own
  * the data: each backup-targets.yaml names a namespace and its targets (an
- * app, its engine, and its database paths or name).
+ * app, its engine, and its database paths or name). The contract lives on
+ * the gate's lowest floor because both the backup checks and the backup
+ * scripts read it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import schema from './backup-targets.schema.json' with { type: 'json' };
-import type { Target } from './engines/types.ts';
+
+export interface TargetBase {
+  name: string;
+  /** Namespace of the app (and of its backup jobs). */
+  namespace: string;
+  /** The Deployment scaled to zero during a restore (defaults to the target name). */
+  deployment: string;
+}
+export interface SqliteTarget extends TargetBase {
+  engine: 'sqlite';
+  /** Database files inside the app's pod. */
+  paths: string[];
+}
+export interface PostgresTarget extends TargetBase {
+  engine: 'postgres';
+  /** Database name; the server and role come from libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD. */
+  database: string;
+}
+export interface EtcdTarget extends TargetBase {
+  engine: 'etcd';
+}
+export type Target = SqliteTarget | PostgresTarget | EtcdTarget;
 
 export const TARGET_FILES = ['apps/media/facts/backup-targets.yaml', 'apps/platform/backups/facts/backup-targets.yaml'] as const;
 

@@ -4,12 +4,13 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { policyChecks, runPolicy } from '../checks/registry.ts';
+import { policyChecks } from '../checks/registry.ts';
+import { runPolicy } from './runner.ts';
 import type { PolicyCheck } from '../checks/types.ts';
-import { byLocation, type Finding } from './findings.ts';
-import { parseManifest, type ParsedFile, type Resource } from './manifest.ts';
-import { isManifestPath, loadRepo, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from './repo.ts';
-import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type ResourceStatus, type SchemaOptions } from './schema/schema-layer.ts';
+import { byLocation, type Finding } from '../model/findings.ts';
+import { parseManifest, type ParsedFile, type Resource } from '../model/manifest.ts';
+import { isManifestPath, loadRepo, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';
+import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 
 export class UsageError extends Error {}
 

@@ -1,7 +1,6 @@
 /** Helm values of the chart sources in the repo, found through the Applications that use them. */
 import { applications } from './argocd.ts';
 import type { DataFile, Repo } from './repo.ts';
-import type { Path } from './positions.ts';
 
 export interface ChartValues {
   appName: string;
@@ -22,13 +21,4 @@ export function chartValues(repo: Repo, chart: string): ChartValues[] {
     }
   }
   return out;
-}
-
-export function get(values: unknown, path: Path): unknown {
-  let cur = values;
-  for (const seg of path) {
-    if (typeof cur !== 'object' || cur === null) return undefined;
-    cur = (cur as Record<string | number, unknown>)[seg];
-  }
-  return cur;
 }

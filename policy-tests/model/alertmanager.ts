@@ -4,7 +4,8 @@
  * (first match, classic matchers) for the policy check. The tests check the
  * same decisions with the real amtool.
  */
-import { chartValues, get } from './chart-values.ts';
+import { chartValues } from './chart-values.ts';
+import { dig } from './dig.ts';
 import type { DataFile, Repo } from './repo.ts';
 
 export interface AmRoute {
@@ -33,7 +34,7 @@ export interface AmConfig {
 export const CONFIG_PATH = ['alertmanager', 'config'] as const;
 
 export function alertmanagerConfigs(repo: Repo): { file: string; config: AmConfig; source: DataFile }[] {
-  return chartValues(repo, 'kube-prometheus-stack').map((v) => ({ file: v.file, config: (get(v.values, [...CONFIG_PATH]) ?? { route: {}, receivers: [] }) as AmConfig, source: v.source }));
+  return chartValues(repo, 'kube-prometheus-stack').map((v) => ({ file: v.file, config: (dig(v.values, [...CONFIG_PATH]) ?? { route: {}, receivers: [] }) as AmConfig, source: v.source }));
 }
 
 /** The spec's Events table, in this repo's receiver names. */

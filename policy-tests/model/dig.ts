@@ -1,0 +1,11 @@
+/** Reads the value at a path of keys and indexes; undefined as soon as a step is missing or not a container. */
+import type { PathSegment } from './positions.ts';
+
+export function dig(value: unknown, path: readonly PathSegment[]): unknown {
+  let cur = value;
+  for (const seg of path) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Record<string | number, unknown>)[seg];
+  }
+  return cur;
+}
