@@ -3,12 +3,12 @@
  * (gate/runner.ts) applies them and handles exemptions.
  */
 import { argocdChecks } from './argocd.ts';
-import { falcoChecks } from './falco.ts';
+import { falcoChecks } from './falco/index.ts';
 import { watchdogChecks } from './watchdog.ts';
 import { alertRoutingChecks } from './alert-routing.ts';
 import { dashboardChecks, monitoringChecks, sourceChecks } from './monitoring.ts';
 import { mediaChecks } from './media.ts';
-import { mediaSettingsChecks } from './media-settings.ts';
+import { mediaSettingsChecks } from './media-settings/index.ts';
 import { backupChecks } from './backups.ts';
 import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { PolicyCheck } from './types.ts';

@@ -2,21 +2,16 @@
  * Runtime security (S1-S10): the Falco sensor, its forwarder and network
  * policy, and the discipline of the custom tuning file.
  */
-import { parseAppend, parseCondition, disjuncts, pinned, unwrap, walk, ConditionSyntaxError, type Expr } from '../model/falco/expr.ts';
-import { isExemptionList, isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../model/falco/policy.ts';
-import { normalizeRuleName, tuningFiles, type TuningFile, type TuningItem } from '../model/falco/tuning.ts';
-import type { ChartValues } from '../model/chart-values.ts';
-import { dig } from '../model/dig.ts';
-import { onChartValues, type ValuesFail } from './chart-values-check.ts';
-import type { Path } from '../model/positions.ts';
-import { writtenByExternalSecret } from '../model/external-secrets.ts';
-import type { CheckContext, PolicyCheck } from './types.ts';
-
-const PROCESS_FIELD = /^proc\.(name|pname|exe|pexe|cmdline|args|aname(\[\d+\])?)$/;
-const IMAGE_FIELD = /^container\.image(\.repository)?$/;
-const PATH_FIELD = /^(fd\.(name|directory|filename|nameraw)|fs\.path\.(name|source|target)|proc\.(exepath|cwd)|evt\.arg\.(path|name|pathname|filename))$/;
-const NAMESPACE_FIELD = 'k8s.ns.name';
-const PINNING_OPS = new Set(['=', '==', 'startswith', 'glob', 'endswith', 'in', 'pmatch']);
+import { parseAppend, parseCondition, walk, ConditionSyntaxError } from '../../model/falco/expr.ts';
+import { isHookName, loadFalcoPolicy, FALCO_POLICY_FILE, type FalcoPolicy } from '../../model/falco/policy.ts';
+import { normalizeRuleName, tuningFiles, type TuningFile } from '../../model/falco/tuning.ts';
+import { appendedExclusion, exemptedImages, exemptionsOf, isGeneric, IMAGE_FIELD, NAMESPACE_FIELD, PATH_FIELD, pins, PROCESS_FIELD, safeParse, upstreamKind } from '../../model/falco/exemptions.ts';
+import type { ChartValues } from '../../model/chart-values.ts';
+import { dig } from '../../model/dig.ts';
+import { onChartValues, type ValuesFail } from '../chart-values-check.ts';
+import type { Path } from '../../model/positions.ts';
+import { writtenByExternalSecret } from '../../model/external-secrets.ts';
+import type { CheckContext, PolicyCheck } from '../types.ts';
 
 type Fail = (tuning: TuningFile, path: Path, message: string) => void;
 
@@ -40,76 +35,6 @@ function forEachTuning(ctx: CheckContext, body: (tuning: TuningFile, policy: Fal
   withPolicy(ctx, (policy) => {
     for (const tuning of tuningFiles(ctx.repo)) body(tuning, policy, fail);
   });
-}
-
-function upstreamKind(policy: FalcoPolicy, item: TuningItem): boolean {
-  const { upstream } = policy;
-  return item.type === 'rule' ? upstream.rules.has(item.name) : item.type === 'macro' ? upstream.macros.has(item.name) : item.type === 'list' ? upstream.lists.has(item.name) : false;
-}
-
-function safeParse(parse: () => Expr): Expr | undefined {
-  try {
-    return parse();
-  } catch {
-    return undefined;
-  }
-}
-
-/** `X and not (...)`: the only shape a rule's own condition may be extended with. Returns the excluded expression. */
-export function appendedExclusion(fragment: string): Expr | undefined {
-  const expr = safeParse(() => parseAppend(fragment));
-  if (!expr || expr.kind !== 'and' || expr.left.kind !== 'macro' || expr.left.name !== '__upstream__') return undefined;
-  const not = expr.right;
-  return not.kind === 'not' && not.expr.kind === 'group' ? not.expr.expr : undefined;
-}
-
-interface Exemption {
-  item: TuningItem;
-  /** Each alternative exempts on its own, so each must be scoped on its own. */
-  clauses: Expr[];
-  /** A list append exempts by item everywhere: it cannot be scoped. */
-  unscopable?: boolean;
-}
-
-function exemptionsOf(tuning: TuningFile, policy: FalcoPolicy): Exemption[] {
-  const out: Exemption[] = [];
-  for (const item of tuning.items) {
-    // Boundary rules and their hooks are held to the stricter falco-boundary-armed.
-    if (!item.override || !upstreamKind(policy, item) || policy.boundaryRules.includes(item.name) || policy.boundaryHooks.includes(item.name)) continue;
-    if (item.type === 'macro' && item.override.condition === 'replace' && item.condition && isHookName(item.name)) {
-      const expr = safeParse(() => parseCondition(item.condition!));
-      if (expr) out.push({ item, clauses: disjuncts(expr) });
-    } else if (item.type === 'rule' && item.override.condition === 'append' && item.condition) {
-      const excluded = appendedExclusion(item.condition);
-      if (excluded) out.push({ item, clauses: disjuncts(excluded) });
-    } else if (item.type === 'list' && item.override.items === 'append' && isExemptionList(item.name)) {
-      out.push({ item, clauses: [], unscopable: true });
-    }
-  }
-  return out;
-}
-
-/** What a clause pins: the fields it constrains positively, and the image values it names. */
-function pins(clause: Expr): { fields: Set<string>; images: string[] } {
-  const fields = new Set<string>();
-  const images: string[] = [];
-  for (const part of pinned(clause)) {
-    const e = unwrap(part);
-    if ((e.kind === 'compare' || e.kind === 'list') && PINNING_OPS.has(e.op)) {
-      fields.add(e.field);
-      if (IMAGE_FIELD.test(e.field)) images.push(...(e.kind === 'compare' ? [e.value] : e.items));
-    }
-  }
-  return { fields, images };
-}
-
-function isGeneric(image: string, policy: FalcoPolicy): boolean {
-  const bare = image.replace(/[:@].*$/, '');
-  return policy.genericImages.some((g) => g === bare || g.startsWith(bare));
-}
-
-function exemptedImages(tunings: TuningFile[], policy: FalcoPolicy): Set<string> {
-  return new Set(tunings.flatMap((t) => exemptionsOf(t, policy)).flatMap((e) => e.clauses.flatMap((c) => pins(c).images)));
 }
 
 const valuesCheck = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: ValuesFail) => void) => onChartValues(ctx, chart, 'security/README.md', body);

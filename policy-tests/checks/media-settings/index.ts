@@ -2,44 +2,15 @@
  * The media apps' rebuild settings, declared as code in apps/media/<app>/settings/
  * (P2), and the spec's settings rows on top of them (M4, M5, M8-M11, M14, M20-M27).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { argoGlobMatch } from '../model/glob.ts';
-import { parseInstancePath, type Path } from '../model/positions.ts';
-import type { DataFile, Repo } from '../model/repo.ts';
-import { perRepo } from '../model/per-repo.ts';
-import { failIn } from './findings.ts';
-import type { CheckContext, PolicyCheck } from './types.ts';
+import { parseInstancePath, type Path } from '../../model/positions.ts';
+import type { DataFile } from '../../model/repo.ts';
+import { SCHEMA_DIR, SCHEMA_FOR, settingsByApp, settingsFiles, validatorFor, type Settings } from '../../model/media-settings.ts';
+import { flowProblems, type Flow } from '../../model/tdarr-flow.ts';
+import { failIn } from '../findings.ts';
+import type { CheckContext, PolicyCheck } from '../types.ts';
 
-export const SETTINGS_GLOB = 'apps/media/*/settings/*.yaml';
-const SCHEMA_DIR = 'apps/media/facts/schemas';
-const SCHEMA_FOR: Record<string, string> = { sonarr: 'manager', radarr: 'manager', qbittorrent: 'qbittorrent', prowlarr: 'prowlarr', cleanuparr: 'cleanuparr', bazarr: 'bazarr', jellyseerr: 'jellyseerr', tdarr: 'tdarr', plex: 'plex' };
-
-type Settings = Record<string, unknown> & { app?: string; instance?: string };
-
-function settingsFiles(repo: Repo): DataFile[] {
-  return [...repo.dataFiles.values()].filter((f) => argoGlobMatch(SETTINGS_GLOB, f.file));
-}
-
-/**
- * Settings by app (and instance for the managers). A file that fails its
- * schema is left to media-settings-schema: the row checks see it as present
- * but skip it, so one typo yields one finding.
- */
-const settingsByApp = perRepo((repo: Repo): Map<string, { file: DataFile; s: Settings; valid: boolean }> => {
-  const out = new Map<string, { file: DataFile; s: Settings; valid: boolean }>();
-  for (const file of settingsFiles(repo)) {
-    const s = (file.data ?? {}) as Settings;
-    const kind = SCHEMA_FOR[String(s.app)];
-    const valid = !file.errors.length && kind !== undefined && validatorFor(repo.root, kind)(s) === true;
-    out.set(String(s.instance ?? s.app), { file, s, valid });
-  }
-  return out;
-});
 const byApp = (ctx: CheckContext) => settingsByApp(ctx.repo);
 
-/** Compiled schemas, keyed by their text: compiling is the expensive part, and the same schema recurs across runs. */
 /**
  * The valid settings of one instance, for the row checks. A missing file is a
  * finding; an invalid one is left to media-settings-schema (undefined, silently).
@@ -48,17 +19,6 @@ function settingsOf(ctx: CheckContext, instance: string, role: string): { file: 
   const found = byApp(ctx).get(instance);
   if (!found) ctx.failAtFile('apps/README.md', `no settings file for the ${role} (${instance})`);
   return found?.valid ? found : undefined;
-}
-
-const validators = new Map<string, ValidateFunction>();
-function validatorFor(root: string, kind: string): ValidateFunction {
-  const text = readFileSync(join(root, SCHEMA_DIR, `${kind}.schema.json`), 'utf8');
-  let validate = validators.get(text);
-  if (!validate) {
-    validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(text));
-    validators.set(text, validate);
-  }
-  return validate;
 }
 
 const MANAGERS: Record<string, { root: string; removeCompleted: boolean; kind: string }> = {
@@ -88,7 +48,11 @@ export const mediaSettingsChecks: PolicyCheck[] = [
           failIn(ctx, file, ['app'], `unknown app "${String(s.app)}"; expected one of ${Object.keys(SCHEMA_FOR).join(', ')}`);
           continue;
         }
-        const validate = validatorFor(ctx.repo.root, kind);
+        const validate = validatorFor(ctx.repo, kind);
+        if (!validate) {
+          failIn(ctx, file, ['app'], `no readable schema ${SCHEMA_DIR}/${kind}.schema.json for app "${String(s.app)}"`);
+          continue;
+        }
         if (!validate(s)) {
           for (const e of validate.errors ?? []) {
             const path = parseInstancePath(e.instancePath);
@@ -328,54 +292,16 @@ export const mediaSettingsChecks: PolicyCheck[] = [
   },
 ];
 
-interface FlowPlugin {
-  id: string;
-  pluginName: string;
-  inputsDB?: Record<string, string>;
-}
-interface FlowEdge {
-  source: string;
-  sourceHandle: string;
-  target: string;
-}
-
-/** The gates every path to replaceOriginalFile must pass: a plugin, its inputs, and the output taken when the file may continue. */
-const FLOW_GATES: { what: string; passes: (p: FlowPlugin, handle: string) => boolean }[] = [
-  { what: 'only H.264 continues', passes: (p, h) => p.pluginName === 'checkVideoCodec' && p.inputsDB?.codec === 'h264' && h === '1' },
-  { what: 'files with more than one link are skipped', passes: (p, h) => p.pluginName === 'checkFileLinkCount' && p.inputsDB?.maxLinks === '1' && h === '1' },
-  { what: 'paths containing remux are skipped', passes: (p, h) => p.pluginName === 'checkFileNameIncludes' && (p.inputsDB?.terms ?? '').split(',').map((t) => t.trim()).includes('remux') && h === '2' },
-  { what: 'HEVC via QSV, preset slow, quality 23', passes: (p) => p.pluginName === 'ffmpegCommandSetVideoEncoder' && p.inputsDB?.outputCodec === 'hevc' && p.inputsDB?.hardwareType === 'qsv' && p.inputsDB?.ffmpegPreset === 'slow' && p.inputsDB?.ffmpegQuality === '23' },
-  { what: 'audio and subtitles copied', passes: (p) => p.pluginName === 'ffmpegCommandStreamCopy' && p.inputsDB?.audio === 'copy' && p.inputsDB?.subtitles === 'copy' },
-  { what: 'the new file is 20-85 % of the old size', passes: (p, h) => p.pluginName === 'compareFileSizeRatio' && p.inputsDB?.greaterThan === '20' && p.inputsDB?.lessThan === '85' && h === '1' },
-];
-
-/** Walks every path from the input to replaceOriginalFile; each must pass every gate. */
+/** Reports every path of a Tdarr flow that reaches replaceOriginalFile without passing each gate. */
 function checkFlow(ctx: CheckContext, file: string): void {
   const data = ctx.repo.dataFiles.get(file);
-  const flow = data?.data as { flowPlugins?: FlowPlugin[]; flowEdges?: FlowEdge[] } | undefined;
+  const flow = data?.data as Partial<Flow> | undefined;
   if (!data || !flow?.flowPlugins || !flow.flowEdges) {
     ctx.failAtFile('apps/media/tdarr/settings/tdarr.yaml', `flow ${file} is missing or has no flowPlugins/flowEdges`);
     return;
   }
-  const plugins = new Map(flow.flowPlugins.map((p) => [p.id, p]));
-  const input = flow.flowPlugins.find((p) => p.pluginName === 'inputFile');
-  const replace = new Set(flow.flowPlugins.filter((p) => p.pluginName === 'replaceOriginalFile').map((p) => p.id));
-  const bad: string[] = [];
-  let paths = 0;
-  const walk = (id: string, taken: { plugin: FlowPlugin; handle: string }[], seen: Set<string>): void => {
-    if (replace.has(id)) {
-      paths++;
-      const missing = FLOW_GATES.filter((g) => !taken.some((t) => g.passes(t.plugin, t.handle))).map((g) => g.what);
-      if (missing.length) bad.push(`a path to replaceOriginalFile (${[...taken.map((t) => t.plugin.id), id].join(' -> ')}) skips: ${missing.join('; ')}`);
-      return;
-    }
-    for (const edge of flow.flowEdges!.filter((e) => e.source === id)) {
-      if (seen.has(edge.target) || !plugins.has(edge.target)) continue;
-      walk(edge.target, [...taken, { plugin: plugins.get(id)!, handle: String(edge.sourceHandle) }], new Set([...seen, edge.target]));
-    }
-  };
-  if (input) walk(input.id, [], new Set([input.id]));
+  const { paths, problems } = flowProblems(flow as Flow);
   const { line, col } = data.positions.at(['flowEdges'], 'key');
-  if (!input || paths === 0) ctx.failAt(file, line, col, 'the flow never reaches replaceOriginalFile from its input');
-  for (const message of bad) ctx.failAt(file, line, col, message);
+  if (paths === 0) ctx.failAt(file, line, col, 'the flow never reaches replaceOriginalFile from its input');
+  for (const message of problems) ctx.failAt(file, line, col, message);
 }

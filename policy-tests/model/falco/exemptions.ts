@@ -1,0 +1,84 @@
+/**
+ * Exemptions in the Falco tuning files: which overrides of upstream rules,
+ * macros and lists exempt something, and what each alternative pins (a
+ * process, an image, a path, a namespace).
+ */
+import { parseAppend, parseCondition, disjuncts, pinned, unwrap, type Expr } from './expr.ts';
+import { isExemptionList, isHookName, type FalcoPolicy } from './policy.ts';
+import type { TuningFile, TuningItem } from './tuning.ts';
+
+export const PROCESS_FIELD = /^proc\.(name|pname|exe|pexe|cmdline|args|aname(\[\d+\])?)$/;
+export const IMAGE_FIELD = /^container\.image(\.repository)?$/;
+export const PATH_FIELD = /^(fd\.(name|directory|filename|nameraw)|fs\.path\.(name|source|target)|proc\.(exepath|cwd)|evt\.arg\.(path|name|pathname|filename))$/;
+export const NAMESPACE_FIELD = 'k8s.ns.name';
+export const PINNING_OPS = new Set(['=', '==', 'startswith', 'glob', 'endswith', 'in', 'pmatch']);
+
+export function upstreamKind(policy: FalcoPolicy, item: TuningItem): boolean {
+  const { upstream } = policy;
+  return item.type === 'rule' ? upstream.rules.has(item.name) : item.type === 'macro' ? upstream.macros.has(item.name) : item.type === 'list' ? upstream.lists.has(item.name) : false;
+}
+
+export function safeParse(parse: () => Expr): Expr | undefined {
+  try {
+    return parse();
+  } catch {
+    return undefined;
+  }
+}
+
+/** `X and not (...)`: the only shape a rule's own condition may be extended with. Returns the excluded expression. */
+export function appendedExclusion(fragment: string): Expr | undefined {
+  const expr = safeParse(() => parseAppend(fragment));
+  if (!expr || expr.kind !== 'and' || expr.left.kind !== 'macro' || expr.left.name !== '__upstream__') return undefined;
+  const not = expr.right;
+  return not.kind === 'not' && not.expr.kind === 'group' ? not.expr.expr : undefined;
+}
+
+export interface Exemption {
+  item: TuningItem;
+  /** Each alternative exempts on its own, so each must be scoped on its own. */
+  clauses: Expr[];
+  /** A list append exempts by item everywhere: it cannot be scoped. */
+  unscopable?: boolean;
+}
+
+export function exemptionsOf(tuning: TuningFile, policy: FalcoPolicy): Exemption[] {
+  const out: Exemption[] = [];
+  for (const item of tuning.items) {
+    // Boundary rules and their hooks are held to the stricter falco-boundary-armed.
+    if (!item.override || !upstreamKind(policy, item) || policy.boundaryRules.includes(item.name) || policy.boundaryHooks.includes(item.name)) continue;
+    if (item.type === 'macro' && item.override.condition === 'replace' && item.condition && isHookName(item.name)) {
+      const expr = safeParse(() => parseCondition(item.condition!));
+      if (expr) out.push({ item, clauses: disjuncts(expr) });
+    } else if (item.type === 'rule' && item.override.condition === 'append' && item.condition) {
+      const excluded = appendedExclusion(item.condition);
+      if (excluded) out.push({ item, clauses: disjuncts(excluded) });
+    } else if (item.type === 'list' && item.override.items === 'append' && isExemptionList(item.name)) {
+      out.push({ item, clauses: [], unscopable: true });
+    }
+  }
+  return out;
+}
+
+/** What a clause pins: the fields it constrains positively, and the image values it names. */
+export function pins(clause: Expr): { fields: Set<string>; images: string[] } {
+  const fields = new Set<string>();
+  const images: string[] = [];
+  for (const part of pinned(clause)) {
+    const e = unwrap(part);
+    if ((e.kind === 'compare' || e.kind === 'list') && PINNING_OPS.has(e.op)) {
+      fields.add(e.field);
+      if (IMAGE_FIELD.test(e.field)) images.push(...(e.kind === 'compare' ? [e.value] : e.items));
+    }
+  }
+  return { fields, images };
+}
+
+export function isGeneric(image: string, policy: FalcoPolicy): boolean {
+  const bare = image.replace(/[:@].*$/, '');
+  return policy.genericImages.some((g) => g === bare || g.startsWith(bare));
+}
+
+export function exemptedImages(tunings: TuningFile[], policy: FalcoPolicy): Set<string> {
+  return new Set(tunings.flatMap((t) => exemptionsOf(t, policy)).flatMap((e) => e.clauses.flatMap((c) => pins(c).images)));
+}

@@ -1,0 +1,50 @@
+/**
+ * The media apps' settings files (apps/media/<app>/settings/*.yaml) and the
+ * JSON Schemas they follow, read from the files the repository already parsed.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { argoGlobMatch } from './glob.ts';
+import { perRepo } from './per-repo.ts';
+import type { DataFile, Repo } from './repo.ts';
+
+export const SETTINGS_GLOB = 'apps/media/*/settings/*.yaml';
+export const SCHEMA_DIR = 'apps/media/facts/schemas';
+export const SCHEMA_FOR: Record<string, string> = { sonarr: 'manager', radarr: 'manager', qbittorrent: 'qbittorrent', prowlarr: 'prowlarr', cleanuparr: 'cleanuparr', bazarr: 'bazarr', jellyseerr: 'jellyseerr', tdarr: 'tdarr', plex: 'plex' };
+
+export type Settings = Record<string, unknown> & { app?: string; instance?: string };
+
+export function settingsFiles(repo: Repo): DataFile[] {
+  return [...repo.dataFiles.values()].filter((f) => argoGlobMatch(SETTINGS_GLOB, f.file));
+}
+
+/**
+ * Settings by app (and instance for the managers). A file that fails its
+ * schema is left to media-settings-schema: the row checks see it as present
+ * but skip it, so one typo yields one finding.
+ */
+export const settingsByApp = perRepo((repo: Repo): Map<string, { file: DataFile; s: Settings; valid: boolean }> => {
+  const out = new Map<string, { file: DataFile; s: Settings; valid: boolean }>();
+  for (const file of settingsFiles(repo)) {
+    const s = (file.data ?? {}) as Settings;
+    const kind = SCHEMA_FOR[String(s.app)];
+    const valid = !file.errors.length && kind !== undefined && validatorFor(repo, kind)?.(s) === true;
+    out.set(String(s.instance ?? s.app), { file, s, valid });
+  }
+  return out;
+});
+
+/** Compiled schemas, keyed by their text: compiling is the expensive part, and the same schema recurs across runs. */
+const validators = new Map<string, ValidateFunction>();
+
+/** The validator for one settings kind; undefined when its schema file is missing or unparsable. */
+export function validatorFor(repo: Repo, kind: string): ValidateFunction | undefined {
+  const schema = repo.dataFiles.get(`${SCHEMA_DIR}/${kind}.schema.json`);
+  if (!schema?.data || schema.errors.length) return undefined;
+  const key = JSON.stringify(schema.data);
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema.data as object);
+    validators.set(key, validate);
+  }
+  return validate;
+}
