@@ -1,0 +1,68 @@
+/**
+ * The import graph of the gate and the scripts, read with the TypeScript
+ * compiler's pre-processor, and the two rules the layout promises: imports
+ * only run down the floors, and no file reaches itself through its imports.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import ts from 'typescript';
+
+/** Floors from the bottom up; a file may import from its own floor or a lower one. */
+export const FLOORS = ['policy-tests/model', 'policy-tests/schema', 'policy-tests/checks', 'policy-tests/gate', 'scripts'] as const;
+
+export function floorOf(file: string): number {
+  return FLOORS.findIndex((f) => file === f || file.startsWith(`${f}/`));
+}
+
+/** Every .ts/.mts file under the floors (tests excluded: they sit beside the floors and may import any of them). */
+export function floorSources(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && entry.name !== 'test' && entry.name !== 'dist') walk(rel);
+      } else if (/\.m?ts$/.test(entry.name)) out.set(rel, readFileSync(join(root, rel), 'utf8'));
+    }
+  };
+  for (const floor of FLOORS) walk(floor);
+  return out;
+}
+
+/** Relative imports of each file, resolved to repository paths. */
+export function importGraph(sources: ReadonlyMap<string, string>): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const [file, text] of sources) {
+    const { importedFiles } = ts.preProcessFile(text, true, true);
+    graph.set(file, importedFiles.map((i) => i.fileName).filter((name) => name.startsWith('.')).map((name) => normalize(join(dirname(file), name))));
+  }
+  return graph;
+}
+
+export function importProblems(sources: ReadonlyMap<string, string>): string[] {
+  const graph = importGraph(sources);
+  const problems: string[] = [];
+  for (const [file, imports] of graph) {
+    const from = floorOf(file);
+    for (const target of imports) {
+      const to = floorOf(target);
+      if (to > from) problems.push(`${file} imports ${target}, a higher floor (${FLOORS[to]} over ${FLOORS[from]})`);
+    }
+  }
+  // Depth-first search with colours: a grey node met again closes a circle.
+  const colour = new Map<string, 'grey' | 'black'>();
+  const stack: string[] = [];
+  const visit = (file: string): void => {
+    colour.set(file, 'grey');
+    stack.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (colour.get(target) === 'grey') problems.push(`circle of imports: ${[...stack.slice(stack.indexOf(target)), target].join(' -> ')}`);
+      else if (!colour.has(target)) visit(target);
+    }
+    stack.pop();
+    colour.set(file, 'black');
+  };
+  for (const file of [...graph.keys()].sort()) if (!colour.has(file)) visit(file);
+  return problems;
+}
