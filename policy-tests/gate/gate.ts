@@ -1,6 +1,6 @@
 /**
  * The gate: load, schema layer, policy layer, one result per resource.
- * Used by the CLI (scripts/validate.ts), by the tests and by the benchmark.
+ * Used by the CLI (gate/cli.ts), by the tests and by the benchmark.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';

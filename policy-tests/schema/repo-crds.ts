@@ -11,7 +11,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Shape } from './field-tree.ts';
 
-export const REPO_CRD_DIR = fileURLToPath(new URL('./crds/', import.meta.url));
+export const REPO_CRD_DIR = fileURLToPath(new URL('../schema/crds/', import.meta.url));
 
 interface JsonSchema {
   type?: string | string[];

@@ -1,13 +1,28 @@
 /** The gate CLI, run as a user runs it: flags, formats, exit codes. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import Ajv04 from 'ajv-draft-04';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main, VERSION } from '../gate/cli.ts';
 import { REPO_ROOT } from '../model/repo.ts';
 import { exec } from './exec.ts';
 
+// The published OASIS SARIF 2.1.0 schema (JSON Schema draft-04), as Microsoft's SARIF SDK ships it.
+const sarifSchema = createRequire(import.meta.url)('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json') as object;
+const validSarif = new Ajv04({ allErrors: true, strict: false, unicodeRegExp: false }).compile(sarifSchema);
+
+/** The built gate, through its bin, as `npx homelab-gate` runs it. */
 function validate(args: string[], input?: string) {
-  return exec(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'scripts/validate.ts'), ...args], { cwd: REPO_ROOT, input });
+  return exec(process.execPath, [join(REPO_ROOT, 'policy-tests/bin/homelab-gate.mjs'), ...args], { cwd: REPO_ROOT, input });
+}
+
+/** The CLI in this process, for what needs a terminal. */
+async function inProcess(args: string[], env: NodeJS.ProcessEnv, tty: boolean) {
+  let stdout = '';
+  const code = await main(args, { stdout: (t) => (stdout += t), stderr: () => {}, env, stdoutIsTTY: tty, stderrIsTTY: false, cwd: REPO_ROOT });
+  return { code, stdout };
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'gate-cli-'));
@@ -29,7 +44,7 @@ spec:
             capabilites: {}
 `;
 
-describe('npm run validate', () => {
+describe('homelab-gate', () => {
   it('exits 0 on the repository with a summary', async () => {
     const r = await validate(['--summary']);
     expect(r.stderr).toBe('');
@@ -55,7 +70,17 @@ describe('npm run validate', () => {
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
     expect(out).toEqual({
-      resources: [{ filename: 'stdin', kind: 'Deployment', version: 'apps/v1', name: 'outside', status: 'statusInvalid', msg: expect.stringContaining('stdin:14:13 [unknown-field]') }],
+      resources: [
+        {
+          filename: 'stdin',
+          kind: 'Deployment',
+          version: 'apps/v1',
+          name: 'outside',
+          status: 'statusInvalid',
+          msg: expect.stringContaining('stdin:14:13 [unknown-field]'),
+          findings: [{ check: 'unknown-field', file: 'stdin', line: 14, column: 13, message: expect.stringContaining('capabilites'), fix: expect.any(String) }],
+        },
+      ],
       summary: { valid: 0, invalid: 1, errors: 0, skipped: 0 },
     });
   });
@@ -78,16 +103,60 @@ describe('npm run validate', () => {
     expect(files.size).toBeGreaterThan(3);
   });
 
-  it('refuses a missing file or a bad flag with one line and exit 1', async () => {
+  it('refuses a missing file or a bad flag with one line and exit 2', async () => {
     const missing = await validate(['does-not-exist.yaml']);
-    expect([missing.code, missing.stderr]).toEqual([1, 'validate: no such file or directory: does-not-exist.yaml\n']);
+    expect([missing.code, missing.stderr]).toEqual([2, 'homelab-gate: no such file or directory: does-not-exist.yaml\n']);
     const flag = await validate(['--frobnicate']);
-    expect(flag.code).toBe(1);
+    expect(flag.code).toBe(2);
     expect(flag.stderr.trim().split('\n')).toHaveLength(1);
     const format = await validate(['--output', 'xml']);
-    expect([format.code, format.stderr]).toEqual([1, 'validate: --output must be one of text, json, junit, tap, github, got "xml"\n']);
+    expect([format.code, format.stderr]).toEqual([2, 'homelab-gate: --output must be one of text, json, junit, tap, github, sarif, got "xml"\n']);
     const version = await validate(['--kubernetes-version', '1.40.0']);
-    expect([version.code, version.stderr]).toEqual([1, 'validate: no offline schemas for Kubernetes 1.40.0: the bundled schemas describe 1.36\n']);
+    expect([version.code, version.stderr]).toEqual([2, 'homelab-gate: no offline schemas for Kubernetes 1.40.0: the bundled schemas describe 1.36\n']);
+    const twice = await validate(['-o', 'json', '-o', 'tap']);
+    expect([twice.code, twice.stderr]).toEqual([2, 'homelab-gate: at most one --output may go to stdout; give the others a file (FORMAT=FILE)\n']);
+  });
+
+  it('prints its version and help, and exits 0', async () => {
+    for (const flag of ['--version', '-v']) expect(await validate([flag])).toEqual({ code: 0, stdout: `homelab-gate ${VERSION}\n`, stderr: '' });
+    const help = await validate(['--help']);
+    expect([help.code, help.stdout]).toEqual([0, expect.stringMatching(/^Usage: homelab-gate \[options\]/)]);
+  });
+
+  it('prints SARIF 2.1.0 that the published schema accepts, with rule metadata from the registry', async () => {
+    const r = await validate(['-', '--output', 'sarif'], typoDeployment);
+    expect(r.code).toBe(1);
+    const log = JSON.parse(r.stdout);
+    expect(validSarif(log) ? [] : validSarif.errors).toEqual([]);
+    expect(log.version).toBe('2.1.0');
+    const run = log.runs[0];
+    expect(run.tool.driver).toMatchObject({ name: 'homelab-gate', version: VERSION });
+    expect(run.tool.driver.rules.find((x: { id: string }) => x.id === 'argocd-sync-policy')).toMatchObject({ help: { text: expect.any(String) }, properties: { tags: ['policy', 'P1'] } });
+    expect(run.results).toEqual([
+      expect.objectContaining({
+        ruleId: 'unknown-field',
+        level: 'error',
+        locations: [{ physicalLocation: { artifactLocation: expect.objectContaining({ uri: 'stdin' }), region: expect.objectContaining({ startLine: 14, startColumn: 13 }) } }],
+      }),
+    ]);
+  });
+
+  it('writes one report per -o FORMAT=FILE, and text to stdout when none goes there', async () => {
+    const junit = join(scratch, 'reports/gate.xml');
+    const sarif = join(scratch, 'reports/gate.sarif');
+    const r = await validate(['-', '-o', `junit=${junit}`, '-o', `sarif=${sarif}`], typoDeployment);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('FAIL - stdin:14:13');
+    expect(readFileSync(junit, 'utf8')).toContain('<failure message=');
+    expect(JSON.parse(readFileSync(sarif, 'utf8')).runs[0].results).toHaveLength(1);
+    expect(existsSync(`${junit}.tmp`)).toBe(false);
+  });
+
+  it('colours text in a terminal, and not with NO_COLOR or into a pipe', async () => {
+    const args = ['portfolio-api/deploy', '--verbose'];
+    expect((await inProcess(args, {}, true)).stdout).toContain('\x1b[32mPASS\x1b[39m');
+    expect((await inProcess(args, { NO_COLOR: '1' }, true)).stdout).not.toContain('\x1b[');
+    expect((await inProcess(args, {}, false)).stdout).not.toContain('\x1b[');
   });
 
   it('honours --no-strict, --skip and --ignore-missing-schemas', async () => {

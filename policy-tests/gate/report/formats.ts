@@ -1,17 +1,24 @@
 /**
  * Output formats of the gate CLI, modeled on kubeconform (json, junit, tap)
- * and conftest (text), plus GitHub workflow annotations.
+ * and conftest (text), plus GitHub workflow annotations and SARIF.
  */
+import { styleText } from 'node:util';
 import type { GateResult, ResourceResult } from '../gate.ts';
-import { formatFinding, formatLocation } from '../../model/findings.ts';
+import { formatFinding, formatLocation, type Finding } from '../../model/findings.ts';
+import { sarif, type RuleInfo } from './sarif.ts';
 
-export const OUTPUT_FORMATS = ['text', 'json', 'junit', 'tap', 'github'] as const;
+export const OUTPUT_FORMATS = ['text', 'json', 'junit', 'tap', 'github', 'sarif'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export interface RenderOptions {
   summary: boolean;
   /** Also list valid and skipped resources (json, tap, junit always list them). */
   verbose: boolean;
+  /** Colour the text format (a terminal without NO_COLOR). */
+  color?: boolean;
+  /** Rule metadata and the tool's name, for SARIF. */
+  rules?: readonly RuleInfo[];
+  tool?: { name: string; version: string; uri: string };
 }
 
 function label(r: ResourceResult): string {
@@ -29,10 +36,11 @@ function summaryLine(result: GateResult): string {
 }
 
 function text(result: GateResult, options: RenderOptions): string {
+  const paint = (format: 'red' | 'green' | 'yellow', value: string) => (options.color ? styleText(format, value, { validateStream: false }) : value);
   const lines: string[] = [];
   for (const r of result.resources) {
-    for (const f of r.findings) lines.push(`FAIL - ${formatLocation(f)} - ${label(r)} - [${f.check}] ${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`);
-    if (options.verbose && r.findings.length === 0) lines.push(`${r.status === 'skipped' ? 'SKIP' : 'PASS'} - ${r.filename} - ${label(r)}`);
+    for (const f of r.findings) lines.push(`${paint('red', 'FAIL')} - ${formatLocation(f)} - ${label(r)} - [${f.check}] ${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`);
+    if (options.verbose && r.findings.length === 0) lines.push(`${r.status === 'skipped' ? paint('yellow', 'SKIP') : paint('green', 'PASS')} - ${r.filename} - ${label(r)}`);
   }
   if (options.summary || lines.length === 0) lines.push(summaryLine(result));
   return lines.join('\n');
@@ -41,8 +49,13 @@ function text(result: GateResult, options: RenderOptions): string {
 function json(result: GateResult, options: RenderOptions): string {
   const resources = result.resources
     .filter((r) => options.verbose || r.status === 'invalid' || r.status === 'error')
-    .map((r) => ({ filename: r.filename, kind: r.kind, version: r.version, name: r.name, status: `status${r.status[0]!.toUpperCase()}${r.status.slice(1)}`, msg: message(r) }));
+    .map((r) => ({ filename: r.filename, kind: r.kind, version: r.version, name: r.name, status: `status${r.status[0]!.toUpperCase()}${r.status.slice(1)}`, msg: message(r), findings: r.findings.map(structured) }));
   return JSON.stringify({ resources, summary: result.summary }, null, 2);
+}
+
+/** One finding as fields, for tools that read JSON (the kubeconform-style `msg` string stays beside them). */
+function structured(f: Finding): { check: string; file: string; line: number; column: number; message: string; fix?: string } {
+  return { check: f.check, file: f.file, line: f.line, column: f.col, message: f.message, ...(f.fix ? { fix: f.fix } : {}) };
 }
 
 function xml(value: string): string {
@@ -108,6 +121,7 @@ export function render(result: GateResult, format: OutputFormat, options: Render
     case 'junit': return junit(result);
     case 'tap': return tap(result);
     case 'github': return github(result, options);
+    case 'sarif': return sarif(result, options.rules ?? [], options.tool ?? { name: 'homelab-gate', version: '0.0.0', uri: '' });
     default: return text(result, options);
   }
 }

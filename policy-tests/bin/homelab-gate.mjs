@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// Runs the built gate, building it first when the sources changed since.
+import { pathToFileURL } from 'node:url';
+import { buildGate, GATE_BUNDLE, isStale } from '../build.mjs';
+
+if (isStale()) {
+  try {
+    await buildGate();
+  } catch (err) {
+    process.stderr.write(`homelab-gate: cannot build the gate: ${String(err.message).split('\n')[0]}\n`);
+    process.exit(1);
+  }
+}
+await import(pathToFileURL(GATE_BUNDLE).href);

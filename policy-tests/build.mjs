@@ -1,0 +1,81 @@
+/**
+ * Builds the gate into policy-tests/dist with esbuild, so that it starts
+ * without compiling TypeScript at run time. Plain JavaScript, because it runs
+ * before anything is built. The build is skipped while no input it was made
+ * from (esbuild's metafile lists them) is newer than it.
+ */
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const DIST = join(HERE, 'dist');
+export const GATE_BUNDLE = join(DIST, 'homelab-gate.mjs');
+const META = join(DIST, 'meta.json');
+
+const ENTRIES = {
+  'homelab-gate': join(HERE, 'gate/bin.ts'),
+  // The parse pool starts its workers from the file beside the bundle (model/parse-pool.ts).
+  'parse-worker-entry': join(HERE, 'model/parse-worker.ts'),
+};
+
+function mtime(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the bundle is missing or older than any file it was built from. */
+export function isStale() {
+  const built = mtime(GATE_BUNDLE);
+  if (built === undefined) return true;
+  let meta;
+  try {
+    meta = JSON.parse(readFileSync(META, 'utf8'));
+  } catch {
+    return true;
+  }
+  const root = resolve(HERE, '..');
+  return Object.keys(meta.inputs).some((input) => (mtime(resolve(root, input)) ?? Infinity) > built);
+}
+
+/** Builds both bundles; each lands with a rename, so a concurrent run never reads half a file. */
+export async function buildGate() {
+  const result = await build({
+    absWorkingDir: resolve(HERE, '..'),
+    entryPoints: ENTRIES,
+    outdir: DIST,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    packages: 'external',
+    sourcemap: 'linked',
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+  });
+  mkdirSync(DIST, { recursive: true });
+  const suffix = `.${process.pid}.tmp`;
+  for (const file of result.outputFiles) {
+    writeFileSync(file.path + suffix, file.contents);
+    renameSync(file.path + suffix, file.path);
+  }
+  writeFileSync(META + suffix, JSON.stringify(result.metafile));
+  renameSync(META + suffix, META);
+  return result.outputFiles.map((f) => basename(f.path));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  buildGate().then(
+    (files) => process.stdout.write(`built ${files.join(', ')} in ${DIST}\n`),
+    (err) => {
+      process.stderr.write(`build: ${String(err.message).split('\n')[0]}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,47 @@
+/**
+ * SARIF 2.1.0 for GitHub code scanning and other SARIF readers, built with
+ * node-sarif-builder. Rules carry the registry's metadata: the description,
+ * the remediation as help, and the invariant ids as tags.
+ */
+import { SarifBuilder, SarifResultBuilder, SarifRuleBuilder, SarifRunBuilder } from 'node-sarif-builder';
+import type { GateResult } from '../gate.ts';
+
+export interface RuleInfo {
+  id: string;
+  description: string;
+  remediation?: string;
+  invariants?: readonly string[];
+  layer: string;
+}
+
+export function sarif(result: GateResult, rules: readonly RuleInfo[], tool: { name: string; version: string; uri: string }): string {
+  const run = new SarifRunBuilder().initSimple({ toolDriverName: tool.name, toolDriverVersion: tool.version, url: tool.uri });
+  for (const rule of rules) {
+    run.addRule(
+      new SarifRuleBuilder({
+        id: rule.id,
+        shortDescription: { text: rule.description },
+        ...(rule.remediation ? { help: { text: rule.remediation } } : {}),
+        defaultConfiguration: { level: 'error' },
+        properties: { tags: [rule.layer, ...(rule.invariants ?? [])] },
+      }),
+    );
+  }
+  for (const r of result.resources) {
+    for (const f of r.findings) {
+      run.addResult(
+        new SarifResultBuilder().initSimple({
+          level: 'error',
+          ruleId: f.check,
+          messageText: f.fix ? `${f.message} (fix: ${f.fix})` : f.message,
+          fileUri: f.file,
+          startLine: f.line,
+          startColumn: f.col,
+        }),
+      );
+    }
+  }
+  const log = new SarifBuilder();
+  log.addRun(run);
+  return log.buildSarifJsonString({ indent: true });
+}
