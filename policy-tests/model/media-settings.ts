@@ -35,6 +35,10 @@ export const settingsByApp = perRepo((repo: Repo): Map<string, { file: DataFile;
 
 /** Compiled schemas, keyed by their text: compiling is the expensive part, and the same schema recurs across runs. */
 const validators = new Map<string, ValidateFunction>();
+// One instance for every settings schema. Checking the schemas against the
+// draft 2020-12 meta-schema would compile that meta-schema first, which costs
+// more than the whole policy layer; a schema Ajv cannot compile still fails.
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false, addUsedSchema: false });
 
 /** The validator for one settings kind; undefined when its schema file is missing or unparsable. */
 export function validatorFor(repo: Repo, kind: string): ValidateFunction | undefined {
@@ -43,7 +47,11 @@ export function validatorFor(repo: Repo, kind: string): ValidateFunction | undef
   const key = JSON.stringify(schema.data);
   let validate = validators.get(key);
   if (!validate) {
-    validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema.data as object);
+    try {
+      validate = ajv.compile(schema.data as object);
+    } catch {
+      return undefined;
+    }
     validators.set(key, validate);
   }
   return validate;

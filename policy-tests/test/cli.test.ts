@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import Ajv04 from 'ajv-draft-04';
+import AjvDraft04 from 'ajv-draft-04';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main, VERSION } from '../gate/cli.ts';
 import { REPO_ROOT } from '../model/repo.ts';
@@ -11,7 +11,7 @@ import { exec } from './exec.ts';
 
 // The published OASIS SARIF 2.1.0 schema (JSON Schema draft-04), as Microsoft's SARIF SDK ships it.
 const sarifSchema = createRequire(import.meta.url)('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json') as object;
-const validSarif = new Ajv04({ allErrors: true, strict: false, unicodeRegExp: false }).compile(sarifSchema);
+const validSarif = new AjvDraft04.default({ allErrors: true, strict: false, unicodeRegExp: false }).compile(sarifSchema);
 
 /** The built gate, through its bin, as `npx homelab-gate` runs it. */
 function validate(args: string[], input?: string) {
