@@ -3,10 +3,10 @@
  * backup-check, restore or restore-test; the same commands npm runs from a checkout.
  */
 const COMMANDS: Record<string, () => Promise<unknown>> = {
-  backup: () => import('../backup.ts'),
-  'backup-check': () => import('../backup-check.ts'),
-  restore: () => import('../restore.ts'),
-  'restore-test': () => import('../restore-test.ts'),
+  backup: () => import('./commands/backup.ts'),
+  'backup-check': () => import('./commands/backup-check.ts'),
+  restore: () => import('./commands/restore.ts'),
+  'restore-test': () => import('./commands/restore-test.ts'),
 };
 
 const [command] = process.argv.splice(2, 1);

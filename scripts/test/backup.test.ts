@@ -245,7 +245,7 @@ describe.skipIf(tools.length > 0)('restore-test', () => {
 
 describe.skipIf(tools.length > 0)('the commands', () => {
   const cli = (script: string, args: string[], env: NodeJS.ProcessEnv) =>
-    exec(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'scripts', script), ...args], { env: { ...env, BASE_URL: undefined } });
+    exec(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'scripts/backup/commands', script), ...args], { env: { ...env, BASE_URL: undefined } });
 
   // The npm run entry points (through tsx); every command's behaviour is proven on the bundle in backup-image.test.ts.
   it('npm run backup-check exits 1 with one line naming the problem', async () => {

@@ -3,7 +3,7 @@ import { copyFileSync, linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkShare, main } from '../check-hardlinks.ts';
+import { checkShare, main } from '../media/check-hardlinks.ts';
 import { qbittorrentFake, type Fake } from './media-fakes.ts';
 
 let root: string;

@@ -9,10 +9,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { HttpClient, Unreachable } from './media/http.ts';
-import { prowlarrDrift, type ProwlarrSettings } from './media/prowlarr.ts';
-import { QbtClient, qbtDrift, type QbtSettings } from './media/qbittorrent.ts';
-import { managerDrift, type Drift, type ManagerSettings } from './media/servarr.ts';
+import { HttpClient, Unreachable } from './http.ts';
+import { prowlarrDrift, type ProwlarrSettings } from './prowlarr.ts';
+import { QbtClient, qbtDrift, type QbtSettings } from './qbittorrent.ts';
+import { managerDrift, type Drift, type ManagerSettings } from './servarr.ts';
 
 type AnySettings = (ManagerSettings | QbtSettings | ProwlarrSettings | { app: string; instance?: string }) & { app: string };
 
@@ -94,6 +94,6 @@ export async function run(args: string[], env: NodeJS.ProcessEnv, root: string, 
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isMain) {
-  const root = new URL('..', import.meta.url).pathname;
+  const root = new URL('../..', import.meta.url).pathname;
   process.exitCode = await run(process.argv.slice(2), process.env, root, (line) => process.stdout.write(`${line}\n`));
 }

@@ -8,8 +8,8 @@
 import { readdirSync, statSync, type Stats } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { QbtClient } from './media/qbittorrent.ts';
-import { Unreachable } from './media/http.ts';
+import { QbtClient } from './qbittorrent.ts';
+import { Unreachable } from './http.ts';
 
 export const LIBRARY_FOLDERS = ['series', 'movies', 'movies-4k', 'courses', 'youtube'];
 export const COMPLETED = 'torrents/completed';

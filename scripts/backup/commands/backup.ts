@@ -4,9 +4,9 @@
  * not run inside the app's pod; PGHOST/PGPORT/PGUSER/PGPASSWORD for PostgreSQL
  * targets; TALOS_NODE for etcd.
  */
-import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
-import { runBackup } from './backup/run.ts';
-import { loadTarget } from '../policy-tests/model/backup-targets.ts';
+import { main, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { runBackup } from '../run.ts';
+import { loadTarget } from '../../../policy-tests/model/backup-targets.ts';
 
 const [name] = process.argv.slice(2);
 await main(`backup ${name ?? ''}`.trim(), async () => {

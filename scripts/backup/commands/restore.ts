@@ -9,9 +9,9 @@
  * KUBECTL; PG* for PostgreSQL targets; RESTORE_OUT_DIR for etcd.
  */
 import { parseArgs } from 'node:util';
-import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
-import { kubectlScaler, restore } from './backup/restore.ts';
-import { loadTarget } from '../policy-tests/model/backup-targets.ts';
+import { main, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { kubectlScaler, restore } from '../restore.ts';
+import { loadTarget } from '../../../policy-tests/model/backup-targets.ts';
 
 await main('restore', async () => {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { from: { type: 'string', default: 'latest' }, 'dry-run': { type: 'boolean', default: false }, 'app-stopped': { type: 'boolean', default: false } } });

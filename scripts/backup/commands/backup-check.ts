@@ -4,9 +4,9 @@
  * passes the engine's integrity check and is in restic; otherwise 1 with one
  * clear line.
  */
-import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
-import { checkBackup } from './backup/run.ts';
-import { loadTarget } from '../policy-tests/model/backup-targets.ts';
+import { main, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { checkBackup } from '../run.ts';
+import { loadTarget } from '../../../policy-tests/model/backup-targets.ts';
 
 const [name] = process.argv.slice(2);
 await main(`backup-check ${name ?? ''}`.trim(), async () => {

@@ -5,9 +5,9 @@
  * CronJob, that exit status is what the RestoreTestFailed alert reads
  * (kube_cronjob_status_last_successful_time of the CronJob `restore-test`).
  */
-import { main, optionsFromEnv, REPO_ROOT } from './backup/cli.ts';
-import { restoreTest } from './backup/restore.ts';
-import { loadTargets } from '../policy-tests/model/backup-targets.ts';
+import { main, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { restoreTest } from '../restore.ts';
+import { loadTargets } from '../../../policy-tests/model/backup-targets.ts';
 
 await main('restore-test', async () => {
   const targets = loadTargets(REPO_ROOT);
