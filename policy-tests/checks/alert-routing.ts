@@ -6,7 +6,7 @@
 import { alertmanagerConfigs, CONFIG_PATH, route, sendsToChat, type AmRoute } from '../model/alertmanager.ts';
 import { alertRules } from '../model/prometheus-rules.ts';
 import type { Path } from '../model/positions.ts';
-import type { PolicyCheck } from './types.ts';
+import type { PolicyCheck } from './kit.ts';
 
 const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
 
@@ -33,7 +33,7 @@ export const alertRoutingChecks: PolicyCheck[] = [
       for (const { file, config, source } of alertmanagerConfigs(ctx.repo)) {
         const fail = (path: Path, message: string) => {
           const { line, col } = source.positions.at(path, 'key');
-          ctx.failAt(file, line, col, message);
+          ctx.fail({ file: file, line, col }, message);
         };
         const receivers = new Map(config.receivers.map((r, i) => [r.name, { receiver: r, index: i }]));
         for (const rule of rules) {

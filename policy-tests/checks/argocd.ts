@@ -7,7 +7,7 @@ import {
   APPLICATION_FILE, ROOT_APP_FILE, applications, filesOfApp, isApplication, isDirectorySource, isThisRepo,
   normalizeSourcePath, ownersByFile, type ArgoApp,
 } from '../model/argocd.ts';
-import type { CheckContext, PolicyCheck } from './types.ts';
+import type { CheckContext, PolicyCheck } from './kit.ts';
 
 const APP_KINDS = ['Application'] as const;
 const EXACT_CHART_VERSION = /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
@@ -41,17 +41,17 @@ export const argocdChecks: PolicyCheck[] = [
           }
           dir = dirname(dir);
         }
-        if (!owned) ctx.failAtFile(repo.manifestFiles.find((f) => dirname(f) === folder)!, `folder ${folder}/ has manifests but no ${APPLICATION_FILE} declares it`);
+        if (!owned) ctx.fail({ file: repo.manifestFiles.find((f) => dirname(f) === folder)! }, `folder ${folder}/ has manifests but no ${APPLICATION_FILE} declares it`);
       }
       for (const parsed of repo.parsed) {
         const apps = parsed.resources.filter(isApplication);
         const isAppFile = parsed.file.endsWith(`/${APPLICATION_FILE}`);
-        if (isAppFile && apps.length !== 1) ctx.failAtFile(parsed.file, `${APPLICATION_FILE} must declare exactly one Application, found ${apps.length}`);
+        if (isAppFile && apps.length !== 1) ctx.fail({ file: parsed.file }, `${APPLICATION_FILE} must declare exactly one Application, found ${apps.length}`);
         if (isAppFile) {
-          for (const other of parsed.resources.filter((r) => !isApplication(r))) ctx.fail(other, ['kind'], `${APPLICATION_FILE} must hold only its Application, found ${other.kind} ${other.name}`);
+          for (const other of parsed.resources.filter((r) => !isApplication(r))) ctx.fail({ resource: other, path: ['kind'] }, `${APPLICATION_FILE} must hold only its Application, found ${other.kind} ${other.name}`);
         }
         if (!isAppFile && parsed.file !== ROOT_APP_FILE) {
-          for (const app of apps) ctx.fail(app, ['kind'], `Application ${app.name} must live in its folder's ${APPLICATION_FILE}`);
+          for (const app of apps) ctx.fail({ resource: app, path: ['kind'] }, `Application ${app.name} must live in its folder's ${APPLICATION_FILE}`);
         }
       }
     },
@@ -66,25 +66,25 @@ export const argocdChecks: PolicyCheck[] = [
     run(ctx) {
       const { repo } = ctx;
       for (const app of appsOf(ctx)) {
-        if (app.sources.length === 0) ctx.fail(app.resource, ['spec'], `Application ${app.name} has no source`);
+        if (app.sources.length === 0) ctx.fail({ resource: app.resource, path: ['spec'] }, `Application ${app.name} has no source`);
         const refs = new Set(app.sources.filter((s) => isThisRepo(repo, s) && s.ref).map((s) => s.ref));
         for (const source of app.sources) {
           if (source.chart === undefined && !isThisRepo(repo, source)) {
-            ctx.fail(app.resource, [...source.at, 'repoURL'], `source repoURL ${source.repoURL || '(empty)'} is not this repo (${repo.facts?.repoURL ?? 'cluster facts missing'})`);
+            ctx.fail({ resource: app.resource, path: [...source.at, 'repoURL'] }, `source repoURL ${source.repoURL || '(empty)'} is not this repo (${repo.facts?.repoURL ?? 'cluster facts missing'})`);
             continue;
           }
           if (isDirectorySource(repo, source)) {
             const path = normalizeSourcePath(source.path!);
-            if (path !== '' && !repo.dirs.has(path)) ctx.fail(app.resource, [...source.at, 'path'], `source path ${source.path} does not exist`);
-            else if (filesOfApp(repo, { ...app, sources: [source] }).length === 0) ctx.fail(app.resource, [...source.at, 'path'], `source path ${source.path} applies no manifest`);
+            if (path !== '' && !repo.dirs.has(path)) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} does not exist`);
+            else if (filesOfApp(repo, { ...app, sources: [source] }).length === 0) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} applies no manifest`);
           } else if (isThisRepo(repo, source) && !source.ref) {
-            ctx.fail(app.resource, source.at, 'a source from this repo needs a path (plain manifests) or a ref (values for a chart)');
+            ctx.fail({ resource: app.resource, path: source.at }, 'a source from this repo needs a path (plain manifests) or a ref (values for a chart)');
           }
           for (const [i, valueFile] of (source.helm?.valueFiles ?? []).entries()) {
             const m = /^\$([^/]+)\/(.+)$/.exec(valueFile);
             if (!m) continue;
-            if (!refs.has(m[1]!)) ctx.fail(app.resource, [...source.at, 'helm', 'valueFiles', i], `value file ${valueFile} uses $${m[1]} but no source of this repo has ref: ${m[1]}`);
-            else if (!repo.files.has(m[2]!)) ctx.fail(app.resource, [...source.at, 'helm', 'valueFiles', i], `value file ${m[2]} does not exist`);
+            if (!refs.has(m[1]!)) ctx.fail({ resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] }, `value file ${valueFile} uses $${m[1]} but no source of this repo has ref: ${m[1]}`);
+            else if (!repo.files.has(m[2]!)) ctx.fail({ resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] }, `value file ${m[2]} does not exist`);
           }
         }
       }
@@ -101,7 +101,7 @@ export const argocdChecks: PolicyCheck[] = [
       const revision = ctx.repo.facts?.revision ?? 'main';
       for (const app of appsOf(ctx)) {
         for (const source of app.sources.filter((s) => isThisRepo(ctx.repo, s))) {
-          if (source.targetRevision !== revision) ctx.fail(app.resource, [...source.at, 'targetRevision'], `targetRevision is "${source.targetRevision}", must be "${revision}"`);
+          if (source.targetRevision !== revision) ctx.fail({ resource: app.resource, path: [...source.at, 'targetRevision'] }, `targetRevision is "${source.targetRevision}", must be "${revision}"`);
         }
       }
     },
@@ -116,7 +116,7 @@ export const argocdChecks: PolicyCheck[] = [
     run(ctx) {
       for (const app of appsOf(ctx)) {
         for (const source of app.sources.filter((s) => s.chart !== undefined)) {
-          if (!EXACT_CHART_VERSION.test(source.targetRevision)) ctx.fail(app.resource, [...source.at, 'targetRevision'], `chart ${source.chart} version "${source.targetRevision}" is not an exact version`);
+          if (!EXACT_CHART_VERSION.test(source.targetRevision)) ctx.fail({ resource: app.resource, path: [...source.at, 'targetRevision'] }, `chart ${source.chart} version "${source.targetRevision}" is not an exact version`);
         }
       }
     },
@@ -130,10 +130,10 @@ export const argocdChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       for (const app of appsOf(ctx)) {
-        if (!app.automated) ctx.fail(app.resource, ['spec', 'syncPolicy'], `Application ${app.name} has no automated sync`);
+        if (!app.automated) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy'] }, `Application ${app.name} has no automated sync`);
         else {
-          if (!app.automated.prune) ctx.fail(app.resource, ['spec', 'syncPolicy', 'automated', 'prune'], `Application ${app.name} does not prune`);
-          if (!app.automated.selfHeal) ctx.fail(app.resource, ['spec', 'syncPolicy', 'automated', 'selfHeal'], `Application ${app.name} does not self-heal`);
+          if (!app.automated.prune) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'prune'] }, `Application ${app.name} does not prune`);
+          if (!app.automated.selfHeal) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'selfHeal'] }, `Application ${app.name} does not self-heal`);
         }
       }
     },
@@ -147,7 +147,7 @@ export const argocdChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       for (const app of appsOf(ctx)) {
-        if (!app.destinationNamespace) ctx.fail(app.resource, ['spec', 'destination'], `Application ${app.name} has no destination namespace`);
+        if (!app.destinationNamespace) ctx.fail({ resource: app.resource, path: ['spec', 'destination'] }, `Application ${app.name} has no destination namespace`);
       }
     },
   },
@@ -161,8 +161,8 @@ export const argocdChecks: PolicyCheck[] = [
     run(ctx) {
       const projects = new Set(ctx.resources.filter((r) => r.kind === 'AppProject').map((r) => r.name));
       for (const app of appsOf(ctx)) {
-        if (app.project === '' || app.project === 'default') ctx.fail(app.resource, ['spec', 'project'], `Application ${app.name} uses project "${app.project || 'default'}"`);
-        else if (!projects.has(app.project)) ctx.fail(app.resource, ['spec', 'project'], `AppProject "${app.project}" is not declared in this repo`);
+        if (app.project === '' || app.project === 'default') ctx.fail({ resource: app.resource, path: ['spec', 'project'] }, `Application ${app.name} uses project "${app.project || 'default'}"`);
+        else if (!projects.has(app.project)) ctx.fail({ resource: app.resource, path: ['spec', 'project'] }, `AppProject "${app.project}" is not declared in this repo`);
       }
     },
   },
@@ -175,7 +175,7 @@ export const argocdChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       for (const [file, owners] of ownersByFile(ctx.repo)) {
-        if (owners.length > 1) ctx.failAtFile(file, `applied by ${owners.length} Applications: ${owners.map((o) => o.name).join(', ')}`);
+        if (owners.length > 1) ctx.fail({ file: file }, `applied by ${owners.length} Applications: ${owners.map((o) => o.name).join(', ')}`);
       }
     },
   },
@@ -191,20 +191,20 @@ export const argocdChecks: PolicyCheck[] = [
       const apps = appsOf(ctx);
       const root = apps.find((a) => a.resource.file === ROOT_APP_FILE);
       if (!root) {
-        ctx.failAtFile(repo.manifestFiles[0] ?? ROOT_APP_FILE, `no root Application in ${ROOT_APP_FILE}`);
+        ctx.fail({ file: repo.manifestFiles[0] ?? ROOT_APP_FILE }, `no root Application in ${ROOT_APP_FILE}`);
         return;
       }
       const discovered = new Set(filesOfApp(repo, root));
       for (const app of apps) {
-        if (app !== root && !discovered.has(app.resource.file)) ctx.fail(app.resource, ['metadata', 'name'], `Application ${app.name} is not discovered by the root app`);
+        if (app !== root && !discovered.has(app.resource.file)) ctx.fail({ resource: app.resource, path: ['metadata', 'name'] }, `Application ${app.name} is not discovered by the root app`);
       }
       const owners = ownersByFile(repo);
       for (const file of repo.manifestFiles) {
-        if (file !== ROOT_APP_FILE && !owners.has(file)) ctx.failAtFile(file, 'orphaned: no Application applies this file');
+        if (file !== ROOT_APP_FILE && !owners.has(file)) ctx.fail({ file: file }, 'orphaned: no Application applies this file');
       }
       for (const file of repo.nonManifestFiles) {
         const by = owners.get(file);
-        if (by) ctx.failAtFile(file, `not a Kubernetes manifest, but Application ${by.map((a) => a.name).join(', ')} would apply it and break the sync`);
+        if (by) ctx.fail({ file: file }, `not a Kubernetes manifest, but Application ${by.map((a) => a.name).join(', ')} would apply it and break the sync`);
       }
     },
   },

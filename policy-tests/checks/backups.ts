@@ -15,8 +15,7 @@ import { alertRules } from '../model/prometheus-rules.ts';
 import type { DataFile, Repo } from '../model/repo.ts';
 import { dig } from '../model/dig.ts';
 import { containersOf, podSpecOf } from '../model/workloads.ts';
-import { failIn } from './findings.ts';
-import type { CheckContext, PolicyCheck } from './types.ts';
+import type { CheckContext, PolicyCheck } from './kit.ts';
 
 /** The image built from scripts/backup/Dockerfile; every backup job runs it. */
 export const BACKUP_IMAGE = 'ghcr.io/homelab-operator/homelab-backup';
@@ -73,12 +72,12 @@ function mainContainer(job: Resource) {
 function expectArgs(ctx: CheckContext, job: Resource, args: string[]): void {
   const main = mainContainer(job)?.c;
   const actual = main?.container.args;
-  if (JSON.stringify(actual) !== JSON.stringify(args)) ctx.fail(job, main ? [...main.at, actual === undefined ? 'name' : 'args'] : ['spec'], `${job.name} must run args ${JSON.stringify(args)}, not ${JSON.stringify(actual ?? null)}`);
+  if (JSON.stringify(actual) !== JSON.stringify(args)) ctx.fail({ resource: job, path: main ? [...main.at, actual === undefined ? 'name' : 'args'] : ['spec'] }, `${job.name} must run args ${JSON.stringify(args)}, not ${JSON.stringify(actual ?? null)}`);
 }
 
 function expectSchedule(ctx: CheckContext, job: Resource, pattern: RegExp, every: string): void {
   const schedule = String(dig(job.object, ['spec', 'schedule']) ?? '');
-  if (!pattern.test(schedule)) ctx.fail(job, ['spec', 'schedule'], `${job.name} must run ${every} (a fixed minute and hour${every === 'monthly' ? ' on a fixed day of the month' : ', every day'}), not "${schedule}"`);
+  if (!pattern.test(schedule)) ctx.fail({ resource: job, path: ['spec', 'schedule'] }, `${job.name} must run ${every} (a fixed minute and hour${every === 'monthly' ? ' on a fixed day of the month' : ', every day'}), not "${schedule}"`);
 }
 
 /**
@@ -90,7 +89,7 @@ function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine:
   const app = ctx.resources.find((r) => r.kind === 'Deployment' && r.namespace === t.namespace && r.name === t.deployment);
   const main = mainContainer(job);
   if (!app || !main?.c) {
-    if (!app) ctx.fail(job, ['metadata', 'name'], `${job.name}: the app's Deployment ${t.namespace}/${t.deployment} does not exist`);
+    if (!app) ctx.fail({ resource: job, path: ['metadata', 'name'] }, `${job.name}: the app's Deployment ${t.namespace}/${t.deployment} does not exist`);
     return;
   }
   const claimOf = (pod: { spec: Record<string, unknown> }, volume: unknown) => ((pod.spec.volumes as { name?: string; persistentVolumeClaim?: { claimName?: string } }[] | undefined) ?? []).find((v) => v.name === volume)?.persistentVolumeClaim?.claimName;
@@ -102,13 +101,13 @@ function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine:
     // In a pod of several apps (the VPN pod) each container mounts its own claim at the same path: any of them may be the one.
     const candidates = appMounts.filter((m) => under(m) && m.claim);
     const jobMount = jobMounts.find(under);
-    if (candidates.length === 0) ctx.fail(app, ['metadata', 'name'], `${t.name}: no volume of ${t.deployment} holds the backup path ${path}`);
-    else if (!candidates.some((m) => m.claim === jobMount?.claim && m.mountPath === jobMount?.mountPath)) ctx.fail(job, [...main.c.at, 'volumeMounts'], `${job.name} must mount the claim ${t.deployment} keeps ${path} on (${candidates.map((m) => `${m.claim} at ${m.mountPath}`).join(' or ')}) to read it`);
+    if (candidates.length === 0) ctx.fail({ resource: app, path: ['metadata', 'name'] }, `${t.name}: no volume of ${t.deployment} holds the backup path ${path}`);
+    else if (!candidates.some((m) => m.claim === jobMount?.claim && m.mountPath === jobMount?.mountPath)) ctx.fail({ resource: job, path: [...main.c.at, 'volumeMounts'] }, `${job.name} must mount the claim ${t.deployment} keeps ${path} on (${candidates.map((m) => `${m.claim} at ${m.mountPath}`).join(' or ')}) to read it`);
   }
   const affinity = (dig(main.pod.spec, ['affinity', 'podAffinity', 'requiredDuringSchedulingIgnoredDuringExecution']) as { labelSelector?: { matchLabels?: Record<string, string> }; topologyKey?: string }[] | undefined) ?? [];
   const appLabels = (dig(app.object, ['spec', 'template', 'metadata', 'labels']) as Record<string, string> | undefined) ?? {};
   const beside = affinity.some((a) => a.topologyKey === 'kubernetes.io/hostname' && Object.entries(a.labelSelector?.matchLabels ?? {}).length > 0 && Object.entries(a.labelSelector!.matchLabels!).every(([k, v]) => appLabels[k] === v));
-  if (!beside) ctx.fail(job, [...main.pod.at, main.pod.spec.affinity ? 'affinity' : 'containers'], `${job.name} must be scheduled on ${t.deployment}'s node (required podAffinity on its pod labels, topologyKey kubernetes.io/hostname): its config volume is ReadWriteOnce`);
+  if (!beside) ctx.fail({ resource: job, path: [...main.pod.at, main.pod.spec.affinity ? 'affinity' : 'containers'] }, `${job.name} must be scheduled on ${t.deployment}'s node (required podAffinity on its pod labels, topologyKey kubernetes.io/hostname): its config volume is ReadWriteOnce`);
 }
 
 /** The CronJobs that are backup jobs: those BackupJobStale watches and the restore test. */
@@ -142,11 +141,11 @@ export const backupChecks: PolicyCheck[] = [
       const sources = ctx.resources.filter((r) => r.kind === 'ReplicationSource');
       for (const pvc of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && r.name.endsWith('-config'))) {
         const covered = sources.some((s) => s.namespace === pvc.namespace && (s.object.spec as { sourcePVC?: string })?.sourcePVC === pvc.name);
-        if (!covered) ctx.fail(pvc, ['metadata', 'name'], `config volume ${pvc.namespace}/${pvc.name} has no ReplicationSource: it is not copied off-site`);
+        if (!covered) ctx.fail({ resource: pvc, path: ['metadata', 'name'] }, `config volume ${pvc.namespace}/${pvc.name} has no ReplicationSource: it is not copied off-site`);
       }
       for (const source of sources) {
         const repository = (source.object.spec as { restic?: { repository?: string } })?.restic?.repository;
-        if (!writtenByExternalSecret(ctx.repo, repository, source.namespace ?? '')) ctx.fail(source, ['spec', 'restic', 'repository'], `the restic repository Secret ${repository ?? '(none)'} is not written by an ExternalSecret`);
+        if (!writtenByExternalSecret(ctx.repo, repository, source.namespace ?? '')) ctx.fail({ resource: source, path: ['spec', 'restic', 'repository'] }, `the restic repository Secret ${repository ?? '(none)'} is not written by an ExternalSecret`);
       }
     },
   },
@@ -159,24 +158,24 @@ export const backupChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const { targets, volumeOnly, problems } = declaredTargets(ctx.repo);
-      for (const p of problems) ctx.failAtFile(p.file, p.message);
+      for (const p of problems) ctx.fail({ file: p.file }, p.message);
       // Every app with a config volume in a namespace that declares targets is either a target or says why it is not.
       for (const pvc of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && r.name.endsWith('-config') && volumeOnly.has(r.namespace ?? ''))) {
         const app = pvc.name.slice(0, -'-config'.length);
         const isTarget = targets.some(({ target: t }) => t.namespace === pvc.namespace && t.name === app);
-        if (!isTarget && !volumeOnly.get(pvc.namespace!)!.has(app)) ctx.fail(pvc, ['metadata', 'name'], `${app} has a config volume but is neither a backup target nor listed under volumeOnly (with the reason its database needs no backup) in its namespace's backup-targets.yaml`);
+        if (!isTarget && !volumeOnly.get(pvc.namespace!)!.has(app)) ctx.fail({ resource: pvc, path: ['metadata', 'name'] }, `${app} has a config volume but is neither a backup target nor listed under volumeOnly (with the reason its database needs no backup) in its namespace's backup-targets.yaml`);
       }
       const { stale, restoreTest } = watchedJobs(ctx.repo);
-      if (!stale || !restoreTest) ctx.failAtFile('monitoring/alert-rules', 'BackupJobStale (cronjob=~"...") or RestoreTestFailed (cronjob="...") is missing: nothing would watch the backup jobs');
+      if (!stale || !restoreTest) ctx.fail({ file: 'monitoring/alert-rules' }, 'BackupJobStale (cronjob=~"...") or RestoreTestFailed (cronjob="...") is missing: nothing would watch the backup jobs');
       const expected = new Set<string>();
       for (const { target: t, file } of targets) {
         const names = jobNamesOf(t);
         for (const [role, name] of [['backup', names.backup], ['check', names.check]] as const) {
           expected.add(`${t.namespace}/${name}`);
-          if (stale && !stale.test(name)) failIn(ctx, file, ['targets', t.name], `target ${t.name}: job name ${name} does not match BackupJobStale's cronjob regex ${stale.source}`);
+          if (stale && !stale.test(name)) ctx.fail({ data: file, path: ['targets', t.name] }, `target ${t.name}: job name ${name} does not match BackupJobStale's cronjob regex ${stale.source}`);
           const job = cronJob(ctx, t.namespace, name);
           if (!job) {
-            failIn(ctx, file, ['targets', t.name], `target ${t.name} has no CronJob ${t.namespace}/${name}: its ${role === 'backup' ? 'backups are never taken' : 'backups are never verified'}`);
+            ctx.fail({ data: file, path: ['targets', t.name] }, `target ${t.name} has no CronJob ${t.namespace}/${name}: its ${role === 'backup' ? 'backups are never taken' : 'backups are never verified'}`);
             continue;
           }
           expectArgs(ctx, job, [role === 'backup' ? 'backup' : 'backup-check', t.name]);
@@ -186,10 +185,10 @@ export const backupChecks: PolicyCheck[] = [
       }
       for (const job of backupJobs(ctx)) {
         if (job.name === restoreTest) continue;
-        if (!expected.has(`${job.namespace}/${job.name}`)) ctx.fail(job, ['metadata', 'name'], `CronJob ${job.namespace}/${job.name} is named as a backup job but backs up no declared target in its namespace`);
+        if (!expected.has(`${job.namespace}/${job.name}`)) ctx.fail({ resource: job, path: ['metadata', 'name'] }, `CronJob ${job.namespace}/${job.name} is named as a backup job but backs up no declared target in its namespace`);
       }
       const drills = ctx.resources.filter((r) => r.kind === 'CronJob' && r.name === restoreTest);
-      if (restoreTest && drills.length === 0) ctx.failAtFile(TARGET_FILES[1], `no CronJob named ${restoreTest}: RestoreTestFailed would only ever see a drill that never ran`);
+      if (restoreTest && drills.length === 0) ctx.fail({ file: TARGET_FILES[1] }, `no CronJob named ${restoreTest}: RestoreTestFailed would only ever see a drill that never ran`);
       for (const drill of drills) {
         expectSchedule(ctx, drill, MONTHLY, 'monthly');
         expectArgs(ctx, drill, ['restore-test']);
@@ -206,24 +205,24 @@ export const backupChecks: PolicyCheck[] = [
     run(ctx) {
       for (const job of backupJobs(ctx)) {
         const spec = (job.object.spec ?? {}) as Record<string, unknown>;
-        if (spec.concurrencyPolicy !== 'Forbid') ctx.fail(job, spec.concurrencyPolicy === undefined ? ['spec'] : ['spec', 'concurrencyPolicy'], `${job.name} must set concurrencyPolicy: Forbid (two backups of one target must never run at once)`);
+        if (spec.concurrencyPolicy !== 'Forbid') ctx.fail({ resource: job, path: spec.concurrencyPolicy === undefined ? ['spec'] : ['spec', 'concurrencyPolicy'] }, `${job.name} must set concurrencyPolicy: Forbid (two backups of one target must never run at once)`);
         for (const limit of ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit'] as const) {
           const value = spec[limit];
-          if (typeof value !== 'number' || value < 1 || value > 10) ctx.fail(job, value === undefined ? ['spec'] : ['spec', limit], `${job.name} must keep a bounded ${limit} between 1 and 10 (a failed run is what the operator reads at 2 a.m.)`);
+          if (typeof value !== 'number' || value < 1 || value > 10) ctx.fail({ resource: job, path: value === undefined ? ['spec'] : ['spec', limit] }, `${job.name} must keep a bounded ${limit} between 1 and 10 (a failed run is what the operator reads at 2 a.m.)`);
         }
         const main = mainContainer(job);
         if (!main?.c) continue;
         const c = main.c;
         const image = String(c.container.image ?? '');
-        if (!image.startsWith(`${BACKUP_IMAGE}:`)) ctx.fail(job, [...c.at, 'image'], `${job.name} must run the backup image ${BACKUP_IMAGE} built from scripts/backup/Dockerfile, not ${image || '(none)'}`);
+        if (!image.startsWith(`${BACKUP_IMAGE}:`)) ctx.fail({ resource: job, path: [...c.at, 'image'] }, `${job.name} must run the backup image ${BACKUP_IMAGE} built from scripts/backup/Dockerfile, not ${image || '(none)'}`);
         for (const kind of ['cpu', 'memory'] as const) {
-          if (dig(c.container, ['resources', 'requests', kind]) === undefined) ctx.fail(job, [...c.at, c.container.resources ? 'resources' : 'name'], `${job.name} must request ${kind}`);
+          if (dig(c.container, ['resources', 'requests', kind]) === undefined) ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`);
         }
         const backupDir = ((c.container.env as { name: string; value?: string }[] | undefined) ?? []).find((e) => e.name === 'BACKUP_DIR')?.value;
         const mounts = (c.container.volumeMounts as { mountPath: string }[] | undefined) ?? [];
-        if (!backupDir || !mounts.some((m) => m.mountPath === backupDir)) ctx.fail(job, [...c.at, 'name'], `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${backupDir})` : ''}`);
+        if (!backupDir || !mounts.some((m) => m.mountPath === backupDir)) ctx.fail({ resource: job, path: [...c.at, 'name'] }, `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${backupDir})` : ''}`);
         for (const secret of secretsRead(job)) {
-          if (!writtenByExternalSecret(ctx.repo, secret.name, job.namespace ?? '')) ctx.fail(job, secret.at, `${job.name} reads Secret ${secret.name}, which no ExternalSecret in ${job.namespace} writes`);
+          if (!writtenByExternalSecret(ctx.repo, secret.name, job.namespace ?? '')) ctx.fail({ resource: job, path: secret.at }, `${job.name} reads Secret ${secret.name}, which no ExternalSecret in ${job.namespace} writes`);
         }
       }
     },

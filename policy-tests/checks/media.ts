@@ -6,7 +6,7 @@ import type { Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
 import { writtenByExternalSecret } from '../model/external-secrets.ts';
 import { containersOf, podSpecOf, type ContainerRef } from '../model/workloads.ts';
-import type { CheckContext, PolicyCheck } from './types.ts';
+import type { CheckContext, PolicyCheck } from './kit.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
 
@@ -39,7 +39,7 @@ interface Mount {
 
 function withFacts(ctx: CheckContext, body: (facts: MediaFacts) => void): void {
   const facts = ctx.repo.dataFiles.get(MEDIA_FACTS)?.data as MediaFacts | undefined;
-  if (!facts?.share || !facts.roles) ctx.failAtFile('apps/README.md', `${MEDIA_FACTS} is missing or incomplete`);
+  if (!facts?.share || !facts.roles) ctx.fail({ file: 'apps/README.md' }, `${MEDIA_FACTS} is missing or incomplete`);
   else body(facts);
 }
 
@@ -68,7 +68,7 @@ const mountPath = (m: Mount): Path => [...m.container.at, 'volumeMounts', m.inde
 
 function requireWorkload(ctx: CheckContext, name: string, role: string): Resource | undefined {
   const found = workload(ctx, name);
-  if (!found) ctx.failAtFile(MEDIA_FACTS, `the ${role} (${name}) is not declared in apps/media`);
+  if (!found) ctx.fail({ file: MEDIA_FACTS }, `the ${role} (${name}) is not declared in apps/media`);
   return found;
 }
 
@@ -92,13 +92,13 @@ export const mediaChecks: PolicyCheck[] = [
           const w = requireWorkload(ctx, name, role);
           if (!w) continue;
           const whole = mountsOf(w).filter((m) => m.claim === share.claim && m.mountPath === share.mountPath && !m.subPath);
-          if (whole.length === 0) ctx.fail(w, ['spec', 'template', 'spec', 'containers'], `the ${role} ${name} does not mount the share ${share.claim} whole at ${share.mountPath}`);
-          for (const m of mountsOf(w).filter((m) => m.mountPath === share.mountPath && m.claim !== share.claim)) ctx.fail(w, mountPath(m), `${name} mounts ${m.claim ?? 'another volume'} at ${share.mountPath}: library and torrents must be on the one share`);
+          if (whole.length === 0) ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `the ${role} ${name} does not mount the share ${share.claim} whole at ${share.mountPath}`);
+          for (const m of mountsOf(w).filter((m) => m.mountPath === share.mountPath && m.claim !== share.claim)) ctx.fail({ resource: w, path: mountPath(m) }, `${name} mounts ${m.claim ?? 'another volume'} at ${share.mountPath}: library and torrents must be on the one share`);
         }
         const claim = ctx.repo.resources.find((r) => r.kind === 'PersistentVolumeClaim' && r.namespace === 'media' && r.name === share.claim);
         const volumeName = claim?.object.spec && (claim.object.spec as { volumeName?: string }).volumeName;
         const pv = ctx.repo.resources.find((r) => r.kind === 'PersistentVolume' && r.name === volumeName);
-        if (!claim || !pv || !(pv.object.spec as { nfs?: unknown }).nfs) ctx.failAtFile(MEDIA_FACTS, `the share ${share.claim} must be a claim bound to an NFS PersistentVolume`);
+        if (!claim || !pv || !(pv.object.spec as { nfs?: unknown }).nfs) ctx.fail({ file: MEDIA_FACTS }, `the share ${share.claim} must be a claim bound to an NFS PersistentVolume`);
       });
     },
   },
@@ -114,8 +114,8 @@ export const mediaChecks: PolicyCheck[] = [
         const w = requireWorkload(ctx, roles.torrentClient.workload, 'torrent client pod');
         if (!w) return;
         const mounts = mountsOf(w).filter((m) => m.container.name === roles.torrentClient.container && m.claim === share.claim);
-        if (!mounts.some((m) => m.subPath === 'torrents' && m.mountPath === '/torrents')) ctx.fail(w, ['spec', 'template', 'spec', 'containers'], `${roles.torrentClient.container} does not mount the share's torrents folder at /torrents`);
-        for (const m of mounts.filter((m) => !(m.subPath === 'torrents' && m.mountPath === '/torrents'))) ctx.fail(w, mountPath(m), `${roles.torrentClient.container} sees more of the share than /torrents (${m.mountPath}${m.subPath ? `, subPath ${m.subPath}` : ''})`);
+        if (!mounts.some((m) => m.subPath === 'torrents' && m.mountPath === '/torrents')) ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${roles.torrentClient.container} does not mount the share's torrents folder at /torrents`);
+        for (const m of mounts.filter((m) => !(m.subPath === 'torrents' && m.mountPath === '/torrents'))) ctx.fail({ resource: w, path: mountPath(m) }, `${roles.torrentClient.container} sees more of the share than /torrents (${m.mountPath}${m.subPath ? `, subPath ${m.subPath}` : ''})`);
       });
     },
   },
@@ -132,9 +132,9 @@ export const mediaChecks: PolicyCheck[] = [
         if (!w) return;
         const mounts = mountsOf(w).filter((m) => m.claim === share.claim);
         for (const [library, folder] of Object.entries(libraries)) {
-          if (!mounts.some((m) => m.subPath === folder && m.readOnly)) ctx.fail(w, ['spec', 'template', 'spec', 'containers'], `library ${library} is not a read-only mount of ${share.mountPath}/${folder}`);
+          if (!mounts.some((m) => m.subPath === folder && m.readOnly)) ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `library ${library} is not a read-only mount of ${share.mountPath}/${folder}`);
         }
-        for (const m of mounts.filter((m) => !m.readOnly)) ctx.fail(w, mountPath(m), `the media server mounts ${m.mountPath} writable`);
+        for (const m of mounts.filter((m) => !m.readOnly)) ctx.fail({ resource: w, path: mountPath(m) }, `the media server mounts ${m.mountPath} writable`);
       });
     },
   },
@@ -151,18 +151,18 @@ export const mediaChecks: PolicyCheck[] = [
         const list = ctx.resources.find((r) => r.kind === 'ConfigMap' && r.namespace === 'media' && r.name === 'media-folders');
         const job = ctx.resources.find((r) => r.kind === 'Job' && r.namespace === 'media' && isPreSync(r));
         if (!list || !job) {
-          ctx.failAtFile(MEDIA_FACTS, 'no PreSync Job with its media-folders ConfigMap prepares the share');
+          ctx.fail({ file: MEDIA_FACTS }, 'no PreSync Job with its media-folders ConfigMap prepares the share');
           return;
         }
-        if (!isPreSync(list)) ctx.fail(list, ['metadata'], 'media-folders must be a PreSync hook too, or the job may run before it exists');
+        if (!isPreSync(list)) ctx.fail({ resource: list, path: ['metadata'] }, 'media-folders must be a PreSync hook too, or the job may run before it exists');
         // folders.tsv: path, mode, owner separated by tabs, one folder per line.
         const rows = String((list.object.data as Record<string, unknown>)?.['folders.tsv'] ?? '').split('\n').filter(Boolean).map((line) => line.split('\t'));
         const byPath = new Map(rows.map(([path, mode, owner]) => [path, { mode, owner }]));
-        for (const folder of folders) if (!byPath.has(folder)) ctx.fail(list, ['data', 'folders.tsv'], `${folder} is not created before use`);
+        for (const folder of folders) if (!byPath.has(folder)) ctx.fail({ resource: list, path: ['data', 'folders.tsv'] }, `${folder} is not created before use`);
         const fourK = byPath.get(`${share.mountPath}/movies-4k`);
-        if (fourK && (fourK.mode !== '777' || fourK.owner !== share.owner)) ctx.fail(list, ['data', 'folders.tsv'], `${share.mountPath}/movies-4k must be mode 777 owned by ${share.owner}, is ${fourK.mode} ${fourK.owner}`);
+        if (fourK && (fourK.mode !== '777' || fourK.owner !== share.owner)) ctx.fail({ resource: list, path: ['data', 'folders.tsv'] }, `${share.mountPath}/movies-4k must be mode 777 owned by ${share.owner}, is ${fourK.mode} ${fourK.owner}`);
         const jobMounts = mountsOf(job);
-        if (!jobMounts.some((m) => m.claim === share.claim)) ctx.fail(job, ['spec', 'template', 'spec'], `the PreSync job does not mount the share ${share.claim}`);
+        if (!jobMounts.some((m) => m.claim === share.claim)) ctx.fail({ resource: job, path: ['spec', 'template', 'spec'] }, `the PreSync job does not mount the share ${share.claim}`);
       });
     },
   },
@@ -180,15 +180,15 @@ export const mediaChecks: PolicyCheck[] = [
         const pod = podSpecOf(w)!;
         const containers = containersOf(pod);
         for (const need of [roles.vpn, roles.indexerManager, roles.torrentClient]) {
-          if (need.workload !== roles.vpn.workload || !containers.some((c) => c.name === need.container)) ctx.fail(w, ['spec', 'template', 'spec', 'containers'], `${need.container} is not a container of the VPN pod ${roles.vpn.workload}`);
+          if (need.workload !== roles.vpn.workload || !containers.some((c) => c.name === need.container)) ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${need.container} is not a container of the VPN pod ${roles.vpn.workload}`);
         }
         const vpn = containers.find((c) => c.name === roles.vpn.container);
         const env = ((vpn?.container.env ?? []) as { name: string; value?: string }[]);
         const keep = env.findIndex((e) => e.name === 'DNS_KEEP_NAMESERVER');
-        if (env[keep]?.value !== 'on') ctx.fail(w, vpn ? [...vpn.at, 'env', ...(keep === -1 ? [] : [keep])] : ['spec'], 'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving');
+        if (env[keep]?.value !== 'on') ctx.fail({ resource: w, path: vpn ? [...vpn.at, 'env', ...(keep === -1 ? [] : [keep])] : ['spec'] }, 'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving');
         for (const other of ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && r.namespace === 'media' && r !== w)) {
           const images = containersOf(podSpecOf(other) ?? { spec: {}, at: [] }).map((c) => String(c.container.image ?? ''));
-          if (images.some((i) => /\/(prowlarr|qbittorrent):/.test(i))) ctx.fail(other, ['metadata', 'name'], `${other.name} runs an indexer manager or torrent client outside the VPN pod`);
+          if (images.some((i) => /\/(prowlarr|qbittorrent):/.test(i))) ctx.fail({ resource: other, path: ['metadata', 'name'] }, `${other.name} runs an indexer manager or torrent client outside the VPN pod`);
         }
       });
     },
@@ -205,7 +205,7 @@ export const mediaChecks: PolicyCheck[] = [
         const loginless = new Set(ctx.repo.resources.filter((r) => (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['homelab-gitops/login'] === 'none').map((r) => r.name));
         for (const name of roles.subtitleManagers) {
           const w = workload(ctx, name);
-          if (w && !loginless.has(name)) ctx.fail(w, ['metadata'], `${name} has no login of its own; annotate it homelab-gitops/login: none`);
+          if (w && !loginless.has(name)) ctx.fail({ resource: w, path: ['metadata'] }, `${name} has no login of its own; annotate it homelab-gitops/login: none`);
         }
         const services = ctx.repo.resources.filter((r) => r.kind === 'Service');
         for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
@@ -216,7 +216,7 @@ export const mediaChecks: PolicyCheck[] = [
           });
           const exposed = targets.find((t) => t && loginless.has(t));
           const cls = (ingress.object.spec as { ingressClassName?: string })?.ingressClassName;
-          if (exposed && cls !== 'private-gateway') ctx.fail(ingress, ['spec', 'ingressClassName'], `${exposed} has no login of its own but is exposed through "${cls ?? 'the default class'}"; use private-gateway`);
+          if (exposed && cls !== 'private-gateway') ctx.fail({ resource: ingress, path: ['spec', 'ingressClassName'] }, `${exposed} has no login of its own but is exposed through "${cls ?? 'the default class'}"; use private-gateway`);
         }
       });
     },
@@ -232,13 +232,13 @@ export const mediaChecks: PolicyCheck[] = [
       withFacts(ctx, ({ roles }) => {
         const media = ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && r.namespace === 'media');
         const imageOf = (r: Resource) => containersOf(podSpecOf(r) ?? { spec: {}, at: [] }).map((c) => String(c.container.image ?? ''));
-        for (const r of media.filter((r) => r.name !== roles.tvManager && imageOf(r).some((i) => /\/sonarr:/.test(i)))) ctx.fail(r, ['metadata', 'name'], `${r.name} is a second TV manager; there is no 4K TV manager`);
+        for (const r of media.filter((r) => r.name !== roles.tvManager && imageOf(r).some((i) => /\/sonarr:/.test(i)))) ctx.fail({ resource: r, path: ['metadata', 'name'] }, `${r.name} is a second TV manager; there is no 4K TV manager`);
         const hd = workload(ctx, roles.movieManager);
         const uhd = workload(ctx, roles.movieManager4k);
         if (hd && uhd) {
           const configs = (w: Resource) => new Set(mountsOf(w).filter((m) => m.mountPath === '/config').map((m) => m.claim));
           const shared = [...configs(uhd)].filter((c) => configs(hd).has(c));
-          if (shared.length) ctx.fail(uhd, ['spec', 'template', 'spec', 'volumes'], `the 4K movie manager shares its config (${shared.join(', ')}) with the 1080p one`);
+          if (shared.length) ctx.fail({ resource: uhd, path: ['spec', 'template', 'spec', 'volumes'] }, `the 4K movie manager shares its config (${shared.join(', ')}) with the 1080p one`);
         }
       });
     },
@@ -257,14 +257,14 @@ export const mediaChecks: PolicyCheck[] = [
           if (!w) continue;
           const exporter = containersOf(podSpecOf(w)!).find((c) => /\/exportarr:/.test(String(c.container.image ?? '')));
           if (!exporter) {
-            ctx.fail(w, ['spec', 'template', 'spec', 'containers'], `${name} has no exportarr sidecar`);
+            ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${name} has no exportarr sidecar`);
             continue;
           }
           const env = (exporter.container.env ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
           const i = env.findIndex((e) => e.name === 'APIKEY');
           const ref = env[i]?.valueFrom?.secretKeyRef?.name;
-          if (!writtenByExternalSecret(ctx.repo, ref, w.namespace)) ctx.fail(w, [...exporter.at, 'env', ...(i === -1 ? [] : [i])], `${name}'s exporter must take APIKEY from a Secret written by an ExternalSecret`);
-          if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && r.namespace === 'media' && r.name === `exportarr-${name}`)) ctx.fail(w, [...exporter.at, 'name'], `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
+          if (!writtenByExternalSecret(ctx.repo, ref, w.namespace)) ctx.fail({ resource: w, path: [...exporter.at, 'env', ...(i === -1 ? [] : [i])] }, `${name}'s exporter must take APIKEY from a Secret written by an ExternalSecret`);
+          if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && r.namespace === 'media' && r.name === `exportarr-${name}`)) ctx.fail({ resource: w, path: [...exporter.at, 'name'] }, `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
         }
       });
     },

@@ -5,15 +5,15 @@
 import { parse } from 'yaml';
 import { chartValues, type ChartValues } from '../model/chart-values.ts';
 import { dig } from '../model/dig.ts';
-import { onChartValues, type ValuesFail } from './chart-values-check.ts';
+import { eachChartValues, type ValuesFail } from './kit.ts';
 import type { Path } from '../model/positions.ts';
 import { writtenByExternalSecret } from '../model/external-secrets.ts';
 import { durationMs } from '../model/durations.ts';
 import { dashboards, rowsOf } from '../model/dashboards.ts';
-import type { CheckContext, PolicyCheck } from './types.ts';
+import type { CheckContext, PolicyCheck } from './kit.ts';
 
 type Fail = ValuesFail;
-const onValues = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: Fail) => void) => onChartValues(ctx, chart, 'monitoring/README.md', body);
+const onValues = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: Fail) => void) => eachChartValues(ctx, chart, 'monitoring/README.md', body);
 
 function expectDuration(fail: Fail, values: unknown, path: Path, expected: string, what: string): void {
   const actual = dig(values, path);
@@ -70,13 +70,13 @@ export const monitoringChecks: PolicyCheck[] = [
       for (const [name, want] of Object.entries(expected)) {
         const probe = ctx.resources.find((r) => r.kind === 'Probe' && r.name === name);
         if (!probe) {
-          ctx.failAtFile('monitoring/README.md', `no Probe named ${name}`);
+          ctx.fail({ file: 'monitoring/README.md' }, `no Probe named ${name}`);
           continue;
         }
         const interval = dig(probe.object, ['spec', 'interval']);
-        if (durationMs(interval) !== durationMs(want.interval)) ctx.fail(probe, ['spec', 'interval'], `Probe ${name} runs every ${String(interval)}, must be ${want.interval}`);
+        if (durationMs(interval) !== durationMs(want.interval)) ctx.fail({ resource: probe, path: ['spec', 'interval'] }, `Probe ${name} runs every ${String(interval)}, must be ${want.interval}`);
         const targets = (dig(probe.object, ['spec', 'targets', 'staticConfig', 'static']) ?? []) as string[];
-        if (targets.length !== want.targets || !targets.every((t) => t.startsWith('https://'))) ctx.fail(probe, ['spec', 'targets'], `Probe ${name} must probe ${want.targets} HTTPS targets, has ${targets.length}`);
+        if (targets.length !== want.targets || !targets.every((t) => t.startsWith('https://'))) ctx.fail({ resource: probe, path: ['spec', 'targets'] }, `Probe ${name} must probe ${want.targets} HTTPS targets, has ${targets.length}`);
       }
       onValues(ctx, 'prometheus-blackbox-exporter', ({ values }, fail) => {
         const servers = dig(values, ['dnsConfig', 'nameservers']);
@@ -136,10 +136,10 @@ export const dashboardChecks: PolicyCheck[] = [{
   exemptible: false,
   run(ctx) {
     const boards = dashboards(ctx.repo);
-    for (const d of boards.filter((b) => b.error)) ctx.failAt(d.file, d.error!.pos.line, d.error!.pos.col, `${d.key}: ${d.error!.message}`);
+    for (const d of boards.filter((b) => b.error)) ctx.fail({ file: d.file, line: d.error!.pos.line, col: d.error!.pos.col }, `${d.key}: ${d.error!.message}`);
     const overview = boards.find((d) => rowsOf(d).some((r) => r.title in DASHBOARD_ROWS));
     if (!overview) {
-      ctx.failAtFile('monitoring/README.md', 'no provisioned dashboard has the spec’s rows');
+      ctx.fail({ file: 'monitoring/README.md' }, 'no provisioned dashboard has the spec’s rows');
       return;
     }
     const rows = rowsOf(overview);
@@ -147,13 +147,13 @@ export const dashboardChecks: PolicyCheck[] = [{
       const found = rows.find((r) => r.title === row);
       if (!found) {
         const { line, col } = overview.at(['panels']);
-        ctx.failAt(overview.file, line, col, `${overview.key}: no row "${row}"`);
+        ctx.fail({ file: overview.file, line, col }, `${overview.key}: no row "${row}"`);
         continue;
       }
       for (const panel of panels) {
         if (!found.panels.some((p) => p.title?.startsWith(panel) && (p.targets ?? []).some((t) => t.expr))) {
           const { line, col } = overview.at(['panels', found.index, 'title']);
-          ctx.failAt(overview.file, line, col, `${overview.key}: row "${row}" has no "${panel}" panel with a query`);
+          ctx.fail({ file: overview.file, line, col }, `${overview.key}: row "${row}" has no "${panel}" panel with a query`);
         }
       }
     }
@@ -173,9 +173,9 @@ export const sourceChecks: PolicyCheck[] = [
     kinds: ['ServiceMonitor', 'Application'],
     exemptible: false,
     run(ctx) {
-      if (chartValues(ctx.repo, 'volsync').length === 0) ctx.failAtFile('monitoring/README.md', 'no Application deploys the volsync chart');
+      if (chartValues(ctx.repo, 'volsync').length === 0) ctx.fail({ file: 'monitoring/README.md' }, 'no Application deploys the volsync chart');
       const monitor = ctx.resources.some((r) => r.kind === 'ServiceMonitor' && r.namespace === 'volsync-system');
-      if (!monitor) ctx.failAtFile('apps/platform/volsync/application.yaml', 'nothing scrapes VolSync: no ServiceMonitor in volsync-system');
+      if (!monitor) ctx.fail({ file: 'apps/platform/volsync/application.yaml' }, 'nothing scrapes VolSync: no ServiceMonitor in volsync-system');
     },
   },
   {
@@ -187,18 +187,18 @@ export const sourceChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const facts = (ctx.repo.dataFiles.get(PVE_FACTS)?.data ?? {}) as { user?: string; role?: string; token?: string };
-      if (facts.role !== 'PVEAuditor') ctx.failAtFile(PVE_FACTS, `the exporter's user must hold only PVEAuditor, facts say ${JSON.stringify(facts.role ?? null)}`);
+      if (facts.role !== 'PVEAuditor') ctx.fail({ file: PVE_FACTS }, `the exporter's user must hold only PVEAuditor, facts say ${JSON.stringify(facts.role ?? null)}`);
       const monitor = ctx.resources.find((r) => r.kind === 'ServiceMonitor' && r.name === 'pve-exporter');
       if (!monitor) {
-        ctx.failAtFile('monitoring/README.md', 'no ServiceMonitor pve-exporter scrapes the hypervisors');
+        ctx.fail({ file: 'monitoring/README.md' }, 'no ServiceMonitor pve-exporter scrapes the hypervisors');
         return;
       }
       const endpoints = (dig(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string; params?: Record<string, string[]> }[];
       const targets = new Set(endpoints.map((e) => e.params?.target?.[0]));
-      if (endpoints.length !== 3 || targets.size !== 3) ctx.fail(monitor, ['spec', 'endpoints'], `the exporter must scrape 3 distinct hosts, scrapes ${targets.size}`);
+      if (endpoints.length !== 3 || targets.size !== 3) ctx.fail({ resource: monitor, path: ['spec', 'endpoints'] }, `the exporter must scrape 3 distinct hosts, scrapes ${targets.size}`);
       const clusterWide = endpoints.filter((e) => e.params?.cluster?.[0] === '1').length;
-      if (clusterWide !== 1) ctx.fail(monitor, ['spec', 'endpoints'], `exactly one host reports the cluster-wide view (cluster=1), found ${clusterWide}`);
-      endpoints.forEach((e, i) => durationMs(e.interval) !== 60_000 && ctx.fail(monitor, ['spec', 'endpoints', i, 'interval'], `hypervisor scrape interval is ${String(e.interval)}, must be 60s`));
+      if (clusterWide !== 1) ctx.fail({ resource: monitor, path: ['spec', 'endpoints'] }, `exactly one host reports the cluster-wide view (cluster=1), found ${clusterWide}`);
+      endpoints.forEach((e, i) => durationMs(e.interval) !== 60_000 && ctx.fail({ resource: monitor, path: ['spec', 'endpoints', i, 'interval'] }, `hypervisor scrape interval is ${String(e.interval)}, must be 60s`));
       const secret = ctx.resources.find((r) => r.kind === 'ExternalSecret' && r.name === 'pve-exporter');
       const template = secret ? String(dig(secret.object, ['spec', 'target', 'template', 'data', 'pve.yml']) ?? '') : '';
       let config: Record<string, Record<string, unknown>> = {};
@@ -210,12 +210,12 @@ export const sourceChecks: PolicyCheck[] = [
       const modules = Object.values(config);
       const at: Path = ['spec', 'target', 'template', 'data', 'pve.yml'];
       if (!secret || modules.length === 0) {
-        (secret ? ctx.fail(secret, at, 'pve.yml is missing or does not parse') : ctx.failAtFile('monitoring/README.md', 'no ExternalSecret pve-exporter renders the exporter config'));
+        (secret ? ctx.fail({ resource: secret, path: at }, 'pve.yml is missing or does not parse') : ctx.fail({ file: 'monitoring/README.md' }, 'no ExternalSecret pve-exporter renders the exporter config'));
         return;
       }
       for (const m of modules) {
-        if ('password' in m) ctx.fail(secret, at, 'the exporter logs in with a password; use the audit user’s API token');
-        if (m.user !== facts.user || m.token_name !== facts.token || !String(m.token_value ?? '').includes('{{')) ctx.fail(secret, at, `pve.yml must use ${facts.user}'s token "${facts.token}", with token_value taken from the secret store`);
+        if ('password' in m) ctx.fail({ resource: secret, path: at }, 'the exporter logs in with a password; use the audit user’s API token');
+        if (m.user !== facts.user || m.token_name !== facts.token || !String(m.token_value ?? '').includes('{{')) ctx.fail({ resource: secret, path: at }, `pve.yml must use ${facts.user}'s token "${facts.token}", with token_value taken from the secret store`);
       }
     },
   },
@@ -228,15 +228,15 @@ export const sourceChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const facts = (ctx.repo.dataFiles.get(UNIFI_FACTS)?.data ?? {}) as { local?: boolean; role?: string };
-      if (facts.local !== true || facts.role !== 'network-view-only') ctx.failAtFile(UNIFI_FACTS, 'the gateway user must be local-only with the network-view-only role');
+      if (facts.local !== true || facts.role !== 'network-view-only') ctx.fail({ file: UNIFI_FACTS }, 'the gateway user must be local-only with the network-view-only role');
       const deployment = ctx.resources.find((r) => r.kind === 'Deployment' && r.name === 'unpoller');
       const monitor = ctx.resources.find((r) => r.kind === 'ServiceMonitor' && r.name === 'unpoller');
       if (!deployment || !monitor) {
-        ctx.failAtFile('monitoring/README.md', 'unpoller (Deployment and ServiceMonitor) is missing');
+        ctx.fail({ file: 'monitoring/README.md' }, 'unpoller (Deployment and ServiceMonitor) is missing');
         return;
       }
       const endpoints = (dig(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string }[];
-      endpoints.forEach((e, i) => durationMs(e.interval) !== 30_000 && ctx.fail(monitor, ['spec', 'endpoints', i, 'interval'], `the gateway is scraped every ${String(e.interval)}, must be 30s`));
+      endpoints.forEach((e, i) => durationMs(e.interval) !== 30_000 && ctx.fail({ resource: monitor, path: ['spec', 'endpoints', i, 'interval'] }, `the gateway is scraped every ${String(e.interval)}, must be 30s`));
       const env = (dig(deployment.object, ['spec', 'template', 'spec', 'containers', 0, 'env']) ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
       const at = (name: string): Path => {
         const i = env.findIndex((e) => e.name === name);
@@ -245,10 +245,10 @@ export const sourceChecks: PolicyCheck[] = [
       const byName = new Map(env.map((e) => [e.name, e]));
       for (const name of ['UP_UNIFI_DEFAULT_USER', 'UP_UNIFI_DEFAULT_PASS']) {
         const ref = byName.get(name)?.valueFrom?.secretKeyRef?.name;
-        if (!writtenByExternalSecret(ctx.repo, ref, deployment.namespace)) ctx.fail(deployment, at(name), `${name} must come from a Secret written by an ExternalSecret`);
+        if (!writtenByExternalSecret(ctx.repo, ref, deployment.namespace)) ctx.fail({ resource: deployment, path: at(name) }, `${name} must come from a Secret written by an ExternalSecret`);
       }
-      if (!byName.get('UP_LOKI_URL')?.value) ctx.fail(deployment, at('UP_LOKI_URL'), 'the gateway system log is not pushed to Loki (UP_LOKI_URL)');
-      if (durationMs(byName.get('UP_LOKI_INTERVAL')?.value) !== 60_000) ctx.fail(deployment, at('UP_LOKI_INTERVAL'), `the system log is pushed every ${byName.get('UP_LOKI_INTERVAL')?.value ?? '(default)'}, must be 1m`);
+      if (!byName.get('UP_LOKI_URL')?.value) ctx.fail({ resource: deployment, path: at('UP_LOKI_URL') }, 'the gateway system log is not pushed to Loki (UP_LOKI_URL)');
+      if (durationMs(byName.get('UP_LOKI_INTERVAL')?.value) !== 60_000) ctx.fail({ resource: deployment, path: at('UP_LOKI_INTERVAL') }, `the system log is pushed every ${byName.get('UP_LOKI_INTERVAL')?.value ?? '(default)'}, must be 1m`);
     },
   },
 ];

@@ -11,7 +11,7 @@ import { mediaChecks } from './media.ts';
 import { mediaSettingsChecks } from './media-settings/index.ts';
 import { backupChecks } from './backups.ts';
 import { repositoryChecks, type ScopeLookup } from './repository.ts';
-import type { PolicyCheck } from './types.ts';
+import type { PolicyCheck } from './kit.ts';
 import { workloadChecks } from './workload-hygiene.ts';
 
 export const EXEMPTION_PREFIX = 'gate.homelab-gitops/exempt-';

@@ -7,7 +7,7 @@ import { groupOf, type Resource } from '../model/manifest.ts';
 import { CLUSTER_FACTS_FILE } from '../model/cluster-facts.ts';
 import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
 import type { Repo } from '../model/repo.ts';
-import type { PolicyCheck } from './types.ts';
+import type { PolicyCheck } from './kit.ts';
 
 /** Scope lookup, provided by the schema layer (it knows CRD scopes). */
 export type ScopeLookup = (apiVersion: string, kind: string) => boolean;
@@ -45,7 +45,7 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
           if (same.length < 2) continue;
           for (const resource of same) {
             const others = same.filter((o) => o !== resource).map((o) => `${o.file} (document ${o.doc + 1})`);
-            ctx.fail(resource, ['metadata', 'name'], `${resource.kind} ${resource.name} is also declared in ${others.join(', ')}`);
+            ctx.fail({ resource: resource, path: ['metadata', 'name'] }, `${resource.kind} ${resource.name} is also declared in ${others.join(', ')}`);
           }
         }
       },
@@ -61,12 +61,12 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
         const { repo } = ctx;
         const resource = repo.factsResource;
         if (!resource) {
-          ctx.failAtFile(repo.manifestFiles.find((f) => f.startsWith('clusters/')) ?? CLUSTER_FACTS_FILE, `no ConfigMap cluster-facts in ${CLUSTER_FACTS_FILE}`);
+          ctx.fail({ file: repo.manifestFiles.find((f) => f.startsWith('clusters/')) ?? CLUSTER_FACTS_FILE }, `no ConfigMap cluster-facts in ${CLUSTER_FACTS_FILE}`);
           return;
         }
-        for (const problem of repo.factsProblems) ctx.fail(resource, ['data', problem.key], problem.message);
+        for (const problem of repo.factsProblems) ctx.fail({ resource: resource, path: ['data', problem.key] }, problem.message);
         if (repo.facts && repo.facts.kubernetesMinor !== BUNDLED_SCHEMA_MINOR) {
-          ctx.fail(resource, ['data', 'kubernetesVersion'], `the cluster runs Kubernetes ${repo.facts.kubernetesVersion} but the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
+          ctx.fail({ resource: resource, path: ['data', 'kubernetesVersion'] }, `the cluster runs Kubernetes ${repo.facts.kubernetesVersion} but the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
         }
       },
     },

@@ -8,7 +8,7 @@ import { dig } from '../model/dig.ts';
 import { durationMs } from '../model/durations.ts';
 import type { Path } from '../model/positions.ts';
 import { writtenByExternalSecret } from '../model/external-secrets.ts';
-import type { PolicyCheck } from './types.ts';
+import type { PolicyCheck } from './kit.ts';
 
 export const WRANGLER_FILE = 'monitoring/watchdog/wrangler.toml';
 
@@ -36,21 +36,21 @@ export const watchdogChecks: PolicyCheck[] = [
       const routes = (dig(wrangler?.data, ['routes']) ?? []) as { pattern?: string }[];
       const host = routes.map((r) => r.pattern?.replace(/\/\*$/, '')).find(Boolean);
       if (!wrangler || !host) {
-        ctx.failAtFile(wrangler ? WRANGLER_FILE : 'monitoring/README.md', `${WRANGLER_FILE} declares no route, so nothing says where heartbeats go`);
+        ctx.fail({ file: wrangler ? WRANGLER_FILE : 'monitoring/README.md' }, `${WRANGLER_FILE} declares no route, so nothing says where heartbeats go`);
         return;
       }
       const crons = dig(wrangler.data, ['triggers', 'crons']);
       if (!Array.isArray(crons) || !crons.includes('* * * * *')) {
         const { line, col } = wrangler.positions.at(['triggers', 'crons'], 'key');
-        ctx.failAt(WRANGLER_FILE, line, col, 'the worker must run every minute (crons = ["* * * * *"])');
+        ctx.fail({ file: WRANGLER_FILE, line, col }, 'the worker must run every minute (crons = ["* * * * *"])');
       }
       const expected = `https://${host}${HEARTBEAT_PATH}`;
       const stacks = chartValues(ctx.repo, 'kube-prometheus-stack');
-      if (stacks.length === 0) ctx.failAtFile(WRANGLER_FILE, 'no kube-prometheus-stack Application: nothing sends the heartbeat');
+      if (stacks.length === 0) ctx.fail({ file: WRANGLER_FILE }, 'no kube-prometheus-stack Application: nothing sends the heartbeat');
       for (const { file, values, source } of stacks) {
         const fail = (path: Path, message: string) => {
           const { line, col } = source.positions.at(path, 'key');
-          ctx.failAt(file, line, col, message);
+          ctx.fail({ file: file, line, col }, message);
         };
         const config = ['alertmanager', 'config'];
         const childRoutes = (dig(values, [...config, 'route', 'routes']) ?? []) as Route[];

@@ -5,7 +5,7 @@
  */
 import { dig } from '../model/dig.ts';
 import { LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../model/workloads.ts';
-import type { PolicyCheck } from './types.ts';
+import type { PolicyCheck } from './kit.ts';
 
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */
 const HTTP_PORT_NAME = /^(?:http|https)(?:-.*)?$/;
@@ -32,9 +32,9 @@ export const workloadChecks: PolicyCheck[] = [
       for (const { resource, c } of workloadContainers(ctx.resources)) {
         const image = typeof c.container.image === 'string' ? c.container.image : '';
         const { tag, digest } = imageParts(image);
-        if (!image) ctx.fail(resource, [...c.at, 'name'], `container ${c.name} has no image`);
-        else if (!digest && (!tag || tag === 'latest')) ctx.fail(resource, [...c.at, 'image'], `container ${c.name} image "${image}" is not pinned to a version`);
-        else if (tag === 'latest') ctx.fail(resource, [...c.at, 'image'], `container ${c.name} image "${image}" uses the latest tag`);
+        if (!image) ctx.fail({ resource: resource, path: [...c.at, 'name'] }, `container ${c.name} has no image`);
+        else if (!digest && (!tag || tag === 'latest')) ctx.fail({ resource: resource, path: [...c.at, 'image'] }, `container ${c.name} image "${image}" is not pinned to a version`);
+        else if (tag === 'latest') ctx.fail({ resource: resource, path: [...c.at, 'image'] }, `container ${c.name} image "${image}" uses the latest tag`);
       }
     },
   },
@@ -48,7 +48,7 @@ export const workloadChecks: PolicyCheck[] = [
     run(ctx) {
       for (const { resource, c } of workloadContainers(ctx.resources)) {
         for (const kind of ['requests', 'limits'] as const) {
-          if (dig(c.container, ['resources', kind, 'memory']) === undefined) ctx.fail(resource, [...c.at, 'resources', kind], `container ${c.name} has no memory ${kind === 'requests' ? 'request' : 'limit'}`);
+          if (dig(c.container, ['resources', kind, 'memory']) === undefined) ctx.fail({ resource: resource, path: [...c.at, 'resources', kind] }, `container ${c.name} has no memory ${kind === 'requests' ? 'request' : 'limit'}`);
         }
       }
     },
@@ -67,7 +67,7 @@ export const workloadChecks: PolicyCheck[] = [
         const ports = Array.isArray(c.container.ports) ? (c.container.ports as { name?: unknown }[]) : [];
         if (!ports.some((p) => typeof p.name === 'string' && HTTP_PORT_NAME.test(p.name))) continue;
         for (const probe of ['livenessProbe', 'readinessProbe'] as const) {
-          if (c.container[probe] === undefined) ctx.fail(resource, [...c.at, 'name'], `HTTP container ${c.name} has no ${probe}`);
+          if (c.container[probe] === undefined) ctx.fail({ resource: resource, path: [...c.at, 'name'] }, `HTTP container ${c.name} has no ${probe}`);
         }
       }
     },
@@ -83,9 +83,9 @@ export const workloadChecks: PolicyCheck[] = [
       for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
         const sc = dig(c.container, ['securityContext']) as Record<string, unknown> | undefined;
         const where = [...c.at, sc ? 'securityContext' : 'name'];
-        if (sc?.allowPrivilegeEscalation !== false) ctx.fail(resource, where, `container ${c.name} does not set allowPrivilegeEscalation: false`);
+        if (sc?.allowPrivilegeEscalation !== false) ctx.fail({ resource: resource, path: where }, `container ${c.name} does not set allowPrivilegeEscalation: false`);
         // A container-level runAsNonRoot overrides the pod's, in both directions.
-        if ((sc?.runAsNonRoot ?? dig(pod.spec, ['securityContext', 'runAsNonRoot'])) !== true) ctx.fail(resource, where, `container ${c.name} may run as root (runAsNonRoot is not true)`);
+        if ((sc?.runAsNonRoot ?? dig(pod.spec, ['securityContext', 'runAsNonRoot'])) !== true) ctx.fail({ resource: resource, path: where }, `container ${c.name} may run as root (runAsNonRoot is not true)`);
       }
     },
   },
@@ -100,7 +100,7 @@ export const workloadChecks: PolicyCheck[] = [
       for (const resource of ctx.resources) {
         for (const field of ['data', 'stringData'] as const) {
           const value = resource.object[field];
-          if (value && typeof value === 'object' && Object.keys(value).length > 0) ctx.fail(resource, [field], `Secret ${resource.name} commits ${field} to git`);
+          if (value && typeof value === 'object' && Object.keys(value).length > 0) ctx.fail({ resource: resource, path: [field] }, `Secret ${resource.name} commits ${field} to git`);
         }
       }
     },
@@ -117,7 +117,7 @@ export const workloadChecks: PolicyCheck[] = [
         const pod = podSpecOf(resource);
         const volumes = pod && Array.isArray(pod.spec.volumes) ? (pod.spec.volumes as Record<string, unknown>[]) : [];
         volumes.forEach((v, i) => {
-          if (v.hostPath !== undefined) ctx.fail(resource, [...pod!.at, 'volumes', i, 'hostPath'], `volume ${String(v.name)} mounts a hostPath`);
+          if (v.hostPath !== undefined) ctx.fail({ resource: resource, path: [...pod!.at, 'volumes', i, 'hostPath'] }, `volume ${String(v.name)} mounts a hostPath`);
         });
       }
     },

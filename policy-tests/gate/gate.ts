@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { policyChecks } from '../checks/registry.ts';
 import { runPolicy } from './runner.ts';
-import type { PolicyCheck } from '../checks/types.ts';
+import type { PolicyCheck } from '../checks/kit.ts';
 import { byLocation, type Finding } from '../model/findings.ts';
 import { parseManifest, type ParsedFile, type Resource } from '../model/manifest.ts';
 import { isManifestPath, loadRepo, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';

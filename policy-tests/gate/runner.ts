@@ -4,7 +4,7 @@
  * names the check and the reason.
  */
 import { EXEMPTION_CHECK_ID, EXEMPTION_PREFIX, exemptionCheck } from '../checks/registry.ts';
-import type { CheckContext, PolicyCheck } from '../checks/types.ts';
+import type { CheckContext, PolicyCheck } from '../checks/kit.ts';
 import type { Finding } from '../model/findings.ts';
 import { findingAt, type Resource } from '../model/manifest.ts';
 import type { Repo } from '../model/repo.ts';
@@ -20,17 +20,16 @@ function exemptionsOf(resource: Resource): Map<string, string> {
 
 function contextFor(check: PolicyCheck, repo: Repo, out: Finding[]): CheckContext {
   const all = check.kinds.includes('*');
+  const finding = (file: string, line: number, col: number, message: string): Finding => ({ file, line, col, check: check.id, message, fix: check.remediation });
   return {
     repo,
     resources: all ? repo.resources : repo.resources.filter((r) => check.kinds.includes(r.kind)),
-    fail(resource, path, message, target) {
-      out.push(findingAt(resource, path, check.id, message, check.remediation, target));
-    },
-    failAtFile(file, message) {
-      out.push({ file, line: 1, col: 1, check: check.id, message, fix: check.remediation });
-    },
-    failAt(file, line, col, message) {
-      out.push({ file, line, col, check: check.id, message, fix: check.remediation });
+    fail(place, message) {
+      if ('resource' in place) out.push(findingAt(place.resource, place.path, check.id, message, check.remediation, place.target));
+      else if ('data' in place) {
+        const { line, col } = place.data.positions.at(place.path, 'key');
+        out.push(finding(place.data.file, line, col, message));
+      } else out.push(finding(place.file, place.line ?? 1, place.col ?? 1, message));
     },
   };
 }

@@ -8,17 +8,17 @@ import { normalizeRuleName, tuningFiles, type TuningFile } from '../../model/fal
 import { appendedExclusion, exemptedImages, exemptionsOf, isGeneric, IMAGE_FIELD, NAMESPACE_FIELD, PATH_FIELD, pins, PROCESS_FIELD, safeParse, upstreamKind } from '../../model/falco/exemptions.ts';
 import type { ChartValues } from '../../model/chart-values.ts';
 import { dig } from '../../model/dig.ts';
-import { onChartValues, type ValuesFail } from '../chart-values-check.ts';
+import { eachChartValues, type ValuesFail } from '../kit.ts';
 import type { Path } from '../../model/positions.ts';
 import { writtenByExternalSecret } from '../../model/external-secrets.ts';
-import type { CheckContext, PolicyCheck } from '../types.ts';
+import type { CheckContext, PolicyCheck } from '../kit.ts';
 
 type Fail = (tuning: TuningFile, path: Path, message: string) => void;
 
 function tuningFailer(ctx: CheckContext): Fail {
   return (tuning, path, message) => {
     const { line, col } = tuning.at(path);
-    ctx.failAt(tuning.file, line, col, `${tuning.key}: ${message}`);
+    ctx.fail({ file: tuning.file, line, col }, `${tuning.key}: ${message}`);
   };
 }
 
@@ -26,7 +26,7 @@ function tuningFailer(ctx: CheckContext): Fail {
 function withPolicy(ctx: CheckContext, body: (policy: FalcoPolicy) => void): void {
   const { policy, problem } = loadFalcoPolicy(ctx.repo);
   if (policy) body(policy);
-  else ctx.failAtFile(FALCO_POLICY_FILE, problem!);
+  else ctx.fail({ file: FALCO_POLICY_FILE }, problem!);
 }
 
 /** Runs `body` for every tuning file, with the policy facts and a failer that points into it. */
@@ -37,7 +37,7 @@ function forEachTuning(ctx: CheckContext, body: (tuning: TuningFile, policy: Fal
   });
 }
 
-const valuesCheck = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: ValuesFail) => void) => onChartValues(ctx, chart, 'security/README.md', body);
+const valuesCheck = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: ValuesFail) => void) => eachChartValues(ctx, chart, 'security/README.md', body);
 
 export const falcoChecks: PolicyCheck[] = [
   {
@@ -50,7 +50,7 @@ export const falcoChecks: PolicyCheck[] = [
     run(ctx) {
       const fail = tuningFailer(ctx);
       for (const tuning of tuningFiles(ctx.repo)) {
-        for (const e of tuning.errors) ctx.failAt(tuning.file, e.pos.line, e.pos.col, `${tuning.key}: ${e.message}`);
+        for (const e of tuning.errors) ctx.fail({ file: tuning.file, line: e.pos.line, col: e.pos.col }, `${tuning.key}: ${e.message}`);
         for (const item of tuning.items) {
           if (item.type === 'other' && !('required_engine_version' in item.raw) && !('required_plugin_versions' in item.raw)) fail(tuning, [item.index], 'item is not a rule, macro or list');
           if (!item.condition) continue;
@@ -160,7 +160,7 @@ export const falcoChecks: PolicyCheck[] = [
         const exempted = exemptedImages(tunings, policy);
         const defined = new Set(tunings.flatMap((t) => t.items.filter((i) => i.type === 'rule').map((i) => i.name)));
         for (const name of policy.boundaryRules) {
-          if (!policy.upstream.rules.has(name) && !defined.has(name)) ctx.failAtFile(FALCO_POLICY_FILE, `boundary rule "${name}" is neither upstream nor defined in a tuning file`);
+          if (!policy.upstream.rules.has(name) && !defined.has(name)) ctx.fail({ file: FALCO_POLICY_FILE }, `boundary rule "${name}" is neither upstream nor defined in a tuning file`);
         }
         for (const tuning of tunings) {
           for (const item of tuning.items) {
@@ -256,27 +256,27 @@ export const falcoChecks: PolicyCheck[] = [
       const selects = (r: (typeof ctx.resources)[number]) => (r.object.spec as { podSelector?: { matchLabels?: Record<string, string> } })?.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'falco';
       const policies = ctx.resources.filter(selects);
       if (policies.length === 0) {
-        ctx.failAtFile('security/README.md', 'no NetworkPolicy selects the falco pods (app.kubernetes.io/name: falco)');
+        ctx.fail({ file: 'security/README.md' }, 'no NetworkPolicy selects the falco pods (app.kubernetes.io/name: falco)');
         return;
       }
       const allowed = new Set(['53/UDP', '53/TCP', '443/TCP', '2801/TCP']);
       for (const np of policies) {
         const spec = np.object.spec as { policyTypes?: string[]; egress?: { to?: unknown[]; ports?: { port?: number | string; protocol?: string }[] }[] };
-        if (!spec.policyTypes?.includes('Egress')) ctx.fail(np, ['spec', 'policyTypes'], 'the policy does not restrict egress');
+        if (!spec.policyTypes?.includes('Egress')) ctx.fail({ resource: np, path: ['spec', 'policyTypes'] }, 'the policy does not restrict egress');
         let has443 = false;
         (spec.egress ?? []).forEach((rule, i) => {
           if (!rule.ports?.length) {
-            ctx.fail(np, ['spec', 'egress', i], 'an egress rule without ports allows every port');
+            ctx.fail({ resource: np, path: ['spec', 'egress', i] }, 'an egress rule without ports allows every port');
             return;
           }
           rule.ports.forEach((p, j) => {
             const key = `${String(p.port)}/${p.protocol ?? 'TCP'}`;
             if (key === '443/TCP') has443 = true;
-            if (!allowed.has(key)) ctx.fail(np, ['spec', 'egress', i, 'ports', j], `egress to ${key} is wider than the sensor needs`);
+            if (!allowed.has(key)) ctx.fail({ resource: np, path: ['spec', 'egress', i, 'ports', j] }, `egress to ${key} is wider than the sensor needs`);
           });
-          if (rule.ports.some((p) => String(p.port) !== '443') && !rule.to?.length) ctx.fail(np, ['spec', 'egress', i], 'DNS and forwarder egress must name their destination');
+          if (rule.ports.some((p) => String(p.port) !== '443') && !rule.to?.length) ctx.fail({ resource: np, path: ['spec', 'egress', i] }, 'DNS and forwarder egress must name their destination');
         });
-        if (!has443) ctx.fail(np, ['spec', 'egress'], 'no egress on 443: the sensor cannot pull falco-rules:5 and will not start');
+        if (!has443) ctx.fail({ resource: np, path: ['spec', 'egress'] }, 'no egress on 443: the sensor cannot pull falco-rules:5 and will not start');
       }
     },
   },

@@ -6,8 +6,7 @@ import { parseInstancePath, type Path } from '../../model/positions.ts';
 import type { DataFile } from '../../model/repo.ts';
 import { SCHEMA_DIR, SCHEMA_FOR, settingsByApp, settingsFiles, validatorFor, type Settings } from '../../model/media-settings.ts';
 import { flowProblems, type Flow } from '../../model/tdarr-flow.ts';
-import { failIn } from '../findings.ts';
-import type { CheckContext, PolicyCheck } from '../types.ts';
+import type { CheckContext, PolicyCheck } from '../kit.ts';
 
 const byApp = (ctx: CheckContext) => settingsByApp(ctx.repo);
 
@@ -17,7 +16,7 @@ const byApp = (ctx: CheckContext) => settingsByApp(ctx.repo);
  */
 function settingsOf(ctx: CheckContext, instance: string, role: string): { file: DataFile; s: Settings } | undefined {
   const found = byApp(ctx).get(instance);
-  if (!found) ctx.failAtFile('apps/README.md', `no settings file for the ${role} (${instance})`);
+  if (!found) ctx.fail({ file: 'apps/README.md' }, `no settings file for the ${role} (${instance})`);
   return found?.valid ? found : undefined;
 }
 
@@ -39,25 +38,25 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     run(ctx) {
       for (const file of settingsFiles(ctx.repo)) {
         if (file.errors.length) {
-          ctx.failAtFile(file.file, file.errors[0]!);
+          ctx.fail({ file: file.file }, file.errors[0]!);
           continue;
         }
         const s = (file.data ?? {}) as Settings;
         const kind = SCHEMA_FOR[String(s.app)];
         if (!kind) {
-          failIn(ctx, file, ['app'], `unknown app "${String(s.app)}"; expected one of ${Object.keys(SCHEMA_FOR).join(', ')}`);
+          ctx.fail({ data: file, path: ['app'] }, `unknown app "${String(s.app)}"; expected one of ${Object.keys(SCHEMA_FOR).join(', ')}`);
           continue;
         }
         const validate = validatorFor(ctx.repo, kind);
         if (!validate) {
-          failIn(ctx, file, ['app'], `no readable schema ${SCHEMA_DIR}/${kind}.schema.json for app "${String(s.app)}"`);
+          ctx.fail({ data: file, path: ['app'] }, `no readable schema ${SCHEMA_DIR}/${kind}.schema.json for app "${String(s.app)}"`);
           continue;
         }
         if (!validate(s)) {
           for (const e of validate.errors ?? []) {
             const path = parseInstancePath(e.instancePath);
             const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : undefined;
-            failIn(ctx, file, extra ? [...path, extra] : path, `${e.instancePath || '(root)'}${extra ? `/${extra}` : ''}: ${extra ? 'unknown setting' : e.message}`);
+            ctx.fail({ data: file, path: extra ? [...path, extra] : path }, `${e.instancePath || '(root)'}${extra ? `/${extra}` : ''}: ${extra ? 'unknown setting' : e.message}`);
           }
         }
       }
@@ -76,7 +75,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
         const found = settingsOf(ctx, instance, want.kind);
         if (!found) continue;
         const { file, s } = found;
-        const fail = (path: Path, message: string) => failIn(ctx, file, path, `${instance}: ${message}`);
+        const fail = (path: Path, message: string) => ctx.fail({ data: file, path: path }, `${instance}: ${message}`);
         if ((s.mediaManagement as { copyUsingHardlinks?: boolean })?.copyUsingHardlinks !== true) fail(['mediaManagement'], 'Use hardlinks instead of copy must be on');
         if (JSON.stringify(s.rootFolders) !== JSON.stringify([want.root])) fail(['rootFolders'], `root folders must be exactly ${want.root}`);
         const clients = (s.downloadClients ?? []) as Record<string, unknown>[];
@@ -97,7 +96,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       // Prowlarr's file is required by media-seeding-chain; here only its backup row is read.
       const prowlarr = byApp(ctx).get('prowlarr');
       const backup = prowlarr?.s.backup as Record<string, unknown> | undefined;
-      if (prowlarr?.valid && (backup?.intervalDays !== 1 || backup?.retentionDays !== 14 || backup?.folder !== 'Backups')) failIn(ctx, prowlarr.file, ['backup'], 'prowlarr: backups must run every 1 day, keep 14 days, in folder Backups');
+      if (prowlarr?.valid && (backup?.intervalDays !== 1 || backup?.retentionDays !== 14 || backup?.folder !== 'Backups')) ctx.fail({ data: prowlarr.file, path: ['backup'] }, 'prowlarr: backups must run every 1 day, keep 14 days, in folder Backups');
     },
   },
   {
@@ -112,27 +111,27 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       const prowlarr = settings.get('prowlarr');
       if (prowlarr?.valid) {
         ((prowlarr.s.indexers ?? []) as Record<string, unknown>[]).forEach((ix, i) => {
-          if (ix.seedRatio !== 5 && ix.seedRatio !== null) failIn(ctx, prowlarr.file, ['indexers', i, 'seedRatio'], `indexer ${String(ix.name)}: ratio limit must be 5 or none`);
-          if (ix.seedTime !== null) failIn(ctx, prowlarr.file, ['indexers', i, 'seedTime'], `indexer ${String(ix.name)}: never a seed time limit`);
+          if (ix.seedRatio !== 5 && ix.seedRatio !== null) ctx.fail({ data: prowlarr.file, path: ['indexers', i, 'seedRatio'] }, `indexer ${String(ix.name)}: ratio limit must be 5 or none`);
+          if (ix.seedTime !== null) ctx.fail({ data: prowlarr.file, path: ['indexers', i, 'seedTime'] }, `indexer ${String(ix.name)}: never a seed time limit`);
         });
         const apps = (prowlarr.s.applications ?? []) as Record<string, unknown>[];
         const i4k = apps.findIndex((a) => String(a.baseUrl).includes('radarr-4k'));
         const a4k = apps[i4k];
         if (!a4k || a4k.syncLevel !== 'fullSync' || !((a4k.syncCategories ?? []) as number[]).every((c) => c >= 2000 && c < 3000)) {
-          failIn(ctx, prowlarr.file, i4k === -1 ? ['applications'] : ['applications', i4k], 'the 4K movie manager must be synced as its own app, with full sync and movie categories only');
+          ctx.fail({ data: prowlarr.file, path: i4k === -1 ? ['applications'] : ['applications', i4k] }, 'the 4K movie manager must be synced as its own app, with full sync and movie categories only');
         }
-      } else if (!prowlarr) ctx.failAtFile('apps/README.md', 'no settings file for the indexer manager (prowlarr)');
+      } else if (!prowlarr) ctx.fail({ file: 'apps/README.md' }, 'no settings file for the indexer manager (prowlarr)');
       const qbt = settings.get('qbittorrent');
       const prefs = (qbt?.s.preferences ?? {}) as Record<string, unknown>;
       for (const key of ['max_ratio_enabled', 'max_seeding_time_enabled', 'max_inactive_seeding_time_enabled', 'queueing_enabled']) {
-        if (qbt?.valid && prefs[key] !== false) failIn(ctx, qbt.file, ['preferences', key], `${key} must be false: no global limit, no queueing`);
+        if (qbt?.valid && prefs[key] !== false) ctx.fail({ data: qbt.file, path: ['preferences', key] }, `${key} must be false: no global limit, no queueing`);
       }
       const cleaner = settings.get('cleanuparr');
       if (cleaner?.valid) {
         const s = cleaner.s as { queueCleaner?: { failedImport?: { deletePrivate?: boolean } }; malwareBlocker?: { deletePrivate?: boolean }; downloadCleaner?: { enabled?: boolean } };
-        if (s.queueCleaner?.failedImport?.deletePrivate !== false) failIn(ctx, cleaner.file, ['queueCleaner', 'failedImport', 'deletePrivate'], 'Delete Private must be off');
-        if (s.malwareBlocker?.deletePrivate !== false) failIn(ctx, cleaner.file, ['malwareBlocker', 'deletePrivate'], 'Delete Private must be off');
-        if (s.downloadCleaner?.enabled !== false) failIn(ctx, cleaner.file, ['downloadCleaner'], 'the Download Cleaner must be off');
+        if (s.queueCleaner?.failedImport?.deletePrivate !== false) ctx.fail({ data: cleaner.file, path: ['queueCleaner', 'failedImport', 'deletePrivate'] }, 'Delete Private must be off');
+        if (s.malwareBlocker?.deletePrivate !== false) ctx.fail({ data: cleaner.file, path: ['malwareBlocker', 'deletePrivate'] }, 'Delete Private must be off');
+        if (s.downloadCleaner?.enabled !== false) ctx.fail({ data: cleaner.file, path: ['downloadCleaner'] }, 'the Download Cleaner must be off');
       }
     },
   },
@@ -149,7 +148,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       const { file, s } = found;
       const q = (s.queueCleaner ?? {}) as { intervalMinutes?: number; failedImport?: Record<string, unknown>; stalledRules?: unknown[]; slowRules?: unknown[] };
       const f = q.failedImport ?? {};
-      const expect = (ok: boolean, path: Path, message: string) => ok || failIn(ctx, file, path, message);
+      const expect = (ok: boolean, path: Path, message: string) => ok || ctx.fail({ data: file, path: path }, message);
       expect(q.intervalMinutes === 5, ['queueCleaner', 'intervalMinutes'], 'Queue Cleaner runs every 5 min');
       expect(f.maxStrikes === 3, ['queueCleaner', 'failedImport', 'maxStrikes'], 'failed imports strike out at 3');
       expect(f.ignorePrivate === false, ['queueCleaner', 'failedImport', 'ignorePrivate'], 'Ignore Private is off');
@@ -179,7 +178,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
         const found = settingsOf(ctx, instance, 'subtitle manager');
         if (!found) continue;
         const s = found.s as { languageProfile?: Record<string, unknown>; embeddedSubtitles?: { count?: boolean }; upgrade?: { enabled?: boolean; days?: number }; auth?: { type?: string }; sonarr?: { enabled?: boolean }; radarr?: { enabled?: boolean; url?: string } };
-        const fail = (path: Path, message: string) => failIn(ctx, found.file, path, `${instance}: ${message}`);
+        const fail = (path: Path, message: string) => ctx.fail({ data: found.file, path: path }, `${instance}: ${message}`);
         const lp = s.languageProfile ?? {};
         if (JSON.stringify(lp.languages) !== JSON.stringify(['no', 'en']) || lp.defaultForNewSeries !== true || lp.defaultForNewMovies !== true) fail(['languageProfile'], 'the language profile is no, en, and the default for new titles');
         if (s.embeddedSubtitles?.count !== true) fail(['embeddedSubtitles'], 'embedded subtitles must count');
@@ -208,7 +207,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       if (!found) return;
       type Server = { is4k?: boolean; isDefault?: boolean; activeProfileName?: string; activeDirectory?: string; port?: number; useSsl?: boolean };
       const s = found.s as { radarr?: Server[]; sonarr?: Server[] };
-      const fail = (path: Path, message: string) => failIn(ctx, found.file, path, message);
+      const fail = (path: Path, message: string) => ctx.fail({ data: found.file, path: path }, message);
       const radarr = s.radarr ?? [];
       const hd = radarr.findIndex((r) => !r.is4k && r.isDefault);
       const uhd = radarr.findIndex((r) => r.is4k);
@@ -235,10 +234,10 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       const i = (s.qualityProfiles ?? []).findIndex((p) => p.name === '2160p');
       const p = s.qualityProfiles?.[i];
       if (!p || JSON.stringify([...(p.items ?? [])].sort()) !== JSON.stringify(['Bluray-2160p', 'WEB 2160p']) || p.cutoff !== 'WEB 2160p' || p.upgradeAllowed !== true) {
-        failIn(ctx, found.file, i === -1 ? ['qualityProfiles'] : ['qualityProfiles', i], 'profile 2160p is WEB 2160p and Bluray-2160p (no remux), cutoff WEB 2160p, upgrades on');
+        ctx.fail({ data: found.file, path: i === -1 ? ['qualityProfiles'] : ['qualityProfiles', i] }, 'profile 2160p is WEB 2160p and Bluray-2160p (no remux), cutoff WEB 2160p, upgrades on');
       }
       const dv = (s.customFormats ?? []).findIndex((f) => f.matches === 'dolby-vision-without-hdr-fallback');
-      if (dv === -1 || s.customFormats![dv]!.score !== -10000) failIn(ctx, found.file, dv === -1 ? ['customFormats'] : ['customFormats', dv, 'score'], 'dual-layer HDR-less Dolby Vision must score -10000');
+      if (dv === -1 || s.customFormats![dv]!.score !== -10000) ctx.fail({ data: found.file, path: dv === -1 ? ['customFormats'] : ['customFormats', dv, 'score'] }, 'dual-layer HDR-less Dolby Vision must score -10000');
     },
   },
   {
@@ -253,7 +252,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       if (!found) return;
       type Library = { name: string; folder: string; flow: string; healthChecks: boolean; skipHardlinks: boolean; folderWatching: boolean; ignoredFolderNames: string[]; schedule: { from: string; to: string; days: string }; scannerThreads: number; mediaInfoScan: boolean };
       const s = found.s as { libraries: Library[]; node: { gpuWorkers: number; cpuWorkers: number; applyToLiveNode: boolean }; backlogMode: { gpuWorkers: number; schedule: { from: string; to: string } } };
-      const fail = (path: Path, message: string) => failIn(ctx, found.file, path, `tdarr: ${message}`);
+      const fail = (path: Path, message: string) => ctx.fail({ data: found.file, path: path }, `tdarr: ${message}`);
       const wanted: Record<string, string> = { TV: '/data/series', Movies: '/data/movies', 'Movies 4K': '/data/movies-4k' };
       for (const [name, folder] of Object.entries(wanted)) {
         const i = s.libraries.findIndex((l) => l.name === name);
@@ -283,10 +282,10 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       if (!found) return;
       const s = found.s as { libraries: { name: string }[]; users: { name: string; plays4kHdr: boolean }[]; shares: { user: string; libraries: string[] }[] };
       const names = new Set(s.libraries.map((l) => l.name));
-      for (const library of ['Movies', 'Movies 4K', 'TV Shows', 'Courses', 'Youtube']) if (!names.has(library)) failIn(ctx, found.file, ['libraries'], `plex: library ${library} is missing`);
+      for (const library of ['Movies', 'Movies 4K', 'TV Shows', 'Courses', 'Youtube']) if (!names.has(library)) ctx.fail({ data: found.file, path: ['libraries'] }, `plex: library ${library} is missing`);
       const hdr = new Map(s.users.map((u) => [u.name, u.plays4kHdr]));
       s.shares.forEach((share, i) => {
-        if (share.libraries.includes('Movies 4K') && hdr.get(share.user) !== true) failIn(ctx, found.file, ['shares', i], `plex: Movies 4K is shared with ${share.user}, whose devices do not play 4K HDR`);
+        if (share.libraries.includes('Movies 4K') && hdr.get(share.user) !== true) ctx.fail({ data: found.file, path: ['shares', i] }, `plex: Movies 4K is shared with ${share.user}, whose devices do not play 4K HDR`);
       });
     },
   },
@@ -297,11 +296,11 @@ function checkFlow(ctx: CheckContext, file: string): void {
   const data = ctx.repo.dataFiles.get(file);
   const flow = data?.data as Partial<Flow> | undefined;
   if (!data || !flow?.flowPlugins || !flow.flowEdges) {
-    ctx.failAtFile('apps/media/tdarr/settings/tdarr.yaml', `flow ${file} is missing or has no flowPlugins/flowEdges`);
+    ctx.fail({ file: 'apps/media/tdarr/settings/tdarr.yaml' }, `flow ${file} is missing or has no flowPlugins/flowEdges`);
     return;
   }
   const { paths, problems } = flowProblems(flow as Flow);
   const { line, col } = data.positions.at(['flowEdges'], 'key');
-  if (paths === 0) ctx.failAt(file, line, col, 'the flow never reaches replaceOriginalFile from its input');
-  for (const message of problems) ctx.failAt(file, line, col, message);
+  if (paths === 0) ctx.fail({ file: file, line, col }, 'the flow never reaches replaceOriginalFile from its input');
+  for (const message of problems) ctx.fail({ file: file, line, col }, message);
 }

@@ -1,0 +1,52 @@
+/**
+ * The check kit: what a policy check is, and the one way it reports. A check
+ * calls `ctx.fail(place, message)`; the place is a node of a resource, a spot
+ * in a file, or a key of a parsed data file (values, settings, facts).
+ */
+import { chartValues, type ChartValues } from '../model/chart-values.ts';
+import type { Resource } from '../model/manifest.ts';
+import type { Path } from '../model/positions.ts';
+import type { DataFile, Repo } from '../model/repo.ts';
+
+export type Place =
+  /** A node of a resource: its key or its value. */
+  | { resource: Resource; path: Path; target?: 'key' | 'value' }
+  /** A spot in a file; line 1 when the finding is about the whole file or folder. */
+  | { file: string; line?: number; col?: number }
+  /** The key a path names in a parsed data file. */
+  | { data: DataFile; path: Path };
+
+export interface CheckContext {
+  repo: Repo;
+  /** Resources of the kinds the check declares (all resources for `*`). */
+  resources: readonly Resource[];
+  fail(place: Place, message: string): void;
+}
+
+/** A policy check, modeled on kube-linter's builtin checks: metadata plus a pure function. */
+export interface PolicyCheck {
+  id: string;
+  /** One line, naming the spec section it enforces. */
+  description: string;
+  /** Invariant ids stated in docs/invariants.md, or the design rule it enforces. */
+  invariants: readonly string[];
+  remediation: string;
+  /** Kinds it reads (`*` for every resource). */
+  kinds: readonly string[];
+  /** Whether a workload may opt out with a documented annotation next to it. */
+  exemptible: boolean;
+  run(ctx: CheckContext): void;
+}
+
+export type ValuesFail = (path: Path, message: string) => void;
+
+/**
+ * Runs `body` on each values file of `chart`, with a `fail` that reports at a
+ * path inside that file; no Application deploying the chart is itself a
+ * finding, reported at `whereMissing`.
+ */
+export function eachChartValues(ctx: CheckContext, chart: string, whereMissing: string, body: (v: ChartValues, fail: ValuesFail) => void): void {
+  const found = chartValues(ctx.repo, chart);
+  if (found.length === 0) ctx.fail({ file: whereMissing }, `no Application deploys the ${chart} chart with values from this repo`);
+  for (const v of found) body(v, (path, message) => ctx.fail({ data: v.source, path }, message));
+}
