@@ -1,12 +1,12 @@
-/** Regenerates the check table in README.md from the registry: npm run readme:checks */
+/** Regenerates the check table in policy-tests/README.md from the registry: npm run readme:checks */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registeredChecks } from '../policy-tests/gate/gate.ts';
 import { REPO_ROOT } from '../policy-tests/model/repo.ts';
 import { checkTable, withCheckTable } from '../policy-tests/gate/report/check-table.ts';
 
-const path = join(REPO_ROOT, 'README.md');
+const path = join(REPO_ROOT, 'policy-tests/README.md');
 const before = readFileSync(path, 'utf8');
 const after = withCheckTable(before, checkTable(await registeredChecks()));
 writeFileSync(path, after);
-process.stdout.write(before === after ? 'README.md check table is up to date\n' : 'README.md check table regenerated\n');
+process.stdout.write(before === after ? 'policy-tests/README.md check table is up to date\n' : 'policy-tests/README.md check table regenerated\n');

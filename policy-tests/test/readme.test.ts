@@ -1,13 +1,37 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registeredChecks } from '../gate/gate.ts';
 import { REPO_ROOT } from '../model/repo.ts';
 import { checkTable, withCheckTable } from '../gate/report/check-table.ts';
 
-describe('README', () => {
-  it('has the check table the registry generates (run npm run readme:checks when this fails)', async () => {
+const AREA_READMES = ['policy-tests', 'apps/media', 'monitoring', 'security', 'scripts/backup', 'portfolio-api'].map((area) => `${area}/README.md`);
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
+const anchorsOf = (markdown: string) => new Set([...markdown.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')));
+
+describe('READMEs', () => {
+  it('stays short: at most 200 lines, with one link to each area README', () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(200);
+    for (const area of AREA_READMES) expect(readme, area).toContain(`](${area}`);
+  });
+
+  it('every relative link in the READMEs and docs resolves, anchors included', () => {
+    for (const file of ['README.md', 'CONTRIBUTING.md', 'docs/invariants.md', ...AREA_READMES]) {
+      const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(https?:|mailto:)/.test(target!)) continue;
+        const [path, anchor] = target!.split('#');
+        const resolved = path ? join(REPO_ROOT, dirname(file), path) : join(REPO_ROOT, file);
+        expect(existsSync(resolved), `${file} links to ${target}`).toBe(true);
+        if (anchor) expect(anchorsOf(readFileSync(resolved, 'utf8')).has(anchor), `${file} links to ${target}`).toBe(true);
+      }
+    }
+  });
+
+  it('has the check table the registry generates (run npm run readme:checks when this fails)', async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'policy-tests/README.md'), 'utf8');
     expect(readme).toBe(withCheckTable(readme, checkTable(await registeredChecks())));
   });
 
