@@ -2,218 +2,22 @@
  * Every policy check bites: a copy of the real repository, broken in one
  * place, makes exactly that check id fail, at the line that was broken.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isMap, isSeq, YAMLMap } from 'yaml';
 import { registeredChecks } from '../gate/gate.ts';
-import { formatLocation } from '../model/findings.ts';
-import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
-import { componentMutations, fixtures } from './falco-mutations.ts';
-import { monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';
-import { backupMutations } from './backup-mutations.ts';
-import { mediaMutations, mediaSettingsMutations } from './media-mutations.ts';
+import { checkIds, copyRepo, describeFindings } from './helpers.ts';
+import { ALL_MUTATIONS } from './all-mutations.ts';
+import { CONTAINER, coreMutations, DEPLOYMENT, PORTFOLIO_APP } from './core-mutations.ts';
+import { describeMutations } from './mutation-runner.ts';
 
-const DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
-const PORTFOLIO_APP = 'portfolio-api/deploy/application.yaml';
-const ROOT_APP = 'clusters/home/root.yaml';
-const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
-const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
 
-interface Mutation {
-  check: string;
-  why: string;
-  mutate(copy: RepoCopy): void;
-  /** File and text of the line the finding must point at. */
-  at?: (copy: RepoCopy) => { file: string; line: number };
-}
+describeMutations('core checks bite on a broken copy of the real repository', coreMutations);
 
-const mutations: Mutation[] = [
-  {
-    check: 'argocd-app-folder',
-    why: 'application.yaml carries a second, non-Application document',
-    mutate: (c) => c.write(PORTFOLIO_APP, `${c.read(PORTFOLIO_APP)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stowaway\n  namespace: portfolio\n`),
-    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'kind: ConfigMap') }),
-  },
-  {
-    check: 'argocd-app-folder',
-    why: 'a folder of manifests that no application.yaml declares',
-    mutate: (c) => {
-      c.write('apps/media/stray/configmap.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stray\n  namespace: media\n');
-      // Give the stray file an owner so that only the missing application.yaml is at fault.
-      c.edit(ROOT_APP, 0, (d) => d.setIn(['spec', 'source', 'directory', 'include'], '{clusters/home/*.yaml,*/application.yaml,apps/media/stray/*}'));
-    },
-    at: () => ({ file: 'apps/media/stray/configmap.yaml', line: 1 }),
-  },
-  {
-    check: 'argocd-source-path',
-    why: 'a second source points at a folder that does not exist',
-    mutate: (c) =>
-      c.edit(PORTFOLIO_APP, 0, (d) => {
-        const source = d.getIn(['spec', 'source']);
-        d.deleteIn(['spec', 'source']);
-        d.setIn(['spec', 'sources'], d.createNode([source, { repoURL: REPO_URL, targetRevision: 'main', path: 'portfolio-api/deploy-missing' }]));
-      }),
-    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'deploy-missing') }),
-  },
-  {
-    check: 'argocd-track-main',
-    why: 'the app tracks HEAD instead of main',
-    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'source', 'targetRevision'], 'HEAD')),
-    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'targetRevision: HEAD') }),
-  },
-  {
-    check: 'argocd-chart-pinned',
-    why: 'a chart source asks for a version range',
-    mutate: (c) =>
-      c.edit(PORTFOLIO_APP, 0, (d) => {
-        const source = d.getIn(['spec', 'source']);
-        d.deleteIn(['spec', 'source']);
-        d.setIn(['spec', 'sources'], d.createNode([source, { repoURL: 'https://charts.example.org', chart: 'redis', targetRevision: '^19.0.0' }]));
-      }),
-    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, '^19.0.0') }),
-  },
-  {
-    check: 'argocd-sync-policy',
-    why: 'selfHeal is off',
-    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'automated', 'selfHeal'], false)),
-    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'selfHeal: false') }),
-  },
-  {
-    check: 'argocd-destination-namespace',
-    why: 'the destination has no namespace',
-    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.deleteIn(['spec', 'destination', 'namespace'])),
-    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'destination:') }),
-  },
-  {
-    check: 'argocd-project',
-    why: 'the app uses the default project',
-    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'project'], 'default')),
-    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'project: default') }),
-  },
-  {
-    check: 'argocd-single-owner',
-    why: 'the app no longer excludes its own application.yaml, which the root app also applies',
-    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.deleteIn(['spec', 'source', 'directory'])),
-    at: () => ({ file: PORTFOLIO_APP, line: 1 }),
-  },
-  {
-    check: 'argocd-root-discovery',
-    why: 'the root app stops including application.yaml files',
-    mutate: (c) => c.edit(ROOT_APP, 0, (d) => d.setIn(['spec', 'source', 'directory', 'include'], '{clusters/home/*.yaml}')),
-    at: (c) => ({ file: PORTFOLIO_APP, line: 1 }),
-  },
-  {
-    check: 'argocd-root-discovery',
-    why: 'a Helm values file sits in a directory source that would apply it',
-    mutate: (c) => c.write('portfolio-api/deploy/values.yaml', 'replicaCount: 2\n'),
-    at: () => ({ file: 'portfolio-api/deploy/values.yaml', line: 1 }),
-  },
-  {
-    check: 'duplicate-resource',
-    why: 'the Service is declared twice',
-    mutate: (c) => c.write('portfolio-api/deploy/service-copy.yaml', c.read('portfolio-api/deploy/service.yaml').split('---')[0]!),
-    at: (c) => ({ file: 'portfolio-api/deploy/service-copy.yaml', line: lineOf(c, 'portfolio-api/deploy/service-copy.yaml', '  name: portfolio-api') }),
-  },
-  {
-    check: 'cluster-facts',
-    why: 'the node count is not a number',
-    mutate: (c) => c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'nodeCount'], 'six')),
-    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  nodeCount:') }),
-  },
-  {
-    check: 'cluster-facts',
-    why: 'the cluster runs a Kubernetes minor the bundled schemas do not describe',
-    mutate: (c) => c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'kubernetesVersion'], '1.31.2')),
-    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  kubernetesVersion:') }),
-  },
-  {
-    check: 'workload-image-pinned',
-    why: 'the image uses the latest tag',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.setIn([...CONTAINER, 'image'], 'ghcr.io/homelab-operator/portfolio-api:latest')),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'image:') }),
-  },
-  {
-    check: 'workload-image-pinned',
-    why: 'the image has no tag at all (a registry port is not a tag)',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.setIn([...CONTAINER, 'image'], 'registry.local:5000/portfolio-api')),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'image:') }),
-  },
-  {
-    check: 'workload-memory',
-    why: 'the memory limit is gone',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.deleteIn([...CONTAINER, 'resources', 'limits'])),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'resources:') }),
-  },
-  {
-    check: 'workload-probes',
-    why: 'the HTTP container lost its readiness probe',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.deleteIn([...CONTAINER, 'readinessProbe'])),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, '- name: api') }),
-  },
-  {
-    check: 'workload-privilege',
-    why: 'allowPrivilegeEscalation is no longer false',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.deleteIn([...CONTAINER, 'securityContext', 'allowPrivilegeEscalation'])),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'readOnlyRootFilesystem') - 1 }),
-  },
-  {
-    check: 'workload-privilege',
-    why: 'the pod no longer insists on a non-root user',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.deleteIn(['spec', 'template', 'spec', 'securityContext', 'runAsNonRoot'])),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'allowPrivilegeEscalation') - 1 }),
-  },
-  {
-    check: 'no-plain-secret',
-    why: 'a Secret with data is committed',
-    mutate: (c) => c.write('portfolio-api/deploy/secret.yaml', 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: leaked\n  namespace: portfolio\nstringData:\n  API_KEY: hunter2\n'),
-    at: () => ({ file: 'portfolio-api/deploy/secret.yaml', line: 6 }),
-  },
-  {
-    check: 'workload-hostpath',
-    why: 'a hostPath volume appears',
-    mutate: (c) =>
-      c.edit(DEPLOYMENT, 0, (d) => {
-        const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
-        if (isSeq(volumes)) volumes.add(d.createNode({ name: 'host', hostPath: { path: '/var/run' } }));
-      }),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'hostPath:') }),
-  },
-  {
-    check: 'exemption-valid',
-    why: 'an exemption suppresses nothing (stale)',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'gate.homelab-gitops/exempt-workload-hostpath': 'no longer needed' }))),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'exempt-workload-hostpath') }),
-  },
-  {
-    check: 'exemption-valid',
-    why: 'an exemption names a check that cannot be exempted',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'gate.homelab-gitops/exempt-workload-memory': 'because' }))),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'exempt-workload-memory') }),
-  },
-];
-
-describe('every policy check bites on a broken copy of the real repository', () => {
-  // One copy for the whole list, reset after each mutation.
-  let copy: RepoCopy;
-  beforeAll(() => {
-    copy = copyRepo();
-  });
-  afterEach(() => copy.reset());
-  afterAll(() => copy?.remove());
-
-  it.each(mutations.map((m) => [m.check, m.why, m] as const))('%s: %s', async (check, _why, mutation) => {
-    mutation.mutate(copy);
-    const findings = await copy.gate();
-    expect(checkIds(findings), describeFindings(findings)).toEqual([check]);
-    if (mutation.at) {
-      const { file, line } = mutation.at(copy);
-      expect(findings.map((f) => formatLocation(f).replace(/:\d+$/, '')), describeFindings(findings)).toContain(`${file}:${line}`);
-    }
-  });
-
-  it('covers every registered policy check (with the falco, monitoring and media test files)', async () => {
-    const ids = (await registeredChecks()).map((c) => c.id);
-    const proven = [...mutations.map((m) => m.check), ...fixtures.map((f) => f[1]), ...componentMutations.map((m) => m[0]), ...wiringMutations.map((m) => m[0]), ...routingMutations.map((m) => m[0]), ...monitoringMutations.map((m) => m[0]), ...mediaMutations.map((m) => m[0]), ...mediaSettingsMutations.map((m) => m[0]), ...backupMutations.map((m) => m[0])];
-    expect([...new Set(proven)].sort()).toEqual([...ids].sort());
+describe('mutation coverage', () => {
+  it('every registered policy check has a mutation that makes exactly it fail, and every mutation names a registered check', async () => {
+    const ids = (await registeredChecks()).map((c) => c.id).sort();
+    const proven = [...new Set(ALL_MUTATIONS.map((m) => m.check))].sort();
+    expect(proven).toEqual(ids);
   });
 });
 

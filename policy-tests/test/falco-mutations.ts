@@ -1,7 +1,8 @@
 /** Broken copies of the real repository for the Falco checks: tuning fixtures and component mutations. */
 import { readFileSync } from 'node:fs';
 import { isSeq } from 'yaml';
-import type { RepoCopy } from './helpers.ts';
+import { lineOf, type RepoCopy } from './helpers.ts';
+import type { Mutation } from './mutation-runner.ts';
 
 export const TUNING = 'security/falco/tuning.yaml';
 const FALCO_VALUES = 'security/falco/values.yaml';
@@ -34,25 +35,33 @@ export const fixtures: [string, string, string][] = [
 
 
 /** Check id, what breaks, the mutation, and a needle on the line the finding must name. */
-export const componentMutations: [string, string, (c: RepoCopy) => void, string?][] = [
-    ['falco-boundary-armed', 'the repo’s own escape rule is removed', (c) => c.edit(TUNING, 0, (d) => {
+export const componentMutations: Mutation[] = [
+    { check: 'falco-boundary-armed', why: 'the repo’s own escape rule is removed', mutate: (c) => c.edit(TUNING, 0, (d) => {
       const text = String(d.getIn(['data', 'homelab-tuning.yaml']));
       d.setIn(['data', 'homelab-tuning.yaml'], text.slice(0, text.indexOf('# Container-escape coverage')));
-    })],
-    ['falco-sensor', 'the driver is the legacy eBPF probe', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['driver', 'kind'], 'ebpf')), 'kind: ebpf'],
-    ['falco-sensor', 'control-plane nodes are not tolerated', (c) => c.edit(FALCO_VALUES, 0, (d) => d.deleteIn(['tolerations'])), 'driver:'],
-    ['falco-sensor', 'a plugin (k8s audit) is loaded', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'load_plugins'], d.createNode(['k8saudit', 'json']))), 'load_plugins:'],
-    ['falco-sensor', 'metrics every 30 minutes', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'metrics', 'interval'], '30m')), '  metrics:'],
-    ['falco-rules-source', 'rules followed daily', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'follow', 'every'], '24h')), 'every: 24h'],
-    ['falco-rules-source', 'an older ruleset', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'install', 'refs'], d.createNode(['falco-rules:4']))), 'refs:'],
-    ['falco-rules-source', 'the tuning file loads before the upstream rules', (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'rules_files'], d.createNode(['/etc/falco/homelab/homelab-tuning.yaml', '/etc/falco/falco_rules.yaml']))), 'rules_files:'],
-    ['falco-egress', 'port 80 opened', (c) => c.edit(EGRESS, 0, (d) => {
+    }) },
+    { check: 'falco-sensor', why: 'the driver is the legacy eBPF probe', mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['driver', 'kind'], 'ebpf')), at: 'kind: ebpf' },
+    { check: 'falco-sensor', why: 'control-plane nodes are not tolerated', mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.deleteIn(['tolerations'])), at: 'driver:' },
+    { check: 'falco-sensor', why: 'a plugin (k8s audit) is loaded', mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'load_plugins'], d.createNode(['k8saudit', 'json']))), at: 'load_plugins:' },
+    { check: 'falco-sensor', why: 'metrics every 30 minutes', mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'metrics', 'interval'], '30m')), at: '  metrics:' },
+    { check: 'falco-rules-source', why: 'rules followed daily', mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'follow', 'every'], '24h')), at: 'every: 24h' },
+    { check: 'falco-rules-source', why: 'an older ruleset', mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'install', 'refs'], d.createNode(['falco-rules:4']))), at: 'refs:' },
+    { check: 'falco-rules-source', why: 'the tuning file loads before the upstream rules', mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'rules_files'], d.createNode(['/etc/falco/homelab/homelab-tuning.yaml', '/etc/falco/falco_rules.yaml']))), at: 'rules_files:' },
+    { check: 'falco-egress', why: 'port 80 opened', mutate: (c) => c.edit(EGRESS, 0, (d) => {
       const egress = d.getIn(['spec', 'egress']);
       if (isSeq(egress)) egress.add(d.createNode({ ports: [{ port: 80, protocol: 'TCP' }] }));
-    }), 'port: 80'],
-    ['falco-egress', 'no egress on 443', (c) => c.edit(EGRESS, 0, (d) => d.deleteIn(['spec', 'egress', 1])), '  egress:'],
-    ['falco-forwarder', 'one replica', (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['replicaCount'], 1)), 'replicaCount'],
-    ['falco-forwarder', 'the web UI on', (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['webui', 'enabled'], true)), 'webui:'],
-    ['falco-forwarder', 'warnings and above only', (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'slack', 'minimumpriority'], 'warning')), 'minimumpriority'],
-    ['falco-forwarder', 'events routed through Alertmanager', (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'alertmanager', 'hostport'], 'http://alertmanager.monitoring:9093')), 'hostport'],
-  ];
+    }), at: 'port: 80' },
+    { check: 'falco-egress', why: 'no egress on 443', mutate: (c) => c.edit(EGRESS, 0, (d) => d.deleteIn(['spec', 'egress', 1])), at: '  egress:' },
+    { check: 'falco-forwarder', why: 'one replica', mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['replicaCount'], 1)), at: 'replicaCount' },
+    { check: 'falco-forwarder', why: 'the web UI on', mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['webui', 'enabled'], true)), at: 'webui:' },
+    { check: 'falco-forwarder', why: 'warnings and above only', mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'slack', 'minimumpriority'], 'warning')), at: 'minimumpriority' },
+    { check: 'falco-forwarder', why: 'events routed through Alertmanager', mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'alertmanager', 'hostport'], 'http://alertmanager.monitoring:9093')), at: 'hostport' },
+];
+
+/** The fixtures as mutations: appended to the real tuning file, the finding within a few lines of the offending item. */
+export const fixtureMutations: Mutation[] = fixtures.map(([name, check, needle]) => ({
+  check,
+  why: `tuning fixture ${name}`,
+  mutate: (c) => appendTuning(c, fixture(name)),
+  at: (c) => ({ file: TUNING, line: lineOf(c, TUNING, needle), within: 4 }),
+}));

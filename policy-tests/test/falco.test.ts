@@ -6,8 +6,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { disjuncts, parseAppend, parseCondition, pinned } from '../model/falco/expr.ts';
 import { normalizeRuleName } from '../model/falco/tuning.ts';
-import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
-import { appendTuning, componentMutations, fixture, fixtures, TUNING } from './falco-mutations.ts';
+import { copyRepo, describeFindings, type RepoCopy } from './helpers.ts';
+import { componentMutations, fixtureMutations, TUNING } from './falco-mutations.ts';
+import { describeMutations } from './mutation-runner.ts';
 
 let copy: RepoCopy;
 beforeAll(() => {
@@ -16,34 +17,14 @@ beforeAll(() => {
 afterEach(() => copy.reset());
 afterAll(() => copy?.remove());
 
-describe('tuning fixtures fail their exact check id, in the manifest at the right line', () => {
-  it.each(fixtures)('%s fails %s', async (name, check, needle) => {
-    appendTuning(copy, fixture(name));
-    const findings = await copy.gate();
-    expect(checkIds(findings), describeFindings(findings)).toEqual([check]);
-    const lines = findings.map((f) => `${f.file}:${f.line}`);
-    // The finding points into the ConfigMap, within the offending item (a few lines around the needle).
-    const target = lineOf(copy, TUNING, needle);
-    expect(lines.some((l) => { const n = Number(l.split(':')[1]); return l.startsWith(TUNING) && Math.abs(n - target) <= 4; }), `${describeFindings(findings)}\nexpected near line ${target}`).toBe(true);
-  });
+describeMutations('tuning fixtures fail their exact check id, in the manifest at the right line', fixtureMutations);
+describeMutations('component checks bite on a broken copy of the real repository', componentMutations);
 
-  it('the real tuning file passes, with its media, VPN and generic-image exemptions', async () => {
+describe('the real tuning file', () => {
+  it('passes, with its media, VPN and generic-image exemptions', async () => {
     const text = copy.read(TUNING);
     for (const needle of ['tdarr_node', 'qbittorrent', 'gluetun', 'docker.io/library/busybox']) expect(text).toContain(needle);
     expect(describeFindings(await copy.gate())).toBe('(no findings)');
-  });
-});
-
-describe('component checks bite on a broken copy of the real repository', () => {
-
-  it.each(componentMutations)('%s: %s', async (check, _why, mutate, needle) => {
-    mutate(copy);
-    const findings = await copy.gate();
-    expect(checkIds(findings), describeFindings(findings)).toEqual([check]);
-    if (needle) {
-      const file = findings[0]!.file;
-      expect(findings.map((f) => `${f.file}:${f.line}`), describeFindings(findings)).toContain(`${file}:${lineOf(copy, file, needle)}`);
-    }
   });
 });
 

@@ -1,9 +1,34 @@
-/** Runs a list of repository mutations, each of which must make exactly its check id fail at the named line. */
+/**
+ * The one mutation runner: each mutation breaks a copy of the real repository
+ * in one place, and exactly its check id must fail, at the line it names.
+ */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
 
-/** Check id, what breaks, the mutation, and the line the finding must name (a needle on it, or a function). */
-export type Mutation = [string, string, (c: RepoCopy) => void, string | ((c: RepoCopy) => number)];
+/** Where the finding must point. */
+export type Where =
+  /** A needle on the line, in the file of the first finding. */
+  | string
+  /** A line in the file of the first finding. */
+  | ((c: RepoCopy) => number)
+  /** An exact file and line; `within` allows that many lines either side. */
+  | ((c: RepoCopy) => { file: string; line: number; within?: number });
+
+export interface Mutation {
+  check: string;
+  why: string;
+  mutate: (c: RepoCopy) => void;
+  /** Omitted only where the finding is about something absent, with no line to name. */
+  at?: Where;
+}
+
+function expectAt(copy: RepoCopy, findings: readonly { file: string; line: number }[], at: Where): void {
+  const first = findings[0]!.file;
+  const target = typeof at === 'string' ? { file: first, line: lineOf(copy, first, at) } : at(copy);
+  const { file, line, within = 0 } = typeof target === 'number' ? { file: first, line: target } : target;
+  const hit = findings.some((f) => f.file === file && Math.abs(f.line - line) <= within);
+  expect(hit, `${describeFindings(findings as never)}\nexpected ${file}:${line}${within ? ` (within ${within} lines)` : ''}`).toBe(true);
+}
 
 export function describeMutations(title: string, mutations: readonly Mutation[]): void {
   describe(title, () => {
@@ -15,13 +40,11 @@ export function describeMutations(title: string, mutations: readonly Mutation[])
     afterEach(() => copy?.reset());
     afterAll(() => copy?.remove());
 
-    it.each(mutations)('%s: %s', async (check, _why, mutate, needle) => {
-      mutate(copy);
+    it.each(mutations.map((m) => [m.check, m.why, m] as const))('%s: %s', async (check, _why, mutation) => {
+      mutation.mutate(copy);
       const findings = await copy.gate();
       expect(checkIds(findings), describeFindings(findings)).toEqual([check]);
-      const file = findings[0]!.file;
-      const line = typeof needle === 'string' ? lineOf(copy, file, needle) : needle(copy);
-      expect(findings.map((f) => `${f.file}:${f.line}`), describeFindings(findings)).toContain(`${file}:${line}`);
+      if (mutation.at) expectAt(copy, findings, mutation.at);
     });
   });
 }

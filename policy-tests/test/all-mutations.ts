@@ -1,0 +1,21 @@
+/** Every mutation list, by area: the coverage test holds them against the registry. */
+import { backupMutations } from './backup-mutations.ts';
+import { coreMutations } from './core-mutations.ts';
+import { componentMutations, fixtureMutations } from './falco-mutations.ts';
+import { mediaMutations, mediaSettingsMutations } from './media-mutations.ts';
+import { monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';
+import type { Mutation } from './mutation-runner.ts';
+
+export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
+  core: coreMutations,
+  'falco tuning': fixtureMutations,
+  'falco components': componentMutations,
+  'watchdog wiring': wiringMutations,
+  'alert routing': routingMutations,
+  monitoring: monitoringMutations,
+  media: mediaMutations,
+  'media settings': mediaSettingsMutations,
+  backups: backupMutations,
+};
+
+export const ALL_MUTATIONS: readonly Mutation[] = Object.values(MUTATION_LISTS).flat();
