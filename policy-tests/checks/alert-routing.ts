@@ -26,11 +26,14 @@ export const alertRoutingChecks: PolicyCheck[] = [
     description: 'Only critical alerts and app-a alerts reach chat; critical routes send resolved messages; the hypervisor/NAS event route does not (A12-A15).',
     invariants: ['A12', 'A13', 'A14', 'A15'],
     remediation: 'route warnings to the "null" receiver, set send_resolved: true on the critical receiver and false on the event receiver',
-    kinds: ['PrometheusRule', 'Application'],
+    reads: { kinds: ['PrometheusRule'], charts: ['kube-prometheus-stack'] },
     exemptible: false,
     run(ctx) {
       const rules = alertRules(ctx.repo);
-      for (const { file, config, source } of alertmanagerConfigs(ctx.repo)) {
+      const configs = alertmanagerConfigs(ctx.repo);
+      // No routing to read is a finding, never a pass.
+      if (configs.length === 0) ctx.fail({ file: 'monitoring/README.md' }, 'no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check');
+      for (const { file, config, source } of configs) {
         const fail = (path: Path, message: string) => {
           const { line, col } = source.positions.at(path, 'key');
           ctx.fail({ file: file, line, col }, message);

@@ -27,7 +27,7 @@ export const argocdChecks: PolicyCheck[] = [
     description: 'Every workload folder holds exactly one application.yaml with one Application, and Applications live nowhere else (DESIGN.md Layout; invariants P1).',
     invariants: ['P1'],
     remediation: 'add an application.yaml declaring one Application for the folder, or move the manifests into an app folder',
-    kinds: ['*'],
+    reads: { kinds: ['*'] },
     exemptible: false,
     run(ctx) {
       const { repo } = ctx;
@@ -61,7 +61,7 @@ export const argocdChecks: PolicyCheck[] = [
     description: "Every Application source is this repo's existing folder or a Helm chart, and every $values file exists (invariants P1).",
     invariants: ['P1'],
     remediation: 'point repoURL at the repo URL in clusters/home/cluster-facts.yaml and path at an existing folder',
-    kinds: APP_KINDS,
+    reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {
       const { repo } = ctx;
@@ -95,7 +95,7 @@ export const argocdChecks: PolicyCheck[] = [
     description: 'Sources from this repo track the branch Argo CD deploys, main (invariants P1: Argo CD syncs them from main).',
     invariants: ['P1'],
     remediation: 'set targetRevision to the revision in clusters/home/cluster-facts.yaml (main)',
-    kinds: APP_KINDS,
+    reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {
       const revision = ctx.repo.facts?.revision ?? 'main';
@@ -111,7 +111,7 @@ export const argocdChecks: PolicyCheck[] = [
     description: 'Helm chart sources pin one exact chart version: no ranges, no *, no latest (invariants P1).',
     invariants: ['P1'],
     remediation: 'set targetRevision to an exact chart version such as 1.2.3',
-    kinds: APP_KINDS,
+    reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {
       for (const app of appsOf(ctx)) {
@@ -126,7 +126,7 @@ export const argocdChecks: PolicyCheck[] = [
     description: 'Every Application syncs automatically with prune and selfHeal, so main is what runs (invariants P1).',
     invariants: ['P1'],
     remediation: 'set spec.syncPolicy.automated: {prune: true, selfHeal: true}',
-    kinds: APP_KINDS,
+    reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {
       for (const app of appsOf(ctx)) {
@@ -143,7 +143,7 @@ export const argocdChecks: PolicyCheck[] = [
     description: 'Every Application names its destination namespace explicitly (invariants P1).',
     invariants: ['P1'],
     remediation: 'set spec.destination.namespace',
-    kinds: APP_KINDS,
+    reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {
       for (const app of appsOf(ctx)) {
@@ -156,7 +156,7 @@ export const argocdChecks: PolicyCheck[] = [
     description: 'Every Application belongs to an AppProject declared in clusters/home, never to default (invariants P1).',
     invariants: ['P1'],
     remediation: 'set spec.project to one of the AppProjects in clusters/home/projects.yaml',
-    kinds: ['Application', 'AppProject'],
+    reads: { kinds: ['Application', 'AppProject'] },
     exemptible: false,
     run(ctx) {
       const projects = new Set(ctx.resources.filter((r) => r.kind === 'AppProject').map((r) => r.name));
@@ -171,7 +171,7 @@ export const argocdChecks: PolicyCheck[] = [
     description: 'No file, and so no resource, is applied by two Applications (invariants P1).',
     invariants: ['P1'],
     remediation: "narrow one app's path or add the file to its directory.exclude",
-    kinds: APP_KINDS,
+    reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {
       for (const [file, owners] of ownersByFile(ctx.repo)) {
@@ -184,7 +184,7 @@ export const argocdChecks: PolicyCheck[] = [
     description: 'The root app in clusters/home discovers every Application; every manifest is applied by some app and no non-manifest file is (invariants P1, P2).',
     invariants: ['P1', 'P2'],
     remediation: `make ${ROOT_APP_FILE} include every application.yaml, and give each folder an app (or exclude non-manifest files)`,
-    kinds: APP_KINDS,
+    reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {
       const { repo } = ctx;

@@ -135,7 +135,7 @@ export const backupChecks: PolicyCheck[] = [
     description: 'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret comes from an ExternalSecret (B3).',
     invariants: ['B3'],
     remediation: 'add a ReplicationSource (restic mover) for the claim next to it, with its <claim>-restic ExternalSecret',
-    kinds: ['PersistentVolumeClaim', 'ReplicationSource', 'ExternalSecret'],
+    reads: { kinds: ['PersistentVolumeClaim', 'ReplicationSource', 'ExternalSecret'] },
     exemptible: false,
     run(ctx) {
       const sources = ctx.resources.filter((r) => r.kind === 'ReplicationSource');
@@ -154,7 +154,7 @@ export const backupChecks: PolicyCheck[] = [
     description: `Every app with a config volume is a backup target or listed under volumeOnly with a reason; every target in ${TARGET_FILES.join(' and ')} has a daily backup CronJob (<app>-db-backup, or etcd-backup) and a daily <app>-backup-check running the backup image's commands for it, named as BackupJobStale's cronjob regex expects; SQLite backups mount the app's claim beside its pod; the monthly restore-test exists under the name RestoreTestFailed reads; no backup-named CronJob lacks a target (B1, B2).`,
     invariants: ['B1', 'B2'],
     remediation: 'declare the target and add its two CronJobs next to the app (see apps/media/sonarr/backup-jobs.yaml), or rename the job to what the alert rule watches',
-    kinds: ['CronJob', 'Deployment', 'PrometheusRule', 'PersistentVolumeClaim'],
+    reads: { kinds: ['CronJob', 'Deployment', 'PrometheusRule', 'PersistentVolumeClaim'], files: [...TARGET_FILES] },
     exemptible: false,
     run(ctx) {
       const { targets, volumeOnly, problems } = declaredTargets(ctx.repo);
@@ -200,7 +200,7 @@ export const backupChecks: PolicyCheck[] = [
     description: 'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, and reads secrets only from ExternalSecrets (B1).',
     invariants: ['B1'],
     remediation: `set concurrencyPolicy: Forbid, successfulJobsHistoryLimit and failedJobsHistoryLimit (1-10), resources.requests.cpu/memory, image ${BACKUP_IMAGE}:<tag>, a volume at BACKUP_DIR, and take secrets from ExternalSecrets`,
-    kinds: ['CronJob', 'ExternalSecret', 'PrometheusRule'],
+    reads: { kinds: ['CronJob', 'ExternalSecret', 'PrometheusRule'] },
     exemptible: false,
     run(ctx) {
       for (const job of backupJobs(ctx)) {

@@ -23,6 +23,21 @@ export interface CheckContext {
   fail(place: Place, message: string): void;
 }
 
+/**
+ * What a check reads: resources of some kinds, data files (Helm values,
+ * settings, facts) by Argo CD-style glob, and the values of charts (found
+ * through the Applications that deploy them). The repository's layout and
+ * the cluster facts are visible to every check.
+ */
+export interface Reads {
+  /** Resource kinds; `*` for every resource. */
+  kinds?: readonly string[];
+  /** Data files, as globs (`*` crosses `/`). */
+  files?: readonly string[];
+  /** Charts whose values files it reads. */
+  charts?: readonly string[];
+}
+
 /** A policy check, modeled on kube-linter's builtin checks: metadata plus a pure function. */
 export interface PolicyCheck {
   id: string;
@@ -31,8 +46,8 @@ export interface PolicyCheck {
   /** Invariant ids stated in docs/invariants.md, or the design rule it enforces. */
   invariants: readonly string[];
   remediation: string;
-  /** Kinds it reads (`*` for every resource). */
-  kinds: readonly string[];
+  /** What it reads; the runner shows it nothing else. */
+  reads: Reads;
   /** Whether a workload may opt out with a documented annotation next to it. */
   exemptible: boolean;
   run(ctx: CheckContext): void;

@@ -78,7 +78,7 @@ export const mediaChecks: PolicyCheck[] = [
     description: 'One network share is mounted whole at /data in the TV manager, both movie managers, both subtitle managers, the archive extractor and the transcoder, so imports are hardlinks (Storage layout 1; M1, M2).',
     invariants: ['M1', 'M2'],
     remediation: 'mount the media-data claim at /data, without subPath, in every workload the spec lists',
-    kinds: ['Deployment', 'StatefulSet', 'PersistentVolumeClaim', 'PersistentVolume'],
+    reads: { kinds: ['Deployment', 'StatefulSet', 'PersistentVolumeClaim', 'PersistentVolume'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, (facts) => {
@@ -107,7 +107,7 @@ export const mediaChecks: PolicyCheck[] = [
     description: 'The torrent client mounts only the share’s torrents folder, at /torrents (Storage layout 2; M3).',
     invariants: ['M3'],
     remediation: 'mount media-data with subPath: torrents at /torrents in the torrent client, and nothing else of the share',
-    kinds: ['Deployment'],
+    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles, share }) => {
@@ -124,7 +124,7 @@ export const mediaChecks: PolicyCheck[] = [
     description: 'The media server mounts each library (Movies, Movies 4K, TV Shows, Courses, Youtube) read-only from its folder, and nothing of the share writable (M16).',
     invariants: ['M16'],
     remediation: 'mount each library folder as its own readOnly subPath of media-data',
-    kinds: ['Deployment'],
+    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles, share, libraries }) => {
@@ -143,7 +143,7 @@ export const mediaChecks: PolicyCheck[] = [
     description: 'A PreSync job creates every folder of the storage table and every library folder; /data/movies-4k gets mode 777 and the share user (M6).',
     invariants: ['M6'],
     remediation: 'list the folder in the media-folders ConfigMap (path, mode, owner) that the PreSync job walks',
-    kinds: ['ConfigMap', 'Job'],
+    reads: { kinds: ['ConfigMap', 'Job'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ folders, share }) => {
@@ -171,7 +171,7 @@ export const mediaChecks: PolicyCheck[] = [
     description: 'The indexer manager and the torrent client are sidecars in the VPN pod, and the pod keeps the cluster resolver (M31; DNS constraint A20).',
     invariants: ['M31', 'A20'],
     remediation: 'run prowlarr and qbittorrent as containers of the gluetun pod, with DNS_KEEP_NAMESERVER=on',
-    kinds: ['Deployment'],
+    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
@@ -198,7 +198,7 @@ export const mediaChecks: PolicyCheck[] = [
     description: 'Apps without a login of their own (the subtitle managers) are reachable only through the private gateway (Subtitle managers; M19).',
     invariants: ['M19'],
     remediation: 'annotate login-less workloads homelab-gitops/login: none and give their Ingress ingressClassName: private-gateway',
-    kinds: ['Deployment', 'Ingress', 'Service'],
+    reads: { kinds: ['Deployment', 'Ingress', 'Service'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
@@ -226,7 +226,7 @@ export const mediaChecks: PolicyCheck[] = [
     description: 'There is no 4K TV manager: one Sonarr; and the 4K movie manager is its own Radarr with its own config (4K movie manager 1, 5; M7).',
     invariants: ['M7', 'M5'],
     remediation: 'remove the second TV manager; give the 4K Radarr its own workload and config claim',
-    kinds: ['Deployment', 'StatefulSet'],
+    reads: { kinds: ['Deployment', 'StatefulSet'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
@@ -248,7 +248,7 @@ export const mediaChecks: PolicyCheck[] = [
     description: 'Each manager has an exportarr sidecar scraped by a ServiceMonitor, with the app API key from an ExternalSecret (Scrape sources, media app exporters; A8).',
     invariants: ['A8'],
     remediation: 'add the exportarr container with APIKEY from the <app>-api-key ExternalSecret, and the exportarr-<app> ServiceMonitor',
-    kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'],
+    reads: { kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {

@@ -26,7 +26,7 @@ export const monitoringChecks: PolicyCheck[] = [
     description: 'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet; the sensor and the shipper keep nothing (Limits; A1, A2, A3).',
     invariants: ['A1', 'A2', 'A3'],
     remediation: 'set the retention or replica count the spec’s Limits table gives',
-    kinds: ['Application'],
+    reads: { kinds: ['Application'], charts: ['kube-prometheus-stack', 'loki', 'tempo', 'alloy', 'falco'] },
     exemptible: false,
     run(ctx) {
       onValues(ctx, 'kube-prometheus-stack', ({ values }, fail) => {
@@ -63,7 +63,7 @@ export const monitoringChecks: PolicyCheck[] = [
     description: 'Blackbox Probes: internet every 15 s on two HTTPS endpoints, public-sites every 60 s on five sites resolved through public DNS (Limits; A4, A20).',
     invariants: ['A4', 'A20'],
     remediation: 'fix the Probe interval or targets in monitoring/blackbox-exporter/probes.yaml, or the exporter’s dnsConfig',
-    kinds: ['Probe', 'Application'],
+    reads: { kinds: ['Probe', 'Application'], charts: ['prometheus-blackbox-exporter'] },
     exemptible: false,
     run(ctx) {
       const expected: Record<string, { interval: string; targets: number }> = { internet: { interval: '15s', targets: 2 }, 'public-sites': { interval: '60s', targets: 5 } };
@@ -89,7 +89,7 @@ export const monitoringChecks: PolicyCheck[] = [
     description: 'The NAS is scraped with modules if_mib and synology over SNMPv3 authPriv (SHA, AES) every 60 s; no v1/v2c auth exists (A6).',
     invariants: ['A6'],
     remediation: 'keep only version 3 auths with security_level authPriv, auth_protocol SHA and priv_protocol AES; drop every community',
-    kinds: ['Application'],
+    reads: { kinds: ['Application'], charts: ['prometheus-snmp-exporter'] },
     exemptible: false,
     run(ctx) {
       onValues(ctx, 'prometheus-snmp-exporter', ({ values }, fail) => {
@@ -132,7 +132,7 @@ export const dashboardChecks: PolicyCheck[] = [{
   description: 'A provisioned dashboard has the four rows of the spec (Internet & Backups, Network, Hypervisor, NAS), each with the panels the spec lists (A10).',
   invariants: ['A10'],
   remediation: 'add the missing row or panel to monitoring/dashboards/homelab-overview.yaml',
-  kinds: ['ConfigMap'],
+  reads: { kinds: ['ConfigMap'] },
   exemptible: false,
   run(ctx) {
     const boards = dashboards(ctx.repo);
@@ -170,7 +170,7 @@ export const sourceChecks: PolicyCheck[] = [
     description: 'VolSync runs from a pinned chart and its sync metrics (ReplicationSource sync state) are scraped (Scrape sources, backup-sync metrics; A8).',
     invariants: ['A8'],
     remediation: 'keep the volsync Application and a ServiceMonitor in volsync-system selecting its metrics Service',
-    kinds: ['ServiceMonitor', 'Application'],
+    reads: { kinds: ['ServiceMonitor', 'Application'], charts: ['volsync'] },
     exemptible: false,
     run(ctx) {
       if (chartValues(ctx.repo, 'volsync').length === 0) ctx.fail({ file: 'monitoring/README.md' }, 'no Application deploys the volsync chart');
@@ -183,7 +183,7 @@ export const sourceChecks: PolicyCheck[] = [
     description: 'The hypervisor exporter scrapes three hosts every 60 s, one of them cluster-wide, with the API token of an audit-only user (PVEAuditor), never a password (A7).',
     invariants: ['A7'],
     remediation: `scrape three targets at 60s with exactly one cluster=1, and render pve.yml from an ExternalSecret with user/token_name/token_value of the user in ${PVE_FACTS}`,
-    kinds: ['ServiceMonitor', 'ExternalSecret'],
+    reads: { kinds: ['ServiceMonitor', 'ExternalSecret'], files: ['monitoring/pve-exporter/facts/*'] },
     exemptible: false,
     run(ctx) {
       const facts = (ctx.repo.dataFiles.get(PVE_FACTS)?.data ?? {}) as { user?: string; role?: string; token?: string };
@@ -224,7 +224,7 @@ export const sourceChecks: PolicyCheck[] = [
     description: 'The gateway exporter is scraped every 30 s as a local read-only user (network view only) from an ExternalSecret, and pushes the system log to Loki every minute (A5).',
     invariants: ['A5'],
     remediation: `scrape unpoller at 30s, take UP_UNIFI_DEFAULT_USER/PASS from an ExternalSecret of the user in ${UNIFI_FACTS}, set UP_LOKI_URL and UP_LOKI_INTERVAL=1m`,
-    kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'],
+    reads: { kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'], files: ['monitoring/unpoller/facts/*'] },
     exemptible: false,
     run(ctx) {
       const facts = (ctx.repo.dataFiles.get(UNIFI_FACTS)?.data ?? {}) as { local?: boolean; role?: string };

@@ -22,7 +22,7 @@ export const exemptionCheck: PolicyCheck = {
   description: 'Every exemption annotation names an exemptible check, gives a reason, and is still needed (DESIGN.md: exemptions sit next to the workload; S8).',
   invariants: ['S8'],
   remediation: `use ${EXEMPTION_PREFIX}<check-id>: "<why>" on the workload itself, and delete exemptions that no longer suppress anything`,
-  kinds: ['*'],
+  reads: { kinds: ['*'] },
   exemptible: false,
   run() {
     // Evaluated by the gate's runner, which knows which exemptions suppressed a finding.

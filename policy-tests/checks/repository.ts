@@ -31,7 +31,7 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
       description: 'No two resources share group/kind/namespace/name anywhere in the repo; Argo CD would fight over them (invariants P1).',
       invariants: ['P1'],
       remediation: 'rename or delete one of the two resources',
-      kinds: ['*'],
+      reads: { kinds: ['*'] },
       exemptible: false,
       run(ctx) {
         const namespaces = destinationNamespaces(ctx.repo);
@@ -55,7 +55,7 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
       description: `The cluster facts (node count, Kubernetes and Talos versions, repo URL, revision) are pinned once in ${CLUSTER_FACTS_FILE}, for a Kubernetes version the gate has schemas for (invariants P1).`,
       invariants: ['P1'],
       remediation: `fix the key in ${CLUSTER_FACTS_FILE}; to move to another Kubernetes minor, bump kubernetes-models to a line generated for it`,
-      kinds: ['ConfigMap'],
+      reads: { kinds: ['ConfigMap'] },
       exemptible: false,
       run(ctx) {
         const { repo } = ctx;

@@ -29,7 +29,7 @@ export const watchdogChecks: PolicyCheck[] = [
     description: "Alertmanager's Watchdog route posts to the external worker's heartbeat URL every 5 min, well under its 15 min threshold, with the token from a mounted ExternalSecret (A11, A18).",
     invariants: ['A11', 'A18', 'A19'],
     remediation: `point the Watchdog receiver at https://<wrangler route>${HEARTBEAT_PATH}, repeat_interval 5m, credentials_file under a secret listed in alertmanagerSpec.secrets`,
-    kinds: ['Application', 'ExternalSecret'],
+    reads: { kinds: ['Application', 'ExternalSecret'], files: ['monitoring/watchdog/wrangler.toml'], charts: ['kube-prometheus-stack'] },
     exemptible: false,
     run(ctx) {
       const wrangler = ctx.repo.dataFiles.get(WRANGLER_FILE);

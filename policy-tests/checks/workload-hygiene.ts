@@ -26,7 +26,7 @@ export const workloadChecks: PolicyCheck[] = [
     description: 'Every container image carries an explicit tag or digest, never latest, so main pins what runs (invariants P1).',
     invariants: ['P1'],
     remediation: 'pin the image to a released version tag (optionally with @sha256 digest)',
-    kinds: workloadKinds,
+    reads: { kinds: workloadKinds },
     exemptible: false,
     run(ctx) {
       for (const { resource, c } of workloadContainers(ctx.resources)) {
@@ -43,7 +43,7 @@ export const workloadChecks: PolicyCheck[] = [
     description: 'Every container sets memory requests and limits, so one leak cannot starve a node (foundation hygiene; P1).',
     invariants: ['P1'],
     remediation: 'set resources.requests.memory and resources.limits.memory',
-    kinds: workloadKinds,
+    reads: { kinds: workloadKinds },
     exemptible: false,
     run(ctx) {
       for (const { resource, c } of workloadContainers(ctx.resources)) {
@@ -58,7 +58,7 @@ export const workloadChecks: PolicyCheck[] = [
     description: 'Long-running containers that serve HTTP (a port named http, https or http-*) have liveness and readiness probes (foundation hygiene; P1).',
     invariants: ['P1'],
     remediation: 'add livenessProbe and readinessProbe (httpGet on the health endpoint)',
-    kinds: workloadKinds,
+    reads: { kinds: workloadKinds },
     exemptible: true,
     run(ctx) {
       for (const { resource, c } of workloadContainers(ctx.resources)) {
@@ -77,7 +77,7 @@ export const workloadChecks: PolicyCheck[] = [
     description: 'Containers set allowPrivilegeEscalation: false and run as non-root, unless an exemption next to the workload says why (foundation hygiene; S8 scoping of exemptions).',
     invariants: ['P1', 'S8'],
     remediation: 'set securityContext.allowPrivilegeEscalation: false and runAsNonRoot: true, or annotate the workload with gate.homelab-gitops/exempt-workload-privilege: <reason>',
-    kinds: workloadKinds,
+    reads: { kinds: workloadKinds },
     exemptible: true,
     run(ctx) {
       for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
@@ -94,7 +94,7 @@ export const workloadChecks: PolicyCheck[] = [
     description: 'No committed Secret carries data; secrets come from ExternalSecrets (foundation hygiene; A8 API keys from ExternalSecrets).',
     invariants: ['P1', 'A8'],
     remediation: 'delete the Secret and declare an ExternalSecret that pulls it from the secret store',
-    kinds: ['Secret'],
+    reads: { kinds: ['Secret'] },
     exemptible: false,
     run(ctx) {
       for (const resource of ctx.resources) {
@@ -110,7 +110,7 @@ export const workloadChecks: PolicyCheck[] = [
     description: 'No hostPath volumes, unless an exemption next to the workload says why (foundation hygiene; S8).',
     invariants: ['P1', 'S8'],
     remediation: 'use a PersistentVolumeClaim, or annotate the workload with gate.homelab-gitops/exempt-workload-hostpath: <reason>',
-    kinds: workloadKinds,
+    reads: { kinds: workloadKinds },
     exemptible: true,
     run(ctx) {
       for (const resource of ctx.resources) {

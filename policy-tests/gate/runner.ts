@@ -4,7 +4,9 @@
  * names the check and the reason.
  */
 import { EXEMPTION_CHECK_ID, EXEMPTION_PREFIX, exemptionCheck } from '../checks/registry.ts';
-import type { CheckContext, PolicyCheck } from '../checks/kit.ts';
+import type { CheckContext, PolicyCheck, Reads } from '../checks/kit.ts';
+import { chartValues } from '../model/chart-values.ts';
+import { argoGlobMatch } from '../model/glob.ts';
 import type { Finding } from '../model/findings.ts';
 import { findingAt, type Resource } from '../model/manifest.ts';
 import type { Repo } from '../model/repo.ts';
@@ -18,12 +20,28 @@ function exemptionsOf(resource: Resource): Map<string, string> {
   return out;
 }
 
+/**
+ * The repository as one check may see it: resources of the kinds it declares
+ * (and the Applications that name the charts it reads), and the data files it
+ * declares (and those charts' values files). A check that reads something it
+ * did not declare finds it missing, and its tests fail.
+ */
+export function repoViewFor(reads: Reads, repo: Repo): Repo {
+  const { kinds = [], files = [], charts = [] } = reads;
+  const kindSet = new Set([...kinds, ...(charts.length ? ['Application'] : [])]);
+  const resources = kinds.includes('*') ? repo.resources : repo.resources.filter((r) => kindSet.has(r.kind));
+  const chartFiles = new Set(charts.flatMap((chart) => chartValues(repo, chart).map((v) => v.file)));
+  const dataFiles = new Map([...repo.dataFiles].filter(([file]) => chartFiles.has(file) || files.some((glob) => argoGlobMatch(glob, file))));
+  return { ...repo, resources, dataFiles };
+}
+
 function contextFor(check: PolicyCheck, repo: Repo, out: Finding[]): CheckContext {
-  const all = check.kinds.includes('*');
+  const { kinds = [] } = check.reads;
+  const view = repoViewFor(check.reads, repo);
   const finding = (file: string, line: number, col: number, message: string): Finding => ({ file, line, col, check: check.id, message, fix: check.remediation });
   return {
-    repo,
-    resources: all ? repo.resources : repo.resources.filter((r) => check.kinds.includes(r.kind)),
+    repo: view,
+    resources: kinds.includes('*') ? view.resources : view.resources.filter((r) => kinds.includes(r.kind)),
     fail(place, message) {
       if ('resource' in place) out.push(findingAt(place.resource, place.path, check.id, message, check.remediation, place.target));
       else if ('data' in place) {

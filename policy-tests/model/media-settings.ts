@@ -8,6 +8,8 @@ import { perRepo } from './per-repo.ts';
 import type { DataFile, Repo } from './repo.ts';
 
 export const SETTINGS_GLOB = 'apps/media/*/settings/*.yaml';
+/** Every file the media-settings checks read: the settings, Tdarr's flows beside them, and the schemas. */
+export const SETTINGS_READS = ['apps/media/*/settings/*', 'apps/media/facts/schemas/*.schema.json'];
 export const SCHEMA_DIR = 'apps/media/facts/schemas';
 export const SCHEMA_FOR: Record<string, string> = { sonarr: 'manager', radarr: 'manager', qbittorrent: 'qbittorrent', prowlarr: 'prowlarr', cleanuparr: 'cleanuparr', bazarr: 'bazarr', jellyseerr: 'jellyseerr', tdarr: 'tdarr', plex: 'plex' };
 

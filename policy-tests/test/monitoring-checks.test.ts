@@ -17,3 +17,17 @@ describe('helpers', () => {
     expect(isWatchdogRoute({ matchers: ['alertname="WatchdogX"'] })).toBe(false);
   });
 });
+
+describe('alert-routing with nothing to read', () => {
+  it('fails, instead of passing, when no Application deploys the chart that holds the routing', async () => {
+    const { alertRoutingChecks } = await import('../checks/alert-routing.ts');
+    const { runPolicy } = await import('../gate/runner.ts');
+    const { loadRepo, REPO_ROOT } = await import('../model/repo.ts');
+    const repo = await loadRepo(REPO_ROOT);
+    const withoutStack = { ...repo, dataFiles: new Map([...repo.dataFiles].filter(([file]) => file !== 'monitoring/kube-prometheus-stack/values.yaml')) };
+    expect(runPolicy(repo, alertRoutingChecks)).toEqual([]);
+    expect(runPolicy(withoutStack, alertRoutingChecks).map((f) => `${f.file}: ${f.message}`)).toEqual([
+      'monitoring/README.md: no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check',
+    ]);
+  });
+});

@@ -45,7 +45,7 @@ export const falcoChecks: PolicyCheck[] = [
     description: 'The tuning file is a Falco rules file: YAML list items, every condition parses (Runtime-security exemptions; S6).',
     invariants: ['S6'],
     remediation: 'fix the YAML or the condition expression at the reported place',
-    kinds: ['ConfigMap'],
+    reads: { kinds: ['ConfigMap'] },
     exemptible: false,
     run(ctx) {
       const fail = tuningFailer(ctx);
@@ -69,7 +69,7 @@ export const falcoChecks: PolicyCheck[] = [
     description: 'No upstream rule, macro or list is redefined without override:, nor copied under a near-identical name (Runtime-security exemptions 1; S6).',
     invariants: ['S6'],
     remediation: 'tune the upstream item through its hook (override:) instead of defining your own copy',
-    kinds: ['ConfigMap'],
+    reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
     exemptible: false,
     run(ctx) {
       forEachTuning(ctx, (tuning, policy, fail) => {
@@ -90,7 +90,7 @@ export const falcoChecks: PolicyCheck[] = [
     description: 'Tuning goes through hooks only: macros override condition: replace (exclusion hooks only), lists items: append, a rule condition: append only as and not (...) where its sole hook is an over-broad list; no legacy append: true (S7).',
     invariants: ['S7'],
     remediation: 'use override: {condition: replace} on a user_/known_/allowed_ macro, override: {items: append} on a list, or a scoped rule append listed in ruleAppendAllowed',
-    kinds: ['ConfigMap'],
+    reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
     exemptible: false,
     run(ctx) {
       forEachTuning(ctx, (tuning, policy, fail) => {
@@ -120,7 +120,7 @@ export const falcoChecks: PolicyCheck[] = [
     description: 'Every exemption pins the process, the image and the path involved; on a generic image it also pins k8s.ns.name (S8, S9).',
     invariants: ['S8', 'S9'],
     remediation: 'add proc.name, container.image.repository and a path field (fd.name, proc.exepath, ...) to each alternative, and k8s.ns.name for generic images',
-    kinds: ['ConfigMap'],
+    reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
     exemptible: false,
     run(ctx) {
       forEachTuning(ctx, (tuning, policy, fail) => {
@@ -151,7 +151,7 @@ export const falcoChecks: PolicyCheck[] = [
     description: 'The container-boundary rules (kernel module load, release_agent, debugfs, the repo’s escape coverage) exist, are never disabled or tuned, and their hooks never name an image exempted elsewhere (S10).',
     invariants: ['S10'],
     remediation: 'remove the override of the boundary rule, or the exempted image from its hook',
-    kinds: ['ConfigMap'],
+    reads: { kinds: ['ConfigMap'], files: ['security/falco/facts/*'] },
     exemptible: false,
     run(ctx) {
       const fail = tuningFailer(ctx);
@@ -186,7 +186,7 @@ export const falcoChecks: PolicyCheck[] = [
     description: 'The sensor: modern eBPF driver, on every node (control-plane tolerations match the cluster facts), syscalls as the only source, JSON output to the forwarder, metrics every 15 min (S1, S5, A16).',
     invariants: ['S1', 'S5', 'A16'],
     remediation: 'set driver.kind: modern_ebpf, tolerate node-role.kubernetes.io/control-plane, keep load_plugins and plugins empty, json_output and http_output on, metrics.interval: 15m',
-    kinds: ['Application'],
+    reads: { kinds: ['Application'], charts: ['falco'] },
     exemptible: false,
     run(ctx) {
       valuesCheck(ctx, 'falco', ({ values }, fail) => {
@@ -215,7 +215,7 @@ export const falcoChecks: PolicyCheck[] = [
     description: 'Rules come from falco-rules:5, installed and followed every 168h by falcoctl, plus the tuning ConfigMap loaded after them (S3).',
     invariants: ['S3'],
     remediation: 'set falcoctl install and follow refs to ["falco-rules:5"], follow.every: 168h, and list the mounted tuning file after /etc/falco/falco_rules.yaml in falco.rules_files',
-    kinds: ['Application', 'ConfigMap'],
+    reads: { kinds: ['Application', 'ConfigMap'], charts: ['falco'] },
     exemptible: false,
     run(ctx) {
       valuesCheck(ctx, 'falco', ({ values }, fail) => {
@@ -250,7 +250,7 @@ export const falcoChecks: PolicyCheck[] = [
     description: "The sensor's NetworkPolicy allows egress on 443 (the rules registry), DNS and the forwarder, and nothing wider (S4).",
     invariants: ['S4'],
     remediation: 'give the falco pods a NetworkPolicy with egress rules only for 443/TCP, 53 to the cluster DNS, and 2801/TCP to falcosidekick',
-    kinds: ['NetworkPolicy'],
+    reads: { kinds: ['NetworkPolicy'] },
     exemptible: false,
     run(ctx) {
       const selects = (r: (typeof ctx.resources)[number]) => (r.object.spec as { podSelector?: { matchLabels?: Record<string, string> } })?.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'falco';
@@ -285,7 +285,7 @@ export const falcoChecks: PolicyCheck[] = [
     description: 'falcosidekick runs 2 replicas, posts to chat at priority notice and above with its webhook from an ExternalSecret, its web UI off, and no Alertmanager output (S2, A16).',
     invariants: ['S2', 'A16'],
     remediation: 'set replicaCount: 2, webui.enabled: false, config.slack.minimumpriority: notice, config.existingSecret to an ExternalSecret target, and no alertmanager hostport',
-    kinds: ['Application', 'ExternalSecret'],
+    reads: { kinds: ['Application', 'ExternalSecret'], charts: ['falcosidekick'] },
     exemptible: false,
     run(ctx) {
       valuesCheck(ctx, 'falcosidekick', ({ values }, fail) => {

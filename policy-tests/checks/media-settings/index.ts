@@ -4,7 +4,7 @@
  */
 import { parseInstancePath, type Path } from '../../model/positions.ts';
 import type { DataFile } from '../../model/repo.ts';
-import { SCHEMA_DIR, SCHEMA_FOR, settingsByApp, settingsFiles, validatorFor, type Settings } from '../../model/media-settings.ts';
+import { SCHEMA_DIR, SCHEMA_FOR, SETTINGS_READS, settingsByApp, settingsFiles, validatorFor, type Settings } from '../../model/media-settings.ts';
 import { flowProblems, type Flow } from '../../model/tdarr-flow.ts';
 import type { CheckContext, PolicyCheck } from '../kit.ts';
 
@@ -33,7 +33,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     description: 'Every media app settings file matches its JSON Schema, which rejects unknown keys (rebuild settings as code; P2).',
     invariants: ['P2'],
     remediation: `fix the key or value; the schemas are in ${SCHEMA_DIR}`,
-    kinds: ['*'],
+    reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
       for (const file of settingsFiles(ctx.repo)) {
@@ -67,7 +67,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     description: 'Managers: hardlinks on; the torrent client on 8080 without SSL, one category each; /torrents/ mapped to /data/torrents/ on the byte-equal host; Remove Failed off, Remove Completed only in the TV manager; backups 1 day, 14 days, Backups; distinct roots (M4, M5, M8-M11, M22; B4).',
     invariants: ['M4', 'M5', 'M8', 'M9', 'M10', 'M11', 'M22', 'B4'],
     remediation: 'set the row the finding names in the manager’s settings file',
-    kinds: ['*'],
+    reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
       const categories = new Map<string, string>();
@@ -104,7 +104,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     description: 'Seeding: indexer ratio limits 5 or none and never a time limit; no global limits and no queueing in the torrent client; the 4K manager synced as its own app with full sync and movie categories; the queue cleaner never deletes private torrents and its download cleaner is off (M14, M20, M21, M23).',
     invariants: ['M14', 'M20', 'M21', 'M23'],
     remediation: 'set the seeding rule the finding names',
-    kinds: ['*'],
+    reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
       const settings = byApp(ctx);
@@ -140,7 +140,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     description: 'Queue cleaner jobs: every 5 min; 3 strikes; Ignore Private off; skip if not in client; Force Import 3 tries; pattern mode Exclude; no stall or slow rules; Malware Blocker permissive for the managers; Seeker search on, proactive off; managers on 8989 and 7878 (M24-M27).',
     invariants: ['M24', 'M25', 'M26', 'M27'],
     remediation: 'set the Cleanuparr job setting the finding names',
-    kinds: ['*'],
+    reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
       const found = settingsOf(ctx, 'cleanuparr', 'queue cleaner');
@@ -171,7 +171,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     description: 'Both subtitle managers: languages no and en as the default profile, embedded subtitles counted, upgrades for 7 days, no login; the 4K one with TV off and the 4K movie manager on 7878 (M18, M19).',
     invariants: ['M18', 'M19'],
     remediation: 'set the Bazarr setting the finding names',
-    kinds: ['*'],
+    reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
       for (const [instance, movieHost, tv] of [['bazarr', 'radarr', true], ['bazarr-4k', 'radarr-4k', false]] as const) {
@@ -200,7 +200,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     description: 'Jellyseerr: default folders /data/series and /data/movies; the 4K server marked 4K and Default, profile 2160p, root /data/movies-4k, SSL on 443; the 1080p server HD - 720p/1080p on /data/movies; no 4K TV server (M7, M12, M15).',
     invariants: ['M7', 'M12', 'M15'],
     remediation: 'set the Jellyseerr server entry the finding names',
-    kinds: ['*'],
+    reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
       const found = settingsOf(ctx, 'jellyseerr', 'request manager');
@@ -225,7 +225,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     description: 'The 4K movie manager’s profile 2160p: WEB 2160p and Bluray-2160p, no remux, cutoff WEB 2160p, upgrades on; dual-layer HDR-less Dolby Vision scores -10000 (M13).',
     invariants: ['M13'],
     remediation: 'fix the 2160p profile or the Dolby Vision custom format in radarr-4k settings',
-    kinds: ['*'],
+    reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
       const found = byApp(ctx).get('radarr-4k');
@@ -245,7 +245,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     description: 'Tdarr: flow h264ToHevcQsv on TV, Movies and Movies 4K, where every path to replacing the original passes H.264-only, one link, no remux, HEVC via QSV (slow, 23) with audio and subtitles copied, and a 20-85 % size ratio; the library settings; 1 GPU worker and no CPU worker, with a 2-worker backlog mode (M28, M29, M30).',
     invariants: ['M28', 'M29', 'M30'],
     remediation: 'fix the library setting, the worker limits, or the flow edge that bypasses a gate',
-    kinds: ['*'],
+    reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
       const found = settingsOf(ctx, 'tdarr', 'transcoder');
@@ -275,7 +275,7 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     description: 'The media server has the five libraries, and Movies 4K is shared only with users whose devices play 4K HDR (M16, M17).',
     invariants: ['M16', 'M17'],
     remediation: 'remove Movies 4K from the share of a user whose devices do not play 4K HDR, or add the missing library',
-    kinds: ['*'],
+    reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
       const found = settingsOf(ctx, 'plex', 'media server');
