@@ -33,7 +33,7 @@ function pickBackup(o: BackupOptions, target: Target, from = 'latest') {
   return chosen;
 }
 
-export async function restore(target: Target, o: RestoreOptions): Promise<{ backup: string; replaced: string[] }> {
+export async function restore(target: Target, o: RestoreOptions): Promise<{ backup: string; replaced: string[]; undo: string[] }> {
   const log = o.log ?? (() => undefined);
   const engine = engineOf(target);
   const ctx = contextOf(o, o.crashAt === 'inside-swap');
@@ -43,21 +43,25 @@ export async function restore(target: Target, o: RestoreOptions): Promise<{ back
     log(`verified ${backup.name} (sentinel ${readManifest(backup.path).sentinel.id})`);
     if (o.dryRun) {
       log(`would replace the live data of ${target.name} with ${backup.name}, keeping the replaced data${engine.scalesApp ? `, with ${target.deployment} scaled to 0 meanwhile` : ''}`);
-      return { backup: backup.name, replaced: [] };
+      return { backup: backup.name, replaced: [], undo: [] };
     }
     const step = (name: string) => {
       if (o.crashAt === name) throw new Error(`simulated crash at ${name}`);
     };
-    if (!engine.scalesApp) return { backup: backup.name, replaced: await engine.swapIn(target, files, ctx, step) };
+    const swap = async () => {
+      const swapped = await engine.swapIn(target, files, ctx, step);
+      return { backup: backup.name, replaced: swapped.map((s) => s.replaced), undo: swapped.flatMap((s) => (s.undo ? [s.undo] : [])) };
+    };
+    if (!engine.scalesApp) return swap();
     if (!o.scaler) {
       log(`not scaling ${target.deployment}: stopped by the operator (--app-stopped)`);
-      return { backup: backup.name, replaced: await engine.swapIn(target, files, ctx, step) };
+      return swap();
     }
     const before = await o.scaler.replicas();
     await o.scaler.scale(0);
     log(`scaled ${target.deployment} to 0`);
     try {
-      return { backup: backup.name, replaced: await engine.swapIn(target, files, ctx, step) };
+      return swap();
     } finally {
       await o.scaler.scale(before);
       log(`scaled ${target.deployment} back to ${before}`);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engineOf } from './engines/index.ts';
 import type { EngineContext, Target } from './engines/types.ts';
+import { COMPRESSED_SUFFIX } from './compress.ts';
 import { oneLine } from './exec.ts';
 import { resticBackup, resticForget, resticPaths } from './restic.ts';
 import { newSentinel } from './sentinel.ts';
@@ -24,11 +25,20 @@ export interface BackupOptions {
   log?: (line: string) => void;
 }
 
-export const contextOf = (o: BackupOptions, faultInsideSwap = false): EngineContext => ({ env: o.env, sourceRoot: o.sourceRoot, log: o.log ?? (() => undefined), faultInsideSwap });
+export const contextOf = (o: BackupOptions, faultInsideSwap = false): EngineContext => ({ env: o.env, sourceRoot: o.sourceRoot, log: o.log ?? (() => undefined), now: o.now ?? new Date(), faultInsideSwap });
 
 const requireRestic = (env: NodeJS.ProcessEnv) => {
   if (!env.RESTIC_REPOSITORY || !(env.RESTIC_PASSWORD || env.RESTIC_PASSWORD_FILE)) throw new Error('off-site copy not configured: set RESTIC_REPOSITORY and RESTIC_PASSWORD');
 };
+
+/** Why restic failed, with what to run when the repository was never initialised. */
+function offsiteProblem(err: unknown, env: NodeJS.ProcessEnv): string {
+  const message = oneLine(err);
+  if (/unable to open config file|Is there a repository/.test(message)) {
+    return `no restic repository at ${env.RESTIC_REPOSITORY}: create it once with "restic init" (RESTIC_REPOSITORY and RESTIC_PASSWORD set as for the backup), then run the backup again`;
+  }
+  return message;
+}
 
 /** Runs `body` with a private scratch folder that is always removed. */
 export async function withScratch<T>(prefix: string, body: (dir: string) => Promise<T>): Promise<T> {
@@ -56,8 +66,13 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
     }
     const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files);
     const pruned = prune(o.backupDir, target.name, now);
-    await resticBackup(path, target.name, o.env, now);
-    await resticForget(target.name, o.env, RETENTION_DAYS);
+    try {
+      await resticBackup(path, target.name, o.env, now);
+      await resticForget(target.name, o.env, RETENTION_DAYS);
+    } catch (err) {
+      // The local copy is sound and stays published; only the off-site copy is missing.
+      throw new Error(`local copy kept at ${path}, but the off-site copy failed: ${offsiteProblem(err, o.env)}`);
+    }
     return { path, pruned };
   });
 }
@@ -68,7 +83,8 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
  * cannot be trusted.
  */
 export async function unpackVerified(target: Target, backup: StoredBackup, dir: string, ctx: EngineContext): Promise<ReadonlyMap<string, string>> {
-  const problem = verifyChecksums(backup.path);
+  const allowed = new Set(engineOf(target).fileNames(target).map((name) => `${name}${COMPRESSED_SUFFIX}`));
+  const problem = verifyChecksums(backup.path, allowed);
   if (problem) throw new Error(`refusing ${backup.name}: ${problem}`);
   let files: Map<string, string>;
   try {

@@ -77,8 +77,17 @@ export function readManifest(path: string): Manifest {
   return JSON.parse(readFileSync(join(path, 'manifest.json'), 'utf8')) as Manifest;
 }
 
-/** Verifies every file against the manifest; returns the first problem, or undefined. */
-export function verifyChecksums(path: string): string | undefined {
+/** A name that stays inside the backup folder: no separator, no dot-dot, no hidden file. */
+const isPlainName = (name: unknown): name is string => typeof name === 'string' && /^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(name) && basename(name) === name;
+
+/**
+ * Verifies every file against the manifest; returns the first problem, or
+ * undefined. The manifest names only files of `allowed` (the compressed names
+ * of the files the target's engine dumps): a manifest is data from the
+ * backup store, and a name such as ../../config/app.db.zst would otherwise
+ * read and write outside the backup.
+ */
+export function verifyChecksums(path: string, allowed: ReadonlySet<string>): string | undefined {
   let manifest: Manifest;
   try {
     manifest = readManifest(path);
@@ -86,6 +95,9 @@ export function verifyChecksums(path: string): string | undefined {
     return `manifest unreadable: ${(err as Error).message.split('\n')[0]}`;
   }
   if (!Array.isArray(manifest.files) || manifest.files.length === 0) return 'manifest lists no files';
+  for (const f of manifest.files) {
+    if (!isPlainName(f?.name) || !allowed.has(f.name)) return `the manifest names ${JSON.stringify(f?.name)}, not a file this target's backup holds (${[...allowed].join(', ')})`;
+  }
   for (const f of manifest.files) {
     if (!existsSync(join(path, f.name))) return `${f.name} is missing`;
     const actual = sha256File(join(path, f.name));
@@ -98,6 +110,8 @@ export function verifyChecksums(path: string): string | undefined {
 export async function unpack(path: string, dir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const f of readManifest(path).files) {
+    // Checked by verifyChecksums already; refused again so no caller can unpack outside `dir`.
+    if (!isPlainName(f.name) || !f.name.endsWith(COMPRESSED_SUFFIX)) throw new Error(`the manifest names ${JSON.stringify(f.name)}, not a plain compressed file name`);
     const original = f.name.slice(0, -COMPRESSED_SUFFIX.length);
     const out = join(dir, original);
     try {

@@ -55,7 +55,7 @@ describe('backup image', () => {
     expect(await node('backup', 'sonarr')).toMatchObject({ code: 0, stderr: '' });
     expect(await node('backup-check', 'sonarr')).toMatchObject({ code: 0, stdout: 'backup-check sonarr: ok\n' });
     // In a pod without kubectl, the operator stops the app and says so.
-    expect(await node('restore', 'sonarr', '--app-stopped')).toMatchObject({ code: 0, stdout: expect.stringMatching(/not scaling sonarr: stopped by the operator[\s\S]*restored \S+ \(\/config\/sonarr\.db\)\n$/) });
+    expect(await node('restore', 'sonarr', '--app-stopped')).toMatchObject({ code: 0, stdout: expect.stringMatching(/not scaling sonarr: stopped by the operator[\s\S]*restored \S+ \(\/config\/sonarr\.db\)\nrestore sonarr: undo copies, kept 14 days: \S+\/config\/sonarr\.db\.pre-restore-\d{8}T\d{9}Z\n$/) });
     expect(await node('restore-test', 'sonarr', 'radarr')).toMatchObject({ code: 1, stdout: `PASS sonarr\nFAIL radarr: no backup to restore in ${env.BACKUP_DIR}\n` });
     expect(await node('backup', 'nope')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^backup nope: unknown target "nope"; declared: sonarr, .*etcd\n$/) });
     expect(await node('restore', 'sonarr', '--frm', 'x')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^restore: Unknown option '--frm'/) });

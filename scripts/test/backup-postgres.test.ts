@@ -38,7 +38,8 @@ const golden = useGoldenBackup(
   skip,
   async () => {
     dir = mkdtempSync(join(tmpdir(), 'backup-pg-test-'));
-    for (const db of ['notes', 'notes_pre_restore', 'notes_restore_tmp']) await psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    const leftovers = (await psql('postgres', "SELECT datname FROM pg_database WHERE datname LIKE 'notes%'")).split('\n').filter(Boolean);
+    for (const db of leftovers) await psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await psql('postgres', 'CREATE DATABASE notes');
     await psql('notes', "CREATE TABLE notes (id bigserial PRIMARY KEY, title text NOT NULL); INSERT INTO notes (title) VALUES ('first')");
     o = { backupDir: join(dir, 'backups'), env: { ...resticEnv(), ...server.env } };
@@ -102,14 +103,28 @@ describe.skipIf(skip)('PostgreSQL restore', () => {
     expect([await rows(), calls]).toEqual(['first,after', []]);
   });
 
-  it('scales to zero, swaps the database in, keeps the replaced one as notes_pre_restore, and scales back', async () => {
+  it('scales to zero, swaps the database in, keeps the replaced one as notes_pre_restore_<time>, and scales back', async () => {
     seeded();
     await psql('notes', "INSERT INTO notes (title) VALUES ('after')");
     const { calls, scaler } = fakeScaler(2);
-    await restore(target, { ...o, scaler });
+    const now = new Date('2026-11-22T02:00:00.000Z');
+    const result = await restore(target, { ...o, scaler, now });
     expect(calls).toEqual([0, 2]);
+    expect(result.undo).toEqual(['notes_pre_restore_20261122t020000000z']);
     expect(await rows()).toBe('first');
-    expect(await rows('notes_pre_restore')).toBe('first,after');
+    expect(await rows('notes_pre_restore_20261122t020000000z')).toBe('first,after');
+  });
+
+  it('keeps the undo copy of every restore, and drops those older than the retention', async () => {
+    seeded();
+    const first = await restore(target, { ...o, scaler: fakeScaler().scaler, now: new Date('2026-11-01T02:00:00.000Z') });
+    await psql('notes', "INSERT INTO notes (title) VALUES ('between')");
+    const second = await restore(target, { ...o, scaler: fakeScaler().scaler, now: new Date('2026-11-10T02:00:00.000Z') });
+    expect(await rows(second.undo[0])).toBe('first,between');
+    expect(await rows(first.undo[0])).toBe('first');
+    const third = await restore(target, { ...o, scaler: fakeScaler().scaler, now: new Date('2026-11-16T02:00:00.000Z') });
+    const undoCopies = (await psql('postgres', "SELECT datname FROM pg_database WHERE datname LIKE 'notes_pre_restore_%' ORDER BY 1")).split('\n');
+    expect(undoCopies).toEqual([second.undo[0], third.undo[0]]);
   });
 
   it.each(['staged', 'inside-swap', 'swapped'])('a crash at "%s" leaves the old or the new database under the live name, never a mix', async (step) => {

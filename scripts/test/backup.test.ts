@@ -1,8 +1,8 @@
 /** backup, backup-check, restore and restore-test of SQLite targets, with the real sqlite3 CLI, zstd and a real restic repository on local disk. */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { compressFile, decompressFile, sha256File } from '../backup/compress.ts';
@@ -177,17 +177,61 @@ describe.skipIf(tools.length > 0)('restore', () => {
     expect(calls).toEqual([]);
   });
 
+  it('refuses a manifest that names a file outside the backup, even on a dry run, and writes nothing there', async () => {
+    const path = seeded();
+    // A tampered store: a planted copy two folders up, and a manifest whose checksum matches it.
+    const planted = join(path, '..', '..', 'planted', 'sonarr.db.zst');
+    mkdirSync(dirname(planted), { recursive: true });
+    cpSync(join(path, 'sonarr.db.zst'), planted);
+    const manifest = readManifest(path);
+    manifest.files[0] = { name: '../../planted/sonarr.db.zst', ...sha256File(planted) };
+    writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    const before = readFileSync(db());
+    const { calls, scaler } = fakeScaler();
+    for (const dryRun of [true, false]) {
+      await expect(restore(target, { ...o, scaler, dryRun })).rejects.toThrow(/refusing .*the manifest names "\.\.\/\.\.\/planted\/sonarr\.db\.zst", not a file this target's backup holds \(sonarr\.db\.zst\)/);
+    }
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/not a file this target's backup holds/)]);
+    expect(readFileSync(db()).equals(before)).toBe(true);
+    expect(calls).toEqual([]);
+    expect(existsSync(join(path, '..', '..', 'planted', 'sonarr.db'))).toBe(false);
+  });
+
+  it('refuses a manifest that names a file the target does not hold', async () => {
+    const path = seeded();
+    cpSync(join(path, 'sonarr.db.zst'), join(path, 'radarr.db.zst'));
+    const manifest = readManifest(path);
+    manifest.files[0] = { name: 'radarr.db.zst', ...sha256File(join(path, 'radarr.db.zst')) };
+    writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    await expect(restore(target, { ...o, scaler: fakeScaler().scaler, dryRun: true })).rejects.toThrow(/not a file this target's backup holds/);
+  });
+
   it('scales to zero, swaps the data in, keeps the replaced data, and scales back', async () => {
     const path = seeded();
     await sql(db(), "INSERT INTO episodes (title) VALUES ('after the backup');");
     const { calls, scaler } = fakeScaler(1);
     const dry = await restore(target, { ...o, scaler, dryRun: true });
     expect([dry.replaced, calls]).toEqual([[], []]);
-    await restore(target, { ...o, scaler });
+    const result = await restore(target, { ...o, scaler, now: new Date('2026-11-22T02:00:00.000Z') });
     expect(calls).toEqual([0, 1]);
+    expect(result.undo).toEqual([`${db()}.pre-restore-20261122T020000000Z`]);
     expect(await latestSentinel(db())).toEqual(readManifest(path).sentinel);
     expect(await sql(db(), "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('0');
-    expect(await sql(`${db()}.pre-restore`, "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('1');
+    expect(await sql(result.undo[0]!, "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('1');
+  });
+
+  it('keeps the undo copy of every restore, and removes those older than the retention', async () => {
+    seeded();
+    const at = (day: string) => ({ ...o, scaler: fakeScaler().scaler, now: new Date(`2026-11-${day}T02:00:00.000Z`) });
+    await sql(db(), "INSERT INTO episodes (title) VALUES ('first live');");
+    const first = await restore(target, at('01'));
+    await sql(db(), "INSERT INTO episodes (title) VALUES ('second live');");
+    const second = await restore(target, at('10'));
+    expect(await sql(first.undo[0]!, "SELECT count(*) FROM episodes WHERE title = 'first live';")).toBe('1');
+    expect(await sql(second.undo[0]!, "SELECT count(*) FROM episodes WHERE title = 'second live';")).toBe('1');
+    const third = await restore(target, at('16'));
+    const kept = readdirSync(dirname(db())).filter((n) => n.startsWith('sonarr.db.pre-restore-')).sort();
+    expect(kept.filter((n) => !/-(wal|shm)$/.test(n))).toEqual([second.undo[0], third.undo[0]].map((p) => basename(p!)));
   });
 
   it.each(['staged', 'kept', 'swapped'])('a crash after step "%s" leaves either the old or the new data, never a mix, and the app scaled back', async (step) => {
@@ -248,6 +292,15 @@ describe.skipIf(tools.length > 0)('the commands', () => {
     exec(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'scripts/backup/commands', script), ...args], { env: { ...env, BASE_URL: undefined } });
 
   // The npm run entry points (through tsx); every command's behaviour is proven on the bundle in backup-image.test.ts.
+  it('npm run backup with no restic repository yet keeps the local copy, exits 1 and says in one line to run restic init', async () => {
+    const repository = join(dir, 'never-initialised');
+    const r = await cli('backup.ts', ['sonarr'], { ...o.env, RESTIC_REPOSITORY: repository, BACKUP_DIR: o.backupDir, BACKUP_SOURCE_ROOT: o.sourceRoot });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^backup sonarr: local copy kept at ${o.backupDir}/sonarr/\\S+, but the off-site copy failed: no restic repository at ${repository}: create it once with "restic init" .*\\n$`));
+    const kept = r.stderr.match(/kept at (\S+),/)![1]!;
+    expect(existsSync(join(kept, 'manifest.json'))).toBe(true);
+  });
+
   it('npm run backup-check exits 1 with one line naming the problem', async () => {
     const none = await cli('backup-check.ts', ['sonarr'], { ...o.env, BACKUP_DIR: o.backupDir });
     expect([none.code, none.stdout, none.stderr]).toEqual([1, `backup-check sonarr: no backup at all in ${o.backupDir}\n`, '']);

@@ -74,6 +74,7 @@ async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: st
 
 export const etcdEngine: Engine<EtcdTarget> = {
   scalesApp: false,
+  fileNames: () => ['etcd.snapshot'],
   async writeSentinel(target, sentinel, ctx) {
     const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: SENTINEL_CONFIGMAP, namespace: target.namespace }, data: { sentinel: sentinelText(sentinel) } };
     await run(tool(ctx, 'kubectl'), ['apply', '-f', '-'], { env: ctx.env, input: JSON.stringify(configMap) });
@@ -86,7 +87,7 @@ export const etcdEngine: Engine<EtcdTarget> = {
     }
   },
   async dump(_target, work, ctx) {
-    const file = join(work, 'etcd.snapshot');
+    const file = join(work, etcdEngine.fileNames(_target)[0]!);
     await run(tool(ctx, 'talosctl'), ['-n', talosNode(ctx), 'etcd', 'snapshot', file], { env: ctx.env });
     return [file];
   },
@@ -108,6 +109,6 @@ export const etcdEngine: Engine<EtcdTarget> = {
     const out = resolve(ctx.env.RESTORE_OUT_DIR || '.', `restored-${basename(snapshot)}`);
     copyFileSync(snapshot, out);
     ctx.log(`verified snapshot written to ${out}; recover with: talosctl -n <control-plane node> bootstrap --recover-from=${out} (after resetting etcd on the control-plane nodes, see the README)`);
-    return [out];
+    return [{ replaced: out }];
   },
 };

@@ -2,7 +2,8 @@
  * PostgreSQL through its own client tools: pg_dump in custom format (one
  * consistent snapshot of the database), pg_restore --list as the integrity
  * check, and a restore into a fresh database that is swapped in by renaming
- * both databases in one transaction, keeping the old one as <db>_pre_restore.
+ * both databases in one transaction, keeping the old one as
+ * <db>_pre_restore_<UTC time> (every restore its own, dropped after the retention).
  * Connection settings come from libpq's environment (PGHOST, PGPORT, PGUSER,
  * PGPASSWORD).
  */
@@ -10,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { run } from '../exec.ts';
 import type { Sentinel } from '../sentinel.ts';
-import type { Engine, EngineContext, PostgresTarget } from './types.ts';
+import { RETENTION_DAYS } from '../store.ts';
+import { undoStamp, undoTime, type Engine, type EngineContext, type PostgresTarget } from './types.ts';
 
 const MAINTENANCE_DB = 'postgres';
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -36,8 +38,18 @@ async function restoreInto(ctx: EngineContext, database: string, file: string): 
 
 const dumpFile = (files: ReadonlyMap<string, string>) => [...files.values()][0]!;
 
+/** Drops the undo copies of `live` older than the retention. */
+async function dropExpiredUndoCopies(ctx: EngineContext, live: string): Promise<void> {
+  const names = (await psql(ctx, MAINTENANCE_DB, `SELECT datname FROM pg_database WHERE starts_with(datname, ${literal(`${live}_pre_restore_`)})`)).split('\n').filter(Boolean);
+  for (const name of names) {
+    const taken = undoTime(name.toUpperCase());
+    if (taken && ctx.now.getTime() - taken.getTime() > RETENTION_DAYS * 86_400_000) await psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`);
+  }
+}
+
 export const postgresEngine: Engine<PostgresTarget> = {
   scalesApp: true,
+  fileNames: (target) => [`${target.database}.pgdump`],
   async writeSentinel(target, sentinel, ctx) {
     await psql(ctx, target.database, `CREATE TABLE IF NOT EXISTS public._backup_sentinel (seq bigserial PRIMARY KEY, id text NOT NULL, at text NOT NULL); INSERT INTO public._backup_sentinel (id, at) VALUES (${literal(sentinel.id)}, ${literal(sentinel.at)})`);
   },
@@ -50,7 +62,7 @@ export const postgresEngine: Engine<PostgresTarget> = {
   },
   async dump(target, work, ctx) {
     // -Z0: the store compresses every file with zstd; compressing twice only costs time.
-    const file = join(work, `${target.database}.pgdump`);
+    const file = join(work, postgresEngine.fileNames(target)[0]!);
     await run('pg_dump', ['-Fc', '-Z0', '-d', target.database, '-f', file], { env: ctx.env });
     return [file];
   },
@@ -75,10 +87,12 @@ export const postgresEngine: Engine<PostgresTarget> = {
   async swapIn(target, files, ctx, step) {
     const live = target.database;
     const staged = `${live}_restore_tmp`;
-    const kept = `${live}_pre_restore`;
+    const kept = `${live}_pre_restore_${undoStamp(ctx.now).toLowerCase()}`;
+    // PostgreSQL cuts identifiers at 63 bytes; a cut name could collide with another undo copy.
+    if (Buffer.byteLength(kept) > 63) throw new Error(`database name ${live} is too long to keep an undo copy named ${kept} (63 bytes at most)`);
+    await dropExpiredUndoCopies(ctx, live);
     await restoreInto(ctx, staged, dumpFile(files));
     step('staged');
-    await psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(kept)} WITH (FORCE)`);
     const exists = (await psql(ctx, MAINTENANCE_DB, `SELECT count(*) FROM pg_database WHERE datname = ${literal(live)}`)) === '1';
     // Both renames commit together or not at all: an interruption leaves the old database or the new one under the live name.
     const crashInside = ctx.faultInsideSwap ? 'SELECT 1/0; ' : '';
@@ -91,6 +105,6 @@ export const postgresEngine: Engine<PostgresTarget> = {
         `ALTER DATABASE ${ident(staged)} RENAME TO ${ident(live)}`,
     );
     step('swapped');
-    return [live];
+    return [{ replaced: live, ...(exists ? { undo: kept } : {}) }];
   },
 };

@@ -1,14 +1,16 @@
 /**
  * SQLite through its own CLI: online copies with the backup API (`.backup`),
  * integrity checks, the sentinel table, and a restore that replaces the live
- * file with one rename, keeping the replaced data as <db>.pre-restore.
+ * file with one rename, keeping the replaced data as <db>.pre-restore-<UTC time>
+ * (every restore its own copy, removed after the retention).
  */
-import { copyFileSync, existsSync, linkSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { run } from '../exec.ts';
 import { fsyncPath } from '../fsync.ts';
 import type { Sentinel } from '../sentinel.ts';
-import type { Engine, EngineContext, SqliteTarget } from './types.ts';
+import { RETENTION_DAYS } from '../store.ts';
+import { undoStamp, undoTime, type Engine, type EngineContext, type SqliteTarget, type Swapped } from './types.ts';
 
 function sql(db: string, ...commands: string[]): Promise<string> {
   // The app keeps writing while we work: wait for its locks instead of failing with SQLITE_BUSY.
@@ -54,8 +56,21 @@ export async function integrityCheck(db: string): Promise<string> {
 
 const livePath = (p: string, ctx: EngineContext) => join(ctx.sourceRoot ?? '', p);
 
+/** Removes the undo copies of `live` (and their WAL and SHM) older than the retention. */
+function removeExpiredUndoCopies(live: string, now: Date): void {
+  const prefix = `${basename(live)}.pre-restore-`;
+  const dir = dirname(live);
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    const taken = undoTime(name.replace(/-(wal|shm)$/, ''));
+    if (taken && now.getTime() - taken.getTime() > RETENTION_DAYS * 86_400_000) rmSync(join(dir, name), { force: true });
+  }
+}
+
 export const sqliteEngine: Engine<SqliteTarget> = {
   scalesApp: true,
+  fileNames: (target) => target.paths.map((p) => basename(p)),
   async writeSentinel(target, sentinel, ctx) {
     for (const p of target.paths) await writeSentinel(livePath(p, ctx), sentinel);
   },
@@ -82,9 +97,11 @@ export const sqliteEngine: Engine<SqliteTarget> = {
     return found.every((s) => s?.id === found[0]?.id) ? found[0] : undefined;
   },
   async swapIn(target, files, ctx, step) {
-    const replaced: string[] = [];
+    const swapped: Swapped[] = [];
     for (const p of target.paths) {
       const live = livePath(p, ctx);
+      removeExpiredUndoCopies(live, ctx.now);
+      const undo = `${live}.pre-restore-${undoStamp(ctx.now)}`;
       const staged = `${live}.restore-tmp`;
       // Stage next to the live file, so the final rename stays on one file system.
       copyFileSync(files.get(basename(p))!, staged);
@@ -93,16 +110,16 @@ export const sqliteEngine: Engine<SqliteTarget> = {
       if (existsSync(live)) {
         // The app is stopped: fold its WAL into the file, so the kept copy is whole on its own.
         await sql(live, 'PRAGMA wal_checkpoint(TRUNCATE);');
-        rmSync(`${live}.pre-restore`, { force: true });
-        linkSync(live, `${live}.pre-restore`);
-        for (const side of ['-wal', '-shm']) if (existsSync(`${live}${side}`)) renameSync(`${live}${side}`, `${live}.pre-restore${side}`);
+        linkSync(live, undo);
+        for (const side of ['-wal', '-shm']) if (existsSync(`${live}${side}`)) renameSync(`${live}${side}`, `${undo}${side}`);
       }
+      const kept = existsSync(undo);
       step('kept');
       renameSync(staged, live);
       fsyncPath(dirname(live));
       step('swapped');
-      replaced.push(p);
+      swapped.push({ replaced: p, ...(kept ? { undo } : {}) });
     }
-    return replaced;
+    return swapped;
   },
 };
