@@ -13,5 +13,6 @@ export const LAYER_CHECKS: readonly LayerCheck[] = [
   { id: 'unknown-field', layer: 'schema', description: 'Strict mode: no field the schema does not define (a typo such as capabilites fails).' },
   { id: 'missing-schema', layer: 'schema', description: 'Every kind has a schema, or an allowlist entry that says why not.' },
   { id: 'removed-api', layer: 'schema', description: 'No apiVersion the pinned Kubernetes version no longer serves.' },
+  { id: 'cron-schedule', layer: 'schema', description: "A CronJob's schedule and time zone are ones the API server accepts: Kubernetes' cron dialect (five fields or a descriptor, no TZ= prefix) and an IANA zone." },
   { id: 'rejected-kind', layer: 'schema', description: 'No kind listed in --reject.' },
 ];

@@ -11,6 +11,7 @@ import type { ErrorObject } from 'ajv';
 import { distance } from 'fastest-levenshtein';
 import type { Finding } from '../model/findings.ts';
 import { findingAt, type Resource } from '../model/manifest.ts';
+import { cronScheduleProblem, timeZoneProblem } from './cron.ts';
 import { parseInstancePath, type PathSegment } from '../model/positions.ts';
 import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
 import { loadRepoCrds, shapesFromJsonSchema, type RepoCrd } from './repo-crds.ts';
@@ -146,6 +147,7 @@ export class SchemaLayer {
       }
     }
     if (options.strict) this.findUnknownFields(resource, resource.object, schema.root, [], findings, key);
+    if (key === 'batch/v1/CronJob') findings.push(...cronJobFindings(resource));
     return { status: findings.length ? 'invalid' : 'valid', findings };
   }
 
@@ -174,6 +176,17 @@ export class SchemaLayer {
       this.findUnknownFields(resource, v, child, childPath, out, key);
     }
   }
+}
+
+/** A CronJob's schedule and time zone, in the dialect the API server parses them with. */
+function cronJobFindings(resource: Resource): Finding[] {
+  const spec = (resource.object.spec ?? {}) as { schedule?: unknown; timeZone?: unknown };
+  const out: Finding[] = [];
+  const schedule = typeof spec.schedule === 'string' ? cronScheduleProblem(spec.schedule) : undefined;
+  if (schedule) out.push(findingAt(resource, ['spec', 'schedule'], 'cron-schedule', `batch/v1/CronJob: schedule "${String(spec.schedule)}": ${schedule}`, 'write five fields (minute 0-59, hour 0-23, day 1-31, month 1-12, day of week 0-6) or a descriptor such as @daily, and put the zone in spec.timeZone'));
+  const zone = typeof spec.timeZone === 'string' ? timeZoneProblem(spec.timeZone) : undefined;
+  if (zone) out.push(findingAt(resource, ['spec', 'timeZone'], 'cron-schedule', `batch/v1/CronJob: timeZone ${zone}`, 'name an IANA time zone, such as Europe/Berlin or Etc/UTC'));
+  return out;
 }
 
 /** The known name closest to a typo, by edit distance, when it is close enough to be a likely slip. */

@@ -127,3 +127,47 @@ describe('schema layer: kinds and versions', () => {
     expect(BUNDLED_SCHEMA_MINOR).toBe(36);
   });
 });
+
+describe('schema layer: CronJob schedules in Kubernetes\' dialect', () => {
+  const cronJob = (schedule: string, timeZone?: string) => `apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly
+  namespace: apps
+spec:
+  schedule: "${schedule}"
+${timeZone === undefined ? '' : `  timeZone: ${timeZone}\n`}  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+            - name: job
+              image: busybox:1.37.0
+`;
+
+  it.each([
+    ['10 25 * * *', 'value 25 is out of range 0-23'],
+    ['99 6 * * *', 'value 99 is out of range 0-59'],
+    ['TZ=Europe/Berlin 0 2 * * *', 'TZ= or CRON_TZ= prefix is refused'],
+    ['0 0 2 * * *', '6 fields; Kubernetes takes exactly five'],
+    ['0 2 L * *', '"L" uses syntax Kubernetes\' cron does not know'],
+    ['0 2 * * 7', 'out of range 0-6'],
+    ['0 2 30 2 *', 'never runs'],
+    ['@fortnightly', 'unknown descriptor @fortnightly'],
+  ])('refuses "%s" at the schedule: %s', async (schedule, why) => {
+    const result = await check(cronJob(schedule));
+    expect(result.status).toBe('invalid');
+    expect(result.findings).toEqual([expect.stringContaining(`t.yaml:7:13 [cron-schedule] batch/v1/CronJob: schedule "${schedule}": `)]);
+    expect(result.findings[0]).toContain(why);
+  });
+
+  it.each(['0 2 * * *', '30 3 1 * *', '*/15 * * * MON-FRI', '@daily', '@every 1h30m', '0 0 ? * *'])('accepts "%s"', async (schedule) => {
+    expect(await check(cronJob(schedule, 'Europe/Berlin'))).toEqual({ status: 'valid', findings: [] });
+  });
+
+  it('refuses a time zone that is not an IANA name, at the field', async () => {
+    const result = await check(cronJob('0 2 * * *', 'Mars/Olympus'));
+    expect(result.findings).toEqual([expect.stringMatching(/^t\.yaml:8:13 \[cron-schedule\] batch\/v1\/CronJob: timeZone "Mars\/Olympus" is not an IANA time zone/)]);
+  });
+});
