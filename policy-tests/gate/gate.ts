@@ -8,7 +8,7 @@ import { policyChecks } from '../checks/registry.ts';
 import { runPolicy } from './runner.ts';
 import type { PolicyCheck } from '../checks/kit.ts';
 import { byLocation, type Finding } from '../model/findings.ts';
-import { parseManifest, type ParsedFile, type Resource } from '../model/manifest.ts';
+import { parseManifest, resourceKey, type ParsedFile, type Resource } from '../model/manifest.ts';
 import { isManifestPath, loadRepo, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';
 import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 
@@ -135,7 +135,7 @@ export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Fi
     const { status, findings } = layer.check(resource, options);
     const result: ResourceResult = { filename: resource.file, kind: resource.kind, version: resource.apiVersion, name: resource.name, status, findings };
     results.push(result);
-    byDoc.set(`${resource.file}#${resource.doc}`, result);
+    byDoc.set(resourceKey(resource), result);
   });
   onProgress?.('schema', resources.length, resources.length);
   const firstOfFile = new Map<string, ResourceResult>();
@@ -143,7 +143,7 @@ export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Fi
   const loaderFindings = new Set(parsed.flatMap((p) => p.findings));
   for (const finding of [...loaderFindings, ...extra]) {
     const isLoader = loaderFindings.has(finding);
-    let target = isLoader ? undefined : (finding.doc !== undefined ? byDoc.get(`${finding.file}#${finding.doc}`) : firstOfFile.get(finding.file));
+    let target = isLoader ? undefined : (finding.doc !== undefined ? byDoc.get(resourceKey(finding)) : firstOfFile.get(finding.file));
     if (!target) {
       target = { filename: finding.file, kind: '', version: '', name: '', status: isLoader ? 'error' : 'invalid', findings: [] };
       results.push(target);

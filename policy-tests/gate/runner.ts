@@ -8,7 +8,7 @@ import type { CheckContext, PolicyCheck, Reads } from '../checks/kit.ts';
 import { chartValues } from '../model/chart-values.ts';
 import { argoGlobMatch } from '../model/glob.ts';
 import type { Finding } from '../model/findings.ts';
-import { findingAt, type Resource } from '../model/manifest.ts';
+import { findingAt, resourceKey, type Resource } from '../model/manifest.ts';
 import type { Repo } from '../model/repo.ts';
 
 function exemptionsOf(resource: Resource): Map<string, string> {
@@ -53,7 +53,7 @@ function contextFor(check: PolicyCheck, repo: Repo, out: Finding[]): CheckContex
 }
 
 export function runPolicy(repo: Repo, checks: readonly PolicyCheck[]): Finding[] {
-  const byLocation = new Map(repo.resources.map((r) => [`${r.file}#${r.doc}`, r]));
+  const byLocation = new Map(repo.resources.map((r) => [resourceKey(r), r]));
   const known = new Map(checks.map((c) => [c.id, c]));
   const used = new Set<string>();
   const findings: Finding[] = [];
@@ -61,9 +61,9 @@ export function runPolicy(repo: Repo, checks: readonly PolicyCheck[]): Finding[]
     const raw: Finding[] = [];
     check.run(contextFor(check, repo, raw));
     for (const finding of raw) {
-      const resource = finding.doc === undefined ? undefined : byLocation.get(`${finding.file}#${finding.doc}`);
+      const resource = finding.doc === undefined ? undefined : byLocation.get(resourceKey(finding));
       const reason = check.exemptible && resource ? exemptionsOf(resource).get(check.id) : undefined;
-      if (reason) used.add(`${finding.file}#${finding.doc}#${check.id}`);
+      if (reason) used.add(`${resourceKey(finding)}#${check.id}`);
       else findings.push(finding);
     }
   }
@@ -78,7 +78,7 @@ export function runPolicy(repo: Repo, checks: readonly PolicyCheck[]): Finding[]
         if (!check) fail(`exemption names unknown check "${id}"`);
         else if (!check.exemptible) fail(`check ${id} cannot be exempted`);
         else if (!reason) fail(`exemption from ${id} gives no reason`);
-        else if (!used.has(`${resource.file}#${resource.doc}#${id}`)) fail(`exemption from ${id} is stale: ${resource.kind} ${resource.name} passes it`);
+        else if (!used.has(`${resourceKey(resource)}#${id}`)) fail(`exemption from ${id} is stale: ${resource.kind} ${resource.name} passes it`);
       }
     }
   }

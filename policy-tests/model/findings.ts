@@ -10,6 +10,8 @@ export interface Finding {
   fix?: string;
   /** Index of the YAML document inside `file`, when the finding belongs to one resource. */
   doc?: number;
+  /** Index of the item, when that resource is an item of a List. */
+  item?: number;
 }
 
 export function formatLocation(f: Pick<Finding, 'file' | 'line' | 'col'>): string {

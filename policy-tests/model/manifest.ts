@@ -10,6 +10,8 @@ export interface Resource {
   file: string;
   /** Index of the document in its file (0-based, counting blank documents too). */
   doc: number;
+  /** Index in the document's `items` when the document is a List (what `kubectl get -o yaml` prints). */
+  item?: number;
   apiVersion: string;
   kind: string;
   name: string;
@@ -59,6 +61,14 @@ export function groupOf(apiVersion: string): string {
   return slash === -1 ? '' : apiVersion.slice(0, slash);
 }
 
+/** Positions of one item of a List: its paths sit under `items.<index>` of the document. */
+export function itemPositions(positions: Positions, item: number | undefined): Positions {
+  return item === undefined ? positions : { at: (path, target) => positions.at(['items', item, ...path], target) };
+}
+
+/** The key that ties a finding to its resource: file, document, and List item. */
+export const resourceKey = (x: { file: string; doc?: number; item?: number }) => `${x.file}#${x.doc ?? ''}#${x.item ?? ''}`;
+
 /** Position of a path inside a resource, for findings. */
 export function positionOf(resource: Resource, path: Path, target: 'key' | 'value' = 'value'): LinePos {
   return resource.positions.at(path, target);
@@ -67,7 +77,7 @@ export function positionOf(resource: Resource, path: Path, target: 'key' | 'valu
 /** A finding about `path` inside `resource`. */
 export function findingAt(resource: Resource, path: Path, check: string, message: string, fix?: string, target: 'key' | 'value' = 'value'): Finding {
   const { line, col } = positionOf(resource, path, target);
-  return { file: resource.file, line, col, check, message, fix, doc: resource.doc };
+  return { file: resource.file, line, col, check, message, fix, doc: resource.doc, ...(resource.item === undefined ? {} : { item: resource.item }) };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -107,27 +117,31 @@ export function parseManifest(file: string, text: string): ParsedFile {
       return;
     }
     if (object === null || object === undefined) return;
-    const at = (path: Path, message: string): void => {
-      const { line, col } = locate(doc, lineCounter, path, 'key');
-      findings.push({ file, line, col, check: 'manifest-shape', message, fix: 'every document must be a Kubernetes object with apiVersion, kind and metadata.name', doc: index });
+    const positions = documentPositions(doc, lineCounter);
+    const add = (value: unknown, prefix: Path, item?: number): void => {
+      const at = (path: Path, message: string): void => {
+        const { line, col } = locate(doc, lineCounter, [...prefix, ...path], 'key');
+        findings.push({ file, line, col, check: 'manifest-shape', message, fix: 'every document must be a Kubernetes object with apiVersion, kind and metadata.name', doc: index });
+      };
+      if (!isPlainObject(value)) {
+        at([], `${item === undefined ? 'document' : `item ${item} of the List`} is a ${Array.isArray(value) ? 'list' : typeof value}, not a Kubernetes object`);
+        return;
+      }
+      const { apiVersion, kind } = value;
+      if (typeof apiVersion !== 'string' || apiVersion === '') return at(['apiVersion'], 'missing or empty apiVersion');
+      if (typeof kind !== 'string' || kind === '') return at(['kind'], 'missing or empty kind');
+      // A List (kubectl get -o yaml prints one) is its items, each validated on its own, as kubeconform and Argo CD read it.
+      if (item === undefined && apiVersion === 'v1' && kind === 'List') {
+        if (!Array.isArray(value.items)) return at(['items'], 'a List must have items');
+        value.items.forEach((entry, i) => add(entry, ['items', i], i));
+        return;
+      }
+      const metadata = isPlainObject(value.metadata) ? value.metadata : {};
+      const name = typeof metadata.name === 'string' ? metadata.name : '';
+      const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
+      resources.push({ file, doc: index, ...(item === undefined ? {} : { item }), apiVersion, kind, name, namespace, object: value, positions: itemPositions(positions, item) });
     };
-    if (!isPlainObject(object)) {
-      at([], `document is a ${Array.isArray(object) ? 'list' : typeof object}, not a Kubernetes object`);
-      return;
-    }
-    const { apiVersion, kind } = object;
-    if (typeof apiVersion !== 'string' || apiVersion === '') {
-      at(['apiVersion'], 'missing or empty apiVersion');
-      return;
-    }
-    if (typeof kind !== 'string' || kind === '') {
-      at(['kind'], 'missing or empty kind');
-      return;
-    }
-    const metadata = isPlainObject(object.metadata) ? object.metadata : {};
-    const name = typeof metadata.name === 'string' ? metadata.name : '';
-    const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
-    resources.push({ file, doc: index, apiVersion, kind, name, namespace, object, positions: documentPositions(doc, lineCounter) });
+    add(object, []);
   });
   return { file, resources, findings, text };
 }

@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from './findings.ts';
-import { lazyPositions, parseManifest, type ParsedFile, type Resource } from './manifest.ts';
+import { itemPositions, lazyPositions, parseManifest, type ParsedFile, type Resource } from './manifest.ts';
 
 export interface WorkerFile {
   file: string;
@@ -88,6 +88,6 @@ export async function parseFiles(root: string, files: readonly string[], options
     if (own) return own;
     const r = remote.get(file)!;
     const memo = {};
-    return { file, text: r.text, findings: r.findings, resources: r.resources.map((res) => ({ ...res, positions: lazyPositions(r.text, res.doc, memo) })) };
+    return { file, text: r.text, findings: r.findings, resources: r.resources.map((res) => ({ ...res, positions: itemPositions(lazyPositions(r.text, res.doc, memo), res.item) })) };
   });
 }

@@ -171,3 +171,32 @@ ${timeZone === undefined ? '' : `  timeZone: ${timeZone}\n`}  jobTemplate:
     expect(result.findings).toEqual([expect.stringMatching(/^t\.yaml:8:13 \[cron-schedule\] batch\/v1\/CronJob: timeZone "Mars\/Olympus" is not an IANA time zone/)]);
   });
 });
+
+describe('kind: List, as kubectl get -o yaml prints it', () => {
+  it('validates each item on its own, with findings at the item\'s lines', async () => {
+    const list = `apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: fine, namespace: apps}
+    data: {a: b}
+  - apiVersion: v1
+    kind: Service
+    metadata: {name: typo, namespace: apps}
+    spec:
+      prots: [{port: 80}]
+`;
+    const results = await evaluate([parseManifest('t.yaml', list)], [], defaults);
+    expect(results.map((r) => [r.kind, r.name, r.status])).toEqual([['ConfigMap', 'fine', 'valid'], ['Service', 'typo', 'invalid']]);
+    expect(results[1]!.findings.map(formatFinding)).toEqual([expect.stringMatching(/^t\.yaml:12:7 \[unknown-field\] v1\/Service: unknown field "spec\.prots" \(did you mean "ports"\?\)/)]);
+  });
+
+  it('reports an item that is not an object, and a List without items', async () => {
+    const parsed = parseManifest('t.yaml', 'apiVersion: v1\nkind: List\nitems:\n  - just a string\n---\napiVersion: v1\nkind: List\n');
+    expect(parsed.findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/^t\.yaml:4:5 \[manifest-shape\] item 0 of the List is a string/),
+      expect.stringMatching(/^t\.yaml:6:1 \[manifest-shape\] a List must have items/),
+    ]);
+  });
+});
