@@ -3,6 +3,7 @@
  * `yaml` package) into resources that remember where every node came from.
  */
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { duplicateKeys } from './duplicate-keys.ts';
 import type { Finding } from './findings.ts';
 import { locate, type LinePos, type Path } from './positions.ts';
 
@@ -86,24 +87,21 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 export function parseManifest(file: string, text: string): ParsedFile {
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true });
   const resources: Resource[] = [];
   const findings: Finding[] = [];
   const list = Array.isArray(docs) ? docs : [];
   list.forEach((doc, index) => {
-    const problems = [...doc.errors];
-    if (problems.length > 0) {
-      for (const err of problems) {
+    if (doc.errors.length > 0) {
+      for (const err of doc.errors) {
         const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
-        const check = err.code === 'DUPLICATE_KEY' ? 'duplicate-key' : 'yaml-syntax';
-        let message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-        if (err.code === 'DUPLICATE_KEY') {
-          const rest = text.slice(err.pos[0]);
-          const key = rest.slice(0, Math.max(0, rest.search(/\s*:/))).replace(/^["']|["']$/g, '');
-          message = `duplicate key "${key}": ${message}`;
-        }
-        findings.push({ file, line: pos.line, col: pos.col, check, message, doc: index });
+        findings.push({ file, line: pos.line, col: pos.col, check: 'yaml-syntax', message: err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), doc: index });
       }
+      return;
+    }
+    const repeats = duplicateKeys(doc, lineCounter);
+    if (repeats.length > 0) {
+      for (const { key, line, col } of repeats) findings.push({ file, line, col, check: 'duplicate-key', message: `duplicate key "${key}": Map keys must be unique`, doc: index });
       return;
     }
     // Blank and comment-only documents are allowed: they apply nothing.

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { argoGlobMatch } from './glob.ts';
 import { documentPositions, type ParsedFile, type Positions, type Resource } from './manifest.ts';
 import { parseFiles } from './parse-pool.ts';
+import { duplicateKeys } from './duplicate-keys.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -96,8 +97,9 @@ export function parseDataFile(file: string, text: string): DataFile {
 function parseDataFileUncached(file: string, text: string): DataFile {
   if (file.endsWith('.toml')) return parseTomlFile(file, text);
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
+  if (errors.length === 0) errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
   return { file, data: errors.length ? undefined : doc.toJS({ maxAliasCount: 100 }), positions: documentPositions(doc, lineCounter), errors };
 }
 

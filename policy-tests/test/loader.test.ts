@@ -45,3 +45,17 @@ describe('loader', () => {
     expect(parsed.findings.map((f) => f.check)).toEqual(['yaml-syntax']);
   });
 });
+
+describe('duplicate keys at scale', () => {
+  it('finds the repeat in a mapping of 200,000 keys in one pass', () => {
+    const keys = Array.from({ length: 200_000 }, (_, i) => `  k${i}: v`);
+    keys.push('  k7: again');
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n${keys.join('\n')}\n`;
+    // No time limit here (a busy machine must not fail it); the quadratic check it replaces ran for minutes on half this size.
+    expect(findingsOf(text)).toEqual([expect.stringMatching(/^x\.yaml:200006:3 \[duplicate-key\] duplicate key "k7"/)]);
+  });
+
+  it('tells a string key from a number key, as YAML does', () => {
+    expect(findingsOf('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  "1": a\n  1: b\n')).toEqual([]);
+  });
+});

@@ -3,6 +3,7 @@
  * ConfigMap (labelled app.kubernetes.io/component: falco-tuning), parsed with
  * positions mapped back to the manifest that carries it.
  */
+import { duplicateKeys } from '../duplicate-keys.ts';
 import { LineCounter, parseDocument } from 'yaml';
 import type { Resource } from '../manifest.ts';
 import { documentPositions, type Positions } from '../manifest.ts';
@@ -35,10 +36,11 @@ export interface TuningFile {
 /** Parses a Falco rules file; `toOuter` maps positions in it to the file it is embedded in. */
 export function parseTuning(file: string, key: string, text: string, toOuter: (p: LinePos) => LinePos = (p) => p): TuningFile {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
   const positions: Positions = documentPositions(doc, lineCounter);
   const at = (path: Path) => toOuter(positions.at(path, 'key'));
   const errors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, pos: toOuter(e.linePos?.[0] ?? { line: 1, col: 1 }) }));
+  if (errors.length === 0) errors.push(...duplicateKeys(doc, lineCounter).map((d) => ({ message: `duplicate key "${d.key}": Map keys must be unique`, pos: toOuter({ line: d.line, col: d.col }) })));
   const data = errors.length ? [] : doc.toJS({ maxAliasCount: 100 });
   const items: TuningItem[] = [];
   if (!errors.length && !Array.isArray(data)) errors.push({ message: 'a Falco rules file is a YAML list of rule, macro and list items', pos: at([]) });
