@@ -2,13 +2,14 @@
  * The gate: load, schema layer, policy layer, one result per resource.
  * Used by the CLI (gate/cli.ts), by the tests and by the benchmark.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { policyChecks } from '../checks/registry.ts';
 import { runPolicy } from './runner.ts';
 import type { PolicyCheck } from '../checks/kit.ts';
 import { byLocation, type Finding } from '../model/findings.ts';
-import { parseManifest, resourceKey, type ParsedFile, type Resource } from '../model/manifest.ts';
+import { resourceKey, type ParsedFile, type Resource } from '../model/manifest.ts';
+import { parseSource, readSource, type Source } from '../model/source.ts';
 import { isManifestPath, loadRepo, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';
 import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 
@@ -68,7 +69,15 @@ export function schemaLayer(): Promise<SchemaLayer> {
 
 interface Inputs {
   repoFiles?: Set<string>;
-  outside: { filename: string; read: () => string }[];
+  outside: { filename: string; read: () => Source }[];
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function collectInputs(paths: readonly string[], root: string, cwd: string, stdin?: () => string): Inputs {
@@ -76,20 +85,31 @@ function collectInputs(paths: readonly string[], root: string, cwd: string, stdi
   const outside: Inputs['outside'] = [];
   for (const raw of paths) {
     if (raw === '-') {
-      outside.push({ filename: 'stdin', read: () => (stdin ? stdin() : readFileSync(0, 'utf8')) });
+      outside.push({ filename: 'stdin', read: () => ({ text: stdin ? stdin() : readFileSync(0, 'utf8') }) });
       continue;
     }
     const abs = resolve(cwd, raw);
-    if (!existsSync(abs)) throw new UsageError(`no such file or directory: ${raw}`);
+    // lstat: a dangling or looping symlink exists, and readSource says what is wrong with it.
+    const entry = lstatOrUndefined(abs);
+    if (!entry) throw new UsageError(`no such file or directory: ${raw}`);
     const files = new Set<string>();
-    if (statSync(abs).isDirectory()) walkFiles(abs, '', files, new Set());
+    if (entry.isDirectory() || (entry.isSymbolicLink() && existsSync(abs) && statSync(abs).isDirectory())) walkFiles(abs, '', files, new Set());
     else files.add('');
     for (const f of files) {
       const full = f ? resolve(abs, f) : abs;
       if (f && !isManifestPath(f)) continue;
       const rel = relativeToRepo(root, full);
       if (rel && MANIFEST_ROOTS.some((r) => rel === r || rel.startsWith(`${r}/`))) repoFiles.add(rel);
-      else outside.push({ filename: f ? `${raw.replace(/\/+$/, '')}/${f}` : raw, read: () => readFileSync(full, 'utf8') });
+      else {
+        const filename = f ? `${raw.replace(/\/+$/, '')}/${f}` : raw;
+        outside.push({
+          filename,
+          read: () => {
+            const source = readSource(dirname(full), basename(full), false);
+            return 'text' in source ? source : { finding: { ...source.finding, file: filename } };
+          },
+        });
+      }
     }
   }
   return { repoFiles, outside };
@@ -177,7 +197,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     results.push(...(await evaluate(repo.parsed.filter((p) => keep(p.file)), findings.filter((f) => keep(f.file)), schemaOptions, options.onProgress)));
   }
   if (inputs.outside.length > 0) {
-    const parsed = inputs.outside.map((input) => parseManifest(input.filename, input.read()));
+    const parsed = inputs.outside.map((input) => parseSource(input.filename, input.read()));
     results.push(...(await evaluate(parsed, [], resolvedOptions(options), options.onProgress)));
   }
   return { resources: results, summary: summarize(results), policy };

@@ -85,7 +85,21 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Parses one manifest file. Nesting deeper than the parser's stack can take
+ * (thousands of brackets) is one finding at the top of the file, instead of
+ * "Maximum call stack size exceeded".
+ */
 export function parseManifest(file: string, text: string): ParsedFile {
+  try {
+    return parseManifestUnguarded(file, text);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return { file, resources: [], findings: [{ file, line: 1, col: 1, check: 'nesting-depth', message: 'nests deeper than the parser can take; no manifest needs this', fix: 'flatten the structure' }], text };
+  }
+}
+
+function parseManifestUnguarded(file: string, text: string): ParsedFile {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true });
   const resources: Resource[] = [];
@@ -95,7 +109,10 @@ export function parseManifest(file: string, text: string): ParsedFile {
     if (doc.errors.length > 0) {
       for (const err of doc.errors) {
         const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
-        findings.push({ file, line: pos.line, col: pos.col, check: 'yaml-syntax', message: err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), doc: index });
+        const message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+        // The parser catches its own stack overflow and reports it as a syntax error.
+        if (/Maximum call stack size exceeded/.test(message)) findings.push({ file, line: pos.line, col: pos.col, check: 'nesting-depth', message: 'nests deeper than the parser can take; no manifest needs this', fix: 'flatten the structure', doc: index });
+        else findings.push({ file, line: pos.line, col: pos.col, check: 'yaml-syntax', message, doc: index });
       }
       return;
     }

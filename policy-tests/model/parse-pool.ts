@@ -4,12 +4,13 @@
  * cost, and it is embarrassingly parallel: kubeconform parallelises the same
  * way. Small trees (this repository) parse on the main thread.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from './findings.ts';
 import { itemPositions, lazyPositions, parseManifest, type ParsedFile, type Resource } from './manifest.ts';
+import { parseSource, readSource } from './source.ts';
 
 export interface WorkerFile {
   file: string;
@@ -61,7 +62,10 @@ export function clearParseCache(): void {
   parsedCache.clear();
 }
 
-function parseCached(file: string, text: string): ParsedFile {
+function parseCached(root: string, file: string): ParsedFile {
+  const source = readSource(root, file);
+  if (!('text' in source)) return parseSource(file, source);
+  const text = source.text;
   const key = `${file}\0${text}`;
   let parsed = parsedCache.get(key);
   if (!parsed) {
@@ -73,15 +77,16 @@ function parseCached(file: string, text: string): ParsedFile {
 }
 
 export async function parseFiles(root: string, files: readonly string[], options: { parallel?: boolean } = {}): Promise<ParsedFile[]> {
-  const sized = files.map((file) => ({ file, size: statSync(join(root, file)).size }));
+  // lstat: a dangling or looping symlink has a size too, and readSource reports it.
+  const sized = files.map((file) => ({ file, size: lstatSync(join(root, file)).size }));
   const bytes = sized.reduce((sum, f) => sum + f.size, 0);
   const threads = Math.min(availableParallelism(), 8);
   const parallel = options.parallel ?? (bytes >= PARALLEL_THRESHOLD_BYTES && threads > 1);
-  if (!parallel) return files.map((file) => parseCached(file, readFileSync(join(root, file), 'utf8')));
+  if (!parallel) return files.map((file) => parseCached(root, file));
   // The main thread takes one share itself: one worker fewer to start, and its resources keep eager positions.
   const [mine = [], ...theirs] = shareBySize(sized, threads);
   const pending = Promise.all(theirs.map((share) => runWorker(root, share)));
-  const local = new Map(mine.map((file) => [file, parseManifest(file, readFileSync(join(root, file), 'utf8'))]));
+  const local = new Map(mine.map((file) => [file, parseSource(file, readSource(root, file))]));
   const remote = new Map((await pending).flat().map((r) => [r.file, r]));
   return files.map((file) => {
     const own = local.get(file);

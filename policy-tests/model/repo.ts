@@ -3,7 +3,7 @@
  * parsed once with positions, and the cluster facts. Policy checks are pure
  * functions of this value.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { LineCounter, parseDocument } from 'yaml';
 import { join, relative, sep } from 'node:path';
@@ -12,6 +12,8 @@ import { argoGlobMatch } from './glob.ts';
 import { documentPositions, type ParsedFile, type Positions, type Resource } from './manifest.ts';
 import { parseFiles } from './parse-pool.ts';
 import { duplicateKeys } from './duplicate-keys.ts';
+import type { Finding } from './findings.ts';
+import { readSource } from './source.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -96,6 +98,15 @@ export function parseDataFile(file: string, text: string): DataFile {
 
 function parseDataFileUncached(file: string, text: string): DataFile {
   if (file.endsWith('.toml')) return parseTomlFile(file, text);
+  try {
+    return parseYamlDataFile(file, text);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return { file, data: undefined, positions: { at: () => ({ line: 1, col: 1 }) }, errors: [`${file}:1:1: nests deeper than the parser can take`] };
+  }
+}
+
+function parseYamlDataFile(file: string, text: string): DataFile {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
@@ -131,7 +142,8 @@ export function walkFiles(root: string, dir: string, files: Set<string>, dirs: S
   for (const name of entries) {
     if (name.startsWith('.') || name === 'node_modules') continue;
     const rel = dir ? `${dir}/${name}` : name;
-    if (statSync(join(root, rel)).isDirectory()) walkFiles(root, rel, files, dirs);
+    // lstat: a symlink is never walked into (a loop would never end); as a file, readSource judges it.
+    if (lstatSync(join(root, rel)).isDirectory()) walkFiles(root, rel, files, dirs);
     else files.add(rel);
   }
 }
@@ -151,8 +163,16 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
   const dirs = new Set<string>();
   for (const r of MANIFEST_ROOTS) walkFiles(root, r, files, dirs);
   const isData = (f: string) => (isManifestPath(f) && isNonManifest(f)) || f.endsWith('.toml');
-  const data = new Map([...files].filter(isData).map((f) => [f, parseDataFile(f, readFileSync(join(root, f), 'utf8'))] as const));
-  return buildRepo(root, files, dirs, await parseFiles(root, manifestFilesOf(files), options), data);
+  const data = new Map<string, DataFile>();
+  const unreadable: Finding[] = [];
+  for (const file of [...files].filter(isData)) {
+    const source = readSource(root, file);
+    if ('text' in source) data.set(file, parseDataFile(file, source.text));
+    else unreadable.push(source.finding);
+  }
+  // A data file that must not be read is reported as a file that failed to parse, so its consumers see it missing.
+  const parsed = [...(await parseFiles(root, manifestFilesOf(files), options)), ...unreadable.map((finding) => ({ file: finding.file, resources: [], findings: [finding], text: '' }))];
+  return buildRepo(root, files, dirs, parsed, data);
 }
 
 export function relativeToRepo(root: string, absolute: string): string | undefined {

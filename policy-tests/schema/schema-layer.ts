@@ -148,6 +148,7 @@ export class SchemaLayer {
     }
     if (options.strict) this.findUnknownFields(resource, resource.object, schema.root, [], findings, key);
     if (key === 'batch/v1/CronJob') findings.push(...cronJobFindings(resource));
+    if (key === 'v1/ConfigMap' || key === 'v1/Secret') findings.push(...objectSizeFindings(resource));
     return { status: findings.length ? 'invalid' : 'valid', findings };
   }
 
@@ -176,6 +177,23 @@ export class SchemaLayer {
       this.findUnknownFields(resource, v, child, childPath, out, key);
     }
   }
+}
+
+/** The API server refuses a ConfigMap or Secret whose data (keys and values, base64 decoded) exceeds 1 MiB. */
+export const MAX_DATA_BYTES = 1024 * 1024;
+
+function objectSizeFindings(resource: Resource): Finding[] {
+  const o = resource.object as { data?: unknown; binaryData?: unknown; stringData?: unknown };
+  const entries = (value: unknown) => (value && typeof value === 'object' ? Object.entries(value as Record<string, unknown>) : []);
+  const text = (k: string, v: unknown) => Buffer.byteLength(k) + Buffer.byteLength(typeof v === 'string' ? v : String(v ?? ''));
+  const base64 = (k: string, v: unknown) => Buffer.byteLength(k) + Buffer.from(typeof v === 'string' ? v : '', 'base64').length;
+  const isSecret = resource.kind === 'Secret';
+  const bytes =
+    entries(o.data).reduce((sum, [k, v]) => sum + (isSecret ? base64(k, v) : text(k, v)), 0) +
+    entries(o.binaryData).reduce((sum, [k, v]) => sum + base64(k, v), 0) +
+    entries(o.stringData).reduce((sum, [k, v]) => sum + text(k, v), 0);
+  if (bytes <= MAX_DATA_BYTES) return [];
+  return [findingAt(resource, ['kind'], 'object-size', `${resource.apiVersion}/${resource.kind}: its data is ${bytes.toLocaleString('en-US')} bytes, over the API server's limit of 1 MiB (${MAX_DATA_BYTES.toLocaleString('en-US')} bytes)`, 'split the data, or mount it from a volume instead')];
 }
 
 /** A CronJob's schedule and time zone, in the dialect the API server parses them with. */

@@ -1,0 +1,96 @@
+/**
+ * Reading one file the way its consumer would, and refusing what it would
+ * refuse: symlinks that dangle, loop or leave the repository (Argo CD refuses
+ * out-of-repo links), anything but a regular file (a FIFO would hang the
+ * read), bytes that are not UTF-8 or hold a NUL, and `.json` files that are
+ * not strict JSON (Argo CD parses them as JSON, not YAML).
+ */
+import { closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { Finding } from './findings.ts';
+import { parseManifest, type ParsedFile } from './manifest.ts';
+
+export type Source = { text: string } | { finding: Finding };
+
+const FILE_TYPE_FIX = 'commit a regular file inside the repository instead';
+
+/** Where in the text a byte offset falls, 1-based. */
+function lineColOf(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, col: offset - before.lastIndexOf('\n') };
+}
+
+const insideRoot = (root: string, real: string) => {
+  const rel = relative(realpathSync(root), real);
+  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep);
+};
+
+/**
+ * Reads `file` (relative to `root`), or says in one finding why it must not
+ * be read. `confined`: a symlink must stay inside `root` (the repository; a
+ * file given on the command line from elsewhere is not confined).
+ */
+export function readSource(root: string, file: string, confined = true): Source {
+  const at = (check: string, message: string, fix = FILE_TYPE_FIX, line = 1, col = 1): Source => ({ finding: { file, line, col, check, message, fix } });
+  const path = join(root, file);
+  let link;
+  try {
+    link = lstatSync(path);
+  } catch (err) {
+    return at('file-type', `cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (link.isSymbolicLink()) {
+    let real: string;
+    try {
+      real = realpathSync(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return at('file-type', code === 'ELOOP' ? 'is a symlink loop' : 'is a dangling symlink (its target does not exist)');
+    }
+    if (confined && !insideRoot(root, real)) return at('file-type', 'is a symlink that points out of the repository; Argo CD refuses it');
+  }
+  if (!statSync(path).isFile()) return at('file-type', 'is not a regular file (a folder, FIFO, socket or device behind a manifest name); it is never read');
+  const fd = openSync(path, 'r');
+  let bytes: Buffer;
+  try {
+    const size = fstatSync(fd).size;
+    bytes = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, bytes, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    bytes = bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+  const nul = bytes.indexOf(0);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return at('encoding', 'is not valid UTF-8; the API server and Argo CD read manifests as UTF-8', 'save the file as UTF-8');
+  }
+  if (nul !== -1) {
+    const { line, col } = lineColOf(text, text.indexOf('\0'));
+    return at('encoding', 'holds a NUL byte', 'remove the NUL byte (a binary file, or a broken editor save)', line, col);
+  }
+  if (file.endsWith('.json')) {
+    try {
+      JSON.parse(text);
+    } catch (err) {
+      const message = (err as Error).message;
+      const position = /position (\d+)/.exec(message);
+      const { line, col } = position ? lineColOf(text, Number(position[1])) : { line: 1, col: 1 };
+      return at('json-strict', `is not strict JSON, and Argo CD parses .json files as JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '')}`, 'fix the JSON (no trailing comma, no comment, one value), or rename the file to .yaml', line, col);
+    }
+  }
+  return { text };
+}
+
+/** A file that must not be read, as a parsed file holding only its finding. */
+export function parseSource(file: string, source: Source): ParsedFile {
+  return 'text' in source ? parseManifest(file, source.text) : { file, resources: [], findings: [source.finding], text: '' };
+}

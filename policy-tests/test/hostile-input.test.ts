@@ -1,0 +1,95 @@
+/**
+ * Inputs the consumer would refuse, refused by the gate with one finding each
+ * instead of a pass, a hang or a stack trace: symlinks, FIFOs, bytes that are
+ * not UTF-8, a NUL, lax JSON, runaway nesting, an oversized ConfigMap.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { allFindings, runGate } from '../gate/gate.ts';
+import { formatFinding } from '../model/findings.ts';
+import { copyRepo, describeFindings, type RepoCopy } from './helpers.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'gate-hostile-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const CONFIGMAP = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: apps}\n';
+
+/** The gate on one file outside the repository: its findings, formatted. */
+async function gateOn(name: string, write: (path: string) => void | Promise<void>): Promise<string[]> {
+  const dir = mkdtempSync(join(scratch, 'case-'));
+  const path = join(dir, name);
+  await write(path);
+  const result = await runGate({ paths: [path], cwd: dir });
+  return allFindings(result).map((f) => formatFinding({ ...f, file: f.file.replace(`${dir}/`, '') }));
+}
+
+describe('inputs the consumer would refuse', () => {
+  it('a dangling symlink and a symlink loop', async () => {
+    expect(await gateOn('dangling.yaml', (p) => symlinkSync('missing.yaml', p))).toEqual([expect.stringMatching(/^dangling\.yaml:1:1 \[file-type\] is a dangling symlink/)]);
+    expect(await gateOn('loop.yaml', (p) => symlinkSync('loop.yaml', p))).toEqual([expect.stringMatching(/^loop\.yaml:1:1 \[file-type\] is a symlink loop/)]);
+  });
+
+  it('a FIFO named .yaml is refused without being opened (reading it would hang)', async () => {
+    const mkfifo = promisify(execFile);
+    expect(await gateOn('fifo.yaml', (p) => mkfifo('mkfifo', [p]).then(() => undefined))).toEqual([expect.stringMatching(/^fifo\.yaml:1:1 \[file-type\] is not a regular file/)]);
+  });
+
+  it('bytes that are not UTF-8, and a NUL byte', async () => {
+    expect(await gateOn('latin1.yaml', (p) => writeFileSync(p, Buffer.concat([Buffer.from(`${CONFIGMAP}data: {a: "`), Buffer.from([0xe9]), Buffer.from('"}\n')])))).toEqual([
+      expect.stringMatching(/^latin1\.yaml:1:1 \[encoding\] is not valid UTF-8/),
+    ]);
+    expect(await gateOn('nul.yaml', (p) => writeFileSync(p, `${CONFIGMAP}data: {a: "x\0y"}\n`))).toEqual([expect.stringMatching(/^nul\.yaml:4:13 \[encoding\] holds a NUL byte/)]);
+  });
+
+  it.each([
+    ['a trailing comma', '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"},}'],
+    ['YAML syntax', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n'],
+    ['two documents', '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}\n{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}}'],
+  ])('a .json manifest with %s (Argo CD parses .json strictly)', async (_what, text) => {
+    expect(await gateOn('m.json', (p) => writeFileSync(p, text))).toEqual([expect.stringMatching(/^m\.json:\d+:\d+ \[json-strict\] is not strict JSON/)]);
+  });
+
+  it('nesting deeper than the parser can take is one finding, not a stack trace', async () => {
+    const deep = `${CONFIGMAP}data: {a: ${'['.repeat(20_000)}${']'.repeat(20_000)}}\n`;
+    expect(await gateOn('deep.yaml', (p) => writeFileSync(p, deep))).toEqual([expect.stringMatching(/^deep\.yaml:\d+:\d+ \[nesting-depth\] nests deeper than the parser can take/)]);
+  });
+
+  it('a ConfigMap or Secret over 1 MiB of data, and one just under it', async () => {
+    const big = 'x'.repeat(1024 * 1024);
+    expect(await gateOn('big.yaml', (p) => writeFileSync(p, `${CONFIGMAP}data:\n  blob: ${big}\n`))).toEqual([expect.stringMatching(/^big\.yaml:2:7 \[object-size\] v1\/ConfigMap: its data is 1,048,580 bytes, over the API server's limit of 1 MiB/)]);
+    expect(await gateOn('fits.yaml', (p) => writeFileSync(p, `${CONFIGMAP}data:\n  blob: ${big.slice(0, 1024 * 1024 - 4)}\n`))).toEqual([]);
+    const secret = Buffer.alloc(1024 * 1024 + 1).toString('base64');
+    expect(await gateOn('secret.yaml', (p) => writeFileSync(p, `apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: apps}\ndata:\n  k: ${secret}\n`))).toEqual([expect.stringMatching(/^secret\.yaml:2:7 \[object-size\] v1\/Secret: its data is 1,048,578 bytes/)]);
+  });
+});
+
+describe('symlinks in the repository', () => {
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+  });
+  afterEach(() => {
+    rmSync(join(copy.root, 'apps/media/sonarr/escape.yaml'), { force: true });
+    rmSync(join(copy.root, 'apps/media/sonarr/inside.yaml'), { force: true });
+  });
+  afterAll(() => copy?.remove());
+
+  it('a symlink that points out of the repository is refused, as Argo CD refuses it', async () => {
+    const outside = join(scratch, 'outside.yaml');
+    writeFileSync(outside, `${CONFIGMAP.replace('apps', 'media')}`);
+    symlinkSync(outside, join(copy.root, 'apps/media/sonarr/escape.yaml'));
+    const findings = await copy.gate();
+    expect(findings.map(formatFinding), describeFindings(findings)).toEqual([expect.stringMatching(/^apps\/media\/sonarr\/escape\.yaml:1:1 \[file-type\] is a symlink that points out of the repository/)]);
+  });
+
+  it('a symlink loop inside the repository gives a finding, not a stack trace', async () => {
+    symlinkSync('inside.yaml', join(copy.root, 'apps/media/sonarr/inside.yaml'));
+    mkdirSync(join(copy.root, 'apps/media/sonarr'), { recursive: true });
+    const findings = await copy.gate();
+    expect(findings.map(formatFinding), describeFindings(findings)).toEqual([expect.stringMatching(/^apps\/media\/sonarr\/inside\.yaml:1:1 \[file-type\] is a symlink loop/)]);
+  });
+});
