@@ -12,6 +12,7 @@ import { argoGlobMatch } from './glob.ts';
 import { documentPositions, type ParsedFile, type Positions, type Resource } from './manifest.ts';
 import { parseFiles } from './parse-pool.ts';
 import { duplicateKeys } from './duplicate-keys.ts';
+import { yaml11Ambiguities } from './yaml11.ts';
 import type { Finding } from './findings.ts';
 import { readSource } from './source.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
@@ -59,6 +60,8 @@ export interface DataFile {
   positions: Positions;
   /** Parse errors, reported by the checks that read the file. */
   errors: string[];
+  /** For Helm values files: plain scalars Helm (YAML 1.1) reads differently from this gate (YAML 1.2). */
+  ambiguities?: { line: number; col: number; message: string }[];
 }
 
 /**
@@ -111,8 +114,12 @@ function parseYamlDataFile(file: string, text: string): DataFile {
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
   if (errors.length === 0) errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
-  return { file, data: errors.length ? undefined : doc.toJS({ maxAliasCount: 100 }), positions: documentPositions(doc, lineCounter), errors };
+  const ambiguities = isHelmValues(file) && errors.length === 0 ? yaml11Ambiguities(doc, lineCounter) : [];
+  return { file, data: errors.length ? undefined : doc.toJS({ maxAliasCount: 100 }), positions: documentPositions(doc, lineCounter), errors, ...(ambiguities.length ? { ambiguities } : {}) };
 }
+
+/** Helm values files: the only data files a YAML 1.1 reader consumes. */
+export const isHelmValues = (file: string) => argoGlobMatch(NON_MANIFEST_PATTERNS[0]!.pattern, file);
 
 export function isManifestPath(path: string): boolean {
   return MANIFEST_EXTENSIONS.some((ext) => path.endsWith(ext));
@@ -167,11 +174,17 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
   const unreadable: Finding[] = [];
   for (const file of [...files].filter(isData)) {
     const source = readSource(root, file);
-    if ('text' in source) data.set(file, parseDataFile(file, source.text));
-    else unreadable.push(source.finding);
+    if (!('text' in source)) {
+      unreadable.push(source.finding);
+      continue;
+    }
+    const parsed = parseDataFile(file, source.text);
+    data.set(file, parsed);
+    for (const a of parsed.ambiguities ?? []) unreadable.push({ file, line: a.line, col: a.col, check: 'yaml-1.1-scalar', message: a.message, fix: 'quote it, or write the value YAML 1.1 and 1.2 agree on' });
   }
-  // A data file that must not be read is reported as a file that failed to parse, so its consumers see it missing.
-  const parsed = [...(await parseFiles(root, manifestFilesOf(files), options)), ...unreadable.map((finding) => ({ file: finding.file, resources: [], findings: [finding], text: '' }))];
+  // Data-file findings (unreadable, or read differently by Helm) travel as files with findings and no resources.
+  const byFile = Map.groupBy(unreadable, (f) => f.file);
+  const parsed = [...(await parseFiles(root, manifestFilesOf(files), options)), ...[...byFile].map(([file, findings]) => ({ file, resources: [], findings, text: '' }))];
   return buildRepo(root, files, dirs, parsed, data);
 }
 

@@ -11,6 +11,7 @@ export const LAYER_CHECKS: readonly LayerCheck[] = [
   { id: 'encoding', layer: 'loader', description: 'The file is UTF-8 with no NUL byte.' },
   { id: 'json-strict', layer: 'loader', description: 'A .json file is strict JSON, one value, no trailing comma or comment: Argo CD parses it as JSON.' },
   { id: 'nesting-depth', layer: 'loader', description: 'No document nests deeper than the parser can take.' },
+  { id: 'yaml-1.1-scalar', layer: 'loader', description: 'No plain scalar that Helm and Kubernetes (YAML 1.1) read differently from YAML 1.2: yes, no, on, off, y, n, or an octal such as 0755, in manifests and Helm values.' },
   { id: 'duplicate-key', layer: 'loader', description: 'No mapping repeats a key (the last one would silently win).' },
   { id: 'manifest-shape', layer: 'loader', description: 'Every non-blank document is an object with a non-empty apiVersion and kind.' },
   { id: 'schema', layer: 'schema', description: 'The resource matches the schema of its apiVersion/kind: types, required fields, enums.' },

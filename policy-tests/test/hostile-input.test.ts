@@ -93,3 +93,27 @@ describe('symlinks in the repository', () => {
     expect(findings.map(formatFinding), describeFindings(findings)).toEqual([expect.stringMatching(/^apps\/media\/sonarr\/inside\.yaml:1:1 \[file-type\] is a symlink loop/)]);
   });
 });
+
+describe('scalars YAML 1.1 and 1.2 read differently', () => {
+  it('immutable: yes is what Kubernetes accepts (true), and still a finding, because the gate would otherwise guess', async () => {
+    const findings = await gateOn('cm.yaml', (p) => writeFileSync(p, `${CONFIGMAP}immutable: yes\ndata: {mode: "0755"}\n`));
+    expect(findings).toEqual([expect.stringMatching(/^cm\.yaml:4:12 \[yaml-1\.1-scalar\] plain yes is the boolean true to Helm and Kubernetes \(YAML 1\.1\)/)]);
+  });
+
+  it('an octal such as 0644 is flagged with both readings', async () => {
+    const findings = await gateOn('cm.yaml', (p) => writeFileSync(p, `apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: apps}\nspec:\n  containers: [{name: c, image: "busybox:1.37.0"}]\n  volumes:\n    - name: v\n      configMap: {name: a, defaultMode: 0644}\n`));
+    expect(findings).toEqual([expect.stringMatching(/\[yaml-1\.1-scalar\] plain 0644 is octal \(420\) to Helm and Kubernetes \(YAML 1\.1\) but decimal 644 in YAML 1\.2/)]);
+  });
+
+  it('in Helm values, collectors.kubernetes.enabled: yes is the true Helm sees: the Falco check judges it, and the scalar is a finding', async () => {
+    const copy = copyRepo();
+    try {
+      copy.write('security/falco/values.yaml', copy.read('security/falco/values.yaml').replace('collectors:\n  kubernetes:\n    enabled: false\n', 'collectors:\n  kubernetes:\n    enabled: yes\n'));
+      const findings = await copy.gate();
+      expect([...new Set(findings.map((f) => f.check))].sort(), describeFindings(findings)).toEqual(['falco-sensor', 'yaml-1.1-scalar']);
+      expect(findings.find((f) => f.check === 'yaml-1.1-scalar')).toMatchObject({ file: 'security/falco/values.yaml', line: 15, col: 14 });
+    } finally {
+      copy.remove();
+    }
+  });
+});

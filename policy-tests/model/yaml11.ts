@@ -1,0 +1,39 @@
+/**
+ * Scalars that mean one thing to this gate and another to the file's
+ * consumer. The gate reads YAML 1.2; Helm (values files) and the API server
+ * behind kubectl and Argo CD (manifests) read YAML 1.1 through go-yaml v2,
+ * where a plain yes, no, on, off, y or n is a boolean and a plain 0755 is
+ * octal. Such a scalar is a finding; and the document is changed to the
+ * consumer's reading, so every check judges what Helm or the API server sees.
+ */
+import { isScalar, Scalar, visit, type Document, type LineCounter } from 'yaml';
+
+const BOOLEAN_11 = /^(y|Y|yes|Yes|YES|on|On|ON|n|N|no|No|NO|off|Off|OFF)$/;
+const TRUE_11 = /^(y|Y|yes|Yes|YES|on|On|ON)$/;
+const OCTAL_11 = /^[-+]?0[0-7]+$/;
+
+export interface Ambiguity {
+  line: number;
+  col: number;
+  message: string;
+}
+
+/** Every plain scalar (key or value) of `doc` that YAML 1.1 and 1.2 read differently; each is set to its YAML 1.1 value. */
+export function yaml11Ambiguities(doc: Document, lineCounter: LineCounter): Ambiguity[] {
+  const out: Ambiguity[] = [];
+  visit(doc, {
+    Scalar(_, node) {
+      if (!isScalar(node) || node.type !== Scalar.PLAIN || !node.source) return;
+      const source = node.source;
+      const at = lineCounter.linePos(node.range?.[0] ?? 0);
+      if (BOOLEAN_11.test(source)) {
+        node.value = TRUE_11.test(source);
+        out.push({ ...at, message: `plain ${source} is the boolean ${TRUE_11.test(source)} to Helm and Kubernetes (YAML 1.1) but the string "${source}" in YAML 1.2; write ${TRUE_11.test(source)} or "${source}"` });
+      } else if (OCTAL_11.test(source)) {
+        node.value = Number.parseInt(source, 8);
+        out.push({ ...at, message: `plain ${source} is octal (${Number.parseInt(source, 8)}) to Helm and Kubernetes (YAML 1.1) but decimal ${Number(source)} in YAML 1.2; write 0o${source.replace(/^([-+]?)0/, '$1')} or ${Number.parseInt(source, 8)}` });
+      }
+    },
+  });
+  return out;
+}
