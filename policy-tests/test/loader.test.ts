@@ -6,9 +6,9 @@ const findingsOf = (text: string, file = 'x.yaml') => parseManifest(file, text).
 
 describe('loader', () => {
   it('reads multi-document YAML, skipping blank and comment-only documents', () => {
-    const parsed = parseManifest('m.yaml', '# header comment\n---\n---\n# only a comment\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: n\n');
+    const parsed = parseManifest('m.yaml', '# header comment\n---\n---\n# only a comment\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: ns\n');
     expect(parsed.findings).toEqual([]);
-    expect(parsed.resources.map((r) => [r.name, r.namespace, r.doc])).toEqual([['a', undefined, 2], ['b', 'n', 3]]);
+    expect(parsed.resources.map((r) => [r.name, r.namespace, r.doc])).toEqual([['a', undefined, 2], ['b', 'ns', 3]]);
   });
 
   it('reads JSON manifests with the same parser and positions', () => {

@@ -44,7 +44,7 @@ describe('schema layer: strict by default', () => {
   });
 
   it('rejects unknown fields on CRDs from the model packages (Argo CD, prometheus-operator)', async () => {
-    const app = await check('apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  project: p\n  destination: {server: "https://kubernetes.default.svc", namespace: n}\n  source: {repoURL: "https://x", targetRevision: main, path: ".", recurse: true}\n');
+    const app = await check('apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  project: p\n  destination: {server: "https://kubernetes.default.svc", namespace: ns}\n  source: {repoURL: "https://x", targetRevision: main, path: ".", recurse: true}\n');
     expect(app.findings).toEqual([expect.stringMatching(/^t\.yaml:8:\d+ \[unknown-field\] .*"spec\.source\.recurse"/)]);
     const sm = await check('apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: s\nspec:\n  selector: {}\n  endpoints:\n    - port: metrics\n      intervall: 30s\n');
     expect(sm.findings).toEqual([expect.stringMatching(/^t\.yaml:9:7 \[unknown-field\] .*"spec\.endpoints\.0\.intervall" \(did you mean "interval"\?\)/)]);
