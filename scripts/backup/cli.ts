@@ -1,5 +1,4 @@
-/** What the four backup commands share: the repository root, options from the environment, and one-line failures. */
-import { oneLine } from './exec.ts';
+/** What the four backup commands share: the repository root, options from the environment, and their names in errors. */
 import type { BackupOptions } from './run.ts';
 
 /** The repository root (or, in the backup image, the folder holding the bundled scripts' targets files). */
@@ -10,12 +9,14 @@ export function optionsFromEnv(env = process.env): BackupOptions {
   return { backupDir: env.BACKUP_DIR, sourceRoot: env.BACKUP_SOURCE_ROOT, env };
 }
 
-/** Runs a command's body; any error becomes one line on stderr and exit status 1. */
-export async function main(command: string, body: () => Promise<number>): Promise<void> {
-  try {
-    process.exitCode = await body();
-  } catch (err) {
-    process.stderr.write(`${command}: ${oneLine(err)}\n`);
-    process.exitCode = 1;
-  }
-}
+/** "backup sonarr": the command and its target, so a line in a job log says which target failed. */
+export const nameWithTarget = (command: string, argv: readonly string[]) => {
+  const target = argv.find((a) => !a.startsWith('-'));
+  return target ? `${command} ${target}` : command;
+};
+
+export const ENV_HELP = `Environment: BACKUP_DIR (where the backups live); RESTIC_REPOSITORY and
+RESTIC_PASSWORD (the off-site copy); BACKUP_SOURCE_ROOT (prefix of the SQLite
+paths when not run in the app's pod); PGHOST, PGPORT, PGUSER, PGPASSWORD
+(PostgreSQL targets); TALOS_NODE, TALOSCONFIG (etcd); BACKUP_REPO_ROOT (where
+the backup-targets files are, in the image).`;

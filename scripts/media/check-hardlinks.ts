@@ -1,15 +1,15 @@
 /**
  * A chore for the share: are seeding torrents and library files really the
  * same file (hardlinks), and is any torrent stopped or missing its files?
- *   npm run check-hardlinks -- /data [--qbittorrent http://qbittorrent:8080]
+ *   npm run check-hardlinks -- /data --qbittorrent http://qbittorrent:8080
  * qBittorrent credentials: MEDIA_QBITTORRENT_USERNAME / MEDIA_QBITTORRENT_PASSWORD.
- * Exit 0 when all is well, 1 when something needs a look, 2 when the path or qBittorrent is unreachable.
+ * Exit 0 when all is well, 1 when something needs a look or qBittorrent gives
+ * no answer, 2 for a wrong argument (a folder that is not the share, no URL).
  */
 import { readdirSync, statSync, type Stats } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
 import { QbtClient } from './qbittorrent.ts';
-import { Unreachable } from './http.ts';
 
 export const LIBRARY_FOLDERS = ['series', 'movies', 'movies-4k', 'courses', 'youtube'];
 export const COMPLETED = 'torrents/completed';
@@ -23,8 +23,10 @@ function walk(dir: string, out: FileInfo[] = []): FileInfo[] {
   let names: string[] = [];
   try {
     names = readdirSync(dir);
-  } catch {
-    return out;
+  } catch (err) {
+    // A library folder the share does not have is empty; any other error (permissions) must not read as "all clear".
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return out;
+    throw err;
   }
   for (const name of names) {
     const path = join(dir, name);
@@ -70,37 +72,54 @@ export async function stuckTorrents(client: QbtClient): Promise<{ name: string; 
   return torrents.filter((t) => BAD_STATES.includes(t.state)).map((t) => ({ name: t.name, state: t.state }));
 }
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { qbittorrent: { type: 'string' } } });
-  const root = positionals[0];
-  if (!root) {
-    out('usage: check-hardlinks <share root, e.g. /data> [--qbittorrent <url>]');
-    return 2;
-  }
-  try {
-    if (!statSync(root).isDirectory()) throw new Error('not a directory');
-  } catch (err) {
-    out(`check-hardlinks: ${root} is not readable: ${(err as Error).message}`);
-    return 2;
-  }
-  const report = checkShare(root);
-  for (const n of report.notLinked) out(`NOT LINKED: ${n.torrent} and ${n.library} are separate copies (expected one file, link count 2)`);
-  for (const u of report.unimported) out(`UNIMPORTED: ${u} is seeding but no library file links to it`);
-  let problems = report.notLinked.length + report.unimported.length;
-  if (values.qbittorrent) {
+/** Whether `root` is the media share: its torrents folder and at least one library folder. */
+function shareProblem(root: string): string | undefined {
+  const isDir = (p: string) => {
     try {
-      const stuck = await stuckTorrents(new QbtClient(values.qbittorrent, env.MEDIA_QBITTORRENT_USERNAME ?? '', env.MEDIA_QBITTORRENT_PASSWORD ?? ''));
-      for (const t of stuck) out(`TORRENT ${t.state}: ${t.name}`);
-      problems += stuck.length;
-    } catch (err) {
-      if (!(err instanceof Unreachable)) throw err;
-      out(`check-hardlinks: qBittorrent ${err.message}`);
-      return 2;
+      return statSync(p).isDirectory();
+    } catch {
+      return false;
     }
-  }
-  out(problems ? `${problems} problem(s)` : 'all seeding torrents are hardlinked into the library; no stopped or missing torrents');
-  return problems ? 1 : 0;
+  };
+  if (!isDir(root)) return `${root} is not a readable folder`;
+  const lacks = !isDir(join(root, COMPLETED)) ? COMPLETED : LIBRARY_FOLDERS.some((f) => isDir(join(root, f))) ? undefined : 'library';
+  return lacks && `${root} is not the media share: it has no ${lacks} folder (the share holds ${COMPLETED} and ${LIBRARY_FOLDERS.join(', ')})`;
+}
+
+export function main(argv: string[], env: NodeJS.ProcessEnv, io?: CommandIo): Promise<number> {
+  const out = (line: string) => (io ? io.stdout(`${line}\n`) : process.stdout.write(`${line}\n`));
+  return runCommand(
+    {
+      name: 'check-hardlinks',
+      usage: 'check-hardlinks <share root, e.g. /data> --qbittorrent <url>',
+      help: `Checks that every seeding torrent under ${COMPLETED} is the same file as its
+library copy (a hardlink), and asks qBittorrent which torrents are stopped or
+missing their files. The URL may come from MEDIA_QBITTORRENT_URL instead;
+credentials from MEDIA_QBITTORRENT_USERNAME and MEDIA_QBITTORRENT_PASSWORD.
+Exit 0 when all is well, 1 when something needs a look or qBittorrent gives no
+answer, 2 for a wrong argument (including a folder that is not the share).`,
+      options: { qbittorrent: { type: 'string' } },
+      positionals: { min: 1, max: 1 },
+      async run({ values, positionals: [root] }) {
+        const url = (values.qbittorrent as string | undefined) ?? env.MEDIA_QBITTORRENT_URL;
+        // Without qBittorrent nothing says which torrents are stuck: an all-clear would be a guess.
+        if (!url) throw new UsageError('--qbittorrent <url> (or MEDIA_QBITTORRENT_URL) is required: only qBittorrent knows which torrents are stuck');
+        const problem = shareProblem(root!);
+        if (problem) throw new UsageError(problem);
+        const report = checkShare(root!);
+        for (const n of report.notLinked) out(`NOT LINKED: ${n.torrent} and ${n.library} are separate copies (expected one file, link count 2)`);
+        for (const u of report.unimported) out(`UNIMPORTED: ${u} is seeding but no library file links to it`);
+        const stuck = await stuckTorrents(new QbtClient(url, env.MEDIA_QBITTORRENT_USERNAME ?? '', env.MEDIA_QBITTORRENT_PASSWORD ?? ''));
+        for (const t of stuck) out(`TORRENT ${t.state}: ${t.name}`);
+        const problems = report.notLinked.length + report.unimported.length + stuck.length;
+        out(problems ? `${problems} problem(s)` : 'all seeding torrents are hardlinked into the library; qBittorrent reports no stopped or missing torrents');
+        return problems ? 1 : 0;
+      },
+    },
+    argv,
+    io,
+  );
 }
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
-if (isMain) process.exitCode = await main(process.argv.slice(2), process.env, (l) => process.stdout.write(`${l}\n`));
+if (isMain) process.exitCode = await main(process.argv.slice(2), process.env);

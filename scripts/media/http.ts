@@ -18,7 +18,7 @@ export class HttpClient {
         signal: AbortSignal.timeout(10_000),
       });
     } catch (err) {
-      throw new Unreachable(`${this.base} is unreachable: ${(err as Error).message}`);
+      throw new Unreachable(`${this.base} is unreachable: ${(err as Error).message}`, { cause: err });
     }
     const text = await response.text();
     if (response.status === 401 || response.status === 403) throw new Unreachable(`${this.base} refused the API key (HTTP ${response.status})`);

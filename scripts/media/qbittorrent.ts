@@ -25,7 +25,7 @@ export class QbtClient {
         signal: AbortSignal.timeout(10_000),
       });
     } catch (err) {
-      throw new Unreachable(`${this.base} is unreachable: ${(err as Error).message}`);
+      throw new Unreachable(`${this.base} is unreachable: ${(err as Error).message}`, { cause: err });
     }
   }
 

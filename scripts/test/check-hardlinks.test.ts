@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkShare, main } from '../media/check-hardlinks.ts';
+import { freePort } from './backup-helpers.ts';
 import { qbittorrentFake, type Fake } from './media-fakes.ts';
+
+/** Collects what a command prints, by stream, one entry per line. */
+function capture() {
+  const lines = { stdout: [] as string[], stderr: [] as string[] };
+  const io = { stdout: (t: string) => lines.stdout.push(...t.replace(/\n$/, '').split('\n')), stderr: (t: string) => lines.stderr.push(...t.replace(/\n$/, '').split('\n')) };
+  return { io, lines };
+}
 
 let root: string;
 let qbt: Fake | undefined;
@@ -41,10 +49,10 @@ describe('check-hardlinks', () => {
       { hash: 'b', name: 'Old.Film', state: 'stoppedUP' },
       { hash: 'c', name: 'Gone', state: 'missingFiles' },
     ];
-    const lines: string[] = [];
-    const code = await main([root, '--qbittorrent', qbt.url], { MEDIA_QBITTORRENT_USERNAME: 'admin', MEDIA_QBITTORRENT_PASSWORD: 'secret' }, (l) => lines.push(l));
+    const { io, lines } = capture();
+    const code = await main([root, '--qbittorrent', qbt.url], { MEDIA_QBITTORRENT_USERNAME: 'admin', MEDIA_QBITTORRENT_PASSWORD: 'secret' }, io);
     expect(code).toBe(1);
-    expect(lines).toEqual([
+    expect(lines.stdout).toEqual([
       'NOT LINKED: torrents/completed/Film.2020.mkv and movies/Film (2020)/Film.2020.mkv are separate copies (expected one file, link count 2)',
       'TORRENT stoppedUP: Old.Film',
       'TORRENT missingFiles: Gone',
@@ -52,12 +60,36 @@ describe('check-hardlinks', () => {
     ]);
   });
 
-  it('exits 0 on a clean share, and 2 when the share or qBittorrent is unreachable', async () => {
+  it('exits 0 on a clean share, only after qBittorrent answered', async () => {
     rmSync(join(root, 'movies'), { recursive: true });
     rmSync(join(root, 'torrents/completed/Film.2020.mkv'));
-    const lines: string[] = [];
-    expect(await main([root], {}, (l) => lines.push(l))).toBe(0);
-    expect(await main([join(root, 'nope')], {}, (l) => lines.push(l))).toBe(2);
-    expect(await main([root, '--qbittorrent', 'http://127.0.0.1:9'], {}, (l) => lines.push(l))).toBe(2);
+    qbt = await qbittorrentFake('admin', 'secret', {});
+    qbt.state.torrents = [{ hash: 'a', name: 'Show.S01', state: 'uploading' }];
+    const { io, lines } = capture();
+    expect(await main([root, '--qbittorrent', qbt.url], { MEDIA_QBITTORRENT_USERNAME: 'admin', MEDIA_QBITTORRENT_PASSWORD: 'secret' }, io)).toBe(0);
+    expect(lines.stdout).toEqual(['all seeding torrents are hardlinked into the library; qBittorrent reports no stopped or missing torrents']);
+  });
+
+  it('fails loudly on a folder that is not the share, and never reports all clear without asking qBittorrent', async () => {
+    const notShare = mkdtempSync(join(tmpdir(), 'not-a-share-'));
+    try {
+      const { io, lines } = capture();
+      expect(await main([notShare, '--qbittorrent', 'http://127.0.0.1:9'], {}, io)).toBe(2);
+      expect(lines.stderr).toEqual([`check-hardlinks: ${notShare} is not the media share: it has no torrents/completed folder (the share holds torrents/completed and series, movies, movies-4k, courses, youtube) (usage: check-hardlinks <share root, e.g. /data> --qbittorrent <url>)`]);
+      const noUrl = capture();
+      expect(await main([root], {}, noUrl.io)).toBe(2);
+      expect(noUrl.lines.stderr).toEqual([expect.stringMatching(/^check-hardlinks: --qbittorrent <url> \(or MEDIA_QBITTORRENT_URL\) is required/)]);
+      expect(noUrl.lines.stdout).toEqual([]);
+    } finally {
+      rmSync(notShare, { recursive: true, force: true });
+    }
+  });
+
+  it('exits 1 naming the cause when qBittorrent gives no answer', async () => {
+    const { io, lines } = capture();
+    const closed = await freePort();
+    expect(await main([root, '--qbittorrent', `http://127.0.0.1:${closed}`], {}, io)).toBe(1);
+    expect(lines.stderr).toEqual([expect.stringMatching(/^check-hardlinks: .*connection refused \(ECONNREFUSED/)]);
+    expect(lines.stdout.some((l) => /all seeding/.test(l))).toBe(false);
   });
 });

@@ -1,17 +1,27 @@
-/**
- * npm run backup -- <target>
- * Env: BACKUP_DIR, RESTIC_REPOSITORY, RESTIC_PASSWORD; BACKUP_SOURCE_ROOT when
- * not run inside the app's pod; PGHOST/PGPORT/PGUSER/PGPASSWORD for PostgreSQL
- * targets; TALOS_NODE for etcd.
- */
-import { main, optionsFromEnv, REPO_ROOT } from '../cli.ts';
-import { runBackup } from '../run.ts';
+/** npm run backup -- <target>: one consistent, verified, compressed copy, published locally and copied off-site. */
 import { loadTarget } from '../../../policy-tests/model/backup-targets.ts';
+import { runCommand } from '../../lib/command.ts';
+import { ENV_HELP, nameWithTarget, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { runBackup } from '../run.ts';
 
-const [name] = process.argv.slice(2);
-await main(`backup ${name ?? ''}`.trim(), async () => {
-  if (!name) throw new Error('usage: backup <target>');
-  const { path, pruned } = await runBackup(loadTarget(REPO_ROOT, name), optionsFromEnv());
-  process.stdout.write(`backup ${name}: ${path}${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}\n`);
-  return 0;
-});
+const argv = process.argv.slice(2);
+process.exitCode = await runCommand(
+  {
+    name: nameWithTarget('backup', argv),
+    usage: 'backup <target>',
+    help: `Takes a consistent copy of one declared target (SQLite, PostgreSQL or etcd),
+verifies it, publishes it under BACKUP_DIR/<target>/<UTC time>, and copies it
+into restic; then applies the 14-day retention to both.
+Exit 0 when both copies are made, 1 with one line when anything fails.
+
+${ENV_HELP}`,
+    options: {},
+    positionals: { min: 1, max: 1 },
+    async run({ positionals: [name] }) {
+      const { path, pruned } = await runBackup(loadTarget(REPO_ROOT, name!), optionsFromEnv());
+      process.stdout.write(`backup ${name}: ${path}${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}\n`);
+      return 0;
+    },
+  },
+  argv,
+);

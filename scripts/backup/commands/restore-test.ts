@@ -5,20 +5,37 @@
  * CronJob, that exit status is what the RestoreTestFailed alert reads
  * (kube_cronjob_status_last_successful_time of the CronJob `restore-test`).
  */
-import { main, optionsFromEnv, REPO_ROOT } from '../cli.ts';
-import { restoreTest } from '../restore.ts';
 import { loadTargets } from '../../../policy-tests/model/backup-targets.ts';
+import { runCommand, UsageError } from '../../lib/command.ts';
+import { ENV_HELP, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { restoreTest } from '../restore.ts';
 
-await main('restore-test', async () => {
-  const targets = loadTargets(REPO_ROOT);
-  const names = process.argv.slice(2).length ? process.argv.slice(2) : [...targets.keys()];
-  const options = optionsFromEnv();
-  let failed = 0;
-  for (const name of names) {
-    const target = targets.get(name);
-    const problems = target ? await restoreTest(target, options) : [`${name}: unknown target`];
-    process.stdout.write(problems.length ? `FAIL ${problems[0]}\n` : `PASS ${name}\n`);
-    if (problems.length) failed++;
-  }
-  return failed ? 1 : 0;
-});
+const argv = process.argv.slice(2);
+process.exitCode = await runCommand(
+  {
+    name: 'restore-test',
+    usage: 'restore-test [target...]',
+    help: `The monthly drill: restores the newest backup of each target (every declared
+target by default) into scratch space and checks it carries the sentinel the
+backup wrote. One line per target, PASS or FAIL; exit 1 when any fails.
+
+${ENV_HELP}`,
+    options: {},
+    positionals: { min: 0, max: Infinity },
+    async run({ positionals }) {
+      const targets = loadTargets(REPO_ROOT);
+      const unknown = positionals.filter((n) => !targets.has(n));
+      if (unknown.length) throw new UsageError(`unknown target ${unknown.join(', ')}; declared: ${[...targets.keys()].join(', ')}`);
+      const names = positionals.length ? positionals : [...targets.keys()];
+      const options = optionsFromEnv();
+      let failed = 0;
+      for (const name of names) {
+        const problems = await restoreTest(targets.get(name)!, options);
+        process.stdout.write(problems.length ? `FAIL ${problems[0]}\n` : `PASS ${name}\n`);
+        if (problems.length) failed++;
+      }
+      return failed ? 1 : 0;
+    },
+  },
+  argv,
+);

@@ -9,20 +9,34 @@
  * Env: BACKUP_DIR; BACKUP_SOURCE_ROOT when not run where the volume is mounted;
  * KUBECTL; PG* for PostgreSQL targets; RESTORE_OUT_DIR for etcd.
  */
-import { parseArgs } from 'node:util';
-import { main, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { loadTarget } from '../../../policy-tests/model/backup-targets.ts';
+import { runCommand } from '../../lib/command.ts';
+import { ENV_HELP, nameWithTarget, optionsFromEnv, REPO_ROOT } from '../cli.ts';
 import { kubectlScaler, restore } from '../restore.ts';
 import { RETENTION_DAYS } from '../store.ts';
-import { loadTarget } from '../../../policy-tests/model/backup-targets.ts';
 
-await main('restore', async () => {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { from: { type: 'string', default: 'latest' }, 'dry-run': { type: 'boolean', default: false }, 'app-stopped': { type: 'boolean', default: false } } });
-  const [name] = positionals;
-  if (!name || positionals.length > 1) throw new Error('usage: restore <target> [--from latest|<timestamp>] [--dry-run] [--app-stopped]');
-  const target = loadTarget(REPO_ROOT, name);
-  const say = (line: string) => process.stdout.write(`restore ${name}: ${line}\n`);
-  const result = await restore(target, { ...optionsFromEnv(), from: values.from, dryRun: values['dry-run'], scaler: values['app-stopped'] ? undefined : kubectlScaler(target), log: say });
-  say(values['dry-run'] ? `dry run of ${result.backup}, nothing changed` : `restored ${result.backup} (${result.replaced.join(', ')})`);
-  if (result.undo.length) say(`undo copies, kept ${RETENTION_DAYS} days: ${result.undo.join(', ')}`);
-  return 0;
-});
+const argv = process.argv.slice(2);
+process.exitCode = await runCommand(
+  {
+    name: nameWithTarget('restore', argv),
+    usage: 'restore <target> [--from latest|<backup name or ISO time>] [--dry-run] [--app-stopped]',
+    help: `Verifies the chosen backup and refuses a corrupt one (live data untouched),
+scales the app to zero, swaps the data in atomically keeping an undo copy, and
+scales the app back. --app-stopped: the operator stopped the app already
+(a restore run in a pod that mounts the volume, without kubectl).
+
+${ENV_HELP} KUBECTL; RESTORE_OUT_DIR (etcd).`,
+    options: { from: { type: 'string', default: 'latest' }, 'dry-run': { type: 'boolean', default: false }, 'app-stopped': { type: 'boolean', default: false } },
+    positionals: { min: 1, max: 1 },
+    async run({ values, positionals: [name] }) {
+      const target = loadTarget(REPO_ROOT, name!);
+      const say = (line: string) => process.stdout.write(`restore ${name}: ${line}\n`);
+      const dryRun = values['dry-run'] === true;
+      const result = await restore(target, { ...optionsFromEnv(), from: String(values.from), dryRun, scaler: values['app-stopped'] ? undefined : kubectlScaler(target), log: say });
+      say(dryRun ? `dry run of ${result.backup}, nothing changed` : `restored ${result.backup} (${result.replaced.join(', ')})`);
+      if (result.undo.length) say(`undo copies, kept ${RETENTION_DAYS} days: ${result.undo.join(', ')}`);
+      return 0;
+    },
+  },
+  argv,
+);
