@@ -1,4 +1,7 @@
 /** What the four backup commands share: the repository root, options from the environment, and their names in errors. */
+import { loadTargets } from '../../policy-tests/model/backup-targets.ts';
+import type { Target } from './engines/types.ts';
+import { UsageError } from '../lib/command.ts';
 import type { BackupOptions } from './run.ts';
 
 /** The repository root (or, in the backup image, the folder holding the bundled scripts' targets files). */
@@ -20,3 +23,11 @@ RESTIC_PASSWORD (the off-site copy); BACKUP_SOURCE_ROOT (prefix of the SQLite
 paths when not run in the app's pod); PGHOST, PGPORT, PGUSER, PGPASSWORD
 (PostgreSQL targets); TALOS_NODE, TALOSCONFIG (etcd); BACKUP_REPO_ROOT (where
 the backup-targets files are, in the image).`;
+
+/** The declared target `name`; an unknown name is a wrong argument (exit 2), naming the declared ones. */
+export function targetNamed(name: string): Target {
+  const targets = loadTargets(REPO_ROOT);
+  const target = targets.get(name);
+  if (!target) throw new UsageError(`unknown target "${name}"; declared: ${[...targets.keys()].join(', ')}`);
+  return target;
+}

@@ -57,8 +57,12 @@ describe('backup image', () => {
     // In a pod without kubectl, the operator stops the app and says so.
     expect(await node('restore', 'sonarr', '--app-stopped')).toMatchObject({ code: 0, stdout: expect.stringMatching(/not scaling sonarr: stopped by the operator[\s\S]*restored \S+ \(\/config\/sonarr\.db\)\nrestore sonarr: undo copies, kept 14 days: \S+\/config\/sonarr\.db\.pre-restore-\d{8}T\d{9}Z\n$/) });
     expect(await node('restore-test', 'sonarr', 'radarr')).toMatchObject({ code: 1, stdout: `PASS sonarr\nFAIL radarr: no backup to restore in ${env.BACKUP_DIR}\n` });
-    expect(await node('backup', 'nope')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^backup nope: unknown target "nope"; declared: sonarr, .*etcd\n$/) });
-    expect(await node('restore', 'sonarr', '--frm', 'x')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^restore: Unknown option '--frm'/) });
+    expect(await node('backup', 'nope')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^backup nope: unknown target "nope"; declared: sonarr, .*etcd \(usage: backup <target>\)\n$/) });
+    expect(await node('restore', 'sonarr', '--frm', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^restore sonarr: Unknown option '--frm' \(usage: restore <target>/) });
+    expect(await node('backup', 'sonarr', 'radarr')).toMatchObject({ code: 2, stderr: 'backup sonarr: unexpected argument "radarr" (usage: backup <target>)\n' });
+    for (const command of ['backup', 'backup-check', 'restore', 'restore-test']) {
+      expect(await node(command, '--help')).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^usage: ${command}`)), stderr: '' });
+    }
     expect(await node('no-such-command')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^usage: <backup\|backup-check\|restore\|restore-test>/) });
   });
 });

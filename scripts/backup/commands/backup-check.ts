@@ -1,7 +1,6 @@
 /** npm run backup-check -- <target>: is the newest backup sound? */
-import { loadTarget } from '../../../policy-tests/model/backup-targets.ts';
 import { runCommand } from '../../lib/command.ts';
-import { ENV_HELP, nameWithTarget, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { ENV_HELP, nameWithTarget, optionsFromEnv, targetNamed } from '../cli.ts';
 import { checkBackup } from '../run.ts';
 
 const argv = process.argv.slice(2);
@@ -17,7 +16,7 @@ ${ENV_HELP}`,
     options: {},
     positionals: { min: 1, max: 1 },
     async run({ positionals: [name] }) {
-      const problems = await checkBackup(loadTarget(REPO_ROOT, name!), optionsFromEnv());
+      const problems = await checkBackup(targetNamed(name!), optionsFromEnv());
       process.stdout.write(problems.length ? `backup-check ${problems[0]}\n` : `backup-check ${name}: ok\n`);
       return problems.length ? 1 : 0;
     },

@@ -1,7 +1,6 @@
 /** npm run backup -- <target>: one consistent, verified, compressed copy, published locally and copied off-site. */
-import { loadTarget } from '../../../policy-tests/model/backup-targets.ts';
 import { runCommand } from '../../lib/command.ts';
-import { ENV_HELP, nameWithTarget, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { ENV_HELP, nameWithTarget, optionsFromEnv, targetNamed } from '../cli.ts';
 import { runBackup } from '../run.ts';
 
 const argv = process.argv.slice(2);
@@ -18,7 +17,7 @@ ${ENV_HELP}`,
     options: {},
     positionals: { min: 1, max: 1 },
     async run({ positionals: [name] }) {
-      const { path, pruned } = await runBackup(loadTarget(REPO_ROOT, name!), optionsFromEnv());
+      const { path, pruned } = await runBackup(targetNamed(name!), optionsFromEnv());
       process.stdout.write(`backup ${name}: ${path}${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}\n`);
       return 0;
     },

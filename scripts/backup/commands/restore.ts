@@ -9,9 +9,8 @@
  * Env: BACKUP_DIR; BACKUP_SOURCE_ROOT when not run where the volume is mounted;
  * KUBECTL; PG* for PostgreSQL targets; RESTORE_OUT_DIR for etcd.
  */
-import { loadTarget } from '../../../policy-tests/model/backup-targets.ts';
 import { runCommand } from '../../lib/command.ts';
-import { ENV_HELP, nameWithTarget, optionsFromEnv, REPO_ROOT } from '../cli.ts';
+import { ENV_HELP, nameWithTarget, optionsFromEnv, targetNamed } from '../cli.ts';
 import { kubectlScaler, restore } from '../restore.ts';
 import { RETENTION_DAYS } from '../store.ts';
 
@@ -29,7 +28,7 @@ ${ENV_HELP} KUBECTL; RESTORE_OUT_DIR (etcd).`,
     options: { from: { type: 'string', default: 'latest' }, 'dry-run': { type: 'boolean', default: false }, 'app-stopped': { type: 'boolean', default: false } },
     positionals: { min: 1, max: 1 },
     async run({ values, positionals: [name] }) {
-      const target = loadTarget(REPO_ROOT, name!);
+      const target = targetNamed(name!);
       const say = (line: string) => process.stdout.write(`restore ${name}: ${line}\n`);
       const dryRun = values['dry-run'] === true;
       const result = await restore(target, { ...optionsFromEnv(), from: String(values.from), dryRun, scaler: values['app-stopped'] ? undefined : kubectlScaler(target), log: say });
