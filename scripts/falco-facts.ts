@@ -6,9 +6,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../policy-tests/model/repo.ts';
+import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 export interface UpstreamFacts {
   ruleset: string;
@@ -28,15 +28,37 @@ export function upstreamFacts(rulesYaml: string, version: string): UpstreamFacts
   return { ruleset: 'falco-rules', version, ...(engine !== undefined ? { required_engine_version: String(engine) } : {}), rules: names('rule'), macros: names('macro'), lists: names('list') };
 }
 
-const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
-if (isMain) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { version: { type: 'string' }, out: { type: 'string' } } });
-  if (positionals.length !== 1 || !values.version) {
-    process.stderr.write('usage: npm run falco:facts -- <falco_rules.yaml> --version <x.y.z> [--out <file>]\n');
-    process.exit(1);
-  }
-  const facts = upstreamFacts(readFileSync(positionals[0]!, 'utf8'), values.version);
-  const out = values.out ?? join(REPO_ROOT, 'security/falco/facts', `falco-rules-${values.version}-names.json`);
-  writeFileSync(out, `${JSON.stringify(facts, null, 2)}\n`);
-  process.stdout.write(`${out}: ${facts.rules.length} rules, ${facts.macros.length} macros, ${facts.lists.length} lists\n`);
+/** The command: reads the rules file, writes the facts. */
+export function falcoFactsCommand(argv: string[], io?: CommandIo): Promise<number> {
+  return runCommand(
+    {
+      name: 'falco:facts',
+      usage: 'falco:facts <falco_rules.yaml> --version <x.y.z> [--out <file>]',
+      help: `Writes the rule, macro and list names of an upstream falco-rules file (only
+the names; the rules are never copied) to
+security/falco/facts/falco-rules-<version>-names.json, or to --out.`,
+      options: { version: { type: 'string' }, out: { type: 'string' } },
+      positionals: { min: 1, max: 1 },
+      async run({ values, positionals: [rules] }) {
+        const version = values.version as string | undefined;
+        if (!version) throw new UsageError('--version <x.y.z> is required: the facts are named by the ruleset version');
+        let text: string;
+        try {
+          text = readFileSync(rules!, 'utf8');
+        } catch (err) {
+          throw new Error(`cannot read ${rules}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        }
+        const facts = upstreamFacts(text, version);
+        const out = (values.out as string | undefined) ?? join(REPO_ROOT, 'security/falco/facts', `falco-rules-${version}-names.json`);
+        writeFileSync(out, `${JSON.stringify(facts, null, 2)}\n`);
+        (io?.stdout ?? ((t: string) => process.stdout.write(t)))(`${out}: ${facts.rules.length} rules, ${facts.macros.length} macros, ${facts.lists.length} lists\n`);
+        return 0;
+      },
+    },
+    argv,
+    io,
+  );
 }
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) process.exitCode = await falcoFactsCommand(process.argv.slice(2));

@@ -4,9 +4,23 @@ import { join } from 'node:path';
 import { registeredChecks } from '../policy-tests/gate/gate.ts';
 import { REPO_ROOT } from '../policy-tests/model/repo.ts';
 import { checkTable, withCheckTable } from '../policy-tests/gate/report/check-table.ts';
+import { runCommand } from './lib/command.ts';
 
-const path = join(REPO_ROOT, 'policy-tests/README.md');
-const before = readFileSync(path, 'utf8');
-const after = withCheckTable(before, checkTable(await registeredChecks()));
-writeFileSync(path, after);
-process.stdout.write(before === after ? 'policy-tests/README.md check table is up to date\n' : 'policy-tests/README.md check table regenerated\n');
+process.exitCode = await runCommand(
+  {
+    name: 'readme:checks',
+    usage: 'readme:checks',
+    help: 'Regenerates the check table in policy-tests/README.md from the registry.',
+    options: {},
+    positionals: { min: 0, max: 0 },
+    async run() {
+      const path = join(REPO_ROOT, 'policy-tests/README.md');
+      const before = readFileSync(path, 'utf8');
+      const after = withCheckTable(before, checkTable(await registeredChecks()));
+      writeFileSync(path, after);
+      process.stdout.write(before === after ? 'policy-tests/README.md check table is up to date\n' : 'policy-tests/README.md check table regenerated\n');
+      return 0;
+    },
+  },
+  process.argv.slice(2),
+);

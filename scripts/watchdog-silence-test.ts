@@ -3,7 +3,7 @@
  * for 25 minutes through the Alertmanager API, then watch the chat channel.
  *   npm run silence-test -- --alertmanager http://alertmanager.monitoring:9093
  */
-import { argv } from 'zx';
+import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { HEARTBEAT_PERIOD_MS, HEARTBEAT_SILENCE_MS } from '../monitoring/watchdog/src/limits.ts';
 
 export const SILENCE_MS = 25 * 60_000;
@@ -20,17 +20,22 @@ export interface SilencePlan {
 
 export async function silenceWatchdog(alertmanager: string, now = new Date(), fetchImpl: typeof fetch = fetch): Promise<SilencePlan> {
   const endsAt = new Date(now.getTime() + SILENCE_MS);
-  const response = await fetchImpl(`${alertmanager.replace(/\/$/, '')}/api/v2/silences`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      matchers: [{ name: 'alertname', value: 'Watchdog', isRegex: false, isEqual: true }],
-      startsAt: now.toISOString(),
-      endsAt: endsAt.toISOString(),
-      createdBy: 'watchdog-silence-test',
-      comment: 'Heartbeat path drill: the external watchdog must post DOWN, then UP after this silence expires.',
-    }),
-  });
+  let response: Response;
+  try {
+    response = await fetchImpl(`${alertmanager.replace(/\/$/, '')}/api/v2/silences`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        matchers: [{ name: 'alertname', value: 'Watchdog', isRegex: false, isEqual: true }],
+        startsAt: now.toISOString(),
+        endsAt: endsAt.toISOString(),
+        createdBy: 'watchdog-silence-test',
+        comment: 'Heartbeat path drill: the external watchdog must post DOWN, then UP after this silence expires.',
+      }),
+    });
+  } catch (err) {
+    throw new Error(`Alertmanager at ${alertmanager} gives no answer: fetch failed`, { cause: err });
+  }
   if (!response.ok) throw new Error(`Alertmanager refused the silence: HTTP ${response.status} ${await response.text()}`);
   const { silenceID } = (await response.json()) as { silenceID: string };
   return {
@@ -42,24 +47,35 @@ export async function silenceWatchdog(alertmanager: string, now = new Date(), fe
   };
 }
 
-const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
-if (isMain) {
-  const url = String(argv.alertmanager ?? argv.a ?? '');
-  if (!url) {
-    process.stderr.write('usage: npm run silence-test -- --alertmanager <url>\n');
-    process.exit(1);
-  }
-  try {
-    const plan = await silenceWatchdog(url);
-    const t = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 19) + 'Z';
-    process.stdout.write(
-      `silence ${plan.silenceId} on alertname=Watchdog until ${t(plan.endsAt)}\n` +
-        `expect [WATCHDOG] DOWN between ${t(plan.downEarliest)} and ${t(plan.downLatest)}\n` +
-        `expect [WATCHDOG] UP by ${t(plan.upBy)}\n` +
-        `end it early: amtool silence expire ${plan.silenceId} --alertmanager.url=${url}\n`,
-    );
-  } catch (err) {
-    process.stderr.write(`silence-test: ${(err as Error).message}\n`);
-    process.exit(1);
-  }
+/** The command: places the silence and says what to expect when. */
+export function silenceTestCommand(argv: string[], io?: CommandIo, fetchImpl: typeof fetch = fetch): Promise<number> {
+  const print = io?.stdout ?? ((t: string) => process.stdout.write(t));
+  return runCommand(
+    {
+      name: 'silence-test',
+      usage: 'silence-test --alertmanager <url>',
+      help: `Silences alertname=Watchdog for 25 minutes through Alertmanager's API, and
+prints when the external watchdog must post DOWN and then UP in the chat.`,
+      options: { alertmanager: { type: 'string', short: 'a' } },
+      positionals: { min: 0, max: 0 },
+      async run({ values }) {
+        const url = values.alertmanager as string | undefined;
+        if (!url) throw new UsageError('--alertmanager <url> is required');
+        const plan = await silenceWatchdog(url, new Date(), fetchImpl);
+        const t = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 19) + 'Z';
+        print(
+          `silence ${plan.silenceId} on alertname=Watchdog until ${t(plan.endsAt)}\n` +
+            `expect [WATCHDOG] DOWN between ${t(plan.downEarliest)} and ${t(plan.downLatest)}\n` +
+            `expect [WATCHDOG] UP by ${t(plan.upBy)}\n` +
+            `end it early: amtool silence expire ${plan.silenceId} --alertmanager.url=${url}\n`,
+        );
+        return 0;
+      },
+    },
+    argv,
+    io,
+  );
 }
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) process.exitCode = await silenceTestCommand(process.argv.slice(2));

@@ -1,6 +1,6 @@
 /**
  * Rebuild settings of the media apps, declared in apps/media/<app>/settings/:
- *   npm run media-settings -- diff  [instance...]          exit 1 on drift, 2 if an app is unreachable
+ *   npm run media-settings -- diff  [instance...]          exit 1 on drift or when an app gives no answer
  *   npm run media-settings -- apply [instance...] [--yes]  dry-run unless --yes; idempotent
  * Endpoints and credentials come from the environment, per instance:
  *   MEDIA_<INSTANCE>_URL and MEDIA_<INSTANCE>_API_KEY (Sonarr, Radarr, Prowlarr),
@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { describeError, runCommand, UsageError, type CommandIo } from '../lib/command.ts';
 import { HttpClient, Unreachable } from './http.ts';
 import { prowlarrDrift, type ProwlarrSettings } from './prowlarr.ts';
 import { QbtClient, qbtDrift, type QbtSettings } from './qbittorrent.ts';
@@ -47,30 +48,46 @@ export async function driftOf(instance: string, s: AnySettings, env: NodeJS.Proc
 
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
-export async function run(args: string[], env: NodeJS.ProcessEnv, root: string, out: (line: string) => void, fetchImpl: typeof fetch = fetch): Promise<number> {
-  const [command, ...rest] = args;
-  const yes = rest.includes('--yes');
-  const wanted = rest.filter((a) => !a.startsWith('--'));
-  if (command !== 'diff' && command !== 'apply') {
-    out('usage: media-settings diff|apply [instance...] [--yes]');
-    return 2;
-  }
+const USAGE = 'media-settings diff|apply [instance...] [--yes]';
+
+export async function run(args: string[], env: NodeJS.ProcessEnv, root: string, out: (line: string) => void, fetchImpl: typeof fetch = fetch, io?: CommandIo): Promise<number> {
+  return runCommand(
+    {
+      name: 'media-settings',
+      usage: USAGE,
+      help: `diff: compares each app's live settings with apps/media/<app>/settings/ and
+exits 1 on drift. apply: shows the changes (a dry run) and, with --yes,
+applies them and checks again. Instances: every app the script manages
+(sonarr, radarr, radarr-4k, prowlarr, qbittorrent) unless named.
+Environment per instance: MEDIA_<INSTANCE>_URL and MEDIA_<INSTANCE>_API_KEY,
+or for qBittorrent MEDIA_QBITTORRENT_URL, _USERNAME and _PASSWORD.
+Exit 0 in sync (or applied), 1 on drift or when an app gives no answer,
+2 for a wrong argument.`,
+      options: { yes: { type: 'boolean', default: false } },
+      positionals: { min: 1, max: Infinity },
+      run: ({ values, positionals: [command, ...wanted] }) => reconcile(command!, wanted, values.yes === true, env, root, out, fetchImpl),
+    },
+    args,
+    io,
+  );
+}
+
+async function reconcile(command: string, wanted: string[], yes: boolean, env: NodeJS.ProcessEnv, root: string, out: (line: string) => void, fetchImpl: typeof fetch): Promise<number> {
+  if (command !== 'diff' && command !== 'apply') throw new UsageError(`unknown command "${command}"; diff or apply`);
+  if (yes && command === 'diff') throw new UsageError('--yes applies changes; it goes with apply, not diff');
   const settings = loadSettings(root);
+  const unknown = wanted.filter((i) => !settings.has(i));
+  if (unknown.length) throw new UsageError(`no settings file this script can apply for ${unknown.join(', ')}; known: ${[...settings.keys()].sort().join(', ')}`);
   const instances = wanted.length ? wanted : [...settings.keys()].sort();
   let drifted = false;
   let unreachable = false;
   for (const instance of instances) {
-    const s = settings.get(instance);
-    if (!s) {
-      out(`${instance}: no settings file that this script can apply`);
-      unreachable = true;
-      continue;
-    }
+    const s = settings.get(instance)!;
     let drift: Drift[];
     try {
       drift = await driftOf(instance, s, env, fetchImpl);
     } catch (err) {
-      out(`${instance}: UNREACHABLE ${(err as Error).message}`);
+      out(`${instance}: UNREACHABLE ${describeError(err)}`);
       unreachable = true;
       continue;
     }
@@ -88,7 +105,7 @@ export async function run(args: string[], env: NodeJS.ProcessEnv, root: string, 
     }
     drifted ||= drift.length > 0;
   }
-  if (unreachable) return 2;
+  if (unreachable) return 1;
   return drifted && (command === 'diff' || !yes) ? 1 : 0;
 }
 

@@ -66,11 +66,34 @@ describe('media-settings diff', () => {
     expect(lines).toContain('qbittorrent: preferences.queueing_enabled: live true, declared false');
   });
 
-  it('exits 2 when an app is unreachable or refuses the key', async () => {
+  it('exits 1 when an app gives no answer or refuses the key, naming the cause, and checks the others', async () => {
     await fakes.radarr!.close();
     env.MEDIA_SONARR_API_KEY = 'wrong';
-    expect(await go('diff')).toBe(2);
+    expect(await go('diff')).toBe(1);
     expect(lines.filter((l) => l.includes('UNREACHABLE')).map((l) => l.split(':')[0])).toEqual(['radarr', 'sonarr']);
+    expect(lines.find((l) => l.startsWith('radarr: UNREACHABLE'))).toMatch(/connection refused \(ECONNREFUSED/);
+    expect(lines).toContain('prowlarr: in sync');
+  });
+
+  it('refuses wrong arguments with one line and exit 2, and prints help with exit 0', async () => {
+    const errors: string[] = [];
+    const io = { stdout: (t: string) => errors.push(`out:${t}`), stderr: (t: string) => errors.push(`err:${t}`) };
+    const code = async (...args: string[]) => run(args, env, REPO_ROOT, (l) => lines.push(l), fetch, io);
+    expect(await code('sync')).toBe(2);
+    expect(await code('diff', 'sabnzbd')).toBe(2);
+    expect(await code('diff', '--yes')).toBe(2);
+    expect(await code('diff', '--force')).toBe(2);
+    expect(await code()).toBe(2);
+    expect(errors).toEqual([
+      'err:media-settings: unknown command "sync"; diff or apply (usage: media-settings diff|apply [instance...] [--yes])\n',
+      'err:media-settings: no settings file this script can apply for sabnzbd; known: prowlarr, qbittorrent, radarr, radarr-4k, sonarr (usage: media-settings diff|apply [instance...] [--yes])\n',
+      'err:media-settings: --yes applies changes; it goes with apply, not diff (usage: media-settings diff|apply [instance...] [--yes])\n',
+      "err:media-settings: Unknown option '--force' (usage: media-settings diff|apply [instance...] [--yes])\n",
+      'err:media-settings: missing argument (usage: media-settings diff|apply [instance...] [--yes])\n',
+    ]);
+    errors.length = 0;
+    expect(await code('--help')).toBe(0);
+    expect(errors[0]).toMatch(/^out:usage: media-settings diff\|apply/);
   });
 });
 

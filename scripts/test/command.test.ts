@@ -1,0 +1,97 @@
+/** The operators' scripts share one contract: --help 0, wrong arguments 2, failures 1, one line each, causes named. */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { exec } from '../../policy-tests/test/exec.ts';
+import { falcoFactsCommand } from '../falco-facts.ts';
+import { describeError, runCommand, UsageError } from '../lib/command.ts';
+import { silenceTestCommand } from '../watchdog-silence-test.ts';
+import { freePort } from './backup-helpers.ts';
+
+function capture() {
+  const out = { stdout: '', stderr: '' };
+  return { out, io: { stdout: (t: string) => (out.stdout += t), stderr: (t: string) => (out.stderr += t) } };
+}
+
+const probe = (run: () => Promise<number>) => ({
+  name: 'probe',
+  usage: 'probe <thing> [--flag]',
+  help: 'A probe command.',
+  options: { flag: { type: 'boolean' as const } },
+  positionals: { min: 1, max: 1 },
+  run,
+});
+
+describe('runCommand', () => {
+  it('--help prints usage and help on stdout and exits 0, without running', async () => {
+    const { out, io } = capture();
+    expect(await runCommand(probe(() => Promise.reject(new Error('ran'))), ['--help'], io)).toBe(0);
+    expect(out).toEqual({ stdout: 'usage: probe <thing> [--flag]\n\nA probe command.\n', stderr: '' });
+  });
+
+  it.each([
+    [['--nope', 'x'], "probe: Unknown option '--nope' (usage: probe <thing> [--flag])\n"],
+    [['x', 'y'], 'probe: unexpected argument "y" (usage: probe <thing> [--flag])\n'],
+    [[], 'probe: missing argument (usage: probe <thing> [--flag])\n'],
+  ])('%j is a usage error: one line, exit 2', async (argv, line) => {
+    const { out, io } = capture();
+    expect(await runCommand(probe(() => Promise.resolve(0)), argv, io)).toBe(2);
+    expect(out).toEqual({ stdout: '', stderr: line });
+  });
+
+  it('a failure at run time is one line and exit 1; a UsageError from the body is exit 2', async () => {
+    const failing = capture();
+    expect(await runCommand(probe(() => Promise.reject(new Error('disk full\n    at somewhere (file.ts:1:1)'))), ['x'], failing.io)).toBe(1);
+    expect(failing.out.stderr).toBe('probe: disk full\n');
+    const wrong = capture();
+    expect(await runCommand(probe(() => Promise.reject(new UsageError('no such thing'))), ['x'], wrong.io)).toBe(2);
+    expect(wrong.out.stderr).toBe('probe: no such thing (usage: probe <thing> [--flag])\n');
+  });
+});
+
+describe('describeError names what "fetch failed" hides', () => {
+  it('a refused connection', async () => {
+    const port = await freePort();
+    const err = await fetch(`http://127.0.0.1:${port}/`).catch((e: unknown) => e);
+    expect(describeError(new Error(`http://127.0.0.1:${port} is unreachable: fetch failed`, { cause: err }))).toBe(`http://127.0.0.1:${port} is unreachable: connection refused (ECONNREFUSED 127.0.0.1:${port})`);
+  });
+
+  it('a name that does not resolve', async () => {
+    const err = await fetch('http://no-such-host.invalid/').catch((e: unknown) => e);
+    expect(describeError(err)).toMatch(/^cannot connect: (no such host \(DNS\) \(ENOTFOUND|DNS lookup failed \(EAI_AGAIN)/);
+  });
+
+  it('a timeout', async () => {
+    const err = await fetch('http://10.255.255.1/', { signal: AbortSignal.timeout(1) }).catch((e: unknown) => e);
+    expect(describeError(err)).toMatch(/timed out$/);
+  });
+});
+
+describe('the scripts on the contract', () => {
+  it('falco:facts on a missing file: one line, exit 1; without --version: exit 2', async () => {
+    const missing = capture();
+    expect(await falcoFactsCommand(['/nonexistent/falco_rules.yaml', '--version', '5.0.0'], missing.io)).toBe(1);
+    expect(missing.out.stderr).toBe('falco:facts: cannot read /nonexistent/falco_rules.yaml: ENOENT\n');
+    const noVersion = capture();
+    expect(await falcoFactsCommand(['rules.yaml'], noVersion.io)).toBe(2);
+    expect(noVersion.out.stderr).toMatch(/^falco:facts: --version <x\.y\.z> is required/);
+  });
+
+  it('silence-test against an Alertmanager that is not there names the cause', async () => {
+    const port = await freePort();
+    const { out, io } = capture();
+    expect(await silenceTestCommand(['--alertmanager', `http://127.0.0.1:${port}`], io)).toBe(1);
+    expect(out.stderr).toBe(`silence-test: Alertmanager at http://127.0.0.1:${port} gives no answer: connection refused (ECONNREFUSED 127.0.0.1:${port})\n`);
+    const none = capture();
+    expect(await silenceTestCommand([], none.io)).toBe(2);
+  });
+
+  it('a script run as a user runs it prints help, and no stack trace on a bad flag', async () => {
+    const script = join(REPO_ROOT, 'scripts/falco-facts.ts');
+    const help = await exec(process.execPath, ['--import', 'tsx', script, '--help'], { cwd: REPO_ROOT });
+    expect([help.code, help.stdout.split('\n')[0], help.stderr]).toEqual([0, 'usage: falco:facts <falco_rules.yaml> --version <x.y.z> [--out <file>]', '']);
+    const bad = await exec(process.execPath, ['--import', 'tsx', script, '--verison', '5'], { cwd: REPO_ROOT });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^falco:facts: Unknown option '--verison'/)]);
+  });
+});
