@@ -29,13 +29,43 @@ interface AlertmanagerWebhook {
   alerts: { status: string; labels: Record<string, string> }[];
 }
 
+/**
+ * The body as text, read chunk by chunk and cut off as soon as it passes
+ * `limit` bytes: a body without Content-Length (chunked) must not be read
+ * whole before it is measured.
+ */
+async function readLimited(request: Request, limit: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new HttpError(413, `body over ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    all.set(c, offset);
+    offset += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
 /** Alertmanager's webhook payload (version "4") carrying the Watchdog alert; anything else is refused. */
 export async function readHeartbeat(request: Request): Promise<AlertmanagerWebhook> {
-  if (!(request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) throw new HttpError(415, 'content-type must be application/json');
+  // The media type exactly (application/jsonx or application/json-seq are not JSON), parameters allowed.
+  const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json') throw new HttpError(415, 'content-type must be application/json');
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > MAX_HEARTBEAT_BYTES) throw new HttpError(413, `body over ${MAX_HEARTBEAT_BYTES} bytes`);
-  const text = await request.text();
-  if (text.length > MAX_HEARTBEAT_BYTES) throw new HttpError(413, `body over ${MAX_HEARTBEAT_BYTES} bytes`);
+  const text = await readLimited(request, MAX_HEARTBEAT_BYTES);
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -12,7 +12,9 @@ import { ConfigError, HEARTBEAT_PATH, HEARTBEAT_SILENCE_MS, loadConfig, SITE_CHE
 import { authenticate, HttpError, readHeartbeat } from './heartbeat.ts';
 import { HEARTBEAT_KEY, HEARTBEAT_STATE_KEY, readState, siteStateKey, transition, writeState, type WatchState } from './state.ts';
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body, null, 2), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body, null, 2), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } });
+/** 405 with the Allow header RFC 9110 requires. */
+const notAllowed = (allow: string) => json(405, { error: `use ${allow}` }, { allow });
 const iso = (t: number) => new Date(t).toISOString();
 
 async function withState(config: Config, key: string, now: number, change: (state: WatchState) => boolean | Promise<boolean>): Promise<WatchState> {
@@ -76,7 +78,7 @@ async function handle(request: Request, env: Env, ctx: ExecutionContext): Promis
   const config = loadConfig(env);
   const { pathname } = new URL(request.url);
   if (pathname === HEARTBEAT_PATH) {
-    if (request.method !== 'POST') return json(405, { error: 'use POST' });
+    if (request.method !== 'POST') return notAllowed('POST');
     await authenticate(request, config.token);
     await readHeartbeat(request);
     const now = Date.now();
@@ -84,7 +86,7 @@ async function handle(request: Request, env: Env, ctx: ExecutionContext): Promis
     return json(200, { ok: true, heartbeat: iso(now) });
   }
   if (pathname === '/status') {
-    if (request.method !== 'GET') return json(405, { error: 'use GET' });
+    if (request.method !== 'GET') return notAllowed('GET');
     await authenticate(request, config.token);
     const now = Date.now();
     const sites = await Promise.all(config.sites.map(async (url) => ({ url, ...(await readState(config.kv, siteStateKey(url), now)) })));
@@ -103,7 +105,11 @@ export default {
       return await handle(request, env, ctx);
     } catch (err) {
       if (err instanceof HttpError) return json(err.status, { error: err.message });
-      if (err instanceof ConfigError) return json(500, { error: err.message });
+      // The caller learns only that the worker is misconfigured; which binding or secret is missing goes to the log.
+      if (err instanceof ConfigError) {
+        console.error(err.message);
+        return json(500, { error: 'watchdog is not configured; see the worker log' });
+      }
       throw err;
     }
   },

@@ -77,6 +77,8 @@ describe('heartbeat path', () => {
       [rt.heartbeat({ hello: 'world' }), 400],
       [rt.heartbeat({ ...watchdogPayload(), alerts: [{ status: 'firing', labels: { alertname: 'InternetDown' } }] }), 422],
       [rt.heartbeat(watchdogPayload(), { contentType: 'text/plain' }), 415],
+      [rt.heartbeat(watchdogPayload(), { contentType: 'application/jsonx' }), 415],
+      [rt.heartbeat(watchdogPayload(), { contentType: 'application/json-seq' }), 415],
       [rt.heartbeat(undefined, { raw: JSON.stringify({ ...watchdogPayload(), pad: 'x'.repeat(70_000) }) }), 413],
     ];
     for (const [response, status] of cases) expect((await response).status).toBe(status);
@@ -84,6 +86,39 @@ describe('heartbeat path', () => {
     expect(after.last).toBe(before.last);
     await rt.tick(t0 + 16 * MIN);
     expect(downs()).toHaveLength(1);
+  });
+
+  it('accepts application/json with parameters', async () => {
+    expect((await rt.heartbeat(watchdogPayload(), { contentType: 'Application/JSON; charset=utf-8' })).status).toBe(200);
+  });
+
+  it('answers 405 with the Allow header', async () => {
+    const url = 'https://watchdog.homelab.example.net';
+    const get = (await rt.mf.dispatchFetch(`${url}/heartbeat`, { method: 'GET' })) as unknown as Response;
+    expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
+    const post = (await rt.mf.dispatchFetch(`${url}/status`, { method: 'POST' })) as unknown as Response;
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET']);
+  });
+
+  it('limits a streamed body while it streams: a chunked body that never ends is cut at the limit', async () => {
+    const chunk = new TextEncoder().encode(`{"pad":"${'x'.repeat(16_000)}`);
+    let sent = 0;
+    // Sends past the limit, then stalls forever: only a reader that stops at the limit answers.
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > 80_000) return new Promise(() => undefined);
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+        return undefined;
+      },
+    });
+    const response = (await rt.mf.dispatchFetch('https://watchdog.homelab.example.net/heartbeat', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: body as never,
+      duplex: 'half',
+    } as never)) as unknown as Response;
+    expect(response.status).toBe(413);
   });
 
   it('keeps a DOWN through a chat outage and delivers it, then the UP, in order', async () => {
@@ -168,7 +203,10 @@ describe('configuration and status', () => {
     try {
       const r = await broken.heartbeat();
       expect(r.status).toBe(500);
-      expect(await r.text()).toContain('missing CHAT_WEBHOOK_URL');
+      // The caller is told the worker is misconfigured, never which secret is missing.
+      const text = await r.text();
+      expect(text).toContain('watchdog is not configured');
+      expect(text).not.toMatch(/CHAT_WEBHOOK_URL|HEARTBEAT_TOKEN|WATCHDOG_KV/);
       // workerd reports the thrown error as the cron run's outcome, as the Cloudflare dashboard shows it.
       expect((await broken.tick(Date.now())).outcome).toBe('exception');
     } finally {
