@@ -40,9 +40,15 @@ export async function latestSentinel(db: string): Promise<Sentinel | undefined> 
  */
 const MMAP = ['.output /dev/null', 'PRAGMA mmap_size=2147418112;', '.output'];
 
-/** A consistent online copy through SQLite's backup API, never a byte copy of a live file. */
+/**
+ * A consistent online copy, never a byte copy of a live file: VACUUM INTO
+ * writes the database as one read transaction sees it. The sqlite3 shell's
+ * .backup copies 100 pages at a time and starts over whenever another
+ * connection commits, so under an app writing 20 times a second it never
+ * finished; one read transaction in WAL mode lets the writer go on meanwhile.
+ */
 export async function snapshot(db: string, target: string): Promise<void> {
-  await sql(db, ...MMAP, `.backup ${quote(target)}`);
+  await sql(db, ...MMAP, `VACUUM INTO ${quote(target)};`);
 }
 
 export async function integrityCheck(db: string): Promise<string> {
