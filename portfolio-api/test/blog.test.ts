@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { SwrCache } from '../src/blog/cache.ts';
 import { decodeXmlText, parseFeed } from '../src/blog/feed.ts';
-import { liveServers, rss, type Origin } from './harness.ts';
+import { liveServers, rss, startOrigin, type Origin } from './harness.ts';
 
 const items = Array.from({ length: 7 }, (_, i) => ({
   title: `Post ${i + 1} &amp; more`,
@@ -108,10 +108,44 @@ describe('hostile feeds are refused without harm', () => {
       { title: 'bad date', link: 'https://blog.example.net/a', pubDate: 'the day after tomorrow' },
       { title: 'no date', link: 'https://blog.example.net/b', pubDate: '' },
       { title: 'bad link', link: 'javascript:alert(1)', pubDate: 'Sun, 01 Nov 2026 09:00:00 +0000' },
+      // A date JavaScript holds but ISO 8601 cannot write (it would be served as +099999-01-01T...).
+      { title: 'year 99999', link: 'https://blog.example.net/c', pubDate: 'Sat, 01 Jan 99999 00:00:00 GMT' },
     ]);
     const { api } = await withFeed(serve(feed));
     const r = await api.call('/api/v1/blog');
     expect((r.body as { posts: { title: string }[] }).posts.map((p) => p.title)).toEqual(['good']);
+  });
+});
+
+describe('feed redirects', () => {
+  const moved = (to: string) => (_req: unknown, res: import('node:http').ServerResponse) => {
+    res.writeHead(302, { location: to }).end();
+  };
+
+  it('follows a redirect within the feed\'s own origin', async () => {
+    const { api, origin } = await withFeed((req, res) => (req.url === '/rss.xml' ? moved('/feed/')(req, res) : serve(rss(items))(req, res)));
+    expect((await api.call('/api/v1/blog')).status).toBe(200);
+    expect(origin.hits).toBe(2);
+  });
+
+  it.each([
+    ['another port on loopback', (port: number) => `http://127.0.0.1:${port}/rss.xml`],
+    ['localhost by name', (port: number) => `http://localhost:${port}/rss.xml`],
+    ['a private address', () => 'http://10.0.0.1/rss.xml'],
+    ['a link-local address (cloud metadata)', () => 'http://169.254.169.254/latest/meta-data/'],
+    ['IPv6 loopback', (port: number) => `http://[::1]:${port}/rss.xml`],
+  ])('refuses a redirect to %s, without asking it', async (_what, target) => {
+    const internal = await startOrigin(serve(rss(items)));
+    try {
+      const port = Number(new URL(internal.url).port);
+      const { api } = await withFeed(moved(target(port)));
+      const r = await api.call('/api/v1/blog');
+      expect(r.status).toBe(502);
+      expect(internal.hits).toBe(0);
+      expect(api.logs.some((l) => /loopback or private address; refused/.test(JSON.stringify(l)))).toBe(true);
+    } finally {
+      await internal.close();
+    }
   });
 });
 

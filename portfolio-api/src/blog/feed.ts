@@ -2,6 +2,8 @@
  * Fetching and parsing the blog's RSS feed, defensively: a hostile or broken
  * origin gets a bounded amount of time, bytes and parser work.
  */
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
 import { XMLParser } from 'fast-xml-parser';
 
 export const FEED_TIMEOUT_MS = 5_000;
@@ -16,6 +18,38 @@ export interface Post {
 }
 
 export class FeedError extends Error {}
+
+export const MAX_REDIRECTS = 5;
+
+/** Addresses a redirect must not lead to: loopback, private, link-local, carrier-grade NAT, unspecified. */
+const INTERNAL = new BlockList();
+for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) INTERNAL.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) INTERNAL.addSubnet(net, prefix, 'ipv6');
+
+function isInternal(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return INTERNAL.check(mapped[1]!, 'ipv4');
+  return INTERNAL.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * Refuses a redirect to another origin whose host is, or resolves to, an
+ * internal address: the feed's origin is the operator's choice, where it
+ * redirects is not (a server-side request forgery into the cluster or the LAN).
+ */
+async function checkRedirect(from: URL, to: URL): Promise<void> {
+  if (to.protocol !== 'https:' && to.protocol !== 'http:') throw new FeedError(`feed redirected to a ${to.protocol} URL; refused`);
+  if (to.origin === from.origin) return;
+  const host = to.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  } catch (err) {
+    throw new FeedError(`feed redirected to ${to.host}, which does not resolve: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const internal = addresses.find(isInternal);
+  if (internal) throw new FeedError(`feed redirected to ${to.host} (${internal}), a loopback or private address; refused`);
+}
 
 /** Reads the response body, aborting as soon as it passes `maxBytes`. */
 async function readCapped(response: Response, maxBytes: number, abort: AbortController): Promise<string> {
@@ -42,7 +76,20 @@ export async function fetchFeed(url: string, options: { timeoutMs?: number; maxB
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new FeedError(`feed did not answer within ${options.timeoutMs ?? FEED_TIMEOUT_MS} ms`)), options.timeoutMs ?? FEED_TIMEOUT_MS);
   try {
-    const response = await (options.fetchImpl ?? fetch)(url, { signal: abort.signal, headers: { accept: 'application/rss+xml, application/xml;q=0.9, */*;q=0.1' }, redirect: 'follow' });
+    const doFetch = options.fetchImpl ?? fetch;
+    let current = new URL(url);
+    let response: Response;
+    // Redirects are followed here, one by one, so each target can be checked before it is asked.
+    for (let hops = 0; ; hops++) {
+      response = await doFetch(current.href, { signal: abort.signal, headers: { accept: 'application/rss+xml, application/xml;q=0.9, */*;q=0.1' }, redirect: 'manual' });
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status > 399 || !location) break;
+      await response.body?.cancel();
+      if (hops >= MAX_REDIRECTS) throw new FeedError(`feed redirected more than ${MAX_REDIRECTS} times`);
+      const next = new URL(location, current);
+      await checkRedirect(current, next);
+      current = next;
+    }
     if (!response.ok) {
       abort.abort();
       throw new FeedError(`feed answered HTTP ${response.status}`);
@@ -115,7 +162,9 @@ export function parseFeed(xml: string, max = MAX_POSTS): Post[] {
     const link = text(item.link);
     const published = text(item.pubDate);
     const time = Date.parse(published);
-    if (!title || !isHttpUrl(link) || !published || Number.isNaN(time)) continue;
+    // ISO 8601 has four-digit years: a date JavaScript can hold but that would print as +099999-... is dropped.
+    const year = Number.isNaN(time) ? NaN : new Date(time).getUTCFullYear();
+    if (!title || !isHttpUrl(link) || !published || !(year >= 0 && year <= 9999)) continue;
     posts.push({ title, url: link, published, publishedAt: new Date(time).toISOString(), time });
   }
   // Newest first; a stable sort keeps the feed's own order for equal dates.
