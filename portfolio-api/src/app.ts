@@ -136,8 +136,9 @@ export function createApp(deps: AppDeps) {
     }
     const headers = known ? err.headers : {};
     res.status(status).set({ ...headers, 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' });
-    // An oversized body was not read to the end; this connection cannot carry another request.
-    if (status === 413) res.set('connection', 'close');
+    // The body of a refused request (too large, or not authorised) was not read to the end: left on a
+    // kept-alive connection, its bytes would be parsed as a second request. Close instead.
+    if ((status === 413 || status === 401) && !req.complete) res.set('connection', 'close');
     res.send(JSON.stringify(envelope(status, known ? err.message : 'internal server error')));
   });
 

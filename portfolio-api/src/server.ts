@@ -2,7 +2,7 @@
  * Process entry point: the public API and the metrics endpoint on separate
  * ports, and a graceful shutdown on SIGTERM.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { createHandler } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
@@ -20,6 +20,10 @@ export const SHUTDOWN_DEADLINE_MS = 10_000;
  * if the API closed first, a request the proxy sends in that instant would meet
  * a closing socket and fail with a 502. Node's default is 5 s.
  */
+/** How long a client may take to send its headers, and its whole request; past them it gets 408. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export const KEEP_ALIVE_TIMEOUT_MS = 95_000;
 
 export interface Running {
@@ -43,27 +47,58 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 }
 
 /** Answers what Node's HTTP parser rejects (oversized headers, garbage) with the same envelope and CORS header. */
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request headers are too large'],
+  // Node's own timers: headersTimeout for slow headers, requestTimeout for a slow body.
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'the request was not received in time'],
+};
+
+/** Writes the error envelope, with CORS, straight to a socket, and closes it. */
+function answerOnSocket(socket: Socket, status: number, reason: string, message: string, extra = ''): void {
+  const body = JSON.stringify(envelope(status, message));
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\ncache-control: no-store\r\n${extra}` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const reason = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
-  const body = JSON.stringify(envelope(status, status === 431 ? 'request headers are too large' : 'malformed HTTP request'));
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\ncache-control: no-store\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'malformed HTTP request'];
+  answerOnSocket(socket, status, reason, message);
 }
 
-export async function start(config: Config = loadConfig(), deps: { logger?: Logger; metrics?: Metrics; fetchImpl?: typeof fetch; now?: () => number; feedTimeoutMs?: number } = {}): Promise<Running> {
+export async function start(config: Config = loadConfig(), deps: { logger?: Logger; metrics?: Metrics; fetchImpl?: typeof fetch; now?: () => number; feedTimeoutMs?: number; headersTimeoutMs?: number; requestTimeoutMs?: number } = {}): Promise<Running> {
   const logger = deps.logger ?? createLogger();
   const metrics = deps.metrics ?? createMetrics();
   let ready = true;
   const handler = createHandler({ config, metrics, logger, isReady: () => ready, fetchImpl: deps.fetchImpl, now: deps.now, feedTimeoutMs: deps.feedTimeoutMs });
-  const api = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, handler);
+  const api = createServer(
+    {
+      requestTimeout: deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      headersTimeout: deps.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      // Node checks those two timeouts on this interval (30 s by default), so a slow client was cut up to 30 s late.
+      connectionsCheckingInterval: 1_000,
+      // A request without Host reaches the handler, which answers it with the envelope (Node's own 400 has neither body nor CORS).
+      requireHostHeader: false,
+    },
+    (req, res) => {
+      if (req.httpVersion === '1.1' && !req.headers.host) {
+        const body = JSON.stringify(envelope(400, 'an HTTP/1.1 request must carry a Host header'));
+        res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'access-control-allow-origin': '*', 'cache-control': 'no-store', connection: 'close' });
+        res.end(body);
+        return;
+      }
+      handler(req, res);
+    },
+  );
   api.on('clientError', answerClientError);
+  // CONNECT is not for this API: without a listener Node would drop the socket with no answer.
+  api.on('connect', (_req: IncomingMessage, socket: Socket) => answerOnSocket(socket, 405, 'Method Not Allowed', 'method CONNECT not allowed', 'allow: GET, HEAD, POST, OPTIONS\r\n'));
   const metricsServer = createServer(async (req, res) => {
     if (req.url !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');

@@ -116,3 +116,64 @@ describe('hostile requests', () => {
     expectEnvelope(400, r.head, r.body);
   });
 });
+
+/** Opens a connection, writes `text` without ending it, and resolves with the answer and how long it took. */
+function stalled(port: number, text: string): Promise<{ status: number; head: string; body: string; ms: number; responses: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    let data = '';
+    socket.on('data', (d) => (data += d.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = data.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), head: head.toLowerCase(), body, ms: performance.now() - started, responses: data.split('HTTP/1.1 ').length - 1 });
+    });
+  });
+}
+
+describe('HTTP at its edges', () => {
+  const HEADERS_MS = 1_500;
+  const REQUEST_MS = 2_500;
+  let timed: Api;
+  beforeAll(async () => {
+    timed = await startApi({}, { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: REQUEST_MS });
+  });
+  afterAll(() => timed.stop());
+  const port = () => Number(new URL(timed.base).port);
+
+  it('slow headers end at the headers limit with a 408 envelope, not at twice it', async () => {
+    const r = await stalled(port(), 'GET /api/health HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+    expect(r.status).toBe(408);
+    expectEnvelope(408, r.head, r.body);
+    expect(r.ms).toBeGreaterThanOrEqual(HEADERS_MS - 50);
+    expect(r.ms).toBeLessThan(2 * HEADERS_MS);
+  });
+
+  it('a slow body ends at the request limit with a 408 envelope', async () => {
+    const r = await stalled(port(), `POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEY.authorization}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`);
+    expect(r.status).toBe(408);
+    expectEnvelope(408, r.head, r.body);
+    expect(r.ms).toBeLessThan(2 * REQUEST_MS);
+  });
+
+  it('after a 401 the connection closes: the unread body is never taken for a second request', async () => {
+    const smuggled = 'GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n';
+    const r = await stalled(port(), `POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}`);
+    expect([r.status, r.responses]).toEqual([401, 1]);
+    expect(r.head).toContain('connection: close');
+  });
+
+  it('a request without Host gets the 400 envelope with CORS', async () => {
+    const r = await raw('GET /api/health HTTP/1.1\r\n\r\n');
+    expect(r.status).toBe(400);
+    expectEnvelope(400, r.head, r.body);
+  });
+
+  it('CONNECT gets a 405 envelope with CORS and Allow, not a dropped connection', async () => {
+    const r = await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(r.status).toBe(405);
+    expectEnvelope(405, r.head, r.body);
+    expect(r.head).toContain('allow: get, head, post, options');
+  });
+});
