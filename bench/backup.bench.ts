@@ -83,7 +83,7 @@ try {
   mkdirSync(join(work, 'stage'));
   const stageRepository = resticRepository();
   let published = '';
-  stages.push(['online copy (SQLite backup API, memory-mapped reads)', await time(() => snapshot(db, snap))]);
+  stages.push(['online copy (VACUUM INTO, memory-mapped reads)', await time(() => snapshot(db, snap))]);
   stages.push(['PRAGMA integrity_check of the copy', await time(() => integrityCheck(snap))]);
   stages.push(['publish: zstd -1 on all cores, SHA-256, fsync, rename', await time(async () => (published = await publish(join(work, 'stage-backups'), 'sonarr', 'sqlite', new Date(), newSentinel(new Date()), [snap])))]);
   const compressed = statSync(join(published, 'sonarr.db.zst')).size;
