@@ -41,9 +41,10 @@ async function time(body: () => unknown): Promise<number> {
   return performance.now() - start;
 }
 
-function resticRepository(): NodeJS.ProcessEnv {
+/** A fresh restic base with the repository of `target` under it (each target has its own). */
+function resticRepository(target: string): NodeJS.ProcessEnv {
   const env = { ...process.env, RESTIC_REPOSITORY: mkdtempSync(join(work, 'restic-')), RESTIC_PASSWORD: 'bench', RESTIC_CACHE_DIR: join(work, 'restic-cache') };
-  execFileSync('restic', ['init', '--quiet'], { env });
+  execFileSync('restic', ['init', '--quiet'], { env: { ...env, RESTIC_REPOSITORY: join(env.RESTIC_REPOSITORY, target) } });
   return env;
 }
 
@@ -72,7 +73,7 @@ try {
     copies.push(await time(() => execFileSync('cp', ['--reflink=never', db, copy])));
     rmSync(copy);
     const backupDir = join(work, `backups-${run}`);
-    const env = resticRepository();
+    const env = resticRepository('sonarr');
     backups.push(await time(() => runBackup(target, { backupDir, sourceRoot: source, env })));
     rmSync(backupDir, { recursive: true, force: true });
   }
@@ -81,7 +82,7 @@ try {
   const stages: [string, number][] = [];
   const snap = join(work, 'stage', 'sonarr.db');
   mkdirSync(join(work, 'stage'));
-  const stageRepository = resticRepository();
+  const stageRepository = resticRepository('stage');
   let published = '';
   stages.push(['online copy (VACUUM INTO, memory-mapped reads)', await time(() => snapshot(db, snap))]);
   stages.push(['PRAGMA integrity_check of the copy', await time(() => integrityCheck(snap))]);

@@ -1,12 +1,29 @@
-/** Off-site copies in a restic repository (RESTIC_REPOSITORY / RESTIC_PASSWORD from the environment). */
+/**
+ * Off-site copies in restic. RESTIC_REPOSITORY is a base: each target has its
+ * own repository under it (<base>/<target>), so a lock left by a killed run
+ * stops only that target, never the others (they shared one repository, and a
+ * killed pod's lock failed every backup for 30 minutes).
+ */
 import { run } from './exec.ts';
 
+/** The repository of one target under the configured base. */
+export const targetRepository = (env: NodeJS.ProcessEnv, target: string) => `${(env.RESTIC_REPOSITORY ?? '').replace(/\/+$/, '')}/${target}`;
+
 /** restic reads --time in the local zone; it runs in UTC so the snapshot time is the backup's own. */
-const utc = (env: NodeJS.ProcessEnv) => ({ ...env, TZ: 'UTC' });
+const envFor = (env: NodeJS.ProcessEnv, target: string) => ({ ...env, RESTIC_REPOSITORY: targetRepository(env, target), TZ: 'UTC' });
+
+/**
+ * Removes the target repository's stale locks: restic removes only locks
+ * older than 30 minutes or held by a process of this host that is gone, never
+ * one a live run holds.
+ */
+export async function resticUnlock(target: string, env: NodeJS.ProcessEnv): Promise<void> {
+  await run('restic', ['unlock', '--quiet'], { env: envFor(env, target) });
+}
 
 export async function resticBackup(path: string, target: string, env: NodeJS.ProcessEnv, time = new Date()): Promise<void> {
   const at = time.toISOString().replace('T', ' ').slice(0, 19);
-  await run('restic', ['backup', '--quiet', '--tag', `target=${target}`, '--time', at, path], { env: utc(env) });
+  await run('restic', ['backup', '--quiet', '--tag', `target=${target}`, '--time', at, path], { env: envFor(env, target) });
 }
 
 /**
@@ -15,11 +32,11 @@ export async function resticBackup(path: string, target: string, env: NodeJS.Pro
  * grouping by path would make each snapshot the newest of its own group.
  */
 export async function resticForget(target: string, env: NodeJS.ProcessEnv, days: number): Promise<void> {
-  await run('restic', ['forget', '--quiet', '--tag', `target=${target}`, '--group-by', 'tags', '--keep-within', `${days}d`, '--prune'], { env: utc(env) });
+  await run('restic', ['forget', '--quiet', '--tag', `target=${target}`, '--group-by', 'tags', '--keep-within', `${days}d`, '--prune'], { env: envFor(env, target) });
 }
 
 /** Paths of the snapshots tagged for `target`. */
 export async function resticPaths(target: string, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const out = await run('restic', ['snapshots', '--json', '--tag', `target=${target}`], { env });
+  const out = await run('restic', ['snapshots', '--json', '--tag', `target=${target}`], { env: envFor(env, target) });
   return ((JSON.parse(out) ?? []) as { paths: string[] }[]).flatMap((s) => s.paths);
 }

@@ -11,7 +11,7 @@ import { engineOf } from './engines/index.ts';
 import type { EngineContext, Target } from './engines/types.ts';
 import { COMPRESSED_SUFFIX } from './compress.ts';
 import { oneLine } from './exec.ts';
-import { resticBackup, resticForget, resticPaths } from './restic.ts';
+import { resticBackup, resticForget, resticPaths, resticUnlock, targetRepository } from './restic.ts';
 import { newSentinel } from './sentinel.ts';
 import { listBackups, MAX_AGE_HOURS, prune, publish, RETENTION_DAYS, recordSentinel, unpack, verifyChecksums, type StoredBackup } from './store.ts';
 
@@ -32,10 +32,10 @@ const requireRestic = (env: NodeJS.ProcessEnv) => {
 };
 
 /** Why restic failed, with what to run when the repository was never initialised. */
-function offsiteProblem(err: unknown, env: NodeJS.ProcessEnv): string {
+function offsiteProblem(err: unknown, repository: string): string {
   const message = oneLine(err);
   if (/unable to open config file|Is there a repository/.test(message)) {
-    return `no restic repository at ${env.RESTIC_REPOSITORY}: create it once with "restic init" (RESTIC_REPOSITORY and RESTIC_PASSWORD set as for the backup), then run the backup again`;
+    return `no restic repository at ${repository}: create it once with "restic -r ${repository} init" (RESTIC_PASSWORD set as for the backup), then run the backup again`;
   }
   return message;
 }
@@ -67,11 +67,12 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
     const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files);
     const pruned = prune(o.backupDir, target.name, now);
     try {
+      await resticUnlock(target.name, o.env);
       await resticBackup(path, target.name, o.env, now);
       await resticForget(target.name, o.env, RETENTION_DAYS);
     } catch (err) {
       // The local copy is sound and stays published; only the off-site copy is missing.
-      throw new Error(`local copy kept at ${path}, but the off-site copy failed: ${offsiteProblem(err, o.env)}`);
+      throw new Error(`local copy kept at ${path}, but the off-site copy failed: ${offsiteProblem(err, targetRepository(o.env, target.name))}`);
     }
     return { path, pruned };
   });

@@ -20,7 +20,7 @@ import { loadTarget } from '../../policy-tests/model/backup-targets.ts';
 import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 
 const skip = (await missingTools('restic', 'zstd', 'etcd', 'etcdctl')).length > 0;
-const resticEnv = useResticRepository(skip);
+const resticEnv = useResticRepository(skip, ['etcd']);
 const target = loadTarget(REPO_ROOT, 'etcd');
 const FAKES = join(REPO_ROOT, 'scripts/test/fakes');
 

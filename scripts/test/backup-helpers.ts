@@ -16,14 +16,22 @@ export async function missingTools(...tools: string[]): Promise<string[]> {
   return missing;
 }
 
-/** One restic repository per test file (opening one costs a key derivation); returns the env that reaches it. */
-export function useResticRepository(skip: boolean): () => NodeJS.ProcessEnv {
+/**
+ * A restic base per test file, with the repositories of `targets` under it
+ * initialised (each costs a key derivation, so once per file); returns the
+ * env that reaches the base.
+ */
+export function useResticRepository(skip: boolean, targets: readonly string[]): () => NodeJS.ProcessEnv {
   let dir = '';
   beforeAll(async () => {
     if (skip) return;
     dir = mkdtempSync(join(tmpdir(), 'restic-test-'));
-    const init = await exec('restic', ['init', '--quiet'], { env: { ...process.env, RESTIC_REPOSITORY: dir, RESTIC_PASSWORD: 'test-password' } });
-    if (init.code !== 0) throw new Error(`restic init: ${init.stderr.trim()}`);
+    await Promise.all(
+      targets.map(async (target) => {
+        const init = await exec('restic', ['init', '--quiet'], { env: { ...process.env, RESTIC_REPOSITORY: join(dir, target), RESTIC_PASSWORD: 'test-password' } });
+        if (init.code !== 0) throw new Error(`restic init ${target}: ${init.stderr.trim()}`);
+      }),
+    );
   });
   afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
   return () => ({ ...process.env, RESTIC_REPOSITORY: dir, RESTIC_PASSWORD: 'test-password' });

@@ -17,7 +17,7 @@ import { missingTools, useResticRepository } from './backup-helpers.ts';
 
 const dockerfile = readFileSync(join(REPO_ROOT, 'scripts/backup/Dockerfile'), 'utf8');
 const skip = (await missingTools('sqlite3', 'restic', 'zstd')).length > 0;
-const resticEnv = useResticRepository(skip);
+const resticEnv = useResticRepository(skip, ['sonarr']);
 
 /** The image's /app, laid out in a temp folder from the Dockerfile's COPY lines of repository files. */
 let app: string;

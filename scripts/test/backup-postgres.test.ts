@@ -20,7 +20,7 @@ import { postgresBinDir, startPostgres, type PostgresServer } from './postgres-s
 const bin = postgresBinDir();
 const missing = [...(await missingTools('restic', 'zstd', 'pg_dump', 'pg_restore', 'psql')), ...(bin ? [] : ['a PostgreSQL server (Debian package postgresql)'])];
 const skip = missing.length > 0;
-const resticEnv = useResticRepository(skip);
+const resticEnv = useResticRepository(skip, ['notes']);
 const target: PostgresTarget = { name: 'notes', engine: 'postgres', database: 'notes', namespace: 'apps', deployment: 'notes' };
 
 let server: PostgresServer;

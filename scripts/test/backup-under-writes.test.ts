@@ -16,7 +16,7 @@ import { runBackup, type BackupOptions } from '../backup/run.ts';
 import { missingTools, useResticRepository } from './backup-helpers.ts';
 
 const tools = await missingTools('sqlite3', 'restic', 'zstd');
-const resticEnv = useResticRepository(tools.length > 0);
+const resticEnv = useResticRepository(tools.length > 0, ['bigapp']);
 const MIB = 1024 * 1024;
 const target: SqliteTarget = { name: 'bigapp', namespace: 'media', deployment: 'bigapp', engine: 'sqlite', paths: ['/config/big.db'] };
 

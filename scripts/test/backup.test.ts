@@ -1,5 +1,6 @@
 /** backup, backup-check, restore and restore-test of SQLite targets, with the real sqlite3 CLI, zstd and a real restic repository on local disk. */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -7,16 +8,20 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { compressFile, decompressFile, sha256File } from '../backup/compress.ts';
 import { latestSentinel, writeSentinel } from '../backup/engines/sqlite.ts';
+import type { SqliteTarget } from '../backup/engines/types.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
-import { resticPaths } from '../backup/restic.ts';
+import { resticPaths, targetRepository } from '../backup/restic.ts';
 import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
 import { exec, output } from '../../policy-tests/test/exec.ts';
 import { fakeScaler, flipByte, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 
 const tools = await missingTools('sqlite3', 'restic', 'zstd');
-const resticEnv = useResticRepository(tools.length > 0);
+const resticEnv = useResticRepository(tools.length > 0, ['sonarr']);
+// A process under another hostname, as a pod that died, needs a user and UTS namespace.
+const otherHostname = tools.length === 0 && (await exec('unshare', ['--user', '--map-root-user', '--uts', 'true'])).code === 0;
+if (!otherHostname) console.warn('\n*** unshare --user --uts is not available: SKIPPING the killed-under-another-host restic lock test. ***\n');
 const target = loadTarget(REPO_ROOT, 'sonarr');
 let dir: string;
 let o: BackupOptions;
@@ -62,11 +67,13 @@ describe.skipIf(tools.length > 0)('backup', () => {
   it('loses no committed row while the database is being written to', async () => {
     // A writer commits a row every few milliseconds while the backup runs.
     const writer = spawn('sh', ['-c', `i=0; while [ $i -lt 400 ]; do sqlite3 -cmd ".timeout 15000" ${db()} "INSERT INTO episodes (title) VALUES ('e$i');" || exit 1; i=$((i+1)); done`]);
+    // Listened for at once: the writer may finish before the backup does.
+    const writerDone = new Promise((resolve) => writer.once('exit', resolve));
     // The writer is under way once its first rows are in.
     await expect.poll(() => sql(db(), 'SELECT count(*) FROM episodes;')).not.toBe('1');
     const committedBefore = Number(await sql(db(), 'SELECT count(*) FROM episodes;'));
     const { path } = await runBackup(target, o);
-    await new Promise((r) => writer.on('exit', r));
+    await writerDone;
     const copy = await restored(path);
     expect(await sql(copy, 'PRAGMA integrity_check;')).toBe('ok');
     const inBackup = Number(await sql(copy, 'SELECT count(*) FROM episodes;'));
@@ -112,6 +119,35 @@ describe.skipIf(tools.length > 0)('backup', () => {
     expect(() => targetsOfDocument({ namespace: 'media', targets: { sonarr: { engine: 'mysql' } } }, 'f.yaml')).toThrow(/^f\.yaml: \/targets\/sonarr/);
     expect(() => targetsOfDocument('not a mapping', 'f.yaml')).toThrow(/^f\.yaml: \/ must be object/);
     expect(() => loadTarget(REPO_ROOT, 'lidarr')).toThrow(/^unknown target "lidarr"; declared: sonarr, radarr/);
+  });
+
+  it.skipIf(!otherHostname)('a restic run killed under another hostname holds its lock, yet every other target backs up (one repository each)', async () => {
+    // As a pod that died: restic runs under another hostname, so no one can tell its process is gone, and is killed holding its lock.
+    const radarr = loadTarget(REPO_ROOT, 'radarr') as SqliteTarget;
+    await exec('restic', ['init', '--quiet'], { env: { ...o.env, RESTIC_REPOSITORY: targetRepository(o.env, 'radarr') } });
+    await sql(join(o.sourceRoot!, radarr.paths[0]!), 'CREATE TABLE movies (id INTEGER PRIMARY KEY);');
+    const big = join(dir, 'big-input');
+    mkdirSync(big, { recursive: true });
+    writeFileSync(join(big, 'noise'), randomBytes(64 * 1024 * 1024));
+    const sonarrRepository = targetRepository(o.env, 'sonarr');
+    const locks = () => readdirSync(join(sonarrRepository, 'locks'));
+    const killed = spawn('unshare', ['--user', '--map-root-user', '--uts', 'sh', '-c', `hostname backup-pod-gone && exec restic backup ${big}`], { env: { ...o.env, RESTIC_REPOSITORY: sonarrRepository } });
+    try {
+      await expect.poll(() => locks().length).toBeGreaterThan(0);
+    } finally {
+      killed.kill('SIGKILL');
+      await new Promise((resolve) => killed.once('exit', resolve));
+    }
+    // The lock stays: restic cannot know the other host's process is gone, and unlock removes only stale locks.
+    await exec('restic', ['unlock'], { env: { ...o.env, RESTIC_REPOSITORY: sonarrRepository } });
+    expect(locks().length).toBeGreaterThan(0);
+    // Another target's backup, retention and prune included, does not see it.
+    await expect(runBackup(radarr, o)).resolves.toMatchObject({ path: expect.stringContaining('/radarr/') });
+    // The killed target's own backup keeps the local copy and says why the off-site copy failed.
+    await expect(runBackup(target, o)).rejects.toThrow(/local copy kept at .*, but the off-site copy failed: .*locked/);
+    // What the operator does once sure the pod is gone (the README says so); the other tests share this repository.
+    await exec('restic', ['unlock', '--remove-all'], { env: { ...o.env, RESTIC_REPOSITORY: sonarrRepository } });
+    expect(locks()).toEqual([]);
   });
 
   it('refuses to run without an off-site repository', async () => {
@@ -296,7 +332,7 @@ describe.skipIf(tools.length > 0)('the commands', () => {
     const repository = join(dir, 'never-initialised');
     const r = await cli('backup.ts', ['sonarr'], { ...o.env, RESTIC_REPOSITORY: repository, BACKUP_DIR: o.backupDir, BACKUP_SOURCE_ROOT: o.sourceRoot });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^backup sonarr: local copy kept at ${o.backupDir}/sonarr/\\S+, but the off-site copy failed: no restic repository at ${repository}: create it once with "restic init" .*\\n$`));
+    expect(r.stderr).toMatch(new RegExp(`^backup sonarr: local copy kept at ${o.backupDir}/sonarr/\\S+, but the off-site copy failed: no restic repository at ${repository}/sonarr: create it once with "restic -r ${repository}/sonarr init" .*\\n$`));
     const kept = r.stderr.match(/kept at (\S+),/)![1]!;
     expect(existsSync(join(kept, 'manifest.json'))).toBe(true);
   });
