@@ -4,12 +4,11 @@
  * the engine's integrity check, a compressed and checksummed backup published
  * atomically, 14 days kept, and a restic copy off-site.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { engineOf } from './engines/index.ts';
 import type { EngineContext, Target } from './engines/types.ts';
 import { COMPRESSED_SUFFIX } from './compress.ts';
+import { isNoSpace, ScratchSpaceError, withScratch } from './scratch.ts';
 import { oneLine } from './exec.ts';
 import { resticBackup, resticForget, resticPaths, resticUnlock, targetRepository } from './restic.ts';
 import { newSentinel } from './sentinel.ts';
@@ -40,15 +39,7 @@ function offsiteProblem(err: unknown, repository: string): string {
   return message;
 }
 
-/** Runs `body` with a private scratch folder that is always removed. */
-export async function withScratch<T>(prefix: string, body: (dir: string) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
-  try {
-    return await body(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+export { withScratch } from './scratch.ts';
 
 export async function runBackup(target: Target, o: BackupOptions): Promise<{ path: string; pruned: string[] }> {
   requireRestic(o.env);
@@ -91,6 +82,8 @@ export async function unpackVerified(target: Target, backup: StoredBackup, dir: 
   try {
     files = await unpack(backup.path, dir);
   } catch (err) {
+    // A full TMPDIR says nothing about the backup: name the real cause, and do not call the backup corrupt.
+    if (isNoSpace(err)) throw new ScratchSpaceError(`cannot unpack ${backup.name}: TMPDIR (${dirname(dir)}) is full (${oneLine(err).replace(/^.* does not decompress: /, '')}); the backup was not judged`);
     throw new Error(`refusing ${backup.name}: ${oneLine(err)}`);
   }
   for (const [name, file] of files) {

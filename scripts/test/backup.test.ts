@@ -1,7 +1,7 @@
 /** backup, backup-check, restore and restore-test of SQLite targets, with the real sqlite3 CLI, zstd and a real restic repository on local disk. */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,8 @@ import { compressFile, decompressFile, sha256File } from '../backup/compress.ts'
 import { latestSentinel, writeSentinel } from '../backup/engines/sqlite.ts';
 import type { SqliteTarget } from '../backup/engines/types.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
-import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
+import { checkBackup, contextOf, runBackup, unpackVerified, type BackupOptions } from '../backup/run.ts';
+import { requireScratchSpace, ScratchSpaceError, withScratch } from '../backup/scratch.ts';
 import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
 import { resticPaths, targetRepository } from '../backup/restic.ts';
 import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
@@ -340,5 +341,56 @@ describe.skipIf(tools.length > 0)('the commands', () => {
   it('npm run backup-check exits 1 with one line naming the problem', async () => {
     const none = await cli('backup-check.ts', ['sonarr'], { ...o.env, BACKUP_DIR: o.backupDir });
     expect([none.code, none.stdout, none.stderr]).toEqual([1, `backup-check sonarr: no backup at all in ${o.backupDir}\n`, '']);
+  });
+});
+
+describe.skipIf(tools.length > 0)('killed runs and a full TMPDIR', () => {
+  it('the next run removes the scratch folders of runs that are gone, and keeps those of live runs', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'scratch-root-'));
+    try {
+      const gone = join(root, 'homelab-backup-backup-sonarr-dead');
+      const live = join(root, 'homelab-backup-backup-radarr-live');
+      const never = join(root, 'homelab-backup-restore-sonarr-early');
+      for (const d of [gone, live, never]) mkdirSync(d);
+      // A PID that no process has: a killed run's.
+      const dead = spawn(process.execPath, ['-e', '']);
+      await new Promise((resolve) => dead.once('exit', resolve));
+      writeFileSync(join(gone, '.owner-pid'), String(dead.pid));
+      writeFileSync(join(gone, 'sonarr.db'), randomBytes(1024));
+      writeFileSync(join(live, '.owner-pid'), String(process.pid));
+      let inside = '';
+      await withScratch('backup-sonarr', async (dir) => {
+        inside = dir;
+        expect(readdirSync(root).sort()).toEqual([basename(dir), basename(live)].sort());
+      }, root);
+      expect(existsSync(inside)).toBe(false);
+      expect(readdirSync(root)).toEqual([basename(live)]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a TMPDIR with no room is named as the cause, and the backup is not called corrupt', async () => {
+    const path = seeded();
+    const backup = listBackups(o.backupDir, 'sonarr')[0]!;
+    expect(backup.path).toBe(path);
+    const dir = mkdtempSync(join(tmpdir(), 'full-'));
+    try {
+      // A full disk, as /dev/full answers every write: ENOSPC.
+      symlinkSync('/dev/full', join(dir, 'sonarr.db'));
+      const err = await unpackVerified(target, backup, dir, contextOf(o)).catch((e: unknown) => e as Error);
+      expect(err).toBeInstanceOf(ScratchSpaceError);
+      expect((err as Error).message).toMatch(/^cannot unpack \S+: TMPDIR \(.*\) is full \(.*No space left on device.*\); the backup was not judged$/);
+      expect((err as Error).message).not.toMatch(/does not decompress|refusing/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the space a run may use', () => {
+  it('refuses to start a run that needs more than TMPDIR has, naming both figures', () => {
+    expect(() => requireScratchSpace(Number.MAX_SAFE_INTEGER, tmpdir())).toThrow(/^TMPDIR \(.*\) has [\d,]+ MiB free, and this run needs about [\d,]+ MiB: free space there/);
+    expect(() => requireScratchSpace(1, tmpdir())).not.toThrow();
   });
 });

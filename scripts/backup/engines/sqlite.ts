@@ -4,11 +4,12 @@
  * file with one rename, keeping the replaced data as <db>.pre-restore-<UTC time>
  * (every restore its own copy, removed after the retention).
  */
-import { copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { run } from '../exec.ts';
 import { fsyncPath } from '../fsync.ts';
 import type { Sentinel } from '../sentinel.ts';
+import { requireScratchSpace } from '../scratch.ts';
 import { RETENTION_DAYS } from '../store.ts';
 import { undoStamp, undoTime, type Engine, type EngineContext, type SqliteTarget, type Swapped } from './types.ts';
 
@@ -85,6 +86,9 @@ export const sqliteEngine: Engine<SqliteTarget> = {
     return existsSync(live) ? latestSentinel(live) : undefined;
   },
   async dump(target, work, ctx) {
+    // The copies and their compressed forms sit in TMPDIR together: refuse to start without room for both.
+    const sizes = target.paths.map((p) => (existsSync(livePath(p, ctx)) ? statSync(livePath(p, ctx)).size : 0));
+    requireScratchSpace(2 * sizes.reduce((a, b) => a + b, 0), dirname(work));
     const copies: string[] = [];
     for (const p of target.paths) {
       const copy = join(work, basename(p));

@@ -1,0 +1,76 @@
+/**
+ * Scratch folders for a backup, check or restore run, under TMPDIR. A run
+ * killed halfway cannot remove its own (they are as large as the database),
+ * so each holds the PID of its run, and the next run removes every scratch
+ * folder whose run is gone. A full TMPDIR is named as the cause, never
+ * blamed on the backup being read.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const SCRATCH = 'homelab-backup-';
+const OWNER = '.owner-pid';
+
+/** Raised when TMPDIR has no room: the run failed, the backup was not judged. */
+export class ScratchSpaceError extends Error {}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Removes the scratch folders of runs that are gone; returns them. */
+export function removeAbandonedScratch(root = tmpdir()): string[] {
+  const removed: string[] = [];
+  for (const name of readdirSync(root)) {
+    if (!name.startsWith(SCRATCH)) continue;
+    const dir = join(root, name);
+    let pid = NaN;
+    try {
+      pid = Number(readFileSync(join(dir, OWNER), 'utf8'));
+    } catch {
+      // A folder whose owner file was never written belongs to a run killed at once.
+    }
+    if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
+    rmSync(dir, { recursive: true, force: true });
+    removed.push(dir);
+  }
+  return removed;
+}
+
+/** Free bytes in TMPDIR. */
+export function scratchFreeBytes(root = tmpdir()): number {
+  const s = statfsSync(root);
+  return s.bavail * s.bsize;
+}
+
+/** Refuses to start a run that needs more room than TMPDIR has. */
+export function requireScratchSpace(bytes: number, root = tmpdir()): void {
+  const free = scratchFreeBytes(root);
+  if (free < bytes) throw new ScratchSpaceError(`TMPDIR (${root}) has ${mib(free)} free, and this run needs about ${mib(bytes)}: free space there, or point TMPDIR at a larger volume`);
+}
+
+const mib = (n: number) => `${Math.round(n / 1024 / 1024).toLocaleString('en-US')} MiB`;
+
+/** Whether an error means the disk is full. */
+export const isNoSpace = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOSPC' || /No space left on device/i.test(String((err as Error)?.message ?? err));
+
+/** Runs `body` with a private scratch folder that is always removed, after removing those of runs that are gone. */
+export async function withScratch<T>(prefix: string, body: (dir: string) => Promise<T>, root = tmpdir()): Promise<T> {
+  removeAbandonedScratch(root);
+  const dir = mkdtempSync(join(root, `${SCRATCH}${prefix}-`));
+  writeFileSync(join(dir, OWNER), String(process.pid));
+  try {
+    return await body(dir);
+  } catch (err) {
+    if (isNoSpace(err) && !(err instanceof ScratchSpaceError)) throw new ScratchSpaceError(`TMPDIR (${root}) ran out of space during the run (${(err as Error).message.split('\n')[0]}): free space there, or point TMPDIR at a larger volume`);
+    throw err;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
