@@ -56,6 +56,7 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
       if (problem) throw new Error(`the copy ${file.slice(work.length + 1)} ${problem}; nothing was published`);
     }
     const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files);
+    recordSentinel(o.backupDir, target.name, sentinel, 'published');
     const pruned = prune(o.backupDir, target.name, now);
     try {
       await resticUnlock(target.name, o.env);

@@ -140,9 +140,33 @@ export function prune(root: string, target: string, now: Date, days = RETENTION_
 }
 
 /** Records a sentinel as written into the source, before the copy is taken (so a backup that never publishes still leaves its trace). */
-export function recordSentinel(root: string, target: string, sentinel: Sentinel): void {
+/**
+ * Appends to the ledger: `started` when a backup writes its sentinel into the
+ * source, `published` once that backup is visible. A sentinel that was only
+ * started belongs to a run that died before publishing: no backup was taken.
+ */
+export function recordSentinel(root: string, target: string, sentinel: Sentinel, state: 'started' | 'published' = 'started'): void {
   mkdirSync(targetDir(root, target), { recursive: true });
-  appendFileSync(join(targetDir(root, target), LEDGER), `${JSON.stringify(sentinel)}\n`);
+  appendFileSync(join(targetDir(root, target), LEDGER), `${JSON.stringify({ ...sentinel, state })}\n`);
+}
+
+/** What the ledger knows of each sentinel id: started, published, or (older ledgers) nothing. */
+export function ledgerStates(root: string, target: string): Map<string, Set<string>> {
+  const file = join(targetDir(root, target), LEDGER);
+  const out = new Map<string, Set<string>>();
+  if (!existsSync(file)) return out;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    try {
+      const s = JSON.parse(line) as Sentinel & { state?: string };
+      if (typeof s.id !== 'string') continue;
+      const states = out.get(s.id) ?? new Set<string>();
+      states.add(s.state ?? 'unknown');
+      out.set(s.id, states);
+    } catch {
+      // a line torn by a crash mid-append
+    }
+  }
+  return out;
 }
 
 /** The newest sentinel any backup wrote into the source (ignoring a torn last line). */

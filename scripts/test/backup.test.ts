@@ -316,10 +316,21 @@ describe.skipIf(tools.length > 0)('restore-test', () => {
     expect(await restoreTest(target, o)).toEqual([expect.stringMatching(/carries sentinel .* not the newest backup's/)]);
   });
 
-  it('fails in-cluster, where the live volume is not mounted, when a later backup wrote its sentinel but never published', async () => {
+  it('passes when a later backup was killed before publishing (no backup was taken), in-cluster and beside the live source', async () => {
     seeded(3_600_000);
-    // A backup killed after writing its sentinel: only the ledger next to the backups knows.
-    recordSentinel(o.backupDir, 'sonarr', { id: 'killed-backup', at: new Date().toISOString() });
+    // A backup killed after writing its sentinel into the source, before publishing.
+    const killed = { id: 'killed-backup', at: new Date().toISOString() };
+    recordSentinel(o.backupDir, 'sonarr', killed);
+    await writeSentinel(db(), killed);
+    expect(await restoreTest(target, { ...o, sourceRoot: join(dir, 'not-mounted') })).toEqual([]);
+    expect(await restoreTest(target, o)).toEqual([]);
+  });
+
+  it('fails in-cluster, where the live volume is not mounted, when a later published backup is missing', async () => {
+    seeded(3_600_000);
+    const vanished = { id: 'vanished-backup', at: new Date().toISOString() };
+    recordSentinel(o.backupDir, 'sonarr', vanished);
+    recordSentinel(o.backupDir, 'sonarr', vanished, 'published');
     expect(await restoreTest(target, { ...o, sourceRoot: join(dir, 'not-mounted') })).toEqual([expect.stringMatching(/the sentinel ledger has a newer sentinel/)]);
   });
 });
