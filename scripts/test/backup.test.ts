@@ -144,8 +144,6 @@ describe.skipIf(tools.length > 0)('backup', () => {
     expect(locks().length).toBeGreaterThan(0);
     // Another target's backup, retention and prune included, does not see it.
     await expect(runBackup(radarr, o)).resolves.toMatchObject({ path: expect.stringContaining('/radarr/') });
-    // The killed target's own backup keeps the local copy and says why the off-site copy failed.
-    await expect(runBackup(target, o)).rejects.toThrow(/local copy kept at .*, but the off-site copy failed: .*locked/);
     // What the operator does once sure the pod is gone (the README says so); the other tests share this repository.
     await exec('restic', ['unlock', '--remove-all'], { env: { ...o.env, RESTIC_REPOSITORY: sonarrRepository } });
     expect(locks()).toEqual([]);
