@@ -5,7 +5,7 @@
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { duplicateKeys } from './duplicate-keys.ts';
 import type { Finding } from './findings.ts';
-import { yaml11Ambiguities } from './yaml11.ts';
+import { YAML11_FIX, yaml11Ambiguities } from './yaml11.ts';
 import { locate, type LinePos, type Path } from './positions.ts';
 
 export interface Resource {
@@ -117,7 +117,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
       }
       return;
     }
-    for (const { line, col, message } of yaml11Ambiguities(doc, lineCounter)) findings.push({ file, line, col, check: 'yaml-1.1-scalar', message, fix: 'quote it, or write the value YAML 1.1 and 1.2 agree on', doc: index });
+    for (const { line, col, message } of yaml11Ambiguities(doc, lineCounter)) findings.push({ file, line, col, check: 'yaml-1.1-scalar', message, fix: YAML11_FIX, doc: index });
     const repeats = duplicateKeys(doc, lineCounter);
     if (repeats.length > 0) {
       for (const { key, line, col } of repeats) findings.push({ file, line, col, check: 'duplicate-key', message: `duplicate key "${key}": Map keys must be unique`, doc: index });

@@ -12,7 +12,7 @@ import { argoGlobMatch } from './glob.ts';
 import { documentPositions, type ParsedFile, type Positions, type Resource } from './manifest.ts';
 import { parseFiles } from './parse-pool.ts';
 import { duplicateKeys } from './duplicate-keys.ts';
-import { yaml11Ambiguities } from './yaml11.ts';
+import { YAML11_FIX, yaml11Ambiguities } from './yaml11.ts';
 import type { Finding } from './findings.ts';
 import { readSource } from './source.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
@@ -180,7 +180,7 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
     }
     const parsed = parseDataFile(file, source.text);
     data.set(file, parsed);
-    for (const a of parsed.ambiguities ?? []) unreadable.push({ file, line: a.line, col: a.col, check: 'yaml-1.1-scalar', message: a.message, fix: 'quote it, or write the value YAML 1.1 and 1.2 agree on' });
+    for (const a of parsed.ambiguities ?? []) unreadable.push({ file, line: a.line, col: a.col, check: 'yaml-1.1-scalar', message: a.message, fix: YAML11_FIX });
   }
   // Data-file findings (unreadable, or read differently by Helm) travel as files with findings and no resources.
   const byFile = Map.groupBy(unreadable, (f) => f.file);

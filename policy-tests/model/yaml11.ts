@@ -12,6 +12,9 @@ const BOOLEAN_11 = /^(y|Y|yes|Yes|YES|on|On|ON|n|N|no|No|NO|off|Off|OFF)$/;
 const TRUE_11 = /^(y|Y|yes|Yes|YES|on|On|ON)$/;
 const OCTAL_11 = /^[-+]?0[0-7]+$/;
 
+/** The remediation of every yaml-1.1-scalar finding. */
+export const YAML11_FIX = 'quote it, or write the value YAML 1.1 and 1.2 agree on';
+
 export interface Ambiguity {
   line: number;
   col: number;

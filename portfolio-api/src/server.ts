@@ -88,9 +88,7 @@ export async function start(config: Config = loadConfig(), deps: { logger?: Logg
     },
     (req, res) => {
       if (req.httpVersion === '1.1' && !req.headers.host) {
-        const body = JSON.stringify(envelope(400, 'an HTTP/1.1 request must carry a Host header'));
-        res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'access-control-allow-origin': '*', 'cache-control': 'no-store', connection: 'close' });
-        res.end(body);
+        answerOnSocket(req.socket, 400, 'Bad Request', 'an HTTP/1.1 request must carry a Host header');
         return;
       }
       handler(req, res);

@@ -18,19 +18,9 @@ afterEach(async () => {
 
 const KEY = { authorization: 'Bearer test-key-0123456789', 'content-type': 'application/json' };
 
-/** Raw HTTP for what fetch refuses to send (odd methods, raw paths, huge headers). */
-function raw(text: string): Promise<{ status: number; head: string; body: string }> {
-  const port = Number(new URL(api.base).port);
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(text));
-    let data = '';
-    socket.on('data', (d) => (data += d.toString('latin1')));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head = '', body = ''] = data.split('\r\n\r\n');
-      resolve({ status: Number(head.split(' ')[1]), head: head.toLowerCase(), body });
-    });
-  });
+/** Raw HTTP for what fetch refuses to send (odd methods, raw paths, huge headers): the request, then the end of it. */
+function raw(text: string) {
+  return exchange(Number(new URL(api.base).port), text, true);
 }
 
 function expectEnvelope(status: number, head: string, body: string): void {
@@ -117,11 +107,11 @@ describe('hostile requests', () => {
   });
 });
 
-/** Opens a connection, writes `text` without ending it, and resolves with the answer and how long it took. */
-function stalled(port: number, text: string): Promise<{ status: number; head: string; body: string; ms: number; responses: number }> {
+/** Opens a connection and writes `text`, ending the request or leaving it open (a slow client); resolves with the answer and how long it took. */
+function exchange(port: number, text: string, end: boolean): Promise<{ status: number; head: string; body: string; ms: number; responses: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    const socket = connect(port, '127.0.0.1', () => (end ? socket.end(text) : socket.write(text)));
     let data = '';
     socket.on('data', (d) => (data += d.toString('latin1')));
     socket.on('error', reject);
@@ -131,6 +121,8 @@ function stalled(port: number, text: string): Promise<{ status: number; head: st
     });
   });
 }
+
+const stalled = (port: number, text: string) => exchange(port, text, false);
 
 describe('HTTP at its edges', () => {
   const HEADERS_MS = 1_500;
