@@ -5,12 +5,13 @@
  * folder whose run is gone. A full TMPDIR is named as the cause, never
  * blamed on the backup being read.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const SCRATCH = 'homelab-backup-';
 const OWNER = '.owner-pid';
+const OWNERLESS_GRACE_MS = 60 * 60_000;
 
 /** Raised when TMPDIR has no room: the run failed, the backup was not judged. */
 export class ScratchSpaceError extends Error {}
@@ -34,7 +35,9 @@ export function removeAbandonedScratch(root = tmpdir()): string[] {
     try {
       pid = Number(readFileSync(join(dir, OWNER), 'utf8'));
     } catch {
-      // A folder whose owner file was never written belongs to a run killed at once.
+      // No owner file yet: a run between creating its folder and writing the file, or one killed right
+      // then. Only an old one is abandoned; a young one may belong to a run starting beside this one.
+      if (Date.now() - statSync(dir).mtimeMs < OWNERLESS_GRACE_MS) continue;
     }
     if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
     rmSync(dir, { recursive: true, force: true });
