@@ -43,7 +43,7 @@ export const argocdChecks: PolicyCheck[] = [
         }
         if (!owned) ctx.fail({ file: repo.manifestFiles.find((f) => dirname(f) === folder)! }, `folder ${folder}/ has manifests but no ${APPLICATION_FILE} declares it`);
       }
-      for (const parsed of repo.parsed) {
+      for (const parsed of repo.parsed.filter((p) => p.renderedBy === undefined)) {
         const apps = parsed.resources.filter(isApplication);
         const isAppFile = parsed.file.endsWith(`/${APPLICATION_FILE}`);
         if (isAppFile && apps.length !== 1) ctx.fail({ file: parsed.file }, `${APPLICATION_FILE} must declare exactly one Application, found ${apps.length}`);

@@ -7,6 +7,7 @@ import { chartValues, type ChartValues } from '../model/chart-values.ts';
 import type { Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
 import type { DataFile, Repo } from '../model/repo.ts';
+import type { SourceRender } from '../model/rendered.ts';
 
 export type Place =
   /** A node of a resource: its key or its value. */
@@ -18,8 +19,10 @@ export type Place =
 
 export interface CheckContext {
   repo: Repo;
-  /** Resources of the kinds the check declares (all resources for `*`). */
+  /** Resources of the kinds the check declares (all resources for `*`), plain and rendered. */
   resources: readonly Resource[];
+  /** What the render tier made of each Application source (for checks that declare `renders`). */
+  renders: readonly SourceRender[];
   fail(place: Place, message: string): void;
 }
 
@@ -36,6 +39,8 @@ export interface Reads {
   files?: readonly string[];
   /** Charts whose values files it reads. */
   charts?: readonly string[];
+  /** The render tier's record of every source: status, values files, chart interface, determinism. */
+  renders?: boolean;
 }
 
 /** A policy check, modeled on kube-linter's builtin checks: metadata plus a pure function. */

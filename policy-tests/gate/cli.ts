@@ -34,6 +34,9 @@ Options:
   --skip KINDS                 comma-separated Kind or apiVersion/Kind to skip
   --reject KINDS               comma-separated Kind or apiVersion/Kind to reject
   --ignore-missing-schemas     skip kinds that have no schema instead of failing
+  --require-rendered           fail when a source cannot be rendered offline
+                               (a chart not in the cache; npm run charts:pull fetches them)
+  --no-render                  check files only: no Helm or kustomize (the summary says so)
   --list-checks                list every check id and exit
   -v, --version                print the version and exit
   -h, --help                   show this help
@@ -109,6 +112,8 @@ function parse(argv: string[]) {
         skip: { type: 'string' },
         reject: { type: 'string' },
         'ignore-missing-schemas': { type: 'boolean', default: false },
+        'require-rendered': { type: 'boolean', default: false },
+        render: { type: 'boolean', default: true },
         'list-checks': { type: 'boolean', default: false },
         version: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -147,6 +152,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     skip: kindList(values.skip),
     reject: kindList(values.reject),
     ignoreMissingSchemas: values['ignore-missing-schemas'],
+    render: values.render,
+    requireRendered: values['require-rendered'],
+    env: io.env,
     onProgress: progress,
   });
   if (progress) io.stderr('\r\x1b[K');

@@ -8,10 +8,12 @@ import { policyChecks } from '../checks/registry.ts';
 import { runPolicy } from './runner.ts';
 import type { PolicyCheck } from '../checks/kit.ts';
 import { byLocation, type Finding } from '../model/findings.ts';
-import { resourceKey, type ParsedFile, type Resource } from '../model/manifest.ts';
+import { findingAt, resourceKey, type ParsedFile, type Resource } from '../model/manifest.ts';
 import { parseSource, readSource, type Source } from '../model/source.ts';
 import { isManifestPath, loadRepo, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';
 import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
+import { withRendered, type SourceRender } from '../model/rendered.ts';
+import { renderRepo } from '../render/render.ts';
 
 export class UsageError extends Error {}
 
@@ -34,6 +36,8 @@ export interface ResourceResult {
   name: string;
   status: ResourceStatus;
   findings: Finding[];
+  /** `<application>: <template>` for a rendered resource. */
+  renderedBy?: string;
 }
 
 export interface Summary {
@@ -41,6 +45,18 @@ export interface Summary {
   invalid: number;
   errors: number;
   skipped: number;
+  /** Application sources that could not be rendered offline (a chart not in the cache): judged by nobody. */
+  notRendered: number;
+}
+
+/** A source the gate could not render, where it is declared, and the command that fixes it. */
+export interface NotRendered {
+  file: string;
+  line: number;
+  col: number;
+  app: string;
+  source: string;
+  message: string;
 }
 
 export interface GateResult {
@@ -48,6 +64,9 @@ export interface GateResult {
   summary: Summary;
   /** Whether the policy layer ran (only for this repository's own manifests). */
   policy: boolean;
+  notRendered: NotRendered[];
+  /** The render tools' versions, when anything was rendered. */
+  tools?: string;
 }
 
 export interface GateOptions extends Partial<SchemaOptions> {
@@ -60,6 +79,12 @@ export interface GateOptions extends Partial<SchemaOptions> {
   onProgress?: Progress;
   /** Parse in worker threads; by default only for large trees. */
   parallel?: boolean;
+  /** Render Applications with Helm and kustomize before checking (default: on). */
+  render?: boolean;
+  /** A source that cannot be rendered offline fails the gate instead of being counted. */
+  requireRendered?: boolean;
+  /** The environment the render tools read (HELM_BIN, KUSTOMIZE_BIN, the cache folder). */
+  env?: NodeJS.ProcessEnv;
 }
 
 let sharedLayer: Promise<SchemaLayer> | undefined;
@@ -133,7 +158,7 @@ export async function registeredChecks(): Promise<PolicyCheck[]> {
 }
 
 function summarize(resources: readonly ResourceResult[]): Summary {
-  const summary: Summary = { valid: 0, invalid: 0, errors: 0, skipped: 0 };
+  const summary: Summary = { valid: 0, invalid: 0, errors: 0, skipped: 0, notRendered: 0 };
   for (const r of resources) {
     if (r.status === 'valid') summary.valid++;
     else if (r.status === 'invalid') summary.invalid++;
@@ -144,8 +169,8 @@ function summarize(resources: readonly ResourceResult[]): Summary {
 }
 
 /** Validates parsed files (schema layer), attaching any extra findings (policy layer) to their resources. */
-export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Finding[], options: SchemaOptions, onProgress?: Progress): Promise<ResourceResult[]> {
-  const layer = await schemaLayer();
+export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Finding[], options: SchemaOptions, onProgress?: Progress, given?: SchemaLayer): Promise<ResourceResult[]> {
+  const layer = given ?? (await schemaLayer());
   const resources: Resource[] = parsed.flatMap((p) => p.resources);
   await layer.prepare(resources.map((r) => `${r.apiVersion}/${r.kind}`));
   const results: ResourceResult[] = [];
@@ -153,7 +178,7 @@ export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Fi
   resources.forEach((resource, i) => {
     if (onProgress && i % 200 === 0) onProgress('schema', i, resources.length);
     const { status, findings } = layer.check(resource, options);
-    const result: ResourceResult = { filename: resource.file, kind: resource.kind, version: resource.apiVersion, name: resource.name, status, findings };
+    const result: ResourceResult = { filename: resource.file, kind: resource.kind, version: resource.apiVersion, name: resource.name, status, findings, ...(resource.rendered ? { renderedBy: `${resource.rendered.app}: ${resource.rendered.template ?? resource.rendered.source}` } : {}) };
     results.push(result);
     byDoc.set(resourceKey(resource), result);
   });
@@ -184,23 +209,52 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const wantsRepo = paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0;
   const results: ResourceResult[] = [];
   let policy = false;
+  const notRendered: NotRendered[] = [];
+  let tools: string | undefined;
   if (wantsRepo) {
     options.onProgress?.('parse', 0, 1);
-    const repo = await loadRepo(root, { parallel: options.parallel });
+    const plain = await loadRepo(root, { parallel: options.parallel });
     options.onProgress?.('parse', 1, 1);
+    const layer = await schemaLayer();
+    let renders: SourceRender[] = [];
+    if (options.render !== false) {
+      const rendered = await renderRepo(plain, { builtinApiVersions: layer.builtinApiVersions(), env: options.env });
+      renders = rendered.renders;
+      tools = rendered.tools;
+    }
+    const { repo, parsed } = withRendered(plain, renders);
+    const renderFindings = renderProblems(renders, options.requireRendered ?? false, notRendered);
     const schemaOptions = resolvedOptions(options, repo);
     options.onProgress?.('policy', 0, repo.resources.length);
-    const findings = runPolicy(repo, await registeredChecks());
+    const findings = [...renderFindings, ...runPolicy(repo, await registeredChecks(), renders)];
     policy = true;
     const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
     const keep = (file: string): boolean => !selected || selected.has(file);
-    results.push(...(await evaluate(repo.parsed.filter((p) => keep(p.file)), findings.filter((f) => keep(f.file)), schemaOptions, options.onProgress)));
+    const crds = repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
+    results.push(...(await evaluate(parsed.filter((p) => keep(p.file)), findings.filter((f) => keep(f.file)), schemaOptions, options.onProgress, layer.withCrds(crds))));
   }
   if (inputs.outside.length > 0) {
     const parsed = inputs.outside.map((input) => parseSource(input.filename, input.read()));
     results.push(...(await evaluate(parsed, [], resolvedOptions(options), options.onProgress)));
   }
-  return { resources: results, summary: summarize(results), policy };
+  return { resources: results, summary: { ...summarize(results), notRendered: notRendered.length }, policy, notRendered, ...(tools ? { tools } : {}) };
+}
+
+/**
+ * Sources that failed to render are findings on their Application. Sources
+ * that could not be rendered offline are counted, or with `requireRendered`,
+ * findings too: either way never reported as valid.
+ */
+function renderProblems(renders: readonly SourceRender[], requireRendered: boolean, notRendered: NotRendered[]): Finding[] {
+  const out: Finding[] = [];
+  for (const r of renders) {
+    if (r.status === 'rendered') continue;
+    const field = r.source.chart !== undefined ? 'chart' : 'path';
+    const at = findingAt(r.app.resource, [...r.source.at, field], r.status === 'failed' ? 'render' : 'not-rendered', `${r.label}: ${r.message ?? 'not rendered'}`, r.status === 'failed' ? 'fix what the tool reports, then run npm run validate again' : 'run npm run charts:pull with network access (or --mirror URL), then validate again');
+    if (r.status === 'not-rendered') notRendered.push({ file: at.file, line: at.line, col: at.col, app: r.app.name, source: r.label, message: r.message ?? '' });
+    if (r.status === 'failed' || requireRendered) out.push(at);
+  }
+  return out;
 }
 
 export function allFindings(result: GateResult): Finding[] {

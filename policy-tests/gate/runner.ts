@@ -10,6 +10,7 @@ import { argoGlobMatch } from '../model/glob.ts';
 import type { Finding } from '../model/findings.ts';
 import { findingAt, resourceKey, type Resource } from '../model/manifest.ts';
 import type { Repo } from '../model/repo.ts';
+import type { SourceRender } from '../model/rendered.ts';
 
 function exemptionsOf(resource: Resource): Map<string, string> {
   const annotations = (resource.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
@@ -35,13 +36,14 @@ export function repoViewFor(reads: Reads, repo: Repo): Repo {
   return { ...repo, resources, dataFiles };
 }
 
-function contextFor(check: PolicyCheck, repo: Repo, out: Finding[]): CheckContext {
+function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRender[], out: Finding[]): CheckContext {
   const { kinds = [] } = check.reads;
   const view = repoViewFor(check.reads, repo);
   const finding = (file: string, line: number, col: number, message: string): Finding => ({ file, line, col, check: check.id, message, fix: check.remediation });
   return {
     repo: view,
     resources: kinds.includes('*') ? view.resources : view.resources.filter((r) => kinds.includes(r.kind)),
+    renders: check.reads.renders ? renders : [],
     fail(place, message) {
       if ('resource' in place) out.push(findingAt(place.resource, place.path, check.id, message, check.remediation, place.target));
       else if ('data' in place) {
@@ -52,14 +54,14 @@ function contextFor(check: PolicyCheck, repo: Repo, out: Finding[]): CheckContex
   };
 }
 
-export function runPolicy(repo: Repo, checks: readonly PolicyCheck[]): Finding[] {
+export function runPolicy(repo: Repo, checks: readonly PolicyCheck[], renders: readonly SourceRender[] = []): Finding[] {
   const byLocation = new Map(repo.resources.map((r) => [resourceKey(r), r]));
   const known = new Map(checks.map((c) => [c.id, c]));
   const used = new Set<string>();
   const findings: Finding[] = [];
   for (const check of checks) {
     const raw: Finding[] = [];
-    check.run(contextFor(check, repo, raw));
+    check.run(contextFor(check, repo, renders, raw));
     for (const finding of raw) {
       const resource = finding.doc === undefined ? undefined : byLocation.get(resourceKey(finding));
       const reason = check.exemptible && resource ? exemptionsOf(resource).get(check.id) : undefined;

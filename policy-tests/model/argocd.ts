@@ -21,7 +21,27 @@ export interface AppSource {
   chart?: string;
   ref?: string;
   directory?: { recurse?: boolean; include?: string; exclude?: string };
-  helm?: { valueFiles?: string[] };
+  helm?: HelmOptions;
+  /** Argo CD's kustomize options on the source (namePrefix, images, ...), as written. */
+  kustomize?: Record<string, unknown>;
+}
+
+/** The `helm` block of a source, as Argo CD 3 reads it. */
+export interface HelmOptions {
+  valueFiles?: string[];
+  releaseName?: string;
+  namespace?: string;
+  /** Inline values: `valuesObject` wins over the `values` string, as in Argo CD. */
+  values?: string;
+  valuesObject?: Record<string, unknown>;
+  parameters?: { name: string; value: string; forceString?: boolean }[];
+  fileParameters?: { name: string; path: string }[];
+  skipCrds?: boolean;
+  skipTests?: boolean;
+  skipSchemaValidation?: boolean;
+  ignoreMissingValueFiles?: boolean;
+  kubeVersion?: string;
+  apiVersions?: string[];
 }
 
 export interface ArgoApp {
@@ -49,7 +69,30 @@ function toSource(raw: unknown, at: PathSegment[]): AppSource {
     chart: str(s.chart),
     ref: str(s.ref),
     directory: directory && { recurse: directory.recurse === true, include: str(directory.include), exclude: str(directory.exclude) },
-    helm: helm && { valueFiles: Array.isArray(helm.valueFiles) ? helm.valueFiles.filter((v): v is string => typeof v === 'string') : undefined },
+    helm: helm && toHelmOptions(helm),
+    kustomize: s.kustomize === undefined ? undefined : obj(s.kustomize),
+  };
+}
+
+const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+function toHelmOptions(helm: Obj): HelmOptions {
+  const entries = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
+  return {
+    valueFiles: strings(helm.valueFiles),
+    releaseName: str(helm.releaseName),
+    namespace: str(helm.namespace),
+    values: str(helm.values),
+    valuesObject: helm.valuesObject === undefined ? undefined : obj(helm.valuesObject),
+    parameters: helm.parameters === undefined ? undefined : entries(helm.parameters).map((p) => ({ name: str(p.name) ?? '', value: p.value === undefined ? '' : String(p.value), forceString: p.forceString === true })),
+    fileParameters: helm.fileParameters === undefined ? undefined : entries(helm.fileParameters).map((p) => ({ name: str(p.name) ?? '', path: str(p.path) ?? '' })),
+    skipCrds: bool(helm.skipCrds),
+    skipTests: bool(helm.skipTests),
+    skipSchemaValidation: bool(helm.skipSchemaValidation),
+    ignoreMissingValueFiles: bool(helm.ignoreMissingValueFiles),
+    kubeVersion: str(helm.kubeVersion),
+    apiVersions: strings(helm.apiVersions),
   };
 }
 
@@ -86,9 +129,30 @@ export function isThisRepo(repo: Repo, source: AppSource): boolean {
   return repo.facts !== undefined && normalizeRepoURL(source.repoURL) === normalizeRepoURL(repo.facts.repoURL);
 }
 
+export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
+
+/**
+ * How Argo CD 3 renders a source: a chart from a chart repository, or a path
+ * of a git repository that is a Helm chart (Chart.yaml), a kustomization, or
+ * a plain directory. A source with only `ref` renders nothing: it lends its
+ * files to `$ref/...` value files.
+ */
+export type SourceType = 'chart' | 'helm-path' | 'kustomize' | 'directory' | 'ref' | 'foreign';
+
+export function sourceType(repo: Repo, source: AppSource): SourceType {
+  if (source.chart !== undefined) return 'chart';
+  if (source.path === undefined) return source.ref !== undefined ? 'ref' : 'foreign';
+  if (!isThisRepo(repo, source)) return 'foreign';
+  const base = normalizeSourcePath(source.path);
+  const at = (name: string) => repo.files.has(base === '' ? name : `${base}/${name}`);
+  if (at('Chart.yaml')) return 'helm-path';
+  if (KUSTOMIZATION_FILES.some(at)) return 'kustomize';
+  return 'directory';
+}
+
 /** A source that makes Argo CD apply plain manifests from a folder of this repo. */
 export function isDirectorySource(repo: Repo, source: AppSource): boolean {
-  return isThisRepo(repo, source) && source.path !== undefined && source.chart === undefined;
+  return sourceType(repo, source) === 'directory';
 }
 
 export function normalizeSourcePath(path: string): string {

@@ -26,7 +26,7 @@ export function dashboards(repo: Repo): Dashboard[] {
   for (const resource of repo.resources) {
     const labels = (resource.object.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {};
     if (resource.kind !== 'ConfigMap' || labels.grafana_dashboard === undefined) continue;
-    const text = repo.parsed.find((p) => p.file === resource.file)?.text ?? '';
+    const text = repo.parsed.find((p) => p.file === resource.file && p.renderedBy === undefined)?.text ?? '';
     for (const [key, value] of Object.entries((resource.object.data ?? {}) as Record<string, unknown>)) {
       if (typeof value !== 'string' || !key.endsWith('.json')) continue;
       const toOuter = blockScalarMapper(resource, text, ['data', key]);

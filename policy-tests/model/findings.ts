@@ -12,6 +12,8 @@ export interface Finding {
   doc?: number;
   /** Index of the item, when that resource is an item of a List. */
   item?: number;
+  /** The rendered resource's id (`<application>#<index>`), when the finding is about one. */
+  rendered?: string;
 }
 
 export function formatLocation(f: Pick<Finding, 'file' | 'line' | 'col'>): string {

@@ -21,10 +21,28 @@ export interface Resource {
   object: Record<string, unknown>;
   /** Finds where a path of `object` sits in the file. */
   positions: Positions;
+  /** Set when the resource is not in a file of the repository but rendered by an Application (Helm, kustomize). */
+  rendered?: RenderedFrom;
 }
 
+/** Where a rendered resource came from: its Application, the chart or folder, and the template. */
+export interface RenderedFrom {
+  /** `<application>#<index in its output>`: unique across the repository. */
+  id: string;
+  app: string;
+  /** `chart falco 7.0.2`, `chart at charts/x` or `kustomize apps/media/sonarr`. */
+  source: string;
+  /** The chart's `# Source:` path (`falco/templates/daemonset.yaml`), when Helm names one. */
+  template?: string;
+  /** A Helm hook (`helm.sh/hook`): applied by Argo CD around the sync, not kept as a live resource. */
+  hook?: boolean;
+}
+
+/** A position; `file` when it lies in another file than the resource's (a rendered resource's values file). */
+export type Place = LinePos & { file?: string };
+
 export interface Positions {
-  at(path: Path, target: 'key' | 'value'): LinePos;
+  at(path: Path, target: 'key' | 'value'): Place;
 }
 
 /** Positions straight from a parsed document. */
@@ -56,6 +74,8 @@ export interface ParsedFile {
   findings: Finding[];
   /** The source text, for checks that read YAML embedded in a value (a block scalar). */
   text: string;
+  /** Set on the group of resources an Application rendered (they sit in no file of their own). */
+  renderedBy?: string;
 }
 
 export function groupOf(apiVersion: string): string {
@@ -69,17 +89,29 @@ export function itemPositions(positions: Positions, item: number | undefined): P
 }
 
 /** The key that ties a finding to its resource: file, document, and List item. */
-export const resourceKey = (x: { file: string; doc?: number; item?: number }) => `${x.file}#${x.doc ?? ''}#${x.item ?? ''}`;
+export const resourceKey = (x: { file: string; doc?: number; item?: number; rendered?: string | RenderedFrom }) =>
+  x.rendered !== undefined ? `rendered:${typeof x.rendered === 'string' ? x.rendered : x.rendered.id}` : `${x.file}#${x.doc ?? ''}#${x.item ?? ''}`;
 
 /** Position of a path inside a resource, for findings. */
-export function positionOf(resource: Resource, path: Path, target: 'key' | 'value' = 'value'): LinePos {
+export function positionOf(resource: Resource, path: Path, target: 'key' | 'value' = 'value'): Place {
   return resource.positions.at(path, target);
 }
 
 /** A finding about `path` inside `resource`. */
 export function findingAt(resource: Resource, path: Path, check: string, message: string, fix?: string, target: 'key' | 'value' = 'value'): Finding {
-  const { line, col } = positionOf(resource, path, target);
-  return { file: resource.file, line, col, check, message, fix, doc: resource.doc, ...(resource.item === undefined ? {} : { item: resource.item }) };
+  const { line, col, file } = positionOf(resource, path, target);
+  const rendered = resource.rendered;
+  return {
+    file: file ?? resource.file,
+    line,
+    col,
+    check,
+    message: rendered ? `${message} (rendered by ${rendered.app} from ${rendered.template ?? rendered.source})` : message,
+    fix,
+    doc: resource.doc,
+    ...(resource.item === undefined ? {} : { item: resource.item }),
+    ...(rendered ? { rendered: rendered.id } : {}),
+  };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

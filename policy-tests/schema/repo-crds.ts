@@ -55,16 +55,71 @@ export function shapesFromJsonSchema(schema: JsonSchema, shapes: Shape[], object
 
 let crds: RepoCrd[] | undefined;
 
-export function loadRepoCrds(): RepoCrd[] {
-  if (crds) return crds;
+/** One ajv for CRD schemas: Kubernetes' structural-schema extensions are annotations to it, not constraints. */
+function crdAjv(): Ajv {
   // validateSchema off: the meta-schema check costs more than compiling the
-  // three CRDs; policy-tests/test/own-schemas.test.ts does it instead.
+  // schemas; policy-tests/test/own-schemas.test.ts does it for the repo's own.
   const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
   addFormats.default(ajv);
-  ajv.addKeyword('x-kubernetes-group-version-kind');
-  ajv.addKeyword('x-scope');
-  ajv.addKeyword('x-kubernetes-preserve-unknown-fields');
-  ajv.addKeyword('x-kubernetes-int-or-string');
+  for (const keyword of ['x-kubernetes-group-version-kind', 'x-scope', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-embedded-resource', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-validations']) ajv.addKeyword(keyword);
+  // OpenAPI formats Kubernetes uses that JSON Schema does not define: the type already says enough.
+  for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password', 'quantity', 'duration']) ajv.addFormat(format, true);
+  return ajv;
+}
+
+/** OpenAPI v3's `nullable: true` as JSON Schema: null is allowed beside the declared type. */
+function withNullable(schema: JsonSchema): JsonSchema {
+  const walk = (s: unknown): unknown => {
+    if (Array.isArray(s)) return s.map(walk);
+    if (!s || typeof s !== 'object') return s;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(s)) out[k] = k === 'enum' || k === 'default' || k === 'example' ? v : walk(v);
+    if (out.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
+    delete out.nullable;
+    return out;
+  };
+  return walk(schema) as JsonSchema;
+}
+
+/** A CRD's served versions as schemas, compiled only when a resource of that kind needs one. */
+export interface LazyCrd {
+  apiVersion: string;
+  kind: string;
+  scope: 'Namespaced' | 'Cluster';
+  file: string;
+  schema: JsonSchema;
+  compile(): ValidateFunction;
+}
+
+let lazyAjv: Ajv | undefined;
+
+/** The schemas of CustomResourceDefinition objects (plain or rendered): each served version's openAPIV3Schema, strict. */
+export function crdsFromObjects(crdObjects: readonly { file: string; object: Record<string, unknown> }[]): LazyCrd[] {
+  const out: LazyCrd[] = [];
+  for (const { file, object } of crdObjects) {
+    const spec = (object.spec ?? {}) as { group?: string; scope?: string; names?: { kind?: string }; versions?: { name?: string; served?: boolean; schema?: { openAPIV3Schema?: JsonSchema } }[] };
+    if (!spec.group || !spec.names?.kind) continue;
+    for (const version of spec.versions ?? []) {
+      const raw = version.schema?.openAPIV3Schema;
+      if (!version.name || version.served === false || !raw) continue;
+      const schema = withNullable(raw);
+      let compiled: ValidateFunction | undefined;
+      out.push({
+        apiVersion: `${spec.group}/${version.name}`,
+        kind: spec.names.kind,
+        scope: spec.scope === 'Cluster' ? 'Cluster' : 'Namespaced',
+        file,
+        schema,
+        compile: () => (compiled ??= (lazyAjv ??= crdAjv()).compile(schema)),
+      });
+    }
+  }
+  return out;
+}
+
+export function loadRepoCrds(): RepoCrd[] {
+  if (crds) return crds;
+  const ajv = crdAjv();
   crds = [];
   for (const name of readdirSync(REPO_CRD_DIR).filter((n) => n.endsWith('.json')).sort()) {
     const file = join(REPO_CRD_DIR, name);

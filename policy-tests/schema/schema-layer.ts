@@ -14,7 +14,7 @@ import { findingAt, type Resource } from '../model/manifest.ts';
 import { cronScheduleProblem, timeZoneProblem } from './cron.ts';
 import { parseInstancePath, type PathSegment } from '../model/positions.ts';
 import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
-import { loadRepoCrds, shapesFromJsonSchema, type RepoCrd } from './repo-crds.ts';
+import { crdsFromObjects, loadRepoCrds, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
 import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
@@ -66,11 +66,41 @@ function describeError(err: ErrorObject): string {
 export class SchemaLayer {
   private readonly byKind = new Map<string, KindSchema>();
 
+  /** CRDs the repository renders or declares: their schemas come first, ahead of the model packages. */
+  private readonly declared = new Map<string, LazyCrd & { root: number }>();
+
   private constructor(
     private readonly trees: FieldTrees,
     private readonly shapes: Shape[],
     private readonly repoCrds: Map<string, RepoCrd & { root: number }>,
   ) {}
+
+  /**
+   * A layer that also knows the CRDs among these objects (plain or rendered).
+   * Each CRD's openAPIV3Schema becomes the schema of its kind, strict, ahead
+   * of the model packages: the cluster will validate against it.
+   */
+  withCrds(crdObjects: readonly { file: string; object: Record<string, unknown> }[]): SchemaLayer {
+    const found = crdsFromObjects(crdObjects);
+    if (found.length === 0) return this;
+    const shapes = [...this.shapes];
+    const metaShape = (shapes[this.trees.kinds['v1/ConfigMap']!.root] as { f: Record<string, number> }).f.metadata!;
+    const layer = new SchemaLayer(this.trees, shapes, this.repoCrds);
+    for (const crd of found) layer.declared.set(`${crd.apiVersion}/${crd.kind}`, { ...crd, root: shapesFromJsonSchema(crd.schema as never, shapes, metaShape) });
+    return layer;
+  }
+
+  /** `group/version` and `group/version/Kind` of every built-in API: what Argo CD passes Helm as --api-versions. */
+  builtinApiVersions(): string[] {
+    const out = new Set<string>();
+    for (const key of Object.keys(this.trees.kinds)) {
+      if (this.trees.kinds[key]!.validator.pkg !== 'kubernetes-models') continue;
+      const slash = key.lastIndexOf('/');
+      out.add(key.slice(0, slash));
+      out.add(key);
+    }
+    return [...out].sort();
+  }
 
   static async create(): Promise<SchemaLayer> {
     const trees = await loadFieldTrees();
@@ -88,6 +118,11 @@ export class SchemaLayer {
   async prepare(keys: Iterable<string>): Promise<void> {
     await Promise.all(
       [...new Set(keys)].filter((k) => !this.byKind.has(k)).map(async (key) => {
+        const declared = this.declared.get(key);
+        if (declared) {
+          this.byKind.set(key, { validate: declared.compile() as Validator, root: declared.root });
+          return;
+        }
         const crd = this.repoCrds.get(key);
         if (crd) {
           this.byKind.set(key, { validate: crd.validate, root: crd.root });
@@ -104,12 +139,12 @@ export class SchemaLayer {
 
   hasSchema(apiVersion: string, kind: string): boolean {
     const key = `${apiVersion}/${kind}`;
-    return this.repoCrds.has(key) || key in this.trees.kinds;
+    return this.declared.has(key) || this.repoCrds.has(key) || key in this.trees.kinds;
   }
 
   isClusterScoped(apiVersion: string, kind: string): boolean {
     const key = `${apiVersion}/${kind}`;
-    const crd = this.repoCrds.get(key);
+    const crd = this.declared.get(key) ?? this.repoCrds.get(key);
     if (crd) return crd.scope === 'Cluster';
     return this.trees.kinds[key]?.validator.pkg === 'kubernetes-models' && CLUSTER_SCOPED_BUILTIN_KINDS.has(kind);
   }

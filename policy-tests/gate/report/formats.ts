@@ -32,7 +32,13 @@ function message(r: ResourceResult): string {
 function summaryLine(result: GateResult): string {
   const s = result.summary;
   const total = s.valid + s.invalid + s.errors + s.skipped;
-  return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${result.policy ? '' : ' (schema layer only)'}`;
+  const notRendered = s.notRendered ? `, Not rendered: ${s.notRendered}` : '';
+  return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${notRendered}${result.policy ? '' : ' (schema layer only)'}`;
+}
+
+/** Sources nobody judged: always shown, so a green run never hides them. */
+function notRenderedLines(result: GateResult, paint: (format: 'yellow', value: string) => string): string[] {
+  return result.notRendered.map((n) => `${paint('yellow', 'NOT RENDERED')} - ${formatLocation(n)} - Application ${n.app} - ${n.source}: ${n.message}`);
 }
 
 function text(result: GateResult, options: RenderOptions): string {
@@ -40,17 +46,19 @@ function text(result: GateResult, options: RenderOptions): string {
   const lines: string[] = [];
   for (const r of result.resources) {
     for (const f of r.findings) lines.push(`${paint('red', 'FAIL')} - ${formatLocation(f)} - ${label(r)} - [${f.check}] ${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`);
-    if (options.verbose && r.findings.length === 0) lines.push(`${r.status === 'skipped' ? paint('yellow', 'SKIP') : paint('green', 'PASS')} - ${r.filename} - ${label(r)}`);
+    if (options.verbose && r.findings.length === 0) lines.push(`${r.status === 'skipped' ? paint('yellow', 'SKIP') : paint('green', 'PASS')} - ${r.filename} - ${label(r)}${r.renderedBy ? ` (rendered by ${r.renderedBy})` : ''}`);
   }
-  if (options.summary || lines.length === 0) lines.push(summaryLine(result));
+  const failed = lines.length;
+  if (!result.notRendered.every((n) => lines.some((l) => l.includes(n.message)))) lines.push(...notRenderedLines(result, paint));
+  if (options.summary || failed === 0) lines.push(summaryLine(result));
   return lines.join('\n');
 }
 
 function json(result: GateResult, options: RenderOptions): string {
   const resources = result.resources
     .filter((r) => options.verbose || r.status === 'invalid' || r.status === 'error')
-    .map((r) => ({ filename: r.filename, kind: r.kind, version: r.version, name: r.name, status: `status${r.status[0]!.toUpperCase()}${r.status.slice(1)}`, msg: message(r), findings: r.findings.map(structured) }));
-  return JSON.stringify({ resources, summary: result.summary }, null, 2);
+    .map((r) => ({ filename: r.filename, kind: r.kind, version: r.version, name: r.name, status: `status${r.status[0]!.toUpperCase()}${r.status.slice(1)}`, msg: message(r), findings: r.findings.map(structured), ...(r.renderedBy ? { renderedBy: r.renderedBy } : {}) }));
+  return JSON.stringify({ resources, notRendered: result.notRendered, summary: result.summary }, null, 2);
 }
 
 /** One finding as fields, for tools that read JSON (the kubeconform-style `msg` string stays beside them). */
@@ -111,6 +119,7 @@ function github(result: GateResult, options: RenderOptions): string {
   const lines = result.resources.flatMap((r) =>
     r.findings.map((f) => `::error file=${escapeProperty(f.file)},line=${f.line},col=${f.col},title=${escapeProperty(f.check)}::${escapeData(`${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`)}`),
   );
+  lines.push(...result.notRendered.map((n) => `::warning file=${escapeProperty(n.file)},line=${n.line},col=${n.col},title=not-rendered::${escapeData(`${n.source}: ${n.message}`)}`));
   if (options.summary || lines.length === 0) lines.push(summaryLine(result));
   return lines.join('\n');
 }

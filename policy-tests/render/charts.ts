@@ -1,0 +1,156 @@
+/**
+ * Pinned charts: which charts the Applications name, where the pulled
+ * archives sit in the cache outside git, and the committed lock file that
+ * records each archive's digest on first pull, so a chart that changes under
+ * the same version is refused.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { list } from 'tar';
+import { parse as parseYaml } from 'yaml';
+import { applications, type AppSource } from '../model/argocd.ts';
+import type { Repo } from '../model/repo.ts';
+import type { ChartScope } from '../model/rendered.ts';
+import { cacheRoot } from './tools.ts';
+
+/** The lock file, at the repository root (not under the manifest roots: Argo CD never sees it). */
+export const CHART_LOCK_FILE = 'charts.lock.json';
+export const PULL_COMMAND = 'npm run charts:pull';
+
+export interface ChartRef {
+  repoURL: string;
+  chart: string;
+  version: string;
+}
+
+export const chartId = (c: ChartRef) => `${c.chart} ${c.version} from ${c.repoURL}`;
+
+/** Argo CD 3 names an OCI chart repository either with `oci://` or as a bare registry path. */
+export function isOciRepo(repoURL: string): boolean {
+  return repoURL.startsWith('oci://') || !/^[a-z]+:\/\//i.test(repoURL);
+}
+
+export function chartRefOf(source: AppSource): ChartRef | undefined {
+  return source.chart === undefined ? undefined : { repoURL: source.repoURL, chart: source.chart, version: source.targetRevision };
+}
+
+/** Every distinct chart the Applications pin, in a stable order. */
+export function pinnedCharts(repo: Repo): ChartRef[] {
+  const byId = new Map<string, ChartRef>();
+  for (const app of applications(repo)) {
+    for (const source of app.sources) {
+      const ref = chartRefOf(source);
+      if (ref) byId.set(chartId(ref), ref);
+    }
+  }
+  return [...byId.values()].sort((a, b) => chartId(a).localeCompare(chartId(b)));
+}
+
+/** The cached archive of a chart: one folder per repository, named so a person can read it. */
+export function cachedChartPath(ref: ChartRef, env: NodeJS.ProcessEnv = process.env): string {
+  const repoDir = ref.repoURL.replace(/^[a-z]+:\/\//i, '').replace(/[^A-Za-z0-9._-]+/g, '_');
+  return join(cacheRoot(env), 'charts', repoDir, `${ref.chart}-${ref.version}.tgz`);
+}
+
+export interface LockEntry extends ChartRef {
+  /** `sha256:<hex>` of the archive, as in a chart repository's index.yaml (and an OCI layer digest). */
+  digest: string;
+}
+
+export interface ChartLock {
+  charts: LockEntry[];
+}
+
+export function readLock(root: string): ChartLock {
+  const path = join(root, CHART_LOCK_FILE);
+  if (!existsSync(path)) return { charts: [] };
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`${CHART_LOCK_FILE}: not valid JSON (${(err as Error).message.split('\n')[0]})`);
+  }
+  const charts = (data as { charts?: unknown }).charts;
+  const valid = Array.isArray(charts) && charts.every((c: Record<string, unknown>) => ['repoURL', 'chart', 'version', 'digest'].every((k) => typeof c?.[k] === 'string'));
+  if (!valid) throw new Error(`${CHART_LOCK_FILE}: expected {"charts": [{"repoURL", "chart", "version", "digest"}]}`);
+  return { charts: charts as LockEntry[] };
+}
+
+export function formatLock(lock: ChartLock): string {
+  const charts = [...lock.charts].sort((a, b) => chartId(a).localeCompare(chartId(b)));
+  return `${JSON.stringify({ charts: charts.map(({ repoURL, chart, version, digest }) => ({ repoURL, chart, version, digest })) }, null, 2)}\n`;
+}
+
+export function lockEntryFor(lock: ChartLock, ref: ChartRef): LockEntry | undefined {
+  return lock.charts.find((c) => c.repoURL === ref.repoURL && c.chart === ref.chart && c.version === ref.version);
+}
+
+export function digestOf(bytes: Buffer): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+
+interface ChartFiles {
+  chartYaml?: string;
+  values?: string;
+  templates: string[];
+}
+
+/** Builds the scope tree from the files of an unpacked chart (paths relative to its top folder). */
+export function chartScopeFromFiles(files: ReadonlyMap<string, string>): ChartScope {
+  const byChart = new Map<string, ChartFiles>();
+  for (const [path, text] of files) {
+    // `charts/<sub>/` nests; the chart a file belongs to is everything before its last `charts/<name>/`.
+    const m = /^((?:charts\/[^/]+\/)*)(Chart\.yaml|values\.yaml|templates\/.+)$/.exec(path);
+    if (!m) continue;
+    const entry = byChart.get(m[1]!) ?? { templates: [] };
+    if (m[2] === 'Chart.yaml') entry.chartYaml = text;
+    else if (m[2] === 'values.yaml') entry.values = text;
+    else entry.templates.push(text);
+    byChart.set(m[1]!, entry);
+  }
+  const build = (prefix: string): ChartScope => {
+    const files = byChart.get(prefix) ?? { templates: [] };
+    const meta = (safeYaml(files.chartYaml) ?? {}) as { name?: string; dependencies?: { name?: string; alias?: string }[] };
+    const subcharts = new Map<string, ChartScope>();
+    for (const sub of [...byChart.keys()].filter((p) => p.startsWith(prefix) && /^charts\/[^/]+\/$/.test(p.slice(prefix.length)))) {
+      const scope = build(sub);
+      const aliases = (meta.dependencies ?? []).filter((d) => d.name === scope.name && d.alias).map((d) => d.alias!);
+      for (const key of aliases.length ? aliases : [scope.name]) subcharts.set(key, scope);
+    }
+    const defaults = safeYaml(files.values);
+    return { name: meta.name ?? prefix, defaults: isMap(defaults) ? defaults : {}, templates: files.templates.join('\n'), subcharts };
+  };
+  return build('');
+}
+
+function safeYaml(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return parseYaml(text, { maxAliasCount: -1 });
+  } catch {
+    return undefined;
+  }
+}
+
+export const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Reads the scope tree straight from a chart archive (.tgz), without unpacking it to disk. */
+export async function chartScopeFromArchive(archive: string): Promise<ChartScope> {
+  const files = new Map<string, string>();
+  await list({
+    file: archive,
+    onReadEntry: (entry) => {
+      const rel = entry.path.replace(/^[^/]+\//, '');
+      if (entry.type !== 'File' || !/(^|\/)(Chart\.yaml|values\.yaml)$|(^|\/)templates\//.test(rel)) {
+        entry.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      entry.on('data', (c: Buffer) => chunks.push(c));
+      entry.on('end', () => files.set(rel, Buffer.concat(chunks).toString('utf8')));
+    },
+  });
+  return chartScopeFromFiles(files);
+}

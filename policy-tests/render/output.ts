@@ -1,0 +1,142 @@
+/**
+ * Rendered output as resources. Helm prints one document per object with a
+ * `# Source: <chart>/templates/<file>` comment; kustomize prints plain
+ * documents. Each resource remembers its Application and template, and its
+ * positions point at what a person edits: the values key that set a value
+ * when there is one, otherwise the chart source in application.yaml.
+ */
+import { parseAllDocuments } from 'yaml';
+import type { ArgoApp, AppSource } from '../model/argocd.ts';
+import type { Place, Positions, Resource } from '../model/manifest.ts';
+import type { Path } from '../model/positions.ts';
+import type { DataFile } from '../model/repo.ts';
+import { isMap } from './charts.ts';
+
+export interface RenderedDoc {
+  object: Record<string, unknown>;
+  template?: string;
+}
+
+export interface OutputProblem {
+  message: string;
+}
+
+/** Splits rendered YAML into objects, keeping Helm's `# Source:` comment of each. */
+export function splitRendered(text: string): { docs: RenderedDoc[]; problems: OutputProblem[] } {
+  const docs: RenderedDoc[] = [];
+  const problems: OutputProblem[] = [];
+  const parsed = parseAllDocuments(text, { uniqueKeys: false, maxAliasCount: -1 } as never);
+  for (const doc of Array.isArray(parsed) ? parsed : []) {
+    const template = /# Source: (\S+)/.exec(doc.commentBefore ?? '')?.[1];
+    if (doc.errors.length) {
+      problems.push({ message: `${template ?? 'output'}: ${doc.errors[0]!.message.split('\n')[0]}` });
+      continue;
+    }
+    const object: unknown = doc.toJS({ maxAliasCount: -1 });
+    if (object === null || object === undefined) continue;
+    if (!isMap(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') {
+      problems.push({ message: `${template ?? 'output'}: a rendered document is not a Kubernetes object` });
+      continue;
+    }
+    // A List in the output is its items, as Argo CD reads it.
+    if (object.apiVersion === 'v1' && object.kind === 'List' && Array.isArray(object.items)) {
+      for (const item of object.items) if (isMap(item)) docs.push({ object: item, ...(template ? { template } : {}) });
+      continue;
+    }
+    docs.push({ object, ...(template ? { template } : {}) });
+  }
+  return { docs, problems };
+}
+
+function dig(value: unknown, path: Path): unknown {
+  let v = value;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string | number, unknown>)[seg];
+  }
+  return v;
+}
+
+const sameValue = (a: unknown, b: unknown): boolean => a === b || (typeof a === 'object' && a !== null && JSON.stringify(a) === JSON.stringify(b));
+
+/** Every path in a values file whose last key is `key`, found once per file and key. */
+function pathsEndingIn(data: unknown, key: string, memo: Map<string, Path[]>): Path[] {
+  const hit = memo.get(key);
+  if (hit) return hit;
+  const out: Path[] = [];
+  const walk = (v: unknown, path: (string | number)[]): void => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
+    else if (isMap(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === key) out.push([...path, k]);
+        walk(x, [...path, k]);
+      }
+    }
+  };
+  walk(data, []);
+  memo.set(key, out);
+  return out;
+}
+
+/**
+ * Positions of a rendered object. A path whose value equals the value of a
+ * same-named key in one of the values files (the last file wins, as in Helm)
+ * points at that key; anything else points at the chart source.
+ */
+export function renderedPositions(object: Record<string, unknown>, values: readonly DataFile[], fallback: () => Place): Positions {
+  const memos = values.map(() => new Map<string, Path[]>());
+  return {
+    at(path, target) {
+      const key = [...path].reverse().find((p): p is string => typeof p === 'string');
+      const value = dig(object, path);
+      if (key !== undefined && value !== undefined) {
+        for (let i = values.length - 1; i >= 0; i--) {
+          const file = values[i]!;
+          const match = pathsEndingIn(file.data, key, memos[i]!).find((p) => sameValue(dig(file.data, p), value));
+          if (match) return { ...file.positions.at(match, target), file: file.file };
+        }
+      }
+      return fallback();
+    },
+  };
+}
+
+export interface ToResourcesInput {
+  app: ArgoApp;
+  source: AppSource;
+  /** How the source is named in messages: `chart falco 7.0.2`. */
+  label: string;
+  docs: readonly RenderedDoc[];
+  values: readonly DataFile[];
+  /** Index of the first resource: unique within the Application across its sources. */
+  firstIndex: number;
+}
+
+const fieldOf = (source: AppSource) => (source.chart !== undefined ? 'chart' : 'path');
+
+export function toResources(input: ToResourcesInput): Resource[] {
+  const { app, source } = input;
+  const fallback = (): Place => app.resource.positions.at([...source.at, fieldOf(source)], 'value');
+  return input.docs.map((doc, i) => {
+    const metadata = isMap(doc.object.metadata) ? doc.object.metadata : {};
+    const annotations = isMap(metadata.annotations) ? metadata.annotations : {};
+    const index = input.firstIndex + i;
+    return {
+      file: app.resource.file,
+      doc: app.resource.doc,
+      apiVersion: doc.object.apiVersion as string,
+      kind: doc.object.kind as string,
+      name: typeof metadata.name === 'string' ? metadata.name : '',
+      namespace: typeof metadata.namespace === 'string' ? metadata.namespace : undefined,
+      object: doc.object,
+      positions: renderedPositions(doc.object, input.values, fallback),
+      rendered: {
+        id: `${app.name}#${index}`,
+        app: app.name,
+        source: input.label,
+        ...(doc.template ? { template: doc.template } : {}),
+        ...(typeof annotations['helm.sh/hook'] === 'string' ? { hook: true } : {}),
+      },
+    };
+  });
+}

@@ -1,0 +1,330 @@
+/**
+ * The render tier: every Application rendered the way Argo CD 3 renders it,
+ * before anything is checked. Directory sources stay with the loader; Helm
+ * sources (a chart from a chart repository over HTTP or OCI, or a chart at a
+ * path of this repository) go through `helm template` with Argo CD's flags;
+ * kustomize sources through kustomize. Renders are cached by their inputs,
+ * so an unchanged Application costs nothing. A chart that is not in the
+ * cache is reported as not rendered, never as valid.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import { applications, isThisRepo, normalizeSourcePath, sourceType, type AppSource, type ArgoApp } from '../model/argocd.ts';
+import type { Resource } from '../model/manifest.ts';
+import type { Nondeterminism, SourceRender } from '../model/rendered.ts';
+import { parseDataFile, type DataFile, type Repo } from '../model/repo.ts';
+import { cachedChartPath, chartId, chartRefOf, chartScopeFromArchive, chartScopeFromFiles, digestOf, lockEntryFor, PULL_COMMAND, readLock, type ChartLock } from './charts.ts';
+import { kustomizeInputs } from './kustomize.ts';
+import { splitRendered, toResources, type RenderedDoc } from './output.ts';
+import { cacheRoot, renderTools, type RenderTools } from './tools.ts';
+
+const run = promisify(execFile);
+
+export interface RenderOptions {
+  /** `group/version` and `group/version/Kind` of every built-in API the cluster serves. */
+  builtinApiVersions: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  /** Render the tool once more on a cache miss and compare (on by default). */
+  checkDeterminism?: boolean;
+}
+
+export interface RenderResult {
+  renders: SourceRender[];
+  /** Every API version passed to Helm: built-in, plus every CRD in the repository or any render. */
+  apiVersions: string[];
+  tools?: string;
+}
+
+interface Invocation {
+  bin: string;
+  args: string[];
+  cwd: string;
+  /** Everything the output depends on, hashed into the cache key. */
+  key: unknown;
+}
+
+class NotRendered extends Error {}
+
+function hash(value: unknown): string {
+  return createHash('sha256').update(typeof value === 'string' ? value : JSON.stringify(value)).digest('hex');
+}
+
+function firstLines(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.slice(0, 3).join(' ').slice(0, 600);
+}
+
+/** The API versions of CRDs: both `group/version` and `group/version/Kind`, as Argo CD passes them. */
+export function crdApiVersions(resources: Iterable<Resource>): string[] {
+  const out = new Set<string>();
+  for (const r of resources) {
+    if (r.kind !== 'CustomResourceDefinition') continue;
+    const spec = (r.object.spec ?? {}) as { group?: unknown; names?: { kind?: unknown }; versions?: { name?: unknown; served?: unknown }[] };
+    if (typeof spec.group !== 'string' || typeof spec.names?.kind !== 'string') continue;
+    for (const v of spec.versions ?? []) {
+      if (typeof v.name !== 'string' || v.served === false) continue;
+      out.add(`${spec.group}/${v.name}`);
+      out.add(`${spec.group}/${v.name}/${spec.names.kind}`);
+    }
+  }
+  return [...out];
+}
+
+function sourceLabel(repo: Repo, source: AppSource): string {
+  if (source.chart !== undefined) return `chart ${source.chart} ${source.targetRevision} from ${source.repoURL}`;
+  const type = sourceType(repo, source);
+  return type === 'kustomize' ? `kustomize ${normalizeSourcePath(source.path ?? '')}` : `chart at ${normalizeSourcePath(source.path ?? '')}`;
+}
+
+interface Context {
+  repo: Repo;
+  tools: RenderTools;
+  lock: ChartLock;
+  apiVersions: readonly string[];
+  env: NodeJS.ProcessEnv;
+  checkDeterminism: boolean;
+  scratch: string;
+}
+
+function dataFileOf(repo: Repo, rel: string): DataFile {
+  return repo.dataFiles.get(rel) ?? parseDataFile(rel, readFileSync(join(repo.root, rel), 'utf8'));
+}
+
+/** Resolves `valueFiles` the way Argo CD does: `$ref/...` from a ref source, anything else relative to the chart path. */
+function valueFilesOf(ctx: Context, app: ArgoApp, source: AppSource): { abs: string; data: DataFile }[] {
+  const out: { abs: string; data: DataFile }[] = [];
+  for (const entry of source.helm?.valueFiles ?? []) {
+    let rel: string;
+    const ref = /^\$([^/]+)\/(.*)$/.exec(entry);
+    if (ref) {
+      const lender = app.sources.find((s) => s.ref === ref[1]);
+      if (!lender) throw new Error(`value file ${entry}: no source of ${app.name} has ref: ${ref[1]}`);
+      if (!isThisRepo(ctx.repo, lender)) throw new NotRendered(`value file ${entry} comes from ${lender.repoURL}, another repository; the gate reads only this one`);
+      rel = normalizeSourcePath(ref[2]!);
+    } else if (/^[a-z]+:\/\//i.test(entry)) {
+      throw new NotRendered(`value file ${entry} is a URL; the gate renders offline`);
+    } else if (source.chart === undefined) {
+      rel = normalizeSourcePath(`${normalizeSourcePath(source.path ?? '')}/${entry}`);
+    } else {
+      throw new NotRendered(`value file ${entry} lies inside the chart archive; the gate reads values only from this repository`);
+    }
+    const abs = join(ctx.repo.root, rel);
+    if (!existsSync(abs)) {
+      if (source.helm?.ignoreMissingValueFiles) continue;
+      throw new Error(`value file ${entry} does not exist (${rel}); Argo CD fails the sync unless helm.ignoreMissingValueFiles is set`);
+    }
+    const data = dataFileOf(ctx.repo, rel);
+    if (data.errors.length) throw new Error(`value file ${rel} does not parse: ${data.errors[0]}`);
+    out.push({ abs, data });
+  }
+  return out;
+}
+
+/** The `helm template` call Argo CD 3 makes for a source (util/helm/cmd.go, in its order). */
+function helmInvocation(ctx: Context, app: ArgoApp, source: AppSource, chartPath: string, chartKey: string, values: { abs: string; data: DataFile }[]): Invocation {
+  const helm = source.helm ?? {};
+  const args = ['template', chartPath, '--name-template', helm.releaseName ?? app.name];
+  const namespace = helm.namespace ?? app.destinationNamespace;
+  if (namespace) args.push('--namespace', namespace);
+  const kubeVersion = helm.kubeVersion ?? ctx.repo.facts?.kubernetesVersion;
+  if (kubeVersion) args.push('--kube-version', kubeVersion);
+  for (const p of helm.parameters ?? []) args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${p.value}`);
+  for (const p of helm.fileParameters ?? []) args.push('--set-file', `${p.name}=${join(ctx.repo.root, normalizeSourcePath(source.path ?? ''), p.path)}`);
+  for (const v of values) args.push('--values', v.abs);
+  let extra: string | undefined;
+  if (helm.valuesObject !== undefined) extra = stringify(helm.valuesObject);
+  else if (helm.values !== undefined) extra = helm.values;
+  if (extra !== undefined) {
+    const file = join(ctx.scratch, `${hash(extra).slice(0, 16)}-values.yaml`);
+    writeFileSync(file, extra);
+    args.push('--values', file);
+  }
+  for (const v of helm.apiVersions ?? ctx.apiVersions) args.push('--api-versions', v);
+  if (!helm.skipCrds) args.push('--include-crds');
+  if (helm.skipSchemaValidation) args.push('--skip-schema-validation');
+  if (helm.skipTests) args.push('--skip-tests');
+  const fileParams = (helm.fileParameters ?? []).map((p) => existsSync(join(ctx.repo.root, normalizeSourcePath(source.path ?? ''), p.path)) ? readFileSync(join(ctx.repo.root, normalizeSourcePath(source.path ?? ''), p.path), 'utf8') : '');
+  const key = { tools: ctx.tools.versions, chartKey, args: args.slice(2).map((a) => (values.some((v) => v.abs === a) || a.startsWith(ctx.scratch) ? '<file>' : a)), values: values.map((v) => readFileSync(v.abs, 'utf8')), extra, fileParams };
+  return { bin: ctx.tools.helm, args, cwd: ctx.scratch, key };
+}
+
+/** Content hash of files under a folder of the repository (a chart at a path). */
+function folderKey(repo: Repo, dir: string): string {
+  const prefix = `${dir}/`;
+  const files = [...repo.files].filter((f) => f.startsWith(prefix)).sort();
+  return hash(files.map((f) => [f, hash(readFileSync(join(repo.root, f)))]));
+}
+
+function toolEnv(ctx: Context): NodeJS.ProcessEnv {
+  const home = join(cacheRoot(ctx.env), 'helm-home');
+  // A hermetic Helm: no user repositories, plugins or kubeconfig take part in a render.
+  return { PATH: ctx.env.PATH ?? '', HOME: ctx.env.HOME ?? tmpdir(), HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data'), KUBECONFIG: join(home, 'no-kubeconfig') };
+}
+
+async function runTool(ctx: Context, inv: Invocation): Promise<string> {
+  try {
+    const { stdout } = await run(inv.bin, inv.args, { cwd: inv.cwd, env: toolEnv(ctx), maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' });
+    return stdout;
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    // Argo CD drops the (long) --api-versions list from errors too.
+    throw new Error(firstLines(e.stderr || e.message).replace(/(--api-versions \S+ )+/g, '<api versions> '));
+  }
+}
+
+function docKey(doc: RenderedDoc): string {
+  const m = (doc.object.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+  return `${String(doc.object.apiVersion)}/${String(doc.object.kind)}/${String(m.namespace ?? '')}/${String(m.name ?? '')}`;
+}
+
+/** Objects whose two renders differ (a randAlphaNum password, and the checksum it feeds). */
+export function differences(first: string, second: string): Nondeterminism[] {
+  if (first === second) return [];
+  const a = splitRendered(first).docs;
+  const b = new Map(splitRendered(second).docs.map((d) => [docKey(d), JSON.stringify(d.object)]));
+  const out: Nondeterminism[] = [];
+  for (const doc of a) {
+    if (b.get(docKey(doc)) === JSON.stringify(doc.object)) continue;
+    out.push({ kind: String(doc.object.kind), name: String(((doc.object.metadata ?? {}) as { name?: unknown }).name ?? ''), ...(doc.template ? { template: doc.template } : {}) });
+  }
+  return out.length ? out : [{ kind: '(output)', name: 'the order or number of objects' }];
+}
+
+interface CachedRender {
+  text: string;
+  nondeterministic: Nondeterminism[];
+}
+
+/** Runs an invocation through the render cache; a miss renders (twice, to catch nondeterminism). */
+async function cachedRun(ctx: Context, inv: Invocation): Promise<CachedRender> {
+  const dir = join(cacheRoot(ctx.env), 'renders');
+  const file = join(dir, `${hash(inv.key)}.json`);
+  if (existsSync(file)) {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as CachedRender;
+    } catch {
+      // A torn entry is rendered again.
+    }
+  }
+  const first = await runTool(ctx, inv);
+  const nondeterministic = ctx.checkDeterminism ? differences(first, await runTool(ctx, inv)) : [];
+  const entry: CachedRender = { text: first, nondeterministic };
+  mkdirSync(dir, { recursive: true });
+  const partial = `${file}.partial-${process.pid}`;
+  writeFileSync(partial, JSON.stringify(entry));
+  renameSync(partial, file);
+  return entry;
+}
+
+async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
+  let chartPath: string;
+  let chartKey: string;
+  let scope;
+  const ref = chartRefOf(source);
+  if (ref) {
+    chartPath = cachedChartPath(ref, ctx.env);
+    if (!existsSync(chartPath)) throw new NotRendered(`not in the chart cache: run ${PULL_COMMAND}`);
+    const digest = digestOf(readFileSync(chartPath));
+    const locked = lockEntryFor(ctx.lock, ref);
+    if (!locked) throw new Error(`chart ${chartId(ref)} has no entry in charts.lock.json: run ${PULL_COMMAND} to record its digest`);
+    if (locked.digest !== digest) throw new Error(`cached chart ${chartPath} has digest ${digest}, but charts.lock.json records ${locked.digest}: delete it and run ${PULL_COMMAND}`);
+    chartKey = digest;
+    scope = await chartScopeFromArchive(chartPath);
+  } else {
+    const dir = normalizeSourcePath(source.path ?? '');
+    chartPath = join(ctx.repo.root, dir);
+    chartKey = folderKey(ctx.repo, dir);
+    const prefix = `${dir}/`;
+    scope = chartScopeFromFiles(new Map([...ctx.repo.files].filter((f) => f.startsWith(prefix)).map((f) => [f.slice(prefix.length), readFileSync(join(ctx.repo.root, f), 'utf8')])));
+  }
+  const values = valueFilesOf(ctx, app, source);
+  const { text, nondeterministic } = await cachedRun(ctx, helmInvocation(ctx, app, source, chartPath, chartKey, values));
+  const { docs, problems } = splitRendered(text);
+  if (problems.length) throw new Error(problems[0]!.message);
+  const data = values.map((v) => v.data);
+  return { ...base, status: 'rendered', values: data, chart: scope, nondeterministic, resources: toResources({ app, source, label: base.label, docs, values: data, firstIndex: 0 }) };
+}
+
+async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
+  const dir = normalizeSourcePath(source.path ?? '');
+  if (source.kustomize && Object.keys(source.kustomize).length) throw new NotRendered(`the kustomize options of ${app.name} (${Object.keys(source.kustomize).join(', ')}) are not applied by the gate; move them into kustomization.yaml`);
+  const inputs = kustomizeInputs(ctx.repo.root, dir);
+  if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
+  const contents = inputs.files.map((f) => [f, existsSync(join(ctx.repo.root, f)) ? hash(readFileSync(join(ctx.repo.root, f))) : 'missing']);
+  const inv: Invocation = { bin: ctx.tools.kustomize.bin, args: ctx.tools.kustomize.buildArgs(join(ctx.repo.root, dir)), cwd: ctx.repo.root, key: { tools: ctx.tools.versions, dir, contents } };
+  const { text, nondeterministic } = await cachedRun(ctx, inv);
+  const { docs, problems } = splitRendered(text);
+  if (problems.length) throw new Error(problems[0]!.message);
+  return { ...base, status: 'rendered', nondeterministic, consumedFiles: inputs.files, resources: toResources({ app, source, label: base.label, docs, values: [], firstIndex: 0 }) };
+}
+
+async function renderSource(ctx: Context, app: ArgoApp, source: AppSource): Promise<SourceRender> {
+  const base: SourceRender = { app, source, label: sourceLabel(ctx.repo, source), status: 'failed', resources: [], values: [], nondeterministic: [], consumedFiles: [] };
+  try {
+    return sourceType(ctx.repo, source) === 'kustomize' ? await renderKustomize(ctx, app, source, base) : await renderHelm(ctx, app, source, base);
+  } catch (err) {
+    return { ...base, status: err instanceof NotRendered ? 'not-rendered' : 'failed', message: (err as Error).message };
+  }
+}
+
+/** Runs `tasks` with at most `limit` in flight. */
+async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const out: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      out[i] = await tasks[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return out;
+}
+
+/** The sources that need a tool: charts, charts at a path, kustomizations. */
+export function renderableSources(repo: Repo): { app: ArgoApp; source: AppSource }[] {
+  return applications(repo).flatMap((app) => app.sources.filter((s) => ['chart', 'helm-path', 'kustomize'].includes(sourceType(repo, s))).map((source) => ({ app, source })));
+}
+
+/** Renders every Application source that needs a tool. The API versions grow with the CRDs renders produce, until they settle. */
+export async function renderRepo(repo: Repo, options: RenderOptions): Promise<RenderResult> {
+  const targets = renderableSources(repo);
+  if (targets.length === 0) return { renders: [], apiVersions: [] };
+  const env = options.env ?? process.env;
+  let tools: RenderTools;
+  try {
+    tools = await renderTools(env);
+  } catch (err) {
+    const message = `render tools unavailable: ${(err as Error).message}`;
+    return { renders: targets.map(({ app, source }) => ({ app, source, label: sourceLabel(repo, source), status: 'not-rendered', message, resources: [], values: [], nondeterministic: [], consumedFiles: [] })), apiVersions: [] };
+  }
+  const lock = readLock(repo.root);
+  const scratch = mkdtempSync(join(tmpdir(), 'homelab-render-'));
+  try {
+    const plain = new Set([...options.builtinApiVersions, ...crdApiVersions(repo.resources)]);
+    let apiVersions = [...plain].sort();
+    let renders: SourceRender[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      const ctx: Context = { repo, tools, lock, apiVersions, env, checkDeterminism: options.checkDeterminism ?? true, scratch };
+      renders = await pool(targets.map(({ app, source }) => () => renderSource(ctx, app, source)), Math.max(2, availableParallelism()));
+      const grown = [...new Set([...plain, ...crdApiVersions(renders.flatMap((r) => r.resources))])].sort();
+      if (grown.length === apiVersions.length) break;
+      apiVersions = grown;
+    }
+    // One index per Application across its sources, so every rendered resource has a unique id.
+    const nextIndex = new Map<string, number>();
+    for (const r of renders) {
+      const start = nextIndex.get(r.app.name) ?? 0;
+      r.resources.forEach((res, i) => (res.rendered!.id = `${r.app.name}#${start + i}`));
+      nextIndex.set(r.app.name, start + r.resources.length);
+    }
+    return { renders, apiVersions, tools: tools.versions };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

