@@ -50,7 +50,12 @@ export function pinnedCharts(repo: Repo): ChartRef[] {
 /** The cached archive of a chart: one folder per repository, named so a person can read it. */
 export function cachedChartPath(ref: ChartRef, env: NodeJS.ProcessEnv = process.env): string {
   const repoDir = ref.repoURL.replace(/^[a-z]+:\/\//i, '').replace(/[^A-Za-z0-9._-]+/g, '_');
-  return join(cacheRoot(env), 'charts', repoDir, `${ref.chart}-${ref.version}.tgz`);
+  return join(chartCacheDir(env), repoDir, `${ref.chart}-${ref.version}.tgz`);
+}
+
+/** Where pulled charts sit: HOMELAB_CHART_CACHE, or `charts/` in the cache. */
+export function chartCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HOMELAB_CHART_CACHE || join(cacheRoot(env), 'charts');
 }
 
 export interface LockEntry extends ChartRef {

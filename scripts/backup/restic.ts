@@ -4,7 +4,7 @@
  * stops only that target, never the others (they shared one repository, and a
  * killed pod's lock failed every backup for 30 minutes).
  */
-import { run } from './exec.ts';
+import { run } from '../lib/exec.ts';
 
 /** The repository of one target under the configured base. */
 export const targetRepository = (env: NodeJS.ProcessEnv, target: string) => `${(env.RESTIC_REPOSITORY ?? '').replace(/\/+$/, '')}/${target}`;

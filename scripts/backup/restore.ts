@@ -6,7 +6,7 @@
  */
 import { engineOf } from './engines/index.ts';
 import type { Target } from './engines/types.ts';
-import { oneLine, run } from './exec.ts';
+import { oneLine, run } from '../lib/exec.ts';
 import { contextOf, unpackVerified, withScratch, type BackupOptions } from './run.ts';
 import { isNewer } from './sentinel.ts';
 import { lastRecordedSentinel, ledgerStates, listBackups, readManifest } from './store.ts';

@@ -9,7 +9,7 @@ import { engineOf } from './engines/index.ts';
 import type { EngineContext, Target } from './engines/types.ts';
 import { COMPRESSED_SUFFIX } from './compress.ts';
 import { isNoSpace, ScratchSpaceError, withScratch } from './scratch.ts';
-import { oneLine } from './exec.ts';
+import { oneLine } from '../lib/exec.ts';
 import { resticBackup, resticForget, resticPaths, resticUnlock, targetRepository } from './restic.ts';
 import { newSentinel } from './sentinel.ts';
 import { listBackups, MAX_AGE_HOURS, prune, publish, RETENTION_DAYS, recordSentinel, unpack, verifyChecksums, type StoredBackup } from './store.ts';

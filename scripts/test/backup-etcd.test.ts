@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { compressFile, sha256File } from '../backup/compress.ts';
-import { run } from '../backup/exec.ts';
+import { run } from '../lib/exec.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';

@@ -16,7 +16,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { run } from '../exec.ts';
+import { run } from '../../lib/exec.ts';
 import { findSentinelText, sentinelText } from '../sentinel.ts';
 import type { EngineContext, Engine, EtcdTarget } from './types.ts';
 

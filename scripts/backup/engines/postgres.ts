@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { run } from '../exec.ts';
+import { run } from '../../lib/exec.ts';
 import type { Sentinel } from '../sentinel.ts';
 import { RETENTION_DAYS } from '../store.ts';
 import { undoStamp, undoTime, type Engine, type EngineContext, type PostgresTarget } from './types.ts';

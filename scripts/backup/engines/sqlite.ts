@@ -6,7 +6,7 @@
  */
 import { copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { run } from '../exec.ts';
+import { run } from '../../lib/exec.ts';
 import { fsyncPath } from '../fsync.ts';
 import type { Sentinel } from '../sentinel.ts';
 import { requireScratchSpace } from '../scratch.ts';

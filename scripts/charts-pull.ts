@@ -1,0 +1,112 @@
+/**
+ * npm run charts:pull: `helm pull` every chart the Applications pin into the
+ * cache outside git, so the gate can render them offline. The committed
+ * charts.lock.json records each archive's digest on first pull; a later pull
+ * whose archive differs under the same version is refused (a chart
+ * repository that re-publishes a version, or a tampered proxy) until a
+ * person reviews it and runs with --update-lock.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { loadRepo, REPO_ROOT } from '../policy-tests/model/repo.ts';
+import { cachedChartPath, chartCacheDir, CHART_LOCK_FILE, chartId, digestOf, formatLock, isOciRepo, lockEntryFor, pinnedCharts, readLock, type ChartRef, type LockEntry } from '../policy-tests/render/charts.ts';
+import { cacheRoot, renderTools } from '../policy-tests/render/tools.ts';
+import { runCommand, type CommandIo } from './lib/command.ts';
+import { run } from './lib/exec.ts';
+
+/** The `helm pull` arguments for one chart, from its own repository or from one mirror. */
+export function pullArgs(ref: ChartRef, destination: string, mirror?: string): string[] {
+  const from = mirror ?? ref.repoURL;
+  const common = ['--version', ref.version, '--destination', destination];
+  if (isOciRepo(from)) return ['pull', `oci://${from.replace(/^oci:\/\//, '').replace(/\/+$/, '')}/${ref.chart}`, ...common];
+  return ['pull', ref.chart, '--repo', from, ...common];
+}
+
+export interface PullOptions {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  mirror?: string;
+  updateLock: boolean;
+  out: (line: string) => void;
+}
+
+/** Pulls what is missing; returns the number of charts refused. */
+export async function pullCharts(o: PullOptions): Promise<number> {
+  const repo = await loadRepo(o.root);
+  const tools = await renderTools(o.env);
+  const lock = readLock(o.root);
+  const charts = pinnedCharts(repo);
+  const helmHome = join(cacheRoot(o.env), 'helm-home');
+  const env = { ...o.env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') };
+  const entries = new Map<string, LockEntry>(lock.charts.map((c) => [chartId(c), c]));
+  let refused = 0;
+  for (const ref of charts) {
+    const target = cachedChartPath(ref, o.env);
+    const locked = lockEntryFor(lock, ref);
+    if (existsSync(target) && !o.updateLock) {
+      const digest = digestOf(readFileSync(target));
+      if (locked?.digest === digest) {
+        o.out(`cached   ${chartId(ref)}`);
+        continue;
+      }
+    }
+    const scratch = mkdtempSync(join(tmpdir(), 'homelab-chart-'));
+    try {
+      await run(tools.helm, pullArgs(ref, scratch, o.mirror), { env });
+      const pulled = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
+      if (!pulled) throw new Error(`helm pull left no archive for ${chartId(ref)}`);
+      const digest = digestOf(readFileSync(join(scratch, pulled)));
+      if (locked && locked.digest !== digest && !o.updateLock) {
+        o.out(`REFUSED  ${chartId(ref)}: its archive has digest ${digest}, but ${CHART_LOCK_FILE} records ${locked.digest}; review the change, then run npm run charts:pull -- --update-lock`);
+        refused++;
+        continue;
+      }
+      mkdirSync(dirname(target), { recursive: true });
+      renameSync(join(scratch, pulled), target);
+      entries.set(chartId(ref), { ...ref, digest });
+      o.out(`${locked?.digest === digest ? 'pulled  ' : locked ? 'updated ' : 'locked  '} ${chartId(ref)} ${digest}`);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+  // The lock keeps exactly the charts the Applications pin.
+  const wanted = new Set(charts.map(chartId));
+  const next = formatLock({ charts: [...entries.values()].filter((c) => wanted.has(chartId(c))) });
+  const path = join(o.root, CHART_LOCK_FILE);
+  if (!existsSync(path) || readFileSync(path, 'utf8') !== next) writeFileSync(path, next);
+  return refused;
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo): Promise<number> {
+  const out = (line: string) => (io ? io.stdout(`${line}\n`) : process.stdout.write(`${line}\n`));
+  return runCommand(
+    {
+      name: 'charts:pull',
+      usage: 'charts:pull [--mirror URL] [--update-lock]',
+      help: `Pulls every chart the Applications pin (helm pull) into the cache outside git
+(${chartCacheDir(env)}), so npm run validate renders them offline.
+${CHART_LOCK_FILE} records each archive's digest on first pull; a later archive
+with another digest is refused.
+
+  --mirror URL     pull every chart by name and version from this one chart
+                   repository (http(s) or oci://) instead of each repoURL
+  --update-lock    re-record the digests (after reviewing the change)
+
+Environment: HELM_BIN (your own Helm 4), HOMELAB_CACHE_DIR (the cache folder),
+HOMELAB_CHART_CACHE (the charts alone).
+Exit status: 0 every chart cached, 1 a chart refused or a pull failed, 2 a usage error.`,
+      options: { mirror: { type: 'string' }, 'update-lock': { type: 'boolean', default: false } },
+      positionals: { min: 0, max: 0 },
+      async run({ values }) {
+        const refused = await pullCharts({ root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT, env, mirror: values.mirror as string | undefined, updateLock: values['update-lock'] === true, out });
+        return refused ? 1 : 0;
+      },
+    },
+    argv,
+    io,
+  );
+}
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) process.exitCode = await main(process.argv.slice(2), process.env);
