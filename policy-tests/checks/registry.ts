@@ -13,6 +13,7 @@ import { backupChecks } from './backups.ts';
 import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { PolicyCheck } from './kit.ts';
 import { workloadChecks } from './workload-hygiene.ts';
+import { renderChecks } from './render.ts';
 
 export const EXEMPTION_PREFIX = 'gate.homelab-gitops/exempt-';
 export const EXEMPTION_CHECK_ID = 'exemption-valid';
@@ -30,5 +31,5 @@ export const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
 }

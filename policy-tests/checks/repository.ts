@@ -2,7 +2,7 @@
  * Repository-wide integrity: one identity per resource, and the cluster facts
  * every other check relies on.
  */
-import { ownersByFile } from '../model/argocd.ts';
+import { applications, ownersByFile } from '../model/argocd.ts';
 import { groupOf, type Resource } from '../model/manifest.ts';
 import { CLUSTER_FACTS_FILE } from '../model/cluster-facts.ts';
 import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
@@ -28,23 +28,26 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
   return [
     {
       id: 'duplicate-resource',
-      description: 'No two resources share group/kind/namespace/name anywhere in the repo; Argo CD would fight over them (invariants P1).',
+      description: 'No two resources share group/kind/namespace/name anywhere in the repo, plain or rendered by a chart or kustomize; Argo CD would fight over them (invariants P1).',
       invariants: ['P1'],
       remediation: 'rename or delete one of the two resources',
       reads: { kinds: ['*'] },
       exemptible: false,
       run(ctx) {
         const namespaces = destinationNamespaces(ctx.repo);
+        const appNamespaces = new Map(applications(ctx.repo).map((a) => [a.name, a.sources.find((s) => s.helm?.namespace)?.helm?.namespace ?? a.destinationNamespace]));
         const byIdentity = new Map<string, Resource[]>();
         for (const resource of ctx.resources) {
-          const id = resourceIdentity(resource, isClusterScoped(resource.apiVersion, resource.kind), namespaces.get(resource.file));
+          // A rendered object lands in its Application's namespace; a plain one in that of the app applying its file.
+          const namespace = resource.rendered ? appNamespaces.get(resource.rendered.app) : namespaces.get(resource.file);
+          const id = resourceIdentity(resource, isClusterScoped(resource.apiVersion, resource.kind), namespace);
           byIdentity.set(id, [...(byIdentity.get(id) ?? []), resource]);
         }
         // Both places are reported: either one may be the copy that has to go.
         for (const same of byIdentity.values()) {
           if (same.length < 2) continue;
           for (const resource of same) {
-            const others = same.filter((o) => o !== resource).map((o) => `${o.file} (document ${o.doc + 1})`);
+            const others = same.filter((o) => o !== resource).map((o) => (o.rendered ? `the render of ${o.rendered.app} (${o.rendered.template ?? o.rendered.source})` : `${o.file} (document ${o.doc + 1})`));
             ctx.fail({ resource: resource, path: ['metadata', 'name'] }, `${resource.kind} ${resource.name} is also declared in ${others.join(', ')}`);
           }
         }

@@ -13,9 +13,15 @@ import { exec } from './exec.ts';
 const sarifSchema = createRequire(import.meta.url)('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json') as object;
 const validSarif = new AjvDraft04.default({ allErrors: true, strict: false, unicodeRegExp: false }).compile(sarifSchema);
 
+const scratch = mkdtempSync(join(tmpdir(), 'gate-cli-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** An empty chart cache: the gate runs as on a machine that never pulled the charts, whatever this one has cached. */
+const offline = { ...process.env, HOMELAB_CHART_CACHE: join(scratch, 'no-charts') };
+
 /** The built gate, through its bin, as `npx homelab-gate` runs it. */
 function validate(args: string[], input?: string) {
-  return exec(process.execPath, [join(REPO_ROOT, 'policy-tests/bin/homelab-gate.mjs'), ...args], { cwd: REPO_ROOT, input });
+  return exec(process.execPath, [join(REPO_ROOT, 'policy-tests/bin/homelab-gate.mjs'), ...args], { cwd: REPO_ROOT, input, env: offline });
 }
 
 /** The CLI in this process, for what needs a terminal. */
@@ -24,9 +30,6 @@ async function inProcess(args: string[], env: NodeJS.ProcessEnv, tty: boolean) {
   const code = await main(args, { stdout: (t) => (stdout += t), stderr: () => {}, env, stdoutIsTTY: tty, stderrIsTTY: false, cwd: REPO_ROOT });
   return { code, stdout };
 }
-
-const scratch = mkdtempSync(join(tmpdir(), 'gate-cli-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const typoDeployment = `apiVersion: apps/v1
 kind: Deployment
@@ -45,11 +48,24 @@ spec:
 `;
 
 describe('homelab-gate', () => {
-  it('exits 0 on the repository with a summary', async () => {
+  it('exits 0 on the repository with a summary that counts the charts it could not render offline', async () => {
     const r = await validate(['--summary']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0\n$/);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 9$/);
+    expect(lines.slice(0, -1)).toHaveLength(9);
+    expect(lines[0]).toMatch(/^NOT RENDERED - \S+\/application\.yaml:\d+:\d+ - Application \S+ - chart \S+ \S+ from \S+: not in the chart cache: run npm run charts:pull$/);
+  });
+
+  it('fails with --require-rendered when a chart is not in the cache, at each chart source', async () => {
+    const r = await validate(['--require-rendered', '-o', 'json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { summary: { notRendered: number }; resources: { findings: { check: string; file: string }[] }[] };
+    expect(report.summary.notRendered).toBe(9);
+    const findings = report.resources.flatMap((x) => x.findings);
+    expect(findings.map((f) => f.check)).toEqual(Array(9).fill('not-rendered'));
+    expect(findings.map((f) => f.file)).toContain('security/falco/application.yaml');
   });
 
   it('validates arbitrary files outside the repo with the schema layer only, like kubeconform', async () => {
@@ -81,7 +97,8 @@ describe('homelab-gate', () => {
           findings: [{ check: 'unknown-field', file: 'stdin', line: 14, column: 13, message: expect.stringContaining('capabilites'), fix: expect.any(String) }],
         },
       ],
-      summary: { valid: 0, invalid: 1, errors: 0, skipped: 0 },
+      notRendered: [],
+      summary: { valid: 0, invalid: 1, errors: 0, skipped: 0, notRendered: 0 },
     });
   });
 

@@ -21,7 +21,7 @@ describe('import direction', () => {
   it('fails on a check that imports the scripts', () => {
     const broken = new Map(sources);
     broken.set('policy-tests/checks/argocd.ts', `import { run } from '../../scripts/lib/exec.ts';\n${sources.get('policy-tests/checks/argocd.ts')}`);
-    expect(importProblems(broken)).toEqual([expect.stringMatching(/^policy-tests\/checks\/argocd\.ts imports scripts\/backup\/exec\.ts, a higher floor/)]);
+    expect(importProblems(broken)).toEqual([expect.stringMatching(/^policy-tests\/checks\/argocd\.ts imports scripts\/lib\/exec\.ts, a higher floor/)]);
   });
 
   it('fails on a circle within one floor', () => {
