@@ -5,6 +5,7 @@ import { componentMutations, fixtureMutations } from './falco-mutations.ts';
 import { mediaMutations, mediaSettingsMutations } from './media-mutations.ts';
 import { monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';
 import type { Mutation } from './mutation-runner.ts';
+import { renderMutations } from './render-mutations.ts';
 
 export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   core: coreMutations,
@@ -16,6 +17,7 @@ export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   media: mediaMutations,
   'media settings': mediaSettingsMutations,
   backups: backupMutations,
+  render: renderMutations,
 };
 
 export const ALL_MUTATIONS: readonly Mutation[] = Object.values(MUTATION_LISTS).flat();

@@ -3,7 +3,14 @@
  * in one place, and exactly its check id must fail, at the line it names.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { GateOptions } from '../gate/gate.ts';
 import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
+
+/** What a list needs beyond the copy (a chart cache for the render tier), made once and undone after. */
+export interface MutationSetup {
+  before(copy: RepoCopy): Promise<GateOptions>;
+  after(): void;
+}
 
 /** Where the finding must point. */
 export type Where =
@@ -30,19 +37,24 @@ function expectAt(copy: RepoCopy, findings: readonly { file: string; line: numbe
   expect(hit, `${describeFindings(findings as never)}\nexpected ${file}:${line}${within ? ` (within ${within} lines)` : ''}`).toBe(true);
 }
 
-export function describeMutations(title: string, mutations: readonly Mutation[]): void {
+export function describeMutations(title: string, mutations: readonly Mutation[], setup?: MutationSetup): void {
   describe(title, () => {
     // One copy per list, reset after each mutation: copying the tree is the slow part.
     let copy: RepoCopy;
-    beforeAll(() => {
+    let options: GateOptions = {};
+    beforeAll(async () => {
       copy = copyRepo();
+      if (setup) options = await setup.before(copy);
     });
     afterEach(() => copy?.reset());
-    afterAll(() => copy?.remove());
+    afterAll(() => {
+      copy?.remove();
+      setup?.after();
+    });
 
     it.each(mutations.map((m) => [m.check, m.why, m] as const))('%s: %s', async (check, _why, mutation) => {
       mutation.mutate(copy);
-      const findings = await copy.gate();
+      const findings = await copy.gate(options);
       expect(checkIds(findings), describeFindings(findings)).toEqual([check]);
       if (mutation.at) expectAt(copy, findings, mutation.at);
     });

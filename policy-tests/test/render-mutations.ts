@@ -1,0 +1,72 @@
+/**
+ * Mutations for the checks on rendered output. The copy's volsync
+ * Application renders a stand-in chart of the tests' own (same name and
+ * version, placed in a chart cache and locked), so the gate renders it with
+ * the real Helm; the other charts stay not rendered, as on a machine that
+ * never pulled them.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../render/charts.ts';
+import { toolEnv, writeChart } from './chart-repo.ts';
+import { output } from './exec.ts';
+import { lineOf, type RepoCopy } from './helpers.ts';
+import type { Mutation, MutationSetup } from './mutation-runner.ts';
+
+export const VOLSYNC_VALUES = 'apps/platform/volsync/values.yaml';
+export const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
+
+/** A volsync 0.13.1 stand-in that declares every key of the copy's values, in a fresh chart cache. */
+export function standInVolsync(): MutationSetup {
+  let cache = '';
+  return {
+    async before(copy: RepoCopy) {
+      cache = mkdtempSync(join(tmpdir(), 'standin-cache-'));
+      const env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
+      const defaults = { ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>), standinRandom: false };
+      const src = writeChart(join(cache, 'src'), {
+        name: 'volsync',
+        version: '0.13.1',
+        values: defaults,
+        files: {
+          'templates/configmap.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: {{ .Release.Namespace }}\ndata:\n  manageCRDs: {{ .Values.manageCRDs | quote }}\n  disableAuth: {{ .Values.metrics.disableAuth | quote }}\n',
+          'templates/random.yaml': '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
+        },
+      });
+      await output(env.HELM_BIN!, ['package', src, '--destination', join(cache, 'pkg')], { env });
+      const ref = { repoURL: 'https://backube.github.io/helm-charts/', chart: 'volsync', version: '0.13.1' };
+      const target = cachedChartPath(ref, env);
+      mkdirSync(dirname(target), { recursive: true });
+      renameSync(join(cache, 'pkg', 'volsync-0.13.1.tgz'), target);
+      // Written past the copy's undo list: the lock belongs to every mutation of the list.
+      writeFileSync(join(copy.root, CHART_LOCK_FILE), formatLock({ charts: [{ ...ref, digest: digestOf(readFileSync(target)) }] }));
+      return { env };
+    },
+    after() {
+      if (cache) rmSync(cache, { recursive: true, force: true });
+    },
+  };
+}
+
+export const renderMutations: Mutation[] = [
+  {
+    check: 'helm-values-unused',
+    why: 'a values key the chart neither declares nor reads, at its line',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}metricz:\n  enabled: true\n`),
+    at: 'metricz:',
+  },
+  {
+    check: 'render-deterministic',
+    why: 'randAlphaNum makes two renders differ, named at the chart source',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinRandom: true\n`),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
+  },
+  {
+    check: 'duplicate-resource',
+    why: 'a plain manifest that repeats a rendered object',
+    mutate: (c) => c.write('apps/platform/volsync/standin-copy.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: volsync-system\ndata: {}\n'),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
+  },
+];
