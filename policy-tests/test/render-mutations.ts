@@ -17,6 +17,8 @@ import type { Mutation, MutationSetup } from './mutation-runner.ts';
 
 export const VOLSYNC_VALUES = 'apps/platform/volsync/values.yaml';
 export const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
+/** A folder another Application (kube-prometheus-stack) applies: a copy here is declared by two apps. */
+const PLAIN_COPY = 'monitoring/kube-prometheus-stack/volsync-copy.yaml';
 
 /** A volsync 0.13.1 stand-in that declares every key of the copy's values, in a fresh chart cache. */
 export function standInVolsync(): MutationSetup {
@@ -25,13 +27,15 @@ export function standInVolsync(): MutationSetup {
     async before(copy: RepoCopy) {
       cache = mkdtempSync(join(tmpdir(), 'standin-cache-'));
       const env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
-      const defaults = { ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>), standinRandom: false };
+      const defaults = { ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>), standinRandom: false, standinMonitor: true };
       const src = writeChart(join(cache, 'src'), {
         name: 'volsync',
         version: '0.13.1',
         values: defaults,
         files: {
           'templates/configmap.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: {{ .Release.Namespace }}\ndata:\n  manageCRDs: {{ .Values.manageCRDs | quote }}\n  disableAuth: {{ .Values.metrics.disableAuth | quote }}\n',
+          // Like volsync 0.13.1's own: the ServiceMonitor volsync, in the release namespace.
+          'templates/servicemonitor.yaml': '{{- if .Values.standinMonitor }}\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\nspec:\n  endpoints:\n    - port: https\n      interval: 30s\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n{{- end }}\n',
           'templates/random.yaml': '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
         },
       });
@@ -64,9 +68,21 @@ export const renderMutations: Mutation[] = [
     at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
   },
   {
+    check: 'volsync-metrics',
+    why: 'the rendered chart has no ServiceMonitor, and no manifest adds one',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinMonitor: false\n`),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
+  },
+  {
+    check: 'duplicate-resource',
+    why: "a plain ServiceMonitor beside the chart's own (the defect volsync 0.13.1 showed)",
+    mutate: (c) => c.write(PLAIN_COPY, 'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\n  namespace: volsync-system\nspec:\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: volsync\n  endpoints:\n    - port: https\n      interval: 60s\n'),
+    at: (c) => ({ file: PLAIN_COPY, line: lineOf(c, PLAIN_COPY, 'name: volsync') }),
+  },
+  {
     check: 'duplicate-resource',
     why: 'a plain manifest that repeats a rendered object',
-    mutate: (c) => c.write('apps/platform/volsync/standin-copy.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: volsync-system\ndata: {}\n'),
+    mutate: (c) => c.write(PLAIN_COPY, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: volsync-system\ndata: {}\n'),
     at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
   },
 ];
