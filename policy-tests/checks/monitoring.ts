@@ -175,6 +175,22 @@ const UNIFI_FACTS = 'monitoring/unpoller/facts/unifi-access.yaml';
 
 export const sourceChecks: PolicyCheck[] = [
   {
+    id: 'grafana-admin-from-store',
+    description: "Grafana's admin login comes from a Secret an ExternalSecret writes (grafana.admin.existingSecret); the subchart would otherwise generate one with randAlphaNum, new on every Argo CD render (P1).",
+    invariants: ['P1'],
+    remediation: 'set grafana.admin.existingSecret (with userKey and passwordKey) to the target of an ExternalSecret in the monitoring namespace',
+    reads: { kinds: ['Application', 'ExternalSecret'], charts: ['kube-prometheus-stack'] },
+    exemptible: false,
+    run(ctx) {
+      onValues(ctx, 'kube-prometheus-stack', ({ values }, fail) => {
+        if (dig(values, ['grafana', 'enabled']) === false) return;
+        const secret = dig(values, ['grafana', 'admin', 'existingSecret']);
+        if (typeof secret !== 'string' || secret === '') fail(['grafana'], 'Grafana has no admin.existingSecret, so the subchart generates a password with randAlphaNum on every render: drift, a restart and a new password on each sync');
+        else if (!writtenByExternalSecret(ctx.repo, secret, 'monitoring')) fail(['grafana', 'admin', 'existingSecret'], `no ExternalSecret in monitoring writes Secret ${secret}`);
+      });
+    },
+  },
+  {
     id: 'volsync-metrics',
     description: "VolSync runs from a pinned chart and its sync metrics (ReplicationSource sync state) are scraped by a ServiceMonitor in volsync-system, the chart's own or a plain one, never both (A8).",
     invariants: ['A8'],

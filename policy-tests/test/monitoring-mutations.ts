@@ -59,5 +59,7 @@ export const monitoringMutations: Mutation[] = [
   { check: 'monitoring-retention', why: 'the log shipper starts keeping data', mutate: (c) => c.edit('monitoring/alloy/values.yaml', 0, (d) => d.setIn(['alloy', 'storagePath'], '/var/lib/alloy')), at: 'controller:' },
   { check: 'snmp-v3-only', why: "the image's modules not loaded beside the chart's config file", mutate: (c) => c.edit(SNMP, 0, (d) => d.set('extraArgs', d.createNode(['--config.expand-environment-variables']))), at: 'extraArgs:' },
   { check: 'snmp-v3-only', why: 'the auth variables given by a key the chart never reads (envFromSecrets)', mutate: (c) => c.write(SNMP, c.read(SNMP).replace(/^envFrom:\n(  .*\n)+/m, 'envFromSecrets:\n  - name: snmp-exporter-nas\n')), at: 'config: |' },
+  { check: 'grafana-admin-from-store', why: 'the admin password left to the subchart (randAlphaNum)', mutate: (c) => c.edit(KPS, 0, (d) => d.deleteIn(['grafana', 'admin'])), at: 'grafana:' },
+  { check: 'grafana-admin-from-store', why: 'the admin Secret written by no ExternalSecret', mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['grafana', 'admin', 'existingSecret'], 'grafana-login')), at: 'existingSecret:' },
   { check: 'snmp-v3-only', why: 'MD5 instead of SHA', mutate: (c) => c.edit(SNMP, 0, (d) => d.setIn(['config'], String(d.get('config')).replace('auth_protocol: SHA', 'auth_protocol: MD5'))), at: 'config: |' }
 ];
