@@ -13,6 +13,10 @@ import { dashboards, rowsOf } from '../model/dashboards.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 
 type Fail = ValuesFail;
+
+/** The Alloy configuration a values file gives the alloy chart. */
+const alloyConfig = (values: unknown): string => String(dig(values, ['alloy', 'configMap', 'content']) ?? '');
+const EVENTS_SOURCE = /loki\.source\.kubernetes_events\s+"/;
 const onValues = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: Fail) => void) => eachChartValues(ctx, chart, 'monitoring/README.md', body);
 
 function expectDuration(fail: Fail, values: unknown, path: Path, expected: string, what: string): void {
@@ -48,7 +52,8 @@ export const monitoringChecks: PolicyCheck[] = [
         if (!dig(values, ['tempo', 'receivers', 'otlp'])) fail(['tempo', 'receivers'], 'Tempo must receive OTLP');
       });
       onValues(ctx, 'alloy', ({ values }, fail) => {
-        if (dig(values, ['controller', 'type']) !== 'daemonset') fail(['controller', 'type'], 'the log shipper must run on every node (controller.type: daemonset)');
+        const shipsPodLogs = /loki\.source\.kubernetes\s+"/.test(alloyConfig(values));
+        if (shipsPodLogs && (dig(values, ['controller', 'type']) ?? 'daemonset') !== 'daemonset') fail(['controller', 'type'], 'the pod-log shipper must run on every node (controller.type: daemonset)');
         // Limits: "sensor and log shipper retention: none". They forward; the stores keep.
         const claims = dig(values, ['controller', 'volumeClaimTemplates']);
         if ((Array.isArray(claims) && claims.length) || dig(values, ['alloy', 'storagePath'])) fail(['controller'], 'the log shipper keeps nothing: no volume claims, no storage path');
@@ -174,6 +179,28 @@ const UNIFI_FACTS = 'monitoring/unpoller/facts/unifi-access.yaml';
 
 
 export const sourceChecks: PolicyCheck[] = [
+  {
+    id: 'events-shipped-once',
+    description: 'Exactly one Alloy ships the Kubernetes events, a single-replica Deployment: loki.source.kubernetes_events does not take part in clustering, so in the DaemonSet every node would push every event (A2).',
+    invariants: ['A2'],
+    remediation: 'keep loki.source.kubernetes_events only in the alloy-events values (controller.type: deployment, replicas: 1)',
+    reads: { kinds: ['Application'], charts: ['alloy'] },
+    exemptible: false,
+    run(ctx) {
+      const shippers: { fail: Fail; values: unknown }[] = [];
+      onValues(ctx, 'alloy', ({ values }, fail) => {
+        if (EVENTS_SOURCE.test(alloyConfig(values))) shippers.push({ fail, values });
+      });
+      if (shippers.length === 0) ctx.fail({ file: 'monitoring/README.md' }, 'no Alloy ships the Kubernetes events (loki.source.kubernetes_events)');
+      for (const { fail, values } of shippers) {
+        const type = dig(values, ['controller', 'type']) ?? 'daemonset';
+        const replicas = dig(values, ['controller', 'replicas']) ?? 1;
+        if (type === 'daemonset') fail(['alloy', 'configMap', 'content'], 'Kubernetes events are shipped from a DaemonSet: every node watches and pushes every event, since loki.source.kubernetes_events ignores clustering');
+        else if (replicas !== 1) fail(['controller', 'replicas'], `Kubernetes events are shipped by ${String(replicas)} replicas, each pushing every event; run one`);
+        if (shippers.length > 1) fail(['alloy', 'configMap', 'content'], `${shippers.length} Alloy apps ship the Kubernetes events; each event would reach Loki ${shippers.length} times`);
+      }
+    },
+  },
   {
     id: 'grafana-admin-from-store',
     description: "Grafana's admin login comes from a Secret an ExternalSecret writes (grafana.admin.existingSecret); the subchart would otherwise generate one with randAlphaNum, new on every Argo CD render (P1).",

@@ -37,6 +37,7 @@ const LOKI = 'monitoring/loki/values.yaml';
 const TEMPO = 'monitoring/tempo/values.yaml';
 const PROBES = 'monitoring/blackbox-exporter/probes.yaml';
 const SNMP = 'monitoring/snmp-exporter/values.yaml';
+const ALLOY = 'monitoring/alloy/values.yaml';
 const DASHBOARD = 'monitoring/dashboards/homelab-overview.yaml';
 
 export const monitoringMutations: Mutation[] = [
@@ -61,5 +62,7 @@ export const monitoringMutations: Mutation[] = [
   { check: 'snmp-v3-only', why: 'the auth variables given by a key the chart never reads (envFromSecrets)', mutate: (c) => c.write(SNMP, c.read(SNMP).replace(/^envFrom:\n(  .*\n)+/m, 'envFromSecrets:\n  - name: snmp-exporter-nas\n')), at: 'config: |' },
   { check: 'grafana-admin-from-store', why: 'the admin password left to the subchart (randAlphaNum)', mutate: (c) => c.edit(KPS, 0, (d) => d.deleteIn(['grafana', 'admin'])), at: 'grafana:' },
   { check: 'grafana-admin-from-store', why: 'the admin Secret written by no ExternalSecret', mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['grafana', 'admin', 'existingSecret'], 'grafana-login')), at: 'existingSecret:' },
+  { check: 'events-shipped-once', why: 'the events source back in the per-node DaemonSet', mutate: (c) => c.edit(ALLOY, 0, (d) => d.setIn(['alloy', 'configMap', 'content'], `${String(d.getIn(['alloy', 'configMap', 'content']))}loki.source.kubernetes_events "events" {\n  forward_to = [loki.write.default.receiver]\n}\n`)), at: 'content: |' },
+  { check: 'events-shipped-once', why: 'the events Deployment scaled to two replicas', mutate: (c) => c.edit('monitoring/alloy-events/values.yaml', 0, (d) => d.setIn(['controller', 'replicas'], 2)), at: 'replicas:' },
   { check: 'snmp-v3-only', why: 'MD5 instead of SHA', mutate: (c) => c.edit(SNMP, 0, (d) => d.setIn(['config'], String(d.get('config')).replace('auth_protocol: SHA', 'auth_protocol: MD5'))), at: 'config: |' }
 ];
