@@ -12,35 +12,38 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**
  * Keys of a values object that the chart neither declares in its default
  * values (its own, or a subchart's under the subchart's key) nor names in
- * any template. Under a key whose default is not a map, or an empty map, or
- * a key a template reads without declaring it, anything goes: the chart
- * takes that content as it is (podAnnotations: {}, extraArgs, config).
+ * any template. Anything goes under a key whose default is not a map or is
+ * an empty map, under a key a template reads without declaring it, and
+ * under a map a template takes whole (`toYaml .Values.securityContext`,
+ * `with .Values.podLabels`): the chart passes that content on as it is.
  */
 export function unusedValueKeys(values: unknown, chart: ChartScope): Path[] {
   const out: Path[] = [];
-  const visit = (node: unknown, path: (string | number)[], scope: ChartScope, declared: Record<string, unknown>[], atScopeRoot: boolean): void => {
+  const takenWhole = (scope: ChartScope, rel: readonly string[]) => new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
+  const visit = (node: unknown, path: (string | number)[], scope: ChartScope, declared: Record<string, unknown>[], rel: string[]): void => {
     if (!isMap(node)) return;
     for (const [key, value] of Object.entries(node)) {
       const here = [...path, key];
+      const atScopeRoot = rel.length === 0;
       // Globals reach every chart and subchart; no one chart declares them all.
       if (atScopeRoot && key === 'global') continue;
       const sub = atScopeRoot ? scope.subcharts.get(key) : undefined;
       if (sub) {
         const fromParent = declared.map((d) => d[key]).filter(isMap);
-        visit(value, here, sub, [sub.defaults, ...fromParent], true);
+        visit(value, here, sub, [sub.defaults, ...fromParent], []);
         continue;
       }
       const defaults = declared.filter((d) => key in d).map((d) => d[key]);
       if (defaults.length > 0) {
         const maps = defaults.filter((d): d is Record<string, unknown> => isMap(d) && Object.keys(d).length > 0);
-        if (maps.length === defaults.length) visit(value, here, scope, maps, false);
+        if (maps.length === defaults.length && !takenWhole(scope, [...rel, key])) visit(value, here, scope, maps, [...rel, key]);
         continue;
       }
       if (new RegExp(`\\b${escape(key)}\\b`).test(scope.templates)) continue;
       out.push(here);
     }
   };
-  visit(values, [], chart, [chart.defaults], true);
+  visit(values, [], chart, [chart.defaults], []);
   return out;
 }
 

@@ -12,8 +12,14 @@ import { findingAt, resourceKey, type Resource } from '../model/manifest.ts';
 import type { Repo } from '../model/repo.ts';
 import type { SourceRender } from '../model/rendered.ts';
 
+/**
+ * A workload's exemptions: annotations on the workload, or on its pod
+ * template (a chart often lets values reach only podAnnotations).
+ */
 function exemptionsOf(resource: Resource): Map<string, string> {
-  const annotations = (resource.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
+  const own = (resource.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
+  const pod = ((resource.object.spec as { template?: { metadata?: { annotations?: Record<string, unknown> } } } | undefined)?.template?.metadata?.annotations) ?? {};
+  const annotations = { ...(typeof pod === 'object' ? pod : {}), ...own };
   const out = new Map<string, string>();
   for (const [key, value] of Object.entries(annotations)) {
     if (key.startsWith(EXEMPTION_PREFIX)) out.set(key.slice(EXEMPTION_PREFIX.length), typeof value === 'string' ? value.trim() : '');

@@ -75,6 +75,17 @@ export function crdApiVersions(resources: Iterable<Resource>): string[] {
   return [...out];
 }
 
+/** `group/version` and `group/version/Kind` of every custom kind the plain manifests use. */
+export function usedApiVersions(resources: Iterable<Resource>): string[] {
+  const out = new Set<string>();
+  for (const r of resources) {
+    if (!r.apiVersion.includes('/') || r.rendered) continue;
+    out.add(r.apiVersion);
+    out.add(`${r.apiVersion}/${r.kind}`);
+  }
+  return [...out];
+}
+
 function sourceLabel(repo: Repo, source: AppSource): string {
   if (source.chart !== undefined) return `chart ${source.chart} ${source.targetRevision} from ${source.repoURL}`;
   const type = sourceType(repo, source);
@@ -306,7 +317,9 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
   const lock = readLock(repo.root);
   const scratch = mkdtempSync(join(tmpdir(), 'homelab-render-'));
   try {
-    const plain = new Set([...options.builtinApiVersions, ...crdApiVersions(repo.resources)]);
+    // The cluster serves what the repository's own manifests use (a plain ServiceMonitor means the
+    // ServiceMonitor API exists, whichever app installs it), and the CRDs any render brings.
+    const plain = new Set([...options.builtinApiVersions, ...crdApiVersions(repo.resources), ...usedApiVersions(repo.resources)]);
     let apiVersions = [...plain].sort();
     let renders: SourceRender[] = [];
     for (let pass = 0; pass < 3; pass++) {

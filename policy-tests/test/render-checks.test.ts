@@ -9,13 +9,13 @@ import { renderMutations, standInVolsync } from './render-mutations.ts';
 describe('unusedValueKeys', () => {
   const chart = {
     name: 'app',
-    defaults: { image: { tag: '1' }, podAnnotations: {}, config: null, extraArgs: [] },
-    templates: '{{ .Values.envFrom }} {{ .Values.image.tag }}',
+    defaults: { image: { tag: '1' }, podAnnotations: {}, config: null, extraArgs: [], securityContext: { runAsNonRoot: true } },
+    templates: '{{ .Values.envFrom }} {{ .Values.image.tag }} {{- toYaml .Values.securityContext | nindent 12 }}',
     subcharts: new Map([['grafana', { name: 'grafana', defaults: { admin: { existingSecret: '' } }, templates: '{{ .Values.adminPassword }}', subcharts: new Map() }]]),
   };
 
-  it('accepts declared keys, keys templates read, free-form maps, globals and subchart keys', () => {
-    const values = { image: { tag: '2' }, podAnnotations: { a: 'b' }, config: { anything: 1 }, envFrom: [{ secretRef: { name: 'x' } }], global: { any: 1 }, grafana: { admin: { existingSecret: 's' }, adminPassword: 'p' } };
+  it('accepts declared keys, keys templates read, free-form maps, maps a template takes whole, globals and subchart keys', () => {
+    const values = { image: { tag: '2' }, podAnnotations: { a: 'b' }, config: { anything: 1 }, securityContext: { allowPrivilegeEscalation: false }, envFrom: [{ secretRef: { name: 'x' } }], global: { any: 1 }, grafana: { admin: { existingSecret: 's' }, adminPassword: 'p' } };
     expect(unusedValueKeys(values, chart)).toEqual([]);
   });
 

@@ -9,6 +9,7 @@ import { appendedExclusion, exemptedImages, exemptionsOf, isGeneric, IMAGE_FIELD
 import type { ChartValues } from '../../model/chart-values.ts';
 import { dig } from '../../model/dig.ts';
 import { eachChartValues, type ValuesFail } from '../kit.ts';
+import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
 import type { Path } from '../../model/positions.ts';
 import { writtenByExternalSecret } from '../../model/external-secrets.ts';
 import type { CheckContext, PolicyCheck } from '../kit.ts';
@@ -183,10 +184,10 @@ export const falcoChecks: PolicyCheck[] = [
   },
   {
     id: 'falco-sensor',
-    description: 'The sensor: modern eBPF driver, on every node (control-plane tolerations match the cluster facts), syscalls as the only source, JSON output to the forwarder, metrics every 15 min (S1, S5, A16).',
+    description: 'The sensor: modern eBPF driver, on every node (control-plane tolerations match the cluster facts), syscalls as the only event source (no source plugin, no audit log; the container metadata plugin falco-rules 5 requires is the one plugin loaded, at a compatible version), JSON output to the forwarder, metrics every 15 min; judged on the rendered falco.yaml when the chart is rendered (S1, S5, A16).',
     invariants: ['S1', 'S5', 'A16'],
-    remediation: 'set driver.kind: modern_ebpf, tolerate node-role.kubernetes.io/control-plane, keep load_plugins and plugins empty, json_output and http_output on, metrics.interval: 15m',
-    reads: { kinds: ['Application'], charts: ['falco'] },
+    remediation: `set driver.kind: modern_ebpf, tolerate node-role.kubernetes.io/control-plane, load only the ${RULES_PLUGIN.name} plugin (collectors.containerEngine on, pluginRef ${RULES_PLUGIN.ref}:<${RULES_PLUGIN.required} or later>, collectors.kubernetes off), json_output and http_output on, metrics.interval: 15m`,
+    reads: { kinds: ['Application'], charts: ['falco'], renders: true },
     exemptible: false,
     run(ctx) {
       valuesCheck(ctx, 'falco', ({ values }, fail) => {
@@ -199,23 +200,36 @@ export const falcoChecks: PolicyCheck[] = [
           const v = dig(values, [key]);
           if (v && typeof v === 'object' && Object.keys(v).length) fail([key], `${key} restricts the sensor to some nodes; it must run on all ${facts?.nodeCount ?? ''} nodes`);
         }
-        for (const key of ['load_plugins', 'plugins'] as const) {
-          const v = dig(values, ['falco', key]);
-          if (Array.isArray(v) && v.length) fail(['falco', key], `falco.${key} is not empty: syscalls are the only event source (no plugins, no k8s audit)`);
-        }
-        if (dig(values, ['collectors', 'kubernetes', 'enabled']) === true) fail(['collectors', 'kubernetes', 'enabled'], 'the Kubernetes metadata collector is a plugin; syscalls are the only event source');
+        const loaded = extraPlugins((dig(values, ['falco', 'load_plugins']) ?? []) as unknown[]);
+        if (loaded.length) fail(['falco', 'load_plugins'], `falco.load_plugins loads ${loaded.join(', ')}: syscalls are the only event source, and ${RULES_PLUGIN.name} is the one plugin allowed`);
+        const configured = extraPlugins(((dig(values, ['falco', 'plugins']) ?? []) as { name?: unknown }[]).map((p) => p?.name));
+        if (configured.length) fail(['falco', 'plugins'], `falco.plugins configures ${configured.join(', ')}: ${RULES_PLUGIN.name} is the one plugin allowed`);
+        if (dig(values, ['collectors', 'kubernetes', 'enabled']) === true) fail(['collectors', 'kubernetes', 'enabled'], `the Kubernetes metadata collector is a plugin (k8smeta); ${RULES_PLUGIN.name} is the one plugin allowed`);
+        if (dig(values, ['collectors', 'containerEngine', 'enabled']) === false) fail(['collectors', 'containerEngine', 'enabled'], `falco-rules 5 requires the ${RULES_PLUGIN.name} plugin (required_plugin_versions: ${RULES_PLUGIN.name} ${RULES_PLUGIN.required}); without it the rules do not load`);
+        const ref = dig(values, ['collectors', 'containerEngine', 'pluginRef']);
+        const refProblem = typeof ref === 'string' ? pluginRefProblem(ref) : undefined;
+        if (refProblem) fail(['collectors', 'containerEngine', 'pluginRef'], refProblem);
         if (dig(values, ['falco', 'json_output']) !== true) fail(['falco', 'json_output'], 'falco.json_output must be true for the forwarder');
         if (dig(values, ['falco', 'http_output', 'enabled']) !== true) fail(['falco', 'http_output'], 'falco.http_output must send events to the forwarder');
         if (dig(values, ['falco', 'metrics', 'enabled']) !== true || dig(values, ['falco', 'metrics', 'interval']) !== '15m') fail(['falco', 'metrics'], `sensor metrics must be enabled with interval 15m, found ${JSON.stringify(dig(values, ['falco', 'metrics']) ?? null)}`);
       });
+      // What will run: the falco.yaml the chart rendered, with whatever plugins its helpers added.
+      const rendered = renderedFalcoFile(ctx.renders, 'falco.yaml');
+      if (rendered) {
+        const at = { resource: rendered.resource, path: ['data', rendered.key] };
+        const loaded = (rendered.data.load_plugins ?? []) as unknown[];
+        const extra = [...extraPlugins(loaded), ...extraPlugins(((rendered.data.plugins ?? []) as { name?: unknown }[]).map((p) => p?.name))];
+        if (extra.length) ctx.fail(at, `the rendered falco.yaml loads or configures ${[...new Set(extra)].join(', ')}: ${RULES_PLUGIN.name} is the one plugin allowed`);
+        if (!loaded.includes(RULES_PLUGIN.name)) ctx.fail(at, `the rendered falco.yaml does not load ${RULES_PLUGIN.name}, which falco-rules 5 requires`);
+      }
     },
   },
   {
     id: 'falco-rules-source',
-    description: 'Rules come from falco-rules:5, installed and followed every 168h by falcoctl, plus the tuning ConfigMap loaded after them (S3).',
+    description: 'Rules come from falco-rules:5, installed and followed every 168h by falcoctl (which installs nothing else but the container plugin the rules require), plus the tuning ConfigMap loaded after them; judged on the rendered falcoctl.yaml when the chart is rendered (S3).',
     invariants: ['S3'],
     remediation: 'set falcoctl install and follow refs to ["falco-rules:5"], follow.every: 168h, and list the mounted tuning file after /etc/falco/falco_rules.yaml in falco.rules_files',
-    reads: { kinds: ['Application', 'ConfigMap'], charts: ['falco'] },
+    reads: { kinds: ['Application', 'ConfigMap'], charts: ['falco'], renders: true },
     exemptible: false,
     run(ctx) {
       valuesCheck(ctx, 'falco', ({ values }, fail) => {
@@ -224,6 +238,9 @@ export const falcoChecks: PolicyCheck[] = [
           const refs = dig(values, ['falcoctl', 'config', 'artifact', phase, 'refs']);
           if (JSON.stringify(refs) !== JSON.stringify(['falco-rules:5'])) fail(['falcoctl', 'config', 'artifact', phase, 'refs'], `falcoctl ${phase} refs are ${JSON.stringify(refs ?? null)}, must be ["falco-rules:5"]`);
         }
+        const allowed = (dig(values, ['falcoctl', 'config', 'artifact', 'allowedTypes']) ?? []) as unknown[];
+        const wider = allowed.map(String).filter((t) => t !== 'rulesfile' && t !== 'plugin');
+        if (wider.length) fail(['falcoctl', 'config', 'artifact', 'allowedTypes'], `falcoctl may install ${wider.join(', ')}: only rulesfile and the ${RULES_PLUGIN.name} plugin`);
         if (dig(values, ['falcoctl', 'config', 'artifact', 'follow', 'every']) !== '168h') fail(['falcoctl', 'config', 'artifact', 'follow', 'every'], `the rules are re-checked every ${String(dig(values, ['falcoctl', 'config', 'artifact', 'follow', 'every']))}, must be 168h`);
         const rulesFiles = (dig(values, ['falco', 'rules_files']) ?? []) as string[];
         const upstreamAt = rulesFiles.indexOf('/etc/falco/falco_rules.yaml');
@@ -243,6 +260,22 @@ export const falcoChecks: PolicyCheck[] = [
           else if (at < upstreamAt) fail(['falco', 'rules_files'], `${path} is loaded before the upstream rules; overrides need the upstream definitions first`);
         }
       });
+      // What falcoctl will do: the falcoctl.yaml the chart rendered, with the plugin ref its helpers added.
+      const rendered = renderedFalcoFile(ctx.renders, 'falcoctl.yaml');
+      if (rendered) {
+        const at = { resource: rendered.resource, path: ['data', rendered.key] };
+        const artifact = (rendered.data.artifact ?? {}) as { allowedTypes?: unknown[]; install?: { refs?: unknown[] }; follow?: { refs?: unknown[] } };
+        const install = (artifact.install?.refs ?? []).map(String);
+        if (!install.includes('falco-rules:5')) ctx.fail(at, `the rendered falcoctl.yaml installs ${JSON.stringify(install)}, without falco-rules:5`);
+        for (const ref of install.filter((r) => r !== 'falco-rules:5')) {
+          const problem = pluginRefProblem(ref);
+          if (problem) ctx.fail(at, `the rendered falcoctl.yaml installs ${problem}`);
+        }
+        const follow = (artifact.follow?.refs ?? []).map(String);
+        if (JSON.stringify(follow) !== JSON.stringify(['falco-rules:5'])) ctx.fail(at, `the rendered falcoctl.yaml follows ${JSON.stringify(follow)}, must be ["falco-rules:5"]`);
+        const wider = (artifact.allowedTypes ?? []).map(String).filter((t) => t !== 'rulesfile' && t !== 'plugin');
+        if (wider.length) ctx.fail(at, `the rendered falcoctl.yaml allows ${wider.join(', ')}`);
+      }
     },
   },
   {
