@@ -5,6 +5,9 @@
  */
 import { dig } from '../model/dig.ts';
 import { LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../model/workloads.ts';
+import type { Resource } from '../model/manifest.ts';
+import type { Path } from '../model/positions.ts';
+import type { DataFile } from '../model/repo.ts';
 import type { PolicyCheck } from './kit.ts';
 
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */
@@ -19,6 +22,33 @@ export function imageParts(image: string): { tag?: string; digest?: string } {
 }
 
 const workloadKinds = [...WORKLOAD_KINDS];
+
+/** Names a values key carries a credential under. */
+const CREDENTIAL_KEY = /pass(word)?|token|secret|webhook|api[_-]?key|credential|private[_-]?key/i;
+
+/**
+ * Keys of a rendered Secret whose value is a non-empty string that a values
+ * file sets under a credential-like key: committed to git through the chart.
+ */
+function committedCredentials(resource: Resource, values: readonly DataFile[]): { key: string; path: Path }[] {
+  const credentials = new Set<string>();
+  const walk = (v: unknown, key: string): void => {
+    if (Array.isArray(v)) v.forEach((x) => walk(x, key));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
+    else if (typeof v === 'string' && v !== '' && CREDENTIAL_KEY.test(key)) credentials.add(v);
+  };
+  for (const file of values) walk(file.data, '');
+  const out: { key: string; path: Path }[] = [];
+  for (const field of ['data', 'stringData'] as const) {
+    const entries = resource.object[field];
+    if (!entries || typeof entries !== 'object') continue;
+    for (const [key, raw] of Object.entries(entries as Record<string, unknown>)) {
+      const value = field === 'data' && typeof raw === 'string' ? Buffer.from(raw, 'base64').toString('utf8') : String(raw ?? '');
+      if (credentials.has(value)) out.push({ key, path: [field, key] });
+    }
+  }
+  return out;
+}
 
 export const workloadChecks: PolicyCheck[] = [
   {
@@ -91,13 +121,19 @@ export const workloadChecks: PolicyCheck[] = [
   },
   {
     id: 'no-plain-secret',
-    description: 'No committed Secret carries data; secrets come from ExternalSecrets (foundation hygiene; A8 API keys from ExternalSecrets).',
+    description: "No committed Secret carries data, and no chart renders a credential set in a values file; secrets come from ExternalSecrets (foundation hygiene; A8 API keys from ExternalSecrets).",
     invariants: ['P1', 'A8'],
-    remediation: 'delete the Secret and declare an ExternalSecret that pulls it from the secret store',
-    reads: { kinds: ['Secret'] },
+    remediation: "delete the Secret and declare an ExternalSecret that pulls it from the secret store (for a chart: its existingSecret key)",
+    reads: { kinds: ['Secret'], renders: true },
     exemptible: false,
     run(ctx) {
       for (const resource of ctx.resources) {
+        if (resource.rendered) {
+          // A chart's own Secret may hold its configuration; what must never be in git is a credential in the values.
+          const values = ctx.renders.filter((r) => r.app.name === resource.rendered!.app).flatMap((r) => r.values);
+          for (const { key, path } of committedCredentials(resource, values)) ctx.fail({ resource, path }, `Secret ${resource.name} carries ${key}, a credential set in ${values.map((v) => v.file).join(', ')}`);
+          continue;
+        }
         for (const field of ['data', 'stringData'] as const) {
           const value = resource.object[field];
           if (value && typeof value === 'object' && Object.keys(value).length > 0) ctx.fail({ resource: resource, path: [field] }, `Secret ${resource.name} commits ${field} to git`);

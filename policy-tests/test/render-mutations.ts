@@ -27,7 +27,7 @@ export function standInVolsync(): MutationSetup {
     async before(copy: RepoCopy) {
       cache = mkdtempSync(join(tmpdir(), 'standin-cache-'));
       const env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
-      const defaults = { ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>), standinRandom: false, standinMonitor: true };
+      const defaults = { ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>), standinRandom: false, standinMonitor: true, standinPassword: '' };
       const src = writeChart(join(cache, 'src'), {
         name: 'volsync',
         version: '0.13.1',
@@ -36,6 +36,7 @@ export function standInVolsync(): MutationSetup {
           'templates/configmap.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: {{ .Release.Namespace }}\ndata:\n  manageCRDs: {{ .Values.manageCRDs | quote }}\n  disableAuth: {{ .Values.metrics.disableAuth | quote }}\n',
           // Like volsync 0.13.1's own: the ServiceMonitor volsync, in the release namespace.
           'templates/servicemonitor.yaml': '{{- if .Values.standinMonitor }}\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\nspec:\n  endpoints:\n    - port: https\n      interval: 30s\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n{{- end }}\n',
+          'templates/secret.yaml': '{{- if .Values.standinPassword }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: volsync-login\n  namespace: {{ .Release.Namespace }}\nstringData:\n  password: {{ .Values.standinPassword | quote }}\n{{- end }}\n',
           'templates/random.yaml': '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
         },
       });
@@ -66,6 +67,12 @@ export const renderMutations: Mutation[] = [
     why: 'randAlphaNum makes two renders differ, named at the chart source',
     mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinRandom: true\n`),
     at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
+  },
+  {
+    check: 'no-plain-secret',
+    why: 'a credential in a values file, rendered into a Secret by the chart',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinPassword: hunter2-in-git\n`),
+    at: 'standinPassword:',
   },
   {
     check: 'volsync-metrics',
