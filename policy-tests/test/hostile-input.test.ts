@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate } from '../gate/gate.ts';
 import { formatFinding } from '../model/findings.ts';
-import { copyRepo, describeFindings, type RepoCopy } from './helpers.ts';
+import { copyRepo, describeFindings, lineOf, type RepoCopy } from './helpers.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gate-hostile-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -111,7 +111,7 @@ describe('scalars YAML 1.1 and 1.2 read differently', () => {
       copy.write('security/falco/values.yaml', copy.read('security/falco/values.yaml').replace('collectors:\n  kubernetes:\n    enabled: false\n', 'collectors:\n  kubernetes:\n    enabled: yes\n'));
       const findings = await copy.gate();
       expect([...new Set(findings.map((f) => f.check))].sort(), describeFindings(findings)).toEqual(['falco-sensor', 'yaml-1.1-scalar']);
-      expect(findings.find((f) => f.check === 'yaml-1.1-scalar')).toMatchObject({ file: 'security/falco/values.yaml', line: 15, col: 14 });
+      expect(findings.find((f) => f.check === 'yaml-1.1-scalar')).toMatchObject({ file: 'security/falco/values.yaml', line: lineOf(copy, 'security/falco/values.yaml', 'enabled: yes'), col: 14 });
     } finally {
       copy.remove();
     }
