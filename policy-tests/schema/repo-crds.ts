@@ -55,11 +55,29 @@ export function shapesFromJsonSchema(schema: JsonSchema, shapes: Shape[], object
 
 let crds: RepoCrd[] | undefined;
 
+/**
+ * CRD patterns are Go (RE2) regular expressions. The one RE2 form JavaScript
+ * lacks that CRDs use is a leading inline flag such as `(?i)`: it becomes a
+ * flag. Anything else JavaScript cannot compile matches everything, so an
+ * upstream pattern never stops the gate; the rest of the schema still holds.
+ */
+function goRegExpImpl(pattern: string, flags: string): RegExp {
+  const inline = /^\(\?([imsU]+)\)/.exec(pattern);
+  const source = inline ? pattern.slice(inline[0].length) : pattern;
+  const extra = inline ? [...inline[1]!].filter((f) => f === 'i' || f === 'm' || f === 's').join('') : '';
+  try {
+    return new RegExp(source, [...new Set(flags + extra)].join(''));
+  } catch {
+    return /(?:)/;
+  }
+}
+const goRegExp = Object.assign(goRegExpImpl, { code: 'new RegExp' });
+
 /** One ajv for CRD schemas: Kubernetes' structural-schema extensions are annotations to it, not constraints. */
 function crdAjv(): Ajv {
   // validateSchema off: the meta-schema check costs more than compiling the
   // schemas; policy-tests/test/own-schemas.test.ts does it for the repo's own.
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
+  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, code: { regExp: goRegExp } });
   addFormats.default(ajv);
   for (const keyword of ['x-kubernetes-group-version-kind', 'x-scope', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-embedded-resource', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-validations']) ajv.addKeyword(keyword);
   // OpenAPI formats Kubernetes uses that JSON Schema does not define: the type already says enough.

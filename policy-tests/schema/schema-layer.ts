@@ -120,7 +120,14 @@ export class SchemaLayer {
       [...new Set(keys)].filter((k) => !this.byKind.has(k)).map(async (key) => {
         const declared = this.declared.get(key);
         if (declared) {
-          this.byKind.set(key, { validate: declared.compile() as Validator, root: declared.root });
+          try {
+            this.byKind.set(key, { validate: declared.compile() as Validator, root: declared.root });
+          } catch (err) {
+            // A schema ajv cannot compile still gives its field names; the value checks say they could not run.
+            const reason = (err as Error).message.split('\n')[0];
+            const validate = Object.assign(() => false, { errors: [{ instancePath: '', keyword: 'schema', params: {}, schemaPath: '#', message: `the CRD's schema (${declared.file}) does not compile here, so values are not checked: ${reason}` }] }) as unknown as Validator;
+            this.byKind.set(key, { validate, root: declared.root });
+          }
           return;
         }
         const crd = this.repoCrds.get(key);
