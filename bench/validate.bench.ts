@@ -5,7 +5,9 @@
  * Services, ConfigMaps, ServiceMonitors, ExternalSecrets, Applications) and
  * measures, in the same run, parse-only against parse + schema + policy.
  * Then the start-up of the built CLI on the real repository, warm, against a
- * bare parse of the same files, and `npm test` on the real repository.
+ * bare parse of the same files; the render tier with every chart cached,
+ * cold and warm (bench/render-section.ts); and `npm test` on the real
+ * repository.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { loadRepo, MANIFEST_ROOTS, REPO_ROOT } from '../policy-tests/model/repo.
 import { clearParseCache } from '../policy-tests/model/parse-pool.ts';
 // @ts-expect-error: plain JavaScript without declarations (it runs before anything is built)
 import { buildGate } from '../policy-tests/build.mjs';
+import { renderSection } from './render-section.ts';
 
 const APPS = 500;
 const PER_KIND = { Deployment: 5, Service: 5, ConfigMap: 5, ServiceMonitor: 2, ExternalSecret: 2 } as const;
@@ -162,6 +165,8 @@ async function time(fn: () => unknown | Promise<unknown>, runs: number): Promise
 const { root, resources } = generate();
 try {
   const total = (await loadRepo(root)).resources.length;
+  // The synthetic part measures the file layers: no chart is cached for its copy of the repository.
+  process.env.HOMELAB_CHART_CACHE = join(root, '.no-charts');
   const findings = allFindings(await runGate({ root }));
   if (findings.length > 0) throw new Error(`synthetic repo should be clean, got ${findings.length} findings, first: ${findings[0]!.message}`);
   const parseMs = await time(() => loadRepo(root, { parallel: false }), 5);
@@ -176,7 +181,12 @@ try {
   console.log(`gate / single-threaded parse-only:   ${(fullMs / parseMs).toFixed(2)}x   (target: >= 3,000 resources/s for the gate)`);
 } finally {
   rmSync(root, { recursive: true, force: true });
+  delete process.env.HOMELAB_CHART_CACHE;
 }
+
+// --root DIR: the repository whose charts the render section renders (default: this one).
+const rootAt = process.argv.indexOf('--root');
+await renderSection(rootAt > 0 ? process.argv[rootAt + 1]! : REPO_ROOT);
 
 /** Wall time of one process, in ms; a failed run is not a timing. */
 function wall(args: string[]): number {

@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { applications, isThisRepo, normalizeSourcePath, sourceType, type AppSource, type ArgoApp } from '../model/argocd.ts';
 import type { Resource } from '../model/manifest.ts';
-import type { Nondeterminism, SourceRender } from '../model/rendered.ts';
+import type { ChartScope, Nondeterminism, SourceRender } from '../model/rendered.ts';
 import { parseDataFile, type DataFile, type Repo } from '../model/repo.ts';
 import { cachedChartPath, chartId, chartRefOf, chartScopeFromArchive, chartScopeFromFiles, digestOf, lockEntryFor, PULL_COMMAND, readLock, type ChartLock } from './charts.ts';
 import { kustomizeInputs } from './kustomize.ts';
@@ -206,8 +206,10 @@ export function differences(first: string, second: string): Nondeterminism[] {
   return out.length ? out : [{ kind: '(output)', name: 'the order or number of objects' }];
 }
 
+/** A render as the cache keeps it: the objects already parsed (JSON reads far faster than YAML), or the tool's complaint about its output. */
 interface CachedRender {
-  text: string;
+  docs: RenderedDoc[];
+  problem?: string;
   nondeterministic: Nondeterminism[];
 }
 
@@ -224,12 +226,33 @@ async function cachedRun(ctx: Context, inv: Invocation): Promise<CachedRender> {
   }
   const first = await runTool(ctx, inv);
   const nondeterministic = ctx.checkDeterminism ? differences(first, await runTool(ctx, inv)) : [];
-  const entry: CachedRender = { text: first, nondeterministic };
+  const { docs, problems } = splitRendered(first);
+  const entry: CachedRender = { docs, nondeterministic, ...(problems.length ? { problem: problems[0]!.message } : {}) };
   mkdirSync(dir, { recursive: true });
   const partial = `${file}.partial-${process.pid}`;
   writeFileSync(partial, JSON.stringify(entry));
   renameSync(partial, file);
   return entry;
+}
+
+/** A chart's interface (defaults, templates, subcharts), read from its archive once per digest. */
+async function cachedScope(ctx: Context, archive: string, digest: string): Promise<ChartScope> {
+  const file = join(cacheRoot(ctx.env), 'scopes', `${digest.replace(/^sha256:/, '')}.json`);
+  type Stored = Omit<ChartScope, 'subcharts'> & { subcharts: [string, Stored][] };
+  const revive = (s: Stored): ChartScope => ({ ...s, subcharts: new Map(s.subcharts.map(([k, v]) => [k, revive(v)])) });
+  const store = (s: ChartScope): Stored => ({ ...s, subcharts: [...s.subcharts].map(([k, v]) => [k, store(v)]) });
+  if (existsSync(file)) {
+    try {
+      return revive(JSON.parse(readFileSync(file, 'utf8')) as Stored);
+    } catch {
+      // read it again from the archive
+    }
+  }
+  const scope = await chartScopeFromArchive(archive);
+  mkdirSync(join(cacheRoot(ctx.env), 'scopes'), { recursive: true });
+  writeFileSync(`${file}.partial-${process.pid}`, JSON.stringify(store(scope)));
+  renameSync(`${file}.partial-${process.pid}`, file);
+  return scope;
 }
 
 async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
@@ -245,7 +268,7 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
     if (!locked) throw new Error(`chart ${chartId(ref)} has no entry in charts.lock.json: run ${PULL_COMMAND} to record its digest`);
     if (locked.digest !== digest) throw new Error(`cached chart ${chartPath} has digest ${digest}, but charts.lock.json records ${locked.digest}: delete it and run ${PULL_COMMAND}`);
     chartKey = digest;
-    scope = await chartScopeFromArchive(chartPath);
+    scope = await cachedScope(ctx, chartPath, digest);
   } else {
     const dir = normalizeSourcePath(source.path ?? '');
     chartPath = join(ctx.repo.root, dir);
@@ -254,9 +277,8 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
     scope = chartScopeFromFiles(new Map([...ctx.repo.files].filter((f) => f.startsWith(prefix)).map((f) => [f.slice(prefix.length), readFileSync(join(ctx.repo.root, f), 'utf8')])));
   }
   const values = valueFilesOf(ctx, app, source);
-  const { text, nondeterministic } = await cachedRun(ctx, helmInvocation(ctx, app, source, chartPath, chartKey, values));
-  const { docs, problems } = splitRendered(text);
-  if (problems.length) throw new Error(problems[0]!.message);
+  const { docs, problem, nondeterministic } = await cachedRun(ctx, helmInvocation(ctx, app, source, chartPath, chartKey, values));
+  if (problem) throw new Error(problem);
   const data = values.map((v) => v.data);
   return { ...base, status: 'rendered', values: data, chart: scope, nondeterministic, resources: toResources({ app, source, label: base.label, docs, values: data, firstIndex: 0 }) };
 }
@@ -268,9 +290,8 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
   const contents = inputs.files.map((f) => [f, existsSync(join(ctx.repo.root, f)) ? hash(readFileSync(join(ctx.repo.root, f))) : 'missing']);
   const inv: Invocation = { bin: ctx.tools.kustomize.bin, args: ctx.tools.kustomize.buildArgs(join(ctx.repo.root, dir)), cwd: ctx.repo.root, key: { tools: ctx.tools.versions, dir, contents } };
-  const { text, nondeterministic } = await cachedRun(ctx, inv);
-  const { docs, problems } = splitRendered(text);
-  if (problems.length) throw new Error(problems[0]!.message);
+  const { docs, problem, nondeterministic } = await cachedRun(ctx, inv);
+  if (problem) throw new Error(problem);
   return { ...base, status: 'rendered', nondeterministic, consumedFiles: inputs.files, resources: toResources({ app, source, label: base.label, docs, values: [], firstIndex: 0 }) };
 }
 
@@ -281,6 +302,21 @@ async function renderSource(ctx: Context, app: ArgoApp, source: AppSource): Prom
   } catch (err) {
     return { ...base, status: err instanceof NotRendered ? 'not-rendered' : 'failed', message: (err as Error).message };
   }
+}
+
+function readSettled(file: string): string[] {
+  try {
+    const list = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function writeSettled(file: string, versions: string[]): void {
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(`${file}.partial-${process.pid}`, JSON.stringify(versions));
+  renameSync(`${file}.partial-${process.pid}`, file);
 }
 
 /** Runs `tasks` with at most `limit` in flight. */
@@ -320,15 +356,18 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     // The cluster serves what the repository's own manifests use (a plain ServiceMonitor means the
     // ServiceMonitor API exists, whichever app installs it), and the CRDs any render brings.
     const plain = new Set([...options.builtinApiVersions, ...crdApiVersions(repo.resources), ...usedApiVersions(repo.resources)]);
-    let apiVersions = [...plain].sort();
+    // Start from the set the last run settled at (the fixpoint still checks it), so a warm run renders once.
+    const settledFile = join(cacheRoot(env), 'renders', `settled-${hash(repo.root).slice(0, 16)}.json`);
+    let apiVersions = [...new Set([...plain, ...readSettled(settledFile)])].sort();
     let renders: SourceRender[] = [];
     for (let pass = 0; pass < 3; pass++) {
       const ctx: Context = { repo, tools, lock, apiVersions, env, checkDeterminism: options.checkDeterminism ?? true, scratch };
       renders = await pool(targets.map(({ app, source }) => () => renderSource(ctx, app, source)), Math.max(2, availableParallelism()));
       const grown = [...new Set([...plain, ...crdApiVersions(renders.flatMap((r) => r.resources))])].sort();
-      if (grown.length === apiVersions.length) break;
+      if (grown.join('\n') === apiVersions.join('\n')) break;
       apiVersions = grown;
     }
+    writeSettled(settledFile, apiVersions.filter((v) => !plain.has(v)));
     // One index per Application across its sources, so every rendered resource has a unique id.
     const nextIndex = new Map<string, number>();
     for (const r of renders) {
