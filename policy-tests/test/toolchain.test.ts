@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../model/repo.ts';
+import { kustomizeTool, pinnedBinaries, PINNED_TOOLS, RENDER_TOOLS_PACKAGE, renderTools } from '../render/tools.ts';
 
 const read = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
 const major = read('.node-version').trim().split('.')[0]!;
@@ -37,5 +38,28 @@ describe('toolchain', () => {
 
   it('runs the tests on that Node', () => {
     expect(process.versions.node.split('.')[0]).toBe(major);
+  });
+});
+
+describe('render tools', () => {
+  it('tools/render pins exactly the package the gate verifies, and its lock agrees', () => {
+    const pkg = JSON.parse(read('tools/render/package.json')) as { dependencies: Record<string, string> };
+    expect(pkg.dependencies[RENDER_TOOLS_PACKAGE]).toBe(PINNED_TOOLS.packageVersion);
+    const lock = JSON.parse(read('tools/render/package-lock.json')) as { packages: Record<string, { version?: string }> };
+    expect(lock.packages[`node_modules/${RENDER_TOOLS_PACKAGE}`]?.version).toBe(PINNED_TOOLS.packageVersion);
+    expect(read('tools/render/.npmrc')).toMatch(/^omit=peer$/m);
+    expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.postinstall).toContain('npm ci --prefix tools/render --omit=peer');
+  });
+
+  it('the extracted binaries are the versions pinned, Helm 4 and kustomize in kubectl', async () => {
+    const tools = await renderTools({ ...process.env, HELM_BIN: '', KUSTOMIZE_BIN: '' });
+    expect(tools.versions).toBe(`helm ${PINNED_TOOLS.helm.version}, kustomize ${PINNED_TOOLS.kubectl.kustomize}`);
+    expect(tools.kustomize.buildArgs('apps/x')).toEqual(['kustomize', 'apps/x']);
+    expect(kustomizeTool('/usr/local/bin/kustomize').buildArgs('apps/x')).toEqual(['build', 'apps/x']);
+  });
+
+  it('refuses a Helm that is not Helm 4, in one line', async () => {
+    const { kubectl } = await pinnedBinaries();
+    await expect(renderTools({ ...process.env, HELM_BIN: '/bin/false', KUSTOMIZE_BIN: kubectl })).rejects.toThrow(/^Helm at \/bin\/false does not run/);
   });
 });
