@@ -12,7 +12,7 @@ import { loadRepo } from '../model/repo.ts';
 import { withRendered } from '../model/rendered.ts';
 import { readLock } from '../render/charts.ts';
 import { renderRepo } from '../render/render.ts';
-import { pullCharts } from '../../scripts/charts-pull.ts';
+import { pullArgs, pullCharts } from '../../scripts/charts-pull.ts';
 import { startChartRepo, toolEnv, type ChartRepo } from './chart-repo.ts';
 import { chartApp, DEMO_CHART, fixtureRepo, WIDGETS_CHART, type FixtureRepo } from './render-fixtures.ts';
 
@@ -88,6 +88,17 @@ describe('charts:pull and the lock', () => {
   });
 });
 
+describe('pull arguments', () => {
+  const ref = { repoURL: 'https://charts.example.org/stable', chart: 'demo', version: '1.0.0' };
+  it('pulls from a chart repository over HTTP by name, and from an OCI registry by reference', () => {
+    expect(pullArgs(ref, '/tmp/d')).toEqual(['pull', 'demo', '--repo', 'https://charts.example.org/stable', '--version', '1.0.0', '--destination', '/tmp/d']);
+    expect(pullArgs({ ...ref, repoURL: 'oci://ghcr.io/example/charts' }, '/tmp/d')).toEqual(['pull', 'oci://ghcr.io/example/charts/demo', '--version', '1.0.0', '--destination', '/tmp/d']);
+    // Argo CD also names an OCI repository without its scheme.
+    expect(pullArgs({ ...ref, repoURL: 'ghcr.io/example/charts' }, '/tmp/d')[1]).toBe('oci://ghcr.io/example/charts/demo');
+    expect(pullArgs(ref, '/tmp/d', 'oci://mirror.lan/charts/')[1]).toBe('oci://mirror.lan/charts/demo');
+  });
+});
+
 describe('rendering as Argo CD 3 does', () => {
   let repo: FixtureRepo;
   beforeAll(async () => {
@@ -143,6 +154,9 @@ describe('rendering as Argo CD 3 does', () => {
     const demo = result.renders.find((r) => r.app.name === 'demo')!;
     expect(demo.status).toBe('failed');
     expect(demo.message).toMatch(/value file \$values\/apps\/demo\/missing\.yaml does not exist/);
+    // Through the gate: a render finding at the chart source of the Application.
+    const findings = allFindings(await runGate({ root: broken.root, cwd: broken.root, env })).filter((f) => f.check === 'render');
+    expect(findings.map((f) => `${f.file}:${f.line}`)).toEqual(['apps/demo/application.yaml:10']);
     const empty = mkdtempSync(join(tmpdir(), 'render-cache-'));
     const offline = await rendered(repo, { HOMELAB_CACHE_DIR: empty });
     expect(offline.renders.map((r) => [r.status, r.message])).toEqual([
