@@ -4,8 +4,8 @@
  */
 import { dirname } from 'node:path/posix';
 import {
-  APPLICATION_FILE, ROOT_APP_FILE, applications, filesOfApp, isApplication, isDirectorySource, isThisRepo,
-  normalizeSourcePath, ownersByFile, type ArgoApp,
+  APPLICATION_FILE, ROOT_APP_FILE, applications, componentFiles, filesOfApp, isApplication, isDirectorySource, isThisRepo,
+  normalizeSourcePath, ownersByFile, sourceType, type ArgoApp,
 } from '../model/argocd.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 
@@ -31,7 +31,9 @@ export const argocdChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const { repo } = ctx;
-      for (const folder of workloadFolders(repo.manifestFiles)) {
+      // A kustomize component's folder belongs to the apps that include it, not to an app of its own.
+      const shared = componentFiles(repo);
+      for (const folder of workloadFolders(repo.manifestFiles.filter((f) => !shared.has(f)))) {
         let dir = folder;
         let owned = false;
         while (dir !== '.' && dir !== '') {
@@ -73,7 +75,7 @@ export const argocdChecks: PolicyCheck[] = [
             ctx.fail({ resource: app.resource, path: [...source.at, 'repoURL'] }, `source repoURL ${source.repoURL || '(empty)'} is not this repo (${repo.facts?.repoURL ?? 'cluster facts missing'})`);
             continue;
           }
-          if (isDirectorySource(repo, source)) {
+          if (isDirectorySource(repo, source) || sourceType(repo, source) === 'kustomize') {
             const path = normalizeSourcePath(source.path!);
             if (path !== '' && !repo.dirs.has(path)) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} does not exist`);
             else if (filesOfApp(repo, { ...app, sources: [source] }).length === 0) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} applies no manifest`);
@@ -174,8 +176,10 @@ export const argocdChecks: PolicyCheck[] = [
     reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {
+      const shared = componentFiles(ctx.repo);
       for (const [file, owners] of ownersByFile(ctx.repo)) {
-        if (owners.length > 1) ctx.fail({ file: file }, `applied by ${owners.length} Applications: ${owners.map((o) => o.name).join(', ')}`);
+        // A kustomize component is built into each app that includes it, under that app's names.
+        if (owners.length > 1 && !shared.has(file)) ctx.fail({ file: file }, `applied by ${owners.length} Applications: ${owners.map((o) => o.name).join(', ')}`);
       }
     },
   },

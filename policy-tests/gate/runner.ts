@@ -10,6 +10,9 @@ import { argoGlobMatch } from '../model/glob.ts';
 import type { Finding } from '../model/findings.ts';
 import { findingAt, resourceKey, type Resource } from '../model/manifest.ts';
 import type { Repo } from '../model/repo.ts';
+import { KUSTOMIZATION_FILES } from '../model/kustomize.ts';
+
+const isKustomization = (file: string) => KUSTOMIZATION_FILES.some((name) => file === name || file.endsWith(`/${name}`));
 import type { SourceRender } from '../model/rendered.ts';
 
 /**
@@ -38,7 +41,8 @@ export function repoViewFor(reads: Reads, repo: Repo): Repo {
   const kindSet = new Set([...kinds, ...(charts.length ? ['Application'] : [])]);
   const resources = kinds.includes('*') ? repo.resources : repo.resources.filter((r) => kindSet.has(r.kind));
   const chartFiles = new Set(charts.flatMap((chart) => chartValues(repo, chart).map((v) => v.file)));
-  const dataFiles = new Map([...repo.dataFiles].filter(([file]) => chartFiles.has(file) || files.some((glob) => argoGlobMatch(glob, file))));
+  // Kustomization files are layout (they say which files an app applies), visible to every check like the file tree.
+  const dataFiles = new Map([...repo.dataFiles].filter(([file]) => chartFiles.has(file) || isKustomization(file) || files.some((glob) => argoGlobMatch(glob, file))));
   return { ...repo, resources, dataFiles };
 }
 

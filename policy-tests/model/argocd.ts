@@ -6,7 +6,8 @@ import { argoGlobMatch } from './glob.ts';
 import { perRepo } from './per-repo.ts';
 import type { Resource } from './manifest.ts';
 import type { PathSegment } from './positions.ts';
-import { isManifestPath, type Repo } from './repo.ts';
+import { isManifestPath, isNonManifest, type Repo } from './repo.ts';
+import { KUSTOMIZATION_FILES, kustomizeInputs } from './kustomize.ts';
 
 /** The root app-of-apps; bootstrapped once with kubectl, then it manages itself. */
 export const ROOT_APP_FILE = 'clusters/home/root.yaml';
@@ -129,7 +130,6 @@ export function isThisRepo(repo: Repo, source: AppSource): boolean {
   return repo.facts !== undefined && normalizeRepoURL(source.repoURL) === normalizeRepoURL(repo.facts.repoURL);
 }
 
-export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
 
 /**
  * How Argo CD 3 renders a source: a chart from a chart repository, or a path
@@ -175,9 +175,27 @@ export function filesOfSource(repo: Repo, source: AppSource): string[] {
   return out.sort();
 }
 
-export function filesOfApp(repo: Repo, app: ArgoApp): string[] {
-  return [...new Set(app.sources.filter((s) => isDirectorySource(repo, s)).flatMap((s) => filesOfSource(repo, s)))].sort();
+/** The manifest files a kustomize source builds from (its own, its bases', its components'). */
+export function filesOfKustomization(repo: Repo, source: AppSource): string[] {
+  return kustomizeInputs(repo, normalizeSourcePath(source.path ?? '')).files.filter((f) => isManifestPath(f) && !isNonManifest(f) && repo.files.has(f));
 }
+
+export function filesOfApp(repo: Repo, app: ArgoApp): string[] {
+  const files = app.sources.flatMap((s) => {
+    const type = sourceType(repo, s);
+    return type === 'directory' ? filesOfSource(repo, s) : type === 'kustomize' ? filesOfKustomization(repo, s) : [];
+  });
+  return [...new Set(files)].sort();
+}
+
+/** Files kustomize sources reach through `components:`: shared by design, so several apps may build from them. */
+export const componentFiles = perRepo((repo: Repo): Set<string> => {
+  const out = new Set<string>();
+  for (const app of applications(repo)) {
+    for (const s of app.sources.filter((x) => sourceType(repo, x) === 'kustomize')) for (const f of kustomizeInputs(repo, normalizeSourcePath(s.path ?? '')).componentFiles) out.add(f);
+  }
+  return out;
+});
 
 /** For every file, the Applications that apply it (computed once per repository). */
 export const ownersByFile = perRepo((repo: Repo): Map<string, ArgoApp[]> => {

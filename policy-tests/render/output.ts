@@ -98,7 +98,7 @@ function scalarIndex(data: unknown): Map<string, Path[]> {
  * the values files points there (a chart may rename the key: widgetSize ->
  * size). Anything else points at the chart source.
  */
-export function renderedPositions(object: Record<string, unknown>, values: readonly DataFile[], fallback: () => Place): Positions {
+export function renderedPositions(object: Record<string, unknown>, values: readonly DataFile[], fallback: (path: Path, target: 'key' | 'value') => Place): Positions {
   const memos = values.map(() => new Map<string, Path[]>());
   let scalars: { file: DataFile; index: Map<string, Path[]> }[] | undefined;
   return {
@@ -117,7 +117,7 @@ export function renderedPositions(object: Record<string, unknown>, values: reado
         const hits = scalars.flatMap(({ file, index }) => (index.get(value) ?? []).map((p) => ({ file, path: p })));
         if (hits.length === 1) return { ...hits[0]!.file.positions.at(hits[0]!.path, target), file: hits[0]!.file.file };
       }
-      return fallback();
+      return fallback(path, target);
     },
   };
 }
@@ -131,14 +131,17 @@ export interface ToResourcesInput {
   values: readonly DataFile[];
   /** Index of the first resource: unique within the Application across its sources. */
   firstIndex: number;
+  /** Where an object's paths point when no values key set them (kustomize: the template it came from). */
+  templateFor?: (object: Record<string, unknown>) => Positions | undefined;
 }
 
 const fieldOf = (source: AppSource) => (source.chart !== undefined ? 'chart' : 'path');
 
 export function toResources(input: ToResourcesInput): Resource[] {
   const { app, source } = input;
-  const fallback = (): Place => app.resource.positions.at([...source.at, fieldOf(source)], 'value');
+  const atSource = (): Place => app.resource.positions.at([...source.at, fieldOf(source)], 'value');
   return input.docs.map((doc, i) => {
+    const template = input.templateFor?.(doc.object);
     const metadata = isMap(doc.object.metadata) ? doc.object.metadata : {};
     const annotations = isMap(metadata.annotations) ? metadata.annotations : {};
     const index = input.firstIndex + i;
@@ -150,7 +153,7 @@ export function toResources(input: ToResourcesInput): Resource[] {
       name: typeof metadata.name === 'string' ? metadata.name : '',
       namespace: typeof metadata.namespace === 'string' ? metadata.namespace : undefined,
       object: doc.object,
-      positions: renderedPositions(doc.object, input.values, fallback),
+      positions: renderedPositions(doc.object, input.values, template ? (path, target) => template.at(path, target) : atSource),
       rendered: {
         id: `${app.name}#${index}`,
         app: app.name,

@@ -16,10 +16,11 @@ import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { applications, isThisRepo, normalizeSourcePath, sourceType, type AppSource, type ArgoApp } from '../model/argocd.ts';
 import type { Resource } from '../model/manifest.ts';
+import type { Path } from '../model/positions.ts';
 import type { ChartScope, Nondeterminism, SourceRender } from '../model/rendered.ts';
 import { parseDataFile, type DataFile, type Repo } from '../model/repo.ts';
 import { cachedChartPath, chartId, chartRefOf, chartScopeFromArchive, chartScopeFromFiles, digestOf, lockEntryFor, PULL_COMMAND, readLock, type ChartLock } from './charts.ts';
-import { kustomizeInputs } from './kustomize.ts';
+import { kustomizeInputs } from '../model/kustomize.ts';
 import { splitRendered, toResources, type RenderedDoc } from './output.ts';
 import { cacheRoot, renderTools, type RenderTools } from './tools.ts';
 
@@ -286,13 +287,29 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
 async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
   const dir = normalizeSourcePath(source.path ?? '');
   if (source.kustomize && Object.keys(source.kustomize).length) throw new NotRendered(`the kustomize options of ${app.name} (${Object.keys(source.kustomize).join(', ')}) are not applied by the gate; move them into kustomization.yaml`);
-  const inputs = kustomizeInputs(ctx.repo.root, dir);
+  const inputs = kustomizeInputs(ctx.repo, dir);
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
   const contents = inputs.files.map((f) => [f, existsSync(join(ctx.repo.root, f)) ? hash(readFileSync(join(ctx.repo.root, f))) : 'missing']);
   const inv: Invocation = { bin: ctx.tools.kustomize.bin, args: ctx.tools.kustomize.buildArgs(join(ctx.repo.root, dir)), cwd: ctx.repo.root, key: { tools: ctx.tools.versions, dir, contents } };
   const { docs, problem, nondeterministic } = await cachedRun(ctx, inv);
   if (problem) throw new Error(problem);
-  return { ...base, status: 'rendered', nondeterministic, consumedFiles: inputs.files, resources: toResources({ app, source, label: base.label, docs, values: [], firstIndex: 0 }) };
+  // Findings point into the repository: a value a local-config ConfigMap set (the kustomize analogue of a
+  // values file) at that key, anything else at the same path of the template the object came from.
+  const consumed = new Set(inputs.files);
+  const inputsOf = ctx.repo.resources.filter((r) => consumed.has(r.file));
+  const localConfig = inputsOf.filter((r) => ((r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {})['config.kubernetes.io/local-config'] === 'true');
+  const values: DataFile[] = localConfig.map((r) => ({ file: r.file, data: r.object, positions: { at: (path, target) => r.positions.at(path, target) }, errors: [] }));
+  const byKind = Map.groupBy(inputsOf.filter((r) => !localConfig.includes(r)), (r) => `${r.apiVersion}/${r.kind}`);
+  const templateFor = (object: Record<string, unknown>) => {
+    const candidates = byKind.get(`${String(object.apiVersion)}/${String(object.kind)}`) ?? [];
+    const name = String(((object.metadata ?? {}) as { name?: unknown }).name ?? '');
+    // The template whose name shares the most dash-separated parts with the object's (app-db-backup for sonarr-db-backup).
+    const score = (r: Resource) => r.name.split('-').filter((part) => name.split('-').includes(part)).length;
+    const best = [...candidates].sort((a, b) => score(b) - score(a))[0];
+    if (!best) return undefined;
+    return { at: (path: Path, target: 'key' | 'value') => ({ ...best.positions.at(path, target), file: best.file }) };
+  };
+  return { ...base, status: 'rendered', nondeterministic, consumedFiles: inputs.files, resources: toResources({ app, source, label: base.label, docs, values, firstIndex: 0, templateFor }) };
 }
 
 async function renderSource(ctx: Context, app: ArgoApp, source: AppSource): Promise<SourceRender> {

@@ -19,7 +19,8 @@ function seen(reads: Reads): { kinds: string[]; files: string[]; ctxKinds: strin
     run(ctx) {
       out.kinds = [...new Set(ctx.repo.resources.map((r) => r.kind))].sort();
       out.ctxKinds = [...new Set(ctx.resources.map((r) => r.kind))].sort();
-      out.files = [...ctx.repo.dataFiles.keys()].sort();
+      // Kustomization files are layout, visible to every check (asserted below); the rest is what the check declared.
+      out.files = [...ctx.repo.dataFiles.keys()].filter((f) => !f.endsWith('/kustomization.yaml')).sort();
     },
   };
   runPolicy(repo, [probe]);
@@ -43,6 +44,13 @@ describe('the runner enforces what a check reads', () => {
     expect(s.files).toEqual(['security/falco/values.yaml']);
     expect(s.kinds).toEqual(['Application']);
     expect(s.ctxKinds).toEqual([]);
+  });
+
+  it('shows every check the kustomization files, which say what an app applies', () => {
+    let layout: string[] = [];
+    runPolicy(repo, [{ id: 'probe', description: '', invariants: [], remediation: '', reads: { kinds: ['Deployment'] }, exemptible: false, run: (ctx) => void (layout = [...ctx.repo.dataFiles.keys()]) }]);
+    expect(layout.length).toBeGreaterThan(0);
+    expect(layout.every((f) => f.endsWith('/kustomization.yaml'))).toBe(true);
   });
 
   it('gives everything for every resource', () => {

@@ -1,13 +1,23 @@
 /**
- * kustomize sources: the files a kustomization reads (to key the render
- * cache, and so the plain loader's copy of those files is replaced by what
- * kustomize makes of them), and the build itself.
+ * kustomize sources: the files a kustomization reads, found from the parsed
+ * repository (kustomization files are data files). The render tier keys its
+ * cache on them and lets kustomize's output stand in for their plain copies;
+ * the Argo CD checks count them as applied by the app, and files reached
+ * through `components:` as shared by design.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, normalize } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { KUSTOMIZATION_FILES } from '../model/argocd.ts';
-import { isMap } from './charts.ts';
+import { posix } from 'node:path';
+import type { DataFile } from './repo.ts';
+
+/** The names kustomize looks for in a folder, in its order. */
+export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What the repository offers: its files, and the parsed kustomization files among its data files. */
+export interface KustomizeView {
+  files: ReadonlySet<string>;
+  dataFiles: ReadonlyMap<string, DataFile>;
+}
 
 export interface KustomizeInputs {
   /** Repository files the build reads, `/`-separated, relative to the root. */
@@ -20,32 +30,30 @@ export interface KustomizeInputs {
 
 const isRemote = (entry: string) => /^[a-z]+:\/\/|^git@|^github\.com\//i.test(entry);
 
-function kustomizationIn(root: string, dir: string): string | undefined {
-  return KUSTOMIZATION_FILES.map((name) => (dir ? `${dir}/${name}` : name)).find((rel) => existsSync(join(root, rel)));
+export function kustomizationIn(view: KustomizeView, dir: string): string | undefined {
+  return KUSTOMIZATION_FILES.map((name) => (dir ? `${dir}/${name}` : name)).find((rel) => view.files.has(rel));
 }
 
 /** Walks a kustomization and everything it references, inside the repository. */
-export function kustomizeInputs(root: string, dir: string): KustomizeInputs {
+export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInputs {
   const files = new Set<string>();
   const componentFiles = new Set<string>();
   let unsupported: string | undefined;
+  const seen = new Set<string>();
   const visit = (folder: string, viaComponent: boolean): void => {
-    const file = kustomizationIn(root, folder);
-    if (!file) return;
+    const file = kustomizationIn(view, folder);
+    if (!file || seen.has(`${file}#${viaComponent}`)) return;
+    seen.add(`${file}#${viaComponent}`);
     files.add(file);
     if (viaComponent) componentFiles.add(file);
-    let k: unknown;
-    try {
-      k = parseYaml(readFileSync(join(root, file), 'utf8'));
-    } catch {
-      return; // kustomize itself reports the syntax error, with its own words
-    }
+    // A file that does not parse is kustomize's to report, in its own words.
+    const k = view.dataFiles.get(file)?.data;
     if (!isMap(k)) return;
     if (k.helmCharts !== undefined) unsupported ??= `${file} inflates Helm charts (helmCharts), which Argo CD runs only with --enable-helm`;
     const entries = (key: string): string[] => (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((e) => (typeof e === 'string' ? [e] : isMap(e) && typeof e.path === 'string' ? [e.path] : []));
     const generated = (key: string): string[] =>
       (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((g) => (isMap(g) ? [...(Array.isArray(g.files) ? g.files : []), ...(Array.isArray(g.envs) ? g.envs : [])] : [])).filter((f): f is string => typeof f === 'string').map((f) => f.replace(/^[^=]*=/, ''));
-    const local = (entry: string): string => normalize(folder ? `${folder}/${entry}` : entry).replace(/\\/g, '/');
+    const local = (entry: string): string => posix.normalize(folder ? `${folder}/${entry}` : entry);
     for (const [key, asComponent] of [['resources', false], ['bases', false], ['components', true]] as const) {
       for (const entry of entries(key)) {
         if (isRemote(entry)) {
@@ -53,7 +61,7 @@ export function kustomizeInputs(root: string, dir: string): KustomizeInputs {
           continue;
         }
         const rel = local(entry);
-        if (kustomizationIn(root, rel)) visit(rel, viaComponent || asComponent);
+        if (kustomizationIn(view, rel)) visit(rel, viaComponent || asComponent);
         else {
           files.add(rel);
           if (viaComponent || asComponent) componentFiles.add(rel);
