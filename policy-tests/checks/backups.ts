@@ -153,7 +153,7 @@ export const backupChecks: PolicyCheck[] = [
     id: 'backup-jobs',
     description: `Every app with a config volume is a backup target or listed under volumeOnly with a reason; every target in ${TARGET_FILES.join(' and ')} has a daily backup CronJob (<app>-db-backup, or etcd-backup) and a daily <app>-backup-check running the backup image's commands for it, named as BackupJobStale's cronjob regex expects; SQLite backups mount the app's claim beside its pod; the monthly restore-test exists under the name RestoreTestFailed reads; no backup-named CronJob lacks a target (B1, B2).`,
     invariants: ['B1', 'B2'],
-    remediation: 'declare the target and add its two CronJobs next to the app (see apps/media/sonarr/backup-jobs.yaml), or rename the job to what the alert rule watches',
+    remediation: 'declare the target and give the app its two CronJobs (include apps/media/components/db-backup, as apps/media/sonarr/kustomization.yaml does), or rename the job to what the alert rule watches',
     reads: { kinds: ['CronJob', 'Deployment', 'PrometheusRule', 'PersistentVolumeClaim'], files: [...TARGET_FILES] },
     exemptible: false,
     run(ctx) {
