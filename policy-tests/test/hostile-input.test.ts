@@ -73,24 +73,24 @@ describe('symlinks in the repository', () => {
     copy = copyRepo();
   });
   afterEach(() => {
-    rmSync(join(copy.root, 'apps/media/gluetun/escape.yaml'), { force: true });
-    rmSync(join(copy.root, 'apps/media/gluetun/inside.yaml'), { force: true });
+    rmSync(join(copy.root, 'apps/media/unpackerr/escape.yaml'), { force: true });
+    rmSync(join(copy.root, 'apps/media/unpackerr/inside.yaml'), { force: true });
   });
   afterAll(() => copy?.remove());
 
   it('a symlink that points out of the repository is refused, as Argo CD refuses it', async () => {
     const outside = join(scratch, 'outside.yaml');
     writeFileSync(outside, `${CONFIGMAP.replace('apps', 'media')}`);
-    symlinkSync(outside, join(copy.root, 'apps/media/gluetun/escape.yaml'));
+    symlinkSync(outside, join(copy.root, 'apps/media/unpackerr/escape.yaml'));
     const findings = await copy.gate();
-    expect(findings.map(formatFinding), describeFindings(findings)).toEqual([expect.stringMatching(/^apps\/media\/gluetun\/escape\.yaml:1:1 \[file-type\] is a symlink that points out of the repository/)]);
+    expect(findings.map(formatFinding), describeFindings(findings)).toEqual([expect.stringMatching(/^apps\/media\/unpackerr\/escape\.yaml:1:1 \[file-type\] is a symlink that points out of the repository/)]);
   });
 
   it('a symlink loop inside the repository gives a finding, not a stack trace', async () => {
-    symlinkSync('inside.yaml', join(copy.root, 'apps/media/gluetun/inside.yaml'));
+    symlinkSync('inside.yaml', join(copy.root, 'apps/media/unpackerr/inside.yaml'));
     mkdirSync(join(copy.root, 'apps/media/sonarr'), { recursive: true });
     const findings = await copy.gate();
-    expect(findings.map(formatFinding), describeFindings(findings)).toEqual([expect.stringMatching(/^apps\/media\/gluetun\/inside\.yaml:1:1 \[file-type\] is a symlink loop/)]);
+    expect(findings.map(formatFinding), describeFindings(findings)).toEqual([expect.stringMatching(/^apps\/media\/unpackerr\/inside\.yaml:1:1 \[file-type\] is a symlink loop/)]);
   });
 });
 
