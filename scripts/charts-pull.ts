@@ -31,7 +31,7 @@ export interface PullOptions {
   out: (line: string) => void;
 }
 
-/** Pulls what is missing; returns the number of charts refused. */
+/** Pulls what is missing; returns the number of charts refused or not pulled (the lock keeps what was pulled). */
 export async function pullCharts(o: PullOptions): Promise<number> {
   const repo = await loadRepo(o.root);
   const tools = await renderTools(o.env);
@@ -53,7 +53,14 @@ export async function pullCharts(o: PullOptions): Promise<number> {
     }
     const scratch = mkdtempSync(join(tmpdir(), 'homelab-chart-'));
     try {
-      await run(tools.helm, pullArgs(ref, scratch, o.mirror), { env });
+      try {
+        await run(tools.helm, pullArgs(ref, scratch, o.mirror), { env });
+      } catch (err) {
+        // One unreachable repository does not stop the others; the run still fails.
+        o.out(`FAILED   ${chartId(ref)}: ${(err as Error).message.replace(`${tools.helm}: `, 'helm pull: ')}`);
+        refused++;
+        continue;
+      }
       const pulled = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
       if (!pulled) throw new Error(`helm pull left no archive for ${chartId(ref)}`);
       const digest = digestOf(readFileSync(join(scratch, pulled)));
@@ -95,7 +102,8 @@ with another digest is refused.
 
 Environment: HELM_BIN (your own Helm 4), HOMELAB_CACHE_DIR (the cache folder),
 HOMELAB_CHART_CACHE (the charts alone).
-Exit status: 0 every chart cached, 1 a chart refused or a pull failed, 2 a usage error.`,
+Exit status: 0 every chart cached, 1 a chart refused or a pull failed (the others are
+still pulled and locked), 2 a usage error.`,
       options: { mirror: { type: 'string' }, 'update-lock': { type: 'boolean', default: false } },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
