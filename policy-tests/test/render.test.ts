@@ -12,7 +12,7 @@ import { loadRepo } from '../model/repo.ts';
 import { withRendered } from '../model/rendered.ts';
 import { readLock } from '../render/charts.ts';
 import { renderRepo } from '../render/render.ts';
-import { pullArgs, pullCharts } from '../../scripts/charts-pull.ts';
+import { main as pullMain, pullArgs, pullCharts } from '../../scripts/charts-pull.ts';
 import { startChartRepo, toolEnv, type ChartRepo } from './chart-repo.ts';
 import { chartApp, DEMO_CHART, fixtureRepo, WIDGETS_CHART, type FixtureRepo } from './render-fixtures.ts';
 
@@ -87,6 +87,18 @@ describe('charts:pull and the lock', () => {
     const result = await rendered(repo, { HOMELAB_CACHE_DIR: mirrorCache });
     expect(result.renders.map((r) => r.status)).toEqual(['rendered']);
     rmSync(mirrorCache, { recursive: true, force: true });
+  });
+});
+
+describe('npm run charts:pull', () => {
+  it('--help exits 0, a wrong flag exits 2 in one line', async () => {
+    let stdout = '';
+    let stderr = '';
+    const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stderr += t) };
+    expect(await pullMain(['--help'], env, io)).toBe(0);
+    expect(stdout).toMatch(/^usage: charts:pull \[--mirror URL\] \[--update-lock\]/);
+    expect(await pullMain(['--mirrors', 'x'], env, io)).toBe(2);
+    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^charts:pull: Unknown option '--mirrors'/)]);
   });
 });
 
