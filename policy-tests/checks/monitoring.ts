@@ -180,6 +180,27 @@ const UNIFI_FACTS = 'monitoring/unpoller/facts/unifi-access.yaml';
 
 export const sourceChecks: PolicyCheck[] = [
   {
+    id: 'ingress-traces',
+    description: 'Every ingress proxy (the Traefik apps) pushes traces over OTLP to the trace store, at the gRPC port Tempo receives on (A3).',
+    invariants: ['A3'],
+    remediation: 'set tracing.otlp.enabled and tracing.otlp.grpc (enabled, endpoint tempo.monitoring.svc:4317, insecure) in the proxy values',
+    reads: { kinds: ['Application'], charts: ['traefik', 'tempo'] },
+    exemptible: false,
+    run(ctx) {
+      const tempoGrpc = chartValues(ctx.repo, 'tempo').map((v) => String(dig(v.values, ['tempo', 'receivers', 'otlp', 'protocols', 'grpc', 'endpoint']) ?? '')).find(Boolean);
+      const port = tempoGrpc?.split(':').pop();
+      eachChartValues(ctx, 'traefik', 'apps/platform/README.md', ({ values }, fail) => {
+        const otlp = dig(values, ['tracing', 'otlp']);
+        if (dig(otlp, ['enabled']) !== true || dig(otlp, ['grpc', 'enabled']) !== true) {
+          fail(['tracing'], 'the proxy sends no traces over OTLP gRPC: the trace store receives nothing from it');
+          return;
+        }
+        const endpoint = String(dig(otlp, ['grpc', 'endpoint']) ?? '');
+        if (!/^tempo\.monitoring(\.svc)?(\.cluster\.local)?:\d+$/.test(endpoint) || (port && endpoint.split(':').pop() !== port)) fail(['tracing', 'otlp', 'grpc', 'endpoint'], `traces go to "${endpoint}", not to Tempo's OTLP gRPC receiver (tempo.monitoring.svc:${port ?? '4317'})`);
+      });
+    },
+  },
+  {
     id: 'events-shipped-once',
     description: 'Exactly one Alloy ships the Kubernetes events, a single-replica Deployment: loki.source.kubernetes_events does not take part in clustering, so in the DaemonSet every node would push every event (A2).',
     invariants: ['A2'],

@@ -64,5 +64,7 @@ export const monitoringMutations: Mutation[] = [
   { check: 'grafana-admin-from-store', why: 'the admin Secret written by no ExternalSecret', mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['grafana', 'admin', 'existingSecret'], 'grafana-login')), at: 'existingSecret:' },
   { check: 'events-shipped-once', why: 'the events source back in the per-node DaemonSet', mutate: (c) => c.edit(ALLOY, 0, (d) => d.setIn(['alloy', 'configMap', 'content'], `${String(d.getIn(['alloy', 'configMap', 'content']))}loki.source.kubernetes_events "events" {\n  forward_to = [loki.write.default.receiver]\n}\n`)), at: 'content: |' },
   { check: 'events-shipped-once', why: 'the events Deployment scaled to two replicas', mutate: (c) => c.edit('monitoring/alloy-events/values.yaml', 0, (d) => d.setIn(['controller', 'replicas'], 2)), at: 'replicas:' },
+  { check: 'ingress-traces', why: 'the private proxy stops sending traces', mutate: (c) => c.edit('apps/platform/ingress-private/values.yaml', 0, (d) => d.setIn(['tracing', 'otlp', 'enabled'], false)), at: 'tracing:' },
+  { check: 'ingress-traces', why: 'the public proxy sends traces to the wrong port', mutate: (c) => c.edit('apps/platform/ingress-public/values.yaml', 0, (d) => d.setIn(['tracing', 'otlp', 'grpc', 'endpoint'], 'tempo.monitoring.svc:4318')), at: 'endpoint:' },
   { check: 'snmp-v3-only', why: 'MD5 instead of SHA', mutate: (c) => c.edit(SNMP, 0, (d) => d.setIn(['config'], String(d.get('config')).replace('auth_protocol: SHA', 'auth_protocol: MD5'))), at: 'config: |' }
 ];
