@@ -53,8 +53,8 @@ describe('homelab-gate', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines.at(-1)).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 15$/);
-    expect(lines.slice(0, -1)).toHaveLength(15);
+    expect(lines.at(-1)).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 18$/);
+    expect(lines.slice(0, -1)).toHaveLength(18);
     expect(lines[0]).toMatch(/^NOT RENDERED - \S+\/application\.yaml:\d+:\d+ - Application \S+ - chart \S+ \S+ from \S+: not in the chart cache: run npm run charts:pull$/);
   });
 
@@ -62,9 +62,9 @@ describe('homelab-gate', () => {
     const r = await validate(['--require-rendered', '-o', 'json']);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as { summary: { notRendered: number }; resources: { findings: { check: string; file: string }[] }[] };
-    expect(report.summary.notRendered).toBe(15);
+    expect(report.summary.notRendered).toBe(18);
     const findings = report.resources.flatMap((x) => x.findings);
-    expect(findings.map((f) => f.check)).toEqual(Array(15).fill('not-rendered'));
+    expect(findings.map((f) => f.check)).toEqual(Array(18).fill('not-rendered'));
     expect(findings.map((f) => f.file)).toContain('security/falco/application.yaml');
   });
 
