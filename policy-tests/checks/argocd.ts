@@ -8,6 +8,13 @@ import {
   normalizeSourcePath, ownersByFile, sourceType, type ArgoApp,
 } from '../model/argocd.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
+import { PINNED_TOOLS } from '../render/tools.ts';
+
+/** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
+export const ARGOCD_DIR = 'apps/platform/argocd';
+export const ARGOCD_TOOLS_FACTS = `${ARGOCD_DIR}/facts/render-tools.yaml`;
+const HEALTH_KEY = 'resource.customizations.health.argoproj.io_Application';
+const minorOf = (v: string) => v.replace(/^v/, '').split('.').slice(0, 2).join('.');
 
 const APP_KINDS = ['Application'] as const;
 const EXACT_CHART_VERSION = /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
@@ -210,6 +217,50 @@ export const argocdChecks: PolicyCheck[] = [
         const by = owners.get(file);
         if (by) ctx.fail({ file: file }, `not a Kubernetes manifest, but Application ${by.map((a) => a.name).join(', ')} would apply it and break the sync`);
       }
+    },
+  },
+  {
+    id: 'argocd-app-health',
+    description: "Argo CD assesses an Application's health (the argoproj.io_Application health customization in argocd-cm) and tracks resources by annotation, so an app of apps waits for each wave's apps and the sync waves gate something (invariants P1).",
+    invariants: ['P1'],
+    remediation: `in ${ARGOCD_DIR}/argocd-cm.yaml set ${HEALTH_KEY} to a Lua script returning obj.status.health, and application.resourceTrackingMethod: annotation`,
+    reads: { kinds: ['ConfigMap'] },
+    exemptible: false,
+    run(ctx) {
+      const cm = ctx.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm' && (r.namespace ?? 'argocd') === 'argocd');
+      if (!cm) {
+        ctx.fail({ file: `${ARGOCD_DIR}/kustomization.yaml` }, 'no ConfigMap argocd-cm configures Argo CD: Applications get no health, and sync waves gate nothing');
+        return;
+      }
+      const data = (cm.object.data ?? {}) as Record<string, unknown>;
+      const script = data[HEALTH_KEY];
+      if (typeof script !== 'string' || !/obj\.status\.health/.test(script) || !/return\s+hs/.test(script)) ctx.fail({ resource: cm, path: ['data'], target: 'key' }, `argocd-cm has no ${HEALTH_KEY} that returns the Application's own health: Argo CD marks Applications healthy at once, and the waves gate nothing`);
+      if (data['application.resourceTrackingMethod'] !== 'annotation') ctx.fail({ resource: cm, path: ['data'], target: 'key' }, `argocd-cm tracks resources by ${JSON.stringify(data['application.resourceTrackingMethod'] ?? 'label')}, must be annotation: charts set app.kubernetes.io/instance themselves`);
+    },
+  },
+  {
+    id: 'argocd-render-tools',
+    description: "The gate renders with the tools the deployed Argo CD renders with: the same kustomize, and Helm of the same minor, as the pinned release's hack/tool-versions.sh says (invariants P1).",
+    invariants: ['P1'],
+    remediation: `move ${ARGOCD_TOOLS_FACTS} with the Argo CD version in ${ARGOCD_DIR}/kustomization.yaml, and the render tools (tools/render/) with both`,
+    reads: { files: [ARGOCD_TOOLS_FACTS] },
+    exemptible: false,
+    run(ctx) {
+      const facts = ctx.repo.dataFiles.get(ARGOCD_TOOLS_FACTS);
+      const data = (facts?.data ?? {}) as { argocd?: unknown; helm?: unknown; kustomize?: unknown };
+      if (!facts || typeof data.argocd !== 'string' || typeof data.helm !== 'string' || typeof data.kustomize !== 'string') {
+        ctx.fail({ file: facts ? ARGOCD_TOOLS_FACTS : `${ARGOCD_DIR}/kustomization.yaml` }, `${ARGOCD_TOOLS_FACTS} must give argocd, helm and kustomize versions`);
+        return;
+      }
+      const kustomization = ctx.repo.dataFiles.get(`${ARGOCD_DIR}/kustomization.yaml`);
+      const resources = ((kustomization?.data as { resources?: unknown[] } | undefined)?.resources ?? []).map(String);
+      const index = resources.findIndex((r) => /argoproj\/argo-cd\/v\d/.test(r));
+      const pinned = index === -1 ? undefined : /argo-cd\/(v[\d.]+)\//.exec(resources[index]!)?.[1];
+      if (!pinned) ctx.fail({ file: `${ARGOCD_DIR}/kustomization.yaml` }, "the kustomization does not pin Argo CD's install manifest by release");
+      else if (pinned !== data.argocd) ctx.fail({ data: kustomization!, path: ['resources', index] }, `Argo CD ${pinned} is deployed, but ${ARGOCD_TOOLS_FACTS} records the tools of ${data.argocd}`);
+      const kustomize = PINNED_TOOLS.kubectl.kustomize.replace(/^v/, '');
+      if (data.kustomize.replace(/^v/, '') !== kustomize) ctx.fail({ data: facts, path: ['kustomize'] }, `Argo CD ${data.argocd} renders with kustomize ${data.kustomize}, the gate with ${kustomize}`);
+      if (minorOf(data.helm) !== minorOf(PINNED_TOOLS.helm.version)) ctx.fail({ data: facts, path: ['helm'] }, `Argo CD ${data.argocd} renders with Helm ${data.helm}, the gate with ${PINNED_TOOLS.helm.version.replace(/^v/, '')}: not the same minor`);
     },
   },
 ];

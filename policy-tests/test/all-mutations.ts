@@ -6,6 +6,7 @@ import { mediaMutations, mediaSettingsMutations } from './media-mutations.ts';
 import { monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';
 import type { Mutation } from './mutation-runner.ts';
 import { renderMutations } from './render-mutations.ts';
+import { platformMutations } from './platform-mutations.ts';
 
 export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   core: coreMutations,
@@ -18,6 +19,7 @@ export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   'media settings': mediaSettingsMutations,
   backups: backupMutations,
   render: renderMutations,
+  platform: platformMutations,
 };
 
 export const ALL_MUTATIONS: readonly Mutation[] = Object.values(MUTATION_LISTS).flat();
