@@ -14,6 +14,7 @@ import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { PolicyCheck } from './kit.ts';
 import { workloadChecks } from './workload-hygiene.ts';
 import { renderChecks } from './render.ts';
+import { closureChecks } from './closure.ts';
 
 export const EXEMPTION_PREFIX = 'gate.homelab-gitops/exempt-';
 export const EXEMPTION_CHECK_ID = 'exemption-valid';
@@ -31,5 +32,5 @@ export const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...closureChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
 }

@@ -3,6 +3,7 @@
  * clusters/home/cluster-facts.yaml (a ConfigMap, so Argo CD can apply it and
  * in-cluster jobs can read it).
  */
+import { parse } from 'yaml';
 import type { Resource } from './manifest.ts';
 
 export const CLUSTER_FACTS_FILE = 'clusters/home/cluster-facts.yaml';
@@ -17,6 +18,15 @@ export interface ClusterFacts {
   repoURL: string;
   /** Branch every repo source tracks. */
   revision: string;
+  /** What the cluster has that no file of this repository provides, each with the reason (Talos ships it, ...). */
+  providedOutsideGit: OutsideGit[];
+}
+
+export interface OutsideGit {
+  kind: string;
+  name: string;
+  namespace?: string;
+  reason: string;
 }
 
 export interface FactsProblem {
@@ -59,6 +69,33 @@ export function readClusterFacts(resource: Resource): { facts: ClusterFacts; pro
     controlPlaneCount: count('controlPlaneCount'),
     repoURL: text('repoURL'),
     revision: text('revision'),
+    providedOutsideGit: outsideGit(data.providedOutsideGit, problems),
   };
   return { facts, problems };
+}
+
+/** The `providedOutsideGit` fact: a YAML list in a string (a ConfigMap holds strings), each entry with its reason. */
+function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
+  if (raw === undefined) return [];
+  let list: unknown;
+  try {
+    list = typeof raw === 'string' ? parse(raw) : undefined;
+  } catch (err) {
+    problems.push({ key: 'providedOutsideGit', message: `cluster fact "providedOutsideGit" does not parse: ${(err as Error).message.split('\n')[0]}` });
+    return [];
+  }
+  if (list === null) return [];
+  if (!Array.isArray(list)) {
+    problems.push({ key: 'providedOutsideGit', message: 'cluster fact "providedOutsideGit" must be a YAML list of {kind, name, namespace?, reason}' });
+    return [];
+  }
+  const out: OutsideGit[] = [];
+  list.forEach((e: Record<string, unknown>, i) => {
+    const str = (k: string) => (typeof e?.[k] === 'string' && e[k] !== '' ? (e[k] as string) : undefined);
+    const [kind, name, reason] = [str('kind'), str('name'), str('reason')];
+    if (!kind || !name) problems.push({ key: 'providedOutsideGit', message: `providedOutsideGit entry ${i + 1} needs a kind and a name` });
+    else if (!reason) problems.push({ key: 'providedOutsideGit', message: `providedOutsideGit entry ${i + 1} (${kind} ${name}) gives no reason: say what provides it outside git` });
+    else out.push({ kind, name, reason, ...(str('namespace') ? { namespace: str('namespace') } : {}) });
+  });
+  return out;
 }

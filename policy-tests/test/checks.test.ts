@@ -35,7 +35,7 @@ describe('exemptions', () => {
       copy.edit(DEPLOYMENT, 0, (d) => d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/exempt-workload-hostpath'], ' '));
       expect(checkIds(await copy.gate())).toEqual(['exemption-valid', 'workload-hostpath']);
     } finally {
-      copy.remove();
+      copy.dispose();
     }
   });
 
@@ -52,7 +52,7 @@ describe('exemptions', () => {
       });
       expect(checkIds(await copy.gate())).toEqual(['exemption-valid', 'workload-hostpath']);
     } finally {
-      copy.remove();
+      copy.dispose();
     }
   });
 });
@@ -69,7 +69,7 @@ describe('parsing in worker threads', () => {
       expect(checkIds(serial)).toEqual(['argocd-project', 'unknown-field', 'workload-image-pinned']);
       expect(describeFindings(parallel)).toBe(describeFindings(serial));
     } finally {
-      copy.remove();
+      copy.dispose();
     }
   });
 });

@@ -15,7 +15,7 @@ beforeAll(() => {
   copy = copyRepo();
 });
 afterEach(() => copy.reset());
-afterAll(() => copy?.remove());
+afterAll(() => copy?.dispose());
 
 describeMutations('tuning fixtures fail their exact check id, in the manifest at the right line', fixtureMutations);
 describeMutations('component checks bite on a broken copy of the real repository', componentMutations);

@@ -1,7 +1,7 @@
 /** Test helpers: a throwaway copy of the real repository that a test may break. */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments, type Document } from 'yaml';
 import { allFindings, runGate, type GateOptions } from '../gate/gate.ts';
 import { formatFinding, type Finding } from '../model/findings.ts';
@@ -12,11 +12,14 @@ export interface RepoCopy {
   /** Edits one YAML document of a file through the yaml Document API (layout and comments survive). */
   edit(file: string, doc: number, change: (d: Document) => void): void;
   write(file: string, text: string): void;
+  /** Deletes every file under a folder (or one file); reset puts them back. */
+  remove(path: string): void;
   read(file: string): string;
   gate(options?: GateOptions): Promise<Finding[]>;
   /** Undoes every write and edit, so one copy can serve many tests. */
   reset(): void;
-  remove(): void;
+  /** Deletes the copy. */
+  dispose(): void;
 }
 
 export function copyRepo(): RepoCopy {
@@ -47,6 +50,14 @@ export function copyRepo(): RepoCopy {
       mkdirSync(dirname(join(root, file)), { recursive: true });
       writeFileSync(join(root, file), text);
     },
+    remove(path) {
+      const full = join(root, path);
+      const files = statSync(full).isDirectory() ? readdirSync(full, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(root, join(e.parentPath, e.name))) : [path];
+      for (const file of files) {
+        remember(file);
+        rmSync(join(root, file));
+      }
+    },
     read: (file) => readFileSync(join(root, file), 'utf8'),
     async gate(options = {}) {
       // An empty chart cache unless the test brings one: the copy is judged as on a machine that never pulled a chart.
@@ -55,11 +66,14 @@ export function copyRepo(): RepoCopy {
     reset() {
       for (const [file, text] of originals) {
         if (text === undefined) rmSync(join(root, file), { force: true });
-        else writeFileSync(join(root, file), text);
+        else {
+          mkdirSync(dirname(join(root, file)), { recursive: true });
+          writeFileSync(join(root, file), text);
+        }
       }
       originals.clear();
     },
-    remove: () => rmSync(root, { recursive: true, force: true }),
+    dispose: () => rmSync(root, { recursive: true, force: true }),
   };
 }
 

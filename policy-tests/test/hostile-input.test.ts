@@ -76,7 +76,7 @@ describe('symlinks in the repository', () => {
     rmSync(join(copy.root, 'apps/media/unpackerr/escape.yaml'), { force: true });
     rmSync(join(copy.root, 'apps/media/unpackerr/inside.yaml'), { force: true });
   });
-  afterAll(() => copy?.remove());
+  afterAll(() => copy?.dispose());
 
   it('a symlink that points out of the repository is refused, as Argo CD refuses it', async () => {
     const outside = join(scratch, 'outside.yaml');
@@ -113,7 +113,7 @@ describe('scalars YAML 1.1 and 1.2 read differently', () => {
       expect([...new Set(findings.map((f) => f.check))].sort(), describeFindings(findings)).toEqual(['falco-sensor', 'yaml-1.1-scalar']);
       expect(findings.find((f) => f.check === 'yaml-1.1-scalar')).toMatchObject({ file: 'security/falco/values.yaml', line: lineOf(copy, 'security/falco/values.yaml', 'enabled: yes'), col: 14 });
     } finally {
-      copy.remove();
+      copy.dispose();
     }
   });
 });

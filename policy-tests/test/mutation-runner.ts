@@ -48,7 +48,7 @@ export function describeMutations(title: string, mutations: readonly Mutation[],
     });
     afterEach(() => copy?.reset());
     afterAll(() => {
-      copy?.remove();
+      copy?.dispose();
       setup?.after();
     });
 

@@ -10,7 +10,23 @@ const swap = (file: string, from: string, to: string) => (c: RepoCopy) => {
   c.write(file, c.read(file).replace(from, to));
 };
 
+const CLASSES = 'apps/platform/rook-ceph-cluster/classes.yaml';
+const COPY_COMPONENT = 'apps/media/components/offsite-copy/replicationsource.yaml';
+const PORTFOLIO_INGRESS = 'portfolio-api/deploy/ingress.yaml';
+const inFile = (file: string, needle: string) => (c: RepoCopy) => ({ file, line: c.read(file).split('\n').findIndex((l) => l.includes(needle)) + 1 });
+
 export const platformMutations: Mutation[] = [
+  { check: 'closure-storage-class', why: 'the StorageClass the claims ask for renamed', mutate: swap(CLASSES, 'name: ceph-block\n  annotations:\n    storageclass', 'name: ceph-rbd\n  annotations:\n    storageclass'), at: 'storageClassName: ceph-block' },
+  { check: 'closure-storage-class', why: 'the snapshot class VolSync uses renamed', mutate: swap(CLASSES, 'name: ceph-block\n  annotations:\n    snapshot', 'name: ceph-snapshots\n  annotations:\n    snapshot'), at: inFile(COPY_COMPONENT, 'volumeSnapshotClassName: ceph-block') },
+  { check: 'closure-storage-class', why: 'the storage platform app removed', mutate: (c) => c.remove('apps/platform/rook-ceph-cluster'), at: 'storageClassName: ceph-block' },
+  { check: 'closure-ingress-class', why: 'the private IngressClass renamed', mutate: swap('apps/platform/ingress-private/ingressclass.yaml', 'name: private-gateway', 'name: lan-gateway'), at: 'ingressClassName: private-gateway' },
+  { check: 'closure-ingress-class', why: 'the public proxy app removed', mutate: (c) => c.remove('apps/platform/ingress-public'), at: inFile(PORTFOLIO_INGRESS, 'ingressClassName: gateway') },
+  { check: 'closure-secret-store', why: 'the store every ExternalSecret reads renamed', mutate: swap('apps/platform/external-secrets/clustersecretstore.yaml', 'name: homelab', 'name: vault'), at: 'name: homelab' },
+  { check: 'closure-secret-store', why: 'an ExternalSecret naming a store nobody declares', mutate: swap('monitoring/kube-prometheus-stack/externalsecrets.yaml', 'name: homelab', 'name: homelab-old'), at: 'name: homelab-old' },
+  { check: 'closure-issuer', why: 'the ClusterIssuer the Certificate names renamed', mutate: swap('apps/platform/cert-manager/clusterissuer.yaml', 'name: letsencrypt\n', 'name: letsencrypt-production\n'), at: inFile(PORTFOLIO_INGRESS, 'name: letsencrypt') },
+  { check: 'closure-issuer', why: 'the cert-manager platform app removed', mutate: (c) => c.remove('apps/platform/cert-manager'), at: inFile(PORTFOLIO_INGRESS, 'name: letsencrypt') },
+  { check: 'closure-priority-class', why: 'a pod asking for a PriorityClass nobody declares', mutate: (c) => c.edit('apps/media/unpackerr/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'priorityClassName'], 'homelab-critical')), at: 'priorityClassName: homelab-critical' },
+  { check: 'closure-namespace', why: 'a resource in a namespace nobody declares', mutate: (c) => c.write('apps/platform/cert-manager/extra.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: cert-managr\ndata: {}\n'), at: 'namespace: cert-managr' },
   { check: 'argocd-app-health', why: 'no health for Applications, so the waves gate nothing', mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.deleteIn(['data', 'resource.customizations.health.argoproj.io_Application'])), at: 'data:\n' },
   { check: 'argocd-app-health', why: 'resources tracked by the label charts set themselves', mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'application.resourceTrackingMethod'], 'label')), at: 'data:\n' },
   { check: 'argocd-render-tools', why: 'the gate on another kustomize than the deployed Argo CD', mutate: swap(TOOLS, 'kustomize: 5.8.1', 'kustomize: 5.7.0'), at: 'kustomize: 5.7.0' },

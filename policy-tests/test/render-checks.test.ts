@@ -36,7 +36,7 @@ describe('the stand-in render', () => {
     options = await setup.before(copy);
   });
   afterAll(() => {
-    copy?.remove();
+    copy?.dispose();
     setup.after();
   });
 

@@ -1,0 +1,204 @@
+/**
+ * The closure model: every reference a resource makes to a class, a store,
+ * an issuer or a namespace resolves to something the repository renders
+ * (plain or through a chart), to what Kubernetes itself creates, or to an
+ * entry of `providedOutsideGit` in the cluster facts, which says why.
+ */
+import { applications, ownersByFile } from '../model/argocd.ts';
+import { dig } from '../model/dig.ts';
+import type { Resource } from '../model/manifest.ts';
+import type { Path } from '../model/positions.ts';
+import type { Repo } from '../model/repo.ts';
+import type { CheckContext, PolicyCheck } from './kit.ts';
+import type { ScopeLookup } from './repository.ts';
+
+/** What Kubernetes creates by itself, whatever the distribution. */
+const KUBERNETES_PROVIDES: Record<string, readonly string[]> = {
+  Namespace: ['default', 'kube-system', 'kube-public', 'kube-node-lease'],
+  PriorityClass: ['system-cluster-critical', 'system-node-critical'],
+};
+
+const FACTS_FIX = 'or, when something outside git provides it, list it under providedOutsideGit in clusters/home/cluster-facts.yaml with the reason';
+
+/** Names of `kind` (in `namespace`, for namespaced kinds) the cluster will have. */
+function provided(repo: Repo, kind: string, namespace?: string): Set<string> {
+  const names = new Set<string>(KUBERNETES_PROVIDES[kind] ?? []);
+  for (const r of repo.resources) if (r.kind === kind && (namespace === undefined || r.namespace === namespace)) names.add(r.name);
+  for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === kind && (namespace === undefined || e.namespace === namespace)) names.add(e.name);
+  if (kind === 'Namespace') {
+    // An Application with CreateNamespace=true creates its destination namespace.
+    for (const app of applications(repo)) {
+      const options = (dig(app.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[];
+      if (options.includes('CreateNamespace=true') && app.destinationNamespace) names.add(app.destinationNamespace);
+    }
+  }
+  return names;
+}
+
+interface Reference {
+  resource: Resource;
+  path: Path;
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+function podSpecs(r: Resource): { spec: Record<string, unknown>; at: Path }[] {
+  const o = r.object as Record<string, unknown>;
+  if (r.kind === 'Pod') return [{ spec: (o.spec ?? {}) as Record<string, unknown>, at: ['spec'] }];
+  if (r.kind === 'CronJob') return [{ spec: (dig(o, ['spec', 'jobTemplate', 'spec', 'template', 'spec']) ?? {}) as Record<string, unknown>, at: ['spec', 'jobTemplate', 'spec', 'template', 'spec'] }];
+  if (['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job'].includes(r.kind)) return [{ spec: (dig(o, ['spec', 'template', 'spec']) ?? {}) as Record<string, unknown>, at: ['spec', 'template', 'spec'] }];
+  return [];
+}
+
+/** Runs one reference family: each unresolved reference is a finding at the field that names it. */
+function closure(ctx: CheckContext, refs: Iterable<Reference>, what: string): void {
+  const cache = new Map<string, Set<string>>();
+  for (const ref of refs) {
+    const key = `${ref.kind}/${ref.namespace ?? ''}`;
+    let names = cache.get(key);
+    if (!names) cache.set(key, (names = provided(ctx.repo, ref.kind, ref.namespace)));
+    if (!names.has(ref.name)) ctx.fail({ resource: ref.resource, path: ref.path }, `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}, which nothing in the repository provides${what}`);
+  }
+}
+
+/** The namespace a namespaced resource lands in: its own, or its Application's destination. */
+function namespaceOf(repo: Repo, r: Resource, byFile: Map<string, string | undefined>, byApp: Map<string, string | undefined>): string | undefined {
+  return r.namespace ?? (r.rendered ? byApp.get(r.rendered.app) : byFile.get(r.file));
+}
+
+export function closureChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
+  return [
+    {
+      id: 'closure-storage-class',
+      description: 'Every StorageClass a claim asks for, and every VolumeSnapshotClass VolSync snapshots with, is one the repository provides (or Kubernetes, or an entry of providedOutsideGit); otherwise the claim stays Pending (invariants P1).',
+      invariants: ['P1'],
+      remediation: `name a class apps/platform/rook-ceph-cluster/classes.yaml declares, ${FACTS_FIX}`,
+      reads: { kinds: ['PersistentVolumeClaim', 'StatefulSet', 'ReplicationSource', 'StorageClass', 'VolumeSnapshotClass', 'Application'] },
+      exemptible: false,
+      run(ctx) {
+        const refs: Reference[] = [];
+        for (const r of ctx.resources) {
+          if (r.kind === 'PersistentVolumeClaim') {
+            const name = str(dig(r.object, ['spec', 'storageClassName']));
+            if (name) refs.push({ resource: r, path: ['spec', 'storageClassName'], kind: 'StorageClass', name });
+          } else if (r.kind === 'StatefulSet') {
+            ((dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as unknown[]).forEach((t, i) => {
+              const name = str(dig(t, ['spec', 'storageClassName']));
+              if (name) refs.push({ resource: r, path: ['spec', 'volumeClaimTemplates', i, 'spec', 'storageClassName'], kind: 'StorageClass', name });
+            });
+          } else if (r.kind === 'ReplicationSource') {
+            for (const mover of ['restic', 'rclone', 'rsync', 'rsyncTLS']) {
+              const snapshot = str(dig(r.object, ['spec', mover, 'volumeSnapshotClassName']));
+              if (snapshot) refs.push({ resource: r, path: ['spec', mover, 'volumeSnapshotClassName'], kind: 'VolumeSnapshotClass', name: snapshot });
+              const storage = str(dig(r.object, ['spec', mover, 'storageClassName']));
+              if (storage) refs.push({ resource: r, path: ['spec', mover, 'storageClassName'], kind: 'StorageClass', name: storage });
+            }
+          }
+        }
+        closure(ctx, refs, ': the claim would stay Pending');
+      },
+    },
+    {
+      id: 'closure-ingress-class',
+      description: 'Every IngressClass an Ingress names is one the repository provides (each ingress proxy app declares its class); otherwise no proxy serves the route (invariants P1).',
+      invariants: ['P1'],
+      remediation: `name gateway (public) or private-gateway (LAN only), as apps/platform/ingress-*/ingressclass.yaml declare, ${FACTS_FIX}`,
+      reads: { kinds: ['Ingress', 'IngressClass', 'Application'] },
+      exemptible: false,
+      run(ctx) {
+        const refs: Reference[] = [];
+        for (const r of ctx.resources.filter((x) => x.kind === 'Ingress')) {
+          const name = str(dig(r.object, ['spec', 'ingressClassName']));
+          const annotation = str(dig(r.object, ['metadata', 'annotations', 'kubernetes.io/ingress.class']));
+          if (name) refs.push({ resource: r, path: ['spec', 'ingressClassName'], kind: 'IngressClass', name });
+          else if (annotation) refs.push({ resource: r, path: ['metadata', 'annotations', 'kubernetes.io/ingress.class'], kind: 'IngressClass', name: annotation });
+          else refs.push({ resource: r, path: ['spec'], kind: 'IngressClass', name: '(none named; no class is the default)' });
+        }
+        closure(ctx, refs, ': no proxy serves this route');
+      },
+    },
+    {
+      id: 'closure-secret-store',
+      description: 'Every ClusterSecretStore or SecretStore an ExternalSecret reads from is one the repository provides; otherwise the Secret is never written (invariants P1).',
+      invariants: ['P1'],
+      remediation: `name the store apps/platform/external-secrets/clustersecretstore.yaml declares (ClusterSecretStore homelab), ${FACTS_FIX}`,
+      reads: { kinds: ['ExternalSecret', 'ClusterSecretStore', 'SecretStore', 'Application'] },
+      exemptible: false,
+      run(ctx) {
+        const refs: Reference[] = [];
+        for (const r of ctx.resources.filter((x) => x.kind === 'ExternalSecret')) {
+          const kind = str(dig(r.object, ['spec', 'secretStoreRef', 'kind'])) ?? 'SecretStore';
+          const name = str(dig(r.object, ['spec', 'secretStoreRef', 'name'])) ?? '';
+          refs.push({ resource: r, path: ['spec', 'secretStoreRef', 'name'], kind, name, ...(kind === 'SecretStore' ? { namespace: r.namespace } : {}) });
+        }
+        closure(ctx, refs, ': the Secret it targets would never be written');
+      },
+    },
+    {
+      id: 'closure-issuer',
+      description: 'Every ClusterIssuer or Issuer a Certificate (or an Ingress annotation) names is one the repository provides; otherwise no certificate is issued (invariants P1).',
+      invariants: ['P1'],
+      remediation: `name the issuer apps/platform/cert-manager/clusterissuer.yaml declares (ClusterIssuer letsencrypt), ${FACTS_FIX}`,
+      reads: { kinds: ['Certificate', 'Ingress', 'ClusterIssuer', 'Issuer', 'Application'] },
+      exemptible: false,
+      run(ctx) {
+        const refs: Reference[] = [];
+        for (const r of ctx.resources) {
+          if (r.kind === 'Certificate') {
+            const kind = str(dig(r.object, ['spec', 'issuerRef', 'kind'])) ?? 'Issuer';
+            const name = str(dig(r.object, ['spec', 'issuerRef', 'name'])) ?? '';
+            refs.push({ resource: r, path: ['spec', 'issuerRef', 'name'], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
+          } else if (r.kind === 'Ingress') {
+            for (const [annotation, kind] of [['cert-manager.io/cluster-issuer', 'ClusterIssuer'], ['cert-manager.io/issuer', 'Issuer']] as const) {
+              const name = str(dig(r.object, ['metadata', 'annotations', annotation]));
+              if (name) refs.push({ resource: r, path: ['metadata', 'annotations', annotation], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
+            }
+          }
+        }
+        closure(ctx, refs, ': no certificate would be issued');
+      },
+    },
+    {
+      id: 'closure-priority-class',
+      description: 'Every PriorityClass a pod asks for exists (in the repository, Kubernetes\' own system-* classes, or providedOutsideGit); otherwise the API server refuses the pod (invariants P1).',
+      invariants: ['P1'],
+      remediation: `declare the PriorityClass, use system-cluster-critical or system-node-critical, ${FACTS_FIX}`,
+      reads: { kinds: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'PriorityClass', 'Application'] },
+      exemptible: false,
+      run(ctx) {
+        const refs: Reference[] = [];
+        for (const r of ctx.resources) {
+          for (const { spec, at } of podSpecs(r)) {
+            const name = str(spec.priorityClassName);
+            if (name) refs.push({ resource: r, path: [...at, 'priorityClassName'], kind: 'PriorityClass', name });
+          }
+        }
+        closure(ctx, refs, ': the API server refuses the pod');
+      },
+    },
+    {
+      id: 'closure-namespace',
+      description: 'Every namespaced resource lands in a namespace the repository provides (clusters/home/namespaces.yaml, or an Application with CreateNamespace=true), Kubernetes creates, or providedOutsideGit lists; otherwise its sync fails (invariants P1).',
+      invariants: ['P1'],
+      remediation: `add the namespace to clusters/home/namespaces.yaml, ${FACTS_FIX}`,
+      reads: { kinds: ['*'] },
+      exemptible: false,
+      run(ctx) {
+        const { repo } = ctx;
+        const apps = applications(repo);
+        const byApp = new Map(apps.map((a) => [a.name, a.sources.find((s) => s.helm?.namespace)?.helm?.namespace ?? a.destinationNamespace]));
+        const byFile = new Map([...ownersByFile(repo)].map(([file, owners]) => [file, owners[0]?.destinationNamespace]));
+        const refs: Reference[] = [];
+        for (const r of ctx.resources) {
+          if (r.kind === 'Namespace' || isClusterScoped(r.apiVersion, r.kind)) continue;
+          const namespace = namespaceOf(repo, r, byFile, byApp);
+          if (namespace) refs.push({ resource: r, path: r.namespace ? ['metadata', 'namespace'] : ['metadata', 'name'], kind: 'Namespace', name: namespace });
+        }
+        closure(ctx, refs, ': its sync fails');
+      },
+    },
+  ];
+}
