@@ -69,8 +69,55 @@ function namespaceOf(repo: Repo, r: Resource, byFile: Map<string, string | undef
   return r.namespace ?? (r.rendered ? byApp.get(r.rendered.app) : byFile.get(r.file));
 }
 
-export function closureChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
+/** The annotation by which an Application says which API groups' CRDs it installs, so the gate knows offline. */
+export const PROVIDES_CRDS = 'gate.homelab-gitops/provides-crds';
+
+const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+
+/** An Application's declared CRD groups, comma-separated in its annotation. */
+function declaredGroups(app: { resource: Resource }): string[] {
+  const raw = str(dig(app.resource.object, ['metadata', 'annotations', PROVIDES_CRDS]));
+  return raw ? raw.split(',').map((g) => g.trim()).filter(Boolean) : [];
+}
+
+export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: ReadonlySet<string> = new Set()): PolicyCheck[] {
   return [
+    {
+      id: 'closure-crd',
+      description: `Every custom kind's CRD is installed by the repository: rendered or plain, or declared by the Application that installs it (${PROVIDES_CRDS}, checked against the render whenever the chart is rendered), or listed in providedOutsideGit (invariants P1).`,
+      invariants: ['P1'],
+      remediation: `deploy the operator that installs the CRD, and give its Application the annotation ${PROVIDES_CRDS}: "<api groups>" (the groups its render installs), ${FACTS_FIX}`,
+      reads: { kinds: ['*'], renders: true },
+      exemptible: false,
+      run(ctx) {
+        const { repo } = ctx;
+        const provided = new Set<string>();
+        for (const r of repo.resources) if (r.kind === 'CustomResourceDefinition') provided.add(String(dig(r.object, ['spec', 'group']) ?? ''));
+        for (const app of applications(repo)) for (const g of declaredGroups(app)) provided.add(g);
+        for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === 'CustomResourceDefinition') provided.add(e.name.includes('.') && e.name.split('.').length > 2 ? e.name.slice(e.name.indexOf('.') + 1) : e.name);
+        const reported = new Set<string>();
+        for (const r of ctx.resources) {
+          const group = groupOf(r.apiVersion);
+          if (builtinGroups.has(group) || provided.has(group)) continue;
+          // One finding per kind and file: a missing operator shows once where each kind is used.
+          const key = `${r.file}#${r.kind}`;
+          if (reported.has(key)) continue;
+          reported.add(key);
+          ctx.fail({ resource: r, path: ['apiVersion'] }, `${r.kind} is a kind of ${group}, whose CRD nothing in the repository installs: the sync fails with "no matches for kind"`);
+        }
+        // A declaration must say what the render installs, or the offline gate trusts a wrong word.
+        for (const render of ctx.renders.filter((x) => x.status === 'rendered')) {
+          const rendered = new Set(render.resources.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => String(dig(r.object, ['spec', 'group']) ?? '')));
+          const declared = new Set(declaredGroups(render.app));
+          const sameApp = ctx.renders.filter((x) => x.app === render.app && x.status === 'rendered').flatMap((x) => x.resources.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => String(dig(r.object, ['spec', 'group']) ?? '')));
+          const missing = [...rendered].filter((g) => !declared.has(g));
+          const extra = [...declared].filter((g) => !sameApp.includes(g) && !repo.resources.some((r) => r.kind === 'CustomResourceDefinition' && dig(r.object, ['spec', 'group']) === g));
+          const at = { resource: render.app.resource, path: ['metadata', 'annotations'] as Path, target: 'key' as const };
+          if (missing.length) ctx.fail(at, `${render.label} installs the CRDs of ${missing.join(', ')}, but ${PROVIDES_CRDS} does not say so: offline, the gate would not know`);
+          if (extra.length && render === ctx.renders.find((x) => x.app === render.app && x.status === 'rendered')) ctx.fail(at, `${PROVIDES_CRDS} declares ${extra.join(', ')}, but the render installs no CRD of ${extra.length === 1 ? 'that group' : 'those groups'}`);
+        }
+      },
+    },
     {
       id: 'closure-storage-class',
       description: 'Every StorageClass a claim asks for, and every VolumeSnapshotClass VolSync snapshots with, is one the repository provides (or Kubernetes, or an entry of providedOutsideGit); otherwise the claim stays Pending (invariants P1).',

@@ -154,7 +154,9 @@ function resolvedOptions(options: GateOptions, repo?: Repo): SchemaOptions {
 /** The policy checks, with scope knowledge from the schema layer. */
 export async function registeredChecks(): Promise<PolicyCheck[]> {
   const layer = await schemaLayer();
-  return policyChecks((apiVersion, kind) => layer.isClusterScoped(apiVersion, kind));
+  // `v1/ConfigMap` is the core group, `apps/v1/Deployment` the group apps.
+  const builtinGroups = new Set(layer.builtinApiVersions().map((v) => (/^v\d/.test(v) ? '' : v.split('/')[0]!)));
+  return policyChecks((apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups);
 }
 
 function summarize(resources: readonly ResourceResult[]): Summary {

@@ -27,7 +27,7 @@ export function standInVolsync(): MutationSetup {
     async before(copy: RepoCopy) {
       cache = mkdtempSync(join(tmpdir(), 'standin-cache-'));
       const env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
-      const defaults = { ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>), standinRandom: false, standinMonitor: true, standinPassword: '' };
+      const defaults = { ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>), standinRandom: false, standinMonitor: true, standinPassword: '', standinCrd: true };
       const src = writeChart(join(cache, 'src'), {
         name: 'volsync',
         version: '0.13.1',
@@ -37,6 +37,8 @@ export function standInVolsync(): MutationSetup {
           // Like volsync 0.13.1's own: the ServiceMonitor volsync, in the release namespace.
           'templates/servicemonitor.yaml': '{{- if .Values.standinMonitor }}\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\nspec:\n  endpoints:\n    - port: https\n      interval: 30s\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n{{- end }}\n',
           'templates/secret.yaml': '{{- if .Values.standinPassword }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: volsync-login\n  namespace: {{ .Release.Namespace }}\nstringData:\n  password: {{ .Values.standinPassword | quote }}\n{{- end }}\n',
+          // Like the real chart: the ReplicationSource CRD its Application declares (gate.homelab-gitops/provides-crds).
+          'templates/crd.yaml': '{{- if .Values.standinCrd }}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: replicationsources.volsync.backube\nspec:\n  group: volsync.backube\n  scope: Namespaced\n  names: { kind: ReplicationSource, plural: replicationsources, singular: replicationsource, listKind: ReplicationSourceList }\n  versions:\n    - name: v1alpha1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n{{- end }}\n',
           'templates/random.yaml': '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
         },
       });
@@ -73,6 +75,12 @@ export const renderMutations: Mutation[] = [
     why: 'a credential in a values file, rendered into a Secret by the chart',
     mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinPassword: hunter2-in-git\n`),
     at: 'standinPassword:',
+  },
+  {
+    check: 'closure-crd',
+    why: "the Application declares a CRD group its render does not install",
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinCrd: false\n`),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'annotations:') }),
   },
   {
     check: 'volsync-metrics',
