@@ -1,16 +1,18 @@
-/** Regenerates the check table in policy-tests/README.md from the registry: npm run readme:checks */
+/** Regenerates the check table in policy-tests/README.md and the wave table in apps/platform/README.md: npm run readme:checks */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registeredChecks } from '../policy-tests/gate/gate.ts';
 import { REPO_ROOT } from '../policy-tests/model/repo.ts';
-import { checkTable, withCheckTable } from '../policy-tests/gate/report/check-table.ts';
+import { checkTable, withBlock, withCheckTable } from '../policy-tests/gate/report/check-table.ts';
+import { WAVES_END, WAVES_START, wavesTable } from '../policy-tests/gate/report/waves-table.ts';
+import { loadRepo } from '../policy-tests/model/repo.ts';
 import { runCommand } from './lib/command.ts';
 
 process.exitCode = await runCommand(
   {
     name: 'readme:checks',
     usage: 'readme:checks',
-    help: 'Regenerates the check table in policy-tests/README.md from the registry.',
+    help: 'Regenerates the check table in policy-tests/README.md from the registry, and the sync-wave table in apps/platform/README.md from the repository.',
     options: {},
     positionals: { min: 0, max: 0 },
     async run() {
@@ -19,6 +21,11 @@ process.exitCode = await runCommand(
       const after = withCheckTable(before, checkTable(await registeredChecks()));
       writeFileSync(path, after);
       process.stdout.write(before === after ? 'policy-tests/README.md check table is up to date\n' : 'policy-tests/README.md check table regenerated\n');
+      const platform = join(REPO_ROOT, 'apps/platform/README.md');
+      const wavesBefore = readFileSync(platform, 'utf8');
+      const wavesAfter = withBlock(wavesBefore, WAVES_START, WAVES_END, wavesTable(await loadRepo(REPO_ROOT)));
+      writeFileSync(platform, wavesAfter);
+      process.stdout.write(wavesBefore === wavesAfter ? 'apps/platform/README.md wave table is up to date\n' : 'apps/platform/README.md wave table regenerated\n');
       return 0;
     },
   },

@@ -4,7 +4,8 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  */
-import { applications, ownersByFile } from '../model/argocd.ts';
+import { applications, ownersByFile, type ArgoApp } from '../model/argocd.ts';
+import { before, placeOf, skipsDryRunOnMissingResource, type Place } from '../model/waves.ts';
 import { dig } from '../model/dig.ts';
 import type { Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
@@ -80,6 +81,95 @@ function declaredGroups(app: { resource: Resource }): string[] {
   return raw ? raw.split(',').map((g) => g.trim()).filter(Boolean) : [];
 }
 
+function storageRefs(resources: readonly Resource[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const r of resources) {
+    if (r.kind === 'PersistentVolumeClaim') {
+      const name = str(dig(r.object, ['spec', 'storageClassName']));
+      if (name) refs.push({ resource: r, path: ['spec', 'storageClassName'], kind: 'StorageClass', name });
+    } else if (r.kind === 'StatefulSet') {
+      ((dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as unknown[]).forEach((t, i) => {
+        const name = str(dig(t, ['spec', 'storageClassName']));
+        if (name) refs.push({ resource: r, path: ['spec', 'volumeClaimTemplates', i, 'spec', 'storageClassName'], kind: 'StorageClass', name });
+      });
+    } else if (r.kind === 'ReplicationSource') {
+      for (const mover of ['restic', 'rclone', 'rsync', 'rsyncTLS']) {
+        const snapshot = str(dig(r.object, ['spec', mover, 'volumeSnapshotClassName']));
+        if (snapshot) refs.push({ resource: r, path: ['spec', mover, 'volumeSnapshotClassName'], kind: 'VolumeSnapshotClass', name: snapshot });
+        const storage = str(dig(r.object, ['spec', mover, 'storageClassName']));
+        if (storage) refs.push({ resource: r, path: ['spec', mover, 'storageClassName'], kind: 'StorageClass', name: storage });
+      }
+    }
+  }
+  return refs;
+}
+
+function ingressRefs(resources: readonly Resource[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const r of resources.filter((x) => x.kind === 'Ingress')) {
+    const name = str(dig(r.object, ['spec', 'ingressClassName']));
+    const annotation = str(dig(r.object, ['metadata', 'annotations', 'kubernetes.io/ingress.class']));
+    if (name) refs.push({ resource: r, path: ['spec', 'ingressClassName'], kind: 'IngressClass', name });
+    else if (annotation) refs.push({ resource: r, path: ['metadata', 'annotations', 'kubernetes.io/ingress.class'], kind: 'IngressClass', name: annotation });
+    else refs.push({ resource: r, path: ['spec'], kind: 'IngressClass', name: '(none named; no class is the default)' });
+  }
+  return refs;
+}
+
+function storeRefs(resources: readonly Resource[]): Reference[] {
+  return resources.filter((x) => x.kind === 'ExternalSecret').map((r) => {
+    const kind = str(dig(r.object, ['spec', 'secretStoreRef', 'kind'])) ?? 'SecretStore';
+    const name = str(dig(r.object, ['spec', 'secretStoreRef', 'name'])) ?? '';
+    return { resource: r, path: ['spec', 'secretStoreRef', 'name'], kind, name, ...(kind === 'SecretStore' ? { namespace: r.namespace } : {}) };
+  });
+}
+
+function issuerRefs(resources: readonly Resource[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const r of resources) {
+    if (r.kind === 'Certificate') {
+      const kind = str(dig(r.object, ['spec', 'issuerRef', 'kind'])) ?? 'Issuer';
+      const name = str(dig(r.object, ['spec', 'issuerRef', 'name'])) ?? '';
+      refs.push({ resource: r, path: ['spec', 'issuerRef', 'name'], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
+    } else if (r.kind === 'Ingress') {
+      for (const [annotation, kind] of [['cert-manager.io/cluster-issuer', 'ClusterIssuer'], ['cert-manager.io/issuer', 'Issuer']] as const) {
+        const name = str(dig(r.object, ['metadata', 'annotations', annotation]));
+        if (name) refs.push({ resource: r, path: ['metadata', 'annotations', annotation], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
+      }
+    }
+  }
+  return refs;
+}
+
+function priorityRefs(resources: readonly Resource[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const r of resources) {
+    for (const { spec, at } of podSpecs(r)) {
+      const name = str(spec.priorityClassName);
+      if (name) refs.push({ resource: r, path: [...at, 'priorityClassName'], kind: 'PriorityClass', name });
+    }
+  }
+  return refs;
+}
+
+function namespaceRefs(repo: Repo, resources: readonly Resource[], isClusterScoped: ScopeLookup): Reference[] {
+  const apps = applications(repo);
+  const byApp = new Map(apps.map((a) => [a.name, a.sources.find((s) => s.helm?.namespace)?.helm?.namespace ?? a.destinationNamespace]));
+  const byFile = new Map([...ownersByFile(repo)].map(([file, owners]) => [file, owners[0]?.destinationNamespace]));
+  const refs: Reference[] = [];
+  for (const r of resources) {
+    if (r.kind === 'Namespace' || isClusterScoped(r.apiVersion, r.kind)) continue;
+    const namespace = namespaceOf(repo, r, byFile, byApp);
+    if (namespace) refs.push({ resource: r, path: r.namespace ? ['metadata', 'namespace'] : ['metadata', 'name'], kind: 'Namespace', name: namespace });
+  }
+  return refs;
+}
+
+/** The resource that provides a reference, when a file or a render of the repository does. */
+function providerOf(repo: Repo, ref: Reference): Resource | undefined {
+  return repo.resources.find((r) => r.kind === ref.kind && r.name === ref.name && (ref.namespace === undefined || r.namespace === ref.namespace));
+}
+
 export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: ReadonlySet<string> = new Set()): PolicyCheck[] {
   return [
     {
@@ -126,27 +216,8 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
       reads: { kinds: ['PersistentVolumeClaim', 'StatefulSet', 'ReplicationSource', 'StorageClass', 'VolumeSnapshotClass', 'Application'] },
       exemptible: false,
       run(ctx) {
-        const refs: Reference[] = [];
-        for (const r of ctx.resources) {
-          if (r.kind === 'PersistentVolumeClaim') {
-            const name = str(dig(r.object, ['spec', 'storageClassName']));
-            if (name) refs.push({ resource: r, path: ['spec', 'storageClassName'], kind: 'StorageClass', name });
-          } else if (r.kind === 'StatefulSet') {
-            ((dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as unknown[]).forEach((t, i) => {
-              const name = str(dig(t, ['spec', 'storageClassName']));
-              if (name) refs.push({ resource: r, path: ['spec', 'volumeClaimTemplates', i, 'spec', 'storageClassName'], kind: 'StorageClass', name });
-            });
-          } else if (r.kind === 'ReplicationSource') {
-            for (const mover of ['restic', 'rclone', 'rsync', 'rsyncTLS']) {
-              const snapshot = str(dig(r.object, ['spec', mover, 'volumeSnapshotClassName']));
-              if (snapshot) refs.push({ resource: r, path: ['spec', mover, 'volumeSnapshotClassName'], kind: 'VolumeSnapshotClass', name: snapshot });
-              const storage = str(dig(r.object, ['spec', mover, 'storageClassName']));
-              if (storage) refs.push({ resource: r, path: ['spec', mover, 'storageClassName'], kind: 'StorageClass', name: storage });
-            }
-          }
-        }
-        closure(ctx, refs, ': the claim would stay Pending');
-      },
+        closure(ctx, storageRefs(ctx.resources), ': the claim would stay Pending');
+      }
     },
     {
       id: 'closure-ingress-class',
@@ -156,16 +227,8 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
       reads: { kinds: ['Ingress', 'IngressClass', 'Application'] },
       exemptible: false,
       run(ctx) {
-        const refs: Reference[] = [];
-        for (const r of ctx.resources.filter((x) => x.kind === 'Ingress')) {
-          const name = str(dig(r.object, ['spec', 'ingressClassName']));
-          const annotation = str(dig(r.object, ['metadata', 'annotations', 'kubernetes.io/ingress.class']));
-          if (name) refs.push({ resource: r, path: ['spec', 'ingressClassName'], kind: 'IngressClass', name });
-          else if (annotation) refs.push({ resource: r, path: ['metadata', 'annotations', 'kubernetes.io/ingress.class'], kind: 'IngressClass', name: annotation });
-          else refs.push({ resource: r, path: ['spec'], kind: 'IngressClass', name: '(none named; no class is the default)' });
-        }
-        closure(ctx, refs, ': no proxy serves this route');
-      },
+        closure(ctx, ingressRefs(ctx.resources), ': no proxy serves this route');
+      }
     },
     {
       id: 'closure-secret-store',
@@ -175,14 +238,8 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
       reads: { kinds: ['ExternalSecret', 'ClusterSecretStore', 'SecretStore', 'Application'] },
       exemptible: false,
       run(ctx) {
-        const refs: Reference[] = [];
-        for (const r of ctx.resources.filter((x) => x.kind === 'ExternalSecret')) {
-          const kind = str(dig(r.object, ['spec', 'secretStoreRef', 'kind'])) ?? 'SecretStore';
-          const name = str(dig(r.object, ['spec', 'secretStoreRef', 'name'])) ?? '';
-          refs.push({ resource: r, path: ['spec', 'secretStoreRef', 'name'], kind, name, ...(kind === 'SecretStore' ? { namespace: r.namespace } : {}) });
-        }
-        closure(ctx, refs, ': the Secret it targets would never be written');
-      },
+        closure(ctx, storeRefs(ctx.resources), ': the Secret it targets would never be written');
+      }
     },
     {
       id: 'closure-issuer',
@@ -192,21 +249,8 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
       reads: { kinds: ['Certificate', 'Ingress', 'ClusterIssuer', 'Issuer', 'Application'] },
       exemptible: false,
       run(ctx) {
-        const refs: Reference[] = [];
-        for (const r of ctx.resources) {
-          if (r.kind === 'Certificate') {
-            const kind = str(dig(r.object, ['spec', 'issuerRef', 'kind'])) ?? 'Issuer';
-            const name = str(dig(r.object, ['spec', 'issuerRef', 'name'])) ?? '';
-            refs.push({ resource: r, path: ['spec', 'issuerRef', 'name'], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
-          } else if (r.kind === 'Ingress') {
-            for (const [annotation, kind] of [['cert-manager.io/cluster-issuer', 'ClusterIssuer'], ['cert-manager.io/issuer', 'Issuer']] as const) {
-              const name = str(dig(r.object, ['metadata', 'annotations', annotation]));
-              if (name) refs.push({ resource: r, path: ['metadata', 'annotations', annotation], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
-            }
-          }
-        }
-        closure(ctx, refs, ': no certificate would be issued');
-      },
+        closure(ctx, issuerRefs(ctx.resources), ': no certificate would be issued');
+      }
     },
     {
       id: 'closure-priority-class',
@@ -216,15 +260,8 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
       reads: { kinds: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'PriorityClass', 'Application'] },
       exemptible: false,
       run(ctx) {
-        const refs: Reference[] = [];
-        for (const r of ctx.resources) {
-          for (const { spec, at } of podSpecs(r)) {
-            const name = str(spec.priorityClassName);
-            if (name) refs.push({ resource: r, path: [...at, 'priorityClassName'], kind: 'PriorityClass', name });
-          }
-        }
-        closure(ctx, refs, ': the API server refuses the pod');
-      },
+        closure(ctx, priorityRefs(ctx.resources), ': the API server refuses the pod');
+      }
     },
     {
       id: 'closure-namespace',
@@ -234,17 +271,49 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
       reads: { kinds: ['*'] },
       exemptible: false,
       run(ctx) {
+        closure(ctx, namespaceRefs(ctx.repo, ctx.resources, isClusterScoped), ': its sync fails');
+      }
+    },
+    {
+      id: 'sync-order',
+      description: 'A provider syncs before its consumers: the app that provides a namespace, class, store, issuer or CRD is in an earlier sync wave than every app that uses it (inside one app, an earlier resource wave); a custom resource whose CRD comes in the same sync carries SkipDryRunOnMissingResource=true (invariants P1).',
+      invariants: ['P1'],
+      remediation: 'give the providing app (or resource) a lower argocd.argoproj.io/sync-wave than the consumer, or, for a custom resource whose CRD arrives in the same sync, argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true',
+      reads: { kinds: ['*'] },
+      exemptible: false,
+      run(ctx) {
         const { repo } = ctx;
         const apps = applications(repo);
-        const byApp = new Map(apps.map((a) => [a.name, a.sources.find((s) => s.helm?.namespace)?.helm?.namespace ?? a.destinationNamespace]));
-        const byFile = new Map([...ownersByFile(repo)].map(([file, owners]) => [file, owners[0]?.destinationNamespace]));
-        const refs: Reference[] = [];
-        for (const r of ctx.resources) {
-          if (r.kind === 'Namespace' || isClusterScoped(r.apiVersion, r.kind)) continue;
-          const namespace = namespaceOf(repo, r, byFile, byApp);
-          if (namespace) refs.push({ resource: r, path: r.namespace ? ['metadata', 'namespace'] : ['metadata', 'name'], kind: 'Namespace', name: namespace });
+        const describe = (p: Place) => (p.app ? `${p.app.name} (wave ${p.order.join(', resource wave ')})` : 'the root app');
+        const refs = [...storageRefs(ctx.resources), ...ingressRefs(ctx.resources), ...storeRefs(ctx.resources), ...issuerRefs(ctx.resources), ...priorityRefs(ctx.resources), ...namespaceRefs(repo, ctx.resources, isClusterScoped)];
+        for (const ref of refs) {
+          const provider = providerOf(repo, ref);
+          if (!provider) continue; // Kubernetes' own, providedOutsideGit, or missing (closure-* says so)
+          const [p, c] = [placeOf(repo, provider), placeOf(repo, ref.resource)];
+          if (!before(p, c)) ctx.fail({ resource: ref.resource, path: ref.path }, `${ref.resource.kind} ${ref.resource.name} in ${describe(c)} uses ${ref.kind} ${ref.name}, which ${describe(p)} provides no earlier: it may sync before its provider exists`);
         }
-        closure(ctx, refs, ': its sync fails');
+        // CRDs: the app that installs a group's CRDs, before every custom resource of that group.
+        const installer = new Map<string, ArgoApp>();
+        for (const app of apps) for (const g of declaredGroups(app)) installer.set(g, app);
+        const reported = new Set<string>();
+        for (const r of ctx.resources) {
+          const group = groupOf(r.apiVersion);
+          const app = installer.get(group);
+          // argoproj.io comes with Argo CD itself, installed by hand before the root app exists.
+          if (!app || group === 'argoproj.io' || skipsDryRunOnMissingResource(r)) continue;
+          const c = placeOf(repo, r);
+          const appOptions = (dig(c.app?.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[];
+          if (appOptions.includes('SkipDryRunOnMissingResource=true')) continue;
+          const p: Place = { app, order: [(c.app === app ? c.order[0] : undefined) ?? Number(dig(app.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)] };
+          const same = c.app === app;
+          if (!same && before(p, c)) continue;
+          const key = `${r.file}#${r.kind}#${group}`;
+          if (reported.has(key)) continue;
+          reported.add(key);
+          ctx.fail({ resource: r, path: ['apiVersion'] }, same
+            ? `${r.kind} ${r.name} comes in the same sync as its CRD (app ${app.name}): Argo CD's dry run fails until the CRD exists, unless the resource skips it`
+            : `${r.kind} ${r.name} in ${describe(c)} needs the CRDs app ${app.name} installs, which syncs no earlier`);
+        }
       },
     },
   ];

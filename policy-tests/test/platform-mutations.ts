@@ -15,7 +15,12 @@ const COPY_COMPONENT = 'apps/media/components/offsite-copy/replicationsource.yam
 const PORTFOLIO_INGRESS = 'portfolio-api/deploy/ingress.yaml';
 const inFile = (file: string, needle: string) => (c: RepoCopy) => ({ file, line: c.read(file).split('\n').findIndex((l) => l.includes(needle)) + 1 });
 
+const wave = (file: string, to: string) => (c: RepoCopy) => c.write(file, c.read(file).replace(/argocd\.argoproj\.io\/sync-wave: "-?\d+"/, `argocd.argoproj.io/sync-wave: "${to}"`));
+
 export const platformMutations: Mutation[] = [
+  { check: 'sync-order', why: 'cert-manager in the same wave as the secret store its token comes from', mutate: wave('apps/platform/cert-manager/application.yaml', '-8'), at: inFile('apps/platform/cert-manager/clusterissuer.yaml', 'name: homelab') },
+  { check: 'sync-order', why: 'an app in the same wave as the namespaces', mutate: wave('apps/media/unpackerr/application.yaml', '-20'), at: inFile('apps/media/unpackerr/deployment.yaml', 'namespace: media') },
+  { check: 'sync-order', why: 'the address pool in the dry run before its CRD exists', mutate: (c) => c.write('apps/platform/metallb/addresses.yaml', c.read('apps/platform/metallb/addresses.yaml').replace(/ +argocd\.argoproj\.io\/sync-options: .*\n/, '')), at: 'apiVersion: metallb.io/v1beta1' },
   { check: 'closure-storage-class', why: 'the StorageClass the claims ask for renamed', mutate: swap(CLASSES, 'name: ceph-block\n  annotations:\n    storageclass', 'name: ceph-rbd\n  annotations:\n    storageclass'), at: 'storageClassName: ceph-block' },
   { check: 'closure-storage-class', why: 'the snapshot class VolSync uses renamed', mutate: swap(CLASSES, 'name: ceph-block\n  annotations:\n    snapshot', 'name: ceph-snapshots\n  annotations:\n    snapshot'), at: inFile(COPY_COMPONENT, 'volumeSnapshotClassName: ceph-block') },
   { check: 'closure-storage-class', why: 'the storage platform app removed', mutate: (c) => c.remove('apps/platform/rook-ceph-cluster'), at: 'storageClassName: ceph-block' },

@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registeredChecks } from '../gate/gate.ts';
-import { REPO_ROOT } from '../model/repo.ts';
-import { checkTable, withCheckTable } from '../gate/report/check-table.ts';
+import { loadRepo, REPO_ROOT } from '../model/repo.ts';
+import { checkTable, withBlock, withCheckTable } from '../gate/report/check-table.ts';
+import { WAVES_END, WAVES_START, wavesTable } from '../gate/report/waves-table.ts';
 
 const AREA_READMES = ['policy-tests', 'apps/media', 'monitoring', 'security', 'scripts/backup', 'portfolio-api'].map((area) => `${area}/README.md`);
 
@@ -33,6 +34,11 @@ describe('READMEs', () => {
   it('has the check table the registry generates (run npm run readme:checks when this fails)', async () => {
     const readme = readFileSync(join(REPO_ROOT, 'policy-tests/README.md'), 'utf8');
     expect(readme).toBe(withCheckTable(readme, checkTable(await registeredChecks())));
+  });
+
+  it('has the sync-wave table the repository generates (run npm run readme:checks when this fails)', async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'apps/platform/README.md'), 'utf8');
+    expect(readme).toBe(withBlock(readme, WAVES_START, WAVES_END, wavesTable(await loadRepo(REPO_ROOT))));
   });
 
   it('opens with the quickstart commands', () => {

@@ -27,10 +27,14 @@ export function checkTable(checks: readonly PolicyCheck[]): string {
   return rows.join('\n');
 }
 
-/** Replaces the generated block of a README; throws when the markers are missing. */
+/** Replaces a generated block of a README between its markers; throws when they are missing. */
+export function withBlock(readme: string, startMarker: string, endMarker: string, content: string): string {
+  const start = readme.indexOf(startMarker);
+  const end = readme.indexOf(endMarker);
+  if (start === -1 || end === -1 || end < start) throw new Error(`README has no ${startMarker} ... ${endMarker} markers`);
+  return `${readme.slice(0, start + startMarker.length)}\n${content}\n${readme.slice(end)}`;
+}
+
 export function withCheckTable(readme: string, table: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start === -1 || end === -1 || end < start) throw new Error('README.md has no check-table markers');
-  return `${readme.slice(0, start + TABLE_START.length)}\n${table}\n${readme.slice(end)}`;
+  return withBlock(readme, TABLE_START, TABLE_END, table);
 }
