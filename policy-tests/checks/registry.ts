@@ -15,6 +15,7 @@ import type { PolicyCheck } from './kit.ts';
 import { workloadChecks } from './workload-hygiene.ts';
 import { renderChecks } from './render.ts';
 import { closureChecks } from './closure.ts';
+import { projectChecks } from './projects.ts';
 
 export const EXEMPTION_PREFIX = 'gate.homelab-gitops/exempt-';
 export const EXEMPTION_CHECK_ID = 'exemption-valid';
@@ -32,5 +33,5 @@ export const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: ReadonlySet<string> = new Set()): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...closureChecks(isClusterScoped, builtinGroups), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...closureChecks(isClusterScoped, builtinGroups), ...projectChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
 }

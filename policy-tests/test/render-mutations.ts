@@ -17,8 +17,8 @@ import type { Mutation, MutationSetup } from './mutation-runner.ts';
 
 export const VOLSYNC_VALUES = 'apps/platform/volsync/values.yaml';
 export const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
-/** A folder another Application (kube-prometheus-stack) applies: a copy here is declared by two apps. */
-const PLAIN_COPY = 'monitoring/kube-prometheus-stack/volsync-copy.yaml';
+/** A folder another Application (cert-manager, same project) applies: a copy here is declared by two apps. */
+const PLAIN_COPY = 'apps/platform/cert-manager/volsync-copy.yaml';
 
 /** A volsync 0.13.1 stand-in that declares every key of the copy's values, in a fresh chart cache. */
 export function standInVolsync(): MutationSetup {

@@ -1,0 +1,99 @@
+/**
+ * AppProjects that mean something: each project allows what its apps render
+ * (destinations, cluster-scoped kinds, and no blacklisted namespaced kind),
+ * and not far more (no wildcard kinds, no destination or kind that none of
+ * its apps uses, judged when every app of the project is rendered).
+ */
+import { applications, ownersByFile, ROOT_APP_FILE, type ArgoApp } from '../model/argocd.ts';
+import { dig } from '../model/dig.ts';
+import { argoGlobMatch } from '../model/glob.ts';
+import type { Resource } from '../model/manifest.ts';
+import type { PolicyCheck } from './kit.ts';
+import type { ScopeLookup } from './repository.ts';
+
+interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+interface Project {
+  resource: Resource;
+  destinations: { namespace: string; server?: string }[];
+  clusterWhitelist: GroupKind[];
+  namespaceBlacklist: GroupKind[];
+}
+
+const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+const matches = (entry: GroupKind, group: string, kind: string) => (entry.group === '*' || entry.group === group) && (entry.kind === '*' || entry.kind === kind);
+
+function readProject(r: Resource): Project {
+  const spec = (r.object.spec ?? {}) as Record<string, unknown>;
+  const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? (v as Record<string, unknown>[]) : []);
+  const gk = (v: unknown): GroupKind[] => list(v).map((e) => ({ group: String(e.group ?? ''), kind: String(e.kind ?? '') }));
+  return {
+    resource: r,
+    destinations: list(spec.destinations).map((d) => ({ namespace: String(d.namespace ?? '') })),
+    clusterWhitelist: gk(spec.clusterResourceWhitelist),
+    namespaceBlacklist: gk(spec.namespaceResourceBlacklist),
+  };
+}
+
+export function projectChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
+  return [
+    {
+      id: 'argocd-project-scope',
+      description: "Each AppProject allows exactly what its apps render: every namespaced resource in one of its destinations and not on its namespaceResourceBlacklist, every cluster-scoped kind on its clusterResourceWhitelist; no wildcard kind, and (when all its apps are rendered) no destination or kind none of them uses (invariants P1).",
+      invariants: ['P1'],
+      remediation: 'list in the project exactly the namespaces and cluster-scoped kinds its apps render; move what does not belong to the project (a ClusterRoleBinding in a media app) out',
+      reads: { kinds: ['*'], renders: true },
+      exemptible: false,
+      run(ctx) {
+        const { repo } = ctx;
+        const projects = new Map(repo.resources.filter((r) => r.kind === 'AppProject').map((r) => [r.name, readProject(r)]));
+        const apps = applications(repo);
+        const owners = ownersByFile(repo);
+        const appOf = (r: Resource): ArgoApp | undefined => (r.rendered ? apps.find((a) => a.name === r.rendered!.app) : owners.get(r.file)?.[0]);
+        const used = new Map<string, { namespaces: Set<string>; kinds: Set<string> }>();
+        const root = apps.find((a) => a.resource.file === ROOT_APP_FILE);
+        for (const r of ctx.resources) {
+          const app = appOf(r);
+          const project = app && projects.get(app.project);
+          if (!app || !project) continue;
+          // The root app applies clusters/home and the Application documents; anything else it picks up is argocd-app-folder's to report.
+          if (app === root && !r.file.startsWith('clusters/') && r.kind !== 'Application') continue;
+          const use = used.get(app.project) ?? { namespaces: new Set<string>(), kinds: new Set<string>() };
+          used.set(app.project, use);
+          const group = groupOf(r.apiVersion);
+          if (isClusterScoped(r.apiVersion, r.kind) || r.kind === 'CustomResourceDefinition') {
+            const entry = project.clusterWhitelist.find((e) => matches(e, group, r.kind));
+            if (entry) use.kinds.add(`${entry.group}/${entry.kind}`);
+            else ctx.fail({ resource: r, path: ['kind'] }, `${r.kind} is cluster-scoped, and project ${app.project} (app ${app.name}) does not allow ${group || 'core'}/${r.kind}: Argo CD refuses the sync`);
+            continue;
+          }
+          const namespace = r.namespace ?? app.destinationNamespace ?? '';
+          const destination = project.destinations.find((d) => argoGlobMatch(d.namespace, namespace));
+          if (destination) use.namespaces.add(destination.namespace);
+          else ctx.fail({ resource: r, path: r.namespace ? ['metadata', 'namespace'] : ['metadata', 'name'] }, `${r.kind} ${r.name} goes to namespace ${namespace}, which project ${app.project} (app ${app.name}) has no destination for`);
+          if (project.namespaceBlacklist.some((e) => matches(e, group, r.kind))) ctx.fail({ resource: r, path: ['kind'] }, `${r.kind} is on project ${app.project}'s namespaceResourceBlacklist, but app ${app.name} renders one`);
+        }
+        for (const [name, project] of projects) {
+          project.clusterWhitelist.forEach((e, i) => {
+            if (e.kind === '*' || e.group === '*') ctx.fail({ resource: project.resource, path: ['spec', 'clusterResourceWhitelist', i] }, `project ${name} allows every cluster-scoped kind${e.group === '*' ? '' : ` of ${e.group || 'core'}`}: list the kinds its apps render`);
+          });
+          // What the project allows beyond use is judged only when it has apps and every one of them was rendered
+          // (a project nobody uses is argocd-project's concern).
+          const members = apps.filter((a) => a.project === name);
+          const complete = members.length > 0 && members.every((a) => !ctx.renders.some((x) => x.app.name === a.name && x.status !== 'rendered'));
+          if (!complete) continue;
+          const use = used.get(name) ?? { namespaces: new Set<string>(), kinds: new Set<string>() };
+          project.destinations.forEach((d, i) => {
+            if (!use.namespaces.has(d.namespace)) ctx.fail({ resource: project.resource, path: ['spec', 'destinations', i, 'namespace'] }, `project ${name} allows namespace ${d.namespace}, where none of its apps puts anything`);
+          });
+          project.clusterWhitelist.forEach((e, i) => {
+            if (e.kind !== '*' && e.group !== '*' && !use.kinds.has(`${e.group}/${e.kind}`)) ctx.fail({ resource: project.resource, path: ['spec', 'clusterResourceWhitelist', i] }, `project ${name} allows ${e.group || 'core'}/${e.kind}, which none of its apps renders`);
+          });
+        }
+      },
+    },
+  ];
+}
