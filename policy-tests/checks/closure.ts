@@ -165,6 +165,100 @@ function namespaceRefs(repo: Repo, resources: readonly Resource[], isClusterScop
   return refs;
 }
 
+/** Namespaces the offline gate cannot see whole: an app deploying there has a source it could not render. */
+function opaqueNamespaces(ctx: CheckContext): Set<string> {
+  return new Set(ctx.renders.filter((r) => r.status !== 'rendered').map((r) => r.app.destinationNamespace ?? ''));
+}
+
+/** Runs a family of references inside namespaces: a missing provider in a namespace the gate cannot see whole is not judged. */
+function namespacedClosure(ctx: CheckContext, refs: readonly Reference[], provides: (ref: Reference) => boolean, what: string): void {
+  const opaque = opaqueNamespaces(ctx);
+  for (const ref of refs) {
+    if (provides(ref) || opaque.has(ref.namespace ?? '')) continue;
+    ctx.fail({ resource: ref.resource, path: ref.path }, `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace}/${ref.name}, which nothing in the repository provides${what}`);
+  }
+}
+
+interface PodRef extends Reference {
+  optional: boolean;
+}
+
+/** Every Secret, ConfigMap, ServiceAccount and claim a pod template names, with the field that names it. */
+function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
+  const out: PodRef[] = [];
+  for (const r of resources) {
+    const namespace = effectiveNamespace(repo, r);
+    for (const { spec, at } of podSpecs(r)) {
+      const push = (kind: string, name: unknown, path: Path, optional: unknown) => {
+        if (typeof name === 'string' && name !== '') out.push({ resource: r, path, kind, name, namespace, optional: optional === true });
+      };
+      push('ServiceAccount', spec.serviceAccountName, [...at, 'serviceAccountName'], false);
+      ((spec.volumes ?? []) as Record<string, any>[]).forEach((v, i) => {
+        push('Secret', v.secret?.secretName, [...at, 'volumes', i, 'secret', 'secretName'], v.secret?.optional);
+        push('ConfigMap', v.configMap?.name, [...at, 'volumes', i, 'configMap', 'name'], v.configMap?.optional);
+        push('PersistentVolumeClaim', v.persistentVolumeClaim?.claimName, [...at, 'volumes', i, 'persistentVolumeClaim', 'claimName'], false);
+        ((v.projected?.sources ?? []) as Record<string, any>[]).forEach((src, j) => {
+          push('Secret', src.secret?.name, [...at, 'volumes', i, 'projected', 'sources', j, 'secret', 'name'], src.secret?.optional);
+          push('ConfigMap', src.configMap?.name, [...at, 'volumes', i, 'projected', 'sources', j, 'configMap', 'name'], src.configMap?.optional);
+        });
+      });
+      for (const list of ['containers', 'initContainers'] as const) {
+        ((spec[list] ?? []) as Record<string, any>[]).forEach((c, i) => {
+          ((c.env ?? []) as Record<string, any>[]).forEach((e, j) => {
+            push('Secret', e.valueFrom?.secretKeyRef?.name, [...at, list, i, 'env', j, 'valueFrom', 'secretKeyRef', 'name'], e.valueFrom?.secretKeyRef?.optional);
+            push('ConfigMap', e.valueFrom?.configMapKeyRef?.name, [...at, list, i, 'env', j, 'valueFrom', 'configMapKeyRef', 'name'], e.valueFrom?.configMapKeyRef?.optional);
+          });
+          ((c.envFrom ?? []) as Record<string, any>[]).forEach((e, j) => {
+            push('Secret', e.secretRef?.name, [...at, list, i, 'envFrom', j, 'secretRef', 'name'], e.secretRef?.optional);
+            push('ConfigMap', e.configMapRef?.name, [...at, list, i, 'envFrom', j, 'configMapRef', 'name'], e.configMapRef?.optional);
+          });
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** The annotation by which an Application lists what its controllers create at run time ("Secret ns/name, Service ns/name"). */
+export const CREATES_AT_RUNTIME = 'gate.homelab-gitops/creates-at-runtime';
+
+/** Objects Applications say their controllers create at run time, as `Kind namespace/name`. */
+export function createdAtRuntime(repo: Repo): { kind: string; namespace: string; name: string }[] {
+  const out: { kind: string; namespace: string; name: string }[] = [];
+  for (const app of applications(repo)) {
+    const raw = str(dig(app.resource.object, ['metadata', 'annotations', CREATES_AT_RUNTIME]));
+    for (const entry of raw?.split(',') ?? []) {
+      const m = /^\s*(\w+)\s+([^/\s]+)\/(\S+)\s*$/.exec(entry);
+      if (m) out.push({ kind: m[1]!, namespace: m[2]!, name: m[3]! });
+    }
+  }
+  return out;
+}
+
+/** The namespace a resource lands in: its own, or its Application's destination. */
+function effectiveNamespace(repo: Repo, r: Resource): string | undefined {
+  return r.namespace ?? (r.rendered ? applications(repo).find((a) => a.name === r.rendered!.app)?.destinationNamespace : ownersByFile(repo).get(r.file)?.[0]?.destinationNamespace);
+}
+
+/** Names of `kind` each namespace will hold: declared objects, and what ExternalSecrets, Certificates, controllers and Kubernetes itself create. */
+function namespacedProviders(repo: Repo, kind: string): Set<string> {
+  const out = new Set<string>();
+  const add = (namespace: string | undefined, name: string) => out.add(`${namespace ?? ''}/${name}`);
+  for (const e of createdAtRuntime(repo)) if (e.kind === kind) add(e.namespace, e.name);
+  for (const raw of repo.resources) {
+    const r = { ...raw, namespace: effectiveNamespace(repo, raw) };
+    if (r.kind === kind) add(r.namespace, r.name);
+    if (kind === 'Secret' && r.kind === 'ExternalSecret') add(r.namespace, str(dig(r.object, ['spec', 'target', 'name'])) ?? r.name);
+    if (kind === 'Secret' && r.kind === 'Certificate') add(r.namespace, str(dig(r.object, ['spec', 'secretName'])) ?? '');
+    if (kind === 'PersistentVolumeClaim' && r.kind === 'StatefulSet') {
+      // A StatefulSet's claims are <template>-<set>-<ordinal>; its pods name the template.
+      for (const t of (dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as Record<string, any>[]) if (typeof t?.metadata?.name === 'string') add(r.namespace, t.metadata.name);
+    }
+  }
+  for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === kind) add(e.namespace, e.name);
+  return out;
+}
+
 /** The resource that provides a reference, when a file or a render of the repository does. */
 function providerOf(repo: Repo, ref: Reference): Resource | undefined {
   return repo.resources.find((r) => r.kind === ref.kind && r.name === ref.name && (ref.namespace === undefined || r.namespace === ref.namespace));
@@ -262,6 +356,71 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
       run(ctx) {
         closure(ctx, priorityRefs(ctx.resources), ': the API server refuses the pod');
       }
+    },
+    ...(['ServiceAccount', 'Secret', 'ConfigMap', 'PersistentVolumeClaim'] as const).map((kind): PolicyCheck => {
+      const id = { ServiceAccount: 'closure-service-account', Secret: 'closure-secret', ConfigMap: 'closure-config-map', PersistentVolumeClaim: 'closure-claim' }[kind];
+      const effect = { ServiceAccount: ': the pod is never created', Secret: ': the pod does not start', ConfigMap: ': the pod does not start', PersistentVolumeClaim: ': the pod stays Pending' }[kind];
+      return {
+        id,
+        description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? 'the namespace\'s default, ' : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit; judged where the gate sees the namespace whole (invariants P1).`,
+        invariants: ['P1'],
+        remediation: `declare the ${kind}${kind === 'Secret' ? ' as the target of an ExternalSecret' : ''} in the pod's namespace, or name the one that exists`,
+        reads: { kinds: ['*'], renders: true },
+        exemptible: false,
+        run(ctx) {
+          const have = namespacedProviders(ctx.repo, kind);
+          const refs = podRefs(ctx.repo, ctx.resources).filter((r) => r.kind === kind && !r.optional);
+          namespacedClosure(ctx, refs, (ref) => have.has(`${ref.namespace ?? ''}/${ref.name}`) || (kind === 'ServiceAccount' && ref.name === 'default') || (kind === 'ConfigMap' && ref.name === 'kube-root-ca.crt'), effect);
+        },
+      };
+    }),
+    {
+      id: 'closure-service',
+      description: 'Every Service an Ingress routes to exists in its namespace with the port it names, and every ServiceMonitor selects some Service with the port its endpoints name; judged where the gate sees the namespace whole (invariants P1).',
+      invariants: ['P1'],
+      remediation: 'point the route or the monitor at a Service (and port name) that exists, or add the port to the Service',
+      reads: { kinds: ['*'], renders: true },
+      exemptible: false,
+      run(ctx) {
+        const services: Resource[] = ctx.resources.filter((r) => r.kind === 'Service').map((r) => ({ ...r, namespace: effectiveNamespace(ctx.repo, r) }));
+        // Kubernetes' own: the API server's Service.
+        const builtin = { kind: 'Service', name: 'kubernetes', namespace: 'default', object: { metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } }, spec: { ports: [{ name: 'https', port: 443 }] } } } as unknown as Resource;
+        services.push(builtin);
+        const runtime = createdAtRuntime(ctx.repo).filter((e) => e.kind === 'Service');
+        const portsOf = (svc: Resource) => ((dig(svc.object, ['spec', 'ports']) ?? []) as { name?: string; port?: number }[]);
+        const opaque = opaqueNamespaces(ctx);
+        for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress')) {
+          const ns = effectiveNamespace(ctx.repo, ing) ?? '';
+          if (opaque.has(ns)) continue;
+          ((dig(ing.object, ['spec', 'rules']) ?? []) as Record<string, any>[]).forEach((rule, i) => {
+            ((rule?.http?.paths ?? []) as Record<string, any>[]).forEach((path, j) => {
+              const backend = path?.backend?.service;
+              if (!backend?.name) return;
+              const at: Path = ['spec', 'rules', i, 'http', 'paths', j, 'backend', 'service'];
+              const svc = services.find((s) => s.name === backend.name && (s.namespace ?? '') === ns);
+              if (!svc && runtime.some((e) => e.namespace === ns && e.name === backend.name)) return;
+              if (!svc) ctx.fail({ resource: ing, path: [...at, 'name'] }, `Ingress ${ing.name} routes to Service ${ns}/${backend.name}, which nothing in the repository provides: the route answers 503`);
+              else if (!portsOf(svc).some((p) => (backend.port?.name !== undefined && p.name === backend.port.name) || (backend.port?.number !== undefined && p.port === backend.port.number))) ctx.fail({ resource: ing, path: [...at, 'port'] }, `Ingress ${ing.name} routes to port ${backend.port?.name ?? backend.port?.number} of Service ${backend.name}, which has no such port`);
+            });
+          });
+        }
+        for (const sm of ctx.resources.filter((r) => r.kind === 'ServiceMonitor')) {
+          const namespaces: string[] = ((dig(sm.object, ['spec', 'namespaceSelector', 'matchNames']) ?? []) as string[]);
+          const targets = namespaces.length ? namespaces : [effectiveNamespace(ctx.repo, sm) ?? ''];
+          if (targets.some((n) => opaque.has(n)) || dig(sm.object, ['spec', 'namespaceSelector', 'any']) === true) continue;
+          const labels = (dig(sm.object, ['spec', 'selector', 'matchLabels']) ?? {}) as Record<string, string>;
+          const selected = services.filter((s) => targets.includes(s.namespace ?? '') && Object.entries(labels).every(([k, v]) => (dig(s.object, ['metadata', 'labels', k]) as unknown) === v));
+          // A Service a controller creates at run time carries labels the gate cannot see.
+          if (selected.length === 0 && runtime.some((e) => targets.includes(e.namespace))) continue;
+          if (selected.length === 0) {
+            ctx.fail({ resource: sm, path: ['spec', 'selector'] }, `ServiceMonitor ${sm.name} selects no Service in ${targets.join(', ')}: nothing is scraped`);
+            continue;
+          }
+          ((dig(sm.object, ['spec', 'endpoints']) ?? []) as { port?: string }[]).forEach((e, i) => {
+            if (e.port && !selected.some((s) => portsOf(s).some((p) => p.name === e.port))) ctx.fail({ resource: sm, path: ['spec', 'endpoints', i, 'port'] }, `ServiceMonitor ${sm.name} scrapes port ${e.port}, which no Service it selects has`);
+          });
+        }
+      },
     },
     {
       id: 'closure-namespace',

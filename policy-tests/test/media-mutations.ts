@@ -10,7 +10,7 @@ const FOLDERS = 'apps/media/storage/folders.yaml';
 const QBT = ['spec', 'template', 'spec', 'containers', 2];
 
 export const mediaMutations: Mutation[] = [
-  { check: 'media-one-share', why: 'the TV manager gets its own volume at /data', mutate: (c) => c.edit(SONARR, 0, (d) => d.setIn(['spec', 'template', 'spec', 'volumes', 1, 'persistentVolumeClaim', 'claimName'], 'sonarr-data')), at: 'mountPath: /data' },
+  { check: 'media-one-share', why: 'the TV manager gets its own volume at /data', mutate: (c) => c.edit(SONARR, 0, (d) => d.setIn(['spec', 'template', 'spec', 'volumes', 1, 'persistentVolumeClaim', 'claimName'], 'sonarr-config')), at: 'mountPath: /data' },
   { check: 'media-one-share', why: 'the archive extractor mounts only the torrents folder', mutate: (c) => c.edit('apps/media/unpackerr/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'containers', 0, 'volumeMounts', 0, 'subPath'], 'torrents')), at: '      containers:' },
   { check: 'media-torrent-layout', why: 'the torrent client sees the whole share', mutate: (c) => c.edit(GLUETUN, 0, (d) => d.deleteIn([...QBT, 'volumeMounts', 1, 'subPath'])), at: '      containers:' },
   { check: 'media-torrent-layout', why: 'the torrent client also mounts the library', mutate: (c) => c.edit(GLUETUN, 0, (d) => {
@@ -27,7 +27,7 @@ export const mediaMutations: Mutation[] = [
   { check: 'media-exposure', why: 'a subtitle manager published on the public gateway', mutate: (c) => c.edit('apps/media/bazarr/ingress.yaml', 0, (d) => d.setIn(['spec', 'ingressClassName'], 'gateway')), at: 'ingressClassName: gateway' },
   { check: 'media-exposure', why: 'the login-less annotation is dropped', mutate: (c) => c.edit('apps/media/bazarr-4k/deployment.yaml', 0, (d) => d.deleteIn(['metadata', 'annotations'])), at: 'metadata:' },
   { check: 'media-one-tv-manager', why: 'a 4K TV manager appears', mutate: (c) => {
-    c.write('apps/media/sonarr/sonarr-4k.yaml', c.read(SONARR).replace(/name: sonarr\b/g, 'name: sonarr-4k').replace(/sonarr-config/g, 'sonarr-4k-config').replace('app.kubernetes.io/name: sonarr\n', 'app.kubernetes.io/name: sonarr-4k\n'));
+    c.write('apps/media/sonarr/sonarr-4k.yaml', c.read(SONARR).replace(/name: sonarr$/gm, 'name: sonarr-4k').replace('app.kubernetes.io/name: sonarr\n', 'app.kubernetes.io/name: sonarr-4k\n'));
     c.write('apps/media/sonarr/kustomization.yaml', c.read('apps/media/sonarr/kustomization.yaml').replace('resources:\n', 'resources:\n  - sonarr-4k.yaml\n'));
   }, at: (cp: RepoCopy) => cp.read('apps/media/sonarr/sonarr-4k.yaml').split('\n').findIndex((l) => l.trim() === 'name: sonarr-4k') + 1 },
   { check: 'media-exporters', why: 'the API key committed in the manifest', mutate: (c) => c.write(SONARR, c.read(SONARR).replace(/- name: APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: sonarr-api-key\n                  key: api-key/, '- name: APIKEY\n              value: "0123456789abcdef"')), at: '- name: APIKEY' },

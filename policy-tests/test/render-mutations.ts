@@ -39,6 +39,7 @@ export function standInVolsync(): MutationSetup {
           'templates/secret.yaml': '{{- if .Values.standinPassword }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: volsync-login\n  namespace: {{ .Release.Namespace }}\nstringData:\n  password: {{ .Values.standinPassword | quote }}\n{{- end }}\n',
           // Like the real chart: the ReplicationSource CRD its Application declares (gate.homelab-gitops/provides-crds).
           'templates/crd.yaml': '{{- if .Values.standinCrd }}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: replicationsources.volsync.backube\nspec:\n  group: volsync.backube\n  scope: Namespaced\n  names: { kind: ReplicationSource, plural: replicationsources, singular: replicationsource, listKind: ReplicationSourceList }\n  versions:\n    - name: v1alpha1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n{{- end }}\n',
+          'templates/service.yaml': 'apiVersion: v1\nkind: Service\nmetadata:\n  name: volsync-metrics\n  labels:\n    control-plane: volsync-controller\nspec:\n  selector:\n    control-plane: volsync-controller\n  ports:\n    - name: https\n      port: 8443\n',
           'templates/random.yaml': '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
         },
       });
@@ -91,7 +92,7 @@ export const renderMutations: Mutation[] = [
   {
     check: 'duplicate-resource',
     why: "a plain ServiceMonitor beside the chart's own (the defect volsync 0.13.1 showed)",
-    mutate: (c) => c.write(PLAIN_COPY, 'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\n  namespace: volsync-system\nspec:\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: volsync\n  endpoints:\n    - port: https\n      interval: 60s\n'),
+    mutate: (c) => c.write(PLAIN_COPY, 'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\n  namespace: volsync-system\nspec:\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n  endpoints:\n    - port: https\n      interval: 60s\n'),
     at: (c) => ({ file: PLAIN_COPY, line: lineOf(c, PLAIN_COPY, 'name: volsync') }),
   },
   {
