@@ -1,0 +1,214 @@
+/**
+ * npm run bootstrap: hands a bare Talos cluster (reachable with a kubeconfig)
+ * to git. In order:
+ *   1. the namespaces (clusters/home/namespaces.yaml), server-side;
+ *   2. Argo CD, rendered from this repository's own kustomization with the
+ *      gate's render tools, applied server-side;
+ *   3. the one hand-made credential, the secret store's token, read from
+ *      standard input (no echo on a terminal; never in argv or logs);
+ *   4. the root app; then it waits until every Application is Synced and
+ *      Healthy, wave by wave, and names any app that degrades or stalls.
+ * Every step is an apply, so a second run changes nothing. --dry-run prints
+ * the plan and touches nothing.
+ */
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { $, ProcessOutput } from 'zx';
+import { durationMs } from '../policy-tests/model/durations.ts';
+import { REPO_ROOT } from '../policy-tests/model/repo.ts';
+import { pinnedBinaries, renderTools } from '../policy-tests/render/tools.ts';
+import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
+
+export const STORE_SECRET = { namespace: 'external-secrets', name: 'onepassword-service-account', key: 'token' } as const;
+
+export interface BootstrapOptions {
+  root: string;
+  kubectl: string;
+  /** Extra kubectl flags (--kubeconfig, --context), before each subcommand. */
+  kubeFlags: string[];
+  dryRun: boolean;
+  timeoutMs: number;
+  pollMs: number;
+  /** The token, read lazily: only when the Secret does not exist yet. */
+  readToken: () => Promise<string>;
+  out: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+export class BootstrapError extends Error {}
+
+/** Runs kubectl through zx's $, quiet, with stdin from `input`; a failure is one line naming what kubectl said. */
+async function kubectl(o: BootstrapOptions, args: string[], input?: string): Promise<string> {
+  try {
+    const run = await $({ env: o.env, input, quiet: true, verbose: false, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })`${o.kubectl} ${o.kubeFlags} ${args}`;
+    return run.stdout;
+  } catch (err) {
+    const said = err instanceof ProcessOutput ? (err.stderr || err.stdout).trim().split('\n').find((l) => l.trim()) : (err as Error).message.split('\n')[0];
+    throw new BootstrapError(`kubectl ${args[0]}: ${said ?? `exit ${(err as ProcessOutput).exitCode}`}`);
+  }
+}
+
+interface AppState {
+  name: string;
+  wave: number;
+  sync: string;
+  health: string;
+  message: string;
+}
+
+export function appStates(json: string): AppState[] {
+  const list = JSON.parse(json) as { items?: Record<string, any>[] };
+  return (list.items ?? []).map((a) => ({
+    name: String(a.metadata?.name ?? ''),
+    wave: Number(a.metadata?.annotations?.['argocd.argoproj.io/sync-wave'] ?? 0) || 0,
+    sync: String(a.status?.sync?.status ?? 'Unknown'),
+    health: String(a.status?.health?.status ?? 'Unknown'),
+    message: String(a.status?.health?.message ?? a.status?.conditions?.[0]?.message ?? a.status?.operationState?.message ?? ''),
+  }));
+}
+
+const ready = (a: AppState) => a.sync === 'Synced' && a.health === 'Healthy';
+
+/** The plan, as a person would type it. */
+export function plan(o: BootstrapOptions): string[] {
+  const k = [o.kubectl, ...o.kubeFlags].join(' ');
+  return [
+    `${k} version  (the cluster answers)`,
+    `${k} apply --server-side -f clusters/home/namespaces.yaml`,
+    `kustomize apps/platform/argocd | ${k} apply --server-side --force-conflicts -f -`,
+    `${k} -n ${STORE_SECRET.namespace} get secret ${STORE_SECRET.name}, and if it is missing: the token from standard input | ${k} apply -f -`,
+    `${k} apply --server-side -f clusters/home/root.yaml`,
+    `${k} -n argocd get applications, until every app is Synced and Healthy (timeout ${Math.round(o.timeoutMs / 1000)} s)`,
+  ];
+}
+
+export async function bootstrap(o: BootstrapOptions): Promise<number> {
+  if (o.dryRun) {
+    o.out('Plan (--dry-run: nothing is applied):');
+    plan(o).forEach((step, i) => o.out(`  ${i + 1}. ${step}`));
+    return 0;
+  }
+  try {
+    await kubectl(o, ['version', '-o', 'json']);
+  } catch (err) {
+    throw new BootstrapError(`cannot reach the cluster: ${(err as Error).message.replace(/^kubectl version: /, '')}`);
+  }
+  o.out('1/5 namespaces');
+  await kubectl(o, ['apply', '--server-side', '-f', join(o.root, 'clusters/home/namespaces.yaml')]);
+
+  o.out('2/5 Argo CD, from apps/platform/argocd');
+  const tools = await renderTools(o.env);
+  let manifest: string;
+  try {
+    manifest = (await $({ env: o.env, quiet: true, verbose: false })`${tools.kustomize.bin} ${tools.kustomize.buildArgs(join(o.root, 'apps/platform/argocd'))}`).stdout;
+  } catch (err) {
+    throw new BootstrapError(`kustomize apps/platform/argocd: ${err instanceof ProcessOutput ? err.stderr.trim().split('\n')[0] : (err as Error).message}`);
+  }
+  await kubectl(o, ['apply', '--server-side', '--force-conflicts', '-f', '-'], manifest);
+
+  o.out('3/5 the secret store credential');
+  const existing = await kubectl(o, ['-n', STORE_SECRET.namespace, 'get', 'secret', STORE_SECRET.name, '--ignore-not-found', '-o', 'name']);
+  if (existing.trim()) o.out(`    ${STORE_SECRET.namespace}/${STORE_SECRET.name} exists; kept`);
+  else {
+    const token = (await o.readToken()).trim();
+    if (!token) throw new UsageError(`no token on standard input for ${STORE_SECRET.namespace}/${STORE_SECRET.name}`);
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: STORE_SECRET.name, namespace: STORE_SECRET.namespace }, type: 'Opaque', stringData: { [STORE_SECRET.key]: token } };
+    // Through stdin only: the token is never an argument, and nothing here prints it.
+    await kubectl(o, ['apply', '-f', '-'], JSON.stringify(secret));
+    o.out(`    ${STORE_SECRET.namespace}/${STORE_SECRET.name} created`);
+  }
+
+  o.out('4/5 the root app');
+  await kubectl(o, ['apply', '--server-side', '-f', join(o.root, 'clusters/home/root.yaml')]);
+
+  o.out('5/5 waiting for every Application to be Synced and Healthy');
+  const deadline = Date.now() + o.timeoutMs;
+  let last = '';
+  for (;;) {
+    const apps = appStates(await kubectl(o, ['-n', 'argocd', 'get', 'applications.argoproj.io', '-o', 'json']));
+    const degraded = apps.find((a) => a.health === 'Degraded');
+    if (degraded) throw new BootstrapError(`app ${degraded.name} (wave ${degraded.wave}) is Degraded${degraded.message ? `: ${degraded.message}` : ''}`);
+    const waves = [...new Set(apps.map((a) => a.wave))].sort((a, b) => a - b);
+    const line = waves.map((w) => `wave ${w}: ${apps.filter((a) => a.wave === w && ready(a)).length}/${apps.filter((a) => a.wave === w).length}`).join(', ');
+    if (line !== last) o.out(`    ${line}`);
+    last = line;
+    if (apps.length > 0 && apps.every(ready)) {
+      o.out(`done: ${apps.length} Applications Synced and Healthy`);
+      return 0;
+    }
+    if (Date.now() >= deadline) {
+      const first = waves.find((w) => apps.some((a) => a.wave === w && !ready(a)));
+      const stalled = apps.filter((a) => a.wave === first && !ready(a)).map((a) => `${a.name} (${a.sync}/${a.health}${a.message ? `: ${a.message}` : ''})`);
+      throw new BootstrapError(`timed out in wave ${first}: ${stalled.join('; ')}`);
+    }
+    await sleep(o.pollMs);
+  }
+}
+
+/** Reads the token: from a pipe as it comes, from a terminal without echoing it. */
+async function readTokenFromStdin(): Promise<string> {
+  const stdin = process.stdin;
+  if (stdin.isTTY) {
+    process.stderr.write(`secret store token for ${STORE_SECRET.namespace}/${STORE_SECRET.name} (not shown): `);
+    stdin.setRawMode(true);
+  }
+  let token = '';
+  for await (const chunk of stdin) {
+    const text = String(chunk);
+    if (stdin.isTTY && /[\r\n\u0004]/.test(text)) {
+      token += text.split(/[\r\n\u0004]/)[0];
+      break;
+    }
+    token += text;
+  }
+  if (stdin.isTTY) {
+    stdin.setRawMode(false);
+    process.stderr.write('\n');
+  }
+  return token;
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo, readToken: () => Promise<string> = readTokenFromStdin): Promise<number> {
+  const out = (line: string) => (io ? io.stdout(`${line}\n`) : process.stdout.write(`${line}\n`));
+  return runCommand(
+    {
+      name: 'bootstrap',
+      usage: 'bootstrap [--kubeconfig PATH] [--context NAME] [--timeout 30m] [--dry-run]',
+      help: `Hands a bare Talos cluster to git: the namespaces, Argo CD from apps/platform/argocd
+(rendered with the gate's tools, applied server-side), the secret store's token
+from standard input (not echoed; never in argv or logs), and the root app; then
+waits, wave by wave, until every Application is Synced and Healthy.
+Running it again changes nothing (every step is an apply; an existing token is kept).
+
+  --kubeconfig PATH, --context NAME   passed to kubectl
+  --timeout DURATION                  how long to wait for the apps (default 30m)
+  --dry-run                           print the plan, touch nothing
+
+Environment: KUBECTL (your own kubectl; default: the gate's pinned one).
+Exit status: 0 every app Synced and Healthy, 1 a failure (the cluster does not
+answer, an app is Degraded, the wait timed out), 2 a usage error.`,
+      options: { kubeconfig: { type: 'string' }, context: { type: 'string' }, timeout: { type: 'string' }, poll: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },
+      positionals: { min: 0, max: 0 },
+      async run({ values }) {
+        const duration = (raw: unknown, fallback: string, flag: string) => {
+          const ms = durationMs(typeof raw === 'string' ? raw : fallback);
+          if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag} must be a duration such as 30m, got "${String(raw)}"`);
+          return ms;
+        };
+        const kubeFlags = [...(values.kubeconfig ? ['--kubeconfig', String(values.kubeconfig)] : []), ...(values.context ? ['--context', String(values.context)] : [])];
+        const kubectlBin = env.KUBECTL || (values['dry-run'] ? 'kubectl' : (await pinnedBinaries(env)).kubectl);
+        try {
+          return await bootstrap({ root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT, kubectl: kubectlBin, kubeFlags, dryRun: values['dry-run'] === true, timeoutMs: duration(values.timeout, '30m', '--timeout'), pollMs: duration(values.poll, '5s', '--poll'), readToken, out, env });
+        } catch (err) {
+          if (err instanceof BootstrapError) throw new Error(err.message);
+          throw err;
+        }
+      },
+    },
+    argv,
+    io,
+  );
+}
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) process.exitCode = await main(process.argv.slice(2), process.env);

@@ -1,0 +1,115 @@
+/**
+ * npm run bootstrap against a contract fake of kubectl 1.36
+ * (fake-kubectl.mjs): the order, idempotence, the secret's handling, and a
+ * clear error with exit 1 when the cluster does not answer or an app degrades.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolEnv } from '../../policy-tests/test/chart-repo.ts';
+import { main } from '../bootstrap.ts';
+
+const FAKE = fileURLToPath(new URL('./fake-kubectl.mjs', import.meta.url));
+const TOKEN = 'ops_eyJ-secret-service-account-token';
+const APPS = [
+  { name: 'argocd', wave: -10 },
+  { name: 'external-secrets', wave: -8 },
+  { name: 'cert-manager', wave: -7 },
+  { name: 'media-sonarr', wave: 1 },
+];
+
+let dir: string;
+let baseEnv: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
+  baseEnv = await toolEnv({ KUBECTL: FAKE, KUSTOMIZE_BIN: FAKE });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Calls {
+  calls: { argv: string[]; stdin: string }[];
+  applied: string[];
+}
+
+async function run(name: string, args: string[], script: Record<string, unknown>, fresh = true) {
+  const state = join(dir, `${name}.json`);
+  if (fresh) writeFileSync(state, JSON.stringify({ apps: APPS, ...script }));
+  let stdout = '';
+  let stderr = '';
+  let asked = 0;
+  const code = await main(args, { ...baseEnv, FAKE_KUBECTL_STATE: state }, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) }, async () => {
+    asked++;
+    return `${TOKEN}\n`;
+  });
+  return { code, stdout, stderr, asked, state: JSON.parse(readFileSync(state, 'utf8')) as Calls };
+}
+
+describe('npm run bootstrap', () => {
+  it('applies in order (namespaces, Argo CD, the credential, the root app) and waits wave by wave', async () => {
+    const r = await run('order', ['--poll', '1ms'], {});
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const applies = r.state.calls.filter((c) => c.argv[0] === 'apply');
+    expect(applies.map((c) => c.argv.at(-1))).toEqual([expect.stringMatching(/clusters\/home\/namespaces\.yaml$/), '-', '-', expect.stringMatching(/clusters\/home\/root\.yaml$/)]);
+    expect(applies[0]!.argv).toContain('--server-side');
+    expect(applies[1]!.stdin).toMatch(/name: argocd-server/);
+    expect(r.state.calls.map((c) => (c.argv[0] === '-n' ? `${c.argv[2]} ${c.argv[3]}` : c.argv[0])).slice(0, 7)).toEqual(['version', 'apply', 'kustomize', 'apply', 'get secret', 'apply', 'apply']);
+    expect(r.stdout).toMatch(/wave -10: 0\/1, wave -8: 0\/1, wave -7: 0\/1, wave 1: 0\/1/);
+    expect(r.stdout).toMatch(/wave -10: 1\/1, wave -8: 1\/1, wave -7: 1\/1, wave 1: 1\/1\ndone: 4 Applications Synced and Healthy\n$/);
+  });
+
+  it('reads the token from standard input, passes it to kubectl only through stdin, and never prints it', async () => {
+    const r = await run('secret', ['--poll', '1ms'], {});
+    expect(r.asked).toBe(1);
+    const withToken = r.state.calls.filter((c) => c.stdin.includes(TOKEN));
+    expect(withToken).toHaveLength(1);
+    expect(JSON.parse(withToken[0]!.stdin)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'onepassword-service-account', namespace: 'external-secrets' }, type: 'Opaque', stringData: { token: TOKEN } });
+    expect(r.state.calls.some((c) => c.argv.join(' ').includes(TOKEN))).toBe(false);
+    expect(`${r.stdout}${r.stderr}`).not.toContain(TOKEN);
+  });
+
+  it('is idempotent: a second run keeps the credential without asking and applies the same objects', async () => {
+    const first = await run('again', ['--poll', '1ms'], {});
+    const applied = [...first.state.applied];
+    const second = await run('again', ['--poll', '1ms'], {}, false);
+    expect(second.code).toBe(0);
+    expect(second.asked).toBe(0);
+    expect(second.stdout).toContain('external-secrets/onepassword-service-account exists; kept');
+    expect(second.state.applied).toEqual(applied);
+  });
+
+  it('prints the plan with --dry-run and calls nothing', async () => {
+    const r = await run('dry', ['--dry-run', '--context', 'home'], {});
+    expect(r.code).toBe(0);
+    expect(r.state.calls ?? []).toEqual([]);
+    expect(r.stdout.split('\n')[0]).toBe('Plan (--dry-run: nothing is applied):');
+    expect(r.stdout).toMatch(/--context home apply --server-side -f clusters\/home\/namespaces\.yaml/);
+  });
+
+  it('fails in one line with exit 1 when the cluster does not answer', async () => {
+    const r = await run('down', [], { unreachable: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('bootstrap: cannot reach the cluster: The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n');
+    expect(r.state.calls.filter((c) => c.argv[0] === 'apply')).toEqual([]);
+  });
+
+  it('fails with exit 1 naming the app that degrades, with its condition', async () => {
+    const r = await run('degraded', ['--poll', '1ms'], { degrade: 'cert-manager' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('bootstrap: app cert-manager (wave -7) is Degraded: Deployment "x" exceeded its progress deadline\n');
+  });
+
+  it('names the apps that stall, with their conditions, when the wait runs out', async () => {
+    const r = await run('stall', ['--poll', '1ms', '--timeout', '1ms'], { stall: true });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('bootstrap: timed out in wave -10: argocd (OutOfSync/Progressing: waiting for wave -10)\n');
+  });
+
+  it('refuses a bad duration as a usage error', async () => {
+    const r = await run('usage', ['--timeout', 'soon'], {});
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^bootstrap: --timeout must be a duration such as 30m, got "soon"/);
+  });
+});

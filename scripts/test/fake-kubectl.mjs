@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+/**
+ * A contract fake of kubectl 1.36 (client and server), for the subcommands
+ * npm run bootstrap uses: `version -o json`, `apply [--server-side]
+ * [--force-conflicts] -f FILE|-`, `-n NS get secret NAME --ignore-not-found
+ * -o name`, `-n argocd get applications.argoproj.io -o json`, `kustomize DIR`
+ * and `version --client` (as kubectl prints them, exit statuses included).
+ * The cluster is a JSON file ($FAKE_KUBECTL_STATE): what was applied, every
+ * call (argv and the stdin it got), and a script: `unreachable`, the
+ * Applications the root app brings (name, wave), one to report Degraded, or
+ * `stall` (apps never become ready). Each `get applications` advances the
+ * lowest wave that is not ready yet, as Argo CD with waves does.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+
+const clientOnly = process.argv.includes('--client') || process.argv[2] === 'kustomize';
+const statePath = process.env.FAKE_KUBECTL_STATE;
+// Client-only commands (version --client, kustomize) need no cluster, and may run without one.
+const state = clientOnly && !statePath ? {} : JSON.parse(readFileSync(statePath, 'utf8'));
+state.calls ??= [];
+state.applied ??= [];
+const args = process.argv.slice(2);
+const stdin = args.includes('-') ? readFileSync(0, 'utf8') : '';
+state.calls.push({ argv: args, stdin });
+const save = () => statePath && writeFileSync(statePath, JSON.stringify(state, null, 2));
+const fail = (message, code = 1) => {
+  save();
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+};
+
+// Global flags come first, as in `kubectl --kubeconfig X --context Y apply ...`.
+const rest = [];
+let namespace = 'default';
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--kubeconfig' || args[i] === '--context') i++;
+  else if (args[i] === '-n' || args[i] === '--namespace') namespace = args[++i];
+  else rest.push(args[i]);
+}
+const [verb, ...more] = rest;
+
+if (verb === 'version' && more.includes('--client')) {
+  process.stdout.write('Client Version: v1.36.3\nKustomize Version: v5.8.1\n');
+  save();
+  process.exit(0);
+}
+if (verb === 'kustomize') {
+  process.stdout.write('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: argocd-server\n  namespace: argocd\n');
+  save();
+  process.exit(0);
+}
+if (state.unreachable) fail('The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?');
+if (verb === 'version') {
+  process.stdout.write(JSON.stringify({ clientVersion: { gitVersion: 'v1.36.3' }, serverVersion: { gitVersion: 'v1.36.3' } }));
+  save();
+  process.exit(0);
+}
+if (verb === 'apply') {
+  const file = more[more.indexOf('-f') + 1];
+  const text = file === '-' ? stdin : readFileSync(file, 'utf8');
+  const objects = text.trim().startsWith('{') ? [JSON.parse(text)] : parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
+  for (const o of objects) {
+    const id = `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
+    const known = state.applied.includes(id);
+    if (!known) state.applied.push(id);
+    process.stdout.write(`${o.kind.toLowerCase()}/${o.metadata?.name} ${known ? (more.includes('--server-side') ? 'serverside-applied' : 'unchanged') : more.includes('--server-side') ? 'serverside-applied' : 'created'}\n`);
+  }
+  save();
+  process.exit(0);
+}
+if (verb === 'get' && more[0] === 'secret') {
+  if (state.applied.includes(`Secret/${namespace}/${more[1]}`)) process.stdout.write(`secret/${more[1]}\n`);
+  else if (!more.includes('--ignore-not-found')) fail(`Error from server (NotFound): secrets "${more[1]}" not found`);
+  save();
+  process.exit(0);
+}
+if (verb === 'get' && more[0] === 'applications.argoproj.io') {
+  const rootApplied = state.applied.some((id) => id.startsWith('Application/argocd/root'));
+  state.ready ??= [];
+  const apps = rootApplied ? state.apps ?? [] : [];
+  const pending = apps.filter((a) => !state.ready.includes(a.name));
+  const wave = Math.min(...pending.map((a) => a.wave));
+  const items = apps.map((a) => {
+    const isReady = state.ready.includes(a.name);
+    const degraded = a.name === state.degrade && a.wave === wave;
+    return {
+      metadata: { name: a.name, namespace: 'argocd', annotations: { 'argocd.argoproj.io/sync-wave': String(a.wave) } },
+      status: {
+        sync: { status: isReady ? 'Synced' : 'OutOfSync' },
+        health: { status: degraded ? 'Degraded' : isReady ? 'Healthy' : 'Progressing', ...(degraded ? { message: 'Deployment "x" exceeded its progress deadline' } : {}) },
+        ...(isReady ? {} : { conditions: [{ type: 'SyncError', message: `waiting for wave ${a.wave}` }] }),
+      },
+    };
+  });
+  if (!state.stall) for (const a of pending.filter((p) => p.wave === wave && p.name !== state.degrade)) state.ready.push(a.name);
+  process.stdout.write(JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  save();
+  process.exit(0);
+}
+fail(`error: unknown command "${rest.join(' ')}" for "kubectl"`);
