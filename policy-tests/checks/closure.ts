@@ -75,9 +75,14 @@ export const PROVIDES_CRDS = 'gate.homelab-gitops/provides-crds';
 
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
 
-/** An Application's declared CRD groups, comma-separated in its annotation. */
-function declaredGroups(app: { resource: Resource }): string[] {
-  const raw = str(dig(app.resource.object, ['metadata', 'annotations', PROVIDES_CRDS]));
+/** The annotation by which an Application says which API groups its chart's objects use, so the gate knows offline. */
+export const REQUIRES_CRDS = 'gate.homelab-gitops/requires-crds';
+/** The annotation by which an Application says its chart renders a LoadBalancer Service. */
+export const REQUIRES_LOAD_BALANCER = 'gate.homelab-gitops/requires-load-balancer';
+
+/** An Application's declared CRD groups (provided, or with `annotation`, required), comma-separated. */
+function declaredGroups(app: { resource: Resource }, annotation: string = PROVIDES_CRDS): string[] {
+  const raw = str(dig(app.resource.object, ['metadata', 'annotations', annotation]));
   return raw ? raw.split(',').map((g) => g.trim()).filter(Boolean) : [];
 }
 
@@ -289,6 +294,18 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
           reported.add(key);
           ctx.fail({ resource: r, path: ['apiVersion'] }, `${r.kind} is a kind of ${group}, whose CRD nothing in the repository installs: the sync fails with "no matches for kind"`);
         }
+        // What a chart's objects need, declared on its Application: judged offline too.
+        for (const app of applications(repo)) {
+          const missing = declaredGroups(app, REQUIRES_CRDS).filter((g) => !provided.has(g) && !builtinGroups.has(g));
+          if (missing.length) ctx.fail({ resource: app.resource, path: ['metadata', 'annotations', REQUIRES_CRDS] }, `${app.name}'s chart uses kinds of ${missing.join(', ')}, whose CRDs nothing in the repository installs`);
+        }
+        // A rendered chart's custom kinds must be on that word, so it stays true.
+        for (const render of ctx.renders.filter((x) => x.status === 'rendered' && x.source.chart !== undefined)) {
+          const own = new Set(declaredGroups(render.app));
+          const required = new Set(declaredGroups(render.app, REQUIRES_CRDS));
+          const used = [...new Set(render.resources.filter((r) => r.kind !== 'CustomResourceDefinition').map((r) => groupOf(r.apiVersion)))].filter((g) => !builtinGroups.has(g) && !own.has(g) && !required.has(g));
+          if (used.length) ctx.fail({ resource: render.app.resource, path: ['metadata', 'annotations'], target: 'key' }, `${render.label} renders kinds of ${used.join(', ')}, which ${REQUIRES_CRDS} does not list: offline, the gate would not know the app needs them`);
+        }
         // A declaration must say what the render installs, or the offline gate trusts a wrong word.
         for (const render of ctx.renders.filter((x) => x.status === 'rendered')) {
           const rendered = new Set(render.resources.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => String(dig(r.object, ['spec', 'group']) ?? '')));
@@ -423,6 +440,29 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
       },
     },
     {
+      id: 'closure-load-balancer',
+      description: 'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; otherwise it waits for an address forever (invariants P1).',
+      invariants: ['P1'],
+      remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
+      reads: { kinds: ['*'], renders: true },
+      exemptible: false,
+      run(ctx) {
+        const { repo } = ctx;
+        const pool = repo.resources.some((r) => r.kind === 'IPAddressPool') || (repo.facts?.providedOutsideGit ?? []).some((e) => e.kind === 'LoadBalancer');
+        const declared = applications(repo).filter((a) => str(dig(a.resource.object, ['metadata', 'annotations', REQUIRES_LOAD_BALANCER])) === 'true');
+        const services = ctx.resources.filter((r) => r.kind === 'Service' && dig(r.object, ['spec', 'type']) === 'LoadBalancer');
+        if (!pool) {
+          for (const app of declared) ctx.fail({ resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] }, `${app.name}'s chart renders a LoadBalancer Service, and nothing in the repository hands out addresses: it waits forever`);
+          for (const svc of services) ctx.fail({ resource: svc, path: ['spec', 'type'] }, `Service ${svc.name} is a LoadBalancer, and nothing in the repository hands out addresses: it waits forever`);
+        }
+        // A rendered LoadBalancer must be declared on its app, or the offline gate would not know.
+        for (const svc of services.filter((s) => s.rendered)) {
+          const app = applications(repo).find((a) => a.name === svc.rendered!.app);
+          if (app && !declared.includes(app)) ctx.fail({ resource: svc, path: ['spec', 'type'] }, `Service ${svc.name} is a LoadBalancer, but app ${app.name} does not carry ${REQUIRES_LOAD_BALANCER}: "true"`);
+        }
+      },
+    },
+    {
       id: 'closure-namespace',
       description: 'Every namespaced resource lands in a namespace the repository provides (clusters/home/namespaces.yaml, or an Application with CreateNamespace=true), Kubernetes creates, or providedOutsideGit lists; otherwise its sync fails (invariants P1).',
       invariants: ['P1'],
@@ -450,6 +490,17 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
           if (!provider) continue; // Kubernetes' own, providedOutsideGit, or missing (closure-* says so)
           const [p, c] = [placeOf(repo, provider), placeOf(repo, ref.resource)];
           if (!before(p, c)) ctx.fail({ resource: ref.resource, path: ref.path }, `${ref.resource.kind} ${ref.resource.name} in ${describe(c)} uses ${ref.kind} ${ref.name}, which ${describe(p)} provides no earlier: it may sync before its provider exists`);
+        }
+        // What apps declare their charts need: the installing app (or the pool's app) in an earlier wave.
+        const appPlace = (a: ArgoApp): Place => ({ app: a, order: [Number(dig(a.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)] });
+        const poolApp = repo.resources.filter((r) => r.kind === 'IPAddressPool').map((r) => placeOf(repo, r).app).find(Boolean);
+        for (const app of apps) {
+          const skips = ((dig(app.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[]).includes('SkipDryRunOnMissingResource=true');
+          for (const g of declaredGroups(app, REQUIRES_CRDS)) {
+            const from = apps.find((a) => declaredGroups(a).includes(g));
+            if (from && from !== app && !skips && !before(appPlace(from), appPlace(app))) ctx.fail({ resource: app.resource, path: ['metadata', 'annotations', REQUIRES_CRDS] }, `${app.name} (wave ${appPlace(app).order[0]}) needs the ${g} CRDs app ${from.name} (wave ${appPlace(from).order[0]}) installs, which syncs no earlier`);
+          }
+          if (poolApp && str(dig(app.resource.object, ['metadata', 'annotations', REQUIRES_LOAD_BALANCER])) === 'true' && !before(appPlace(poolApp), appPlace(app))) ctx.fail({ resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] }, `${app.name} (wave ${appPlace(app).order[0]}) needs addresses from ${poolApp.name} (wave ${appPlace(poolApp).order[0]}), which syncs no earlier`);
         }
         // CRDs: the app that installs a group's CRDs, before every custom resource of that group.
         const installer = new Map<string, ArgoApp>();

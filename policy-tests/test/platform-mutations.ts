@@ -21,6 +21,9 @@ const PROJECTS = 'clusters/home/projects.yaml';
 const PORTFOLIO_DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
 
 export const platformMutations: Mutation[] = [
+  { check: 'closure-load-balancer', why: 'the MetalLB platform app removed, so the proxies get no address', mutate: (c) => c.remove('apps/platform/metallb'), at: inFile('apps/platform/ingress-private/application.yaml', 'requires-load-balancer') },
+  { check: 'closure-crd', why: "the Rook operator app removed, so the Ceph cluster's kinds have no CRD", mutate: (c) => c.remove('apps/platform/rook-ceph'), at: inFile('apps/platform/rook-ceph-cluster/application.yaml', 'requires-crds') },
+  { check: 'sync-order', why: 'the proxies in the same wave as MetalLB', mutate: wave('apps/platform/ingress-public/application.yaml', '-8'), at: inFile('apps/platform/ingress-public/application.yaml', 'requires-load-balancer') },
   { check: 'closure-service-account', why: 'a pod running as a ServiceAccount nobody declares', mutate: (c) => c.edit('apps/media/unpackerr/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'serviceAccountName'], 'unpackerr')), at: 'serviceAccountName: unpackerr' },
   { check: 'closure-secret', why: 'an env var from a Secret nothing writes', mutate: swap(PORTFOLIO_DEPLOYMENT, '                  name: portfolio-api\n', '                  name: portfolio-api-old\n'), at: 'name: portfolio-api-old' },
   { check: 'closure-config-map', why: 'the status ConfigMap, which only a CronJob writes, made mandatory', mutate: swap(PORTFOLIO_DEPLOYMENT, '            name: portfolio-infra-status\n            optional: true\n', '            name: portfolio-infra-status\n'), at: 'name: portfolio-infra-status' },
