@@ -13,6 +13,7 @@ import { PINNED_TOOLS } from '../render/tools.ts';
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
 export const ARGOCD_DIR = 'apps/platform/argocd';
 export const ARGOCD_TOOLS_FACTS = `${ARGOCD_DIR}/facts/render-tools.yaml`;
+export const ARGOCD_CM_PATCH = `${ARGOCD_DIR}/patches/argocd-cm.yaml`;
 const HEALTH_KEY = 'resource.customizations.health.argoproj.io_Application';
 const minorOf = (v: string) => v.replace(/^v/, '').split('.').slice(0, 2).join('.');
 
@@ -85,7 +86,8 @@ export const argocdChecks: PolicyCheck[] = [
           if (isDirectorySource(repo, source) || sourceType(repo, source) === 'kustomize') {
             const path = normalizeSourcePath(source.path!);
             if (path !== '' && !repo.dirs.has(path)) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} does not exist`);
-            else if (filesOfApp(repo, { ...app, sources: [source] }).length === 0) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} applies no manifest`);
+            // A kustomization may build from remote files alone (Argo CD's own install manifest).
+            else if (isDirectorySource(repo, source) && filesOfApp(repo, { ...app, sources: [source] }).length === 0) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} applies no manifest`);
           } else if (isThisRepo(repo, source) && !source.ref) {
             ctx.fail({ resource: app.resource, path: source.at }, 'a source from this repo needs a path (plain manifests) or a ref (values for a chart)');
           }
@@ -221,21 +223,23 @@ export const argocdChecks: PolicyCheck[] = [
   },
   {
     id: 'argocd-app-health',
-    description: "Argo CD assesses an Application's health (the argoproj.io_Application health customization in argocd-cm) and tracks resources by annotation, so an app of apps waits for each wave's apps and the sync waves gate something (invariants P1).",
+    description: "Argo CD assesses an Application's health (the argoproj.io_Application health customization in argocd-cm) and tracks resources by annotation, so an app of apps waits for each wave's apps and the sync waves gate something; judged on the rendered argocd-cm, or offline on the patch that sets it (invariants P1).",
     invariants: ['P1'],
-    remediation: `in ${ARGOCD_DIR}/argocd-cm.yaml set ${HEALTH_KEY} to a Lua script returning obj.status.health, and application.resourceTrackingMethod: annotation`,
-    reads: { kinds: ['ConfigMap'] },
+    remediation: `in ${ARGOCD_CM_PATCH} set ${HEALTH_KEY} to a Lua script returning obj.status.health, and application.resourceTrackingMethod: annotation`,
+    reads: { kinds: ['ConfigMap'], files: [ARGOCD_CM_PATCH] },
     exemptible: false,
     run(ctx) {
-      const cm = ctx.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm' && (r.namespace ?? 'argocd') === 'argocd');
-      if (!cm) {
-        ctx.fail({ file: `${ARGOCD_DIR}/kustomization.yaml` }, 'no ConfigMap argocd-cm configures Argo CD: Applications get no health, and sync waves gate nothing');
+      const rendered = ctx.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm' && r.rendered);
+      const patch = ctx.repo.dataFiles.get(ARGOCD_CM_PATCH);
+      if (!rendered && !patch) {
+        ctx.fail({ file: `${ARGOCD_DIR}/kustomization.yaml` }, 'no argocd-cm configures Argo CD: Applications get no health, and sync waves gate nothing');
         return;
       }
-      const data = (cm.object.data ?? {}) as Record<string, unknown>;
+      const data = ((rendered ? rendered.object : (patch!.data as Record<string, unknown>))?.data ?? {}) as Record<string, unknown>;
+      const fail = (message: string) => (rendered ? ctx.fail({ resource: rendered, path: ['data'], target: 'key' }, message) : ctx.fail({ data: patch!, path: ['data'] }, message));
       const script = data[HEALTH_KEY];
-      if (typeof script !== 'string' || !/obj\.status\.health/.test(script) || !/return\s+hs/.test(script)) ctx.fail({ resource: cm, path: ['data'], target: 'key' }, `argocd-cm has no ${HEALTH_KEY} that returns the Application's own health: Argo CD marks Applications healthy at once, and the waves gate nothing`);
-      if (data['application.resourceTrackingMethod'] !== 'annotation') ctx.fail({ resource: cm, path: ['data'], target: 'key' }, `argocd-cm tracks resources by ${JSON.stringify(data['application.resourceTrackingMethod'] ?? 'label')}, must be annotation: charts set app.kubernetes.io/instance themselves`);
+      if (typeof script !== 'string' || !/obj\.status\.health/.test(script) || !/return\s+hs/.test(script)) fail(`argocd-cm has no ${HEALTH_KEY} that returns the Application's own health: Argo CD marks Applications healthy at once, and the waves gate nothing`);
+      if (data['application.resourceTrackingMethod'] !== 'annotation') fail(`argocd-cm tracks resources by ${JSON.stringify(data['application.resourceTrackingMethod'] ?? 'label')}, must be annotation: charts set app.kubernetes.io/instance themselves`);
     },
   },
   {

@@ -24,8 +24,10 @@ export interface KustomizeInputs {
   files: string[];
   /** Files reached through `components:`: shared by design, so two apps may consume them. */
   componentFiles: string[];
-  /** Why the build cannot be judged offline (a remote base, a Helm chart inflation). */
+  /** Why the build cannot be judged at all (a remote git base, a Helm chart inflation). */
   unsupported?: string;
+  /** Remote files (https URLs) the build fetches: kustomize reads them when the network allows. */
+  remote: string[];
 }
 
 const isRemote = (entry: string) => /^[a-z]+:\/\/|^git@|^github\.com\//i.test(entry);
@@ -39,6 +41,7 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
   const files = new Set<string>();
   const componentFiles = new Set<string>();
   let unsupported: string | undefined;
+  const remote: string[] = [];
   const seen = new Set<string>();
   const visit = (folder: string, viaComponent: boolean): void => {
     const file = kustomizationIn(view, folder);
@@ -56,8 +59,12 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
     const local = (entry: string): string => posix.normalize(folder ? `${folder}/${entry}` : entry);
     for (const [key, asComponent] of [['resources', false], ['bases', false], ['components', true]] as const) {
       for (const entry of entries(key)) {
+        if (/^https:\/\/[^?]+\.ya?ml$/i.test(entry)) {
+          remote.push(entry);
+          continue;
+        }
         if (isRemote(entry)) {
-          unsupported ??= `${file} names the remote ${key} entry ${entry}; the gate renders offline`;
+          unsupported ??= `${file} names the remote ${key} entry ${entry}, a git base the gate does not fetch`;
           continue;
         }
         const rel = local(entry);
@@ -74,5 +81,5 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
     }
   };
   visit(dir, false);
-  return { files: [...files].sort(), componentFiles: [...componentFiles].sort(), ...(unsupported ? { unsupported } : {}) };
+  return { files: [...files].sort(), componentFiles: [...componentFiles].sort(), remote, ...(unsupported ? { unsupported } : {}) };
 }

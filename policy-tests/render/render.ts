@@ -290,8 +290,18 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
   const inputs = kustomizeInputs(ctx.repo, dir);
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
   const contents = inputs.files.map((f) => [f, existsSync(join(ctx.repo.root, f)) ? hash(readFileSync(join(ctx.repo.root, f))) : 'missing']);
-  const inv: Invocation = { bin: ctx.tools.kustomize.bin, args: ctx.tools.kustomize.buildArgs(join(ctx.repo.root, dir)), cwd: ctx.repo.root, key: { tools: ctx.tools.versions, dir, contents } };
-  const { docs, problem, nondeterministic } = await cachedRun(ctx, inv);
+  // A remote file pinned by release (a tag in its URL) is part of the key as its URL: fetched once, then cached.
+  const inv: Invocation = { bin: ctx.tools.kustomize.bin, args: ctx.tools.kustomize.buildArgs(join(ctx.repo.root, dir)), cwd: ctx.repo.root, key: { tools: ctx.tools.versions, dir, contents, remote: inputs.remote } };
+  let rendered: CachedRender;
+  try {
+    rendered = await cachedRun(ctx, inv);
+  } catch (err) {
+    // Offline, a remote file cannot be fetched: not judged, and said so, rather than a failure of the repository.
+    const cause = /(no such host|dial tcp[^;']*|connection refused|network is unreachable|i\/o timeout|TLS handshake[^;']*|temporary failure[^;']*|HTTP 5\d\d|could not resolve[^;']*)/i.exec((err as Error).message);
+    if (inputs.remote.length && cause) throw new NotRendered(`the remote base ${inputs.remote.join(', ')} cannot be fetched from here (${cause[1]!.slice(0, 160)})`);
+    throw err;
+  }
+  const { docs, problem, nondeterministic } = rendered;
   if (problem) throw new Error(problem);
   // Findings point into the repository: a value a local-config ConfigMap set (the kustomize analogue of a
   // values file) at that key, anything else at the same path of the template the object came from.

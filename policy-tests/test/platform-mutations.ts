@@ -2,7 +2,7 @@
 import type { Mutation } from './mutation-runner.ts';
 import type { RepoCopy } from './helpers.ts';
 
-const ARGOCD_CM = 'apps/platform/argocd/argocd-cm.yaml';
+const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 const TOOLS = 'apps/platform/argocd/facts/render-tools.yaml';
 const KUSTOMIZATION = 'apps/platform/argocd/kustomization.yaml';
 const swap = (file: string, from: string, to: string) => (c: RepoCopy) => {

@@ -37,7 +37,9 @@ export function removeAbandonedScratch(root = tmpdir()): string[] {
     } catch {
       // No owner file yet: a run between creating its folder and writing the file, or one killed right
       // then. Only an old one is abandoned; a young one may belong to a run starting beside this one.
-      if (Date.now() - statSync(dir).mtimeMs < OWNERLESS_GRACE_MS) continue;
+      // A folder another run removed meanwhile is simply gone.
+      const mtime = statSync(dir, { throwIfNoEntry: false })?.mtimeMs;
+      if (mtime === undefined || Date.now() - mtime < OWNERLESS_GRACE_MS) continue;
     }
     if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
     rmSync(dir, { recursive: true, force: true });
