@@ -11,7 +11,7 @@ import { latestSentinel, writeSentinel } from '../backup/engines/sqlite.ts';
 import type { SqliteTarget } from '../backup/engines/types.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, contextOf, runBackup, unpackVerified, type BackupOptions } from '../backup/run.ts';
-import { requireScratchSpace, ScratchSpaceError, withScratch } from '../backup/scratch.ts';
+import { removeAbandonedScratch, requireScratchSpace, ScratchSpaceError, withScratch } from '../backup/scratch.ts';
 import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
 import { resticPaths, targetRepository } from '../backup/restic.ts';
 import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
@@ -381,6 +381,17 @@ describe.skipIf(tools.length > 0)('killed runs and a full TMPDIR', () => {
       }, root);
       expect(existsSync(inside)).toBe(false);
       expect(readdirSync(root).sort()).toEqual([basename(live), basename(starting)].sort());
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a scratch folder that vanishes during the cleanup (another run removed it) is skipped, not a crash', () => {
+    const root = mkdtempSync(join(tmpdir(), 'scratch-root-'));
+    try {
+      // A name listed by readdir that is gone by the time it is looked at: a dangling link stands in for the race.
+      symlinkSync(join(root, 'removed-meanwhile'), join(root, 'homelab-backup-backup-sonarr-racing'));
+      expect(removeAbandonedScratch(root)).toEqual([]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
