@@ -1,0 +1,181 @@
+/**
+ * What a change does to the cluster: the objects each Application applies on
+ * two refs, compared per resource with the noise stripped, and the changes
+ * that carry a risk, each with its reason. Pure functions of two snapshots.
+ */
+
+export interface Snapshot {
+  /** `app|apiVersion/kind|namespace|name` to the object as Argo CD would apply it. */
+  objects: Map<string, { app: string; prune: boolean; object: Record<string, unknown> }>;
+}
+
+export interface FieldChange {
+  path: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface ResourceChange {
+  app: string;
+  id: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  change: 'added' | 'removed' | 'changed';
+  fields: FieldChange[];
+}
+
+export interface Risk {
+  app: string;
+  id: string;
+  flag: 'delete' | 'immutable' | 'rbac' | 'version' | 'secret-target' | 'crd-version';
+  reason: string;
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Labels and annotations that change with every chart release or render, and say nothing about the cluster. */
+const NOISE_LABELS = ['helm.sh/chart', 'app.kubernetes.io/version', 'chart'];
+const NOISE_ANNOTATION = /^checksum\//;
+
+/** The object without render noise, with keys in one order, so a pure reformat compares equal. */
+export function normalize(object: Record<string, unknown>): Record<string, unknown> {
+  const strip = (v: unknown, path: string[]): unknown => {
+    if (Array.isArray(v)) return v.map((x) => strip(x, path));
+    if (!isMap(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(v).sort()) {
+      const where = path.at(-1);
+      if (where === 'labels' && NOISE_LABELS.includes(key)) continue;
+      if (where === 'annotations' && NOISE_ANNOTATION.test(key)) continue;
+      out[key] = strip(v[key], [...path, key]);
+    }
+    return out;
+  };
+  return strip(object, []) as Record<string, unknown>;
+}
+
+/** Field-level differences, as dotted paths with their old and new values. */
+export function fieldChanges(a: unknown, b: unknown, path = ''): FieldChange[] {
+  if (JSON.stringify(a) === JSON.stringify(b)) return [];
+  if (isMap(a) && isMap(b)) {
+    return [...new Set([...Object.keys(a), ...Object.keys(b)])].sort().flatMap((k) => fieldChanges(a[k], b[k], path ? `${path}.${k}` : k));
+  }
+  // Lists of named things (containers, ports, env) compare by name, so a reorder is no change.
+  if (Array.isArray(a) && Array.isArray(b) && [...a, ...b].every((x) => isMap(x) && typeof x.name === 'string')) {
+    const byName = (l: unknown[]) => new Map(l.map((x) => [(x as { name: string }).name, x]));
+    const [ma, mb] = [byName(a), byName(b)];
+    return [...new Set([...ma.keys(), ...mb.keys()])].sort().flatMap((n) => fieldChanges(ma.get(n), mb.get(n), `${path}[${n}]`));
+  }
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((x, i) => fieldChanges(x, b[i], `${path}[${i}]`));
+  return [{ path, from: a, to: b }];
+}
+
+export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
+  const out: ResourceChange[] = [];
+  for (const id of [...new Set([...base.objects.keys(), ...head.objects.keys()])].sort()) {
+    const [a, b] = [base.objects.get(id), head.objects.get(id)];
+    const [app, kind, namespace, name] = id.split('|') as [string, string, string, string];
+    if (!a) out.push({ app, id, kind, name, namespace, change: 'added', fields: [] });
+    else if (!b) out.push({ app, id, kind, name, namespace, change: 'removed', fields: [] });
+    else {
+      const fields = fieldChanges(normalize(a.object), normalize(b.object));
+      if (fields.length) out.push({ app, id, kind, name, namespace, change: 'changed', fields });
+    }
+  }
+  return out;
+}
+
+const dig = (v: unknown, path: (string | number)[]): unknown => path.reduce<unknown>((x, k) => (x === null || typeof x !== 'object' ? undefined : (x as Record<string | number, unknown>)[k]), v);
+const kindOf = (id: string) => id.split('|')[1]!.split('/').pop()!;
+
+/** Kubernetes quantity in bytes, for comparing claim sizes. */
+function bytes(q: unknown): number {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/.exec(String(q ?? ''));
+  if (!m) return NaN;
+  const unit: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15 };
+  return Number(m[1]) * (m[2] ? unit[m[2]]! : 1);
+}
+
+function images(object: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (isMap(v)) {
+      if (typeof v.image === 'string' && typeof v.name === 'string') out.set(v.name, v.image);
+      Object.values(v).forEach(walk);
+    }
+  };
+  walk(object);
+  return out;
+}
+
+const major = (tag: string) => /^v?(\d+)/.exec(tag)?.[1];
+
+/** Image tag changes, with whether the major moved. */
+function imageRisk(a: unknown, b: unknown): string[] {
+  const [ia, ib] = [images(a), images(b)];
+  const out: string[] = [];
+  for (const [name, to] of ib) {
+    const from = ia.get(name);
+    if (!from || from === to) continue;
+    const [fa, ta] = [from.split(':').pop() ?? '', to.split(':').pop() ?? ''];
+    out.push(`container ${name}: ${from} -> ${to}${major(fa) !== undefined && major(ta) !== undefined && major(fa) !== major(ta) ? ' (a major version)' : ''}`);
+  }
+  return out;
+}
+
+function rbacRules(o: unknown): Set<string> {
+  const out = new Set<string>();
+  for (const r of (dig(o, ['rules']) ?? []) as Record<string, unknown[]>[]) {
+    for (const g of (r.apiGroups ?? ['']) as string[]) for (const res of (r.resources ?? r.nonResourceURLs ?? []) as string[]) for (const v of (r.verbs ?? []) as string[]) out.add(`${g}/${res}:${v}`);
+  }
+  return out;
+}
+
+const DELETE_RISK = new Set(['PersistentVolumeClaim', 'PersistentVolume', 'Namespace', 'CustomResourceDefinition', 'StatefulSet', 'Secret']);
+
+/** The risks of a set of changes, each with its reason. */
+export function risks(changes: readonly ResourceChange[], base: Snapshot, head: Snapshot): Risk[] {
+  const out: Risk[] = [];
+  const flag = (c: ResourceChange, f: Risk['flag'], reason: string) => out.push({ app: c.app, id: c.id, flag: f, reason });
+  for (const c of changes) {
+    const kind = kindOf(c.id);
+    const [a, b] = [base.objects.get(c.id), head.objects.get(c.id)];
+    const label = `${kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}`;
+    if (c.change === 'removed' && DELETE_RISK.has(kind) && a?.prune) flag(c, 'delete', `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${kind === 'PersistentVolumeClaim' || kind === 'StatefulSet' ? ' and its data with it' : ''}`);
+    if ((kind === 'ClusterRoleBinding' || kind === 'RoleBinding') && c.change !== 'removed') {
+      const role = String(dig(b?.object, ['roleRef', 'name']) ?? '');
+      if (c.change === 'added') flag(c, 'rbac', `${label} is a new binding (to ${role})${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
+      else if (c.fields.some((f) => f.path.startsWith('subjects') || f.path.startsWith('roleRef'))) flag(c, 'rbac', `${label} binds ${role} to other subjects${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
+    }
+    if ((kind === 'ClusterRole' || kind === 'Role') && c.change !== 'removed') {
+      const before = rbacRules(a?.object);
+      const grown = [...rbacRules(b?.object)].filter((r) => !before.has(r));
+      if (grown.length) flag(c, 'rbac', `${label} grows: ${grown.slice(0, 8).join(', ')}${grown.length > 8 ? ', ...' : ''}`);
+    }
+    if (c.change === 'added' && kind === 'ExternalSecret') flag(c, 'secret-target', `${label} writes Secret ${String(dig(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
+    if (c.change !== 'changed') continue;
+    const changed = (prefix: string) => c.fields.some((f) => f.path === prefix || f.path.startsWith(`${prefix}.`) || f.path.startsWith(`${prefix}[`));
+    if (['Deployment', 'StatefulSet', 'DaemonSet'].includes(kind) && changed('spec.selector')) flag(c, 'immutable', `${label}: spec.selector is immutable; the sync fails until the object is replaced`);
+    if (kind === 'StatefulSet' && (changed('spec.volumeClaimTemplates') || changed('spec.serviceName'))) flag(c, 'immutable', `${label}: volumeClaimTemplates and serviceName are immutable`);
+    if (kind === 'Job' && changed('spec.template')) flag(c, 'immutable', `${label}: a Job's template is immutable`);
+    if (kind === 'PersistentVolumeClaim') {
+      if (changed('spec.storageClassName')) flag(c, 'immutable', `${label}: storageClassName is immutable`);
+      const [from, to] = [bytes(dig(a?.object, ['spec', 'resources', 'requests', 'storage'])), bytes(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))];
+      if (to < from) flag(c, 'immutable', `${label}: a claim cannot shrink (${String(dig(a?.object, ['spec', 'resources', 'requests', 'storage']))} -> ${String(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))})`);
+    }
+    if (kind === 'Service' && changed('spec.clusterIP')) flag(c, 'immutable', `${label}: spec.clusterIP is immutable`);
+    for (const line of imageRisk(a?.object, b?.object)) flag(c, 'version', `${label}: ${line}`);
+    if (kind === 'Application') {
+      for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) flag(c, 'version', `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${String(f.from)} -> ${String(f.to)}${major(String(f.from)) !== major(String(f.to)) ? ' (a major version)' : ''}`);
+    }
+    if (kind === 'ExternalSecret' && (changed('spec.target') || changed('spec.data') || changed('spec.dataFrom'))) flag(c, 'secret-target', `${label} writes something else: ${c.fields.map((f) => f.path).slice(0, 5).join(', ')}`);
+    if (kind === 'CustomResourceDefinition') {
+      const served = (o: unknown) => new Set(((dig(o, ['spec', 'versions']) ?? []) as { name?: string }[]).map((v) => v.name));
+      const gone = [...served(a?.object)].filter((v) => !served(b?.object).has(v));
+      if (gone.length) flag(c, 'crd-version', `${label}: version ${gone.join(', ')} removed; objects stored in it become unreadable`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,178 @@
+/**
+ * npm run diff on fixture git repositories built here: each risk class makes
+ * exactly its flag appear, a pure reformat is no change, the Markdown is cut
+ * at its cap and says so, and a render failure on either side is an error.
+ */
+import { describe, expect, it } from 'vitest';
+import { output } from '../../policy-tests/test/exec.ts';
+import { fixtureRepo, REPO_URL, type FixtureRepo } from '../../policy-tests/test/render-fixtures.ts';
+import { compare, normalize, risks, type Snapshot } from '../diff/changes.ts';
+import { main } from '../diff/command.ts';
+import { markdown } from '../diff/report.ts';
+
+const APP = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: demo
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: ${REPO_URL}
+    targetRevision: main
+    path: apps/demo
+    directory:
+      exclude: application.yaml
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: demo
+  syncPolicy:
+    automated:
+      prune: true
+      selfHeal: true
+`;
+
+const BASE = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: demo
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+      annotations: {checksum/config: aaa}
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.4.0
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+  namespace: demo
+spec:
+  storageClassName: ceph-block
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests: {storage: 10Gi}
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata:
+  name: web-secret
+  namespace: demo
+spec:
+  secretStoreRef: {kind: ClusterSecretStore, name: homelab}
+  target: {name: web-secret}
+  data:
+    - secretKey: token
+      remoteRef: {key: web, property: token}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+    - {name: v1, served: true, storage: true}
+    - {name: v1beta1, served: true, storage: false}
+`;
+
+async function git(root: string, ...args: string[]) {
+  return output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: root });
+}
+
+async function repoWith(files: string): Promise<FixtureRepo> {
+  const repo = fixtureRepo();
+  repo.write('apps/demo/application.yaml', APP);
+  repo.write('apps/demo/objects.yaml', files);
+  await git(repo.root, 'init', '-q', '-b', 'main');
+  await git(repo.root, 'add', '-A');
+  await git(repo.root, 'commit', '-q', '-m', 'base');
+  return repo;
+}
+
+async function diff(repo: FixtureRepo, args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { ...process.env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+/** The base repository, then `change` applied to the working tree; the diff of the two as JSON. */
+async function flagsAfter(change: (text: string) => string, extra = '') {
+  const repo = await repoWith(BASE);
+  repo.write('apps/demo/objects.yaml', change(BASE) + extra);
+  const r = await diff(repo, ['HEAD', '-o', 'json']);
+  return { ...r, report: r.stdout ? (JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[]; changes: { change: string; fields: { path: string }[] }[] }) : undefined };
+}
+
+describe('npm run diff', () => {
+  it('sees nothing in a pure reformat: key order, comments, flow style, a new checksum', async () => {
+    const reformatted = BASE.replace('    matchLabels: {app: web}', '    # same selector\n    matchLabels:\n      app: web').replace('checksum/config: aaa', 'checksum/config: bbb').replace('  name: data\n  namespace: demo', '  namespace: demo\n  name: data');
+    const r = await flagsAfter(() => reformatted);
+    expect(r.code).toBe(0);
+    expect(r.report).toEqual({ risks: [], changes: [] });
+  });
+
+  it.each([
+    ['delete', 'a PVC deleted under prune', (t: string) => t.replace(/---\napiVersion: v1\nkind: PersistentVolumeClaim[\s\S]*?(?=---)/, ''), /PersistentVolumeClaim demo\/data is deleted: app demo prunes, so Argo CD removes it and its data with it/],
+    ['immutable', 'a Deployment selector changed', (t: string) => t.replace('matchLabels: {app: web}', 'matchLabels: {app: web, tier: front}'), /Deployment demo\/web: spec\.selector is immutable/],
+    ['immutable', 'a claim made smaller', (t: string) => t.replace('storage: 10Gi', 'storage: 5Gi'), /a claim cannot shrink \(10Gi -> 5Gi\)/],
+    ['immutable', 'a claim moved to another class', (t: string) => t.replace('storageClassName: ceph-block', 'storageClassName: local-path'), /storageClassName is immutable/],
+    ['version', 'an image moved a major', (t: string) => t.replace('web:1.4.0', 'web:2.0.0'), /container web: ghcr\.io\/example\/web:1\.4\.0 -> ghcr\.io\/example\/web:2\.0\.0 \(a major version\)/],
+    ['secret-target', 'an ExternalSecret writing another Secret', (t: string) => t.replace('target: {name: web-secret}', 'target: {name: web-token}'), /ExternalSecret demo\/web-secret writes something else: spec\.target\.name/],
+    ['crd-version', 'a CRD version removed', (t: string) => t.replace('    - {name: v1beta1, served: true, storage: false}\n', ''), /CustomResourceDefinition widgets\.example\.com: version v1beta1 removed/],
+  ])('flags %s: %s', async (flag, _why, change, reason) => {
+    const r = await flagsAfter(change);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.report!.risks.map((x) => x.flag)).toEqual([flag]);
+    expect(r.report!.risks[0]!.reason).toMatch(reason);
+  });
+
+  it('flags RBAC that grows: a binding to cluster-admin', async () => {
+    const r = await flagsAfter((t) => t, '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: web-admin\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: web, namespace: demo}]\n');
+    expect(r.code).toBe(2);
+    expect(r.report!.risks).toEqual([expect.objectContaining({ flag: 'rbac', reason: expect.stringMatching(/new binding \(to cluster-admin\): cluster-admin/) })]);
+  });
+
+  it('reports a changed field as a path with its old and new value, and diffs two refs', async () => {
+    const repo = await repoWith(BASE);
+    repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:1.4.1'));
+    await git(repo.root, 'commit', '-q', '-am', 'patch');
+    const r = await diff(repo, ['HEAD~1', 'HEAD']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('    spec.template.spec.containers[web].image: "ghcr.io/example/web:1.4.0" -> "ghcr.io/example/web:1.4.1"');
+    expect(r.stdout).toMatch(/\[version\] demo: Deployment demo\/web: container web: .*1\.4\.1$/m);
+  });
+
+  it('is an error when either side does not render, and a usage error for a ref that does not exist', async () => {
+    const repo = await repoWith(BASE);
+    repo.write('apps/demo/kustomization.yaml', 'resources: [missing.yaml]\n');
+    const broken = await diff(repo, ['HEAD']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/^diff: the working tree: demo \(kustomize apps\/demo\): .*missing\.yaml/);
+    const noRef = await diff(repo, ['no-such-branch']);
+    expect(noRef.code).toBe(2);
+    expect(noRef.stderr).toMatch(/^diff: no such ref "no-such-branch"/);
+  });
+});
+
+describe('the report', () => {
+  it('cuts Markdown at its cap, says so, and keeps the risks first', () => {
+    const objects = (n: number, image: string) => new Map(Array.from({ length: n }, (_, i) => [`app-${i}|apps/v1/Deployment|ns|web-${i}`, { app: `app-${i}`, prune: true, object: normalize({ kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'web', image }] } } } }) }]));
+    const [base, head] = [{ objects: objects(400, 'web:1.0.0') }, { objects: objects(400, 'web:2.0.0') }] as [Snapshot, Snapshot];
+    const changes = compare(base, head);
+    const md = markdown(changes, risks(changes, base, head), 20_000);
+    expect(Buffer.byteLength(md)).toBeLessThanOrEqual(20_000);
+    expect(md).toMatch(/\*\*Cut short\*\*: this comment stops at 60 KB/);
+    expect(md).toMatch(/^## Rendered diff\n\n### ⚠️ 400 risk\(s\)\n\n- \*\*version\*\*/);
+  });
+});
