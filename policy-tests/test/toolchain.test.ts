@@ -1,5 +1,5 @@
 /** One Node line everywhere: .node-version, engines, CI, the container images. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../model/repo.ts';
@@ -61,5 +61,18 @@ describe('render tools', () => {
   it('refuses a Helm that is not Helm 4, in one line', async () => {
     const { kubectl } = await pinnedBinaries();
     await expect(renderTools({ ...process.env, HELM_BIN: '/bin/false', KUSTOMIZE_BIN: kubectl })).rejects.toThrow(/^Helm at \/bin\/false does not run/);
+  });
+});
+
+describe('workflows', () => {
+  it('pin every action by commit SHA and give each workflow least-privilege permissions', () => {
+    for (const file of readdirSync(join(REPO_ROOT, '.github/workflows')).filter((f) => /\.ya?ml$/.test(f))) {
+      const text = read(`.github/workflows/${file}`);
+      const uses = [...text.matchAll(/uses:\s*(\S+)/g)].map((m) => m[1]!);
+      expect(uses.length, file).toBeGreaterThan(0);
+      for (const u of uses) expect(u, `${file}: ${u}`).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+      expect(text, file).toMatch(/^permissions:\n(  \w[\w-]*: (read|write|none)\n)+/m);
+      expect(text, file).not.toMatch(/write-all|: write\n[\s\S]*contents: write/);
+    }
   });
 });
