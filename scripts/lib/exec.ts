@@ -8,6 +8,8 @@ import { $, ProcessOutput } from 'zx';
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   input?: string;
+  /** The directory the tool runs in (Renovate's local platform reads the repository it is started in). */
+  cwd?: string;
 }
 
 /** Runs `command` and resolves to its trimmed stdout; rejects with an Error whose message is the tool's first stderr line. */
@@ -15,7 +17,7 @@ export async function run(command: string, args: readonly string[], o: RunOption
   // No input: stdin is closed, so a tool that would wait for a terminal fails at once instead of hanging a CronJob.
   const stdio = o.input === undefined ? (['ignore', 'pipe', 'pipe'] as const) : (['pipe', 'pipe', 'pipe'] as const);
   try {
-    const out = await $({ env: o.env ?? process.env, input: o.input, quiet: true, verbose: false, stdio: [...stdio] })`${command} ${args}`;
+    const out = await $({ env: o.env ?? process.env, cwd: o.cwd, input: o.input, quiet: true, verbose: false, stdio: [...stdio] })`${command} ${args}`;
     return out.stdout.trim();
   } catch (err) {
     throw new Error(`${command}: ${toolError(err)}`);
@@ -37,3 +39,20 @@ export function toolError(err: unknown): string {
 
 /** The message of any thrown value, as one line. */
 export const oneLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+
+export interface Finished {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `command` to the end, whatever its exit status: for a tool whose failure is an answer to read (a validator), not an error. */
+export async function runToEnd(command: string, args: readonly string[], o: RunOptions = {}): Promise<Finished> {
+  try {
+    const out = await $({ env: o.env ?? process.env, cwd: o.cwd, quiet: true, verbose: false, nothrow: true, stdio: ['ignore', 'pipe', 'pipe'] })`${command} ${args}`;
+    if (out.exitCode === 127 && /not found|No such file/.test(out.stderr)) throw new Error('not installed (not found on PATH)');
+    return { exitCode: out.exitCode ?? 1, stdout: out.stdout, stderr: out.stderr };
+  } catch (err) {
+    throw new Error(`${command}: ${toolError(err)}`);
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * npm run renovate:check: Renovate's own validator on .github/renovate.json5
+ * (--strict), then Renovate's own extraction of the repository, compared with
+ * every pin the scanner finds. A pin no manager matches, and no exemption
+ * explains, is one line with its file:line. Exit 0 when all is covered, 1 when
+ * not (or when Renovate cannot run), 2 on a usage error.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { runCommand, type CommandIo } from '../lib/command.ts';
+import { coverage, EXEMPTIONS_FILE, parseExemptions } from './coverage.ts';
+import { findRepositoryPins } from './pins.ts';
+import { extractDeps, RENOVATE_CONFIG_FILE, validateConfig } from './renovate.ts';
+
+const REPO_ROOT = new URL('../..', import.meta.url).pathname;
+
+/** Checks the repository at `root`; resolves to the exit status, having written its report through `out`. */
+export async function checkRenovate(root: string, out: (line: string) => void): Promise<number> {
+  const problems = await validateConfig(root);
+  for (const p of problems) out(`INVALID  ${p}`);
+  if (problems.length) return 1;
+  out(`valid    ${RENOVATE_CONFIG_FILE} (renovate-config-validator --strict)`);
+  const exemptionsPath = join(root, EXEMPTIONS_FILE);
+  const exemptions = existsSync(exemptionsPath) ? parseExemptions(readFileSync(exemptionsPath, 'utf8')) : [];
+  const [pins, deps] = await Promise.all([findRepositoryPins(root), extractDeps(root)]);
+  const result = coverage(pins, deps, exemptions);
+  for (const pin of result.uncovered) out(`UNCOVERED ${pin.file}:${pin.line}: ${pin.key} ${pin.text} is pinned, but no Renovate manager matches it (add a manager, or an entry with its reason to ${EXEMPTIONS_FILE})`);
+  for (const e of result.unusedExemptions) out(`STALE    ${EXEMPTIONS_FILE}: the entry for ${e.files} (${e.keys.join(', ')}) matches no pin; remove it`);
+  out(`Pins: ${pins.length} found - covered by Renovate: ${result.covered.length}, exempt: ${result.exempt.length}, uncovered: ${result.uncovered.length}`);
+  return result.uncovered.length || result.unusedExemptions.length ? 1 : 0;
+}
+
+export async function main(argv: string[], io?: CommandIo): Promise<number> {
+  const write = (line: string) => (io ? io.stdout(`${line}\n`) : process.stdout.write(`${line}\n`));
+  return runCommand(
+    {
+      name: 'renovate:check',
+      usage: 'renovate:check [--root DIR]',
+      help: `Validates ${RENOVATE_CONFIG_FILE} with Renovate's own validator (--strict), runs
+Renovate's own extraction on the repository (offline: --platform=local
+--dry-run=extract), and checks that every pinned version string in the
+repository is matched by a Renovate manager or exempted in ${EXEMPTIONS_FILE}
+with its reason.
+
+  --root DIR   the repository to check (default: this one)
+
+Exit status: 0 when the config is valid and every pin is covered, 1 when not
+(each problem is one line with its file:line), 2 on a usage error.`,
+      options: { root: { type: 'string' } },
+      positionals: { min: 0, max: 0 },
+      run: async ({ values }) => checkRenovate(resolve((values.root as string | undefined) ?? REPO_ROOT), write),
+    },
+    argv,
+    io,
+  );
+}
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) process.exitCode = await main(process.argv.slice(2));

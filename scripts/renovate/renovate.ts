@@ -1,0 +1,90 @@
+/**
+ * Renovate itself, run through zx: its config validator, and its extraction
+ * (`--platform=local --dry-run=extract`), which reads a repository with the
+ * repository's own config and reports every dependency each manager matched.
+ * Both run offline. Renovate is pinned in its own npm project, tools/renovate/.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, runToEnd } from '../lib/exec.ts';
+
+/** Where this repository keeps its Renovate config (one of the names Renovate looks for). */
+export const RENOVATE_CONFIG_FILE = '.github/renovate.json5';
+
+const BIN_DIR = new URL('../../tools/renovate/node_modules/.bin/', import.meta.url).pathname;
+
+/** One dependency a Renovate manager extracted. */
+export interface ExtractedDep {
+  /** The file it was found in, from the repository root. */
+  file: string;
+  manager: string;
+  datasource?: string;
+  depName?: string;
+  currentValue?: string;
+  currentDigest?: string;
+  skipReason?: string;
+}
+
+function binary(name: string): string {
+  const path = join(BIN_DIR, name);
+  if (!existsSync(path)) throw new Error(`${name} is not installed: run npm ci (it installs tools/renovate/)`);
+  return path;
+}
+
+/**
+ * Renovate's environment: the caller's, less every RENOVATE_* setting (a
+ * token or a config file of the operator's would change what is checked),
+ * with RE2 off (it is a native module; tools/renovate installs without build
+ * scripts, and Node's RegExp is what Renovate falls back to anyway).
+ */
+function renovateEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('RENOVATE_') && k !== 'LOG_LEVEL' && k !== 'LOG_FORMAT') env[k] = v;
+  return { ...env, RENOVATE_X_IGNORE_RE2: 'true', LOG_LEVEL: 'warn', ...extra };
+}
+
+/** `renovate-config-validator --strict` on the repository at `root`: the problems it names, none when valid. */
+export async function validateConfig(root: string): Promise<string[]> {
+  if (!existsSync(join(root, RENOVATE_CONFIG_FILE))) return [`${RENOVATE_CONFIG_FILE}: no Renovate config`];
+  const { exitCode, stdout, stderr } = await runToEnd(binary('renovate-config-validator'), ['--strict'], { cwd: root, env: renovateEnv({ LOG_LEVEL: 'info' }) });
+  const out = `${stdout}\n${stderr}`;
+  if (exitCode === 0 && /validated successfully/.test(out)) return [];
+  // The validator prints each problem as a JSON "message" field; --strict adds the migration it wants.
+  const messages = [...out.matchAll(/"message":\s*"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
+  if (/needs migrat/i.test(out)) messages.push('the config uses options Renovate has renamed (--strict wants it migrated)');
+  const fallback = out.split('\n').find((l) => /ERROR|WARN/.test(l))?.trim() ?? `exited with status ${exitCode}`;
+  return (messages.length ? messages : [fallback]).map((m) => `${RENOVATE_CONFIG_FILE}: ${m}`);
+}
+
+/** Renovate's own extraction of the repository at `root`, with its config: every dependency every manager matched. */
+export async function extractDeps(root: string): Promise<ExtractedDep[]> {
+  const scratch = await mkdtemp(join(tmpdir(), 'homelab-renovate-'));
+  try {
+    const report = join(scratch, 'report.json');
+    await run(binary('renovate'), ['--platform=local', '--dry-run=extract', '--report-type=file', `--report-path=${report}`], {
+      cwd: root,
+      env: renovateEnv({ RENOVATE_BASE_DIR: join(scratch, 'base') }),
+    });
+    if (!existsSync(report)) throw new Error('renovate: wrote no extraction report');
+    return depsOfReport(JSON.parse(await readFile(report, 'utf8')));
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+interface Report {
+  repositories?: Record<string, { packageFiles?: Record<string, { packageFile: string; deps?: Omit<ExtractedDep, 'file' | 'manager'>[] }[]> }>;
+}
+
+/** The dependencies of a Renovate report (`--report-type=file`), flattened. */
+export function depsOfReport(report: Report): ExtractedDep[] {
+  const deps: ExtractedDep[] = [];
+  for (const repo of Object.values(report.repositories ?? {})) {
+    for (const [manager, files] of Object.entries(repo.packageFiles ?? {})) {
+      for (const f of files) for (const d of f.deps ?? []) deps.push({ file: f.packageFile, manager, datasource: d.datasource, depName: d.depName, currentValue: d.currentValue, currentDigest: d.currentDigest, skipReason: d.skipReason });
+    }
+  }
+  return deps;
+}
