@@ -40,9 +40,11 @@ const NOISE_ANNOTATION = /^checksum\//;
 
 /** The object without render noise, with keys in one order, so a pure reformat compares equal. */
 export function normalize(object: Record<string, unknown>): Record<string, unknown> {
-  const strip = (v: unknown, path: string[]): unknown => {
-    if (Array.isArray(v)) return v.map((x) => strip(x, path));
-    if (!isMap(v)) return v;
+  const strip = (value: unknown, path: string[]): unknown => {
+    if (Array.isArray(value)) return value.map((x) => strip(x, path));
+    if (!isMap(value)) return value;
+    // The API server stores a claim template with its apiVersion and kind, whether or not the manifest gave them.
+    const v = path.at(-1) === 'volumeClaimTemplates' ? { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...value } : value;
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(v).sort()) {
       const where = path.at(-1);
@@ -136,6 +138,9 @@ function rbacRules(o: unknown): Set<string> {
 const DELETE_RISK = new Set(['PersistentVolumeClaim', 'PersistentVolume', 'Namespace', 'CustomResourceDefinition', 'StatefulSet', 'Secret']);
 
 /** The risks of a set of changes, each with its reason. */
+const HOOK_ANNOTATIONS = ['argocd.argoproj.io/hook', 'helm.sh/hook'];
+const isHook = (o: unknown) => HOOK_ANNOTATIONS.some((a) => dig(o, ['metadata', 'annotations', a]) !== undefined);
+
 export function risks(changes: readonly ResourceChange[], base: Snapshot, head: Snapshot): Risk[] {
   const out: Risk[] = [];
   const flag = (c: ResourceChange, f: Risk['flag'], reason: string) => out.push({ app: c.app, id: c.id, flag: f, reason });
@@ -159,7 +164,8 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
     const changed = (prefix: string) => c.fields.some((f) => f.path === prefix || f.path.startsWith(`${prefix}.`) || f.path.startsWith(`${prefix}[`));
     if (['Deployment', 'StatefulSet', 'DaemonSet'].includes(kind) && changed('spec.selector')) flag(c, 'immutable', `${label}: spec.selector is immutable; the sync fails until the object is replaced`);
     if (kind === 'StatefulSet' && (changed('spec.volumeClaimTemplates') || changed('spec.serviceName'))) flag(c, 'immutable', `${label}: volumeClaimTemplates and serviceName are immutable`);
-    if (kind === 'Job' && changed('spec.template')) flag(c, 'immutable', `${label}: a Job's template is immutable`);
+    // A hook Job is deleted and created again at every sync (Argo CD maps Helm hooks to its own), never patched.
+    if (kind === 'Job' && changed('spec.template') && !isHook(a?.object) && !isHook(b?.object)) flag(c, 'immutable', `${label}: a Job's template is immutable`);
     if (kind === 'PersistentVolumeClaim') {
       if (changed('spec.storageClassName')) flag(c, 'immutable', `${label}: storageClassName is immutable`);
       const [from, to] = [bytes(dig(a?.object, ['spec', 'resources', 'requests', 'storage'])), bytes(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))];

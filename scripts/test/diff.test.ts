@@ -137,6 +137,24 @@ describe('npm run diff', () => {
     expect(r.report!.risks[0]!.reason).toMatch(reason);
   });
 
+  it('sees no change in what the API server fills in (a claim template gaining its apiVersion and kind), and no immutable Job in a hook, which Argo CD recreates', async () => {
+    const sts = `---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\n  namespace: demo\nspec:\n  serviceName: db\n  selector:\n    matchLabels: {app: db}\n  template:\n    metadata:\n      labels: {app: db}\n    spec:\n      containers:\n        - name: db\n          image: ghcr.io/example/db:1.0.0\n  volumeClaimTemplates:\n    - metadata: {name: data}\n      spec:\n        accessModes: [ReadWriteOnce]\n        resources: {requests: {storage: 1Gi}}\n`;
+    const job = (hook: string, args: string) => `---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  namespace: demo\n${hook}spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: migrate\n          image: ghcr.io/example/migrate:1.0.0\n          args: [${args}]\n`;
+    const hook = '  annotations:\n    helm.sh/hook: pre-upgrade\n';
+    const repo = await repoWith(BASE + sts + job(hook, 'up'));
+    repo.write('apps/demo/objects.yaml', BASE + sts.replace('    - metadata: {name: data}', '    - apiVersion: v1\n      kind: PersistentVolumeClaim\n      metadata: {name: data}') + job(hook, 'up, --fast'));
+    let r = await diff(repo, ['HEAD', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { changes: { id: string }[] }).changes.map((c) => c.id)).toEqual([expect.stringContaining('Job')]);
+    // The same Job without the hook annotation is patched in place, and its template cannot be.
+    repo.write('apps/demo/objects.yaml', BASE + sts + job('', 'up'));
+    await git(repo.root, 'commit', '-q', '-am', 'plain job');
+    repo.write('apps/demo/objects.yaml', BASE + sts + job('', 'up, --fast'));
+    r = await diff(repo, ['HEAD', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(2);
+    expect((JSON.parse(r.stdout) as { risks: { reason: string }[] }).risks.map((x) => x.reason)).toEqual([expect.stringMatching(/Job demo\/migrate: a Job's template is immutable/)]);
+  });
+
   it('flags RBAC that grows: a binding to cluster-admin', async () => {
     const r = await flagsAfter((t) => t, '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: web-admin\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: web, namespace: demo}]\n');
     expect(r.code).toBe(2);
