@@ -20,21 +20,23 @@ export const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
 /** A folder another Application (cert-manager, same project) applies: a copy here is declared by two apps. */
 const PLAIN_COPY = 'apps/platform/cert-manager/volsync-copy.yaml';
 
-/** A volsync 0.13.1 stand-in that declares every key of the copy's values, in a fresh chart cache. */
+/** A stand-in for the volsync chart at the version the copy pins, declaring every key of the copy's values, in a fresh chart cache. */
 export function standInVolsync(): MutationSetup {
   let cache = '';
   return {
     async before(copy: RepoCopy) {
       cache = mkdtempSync(join(tmpdir(), 'standin-cache-'));
       const env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
+      // The version the copy's Application pins, so a chart bump needs no change here.
+      const version = /chart: volsync\s+targetRevision: (\S+)/.exec(copy.read('apps/platform/volsync/application.yaml'))![1]!;
       const defaults = { ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>), standinRandom: false, standinMonitor: true, standinPassword: '', standinCrd: true };
       const src = writeChart(join(cache, 'src'), {
         name: 'volsync',
-        version: '0.13.1',
+        version,
         values: defaults,
         files: {
           'templates/configmap.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: {{ .Release.Namespace }}\ndata:\n  manageCRDs: {{ .Values.manageCRDs | quote }}\n  disableAuth: {{ .Values.metrics.disableAuth | quote }}\n',
-          // Like volsync 0.13.1's own: the ServiceMonitor volsync, in the release namespace.
+          // Like volsync's own (0.13 to 0.16): the ServiceMonitor volsync, in the release namespace.
           'templates/servicemonitor.yaml': '{{- if .Values.standinMonitor }}\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\nspec:\n  endpoints:\n    - port: https\n      interval: 30s\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n{{- end }}\n',
           'templates/secret.yaml': '{{- if .Values.standinPassword }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: volsync-login\n  namespace: {{ .Release.Namespace }}\nstringData:\n  password: {{ .Values.standinPassword | quote }}\n{{- end }}\n',
           // Like the real chart: the ReplicationSource CRD its Application declares (gate.homelab-gitops/provides-crds).
@@ -44,10 +46,10 @@ export function standInVolsync(): MutationSetup {
         },
       });
       await output(env.HELM_BIN!, ['package', src, '--destination', join(cache, 'pkg')], { env });
-      const ref = { repoURL: 'https://backube.github.io/helm-charts/', chart: 'volsync', version: '0.13.1' };
+      const ref = { repoURL: 'https://backube.github.io/helm-charts/', chart: 'volsync', version };
       const target = cachedChartPath(ref, env);
       mkdirSync(dirname(target), { recursive: true });
-      renameSync(join(cache, 'pkg', 'volsync-0.13.1.tgz'), target);
+      renameSync(join(cache, 'pkg', `volsync-${version}.tgz`), target);
       // Written past the copy's undo list: the lock belongs to every mutation of the list.
       writeFileSync(join(copy.root, CHART_LOCK_FILE), formatLock({ charts: [{ ...ref, digest: digestOf(readFileSync(target)) }] }));
       return { env };
@@ -91,7 +93,7 @@ export const renderMutations: Mutation[] = [
   },
   {
     check: 'duplicate-resource',
-    why: "a plain ServiceMonitor beside the chart's own (the defect volsync 0.13.1 showed)",
+    why: "a plain ServiceMonitor beside the chart's own (the defect volsync 0.13.1 showed; 0.16.0 still renders its own)",
     mutate: (c) => c.write(PLAIN_COPY, 'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\n  namespace: volsync-system\nspec:\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n  endpoints:\n    - port: https\n      interval: 60s\n'),
     at: (c) => ({ file: PLAIN_COPY, line: lineOf(c, PLAIN_COPY, 'name: volsync') }),
   },

@@ -23,7 +23,7 @@ export function compatibleVersion(actual: string, required: string): boolean {
   return true;
 }
 
-/** Problems with a plugin ref such as `ghcr.io/falcosecurity/plugins/plugin/container:0.4.1`. */
+/** Problems with a plugin ref such as `ghcr.io/falcosecurity/plugins/plugin/container:0.7.1`. */
 export function pluginRefProblem(ref: string): string | undefined {
   const at = ref.lastIndexOf(':');
   const [repo, tag] = at > ref.lastIndexOf('/') ? [ref.slice(0, at), ref.slice(at + 1)] : [ref, ''];
