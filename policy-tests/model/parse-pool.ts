@@ -4,9 +4,7 @@
  * cost, and it is embarrassingly parallel: kubeconform parallelises the same
  * way. Small trees (this repository) parse on the main thread.
  */
-import { lstatSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from './findings.ts';
 import { itemPositions, lazyPositions, parseManifest, type ParsedFile, type Resource } from './manifest.ts';
@@ -62,37 +60,49 @@ export function clearParseCache(): void {
   parsedCache.clear();
 }
 
-function parseCached(root: string, file: string): ParsedFile {
-  const source = readSource(root, file);
-  if (!('text' in source)) return parseSource(file, source);
-  const text = source.text;
-  const key = `${file}\0${text}`;
-  let parsed = parsedCache.get(key);
-  if (!parsed) {
-    parsed = parseManifest(file, text);
-    parsedCache.set(key, parsed);
-    if (parsedCache.size > CACHE_LIMIT) parsedCache.delete(parsedCache.keys().next().value!);
-  }
+type Source = ReturnType<typeof readSource>;
+
+const keyOf = (file: string, source: Source) => ('text' in source ? `${file}\0${source.text}` : undefined);
+
+function remember(key: string, parsed: ParsedFile): ParsedFile {
+  parsedCache.set(key, parsed);
+  if (parsedCache.size > CACHE_LIMIT) parsedCache.delete(parsedCache.keys().next().value!);
   return parsed;
 }
 
+function parseCached(file: string, source: Source): ParsedFile {
+  const key = keyOf(file, source);
+  if (key === undefined) return parseSource(file, source);
+  return parsedCache.get(key) ?? remember(key, parseSource(file, source));
+}
+
 export async function parseFiles(root: string, files: readonly string[], options: { parallel?: boolean } = {}): Promise<ParsedFile[]> {
-  // lstat: a dangling or looping symlink has a size too, and readSource reports it.
-  const sized = files.map((file) => ({ file, size: lstatSync(join(root, file)).size }));
-  const bytes = sized.reduce((sum, f) => sum + f.size, 0);
+  // readSource lstats first: a dangling or looping symlink is a finding, not a crash.
+  const sources = new Map(files.map((file) => [file, readSource(root, file)]));
+  // Only what the cache has not seen counts towards going parallel: a second tree that differs in a few files (a diff's other ref) parses only those.
+  const unseen = files.filter((file) => {
+    const key = keyOf(file, sources.get(file)!);
+    return key !== undefined && !parsedCache.has(key);
+  });
+  const bytes = unseen.reduce((sum, file) => sum + Buffer.byteLength((sources.get(file) as { text: string }).text), 0);
   const threads = Math.min(availableParallelism(), 8);
   const parallel = options.parallel ?? (bytes >= PARALLEL_THRESHOLD_BYTES && threads > 1);
-  if (!parallel) return files.map((file) => parseCached(root, file));
+  if (!parallel) return files.map((file) => parseCached(file, sources.get(file)!));
   // The main thread takes one share itself: one worker fewer to start, and its resources keep eager positions.
+  const sized = (options.parallel ? files : unseen).map((file) => ({ file, size: Buffer.byteLength((sources.get(file) as { text?: string }).text ?? '') }));
   const [mine = [], ...theirs] = shareBySize(sized, threads);
   const pending = Promise.all(theirs.map((share) => runWorker(root, share)));
-  const local = new Map(mine.map((file) => [file, parseSource(file, readSource(root, file))]));
+  const local = new Map(mine.map((file) => [file, parseSource(file, sources.get(file)!)]));
   const remote = new Map((await pending).flat().map((r) => [r.file, r]));
   return files.map((file) => {
+    const source = sources.get(file)!;
+    const key = keyOf(file, source);
     const own = local.get(file);
-    if (own) return own;
-    const r = remote.get(file)!;
+    if (own) return key === undefined ? own : remember(key, own);
+    const r = remote.get(file);
+    if (!r) return parseCached(file, source);
     const memo = {};
-    return { file, text: r.text, findings: r.findings, resources: r.resources.map((res) => ({ ...res, positions: itemPositions(lazyPositions(r.text, res.doc, memo), res.item) })) };
+    const parsed: ParsedFile = { file, text: r.text, findings: r.findings, resources: r.resources.map((res) => ({ ...res, positions: itemPositions(lazyPositions(r.text, res.doc, memo), res.item) })) };
+    return key === undefined ? parsed : remember(key, parsed);
   });
 }

@@ -52,7 +52,8 @@ interface Invocation {
 class NotRendered extends Error {}
 
 function hash(value: unknown): string {
-  return createHash('sha256').update(typeof value === 'string' ? value : JSON.stringify(value)).digest('hex');
+  // A file's bytes hash as they are: JSON.stringify of a Buffer is an array of numbers, many times its size.
+  return createHash('sha256').update(typeof value === 'string' || value instanceof Uint8Array ? value : JSON.stringify(value)).digest('hex');
 }
 
 function firstLines(text: string): string {
@@ -214,17 +215,33 @@ interface CachedRender {
   nondeterministic: Nondeterminism[];
 }
 
+/**
+ * Cache entries already read in this process, by file. Rendered objects are
+ * never mutated (like parsed files), so a second tree that renders the same
+ * inputs (a diff's other ref, a watch loop) reads nothing from disk. Bounded.
+ */
+const readEntries = new Map<string, unknown>();
+
+function readEntry<T>(file: string): T | undefined {
+  const known = readEntries.get(file);
+  if (known !== undefined) return known as T;
+  if (!existsSync(file)) return undefined;
+  try {
+    const entry = JSON.parse(readFileSync(file, 'utf8')) as T;
+    readEntries.set(file, entry);
+    if (readEntries.size > 256) readEntries.delete(readEntries.keys().next().value!);
+    return entry;
+  } catch {
+    return undefined; // A torn entry is made again.
+  }
+}
+
 /** Runs an invocation through the render cache; a miss renders (twice, to catch nondeterminism). */
 async function cachedRun(ctx: Context, inv: Invocation): Promise<CachedRender> {
   const dir = join(cacheRoot(ctx.env), 'renders');
   const file = join(dir, `${hash(inv.key)}.json`);
-  if (existsSync(file)) {
-    try {
-      return JSON.parse(readFileSync(file, 'utf8')) as CachedRender;
-    } catch {
-      // A torn entry is rendered again.
-    }
-  }
+  const cached = readEntry<CachedRender>(file);
+  if (cached) return cached;
   const first = await runTool(ctx, inv);
   const nondeterministic = ctx.checkDeterminism ? differences(first, await runTool(ctx, inv)) : [];
   const { docs, problems } = splitRendered(first);
@@ -242,13 +259,8 @@ async function cachedScope(ctx: Context, archive: string, digest: string): Promi
   type Stored = Omit<ChartScope, 'subcharts'> & { subcharts: [string, Stored][] };
   const revive = (s: Stored): ChartScope => ({ ...s, subcharts: new Map(s.subcharts.map(([k, v]) => [k, revive(v)])) });
   const store = (s: ChartScope): Stored => ({ ...s, subcharts: [...s.subcharts].map(([k, v]) => [k, store(v)]) });
-  if (existsSync(file)) {
-    try {
-      return revive(JSON.parse(readFileSync(file, 'utf8')) as Stored);
-    } catch {
-      // read it again from the archive
-    }
-  }
+  const stored = readEntry<Stored>(file);
+  if (stored) return revive(stored);
   const scope = await chartScopeFromArchive(archive);
   mkdirSync(join(cacheRoot(ctx.env), 'scopes'), { recursive: true });
   writeFileSync(`${file}.partial-${process.pid}`, JSON.stringify(store(scope)));

@@ -120,15 +120,19 @@ export function crdsFromObjects(crdObjects: readonly { file: string; object: Rec
     for (const version of spec.versions ?? []) {
       const raw = version.schema?.openAPIV3Schema;
       if (!version.name || version.served === false || !raw) continue;
-      const schema = withNullable(raw);
+      // The schema is converted, and compiled, only when something asks for it.
+      let schema: JsonSchema | undefined;
       let compiled: ValidateFunction | undefined;
+      const converted = () => (schema ??= withNullable(raw));
       out.push({
         apiVersion: `${spec.group}/${version.name}`,
         kind: spec.names.kind,
         scope: spec.scope === 'Cluster' ? 'Cluster' : 'Namespaced',
         file,
-        schema,
-        compile: () => (compiled ??= (lazyAjv ??= crdAjv()).compile(schema)),
+        get schema() {
+          return converted();
+        },
+        compile: () => (compiled ??= (lazyAjv ??= crdAjv()).compile(converted())),
       });
     }
   }

@@ -86,7 +86,23 @@ export class SchemaLayer {
     const shapes = [...this.shapes];
     const metaShape = (shapes[this.trees.kinds['v1/ConfigMap']!.root] as { f: Record<string, number> }).f.metadata!;
     const layer = new SchemaLayer(this.trees, shapes, this.repoCrds);
-    for (const crd of found) layer.declared.set(`${crd.apiVersion}/${crd.kind}`, { ...crd, root: shapesFromJsonSchema(crd.schema as never, shapes, metaShape) });
+    for (const crd of found) {
+      // A kind's field shapes are built the first time a resource of it is checked: most CRDs a chart installs have no resource here.
+      let root: number | undefined;
+      layer.declared.set(`${crd.apiVersion}/${crd.kind}`, {
+        apiVersion: crd.apiVersion,
+        kind: crd.kind,
+        scope: crd.scope,
+        file: crd.file,
+        compile: crd.compile,
+        get schema() {
+          return crd.schema;
+        },
+        get root() {
+          return (root ??= shapesFromJsonSchema(crd.schema as never, shapes, metaShape));
+        },
+      });
+    }
     return layer;
   }
 
