@@ -3,6 +3,7 @@
  * two refs, compared per resource with the noise stripped, and the changes
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
+import { isDeepStrictEqual } from 'node:util';
 
 export interface Snapshot {
   /** `app|apiVersion/kind|namespace|name` to the object as Argo CD would apply it. */
@@ -38,39 +39,54 @@ const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const NOISE_LABELS = ['helm.sh/chart', 'app.kubernetes.io/version', 'chart'];
 const NOISE_ANNOTATION = /^checksum\//;
 
-/** The object without render noise, with keys in one order, so a pure reformat compares equal. */
-export function normalize(object: Record<string, unknown>): Record<string, unknown> {
-  const strip = (value: unknown, path: string[]): unknown => {
-    if (Array.isArray(value)) return value.map((x) => strip(x, path));
-    if (!isMap(value)) return value;
-    // The API server stores a claim template with its apiVersion and kind, whether or not the manifest gave them.
-    const v = path.at(-1) === 'volumeClaimTemplates' ? { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...value } : value;
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(v).sort()) {
-      const where = path.at(-1);
-      if (where === 'labels' && NOISE_LABELS.includes(key)) continue;
-      if (where === 'annotations' && NOISE_ANNOTATION.test(key)) continue;
-      out[key] = strip(v[key], [...path, key]);
+/** A key that says nothing about the cluster, by the key it sits under: chart-version labels, checksum annotations. */
+const isNoise = (where: string | undefined, key: string) => (where === 'labels' && NOISE_LABELS.includes(key)) || (where === 'annotations' && NOISE_ANNOTATION.test(key));
+
+/** The API server stores a claim template with its apiVersion and kind, whether or not the manifest gave them. */
+const asStored = (v: Record<string, unknown>, where: string | undefined) => (where === 'volumeClaimTemplates' ? { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...v } : v);
+
+/**
+ * Field-level differences, as dotted paths with their old and new values,
+ * without render noise: keys compare in one order, lists of named items by
+ * name, and noise keys not at all, so a pure reformat has none. One walk over
+ * both trees, in place: equal subtrees cost their size, even in CRDs with
+ * thousands of fields.
+ */
+export function fieldChanges(a: unknown, b: unknown, path = '', out: FieldChange[] = [], where?: string): FieldChange[] {
+  if (a === b) return out;
+  if (isMap(a) && isMap(b)) {
+    const [x, y] = [asStored(a, where), asStored(b, where)];
+    for (const k of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
+      if (!isNoise(where, k)) fieldChanges(x[k], y[k], path ? `${path}.${k}` : k, out, k);
     }
     return out;
-  };
-  return strip(object, []) as Record<string, unknown>;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    // Lists of named things (containers, ports, env) compare by name, so a reorder is no change.
+    if ([...a, ...b].every((x) => isMap(x) && typeof x.name === 'string')) {
+      const byName = (l: unknown[]) => new Map(l.map((x) => [(x as { name: string }).name, x]));
+      const [ma, mb] = [byName(a), byName(b)];
+      for (const n of [...new Set([...ma.keys(), ...mb.keys()])].sort()) fieldChanges(ma.get(n), mb.get(n), `${path}[${n}]`, out, where);
+      return out;
+    }
+    if (a.length === b.length) {
+      a.forEach((x, i) => fieldChanges(x, b[i], `${path}[${i}]`, out, where));
+      return out;
+    }
+  }
+  // A value new or gone on one side is reported without its noise, as the rest is.
+  out.push({ path, from: withoutNoise(a, where), to: withoutNoise(b, where) });
+  return out;
 }
 
-/** Field-level differences, as dotted paths with their old and new values. */
-export function fieldChanges(a: unknown, b: unknown, path = ''): FieldChange[] {
-  if (JSON.stringify(a) === JSON.stringify(b)) return [];
-  if (isMap(a) && isMap(b)) {
-    return [...new Set([...Object.keys(a), ...Object.keys(b)])].sort().flatMap((k) => fieldChanges(a[k], b[k], path ? `${path}.${k}` : k));
-  }
-  // Lists of named things (containers, ports, env) compare by name, so a reorder is no change.
-  if (Array.isArray(a) && Array.isArray(b) && [...a, ...b].every((x) => isMap(x) && typeof x.name === 'string')) {
-    const byName = (l: unknown[]) => new Map(l.map((x) => [(x as { name: string }).name, x]));
-    const [ma, mb] = [byName(a), byName(b)];
-    return [...new Set([...ma.keys(), ...mb.keys()])].sort().flatMap((n) => fieldChanges(ma.get(n), mb.get(n), `${path}[${n}]`));
-  }
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((x, i) => fieldChanges(x, b[i], `${path}[${i}]`));
-  return [{ path, from: a, to: b }];
+/** A value without its noise keys, for showing a whole added or removed subtree. */
+function withoutNoise(v: unknown, where: string | undefined): unknown {
+  if (Array.isArray(v)) return v.map((x) => withoutNoise(x, where));
+  if (!isMap(v)) return v;
+  const out: Record<string, unknown> = {};
+  const stored = asStored(v, where);
+  for (const k of Object.keys(stored).sort()) if (!isNoise(where, k)) out[k] = withoutNoise(stored[k], k);
+  return out;
 }
 
 export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
@@ -80,8 +96,9 @@ export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
     const [app, kind, namespace, name] = id.split('|') as [string, string, string, string];
     if (!a) out.push({ app, id, kind, name, namespace, change: 'added', fields: [] });
     else if (!b) out.push({ app, id, kind, name, namespace, change: 'removed', fields: [] });
-    else {
-      const fields = fieldChanges(normalize(a.object), normalize(b.object));
+    // Most objects are untouched by a change: equal as rendered (often the very object, from the parse and render caches), they need no walk.
+    else if (a.object !== b.object && !isDeepStrictEqual(a.object, b.object)) {
+      const fields = fieldChanges(a.object, b.object);
       if (fields.length) out.push({ app, id, kind, name, namespace, change: 'changed', fields });
     }
   }

@@ -16,22 +16,27 @@ import { compare, risks } from './changes.ts';
 import { json, markdown, text } from './report.ts';
 import { snapshot } from './snapshot.ts';
 
-/** Checks out `ref` into a throwaway worktree for the duration of `body`. */
-async function inWorktree<T>(root: string, ref: string, body: (dir: string) => Promise<T>): Promise<T> {
+interface Worktree {
+  parent: string;
+  dir: string;
+}
+
+/** Checks out `ref` into a throwaway worktree; a ref git does not know is a usage error. */
+async function checkout(root: string, ref: string): Promise<Worktree> {
   const parent = mkdtempSync(join(tmpdir(), 'homelab-diff-'));
   const dir = join(parent, 'tree');
   try {
     await $({ cwd: root, quiet: true })`git worktree add --detach ${dir} ${ref}`;
+    return { parent, dir };
   } catch (err) {
     rmSync(parent, { recursive: true, force: true });
     throw new UsageError(`no such ref "${ref}": ${String((err as { stderr?: string }).stderr ?? err).trim().split('\n').pop()}`);
   }
-  try {
-    return await body(dir);
-  } finally {
-    await $({ cwd: root, quiet: true, nothrow: true })`git worktree remove --force ${dir}`;
-    rmSync(parent, { recursive: true, force: true });
-  }
+}
+
+async function remove(root: string, tree: Worktree): Promise<void> {
+  await $({ cwd: root, quiet: true, nothrow: true })`git worktree remove --force ${tree.dir}`;
+  rmSync(tree.parent, { recursive: true, force: true });
 }
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo): Promise<number> {
@@ -58,8 +63,19 @@ Exit status: 0 no risk, 2 a risk is flagged, 1 an error.`,
         if (!['text', 'markdown', 'json'].includes(format)) throw new UsageError(`-o must be text, markdown or json, got "${format}"`);
         const root = env.HOMELAB_REPO_ROOT ?? REPO_ROOT;
         const [baseRef, headRef] = positionals as [string, string | undefined];
-        const base = await inWorktree(root, baseRef, (dir) => snapshot(dir, env, baseRef));
-        const head = headRef ? await inWorktree(root, headRef, (dir) => snapshot(dir, env, headRef)) : await snapshot(root, env, 'the working tree');
+        const baseTree = await checkout(root, baseRef);
+        // The head's checkout (git writing files) runs while the base renders (this process computing).
+        const headTree = headRef ? checkout(root, headRef) : undefined;
+        headTree?.catch(() => undefined);
+        let base, head;
+        try {
+          base = await snapshot(baseTree.dir, env, baseRef);
+          head = headTree ? await snapshot((await headTree).dir, env, headRef) : await snapshot(root, env, 'the working tree');
+        } finally {
+          await remove(root, baseTree);
+          const made = await headTree?.catch(() => undefined);
+          if (made) await remove(root, made);
+        }
         const changes = compare(base, head);
         const flagged = risks(changes, base, head);
         const report = format === 'json' ? json(changes, flagged) : format === 'markdown' ? markdown(changes, flagged) : text(changes, flagged);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { output } from '../../policy-tests/test/exec.ts';
 import { fixtureRepo, REPO_URL, type FixtureRepo } from '../../policy-tests/test/render-fixtures.ts';
-import { compare, normalize, risks, type Snapshot } from '../diff/changes.ts';
+import { compare, risks, type Snapshot } from '../diff/changes.ts';
 import { main } from '../diff/command.ts';
 import { markdown } from '../diff/report.ts';
 
@@ -185,7 +185,7 @@ describe('npm run diff', () => {
 
 describe('the report', () => {
   it('cuts Markdown at its cap, says so, and keeps the risks first', () => {
-    const objects = (n: number, image: string) => new Map(Array.from({ length: n }, (_, i) => [`app-${i}|apps/v1/Deployment|ns|web-${i}`, { app: `app-${i}`, prune: true, object: normalize({ kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'web', image }] } } } }) }]));
+    const objects = (n: number, image: string) => new Map(Array.from({ length: n }, (_, i) => [`app-${i}|apps/v1/Deployment|ns|web-${i}`, { app: `app-${i}`, prune: true, object: { kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'web', image }] } } } } }]));
     const [base, head] = [{ objects: objects(400, 'web:1.0.0') }, { objects: objects(400, 'web:2.0.0') }] as [Snapshot, Snapshot];
     const changes = compare(base, head);
     const md = markdown(changes, risks(changes, base, head), 20_000);
