@@ -87,6 +87,8 @@ kind: Service
 metadata:
   name: ${name}-${j}
   namespace: ${ns}
+  # The ServiceMonitor of the same name selects this Service by its labels.
+  labels: {app: ${name}-${j}}
 spec:
   selector: {app: ${name}-${j}}
   ports: [{name: http, port: 80, targetPort: http}]

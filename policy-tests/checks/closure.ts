@@ -4,11 +4,12 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  */
-import { applications, ownersByFile, type ArgoApp } from '../model/argocd.ts';
+import { applications, owningApplication, ownersByFile, type ArgoApp } from '../model/argocd.ts';
 import { before, placeOf, skipsDryRunOnMissingResource, type Place } from '../model/waves.ts';
 import { dig } from '../model/dig.ts';
 import type { Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
+import { perRepo } from '../model/per-repo.ts';
 import type { Repo } from '../model/repo.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 import type { ScopeLookup } from './repository.ts';
@@ -242,7 +243,7 @@ export function createdAtRuntime(repo: Repo): { kind: string; namespace: string;
 
 /** The namespace a resource lands in: its own, or its Application's destination. */
 function effectiveNamespace(repo: Repo, r: Resource): string | undefined {
-  return r.namespace ?? (r.rendered ? applications(repo).find((a) => a.name === r.rendered!.app)?.destinationNamespace : ownersByFile(repo).get(r.file)?.[0]?.destinationNamespace);
+  return r.namespace ?? owningApplication(repo, r)?.destinationNamespace;
 }
 
 /** Names of `kind` each namespace will hold: declared objects, and what ExternalSecrets, Certificates, controllers and Kubernetes itself create. */
@@ -266,8 +267,20 @@ function namespacedProviders(repo: Repo, kind: string): Set<string> {
 
 /** The resource that provides a reference, when a file or a render of the repository does. */
 function providerOf(repo: Repo, ref: Reference): Resource | undefined {
-  return repo.resources.find((r) => r.kind === ref.kind && r.name === ref.name && (ref.namespace === undefined || r.namespace === ref.namespace));
+  return resourcesByKindAndName(repo).get(`${ref.kind}\0${ref.name}`)?.find((r) => ref.namespace === undefined || r.namespace === ref.namespace);
 }
+
+/** The repository's resources by kind and name, in their order: every reference is a lookup, not a scan. */
+const resourcesByKindAndName = perRepo((repo: Repo): Map<string, Resource[]> => {
+  const out = new Map<string, Resource[]>();
+  for (const r of repo.resources) {
+    const key = `${r.kind}\0${r.name}`;
+    const list = out.get(key);
+    if (list) list.push(r);
+    else out.set(key, [r]);
+  }
+  return out;
+});
 
 export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: ReadonlySet<string> = new Set()): PolicyCheck[] {
   return [
@@ -405,6 +418,21 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
         services.push(builtin);
         const runtime = createdAtRuntime(ctx.repo).filter((e) => e.kind === 'Service');
         const portsOf = (svc: Resource) => ((dig(svc.object, ['spec', 'ports']) ?? []) as { name?: string; port?: number }[]);
+        // Services by namespace and name (for routes), and by namespace and each label (for monitors): a lookup each, not a scan of every Service.
+        const byName = new Map(services.map((s) => [`${s.namespace ?? ''}/${s.name}`, s] as const).reverse());
+        const byLabel = new Map<string, Resource[]>();
+        for (const s of services) {
+          const labels = (dig(s.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>;
+          for (const key of [`${s.namespace ?? ''}`, ...Object.entries(labels).map(([k, v]) => `${s.namespace ?? ''}\0${k}\0${String(v)}`)]) {
+            const list = byLabel.get(key);
+            if (list) list.push(s);
+            else byLabel.set(key, [s]);
+          }
+        }
+        const selectServices = (namespaces: string[], labels: Record<string, string>): Resource[] => {
+          const [first, ...rest] = Object.entries(labels);
+          return namespaces.flatMap((ns) => (byLabel.get(first ? `${ns}\0${first[0]}\0${first[1]}` : ns) ?? []).filter((s) => rest.every(([k, v]) => (dig(s.object, ['metadata', 'labels', k]) as unknown) === v)));
+        };
         const opaque = opaqueNamespaces(ctx);
         for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress')) {
           const ns = effectiveNamespace(ctx.repo, ing) ?? '';
@@ -414,7 +442,7 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
               const backend = path?.backend?.service;
               if (!backend?.name) return;
               const at: Path = ['spec', 'rules', i, 'http', 'paths', j, 'backend', 'service'];
-              const svc = services.find((s) => s.name === backend.name && (s.namespace ?? '') === ns);
+              const svc = byName.get(`${ns}/${backend.name}`);
               if (!svc && runtime.some((e) => e.namespace === ns && e.name === backend.name)) return;
               if (!svc) ctx.fail({ resource: ing, path: [...at, 'name'] }, `Ingress ${ing.name} routes to Service ${ns}/${backend.name}, which nothing in the repository provides: the route answers 503`);
               else if (!portsOf(svc).some((p) => (backend.port?.name !== undefined && p.name === backend.port.name) || (backend.port?.number !== undefined && p.port === backend.port.number))) ctx.fail({ resource: ing, path: [...at, 'port'] }, `Ingress ${ing.name} routes to port ${backend.port?.name ?? backend.port?.number} of Service ${backend.name}, which has no such port`);
@@ -426,7 +454,7 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
           const targets = namespaces.length ? namespaces : [effectiveNamespace(ctx.repo, sm) ?? ''];
           if (targets.some((n) => opaque.has(n)) || dig(sm.object, ['spec', 'namespaceSelector', 'any']) === true) continue;
           const labels = (dig(sm.object, ['spec', 'selector', 'matchLabels']) ?? {}) as Record<string, string>;
-          const selected = services.filter((s) => targets.includes(s.namespace ?? '') && Object.entries(labels).every(([k, v]) => (dig(s.object, ['metadata', 'labels', k]) as unknown) === v));
+          const selected = selectServices(targets, labels);
           // A Service a controller creates at run time carries labels the gate cannot see.
           if (selected.length === 0 && runtime.some((e) => targets.includes(e.namespace))) continue;
           if (selected.length === 0) {

@@ -122,6 +122,18 @@ export function isApplication(r: Resource): boolean {
 /** Every Application of the repository, read once per repository. */
 export const applications = perRepo((repo: Repo): ArgoApp[] => repo.resources.filter(isApplication).map(toArgoApp));
 
+/** Every Application by name (the first, when two share one: the gate reports that elsewhere). */
+export const applicationsByName = perRepo((repo: Repo): Map<string, ArgoApp> => {
+  const out = new Map<string, ArgoApp>();
+  for (const app of applications(repo)) if (!out.has(app.name)) out.set(app.name, app);
+  return out;
+});
+
+/** The Application that applies a resource: the one that rendered it, else the first that applies its file. */
+export function owningApplication(repo: Repo, r: Resource): ArgoApp | undefined {
+  return r.rendered ? applicationsByName(repo).get(r.rendered.app) : ownersByFile(repo).get(r.file)?.[0];
+}
+
 export function normalizeRepoURL(url: string): string {
   return url.replace(/\.git$/, '').replace(/\/+$/, '').toLowerCase();
 }
@@ -160,11 +172,32 @@ export function normalizeSourcePath(path: string): string {
 }
 
 /** The files Argo CD would apply for one directory source (its include/exclude/recurse rules). */
+/** The repository's files by folder, once per set of files: a source looks at its own folder (and below it), not at every file. */
+const filesByFolder = (() => {
+  const memo = new WeakMap<ReadonlySet<string>, Map<string, string[]>>();
+  return (files: ReadonlySet<string>): Map<string, string[]> => {
+    let byFolder = memo.get(files);
+    if (!byFolder) {
+      byFolder = new Map();
+      for (const file of files) {
+        const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+        const list = byFolder.get(folder);
+        if (list) list.push(file);
+        else byFolder.set(folder, [file]);
+      }
+      memo.set(files, byFolder);
+    }
+    return byFolder;
+  };
+})();
+
 export function filesOfSource(repo: Repo, source: AppSource): string[] {
   const base = normalizeSourcePath(source.path ?? '');
   const prefix = base === '' ? '' : `${base}/`;
+  const byFolder = filesByFolder(repo.files);
+  const candidates = source.directory?.recurse ? [...byFolder].filter(([folder]) => folder === base || base === '' || folder.startsWith(prefix)).flatMap(([, files]) => files) : (byFolder.get(base) ?? []);
   const out: string[] = [];
-  for (const file of repo.files) {
+  for (const file of candidates) {
     if (!file.startsWith(prefix) || !isManifestPath(file)) continue;
     const rel = file.slice(prefix.length);
     if (!source.directory?.recurse && rel.includes('/')) continue;

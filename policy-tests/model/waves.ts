@@ -5,7 +5,7 @@
  * Healthy. So a resource's place is its app's wave in the root app, then its
  * own wave inside its app; a resource of the root app itself has only its own.
  */
-import { applications, ownersByFile, ROOT_APP_FILE, type ArgoApp } from './argocd.ts';
+import { applications, owningApplication, ROOT_APP_FILE, type ArgoApp } from './argocd.ts';
 import type { Resource } from './manifest.ts';
 import { perRepo } from './per-repo.ts';
 import type { Repo } from './repo.ts';
@@ -36,12 +36,14 @@ export interface Place {
 }
 
 /** Where each Application sits in the root app's sync. */
+/** The root app-of-apps, when the repository has one. */
+const rootApplication = perRepo((repo: Repo): ArgoApp | undefined => applications(repo).find((a) => a.resource.file === ROOT_APP_FILE));
+
 export const appWaves = perRepo((repo: Repo): Map<string, number> => new Map(applications(repo).map((a) => [a.name, waveOf(a.resource)])));
 
 export function placeOf(repo: Repo, r: Resource): Place {
-  const apps = applications(repo);
-  const app = r.rendered ? apps.find((a) => a.name === r.rendered!.app) : ownersByFile(repo).get(r.file)?.[0];
-  const root = apps.find((a) => a.resource.file === ROOT_APP_FILE);
+  const app = owningApplication(repo, r);
+  const root = rootApplication(repo);
   if (!app || app === root) return { app: root, order: [waveOf(r)] };
   return { app, order: [appWaves(repo).get(app.name) ?? 0, waveOf(r)] };
 }
