@@ -7,7 +7,7 @@
 import { applications, owningApplication, ownersByFile, type ArgoApp } from '../model/argocd.ts';
 import { before, placeOf, skipsDryRunOnMissingResource, type Place } from '../model/waves.ts';
 import { dig } from '../model/dig.ts';
-import type { Resource } from '../model/manifest.ts';
+import { groupOf, type Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
 import { perRepo } from '../model/per-repo.ts';
 import type { Repo } from '../model/repo.ts';
@@ -74,7 +74,6 @@ function namespaceOf(repo: Repo, r: Resource, byFile: Map<string, string | undef
 /** The annotation by which an Application says which API groups' CRDs it installs, so the gate knows offline. */
 export const PROVIDES_CRDS = 'gate.homelab-gitops/provides-crds';
 
-const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
 
 /** The annotation by which an Application says which API groups its chart's objects use, so the gate knows offline. */
 export const REQUIRES_CRDS = 'gate.homelab-gitops/requires-crds';

@@ -7,7 +7,7 @@
 import { applications, ownersByFile, ROOT_APP_FILE, type ArgoApp } from '../model/argocd.ts';
 import { dig } from '../model/dig.ts';
 import { argoGlobMatch } from '../model/glob.ts';
-import type { Resource } from '../model/manifest.ts';
+import { groupOf, type Resource } from '../model/manifest.ts';
 import type { PolicyCheck } from './kit.ts';
 import type { ScopeLookup } from './repository.ts';
 
@@ -23,7 +23,6 @@ interface Project {
   namespaceBlacklist: GroupKind[];
 }
 
-const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
 const matches = (entry: GroupKind, group: string, kind: string) => (entry.group === '*' || entry.group === group) && (entry.kind === '*' || entry.kind === kind);
 
 function readProject(r: Resource): Project {

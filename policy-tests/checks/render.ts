@@ -5,8 +5,8 @@
 import type { ChartScope, SourceRender } from '../model/rendered.ts';
 import type { Path } from '../model/positions.ts';
 import type { PolicyCheck } from './kit.ts';
+import { isMap } from '../model/dig.ts';
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**

@@ -9,3 +9,6 @@ export function dig(value: unknown, path: readonly PathSegment[]): unknown {
   }
   return cur;
 }
+
+/** A plain object (a YAML mapping), not an array or null. */
+export const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

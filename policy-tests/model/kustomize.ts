@@ -7,11 +7,11 @@
  */
 import { posix } from 'node:path';
 import type { DataFile } from './repo.ts';
+import { isMap } from './dig.ts';
 
 /** The names kustomize looks for in a folder, in its order. */
 export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What the repository offers: its files, and the parsed kustomization files among its data files. */
 export interface KustomizeView {

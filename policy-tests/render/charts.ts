@@ -13,6 +13,7 @@ import { applications, type AppSource } from '../model/argocd.ts';
 import type { Repo } from '../model/repo.ts';
 import type { ChartScope } from '../model/rendered.ts';
 import { cacheRoot } from './tools.ts';
+import { isMap } from '../model/dig.ts';
 
 /** The lock file, at the repository root (not under the manifest roots: Argo CD never sees it). */
 export const CHART_LOCK_FILE = 'charts.lock.json';
@@ -139,7 +140,6 @@ function safeYaml(text: string | undefined): unknown {
   }
 }
 
-export const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads the scope tree straight from a chart archive (.tgz), without unpacking it to disk. */
 export async function chartScopeFromArchive(archive: string): Promise<ChartScope> {

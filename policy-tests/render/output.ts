@@ -10,7 +10,7 @@ import type { ArgoApp, AppSource } from '../model/argocd.ts';
 import type { Place, Positions, Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
 import type { DataFile } from '../model/repo.ts';
-import { isMap } from './charts.ts';
+import { isMap } from '../model/dig.ts';
 
 export interface RenderedDoc {
   object: Record<string, unknown>;

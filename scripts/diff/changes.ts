@@ -4,6 +4,7 @@
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { isMap } from '../../policy-tests/model/dig.ts';
 
 export interface Snapshot {
   /** `app|apiVersion/kind|namespace|name` to the object as Argo CD would apply it. */
@@ -33,7 +34,6 @@ export interface Risk {
   reason: string;
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Labels and annotations that change with every chart release or render, and say nothing about the cluster. */
 const NOISE_LABELS = ['helm.sh/chart', 'app.kubernetes.io/version', 'chart'];

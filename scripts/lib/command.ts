@@ -57,7 +57,11 @@ export async function runCommand<O extends ParseArgsOptionsConfig>(spec: Command
   }
 }
 
-const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
+/** The message of any thrown value, as one line. */
+export const oneLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+
+// parseArgs appends advice on positionals that does not fit one line.
+const firstLine = (err: unknown) => oneLine(err).replace(/\. To specify a positional argument.*$/, '');
 
 const NETWORK_CAUSES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',

@@ -4,6 +4,7 @@
  * errors folded into one line that names the tool and what it said.
  */
 import { $, ProcessOutput } from 'zx';
+import { oneLine } from './command.ts';
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -37,8 +38,7 @@ export function toolError(err: unknown): string {
   return oneLine(err);
 }
 
-/** The message of any thrown value, as one line. */
-export const oneLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+export { oneLine } from './command.ts';
 
 export interface Finished {
   exitCode: number;
