@@ -331,61 +331,59 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
         }
       },
     },
-    {
-      id: 'closure-storage-class',
-      description: 'Every StorageClass a claim asks for, and every VolumeSnapshotClass VolSync snapshots with, is one the repository provides (or Kubernetes, or an entry of providedOutsideGit); otherwise the claim stays Pending (invariants P1).',
+    // Cluster-wide names a resource refers to: one shape, one row each.
+    ...([
+      {
+        id: 'closure-storage-class',
+        description: 'Every StorageClass a claim asks for, and every VolumeSnapshotClass VolSync snapshots with, is one the repository provides (or Kubernetes, or an entry of providedOutsideGit); otherwise the claim stays Pending (invariants P1).',
+        remediation: `name a class apps/platform/rook-ceph-cluster/classes.yaml declares, ${FACTS_FIX}`,
+        kinds: ['PersistentVolumeClaim', 'StatefulSet', 'ReplicationSource', 'StorageClass', 'VolumeSnapshotClass', 'Application'],
+        refs: storageRefs,
+        effect: ': the claim would stay Pending',
+      },
+      {
+        id: 'closure-ingress-class',
+        description: 'Every IngressClass an Ingress names is one the repository provides (each ingress proxy app declares its class); otherwise no proxy serves the route (invariants P1).',
+        remediation: `name gateway (public) or private-gateway (LAN only), as apps/platform/ingress-*/ingressclass.yaml declare, ${FACTS_FIX}`,
+        kinds: ['Ingress', 'IngressClass', 'Application'],
+        refs: ingressRefs,
+        effect: ': no proxy serves this route',
+      },
+      {
+        id: 'closure-secret-store',
+        description: 'Every ClusterSecretStore or SecretStore an ExternalSecret reads from is one the repository provides; otherwise the Secret is never written (invariants P1).',
+        remediation: `name the store apps/platform/external-secrets/clustersecretstore.yaml declares (ClusterSecretStore homelab), ${FACTS_FIX}`,
+        kinds: ['ExternalSecret', 'ClusterSecretStore', 'SecretStore', 'Application'],
+        refs: storeRefs,
+        effect: ': the Secret it targets would never be written',
+      },
+      {
+        id: 'closure-issuer',
+        description: 'Every ClusterIssuer or Issuer a Certificate (or an Ingress annotation) names is one the repository provides; otherwise no certificate is issued (invariants P1).',
+        remediation: `name the issuer apps/platform/cert-manager/clusterissuer.yaml declares (ClusterIssuer letsencrypt), ${FACTS_FIX}`,
+        kinds: ['Certificate', 'Ingress', 'ClusterIssuer', 'Issuer', 'Application'],
+        refs: issuerRefs,
+        effect: ': no certificate would be issued',
+      },
+      {
+        id: 'closure-priority-class',
+        description: 'Every PriorityClass a pod asks for exists (in the repository, Kubernetes\' own system-* classes, or providedOutsideGit); otherwise the API server refuses the pod (invariants P1).',
+        remediation: `declare the PriorityClass, use system-cluster-critical or system-node-critical, ${FACTS_FIX}`,
+        kinds: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'PriorityClass', 'Application'],
+        refs: priorityRefs,
+        effect: ': the API server refuses the pod',
+      },
+    ] as const).map((c): PolicyCheck => ({
+      id: c.id,
+      description: c.description,
       invariants: ['P1'],
-      remediation: `name a class apps/platform/rook-ceph-cluster/classes.yaml declares, ${FACTS_FIX}`,
-      reads: { kinds: ['PersistentVolumeClaim', 'StatefulSet', 'ReplicationSource', 'StorageClass', 'VolumeSnapshotClass', 'Application'] },
+      remediation: c.remediation,
+      reads: { kinds: [...c.kinds] },
       exemptible: false,
       run(ctx) {
-        closure(ctx, storageRefs(ctx.resources), ': the claim would stay Pending');
-      }
-    },
-    {
-      id: 'closure-ingress-class',
-      description: 'Every IngressClass an Ingress names is one the repository provides (each ingress proxy app declares its class); otherwise no proxy serves the route (invariants P1).',
-      invariants: ['P1'],
-      remediation: `name gateway (public) or private-gateway (LAN only), as apps/platform/ingress-*/ingressclass.yaml declare, ${FACTS_FIX}`,
-      reads: { kinds: ['Ingress', 'IngressClass', 'Application'] },
-      exemptible: false,
-      run(ctx) {
-        closure(ctx, ingressRefs(ctx.resources), ': no proxy serves this route');
-      }
-    },
-    {
-      id: 'closure-secret-store',
-      description: 'Every ClusterSecretStore or SecretStore an ExternalSecret reads from is one the repository provides; otherwise the Secret is never written (invariants P1).',
-      invariants: ['P1'],
-      remediation: `name the store apps/platform/external-secrets/clustersecretstore.yaml declares (ClusterSecretStore homelab), ${FACTS_FIX}`,
-      reads: { kinds: ['ExternalSecret', 'ClusterSecretStore', 'SecretStore', 'Application'] },
-      exemptible: false,
-      run(ctx) {
-        closure(ctx, storeRefs(ctx.resources), ': the Secret it targets would never be written');
-      }
-    },
-    {
-      id: 'closure-issuer',
-      description: 'Every ClusterIssuer or Issuer a Certificate (or an Ingress annotation) names is one the repository provides; otherwise no certificate is issued (invariants P1).',
-      invariants: ['P1'],
-      remediation: `name the issuer apps/platform/cert-manager/clusterissuer.yaml declares (ClusterIssuer letsencrypt), ${FACTS_FIX}`,
-      reads: { kinds: ['Certificate', 'Ingress', 'ClusterIssuer', 'Issuer', 'Application'] },
-      exemptible: false,
-      run(ctx) {
-        closure(ctx, issuerRefs(ctx.resources), ': no certificate would be issued');
-      }
-    },
-    {
-      id: 'closure-priority-class',
-      description: 'Every PriorityClass a pod asks for exists (in the repository, Kubernetes\' own system-* classes, or providedOutsideGit); otherwise the API server refuses the pod (invariants P1).',
-      invariants: ['P1'],
-      remediation: `declare the PriorityClass, use system-cluster-critical or system-node-critical, ${FACTS_FIX}`,
-      reads: { kinds: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'PriorityClass', 'Application'] },
-      exemptible: false,
-      run(ctx) {
-        closure(ctx, priorityRefs(ctx.resources), ': the API server refuses the pod');
-      }
-    },
+        closure(ctx, c.refs(ctx.resources), c.effect);
+      },
+    })),
     ...(['ServiceAccount', 'Secret', 'ConfigMap', 'PersistentVolumeClaim'] as const).map((kind): PolicyCheck => {
       const id = { ServiceAccount: 'closure-service-account', Secret: 'closure-secret', ConfigMap: 'closure-config-map', PersistentVolumeClaim: 'closure-claim' }[kind];
       const effect = { ServiceAccount: ': the pod is never created', Secret: ': the pod does not start', ConfigMap: ': the pod does not start', PersistentVolumeClaim: ': the pod stays Pending' }[kind];
