@@ -8,26 +8,40 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runCommand, type CommandIo } from '../lib/command.ts';
-import { coverage, EXEMPTIONS_FILE, parseExemptions } from './coverage.ts';
-import { findRepositoryPins } from './pins.ts';
-import { extractDeps, RENOVATE_CONFIG_FILE, validateConfig } from './renovate.ts';
+import { coverage, EXEMPTIONS_FILE, parseExemptions, type Coverage } from './coverage.ts';
+import { findRepositoryPins, type Pin } from './pins.ts';
+import { extractDeps, RENOVATE_CONFIG_FILE, validateConfig, type ExtractedDep } from './renovate.ts';
 
 const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 
-/** Checks the repository at `root`; resolves to the exit status, having written its report through `out`. */
-export async function checkRenovate(root: string, out: (line: string) => void): Promise<number> {
+/** Everything the check found: the validator's problems, or the pins, what Renovate extracted, and the verdict. */
+export type Inspection = { problems: string[] } | { problems: []; pins: Pin[]; deps: ExtractedDep[]; result: Coverage };
+
+/** Validates the config, then extracts and compares (one Renovate run each). */
+export async function inspectRenovate(root: string): Promise<Inspection> {
   const problems = await validateConfig(root);
-  for (const p of problems) out(`INVALID  ${p}`);
-  if (problems.length) return 1;
-  out(`valid    ${RENOVATE_CONFIG_FILE} (renovate-config-validator --strict)`);
+  if (problems.length) return { problems };
   const exemptionsPath = join(root, EXEMPTIONS_FILE);
   const exemptions = existsSync(exemptionsPath) ? parseExemptions(readFileSync(exemptionsPath, 'utf8')) : [];
   const [pins, deps] = await Promise.all([findRepositoryPins(root), extractDeps(root)]);
-  const result = coverage(pins, deps, exemptions);
+  return { problems: [], pins, deps, result: coverage(pins, deps, exemptions) };
+}
+
+/** The report of an inspection, one line each, and its exit status. */
+export function report(inspection: Inspection, out: (line: string) => void): number {
+  for (const p of inspection.problems) out(`INVALID  ${p}`);
+  if (!('result' in inspection)) return 1;
+  const { pins, result } = inspection;
+  out(`valid    ${RENOVATE_CONFIG_FILE} (renovate-config-validator --strict)`);
   for (const pin of result.uncovered) out(`UNCOVERED ${pin.file}:${pin.line}: ${pin.key} ${pin.text} is pinned, but no Renovate manager matches it (add a manager, or an entry with its reason to ${EXEMPTIONS_FILE})`);
   for (const e of result.unusedExemptions) out(`STALE    ${EXEMPTIONS_FILE}: the entry for ${e.files} (${e.keys.join(', ')}) matches no pin; remove it`);
   out(`Pins: ${pins.length} found - covered by Renovate: ${result.covered.length}, exempt: ${result.exempt.length}, uncovered: ${result.uncovered.length}`);
   return result.uncovered.length || result.unusedExemptions.length ? 1 : 0;
+}
+
+/** Checks the repository at `root`; resolves to the exit status, having written its report through `out`. */
+export async function checkRenovate(root: string, out: (line: string) => void): Promise<number> {
+  return report(await inspectRenovate(root), out);
 }
 
 export async function main(argv: string[], io?: CommandIo): Promise<number> {
