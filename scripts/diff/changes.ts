@@ -32,7 +32,12 @@ export interface Risk {
   id: string;
   flag: 'delete' | 'immutable' | 'rbac' | 'version' | 'secret-target' | 'crd-version';
   reason: string;
+  /** For a version flag: whether the major moved (a person's call, even for an update bot). */
+  major?: boolean;
 }
+
+/** Whether a risk needs a person even when version changes are the point of the change (an update bot's pull request). */
+export const needsPerson = (r: Risk) => r.flag !== 'version' || r.major === true;
 
 
 /** Labels and annotations that change with every chart release or render, and say nothing about the cluster. */
@@ -131,15 +136,23 @@ function images(object: unknown): Map<string, string> {
 
 const major = (tag: string) => /^v?(\d+)/.exec(tag)?.[1];
 
-/** Image tag changes, with whether the major moved. */
-function imageRisk(a: unknown, b: unknown): string[] {
+/** An image reference's tag: after the last colon of the name, before any digest. */
+const tagOf = (ref: string) => {
+  const name = ref.split('@')[0]!;
+  const colon = name.lastIndexOf(':');
+  return colon > name.lastIndexOf('/') ? name.slice(colon + 1) : '';
+};
+
+/** Image changes, with whether the major moved (a digest alone moves no major). */
+function imageRisk(a: unknown, b: unknown): { line: string; major: boolean }[] {
   const [ia, ib] = [images(a), images(b)];
-  const out: string[] = [];
+  const out: { line: string; major: boolean }[] = [];
   for (const [name, to] of ib) {
     const from = ia.get(name);
     if (!from || from === to) continue;
-    const [fa, ta] = [from.split(':').pop() ?? '', to.split(':').pop() ?? ''];
-    out.push(`container ${name}: ${from} -> ${to}${major(fa) !== undefined && major(ta) !== undefined && major(fa) !== major(ta) ? ' (a major version)' : ''}`);
+    const [fa, ta] = [major(tagOf(from)), major(tagOf(to))];
+    const moved = fa !== undefined && ta !== undefined && fa !== ta;
+    out.push({ line: `container ${name}: ${from} -> ${to}${moved ? ' (a major version)' : ''}`, major: moved });
   }
   return out;
 }
@@ -160,7 +173,7 @@ const isHook = (o: unknown) => HOOK_ANNOTATIONS.some((a) => dig(o, ['metadata', 
 
 export function risks(changes: readonly ResourceChange[], base: Snapshot, head: Snapshot): Risk[] {
   const out: Risk[] = [];
-  const flag = (c: ResourceChange, f: Risk['flag'], reason: string) => out.push({ app: c.app, id: c.id, flag: f, reason });
+  const flag = (c: ResourceChange, f: Risk['flag'], reason: string, major?: boolean) => out.push({ app: c.app, id: c.id, flag: f, reason, ...(major === undefined ? {} : { major }) });
   for (const c of changes) {
     const kind = kindOf(c.id);
     const [a, b] = [base.objects.get(c.id), head.objects.get(c.id)];
@@ -189,9 +202,12 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
       if (to < from) flag(c, 'immutable', `${label}: a claim cannot shrink (${String(dig(a?.object, ['spec', 'resources', 'requests', 'storage']))} -> ${String(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))})`);
     }
     if (kind === 'Service' && changed('spec.clusterIP')) flag(c, 'immutable', `${label}: spec.clusterIP is immutable`);
-    for (const line of imageRisk(a?.object, b?.object)) flag(c, 'version', `${label}: ${line}`);
+    for (const { line, major: moved } of imageRisk(a?.object, b?.object)) flag(c, 'version', `${label}: ${line}`, moved);
     if (kind === 'Application') {
-      for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) flag(c, 'version', `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${String(f.from)} -> ${String(f.to)}${major(String(f.from)) !== major(String(f.to)) ? ' (a major version)' : ''}`);
+      for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) {
+        const moved = major(String(f.from)) !== major(String(f.to));
+        flag(c, 'version', `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${String(f.from)} -> ${String(f.to)}${moved ? ' (a major version)' : ''}`, moved);
+      }
     }
     if (kind === 'ExternalSecret' && (changed('spec.target') || changed('spec.data') || changed('spec.dataFrom'))) flag(c, 'secret-target', `${label} writes something else: ${c.fields.map((f) => f.path).slice(0, 5).join(', ')}`);
     if (kind === 'CustomResourceDefinition') {

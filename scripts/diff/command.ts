@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { $ } from 'zx';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
-import { compare, risks } from './changes.ts';
+import { compare, needsPerson, risks } from './changes.ts';
 import { json, markdown, text } from './report.ts';
 import { snapshot } from './snapshot.ts';
 
@@ -44,7 +44,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   return runCommand(
     {
       name: 'diff',
-      usage: 'diff <base-ref> [<head-ref>] [-o text|markdown|json] [--output-file FILE]',
+      usage: 'diff <base-ref> [<head-ref>] [-o text|markdown|json] [--output-file FILE] [--versions-expected]',
       help: `Renders both refs with the gate's render tier and compares what each Application
 applies, resource by resource: added, removed, changed fields with old and new
 values. Helm's checksum annotations, chart-version labels and key order are
@@ -54,9 +54,12 @@ what an ExternalSecret writes, CRD versions removed.
 
   -o FORMAT            text (default), markdown (a PR comment, at most 60 KB) or json
   --output-file FILE   write the report there instead of stdout
+  --versions-expected  a version change that moves no major does not make the
+                       exit status 2 (it is still reported): for an update
+                       bot's pull request, where the version is the point
 
 Exit status: 0 no risk, 2 a risk is flagged, 1 an error.`,
-      options: { output: { type: 'string', short: 'o', default: 'text' }, 'output-file': { type: 'string' } },
+      options: { output: { type: 'string', short: 'o', default: 'text' }, 'output-file': { type: 'string' }, 'versions-expected': { type: 'boolean', default: false } },
       positionals: { min: 1, max: 2 },
       async run({ values, positionals }) {
         const format = String(values.output);
@@ -81,7 +84,8 @@ Exit status: 0 no risk, 2 a risk is flagged, 1 an error.`,
         const report = format === 'json' ? json(changes, flagged) : format === 'markdown' ? markdown(changes, flagged) : text(changes, flagged);
         if (values['output-file']) writeFileSync(String(values['output-file']), `${report}\n`);
         else out(`${report}\n`);
-        return flagged.length ? 2 : 0;
+        const counted = values['versions-expected'] === true ? flagged.filter(needsPerson) : flagged;
+        return counted.length ? 2 : 0;
       },
     },
     argv,

@@ -155,6 +155,20 @@ describe('npm run diff', () => {
     expect((JSON.parse(r.stdout) as { risks: { reason: string }[] }).risks.map((x) => x.reason)).toEqual([expect.stringMatching(/Job demo\/migrate: a Job's template is immutable/)]);
   });
 
+  it('with --versions-expected (an update bot), counts only what needs a person: a minor or a new digest is reported and exits 0, a major exits 2', async () => {
+    const digest = `@sha256:${'b'.repeat(64)}`;
+    const repo = await repoWith(BASE);
+    for (const [to, code, major] of [['web:1.5.0', 0, false], [`web:1.4.0${digest}`, 0, false], ['web:2.0.0', 2, true]] as const) {
+      repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', to));
+      const r = await diff(repo, ['HEAD', '-o', 'json', '--versions-expected']);
+      expect(r.code, `${to}: ${r.stderr}`).toBe(code);
+      expect((JSON.parse(r.stdout) as { risks: { flag: string; major?: boolean }[] }).risks).toEqual([expect.objectContaining({ flag: 'version', major })]);
+    }
+    // Without the option every version change is a risk, as before.
+    repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:1.5.0'));
+    expect((await diff(repo, ['HEAD', '-o', 'json'])).code).toBe(2);
+  });
+
   it('flags RBAC that grows: a binding to cluster-admin', async () => {
     const r = await flagsAfter((t) => t, '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: web-admin\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: web, namespace: demo}]\n');
     expect(r.code).toBe(2);
