@@ -162,14 +162,19 @@ export function renderTools(env: NodeJS.ProcessEnv = process.env): Promise<Rende
     const pinned = env.HELM_BIN && env.KUSTOMIZE_BIN ? undefined : await pinnedBinaries(env);
     const helm = env.HELM_BIN || pinned!.helm;
     const kustomize = kustomizeTool(env.KUSTOMIZE_BIN || pinned!.kubectl);
-    const helmVersion = await versionOf(helm, ['version', '--template', '{{.Version}}'], /(v\d+\.\d+\.\d+)/, 'Helm');
+    // A pinned binary's version is known (its sha256 was checked when it was extracted); only a user's own is asked, both at once.
+    const [helmVersion, kustomizeVersion] = await Promise.all([
+      env.HELM_BIN ? versionOf(helm, ['version', '--template', '{{.Version}}'], /(v\d+\.\d+\.\d+)/, 'Helm') : PINNED_TOOLS.helm.version,
+      env.KUSTOMIZE_BIN
+        ? versionOf(
+            kustomize.bin,
+            kustomize.buildArgs('').length === 2 && kustomize.buildArgs('')[0] === 'kustomize' ? ['version', '--client'] : ['version'],
+            /(?:Kustomize Version: |^)(v?\d+\.\d+\.\d+)/m,
+            'kustomize',
+          )
+        : PINNED_TOOLS.kubectl.kustomize,
+    ]);
     if (!helmVersion.startsWith('v4.')) throw new RenderToolError(`HELM_BIN is Helm ${helmVersion}; the gate renders with Helm 4, as Argo CD 3.5 does`);
-    const kustomizeVersion = await versionOf(
-      kustomize.bin,
-      kustomize.buildArgs('').length === 2 && kustomize.buildArgs('')[0] === 'kustomize' ? ['version', '--client'] : ['version'],
-      /(?:Kustomize Version: |^)(v?\d+\.\d+\.\d+)/m,
-      'kustomize',
-    );
     return { helm, kustomize, versions: `helm ${helmVersion}, kustomize ${kustomizeVersion}` };
   })();
   cached.catch(() => {

@@ -141,16 +141,28 @@ export function crdsFromObjects(crdObjects: readonly { file: string; object: Rec
 
 export function loadRepoCrds(): RepoCrd[] {
   if (crds) return crds;
-  const ajv = crdAjv();
+  let shared: Ajv | undefined;
+  const ajv = { compile: (schema: JsonSchema) => (shared ??= crdAjv()).compile(schema) };
   crds = [];
   for (const name of readdirSync(REPO_CRD_DIR).filter((n) => n.endsWith('.json')).sort()) {
     const file = join(REPO_CRD_DIR, name);
     const schema = JSON.parse(readFileSync(file, 'utf8')) as JsonSchema;
     const gvks = schema['x-kubernetes-group-version-kind'];
     if (!gvks?.length) throw new Error(`${file}: missing x-kubernetes-group-version-kind`);
-    const validate = ajv.compile(schema);
+    // Compiled the first time a resource of one of its kinds is checked: most runs check few of them.
+    let validate: ValidateFunction | undefined;
+    const compiled = () => (validate ??= ajv.compile(schema));
     for (const gvk of gvks) {
-      crds.push({ apiVersion: `${gvk.group}/${gvk.version}`, kind: gvk.kind, scope: schema['x-scope'] ?? 'Namespaced', file, validate, schema });
+      crds.push({
+        apiVersion: `${gvk.group}/${gvk.version}`,
+        kind: gvk.kind,
+        scope: schema['x-scope'] ?? 'Namespaced',
+        file,
+        schema,
+        get validate() {
+          return compiled();
+        },
+      });
     }
   }
   return crds;

@@ -125,7 +125,9 @@ export class SchemaLayer {
     const metaShape = (shapes[objectMeta.root] as { f: Record<string, number> }).f.metadata!;
     const repoCrds = new Map<string, RepoCrd & { root: number }>();
     for (const crd of loadRepoCrds()) {
-      repoCrds.set(`${crd.apiVersion}/${crd.kind}`, { ...crd, root: shapesFromJsonSchema(crd.schema, shapes, metaShape) });
+      // Not spread: that would compile the validator now, which the getter leaves to the first resource of the kind.
+      const root = shapesFromJsonSchema(crd.schema, shapes, metaShape);
+      repoCrds.set(`${crd.apiVersion}/${crd.kind}`, Object.defineProperties({ root } as RepoCrd & { root: number }, Object.getOwnPropertyDescriptors(crd)));
     }
     return new SchemaLayer(trees, shapes, repoCrds);
   }
