@@ -4,7 +4,7 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  */
-import { applications, owningApplication, ownersByFile, type ArgoApp } from '../model/argocd.ts';
+import { applications, applicationsByName, owningApplication, ownersByFile, type ArgoApp } from '../model/argocd.ts';
 import { before, placeOf, skipsDryRunOnMissingResource, type Place } from '../model/waves.ts';
 import { dig } from '../model/dig.ts';
 import { groupOf, type Resource } from '../model/manifest.ts';
@@ -250,14 +250,17 @@ function namespacedProviders(repo: Repo, kind: string): Set<string> {
   const out = new Set<string>();
   const add = (namespace: string | undefined, name: string) => out.add(`${namespace ?? ''}/${name}`);
   for (const e of createdAtRuntime(repo)) if (e.kind === kind) add(e.namespace, e.name);
-  for (const raw of repo.resources) {
-    const r = { ...raw, namespace: effectiveNamespace(repo, raw) };
-    if (r.kind === kind) add(r.namespace, r.name);
-    if (kind === 'Secret' && r.kind === 'ExternalSecret') add(r.namespace, str(dig(r.object, ['spec', 'target', 'name'])) ?? r.name);
-    if (kind === 'Secret' && r.kind === 'Certificate') add(r.namespace, str(dig(r.object, ['spec', 'secretName'])) ?? '');
-    if (kind === 'PersistentVolumeClaim' && r.kind === 'StatefulSet') {
+  // The kinds that yield a `kind`: itself, and what writes or claims one.
+  const yielding = new Set([kind, ...(kind === 'Secret' ? ['ExternalSecret', 'Certificate'] : []), ...(kind === 'PersistentVolumeClaim' ? ['StatefulSet'] : [])]);
+  for (const r of repo.resources) {
+    if (!yielding.has(r.kind)) continue;
+    const namespace = effectiveNamespace(repo, r);
+    if (r.kind === kind) add(namespace, r.name);
+    if (r.kind === 'ExternalSecret') add(namespace, str(dig(r.object, ['spec', 'target', 'name'])) ?? r.name);
+    if (r.kind === 'Certificate') add(namespace, str(dig(r.object, ['spec', 'secretName'])) ?? '');
+    if (r.kind === 'StatefulSet') {
       // A StatefulSet's claims are <template>-<set>-<ordinal>; its pods name the template.
-      for (const t of (dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as Record<string, any>[]) if (typeof t?.metadata?.name === 'string') add(r.namespace, t.metadata.name);
+      for (const t of (dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as Record<string, any>[]) if (typeof t?.metadata?.name === 'string') add(namespace, t.metadata.name);
     }
   }
   for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === kind) add(e.namespace, e.name);
@@ -482,7 +485,7 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
         }
         // A rendered LoadBalancer must be declared on its app, or the offline gate would not know.
         for (const svc of services.filter((s) => s.rendered)) {
-          const app = applications(repo).find((a) => a.name === svc.rendered!.app);
+          const app = applicationsByName(repo).get(svc.rendered!.app);
           if (app && !declared.includes(app)) ctx.fail({ resource: svc, path: ['spec', 'type'] }, `Service ${svc.name} is a LoadBalancer, but app ${app.name} does not carry ${REQUIRES_LOAD_BALANCER}: "true"`);
         }
       },

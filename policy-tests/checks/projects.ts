@@ -4,7 +4,7 @@
  * and not far more (no wildcard kinds, no destination or kind that none of
  * its apps uses, judged when every app of the project is rendered).
  */
-import { applications, ownersByFile, ROOT_APP_FILE, type ArgoApp } from '../model/argocd.ts';
+import { applications, owningApplication, ROOT_APP_FILE } from '../model/argocd.ts';
 import { dig } from '../model/dig.ts';
 import { argoGlobMatch } from '../model/glob.ts';
 import { groupOf, type Resource } from '../model/manifest.ts';
@@ -50,12 +50,10 @@ export function projectChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
         const { repo } = ctx;
         const projects = new Map(repo.resources.filter((r) => r.kind === 'AppProject').map((r) => [r.name, readProject(r)]));
         const apps = applications(repo);
-        const owners = ownersByFile(repo);
-        const appOf = (r: Resource): ArgoApp | undefined => (r.rendered ? apps.find((a) => a.name === r.rendered!.app) : owners.get(r.file)?.[0]);
         const used = new Map<string, { namespaces: Set<string>; kinds: Set<string> }>();
         const root = apps.find((a) => a.resource.file === ROOT_APP_FILE);
         for (const r of ctx.resources) {
-          const app = appOf(r);
+          const app = owningApplication(repo, r);
           const project = app && projects.get(app.project);
           if (!app || !project) continue;
           // The root app applies clusters/home and the Application documents; anything else it picks up is argocd-app-folder's to report.

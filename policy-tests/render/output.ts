@@ -10,7 +10,7 @@ import type { ArgoApp, AppSource } from '../model/argocd.ts';
 import type { Place, Positions, Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
 import type { DataFile } from '../model/repo.ts';
-import { isMap } from '../model/dig.ts';
+import { dig, isMap } from '../model/dig.ts';
 
 export interface RenderedDoc {
   object: Record<string, unknown>;
@@ -47,15 +47,6 @@ export function splitRendered(text: string): { docs: RenderedDoc[]; problems: Ou
     }
   }
   return { docs, problems };
-}
-
-function dig(value: unknown, path: Path): unknown {
-  let v = value;
-  for (const seg of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<string | number, unknown>)[seg];
-  }
-  return v;
 }
 
 const sameValue = (a: unknown, b: unknown): boolean => a === b || (typeof a === 'object' && a !== null && JSON.stringify(a) === JSON.stringify(b));

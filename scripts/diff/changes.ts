@@ -4,7 +4,7 @@
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { isMap } from '../../policy-tests/model/dig.ts';
+import { dig, isMap } from '../../policy-tests/model/dig.ts';
 
 export interface Snapshot {
   /** `app|apiVersion/kind|namespace|name` to the object as Argo CD would apply it. */
@@ -38,7 +38,6 @@ export interface Risk {
 
 /** Whether a risk needs a person even when version changes are the point of the change (an update bot's pull request). */
 export const needsPerson = (r: Risk) => r.flag !== 'version' || r.major === true;
-
 
 /** Labels and annotations that change with every chart release or render, and say nothing about the cluster. */
 const NOISE_LABELS = ['helm.sh/chart', 'app.kubernetes.io/version', 'chart'];
@@ -110,7 +109,6 @@ export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
   return out;
 }
 
-const dig = (v: unknown, path: (string | number)[]): unknown => path.reduce<unknown>((x, k) => (x === null || typeof x !== 'object' ? undefined : (x as Record<string | number, unknown>)[k]), v);
 const kindOf = (id: string) => id.split('|')[1]!.split('/').pop()!;
 
 /** Kubernetes quantity in bytes, for comparing claim sizes. */

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { $ } from 'zx';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
-import { compare, needsPerson, risks } from './changes.ts';
+import { compare, needsPerson, risks, type Snapshot } from './changes.ts';
 import { json, markdown, text } from './report.ts';
 import { snapshot } from './snapshot.ts';
 
@@ -70,7 +70,7 @@ Exit status: 0 no risk, 2 a risk is flagged, 1 an error.`,
         // The head's checkout (git writing files) runs while the base renders (this process computing).
         const headTree = headRef ? checkout(root, headRef) : undefined;
         headTree?.catch(() => undefined);
-        let base, head;
+        let base: Snapshot, head: Snapshot;
         try {
           base = await snapshot(baseTree.dir, env, baseRef);
           head = headTree ? await snapshot((await headTree).dir, env, headRef) : await snapshot(root, env, 'the working tree');

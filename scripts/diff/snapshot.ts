@@ -3,7 +3,7 @@
  * objects, plain and rendered with the gate's render tier (and its cache, so
  * a second ref costs only what changed).
  */
-import { applications, ownersByFile } from '../../policy-tests/model/argocd.ts';
+import { owningApplication } from '../../policy-tests/model/argocd.ts';
 import { loadRepo } from '../../policy-tests/model/repo.ts';
 import { withRendered } from '../../policy-tests/model/rendered.ts';
 import { schemaLayer } from '../../policy-tests/gate/gate.ts';
@@ -20,11 +20,9 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   if (broken.length) throw new RenderFailure(`${label}: ${broken.map((r) => `${r.app.name} (${r.label}): ${r.message ?? r.status}`).join('; ')}`);
   const { repo } = withRendered(plain, renders);
   const scopes = layer.withCrds(repo.resources.filter((r) => r.kind === 'CustomResourceDefinition'));
-  const apps = applications(repo);
-  const owners = ownersByFile(repo);
   const objects: Snapshot['objects'] = new Map();
   for (const r of repo.resources) {
-    const app = r.rendered ? apps.find((a) => a.name === r.rendered!.app) : owners.get(r.file)?.[0];
+    const app = owningApplication(repo, r);
     if (!app) continue;
     const clusterScoped = r.kind === 'CustomResourceDefinition' || scopes.isClusterScoped(r.apiVersion, r.kind);
     const namespace = clusterScoped ? '' : (r.namespace ?? app.destinationNamespace ?? '');
