@@ -80,10 +80,15 @@ export const REQUIRES_CRDS = 'gate.homelab-gitops/requires-crds';
 /** The annotation by which an Application says its chart renders a LoadBalancer Service. */
 export const REQUIRES_LOAD_BALANCER = 'gate.homelab-gitops/requires-load-balancer';
 
-/** An Application's declared CRD groups (provided, or with `annotation`, required), comma-separated. */
-function declaredGroups(app: { resource: Resource }, annotation: string = PROVIDES_CRDS): string[] {
+/** An Application's declared CRDs (provided, or with `annotation`, required), comma-separated: an API group (all its kinds) or `group/Kind`. */
+function declaredEntries(app: { resource: Resource }, annotation: string = PROVIDES_CRDS): string[] {
   const raw = str(dig(app.resource.object, ['metadata', 'annotations', annotation]));
   return raw ? raw.split(',').map((g) => g.trim()).filter(Boolean) : [];
+}
+
+/** The API groups of an Application's declaration. */
+function declaredGroups(app: { resource: Resource }, annotation: string = PROVIDES_CRDS): string[] {
+  return [...new Set(declaredEntries(app, annotation).map((e) => e.split('/')[0]!))];
 }
 
 function storageRefs(resources: readonly Resource[]): Reference[] {
@@ -295,23 +300,39 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
       exemptible: false,
       run(ctx) {
         const { repo } = ctx;
+        // Per kind: `group/Kind` from every CRD the repository applies or renders; `group/*` only from a
+        // declaration whose chart was not rendered here (a rendered chart shows exactly which kinds it installs).
         const provided = new Set<string>();
-        for (const r of repo.resources) if (r.kind === 'CustomResourceDefinition') provided.add(String(dig(r.object, ['spec', 'group']) ?? ''));
-        for (const app of applications(repo)) for (const g of declaredGroups(app)) provided.add(g);
-        for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === 'CustomResourceDefinition') provided.add(e.name.includes('.') && e.name.split('.').length > 2 ? e.name.slice(e.name.indexOf('.') + 1) : e.name);
+        const providedGroups = new Set<string>();
+        for (const r of repo.resources) {
+          if (r.kind !== 'CustomResourceDefinition') continue;
+          const group = String(dig(r.object, ['spec', 'group']) ?? '');
+          provided.add(`${group}/${String(dig(r.object, ['spec', 'names', 'kind']) ?? '')}`);
+          providedGroups.add(group);
+        }
+        const renderedApps = new Set(ctx.renders.filter((x) => x.status === 'rendered' && x.source.chart !== undefined).map((x) => x.app.name));
+        for (const app of applications(repo)) {
+          for (const e of declaredEntries(app)) {
+            providedGroups.add(e.split('/')[0]!);
+            if (!renderedApps.has(app.name)) provided.add(e.includes('/') ? e : `${e}/*`);
+          }
+        }
+        for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === 'CustomResourceDefinition') provided.add(`${e.name.includes('.') && e.name.split('.').length > 2 ? e.name.slice(e.name.indexOf('.') + 1) : e.name}/*`);
         const reported = new Set<string>();
         for (const r of ctx.resources) {
           const group = groupOf(r.apiVersion);
-          if (builtinGroups.has(group) || provided.has(group)) continue;
+          if (builtinGroups.has(group) || provided.has(`${group}/${r.kind}`) || provided.has(`${group}/*`)) continue;
           // One finding per kind and file: a missing operator shows once where each kind is used.
           const key = `${r.file}#${r.kind}`;
           if (reported.has(key)) continue;
           reported.add(key);
-          ctx.fail({ resource: r, path: ['apiVersion'] }, `${r.kind} is a kind of ${group}, whose CRD nothing in the repository installs: the sync fails with "no matches for kind"`);
+          ctx.fail({ resource: r, path: ['apiVersion'] }, providedGroups.has(group)
+            ? `${r.kind} is a kind of ${group}, but no CRD installed here defines ${r.kind} (the group's other kinds are there): the sync fails with "no matches for kind"`
+            : `${r.kind} is a kind of ${group}, whose CRD nothing in the repository installs: the sync fails with "no matches for kind"`);
         }
         // What a chart's objects need, declared on its Application: judged offline too.
         for (const app of applications(repo)) {
-          const missing = declaredGroups(app, REQUIRES_CRDS).filter((g) => !provided.has(g) && !builtinGroups.has(g));
+          const missing = declaredGroups(app, REQUIRES_CRDS).filter((g) => !providedGroups.has(g) && !builtinGroups.has(g));
           if (missing.length) ctx.fail({ resource: app.resource, path: ['metadata', 'annotations', REQUIRES_CRDS] }, `${app.name}'s chart uses kinds of ${missing.join(', ')}, whose CRDs nothing in the repository installs`);
         }
         // A rendered chart's custom kinds must be on that word, so it stays true.

@@ -24,6 +24,8 @@ export interface CheckContext {
   /** What the render tier made of each Application source (for checks that declare `renders`). */
   renders: readonly SourceRender[];
   fail(place: Place, message: string): void;
+  /** What the API server admits with a warning: reported apart, never a failure. */
+  warn(place: Place, message: string): void;
 }
 
 /**

@@ -16,6 +16,7 @@ import { workloadChecks } from './workload-hygiene.ts';
 import { renderChecks } from './render.ts';
 import { closureChecks } from './closure.ts';
 import { projectChecks } from './projects.ts';
+import { admissionChecks } from './admission.ts';
 
 export const EXEMPTION_PREFIX = 'gate.homelab-gitops/exempt-';
 export const EXEMPTION_CHECK_ID = 'exemption-valid';
@@ -33,5 +34,5 @@ export const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: ReadonlySet<string> = new Set()): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...closureChecks(isClusterScoped, builtinGroups), ...projectChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...closureChecks(isClusterScoped, builtinGroups), ...admissionChecks(builtinGroups), ...projectChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
 }

@@ -14,6 +14,8 @@ import { isManifestPath, loadRepo, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, wa
 import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 import { withRendered, type SourceRender } from '../model/rendered.ts';
 import { renderRepo } from '../render/render.ts';
+import { ruleCoverage, type RuleCoverage } from '../admission/cel/crd-rules.ts';
+import { crdSchemas } from '../admission/crd-schemas.ts';
 
 export class UsageError extends Error {}
 
@@ -47,6 +49,7 @@ export interface Summary {
   skipped: number;
   /** Application sources that could not be rendered offline (a chart not in the cache): judged by nobody. */
   notRendered: number;
+  warnings?: number;
 }
 
 /** A source the gate could not render, where it is declared, and the command that fixes it. */
@@ -67,6 +70,10 @@ export interface GateResult {
   notRendered: NotRendered[];
   /** The render tools' versions, when anything was rendered. */
   tools?: string;
+  /** What the API server admits with a warning (Pod Security's warn and audit levels): listed, never a failure. */
+  warnings: Finding[];
+  /** The CRD validation rules (CEL) of every CRD the repository renders or the gate bundles: how many the evaluator judges. */
+  celRules?: RuleCoverage;
 }
 
 export interface GateOptions extends Partial<SchemaOptions> {
@@ -213,6 +220,8 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   let policy = false;
   const notRendered: NotRendered[] = [];
   let tools: string | undefined;
+  const warnings: Finding[] = [];
+  let celRules: RuleCoverage | undefined;
   if (wantsRepo) {
     options.onProgress?.('parse', 0, 1);
     const plain = await loadRepo(root, { parallel: options.parallel });
@@ -228,7 +237,10 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     const renderFindings = renderProblems(renders, options.requireRendered ?? false, notRendered);
     const schemaOptions = resolvedOptions(options, repo);
     options.onProgress?.('policy', 0, repo.resources.length);
-    const findings = [...renderFindings, ...runPolicy(repo, await registeredChecks(), renders)];
+    const policyFindings = runPolicy(repo, await registeredChecks(), renders);
+    warnings.push(...policyFindings.filter((f) => f.severity === 'warning'));
+    const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity !== 'warning')];
+    celRules = ruleCoverage([...crdSchemas(repo.resources)].map(([crd, { schema }]) => ({ crd, schema })));
     policy = true;
     const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
     const keep = (file: string): boolean => !selected || selected.has(file);
@@ -239,7 +251,8 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     const parsed = inputs.outside.map((input) => parseSource(input.filename, input.read()));
     results.push(...(await evaluate(parsed, [], resolvedOptions(options), options.onProgress)));
   }
-  return { resources: results, summary: { ...summarize(results), notRendered: notRendered.length }, policy, notRendered, ...(tools ? { tools } : {}) };
+  const selectedWarnings = warnings.filter((w) => !inputs.repoFiles || inputs.repoFiles.has(w.file)).sort(byLocation);
+  return { resources: results, summary: { ...summarize(results), notRendered: notRendered.length, warnings: selectedWarnings.length }, policy, notRendered, warnings: selectedWarnings, ...(tools ? { tools } : {}), ...(celRules ? { celRules } : {}) };
 }
 
 /**

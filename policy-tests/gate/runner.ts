@@ -4,7 +4,7 @@
  * names the check and the reason.
  */
 import { EXEMPTION_CHECK_ID, EXEMPTION_PREFIX, exemptionCheck } from '../checks/registry.ts';
-import type { CheckContext, PolicyCheck, Reads } from '../checks/kit.ts';
+import type { CheckContext, Place, PolicyCheck, Reads } from '../checks/kit.ts';
 import { chartValues } from '../model/chart-values.ts';
 import { argoGlobMatch } from '../model/glob.ts';
 import type { Finding } from '../model/findings.ts';
@@ -54,14 +54,17 @@ function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRend
     repo: view,
     resources: kinds.includes('*') ? view.resources : view.resources.filter((r) => kinds.includes(r.kind)),
     renders: check.reads.renders ? renders : [],
-    fail(place, message) {
-      if ('resource' in place) out.push(findingAt(place.resource, place.path, check.id, message, check.remediation, place.target));
-      else if ('data' in place) {
-        const { line, col } = place.data.positions.at(place.path, 'key');
-        out.push(finding(place.data.file, line, col, message));
-      } else out.push(finding(place.file, place.line ?? 1, place.col ?? 1, message));
-    },
+    fail: (place, message) => out.push(at(place, message)),
+    warn: (place, message) => out.push({ ...at(place, message), severity: 'warning' }),
   };
+  function at(place: Place, message: string): Finding {
+    if ('resource' in place) return findingAt(place.resource, place.path, check.id, message, check.remediation, place.target);
+    if ('data' in place) {
+      const { line, col } = place.data.positions.at(place.path, 'key');
+      return finding(place.data.file, line, col, message);
+    }
+    return finding(place.file, place.line ?? 1, place.col ?? 1, message);
+  }
 }
 
 export function runPolicy(repo: Repo, checks: readonly PolicyCheck[], renders: readonly SourceRender[] = []): Finding[] {

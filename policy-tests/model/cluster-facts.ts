@@ -20,7 +20,20 @@ export interface ClusterFacts {
   revision: string;
   /** What the cluster has that no file of this repository provides, each with the reason (Talos ships it, ...). */
   providedOutsideGit: OutsideGit[];
+  /** Pod Security admission as the API server is configured: the levels for a namespace without labels, and the exempt namespaces. */
+  podSecurity: PodSecurityFacts;
 }
+
+export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
+export type PodSecurityLevel = (typeof POD_SECURITY_LEVELS)[number];
+
+export interface PodSecurityFacts {
+  defaults: { enforce: PodSecurityLevel; audit: PodSecurityLevel; warn: PodSecurityLevel };
+  exemptNamespaces: string[];
+}
+
+/** Kubernetes' own default when no AdmissionConfiguration sets one: nothing enforced. Used only when the fact is missing, which is itself a problem. */
+const UNCONFIGURED: PodSecurityFacts = { defaults: { enforce: 'privileged', audit: 'privileged', warn: 'privileged' }, exemptNamespaces: [] };
 
 export interface OutsideGit {
   kind: string;
@@ -70,6 +83,7 @@ export function readClusterFacts(resource: Resource): { facts: ClusterFacts; pro
     repoURL: text('repoURL'),
     revision: text('revision'),
     providedOutsideGit: outsideGit(data.providedOutsideGit, problems),
+    podSecurity: podSecurity(data.podSecurity, problems),
   };
   return { facts, problems };
 }
@@ -98,4 +112,30 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
     else out.push({ kind, name, reason, ...(str('namespace') ? { namespace: str('namespace') } : {}) });
   });
   return out;
+}
+
+/**
+ * The `podSecurity` fact: the cluster-wide PodSecurityConfiguration (for
+ * Talos, its machine configuration's default), as a YAML mapping in a string:
+ * `defaults: {enforce, audit, warn}` and `exemptNamespaces: [...]`.
+ */
+function podSecurity(raw: unknown, problems: FactsProblem[]): PodSecurityFacts {
+  const fail = (message: string): PodSecurityFacts => {
+    problems.push({ key: 'podSecurity', message });
+    return UNCONFIGURED;
+  };
+  if (raw === undefined) return fail('cluster fact "podSecurity" is missing: state the API server\'s Pod Security defaults (Talos: enforce baseline, audit and warn restricted, kube-system exempt)');
+  let value: any;
+  try {
+    value = typeof raw === 'string' ? parse(raw) : undefined;
+  } catch (err) {
+    return fail(`cluster fact "podSecurity" does not parse: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const defaults = value?.defaults;
+  const level = (mode: string): PodSecurityLevel | undefined => (POD_SECURITY_LEVELS as readonly string[]).includes(defaults?.[mode]) ? defaults[mode] : undefined;
+  const [enforce, audit, warn] = [level('enforce'), level('audit'), level('warn')];
+  if (!enforce || !audit || !warn) return fail(`cluster fact "podSecurity" needs defaults.enforce, defaults.audit and defaults.warn, each one of ${POD_SECURITY_LEVELS.join(', ')}`);
+  const exempt = value.exemptNamespaces ?? [];
+  if (!Array.isArray(exempt) || exempt.some((n) => typeof n !== 'string')) return fail('cluster fact "podSecurity": exemptNamespaces must be a list of namespace names');
+  return { defaults: { enforce, audit, warn }, exemptNamespaces: exempt };
 }

@@ -14,6 +14,11 @@ export interface Finding {
   item?: number;
   /** The rendered resource's id (`<application>#<index>`), when the finding is about one. */
   rendered?: string;
+  /**
+   * `warning`: what the API server admits but warns about (Pod Security's
+   * warn and audit levels). Listed apart, and never fails the gate.
+   */
+  severity?: 'warning';
 }
 
 export function formatLocation(f: Pick<Finding, 'file' | 'line' | 'col'>): string {

@@ -8,7 +8,7 @@ import { dirname, join, normalize } from 'node:path';
 import ts from 'typescript';
 
 /** Floors from the bottom up; a file may import from its own floor or a lower one. */
-export const FLOORS = ['policy-tests/model', 'policy-tests/render', 'policy-tests/schema', 'policy-tests/checks', 'policy-tests/gate', 'scripts'] as const;
+export const FLOORS = ['policy-tests/model', 'policy-tests/render', 'policy-tests/schema', 'policy-tests/admission', 'policy-tests/checks', 'policy-tests/gate', 'scripts'] as const;
 
 export function floorOf(file: string): number {
   return FLOORS.findIndex((f) => file === f || file.startsWith(`${f}/`));

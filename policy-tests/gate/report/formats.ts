@@ -33,7 +33,9 @@ function summaryLine(result: GateResult): string {
   const s = result.summary;
   const total = s.valid + s.invalid + s.errors + s.skipped;
   const notRendered = s.notRendered ? `, Not rendered: ${s.notRendered}` : '';
-  return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${notRendered}${result.policy ? '' : ' (schema layer only)'}`;
+  const warnings = s.warnings ? `, Warnings: ${s.warnings}` : '';
+  const cel = result.celRules ? `, CEL rules compiled: ${result.celRules.compiled}/${result.celRules.found}${result.celRules.notJudged.length ? ` (not judged: ${result.celRules.notJudged.length})` : ''}` : '';
+  return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${notRendered}${warnings}${cel}${result.policy ? '' : ' (schema layer only)'}`;
 }
 
 /** Sources nobody judged: always shown, so a green run never hides them. */
@@ -49,6 +51,9 @@ function text(result: GateResult, options: RenderOptions): string {
     if (options.verbose && r.findings.length === 0) lines.push(`${r.status === 'skipped' ? paint('yellow', 'SKIP') : paint('green', 'PASS')} - ${r.filename} - ${label(r)}${r.renderedBy ? ` (rendered by ${r.renderedBy})` : ''}`);
   }
   const failed = lines.length;
+  // Warnings are admitted by the API server: listed with --verbose, counted in the summary always.
+  if (options.verbose) for (const w of result.warnings) lines.push(`${paint('yellow', 'WARN')} - ${formatLocation(w)} - [${w.check}] ${w.message}`);
+  if (options.verbose) for (const n of result.celRules?.notJudged ?? []) lines.push(`${paint('yellow', 'NOT JUDGED')} - CEL rule of ${n.crd} at ${n.at}: ${n.why}`);
   if (!result.notRendered.every((n) => lines.some((l) => l.includes(n.message)))) lines.push(...notRenderedLines(result, paint));
   if (options.summary || failed === 0) lines.push(summaryLine(result));
   return lines.join('\n');
@@ -58,7 +63,7 @@ function json(result: GateResult, options: RenderOptions): string {
   const resources = result.resources
     .filter((r) => options.verbose || r.status === 'invalid' || r.status === 'error')
     .map((r) => ({ filename: r.filename, kind: r.kind, version: r.version, name: r.name, status: `status${r.status[0]!.toUpperCase()}${r.status.slice(1)}`, msg: message(r), findings: r.findings.map(structured), ...(r.renderedBy ? { renderedBy: r.renderedBy } : {}) }));
-  return JSON.stringify({ resources, notRendered: result.notRendered, summary: result.summary }, null, 2);
+  return JSON.stringify({ resources, notRendered: result.notRendered, warnings: result.warnings.map(structured), ...(result.celRules ? { celRules: result.celRules } : {}), summary: result.summary }, null, 2);
 }
 
 /** One finding as fields, for tools that read JSON (the kubeconform-style `msg` string stays beside them). */
@@ -119,6 +124,7 @@ function github(result: GateResult, options: RenderOptions): string {
   const lines = result.resources.flatMap((r) =>
     r.findings.map((f) => `::error file=${escapeProperty(f.file)},line=${f.line},col=${f.col},title=${escapeProperty(f.check)}::${escapeData(`${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`)}`),
   );
+  lines.push(...result.warnings.map((w) => `::warning file=${escapeProperty(w.file)},line=${w.line},col=${w.col},title=${escapeProperty(w.check)}::${escapeData(w.message)}`));
   lines.push(...result.notRendered.map((n) => `::warning file=${escapeProperty(n.file)},line=${n.line},col=${n.col},title=not-rendered::${escapeData(`${n.source}: ${n.message}`)}`));
   if (options.summary || lines.length === 0) lines.push(summaryLine(result));
   return lines.join('\n');

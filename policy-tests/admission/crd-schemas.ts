@@ -1,0 +1,31 @@
+/**
+ * The structural schema the API server validates a custom resource with:
+ * the CRD the repository renders or applies for its group, kind and served
+ * version, else the schema bundled with the gate (policy-tests/schema/crds/).
+ * A bundled schema is a validation aid only; it never proves the cluster
+ * has the CRD (closure-crd judges that).
+ */
+import type { Resource } from '../model/manifest.ts';
+import { crdsFromObjects, loadRepoCrds } from '../schema/repo-crds.ts';
+import type { JsonSchemaNode } from './cel/crd-rules.ts';
+
+export interface CrdSchema {
+  /** `<file>` of the CRD, or the bundled schema's file name. */
+  source: string;
+  schema: JsonSchemaNode;
+}
+
+/** `apiVersion/Kind` → schema, the repository's CRDs ahead of the bundled ones. */
+export function crdSchemas(resources: readonly Resource[]): Map<string, CrdSchema> {
+  const out = new Map<string, CrdSchema>();
+  const crdObjects = resources.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => ({ file: r.rendered ? `${r.rendered.app}: ${r.rendered.template ?? r.rendered.source}` : r.file, object: r.object }));
+  for (const crd of crdsFromObjects(crdObjects)) {
+    const key = `${crd.apiVersion}/${crd.kind}`;
+    if (!out.has(key)) out.set(key, { source: crd.file, get schema() { return crd.schema as JsonSchemaNode; } });
+  }
+  for (const crd of loadRepoCrds()) {
+    const key = `${crd.apiVersion}/${crd.kind}`;
+    if (!out.has(key)) out.set(key, { source: `bundled ${crd.file.split('/').pop()}`, schema: crd.schema as JsonSchemaNode });
+  }
+  return out;
+}

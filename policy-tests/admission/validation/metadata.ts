@@ -1,0 +1,85 @@
+/**
+ * ObjectMeta as k8s.io/apimachinery/pkg/api/validation (ValidateObjectMeta)
+ * judges it: the name by the kind's rule, labels, annotations and their
+ * total size, generateName.
+ */
+import type { PathSegment } from '../../model/positions.ts';
+import { dns1035Label, dns1123Label, dns1123Subdomain, labelValue, pathSegmentName, qualifiedName } from './syntax.ts';
+
+export interface Invalid {
+  path: PathSegment[];
+  message: string;
+  /** The Kubernetes validation function that refuses it (k8s.io/kubernetes, apimachinery). */
+  fn: string;
+}
+
+type NameRule = { fn: string; check: (v: string) => string | undefined; max?: number };
+
+const SUBDOMAIN: NameRule = { fn: 'NameIsDNSSubdomain', check: dns1123Subdomain };
+const LABEL: NameRule = { fn: 'NameIsDNSLabel', check: dns1123Label };
+const RBAC: NameRule = { fn: 'ValidateRBACName (path.IsValidPathSegmentName)', check: pathSegmentName };
+
+/** How each kind's name is judged; kinds not listed use a DNS subdomain, the apimachinery default for most kinds. */
+const NAME_RULES: Record<string, NameRule> = {
+  Namespace: LABEL,
+  Service: { fn: 'ValidateServiceName (NameIsDNS1035Label)', check: dns1035Label },
+  CronJob: { fn: 'ValidateCronJobName (subdomain, at most 52 characters)', check: dns1123Subdomain, max: 52 },
+  Role: RBAC,
+  ClusterRole: RBAC,
+  RoleBinding: RBAC,
+  ClusterRoleBinding: RBAC,
+  // Custom resources: the API server checks a custom resource's name as a DNS subdomain (customresource validation).
+};
+
+/** The total of annotation keys and values the API server accepts (TotalAnnotationSizeLimitB). */
+export const ANNOTATIONS_LIMIT = 256 * 1024;
+
+export function validateName(kind: string, name: string, path: PathSegment[]): Invalid[] {
+  const rule = NAME_RULES[kind] ?? SUBDOMAIN;
+  const problem = rule.check(name) ?? (rule.max !== undefined && name.length > rule.max ? `must be no more than ${rule.max} characters` : undefined);
+  return problem ? [{ path, fn: rule.fn, message: `${kind} name "${name}": ${problem}` }] : [];
+}
+
+export function validateLabels(labels: unknown, path: PathSegment[]): Invalid[] {
+  if (!labels || typeof labels !== 'object') return [];
+  const out: Invalid[] = [];
+  for (const [key, value] of Object.entries(labels as Record<string, unknown>)) {
+    const badKey = qualifiedName(key);
+    if (badKey) out.push({ path: [...path, key], fn: 'ValidateLabels (IsQualifiedName)', message: `label key "${key}": ${badKey}` });
+    const badValue = typeof value === 'string' ? labelValue(value) : undefined;
+    if (badValue) out.push({ path: [...path, key], fn: 'ValidateLabels (IsValidLabelValue)', message: `label ${key}="${value as string}": ${badValue}` });
+  }
+  return out;
+}
+
+export function validateAnnotations(annotations: unknown, path: PathSegment[]): Invalid[] {
+  if (!annotations || typeof annotations !== 'object') return [];
+  const out: Invalid[] = [];
+  let total = 0;
+  for (const [key, value] of Object.entries(annotations as Record<string, unknown>)) {
+    total += Buffer.byteLength(key) + Buffer.byteLength(typeof value === 'string' ? value : String(value ?? ''));
+    const bad = qualifiedName(key.toLowerCase());
+    if (bad) out.push({ path: [...path, key], fn: 'ValidateAnnotations (IsQualifiedName)', message: `annotation key "${key}": ${bad}` });
+  }
+  if (total > ANNOTATIONS_LIMIT) out.push({ path, fn: 'ValidateAnnotationsSize', message: `annotations are ${total.toLocaleString('en-US')} bytes, over the limit of ${ANNOTATIONS_LIMIT.toLocaleString('en-US')} (256 KiB)` });
+  return out;
+}
+
+/** ValidateObjectMeta for an object, or a pod template's metadata (`template`: no name of its own). */
+export function validateObjectMeta(kind: string, meta: unknown, path: PathSegment[], template = false): Invalid[] {
+  const m = (meta ?? {}) as Record<string, unknown>;
+  const out: Invalid[] = [];
+  if (!template) {
+    if (typeof m.name === 'string' && m.name !== '') out.push(...validateName(kind, m.name, [...path, 'name']));
+    else if (typeof m.generateName === 'string' && m.generateName !== '') {
+      // The prefix is judged as a name once its trailing dash is removed (ValidateObjectMeta's maskTrailingDash).
+      out.push(...validateName(kind, m.generateName.replace(/-$/, 'a'), [...path, 'generateName']));
+    } else out.push({ path: [...path, 'name'], fn: 'ValidateObjectMeta', message: 'name or generateName is required' });
+    if (typeof m.namespace === 'string' && m.namespace !== '') {
+      const bad = dns1123Label(m.namespace);
+      if (bad) out.push({ path: [...path, 'namespace'], fn: 'ValidateObjectMeta (ValidateNamespaceName)', message: `namespace "${m.namespace}": ${bad}` });
+    }
+  }
+  out.push(...validateLabels(m.labels, [...path, 'labels']), ...validateAnnotations(m.annotations, [...path, 'annotations']));
+  return out;
+}

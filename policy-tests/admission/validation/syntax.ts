@@ -1,0 +1,124 @@
+/**
+ * The value syntaxes of k8s.io/apimachinery/pkg/util/validation and
+ * pkg/api/resource: names, label keys and values, port names, quantities.
+ * Each returns the API server's reason, or undefined when the value is valid.
+ */
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+
+/** IsDNS1123Label */
+export function dns1123Label(v: string): string | undefined {
+  if (v.length > 63) return `must be no more than 63 characters`;
+  if (!DNS1123_LABEL.test(v)) return `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`;
+  return undefined;
+}
+
+/** IsDNS1035Label (Service names) */
+export function dns1035Label(v: string): string | undefined {
+  if (v.length > 63) return `must be no more than 63 characters`;
+  if (!DNS1035_LABEL.test(v)) return `a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character`;
+  return undefined;
+}
+
+/** IsDNS1123Subdomain */
+export function dns1123Subdomain(v: string): string | undefined {
+  if (v.length > 253) return `must be no more than 253 characters`;
+  if (!DNS1123_SUBDOMAIN.test(v)) return `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`;
+  return undefined;
+}
+
+/** IsValidPathSegmentName (RBAC names) */
+export function pathSegmentName(v: string): string | undefined {
+  if (v === '.' || v === '..') return `may not be '${v}'`;
+  if (/[/%]/.test(v)) return `may not contain '/' or '%'`;
+  return undefined;
+}
+
+/** IsQualifiedName: label and annotation keys, `[prefix/]name`. */
+export function qualifiedName(v: string): string | undefined {
+  const parts = v.split('/');
+  if (parts.length > 2) return `a qualified name must consist of alphanumeric characters, '-', '_' or '.', with an optional DNS subdomain prefix and '/'`;
+  const name = parts.length === 2 ? parts[1]! : parts[0]!;
+  if (parts.length === 2) {
+    if (parts[0] === '') return 'prefix part must be non-empty';
+    const prefix = dns1123Subdomain(parts[0]!);
+    if (prefix) return `prefix part ${prefix}`;
+  }
+  if (name === '') return 'name part must be non-empty';
+  if (name.length > 63) return 'name part must be no more than 63 characters';
+  if (!QUALIFIED_NAME_PART.test(name)) return `name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
+  return undefined;
+}
+
+/** IsValidLabelValue */
+export function labelValue(v: string): string | undefined {
+  if (v.length > 63) return 'must be no more than 63 characters';
+  if (!LABEL_VALUE.test(v)) return `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
+  return undefined;
+}
+
+/** IsValidPortName (IANA_SVC_NAME) */
+export function portName(v: string): string | undefined {
+  if (v.length > 15) return 'must be no more than 15 characters';
+  if (!/^[-a-z0-9]+$/.test(v)) return `must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)`;
+  if (!/[a-z]/.test(v)) return 'must contain at least one letter (a-z)';
+  if (v.includes('--')) return `must not contain consecutive hyphens`;
+  if (v.startsWith('-') || v.endsWith('-')) return 'must not begin or end with a hyphen';
+  return undefined;
+}
+
+/** IsConfigMapKey (ConfigMap and Secret keys) */
+export function configMapKey(v: string): string | undefined {
+  if (v.length > 253) return 'must be no more than 253 characters';
+  if (!CONFIG_KEY.test(v)) return `a valid config key must consist of alphanumeric characters, '-', '_' or '.'`;
+  if (v === '.' || v === '..') return `must not be '${v}'`;
+  return undefined;
+}
+
+/** IsEnvVarName, as relaxed in 1.34 (RelaxedEnvironmentVariableValidation, GA): printable ASCII but '='. */
+export function envVarName(v: string): string | undefined {
+  if (v === '') return 'must not be empty';
+  if (!/^[\x20-\x7e]+$/.test(v) || v.includes('=')) return `a valid environment variable name must consist only of printable ASCII characters other than '='`;
+  return undefined;
+}
+
+export function isPortNumber(v: unknown): boolean {
+  return Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535;
+}
+
+const SUFFIX: Record<string, number> = { '': 1, n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+const QUANTITY = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/;
+
+/** resource.ParseQuantity: the value, or undefined when the API server cannot parse it. */
+export function parseQuantity(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v !== 'string') return undefined;
+  const m = QUANTITY.exec(v.trim() === v ? v : '');
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  if (m[2]) return n * 10 ** Number(m[2].slice(1));
+  return n * SUFFIX[m[3] ?? '']!;
+}
+
+/** An int-or-string that is a percentage ("25%") or a non-negative integer. */
+export function intOrPercent(v: unknown): string | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) && v >= 0 ? undefined : 'must be a non-negative integer';
+  if (typeof v === 'string') return /^[0-9]+%$/.test(v) ? undefined : `must be an integer or a percentage such as "25%"`;
+  return undefined;
+}
+
+/** An IPv4 or IPv6 CIDR as netip.ParsePrefix reads it. */
+export function cidr(v: string): string | undefined {
+  const [ip, bits, extra] = v.split('/');
+  if (extra !== undefined || bits === undefined || !/^[0-9]+$/.test(bits)) return 'must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)';
+  const v4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(ip!);
+  const v6 = !v4 && ip!.includes(':') && /^[0-9a-fA-F:.]+$/.test(ip!);
+  if (!v4 && !v6) return 'must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)';
+  if (Number(bits) > (v4 ? 32 : 128)) return 'prefix length out of range';
+  return undefined;
+}
