@@ -7,6 +7,7 @@ import { monitoringMutations, routingMutations, wiringMutations } from './monito
 import type { Mutation } from './mutation-runner.ts';
 import { renderMutations } from './render-mutations.ts';
 import { platformMutations } from './platform-mutations.ts';
+import { admissionMutations } from './admission-mutations.ts';
 
 export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   core: coreMutations,
@@ -20,6 +21,7 @@ export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   backups: backupMutations,
   render: renderMutations,
   platform: platformMutations,
+  admission: admissionMutations,
 };
 
 export const ALL_MUTATIONS: readonly Mutation[] = Object.values(MUTATION_LISTS).flat();
