@@ -53,7 +53,7 @@ describe('homelab-gate', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines.at(-1)).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 19$/);
+    expect(lines.at(-1)).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 19, Warnings: \d+, CEL rules compiled: (\d+)\/\1$/);
     expect(lines.slice(0, -1)).toHaveLength(19);
     expect(lines.slice(0, -1).every((l) => l.startsWith('NOT RENDERED - '))).toBe(true);
     expect(lines).toContainEqual(expect.stringMatching(/^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco \d+\.\d+\.\d+ from \S+: not in the chart cache: run npm run charts:pull$/));
@@ -101,7 +101,8 @@ describe('homelab-gate', () => {
         },
       ],
       notRendered: [],
-      summary: { valid: 0, invalid: 1, errors: 0, skipped: 0, notRendered: 0 },
+      warnings: [],
+      summary: { valid: 0, invalid: 1, errors: 0, skipped: 0, notRendered: 0, warnings: 0 },
     });
   });
 

@@ -7,6 +7,12 @@ export const DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
 export const PORTFOLIO_APP = 'portfolio-api/deploy/application.yaml';
 const ROOT_APP = 'clusters/home/root.yaml';
 export const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
+/**
+ * A workload in the media namespace, whose Pod Security enforce level is
+ * privileged: the hygiene checks that Pod Security would also refuse at the
+ * portfolio's restricted level are proven here, one check at a time.
+ */
+export const MEDIA_DEPLOYMENT = 'apps/media/unpackerr/deployment.yaml';
 const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
 
 export const coreMutations: Mutation[] = [
@@ -135,14 +141,14 @@ export const coreMutations: Mutation[] = [
   {
     check: 'workload-privilege',
     why: 'allowPrivilegeEscalation is no longer false',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.deleteIn([...CONTAINER, 'securityContext', 'allowPrivilegeEscalation'])),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'readOnlyRootFilesystem') - 1 }),
+    mutate: (c) => c.edit(MEDIA_DEPLOYMENT, 0, (d) => d.deleteIn([...CONTAINER, 'securityContext', 'allowPrivilegeEscalation'])),
+    at: (c) => ({ file: MEDIA_DEPLOYMENT, line: lineOf(c, MEDIA_DEPLOYMENT, 'capabilities:') - 1 }),
   },
   {
     check: 'workload-privilege',
     why: 'the pod no longer insists on a non-root user',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.deleteIn(['spec', 'template', 'spec', 'securityContext', 'runAsNonRoot'])),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'allowPrivilegeEscalation') - 1 }),
+    mutate: (c) => c.edit(MEDIA_DEPLOYMENT, 0, (d) => d.deleteIn(['spec', 'template', 'spec', 'securityContext', 'runAsNonRoot'])),
+    at: (c) => ({ file: MEDIA_DEPLOYMENT, line: lineOf(c, MEDIA_DEPLOYMENT, 'allowPrivilegeEscalation') - 1 }),
   },
   {
     check: 'no-plain-secret',
@@ -154,11 +160,11 @@ export const coreMutations: Mutation[] = [
     check: 'workload-hostpath',
     why: 'a hostPath volume appears',
     mutate: (c) =>
-      c.edit(DEPLOYMENT, 0, (d) => {
+      c.edit(MEDIA_DEPLOYMENT, 0, (d) => {
         const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
         if (isSeq(volumes)) volumes.add(d.createNode({ name: 'host', hostPath: { path: '/var/run' } }));
       }),
-    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'hostPath:') }),
+    at: (c) => ({ file: MEDIA_DEPLOYMENT, line: lineOf(c, MEDIA_DEPLOYMENT, 'hostPath:') }),
   },
   {
     check: 'exemption-valid',
