@@ -86,7 +86,7 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>): PolicyCheck
       description: "Every pod template passes Pod Security admission at its namespace's enforce level (its pod-security.kubernetes.io/enforce label, else the cluster's default in the podSecurity fact; exempt namespaces are skipped); the warn and audit levels are reported as warnings. A namespace whose level is below the default says why (invariants P1).",
       invariants: ['P1'],
       remediation: `make the pod meet the level (drop the capability, the host namespace, the hostPath), or move it to a namespace labelled for what it needs, annotated ${POD_SECURITY_REASON}: "<why>"`,
-      reads: { kinds: ['*'] },
+      reads: { kinds: ['*'], renders: true },
       exemptible: false,
       run(ctx) {
         const { repo } = ctx;
@@ -116,6 +116,7 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>): PolicyCheck
             }
           }
         }
+        const unrendered = new Set(ctx.renders.filter((x) => x.status !== 'rendered').map((x) => x.app.destinationNamespace ?? ''));
         for (const ns of repo.resources.filter((r) => r.kind === 'Namespace')) {
           const labels = (dig(ns.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>;
           for (const mode of MODES) {
@@ -126,7 +127,8 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>): PolicyCheck
           if (LEVEL_ORDER[enforce] >= LEVEL_ORDER[facts.defaults.enforce]) continue;
           const reason = dig(ns.object, ['metadata', 'annotations', POD_SECURITY_REASON]);
           if (typeof reason !== 'string' || reason.trim() === '') ctx.fail({ resource: ns, path: ['metadata', 'labels', `${LABEL_PREFIX}enforce`] }, `Namespace ${ns.name} enforces only "${enforce}", below the cluster's "${facts.defaults.enforce}", without saying why: annotate it ${POD_SECURITY_REASON}`);
-          else if (!needsPrivilege.has(ns.name) && repo.resources.some((r) => podSpecOf(r) && namespaceOf(repo, r) === ns.name)) ctx.fail({ resource: ns, path: ['metadata', 'labels', `${LABEL_PREFIX}enforce`] }, `Namespace ${ns.name} enforces only "${enforce}", but none of its pods needs more than "${facts.defaults.enforce}": the label is stale`);
+          // Stale only when every source deploying into the namespace was judged: an unrendered chart may hold the pod that needs it.
+          else if (!needsPrivilege.has(ns.name) && !unrendered.has(ns.name) && repo.resources.some((r) => podSpecOf(r) && namespaceOf(repo, r) === ns.name)) ctx.fail({ resource: ns, path: ['metadata', 'labels', `${LABEL_PREFIX}enforce`] }, `Namespace ${ns.name} enforces only "${enforce}", but none of its pods needs more than "${facts.defaults.enforce}": the label is stale`);
         }
       },
     },
