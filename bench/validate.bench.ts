@@ -14,7 +14,9 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { allFindings, runGate } from '../policy-tests/gate/gate.ts';
+import { allFindings, registeredChecks, runGate } from '../policy-tests/gate/gate.ts';
+import { runPolicy } from '../policy-tests/gate/runner.ts';
+import { ADMISSION_CHECK_IDS } from '../policy-tests/checks/admission.ts';
 import { loadRepo, MANIFEST_ROOTS, REPO_ROOT } from '../policy-tests/model/repo.ts';
 import { clearParseCache } from '../policy-tests/model/parse-pool.ts';
 // @ts-expect-error: plain JavaScript without declarations (it runs before anything is built)
@@ -181,6 +183,11 @@ try {
   console.log(`parse + schema + policy (the gate):  ${fullMs.toFixed(0).padStart(6)} ms  ${perSecond(fullMs).toLocaleString('en-US').padStart(7)} resources/s`);
   console.log(`gate / parse-only, same threads:     ${(fullMs / parallelParseMs).toFixed(2)}x   (target <= 2.00x)`);
   console.log(`gate / single-threaded parse-only:   ${(fullMs / parseMs).toFixed(2)}x   (target: >= 3,000 resources/s for the gate)`);
+  // The admission layer's share: its checks alone, on the same parsed repository, against the whole gate.
+  const repo = await loadRepo(root);
+  const admission = (await registeredChecks()).filter((c) => ADMISSION_CHECK_IDS.includes(c.id));
+  const admissionMs = await time(() => runPolicy(repo, admission), 5);
+  console.log(`admission layer alone (${admission.length} checks):   ${admissionMs.toFixed(0).padStart(6)} ms  ${((admissionMs / fullMs) * 100).toFixed(1)} % of the gate`);
 } finally {
   rmSync(root, { recursive: true, force: true });
   delete process.env.HOMELAB_CHART_CACHE;

@@ -4,7 +4,7 @@
  * plain and rendered object as on a create through Argo CD; and what makes
  * Argo CD itself refuse or never apply an object.
  */
-import { ruleViolations } from '../admission/cel/crd-rules.ts';
+import { rulesOf, ruleViolations, type JsonSchemaNode } from '../admission/cel/crd-rules.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
 import { levelsFor, LABEL_PREFIX, MODES, podSecurityViolations, isLevel, type Level } from '../admission/pod-security.ts';
 import { validateBuiltin } from '../admission/validation/kinds.ts';
@@ -13,6 +13,7 @@ import { applications, owningApplication, type ArgoApp } from '../model/argocd.t
 import { dig } from '../model/dig.ts';
 import { groupOf, type Resource } from '../model/manifest.ts';
 import type { Repo } from '../model/repo.ts';
+import { perRepo } from '../model/per-repo.ts';
 import { podSpecOf } from '../model/workloads.ts';
 import type { PolicyCheck } from './kit.ts';
 
@@ -35,16 +36,19 @@ function resourceSyncOptions(r: Resource): string[] {
   return typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : [];
 }
 
-/** A namespace's labels: its Namespace object's, else those Argo CD sets when it creates it (managedNamespaceMetadata). */
-function namespaceLabels(repo: Repo, name: string): Record<string, unknown> | undefined {
-  const ns = repo.resources.find((r) => r.kind === 'Namespace' && r.name === name);
-  if (ns) return (dig(ns.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>;
+/**
+ * Each namespace's labels, by name: its Namespace object's, else those Argo CD
+ * sets when an Application creates it (managedNamespaceMetadata).
+ */
+const namespaceLabels = perRepo((repo: Repo): Map<string, Record<string, unknown>> => {
+  const out = new Map<string, Record<string, unknown>>();
   for (const app of applications(repo)) {
-    if (app.destinationNamespace !== name || !syncOptions(app).includes('CreateNamespace=true')) continue;
-    return (dig(app.resource.object, ['spec', 'syncPolicy', 'managedNamespaceMetadata', 'labels']) ?? {}) as Record<string, unknown>;
+    if (!app.destinationNamespace || out.has(app.destinationNamespace) || !syncOptions(app).includes('CreateNamespace=true')) continue;
+    out.set(app.destinationNamespace, (dig(app.resource.object, ['spec', 'syncPolicy', 'managedNamespaceMetadata', 'labels']) ?? {}) as Record<string, unknown>);
   }
-  return undefined;
-}
+  for (const ns of repo.resources) if (ns.kind === 'Namespace') out.set(ns.name, (dig(ns.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>);
+  return out;
+});
 
 /**
  * Argo CD's default `resource.exclusions` (the argocd-cm of its install
@@ -63,6 +67,17 @@ export const ARGOCD_EXCLUDED: readonly { groups: readonly string[]; kinds: reado
 
 /** kubectl's client-side apply keeps the whole object in one annotation; all annotations together may hold 256 KiB. */
 const LAST_APPLIED_LIMIT = 256 * 1024;
+
+const withRules = new WeakMap<JsonSchemaNode, boolean>();
+/** Whether a CRD schema holds any validation rule, computed once per schema. */
+function hasRules(schema: JsonSchemaNode): boolean {
+  let has = withRules.get(schema);
+  if (has === undefined) withRules.set(schema, (has = rulesOf(schema).length > 0));
+  return has;
+}
+
+/** The ids of the admission layer's checks (for the benchmark's share). */
+export const ADMISSION_CHECK_IDS: readonly string[] = ['api-validation', 'pod-security', 'crd-validation-rule', 'argocd-will-sync'];
 
 export function admissionChecks(builtinGroups: ReadonlySet<string>): PolicyCheck[] {
   const isBuiltin = (r: Resource) => builtinGroups.has(groupOf(r.apiVersion));
@@ -94,12 +109,14 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>): PolicyCheck
         if (!facts) return;
         const exempt = new Set(facts.exemptNamespaces);
         const needsPrivilege = new Map<string, number>();
+        const withPods = new Set<string>();
         for (const r of ctx.resources) {
           const pod = podSpecOf(r);
           if (!pod || !isBuiltin(r)) continue;
           const namespace = namespaceOf(repo, r);
           if (!namespace || exempt.has(namespace)) continue;
-          const levels = levelsFor(namespaceLabels(repo, namespace), facts.defaults);
+          withPods.add(namespace);
+          const levels = levelsFor(namespaceLabels(repo).get(namespace), facts.defaults);
           const meta = (r.kind === 'Pod' ? dig(r.object, ['metadata']) : dig(r.object, [...pod.at.slice(0, -1), 'metadata'])) ?? {};
           const metaAt = r.kind === 'Pod' ? [] : pod.at.slice(0, -1);
           const place = (path: (string | number)[]) => ({ resource: r, path: path[0] === 'metadata' ? [...metaAt, ...path] : [...pod.at, ...path] });
@@ -128,7 +145,7 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>): PolicyCheck
           const reason = dig(ns.object, ['metadata', 'annotations', POD_SECURITY_REASON]);
           if (typeof reason !== 'string' || reason.trim() === '') ctx.fail({ resource: ns, path: ['metadata', 'labels', `${LABEL_PREFIX}enforce`] }, `Namespace ${ns.name} enforces only "${enforce}", below the cluster's "${facts.defaults.enforce}", without saying why: annotate it ${POD_SECURITY_REASON}`);
           // Stale only when every source deploying into the namespace was judged: an unrendered chart may hold the pod that needs it.
-          else if (!needsPrivilege.has(ns.name) && !unrendered.has(ns.name) && repo.resources.some((r) => podSpecOf(r) && namespaceOf(repo, r) === ns.name)) ctx.fail({ resource: ns, path: ['metadata', 'labels', `${LABEL_PREFIX}enforce`] }, `Namespace ${ns.name} enforces only "${enforce}", but none of its pods needs more than "${facts.defaults.enforce}": the label is stale`);
+          else if (!needsPrivilege.has(ns.name) && !unrendered.has(ns.name) && withPods.has(ns.name)) ctx.fail({ resource: ns, path: ['metadata', 'labels', `${LABEL_PREFIX}enforce`] }, `Namespace ${ns.name} enforces only "${enforce}", but none of its pods needs more than "${facts.defaults.enforce}": the label is stale`);
         }
       },
     },
@@ -144,8 +161,8 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>): PolicyCheck
         for (const r of ctx.resources) {
           if (isBuiltin(r) || r.kind === 'CustomResourceDefinition') continue;
           const crd = schemas.get(`${r.apiVersion}/${r.kind}`);
-          if (!crd?.schema['x-kubernetes-validations'] && !JSON.stringify(crd?.schema ?? {}).includes('x-kubernetes-validations')) continue;
-          for (const v of ruleViolations(crd!.schema, r.object)) ctx.fail({ resource: r, path: v.path }, `${r.kind} ${r.name}: ${v.message} (rule of ${crd!.source})`);
+          if (!crd || !hasRules(crd.schema)) continue;
+          for (const v of ruleViolations(crd.schema, r.object)) ctx.fail({ resource: r, path: v.path }, `${r.kind} ${r.name}: ${v.message} (rule of ${crd.source})`);
         }
       },
     },

@@ -8,9 +8,10 @@
  * have, is not judged, and says so; it never passes silently. Transition
  * rules (on `oldSelf`) are judged only between an old and a new object.
  */
-import { celEnv, isCelError, parse, plan, run, type CelInput } from '@bufbuild/cel';
+import { createRequire } from 'node:module';
+import type { CelEnv, CelFunc, CelInput } from '@bufbuild/cel';
 import type { PathSegment } from '../../model/positions.ts';
-import { KNOWN_FUNCTIONS, KUBERNETES_FUNCTIONS } from './kubernetes-library.ts';
+import { knownFunctions, kubernetesFunctions } from './kubernetes-library.ts';
 
 export interface JsonSchemaNode {
   type?: string | string[];
@@ -48,7 +49,26 @@ export interface NotJudged {
 
 type Compiled = { ok: true; transition: boolean; evaluate: (vars: Record<string, CelInput>) => unknown } | { ok: false; why: string };
 
-const env = celEnv({ funcs: [...KUBERNETES_FUNCTIONS] });
+type Cel = typeof import('@bufbuild/cel');
+interface Runtime {
+  cel: Cel;
+  env: CelEnv;
+  known: ReadonlySet<string>;
+}
+let runtime: Runtime | undefined;
+
+/** The CEL runtime, loaded on first use: most gate runs have no custom resource with a rule, and loading it costs start-up. */
+function celRuntime(): Runtime {
+  if (!runtime) {
+    const require = createRequire(import.meta.url);
+    const cel = require('@bufbuild/cel') as Cel;
+    const { strings } = require('@bufbuild/cel/ext') as { strings: CelFunc[] };
+    const funcs = kubernetesFunctions(cel, strings);
+    runtime = { cel, env: cel.celEnv({ funcs }), known: knownFunctions(funcs) };
+  }
+  return runtime;
+}
+const isCelError = (v: unknown): boolean => celRuntime().cel.isCelError(v);
 const compiled = new Map<string, Compiled>();
 
 /** Calls and identifiers of a parsed expression (protobuf-es messages), walked generically. */
@@ -69,14 +89,15 @@ export function compileRule(text: string): Compiled {
   let c = compiled.get(text);
   if (c) return c;
   try {
-    const parsed = parse(text);
+    const { cel, env, known } = celRuntime();
+    const parsed = cel.parse(text);
     const calls = new Set<string>();
     const idents = new Set<string>();
     scan(parsed.expr, calls, idents);
-    const unknown = [...calls].filter((f) => !KNOWN_FUNCTIONS.has(f));
+    const unknown = [...calls].filter((f) => !known.has(f));
     if (unknown.length) c = { ok: false, why: `calls ${unknown.join(', ')}, which this evaluator does not implement` };
     else {
-      const program = plan(env, parsed);
+      const program = cel.plan(env, parsed);
       c = { ok: true, transition: idents.has('oldSelf'), evaluate: (vars) => program(vars as never) };
     }
   } catch (err) {
@@ -93,7 +114,7 @@ function special(fn: 'duration' | 'timestamp', text: string): CelInput {
   const key = `${fn}:${text}`;
   let v = durations.get(key);
   if (v === undefined) {
-    const r = run(`${fn}(s)`, { s: text });
+    const r = celRuntime().cel.run(`${fn}(s)`, { s: text });
     v = isCelError(r) ? text : (r as CelInput);
     durations.set(key, v);
   }
