@@ -5,10 +5,13 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { dig, isMap } from '../../policy-tests/model/dig.ts';
+import { ruleViolations, type JsonSchemaNode } from '../../policy-tests/admission/cel/crd-rules.ts';
 
 export interface Snapshot {
   /** `app|apiVersion/kind|namespace|name` to the object as Argo CD would apply it. */
   objects: Map<string, { app: string; prune: boolean; object: Record<string, unknown> }>;
+  /** `apiVersion/Kind` to the CRD schema the API server validates that kind with (rendered, plain or bundled). */
+  schemas?: ReadonlyMap<string, { schema: JsonSchemaNode; source: string }>;
 }
 
 export interface FieldChange {
@@ -30,7 +33,7 @@ export interface ResourceChange {
 export interface Risk {
   app: string;
   id: string;
-  flag: 'delete' | 'immutable' | 'rbac' | 'version' | 'secret-target' | 'crd-version';
+  flag: 'delete' | 'immutable' | 'rbac' | 'version' | 'secret-target' | 'crd-version' | 'transition-rule';
   reason: string;
   /** For a version flag: whether the major moved (a person's call, even for an update bot). */
   major?: boolean;
@@ -200,6 +203,9 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
       if (to < from) flag(c, 'immutable', `${label}: a claim cannot shrink (${String(dig(a?.object, ['spec', 'resources', 'requests', 'storage']))} -> ${String(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))})`);
     }
     if (kind === 'Service' && changed('spec.clusterIP')) flag(c, 'immutable', `${label}: spec.clusterIP is immutable`);
+    // The CRD's transition rules (on oldSelf), judged between the live object (base) and the new one (head), as the API server judges an update.
+    const crd = head.schemas?.get(`${String(b?.object.apiVersion)}/${kind}`);
+    if (crd && a && b) for (const v of ruleViolations(crd.schema, b.object, a.object, 'transition')) flag(c, 'transition-rule', `${label}: the API server refuses this update at ${v.path.join('.') || '(root)'}: ${v.message} (rule of ${crd.source})`);
     for (const { line, major: moved } of imageRisk(a?.object, b?.object)) flag(c, 'version', `${label}: ${line}`, moved);
     if (kind === 'Application') {
       for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) {

@@ -9,6 +9,7 @@ import { withRendered } from '../../policy-tests/model/rendered.ts';
 import { schemaLayer } from '../../policy-tests/gate/gate.ts';
 import { renderRepo } from '../../policy-tests/render/render.ts';
 import type { Snapshot } from './changes.ts';
+import { crdSchemas } from '../../policy-tests/admission/crd-schemas.ts';
 
 export class RenderFailure extends Error {}
 
@@ -28,5 +29,5 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     const namespace = clusterScoped ? '' : (r.namespace ?? app.destinationNamespace ?? '');
     objects.set(`${app.name}|${r.apiVersion}/${r.kind}|${namespace}|${r.name}`, { app: app.name, prune: app.automated?.prune === true, object: r.object });
   }
-  return { objects };
+  return { objects, schemas: crdSchemas(repo.resources) };
 }

@@ -137,6 +137,21 @@ describe('npm run diff', () => {
     expect(r.report!.risks[0]!.reason).toMatch(reason);
   });
 
+  it("flags an update a CRD's transition rule refuses (on oldSelf), with the rule's message, and lets one it allows pass", async () => {
+    const gadgets = (size: number, name = 'g1') => `---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {kind: Gadget, plural: gadgets}\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            spec:\n              type: object\n              properties:\n                size: {type: integer, x-kubernetes-validations: [{rule: 'self >= oldSelf', message: 'size may only grow'}]}\n                name: {type: string, x-kubernetes-validations: [{rule: 'self == oldSelf', message: 'name is immutable'}]}\n---\napiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: demo\nspec:\n  size: ${size}\n  name: ${name}\n`;
+    const repo = await repoWith(BASE + gadgets(5));
+    repo.write('apps/demo/objects.yaml', BASE + gadgets(3, 'g2'));
+    let r = await diff(repo, ['HEAD', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(2);
+    expect((JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[] }).risks).toEqual([
+      { app: 'demo', id: expect.stringContaining('Gadget'), flag: 'transition-rule', reason: expect.stringMatching(/^Gadget demo\/g: the API server refuses this update at spec\.size: Invalid value: size may only grow/) },
+      { app: 'demo', id: expect.stringContaining('Gadget'), flag: 'transition-rule', reason: expect.stringMatching(/at spec\.name: Invalid value: name is immutable/) },
+    ]);
+    repo.write('apps/demo/objects.yaml', BASE + gadgets(8));
+    r = await diff(repo, ['HEAD', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
   it('sees no change in what the API server fills in (a claim template gaining its apiVersion and kind), and no immutable Job in a hook, which Argo CD recreates', async () => {
     const sts = `---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\n  namespace: demo\nspec:\n  serviceName: db\n  selector:\n    matchLabels: {app: db}\n  template:\n    metadata:\n      labels: {app: db}\n    spec:\n      containers:\n        - name: db\n          image: ghcr.io/example/db:1.0.0\n  volumeClaimTemplates:\n    - metadata: {name: data}\n      spec:\n        accessModes: [ReadWriteOnce]\n        resources: {requests: {storage: 1Gi}}\n`;
     const job = (hook: string, args: string) => `---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  namespace: demo\n${hook}spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: migrate\n          image: ghcr.io/example/migrate:1.0.0\n          args: [${args}]\n`;

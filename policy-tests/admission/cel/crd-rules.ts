@@ -167,9 +167,11 @@ const REASONS: Record<string, string> = { FieldValueRequired: 'Required value', 
 
 /**
  * The rules of `schema` a create of `object` breaks. With `old`, transition
- * rules are judged too (an update); without it they are skipped, as on a create.
+ * rules are judged too (an update); without it they are skipped, as on a
+ * create. `transition` keeps only the rules on `oldSelf`: what an update adds
+ * to a create.
  */
-export function ruleViolations(schema: JsonSchemaNode, object: unknown, old?: unknown): RuleViolation[] {
+export function ruleViolations(schema: JsonSchemaNode, object: unknown, old?: unknown, only: 'all' | 'transition' = 'all'): RuleViolation[] {
   const out: RuleViolation[] = [];
   const walk = (s: JsonSchemaNode, value: unknown, oldValue: unknown, path: PathSegment[]) => {
     if (value === undefined || value === null) return;
@@ -177,6 +179,7 @@ export function ruleViolations(schema: JsonSchemaNode, object: unknown, old?: un
       const c = compileRule(r.rule);
       if (!c.ok) continue;
       if (c.transition && oldValue === undefined) continue;
+      if (only === 'transition' && !c.transition) continue;
       const vars: Record<string, CelInput> = { self: toCel(value, s), ...(c.transition ? { oldSelf: toCel(oldValue, s) } : {}) };
       const result = c.evaluate(vars);
       if (result === true) continue;
