@@ -16,6 +16,8 @@ import type { Repo } from '../model/repo.ts';
 import { perRepo } from '../model/per-repo.ts';
 import { podSpecOf } from '../model/workloads.ts';
 import type { PolicyCheck } from './kit.ts';
+import type { ScopeLookup } from './repository.ts';
+import { builtinResourceName, policyDecisions } from '../admission/cel/admission-policies.ts';
 
 /** The annotation a namespace whose Pod Security level is below the cluster's default must carry, saying why. */
 export const POD_SECURITY_REASON = 'gate.homelab-gitops/pod-security-reason';
@@ -77,9 +79,9 @@ function hasRules(schema: JsonSchemaNode): boolean {
 }
 
 /** The ids of the admission layer's checks (for the benchmark's share). */
-export const ADMISSION_CHECK_IDS: readonly string[] = ['api-validation', 'pod-security', 'crd-validation-rule', 'argocd-will-sync'];
+export const ADMISSION_CHECK_IDS: readonly string[] = ['api-validation', 'pod-security', 'crd-validation-rule', 'admission-policy', 'argocd-will-sync'];
 
-export function admissionChecks(builtinGroups: ReadonlySet<string>): PolicyCheck[] {
+export function admissionChecks(builtinGroups: ReadonlySet<string>, isClusterScoped: ScopeLookup = () => false): PolicyCheck[] {
   const isBuiltin = (r: Resource) => builtinGroups.has(groupOf(r.apiVersion));
   return [
     {
@@ -163,6 +165,34 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>): PolicyCheck
           const crd = schemas.get(`${r.apiVersion}/${r.kind}`);
           if (!crd || !hasRules(crd.schema)) continue;
           for (const v of ruleViolations(crd.schema, r.object)) ctx.fail({ resource: r, path: v.path }, `${r.kind} ${r.name}: ${v.message} (rule of ${crd.source})`);
+        }
+      },
+    },
+    {
+      id: 'admission-policy',
+      description: 'Every object passes the ValidatingAdmissionPolicies the repository renders, through their bindings, as on a create: a Deny action is a finding, Warn and Audit are warnings; a policy with parameters is not judged, and counted (invariants P1).',
+      invariants: ['P1'],
+      remediation: "change the object so the policy's validation holds; the message is the policy's own",
+      reads: { kinds: ['*'] },
+      exemptible: false,
+      run(ctx) {
+        const { repo } = ctx;
+        const ofKind = (kind: string) => repo.resources.filter((r) => r.kind === kind && groupOf(r.apiVersion) === 'admissionregistration.k8s.io').map((r) => r.object);
+        const [policies, bindings] = [ofKind('ValidatingAdmissionPolicy'), ofKind('ValidatingAdmissionPolicyBinding')];
+        if (policies.length === 0 || bindings.length === 0) return;
+        const plurals = new Map<string, string>();
+        for (const crd of repo.resources.filter((r) => r.kind === 'CustomResourceDefinition')) plurals.set(`${String(dig(crd.object, ['spec', 'group']))}/${String(dig(crd.object, ['spec', 'names', 'kind']))}`, String(dig(crd.object, ['spec', 'names', 'plural'])));
+        // The API server labels every namespace with its own name (kubernetes.io/metadata.name), which selectors often read.
+        const namespaces = new Map(repo.resources.filter((r) => r.kind === 'Namespace').map((r) => [r.name, { ...r.object, metadata: { ...(r.object.metadata as object), labels: { ...((dig(r.object, ['metadata', 'labels']) ?? {}) as object), 'kubernetes.io/metadata.name': r.name } } }]));
+        for (const r of ctx.resources) {
+          const namespace = isClusterScoped(r.apiVersion, r.kind) ? undefined : namespaceOf(repo, r);
+          const resource = isBuiltin(r) ? builtinResourceName(r.kind) : (plurals.get(`${groupOf(r.apiVersion)}/${r.kind}`) ?? builtinResourceName(r.kind));
+          const target = { apiVersion: r.apiVersion, kind: r.kind, resource, namespace, object: r.object, namespaceObject: namespace === undefined ? undefined : namespaces.get(namespace) };
+          for (const d of policyDecisions(policies, bindings, target)) {
+            const message = `${r.kind} ${r.name}: ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`;
+            if (d.actions.includes('Deny')) ctx.fail({ resource: r, path: ['metadata'] }, message);
+            else if (d.actions.includes('Warn') || d.actions.includes('Audit')) ctx.warn({ resource: r, path: ['metadata'] }, message);
+          }
         }
       },
     },

@@ -16,6 +16,7 @@ import { withRendered, type SourceRender } from '../model/rendered.ts';
 import { renderRepo } from '../render/render.ts';
 import { ruleCoverage, type RuleCoverage } from '../admission/cel/crd-rules.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
+import { policyCoverage } from '../admission/cel/admission-policies.ts';
 
 export class UsageError extends Error {}
 
@@ -240,7 +241,9 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     const policyFindings = runPolicy(repo, await registeredChecks(), renders);
     warnings.push(...policyFindings.filter((f) => f.severity === 'warning'));
     const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity !== 'warning')];
-    celRules = ruleCoverage([...crdSchemas(repo.resources)].map(([crd, { schema }]) => ({ crd, schema })));
+    const crdRules = ruleCoverage([...crdSchemas(repo.resources)].map(([crd, { schema }]) => ({ crd, schema })));
+    const policyRules = policyCoverage(repo.resources.filter((r) => r.kind === 'ValidatingAdmissionPolicy').map((r) => r.object));
+    celRules = { found: crdRules.found + policyRules.found, compiled: crdRules.compiled + policyRules.compiled, notJudged: [...crdRules.notJudged, ...policyRules.notJudged] };
     policy = true;
     const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
     const keep = (file: string): boolean => !selected || selected.has(file);

@@ -42,6 +42,45 @@ export const admissionMutations: Mutation[] = [
   { check: 'pod-security', why: 'the backups namespace lowered to privileged though no backup pod needs it', mutate: swap(NAMESPACES, '    # Only the backup jobs run here; they need nothing the restricted profile forbids.\n    pod-security.kubernetes.io/enforce: restricted', '    pod-security.kubernetes.io/enforce: privileged'), at: after(NAMESPACES, 'name: backups', 'enforce: privileged') },
   // CRD validation rules (CEL).
   { check: 'crd-validation-rule', why: 'the 1Password SDK store with both a vault and an environment', mutate: swap(STORE, '      vault: homelab\n', '      vault: homelab\n      environment: production\n'), at: 'onepasswordSDK:' },
+  // ValidatingAdmissionPolicy, through its binding.
+  {
+    check: 'admission-policy',
+    why: 'a policy the repository applies, bound with Deny, refusing the public API its two replicas',
+    mutate: (c) => {
+      c.write('apps/platform/backups/policy.yaml', `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: single-replica
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [apps]
+        apiVersions: [v1]
+        operations: [CREATE, UPDATE]
+        resources: [deployments]
+    namespaceSelector:
+      matchLabels:
+        kubernetes.io/metadata.name: portfolio
+  variables:
+    - name: replicas
+      expression: "has(object.spec.replicas) ? object.spec.replicas : 1"
+  validations:
+    - expression: "variables.replicas <= 1"
+      messageExpression: "'replicas ' + string(variables.replicas) + ' over 1'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: single-replica
+spec:
+  policyName: single-replica
+  validationActions: [Deny]
+`);
+      swap('clusters/home/projects.yaml', '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n', '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicy\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicyBinding\n')(c);
+    },
+    at: (c) => ({ file: API, line: c.read(API).split('\n').indexOf('metadata:') + 1 }),
+  },
   // Argo CD.
   { check: 'argocd-will-sync', why: "an Endpoints object, which Argo CD's default resource.exclusions never apply", mutate: (c) => c.write('portfolio-api/deploy/endpoints.yaml', 'apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: legacy\n  namespace: portfolio\n'), at: 'kind: Endpoints' },
   { check: 'argocd-will-sync', why: 'a ConfigMap too big for a client-side apply', mutate: (c) => c.write('portfolio-api/deploy/extra.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: portfolio\ndata:\n  blob: ${'x'.repeat(300 * 1024)}\n`), at: 'metadata:' },

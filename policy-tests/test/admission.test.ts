@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { getConformanceSuite } from '@bufbuild/cel-spec/testdata/tests.js';
 import { compileRule, ruleCoverage, ruleViolations, type JsonSchemaNode } from '../admission/cel/crd-rules.ts';
 import { CONTROLS, levelsFor, podSecurityViolations } from '../admission/pod-security.ts';
+import { builtinResourceName, policyCoverage, policyDecisions } from '../admission/cel/admission-policies.ts';
 import { validateBuiltin } from '../admission/validation/kinds.ts';
 import { labelValue, parseQuantity, portName, qualifiedName } from '../admission/validation/syntax.ts';
 
@@ -188,5 +189,35 @@ describe("the API server's value syntaxes", () => {
     expect(validateBuiltin('Deployment', { metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'a' } }, template } }).map((p) => p.fn)).toEqual(['ValidateEnv (IsEnvVarName)']);
     expect(validateBuiltin('Job', { metadata: { name: 'j' }, spec: { template: { spec: { containers: [{ name: 'a', image: 'a:1' }] } } } }).map((p) => p.fn)).toEqual(['ValidateJobSpec']);
     expect(validateBuiltin('StatefulSet', { metadata: { name: 's' }, spec: { selector: { matchLabels: { app: 'b' } }, template: { ...template, spec: { containers: [{ name: 'a', image: 'a:1' }] } } } }).map((p) => p.message)).toEqual(['`selector` does not match template `labels`']);
+  });
+});
+
+describe('ValidatingAdmissionPolicy', () => {
+  const policy = (spec: Obj = {}) => ({ metadata: { name: 'p' }, spec: { matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] }, validations: [{ expression: 'object.spec.replicas <= 1', message: 'one replica' }], ...spec } });
+  const binding = (actions: string[], extra: Obj = {}) => ({ metadata: { name: 'b' }, spec: { policyName: 'p', validationActions: actions, ...extra } });
+  const deployment = (replicas: number, labels: Obj = {}) => ({ apiVersion: 'apps/v1', kind: 'Deployment', resource: 'deployments', namespace: 'web', object: { metadata: { name: 'd', labels }, spec: { replicas } }, namespaceObject: { metadata: { name: 'web', labels: { 'kubernetes.io/metadata.name': 'web', tier: 'public' } } } });
+
+  it('denies through a Deny binding, with the message; passes what holds; matches by resource, namespace and object labels', () => {
+    expect(policyDecisions([policy()], [binding(['Deny'])], deployment(2))).toEqual([{ policy: 'p', binding: 'b', actions: ['Deny'], message: 'one replica' }]);
+    expect(policyDecisions([policy()], [binding(['Deny'])], deployment(1))).toEqual([]);
+    expect(policyDecisions([policy()], [binding(['Deny'])], { ...deployment(2), apiVersion: 'v1', kind: 'Service', resource: 'services' })).toEqual([]);
+    expect(policyDecisions([policy()], [binding(['Deny'], { matchResources: { namespaceSelector: { matchLabels: { tier: 'internal' } } } })], deployment(2))).toEqual([]);
+    expect(policyDecisions([policy()], [binding(['Deny'], { matchResources: { objectSelector: { matchLabels: { app: 'x' } } } })], deployment(2, { app: 'x' }))).toHaveLength(1);
+  });
+
+  it('keeps the binding actions, gates on matchConditions, evaluates variables and messageExpression', () => {
+    expect(policyDecisions([policy()], [binding(['Warn', 'Audit'])], deployment(3))[0]!.actions).toEqual(['Warn', 'Audit']);
+    expect(policyDecisions([policy({ matchConditions: [{ name: 'big', expression: 'object.spec.replicas > 5' }] })], [binding(['Deny'])], deployment(3))).toEqual([]);
+    const withVariables = policy({ variables: [{ name: 'n', expression: 'object.spec.replicas * 2' }], validations: [{ expression: 'variables.n <= 4', messageExpression: "'twice is ' + string(variables.n)" }] });
+    expect(policyDecisions([withVariables], [binding(['Deny'])], deployment(3)).map((d) => d.message)).toEqual(['twice is 6']);
+  });
+
+  it('counts a policy with parameters, or an expression it cannot compile, as not judged', () => {
+    const coverage = policyCoverage([policy({ paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }), policy({ validations: [{ expression: "authorizer.group('').resource('pods').check('create').allowed()" }] })]);
+    expect(coverage).toMatchObject({ found: 2, compiled: 0 });
+    expect(coverage.notJudged.map((n) => n.why)).toEqual([expect.stringContaining('paramKind'), expect.stringContaining('does not implement')]);
+    expect(builtinResourceName('NetworkPolicy')).toBe('networkpolicies');
+    expect(builtinResourceName('Ingress')).toBe('ingresses');
+    expect(builtinResourceName('Endpoints')).toBe('endpoints');
   });
 });

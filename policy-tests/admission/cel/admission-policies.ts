@@ -1,0 +1,143 @@
+/**
+ * ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1) as the API
+ * server runs it on a create: each binding selects its policy; the policy's
+ * matchConstraints and the binding's matchResources select objects by API
+ * group, version, resource, operation, namespace labels and object labels;
+ * matchConditions gate it; its validations are CEL over `object`,
+ * `oldObject` (null on a create), `request`, `namespaceObject` and
+ * `variables`, and the binding's validationActions say what a failure does.
+ * A policy with a paramKind, or an expression this evaluator cannot compile
+ * (the authorizer library, for one), is not judged.
+ */
+import type { CelInput } from '@bufbuild/cel';
+import { compileRule, toCel, type NotJudged } from './crd-rules.ts';
+
+type Obj = Record<string, any>;
+
+export interface PolicyTarget {
+  apiVersion: string;
+  kind: string;
+  /** The resource's plural name (`deployments`), as the rules name it. */
+  resource: string;
+  namespace?: string;
+  object: Obj;
+  /** The labels of the namespace it lands in, and the Namespace object. */
+  namespaceObject?: Obj;
+}
+
+export interface PolicyDecision {
+  policy: string;
+  binding: string;
+  actions: string[];
+  message: string;
+}
+
+export interface PolicyCoverage {
+  found: number;
+  compiled: number;
+  notJudged: (NotJudged & { crd: string })[];
+}
+
+function labelsMatch(selector: Obj | undefined, labels: Obj | undefined): boolean {
+  if (!selector) return true;
+  const have = labels ?? {};
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (have[k] !== v) return false;
+  for (const e of (selector.matchExpressions ?? []) as Obj[]) {
+    const value = have[e.key];
+    const values: string[] = e.values ?? [];
+    if (e.operator === 'In' && !values.includes(value)) return false;
+    if (e.operator === 'NotIn' && value !== undefined && values.includes(value)) return false;
+    if (e.operator === 'Exists' && value === undefined) return false;
+    if (e.operator === 'DoesNotExist' && value !== undefined) return false;
+  }
+  return true;
+}
+
+const anyOf = (list: unknown, value: string) => Array.isArray(list) && (list.includes('*') || list.includes(value));
+
+function ruleMatches(rule: Obj, t: PolicyTarget): boolean {
+  const [group, version] = t.apiVersion.includes('/') ? t.apiVersion.split('/') : ['', t.apiVersion];
+  const scope = rule.scope ?? '*';
+  const namespaced = t.namespace !== undefined;
+  return anyOf(rule.apiGroups, group!) && anyOf(rule.apiVersions, version!) && anyOf(rule.resources, t.resource) && anyOf(rule.operations, 'CREATE') && (scope === '*' || (scope === 'Namespaced') === namespaced);
+}
+
+/** matchConstraints or matchResources: rules, exclusions and selectors. */
+function resourcesMatch(match: Obj | undefined, t: PolicyTarget, required: boolean): boolean {
+  if (!match) return !required;
+  const rules = (match.resourceRules ?? []) as Obj[];
+  if (rules.length && !rules.some((r) => ruleMatches(r, t))) return false;
+  if (!rules.length && required) return false;
+  if (((match.excludeResourceRules ?? []) as Obj[]).some((r) => ruleMatches(r, t))) return false;
+  if (t.namespace !== undefined && !labelsMatch(match.namespaceSelector, t.namespaceObject?.metadata?.labels)) return false;
+  return labelsMatch(match.objectSelector, t.object.metadata?.labels);
+}
+
+const evaluate = (expr: string, vars: Record<string, CelInput>) => {
+  const c = compileRule(expr);
+  return c.ok ? c.evaluate(vars) : undefined;
+};
+
+/** Every decision of these policies and bindings on one object being created. */
+export function policyDecisions(policies: readonly Obj[], bindings: readonly Obj[], t: PolicyTarget): PolicyDecision[] {
+  const out: PolicyDecision[] = [];
+  for (const binding of bindings) {
+    const policy = policies.find((p) => p.metadata?.name === binding.spec?.policyName);
+    if (!policy || policy.spec?.paramKind) continue;
+    if (!resourcesMatch(policy.spec?.matchConstraints, t, true) || !resourcesMatch(binding.spec?.matchResources, t, false)) continue;
+    const vars: Record<string, CelInput> = {
+      object: toCel(t.object, undefined),
+      oldObject: null,
+      params: null,
+      namespaceObject: toCel(t.namespaceObject ?? null, undefined),
+      request: toCel({ operation: 'CREATE', kind: { group: t.apiVersion.includes('/') ? t.apiVersion.split('/')[0] : '', version: t.apiVersion.split('/').pop(), kind: t.kind }, resource: { resource: t.resource }, name: t.object.metadata?.name ?? '', namespace: t.namespace ?? '', dryRun: false }, undefined),
+    };
+    const variables = new Map<string, CelInput>();
+    for (const v of (policy.spec?.variables ?? []) as Obj[]) variables.set(v.name, (evaluate(v.expression, { ...vars, variables: variables as unknown as CelInput }) ?? null) as CelInput);
+    vars.variables = variables as unknown as CelInput;
+    if (!((policy.spec?.matchConditions ?? []) as Obj[]).every((m) => evaluate(m.expression, vars) === true)) continue;
+    const actions: string[] = binding.spec?.validationActions ?? [];
+    for (const v of (policy.spec?.validations ?? []) as Obj[]) {
+      const c = compileRule(v.expression);
+      if (!c.ok) continue;
+      const result = c.evaluate(vars);
+      if (result === true) continue;
+      const failed = typeof result !== 'boolean';
+      if (failed && policy.spec?.failurePolicy === 'Ignore') continue;
+      let message: string = v.message ?? `failed expression: ${v.expression}`;
+      if (failed) message = `the expression "${v.expression}" fails to evaluate: ${(result as Error)?.message ?? String(result)}`;
+      else if (v.messageExpression) {
+        const m = evaluate(v.messageExpression, vars);
+        if (typeof m === 'string' && m.trim() !== '') message = m;
+      }
+      out.push({ policy: policy.metadata?.name, binding: binding.metadata?.name, actions, message });
+    }
+  }
+  return out;
+}
+
+/** How many of the policies' expressions this evaluator judges; a policy with params is not judged at all. */
+export function policyCoverage(policies: readonly Obj[]): PolicyCoverage {
+  const coverage: PolicyCoverage = { found: 0, compiled: 0, notJudged: [] };
+  for (const p of policies) {
+    const name = `ValidatingAdmissionPolicy ${String(p.metadata?.name)}`;
+    const expressions = [...((p.spec?.validations ?? []) as Obj[]).map((v) => v.expression), ...((p.spec?.matchConditions ?? []) as Obj[]).map((m) => m.expression), ...((p.spec?.variables ?? []) as Obj[]).map((v) => v.expression)].filter((e): e is string => typeof e === 'string');
+    for (const expr of expressions) {
+      coverage.found++;
+      const c = compileRule(expr);
+      if (p.spec?.paramKind) coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: 'the policy takes parameters (paramKind), which the gate does not resolve' });
+      else if (c.ok) coverage.compiled++;
+      else coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: c.why });
+    }
+  }
+  return coverage;
+}
+
+/** The plural resource name of a built-in kind, as API rules name it. */
+export function builtinResourceName(kind: string): string {
+  const lower = kind.toLowerCase();
+  if (lower === 'endpoints') return lower;
+  if (/(s|x|ch|sh)$/.test(lower)) return `${lower}es`;
+  if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`;
+  return `${lower}s`;
+}
