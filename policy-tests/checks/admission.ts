@@ -103,26 +103,22 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>, isClusterSco
       description: "Every pod template passes Pod Security admission at its namespace's enforce level (its pod-security.kubernetes.io/enforce label, else the cluster's default in the podSecurity fact; exempt namespaces are skipped); the warn and audit levels are reported as warnings. A namespace whose level is below the default says why (invariants P1).",
       invariants: ['P1'],
       remediation: `make the pod meet the level (drop the capability, the host namespace, the hostPath), or move it to a namespace labelled for what it needs, annotated ${POD_SECURITY_REASON}: "<why>"`,
-      reads: { kinds: ['*'], renders: true },
+      reads: { kinds: ['*'] },
       exemptible: false,
       run(ctx) {
         const { repo } = ctx;
         const facts = repo.facts?.podSecurity;
         if (!facts) return;
         const exempt = new Set(facts.exemptNamespaces);
-        const needsPrivilege = new Map<string, number>();
-        const withPods = new Set<string>();
         for (const r of ctx.resources) {
           const pod = podSpecOf(r);
           if (!pod || !isBuiltin(r)) continue;
           const namespace = namespaceOf(repo, r);
           if (!namespace || exempt.has(namespace)) continue;
-          withPods.add(namespace);
           const levels = levelsFor(namespaceLabels(repo).get(namespace), facts.defaults);
           const meta = (r.kind === 'Pod' ? dig(r.object, ['metadata']) : dig(r.object, [...pod.at.slice(0, -1), 'metadata'])) ?? {};
           const metaAt = r.kind === 'Pod' ? [] : pod.at.slice(0, -1);
           const place = (path: (string | number)[]) => ({ resource: r, path: path[0] === 'metadata' ? [...metaAt, ...path] : [...pod.at, ...path] });
-          if (podSecurityViolations('baseline', meta as never, pod.spec).length > 0) needsPrivilege.set(namespace, (needsPrivilege.get(namespace) ?? 0) + 1);
           const enforced = podSecurityViolations(levels.enforce, meta as never, pod.spec);
           for (const v of enforced) ctx.fail(place(v.path), `${r.kind} ${r.name}: its pods are refused in namespace ${namespace}: violates PodSecurity "${levels.enforce}:latest" (enforce): ${v.message} [${v.control}]`);
           const reported = new Set(enforced.map((v) => v.message));
@@ -135,7 +131,6 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>, isClusterSco
             }
           }
         }
-        const unrendered = new Set(ctx.renders.filter((x) => x.status !== 'rendered').map((x) => x.app.destinationNamespace ?? ''));
         for (const ns of repo.resources.filter((r) => r.kind === 'Namespace')) {
           const labels = (dig(ns.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>;
           for (const mode of MODES) {
@@ -145,9 +140,8 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>, isClusterSco
           const enforce = levelsFor(labels, facts.defaults).enforce;
           if (LEVEL_ORDER[enforce] >= LEVEL_ORDER[facts.defaults.enforce]) continue;
           const reason = dig(ns.object, ['metadata', 'annotations', POD_SECURITY_REASON]);
+          // Whether its pods need that level cannot be judged here: operators (Rook, for one) create the privileged pods at run time.
           if (typeof reason !== 'string' || reason.trim() === '') ctx.fail({ resource: ns, path: ['metadata', 'labels', `${LABEL_PREFIX}enforce`] }, `Namespace ${ns.name} enforces only "${enforce}", below the cluster's "${facts.defaults.enforce}", without saying why: annotate it ${POD_SECURITY_REASON}`);
-          // Stale only when every source deploying into the namespace was judged: an unrendered chart may hold the pod that needs it.
-          else if (!needsPrivilege.has(ns.name) && !unrendered.has(ns.name) && withPods.has(ns.name)) ctx.fail({ resource: ns, path: ['metadata', 'labels', `${LABEL_PREFIX}enforce`] }, `Namespace ${ns.name} enforces only "${enforce}", but none of its pods needs more than "${facts.defaults.enforce}": the label is stale`);
         }
       },
     },

@@ -5,7 +5,7 @@
 import type { PathSegment } from '../../model/positions.ts';
 import { validateLabels, validateObjectMeta, type Invalid } from './metadata.ts';
 import { validatePodSpec, validatePodTemplate } from './pod.ts';
-import { cidr, configMapKey, dns1123Subdomain, intOrPercent, isPortNumber, parseQuantity, portName } from './syntax.ts';
+import { cidr, configMapKey, dns1123Label, dns1123Subdomain, intOrPercent, isPortNumber, parseQuantity, portName } from './syntax.ts';
 
 type Obj = Record<string, any>;
 type KindRule = (o: Obj) => Invalid[];
@@ -44,9 +44,12 @@ function nonNegative(o: Obj, fields: readonly string[], fn: string): Invalid[] {
 
 const ALWAYS = ['Always'];
 
+/** A StatefulSet's claim templates are volumes its containers may mount. */
+const claimTemplateNames = (o: Obj): string[] => ((o.spec?.volumeClaimTemplates ?? []) as Obj[]).map((t) => String(t?.metadata?.name));
+
 const workload = (fn: string, extra: KindRule = () => []): KindRule => (o) => [
   ...selectorProblems(o, ['spec', 'template'], fn),
-  ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS),
+  ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS, claimTemplateNames(o)),
   ...nonNegative(o, ['replicas', 'minReadySeconds', 'revisionHistoryLimit'], fn),
   ...extra(o),
 ];
@@ -89,8 +92,9 @@ function servicePorts(o: Obj): Invalid[] {
     const at: PathSegment[] = ['spec', 'ports', i];
     if (ports.length > 1 && !p?.name) out.push({ path: at, fn: 'validateServicePort', message: 'name is required when a Service has more than one port' });
     if (typeof p?.name === 'string' && p.name !== '') {
-      const bad = portName(p.name);
-      if (bad) out.push({ path: [...at, 'name'], fn: 'validateServicePort (IsValidPortName)', message: `port name "${p.name}" ${bad}` });
+      // A Service's port names are DNS labels (up to 63 characters), unlike a container's IANA names.
+      const bad = dns1123Label(p.name);
+      if (bad) out.push({ path: [...at, 'name'], fn: 'validateServicePort (ValidateDNS1123Label)', message: `port name "${p.name}": ${bad}` });
       if (names.has(p.name)) out.push({ path: [...at, 'name'], fn: 'validateServicePort', message: `duplicate port name "${p.name}"` });
       names.add(p.name);
     }

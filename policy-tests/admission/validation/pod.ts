@@ -158,10 +158,10 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
 }
 
 /** ValidatePodSpec, for what can be judged offline. `at` is where the spec sits in its object. */
-export function validatePodSpec(spec: Obj, at: PathSegment[]): Invalid[] {
+export function validatePodSpec(spec: Obj, at: PathSegment[], extraVolumes: readonly string[] = []): Invalid[] {
   if (!spec || typeof spec !== 'object') return [];
   const out = volumeProblems(spec.volumes, at);
-  const volumeNames = new Set(((spec.volumes ?? []) as Obj[]).map((v) => String(v?.name)));
+  const volumeNames = new Set([...((spec.volumes ?? []) as Obj[]).map((v) => String(v?.name)), ...extraVolumes]);
   const containerNames = new Set<string>();
   for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
     ((spec[field] ?? []) as Obj[]).forEach((c, i) => {
@@ -192,9 +192,9 @@ function securityContextPodProblems(sc: Obj | undefined, path: PathSegment[]): I
 }
 
 /** A pod template: its metadata, its spec, and the restart policies its controller allows. */
-export function validatePodTemplate(template: Obj | undefined, at: PathSegment[], restartPolicies: readonly string[]): Invalid[] {
+export function validatePodTemplate(template: Obj | undefined, at: PathSegment[], restartPolicies: readonly string[], extraVolumes: readonly string[] = []): Invalid[] {
   if (!template || typeof template !== 'object') return [];
-  const out = [...validateObjectMeta('Pod', template.metadata, [...at, 'metadata'], true), ...validatePodSpec(template.spec, [...at, 'spec'])];
+  const out = [...validateObjectMeta('Pod', template.metadata, [...at, 'metadata'], true), ...validatePodSpec(template.spec, [...at, 'spec'], extraVolumes)];
   const policy = template.spec?.restartPolicy;
   if (policy !== undefined && !restartPolicies.includes(policy)) out.push({ path: [...at, 'spec', 'restartPolicy'], fn: 'ValidatePodTemplateSpec', message: `restartPolicy "${String(policy)}" is not supported here: must be ${restartPolicies.join(' or ')}` });
   return out;
