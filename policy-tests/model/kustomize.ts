@@ -28,6 +28,15 @@ export interface KustomizeInputs {
   unsupported?: string;
   /** Remote files (https URLs) the build fetches: kustomize reads them when the network allows. */
   remote: string[];
+  /**
+   * Everything the build can read, for the render key: every file under every
+   * folder it visits, and every file a field names (replacements, transformers,
+   * generators, validators, configurations, openapi, JSON 6902 patches, env
+   * files). Two trees share a render only when all of these match.
+   */
+  keyFiles: string[];
+  /** Paths a kustomization names that leave the repository: Argo CD refuses the build. */
+  outside: string[];
 }
 
 const isRemote = (entry: string) => /^[a-z]+:\/\/|^git@|^github\.com\//i.test(entry);
@@ -42,12 +51,16 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
   const componentFiles = new Set<string>();
   let unsupported: string | undefined;
   const remote: string[] = [];
+  const keyFiles = new Set<string>();
+  const outside: string[] = [];
   const seen = new Set<string>();
+  const folders = new Set<string>();
   const visit = (folder: string, viaComponent: boolean): void => {
     const file = kustomizationIn(view, folder);
     if (!file || seen.has(`${file}#${viaComponent}`)) return;
     seen.add(`${file}#${viaComponent}`);
     files.add(file);
+    folders.add(folder);
     if (viaComponent) componentFiles.add(file);
     // A file that does not parse is kustomize's to report, in its own words.
     const k = view.dataFiles.get(file)?.data;
@@ -56,7 +69,24 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
     const entries = (key: string): string[] => (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((e) => (typeof e === 'string' ? [e] : isMap(e) && typeof e.path === 'string' ? [e.path] : []));
     const generated = (key: string): string[] =>
       (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((g) => (isMap(g) ? [...(Array.isArray(g.files) ? g.files : []), ...(Array.isArray(g.envs) ? g.envs : [])] : [])).filter((f): f is string => typeof f === 'string').map((f) => f.replace(/^[^=]*=/, ''));
-    const local = (entry: string): string => posix.normalize(folder ? `${folder}/${entry}` : entry);
+    const local = (entry: string): string => {
+      const rel = posix.normalize(folder ? `${folder}/${entry}` : entry);
+      if (rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) outside.push(`${file}: ${entry}`);
+      return rel;
+    };
+    // Fields that name files kustomize reads, beyond resources and patches: each is part of the render's key.
+    const named = [
+      ...(Array.isArray(k.replacements) ? k.replacements : []).flatMap((r) => (isMap(r) && typeof r.path === 'string' ? [r.path] : [])),
+      ...['transformers', 'generators', 'validators', 'configurations'].flatMap((key) => (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).filter((e): e is string => typeof e === 'string' && !e.includes('\n') && !isRemote(e))),
+      ...(isMap(k.openapi) && typeof k.openapi.path === 'string' ? [k.openapi.path] : []),
+      ...entries('patchesJson6902'),
+      ...['configMapGenerator', 'secretGenerator'].flatMap((key) => (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((g) => (isMap(g) && typeof g.env === 'string' ? [g.env] : []))),
+    ];
+    for (const entry of named) {
+      const rel = local(entry);
+      if (kustomizationIn(view, rel)) visit(rel, viaComponent);
+      else keyFiles.add(rel);
+    }
     for (const [key, asComponent] of [['resources', false], ['bases', false], ['components', true]] as const) {
       for (const entry of entries(key)) {
         if (/^https:\/\/[^?]+\.ya?ml$/i.test(entry)) {
@@ -81,5 +111,8 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
     }
   };
   visit(dir, false);
-  return { files: [...files].sort(), componentFiles: [...componentFiles].sort(), remote, ...(unsupported ? { unsupported } : {}) };
+  for (const f of files) keyFiles.add(f);
+  // Everything under a visited folder: a file no field names today may be named by the head of a diff.
+  for (const f of view.files) if ([...folders].some((folder) => folder === '' || f.startsWith(`${folder}/`))) keyFiles.add(f);
+  return { files: [...files].sort(), componentFiles: [...componentFiles].sort(), remote, keyFiles: [...keyFiles].sort(), outside, ...(unsupported ? { unsupported } : {}) };
 }

@@ -117,7 +117,16 @@ function parseYamlDataFile(file: string, text: string): DataFile {
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
   if (errors.length === 0) errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
   const ambiguities = isHelmValues(file) && errors.length === 0 ? yaml11Ambiguities(doc, lineCounter) : [];
-  return { file, data: errors.length ? undefined : doc.toJS({ maxAliasCount: 100 }), positions: documentPositions(doc, lineCounter), errors, ...(ambiguities.length ? { ambiguities } : {}) };
+  let data: unknown;
+  if (errors.length === 0) {
+    try {
+      data = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // An alias bomb (or an alias to nothing) is refused in one line, as in a manifest.
+      errors.push(`${file}:1:1: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  return { file, data, positions: documentPositions(doc, lineCounter), errors, ...(ambiguities.length ? { ambiguities } : {}) };
 }
 
 /** Helm values files: the only data files a YAML 1.1 reader consumes. */

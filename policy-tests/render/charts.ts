@@ -14,6 +14,7 @@ import type { Repo } from '../model/repo.ts';
 import type { ChartScope } from '../model/rendered.ts';
 import { cacheRoot } from './tools.ts';
 import { isMap } from '../model/dig.ts';
+import { assertChartRef, RenderRefused } from './limits.ts';
 
 /** The lock file, at the repository root (not under the manifest roots: Argo CD never sees it). */
 export const CHART_LOCK_FILE = 'charts.lock.json';
@@ -50,8 +51,10 @@ export function pinnedCharts(repo: Repo): ChartRef[] {
 
 /** The cached archive of a chart: one folder per repository, named so a person can read it. */
 export function cachedChartPath(ref: ChartRef, env: NodeJS.ProcessEnv = process.env): string {
+  // The name and version come from a pull request: they name a file, so no path may hide in them.
+  assertChartRef(ref.chart, ref.version);
   const repoDir = ref.repoURL.replace(/^[a-z]+:\/\//i, '').replace(/[^A-Za-z0-9._-]+/g, '_');
-  return join(chartCacheDir(env), repoDir, `${ref.chart}-${ref.version}.tgz`);
+  return join(chartCacheDir(env), repoDir, `${ref.chart.replace(/\//g, '__')}-${ref.version}.tgz`);
 }
 
 /** Where pulled charts sit: HOMELAB_CHART_CACHE, or `charts/` in the cache. */
@@ -134,7 +137,7 @@ export function chartScopeFromFiles(files: ReadonlyMap<string, string>): ChartSc
 function safeYaml(text: string | undefined): unknown {
   if (text === undefined) return undefined;
   try {
-    return parseYaml(text, { maxAliasCount: -1 });
+    return parseYaml(text, { maxAliasCount: 100 });
   } catch {
     return undefined;
   }
@@ -142,11 +145,20 @@ function safeYaml(text: string | undefined): unknown {
 
 
 /** Reads the scope tree straight from a chart archive (.tgz), without unpacking it to disk. */
-export async function chartScopeFromArchive(archive: string): Promise<ChartScope> {
+export async function chartScopeFromArchive(archive: string, unpackedLimit = Infinity): Promise<ChartScope> {
   const files = new Map<string, string>();
+  let unpacked = 0;
+  let refused: RenderRefused | undefined;
   await list({
     file: archive,
     onReadEntry: (entry) => {
+      // A small archive can unpack to gigabytes: count what it holds, and stop reading at the limit.
+      unpacked += entry.size ?? 0;
+      if (unpacked > unpackedLimit) {
+        refused ??= new RenderRefused(`chart archive ${archive.split('/').pop()} unpacks to more than ${Math.round(unpackedLimit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`);
+        entry.resume();
+        return;
+      }
       const rel = entry.path.replace(/^[^/]+\//, '');
       if (entry.type !== 'File' || !/(^|\/)(Chart\.yaml|values\.yaml)$|(^|\/)templates\//.test(rel)) {
         entry.resume();
@@ -157,5 +169,6 @@ export async function chartScopeFromArchive(archive: string): Promise<ChartScope
       entry.on('end', () => files.set(rel, Buffer.concat(chunks).toString('utf8')));
     },
   });
+  if (refused) throw refused;
   return chartScopeFromFiles(files);
 }

@@ -35,7 +35,14 @@ export function splitRendered(text: string): { docs: RenderedDoc[]; problems: Ou
         problems.push({ message: `${template ?? 'output'}: ${doc.errors[0]!.message.split('\n')[0]}` });
         continue;
       }
-      const object: unknown = doc.toJS({ maxAliasCount: -1 });
+      // An alias bomb in a template's output is refused like one in a manifest.
+      let object: unknown;
+      try {
+        object = doc.toJS({ maxAliasCount: 100 });
+      } catch (err) {
+        problems.push({ message: `${template ?? 'output'}: ${(err as Error).message.split('\n')[0]}` });
+        continue;
+      }
       if (object === null || object === undefined) continue;
       if (!isMap(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') {
         problems.push({ message: `${template ?? 'output'}: a rendered document is not a Kubernetes object` });

@@ -23,6 +23,7 @@ import { cachedChartPath, chartId, chartRefOf, chartScopeFromArchive, chartScope
 import { kustomizeInputs } from '../model/kustomize.ts';
 import { splitRendered, toResources, type RenderedDoc } from './output.ts';
 import { cacheRoot, renderTools, type RenderTools } from './tools.ts';
+import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, renderLimits, RenderRefused, type RenderLimits } from './limits.ts';
 
 const run = promisify(execFile);
 
@@ -102,6 +103,7 @@ interface Context {
   env: NodeJS.ProcessEnv;
   checkDeterminism: boolean;
   scratch: string;
+  limits: RenderLimits;
 }
 
 function dataFileOf(repo: Repo, rel: string): DataFile {
@@ -118,11 +120,11 @@ function valueFilesOf(ctx: Context, app: ArgoApp, source: AppSource): { abs: str
       const lender = app.sources.find((s) => s.ref === ref[1]);
       if (!lender) throw new Error(`value file ${entry}: no source of ${app.name} has ref: ${ref[1]}`);
       if (!isThisRepo(ctx.repo, lender)) throw new NotRendered(`value file ${entry} comes from ${lender.repoURL}, another repository; the gate reads only this one`);
-      rel = normalizeSourcePath(ref[2]!);
+      rel = confinedRel(ref[2]!, `value file ${entry}`);
     } else if (/^[a-z]+:\/\//i.test(entry)) {
       throw new NotRendered(`value file ${entry} is a URL; the gate renders offline`);
     } else if (source.chart === undefined) {
-      rel = normalizeSourcePath(`${normalizeSourcePath(source.path ?? '')}/${entry}`);
+      rel = confinedRel(`${normalizeSourcePath(source.path ?? '')}/${entry}`, `value file ${entry}`);
     } else {
       throw new NotRendered(`value file ${entry} lies inside the chart archive; the gate reads values only from this repository`);
     }
@@ -131,6 +133,8 @@ function valueFilesOf(ctx: Context, app: ArgoApp, source: AppSource): { abs: str
       if (source.helm?.ignoreMissingValueFiles) continue;
       throw new Error(`value file ${entry} does not exist (${rel}); Argo CD fails the sync unless helm.ignoreMissingValueFiles is set`);
     }
+    assertRealInside(abs, ctx.repo.root, `value file ${entry}`);
+    assertSize(abs, ctx.limits.valuesBytes, `value file ${entry}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
     const data = dataFileOf(ctx.repo, rel);
     if (data.errors.length) throw new Error(`value file ${rel} does not parse: ${data.errors[0]}`);
     out.push({ abs, data });
@@ -147,7 +151,15 @@ function helmInvocation(ctx: Context, app: ArgoApp, source: AppSource, chartPath
   const kubeVersion = helm.kubeVersion ?? ctx.repo.facts?.kubernetesVersion;
   if (kubeVersion) args.push('--kube-version', kubeVersion);
   for (const p of helm.parameters ?? []) args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${p.value}`);
-  for (const p of helm.fileParameters ?? []) args.push('--set-file', `${p.name}=${join(ctx.repo.root, normalizeSourcePath(source.path ?? ''), p.path)}`);
+  const fileParams = (helm.fileParameters ?? []).map((p) => {
+    const abs = join(ctx.repo.root, confinedRel(`${normalizeSourcePath(source.path ?? '')}/${p.path}`, `file parameter ${p.name}`));
+    if (existsSync(abs)) {
+      assertRealInside(abs, ctx.repo.root, `file parameter ${p.name}`);
+      assertSize(abs, ctx.limits.valuesBytes, `file parameter ${p.name}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
+    }
+    args.push('--set-file', `${p.name}=${abs}`);
+    return existsSync(abs) ? readFileSync(abs, 'utf8') : '';
+  });
   for (const v of values) args.push('--values', v.abs);
   let extra: string | undefined;
   if (helm.valuesObject !== undefined) extra = stringify(helm.valuesObject);
@@ -161,7 +173,6 @@ function helmInvocation(ctx: Context, app: ArgoApp, source: AppSource, chartPath
   if (!helm.skipCrds) args.push('--include-crds');
   if (helm.skipSchemaValidation) args.push('--skip-schema-validation');
   if (helm.skipTests) args.push('--skip-tests');
-  const fileParams = (helm.fileParameters ?? []).map((p) => existsSync(join(ctx.repo.root, normalizeSourcePath(source.path ?? ''), p.path)) ? readFileSync(join(ctx.repo.root, normalizeSourcePath(source.path ?? ''), p.path), 'utf8') : '');
   const key = { tools: ctx.tools.versions, chartKey, args: args.slice(2).map((a) => (values.some((v) => v.abs === a) || a.startsWith(ctx.scratch) ? '<file>' : a)), values: values.map((v) => readFileSync(v.abs, 'utf8')), extra, fileParams };
   return { bin: ctx.tools.helm, args, cwd: ctx.scratch, key };
 }
@@ -180,11 +191,15 @@ function toolEnv(ctx: Context): NodeJS.ProcessEnv {
 }
 
 async function runTool(ctx: Context, inv: Invocation): Promise<string> {
+  const tool = inv.bin.split('/').pop();
   try {
-    const { stdout } = await run(inv.bin, inv.args, { cwd: inv.cwd, env: toolEnv(ctx), maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' });
+    // SIGKILL at the limit: Helm ignores SIGTERM, and a template loop would hold a core until the job dies.
+    const { stdout } = await run(inv.bin, inv.args, { cwd: inv.cwd, env: toolEnv(ctx), maxBuffer: ctx.limits.outputBytes, encoding: 'utf8', timeout: ctx.limits.timeoutMs, killSignal: 'SIGKILL' });
     return stdout;
   } catch (err) {
-    const e = err as { stderr?: string; message: string };
+    const e = err as { stderr?: string; message: string; killed?: boolean; signal?: string; code?: string };
+    if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') throw new RenderRefused(`${tool} printed more than ${ctx.limits.outputBytes / 1024 / 1024} MiB, the render output limit (HOMELAB_RENDER_MAX_OUTPUT_MIB); killed`);
+    if (e.killed || e.signal === 'SIGKILL') throw new RenderRefused(`${tool} did not finish within ${ctx.limits.timeoutMs / 1000} s, the render time limit (HOMELAB_RENDER_TIMEOUT); killed`);
     // Argo CD drops the (long) --api-versions list from errors too.
     throw new Error(firstLines(e.stderr || e.message).replace(/(--api-versions \S+ )+/g, '<api versions> '));
   }
@@ -261,7 +276,7 @@ async function cachedScope(ctx: Context, archive: string, digest: string): Promi
   const store = (s: ChartScope): Stored => ({ ...s, subcharts: [...s.subcharts].map(([k, v]) => [k, store(v)]) });
   const stored = readEntry<Stored>(file);
   if (stored) return revive(stored);
-  const scope = await chartScopeFromArchive(archive);
+  const scope = await chartScopeFromArchive(archive, ctx.limits.unpackedBytes);
   mkdirSync(join(cacheRoot(ctx.env), 'scopes'), { recursive: true });
   writeFileSync(`${file}.partial-${process.pid}`, JSON.stringify(store(scope)));
   renameSync(`${file}.partial-${process.pid}`, file);
@@ -276,6 +291,7 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
   if (ref) {
     chartPath = cachedChartPath(ref, ctx.env);
     if (!existsSync(chartPath)) throw new NotRendered(`not in the chart cache: run ${PULL_COMMAND}`);
+    assertSize(chartPath, ctx.limits.archiveBytes, `chart archive ${chartId(ref)}`, 'HOMELAB_RENDER_MAX_CHART_MIB');
     const digest = digestOf(readFileSync(chartPath));
     const locked = lockEntryFor(ctx.lock, ref);
     if (!locked) throw new Error(`chart ${chartId(ref)} has no entry in charts.lock.json: run ${PULL_COMMAND} to record its digest`);
@@ -283,8 +299,11 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
     chartKey = digest;
     scope = await cachedScope(ctx, chartPath, digest);
   } else {
-    const dir = normalizeSourcePath(source.path ?? '');
+    const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'chart path');
     chartPath = join(ctx.repo.root, dir);
+    // Helm follows a chart's symlinks (.Files.Get reads through them): none may leave the chart.
+    assertRealInside(chartPath, ctx.repo.root, `chart path ${dir}`);
+    if (existsSync(chartPath)) assertNoEscapingLinks(chartPath, chartPath, `chart at ${dir}`);
     chartKey = folderKey(ctx.repo, dir);
     const prefix = `${dir}/`;
     scope = chartScopeFromFiles(new Map([...ctx.repo.files].filter((f) => f.startsWith(prefix)).map((f) => [f.slice(prefix.length), readFileSync(join(ctx.repo.root, f), 'utf8')])));
@@ -297,11 +316,15 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
 }
 
 async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
-  const dir = normalizeSourcePath(source.path ?? '');
+  const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
   if (source.kustomize && Object.keys(source.kustomize).length) throw new NotRendered(`the kustomize options of ${app.name} (${Object.keys(source.kustomize).join(', ')}) are not applied by the gate; move them into kustomization.yaml`);
   const inputs = kustomizeInputs(ctx.repo, dir);
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
-  const contents = inputs.files.map((f) => [f, existsSync(join(ctx.repo.root, f)) ? hash(readFileSync(join(ctx.repo.root, f))) : 'missing']);
+  if (inputs.outside.length) throw new RenderRefused(`${inputs.outside[0]} leaves the repository; Argo CD refuses it`);
+  assertRealInside(join(ctx.repo.root, dir), ctx.repo.root, `kustomize path ${dir}`);
+  for (const f of inputs.keyFiles) if (existsSync(join(ctx.repo.root, f))) assertRealInside(join(ctx.repo.root, f), ctx.repo.root, f);
+  // The key holds every file the build can read (inputs.keyFiles), so a changed replacements source is a new render.
+  const contents = inputs.keyFiles.map((f) => [f, existsSync(join(ctx.repo.root, f)) ? hash(readFileSync(join(ctx.repo.root, f))) : 'missing']);
   // A remote file pinned by release (a tag in its URL) is part of the key as its URL: fetched once, then cached.
   const inv: Invocation = { bin: ctx.tools.kustomize.bin, args: ctx.tools.kustomize.buildArgs(join(ctx.repo.root, dir)), cwd: ctx.repo.root, key: { tools: ctx.tools.versions, dir, contents, remote: inputs.remote } };
   let rendered: CachedRender;
@@ -390,6 +413,12 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     return { renders: targets.map(({ app, source }) => ({ app, source, label: sourceLabel(repo, source), status: 'not-rendered', message, resources: [], values: [], nondeterministic: [], consumedFiles: [] })), apiVersions: [] };
   }
   const lock = readLock(repo.root);
+  let limits: RenderLimits;
+  try {
+    limits = renderLimits(env);
+  } catch (err) {
+    return { renders: targets.map(({ app, source }) => ({ app, source, label: sourceLabel(repo, source), status: 'failed', message: (err as Error).message, resources: [], values: [], nondeterministic: [], consumedFiles: [] })), apiVersions: [] };
+  }
   const scratch = mkdtempSync(join(tmpdir(), 'homelab-render-'));
   try {
     // The cluster serves what the repository's own manifests use (a plain ServiceMonitor means the
@@ -400,7 +429,7 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     let apiVersions = [...new Set([...plain, ...readSettled(settledFile)])].sort();
     let renders: SourceRender[] = [];
     for (let pass = 0; pass < 3; pass++) {
-      const ctx: Context = { repo, tools, lock, apiVersions, env, checkDeterminism: options.checkDeterminism ?? true, scratch };
+      const ctx: Context = { repo, tools, lock, apiVersions, env, checkDeterminism: options.checkDeterminism ?? true, scratch, limits };
       renders = await pool(targets.map(({ app, source }) => () => renderSource(ctx, app, source)), Math.max(2, availableParallelism()));
       const grown = [...new Set([...plain, ...crdApiVersions(renders.flatMap((r) => r.resources))])].sort();
       if (grown.join('\n') === apiVersions.join('\n')) break;

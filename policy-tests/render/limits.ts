@@ -1,0 +1,117 @@
+/**
+ * What a render may cost, and where it may read. A pull request controls the
+ * charts, values and kustomizations the gate renders, so every tool run has
+ * a wall-clock limit (then SIGKILL: Helm ignores SIGTERM), every input a size
+ * cap, and every path must stay inside the repository (or the chart), as Argo
+ * CD confines them. A breach is one line that names the limit and how to
+ * raise it.
+ */
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+/** A path or a resource that the render refuses: a finding on the source, never a render. */
+export class RenderRefused extends Error {}
+
+const MIB = 1024 * 1024;
+
+export interface RenderLimits {
+  /** Wall-clock limit of one helm or kustomize run, in ms (HOMELAB_RENDER_TIMEOUT, seconds). */
+  timeoutMs: number;
+  /** The largest output a tool may print (HOMELAB_RENDER_MAX_OUTPUT_MIB). */
+  outputBytes: number;
+  /** The largest values file or file parameter read (HOMELAB_RENDER_MAX_VALUES_MIB). */
+  valuesBytes: number;
+  /** The largest chart archive, and the most it may unpack to (HOMELAB_RENDER_MAX_CHART_MIB, times 8 unpacked). */
+  archiveBytes: number;
+  unpackedBytes: number;
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new RenderRefused(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+/** The limits in force: the defaults, or the environment's. */
+export function renderLimits(env: NodeJS.ProcessEnv = process.env): RenderLimits {
+  const chart = positive(env, 'HOMELAB_RENDER_MAX_CHART_MIB', 16) * MIB;
+  return {
+    timeoutMs: positive(env, 'HOMELAB_RENDER_TIMEOUT', 120) * 1000,
+    outputBytes: positive(env, 'HOMELAB_RENDER_MAX_OUTPUT_MIB', 64) * MIB,
+    valuesBytes: positive(env, 'HOMELAB_RENDER_MAX_VALUES_MIB', 4) * MIB,
+    archiveBytes: chart,
+    unpackedBytes: chart * 8,
+  };
+}
+
+/** `a` lies inside `b` (or is it). */
+export function inside(b: string, a: string): boolean {
+  const rel = relative(b, a);
+  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..');
+}
+
+/**
+ * A repository path as a source names it, refused when it leaves the
+ * repository (`..` past the root, or absolute), as Argo CD refuses it.
+ */
+export function confinedRel(path: string, what: string): string {
+  const parts: string[] = [];
+  if (path.startsWith('/')) throw new RenderRefused(`${what} ${path} is an absolute path; Argo CD reads only inside the repository`);
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (parts.length === 0) throw new RenderRefused(`${what} ${path} leaves the repository; Argo CD refuses it`);
+      parts.pop();
+    } else parts.push(part);
+  }
+  return parts.join('/');
+}
+
+/** The real path of `abs` must lie inside `within` (real too): a symlink that leaves it is refused. */
+export function assertRealInside(abs: string, within: string, what: string): void {
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    return; // Missing: the caller says so in its own words.
+  }
+  if (!inside(realpathSync(within), real)) throw new RenderRefused(`${what} resolves outside ${relative(process.cwd(), within) || within} (a symlink to ${real}); Argo CD refuses it`);
+}
+
+/** Every symlink under a folder (a local chart, a kustomization) must resolve inside `within`. */
+export function assertNoEscapingLinks(dir: string, within: string, what: string): void {
+  const root = realpathSync(within);
+  const walk = (folder: string): void => {
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      const entry = lstatSync(path);
+      if (entry.isSymbolicLink()) {
+        let real: string;
+        try {
+          real = realpathSync(path);
+        } catch {
+          throw new RenderRefused(`${what}: ${relative(within, path)} is a dangling or looping symlink`);
+        }
+        if (!inside(root, real)) throw new RenderRefused(`${what}: ${relative(within, path)} is a symlink out of ${relative(process.cwd(), within) || within} (to ${real}); Argo CD refuses it`);
+        continue;
+      }
+      if (entry.isDirectory()) walk(path);
+    }
+  };
+  walk(dir);
+}
+
+/** A file a render reads (values, file parameters): at most `limit` bytes. */
+export function assertSize(abs: string, limit: number, what: string, knob: string): void {
+  const size = statSync(abs).size;
+  if (size > limit) throw new RenderRefused(`${what} is ${(size / MIB).toFixed(1)} MiB, over the ${(limit / MIB).toFixed(0)} MiB limit (${knob})`);
+}
+
+/** A chart name or version that names a cache file: no path tricks. */
+export function assertChartRef(chart: string, version: string): void {
+  const segments = chart.split('/');
+  if (chart === '' || segments.some((s) => s === '' || s === '.' || s === '..' || !/^[A-Za-z0-9._-]+$/.test(s))) throw new RenderRefused(`chart name "${chart}" is not a chart name (letters, digits, '.', '_', '-', and '/' between OCI path segments)`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9.+_-]*$/.test(version)) throw new RenderRefused(`chart version "${version}" is not a version`);
+}
