@@ -12,6 +12,30 @@ export interface Snapshot {
   objects: Map<string, { app: string; prune: boolean; object: Record<string, unknown> }>;
   /** `apiVersion/Kind` to the CRD schema the API server validates that kind with (rendered, plain or bundled). */
   schemas?: ReadonlyMap<string, { schema: JsonSchemaNode; source: string }>;
+  /** Applications this tree could not render: the cause, and a fingerprint of their inputs. */
+  unrendered?: ReadonlyMap<string, { cause: string; inputs: string }>;
+  /** Every Application's input fingerprint. */
+  fingerprints?: ReadonlyMap<string, string>;
+}
+
+/**
+ * The Applications that cannot be judged because one side could not render
+ * them, and whether their inputs changed between the refs. Their objects are
+ * left out of both sides, so nothing is reported as added or removed for them.
+ */
+export function notJudged(base: Snapshot, head: Snapshot): { app: string; cause: string; inputsChanged: boolean }[] {
+  const apps = [...new Set([...(base.unrendered?.keys() ?? []), ...(head.unrendered?.keys() ?? [])])].sort();
+  return apps.map((app) => {
+    const [b, h] = [base.unrendered?.get(app), head.unrendered?.get(app)];
+    const cause = [b && `base: ${b.cause}`, h && `head: ${h.cause}`].filter(Boolean).join('; ');
+    const inputsChanged = (b?.inputs ?? base.fingerprints?.get(app)) !== (h?.inputs ?? head.fingerprints?.get(app));
+    return { app, cause, inputsChanged };
+  });
+}
+
+/** A snapshot without the objects of these Applications. */
+export function without(s: Snapshot, apps: ReadonlySet<string>): Snapshot {
+  return { ...s, objects: new Map([...s.objects].filter(([, v]) => !apps.has(v.app))) };
 }
 
 export interface FieldChange {
@@ -33,10 +57,20 @@ export interface ResourceChange {
 export interface Risk {
   app: string;
   id: string;
-  flag: 'delete' | 'immutable' | 'rbac' | 'version' | 'secret-target' | 'crd-version' | 'transition-rule';
+  flag: RiskFlag;
   reason: string;
   /** For a version flag: whether the major moved (a person's call, even for an update bot). */
   major?: boolean;
+}
+
+/** The risk flags, most severe first: the order the report ranks them in. */
+export const RISK_FLAGS = ['rbac', 'delete', 'immutable', 'transition-rule', 'crd-version', 'secret-target', 'registry', 'repo', 'version'] as const;
+export type RiskFlag = (typeof RISK_FLAGS)[number];
+
+/** Risks ranked: by flag severity, a cluster-admin grant first among RBAC, then by Application and object. */
+export function rankRisks(list: readonly Risk[]): Risk[] {
+  const weight = (r: Risk) => RISK_FLAGS.indexOf(r.flag) * 2 + (r.flag === 'rbac' && r.reason.includes('cluster-admin') ? 0 : 1);
+  return [...list].sort((a, b) => weight(a) - weight(b) || a.app.localeCompare(b.app) || a.id.localeCompare(b.id));
 }
 
 /** Whether a risk needs a person even when version changes are the point of the change (an update bot's pull request). */
@@ -96,15 +130,35 @@ function withoutNoise(v: unknown, where: string | undefined): unknown {
   return out;
 }
 
+/** What every report shows of a Secret's value: never the value, only whether it changed (as Argo CD masks them). */
+export const MASK = '++++++++';
+const CHANGED_MASK = '+++++++++';
+
+/** A Secret with its values masked: equal values mask alike, a changed value masks differently. */
+function masked(object: Record<string, unknown>, other: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (object.kind !== 'Secret' || object.apiVersion !== 'v1') return object;
+  const out: Record<string, unknown> = { ...object };
+  for (const field of ['data', 'stringData']) {
+    const values = object[field];
+    if (!isMap(values)) continue;
+    const theirs = isMap(other?.[field]) ? (other![field] as Record<string, unknown>) : {};
+    out[field] = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, k in theirs && theirs[k] !== v ? CHANGED_MASK : MASK]));
+  }
+  return out;
+}
+
 export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
   const out: ResourceChange[] = [];
   for (const id of [...new Set([...base.objects.keys(), ...head.objects.keys()])].sort()) {
-    const [a, b] = [base.objects.get(id), head.objects.get(id)];
+    const [rawA, rawB] = [base.objects.get(id), head.objects.get(id)];
+    // Secrets are compared masked: no value reaches a report, a comment or an artifact.
+    const a = rawA && { ...rawA, object: masked(rawA.object, undefined) };
+    const b = rawB && { ...rawB, object: masked(rawB.object, rawA?.object) };
     const [app, kind, namespace, name] = id.split('|') as [string, string, string, string];
     if (!a) out.push({ app, id, kind, name, namespace, change: 'added', fields: [] });
     else if (!b) out.push({ app, id, kind, name, namespace, change: 'removed', fields: [] });
     // Most objects are untouched by a change: equal as rendered (often the very object, from the parse and render caches), they need no walk.
-    else if (a.object !== b.object && !isDeepStrictEqual(a.object, b.object)) {
+    else if (rawA!.object !== rawB!.object && !isDeepStrictEqual(a.object, b.object)) {
       const fields = fieldChanges(a.object, b.object);
       if (fields.length) out.push({ app, id, kind, name, namespace, change: 'changed', fields });
     }
@@ -144,6 +198,29 @@ const tagOf = (ref: string) => {
   return colon > name.lastIndexOf('/') ? name.slice(colon + 1) : '';
 };
 
+/** An image reference without its tag and digest: the registry and the repository, which say who publishes it. */
+const repositoryOf = (ref: string) => {
+  const name = ref.split('@')[0]!;
+  const colon = name.lastIndexOf(':');
+  const repo = colon > name.lastIndexOf('/') ? name.slice(0, colon) : name;
+  // Docker Hub's short forms name the same repository as their long ones.
+  const parts = repo.split('/');
+  const hasRegistry = parts.length > 1 && /[.:]|^localhost$/.test(parts[0]!);
+  const full = hasRegistry ? parts : ['docker.io', ...(parts.length === 1 ? ['library', ...parts] : parts)];
+  return full.join('/').replace(/^index\.docker\.io\//, 'docker.io/');
+};
+
+/** Images that now come from another registry or publisher: trust moves with them, whatever the version. */
+function registryRisk(a: unknown, b: unknown): string[] {
+  const [ia, ib] = [images(a), images(b)];
+  const out: string[] = [];
+  for (const [name, to] of ib) {
+    const from = ia.get(name);
+    if (from && repositoryOf(from) !== repositoryOf(to)) out.push(`container ${name}: the image moves from ${repositoryOf(from)} to ${repositoryOf(to)}, another registry or publisher`);
+  }
+  return out;
+}
+
 /** Image changes, with whether the major moved (a digest alone moves no major). */
 function imageRisk(a: unknown, b: unknown): { line: string; major: boolean }[] {
   const [ia, ib] = [images(a), images(b)];
@@ -158,13 +235,17 @@ function imageRisk(a: unknown, b: unknown): { line: string; major: boolean }[] {
   return out;
 }
 
+/** Each grant of a role, one group, resource and verb at a time, the group spelled as Kubernetes does ("" is core). */
 function rbacRules(o: unknown): Set<string> {
   const out = new Set<string>();
   for (const r of (dig(o, ['rules']) ?? []) as Record<string, unknown[]>[]) {
-    for (const g of (r.apiGroups ?? ['']) as string[]) for (const res of (r.resources ?? r.nonResourceURLs ?? []) as string[]) for (const v of (r.verbs ?? []) as string[]) out.add(`${g}/${res}:${v}`);
+    if (Array.isArray(r.nonResourceURLs)) for (const url of r.nonResourceURLs as string[]) for (const v of (r.verbs ?? []) as string[]) out.add(`nonResourceURL ${url} ${v}`);
+    for (const g of (r.apiGroups ?? []) as string[]) for (const res of (r.resources ?? []) as string[]) for (const v of (r.verbs ?? []) as string[]) out.add(`${JSON.stringify(g)} ${res} ${v}`);
   }
   return out;
 }
+
+const listed = (items: string[]) => `${items.slice(0, 8).join(', ')}${items.length > 8 ? `, and ${items.length - 8} more` : ''}`;
 
 const DELETE_RISK = new Set(['PersistentVolumeClaim', 'PersistentVolume', 'Namespace', 'CustomResourceDefinition', 'StatefulSet', 'Secret']);
 
@@ -186,9 +267,10 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
       else if (c.fields.some((f) => f.path.startsWith('subjects') || f.path.startsWith('roleRef'))) flag(c, 'rbac', `${label} binds ${role} to other subjects${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
     }
     if ((kind === 'ClusterRole' || kind === 'Role') && c.change !== 'removed') {
-      const before = rbacRules(a?.object);
-      const grown = [...rbacRules(b?.object)].filter((r) => !before.has(r));
-      if (grown.length) flag(c, 'rbac', `${label} grows: ${grown.slice(0, 8).join(', ')}${grown.length > 8 ? ', ...' : ''}`);
+      const [before, after] = [rbacRules(a?.object), rbacRules(b?.object)];
+      const grown = [...after].filter((r) => !before.has(r));
+      const shrunk = [...before].filter((r) => !after.has(r));
+      if (grown.length) flag(c, 'rbac', `${label} grows: adds ${listed(grown)}${shrunk.length ? `; removes ${listed(shrunk)}` : ''}`);
     }
     if (c.change === 'added' && kind === 'ExternalSecret') flag(c, 'secret-target', `${label} writes Secret ${String(dig(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
     if (c.change !== 'changed') continue;
@@ -207,7 +289,9 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
     const crd = head.schemas?.get(`${String(b?.object.apiVersion)}/${kind}`);
     if (crd && a && b) for (const v of ruleViolations(crd.schema, b.object, a.object, 'transition')) flag(c, 'transition-rule', `${label}: the API server refuses this update at ${v.path.join('.') || '(root)'}: ${v.message} (rule of ${crd.source})`);
     for (const { line, major: moved } of imageRisk(a?.object, b?.object)) flag(c, 'version', `${label}: ${line}`, moved);
+    for (const line of registryRisk(a?.object, b?.object)) flag(c, 'registry', `${label}: ${line}`);
     if (kind === 'Application') {
+      for (const f of c.fields.filter((x) => /(^|\.)repoURL$/.test(x.path))) flag(c, 'repo', `${label}: ${f.path} moves from ${String(f.from)} to ${String(f.to)}: another chart or git repository, whatever its version`);
       for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) {
         const moved = major(String(f.from)) !== major(String(f.to));
         flag(c, 'version', `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${String(f.from)} -> ${String(f.to)}${moved ? ' (a major version)' : ''}`, moved);
@@ -220,5 +304,5 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
       if (gone.length) flag(c, 'crd-version', `${label}: version ${gone.join(', ')} removed; objects stored in it become unreadable`);
     }
   }
-  return out;
+  return rankRisks(out);
 }

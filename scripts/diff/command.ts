@@ -3,17 +3,19 @@
  * cluster. Both refs are rendered with the gate's render tier (the base, and
  * a head ref, from a git worktree; no head ref means the working tree), then
  * compared per Application and per resource, with the risky changes flagged.
- * Exit status: 0 no risk, 2 a risk is flagged, 1 an error (a render failure
- * on either side included).
+ * An Application that cannot be rendered on a side is listed as not judged,
+ * with its cause; the rest is always reported.
+ * Exit status: 0 no risk, 2 a risk is flagged, 1 an error, or an Application
+ * that could not be rendered although its inputs changed.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { $ } from 'zx';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
-import { compare, needsPerson, risks, type Snapshot } from './changes.ts';
-import { json, markdown, text } from './report.ts';
+import { compare, needsPerson, notJudged, risks, without, type Snapshot } from './changes.ts';
+import { htmlPage, json, markdown, text } from './report.ts';
 import { snapshot } from './snapshot.ts';
 
 interface Worktree {
@@ -44,22 +46,35 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   return runCommand(
     {
       name: 'diff',
-      usage: 'diff <base-ref> [<head-ref>] [-o text|markdown|json] [--output-file FILE] [--versions-expected]',
+      usage: 'diff <base-ref> [<head-ref>] [-o text|markdown|json] [--output-file FILE] [--full-report DIR] [--artifact-url URL] [--versions-expected]',
       help: `Renders both refs with the gate's render tier and compares what each Application
 applies, resource by resource: added, removed, changed fields with old and new
 values. Helm's checksum annotations, chart-version labels and key order are
-noise and stripped. Risks are flagged with their reason: deletes under prune,
-immutable fields, RBAC that grows, image and chart versions (majors named),
-what an ExternalSecret writes, CRD versions removed.
+noise and stripped, and a Secret's values are never shown, only whether they
+changed. The report opens with a plan (per Application: created, updated,
+deleted, replaced), then the risks, most severe first: RBAC that grows (what
+is added and removed), deletes under prune, immutable fields, CRD transition
+rules, CRD versions removed, what an ExternalSecret writes, images from
+another registry or publisher, a chart's repoURL moved, image and chart
+versions (majors named). An Application that cannot be rendered on a side
+is listed as not judged, with its cause.
 
-  -o FORMAT            text (default), markdown (a PR comment, at most 60 KB) or json
+  -o FORMAT            text (default), markdown (a PR comment, kept under
+                       GitHub's limit: past it, the plan and every risk stay
+                       and the per-resource changes fold into the full report)
+                       or json
   --output-file FILE   write the report there instead of stdout
+  --full-report DIR    also write the whole report, never cut, as
+                       DIR/rendered-diff.md and DIR/rendered-diff.html
+  --artifact-url URL   where the full report will be (the comment links it)
   --versions-expected  a version change that moves no major does not make the
                        exit status 2 (it is still reported): for an update
                        bot's pull request, where the version is the point
 
-Exit status: 0 no risk, 2 a risk is flagged, 1 an error.`,
-      options: { output: { type: 'string', short: 'o', default: 'text' }, 'output-file': { type: 'string' }, 'versions-expected': { type: 'boolean', default: false } },
+Exit status: 0 no risk, 2 a risk is flagged, 1 an error, or an Application
+that could not be rendered although its inputs changed (the rest is still
+reported).`,
+      options: { output: { type: 'string', short: 'o', default: 'text' }, 'output-file': { type: 'string' }, 'full-report': { type: 'string' }, 'artifact-url': { type: 'string' }, 'versions-expected': { type: 'boolean', default: false } },
       positionals: { min: 1, max: 2 },
       async run({ values, positionals }) {
         const format = String(values.output);
@@ -72,18 +87,31 @@ Exit status: 0 no risk, 2 a risk is flagged, 1 an error.`,
         headTree?.catch(() => undefined);
         let base: Snapshot, head: Snapshot;
         try {
-          base = await snapshot(baseTree.dir, env, baseRef);
-          head = headTree ? await snapshot((await headTree).dir, env, headRef) : await snapshot(root, env, 'the working tree');
+          base = await snapshot(baseTree.dir, env);
+          head = headTree ? await snapshot((await headTree).dir, env) : await snapshot(root, env);
         } finally {
           await remove(root, baseTree);
           const made = await headTree?.catch(() => undefined);
           if (made) await remove(root, made);
         }
-        const changes = compare(base, head);
-        const flagged = risks(changes, base, head);
-        const report = format === 'json' ? json(changes, flagged) : format === 'markdown' ? markdown(changes, flagged) : text(changes, flagged);
+        // An Application one side cannot render is judged on neither: its objects leave both snapshots.
+        const unjudged = notJudged(base, head);
+        const skip = new Set(unjudged.map((n) => n.app));
+        const [b, h] = [without(base, skip), without(head, skip)];
+        const changes = compare(b, h);
+        const flagged = risks(changes, b, h);
+        const data = { changes, risks: flagged, notJudged: unjudged };
+        const artifact = values['artifact-url'] === undefined ? undefined : String(values['artifact-url']);
+        const report = format === 'json' ? json(data) : format === 'markdown' ? markdown(data, undefined, artifact) : text(data);
         if (values['output-file']) writeFileSync(String(values['output-file']), `${report}\n`);
         else out(`${report}\n`);
+        if (values['full-report']) {
+          const dir = String(values['full-report']);
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, 'rendered-diff.md'), `${markdown(data, Infinity)}\n`);
+          writeFileSync(join(dir, 'rendered-diff.html'), htmlPage(data));
+        }
+        if (unjudged.some((n) => n.inputsChanged)) return 1;
         const counted = values['versions-expected'] === true ? flagged.filter(needsPerson) : flagged;
         return counted.length ? 2 : 0;
       },

@@ -1,43 +1,161 @@
-/** The diff as a pull request comment (Markdown, capped), JSON, or plain text. */
+/**
+ * The diff as a pull request comment (GitHub Markdown), JSON, plain text, or
+ * HTML. A pull request controls every name and value shown, so nothing it
+ * controls is ever read as Markdown: names, values and reasons sit in code
+ * spans fenced longer than any backtick run inside them, control and
+ * direction characters are shown escaped, HTML is escaped, and the plan and
+ * the risk counts come first, from the data alone. Past GitHub's comment
+ * limit the plan and every risk stay; the per-resource changes fold into the
+ * full report, which the workflow uploads.
+ */
+import MarkdownIt from 'markdown-it';
 import type { ResourceChange, Risk } from './changes.ts';
 
-export const MARKDOWN_CAP = 60 * 1024;
+/** GitHub refuses a comment over 65,536 characters; the marker and the note need the rest. */
+export const MARKDOWN_CAP = 60_000;
+/** A risk's reason is shown up to this many characters in the comment (the artifact has it whole). */
+const REASON_CAP = 400;
+
+/** An Application that could not be rendered on one side or both, and whether its inputs changed. */
+export interface NotJudged {
+  app: string;
+  cause: string;
+  inputsChanged: boolean;
+}
+
+export interface Report {
+  changes: readonly ResourceChange[];
+  risks: readonly Risk[];
+  notJudged?: readonly NotJudged[];
+}
+
+/** Control, invisible and direction characters, shown as escapes so no line can hide or reorder another. */
+export function visible(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A code span that no backtick inside can close (CommonMark: a longer fence), safe in a table cell too. */
+export function code(text: string, inTable = false): string {
+  let s = visible(text);
+  if (inTable) s = s.replace(/\|/g, '\\|');
+  const longest = Math.max(0, ...[...s.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = s.startsWith('`') || s.endsWith('`') || (s.startsWith(' ') && s.endsWith(' ') && s.trim() !== '') ? ' ' : '';
+  return `${fence}${pad}${s || ' '}${pad}${fence}`;
+}
+
+const html = (text: string) => visible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 const show = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
 
 function lines(c: ResourceChange): string[] {
   const head = `${c.change === 'added' ? '+' : c.change === 'removed' ? '-' : '~'} ${c.kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}`;
-  return [head, ...c.fields.map((f) => `    ${f.path}: ${show(f.from)} -> ${show(f.to)}`)];
+  return [head, ...c.fields.map((f) => `    ${f.path}: ${show(f.from)} -> ${show(f.to)}`)].map(visible);
 }
 
-export function text(changes: readonly ResourceChange[], risks: readonly Risk[]): string {
+/** A fenced block no line inside can close. */
+function fenced(info: string, body: string[]): string {
+  const longest = Math.max(2, ...body.flatMap((l) => [...l.matchAll(/`+/g)].map((m) => m[0].length)));
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}${info}`, ...body, fence].join('\n');
+}
+
+interface PlanRow {
+  app: string;
+  create: number;
+  update: number;
+  delete: number;
+  replace: number;
+}
+
+/** Per Application: objects created, updated in place, deleted, and replaced (an immutable field changed). */
+export function plan(changes: readonly ResourceChange[], risks: readonly Risk[]): PlanRow[] {
+  const replaced = new Set(risks.filter((r) => r.flag === 'immutable' || r.flag === 'transition-rule').map((r) => r.id));
+  const rows = new Map<string, PlanRow>();
+  for (const c of changes) {
+    const row = rows.get(c.app) ?? { app: c.app, create: 0, update: 0, delete: 0, replace: 0 };
+    if (c.change === 'added') row.create++;
+    else if (c.change === 'removed') row.delete++;
+    else if (replaced.has(c.id)) row.replace++;
+    else row.update++;
+    rows.set(c.app, row);
+  }
+  return [...rows.values()].sort((a, b) => a.app.localeCompare(b.app));
+}
+
+const totals = (rows: PlanRow[]) => rows.reduce((t, r) => ({ create: t.create + r.create, update: t.update + r.update, delete: t.delete + r.delete, replace: t.replace + r.replace }), { create: 0, update: 0, delete: 0, replace: 0 });
+
+export function text({ changes, risks, notJudged = [] }: Report): string {
   const out: string[] = [];
-  if (risks.length) out.push(`RISKS (${risks.length})`, ...risks.map((r) => `  [${r.flag}] ${r.app}: ${r.reason}`), '');
-  for (const app of [...new Set(changes.map((c) => c.app))]) out.push(`${app}:`, ...changes.filter((c) => c.app === app).flatMap(lines).map((l) => `  ${l}`));
-  out.push(`${changes.length} resource(s) changed, ${risks.length} risk(s)`);
+  const rows = plan(changes, risks);
+  const t = totals(rows);
+  out.push(`PLAN: ${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace, in ${rows.length} Application(s)`);
+  for (const r of rows) out.push(`  ${visible(r.app)}: +${r.create} ~${r.update} -${r.delete} ±${r.replace}`);
+  out.push('');
+  if (risks.length) out.push(`RISKS (${risks.length}), most severe first`, ...risks.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
+  if (notJudged.length) out.push(`NOT JUDGED (${notJudged.length})`, ...notJudged.map((n) => `  ${visible(n.app)}: ${visible(n.cause)}${n.inputsChanged ? ' (its inputs changed: this diff cannot vouch for it)' : ' (its inputs are unchanged)'}`), '');
+  for (const app of [...new Set(changes.map((c) => c.app))]) out.push(`${visible(app)}:`, ...changes.filter((c) => c.app === app).flatMap(lines).map((l) => `  ${l}`));
+  out.push(`${changes.length} resource(s) changed, ${risks.length} risk(s)${notJudged.length ? `, ${notJudged.length} Application(s) not judged` : ''}`);
   return out.join('\n');
 }
 
-export function json(changes: readonly ResourceChange[], risks: readonly Risk[]): string {
-  return JSON.stringify({ risks, changes }, null, 2);
+export function json({ changes, risks, notJudged = [] }: Report): string {
+  return JSON.stringify({ plan: plan(changes, risks), risks, notJudged, changes }, null, 2);
 }
 
-/** Risks first, then one collapsible section per Application; cut at `cap` bytes, saying so. */
-export function markdown(changes: readonly ResourceChange[], risks: readonly Risk[], cap = MARKDOWN_CAP): string {
-  const cut = '\n\n**Cut short**: this comment stops at 60 KB. The full diff is in the `rendered-diff` artifact (`npm run diff -- <base> -o json`).\n';
-  const fits = (text: string) => Buffer.byteLength(text + cut) <= cap;
-  let body = '## Rendered diff\n\n';
-  body += risks.length ? `### ⚠️ ${risks.length} risk(s)\n\n` : 'No risk flagged.\n\n';
-  for (const r of risks) {
-    const line = `- **${r.flag}** (${r.app}): ${r.reason}\n`;
-    if (!fits(body + line)) return body + cut;
-    body += line;
+/** The head of the comment: the plan, every risk, what was not judged. From the data alone, ahead of anything else. */
+function head({ changes, risks, notJudged = [] }: Report, cut: boolean): string {
+  const rows = plan(changes, risks);
+  const t = totals(rows);
+  const parts = ['## Rendered diff', ''];
+  parts.push(`**Plan:** ${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace, in ${rows.length} Application(s). **${risks.length} risk(s)**${notJudged.length ? `, **${notJudged.length} Application(s) not judged**` : ''}.`, '');
+  if (rows.length) parts.push('| Application | create | update | delete | replace |', '|---|---:|---:|---:|---:|', ...rows.map((r) => `| ${code(r.app, true)} | ${r.create} | ${r.update} | ${r.delete} | ${r.replace} |`), '');
+  if (risks.length) {
+    parts.push(`### ⚠️ ${risks.length} risk(s), most severe first`, '');
+    risks.forEach((r, i) => {
+      const reason = cut && r.reason.length > REASON_CAP ? `${r.reason.slice(0, REASON_CAP)}…` : r.reason;
+      parts.push(`${i + 1}. **${r.flag}** in ${code(r.app)}: ${code(reason)}`);
+    });
+    parts.push('');
+  } else parts.push('No risk flagged.', '');
+  if (notJudged.length) {
+    parts.push(`### ${notJudged.length} Application(s) not judged`, '');
+    for (const n of notJudged) parts.push(`- ${code(n.app)}: ${code(n.cause)} ${n.inputsChanged ? '**Its inputs changed: this diff cannot vouch for it.**' : '(its inputs are unchanged)'}`);
+    parts.push('');
   }
-  body += `\n${changes.length} resource(s) changed in ${new Set(changes.map((c) => c.app)).size} Application(s).\n`;
-  for (const app of [...new Set(changes.map((c) => c.app))]) {
-    const section = ['', `<details><summary><code>${app}</code>: ${changes.filter((c) => c.app === app).length} change(s)</summary>`, '', '```diff', ...changes.filter((c) => c.app === app).flatMap(lines), '```', '</details>'].join('\n');
-    if (!fits(body + section)) return body + cut;
-    body += section;
+  return parts.join('\n');
+}
+
+function section(app: string, changes: readonly ResourceChange[]): string {
+  const mine = changes.filter((c) => c.app === app);
+  return ['<details>', `<summary><code>${html(app)}</code>: ${mine.length} change(s)</summary>`, '', fenced('diff', mine.flatMap(lines)), '', '</details>', ''].join('\n');
+}
+
+/**
+ * The comment: the head, then one folded section per Application. Past
+ * `cap` characters, the sections that do not fit are left to the full report,
+ * and the comment says how many and where (`artifact`, a link).
+ */
+export function markdown(report: Report, cap = MARKDOWN_CAP, artifact?: string): string {
+  const apps = [...new Set(report.changes.map((c) => c.app))];
+  const full = `${head(report, false)}\n${apps.map((a) => section(a, report.changes)).join('\n')}`;
+  if (full.length <= cap) return full;
+  let body = `${head(report, true)}\n`;
+  let shown = 0;
+  const where = artifact ? `[the full report](${artifact.replace(/[()\s<>]/g, encodeURIComponent)}) (Markdown and HTML)` : 'the full report (Markdown and HTML) in the workflow artifact `rendered-diff`';
+  const note = (left: number) => `\n**${left} Application(s) with changes are not shown here**, to stay under GitHub's comment limit: see ${where}. The plan and every risk above are complete.\n`;
+  for (const app of apps) {
+    const next = section(app, report.changes);
+    if ((body + next + note(apps.length - shown)).length > cap) break;
+    body += `${next}\n`;
+    shown++;
   }
-  return `${body}\n`;
+  return shown === apps.length ? body : body + note(apps.length - shown);
+}
+
+/** The full report as a page, for the artifact: the same Markdown, rendered by a CommonMark parser. */
+export function htmlPage(report: Report): string {
+  const md = new MarkdownIt({ html: true, linkify: false });
+  const body = md.render(markdown(report, Infinity));
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Rendered diff</title></head>\n<body>\n${body}</body></html>\n`;
 }

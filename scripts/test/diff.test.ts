@@ -119,7 +119,7 @@ describe('npm run diff', () => {
     const reformatted = BASE.replace('    matchLabels: {app: web}', '    # same selector\n    matchLabels:\n      app: web').replace('checksum/config: aaa', 'checksum/config: bbb').replace('  name: data\n  namespace: demo', '  namespace: demo\n  name: data');
     const r = await flagsAfter(() => reformatted);
     expect(r.code).toBe(0);
-    expect(r.report).toEqual({ risks: [], changes: [] });
+    expect(r.report).toEqual({ plan: [], risks: [], notJudged: [], changes: [] });
   });
 
   it.each([
@@ -200,12 +200,25 @@ describe('npm run diff', () => {
     expect(r.stdout).toMatch(/\[version\] demo: Deployment demo\/web: container web: .*1\.4\.1$/m);
   });
 
-  it('is an error when either side does not render, and a usage error for a ref that does not exist', async () => {
+  it('lists an Application that does not render as not judged, exits 1 only when its inputs changed, and still reports the rest', async () => {
     const repo = await repoWith(BASE);
+    repo.write('apps/other/application.yaml', APP.replace(/demo/g, 'other'));
+    repo.write('apps/other/objects.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: other\ndata: {a: "1"}\n');
     repo.write('apps/demo/kustomization.yaml', 'resources: [missing.yaml]\n');
-    const broken = await diff(repo, ['HEAD']);
-    expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/^diff: the working tree: demo \(kustomize apps\/demo\): .*missing\.yaml/);
+    await git(repo.root, 'add', '-A');
+    await git(repo.root, 'commit', '-q', '-m', 'demo cannot render on either side');
+    // Unchanged inputs on both sides: reported, and not a failure; the other app's change is reported.
+    repo.write('apps/other/objects.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: other\ndata: {a: "2"}\n');
+    let r = await diff(repo, ['HEAD']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/NOT JUDGED \(1\)\n  demo: base: kustomize apps\/demo: .*missing\.yaml.*head: .* \(its inputs are unchanged\)/);
+    expect(r.stdout).toContain('    data.a: "1" -> "2"');
+    // The broken app's inputs change: this diff cannot vouch for it, so it fails, and still reports the rest.
+    repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:9.9.9'));
+    r = await diff(repo, ['HEAD']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/demo: .*\(its inputs changed: this diff cannot vouch for it\)/);
+    expect(r.stdout).toContain('    data.a: "1" -> "2"');
     const noRef = await diff(repo, ['no-such-branch']);
     expect(noRef.code).toBe(2);
     expect(noRef.stderr).toMatch(/^diff: no such ref "no-such-branch"/);
@@ -213,13 +226,17 @@ describe('npm run diff', () => {
 });
 
 describe('the report', () => {
-  it('cuts Markdown at its cap, says so, and keeps the risks first', () => {
+  it('past its cap keeps the plan and every risk, folds the changes into the full report, and links it', () => {
     const objects = (n: number, image: string) => new Map(Array.from({ length: n }, (_, i) => [`app-${i}|apps/v1/Deployment|ns|web-${i}`, { app: `app-${i}`, prune: true, object: { kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'web', image }] } } } } }]));
     const [base, head] = [{ objects: objects(400, 'web:1.0.0') }, { objects: objects(400, 'web:2.0.0') }] as [Snapshot, Snapshot];
     const changes = compare(base, head);
-    const md = markdown(changes, risks(changes, base, head), 20_000);
-    expect(Buffer.byteLength(md)).toBeLessThanOrEqual(20_000);
-    expect(md).toMatch(/\*\*Cut short\*\*: this comment stops at 60 KB/);
-    expect(md).toMatch(/^## Rendered diff\n\n### ⚠️ 400 risk\(s\)\n\n- \*\*version\*\*/);
+    const flagged = risks(changes, base, head);
+    const md = markdown({ changes, risks: flagged }, 80_000, 'https://github.com/o/r/actions/runs/1');
+    expect(md.length).toBeLessThanOrEqual(80_000);
+    expect(md).toMatch(/^## Rendered diff\n\n\*\*Plan:\*\* 0 to create, 400 to update, 0 to delete, 0 to replace, in 400 Application\(s\)\. \*\*400 risk\(s\)\*\*\./);
+    // Every risk is there, numbered; the per-resource sections that did not fit are counted and linked.
+    expect(md.match(/^\d+\. \*\*version\*\*/gm)).toHaveLength(400);
+    expect(md).toMatch(/\*\*\d+ Application\(s\) with changes are not shown here\*\*, to stay under GitHub's comment limit: see \[the full report\]\(https:\/\/github\.com\/o\/r\/actions\/runs\/1\) \(Markdown and HTML\)/);
+    expect(markdown({ changes, risks: flagged }, Infinity)).not.toMatch(/not shown here/);
   });
 });

@@ -1,0 +1,126 @@
+/**
+ * The rendered diff under a hostile pull request. The comment is parsed with
+ * a real CommonMark parser (markdown-it, which GitHub's cmark-gfm agrees with
+ * on every construct used here) and its structure asserted: every risk is a
+ * visible list item, no fence closes early, no HTML but the diff's own, no
+ * mention outside a code span. Secrets never show; RBAC shows what it adds
+ * and removes; a new registry or chart repository is a risk of its own; a
+ * changed replacements file is a new render, not a reused one.
+ */
+import MarkdownIt from 'markdown-it';
+import { describe, expect, it } from 'vitest';
+import { output } from '../../policy-tests/test/exec.ts';
+import { fixtureRepo, REPO_URL } from '../../policy-tests/test/render-fixtures.ts';
+import { compare, needsPerson, risks, type Snapshot } from '../diff/changes.ts';
+import { main } from '../diff/command.ts';
+import { json, markdown, text } from '../diff/report.ts';
+
+type Obj = Record<string, unknown>;
+const snap = (entries: [string, string, Obj][]): Snapshot => ({ objects: new Map(entries.map(([app, id, object]) => [`${app}|${id}`, { app, prune: true, object }])) });
+
+/** Names and values a pull request writes (ids are split on '|', which no Kubernetes name can hold; values may). */
+const HOSTILE = 'x```\n</details>\n## No risk flagged\n<img src=x onerror=alert(1)> @octocat \u202etxt.exe';
+const HOSTILE_VALUE = `${HOSTILE} | ~~~`;
+
+describe('a hostile pull request cannot rewrite the comment', () => {
+  const base = snap([]);
+  const head = snap([
+    ['admin', 'rbac.authorization.k8s.io/v1/ClusterRoleBinding||everyone-admin', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'everyone-admin' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'Group', name: 'system:authenticated' }] }],
+    [HOSTILE, `external-secrets.io/v1/ExternalSecret|ns|${HOSTILE}`, { apiVersion: 'external-secrets.io/v1', kind: 'ExternalSecret', metadata: { name: HOSTILE }, spec: { target: { name: `${HOSTILE}-target` } } }],
+    [HOSTILE, `v1/ConfigMap|ns|${HOSTILE}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: HOSTILE }, data: { [HOSTILE]: HOSTILE_VALUE } }],
+  ]);
+  const changes = compare(base, head);
+  const flagged = risks(changes, base, head);
+  const md = markdown({ changes, risks: flagged });
+  const tokens = new MarkdownIt({ html: true }).parse(md, {});
+  const inline = tokens.filter((t) => t.type === 'inline').flatMap((t) => t.children ?? []);
+
+  it('ranks the cluster-admin grant first, as a visible list item, with the counts from the data ahead of it', () => {
+    expect(flagged[0]).toMatchObject({ flag: 'rbac', reason: expect.stringContaining('cluster-admin') });
+    const items = tokens.filter((t) => t.type === 'list_item_open');
+    expect(items).toHaveLength(flagged.length);
+    expect(md.indexOf('**2 risk(s)**')).toBeLessThan(md.indexOf('octocat'));
+    expect(md.split('\n').find((l) => l.startsWith('1. '))).toMatch(/^1\. \*\*rbac\*\* in `admin`: `ClusterRoleBinding everyone-admin is a new binding \(to cluster-admin\): cluster-admin`$/);
+  });
+
+  it('has only its own headings, its own HTML, and fences that close where they should', () => {
+    expect(tokens.filter((t) => t.type === 'heading_open').map((t) => tokens[tokens.indexOf(t) + 1]!.content)).toEqual(['Rendered diff', '⚠️ 2 risk(s), most severe first']);
+    const htmlTokens = [...tokens.filter((t) => t.type === 'html_block'), ...inline.filter((t) => t.type === 'html_inline')].flatMap((t) => t.content.split('\n')).map((l) => l.trim()).filter(Boolean);
+    for (const h of htmlTokens) expect(h).toMatch(/^(<details>|<\/details>|<summary><code>[^<]*<\/code>: \d+ change\(s\)<\/summary>)$/);
+    const fences = tokens.filter((t) => t.type === 'fence');
+    expect(fences).toHaveLength(2);
+    for (const f of fences) expect(f.info).toBe('diff');
+    expect(fences.map((f) => f.content).join('')).toContain('\\u202e');
+  });
+
+  it('shows no mention, no link, no image: every name sits in a code span', () => {
+    for (const t of inline.filter((x) => x.type === 'text')) expect(t.content).not.toMatch(/@octocat|<img/);
+    expect(inline.filter((t) => t.type === 'image' || t.type === 'link_open')).toEqual([]);
+    expect(inline.filter((t) => t.type === 'code_inline').some((t) => t.content.includes('@octocat'))).toBe(true);
+  });
+
+  it('shows control and direction characters escaped, in the text report too', () => {
+    expect(md).not.toMatch(/\u202e/);
+    expect(text({ changes, risks: flagged })).not.toMatch(/[\u202e\n]txt\.exe/);
+  });
+});
+
+describe('what the diff shows and flags', () => {
+  const secret = (value: string, other = 'c2FtZQ==') => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { password: value, same: other } });
+
+  it("never shows a Secret's value, in any format: only that it changed", () => {
+    const [base, head] = [snap([['app', 'v1/Secret|ns|s', secret('b2xkLXZhbHVl')]]), snap([['app', 'v1/Secret|ns|s', secret('bmV3LXZhbHVl')]])];
+    const changes = compare(base, head);
+    expect(changes[0]!.fields).toEqual([{ path: 'data.password', from: '++++++++', to: '+++++++++' }]);
+    const report = { changes, risks: risks(changes, base, head) };
+    for (const out of [text(report), json(report), markdown(report)]) expect(out).not.toMatch(/b2xkLXZhbHVl|bmV3LXZhbHVl|c2FtZQ==/);
+    expect(compare(base, base)).toEqual([]);
+  });
+
+  it('shows what RBAC adds and what it removes, the core group spelled ""', () => {
+    const role = (resource: string) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: [resource], verbs: ['get'] }] });
+    const [base, head] = [snap([['app', 'rbac.authorization.k8s.io/v1/ClusterRole||r', role('nodes/proxy')]]), snap([['app', 'rbac.authorization.k8s.io/v1/ClusterRole||r', role('nodes/pods')]])];
+    expect(risks(compare(base, head), base, head).map((r) => r.reason)).toEqual(['ClusterRole r grows: adds "" nodes/pods get; removes "" nodes/proxy get']);
+  });
+
+  it('flags an image from another registry or publisher, which an update bot may not merge alone, and a moved chart repoURL', () => {
+    const dep = (image: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'j' }, spec: { template: { spec: { containers: [{ name: 'certgen', image }] } } } });
+    const [base, head] = [snap([['app', 'apps/v1/Deployment|ns|j', dep('registry.k8s.io/ingress-nginx/kube-webhook-certgen:v1.5.0')]]), snap([['app', 'apps/v1/Deployment|ns|j', dep('ghcr.io/jkroepke/kube-webhook-certgen:v1.6.0')]])];
+    const flagged = risks(compare(base, head), base, head);
+    expect(flagged.map((r) => r.flag)).toEqual(['registry', 'version']);
+    expect(flagged[0]!.reason).toMatch(/moves from registry\.k8s\.io\/ingress-nginx\/kube-webhook-certgen to ghcr\.io\/jkroepke\/kube-webhook-certgen/);
+    expect(flagged.filter(needsPerson).map((r) => r.flag)).toEqual(['registry']);
+    // Docker Hub's short and long names are one repository: no registry risk.
+    const [b2, h2] = [snap([['app', 'apps/v1/Deployment|ns|j', dep('nginx:1.27')]]), snap([['app', 'apps/v1/Deployment|ns|j', dep('docker.io/library/nginx:1.28')]])];
+    expect(risks(compare(b2, h2), b2, h2).map((r) => r.flag)).toEqual(['version']);
+    const app = (repoURL: string) => ({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'a' }, spec: { source: { repoURL, chart: 'x', targetRevision: '1.0.0' } } });
+    const [b3, h3] = [snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', app('https://charts.example.com')]]), snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', app('https://charts.evil.example')]])];
+    expect(risks(compare(b3, h3), b3, h3).map((r) => r.flag)).toEqual(['repo']);
+  });
+});
+
+describe('the replacements experiment: a changed replacements file is a new render', () => {
+  it('reports the RoleBinding moving from view to cluster-admin as an RBAC risk, with a warm render cache', async () => {
+    const repo = fixtureRepo();
+    const git = (...args: string[]) => output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: repo.root });
+    repo.write('apps/demo/application.yaml', `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: demo\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: ${REPO_URL}\n    targetRevision: main\n    path: apps/demo\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: demo\n  syncPolicy:\n    automated: {prune: true}\n`);
+    repo.write('apps/demo/kustomization.yaml', 'namespace: demo\nresources: [rb.yaml, roles.yaml]\nreplacements:\n  - path: replacements.yaml\n');
+    repo.write('apps/demo/rb.yaml', 'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: reader\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: placeholder\nsubjects:\n  - kind: ServiceAccount\n    name: app\n    namespace: demo\n');
+    repo.write('apps/demo/roles.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: roles\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  reader: view\n  admin: cluster-admin\n');
+    const replacement = (field: string) => `- source: { kind: ConfigMap, name: roles, fieldPath: data.${field} }\n  targets:\n    - select: { kind: RoleBinding, name: reader }\n      fieldPaths: [roleRef.name]\n`;
+    repo.write('apps/demo/replacements.yaml', replacement('reader'));
+    await git('init', '-q', '-b', 'main');
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'base');
+    const env = { ...process.env, HOMELAB_REPO_ROOT: repo.root };
+    let stdout = '';
+    // The base renders first, warming the cache; then one line of the replacements file changes.
+    expect(await main(['HEAD', '-o', 'json'], env, { stdout: () => undefined, stderr: () => undefined })).toBe(0);
+    repo.write('apps/demo/replacements.yaml', replacement('admin'));
+    const code = await main(['HEAD', '-o', 'json'], env, { stdout: (t) => void (stdout += t), stderr: () => undefined });
+    expect(code).toBe(2);
+    const report = JSON.parse(stdout) as { risks: { flag: string; reason: string }[]; changes: { fields: { path: string; from: unknown; to: unknown }[] }[] };
+    expect(report.changes.flatMap((c) => c.fields)).toEqual([{ path: 'roleRef.name', from: 'view', to: 'cluster-admin' }]);
+    expect(report.risks).toEqual([expect.objectContaining({ flag: 'rbac', reason: expect.stringMatching(/RoleBinding demo\/reader binds cluster-admin to other subjects: cluster-admin/) })]);
+  });
+});
