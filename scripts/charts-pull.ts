@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { loadRepo, REPO_ROOT } from '../policy-tests/model/repo.ts';
 import { cachedChartPath, chartCacheDir, CHART_LOCK_FILE, chartId, digestOf, formatLock, isOciRepo, lockEntryFor, pinnedCharts, readLock, type ChartRef, type LockEntry } from '../policy-tests/render/charts.ts';
 import { cacheRoot, renderTools } from '../policy-tests/render/tools.ts';
-import { runCommand, type CommandIo } from './lib/command.ts';
+import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { run } from './lib/exec.ts';
 
 /** The `helm pull` arguments for one chart, from its own repository or from one mirror. */
@@ -28,6 +28,8 @@ export interface PullOptions {
   env: NodeJS.ProcessEnv;
   mirror?: string;
   updateLock: boolean;
+  /** Refuse any chart the lock does not already record: CI trusts only digests a person committed. */
+  frozen?: boolean;
   out: (line: string) => void;
 }
 
@@ -44,6 +46,11 @@ export async function pullCharts(o: PullOptions): Promise<number> {
   for (const ref of charts) {
     const target = cachedChartPath(ref, o.env);
     const locked = lockEntryFor(lock, ref);
+    if (o.frozen && !locked) {
+      o.out(`REFUSED  ${chartId(ref)}: not in ${CHART_LOCK_FILE}, and --frozen records nothing; pull it locally with npm run charts:pull, review the rendered diff, and commit the lock`);
+      refused++;
+      continue;
+    }
     if (existsSync(target) && !o.updateLock) {
       const digest = digestOf(readFileSync(target));
       if (locked?.digest === digest) {
@@ -81,7 +88,7 @@ export async function pullCharts(o: PullOptions): Promise<number> {
   const wanted = new Set(charts.map(chartId));
   const next = formatLock({ charts: [...entries.values()].filter((c) => wanted.has(chartId(c))) });
   const path = join(o.root, CHART_LOCK_FILE);
-  if (!existsSync(path) || readFileSync(path, 'utf8') !== next) writeFileSync(path, next);
+  if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== next)) writeFileSync(path, next);
   return refused;
 }
 
@@ -90,7 +97,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   return runCommand(
     {
       name: 'charts:pull',
-      usage: 'charts:pull [--mirror URL] [--update-lock]',
+      usage: 'charts:pull [--mirror URL] [--update-lock | --frozen]',
       help: `Pulls every chart the Applications pin (helm pull) into the cache outside git
 (${chartCacheDir(env)}), so npm run validate renders them offline.
 ${CHART_LOCK_FILE} records each archive's digest on first pull; a later archive
@@ -99,15 +106,19 @@ with another digest is refused.
   --mirror URL     pull every chart by name and version from this one chart
                    repository (http(s) or oci://) instead of each repoURL
   --update-lock    re-record the digests (after reviewing the change)
+  --frozen         refuse every chart the lock does not record, and never
+                   write the lock: what CI runs, so a chart version nobody
+                   reviewed is never rendered or trusted
 
 Environment: HELM_BIN (your own Helm 4), HOMELAB_CACHE_DIR (the cache folder),
 HOMELAB_CHART_CACHE (the charts alone).
 Exit status: 0 every chart cached, 1 a chart refused or a pull failed (the others are
 still pulled and locked), 2 a usage error.`,
-      options: { mirror: { type: 'string' }, 'update-lock': { type: 'boolean', default: false } },
+      options: { mirror: { type: 'string' }, 'update-lock': { type: 'boolean', default: false }, frozen: { type: 'boolean', default: false } },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
-        const refused = await pullCharts({ root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT, env, mirror: values.mirror as string | undefined, updateLock: values['update-lock'] === true, out });
+        if (values.frozen && values['update-lock']) throw new UsageError('--frozen and --update-lock contradict each other');
+        const refused = await pullCharts({ root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT, env, mirror: values.mirror as string | undefined, updateLock: values['update-lock'] === true, frozen: values.frozen === true, out });
         return refused ? 1 : 0;
       },
     },

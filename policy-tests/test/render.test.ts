@@ -51,6 +51,20 @@ async function rendered(repo: FixtureRepo, extraEnv: NodeJS.ProcessEnv = {}) {
 }
 
 describe('charts:pull and the lock', () => {
+  it('--frozen refuses a chart the lock does not record and never writes the lock, as CI runs it', async () => {
+    const repo = demoRepo();
+    const frozenCache = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    lines.length = 0;
+    expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, frozen: true, out })).toBe(2);
+    expect(lines).toEqual([expect.stringMatching(/^REFUSED  demo 1\.0\.0 from .*: not in charts\.lock\.json, and --frozen records nothing/), expect.stringMatching(/^REFUSED  widgets 2\.0\.0/)]);
+    expect(readLock(repo.root).charts).toEqual([]);
+    // Once a person has locked them, --frozen pulls them, checked against the lock.
+    expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, out })).toBe(0);
+    rmSync(join(frozenCache, 'charts'), { recursive: true, force: true });
+    expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, frozen: true, out })).toBe(0);
+    rmSync(frozenCache, { recursive: true, force: true });
+  });
+
   it('records each digest on first pull, keeps cached charts, refuses a changed archive, and re-records with --update-lock', async () => {
     const repo = demoRepo();
     expect(await pullCharts({ root: repo.root, env, updateLock: false, out })).toBe(0);
@@ -96,7 +110,7 @@ describe('npm run charts:pull', () => {
     let stderr = '';
     const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stderr += t) };
     expect(await pullMain(['--help'], env, io)).toBe(0);
-    expect(stdout).toMatch(/^usage: charts:pull \[--mirror URL\] \[--update-lock\]/);
+    expect(stdout).toMatch(/^usage: charts:pull \[--mirror URL\] \[--update-lock \| --frozen\]/);
     expect(await pullMain(['--mirrors', 'x'], env, io)).toBe(2);
     expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^charts:pull: Unknown option '--mirrors'/)]);
   });

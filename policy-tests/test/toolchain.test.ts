@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { REPO_ROOT } from '../model/repo.ts';
 import { kustomizeTool, pinnedBinaries, PINNED_TOOLS, RENDER_TOOLS_PACKAGE, renderTools } from '../render/tools.ts';
 
@@ -76,3 +77,58 @@ describe('workflows', () => {
     }
   });
 });
+
+describe('workflows under a hostile pull request', () => {
+  type Step = { uses?: string; run?: string; with?: Record<string, unknown> };
+  type Job = { 'timeout-minutes'?: number; permissions?: Record<string, string>; steps: Step[] };
+  const workflow = (file: string) => parse(read(`.github/workflows/${file}`)) as { permissions: Record<string, string>; jobs: Record<string, Job> };
+  const files = readdirSync(join(REPO_ROOT, '.github/workflows')).filter((f) => /\.ya?ml$/.test(f));
+
+  it('give every job a time limit, and never leave the checkout token in .git/config', () => {
+    for (const file of files) {
+      for (const [name, job] of Object.entries(workflow(file).jobs)) {
+        expect(job['timeout-minutes'], `${file} ${name}`).toBeGreaterThan(0);
+        expect(job['timeout-minutes'], `${file} ${name}`).toBeLessThanOrEqual(60);
+        for (const step of job.steps.filter((s) => s.uses?.startsWith('actions/checkout@'))) expect(step.with?.['persist-credentials'], `${file} ${name}`).toBe(false);
+      }
+    }
+  });
+
+  it('pull charts only as the lock records them', () => {
+    const runs = files.flatMap((f) => Object.values(workflow(f).jobs).flatMap((j) => j.steps.map((s) => s.run ?? '')));
+    const pulls = runs.filter((r) => r.includes('charts:pull'));
+    expect(pulls.length).toBeGreaterThan(1);
+    for (const r of pulls) expect(r).toMatch(/charts:pull -- --frozen/);
+  });
+
+  it('write the comment from a job of its own that checks out and runs nothing of the repository', () => {
+    const { permissions, jobs } = workflow('diff.yaml');
+    expect(permissions).toEqual({ contents: 'read' });
+    expect(jobs.diff!.permissions).toBeUndefined();
+    expect(jobs.comment!.permissions).toEqual({ 'pull-requests': 'write' });
+    expect(jobs.comment!.steps.map((s) => s.uses?.split('@')[0])).toEqual(['actions/download-artifact', 'actions/github-script']);
+    expect(jobs.comment!.steps.some((s) => s.run !== undefined)).toBe(false);
+  });
+
+  it("edits only the workflow's own comment, never another that starts with the marker", async () => {
+    const script = String(workflow('diff.yaml').jobs.comment!.steps.find((s) => s.uses?.startsWith('actions/github-script@'))!.with!.script);
+    const marker = '<!-- homelab-gitops:rendered-diff -->';
+    const run = async (comments: { id: number; body: string; user: { login: string; type: string } }[]) => {
+      const calls: string[] = [];
+      const github = {
+        paginate: async () => comments,
+        rest: { issues: { listComments: () => undefined, updateComment: async (a: { comment_id: number }) => void calls.push(`update ${a.comment_id}`), createComment: async () => void calls.push('create') } },
+      };
+      const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } };
+      const fakeRequire = (m: string) => (m === 'node:fs' ? { readFileSync: () => 'the report' } : undefined);
+      const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>;
+      await new AsyncFunction('github', 'context', 'require', script)(github, context, fakeRequire);
+      return calls;
+    };
+    const forged = { id: 1, body: `${marker}\nNo risk flagged.`, user: { login: 'mallory', type: 'User' } };
+    const own = { id: 2, body: `${marker}\nold report`, user: { login: 'github-actions[bot]', type: 'Bot' } };
+    expect(await run([forged])).toEqual(['create']);
+    expect(await run([forged, own])).toEqual(['update 2']);
+  });
+});
+
