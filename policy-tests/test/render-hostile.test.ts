@@ -154,6 +154,21 @@ describe('limits', () => {
     expect(result.renders[0]!.message).toBe('helm did not finish within 1 s, the render time limit (HOMELAB_RENDER_TIMEOUT); killed');
   });
 
+  it('a render whose output passes the cap is killed, in one line', async () => {
+    const repo = localChartRepo('      valueFiles: []\n', { 'templates/big.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  big: "{{ range until 40000 }}${'x'.repeat(64)}{{ end }}"\n` });
+    const result = await render(repo, { HOMELAB_RENDER_MAX_OUTPUT_MIB: '1' });
+    expect(result.renders[0]!.status).toBe('failed');
+    expect(result.renders[0]!.message).toBe('helm printed more than 1 MiB, the render output limit (HOMELAB_RENDER_MAX_OUTPUT_MIB); killed');
+  });
+
+  it('a values file over the size cap is refused in one line', async () => {
+    const repo = localChartRepo('      valueFiles: [big-values.yaml]\n');
+    repo.write('apps/demo/chart/big-values.yaml', `greeting: ${'x'.repeat(2 * 1024 * 1024)}\n`);
+    const result = await render(repo, { HOMELAB_RENDER_MAX_VALUES_MIB: '1' });
+    expect(result.renders[0]!.status).toBe('failed');
+    expect(result.renders[0]!.message).toBe('value file big-values.yaml is 2.0 MiB, over the 1 MiB limit (HOMELAB_RENDER_MAX_VALUES_MIB)');
+  });
+
   it('an alias bomb in a values file is refused in one line', async () => {
     const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`)].join('\n');
     const repo = localChartRepo('      valueFiles: [bomb-values.yaml]\n');
