@@ -113,5 +113,6 @@ export function assertSize(abs: string, limit: number, what: string, knob: strin
 export function assertChartRef(chart: string, version: string): void {
   const segments = chart.split('/');
   if (chart === '' || segments.some((s) => s === '' || s === '.' || s === '..' || !/^[A-Za-z0-9._-]+$/.test(s))) throw new RenderRefused(`chart name "${chart}" is not a chart name (letters, digits, '.', '_', '-', and '/' between OCI path segments)`);
-  if (!/^[A-Za-z0-9][A-Za-z0-9.+_-]*$/.test(version)) throw new RenderRefused(`chart version "${version}" is not a version`);
+  // A version may be a range Argo CD resolves (^19.0.0, >=1 <2); it only must not carry a path into the file name.
+  if (version === '' || /[/\\\u0000-\u001f]/.test(version)) throw new RenderRefused(`chart version "${version}" is not a version`);
 }
