@@ -22,8 +22,15 @@ export interface RestoreOptions extends BackupOptions {
   dryRun?: boolean;
   /** Scales the app; undefined when the operator stopped it already (`--app-stopped`, for a restore run in a pod). */
   scaler: Scaler | undefined;
-  /** Test hook: throw at a named step ("staged", "kept", "swapped", or "inside-swap" for the engine's atomic swap), as a crash there would. */
+  /**
+   * Test hook: throw at a named step ("staged", "kept", "swapped", or
+   * "inside-swap" for the engine's atomic swap), as a crash there would; with
+   * "kill:" before the step, the process kills itself there (SIGKILL), as a
+   * node losing power would.
+   */
   crashAt?: string;
+  /** Called at each event of a restore, in order: "scale 0", the engine's steps, "scale <n>". */
+  onEvent?: (event: string) => void;
 }
 
 function pickBackup(o: BackupOptions, target: Target, from = 'latest') {
@@ -45,7 +52,10 @@ export async function restore(target: Target, o: RestoreOptions): Promise<{ back
       log(`would replace the live data of ${target.name} with ${backup.name}, keeping the replaced data${engine.scalesApp ? `, with ${target.deployment} scaled to 0 meanwhile` : ''}`);
       return { backup: backup.name, replaced: [], undo: [] };
     }
+    const event = o.onEvent ?? (() => undefined);
     const step = (name: string) => {
+      event(name);
+      if (o.crashAt === `kill:${name}`) process.kill(process.pid, 'SIGKILL');
       if (o.crashAt === name) throw new Error(`simulated crash at ${name}`);
     };
     const swap = async () => {
@@ -58,11 +68,14 @@ export async function restore(target: Target, o: RestoreOptions): Promise<{ back
       return swap();
     }
     const before = await o.scaler.replicas();
+    event('scale 0');
     await o.scaler.scale(0);
     log(`scaled ${target.deployment} to 0`);
     try {
-      return swap();
+      // Awaited here, inside the try: the app must not start until the swap has ended, whatever its end.
+      return await swap();
     } finally {
+      event(`scale ${before}`);
       await o.scaler.scale(before);
       log(`scaled ${target.deployment} back to ${before}`);
     }

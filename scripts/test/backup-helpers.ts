@@ -1,10 +1,12 @@
 /** Shared by the backup tests: which real tools are missing, a real restic repository, and a recording stand-in for kubectl scale. */
+import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { listBackups, stamp } from '../backup/store.ts';
 import { exec, installed } from '../../policy-tests/test/exec.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 
 export { freePort } from '../backup/engines/etcd.ts';
 
@@ -92,3 +94,21 @@ export function seedBackup(goldenBackups: string, backupDir: string, target: str
   renameSync(path, dated);
   return dated;
 }
+
+/** Runs a restore in a process of its own (scripts/test/fixtures/restore-driver.ts), which kills itself at `crashAt`; resolves with its signal. */
+export function killedRestore(options: Record<string, unknown>): Promise<NodeJS.Signals | null> {
+  const driver = join(REPO_ROOT, 'scripts/test/fixtures/restore-driver.ts');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', driver, JSON.stringify({ repoRoot: REPO_ROOT, ...options })], { cwd: REPO_ROOT, stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', (_code, signal) => resolve(signal));
+  });
+}
+
+/** A scaler that takes its time, as kubectl does, and records nothing: a restore's events say when it was called. */
+export const slowScaler = (replicas = 1) => ({
+  replicas: async () => replicas,
+  scale: async () => {
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+  },
+});

@@ -14,7 +14,7 @@ import { run } from '../lib/exec.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
-import { fakeScaler, flipByte, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
+import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 import { postgresBinDir, startPostgres, type PostgresServer } from './postgres-server.ts';
 
 const bin = postgresBinDir();
@@ -125,6 +125,20 @@ describe.skipIf(skip)('PostgreSQL restore', () => {
     const third = await restore(target, { ...o, scaler: fakeScaler().scaler, now: new Date('2026-11-16T02:00:00.000Z') });
     const undoCopies = (await psql('postgres', "SELECT datname FROM pg_database WHERE datname LIKE 'notes_pre_restore_%' ORDER BY 1")).split('\n');
     expect(undoCopies).toEqual([second.undo[0], third.undo[0]]);
+  });
+
+  it('scales the app back up only after the swap has ended: the events in order', async () => {
+    seeded();
+    const events: string[] = [];
+    await restore(target, { ...o, scaler: slowScaler(), onEvent: (e) => events.push(e) });
+    expect(events).toEqual(['scale 0', 'staged', 'swapped', 'scale 1']);
+  });
+
+  it.each(['staged', 'swapped'])('a restore killed (SIGKILL) after step "%s" leaves the old or the new database under the live name, never a mix', async (step) => {
+    seeded();
+    await psql('notes', "INSERT INTO notes (title) VALUES ('after')");
+    expect(await killedRestore({ target, backupDir: o.backupDir, env: server.env, crashAt: `kill:${step}` })).toBe('SIGKILL');
+    expect(await rows()).toBe(step === 'swapped' ? 'first' : 'first,after');
   });
 
   it.each(['staged', 'inside-swap', 'swapped'])('a crash at "%s" leaves the old or the new database under the live name, never a mix', async (step) => {

@@ -16,7 +16,7 @@ import { listBackups, prune, publish, readManifest, recordSentinel } from '../ba
 import { resticPaths, targetRepository } from '../backup/restic.ts';
 import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
 import { exec, output } from '../../policy-tests/test/exec.ts';
-import { fakeScaler, flipByte, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
+import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
 
 const tools = await missingTools('sqlite3', 'restic', 'zstd');
 const resticEnv = useResticRepository(tools.length > 0, ['sonarr']);
@@ -270,6 +270,27 @@ describe.skipIf(tools.length > 0)('restore', () => {
     const third = await restore(target, at('16'));
     const kept = readdirSync(dirname(db())).filter((n) => n.startsWith('sonarr.db.pre-restore-')).sort();
     expect(kept.filter((n) => !/-(wal|shm)$/.test(n))).toEqual([second.undo[0], third.undo[0]].map((p) => basename(p!)));
+  });
+
+  it('scales the app back up only after the swap has ended: the events in order', async () => {
+    seeded();
+    const events: string[] = [];
+    // The scaler takes its time, as kubectl does: a missing await would let the scale-up overtake the swap.
+    await restore(target, { ...o, scaler: slowScaler(), onEvent: (e) => events.push(e) });
+    expect(events).toEqual(['scale 0', 'staged', 'kept', 'swapped', 'scale 1']);
+    expect(existsSync(`${db()}.restore-tmp`)).toBe(false);
+  });
+
+  it.each(['staged', 'kept', 'swapped'])('a restore killed (SIGKILL) after step "%s" leaves either the old or the new database, never a mix', async (step) => {
+    const path = seeded();
+    await sql(db(), "INSERT INTO episodes (title) VALUES ('newer');");
+    const oldCount = await sql(db(), 'SELECT count(*) FROM episodes;');
+    expect(await killedRestore({ target: 'sonarr', backupDir: o.backupDir, sourceRoot: o.sourceRoot, crashAt: `kill:${step}` })).toBe('SIGKILL');
+    expect(await sql(db(), 'PRAGMA integrity_check;')).toBe('ok');
+    const isNew = (await latestSentinel(db()))?.id === readManifest(path).sentinel.id && (await sql(db(), "SELECT count(*) FROM episodes WHERE title = 'newer';")) === '0';
+    const isOld = (await sql(db(), 'SELECT count(*) FROM episodes;')) === oldCount;
+    expect(isNew !== isOld).toBe(true);
+    expect(isNew).toBe(step === 'swapped');
   });
 
   it.each(['staged', 'kept', 'swapped'])('a crash after step "%s" leaves either the old or the new data, never a mix, and the app scaled back', async (step) => {
