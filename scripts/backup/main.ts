@@ -9,10 +9,19 @@ const COMMANDS: Record<string, () => Promise<unknown>> = {
   'restore-test': () => import('./commands/restore-test.ts'),
 };
 
+const USAGE = `usage: <${Object.keys(COMMANDS).join('|')}> [args]
+  backup <target>          take a consistent copy, check it, publish it, copy it off-site
+  backup-check <target>    check the newest backup: age, hash, contents
+  restore <target>         put a verified backup back, keeping what it replaces
+  restore-test <target>... the monthly drill
+Each command takes --help.
+`;
+
 const [command] = process.argv.splice(2, 1);
 const load = command ? COMMANDS[command] : undefined;
-if (!load) {
-  process.stderr.write(`usage: <${Object.keys(COMMANDS).join('|')}> [args]\n`);
+if (command === '--help' || command === '-h') process.stdout.write(USAGE);
+else if (!load) {
+  process.stderr.write(USAGE.split('\n')[0] + '\n');
   process.exitCode = 2;
 } else {
   await load();

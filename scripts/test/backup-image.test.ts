@@ -5,13 +5,12 @@
  * No Docker engine runs here, so the image itself is not built.
  */
 import { exec, output } from '../../policy-tests/test/exec.ts';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
-import { bundleBackupCommands } from '../backup/bundle.ts';
 import { TARGET_FILES } from '../../policy-tests/model/backup-targets.ts';
 import { missingTools, useResticRepository } from './backup-helpers.ts';
 
@@ -19,12 +18,37 @@ const dockerfile = readFileSync(join(REPO_ROOT, 'scripts/backup/Dockerfile'), 'u
 const skip = (await missingTools('sqlite3', 'restic', 'zstd')).length > 0;
 const resticEnv = useResticRepository(skip, ['sonarr']);
 
+/**
+ * The build stage as the Dockerfile lays it out: exactly the files its COPY
+ * lines bring into /repo (read from the Dockerfile itself), with the
+ * dependencies `npm ci` would install; then its RUN line's bundle, made there.
+ * A file the commands import but the stage does not copy fails the bundle,
+ * as it would fail `docker build`.
+ */
+async function bundleFromBuildStage(stage: string): Promise<string> {
+  const build = dockerfile.slice(dockerfile.indexOf(' AS build'), dockerfile.indexOf('\nFROM ', dockerfile.indexOf(' AS build')));
+  for (const [, args] of build.matchAll(/^COPY (?!--from)(.+)$/gm)) {
+    const parts = args!.trim().split(/\s+/);
+    const dest = parts.pop()!;
+    for (const src of parts) {
+      const to = dest.endsWith('/') ? join(stage, dest === './' ? '' : dest, src.endsWith('/') ? '' : basename(src)) : join(stage, dest);
+      cpSync(join(REPO_ROOT, src), src.endsWith('/') ? join(stage, dest) : to, { recursive: true });
+    }
+  }
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(stage, 'node_modules'));
+  const run = /^RUN npx tsx (scripts\/backup\/bundle\.ts) \/out$/m.exec(build);
+  expect(run, 'the build stage bundles with scripts/backup/bundle.ts').not.toBeNull();
+  const result = await exec(process.execPath, ['--import', 'tsx', join(stage, run![1]!), join(stage, 'out')], { cwd: stage });
+  if (result.code !== 0) throw new Error(`the build stage's bundle fails: ${result.stderr.trim().split('\n').slice(0, 3).join(' ')}`);
+  return join(stage, 'out', 'backup.mjs');
+}
+
 /** The image's /app, laid out in a temp folder from the Dockerfile's COPY lines of repository files. */
 let app: string;
 let bundle: string;
 beforeAll(async () => {
   app = mkdtempSync(join(tmpdir(), 'backup-image-'));
-  bundle = await bundleBackupCommands(join(app, '.build'));
+  bundle = await bundleFromBuildStage(join(app, '.build'));
   for (const [, from, to] of dockerfile.matchAll(/^COPY (?!--from)(\S+) \/app\/(\S+)$/gm)) {
     mkdirSync(dirname(join(app, to!)), { recursive: true });
     copyFileSync(join(REPO_ROOT, from!), join(app, to!));
@@ -64,5 +88,8 @@ describe('backup image', () => {
       expect(await node(command, '--help')).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^usage: ${command}`)), stderr: '' });
     }
     expect(await node('no-such-command')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^usage: <backup\|backup-check\|restore\|restore-test>/) });
+    // The entrypoint with no argument at all, as `docker run` of the bare image: usage, exit 2; --help prints it, exit 0.
+    expect(await node()).toMatchObject({ code: 2, stderr: expect.stringMatching(/^usage: /) });
+    expect(await node('--help')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: /) });
   });
 });
