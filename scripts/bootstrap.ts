@@ -76,7 +76,7 @@ export function plan(o: BootstrapOptions): string[] {
     `${k} version  (the cluster answers)`,
     `${k} apply --server-side -f clusters/home/namespaces.yaml`,
     `kustomize apps/platform/argocd | ${k} apply --server-side --force-conflicts -f -`,
-    `${k} -n ${STORE_SECRET.namespace} get secret ${STORE_SECRET.name}, and if it is missing: the token from standard input | ${k} apply -f -`,
+    `${k} -n ${STORE_SECRET.namespace} get secret ${STORE_SECRET.name}, and if it is missing: the token from standard input | ${k} apply --server-side --field-manager=homelab-bootstrap -f -`,
     `${k} apply --server-side -f clusters/home/root.yaml`,
     `${k} -n argocd get applications, until every app is Synced and Healthy (timeout ${Math.round(o.timeoutMs / 1000)} s)`,
   ];
@@ -112,9 +112,11 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   else {
     const token = (await o.readToken()).trim();
     if (!token) throw new UsageError(`no token on standard input for ${STORE_SECRET.namespace}/${STORE_SECRET.name}`);
-    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: STORE_SECRET.name, namespace: STORE_SECRET.namespace }, type: 'Opaque', stringData: { [STORE_SECRET.key]: token } };
-    // Through stdin only: the token is never an argument, and nothing here prints it.
-    await kubectl(o, ['apply', '-f', '-'], JSON.stringify(secret));
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: STORE_SECRET.name, namespace: STORE_SECRET.namespace }, type: 'Opaque', data: { [STORE_SECRET.key]: Buffer.from(token).toString('base64') } };
+    // Through stdin only: the token is never an argument, and nothing here prints it. Server-side, so
+    // kubectl writes no last-applied-configuration annotation, where anyone who can read the Secret's
+    // metadata (kubectl describe) would see the token.
+    await kubectl(o, ['apply', '--server-side', '--field-manager=homelab-bootstrap', '-f', '-'], JSON.stringify(secret));
     o.out(`    ${STORE_SECRET.namespace}/${STORE_SECRET.name} created`);
   }
 
@@ -145,28 +147,46 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   }
 }
 
-/** Reads the token: from a pipe as it comes, from a terminal without echoing it. */
-async function readTokenFromStdin(): Promise<string> {
-  const stdin = process.stdin;
-  if (stdin.isTTY) {
-    process.stderr.write(`secret store token for ${STORE_SECRET.namespace}/${STORE_SECRET.name} (not shown): `);
-    stdin.setRawMode(true);
-  }
-  let token = '';
-  for await (const chunk of stdin) {
-    const text = String(chunk);
-    if (stdin.isTTY && /[\r\n\u0004]/.test(text)) {
-      token += text.split(/[\r\n\u0004]/)[0];
-      break;
-    }
-    token += text;
-  }
-  if (stdin.isTTY) {
-    stdin.setRawMode(false);
-    process.stderr.write('\n');
-  }
-  return token;
+/** Ctrl-C at the token prompt: the operator stopped, and nothing more is applied (exit 130, as a shell reports SIGINT). */
+export class Interrupted extends Error {}
+
+/** What a terminal's standard input offers: a stream of keys, and raw mode. */
+export interface KeyInput extends AsyncIterable<Buffer | string> {
+  isTTY?: boolean;
+  setRawMode?(raw: boolean): unknown;
 }
+
+/**
+ * Reads one secret line: from a pipe as it comes; from a terminal in raw mode,
+ * without echo, where Backspace edits, Enter (or Ctrl-D) ends, and Ctrl-C
+ * aborts. Raw mode is restored whatever happens, an error included.
+ */
+export async function readHiddenLine(input: KeyInput, prompt: (text: string) => void): Promise<string> {
+  if (!input.isTTY) {
+    let text = '';
+    for await (const chunk of input) text += String(chunk);
+    return text;
+  }
+  prompt(`secret store token for ${STORE_SECRET.namespace}/${STORE_SECRET.name} (not shown): `);
+  input.setRawMode?.(true);
+  let token = '';
+  try {
+    for await (const chunk of input) {
+      for (const key of String(chunk)) {
+        if (key === '\u0003') throw new Interrupted('interrupted at the token prompt (Ctrl-C); nothing more was applied');
+        if (key === '\r' || key === '\n' || key === '\u0004') return token;
+        if (key === '\u007f' || key === '\b') token = [...token].slice(0, -1).join('');
+        else if (key >= ' ') token += key;
+      }
+    }
+    return token;
+  } finally {
+    input.setRawMode?.(false);
+    prompt('\n');
+  }
+}
+
+const readTokenFromStdin = () => readHiddenLine(process.stdin, (t) => process.stderr.write(t));
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo, readToken: () => Promise<string> = readTokenFromStdin): Promise<number> {
   const out = (line: string) => (io ? io.stdout(`${line}\n`) : process.stdout.write(`${line}\n`));
@@ -185,8 +205,13 @@ Running it again changes nothing (every step is an apply; an existing token is k
   --dry-run                           print the plan, touch nothing
 
 Environment: KUBECTL (your own kubectl; default: the gate's pinned one).
+At a terminal the token is read without echo: Backspace edits, Enter ends,
+Ctrl-C aborts (exit 130). The Secret is applied server-side, so no
+last-applied-configuration annotation ever holds the token.
+
 Exit status: 0 every app Synced and Healthy, 1 a failure (the cluster does not
-answer, an app is Degraded, the wait timed out), 2 a usage error.`,
+answer, an app is Degraded, the wait timed out), 2 a usage error, 130 Ctrl-C
+at the token prompt.`,
       options: { kubeconfig: { type: 'string' }, context: { type: 'string' }, timeout: { type: 'string' }, poll: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
@@ -200,6 +225,10 @@ answer, an app is Degraded, the wait timed out), 2 a usage error.`,
         try {
           return await bootstrap({ root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT, kubectl: kubectlBin, kubeFlags, dryRun: values['dry-run'] === true, timeoutMs: duration(values.timeout, '30m', '--timeout'), pollMs: duration(values.poll, '5s', '--poll'), readToken, out, env });
         } catch (err) {
+          if (err instanceof Interrupted) {
+            (io?.stderr ?? ((t: string) => process.stderr.write(t)))(`bootstrap: ${err.message}\n`);
+            return 130;
+          }
           if (err instanceof BootstrapError) throw new Error(err.message);
           throw err;
         }

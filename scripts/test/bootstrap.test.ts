@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolEnv } from '../../policy-tests/test/chart-repo.ts';
-import { main } from '../bootstrap.ts';
+import { Interrupted, main, readHiddenLine } from '../bootstrap.ts';
 
 const FAKE = fileURLToPath(new URL('./fake-kubectl.mjs', import.meta.url));
 const TOKEN = 'ops_eyJ-secret-service-account-token';
@@ -33,16 +33,16 @@ interface Calls {
   applied: string[];
 }
 
-async function run(name: string, args: string[], script: Record<string, unknown>, fresh = true) {
+async function run(name: string, args: string[], script: Record<string, unknown>, fresh = true, readToken?: () => Promise<string>) {
   const state = join(dir, `${name}.json`);
   if (fresh) writeFileSync(state, JSON.stringify({ apps: APPS, ...script }));
   let stdout = '';
   let stderr = '';
   let asked = 0;
-  const code = await main(args, { ...baseEnv, FAKE_KUBECTL_STATE: state }, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) }, async () => {
+  const code = await main(args, { ...baseEnv, FAKE_KUBECTL_STATE: state }, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) }, readToken ?? (async () => {
     asked++;
     return `${TOKEN}\n`;
-  });
+  }));
   return { code, stdout, stderr, asked, state: JSON.parse(readFileSync(state, 'utf8')) as Calls };
 }
 
@@ -63,9 +63,13 @@ describe('npm run bootstrap', () => {
   it('reads the token from standard input, passes it to kubectl only through stdin, and never prints it', async () => {
     const r = await run('secret', ['--poll', '1ms'], {});
     expect(r.asked).toBe(1);
-    const withToken = r.state.calls.filter((c) => c.stdin.includes(TOKEN));
+    const withToken = r.state.calls.filter((c) => c.stdin.includes(Buffer.from(TOKEN).toString('base64')));
     expect(withToken).toHaveLength(1);
-    expect(JSON.parse(withToken[0]!.stdin)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'onepassword-service-account', namespace: 'external-secrets' }, type: 'Opaque', stringData: { token: TOKEN } });
+    expect(JSON.parse(withToken[0]!.stdin)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'onepassword-service-account', namespace: 'external-secrets' }, type: 'Opaque', data: { token: Buffer.from(TOKEN).toString('base64') } });
+    // Applied server-side: no annotation on the live Secret holds the token.
+    expect(withToken[0]!.argv).toEqual(expect.arrayContaining(['apply', '--server-side', '-f', '-']));
+    const stored = (r.state as unknown as { stored: Record<string, { metadata: { annotations: Record<string, string> } }> }).stored['Secret/external-secrets/onepassword-service-account']!;
+    expect(stored.metadata.annotations).toEqual({});
     expect(r.state.calls.some((c) => c.argv.join(' ').includes(TOKEN))).toBe(false);
     expect(`${r.stdout}${r.stderr}`).not.toContain(TOKEN);
   });
@@ -113,3 +117,46 @@ describe('npm run bootstrap', () => {
     expect(r.stderr).toMatch(/^bootstrap: --timeout must be a duration such as 30m, got "soon"/);
   });
 });
+
+describe('the token prompt at a terminal', () => {
+  /** A terminal's standard input: the keys it yields, and the raw mode it was set to, in order. */
+  const terminal = (keys: string[], fail?: Error) => {
+    const modes: boolean[] = [];
+    return {
+      modes,
+      input: {
+        isTTY: true,
+        setRawMode: (raw: boolean) => modes.push(raw),
+        async *[Symbol.asyncIterator]() {
+          for (const k of keys) yield k;
+          if (fail) throw fail;
+        },
+      },
+    };
+  };
+
+  it('reads without echo, lets Backspace edit, ends at Enter, and restores the terminal', async () => {
+    const t = terminal(['ops_', 'x', '\u007f', 'tok', '\u007fen', '\r', 'ignored']);
+    const shown: string[] = [];
+    expect(await readHiddenLine(t.input, (s) => shown.push(s))).toBe('ops_toen');
+    expect(t.modes).toEqual([true, false]);
+    expect(shown.join('')).not.toMatch(/ops_|toen/);
+  });
+
+  it('aborts at Ctrl-C with exit 130, raw mode restored, and nothing applied after it', async () => {
+    const t = terminal(['ops_', '\u0003']);
+    await expect(readHiddenLine(t.input, () => undefined)).rejects.toBeInstanceOf(Interrupted);
+    expect(t.modes).toEqual([true, false]);
+    const r = await run('ctrl-c', ['--poll', '1ms'], {}, true, () => readHiddenLine(terminal(['\u0003']).input, () => undefined));
+    expect(r.code).toBe(130);
+    expect(r.stderr).toBe('bootstrap: interrupted at the token prompt (Ctrl-C); nothing more was applied\n');
+    expect(r.state.calls.some((c) => c.argv.join(' ').includes('root.yaml'))).toBe(false);
+  });
+
+  it('restores raw mode when reading fails', async () => {
+    const t = terminal(['ops_'], new Error('EIO: the terminal went away'));
+    await expect(readHiddenLine(t.input, () => undefined)).rejects.toThrow(/EIO/);
+    expect(t.modes).toEqual([true, false]);
+  });
+});
+

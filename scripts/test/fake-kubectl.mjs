@@ -2,7 +2,9 @@
 /**
  * A contract fake of kubectl 1.36 (client and server), for the subcommands
  * npm run bootstrap uses: `version -o json`, `apply [--server-side]
- * [--force-conflicts] -f FILE|-`, `-n NS get secret NAME --ignore-not-found
+ * [--force-conflicts] [--field-manager=NAME] -f FILE|-` (a client-side apply
+ * stores kubectl.kubernetes.io/last-applied-configuration on the live object,
+ * as kubectl 1.36 does; a server-side one does not), `-n NS get secret NAME --ignore-not-found
  * -o name`, `-n argocd get applications.argoproj.io -o json`, `kustomize DIR`
  * and `version --client` (as kubectl prints them, exit statuses included).
  * The cluster is a JSON file ($FAKE_KUBECTL_STATE): what was applied, every
@@ -60,10 +62,15 @@ if (verb === 'apply') {
   const file = more[more.indexOf('-f') + 1];
   const text = file === '-' ? stdin : readFileSync(file, 'utf8');
   const objects = text.trim().startsWith('{') ? [JSON.parse(text)] : parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
+  const serverSide = more.includes('--server-side');
+  state.stored ??= {};
   for (const o of objects) {
     const id = `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
     const known = state.applied.includes(id);
     if (!known) state.applied.push(id);
+    // As kubectl: a client-side apply keeps the whole object it applied in an annotation on the live object; server-side keeps none.
+    const annotations = { ...(o.metadata?.annotations ?? {}), ...(serverSide ? {} : { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(o) }) };
+    state.stored[id] = { ...o, metadata: { ...o.metadata, annotations } };
     process.stdout.write(`${o.kind.toLowerCase()}/${o.metadata?.name} ${known ? (more.includes('--server-side') ? 'serverside-applied' : 'unchanged') : more.includes('--server-side') ? 'serverside-applied' : 'created'}\n`);
   }
   save();
