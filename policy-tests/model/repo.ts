@@ -3,10 +3,10 @@
  * parsed once with positions, and the cluster facts. Policy checks are pure
  * functions of this value.
  */
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { LineCounter, parseDocument } from 'yaml';
-import { join, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { argoGlobMatch } from './glob.ts';
 import { documentPositions, type ParsedFile, type Positions, type Resource } from './manifest.ts';
@@ -166,6 +166,24 @@ export function walkFiles(root: string, dir: string, files: Set<string>, dirs: S
   }
 }
 
+/** Why a symlink (that no loader reads as a manifest) must not be committed: a loop, or a way out of the repository. */
+function linkProblem(root: string, file: string): string | undefined {
+  const path = join(root, file);
+  if (!lstatSync(path).isSymbolicLink()) return undefined;
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ELOOP' ? 'is a symlink loop' : undefined;
+  }
+  const top = realpathSync(root);
+  const rel = relative(top, real);
+  if (rel.startsWith('..') || isAbsolute(rel)) return 'is a symlink that points out of the repository; Argo CD refuses it';
+  const folder = realpathSync(dirname(path));
+  if (statSync(real).isDirectory() && (folder === real || folder.startsWith(`${real}${sep}`))) return `is a symlink loop: it points at ${rel || 'the repository root'}, a folder that holds it`;
+  return undefined;
+}
+
 /** Builds the repository model from parsed files (pure; used by tests with in-memory copies too). */
 export function buildRepo(root: string, files: ReadonlySet<string>, dirs: ReadonlySet<string>, parsed: readonly ParsedFile[], dataFiles: ReadonlyMap<string, DataFile> = new Map()): Repo {
   const resources = parsed.flatMap((p) => p.resources);
@@ -192,6 +210,11 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
     const parsed = parseDataFile(file, source.text);
     data.set(file, parsed);
     for (const a of parsed.ambiguities ?? []) unreadable.push({ file, line: a.line, col: a.col, check: 'yaml-1.1-scalar', message: a.message, fix: YAML11_FIX });
+  }
+  // A symlink of any name is judged too: one to a folder that holds it is a loop for every tool that follows links.
+  for (const file of files) if (!isManifestPath(file)) {
+    const problem = linkProblem(root, file);
+    if (problem) unreadable.push({ file, line: 1, col: 1, check: 'file-type', message: problem, fix: 'commit a regular file or folder instead of the symlink' });
   }
   // Data-file findings (unreadable, or read differently by Helm) travel as files with findings and no resources.
   const byFile = Map.groupBy(unreadable, (f) => f.file);

@@ -86,6 +86,16 @@ describe('symlinks in the repository', () => {
     expect(findings.map(formatFinding), describeFindings(findings)).toEqual([expect.stringMatching(/^apps\/media\/unpackerr\/escape\.yaml:1:1 \[file-type\] is a symlink that points out of the repository/)]);
   });
 
+  it('a committed symlink to a folder that holds it (apps/media/x -> .) is a loop, whatever its name', async () => {
+    symlinkSync('.', join(copy.root, 'apps/media/x'));
+    try {
+      const findings = await copy.gate();
+      expect(findings.map(formatFinding), describeFindings(findings)).toEqual([expect.stringMatching(/^apps\/media\/x:1:1 \[file-type\] is a symlink loop: it points at apps\/media, a folder that holds it/)]);
+    } finally {
+      rmSync(join(copy.root, 'apps/media/x'));
+    }
+  });
+
   it('a symlink loop inside the repository gives a finding, not a stack trace', async () => {
     symlinkSync('inside.yaml', join(copy.root, 'apps/media/unpackerr/inside.yaml'));
     mkdirSync(join(copy.root, 'apps/media/sonarr'), { recursive: true });
