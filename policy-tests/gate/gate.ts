@@ -13,7 +13,7 @@ import { parseSource, readSource, type Source } from '../model/source.ts';
 import { isManifestPath, loadRepo, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';
 import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 import { withRendered, type SourceRender } from '../model/rendered.ts';
-import { renderRepo } from '../render/render.ts';
+import { renderRepo, unrenderedSources } from '../render/render.ts';
 import { ruleCoverage, type RuleCoverage } from '../admission/cel/crd-rules.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
 import { policyCoverage } from '../admission/cel/admission-policies.ts';
@@ -228,12 +228,19 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     const plain = await loadRepo(root, { parallel: options.parallel });
     options.onProgress?.('parse', 1, 1);
     const layer = await schemaLayer();
-    let renders: SourceRender[] = [];
-    if (options.render !== false) {
-      const rendered = await renderRepo(plain, { builtinApiVersions: layer.builtinApiVersions(), env: options.env });
-      renders = rendered.renders;
-      tools = rendered.tools;
-    }
+    if (options.render === false) {
+      // The files alone: loader and schema layers on every file. The policy layer judges the repository as
+      // Argo CD applies it, which needs the renders; it does not run, and every source that needs a tool is
+      // listed as not rendered, never failed on output it did not build.
+      const skipped = unrenderedSources(plain, 'not rendered: --no-render runs neither Helm nor kustomize, and the policy layer, which judges the rendered repository, did not run');
+      const findings = renderProblems(skipped, options.requireRendered ?? false, notRendered);
+      const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
+      const keep = (file: string): boolean => !selected || selected.has(file);
+      results.push(...(await evaluate(plain.parsed.filter((p) => keep(p.file)), findings.filter((f) => keep(f.file)), resolvedOptions(options, plain), options.onProgress, layer.withCrds(plain.resources.filter((r) => r.kind === 'CustomResourceDefinition')))));
+    } else {
+    const rendered = await renderRepo(plain, { builtinApiVersions: layer.builtinApiVersions(), env: options.env });
+    const renders: SourceRender[] = rendered.renders;
+    tools = rendered.tools;
     const { repo, parsed } = withRendered(plain, renders);
     const renderFindings = renderProblems(renders, options.requireRendered ?? false, notRendered);
     const schemaOptions = resolvedOptions(options, repo);
@@ -249,6 +256,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     const keep = (file: string): boolean => !selected || selected.has(file);
     const crds = repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
     results.push(...(await evaluate(parsed.filter((p) => keep(p.file)), findings.filter((f) => keep(f.file)), schemaOptions, options.onProgress, layer.withCrds(crds))));
+    }
   }
   if (inputs.outside.length > 0) {
     const parsed = inputs.outside.map((input) => parseSource(input.filename, input.read()));

@@ -184,11 +184,22 @@ function folderKey(repo: Repo, dir: string): string {
   return hash(files.map((f) => [f, hash(readFileSync(join(repo.root, f)))]));
 }
 
-function toolEnv(ctx: Context): NodeJS.ProcessEnv {
-  const home = join(cacheRoot(ctx.env), 'helm-home');
-  // A hermetic Helm: no user repositories, plugins or kubeconfig take part in a render.
-  return { PATH: ctx.env.PATH ?? '', HOME: ctx.env.HOME ?? tmpdir(), HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data'), KUBECONFIG: join(home, 'no-kubeconfig') };
+/** What the render tools may see of the environment beyond the hermetic basics: how to reach the network from a lab behind a proxy. */
+export const PASSED_THROUGH = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'SSL_CERT_FILE', 'SSL_CERT_DIR'] as const;
+
+/**
+ * The environment Helm and kustomize run with: a hermetic Helm (no user
+ * repositories, plugins or kubeconfig take part in a render), plus the proxy
+ * and CA settings when set, so a lab behind a proxy can fetch a remote base.
+ * Nothing else of the caller's environment (tokens, cloud credentials) reaches them.
+ */
+export function renderToolEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const home = join(cacheRoot(env), 'helm-home');
+  const network = Object.fromEntries(PASSED_THROUGH.filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
+  return { PATH: env.PATH ?? '', HOME: env.HOME ?? tmpdir(), HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data'), KUBECONFIG: join(home, 'no-kubeconfig'), ...network };
 }
+
+const toolEnv = (ctx: Context) => renderToolEnv(ctx.env);
 
 async function runTool(ctx: Context, inv: Invocation): Promise<string> {
   const tool = inv.bin.split('/').pop();
@@ -398,6 +409,11 @@ async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]>
 /** The sources that need a tool: charts, charts at a path, kustomizations. */
 export function renderableSources(repo: Repo): { app: ArgoApp; source: AppSource }[] {
   return applications(repo).flatMap((app) => app.sources.filter((s) => ['chart', 'helm-path', 'kustomize'].includes(sourceType(repo, s))).map((source) => ({ app, source })));
+}
+
+/** Every source that needs a tool, as not rendered with `message`: what --no-render reports instead of rendering. */
+export function unrenderedSources(repo: Repo, message: string): SourceRender[] {
+  return renderableSources(repo).map(({ app, source }) => ({ app, source, label: sourceLabel(repo, source), status: 'not-rendered', message, resources: [], values: [], nondeterministic: [], consumedFiles: [] }));
 }
 
 /** Renders every Application source that needs a tool. The API versions grow with the CRDs renders produce, until they settle. */

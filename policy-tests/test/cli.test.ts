@@ -84,6 +84,18 @@ describe('homelab-gate', () => {
     expect((await validate([file])).code).toBe(0);
   });
 
+  it('--no-render checks the files alone: exit 0 on the repository, every source that needs a tool listed as not rendered', async () => {
+    const r = await validate(['--no-render', '--summary']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: \d+ \(schema layer only\)$/);
+    const notRendered = lines.filter((l) => l.startsWith('NOT RENDERED - '));
+    expect(notRendered).toContainEqual(expect.stringMatching(/^NOT RENDERED - apps\/media\/sonarr\/application\.yaml:\d+:\d+ - Application media-sonarr - kustomize apps\/media\/sonarr: not rendered: --no-render runs neither Helm nor kustomize/));
+    expect(notRendered).toContainEqual(expect.stringMatching(/^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco /));
+    expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
+  });
+
   it('reads stdin with - and prints kubeconform-shaped json', async () => {
     const r = await validate(['-', '--output', 'json'], typoDeployment);
     expect(r.code).toBe(1);

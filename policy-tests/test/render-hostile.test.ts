@@ -14,7 +14,7 @@ import { schemaLayer } from '../gate/gate.ts';
 import { loadRepo } from '../model/repo.ts';
 import { kustomizeInputs } from '../model/kustomize.ts';
 import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../render/charts.ts';
-import { renderRepo } from '../render/render.ts';
+import { renderRepo, renderToolEnv } from '../render/render.ts';
 import { toolEnv, writeChart } from './chart-repo.ts';
 import { output } from './exec.ts';
 import { fixtureRepo, REPO_URL, type FixtureRepo } from './render-fixtures.ts';
@@ -219,3 +219,12 @@ describe('limits', () => {
     expect(result.renders[0]!.message).toBe('HOMELAB_RENDER_TIMEOUT must be a positive number, got "soon"');
   });
 });
+
+describe("the render tools' environment", () => {
+  it('passes a proxy and a CA bundle through when set, and nothing else of the caller', () => {
+    const env = renderToolEnv({ PATH: '/usr/bin', HOME: '/home/op', HTTPS_PROXY: 'http://proxy.lan:3128', no_proxy: '.lan,10.0.0.0/8', SSL_CERT_FILE: '/etc/ssl/lab-ca.pem', GITHUB_TOKEN: 'ghp_secret', AWS_SECRET_ACCESS_KEY: 'x', HTTP_PROXY: '' });
+    expect(env).toMatchObject({ HTTPS_PROXY: 'http://proxy.lan:3128', no_proxy: '.lan,10.0.0.0/8', SSL_CERT_FILE: '/etc/ssl/lab-ca.pem', PATH: '/usr/bin' });
+    expect(Object.keys(env).sort()).toEqual(['HELM_CACHE_HOME', 'HELM_CONFIG_HOME', 'HELM_DATA_HOME', 'HOME', 'HTTPS_PROXY', 'KUBECONFIG', 'PATH', 'SSL_CERT_FILE', 'no_proxy']);
+  });
+});
+
