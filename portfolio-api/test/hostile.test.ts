@@ -169,3 +169,32 @@ describe('HTTP at its edges', () => {
     expect(r.head).toContain('allow: get, head, post, options');
   });
 });
+
+describe('browser hardening and reflection', () => {
+  const HARDENING = { 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; frame-ancestors 'none'", 'x-frame-options': 'DENY', 'cross-origin-resource-policy': 'cross-origin', 'referrer-policy': 'no-referrer' };
+
+  it.each([
+    ['a precomputed route', '/api/v1/profile', 'GET', 200],
+    ['an Express route', '/api/health', 'GET', 200],
+    ['a 404', '/api/nope', 'GET', 404],
+    ['a 405', '/api/health', 'DELETE', 405],
+    ['a preflight', '/api/health', 'OPTIONS', 204],
+  ])('sends the hardening headers on %s, CORS kept', async (_what, path, method, status) => {
+    const r = await api.call(path, { method });
+    expect(r.status).toBe(status);
+    for (const [k, v] of Object.entries(HARDENING)) expect(r.headers.get(k), k).toBe(v);
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('echoes no part of the request path in a 404 or a 405', async () => {
+    const probe = '/api/<script>alert(1)</script>-reflected';
+    const notFound = await api.call(probe);
+    expect(notFound.status).toBe(404);
+    expect(notFound.text).not.toMatch(/script|reflected|alert/);
+    expect(JSON.parse(notFound.text)).toEqual({ error: { status: 404, message: 'no such route' } });
+    const { head, body } = await raw('PATCH /api/HEALTH/ HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n');
+    expect(head).toMatch(/^http\/1\.1 405/i);
+    expect(body).not.toMatch(/HEALTH|PATCH/);
+  });
+});
+
