@@ -12,7 +12,8 @@ import { isNoSpace, ScratchSpaceError, withScratch } from './scratch.ts';
 import { oneLine } from '../lib/exec.ts';
 import { resticBackup, resticForget, resticPaths, resticUnlock, targetRepository } from './restic.ts';
 import { newSentinel } from './sentinel.ts';
-import { listBackups, MAX_AGE_HOURS, prune, publish, RETENTION_DAYS, recordSentinel, unpack, verifyChecksums, type StoredBackup } from './store.ts';
+import { listBackups, MAX_AGE_HOURS, prune, publish, RETENTION_DAYS, recordSentinel, unpack, verifyManifest, type StoredBackup } from './store.ts';
+import { manifestKey } from './integrity.ts';
 
 export interface BackupOptions {
   /** Where finished backups live (BACKUP_DIR). */
@@ -43,6 +44,8 @@ export { withScratch } from './scratch.ts';
 
 export async function runBackup(target: Target, o: BackupOptions): Promise<{ path: string; pruned: string[] }> {
   requireRestic(o.env);
+  // Before any work: a backup nobody can verify is not taken.
+  const key = manifestKey(o.env);
   const engine = engineOf(target);
   const ctx = contextOf(o);
   const now = o.now ?? new Date();
@@ -55,7 +58,7 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
       const problem = await engine.verify(file, ctx);
       if (problem) throw new Error(`the copy ${file.slice(work.length + 1)} ${problem}; nothing was published`);
     }
-    const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files);
+    const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files, key);
     recordSentinel(o.backupDir, target.name, sentinel, 'published');
     const pruned = prune(o.backupDir, target.name, now);
     try {
@@ -77,7 +80,7 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
  */
 export async function unpackVerified(target: Target, backup: StoredBackup, dir: string, ctx: EngineContext): Promise<ReadonlyMap<string, string>> {
   const allowed = new Set(engineOf(target).fileNames(target).map((name) => `${name}${COMPRESSED_SUFFIX}`));
-  const problem = verifyChecksums(backup.path, allowed);
+  const problem = verifyManifest(backup.path, allowed, manifestKey(ctx.env));
   if (problem) throw new Error(`refusing ${backup.name}: ${problem}`);
   let files: Map<string, string>;
   try {

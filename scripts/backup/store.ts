@@ -7,7 +7,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { compressFile, COMPRESSED_SUFFIX, decompressFile, sha256File } from './compress.ts';
+import { compressFile, COMPRESSED_SUFFIX, sha256File } from './compress.ts';
+import { decompressVerified, isSymlink, readNoFollow, signatureProblem, signManifest } from './integrity.ts';
 import { fsyncPath } from './fsync.ts';
 import type { Sentinel } from './sentinel.ts';
 
@@ -21,6 +22,8 @@ export interface Manifest {
   createdAt: string;
   sentinel: Sentinel;
   files: { name: string; sha256: string; bytes: number }[];
+  /** HMAC-SHA256 of the rest, with the manifest key (integrity.ts): only a backup job holding the key writes one that verifies. */
+  hmac?: string;
 }
 
 export interface StoredBackup {
@@ -40,14 +43,15 @@ export function listBackups(root: string, target: string): StoredBackup[] {
   const dir = targetDir(root, target);
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
-    .filter((n) => !n.startsWith('.') && !Number.isNaN(fromStamp(n).getTime()))
+    // A symlinked backup folder is never a backup: the store holds what the jobs wrote, nothing it points at.
+    .filter((n) => !n.startsWith('.') && !Number.isNaN(fromStamp(n).getTime()) && !isSymlink(join(dir, n)))
     .map((name) => ({ name, path: join(dir, name), time: fromStamp(name) }))
     .sort((a, b) => b.time.getTime() - a.time.getTime());
 }
 
 
 /** Compresses `files` into a temp folder, writes the manifest, and publishes the folder with one rename. */
-export async function publish(root: string, target: string, engine: string, now: Date, sentinel: Sentinel, files: readonly string[]): Promise<string> {
+export async function publish(root: string, target: string, engine: string, now: Date, sentinel: Sentinel, files: readonly string[], key: Buffer): Promise<string> {
   const dir = targetDir(root, target);
   mkdirSync(dir, { recursive: true });
   const name = stamp(now);
@@ -62,6 +66,7 @@ export async function publish(root: string, target: string, engine: string, now:
       fsyncPath(join(tmp, stored));
       manifest.files.push({ name: stored, ...sha256File(join(tmp, stored)) });
     }
+    manifest.hmac = signManifest(manifest, key);
     writeFileSync(join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     fsyncPath(join(tmp, 'manifest.json'));
     renameSync(tmp, join(dir, name));
@@ -74,50 +79,54 @@ export async function publish(root: string, target: string, engine: string, now:
 }
 
 export function readManifest(path: string): Manifest {
-  return JSON.parse(readFileSync(join(path, 'manifest.json'), 'utf8')) as Manifest;
+  if (isSymlink(path)) throw new Error(`${basename(path)} is a symlink; a backup folder must be a real folder`);
+  return JSON.parse(readNoFollow(join(path, 'manifest.json'))) as Manifest;
 }
 
 /** A name that stays inside the backup folder: no separator, no dot-dot, no hidden file. */
 const isPlainName = (name: unknown): name is string => typeof name === 'string' && /^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(name) && basename(name) === name;
 
 /**
- * Verifies every file against the manifest; returns the first problem, or
- * undefined. The manifest names only files of `allowed` (the compressed names
- * of the files the target's engine dumps): a manifest is data from the
- * backup store, and a name such as ../../config/app.db.zst would otherwise
- * read and write outside the backup.
+ * Verifies the manifest: its signature with the manifest key, and that it
+ * names only files of `allowed` (the compressed names of the files the
+ * target's engine dumps: a manifest is data from the backup store, and a
+ * name such as ../../config/app.db.zst would otherwise read and write outside
+ * the backup). Returns the first problem, or undefined. The files' own
+ * hashes are checked as they are decompressed (unpack), from the same read.
  */
-export function verifyChecksums(path: string, allowed: ReadonlySet<string>): string | undefined {
+export function verifyManifest(path: string, allowed: ReadonlySet<string>, key: Buffer): string | undefined {
   let manifest: Manifest;
   try {
     manifest = readManifest(path);
   } catch (err) {
     return `manifest unreadable: ${(err as Error).message.split('\n')[0]}`;
   }
+  const unsigned = signatureProblem(manifest, key);
+  if (unsigned) return unsigned;
   if (!Array.isArray(manifest.files) || manifest.files.length === 0) return 'manifest lists no files';
   for (const f of manifest.files) {
     if (!isPlainName(f?.name) || !allowed.has(f.name)) return `the manifest names ${JSON.stringify(f?.name)}, not a file this target's backup holds (${[...allowed].join(', ')})`;
   }
-  for (const f of manifest.files) {
-    if (!existsSync(join(path, f.name))) return `${f.name} is missing`;
-    const actual = sha256File(join(path, f.name));
-    if (actual.bytes !== f.bytes || actual.sha256 !== f.sha256) return `${f.name} does not match its SHA-256 in the manifest`;
-  }
+  for (const f of manifest.files) if (!existsSync(join(path, f.name)) && !isSymlink(join(path, f.name))) return `${f.name} is missing`;
   return undefined;
 }
 
-/** Decompresses every file of a (checksum-verified) backup into `dir`; returns the paths by original file name. */
+/**
+ * Decompresses every file of a (manifest-verified) backup into `dir`, each
+ * hashed from the very bytes zstd reads, never through a symlink; returns
+ * the paths by original file name.
+ */
 export async function unpack(path: string, dir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const f of readManifest(path).files) {
-    // Checked by verifyChecksums already; refused again so no caller can unpack outside `dir`.
+    // Checked by verifyManifest already; refused again so no caller can unpack outside `dir`.
     if (!isPlainName(f.name) || !f.name.endsWith(COMPRESSED_SUFFIX)) throw new Error(`the manifest names ${JSON.stringify(f.name)}, not a plain compressed file name`);
     const original = f.name.slice(0, -COMPRESSED_SUFFIX.length);
     const out = join(dir, original);
     try {
-      await decompressFile(join(path, f.name), out);
+      await decompressVerified(join(path, f.name), out, f);
     } catch (err) {
-      throw new Error(`${f.name} does not decompress: ${(err as Error).message}`);
+      throw new Error(`${f.name} ${(err as Error).message}`);
     }
     files.set(original, out);
   }

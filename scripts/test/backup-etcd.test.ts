@@ -17,7 +17,7 @@ import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
 import { loadTarget } from '../../policy-tests/model/backup-targets.ts';
-import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
+import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 
 const skip = (await missingTools('restic', 'zstd', 'etcd', 'etcdctl')).length > 0;
 const resticEnv = useResticRepository(skip, ['etcd']);
@@ -92,6 +92,7 @@ describe.skipIf(skip)('etcd backup', () => {
     await compressFile(snapshot, join(path, 'etcd.snapshot.zst'));
     manifest.files[0] = { name: 'etcd.snapshot.zst', ...sha256File(join(path, 'etcd.snapshot.zst')) };
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    resign(path);
     expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/^etcd: .*etcd\.snapshot fails etcdctl snapshot status/)]);
   });
 });

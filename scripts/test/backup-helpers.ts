@@ -1,6 +1,7 @@
 /** Shared by the backup tests: which real tools are missing, a real restic repository, and a recording stand-in for kubectl scale. */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { signManifest } from '../backup/integrity.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -36,7 +37,18 @@ export function useResticRepository(skip: boolean, targets: readonly string[]): 
     );
   });
   afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
-  return () => ({ ...process.env, RESTIC_REPOSITORY: dir, RESTIC_PASSWORD: 'test-password' });
+  return () => ({ ...process.env, RESTIC_REPOSITORY: dir, RESTIC_PASSWORD: 'test-password', BACKUP_MANIFEST_KEY: TEST_MANIFEST_KEY });
+}
+
+/** The manifest key the tests' backup jobs hold (in the cluster: the Secret backup-manifest-key). */
+export const TEST_MANIFEST_KEY = 'test-manifest-key-0123456789abcdef0123456789';
+
+/** Re-signs a manifest a test edited, as a job holding the key would: the test then reaches the checks behind the signature. */
+export function resign(path: string): void {
+  const file = join(path, 'manifest.json');
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  manifest.hmac = signManifest(manifest, Buffer.from(TEST_MANIFEST_KEY));
+  writeFileSync(file, JSON.stringify(manifest));
 }
 
 /** A stand-in for the cluster: records the scale calls a restore makes (kubectl cannot reach a cluster here). */
@@ -99,7 +111,8 @@ export function seedBackup(goldenBackups: string, backupDir: string, target: str
 export function killedRestore(options: Record<string, unknown>): Promise<NodeJS.Signals | null> {
   const driver = join(REPO_ROOT, 'scripts/test/fixtures/restore-driver.ts');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', driver, JSON.stringify({ repoRoot: REPO_ROOT, ...options })], { cwd: REPO_ROOT, stdio: 'ignore' });
+    const env = { BACKUP_MANIFEST_KEY: TEST_MANIFEST_KEY, ...(options.env as Record<string, string> | undefined) };
+    const child = spawn(process.execPath, ['--import', 'tsx', driver, JSON.stringify({ repoRoot: REPO_ROOT, ...options, env })], { cwd: REPO_ROOT, stdio: 'ignore' });
     child.on('error', reject);
     child.on('exit', (_code, signal) => resolve(signal));
   });

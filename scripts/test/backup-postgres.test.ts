@@ -14,7 +14,7 @@ import { run } from '../lib/exec.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
-import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
+import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 import { postgresBinDir, startPostgres, type PostgresServer } from './postgres-server.ts';
 
 const bin = postgresBinDir();
@@ -87,6 +87,7 @@ describe.skipIf(skip)('PostgreSQL backup', () => {
     await compressFile(join(dir, 'notes.pgdump'), join(path, 'notes.pgdump.zst'));
     manifest.files[0] = { name: 'notes.pgdump.zst', ...sha256File(join(path, 'notes.pgdump.zst')) };
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    resign(path);
     expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/^notes: .*notes\.pgdump fails pg_restore --list/)]);
     writeFileSync(join(path, 'notes.pgdump.zst'), flipByte(readFileSync(join(path, 'notes.pgdump.zst'))));
     expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/does not match its SHA-256/)]);

@@ -14,9 +14,10 @@ import { checkBackup, contextOf, runBackup, unpackVerified, type BackupOptions }
 import { removeAbandonedScratch, requireScratchSpace, ScratchSpaceError, withScratch } from '../backup/scratch.ts';
 import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
 import { resticPaths, targetRepository } from '../backup/restic.ts';
+import { manifestKey } from '../backup/integrity.ts';
 import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
 import { exec, output } from '../../policy-tests/test/exec.ts';
-import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, useGoldenBackup, useResticRepository } from './backup-helpers.ts';
+import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 
 const tools = await missingTools('sqlite3', 'restic', 'zstd');
 const resticEnv = useResticRepository(tools.length > 0, ['sonarr']);
@@ -89,7 +90,7 @@ describe.skipIf(tools.length > 0)('backup', () => {
     const sentinel = { id: 'x', at: '' };
     for (let day = 0; day < 20; day++) {
       const now = new Date(start + day * 86_400_000);
-      await publish(o.backupDir, 'sonarr', 'sqlite', now, sentinel, [db()]);
+      await publish(o.backupDir, 'sonarr', 'sqlite', now, sentinel, [db()], manifestKey(o.env));
       prune(o.backupDir, 'sonarr', now);
     }
     const kept = listBackups(o.backupDir, 'sonarr');
@@ -174,11 +175,53 @@ describe.skipIf(tools.length > 0)('backup-check detects', () => {
     expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/does not match its SHA-256/)]);
   });
 
+  it('a forged backup: new data with matching checksums, written by someone who can write the store but has no key', async () => {
+    const path = damage(() => undefined);
+    writeFileSync(join(dir, 'sonarr.db'), readFileSync(db()));
+    await sql(join(dir, 'sonarr.db'), "INSERT INTO episodes (title) VALUES ('planted');");
+    await compressFile(join(dir, 'sonarr.db'), join(path, 'sonarr.db.zst'));
+    const manifest = readManifest(path);
+    manifest.files[0] = { name: 'sonarr.db.zst', ...sha256File(join(path, 'sonarr.db.zst')) };
+    writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/sonarr: .*the manifest signature does not match: the backup was forged or altered/)]);
+    await expect(restore(target, { ...o, scaler: fakeScaler().scaler })).rejects.toThrow(/refusing .*the manifest signature does not match/);
+    // Without its signature at all, and with the wrong key, the same.
+    delete (manifest as { hmac?: string }).hmac;
+    writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/the manifest carries no signature/)]);
+    resign(path);
+    expect(await checkBackup(target, { ...o, env: { ...o.env, BACKUP_MANIFEST_KEY: 'another-key-0123456789abcdef0123456789' } })).toEqual([expect.stringMatching(/signature does not match/)]);
+  });
+
+  it('no manifest key: nothing is taken or checked, in one line', async () => {
+    seeded();
+    const env = { ...o.env, BACKUP_MANIFEST_KEY: undefined };
+    expect(await checkBackup(target, { ...o, env })).toEqual([expect.stringMatching(/no manifest key: set BACKUP_MANIFEST_KEY_FILE/)]);
+    await expect(runBackup(target, { ...o, env })).rejects.toThrow(/^no manifest key/);
+  });
+
+  it('a symlinked file or backup folder: never followed', async () => {
+    const path = damage((f) => {
+      writeFileSync(join(dir, 'elsewhere.zst'), readFileSync(f));
+      rmSync(f);
+      symlinkSync(join(dir, 'elsewhere.zst'), f);
+    });
+    expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/sonarr\.db\.zst is a symlink; a backup file must be a regular file/)]);
+    // The whole folder a symlink to a backup elsewhere: not a backup of this store at all.
+    rmSync(join(path, 'sonarr.db.zst'));
+    const real = join(dir, 'planted-backup');
+    cpSync(join(golden(), 'backups', 'sonarr', readdirSync(join(golden(), 'backups', 'sonarr')).find((n) => !n.startsWith('.'))!), real, { recursive: true });
+    rmSync(path, { recursive: true });
+    symlinkSync(real, path);
+    expect(await checkBackup(target, o)).toEqual([`sonarr: no backup at all in ${o.backupDir}`]);
+  });
+
   it('a wrong checksum in the manifest', async () => {
     const path = damage(() => undefined);
     const manifest = readManifest(path);
     manifest.files[0]!.sha256 = '0'.repeat(64);
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    resign(path);
     expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/does not match its SHA-256/)]);
   });
 
@@ -189,6 +232,7 @@ describe.skipIf(tools.length > 0)('backup-check detects', () => {
     await compressFile(join(dir, 'sonarr.db'), join(path, 'sonarr.db.zst'));
     manifest.files[0] = { name: 'sonarr.db.zst', ...sha256File(join(path, 'sonarr.db.zst')) };
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    resign(path);
     expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/fails integrity_check/)]);
   });
 
@@ -224,6 +268,7 @@ describe.skipIf(tools.length > 0)('restore', () => {
     const manifest = readManifest(path);
     manifest.files[0] = { name: '../../planted/sonarr.db.zst', ...sha256File(planted) };
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    resign(path);
     const before = readFileSync(db());
     const { calls, scaler } = fakeScaler();
     for (const dryRun of [true, false]) {
@@ -241,6 +286,7 @@ describe.skipIf(tools.length > 0)('restore', () => {
     const manifest = readManifest(path);
     manifest.files[0] = { name: 'radarr.db.zst', ...sha256File(join(path, 'radarr.db.zst')) };
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    resign(path);
     await expect(restore(target, { ...o, scaler: fakeScaler().scaler, dryRun: true })).rejects.toThrow(/not a file this target's backup holds/);
   });
 
@@ -335,6 +381,7 @@ describe.skipIf(tools.length > 0)('restore-test', () => {
     writeFileSync(join(newer.path, 'sonarr.db.zst'), readFileSync(join(older.path, 'sonarr.db.zst')));
     manifest.files[0] = { name: 'sonarr.db.zst', ...sha256File(join(newer.path, 'sonarr.db.zst')) };
     writeFileSync(join(newer.path, 'manifest.json'), JSON.stringify(manifest));
+    resign(newer.path);
     expect(await restoreTest(target, o)).toEqual([expect.stringMatching(/carries sentinel .* not the newest backup's/)]);
   });
 
@@ -428,7 +475,7 @@ describe.skipIf(tools.length > 0)('killed runs and a full TMPDIR', () => {
       symlinkSync('/dev/full', join(dir, 'sonarr.db'));
       const err = await unpackVerified(target, backup, dir, contextOf(o)).catch((e: unknown) => e as Error);
       expect(err).toBeInstanceOf(ScratchSpaceError);
-      expect((err as Error).message).toMatch(/^cannot unpack \S+: TMPDIR \(.*\) is full \(.*No space left on device.*\); the backup was not judged$/);
+      expect((err as Error).message).toMatch(/^cannot unpack \S+: TMPDIR \(.*\) is full \(.*no space left on device.*\); the backup was not judged$/i);
       expect((err as Error).message).not.toMatch(/does not decompress|refusing/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
