@@ -125,6 +125,25 @@ data:
   return { root, write };
 }
 
+/** An Application with one source of this repository: `source` is the rest of it (`path:`, `helm:`, ...), indented four spaces; `extra` more of its spec. */
+export function repoApp(name: string, source: string, extra = ''): string {
+  return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: ${name}
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: ${REPO_URL}
+    targetRevision: main
+${source}
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: demo
+${extra}`;
+}
+
 /** An Application with a chart source and a `ref: values` source, as this repository writes them. */
 export function chartApp(name: string, chart: { repoURL: string; chart: string; version: string }, helm: Record<string, unknown> = {}, namespace = 'demo'): string {
   return `apiVersion: argoproj.io/v1alpha1

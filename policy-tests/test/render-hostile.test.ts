@@ -17,7 +17,7 @@ import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../rende
 import { renderRepo, renderToolEnv } from '../render/render.ts';
 import { toolEnv, writeChart } from './chart-repo.ts';
 import { output } from './exec.ts';
-import { fixtureRepo, REPO_URL, type FixtureRepo } from './render-fixtures.ts';
+import { fixtureRepo, REPO_URL, repoApp, type FixtureRepo } from './render-fixtures.ts';
 
 let env: NodeJS.ProcessEnv;
 let cache: string;
@@ -41,21 +41,7 @@ async function render(repo: FixtureRepo, extra: NodeJS.ProcessEnv = {}) {
   return renderRepo(await loadRepo(repo.root), { builtinApiVersions: layer.builtinApiVersions(), env: { ...env, ...extra } });
 }
 
-const app = (name: string, source: string) => `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: ${name}
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: ${REPO_URL}
-    targetRevision: main
-${source}
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: demo
-`;
+const app = (name: string, source: string) => repoApp(name, source);
 
 const CM_TEMPLATE = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: greeting\ndata:\n  greeting: {{ .Values.greeting | quote }}\n';
 

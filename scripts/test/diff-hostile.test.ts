@@ -10,7 +10,7 @@
 import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
 import { output } from '../../policy-tests/test/exec.ts';
-import { fixtureRepo, REPO_URL } from '../../policy-tests/test/render-fixtures.ts';
+import { fixtureRepo, repoApp } from '../../policy-tests/test/render-fixtures.ts';
 import { compare, needsPerson, risks, type Snapshot } from '../diff/changes.ts';
 import { main } from '../diff/command.ts';
 import { json, markdown, text } from '../diff/report.ts';
@@ -103,7 +103,7 @@ describe('the replacements experiment: a changed replacements file is a new rend
   it('reports the RoleBinding moving from view to cluster-admin as an RBAC risk, with a warm render cache', async () => {
     const repo = fixtureRepo();
     const git = (...args: string[]) => output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: repo.root });
-    repo.write('apps/demo/application.yaml', `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: demo\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: ${REPO_URL}\n    targetRevision: main\n    path: apps/demo\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: demo\n  syncPolicy:\n    automated: {prune: true}\n`);
+    repo.write('apps/demo/application.yaml', repoApp('demo', '    path: apps/demo', '  syncPolicy:\n    automated: {prune: true}\n'));
     repo.write('apps/demo/kustomization.yaml', 'namespace: demo\nresources: [rb.yaml, roles.yaml]\nreplacements:\n  - path: replacements.yaml\n');
     repo.write('apps/demo/rb.yaml', 'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: reader\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: placeholder\nsubjects:\n  - kind: ServiceAccount\n    name: app\n    namespace: demo\n');
     repo.write('apps/demo/roles.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: roles\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  reader: view\n  admin: cluster-admin\n');

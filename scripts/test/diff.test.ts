@@ -5,32 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { output } from '../../policy-tests/test/exec.ts';
-import { fixtureRepo, REPO_URL, type FixtureRepo } from '../../policy-tests/test/render-fixtures.ts';
+import { fixtureRepo, repoApp, type FixtureRepo } from '../../policy-tests/test/render-fixtures.ts';
 import { compare, risks, type Snapshot } from '../diff/changes.ts';
 import { main } from '../diff/command.ts';
 import { markdown } from '../diff/report.ts';
 
-const APP = `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: demo
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: ${REPO_URL}
-    targetRevision: main
-    path: apps/demo
-    directory:
-      exclude: application.yaml
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: demo
-  syncPolicy:
-    automated:
-      prune: true
-      selfHeal: true
-`;
+const APP = repoApp('demo', '    path: apps/demo\n    directory:\n      exclude: application.yaml', '  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n');
 
 const BASE = `apiVersion: apps/v1
 kind: Deployment
