@@ -125,8 +125,8 @@ data:
   return { root, write };
 }
 
-/** An Application with one source of this repository: `source` is the rest of it (`path:`, `helm:`, ...), indented four spaces; `extra` more of its spec. */
-export function repoApp(name: string, source: string, extra = ''): string {
+/** An Application of the default project: its source block (indented two spaces), its namespace, and `extra` more of its spec. */
+function application(name: string, sources: string, namespace: string, extra = ''): string {
   return `apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata:
@@ -134,35 +134,18 @@ metadata:
   namespace: argocd
 spec:
   project: default
-  source:
-    repoURL: ${REPO_URL}
-    targetRevision: main
-${source}
-  destination:
+${sources}  destination:
     server: https://kubernetes.default.svc
-    namespace: demo
+    namespace: ${namespace}
 ${extra}`;
+}
+
+/** An Application with one source of this repository: `source` is the rest of it (`path:`, `helm:`, ...), indented four spaces; `extra` more of its spec. */
+export function repoApp(name: string, source: string, extra = ''): string {
+  return application(name, `  source:\n    repoURL: ${REPO_URL}\n    targetRevision: main\n${source}\n`, 'demo', extra);
 }
 
 /** An Application with a chart source and a `ref: values` source, as this repository writes them. */
 export function chartApp(name: string, chart: { repoURL: string; chart: string; version: string }, helm: Record<string, unknown> = {}, namespace = 'demo'): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: ${name}
-  namespace: argocd
-spec:
-  project: default
-  sources:
-    - repoURL: ${chart.repoURL}
-      chart: ${chart.chart}
-      targetRevision: ${chart.version}
-      helm: ${JSON.stringify(helm)}
-    - repoURL: ${REPO_URL}
-      targetRevision: main
-      ref: values
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: ${namespace}
-`;
+  return application(name, `  sources:\n    - repoURL: ${chart.repoURL}\n      chart: ${chart.chart}\n      targetRevision: ${chart.version}\n      helm: ${JSON.stringify(helm)}\n    - repoURL: ${REPO_URL}\n      targetRevision: main\n      ref: values\n`, namespace);
 }
