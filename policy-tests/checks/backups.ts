@@ -188,7 +188,7 @@ export const backupChecks: PolicyCheck[] = [
         if (!expected.has(`${job.namespace}/${job.name}`)) ctx.fail({ resource: job, path: ['metadata', 'name'] }, `CronJob ${job.namespace}/${job.name} is named as a backup job but backs up no declared target in its namespace`);
       }
       const drills = ctx.resources.filter((r) => r.kind === 'CronJob' && r.name === restoreTest);
-      if (restoreTest && drills.length === 0) ctx.fail({ file: TARGET_FILES[1] }, `no CronJob named ${restoreTest}: RestoreTestFailed would only ever see a drill that never ran`);
+      if (restoreTest && drills.length === 0) ctx.fail({ file: TARGET_FILES.find((f) => f.startsWith('apps/platform/'))! }, `no CronJob named ${restoreTest}: RestoreTestFailed would only ever see a drill that never ran`);
       for (const drill of drills) {
         expectSchedule(ctx, drill, MONTHLY, 'monthly');
         expectArgs(ctx, drill, ['restore-test']);

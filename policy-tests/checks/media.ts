@@ -9,6 +9,8 @@ import { containersOf, podSpecOf, type ContainerRef } from '../model/workloads.t
 import type { CheckContext, PolicyCheck } from './kit.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
+/** The media apps' namespaces: media, and media-vpn for the VPN pod alone (it needs NET_ADMIN, which only a privileged namespace admits). */
+export const MEDIA_NAMESPACES: ReadonlySet<string> = new Set(['media', 'media-vpn']);
 
 interface MediaFacts {
   share: { claim: string; mountPath: string; owner: string };
@@ -44,7 +46,7 @@ function withFacts(ctx: CheckContext, body: (facts: MediaFacts) => void): void {
 }
 
 function workload(ctx: CheckContext, name: string): Resource | undefined {
-  return ctx.repo.resources.find((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && r.namespace === 'media' && r.name === name);
+  return ctx.repo.resources.find((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === name);
 }
 
 /** Every volume mount of a workload, with the PVC behind it. */
@@ -95,7 +97,7 @@ export const mediaChecks: PolicyCheck[] = [
           if (whole.length === 0) ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `the ${role} ${name} does not mount the share ${share.claim} whole at ${share.mountPath}`);
           for (const m of mountsOf(w).filter((m) => m.mountPath === share.mountPath && m.claim !== share.claim)) ctx.fail({ resource: w, path: mountPath(m) }, `${name} mounts ${m.claim ?? 'another volume'} at ${share.mountPath}: library and torrents must be on the one share`);
         }
-        const claim = ctx.repo.resources.find((r) => r.kind === 'PersistentVolumeClaim' && r.namespace === 'media' && r.name === share.claim);
+        const claim = ctx.repo.resources.find((r) => r.kind === 'PersistentVolumeClaim' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === share.claim);
         const volumeName = claim?.object.spec && (claim.object.spec as { volumeName?: string }).volumeName;
         const pv = ctx.repo.resources.find((r) => r.kind === 'PersistentVolume' && r.name === volumeName);
         if (!claim || !pv || !(pv.object.spec as { nfs?: unknown }).nfs) ctx.fail({ file: MEDIA_FACTS }, `the share ${share.claim} must be a claim bound to an NFS PersistentVolume`);
@@ -148,8 +150,8 @@ export const mediaChecks: PolicyCheck[] = [
     run(ctx) {
       withFacts(ctx, ({ folders, share }) => {
         const isPreSync = (r: Resource) => (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['argocd.argoproj.io/hook'] === 'PreSync';
-        const list = ctx.resources.find((r) => r.kind === 'ConfigMap' && r.namespace === 'media' && r.name === 'media-folders');
-        const job = ctx.resources.find((r) => r.kind === 'Job' && r.namespace === 'media' && isPreSync(r));
+        const list = ctx.resources.find((r) => r.kind === 'ConfigMap' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === 'media-folders');
+        const job = ctx.resources.find((r) => r.kind === 'Job' && MEDIA_NAMESPACES.has(r.namespace ?? '') && isPreSync(r));
         if (!list || !job) {
           ctx.fail({ file: MEDIA_FACTS }, 'no PreSync Job with its media-folders ConfigMap prepares the share');
           return;
@@ -186,7 +188,7 @@ export const mediaChecks: PolicyCheck[] = [
         const env = ((vpn?.container.env ?? []) as { name: string; value?: string }[]);
         const keep = env.findIndex((e) => e.name === 'DNS_KEEP_NAMESERVER');
         if (env[keep]?.value !== 'on') ctx.fail({ resource: w, path: vpn ? [...vpn.at, 'env', ...(keep === -1 ? [] : [keep])] : ['spec'] }, 'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving');
-        for (const other of ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && r.namespace === 'media' && r !== w)) {
+        for (const other of ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? '') && r !== w)) {
           const images = containersOf(podSpecOf(other) ?? { spec: {}, at: [] }).map((c) => String(c.container.image ?? ''));
           if (images.some((i) => /\/(prowlarr|qbittorrent):/.test(i))) ctx.fail({ resource: other, path: ['metadata', 'name'] }, `${other.name} runs an indexer manager or torrent client outside the VPN pod`);
         }
@@ -230,7 +232,7 @@ export const mediaChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
-        const media = ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && r.namespace === 'media');
+        const media = ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? ''));
         const imageOf = (r: Resource) => containersOf(podSpecOf(r) ?? { spec: {}, at: [] }).map((c) => String(c.container.image ?? ''));
         for (const r of media.filter((r) => r.name !== roles.tvManager && imageOf(r).some((i) => /\/sonarr:/.test(i)))) ctx.fail({ resource: r, path: ['metadata', 'name'] }, `${r.name} is a second TV manager; there is no 4K TV manager`);
         const hd = workload(ctx, roles.movieManager);
@@ -264,7 +266,7 @@ export const mediaChecks: PolicyCheck[] = [
           const i = env.findIndex((e) => e.name === 'APIKEY');
           const ref = env[i]?.valueFrom?.secretKeyRef?.name;
           if (!writtenByExternalSecret(ctx.repo, ref, w.namespace)) ctx.fail({ resource: w, path: [...exporter.at, 'env', ...(i === -1 ? [] : [i])] }, `${name}'s exporter must take APIKEY from a Secret written by an ExternalSecret`);
-          if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && r.namespace === 'media' && r.name === `exportarr-${name}`)) ctx.fail({ resource: w, path: [...exporter.at, 'name'] }, `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
+          if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === `exportarr-${name}`)) ctx.fail({ resource: w, path: [...exporter.at, 'name'] }, `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
         }
       });
     },

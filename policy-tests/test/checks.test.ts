@@ -7,7 +7,7 @@ import { isMap, isSeq, YAMLMap } from 'yaml';
 import { registeredChecks } from '../gate/gate.ts';
 import { checkIds, copyRepo, describeFindings } from './helpers.ts';
 import { ALL_MUTATIONS } from './all-mutations.ts';
-import { CONTAINER, coreMutations, DEPLOYMENT, MEDIA_DEPLOYMENT, PORTFOLIO_APP } from './core-mutations.ts';
+import { CONTAINER, coreMutations, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT } from './core-mutations.ts';
 import { describeMutations } from './mutation-runner.ts';
 
 
@@ -25,14 +25,14 @@ describe('exemptions', () => {
   it('a documented exemption next to the workload suppresses exactly its check', async () => {
     const copy = copyRepo();
     try {
-      copy.edit(MEDIA_DEPLOYMENT, 0, (d) => {
-        d.setIn(['metadata', 'annotations'], d.createNode({ 'gate.homelab-gitops/exempt-workload-hostpath': 'reads the node journal for the log shipper' }));
+      copy.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => {
+        d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/exempt-workload-hostpath'], 'reads the node journal for the log shipper');
         const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
         if (isSeq(volumes)) volumes.add(d.createNode({ name: 'journal', hostPath: { path: '/var/log/journal' } }));
       });
       expect(describeFindings(await copy.gate())).toBe('(no findings)');
       // The same exemption without a reason is refused, and the hostPath finding comes back.
-      copy.edit(MEDIA_DEPLOYMENT, 0, (d) => d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/exempt-workload-hostpath'], ' '));
+      copy.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/exempt-workload-hostpath'], ' '));
       expect(checkIds(await copy.gate())).toEqual(['exemption-valid', 'workload-hostpath']);
     } finally {
       copy.dispose();
@@ -42,7 +42,7 @@ describe('exemptions', () => {
   it('an annotation on another workload does not exempt this one', async () => {
     const copy = copyRepo();
     try {
-      copy.edit(MEDIA_DEPLOYMENT, 0, (d) => {
+      copy.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => {
         const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
         if (isSeq(volumes)) volumes.add(d.createNode({ name: 'journal', hostPath: { path: '/var/log/journal' } }));
       });

@@ -13,6 +13,8 @@ export const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
  * portfolio's restricted level are proven here, one check at a time.
  */
 export const MEDIA_DEPLOYMENT = 'apps/media/unpackerr/deployment.yaml';
+/** The one workload in a namespace whose Pod Security level admits hostPath (media-vpn, privileged): the hostPath check's subject. */
+export const PRIVILEGED_NS_DEPLOYMENT = 'apps/media/gluetun/deployment.yaml';
 const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
 
 export const coreMutations: Mutation[] = [
@@ -160,11 +162,11 @@ export const coreMutations: Mutation[] = [
     check: 'workload-hostpath',
     why: 'a hostPath volume appears',
     mutate: (c) =>
-      c.edit(MEDIA_DEPLOYMENT, 0, (d) => {
+      c.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => {
         const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
         if (isSeq(volumes)) volumes.add(d.createNode({ name: 'host', hostPath: { path: '/var/run' } }));
       }),
-    at: (c) => ({ file: MEDIA_DEPLOYMENT, line: lineOf(c, MEDIA_DEPLOYMENT, 'hostPath:') }),
+    at: (c) => ({ file: PRIVILEGED_NS_DEPLOYMENT, line: lineOf(c, PRIVILEGED_NS_DEPLOYMENT, 'hostPath:') }),
   },
   {
     check: 'exemption-valid',

@@ -62,7 +62,7 @@ describe('media-settings diff', () => {
     (fakes.qbittorrent!.state.preferences as Record<string, unknown>).queueing_enabled = true;
     expect(await go('diff')).toBe(1);
     expect(lines).toContain('sonarr: downloadClients[qBittorrent].removeCompletedDownloads: live false, declared true');
-    expect(lines).toContain('sonarr: remotePathMappings[/torrents/]: live qbittorrent -> /data/torrents/, declared qbittorrent.media.svc.cluster.local -> /data/torrents/');
+    expect(lines).toContain('sonarr: remotePathMappings[/torrents/]: live qbittorrent -> /data/torrents/, declared qbittorrent.media-vpn.svc.cluster.local -> /data/torrents/');
     expect(lines).toContain('qbittorrent: preferences.queueing_enabled: live true, declared false');
   });
 
@@ -116,7 +116,7 @@ describe('media-settings apply', () => {
     expect(await go('apply', '--yes')).toBe(0);
     expect(lines.filter((l) => l.startsWith('radarr:')), lines.join('\n')).toContain('radarr: applied 5 change(s)');
     expect(fakes.radarr!.writes.sort()).toEqual(['POST /api/v3/remotepathmapping', 'PUT /api/v3/config/host/1', 'PUT /api/v3/config/mediamanagement/1', 'PUT /api/v3/downloadclient/1']);
-    expect(radarr.remotepathmapping).toEqual([{ id: expect.any(Number), host: 'qbittorrent.media.svc.cluster.local', remotePath: '/torrents/', localPath: '/data/torrents/' }]);
+    expect(radarr.remotepathmapping).toEqual([{ id: expect.any(Number), host: 'qbittorrent.media-vpn.svc.cluster.local', remotePath: '/torrents/', localPath: '/data/torrents/' }]);
     const client = (radarr.downloadclient as { removeFailedDownloads: boolean; removeCompletedDownloads: boolean }[])[0]!;
     expect([client.removeFailedDownloads, client.removeCompletedDownloads]).toEqual([false, false]);
     expect(fakes.qbittorrent!.writes).toEqual(['setPreferences {"max_ratio_enabled":false}']);

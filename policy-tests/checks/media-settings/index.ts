@@ -25,7 +25,7 @@ const MANAGERS: Record<string, { root: string; removeCompleted: boolean; kind: s
   radarr: { root: '/data/movies', removeCompleted: false, kind: '1080p movie manager' },
   'radarr-4k': { root: '/data/movies-4k', removeCompleted: false, kind: '4K movie manager' },
 };
-const TORRENT_HOST = 'qbittorrent.media.svc.cluster.local';
+const TORRENT_HOST = 'qbittorrent.media-vpn.svc.cluster.local';
 
 export const mediaSettingsChecks: PolicyCheck[] = [
   {
