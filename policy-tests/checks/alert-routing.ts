@@ -46,7 +46,7 @@ export const alertRoutingChecks: PolicyCheck[] = [
             if (sendsToChat(receivers.get(hit.receiver)?.receiver)) fail(routePath(hit.path), `${rule.alert} (severity ${labels.severity}) would reach chat through receiver "${hit.receiver}"`);
           }
         }
-        for (const { route: r, path } of childRoutes(config.route)) {
+        for (const { route: r } of childRoutes(config.route)) {
           const target = r.receiver ? receivers.get(r.receiver) : undefined;
           if (!target) continue;
           const matchers = (r.matchers ?? []).join(' ');

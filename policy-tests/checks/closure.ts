@@ -66,8 +66,8 @@ function closure(ctx: CheckContext, refs: Iterable<Reference>, what: string): vo
   }
 }
 
-/** The namespace a namespaced resource lands in: its own, or its Application's destination. */
-function namespaceOf(repo: Repo, r: Resource, byFile: Map<string, string | undefined>, byApp: Map<string, string | undefined>): string | undefined {
+/** The namespace a namespaced resource lands in: its own, or (from the maps a caller built once) its Application's destination. */
+function namespaceFromMaps(r: Resource, byFile: Map<string, string | undefined>, byApp: Map<string, string | undefined>): string | undefined {
   return r.namespace ?? (r.rendered ? byApp.get(r.rendered.app) : byFile.get(r.file));
 }
 
@@ -169,7 +169,7 @@ function namespaceRefs(repo: Repo, resources: readonly Resource[], isClusterScop
   const refs: Reference[] = [];
   for (const r of resources) {
     if (r.kind === 'Namespace' || isClusterScoped(r.apiVersion, r.kind)) continue;
-    const namespace = namespaceOf(repo, r, byFile, byApp);
+    const namespace = namespaceFromMaps(r, byFile, byApp);
     if (namespace) refs.push({ resource: r, path: r.namespace ? ['metadata', 'namespace'] : ['metadata', 'name'], kind: 'Namespace', name: namespace });
   }
   return refs;

@@ -5,7 +5,6 @@
  * its apps uses, judged when every app of the project is rendered).
  */
 import { applications, owningApplication, ROOT_APP_FILE } from '../model/argocd.ts';
-import { dig } from '../model/dig.ts';
 import { argoGlobMatch } from '../model/glob.ts';
 import { groupOf, type Resource } from '../model/manifest.ts';
 import type { PolicyCheck } from './kit.ts';

@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from './findings.ts';
-import { itemPositions, lazyPositions, parseManifest, type ParsedFile, type Resource } from './manifest.ts';
+import { itemPositions, lazyPositions, type ParsedFile, type Resource } from './manifest.ts';
 import { parseSource, readSource } from './source.ts';
 
 export interface WorkerFile {

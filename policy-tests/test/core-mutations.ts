@@ -90,7 +90,7 @@ export const coreMutations: Mutation[] = [
     check: 'argocd-root-discovery',
     why: 'the root app stops including application.yaml files',
     mutate: (c) => c.edit(ROOT_APP, 0, (d) => d.setIn(['spec', 'source', 'directory', 'include'], '{clusters/home/*.yaml}')),
-    at: (c) => ({ file: PORTFOLIO_APP, line: 1 }),
+    at: () => ({ file: PORTFOLIO_APP, line: 1 }),
   },
   {
     check: 'argocd-root-discovery',

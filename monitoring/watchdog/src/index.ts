@@ -74,7 +74,7 @@ async function checkSite(config: Config, url: string, now: number): Promise<void
   });
 }
 
-async function handle(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+async function handle(request: Request, env: Env): Promise<Response> {
   const config = loadConfig(env);
   const { pathname } = new URL(request.url);
   if (pathname === HEARTBEAT_PATH) {
@@ -100,9 +100,9 @@ async function handle(request: Request, env: Env, ctx: ExecutionContext): Promis
 }
 
 export default {
-  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  async fetch(request: Request, env: Env): Promise<Response> {
     try {
-      return await handle(request, env, ctx);
+      return await handle(request, env);
     } catch (err) {
       if (err instanceof HttpError) return json(err.status, { error: err.message });
       // The caller learns only that the worker is misconfigured; which binding or secret is missing goes to the log.

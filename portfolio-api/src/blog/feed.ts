@@ -125,7 +125,7 @@ const parser = new XMLParser({
   ignoreAttributes: true,
   parseTagValue: false,
   trimValues: true,
-  isArray: (name, jpath) => jpath === 'rss.channel.item',
+  isArray: (_name, jpath) => jpath === 'rss.channel.item',
 });
 
 function text(value: unknown): string {
