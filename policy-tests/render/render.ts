@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,6 +21,7 @@ import type { ChartScope, Nondeterminism, SourceRender } from '../model/rendered
 import { parseDataFile, type DataFile, type Repo } from '../model/repo.ts';
 import { cachedChartPath, chartId, chartRefOf, chartScopeFromArchive, chartScopeFromFiles, digestOf, lockEntryFor, PULL_COMMAND, readLock, type ChartLock } from './charts.ts';
 import { kustomizeInputs } from '../model/kustomize.ts';
+import { writeFileAtomic } from '../model/write-atomic.ts';
 import { splitRendered, toResources, type RenderedDoc } from './output.ts';
 import { cacheRoot, renderTools, type RenderTools } from './tools.ts';
 import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, renderLimits, RenderRefused, type RenderLimits } from './limits.ts';
@@ -272,10 +273,7 @@ async function cachedRun(ctx: Context, inv: Invocation): Promise<CachedRender> {
   const nondeterministic = ctx.checkDeterminism ? differences(first, await runTool(ctx, inv)) : [];
   const { docs, problems } = splitRendered(first);
   const entry: CachedRender = { docs, nondeterministic, ...(problems.length ? { problem: problems[0]!.message } : {}) };
-  mkdirSync(dir, { recursive: true });
-  const partial = `${file}.partial-${process.pid}`;
-  writeFileSync(partial, JSON.stringify(entry));
-  renameSync(partial, file);
+  writeFileAtomic(file, JSON.stringify(entry));
   return entry;
 }
 
@@ -288,9 +286,7 @@ async function cachedScope(ctx: Context, archive: string, digest: string): Promi
   const stored = readEntry<Stored>(file);
   if (stored) return revive(stored);
   const scope = await chartScopeFromArchive(archive, ctx.limits.unpackedBytes);
-  mkdirSync(join(cacheRoot(ctx.env), 'scopes'), { recursive: true });
-  writeFileSync(`${file}.partial-${process.pid}`, JSON.stringify(store(scope)));
-  renameSync(`${file}.partial-${process.pid}`, file);
+  writeFileAtomic(file, JSON.stringify(store(scope)));
   return scope;
 }
 
@@ -387,9 +383,7 @@ function readSettled(file: string): string[] {
 }
 
 function writeSettled(file: string, versions: string[]): void {
-  mkdirSync(join(file, '..'), { recursive: true });
-  writeFileSync(`${file}.partial-${process.pid}`, JSON.stringify(versions));
-  renameSync(`${file}.partial-${process.pid}`, file);
+  writeFileAtomic(file, JSON.stringify(versions));
 }
 
 /** Runs `tasks` with at most `limit` in flight. */

@@ -11,7 +11,8 @@
  * is cached under node_modules/.cache keyed by the package versions.
  */
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { writeFileAtomic } from '../model/write-atomic.ts';
 import { dirname, join, relative } from 'node:path';
 
 /** A field's shape: scalar, open (anything goes), array, map, or an object with known fields. */
@@ -70,11 +71,8 @@ export async function loadFieldTrees(): Promise<FieldTrees> {
     if (cached.key === key) return (memo = cached);
   }
   const generated = await generateFieldTrees(key);
-  mkdirSync(dirname(file), { recursive: true });
   // Parallel test workers may race here; write-then-rename keeps every reader whole.
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(generated));
-  renameSync(tmp, file);
+  writeFileAtomic(file, JSON.stringify(generated));
   return (memo = generated);
 }
 
