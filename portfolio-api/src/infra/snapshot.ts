@@ -1,5 +1,5 @@
 /** Served when no status file is mounted (a laptop, or before the writer's first run). */
-import type { InfraStatus } from './status-file.ts';
+import type { InfraStatus } from './status.ts';
 
 export const SNAPSHOT: InfraStatus = {
   generatedAt: '2026-11-01T00:00:00.000Z',

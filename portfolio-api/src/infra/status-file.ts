@@ -6,18 +6,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { HttpError } from '../http/errors.ts';
 import { SNAPSHOT } from './snapshot.ts';
+import type { InfraStatus } from './status.ts';
+
+export type { InfraStatus } from './status.ts';
 import { describeErrors, validator } from './validate.ts';
 
-export interface InfraStatus {
-  generatedAt: string;
-  build: string;
-  argocd: { sync: string; health: string };
-  nodes: { ready: number; total: number };
-  versions: { kubernetes: string; talos: string };
-  cert: { notAfter: string };
-  history: { d: string; ok: number; total: number }[];
-  source?: 'snapshot';
-}
 
 /** A ConfigMap holds at most 1 MiB; anything larger is not ours. */
 export const MAX_STATUS_BYTES = 1024 * 1024;

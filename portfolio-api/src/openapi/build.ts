@@ -1,7 +1,7 @@
 /** The /api/v1 index and the OpenAPI 3.1 document, both derived from the route table. */
 import type { Config } from '../config.ts';
 import { ERROR_DESCRIPTIONS } from '../http/errors.ts';
-import type { RouteDef } from '../routes/table.ts';
+import type { RouteDef } from '../routes/types.ts';
 import { COMPONENT_SCHEMAS } from './schemas.ts';
 
 export const API_TITLE = 'Portfolio Content API';

@@ -1,7 +1,7 @@
 /** docs/API.md, the human-readable reference, rendered from the route table and the schemas. */
 import { ERROR_DESCRIPTIONS } from '../http/errors.ts';
 import { MAX_BODY_BYTES } from '../http/json-body.ts';
-import type { RouteDef } from '../routes/table.ts';
+import type { RouteDef } from '../routes/types.ts';
 import { API_TITLE, API_VERSION, errorStatuses } from './build.ts';
 import { COMPONENT_SCHEMAS, type JsonSchema } from './schemas.ts';
 

@@ -2,42 +2,15 @@
  * The route table: the single source for the Express routes, the /api/v1
  * index, the OpenAPI document and docs/API.md.
  */
-import type { Request } from 'express';
-import type { SwrCache } from '../blog/cache.ts';
-import type { Post } from '../blog/feed.ts';
-import type { Config } from '../config.ts';
 import { profile } from '../content/profile.ts';
 import { HttpError } from '../http/errors.ts';
 import { requireApiKey } from '../http/auth.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { readStatus } from '../infra/status-file.ts';
-import type { SchemaName } from '../openapi/schemas.ts';
 import { buildIndex, buildOpenApi } from '../openapi/build.ts';
+import type { RouteDef } from './types.ts';
 
-export interface RouteContext {
-  config: Config;
-  blog: SwrCache<Post[]>;
-  routes: readonly RouteDef[];
-  /** False once SIGTERM arrived: health fails so the pod leaves the Service. */
-  isReady: () => boolean;
-}
-
-export interface RouteDef {
-  method: 'GET' | 'POST';
-  path: string;
-  operationId: string;
-  /** One line, shown in the index and the docs. */
-  summary: string;
-  auth: 'public' | 'apiKey';
-  cacheControl: string;
-  /** Why this Cache-Control; published in the docs. */
-  cacheNote: string;
-  response: SchemaName;
-  requestBody?: SchemaName;
-  /** Error statuses this route itself can answer (404/405/500 apply everywhere). */
-  errors: number[];
-  handler: (ctx: RouteContext, req: Request) => unknown;
-}
+export type { RouteContext, RouteDef } from './types.ts';
 
 export const BLOG_TTL_MS = 60 * 60 * 1000;
 

@@ -2,7 +2,7 @@
  * Composes the infrastructure status from what the cluster reports, rolling
  * the 30-day history forward from the previous status. Pure: no I/O, no clock.
  */
-import type { InfraStatus } from '../infra/status-file.ts';
+import type { InfraStatus } from '../infra/status.ts';
 
 export const HISTORY_DAYS = 30;
 

@@ -1,5 +1,5 @@
 /** Gathers the observations from the Kubernetes API and writes the status ConfigMap atomically. */
-import type { InfraStatus } from '../infra/status-file.ts';
+import type { InfraStatus } from '../infra/status.ts';
 import { parseStatus } from '../infra/status-file.ts';
 import { composeStatus, type Observations } from './compose.ts';
 import { KubeError, type KubeClient } from './kube.ts';
