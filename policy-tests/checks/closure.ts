@@ -5,7 +5,7 @@
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  */
 import { applications, applicationsByName, owningApplication, ownersByFile, type ArgoApp } from '../model/argocd.ts';
-import { before, placeOf, skipsDryRunOnMissingResource, type Place } from '../model/waves.ts';
+import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/waves.ts';
 import { dig } from '../model/dig.ts';
 import { groupOf, type Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
@@ -532,7 +532,7 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
       run(ctx) {
         const { repo } = ctx;
         const apps = applications(repo);
-        const describe = (p: Place) => (p.app ? `${p.app.name} (wave ${p.order.join(', resource wave ')})` : 'the root app');
+        const describe = (p: SyncPosition) => (p.app ? `${p.app.name} (wave ${p.order.join(', resource wave ')})` : 'the root app');
         const refs = [...storageRefs(ctx.resources), ...ingressRefs(ctx.resources), ...storeRefs(ctx.resources), ...issuerRefs(ctx.resources), ...priorityRefs(ctx.resources), ...namespaceRefs(repo, ctx.resources, isClusterScoped)];
         for (const ref of refs) {
           const provider = providerOf(repo, ref);
@@ -541,7 +541,7 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
           if (!before(p, c)) ctx.fail({ resource: ref.resource, path: ref.path }, `${ref.resource.kind} ${ref.resource.name} in ${describe(c)} uses ${ref.kind} ${ref.name}, which ${describe(p)} provides no earlier: it may sync before its provider exists`);
         }
         // What apps declare their charts need: the installing app (or the pool's app) in an earlier wave.
-        const appPlace = (a: ArgoApp): Place => ({ app: a, order: [Number(dig(a.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)] });
+        const appPlace = (a: ArgoApp): SyncPosition => ({ app: a, order: [Number(dig(a.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)] });
         const poolApp = repo.resources.filter((r) => r.kind === 'IPAddressPool').map((r) => placeOf(repo, r).app).find(Boolean);
         for (const app of apps) {
           const skips = ((dig(app.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[]).includes('SkipDryRunOnMissingResource=true');
@@ -563,7 +563,7 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
           const c = placeOf(repo, r);
           const appOptions = (dig(c.app?.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[];
           if (appOptions.includes('SkipDryRunOnMissingResource=true')) continue;
-          const p: Place = { app, order: [(c.app === app ? c.order[0] : undefined) ?? Number(dig(app.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)] };
+          const p: SyncPosition = { app, order: [(c.app === app ? c.order[0] : undefined) ?? Number(dig(app.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)] };
           const same = c.app === app;
           if (!same && before(p, c)) continue;
           const key = `${r.file}#${r.kind}#${group}`;

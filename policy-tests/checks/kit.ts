@@ -9,7 +9,7 @@ import type { Path } from '../model/positions.ts';
 import type { DataFile, Repo } from '../model/repo.ts';
 import type { SourceRender } from '../model/rendered.ts';
 
-export type Place =
+export type FailurePlace =
   /** A node of a resource: its key or its value. */
   | { resource: Resource; path: Path; target?: 'key' | 'value' }
   /** A spot in a file; line 1 when the finding is about the whole file or folder. */
@@ -23,9 +23,9 @@ export interface CheckContext {
   resources: readonly Resource[];
   /** What the render tier made of each Application source (for checks that declare `renders`). */
   renders: readonly SourceRender[];
-  fail(place: Place, message: string): void;
+  fail(place: FailurePlace, message: string): void;
   /** What the API server admits with a warning: reported apart, never a failure. */
-  warn(place: Place, message: string): void;
+  warn(place: FailurePlace, message: string): void;
 }
 
 /**

@@ -4,7 +4,7 @@
  * names the check and the reason.
  */
 import { EXEMPTION_CHECK_ID, EXEMPTION_PREFIX, exemptionCheck } from '../checks/registry.ts';
-import type { CheckContext, Place, PolicyCheck, Reads } from '../checks/kit.ts';
+import type { CheckContext, FailurePlace, PolicyCheck, Reads } from '../checks/kit.ts';
 import { chartValues } from '../model/chart-values.ts';
 import { argoGlobMatch } from '../model/glob.ts';
 import type { Finding } from '../model/findings.ts';
@@ -57,7 +57,7 @@ function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRend
     fail: (place, message) => out.push(at(place, message)),
     warn: (place, message) => out.push({ ...at(place, message), severity: 'warning' }),
   };
-  function at(place: Place, message: string): Finding {
+  function at(place: FailurePlace, message: string): Finding {
     if ('resource' in place) return findingAt(place.resource, place.path, check.id, message, check.remediation, place.target);
     if ('data' in place) {
       const { line, col } = place.data.positions.at(place.path, 'key');

@@ -39,10 +39,10 @@ export interface RenderedFrom {
 }
 
 /** A position; `file` when it lies in another file than the resource's (a rendered resource's values file). */
-export type Place = LinePos & { file?: string };
+export type FilePosition = LinePos & { file?: string };
 
 export interface Positions {
-  at(path: Path, target: 'key' | 'value'): Place;
+  at(path: Path, target: 'key' | 'value'): FilePosition;
 }
 
 /** Positions straight from a parsed document. */
@@ -93,7 +93,7 @@ export const resourceKey = (x: { file: string; doc?: number; item?: number; rend
   x.rendered !== undefined ? `rendered:${typeof x.rendered === 'string' ? x.rendered : x.rendered.id}` : `${x.file}#${x.doc ?? ''}#${x.item ?? ''}`;
 
 /** Position of a path inside a resource, for findings. */
-export function positionOf(resource: Resource, path: Path, target: 'key' | 'value' = 'value'): Place {
+export function positionOf(resource: Resource, path: Path, target: 'key' | 'value' = 'value'): FilePosition {
   return resource.positions.at(path, target);
 }
 

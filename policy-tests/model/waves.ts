@@ -28,7 +28,7 @@ export function skipsDryRunOnMissingResource(r: Resource): boolean {
   return typeof raw === 'string' && raw.split(',').map((s) => s.trim()).includes('SkipDryRunOnMissingResource=true');
 }
 
-export interface Place {
+export interface SyncPosition {
   /** The Application that applies the resource; the root app for clusters/home. */
   app: ArgoApp | undefined;
   /** [wave of the app in the root app, wave inside the app]; a root-app resource has [its wave]. */
@@ -41,7 +41,7 @@ const rootApplication = perRepo((repo: Repo): ArgoApp | undefined => application
 
 export const appWaves = perRepo((repo: Repo): Map<string, number> => new Map(applications(repo).map((a) => [a.name, waveOf(a.resource)])));
 
-export function placeOf(repo: Repo, r: Resource): Place {
+export function placeOf(repo: Repo, r: Resource): SyncPosition {
   const app = owningApplication(repo, r);
   const root = rootApplication(repo);
   if (!app || app === root) return { app: root, order: [waveOf(r)] };
@@ -49,7 +49,7 @@ export function placeOf(repo: Repo, r: Resource): Place {
 }
 
 /** Strictly before in the sync: compares the wave lists left to right (a root-app resource before the apps of a later wave). */
-export function before(a: Place, b: Place): boolean {
+export function before(a: SyncPosition, b: SyncPosition): boolean {
   if (a.app !== undefined && a.app === b.app) return (a.order.at(-1) ?? 0) < (b.order.at(-1) ?? 0);
   return (a.order[0] ?? 0) < (b.order[0] ?? 0);
 }

@@ -7,7 +7,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { ArgoApp, AppSource } from '../model/argocd.ts';
-import type { Place, Positions, Resource } from '../model/manifest.ts';
+import type { FilePosition, Positions, Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
 import type { DataFile } from '../model/repo.ts';
 import { dig, isMap } from '../model/dig.ts';
@@ -96,7 +96,7 @@ function scalarIndex(data: unknown): Map<string, Path[]> {
  * the values files points there (a chart may rename the key: widgetSize ->
  * size). Anything else points at the chart source.
  */
-export function renderedPositions(object: Record<string, unknown>, values: readonly DataFile[], fallback: (path: Path, target: 'key' | 'value') => Place): Positions {
+export function renderedPositions(object: Record<string, unknown>, values: readonly DataFile[], fallback: (path: Path, target: 'key' | 'value') => FilePosition): Positions {
   const memos = values.map(() => new Map<string, Path[]>());
   let scalars: { file: DataFile; index: Map<string, Path[]> }[] | undefined;
   return {
@@ -137,7 +137,7 @@ const fieldOf = (source: AppSource) => (source.chart !== undefined ? 'chart' : '
 
 export function toResources(input: ToResourcesInput): Resource[] {
   const { app, source } = input;
-  const atSource = (): Place => app.resource.positions.at([...source.at, fieldOf(source)], 'value');
+  const atSource = (): FilePosition => app.resource.positions.at([...source.at, fieldOf(source)], 'value');
   return input.docs.map((doc, i) => {
     const template = input.templateFor?.(doc.object);
     const metadata = isMap(doc.object.metadata) ? doc.object.metadata : {};
