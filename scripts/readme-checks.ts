@@ -5,6 +5,7 @@ import { registeredChecks } from '../policy-tests/gate/gate.ts';
 import { REPO_ROOT } from '../policy-tests/model/repo.ts';
 import { checkTable, withBlock, withCheckTable } from '../policy-tests/gate/report/check-table.ts';
 import { WAVES_END, WAVES_START, wavesTable } from '../policy-tests/gate/report/waves-table.ts';
+import { INVARIANTS_FILE, invariantsDoc } from '../policy-tests/gate/report/invariants-doc.ts';
 import { loadRepo } from '../policy-tests/model/repo.ts';
 import { runCommand } from './lib/command.ts';
 
@@ -12,7 +13,7 @@ process.exitCode = await runCommand(
   {
     name: 'readme:checks',
     usage: 'readme:checks',
-    help: 'Regenerates the check table in policy-tests/README.md from the registry, and the sync-wave table in apps/platform/README.md from the repository.',
+    help: 'Regenerates the check table in policy-tests/README.md and docs/invariants.md from the registry, and the sync-wave table in apps/platform/README.md from the repository.',
     options: {},
     positionals: { min: 0, max: 0 },
     async run() {
@@ -26,6 +27,11 @@ process.exitCode = await runCommand(
       const wavesAfter = withBlock(wavesBefore, WAVES_START, WAVES_END, wavesTable(await loadRepo(REPO_ROOT)));
       writeFileSync(platform, wavesAfter);
       process.stdout.write(wavesBefore === wavesAfter ? 'apps/platform/README.md wave table is up to date\n' : 'apps/platform/README.md wave table regenerated\n');
+      const invariants = join(REPO_ROOT, INVARIANTS_FILE);
+      const invariantsBefore = readFileSync(invariants, 'utf8');
+      const invariantsAfter = invariantsDoc(await registeredChecks());
+      writeFileSync(invariants, invariantsAfter);
+      process.stdout.write(invariantsBefore === invariantsAfter ? `${INVARIANTS_FILE} is up to date\n` : `${INVARIANTS_FILE} regenerated\n`);
       return 0;
     },
   },

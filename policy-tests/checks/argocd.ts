@@ -32,7 +32,7 @@ function workloadFolders(files: readonly string[]): string[] {
 export const argocdChecks: PolicyCheck[] = [
   {
     id: 'argocd-app-folder',
-    description: 'Every workload folder holds exactly one application.yaml with one Application, and Applications live nowhere else (DESIGN.md Layout; invariants P1).',
+    description: 'Every workload folder holds exactly one application.yaml with one Application, and Applications live nowhere else (docs/design.md, Layout; invariants P1).',
     invariants: ['P1'],
     remediation: 'add an application.yaml declaring one Application for the folder, or move the manifests into an app folder',
     reads: { kinds: ['*'] },

@@ -48,7 +48,7 @@ export interface Reads {
 /** A policy check, modeled on kube-linter's builtin checks: metadata plus a pure function. */
 export interface PolicyCheck {
   id: string;
-  /** One line, naming the spec section it enforces. */
+  /** One line, naming the invariants (docs/invariants.md) it enforces. */
   description: string;
   /** Invariant ids stated in docs/invariants.md, or the design rule it enforces. */
   invariants: readonly string[];

@@ -79,7 +79,7 @@ export const mediaChecks: PolicyCheck[] = [
     id: 'media-one-share',
     description: 'One network share is mounted whole at /data in the TV manager, both movie managers, both subtitle managers, the archive extractor and the transcoder, so imports are hardlinks (Storage layout 1; M1, M2).',
     invariants: ['M1', 'M2'],
-    remediation: 'mount the media-data claim at /data, without subPath, in every workload the spec lists',
+    remediation: 'mount the media-data claim at /data, without subPath, in every workload apps/media/facts/media.yaml lists',
     reads: { kinds: ['Deployment', 'StatefulSet', 'PersistentVolumeClaim', 'PersistentVolume'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {

@@ -29,7 +29,7 @@ export const monitoringChecks: PolicyCheck[] = [
     id: 'monitoring-retention',
     description: 'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet; the sensor and the shipper keep nothing (Limits; A1, A2, A3).',
     invariants: ['A1', 'A2', 'A3'],
-    remediation: 'set the retention or replica count the spec’s Limits table gives',
+    remediation: 'set the retention or replica count docs/invariants.md states (A1-A3)',
     reads: { kinds: ['Application'], charts: ['kube-prometheus-stack', 'loki', 'tempo', 'alloy', 'falco'] },
     exemptible: false,
     run(ctx) {
@@ -143,7 +143,7 @@ export const SNMP_DEFAULT_CONFIG = '/etc/snmp_exporter/snmp.yml';
 
 export const dashboardChecks: PolicyCheck[] = [{
   id: 'dashboard-rows',
-  description: 'A provisioned dashboard has the four rows of the spec (Internet & Backups, Network, Hypervisor, NAS), each with the panels the spec lists (A10).',
+  description: 'A provisioned dashboard has the four rows of invariant A10 (Internet & Backups, Network, Hypervisor, NAS), each with the panels that invariant lists.',
   invariants: ['A10'],
   remediation: 'add the missing row or panel to monitoring/dashboards/homelab-overview.yaml',
   reads: { kinds: ['ConfigMap'] },
@@ -153,7 +153,7 @@ export const dashboardChecks: PolicyCheck[] = [{
     for (const d of boards.filter((b) => b.error)) ctx.fail({ file: d.file, line: d.error!.pos.line, col: d.error!.pos.col }, `${d.key}: ${d.error!.message}`);
     const overview = boards.find((d) => rowsOf(d).some((r) => r.title in DASHBOARD_ROWS));
     if (!overview) {
-      ctx.fail({ file: 'monitoring/README.md' }, 'no provisioned dashboard has the spec’s rows');
+      ctx.fail({ file: 'monitoring/README.md' }, 'no provisioned dashboard has the four rows of invariant A10');
       return;
     }
     const rows = rowsOf(overview);

@@ -23,7 +23,7 @@ export const EXEMPTION_CHECK_ID = 'exemption-valid';
 
 export const exemptionCheck: PolicyCheck = {
   id: EXEMPTION_CHECK_ID,
-  description: 'Every exemption annotation names an exemptible check, gives a reason, and is still needed (DESIGN.md: exemptions sit next to the workload; S8).',
+  description: 'Every exemption annotation names an exemptible check, gives a reason, and is still needed (docs/design.md: exemptions sit next to the workload; S8).',
   invariants: ['S8'],
   remediation: `use ${EXEMPTION_PREFIX}<check-id>: "<why>" on the workload itself, and delete exemptions that no longer suppress anything`,
   reads: { kinds: ['*'] },

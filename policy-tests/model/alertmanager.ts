@@ -1,6 +1,6 @@
 /**
  * The Alertmanager configuration kept in kube-prometheus-stack's values, the
- * receiver the spec's Events table demands for an alert, and a small router
+ * receiver the routing rules demand (invariants A12-A15) for an alert, and a small router
  * (first match, classic matchers) for the policy check. The tests check the
  * same decisions with the real amtool.
  */

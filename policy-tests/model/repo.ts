@@ -19,7 +19,7 @@ import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProbl
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Where Argo CD-applied manifests live (DESIGN.md layout). */
+/** Where Argo CD-applied manifests live (docs/design.md, Layout). */
 export const MANIFEST_ROOTS = ['clusters', 'apps', 'monitoring', 'security', 'portfolio-api/deploy'] as const;
 
 export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registeredChecks } from '../gate/gate.ts';
+import { INVARIANTS_FILE, invariantsDoc } from '../gate/report/invariants-doc.ts';
 import { loadRepo, REPO_ROOT } from '../model/repo.ts';
 import { checkTable, withBlock, withCheckTable } from '../gate/report/check-table.ts';
 import { WAVES_END, WAVES_START, wavesTable } from '../gate/report/waves-table.ts';
@@ -45,6 +46,10 @@ describe('READMEs', () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
     const quickstart = readme.slice(0, readme.indexOf('\n## ', readme.indexOf('## Quickstart') + 1));
     for (const command of ['npm ci', 'npm test', 'npm run validate']) expect(quickstart).toContain(command);
+  });
+
+  it('has the docs/invariants.md the registry generates (run npm run readme:checks when this fails)', async () => {
+    expect(readFileSync(join(REPO_ROOT, INVARIANTS_FILE), 'utf8')).toBe(invariantsDoc(await registeredChecks()));
   });
 
   it('names every invariant id a check claims in docs/invariants.md', async () => {

@@ -17,7 +17,7 @@ export interface AppDeps {
   isReady?: () => boolean;
   fetchImpl?: typeof fetch;
   now?: () => number;
-  /** Feed fetch timeout; the spec's 5 s unless a test shortens it. */
+  /** Feed fetch timeout; 5 s (docs/API.md) unless a test shortens it. */
   feedTimeoutMs?: number;
 }
 

@@ -1,4 +1,4 @@
-/** Bindings, secrets and the thresholds of the spec's Limits table. */
+/** Bindings, secrets and the watchdog's thresholds (invariants A11, A18). */
 
 export { HEARTBEAT_PATH, HEARTBEAT_PERIOD_MS, HEARTBEAT_SILENCE_MS, SITE_FAILURES_FOR_DOWN } from './limits.ts';
 export const SITE_CHECK_TIMEOUT_MS = 10_000;

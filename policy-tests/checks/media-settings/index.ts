@@ -1,6 +1,6 @@
 /**
  * The media apps' rebuild settings, declared as code in apps/media/<app>/settings/
- * (P2), and the spec's settings rows on top of them (M4, M5, M8-M11, M14, M20-M27).
+ * (P2), and the settings rows of docs/invariants.md on top of them (M4, M5, M8-M11, M14, M20-M27).
  */
 import { parseInstancePath, type Path } from '../../model/positions.ts';
 import type { DataFile } from '../../model/repo.ts';

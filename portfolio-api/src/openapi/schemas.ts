@@ -31,7 +31,7 @@ export const DiscoveryIndex = object({
   notes: str,
 });
 
-/** Shape of the OpenAPI document itself, as far as the spec defines it. */
+/** Shape of the OpenAPI document itself, as far as the OpenAPI 3.1 specification defines it. */
 export const OpenApiDocument = {
   type: 'object',
   required: ['openapi', 'info', 'servers', 'paths'],
