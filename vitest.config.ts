@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * A hang guard, not a speed limit: a full run takes about a minute, so a test
+ * A hang guard, not a speed limit: a full run takes about two minutes, so a test
  * that passes ten minutes is stuck, not slow. Tests wait for readiness (never
  * a fixed sleep) and set no timeouts of their own, so a busy machine makes the
  * suite slower, never red.
