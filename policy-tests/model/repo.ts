@@ -35,6 +35,7 @@ export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }
   { pattern: '*/settings/*', reason: 'app rebuild settings, read by scripts, never applied' },
   { pattern: '*/payloads/*', reason: 'webhook payloads other systems push (documentation and test input), never applied' },
   { pattern: '*/tests/*', reason: 'tool test files (promtool rule tests), never applied' },
+  { pattern: '*/metrics-catalog/*', reason: 'the metrics catalog: what each scraped exporter exposes, read by the metrics-join check, never applied' },
   { pattern: '*/facts/*', reason: 'facts the policy checks read (upstream rule names, image lists), never applied' },
   { pattern: '*/patches/*', reason: 'kustomize patches: partial objects kustomize merges into the resources it builds, never applied as they are' },
   { pattern: '{kustomization.yaml,kustomization.yml,*/kustomization.yaml,*/kustomization.yml}', reason: "kustomize's own file, read by kustomize when Argo CD builds the folder, never applied" },
