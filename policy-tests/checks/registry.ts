@@ -7,6 +7,7 @@ import { falcoChecks } from './falco/index.ts';
 import { watchdogChecks } from './watchdog.ts';
 import { alertRoutingChecks } from './alert-routing.ts';
 import { dashboardChecks, monitoringChecks, sourceChecks } from './monitoring.ts';
+import { metricsChecks } from './metrics.ts';
 import { mediaChecks } from './media.ts';
 import { mediaSettingsChecks } from './media-settings/index.ts';
 import { backupChecks } from './backups.ts';
@@ -34,5 +35,5 @@ export const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: ReadonlySet<string> = new Set()): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...closureChecks(isClusterScoped, builtinGroups), ...admissionChecks(builtinGroups, isClusterScoped), ...projectChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...closureChecks(isClusterScoped, builtinGroups), ...admissionChecks(builtinGroups, isClusterScoped), ...projectChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...metricsChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
 }

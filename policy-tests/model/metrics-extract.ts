@@ -17,6 +17,8 @@ export const EXTRACTORS = {
   'python-metricfamily': extractPythonMetricFamily,
   /** Python exporters that build dicts {"name": f"{prefix}_x", "labels": {...}} (prometheus-qbittorrent-exporter). */
   'python-dicts': extractPythonDicts,
+  /** Node.js code on prom-client (the portfolio API): new Counter|Gauge|Histogram|Summary({ name, labelNames }). */
+  'prom-client': extractPromClient,
 } as const;
 
 export type ExtractorName = keyof typeof EXTRACTORS;
@@ -59,8 +61,9 @@ const quotedList = (text: string): string[] => [...text.matchAll(/['"]([a-zA-Z_]
 
 export function extractPythonMetricFamily(text: string): CatalogMetrics {
   const out: CatalogMetrics = {};
-  // The arguments may hold parentheses inside their strings (help texts), so strings are skipped whole.
-  const call = /(?:Gauge|Counter|Info|Summary|Histogram)MetricFamily\(\s*(?:f?['"])([a-zA-Z_:][a-zA-Z0-9_:]*)['"]((?:'[^']*'|"[^"]*"|[^)'"])*)\)/g;
+  const str = `'(?:[^'\\\\]|\\\\.)*'|"(?:[^"\\\\]|\\\\.)*"`;
+  // Arguments may hold parentheses: inside strings (help texts) and around implicitly joined strings, one level deep.
+  const call = new RegExp(`(?:Gauge|Counter|Info|Summary|Histogram)MetricFamily\\(\\s*f?['"]([a-zA-Z_:][a-zA-Z0-9_:]*)['"]((?:${str}|\\((?:${str}|[^()'"])*\\)|[^()'"])*)\\)`, 'g');
   for (const m of text.matchAll(call)) {
     const args = m[2]!;
     const literal = /labels\s*=\s*\[([^\]]*)\]/.exec(args);
@@ -95,4 +98,25 @@ export function extractAll(extractor: ExtractorName, texts: readonly string[]): 
   const out: CatalogMetrics = {};
   for (const text of texts) for (const [name, labels] of Object.entries(EXTRACTORS[extractor](text))) add(out, name, labels);
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+export function extractPromClient(text: string): CatalogMetrics {
+  const out: CatalogMetrics = {};
+  const call = /new\s+(Counter|Gauge|Histogram|Summary)\(\s*\{([^}]*)\}/g;
+  for (const m of text.matchAll(call)) {
+    const name = /\bname:\s*['"`]([a-zA-Z_:][a-zA-Z0-9_:]*)['"`]/.exec(m[2]!)?.[1];
+    if (!name) continue;
+    const labels = quotedList(/\blabelNames:\s*\[([^\]]*)\]/.exec(m[2]!)?.[1] ?? '');
+    // What prom-client writes for each type (its exposition: _bucket with le, _sum, _count; quantile for summaries).
+    if (m[1] === 'Histogram') {
+      add(out, `${name}_bucket`, [...labels, 'le']);
+      add(out, `${name}_sum`, labels);
+      add(out, `${name}_count`, labels);
+    } else if (m[1] === 'Summary') {
+      add(out, name, [...labels, 'quantile']);
+      add(out, `${name}_sum`, labels);
+      add(out, `${name}_count`, labels);
+    } else add(out, name, labels);
+  }
+  return out;
 }

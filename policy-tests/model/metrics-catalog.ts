@@ -1,0 +1,197 @@
+/**
+ * The metrics catalog (monitoring/metrics-catalog/): what each scraped
+ * exporter exposes at its pinned version, and the scrape jobs that carry it.
+ * A job's name, interval and target labels come from the monitor resource
+ * the entry names (relabelling that sets `job` honoured), or, for monitors a
+ * chart makes, from the entry's own declaration.
+ */
+import type { Repo, DataFile } from './repo.ts';
+import type { Resource } from './manifest.ts';
+import type { Path } from './positions.ts';
+import { dig } from './dig.ts';
+import { durationMs } from './durations.ts';
+import { perRepo } from './per-repo.ts';
+
+export const CATALOG_DIR = 'monitoring/metrics-catalog/';
+export const CATALOG_EXEMPTIONS = `${CATALOG_DIR}exemptions.yaml`;
+/** source.repository of an entry read from this repository's own code. */
+export const THIS_REPOSITORY = '.';
+/** kube-prometheus-stack's scrape interval when neither the monitor nor the values set one. */
+export const DEFAULT_SCRAPE_INTERVAL = '30s';
+export const MONITOR_KINDS = ['ServiceMonitor', 'PodMonitor', 'Probe', 'ScrapeConfig'] as const;
+/** Labels the Prometheus operator gives every target of a ServiceMonitor or PodMonitor. */
+const MONITOR_TARGET_LABELS = ['job', 'instance', 'namespace', 'service', 'pod', 'container', 'endpoint'];
+const PROBE_TARGET_LABELS = ['job', 'instance'];
+
+export interface Pin {
+  image?: string;
+  chart?: string;
+  version?: string;
+  file?: string;
+  contains?: string;
+  /** This repository's own code: the entry is stale when its metrics differ from what the code declares. */
+  code?: string;
+}
+
+export interface CatalogEntry {
+  file: string;
+  data: DataFile;
+  exporter: string;
+  version: string;
+  pin: Pin;
+  source: { repository?: string; ref?: string; files?: string[]; extract?: string };
+  metrics: Record<string, string[]>;
+}
+
+export interface ScrapeJob {
+  job: string;
+  intervalMs: number;
+  /** Labels every series of the job carries besides the metric's own. */
+  targetLabels: string[];
+  /** Metric name to labels, with the entry's placeholders ({app}, {prefix}) filled in. */
+  metrics: Map<string, string[]>;
+  /** Where the job comes from: `ServiceMonitor/media/exportarr-sonarr` or `chart volsync`. */
+  source: string;
+  entry: CatalogEntry;
+}
+
+export interface CatalogProblem {
+  data: DataFile;
+  path: Path;
+  message: string;
+}
+
+export interface Exemption {
+  pattern: RegExp;
+  text: string;
+  reason: string;
+  index: number;
+}
+
+export interface MetricsCatalog {
+  entries: CatalogEntry[];
+  jobs: ScrapeJob[];
+  exemptions: Exemption[];
+  exemptionsFile?: DataFile;
+  /** Monitor resources (plain, in this repository) that some entry names. */
+  coveredMonitors: Set<string>;
+  problems: CatalogProblem[];
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+export const monitorId = (r: Resource) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+
+/** A regex matched whole, as PromQL matches label values. */
+export const fullMatch = (source: string): RegExp => new RegExp(`^(?:${source})$`);
+
+/** A scrape interval in ms; unset or malformed falls back to the default (a malformed one is the schema's to report). */
+function intervalMs(value: unknown): number {
+  const ms = durationMs(value ?? DEFAULT_SCRAPE_INTERVAL);
+  return Number.isNaN(ms) ? durationMs(DEFAULT_SCRAPE_INTERVAL) : ms;
+}
+
+function fill(name: string, params: Record<string, string>): string {
+  return name.replace(/\{(\w+)\}/g, (whole, key: string) => params[key] ?? whole);
+}
+
+/** The job names, intervals and extra target labels of one monitor resource. */
+export function monitorJobs(monitor: Resource, services: readonly Resource[]): { job: string; intervalMs: number; targetLabels: string[] }[] {
+  const spec = obj(monitor.object.spec);
+  const interval = intervalMs;
+  const relabelTargets = (relabelings: unknown) => list(relabelings).map(obj).filter((r) => typeof r.targetLabel === 'string');
+  const relabelledJob = (relabelings: unknown) => relabelTargets(relabelings).filter((r) => r.targetLabel === 'job' && typeof r.replacement === 'string').map((r) => String(r.replacement)).at(-1);
+  const extraLabels = (relabelings: unknown) => relabelTargets(relabelings).map((r) => String(r.targetLabel));
+  if (monitor.kind === 'Probe') {
+    const staticLabels = Object.keys(obj(dig(spec, ['targets', 'staticConfig', 'labels'])));
+    const job = relabelledJob(dig(spec, ['targets', 'staticConfig', 'relabelingConfigs'])) ?? (typeof spec.jobName === 'string' ? spec.jobName : `probe/${monitor.namespace ?? ''}/${monitor.name}`);
+    return [{ job, intervalMs: interval(spec.interval), targetLabels: [...PROBE_TARGET_LABELS, ...staticLabels, ...extraLabels(dig(spec, ['targets', 'staticConfig', 'relabelingConfigs']))] }];
+  }
+  const endpoints = list(monitor.kind === 'PodMonitor' ? spec.podMetricsEndpoints : spec.endpoints).map(obj);
+  return endpoints.map((endpoint) => {
+    const job = relabelledJob(endpoint.relabelings) ?? defaultJob(monitor, spec, services);
+    return { job, intervalMs: interval(endpoint.interval), targetLabels: [...MONITOR_TARGET_LABELS, ...extraLabels(endpoint.relabelings)] };
+  });
+}
+
+/** Without relabelling: the Service's jobLabel value or its name (ServiceMonitor), `<namespace>/<name>` (PodMonitor). */
+function defaultJob(monitor: Resource, spec: Obj, services: readonly Resource[]): string {
+  if (monitor.kind === 'PodMonitor') return `${monitor.namespace ?? ''}/${monitor.name}`;
+  const want = obj(dig(spec, ['selector', 'matchLabels']));
+  const namespaces = list(dig(spec, ['namespaceSelector', 'matchNames'])).map(String);
+  const matched = services.find((s) => {
+    const labels = obj(dig(s.object, ['metadata', 'labels']));
+    const inNamespace = namespaces.length ? namespaces.includes(s.namespace ?? '') : s.namespace === monitor.namespace;
+    return inNamespace && Object.entries(want).every(([k, v]) => labels[k] === v);
+  });
+  if (!matched) return monitor.name;
+  const jobLabel = typeof spec.jobLabel === 'string' ? obj(dig(matched.object, ['metadata', 'labels']))[spec.jobLabel] : undefined;
+  return typeof jobLabel === 'string' ? jobLabel : matched.name;
+}
+
+function toEntry(data: DataFile, problems: CatalogProblem[]): CatalogEntry | undefined {
+  const raw = obj(data.data);
+  const need = (key: string) => {
+    if (typeof raw[key] !== 'string' || raw[key] === '') problems.push({ data, path: [key], message: `catalog entry has no ${key}` });
+  };
+  need('exporter');
+  need('version');
+  const source = obj(raw.source);
+  if (typeof source.repository !== 'string' || typeof source.ref !== 'string' || list(source.files).length === 0) {
+    problems.push({ data, path: ['source'], message: 'catalog entry must name its source: repository, ref and the files read' });
+  }
+  if (Object.keys(obj(raw.pin)).length === 0) problems.push({ data, path: ['exporter'], message: 'catalog entry has no pin: say where the repository pins this version (image, chart or file)' });
+  if (Object.keys(obj(raw.metrics)).length === 0) problems.push({ data, path: ['metrics'], message: 'catalog entry lists no metrics' });
+  if (typeof raw.exporter !== 'string' || typeof raw.version !== 'string') return undefined;
+  const metrics = Object.fromEntries(Object.entries(obj(raw.metrics)).map(([name, labels]) => [name, list(labels).map(String)]));
+  return { file: data.file, data, exporter: raw.exporter, version: raw.version, pin: obj(raw.pin) as Pin, source: source as CatalogEntry['source'], metrics };
+}
+
+export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
+  const problems: CatalogProblem[] = [];
+  const entries: CatalogEntry[] = [];
+  let exemptionsFile: DataFile | undefined;
+  for (const [file, data] of repo.dataFiles) {
+    if (!file.startsWith(CATALOG_DIR)) continue;
+    if (file === CATALOG_EXEMPTIONS) exemptionsFile = data;
+    else {
+      const entry = toEntry(data, problems);
+      if (entry) entries.push(entry);
+    }
+  }
+  const exemptions: Exemption[] = list(exemptionsFile?.data).map(obj).flatMap((e, index) => {
+    if (typeof e.metric !== 'string' || typeof e.reason !== 'string' || e.reason.trim() === '') {
+      problems.push({ data: exemptionsFile!, path: [index], message: 'an exemption needs a metric (name or regex) and a reason' });
+      return [];
+    }
+    return [{ pattern: fullMatch(e.metric), text: e.metric, reason: e.reason, index }];
+  });
+  const monitors = new Map(repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r), r]));
+  const services = repo.resources.filter((r) => r.kind === 'Service');
+  const jobs: ScrapeJob[] = [];
+  const coveredMonitors = new Set<string>();
+  for (const entry of entries) {
+    list(obj(entry.data.data).scrape).map(obj).forEach((scrape, i) => {
+      const params = Object.fromEntries(Object.entries(obj(scrape.params)).map(([k, v]) => [k, String(v)]));
+      const metrics = new Map(Object.entries(entry.metrics).map(([name, labels]) => [fill(name, params), labels]));
+      const unfilled = [...metrics.keys()].find((name) => /\{\w+\}/.test(name));
+      if (unfilled) problems.push({ data: entry.data, path: ['scrape', i], message: `metric ${unfilled} has a placeholder this scrape gives no params for` });
+      if (typeof scrape.monitor === 'string') {
+        const monitor = monitors.get(scrape.monitor);
+        if (!monitor) {
+          problems.push({ data: entry.data, path: ['scrape', i, 'monitor'], message: `no ${scrape.monitor} in this repository (Kind/namespace/name)` });
+          return;
+        }
+        coveredMonitors.add(scrape.monitor);
+        for (const j of monitorJobs(monitor, services)) jobs.push({ ...j, metrics, source: scrape.monitor, entry });
+      } else if (typeof scrape.chart === 'string' && typeof scrape.job === 'string') {
+        jobs.push({ job: scrape.job, intervalMs: intervalMs(scrape.interval), targetLabels: MONITOR_TARGET_LABELS, metrics, source: `chart ${scrape.chart}`, entry });
+      } else {
+        problems.push({ data: entry.data, path: ['scrape', i], message: 'a scrape names a monitor (Kind/namespace/name) or a chart with its job' });
+      }
+    });
+  }
+  return { entries, jobs, exemptions, exemptionsFile, coveredMonitors, problems };
+});

@@ -1,0 +1,123 @@
+/**
+ * npm run metrics:catalog: the state of the metrics catalog, offline (what
+ * the gate's metrics-catalog-current check says: stale and missing entries),
+ * and `--refresh <exporter>`: re-reads an entry's metrics from the
+ * exporter's own source at a tag, online from GitHub or from a local clone
+ * (`--from`), and rewrites the entry for that version.
+ */
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseDocument } from 'yaml';
+import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
+import { runGate, allFindings } from '../../policy-tests/gate/gate.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from '../../policy-tests/model/metrics-catalog.ts';
+import { writeFileAtomic } from '../../policy-tests/model/write-atomic.ts';
+import { extractAll, isExtractor } from '../../policy-tests/model/metrics-extract.ts';
+
+const FETCH_TIMEOUT_MS = 30_000;
+const GIT_TIMEOUT_MS = 60_000;
+const CHECK = 'metrics-catalog-current';
+
+interface Source {
+  repository: string;
+  ref: string;
+  files: string[];
+  extract: string;
+}
+
+/** Reads one source file at a ref: from a local clone, or from GitHub. */
+async function readSource(source: Source, ref: string, file: string, from: string | undefined, root: string): Promise<string> {
+  // This repository's own code (the portfolio API): the working tree is the source.
+  if (source.repository === THIS_REPOSITORY) return readFileSync(join(root, file), 'utf8');
+  if (from) {
+    try {
+      const { stdout } = await promisify(execFile)('git', ['-C', from, 'show', `${ref}:${file}`], { timeout: GIT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+      return stdout;
+    } catch (err) {
+      throw new Error(`cannot read ${file} at ${ref} from ${from}: ${String((err as { stderr?: string }).stderr ?? err).trim().split('\n')[0]}`);
+    }
+  }
+  const match = /^https:\/\/github\.com\/([^/]+)\/([^/]+?)(?:\.git)?$/.exec(source.repository);
+  if (!match) throw new Error(`source.repository ${source.repository} is not a GitHub repository; refresh with --from <local clone>`);
+  const url = `https://raw.githubusercontent.com/${match[1]}/${match[2]}/${encodeURIComponent(ref)}/${file.split('/').map(encodeURIComponent).join('/')}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+  } catch (err) {
+    throw new Error(`offline or unreachable: cannot fetch ${file} at ${ref} (${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}); refresh with --from <local clone>`);
+  }
+  if (!response.ok) throw new Error(`${file} at ${ref}: HTTP ${response.status}`);
+  return response.text();
+}
+
+export interface RefreshOptions {
+  root: string;
+  exporter: string;
+  version?: string;
+  chartVersion?: string;
+  from?: string;
+}
+
+/** Rewrites the entry of `exporter` for `version` (default: its own), from its source; returns the file written. */
+export async function refreshEntry(o: RefreshOptions): Promise<string> {
+  const dir = join(o.root, CATALOG_DIR);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && join(CATALOG_DIR, f) !== CATALOG_EXEMPTIONS);
+  const found = files.map((f) => ({ f, doc: parseDocument(readFileSync(join(dir, f), 'utf8')) })).filter(({ doc }) => doc.get('exporter') === o.exporter);
+  if (found.length === 0) throw new UsageError(`no catalog entry for exporter ${o.exporter}`);
+  const { f, doc } = found[0]!;
+  const source = (doc.toJS() as { source?: Source }).source;
+  if (!source?.extract || !isExtractor(source.extract)) {
+    throw new Error(`${CATALOG_DIR}${f} is kept by hand (source.extract: ${source?.extract ?? 'unset'}): read ${source?.files?.join(', ') ?? 'its source'} at the new tag and edit it`);
+  }
+  const oldVersion = String(doc.get('version'));
+  const version = o.version ?? oldVersion;
+  // The ref follows the version: v3.5.5 -> v3.6.0, 1.3.0 -> 1.4.0.
+  const ref = source.ref.includes(oldVersion.replace(/^v/, '')) ? source.ref.replace(oldVersion.replace(/^v/, ''), version.replace(/^v/, '')) : version;
+  const texts = await Promise.all(source.files.map((file) => readSource(source, ref, file, o.from, o.root)));
+  const metrics = extractAll(source.extract, texts);
+  if (Object.keys(metrics).length === 0) throw new Error(`the ${source.extract} extractor found no metrics in ${source.files.join(', ')} at ${ref}; the exporter changed how it declares them`);
+  doc.set('version', version);
+  doc.setIn(['source', 'ref'], ref);
+  if (o.chartVersion !== undefined) doc.setIn(['pin', 'version'], o.chartVersion);
+  doc.set('metrics', doc.createNode(metrics));
+  const name = `${o.exporter}-${version}.yaml`;
+  writeFileAtomic(join(dir, name), doc.toString({ lineWidth: 0 }));
+  if (name !== f) rmSync(join(dir, f));
+  return `${CATALOG_DIR}${name}`;
+}
+
+export async function main(argv: string[], io?: CommandIo): Promise<number> {
+  const out = (line: string) => (io ?? { stdout: (t: string) => process.stdout.write(t) }).stdout(`${line}\n`);
+  return runCommand({
+    name: 'metrics:catalog',
+    usage: 'metrics:catalog [--refresh <exporter> [--version <v>] [--chart-version <v>] [--from <local clone>]] [--root <repo>]',
+    help: `Without --refresh: what the gate's ${CHECK} check finds, offline (stale entries after a
+version bump, monitors without an entry, malformed entries); exit 1 when anything is.
+--refresh <exporter>: reads the entry's source files at the tag of --version (default: the
+entry's own) from GitHub, or from the git clone --from names, extracts the metrics with the
+entry's extractor, and rewrites monitoring/metrics-catalog/<exporter>-<version>.yaml.
+Entries kept by hand (source.extract: manual) are refused with what to read instead.`,
+    options: { refresh: { type: 'string' }, version: { type: 'string' }, 'chart-version': { type: 'string' }, from: { type: 'string' }, root: { type: 'string' } },
+    positionals: { min: 0, max: 0 },
+    async run({ values }) {
+      const root = (values.root as string | undefined) ?? REPO_ROOT;
+      if (values.refresh !== undefined) {
+        const written = await refreshEntry({ root, exporter: String(values.refresh), version: values.version as string | undefined, chartVersion: values['chart-version'] as string | undefined, from: values.from as string | undefined });
+        out(`wrote ${written}; run the gate to see what the new version changes`);
+        return 0;
+      }
+      if (values.version !== undefined || values.from !== undefined || values['chart-version'] !== undefined) throw new UsageError('--version, --chart-version and --from go with --refresh');
+      const result = await runGate({ root, render: false });
+      const findings = allFindings(result).filter((f) => f.check === CHECK);
+      for (const f of findings) out(`${f.file}:${f.line}: ${f.message}`);
+      out(findings.length ? `${findings.length} catalog problem(s); entries are refreshed with --refresh <exporter>` : 'metrics catalog: every entry matches its pin, every monitor has an entry');
+      return findings.length ? 1 : 0;
+    },
+  }, argv, io);
+}
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) process.exitCode = await main(process.argv.slice(2));
