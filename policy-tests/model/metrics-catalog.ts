@@ -180,14 +180,14 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
       if (unfilled) problems.push({ data: entry.data, path: ['scrape', i], message: `metric ${unfilled} has a placeholder this scrape gives no params for` });
       if (typeof scrape.monitor === 'string') {
         const monitor = monitors.get(scrape.monitor);
-        if (!monitor) {
-          problems.push({ data: entry.data, path: ['scrape', i, 'monitor'], message: `no ${scrape.monitor} in this repository (Kind/namespace/name)` });
-          return;
-        }
+        // A monitor that is gone is its own check's finding (media-exporters, closure); here it only scrapes nothing.
+        if (!monitor) return;
         coveredMonitors.add(scrape.monitor);
         for (const j of monitorJobs(monitor, services)) jobs.push({ ...j, metrics, source: scrape.monitor, entry });
       } else if (typeof scrape.chart === 'string' && typeof scrape.job === 'string') {
         jobs.push({ job: scrape.job, intervalMs: intervalMs(scrape.interval), targetLabels: MONITOR_TARGET_LABELS, metrics, source: `chart ${scrape.chart}`, entry });
+        // The monitor the chart renders, so a plain copy of it (a duplicate-resource) is not also "undescribed".
+        if (typeof scrape.renders === 'string') coveredMonitors.add(scrape.renders);
       } else {
         problems.push({ data: entry.data, path: ['scrape', i], message: 'a scrape names a monitor (Kind/namespace/name) or a chart with its job' });
       }

@@ -3,7 +3,7 @@ import { backupMutations } from './backup-mutations.ts';
 import { coreMutations } from './core-mutations.ts';
 import { componentMutations, fixtureMutations } from './falco-mutations.ts';
 import { mediaMutations, mediaSettingsMutations } from './media-mutations.ts';
-import { monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';
+import { metricsMutations, monitoringMutations, routingMutations, wiringMutations } from './monitoring-mutations.ts';
 import type { Mutation } from './mutation-runner.ts';
 import { renderMutations } from './render-mutations.ts';
 import { platformMutations } from './platform-mutations.ts';
@@ -16,6 +16,7 @@ export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   'watchdog wiring': wiringMutations,
   'alert routing': routingMutations,
   monitoring: monitoringMutations,
+  metrics: metricsMutations,
   media: mediaMutations,
   'media settings': mediaSettingsMutations,
   backups: backupMutations,

@@ -29,7 +29,8 @@ export function copyRepo(): RepoCopy {
   const remember = (file: string) => {
     if (!originals.has(file)) originals.set(file, existsSync(join(root, file)) ? readFileSync(join(root, file), 'utf8') : undefined);
   };
-  for (const r of MANIFEST_ROOTS) {
+  // The manifests, and the code a metrics-catalog entry is read from (its pin.code).
+  for (const r of [...MANIFEST_ROOTS, 'portfolio-api/src/metrics.ts']) {
     if (existsSync(join(REPO_ROOT, r))) cpSync(join(REPO_ROOT, r), join(root, r), { recursive: true, filter: (src) => !src.includes('node_modules') });
   }
   return {
