@@ -6,6 +6,7 @@
 import { closest } from 'fastest-levenshtein';
 import { metricsCatalog, fullMatch, monitorId, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/metrics-catalog.ts';
 import { promExpressions, type PromExpression } from '../model/promql-expressions.ts';
+import { perRepo } from '../model/per-repo.ts';
 import { parsePromQL, type Matcher, type Selector } from '../model/promql.ts';
 import { durationMs } from '../model/durations.ts';
 import { applications } from '../model/argocd.ts';
@@ -69,8 +70,7 @@ interface Reader {
 }
 
 function* selectorsOf(repo: Repo, ctx: CheckContext): Generator<Reader> {
-  for (const e of promExpressions(repo)) {
-    const parsed = parsePromQL(e.expr);
+  for (const { e, parsed } of metricsView(repo).expressions) {
     if (parsed.error) {
       ctx.fail({ file: e.file, ...e.at(parsed.error.from) }, `${e.kind} ${e.name}: ${parsed.error.message}`);
       continue;
@@ -79,7 +79,12 @@ function* selectorsOf(repo: Repo, ctx: CheckContext): Generator<Reader> {
   }
 }
 
-const recordedNames = (repo: Repo) => new Set(promExpressions(repo).filter((e) => e.kind === 'record').map((e) => e.name));
+/** What every metrics check reads: the catalog, the recorded series, and each expression parsed once. */
+const metricsView = perRepo((repo: Repo) => ({
+  catalog: metricsCatalog(repo),
+  recorded: new Set(promExpressions(repo).filter((e) => e.kind === 'record').map((e) => e.name)),
+  expressions: promExpressions(repo).map((e) => ({ e, parsed: parsePromQL(e.expr) })),
+}));
 
 function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<string>, used: Set<number>, { e, s, place }: Reader): void {
   const what = `${e.kind} ${e.name}`;
@@ -130,9 +135,8 @@ const seconds = (ms: number) => `${ms / 1000}s`;
 /** A job is guarded when an alert reads `up` of it compared with 0, or the expression itself uses absent(). */
 function guardedJobs(repo: Repo, jobs: readonly ScrapeJob[]): Set<string> {
   const guarded = new Set<string>();
-  for (const e of promExpressions(repo)) {
+  for (const { e, parsed } of metricsView(repo).expressions) {
     if (e.kind !== 'alert') continue;
-    const parsed = parsePromQL(e.expr);
     for (const c of parsed.comparisons) {
       if (c.selector.name !== 'up' || c.op !== '==' || c.value !== 0) continue;
       for (const j of jobsFor(c.selector, jobs)) guarded.add(j.job);
@@ -150,8 +154,7 @@ export const metricsChecks: PolicyCheck[] = [
     reads: READS,
     exemptible: false,
     run(ctx) {
-      const catalog = metricsCatalog(ctx.repo);
-      const recorded = recordedNames(ctx.repo);
+      const { catalog, recorded } = metricsView(ctx.repo);
       const used = new Set<number>();
       for (const reader of selectorsOf(ctx.repo, ctx)) joinOne(ctx, catalog, recorded, used, reader);
       for (const x of catalog.exemptions) {
@@ -167,10 +170,8 @@ export const metricsChecks: PolicyCheck[] = [
     reads: READS,
     exemptible: false,
     run(ctx) {
-      const catalog = metricsCatalog(ctx.repo);
-      const recorded = recordedNames(ctx.repo);
-      for (const e of promExpressions(ctx.repo)) {
-        const parsed = parsePromQL(e.expr);
+      const { catalog, recorded, expressions } = metricsView(ctx.repo);
+      for (const { e, parsed } of expressions) {
         if (parsed.error) continue; // metrics-join reports it
         const forMs = e.for === undefined ? NaN : durationMs(e.for);
         for (const s of parsed.selectors) {
@@ -192,12 +193,10 @@ export const metricsChecks: PolicyCheck[] = [
     reads: READS,
     exemptible: false,
     run(ctx) {
-      const catalog = metricsCatalog(ctx.repo);
-      const recorded = recordedNames(ctx.repo);
+      const { catalog, recorded, expressions } = metricsView(ctx.repo);
       const guarded = guardedJobs(ctx.repo, catalog.jobs);
-      for (const e of promExpressions(ctx.repo)) {
+      for (const { e, parsed } of expressions) {
         if (e.kind !== 'alert') continue;
-        const parsed = parsePromQL(e.expr);
         if (parsed.error || parsed.selectors.some((s) => s.inAbsent)) continue;
         for (const c of parsed.comparisons) {
           if (c.selector.name === 'up' || !((c.op === '==' && c.value === 0) || (c.op === '!=' && c.value === 1))) continue;
