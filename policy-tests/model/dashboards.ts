@@ -19,6 +19,8 @@ export interface Dashboard {
   panels: Panel[];
   at(path: Path): LinePos;
   error?: { message: string; pos: LinePos };
+  /** Shipped by a chart (kube-prometheus-stack's own dashboards), not written in this repository. */
+  rendered: boolean;
 }
 
 export function dashboards(repo: Repo): Dashboard[] {
@@ -41,7 +43,7 @@ export function dashboards(repo: Repo): Dashboard[] {
       } catch (err) {
         error = { message: `dashboard JSON does not parse: ${(err as Error).message}`, pos: toOuter({ line: 1, col: 1 }) };
       }
-      out.push({ file: resource.file, key, title: json.title ?? '', panels: json.panels ?? [], at, error });
+      out.push({ file: resource.file, key, title: json.title ?? '', panels: json.panels ?? [], at, error, rendered: resource.rendered !== undefined });
     }
   }
   return out;

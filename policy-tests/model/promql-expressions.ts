@@ -1,7 +1,8 @@
 /**
  * Every PromQL expression the repository evaluates or shows: alert and
  * recording rules of PrometheusRules, and the queries of provisioned Grafana
- * dashboards. Each knows where a character of it sits in its file.
+ * dashboards, as written in this repository (a chart's own rules and
+ * dashboards are not judged). Each knows where a character of it sits in its file.
  */
 import type { Repo } from './repo.ts';
 import type { Resource } from './manifest.ts';
@@ -75,7 +76,8 @@ function dashboardExpressions(dashboard: Dashboard): PromExpression[] {
     });
     if (panel.panels) visit(panel.panels, [...path, i, 'panels']);
   });
-  if (!dashboard.error) visit(dashboard.panels, ['panels']);
+  // A chart's own dashboards read its own exporters' series; they are the chart's to keep, not judged here.
+  if (!dashboard.error && !dashboard.rendered) visit(dashboard.panels, ['panels']);
   return out;
 }
 

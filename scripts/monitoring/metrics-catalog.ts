@@ -110,7 +110,8 @@ Entries kept by hand (source.extract: manual) are refused with what to read inst
         return 0;
       }
       if (values.version !== undefined || values.from !== undefined || values['chart-version'] !== undefined) throw new UsageError('--version, --chart-version and --from go with --refresh');
-      const result = await runGate({ root, render: false });
+      // Rendered (or counted as not rendered): with --no-render the policy layer does not run at all.
+      const result = await runGate({ root });
       const findings = allFindings(result).filter((f) => f.check === CHECK);
       for (const f of findings) out(`${f.file}:${f.line}: ${f.message}`);
       out(findings.length ? `${findings.length} catalog problem(s); entries are refreshed with --refresh <exporter>` : 'metrics catalog: every entry matches its pin, every monitor has an entry');
