@@ -110,25 +110,40 @@ export function monitorJobs(monitor: Resource, services: readonly Resource[]): {
     return [{ job, intervalMs: interval(spec.interval), targetLabels: [...PROBE_TARGET_LABELS, ...staticLabels, ...extraLabels(dig(spec, ['targets', 'staticConfig', 'relabelingConfigs']))] }];
   }
   const endpoints = list(monitor.kind === 'PodMonitor' ? spec.podMetricsEndpoints : spec.endpoints).map(obj);
-  return endpoints.map((endpoint) => {
-    const job = relabelledJob(endpoint.relabelings) ?? defaultJob(monitor, spec, services);
-    return { job, intervalMs: interval(endpoint.interval), targetLabels: [...MONITOR_TARGET_LABELS, ...extraLabels(endpoint.relabelings)] };
+  return endpoints.flatMap((endpoint) => {
+    const relabelled = relabelledJob(endpoint.relabelings);
+    return (relabelled ? [relabelled] : defaultJobs(monitor, spec, services)).map((job) => ({ job, intervalMs: interval(endpoint.interval), targetLabels: [...MONITOR_TARGET_LABELS, ...extraLabels(endpoint.relabelings)] }));
   });
 }
 
-/** Without relabelling: the Service's jobLabel value or its name (ServiceMonitor), `<namespace>/<name>` (PodMonitor). */
-function defaultJob(monitor: Resource, spec: Obj, services: readonly Resource[]): string {
-  if (monitor.kind === 'PodMonitor') return `${monitor.namespace ?? ''}/${monitor.name}`;
-  const want = obj(dig(spec, ['selector', 'matchLabels']));
-  const namespaces = list(dig(spec, ['namespaceSelector', 'matchNames'])).map(String);
-  const matched = services.find((s) => {
-    const labels = obj(dig(s.object, ['metadata', 'labels']));
-    const inNamespace = namespaces.length ? namespaces.includes(s.namespace ?? '') : s.namespace === monitor.namespace;
-    return inNamespace && Object.entries(want).every(([k, v]) => labels[k] === v);
+/** Kubernetes label selector semantics: matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist), all must hold. */
+function selects(selector: Obj, labels: Obj): boolean {
+  const equal = Object.entries(obj(selector.matchLabels)).every(([k, v]) => labels[k] === v);
+  return equal && list(selector.matchExpressions).map(obj).every((e) => {
+    const key = String(e.key);
+    const values = list(e.values).map(String);
+    const has = Object.hasOwn(labels, key);
+    if (e.operator === 'In') return has && values.includes(String(labels[key]));
+    if (e.operator === 'NotIn') return !has || !values.includes(String(labels[key]));
+    if (e.operator === 'Exists') return has;
+    if (e.operator === 'DoesNotExist') return !has;
+    return false;
   });
-  if (!matched) return monitor.name;
-  const jobLabel = typeof spec.jobLabel === 'string' ? obj(dig(matched.object, ['metadata', 'labels']))[spec.jobLabel] : undefined;
-  return typeof jobLabel === 'string' ? jobLabel : matched.name;
+}
+
+/** Without relabelling, per selected Service: its jobLabel value or its name (ServiceMonitor); `<namespace>/<name>` (PodMonitor). */
+function defaultJobs(monitor: Resource, spec: Obj, services: readonly Resource[]): string[] {
+  if (monitor.kind === 'PodMonitor') return [`${monitor.namespace ?? ''}/${monitor.name}`];
+  const namespaces = list(dig(spec, ['namespaceSelector', 'matchNames'])).map(String);
+  const matched = services.filter((s) => {
+    const inNamespace = namespaces.length ? namespaces.includes(s.namespace ?? '') : s.namespace === monitor.namespace;
+    return inNamespace && selects(obj(spec.selector), obj(dig(s.object, ['metadata', 'labels'])));
+  });
+  if (matched.length === 0) return [monitor.name];
+  return [...new Set(matched.map((m) => {
+    const jobLabel = typeof spec.jobLabel === 'string' ? obj(dig(m.object, ['metadata', 'labels']))[spec.jobLabel] : undefined;
+    return typeof jobLabel === 'string' ? jobLabel : m.name;
+  }))];
 }
 
 function toEntry(data: DataFile, problems: CatalogProblem[]): CatalogEntry | undefined {
@@ -170,6 +185,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
   });
   const monitors = new Map(repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r), r]));
   const services = repo.resources.filter((r) => r.kind === 'Service');
+  const renderedMonitors = new Map(repo.resources.filter((r) => r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r), r]));
   const jobs: ScrapeJob[] = [];
   const coveredMonitors = new Set<string>();
   for (const entry of entries) {
@@ -185,9 +201,21 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
         coveredMonitors.add(scrape.monitor);
         for (const j of monitorJobs(monitor, services)) jobs.push({ ...j, metrics, source: scrape.monitor, entry });
       } else if (typeof scrape.chart === 'string' && typeof scrape.job === 'string') {
-        jobs.push({ job: scrape.job, intervalMs: intervalMs(scrape.interval), targetLabels: MONITOR_TARGET_LABELS, metrics, source: `chart ${scrape.chart}`, entry });
+        const source = `chart ${scrape.chart}`;
         // The monitor the chart renders, so a plain copy of it (a duplicate-resource) is not also "undescribed".
         if (typeof scrape.renders === 'string') coveredMonitors.add(scrape.renders);
+        const rendered = typeof scrape.renders === 'string' ? renderedMonitors.get(scrape.renders) : undefined;
+        if (!rendered) {
+          // Not rendered (chart not in the cache): the entry's declaration stands, unverified.
+          jobs.push({ job: scrape.job, intervalMs: intervalMs(scrape.interval), targetLabels: MONITOR_TARGET_LABELS, metrics, source, entry });
+          return;
+        }
+        // Rendered: the job is what the operator will make of the chart's monitor, whatever the entry says.
+        const derived = monitorJobs(rendered, services);
+        if (!derived.some((j) => j.job === scrape.job)) {
+          problems.push({ data: entry.data, path: ['scrape', i, 'job'], message: `the chart renders ${scrape.renders} with job ${[...new Set(derived.map((j) => j.job))].join(', ')}, not ${scrape.job}: a selector on job="${scrape.job}" matches nothing` });
+        }
+        for (const j of derived) jobs.push({ ...j, metrics, source, entry });
       } else {
         problems.push({ data: entry.data, path: ['scrape', i], message: 'a scrape names a monitor (Kind/namespace/name) or a chart with its job' });
       }

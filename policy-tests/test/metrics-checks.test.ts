@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from './mutation-runner.ts';
 import { metricsMutations } from './monitoring-mutations.ts';
 import { loadRepo, type Repo } from '../model/repo.ts';
-import { metricsCatalog, MONITOR_KINDS, monitorId, type MetricsCatalog } from '../model/metrics-catalog.ts';
+import type { Resource } from '../model/manifest.ts';
+import { metricsCatalog, monitorJobs, MONITOR_KINDS, monitorId, type MetricsCatalog } from '../model/metrics-catalog.ts';
 import { parsePromQL } from '../model/promql.ts';
 import { extractGoNewDesc, extractKsmDocs, extractPromClient, extractPythonDicts, extractPythonMetricFamily } from '../model/metrics-extract.ts';
 
@@ -91,5 +92,29 @@ describe('extractors read each declaration style', () => {
     expect(extractPythonDicts(py)).toEqual({ '{prefix}_torrents_count': ['category', 'status'] });
     const ts = "new Histogram({ name: 'req_seconds', labelNames: ['method'], buckets: [1] }); new Counter({ name: 'x_total', help: 'h' })";
     expect(extractPromClient(ts)).toEqual({ req_seconds_bucket: ['le', 'method'], req_seconds_count: ['method'], req_seconds_sum: ['method'], x_total: [] });
+  });
+});
+
+describe('jobs as the Prometheus operator names them', () => {
+  const resource = (kind: string, namespace: string, name: string, object: Record<string, unknown>) => ({ kind, namespace, name, file: 'x.yaml', doc: 0, apiVersion: 'v1', object, positions: { at: () => ({ line: 1, col: 1 }) } }) as unknown as Resource;
+  const service = (name: string, labels: Record<string, string>) => resource('Service', 'monitoring', name, { metadata: { name, labels } });
+
+  it('a label on the ServiceMonitor object does not name the job; jobLabel falls back to the Service name (the SNMP chart defect)', () => {
+    const monitor = resource('ServiceMonitor', 'monitoring', 'snmp-nas', { metadata: { labels: { job: 'snmp-nas' } }, spec: { jobLabel: 'snmp-exporter', selector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus-snmp-exporter' } }, endpoints: [{ port: 'http', interval: '60s' }] } });
+    const services = [service('snmp-exporter-prometheus-snmp-exporter', { 'app.kubernetes.io/name': 'prometheus-snmp-exporter' })];
+    expect(monitorJobs(monitor, services)).toMatchObject([{ job: 'snmp-exporter-prometheus-snmp-exporter', intervalMs: 60_000 }]);
+    const relabelled = resource('ServiceMonitor', 'monitoring', 'snmp-nas', { spec: { selector: {}, endpoints: [{ port: 'http', relabelings: [{ targetLabel: 'job', replacement: 'snmp-nas' }] }] } });
+    expect(monitorJobs(relabelled, services)).toMatchObject([{ job: 'snmp-nas', intervalMs: 30_000 }]);
+  });
+
+  it('matchExpressions select several Services, each its own job by jobLabel (cert-manager)', () => {
+    const monitor = resource('ServiceMonitor', 'monitoring', 'cert-manager', { spec: { jobLabel: 'app.kubernetes.io/name', selector: { matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['cert-manager', 'webhook'] }] }, endpoints: [{ port: 'metrics' }] } });
+    const services = [service('cert-manager', { 'app.kubernetes.io/name': 'cert-manager' }), service('cert-manager-webhook', { 'app.kubernetes.io/name': 'webhook' }), service('other', { 'app.kubernetes.io/name': 'other' })];
+    expect(monitorJobs(monitor, services).map((j) => j.job)).toEqual(['cert-manager', 'webhook']);
+  });
+
+  it('a Probe is probe/<namespace>/<name> unless jobName says otherwise', () => {
+    expect(monitorJobs(resource('Probe', 'monitoring', 'internet', { spec: { interval: '15s' } }), [])).toMatchObject([{ job: 'probe/monitoring/internet', intervalMs: 15_000 }]);
+    expect(monitorJobs(resource('Probe', 'monitoring', 'internet', { spec: { jobName: 'net' } }), [])[0]!.job).toBe('net');
   });
 });
