@@ -4,7 +4,7 @@
  * scrapes, as the metrics catalog (monitoring/metrics-catalog/) records it.
  */
 import { closest } from 'fastest-levenshtein';
-import { metricsCatalog, fullMatch, monitorId, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/metrics-catalog.ts';
+import { metricsCatalog, fullMatch, monitorId, namespaceIn, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/metrics-catalog.ts';
 import { promExpressions, type PromExpression } from '../model/promql-expressions.ts';
 import { perRepo } from '../model/per-repo.ts';
 import { parsePromQL, type Matcher, type Selector } from '../model/promql.ts';
@@ -211,7 +211,7 @@ export const metricsChecks: PolicyCheck[] = [
     description: 'Each metrics-catalog entry names its exporter, version and source, matches the version the repository pins (a Renovate bump makes it stale), and every monitor in the repository has an entry (A17).',
     invariants: ['A17'],
     remediation: 'refresh the entry: npm run metrics:catalog -- --refresh <exporter> --version <pinned>; add an entry for a new monitor (monitoring/README.md, "The metrics catalog")',
-    reads: { kinds: ['*'], files: ['monitoring/metrics-catalog/*'] },
+    reads: { kinds: ['*'], files: ['monitoring/metrics-catalog/*'], renders: true },
     exemptible: false,
     run(ctx) {
       const catalog = metricsCatalog(ctx.repo);
@@ -242,9 +242,22 @@ export const metricsChecks: PolicyCheck[] = [
           if (text !== undefined && !text.includes(contains)) stale(`${file} no longer pins ${contains}`);
         }
       }
-      for (const r of ctx.repo.resources) {
-        if (r.rendered || !(MONITOR_KINDS as readonly string[]).includes(r.kind) || catalog.coveredMonitors.has(monitorId(r))) continue;
-        ctx.fail({ resource: r, path: ['metadata', 'name'] }, `${monitorId(r)} scrapes something no metrics-catalog entry describes; add one (its scrape: monitor: ${monitorId(r)})`);
+      // Plain monitors always; a chart's monitors when the chart rendered (not rendered: not judged, and counted by the gate).
+      const exempt = new Map(catalog.monitorExemptions.map((x) => [x.monitor, x]));
+      const namespaceOf = namespaceIn(ctx.repo);
+      const monitors = ctx.repo.resources.filter((r) => (MONITOR_KINDS as readonly string[]).includes(r.kind));
+      for (const r of monitors) {
+        const id = monitorId(r, namespaceOf);
+        if (catalog.coveredMonitors.has(id) || exempt.has(id)) continue;
+        const how = r.rendered ? `chart scrape with renders: ${id}` : `scrape: monitor: ${id}`;
+        ctx.fail({ resource: r, path: ['metadata', 'name'] }, `${id} scrapes something no metrics-catalog entry describes; add one (its ${how}) or an exemption with its reason`);
+      }
+      // A stale monitor exemption can only be told apart from an unrendered chart's monitor when everything rendered.
+      if (catalog.exemptionsFile && ctx.renders.every((r) => r.status === 'rendered')) {
+        const present = new Set(monitors.map((r) => monitorId(r, namespaceOf)));
+        for (const x of catalog.monitorExemptions) {
+          if (!present.has(x.monitor)) ctx.fail({ data: catalog.exemptionsFile, path: [x.index, 'monitor'] }, `exemption for ${x.monitor} matches no monitor of the rendered repository; remove it`);
+        }
       }
     },
   },

@@ -11,6 +11,7 @@ import type { Path } from './positions.ts';
 import { dig } from './dig.ts';
 import { durationMs } from './durations.ts';
 import { perRepo } from './per-repo.ts';
+import { applicationsByName } from './argocd.ts';
 
 export const CATALOG_DIR = 'monitoring/metrics-catalog/';
 export const CATALOG_EXEMPTIONS = `${CATALOG_DIR}exemptions.yaml`;
@@ -68,10 +69,18 @@ export interface Exemption {
   index: number;
 }
 
+/** A monitor no rule or dashboard reads, and why it needs no entry. */
+export interface MonitorExemption {
+  monitor: string;
+  reason: string;
+  index: number;
+}
+
 export interface MetricsCatalog {
   entries: CatalogEntry[];
   jobs: ScrapeJob[];
   exemptions: Exemption[];
+  monitorExemptions: MonitorExemption[];
   exemptionsFile?: DataFile;
   /** Monitor resources (plain, in this repository) that some entry names. */
   coveredMonitors: Set<string>;
@@ -82,7 +91,16 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-export const monitorId = (r: Resource) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+/** Where a resource lands: its own namespace, or (rendered without one) its Application's destination, as Argo CD applies it. */
+export type NamespaceOf = (r: Resource) => string | undefined;
+const ownNamespace: NamespaceOf = (r) => r.namespace;
+
+export const namespaceIn = perRepo((repo: Repo): NamespaceOf => {
+  const apps = applicationsByName(repo);
+  return (r) => r.namespace ?? (r.rendered ? apps.get(r.rendered.app)?.destinationNamespace : undefined);
+});
+
+export const monitorId = (r: Resource, namespaceOf: NamespaceOf = ownNamespace) => `${r.kind}/${namespaceOf(r) ?? ''}/${r.name}`;
 
 /** A regex matched whole, as PromQL matches label values. */
 export const fullMatch = (source: string): RegExp => new RegExp(`^(?:${source})$`);
@@ -98,7 +116,7 @@ function fill(name: string, params: Record<string, string>): string {
 }
 
 /** The job names, intervals and extra target labels of one monitor resource. */
-export function monitorJobs(monitor: Resource, services: readonly Resource[]): { job: string; intervalMs: number; targetLabels: string[] }[] {
+export function monitorJobs(monitor: Resource, services: readonly Resource[], namespaceOf: NamespaceOf = ownNamespace): { job: string; intervalMs: number; targetLabels: string[] }[] {
   const spec = obj(monitor.object.spec);
   const interval = intervalMs;
   const relabelTargets = (relabelings: unknown) => list(relabelings).map(obj).filter((r) => typeof r.targetLabel === 'string');
@@ -106,13 +124,13 @@ export function monitorJobs(monitor: Resource, services: readonly Resource[]): {
   const extraLabels = (relabelings: unknown) => relabelTargets(relabelings).map((r) => String(r.targetLabel));
   if (monitor.kind === 'Probe') {
     const staticLabels = Object.keys(obj(dig(spec, ['targets', 'staticConfig', 'labels'])));
-    const job = relabelledJob(dig(spec, ['targets', 'staticConfig', 'relabelingConfigs'])) ?? (typeof spec.jobName === 'string' ? spec.jobName : `probe/${monitor.namespace ?? ''}/${monitor.name}`);
+    const job = relabelledJob(dig(spec, ['targets', 'staticConfig', 'relabelingConfigs'])) ?? (typeof spec.jobName === 'string' ? spec.jobName : `probe/${namespaceOf(monitor) ?? ''}/${monitor.name}`);
     return [{ job, intervalMs: interval(spec.interval), targetLabels: [...PROBE_TARGET_LABELS, ...staticLabels, ...extraLabels(dig(spec, ['targets', 'staticConfig', 'relabelingConfigs']))] }];
   }
   const endpoints = list(monitor.kind === 'PodMonitor' ? spec.podMetricsEndpoints : spec.endpoints).map(obj);
   return endpoints.flatMap((endpoint) => {
     const relabelled = relabelledJob(endpoint.relabelings);
-    return (relabelled ? [relabelled] : defaultJobs(monitor, spec, services)).map((job) => ({ job, intervalMs: interval(endpoint.interval), targetLabels: [...MONITOR_TARGET_LABELS, ...extraLabels(endpoint.relabelings)] }));
+    return (relabelled ? [relabelled] : defaultJobs(monitor, spec, services, namespaceOf)).map((job) => ({ job, intervalMs: interval(endpoint.interval), targetLabels: [...MONITOR_TARGET_LABELS, ...extraLabels(endpoint.relabelings)] }));
   });
 }
 
@@ -132,11 +150,11 @@ function selects(selector: Obj, labels: Obj): boolean {
 }
 
 /** Without relabelling, per selected Service: its jobLabel value or its name (ServiceMonitor); `<namespace>/<name>` (PodMonitor). */
-function defaultJobs(monitor: Resource, spec: Obj, services: readonly Resource[]): string[] {
-  if (monitor.kind === 'PodMonitor') return [`${monitor.namespace ?? ''}/${monitor.name}`];
+function defaultJobs(monitor: Resource, spec: Obj, services: readonly Resource[], namespaceOf: NamespaceOf): string[] {
+  if (monitor.kind === 'PodMonitor') return [`${namespaceOf(monitor) ?? ''}/${monitor.name}`];
   const namespaces = list(dig(spec, ['namespaceSelector', 'matchNames'])).map(String);
   const matched = services.filter((s) => {
-    const inNamespace = namespaces.length ? namespaces.includes(s.namespace ?? '') : s.namespace === monitor.namespace;
+    const inNamespace = namespaces.length ? namespaces.includes(namespaceOf(s) ?? '') : namespaceOf(s) === namespaceOf(monitor);
     return inNamespace && selects(obj(spec.selector), obj(dig(s.object, ['metadata', 'labels'])));
   });
   if (matched.length === 0) return [monitor.name];
@@ -176,16 +194,18 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
       if (entry) entries.push(entry);
     }
   }
-  const exemptions: Exemption[] = list(exemptionsFile?.data).map(obj).flatMap((e, index) => {
-    if (typeof e.metric !== 'string' || typeof e.reason !== 'string' || e.reason.trim() === '') {
-      problems.push({ data: exemptionsFile!, path: [index], message: 'an exemption needs a metric (name or regex) and a reason' });
-      return [];
-    }
-    return [{ pattern: fullMatch(e.metric), text: e.metric, reason: e.reason, index }];
+  const exemptions: Exemption[] = [];
+  const monitorExemptions: MonitorExemption[] = [];
+  list(exemptionsFile?.data).map(obj).forEach((e, index) => {
+    const reasoned = typeof e.reason === 'string' && e.reason.trim() !== '';
+    if (reasoned && typeof e.metric === 'string') exemptions.push({ pattern: fullMatch(e.metric), text: e.metric, reason: String(e.reason), index });
+    else if (reasoned && typeof e.monitor === 'string') monitorExemptions.push({ monitor: e.monitor, reason: String(e.reason), index });
+    else problems.push({ data: exemptionsFile!, path: [index], message: 'an exemption needs a metric (name or regex) or a monitor (Kind/namespace/name), and a reason' });
   });
-  const monitors = new Map(repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r), r]));
+  const namespaceOf = namespaceIn(repo);
+  const monitors = new Map(repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]));
   const services = repo.resources.filter((r) => r.kind === 'Service');
-  const renderedMonitors = new Map(repo.resources.filter((r) => r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r), r]));
+  const renderedMonitors = new Map(repo.resources.filter((r) => r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]));
   const jobs: ScrapeJob[] = [];
   const coveredMonitors = new Set<string>();
   for (const entry of entries) {
@@ -199,7 +219,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
         // A monitor that is gone is its own check's finding (media-exporters, closure); here it only scrapes nothing.
         if (!monitor) return;
         coveredMonitors.add(scrape.monitor);
-        for (const j of monitorJobs(monitor, services)) jobs.push({ ...j, metrics, source: scrape.monitor, entry });
+        for (const j of monitorJobs(monitor, services, namespaceOf)) jobs.push({ ...j, metrics, source: scrape.monitor, entry });
       } else if (typeof scrape.chart === 'string' && typeof scrape.job === 'string') {
         const source = `chart ${scrape.chart}`;
         // The monitor the chart renders, so a plain copy of it (a duplicate-resource) is not also "undescribed".
@@ -211,7 +231,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
           return;
         }
         // Rendered: the job is what the operator will make of the chart's monitor, whatever the entry says.
-        const derived = monitorJobs(rendered, services);
+        const derived = monitorJobs(rendered, services, namespaceOf);
         if (!derived.some((j) => j.job === scrape.job)) {
           problems.push({ data: entry.data, path: ['scrape', i, 'job'], message: `the chart renders ${scrape.renders} with job ${[...new Set(derived.map((j) => j.job))].join(', ')}, not ${scrape.job}: a selector on job="${scrape.job}" matches nothing` });
         }
@@ -221,5 +241,5 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
       }
     });
   }
-  return { entries, jobs, exemptions, exemptionsFile, coveredMonitors, problems };
+  return { entries, jobs, exemptions, monitorExemptions, exemptionsFile, coveredMonitors, problems };
 });

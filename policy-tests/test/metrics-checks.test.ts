@@ -52,7 +52,7 @@ describe('the metrics catalog of the real repository', () => {
   });
 
   it('covers every monitor the repository declares', () => {
-    const monitors = repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map(monitorId);
+    const monitors = repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => monitorId(r));
     expect(monitors.length).toBeGreaterThan(5);
     expect(monitors.filter((m) => !catalog.coveredMonitors.has(m))).toEqual([]);
   });
