@@ -12,7 +12,8 @@ import { perRepo } from './per-repo.ts';
 
 export interface PromExpression {
   expr: string;
-  kind: 'alert' | 'record' | 'dashboard';
+  /** `test`: an input series of a promtool rule test, which must look like what the exporters write. */
+  kind: 'alert' | 'record' | 'dashboard' | 'test';
   /** The alert, the recorded series, or the panel title. */
   name: string;
   /** An alert's `for`, when set. */
@@ -81,4 +82,19 @@ function dashboardExpressions(dashboard: Dashboard): PromExpression[] {
   return out;
 }
 
-export const promExpressions = perRepo((repo: Repo): PromExpression[] => [...ruleExpressions(repo), ...dashboards(repo).flatMap(dashboardExpressions)]);
+/** The input series of promtool rule test files (`tests[].input_series[].series`, a selector). */
+function testSeries(repo: Repo): PromExpression[] {
+  const out: PromExpression[] = [];
+  for (const data of repo.dataFiles.values()) {
+    const tests = (data.data as { tests?: { input_series?: { series?: unknown }[] }[] } | undefined)?.tests;
+    if (!Array.isArray(tests)) continue;
+    tests.forEach((test, t) => (Array.isArray(test?.input_series) ? test.input_series : []).forEach((input, i) => {
+      if (typeof input?.series !== 'string') return;
+      const at = data.positions.at(['tests', t, 'input_series', i, 'series'], 'value');
+      out.push({ expr: input.series, kind: 'test', name: 'input series', file: data.file, at: () => at });
+    }));
+  }
+  return out;
+}
+
+export const promExpressions = perRepo((repo: Repo): PromExpression[] => [...ruleExpressions(repo), ...dashboards(repo).flatMap(dashboardExpressions), ...testSeries(repo)]);

@@ -83,6 +83,7 @@ export const metricsMutations: Mutation[] = [
   { check: 'metrics-join', why: 'a label the metric does not have', mutate: replaceFirst(PLATFORM_RULES, 'argocd_app_info{health_status="Degraded"}', 'argocd_app_info{health="Degraded"}'), at: 'health="Degraded"' },
   { check: 'metrics-join', why: 'a rule on a job nothing scrapes', mutate: replaceFirst('monitoring/alert-rules/hypervisor.yaml', 'up{job="proxmox"}', 'up{job="pve"}'), at: 'job="pve"' },
   { check: 'metrics-join', why: 'a dashboard panel on a metric that does not exist', mutate: replaceFirst(DASHBOARD, 'pve_cpu_usage_ratio', 'pve_cpu_usage_percent'), at: 'pve_cpu_usage_percent' },
+  { check: 'metrics-join', why: 'a promtool test feeds a series under a job nothing scrapes', mutate: replaceFirst('monitoring/alert-rules/tests/media.test.yaml', "'qbittorrent_connected{job=\"qbittorrent\"}'", "'qbittorrent_connected{job=\"qbit\"}'"), at: 'job="qbit"' },
   { check: 'metrics-windows', why: 'an increase over fewer than 4 scrape intervals', mutate: replaceFirst(PLATFORM_RULES, 'increase(kube_pod_container_status_restarts_total[1h])', 'increase(kube_pod_container_status_restarts_total[1m])'), at: 'restarts_total[1m]' },
   {
     check: 'metrics-absence-guard',
