@@ -3,7 +3,7 @@
  * place, makes exactly that check id fail, at the line that was broken.
  */
 import { describe, expect, it } from 'vitest';
-import { isMap, isSeq, YAMLMap } from 'yaml';
+import { isMap, isSeq, type YAMLMap } from 'yaml';
 import { registeredChecks } from '../gate/gate.ts';
 import { checkIds, copyRepo, describeFindings } from './helpers.ts';
 import { ALL_MUTATIONS } from './all-mutations.ts';

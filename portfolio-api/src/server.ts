@@ -97,12 +97,19 @@ export async function start(config: Config = loadConfig(), deps: { logger?: Logg
   api.on('clientError', answerClientError);
   // CONNECT is not for this API: without a listener Node would drop the socket with no answer.
   api.on('connect', (_req: IncomingMessage, socket: Socket) => answerOnSocket(socket, 405, 'Method Not Allowed', 'method CONNECT not allowed', 'allow: GET, HEAD, POST, OPTIONS\r\n'));
-  const metricsServer = createServer(async (req, res) => {
+  const metricsServer = createServer((req, res) => {
     if (req.url !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
-    res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(await metrics.registry.metrics());
+    // A collector that throws must answer 500, not leave a rejected promise that ends the process.
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (err: unknown) => {
+        logger.error('metrics collection failed', { error: err instanceof Error ? err.message : String(err) });
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
+      },
+    );
   });
   const apiPort = await listen(api, config.port, config.host);
   const metricsPort = await listen(metricsServer, config.metricsPort, config.host);

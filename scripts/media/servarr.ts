@@ -3,7 +3,7 @@
  * Sonarr v4, Radarr v6) for the rebuild settings: media management, root
  * folders, the download client, remote path mappings and backups.
  */
-import { HttpClient } from './http.ts';
+import { type HttpClient } from './http.ts';
 
 export interface ManagerSettings {
   app: 'sonarr' | 'radarr';

@@ -10,7 +10,7 @@
  *   app/setPreferences (form field json), torrents/info ([{hash, name, state}]).
  * Unknown routes answer 404; a wrong key 401, as the real apps do.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Fake {
@@ -36,7 +36,8 @@ function body(req: import('node:http').IncomingMessage): Promise<string> {
 export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state: Record<string, unknown>): Promise<Fake> {
   const fake: Fake = { url: '', state, writes: [], close: async () => undefined };
   let nextId = 100;
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => void servarrRequest(req, res).catch((err: unknown) => res.writeHead(500).end(String(err))));
+  async function servarrRequest(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
     const send = (code: number, value?: unknown) => res.writeHead(code, { 'content-type': 'application/json' }).end(value === undefined ? '' : JSON.stringify(value));
     if (req.headers['x-api-key'] !== apiKey) return send(401, { message: 'Unauthorized' });
     const url = new URL(req.url ?? '/', 'http://x');
@@ -64,7 +65,7 @@ export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state
       if (req.method === 'PUT' && Number(id) === (collection as { id: number }).id) return send(202, (state[resource] = { ...payload }));
     }
     send(404);
-  });
+  }
   fake.url = await listen(server);
   fake.close = () => new Promise((r) => server.close(() => r()));
   return fake;
@@ -72,7 +73,8 @@ export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state
 
 export async function qbittorrentFake(username: string, password: string, preferences: Record<string, unknown>): Promise<Fake> {
   const fake: Fake = { url: '', state: { preferences }, writes: [], close: async () => undefined };
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => void qbittorrentRequest(req, res).catch((err: unknown) => res.writeHead(500).end(String(err))));
+  async function qbittorrentRequest(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
     const url = new URL(req.url ?? '/', 'http://x');
     const form = new URLSearchParams(await body(req));
     if (url.pathname === '/api/v2/auth/login' && req.method === 'POST') {
@@ -88,7 +90,7 @@ export async function qbittorrentFake(username: string, password: string, prefer
       return res.writeHead(200).end();
     }
     res.writeHead(404).end();
-  });
+  }
   fake.url = await listen(server);
   fake.close = () => new Promise((r) => server.close(() => r()));
   return fake;
