@@ -13,20 +13,6 @@ import { applications } from '../model/argocd.ts';
 import { workloadContainers } from '../model/workloads.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 import type { Repo } from '../model/repo.ts';
-import { extractAll, isExtractor } from '../model/metrics-extract.ts';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-/** The repository's own code an entry is read from (outside the manifest roots the Repo holds). */
-function readCode(root: string, file: string): string | undefined {
-  try {
-    return readFileSync(join(root, file), 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-const sortedMetrics = (metrics: Record<string, string[]>) => Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, [...v].sort()] as const).sort(([a], [b]) => a.localeCompare(b)));
 
 /** Series Prometheus writes for every job it scrapes, whatever the exporter. */
 const SCRAPE_SERIES = new Set(['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added']);
@@ -237,12 +223,7 @@ export const metricsChecks: PolicyCheck[] = [
             for (const s of app.sources) if (s.chart === chart && s.targetRevision !== version) stale(`Application ${app.name} deploys chart ${chart} ${s.targetRevision}, the entry was read for ${version}`);
           }
         }
-        if (entry.pin.code && entry.source.extract && isExtractor(entry.source.extract)) {
-          const declared = readCode(ctx.repo.root, entry.pin.code);
-          const now = declared === undefined ? undefined : extractAll(entry.source.extract, [declared]);
-          if (now === undefined) stale(`${entry.pin.code} is gone`);
-          else if (JSON.stringify(now) !== JSON.stringify(sortedMetrics(entry.metrics))) stale(`${entry.pin.code} declares ${Object.keys(now).join(', ')}`);
-        }
+        if (entry.codeDrift) stale(entry.codeDrift);
         if (file && contains !== undefined) {
           const text = ctx.repo.parsed.find((p) => p.file === file)?.text;
           if (text !== undefined && !text.includes(contains)) stale(`${file} no longer pins ${contains}`);

@@ -12,6 +12,10 @@ import { dig } from './dig.ts';
 import { durationMs } from './durations.ts';
 import { perRepo } from './per-repo.ts';
 import { applicationsByName } from './argocd.ts';
+import { selectorMatches } from './label-selector.ts';
+import { extractAll, isExtractor } from './metrics-extract.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export const CATALOG_DIR = 'monitoring/metrics-catalog/';
 export const CATALOG_EXEMPTIONS = `${CATALOG_DIR}exemptions.yaml`;
@@ -42,6 +46,8 @@ export interface CatalogEntry {
   pin: Pin;
   source: { repository?: string; ref?: string; files?: string[]; extract?: string };
   metrics: Record<string, string[]>;
+  /** For an entry read from this repository's code (pin.code): how the code now differs from it, if it does. */
+  codeDrift?: string;
 }
 
 export interface ScrapeJob {
@@ -134,28 +140,13 @@ export function monitorJobs(monitor: Resource, services: readonly Resource[], na
   });
 }
 
-/** Kubernetes label selector semantics: matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist), all must hold. */
-function selects(selector: Obj, labels: Obj): boolean {
-  const equal = Object.entries(obj(selector.matchLabels)).every(([k, v]) => labels[k] === v);
-  return equal && list(selector.matchExpressions).map(obj).every((e) => {
-    const key = String(e.key);
-    const values = list(e.values).map(String);
-    const has = Object.hasOwn(labels, key);
-    if (e.operator === 'In') return has && values.includes(String(labels[key]));
-    if (e.operator === 'NotIn') return !has || !values.includes(String(labels[key]));
-    if (e.operator === 'Exists') return has;
-    if (e.operator === 'DoesNotExist') return !has;
-    return false;
-  });
-}
-
 /** Without relabelling, per selected Service: its jobLabel value or its name (ServiceMonitor); `<namespace>/<name>` (PodMonitor). */
 function defaultJobs(monitor: Resource, spec: Obj, services: readonly Resource[], namespaceOf: NamespaceOf): string[] {
   if (monitor.kind === 'PodMonitor') return [`${namespaceOf(monitor) ?? ''}/${monitor.name}`];
   const namespaces = list(dig(spec, ['namespaceSelector', 'matchNames'])).map(String);
   const matched = services.filter((s) => {
     const inNamespace = namespaces.length ? namespaces.includes(namespaceOf(s) ?? '') : namespaceOf(s) === namespaceOf(monitor);
-    return inNamespace && selects(obj(spec.selector), obj(dig(s.object, ['metadata', 'labels'])));
+    return inNamespace && selectorMatches(obj(spec.selector), obj(dig(s.object, ['metadata', 'labels'])));
   });
   if (matched.length === 0) return [monitor.name];
   return [...new Set(matched.map((m) => {
@@ -164,7 +155,7 @@ function defaultJobs(monitor: Resource, spec: Obj, services: readonly Resource[]
   }))];
 }
 
-function toEntry(data: DataFile, problems: CatalogProblem[]): CatalogEntry | undefined {
+function toEntry(root: string, data: DataFile, problems: CatalogProblem[]): CatalogEntry | undefined {
   const raw = obj(data.data);
   const need = (key: string) => {
     if (typeof raw[key] !== 'string' || raw[key] === '') problems.push({ data, path: [key], message: `catalog entry has no ${key}` });
@@ -179,7 +170,23 @@ function toEntry(data: DataFile, problems: CatalogProblem[]): CatalogEntry | und
   if (Object.keys(obj(raw.metrics)).length === 0) problems.push({ data, path: ['metrics'], message: 'catalog entry lists no metrics' });
   if (typeof raw.exporter !== 'string' || typeof raw.version !== 'string') return undefined;
   const metrics = Object.fromEntries(Object.entries(obj(raw.metrics)).map(([name, labels]) => [name, list(labels).map(String)]));
-  return { file: data.file, data, exporter: raw.exporter, version: raw.version, pin: obj(raw.pin) as Pin, source: source as CatalogEntry['source'], metrics };
+  const entry: CatalogEntry = { file: data.file, data, exporter: raw.exporter, version: raw.version, pin: obj(raw.pin) as Pin, source: source as CatalogEntry['source'], metrics };
+  return { ...entry, codeDrift: codeDrift(root, entry) };
+}
+
+/** The repository's own code an entry is read from lies outside the manifest roots the Repo holds: it is read here, once per load. */
+function codeDrift(root: string, entry: CatalogEntry): string | undefined {
+  const { code } = entry.pin;
+  if (!code || !entry.source.extract || !isExtractor(entry.source.extract)) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(join(root, code), 'utf8');
+  } catch {
+    return `${code} is gone`;
+  }
+  const now = extractAll(entry.source.extract, [text]);
+  const recorded = Object.fromEntries(Object.entries(entry.metrics).map(([k, v]) => [k, [...v].sort()] as const).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify(now) === JSON.stringify(recorded) ? undefined : `${code} declares ${Object.keys(now).join(', ')}`;
 }
 
 export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
@@ -190,7 +197,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
     if (!file.startsWith(CATALOG_DIR)) continue;
     if (file === CATALOG_EXEMPTIONS) exemptionsFile = data;
     else {
-      const entry = toEntry(data, problems);
+      const entry = toEntry(repo.root, data, problems);
       if (entry) entries.push(entry);
     }
   }

@@ -7,11 +7,8 @@ import { falcoFactsCommand } from '../falco-facts.ts';
 import { describeError, runCommand, UsageError } from '../lib/command.ts';
 import { silenceTestCommand } from '../watchdog-silence-test.ts';
 import { freePort } from './backup-helpers.ts';
+import { capture } from './capture-io.ts';
 
-function capture() {
-  const out = { stdout: '', stderr: '' };
-  return { out, io: { stdout: (t: string) => (out.stdout += t), stderr: (t: string) => (out.stderr += t) } };
-}
 
 const probe = (run: () => Promise<number>) => ({
   name: 'probe',

@@ -13,13 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { main } from '../monitoring/metrics-catalog.ts';
+import { capture } from './capture-io.ts';
 
 const git = (cwd: string, ...args: string[]) => promisify(execFile)('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { timeout: 60_000 });
 
-function capture() {
-  const out = { stdout: '', stderr: '' };
-  return { out, io: { stdout: (t: string) => (out.stdout += t), stderr: (t: string) => (out.stderr += t) } };
-}
 
 const ENTRY = `# Kept in sync by --refresh.
 exporter: exportarr

@@ -11,6 +11,7 @@
  */
 import type { CelInput } from '@bufbuild/cel';
 import { compileRule, toCel, type NotJudged } from './crd-rules.ts';
+import { selectorMatches } from '../../model/label-selector.ts';
 
 type Obj = Record<string, any>;
 
@@ -38,21 +39,6 @@ export interface PolicyCoverage {
   notJudged: (NotJudged & { crd: string })[];
 }
 
-function labelsMatch(selector: Obj | undefined, labels: Obj | undefined): boolean {
-  if (!selector) return true;
-  const have = labels ?? {};
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (have[k] !== v) return false;
-  for (const e of (selector.matchExpressions ?? []) as Obj[]) {
-    const value = have[e.key];
-    const values: string[] = e.values ?? [];
-    if (e.operator === 'In' && !values.includes(value)) return false;
-    if (e.operator === 'NotIn' && value !== undefined && values.includes(value)) return false;
-    if (e.operator === 'Exists' && value === undefined) return false;
-    if (e.operator === 'DoesNotExist' && value !== undefined) return false;
-  }
-  return true;
-}
-
 const anyOf = (list: unknown, value: string) => Array.isArray(list) && (list.includes('*') || list.includes(value));
 
 function ruleMatches(rule: Obj, t: PolicyTarget): boolean {
@@ -69,8 +55,8 @@ function resourcesMatch(match: Obj | undefined, t: PolicyTarget, required: boole
   if (rules.length && !rules.some((r) => ruleMatches(r, t))) return false;
   if (!rules.length && required) return false;
   if (((match.excludeResourceRules ?? []) as Obj[]).some((r) => ruleMatches(r, t))) return false;
-  if (t.namespace !== undefined && !labelsMatch(match.namespaceSelector, t.namespaceObject?.metadata?.labels)) return false;
-  return labelsMatch(match.objectSelector, t.object.metadata?.labels);
+  if (t.namespace !== undefined && !selectorMatches(match.namespaceSelector, t.namespaceObject?.metadata?.labels)) return false;
+  return selectorMatches(match.objectSelector, t.object.metadata?.labels);
 }
 
 const evaluate = (expr: string, vars: Record<string, CelInput>) => {

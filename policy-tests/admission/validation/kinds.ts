@@ -6,24 +6,10 @@ import type { PathSegment } from '../../model/positions.ts';
 import { validateLabels, validateObjectMeta, type Invalid } from './metadata.ts';
 import { validatePodSpec, validatePodTemplate } from './pod.ts';
 import { cidr, configMapKey, dns1123Label, dns1123Subdomain, intOrPercent, isPortNumber, parseQuantity, portName } from './syntax.ts';
+import { selectorMatches } from '../../model/label-selector.ts';
 
 type Obj = Record<string, any>;
 type KindRule = (o: Obj) => Invalid[];
-
-/** LabelSelector → does it match these labels (metav1.LabelSelectorAsSelector)? */
-export function selectorMatches(selector: Obj | undefined, labels: Obj | undefined): boolean {
-  const have = (labels ?? {}) as Record<string, string>;
-  for (const [k, v] of Object.entries((selector?.matchLabels ?? {}) as Obj)) if (have[k] !== v) return false;
-  for (const e of (selector?.matchExpressions ?? []) as Obj[]) {
-    const value = have[e.key];
-    const values: string[] = Array.isArray(e.values) ? e.values : [];
-    if (e.operator === 'In' && !(value !== undefined && values.includes(value))) return false;
-    if (e.operator === 'NotIn' && value !== undefined && values.includes(value)) return false;
-    if (e.operator === 'Exists' && value === undefined) return false;
-    if (e.operator === 'DoesNotExist' && value !== undefined) return false;
-  }
-  return true;
-}
 
 function selectorProblems(o: Obj, templateAt: PathSegment[], fn: string): Invalid[] {
   const selector = o.spec?.selector;
