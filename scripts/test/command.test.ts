@@ -8,6 +8,7 @@ import { describeError, runCommand, UsageError } from '../lib/command.ts';
 import { silenceTestCommand } from '../watchdog-silence-test.ts';
 import { freePort } from './backup-helpers.ts';
 import { capture } from './capture-io.ts';
+import { run, runToEnd } from '../lib/exec.ts';
 
 
 const probe = (run: () => Promise<number>) => ({
@@ -90,5 +91,17 @@ describe('the scripts on the contract', () => {
     const bad = await exec(process.execPath, ['--import', 'tsx', script, '--verison', '5'], { cwd: REPO_ROOT });
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^falco:facts: Unknown option '--verison'/)]);
+  });
+});
+
+describe('every tool has a time limit', () => {
+  it('a tool past its limit is killed, and says so in one line', async () => {
+    await expect(run('sleep', ['30'], { timeoutMs: 300 })).rejects.toThrow(/^sleep: timed out after 300 ms \(killed\)$/);
+    await expect(runToEnd('sleep', ['30'], { timeoutMs: 300 })).rejects.toThrow(/^sleep: timed out after 300 ms \(killed\)$/);
+  });
+
+  it('a tool within its limit is untouched', async () => {
+    expect(await run('sh', ['-c', 'echo ok'], { timeoutMs: 60_000 })).toBe('ok');
+    expect(await runToEnd('sh', ['-c', 'exit 3'])).toMatchObject({ exitCode: 3 });
   });
 });
