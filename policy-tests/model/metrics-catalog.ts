@@ -121,8 +121,40 @@ function fill(name: string, params: Record<string, string>): string {
   return name.replace(/\{(\w+)\}/g, (whole, key: string) => params[key] ?? whole);
 }
 
+/** A Service a monitor may select: one in this repository, or one the cluster keeps without a manifest. */
+export interface ServiceView {
+  name: string;
+  namespace: string | undefined;
+  labels: Record<string, unknown>;
+}
+
+/**
+ * Services that exist in every cluster like this one though no manifest here
+ * declares them, so a monitor selecting them gets the job the operator gives
+ * it: the API server's own Service, and the kubelet Service the Prometheus
+ * operator keeps (kube-prometheus-stack runs it with
+ * --kubelet-service=kube-system/<release>-kubelet; the labels are the operator's).
+ */
+export const SERVICES_OUTSIDE_GIT: readonly ServiceView[] = [
+  { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+  { name: 'kube-prometheus-stack-kubelet', namespace: 'kube-system', labels: { 'k8s-app': 'kubelet', 'app.kubernetes.io/name': 'kubelet', 'app.kubernetes.io/managed-by': 'prometheus-operator' } },
+];
+
+export const serviceViews = (services: readonly Resource[], namespaceOf: NamespaceOf = ownNamespace): ServiceView[] => [
+  ...services.map((s) => ({ name: s.name, namespace: namespaceOf(s), labels: obj(dig(s.object, ['metadata', 'labels'])) })),
+  ...SERVICES_OUTSIDE_GIT,
+];
+
+export interface MonitorJob {
+  job: string;
+  intervalMs: number;
+  targetLabels: string[];
+  /** The endpoint's metrics path (a ServiceMonitor or PodMonitor endpoint; a Probe has none). */
+  path?: string;
+}
+
 /** The job names, intervals and extra target labels of one monitor resource. */
-export function monitorJobs(monitor: Resource, services: readonly Resource[], namespaceOf: NamespaceOf = ownNamespace): { job: string; intervalMs: number; targetLabels: string[] }[] {
+export function monitorJobs(monitor: Resource, services: readonly ServiceView[], namespaceOf: NamespaceOf = ownNamespace): MonitorJob[] {
   const spec = obj(monitor.object.spec);
   const interval = intervalMs;
   const relabelTargets = (relabelings: unknown) => list(relabelings).map(obj).filter((r) => typeof r.targetLabel === 'string');
@@ -136,21 +168,22 @@ export function monitorJobs(monitor: Resource, services: readonly Resource[], na
   const endpoints = list(monitor.kind === 'PodMonitor' ? spec.podMetricsEndpoints : spec.endpoints).map(obj);
   return endpoints.flatMap((endpoint) => {
     const relabelled = relabelledJob(endpoint.relabelings);
-    return (relabelled ? [relabelled] : defaultJobs(monitor, spec, services, namespaceOf)).map((job) => ({ job, intervalMs: interval(endpoint.interval), targetLabels: [...MONITOR_TARGET_LABELS, ...extraLabels(endpoint.relabelings)] }));
+    const path = typeof endpoint.path === 'string' ? endpoint.path : '/metrics';
+    return (relabelled ? [relabelled] : defaultJobs(monitor, spec, services, namespaceOf)).map((job) => ({ job, intervalMs: interval(endpoint.interval), targetLabels: [...MONITOR_TARGET_LABELS, ...extraLabels(endpoint.relabelings)], path }));
   });
 }
 
 /** Without relabelling, per selected Service: its jobLabel value or its name (ServiceMonitor); `<namespace>/<name>` (PodMonitor). */
-function defaultJobs(monitor: Resource, spec: Obj, services: readonly Resource[], namespaceOf: NamespaceOf): string[] {
+function defaultJobs(monitor: Resource, spec: Obj, services: readonly ServiceView[], namespaceOf: NamespaceOf): string[] {
   if (monitor.kind === 'PodMonitor') return [`${namespaceOf(monitor) ?? ''}/${monitor.name}`];
   const namespaces = list(dig(spec, ['namespaceSelector', 'matchNames'])).map(String);
   const matched = services.filter((s) => {
-    const inNamespace = namespaces.length ? namespaces.includes(namespaceOf(s) ?? '') : namespaceOf(s) === namespaceOf(monitor);
-    return inNamespace && selectorMatches(obj(spec.selector), obj(dig(s.object, ['metadata', 'labels'])));
+    const inNamespace = namespaces.length ? namespaces.includes(s.namespace ?? '') : s.namespace === namespaceOf(monitor);
+    return inNamespace && selectorMatches(obj(spec.selector), s.labels);
   });
   if (matched.length === 0) return [monitor.name];
   return [...new Set(matched.map((m) => {
-    const jobLabel = typeof spec.jobLabel === 'string' ? obj(dig(m.object, ['metadata', 'labels']))[spec.jobLabel] : undefined;
+    const jobLabel = typeof spec.jobLabel === 'string' ? m.labels[spec.jobLabel] : undefined;
     return typeof jobLabel === 'string' ? jobLabel : m.name;
   }))];
 }
@@ -211,7 +244,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
   });
   const namespaceOf = namespaceIn(repo);
   const monitors = new Map(repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]));
-  const services = repo.resources.filter((r) => r.kind === 'Service');
+  const services = serviceViews(repo.resources.filter((r) => r.kind === 'Service'), namespaceOf);
   const renderedMonitors = new Map(repo.resources.filter((r) => r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]));
   const jobs: ScrapeJob[] = [];
   const coveredMonitors = new Set<string>();
@@ -238,7 +271,8 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
           return;
         }
         // Rendered: the job is what the operator will make of the chart's monitor, whatever the entry says.
-        const derived = monitorJobs(rendered, services, namespaceOf);
+        // `path` picks one endpoint of a monitor that scrapes several exporters (the kubelet's /metrics/cadvisor).
+        const derived = monitorJobs(rendered, services, namespaceOf).filter((j) => scrape.path === undefined || j.path === scrape.path);
         if (!derived.some((j) => j.job === scrape.job)) {
           problems.push({ data: entry.data, path: ['scrape', i, 'job'], message: `the chart renders ${scrape.renders} with job ${[...new Set(derived.map((j) => j.job))].join(', ')}, not ${scrape.job}: a selector on job="${scrape.job}" matches nothing` });
         }

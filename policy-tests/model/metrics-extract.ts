@@ -1,3 +1,5 @@
+import { parsePromQL } from './promql.ts';
+
 /**
  * Reads the metric names and label names an exporter exposes from its own
  * source at a tag. Each extractor knows one way exporters declare metrics;
@@ -19,6 +21,8 @@ export const EXTRACTORS = {
   'python-dicts': extractPythonDicts,
   /** Node.js code on prom-client (the portfolio API): new Counter|Gauge|Histogram|Summary({ name, labelNames }). */
   'prom-client': extractPromClient,
+  /** An exporter's own end-to-end test fixture: what it writes on /metrics, in the Prometheus text format (node exporter, cAdvisor). */
+  exposition: extractExposition,
 } as const;
 
 export type ExtractorName = keyof typeof EXTRACTORS;
@@ -100,6 +104,41 @@ export function extractAll(extractor: ExtractorName, texts: readonly string[]): 
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/** The series names a family of each type writes, with the label each adds (prom-client and client_golang write the same). */
+function addFamily(into: CatalogMetrics, type: string, name: string, labels: readonly string[]): void {
+  if (type === 'HISTOGRAM') {
+    add(into, `${name}_bucket`, [...labels, 'le']);
+    add(into, `${name}_sum`, labels);
+    add(into, `${name}_count`, labels);
+  } else if (type === 'SUMMARY') {
+    add(into, name, [...labels, 'quantile']);
+    add(into, `${name}_sum`, labels);
+    add(into, `${name}_count`, labels);
+  } else add(into, name, labels);
+}
+
+/**
+ * A text-format fixture. Each sample line is `name{labels} value [timestamp]`,
+ * and its `name{labels}` part is a PromQL vector selector, so it is read with
+ * the same grammar as every expression (a text-format library was tried:
+ * parse-prometheus-text-format 1.1.1 drops the labels of labelled histograms).
+ * Histograms and summaries appear as the series Prometheus stores: _bucket
+ * with le, _sum, _count, and quantile.
+ */
+export function extractExposition(text: string): CatalogMetrics {
+  const out: CatalogMetrics = {};
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    // The value and timestamp hold no '}', so the last one closes the label set.
+    const close = line.lastIndexOf('}');
+    const series = close >= 0 ? line.slice(0, close + 1) : line.split(/\s/)[0]!;
+    const selector = parsePromQL(series).selectors[0];
+    if (selector?.name) add(out, selector.name, selector.matchers.map((m) => m.label));
+  }
+  return out;
+}
+
 export function extractPromClient(text: string): CatalogMetrics {
   const out: CatalogMetrics = {};
   const call = /new\s+(Counter|Gauge|Histogram|Summary)\(\s*\{([^}]*)\}/g;
@@ -107,16 +146,7 @@ export function extractPromClient(text: string): CatalogMetrics {
     const name = /\bname:\s*['"`]([a-zA-Z_:][a-zA-Z0-9_:]*)['"`]/.exec(m[2]!)?.[1];
     if (!name) continue;
     const labels = quotedList(/\blabelNames:\s*\[([^\]]*)\]/.exec(m[2]!)?.[1] ?? '');
-    // What prom-client writes for each type (its exposition: _bucket with le, _sum, _count; quantile for summaries).
-    if (m[1] === 'Histogram') {
-      add(out, `${name}_bucket`, [...labels, 'le']);
-      add(out, `${name}_sum`, labels);
-      add(out, `${name}_count`, labels);
-    } else if (m[1] === 'Summary') {
-      add(out, name, [...labels, 'quantile']);
-      add(out, `${name}_sum`, labels);
-      add(out, `${name}_count`, labels);
-    } else add(out, name, labels);
+    addFamily(out, m[1]!.toUpperCase(), name, labels);
   }
   return out;
 }

@@ -8,9 +8,9 @@ import { describeMutations } from './mutation-runner.ts';
 import { metricsMutations } from './monitoring-mutations.ts';
 import { loadRepo, type Repo } from '../model/repo.ts';
 import type { Resource } from '../model/manifest.ts';
-import { metricsCatalog, monitorJobs, MONITOR_KINDS, monitorId, type MetricsCatalog } from '../model/metrics-catalog.ts';
+import { metricsCatalog, monitorJobs, serviceViews, MONITOR_KINDS, monitorId, type MetricsCatalog } from '../model/metrics-catalog.ts';
 import { parsePromQL } from '../model/promql.ts';
-import { extractGoNewDesc, extractKsmDocs, extractPromClient, extractPythonDicts, extractPythonMetricFamily } from '../model/metrics-extract.ts';
+import { extractExposition, extractGoNewDesc, extractKsmDocs, extractPromClient, extractPythonDicts, extractPythonMetricFamily } from '../model/metrics-extract.ts';
 
 describeMutations('metrics checks bite on a broken copy of the real repository', metricsMutations);
 
@@ -87,6 +87,24 @@ describe('extractors read each declaration style', () => {
     expect(extractPythonMetricFamily(py)).toEqual({ pve_node_info: ['id', 'name'], pve_disk_size_bytes: ['id'] });
   });
 
+  it('an exposition fixture, histograms and summaries expanded as Prometheus stores them', () => {
+    const text = [
+      '# HELP node_cpu_seconds_total Seconds.', '# TYPE node_cpu_seconds_total counter',
+      'node_cpu_seconds_total{cpu="0",mode="idle"} 1', 'node_cpu_seconds_total{cpu="0",mode="user"} 2',
+      '# HELP req_seconds Latency.', '# TYPE req_seconds histogram',
+      'req_seconds_bucket{code="200",le="1"} 1', 'req_seconds_bucket{code="200",le="+Inf"} 1', 'req_seconds_sum{code="200"} 0.5', 'req_seconds_count{code="200"} 1',
+      '# HELP gc_seconds GC.', '# TYPE gc_seconds summary',
+      'gc_seconds{quantile="0.5"} 0', 'gc_seconds_sum 0', 'gc_seconds_count 0',
+      '# HELP node_load1 Load.', '# TYPE node_load1 gauge', 'node_load1 0.2', '',
+    ].join('\n');
+    expect(extractExposition(text)).toEqual({
+      node_cpu_seconds_total: ['cpu', 'mode'],
+      req_seconds_bucket: ['code', 'le'], req_seconds_sum: ['code'], req_seconds_count: ['code'],
+      gc_seconds: ['quantile'], gc_seconds_sum: [], gc_seconds_count: [],
+      node_load1: [],
+    });
+  });
+
   it('dict-built metrics and prom-client declarations', () => {
     const py = '{\n  "name": f"{self.config[\'metrics_prefix\']}_torrents_count",\n  "value": 1,\n  "labels": {\n    "status": status,\n    "category": category,\n  },\n}';
     expect(extractPythonDicts(py)).toEqual({ '{prefix}_torrents_count': ['category', 'status'] });
@@ -101,7 +119,7 @@ describe('jobs as the Prometheus operator names them', () => {
 
   it('a label on the ServiceMonitor object does not name the job; jobLabel falls back to the Service name (the SNMP chart defect)', () => {
     const monitor = resource('ServiceMonitor', 'monitoring', 'snmp-nas', { metadata: { labels: { job: 'snmp-nas' } }, spec: { jobLabel: 'snmp-exporter', selector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus-snmp-exporter' } }, endpoints: [{ port: 'http', interval: '60s' }] } });
-    const services = [service('snmp-exporter-prometheus-snmp-exporter', { 'app.kubernetes.io/name': 'prometheus-snmp-exporter' })];
+    const services = serviceViews([service('snmp-exporter-prometheus-snmp-exporter', { 'app.kubernetes.io/name': 'prometheus-snmp-exporter' })]);
     expect(monitorJobs(monitor, services)).toMatchObject([{ job: 'snmp-exporter-prometheus-snmp-exporter', intervalMs: 60_000 }]);
     const relabelled = resource('ServiceMonitor', 'monitoring', 'snmp-nas', { spec: { selector: {}, endpoints: [{ port: 'http', relabelings: [{ targetLabel: 'job', replacement: 'snmp-nas' }] }] } });
     expect(monitorJobs(relabelled, services)).toMatchObject([{ job: 'snmp-nas', intervalMs: 30_000 }]);
@@ -109,8 +127,18 @@ describe('jobs as the Prometheus operator names them', () => {
 
   it('matchExpressions select several Services, each its own job by jobLabel (cert-manager)', () => {
     const monitor = resource('ServiceMonitor', 'monitoring', 'cert-manager', { spec: { jobLabel: 'app.kubernetes.io/name', selector: { matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['cert-manager', 'webhook'] }] }, endpoints: [{ port: 'metrics' }] } });
-    const services = [service('cert-manager', { 'app.kubernetes.io/name': 'cert-manager' }), service('cert-manager-webhook', { 'app.kubernetes.io/name': 'webhook' }), service('other', { 'app.kubernetes.io/name': 'other' })];
+    const services = serviceViews([service('cert-manager', { 'app.kubernetes.io/name': 'cert-manager' }), service('cert-manager-webhook', { 'app.kubernetes.io/name': 'webhook' }), service('other', { 'app.kubernetes.io/name': 'other' })]);
     expect(monitorJobs(monitor, services).map((j) => j.job)).toEqual(['cert-manager', 'webhook']);
+  });
+
+  it('a Service no manifest declares still names the job: the kubelet Service the operator keeps, one job per endpoint path', () => {
+    const monitor = resource('ServiceMonitor', 'monitoring', 'kube-prometheus-stack-kubelet', { spec: { jobLabel: 'k8s-app', namespaceSelector: { matchNames: ['kube-system'] }, selector: { matchLabels: { 'app.kubernetes.io/name': 'kubelet', 'k8s-app': 'kubelet' } }, endpoints: [{ port: 'https-metrics' }, { port: 'https-metrics', path: '/metrics/cadvisor', interval: '10s' }] } });
+    expect(monitorJobs(monitor, serviceViews([]))).toEqual([
+      expect.objectContaining({ job: 'kubelet', intervalMs: 30_000, path: '/metrics' }),
+      expect.objectContaining({ job: 'kubelet', intervalMs: 10_000, path: '/metrics/cadvisor' }),
+    ]);
+    // Without the cluster's own Services the job would be the monitor's name, which no series carries.
+    expect(monitorJobs(monitor, []).map((j) => j.job)).toEqual(['kube-prometheus-stack-kubelet', 'kube-prometheus-stack-kubelet']);
   });
 
   it('a Probe is probe/<namespace>/<name> unless jobName says otherwise', () => {

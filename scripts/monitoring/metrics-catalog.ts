@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { parseDocument } from 'yaml';
+import { isSeq, parseDocument } from 'yaml';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
 import { runGate, allFindings } from '../../policy-tests/gate/gate.ts';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
@@ -82,9 +82,12 @@ export async function refreshEntry(o: RefreshOptions): Promise<string> {
   doc.set('version', version);
   doc.setIn(['source', 'ref'], ref);
   if (o.chartVersion !== undefined) doc.setIn(['pin', 'version'], o.chartVersion);
-  doc.set('metrics', doc.createNode(metrics));
+  // One line per metric: name: [labels].
+  const node = doc.createNode(metrics);
+  for (const pair of node.items) if (isSeq(pair.value)) pair.value.flow = true;
+  doc.set('metrics', node);
   const name = `${o.exporter}-${version}.yaml`;
-  writeFileAtomic(join(dir, name), doc.toString({ lineWidth: 0 }));
+  writeFileAtomic(join(dir, name), doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
   if (name !== f) rmSync(join(dir, f));
   return `${CATALOG_DIR}${name}`;
 }
