@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { $ } from 'zx';
-import { REPO_ROOT } from '../policy-tests/model/repo.ts';
+import { REPO_ROOT } from '../policy-tests/index.ts';
 
 const ROOT = process.env.HOMELAB_REPO_ROOT ?? REPO_ROOT;
 const RUNS = 7;

@@ -3,8 +3,7 @@
  * the given root (default: this repository) and exits. bench/diff.bench.ts
  * times it in a fresh process, as a person or CI would run it.
  */
-import { REPO_ROOT } from '../policy-tests/model/repo.ts';
-import { snapshot } from '../scripts/diff/snapshot.ts';
+import { REPO_ROOT, snapshot } from '../policy-tests/index.ts';
 
 try {
   const { objects } = await snapshot(process.argv[2] ?? REPO_ROOT);

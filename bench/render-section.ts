@@ -10,11 +10,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { runGate } from '../policy-tests/gate/gate.ts';
-import { clearParseCache } from '../policy-tests/model/parse-pool.ts';
-import { loadRepo } from '../policy-tests/model/repo.ts';
-import { cachedChartPath, chartCacheDir, pinnedCharts } from '../policy-tests/render/charts.ts';
-import { pinnedBinaries } from '../policy-tests/render/tools.ts';
+import { runGate, clearParseCache, loadRepo, cachedChartPath, chartCacheDir, pinnedCharts, pinnedBinaries } from '../policy-tests/index.ts';
 
 async function ms(fn: () => Promise<unknown>): Promise<number> {
   clearParseCache();

@@ -14,13 +14,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { allFindings, registeredChecks, runGate } from '../policy-tests/gate/gate.ts';
-import { runPolicy } from '../policy-tests/gate/runner.ts';
-import { ADMISSION_CHECK_IDS } from '../policy-tests/checks/admission.ts';
-import { loadRepo, MANIFEST_ROOTS, REPO_ROOT } from '../policy-tests/model/repo.ts';
-import { clearParseCache } from '../policy-tests/model/parse-pool.ts';
-// @ts-expect-error: plain JavaScript without declarations (it runs before anything is built)
-import { buildGate } from '../policy-tests/build.mjs';
+import { allFindings, registeredChecks, runGate, runPolicy, ADMISSION_CHECK_IDS, loadRepo, MANIFEST_ROOTS, REPO_ROOT, clearParseCache, buildGate } from '../policy-tests/index.ts';
 import { renderSection } from './render-section.ts';
 
 const APPS = 500;

@@ -14,9 +14,7 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { $, ProcessOutput } from 'zx';
-import { durationMs } from '../policy-tests/model/durations.ts';
-import { REPO_ROOT } from '../policy-tests/model/repo.ts';
-import { pinnedBinaries, renderTools } from '../policy-tests/render/tools.ts';
+import { durationMs, REPO_ROOT, pinnedBinaries, renderTools } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 export const STORE_SECRET = { namespace: 'external-secrets', name: 'onepassword-service-account', key: 'token' } as const;

@@ -9,9 +9,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadRepo, REPO_ROOT } from '../policy-tests/model/repo.ts';
-import { cachedChartPath, chartCacheDir, CHART_LOCK_FILE, chartId, digestOf, formatLock, isOciRepo, lockEntryFor, pinnedCharts, readLock, type ChartRef, type LockEntry } from '../policy-tests/render/charts.ts';
-import { cacheRoot, renderTools } from '../policy-tests/render/tools.ts';
+import { loadRepo, REPO_ROOT, cachedChartPath, chartCacheDir, CHART_LOCK_FILE, chartId, digestOf, formatLock, isOciRepo, lockEntryFor, pinnedCharts, readLock, type ChartRef, type LockEntry, cacheRoot, renderTools } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { run } from './lib/exec.ts';
 

@@ -1,12 +1,7 @@
 /** Regenerates the check table in policy-tests/README.md and the wave table in apps/platform/README.md: npm run readme:checks */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { registeredChecks } from '../policy-tests/gate/gate.ts';
-import { REPO_ROOT } from '../policy-tests/model/repo.ts';
-import { checkTable, withBlock, withCheckTable } from '../policy-tests/gate/report/check-table.ts';
-import { WAVES_END, WAVES_START, wavesTable } from '../policy-tests/gate/report/waves-table.ts';
-import { INVARIANTS_FILE, invariantsDoc } from '../policy-tests/gate/report/invariants-doc.ts';
-import { loadRepo } from '../policy-tests/model/repo.ts';
+import { registeredChecks, REPO_ROOT, checkTable, withBlock, withCheckTable, WAVES_END, WAVES_START, wavesTable, INVARIANTS_FILE, invariantsDoc, loadRepo } from '../policy-tests/index.ts';
 import { runCommand } from './lib/command.ts';
 
 process.exitCode = await runCommand(

@@ -10,10 +10,11 @@ import type { PolicyCheck } from '../checks/kit.ts';
 import { byLocation, type Finding } from '../model/findings.ts';
 import { findingAt, resourceKey, type ParsedFile, type Resource } from '../model/manifest.ts';
 import { parseSource, readSource, type Source } from '../model/source.ts';
-import { isManifestPath, loadRepo, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';
-import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
-import { withRendered, type SourceRender } from '../model/rendered.ts';
-import { renderRepo, unrenderedSources } from '../render/render.ts';
+import { isManifestPath, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';
+import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
+import type { SourceRender } from '../model/rendered.ts';
+import { unrenderedSources } from '../render/render.ts';
+import { loadTree, renderTree, schemaLayer } from './pipeline.ts';
 import { ruleCoverage, type RuleCoverage } from '../admission/cel/crd-rules.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
 import { policyCoverage } from '../admission/cel/admission-policies.ts';
@@ -95,10 +96,7 @@ export interface GateOptions extends Partial<SchemaOptions> {
   env?: NodeJS.ProcessEnv;
 }
 
-let sharedLayer: Promise<SchemaLayer> | undefined;
-export function schemaLayer(): Promise<SchemaLayer> {
-  return (sharedLayer ??= SchemaLayer.create());
-}
+export { schemaLayer };
 
 interface Inputs {
   repoFiles?: Set<string>;
@@ -225,9 +223,9 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   let celRules: RuleCoverage | undefined;
   if (wantsRepo) {
     options.onProgress?.('parse', 0, 1);
-    const plain = await loadRepo(root, { parallel: options.parallel });
+    const loaded = await loadTree(root, { parallel: options.parallel });
+    const { plain, layer } = loaded;
     options.onProgress?.('parse', 1, 1);
-    const layer = await schemaLayer();
     if (options.render === false) {
       // The files alone: loader and schema layers on every file. The policy layer judges the repository as
       // Argo CD applies it, which needs the renders; it does not run, and every source that needs a tool is
@@ -238,10 +236,9 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
       const keep = (file: string): boolean => !selected || selected.has(file);
       results.push(...(await evaluate(plain.parsed.filter((p) => keep(p.file)), findings.filter((f) => keep(f.file)), resolvedOptions(options, plain), options.onProgress, layer.withCrds(plain.resources.filter((r) => r.kind === 'CustomResourceDefinition')))));
     } else {
-    const rendered = await renderRepo(plain, { builtinApiVersions: layer.builtinApiVersions(), env: options.env });
-    const renders: SourceRender[] = rendered.renders;
+    const rendered = await renderTree(loaded, options.env);
+    const { renders, repo, parsed } = rendered;
     tools = rendered.tools;
-    const { repo, parsed } = withRendered(plain, renders);
     const renderFindings = renderProblems(renders, options.requireRendered ?? false, notRendered);
     const schemaOptions = resolvedOptions(options, repo);
     options.onProgress?.('policy', 0, repo.resources.length);

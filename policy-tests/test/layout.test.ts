@@ -24,6 +24,18 @@ describe('import direction', () => {
     expect(importProblems(broken)).toEqual([expect.stringMatching(/^policy-tests\/checks\/argocd\.ts imports scripts\/lib\/exec\.ts, a higher floor/)]);
   });
 
+  it('fails on a script that reaches past the front door', () => {
+    const broken = new Map(sources);
+    broken.set('scripts/falco-facts.ts', `import { dig } from '../policy-tests/model/dig.ts';\n${sources.get('scripts/falco-facts.ts')}`);
+    expect(importProblems(broken)).toEqual(['scripts/falco-facts.ts imports policy-tests/model/dig.ts; scripts and benchmarks enter the gate through policy-tests/index.ts']);
+  });
+
+  it('fails on a benchmark that reaches past the front door', () => {
+    const broken = new Map(sources);
+    broken.set('bench/diff.bench.ts', `import { runGate } from '../policy-tests/gate/gate.ts';\n${sources.get('bench/diff.bench.ts')}`);
+    expect(importProblems(broken)).toEqual(['bench/diff.bench.ts imports policy-tests/gate/gate.ts; scripts and benchmarks enter the gate through policy-tests/index.ts']);
+  });
+
   it('fails on a circle within one floor', () => {
     const broken = new Map(sources);
     broken.set('policy-tests/model/dig.ts', `import { durationMs } from './durations.ts';\n${sources.get('policy-tests/model/dig.ts')}`);

@@ -1,5 +1,5 @@
 /** What the four backup commands share: the repository root, options from the environment, and their names in errors. */
-import { loadTargets } from '../../policy-tests/model/backup-targets.ts';
+import { loadTargets } from '../../policy-tests/index.ts';
 import type { Target } from './engines/types.ts';
 import { UsageError } from '../lib/command.ts';
 import type { BackupOptions } from './run.ts';

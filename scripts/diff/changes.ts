@@ -4,19 +4,9 @@
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { dig, isMap } from '../../policy-tests/model/dig.ts';
-import { ruleViolations, type JsonSchemaNode } from '../../policy-tests/admission/cel/crd-rules.ts';
+import { dig, isMap, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
 
-export interface Snapshot {
-  /** `app|apiVersion/kind|namespace|name` to the object as Argo CD would apply it. */
-  objects: Map<string, { app: string; prune: boolean; object: Record<string, unknown> }>;
-  /** `apiVersion/Kind` to the CRD schema the API server validates that kind with (rendered, plain or bundled). */
-  schemas?: ReadonlyMap<string, { schema: JsonSchemaNode; source: string }>;
-  /** Applications this tree could not render: the cause, and a fingerprint of their inputs. */
-  unrendered?: ReadonlyMap<string, { cause: string; inputs: string }>;
-  /** Every Application's input fingerprint. */
-  fingerprints?: ReadonlyMap<string, string>;
-}
+export type { Snapshot };
 
 /**
  * The Applications that cannot be judged because one side could not render

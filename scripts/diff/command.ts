@@ -12,11 +12,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { $ } from 'zx';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { REPO_ROOT, snapshot } from '../../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
 import { compare, needsPerson, notJudged, risks, without, type Snapshot } from './changes.ts';
 import { htmlPage, json, markdown, text } from './report.ts';
-import { snapshot } from './snapshot.ts';
 
 interface Worktree {
   parent: string;

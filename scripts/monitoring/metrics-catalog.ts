@@ -11,11 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { isSeq, parseDocument } from 'yaml';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
-import { runGate, allFindings } from '../../policy-tests/gate/gate.ts';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
-import { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from '../../policy-tests/model/metrics-catalog.ts';
-import { writeFileAtomic } from '../../policy-tests/model/write-atomic.ts';
-import { extractAll, isExtractor } from '../../policy-tests/model/metrics-extract.ts';
+import { runGate, allFindings, REPO_ROOT, CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY, writeFileAtomic, extractAll, isExtractor } from '../../policy-tests/index.ts';
 
 const FETCH_TIMEOUT_MS = 30_000;
 const GIT_TIMEOUT_MS = 60_000;

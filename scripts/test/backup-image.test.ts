@@ -69,6 +69,12 @@ describe('backup image', () => {
     expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "\/app\/backup\.mjs"\]$/m);
   });
 
+  it('the bundle carries the targets model, not the gate behind the front door', () => {
+    const text = readFileSync(bundle, 'utf8');
+    expect(text).toContain('function loadTargets(');
+    for (const gateOnly of ['function runGate(', 'function registeredChecks(', 'function renderRepo(', 'function buildGate(']) expect(text).not.toContain(gateOnly);
+  });
+
   it.skipIf(skip)('runs every command with plain node from the bundle: one line and exit 1 on any failure', async () => {
     const work = join(app, 'work');
     mkdirSync(join(work, 'source/config'), { recursive: true });

@@ -5,7 +5,7 @@
  * CronJob, that exit status is what the RestoreTestFailed alert reads
  * (kube_cronjob_status_last_successful_time of the CronJob `restore-test`).
  */
-import { loadTargets } from '../../../policy-tests/model/backup-targets.ts';
+import { loadTargets } from '../../../policy-tests/index.ts';
 import { runCommand, UsageError } from '../../lib/command.ts';
 import { ENV_HELP, optionsFromEnv, REPO_ROOT } from '../cli.ts';
 import { restoreTest } from '../restore.ts';

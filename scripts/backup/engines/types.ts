@@ -2,10 +2,10 @@
  * What each database engine provides to the engine-neutral backup, check,
  * restore and drill flows in run.ts and restore.ts.
  */
-import type { Target } from '../../../policy-tests/model/backup-targets.ts';
+import type { Target } from '../../../policy-tests/index.ts';
 import type { Sentinel } from '../sentinel.ts';
 
-export type { EtcdTarget, PostgresTarget, SqliteTarget, Target } from '../../../policy-tests/model/backup-targets.ts';
+export type { EtcdTarget, PostgresTarget, SqliteTarget, Target } from '../../../policy-tests/index.ts';
 
 
 /** What one swap replaced, and where the replaced data is kept to undo it (none when nothing was live). */

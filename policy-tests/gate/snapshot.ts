@@ -8,13 +8,23 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applications, normalizeSourcePath, owningApplication, type ArgoApp } from '../../policy-tests/model/argocd.ts';
-import { loadRepo, type Repo } from '../../policy-tests/model/repo.ts';
-import { withRendered } from '../../policy-tests/model/rendered.ts';
-import { schemaLayer } from '../../policy-tests/gate/gate.ts';
-import { renderRepo } from '../../policy-tests/render/render.ts';
-import type { Snapshot } from './changes.ts';
-import { crdSchemas } from '../../policy-tests/admission/crd-schemas.ts';
+import { applications, normalizeSourcePath, owningApplication, type ArgoApp } from '../model/argocd.ts';
+import type { Repo } from '../model/repo.ts';
+import type { JsonSchemaNode } from '../admission/cel/crd-rules.ts';
+import { crdSchemas } from '../admission/crd-schemas.ts';
+import { loadTree, renderTree } from './pipeline.ts';
+
+/** What Argo CD would apply from one tree. */
+export interface Snapshot {
+  /** `app|apiVersion/kind|namespace|name` to the object as Argo CD would apply it. */
+  objects: Map<string, { app: string; prune: boolean; object: Record<string, unknown> }>;
+  /** `apiVersion/Kind` to the CRD schema the API server validates that kind with (rendered, plain or bundled). */
+  schemas?: ReadonlyMap<string, { schema: JsonSchemaNode; source: string }>;
+  /** Applications this tree could not render: the cause, and a fingerprint of their inputs. */
+  unrendered?: ReadonlyMap<string, { cause: string; inputs: string }>;
+  /** Every Application's input fingerprint. */
+  fingerprints?: ReadonlyMap<string, string>;
+}
 
 /**
  * Everything an Application's render depends on in this tree: the
@@ -38,10 +48,8 @@ function inputsFingerprint(repo: Repo, app: ArgoApp): string {
 }
 
 export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.env): Promise<Snapshot> {
-  const plain = await loadRepo(root);
-  const layer = await schemaLayer();
-  const { renders } = await renderRepo(plain, { builtinApiVersions: layer.builtinApiVersions(), env });
-  const { repo } = withRendered(plain, renders);
+  // The gate's own pipeline: the diff shows what the gate judged.
+  const { layer, renders, repo } = await renderTree(await loadTree(root), env);
   const failed = new Map<string, string>();
   for (const r of renders) if (r.status !== 'rendered') failed.set(r.app.name, [failed.get(r.app.name), `${r.label}: ${r.message ?? r.status}`].filter(Boolean).join('; '));
   const unrendered = new Map<string, { cause: string; inputs: string }>();

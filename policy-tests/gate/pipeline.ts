@@ -1,0 +1,42 @@
+/**
+ * Load and render, once, for everything that needs the repository as Argo CD
+ * applies it: the gate and the rendered diff's snapshots run this same
+ * pipeline, so the two cannot disagree about what a tree renders to.
+ */
+import { loadRepo, type Repo } from '../model/repo.ts';
+import { withRendered, type SourceRender } from '../model/rendered.ts';
+import type { ParsedFile } from '../model/manifest.ts';
+import { SchemaLayer } from '../schema/schema-layer.ts';
+import { renderRepo } from '../render/render.ts';
+
+let sharedLayer: Promise<SchemaLayer> | undefined;
+/** The schema layer, built once per process: it is the costly part of start-up, and it holds no per-tree state. */
+export function schemaLayer(): Promise<SchemaLayer> {
+  return (sharedLayer ??= SchemaLayer.create());
+}
+
+export interface LoadedTree {
+  /** The tree's own files, before any render. */
+  plain: Repo;
+  layer: SchemaLayer;
+}
+
+export interface RenderedTree extends LoadedTree {
+  renders: SourceRender[];
+  /** The render tools' versions, for the report. */
+  tools?: string;
+  /** The tree with every rendered object in it, as Argo CD would apply it. */
+  repo: Repo;
+  parsed: ParsedFile[];
+}
+
+export async function loadTree(root: string, options: { parallel?: boolean } = {}): Promise<LoadedTree> {
+  const plain = await loadRepo(root, { parallel: options.parallel });
+  return { plain, layer: await schemaLayer() };
+}
+
+export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv): Promise<RenderedTree> {
+  const { renders, tools } = await renderRepo(loaded.plain, { builtinApiVersions: loaded.layer.builtinApiVersions(), env });
+  const { repo, parsed } = withRendered(loaded.plain, renders);
+  return { ...loaded, renders, tools, repo, parsed };
+}

@@ -1,0 +1,39 @@
+/**
+ * The gate's front door: the few operations the rest of the repository needs.
+ * `scripts/` and `bench/` import only this file (policy-tests/test/layout.test.ts
+ * holds them to it), so the floors behind it can move without touching them.
+ */
+
+// Load a tree.
+export { loadRepo, REPO_ROOT, MANIFEST_ROOTS, type Repo } from './model/repo.ts';
+export { clearParseCache } from './model/parse-pool.ts';
+
+// Render it, with the pinned tools, through the pipeline the gate and the diff share.
+export { loadTree, renderTree, schemaLayer, type LoadedTree, type RenderedTree } from './gate/pipeline.ts';
+export { cacheRoot, pinnedBinaries, renderTools } from './render/tools.ts';
+
+// The chart cache (npm run charts:pull).
+export { cachedChartPath, chartCacheDir, CHART_LOCK_FILE, chartId, digestOf, formatLock, isOciRepo, lockEntryFor, pinnedCharts, readLock, type ChartRef, type LockEntry } from './render/charts.ts';
+
+// Gate it, with its result.
+export { allFindings, registeredChecks, runGate, type GateOptions, type GateResult } from './gate/gate.ts';
+export { runPolicy } from './gate/runner.ts';
+export { ADMISSION_CHECK_IDS } from './checks/admission.ts';
+export { buildGate } from './build.mjs';
+
+// Snapshot what each Application applies (the rendered diff).
+export { snapshot, type Snapshot } from './gate/snapshot.ts';
+export { ruleViolations, type JsonSchemaNode } from './admission/cel/crd-rules.ts';
+
+// Generated documentation: the check table, the sync waves, docs/invariants.md.
+export { checkTable, withBlock, withCheckTable } from './gate/report/check-table.ts';
+export { WAVES_END, WAVES_START, wavesTable } from './gate/report/waves-table.ts';
+export { INVARIANTS_FILE, invariantsDoc } from './gate/report/invariants-doc.ts';
+
+// What the model knows that the operator's scripts act on.
+export { loadTargets, type Target, type EtcdTarget, type PostgresTarget, type SqliteTarget } from './model/backup-targets.ts';
+export { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from './model/metrics-catalog.ts';
+export { extractAll, isExtractor } from './model/metrics-extract.ts';
+export { dig, isMap } from './model/dig.ts';
+export { durationMs } from './model/durations.ts';
+export { writeFileAtomic } from './model/write-atomic.ts';
