@@ -15,7 +15,8 @@ import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { PolicyCheck } from './kit.ts';
 import { workloadChecks } from './workload-hygiene.ts';
 import { renderChecks } from './render.ts';
-import { closureChecks } from './closure.ts';
+import { closureChecks } from './closure/index.ts';
+import { syncOrderCheck } from './sync-order.ts';
 import { projectChecks } from './projects.ts';
 import { admissionChecks } from './admission.ts';
 
@@ -35,5 +36,5 @@ export const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: ReadonlySet<string> = new Set()): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...closureChecks(isClusterScoped, builtinGroups), ...admissionChecks(builtinGroups, isClusterScoped), ...projectChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...metricsChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
+  return [...repositoryChecks(isClusterScoped), ...closureChecks(isClusterScoped, builtinGroups), syncOrderCheck(isClusterScoped), ...admissionChecks(builtinGroups, isClusterScoped), ...projectChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...metricsChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
 }

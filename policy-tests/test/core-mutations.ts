@@ -113,7 +113,11 @@ export const coreMutations: Mutation[] = [
   {
     check: 'cluster-facts',
     why: 'the cluster runs a Kubernetes minor the bundled schemas do not describe',
-    mutate: (c) => c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'kubernetesVersion'], '1.31.2')),
+    mutate: (c) => {
+      c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'kubernetesVersion'], '1.31.2'));
+      // The kubelet's cAdvisor entry is pinned to the cluster's minor; re-pinned here, so only the facts are wrong.
+      c.edit('monitoring/metrics-catalog/cadvisor-v0.56.2.yaml', 0, (d) => d.setIn(['pin', 'contains'], 'kubernetesVersion: "1.31.'));
+    },
     at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  kubernetesVersion:') }),
   },
   {

@@ -1,0 +1,99 @@
+/**
+ * closure-crd: every custom kind's CRD is installed by the repository, and
+ * every Application's word about the CRDs it installs or needs matches what
+ * its chart renders.
+ */
+import { applications } from '../../model/argocd.ts';
+import { declaredEntries, declaredGroups, PROVIDES_CRDS, REQUIRES_CRDS } from '../../model/app-declarations.ts';
+import { dig } from '../../model/dig.ts';
+import { groupOf, type Resource } from '../../model/manifest.ts';
+import type { Path } from '../../model/positions.ts';
+import type { CheckContext, PolicyCheck } from '../kit.ts';
+import { FACTS_FIX } from './providers.ts';
+
+const crdGroup = (r: Resource): string => String(dig(r.object, ['spec', 'group']) ?? '');
+
+/**
+ * Per kind: `group/Kind` from every CRD the repository applies or renders;
+ * `group/*` only from a declaration whose chart was not rendered here (a
+ * rendered chart shows exactly which kinds it installs), or from
+ * providedOutsideGit.
+ */
+function installedKinds(ctx: CheckContext): { kinds: Set<string>; groups: Set<string> } {
+  const kinds = new Set<string>();
+  const groups = new Set<string>();
+  for (const r of ctx.repo.resources) {
+    if (r.kind !== 'CustomResourceDefinition') continue;
+    kinds.add(`${crdGroup(r)}/${String(dig(r.object, ['spec', 'names', 'kind']) ?? '')}`);
+    groups.add(crdGroup(r));
+  }
+  const renderedApps = new Set(ctx.renders.filter((x) => x.status === 'rendered' && x.source.chart !== undefined).map((x) => x.app.name));
+  for (const app of applications(ctx.repo)) {
+    for (const e of declaredEntries(app)) {
+      groups.add(e.split('/')[0]!);
+      if (!renderedApps.has(app.name)) kinds.add(e.includes('/') ? e : `${e}/*`);
+    }
+  }
+  for (const e of ctx.repo.facts?.providedOutsideGit ?? []) if (e.kind === 'CustomResourceDefinition') kinds.add(`${e.name.includes('.') && e.name.split('.').length > 2 ? e.name.slice(e.name.indexOf('.') + 1) : e.name}/*`);
+  return { kinds, groups };
+}
+
+/** One finding per kind and file: a missing operator shows once where each kind is used. */
+function reportUninstalledKinds(ctx: CheckContext, installed: { kinds: Set<string>; groups: Set<string> }, builtinGroups: ReadonlySet<string>): void {
+  const reported = new Set<string>();
+  for (const r of ctx.resources) {
+    const group = groupOf(r.apiVersion);
+    if (builtinGroups.has(group) || installed.kinds.has(`${group}/${r.kind}`) || installed.kinds.has(`${group}/*`)) continue;
+    const key = `${r.file}#${r.kind}`;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    ctx.fail({ resource: r, path: ['apiVersion'] }, installed.groups.has(group)
+      ? `${r.kind} is a kind of ${group}, but no CRD installed here defines ${r.kind} (the group's other kinds are there): the sync fails with "no matches for kind"`
+      : `${r.kind} is a kind of ${group}, whose CRD nothing in the repository installs: the sync fails with "no matches for kind"`);
+  }
+}
+
+/** What a chart's objects need, declared on its Application (judged offline too), and a rendered chart's kinds on that word, so it stays true. */
+function checkRequiredGroups(ctx: CheckContext, installedGroups: Set<string>, builtinGroups: ReadonlySet<string>): void {
+  for (const app of applications(ctx.repo)) {
+    const missing = declaredGroups(app, REQUIRES_CRDS).filter((g) => !installedGroups.has(g) && !builtinGroups.has(g));
+    if (missing.length) ctx.fail({ resource: app.resource, path: ['metadata', 'annotations', REQUIRES_CRDS] }, `${app.name}'s chart uses kinds of ${missing.join(', ')}, whose CRDs nothing in the repository installs`);
+  }
+  for (const render of ctx.renders.filter((x) => x.status === 'rendered' && x.source.chart !== undefined)) {
+    const own = new Set(declaredGroups(render.app));
+    const required = new Set(declaredGroups(render.app, REQUIRES_CRDS));
+    const used = [...new Set(render.resources.filter((r) => r.kind !== 'CustomResourceDefinition').map((r) => groupOf(r.apiVersion)))].filter((g) => !builtinGroups.has(g) && !own.has(g) && !required.has(g));
+    if (used.length) ctx.fail({ resource: render.app.resource, path: ['metadata', 'annotations'], target: 'key' }, `${render.label} renders kinds of ${used.join(', ')}, which ${REQUIRES_CRDS} does not list: offline, the gate would not know the app needs them`);
+  }
+}
+
+/** A declaration must say what the render installs, or the offline gate trusts a wrong word. */
+function checkProvidedDeclarations(ctx: CheckContext): void {
+  for (const render of ctx.renders.filter((x) => x.status === 'rendered')) {
+    const rendered = new Set(render.resources.filter((r) => r.kind === 'CustomResourceDefinition').map(crdGroup));
+    const declared = new Set(declaredGroups(render.app));
+    const sameApp = ctx.renders.filter((x) => x.app === render.app && x.status === 'rendered').flatMap((x) => x.resources.filter((r) => r.kind === 'CustomResourceDefinition').map(crdGroup));
+    const missing = [...rendered].filter((g) => !declared.has(g));
+    const extra = [...declared].filter((g) => !sameApp.includes(g) && !ctx.repo.resources.some((r) => r.kind === 'CustomResourceDefinition' && dig(r.object, ['spec', 'group']) === g));
+    const at = { resource: render.app.resource, path: ['metadata', 'annotations'] as Path, target: 'key' as const };
+    if (missing.length) ctx.fail(at, `${render.label} installs the CRDs of ${missing.join(', ')}, but ${PROVIDES_CRDS} does not say so: offline, the gate would not know`);
+    if (extra.length && render === ctx.renders.find((x) => x.app === render.app && x.status === 'rendered')) ctx.fail(at, `${PROVIDES_CRDS} declares ${extra.join(', ')}, but the render installs no CRD of ${extra.length === 1 ? 'that group' : 'those groups'}`);
+  }
+}
+
+export function crdClosureCheck(builtinGroups: ReadonlySet<string>): PolicyCheck {
+  return {
+    id: 'closure-crd',
+    description: `Every custom kind's CRD is installed by the repository: rendered or plain, or declared by the Application that installs it (${PROVIDES_CRDS}, checked against the render whenever the chart is rendered), or listed in providedOutsideGit (invariants P1).`,
+    invariants: ['P1'],
+    remediation: `deploy the operator that installs the CRD, and give its Application the annotation ${PROVIDES_CRDS}: "<api groups>" (the groups its render installs), ${FACTS_FIX}`,
+    reads: { kinds: ['*'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      const installed = installedKinds(ctx);
+      reportUninstalledKinds(ctx, installed, builtinGroups);
+      checkRequiredGroups(ctx, installed.groups, builtinGroups);
+      checkProvidedDeclarations(ctx);
+    },
+  };
+}
