@@ -37,7 +37,7 @@ const target: SqliteTarget = { name: 'sonarr', engine: 'sqlite', paths: ['/confi
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const throughput = (bytes: number, ms: number) => `${((bytes / 1024 ** 2) / (ms / 1000)).toFixed(0)} MiB/s`;
+const throughput = (bytes: number, ms: number) => `${(bytes / 1024 ** 2 / (ms / 1000)).toFixed(0)} MiB/s`;
 async function time(body: () => unknown): Promise<number> {
   const start = performance.now();
   await body();
@@ -46,7 +46,13 @@ async function time(body: () => unknown): Promise<number> {
 
 /** A fresh restic base with the repository of `target` under it (each target has its own). */
 function resticRepository(target: string): NodeJS.ProcessEnv {
-  const env = { ...process.env, RESTIC_REPOSITORY: mkdtempSync(join(work, 'restic-')), RESTIC_PASSWORD: 'bench', RESTIC_CACHE_DIR: join(work, 'restic-cache'), BACKUP_MANIFEST_KEY: BENCH_KEY.toString() };
+  const env = {
+    ...process.env,
+    RESTIC_REPOSITORY: mkdtempSync(join(work, 'restic-')),
+    RESTIC_PASSWORD: 'bench',
+    RESTIC_CACHE_DIR: join(work, 'restic-cache'),
+    BACKUP_MANIFEST_KEY: BENCH_KEY.toString(),
+  };
   execFileSync('restic', ['init', '--quiet'], { env: { ...env, RESTIC_REPOSITORY: join(env.RESTIC_REPOSITORY, target) } });
   return env;
 }
@@ -89,7 +95,12 @@ try {
   let published = '';
   stages.push(['online copy (VACUUM INTO, memory-mapped reads)', await time(() => snapshot(db, snap))]);
   stages.push(['PRAGMA integrity_check of the copy', await time(() => integrityCheck(snap))]);
-  stages.push(['publish: zstd -1 on all cores, SHA-256, fsync, rename', await time(async () => (published = await publish(join(work, 'stage-backups'), 'sonarr', 'sqlite', new Date(), newSentinel(new Date()), [snap], BENCH_KEY)))]);
+  stages.push([
+    'publish: zstd -1 on all cores, SHA-256, fsync, rename',
+    await time(
+      async () => (published = await publish(join(work, 'stage-backups'), 'sonarr', 'sqlite', new Date(), newSentinel(new Date()), [snap], BENCH_KEY)),
+    ),
+  ]);
   const compressed = statSync(join(published, 'sonarr.db.zst')).size;
   stages.push(['restic backup (fresh repository)', await time(() => resticBackup(published, 'stage', stageRepository))]);
   stages.push(['restic forget --keep-within 14d --prune', await time(() => resticForget('stage', stageRepository, 14))]);
@@ -99,10 +110,14 @@ try {
   const ratio = copyMs / backupMs;
   process.stdout.write(`\n| 1 GiB SQLite database | Time (median of ${RUNS}) | Throughput | Ratio to the copy |\n|---|---|---|---|\n`);
   process.stdout.write(`| plain file copy (\`cp --reflink=never\`), the baseline | ${seconds(copyMs)} | ${throughput(bytes, copyMs)} | 1.00 |\n`);
-  process.stdout.write(`| **\`backup\`, every step including the restic copy** | **${seconds(backupMs)}** | **${throughput(bytes, backupMs)}** | **${ratio.toFixed(2)}** |\n`);
+  process.stdout.write(
+    `| **\`backup\`, every step including the restic copy** | **${seconds(backupMs)}** | **${throughput(bytes, backupMs)}** | **${ratio.toFixed(2)}** |\n`,
+  );
   process.stdout.write(`\n| Stage (once) | Time |\n|---|---|\n`);
   for (const [name, ms] of stages) process.stdout.write(`| ${name} | ${seconds(ms)} |\n`);
-  process.stdout.write(`\ncompressed to ${(compressed / 1024 ** 2).toFixed(0)} MiB (${((100 * compressed) / bytes).toFixed(0)}%); goal: ratio >= ${GOAL}; result: ${ratio.toFixed(2)} (${ratio >= GOAL ? 'met' : 'NOT met'})\n`);
+  process.stdout.write(
+    `\ncompressed to ${(compressed / 1024 ** 2).toFixed(0)} MiB (${((100 * compressed) / bytes).toFixed(0)}%); goal: ratio >= ${GOAL}; result: ${ratio.toFixed(2)} (${ratio >= GOAL ? 'met' : 'NOT met'})\n`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -20,13 +20,20 @@ const diffCommand = fileURLToPath(new URL('../scripts/diff/command.ts', import.m
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 // tsx from this repository's node_modules: the clone measured may have none.
 const tsx = import.meta.resolve('tsx');
-const node = (args: string[]) => $({ cwd: ROOT, quiet: true, nothrow: true, env: { ...process.env, HOMELAB_REPO_ROOT: ROOT } })`${process.execPath} --import ${tsx} ${args}`;
+const node = (args: string[]) =>
+  $({ cwd: ROOT, quiet: true, nothrow: true, env: { ...process.env, HOMELAB_REPO_ROOT: ROOT } })`${process.execPath} --import ${tsx} ${args}`;
 
 async function timed(args: string[], ok: (code: number | null) => boolean): Promise<number> {
   const t = performance.now();
   const out = await node(args);
   const ms = performance.now() - t;
-  if (!ok(out.exitCode)) throw new Error((out.stderr || out.stdout).trim().split('\n').find((l) => !/^npm warn/.test(l)) ?? `exit ${out.exitCode}`);
+  if (!ok(out.exitCode))
+    throw new Error(
+      (out.stderr || out.stdout)
+        .trim()
+        .split('\n')
+        .find((l) => !/^npm warn/.test(l)) ?? `exit ${out.exitCode}`,
+    );
   return ms;
 }
 
@@ -38,7 +45,9 @@ try {
   await single();
   await diff();
 } catch (err) {
-  console.log(`diff benchmark: skipped, it cannot run here: ${(err as Error).message.slice(0, 300)} (with no network, run npm run charts:pull where there is one, or point HOMELAB_REPO_ROOT at a clone that renders)`);
+  console.log(
+    `diff benchmark: skipped, it cannot run here: ${(err as Error).message.slice(0, 300)} (with no network, run npm run charts:pull where there is one, or point HOMELAB_REPO_ROOT at a clone that renders)`,
+  );
   process.exit(0);
 }
 const one: number[] = [];

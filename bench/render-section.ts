@@ -41,7 +41,9 @@ export async function renderSection(root: string, env: NodeJS.ProcessEnv = proce
     for (let i = 0; i < 5; i++) warm.push(await ms(() => gate(true)));
     const w = warm.sort((a, b) => a - b)[2]!;
     const result = await gate(true);
-    console.log(`render tier: ${charts.length} charts cached, ${result.resources.length} resources checked (${result.summary.notRendered} sources not rendered)`);
+    console.log(
+      `render tier: ${charts.length} charts cached, ${result.resources.length} resources checked (${result.summary.notRendered} sources not rendered)`,
+    );
     console.log(`  parse only:                         ${parse.toFixed(0).padStart(6)} ms`);
     console.log(`  gate without rendering (--no-render): ${files.toFixed(0).padStart(4)} ms  ${(files / parse).toFixed(2)}x parse`);
     console.log(`  gate, cold render cache:            ${cold.toFixed(0).padStart(6)} ms  ${(cold / parse).toFixed(2)}x parse`);

@@ -14,7 +14,18 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { allFindings, registeredChecks, runGate, runPolicy, ADMISSION_CHECK_IDS, loadRepo, MANIFEST_ROOTS, REPO_ROOT, clearParseCache, buildGate } from '../policy-tests/index.ts';
+import {
+  allFindings,
+  registeredChecks,
+  runGate,
+  runPolicy,
+  ADMISSION_CHECK_IDS,
+  loadRepo,
+  MANIFEST_ROOTS,
+  REPO_ROOT,
+  clearParseCache,
+  buildGate,
+} from '../policy-tests/index.ts';
 import { renderSection } from './render-section.ts';
 
 const APPS = 500;
@@ -172,8 +183,12 @@ try {
   const fullMs = await time(() => runGate({ root }), 5);
   const perSecond = (ms: number) => Math.round((total / ms) * 1000);
   console.log(`synthetic repo: ${total} resources (${resources} generated in ${APPS} app folders + the real repository's ${total - resources})`);
-  console.log(`parse only (yaml, positions kept):   ${parseMs.toFixed(0).padStart(6)} ms  ${perSecond(parseMs).toLocaleString('en-US').padStart(7)} resources/s`);
-  console.log(`parse only, ${Math.min(availableParallelism(), 8)} threads:             ${parallelParseMs.toFixed(0).padStart(6)} ms  ${perSecond(parallelParseMs).toLocaleString("en-US").padStart(7)} resources/s`);
+  console.log(
+    `parse only (yaml, positions kept):   ${parseMs.toFixed(0).padStart(6)} ms  ${perSecond(parseMs).toLocaleString('en-US').padStart(7)} resources/s`,
+  );
+  console.log(
+    `parse only, ${Math.min(availableParallelism(), 8)} threads:             ${parallelParseMs.toFixed(0).padStart(6)} ms  ${perSecond(parallelParseMs).toLocaleString('en-US').padStart(7)} resources/s`,
+  );
   console.log(`parse + schema + policy (the gate):  ${fullMs.toFixed(0).padStart(6)} ms  ${perSecond(fullMs).toLocaleString('en-US').padStart(7)} resources/s`);
   console.log(`gate / parse-only, same threads:     ${(fullMs / parallelParseMs).toFixed(2)}x   (target <= 2.00x)`);
   console.log(`gate / single-threaded parse-only:   ${(fullMs / parseMs).toFixed(2)}x   (target: >= 3,000 resources/s for the gate)`);
@@ -181,7 +196,9 @@ try {
   const repo = await loadRepo(root);
   const admission = (await registeredChecks()).filter((c) => ADMISSION_CHECK_IDS.includes(c.id));
   const admissionMs = await time(() => runPolicy(repo, admission), 5);
-  console.log(`admission layer alone (${admission.length} checks):   ${admissionMs.toFixed(0).padStart(6)} ms  ${((admissionMs / fullMs) * 100).toFixed(1)} % of the gate`);
+  console.log(
+    `admission layer alone (${admission.length} checks):   ${admissionMs.toFixed(0).padStart(6)} ms  ${((admissionMs / fullMs) * 100).toFixed(1)} % of the gate`,
+  );
 } finally {
   rmSync(root, { recursive: true, force: true });
   delete process.env.HOMELAB_CHART_CACHE;
@@ -224,5 +241,12 @@ if (!process.argv.includes('--no-npm-test')) {
   const seconds = (performance.now() - start) / 1000;
   console.log(`npm test on the repository:          ${seconds.toFixed(1)} s wall (exit ${run.status}; target < 60 s)`);
   // A failed run is not a timing: show why.
-  if (run.status !== 0) console.log(`${run.stdout}\n${run.stderr}`.split('\n').filter((l) => /FAIL|×|Error|Tests /.test(l)).slice(0, 30).join('\n'));
+  if (run.status !== 0)
+    console.log(
+      `${run.stdout}\n${run.stderr}`
+        .split('\n')
+        .filter((l) => /FAIL|×|Error|Tests /.test(l))
+        .slice(0, 30)
+        .join('\n'),
+    );
 }

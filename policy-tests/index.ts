@@ -13,12 +13,25 @@ export { loadTree, renderTree, schemaLayer, type LoadedTree, type RenderedTree }
 export { cacheRoot, pinnedBinaries, renderTools } from './render/tools.ts';
 
 // The chart cache (npm run charts:pull).
-export { cachedChartPath, chartCacheDir, CHART_LOCK_FILE, chartId, digestOf, formatLock, isOciRepo, lockEntryFor, pinnedCharts, readLock, type ChartRef, type LockEntry } from './render/charts.ts';
+export {
+  cachedChartPath,
+  chartCacheDir,
+  CHART_LOCK_FILE,
+  chartId,
+  digestOf,
+  formatLock,
+  isOciRepo,
+  lockEntryFor,
+  pinnedCharts,
+  readLock,
+  type ChartRef,
+  type LockEntry,
+} from './render/charts.ts';
 
 // Gate it, with its result.
 export { allFindings, registeredChecks, runGate, type GateOptions, type GateResult } from './gate/gate.ts';
 export { runPolicy } from './gate/runner.ts';
-export { ADMISSION_CHECK_IDS } from './checks/admission.ts';
+export { ADMISSION_CHECK_IDS } from './checks/admission/index.ts';
 export { buildGate } from './build.mjs';
 
 // Snapshot what each Application applies (the rendered diff).

@@ -38,10 +38,22 @@ export class BootstrapError extends Error {}
 /** Runs kubectl through zx's $, quiet, with stdin from `input`; a failure is one line naming what kubectl said. */
 async function kubectl(o: BootstrapOptions, args: string[], input?: string): Promise<string> {
   try {
-    const run = await $({ env: o.env, input, quiet: true, verbose: false, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })`${o.kubectl} ${o.kubeFlags} ${args}`;
+    const run = await $({
+      env: o.env,
+      input,
+      quiet: true,
+      verbose: false,
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    })`${o.kubectl} ${o.kubeFlags} ${args}`;
     return run.stdout;
   } catch (err) {
-    const said = err instanceof ProcessOutput ? (err.stderr || err.stdout).trim().split('\n').find((l) => l.trim()) : (err as Error).message.split('\n')[0];
+    const said =
+      err instanceof ProcessOutput
+        ? (err.stderr || err.stdout)
+            .trim()
+            .split('\n')
+            .find((l) => l.trim())
+        : (err as Error).message.split('\n')[0];
     throw new BootstrapError(`kubectl ${args[0]}: ${said ?? `exit ${(err as ProcessOutput).exitCode}`}`);
   }
 }
@@ -98,7 +110,8 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   const tools = await renderTools(o.env);
   let manifest: string;
   try {
-    manifest = (await $({ env: o.env, quiet: true, verbose: false })`${tools.kustomize.bin} ${tools.kustomize.buildArgs(join(o.root, 'apps/platform/argocd'))}`).stdout;
+    manifest = (await $({ env: o.env, quiet: true, verbose: false })`${tools.kustomize.bin} ${tools.kustomize.buildArgs(join(o.root, 'apps/platform/argocd'))}`)
+      .stdout;
   } catch (err) {
     throw new BootstrapError(`kustomize apps/platform/argocd: ${err instanceof ProcessOutput ? err.stderr.trim().split('\n')[0] : (err as Error).message}`);
   }
@@ -110,7 +123,13 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   else {
     const token = (await o.readToken()).trim();
     if (!token) throw new UsageError(`no token on standard input for ${STORE_SECRET.namespace}/${STORE_SECRET.name}`);
-    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: STORE_SECRET.name, namespace: STORE_SECRET.namespace }, type: 'Opaque', data: { [STORE_SECRET.key]: Buffer.from(token).toString('base64') } };
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: STORE_SECRET.name, namespace: STORE_SECRET.namespace },
+      type: 'Opaque',
+      data: { [STORE_SECRET.key]: Buffer.from(token).toString('base64') },
+    };
     // Through stdin only: the token is never an argument, and nothing here prints it. Server-side, so
     // kubectl writes no last-applied-configuration annotation, where anyone who can read the Secret's
     // metadata (kubectl describe) would see the token.
@@ -186,7 +205,12 @@ export async function readHiddenLine(input: KeyInput, prompt: (text: string) => 
 
 const readTokenFromStdin = () => readHiddenLine(process.stdin, (t) => process.stderr.write(t));
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo, readToken: () => Promise<string> = readTokenFromStdin): Promise<number> {
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  io?: CommandIo,
+  readToken: () => Promise<string> = readTokenFromStdin,
+): Promise<number> {
   const out = (line: string) => (io ? io.stdout(`${line}\n`) : process.stdout.write(`${line}\n`));
   return runCommand(
     {
@@ -210,7 +234,13 @@ last-applied-configuration annotation ever holds the token.
 Exit status: 0 every app Synced and Healthy, 1 a failure (the cluster does not
 answer, an app is Degraded, the wait timed out), 2 a usage error, 130 Ctrl-C
 at the token prompt.`,
-      options: { kubeconfig: { type: 'string' }, context: { type: 'string' }, timeout: { type: 'string' }, poll: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },
+      options: {
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        timeout: { type: 'string' },
+        poll: { type: 'string' },
+        'dry-run': { type: 'boolean', default: false },
+      },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
         const duration = (raw: unknown, fallback: string, flag: string) => {
@@ -218,10 +248,23 @@ at the token prompt.`,
           if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag} must be a duration such as 30m, got "${String(raw)}"`);
           return ms;
         };
-        const kubeFlags = [...(values.kubeconfig ? ['--kubeconfig', String(values.kubeconfig)] : []), ...(values.context ? ['--context', String(values.context)] : [])];
+        const kubeFlags = [
+          ...(values.kubeconfig ? ['--kubeconfig', String(values.kubeconfig)] : []),
+          ...(values.context ? ['--context', String(values.context)] : []),
+        ];
         const kubectlBin = env.KUBECTL || (values['dry-run'] ? 'kubectl' : (await pinnedBinaries(env)).kubectl);
         try {
-          return await bootstrap({ root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT, kubectl: kubectlBin, kubeFlags, dryRun: values['dry-run'] === true, timeoutMs: duration(values.timeout, '30m', '--timeout'), pollMs: duration(values.poll, '5s', '--poll'), readToken, out, env });
+          return await bootstrap({
+            root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT,
+            kubectl: kubectlBin,
+            kubeFlags,
+            dryRun: values['dry-run'] === true,
+            timeoutMs: duration(values.timeout, '30m', '--timeout'),
+            pollMs: duration(values.poll, '5s', '--poll'),
+            readToken,
+            out,
+            env,
+          });
         } catch (err) {
           if (err instanceof Interrupted) {
             (io?.stderr ?? ((t: string) => process.stderr.write(t)))(`bootstrap: ${err.message}\n`);

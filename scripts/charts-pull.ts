@@ -9,7 +9,24 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadRepo, REPO_ROOT, cachedChartPath, chartCacheDir, CHART_LOCK_FILE, chartId, digestOf, formatLock, isOciRepo, lockEntryFor, pinnedCharts, readLock, type ChartRef, type LockEntry, cacheRoot, renderTools } from '../policy-tests/index.ts';
+import {
+  loadRepo,
+  REPO_ROOT,
+  cachedChartPath,
+  chartCacheDir,
+  CHART_LOCK_FILE,
+  chartId,
+  digestOf,
+  formatLock,
+  isOciRepo,
+  lockEntryFor,
+  pinnedCharts,
+  readLock,
+  type ChartRef,
+  type LockEntry,
+  cacheRoot,
+  renderTools,
+} from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { run } from './lib/exec.ts';
 
@@ -45,7 +62,9 @@ export async function pullCharts(o: PullOptions): Promise<number> {
     const target = cachedChartPath(ref, o.env);
     const locked = lockEntryFor(lock, ref);
     if (o.frozen && !locked) {
-      o.out(`REFUSED  ${chartId(ref)}: not in ${CHART_LOCK_FILE}, and --frozen records nothing; pull it locally with npm run charts:pull, review the rendered diff, and commit the lock`);
+      o.out(
+        `REFUSED  ${chartId(ref)}: not in ${CHART_LOCK_FILE}, and --frozen records nothing; pull it locally with npm run charts:pull, review the rendered diff, and commit the lock`,
+      );
       refused++;
       continue;
     }
@@ -70,7 +89,9 @@ export async function pullCharts(o: PullOptions): Promise<number> {
       if (!pulled) throw new Error(`helm pull left no archive for ${chartId(ref)}`);
       const digest = digestOf(readFileSync(join(scratch, pulled)));
       if (locked && locked.digest !== digest && !o.updateLock) {
-        o.out(`REFUSED  ${chartId(ref)}: its archive has digest ${digest}, but ${CHART_LOCK_FILE} records ${locked.digest}; review the change, then run npm run charts:pull -- --update-lock`);
+        o.out(
+          `REFUSED  ${chartId(ref)}: its archive has digest ${digest}, but ${CHART_LOCK_FILE} records ${locked.digest}; review the change, then run npm run charts:pull -- --update-lock`,
+        );
         refused++;
         continue;
       }
@@ -116,7 +137,14 @@ still pulled and locked), 2 a usage error.`,
       positionals: { min: 0, max: 0 },
       async run({ values }) {
         if (values.frozen && values['update-lock']) throw new UsageError('--frozen and --update-lock contradict each other');
-        const refused = await pullCharts({ root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT, env, mirror: values.mirror as string | undefined, updateLock: values['update-lock'] === true, frozen: values.frozen === true, out });
+        const refused = await pullCharts({
+          root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT,
+          env,
+          mirror: values.mirror as string | undefined,
+          updateLock: values['update-lock'] === true,
+          frozen: values.frozen === true,
+          out,
+        });
         return refused ? 1 : 0;
       },
     },

@@ -25,7 +25,14 @@ export function upstreamFacts(rulesYaml: string, version: string): UpstreamFacts
   if (!Array.isArray(items)) throw new Error('not a Falco rules file: expected a YAML list');
   const names = (key: string) => [...new Set(items.filter((i) => i && typeof i[key] === 'string').map((i) => String(i[key])))];
   const engine = items.find((i) => i && 'required_engine_version' in i)?.required_engine_version;
-  return { ruleset: 'falco-rules', version, ...(engine !== undefined ? { required_engine_version: String(engine) } : {}), rules: names('rule'), macros: names('macro'), lists: names('list') };
+  return {
+    ruleset: 'falco-rules',
+    version,
+    ...(engine !== undefined ? { required_engine_version: String(engine) } : {}),
+    rules: names('rule'),
+    macros: names('macro'),
+    lists: names('list'),
+  };
 }
 
 /** The command: reads the rules file, writes the facts. */
@@ -51,7 +58,9 @@ security/falco/facts/falco-rules-<version>-names.json, or to --out.`,
         const facts = upstreamFacts(text, version);
         const out = (values.out as string | undefined) ?? join(REPO_ROOT, 'security/falco/facts', `falco-rules-${version}-names.json`);
         writeFileSync(out, `${JSON.stringify(facts, null, 2)}\n`);
-        (io?.stdout ?? ((t: string) => process.stdout.write(t)))(`${out}: ${facts.rules.length} rules, ${facts.macros.length} macros, ${facts.lists.length} lists\n`);
+        (io?.stdout ?? ((t: string) => process.stdout.write(t)))(
+          `${out}: ${facts.rules.length} rules, ${facts.macros.length} macros, ${facts.lists.length} lists\n`,
+        );
         return 0;
       },
     },

@@ -1,7 +1,19 @@
 /** Regenerates the check table in policy-tests/README.md and the wave table in apps/platform/README.md: npm run readme:checks */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { registeredChecks, REPO_ROOT, checkTable, withBlock, withCheckTable, WAVES_END, WAVES_START, wavesTable, INVARIANTS_FILE, invariantsDoc, loadRepo } from '../policy-tests/index.ts';
+import {
+  registeredChecks,
+  REPO_ROOT,
+  checkTable,
+  withBlock,
+  withCheckTable,
+  WAVES_END,
+  WAVES_START,
+  wavesTable,
+  INVARIANTS_FILE,
+  invariantsDoc,
+  loadRepo,
+} from '../policy-tests/index.ts';
 import { runCommand } from './lib/command.ts';
 
 process.exitCode = await runCommand(
@@ -21,7 +33,9 @@ process.exitCode = await runCommand(
       const wavesBefore = readFileSync(platform, 'utf8');
       const wavesAfter = withBlock(wavesBefore, WAVES_START, WAVES_END, wavesTable(await loadRepo(REPO_ROOT)));
       writeFileSync(platform, wavesAfter);
-      process.stdout.write(wavesBefore === wavesAfter ? 'apps/platform/README.md wave table is up to date\n' : 'apps/platform/README.md wave table regenerated\n');
+      process.stdout.write(
+        wavesBefore === wavesAfter ? 'apps/platform/README.md wave table is up to date\n' : 'apps/platform/README.md wave table regenerated\n',
+      );
       const invariants = join(REPO_ROOT, INVARIANTS_FILE);
       const invariantsBefore = readFileSync(invariants, 'utf8');
       const invariantsAfter = invariantsDoc(await registeredChecks());

@@ -18,10 +18,18 @@ export interface CrdSchema {
 /** `apiVersion/Kind` → schema, the repository's CRDs ahead of the bundled ones. */
 export function crdSchemas(resources: readonly Resource[]): Map<string, CrdSchema> {
   const out = new Map<string, CrdSchema>();
-  const crdObjects = resources.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => ({ file: r.rendered ? `${r.rendered.app}: ${r.rendered.template ?? r.rendered.source}` : r.file, object: r.object }));
+  const crdObjects = resources
+    .filter((r) => r.kind === 'CustomResourceDefinition')
+    .map((r) => ({ file: r.rendered ? `${r.rendered.app}: ${r.rendered.template ?? r.rendered.source}` : r.file, object: r.object }));
   for (const crd of crdsFromObjects(crdObjects)) {
     const key = `${crd.apiVersion}/${crd.kind}`;
-    if (!out.has(key)) out.set(key, { source: crd.file, get schema() { return crd.schema as JsonSchemaNode; } });
+    if (!out.has(key))
+      out.set(key, {
+        source: crd.file,
+        get schema() {
+          return crd.schema as JsonSchemaNode;
+        },
+      });
   }
   for (const crd of loadRepoCrds()) {
     const key = `${crd.apiVersion}/${crd.kind}`;

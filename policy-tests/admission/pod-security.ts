@@ -36,13 +36,50 @@ function containersOf(spec: Obj): Container[] {
 }
 
 /** `capabilities_allowed_1_0`: what baseline lets a container add. */
-const BASELINE_CAPABILITIES = new Set(['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT']);
+const BASELINE_CAPABILITIES = new Set([
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+]);
 /** `sysctlsAllowedV1Dot32`: the safe sysctls (the newest set, which 1.36 uses). */
-const SAFE_SYSCTLS = new Set(['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_local_reserved_ports', 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes', 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']);
+const SAFE_SYSCTLS = new Set([
+  'kernel.shm_rmid_forced',
+  'net.ipv4.ip_local_port_range',
+  'net.ipv4.ip_unprivileged_port_start',
+  'net.ipv4.tcp_syncookies',
+  'net.ipv4.ping_group_range',
+  'net.ipv4.ip_local_reserved_ports',
+  'net.ipv4.tcp_keepalive_time',
+  'net.ipv4.tcp_fin_timeout',
+  'net.ipv4.tcp_keepalive_intvl',
+  'net.ipv4.tcp_keepalive_probes',
+  'net.ipv4.tcp_rmem',
+  'net.ipv4.tcp_wmem',
+]);
 /** `seLinuxOptions1_31`: the types baseline allows. */
 const SELINUX_TYPES = new Set(['', 'container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t']);
 /** `restrictedVolumes_1_0` (with the image volume source): the only volume sources restricted allows. */
-const RESTRICTED_VOLUME_SOURCES = new Set(['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret', 'image']);
+const RESTRICTED_VOLUME_SOURCES = new Set([
+  'configMap',
+  'csi',
+  'downwardAPI',
+  'emptyDir',
+  'ephemeral',
+  'persistentVolumeClaim',
+  'projected',
+  'secret',
+  'image',
+]);
 const APPARMOR_ANNOTATION = 'container.apparmor.security.beta.kubernetes.io/';
 
 type Control = (meta: Obj, spec: Obj) => Violation[];
@@ -52,15 +89,34 @@ const isWindows = (spec: Obj) => spec.os?.name === 'windows';
 const baseline: Record<string, Control> = {
   hostProcess(_meta, spec) {
     const out: Violation[] = [];
-    if (spec.securityContext?.windowsOptions?.hostProcess === true) out.push({ control: 'hostProcess', path: ['securityContext', 'windowsOptions', 'hostProcess'], message: 'the pod must not set securityContext.windowsOptions.hostProcess=true' });
-    for (const { c, name, at } of containersOf(spec)) if (c.securityContext?.windowsOptions?.hostProcess === true) out.push({ control: 'hostProcess', path: [...at, 'securityContext', 'windowsOptions', 'hostProcess'], message: `container ${name} must not set securityContext.windowsOptions.hostProcess=true` });
+    if (spec.securityContext?.windowsOptions?.hostProcess === true)
+      out.push({
+        control: 'hostProcess',
+        path: ['securityContext', 'windowsOptions', 'hostProcess'],
+        message: 'the pod must not set securityContext.windowsOptions.hostProcess=true',
+      });
+    for (const { c, name, at } of containersOf(spec))
+      if (c.securityContext?.windowsOptions?.hostProcess === true)
+        out.push({
+          control: 'hostProcess',
+          path: [...at, 'securityContext', 'windowsOptions', 'hostProcess'],
+          message: `container ${name} must not set securityContext.windowsOptions.hostProcess=true`,
+        });
     return out;
   },
   hostNamespaces(_meta, spec) {
-    return (['hostNetwork', 'hostPID', 'hostIPC'] as const).filter((f) => spec[f] === true).map((f) => ({ control: 'hostNamespaces', path: [f], message: `host namespaces: ${f}=true is forbidden` }));
+    return (['hostNetwork', 'hostPID', 'hostIPC'] as const)
+      .filter((f) => spec[f] === true)
+      .map((f) => ({ control: 'hostNamespaces', path: [f], message: `host namespaces: ${f}=true is forbidden` }));
   },
   privileged(_meta, spec) {
-    return containersOf(spec).filter(({ c }) => c.securityContext?.privileged === true).map(({ name, at }) => ({ control: 'privileged', path: [...at, 'securityContext', 'privileged'], message: `privileged: container ${name} must not set securityContext.privileged=true` }));
+    return containersOf(spec)
+      .filter(({ c }) => c.securityContext?.privileged === true)
+      .map(({ name, at }) => ({
+        control: 'privileged',
+        path: [...at, 'securityContext', 'privileged'],
+        message: `privileged: container ${name} must not set securityContext.privileged=true`,
+      }));
   },
   capabilities_baseline(_meta, spec) {
     const out: Violation[] = [];
@@ -68,19 +124,29 @@ const baseline: Record<string, Control> = {
       const add = c.securityContext?.capabilities?.add;
       if (!Array.isArray(add)) continue;
       add.forEach((cap: unknown, i) => {
-        if (!BASELINE_CAPABILITIES.has(String(cap))) out.push({ control: 'capabilities_baseline', path: [...at, 'securityContext', 'capabilities', 'add', i], message: `non-default capabilities: container ${name} must not include ${String(cap)} in securityContext.capabilities.add` });
+        if (!BASELINE_CAPABILITIES.has(String(cap)))
+          out.push({
+            control: 'capabilities_baseline',
+            path: [...at, 'securityContext', 'capabilities', 'add', i],
+            message: `non-default capabilities: container ${name} must not include ${String(cap)} in securityContext.capabilities.add`,
+          });
       });
     }
     return out;
   },
   hostPathVolumes(_meta, spec) {
-    return ((spec.volumes ?? []) as Obj[]).flatMap((v, i) => (v?.hostPath ? [{ control: 'hostPathVolumes', path: ['volumes', i, 'hostPath'], message: `hostPath volumes: volume ${String(v.name)} must not be a hostPath` }] : []));
+    return ((spec.volumes ?? []) as Obj[]).flatMap((v, i) =>
+      v?.hostPath
+        ? [{ control: 'hostPathVolumes', path: ['volumes', i, 'hostPath'], message: `hostPath volumes: volume ${String(v.name)} must not be a hostPath` }]
+        : [],
+    );
   },
   hostPorts(_meta, spec) {
     const out: Violation[] = [];
     for (const { c, name, at } of containersOf(spec)) {
       ((c.ports ?? []) as Obj[]).forEach((p, i) => {
-        if (p?.hostPort !== undefined && p.hostPort !== 0) out.push({ control: 'hostPorts', path: [...at, 'ports', i, 'hostPort'], message: `hostPort: container ${name} uses hostPort ${String(p.hostPort)}` });
+        if (p?.hostPort !== undefined && p.hostPort !== 0)
+          out.push({ control: 'hostPorts', path: [...at, 'ports', i, 'hostPort'], message: `hostPort: container ${name} uses hostPort ${String(p.hostPort)}` });
       });
     }
     return out;
@@ -88,11 +154,27 @@ const baseline: Record<string, Control> = {
   appArmorProfile(meta, spec) {
     const out: Violation[] = [];
     const bad = (t: unknown) => t !== undefined && t !== 'RuntimeDefault' && t !== 'Localhost';
-    if (bad(spec.securityContext?.appArmorProfile?.type)) out.push({ control: 'appArmorProfile', path: ['securityContext', 'appArmorProfile', 'type'], message: `appArmorProfile: the pod must not set type ${String(spec.securityContext.appArmorProfile.type)}` });
-    for (const { c, name, at } of containersOf(spec)) if (bad(c.securityContext?.appArmorProfile?.type)) out.push({ control: 'appArmorProfile', path: [...at, 'securityContext', 'appArmorProfile', 'type'], message: `appArmorProfile: container ${name} must not set type ${String(c.securityContext.appArmorProfile.type)}` });
+    if (bad(spec.securityContext?.appArmorProfile?.type))
+      out.push({
+        control: 'appArmorProfile',
+        path: ['securityContext', 'appArmorProfile', 'type'],
+        message: `appArmorProfile: the pod must not set type ${String(spec.securityContext.appArmorProfile.type)}`,
+      });
+    for (const { c, name, at } of containersOf(spec))
+      if (bad(c.securityContext?.appArmorProfile?.type))
+        out.push({
+          control: 'appArmorProfile',
+          path: [...at, 'securityContext', 'appArmorProfile', 'type'],
+          message: `appArmorProfile: container ${name} must not set type ${String(c.securityContext.appArmorProfile.type)}`,
+        });
     for (const [key, value] of Object.entries((meta.annotations ?? {}) as Obj)) {
       if (!key.startsWith(APPARMOR_ANNOTATION)) continue;
-      if (value !== 'runtime/default' && !(typeof value === 'string' && value.startsWith('localhost/'))) out.push({ control: 'appArmorProfile', path: ['metadata', 'annotations', key], message: `appArmorProfile: annotation ${key}="${String(value)}" is forbidden` });
+      if (value !== 'runtime/default' && !(typeof value === 'string' && value.startsWith('localhost/')))
+        out.push({
+          control: 'appArmorProfile',
+          path: ['metadata', 'annotations', key],
+          message: `appArmorProfile: annotation ${key}="${String(value)}" is forbidden`,
+        });
     }
     return out;
   },
@@ -100,26 +182,51 @@ const baseline: Record<string, Control> = {
     const out: Violation[] = [];
     const judge = (opts: Obj | undefined, path: PathSegment[], who: string) => {
       if (!opts) return;
-      if (opts.type !== undefined && !SELINUX_TYPES.has(String(opts.type))) out.push({ control: 'seLinuxOptions', path: [...path, 'type'], message: `seLinuxOptions: ${who} must not set type "${String(opts.type)}"` });
-      for (const f of ['user', 'role']) if (opts[f] !== undefined && opts[f] !== '') out.push({ control: 'seLinuxOptions', path: [...path, f], message: `seLinuxOptions: ${who} must not set ${f}` });
+      if (opts.type !== undefined && !SELINUX_TYPES.has(String(opts.type)))
+        out.push({ control: 'seLinuxOptions', path: [...path, 'type'], message: `seLinuxOptions: ${who} must not set type "${String(opts.type)}"` });
+      for (const f of ['user', 'role'])
+        if (opts[f] !== undefined && opts[f] !== '')
+          out.push({ control: 'seLinuxOptions', path: [...path, f], message: `seLinuxOptions: ${who} must not set ${f}` });
     };
     judge(spec.securityContext?.seLinuxOptions, ['securityContext', 'seLinuxOptions'], 'the pod');
-    for (const { c, name, at } of containersOf(spec)) judge(c.securityContext?.seLinuxOptions, [...at, 'securityContext', 'seLinuxOptions'], `container ${name}`);
+    for (const { c, name, at } of containersOf(spec))
+      judge(c.securityContext?.seLinuxOptions, [...at, 'securityContext', 'seLinuxOptions'], `container ${name}`);
     return out;
   },
   procMount(_meta, spec) {
     // A pod in a user namespace may set any procMount (procMount1_35baseline).
     if (spec.hostUsers === false) return [];
-    return containersOf(spec).filter(({ c }) => c.securityContext?.procMount !== undefined && c.securityContext.procMount !== 'Default').map(({ c, name, at }) => ({ control: 'procMount', path: [...at, 'securityContext', 'procMount'], message: `procMount: container ${name} must not set securityContext.procMount to ${String(c.securityContext.procMount)}` }));
+    return containersOf(spec)
+      .filter(({ c }) => c.securityContext?.procMount !== undefined && c.securityContext.procMount !== 'Default')
+      .map(({ c, name, at }) => ({
+        control: 'procMount',
+        path: [...at, 'securityContext', 'procMount'],
+        message: `procMount: container ${name} must not set securityContext.procMount to ${String(c.securityContext.procMount)}`,
+      }));
   },
   seccompProfile_baseline(_meta, spec) {
     const out: Violation[] = [];
-    if (spec.securityContext?.seccompProfile?.type === 'Unconfined') out.push({ control: 'seccompProfile_baseline', path: ['securityContext', 'seccompProfile', 'type'], message: 'seccompProfile: the pod must not set securityContext.seccompProfile.type to Unconfined' });
-    for (const { c, name, at } of containersOf(spec)) if (c.securityContext?.seccompProfile?.type === 'Unconfined') out.push({ control: 'seccompProfile_baseline', path: [...at, 'securityContext', 'seccompProfile', 'type'], message: `seccompProfile: container ${name} must not set securityContext.seccompProfile.type to Unconfined` });
+    if (spec.securityContext?.seccompProfile?.type === 'Unconfined')
+      out.push({
+        control: 'seccompProfile_baseline',
+        path: ['securityContext', 'seccompProfile', 'type'],
+        message: 'seccompProfile: the pod must not set securityContext.seccompProfile.type to Unconfined',
+      });
+    for (const { c, name, at } of containersOf(spec))
+      if (c.securityContext?.seccompProfile?.type === 'Unconfined')
+        out.push({
+          control: 'seccompProfile_baseline',
+          path: [...at, 'securityContext', 'seccompProfile', 'type'],
+          message: `seccompProfile: container ${name} must not set securityContext.seccompProfile.type to Unconfined`,
+        });
     return out;
   },
   sysctls(_meta, spec) {
-    return ((spec.securityContext?.sysctls ?? []) as Obj[]).flatMap((s, i) => (SAFE_SYSCTLS.has(String(s?.name)) ? [] : [{ control: 'sysctls', path: ['securityContext', 'sysctls', i, 'name'], message: `forbidden sysctl ${String(s?.name)}` }]));
+    return ((spec.securityContext?.sysctls ?? []) as Obj[]).flatMap((s, i) =>
+      SAFE_SYSCTLS.has(String(s?.name))
+        ? []
+        : [{ control: 'sysctls', path: ['securityContext', 'sysctls', i, 'name'], message: `forbidden sysctl ${String(s?.name)}` }],
+    );
   },
   hostProbesAndHostLifecycle(_meta, spec) {
     const out: Violation[] = [];
@@ -131,7 +238,12 @@ const baseline: Record<string, Control> = {
       for (const [path, handler] of handlers) {
         for (const kind of ['httpGet', 'tcpSocket']) {
           const host = handler?.[kind]?.host;
-          if (typeof host === 'string' && host !== '') out.push({ control: 'hostProbesAndHostLifecycle', path: [...at, ...path, kind, 'host'], message: `probe or lifecycle host: container ${name} must not set ${[...path, kind].join('.')}.host ("${host}")` });
+          if (typeof host === 'string' && host !== '')
+            out.push({
+              control: 'hostProbesAndHostLifecycle',
+              path: [...at, ...path, kind, 'host'],
+              message: `probe or lifecycle host: container ${name} must not set ${[...path, kind].join('.')}.host ("${host}")`,
+            });
         }
       }
     }
@@ -144,28 +256,54 @@ const restricted: Record<string, Control> = {
     return ((spec.volumes ?? []) as Obj[]).flatMap((v, i) => {
       const sources = Object.keys(v ?? {}).filter((k) => k !== 'name');
       const bad = sources.filter((s) => !RESTRICTED_VOLUME_SOURCES.has(s));
-      return bad.length ? [{ control: 'restrictedVolumes', path: ['volumes', i, bad[0]!], message: `restricted volume types: volume ${String(v.name)} uses ${bad.join(', ')}` }] : [];
+      return bad.length
+        ? [{ control: 'restrictedVolumes', path: ['volumes', i, bad[0]!], message: `restricted volume types: volume ${String(v.name)} uses ${bad.join(', ')}` }]
+        : [];
     });
   },
   allowPrivilegeEscalation(_meta, spec) {
     if (isWindows(spec)) return [];
-    return containersOf(spec).filter(({ c }) => c.securityContext?.allowPrivilegeEscalation !== false).map(({ name, at }) => ({ control: 'allowPrivilegeEscalation', path: [...at, 'securityContext'], message: `allowPrivilegeEscalation != false: container ${name} must set securityContext.allowPrivilegeEscalation=false` }));
+    return containersOf(spec)
+      .filter(({ c }) => c.securityContext?.allowPrivilegeEscalation !== false)
+      .map(({ name, at }) => ({
+        control: 'allowPrivilegeEscalation',
+        path: [...at, 'securityContext'],
+        message: `allowPrivilegeEscalation != false: container ${name} must set securityContext.allowPrivilegeEscalation=false`,
+      }));
   },
   runAsNonRoot(_meta, spec) {
     const podValue = spec.securityContext?.runAsNonRoot;
     const out: Violation[] = [];
-    if (podValue === false) out.push({ control: 'runAsNonRoot', path: ['securityContext', 'runAsNonRoot'], message: 'runAsNonRoot != true: the pod must not set securityContext.runAsNonRoot=false' });
+    if (podValue === false)
+      out.push({
+        control: 'runAsNonRoot',
+        path: ['securityContext', 'runAsNonRoot'],
+        message: 'runAsNonRoot != true: the pod must not set securityContext.runAsNonRoot=false',
+      });
     for (const { c, name, at } of containersOf(spec)) {
       const own = c.securityContext?.runAsNonRoot;
-      if (own === false) out.push({ control: 'runAsNonRoot', path: [...at, 'securityContext', 'runAsNonRoot'], message: `runAsNonRoot != true: container ${name} must not set securityContext.runAsNonRoot=false` });
-      else if (own === undefined && podValue !== true) out.push({ control: 'runAsNonRoot', path: [...at, 'securityContext'], message: `runAsNonRoot != true: container ${name} must set securityContext.runAsNonRoot=true (or the pod must)` });
+      if (own === false)
+        out.push({
+          control: 'runAsNonRoot',
+          path: [...at, 'securityContext', 'runAsNonRoot'],
+          message: `runAsNonRoot != true: container ${name} must not set securityContext.runAsNonRoot=false`,
+        });
+      else if (own === undefined && podValue !== true)
+        out.push({
+          control: 'runAsNonRoot',
+          path: [...at, 'securityContext'],
+          message: `runAsNonRoot != true: container ${name} must set securityContext.runAsNonRoot=true (or the pod must)`,
+        });
     }
     return out;
   },
   runAsUser(_meta, spec) {
     const out: Violation[] = [];
-    if (spec.securityContext?.runAsUser === 0) out.push({ control: 'runAsUser', path: ['securityContext', 'runAsUser'], message: 'runAsUser=0: the pod must not run as user 0' });
-    for (const { c, name, at } of containersOf(spec)) if (c.securityContext?.runAsUser === 0) out.push({ control: 'runAsUser', path: [...at, 'securityContext', 'runAsUser'], message: `runAsUser=0: container ${name} must not run as user 0` });
+    if (spec.securityContext?.runAsUser === 0)
+      out.push({ control: 'runAsUser', path: ['securityContext', 'runAsUser'], message: 'runAsUser=0: the pod must not run as user 0' });
+    for (const { c, name, at } of containersOf(spec))
+      if (c.securityContext?.runAsUser === 0)
+        out.push({ control: 'runAsUser', path: [...at, 'securityContext', 'runAsUser'], message: `runAsUser=0: container ${name} must not run as user 0` });
     return out;
   },
   seccompProfile_restricted(_meta, spec) {
@@ -173,11 +311,26 @@ const restricted: Record<string, Control> = {
     const ok = (t: unknown) => t === 'RuntimeDefault' || t === 'Localhost';
     const podType = spec.securityContext?.seccompProfile?.type;
     const out: Violation[] = [];
-    if (podType !== undefined && !ok(podType)) out.push({ control: 'seccompProfile_restricted', path: ['securityContext', 'seccompProfile', 'type'], message: `seccompProfile: the pod must not set securityContext.seccompProfile.type to ${String(podType)}` });
+    if (podType !== undefined && !ok(podType))
+      out.push({
+        control: 'seccompProfile_restricted',
+        path: ['securityContext', 'seccompProfile', 'type'],
+        message: `seccompProfile: the pod must not set securityContext.seccompProfile.type to ${String(podType)}`,
+      });
     for (const { c, name, at } of containersOf(spec)) {
       const own = c.securityContext?.seccompProfile?.type;
-      if (own !== undefined && !ok(own)) out.push({ control: 'seccompProfile_restricted', path: [...at, 'securityContext', 'seccompProfile', 'type'], message: `seccompProfile: container ${name} must not set securityContext.seccompProfile.type to ${String(own)}` });
-      else if (own === undefined && !ok(podType)) out.push({ control: 'seccompProfile_restricted', path: [...at, 'securityContext'], message: `seccompProfile: container ${name} (or the pod) must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"` });
+      if (own !== undefined && !ok(own))
+        out.push({
+          control: 'seccompProfile_restricted',
+          path: [...at, 'securityContext', 'seccompProfile', 'type'],
+          message: `seccompProfile: container ${name} must not set securityContext.seccompProfile.type to ${String(own)}`,
+        });
+      else if (own === undefined && !ok(podType))
+        out.push({
+          control: 'seccompProfile_restricted',
+          path: [...at, 'securityContext'],
+          message: `seccompProfile: container ${name} (or the pod) must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"`,
+        });
     }
     return out;
   },
@@ -186,9 +339,19 @@ const restricted: Record<string, Control> = {
     const out: Violation[] = [];
     for (const { c, name, at } of containersOf(spec)) {
       const caps = c.securityContext?.capabilities ?? {};
-      if (!Array.isArray(caps.drop) || !caps.drop.includes('ALL')) out.push({ control: 'capabilities_restricted', path: [...at, 'securityContext', ...(c.securityContext?.capabilities ? ['capabilities'] : [])], message: `unrestricted capabilities: container ${name} must set securityContext.capabilities.drop=["ALL"]` });
+      if (!Array.isArray(caps.drop) || !caps.drop.includes('ALL'))
+        out.push({
+          control: 'capabilities_restricted',
+          path: [...at, 'securityContext', ...(c.securityContext?.capabilities ? ['capabilities'] : [])],
+          message: `unrestricted capabilities: container ${name} must set securityContext.capabilities.drop=["ALL"]`,
+        });
       ((Array.isArray(caps.add) ? caps.add : []) as unknown[]).forEach((cap, i) => {
-        if (cap !== 'NET_BIND_SERVICE') out.push({ control: 'capabilities_restricted', path: [...at, 'securityContext', 'capabilities', 'add', i], message: `unrestricted capabilities: container ${name} must not include ${String(cap)} in securityContext.capabilities.add` });
+        if (cap !== 'NET_BIND_SERVICE')
+          out.push({
+            control: 'capabilities_restricted',
+            path: [...at, 'securityContext', 'capabilities', 'add', i],
+            message: `unrestricted capabilities: container ${name} must not include ${String(cap)} in securityContext.capabilities.add`,
+          });
       });
     }
     return out;
@@ -207,7 +370,15 @@ export const CONTROLS: Readonly<Record<Exclude<Level, 'privileged'>, readonly st
 /** The violations of `level` by a pod with this metadata and spec. */
 export function podSecurityViolations(level: Level, meta: Obj, spec: Obj): Violation[] {
   if (level === 'privileged') return [];
-  const controls = level === 'baseline' ? Object.values(baseline) : [...Object.entries(baseline).filter(([id]) => !OVERRIDDEN_AT_RESTRICTED.has(id)).map(([, f]) => f), ...Object.values(restricted)];
+  const controls =
+    level === 'baseline'
+      ? Object.values(baseline)
+      : [
+          ...Object.entries(baseline)
+            .filter(([id]) => !OVERRIDDEN_AT_RESTRICTED.has(id))
+            .map(([, f]) => f),
+          ...Object.values(restricted),
+        ];
   return controls.flatMap((control) => control(meta ?? {}, spec ?? {}));
 }
 

@@ -12,10 +12,11 @@ const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.fl
 
 function childRoutes(root: AmRoute): { route: AmRoute; path: number[] }[] {
   const out: { route: AmRoute; path: number[] }[] = [];
-  const walk = (node: AmRoute, path: number[]) => (node.routes ?? []).forEach((child, i) => {
-    out.push({ route: child, path: [...path, i] });
-    walk(child, [...path, i]);
-  });
+  const walk = (node: AmRoute, path: number[]) =>
+    (node.routes ?? []).forEach((child, i) => {
+      out.push({ route: child, path: [...path, i] });
+      walk(child, [...path, i]);
+    });
   walk(root, []);
   return out;
 }
@@ -32,7 +33,11 @@ export const alertRoutingChecks: PolicyCheck[] = [
       const rules = alertRules(ctx.repo);
       const configs = alertmanagerConfigs(ctx.repo);
       // No routing to read is a finding, never a pass.
-      if (configs.length === 0) ctx.fail({ file: 'monitoring/README.md' }, 'no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check');
+      if (configs.length === 0)
+        ctx.fail(
+          { file: 'monitoring/README.md' },
+          'no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check',
+        );
       for (const { file, config, source } of configs) {
         const fail = (path: Path, message: string) => {
           const { line, col } = source.positions.at(path, 'key');
@@ -43,7 +48,8 @@ export const alertRoutingChecks: PolicyCheck[] = [
           const labels: Record<string, string> = { alertname: rule.alert, namespace: 'monitoring', ...rule.labels };
           if (labels.severity === 'critical' || labels.namespace === 'app-a' || labels.alertname === 'Watchdog') continue;
           for (const hit of route(config, labels)) {
-            if (sendsToChat(receivers.get(hit.receiver)?.receiver)) fail(routePath(hit.path), `${rule.alert} (severity ${labels.severity}) would reach chat through receiver "${hit.receiver}"`);
+            if (sendsToChat(receivers.get(hit.receiver)?.receiver))
+              fail(routePath(hit.path), `${rule.alert} (severity ${labels.severity}) would reach chat through receiver "${hit.receiver}"`);
           }
         }
         for (const { route: r } of childRoutes(config.route)) {
@@ -52,8 +58,10 @@ export const alertRoutingChecks: PolicyCheck[] = [
           const matchers = (r.matchers ?? []).join(' ');
           const slack = target.receiver.slack_configs ?? [];
           const at = (i: number): Path => [...CONFIG_PATH, 'receivers', target.index, 'slack_configs', i, 'send_resolved'];
-          if (/severity\s*=\s*"?critical/.test(matchers)) slack.forEach((s, i) => s.send_resolved !== true && fail(at(i), `critical alerts go to "${r.receiver}" without send_resolved: true`));
-          if (/namespace\s*=~?\s*"?[^"]*(hypervisor|nas)/.test(matchers)) slack.forEach((s, i) => s.send_resolved !== false && fail(at(i), `the event route "${r.receiver}" must not send resolved messages`));
+          if (/severity\s*=\s*"?critical/.test(matchers))
+            slack.forEach((s, i) => s.send_resolved !== true && fail(at(i), `critical alerts go to "${r.receiver}" without send_resolved: true`));
+          if (/namespace\s*=~?\s*"?[^"]*(hypervisor|nas)/.test(matchers))
+            slack.forEach((s, i) => s.send_resolved !== false && fail(at(i), `the event route "${r.receiver}" must not send resolved messages`));
         }
       }
     },

@@ -4,8 +4,18 @@
  */
 import { dirname } from 'node:path/posix';
 import {
-  APPLICATION_FILE, ROOT_APP_FILE, applications, componentFiles, filesOfApp, isApplication, isDirectorySource, isThisRepo,
-  normalizeSourcePath, ownersByFile, sourceType, type ArgoApp,
+  APPLICATION_FILE,
+  ROOT_APP_FILE,
+  applications,
+  componentFiles,
+  filesOfApp,
+  isApplication,
+  isDirectorySource,
+  isThisRepo,
+  normalizeSourcePath,
+  ownersByFile,
+  sourceType,
+  type ArgoApp,
 } from '../model/argocd.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 import { PINNED_TOOLS } from '../render/tools.ts';
@@ -32,7 +42,8 @@ function workloadFolders(files: readonly string[]): string[] {
 export const argocdChecks: PolicyCheck[] = [
   {
     id: 'argocd-app-folder',
-    description: 'Every workload folder holds exactly one application.yaml with one Application, and Applications live nowhere else (docs/design.md, Layout; invariants P1).',
+    description:
+      'Every workload folder holds exactly one application.yaml with one Application, and Applications live nowhere else (docs/design.md, Layout; invariants P1).',
     invariants: ['P1'],
     remediation: 'add an application.yaml declaring one Application for the folder, or move the manifests into an app folder',
     reads: { kinds: ['*'] },
@@ -51,14 +62,16 @@ export const argocdChecks: PolicyCheck[] = [
           }
           dir = dirname(dir);
         }
-        if (!owned) ctx.fail({ file: repo.manifestFiles.find((f) => dirname(f) === folder)! }, `folder ${folder}/ has manifests but no ${APPLICATION_FILE} declares it`);
+        if (!owned)
+          ctx.fail({ file: repo.manifestFiles.find((f) => dirname(f) === folder)! }, `folder ${folder}/ has manifests but no ${APPLICATION_FILE} declares it`);
       }
       for (const parsed of repo.parsed.filter((p) => p.renderedBy === undefined)) {
         const apps = parsed.resources.filter(isApplication);
         const isAppFile = parsed.file.endsWith(`/${APPLICATION_FILE}`);
         if (isAppFile && apps.length !== 1) ctx.fail({ file: parsed.file }, `${APPLICATION_FILE} must declare exactly one Application, found ${apps.length}`);
         if (isAppFile) {
-          for (const other of parsed.resources.filter((r) => !isApplication(r))) ctx.fail({ resource: other, path: ['kind'] }, `${APPLICATION_FILE} must hold only its Application, found ${other.kind} ${other.name}`);
+          for (const other of parsed.resources.filter((r) => !isApplication(r)))
+            ctx.fail({ resource: other, path: ['kind'] }, `${APPLICATION_FILE} must hold only its Application, found ${other.kind} ${other.name}`);
         }
         if (!isAppFile && parsed.file !== ROOT_APP_FILE) {
           for (const app of apps) ctx.fail({ resource: app, path: ['kind'] }, `Application ${app.name} must live in its folder's ${APPLICATION_FILE}`);
@@ -80,22 +93,32 @@ export const argocdChecks: PolicyCheck[] = [
         const refs = new Set(app.sources.filter((s) => isThisRepo(repo, s) && s.ref).map((s) => s.ref));
         for (const source of app.sources) {
           if (source.chart === undefined && !isThisRepo(repo, source)) {
-            ctx.fail({ resource: app.resource, path: [...source.at, 'repoURL'] }, `source repoURL ${source.repoURL || '(empty)'} is not this repo (${repo.facts?.repoURL ?? 'cluster facts missing'})`);
+            ctx.fail(
+              { resource: app.resource, path: [...source.at, 'repoURL'] },
+              `source repoURL ${source.repoURL || '(empty)'} is not this repo (${repo.facts?.repoURL ?? 'cluster facts missing'})`,
+            );
             continue;
           }
           if (isDirectorySource(repo, source) || sourceType(repo, source) === 'kustomize') {
             const path = normalizeSourcePath(source.path!);
-            if (path !== '' && !repo.dirs.has(path)) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} does not exist`);
+            if (path !== '' && !repo.dirs.has(path))
+              ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} does not exist`);
             // A kustomization may build from remote files alone (Argo CD's own install manifest).
-            else if (isDirectorySource(repo, source) && filesOfApp(repo, { ...app, sources: [source] }).length === 0) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} applies no manifest`);
+            else if (isDirectorySource(repo, source) && filesOfApp(repo, { ...app, sources: [source] }).length === 0)
+              ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} applies no manifest`);
           } else if (isThisRepo(repo, source) && !source.ref) {
             ctx.fail({ resource: app.resource, path: source.at }, 'a source from this repo needs a path (plain manifests) or a ref (values for a chart)');
           }
           for (const [i, valueFile] of (source.helm?.valueFiles ?? []).entries()) {
             const m = /^\$([^/]+)\/(.+)$/.exec(valueFile);
             if (!m) continue;
-            if (!refs.has(m[1]!)) ctx.fail({ resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] }, `value file ${valueFile} uses $${m[1]} but no source of this repo has ref: ${m[1]}`);
-            else if (!repo.files.has(m[2]!)) ctx.fail({ resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] }, `value file ${m[2]} does not exist`);
+            if (!refs.has(m[1]!))
+              ctx.fail(
+                { resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] },
+                `value file ${valueFile} uses $${m[1]} but no source of this repo has ref: ${m[1]}`,
+              );
+            else if (!repo.files.has(m[2]!))
+              ctx.fail({ resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] }, `value file ${m[2]} does not exist`);
           }
         }
       }
@@ -112,7 +135,8 @@ export const argocdChecks: PolicyCheck[] = [
       const revision = ctx.repo.facts?.revision ?? 'main';
       for (const app of appsOf(ctx)) {
         for (const source of app.sources.filter((s) => isThisRepo(ctx.repo, s))) {
-          if (source.targetRevision !== revision) ctx.fail({ resource: app.resource, path: [...source.at, 'targetRevision'] }, `targetRevision is "${source.targetRevision}", must be "${revision}"`);
+          if (source.targetRevision !== revision)
+            ctx.fail({ resource: app.resource, path: [...source.at, 'targetRevision'] }, `targetRevision is "${source.targetRevision}", must be "${revision}"`);
         }
       }
     },
@@ -127,7 +151,11 @@ export const argocdChecks: PolicyCheck[] = [
     run(ctx) {
       for (const app of appsOf(ctx)) {
         for (const source of app.sources.filter((s) => s.chart !== undefined)) {
-          if (!EXACT_CHART_VERSION.test(source.targetRevision)) ctx.fail({ resource: app.resource, path: [...source.at, 'targetRevision'] }, `chart ${source.chart} version "${source.targetRevision}" is not an exact version`);
+          if (!EXACT_CHART_VERSION.test(source.targetRevision))
+            ctx.fail(
+              { resource: app.resource, path: [...source.at, 'targetRevision'] },
+              `chart ${source.chart} version "${source.targetRevision}" is not an exact version`,
+            );
         }
       }
     },
@@ -143,8 +171,10 @@ export const argocdChecks: PolicyCheck[] = [
       for (const app of appsOf(ctx)) {
         if (!app.automated) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy'] }, `Application ${app.name} has no automated sync`);
         else {
-          if (!app.automated.prune) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'prune'] }, `Application ${app.name} does not prune`);
-          if (!app.automated.selfHeal) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'selfHeal'] }, `Application ${app.name} does not self-heal`);
+          if (!app.automated.prune)
+            ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'prune'] }, `Application ${app.name} does not prune`);
+          if (!app.automated.selfHeal)
+            ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'selfHeal'] }, `Application ${app.name} does not self-heal`);
         }
       }
     },
@@ -158,7 +188,8 @@ export const argocdChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       for (const app of appsOf(ctx)) {
-        if (!app.destinationNamespace) ctx.fail({ resource: app.resource, path: ['spec', 'destination'] }, `Application ${app.name} has no destination namespace`);
+        if (!app.destinationNamespace)
+          ctx.fail({ resource: app.resource, path: ['spec', 'destination'] }, `Application ${app.name} has no destination namespace`);
       }
     },
   },
@@ -172,8 +203,10 @@ export const argocdChecks: PolicyCheck[] = [
     run(ctx) {
       const projects = new Set(ctx.resources.filter((r) => r.kind === 'AppProject').map((r) => r.name));
       for (const app of appsOf(ctx)) {
-        if (app.project === '' || app.project === 'default') ctx.fail({ resource: app.resource, path: ['spec', 'project'] }, `Application ${app.name} uses project "${app.project || 'default'}"`);
-        else if (!projects.has(app.project)) ctx.fail({ resource: app.resource, path: ['spec', 'project'] }, `AppProject "${app.project}" is not declared in this repo`);
+        if (app.project === '' || app.project === 'default')
+          ctx.fail({ resource: app.resource, path: ['spec', 'project'] }, `Application ${app.name} uses project "${app.project || 'default'}"`);
+        else if (!projects.has(app.project))
+          ctx.fail({ resource: app.resource, path: ['spec', 'project'] }, `AppProject "${app.project}" is not declared in this repo`);
       }
     },
   },
@@ -188,13 +221,15 @@ export const argocdChecks: PolicyCheck[] = [
       const shared = componentFiles(ctx.repo);
       for (const [file, owners] of ownersByFile(ctx.repo)) {
         // A kustomize component is built into each app that includes it, under that app's names.
-        if (owners.length > 1 && !shared.has(file)) ctx.fail({ file: file }, `applied by ${owners.length} Applications: ${owners.map((o) => o.name).join(', ')}`);
+        if (owners.length > 1 && !shared.has(file))
+          ctx.fail({ file: file }, `applied by ${owners.length} Applications: ${owners.map((o) => o.name).join(', ')}`);
       }
     },
   },
   {
     id: 'argocd-root-discovery',
-    description: 'The root app in clusters/home discovers every Application; every manifest is applied by some app and no non-manifest file is (invariants P1, P2).',
+    description:
+      'The root app in clusters/home discovers every Application; every manifest is applied by some app and no non-manifest file is (invariants P1, P2).',
     invariants: ['P1', 'P2'],
     remediation: `make ${ROOT_APP_FILE} include every application.yaml, and give each folder an app (or exclude non-manifest files)`,
     reads: { kinds: APP_KINDS },
@@ -209,7 +244,8 @@ export const argocdChecks: PolicyCheck[] = [
       }
       const discovered = new Set(filesOfApp(repo, root));
       for (const app of apps) {
-        if (app !== root && !discovered.has(app.resource.file)) ctx.fail({ resource: app.resource, path: ['metadata', 'name'] }, `Application ${app.name} is not discovered by the root app`);
+        if (app !== root && !discovered.has(app.resource.file))
+          ctx.fail({ resource: app.resource, path: ['metadata', 'name'] }, `Application ${app.name} is not discovered by the root app`);
       }
       const owners = ownersByFile(repo);
       for (const file of repo.manifestFiles) {
@@ -223,7 +259,8 @@ export const argocdChecks: PolicyCheck[] = [
   },
   {
     id: 'argocd-app-health',
-    description: "Argo CD assesses an Application's health (the argoproj.io_Application health customization in argocd-cm) and tracks resources by annotation, so an app of apps waits for each wave's apps and the sync waves gate something; judged on the rendered argocd-cm, or offline on the patch that sets it (invariants P1).",
+    description:
+      "Argo CD assesses an Application's health (the argoproj.io_Application health customization in argocd-cm) and tracks resources by annotation, so an app of apps waits for each wave's apps and the sync waves gate something; judged on the rendered argocd-cm, or offline on the patch that sets it (invariants P1).",
     invariants: ['P1'],
     remediation: `in ${ARGOCD_CM_PATCH} set ${HEALTH_KEY} to a Lua script returning obj.status.health, and application.resourceTrackingMethod: annotation`,
     reads: { kinds: ['ConfigMap'], files: [ARGOCD_CM_PATCH] },
@@ -236,15 +273,23 @@ export const argocdChecks: PolicyCheck[] = [
         return;
       }
       const data = ((rendered ? rendered.object : (patch!.data as Record<string, unknown>))?.data ?? {}) as Record<string, unknown>;
-      const fail = (message: string) => (rendered ? ctx.fail({ resource: rendered, path: ['data'], target: 'key' }, message) : ctx.fail({ data: patch!, path: ['data'] }, message));
+      const fail = (message: string) =>
+        rendered ? ctx.fail({ resource: rendered, path: ['data'], target: 'key' }, message) : ctx.fail({ data: patch!, path: ['data'] }, message);
       const script = data[HEALTH_KEY];
-      if (typeof script !== 'string' || !/obj\.status\.health/.test(script) || !/return\s+hs/.test(script)) fail(`argocd-cm has no ${HEALTH_KEY} that returns the Application's own health: Argo CD marks Applications healthy at once, and the waves gate nothing`);
-      if (data['application.resourceTrackingMethod'] !== 'annotation') fail(`argocd-cm tracks resources by ${JSON.stringify(data['application.resourceTrackingMethod'] ?? 'label')}, must be annotation: charts set app.kubernetes.io/instance themselves`);
+      if (typeof script !== 'string' || !/obj\.status\.health/.test(script) || !/return\s+hs/.test(script))
+        fail(
+          `argocd-cm has no ${HEALTH_KEY} that returns the Application's own health: Argo CD marks Applications healthy at once, and the waves gate nothing`,
+        );
+      if (data['application.resourceTrackingMethod'] !== 'annotation')
+        fail(
+          `argocd-cm tracks resources by ${JSON.stringify(data['application.resourceTrackingMethod'] ?? 'label')}, must be annotation: charts set app.kubernetes.io/instance themselves`,
+        );
     },
   },
   {
     id: 'argocd-render-tools',
-    description: "The gate renders with the tools the deployed Argo CD renders with: the same kustomize, and Helm of the same minor, as the pinned release's hack/tool-versions.sh says (invariants P1).",
+    description:
+      "The gate renders with the tools the deployed Argo CD renders with: the same kustomize, and Helm of the same minor, as the pinned release's hack/tool-versions.sh says (invariants P1).",
     invariants: ['P1'],
     remediation: `move ${ARGOCD_TOOLS_FACTS} with the Argo CD version in ${ARGOCD_DIR}/kustomization.yaml, and the render tools (tools/render/) with both`,
     reads: { files: [ARGOCD_TOOLS_FACTS] },
@@ -253,7 +298,10 @@ export const argocdChecks: PolicyCheck[] = [
       const facts = ctx.repo.dataFiles.get(ARGOCD_TOOLS_FACTS);
       const data = (facts?.data ?? {}) as { argocd?: unknown; helm?: unknown; kustomize?: unknown };
       if (!facts || typeof data.argocd !== 'string' || typeof data.helm !== 'string' || typeof data.kustomize !== 'string') {
-        ctx.fail({ file: facts ? ARGOCD_TOOLS_FACTS : `${ARGOCD_DIR}/kustomization.yaml` }, `${ARGOCD_TOOLS_FACTS} must give argocd, helm and kustomize versions`);
+        ctx.fail(
+          { file: facts ? ARGOCD_TOOLS_FACTS : `${ARGOCD_DIR}/kustomization.yaml` },
+          `${ARGOCD_TOOLS_FACTS} must give argocd, helm and kustomize versions`,
+        );
         return;
       }
       const kustomization = ctx.repo.dataFiles.get(`${ARGOCD_DIR}/kustomization.yaml`);
@@ -261,10 +309,19 @@ export const argocdChecks: PolicyCheck[] = [
       const index = resources.findIndex((r) => /argoproj\/argo-cd\/v\d/.test(r));
       const pinned = index === -1 ? undefined : /argo-cd\/(v[\d.]+)\//.exec(resources[index]!)?.[1];
       if (!pinned) ctx.fail({ file: `${ARGOCD_DIR}/kustomization.yaml` }, "the kustomization does not pin Argo CD's install manifest by release");
-      else if (pinned !== data.argocd) ctx.fail({ data: kustomization!, path: ['resources', index] }, `Argo CD ${pinned} is deployed, but ${ARGOCD_TOOLS_FACTS} records the tools of ${data.argocd}`);
+      else if (pinned !== data.argocd)
+        ctx.fail(
+          { data: kustomization!, path: ['resources', index] },
+          `Argo CD ${pinned} is deployed, but ${ARGOCD_TOOLS_FACTS} records the tools of ${data.argocd}`,
+        );
       const kustomize = PINNED_TOOLS.kubectl.kustomize.replace(/^v/, '');
-      if (data.kustomize.replace(/^v/, '') !== kustomize) ctx.fail({ data: facts, path: ['kustomize'] }, `Argo CD ${data.argocd} renders with kustomize ${data.kustomize}, the gate with ${kustomize}`);
-      if (minorOf(data.helm) !== minorOf(PINNED_TOOLS.helm.version)) ctx.fail({ data: facts, path: ['helm'] }, `Argo CD ${data.argocd} renders with Helm ${data.helm}, the gate with ${PINNED_TOOLS.helm.version.replace(/^v/, '')}: not the same minor`);
+      if (data.kustomize.replace(/^v/, '') !== kustomize)
+        ctx.fail({ data: facts, path: ['kustomize'] }, `Argo CD ${data.argocd} renders with kustomize ${data.kustomize}, the gate with ${kustomize}`);
+      if (minorOf(data.helm) !== minorOf(PINNED_TOOLS.helm.version))
+        ctx.fail(
+          { data: facts, path: ['helm'] },
+          `Argo CD ${data.argocd} renders with Helm ${data.helm}, the gate with ${PINNED_TOOLS.helm.version.replace(/^v/, '')}: not the same minor`,
+        );
     },
   },
 ];

@@ -53,7 +53,9 @@ function workload(ctx: CheckContext, name: string): Resource | undefined {
 function mountsOf(resource: Resource): Mount[] {
   const pod = podSpecOf(resource);
   if (!pod) return [];
-  const volumes = new Map(((pod.spec.volumes ?? []) as { name: string; persistentVolumeClaim?: { claimName?: string } }[]).map((v) => [v.name, v.persistentVolumeClaim?.claimName]));
+  const volumes = new Map(
+    ((pod.spec.volumes ?? []) as { name: string; persistentVolumeClaim?: { claimName?: string } }[]).map((v) => [v.name, v.persistentVolumeClaim?.claimName]),
+  );
   return containersOf(pod).flatMap((c) =>
     ((c.container.volumeMounts ?? []) as { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[]).map((m, index) => ({
       container: c,
@@ -77,7 +79,8 @@ function requireWorkload(ctx: CheckContext, name: string, role: string): Resourc
 export const mediaChecks: PolicyCheck[] = [
   {
     id: 'media-one-share',
-    description: 'One network share is mounted whole at /data in the TV manager, both movie managers, both subtitle managers, the archive extractor and the transcoder, so imports are hardlinks (Storage layout 1; M1, M2).',
+    description:
+      'One network share is mounted whole at /data in the TV manager, both movie managers, both subtitle managers, the archive extractor and the transcoder, so imports are hardlinks (Storage layout 1; M1, M2).',
     invariants: ['M1', 'M2'],
     remediation: 'mount the media-data claim at /data, without subPath, in every workload apps/media/facts/media.yaml lists',
     reads: { kinds: ['Deployment', 'StatefulSet', 'PersistentVolumeClaim', 'PersistentVolume'], files: ['apps/media/facts/media.yaml'] },
@@ -86,21 +89,33 @@ export const mediaChecks: PolicyCheck[] = [
       withFacts(ctx, (facts) => {
         const { roles, share } = facts;
         const needs: [string, string][] = [
-          [roles.tvManager, 'TV manager'], [roles.movieManager, 'movie manager'], [roles.movieManager4k, '4K movie manager'],
-          ...roles.subtitleManagers.map((n): [string, string] => [n, 'subtitle manager']), [roles.archiveExtractor, 'archive extractor'],
+          [roles.tvManager, 'TV manager'],
+          [roles.movieManager, 'movie manager'],
+          [roles.movieManager4k, '4K movie manager'],
+          ...roles.subtitleManagers.map((n): [string, string] => [n, 'subtitle manager']),
+          [roles.archiveExtractor, 'archive extractor'],
           ...roles.transcoder.map((n): [string, string] => [n, 'transcoder']),
         ];
         for (const [name, role] of needs) {
           const w = requireWorkload(ctx, name, role);
           if (!w) continue;
           const whole = mountsOf(w).filter((m) => m.claim === share.claim && m.mountPath === share.mountPath && !m.subPath);
-          if (whole.length === 0) ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `the ${role} ${name} does not mount the share ${share.claim} whole at ${share.mountPath}`);
-          for (const m of mountsOf(w).filter((m) => m.mountPath === share.mountPath && m.claim !== share.claim)) ctx.fail({ resource: w, path: mountPath(m) }, `${name} mounts ${m.claim ?? 'another volume'} at ${share.mountPath}: library and torrents must be on the one share`);
+          if (whole.length === 0)
+            ctx.fail(
+              { resource: w, path: ['spec', 'template', 'spec', 'containers'] },
+              `the ${role} ${name} does not mount the share ${share.claim} whole at ${share.mountPath}`,
+            );
+          for (const m of mountsOf(w).filter((m) => m.mountPath === share.mountPath && m.claim !== share.claim))
+            ctx.fail(
+              { resource: w, path: mountPath(m) },
+              `${name} mounts ${m.claim ?? 'another volume'} at ${share.mountPath}: library and torrents must be on the one share`,
+            );
         }
         const claim = ctx.repo.resources.find((r) => r.kind === 'PersistentVolumeClaim' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === share.claim);
         const volumeName = claim?.object.spec && (claim.object.spec as { volumeName?: string }).volumeName;
         const pv = ctx.repo.resources.find((r) => r.kind === 'PersistentVolume' && r.name === volumeName);
-        if (!claim || !pv || !(pv.object.spec as { nfs?: unknown }).nfs) ctx.fail({ file: MEDIA_FACTS }, `the share ${share.claim} must be a claim bound to an NFS PersistentVolume`);
+        if (!claim || !pv || !(pv.object.spec as { nfs?: unknown }).nfs)
+          ctx.fail({ file: MEDIA_FACTS }, `the share ${share.claim} must be a claim bound to an NFS PersistentVolume`);
       });
     },
   },
@@ -116,14 +131,23 @@ export const mediaChecks: PolicyCheck[] = [
         const w = requireWorkload(ctx, roles.torrentClient.workload, 'torrent client pod');
         if (!w) return;
         const mounts = mountsOf(w).filter((m) => m.container.name === roles.torrentClient.container && m.claim === share.claim);
-        if (!mounts.some((m) => m.subPath === 'torrents' && m.mountPath === '/torrents')) ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${roles.torrentClient.container} does not mount the share's torrents folder at /torrents`);
-        for (const m of mounts.filter((m) => !(m.subPath === 'torrents' && m.mountPath === '/torrents'))) ctx.fail({ resource: w, path: mountPath(m) }, `${roles.torrentClient.container} sees more of the share than /torrents (${m.mountPath}${m.subPath ? `, subPath ${m.subPath}` : ''})`);
+        if (!mounts.some((m) => m.subPath === 'torrents' && m.mountPath === '/torrents'))
+          ctx.fail(
+            { resource: w, path: ['spec', 'template', 'spec', 'containers'] },
+            `${roles.torrentClient.container} does not mount the share's torrents folder at /torrents`,
+          );
+        for (const m of mounts.filter((m) => !(m.subPath === 'torrents' && m.mountPath === '/torrents')))
+          ctx.fail(
+            { resource: w, path: mountPath(m) },
+            `${roles.torrentClient.container} sees more of the share than /torrents (${m.mountPath}${m.subPath ? `, subPath ${m.subPath}` : ''})`,
+          );
       });
     },
   },
   {
     id: 'media-library-mounts',
-    description: 'The media server mounts each library (Movies, Movies 4K, TV Shows, Courses, Youtube) read-only from its folder, and nothing of the share writable (M16).',
+    description:
+      'The media server mounts each library (Movies, Movies 4K, TV Shows, Courses, Youtube) read-only from its folder, and nothing of the share writable (M16).',
     invariants: ['M16'],
     remediation: 'mount each library folder as its own readOnly subPath of media-data',
     reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
@@ -134,7 +158,11 @@ export const mediaChecks: PolicyCheck[] = [
         if (!w) return;
         const mounts = mountsOf(w).filter((m) => m.claim === share.claim);
         for (const [library, folder] of Object.entries(libraries)) {
-          if (!mounts.some((m) => m.subPath === folder && m.readOnly)) ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `library ${library} is not a read-only mount of ${share.mountPath}/${folder}`);
+          if (!mounts.some((m) => m.subPath === folder && m.readOnly))
+            ctx.fail(
+              { resource: w, path: ['spec', 'template', 'spec', 'containers'] },
+              `library ${library} is not a read-only mount of ${share.mountPath}/${folder}`,
+            );
         }
         for (const m of mounts.filter((m) => !m.readOnly)) ctx.fail({ resource: w, path: mountPath(m) }, `the media server mounts ${m.mountPath} writable`);
       });
@@ -149,7 +177,8 @@ export const mediaChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ folders, share }) => {
-        const isPreSync = (r: Resource) => (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['argocd.argoproj.io/hook'] === 'PreSync';
+        const isPreSync = (r: Resource) =>
+          (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['argocd.argoproj.io/hook'] === 'PreSync';
         const list = ctx.resources.find((r) => r.kind === 'ConfigMap' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === 'media-folders');
         const job = ctx.resources.find((r) => r.kind === 'Job' && MEDIA_NAMESPACES.has(r.namespace ?? '') && isPreSync(r));
         if (!list || !job) {
@@ -158,13 +187,22 @@ export const mediaChecks: PolicyCheck[] = [
         }
         if (!isPreSync(list)) ctx.fail({ resource: list, path: ['metadata'] }, 'media-folders must be a PreSync hook too, or the job may run before it exists');
         // folders.tsv: path, mode, owner separated by tabs, one folder per line.
-        const rows = String((list.object.data as Record<string, unknown>)?.['folders.tsv'] ?? '').split('\n').filter(Boolean).map((line) => line.split('\t'));
+        const rows = String((list.object.data as Record<string, unknown>)?.['folders.tsv'] ?? '')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.split('\t'));
         const byPath = new Map(rows.map(([path, mode, owner]) => [path, { mode, owner }]));
-        for (const folder of folders) if (!byPath.has(folder)) ctx.fail({ resource: list, path: ['data', 'folders.tsv'] }, `${folder} is not created before use`);
+        for (const folder of folders)
+          if (!byPath.has(folder)) ctx.fail({ resource: list, path: ['data', 'folders.tsv'] }, `${folder} is not created before use`);
         const fourK = byPath.get(`${share.mountPath}/movies-4k`);
-        if (fourK && (fourK.mode !== '777' || fourK.owner !== share.owner)) ctx.fail({ resource: list, path: ['data', 'folders.tsv'] }, `${share.mountPath}/movies-4k must be mode 777 owned by ${share.owner}, is ${fourK.mode} ${fourK.owner}`);
+        if (fourK && (fourK.mode !== '777' || fourK.owner !== share.owner))
+          ctx.fail(
+            { resource: list, path: ['data', 'folders.tsv'] },
+            `${share.mountPath}/movies-4k must be mode 777 owned by ${share.owner}, is ${fourK.mode} ${fourK.owner}`,
+          );
         const jobMounts = mountsOf(job);
-        if (!jobMounts.some((m) => m.claim === share.claim)) ctx.fail({ resource: job, path: ['spec', 'template', 'spec'] }, `the PreSync job does not mount the share ${share.claim}`);
+        if (!jobMounts.some((m) => m.claim === share.claim))
+          ctx.fail({ resource: job, path: ['spec', 'template', 'spec'] }, `the PreSync job does not mount the share ${share.claim}`);
       });
     },
   },
@@ -182,15 +220,26 @@ export const mediaChecks: PolicyCheck[] = [
         const pod = podSpecOf(w)!;
         const containers = containersOf(pod);
         for (const need of [roles.vpn, roles.indexerManager, roles.torrentClient]) {
-          if (need.workload !== roles.vpn.workload || !containers.some((c) => c.name === need.container)) ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${need.container} is not a container of the VPN pod ${roles.vpn.workload}`);
+          if (need.workload !== roles.vpn.workload || !containers.some((c) => c.name === need.container))
+            ctx.fail(
+              { resource: w, path: ['spec', 'template', 'spec', 'containers'] },
+              `${need.container} is not a container of the VPN pod ${roles.vpn.workload}`,
+            );
         }
         const vpn = containers.find((c) => c.name === roles.vpn.container);
-        const env = ((vpn?.container.env ?? []) as { name: string; value?: string }[]);
+        const env = (vpn?.container.env ?? []) as { name: string; value?: string }[];
         const keep = env.findIndex((e) => e.name === 'DNS_KEEP_NAMESERVER');
-        if (env[keep]?.value !== 'on') ctx.fail({ resource: w, path: vpn ? [...vpn.at, 'env', ...(keep === -1 ? [] : [keep])] : ['spec'] }, 'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving');
-        for (const other of ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? '') && r !== w)) {
+        if (env[keep]?.value !== 'on')
+          ctx.fail(
+            { resource: w, path: vpn ? [...vpn.at, 'env', ...(keep === -1 ? [] : [keep])] : ['spec'] },
+            'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving',
+          );
+        for (const other of ctx.repo.resources.filter(
+          (r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? '') && r !== w,
+        )) {
           const images = containersOf(podSpecOf(other) ?? { spec: {}, at: [] }).map((c) => String(c.container.image ?? ''));
-          if (images.some((i) => /\/(prowlarr|qbittorrent):/.test(i))) ctx.fail({ resource: other, path: ['metadata', 'name'] }, `${other.name} runs an indexer manager or torrent client outside the VPN pod`);
+          if (images.some((i) => /\/(prowlarr|qbittorrent):/.test(i)))
+            ctx.fail({ resource: other, path: ['metadata', 'name'] }, `${other.name} runs an indexer manager or torrent client outside the VPN pod`);
         }
       });
     },
@@ -204,21 +253,32 @@ export const mediaChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
-        const loginless = new Set(ctx.repo.resources.filter((r) => (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['homelab-gitops/login'] === 'none').map((r) => r.name));
+        const loginless = new Set(
+          ctx.repo.resources
+            .filter((r) => (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['homelab-gitops/login'] === 'none')
+            .map((r) => r.name),
+        );
         for (const name of roles.subtitleManagers) {
           const w = workload(ctx, name);
-          if (w && !loginless.has(name)) ctx.fail({ resource: w, path: ['metadata'] }, `${name} has no login of its own; annotate it homelab-gitops/login: none`);
+          if (w && !loginless.has(name))
+            ctx.fail({ resource: w, path: ['metadata'] }, `${name} has no login of its own; annotate it homelab-gitops/login: none`);
         }
         const services = ctx.repo.resources.filter((r) => r.kind === 'Service');
         for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
-          const backends = (((ingress.object.spec as { rules?: { http?: { paths?: { backend?: { service?: { name?: string } } }[] } }[] })?.rules ?? []).flatMap((rule) => rule.http?.paths ?? [])).map((p) => p.backend?.service?.name);
+          const backends = ((ingress.object.spec as { rules?: { http?: { paths?: { backend?: { service?: { name?: string } } }[] } }[] })?.rules ?? [])
+            .flatMap((rule) => rule.http?.paths ?? [])
+            .map((p) => p.backend?.service?.name);
           const targets = backends.flatMap((svc) => {
             const s = services.find((x) => x.name === svc && x.namespace === ingress.namespace);
             return [svc, (s?.object.spec as { selector?: Record<string, string> })?.selector?.['app.kubernetes.io/name']];
           });
           const exposed = targets.find((t) => t && loginless.has(t));
           const cls = (ingress.object.spec as { ingressClassName?: string })?.ingressClassName;
-          if (exposed && cls !== 'private-gateway') ctx.fail({ resource: ingress, path: ['spec', 'ingressClassName'] }, `${exposed} has no login of its own but is exposed through "${cls ?? 'the default class'}"; use private-gateway`);
+          if (exposed && cls !== 'private-gateway')
+            ctx.fail(
+              { resource: ingress, path: ['spec', 'ingressClassName'] },
+              `${exposed} has no login of its own but is exposed through "${cls ?? 'the default class'}"; use private-gateway`,
+            );
         }
       });
     },
@@ -234,20 +294,31 @@ export const mediaChecks: PolicyCheck[] = [
       withFacts(ctx, ({ roles }) => {
         const media = ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? ''));
         const imageOf = (r: Resource) => containersOf(podSpecOf(r) ?? { spec: {}, at: [] }).map((c) => String(c.container.image ?? ''));
-        for (const r of media.filter((r) => r.name !== roles.tvManager && imageOf(r).some((i) => /\/sonarr:/.test(i)))) ctx.fail({ resource: r, path: ['metadata', 'name'] }, `${r.name} is a second TV manager; there is no 4K TV manager`);
+        for (const r of media.filter((r) => r.name !== roles.tvManager && imageOf(r).some((i) => /\/sonarr:/.test(i))))
+          ctx.fail({ resource: r, path: ['metadata', 'name'] }, `${r.name} is a second TV manager; there is no 4K TV manager`);
         const hd = workload(ctx, roles.movieManager);
         const uhd = workload(ctx, roles.movieManager4k);
         if (hd && uhd) {
-          const configs = (w: Resource) => new Set(mountsOf(w).filter((m) => m.mountPath === '/config').map((m) => m.claim));
+          const configs = (w: Resource) =>
+            new Set(
+              mountsOf(w)
+                .filter((m) => m.mountPath === '/config')
+                .map((m) => m.claim),
+            );
           const shared = [...configs(uhd)].filter((c) => configs(hd).has(c));
-          if (shared.length) ctx.fail({ resource: uhd, path: ['spec', 'template', 'spec', 'volumes'] }, `the 4K movie manager shares its config (${shared.join(', ')}) with the 1080p one`);
+          if (shared.length)
+            ctx.fail(
+              { resource: uhd, path: ['spec', 'template', 'spec', 'volumes'] },
+              `the 4K movie manager shares its config (${shared.join(', ')}) with the 1080p one`,
+            );
         }
       });
     },
   },
   {
     id: 'media-exporters',
-    description: 'Each manager has an exportarr sidecar scraped by a ServiceMonitor, with the app API key from an ExternalSecret (Scrape sources, media app exporters; A8).',
+    description:
+      'Each manager has an exportarr sidecar scraped by a ServiceMonitor, with the app API key from an ExternalSecret (Scrape sources, media app exporters; A8).',
     invariants: ['A8'],
     remediation: 'add the exportarr container with APIKEY from the <app>-api-key ExternalSecret, and the exportarr-<app> ServiceMonitor',
     reads: { kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'], files: ['apps/media/facts/media.yaml'] },
@@ -265,8 +336,13 @@ export const mediaChecks: PolicyCheck[] = [
           const env = (exporter.container.env ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
           const i = env.findIndex((e) => e.name === 'APIKEY');
           const ref = env[i]?.valueFrom?.secretKeyRef?.name;
-          if (!writtenByExternalSecret(ctx.repo, ref, w.namespace)) ctx.fail({ resource: w, path: [...exporter.at, 'env', ...(i === -1 ? [] : [i])] }, `${name}'s exporter must take APIKEY from a Secret written by an ExternalSecret`);
-          if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === `exportarr-${name}`)) ctx.fail({ resource: w, path: [...exporter.at, 'name'] }, `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
+          if (!writtenByExternalSecret(ctx.repo, ref, w.namespace))
+            ctx.fail(
+              { resource: w, path: [...exporter.at, 'env', ...(i === -1 ? [] : [i])] },
+              `${name}'s exporter must take APIKEY from a Secret written by an ExternalSecret`,
+            );
+          if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === `exportarr-${name}`))
+            ctx.fail({ resource: w, path: [...exporter.at, 'name'] }, `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
         }
       });
     },

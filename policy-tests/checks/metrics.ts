@@ -46,7 +46,7 @@ function namesRead(s: Selector, known: Iterable<string>): string[] {
   return [...new Set(known)].filter((n) => nameMatchers.every((m) => matches(m, n)));
 }
 
-const describeSelector = (expr: string, s: Selector) => (s.name ?? expr.slice(s.from).match(/^\{[^}]*\}/)?.[0] ?? 'a selector');
+const describeSelector = (expr: string, s: Selector) => s.name ?? expr.slice(s.from).match(/^\{[^}]*\}/)?.[0] ?? 'a selector';
 const jobList = (jobs: readonly ScrapeJob[]) => [...new Set(jobs.map((j) => `${j.job} (${j.source})`))].join(', ') || 'none';
 
 interface Reader {
@@ -68,7 +68,11 @@ function* selectorsOf(repo: Repo, ctx: CheckContext): Generator<Reader> {
 /** What every metrics check reads: the catalog, the recorded series, and each expression parsed once. */
 const metricsView = perRepo((repo: Repo) => ({
   catalog: metricsCatalog(repo),
-  recorded: new Set(promExpressions(repo).filter((e) => e.kind === 'record').map((e) => e.name)),
+  recorded: new Set(
+    promExpressions(repo)
+      .filter((e) => e.kind === 'record')
+      .map((e) => e.name),
+  ),
   expressions: promExpressions(repo).map((e) => ({ e, parsed: parsePromQL(e.expr) })),
 }));
 
@@ -83,7 +87,10 @@ function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<strin
   const candidates = jobsFor(s, catalog.jobs);
   const jobMatchers = s.matchers.filter((m) => m.label === 'job');
   if (jobMatchers.length && candidates.length === 0) {
-    ctx.fail(place, `${what} reads ${describeSelector(e.expr, s)} on job ${jobMatchers.map((m) => `${m.op}"${m.value}"`).join(', ')}, which nothing this repository scrapes produces (jobs considered: ${jobList(catalog.jobs)})`);
+    ctx.fail(
+      place,
+      `${what} reads ${describeSelector(e.expr, s)} on job ${jobMatchers.map((m) => `${m.op}"${m.value}"`).join(', ')}, which nothing this repository scrapes produces (jobs considered: ${jobList(catalog.jobs)})`,
+    );
     return;
   }
   if (s.name && SCRAPE_SERIES.has(s.name)) return;
@@ -118,7 +125,10 @@ function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<strin
 function producingJobs(catalog: MetricsCatalog, s: Selector, recorded: Set<string>): ScrapeJob[] {
   const candidates = jobsFor(s, catalog.jobs);
   if (s.name && SCRAPE_SERIES.has(s.name)) return candidates;
-  const names = namesRead(s, candidates.flatMap((j) => [...j.metrics.keys()])).filter((n) => !recorded.has(n));
+  const names = namesRead(
+    s,
+    candidates.flatMap((j) => [...j.metrics.keys()]),
+  ).filter((n) => !recorded.has(n));
   return candidates.filter((j) => names.some((n) => j.metrics.has(n)));
 }
 
@@ -140,9 +150,11 @@ function guardedJobs(repo: Repo, jobs: readonly ScrapeJob[]): Set<string> {
 export const metricsChecks: PolicyCheck[] = [
   {
     id: 'metrics-join',
-    description: 'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes, with the labels it filters and groups by, per the metrics catalog; a recording rule read is defined (A17, A10).',
+    description:
+      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes, with the labels it filters and groups by, per the metrics catalog; a recording rule read is defined (A17, A10).',
     invariants: ['A17', 'A10'],
-    remediation: 'read a metric and labels the catalog lists for a scraped job, deploy and scrape the exporter that produces it (with its catalog entry), or add a reasoned exemption to monitoring/metrics-catalog/exemptions.yaml',
+    remediation:
+      'read a metric and labels the catalog lists for a scraped job, deploy and scrape the exporter that produces it (with its catalog entry), or add a reasoned exemption to monitoring/metrics-catalog/exemptions.yaml',
     reads: READS,
     exemptible: false,
     run(ctx) {
@@ -150,13 +162,15 @@ export const metricsChecks: PolicyCheck[] = [
       const used = new Set<number>();
       for (const reader of selectorsOf(ctx.repo, ctx)) joinOne(ctx, catalog, recorded, used, reader);
       for (const x of catalog.exemptions) {
-        if (!used.has(x.index) && catalog.exemptionsFile) ctx.fail({ data: catalog.exemptionsFile, path: [x.index, 'metric'] }, `exemption ${x.text} matches no metric any rule or dashboard reads; remove it`);
+        if (!used.has(x.index) && catalog.exemptionsFile)
+          ctx.fail({ data: catalog.exemptionsFile, path: [x.index, 'metric'] }, `exemption ${x.text} matches no metric any rule or dashboard reads; remove it`);
       }
     },
   },
   {
     id: 'metrics-windows',
-    description: 'rate, increase and irate windows span at least 4 scrape intervals of the jobs they read, and an alert\'s `for` at least 2 (intervals from the monitors) (A17).',
+    description:
+      "rate, increase and irate windows span at least 4 scrape intervals of the jobs they read, and an alert's `for` at least 2 (intervals from the monitors) (A17).",
     invariants: ['A17'],
     remediation: 'widen the range to 4 scrape intervals (8 is safer), or lengthen `for` to 2 intervals',
     reads: READS,
@@ -171,15 +185,24 @@ export const metricsChecks: PolicyCheck[] = [
           const place = { file: e.file, ...e.at(s.from) };
           const slowest = jobs.reduce<ScrapeJob | undefined>((a, j) => (!a || j.intervalMs > a.intervalMs ? j : a), undefined);
           if (!slowest) continue;
-          if (s.window && s.window.ms < 4 * slowest.intervalMs) ctx.fail(place, `${e.kind} ${e.name}: ${s.window.fn}(${describeSelector(e.expr, s)}[${seconds(s.window.ms)}]) spans fewer than 4 scrape intervals of job ${slowest.job} (every ${seconds(slowest.intervalMs)}); use at least ${seconds(4 * slowest.intervalMs)}`);
-          if (!Number.isNaN(forMs) && forMs > 0 && forMs < 2 * slowest.intervalMs) ctx.fail(place, `alert ${e.name}: for ${e.for} is shorter than 2 scrape intervals of job ${slowest.job} (every ${seconds(slowest.intervalMs)}); one missed scrape flaps it`);
+          if (s.window && s.window.ms < 4 * slowest.intervalMs)
+            ctx.fail(
+              place,
+              `${e.kind} ${e.name}: ${s.window.fn}(${describeSelector(e.expr, s)}[${seconds(s.window.ms)}]) spans fewer than 4 scrape intervals of job ${slowest.job} (every ${seconds(slowest.intervalMs)}); use at least ${seconds(4 * slowest.intervalMs)}`,
+            );
+          if (!Number.isNaN(forMs) && forMs > 0 && forMs < 2 * slowest.intervalMs)
+            ctx.fail(
+              place,
+              `alert ${e.name}: for ${e.for} is shorter than 2 scrape intervals of job ${slowest.job} (every ${seconds(slowest.intervalMs)}); one missed scrape flaps it`,
+            );
         }
       }
     },
   },
   {
     id: 'metrics-absence-guard',
-    description: 'An alert that fires on `series == 0` or `series != 1` also fires when the series is gone: its jobs have an `up == 0` alert, or the expression uses absent() (A17).',
+    description:
+      'An alert that fires on `series == 0` or `series != 1` also fires when the series is gone: its jobs have an `up == 0` alert, or the expression uses absent() (A17).',
     invariants: ['A17'],
     remediation: 'add the job to an `up{job=...} == 0` alert, or `or absent(<series>)` to the expression',
     reads: READS,
@@ -193,23 +216,33 @@ export const metricsChecks: PolicyCheck[] = [
         for (const c of parsed.comparisons) {
           if (c.selector.name === 'up' || !((c.op === '==' && c.value === 0) || (c.op === '!=' && c.value === 1))) continue;
           const unguarded = producingJobs(catalog, c.selector, recorded).filter((j) => !guarded.has(j.job));
-          if (unguarded.length) ctx.fail({ file: e.file, ...e.at(c.selector.from) }, `alert ${e.name} fires on ${describeSelector(e.expr, c.selector)} ${c.op} ${c.value}, but when ${[...new Set(unguarded.map((j) => j.job))].join(', ')} stops answering the series is gone and nothing fires: no \`up == 0\` alert covers it`);
+          if (unguarded.length)
+            ctx.fail(
+              { file: e.file, ...e.at(c.selector.from) },
+              `alert ${e.name} fires on ${describeSelector(e.expr, c.selector)} ${c.op} ${c.value}, but when ${[...new Set(unguarded.map((j) => j.job))].join(', ')} stops answering the series is gone and nothing fires: no \`up == 0\` alert covers it`,
+            );
         }
       }
     },
   },
   {
     id: 'metrics-catalog-current',
-    description: 'Each metrics-catalog entry names its exporter, version and source, and matches the version the repository pins (a Renovate bump makes it stale); every monitor has an entry or a reasoned exemption (plain monitors always, a chart\'s when it renders) (A17).',
+    description:
+      "Each metrics-catalog entry names its exporter, version and source, and matches the version the repository pins (a Renovate bump makes it stale); every monitor has an entry or a reasoned exemption (plain monitors always, a chart's when it renders) (A17).",
     invariants: ['A17'],
-    remediation: 'refresh the entry: npm run metrics:catalog -- --refresh <exporter> --version <pinned>; add an entry for a new monitor (monitoring/README.md, "The metrics catalog")',
+    remediation:
+      'refresh the entry: npm run metrics:catalog -- --refresh <exporter> --version <pinned>; add an entry for a new monitor (monitoring/README.md, "The metrics catalog")',
     reads: { kinds: ['*'], files: ['monitoring/metrics-catalog/*'], renders: true },
     exemptible: false,
     run(ctx) {
       const catalog = metricsCatalog(ctx.repo);
       for (const p of catalog.problems) ctx.fail({ data: p.data, path: p.path }, p.message);
       for (const entry of catalog.entries) {
-        const stale = (where: string) => ctx.fail({ data: entry.data, path: ['version'] }, `catalog entry ${entry.exporter} ${entry.version} is stale: ${where}; refresh it with npm run metrics:catalog -- --refresh ${entry.exporter}`);
+        const stale = (where: string) =>
+          ctx.fail(
+            { data: entry.data, path: ['version'] },
+            `catalog entry ${entry.exporter} ${entry.version} is stale: ${where}; refresh it with npm run metrics:catalog -- --refresh ${entry.exporter}`,
+          );
         const { image, chart, version, file, contains } = entry.pin;
         if (image) {
           for (const { resource, c } of workloadContainers(ctx.repo.resources.filter((r) => !r.rendered))) {
@@ -220,7 +253,9 @@ export const metricsChecks: PolicyCheck[] = [
         }
         if (chart) {
           for (const app of applications(ctx.repo)) {
-            for (const s of app.sources) if (s.chart === chart && s.targetRevision !== version) stale(`Application ${app.name} deploys chart ${chart} ${s.targetRevision}, the entry was read for ${version}`);
+            for (const s of app.sources)
+              if (s.chart === chart && s.targetRevision !== version)
+                stale(`Application ${app.name} deploys chart ${chart} ${s.targetRevision}, the entry was read for ${version}`);
           }
         }
         if (entry.codeDrift) stale(entry.codeDrift);
@@ -237,16 +272,22 @@ export const metricsChecks: PolicyCheck[] = [
         const id = monitorId(r, namespaceOf);
         if (catalog.coveredMonitors.has(id) || exempt.has(id)) continue;
         const how = r.rendered ? `chart scrape with renders: ${id}` : `scrape: monitor: ${id}`;
-        ctx.fail({ resource: r, path: ['metadata', 'name'] }, `${id} scrapes something no metrics-catalog entry describes; add one (its ${how}) or an exemption with its reason`);
+        ctx.fail(
+          { resource: r, path: ['metadata', 'name'] },
+          `${id} scrapes something no metrics-catalog entry describes; add one (its ${how}) or an exemption with its reason`,
+        );
       }
       // A stale monitor exemption can only be told apart from an unrendered chart's monitor when everything rendered.
       if (catalog.exemptionsFile && ctx.renders.every((r) => r.status === 'rendered')) {
         const present = new Set(monitors.map((r) => monitorId(r, namespaceOf)));
         for (const x of catalog.monitorExemptions) {
-          if (!present.has(x.monitor)) ctx.fail({ data: catalog.exemptionsFile, path: [x.index, 'monitor'] }, `exemption for ${x.monitor} matches no monitor of the rendered repository; remove it`);
+          if (!present.has(x.monitor))
+            ctx.fail(
+              { data: catalog.exemptionsFile, path: [x.index, 'monitor'] },
+              `exemption for ${x.monitor} matches no monitor of the rendered repository; remove it`,
+            );
         }
       }
     },
   },
 ];
-

@@ -22,7 +22,8 @@ interface Project {
   namespaceBlacklist: GroupKind[];
 }
 
-const matches = (entry: GroupKind, group: string, kind: string) => (entry.group === '*' || entry.group === group) && (entry.kind === '*' || entry.kind === kind);
+const matches = (entry: GroupKind, group: string, kind: string) =>
+  (entry.group === '*' || entry.group === group) && (entry.kind === '*' || entry.kind === kind);
 
 function readProject(r: Resource): Project {
   const spec = (r.object.spec ?? {}) as Record<string, unknown>;
@@ -40,9 +41,11 @@ export function projectChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
   return [
     {
       id: 'argocd-project-scope',
-      description: "Each AppProject allows exactly what its apps render: every namespaced resource in one of its destinations and not on its namespaceResourceBlacklist, every cluster-scoped kind on its clusterResourceWhitelist; no wildcard kind, and (when all its apps are rendered) no destination or kind none of them uses (invariants P1).",
+      description:
+        'Each AppProject allows exactly what its apps render: every namespaced resource in one of its destinations and not on its namespaceResourceBlacklist, every cluster-scoped kind on its clusterResourceWhitelist; no wildcard kind, and (when all its apps are rendered) no destination or kind none of them uses (invariants P1).',
       invariants: ['P1'],
-      remediation: 'list in the project exactly the namespaces and cluster-scoped kinds its apps render; move what does not belong to the project (a ClusterRoleBinding in a media app) out',
+      remediation:
+        'list in the project exactly the namespaces and cluster-scoped kinds its apps render; move what does not belong to the project (a ClusterRoleBinding in a media app) out',
       reads: { kinds: ['*'], renders: true },
       exemptible: false,
       run(ctx) {
@@ -63,18 +66,31 @@ export function projectChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
           if (isClusterScoped(r.apiVersion, r.kind) || r.kind === 'CustomResourceDefinition') {
             const entry = project.clusterWhitelist.find((e) => matches(e, group, r.kind));
             if (entry) use.kinds.add(`${entry.group}/${entry.kind}`);
-            else ctx.fail({ resource: r, path: ['kind'] }, `${r.kind} is cluster-scoped, and project ${app.project} (app ${app.name}) does not allow ${group || 'core'}/${r.kind}: Argo CD refuses the sync`);
+            else
+              ctx.fail(
+                { resource: r, path: ['kind'] },
+                `${r.kind} is cluster-scoped, and project ${app.project} (app ${app.name}) does not allow ${group || 'core'}/${r.kind}: Argo CD refuses the sync`,
+              );
             continue;
           }
           const namespace = r.namespace ?? app.destinationNamespace ?? '';
           const destination = project.destinations.find((d) => argoGlobMatch(d.namespace, namespace));
           if (destination) use.namespaces.add(destination.namespace);
-          else ctx.fail({ resource: r, path: r.namespace ? ['metadata', 'namespace'] : ['metadata', 'name'] }, `${r.kind} ${r.name} goes to namespace ${namespace}, which project ${app.project} (app ${app.name}) has no destination for`);
-          if (project.namespaceBlacklist.some((e) => matches(e, group, r.kind))) ctx.fail({ resource: r, path: ['kind'] }, `${r.kind} is on project ${app.project}'s namespaceResourceBlacklist, but app ${app.name} renders one`);
+          else
+            ctx.fail(
+              { resource: r, path: r.namespace ? ['metadata', 'namespace'] : ['metadata', 'name'] },
+              `${r.kind} ${r.name} goes to namespace ${namespace}, which project ${app.project} (app ${app.name}) has no destination for`,
+            );
+          if (project.namespaceBlacklist.some((e) => matches(e, group, r.kind)))
+            ctx.fail({ resource: r, path: ['kind'] }, `${r.kind} is on project ${app.project}'s namespaceResourceBlacklist, but app ${app.name} renders one`);
         }
         for (const [name, project] of projects) {
           project.clusterWhitelist.forEach((e, i) => {
-            if (e.kind === '*' || e.group === '*') ctx.fail({ resource: project.resource, path: ['spec', 'clusterResourceWhitelist', i] }, `project ${name} allows every cluster-scoped kind${e.group === '*' ? '' : ` of ${e.group || 'core'}`}: list the kinds its apps render`);
+            if (e.kind === '*' || e.group === '*')
+              ctx.fail(
+                { resource: project.resource, path: ['spec', 'clusterResourceWhitelist', i] },
+                `project ${name} allows every cluster-scoped kind${e.group === '*' ? '' : ` of ${e.group || 'core'}`}: list the kinds its apps render`,
+              );
           });
           // What the project allows beyond use is judged only when it has apps and every one of them was rendered
           // (a project nobody uses is argocd-project's concern).
@@ -83,10 +99,18 @@ export function projectChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
           if (!complete) continue;
           const use = used.get(name) ?? { namespaces: new Set<string>(), kinds: new Set<string>() };
           project.destinations.forEach((d, i) => {
-            if (!use.namespaces.has(d.namespace)) ctx.fail({ resource: project.resource, path: ['spec', 'destinations', i, 'namespace'] }, `project ${name} allows namespace ${d.namespace}, where none of its apps puts anything`);
+            if (!use.namespaces.has(d.namespace))
+              ctx.fail(
+                { resource: project.resource, path: ['spec', 'destinations', i, 'namespace'] },
+                `project ${name} allows namespace ${d.namespace}, where none of its apps puts anything`,
+              );
           });
           project.clusterWhitelist.forEach((e, i) => {
-            if (e.kind !== '*' && e.group !== '*' && !use.kinds.has(`${e.group}/${e.kind}`)) ctx.fail({ resource: project.resource, path: ['spec', 'clusterResourceWhitelist', i] }, `project ${name} allows ${e.group || 'core'}/${e.kind}, which none of its apps renders`);
+            if (e.kind !== '*' && e.group !== '*' && !use.kinds.has(`${e.group}/${e.kind}`))
+              ctx.fail(
+                { resource: project.resource, path: ['spec', 'clusterResourceWhitelist', i] },
+                `project ${name} allows ${e.group || 'core'}/${e.kind}, which none of its apps renders`,
+              );
           });
         }
       },

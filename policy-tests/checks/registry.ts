@@ -18,14 +18,15 @@ import { renderChecks } from './render.ts';
 import { closureChecks } from './closure/index.ts';
 import { syncOrderCheck } from './sync-order.ts';
 import { projectChecks } from './projects.ts';
-import { admissionChecks } from './admission.ts';
+import { admissionChecks } from './admission/index.ts';
 
 export const EXEMPTION_PREFIX = 'gate.homelab-gitops/exempt-';
 export const EXEMPTION_CHECK_ID = 'exemption-valid';
 
 export const exemptionCheck: PolicyCheck = {
   id: EXEMPTION_CHECK_ID,
-  description: 'Every exemption annotation names an exemptible check, gives a reason, and is still needed (docs/design.md: exemptions sit next to the workload; S8).',
+  description:
+    'Every exemption annotation names an exemptible check, gives a reason, and is still needed (docs/design.md: exemptions sit next to the workload; S8).',
   invariants: ['S8'],
   remediation: `use ${EXEMPTION_PREFIX}<check-id>: "<why>" on the workload itself, and delete exemptions that no longer suppress anything`,
   reads: { kinds: ['*'] },
@@ -36,5 +37,25 @@ export const exemptionCheck: PolicyCheck = {
 };
 
 export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: ReadonlySet<string> = new Set()): PolicyCheck[] {
-  return [...repositoryChecks(isClusterScoped), ...closureChecks(isClusterScoped, builtinGroups), syncOrderCheck(isClusterScoped), ...admissionChecks(builtinGroups, isClusterScoped), ...projectChecks(isClusterScoped), ...renderChecks, ...argocdChecks, ...workloadChecks, ...falcoChecks, ...watchdogChecks, ...alertRoutingChecks, ...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...metricsChecks, ...mediaChecks, ...mediaSettingsChecks, ...backupChecks, exemptionCheck];
+  return [
+    ...repositoryChecks(isClusterScoped),
+    ...closureChecks(isClusterScoped, builtinGroups),
+    syncOrderCheck(isClusterScoped),
+    ...admissionChecks(builtinGroups, isClusterScoped),
+    ...projectChecks(isClusterScoped),
+    ...renderChecks,
+    ...argocdChecks,
+    ...workloadChecks,
+    ...falcoChecks,
+    ...watchdogChecks,
+    ...alertRoutingChecks,
+    ...monitoringChecks,
+    ...dashboardChecks,
+    ...sourceChecks,
+    ...metricsChecks,
+    ...mediaChecks,
+    ...mediaSettingsChecks,
+    ...backupChecks,
+    exemptionCheck,
+  ];
 }

@@ -52,7 +52,8 @@ const chartName = (r: SourceRender) => r.chart?.name ?? r.label;
 export const renderChecks: PolicyCheck[] = [
   {
     id: 'helm-values-unused',
-    description: 'Every key of a values file is one the chart declares in its default values or reads in a template; Helm ignores any other key without a word (invariants P1).',
+    description:
+      'Every key of a values file is one the chart declares in its default values or reads in a template; Helm ignores any other key without a word (invariants P1).',
     invariants: ['P1'],
     remediation: "rename the key to the one the chart reads (see the chart's values.yaml), or remove it",
     reads: { renders: true },
@@ -62,7 +63,10 @@ export const renderChecks: PolicyCheck[] = [
         if (render.status !== 'rendered' || !render.chart) continue;
         for (const file of render.values) {
           for (const path of unusedValueKeys(file.data, render.chart)) {
-            ctx.fail({ data: file, path }, `${path.join('.')}: the ${chartName(render)} chart (${render.label}) neither declares this key in its values nor reads it in any template, so Helm ignores it`);
+            ctx.fail(
+              { data: file, path },
+              `${path.join('.')}: the ${chartName(render)} chart (${render.label}) neither declares this key in its values nor reads it in any template, so Helm ignores it`,
+            );
           }
         }
       }
@@ -70,7 +74,8 @@ export const renderChecks: PolicyCheck[] = [
   },
   {
     id: 'render-deterministic',
-    description: 'Rendering an Application twice gives the same objects; Argo CD renders without cluster access, so a random value (randAlphaNum) is a new Secret and a restart on every sync (invariants P1).',
+    description:
+      'Rendering an Application twice gives the same objects; Argo CD renders without cluster access, so a random value (randAlphaNum) is a new Secret and a restart on every sync (invariants P1).',
     invariants: ['P1'],
     remediation: "give the chart the value it would generate, usually an existing Secret from an ExternalSecret (the chart's existingSecret key)",
     reads: { kinds: ['*'], renders: true },
@@ -81,7 +86,11 @@ export const renderChecks: PolicyCheck[] = [
           const resource = render.resources.find((r) => r.kind === diff.kind && r.name === diff.name);
           const message = `${diff.kind} ${diff.name} differs between two renders of the same inputs${diff.template ? ` (template ${diff.template})` : ''}: Argo CD would see drift on every sync`;
           if (resource) ctx.fail({ resource, path: ['metadata', 'name'] }, message);
-          else ctx.fail({ resource: render.app.resource, path: [...render.source.at, render.source.chart !== undefined ? 'chart' : 'path'] }, `${render.label}: ${message}`);
+          else
+            ctx.fail(
+              { resource: render.app.resource, path: [...render.source.at, render.source.chart !== undefined ? 'chart' : 'path'] },
+              `${render.label}: ${message}`,
+            );
         }
       }
     },

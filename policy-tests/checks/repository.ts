@@ -28,14 +28,17 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
   return [
     {
       id: 'duplicate-resource',
-      description: 'No two resources share group/kind/namespace/name anywhere in the repo, plain or rendered by a chart or kustomize; Argo CD would fight over them (invariants P1).',
+      description:
+        'No two resources share group/kind/namespace/name anywhere in the repo, plain or rendered by a chart or kustomize; Argo CD would fight over them (invariants P1).',
       invariants: ['P1'],
       remediation: 'rename or delete one of the two resources',
       reads: { kinds: ['*'] },
       exemptible: false,
       run(ctx) {
         const namespaces = destinationNamespaces(ctx.repo);
-        const appNamespaces = new Map(applications(ctx.repo).map((a) => [a.name, a.sources.find((s) => s.helm?.namespace)?.helm?.namespace ?? a.destinationNamespace]));
+        const appNamespaces = new Map(
+          applications(ctx.repo).map((a) => [a.name, a.sources.find((s) => s.helm?.namespace)?.helm?.namespace ?? a.destinationNamespace]),
+        );
         const byIdentity = new Map<string, Resource[]>();
         for (const resource of ctx.resources) {
           // A rendered object lands in its Application's namespace; a plain one in that of the app applying its file.
@@ -47,7 +50,9 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
         for (const same of byIdentity.values()) {
           if (same.length < 2) continue;
           for (const resource of same) {
-            const others = same.filter((o) => o !== resource).map((o) => (o.rendered ? `the render of ${o.rendered.app} (${o.rendered.template ?? o.rendered.source})` : `${o.file} (document ${o.doc + 1})`));
+            const others = same
+              .filter((o) => o !== resource)
+              .map((o) => (o.rendered ? `the render of ${o.rendered.app} (${o.rendered.template ?? o.rendered.source})` : `${o.file} (document ${o.doc + 1})`));
             ctx.fail({ resource: resource, path: ['metadata', 'name'] }, `${resource.kind} ${resource.name} is also declared in ${others.join(', ')}`);
           }
         }
@@ -64,12 +69,18 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
         const { repo } = ctx;
         const resource = repo.factsResource;
         if (!resource) {
-          ctx.fail({ file: repo.manifestFiles.find((f) => f.startsWith('clusters/')) ?? CLUSTER_FACTS_FILE }, `no ConfigMap cluster-facts in ${CLUSTER_FACTS_FILE}`);
+          ctx.fail(
+            { file: repo.manifestFiles.find((f) => f.startsWith('clusters/')) ?? CLUSTER_FACTS_FILE },
+            `no ConfigMap cluster-facts in ${CLUSTER_FACTS_FILE}`,
+          );
           return;
         }
         for (const problem of repo.factsProblems) ctx.fail({ resource: resource, path: ['data', problem.key] }, problem.message);
         if (repo.facts && repo.facts.kubernetesMinor !== BUNDLED_SCHEMA_MINOR) {
-          ctx.fail({ resource: resource, path: ['data', 'kubernetesVersion'] }, `the cluster runs Kubernetes ${repo.facts.kubernetesVersion} but the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
+          ctx.fail(
+            { resource: resource, path: ['data', 'kubernetesVersion'] },
+            `the cluster runs Kubernetes ${repo.facts.kubernetesVersion} but the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`,
+          );
         }
       },
     },

@@ -15,56 +15,91 @@ import { ingressRefs, issuerRefs, namespaceRefs, priorityRefs, storageRefs, stor
 
 export function syncOrderCheck(isClusterScoped: ScopeLookup): PolicyCheck {
   return {
-      id: 'sync-order',
-      description: 'A provider syncs before its consumers: the app that provides a namespace, class, store, issuer or CRD is in an earlier sync wave than every app that uses it (inside one app, an earlier resource wave); a custom resource whose CRD comes in the same sync carries SkipDryRunOnMissingResource=true (invariants P1).',
-      invariants: ['P1'],
-      remediation: 'give the providing app (or resource) a lower argocd.argoproj.io/sync-wave than the consumer, or, for a custom resource whose CRD arrives in the same sync, argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true',
-      reads: { kinds: ['*'] },
-      exemptible: false,
-      run(ctx) {
-        const { repo } = ctx;
-        const apps = applications(repo);
-        const describe = (p: SyncPosition) => (p.app ? `${p.app.name} (wave ${p.order.join(', resource wave ')})` : 'the root app');
-        const refs = [...storageRefs(ctx.resources), ...ingressRefs(ctx.resources), ...storeRefs(ctx.resources), ...issuerRefs(ctx.resources), ...priorityRefs(ctx.resources), ...namespaceRefs(repo, ctx.resources, isClusterScoped)];
-        for (const ref of refs) {
-          const provider = providerOf(repo, ref);
-          if (!provider) continue; // Kubernetes' own, providedOutsideGit, or missing (closure-* says so)
-          const [p, c] = [placeOf(repo, provider), placeOf(repo, ref.resource)];
-          if (!before(p, c)) ctx.fail({ resource: ref.resource, path: ref.path }, `${ref.resource.kind} ${ref.resource.name} in ${describe(c)} uses ${ref.kind} ${ref.name}, which ${describe(p)} provides no earlier: it may sync before its provider exists`);
+    id: 'sync-order',
+    description:
+      'A provider syncs before its consumers: the app that provides a namespace, class, store, issuer or CRD is in an earlier sync wave than every app that uses it (inside one app, an earlier resource wave); a custom resource whose CRD comes in the same sync carries SkipDryRunOnMissingResource=true (invariants P1).',
+    invariants: ['P1'],
+    remediation:
+      'give the providing app (or resource) a lower argocd.argoproj.io/sync-wave than the consumer, or, for a custom resource whose CRD arrives in the same sync, argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true',
+    reads: { kinds: ['*'] },
+    exemptible: false,
+    run(ctx) {
+      const { repo } = ctx;
+      const apps = applications(repo);
+      const describe = (p: SyncPosition) => (p.app ? `${p.app.name} (wave ${p.order.join(', resource wave ')})` : 'the root app');
+      const refs = [
+        ...storageRefs(ctx.resources),
+        ...ingressRefs(ctx.resources),
+        ...storeRefs(ctx.resources),
+        ...issuerRefs(ctx.resources),
+        ...priorityRefs(ctx.resources),
+        ...namespaceRefs(repo, ctx.resources, isClusterScoped),
+      ];
+      for (const ref of refs) {
+        const provider = providerOf(repo, ref);
+        if (!provider) continue; // Kubernetes' own, providedOutsideGit, or missing (closure-* says so)
+        const [p, c] = [placeOf(repo, provider), placeOf(repo, ref.resource)];
+        if (!before(p, c))
+          ctx.fail(
+            { resource: ref.resource, path: ref.path },
+            `${ref.resource.kind} ${ref.resource.name} in ${describe(c)} uses ${ref.kind} ${ref.name}, which ${describe(p)} provides no earlier: it may sync before its provider exists`,
+          );
+      }
+      // What apps declare their charts need: the installing app (or the pool's app) in an earlier wave.
+      const appPlace = (a: ArgoApp): SyncPosition => ({
+        app: a,
+        order: [Number(dig(a.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)],
+      });
+      const poolApp = repo.resources
+        .filter((r) => r.kind === 'IPAddressPool')
+        .map((r) => placeOf(repo, r).app)
+        .find(Boolean);
+      for (const app of apps) {
+        const skips = ((dig(app.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[]).includes('SkipDryRunOnMissingResource=true');
+        for (const g of declaredGroups(app, REQUIRES_CRDS)) {
+          const from = apps.find((a) => declaredGroups(a).includes(g));
+          if (from && from !== app && !skips && !before(appPlace(from), appPlace(app)))
+            ctx.fail(
+              { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_CRDS] },
+              `${app.name} (wave ${appPlace(app).order[0]}) needs the ${g} CRDs app ${from.name} (wave ${appPlace(from).order[0]}) installs, which syncs no earlier`,
+            );
         }
-        // What apps declare their charts need: the installing app (or the pool's app) in an earlier wave.
-        const appPlace = (a: ArgoApp): SyncPosition => ({ app: a, order: [Number(dig(a.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)] });
-        const poolApp = repo.resources.filter((r) => r.kind === 'IPAddressPool').map((r) => placeOf(repo, r).app).find(Boolean);
-        for (const app of apps) {
-          const skips = ((dig(app.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[]).includes('SkipDryRunOnMissingResource=true');
-          for (const g of declaredGroups(app, REQUIRES_CRDS)) {
-            const from = apps.find((a) => declaredGroups(a).includes(g));
-            if (from && from !== app && !skips && !before(appPlace(from), appPlace(app))) ctx.fail({ resource: app.resource, path: ['metadata', 'annotations', REQUIRES_CRDS] }, `${app.name} (wave ${appPlace(app).order[0]}) needs the ${g} CRDs app ${from.name} (wave ${appPlace(from).order[0]}) installs, which syncs no earlier`);
-          }
-          if (poolApp && requiresLoadBalancer(app) && !before(appPlace(poolApp), appPlace(app))) ctx.fail({ resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] }, `${app.name} (wave ${appPlace(app).order[0]}) needs addresses from ${poolApp.name} (wave ${appPlace(poolApp).order[0]}), which syncs no earlier`);
-        }
-        // CRDs: the app that installs a group's CRDs, before every custom resource of that group.
-        const installer = new Map<string, ArgoApp>();
-        for (const app of apps) for (const g of declaredGroups(app)) installer.set(g, app);
-        const reported = new Set<string>();
-        for (const r of ctx.resources) {
-          const group = groupOf(r.apiVersion);
-          const app = installer.get(group);
-          // argoproj.io comes with Argo CD itself, installed by hand before the root app exists.
-          if (!app || group === 'argoproj.io' || skipsDryRunOnMissingResource(r)) continue;
-          const c = placeOf(repo, r);
-          const appOptions = (dig(c.app?.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[];
-          if (appOptions.includes('SkipDryRunOnMissingResource=true')) continue;
-          const p: SyncPosition = { app, order: [(c.app === app ? c.order[0] : undefined) ?? Number(dig(app.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)] };
-          const same = c.app === app;
-          if (!same && before(p, c)) continue;
-          const key = `${r.file}#${r.kind}#${group}`;
-          if (reported.has(key)) continue;
-          reported.add(key);
-          ctx.fail({ resource: r, path: ['apiVersion'] }, same
+        if (poolApp && requiresLoadBalancer(app) && !before(appPlace(poolApp), appPlace(app)))
+          ctx.fail(
+            { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] },
+            `${app.name} (wave ${appPlace(app).order[0]}) needs addresses from ${poolApp.name} (wave ${appPlace(poolApp).order[0]}), which syncs no earlier`,
+          );
+      }
+      // CRDs: the app that installs a group's CRDs, before every custom resource of that group.
+      const installer = new Map<string, ArgoApp>();
+      for (const app of apps) for (const g of declaredGroups(app)) installer.set(g, app);
+      const reported = new Set<string>();
+      for (const r of ctx.resources) {
+        const group = groupOf(r.apiVersion);
+        const app = installer.get(group);
+        // argoproj.io comes with Argo CD itself, installed by hand before the root app exists.
+        if (!app || group === 'argoproj.io' || skipsDryRunOnMissingResource(r)) continue;
+        const c = placeOf(repo, r);
+        const appOptions = (dig(c.app?.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[];
+        if (appOptions.includes('SkipDryRunOnMissingResource=true')) continue;
+        const p: SyncPosition = {
+          app,
+          order: [
+            (c.app === app ? c.order[0] : undefined) ?? Number(dig(app.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0),
+          ],
+        };
+        const same = c.app === app;
+        if (!same && before(p, c)) continue;
+        const key = `${r.file}#${r.kind}#${group}`;
+        if (reported.has(key)) continue;
+        reported.add(key);
+        ctx.fail(
+          { resource: r, path: ['apiVersion'] },
+          same
             ? `${r.kind} ${r.name} comes in the same sync as its CRD (app ${app.name}): Argo CD's dry run fails until the CRD exists, unless the resource skips it`
-            : `${r.kind} ${r.name} in ${describe(c)} needs the CRDs app ${app.name} installs, which syncs no earlier`);
-        }
-      },
-    };
+            : `${r.kind} ${r.name} in ${describe(c)} needs the CRDs app ${app.name} installs, which syncs no earlier`,
+        );
+      }
+    },
+  };
 }

@@ -26,7 +26,8 @@ export function isWatchdogRoute(route: Route): boolean {
 export const watchdogChecks: PolicyCheck[] = [
   {
     id: 'watchdog-wiring',
-    description: "Alertmanager's Watchdog route posts to the external worker's heartbeat URL every 5 min, well under its 15 min threshold, with the token from a mounted ExternalSecret (A11, A18).",
+    description:
+      "Alertmanager's Watchdog route posts to the external worker's heartbeat URL every 5 min, well under its 15 min threshold, with the token from a mounted ExternalSecret (A11, A18).",
     invariants: ['A11', 'A18', 'A19'],
     remediation: `point the Watchdog receiver at https://<wrangler route>${HEARTBEAT_PATH}, repeat_interval 5m, credentials_file under a secret listed in alertmanagerSpec.secrets`,
     reads: { kinds: ['Application', 'ExternalSecret'], files: ['monitoring/watchdog/wrangler.toml'], charts: ['kube-prometheus-stack'] },
@@ -62,9 +63,15 @@ export const watchdogChecks: PolicyCheck[] = [
         const route = childRoutes[index]!;
         const repeat = durationMs(route.repeat_interval);
         if (repeat !== HEARTBEAT_PERIOD_MS || repeat > HEARTBEAT_SILENCE_MS / 2) {
-          fail([...config, 'route', 'routes', index, 'repeat_interval'], `Watchdog repeat_interval is ${route.repeat_interval ?? 'unset'}; it must be ${HEARTBEAT_PERIOD_MS / 60_000}m, well under the worker's ${HEARTBEAT_SILENCE_MS / 60_000} min threshold`);
+          fail(
+            [...config, 'route', 'routes', index, 'repeat_interval'],
+            `Watchdog repeat_interval is ${route.repeat_interval ?? 'unset'}; it must be ${HEARTBEAT_PERIOD_MS / 60_000}m, well under the worker's ${HEARTBEAT_SILENCE_MS / 60_000} min threshold`,
+          );
         }
-        const receivers = (dig(values, [...config, 'receivers']) ?? []) as { name?: string; webhook_configs?: { url?: string; http_config?: { authorization?: { credentials?: string; credentials_file?: string } } }[] }[];
+        const receivers = (dig(values, [...config, 'receivers']) ?? []) as {
+          name?: string;
+          webhook_configs?: { url?: string; http_config?: { authorization?: { credentials?: string; credentials_file?: string } } }[];
+        }[];
         const rIndex = receivers.findIndex((r) => r.name === route.receiver);
         const hook = receivers[rIndex]?.webhook_configs?.[0];
         if (!hook) {
@@ -78,7 +85,11 @@ export const watchdogChecks: PolicyCheck[] = [
         const secret = /^\/etc\/alertmanager\/secrets\/([^/]+)\//.exec(auth?.credentials_file ?? '')?.[1];
         const mounted = (dig(values, ['alertmanager', 'alertmanagerSpec', 'secrets']) ?? []) as string[];
         const fromExternalSecret = writtenByExternalSecret(ctx.repo, secret);
-        if (!secret || !mounted.includes(secret) || !fromExternalSecret) fail([...at, 'http_config'], `the heartbeat token must be a credentials_file under /etc/alertmanager/secrets/<secret>/, that secret listed in alertmanagerSpec.secrets and written by an ExternalSecret`);
+        if (!secret || !mounted.includes(secret) || !fromExternalSecret)
+          fail(
+            [...at, 'http_config'],
+            `the heartbeat token must be a credentials_file under /etc/alertmanager/secrets/<secret>/, that secret listed in alertmanagerSpec.secrets and written by an ExternalSecret`,
+          );
       }
     },
   },

@@ -63,7 +63,8 @@ export const workloadChecks: PolicyCheck[] = [
         const image = typeof c.container.image === 'string' ? c.container.image : '';
         const { tag, digest } = imageParts(image);
         if (!image) ctx.fail({ resource: resource, path: [...c.at, 'name'] }, `container ${c.name} has no image`);
-        else if (!digest && (!tag || tag === 'latest')) ctx.fail({ resource: resource, path: [...c.at, 'image'] }, `container ${c.name} image "${image}" is not pinned to a version`);
+        else if (!digest && (!tag || tag === 'latest'))
+          ctx.fail({ resource: resource, path: [...c.at, 'image'] }, `container ${c.name} image "${image}" is not pinned to a version`);
         else if (tag === 'latest') ctx.fail({ resource: resource, path: [...c.at, 'image'] }, `container ${c.name} image "${image}" uses the latest tag`);
       }
     },
@@ -78,7 +79,11 @@ export const workloadChecks: PolicyCheck[] = [
     run(ctx) {
       for (const { resource, c } of workloadContainers(ctx.resources)) {
         for (const kind of ['requests', 'limits'] as const) {
-          if (dig(c.container, ['resources', kind, 'memory']) === undefined) ctx.fail({ resource: resource, path: [...c.at, 'resources', kind] }, `container ${c.name} has no memory ${kind === 'requests' ? 'request' : 'limit'}`);
+          if (dig(c.container, ['resources', kind, 'memory']) === undefined)
+            ctx.fail(
+              { resource: resource, path: [...c.at, 'resources', kind] },
+              `container ${c.name} has no memory ${kind === 'requests' ? 'request' : 'limit'}`,
+            );
         }
       }
     },
@@ -104,26 +109,31 @@ export const workloadChecks: PolicyCheck[] = [
   },
   {
     id: 'workload-privilege',
-    description: 'Containers set allowPrivilegeEscalation: false and run as non-root, unless an exemption next to the workload says why (foundation hygiene; S8 scoping of exemptions).',
+    description:
+      'Containers set allowPrivilegeEscalation: false and run as non-root, unless an exemption next to the workload says why (foundation hygiene; S8 scoping of exemptions).',
     invariants: ['P1', 'S8'],
-    remediation: 'set securityContext.allowPrivilegeEscalation: false and runAsNonRoot: true, or annotate the workload with gate.homelab-gitops/exempt-workload-privilege: <reason>',
+    remediation:
+      'set securityContext.allowPrivilegeEscalation: false and runAsNonRoot: true, or annotate the workload with gate.homelab-gitops/exempt-workload-privilege: <reason>',
     reads: { kinds: workloadKinds },
     exemptible: true,
     run(ctx) {
       for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
         const sc = dig(c.container, ['securityContext']) as Record<string, unknown> | undefined;
         const where = [...c.at, sc ? 'securityContext' : 'name'];
-        if (sc?.allowPrivilegeEscalation !== false) ctx.fail({ resource: resource, path: where }, `container ${c.name} does not set allowPrivilegeEscalation: false`);
+        if (sc?.allowPrivilegeEscalation !== false)
+          ctx.fail({ resource: resource, path: where }, `container ${c.name} does not set allowPrivilegeEscalation: false`);
         // A container-level runAsNonRoot overrides the pod's, in both directions.
-        if ((sc?.runAsNonRoot ?? dig(pod.spec, ['securityContext', 'runAsNonRoot'])) !== true) ctx.fail({ resource: resource, path: where }, `container ${c.name} may run as root (runAsNonRoot is not true)`);
+        if ((sc?.runAsNonRoot ?? dig(pod.spec, ['securityContext', 'runAsNonRoot'])) !== true)
+          ctx.fail({ resource: resource, path: where }, `container ${c.name} may run as root (runAsNonRoot is not true)`);
       }
     },
   },
   {
     id: 'no-plain-secret',
-    description: "No committed Secret carries data, and no chart renders a credential set in a values file; secrets come from ExternalSecrets (foundation hygiene; A8 API keys from ExternalSecrets).",
+    description:
+      'No committed Secret carries data, and no chart renders a credential set in a values file; secrets come from ExternalSecrets (foundation hygiene; A8 API keys from ExternalSecrets).',
     invariants: ['P1', 'A8'],
-    remediation: "delete the Secret and declare an ExternalSecret that pulls it from the secret store (for a chart: its existingSecret key)",
+    remediation: 'delete the Secret and declare an ExternalSecret that pulls it from the secret store (for a chart: its existingSecret key)',
     reads: { kinds: ['Secret'], renders: true },
     exemptible: false,
     run(ctx) {
@@ -131,12 +141,14 @@ export const workloadChecks: PolicyCheck[] = [
         if (resource.rendered) {
           // A chart's own Secret may hold its configuration; what must never be in git is a credential in the values.
           const values = ctx.renders.filter((r) => r.app.name === resource.rendered!.app).flatMap((r) => r.values);
-          for (const { key, path } of committedCredentials(resource, values)) ctx.fail({ resource, path }, `Secret ${resource.name} carries ${key}, a credential set in ${values.map((v) => v.file).join(', ')}`);
+          for (const { key, path } of committedCredentials(resource, values))
+            ctx.fail({ resource, path }, `Secret ${resource.name} carries ${key}, a credential set in ${values.map((v) => v.file).join(', ')}`);
           continue;
         }
         for (const field of ['data', 'stringData'] as const) {
           const value = resource.object[field];
-          if (value && typeof value === 'object' && Object.keys(value).length > 0) ctx.fail({ resource: resource, path: [field] }, `Secret ${resource.name} commits ${field} to git`);
+          if (value && typeof value === 'object' && Object.keys(value).length > 0)
+            ctx.fail({ resource: resource, path: [field] }, `Secret ${resource.name} commits ${field} to git`);
         }
       }
     },
@@ -153,7 +165,8 @@ export const workloadChecks: PolicyCheck[] = [
         const pod = podSpecOf(resource);
         const volumes = pod && Array.isArray(pod.spec.volumes) ? (pod.spec.volumes as Record<string, unknown>[]) : [];
         volumes.forEach((v, i) => {
-          if (v.hostPath !== undefined) ctx.fail({ resource: resource, path: [...pod!.at, 'volumes', i, 'hostPath'] }, `volume ${String(v.name)} mounts a hostPath`);
+          if (v.hostPath !== undefined)
+            ctx.fail({ resource: resource, path: [...pod!.at, 'volumes', i, 'hostPath'] }, `volume ${String(v.name)} mounts a hostPath`);
         });
       }
     },

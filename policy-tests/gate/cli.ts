@@ -74,7 +74,10 @@ export function destinations(values: readonly string[]): Destination[] {
 }
 
 function kindList(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 async function rules(): Promise<RuleInfo[]> {
@@ -142,7 +145,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const kubernetesMinor = values['kubernetes-version'] ? parseKubernetesMinor(values['kubernetes-version']) : undefined;
   const progress = io.stderrIsTTY
     ? (phase: string, done: number, total: number) =>
-        io.stderr(`\r\x1b[K${phase === 'parse' ? 'parsing manifests' : phase === 'policy' ? `policy checks on ${total} resources` : `schema ${done}/${total} resources`}`)
+        io.stderr(
+          `\r\x1b[K${phase === 'parse' ? 'parsing manifests' : phase === 'policy' ? `policy checks on ${total} resources` : `schema ${done}/${total} resources`}`,
+        )
     : undefined;
   const result = await runGate({
     paths: positionals,
@@ -159,7 +164,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   });
   if (progress) io.stderr('\r\x1b[K');
   const needsRules = outputs.some((d) => d.format === 'sarif');
-  const common = { summary: values.summary, verbose: values.verbose, rules: needsRules ? await rules() : undefined, tool: { name: NAME, version: VERSION, uri: HOMEPAGE } };
+  const common = {
+    summary: values.summary,
+    verbose: values.verbose,
+    rules: needsRules ? await rules() : undefined,
+    tool: { name: NAME, version: VERSION, uri: HOMEPAGE },
+  };
   for (const { format, file } of outputs) {
     const color = !file && format === 'text' && io.stdoutIsTTY && !io.env.NO_COLOR;
     const text = render(result, format, { ...common, color });

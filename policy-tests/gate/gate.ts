@@ -28,10 +28,10 @@ export function parseKubernetesMinor(version: string): number {
   const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(version);
   if (!m) throw new UsageError(`--kubernetes-version must look like 1.${BUNDLED_SCHEMA_MINOR}.0, got "${version}"`);
   const minor = Number(m[2]);
-  if (m[1] !== '1' || minor > BUNDLED_SCHEMA_MINOR) throw new UsageError(`no offline schemas for Kubernetes ${version}: the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
+  if (m[1] !== '1' || minor > BUNDLED_SCHEMA_MINOR)
+    throw new UsageError(`no offline schemas for Kubernetes ${version}: the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
   return minor;
 }
-
 
 export interface ResourceResult {
   filename: string;
@@ -177,7 +177,13 @@ function summarize(resources: readonly ResourceResult[]): Summary {
 }
 
 /** Validates parsed files (schema layer), attaching any extra findings (policy layer) to their resources. */
-export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Finding[], options: SchemaOptions, onProgress?: Progress, given?: SchemaLayer): Promise<ResourceResult[]> {
+export async function evaluate(
+  parsed: readonly ParsedFile[],
+  extra: readonly Finding[],
+  options: SchemaOptions,
+  onProgress?: Progress,
+  given?: SchemaLayer,
+): Promise<ResourceResult[]> {
   const layer = given ?? (await schemaLayer());
   const resources: Resource[] = parsed.flatMap((p) => p.resources);
   await layer.prepare(resources.map((r) => `${r.apiVersion}/${r.kind}`));
@@ -186,7 +192,15 @@ export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Fi
   resources.forEach((resource, i) => {
     if (onProgress && i % 200 === 0) onProgress('schema', i, resources.length);
     const { status, findings } = layer.check(resource, options);
-    const result: ResourceResult = { filename: resource.file, kind: resource.kind, version: resource.apiVersion, name: resource.name, status, findings, ...(resource.rendered ? { renderedBy: `${resource.rendered.app}: ${resource.rendered.template ?? resource.rendered.source}` } : {}) };
+    const result: ResourceResult = {
+      filename: resource.file,
+      kind: resource.kind,
+      version: resource.apiVersion,
+      name: resource.name,
+      status,
+      findings,
+      ...(resource.rendered ? { renderedBy: `${resource.rendered.app}: ${resource.rendered.template ?? resource.rendered.source}` } : {}),
+    };
     results.push(result);
     byDoc.set(resourceKey(resource), result);
   });
@@ -196,7 +210,7 @@ export async function evaluate(parsed: readonly ParsedFile[], extra: readonly Fi
   const loaderFindings = new Set(parsed.flatMap((p) => p.findings));
   for (const finding of [...loaderFindings, ...extra]) {
     const isLoader = loaderFindings.has(finding);
-    let target = isLoader ? undefined : (finding.doc !== undefined ? byDoc.get(resourceKey(finding)) : firstOfFile.get(finding.file));
+    let target = isLoader ? undefined : finding.doc !== undefined ? byDoc.get(resourceKey(finding)) : firstOfFile.get(finding.file);
     if (!target) {
       target = { filename: finding.file, kind: '', version: '', name: '', status: isLoader ? 'error' : 'invalid', findings: [] };
       results.push(target);
@@ -230,29 +244,52 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
       // The files alone: loader and schema layers on every file. The policy layer judges the repository as
       // Argo CD applies it, which needs the renders; it does not run, and every source that needs a tool is
       // listed as not rendered, never failed on output it did not build.
-      const skipped = unrenderedSources(plain, 'not rendered: --no-render runs neither Helm nor kustomize, and the policy layer, which judges the rendered repository, did not run');
+      const skipped = unrenderedSources(
+        plain,
+        'not rendered: --no-render runs neither Helm nor kustomize, and the policy layer, which judges the rendered repository, did not run',
+      );
       const findings = renderProblems(skipped, options.requireRendered ?? false, notRendered);
       const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
       const keep = (file: string): boolean => !selected || selected.has(file);
-      results.push(...(await evaluate(plain.parsed.filter((p) => keep(p.file)), findings.filter((f) => keep(f.file)), resolvedOptions(options, plain), options.onProgress, layer.withCrds(plain.resources.filter((r) => r.kind === 'CustomResourceDefinition')))));
+      results.push(
+        ...(await evaluate(
+          plain.parsed.filter((p) => keep(p.file)),
+          findings.filter((f) => keep(f.file)),
+          resolvedOptions(options, plain),
+          options.onProgress,
+          layer.withCrds(plain.resources.filter((r) => r.kind === 'CustomResourceDefinition')),
+        )),
+      );
     } else {
-    const rendered = await renderTree(loaded, options.env);
-    const { renders, repo, parsed } = rendered;
-    tools = rendered.tools;
-    const renderFindings = renderProblems(renders, options.requireRendered ?? false, notRendered);
-    const schemaOptions = resolvedOptions(options, repo);
-    options.onProgress?.('policy', 0, repo.resources.length);
-    const policyFindings = runPolicy(repo, await registeredChecks(), renders);
-    warnings.push(...policyFindings.filter((f) => f.severity === 'warning'));
-    const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity !== 'warning')];
-    const crdRules = ruleCoverage([...crdSchemas(repo.resources)].map(([crd, { schema }]) => ({ crd, schema })));
-    const policyRules = policyCoverage(repo.resources.filter((r) => r.kind === 'ValidatingAdmissionPolicy').map((r) => r.object));
-    celRules = { found: crdRules.found + policyRules.found, compiled: crdRules.compiled + policyRules.compiled, notJudged: [...crdRules.notJudged, ...policyRules.notJudged] };
-    policy = true;
-    const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
-    const keep = (file: string): boolean => !selected || selected.has(file);
-    const crds = repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
-    results.push(...(await evaluate(parsed.filter((p) => keep(p.file)), findings.filter((f) => keep(f.file)), schemaOptions, options.onProgress, layer.withCrds(crds))));
+      const rendered = await renderTree(loaded, options.env);
+      const { renders, repo, parsed } = rendered;
+      tools = rendered.tools;
+      const renderFindings = renderProblems(renders, options.requireRendered ?? false, notRendered);
+      const schemaOptions = resolvedOptions(options, repo);
+      options.onProgress?.('policy', 0, repo.resources.length);
+      const policyFindings = runPolicy(repo, await registeredChecks(), renders);
+      warnings.push(...policyFindings.filter((f) => f.severity === 'warning'));
+      const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity !== 'warning')];
+      const crdRules = ruleCoverage([...crdSchemas(repo.resources)].map(([crd, { schema }]) => ({ crd, schema })));
+      const policyRules = policyCoverage(repo.resources.filter((r) => r.kind === 'ValidatingAdmissionPolicy').map((r) => r.object));
+      celRules = {
+        found: crdRules.found + policyRules.found,
+        compiled: crdRules.compiled + policyRules.compiled,
+        notJudged: [...crdRules.notJudged, ...policyRules.notJudged],
+      };
+      policy = true;
+      const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
+      const keep = (file: string): boolean => !selected || selected.has(file);
+      const crds = repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
+      results.push(
+        ...(await evaluate(
+          parsed.filter((p) => keep(p.file)),
+          findings.filter((f) => keep(f.file)),
+          schemaOptions,
+          options.onProgress,
+          layer.withCrds(crds),
+        )),
+      );
     }
   }
   if (inputs.outside.length > 0) {
@@ -260,7 +297,15 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     results.push(...(await evaluate(parsed, [], resolvedOptions(options), options.onProgress)));
   }
   const selectedWarnings = warnings.filter((w) => !inputs.repoFiles || inputs.repoFiles.has(w.file)).sort(byLocation);
-  return { resources: results, summary: { ...summarize(results), notRendered: notRendered.length, warnings: selectedWarnings.length }, policy, notRendered, warnings: selectedWarnings, ...(tools ? { tools } : {}), ...(celRules ? { celRules } : {}) };
+  return {
+    resources: results,
+    summary: { ...summarize(results), notRendered: notRendered.length, warnings: selectedWarnings.length },
+    policy,
+    notRendered,
+    warnings: selectedWarnings,
+    ...(tools ? { tools } : {}),
+    ...(celRules ? { celRules } : {}),
+  };
 }
 
 /**
@@ -273,8 +318,17 @@ function renderProblems(renders: readonly SourceRender[], requireRendered: boole
   for (const r of renders) {
     if (r.status === 'rendered') continue;
     const field = r.source.chart !== undefined ? 'chart' : 'path';
-    const at = findingAt(r.app.resource, [...r.source.at, field], r.status === 'failed' ? 'render' : 'not-rendered', `${r.label}: ${r.message ?? 'not rendered'}`, r.status === 'failed' ? 'fix what the tool reports, then run npm run validate again' : 'run npm run charts:pull with network access (or --mirror URL), then validate again');
-    if (r.status === 'not-rendered') notRendered.push({ file: at.file, line: at.line, col: at.col, app: r.app.name, source: r.label, message: r.message ?? '' });
+    const at = findingAt(
+      r.app.resource,
+      [...r.source.at, field],
+      r.status === 'failed' ? 'render' : 'not-rendered',
+      `${r.label}: ${r.message ?? 'not rendered'}`,
+      r.status === 'failed'
+        ? 'fix what the tool reports, then run npm run validate again'
+        : 'run npm run charts:pull with network access (or --mirror URL), then validate again',
+    );
+    if (r.status === 'not-rendered')
+      notRendered.push({ file: at.file, line: at.line, col: at.col, app: r.app.name, source: r.label, message: r.message ?? '' });
     if (r.status === 'failed' || requireRendered) out.push(at);
   }
   return out;

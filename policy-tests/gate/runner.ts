@@ -21,7 +21,8 @@ import type { SourceRender } from '../model/rendered.ts';
  */
 function exemptionsOf(resource: Resource): Map<string, string> {
   const own = (resource.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
-  const pod = ((resource.object.spec as { template?: { metadata?: { annotations?: Record<string, unknown> } } } | undefined)?.template?.metadata?.annotations) ?? {};
+  const pod =
+    (resource.object.spec as { template?: { metadata?: { annotations?: Record<string, unknown> } } } | undefined)?.template?.metadata?.annotations ?? {};
   const annotations = { ...(typeof pod === 'object' ? pod : {}), ...own };
   const out = new Map<string, string>();
   for (const [key, value] of Object.entries(annotations)) {
@@ -42,14 +43,23 @@ export function repoViewFor(reads: Reads, repo: Repo): Repo {
   const resources = kinds.includes('*') ? repo.resources : repo.resources.filter((r) => kindSet.has(r.kind));
   const chartFiles = new Set(charts.flatMap((chart) => chartValues(repo, chart).map((v) => v.file)));
   // Kustomization files are layout (they say which files an app applies), visible to every check like the file tree.
-  const dataFiles = new Map([...repo.dataFiles].filter(([file]) => chartFiles.has(file) || isKustomization(file) || files.some((glob) => argoGlobMatch(glob, file))));
+  const dataFiles = new Map(
+    [...repo.dataFiles].filter(([file]) => chartFiles.has(file) || isKustomization(file) || files.some((glob) => argoGlobMatch(glob, file))),
+  );
   return { ...repo, resources, dataFiles };
 }
 
 function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRender[], out: Finding[]): CheckContext {
   const { kinds = [] } = check.reads;
   const view = repoViewFor(check.reads, repo);
-  const finding = (file: string, line: number, col: number, message: string): Finding => ({ file, line, col, check: check.id, message, fix: check.remediation });
+  const finding = (file: string, line: number, col: number, message: string): Finding => ({
+    file,
+    line,
+    col,
+    check: check.id,
+    message,
+    fix: check.remediation,
+  });
   return {
     repo: view,
     resources: kinds.includes('*') ? view.resources : view.resources.filter((r) => kinds.includes(r.kind)),

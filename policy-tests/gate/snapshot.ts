@@ -51,9 +51,11 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   // The gate's own pipeline: the diff shows what the gate judged.
   const { layer, renders, repo } = await renderTree(await loadTree(root), env);
   const failed = new Map<string, string>();
-  for (const r of renders) if (r.status !== 'rendered') failed.set(r.app.name, [failed.get(r.app.name), `${r.label}: ${r.message ?? r.status}`].filter(Boolean).join('; '));
+  for (const r of renders)
+    if (r.status !== 'rendered') failed.set(r.app.name, [failed.get(r.app.name), `${r.label}: ${r.message ?? r.status}`].filter(Boolean).join('; '));
   const unrendered = new Map<string, { cause: string; inputs: string }>();
-  for (const app of applications(repo)) if (failed.has(app.name)) unrendered.set(app.name, { cause: failed.get(app.name)!, inputs: inputsFingerprint(repo, app) });
+  for (const app of applications(repo))
+    if (failed.has(app.name)) unrendered.set(app.name, { cause: failed.get(app.name)!, inputs: inputsFingerprint(repo, app) });
   const scopes = layer.withCrds(repo.resources.filter((r) => r.kind === 'CustomResourceDefinition'));
   const objects: Snapshot['objects'] = new Map();
   for (const r of repo.resources) {

@@ -34,7 +34,11 @@ export interface AmConfig {
 export const CONFIG_PATH = ['alertmanager', 'config'] as const;
 
 export function alertmanagerConfigs(repo: Repo): { file: string; config: AmConfig; source: DataFile }[] {
-  return chartValues(repo, 'kube-prometheus-stack').map((v) => ({ file: v.file, config: (dig(v.values, [...CONFIG_PATH]) ?? { route: {}, receivers: [] }) as AmConfig, source: v.source }));
+  return chartValues(repo, 'kube-prometheus-stack').map((v) => ({
+    file: v.file,
+    config: (dig(v.values, [...CONFIG_PATH]) ?? { route: {}, receivers: [] }) as AmConfig,
+    source: v.source,
+  }));
 }
 
 /** The spec's Events table, in this repo's receiver names. */

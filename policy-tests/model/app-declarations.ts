@@ -27,7 +27,12 @@ const annotation = (app: { resource: Resource }, key: string): string | undefine
 /** An Application's declared CRDs (provided, or with `key`, required), comma-separated: an API group (all its kinds) or `group/Kind`. */
 export function declaredEntries(app: { resource: Resource }, key: string = PROVIDES_CRDS): string[] {
   const raw = annotation(app, key);
-  return raw ? raw.split(',').map((g) => g.trim()).filter(Boolean) : [];
+  return raw
+    ? raw
+        .split(',')
+        .map((g) => g.trim())
+        .filter(Boolean)
+    : [];
 }
 
 /** The API groups of an Application's declaration. */

@@ -2,6 +2,7 @@
  * What Argo CD will do with this repository, computed from the Application
  * objects: which sources they use and exactly which files each one applies.
  */
+import { dig } from './dig.ts';
 import { argoGlobMatch } from './glob.ts';
 import { perRepo } from './per-repo.ts';
 import type { Resource } from './manifest.ts';
@@ -86,8 +87,16 @@ function toHelmOptions(helm: Obj): HelmOptions {
     namespace: str(helm.namespace),
     values: str(helm.values),
     valuesObject: helm.valuesObject === undefined ? undefined : obj(helm.valuesObject),
-    parameters: helm.parameters === undefined ? undefined : entries(helm.parameters).map((p) => ({ name: str(p.name) ?? '', value: p.value === undefined ? '' : String(p.value), forceString: p.forceString === true })),
-    fileParameters: helm.fileParameters === undefined ? undefined : entries(helm.fileParameters).map((p) => ({ name: str(p.name) ?? '', path: str(p.path) ?? '' })),
+    parameters:
+      helm.parameters === undefined
+        ? undefined
+        : entries(helm.parameters).map((p) => ({
+            name: str(p.name) ?? '',
+            value: p.value === undefined ? '' : String(p.value),
+            forceString: p.forceString === true,
+          })),
+    fileParameters:
+      helm.fileParameters === undefined ? undefined : entries(helm.fileParameters).map((p) => ({ name: str(p.name) ?? '', path: str(p.path) ?? '' })),
     skipCrds: bool(helm.skipCrds),
     skipTests: bool(helm.skipTests),
     skipSchemaValidation: bool(helm.skipSchemaValidation),
@@ -135,13 +144,15 @@ export function owningApplication(repo: Repo, r: Resource): ArgoApp | undefined 
 }
 
 export function normalizeRepoURL(url: string): string {
-  return url.replace(/\.git$/, '').replace(/\/+$/, '').toLowerCase();
+  return url
+    .replace(/\.git$/, '')
+    .replace(/\/+$/, '')
+    .toLowerCase();
 }
 
 export function isThisRepo(repo: Repo, source: AppSource): boolean {
   return repo.facts !== undefined && normalizeRepoURL(source.repoURL) === normalizeRepoURL(repo.facts.repoURL);
 }
-
 
 /**
  * How Argo CD 3 renders a source: a chart from a chart repository, or a path
@@ -195,7 +206,9 @@ export function filesOfSource(repo: Repo, source: AppSource): string[] {
   const base = normalizeSourcePath(source.path ?? '');
   const prefix = base === '' ? '' : `${base}/`;
   const byFolder = filesByFolder(repo.files);
-  const candidates = source.directory?.recurse ? [...byFolder].filter(([folder]) => folder === base || base === '' || folder.startsWith(prefix)).flatMap(([, files]) => files) : (byFolder.get(base) ?? []);
+  const candidates = source.directory?.recurse
+    ? [...byFolder].filter(([folder]) => folder === base || base === '' || folder.startsWith(prefix)).flatMap(([, files]) => files)
+    : (byFolder.get(base) ?? []);
   const out: string[] = [];
   for (const file of candidates) {
     if (!file.startsWith(prefix) || !isManifestPath(file)) continue;
@@ -225,7 +238,8 @@ export function filesOfApp(repo: Repo, app: ArgoApp): string[] {
 export const componentFiles = perRepo((repo: Repo): Set<string> => {
   const out = new Set<string>();
   for (const app of applications(repo)) {
-    for (const s of app.sources.filter((x) => sourceType(repo, x) === 'kustomize')) for (const f of kustomizeInputs(repo, normalizeSourcePath(s.path ?? '')).componentFiles) out.add(f);
+    for (const s of app.sources.filter((x) => sourceType(repo, x) === 'kustomize'))
+      for (const f of kustomizeInputs(repo, normalizeSourcePath(s.path ?? '')).componentFiles) out.add(f);
   }
   return out;
 });
@@ -238,3 +252,14 @@ export const ownersByFile = perRepo((repo: Repo): Map<string, ArgoApp[]> => {
   }
   return owners;
 });
+
+/** The namespace a resource lands in: its own, or its Application's destination. */
+export function namespaceOrDestination(repo: Repo, r: Resource): string | undefined {
+  return r.namespace ?? owningApplication(repo, r)?.destinationNamespace;
+}
+
+/** An Application's spec.syncPolicy.syncOptions (none for no Application). */
+export function syncOptions(app: ArgoApp | undefined): string[] {
+  const raw = dig(app?.resource.object, ['spec', 'syncPolicy', 'syncOptions']);
+  return Array.isArray(raw) ? raw.filter((x): x is string => typeof x === 'string') : [];
+}

@@ -33,7 +33,11 @@ export interface EtcdTarget extends TargetBase {
 }
 export type Target = SqliteTarget | PostgresTarget | EtcdTarget;
 
-export const TARGET_FILES = ['apps/media/facts/backup-targets.yaml', 'apps/media/gluetun/facts/backup-targets.yaml', 'apps/platform/backups/facts/backup-targets.yaml'] as const;
+export const TARGET_FILES = [
+  'apps/media/facts/backup-targets.yaml',
+  'apps/media/gluetun/facts/backup-targets.yaml',
+  'apps/platform/backups/facts/backup-targets.yaml',
+] as const;
 
 // The schema is this repository's own and a test validates it; skipping the
 // meta-schema check keeps the gate's start-up short.

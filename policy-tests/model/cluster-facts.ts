@@ -72,7 +72,8 @@ export function readClusterFacts(resource: Resource): { facts: ClusterFacts; pro
   const kubernetesVersion = text('kubernetesVersion');
   const talosVersion = text('talosVersion');
   const version = SEMVER.exec(kubernetesVersion);
-  if (kubernetesVersion && !version) problems.push({ key: 'kubernetesVersion', message: `kubernetesVersion "${kubernetesVersion}" is not an exact x.y.z version` });
+  if (kubernetesVersion && !version)
+    problems.push({ key: 'kubernetesVersion', message: `kubernetesVersion "${kubernetesVersion}" is not an exact x.y.z version` });
   if (talosVersion && !SEMVER.test(talosVersion)) problems.push({ key: 'talosVersion', message: `talosVersion "${talosVersion}" is not an exact version` });
   const facts: ClusterFacts = {
     kubernetesVersion,
@@ -108,7 +109,11 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
     const str = (k: string) => (typeof e?.[k] === 'string' && e[k] !== '' ? (e[k] as string) : undefined);
     const [kind, name, reason] = [str('kind'), str('name'), str('reason')];
     if (!kind || !name) problems.push({ key: 'providedOutsideGit', message: `providedOutsideGit entry ${i + 1} needs a kind and a name` });
-    else if (!reason) problems.push({ key: 'providedOutsideGit', message: `providedOutsideGit entry ${i + 1} (${kind} ${name}) gives no reason: say what provides it outside git` });
+    else if (!reason)
+      problems.push({
+        key: 'providedOutsideGit',
+        message: `providedOutsideGit entry ${i + 1} (${kind} ${name}) gives no reason: say what provides it outside git`,
+      });
     else out.push({ kind, name, reason, ...(str('namespace') ? { namespace: str('namespace') } : {}) });
   });
   return out;
@@ -124,7 +129,10 @@ function podSecurity(raw: unknown, problems: FactsProblem[]): PodSecurityFacts {
     problems.push({ key: 'podSecurity', message });
     return UNCONFIGURED;
   };
-  if (raw === undefined) return fail('cluster fact "podSecurity" is missing: state the API server\'s Pod Security defaults (Talos: enforce baseline, audit and warn restricted, kube-system exempt)');
+  if (raw === undefined)
+    return fail(
+      'cluster fact "podSecurity" is missing: state the API server\'s Pod Security defaults (Talos: enforce baseline, audit and warn restricted, kube-system exempt)',
+    );
   let value: any;
   try {
     value = typeof raw === 'string' ? parse(raw) : undefined;
@@ -132,10 +140,13 @@ function podSecurity(raw: unknown, problems: FactsProblem[]): PodSecurityFacts {
     return fail(`cluster fact "podSecurity" does not parse: ${(err as Error).message.split('\n')[0]}`);
   }
   const defaults = value?.defaults;
-  const level = (mode: string): PodSecurityLevel | undefined => (POD_SECURITY_LEVELS as readonly string[]).includes(defaults?.[mode]) ? defaults[mode] : undefined;
+  const level = (mode: string): PodSecurityLevel | undefined =>
+    (POD_SECURITY_LEVELS as readonly string[]).includes(defaults?.[mode]) ? defaults[mode] : undefined;
   const [enforce, audit, warn] = [level('enforce'), level('audit'), level('warn')];
-  if (!enforce || !audit || !warn) return fail(`cluster fact "podSecurity" needs defaults.enforce, defaults.audit and defaults.warn, each one of ${POD_SECURITY_LEVELS.join(', ')}`);
+  if (!enforce || !audit || !warn)
+    return fail(`cluster fact "podSecurity" needs defaults.enforce, defaults.audit and defaults.warn, each one of ${POD_SECURITY_LEVELS.join(', ')}`);
   const exempt = value.exemptNamespaces ?? [];
-  if (!Array.isArray(exempt) || exempt.some((n) => typeof n !== 'string')) return fail('cluster fact "podSecurity": exemptNamespaces must be a list of namespace names');
+  if (!Array.isArray(exempt) || exempt.some((n) => typeof n !== 'string'))
+    return fail('cluster fact "podSecurity": exemptNamespaces must be a list of namespace names');
   return { defaults: { enforce, audit, warn }, exemptNamespaces: exempt };
 }

@@ -27,7 +27,10 @@ function translate(pattern: string): string {
       const end = pattern.indexOf(']', i + 1);
       if (end === -1) out += '\\[';
       else {
-        const body = pattern.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        const body = pattern
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\');
         out += `[${body}]`;
         i = end;
       }

@@ -12,7 +12,6 @@ import { isMap } from './dig.ts';
 /** The names kustomize looks for in a folder, in its order. */
 export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
 
-
 /** What the repository offers: its files, and the parsed kustomization files among its data files. */
 export interface KustomizeView {
   files: ReadonlySet<string>;
@@ -66,9 +65,15 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
     const k = view.dataFiles.get(file)?.data;
     if (!isMap(k)) return;
     if (k.helmCharts !== undefined) unsupported ??= `${file} inflates Helm charts (helmCharts), which Argo CD runs only with --enable-helm`;
-    const entries = (key: string): string[] => (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((e) => (typeof e === 'string' ? [e] : isMap(e) && typeof e.path === 'string' ? [e.path] : []));
+    const entries = (key: string): string[] =>
+      (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((e) =>
+        typeof e === 'string' ? [e] : isMap(e) && typeof e.path === 'string' ? [e.path] : [],
+      );
     const generated = (key: string): string[] =>
-      (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((g) => (isMap(g) ? [...(Array.isArray(g.files) ? g.files : []), ...(Array.isArray(g.envs) ? g.envs : [])] : [])).filter((f): f is string => typeof f === 'string').map((f) => f.replace(/^[^=]*=/, ''));
+      (Array.isArray(k[key]) ? (k[key] as unknown[]) : [])
+        .flatMap((g) => (isMap(g) ? [...(Array.isArray(g.files) ? g.files : []), ...(Array.isArray(g.envs) ? g.envs : [])] : []))
+        .filter((f): f is string => typeof f === 'string')
+        .map((f) => f.replace(/^[^=]*=/, ''));
     const local = (entry: string): string => {
       const rel = posix.normalize(folder ? `${folder}/${entry}` : entry);
       if (rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) outside.push(`${file}: ${entry}`);
@@ -77,17 +82,25 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
     // Fields that name files kustomize reads, beyond resources and patches: each is part of the render's key.
     const named = [
       ...(Array.isArray(k.replacements) ? k.replacements : []).flatMap((r) => (isMap(r) && typeof r.path === 'string' ? [r.path] : [])),
-      ...['transformers', 'generators', 'validators', 'configurations'].flatMap((key) => (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).filter((e): e is string => typeof e === 'string' && !e.includes('\n') && !isRemote(e))),
+      ...['transformers', 'generators', 'validators', 'configurations'].flatMap((key) =>
+        (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).filter((e): e is string => typeof e === 'string' && !e.includes('\n') && !isRemote(e)),
+      ),
       ...(isMap(k.openapi) && typeof k.openapi.path === 'string' ? [k.openapi.path] : []),
       ...entries('patchesJson6902'),
-      ...['configMapGenerator', 'secretGenerator'].flatMap((key) => (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((g) => (isMap(g) && typeof g.env === 'string' ? [g.env] : []))),
+      ...['configMapGenerator', 'secretGenerator'].flatMap((key) =>
+        (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((g) => (isMap(g) && typeof g.env === 'string' ? [g.env] : [])),
+      ),
     ];
     for (const entry of named) {
       const rel = local(entry);
       if (kustomizationIn(view, rel)) visit(rel, viaComponent);
       else keyFiles.add(rel);
     }
-    for (const [key, asComponent] of [['resources', false], ['bases', false], ['components', true]] as const) {
+    for (const [key, asComponent] of [
+      ['resources', false],
+      ['bases', false],
+      ['components', true],
+    ] as const) {
       for (const entry of entries(key)) {
         if (/^https:\/\/[^?]+\.ya?ml$/i.test(entry)) {
           remote.push(entry);
@@ -105,7 +118,13 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
         }
       }
     }
-    for (const rel of [...entries('patches'), ...entries('patchesStrategicMerge'), ...entries('crds'), ...generated('configMapGenerator'), ...generated('secretGenerator')].map(local)) {
+    for (const rel of [
+      ...entries('patches'),
+      ...entries('patchesStrategicMerge'),
+      ...entries('crds'),
+      ...generated('configMapGenerator'),
+      ...generated('secretGenerator'),
+    ].map(local)) {
       files.add(rel);
       if (viaComponent) componentFiles.add(rel);
     }
@@ -114,5 +133,12 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
   for (const f of files) keyFiles.add(f);
   // Everything under a visited folder: a file no field names today may be named by the head of a diff.
   for (const f of view.files) if ([...folders].some((folder) => folder === '' || f.startsWith(`${folder}/`))) keyFiles.add(f);
-  return { files: [...files].sort(), componentFiles: [...componentFiles].sort(), remote, keyFiles: [...keyFiles].sort(), outside, ...(unsupported ? { unsupported } : {}) };
+  return {
+    files: [...files].sort(),
+    componentFiles: [...componentFiles].sort(),
+    remote,
+    keyFiles: [...keyFiles].sort(),
+    outside,
+    ...(unsupported ? { unsupported } : {}),
+  };
 }

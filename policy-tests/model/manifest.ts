@@ -128,7 +128,21 @@ export function parseManifest(file: string, text: string): ParsedFile {
     return parseManifestUnguarded(file, text);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
-    return { file, resources: [], findings: [{ file, line: 1, col: 1, check: 'nesting-depth', message: 'nests deeper than the parser can take; no manifest needs this', fix: 'flatten the structure' }], text };
+    return {
+      file,
+      resources: [],
+      findings: [
+        {
+          file,
+          line: 1,
+          col: 1,
+          check: 'nesting-depth',
+          message: 'nests deeper than the parser can take; no manifest needs this',
+          fix: 'flatten the structure',
+        },
+      ],
+      text,
+    };
   }
 }
 
@@ -144,15 +158,26 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
         const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
         const message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
         // The parser catches its own stack overflow and reports it as a syntax error.
-        if (/Maximum call stack size exceeded/.test(message)) findings.push({ file, line: pos.line, col: pos.col, check: 'nesting-depth', message: 'nests deeper than the parser can take; no manifest needs this', fix: 'flatten the structure', doc: index });
+        if (/Maximum call stack size exceeded/.test(message))
+          findings.push({
+            file,
+            line: pos.line,
+            col: pos.col,
+            check: 'nesting-depth',
+            message: 'nests deeper than the parser can take; no manifest needs this',
+            fix: 'flatten the structure',
+            doc: index,
+          });
         else findings.push({ file, line: pos.line, col: pos.col, check: 'yaml-syntax', message, doc: index });
       }
       return;
     }
-    for (const { line, col, message } of yaml11Ambiguities(doc, lineCounter)) findings.push({ file, line, col, check: 'yaml-1.1-scalar', message, fix: YAML11_FIX, doc: index });
+    for (const { line, col, message } of yaml11Ambiguities(doc, lineCounter))
+      findings.push({ file, line, col, check: 'yaml-1.1-scalar', message, fix: YAML11_FIX, doc: index });
     const repeats = duplicateKeys(doc, lineCounter);
     if (repeats.length > 0) {
-      for (const { key, line, col } of repeats) findings.push({ file, line, col, check: 'duplicate-key', message: `duplicate key "${key}": Map keys must be unique`, doc: index });
+      for (const { key, line, col } of repeats)
+        findings.push({ file, line, col, check: 'duplicate-key', message: `duplicate key "${key}": Map keys must be unique`, doc: index });
       return;
     }
     // Blank and comment-only documents are allowed: they apply nothing.
@@ -170,7 +195,15 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
     const add = (value: unknown, prefix: Path, item?: number): void => {
       const at = (path: Path, message: string): void => {
         const { line, col } = locate(doc, lineCounter, [...prefix, ...path], 'key');
-        findings.push({ file, line, col, check: 'manifest-shape', message, fix: 'every document must be a Kubernetes object with apiVersion, kind and metadata.name', doc: index });
+        findings.push({
+          file,
+          line,
+          col,
+          check: 'manifest-shape',
+          message,
+          fix: 'every document must be a Kubernetes object with apiVersion, kind and metadata.name',
+          doc: index,
+        });
       };
       if (!isPlainObject(value)) {
         at([], `${item === undefined ? 'document' : `item ${item} of the List`} is a ${Array.isArray(value) ? 'list' : typeof value}, not a Kubernetes object`);
@@ -188,7 +221,17 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
       const metadata = isPlainObject(value.metadata) ? value.metadata : {};
       const name = typeof metadata.name === 'string' ? metadata.name : '';
       const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
-      resources.push({ file, doc: index, ...(item === undefined ? {} : { item }), apiVersion, kind, name, namespace, object: value, positions: itemPositions(positions, item) });
+      resources.push({
+        file,
+        doc: index,
+        ...(item === undefined ? {} : { item }),
+        apiVersion,
+        kind,
+        name,
+        namespace,
+        object: value,
+        positions: itemPositions(positions, item),
+      });
     };
     add(object, []);
   });

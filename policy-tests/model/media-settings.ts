@@ -11,7 +11,17 @@ export const SETTINGS_GLOB = 'apps/media/*/settings/*.yaml';
 /** Every file the media-settings checks read: the settings, Tdarr's flows beside them, and the schemas. */
 export const SETTINGS_READS = ['apps/media/*/settings/*', 'apps/media/facts/schemas/*.schema.json'];
 export const SCHEMA_DIR = 'apps/media/facts/schemas';
-export const SCHEMA_FOR: Record<string, string> = { sonarr: 'manager', radarr: 'manager', qbittorrent: 'qbittorrent', prowlarr: 'prowlarr', cleanuparr: 'cleanuparr', bazarr: 'bazarr', jellyseerr: 'jellyseerr', tdarr: 'tdarr', plex: 'plex' };
+export const SCHEMA_FOR: Record<string, string> = {
+  sonarr: 'manager',
+  radarr: 'manager',
+  qbittorrent: 'qbittorrent',
+  prowlarr: 'prowlarr',
+  cleanuparr: 'cleanuparr',
+  bazarr: 'bazarr',
+  jellyseerr: 'jellyseerr',
+  tdarr: 'tdarr',
+  plex: 'plex',
+};
 
 export type Settings = Record<string, unknown> & { app?: string; instance?: string };
 

@@ -137,7 +137,11 @@ export interface ServiceView {
  */
 export const SERVICES_OUTSIDE_GIT: readonly ServiceView[] = [
   { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
-  { name: 'kube-prometheus-stack-kubelet', namespace: 'kube-system', labels: { 'k8s-app': 'kubelet', 'app.kubernetes.io/name': 'kubelet', 'app.kubernetes.io/managed-by': 'prometheus-operator' } },
+  {
+    name: 'kube-prometheus-stack-kubelet',
+    namespace: 'kube-system',
+    labels: { 'k8s-app': 'kubelet', 'app.kubernetes.io/name': 'kubelet', 'app.kubernetes.io/managed-by': 'prometheus-operator' },
+  },
 ];
 
 export const serviceViews = (services: readonly Resource[], namespaceOf: NamespaceOf = ownNamespace): ServiceView[] => [
@@ -157,19 +161,39 @@ export interface MonitorJob {
 export function monitorJobs(monitor: Resource, services: readonly ServiceView[], namespaceOf: NamespaceOf = ownNamespace): MonitorJob[] {
   const spec = obj(monitor.object.spec);
   const interval = intervalMs;
-  const relabelTargets = (relabelings: unknown) => list(relabelings).map(obj).filter((r) => typeof r.targetLabel === 'string');
-  const relabelledJob = (relabelings: unknown) => relabelTargets(relabelings).filter((r) => r.targetLabel === 'job' && typeof r.replacement === 'string').map((r) => String(r.replacement)).at(-1);
+  const relabelTargets = (relabelings: unknown) =>
+    list(relabelings)
+      .map(obj)
+      .filter((r) => typeof r.targetLabel === 'string');
+  const relabelledJob = (relabelings: unknown) =>
+    relabelTargets(relabelings)
+      .filter((r) => r.targetLabel === 'job' && typeof r.replacement === 'string')
+      .map((r) => String(r.replacement))
+      .at(-1);
   const extraLabels = (relabelings: unknown) => relabelTargets(relabelings).map((r) => String(r.targetLabel));
   if (monitor.kind === 'Probe') {
     const staticLabels = Object.keys(obj(dig(spec, ['targets', 'staticConfig', 'labels'])));
-    const job = relabelledJob(dig(spec, ['targets', 'staticConfig', 'relabelingConfigs'])) ?? (typeof spec.jobName === 'string' ? spec.jobName : `probe/${namespaceOf(monitor) ?? ''}/${monitor.name}`);
-    return [{ job, intervalMs: interval(spec.interval), targetLabels: [...PROBE_TARGET_LABELS, ...staticLabels, ...extraLabels(dig(spec, ['targets', 'staticConfig', 'relabelingConfigs']))] }];
+    const job =
+      relabelledJob(dig(spec, ['targets', 'staticConfig', 'relabelingConfigs'])) ??
+      (typeof spec.jobName === 'string' ? spec.jobName : `probe/${namespaceOf(monitor) ?? ''}/${monitor.name}`);
+    return [
+      {
+        job,
+        intervalMs: interval(spec.interval),
+        targetLabels: [...PROBE_TARGET_LABELS, ...staticLabels, ...extraLabels(dig(spec, ['targets', 'staticConfig', 'relabelingConfigs']))],
+      },
+    ];
   }
   const endpoints = list(monitor.kind === 'PodMonitor' ? spec.podMetricsEndpoints : spec.endpoints).map(obj);
   return endpoints.flatMap((endpoint) => {
     const relabelled = relabelledJob(endpoint.relabelings);
     const path = typeof endpoint.path === 'string' ? endpoint.path : '/metrics';
-    return (relabelled ? [relabelled] : defaultJobs(monitor, spec, services, namespaceOf)).map((job) => ({ job, intervalMs: interval(endpoint.interval), targetLabels: [...MONITOR_TARGET_LABELS, ...extraLabels(endpoint.relabelings)], path }));
+    return (relabelled ? [relabelled] : defaultJobs(monitor, spec, services, namespaceOf)).map((job) => ({
+      job,
+      intervalMs: interval(endpoint.interval),
+      targetLabels: [...MONITOR_TARGET_LABELS, ...extraLabels(endpoint.relabelings)],
+      path,
+    }));
   });
 }
 
@@ -182,10 +206,14 @@ function defaultJobs(monitor: Resource, spec: Obj, services: readonly ServiceVie
     return inNamespace && selectorMatches(obj(spec.selector), s.labels);
   });
   if (matched.length === 0) return [monitor.name];
-  return [...new Set(matched.map((m) => {
-    const jobLabel = typeof spec.jobLabel === 'string' ? m.labels[spec.jobLabel] : undefined;
-    return typeof jobLabel === 'string' ? jobLabel : m.name;
-  }))];
+  return [
+    ...new Set(
+      matched.map((m) => {
+        const jobLabel = typeof spec.jobLabel === 'string' ? m.labels[spec.jobLabel] : undefined;
+        return typeof jobLabel === 'string' ? jobLabel : m.name;
+      }),
+    ),
+  ];
 }
 
 function toEntry(root: string, data: DataFile, problems: CatalogProblem[]): CatalogEntry | undefined {
@@ -199,11 +227,20 @@ function toEntry(root: string, data: DataFile, problems: CatalogProblem[]): Cata
   if (typeof source.repository !== 'string' || typeof source.ref !== 'string' || list(source.files).length === 0) {
     problems.push({ data, path: ['source'], message: 'catalog entry must name its source: repository, ref and the files read' });
   }
-  if (Object.keys(obj(raw.pin)).length === 0) problems.push({ data, path: ['exporter'], message: 'catalog entry has no pin: say where the repository pins this version (image, chart or file)' });
+  if (Object.keys(obj(raw.pin)).length === 0)
+    problems.push({ data, path: ['exporter'], message: 'catalog entry has no pin: say where the repository pins this version (image, chart or file)' });
   if (Object.keys(obj(raw.metrics)).length === 0) problems.push({ data, path: ['metrics'], message: 'catalog entry lists no metrics' });
   if (typeof raw.exporter !== 'string' || typeof raw.version !== 'string') return undefined;
   const metrics = Object.fromEntries(Object.entries(obj(raw.metrics)).map(([name, labels]) => [name, list(labels).map(String)]));
-  const entry: CatalogEntry = { file: data.file, data, exporter: raw.exporter, version: raw.version, pin: obj(raw.pin) as Pin, source: source as CatalogEntry['source'], metrics };
+  const entry: CatalogEntry = {
+    file: data.file,
+    data,
+    exporter: raw.exporter,
+    version: raw.version,
+    pin: obj(raw.pin) as Pin,
+    source: source as CatalogEntry['source'],
+    metrics,
+  };
   return { ...entry, codeDrift: codeDrift(root, entry) };
 }
 
@@ -218,7 +255,11 @@ function codeDrift(root: string, entry: CatalogEntry): string | undefined {
     return `${code} is gone`;
   }
   const now = extractAll(entry.source.extract, [text]);
-  const recorded = Object.fromEntries(Object.entries(entry.metrics).map(([k, v]) => [k, [...v].sort()] as const).sort(([a], [b]) => a.localeCompare(b)));
+  const recorded = Object.fromEntries(
+    Object.entries(entry.metrics)
+      .map(([k, v]) => [k, [...v].sort()] as const)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
   return JSON.stringify(now) === JSON.stringify(recorded) ? undefined : `${code} declares ${Object.keys(now).join(', ')}`;
 }
 
@@ -236,51 +277,71 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
   }
   const exemptions: Exemption[] = [];
   const monitorExemptions: MonitorExemption[] = [];
-  list(exemptionsFile?.data).map(obj).forEach((e, index) => {
-    const reasoned = typeof e.reason === 'string' && e.reason.trim() !== '';
-    if (reasoned && typeof e.metric === 'string') exemptions.push({ pattern: fullMatch(e.metric), text: e.metric, reason: String(e.reason), index });
-    else if (reasoned && typeof e.monitor === 'string') monitorExemptions.push({ monitor: e.monitor, reason: String(e.reason), index });
-    else problems.push({ data: exemptionsFile!, path: [index], message: 'an exemption needs a metric (name or regex) or a monitor (Kind/namespace/name), and a reason' });
-  });
+  list(exemptionsFile?.data)
+    .map(obj)
+    .forEach((e, index) => {
+      const reasoned = typeof e.reason === 'string' && e.reason.trim() !== '';
+      if (reasoned && typeof e.metric === 'string') exemptions.push({ pattern: fullMatch(e.metric), text: e.metric, reason: String(e.reason), index });
+      else if (reasoned && typeof e.monitor === 'string') monitorExemptions.push({ monitor: e.monitor, reason: String(e.reason), index });
+      else
+        problems.push({
+          data: exemptionsFile!,
+          path: [index],
+          message: 'an exemption needs a metric (name or regex) or a monitor (Kind/namespace/name), and a reason',
+        });
+    });
   const namespaceOf = namespaceIn(repo);
-  const monitors = new Map(repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]));
-  const services = serviceViews(repo.resources.filter((r) => r.kind === 'Service'), namespaceOf);
-  const renderedMonitors = new Map(repo.resources.filter((r) => r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]));
+  const monitors = new Map(
+    repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]),
+  );
+  const services = serviceViews(
+    repo.resources.filter((r) => r.kind === 'Service'),
+    namespaceOf,
+  );
+  const renderedMonitors = new Map(
+    repo.resources.filter((r) => r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]),
+  );
   const jobs: ScrapeJob[] = [];
   const coveredMonitors = new Set<string>();
   for (const entry of entries) {
-    list(obj(entry.data.data).scrape).map(obj).forEach((scrape, i) => {
-      const params = Object.fromEntries(Object.entries(obj(scrape.params)).map(([k, v]) => [k, String(v)]));
-      const metrics = new Map(Object.entries(entry.metrics).map(([name, labels]) => [fill(name, params), labels]));
-      const unfilled = [...metrics.keys()].find((name) => /\{\w+\}/.test(name));
-      if (unfilled) problems.push({ data: entry.data, path: ['scrape', i], message: `metric ${unfilled} has a placeholder this scrape gives no params for` });
-      if (typeof scrape.monitor === 'string') {
-        const monitor = monitors.get(scrape.monitor);
-        // A monitor that is gone is its own check's finding (media-exporters, closure); here it only scrapes nothing.
-        if (!monitor) return;
-        coveredMonitors.add(scrape.monitor);
-        for (const j of monitorJobs(monitor, services, namespaceOf)) jobs.push({ ...j, metrics, source: scrape.monitor, entry });
-      } else if (typeof scrape.chart === 'string' && typeof scrape.job === 'string') {
-        const source = `chart ${scrape.chart}`;
-        // The monitor the chart renders, so a plain copy of it (a duplicate-resource) is not also "undescribed".
-        if (typeof scrape.renders === 'string') coveredMonitors.add(scrape.renders);
-        const rendered = typeof scrape.renders === 'string' ? renderedMonitors.get(scrape.renders) : undefined;
-        if (!rendered) {
-          // Not rendered (chart not in the cache): the entry's declaration stands, unverified.
-          jobs.push({ job: scrape.job, intervalMs: intervalMs(scrape.interval), targetLabels: MONITOR_TARGET_LABELS, metrics, source, entry });
-          return;
+    list(obj(entry.data.data).scrape)
+      .map(obj)
+      .forEach((scrape, i) => {
+        const params = Object.fromEntries(Object.entries(obj(scrape.params)).map(([k, v]) => [k, String(v)]));
+        const metrics = new Map(Object.entries(entry.metrics).map(([name, labels]) => [fill(name, params), labels]));
+        const unfilled = [...metrics.keys()].find((name) => /\{\w+\}/.test(name));
+        if (unfilled) problems.push({ data: entry.data, path: ['scrape', i], message: `metric ${unfilled} has a placeholder this scrape gives no params for` });
+        if (typeof scrape.monitor === 'string') {
+          const monitor = monitors.get(scrape.monitor);
+          // A monitor that is gone is its own check's finding (media-exporters, closure); here it only scrapes nothing.
+          if (!monitor) return;
+          coveredMonitors.add(scrape.monitor);
+          for (const j of monitorJobs(monitor, services, namespaceOf)) jobs.push({ ...j, metrics, source: scrape.monitor, entry });
+        } else if (typeof scrape.chart === 'string' && typeof scrape.job === 'string') {
+          const source = `chart ${scrape.chart}`;
+          // The monitor the chart renders, so a plain copy of it (a duplicate-resource) is not also "undescribed".
+          if (typeof scrape.renders === 'string') coveredMonitors.add(scrape.renders);
+          const rendered = typeof scrape.renders === 'string' ? renderedMonitors.get(scrape.renders) : undefined;
+          if (!rendered) {
+            // Not rendered (chart not in the cache): the entry's declaration stands, unverified.
+            jobs.push({ job: scrape.job, intervalMs: intervalMs(scrape.interval), targetLabels: MONITOR_TARGET_LABELS, metrics, source, entry });
+            return;
+          }
+          // Rendered: the job is what the operator will make of the chart's monitor, whatever the entry says.
+          // `path` picks one endpoint of a monitor that scrapes several exporters (the kubelet's /metrics/cadvisor).
+          const derived = monitorJobs(rendered, services, namespaceOf).filter((j) => scrape.path === undefined || j.path === scrape.path);
+          if (!derived.some((j) => j.job === scrape.job)) {
+            problems.push({
+              data: entry.data,
+              path: ['scrape', i, 'job'],
+              message: `the chart renders ${scrape.renders} with job ${[...new Set(derived.map((j) => j.job))].join(', ')}, not ${scrape.job}: a selector on job="${scrape.job}" matches nothing`,
+            });
+          }
+          for (const j of derived) jobs.push({ ...j, metrics, source, entry });
+        } else {
+          problems.push({ data: entry.data, path: ['scrape', i], message: 'a scrape names a monitor (Kind/namespace/name) or a chart with its job' });
         }
-        // Rendered: the job is what the operator will make of the chart's monitor, whatever the entry says.
-        // `path` picks one endpoint of a monitor that scrapes several exporters (the kubelet's /metrics/cadvisor).
-        const derived = monitorJobs(rendered, services, namespaceOf).filter((j) => scrape.path === undefined || j.path === scrape.path);
-        if (!derived.some((j) => j.job === scrape.job)) {
-          problems.push({ data: entry.data, path: ['scrape', i, 'job'], message: `the chart renders ${scrape.renders} with job ${[...new Set(derived.map((j) => j.job))].join(', ')}, not ${scrape.job}: a selector on job="${scrape.job}" matches nothing` });
-        }
-        for (const j of derived) jobs.push({ ...j, metrics, source, entry });
-      } else {
-        problems.push({ data: entry.data, path: ['scrape', i], message: 'a scrape names a monitor (Kind/namespace/name) or a chart with its job' });
-      }
-    });
+      });
   }
   return { entries, jobs, exemptions, monitorExemptions, exemptionsFile, coveredMonitors, problems };
 });

@@ -52,7 +52,8 @@ const stringList = (text: string | undefined): string[] => [...(text ?? '').matc
 export function extractGoNewDesc(text: string): CatalogMetrics {
   const out: CatalogMetrics = {};
   // NewDesc(name, help, variableLabels, constLabels)
-  const call = /NewDesc\(\s*(?:fmt\.Sprintf\(\s*"([^"]+)"[^)]*\)|"([^"]+)")\s*,\s*(?:"(?:[^"\\]|\\.)*"|`[^`]*`|[\w.]+)\s*,\s*(nil|\[\]string\{[^}]*\}|[\w.]+)\s*,\s*(nil|prometheus\.Labels\{[^}]*\}|[\w.]+)/g;
+  const call =
+    /NewDesc\(\s*(?:fmt\.Sprintf\(\s*"([^"]+)"[^)]*\)|"([^"]+)")\s*,\s*(?:"(?:[^"\\]|\\.)*"|`[^`]*`|[\w.]+)\s*,\s*(nil|\[\]string\{[^}]*\}|[\w.]+)\s*,\s*(nil|prometheus\.Labels\{[^}]*\}|[\w.]+)/g;
   for (const m of text.matchAll(call)) {
     const name = (m[1] ?? m[2]!).replace(/%s/g, '{app}');
     const constKeys = [...(m[4] ?? '').matchAll(/"([a-zA-Z_][a-zA-Z0-9_]*)"\s*:/g)].map((k) => k[1]!);
@@ -67,7 +68,10 @@ export function extractPythonMetricFamily(text: string): CatalogMetrics {
   const out: CatalogMetrics = {};
   const str = `'(?:[^'\\\\]|\\\\.)*'|"(?:[^"\\\\]|\\\\.)*"`;
   // Arguments may hold parentheses: inside strings (help texts) and around implicitly joined strings, one level deep.
-  const call = new RegExp(`(?:Gauge|Counter|Info|Summary|Histogram)MetricFamily\\(\\s*f?['"]([a-zA-Z_:][a-zA-Z0-9_:]*)['"]((?:${str}|\\((?:${str}|[^()'"])*\\)|[^()'"])*)\\)`, 'g');
+  const call = new RegExp(
+    `(?:Gauge|Counter|Info|Summary|Histogram)MetricFamily\\(\\s*f?['"]([a-zA-Z_:][a-zA-Z0-9_:]*)['"]((?:${str}|\\((?:${str}|[^()'"])*\\)|[^()'"])*)\\)`,
+    'g',
+  );
   for (const m of text.matchAll(call)) {
     const args = m[2]!;
     const literal = /labels\s*=\s*\[([^\]]*)\]/.exec(args);
@@ -134,7 +138,12 @@ export function extractExposition(text: string): CatalogMetrics {
     const close = line.lastIndexOf('}');
     const series = close >= 0 ? line.slice(0, close + 1) : line.split(/\s/)[0]!;
     const selector = parsePromQL(series).selectors[0];
-    if (selector?.name) add(out, selector.name, selector.matchers.map((m) => m.label));
+    if (selector?.name)
+      add(
+        out,
+        selector.name,
+        selector.matchers.map((m) => m.label),
+      );
   }
   return out;
 }

@@ -102,7 +102,12 @@ export async function parseFiles(root: string, files: readonly string[], options
     const r = remote.get(file);
     if (!r) return parseCached(file, source);
     const memo = {};
-    const parsed: ParsedFile = { file, text: r.text, findings: r.findings, resources: r.resources.map((res) => ({ ...res, positions: itemPositions(lazyPositions(r.text, res.doc, memo), res.item) })) };
+    const parsed: ParsedFile = {
+      file,
+      text: r.text,
+      findings: r.findings,
+      resources: r.resources.map((res) => ({ ...res, positions: itemPositions(lazyPositions(r.text, res.doc, memo), res.item) })),
+    };
     return key === undefined ? parsed : remember(key, parsed);
   });
 }

@@ -20,13 +20,23 @@ interface RuleGroup {
 export function prometheusRules(repo: Repo): { name: string; file: string; groups: RuleGroup[] }[] {
   return repo.resources
     .filter((r) => r.apiVersion === 'monitoring.coreos.com/v1' && r.kind === 'PrometheusRule')
-    .map((r) => ({ name: r.name, file: r.file, groups: ((r.object.spec as { groups?: RuleGroup[] })?.groups ?? []) }));
+    .map((r) => ({ name: r.name, file: r.file, groups: (r.object.spec as { groups?: RuleGroup[] })?.groups ?? [] }));
 }
 
 export function alertRules(repo: Repo): AlertRule[] {
   return prometheusRules(repo).flatMap((pr) =>
     pr.groups.flatMap((g) =>
-      g.rules.filter((r) => r.alert).map((r) => ({ alert: r.alert!, expr: r.expr, for: r.for, labels: r.labels ?? {}, annotations: r.annotations ?? {}, ruleName: pr.name, file: pr.file })),
+      g.rules
+        .filter((r) => r.alert)
+        .map((r) => ({
+          alert: r.alert!,
+          expr: r.expr,
+          for: r.for,
+          labels: r.labels ?? {},
+          annotations: r.annotations ?? {},
+          ruleName: pr.name,
+          file: pr.file,
+        })),
     ),
   );
 }

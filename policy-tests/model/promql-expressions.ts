@@ -49,34 +49,37 @@ function ruleExpressions(repo: Repo): PromExpression[] {
   for (const resource of repo.resources) {
     if (resource.kind !== 'PrometheusRule' || resource.rendered) continue;
     const text = repo.parsed.find((p) => p.file === resource.file && p.renderedBy === undefined)?.text ?? '';
-    const groups = ((resource.object.spec as { groups?: { rules?: RuleShape[] }[] } | undefined)?.groups ?? []);
-    groups.forEach((group, g) => (group.rules ?? []).forEach((rule, r) => {
-      if (typeof rule.expr !== 'string') return;
-      const expr = rule.expr;
-      const position = scalarPositions(resource, text, ['spec', 'groups', g, 'rules', r, 'expr']);
-      out.push({
-        expr,
-        kind: typeof rule.alert === 'string' ? 'alert' : 'record',
-        name: String(rule.alert ?? rule.record ?? ''),
-        for: typeof rule.for === 'string' ? rule.for : undefined,
-        file: resource.file,
-        at: (offset) => position(offset, expr),
-      });
-    }));
+    const groups = (resource.object.spec as { groups?: { rules?: RuleShape[] }[] } | undefined)?.groups ?? [];
+    groups.forEach((group, g) =>
+      (group.rules ?? []).forEach((rule, r) => {
+        if (typeof rule.expr !== 'string') return;
+        const expr = rule.expr;
+        const position = scalarPositions(resource, text, ['spec', 'groups', g, 'rules', r, 'expr']);
+        out.push({
+          expr,
+          kind: typeof rule.alert === 'string' ? 'alert' : 'record',
+          name: String(rule.alert ?? rule.record ?? ''),
+          for: typeof rule.for === 'string' ? rule.for : undefined,
+          file: resource.file,
+          at: (offset) => position(offset, expr),
+        });
+      }),
+    );
   }
   return out;
 }
 
 function dashboardExpressions(dashboard: Dashboard): PromExpression[] {
   const out: PromExpression[] = [];
-  const visit = (panels: Panel[], path: Path) => panels.forEach((panel, i) => {
-    (panel.targets ?? []).forEach((target, t) => {
-      if (typeof target.expr !== 'string' || target.expr === '') return;
-      const at = dashboard.at([...path, i, 'targets', t, 'expr']);
-      out.push({ expr: target.expr, kind: 'dashboard', name: `${dashboard.title}: ${panel.title ?? ''}`, file: dashboard.file, at: () => at });
+  const visit = (panels: Panel[], path: Path) =>
+    panels.forEach((panel, i) => {
+      (panel.targets ?? []).forEach((target, t) => {
+        if (typeof target.expr !== 'string' || target.expr === '') return;
+        const at = dashboard.at([...path, i, 'targets', t, 'expr']);
+        out.push({ expr: target.expr, kind: 'dashboard', name: `${dashboard.title}: ${panel.title ?? ''}`, file: dashboard.file, at: () => at });
+      });
+      if (panel.panels) visit(panel.panels, [...path, i, 'panels']);
     });
-    if (panel.panels) visit(panel.panels, [...path, i, 'panels']);
-  });
   // A chart's own dashboards read its own exporters' series; they are the chart's to keep, not judged here.
   if (!dashboard.error && !dashboard.rendered) visit(dashboard.panels, ['panels']);
   return out;
@@ -88,13 +91,19 @@ function testSeries(repo: Repo): PromExpression[] {
   for (const data of repo.dataFiles.values()) {
     const tests = (data.data as { tests?: { input_series?: { series?: unknown }[] }[] } | undefined)?.tests;
     if (!Array.isArray(tests)) continue;
-    tests.forEach((test, t) => (Array.isArray(test?.input_series) ? test.input_series : []).forEach((input, i) => {
-      if (typeof input?.series !== 'string') return;
-      const at = data.positions.at(['tests', t, 'input_series', i, 'series'], 'value');
-      out.push({ expr: input.series, kind: 'test', name: 'input series', file: data.file, at: () => at });
-    }));
+    tests.forEach((test, t) =>
+      (Array.isArray(test?.input_series) ? test.input_series : []).forEach((input, i) => {
+        if (typeof input?.series !== 'string') return;
+        const at = data.positions.at(['tests', t, 'input_series', i, 'series'], 'value');
+        out.push({ expr: input.series, kind: 'test', name: 'input series', file: data.file, at: () => at });
+      }),
+    );
   }
   return out;
 }
 
-export const promExpressions = perRepo((repo: Repo): PromExpression[] => [...ruleExpressions(repo), ...dashboards(repo).flatMap(dashboardExpressions), ...testSeries(repo)]);
+export const promExpressions = perRepo((repo: Repo): PromExpression[] => [
+  ...ruleExpressions(repo),
+  ...dashboards(repo).flatMap(dashboardExpressions),
+  ...testSeries(repo),
+]);

@@ -64,10 +64,18 @@ export function parsePromQL(expr: string): ParsedExpr {
       const node = ref.node;
       const matchers: Matcher[] = [];
       for (const m of node.getChild('LabelMatchers')?.getChildren('UnquotedLabelMatcher') ?? []) {
-        matchers.push({ label: text(m.getChild('LabelName')), op: text(m.getChild('MatchOp')) as Matcher['op'], value: unquote(text(m.getChild('StringLiteral'))) });
+        matchers.push({
+          label: text(m.getChild('LabelName')),
+          op: text(m.getChild('MatchOp')) as Matcher['op'],
+          value: unquote(text(m.getChild('StringLiteral'))),
+        });
       }
       for (const m of node.getChild('LabelMatchers')?.getChildren('QuotedLabelMatcher') ?? []) {
-        matchers.push({ label: unquote(text(m.getChild('QuotedLabelName'))), op: text(m.getChild('MatchOp')) as Matcher['op'], value: unquote(text(m.getChild('StringLiteral'))) });
+        matchers.push({
+          label: unquote(text(m.getChild('QuotedLabelName'))),
+          op: text(m.getChild('MatchOp')) as Matcher['op'],
+          value: unquote(text(m.getChild('StringLiteral'))),
+        });
       }
       const identifier = node.getChild('Identifier');
       selectors.push({ name: identifier ? text(identifier) : undefined, matchers, from: node.from, ...context(node, text) });

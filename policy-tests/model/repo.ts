@@ -38,7 +38,10 @@ export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }
   { pattern: '*/metrics-catalog/*', reason: 'the metrics catalog: what each scraped exporter exposes, read by the metrics-join check, never applied' },
   { pattern: '*/facts/*', reason: 'facts the policy checks read (upstream rule names, image lists), never applied' },
   { pattern: '*/patches/*', reason: 'kustomize patches: partial objects kustomize merges into the resources it builds, never applied as they are' },
-  { pattern: '{kustomization.yaml,kustomization.yml,*/kustomization.yaml,*/kustomization.yml}', reason: "kustomize's own file, read by kustomize when Argo CD builds the folder, never applied" },
+  {
+    pattern: '{kustomization.yaml,kustomization.yml,*/kustomization.yaml,*/kustomization.yml}',
+    reason: "kustomize's own file, read by kustomize when Argo CD builds the folder, never applied",
+  },
 ];
 
 export interface Repo {
@@ -116,7 +119,8 @@ function parseYamlDataFile(file: string, text: string): DataFile {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
-  if (errors.length === 0) errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
+  if (errors.length === 0)
+    errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
   const ambiguities = isHelmValues(file) && errors.length === 0 ? yaml11Ambiguities(doc, lineCounter) : [];
   let data: unknown;
   if (errors.length === 0) {
@@ -181,12 +185,19 @@ function linkProblem(root: string, file: string): string | undefined {
   const rel = relative(top, real);
   if (rel.startsWith('..') || isAbsolute(rel)) return 'is a symlink that points out of the repository; Argo CD refuses it';
   const folder = realpathSync(dirname(path));
-  if (statSync(real).isDirectory() && (folder === real || folder.startsWith(`${real}${sep}`))) return `is a symlink loop: it points at ${rel || 'the repository root'}, a folder that holds it`;
+  if (statSync(real).isDirectory() && (folder === real || folder.startsWith(`${real}${sep}`)))
+    return `is a symlink loop: it points at ${rel || 'the repository root'}, a folder that holds it`;
   return undefined;
 }
 
 /** Builds the repository model from parsed files (pure; used by tests with in-memory copies too). */
-export function buildRepo(root: string, files: ReadonlySet<string>, dirs: ReadonlySet<string>, parsed: readonly ParsedFile[], dataFiles: ReadonlyMap<string, DataFile> = new Map()): Repo {
+export function buildRepo(
+  root: string,
+  files: ReadonlySet<string>,
+  dirs: ReadonlySet<string>,
+  parsed: readonly ParsedFile[],
+  dataFiles: ReadonlyMap<string, DataFile> = new Map(),
+): Repo {
   const resources = parsed.flatMap((p) => p.resources);
   const factsResource = findFactsResource(resources);
   const { facts, problems } = factsResource ? readClusterFacts(factsResource) : { facts: undefined, problems: [] };
@@ -210,16 +221,22 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
     }
     const parsed = parseDataFile(file, source.text);
     data.set(file, parsed);
-    for (const a of parsed.ambiguities ?? []) unreadable.push({ file, line: a.line, col: a.col, check: 'yaml-1.1-scalar', message: a.message, fix: YAML11_FIX });
+    for (const a of parsed.ambiguities ?? [])
+      unreadable.push({ file, line: a.line, col: a.col, check: 'yaml-1.1-scalar', message: a.message, fix: YAML11_FIX });
   }
   // A symlink of any name is judged too: one to a folder that holds it is a loop for every tool that follows links.
-  for (const file of files) if (!isManifestPath(file)) {
-    const problem = linkProblem(root, file);
-    if (problem) unreadable.push({ file, line: 1, col: 1, check: 'file-type', message: problem, fix: 'commit a regular file or folder instead of the symlink' });
-  }
+  for (const file of files)
+    if (!isManifestPath(file)) {
+      const problem = linkProblem(root, file);
+      if (problem)
+        unreadable.push({ file, line: 1, col: 1, check: 'file-type', message: problem, fix: 'commit a regular file or folder instead of the symlink' });
+    }
   // Data-file findings (unreadable, or read differently by Helm) travel as files with findings and no resources.
   const byFile = Map.groupBy(unreadable, (f) => f.file);
-  const parsed = [...(await parseFiles(root, manifestFilesOf(files), options)), ...[...byFile].map(([file, findings]) => ({ file, resources: [], findings, text: '' }))];
+  const parsed = [
+    ...(await parseFiles(root, manifestFilesOf(files), options)),
+    ...[...byFile].map(([file, findings]) => ({ file, resources: [], findings, text: '' })),
+  ];
   return buildRepo(root, files, dirs, parsed, data);
 }
 

@@ -84,7 +84,13 @@ export function readSource(root: string, file: string, confined = true): Source 
       const message = (err as Error).message;
       const position = /position (\d+)/.exec(message);
       const { line, col } = position ? lineColOf(text, Number(position[1])) : { line: 1, col: 1 };
-      return at('json-strict', `is not strict JSON, and Argo CD parses .json files as JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '')}`, 'fix the JSON (no trailing comma, no comment, one value), or rename the file to .yaml', line, col);
+      return at(
+        'json-strict',
+        `is not strict JSON, and Argo CD parses .json files as JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '')}`,
+        'fix the JSON (no trailing comma, no comment, one value), or rename the file to .yaml',
+        line,
+        col,
+      );
     }
   }
   return { text };

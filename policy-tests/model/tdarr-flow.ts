@@ -17,10 +17,33 @@ export interface FlowEdge {
 const FLOW_GATES: { what: string; passes: (p: FlowPlugin, handle: string) => boolean }[] = [
   { what: 'only H.264 continues', passes: (p, h) => p.pluginName === 'checkVideoCodec' && p.inputsDB?.codec === 'h264' && h === '1' },
   { what: 'files with more than one link are skipped', passes: (p, h) => p.pluginName === 'checkFileLinkCount' && p.inputsDB?.maxLinks === '1' && h === '1' },
-  { what: 'paths containing remux are skipped', passes: (p, h) => p.pluginName === 'checkFileNameIncludes' && (p.inputsDB?.terms ?? '').split(',').map((t) => t.trim()).includes('remux') && h === '2' },
-  { what: 'HEVC via QSV, preset slow, quality 23', passes: (p) => p.pluginName === 'ffmpegCommandSetVideoEncoder' && p.inputsDB?.outputCodec === 'hevc' && p.inputsDB?.hardwareType === 'qsv' && p.inputsDB?.ffmpegPreset === 'slow' && p.inputsDB?.ffmpegQuality === '23' },
-  { what: 'audio and subtitles copied', passes: (p) => p.pluginName === 'ffmpegCommandStreamCopy' && p.inputsDB?.audio === 'copy' && p.inputsDB?.subtitles === 'copy' },
-  { what: 'the new file is 20-85 % of the old size', passes: (p, h) => p.pluginName === 'compareFileSizeRatio' && p.inputsDB?.greaterThan === '20' && p.inputsDB?.lessThan === '85' && h === '1' },
+  {
+    what: 'paths containing remux are skipped',
+    passes: (p, h) =>
+      p.pluginName === 'checkFileNameIncludes' &&
+      (p.inputsDB?.terms ?? '')
+        .split(',')
+        .map((t) => t.trim())
+        .includes('remux') &&
+      h === '2',
+  },
+  {
+    what: 'HEVC via QSV, preset slow, quality 23',
+    passes: (p) =>
+      p.pluginName === 'ffmpegCommandSetVideoEncoder' &&
+      p.inputsDB?.outputCodec === 'hevc' &&
+      p.inputsDB?.hardwareType === 'qsv' &&
+      p.inputsDB?.ffmpegPreset === 'slow' &&
+      p.inputsDB?.ffmpegQuality === '23',
+  },
+  {
+    what: 'audio and subtitles copied',
+    passes: (p) => p.pluginName === 'ffmpegCommandStreamCopy' && p.inputsDB?.audio === 'copy' && p.inputsDB?.subtitles === 'copy',
+  },
+  {
+    what: 'the new file is 20-85 % of the old size',
+    passes: (p, h) => p.pluginName === 'compareFileSizeRatio' && p.inputsDB?.greaterThan === '20' && p.inputsDB?.lessThan === '85' && h === '1',
+  },
 ];
 
 export interface Flow {

@@ -13,7 +13,7 @@ import type { Repo } from './repo.ts';
 export const WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
 export const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
 
-const annotations = (r: Resource) => ((r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {});
+const annotations = (r: Resource) => (r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
 
 /** A resource's own sync wave (0 when it names none). */
 export function waveOf(r: Resource): number {
@@ -25,7 +25,13 @@ export function waveOf(r: Resource): number {
 /** Whether a resource asks Argo CD to skip its dry run while its CRD does not exist yet. */
 export function skipsDryRunOnMissingResource(r: Resource): boolean {
   const raw = annotations(r)[SYNC_OPTIONS_ANNOTATION];
-  return typeof raw === 'string' && raw.split(',').map((s) => s.trim()).includes('SkipDryRunOnMissingResource=true');
+  return (
+    typeof raw === 'string' &&
+    raw
+      .split(',')
+      .map((s) => s.trim())
+      .includes('SkipDryRunOnMissingResource=true')
+  );
 }
 
 export interface SyncPosition {

@@ -44,7 +44,6 @@ export function containersOf(pod: PodSpecRef): ContainerRef[] {
   return [...list('initContainers'), ...list('containers')];
 }
 
-
 /** Every container of every workload among `resources`, with its pod spec. */
 export function* workloadContainers(resources: readonly Resource[]): Generator<{ resource: Resource; pod: PodSpecRef; c: ContainerRef }> {
   for (const resource of resources) {

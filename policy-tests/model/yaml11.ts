@@ -31,10 +31,16 @@ export function yaml11Ambiguities(doc: Document, lineCounter: LineCounter): Ambi
       const at = lineCounter.linePos(node.range?.[0] ?? 0);
       if (BOOLEAN_11.test(source)) {
         node.value = TRUE_11.test(source);
-        out.push({ ...at, message: `plain ${source} is the boolean ${TRUE_11.test(source)} to Helm and Kubernetes (YAML 1.1) but the string "${source}" in YAML 1.2; write ${TRUE_11.test(source)} or "${source}"` });
+        out.push({
+          ...at,
+          message: `plain ${source} is the boolean ${TRUE_11.test(source)} to Helm and Kubernetes (YAML 1.1) but the string "${source}" in YAML 1.2; write ${TRUE_11.test(source)} or "${source}"`,
+        });
       } else if (OCTAL_11.test(source)) {
         node.value = Number.parseInt(source, 8);
-        out.push({ ...at, message: `plain ${source} is octal (${Number.parseInt(source, 8)}) to Helm and Kubernetes (YAML 1.1) but decimal ${Number(source)} in YAML 1.2; write 0o${source.replace(/^([-+]?)0/, '$1')} or ${Number.parseInt(source, 8)}` });
+        out.push({
+          ...at,
+          message: `plain ${source} is octal (${Number.parseInt(source, 8)}) to Helm and Kubernetes (YAML 1.1) but decimal ${Number(source)} in YAML 1.2; write 0o${source.replace(/^([-+]?)0/, '$1')} or ${Number.parseInt(source, 8)}`,
+        });
       }
     },
   });

@@ -81,7 +81,8 @@ export function readLock(root: string): ChartLock {
     throw new Error(`${CHART_LOCK_FILE}: not valid JSON (${(err as Error).message.split('\n')[0]})`);
   }
   const charts = (data as { charts?: unknown }).charts;
-  const valid = Array.isArray(charts) && charts.every((c: Record<string, unknown>) => ['repoURL', 'chart', 'version', 'digest'].every((k) => typeof c?.[k] === 'string'));
+  const valid =
+    Array.isArray(charts) && charts.every((c: Record<string, unknown>) => ['repoURL', 'chart', 'version', 'digest'].every((k) => typeof c?.[k] === 'string'));
   if (!valid) throw new Error(`${CHART_LOCK_FILE}: expected {"charts": [{"repoURL", "chart", "version", "digest"}]}`);
   return { charts: charts as LockEntry[] };
 }
@@ -98,7 +99,6 @@ export function lockEntryFor(lock: ChartLock, ref: ChartRef): LockEntry | undefi
 export function digestOf(bytes: Buffer): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
-
 
 interface ChartFiles {
   chartYaml?: string;
@@ -143,7 +143,6 @@ function safeYaml(text: string | undefined): unknown {
   }
 }
 
-
 /** Reads the scope tree straight from a chart archive (.tgz), without unpacking it to disk. */
 export async function chartScopeFromArchive(archive: string, unpackedLimit = Infinity): Promise<ChartScope> {
   const files = new Map<string, string>();
@@ -155,7 +154,9 @@ export async function chartScopeFromArchive(archive: string, unpackedLimit = Inf
       // A small archive can unpack to gigabytes: count what it holds, and stop reading at the limit.
       unpacked += entry.size ?? 0;
       if (unpacked > unpackedLimit) {
-        refused ??= new RenderRefused(`chart archive ${archive.split('/').pop()} unpacks to more than ${Math.round(unpackedLimit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`);
+        refused ??= new RenderRefused(
+          `chart archive ${archive.split('/').pop()} unpacks to more than ${Math.round(unpackedLimit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`,
+        );
         entry.resume();
         return;
       }

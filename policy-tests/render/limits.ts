@@ -77,7 +77,8 @@ export function assertRealInside(abs: string, within: string, what: string): voi
   } catch {
     return; // Missing: the caller says so in its own words.
   }
-  if (!inside(realpathSync(within), real)) throw new RenderRefused(`${what} resolves outside ${relative(process.cwd(), within) || within} (a symlink to ${real}); Argo CD refuses it`);
+  if (!inside(realpathSync(within), real))
+    throw new RenderRefused(`${what} resolves outside ${relative(process.cwd(), within) || within} (a symlink to ${real}); Argo CD refuses it`);
 }
 
 /** Every symlink under a folder (a local chart, a kustomization) must resolve inside `within`. */
@@ -94,7 +95,10 @@ export function assertNoEscapingLinks(dir: string, within: string, what: string)
         } catch {
           throw new RenderRefused(`${what}: ${relative(within, path)} is a dangling or looping symlink`);
         }
-        if (!inside(root, real)) throw new RenderRefused(`${what}: ${relative(within, path)} is a symlink out of ${relative(process.cwd(), within) || within} (to ${real}); Argo CD refuses it`);
+        if (!inside(root, real))
+          throw new RenderRefused(
+            `${what}: ${relative(within, path)} is a symlink out of ${relative(process.cwd(), within) || within} (to ${real}); Argo CD refuses it`,
+          );
         continue;
       }
       if (entry.isDirectory()) walk(path);
@@ -112,7 +116,8 @@ export function assertSize(abs: string, limit: number, what: string, knob: strin
 /** A chart name or version that names a cache file: no path tricks. */
 export function assertChartRef(chart: string, version: string): void {
   const segments = chart.split('/');
-  if (chart === '' || segments.some((s) => s === '' || s === '.' || s === '..' || !/^[A-Za-z0-9._-]+$/.test(s))) throw new RenderRefused(`chart name "${chart}" is not a chart name (letters, digits, '.', '_', '-', and '/' between OCI path segments)`);
+  if (chart === '' || segments.some((s) => s === '' || s === '.' || s === '..' || !/^[A-Za-z0-9._-]+$/.test(s)))
+    throw new RenderRefused(`chart name "${chart}" is not a chart name (letters, digits, '.', '_', '-', and '/' between OCI path segments)`);
   // A version may be a range Argo CD resolves (^19.0.0, >=1 <2); it only must not carry a path into the file name.
   if (version === '' || /[/\\\u0000-\u001f]/.test(version)) throw new RenderRefused(`chart version "${version}" is not a version`);
 }

@@ -96,7 +96,11 @@ function scalarIndex(data: unknown): Map<string, Path[]> {
  * the values files points there (a chart may rename the key: widgetSize ->
  * size). Anything else points at the chart source.
  */
-export function renderedPositions(object: Record<string, unknown>, values: readonly DataFile[], fallback: (path: Path, target: 'key' | 'value') => FilePosition): Positions {
+export function renderedPositions(
+  object: Record<string, unknown>,
+  values: readonly DataFile[],
+  fallback: (path: Path, target: 'key' | 'value') => FilePosition,
+): Positions {
   const memos = values.map(() => new Map<string, Path[]>());
   let scalars: { file: DataFile; index: Map<string, Path[]> }[] | undefined;
   return {

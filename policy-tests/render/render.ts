@@ -19,7 +19,18 @@ import type { Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
 import type { ChartScope, Nondeterminism, SourceRender } from '../model/rendered.ts';
 import { parseDataFile, type DataFile, type Repo } from '../model/repo.ts';
-import { cachedChartPath, chartId, chartRefOf, chartScopeFromArchive, chartScopeFromFiles, digestOf, lockEntryFor, PULL_COMMAND, readLock, type ChartLock } from './charts.ts';
+import {
+  cachedChartPath,
+  chartId,
+  chartRefOf,
+  chartScopeFromArchive,
+  chartScopeFromFiles,
+  digestOf,
+  lockEntryFor,
+  PULL_COMMAND,
+  readLock,
+  type ChartLock,
+} from './charts.ts';
 import { kustomizeInputs } from '../model/kustomize.ts';
 import { writeFileAtomic } from '../model/write-atomic.ts';
 import { splitRendered, toResources, type RenderedDoc } from './output.ts';
@@ -55,11 +66,16 @@ class NotRendered extends Error {}
 
 function hash(value: unknown): string {
   // A file's bytes hash as they are: JSON.stringify of a Buffer is an array of numbers, many times its size.
-  return createHash('sha256').update(typeof value === 'string' || value instanceof Uint8Array ? value : JSON.stringify(value)).digest('hex');
+  return createHash('sha256')
+    .update(typeof value === 'string' || value instanceof Uint8Array ? value : JSON.stringify(value))
+    .digest('hex');
 }
 
 function firstLines(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.slice(0, 3).join(' ').slice(0, 600);
 }
 
@@ -120,7 +136,8 @@ function valueFilesOf(ctx: Context, app: ArgoApp, source: AppSource): { abs: str
     if (ref) {
       const lender = app.sources.find((s) => s.ref === ref[1]);
       if (!lender) throw new Error(`value file ${entry}: no source of ${app.name} has ref: ${ref[1]}`);
-      if (!isThisRepo(ctx.repo, lender)) throw new NotRendered(`value file ${entry} comes from ${lender.repoURL}, another repository; the gate reads only this one`);
+      if (!isThisRepo(ctx.repo, lender))
+        throw new NotRendered(`value file ${entry} comes from ${lender.repoURL}, another repository; the gate reads only this one`);
       rel = confinedRel(ref[2]!, `value file ${entry}`);
     } else if (/^[a-z]+:\/\//i.test(entry)) {
       throw new NotRendered(`value file ${entry} is a URL; the gate renders offline`);
@@ -144,7 +161,14 @@ function valueFilesOf(ctx: Context, app: ArgoApp, source: AppSource): { abs: str
 }
 
 /** The `helm template` call Argo CD 3 makes for a source (util/helm/cmd.go, in its order). */
-function helmInvocation(ctx: Context, app: ArgoApp, source: AppSource, chartPath: string, chartKey: string, values: { abs: string; data: DataFile }[]): Invocation {
+function helmInvocation(
+  ctx: Context,
+  app: ArgoApp,
+  source: AppSource,
+  chartPath: string,
+  chartKey: string,
+  values: { abs: string; data: DataFile }[],
+): Invocation {
   const helm = source.helm ?? {};
   const args = ['template', chartPath, '--name-template', helm.releaseName ?? app.name];
   const namespace = helm.namespace ?? app.destinationNamespace;
@@ -174,7 +198,14 @@ function helmInvocation(ctx: Context, app: ArgoApp, source: AppSource, chartPath
   if (!helm.skipCrds) args.push('--include-crds');
   if (helm.skipSchemaValidation) args.push('--skip-schema-validation');
   if (helm.skipTests) args.push('--skip-tests');
-  const key = { tools: ctx.tools.versions, chartKey, args: args.slice(2).map((a) => (values.some((v) => v.abs === a) || a.startsWith(ctx.scratch) ? '<file>' : a)), values: values.map((v) => readFileSync(v.abs, 'utf8')), extra, fileParams };
+  const key = {
+    tools: ctx.tools.versions,
+    chartKey,
+    args: args.slice(2).map((a) => (values.some((v) => v.abs === a) || a.startsWith(ctx.scratch) ? '<file>' : a)),
+    values: values.map((v) => readFileSync(v.abs, 'utf8')),
+    extra,
+    fileParams,
+  };
   return { bin: ctx.tools.helm, args, cwd: ctx.scratch, key };
 }
 
@@ -197,7 +228,15 @@ export const PASSED_THROUGH = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http
 export function renderToolEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const home = join(cacheRoot(env), 'helm-home');
   const network = Object.fromEntries(PASSED_THROUGH.filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
-  return { PATH: env.PATH ?? '', HOME: env.HOME ?? tmpdir(), HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data'), KUBECONFIG: join(home, 'no-kubeconfig'), ...network };
+  return {
+    PATH: env.PATH ?? '',
+    HOME: env.HOME ?? tmpdir(),
+    HELM_CACHE_HOME: join(home, 'cache'),
+    HELM_CONFIG_HOME: join(home, 'config'),
+    HELM_DATA_HOME: join(home, 'data'),
+    KUBECONFIG: join(home, 'no-kubeconfig'),
+    ...network,
+  };
 }
 
 const toolEnv = (ctx: Context) => renderToolEnv(ctx.env);
@@ -206,12 +245,23 @@ async function runTool(ctx: Context, inv: Invocation): Promise<string> {
   const tool = inv.bin.split('/').pop();
   try {
     // SIGKILL at the limit: Helm ignores SIGTERM, and a template loop would hold a core until the job dies.
-    const { stdout } = await run(inv.bin, inv.args, { cwd: inv.cwd, env: toolEnv(ctx), maxBuffer: ctx.limits.outputBytes, encoding: 'utf8', timeout: ctx.limits.timeoutMs, killSignal: 'SIGKILL' });
+    const { stdout } = await run(inv.bin, inv.args, {
+      cwd: inv.cwd,
+      env: toolEnv(ctx),
+      maxBuffer: ctx.limits.outputBytes,
+      encoding: 'utf8',
+      timeout: ctx.limits.timeoutMs,
+      killSignal: 'SIGKILL',
+    });
     return stdout;
   } catch (err) {
     const e = err as { stderr?: string; message: string; killed?: boolean; signal?: string; code?: string };
-    if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') throw new RenderRefused(`${tool} printed more than ${ctx.limits.outputBytes / 1024 / 1024} MiB, the render output limit (HOMELAB_RENDER_MAX_OUTPUT_MIB); killed`);
-    if (e.killed || e.signal === 'SIGKILL') throw new RenderRefused(`${tool} did not finish within ${ctx.limits.timeoutMs / 1000} s, the render time limit (HOMELAB_RENDER_TIMEOUT); killed`);
+    if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
+      throw new RenderRefused(
+        `${tool} printed more than ${ctx.limits.outputBytes / 1024 / 1024} MiB, the render output limit (HOMELAB_RENDER_MAX_OUTPUT_MIB); killed`,
+      );
+    if (e.killed || e.signal === 'SIGKILL')
+      throw new RenderRefused(`${tool} did not finish within ${ctx.limits.timeoutMs / 1000} s, the render time limit (HOMELAB_RENDER_TIMEOUT); killed`);
     // Argo CD drops the (long) --api-versions list from errors too.
     throw new Error(firstLines(e.stderr || e.message).replace(/(--api-versions \S+ )+/g, '<api versions> '));
   }
@@ -230,7 +280,11 @@ export function differences(first: string, second: string): Nondeterminism[] {
   const out: Nondeterminism[] = [];
   for (const doc of a) {
     if (b.get(docKey(doc)) === JSON.stringify(doc.object)) continue;
-    out.push({ kind: String(doc.object.kind), name: String(((doc.object.metadata ?? {}) as { name?: unknown }).name ?? ''), ...(doc.template ? { template: doc.template } : {}) });
+    out.push({
+      kind: String(doc.object.kind),
+      name: String(((doc.object.metadata ?? {}) as { name?: unknown }).name ?? ''),
+      ...(doc.template ? { template: doc.template } : {}),
+    });
   }
   return out.length ? out : [{ kind: '(output)', name: 'the order or number of objects' }];
 }
@@ -302,7 +356,8 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
     const digest = digestOf(readFileSync(chartPath));
     const locked = lockEntryFor(ctx.lock, ref);
     if (!locked) throw new Error(`chart ${chartId(ref)} has no entry in charts.lock.json: run ${PULL_COMMAND} to record its digest`);
-    if (locked.digest !== digest) throw new Error(`cached chart ${chartPath} has digest ${digest}, but charts.lock.json records ${locked.digest}: delete it and run ${PULL_COMMAND}`);
+    if (locked.digest !== digest)
+      throw new Error(`cached chart ${chartPath} has digest ${digest}, but charts.lock.json records ${locked.digest}: delete it and run ${PULL_COMMAND}`);
     chartKey = digest;
     scope = await cachedScope(ctx, chartPath, digest);
   } else {
@@ -313,18 +368,30 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
     if (existsSync(chartPath)) assertNoEscapingLinks(chartPath, chartPath, `chart at ${dir}`);
     chartKey = folderKey(ctx.repo, dir);
     const prefix = `${dir}/`;
-    scope = chartScopeFromFiles(new Map([...ctx.repo.files].filter((f) => f.startsWith(prefix)).map((f) => [f.slice(prefix.length), readFileSync(join(ctx.repo.root, f), 'utf8')])));
+    scope = chartScopeFromFiles(
+      new Map([...ctx.repo.files].filter((f) => f.startsWith(prefix)).map((f) => [f.slice(prefix.length), readFileSync(join(ctx.repo.root, f), 'utf8')])),
+    );
   }
   const values = valueFilesOf(ctx, app, source);
   const { docs, problem, nondeterministic } = await cachedRun(ctx, helmInvocation(ctx, app, source, chartPath, chartKey, values));
   if (problem) throw new Error(problem);
   const data = values.map((v) => v.data);
-  return { ...base, status: 'rendered', values: data, chart: scope, nondeterministic, resources: toResources({ app, source, label: base.label, docs, values: data, firstIndex: 0 }) };
+  return {
+    ...base,
+    status: 'rendered',
+    values: data,
+    chart: scope,
+    nondeterministic,
+    resources: toResources({ app, source, label: base.label, docs, values: data, firstIndex: 0 }),
+  };
 }
 
 async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
   const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
-  if (source.kustomize && Object.keys(source.kustomize).length) throw new NotRendered(`the kustomize options of ${app.name} (${Object.keys(source.kustomize).join(', ')}) are not applied by the gate; move them into kustomization.yaml`);
+  if (source.kustomize && Object.keys(source.kustomize).length)
+    throw new NotRendered(
+      `the kustomize options of ${app.name} (${Object.keys(source.kustomize).join(', ')}) are not applied by the gate; move them into kustomization.yaml`,
+    );
   const inputs = kustomizeInputs(ctx.repo, dir);
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
   if (inputs.outside.length) throw new RenderRefused(`${inputs.outside[0]} leaves the repository; Argo CD refuses it`);
@@ -333,14 +400,23 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
   // The key holds every file the build can read (inputs.keyFiles), so a changed replacements source is a new render.
   const contents = inputs.keyFiles.map((f) => [f, existsSync(join(ctx.repo.root, f)) ? hash(readFileSync(join(ctx.repo.root, f))) : 'missing']);
   // A remote file pinned by release (a tag in its URL) is part of the key as its URL: fetched once, then cached.
-  const inv: Invocation = { bin: ctx.tools.kustomize.bin, args: ctx.tools.kustomize.buildArgs(join(ctx.repo.root, dir)), cwd: ctx.repo.root, key: { tools: ctx.tools.versions, dir, contents, remote: inputs.remote } };
+  const inv: Invocation = {
+    bin: ctx.tools.kustomize.bin,
+    args: ctx.tools.kustomize.buildArgs(join(ctx.repo.root, dir)),
+    cwd: ctx.repo.root,
+    key: { tools: ctx.tools.versions, dir, contents, remote: inputs.remote },
+  };
   let rendered: CachedRender;
   try {
     rendered = await cachedRun(ctx, inv);
   } catch (err) {
     // Offline, a remote file cannot be fetched: not judged, and said so, rather than a failure of the repository.
-    const cause = /(no such host|dial tcp[^;']*|connection refused|network is unreachable|i\/o timeout|TLS handshake[^;']*|temporary failure[^;']*|HTTP 5\d\d|could not resolve[^;']*)/i.exec((err as Error).message);
-    if (inputs.remote.length && cause) throw new NotRendered(`the remote base ${inputs.remote.join(', ')} cannot be fetched from here (${cause[1]!.slice(0, 160)})`);
+    const cause =
+      /(no such host|dial tcp[^;']*|connection refused|network is unreachable|i\/o timeout|TLS handshake[^;']*|temporary failure[^;']*|HTTP 5\d\d|could not resolve[^;']*)/i.exec(
+        (err as Error).message,
+      );
+    if (inputs.remote.length && cause)
+      throw new NotRendered(`the remote base ${inputs.remote.join(', ')} cannot be fetched from here (${cause[1]!.slice(0, 160)})`);
     throw err;
   }
   const { docs, problem, nondeterministic } = rendered;
@@ -349,9 +425,19 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
   // values file) at that key, anything else at the same path of the template the object came from.
   const consumed = new Set(inputs.files);
   const inputsOf = ctx.repo.resources.filter((r) => consumed.has(r.file));
-  const localConfig = inputsOf.filter((r) => ((r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {})['config.kubernetes.io/local-config'] === 'true');
-  const values: DataFile[] = localConfig.map((r) => ({ file: r.file, data: r.object, positions: { at: (path, target) => r.positions.at(path, target) }, errors: [] }));
-  const byKind = Map.groupBy(inputsOf.filter((r) => !localConfig.includes(r)), (r) => `${r.apiVersion}/${r.kind}`);
+  const localConfig = inputsOf.filter(
+    (r) => ((r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {})['config.kubernetes.io/local-config'] === 'true',
+  );
+  const values: DataFile[] = localConfig.map((r) => ({
+    file: r.file,
+    data: r.object,
+    positions: { at: (path, target) => r.positions.at(path, target) },
+    errors: [],
+  }));
+  const byKind = Map.groupBy(
+    inputsOf.filter((r) => !localConfig.includes(r)),
+    (r) => `${r.apiVersion}/${r.kind}`,
+  );
   const templateFor = (object: Record<string, unknown>) => {
     const candidates = byKind.get(`${String(object.apiVersion)}/${String(object.kind)}`) ?? [];
     const name = String(((object.metadata ?? {}) as { name?: unknown }).name ?? '');
@@ -361,11 +447,26 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
     if (!best) return undefined;
     return { at: (path: Path, target: 'key' | 'value') => ({ ...best.positions.at(path, target), file: best.file }) };
   };
-  return { ...base, status: 'rendered', nondeterministic, consumedFiles: inputs.files, resources: toResources({ app, source, label: base.label, docs, values, firstIndex: 0, templateFor }) };
+  return {
+    ...base,
+    status: 'rendered',
+    nondeterministic,
+    consumedFiles: inputs.files,
+    resources: toResources({ app, source, label: base.label, docs, values, firstIndex: 0, templateFor }),
+  };
 }
 
 async function renderSource(ctx: Context, app: ArgoApp, source: AppSource): Promise<SourceRender> {
-  const base: SourceRender = { app, source, label: sourceLabel(ctx.repo, source), status: 'failed', resources: [], values: [], nondeterministic: [], consumedFiles: [] };
+  const base: SourceRender = {
+    app,
+    source,
+    label: sourceLabel(ctx.repo, source),
+    status: 'failed',
+    resources: [],
+    values: [],
+    nondeterministic: [],
+    consumedFiles: [],
+  };
   try {
     return sourceType(ctx.repo, source) === 'kustomize' ? await renderKustomize(ctx, app, source, base) : await renderHelm(ctx, app, source, base);
   } catch (err) {
@@ -402,12 +503,24 @@ async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]>
 
 /** The sources that need a tool: charts, charts at a path, kustomizations. */
 export function renderableSources(repo: Repo): { app: ArgoApp; source: AppSource }[] {
-  return applications(repo).flatMap((app) => app.sources.filter((s) => ['chart', 'helm-path', 'kustomize'].includes(sourceType(repo, s))).map((source) => ({ app, source })));
+  return applications(repo).flatMap((app) =>
+    app.sources.filter((s) => ['chart', 'helm-path', 'kustomize'].includes(sourceType(repo, s))).map((source) => ({ app, source })),
+  );
 }
 
 /** Every source that needs a tool, as not rendered with `message`: what --no-render reports instead of rendering. */
 export function unrenderedSources(repo: Repo, message: string): SourceRender[] {
-  return renderableSources(repo).map(({ app, source }) => ({ app, source, label: sourceLabel(repo, source), status: 'not-rendered', message, resources: [], values: [], nondeterministic: [], consumedFiles: [] }));
+  return renderableSources(repo).map(({ app, source }) => ({
+    app,
+    source,
+    label: sourceLabel(repo, source),
+    status: 'not-rendered',
+    message,
+    resources: [],
+    values: [],
+    nondeterministic: [],
+    consumedFiles: [],
+  }));
 }
 
 /** Renders every Application source that needs a tool. The API versions grow with the CRDs renders produce, until they settle. */
@@ -420,14 +533,40 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     tools = await renderTools(env);
   } catch (err) {
     const message = `render tools unavailable: ${(err as Error).message}`;
-    return { renders: targets.map(({ app, source }) => ({ app, source, label: sourceLabel(repo, source), status: 'not-rendered', message, resources: [], values: [], nondeterministic: [], consumedFiles: [] })), apiVersions: [] };
+    return {
+      renders: targets.map(({ app, source }) => ({
+        app,
+        source,
+        label: sourceLabel(repo, source),
+        status: 'not-rendered',
+        message,
+        resources: [],
+        values: [],
+        nondeterministic: [],
+        consumedFiles: [],
+      })),
+      apiVersions: [],
+    };
   }
   const lock = readLock(repo.root);
   let limits: RenderLimits;
   try {
     limits = renderLimits(env);
   } catch (err) {
-    return { renders: targets.map(({ app, source }) => ({ app, source, label: sourceLabel(repo, source), status: 'failed', message: (err as Error).message, resources: [], values: [], nondeterministic: [], consumedFiles: [] })), apiVersions: [] };
+    return {
+      renders: targets.map(({ app, source }) => ({
+        app,
+        source,
+        label: sourceLabel(repo, source),
+        status: 'failed',
+        message: (err as Error).message,
+        resources: [],
+        values: [],
+        nondeterministic: [],
+        consumedFiles: [],
+      })),
+      apiVersions: [],
+    };
   }
   const scratch = mkdtempSync(join(tmpdir(), 'homelab-render-'));
   try {
@@ -440,12 +579,22 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     let renders: SourceRender[] = [];
     for (let pass = 0; pass < 3; pass++) {
       const ctx: Context = { repo, tools, lock, apiVersions, env, checkDeterminism: options.checkDeterminism ?? true, scratch, limits };
-      renders = await pool(targets.map(({ app, source }) => () => renderSource(ctx, app, source)), Math.max(2, availableParallelism()));
+      renders = await pool(
+        targets.map(
+          ({ app, source }) =>
+            () =>
+              renderSource(ctx, app, source),
+        ),
+        Math.max(2, availableParallelism()),
+      );
       const grown = [...new Set([...plain, ...crdApiVersions(renders.flatMap((r) => r.resources))])].sort();
       if (grown.join('\n') === apiVersions.join('\n')) break;
       apiVersions = grown;
     }
-    writeSettled(settledFile, apiVersions.filter((v) => !plain.has(v)));
+    writeSettled(
+      settledFile,
+      apiVersions.filter((v) => !plain.has(v)),
+    );
     // One index per Application across its sources, so every rendered resource has a unique id.
     const nextIndex = new Map<string, number>();
     for (const r of renders) {

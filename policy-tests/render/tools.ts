@@ -105,7 +105,8 @@ function layerZip(): string {
   } catch {
     throw new RenderToolError(`${RENDER_TOOLS_PACKAGE} is not installed: run ${INSTALL} (npm ci does it), or set HELM_BIN and KUSTOMIZE_BIN`);
   }
-  if (version !== PINNED_TOOLS.packageVersion) throw new RenderToolError(`${RENDER_TOOLS_PACKAGE} is ${version}, the gate pins ${PINNED_TOOLS.packageVersion}: run ${INSTALL}`);
+  if (version !== PINNED_TOOLS.packageVersion)
+    throw new RenderToolError(`${RENDER_TOOLS_PACKAGE} is ${version}, the gate pins ${PINNED_TOOLS.packageVersion}: run ${INSTALL}`);
   return join(dir, 'lib', 'layer.zip');
 }
 

@@ -12,14 +12,21 @@ const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@da
 const GO_DURATION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
 /** What robfig/cron's fields accept: numbers and * / , - ?, and names in the month and day-of-week fields only. */
 const NUMERIC = /^[0-9*/,?-]+$/;
-const FIELD_SYNTAX = [NUMERIC, NUMERIC, NUMERIC, /^([0-9*/,?-]|JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)+$/i, /^([0-9*/,?-]|SUN|MON|TUE|WED|THU|FRI|SAT)+$/i];
+const FIELD_SYNTAX = [
+  NUMERIC,
+  NUMERIC,
+  NUMERIC,
+  /^([0-9*/,?-]|JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)+$/i,
+  /^([0-9*/,?-]|SUN|MON|TUE|WED|THU|FRI|SAT)+$/i,
+];
 const DAY_OF_WEEK_NAMES = /^(SUN|MON|TUE|WED|THU|FRI|SAT)$/i;
 
 /** Why Kubernetes would refuse `schedule`, or undefined when it accepts it. */
 export function cronScheduleProblem(schedule: string): string | undefined {
   const text = schedule.trim();
   if (/^(CRON_)?TZ=/.test(text)) return 'a TZ= or CRON_TZ= prefix is refused since Kubernetes 1.27; set spec.timeZone';
-  if (text.startsWith('@every ')) return GO_DURATION.test(text.slice(7).trim()) ? undefined : `"${text.slice(7).trim()}" is not a duration (@every takes a Go duration such as 1h30m)`;
+  if (text.startsWith('@every '))
+    return GO_DURATION.test(text.slice(7).trim()) ? undefined : `"${text.slice(7).trim()}" is not a duration (@every takes a Go duration such as 1h30m)`;
   if (text.startsWith('@')) return DESCRIPTORS.has(text) ? undefined : `unknown descriptor ${text}; one of ${[...DESCRIPTORS].join(', ')} or @every <duration>`;
   const fields = text.split(/\s+/);
   if (fields.length !== 5) return `${fields.length} fields; Kubernetes takes exactly five (minute hour day-of-month month day-of-week)`;

@@ -33,11 +33,7 @@ export interface FieldTrees {
 }
 
 /** The packages that provide schemas, on their current lines (Node 24). */
-export const MODEL_PACKAGES = [
-  'kubernetes-models',
-  '@kubernetes-models/argo-cd',
-  '@kubernetes-models/prometheus-operator',
-] as const;
+export const MODEL_PACKAGES = ['kubernetes-models', '@kubernetes-models/argo-cd', '@kubernetes-models/prometheus-operator'] as const;
 
 const GENERATOR_REVISION = 4;
 const require = createRequire(import.meta.url);

@@ -7,11 +7,21 @@ export interface LayerCheck {
 
 export const LAYER_CHECKS: readonly LayerCheck[] = [
   { id: 'yaml-syntax', layer: 'loader', description: 'The file parses as YAML or JSON.' },
-  { id: 'file-type', layer: 'loader', description: 'Every manifest is a regular file inside the repository: no dangling, looping or out-of-repository symlink (Argo CD refuses those), no FIFO or device.' },
+  {
+    id: 'file-type',
+    layer: 'loader',
+    description:
+      'Every manifest is a regular file inside the repository: no dangling, looping or out-of-repository symlink (Argo CD refuses those), no FIFO or device.',
+  },
   { id: 'encoding', layer: 'loader', description: 'The file is UTF-8 with no NUL byte.' },
   { id: 'json-strict', layer: 'loader', description: 'A .json file is strict JSON, one value, no trailing comma or comment: Argo CD parses it as JSON.' },
   { id: 'nesting-depth', layer: 'loader', description: 'No document nests deeper than the parser can take.' },
-  { id: 'yaml-1.1-scalar', layer: 'loader', description: 'No plain scalar that Helm and Kubernetes (YAML 1.1) read differently from YAML 1.2: yes, no, on, off, y, n, or an octal such as 0755, in manifests and Helm values.' },
+  {
+    id: 'yaml-1.1-scalar',
+    layer: 'loader',
+    description:
+      'No plain scalar that Helm and Kubernetes (YAML 1.1) read differently from YAML 1.2: yes, no, on, off, y, n, or an octal such as 0755, in manifests and Helm values.',
+  },
   { id: 'duplicate-key', layer: 'loader', description: 'No mapping repeats a key (the last one would silently win).' },
   { id: 'manifest-shape', layer: 'loader', description: 'Every non-blank document is an object with a non-empty apiVersion and kind.' },
   { id: 'schema', layer: 'schema', description: 'The resource matches the schema of its apiVersion/kind: types, required fields, enums.' },
@@ -19,6 +29,11 @@ export const LAYER_CHECKS: readonly LayerCheck[] = [
   { id: 'missing-schema', layer: 'schema', description: 'Every kind has a schema, or an allowlist entry that says why not.' },
   { id: 'removed-api', layer: 'schema', description: 'No apiVersion the pinned Kubernetes version no longer serves.' },
   { id: 'object-size', layer: 'schema', description: 'A ConfigMap or Secret holds at most 1 MiB of data, the limit the API server enforces.' },
-  { id: 'cron-schedule', layer: 'schema', description: "A CronJob's schedule and time zone are ones the API server accepts: Kubernetes' cron dialect (five fields or a descriptor, no TZ= prefix) and an IANA zone." },
+  {
+    id: 'cron-schedule',
+    layer: 'schema',
+    description:
+      "A CronJob's schedule and time zone are ones the API server accepts: Kubernetes' cron dialect (five fields or a descriptor, no TZ= prefix) and an IANA zone.",
+  },
   { id: 'rejected-kind', layer: 'schema', description: 'No kind listed in --reject.' },
 ];

@@ -14,12 +14,22 @@ export interface RemovedApi {
 }
 
 export const REMOVED_APIS: readonly RemovedApi[] = [
-  { apiVersion: 'extensions/v1beta1', removedIn: 16, kinds: ['DaemonSet', 'Deployment', 'ReplicaSet', 'NetworkPolicy', 'PodSecurityPolicy'], replacement: 'apps/v1 or networking.k8s.io/v1' },
+  {
+    apiVersion: 'extensions/v1beta1',
+    removedIn: 16,
+    kinds: ['DaemonSet', 'Deployment', 'ReplicaSet', 'NetworkPolicy', 'PodSecurityPolicy'],
+    replacement: 'apps/v1 or networking.k8s.io/v1',
+  },
   { apiVersion: 'apps/v1beta1', removedIn: 16, replacement: 'apps/v1' },
   { apiVersion: 'apps/v1beta2', removedIn: 16, replacement: 'apps/v1' },
   { apiVersion: 'extensions/v1beta1', removedIn: 22, replacement: 'networking.k8s.io/v1' },
   { apiVersion: 'networking.k8s.io/v1beta1', removedIn: 22, replacement: 'networking.k8s.io/v1' },
-  { apiVersion: 'admissionregistration.k8s.io/v1beta1', kinds: ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'], removedIn: 22, replacement: 'admissionregistration.k8s.io/v1' },
+  {
+    apiVersion: 'admissionregistration.k8s.io/v1beta1',
+    kinds: ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'],
+    removedIn: 22,
+    replacement: 'admissionregistration.k8s.io/v1',
+  },
   { apiVersion: 'apiextensions.k8s.io/v1beta1', removedIn: 22, replacement: 'apiextensions.k8s.io/v1' },
   { apiVersion: 'apiregistration.k8s.io/v1beta1', removedIn: 22, replacement: 'apiregistration.k8s.io/v1' },
   { apiVersion: 'authentication.k8s.io/v1beta1', removedIn: 22, replacement: 'authentication.k8s.io/v1' },
@@ -28,7 +38,12 @@ export const REMOVED_APIS: readonly RemovedApi[] = [
   { apiVersion: 'coordination.k8s.io/v1beta1', removedIn: 22, replacement: 'coordination.k8s.io/v1' },
   { apiVersion: 'rbac.authorization.k8s.io/v1beta1', removedIn: 22, replacement: 'rbac.authorization.k8s.io/v1' },
   { apiVersion: 'scheduling.k8s.io/v1beta1', removedIn: 22, replacement: 'scheduling.k8s.io/v1' },
-  { apiVersion: 'storage.k8s.io/v1beta1', kinds: ['CSIDriver', 'CSINode', 'StorageClass', 'VolumeAttachment'], removedIn: 22, replacement: 'storage.k8s.io/v1' },
+  {
+    apiVersion: 'storage.k8s.io/v1beta1',
+    kinds: ['CSIDriver', 'CSINode', 'StorageClass', 'VolumeAttachment'],
+    removedIn: 22,
+    replacement: 'storage.k8s.io/v1',
+  },
   { apiVersion: 'batch/v1beta1', removedIn: 25, replacement: 'batch/v1' },
   { apiVersion: 'discovery.k8s.io/v1beta1', removedIn: 25, replacement: 'discovery.k8s.io/v1' },
   { apiVersion: 'events.k8s.io/v1beta1', removedIn: 25, replacement: 'events.k8s.io/v1' },

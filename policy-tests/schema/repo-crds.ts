@@ -79,7 +79,18 @@ function crdAjv(): Ajv {
   // schemas; policy-tests/test/own-schemas.test.ts does it for the repo's own.
   const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, code: { regExp: goRegExp } });
   addFormats.default(ajv);
-  for (const keyword of ['x-kubernetes-group-version-kind', 'x-scope', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string', 'x-kubernetes-embedded-resource', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-validations']) ajv.addKeyword(keyword);
+  for (const keyword of [
+    'x-kubernetes-group-version-kind',
+    'x-scope',
+    'x-kubernetes-preserve-unknown-fields',
+    'x-kubernetes-int-or-string',
+    'x-kubernetes-embedded-resource',
+    'x-kubernetes-list-type',
+    'x-kubernetes-list-map-keys',
+    'x-kubernetes-map-type',
+    'x-kubernetes-validations',
+  ])
+    ajv.addKeyword(keyword);
   // OpenAPI formats Kubernetes uses that JSON Schema does not define: the type already says enough.
   for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password', 'quantity', 'duration']) ajv.addFormat(format, true);
   return ajv;
@@ -115,7 +126,12 @@ let lazyAjv: Ajv | undefined;
 export function crdsFromObjects(crdObjects: readonly { file: string; object: Record<string, unknown> }[]): LazyCrd[] {
   const out: LazyCrd[] = [];
   for (const { file, object } of crdObjects) {
-    const spec = (object.spec ?? {}) as { group?: string; scope?: string; names?: { kind?: string }; versions?: { name?: string; served?: boolean; schema?: { openAPIV3Schema?: JsonSchema } }[] };
+    const spec = (object.spec ?? {}) as {
+      group?: string;
+      scope?: string;
+      names?: { kind?: string };
+      versions?: { name?: string; served?: boolean; schema?: { openAPIV3Schema?: JsonSchema } }[];
+    };
     if (!spec.group || !spec.names?.kind) continue;
     for (const version of spec.versions ?? []) {
       const raw = version.schema?.openAPIV3Schema;
@@ -144,7 +160,9 @@ export function loadRepoCrds(): RepoCrd[] {
   let shared: Ajv | undefined;
   const ajv = { compile: (schema: JsonSchema) => (shared ??= crdAjv()).compile(schema) };
   crds = [];
-  for (const name of readdirSync(REPO_CRD_DIR).filter((n) => n.endsWith('.json')).sort()) {
+  for (const name of readdirSync(REPO_CRD_DIR)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const file = join(REPO_CRD_DIR, name);
     const schema = JSON.parse(readFileSync(file, 'utf8')) as JsonSchema;
     const gvks = schema['x-kubernetes-group-version-kind'];

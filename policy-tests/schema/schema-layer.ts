@@ -58,7 +58,8 @@ function matchesKindList(list: readonly string[], resource: Resource): boolean {
 
 function describeError(err: ErrorObject): string {
   const where = err.instancePath || '(root)';
-  if (err.keyword === 'enum') return `${where}: must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (err.keyword === 'enum')
+    return `${where}: must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   if (err.keyword === 'required') return `${where}: missing required field "${(err.params as { missingProperty: string }).missingProperty}"`;
   return `${where}: ${err.message ?? err.keyword}`;
 }
@@ -135,30 +136,42 @@ export class SchemaLayer {
   /** Imports the validators for these `apiVersion/kind` keys ahead of the synchronous checks. */
   async prepare(keys: Iterable<string>): Promise<void> {
     await Promise.all(
-      [...new Set(keys)].filter((k) => !this.byKind.has(k)).map(async (key) => {
-        const declared = this.declared.get(key);
-        if (declared) {
-          try {
-            this.byKind.set(key, { validate: declared.compile() as Validator, root: declared.root });
-          } catch (err) {
-            // A schema ajv cannot compile still gives its field names; the value checks say they could not run.
-            const reason = (err as Error).message.split('\n')[0];
-            const validate = Object.assign(() => false, { errors: [{ instancePath: '', keyword: 'schema', params: {}, schemaPath: '#', message: `the CRD's schema (${declared.file}) does not compile here, so values are not checked: ${reason}` }] }) as unknown as Validator;
-            this.byKind.set(key, { validate, root: declared.root });
+      [...new Set(keys)]
+        .filter((k) => !this.byKind.has(k))
+        .map(async (key) => {
+          const declared = this.declared.get(key);
+          if (declared) {
+            try {
+              this.byKind.set(key, { validate: declared.compile() as Validator, root: declared.root });
+            } catch (err) {
+              // A schema ajv cannot compile still gives its field names; the value checks say they could not run.
+              const reason = (err as Error).message.split('\n')[0];
+              const validate = Object.assign(() => false, {
+                errors: [
+                  {
+                    instancePath: '',
+                    keyword: 'schema',
+                    params: {},
+                    schemaPath: '#',
+                    message: `the CRD's schema (${declared.file}) does not compile here, so values are not checked: ${reason}`,
+                  },
+                ],
+              }) as unknown as Validator;
+              this.byKind.set(key, { validate, root: declared.root });
+            }
+            return;
           }
-          return;
-        }
-        const crd = this.repoCrds.get(key);
-        if (crd) {
-          this.byKind.set(key, { validate: crd.validate, root: crd.root });
-          return;
-        }
-        const entry = this.trees.kinds[key];
-        if (!entry) return;
-        const url = pathToFileURL(join(packageDir(entry.validator.pkg), entry.validator.file)).href;
-        const mod = (await import(url)) as { validate: Validator };
-        this.byKind.set(key, { validate: mod.validate, root: entry.root });
-      }),
+          const crd = this.repoCrds.get(key);
+          if (crd) {
+            this.byKind.set(key, { validate: crd.validate, root: crd.root });
+            return;
+          }
+          const entry = this.trees.kinds[key];
+          if (!entry) return;
+          const url = pathToFileURL(join(packageDir(entry.validator.pkg), entry.validator.file)).href;
+          const mod = (await import(url)) as { validate: Validator };
+          this.byKind.set(key, { validate: mod.validate, root: entry.root });
+        }),
     );
   }
 
@@ -177,13 +190,24 @@ export class SchemaLayer {
   check(resource: Resource, options: SchemaOptions): SchemaResult {
     if (matchesKindList(options.skip, resource)) return { status: 'skipped', findings: [] };
     if (matchesKindList(options.reject, resource)) {
-      return { status: 'invalid', findings: [findingAt(resource, ['kind'], 'rejected-kind', `${resource.apiVersion}/${resource.kind} is on the --reject list`)] };
+      return {
+        status: 'invalid',
+        findings: [findingAt(resource, ['kind'], 'rejected-kind', `${resource.apiVersion}/${resource.kind} is on the --reject list`)],
+      };
     }
     const removal = removalFor(resource.apiVersion, resource.kind, options.kubernetesMinor);
     if (removal) {
       return {
         status: 'invalid',
-        findings: [findingAt(resource, ['apiVersion'], 'removed-api', `${resource.apiVersion} ${resource.kind} is not served since Kubernetes 1.${removal.removedIn}`, `use ${removal.replacement}`)],
+        findings: [
+          findingAt(
+            resource,
+            ['apiVersion'],
+            'removed-api',
+            `${resource.apiVersion} ${resource.kind} is not served since Kubernetes 1.${removal.removedIn}`,
+            `use ${removal.replacement}`,
+          ),
+        ],
       };
     }
     const key = `${resource.apiVersion}/${resource.kind}`;
@@ -193,7 +217,15 @@ export class SchemaLayer {
       if (allowed || options.ignoreMissingSchemas) return { status: 'skipped', findings: [] };
       return {
         status: 'error',
-        findings: [findingAt(resource, ['kind'], 'missing-schema', `no schema for ${key}`, 'add a CRD JSON Schema under policy-tests/schema/crds/, or an entry with a reason to policy-tests/schema/allowlist.ts')],
+        findings: [
+          findingAt(
+            resource,
+            ['kind'],
+            'missing-schema',
+            `no schema for ${key}`,
+            'add a CRD JSON Schema under policy-tests/schema/crds/, or an entry with a reason to policy-tests/schema/allowlist.ts',
+          ),
+        ],
       };
     }
     const findings: Finding[] = [];
@@ -231,7 +263,16 @@ export class SchemaLayer {
       if (child === undefined) {
         const known = Object.keys(shape.f);
         const hint = closestName(k, known);
-        out.push(findingAt(resource, childPath, 'unknown-field', `${key}: unknown field "${childPath.join('.')}"${hint ? ` (did you mean "${hint}"?)` : ''}`, `remove it or fix its name; known fields here: ${known.join(', ')}`, 'key'));
+        out.push(
+          findingAt(
+            resource,
+            childPath,
+            'unknown-field',
+            `${key}: unknown field "${childPath.join('.')}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
+            `remove it or fix its name; known fields here: ${known.join(', ')}`,
+            'key',
+          ),
+        );
         continue;
       }
       this.findUnknownFields(resource, v, child, childPath, out, key);
@@ -253,7 +294,15 @@ function objectSizeFindings(resource: Resource): Finding[] {
     entries(o.binaryData).reduce((sum, [k, v]) => sum + base64(k, v), 0) +
     entries(o.stringData).reduce((sum, [k, v]) => sum + text(k, v), 0);
   if (bytes <= MAX_DATA_BYTES) return [];
-  return [findingAt(resource, ['kind'], 'object-size', `${resource.apiVersion}/${resource.kind}: its data is ${bytes.toLocaleString('en-US')} bytes, over the API server's limit of 1 MiB (${MAX_DATA_BYTES.toLocaleString('en-US')} bytes)`, 'split the data, or mount it from a volume instead')];
+  return [
+    findingAt(
+      resource,
+      ['kind'],
+      'object-size',
+      `${resource.apiVersion}/${resource.kind}: its data is ${bytes.toLocaleString('en-US')} bytes, over the API server's limit of 1 MiB (${MAX_DATA_BYTES.toLocaleString('en-US')} bytes)`,
+      'split the data, or mount it from a volume instead',
+    ),
+  ];
 }
 
 /** A CronJob's schedule and time zone, in the dialect the API server parses them with. */
@@ -261,9 +310,27 @@ function cronJobFindings(resource: Resource): Finding[] {
   const spec = (resource.object.spec ?? {}) as { schedule?: unknown; timeZone?: unknown };
   const out: Finding[] = [];
   const schedule = typeof spec.schedule === 'string' ? cronScheduleProblem(spec.schedule) : undefined;
-  if (schedule) out.push(findingAt(resource, ['spec', 'schedule'], 'cron-schedule', `batch/v1/CronJob: schedule "${String(spec.schedule)}": ${schedule}`, 'write five fields (minute 0-59, hour 0-23, day 1-31, month 1-12, day of week 0-6) or a descriptor such as @daily, and put the zone in spec.timeZone'));
+  if (schedule)
+    out.push(
+      findingAt(
+        resource,
+        ['spec', 'schedule'],
+        'cron-schedule',
+        `batch/v1/CronJob: schedule "${String(spec.schedule)}": ${schedule}`,
+        'write five fields (minute 0-59, hour 0-23, day 1-31, month 1-12, day of week 0-6) or a descriptor such as @daily, and put the zone in spec.timeZone',
+      ),
+    );
   const zone = typeof spec.timeZone === 'string' ? timeZoneProblem(spec.timeZone) : undefined;
-  if (zone) out.push(findingAt(resource, ['spec', 'timeZone'], 'cron-schedule', `batch/v1/CronJob: timeZone ${zone}`, 'name an IANA time zone, such as Europe/Berlin or Etc/UTC'));
+  if (zone)
+    out.push(
+      findingAt(
+        resource,
+        ['spec', 'timeZone'],
+        'cron-schedule',
+        `batch/v1/CronJob: timeZone ${zone}`,
+        'name an IANA time zone, such as Europe/Berlin or Etc/UTC',
+      ),
+    );
   return out;
 }
 

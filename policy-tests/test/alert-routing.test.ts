@@ -20,7 +20,10 @@ import { exec, installed } from './exec.ts';
 
 const hasAmtool = await installed('amtool');
 const ALERTMANAGER = (await installed('alertmanager')) ? 'alertmanager' : (await installed('prometheus-alertmanager')) ? 'prometheus-alertmanager' : undefined;
-if (!hasAmtool || !ALERTMANAGER) console.warn('\n*** amtool or alertmanager not found: SKIPPING the routing tests. Install Debian package "prometheus-alertmanager" (bash .ci/run does). ***\n');
+if (!hasAmtool || !ALERTMANAGER)
+  console.warn(
+    '\n*** amtool or alertmanager not found: SKIPPING the routing tests. Install Debian package "prometheus-alertmanager" (bash .ci/run does). ***\n',
+  );
 
 let config: AmConfig;
 let dir: string;
@@ -60,7 +63,14 @@ describe.skipIf(!hasAmtool)('amtool', () => {
     const failures: string[] = [];
     for (const row of routingRows) {
       const expected = expectedReceiver(row.labels);
-      const args = ['config', 'routes', 'test', `--config.file=${join(dir, 'alertmanager.yml')}`, `--verify.receivers=${expected}`, ...Object.entries(row.labels).map(([k, v]) => `${k}=${v}`)];
+      const args = [
+        'config',
+        'routes',
+        'test',
+        `--config.file=${join(dir, 'alertmanager.yml')}`,
+        `--verify.receivers=${expected}`,
+        ...Object.entries(row.labels).map(([k, v]) => `${k}=${v}`),
+      ];
       const run = await exec('amtool', args);
       if (run.code !== 0) failures.push(`${row.name}: expected ${expected}, amtool says ${(run.stdout + run.stderr).trim()}`);
     }
@@ -68,7 +78,15 @@ describe.skipIf(!hasAmtool)('amtool', () => {
   });
 
   it('the verification bites: a wrong expectation fails', async () => {
-    const run = await exec('amtool', ['config', 'routes', 'test', `--config.file=${join(dir, 'alertmanager.yml')}`, '--verify.receivers=chat', 'alertname=ContainerOOMKilled', 'severity=warning']);
+    const run = await exec('amtool', [
+      'config',
+      'routes',
+      'test',
+      `--config.file=${join(dir, 'alertmanager.yml')}`,
+      '--verify.receivers=chat',
+      'alertname=ContainerOOMKilled',
+      'severity=warning',
+    ]);
     expect(run.code).not.toBe(0);
   });
 });
@@ -132,7 +150,10 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
     await watchdog.start();
     writeFileSync(join(dir, 'chat-url'), `http://127.0.0.1:${chat.port}/slack`);
     writeFileSync(join(dir, 'token'), 'heartbeat-token');
-    writeFileSync(join(dir, 'e2e.yml'), stringify(testConfig(config, join(dir, 'chat-url'), `http://127.0.0.1:${watchdog.port}/heartbeat`, join(dir, 'token'))));
+    writeFileSync(
+      join(dir, 'e2e.yml'),
+      stringify(testConfig(config, join(dir, 'chat-url'), `http://127.0.0.1:${watchdog.port}/heartbeat`, join(dir, 'token'))),
+    );
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {
         const p = (s.address() as AddressInfo).port;
@@ -140,7 +161,11 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
       });
     });
     amUrl = `http://127.0.0.1:${port}`;
-    am = spawn(ALERTMANAGER!, [`--config.file=${join(dir, 'e2e.yml')}`, `--storage.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='], { stdio: 'ignore' });
+    am = spawn(
+      ALERTMANAGER!,
+      [`--config.file=${join(dir, 'e2e.yml')}`, `--storage.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='],
+      { stdio: 'ignore' },
+    );
     // Ready when /-/ready says so; an Alertmanager that exits instead fails at once.
     while ((await fetch(`${amUrl}/-/ready`).catch(() => undefined))?.status !== 200) {
       if (am.exitCode !== null) throw new Error(`${ALERTMANAGER} exited before it was ready on ${amUrl}`);
@@ -154,7 +179,8 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
     await watchdog.stop();
   });
 
-  const post = (alerts: unknown[]) => fetch(`${amUrl}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alerts) });
+  const post = (alerts: unknown[]) =>
+    fetch(`${amUrl}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alerts) });
   const alert = (labels: Record<string, string>, resolved = false) => ({
     labels,
     annotations: { summary: `${labels.alertname} test` },
@@ -181,10 +207,17 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
   });
 
   it('delivers the NAS webhook payload as a one-shot event, with no resolved message', async () => {
-    const payload = readFileSync(join(REPO_ROOT, 'monitoring/kube-prometheus-stack/payloads/nas-notification.json'), 'utf8').replace('@@TEXT@@', 'Disk 3 on nas has degraded');
+    const payload = readFileSync(join(REPO_ROOT, 'monitoring/kube-prometheus-stack/payloads/nas-notification.json'), 'utf8').replace(
+      '@@TEXT@@',
+      'Disk 3 on nas has degraded',
+    );
     expect((await fetch(`${amUrl}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload })).status).toBe(200);
     await expect.poll(() => has(chat, 'NasNotification', 'FIRING')).toBe(true);
-    const resolved = (JSON.parse(payload) as { labels: object; annotations: object }[]).map((a) => ({ ...a, startsAt: new Date(Date.now() - 60_000).toISOString(), endsAt: new Date(Date.now() - 1000).toISOString() }));
+    const resolved = (JSON.parse(payload) as { labels: object; annotations: object }[]).map((a) => ({
+      ...a,
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+      endsAt: new Date(Date.now() - 1000).toISOString(),
+    }));
     await post(resolved);
     // Alertmanager drops a resolved alert from its group only after the flush that would have sent the
     // resolved message: once the group is gone, that message was sent or never will be.
@@ -204,7 +237,12 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
   it('the silence-test script silences Watchdog for 25 minutes and plans DOWN and UP', async () => {
     const now = new Date();
     const plan = await silenceWatchdog(amUrl, now);
-    const silences = (await (await fetch(`${amUrl}/api/v2/silences`)).json()) as { id: string; matchers: { name: string; value: string }[]; endsAt: string; status: { state: string } }[];
+    const silences = (await (await fetch(`${amUrl}/api/v2/silences`)).json()) as {
+      id: string;
+      matchers: { name: string; value: string }[];
+      endsAt: string;
+      status: { state: string };
+    }[];
     const created = silences.find((s) => s.id === plan.silenceId)!;
     expect(created.matchers).toEqual([expect.objectContaining({ name: 'alertname', value: 'Watchdog' })]);
     expect(Date.parse(created.endsAt) - now.getTime()).toBe(25 * 60_000);

@@ -18,15 +18,41 @@ if (!hasPromtool) console.warn('\n*** promtool not found: SKIPPING the alert rul
 
 /** The alerts of the hosting spec's alert table (AppGateway* is a family: at least one critical and one warning). */
 export const SPEC_ALERTS = [
-  'InternetDown', 'PublicSiteDown', 'BackupJobStale', 'RestoreTestFailed', 'VolSyncBackupStale',
-  'NasDiskUnhealthy', 'NasRaidDegraded', 'NasVolumeAlmostFull', 'NasMetricsDown',
-  'HypervisorHostDown', 'HypervisorStorageAlmostFull', 'HypervisorMetricsDown',
-  'DeploymentUnavailable', 'PodCrashLooping',
-  'MediaQueueStuck', 'MediaRootFolderLow', 'MediaAppUnreachable', 'MediaExporterDown', 'TorrentClientDisconnected',
+  'InternetDown',
+  'PublicSiteDown',
+  'BackupJobStale',
+  'RestoreTestFailed',
+  'VolSyncBackupStale',
+  'NasDiskUnhealthy',
+  'NasRaidDegraded',
+  'NasVolumeAlmostFull',
+  'NasMetricsDown',
+  'HypervisorHostDown',
+  'HypervisorStorageAlmostFull',
+  'HypervisorMetricsDown',
+  'DeploymentUnavailable',
+  'PodCrashLooping',
+  'MediaQueueStuck',
+  'MediaRootFolderLow',
+  'MediaAppUnreachable',
+  'MediaExporterDown',
+  'TorrentClientDisconnected',
   'CertificateExpiringSoon',
-  'ContainerRestartingFrequently', 'ContainerOOMKilled', 'GitopsAppDegraded', 'GitopsAppSyncStuck', 'ExternalSecretNotReady', 'KubeHpaMaxedOut',
+  'ContainerRestartingFrequently',
+  'ContainerOOMKilled',
+  'GitopsAppDegraded',
+  'GitopsAppSyncStuck',
+  'ExternalSecretNotReady',
+  'KubeHpaMaxedOut',
 ];
-const WARNING_ALERTS = ['ContainerRestartingFrequently', 'ContainerOOMKilled', 'GitopsAppDegraded', 'GitopsAppSyncStuck', 'ExternalSecretNotReady', 'KubeHpaMaxedOut'];
+const WARNING_ALERTS = [
+  'ContainerRestartingFrequently',
+  'ContainerOOMKilled',
+  'GitopsAppDegraded',
+  'GitopsAppSyncStuck',
+  'ExternalSecretNotReady',
+  'KubeHpaMaxedOut',
+];
 
 let repo: Repo;
 let dir: string;
@@ -83,7 +109,10 @@ describe('alert rules', () => {
   });
 
   it.skipIf(!hasPromtool)('promtool really fails a wrong expectation (the harness bites)', async () => {
-    const broken = readFileSync(join(TESTS_DIR, 'nas.test.yaml'), 'utf8').replace('eval_time: 11m\n        alertname: NasDiskUnhealthy', 'eval_time: 8m\n        alertname: NasDiskUnhealthy');
+    const broken = readFileSync(join(TESTS_DIR, 'nas.test.yaml'), 'utf8').replace(
+      'eval_time: 11m\n        alertname: NasDiskUnhealthy',
+      'eval_time: 8m\n        alertname: NasDiskUnhealthy',
+    );
     writeFileSync(join(dir, 'broken.test.yaml'), broken);
     const run = await exec('promtool', ['test', 'rules', 'broken.test.yaml'], { cwd: dir });
     expect(run.code).not.toBe(0);
@@ -101,7 +130,10 @@ describe('dashboard queries', () => {
     const run = await exec('promtool', ['check', 'rules', 'dashboards.rules.yaml'], { cwd: dir });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     // And the check bites: a broken query fails.
-    writeFileSync(join(dir, 'broken-dashboards.rules.yaml'), stringify({ groups: [{ name: 'x', rules: [{ record: 'dashboard:broken', expr: 'rate(up[5m]' }] }] }));
+    writeFileSync(
+      join(dir, 'broken-dashboards.rules.yaml'),
+      stringify({ groups: [{ name: 'x', rules: [{ record: 'dashboard:broken', expr: 'rate(up[5m]' }] }] }),
+    );
     expect((await exec('promtool', ['check', 'rules', 'broken-dashboards.rules.yaml'], { cwd: dir })).code).not.toBe(0);
   });
 });

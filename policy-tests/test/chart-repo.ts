@@ -25,7 +25,12 @@ export interface ChartSpec {
 export function writeChart(dir: string, spec: ChartSpec): string {
   const root = join(dir, spec.name);
   mkdirSync(root, { recursive: true });
-  const meta = { apiVersion: 'v2', name: spec.name, version: spec.version, ...(spec.dependencies ? { dependencies: spec.dependencies.map((d) => ({ ...d, repository: '' })) } : {}) };
+  const meta = {
+    apiVersion: 'v2',
+    name: spec.name,
+    version: spec.version,
+    ...(spec.dependencies ? { dependencies: spec.dependencies.map((d) => ({ ...d, repository: '' })) } : {}),
+  };
   writeFileSync(join(root, 'Chart.yaml'), stringify(meta));
   writeFileSync(join(root, 'values.yaml'), stringify(spec.values ?? {}));
   for (const [path, text] of Object.entries(spec.files)) {

@@ -10,7 +10,6 @@ import { ALL_MUTATIONS } from './all-mutations.ts';
 import { CONTAINER, coreMutations, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT } from './core-mutations.ts';
 import { describeMutations } from './mutation-runner.ts';
 
-
 describeMutations('core checks bite on a broken copy of the real repository', coreMutations);
 
 describe('mutation coverage', () => {

@@ -53,12 +53,22 @@ describe('homelab-gate', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines.at(-1)).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 19, Warnings: \d+, CEL rules compiled: (\d+)\/\1$/);
+    expect(lines.at(-1)).toMatch(
+      /^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 19, Warnings: \d+, CEL rules compiled: (\d+)\/\1$/,
+    );
     expect(lines.slice(0, -1)).toHaveLength(19);
     expect(lines.slice(0, -1).every((l) => l.startsWith('NOT RENDERED - '))).toBe(true);
-    expect(lines).toContainEqual(expect.stringMatching(/^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco \d+\.\d+\.\d+ from \S+: not in the chart cache: run npm run charts:pull$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco \d+\.\d+\.\d+ from \S+: not in the chart cache: run npm run charts:pull$/,
+      ),
+    );
     // Argo CD's own install manifest is a remote base: offline, not rendered, and it says why.
-    expect(lines).toContainEqual(expect.stringMatching(/^NOT RENDERED - apps\/platform\/argocd\/application\.yaml:\d+:\d+ - Application argocd - kustomize apps\/platform\/argocd: the remote base https:\/\/raw\.githubusercontent\.com\/argoproj\/argo-cd\/v3\.5\.1\/manifests\/install\.yaml cannot be fetched from here \(.+\)$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^NOT RENDERED - apps\/platform\/argocd\/application\.yaml:\d+:\d+ - Application argocd - kustomize apps\/platform\/argocd: the remote base https:\/\/raw\.githubusercontent\.com\/argoproj\/argo-cd\/v3\.5\.1\/manifests\/install\.yaml cannot be fetched from here \(.+\)$/,
+      ),
+    );
   });
 
   it('fails with --require-rendered when a chart is not in the cache, at each chart source', async () => {
@@ -91,7 +101,11 @@ describe('homelab-gate', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: \d+ \(schema layer only\)$/);
     const notRendered = lines.filter((l) => l.startsWith('NOT RENDERED - '));
-    expect(notRendered).toContainEqual(expect.stringMatching(/^NOT RENDERED - apps\/media\/sonarr\/application\.yaml:\d+:\d+ - Application media-sonarr - kustomize apps\/media\/sonarr: not rendered: --no-render runs neither Helm nor kustomize/));
+    expect(notRendered).toContainEqual(
+      expect.stringMatching(
+        /^NOT RENDERED - apps\/media\/sonarr\/application\.yaml:\d+:\d+ - Application media-sonarr - kustomize apps\/media\/sonarr: not rendered: --no-render runs neither Helm nor kustomize/,
+      ),
+    );
     expect(notRendered).toContainEqual(expect.stringMatching(/^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco /));
     expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
   });
@@ -164,12 +178,22 @@ describe('homelab-gate', () => {
     expect(log.version).toBe('2.1.0');
     const run = log.runs[0];
     expect(run.tool.driver).toMatchObject({ name: 'homelab-gate', version: VERSION });
-    expect(run.tool.driver.rules.find((x: { id: string }) => x.id === 'argocd-sync-policy')).toMatchObject({ help: { text: expect.any(String) }, properties: { tags: ['policy', 'P1'] } });
+    expect(run.tool.driver.rules.find((x: { id: string }) => x.id === 'argocd-sync-policy')).toMatchObject({
+      help: { text: expect.any(String) },
+      properties: { tags: ['policy', 'P1'] },
+    });
     expect(run.results).toEqual([
       expect.objectContaining({
         ruleId: 'unknown-field',
         level: 'error',
-        locations: [{ physicalLocation: { artifactLocation: expect.objectContaining({ uri: 'stdin' }), region: expect.objectContaining({ startLine: 14, startColumn: 13 }) } }],
+        locations: [
+          {
+            physicalLocation: {
+              artifactLocation: expect.objectContaining({ uri: 'stdin' }),
+              region: expect.objectContaining({ startLine: 14, startColumn: 13 }),
+            },
+          },
+        ],
       }),
     ]);
   });

@@ -21,7 +21,8 @@ export const coreMutations: Mutation[] = [
   {
     check: 'argocd-app-folder',
     why: 'application.yaml carries a second, non-Application document',
-    mutate: (c) => c.write(PORTFOLIO_APP, `${c.read(PORTFOLIO_APP)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stowaway\n  namespace: portfolio\n`),
+    mutate: (c) =>
+      c.write(PORTFOLIO_APP, `${c.read(PORTFOLIO_APP)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stowaway\n  namespace: portfolio\n`),
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'kind: ConfigMap') }),
   },
   {
@@ -159,7 +160,11 @@ export const coreMutations: Mutation[] = [
   {
     check: 'no-plain-secret',
     why: 'a Secret with data is committed',
-    mutate: (c) => c.write('portfolio-api/deploy/secret.yaml', 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: leaked\n  namespace: portfolio\nstringData:\n  API_KEY: hunter2\n'),
+    mutate: (c) =>
+      c.write(
+        'portfolio-api/deploy/secret.yaml',
+        'apiVersion: v1\nkind: Secret\nmetadata:\n  name: leaked\n  namespace: portfolio\nstringData:\n  API_KEY: hunter2\n',
+      ),
     at: () => ({ file: 'portfolio-api/deploy/secret.yaml', line: 6 }),
   },
   {
@@ -175,14 +180,15 @@ export const coreMutations: Mutation[] = [
   {
     check: 'exemption-valid',
     why: 'an exemption suppresses nothing (stale)',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'gate.homelab-gitops/exempt-workload-hostpath': 'no longer needed' }))),
+    mutate: (c) =>
+      c.edit(DEPLOYMENT, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'gate.homelab-gitops/exempt-workload-hostpath': 'no longer needed' }))),
     at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'exempt-workload-hostpath') }),
   },
   {
     check: 'exemption-valid',
     why: 'an exemption names a check that cannot be exempted',
-    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'gate.homelab-gitops/exempt-workload-memory': 'because' }))),
+    mutate: (c) =>
+      c.edit(DEPLOYMENT, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'gate.homelab-gitops/exempt-workload-memory': 'because' }))),
     at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'exempt-workload-memory') }),
   },
 ];
-

@@ -25,7 +25,14 @@ describe('upstream Falco facts', () => {
       '- macro: example_macro',
       '  condition: never_true',
     ].join('\n');
-    expect(upstreamFacts(rulesFile, '9.9.9')).toEqual({ ruleset: 'falco-rules', version: '9.9.9', required_engine_version: '0.57.0', rules: ['Example rule'], macros: ['example_macro'], lists: ['example_binaries'] });
+    expect(upstreamFacts(rulesFile, '9.9.9')).toEqual({
+      ruleset: 'falco-rules',
+      version: '9.9.9',
+      required_engine_version: '0.57.0',
+      rules: ['Example rule'],
+      macros: ['example_macro'],
+      lists: ['example_binaries'],
+    });
     expect(() => upstreamFacts('rule: not a list', '1.0.0')).toThrow(/expected a YAML list/);
   });
 });

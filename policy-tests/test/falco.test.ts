@@ -30,7 +30,9 @@ describe('the real tuning file', () => {
 
 describe('Falco condition parser', () => {
   it('parses and/or/not, groups, comparisons, unary checks and list operators', () => {
-    const e = parseCondition('spawned_process and container and (proc.name in (bash, "sh") or proc.pname pmatch (/usr/bin)) and not fd.name startswith /data/ and k8s.ns.name exists and proc.aname[2]=systemd');
+    const e = parseCondition(
+      'spawned_process and container and (proc.name in (bash, "sh") or proc.pname pmatch (/usr/bin)) and not fd.name startswith /data/ and k8s.ns.name exists and proc.aname[2]=systemd',
+    );
     expect(e.kind).toBe('and');
     const parts = pinned(e).map((p) => (p.kind === 'compare' || p.kind === 'list' || p.kind === 'unary' ? `${p.field} ${p.op}` : p.kind));
     expect(parts).toEqual(['macro', 'macro', 'or', 'not', 'k8s.ns.name exists', 'proc.aname[2] =']);
@@ -44,7 +46,8 @@ describe('Falco condition parser', () => {
   });
 
   it('reports malformed conditions instead of guessing', () => {
-    for (const bad of ['proc.name =', '(a and b', 'proc.name in (a, b', 'and and', 'proc.name', "proc.name = 'unterminated"]) expect(() => parseCondition(bad), bad).toThrow();
+    for (const bad of ['proc.name =', '(a and b', 'proc.name in (a, b', 'and and', 'proc.name', "proc.name = 'unterminated"])
+      expect(() => parseCondition(bad), bad).toThrow();
   });
 
   it('normalizes rule names for the copy check', () => {

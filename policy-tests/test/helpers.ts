@@ -41,10 +41,15 @@ export function copyRepo(): RepoCopy {
       const docs = parseAllDocuments(readFileSync(path, 'utf8'));
       if (!Array.isArray(docs) || !docs[doc]) throw new Error(`${file} has no document ${doc}`);
       change(docs[doc]!);
-      writeFileSync(path, docs.map((d, i) => {
-        const text = d.toString();
-        return i === 0 || text.startsWith('---') ? text : `---\n${text}`;
-      }).join(''));
+      writeFileSync(
+        path,
+        docs
+          .map((d, i) => {
+            const text = d.toString();
+            return i === 0 || text.startsWith('---') ? text : `---\n${text}`;
+          })
+          .join(''),
+      );
     },
     write(file, text) {
       remember(file);
@@ -53,7 +58,11 @@ export function copyRepo(): RepoCopy {
     },
     remove(path) {
       const full = join(root, path);
-      const files = statSync(full).isDirectory() ? readdirSync(full, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(root, join(e.parentPath, e.name))) : [path];
+      const files = statSync(full).isDirectory()
+        ? readdirSync(full, { recursive: true, withFileTypes: true })
+            .filter((e) => e.isFile())
+            .map((e) => relative(root, join(e.parentPath, e.name)))
+        : [path];
       for (const file of files) {
         remember(file);
         rmSync(join(root, file));
@@ -82,7 +91,10 @@ export function copyRepo(): RepoCopy {
 export function lineOf(copy: RepoCopy, file: string, needle: string): number {
   // A needle ending in a newline must match a whole (trimmed) line.
   const whole = needle.endsWith('\n') ? needle.trim() : undefined;
-  const index = copy.read(file).split('\n').findIndex((l) => (whole ? l.trim() === whole : l.includes(needle)));
+  const index = copy
+    .read(file)
+    .split('\n')
+    .findIndex((l) => (whole ? l.trim() === whole : l.includes(needle)));
   if (index === -1) throw new Error(`${needle} not in ${file}`);
   return index + 1;
 }

@@ -11,7 +11,17 @@ import ts from 'typescript';
 export const FRONT_DOOR = 'policy-tests/index.ts';
 
 /** Floors from the bottom up; a file may import from its own floor or a lower one. */
-export const FLOORS = ['policy-tests/model', 'policy-tests/render', 'policy-tests/schema', 'policy-tests/admission', 'policy-tests/checks', 'policy-tests/gate', FRONT_DOOR, 'scripts', 'bench'] as const;
+export const FLOORS = [
+  'policy-tests/model',
+  'policy-tests/render',
+  'policy-tests/schema',
+  'policy-tests/admission',
+  'policy-tests/checks',
+  'policy-tests/gate',
+  FRONT_DOOR,
+  'scripts',
+  'bench',
+] as const;
 
 export function floorOf(file: string): number {
   return FLOORS.findIndex((f) => file === f || file.startsWith(`${f}/`));
@@ -40,7 +50,13 @@ export function importGraph(sources: ReadonlyMap<string, string>): Map<string, s
   const graph = new Map<string, string[]>();
   for (const [file, text] of sources) {
     const { importedFiles } = ts.preProcessFile(text, true, true);
-    graph.set(file, importedFiles.map((i) => i.fileName).filter((name) => name.startsWith('.')).map((name) => normalize(join(dirname(file), name))));
+    graph.set(
+      file,
+      importedFiles
+        .map((i) => i.fileName)
+        .filter((name) => name.startsWith('.'))
+        .map((name) => normalize(join(dirname(file), name))),
+    );
   }
   return graph;
 }
@@ -52,7 +68,8 @@ export function importProblems(sources: ReadonlyMap<string, string>): string[] {
   for (const [file, imports] of graph) {
     if (floorOf(file) <= floorOf(FRONT_DOOR)) continue;
     for (const target of imports) {
-      if (target.startsWith('policy-tests/') && target !== FRONT_DOOR) problems.push(`${file} imports ${target}; scripts and benchmarks enter the gate through ${FRONT_DOOR}`);
+      if (target.startsWith('policy-tests/') && target !== FRONT_DOOR)
+        problems.push(`${file} imports ${target}; scripts and benchmarks enter the gate through ${FRONT_DOOR}`);
     }
   }
   for (const [file, imports] of graph) {

@@ -15,7 +15,9 @@ describe('import direction', () => {
     const broken = new Map(sources);
     broken.set('policy-tests/model/dig.ts', `import { policyChecks } from '../checks/registry.ts';\n${sources.get('policy-tests/model/dig.ts')}`);
     // The upward import also closes circles (the checks import dig); both are reported.
-    expect(importProblems(broken)).toContain('policy-tests/model/dig.ts imports policy-tests/checks/registry.ts, a higher floor (policy-tests/checks over policy-tests/model)');
+    expect(importProblems(broken)).toContain(
+      'policy-tests/model/dig.ts imports policy-tests/checks/registry.ts, a higher floor (policy-tests/checks over policy-tests/model)',
+    );
   });
 
   it('fails on a check that imports the scripts', () => {
@@ -27,13 +29,17 @@ describe('import direction', () => {
   it('fails on a script that reaches past the front door', () => {
     const broken = new Map(sources);
     broken.set('scripts/falco-facts.ts', `import { dig } from '../policy-tests/model/dig.ts';\n${sources.get('scripts/falco-facts.ts')}`);
-    expect(importProblems(broken)).toEqual(['scripts/falco-facts.ts imports policy-tests/model/dig.ts; scripts and benchmarks enter the gate through policy-tests/index.ts']);
+    expect(importProblems(broken)).toEqual([
+      'scripts/falco-facts.ts imports policy-tests/model/dig.ts; scripts and benchmarks enter the gate through policy-tests/index.ts',
+    ]);
   });
 
   it('fails on a benchmark that reaches past the front door', () => {
     const broken = new Map(sources);
     broken.set('bench/diff.bench.ts', `import { runGate } from '../policy-tests/gate/gate.ts';\n${sources.get('bench/diff.bench.ts')}`);
-    expect(importProblems(broken)).toEqual(['bench/diff.bench.ts imports policy-tests/gate/gate.ts; scripts and benchmarks enter the gate through policy-tests/index.ts']);
+    expect(importProblems(broken)).toEqual([
+      'bench/diff.bench.ts imports policy-tests/gate/gate.ts; scripts and benchmarks enter the gate through policy-tests/index.ts',
+    ]);
   });
 
   it('fails on a circle within one floor', () => {

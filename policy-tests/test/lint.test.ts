@@ -29,7 +29,13 @@ describe('the lint rules', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lint-probe-'));
-    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', target: 'es2022', types: ['node'], typeRoots: [join(process.cwd(), 'node_modules/@types')] }, include: ['*.ts'] }));
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: 'nodenext', target: 'es2022', types: ['node'], typeRoots: [join(process.cwd(), 'node_modules/@types')] },
+        include: ['*.ts'],
+      }),
+    );
     await writeFile(join(dir, 'restore.ts'), SOURCE);
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -42,10 +48,23 @@ describe('the lint rules', () => {
     const eslint = new ESLint({
       cwd: dir,
       overrideConfigFile: true,
-      overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: dir } }, plugins: { '@typescript-eslint': tseslint.plugin as never }, rules }],
+      overrideConfig: [
+        {
+          files: ['**/*.ts'],
+          languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: dir } },
+          plugins: { '@typescript-eslint': tseslint.plugin as never },
+          rules,
+        },
+      ],
     });
     const [result] = await eslint.lintFiles(['restore.ts']);
     const found = result!.messages.map((m) => `${m.line}:${m.ruleId}`);
-    expect(found).toEqual(expect.arrayContaining(['2:@typescript-eslint/consistent-type-imports', '6:@typescript-eslint/no-floating-promises', '9:@typescript-eslint/no-misused-promises']));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        '2:@typescript-eslint/consistent-type-imports',
+        '6:@typescript-eslint/no-floating-promises',
+        '9:@typescript-eslint/no-misused-promises',
+      ]),
+    );
   });
 });

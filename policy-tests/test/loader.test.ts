@@ -6,9 +6,15 @@ const findingsOf = (text: string, file = 'x.yaml') => parseManifest(file, text).
 
 describe('loader', () => {
   it('reads multi-document YAML, skipping blank and comment-only documents', () => {
-    const parsed = parseManifest('m.yaml', '# header comment\n---\n---\n# only a comment\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: ns\n');
+    const parsed = parseManifest(
+      'm.yaml',
+      '# header comment\n---\n---\n# only a comment\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: ns\n',
+    );
     expect(parsed.findings).toEqual([]);
-    expect(parsed.resources.map((r) => [r.name, r.namespace, r.doc])).toEqual([['a', undefined, 2], ['b', 'ns', 3]]);
+    expect(parsed.resources.map((r) => [r.name, r.namespace, r.doc])).toEqual([
+      ['a', undefined, 2],
+      ['b', 'ns', 3],
+    ]);
   });
 
   it('reads JSON manifests with the same parser and positions', () => {
@@ -23,9 +29,13 @@ describe('loader', () => {
   });
 
   it('rejects documents without apiVersion or kind, or with an empty kind', () => {
-    expect(findingsOf('kind: ConfigMap\nmetadata:\n  name: a\n')).toEqual([expect.stringMatching(/^x\.yaml:1:1 \[manifest-shape\] missing or empty apiVersion/)]);
+    expect(findingsOf('kind: ConfigMap\nmetadata:\n  name: a\n')).toEqual([
+      expect.stringMatching(/^x\.yaml:1:1 \[manifest-shape\] missing or empty apiVersion/),
+    ]);
     expect(findingsOf('apiVersion: v1\nmetadata:\n  name: a\n')).toEqual([expect.stringMatching(/^x\.yaml:1:1 \[manifest-shape\] missing or empty kind/)]);
-    expect(findingsOf('apiVersion: v1\nkind: ""\nmetadata:\n  name: a\n')).toEqual([expect.stringMatching(/^x\.yaml:2:1 \[manifest-shape\] missing or empty kind/)]);
+    expect(findingsOf('apiVersion: v1\nkind: ""\nmetadata:\n  name: a\n')).toEqual([
+      expect.stringMatching(/^x\.yaml:2:1 \[manifest-shape\] missing or empty kind/),
+    ]);
     expect(findingsOf('- a\n- b\n')).toEqual([expect.stringMatching(/\[manifest-shape\] document is a list/)]);
   });
 
@@ -38,7 +48,12 @@ describe('loader', () => {
 
   it('refuses alias bombs (billion laughs) with a clear error instead of expanding them', () => {
     const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 1; i < 12; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 12; i++)
+      bomb.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\nx:\n${bomb.map((l) => `  ${l}`).join('\n')}\n`;
     const parsed = parseManifest('bomb.yaml', text);
     expect(parsed.resources).toEqual([]);

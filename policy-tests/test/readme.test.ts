@@ -10,7 +10,15 @@ import { WAVES_END, WAVES_START, wavesTable } from '../gate/report/waves-table.t
 const AREA_READMES = ['policy-tests', 'apps/media', 'monitoring', 'security', 'scripts/backup', 'portfolio-api'].map((area) => `${area}/README.md`);
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
-const anchorsOf = (markdown: string) => new Set([...markdown.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')));
+const anchorsOf = (markdown: string) =>
+  new Set(
+    [...markdown.matchAll(/^#+ (.+)$/gm)].map((m) =>
+      m[1]!
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
 
 describe('READMEs', () => {
   it('stays short: at most 200 lines, with one link to each area README', () => {

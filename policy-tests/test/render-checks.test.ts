@@ -11,11 +11,21 @@ describe('unusedValueKeys', () => {
     name: 'app',
     defaults: { image: { tag: '1' }, podAnnotations: {}, config: null, extraArgs: [], securityContext: { runAsNonRoot: true } },
     templates: '{{ .Values.envFrom }} {{ .Values.image.tag }} {{- toYaml .Values.securityContext | nindent 12 }}',
-    subcharts: new Map([['grafana', { name: 'grafana', defaults: { admin: { existingSecret: '' } }, templates: '{{ .Values.adminPassword }}', subcharts: new Map() }]]),
+    subcharts: new Map([
+      ['grafana', { name: 'grafana', defaults: { admin: { existingSecret: '' } }, templates: '{{ .Values.adminPassword }}', subcharts: new Map() }],
+    ]),
   };
 
   it('accepts declared keys, keys templates read, free-form maps, maps a template takes whole, globals and subchart keys', () => {
-    const values = { image: { tag: '2' }, podAnnotations: { a: 'b' }, config: { anything: 1 }, securityContext: { allowPrivilegeEscalation: false }, envFrom: [{ secretRef: { name: 'x' } }], global: { any: 1 }, grafana: { admin: { existingSecret: 's' }, adminPassword: 'p' } };
+    const values = {
+      image: { tag: '2' },
+      podAnnotations: { a: 'b' },
+      config: { anything: 1 },
+      securityContext: { allowPrivilegeEscalation: false },
+      envFrom: [{ secretRef: { name: 'x' } }],
+      global: { any: 1 },
+      grafana: { admin: { existingSecret: 's' }, adminPassword: 'p' },
+    };
     expect(unusedValueKeys(values, chart)).toEqual([]);
   });
 

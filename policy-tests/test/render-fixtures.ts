@@ -109,7 +109,9 @@ export function fixtureRepo(): FixtureRepo {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), text);
   };
-  write('clusters/home/cluster-facts.yaml', `apiVersion: v1
+  write(
+    'clusters/home/cluster-facts.yaml',
+    `apiVersion: v1
 kind: ConfigMap
 metadata:
   name: cluster-facts
@@ -121,7 +123,8 @@ data:
   controlPlaneCount: "1"
   repoURL: ${REPO_URL}
   revision: main
-`);
+`,
+  );
   return { root, write };
 }
 
@@ -146,6 +149,15 @@ export function repoApp(name: string, source: string, extra = ''): string {
 }
 
 /** An Application with a chart source and a `ref: values` source, as this repository writes them. */
-export function chartApp(name: string, chart: { repoURL: string; chart: string; version: string }, helm: Record<string, unknown> = {}, namespace = 'demo'): string {
-  return application(name, `  sources:\n    - repoURL: ${chart.repoURL}\n      chart: ${chart.chart}\n      targetRevision: ${chart.version}\n      helm: ${JSON.stringify(helm)}\n    - repoURL: ${REPO_URL}\n      targetRevision: main\n      ref: values\n`, namespace);
+export function chartApp(
+  name: string,
+  chart: { repoURL: string; chart: string; version: string },
+  helm: Record<string, unknown> = {},
+  namespace = 'demo',
+): string {
+  return application(
+    name,
+    `  sources:\n    - repoURL: ${chart.repoURL}\n      chart: ${chart.chart}\n      targetRevision: ${chart.version}\n      helm: ${JSON.stringify(helm)}\n    - repoURL: ${REPO_URL}\n      targetRevision: main\n      ref: values\n`,
+    namespace,
+  );
 }

@@ -46,7 +46,11 @@ const app = (name: string, source: string) => repoApp(name, source);
 const CM_TEMPLATE = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: greeting\ndata:\n  greeting: {{ .Values.greeting | quote }}\n';
 
 /** A repository with a chart at a path of its own (apps/demo/chart), rendered by an Application with these helm options. */
-function localChartRepo(helm: string, files: Record<string, string> = { 'templates/cm.yaml': CM_TEMPLATE }, values: Record<string, unknown> = { greeting: 'hi' }): FixtureRepo {
+function localChartRepo(
+  helm: string,
+  files: Record<string, string> = { 'templates/cm.yaml': CM_TEMPLATE },
+  values: Record<string, unknown> = { greeting: 'hi' },
+): FixtureRepo {
   const repo = fixtureRepo();
   writeChart(join(repo.root, 'apps/demo'), { name: 'chart', version: '1.0.0', values, files });
   repo.write('apps/demo/application.yaml', app('demo', `    path: apps/demo/chart\n    helm:\n${helm}`));
@@ -54,18 +58,60 @@ function localChartRepo(helm: string, files: Record<string, string> = { 'templat
 }
 
 describe('kustomize: every file the build reads is in its render key', () => {
-  const RB = 'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: reader\n  namespace: demo\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: placeholder\nsubjects:\n  - kind: ServiceAccount\n    name: app\n    namespace: demo\n';
-  const SOURCE = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: roles\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  reader: view\n  admin: cluster-admin\n';
-  const replacement = (field: string) => `- source: { kind: ConfigMap, name: roles, fieldPath: data.${field} }\n  targets:\n    - select: { kind: RoleBinding, name: reader }\n      fieldPaths: [roleRef.name]\n`;
+  const RB =
+    'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: reader\n  namespace: demo\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: placeholder\nsubjects:\n  - kind: ServiceAccount\n    name: app\n    namespace: demo\n';
+  const SOURCE =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: roles\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  reader: view\n  admin: cluster-admin\n';
+  const replacement = (field: string) =>
+    `- source: { kind: ConfigMap, name: roles, fieldPath: data.${field} }\n  targets:\n    - select: { kind: RoleBinding, name: reader }\n      fieldPaths: [roleRef.name]\n`;
 
   // One case per field that names a file: the kustomization, the file's first text, and its second.
   const cases: [string, string, Record<string, [string, string]>][] = [
-    ['replacements[].path', 'resources: [rb.yaml, source.yaml]\nreplacements:\n  - path: replacements.yaml\n', { 'apps/demo/replacements.yaml': [replacement('reader'), replacement('admin')] }],
-    ['transformers', 'resources: [rb.yaml]\ntransformers: [labels.yaml]\n', { 'apps/demo/labels.yaml': ['apiVersion: builtin\nkind: LabelTransformer\nmetadata: { name: team }\nlabels: { team: a }\nfieldSpecs: [{ path: metadata/labels, create: true }]\n', 'apiVersion: builtin\nkind: LabelTransformer\nmetadata: { name: team }\nlabels: { team: b }\nfieldSpecs: [{ path: metadata/labels, create: true }]\n'] }],
-    ['generators', 'resources: [rb.yaml]\ngenerators: [gen.yaml]\n', { 'apps/demo/gen.yaml': ['apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: { name: gen, namespace: demo }\nliterals: [a=1]\noptions: { disableNameSuffixHash: true }\n', 'apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: { name: gen, namespace: demo }\nliterals: [a=2]\noptions: { disableNameSuffixHash: true }\n'] }],
-    ['configurations', 'resources: [rb.yaml]\ncommonLabels: { team: a }\nconfigurations: [conf.yaml]\n', { 'apps/demo/conf.yaml': ['commonLabels:\n  - path: metadata/annotations\n    create: true\n', 'commonLabels:\n  - path: metadata/labels\n    create: true\n'] }],
-    ['patchesJson6902[].path', 'resources: [rb.yaml]\npatchesJson6902:\n  - target: { group: rbac.authorization.k8s.io, version: v1, kind: RoleBinding, name: reader }\n    path: patch.yaml\n', { 'apps/demo/patch.yaml': ['- op: replace\n  path: /roleRef/name\n  value: view\n', '- op: replace\n  path: /roleRef/name\n  value: cluster-admin\n'] }],
-    ['configMapGenerator[].envs', 'resources: [rb.yaml]\nconfigMapGenerator:\n  - name: env\n    envs: [vars.env]\n    options: { disableNameSuffixHash: true }\n', { 'apps/demo/vars.env': ['A=1\n', 'A=2\n'] }],
+    [
+      'replacements[].path',
+      'resources: [rb.yaml, source.yaml]\nreplacements:\n  - path: replacements.yaml\n',
+      { 'apps/demo/replacements.yaml': [replacement('reader'), replacement('admin')] },
+    ],
+    [
+      'transformers',
+      'resources: [rb.yaml]\ntransformers: [labels.yaml]\n',
+      {
+        'apps/demo/labels.yaml': [
+          'apiVersion: builtin\nkind: LabelTransformer\nmetadata: { name: team }\nlabels: { team: a }\nfieldSpecs: [{ path: metadata/labels, create: true }]\n',
+          'apiVersion: builtin\nkind: LabelTransformer\nmetadata: { name: team }\nlabels: { team: b }\nfieldSpecs: [{ path: metadata/labels, create: true }]\n',
+        ],
+      },
+    ],
+    [
+      'generators',
+      'resources: [rb.yaml]\ngenerators: [gen.yaml]\n',
+      {
+        'apps/demo/gen.yaml': [
+          'apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: { name: gen, namespace: demo }\nliterals: [a=1]\noptions: { disableNameSuffixHash: true }\n',
+          'apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: { name: gen, namespace: demo }\nliterals: [a=2]\noptions: { disableNameSuffixHash: true }\n',
+        ],
+      },
+    ],
+    [
+      'configurations',
+      'resources: [rb.yaml]\ncommonLabels: { team: a }\nconfigurations: [conf.yaml]\n',
+      {
+        'apps/demo/conf.yaml': [
+          'commonLabels:\n  - path: metadata/annotations\n    create: true\n',
+          'commonLabels:\n  - path: metadata/labels\n    create: true\n',
+        ],
+      },
+    ],
+    [
+      'patchesJson6902[].path',
+      'resources: [rb.yaml]\npatchesJson6902:\n  - target: { group: rbac.authorization.k8s.io, version: v1, kind: RoleBinding, name: reader }\n    path: patch.yaml\n',
+      { 'apps/demo/patch.yaml': ['- op: replace\n  path: /roleRef/name\n  value: view\n', '- op: replace\n  path: /roleRef/name\n  value: cluster-admin\n'] },
+    ],
+    [
+      'configMapGenerator[].envs',
+      'resources: [rb.yaml]\nconfigMapGenerator:\n  - name: env\n    envs: [vars.env]\n    options: { disableNameSuffixHash: true }\n',
+      { 'apps/demo/vars.env': ['A=1\n', 'A=2\n'] },
+    ],
   ];
 
   it.each(cases)('%s: a change to the file changes the render, with a warm cache', async (_field, kustomization, files) => {
@@ -84,8 +130,21 @@ describe('kustomize: every file the build reads is in its render key', () => {
   });
 
   it('openapi.path, and every file under a visited folder, are keys too', () => {
-    const view = { files: new Set(['apps/demo/kustomization.yaml', 'apps/demo/rb.yaml', 'apps/demo/notes.txt', 'apps/schemas/crd.json']), dataFiles: new Map([['apps/demo/kustomization.yaml', { file: '', data: { resources: ['rb.yaml'], openapi: { path: '../schemas/crd.json' } }, positions: { at: () => ({ line: 1, col: 1 }) }, errors: [] }]]) };
-    expect(kustomizeInputs(view, 'apps/demo').keyFiles).toEqual(['apps/demo/kustomization.yaml', 'apps/demo/notes.txt', 'apps/demo/rb.yaml', 'apps/schemas/crd.json']);
+    const view = {
+      files: new Set(['apps/demo/kustomization.yaml', 'apps/demo/rb.yaml', 'apps/demo/notes.txt', 'apps/schemas/crd.json']),
+      dataFiles: new Map([
+        [
+          'apps/demo/kustomization.yaml',
+          { file: '', data: { resources: ['rb.yaml'], openapi: { path: '../schemas/crd.json' } }, positions: { at: () => ({ line: 1, col: 1 }) }, errors: [] },
+        ],
+      ]),
+    };
+    expect(kustomizeInputs(view, 'apps/demo').keyFiles).toEqual([
+      'apps/demo/kustomization.yaml',
+      'apps/demo/notes.txt',
+      'apps/demo/rb.yaml',
+      'apps/schemas/crd.json',
+    ]);
   });
 });
 
@@ -100,11 +159,17 @@ describe('confinement: nothing outside the repository is read', () => {
   };
 
   it('a values file that climbs out with ..', async () => {
-    await refused(localChartRepo(`      valueFiles: ["../../../../../../../..${outsideDir}/values.yaml"]\n`), /value file .* leaves the repository; Argo CD refuses it/);
+    await refused(
+      localChartRepo(`      valueFiles: ["../../../../../../../..${outsideDir}/values.yaml"]\n`),
+      /value file .* leaves the repository; Argo CD refuses it/,
+    );
   });
 
   it('a file parameter that climbs out with ..', async () => {
-    await refused(localChartRepo(`      fileParameters: [{ name: greeting, path: "../../../../../../../..${outsideDir}/id_ed25519" }]\n`), /file parameter greeting .* leaves the repository/);
+    await refused(
+      localChartRepo(`      fileParameters: [{ name: greeting, path: "../../../../../../../..${outsideDir}/id_ed25519" }]\n`),
+      /file parameter greeting .* leaves the repository/,
+    );
   });
 
   it('a values file that is a symlink out of the repository', async () => {
@@ -113,8 +178,10 @@ describe('confinement: nothing outside the repository is read', () => {
     await refused(repo, /value file \.\.\/extra\.yaml resolves outside .*a symlink to/);
   });
 
-  it("a symlink inside a local chart that .Files.Get would read", async () => {
-    const repo = localChartRepo('      valueFiles: []\n', { 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: key\ndata:\n  key: {{ .Files.Get "key.pem" | quote }}\n' });
+  it('a symlink inside a local chart that .Files.Get would read', async () => {
+    const repo = localChartRepo('      valueFiles: []\n', {
+      'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: key\ndata:\n  key: {{ .Files.Get "key.pem" | quote }}\n',
+    });
     symlinkSync(join(outsideDir, 'id_ed25519'), join(repo.root, 'apps/demo/chart/key.pem'));
     await refused(repo, /chart at apps\/demo\/chart: key\.pem is a symlink out of/);
   });
@@ -127,7 +194,9 @@ describe('confinement: nothing outside the repository is read', () => {
   });
 
   it('a chart name or version that would name a file outside the chart cache', () => {
-    expect(() => cachedChartPath({ repoURL: 'https://charts.example.com', chart: '../../../etc/passwd', version: '1.0.0' }, env)).toThrow(/is not a chart name/);
+    expect(() => cachedChartPath({ repoURL: 'https://charts.example.com', chart: '../../../etc/passwd', version: '1.0.0' }, env)).toThrow(
+      /is not a chart name/,
+    );
     expect(() => cachedChartPath({ repoURL: 'https://charts.example.com', chart: 'demo', version: '1.0.0/../../x' }, env)).toThrow(/is not a version/);
   });
 });
@@ -141,7 +210,9 @@ describe('limits', () => {
   });
 
   it('a render whose output passes the cap is killed, in one line', async () => {
-    const repo = localChartRepo('      valueFiles: []\n', { 'templates/big.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  big: "{{ range until 40000 }}${'x'.repeat(64)}{{ end }}"\n` });
+    const repo = localChartRepo('      valueFiles: []\n', {
+      'templates/big.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  big: "{{ range until 40000 }}${'x'.repeat(64)}{{ end }}"\n`,
+    });
     const result = await render(repo, { HOMELAB_RENDER_MAX_OUTPUT_MIB: '1' });
     expect(result.renders[0]!.status).toBe('failed');
     expect(result.renders[0]!.message).toBe('helm printed more than 1 MiB, the render output limit (HOMELAB_RENDER_MAX_OUTPUT_MIB); killed');
@@ -156,7 +227,14 @@ describe('limits', () => {
   });
 
   it('an alias bomb in a values file is refused in one line', async () => {
-    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`)].join('\n');
+    const bomb = [
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      ...Array.from(
+        { length: 9 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`,
+      ),
+    ].join('\n');
     const repo = localChartRepo('      valueFiles: [bomb-values.yaml]\n');
     repo.write('apps/demo/chart/bomb-values.yaml', `${bomb}\n`);
     const result = await render(repo);
@@ -180,7 +258,10 @@ describe('limits', () => {
     const archive = (await import('node:fs')).readFileSync(join(src, 'big-1.0.0.tgz'));
     writeFileSync(target, archive);
     repo.write(CHART_LOCK_FILE, formatLock({ charts: [{ ...ref, digest: digestOf(archive) }] }));
-    repo.write('apps/big/application.yaml', app('big', `    chart: big\n    repoURL: ${ref.repoURL}\n    targetRevision: 1.0.0`).replace(`    repoURL: ${REPO_URL}\n    targetRevision: main\n`, ''));
+    repo.write(
+      'apps/big/application.yaml',
+      app('big', `    chart: big\n    repoURL: ${ref.repoURL}\n    targetRevision: 1.0.0`).replace(`    repoURL: ${REPO_URL}\n    targetRevision: main\n`, ''),
+    );
     rmSync(src, { recursive: true, force: true });
     return repo;
   }
@@ -189,7 +270,9 @@ describe('limits', () => {
     const repo = await cachedArchive({ 'files/noise.bin': randomBytes(2 * 1024 * 1024) });
     const result = await render(repo, { HOMELAB_RENDER_MAX_CHART_MIB: '1' });
     expect(result.renders[0]!.status).toBe('failed');
-    expect(result.renders[0]!.message).toMatch(/^chart archive big 1\.0\.0 from https:\/\/charts\.example\.com is \d\.\d MiB, over the 1 MiB limit \(HOMELAB_RENDER_MAX_CHART_MIB\)$/);
+    expect(result.renders[0]!.message).toMatch(
+      /^chart archive big 1\.0\.0 from https:\/\/charts\.example\.com is \d\.\d MiB, over the 1 MiB limit \(HOMELAB_RENDER_MAX_CHART_MIB\)$/,
+    );
   });
 
   it('a small archive that unpacks past the limit is refused in one line', async () => {
@@ -208,9 +291,27 @@ describe('limits', () => {
 
 describe("the render tools' environment", () => {
   it('passes a proxy and a CA bundle through when set, and nothing else of the caller', () => {
-    const env = renderToolEnv({ PATH: '/usr/bin', HOME: '/home/op', HTTPS_PROXY: 'http://proxy.lan:3128', no_proxy: '.lan,10.0.0.0/8', SSL_CERT_FILE: '/etc/ssl/lab-ca.pem', GITHUB_TOKEN: 'ghp_secret', AWS_SECRET_ACCESS_KEY: 'x', HTTP_PROXY: '' });
+    const env = renderToolEnv({
+      PATH: '/usr/bin',
+      HOME: '/home/op',
+      HTTPS_PROXY: 'http://proxy.lan:3128',
+      no_proxy: '.lan,10.0.0.0/8',
+      SSL_CERT_FILE: '/etc/ssl/lab-ca.pem',
+      GITHUB_TOKEN: 'ghp_secret',
+      AWS_SECRET_ACCESS_KEY: 'x',
+      HTTP_PROXY: '',
+    });
     expect(env).toMatchObject({ HTTPS_PROXY: 'http://proxy.lan:3128', no_proxy: '.lan,10.0.0.0/8', SSL_CERT_FILE: '/etc/ssl/lab-ca.pem', PATH: '/usr/bin' });
-    expect(Object.keys(env).sort()).toEqual(['HELM_CACHE_HOME', 'HELM_CONFIG_HOME', 'HELM_DATA_HOME', 'HOME', 'HTTPS_PROXY', 'KUBECONFIG', 'PATH', 'SSL_CERT_FILE', 'no_proxy']);
+    expect(Object.keys(env).sort()).toEqual([
+      'HELM_CACHE_HOME',
+      'HELM_CONFIG_HOME',
+      'HELM_DATA_HOME',
+      'HOME',
+      'HTTPS_PROXY',
+      'KUBECONFIG',
+      'PATH',
+      'SSL_CERT_FILE',
+      'no_proxy',
+    ]);
   });
 });
-

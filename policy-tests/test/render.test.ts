@@ -56,7 +56,10 @@ describe('charts:pull and the lock', () => {
     const frozenCache = mkdtempSync(join(tmpdir(), 'render-cache-'));
     lines.length = 0;
     expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, frozen: true, out })).toBe(2);
-    expect(lines).toEqual([expect.stringMatching(/^REFUSED  demo 1\.0\.0 from .*: not in charts\.lock\.json, and --frozen records nothing/), expect.stringMatching(/^REFUSED  widgets 2\.0\.0/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^REFUSED  demo 1\.0\.0 from .*: not in charts\.lock\.json, and --frozen records nothing/),
+      expect.stringMatching(/^REFUSED  widgets 2\.0\.0/),
+    ]);
     expect(readLock(repo.root).charts).toEqual([]);
     // Once a person has locked them, --frozen pulls them, checked against the lock.
     expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, out })).toBe(0);
@@ -80,7 +83,9 @@ describe('charts:pull and the lock', () => {
     await charts.publish({ ...WIDGETS_CHART, values: { changed: true } });
     lines.length = 0;
     expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: otherCache }, updateLock: false, out })).toBe(1);
-    expect(lines.find((l) => l.startsWith('REFUSED'))).toMatch(/widgets 2\.0\.0 .* its archive has digest sha256:\w+, but charts\.lock\.json records sha256:\w+/);
+    expect(lines.find((l) => l.startsWith('REFUSED'))).toMatch(
+      /widgets 2\.0\.0 .* its archive has digest sha256:\w+, but charts\.lock\.json records sha256:\w+/,
+    );
     expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: otherCache }, updateLock: true, out })).toBe(0);
     expect(readLock(repo.root).charts[1]!.digest).not.toBe(lock.charts[1]!.digest);
     await charts.publish(WIDGETS_CHART);
@@ -120,7 +125,14 @@ describe('pull arguments', () => {
   const ref = { repoURL: 'https://charts.example.org/stable', chart: 'demo', version: '1.0.0' };
   it('pulls from a chart repository over HTTP by name, and from an OCI registry by reference', () => {
     expect(pullArgs(ref, '/tmp/d')).toEqual(['pull', 'demo', '--repo', 'https://charts.example.org/stable', '--version', '1.0.0', '--destination', '/tmp/d']);
-    expect(pullArgs({ ...ref, repoURL: 'oci://ghcr.io/example/charts' }, '/tmp/d')).toEqual(['pull', 'oci://ghcr.io/example/charts/demo', '--version', '1.0.0', '--destination', '/tmp/d']);
+    expect(pullArgs({ ...ref, repoURL: 'oci://ghcr.io/example/charts' }, '/tmp/d')).toEqual([
+      'pull',
+      'oci://ghcr.io/example/charts/demo',
+      '--version',
+      '1.0.0',
+      '--destination',
+      '/tmp/d',
+    ]);
     // Argo CD also names an OCI repository without its scheme.
     expect(pullArgs({ ...ref, repoURL: 'ghcr.io/example/charts' }, '/tmp/d')[1]).toBe('oci://ghcr.io/example/charts/demo');
     expect(pullArgs(ref, '/tmp/d', 'oci://mirror.lan/charts/')[1]).toBe('oci://mirror.lan/charts/demo');
@@ -164,7 +176,11 @@ describe('rendering as Argo CD 3 does', () => {
     repo.write('apps/demo/values.yaml', 'greeting: hello from values\nwidgetSize: big\n');
     const findings = allFindings(await runGate({ root: repo.root, cwd: repo.root, env }));
     const schema = findings.filter((f) => f.check === 'schema');
-    expect(schema.map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([expect.stringMatching(/^apps\/demo\/values\.yaml:2 example\.com\/v1\/Widget: \/spec\/size: must be integer \(rendered by demo from demo\/templates\/cm\.yaml\)$/)]);
+    expect(schema.map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
+      expect.stringMatching(
+        /^apps\/demo\/values\.yaml:2 example\.com\/v1\/Widget: \/spec\/size: must be integer \(rendered by demo from demo\/templates\/cm\.yaml\)$/,
+      ),
+    ]);
     repo.write('apps/demo/values.yaml', 'greeting: hello from values\nwidgetSize: 3\n');
   });
 
@@ -195,7 +211,12 @@ describe('rendering as Argo CD 3 does', () => {
   });
 
   it('passes parameters, valuesObject and releaseName the way Argo CD does', async () => {
-    const custom = demoRepo({ releaseName: 'custom', valueFiles: ['$values/apps/demo/values.yaml'], valuesObject: { greeting: 'from valuesObject' }, parameters: [{ name: 'widgetSize', value: '7' }] });
+    const custom = demoRepo({
+      releaseName: 'custom',
+      valueFiles: ['$values/apps/demo/values.yaml'],
+      valuesObject: { greeting: 'from valuesObject' },
+      parameters: [{ name: 'widgetSize', value: '7' }],
+    });
     await pullCharts({ root: custom.root, env, updateLock: false, out });
     const demo = (await rendered(custom)).renders.find((r) => r.app.name === 'demo')!;
     expect(demo.resources.find((r) => r.kind === 'ConfigMap')!.object.data).toMatchObject({ greeting: 'from valuesObject' });
@@ -207,7 +228,9 @@ describe('kustomize', () => {
   it('renders a kustomization with a component and a patch, with the real kustomize', async () => {
     const repo = fixtureRepo();
     repo.write('apps/components/backup/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - cronjob.yaml\n');
-    repo.write('apps/components/backup/cronjob.yaml', `apiVersion: batch/v1
+    repo.write(
+      'apps/components/backup/cronjob.yaml',
+      `apiVersion: batch/v1
 kind: CronJob
 metadata:
   name: backup
@@ -221,8 +244,11 @@ spec:
           containers:
             - name: backup
               image: busybox:1.37
-`);
-    repo.write('apps/sonarr/kustomization.yaml', `apiVersion: kustomize.config.k8s.io/v1beta1
+`,
+    );
+    repo.write(
+      'apps/sonarr/kustomization.yaml',
+      `apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 namespace: media
 resources:
@@ -238,9 +264,12 @@ patches:
       - op: replace
         path: /spec/schedule
         value: "15 3 * * *"
-`);
+`,
+    );
     repo.write('apps/sonarr/configmap.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sonarr-settings\ndata:\n  a: "1"\n');
-    repo.write('apps/sonarr/application.yaml', `apiVersion: argoproj.io/v1alpha1
+    repo.write(
+      'apps/sonarr/application.yaml',
+      `apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata:
   name: sonarr
@@ -254,12 +283,18 @@ spec:
   destination:
     server: https://kubernetes.default.svc
     namespace: media
-`);
+`,
+    );
     const plain = await loadRepo(repo.root);
     const result = await rendered(repo);
     const sonarr = result.renders[0]!;
     expect(sonarr.status, sonarr.message).toBe('rendered');
-    expect(sonarr.consumedFiles).toEqual(['apps/components/backup/cronjob.yaml', 'apps/components/backup/kustomization.yaml', 'apps/sonarr/configmap.yaml', 'apps/sonarr/kustomization.yaml']);
+    expect(sonarr.consumedFiles).toEqual([
+      'apps/components/backup/cronjob.yaml',
+      'apps/components/backup/kustomization.yaml',
+      'apps/sonarr/configmap.yaml',
+      'apps/sonarr/kustomization.yaml',
+    ]);
     const { repo: full } = withRendered(plain, result.renders);
     const cron = full.resources.find((r) => r.kind === 'CronJob')!;
     expect(cron).toMatchObject({ name: 'sonarr-backup', namespace: 'media', object: { spec: { schedule: '15 3 * * *' } } });

@@ -13,7 +13,7 @@ describe('this repository', () => {
     expect(result.summary.valid).toBeGreaterThan(10);
   });
 
-  it("pins the cluster facts once, in clusters/home", async () => {
+  it('pins the cluster facts once, in clusters/home', async () => {
     const repo = await loadRepo();
     expect(repo.factsProblems).toEqual([]);
     expect(repo.facts).toMatchObject({ nodeCount: 6, revision: 'main', kubernetesMinor: 36 });

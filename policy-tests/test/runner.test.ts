@@ -39,7 +39,7 @@ describe('the runner enforces what a check reads', () => {
     expect(s.files.every((f) => f.startsWith('security/falco/facts/'))).toBe(true);
   });
 
-  it('gives a chart its values files and the Applications that name them, but not as the check\'s own resources', () => {
+  it("gives a chart its values files and the Applications that name them, but not as the check's own resources", () => {
     const s = seen({ charts: ['falco'] });
     expect(s.files).toEqual(['security/falco/values.yaml']);
     expect(s.kinds).toEqual(['Application']);
@@ -48,7 +48,17 @@ describe('the runner enforces what a check reads', () => {
 
   it('shows every check the kustomization files, which say what an app applies', () => {
     let layout: string[] = [];
-    runPolicy(repo, [{ id: 'probe', description: '', invariants: [], remediation: '', reads: { kinds: ['Deployment'] }, exemptible: false, run: (ctx) => void (layout = [...ctx.repo.dataFiles.keys()]) }]);
+    runPolicy(repo, [
+      {
+        id: 'probe',
+        description: '',
+        invariants: [],
+        remediation: '',
+        reads: { kinds: ['Deployment'] },
+        exemptible: false,
+        run: (ctx) => void (layout = [...ctx.repo.dataFiles.keys()]),
+      },
+    ]);
     expect(layout.length).toBeGreaterThan(0);
     expect(layout.every((f) => f.endsWith('/kustomization.yaml'))).toBe(true);
   });

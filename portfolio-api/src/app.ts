@@ -65,7 +65,12 @@ function allowedMethods(routes: readonly RouteDef[], path: string): string[] {
   return [...methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])), 'OPTIONS'];
 }
 
-export function createBlogCache(config: Config, metrics: Metrics, logger: Logger, options: { fetchImpl?: typeof fetch; now?: () => number; timeoutMs?: number } = {}): SwrCache<Post[]> {
+export function createBlogCache(
+  config: Config,
+  metrics: Metrics,
+  logger: Logger,
+  options: { fetchImpl?: typeof fetch; now?: () => number; timeoutMs?: number } = {},
+): SwrCache<Post[]> {
   const { fetchImpl, now, timeoutMs } = options;
   return new SwrCache(
     async () => {
@@ -129,7 +134,10 @@ export function createApp(deps: AppDeps) {
     _res.locals.route = path;
     const allow = allowedMethods(routes, path).join(', ');
     if (req.method === 'OPTIONS') {
-      _res.status(204).set({ ...CORS_HEADERS, allow, 'cache-control': 'no-store' }).end();
+      _res
+        .status(204)
+        .set({ ...CORS_HEADERS, allow, 'cache-control': 'no-store' })
+        .end();
       return;
     }
     next(new HttpError(405, `method not allowed here; allowed: ${allow}`, { allow }));
@@ -181,7 +189,13 @@ export function createHandler(deps: AppDeps): (req: IncomingMessage, res: Server
     bodies.set(route.path, body);
     precomputed.set(route.path, {
       route: route.path,
-      headers: { 'access-control-allow-origin': '*', ...SECURITY_HEADERS, 'cache-control': route.cacheControl, 'content-type': JSON_TYPE, 'content-length': body.length },
+      headers: {
+        'access-control-allow-origin': '*',
+        ...SECURITY_HEADERS,
+        'cache-control': route.cacheControl,
+        'content-type': JSON_TYPE,
+        'content-length': body.length,
+      },
     });
   }
   return (req, res) => {

@@ -16,7 +16,8 @@ export interface Logger {
 }
 
 export function createLogger(sink: LogSink = (line) => process.stdout.write(`${line}\n`)): Logger {
-  const write = (level: string, msg: string, fields: Record<string, unknown> = {}) => sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
+  const write = (level: string, msg: string, fields: Record<string, unknown> = {}) =>
+    sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
   return {
     info: (msg, fields) => write('info', msg, fields),
     warn: (msg, fields) => write('warn', msg, fields),

@@ -71,7 +71,18 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   answerOnSocket(socket, status, reason, message);
 }
 
-export async function start(config: Config = loadConfig(), deps: { logger?: Logger; metrics?: Metrics; fetchImpl?: typeof fetch; now?: () => number; feedTimeoutMs?: number; headersTimeoutMs?: number; requestTimeoutMs?: number } = {}): Promise<Running> {
+export async function start(
+  config: Config = loadConfig(),
+  deps: {
+    logger?: Logger;
+    metrics?: Metrics;
+    fetchImpl?: typeof fetch;
+    now?: () => number;
+    feedTimeoutMs?: number;
+    headersTimeoutMs?: number;
+    requestTimeoutMs?: number;
+  } = {},
+): Promise<Running> {
   const logger = deps.logger ?? createLogger();
   const metrics = deps.metrics ?? createMetrics();
   let ready = true;
@@ -96,7 +107,9 @@ export async function start(config: Config = loadConfig(), deps: { logger?: Logg
   );
   api.on('clientError', answerClientError);
   // CONNECT is not for this API: without a listener Node would drop the socket with no answer.
-  api.on('connect', (_req: IncomingMessage, socket: Socket) => answerOnSocket(socket, 405, 'Method Not Allowed', 'method CONNECT not allowed', 'allow: GET, HEAD, POST, OPTIONS\r\n'));
+  api.on('connect', (_req: IncomingMessage, socket: Socket) =>
+    answerOnSocket(socket, 405, 'Method Not Allowed', 'method CONNECT not allowed', 'allow: GET, HEAD, POST, OPTIONS\r\n'),
+  );
   const metricsServer = createServer((req, res) => {
     if (req.url !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');

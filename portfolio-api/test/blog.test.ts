@@ -72,23 +72,36 @@ describe('blog listing', () => {
 
 describe('hostile feeds are refused without harm', () => {
   const hostile: [string, Origin['handler']][] = [
-    ['billion laughs', serve(`<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><rss version="2.0"><channel><item><title>&lol3;</title><link>https://x.example/</link><pubDate>Sun, 01 Nov 2026 09:00:00 +0000</pubDate></item></channel></rss>`)],
-    ['XXE', serve(`<?xml version="1.0"?><!DOCTYPE r [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><rss version="2.0"><channel><item><title>&xxe;</title><link>https://x.example/</link><pubDate>Sun, 01 Nov 2026 09:00:00 +0000</pubDate></item></channel></rss>`)],
-    ['a 10 MB feed', (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/rss+xml' });
-      const chunk = `<item><title>${'x'.repeat(1000)}</title></item>`;
-      let sent = 0;
-      const pump = (): void => {
-        while (sent < 10_000) {
-          sent++;
-          if (!res.write(chunk)) return void res.once('drain', pump);
-        }
-        res.end('</channel></rss>');
-      };
-      res.on('error', () => undefined);
-      res.write('<rss version="2.0"><channel>');
-      pump();
-    }],
+    [
+      'billion laughs',
+      serve(
+        `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><rss version="2.0"><channel><item><title>&lol3;</title><link>https://x.example/</link><pubDate>Sun, 01 Nov 2026 09:00:00 +0000</pubDate></item></channel></rss>`,
+      ),
+    ],
+    [
+      'XXE',
+      serve(
+        `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><rss version="2.0"><channel><item><title>&xxe;</title><link>https://x.example/</link><pubDate>Sun, 01 Nov 2026 09:00:00 +0000</pubDate></item></channel></rss>`,
+      ),
+    ],
+    [
+      'a 10 MB feed',
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/rss+xml' });
+        const chunk = `<item><title>${'x'.repeat(1000)}</title></item>`;
+        let sent = 0;
+        const pump = (): void => {
+          while (sent < 10_000) {
+            sent++;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end('</channel></rss>');
+        };
+        res.on('error', () => undefined);
+        res.write('<rss version="2.0"><channel>');
+        pump();
+      },
+    ],
     ['a feed that never answers', () => undefined],
     ['not XML at all', serve('{"this": "is json"}')],
     ['HTTP 500', (_req, res) => res.writeHead(500).end('oops')],
@@ -122,7 +135,7 @@ describe('feed redirects', () => {
     res.writeHead(302, { location: to }).end();
   };
 
-  it('follows a redirect within the feed\'s own origin', async () => {
+  it("follows a redirect within the feed's own origin", async () => {
     const { api, origin } = await withFeed((req, res) => (req.url === '/rss.xml' ? moved('/feed/')(req, res) : serve(rss(items))(req, res)));
     expect((await api.call('/api/v1/blog')).status).toBe(200);
     expect(origin.hits).toBe(2);
@@ -155,17 +168,24 @@ describe('feed parsing units', () => {
   });
 
   it('reads CDATA titles and a single item', () => {
-    const posts = parseFeed('<rss version="2.0"><channel><item><title><![CDATA[Hello <world>]]></title><link>https://b.example/1</link><pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>');
-    expect(posts).toEqual([{ title: 'Hello <world>', url: 'https://b.example/1', published: 'Mon, 02 Nov 2026 10:00:00 GMT', publishedAt: '2026-11-02T10:00:00.000Z' }]);
+    const posts = parseFeed(
+      '<rss version="2.0"><channel><item><title><![CDATA[Hello <world>]]></title><link>https://b.example/1</link><pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>',
+    );
+    expect(posts).toEqual([
+      { title: 'Hello <world>', url: 'https://b.example/1', published: 'Mon, 02 Nov 2026 10:00:00 GMT', publishedAt: '2026-11-02T10:00:00.000Z' },
+    ]);
   });
 
   it('backs off after a failed cold fetch instead of hammering the origin', async () => {
     let now = 0;
     let calls = 0;
-    const cache = new SwrCache(async () => {
-      calls++;
-      throw new Error('down');
-    }, { ttlMs: 1000, failureBackoffMs: 30_000, now: () => now });
+    const cache = new SwrCache(
+      async () => {
+        calls++;
+        throw new Error('down');
+      },
+      { ttlMs: 1000, failureBackoffMs: 30_000, now: () => now },
+    );
     await expect(cache.get()).rejects.toThrow('down');
     await expect(cache.get()).rejects.toThrow('down');
     expect(calls).toBe(1);

@@ -15,9 +15,18 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 describe('production build', () => {
   it('compiles with tsconfig.build.json and serves the API with plain node', async () => {
-    const tsc = await exec(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', `${root}tsconfig.build.json`, '--outDir', outDir]);
+    const tsc = await exec(process.execPath, [
+      fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)),
+      '-p',
+      `${root}tsconfig.build.json`,
+      '--outDir',
+      outDir,
+    ]);
     expect(tsc.stdout + tsc.stderr).toBe('');
-    const server = spawn(process.execPath, [`${outDir}/server.js`], { env: { ...process.env, BASE_URL: 'http://127.0.0.1', PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(process.execPath, [`${outDir}/server.js`], {
+      env: { ...process.env, BASE_URL: 'http://127.0.0.1', PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let stderr = '';
       server.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -21,21 +21,38 @@ afterAll(() => api.stop());
 function registeredRoutes(): string[] {
   const app = createApp({ config: api.config, metrics: createMetrics(), logger: { info() {}, warn() {}, error() {} } });
   const stack = (app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router.stack;
-  return stack.filter((l) => l.route).flatMap((l) => Object.keys(l.route!.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${l.route!.path}`)).sort();
+  return stack
+    .filter((l) => l.route)
+    .flatMap((l) =>
+      Object.keys(l.route!.methods)
+        .filter((m) => m !== '_all')
+        .map((m) => `${m.toUpperCase()} ${l.route!.path}`),
+    )
+    .sort();
 }
 
 describe('one route table', () => {
   const table = ROUTES.map((r) => `${r.method} ${r.path}`).sort();
 
   it('has the 7 routes of the spec, 6 reads and 1 write', () => {
-    expect(table).toEqual(['GET /api/health', 'GET /api/v1', 'GET /api/v1/blog', 'GET /api/v1/infra', 'GET /api/v1/openapi.json', 'GET /api/v1/profile', 'POST /api/v1/echo']);
+    expect(table).toEqual([
+      'GET /api/health',
+      'GET /api/v1',
+      'GET /api/v1/blog',
+      'GET /api/v1/infra',
+      'GET /api/v1/openapi.json',
+      'GET /api/v1/profile',
+      'POST /api/v1/echo',
+    ]);
   });
 
   it('registered Express routes = table = index endpoints = OpenAPI paths', async () => {
     const index = (await api.call('/api/v1')).body as { endpoints: { method: string; path: string }[] };
     const openapi = (await api.call('/api/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     const fromIndex = index.endpoints.map((e) => `${e.method} ${e.path}`).sort();
-    const fromOpenApi = Object.entries(openapi.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const fromOpenApi = Object.entries(openapi.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     expect(registeredRoutes()).toEqual(table);
     expect(fromIndex).toEqual(table);
     expect(fromOpenApi).toEqual(table);
@@ -53,7 +70,12 @@ describe('one route table', () => {
 
   it('the index names the API, its version, the docs and the OpenAPI address', async () => {
     const { body } = await api.call('/api/v1');
-    expect(body).toMatchObject({ name: 'Portfolio Content API', version: 'v1', docs: api.config.docsUrl, openapi: `${api.config.baseUrl}/api/v1/openapi.json` });
+    expect(body).toMatchObject({
+      name: 'Portfolio Content API',
+      version: 'v1',
+      docs: api.config.docsUrl,
+      openapi: `${api.config.baseUrl}/api/v1/openapi.json`,
+    });
     expect((body as { notes: string }).notes).toMatch(/public.*API key/);
   });
 });
@@ -118,7 +140,10 @@ describe('caching, CORS and HEAD', () => {
 
   it('answers an OPTIONS preflight with 204 and the allowed methods and headers', async () => {
     for (const path of ['/api/v1/echo', '/api/v1/profile']) {
-      const r = await request(`${api.base}${path}`, { method: 'OPTIONS', headers: { origin: 'https://portfolio.example.net', 'access-control-request-method': 'POST' } });
+      const r = await request(`${api.base}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://portfolio.example.net', 'access-control-request-method': 'POST' },
+      });
       expect(r.status).toBe(204);
       expect(r.headers.get('access-control-allow-origin')).toBe('*');
       expect(r.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
@@ -140,7 +165,8 @@ describe('caching, CORS and HEAD', () => {
       const fast = await request(`${api.base}${path}`);
       const viaExpress = await request(`${api.base}${path}?via=express`);
       expect(await fast.text()).toBe(await viaExpress.text());
-      for (const h of ['content-type', 'content-length', 'cache-control', 'access-control-allow-origin']) expect(fast.headers.get(h), `${path} ${h}`).toBe(viaExpress.headers.get(h));
+      for (const h of ['content-type', 'content-length', 'cache-control', 'access-control-allow-origin'])
+        expect(fast.headers.get(h), `${path} ${h}`).toBe(viaExpress.headers.get(h));
     }
     const text = await (await request(`http://127.0.0.1:${api.running.metricsPort}/metrics`)).text();
     expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/profile",status_code="200"\} [2-9]/);

@@ -39,7 +39,11 @@ describe('echo', () => {
   it('refuses writes outright when no key is configured', async () => {
     const noKey = await startApi({ apiKey: undefined });
     try {
-      const r = await noKey.call('/api/v1/echo', { method: 'POST', body: '{}', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } });
+      const r = await noKey.call('/api/v1/echo', {
+        method: 'POST',
+        body: '{}',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      });
       expect(r.status).toBe(503);
       expect((r.body as { error: { message: string } }).error.message).toMatch(/writes are disabled/);
     } finally {
@@ -48,7 +52,8 @@ describe('echo', () => {
   });
 
   it('answers 415 for a non-JSON content type', async () => {
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) expect((await post('{}', { 'content-type': type })).status).toBe(415);
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])
+      expect((await post('{}', { 'content-type': type })).status).toBe(415);
     expect((await post('{"a":1}', { 'content-type': 'application/json; charset=utf-8' })).status).toBe(200);
   });
 

@@ -76,11 +76,15 @@ export function expectDocumented(path: string, method: string, status: number, b
     expect(body).toMatchObject({ error: { status } });
     return;
   }
-  const op = (doc.paths[path] as Record<string, { responses: Record<string, { content: { 'application/json': { schema: { $ref: string } } } }> }>)[method.toLowerCase()]!;
+  const op = (doc.paths[path] as Record<string, { responses: Record<string, { content: { 'application/json': { schema: { $ref: string } } } }> }>)[
+    method.toLowerCase()
+  ]!;
   const documented = op.responses[String(status)];
   expect(documented, `${method} ${path} answered ${status}, which the OpenAPI document does not list`).toBeDefined();
   const schemaName = documented!.content['application/json'].schema.$ref.split('/').pop()!;
-  const validate = ajv.getSchema(schemaName) ?? (ajv.addSchema(doc.components.schemas[schemaName as keyof typeof doc.components.schemas] as object, schemaName), ajv.getSchema(schemaName)!);
+  const validate =
+    ajv.getSchema(schemaName) ??
+    (ajv.addSchema(doc.components.schemas[schemaName as keyof typeof doc.components.schemas] as object, schemaName), ajv.getSchema(schemaName)!);
   expect(validate(body), `${method} ${path} ${status}: ${JSON.stringify(validate.errors)}`).toBe(true);
   expect(headers.get('cache-control')).toBe(status === 200 ? route.cacheControl : 'no-store');
 }

@@ -80,7 +80,12 @@ describe('hostile requests', () => {
   });
 
   it('path traversal in the URL never escapes the route table', async () => {
-    for (const path of ['/api/v1/../../etc/passwd', '/api/v1/%2e%2e/%2e%2e/etc/passwd', '/api/v1/infra/..%2f..%2fstatus.json', '/api/v1/profile/../../../../etc/shadow']) {
+    for (const path of [
+      '/api/v1/../../etc/passwd',
+      '/api/v1/%2e%2e/%2e%2e/etc/passwd',
+      '/api/v1/infra/..%2f..%2fstatus.json',
+      '/api/v1/profile/../../../../etc/shadow',
+    ]) {
       const r = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       expect(r.status, path).toBe(404);
       expect(r.body).not.toContain('root:');
@@ -117,7 +122,13 @@ function exchange(port: number, text: string, end: boolean): Promise<{ status: n
     socket.on('error', reject);
     socket.on('close', () => {
       const [head = '', body = ''] = data.split('\r\n\r\n');
-      resolve({ status: Number(head.split(' ')[1]), head: head.toLowerCase(), body, ms: performance.now() - started, responses: data.split('HTTP/1.1 ').length - 1 });
+      resolve({
+        status: Number(head.split(' ')[1]),
+        head: head.toLowerCase(),
+        body,
+        ms: performance.now() - started,
+        responses: data.split('HTTP/1.1 ').length - 1,
+      });
     });
   });
 }
@@ -143,7 +154,10 @@ describe('HTTP at its edges', () => {
   });
 
   it('a slow body ends at the request limit with a 408 envelope', async () => {
-    const r = await stalled(port(), `POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEY.authorization}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`);
+    const r = await stalled(
+      port(),
+      `POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEY.authorization}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
+    );
     expect(r.status).toBe(408);
     expectEnvelope(408, r.head, r.body);
     expect(r.ms).toBeLessThan(2 * REQUEST_MS);
@@ -151,7 +165,10 @@ describe('HTTP at its edges', () => {
 
   it('after a 401 the connection closes: the unread body is never taken for a second request', async () => {
     const smuggled = 'GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n';
-    const r = await stalled(port(), `POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}`);
+    const r = await stalled(
+      port(),
+      `POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}`,
+    );
     expect([r.status, r.responses]).toEqual([401, 1]);
     expect(r.head).toContain('connection: close');
   });
@@ -171,7 +188,13 @@ describe('HTTP at its edges', () => {
 });
 
 describe('browser hardening and reflection', () => {
-  const HARDENING = { 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; frame-ancestors 'none'", 'x-frame-options': 'DENY', 'cross-origin-resource-policy': 'cross-origin', 'referrer-policy': 'no-referrer' };
+  const HARDENING = {
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'x-frame-options': 'DENY',
+    'cross-origin-resource-policy': 'cross-origin',
+    'referrer-policy': 'no-referrer',
+  };
 
   it.each([
     ['a precomputed route', '/api/v1/profile', 'GET', 200],
@@ -197,4 +220,3 @@ describe('browser hardening and reflection', () => {
     expect(body).not.toMatch(/HEALTH|PATCH/);
   });
 });
-

@@ -46,9 +46,17 @@ describe('infra', () => {
   it('answers a clear error envelope for a corrupt, invalid or unreadable file, and keeps serving', async () => {
     const cases: [string, () => void, RegExp][] = [
       ['truncated JSON', () => writeFileSync(api.config.statusFile, JSON.stringify(validStatus).slice(0, 40)), /not valid JSON/],
-      ['wrong types', () => writeFileSync(api.config.statusFile, JSON.stringify({ ...validStatus, nodes: { ready: 'six', total: 6 } })), /does not match its schema: \/nodes\/ready must be integer/],
+      [
+        'wrong types',
+        () => writeFileSync(api.config.statusFile, JSON.stringify({ ...validStatus, nodes: { ready: 'six', total: 6 } })),
+        /does not match its schema: \/nodes\/ready must be integer/,
+      ],
       ['missing field', () => writeFileSync(api.config.statusFile, JSON.stringify({ ...validStatus, cert: undefined })), /must have required property 'cert'/],
-      ['unknown argocd state', () => writeFileSync(api.config.statusFile, JSON.stringify({ ...validStatus, argocd: { sync: 'Maybe', health: 'Healthy' } })), /argocd\/sync/],
+      [
+        'unknown argocd state',
+        () => writeFileSync(api.config.statusFile, JSON.stringify({ ...validStatus, argocd: { sync: 'Maybe', health: 'Healthy' } })),
+        /argocd\/sync/,
+      ],
       ['a file pretending to be the snapshot', () => writeFileSync(api.config.statusFile, JSON.stringify({ ...validStatus, source: 'snapshot' })), /snapshot/],
       ['binary garbage', () => writeFileSync(api.config.statusFile, Buffer.from([0xff, 0xfe, 0x00, 0x01])), /not valid JSON/],
       ['a directory', () => mkdirSync(api.config.statusFile), /unreadable \(EISDIR\)/],

@@ -53,31 +53,57 @@ export async function startFakeCluster(): Promise<FakeCluster> {
       fake.requests.push(`${req.method} ${path}`);
       if (req.headers.authorization !== `Bearer ${fake.token}`) return send(401, status(401, 'Unauthorized', 'Unauthorized'));
       const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-      if (req.method === 'GET' && path === '/version') return send(200, { major: '1', minor: KUBERNETES_MINOR, gitVersion: CLUSTER_VERSIONS.kubernetes, platform: 'linux/amd64' });
+      if (req.method === 'GET' && path === '/version')
+        return send(200, { major: '1', minor: KUBERNETES_MINOR, gitVersion: CLUSTER_VERSIONS.kubernetes, platform: 'linux/amd64' });
       if (req.method === 'GET' && path === '/api/v1/nodes') {
         return send(200, {
           kind: 'NodeList',
           apiVersion: 'v1',
           items: fake.nodes.map((n, i) => ({
             metadata: { name: `node-${i}` },
-            status: { conditions: [{ type: 'Ready', status: n.ready ? 'True' : 'False' }], nodeInfo: { osImage: `Talos (${fake.talos})`, kubeletVersion: CLUSTER_VERSIONS.kubernetes } },
+            status: {
+              conditions: [{ type: 'Ready', status: n.ready ? 'True' : 'False' }],
+              nodeInfo: { osImage: `Talos (${fake.talos})`, kubeletVersion: CLUSTER_VERSIONS.kubernetes },
+            },
           })),
         });
       }
       let m = /^\/apis\/argoproj\.io\/v1alpha1\/namespaces\/([^/]+)\/applications\/([^/]+)$/.exec(path);
       if (req.method === 'GET' && m) {
         if (!fake.app) return send(404, status(404, 'NotFound', `applications.argoproj.io "${m[2]}" not found`));
-        return send(200, { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: m[2], namespace: m[1] }, status: { sync: { status: fake.app.sync }, health: { status: fake.app.health } } });
+        return send(200, {
+          apiVersion: 'argoproj.io/v1alpha1',
+          kind: 'Application',
+          metadata: { name: m[2], namespace: m[1] },
+          status: { sync: { status: fake.app.sync }, health: { status: fake.app.health } },
+        });
       }
       m = /^\/apis\/cert-manager\.io\/v1\/namespaces\/([^/]+)\/certificates\/([^/]+)$/.exec(path);
-      if (req.method === 'GET' && m) return send(200, { apiVersion: 'cert-manager.io/v1', kind: 'Certificate', metadata: { name: m[2] }, status: fake.certNotAfter ? { notAfter: fake.certNotAfter } : {} });
+      if (req.method === 'GET' && m)
+        return send(200, {
+          apiVersion: 'cert-manager.io/v1',
+          kind: 'Certificate',
+          metadata: { name: m[2] },
+          status: fake.certNotAfter ? { notAfter: fake.certNotAfter } : {},
+        });
       m = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)$/.exec(path);
-      if (req.method === 'GET' && m) return send(200, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: m[2] }, spec: { template: { spec: { containers: [{ name: 'api', image: fake.image }] } } } });
+      if (req.method === 'GET' && m)
+        return send(200, {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: m[2] },
+          spec: { template: { spec: { containers: [{ name: 'api', image: fake.image }] } } },
+        });
       m = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps(?:\/([^/]+))?$/.exec(path);
       if (m) {
         const key = `${m[1]}/${m[2] ?? body?.metadata?.name}`;
         const existing = fake.configMaps.get(key);
-        const asObject = (name: string, cm: { data?: Record<string, string>; resourceVersion: string }) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: m![1], resourceVersion: cm.resourceVersion }, data: cm.data });
+        const asObject = (name: string, cm: { data?: Record<string, string>; resourceVersion: string }) => ({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, namespace: m![1], resourceVersion: cm.resourceVersion },
+          data: cm.data,
+        });
         if (req.method === 'GET' && m[2]) {
           if (!existing) return send(404, status(404, 'NotFound', `configmaps "${m[2]}" not found`));
           const answer = asObject(m[2], existing);
@@ -96,7 +122,14 @@ export async function startFakeCluster(): Promise<FakeCluster> {
         if (req.method === 'PUT' && m[2]) {
           if (!existing) return send(404, status(404, 'NotFound', `configmaps "${m[2]}" not found`));
           if (body?.metadata?.resourceVersion !== existing.resourceVersion) {
-            return send(409, status(409, 'Conflict', `Operation cannot be fulfilled on configmaps "${m[2]}": the object has been modified; please apply your changes to the latest version and try again`));
+            return send(
+              409,
+              status(
+                409,
+                'Conflict',
+                `Operation cannot be fulfilled on configmaps "${m[2]}": the object has been modified; please apply your changes to the latest version and try again`,
+              ),
+            );
           }
           const updated = { data: body.data, resourceVersion: String(++rv) };
           fake.configMaps.set(key, updated);

@@ -7,7 +7,9 @@ const live = liveServers();
 
 describe('metrics', () => {
   it('serves prom-client metrics on METRICS_PORT only, with route templates and one label for unknown paths', async () => {
-    const { api } = await live.withFeed((_req, res) => res.writeHead(200).end(rss([{ title: 't', link: 'https://b.example/1', pubDate: 'Sun, 01 Nov 2026 09:00:00 +0000' }])));
+    const { api } = await live.withFeed((_req, res) =>
+      res.writeHead(200).end(rss([{ title: 't', link: 'https://b.example/1', pubDate: 'Sun, 01 Nov 2026 09:00:00 +0000' }])),
+    );
     await api.call('/api/v1/profile');
     await api.call('/api/v1/blog');
     for (const p of ['/wp-admin', '/.env', '/api/v1/../x', '/random/123']) await api.call(p);
@@ -33,7 +35,11 @@ describe('keep-alive', () => {
 describe('logs', () => {
   it('are JSON lines with the authorization header redacted', async () => {
     const api = await live.api();
-    await api.call('/api/v1/echo', { method: 'POST', body: '{}', headers: { authorization: 'Bearer test-key-0123456789', 'content-type': 'application/json' } });
+    await api.call('/api/v1/echo', {
+      method: 'POST',
+      body: '{}',
+      headers: { authorization: 'Bearer test-key-0123456789', 'content-type': 'application/json' },
+    });
     const line = api.logs.find((l) => l.msg === 'request' && l.path === '/api/v1/echo')!;
     expect(line).toMatchObject({ level: 'info', method: 'POST', status: 200, route: '/api/v1/echo', headers: { authorization: '[REDACTED]' } });
     expect(JSON.stringify(api.logs)).not.toContain('test-key-0123456789');
@@ -68,12 +74,15 @@ describe('SIGTERM', () => {
     const { request } = await import('node:http');
     const { Agent } = await import('node:http');
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const get = () => new Promise<number>((resolve, reject) => {
-      request(`${api.base}/api/health`, { agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      }).on('error', reject).end();
-    });
+    const get = () =>
+      new Promise<number>((resolve, reject) => {
+        request(`${api.base}/api/health`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        })
+          .on('error', reject)
+          .end();
+      });
     expect(await get()).toBe(200);
     const closing = api.running.shutdown();
     expect(await get().catch(() => 503)).toBe(503);

@@ -42,7 +42,10 @@ describe('compose (pure)', () => {
   });
 
   it('adds to today and drops days older than the window', () => {
-    const previous = [{ d: '2026-10-01', ok: 10, total: 10 }, { d: '2026-11-22', ok: 3, total: 4 }];
+    const previous = [
+      { d: '2026-10-01', ok: 10, total: 10 },
+      { d: '2026-11-22', ok: 3, total: 4 },
+    ];
     expect(rollHistory(previous, new Date('2026-11-22T12:00:00Z'), false)).toEqual([{ d: '2026-11-22', ok: 3, total: 5 }]);
   });
 });
@@ -60,7 +63,12 @@ describe('writer against the Kubernetes API contract fake', () => {
 
   it('creates the ConfigMap on the first run and rolls history on the next', async () => {
     await writeStatus(kube, DEFAULT_TARGET, new Date('2026-11-22T10:00:00Z'));
-    expect(stored()).toMatchObject({ build: 'portfolio-api:1.0.0', nodes: { ready: 6, total: 6 }, versions: CLUSTER_VERSIONS, argocd: { sync: 'Synced', health: 'Healthy' } });
+    expect(stored()).toMatchObject({
+      build: 'portfolio-api:1.0.0',
+      nodes: { ready: 6, total: 6 },
+      versions: CLUSTER_VERSIONS,
+      argocd: { sync: 'Synced', health: 'Healthy' },
+    });
     cluster.nodes[2]!.ready = false;
     await writeStatus(kube, DEFAULT_TARGET, new Date('2026-11-22T10:05:00Z'));
     expect(stored().history).toEqual([{ d: '2026-11-22', ok: 1, total: 2 }]);
@@ -86,7 +94,9 @@ describe('writer against the Kubernetes API contract fake', () => {
     await expect(writeStatus(kube, DEFAULT_TARGET, new Date())).rejects.toThrow(/no status.notAfter/);
     expect(cluster.configMaps.size).toBe(0);
     await expect(writeStatus(new KubeClient({ server: cluster.url, token: 'wrong' }), DEFAULT_TARGET, new Date())).rejects.toThrow(/HTTP 401/);
-    await expect(writeStatus(new KubeClient({ server: 'http://127.0.0.1:9', token: 'x', timeoutMs: 1000 }), DEFAULT_TARGET, new Date())).rejects.toThrow(/ECONNREFUSED/);
+    await expect(writeStatus(new KubeClient({ server: 'http://127.0.0.1:9', token: 'x', timeoutMs: 1000 }), DEFAULT_TARGET, new Date())).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
     expect(cluster.configMaps.size).toBe(0);
   });
 

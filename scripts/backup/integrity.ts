@@ -36,7 +36,12 @@ export function manifestKey(env: NodeJS.ProcessEnv): Buffer {
 /** JSON with keys in one order at every level, so the same manifest always signs the same. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') return `{${Object.keys(value).filter((k) => k !== 'hmac').sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .filter((k) => k !== 'hmac')
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(value);
 }
 
@@ -47,9 +52,12 @@ export function signManifest(manifest: object, key: Buffer): string {
 
 /** Why a manifest's signature cannot be trusted, or undefined. */
 export function signatureProblem(manifest: { hmac?: unknown }, key: Buffer): string | undefined {
-  if (typeof manifest.hmac !== 'string' || !/^[0-9a-f]{64}$/.test(manifest.hmac)) return 'the manifest carries no signature: it was not written by a backup job holding the manifest key';
+  if (typeof manifest.hmac !== 'string' || !/^[0-9a-f]{64}$/.test(manifest.hmac))
+    return 'the manifest carries no signature: it was not written by a backup job holding the manifest key';
   const expected = Buffer.from(signManifest(manifest, key), 'hex');
-  return timingSafeEqual(expected, Buffer.from(manifest.hmac, 'hex')) ? undefined : 'the manifest signature does not match: the backup was forged or altered after it was written (or signed with another key)';
+  return timingSafeEqual(expected, Buffer.from(manifest.hmac, 'hex'))
+    ? undefined
+    : 'the manifest signature does not match: the backup was forged or altered after it was written (or signed with another key)';
 }
 
 /** Opens a regular file for reading, never through a symlink. */
@@ -118,7 +126,7 @@ export async function decompressVerified(source: string, target: string, expecte
   try {
     await started;
     const buffer = Buffer.allocUnsafe(1024 * 1024);
-    for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) {
+    for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0;) {
       const chunk = Buffer.from(buffer.subarray(0, n));
       hash.update(chunk);
       bytes += n;

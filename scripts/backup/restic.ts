@@ -32,7 +32,9 @@ export async function resticBackup(path: string, target: string, env: NodeJS.Pro
  * grouping by path would make each snapshot the newest of its own group.
  */
 export async function resticForget(target: string, env: NodeJS.ProcessEnv, days: number): Promise<void> {
-  await run('restic', ['forget', '--quiet', '--tag', `target=${target}`, '--group-by', 'tags', '--keep-within', `${days}d`, '--prune'], { env: envFor(env, target) });
+  await run('restic', ['forget', '--quiet', '--tag', `target=${target}`, '--group-by', 'tags', '--keep-within', `${days}d`, '--prune'], {
+    env: envFor(env, target),
+  });
 }
 
 /** Paths of the snapshots tagged for `target`. */

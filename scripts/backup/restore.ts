@@ -49,7 +49,9 @@ export async function restore(target: Target, o: RestoreOptions): Promise<{ back
     const files = await unpackVerified(target, backup, work, ctx);
     log(`verified ${backup.name} (sentinel ${readManifest(backup.path).sentinel.id})`);
     if (o.dryRun) {
-      log(`would replace the live data of ${target.name} with ${backup.name}, keeping the replaced data${engine.scalesApp ? `, with ${target.deployment} scaled to 0 meanwhile` : ''}`);
+      log(
+        `would replace the live data of ${target.name} with ${backup.name}, keeping the replaced data${engine.scalesApp ? `, with ${target.deployment} scaled to 0 meanwhile` : ''}`,
+      );
       return { backup: backup.name, replaced: [], undo: [] };
     }
     const event = o.onEvent ?? (() => undefined);
@@ -99,14 +101,20 @@ export async function restoreTest(target: Target, o: BackupOptions): Promise<str
     try {
       const expected = readManifest(newest.path).sentinel;
       const restored = await engine.restoredSentinel(target, await unpackVerified(target, newest, work, ctx), work, ctx);
-      if (restored?.id !== expected.id) problems.push(`${target.name}: the restored data carries sentinel ${restored?.id ?? 'none'}, not the newest backup's ${expected.id}`);
+      if (restored?.id !== expected.id)
+        problems.push(`${target.name}: the restored data carries sentinel ${restored?.id ?? 'none'}, not the newest backup's ${expected.id}`);
       const ledger = ledgerStates(o.backupDir, target.name);
-      for (const [where, seen] of [['the source', await engine.liveSentinel(target, ctx)], ['the sentinel ledger', lastRecordedSentinel(o.backupDir, target.name)]] as const) {
+      for (const [where, seen] of [
+        ['the source', await engine.liveSentinel(target, ctx)],
+        ['the sentinel ledger', lastRecordedSentinel(o.backupDir, target.name)],
+      ] as const) {
         if (!isNewer(seen, expected)) continue;
         const states = ledger.get(seen!.id);
         // Started and never published: a run killed before it published, so no later backup exists.
         if (states?.has('started') && !states.has('published')) continue;
-        problems.push(`${target.name}: ${where} has a newer sentinel (${seen!.at}) than the newest backup (${expected.at}): a later backup was taken but is not the one restored`);
+        problems.push(
+          `${target.name}: ${where} has a newer sentinel (${seen!.at}) than the newest backup (${expected.at}): a later backup was taken but is not the one restored`,
+        );
       }
     } catch (err) {
       problems.push(`${target.name}: ${oneLine(err)}`);

@@ -25,10 +25,17 @@ export interface BackupOptions {
   log?: (line: string) => void;
 }
 
-export const contextOf = (o: BackupOptions, faultInsideSwap = false): EngineContext => ({ env: o.env, sourceRoot: o.sourceRoot, log: o.log ?? (() => undefined), now: o.now ?? new Date(), faultInsideSwap });
+export const contextOf = (o: BackupOptions, faultInsideSwap = false): EngineContext => ({
+  env: o.env,
+  sourceRoot: o.sourceRoot,
+  log: o.log ?? (() => undefined),
+  now: o.now ?? new Date(),
+  faultInsideSwap,
+});
 
 const requireRestic = (env: NodeJS.ProcessEnv) => {
-  if (!env.RESTIC_REPOSITORY || !(env.RESTIC_PASSWORD || env.RESTIC_PASSWORD_FILE)) throw new Error('off-site copy not configured: set RESTIC_REPOSITORY and RESTIC_PASSWORD');
+  if (!env.RESTIC_REPOSITORY || !(env.RESTIC_PASSWORD || env.RESTIC_PASSWORD_FILE))
+    throw new Error('off-site copy not configured: set RESTIC_REPOSITORY and RESTIC_PASSWORD');
 };
 
 /** Why restic failed, with what to run when the repository was never initialised. */
@@ -79,7 +86,11 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
  * cannot be trusted.
  */
 export async function unpackVerified(target: Target, backup: StoredBackup, dir: string, ctx: EngineContext): Promise<ReadonlyMap<string, string>> {
-  const allowed = new Set(engineOf(target).fileNames(target).map((name) => `${name}${COMPRESSED_SUFFIX}`));
+  const allowed = new Set(
+    engineOf(target)
+      .fileNames(target)
+      .map((name) => `${name}${COMPRESSED_SUFFIX}`),
+  );
   const problem = verifyManifest(backup.path, allowed, manifestKey(ctx.env));
   if (problem) throw new Error(`refusing ${backup.name}: ${problem}`);
   let files: Map<string, string>;
@@ -87,7 +98,10 @@ export async function unpackVerified(target: Target, backup: StoredBackup, dir: 
     files = await unpack(backup.path, dir);
   } catch (err) {
     // A full TMPDIR says nothing about the backup: name the real cause, and do not call the backup corrupt.
-    if (isNoSpace(err)) throw new ScratchSpaceError(`cannot unpack ${backup.name}: TMPDIR (${dirname(dir)}) is full (${oneLine(err).replace(/^.* does not decompress: /, '')}); the backup was not judged`);
+    if (isNoSpace(err))
+      throw new ScratchSpaceError(
+        `cannot unpack ${backup.name}: TMPDIR (${dirname(dir)}) is full (${oneLine(err).replace(/^.* does not decompress: /, '')}); the backup was not judged`,
+      );
     throw new Error(`refusing ${backup.name}: ${oneLine(err)}`);
   }
   for (const [name, file] of files) {
@@ -117,4 +131,3 @@ export async function checkBackup(target: Target, o: BackupOptions): Promise<str
   }
   return [];
 }
-

@@ -57,13 +57,17 @@ export function scratchFreeBytes(root = tmpdir()): number {
 /** Refuses to start a run that needs more room than TMPDIR has. */
 export function requireScratchSpace(bytes: number, root = tmpdir()): void {
   const free = scratchFreeBytes(root);
-  if (free < bytes) throw new ScratchSpaceError(`TMPDIR (${root}) has ${mib(free)} free, and this run needs about ${mib(bytes)}: free space there, or point TMPDIR at a larger volume`);
+  if (free < bytes)
+    throw new ScratchSpaceError(
+      `TMPDIR (${root}) has ${mib(free)} free, and this run needs about ${mib(bytes)}: free space there, or point TMPDIR at a larger volume`,
+    );
 }
 
 const mib = (n: number) => `${Math.round(n / 1024 / 1024).toLocaleString('en-US')} MiB`;
 
 /** Whether an error means the disk is full. */
-export const isNoSpace = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOSPC' || /No space left on device/i.test(String((err as Error)?.message ?? err));
+export const isNoSpace = (err: unknown) =>
+  (err as NodeJS.ErrnoException)?.code === 'ENOSPC' || /No space left on device/i.test(String((err as Error)?.message ?? err));
 
 /** Runs `body` with a private scratch folder that is always removed, after removing those of runs that are gone. */
 export async function withScratch<T>(prefix: string, body: (dir: string) => Promise<T>, root = tmpdir()): Promise<T> {
@@ -73,7 +77,10 @@ export async function withScratch<T>(prefix: string, body: (dir: string) => Prom
   try {
     return await body(dir);
   } catch (err) {
-    if (isNoSpace(err) && !(err instanceof ScratchSpaceError)) throw new ScratchSpaceError(`TMPDIR (${root}) ran out of space during the run (${(err as Error).message.split('\n')[0]}): free space there, or point TMPDIR at a larger volume`);
+    if (isNoSpace(err) && !(err instanceof ScratchSpaceError))
+      throw new ScratchSpaceError(
+        `TMPDIR (${root}) ran out of space during the run (${(err as Error).message.split('\n')[0]}): free space there, or point TMPDIR at a larger volume`,
+      );
     throw err;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -42,16 +42,25 @@ const targetDir = (root: string, target: string) => join(root, target);
 export function listBackups(root: string, target: string): StoredBackup[] {
   const dir = targetDir(root, target);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    // A symlinked backup folder is never a backup: the store holds what the jobs wrote, nothing it points at.
-    .filter((n) => !n.startsWith('.') && !Number.isNaN(fromStamp(n).getTime()) && !isSymlink(join(dir, n)))
-    .map((name) => ({ name, path: join(dir, name), time: fromStamp(name) }))
-    .sort((a, b) => b.time.getTime() - a.time.getTime());
+  return (
+    readdirSync(dir)
+      // A symlinked backup folder is never a backup: the store holds what the jobs wrote, nothing it points at.
+      .filter((n) => !n.startsWith('.') && !Number.isNaN(fromStamp(n).getTime()) && !isSymlink(join(dir, n)))
+      .map((name) => ({ name, path: join(dir, name), time: fromStamp(name) }))
+      .sort((a, b) => b.time.getTime() - a.time.getTime())
+  );
 }
 
-
 /** Compresses `files` into a temp folder, writes the manifest, and publishes the folder with one rename. */
-export async function publish(root: string, target: string, engine: string, now: Date, sentinel: Sentinel, files: readonly string[], key: Buffer): Promise<string> {
+export async function publish(
+  root: string,
+  target: string,
+  engine: string,
+  now: Date,
+  sentinel: Sentinel,
+  files: readonly string[],
+  key: Buffer,
+): Promise<string> {
   const dir = targetDir(root, target);
   mkdirSync(dir, { recursive: true });
   const name = stamp(now);
@@ -105,7 +114,8 @@ export function verifyManifest(path: string, allowed: ReadonlySet<string>, key: 
   if (unsigned) return unsigned;
   if (!Array.isArray(manifest.files) || manifest.files.length === 0) return 'manifest lists no files';
   for (const f of manifest.files) {
-    if (!isPlainName(f?.name) || !allowed.has(f.name)) return `the manifest names ${JSON.stringify(f?.name)}, not a file this target's backup holds (${[...allowed].join(', ')})`;
+    if (!isPlainName(f?.name) || !allowed.has(f.name))
+      return `the manifest names ${JSON.stringify(f?.name)}, not a file this target's backup holds (${[...allowed].join(', ')})`;
   }
   for (const f of manifest.files) if (!existsSync(join(path, f.name)) && !isSymlink(join(path, f.name))) return `${f.name} is missing`;
   return undefined;
@@ -120,7 +130,8 @@ export async function unpack(path: string, dir: string): Promise<Map<string, str
   const files = new Map<string, string>();
   for (const f of readManifest(path).files) {
     // Checked by verifyManifest already; refused again so no caller can unpack outside `dir`.
-    if (!isPlainName(f.name) || !f.name.endsWith(COMPRESSED_SUFFIX)) throw new Error(`the manifest names ${JSON.stringify(f.name)}, not a plain compressed file name`);
+    if (!isPlainName(f.name) || !f.name.endsWith(COMPRESSED_SUFFIX))
+      throw new Error(`the manifest names ${JSON.stringify(f.name)}, not a plain compressed file name`);
     const original = f.name.slice(0, -COMPRESSED_SUFFIX.length);
     const out = join(dir, original);
     try {
@@ -141,7 +152,9 @@ export async function unpack(path: string, dir: string): Promise<Map<string, str
 export function prune(root: string, target: string, now: Date, days = RETENTION_DAYS): string[] {
   const cutoff = now.getTime() - days * 86_400_000;
   const dir = targetDir(root, target);
-  const expired = listBackups(root, target).filter((b) => b.time.getTime() <= cutoff).map((b) => b.name);
+  const expired = listBackups(root, target)
+    .filter((b) => b.time.getTime() <= cutoff)
+    .map((b) => b.name);
   const abandoned = existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('.tmp-') && statSync(join(dir, n)).mtimeMs < now.getTime() - 86_400_000) : [];
   const removed = [...expired, ...abandoned];
   for (const name of removed) rmSync(join(dir, name), { recursive: true, force: true });

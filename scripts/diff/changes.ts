@@ -71,10 +71,12 @@ const NOISE_LABELS = ['helm.sh/chart', 'app.kubernetes.io/version', 'chart'];
 const NOISE_ANNOTATION = /^checksum\//;
 
 /** A key that says nothing about the cluster, by the key it sits under: chart-version labels, checksum annotations. */
-const isNoise = (where: string | undefined, key: string) => (where === 'labels' && NOISE_LABELS.includes(key)) || (where === 'annotations' && NOISE_ANNOTATION.test(key));
+const isNoise = (where: string | undefined, key: string) =>
+  (where === 'labels' && NOISE_LABELS.includes(key)) || (where === 'annotations' && NOISE_ANNOTATION.test(key));
 
 /** The API server stores a claim template with its apiVersion and kind, whether or not the manifest gave them. */
-const asStored = (v: Record<string, unknown>, where: string | undefined) => (where === 'volumeClaimTemplates' ? { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...v } : v);
+const asStored = (v: Record<string, unknown>, where: string | undefined) =>
+  where === 'volumeClaimTemplates' ? { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...v } : v;
 
 /**
  * Field-level differences, as dotted paths with their old and new values,
@@ -206,7 +208,8 @@ function registryRisk(a: unknown, b: unknown): string[] {
   const out: string[] = [];
   for (const [name, to] of ib) {
     const from = ia.get(name);
-    if (from && repositoryOf(from) !== repositoryOf(to)) out.push(`container ${name}: the image moves from ${repositoryOf(from)} to ${repositoryOf(to)}, another registry or publisher`);
+    if (from && repositoryOf(from) !== repositoryOf(to))
+      out.push(`container ${name}: the image moves from ${repositoryOf(from)} to ${repositoryOf(to)}, another registry or publisher`);
   }
   return out;
 }
@@ -229,8 +232,10 @@ function imageRisk(a: unknown, b: unknown): { line: string; major: boolean }[] {
 function rbacRules(o: unknown): Set<string> {
   const out = new Set<string>();
   for (const r of (dig(o, ['rules']) ?? []) as Record<string, unknown[]>[]) {
-    if (Array.isArray(r.nonResourceURLs)) for (const url of r.nonResourceURLs as string[]) for (const v of (r.verbs ?? []) as string[]) out.add(`nonResourceURL ${url} ${v}`);
-    for (const g of (r.apiGroups ?? []) as string[]) for (const res of (r.resources ?? []) as string[]) for (const v of (r.verbs ?? []) as string[]) out.add(`${JSON.stringify(g)} ${res} ${v}`);
+    if (Array.isArray(r.nonResourceURLs))
+      for (const url of r.nonResourceURLs as string[]) for (const v of (r.verbs ?? []) as string[]) out.add(`nonResourceURL ${url} ${v}`);
+    for (const g of (r.apiGroups ?? []) as string[])
+      for (const res of (r.resources ?? []) as string[]) for (const v of (r.verbs ?? []) as string[]) out.add(`${JSON.stringify(g)} ${res} ${v}`);
   }
   return out;
 }
@@ -245,16 +250,23 @@ const isHook = (o: unknown) => HOOK_ANNOTATIONS.some((a) => dig(o, ['metadata', 
 
 export function risks(changes: readonly ResourceChange[], base: Snapshot, head: Snapshot): Risk[] {
   const out: Risk[] = [];
-  const flag = (c: ResourceChange, f: Risk['flag'], reason: string, major?: boolean) => out.push({ app: c.app, id: c.id, flag: f, reason, ...(major === undefined ? {} : { major }) });
+  const flag = (c: ResourceChange, f: Risk['flag'], reason: string, major?: boolean) =>
+    out.push({ app: c.app, id: c.id, flag: f, reason, ...(major === undefined ? {} : { major }) });
   for (const c of changes) {
     const kind = kindOf(c.id);
     const [a, b] = [base.objects.get(c.id), head.objects.get(c.id)];
     const label = `${kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}`;
-    if (c.change === 'removed' && DELETE_RISK.has(kind) && a?.prune) flag(c, 'delete', `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${kind === 'PersistentVolumeClaim' || kind === 'StatefulSet' ? ' and its data with it' : ''}`);
+    if (c.change === 'removed' && DELETE_RISK.has(kind) && a?.prune)
+      flag(
+        c,
+        'delete',
+        `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${kind === 'PersistentVolumeClaim' || kind === 'StatefulSet' ? ' and its data with it' : ''}`,
+      );
     if ((kind === 'ClusterRoleBinding' || kind === 'RoleBinding') && c.change !== 'removed') {
       const role = String(dig(b?.object, ['roleRef', 'name']) ?? '');
       if (c.change === 'added') flag(c, 'rbac', `${label} is a new binding (to ${role})${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
-      else if (c.fields.some((f) => f.path.startsWith('subjects') || f.path.startsWith('roleRef'))) flag(c, 'rbac', `${label} binds ${role} to other subjects${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
+      else if (c.fields.some((f) => f.path.startsWith('subjects') || f.path.startsWith('roleRef')))
+        flag(c, 'rbac', `${label} binds ${role} to other subjects${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
     }
     if ((kind === 'ClusterRole' || kind === 'Role') && c.change !== 'removed') {
       const [before, after] = [rbacRules(a?.object), rbacRules(b?.object)];
@@ -262,32 +274,59 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
       const shrunk = [...before].filter((r) => !after.has(r));
       if (grown.length) flag(c, 'rbac', `${label} grows: adds ${listed(grown)}${shrunk.length ? `; removes ${listed(shrunk)}` : ''}`);
     }
-    if (c.change === 'added' && kind === 'ExternalSecret') flag(c, 'secret-target', `${label} writes Secret ${String(dig(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
+    if (c.change === 'added' && kind === 'ExternalSecret')
+      flag(c, 'secret-target', `${label} writes Secret ${String(dig(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
     if (c.change !== 'changed') continue;
     const changed = (prefix: string) => c.fields.some((f) => f.path === prefix || f.path.startsWith(`${prefix}.`) || f.path.startsWith(`${prefix}[`));
-    if (['Deployment', 'StatefulSet', 'DaemonSet'].includes(kind) && changed('spec.selector')) flag(c, 'immutable', `${label}: spec.selector is immutable; the sync fails until the object is replaced`);
-    if (kind === 'StatefulSet' && (changed('spec.volumeClaimTemplates') || changed('spec.serviceName'))) flag(c, 'immutable', `${label}: volumeClaimTemplates and serviceName are immutable`);
+    if (['Deployment', 'StatefulSet', 'DaemonSet'].includes(kind) && changed('spec.selector'))
+      flag(c, 'immutable', `${label}: spec.selector is immutable; the sync fails until the object is replaced`);
+    if (kind === 'StatefulSet' && (changed('spec.volumeClaimTemplates') || changed('spec.serviceName')))
+      flag(c, 'immutable', `${label}: volumeClaimTemplates and serviceName are immutable`);
     // A hook Job is deleted and created again at every sync (Argo CD maps Helm hooks to its own), never patched.
     if (kind === 'Job' && changed('spec.template') && !isHook(a?.object) && !isHook(b?.object)) flag(c, 'immutable', `${label}: a Job's template is immutable`);
     if (kind === 'PersistentVolumeClaim') {
       if (changed('spec.storageClassName')) flag(c, 'immutable', `${label}: storageClassName is immutable`);
-      const [from, to] = [bytes(dig(a?.object, ['spec', 'resources', 'requests', 'storage'])), bytes(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))];
-      if (to < from) flag(c, 'immutable', `${label}: a claim cannot shrink (${String(dig(a?.object, ['spec', 'resources', 'requests', 'storage']))} -> ${String(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))})`);
+      const [from, to] = [
+        bytes(dig(a?.object, ['spec', 'resources', 'requests', 'storage'])),
+        bytes(dig(b?.object, ['spec', 'resources', 'requests', 'storage'])),
+      ];
+      if (to < from)
+        flag(
+          c,
+          'immutable',
+          `${label}: a claim cannot shrink (${String(dig(a?.object, ['spec', 'resources', 'requests', 'storage']))} -> ${String(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))})`,
+        );
     }
     if (kind === 'Service' && changed('spec.clusterIP')) flag(c, 'immutable', `${label}: spec.clusterIP is immutable`);
     // The CRD's transition rules (on oldSelf), judged between the live object (base) and the new one (head), as the API server judges an update.
     const crd = head.schemas?.get(`${String(b?.object.apiVersion)}/${kind}`);
-    if (crd && a && b) for (const v of ruleViolations(crd.schema, b.object, a.object, 'transition')) flag(c, 'transition-rule', `${label}: the API server refuses this update at ${v.path.join('.') || '(root)'}: ${v.message} (rule of ${crd.source})`);
+    if (crd && a && b)
+      for (const v of ruleViolations(crd.schema, b.object, a.object, 'transition'))
+        flag(c, 'transition-rule', `${label}: the API server refuses this update at ${v.path.join('.') || '(root)'}: ${v.message} (rule of ${crd.source})`);
     for (const { line, major: moved } of imageRisk(a?.object, b?.object)) flag(c, 'version', `${label}: ${line}`, moved);
     for (const line of registryRisk(a?.object, b?.object)) flag(c, 'registry', `${label}: ${line}`);
     if (kind === 'Application') {
-      for (const f of c.fields.filter((x) => /(^|\.)repoURL$/.test(x.path))) flag(c, 'repo', `${label}: ${f.path} moves from ${String(f.from)} to ${String(f.to)}: another chart or git repository, whatever its version`);
+      for (const f of c.fields.filter((x) => /(^|\.)repoURL$/.test(x.path)))
+        flag(c, 'repo', `${label}: ${f.path} moves from ${String(f.from)} to ${String(f.to)}: another chart or git repository, whatever its version`);
       for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) {
         const moved = major(String(f.from)) !== major(String(f.to));
-        flag(c, 'version', `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${String(f.from)} -> ${String(f.to)}${moved ? ' (a major version)' : ''}`, moved);
+        flag(
+          c,
+          'version',
+          `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${String(f.from)} -> ${String(f.to)}${moved ? ' (a major version)' : ''}`,
+          moved,
+        );
       }
     }
-    if (kind === 'ExternalSecret' && (changed('spec.target') || changed('spec.data') || changed('spec.dataFrom'))) flag(c, 'secret-target', `${label} writes something else: ${c.fields.map((f) => f.path).slice(0, 5).join(', ')}`);
+    if (kind === 'ExternalSecret' && (changed('spec.target') || changed('spec.data') || changed('spec.dataFrom')))
+      flag(
+        c,
+        'secret-target',
+        `${label} writes something else: ${c.fields
+          .map((f) => f.path)
+          .slice(0, 5)
+          .join(', ')}`,
+      );
     if (kind === 'CustomResourceDefinition') {
       const served = (o: unknown) => new Set(((dig(o, ['spec', 'versions']) ?? []) as { name?: string }[]).map((v) => v.name));
       const gone = [...served(a?.object)].filter((v) => !served(b?.object).has(v));

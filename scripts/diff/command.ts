@@ -31,7 +31,12 @@ async function checkout(root: string, ref: string): Promise<Worktree> {
     return { parent, dir };
   } catch (err) {
     rmSync(parent, { recursive: true, force: true });
-    throw new UsageError(`no such ref "${ref}": ${String((err as { stderr?: string }).stderr ?? err).trim().split('\n').pop()}`);
+    throw new UsageError(
+      `no such ref "${ref}": ${String((err as { stderr?: string }).stderr ?? err)
+        .trim()
+        .split('\n')
+        .pop()}`,
+    );
   }
 }
 
@@ -73,7 +78,13 @@ is listed as not judged, with its cause.
 Exit status: 0 no risk, 2 a risk is flagged, 1 an error, or an Application
 that could not be rendered although its inputs changed (the rest is still
 reported).`,
-      options: { output: { type: 'string', short: 'o', default: 'text' }, 'output-file': { type: 'string' }, 'full-report': { type: 'string' }, 'artifact-url': { type: 'string' }, 'versions-expected': { type: 'boolean', default: false } },
+      options: {
+        output: { type: 'string', short: 'o', default: 'text' },
+        'output-file': { type: 'string' },
+        'full-report': { type: 'string' },
+        'artifact-url': { type: 'string' },
+        'versions-expected': { type: 'boolean', default: false },
+      },
       positionals: { min: 1, max: 2 },
       async run({ values, positionals }) {
         const format = String(values.output);

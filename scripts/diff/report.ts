@@ -31,7 +31,10 @@ export interface Report {
 
 /** Control, invisible and direction characters, shown as escapes so no line can hide or reorder another. */
 export function visible(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** A code span that no backtick inside can close (CommonMark: a longer fence), safe in a table cell too. */
@@ -83,7 +86,13 @@ export function plan(changes: readonly ResourceChange[], risks: readonly Risk[])
   return [...rows.values()].sort((a, b) => a.app.localeCompare(b.app));
 }
 
-const totals = (rows: PlanRow[]) => rows.reduce((t, r) => ({ create: t.create + r.create, update: t.update + r.update, delete: t.delete + r.delete, replace: t.replace + r.replace }), { create: 0, update: 0, delete: 0, replace: 0 });
+const totals = (rows: PlanRow[]) =>
+  rows.reduce((t, r) => ({ create: t.create + r.create, update: t.update + r.update, delete: t.delete + r.delete, replace: t.replace + r.replace }), {
+    create: 0,
+    update: 0,
+    delete: 0,
+    replace: 0,
+  });
 
 export function text({ changes, risks, notJudged = [] }: Report): string {
   const out: string[] = [];
@@ -93,8 +102,23 @@ export function text({ changes, risks, notJudged = [] }: Report): string {
   for (const r of rows) out.push(`  ${visible(r.app)}: +${r.create} ~${r.update} -${r.delete} ±${r.replace}`);
   out.push('');
   if (risks.length) out.push(`RISKS (${risks.length}), most severe first`, ...risks.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
-  if (notJudged.length) out.push(`NOT JUDGED (${notJudged.length})`, ...notJudged.map((n) => `  ${visible(n.app)}: ${visible(n.cause)}${n.inputsChanged ? ' (its inputs changed: this diff cannot vouch for it)' : ' (its inputs are unchanged)'}`), '');
-  for (const app of [...new Set(changes.map((c) => c.app))]) out.push(`${visible(app)}:`, ...changes.filter((c) => c.app === app).flatMap(lines).map((l) => `  ${l}`));
+  if (notJudged.length)
+    out.push(
+      `NOT JUDGED (${notJudged.length})`,
+      ...notJudged.map(
+        (n) =>
+          `  ${visible(n.app)}: ${visible(n.cause)}${n.inputsChanged ? ' (its inputs changed: this diff cannot vouch for it)' : ' (its inputs are unchanged)'}`,
+      ),
+      '',
+    );
+  for (const app of [...new Set(changes.map((c) => c.app))])
+    out.push(
+      `${visible(app)}:`,
+      ...changes
+        .filter((c) => c.app === app)
+        .flatMap(lines)
+        .map((l) => `  ${l}`),
+    );
   out.push(`${changes.length} resource(s) changed, ${risks.length} risk(s)${notJudged.length ? `, ${notJudged.length} Application(s) not judged` : ''}`);
   return out.join('\n');
 }
@@ -108,8 +132,17 @@ function head({ changes, risks, notJudged = [] }: Report, cut: boolean): string 
   const rows = plan(changes, risks);
   const t = totals(rows);
   const parts = ['## Rendered diff', ''];
-  parts.push(`**Plan:** ${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace, in ${rows.length} Application(s). **${risks.length} risk(s)**${notJudged.length ? `, **${notJudged.length} Application(s) not judged**` : ''}.`, '');
-  if (rows.length) parts.push('| Application | create | update | delete | replace |', '|---|---:|---:|---:|---:|', ...rows.map((r) => `| ${code(r.app, true)} | ${r.create} | ${r.update} | ${r.delete} | ${r.replace} |`), '');
+  parts.push(
+    `**Plan:** ${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace, in ${rows.length} Application(s). **${risks.length} risk(s)**${notJudged.length ? `, **${notJudged.length} Application(s) not judged**` : ''}.`,
+    '',
+  );
+  if (rows.length)
+    parts.push(
+      '| Application | create | update | delete | replace |',
+      '|---|---:|---:|---:|---:|',
+      ...rows.map((r) => `| ${code(r.app, true)} | ${r.create} | ${r.update} | ${r.delete} | ${r.replace} |`),
+      '',
+    );
   if (risks.length) {
     parts.push(`### ⚠️ ${risks.length} risk(s), most severe first`, '');
     risks.forEach((r, i) => {
@@ -120,7 +153,10 @@ function head({ changes, risks, notJudged = [] }: Report, cut: boolean): string 
   } else parts.push('No risk flagged.', '');
   if (notJudged.length) {
     parts.push(`### ${notJudged.length} Application(s) not judged`, '');
-    for (const n of notJudged) parts.push(`- ${code(n.app)}: ${code(n.cause)} ${n.inputsChanged ? '**Its inputs changed: this diff cannot vouch for it.**' : '(its inputs are unchanged)'}`);
+    for (const n of notJudged)
+      parts.push(
+        `- ${code(n.app)}: ${code(n.cause)} ${n.inputsChanged ? '**Its inputs changed: this diff cannot vouch for it.**' : '(its inputs are unchanged)'}`,
+      );
     parts.push('');
   }
   return parts.join('\n');
@@ -128,7 +164,15 @@ function head({ changes, risks, notJudged = [] }: Report, cut: boolean): string 
 
 function section(app: string, changes: readonly ResourceChange[]): string {
   const mine = changes.filter((c) => c.app === app);
-  return ['<details>', `<summary><code>${html(app)}</code>: ${mine.length} change(s)</summary>`, '', fenced('diff', mine.flatMap(lines)), '', '</details>', ''].join('\n');
+  return [
+    '<details>',
+    `<summary><code>${html(app)}</code>: ${mine.length} change(s)</summary>`,
+    '',
+    fenced('diff', mine.flatMap(lines)),
+    '',
+    '</details>',
+    '',
+  ].join('\n');
 }
 
 /**
@@ -142,8 +186,11 @@ export function markdown(report: Report, cap = MARKDOWN_CAP, artifact?: string):
   if (full.length <= cap) return full;
   let body = `${head(report, true)}\n`;
   let shown = 0;
-  const where = artifact ? `[the full report](${artifact.replace(/[()\s<>]/g, encodeURIComponent)}) (Markdown and HTML)` : 'the full report (Markdown and HTML) in the workflow artifact `rendered-diff`';
-  const note = (left: number) => `\n**${left} Application(s) with changes are not shown here**, to stay under GitHub's comment limit: see ${where}. The plan and every risk above are complete.\n`;
+  const where = artifact
+    ? `[the full report](${artifact.replace(/[()\s<>]/g, encodeURIComponent)}) (Markdown and HTML)`
+    : 'the full report (Markdown and HTML) in the workflow artifact `rendered-diff`';
+  const note = (left: number) =>
+    `\n**${left} Application(s) with changes are not shown here**, to stay under GitHub's comment limit: see ${where}. The plan and every risk above are complete.\n`;
   for (const app of apps) {
     const next = section(app, report.changes);
     if ((body + next + note(apps.length - shown)).length > cap) break;

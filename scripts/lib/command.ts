@@ -85,7 +85,8 @@ export function describeError(err: unknown): string {
   const message = firstLine(err);
   const chain: unknown[] = [];
   for (let e: unknown = err; e && chain.length < 5; e = (e as { cause?: unknown }).cause) chain.push(e);
-  if ((err as Error)?.name === 'TimeoutError' || chain.some((e) => (e as Error)?.name === 'TimeoutError')) return `${message.replace(/: (The operation was aborted due to timeout|fetch failed)$/, '')}: timed out`;
+  if ((err as Error)?.name === 'TimeoutError' || chain.some((e) => (e as Error)?.name === 'TimeoutError'))
+    return `${message.replace(/: (The operation was aborted due to timeout|fetch failed)$/, '')}: timed out`;
   for (const e of chain.slice(1)) {
     const code = (e as { code?: string }).code;
     if (code && NETWORK_CAUSES[code]) {
@@ -95,6 +96,10 @@ export function describeError(err: unknown): string {
     }
   }
   // No network code (fetch refuses some ports itself, "bad port"): name the innermost reason.
-  const inner = chain.slice(1).map((e) => firstLine(e)).filter((m) => m && m !== 'fetch failed').pop();
+  const inner = chain
+    .slice(1)
+    .map((e) => firstLine(e))
+    .filter((m) => m && m !== 'fetch failed')
+    .pop();
   return inner && /fetch failed$/.test(message) ? message.replace(/fetch failed$/, inner) : message;
 }

@@ -27,7 +27,8 @@ const limits = (o: RunOptions) => ({ timeout: o.timeoutMs ?? TOOL_TIMEOUT_MS, ti
 /** The tool's own error, or that it ran out of time. */
 function failure(command: string, err: unknown, o: RunOptions, started: number): Error {
   const limit = o.timeoutMs ?? TOOL_TIMEOUT_MS;
-  if (err instanceof ProcessOutput && err.signal === 'SIGKILL' && Date.now() - started >= limit) return new Error(`${command}: timed out after ${limit >= 1000 ? `${Math.round(limit / 1000)} s` : `${limit} ms`} (killed)`);
+  if (err instanceof ProcessOutput && err.signal === 'SIGKILL' && Date.now() - started >= limit)
+    return new Error(`${command}: timed out after ${limit >= 1000 ? `${Math.round(limit / 1000)} s` : `${limit} ms`} (killed)`);
   return new Error(`${command}: ${toolError(err)}`);
 }
 
@@ -37,7 +38,15 @@ export async function run(command: string, args: readonly string[], o: RunOption
   const stdio = o.input === undefined ? (['ignore', 'pipe', 'pipe'] as const) : (['pipe', 'pipe', 'pipe'] as const);
   const started = Date.now();
   try {
-    const out = await $({ env: o.env ?? process.env, cwd: o.cwd, input: o.input, quiet: true, verbose: false, stdio: [...stdio], ...limits(o) })`${command} ${args}`;
+    const out = await $({
+      env: o.env ?? process.env,
+      cwd: o.cwd,
+      input: o.input,
+      quiet: true,
+      verbose: false,
+      stdio: [...stdio],
+      ...limits(o),
+    })`${command} ${args}`;
     return out.stdout.trim();
   } catch (err) {
     throw failure(command, err, o, started);
@@ -50,7 +59,12 @@ export function toolError(err: unknown): string {
     // zx runs tools through bash, which reports a missing command with status 127.
     if (err.exitCode === 127 && /not found|No such file/.test(err.stderr)) return 'not installed (not found on PATH)';
     const text = `${err.stderr}\n${err.stdout}`.trim();
-    return text ? text.split('\n').find((l) => l.trim())!.trim() : `exited with status ${err.exitCode ?? err.signal}`;
+    return text
+      ? text
+          .split('\n')
+          .find((l) => l.trim())!
+          .trim()
+      : `exited with status ${err.exitCode ?? err.signal}`;
   }
   const e = err as { code?: string; message?: string };
   if (e.code === 'ENOENT') return 'not installed (not found on PATH)';
@@ -70,7 +84,15 @@ export async function runToEnd(command: string, args: readonly string[], o: RunO
   const started = Date.now();
   let out: ProcessOutput;
   try {
-    out = await $({ env: o.env ?? process.env, cwd: o.cwd, quiet: true, verbose: false, nothrow: true, stdio: ['ignore', 'pipe', 'pipe'], ...limits(o) })`${command} ${args}`;
+    out = await $({
+      env: o.env ?? process.env,
+      cwd: o.cwd,
+      quiet: true,
+      verbose: false,
+      nothrow: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...limits(o),
+    })`${command} ${args}`;
   } catch (err) {
     throw failure(command, err, o, started);
   }

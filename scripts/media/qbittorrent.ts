@@ -20,7 +20,11 @@ export class QbtClient {
     try {
       return await this.fetchImpl(`${this.base.replace(/\/$/, '')}${path}`, {
         method: form ? 'POST' : 'GET',
-        headers: { ...(this.sid ? { cookie: `SID=${this.sid}` } : {}), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), referer: this.base },
+        headers: {
+          ...(this.sid ? { cookie: `SID=${this.sid}` } : {}),
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+          referer: this.base,
+        },
         body: form ? new URLSearchParams(form).toString() : undefined,
         signal: AbortSignal.timeout(10_000),
       });
@@ -62,6 +66,11 @@ export async function qbtDrift(client: QbtClient, s: QbtSettings): Promise<Drift
   const live = await client.preferences();
   const changed = Object.entries(s.preferences).filter(([k, v]) => live[k] !== v);
   const desired = Object.fromEntries(changed);
-  return changed.map(([k, v], i) => ({ app: 'qbittorrent', field: `preferences.${k}`, live: live[k], declared: v, fix: i === 0 ? () => client.setPreferences(desired) : async () => undefined }));
+  return changed.map(([k, v], i) => ({
+    app: 'qbittorrent',
+    field: `preferences.${k}`,
+    live: live[k],
+    declared: v,
+    fix: i === 0 ? () => client.setPreferences(desired) : async () => undefined,
+  }));
 }
-

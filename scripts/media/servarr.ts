@@ -10,7 +10,16 @@ export interface ManagerSettings {
   instance: string;
   mediaManagement: { copyUsingHardlinks: boolean };
   rootFolders: string[];
-  downloadClients: { name: string; implementation: string; host: string; port: number; useSsl: boolean; category: string; removeCompletedDownloads: boolean; removeFailedDownloads: boolean }[];
+  downloadClients: {
+    name: string;
+    implementation: string;
+    host: string;
+    port: number;
+    useSsl: boolean;
+    category: string;
+    removeCompletedDownloads: boolean;
+    removeFailedDownloads: boolean;
+  }[];
   remotePathMappings: { host: string; remotePath: string; localPath: string }[];
   backup: { intervalDays: number; retentionDays: number; folder: string };
 }
@@ -49,7 +58,13 @@ export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise
   const app = s.instance;
   const mm = await api.get<Record<string, unknown> & { copyUsingHardlinks: boolean }>('/api/v3/config/mediamanagement');
   if (mm.copyUsingHardlinks !== s.mediaManagement.copyUsingHardlinks) {
-    drift.push({ app, field: 'mediaManagement.copyUsingHardlinks', live: mm.copyUsingHardlinks, declared: s.mediaManagement.copyUsingHardlinks, fix: () => api.put(`/api/v3/config/mediamanagement/${String(mm.id)}`, { ...mm, copyUsingHardlinks: s.mediaManagement.copyUsingHardlinks }) });
+    drift.push({
+      app,
+      field: 'mediaManagement.copyUsingHardlinks',
+      live: mm.copyUsingHardlinks,
+      declared: s.mediaManagement.copyUsingHardlinks,
+      fix: () => api.put(`/api/v3/config/mediamanagement/${String(mm.id)}`, { ...mm, copyUsingHardlinks: s.mediaManagement.copyUsingHardlinks }),
+    });
   }
   const roots = await api.get<{ id: number; path: string }[]>('/api/v3/rootfolder');
   const norm = (p: string) => p.replace(/\/+$/, '');
@@ -70,8 +85,24 @@ export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise
       fields: [...base.fields.filter((f) => !(f.name in wantedFields)), ...Object.entries(wantedFields).map(([name, value]) => ({ name, value }))],
     });
     if (!live) {
-      const fresh: DownloadClient = { name: want.name, implementation: want.implementation, configContract: `${want.implementation}Settings`, enable: true, protocol: 'torrent', priority: 1, removeCompletedDownloads: want.removeCompletedDownloads, removeFailedDownloads: want.removeFailedDownloads, fields: [] };
-      drift.push({ app, field: `downloadClients[${want.name}]`, live: 'absent', declared: 'present', fix: () => api.post('/api/v3/downloadclient', desired(fresh)) });
+      const fresh: DownloadClient = {
+        name: want.name,
+        implementation: want.implementation,
+        configContract: `${want.implementation}Settings`,
+        enable: true,
+        protocol: 'torrent',
+        priority: 1,
+        removeCompletedDownloads: want.removeCompletedDownloads,
+        removeFailedDownloads: want.removeFailedDownloads,
+        fields: [],
+      };
+      drift.push({
+        app,
+        field: `downloadClients[${want.name}]`,
+        live: 'absent',
+        declared: 'present',
+        fix: () => api.post('/api/v3/downloadclient', desired(fresh)),
+      });
       continue;
     }
     const diffs: [string, unknown, unknown][] = [
@@ -82,20 +113,47 @@ export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise
     const changed = diffs.filter(([, l, d]) => l !== d);
     changed.forEach(([name, l, d], i) => {
       // One PUT carries every change of this client; the other entries only report.
-      drift.push({ app, field: `downloadClients[${want.name}].${name}`, live: l, declared: d, fix: i === 0 ? () => api.put(`/api/v3/downloadclient/${live.id}`, desired(live)) : async () => undefined });
+      drift.push({
+        app,
+        field: `downloadClients[${want.name}].${name}`,
+        live: l,
+        declared: d,
+        fix: i === 0 ? () => api.put(`/api/v3/downloadclient/${live.id}`, desired(live)) : async () => undefined,
+      });
     });
   }
   const mappings = await api.get<{ id: number; host: string; remotePath: string; localPath: string }[]>('/api/v3/remotepathmapping');
   for (const want of s.remotePathMappings) {
     const live = mappings.find((m) => m.remotePath === want.remotePath);
-    if (!live) drift.push({ app, field: `remotePathMappings[${want.remotePath}]`, live: 'absent', declared: `${want.host} ${want.remotePath} -> ${want.localPath}`, fix: () => api.post('/api/v3/remotepathmapping', want) });
+    if (!live)
+      drift.push({
+        app,
+        field: `remotePathMappings[${want.remotePath}]`,
+        live: 'absent',
+        declared: `${want.host} ${want.remotePath} -> ${want.localPath}`,
+        fix: () => api.post('/api/v3/remotepathmapping', want),
+      });
     else if (live.host !== want.host || live.localPath !== want.localPath) {
-      drift.push({ app, field: `remotePathMappings[${want.remotePath}]`, live: `${live.host} -> ${live.localPath}`, declared: `${want.host} -> ${want.localPath}`, fix: () => api.put(`/api/v3/remotepathmapping/${live.id}`, { ...live, ...want }) });
+      drift.push({
+        app,
+        field: `remotePathMappings[${want.remotePath}]`,
+        live: `${live.host} -> ${live.localPath}`,
+        declared: `${want.host} -> ${want.localPath}`,
+        fix: () => api.put(`/api/v3/remotepathmapping/${live.id}`, { ...live, ...want }),
+      });
     }
   }
   const host = await api.get<Record<string, unknown> & { backupInterval: number; backupRetention: number; backupFolder: string }>('/api/v3/config/host');
   const backup = { backupInterval: s.backup.intervalDays, backupRetention: s.backup.retentionDays, backupFolder: s.backup.folder };
   const backupDiffs = Object.entries(backup).filter(([k, v]) => host[k] !== v);
-  backupDiffs.forEach(([k, v], i) => drift.push({ app, field: `backup.${k}`, live: host[k], declared: v, fix: i === 0 ? () => api.put(`/api/v3/config/host/${String(host.id)}`, { ...host, ...backup }) : async () => undefined }));
+  backupDiffs.forEach(([k, v], i) =>
+    drift.push({
+      app,
+      field: `backup.${k}`,
+      live: host[k],
+      declared: v,
+      fix: i === 0 ? () => api.put(`/api/v3/config/host/${String(host.id)}`, { ...host, ...backup }) : async () => undefined,
+    }),
+  );
   return drift;
 }

@@ -41,7 +41,8 @@ const envKey = (instance: string, what: string) => `MEDIA_${instance.toUpperCase
 export async function driftOf(instance: string, s: AnySettings, env: NodeJS.ProcessEnv, fetchImpl: typeof fetch = fetch): Promise<Drift[]> {
   const url = env[envKey(instance, 'URL')];
   if (!url) throw new Unreachable(`${instance}: ${envKey(instance, 'URL')} is not set`);
-  if (s.app === 'qbittorrent') return qbtDrift(new QbtClient(url, env[envKey(instance, 'USERNAME')] ?? '', env[envKey(instance, 'PASSWORD')] ?? '', fetchImpl), s as QbtSettings);
+  if (s.app === 'qbittorrent')
+    return qbtDrift(new QbtClient(url, env[envKey(instance, 'USERNAME')] ?? '', env[envKey(instance, 'PASSWORD')] ?? '', fetchImpl), s as QbtSettings);
   const api = new HttpClient(url, { 'X-Api-Key': env[envKey(instance, 'API_KEY')] ?? '' }, fetchImpl);
   return s.app === 'prowlarr' ? prowlarrDrift(api, s as ProwlarrSettings) : managerDrift(api, s as ManagerSettings);
 }
@@ -50,7 +51,14 @@ const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 const USAGE = 'media-settings diff|apply [instance...] [--yes]';
 
-export async function run(args: string[], env: NodeJS.ProcessEnv, root: string, out: (line: string) => void, fetchImpl: typeof fetch = fetch, io?: CommandIo): Promise<number> {
+export async function run(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  root: string,
+  out: (line: string) => void,
+  fetchImpl: typeof fetch = fetch,
+  io?: CommandIo,
+): Promise<number> {
   return runCommand(
     {
       name: 'media-settings',
@@ -72,12 +80,21 @@ Exit 0 in sync (or applied), 1 on drift or when an app gives no answer,
   );
 }
 
-async function reconcile(command: string, wanted: string[], yes: boolean, env: NodeJS.ProcessEnv, root: string, out: (line: string) => void, fetchImpl: typeof fetch): Promise<number> {
+async function reconcile(
+  command: string,
+  wanted: string[],
+  yes: boolean,
+  env: NodeJS.ProcessEnv,
+  root: string,
+  out: (line: string) => void,
+  fetchImpl: typeof fetch,
+): Promise<number> {
   if (command !== 'diff' && command !== 'apply') throw new UsageError(`unknown command "${command}"; diff or apply`);
   if (yes && command === 'diff') throw new UsageError('--yes applies changes; it goes with apply, not diff');
   const settings = loadSettings(root);
   const unknown = wanted.filter((i) => !settings.has(i));
-  if (unknown.length) throw new UsageError(`no settings file this script can apply for ${unknown.join(', ')}; known: ${[...settings.keys()].sort().join(', ')}`);
+  if (unknown.length)
+    throw new UsageError(`no settings file this script can apply for ${unknown.join(', ')}; known: ${[...settings.keys()].sort().join(', ')}`);
   const instances = wanted.length ? wanted : [...settings.keys()].sort();
   let drifted = false;
   let unreachable = false;

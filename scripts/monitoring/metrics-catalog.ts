@@ -11,7 +11,17 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { isSeq, parseDocument } from 'yaml';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
-import { runGate, allFindings, REPO_ROOT, CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY, writeFileAtomic, extractAll, isExtractor } from '../../policy-tests/index.ts';
+import {
+  runGate,
+  allFindings,
+  REPO_ROOT,
+  CATALOG_DIR,
+  CATALOG_EXEMPTIONS,
+  THIS_REPOSITORY,
+  writeFileAtomic,
+  extractAll,
+  isExtractor,
+} from '../../policy-tests/index.ts';
 
 const FETCH_TIMEOUT_MS = 30_000;
 const GIT_TIMEOUT_MS = 60_000;
@@ -33,7 +43,13 @@ async function readSource(source: Source, ref: string, file: string, from: strin
       const { stdout } = await promisify(execFile)('git', ['-C', from, 'show', `${ref}:${file}`], { timeout: GIT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
       return stdout;
     } catch (err) {
-      throw new Error(`cannot read ${file} at ${ref} from ${from}: ${String((err as { stderr?: string }).stderr ?? err).trim().split('\n')[0]}`);
+      throw new Error(
+        `cannot read ${file} at ${ref} from ${from}: ${
+          String((err as { stderr?: string }).stderr ?? err)
+            .trim()
+            .split('\n')[0]
+        }`,
+      );
     }
   }
   const match = /^https:\/\/github\.com\/([^/]+)\/([^/]+?)(?:\.git)?$/.exec(source.repository);
@@ -43,7 +59,9 @@ async function readSource(source: Source, ref: string, file: string, from: strin
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
   } catch (err) {
-    throw new Error(`offline or unreachable: cannot fetch ${file} at ${ref} (${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}); refresh with --from <local clone>`);
+    throw new Error(
+      `offline or unreachable: cannot fetch ${file} at ${ref} (${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}); refresh with --from <local clone>`,
+    );
   }
   if (!response.ok) throw new Error(`${file} at ${ref}: HTTP ${response.status}`);
   return response.text();
@@ -66,7 +84,9 @@ export async function refreshEntry(o: RefreshOptions): Promise<string> {
   const { f, doc } = found[0]!;
   const source = (doc.toJS() as { source?: Source }).source;
   if (!source?.extract || !isExtractor(source.extract)) {
-    throw new Error(`${CATALOG_DIR}${f} is kept by hand (source.extract: ${source?.extract ?? 'unset'}): read ${source?.files?.join(', ') ?? 'its source'} at the new tag and edit it`);
+    throw new Error(
+      `${CATALOG_DIR}${f} is kept by hand (source.extract: ${source?.extract ?? 'unset'}): read ${source?.files?.join(', ') ?? 'its source'} at the new tag and edit it`,
+    );
   }
   const oldVersion = String(doc.get('version'));
   const version = o.version ?? oldVersion;
@@ -74,7 +94,8 @@ export async function refreshEntry(o: RefreshOptions): Promise<string> {
   const ref = source.ref.includes(oldVersion.replace(/^v/, '')) ? source.ref.replace(oldVersion.replace(/^v/, ''), version.replace(/^v/, '')) : version;
   const texts = await Promise.all(source.files.map((file) => readSource(source, ref, file, o.from, o.root)));
   const metrics = extractAll(source.extract, texts);
-  if (Object.keys(metrics).length === 0) throw new Error(`the ${source.extract} extractor found no metrics in ${source.files.join(', ')} at ${ref}; the exporter changed how it declares them`);
+  if (Object.keys(metrics).length === 0)
+    throw new Error(`the ${source.extract} extractor found no metrics in ${source.files.join(', ')} at ${ref}; the exporter changed how it declares them`);
   doc.set('version', version);
   doc.setIn(['source', 'ref'], ref);
   if (o.chartVersion !== undefined) doc.setIn(['pin', 'version'], o.chartVersion);
@@ -90,33 +111,54 @@ export async function refreshEntry(o: RefreshOptions): Promise<string> {
 
 export async function main(argv: string[], io?: CommandIo): Promise<number> {
   const out = (line: string) => (io ?? { stdout: (t: string) => process.stdout.write(t) }).stdout(`${line}\n`);
-  return runCommand({
-    name: 'metrics:catalog',
-    usage: 'metrics:catalog [--refresh <exporter> [--version <v>] [--chart-version <v>] [--from <local clone>]] [--root <repo>]',
-    help: `Without --refresh: what the gate's ${CHECK} check finds, offline (stale entries after a
+  return runCommand(
+    {
+      name: 'metrics:catalog',
+      usage: 'metrics:catalog [--refresh <exporter> [--version <v>] [--chart-version <v>] [--from <local clone>]] [--root <repo>]',
+      help: `Without --refresh: what the gate's ${CHECK} check finds, offline (stale entries after a
 version bump, monitors without an entry, malformed entries); exit 1 when anything is.
 --refresh <exporter>: reads the entry's source files at the tag of --version (default: the
 entry's own) from GitHub, or from the git clone --from names, extracts the metrics with the
 entry's extractor, and rewrites monitoring/metrics-catalog/<exporter>-<version>.yaml.
 Entries kept by hand (source.extract: manual) are refused with what to read instead.`,
-    options: { refresh: { type: 'string' }, version: { type: 'string' }, 'chart-version': { type: 'string' }, from: { type: 'string' }, root: { type: 'string' } },
-    positionals: { min: 0, max: 0 },
-    async run({ values }) {
-      const root = (values.root as string | undefined) ?? REPO_ROOT;
-      if (values.refresh !== undefined) {
-        const written = await refreshEntry({ root, exporter: String(values.refresh), version: values.version as string | undefined, chartVersion: values['chart-version'] as string | undefined, from: values.from as string | undefined });
-        out(`wrote ${written}; run the gate to see what the new version changes`);
-        return 0;
-      }
-      if (values.version !== undefined || values.from !== undefined || values['chart-version'] !== undefined) throw new UsageError('--version, --chart-version and --from go with --refresh');
-      // Rendered (or counted as not rendered): with --no-render the policy layer does not run at all.
-      const result = await runGate({ root });
-      const findings = allFindings(result).filter((f) => f.check === CHECK);
-      for (const f of findings) out(`${f.file}:${f.line}: ${f.message}`);
-      out(findings.length ? `${findings.length} catalog problem(s); entries are refreshed with --refresh <exporter>` : 'metrics catalog: every entry matches its pin, every monitor has an entry');
-      return findings.length ? 1 : 0;
+      options: {
+        refresh: { type: 'string' },
+        version: { type: 'string' },
+        'chart-version': { type: 'string' },
+        from: { type: 'string' },
+        root: { type: 'string' },
+      },
+      positionals: { min: 0, max: 0 },
+      async run({ values }) {
+        const root = (values.root as string | undefined) ?? REPO_ROOT;
+        if (values.refresh !== undefined) {
+          const written = await refreshEntry({
+            root,
+            exporter: String(values.refresh),
+            version: values.version as string | undefined,
+            chartVersion: values['chart-version'] as string | undefined,
+            from: values.from as string | undefined,
+          });
+          out(`wrote ${written}; run the gate to see what the new version changes`);
+          return 0;
+        }
+        if (values.version !== undefined || values.from !== undefined || values['chart-version'] !== undefined)
+          throw new UsageError('--version, --chart-version and --from go with --refresh');
+        // Rendered (or counted as not rendered): with --no-render the policy layer does not run at all.
+        const result = await runGate({ root });
+        const findings = allFindings(result).filter((f) => f.check === CHECK);
+        for (const f of findings) out(`${f.file}:${f.line}: ${f.message}`);
+        out(
+          findings.length
+            ? `${findings.length} catalog problem(s); entries are refreshed with --refresh <exporter>`
+            : 'metrics catalog: every entry matches its pin, every monitor has an entry',
+        );
+        return findings.length ? 1 : 0;
+      },
     },
-  }, argv, io);
+    argv,
+    io,
+  );
 }
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));

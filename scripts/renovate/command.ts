@@ -33,7 +33,10 @@ export function report(inspection: Inspection, out: (line: string) => void): num
   if (!('result' in inspection)) return 1;
   const { pins, result } = inspection;
   out(`valid    ${RENOVATE_CONFIG_FILE} (renovate-config-validator --strict)`);
-  for (const pin of result.uncovered) out(`UNCOVERED ${pin.file}:${pin.line}: ${pin.key} ${pin.text} is pinned, but no Renovate manager matches it (add a manager, or an entry with its reason to ${EXEMPTIONS_FILE})`);
+  for (const pin of result.uncovered)
+    out(
+      `UNCOVERED ${pin.file}:${pin.line}: ${pin.key} ${pin.text} is pinned, but no Renovate manager matches it (add a manager, or an entry with its reason to ${EXEMPTIONS_FILE})`,
+    );
   for (const e of result.unusedExemptions) out(`STALE    ${EXEMPTIONS_FILE}: the entry for ${e.files} (${e.keys.join(', ')}) matches no pin; remove it`);
   out(`Pins: ${pins.length} found - covered by Renovate: ${result.covered.length}, exempt: ${result.exempt.length}, uncovered: ${result.uncovered.length}`);
   return result.uncovered.length || result.unusedExemptions.length ? 1 : 0;

@@ -66,7 +66,8 @@ export function findPins(file: string, text: string): Pin[] {
   if (/\.(ya?ml|json)$/.test(name)) return documentPins(file, text);
   if (/^Dockerfile(\..+)?$|\.Dockerfile$/.test(name)) return dockerfilePins(file, text);
   if (name === '.node-version' || name === '.nvmrc') return versionFilePins(file, text);
-  if (/\.sh$/.test(name) || text.startsWith('#!/usr/bin/env bash') || text.startsWith('#!/bin/sh') || text.startsWith('#!/bin/bash')) return shellPins(file, text);
+  if (/\.sh$/.test(name) || text.startsWith('#!/usr/bin/env bash') || text.startsWith('#!/bin/sh') || text.startsWith('#!/bin/bash'))
+    return shellPins(file, text);
   return [];
 }
 

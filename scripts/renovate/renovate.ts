@@ -48,13 +48,20 @@ function renovateEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 /** `renovate-config-validator --strict` on the repository at `root`: the problems it names, none when valid. */
 export async function validateConfig(root: string): Promise<string[]> {
   if (!existsSync(join(root, RENOVATE_CONFIG_FILE))) return [`${RENOVATE_CONFIG_FILE}: no Renovate config`];
-  const { exitCode, stdout, stderr } = await runToEnd(binary('renovate-config-validator'), ['--strict'], { cwd: root, env: renovateEnv({ LOG_LEVEL: 'info' }) });
+  const { exitCode, stdout, stderr } = await runToEnd(binary('renovate-config-validator'), ['--strict'], {
+    cwd: root,
+    env: renovateEnv({ LOG_LEVEL: 'info' }),
+  });
   const out = `${stdout}\n${stderr}`;
   if (exitCode === 0 && /validated successfully/.test(out)) return [];
   // The validator prints each problem as a JSON "message" field; --strict adds the migration it wants.
   const messages = [...out.matchAll(/"message":\s*"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
   if (/needs migrat/i.test(out)) messages.push('the config uses options Renovate has renamed (--strict wants it migrated)');
-  const fallback = out.split('\n').find((l) => /ERROR|WARN/.test(l))?.trim() ?? `exited with status ${exitCode}`;
+  const fallback =
+    out
+      .split('\n')
+      .find((l) => /ERROR|WARN/.test(l))
+      ?.trim() ?? `exited with status ${exitCode}`;
   return (messages.length ? messages : [fallback]).map((m) => `${RENOVATE_CONFIG_FILE}: ${m}`);
 }
 
@@ -83,7 +90,17 @@ export function depsOfReport(report: Report): ExtractedDep[] {
   const deps: ExtractedDep[] = [];
   for (const repo of Object.values(report.repositories ?? {})) {
     for (const [manager, files] of Object.entries(repo.packageFiles ?? {})) {
-      for (const f of files) for (const d of f.deps ?? []) deps.push({ file: f.packageFile, manager, datasource: d.datasource, depName: d.depName, currentValue: d.currentValue, currentDigest: d.currentDigest, skipReason: d.skipReason });
+      for (const f of files)
+        for (const d of f.deps ?? [])
+          deps.push({
+            file: f.packageFile,
+            manager,
+            datasource: d.datasource,
+            depName: d.depName,
+            currentValue: d.currentValue,
+            currentDigest: d.currentDigest,
+            skipReason: d.skipReason,
+          });
     }
   }
   return deps;

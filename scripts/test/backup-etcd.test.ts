@@ -32,7 +32,26 @@ beforeAll(async () => {
   etcdDir = mkdtempSync(join(tmpdir(), 'etcd-test-'));
   const [client, peer] = [await freePort(), await freePort()];
   endpoint = `http://127.0.0.1:${client}`;
-  etcd = spawn('etcd', ['--name', 'test', '--data-dir', join(etcdDir, 'data'), '--listen-client-urls', endpoint, '--advertise-client-urls', endpoint, '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `test=http://127.0.0.1:${peer}`], { stdio: 'ignore' });
+  etcd = spawn(
+    'etcd',
+    [
+      '--name',
+      'test',
+      '--data-dir',
+      join(etcdDir, 'data'),
+      '--listen-client-urls',
+      endpoint,
+      '--advertise-client-urls',
+      endpoint,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${peer}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${peer}`,
+      '--initial-cluster',
+      `test=http://127.0.0.1:${peer}`,
+    ],
+    { stdio: 'ignore' },
+  );
   // Ready when it takes the first write; an etcd that exits instead fails at once.
   for (;;) {
     try {
@@ -59,7 +78,14 @@ const golden = useGoldenBackup(
   skip,
   () => {
     dir = mkdtempSync(join(tmpdir(), 'backup-etcd-test-'));
-    const env = { ...resticEnv(), FAKE_ETCD_ENDPOINT: endpoint, TALOSCTL: join(FAKES, 'talosctl.mjs'), KUBECTL: join(FAKES, 'kubectl.mjs'), TALOS_NODE: '10.0.0.10', RESTORE_OUT_DIR: dir };
+    const env = {
+      ...resticEnv(),
+      FAKE_ETCD_ENDPOINT: endpoint,
+      TALOSCTL: join(FAKES, 'talosctl.mjs'),
+      KUBECTL: join(FAKES, 'kubectl.mjs'),
+      TALOS_NODE: '10.0.0.10',
+      RESTORE_OUT_DIR: dir,
+    };
     o = { backupDir: join(dir, 'backups'), env };
     return dir;
   },
@@ -118,7 +144,12 @@ describe.skipIf(skip)('etcd restore and drill', () => {
 
   it('the drill fails when the cluster carries a newer sentinel than the newest snapshot', async () => {
     seeded(3_600_000);
-    const later = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'backup-sentinel', namespace: 'backups' }, data: { sentinel: `later-backup ${new Date().toISOString()}` } };
+    const later = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'backup-sentinel', namespace: 'backups' },
+      data: { sentinel: `later-backup ${new Date().toISOString()}` },
+    };
     await run(join(FAKES, 'kubectl.mjs'), ['apply', '-f', '-'], { env: o.env, input: JSON.stringify(later) });
     expect(await restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
   });

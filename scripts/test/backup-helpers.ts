@@ -31,7 +31,9 @@ export function useResticRepository(skip: boolean, targets: readonly string[]): 
     dir = mkdtempSync(join(tmpdir(), 'restic-test-'));
     await Promise.all(
       targets.map(async (target) => {
-        const init = await exec('restic', ['init', '--quiet'], { env: { ...process.env, RESTIC_REPOSITORY: join(dir, target), RESTIC_PASSWORD: 'test-password' } });
+        const init = await exec('restic', ['init', '--quiet'], {
+          env: { ...process.env, RESTIC_REPOSITORY: join(dir, target), RESTIC_PASSWORD: 'test-password' },
+        });
         if (init.code !== 0) throw new Error(`restic init ${target}: ${init.stderr.trim()}`);
       }),
     );
@@ -112,7 +114,10 @@ export function killedRestore(options: Record<string, unknown>): Promise<NodeJS.
   const driver = join(REPO_ROOT, 'scripts/test/fixtures/restore-driver.ts');
   return new Promise((resolve, reject) => {
     const env = { BACKUP_MANIFEST_KEY: TEST_MANIFEST_KEY, ...(options.env as Record<string, string> | undefined) };
-    const child = spawn(process.execPath, ['--import', 'tsx', driver, JSON.stringify({ repoRoot: REPO_ROOT, ...options, env })], { cwd: REPO_ROOT, stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--import', 'tsx', driver, JSON.stringify({ repoRoot: REPO_ROOT, ...options, env })], {
+      cwd: REPO_ROOT,
+      stdio: 'ignore',
+    });
     child.on('error', reject);
     child.on('exit', (_code, signal) => resolve(signal));
   });

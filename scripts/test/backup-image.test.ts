@@ -72,7 +72,8 @@ describe('backup image', () => {
   it('the bundle carries the targets model, not the gate behind the front door', () => {
     const text = readFileSync(bundle, 'utf8');
     expect(text).toContain('function loadTargets(');
-    for (const gateOnly of ['function runGate(', 'function registeredChecks(', 'function renderRepo(', 'function buildGate(']) expect(text).not.toContain(gateOnly);
+    for (const gateOnly of ['function runGate(', 'function registeredChecks(', 'function renderRepo(', 'function buildGate('])
+      expect(text).not.toContain(gateOnly);
   });
 
   it.skipIf(skip)('runs every command with plain node from the bundle: one line and exit 1 on any failure', async () => {
@@ -85,11 +86,28 @@ describe('backup image', () => {
     expect(await node('backup', 'sonarr')).toMatchObject({ code: 0, stderr: '' });
     expect(await node('backup-check', 'sonarr')).toMatchObject({ code: 0, stdout: 'backup-check sonarr: ok\n' });
     // In a pod without kubectl, the operator stops the app and says so.
-    expect(await node('restore', 'sonarr', '--app-stopped')).toMatchObject({ code: 0, stdout: expect.stringMatching(/not scaling sonarr: stopped by the operator[\s\S]*restored \S+ \(\/config\/sonarr\.db\)\nrestore sonarr: undo copies, kept 14 days: \S+\/config\/sonarr\.db\.pre-restore-\d{8}T\d{9}Z\n$/) });
-    expect(await node('restore-test', 'sonarr', 'radarr')).toMatchObject({ code: 1, stdout: `PASS sonarr\nFAIL radarr: no backup to restore in ${env.BACKUP_DIR}\n` });
-    expect(await node('backup', 'nope')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^backup nope: unknown target "nope"; declared: sonarr, .*etcd \(usage: backup <target>\)\n$/) });
-    expect(await node('restore', 'sonarr', '--frm', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^restore sonarr: Unknown option '--frm' \(usage: restore <target>/) });
-    expect(await node('backup', 'sonarr', 'radarr')).toMatchObject({ code: 2, stderr: 'backup sonarr: unexpected argument "radarr" (usage: backup <target>)\n' });
+    expect(await node('restore', 'sonarr', '--app-stopped')).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(
+        /not scaling sonarr: stopped by the operator[\s\S]*restored \S+ \(\/config\/sonarr\.db\)\nrestore sonarr: undo copies, kept 14 days: \S+\/config\/sonarr\.db\.pre-restore-\d{8}T\d{9}Z\n$/,
+      ),
+    });
+    expect(await node('restore-test', 'sonarr', 'radarr')).toMatchObject({
+      code: 1,
+      stdout: `PASS sonarr\nFAIL radarr: no backup to restore in ${env.BACKUP_DIR}\n`,
+    });
+    expect(await node('backup', 'nope')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^backup nope: unknown target "nope"; declared: sonarr, .*etcd \(usage: backup <target>\)\n$/),
+    });
+    expect(await node('restore', 'sonarr', '--frm', 'x')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^restore sonarr: Unknown option '--frm' \(usage: restore <target>/),
+    });
+    expect(await node('backup', 'sonarr', 'radarr')).toMatchObject({
+      code: 2,
+      stderr: 'backup sonarr: unexpected argument "radarr" (usage: backup <target>)\n',
+    });
     for (const command of ['backup', 'backup-check', 'restore', 'restore-test']) {
       expect(await node(command, '--help')).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^usage: ${command}`)), stderr: '' });
     }

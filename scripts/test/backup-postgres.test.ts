@@ -18,7 +18,10 @@ import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScal
 import { postgresBinDir, startPostgres, type PostgresServer } from './postgres-server.ts';
 
 const bin = postgresBinDir();
-const missing = [...(await missingTools('restic', 'zstd', 'pg_dump', 'pg_restore', 'psql')), ...(bin ? [] : ['a PostgreSQL server (Debian package postgresql)'])];
+const missing = [
+  ...(await missingTools('restic', 'zstd', 'pg_dump', 'pg_restore', 'psql')),
+  ...(bin ? [] : ['a PostgreSQL server (Debian package postgresql)']),
+];
 const skip = missing.length > 0;
 const resticEnv = useResticRepository(skip, ['notes']);
 const target: PostgresTarget = { name: 'notes', engine: 'postgres', database: 'notes', namespace: 'apps', deployment: 'notes' };
@@ -31,7 +34,8 @@ afterAll(async () => server?.stop());
 
 let dir: string;
 let o: BackupOptions;
-const psql = (database: string, statements: string) => run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', database, '-c', statements], { env: server.env });
+const psql = (database: string, statements: string) =>
+  run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', database, '-c', statements], { env: server.env });
 const rows = (database = 'notes') => psql(database, "SELECT coalesce(string_agg(title, ',' ORDER BY id), '') FROM notes");
 
 const golden = useGoldenBackup(
@@ -135,12 +139,15 @@ describe.skipIf(skip)('PostgreSQL restore', () => {
     expect(events).toEqual(['scale 0', 'staged', 'swapped', 'scale 1']);
   });
 
-  it.each(['staged', 'swapped'])('a restore killed (SIGKILL) after step "%s" leaves the old or the new database under the live name, never a mix', async (step) => {
-    seeded();
-    await psql('notes', "INSERT INTO notes (title) VALUES ('after')");
-    expect(await killedRestore({ target, backupDir: o.backupDir, env: server.env, crashAt: `kill:${step}` })).toBe('SIGKILL');
-    expect(await rows()).toBe(step === 'swapped' ? 'first' : 'first,after');
-  });
+  it.each(['staged', 'swapped'])(
+    'a restore killed (SIGKILL) after step "%s" leaves the old or the new database under the live name, never a mix',
+    async (step) => {
+      seeded();
+      await psql('notes', "INSERT INTO notes (title) VALUES ('after')");
+      expect(await killedRestore({ target, backupDir: o.backupDir, env: server.env, crashAt: `kill:${step}` })).toBe('SIGKILL');
+      expect(await rows()).toBe(step === 'swapped' ? 'first' : 'first,after');
+    },
+  );
 
   it.each(['staged', 'inside-swap', 'swapped'])('a crash at "%s" leaves the old or the new database under the live name, never a mix', async (step) => {
     seeded();
@@ -155,7 +162,10 @@ describe.skipIf(skip)('PostgreSQL restore', () => {
 describe.skipIf(skip)('PostgreSQL restore-test', () => {
   it('fails when the live database carries a newer sentinel than the newest backup', async () => {
     seeded(3_600_000);
-    await psql('notes', `CREATE TABLE _backup_sentinel (seq bigserial PRIMARY KEY, id text NOT NULL, at text NOT NULL); INSERT INTO _backup_sentinel (id, at) VALUES ('later-backup', '${new Date().toISOString()}')`);
+    await psql(
+      'notes',
+      `CREATE TABLE _backup_sentinel (seq bigserial PRIMARY KEY, id text NOT NULL, at text NOT NULL); INSERT INTO _backup_sentinel (id, at) VALUES ('later-backup', '${new Date().toISOString()}')`,
+    );
     expect(await restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
     // The drill restores into a scratch database and drops it afterwards.
     expect(await psql('postgres', "SELECT count(*) FROM pg_database WHERE datname LIKE 'notes_restore_test_%'")).toBe('0');

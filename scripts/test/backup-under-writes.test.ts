@@ -30,7 +30,10 @@ describe.skipIf(tools.length > 0)('backup under writes', () => {
     dir = mkdtempSync(join(tmpdir(), 'backup-writes-'));
     mkdirSync(join(dir, 'source/config'), { recursive: true });
     // 200 MiB of 4 KiB rows, in WAL mode like the media apps.
-    await sql(db(), `PRAGMA journal_mode=WAL; CREATE TABLE blobs (id INTEGER PRIMARY KEY, b BLOB); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${(200 * MIB) / 4096}) INSERT INTO blobs (b) SELECT randomblob(4000) FROM c;`);
+    await sql(
+      db(),
+      `PRAGMA journal_mode=WAL; CREATE TABLE blobs (id INTEGER PRIMARY KEY, b BLOB); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${(200 * MIB) / 4096}) INSERT INTO blobs (b) SELECT randomblob(4000) FROM c;`,
+    );
     o = { backupDir: join(dir, 'backups'), sourceRoot: join(dir, 'source'), env: resticEnv() };
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -68,7 +68,10 @@ describe.skipIf(tools.length > 0)('backup', () => {
 
   it('loses no committed row while the database is being written to', async () => {
     // A writer commits a row every few milliseconds while the backup runs.
-    const writer = spawn('sh', ['-c', `i=0; while [ $i -lt 400 ]; do sqlite3 -cmd ".timeout 15000" ${db()} "INSERT INTO episodes (title) VALUES ('e$i');" || exit 1; i=$((i+1)); done`]);
+    const writer = spawn('sh', [
+      '-c',
+      `i=0; while [ $i -lt 400 ]; do sqlite3 -cmd ".timeout 15000" ${db()} "INSERT INTO episodes (title) VALUES ('e$i');" || exit 1; i=$((i+1)); done`,
+    ]);
     // Listened for at once: the writer may finish before the backup does.
     const writerDone = new Promise((resolve) => writer.once('exit', resolve));
     // The writer is under way once its first rows are in.
@@ -81,7 +84,9 @@ describe.skipIf(tools.length > 0)('backup', () => {
     const inBackup = Number(await sql(copy, 'SELECT count(*) FROM episodes;'));
     expect(inBackup).toBeGreaterThanOrEqual(committedBefore);
     // Every row in the backup is one the source still has, in the same order.
-    expect(await sql(copy, 'SELECT group_concat(title) FROM (SELECT title FROM episodes ORDER BY id);')).toBe(await sql(db(), `SELECT group_concat(title) FROM (SELECT title FROM episodes ORDER BY id LIMIT ${inBackup});`));
+    expect(await sql(copy, 'SELECT group_concat(title) FROM (SELECT title FROM episodes ORDER BY id);')).toBe(
+      await sql(db(), `SELECT group_concat(title) FROM (SELECT title FROM episodes ORDER BY id LIMIT ${inBackup});`),
+    );
   });
 
   it('keeps exactly 14 days of backups', async () => {
@@ -117,7 +122,9 @@ describe.skipIf(tools.length > 0)('backup', () => {
   });
 
   it('names the file and the place when a targets file is malformed', async () => {
-    expect(() => targetsOfDocument({ namespace: 'media', targets: { sonarr: { engine: 'sqlite', path: ['/config/sonarr.db'] } } }, 'apps/media/facts/backup-targets.yaml')).toThrow(/^apps\/media\/facts\/backup-targets\.yaml: \/targets\/sonarr /);
+    expect(() =>
+      targetsOfDocument({ namespace: 'media', targets: { sonarr: { engine: 'sqlite', path: ['/config/sonarr.db'] } } }, 'apps/media/facts/backup-targets.yaml'),
+    ).toThrow(/^apps\/media\/facts\/backup-targets\.yaml: \/targets\/sonarr /);
     expect(() => targetsOfDocument({ namespace: 'media', targets: { sonarr: { engine: 'mysql' } } }, 'f.yaml')).toThrow(/^f\.yaml: \/targets\/sonarr/);
     expect(() => targetsOfDocument('not a mapping', 'f.yaml')).toThrow(/^f\.yaml: \/ must be object/);
     expect(() => loadTarget(REPO_ROOT, 'lidarr')).toThrow(/^unknown target "lidarr"; declared: sonarr, radarr/);
@@ -134,7 +141,9 @@ describe.skipIf(tools.length > 0)('backup', () => {
     const sonarrRepository = targetRepository(o.env, 'sonarr');
     // Real locks only: restic writes each through a -tmp- file first.
     const locks = () => readdirSync(join(sonarrRepository, 'locks')).filter((name) => !name.includes('-tmp-'));
-    const killed = spawn('unshare', ['--user', '--map-root-user', '--uts', 'sh', '-c', `hostname backup-pod-gone && exec restic backup ${big}`], { env: { ...o.env, RESTIC_REPOSITORY: sonarrRepository } });
+    const killed = spawn('unshare', ['--user', '--map-root-user', '--uts', 'sh', '-c', `hostname backup-pod-gone && exec restic backup ${big}`], {
+      env: { ...o.env, RESTIC_REPOSITORY: sonarrRepository },
+    });
     try {
       await expect.poll(() => locks().length).toBeGreaterThan(0);
     } finally {
@@ -190,7 +199,9 @@ describe.skipIf(tools.length > 0)('backup-check detects', () => {
     writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
     expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/the manifest carries no signature/)]);
     resign(path);
-    expect(await checkBackup(target, { ...o, env: { ...o.env, BACKUP_MANIFEST_KEY: 'another-key-0123456789abcdef0123456789' } })).toEqual([expect.stringMatching(/signature does not match/)]);
+    expect(await checkBackup(target, { ...o, env: { ...o.env, BACKUP_MANIFEST_KEY: 'another-key-0123456789abcdef0123456789' } })).toEqual([
+      expect.stringMatching(/signature does not match/),
+    ]);
   });
 
   it('no manifest key: nothing is taken or checked, in one line', async () => {
@@ -210,7 +221,16 @@ describe.skipIf(tools.length > 0)('backup-check detects', () => {
     // The whole folder a symlink to a backup elsewhere: not a backup of this store at all.
     rmSync(join(path, 'sonarr.db.zst'));
     const real = join(dir, 'planted-backup');
-    cpSync(join(golden(), 'backups', 'sonarr', readdirSync(join(golden(), 'backups', 'sonarr')).find((n) => !n.startsWith('.'))!), real, { recursive: true });
+    cpSync(
+      join(
+        golden(),
+        'backups',
+        'sonarr',
+        readdirSync(join(golden(), 'backups', 'sonarr')).find((n) => !n.startsWith('.'))!,
+      ),
+      real,
+      { recursive: true },
+    );
     rmSync(path, { recursive: true });
     symlinkSync(real, path);
     expect(await checkBackup(target, o)).toEqual([`sonarr: no backup at all in ${o.backupDir}`]);
@@ -272,7 +292,9 @@ describe.skipIf(tools.length > 0)('restore', () => {
     const before = readFileSync(db());
     const { calls, scaler } = fakeScaler();
     for (const dryRun of [true, false]) {
-      await expect(restore(target, { ...o, scaler, dryRun })).rejects.toThrow(/refusing .*the manifest names "\.\.\/\.\.\/planted\/sonarr\.db\.zst", not a file this target's backup holds \(sonarr\.db\.zst\)/);
+      await expect(restore(target, { ...o, scaler, dryRun })).rejects.toThrow(
+        /refusing .*the manifest names "\.\.\/\.\.\/planted\/sonarr\.db\.zst", not a file this target's backup holds \(sonarr\.db\.zst\)/,
+      );
     }
     expect(await checkBackup(target, o)).toEqual([expect.stringMatching(/not a file this target's backup holds/)]);
     expect(readFileSync(db()).equals(before)).toBe(true);
@@ -314,7 +336,9 @@ describe.skipIf(tools.length > 0)('restore', () => {
     expect(await sql(first.undo[0]!, "SELECT count(*) FROM episodes WHERE title = 'first live';")).toBe('1');
     expect(await sql(second.undo[0]!, "SELECT count(*) FROM episodes WHERE title = 'second live';")).toBe('1');
     const third = await restore(target, at('16'));
-    const kept = readdirSync(dirname(db())).filter((n) => n.startsWith('sonarr.db.pre-restore-')).sort();
+    const kept = readdirSync(dirname(db()))
+      .filter((n) => n.startsWith('sonarr.db.pre-restore-'))
+      .sort();
     expect(kept.filter((n) => !/-(wal|shm)$/.test(n))).toEqual([second.undo[0], third.undo[0]].map((p) => basename(p!)));
   });
 
@@ -333,25 +357,31 @@ describe.skipIf(tools.length > 0)('restore', () => {
     const oldCount = await sql(db(), 'SELECT count(*) FROM episodes;');
     expect(await killedRestore({ target: 'sonarr', backupDir: o.backupDir, sourceRoot: o.sourceRoot, crashAt: `kill:${step}` })).toBe('SIGKILL');
     expect(await sql(db(), 'PRAGMA integrity_check;')).toBe('ok');
-    const isNew = (await latestSentinel(db()))?.id === readManifest(path).sentinel.id && (await sql(db(), "SELECT count(*) FROM episodes WHERE title = 'newer';")) === '0';
+    const isNew =
+      (await latestSentinel(db()))?.id === readManifest(path).sentinel.id && (await sql(db(), "SELECT count(*) FROM episodes WHERE title = 'newer';")) === '0';
     const isOld = (await sql(db(), 'SELECT count(*) FROM episodes;')) === oldCount;
     expect(isNew !== isOld).toBe(true);
     expect(isNew).toBe(step === 'swapped');
   });
 
-  it.each(['staged', 'kept', 'swapped'])('a crash after step "%s" leaves either the old or the new data, never a mix, and the app scaled back', async (step) => {
-    const path = seeded();
-    await sql(db(), "INSERT INTO episodes (title) VALUES ('newer');");
-    const oldCount = await sql(db(), 'SELECT count(*) FROM episodes;');
-    const { calls, scaler } = fakeScaler(1);
-    await expect(restore(target, { ...o, scaler, crashAt: step })).rejects.toThrow(/simulated crash/);
-    expect(calls).toEqual([0, 1]);
-    expect(await sql(db(), 'PRAGMA integrity_check;')).toBe('ok');
-    const isNew = (await latestSentinel(db()))?.id === readManifest(path).sentinel.id && await sql(db(), "SELECT count(*) FROM episodes WHERE title = 'newer';") === '0';
-    const isOld = await sql(db(), 'SELECT count(*) FROM episodes;') === oldCount;
-    expect(isNew !== isOld).toBe(true);
-    expect(isNew).toBe(step === 'swapped');
-  });
+  it.each(['staged', 'kept', 'swapped'])(
+    'a crash after step "%s" leaves either the old or the new data, never a mix, and the app scaled back',
+    async (step) => {
+      const path = seeded();
+      await sql(db(), "INSERT INTO episodes (title) VALUES ('newer');");
+      const oldCount = await sql(db(), 'SELECT count(*) FROM episodes;');
+      const { calls, scaler } = fakeScaler(1);
+      await expect(restore(target, { ...o, scaler, crashAt: step })).rejects.toThrow(/simulated crash/);
+      expect(calls).toEqual([0, 1]);
+      expect(await sql(db(), 'PRAGMA integrity_check;')).toBe('ok');
+      const isNew =
+        (await latestSentinel(db()))?.id === readManifest(path).sentinel.id &&
+        (await sql(db(), "SELECT count(*) FROM episodes WHERE title = 'newer';")) === '0';
+      const isOld = (await sql(db(), 'SELECT count(*) FROM episodes;')) === oldCount;
+      expect(isNew !== isOld).toBe(true);
+      expect(isNew).toBe(step === 'swapped');
+    },
+  );
 });
 
 describe.skipIf(tools.length > 0)('restore-test', () => {
@@ -400,7 +430,9 @@ describe.skipIf(tools.length > 0)('restore-test', () => {
     const vanished = { id: 'vanished-backup', at: new Date().toISOString() };
     recordSentinel(o.backupDir, 'sonarr', vanished);
     recordSentinel(o.backupDir, 'sonarr', vanished, 'published');
-    expect(await restoreTest(target, { ...o, sourceRoot: join(dir, 'not-mounted') })).toEqual([expect.stringMatching(/the sentinel ledger has a newer sentinel/)]);
+    expect(await restoreTest(target, { ...o, sourceRoot: join(dir, 'not-mounted') })).toEqual([
+      expect.stringMatching(/the sentinel ledger has a newer sentinel/),
+    ]);
   });
 });
 
@@ -413,7 +445,11 @@ describe.skipIf(tools.length > 0)('the commands', () => {
     const repository = join(dir, 'never-initialised');
     const r = await cli('backup.ts', ['sonarr'], { ...o.env, RESTIC_REPOSITORY: repository, BACKUP_DIR: o.backupDir, BACKUP_SOURCE_ROOT: o.sourceRoot });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^backup sonarr: local copy kept at ${o.backupDir}/sonarr/\\S+, but the off-site copy failed: no restic repository at ${repository}/sonarr: create it once with "restic -r ${repository}/sonarr init" .*\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^backup sonarr: local copy kept at ${o.backupDir}/sonarr/\\S+, but the off-site copy failed: no restic repository at ${repository}/sonarr: create it once with "restic -r ${repository}/sonarr init" .*\\n$`,
+      ),
+    );
     const kept = r.stderr.match(/kept at (\S+),/)![1]!;
     expect(existsSync(join(kept, 'manifest.json'))).toBe(true);
   });
@@ -443,10 +479,14 @@ describe.skipIf(tools.length > 0)('killed runs and a full TMPDIR', () => {
       writeFileSync(join(gone, 'sonarr.db'), randomBytes(1024));
       writeFileSync(join(live, '.owner-pid'), String(process.pid));
       let inside = '';
-      await withScratch('backup-sonarr', async (dir) => {
-        inside = dir;
-        expect(readdirSync(root).sort()).toEqual([basename(dir), basename(live), basename(starting)].sort());
-      }, root);
+      await withScratch(
+        'backup-sonarr',
+        async (dir) => {
+          inside = dir;
+          expect(readdirSync(root).sort()).toEqual([basename(dir), basename(live), basename(starting)].sort());
+        },
+        root,
+      );
       expect(existsSync(inside)).toBe(false);
       expect(readdirSync(root).sort()).toEqual([basename(live), basename(starting)].sort());
     } finally {
@@ -485,7 +525,9 @@ describe.skipIf(tools.length > 0)('killed runs and a full TMPDIR', () => {
 
 describe('the space a run may use', () => {
   it('refuses to start a run that needs more than TMPDIR has, naming both figures', () => {
-    expect(() => requireScratchSpace(Number.MAX_SAFE_INTEGER, tmpdir())).toThrow(/^TMPDIR \(.*\) has [\d,]+ MiB free, and this run needs about [\d,]+ MiB: free space there/);
+    expect(() => requireScratchSpace(Number.MAX_SAFE_INTEGER, tmpdir())).toThrow(
+      /^TMPDIR \(.*\) has [\d,]+ MiB free, and this run needs about [\d,]+ MiB: free space there/,
+    );
     expect(() => requireScratchSpace(1, tmpdir())).not.toThrow();
   });
 });

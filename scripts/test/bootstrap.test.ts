@@ -39,10 +39,16 @@ async function run(name: string, args: string[], script: Record<string, unknown>
   let stdout = '';
   let stderr = '';
   let asked = 0;
-  const code = await main(args, { ...baseEnv, FAKE_KUBECTL_STATE: state }, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) }, readToken ?? (async () => {
-    asked++;
-    return `${TOKEN}\n`;
-  }));
+  const code = await main(
+    args,
+    { ...baseEnv, FAKE_KUBECTL_STATE: state },
+    { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
+    readToken ??
+      (async () => {
+        asked++;
+        return `${TOKEN}\n`;
+      }),
+  );
   return { code, stdout, stderr, asked, state: JSON.parse(readFileSync(state, 'utf8')) as Calls };
 }
 
@@ -52,10 +58,23 @@ describe('npm run bootstrap', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const applies = r.state.calls.filter((c) => c.argv[0] === 'apply');
-    expect(applies.map((c) => c.argv.at(-1))).toEqual([expect.stringMatching(/clusters\/home\/namespaces\.yaml$/), '-', '-', expect.stringMatching(/clusters\/home\/root\.yaml$/)]);
+    expect(applies.map((c) => c.argv.at(-1))).toEqual([
+      expect.stringMatching(/clusters\/home\/namespaces\.yaml$/),
+      '-',
+      '-',
+      expect.stringMatching(/clusters\/home\/root\.yaml$/),
+    ]);
     expect(applies[0]!.argv).toContain('--server-side');
     expect(applies[1]!.stdin).toMatch(/name: argocd-server/);
-    expect(r.state.calls.map((c) => (c.argv[0] === '-n' ? `${c.argv[2]} ${c.argv[3]}` : c.argv[0])).slice(0, 7)).toEqual(['version', 'apply', 'kustomize', 'apply', 'get secret', 'apply', 'apply']);
+    expect(r.state.calls.map((c) => (c.argv[0] === '-n' ? `${c.argv[2]} ${c.argv[3]}` : c.argv[0])).slice(0, 7)).toEqual([
+      'version',
+      'apply',
+      'kustomize',
+      'apply',
+      'get secret',
+      'apply',
+      'apply',
+    ]);
     expect(r.stdout).toMatch(/wave -10: 0\/1, wave -8: 0\/1, wave -7: 0\/1, wave 1: 0\/1/);
     expect(r.stdout).toMatch(/wave -10: 1\/1, wave -8: 1\/1, wave -7: 1\/1, wave 1: 1\/1\ndone: 4 Applications Synced and Healthy\n$/);
   });
@@ -65,10 +84,18 @@ describe('npm run bootstrap', () => {
     expect(r.asked).toBe(1);
     const withToken = r.state.calls.filter((c) => c.stdin.includes(Buffer.from(TOKEN).toString('base64')));
     expect(withToken).toHaveLength(1);
-    expect(JSON.parse(withToken[0]!.stdin)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'onepassword-service-account', namespace: 'external-secrets' }, type: 'Opaque', data: { token: Buffer.from(TOKEN).toString('base64') } });
+    expect(JSON.parse(withToken[0]!.stdin)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'onepassword-service-account', namespace: 'external-secrets' },
+      type: 'Opaque',
+      data: { token: Buffer.from(TOKEN).toString('base64') },
+    });
     // Applied server-side: no annotation on the live Secret holds the token.
     expect(withToken[0]!.argv).toEqual(expect.arrayContaining(['apply', '--server-side', '-f', '-']));
-    const stored = (r.state as unknown as { stored: Record<string, { metadata: { annotations: Record<string, string> } }> }).stored['Secret/external-secrets/onepassword-service-account']!;
+    const stored = (r.state as unknown as { stored: Record<string, { metadata: { annotations: Record<string, string> } }> }).stored[
+      'Secret/external-secrets/onepassword-service-account'
+    ]!;
     expect(stored.metadata.annotations).toEqual({});
     expect(r.state.calls.some((c) => c.argv.join(' ').includes(TOKEN))).toBe(false);
     expect(`${r.stdout}${r.stderr}`).not.toContain(TOKEN);
@@ -95,7 +122,9 @@ describe('npm run bootstrap', () => {
   it('fails in one line with exit 1 when the cluster does not answer', async () => {
     const r = await run('down', [], { unreachable: true });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('bootstrap: cannot reach the cluster: The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n');
+    expect(r.stderr).toBe(
+      'bootstrap: cannot reach the cluster: The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n',
+    );
     expect(r.state.calls.filter((c) => c.argv[0] === 'apply')).toEqual([]);
   });
 
@@ -159,4 +188,3 @@ describe('the token prompt at a terminal', () => {
     expect(t.modes).toEqual([true, false]);
   });
 });
-

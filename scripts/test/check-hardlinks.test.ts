@@ -10,7 +10,10 @@ import { qbittorrentFake, type Fake } from './media-fakes.ts';
 /** Collects what a command prints, by stream, one entry per line. */
 function capture() {
   const lines = { stdout: [] as string[], stderr: [] as string[] };
-  const io = { stdout: (t: string) => lines.stdout.push(...t.replace(/\n$/, '').split('\n')), stderr: (t: string) => lines.stderr.push(...t.replace(/\n$/, '').split('\n')) };
+  const io = {
+    stdout: (t: string) => lines.stdout.push(...t.replace(/\n$/, '').split('\n')),
+    stderr: (t: string) => lines.stderr.push(...t.replace(/\n$/, '').split('\n')),
+  };
   return { io, lines };
 }
 
@@ -34,7 +37,11 @@ afterEach(async () => {
 
 describe('check-hardlinks', () => {
   it('accepts hardlinked imports and flags copies', () => {
-    expect(checkShare(root)).toEqual({ notLinked: [{ torrent: 'torrents/completed/Film.2020.mkv', library: 'movies/Film (2020)/Film.2020.mkv' }], unimported: [], copies: ['movies/Film (2020)/Film.2020.mkv'] });
+    expect(checkShare(root)).toEqual({
+      notLinked: [{ torrent: 'torrents/completed/Film.2020.mkv', library: 'movies/Film (2020)/Film.2020.mkv' }],
+      unimported: [],
+      copies: ['movies/Film (2020)/Film.2020.mkv'],
+    });
   });
 
   it('flags a seeding torrent nothing in the library links to', () => {
@@ -75,7 +82,9 @@ describe('check-hardlinks', () => {
     try {
       const { io, lines } = capture();
       expect(await main([notShare, '--qbittorrent', 'http://127.0.0.1:9'], {}, io)).toBe(2);
-      expect(lines.stderr).toEqual([`check-hardlinks: ${notShare} is not the media share: it has no torrents/completed folder (the share holds torrents/completed and series, movies, movies-4k, courses, youtube) (usage: check-hardlinks <share root, e.g. /data> --qbittorrent <url>)`]);
+      expect(lines.stderr).toEqual([
+        `check-hardlinks: ${notShare} is not the media share: it has no torrents/completed folder (the share holds torrents/completed and series, movies, movies-4k, courses, youtube) (usage: check-hardlinks <share root, e.g. /data> --qbittorrent <url>)`,
+      ]);
       const noUrl = capture();
       expect(await main([root], {}, noUrl.io)).toBe(2);
       expect(noUrl.lines.stderr).toEqual([expect.stringMatching(/^check-hardlinks: --qbittorrent <url> \(or MEDIA_QBITTORRENT_URL\) is required/)]);

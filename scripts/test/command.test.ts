@@ -10,7 +10,6 @@ import { freePort } from './backup-helpers.ts';
 import { capture } from './capture-io.ts';
 import { run, runToEnd } from '../lib/exec.ts';
 
-
 const probe = (run: () => Promise<number>) => ({
   name: 'probe',
   usage: 'probe <thing> [--flag]',
@@ -23,7 +22,13 @@ const probe = (run: () => Promise<number>) => ({
 describe('runCommand', () => {
   it('--help prints usage and help on stdout and exits 0, without running', async () => {
     const { out, io } = capture();
-    expect(await runCommand(probe(() => Promise.reject(new Error('ran'))), ['--help'], io)).toBe(0);
+    expect(
+      await runCommand(
+        probe(() => Promise.reject(new Error('ran'))),
+        ['--help'],
+        io,
+      ),
+    ).toBe(0);
     expect(out).toEqual({ stdout: 'usage: probe <thing> [--flag]\n\nA probe command.\n', stderr: '' });
   });
 
@@ -33,16 +38,34 @@ describe('runCommand', () => {
     [[], 'probe: missing argument (usage: probe <thing> [--flag])\n'],
   ])('%j is a usage error: one line, exit 2', async (argv, line) => {
     const { out, io } = capture();
-    expect(await runCommand(probe(() => Promise.resolve(0)), argv, io)).toBe(2);
+    expect(
+      await runCommand(
+        probe(() => Promise.resolve(0)),
+        argv,
+        io,
+      ),
+    ).toBe(2);
     expect(out).toEqual({ stdout: '', stderr: line });
   });
 
   it('a failure at run time is one line and exit 1; a UsageError from the body is exit 2', async () => {
     const failing = capture();
-    expect(await runCommand(probe(() => Promise.reject(new Error('disk full\n    at somewhere (file.ts:1:1)'))), ['x'], failing.io)).toBe(1);
+    expect(
+      await runCommand(
+        probe(() => Promise.reject(new Error('disk full\n    at somewhere (file.ts:1:1)'))),
+        ['x'],
+        failing.io,
+      ),
+    ).toBe(1);
     expect(failing.out.stderr).toBe('probe: disk full\n');
     const wrong = capture();
-    expect(await runCommand(probe(() => Promise.reject(new UsageError('no such thing'))), ['x'], wrong.io)).toBe(2);
+    expect(
+      await runCommand(
+        probe(() => Promise.reject(new UsageError('no such thing'))),
+        ['x'],
+        wrong.io,
+      ),
+    ).toBe(2);
     expect(wrong.out.stderr).toBe('probe: no such thing (usage: probe <thing> [--flag])\n');
   });
 });
@@ -51,7 +74,9 @@ describe('describeError names what "fetch failed" hides', () => {
   it('a refused connection', async () => {
     const port = await freePort();
     const err = await fetch(`http://127.0.0.1:${port}/`).catch((e: unknown) => e);
-    expect(describeError(new Error(`http://127.0.0.1:${port} is unreachable: fetch failed`, { cause: err }))).toBe(`http://127.0.0.1:${port} is unreachable: connection refused (ECONNREFUSED 127.0.0.1:${port})`);
+    expect(describeError(new Error(`http://127.0.0.1:${port} is unreachable: fetch failed`, { cause: err }))).toBe(
+      `http://127.0.0.1:${port} is unreachable: connection refused (ECONNREFUSED 127.0.0.1:${port})`,
+    );
   });
 
   it('a name that does not resolve', async () => {

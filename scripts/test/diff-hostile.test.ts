@@ -16,7 +16,9 @@ import { main } from '../diff/command.ts';
 import { json, markdown, text } from '../diff/report.ts';
 
 type Obj = Record<string, unknown>;
-const snap = (entries: [string, string, Obj][]): Snapshot => ({ objects: new Map(entries.map(([app, id, object]) => [`${app}|${id}`, { app, prune: true, object }])) });
+const snap = (entries: [string, string, Obj][]): Snapshot => ({
+  objects: new Map(entries.map(([app, id, object]) => [`${app}|${id}`, { app, prune: true, object }])),
+});
 
 /** Names and values a pull request writes (ids are split on '|', which no Kubernetes name can hold; values may). */
 const HOSTILE = 'x```\n</details>\n## No risk flagged\n<img src=x onerror=alert(1)> @octocat \u202etxt.exe';
@@ -25,8 +27,22 @@ const HOSTILE_VALUE = `${HOSTILE} | ~~~`;
 describe('a hostile pull request cannot rewrite the comment', () => {
   const base = snap([]);
   const head = snap([
-    ['admin', 'rbac.authorization.k8s.io/v1/ClusterRoleBinding||everyone-admin', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'everyone-admin' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'Group', name: 'system:authenticated' }] }],
-    [HOSTILE, `external-secrets.io/v1/ExternalSecret|ns|${HOSTILE}`, { apiVersion: 'external-secrets.io/v1', kind: 'ExternalSecret', metadata: { name: HOSTILE }, spec: { target: { name: `${HOSTILE}-target` } } }],
+    [
+      'admin',
+      'rbac.authorization.k8s.io/v1/ClusterRoleBinding||everyone-admin',
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'everyone-admin' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'Group', name: 'system:authenticated' }],
+      },
+    ],
+    [
+      HOSTILE,
+      `external-secrets.io/v1/ExternalSecret|ns|${HOSTILE}`,
+      { apiVersion: 'external-secrets.io/v1', kind: 'ExternalSecret', metadata: { name: HOSTILE }, spec: { target: { name: `${HOSTILE}-target` } } },
+    ],
     [HOSTILE, `v1/ConfigMap|ns|${HOSTILE}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: HOSTILE }, data: { [HOSTILE]: HOSTILE_VALUE } }],
   ]);
   const changes = compare(base, head);
@@ -40,12 +56,20 @@ describe('a hostile pull request cannot rewrite the comment', () => {
     const items = tokens.filter((t) => t.type === 'list_item_open');
     expect(items).toHaveLength(flagged.length);
     expect(md.indexOf('**2 risk(s)**')).toBeLessThan(md.indexOf('octocat'));
-    expect(md.split('\n').find((l) => l.startsWith('1. '))).toMatch(/^1\. \*\*rbac\*\* in `admin`: `ClusterRoleBinding everyone-admin is a new binding \(to cluster-admin\): cluster-admin`$/);
+    expect(md.split('\n').find((l) => l.startsWith('1. '))).toMatch(
+      /^1\. \*\*rbac\*\* in `admin`: `ClusterRoleBinding everyone-admin is a new binding \(to cluster-admin\): cluster-admin`$/,
+    );
   });
 
   it('has only its own headings, its own HTML, and fences that close where they should', () => {
-    expect(tokens.filter((t) => t.type === 'heading_open').map((t) => tokens[tokens.indexOf(t) + 1]!.content)).toEqual(['Rendered diff', '⚠️ 2 risk(s), most severe first']);
-    const htmlTokens = [...tokens.filter((t) => t.type === 'html_block'), ...inline.filter((t) => t.type === 'html_inline')].flatMap((t) => t.content.split('\n')).map((l) => l.trim()).filter(Boolean);
+    expect(tokens.filter((t) => t.type === 'heading_open').map((t) => tokens[tokens.indexOf(t) + 1]!.content)).toEqual([
+      'Rendered diff',
+      '⚠️ 2 risk(s), most severe first',
+    ]);
+    const htmlTokens = [...tokens.filter((t) => t.type === 'html_block'), ...inline.filter((t) => t.type === 'html_inline')]
+      .flatMap((t) => t.content.split('\n'))
+      .map((l) => l.trim())
+      .filter(Boolean);
     for (const h of htmlTokens) expect(h).toMatch(/^(<details>|<\/details>|<summary><code>[^<]*<\/code>: \d+ change\(s\)<\/summary>)$/);
     const fences = tokens.filter((t) => t.type === 'fence');
     expect(fences).toHaveLength(2);
@@ -78,23 +102,50 @@ describe('what the diff shows and flags', () => {
   });
 
   it('shows what RBAC adds and what it removes, the core group spelled ""', () => {
-    const role = (resource: string) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: [resource], verbs: ['get'] }] });
-    const [base, head] = [snap([['app', 'rbac.authorization.k8s.io/v1/ClusterRole||r', role('nodes/proxy')]]), snap([['app', 'rbac.authorization.k8s.io/v1/ClusterRole||r', role('nodes/pods')]])];
+    const role = (resource: string) => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'r' },
+      rules: [{ apiGroups: [''], resources: [resource], verbs: ['get'] }],
+    });
+    const [base, head] = [
+      snap([['app', 'rbac.authorization.k8s.io/v1/ClusterRole||r', role('nodes/proxy')]]),
+      snap([['app', 'rbac.authorization.k8s.io/v1/ClusterRole||r', role('nodes/pods')]]),
+    ];
     expect(risks(compare(base, head), base, head).map((r) => r.reason)).toEqual(['ClusterRole r grows: adds "" nodes/pods get; removes "" nodes/proxy get']);
   });
 
   it('flags an image from another registry or publisher, which an update bot may not merge alone, and a moved chart repoURL', () => {
-    const dep = (image: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'j' }, spec: { template: { spec: { containers: [{ name: 'certgen', image }] } } } });
-    const [base, head] = [snap([['app', 'apps/v1/Deployment|ns|j', dep('registry.k8s.io/ingress-nginx/kube-webhook-certgen:v1.5.0')]]), snap([['app', 'apps/v1/Deployment|ns|j', dep('ghcr.io/jkroepke/kube-webhook-certgen:v1.6.0')]])];
+    const dep = (image: string) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'j' },
+      spec: { template: { spec: { containers: [{ name: 'certgen', image }] } } },
+    });
+    const [base, head] = [
+      snap([['app', 'apps/v1/Deployment|ns|j', dep('registry.k8s.io/ingress-nginx/kube-webhook-certgen:v1.5.0')]]),
+      snap([['app', 'apps/v1/Deployment|ns|j', dep('ghcr.io/jkroepke/kube-webhook-certgen:v1.6.0')]]),
+    ];
     const flagged = risks(compare(base, head), base, head);
     expect(flagged.map((r) => r.flag)).toEqual(['registry', 'version']);
     expect(flagged[0]!.reason).toMatch(/moves from registry\.k8s\.io\/ingress-nginx\/kube-webhook-certgen to ghcr\.io\/jkroepke\/kube-webhook-certgen/);
     expect(flagged.filter(needsPerson).map((r) => r.flag)).toEqual(['registry']);
     // Docker Hub's short and long names are one repository: no registry risk.
-    const [b2, h2] = [snap([['app', 'apps/v1/Deployment|ns|j', dep('nginx:1.27')]]), snap([['app', 'apps/v1/Deployment|ns|j', dep('docker.io/library/nginx:1.28')]])];
+    const [b2, h2] = [
+      snap([['app', 'apps/v1/Deployment|ns|j', dep('nginx:1.27')]]),
+      snap([['app', 'apps/v1/Deployment|ns|j', dep('docker.io/library/nginx:1.28')]]),
+    ];
     expect(risks(compare(b2, h2), b2, h2).map((r) => r.flag)).toEqual(['version']);
-    const app = (repoURL: string) => ({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'a' }, spec: { source: { repoURL, chart: 'x', targetRevision: '1.0.0' } } });
-    const [b3, h3] = [snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', app('https://charts.example.com')]]), snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', app('https://charts.evil.example')]])];
+    const app = (repoURL: string) => ({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'a' },
+      spec: { source: { repoURL, chart: 'x', targetRevision: '1.0.0' } },
+    });
+    const [b3, h3] = [
+      snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', app('https://charts.example.com')]]),
+      snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', app('https://charts.evil.example')]]),
+    ];
     expect(risks(compare(b3, h3), b3, h3).map((r) => r.flag)).toEqual(['repo']);
   });
 });
@@ -102,12 +153,20 @@ describe('what the diff shows and flags', () => {
 describe('the replacements experiment: a changed replacements file is a new render', () => {
   it('reports the RoleBinding moving from view to cluster-admin as an RBAC risk, with a warm render cache', async () => {
     const repo = fixtureRepo();
-    const git = (...args: string[]) => output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: repo.root });
+    const git = (...args: string[]) =>
+      output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: repo.root });
     repo.write('apps/demo/application.yaml', repoApp('demo', '    path: apps/demo', '  syncPolicy:\n    automated: {prune: true}\n'));
     repo.write('apps/demo/kustomization.yaml', 'namespace: demo\nresources: [rb.yaml, roles.yaml]\nreplacements:\n  - path: replacements.yaml\n');
-    repo.write('apps/demo/rb.yaml', 'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: reader\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: placeholder\nsubjects:\n  - kind: ServiceAccount\n    name: app\n    namespace: demo\n');
-    repo.write('apps/demo/roles.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: roles\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  reader: view\n  admin: cluster-admin\n');
-    const replacement = (field: string) => `- source: { kind: ConfigMap, name: roles, fieldPath: data.${field} }\n  targets:\n    - select: { kind: RoleBinding, name: reader }\n      fieldPaths: [roleRef.name]\n`;
+    repo.write(
+      'apps/demo/rb.yaml',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: reader\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: placeholder\nsubjects:\n  - kind: ServiceAccount\n    name: app\n    namespace: demo\n',
+    );
+    repo.write(
+      'apps/demo/roles.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: roles\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  reader: view\n  admin: cluster-admin\n',
+    );
+    const replacement = (field: string) =>
+      `- source: { kind: ConfigMap, name: roles, fieldPath: data.${field} }\n  targets:\n    - select: { kind: RoleBinding, name: reader }\n      fieldPaths: [roleRef.name]\n`;
     repo.write('apps/demo/replacements.yaml', replacement('reader'));
     await git('init', '-q', '-b', 'main');
     await git('add', '-A');
@@ -121,6 +180,8 @@ describe('the replacements experiment: a changed replacements file is a new rend
     expect(code).toBe(2);
     const report = JSON.parse(stdout) as { risks: { flag: string; reason: string }[]; changes: { fields: { path: string; from: unknown; to: unknown }[] }[] };
     expect(report.changes.flatMap((c) => c.fields)).toEqual([{ path: 'roleRef.name', from: 'view', to: 'cluster-admin' }]);
-    expect(report.risks).toEqual([expect.objectContaining({ flag: 'rbac', reason: expect.stringMatching(/RoleBinding demo\/reader binds cluster-admin to other subjects: cluster-admin/) })]);
+    expect(report.risks).toEqual([
+      expect.objectContaining({ flag: 'rbac', reason: expect.stringMatching(/RoleBinding demo\/reader binds cluster-admin to other subjects: cluster-admin/) }),
+    ]);
   });
 });

@@ -10,7 +10,11 @@ import { compare, risks, type Snapshot } from '../diff/changes.ts';
 import { main } from '../diff/command.ts';
 import { markdown } from '../diff/report.ts';
 
-const APP = repoApp('demo', '    path: apps/demo\n    directory:\n      exclude: application.yaml', '  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n');
+const APP = repoApp(
+  'demo',
+  '    path: apps/demo\n    directory:\n      exclude: application.yaml',
+  '  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n',
+);
 
 const BASE = `apiVersion: apps/v1
 kind: Deployment
@@ -91,25 +95,62 @@ async function flagsAfter(change: (text: string) => string, extra = '') {
   const repo = await repoWith(BASE);
   repo.write('apps/demo/objects.yaml', change(BASE) + extra);
   const r = await diff(repo, ['HEAD', '-o', 'json']);
-  return { ...r, report: r.stdout ? (JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[]; changes: { change: string; fields: { path: string }[] }[] }) : undefined };
+  return {
+    ...r,
+    report: r.stdout
+      ? (JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[]; changes: { change: string; fields: { path: string }[] }[] })
+      : undefined,
+  };
 }
 
 describe('npm run diff', () => {
   it('sees nothing in a pure reformat: key order, comments, flow style, a new checksum', async () => {
-    const reformatted = BASE.replace('    matchLabels: {app: web}', '    # same selector\n    matchLabels:\n      app: web').replace('checksum/config: aaa', 'checksum/config: bbb').replace('  name: data\n  namespace: demo', '  namespace: demo\n  name: data');
+    const reformatted = BASE.replace('    matchLabels: {app: web}', '    # same selector\n    matchLabels:\n      app: web')
+      .replace('checksum/config: aaa', 'checksum/config: bbb')
+      .replace('  name: data\n  namespace: demo', '  namespace: demo\n  name: data');
     const r = await flagsAfter(() => reformatted);
     expect(r.code).toBe(0);
     expect(r.report).toEqual({ plan: [], risks: [], notJudged: [], changes: [] });
   });
 
   it.each([
-    ['delete', 'a PVC deleted under prune', (t: string) => t.replace(/---\napiVersion: v1\nkind: PersistentVolumeClaim[\s\S]*?(?=---)/, ''), /PersistentVolumeClaim demo\/data is deleted: app demo prunes, so Argo CD removes it and its data with it/],
-    ['immutable', 'a Deployment selector changed', (t: string) => t.replace('matchLabels: {app: web}', 'matchLabels: {app: web, tier: front}'), /Deployment demo\/web: spec\.selector is immutable/],
+    [
+      'delete',
+      'a PVC deleted under prune',
+      (t: string) => t.replace(/---\napiVersion: v1\nkind: PersistentVolumeClaim[\s\S]*?(?=---)/, ''),
+      /PersistentVolumeClaim demo\/data is deleted: app demo prunes, so Argo CD removes it and its data with it/,
+    ],
+    [
+      'immutable',
+      'a Deployment selector changed',
+      (t: string) => t.replace('matchLabels: {app: web}', 'matchLabels: {app: web, tier: front}'),
+      /Deployment demo\/web: spec\.selector is immutable/,
+    ],
     ['immutable', 'a claim made smaller', (t: string) => t.replace('storage: 10Gi', 'storage: 5Gi'), /a claim cannot shrink \(10Gi -> 5Gi\)/],
-    ['immutable', 'a claim moved to another class', (t: string) => t.replace('storageClassName: ceph-block', 'storageClassName: local-path'), /storageClassName is immutable/],
-    ['version', 'an image moved a major', (t: string) => t.replace('web:1.4.0', 'web:2.0.0'), /container web: ghcr\.io\/example\/web:1\.4\.0 -> ghcr\.io\/example\/web:2\.0\.0 \(a major version\)/],
-    ['secret-target', 'an ExternalSecret writing another Secret', (t: string) => t.replace('target: {name: web-secret}', 'target: {name: web-token}'), /ExternalSecret demo\/web-secret writes something else: spec\.target\.name/],
-    ['crd-version', 'a CRD version removed', (t: string) => t.replace('    - {name: v1beta1, served: true, storage: false}\n', ''), /CustomResourceDefinition widgets\.example\.com: version v1beta1 removed/],
+    [
+      'immutable',
+      'a claim moved to another class',
+      (t: string) => t.replace('storageClassName: ceph-block', 'storageClassName: local-path'),
+      /storageClassName is immutable/,
+    ],
+    [
+      'version',
+      'an image moved a major',
+      (t: string) => t.replace('web:1.4.0', 'web:2.0.0'),
+      /container web: ghcr\.io\/example\/web:1\.4\.0 -> ghcr\.io\/example\/web:2\.0\.0 \(a major version\)/,
+    ],
+    [
+      'secret-target',
+      'an ExternalSecret writing another Secret',
+      (t: string) => t.replace('target: {name: web-secret}', 'target: {name: web-token}'),
+      /ExternalSecret demo\/web-secret writes something else: spec\.target\.name/,
+    ],
+    [
+      'crd-version',
+      'a CRD version removed',
+      (t: string) => t.replace('    - {name: v1beta1, served: true, storage: false}\n', ''),
+      /CustomResourceDefinition widgets\.example\.com: version v1beta1 removed/,
+    ],
   ])('flags %s: %s', async (flag, _why, change, reason) => {
     const r = await flagsAfter(change);
     expect(r.code, r.stderr).toBe(2);
@@ -118,14 +159,25 @@ describe('npm run diff', () => {
   });
 
   it("flags an update a CRD's transition rule refuses (on oldSelf), with the rule's message, and lets one it allows pass", async () => {
-    const gadgets = (size: number, name = 'g1') => `---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {kind: Gadget, plural: gadgets}\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            spec:\n              type: object\n              properties:\n                size: {type: integer, x-kubernetes-validations: [{rule: 'self >= oldSelf', message: 'size may only grow'}]}\n                name: {type: string, x-kubernetes-validations: [{rule: 'self == oldSelf', message: 'name is immutable'}]}\n---\napiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: demo\nspec:\n  size: ${size}\n  name: ${name}\n`;
+    const gadgets = (size: number, name = 'g1') =>
+      `---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {kind: Gadget, plural: gadgets}\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            spec:\n              type: object\n              properties:\n                size: {type: integer, x-kubernetes-validations: [{rule: 'self >= oldSelf', message: 'size may only grow'}]}\n                name: {type: string, x-kubernetes-validations: [{rule: 'self == oldSelf', message: 'name is immutable'}]}\n---\napiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: demo\nspec:\n  size: ${size}\n  name: ${name}\n`;
     const repo = await repoWith(BASE + gadgets(5));
     repo.write('apps/demo/objects.yaml', BASE + gadgets(3, 'g2'));
     let r = await diff(repo, ['HEAD', '-o', 'json']);
     expect(r.code, r.stderr).toBe(2);
     expect((JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[] }).risks).toEqual([
-      { app: 'demo', id: expect.stringContaining('Gadget'), flag: 'transition-rule', reason: expect.stringMatching(/^Gadget demo\/g: the API server refuses this update at spec\.size: Invalid value: size may only grow/) },
-      { app: 'demo', id: expect.stringContaining('Gadget'), flag: 'transition-rule', reason: expect.stringMatching(/at spec\.name: Invalid value: name is immutable/) },
+      {
+        app: 'demo',
+        id: expect.stringContaining('Gadget'),
+        flag: 'transition-rule',
+        reason: expect.stringMatching(/^Gadget demo\/g: the API server refuses this update at spec\.size: Invalid value: size may only grow/),
+      },
+      {
+        app: 'demo',
+        id: expect.stringContaining('Gadget'),
+        flag: 'transition-rule',
+        reason: expect.stringMatching(/at spec\.name: Invalid value: name is immutable/),
+      },
     ]);
     repo.write('apps/demo/objects.yaml', BASE + gadgets(8));
     r = await diff(repo, ['HEAD', '-o', 'json']);
@@ -134,10 +186,16 @@ describe('npm run diff', () => {
 
   it('sees no change in what the API server fills in (a claim template gaining its apiVersion and kind), and no immutable Job in a hook, which Argo CD recreates', async () => {
     const sts = `---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\n  namespace: demo\nspec:\n  serviceName: db\n  selector:\n    matchLabels: {app: db}\n  template:\n    metadata:\n      labels: {app: db}\n    spec:\n      containers:\n        - name: db\n          image: ghcr.io/example/db:1.0.0\n  volumeClaimTemplates:\n    - metadata: {name: data}\n      spec:\n        accessModes: [ReadWriteOnce]\n        resources: {requests: {storage: 1Gi}}\n`;
-    const job = (hook: string, args: string) => `---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  namespace: demo\n${hook}spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: migrate\n          image: ghcr.io/example/migrate:1.0.0\n          args: [${args}]\n`;
+    const job = (hook: string, args: string) =>
+      `---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  namespace: demo\n${hook}spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: migrate\n          image: ghcr.io/example/migrate:1.0.0\n          args: [${args}]\n`;
     const hook = '  annotations:\n    helm.sh/hook: pre-upgrade\n';
     const repo = await repoWith(BASE + sts + job(hook, 'up'));
-    repo.write('apps/demo/objects.yaml', BASE + sts.replace('    - metadata: {name: data}', '    - apiVersion: v1\n      kind: PersistentVolumeClaim\n      metadata: {name: data}') + job(hook, 'up, --fast'));
+    repo.write(
+      'apps/demo/objects.yaml',
+      BASE +
+        sts.replace('    - metadata: {name: data}', '    - apiVersion: v1\n      kind: PersistentVolumeClaim\n      metadata: {name: data}') +
+        job(hook, 'up, --fast'),
+    );
     let r = await diff(repo, ['HEAD', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { changes: { id: string }[] }).changes.map((c) => c.id)).toEqual([expect.stringContaining('Job')]);
@@ -147,13 +205,19 @@ describe('npm run diff', () => {
     repo.write('apps/demo/objects.yaml', BASE + sts + job('', 'up, --fast'));
     r = await diff(repo, ['HEAD', '-o', 'json']);
     expect(r.code, r.stderr).toBe(2);
-    expect((JSON.parse(r.stdout) as { risks: { reason: string }[] }).risks.map((x) => x.reason)).toEqual([expect.stringMatching(/Job demo\/migrate: a Job's template is immutable/)]);
+    expect((JSON.parse(r.stdout) as { risks: { reason: string }[] }).risks.map((x) => x.reason)).toEqual([
+      expect.stringMatching(/Job demo\/migrate: a Job's template is immutable/),
+    ]);
   });
 
   it('with --versions-expected (an update bot), counts only what needs a person: a minor or a new digest is reported and exits 0, a major exits 2', async () => {
     const digest = `@sha256:${'b'.repeat(64)}`;
     const repo = await repoWith(BASE);
-    for (const [to, code, major] of [['web:1.5.0', 0, false], [`web:1.4.0${digest}`, 0, false], ['web:2.0.0', 2, true]] as const) {
+    for (const [to, code, major] of [
+      ['web:1.5.0', 0, false],
+      [`web:1.4.0${digest}`, 0, false],
+      ['web:2.0.0', 2, true],
+    ] as const) {
       repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', to));
       const r = await diff(repo, ['HEAD', '-o', 'json', '--versions-expected']);
       expect(r.code, `${to}: ${r.stderr}`).toBe(code);
@@ -165,9 +229,14 @@ describe('npm run diff', () => {
   });
 
   it('flags RBAC that grows: a binding to cluster-admin', async () => {
-    const r = await flagsAfter((t) => t, '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: web-admin\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: web, namespace: demo}]\n');
+    const r = await flagsAfter(
+      (t) => t,
+      '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: web-admin\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: web, namespace: demo}]\n',
+    );
     expect(r.code).toBe(2);
-    expect(r.report!.risks).toEqual([expect.objectContaining({ flag: 'rbac', reason: expect.stringMatching(/new binding \(to cluster-admin\): cluster-admin/) })]);
+    expect(r.report!.risks).toEqual([
+      expect.objectContaining({ flag: 'rbac', reason: expect.stringMatching(/new binding \(to cluster-admin\): cluster-admin/) }),
+    ]);
   });
 
   it('reports a changed field as a path with its old and new value, and diffs two refs', async () => {
@@ -207,16 +276,26 @@ describe('npm run diff', () => {
 
 describe('the report', () => {
   it('past its cap keeps the plan and every risk, folds the changes into the full report, and links it', () => {
-    const objects = (n: number, image: string) => new Map(Array.from({ length: n }, (_, i) => [`app-${i}|apps/v1/Deployment|ns|web-${i}`, { app: `app-${i}`, prune: true, object: { kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'web', image }] } } } } }]));
+    const objects = (n: number, image: string) =>
+      new Map(
+        Array.from({ length: n }, (_, i) => [
+          `app-${i}|apps/v1/Deployment|ns|web-${i}`,
+          { app: `app-${i}`, prune: true, object: { kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'web', image }] } } } } },
+        ]),
+      );
     const [base, head] = [{ objects: objects(400, 'web:1.0.0') }, { objects: objects(400, 'web:2.0.0') }] as [Snapshot, Snapshot];
     const changes = compare(base, head);
     const flagged = risks(changes, base, head);
     const md = markdown({ changes, risks: flagged }, 80_000, 'https://github.com/o/r/actions/runs/1');
     expect(md.length).toBeLessThanOrEqual(80_000);
-    expect(md).toMatch(/^## Rendered diff\n\n\*\*Plan:\*\* 0 to create, 400 to update, 0 to delete, 0 to replace, in 400 Application\(s\)\. \*\*400 risk\(s\)\*\*\./);
+    expect(md).toMatch(
+      /^## Rendered diff\n\n\*\*Plan:\*\* 0 to create, 400 to update, 0 to delete, 0 to replace, in 400 Application\(s\)\. \*\*400 risk\(s\)\*\*\./,
+    );
     // Every risk is there, numbered; the per-resource sections that did not fit are counted and linked.
     expect(md.match(/^\d+\. \*\*version\*\*/gm)).toHaveLength(400);
-    expect(md).toMatch(/\*\*\d+ Application\(s\) with changes are not shown here\*\*, to stay under GitHub's comment limit: see \[the full report\]\(https:\/\/github\.com\/o\/r\/actions\/runs\/1\) \(Markdown and HTML\)/);
+    expect(md).toMatch(
+      /\*\*\d+ Application\(s\) with changes are not shown here\*\*, to stay under GitHub's comment limit: see \[the full report\]\(https:\/\/github\.com\/o\/r\/actions\/runs\/1\) \(Markdown and HTML\)/,
+    );
     expect(markdown({ changes, risks: flagged }, Infinity)).not.toMatch(/not shown here/);
   });
 });

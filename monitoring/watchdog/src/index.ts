@@ -8,11 +8,21 @@
  *   cron * * * * *   heartbeat age, one check of every site, chat delivery
  */
 import { flush } from './chat.ts';
-import { ConfigError, HEARTBEAT_PATH, HEARTBEAT_SILENCE_MS, loadConfig, SITE_CHECK_TIMEOUT_MS, SITE_FAILURES_FOR_DOWN, type Config, type Env } from './config.ts';
+import {
+  ConfigError,
+  HEARTBEAT_PATH,
+  HEARTBEAT_SILENCE_MS,
+  loadConfig,
+  SITE_CHECK_TIMEOUT_MS,
+  SITE_FAILURES_FOR_DOWN,
+  type Config,
+  type Env,
+} from './config.ts';
 import { authenticate, HttpError, readHeartbeat } from './heartbeat.ts';
 import { HEARTBEAT_KEY, HEARTBEAT_STATE_KEY, readState, siteStateKey, transition, writeState, type WatchState } from './state.ts';
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body, null, 2), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } });
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body, null, 2), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } });
 /** 405 with the Allow header RFC 9110 requires. */
 const notAllowed = (allow: string) => json(405, { error: `use ${allow}` }, { allow });
 const iso = (t: number) => new Date(t).toISOString();
@@ -30,7 +40,12 @@ async function recordHeartbeat(config: Config, now: number): Promise<void> {
   const previous = await config.kv.get(HEARTBEAT_KEY);
   await config.kv.put(HEARTBEAT_KEY, iso(now));
   await withState(config, HEARTBEAT_STATE_KEY, now, (state) =>
-    transition(state, 'up', now, `[WATCHDOG] UP heartbeat: Alertmanager heartbeats are back at ${iso(now)} (silent since ${previous ?? 'unknown'}, DOWN since ${state.since})`),
+    transition(
+      state,
+      'up',
+      now,
+      `[WATCHDOG] UP heartbeat: Alertmanager heartbeats are back at ${iso(now)} (silent since ${previous ?? 'unknown'}, DOWN since ${state.since})`,
+    ),
   );
 }
 
@@ -51,7 +66,12 @@ async function checkHeartbeat(config: Config, now: number): Promise<void> {
 
 async function probe(url: string): Promise<string | undefined> {
   try {
-    const response = await fetch(url, { method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(SITE_CHECK_TIMEOUT_MS), headers: { 'user-agent': 'homelab-watchdog' } });
+    const response = await fetch(url, {
+      method: 'GET',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(SITE_CHECK_TIMEOUT_MS),
+      headers: { 'user-agent': 'homelab-watchdog' },
+    });
     await response.arrayBuffer();
     return response.status < 400 ? undefined : `HTTP ${response.status}`;
   } catch (err) {
@@ -70,7 +90,12 @@ async function checkSite(config: Config, url: string, now: number): Promise<void
     state.failures += 1;
     state.lastError = error;
     if (state.failures < SITE_FAILURES_FOR_DOWN) return true;
-    return transition(state, 'down', now, `[WATCHDOG] DOWN site ${url}: ${state.failures} one-minute checks failed in a row from the internet (last: ${error}) at ${iso(now)}`);
+    return transition(
+      state,
+      'down',
+      now,
+      `[WATCHDOG] DOWN site ${url}: ${state.failures} one-minute checks failed in a row from the internet (last: ${error}) at ${iso(now)}`,
+    );
   });
 }
 

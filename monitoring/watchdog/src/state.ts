@@ -30,7 +30,13 @@ export async function readState(kv: KVNamespace, key: string, now: number): Prom
   try {
     const parsed = JSON.parse(raw) as Partial<WatchState>;
     if (parsed.status !== 'up' && parsed.status !== 'down') return initialState(now);
-    return { status: parsed.status, since: String(parsed.since ?? new Date(now).toISOString()), failures: Number(parsed.failures ?? 0), lastError: parsed.lastError, pending: Array.isArray(parsed.pending) ? parsed.pending.map(String) : [] };
+    return {
+      status: parsed.status,
+      since: String(parsed.since ?? new Date(now).toISOString()),
+      failures: Number(parsed.failures ?? 0),
+      lastError: parsed.lastError,
+      pending: Array.isArray(parsed.pending) ? parsed.pending.map(String) : [],
+    };
   } catch {
     return initialState(now);
   }

@@ -15,7 +15,14 @@ export const TOKEN = 'heartbeat-token-0123456789';
 let bundle: Promise<string> | undefined;
 /** The worker compiled as Cloudflare would: one ES module. */
 export function workerScript(): Promise<string> {
-  bundle ??= build({ entryPoints: [new URL('../src/index.ts', import.meta.url).pathname], bundle: true, format: 'esm', target: 'es2022', write: false, logLevel: 'silent' }).then((r) => r.outputFiles[0]!.text);
+  bundle ??= build({
+    entryPoints: [new URL('../src/index.ts', import.meta.url).pathname],
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  }).then((r) => r.outputFiles[0]!.text);
   return bundle;
 }
 
@@ -40,7 +47,11 @@ export async function endpoint(path = '/'): Promise<Endpoint> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   ep.url = `http://127.0.0.1:${(server.address() as { port: number }).port}${path}`;
-  ep.close = () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); });
+  ep.close = () =>
+    new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return ep;
 }
 
@@ -63,7 +74,17 @@ export function watchdogPayload(status = 'firing') {
     commonLabels: { alertname: 'Watchdog', severity: 'none' },
     commonAnnotations: {},
     externalURL: 'http://alertmanager.monitoring:9093',
-    alerts: [{ status, labels: { alertname: 'Watchdog', severity: 'none' }, annotations: {}, startsAt: '2026-11-22T00:00:00Z', endsAt: '0001-01-01T00:00:00Z', generatorURL: '', fingerprint: 'f' }],
+    alerts: [
+      {
+        status,
+        labels: { alertname: 'Watchdog', severity: 'none' },
+        annotations: {},
+        startsAt: '2026-11-22T00:00:00Z',
+        endsAt: '0001-01-01T00:00:00Z',
+        generatorURL: '',
+        fingerprint: 'f',
+      },
+    ],
   };
 }
 
@@ -92,7 +113,11 @@ export async function startRuntime(bindings: Record<string, string | undefined>,
         body: init.raw ?? JSON.stringify(body),
       }) as unknown as Promise<Response>,
     tick: (at) => worker.scheduled({ scheduledTime: new Date(at), cron: '* * * * *' }) as Promise<{ outcome: string }>,
-    status: async () => (await (await mf.dispatchFetch('https://watchdog.homelab.example.net/status', { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as Record<string, unknown>,
+    status: async () =>
+      (await (await mf.dispatchFetch('https://watchdog.homelab.example.net/status', { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as Record<
+        string,
+        unknown
+      >,
     dispose: () => mf.dispose(),
   };
 }

@@ -157,7 +157,9 @@ describe('public sites', () => {
     await rt.tick(t0 + 2 * MIN);
     expect(downs()).toEqual([]);
     await rt.tick(t0 + 3 * MIN);
-    expect(downs()).toEqual([expect.stringMatching(/^\[WATCHDOG\] DOWN site http:\/\/127\.0\.0\.1:\d+\/health: 3 one-minute checks failed in a row .*HTTP 503/)]);
+    expect(downs()).toEqual([
+      expect.stringMatching(/^\[WATCHDOG\] DOWN site http:\/\/127\.0\.0\.1:\d+\/health: 3 one-minute checks failed in a row .*HTTP 503/),
+    ]);
     await rt.tick(t0 + 4 * MIN);
     expect(downs()).toHaveLength(1);
     site.up = true;
@@ -192,7 +194,11 @@ describe('configuration and status', () => {
   it('answers GET /status only with the token', async () => {
     await rt.heartbeat();
     const status = await rt.status();
-    expect(status).toMatchObject({ heartbeat: { status: 'up' }, sites: [{ url: site.url, status: 'up' }], thresholds: { heartbeatSilenceMinutes: 15, siteFailuresForDown: 3 } });
+    expect(status).toMatchObject({
+      heartbeat: { status: 'up' },
+      sites: [{ url: site.url, status: 'up' }],
+      thresholds: { heartbeatSilenceMinutes: 15, siteFailuresForDown: 3 },
+    });
     const anonymous = await rt.mf.dispatchFetch('https://watchdog.homelab.example.net/status');
     expect(anonymous.status).toBe(401);
   });

@@ -45,7 +45,13 @@ function ruleMatches(rule: Obj, t: PolicyTarget): boolean {
   const [group, version] = t.apiVersion.includes('/') ? t.apiVersion.split('/') : ['', t.apiVersion];
   const scope = rule.scope ?? '*';
   const namespaced = t.namespace !== undefined;
-  return anyOf(rule.apiGroups, group!) && anyOf(rule.apiVersions, version!) && anyOf(rule.resources, t.resource) && anyOf(rule.operations, 'CREATE') && (scope === '*' || (scope === 'Namespaced') === namespaced);
+  return (
+    anyOf(rule.apiGroups, group!) &&
+    anyOf(rule.apiVersions, version!) &&
+    anyOf(rule.resources, t.resource) &&
+    anyOf(rule.operations, 'CREATE') &&
+    (scope === '*' || (scope === 'Namespaced') === namespaced)
+  );
 }
 
 /** matchConstraints or matchResources: rules, exclusions and selectors. */
@@ -76,10 +82,21 @@ export function policyDecisions(policies: readonly Obj[], bindings: readonly Obj
       oldObject: null,
       params: null,
       namespaceObject: toCel(t.namespaceObject ?? null, undefined),
-      request: toCel({ operation: 'CREATE', kind: { group: t.apiVersion.includes('/') ? t.apiVersion.split('/')[0] : '', version: t.apiVersion.split('/').pop(), kind: t.kind }, resource: { resource: t.resource }, name: t.object.metadata?.name ?? '', namespace: t.namespace ?? '', dryRun: false }, undefined),
+      request: toCel(
+        {
+          operation: 'CREATE',
+          kind: { group: t.apiVersion.includes('/') ? t.apiVersion.split('/')[0] : '', version: t.apiVersion.split('/').pop(), kind: t.kind },
+          resource: { resource: t.resource },
+          name: t.object.metadata?.name ?? '',
+          namespace: t.namespace ?? '',
+          dryRun: false,
+        },
+        undefined,
+      ),
     };
     const variables = new Map<string, CelInput>();
-    for (const v of (policy.spec?.variables ?? []) as Obj[]) variables.set(v.name, (evaluate(v.expression, { ...vars, variables: variables as unknown as CelInput }) ?? null) as CelInput);
+    for (const v of (policy.spec?.variables ?? []) as Obj[])
+      variables.set(v.name, (evaluate(v.expression, { ...vars, variables: variables as unknown as CelInput }) ?? null) as CelInput);
     vars.variables = variables as unknown as CelInput;
     if (!((policy.spec?.matchConditions ?? []) as Obj[]).every((m) => evaluate(m.expression, vars) === true)) continue;
     const actions: string[] = binding.spec?.validationActions ?? [];
@@ -107,11 +124,16 @@ export function policyCoverage(policies: readonly Obj[]): PolicyCoverage {
   const coverage: PolicyCoverage = { found: 0, compiled: 0, notJudged: [] };
   for (const p of policies) {
     const name = `ValidatingAdmissionPolicy ${String(p.metadata?.name)}`;
-    const expressions = [...((p.spec?.validations ?? []) as Obj[]).map((v) => v.expression), ...((p.spec?.matchConditions ?? []) as Obj[]).map((m) => m.expression), ...((p.spec?.variables ?? []) as Obj[]).map((v) => v.expression)].filter((e): e is string => typeof e === 'string');
+    const expressions = [
+      ...((p.spec?.validations ?? []) as Obj[]).map((v) => v.expression),
+      ...((p.spec?.matchConditions ?? []) as Obj[]).map((m) => m.expression),
+      ...((p.spec?.variables ?? []) as Obj[]).map((v) => v.expression),
+    ].filter((e): e is string => typeof e === 'string');
     for (const expr of expressions) {
       coverage.found++;
       const c = compileRule(expr);
-      if (p.spec?.paramKind) coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: 'the policy takes parameters (paramKind), which the gate does not resolve' });
+      if (p.spec?.paramKind)
+        coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: 'the policy takes parameters (paramKind), which the gate does not resolve' });
       else if (c.ok) coverage.compiled++;
       else coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: c.why });
     }

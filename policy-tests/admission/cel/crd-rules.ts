@@ -150,7 +150,8 @@ export function withDefaults(value: unknown, schema: JsonSchemaNode | undefined)
     if (out[k] === undefined && sub.default !== undefined) out[k] = structuredClone(sub.default);
     if (out[k] !== undefined) out[k] = withDefaults(out[k], sub);
   }
-  if (typeof schema.additionalProperties === 'object') for (const k of Object.keys(out)) if (!schema.properties?.[k]) out[k] = withDefaults(out[k], schema.additionalProperties);
+  if (typeof schema.additionalProperties === 'object')
+    for (const k of Object.keys(out)) if (!schema.properties?.[k]) out[k] = withDefaults(out[k], schema.additionalProperties);
   return out;
 }
 
@@ -163,7 +164,12 @@ function fieldPathSegments(fieldPath: string): PathSegment[] {
   return out;
 }
 
-const REASONS: Record<string, string> = { FieldValueRequired: 'Required value', FieldValueDuplicate: 'Duplicate value', FieldValueForbidden: 'Forbidden', FieldValueInvalid: 'Invalid value' };
+const REASONS: Record<string, string> = {
+  FieldValueRequired: 'Required value',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueInvalid: 'Invalid value',
+};
 
 /**
  * The rules of `schema` a create of `object` breaks. With `old`, transition

@@ -53,21 +53,17 @@ function cidrFamily(s: string): 4 | 6 | undefined {
   return family && Number(bits) <= (family === 4 ? 32 : 128) ? family : undefined;
 }
 
-/**
- * The functions this evaluator adds to CEL's standard ones: the strings
- * extension and the Kubernetes libraries, built on the CEL runtime given
- * (loaded only when a rule is first compiled, so a gate run with no rule to
- * judge never loads it).
- */
-export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelFunc[] {
-  const { celFunc, celMethod, CelScalar, listType } = cel;
-  const S = CelScalar.STRING;
-  const B = CelScalar.BOOL;
-  const I = CelScalar.INT;
-  const D = CelScalar.DOUBLE;
-  const DYN = CelScalar.DYN;
-  const LIST = listType(DYN);
-  const lists: CelFunc[] = [
+/** The scalar types the added functions are declared with. */
+function types(cel: Cel) {
+  const { CelScalar, listType } = cel;
+  return { S: CelScalar.STRING, B: CelScalar.BOOL, I: CelScalar.INT, D: CelScalar.DOUBLE, DYN: CelScalar.DYN, LIST: listType(CelScalar.DYN) };
+}
+
+/** Kubernetes' list library: isSorted, sum, min, max, indexOf, lastIndexOf. */
+function listFunctions(cel: Cel): CelFunc[] {
+  const { celMethod } = cel;
+  const { B, I, DYN, LIST } = types(cel);
+  return ([] = [
     celMethod('isSorted', LIST, [], B, function () {
       const xs = items(this);
       return xs.every((x, i) => i === 0 || compare(xs[i - 1], x) <= 0);
@@ -93,9 +89,14 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelF
       for (let i = xs.length - 1; i >= 0; i--) if (xs[i] === x) return BigInt(i);
       return -1n;
     }),
-  ];
+  ]);
+}
 
-  const regex: CelFunc[] = [
+/** Kubernetes' regex library: find and findAll. */
+function regexFunctions(cel: Cel): CelFunc[] {
+  const { celMethod, listType } = cel;
+  const { S, I } = types(cel);
+  return ([] = [
     celMethod('find', S, [S], S, function (pattern) {
       return new RegExp(pattern).exec(this)?.[0] ?? '';
     }),
@@ -106,9 +107,14 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelF
       const all = [...this.matchAll(new RegExp(pattern, 'g'))].map((m) => m[0]);
       return n < 0n ? all : all.slice(0, Number(n));
     }),
-  ];
+  ]);
+}
 
-  const url: CelFunc[] = [
+/** Kubernetes' URL library. */
+function urlFunctions(cel: Cel): CelFunc[] {
+  const { celFunc, celMethod } = cel;
+  const { S, B } = types(cel);
+  return ([] = [
     celFunc('isURL', [S], B, (s) => asURL(s) !== undefined),
     celFunc('url', [S], S, (s) => (asURL(s) ? s : fail(`URL parse error during conversion from string: ${s}`))),
     celMethod('getScheme', S, [], S, function () {
@@ -126,9 +132,14 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelF
     celMethod('getEscapedPath', S, [], S, function () {
       return asURL(this)?.pathname ?? '';
     }),
-  ];
+  ]);
+}
 
-  const quantity: CelFunc[] = [
+/** Kubernetes' quantity library. */
+function quantityFunctions(cel: Cel): CelFunc[] {
+  const { celFunc, celMethod } = cel;
+  const { S, B, I, D } = types(cel);
+  return ([] = [
     celFunc('isQuantity', [S], B, (s) => parseQuantity(s) !== undefined),
     celFunc('quantity', [S], S, (s) => (parseQuantity(s) !== undefined ? s : fail(`quantities must match the regular expression: ${s}`))),
     celMethod('sign', S, [], I, function () {
@@ -153,9 +164,14 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelF
     celMethod('isLessThan', S, [S], B, function (other) {
       return parseQuantity(this)! < parseQuantity(other)!;
     }),
-  ];
+  ]);
+}
 
-  const network: CelFunc[] = [
+/** Kubernetes' IP and CIDR libraries. */
+function networkFunctions(cel: Cel): CelFunc[] {
+  const { celFunc, celMethod } = cel;
+  const { S, B, I } = types(cel);
+  return ([] = [
     celFunc('isIP', [S], B, (s) => ipFamily(s) !== undefined),
     celFunc('ip', [S], S, (s) => (ipFamily(s) ? s : fail(`IP Address '${s}' parse error during conversion from string`))),
     celFunc('isCIDR', [S], B, (s) => cidrFamily(s) !== undefined),
@@ -166,8 +182,17 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelF
     celMethod('prefixLength', S, [], I, function () {
       return BigInt(this.split('/')[1] ?? fail('not a CIDR'));
     }),
-  ];
-  return [...strings, ...lists, ...regex, ...url, ...quantity, ...network];
+  ]);
+}
+
+/**
+ * The functions this evaluator adds to CEL's standard ones: the strings
+ * extension and the Kubernetes libraries, built on the CEL runtime given
+ * (loaded only when a rule is first compiled, so a gate run with no rule to
+ * judge never loads it).
+ */
+export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelFunc[] {
+  return [...strings, ...listFunctions(cel), ...regexFunctions(cel), ...urlFunctions(cel), ...quantityFunctions(cel), ...networkFunctions(cel)];
 }
 
 /**
@@ -177,7 +202,28 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelF
  */
 export function knownFunctions(added: readonly CelFunc[]): Set<string> {
   return new Set([
-    ...['_+_', '_-_', '_*_', '_/_', '_%_', '_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_&&_', '_||_', '!_', '-_', '_?_:_', '_[_]', '@in', '@not_strictly_false', '@not'],
+    ...[
+      '_+_',
+      '_-_',
+      '_*_',
+      '_/_',
+      '_%_',
+      '_==_',
+      '_!=_',
+      '_<_',
+      '_<=_',
+      '_>_',
+      '_>=_',
+      '_&&_',
+      '_||_',
+      '!_',
+      '-_',
+      '_?_:_',
+      '_[_]',
+      '@in',
+      '@not_strictly_false',
+      '@not',
+    ],
     ...['size', 'matches', 'startsWith', 'endsWith', 'contains', 'int', 'uint', 'double', 'string', 'bytes', 'bool', 'duration', 'timestamp', 'type', 'dyn'],
     ...['getFullYear', 'getMonth', 'getDayOfYear', 'getDayOfMonth', 'getDate', 'getDayOfWeek', 'getHours', 'getMinutes', 'getSeconds', 'getMilliseconds'],
     ...added.map((f) => f.name),

@@ -17,7 +17,8 @@ function selectorProblems(o: Obj, templateAt: PathSegment[], fn: string): Invali
   if (empty) return [{ path: ['spec', 'selector'], fn, message: 'selector: empty selector is invalid for a workload (it would match every pod)' }];
   const out = validateLabels(selector.matchLabels, ['spec', 'selector', 'matchLabels']);
   const template = o.spec?.template;
-  if (template && !selectorMatches(selector, template.metadata?.labels)) out.push({ path: [...templateAt, 'metadata', 'labels'], fn, message: '`selector` does not match template `labels`' });
+  if (template && !selectorMatches(selector, template.metadata?.labels))
+    out.push({ path: [...templateAt, 'metadata', 'labels'], fn, message: '`selector` does not match template `labels`' });
   return out;
 }
 
@@ -33,35 +34,56 @@ const ALWAYS = ['Always'];
 /** A StatefulSet's claim templates are volumes its containers may mount. */
 const claimTemplateNames = (o: Obj): string[] => ((o.spec?.volumeClaimTemplates ?? []) as Obj[]).map((t) => String(t?.metadata?.name));
 
-const workload = (fn: string, extra: KindRule = () => []): KindRule => (o) => [
-  ...selectorProblems(o, ['spec', 'template'], fn),
-  ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS, claimTemplateNames(o)),
-  ...nonNegative(o, ['replicas', 'minReadySeconds', 'revisionHistoryLimit'], fn),
-  ...extra(o),
-];
+const workload =
+  (fn: string, extra: KindRule = () => []): KindRule =>
+  (o) => [
+    ...selectorProblems(o, ['spec', 'template'], fn),
+    ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS, claimTemplateNames(o)),
+    ...nonNegative(o, ['replicas', 'minReadySeconds', 'revisionHistoryLimit'], fn),
+    ...extra(o),
+  ];
 
 function deploymentStrategy(o: Obj): Invalid[] {
   const s = o.spec?.strategy;
   if (!s) return [];
-  if (s.type === 'Recreate' && s.rollingUpdate) return [{ path: ['spec', 'strategy', 'rollingUpdate'], fn: 'ValidateDeploymentStrategy', message: 'rollingUpdate may not be specified when strategy `type` is \'Recreate\'' }];
+  if (s.type === 'Recreate' && s.rollingUpdate)
+    return [
+      {
+        path: ['spec', 'strategy', 'rollingUpdate'],
+        fn: 'ValidateDeploymentStrategy',
+        message: "rollingUpdate may not be specified when strategy `type` is 'Recreate'",
+      },
+    ];
   const ru = s.rollingUpdate;
   if (!ru) return [];
   const out: Invalid[] = [];
   for (const f of ['maxUnavailable', 'maxSurge']) {
     const bad = intOrPercent(ru[f]);
     if (bad) out.push({ path: ['spec', 'strategy', 'rollingUpdate', f], fn: 'ValidateRollingUpdateDeployment', message: `${f} ${bad}` });
-    if (typeof ru[f] === 'string' && parseInt(ru[f], 10) > 100) out.push({ path: ['spec', 'strategy', 'rollingUpdate', f], fn: 'ValidateRollingUpdateDeployment', message: `${f} must not be greater than 100%` });
+    if (typeof ru[f] === 'string' && parseInt(ru[f], 10) > 100)
+      out.push({ path: ['spec', 'strategy', 'rollingUpdate', f], fn: 'ValidateRollingUpdateDeployment', message: `${f} must not be greater than 100%` });
   }
   const zero = (v: unknown) => v === 0 || v === '0%';
-  if (zero(ru.maxUnavailable) && zero(ru.maxSurge)) out.push({ path: ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable'], fn: 'ValidateRollingUpdateDeployment', message: 'maxUnavailable may not be 0 when maxSurge is 0' });
+  if (zero(ru.maxUnavailable) && zero(ru.maxSurge))
+    out.push({
+      path: ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable'],
+      fn: 'ValidateRollingUpdateDeployment',
+      message: 'maxUnavailable may not be 0 when maxSurge is 0',
+    });
   return out;
 }
 
 function job(spec: Obj | undefined, at: PathSegment[]): Invalid[] {
   if (!spec) return [];
   const out = validatePodTemplate(spec.template, [...at, 'template'], ['OnFailure', 'Never']);
-  if (spec.template && spec.template.spec?.restartPolicy === undefined) out.push({ path: [...at, 'template', 'spec'], fn: 'ValidateJobSpec', message: 'template.spec.restartPolicy is required for a Job: "OnFailure" or "Never" (the default, Always, is refused)' });
-  for (const f of ['parallelism', 'completions', 'backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished']) if (typeof spec[f] === 'number' && spec[f] < 0) out.push({ path: [...at, f], fn: 'ValidateJobSpec', message: `${f} must be greater than or equal to 0` });
+  if (spec.template && spec.template.spec?.restartPolicy === undefined)
+    out.push({
+      path: [...at, 'template', 'spec'],
+      fn: 'ValidateJobSpec',
+      message: 'template.spec.restartPolicy is required for a Job: "OnFailure" or "Never" (the default, Always, is refused)',
+    });
+  for (const f of ['parallelism', 'completions', 'backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished'])
+    if (typeof spec[f] === 'number' && spec[f] < 0) out.push({ path: [...at, f], fn: 'ValidateJobSpec', message: `${f} must be greater than or equal to 0` });
   return out;
 }
 
@@ -73,7 +95,8 @@ function servicePorts(o: Obj): Invalid[] {
   if (o.spec?.type === 'ExternalName') {
     const bad = typeof o.spec.externalName === 'string' ? dns1123Subdomain(o.spec.externalName.replace(/\.$/, '')) : 'is required';
     if (bad) out.push({ path: ['spec', 'externalName'], fn: 'ValidateService', message: `externalName ${bad}` });
-  } else if (ports.length === 0 && o.spec?.clusterIP !== 'None') out.push({ path: ['spec', 'ports'], fn: 'ValidateService', message: 'a Service needs at least one port (unless it is headless or ExternalName)' });
+  } else if (ports.length === 0 && o.spec?.clusterIP !== 'None')
+    out.push({ path: ['spec', 'ports'], fn: 'ValidateService', message: 'a Service needs at least one port (unless it is headless or ExternalName)' });
   ports.forEach((p, i) => {
     const at: PathSegment[] = ['spec', 'ports', i];
     if (ports.length > 1 && !p?.name) out.push({ path: at, fn: 'validateServicePort', message: 'name is required when a Service has more than one port' });
@@ -84,12 +107,16 @@ function servicePorts(o: Obj): Invalid[] {
       if (names.has(p.name)) out.push({ path: [...at, 'name'], fn: 'validateServicePort', message: `duplicate port name "${p.name}"` });
       names.add(p.name);
     }
-    if (p?.port !== undefined && !isPortNumber(p.port)) out.push({ path: [...at, 'port'], fn: 'validateServicePort', message: `port ${String(p.port)} must be between 1 and 65535, inclusive` });
+    if (p?.port !== undefined && !isPortNumber(p.port))
+      out.push({ path: [...at, 'port'], fn: 'validateServicePort', message: `port ${String(p.port)} must be between 1 and 65535, inclusive` });
     const t = p?.targetPort;
-    const badTarget = typeof t === 'number' ? (isPortNumber(t) ? undefined : 'must be between 1 and 65535, inclusive') : typeof t === 'string' ? portName(t) : undefined;
+    const badTarget =
+      typeof t === 'number' ? (isPortNumber(t) ? undefined : 'must be between 1 and 65535, inclusive') : typeof t === 'string' ? portName(t) : undefined;
     if (badTarget) out.push({ path: [...at, 'targetPort'], fn: 'validateServicePort', message: `targetPort ${JSON.stringify(t)} ${badTarget}` });
-    if (p?.nodePort !== undefined && !isPortNumber(p.nodePort)) out.push({ path: [...at, 'nodePort'], fn: 'validateServicePort', message: `nodePort ${String(p.nodePort)} must be between 1 and 65535, inclusive` });
-    if (p?.nodePort !== undefined && (o.spec?.type ?? 'ClusterIP') === 'ClusterIP') out.push({ path: [...at, 'nodePort'], fn: 'ValidateService', message: 'may not be used when `type` is \'ClusterIP\'' });
+    if (p?.nodePort !== undefined && !isPortNumber(p.nodePort))
+      out.push({ path: [...at, 'nodePort'], fn: 'validateServicePort', message: `nodePort ${String(p.nodePort)} must be between 1 and 65535, inclusive` });
+    if (p?.nodePort !== undefined && (o.spec?.type ?? 'ClusterIP') === 'ClusterIP')
+      out.push({ path: [...at, 'nodePort'], fn: 'ValidateService', message: "may not be used when `type` is 'ClusterIP'" });
     const key = `${String(p?.port)}/${String(p?.protocol ?? 'TCP')}`;
     if (seen.has(key)) out.push({ path: [...at, 'port'], fn: 'ValidateService', message: `duplicate port ${key}` });
     seen.add(key);
@@ -104,14 +131,21 @@ function dataKeys(o: Obj): Invalid[] {
     for (const key of Object.keys((o[field] ?? {}) as Obj)) {
       const bad = configMapKey(key);
       if (bad) out.push({ path: [field, key], fn: `Validate${o.kind} (IsConfigMapKey)`, message: `key "${key}": ${bad}` });
-      if (o.kind === 'ConfigMap' && seen.has(key)) out.push({ path: [field, key], fn: 'ValidateConfigMap', message: `key "${key}" is in both data and binaryData` });
+      if (o.kind === 'ConfigMap' && seen.has(key))
+        out.push({ path: [field, key], fn: 'ValidateConfigMap', message: `key "${key}" is in both data and binaryData` });
       if (field !== 'stringData') seen.add(key);
     }
   }
   if (o.kind === 'Secret') {
     const keys = new Set([...Object.keys(o.data ?? {}), ...Object.keys(o.stringData ?? {})]);
-    const need: Record<string, string[]> = { 'kubernetes.io/tls': ['tls.crt', 'tls.key'], 'kubernetes.io/dockerconfigjson': ['.dockerconfigjson'], 'kubernetes.io/dockercfg': ['.dockercfg'], 'kubernetes.io/ssh-auth': ['ssh-privatekey'] };
-    for (const key of need[o.type] ?? []) if (!keys.has(key)) out.push({ path: ['type'], fn: 'ValidateSecret', message: `a Secret of type ${String(o.type)} needs the key ${key}` });
+    const need: Record<string, string[]> = {
+      'kubernetes.io/tls': ['tls.crt', 'tls.key'],
+      'kubernetes.io/dockerconfigjson': ['.dockerconfigjson'],
+      'kubernetes.io/dockercfg': ['.dockercfg'],
+      'kubernetes.io/ssh-auth': ['ssh-privatekey'],
+    };
+    for (const key of need[o.type] ?? [])
+      if (!keys.has(key)) out.push({ path: ['type'], fn: 'ValidateSecret', message: `a Secret of type ${String(o.type)} needs the key ${key}` });
   }
   return out;
 }
@@ -119,11 +153,18 @@ function dataKeys(o: Obj): Invalid[] {
 function pvcSpec(spec: Obj | undefined, at: PathSegment[]): Invalid[] {
   if (!spec) return [];
   const out: Invalid[] = [];
-  if (!Array.isArray(spec.accessModes) || spec.accessModes.length === 0) out.push({ path: [...at, 'accessModes'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'at least 1 access mode is required' });
+  if (!Array.isArray(spec.accessModes) || spec.accessModes.length === 0)
+    out.push({ path: [...at, 'accessModes'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'at least 1 access mode is required' });
   const storage = spec.resources?.requests?.storage;
   const value = parseQuantity(storage);
-  if (storage === undefined) out.push({ path: [...at, 'resources'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'resources.requests.storage is required' });
-  else if (value === undefined || value <= 0) out.push({ path: [...at, 'resources', 'requests', 'storage'], fn: 'ValidatePersistentVolumeClaimSpec', message: `storage request "${String(storage)}" must be a quantity greater than zero` });
+  if (storage === undefined)
+    out.push({ path: [...at, 'resources'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'resources.requests.storage is required' });
+  else if (value === undefined || value <= 0)
+    out.push({
+      path: [...at, 'resources', 'requests', 'storage'],
+      fn: 'ValidatePersistentVolumeClaimSpec',
+      message: `storage request "${String(storage)}" must be a quantity greater than zero`,
+    });
   return out;
 }
 
@@ -131,10 +172,21 @@ function ingress(o: Obj): Invalid[] {
   const out: Invalid[] = [];
   const backend = (b: Obj | undefined, at: PathSegment[]) => {
     if (!b) return;
-    if (!!b.service === !!b.resource) out.push({ path: at, fn: 'validateIngressBackend', message: 'a backend must specify exactly one of service or resource' });
+    if (!!b.service === !!b.resource)
+      out.push({ path: at, fn: 'validateIngressBackend', message: 'a backend must specify exactly one of service or resource' });
     const port = b.service?.port;
-    if (port && (port.name !== undefined) === (port.number !== undefined)) out.push({ path: [...at, 'service', 'port'], fn: 'validateIngressBackend', message: 'a service backend port must specify exactly one of name or number' });
-    if (port?.number !== undefined && !isPortNumber(port.number)) out.push({ path: [...at, 'service', 'port', 'number'], fn: 'validateIngressBackend', message: `port ${String(port.number)} must be between 1 and 65535, inclusive` });
+    if (port && (port.name !== undefined) === (port.number !== undefined))
+      out.push({
+        path: [...at, 'service', 'port'],
+        fn: 'validateIngressBackend',
+        message: 'a service backend port must specify exactly one of name or number',
+      });
+    if (port?.number !== undefined && !isPortNumber(port.number))
+      out.push({
+        path: [...at, 'service', 'port', 'number'],
+        fn: 'validateIngressBackend',
+        message: `port ${String(port.number)} must be between 1 and 65535, inclusive`,
+      });
   };
   backend(o.spec?.defaultBackend, ['spec', 'defaultBackend']);
   ((o.spec?.rules ?? []) as Obj[]).forEach((r, i) => {
@@ -144,7 +196,12 @@ function ingress(o: Obj): Invalid[] {
     }
     ((r?.http?.paths ?? []) as Obj[]).forEach((p, j) => {
       const at: PathSegment[] = ['spec', 'rules', i, 'http', 'paths', j];
-      if ((p?.pathType === 'Prefix' || p?.pathType === 'Exact') && !(typeof p.path === 'string' && p.path.startsWith('/'))) out.push({ path: [...at, 'path'], fn: 'validateHTTPIngressPath', message: `path "${String(p?.path)}" must be an absolute path for pathType ${String(p.pathType)}` });
+      if ((p?.pathType === 'Prefix' || p?.pathType === 'Exact') && !(typeof p.path === 'string' && p.path.startsWith('/')))
+        out.push({
+          path: [...at, 'path'],
+          fn: 'validateHTTPIngressPath',
+          message: `path "${String(p?.path)}" must be an absolute path for pathType ${String(p.pathType)}`,
+        });
       backend(p?.backend, [...at, 'backend']);
     });
   });
@@ -157,13 +214,26 @@ function networkPolicy(o: Obj): Invalid[] {
     ((o.spec?.[dir] ?? []) as Obj[]).forEach((rule, i) => {
       ((rule?.ports ?? []) as Obj[]).forEach((p, j) => {
         const port = p?.port;
-        const bad = typeof port === 'number' ? (isPortNumber(port) ? undefined : 'must be between 1 and 65535, inclusive') : typeof port === 'string' ? portName(port) : undefined;
+        const bad =
+          typeof port === 'number'
+            ? isPortNumber(port)
+              ? undefined
+              : 'must be between 1 and 65535, inclusive'
+            : typeof port === 'string'
+              ? portName(port)
+              : undefined;
         if (bad) out.push({ path: ['spec', dir, i, 'ports', j, 'port'], fn: 'ValidateNetworkPolicyPort', message: `port ${JSON.stringify(port)} ${bad}` });
-        if (p?.endPort !== undefined && (typeof port !== 'number' || p.endPort < port)) out.push({ path: ['spec', dir, i, 'ports', j, 'endPort'], fn: 'ValidateNetworkPolicyPort', message: 'endPort needs a numeric port, and must be greater than or equal to it' });
+        if (p?.endPort !== undefined && (typeof port !== 'number' || p.endPort < port))
+          out.push({
+            path: ['spec', dir, i, 'ports', j, 'endPort'],
+            fn: 'ValidateNetworkPolicyPort',
+            message: 'endPort needs a numeric port, and must be greater than or equal to it',
+          });
       });
       ((rule?.[dir === 'ingress' ? 'from' : 'to'] ?? []) as Obj[]).forEach((peer, j) => {
         const at: PathSegment[] = ['spec', dir, i, dir === 'ingress' ? 'from' : 'to', j];
-        if (peer?.ipBlock && (peer.podSelector || peer.namespaceSelector)) out.push({ path: [...at, 'ipBlock'], fn: 'ValidateNetworkPolicyPeer', message: 'ipBlock may not be combined with podSelector or namespaceSelector' });
+        if (peer?.ipBlock && (peer.podSelector || peer.namespaceSelector))
+          out.push({ path: [...at, 'ipBlock'], fn: 'ValidateNetworkPolicyPeer', message: 'ipBlock may not be combined with podSelector or namespaceSelector' });
         if (typeof peer?.ipBlock?.cidr === 'string') {
           const bad = cidr(peer.ipBlock.cidr);
           if (bad) out.push({ path: [...at, 'ipBlock', 'cidr'], fn: 'ValidateIPBlock', message: `cidr "${peer.ipBlock.cidr}" ${bad}` });
@@ -177,9 +247,12 @@ function networkPolicy(o: Obj): Invalid[] {
 function roleRules(o: Obj): Invalid[] {
   return ((o.rules ?? []) as Obj[]).flatMap((r, i) => {
     const out: Invalid[] = [];
-    if (!Array.isArray(r?.verbs) || r.verbs.length === 0) out.push({ path: ['rules', i, 'verbs'], fn: 'ValidatePolicyRule', message: 'verbs must contain at least one value' });
-    if (Array.isArray(r?.nonResourceURLs) && r.nonResourceURLs.length > 0 && o.kind === 'Role') out.push({ path: ['rules', i, 'nonResourceURLs'], fn: 'ValidatePolicyRule', message: 'namespaced rules cannot apply to non-resource URLs' });
-    if ((!Array.isArray(r?.nonResourceURLs) || r.nonResourceURLs.length === 0) && (!Array.isArray(r?.apiGroups) || r.apiGroups.length === 0)) out.push({ path: ['rules', i], fn: 'ValidatePolicyRule', message: 'resource rules must supply at least one api group' });
+    if (!Array.isArray(r?.verbs) || r.verbs.length === 0)
+      out.push({ path: ['rules', i, 'verbs'], fn: 'ValidatePolicyRule', message: 'verbs must contain at least one value' });
+    if (Array.isArray(r?.nonResourceURLs) && r.nonResourceURLs.length > 0 && o.kind === 'Role')
+      out.push({ path: ['rules', i, 'nonResourceURLs'], fn: 'ValidatePolicyRule', message: 'namespaced rules cannot apply to non-resource URLs' });
+    if ((!Array.isArray(r?.nonResourceURLs) || r.nonResourceURLs.length === 0) && (!Array.isArray(r?.apiGroups) || r.apiGroups.length === 0))
+      out.push({ path: ['rules', i], fn: 'ValidatePolicyRule', message: 'resource rules must supply at least one api group' });
     return out;
   });
 }
@@ -187,16 +260,29 @@ function roleRules(o: Obj): Invalid[] {
 function binding(o: Obj): Invalid[] {
   const out: Invalid[] = [];
   const ref = o.roleRef ?? {};
-  if (ref.apiGroup !== 'rbac.authorization.k8s.io') out.push({ path: ['roleRef', 'apiGroup'], fn: 'ValidateRoleBinding', message: 'roleRef.apiGroup must be rbac.authorization.k8s.io' });
+  if (ref.apiGroup !== 'rbac.authorization.k8s.io')
+    out.push({ path: ['roleRef', 'apiGroup'], fn: 'ValidateRoleBinding', message: 'roleRef.apiGroup must be rbac.authorization.k8s.io' });
   const kinds = o.kind === 'RoleBinding' ? ['Role', 'ClusterRole'] : ['ClusterRole'];
   if (!kinds.includes(ref.kind)) out.push({ path: ['roleRef', 'kind'], fn: 'ValidateRoleBinding', message: `roleRef.kind must be ${kinds.join(' or ')}` });
   ((o.subjects ?? []) as Obj[]).forEach((s, i) => {
     if (s?.kind === 'ServiceAccount') {
-      if (s.apiGroup) out.push({ path: ['subjects', i, 'apiGroup'], fn: 'ValidateRoleBindingSubject', message: 'a ServiceAccount subject has the core api group ("")' });
-      if (o.kind === 'ClusterRoleBinding' && !s.namespace) out.push({ path: ['subjects', i], fn: 'ValidateRoleBindingSubject', message: 'a ServiceAccount subject of a ClusterRoleBinding needs a namespace' });
+      if (s.apiGroup)
+        out.push({ path: ['subjects', i, 'apiGroup'], fn: 'ValidateRoleBindingSubject', message: 'a ServiceAccount subject has the core api group ("")' });
+      if (o.kind === 'ClusterRoleBinding' && !s.namespace)
+        out.push({ path: ['subjects', i], fn: 'ValidateRoleBindingSubject', message: 'a ServiceAccount subject of a ClusterRoleBinding needs a namespace' });
     } else if (s?.kind === 'User' || s?.kind === 'Group') {
-      if (s.apiGroup !== 'rbac.authorization.k8s.io') out.push({ path: ['subjects', i, 'apiGroup'], fn: 'ValidateRoleBindingSubject', message: `a ${String(s.kind)} subject's apiGroup must be rbac.authorization.k8s.io` });
-    } else out.push({ path: ['subjects', i, 'kind'], fn: 'ValidateRoleBindingSubject', message: `subject kind "${String(s?.kind)}" is not one of ServiceAccount, User, Group` });
+      if (s.apiGroup !== 'rbac.authorization.k8s.io')
+        out.push({
+          path: ['subjects', i, 'apiGroup'],
+          fn: 'ValidateRoleBindingSubject',
+          message: `a ${String(s.kind)} subject's apiGroup must be rbac.authorization.k8s.io`,
+        });
+    } else
+      out.push({
+        path: ['subjects', i, 'kind'],
+        fn: 'ValidateRoleBindingSubject',
+        message: `subject kind "${String(s?.kind)}" is not one of ServiceAccount, User, Group`,
+      });
   });
   return out;
 }
@@ -204,7 +290,8 @@ function binding(o: Obj): Invalid[] {
 function pdb(o: Obj): Invalid[] {
   const s = o.spec ?? {};
   const out: Invalid[] = [];
-  if (s.minAvailable !== undefined && s.maxUnavailable !== undefined) out.push({ path: ['spec', 'maxUnavailable'], fn: 'ValidatePodDisruptionBudgetSpec', message: 'minAvailable and maxUnavailable cannot be both set' });
+  if (s.minAvailable !== undefined && s.maxUnavailable !== undefined)
+    out.push({ path: ['spec', 'maxUnavailable'], fn: 'ValidatePodDisruptionBudgetSpec', message: 'minAvailable and maxUnavailable cannot be both set' });
   for (const f of ['minAvailable', 'maxUnavailable']) {
     const bad = intOrPercent(s[f]);
     if (bad) out.push({ path: ['spec', f], fn: 'ValidatePodDisruptionBudgetSpec', message: `${f} ${bad}` });
@@ -215,8 +302,14 @@ function pdb(o: Obj): Invalid[] {
 function hpa(o: Obj): Invalid[] {
   const s = o.spec ?? {};
   const out: Invalid[] = [];
-  if (typeof s.minReplicas === 'number' && s.minReplicas < 1) out.push({ path: ['spec', 'minReplicas'], fn: 'ValidateHorizontalPodAutoscalerSpec', message: 'minReplicas must be greater than or equal to 1' });
-  if (typeof s.maxReplicas === 'number' && s.maxReplicas < Math.max(1, s.minReplicas ?? 1)) out.push({ path: ['spec', 'maxReplicas'], fn: 'ValidateHorizontalPodAutoscalerSpec', message: 'maxReplicas must be greater than or equal to minReplicas (and at least 1)' });
+  if (typeof s.minReplicas === 'number' && s.minReplicas < 1)
+    out.push({ path: ['spec', 'minReplicas'], fn: 'ValidateHorizontalPodAutoscalerSpec', message: 'minReplicas must be greater than or equal to 1' });
+  if (typeof s.maxReplicas === 'number' && s.maxReplicas < Math.max(1, s.minReplicas ?? 1))
+    out.push({
+      path: ['spec', 'maxReplicas'],
+      fn: 'ValidateHorizontalPodAutoscalerSpec',
+      message: 'maxReplicas must be greater than or equal to minReplicas (and at least 1)',
+    });
   return out;
 }
 
@@ -231,11 +324,22 @@ function webhooks(o: Obj): Invalid[] {
     if (typeof w?.name === 'string') {
       if (names.has(w.name)) out.push({ path: [...at, 'name'], fn: 'validateWebhook', message: `duplicate webhook name "${w.name}"` });
       names.add(w.name);
-      if (dns1123Subdomain(w.name) || w.name.split('.').length < 3) out.push({ path: [...at, 'name'], fn: 'validateWebhook', message: `webhook name "${w.name}" should be a domain with at least three segments separated by dots` });
+      if (dns1123Subdomain(w.name) || w.name.split('.').length < 3)
+        out.push({
+          path: [...at, 'name'],
+          fn: 'validateWebhook',
+          message: `webhook name "${w.name}" should be a domain with at least three segments separated by dots`,
+        });
     }
-    if (!Array.isArray(w?.admissionReviewVersions) || w.admissionReviewVersions.length === 0) out.push({ path: [...at, 'admissionReviewVersions'], fn: 'validateAdmissionReviewVersions', message: 'admissionReviewVersions must specify one of v1, v1beta1' });
+    if (!Array.isArray(w?.admissionReviewVersions) || w.admissionReviewVersions.length === 0)
+      out.push({
+        path: [...at, 'admissionReviewVersions'],
+        fn: 'validateAdmissionReviewVersions',
+        message: 'admissionReviewVersions must specify one of v1, v1beta1',
+      });
     const cc = w?.clientConfig ?? {};
-    if (!!cc.url === !!cc.service) out.push({ path: [...at, 'clientConfig'], fn: 'ValidateWebhookClientConfig', message: 'exactly one of url or service is required' });
+    if (!!cc.url === !!cc.service)
+      out.push({ path: [...at, 'clientConfig'], fn: 'ValidateWebhookClientConfig', message: 'exactly one of url or service is required' });
   });
   return out;
 }
@@ -244,9 +348,17 @@ const RULES: Record<string, KindRule> = {
   Deployment: workload('ValidateDeploymentSpec', deploymentStrategy),
   ReplicaSet: workload('ValidateReplicaSetSpec'),
   StatefulSet: workload('ValidateStatefulSetSpec'),
-  DaemonSet: (o) => [...selectorProblems(o, ['spec', 'template'], 'ValidateDaemonSetSpec'), ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS), ...nonNegative(o, ['minReadySeconds', 'revisionHistoryLimit'], 'ValidateDaemonSetSpec')],
+  DaemonSet: (o) => [
+    ...selectorProblems(o, ['spec', 'template'], 'ValidateDaemonSetSpec'),
+    ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS),
+    ...nonNegative(o, ['minReadySeconds', 'revisionHistoryLimit'], 'ValidateDaemonSetSpec'),
+  ],
   Job: (o) => job(o.spec, ['spec']),
-  CronJob: (o) => [...job(o.spec?.jobTemplate?.spec, ['spec', 'jobTemplate', 'spec']), ...validateLabels(o.spec?.jobTemplate?.metadata?.labels, ['spec', 'jobTemplate', 'metadata', 'labels']), ...nonNegative(o, ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit', 'startingDeadlineSeconds'], 'ValidateCronJobSpec')],
+  CronJob: (o) => [
+    ...job(o.spec?.jobTemplate?.spec, ['spec', 'jobTemplate', 'spec']),
+    ...validateLabels(o.spec?.jobTemplate?.metadata?.labels, ['spec', 'jobTemplate', 'metadata', 'labels']),
+    ...nonNegative(o, ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit', 'startingDeadlineSeconds'], 'ValidateCronJobSpec'),
+  ],
   Pod: (o) => validatePodSpec(o.spec, ['spec']),
   Service: servicePorts,
   ConfigMap: dataKeys,
@@ -260,18 +372,29 @@ const RULES: Record<string, KindRule> = {
   ClusterRoleBinding: binding,
   PodDisruptionBudget: pdb,
   HorizontalPodAutoscaler: hpa,
-  StorageClass: (o) => (typeof o.provisioner === 'string' && o.provisioner !== '' ? [] : [{ path: ['provisioner'], fn: 'ValidateStorageClass', message: 'provisioner is required' }]),
+  StorageClass: (o) =>
+    typeof o.provisioner === 'string' && o.provisioner !== ''
+      ? []
+      : [{ path: ['provisioner'], fn: 'ValidateStorageClass', message: 'provisioner is required' }],
   PriorityClass: (o) => {
     const out: Invalid[] = [];
-    if (typeof o.value === 'number' && o.value > HIGHEST_USER_PRIORITY) out.push({ path: ['value'], fn: 'ValidatePriorityClass', message: `value ${o.value} is above the highest user-definable priority ${HIGHEST_USER_PRIORITY}` });
-    if (typeof o.metadata?.name === 'string' && o.metadata.name.startsWith('system-')) out.push({ path: ['metadata', 'name'], fn: 'ValidatePriorityClass', message: 'priority class names with the system- prefix are reserved' });
+    if (typeof o.value === 'number' && o.value > HIGHEST_USER_PRIORITY)
+      out.push({
+        path: ['value'],
+        fn: 'ValidatePriorityClass',
+        message: `value ${o.value} is above the highest user-definable priority ${HIGHEST_USER_PRIORITY}`,
+      });
+    if (typeof o.metadata?.name === 'string' && o.metadata.name.startsWith('system-'))
+      out.push({ path: ['metadata', 'name'], fn: 'ValidatePriorityClass', message: 'priority class names with the system- prefix are reserved' });
     return out;
   },
   ValidatingWebhookConfiguration: webhooks,
   MutatingWebhookConfiguration: webhooks,
   CustomResourceDefinition: (o) => {
     const expected = `${String(o.spec?.names?.plural)}.${String(o.spec?.group)}`;
-    return o.metadata?.name !== expected ? [{ path: ['metadata', 'name'], fn: 'ValidateCustomResourceDefinition', message: `must be spec.names.plural+"."+spec.group: ${expected}` }] : [];
+    return o.metadata?.name !== expected
+      ? [{ path: ['metadata', 'name'], fn: 'ValidateCustomResourceDefinition', message: `must be spec.names.plural+"."+spec.group: ${expected}` }]
+      : [];
   },
 };
 

@@ -61,7 +61,12 @@ export function validateAnnotations(annotations: unknown, path: PathSegment[]): 
     const bad = qualifiedName(key.toLowerCase());
     if (bad) out.push({ path: [...path, key], fn: 'ValidateAnnotations (IsQualifiedName)', message: `annotation key "${key}": ${bad}` });
   }
-  if (total > ANNOTATIONS_LIMIT) out.push({ path, fn: 'ValidateAnnotationsSize', message: `annotations are ${total.toLocaleString('en-US')} bytes, over the limit of ${ANNOTATIONS_LIMIT.toLocaleString('en-US')} (256 KiB)` });
+  if (total > ANNOTATIONS_LIMIT)
+    out.push({
+      path,
+      fn: 'ValidateAnnotationsSize',
+      message: `annotations are ${total.toLocaleString('en-US')} bytes, over the limit of ${ANNOTATIONS_LIMIT.toLocaleString('en-US')} (256 KiB)`,
+    });
   return out;
 }
 

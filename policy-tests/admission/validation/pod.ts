@@ -24,7 +24,14 @@ function handlerProblems(handler: Obj | undefined, kinds: readonly string[], pat
   for (const k of ['httpGet', 'tcpSocket']) {
     const port = handler[k]?.port;
     if (port === undefined) continue;
-    const bad = typeof port === 'number' ? (isPortNumber(port) ? undefined : 'must be between 1 and 65535, inclusive') : typeof port === 'string' ? portName(port) : undefined;
+    const bad =
+      typeof port === 'number'
+        ? isPortNumber(port)
+          ? undefined
+          : 'must be between 1 and 65535, inclusive'
+        : typeof port === 'string'
+          ? portName(port)
+          : undefined;
     if (bad) out.push({ path: [...path, k, 'port'], fn: 'ValidatePortNumOrName', message: `${what}: port ${JSON.stringify(port)} ${bad}` });
   }
   return out;
@@ -34,9 +41,11 @@ function probeProblems(probe: Obj | undefined, path: PathSegment[], what: string
   if (!probe || typeof probe !== 'object') return [];
   const out = handlerProblems(probe, PROBE_HANDLERS, path, what, 'validateProbe (validateHandler)');
   for (const f of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold', 'terminationGracePeriodSeconds']) {
-    if (typeof probe[f] === 'number' && probe[f] < 0) out.push({ path: [...path, f], fn: 'validateProbe', message: `${what}: ${f} must be greater than or equal to 0` });
+    if (typeof probe[f] === 'number' && probe[f] < 0)
+      out.push({ path: [...path, f], fn: 'validateProbe', message: `${what}: ${f} must be greater than or equal to 0` });
   }
-  if (mustSucceedOnce && probe.successThreshold !== undefined && probe.successThreshold !== 1) out.push({ path: [...path, 'successThreshold'], fn: 'validateProbe', message: `${what}: successThreshold must be 1` });
+  if (mustSucceedOnce && probe.successThreshold !== undefined && probe.successThreshold !== 1)
+    out.push({ path: [...path, 'successThreshold'], fn: 'validateProbe', message: `${what}: successThreshold must be 1` });
   return out;
 }
 
@@ -47,14 +56,25 @@ function resourceProblems(resources: Obj | undefined, path: PathSegment[], who: 
   for (const side of ['limits', 'requests'] as const) {
     for (const [name, raw] of Object.entries((resources[side] ?? {}) as Obj)) {
       const value = parseQuantity(raw);
-      if (value === undefined) out.push({ path: [...path, side, name], fn: 'ValidateResourceRequirements (ParseQuantity)', message: `${who}: ${side}.${name} "${String(raw)}" is not a quantity (quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$')` });
-      else if (value < 0) out.push({ path: [...path, side, name], fn: 'ValidateResourceRequirements', message: `${who}: ${side}.${name} must be greater than or equal to 0` });
+      if (value === undefined)
+        out.push({
+          path: [...path, side, name],
+          fn: 'ValidateResourceRequirements (ParseQuantity)',
+          message: `${who}: ${side}.${name} "${String(raw)}" is not a quantity (quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$')`,
+        });
+      else if (value < 0)
+        out.push({ path: [...path, side, name], fn: 'ValidateResourceRequirements', message: `${who}: ${side}.${name} must be greater than or equal to 0` });
       else parsed[side][name] = value;
     }
   }
   for (const [name, request] of Object.entries(parsed.requests)) {
     const limit = parsed.limits[name];
-    if (limit !== undefined && request > limit) out.push({ path: [...path, 'requests', name], fn: 'ValidateResourceRequirements', message: `${who}: requests.${name} ${String(resources.requests[name])} must be less than or equal to its limit ${String(resources.limits[name])}` });
+    if (limit !== undefined && request > limit)
+      out.push({
+        path: [...path, 'requests', name],
+        fn: 'ValidateResourceRequirements',
+        message: `${who}: requests.${name} ${String(resources.requests[name])} must be less than or equal to its limit ${String(resources.limits[name])}`,
+      });
   }
   return out;
 }
@@ -68,8 +88,18 @@ function envProblems(env: unknown, path: PathSegment[], who: string): Invalid[] 
     if (bad) out.push({ path: [...at, 'name'], fn: 'ValidateEnv (IsEnvVarName)', message: `${who}: env name "${String(e.name)}": ${bad}` });
     if (e?.valueFrom) {
       const sources = ENV_SOURCES.filter((s) => e.valueFrom[s]);
-      if (sources.length !== 1) out.push({ path: [...at, 'valueFrom'], fn: 'validateEnvVarValueFrom', message: `${who}: env ${String(e.name)}: valueFrom must specify exactly one of ${ENV_SOURCES.join(', ')}` });
-      if (e.value !== undefined && e.value !== '') out.push({ path: [...at, 'valueFrom'], fn: 'validateEnvVarValueFrom', message: `${who}: env ${String(e.name)}: may not have both value and valueFrom` });
+      if (sources.length !== 1)
+        out.push({
+          path: [...at, 'valueFrom'],
+          fn: 'validateEnvVarValueFrom',
+          message: `${who}: env ${String(e.name)}: valueFrom must specify exactly one of ${ENV_SOURCES.join(', ')}`,
+        });
+      if (e.value !== undefined && e.value !== '')
+        out.push({
+          path: [...at, 'valueFrom'],
+          fn: 'validateEnvVarValueFrom',
+          message: `${who}: env ${String(e.name)}: may not have both value and valueFrom`,
+        });
     }
   });
   return out;
@@ -78,9 +108,21 @@ function envProblems(env: unknown, path: PathSegment[], who: string): Invalid[] 
 function securityContextProblems(sc: Obj | undefined, path: PathSegment[], who: string): Invalid[] {
   if (!sc || typeof sc !== 'object') return [];
   const out: Invalid[] = [];
-  for (const f of ['runAsUser', 'runAsGroup', 'fsGroup']) if (typeof sc[f] === 'number' && (sc[f] < 0 || sc[f] > 2147483647)) out.push({ path: [...path, f], fn: 'ValidateSecurityContext', message: `${who}: ${f} must be between 0 and 2147483647, inclusive` });
-  if (sc.allowPrivilegeEscalation === false && sc.privileged === true) out.push({ path: [...path, 'allowPrivilegeEscalation'], fn: 'ValidateSecurityContext', message: `${who}: cannot set allowPrivilegeEscalation to false and privileged to true` });
-  if (sc.allowPrivilegeEscalation === false && Array.isArray(sc.capabilities?.add) && sc.capabilities.add.includes('SYS_ADMIN')) out.push({ path: [...path, 'allowPrivilegeEscalation'], fn: 'ValidateSecurityContext', message: `${who}: cannot set allowPrivilegeEscalation to false and capabilities.Add CAP_SYS_ADMIN` });
+  for (const f of ['runAsUser', 'runAsGroup', 'fsGroup'])
+    if (typeof sc[f] === 'number' && (sc[f] < 0 || sc[f] > 2147483647))
+      out.push({ path: [...path, f], fn: 'ValidateSecurityContext', message: `${who}: ${f} must be between 0 and 2147483647, inclusive` });
+  if (sc.allowPrivilegeEscalation === false && sc.privileged === true)
+    out.push({
+      path: [...path, 'allowPrivilegeEscalation'],
+      fn: 'ValidateSecurityContext',
+      message: `${who}: cannot set allowPrivilegeEscalation to false and privileged to true`,
+    });
+  if (sc.allowPrivilegeEscalation === false && Array.isArray(sc.capabilities?.add) && sc.capabilities.add.includes('SYS_ADMIN'))
+    out.push({
+      path: [...path, 'allowPrivilegeEscalation'],
+      fn: 'ValidateSecurityContext',
+      message: `${who}: cannot set allowPrivilegeEscalation to false and capabilities.Add CAP_SYS_ADMIN`,
+    });
   return out;
 }
 
@@ -94,8 +136,18 @@ function containerProblems(c: Obj, at: PathSegment[], volumes: ReadonlySet<strin
   const portNames = new Set<string>();
   ((c.ports ?? []) as Obj[]).forEach((p, i) => {
     const pat = [...at, 'ports', i];
-    if (p?.containerPort !== undefined && !isPortNumber(p.containerPort)) out.push({ path: [...pat, 'containerPort'], fn: 'validateContainerPorts', message: `${who}: containerPort ${String(p.containerPort)} must be between 1 and 65535, inclusive` });
-    if (p?.hostPort !== undefined && p.hostPort !== 0 && !isPortNumber(p.hostPort)) out.push({ path: [...pat, 'hostPort'], fn: 'validateContainerPorts', message: `${who}: hostPort ${String(p.hostPort)} must be between 1 and 65535, inclusive` });
+    if (p?.containerPort !== undefined && !isPortNumber(p.containerPort))
+      out.push({
+        path: [...pat, 'containerPort'],
+        fn: 'validateContainerPorts',
+        message: `${who}: containerPort ${String(p.containerPort)} must be between 1 and 65535, inclusive`,
+      });
+    if (p?.hostPort !== undefined && p.hostPort !== 0 && !isPortNumber(p.hostPort))
+      out.push({
+        path: [...pat, 'hostPort'],
+        fn: 'validateContainerPorts',
+        message: `${who}: hostPort ${String(p.hostPort)} must be between 1 and 65535, inclusive`,
+      });
     if (typeof p?.name === 'string') {
       const bad = portName(p.name);
       if (bad) out.push({ path: [...pat, 'name'], fn: 'validateContainerPorts (IsValidPortName)', message: `${who}: port name "${p.name}" ${bad}` });
@@ -106,15 +158,23 @@ function containerProblems(c: Obj, at: PathSegment[], volumes: ReadonlySet<strin
   const mountPaths = new Set<string>();
   ((c.volumeMounts ?? []) as Obj[]).forEach((m, i) => {
     const mat = [...at, 'volumeMounts', i];
-    if (typeof m?.name === 'string' && !volumes.has(m.name)) out.push({ path: [...mat, 'name'], fn: 'ValidateVolumeMounts', message: `${who}: volumeMount "${m.name}" names no volume of the pod` });
+    if (typeof m?.name === 'string' && !volumes.has(m.name))
+      out.push({ path: [...mat, 'name'], fn: 'ValidateVolumeMounts', message: `${who}: volumeMount "${m.name}" names no volume of the pod` });
     if (typeof m?.mountPath === 'string') {
-      if (mountPaths.has(m.mountPath)) out.push({ path: [...mat, 'mountPath'], fn: 'ValidateVolumeMounts', message: `${who}: mountPath "${m.mountPath}" must be unique` });
+      if (mountPaths.has(m.mountPath))
+        out.push({ path: [...mat, 'mountPath'], fn: 'ValidateVolumeMounts', message: `${who}: mountPath "${m.mountPath}" must be unique` });
       mountPaths.add(m.mountPath);
     }
-    if (m?.subPath && m?.subPathExpr) out.push({ path: [...mat, 'subPathExpr'], fn: 'ValidateVolumeMounts', message: `${who}: subPathExpr and subPath are mutually exclusive` });
+    if (m?.subPath && m?.subPathExpr)
+      out.push({ path: [...mat, 'subPathExpr'], fn: 'ValidateVolumeMounts', message: `${who}: subPathExpr and subPath are mutually exclusive` });
     for (const f of ['subPath', 'subPathExpr']) {
       const v = m?.[f];
-      if (typeof v === 'string' && (v.startsWith('/') || v.split('/').includes('..'))) out.push({ path: [...mat, f], fn: 'ValidateVolumeMounts (validateLocalDescendingPath)', message: `${who}: ${f} "${v}" must be a relative path without '..'` });
+      if (typeof v === 'string' && (v.startsWith('/') || v.split('/').includes('..')))
+        out.push({
+          path: [...mat, f],
+          fn: 'ValidateVolumeMounts (validateLocalDescendingPath)',
+          message: `${who}: ${f} "${v}" must be a relative path without '..'`,
+        });
     }
   });
   if (!init || c.restartPolicy === 'Always') {
@@ -122,10 +182,21 @@ function containerProblems(c: Obj, at: PathSegment[], volumes: ReadonlySet<strin
     out.push(...probeProblems(c.readinessProbe, [...at, 'readinessProbe'], `${who} readinessProbe`, false));
     out.push(...probeProblems(c.startupProbe, [...at, 'startupProbe'], `${who} startupProbe`, true));
   } else {
-    for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe']) if (c[p]) out.push({ path: [...at, p], fn: 'validateInitContainers', message: `${who}: an init container may not set ${p} (unless it is a sidecar, restartPolicy: Always)` });
+    for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe'])
+      if (c[p])
+        out.push({
+          path: [...at, p],
+          fn: 'validateInitContainers',
+          message: `${who}: an init container may not set ${p} (unless it is a sidecar, restartPolicy: Always)`,
+        });
   }
-  for (const h of ['postStart', 'preStop']) out.push(...handlerProblems(c.lifecycle?.[h], LIFECYCLE_HANDLERS, [...at, 'lifecycle', h], `${who} lifecycle.${h}`, 'validateLifecycle (validateHandler)'));
-  out.push(...resourceProblems(c.resources, [...at, 'resources'], who), ...envProblems(c.env, [...at, 'env'], who), ...securityContextProblems(c.securityContext, [...at, 'securityContext'], who));
+  for (const h of ['postStart', 'preStop'])
+    out.push(...handlerProblems(c.lifecycle?.[h], LIFECYCLE_HANDLERS, [...at, 'lifecycle', h], `${who} lifecycle.${h}`, 'validateLifecycle (validateHandler)'));
+  out.push(
+    ...resourceProblems(c.resources, [...at, 'resources'], who),
+    ...envProblems(c.env, [...at, 'env'], who),
+    ...securityContextProblems(c.securityContext, [...at, 'securityContext'], who),
+  );
   return out;
 }
 
@@ -145,12 +216,23 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
     }
     const sources = Object.keys(v ?? {}).filter((k) => !VOLUME_SOURCE_FIELDS.has(k));
     if (sources.length === 0) out.push({ path: vat, fn: 'validateVolumeSource', message: `volume ${String(v?.name)}: must specify a volume type` });
-    if (sources.length > 1) out.push({ path: [...vat, sources[1]!], fn: 'validateVolumeSource', message: `volume ${String(v?.name)}: may not specify more than 1 volume type (${sources.join(', ')})` });
+    if (sources.length > 1)
+      out.push({
+        path: [...vat, sources[1]!],
+        fn: 'validateVolumeSource',
+        message: `volume ${String(v?.name)}: may not specify more than 1 volume type (${sources.join(', ')})`,
+      });
     for (const src of ['configMap', 'secret']) {
       ((v?.[src]?.items ?? []) as Obj[]).forEach((item, j) => {
         const bad = typeof item?.key === 'string' ? configMapKey(item.key) : undefined;
-        if (bad) out.push({ path: [...vat, src, 'items', j, 'key'], fn: 'validateKeyToPath', message: `volume ${String(v.name)}: key "${String(item.key)}": ${bad}` });
-        if (typeof item?.path === 'string' && (item.path.startsWith('/') || item.path.split('/').includes('..'))) out.push({ path: [...vat, src, 'items', j, 'path'], fn: 'validateKeyToPath', message: `volume ${String(v.name)}: path "${item.path}" must be relative and may not contain '..'` });
+        if (bad)
+          out.push({ path: [...vat, src, 'items', j, 'key'], fn: 'validateKeyToPath', message: `volume ${String(v.name)}: key "${String(item.key)}": ${bad}` });
+        if (typeof item?.path === 'string' && (item.path.startsWith('/') || item.path.split('/').includes('..')))
+          out.push({
+            path: [...vat, src, 'items', j, 'path'],
+            fn: 'validateKeyToPath',
+            message: `volume ${String(v.name)}: path "${item.path}" must be relative and may not contain '..'`,
+          });
       });
     }
   });
@@ -167,18 +249,29 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], extraVolumes: read
     ((spec[field] ?? []) as Obj[]).forEach((c, i) => {
       const cat = [...at, field, i];
       if (typeof c?.name === 'string') {
-        if (containerNames.has(c.name)) out.push({ path: [...cat, 'name'], fn: 'validateContainers', message: `container name "${c.name}" is used twice in the pod` });
+        if (containerNames.has(c.name))
+          out.push({ path: [...cat, 'name'], fn: 'validateContainers', message: `container name "${c.name}" is used twice in the pod` });
         containerNames.add(c.name);
       }
       out.push(...containerProblems(c ?? {}, cat, volumeNames, field === 'initContainers'));
     });
   }
-  for (const f of ['terminationGracePeriodSeconds', 'activeDeadlineSeconds']) if (typeof spec[f] === 'number' && spec[f] < (f === 'activeDeadlineSeconds' ? 1 : 0)) out.push({ path: [...at, f], fn: 'ValidatePodSpec', message: `${f} must be ${f === 'activeDeadlineSeconds' ? 'at least 1' : 'non-negative'}` });
+  for (const f of ['terminationGracePeriodSeconds', 'activeDeadlineSeconds'])
+    if (typeof spec[f] === 'number' && spec[f] < (f === 'activeDeadlineSeconds' ? 1 : 0))
+      out.push({ path: [...at, f], fn: 'ValidatePodSpec', message: `${f} must be ${f === 'activeDeadlineSeconds' ? 'at least 1' : 'non-negative'}` });
   if (spec.hostNetwork === true) {
     // With host networking a container port must equal its host port (validateHostNetwork).
-    for (const field of ['initContainers', 'containers']) ((spec[field] ?? []) as Obj[]).forEach((c, i) => ((c?.ports ?? []) as Obj[]).forEach((p, j) => {
-      if (p?.hostPort !== undefined && p.hostPort !== 0 && p.hostPort !== p.containerPort) out.push({ path: [...at, field, i, 'ports', j, 'hostPort'], fn: 'validateHostNetwork', message: `container ${String(c.name)}: with hostNetwork, hostPort ${String(p.hostPort)} must match containerPort ${String(p.containerPort)}` });
-    }));
+    for (const field of ['initContainers', 'containers'])
+      ((spec[field] ?? []) as Obj[]).forEach((c, i) =>
+        ((c?.ports ?? []) as Obj[]).forEach((p, j) => {
+          if (p?.hostPort !== undefined && p.hostPort !== 0 && p.hostPort !== p.containerPort)
+            out.push({
+              path: [...at, field, i, 'ports', j, 'hostPort'],
+              fn: 'validateHostNetwork',
+              message: `container ${String(c.name)}: with hostNetwork, hostPort ${String(p.hostPort)} must match containerPort ${String(p.containerPort)}`,
+            });
+        }),
+      );
   }
   out.push(...securityContextPodProblems(spec.securityContext, [...at, 'securityContext']));
   return out;
@@ -187,15 +280,27 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], extraVolumes: read
 function securityContextPodProblems(sc: Obj | undefined, path: PathSegment[]): Invalid[] {
   if (!sc || typeof sc !== 'object') return [];
   const out: Invalid[] = [];
-  for (const f of ['runAsUser', 'runAsGroup', 'fsGroup']) if (typeof sc[f] === 'number' && (sc[f] < 0 || sc[f] > 2147483647)) out.push({ path: [...path, f], fn: 'ValidatePodSecurityContext', message: `pod ${f} must be between 0 and 2147483647, inclusive` });
+  for (const f of ['runAsUser', 'runAsGroup', 'fsGroup'])
+    if (typeof sc[f] === 'number' && (sc[f] < 0 || sc[f] > 2147483647))
+      out.push({ path: [...path, f], fn: 'ValidatePodSecurityContext', message: `pod ${f} must be between 0 and 2147483647, inclusive` });
   return out;
 }
 
 /** A pod template: its metadata, its spec, and the restart policies its controller allows. */
-export function validatePodTemplate(template: Obj | undefined, at: PathSegment[], restartPolicies: readonly string[], extraVolumes: readonly string[] = []): Invalid[] {
+export function validatePodTemplate(
+  template: Obj | undefined,
+  at: PathSegment[],
+  restartPolicies: readonly string[],
+  extraVolumes: readonly string[] = [],
+): Invalid[] {
   if (!template || typeof template !== 'object') return [];
   const out = [...validateObjectMeta('Pod', template.metadata, [...at, 'metadata'], true), ...validatePodSpec(template.spec, [...at, 'spec'], extraVolumes)];
   const policy = template.spec?.restartPolicy;
-  if (policy !== undefined && !restartPolicies.includes(policy)) out.push({ path: [...at, 'spec', 'restartPolicy'], fn: 'ValidatePodTemplateSpec', message: `restartPolicy "${String(policy)}" is not supported here: must be ${restartPolicies.join(' or ')}` });
+  if (policy !== undefined && !restartPolicies.includes(policy))
+    out.push({
+      path: [...at, 'spec', 'restartPolicy'],
+      fn: 'ValidatePodTemplateSpec',
+      message: `restartPolicy "${String(policy)}" is not supported here: must be ${restartPolicies.join(' or ')}`,
+    });
   return out;
 }

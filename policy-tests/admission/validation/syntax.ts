@@ -14,21 +14,24 @@ const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 /** IsDNS1123Label */
 export function dns1123Label(v: string): string | undefined {
   if (v.length > 63) return `must be no more than 63 characters`;
-  if (!DNS1123_LABEL.test(v)) return `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`;
+  if (!DNS1123_LABEL.test(v))
+    return `a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`;
   return undefined;
 }
 
 /** IsDNS1035Label (Service names) */
 export function dns1035Label(v: string): string | undefined {
   if (v.length > 63) return `must be no more than 63 characters`;
-  if (!DNS1035_LABEL.test(v)) return `a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character`;
+  if (!DNS1035_LABEL.test(v))
+    return `a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character`;
   return undefined;
 }
 
 /** IsDNS1123Subdomain */
 export function dns1123Subdomain(v: string): string | undefined {
   if (v.length > 253) return `must be no more than 253 characters`;
-  if (!DNS1123_SUBDOMAIN.test(v)) return `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`;
+  if (!DNS1123_SUBDOMAIN.test(v))
+    return `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`;
   return undefined;
 }
 
@@ -51,14 +54,16 @@ export function qualifiedName(v: string): string | undefined {
   }
   if (name === '') return 'name part must be non-empty';
   if (name.length > 63) return 'name part must be no more than 63 characters';
-  if (!QUALIFIED_NAME_PART.test(name)) return `name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
+  if (!QUALIFIED_NAME_PART.test(name))
+    return `name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
   return undefined;
 }
 
 /** IsValidLabelValue */
 export function labelValue(v: string): string | undefined {
   if (v.length > 63) return 'must be no more than 63 characters';
-  if (!LABEL_VALUE.test(v)) return `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
+  if (!LABEL_VALUE.test(v))
+    return `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
   return undefined;
 }
 
@@ -91,7 +96,24 @@ export function isPortNumber(v: unknown): boolean {
   return Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535;
 }
 
-const SUFFIX: Record<string, number> = { '': 1, n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+const SUFFIX: Record<string, number> = {
+  '': 1,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
 const QUANTITY = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/;
 
 /** resource.ParseQuantity: the value, or undefined when the API server cannot parse it. */

@@ -34,7 +34,9 @@ function installedKinds(ctx: CheckContext): { kinds: Set<string>; groups: Set<st
       if (!renderedApps.has(app.name)) kinds.add(e.includes('/') ? e : `${e}/*`);
     }
   }
-  for (const e of ctx.repo.facts?.providedOutsideGit ?? []) if (e.kind === 'CustomResourceDefinition') kinds.add(`${e.name.includes('.') && e.name.split('.').length > 2 ? e.name.slice(e.name.indexOf('.') + 1) : e.name}/*`);
+  for (const e of ctx.repo.facts?.providedOutsideGit ?? [])
+    if (e.kind === 'CustomResourceDefinition')
+      kinds.add(`${e.name.includes('.') && e.name.split('.').length > 2 ? e.name.slice(e.name.indexOf('.') + 1) : e.name}/*`);
   return { kinds, groups };
 }
 
@@ -47,9 +49,12 @@ function reportUninstalledKinds(ctx: CheckContext, installed: { kinds: Set<strin
     const key = `${r.file}#${r.kind}`;
     if (reported.has(key)) continue;
     reported.add(key);
-    ctx.fail({ resource: r, path: ['apiVersion'] }, installed.groups.has(group)
-      ? `${r.kind} is a kind of ${group}, but no CRD installed here defines ${r.kind} (the group's other kinds are there): the sync fails with "no matches for kind"`
-      : `${r.kind} is a kind of ${group}, whose CRD nothing in the repository installs: the sync fails with "no matches for kind"`);
+    ctx.fail(
+      { resource: r, path: ['apiVersion'] },
+      installed.groups.has(group)
+        ? `${r.kind} is a kind of ${group}, but no CRD installed here defines ${r.kind} (the group's other kinds are there): the sync fails with "no matches for kind"`
+        : `${r.kind} is a kind of ${group}, whose CRD nothing in the repository installs: the sync fails with "no matches for kind"`,
+    );
   }
 }
 
@@ -57,13 +62,23 @@ function reportUninstalledKinds(ctx: CheckContext, installed: { kinds: Set<strin
 function checkRequiredGroups(ctx: CheckContext, installedGroups: Set<string>, builtinGroups: ReadonlySet<string>): void {
   for (const app of applications(ctx.repo)) {
     const missing = declaredGroups(app, REQUIRES_CRDS).filter((g) => !installedGroups.has(g) && !builtinGroups.has(g));
-    if (missing.length) ctx.fail({ resource: app.resource, path: ['metadata', 'annotations', REQUIRES_CRDS] }, `${app.name}'s chart uses kinds of ${missing.join(', ')}, whose CRDs nothing in the repository installs`);
+    if (missing.length)
+      ctx.fail(
+        { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_CRDS] },
+        `${app.name}'s chart uses kinds of ${missing.join(', ')}, whose CRDs nothing in the repository installs`,
+      );
   }
   for (const render of ctx.renders.filter((x) => x.status === 'rendered' && x.source.chart !== undefined)) {
     const own = new Set(declaredGroups(render.app));
     const required = new Set(declaredGroups(render.app, REQUIRES_CRDS));
-    const used = [...new Set(render.resources.filter((r) => r.kind !== 'CustomResourceDefinition').map((r) => groupOf(r.apiVersion)))].filter((g) => !builtinGroups.has(g) && !own.has(g) && !required.has(g));
-    if (used.length) ctx.fail({ resource: render.app.resource, path: ['metadata', 'annotations'], target: 'key' }, `${render.label} renders kinds of ${used.join(', ')}, which ${REQUIRES_CRDS} does not list: offline, the gate would not know the app needs them`);
+    const used = [...new Set(render.resources.filter((r) => r.kind !== 'CustomResourceDefinition').map((r) => groupOf(r.apiVersion)))].filter(
+      (g) => !builtinGroups.has(g) && !own.has(g) && !required.has(g),
+    );
+    if (used.length)
+      ctx.fail(
+        { resource: render.app.resource, path: ['metadata', 'annotations'], target: 'key' },
+        `${render.label} renders kinds of ${used.join(', ')}, which ${REQUIRES_CRDS} does not list: offline, the gate would not know the app needs them`,
+      );
   }
 }
 
@@ -72,12 +87,18 @@ function checkProvidedDeclarations(ctx: CheckContext): void {
   for (const render of ctx.renders.filter((x) => x.status === 'rendered')) {
     const rendered = new Set(render.resources.filter((r) => r.kind === 'CustomResourceDefinition').map(crdGroup));
     const declared = new Set(declaredGroups(render.app));
-    const sameApp = ctx.renders.filter((x) => x.app === render.app && x.status === 'rendered').flatMap((x) => x.resources.filter((r) => r.kind === 'CustomResourceDefinition').map(crdGroup));
+    const sameApp = ctx.renders
+      .filter((x) => x.app === render.app && x.status === 'rendered')
+      .flatMap((x) => x.resources.filter((r) => r.kind === 'CustomResourceDefinition').map(crdGroup));
     const missing = [...rendered].filter((g) => !declared.has(g));
-    const extra = [...declared].filter((g) => !sameApp.includes(g) && !ctx.repo.resources.some((r) => r.kind === 'CustomResourceDefinition' && dig(r.object, ['spec', 'group']) === g));
+    const extra = [...declared].filter(
+      (g) => !sameApp.includes(g) && !ctx.repo.resources.some((r) => r.kind === 'CustomResourceDefinition' && dig(r.object, ['spec', 'group']) === g),
+    );
     const at = { resource: render.app.resource, path: ['metadata', 'annotations'] as Path, target: 'key' as const };
-    if (missing.length) ctx.fail(at, `${render.label} installs the CRDs of ${missing.join(', ')}, but ${PROVIDES_CRDS} does not say so: offline, the gate would not know`);
-    if (extra.length && render === ctx.renders.find((x) => x.app === render.app && x.status === 'rendered')) ctx.fail(at, `${PROVIDES_CRDS} declares ${extra.join(', ')}, but the render installs no CRD of ${extra.length === 1 ? 'that group' : 'those groups'}`);
+    if (missing.length)
+      ctx.fail(at, `${render.label} installs the CRDs of ${missing.join(', ')}, but ${PROVIDES_CRDS} does not say so: offline, the gate would not know`);
+    if (extra.length && render === ctx.renders.find((x) => x.app === render.app && x.status === 'rendered'))
+      ctx.fail(at, `${PROVIDES_CRDS} declares ${extra.join(', ')}, but the render installs no CRD of ${extra.length === 1 ? 'that group' : 'those groups'}`);
   }
 }
 

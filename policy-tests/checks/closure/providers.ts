@@ -44,7 +44,11 @@ export function closeReferences(ctx: CheckContext, refs: Iterable<Reference>, wh
     const key = `${ref.kind}/${ref.namespace ?? ''}`;
     let names = cache.get(key);
     if (!names) cache.set(key, (names = provided(ctx.repo, ref.kind, ref.namespace)));
-    if (!names.has(ref.name)) ctx.fail({ resource: ref.resource, path: ref.path }, `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}, which nothing in the repository provides${what}`);
+    if (!names.has(ref.name))
+      ctx.fail(
+        { resource: ref.resource, path: ref.path },
+        `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}, which nothing in the repository provides${what}`,
+      );
   }
 }
 
@@ -58,7 +62,10 @@ export function namespacedClosure(ctx: CheckContext, refs: readonly Reference[],
   const opaque = opaqueNamespaces(ctx);
   for (const ref of refs) {
     if (provides(ref) || opaque.has(ref.namespace ?? '')) continue;
-    ctx.fail({ resource: ref.resource, path: ref.path }, `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace}/${ref.name}, which nothing in the repository provides${what}`);
+    ctx.fail(
+      { resource: ref.resource, path: ref.path },
+      `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace}/${ref.name}, which nothing in the repository provides${what}`,
+    );
   }
 }
 
@@ -68,7 +75,11 @@ export function namespacedProviders(repo: Repo, kind: string): Set<string> {
   const add = (namespace: string | undefined, name: string) => out.add(`${namespace ?? ''}/${name}`);
   for (const e of createdAtRuntime(repo)) if (e.kind === kind) add(e.namespace, e.name);
   // The kinds that yield a `kind`: itself, and what writes or claims one.
-  const yielding = new Set([kind, ...(kind === 'Secret' ? ['ExternalSecret', 'Certificate'] : []), ...(kind === 'PersistentVolumeClaim' ? ['StatefulSet'] : [])]);
+  const yielding = new Set([
+    kind,
+    ...(kind === 'Secret' ? ['ExternalSecret', 'Certificate'] : []),
+    ...(kind === 'PersistentVolumeClaim' ? ['StatefulSet'] : []),
+  ]);
   for (const r of repo.resources) {
     if (!yielding.has(r.kind)) continue;
     const namespace = namespaceOrDestination(repo, r);
@@ -77,7 +88,8 @@ export function namespacedProviders(repo: Repo, kind: string): Set<string> {
     if (r.kind === 'Certificate') add(namespace, str(dig(r.object, ['spec', 'secretName'])) ?? '');
     if (r.kind === 'StatefulSet') {
       // A StatefulSet's claims are <template>-<set>-<ordinal>; its pods name the template.
-      for (const t of (dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as Record<string, any>[]) if (typeof t?.metadata?.name === 'string') add(namespace, t.metadata.name);
+      for (const t of (dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as Record<string, any>[])
+        if (typeof t?.metadata?.name === 'string') add(namespace, t.metadata.name);
     }
   }
   for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === kind) add(e.namespace, e.name);
@@ -86,7 +98,9 @@ export function namespacedProviders(repo: Repo, kind: string): Set<string> {
 
 /** The resource that provides a reference, when a file or a render of the repository does. */
 export function providerOf(repo: Repo, ref: Reference): Resource | undefined {
-  return resourcesByKindAndName(repo).get(`${ref.kind}\0${ref.name}`)?.find((r) => ref.namespace === undefined || r.namespace === ref.namespace);
+  return resourcesByKindAndName(repo)
+    .get(`${ref.kind}\0${ref.name}`)
+    ?.find((r) => ref.namespace === undefined || r.namespace === ref.namespace);
 }
 
 /** The repository's resources by kind and name, in their order: every reference is a lookup, not a scan. */

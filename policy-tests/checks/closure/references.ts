@@ -3,7 +3,9 @@
  * class, a store, an issuer, a priority, a namespace, or (in a pod template)
  * a Secret, ConfigMap, ServiceAccount or claim, with the field that names it.
  */
-import { applications, ownersByFile, owningApplication } from '../../model/argocd.ts';
+import { applications, namespaceOrDestination, ownersByFile } from '../../model/argocd.ts';
+
+export { namespaceOrDestination };
 import { dig } from '../../model/dig.ts';
 import type { Resource } from '../../model/manifest.ts';
 import type { Path } from '../../model/positions.ts';
@@ -27,8 +29,15 @@ export const str = (v: unknown): string | undefined => (typeof v === 'string' &&
 export function podSpecs(r: Resource): { spec: Record<string, unknown>; at: Path }[] {
   const o = r.object as Record<string, unknown>;
   if (r.kind === 'Pod') return [{ spec: (o.spec ?? {}) as Record<string, unknown>, at: ['spec'] }];
-  if (r.kind === 'CronJob') return [{ spec: (dig(o, ['spec', 'jobTemplate', 'spec', 'template', 'spec']) ?? {}) as Record<string, unknown>, at: ['spec', 'jobTemplate', 'spec', 'template', 'spec'] }];
-  if (['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job'].includes(r.kind)) return [{ spec: (dig(o, ['spec', 'template', 'spec']) ?? {}) as Record<string, unknown>, at: ['spec', 'template', 'spec'] }];
+  if (r.kind === 'CronJob')
+    return [
+      {
+        spec: (dig(o, ['spec', 'jobTemplate', 'spec', 'template', 'spec']) ?? {}) as Record<string, unknown>,
+        at: ['spec', 'jobTemplate', 'spec', 'template', 'spec'],
+      },
+    ];
+  if (['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job'].includes(r.kind))
+    return [{ spec: (dig(o, ['spec', 'template', 'spec']) ?? {}) as Record<string, unknown>, at: ['spec', 'template', 'spec'] }];
   return [];
 }
 
@@ -68,11 +77,13 @@ export function ingressRefs(resources: readonly Resource[]): Reference[] {
 }
 
 export function storeRefs(resources: readonly Resource[]): Reference[] {
-  return resources.filter((x) => x.kind === 'ExternalSecret').map((r) => {
-    const kind = str(dig(r.object, ['spec', 'secretStoreRef', 'kind'])) ?? 'SecretStore';
-    const name = str(dig(r.object, ['spec', 'secretStoreRef', 'name'])) ?? '';
-    return { resource: r, path: ['spec', 'secretStoreRef', 'name'], kind, name, ...(kind === 'SecretStore' ? { namespace: r.namespace } : {}) };
-  });
+  return resources
+    .filter((x) => x.kind === 'ExternalSecret')
+    .map((r) => {
+      const kind = str(dig(r.object, ['spec', 'secretStoreRef', 'kind'])) ?? 'SecretStore';
+      const name = str(dig(r.object, ['spec', 'secretStoreRef', 'name'])) ?? '';
+      return { resource: r, path: ['spec', 'secretStoreRef', 'name'], kind, name, ...(kind === 'SecretStore' ? { namespace: r.namespace } : {}) };
+    });
 }
 
 export function issuerRefs(resources: readonly Resource[]): Reference[] {
@@ -83,9 +94,13 @@ export function issuerRefs(resources: readonly Resource[]): Reference[] {
       const name = str(dig(r.object, ['spec', 'issuerRef', 'name'])) ?? '';
       refs.push({ resource: r, path: ['spec', 'issuerRef', 'name'], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
     } else if (r.kind === 'Ingress') {
-      for (const [annotation, kind] of [['cert-manager.io/cluster-issuer', 'ClusterIssuer'], ['cert-manager.io/issuer', 'Issuer']] as const) {
+      for (const [annotation, kind] of [
+        ['cert-manager.io/cluster-issuer', 'ClusterIssuer'],
+        ['cert-manager.io/issuer', 'Issuer'],
+      ] as const) {
         const name = str(dig(r.object, ['metadata', 'annotations', annotation]));
-        if (name) refs.push({ resource: r, path: ['metadata', 'annotations', annotation], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
+        if (name)
+          refs.push({ resource: r, path: ['metadata', 'annotations', annotation], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
       }
     }
   }
@@ -111,11 +126,6 @@ export function priorityRefs(resources: readonly Resource[]): Reference[] {
  */
 function namespaceOrRelease(r: Resource, byFile: Map<string, string | undefined>, byApp: Map<string, string | undefined>): string | undefined {
   return r.namespace ?? (r.rendered ? byApp.get(r.rendered.app) : byFile.get(r.file));
-}
-
-/** The namespace a resource lands in: its own, or its Application's destination. */
-export function namespaceOrDestination(repo: Repo, r: Resource): string | undefined {
-  return r.namespace ?? owningApplication(repo, r)?.destinationNamespace;
 }
 
 export function namespaceRefs(repo: Repo, resources: readonly Resource[], isClusterScoped: ScopeLookup): Reference[] {
@@ -152,8 +162,18 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
       for (const list of ['containers', 'initContainers'] as const) {
         ((spec[list] ?? []) as Record<string, any>[]).forEach((c, i) => {
           ((c.env ?? []) as Record<string, any>[]).forEach((e, j) => {
-            push('Secret', e.valueFrom?.secretKeyRef?.name, [...at, list, i, 'env', j, 'valueFrom', 'secretKeyRef', 'name'], e.valueFrom?.secretKeyRef?.optional);
-            push('ConfigMap', e.valueFrom?.configMapKeyRef?.name, [...at, list, i, 'env', j, 'valueFrom', 'configMapKeyRef', 'name'], e.valueFrom?.configMapKeyRef?.optional);
+            push(
+              'Secret',
+              e.valueFrom?.secretKeyRef?.name,
+              [...at, list, i, 'env', j, 'valueFrom', 'secretKeyRef', 'name'],
+              e.valueFrom?.secretKeyRef?.optional,
+            );
+            push(
+              'ConfigMap',
+              e.valueFrom?.configMapKeyRef?.name,
+              [...at, list, i, 'env', j, 'valueFrom', 'configMapKeyRef', 'name'],
+              e.valueFrom?.configMapKeyRef?.optional,
+            );
           });
           ((c.envFrom ?? []) as Record<string, any>[]).forEach((e, j) => {
             push('Secret', e.secretRef?.name, [...at, list, i, 'envFrom', j, 'secretRef', 'name'], e.secretRef?.optional);

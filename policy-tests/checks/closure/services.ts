@@ -13,9 +13,17 @@ import { namespaceOrDestination } from './references.ts';
 type RuntimeObject = ReturnType<typeof createdAtRuntime>[number];
 
 /** Kubernetes' own: the API server's Service. */
-const API_SERVER_SERVICE = { kind: 'Service', name: 'kubernetes', namespace: 'default', object: { metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } }, spec: { ports: [{ name: 'https', port: 443 }] } } } as unknown as Resource;
+const API_SERVER_SERVICE = {
+  kind: 'Service',
+  name: 'kubernetes',
+  namespace: 'default',
+  object: {
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+    spec: { ports: [{ name: 'https', port: 443 }] },
+  },
+} as unknown as Resource;
 
-const portsOf = (svc: Resource) => ((dig(svc.object, ['spec', 'ports']) ?? []) as { name?: string; port?: number }[]);
+const portsOf = (svc: Resource) => (dig(svc.object, ['spec', 'ports']) ?? []) as { name?: string; port?: number }[];
 
 /** Services by namespace and name (for routes), and by namespace and each label (for monitors): a lookup each, not a scan of every Service. */
 function serviceIndex(services: readonly Resource[]) {
@@ -31,7 +39,11 @@ function serviceIndex(services: readonly Resource[]) {
   }
   const select = (namespaces: string[], labels: Record<string, string>): Resource[] => {
     const [first, ...rest] = Object.entries(labels);
-    return namespaces.flatMap((ns) => (byLabel.get(first ? `${ns}\0${first[0]}\0${first[1]}` : ns) ?? []).filter((s) => rest.every(([k, v]) => (dig(s.object, ['metadata', 'labels', k]) as unknown) === v)));
+    return namespaces.flatMap((ns) =>
+      (byLabel.get(first ? `${ns}\0${first[0]}\0${first[1]}` : ns) ?? []).filter((s) =>
+        rest.every(([k, v]) => (dig(s.object, ['metadata', 'labels', k]) as unknown) === v),
+      ),
+    );
   };
   return { byName, select };
 }
@@ -47,8 +59,20 @@ function checkRoutes(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, 
         const at: Path = ['spec', 'rules', i, 'http', 'paths', j, 'backend', 'service'];
         const svc = index.byName.get(`${ns}/${backend.name}`);
         if (!svc && runtime.some((e) => e.namespace === ns && e.name === backend.name)) return;
-        if (!svc) ctx.fail({ resource: ing, path: [...at, 'name'] }, `Ingress ${ing.name} routes to Service ${ns}/${backend.name}, which nothing in the repository provides: the route answers 503`);
-        else if (!portsOf(svc).some((p) => (backend.port?.name !== undefined && p.name === backend.port.name) || (backend.port?.number !== undefined && p.port === backend.port.number))) ctx.fail({ resource: ing, path: [...at, 'port'] }, `Ingress ${ing.name} routes to port ${backend.port?.name ?? backend.port?.number} of Service ${backend.name}, which has no such port`);
+        if (!svc)
+          ctx.fail(
+            { resource: ing, path: [...at, 'name'] },
+            `Ingress ${ing.name} routes to Service ${ns}/${backend.name}, which nothing in the repository provides: the route answers 503`,
+          );
+        else if (
+          !portsOf(svc).some(
+            (p) => (backend.port?.name !== undefined && p.name === backend.port.name) || (backend.port?.number !== undefined && p.port === backend.port.number),
+          )
+        )
+          ctx.fail(
+            { resource: ing, path: [...at, 'port'] },
+            `Ingress ${ing.name} routes to port ${backend.port?.name ?? backend.port?.number} of Service ${backend.name}, which has no such port`,
+          );
       });
     });
   }
@@ -56,7 +80,7 @@ function checkRoutes(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, 
 
 function checkMonitors(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, runtime: readonly RuntimeObject[], opaque: Set<string>): void {
   for (const sm of ctx.resources.filter((r) => r.kind === 'ServiceMonitor')) {
-    const namespaces: string[] = ((dig(sm.object, ['spec', 'namespaceSelector', 'matchNames']) ?? []) as string[]);
+    const namespaces: string[] = (dig(sm.object, ['spec', 'namespaceSelector', 'matchNames']) ?? []) as string[];
     const targets = namespaces.length ? namespaces : [namespaceOrDestination(ctx.repo, sm) ?? ''];
     if (targets.some((n) => opaque.has(n)) || dig(sm.object, ['spec', 'namespaceSelector', 'any']) === true) continue;
     const labels = (dig(sm.object, ['spec', 'selector', 'matchLabels']) ?? {}) as Record<string, string>;
@@ -68,14 +92,16 @@ function checkMonitors(ctx: CheckContext, index: ReturnType<typeof serviceIndex>
       continue;
     }
     ((dig(sm.object, ['spec', 'endpoints']) ?? []) as { port?: string }[]).forEach((e, i) => {
-      if (e.port && !selected.some((s) => portsOf(s).some((p) => p.name === e.port))) ctx.fail({ resource: sm, path: ['spec', 'endpoints', i, 'port'] }, `ServiceMonitor ${sm.name} scrapes port ${e.port}, which no Service it selects has`);
+      if (e.port && !selected.some((s) => portsOf(s).some((p) => p.name === e.port)))
+        ctx.fail({ resource: sm, path: ['spec', 'endpoints', i, 'port'] }, `ServiceMonitor ${sm.name} scrapes port ${e.port}, which no Service it selects has`);
     });
   }
 }
 
 export const serviceClosureCheck: PolicyCheck = {
   id: 'closure-service',
-  description: 'Every Service an Ingress routes to exists in its namespace with the port it names, and every ServiceMonitor selects some Service with the port its endpoints name; judged where the gate sees the namespace whole (invariants P1).',
+  description:
+    'Every Service an Ingress routes to exists in its namespace with the port it names, and every ServiceMonitor selects some Service with the port its endpoints name; judged where the gate sees the namespace whole (invariants P1).',
   invariants: ['P1'],
   remediation: 'point the route or the monitor at a Service (and port name) that exists, or add the port to the Service',
   reads: { kinds: ['*'], renders: true },

@@ -28,7 +28,8 @@ export function pluginRefProblem(ref: string): string | undefined {
   const at = ref.lastIndexOf(':');
   const [repo, tag] = at > ref.lastIndexOf('/') ? [ref.slice(0, at), ref.slice(at + 1)] : [ref, ''];
   if (repo !== RULES_PLUGIN.ref) return `${ref} is not the container plugin falco-rules 5 requires (${RULES_PLUGIN.ref})`;
-  if (!compatibleVersion(tag, RULES_PLUGIN.required)) return `${ref}: falco-rules 5 requires container ${RULES_PLUGIN.required} or a compatible later version, got "${tag || 'no tag'}"`;
+  if (!compatibleVersion(tag, RULES_PLUGIN.required))
+    return `${ref}: falco-rules 5 requires container ${RULES_PLUGIN.required} or a compatible later version, got "${tag || 'no tag'}"`;
   return undefined;
 }
 

@@ -56,7 +56,10 @@ export const mediaSettingsChecks: PolicyCheck[] = [
           for (const e of validate.errors ?? []) {
             const path = parseInstancePath(e.instancePath);
             const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : undefined;
-            ctx.fail({ data: file, path: extra ? [...path, extra] : path }, `${e.instancePath || '(root)'}${extra ? `/${extra}` : ''}: ${extra ? 'unknown setting' : e.message}`);
+            ctx.fail(
+              { data: file, path: extra ? [...path, extra] : path },
+              `${e.instancePath || '(root)'}${extra ? `/${extra}` : ''}: ${extra ? 'unknown setting' : e.message}`,
+            );
           }
         }
       }
@@ -64,7 +67,8 @@ export const mediaSettingsChecks: PolicyCheck[] = [
   },
   {
     id: 'media-manager-settings',
-    description: 'Managers: hardlinks on; the torrent client on 8080 without SSL, one category each; /torrents/ mapped to /data/torrents/ on the byte-equal host; Remove Failed off, Remove Completed only in the TV manager; backups 1 day, 14 days, Backups; distinct roots (M4, M5, M8-M11, M22; B4).',
+    description:
+      'Managers: hardlinks on; the torrent client on 8080 without SSL, one category each; /torrents/ mapped to /data/torrents/ on the byte-equal host; Remove Failed off, Remove Completed only in the TV manager; backups 1 day, 14 days, Backups; distinct roots (M4, M5, M8-M11, M22; B4).',
     invariants: ['M4', 'M5', 'M8', 'M9', 'M10', 'M11', 'M22', 'B4'],
     remediation: 'set the row the finding names in the manager’s settings file',
     reads: { files: SETTINGS_READS },
@@ -76,32 +80,42 @@ export const mediaSettingsChecks: PolicyCheck[] = [
         if (!found) continue;
         const { file, s } = found;
         const fail = (path: Path, message: string) => ctx.fail({ data: file, path: path }, `${instance}: ${message}`);
-        if ((s.mediaManagement as { copyUsingHardlinks?: boolean })?.copyUsingHardlinks !== true) fail(['mediaManagement'], 'Use hardlinks instead of copy must be on');
+        if ((s.mediaManagement as { copyUsingHardlinks?: boolean })?.copyUsingHardlinks !== true)
+          fail(['mediaManagement'], 'Use hardlinks instead of copy must be on');
         if (JSON.stringify(s.rootFolders) !== JSON.stringify([want.root])) fail(['rootFolders'], `root folders must be exactly ${want.root}`);
         const clients = (s.downloadClients ?? []) as Record<string, unknown>[];
         clients.forEach((c, i) => {
-          if (c.host !== TORRENT_HOST || c.port !== 8080 || c.useSsl !== false) fail(['downloadClients', i], `the download client must be ${TORRENT_HOST}:8080 without SSL`);
+          if (c.host !== TORRENT_HOST || c.port !== 8080 || c.useSsl !== false)
+            fail(['downloadClients', i], `the download client must be ${TORRENT_HOST}:8080 without SSL`);
           if (c.removeFailedDownloads !== false) fail(['downloadClients', i, 'removeFailedDownloads'], 'Remove Failed Downloads must be off');
-          if (c.removeCompletedDownloads !== want.removeCompleted) fail(['downloadClients', i, 'removeCompletedDownloads'], `Remove Completed Downloads must be ${want.removeCompleted ? 'on' : 'off'} in the ${want.kind}`);
+          if (c.removeCompletedDownloads !== want.removeCompleted)
+            fail(
+              ['downloadClients', i, 'removeCompletedDownloads'],
+              `Remove Completed Downloads must be ${want.removeCompleted ? 'on' : 'off'} in the ${want.kind}`,
+            );
           const other = categories.get(String(c.category));
           if (other) fail(['downloadClients', i, 'category'], `category "${String(c.category)}" is also used by ${other}`);
           categories.set(String(c.category), instance);
         });
         if (clients.length !== 1) fail(['downloadClients'], `one download client (the torrent client) is expected, found ${clients.length}`);
         const mappings = (s.remotePathMappings ?? []) as Record<string, unknown>[];
-        if (!mappings.some((m) => m.remotePath === '/torrents/' && m.localPath === '/data/torrents/' && m.host === clients[0]?.host)) fail(['remotePathMappings'], 'remote path mapping /torrents/ -> /data/torrents/ with the download client host, byte for byte, is missing');
+        if (!mappings.some((m) => m.remotePath === '/torrents/' && m.localPath === '/data/torrents/' && m.host === clients[0]?.host))
+          fail(['remotePathMappings'], 'remote path mapping /torrents/ -> /data/torrents/ with the download client host, byte for byte, is missing');
         const backup = s.backup as Record<string, unknown> | undefined;
-        if (backup?.intervalDays !== 1 || backup?.retentionDays !== 14 || backup?.folder !== 'Backups') fail(['backup'], 'backups must run every 1 day, keep 14 days, in folder Backups');
+        if (backup?.intervalDays !== 1 || backup?.retentionDays !== 14 || backup?.folder !== 'Backups')
+          fail(['backup'], 'backups must run every 1 day, keep 14 days, in folder Backups');
       }
       // Prowlarr's file is required by media-seeding-chain; here only its backup row is read.
       const prowlarr = byApp(ctx).get('prowlarr');
       const backup = prowlarr?.s.backup as Record<string, unknown> | undefined;
-      if (prowlarr?.valid && (backup?.intervalDays !== 1 || backup?.retentionDays !== 14 || backup?.folder !== 'Backups')) ctx.fail({ data: prowlarr.file, path: ['backup'] }, 'prowlarr: backups must run every 1 day, keep 14 days, in folder Backups');
+      if (prowlarr?.valid && (backup?.intervalDays !== 1 || backup?.retentionDays !== 14 || backup?.folder !== 'Backups'))
+        ctx.fail({ data: prowlarr.file, path: ['backup'] }, 'prowlarr: backups must run every 1 day, keep 14 days, in folder Backups');
     },
   },
   {
     id: 'media-seeding-chain',
-    description: 'Seeding: indexer ratio limits 5 or none and never a time limit; no global limits and no queueing in the torrent client; the 4K manager synced as its own app with full sync and movie categories; the queue cleaner never deletes private torrents and its download cleaner is off (M14, M20, M21, M23).',
+    description:
+      'Seeding: indexer ratio limits 5 or none and never a time limit; no global limits and no queueing in the torrent client; the 4K manager synced as its own app with full sync and movie categories; the queue cleaner never deletes private torrents and its download cleaner is off (M14, M20, M21, M23).',
     invariants: ['M14', 'M20', 'M21', 'M23'],
     remediation: 'set the seeding rule the finding names',
     reads: { files: SETTINGS_READS },
@@ -111,14 +125,18 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       const prowlarr = settings.get('prowlarr');
       if (prowlarr?.valid) {
         ((prowlarr.s.indexers ?? []) as Record<string, unknown>[]).forEach((ix, i) => {
-          if (ix.seedRatio !== 5 && ix.seedRatio !== null) ctx.fail({ data: prowlarr.file, path: ['indexers', i, 'seedRatio'] }, `indexer ${String(ix.name)}: ratio limit must be 5 or none`);
+          if (ix.seedRatio !== 5 && ix.seedRatio !== null)
+            ctx.fail({ data: prowlarr.file, path: ['indexers', i, 'seedRatio'] }, `indexer ${String(ix.name)}: ratio limit must be 5 or none`);
           if (ix.seedTime !== null) ctx.fail({ data: prowlarr.file, path: ['indexers', i, 'seedTime'] }, `indexer ${String(ix.name)}: never a seed time limit`);
         });
         const apps = (prowlarr.s.applications ?? []) as Record<string, unknown>[];
         const i4k = apps.findIndex((a) => String(a.baseUrl).includes('radarr-4k'));
         const a4k = apps[i4k];
         if (!a4k || a4k.syncLevel !== 'fullSync' || !((a4k.syncCategories ?? []) as number[]).every((c) => c >= 2000 && c < 3000)) {
-          ctx.fail({ data: prowlarr.file, path: i4k === -1 ? ['applications'] : ['applications', i4k] }, 'the 4K movie manager must be synced as its own app, with full sync and movie categories only');
+          ctx.fail(
+            { data: prowlarr.file, path: i4k === -1 ? ['applications'] : ['applications', i4k] },
+            'the 4K movie manager must be synced as its own app, with full sync and movie categories only',
+          );
         }
       } else if (!prowlarr) ctx.fail({ file: 'apps/README.md' }, 'no settings file for the indexer manager (prowlarr)');
       const qbt = settings.get('qbittorrent');
@@ -128,16 +146,23 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       }
       const cleaner = settings.get('cleanuparr');
       if (cleaner?.valid) {
-        const s = cleaner.s as { queueCleaner?: { failedImport?: { deletePrivate?: boolean } }; malwareBlocker?: { deletePrivate?: boolean }; downloadCleaner?: { enabled?: boolean } };
-        if (s.queueCleaner?.failedImport?.deletePrivate !== false) ctx.fail({ data: cleaner.file, path: ['queueCleaner', 'failedImport', 'deletePrivate'] }, 'Delete Private must be off');
-        if (s.malwareBlocker?.deletePrivate !== false) ctx.fail({ data: cleaner.file, path: ['malwareBlocker', 'deletePrivate'] }, 'Delete Private must be off');
+        const s = cleaner.s as {
+          queueCleaner?: { failedImport?: { deletePrivate?: boolean } };
+          malwareBlocker?: { deletePrivate?: boolean };
+          downloadCleaner?: { enabled?: boolean };
+        };
+        if (s.queueCleaner?.failedImport?.deletePrivate !== false)
+          ctx.fail({ data: cleaner.file, path: ['queueCleaner', 'failedImport', 'deletePrivate'] }, 'Delete Private must be off');
+        if (s.malwareBlocker?.deletePrivate !== false)
+          ctx.fail({ data: cleaner.file, path: ['malwareBlocker', 'deletePrivate'] }, 'Delete Private must be off');
         if (s.downloadCleaner?.enabled !== false) ctx.fail({ data: cleaner.file, path: ['downloadCleaner'] }, 'the Download Cleaner must be off');
       }
     },
   },
   {
     id: 'media-queue-cleaner',
-    description: 'Queue cleaner jobs: every 5 min; 3 strikes; Ignore Private off; skip if not in client; Force Import 3 tries; pattern mode Exclude; no stall or slow rules; Malware Blocker permissive for the managers; Seeker search on, proactive off; managers on 8989 and 7878 (M24-M27).',
+    description:
+      'Queue cleaner jobs: every 5 min; 3 strikes; Ignore Private off; skip if not in client; Force Import 3 tries; pattern mode Exclude; no stall or slow rules; Malware Blocker permissive for the managers; Seeker search on, proactive off; managers on 8989 and 7878 (M24-M27).',
     invariants: ['M24', 'M25', 'M26', 'M27'],
     remediation: 'set the Cleanuparr job setting the finding names',
     reads: { files: SETTINGS_READS },
@@ -153,34 +178,58 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       expect(f.maxStrikes === 3, ['queueCleaner', 'failedImport', 'maxStrikes'], 'failed imports strike out at 3');
       expect(f.ignorePrivate === false, ['queueCleaner', 'failedImport', 'ignorePrivate'], 'Ignore Private is off');
       expect(f.skipIfNotFoundInClient === true, ['queueCleaner', 'failedImport', 'skipIfNotFoundInClient'], 'Skip if not found in client is on');
-      expect(JSON.stringify(f.forceImport) === JSON.stringify({ enabled: true, tries: 3 }), ['queueCleaner', 'failedImport', 'forceImport'], 'Force Import is on with 3 tries');
+      expect(
+        JSON.stringify(f.forceImport) === JSON.stringify({ enabled: true, tries: 3 }),
+        ['queueCleaner', 'failedImport', 'forceImport'],
+        'Force Import is on with 3 tries',
+      );
       expect(f.patternMode === 'exclude', ['queueCleaner', 'failedImport', 'patternMode'], 'pattern mode is Exclude');
       expect(!q.stalledRules?.length && !q.slowRules?.length, ['queueCleaner'], 'no stall or slow rules');
       const m = (s.malwareBlocker ?? {}) as Record<string, unknown>;
-      expect(m.enabled === true && m.intervalMinutes === 5 && m.blocklist === 'permissive' && m.ignorePrivate === false, ['malwareBlocker'], 'Malware Blocker runs every 5 min, permissive, Ignore Private off');
+      expect(
+        m.enabled === true && m.intervalMinutes === 5 && m.blocklist === 'permissive' && m.ignorePrivate === false,
+        ['malwareBlocker'],
+        'Malware Blocker runs every 5 min, permissive, Ignore Private off',
+      );
       const seeker = (s.seeker ?? {}) as Record<string, unknown>;
       expect(seeker.search === true && seeker.proactiveSearch === false, ['seeker'], 'Seeker: search on, proactive search off');
       ((s.managers ?? []) as { kind?: string; url?: string }[]).forEach((mgr, i) => {
         const port = new URL(String(mgr.url)).port;
-        expect(port === (mgr.kind === 'sonarr' ? '8989' : '7878'), ['managers', i, 'url'], `${mgr.kind} is addressed on port ${mgr.kind === 'sonarr' ? 8989 : 7878}`);
+        expect(
+          port === (mgr.kind === 'sonarr' ? '8989' : '7878'),
+          ['managers', i, 'url'],
+          `${mgr.kind} is addressed on port ${mgr.kind === 'sonarr' ? 8989 : 7878}`,
+        );
       });
     },
   },
   {
     id: 'media-subtitle-settings',
-    description: 'Both subtitle managers: languages no and en as the default profile, embedded subtitles counted, upgrades for 7 days, no login; the 4K one with TV off and the 4K movie manager on 7878 (M18, M19).',
+    description:
+      'Both subtitle managers: languages no and en as the default profile, embedded subtitles counted, upgrades for 7 days, no login; the 4K one with TV off and the 4K movie manager on 7878 (M18, M19).',
     invariants: ['M18', 'M19'],
     remediation: 'set the Bazarr setting the finding names',
     reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
-      for (const [instance, movieHost, tv] of [['bazarr', 'radarr', true], ['bazarr-4k', 'radarr-4k', false]] as const) {
+      for (const [instance, movieHost, tv] of [
+        ['bazarr', 'radarr', true],
+        ['bazarr-4k', 'radarr-4k', false],
+      ] as const) {
         const found = settingsOf(ctx, instance, 'subtitle manager');
         if (!found) continue;
-        const s = found.s as { languageProfile?: Record<string, unknown>; embeddedSubtitles?: { count?: boolean }; upgrade?: { enabled?: boolean; days?: number }; auth?: { type?: string }; sonarr?: { enabled?: boolean }; radarr?: { enabled?: boolean; url?: string } };
+        const s = found.s as {
+          languageProfile?: Record<string, unknown>;
+          embeddedSubtitles?: { count?: boolean };
+          upgrade?: { enabled?: boolean; days?: number };
+          auth?: { type?: string };
+          sonarr?: { enabled?: boolean };
+          radarr?: { enabled?: boolean; url?: string };
+        };
         const fail = (path: Path, message: string) => ctx.fail({ data: found.file, path: path }, `${instance}: ${message}`);
         const lp = s.languageProfile ?? {};
-        if (JSON.stringify(lp.languages) !== JSON.stringify(['no', 'en']) || lp.defaultForNewSeries !== true || lp.defaultForNewMovies !== true) fail(['languageProfile'], 'the language profile is no, en, and the default for new titles');
+        if (JSON.stringify(lp.languages) !== JSON.stringify(['no', 'en']) || lp.defaultForNewSeries !== true || lp.defaultForNewMovies !== true)
+          fail(['languageProfile'], 'the language profile is no, en, and the default for new titles');
         if (s.embeddedSubtitles?.count !== true) fail(['embeddedSubtitles'], 'embedded subtitles must count');
         if (s.upgrade?.enabled !== true || s.upgrade.days !== 7) fail(['upgrade'], 'subtitles are upgraded for 7 days');
         if (s.auth?.type !== 'none') fail(['auth'], 'no login of its own (the private gateway guards it)');
@@ -197,7 +246,8 @@ export const mediaSettingsChecks: PolicyCheck[] = [
   },
   {
     id: 'media-request-servers',
-    description: 'Jellyseerr: default folders /data/series and /data/movies; the 4K server marked 4K and Default, profile 2160p, root /data/movies-4k, SSL on 443; the 1080p server HD - 720p/1080p on /data/movies; no 4K TV server (M7, M12, M15).',
+    description:
+      'Jellyseerr: default folders /data/series and /data/movies; the 4K server marked 4K and Default, profile 2160p, root /data/movies-4k, SSL on 443; the 1080p server HD - 720p/1080p on /data/movies; no 4K TV server (M7, M12, M15).',
     invariants: ['M7', 'M12', 'M15'],
     remediation: 'set the Jellyseerr server entry the finding names',
     reads: { files: SETTINGS_READS },
@@ -211,9 +261,14 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       const radarr = s.radarr ?? [];
       const hd = radarr.findIndex((r) => !r.is4k && r.isDefault);
       const uhd = radarr.findIndex((r) => r.is4k);
-      if (hd === -1 || radarr[hd]!.activeDirectory !== '/data/movies' || radarr[hd]!.activeProfileName !== 'HD - 720p/1080p') fail(hd === -1 ? ['radarr'] : ['radarr', hd], 'the default 1080p server uses profile HD - 720p/1080p and root /data/movies');
+      if (hd === -1 || radarr[hd]!.activeDirectory !== '/data/movies' || radarr[hd]!.activeProfileName !== 'HD - 720p/1080p')
+        fail(hd === -1 ? ['radarr'] : ['radarr', hd], 'the default 1080p server uses profile HD - 720p/1080p and root /data/movies');
       const u = radarr[uhd];
-      if (!u || !u.isDefault || u.activeProfileName !== '2160p' || u.activeDirectory !== '/data/movies-4k' || u.port !== 443 || u.useSsl !== true) fail(uhd === -1 ? ['radarr'] : ['radarr', uhd], 'the 4K server is marked 4K Server and Default Server, profile 2160p, root /data/movies-4k, SSL on port 443');
+      if (!u || !u.isDefault || u.activeProfileName !== '2160p' || u.activeDirectory !== '/data/movies-4k' || u.port !== 443 || u.useSsl !== true)
+        fail(
+          uhd === -1 ? ['radarr'] : ['radarr', uhd],
+          'the 4K server is marked 4K Server and Default Server, profile 2160p, root /data/movies-4k, SSL on port 443',
+        );
       const sonarr = s.sonarr ?? [];
       sonarr.forEach((srv, i) => srv.is4k && fail(['sonarr', i, 'is4k'], 'there is no 4K TV manager'));
       const tvDefault = sonarr.find((srv) => srv.isDefault && !srv.is4k);
@@ -222,7 +277,8 @@ export const mediaSettingsChecks: PolicyCheck[] = [
   },
   {
     id: 'media-4k-profile',
-    description: 'The 4K movie manager’s profile 2160p: WEB 2160p and Bluray-2160p, no remux, cutoff WEB 2160p, upgrades on; dual-layer HDR-less Dolby Vision scores -10000 (M13).',
+    description:
+      'The 4K movie manager’s profile 2160p: WEB 2160p and Bluray-2160p, no remux, cutoff WEB 2160p, upgrades on; dual-layer HDR-less Dolby Vision scores -10000 (M13).',
     invariants: ['M13'],
     remediation: 'fix the 2160p profile or the Dolby Vision custom format in radarr-4k settings',
     reads: { files: SETTINGS_READS },
@@ -230,19 +286,35 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     run(ctx) {
       const found = byApp(ctx).get('radarr-4k');
       if (!found?.valid) return;
-      const s = found.s as { qualityProfiles?: { name?: string; upgradeAllowed?: boolean; cutoff?: string; items?: string[] }[]; customFormats?: { matches?: string; score?: number }[] };
+      const s = found.s as {
+        qualityProfiles?: { name?: string; upgradeAllowed?: boolean; cutoff?: string; items?: string[] }[];
+        customFormats?: { matches?: string; score?: number }[];
+      };
       const i = (s.qualityProfiles ?? []).findIndex((p) => p.name === '2160p');
       const p = s.qualityProfiles?.[i];
-      if (!p || JSON.stringify([...(p.items ?? [])].sort()) !== JSON.stringify(['Bluray-2160p', 'WEB 2160p']) || p.cutoff !== 'WEB 2160p' || p.upgradeAllowed !== true) {
-        ctx.fail({ data: found.file, path: i === -1 ? ['qualityProfiles'] : ['qualityProfiles', i] }, 'profile 2160p is WEB 2160p and Bluray-2160p (no remux), cutoff WEB 2160p, upgrades on');
+      if (
+        !p ||
+        JSON.stringify([...(p.items ?? [])].sort()) !== JSON.stringify(['Bluray-2160p', 'WEB 2160p']) ||
+        p.cutoff !== 'WEB 2160p' ||
+        p.upgradeAllowed !== true
+      ) {
+        ctx.fail(
+          { data: found.file, path: i === -1 ? ['qualityProfiles'] : ['qualityProfiles', i] },
+          'profile 2160p is WEB 2160p and Bluray-2160p (no remux), cutoff WEB 2160p, upgrades on',
+        );
       }
       const dv = (s.customFormats ?? []).findIndex((f) => f.matches === 'dolby-vision-without-hdr-fallback');
-      if (dv === -1 || s.customFormats![dv]!.score !== -10000) ctx.fail({ data: found.file, path: dv === -1 ? ['customFormats'] : ['customFormats', dv, 'score'] }, 'dual-layer HDR-less Dolby Vision must score -10000');
+      if (dv === -1 || s.customFormats![dv]!.score !== -10000)
+        ctx.fail(
+          { data: found.file, path: dv === -1 ? ['customFormats'] : ['customFormats', dv, 'score'] },
+          'dual-layer HDR-less Dolby Vision must score -10000',
+        );
     },
   },
   {
     id: 'media-transcoder',
-    description: 'Tdarr: flow h264ToHevcQsv on TV, Movies and Movies 4K, where every path to replacing the original passes H.264-only, one link, no remux, HEVC via QSV (slow, 23) with audio and subtitles copied, and a 20-85 % size ratio; the library settings; 1 GPU worker and no CPU worker, with a 2-worker backlog mode (M28, M29, M30).',
+    description:
+      'Tdarr: flow h264ToHevcQsv on TV, Movies and Movies 4K, where every path to replacing the original passes H.264-only, one link, no remux, HEVC via QSV (slow, 23) with audio and subtitles copied, and a 20-85 % size ratio; the library settings; 1 GPU worker and no CPU worker, with a 2-worker backlog mode (M28, M29, M30).',
     invariants: ['M28', 'M29', 'M30'],
     remediation: 'fix the library setting, the worker limits, or the flow edge that bypasses a gate',
     reads: { files: SETTINGS_READS },
@@ -250,8 +322,23 @@ export const mediaSettingsChecks: PolicyCheck[] = [
     run(ctx) {
       const found = settingsOf(ctx, 'tdarr', 'transcoder');
       if (!found) return;
-      type Library = { name: string; folder: string; flow: string; healthChecks: boolean; skipHardlinks: boolean; folderWatching: boolean; ignoredFolderNames: string[]; schedule: { from: string; to: string; days: string }; scannerThreads: number; mediaInfoScan: boolean };
-      const s = found.s as { libraries: Library[]; node: { gpuWorkers: number; cpuWorkers: number; applyToLiveNode: boolean }; backlogMode: { gpuWorkers: number; schedule: { from: string; to: string } } };
+      type Library = {
+        name: string;
+        folder: string;
+        flow: string;
+        healthChecks: boolean;
+        skipHardlinks: boolean;
+        folderWatching: boolean;
+        ignoredFolderNames: string[];
+        schedule: { from: string; to: string; days: string };
+        scannerThreads: number;
+        mediaInfoScan: boolean;
+      };
+      const s = found.s as {
+        libraries: Library[];
+        node: { gpuWorkers: number; cpuWorkers: number; applyToLiveNode: boolean };
+        backlogMode: { gpuWorkers: number; schedule: { from: string; to: string } };
+      };
       const fail = (path: Path, message: string) => ctx.fail({ data: found.file, path: path }, `tdarr: ${message}`);
       const wanted: Record<string, string> = { TV: '/data/series', Movies: '/data/movies', 'Movies 4K': '/data/movies-4k' };
       for (const [name, folder] of Object.entries(wanted)) {
@@ -261,12 +348,28 @@ export const mediaSettingsChecks: PolicyCheck[] = [
           fail(['libraries'], `library ${name} is missing`);
           continue;
         }
-        const ok = l.folder === folder && l.flow === 'h264ToHevcQsv' && !l.healthChecks && l.skipHardlinks && l.folderWatching && JSON.stringify(l.ignoredFolderNames) === '["@eaDir"]' &&
-          l.schedule.from === '00:00' && l.schedule.to === '07:00' && l.schedule.days === 'all' && l.scannerThreads === 4 && !l.mediaInfoScan;
-        if (!ok) fail(['libraries', i], `library ${name}: ${folder}, flow h264ToHevcQsv, health checks off, skip hardlinked on, folder watching on, ignore @eaDir, 00:00-07:00 daily, 4 scanner threads, MediaInfo off`);
+        const ok =
+          l.folder === folder &&
+          l.flow === 'h264ToHevcQsv' &&
+          !l.healthChecks &&
+          l.skipHardlinks &&
+          l.folderWatching &&
+          JSON.stringify(l.ignoredFolderNames) === '["@eaDir"]' &&
+          l.schedule.from === '00:00' &&
+          l.schedule.to === '07:00' &&
+          l.schedule.days === 'all' &&
+          l.scannerThreads === 4 &&
+          !l.mediaInfoScan;
+        if (!ok)
+          fail(
+            ['libraries', i],
+            `library ${name}: ${folder}, flow h264ToHevcQsv, health checks off, skip hardlinked on, folder watching on, ignore @eaDir, 00:00-07:00 daily, 4 scanner threads, MediaInfo off`,
+          );
       }
-      if (s.node.gpuWorkers !== 1 || s.node.cpuWorkers !== 0 || !s.node.applyToLiveNode) fail(['node'], 'the node runs 1 GPU worker and 0 CPU workers, applied to the live node');
-      if (s.backlogMode.gpuWorkers !== 2 || s.backlogMode.schedule.from !== '00:00' || s.backlogMode.schedule.to !== '24:00') fail(['backlogMode'], 'the backlog mode runs all day with 2 GPU workers');
+      if (s.node.gpuWorkers !== 1 || s.node.cpuWorkers !== 0 || !s.node.applyToLiveNode)
+        fail(['node'], 'the node runs 1 GPU worker and 0 CPU workers, applied to the live node');
+      if (s.backlogMode.gpuWorkers !== 2 || s.backlogMode.schedule.from !== '00:00' || s.backlogMode.schedule.to !== '24:00')
+        fail(['backlogMode'], 'the backlog mode runs all day with 2 GPU workers');
       for (const flowName of new Set(s.libraries.map((l) => l.flow))) checkFlow(ctx, `apps/media/tdarr/settings/${flowName}.flow.json`);
     },
   },
@@ -282,10 +385,12 @@ export const mediaSettingsChecks: PolicyCheck[] = [
       if (!found) return;
       const s = found.s as { libraries: { name: string }[]; users: { name: string; plays4kHdr: boolean }[]; shares: { user: string; libraries: string[] }[] };
       const names = new Set(s.libraries.map((l) => l.name));
-      for (const library of ['Movies', 'Movies 4K', 'TV Shows', 'Courses', 'Youtube']) if (!names.has(library)) ctx.fail({ data: found.file, path: ['libraries'] }, `plex: library ${library} is missing`);
+      for (const library of ['Movies', 'Movies 4K', 'TV Shows', 'Courses', 'Youtube'])
+        if (!names.has(library)) ctx.fail({ data: found.file, path: ['libraries'] }, `plex: library ${library} is missing`);
       const hdr = new Map(s.users.map((u) => [u.name, u.plays4kHdr]));
       s.shares.forEach((share, i) => {
-        if (share.libraries.includes('Movies 4K') && hdr.get(share.user) !== true) ctx.fail({ data: found.file, path: ['shares', i] }, `plex: Movies 4K is shared with ${share.user}, whose devices do not play 4K HDR`);
+        if (share.libraries.includes('Movies 4K') && hdr.get(share.user) !== true)
+          ctx.fail({ data: found.file, path: ['shares', i] }, `plex: Movies 4K is shared with ${share.user}, whose devices do not play 4K HDR`);
       });
     },
   },

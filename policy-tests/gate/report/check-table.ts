@@ -22,7 +22,10 @@ export function checkTable(checks: readonly PolicyCheck[]): string {
     '| Id | Layer | Invariants | Reads | Exemptible | What it enforces | Fix |',
     '|---|---|---|---|---|---|---|',
     ...LAYER_CHECKS.map((c) => `| \`${c.id}\` | ${c.layer} | | every document | no | ${cell(c.description)} | |`),
-    ...checks.map((c) => `| \`${c.id}\` | policy | ${c.invariants.join(', ')} | ${describeReads(c.reads)} | ${c.exemptible ? 'yes' : 'no'} | ${cell(c.description)} | ${cell(c.remediation)} |`),
+    ...checks.map(
+      (c) =>
+        `| \`${c.id}\` | policy | ${c.invariants.join(', ')} | ${describeReads(c.reads)} | ${c.exemptible ? 'yes' : 'no'} | ${cell(c.description)} | ${cell(c.remediation)} |`,
+    ),
   ];
   return rows.join('\n');
 }

@@ -34,7 +34,9 @@ function summaryLine(result: GateResult): string {
   const total = s.valid + s.invalid + s.errors + s.skipped;
   const notRendered = s.notRendered ? `, Not rendered: ${s.notRendered}` : '';
   const warnings = s.warnings ? `, Warnings: ${s.warnings}` : '';
-  const cel = result.celRules ? `, CEL rules compiled: ${result.celRules.compiled}/${result.celRules.found}${result.celRules.notJudged.length ? ` (not judged: ${result.celRules.notJudged.length})` : ''}` : '';
+  const cel = result.celRules
+    ? `, CEL rules compiled: ${result.celRules.compiled}/${result.celRules.found}${result.celRules.notJudged.length ? ` (not judged: ${result.celRules.notJudged.length})` : ''}`
+    : '';
   return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${notRendered}${warnings}${cel}${result.policy ? '' : ' (schema layer only)'}`;
 }
 
@@ -47,13 +49,18 @@ function text(result: GateResult, options: RenderOptions): string {
   const paint = (format: 'red' | 'green' | 'yellow', value: string) => (options.color ? styleText(format, value, { validateStream: false }) : value);
   const lines: string[] = [];
   for (const r of result.resources) {
-    for (const f of r.findings) lines.push(`${paint('red', 'FAIL')} - ${formatLocation(f)} - ${label(r)} - [${f.check}] ${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`);
-    if (options.verbose && r.findings.length === 0) lines.push(`${r.status === 'skipped' ? paint('yellow', 'SKIP') : paint('green', 'PASS')} - ${r.filename} - ${label(r)}${r.renderedBy ? ` (rendered by ${r.renderedBy})` : ''}`);
+    for (const f of r.findings)
+      lines.push(`${paint('red', 'FAIL')} - ${formatLocation(f)} - ${label(r)} - [${f.check}] ${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`);
+    if (options.verbose && r.findings.length === 0)
+      lines.push(
+        `${r.status === 'skipped' ? paint('yellow', 'SKIP') : paint('green', 'PASS')} - ${r.filename} - ${label(r)}${r.renderedBy ? ` (rendered by ${r.renderedBy})` : ''}`,
+      );
   }
   const failed = lines.length;
   // Warnings are admitted by the API server: listed with --verbose, counted in the summary always.
   if (options.verbose) for (const w of result.warnings) lines.push(`${paint('yellow', 'WARN')} - ${formatLocation(w)} - [${w.check}] ${w.message}`);
-  if (options.verbose) for (const n of result.celRules?.notJudged ?? []) lines.push(`${paint('yellow', 'NOT JUDGED')} - CEL rule of ${n.crd} at ${n.at}: ${n.why}`);
+  if (options.verbose)
+    for (const n of result.celRules?.notJudged ?? []) lines.push(`${paint('yellow', 'NOT JUDGED')} - CEL rule of ${n.crd} at ${n.at}: ${n.why}`);
   if (!result.notRendered.every((n) => lines.some((l) => l.includes(n.message)))) lines.push(...notRenderedLines(result, paint));
   if (options.summary || failed === 0) lines.push(summaryLine(result));
   return lines.join('\n');
@@ -62,8 +69,27 @@ function text(result: GateResult, options: RenderOptions): string {
 function json(result: GateResult, options: RenderOptions): string {
   const resources = result.resources
     .filter((r) => options.verbose || r.status === 'invalid' || r.status === 'error')
-    .map((r) => ({ filename: r.filename, kind: r.kind, version: r.version, name: r.name, status: `status${r.status[0]!.toUpperCase()}${r.status.slice(1)}`, msg: message(r), findings: r.findings.map(structured), ...(r.renderedBy ? { renderedBy: r.renderedBy } : {}) }));
-  return JSON.stringify({ resources, notRendered: result.notRendered, warnings: result.warnings.map(structured), ...(result.celRules ? { celRules: result.celRules } : {}), summary: result.summary }, null, 2);
+    .map((r) => ({
+      filename: r.filename,
+      kind: r.kind,
+      version: r.version,
+      name: r.name,
+      status: `status${r.status[0]!.toUpperCase()}${r.status.slice(1)}`,
+      msg: message(r),
+      findings: r.findings.map(structured),
+      ...(r.renderedBy ? { renderedBy: r.renderedBy } : {}),
+    }));
+  return JSON.stringify(
+    {
+      resources,
+      notRendered: result.notRendered,
+      warnings: result.warnings.map(structured),
+      ...(result.celRules ? { celRules: result.celRules } : {}),
+      summary: result.summary,
+    },
+    null,
+    2,
+  );
 }
 
 /** One finding as fields, for tools that read JSON (the kubeconform-style `msg` string stays beside them). */
@@ -79,15 +105,20 @@ function junit(result: GateResult): string {
   const byFile = new Map<string, ResourceResult[]>();
   for (const r of result.resources) byFile.set(r.filename, [...(byFile.get(r.filename) ?? []), r]);
   const s = result.summary;
-  const out = [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="homelab-gitops gate" tests="${result.resources.length}" failures="${s.invalid}" errors="${s.errors}" skipped="${s.skipped}">`];
+  const out = [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites name="homelab-gitops gate" tests="${result.resources.length}" failures="${s.invalid}" errors="${s.errors}" skipped="${s.skipped}">`,
+  ];
   for (const [file, rs] of byFile) {
     const failures = rs.filter((r) => r.status === 'invalid').length;
     const errors = rs.filter((r) => r.status === 'error').length;
     out.push(`  <testsuite name="${xml(file)}" tests="${rs.length}" failures="${failures}" errors="${errors}">`);
     for (const r of rs) {
       out.push(`    <testcase classname="${xml(file)}" name="${xml(label(r))}">`);
-      if (r.status === 'invalid') out.push(`      <failure message="${xml(r.findings[0]?.message ?? 'invalid')}">${xml(r.findings.map(formatFinding).join('\n'))}</failure>`);
-      if (r.status === 'error') out.push(`      <error message="${xml(r.findings[0]?.message ?? 'error')}">${xml(r.findings.map(formatFinding).join('\n'))}</error>`);
+      if (r.status === 'invalid')
+        out.push(`      <failure message="${xml(r.findings[0]?.message ?? 'invalid')}">${xml(r.findings.map(formatFinding).join('\n'))}</failure>`);
+      if (r.status === 'error')
+        out.push(`      <error message="${xml(r.findings[0]?.message ?? 'error')}">${xml(r.findings.map(formatFinding).join('\n'))}</error>`);
       if (r.status === 'skipped') out.push('      <skipped/>');
       out.push('    </testcase>');
     }
@@ -122,21 +153,38 @@ function escapeProperty(value: string): string {
 
 function github(result: GateResult, options: RenderOptions): string {
   const lines = result.resources.flatMap((r) =>
-    r.findings.map((f) => `::error file=${escapeProperty(f.file)},line=${f.line},col=${f.col},title=${escapeProperty(f.check)}::${escapeData(`${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`)}`),
+    r.findings.map(
+      (f) =>
+        `::error file=${escapeProperty(f.file)},line=${f.line},col=${f.col},title=${escapeProperty(f.check)}::${escapeData(`${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`)}`,
+    ),
   );
-  lines.push(...result.warnings.map((w) => `::warning file=${escapeProperty(w.file)},line=${w.line},col=${w.col},title=${escapeProperty(w.check)}::${escapeData(w.message)}`));
-  lines.push(...result.notRendered.map((n) => `::warning file=${escapeProperty(n.file)},line=${n.line},col=${n.col},title=not-rendered::${escapeData(`${n.source}: ${n.message}`)}`));
+  lines.push(
+    ...result.warnings.map(
+      (w) => `::warning file=${escapeProperty(w.file)},line=${w.line},col=${w.col},title=${escapeProperty(w.check)}::${escapeData(w.message)}`,
+    ),
+  );
+  lines.push(
+    ...result.notRendered.map(
+      (n) => `::warning file=${escapeProperty(n.file)},line=${n.line},col=${n.col},title=not-rendered::${escapeData(`${n.source}: ${n.message}`)}`,
+    ),
+  );
   if (options.summary || lines.length === 0) lines.push(summaryLine(result));
   return lines.join('\n');
 }
 
 export function render(result: GateResult, format: OutputFormat, options: RenderOptions): string {
   switch (format) {
-    case 'json': return json(result, options);
-    case 'junit': return junit(result);
-    case 'tap': return tap(result);
-    case 'github': return github(result, options);
-    case 'sarif': return sarif(result, options.rules ?? [], options.tool ?? { name: 'homelab-gate', version: '0.0.0', uri: '' });
-    default: return text(result, options);
+    case 'json':
+      return json(result, options);
+    case 'junit':
+      return junit(result);
+    case 'tap':
+      return tap(result);
+    case 'github':
+      return github(result, options);
+    case 'sarif':
+      return sarif(result, options.rules ?? [], options.tool ?? { name: 'homelab-gate', version: '0.0.0', uri: '' });
+    default:
+      return text(result, options);
   }
 }

@@ -9,13 +9,20 @@ import type { TuningFile, TuningItem } from './tuning.ts';
 
 export const PROCESS_FIELD = /^proc\.(name|pname|exe|pexe|cmdline|args|aname(\[\d+\])?)$/;
 export const IMAGE_FIELD = /^container\.image(\.repository)?$/;
-export const PATH_FIELD = /^(fd\.(name|directory|filename|nameraw)|fs\.path\.(name|source|target)|proc\.(exepath|cwd)|evt\.arg\.(path|name|pathname|filename))$/;
+export const PATH_FIELD =
+  /^(fd\.(name|directory|filename|nameraw)|fs\.path\.(name|source|target)|proc\.(exepath|cwd)|evt\.arg\.(path|name|pathname|filename))$/;
 export const NAMESPACE_FIELD = 'k8s.ns.name';
 export const PINNING_OPS = new Set(['=', '==', 'startswith', 'glob', 'endswith', 'in', 'pmatch']);
 
 export function upstreamKind(policy: FalcoPolicy, item: TuningItem): boolean {
   const { upstream } = policy;
-  return item.type === 'rule' ? upstream.rules.has(item.name) : item.type === 'macro' ? upstream.macros.has(item.name) : item.type === 'list' ? upstream.lists.has(item.name) : false;
+  return item.type === 'rule'
+    ? upstream.rules.has(item.name)
+    : item.type === 'macro'
+      ? upstream.macros.has(item.name)
+      : item.type === 'list'
+        ? upstream.lists.has(item.name)
+        : false;
 }
 
 export function safeParse(parse: () => Expr): Expr | undefined {

@@ -22,7 +22,24 @@ export class ConditionSyntaxError extends Error {
   }
 }
 
-const BINARY_OPS = new Set(['=', '==', '!=', '<', '<=', '>', '>=', 'contains', 'icontains', 'bcontains', 'startswith', 'bstartswith', 'endswith', 'glob', 'iglob', 'regex']);
+const BINARY_OPS = new Set([
+  '=',
+  '==',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'contains',
+  'icontains',
+  'bcontains',
+  'startswith',
+  'bstartswith',
+  'endswith',
+  'glob',
+  'iglob',
+  'regex',
+]);
 const LIST_OPS = new Set(['in', 'intersects', 'pmatch']);
 const UNARY_OPS = new Set(['exists']);
 

@@ -40,7 +40,13 @@ export function parseTuning(file: string, key: string, text: string, toOuter: (p
   const positions: Positions = documentPositions(doc, lineCounter);
   const at = (path: Path) => toOuter(positions.at(path, 'key'));
   const errors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, pos: toOuter(e.linePos?.[0] ?? { line: 1, col: 1 }) }));
-  if (errors.length === 0) errors.push(...duplicateKeys(doc, lineCounter).map((d) => ({ message: `duplicate key "${d.key}": Map keys must be unique`, pos: toOuter({ line: d.line, col: d.col }) })));
+  if (errors.length === 0)
+    errors.push(
+      ...duplicateKeys(doc, lineCounter).map((d) => ({
+        message: `duplicate key "${d.key}": Map keys must be unique`,
+        pos: toOuter({ line: d.line, col: d.col }),
+      })),
+    );
   const data = errors.length ? [] : doc.toJS({ maxAliasCount: 100 });
   const items: TuningItem[] = [];
   if (!errors.length && !Array.isArray(data)) errors.push({ message: 'a Falco rules file is a YAML list of rule, macro and list items', pos: at([]) });

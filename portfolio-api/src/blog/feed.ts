@@ -23,8 +23,23 @@ export const MAX_REDIRECTS = 5;
 
 /** Addresses a redirect must not lead to: loopback, private, link-local, carrier-grade NAT, unspecified. */
 const INTERNAL = new BlockList();
-for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) INTERNAL.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) INTERNAL.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const)
+  INTERNAL.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  INTERNAL.addSubnet(net, prefix, 'ipv6');
 
 function isInternal(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
@@ -74,14 +89,21 @@ async function readCapped(response: Response, maxBytes: number, abort: AbortCont
 
 export async function fetchFeed(url: string, options: { timeoutMs?: number; maxBytes?: number; fetchImpl?: typeof fetch } = {}): Promise<string> {
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(new FeedError(`feed did not answer within ${options.timeoutMs ?? FEED_TIMEOUT_MS} ms`)), options.timeoutMs ?? FEED_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => abort.abort(new FeedError(`feed did not answer within ${options.timeoutMs ?? FEED_TIMEOUT_MS} ms`)),
+    options.timeoutMs ?? FEED_TIMEOUT_MS,
+  );
   try {
     const doFetch = options.fetchImpl ?? fetch;
     let current = new URL(url);
     let response: Response;
     // Redirects are followed here, one by one, so each target can be checked before it is asked.
     for (let hops = 0; ; hops++) {
-      response = await doFetch(current.href, { signal: abort.signal, headers: { accept: 'application/rss+xml, application/xml;q=0.9, */*;q=0.1' }, redirect: 'manual' });
+      response = await doFetch(current.href, {
+        signal: abort.signal,
+        headers: { accept: 'application/rss+xml, application/xml;q=0.9, */*;q=0.1' },
+        redirect: 'manual',
+      });
       const location = response.headers.get('location');
       if (response.status < 300 || response.status > 399 || !location) break;
       await response.body?.cancel();

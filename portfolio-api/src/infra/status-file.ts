@@ -11,7 +11,6 @@ import type { InfraStatus } from './status.ts';
 export type { InfraStatus } from './status.ts';
 import { describeErrors, validator } from './validate.ts';
 
-
 /** A ConfigMap holds at most 1 MiB; anything larger is not ours. */
 export const MAX_STATUS_BYTES = 1024 * 1024;
 

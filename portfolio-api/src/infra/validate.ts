@@ -17,5 +17,8 @@ export function validator(name: SchemaName): ValidateFunction {
 }
 
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}`).join('; ');
+  return (errors ?? [])
+    .slice(0, 3)
+    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}`)
+    .join('; ');
 }

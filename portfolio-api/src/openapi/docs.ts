@@ -45,10 +45,30 @@ export function renderApiDocs(routes: readonly RouteDef[]): string {
     '',
   ];
   for (const r of routes) {
-    out.push(`## ${r.method} ${r.path}`, '', `${r.summary} Operation id \`${r.operationId}\`.`, '', `- Auth: ${r.auth === 'apiKey' ? '`Authorization: Bearer <API_KEY>`, checked before the body is read' : 'none'}`, `- Cache-Control: \`${r.cacheControl}\` (${r.cacheNote})`);
+    out.push(
+      `## ${r.method} ${r.path}`,
+      '',
+      `${r.summary} Operation id \`${r.operationId}\`.`,
+      '',
+      `- Auth: ${r.auth === 'apiKey' ? '`Authorization: Bearer <API_KEY>`, checked before the body is read' : 'none'}`,
+      `- Cache-Control: \`${r.cacheControl}\` (${r.cacheNote})`,
+    );
     if (r.requestBody) out.push(`- Request: \`Content-Type: application/json\`, any JSON object up to ${MAX_BODY_BYTES / 1024} KiB`);
-    out.push('', `Response \`200\` (\`${r.response}\`):`, '', '| Field | Type | Notes |', '|---|---|---|', ...fieldRows(COMPONENT_SCHEMAS[r.response] as JsonSchema), '');
-    out.push('Errors (body `{"error": {"status", "message"}}`, `Cache-Control: no-store`):', '', ...errorStatuses(r).map((s) => `- \`${s}\`: ${ERROR_DESCRIPTIONS[s]}`), '');
+    out.push(
+      '',
+      `Response \`200\` (\`${r.response}\`):`,
+      '',
+      '| Field | Type | Notes |',
+      '|---|---|---|',
+      ...fieldRows(COMPONENT_SCHEMAS[r.response] as JsonSchema),
+      '',
+    );
+    out.push(
+      'Errors (body `{"error": {"status", "message"}}`, `Cache-Control: no-store`):',
+      '',
+      ...errorStatuses(r).map((s) => `- \`${s}\`: ${ERROR_DESCRIPTIONS[s]}`),
+      '',
+    );
   }
   return out.join('\n');
 }

@@ -51,7 +51,10 @@ export const Profile = object({
   summary: str,
   socials: { type: 'array', items: object({ label: str, href: url }) },
   certifications: { type: 'array', items: object({ title: str, issuer: str, date: { type: 'string', description: 'month and year, e.g. "March 2025"' } }) },
-  skills: { type: 'array', items: object({ label: str, level: { type: 'integer', minimum: 1, maximum: 5, description: '1 (learning) to 5 (expert)' }, group: str }) },
+  skills: {
+    type: 'array',
+    items: object({ label: str, level: { type: 'integer', minimum: 1, maximum: 5, description: '1 (learning) to 5 (expert)' }, group: str }),
+  },
 });
 
 export const ARGO_SYNC = ['Synced', 'OutOfSync', 'Unknown'] as const;

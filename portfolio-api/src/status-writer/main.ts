@@ -10,11 +10,17 @@ const target = {
   ...(env.ARGO_APP ? { argoApp: env.ARGO_APP } : {}),
   ...(env.CERTIFICATE ? { certificate: env.CERTIFICATE } : {}),
 };
-const log = (level: string, msg: string, fields: object = {}) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
+const log = (level: string, msg: string, fields: object = {}) =>
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
 
 try {
   const status = await writeStatus(new KubeClient(inClusterOptions()), target, new Date(), (msg) => log('warn', msg));
-  log('info', 'status written', { configMap: `${target.namespace}/${target.configMap}`, argocd: status.argocd, nodes: status.nodes, historyDays: status.history.length });
+  log('info', 'status written', {
+    configMap: `${target.namespace}/${target.configMap}`,
+    argocd: status.argocd,
+    nodes: status.nodes,
+    historyDays: status.history.length,
+  });
 } catch (err) {
   log('error', `status not written: ${(err as Error).message}`);
   process.exitCode = 1;

@@ -47,9 +47,17 @@ export async function observe(kube: KubeClient, t: WriterTarget, now: Date): Pro
   const [version, nodes, app, cert, deployment] = await Promise.all([
     kube.request<{ gitVersion: string }>('GET', '/version'),
     kube.request<NodeList>('GET', '/api/v1/nodes'),
-    orUndefined(kube.request<{ status?: { sync?: { status?: string }; health?: { status?: string } } }>('GET', `/apis/argoproj.io/v1alpha1/namespaces/${t.argoNamespace}/applications/${t.argoApp}`)),
+    orUndefined(
+      kube.request<{ status?: { sync?: { status?: string }; health?: { status?: string } } }>(
+        'GET',
+        `/apis/argoproj.io/v1alpha1/namespaces/${t.argoNamespace}/applications/${t.argoApp}`,
+      ),
+    ),
     kube.request<{ status?: { notAfter?: string } }>('GET', `/apis/cert-manager.io/v1/namespaces/${t.namespace}/certificates/${t.certificate}`),
-    kube.request<{ spec: { template: { spec: { containers: { name: string; image: string }[] } } } }>('GET', `/apis/apps/v1/namespaces/${t.namespace}/deployments/${t.deployment}`),
+    kube.request<{ spec: { template: { spec: { containers: { name: string; image: string }[] } } } }>(
+      'GET',
+      `/apis/apps/v1/namespaces/${t.namespace}/deployments/${t.deployment}`,
+    ),
   ]);
   const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
   const talos = /Talos \((v[^)]+)\)/.exec(nodes.items[0]?.status?.nodeInfo?.osImage ?? '')?.[1] ?? 'unknown';

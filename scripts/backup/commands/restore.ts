@@ -25,13 +25,23 @@ scales the app back. --app-stopped: the operator stopped the app already
 (a restore run in a pod that mounts the volume, without kubectl).
 
 ${ENV_HELP} KUBECTL; RESTORE_OUT_DIR (etcd).`,
-    options: { from: { type: 'string', default: 'latest' }, 'dry-run': { type: 'boolean', default: false }, 'app-stopped': { type: 'boolean', default: false } },
+    options: {
+      from: { type: 'string', default: 'latest' },
+      'dry-run': { type: 'boolean', default: false },
+      'app-stopped': { type: 'boolean', default: false },
+    },
     positionals: { min: 1, max: 1 },
     async run({ values, positionals: [name] }) {
       const target = targetNamed(name!);
       const say = (line: string) => process.stdout.write(`restore ${name}: ${line}\n`);
       const dryRun = values['dry-run'] === true;
-      const result = await restore(target, { ...optionsFromEnv(), from: String(values.from), dryRun, scaler: values['app-stopped'] ? undefined : kubectlScaler(target), log: say });
+      const result = await restore(target, {
+        ...optionsFromEnv(),
+        from: String(values.from),
+        dryRun,
+        scaler: values['app-stopped'] ? undefined : kubectlScaler(target),
+        log: say,
+      });
       say(dryRun ? `dry run of ${result.backup}, nothing changed` : `restored ${result.backup} (${result.replaced.join(', ')})`);
       if (result.undo.length) say(`undo copies, kept ${RETENTION_DAYS} days: ${result.undo.join(', ')}`);
       return 0;

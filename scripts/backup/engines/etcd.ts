@@ -47,9 +47,40 @@ const DRILL_ETCD_READY_MS = 120_000;
 async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: string, key: string): Promise<string> {
   const [client, peer] = [await freePort(), await freePort()];
   const dataDir = join(dir, 'etcd-data');
-  await etcdctl(ctx, ['snapshot', 'restore', snapshot, '--data-dir', dataDir, '--name', 'drill', '--initial-cluster', `drill=http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`]);
+  await etcdctl(ctx, [
+    'snapshot',
+    'restore',
+    snapshot,
+    '--data-dir',
+    dataDir,
+    '--name',
+    'drill',
+    '--initial-cluster',
+    `drill=http://127.0.0.1:${peer}`,
+    '--initial-advertise-peer-urls',
+    `http://127.0.0.1:${peer}`,
+  ]);
   // A server for the length of one read, not a tool run to completion: spawned directly so it can be killed and awaited.
-  const server = spawn(tool(ctx, 'etcd'), ['--name', 'drill', '--data-dir', dataDir, '--listen-client-urls', `http://127.0.0.1:${client}`, '--advertise-client-urls', `http://127.0.0.1:${client}`, '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `drill=http://127.0.0.1:${peer}`], { stdio: 'ignore', env: ctx.env });
+  const server = spawn(
+    tool(ctx, 'etcd'),
+    [
+      '--name',
+      'drill',
+      '--data-dir',
+      dataDir,
+      '--listen-client-urls',
+      `http://127.0.0.1:${client}`,
+      '--advertise-client-urls',
+      `http://127.0.0.1:${client}`,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${peer}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${peer}`,
+      '--initial-cluster',
+      `drill=http://127.0.0.1:${peer}`,
+    ],
+    { stdio: 'ignore', env: ctx.env },
+  );
   try {
     const endpoints = `--endpoints=http://127.0.0.1:${client}`;
     const deadline = Date.now() + DRILL_ETCD_READY_MS;
@@ -76,12 +107,19 @@ export const etcdEngine: Engine<EtcdTarget> = {
   scalesApp: false,
   fileNames: () => ['etcd.snapshot'],
   async writeSentinel(target, sentinel, ctx) {
-    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: SENTINEL_CONFIGMAP, namespace: target.namespace }, data: { sentinel: sentinelText(sentinel) } };
+    const configMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: SENTINEL_CONFIGMAP, namespace: target.namespace },
+      data: { sentinel: sentinelText(sentinel) },
+    };
     await run(tool(ctx, 'kubectl'), ['apply', '-f', '-'], { env: ctx.env, input: JSON.stringify(configMap) });
   },
   async liveSentinel(target, ctx) {
     try {
-      return findSentinelText(await run(tool(ctx, 'kubectl'), ['-n', target.namespace, 'get', 'configmap', SENTINEL_CONFIGMAP, '-o', 'jsonpath={.data.sentinel}'], { env: ctx.env }));
+      return findSentinelText(
+        await run(tool(ctx, 'kubectl'), ['-n', target.namespace, 'get', 'configmap', SENTINEL_CONFIGMAP, '-o', 'jsonpath={.data.sentinel}'], { env: ctx.env }),
+      );
     } catch {
       return undefined; // not reachable from here: the sentinel ledger speaks instead
     }
@@ -108,7 +146,9 @@ export const etcdEngine: Engine<EtcdTarget> = {
     const snapshot = [...files.values()][0]!;
     const out = resolve(ctx.env.RESTORE_OUT_DIR || '.', `restored-${basename(snapshot)}`);
     copyFileSync(snapshot, out);
-    ctx.log(`verified snapshot written to ${out}; recover with: talosctl -n <control-plane node> bootstrap --recover-from=${out} (after resetting etcd on the control-plane nodes, see the README)`);
+    ctx.log(
+      `verified snapshot written to ${out}; recover with: talosctl -n <control-plane node> bootstrap --recover-from=${out} (after resetting etcd on the control-plane nodes, see the README)`,
+    );
     return [{ replaced: out }];
   },
 };

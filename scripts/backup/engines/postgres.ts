@@ -24,7 +24,7 @@ function psql(ctx: EngineContext, database: string, statements: string): Promise
 }
 
 async function readSentinel(ctx: EngineContext, database: string): Promise<Sentinel | undefined> {
-  const row = await psql(ctx, database, "SELECT id || chr(9) || at FROM public._backup_sentinel ORDER BY seq DESC LIMIT 1");
+  const row = await psql(ctx, database, 'SELECT id || chr(9) || at FROM public._backup_sentinel ORDER BY seq DESC LIMIT 1');
   if (!row) return undefined;
   const [id, at] = row.split('\t') as [string, string];
   return { id, at };
@@ -40,10 +40,13 @@ const dumpFile = (files: ReadonlyMap<string, string>) => [...files.values()][0]!
 
 /** Drops the undo copies of `live` older than the retention. */
 async function dropExpiredUndoCopies(ctx: EngineContext, live: string): Promise<void> {
-  const names = (await psql(ctx, MAINTENANCE_DB, `SELECT datname FROM pg_database WHERE starts_with(datname, ${literal(`${live}_pre_restore_`)})`)).split('\n').filter(Boolean);
+  const names = (await psql(ctx, MAINTENANCE_DB, `SELECT datname FROM pg_database WHERE starts_with(datname, ${literal(`${live}_pre_restore_`)})`))
+    .split('\n')
+    .filter(Boolean);
   for (const name of names) {
     const taken = undoTime(name.toUpperCase());
-    if (taken && ctx.now.getTime() - taken.getTime() > RETENTION_DAYS * 86_400_000) await psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`);
+    if (taken && ctx.now.getTime() - taken.getTime() > RETENTION_DAYS * 86_400_000)
+      await psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`);
   }
 }
 
@@ -51,7 +54,11 @@ export const postgresEngine: Engine<PostgresTarget> = {
   scalesApp: true,
   fileNames: (target) => [`${target.database}.pgdump`],
   async writeSentinel(target, sentinel, ctx) {
-    await psql(ctx, target.database, `CREATE TABLE IF NOT EXISTS public._backup_sentinel (seq bigserial PRIMARY KEY, id text NOT NULL, at text NOT NULL); INSERT INTO public._backup_sentinel (id, at) VALUES (${literal(sentinel.id)}, ${literal(sentinel.at)})`);
+    await psql(
+      ctx,
+      target.database,
+      `CREATE TABLE IF NOT EXISTS public._backup_sentinel (seq bigserial PRIMARY KEY, id text NOT NULL, at text NOT NULL); INSERT INTO public._backup_sentinel (id, at) VALUES (${literal(sentinel.id)}, ${literal(sentinel.at)})`,
+    );
   },
   async liveSentinel(target, ctx) {
     try {

@@ -21,7 +21,10 @@ function sql(db: string, ...commands: string[]): Promise<string> {
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 export async function writeSentinel(db: string, sentinel: Sentinel): Promise<void> {
-  await sql(db, `CREATE TABLE IF NOT EXISTS _backup_sentinel (id TEXT NOT NULL, at TEXT NOT NULL); INSERT INTO _backup_sentinel (id, at) VALUES (${quote(sentinel.id)}, ${quote(sentinel.at)});`);
+  await sql(
+    db,
+    `CREATE TABLE IF NOT EXISTS _backup_sentinel (id TEXT NOT NULL, at TEXT NOT NULL); INSERT INTO _backup_sentinel (id, at) VALUES (${quote(sentinel.id)}, ${quote(sentinel.at)});`,
+  );
 }
 
 export async function latestSentinel(db: string): Promise<Sentinel | undefined> {
@@ -59,7 +62,6 @@ export async function integrityCheck(db: string): Promise<string> {
     return (err as Error).message.replace(/^sqlite3: /, '');
   }
 }
-
 
 const livePath = (p: string, ctx: EngineContext) => join(ctx.sourceRoot ?? '', p);
 

@@ -7,7 +7,6 @@ import type { Sentinel } from '../sentinel.ts';
 
 export type { EtcdTarget, PostgresTarget, SqliteTarget, Target } from '../../../policy-tests/index.ts';
 
-
 /** What one swap replaced, and where the replaced data is kept to undo it (none when nothing was live). */
 export interface Swapped {
   replaced: string;

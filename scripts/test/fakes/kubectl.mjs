@@ -7,7 +7,12 @@
 // (FAKE_ETCD_ENDPOINT), so the key lands in that etcd's snapshots.
 import { execFileSync } from 'node:child_process';
 
-const etcdctl = (...args) => execFileSync('etcdctl', [`--endpoints=${process.env.FAKE_ETCD_ENDPOINT}`, ...args], { env: { ...process.env, ETCDCTL_API: '3' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const etcdctl = (...args) =>
+  execFileSync('etcdctl', [`--endpoints=${process.env.FAKE_ETCD_ENDPOINT}`, ...args], {
+    env: { ...process.env, ETCDCTL_API: '3' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 const args = process.argv.slice(2);
 const namespace = args[0] === '-n' ? args.splice(0, 2)[1] : 'default';
 

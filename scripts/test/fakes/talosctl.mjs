@@ -9,7 +9,9 @@ import { execFileSync } from 'node:child_process';
 const args = process.argv.slice(2);
 const node = args[0] === '-n' || args[0] === '--nodes' ? args.splice(0, 2)[1] : undefined;
 if (!node) {
-  process.stderr.write('error: nodes are not set for the command: please use `--nodes` flag or configuration file to set the nodes to run the command against\n');
+  process.stderr.write(
+    'error: nodes are not set for the command: please use `--nodes` flag or configuration file to set the nodes to run the command against\n',
+  );
   process.exit(1);
 }
 if (args[0] !== 'etcd' || args[1] !== 'snapshot' || args.length !== 3) {
@@ -17,7 +19,10 @@ if (args[0] !== 'etcd' || args[1] !== 'snapshot' || args.length !== 3) {
   process.exit(1);
 }
 try {
-  execFileSync('etcdctl', [`--endpoints=${process.env.FAKE_ETCD_ENDPOINT}`, 'snapshot', 'save', args[2]], { env: { ...process.env, ETCDCTL_API: '3' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync('etcdctl', [`--endpoints=${process.env.FAKE_ETCD_ENDPOINT}`, 'snapshot', 'save', args[2]], {
+    env: { ...process.env, ETCDCTL_API: '3' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 } catch (err) {
   process.stderr.write(`error reading file: rpc error: code = Unavailable desc = ${String(err.stderr).trim().split('\n').pop()}\n`);
   process.exit(1);

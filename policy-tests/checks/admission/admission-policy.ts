@@ -1,0 +1,67 @@
+/**
+ * The ValidatingAdmissionPolicies the repository renders, through their
+ * bindings, judged on every object as on a create.
+ */
+import { builtinResourceName, policyDecisions } from '../../admission/cel/admission-policies.ts';
+import { namespaceOrDestination } from '../../model/argocd.ts';
+import { dig } from '../../model/dig.ts';
+import { groupOf, type Resource } from '../../model/manifest.ts';
+import type { PolicyCheck } from '../kit.ts';
+import type { ScopeLookup } from '../repository.ts';
+
+export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClusterScoped: ScopeLookup): PolicyCheck {
+  return {
+    id: 'admission-policy',
+    description:
+      'Every object passes the ValidatingAdmissionPolicies the repository renders, through their bindings, as on a create: a Deny action is a finding, Warn and Audit are warnings; a policy with parameters is not judged, and counted (invariants P1).',
+    invariants: ['P1'],
+    remediation: "change the object so the policy's validation holds; the message is the policy's own",
+    reads: { kinds: ['*'] },
+    exemptible: false,
+    run(ctx) {
+      const { repo } = ctx;
+      const ofKind = (kind: string) =>
+        repo.resources.filter((r) => r.kind === kind && groupOf(r.apiVersion) === 'admissionregistration.k8s.io').map((r) => r.object);
+      const [policies, bindings] = [ofKind('ValidatingAdmissionPolicy'), ofKind('ValidatingAdmissionPolicyBinding')];
+      if (policies.length === 0 || bindings.length === 0) return;
+      const plurals = new Map<string, string>();
+      for (const crd of repo.resources.filter((r) => r.kind === 'CustomResourceDefinition'))
+        plurals.set(
+          `${String(dig(crd.object, ['spec', 'group']))}/${String(dig(crd.object, ['spec', 'names', 'kind']))}`,
+          String(dig(crd.object, ['spec', 'names', 'plural'])),
+        );
+      // The API server labels every namespace with its own name (kubernetes.io/metadata.name), which selectors often read.
+      const namespaces = new Map(
+        repo.resources
+          .filter((r) => r.kind === 'Namespace')
+          .map((r) => [
+            r.name,
+            {
+              ...r.object,
+              metadata: {
+                ...(r.object.metadata as object),
+                labels: { ...((dig(r.object, ['metadata', 'labels']) ?? {}) as object), 'kubernetes.io/metadata.name': r.name },
+              },
+            },
+          ]),
+      );
+      for (const r of ctx.resources) {
+        const namespace = isClusterScoped(r.apiVersion, r.kind) ? undefined : namespaceOrDestination(repo, r);
+        const resource = isBuiltin(r) ? builtinResourceName(r.kind) : (plurals.get(`${groupOf(r.apiVersion)}/${r.kind}`) ?? builtinResourceName(r.kind));
+        const target = {
+          apiVersion: r.apiVersion,
+          kind: r.kind,
+          resource,
+          namespace,
+          object: r.object,
+          namespaceObject: namespace === undefined ? undefined : namespaces.get(namespace),
+        };
+        for (const d of policyDecisions(policies, bindings, target)) {
+          const message = `${r.kind} ${r.name}: ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`;
+          if (d.actions.includes('Deny')) ctx.fail({ resource: r, path: ['metadata'] }, message);
+          else if (d.actions.includes('Warn') || d.actions.includes('Audit')) ctx.warn({ resource: r, path: ['metadata'] }, message);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * The API server's admission chain, as checks: its built-in validation, Pod
+ * Security admission, and the CRDs' validation rules (CEL), judged on every
+ * plain and rendered object as on a create through Argo CD; and what makes
+ * Argo CD itself refuse or never apply an object.
+ */
+import { groupOf, type Resource } from '../../model/manifest.ts';
+import type { PolicyCheck } from '../kit.ts';
+import type { ScopeLookup } from '../repository.ts';
+import { admissionPolicyCheck } from './admission-policy.ts';
+import { argocdWillSyncCheck } from './argocd-will-sync.ts';
+import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.ts';
+import { podSecurityCheck } from './pod-security.ts';
+
+export { ARGOCD_EXCLUDED } from './argocd-will-sync.ts';
+export { POD_SECURITY_REASON } from './pod-security.ts';
+
+/** The ids of the admission layer's checks (for the benchmark's share). */
+export const ADMISSION_CHECK_IDS: readonly string[] = ['api-validation', 'pod-security', 'crd-validation-rule', 'admission-policy', 'argocd-will-sync'];
+
+export function admissionChecks(builtinGroups: ReadonlySet<string>, isClusterScoped: ScopeLookup = () => false): PolicyCheck[] {
+  const isBuiltin = (r: Resource) => builtinGroups.has(groupOf(r.apiVersion));
+  return [
+    apiValidationCheck(isBuiltin),
+    podSecurityCheck(isBuiltin),
+    crdValidationRuleCheck(isBuiltin),
+    admissionPolicyCheck(isBuiltin, isClusterScoped),
+    argocdWillSyncCheck,
+  ];
+}

@@ -1,0 +1,59 @@
+/**
+ * What the API server validates on every create: its built-in validation,
+ * rule by rule, and each CRD's validation rules (CEL with the Kubernetes
+ * libraries).
+ */
+import { rulesOf, ruleViolations, type JsonSchemaNode } from '../../admission/cel/crd-rules.ts';
+import { crdSchemas } from '../../admission/crd-schemas.ts';
+import { validateBuiltin } from '../../admission/validation/kinds.ts';
+import { validateObjectMeta } from '../../admission/validation/metadata.ts';
+import type { Resource } from '../../model/manifest.ts';
+import type { PolicyCheck } from '../kit.ts';
+
+const withRules = new WeakMap<JsonSchemaNode, boolean>();
+/** Whether a CRD schema holds any validation rule, computed once per schema. */
+function hasRules(schema: JsonSchemaNode): boolean {
+  let has = withRules.get(schema);
+  if (has === undefined) withRules.set(schema, (has = rulesOf(schema).length > 0));
+  return has;
+}
+
+export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyCheck {
+  return {
+    id: 'api-validation',
+    description:
+      "The API server's built-in validation accepts the object: names by kind, labels and annotations, pod specs (unique names, mounts that name a volume, ports, probe handlers, quantities, requests within limits, environment names), selectors that match their template, Services, keys, claims, Ingresses, network policies, RBAC, budgets, autoscalers, classes and webhooks (invariants P1; docs/admission.md lists every rule).",
+    invariants: ['P1'],
+    remediation: 'fix the field the finding names; docs/admission.md gives the Kubernetes rule behind it',
+    reads: { kinds: ['*'] },
+    exemptible: false,
+    run(ctx) {
+      for (const r of ctx.resources) {
+        const problems = isBuiltin(r) ? validateBuiltin(r.kind, r.object) : validateObjectMeta(r.kind, r.object.metadata, ['metadata']);
+        for (const p of problems) ctx.fail({ resource: r, path: p.path }, `${r.kind} ${r.name}: ${p.message} [${p.fn}]`);
+      }
+    },
+  };
+}
+
+export function crdValidationRuleCheck(isBuiltin: (r: Resource) => boolean): PolicyCheck {
+  return {
+    id: 'crd-validation-rule',
+    description:
+      "Every custom resource passes its CRD's validation rules (x-kubernetes-validations, CEL with the Kubernetes libraries), with the CRD the repository renders or, failing that, the schema bundled with the gate; rules the evaluator cannot compile are counted as not judged in the summary (invariants P1).",
+    invariants: ['P1'],
+    remediation: "change the resource so the rule holds; the message is the CRD's own",
+    reads: { kinds: ['*'] },
+    exemptible: false,
+    run(ctx) {
+      const schemas = crdSchemas(ctx.repo.resources);
+      for (const r of ctx.resources) {
+        if (isBuiltin(r) || r.kind === 'CustomResourceDefinition') continue;
+        const crd = schemas.get(`${r.apiVersion}/${r.kind}`);
+        if (!crd || !hasRules(crd.schema)) continue;
+        for (const v of ruleViolations(crd.schema, r.object))
+          ctx.fail({ resource: r, path: v.path }, `${r.kind} ${r.name}: ${v.message} (rule of ${crd.source})`);
+      }
+    },
+  };
+}
