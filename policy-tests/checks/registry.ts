@@ -3,14 +3,19 @@
  * (gate/runner.ts) applies them and handles exemptions.
  */
 import { argocdChecks } from './argocd.ts';
+import { argocdInstallChecks } from './argocd-install.ts';
 import { falcoChecks } from './falco/index.ts';
 import { watchdogChecks } from './watchdog.ts';
 import { alertRoutingChecks } from './alert-routing.ts';
-import { dashboardChecks, monitoringChecks, sourceChecks } from './monitoring.ts';
+import { dashboardChecks, monitoringChecks } from './monitoring.ts';
+import { sourceChecks } from './monitoring-sources.ts';
 import { metricsChecks } from './metrics.ts';
 import { mediaChecks } from './media.ts';
+import { mediaPodChecks } from './media-pods.ts';
 import { mediaSettingsChecks } from './media-settings/index.ts';
+import { mediaLibraryChecks } from './media-settings/library-checks.ts';
 import { backupChecks } from './backups.ts';
+import { backupHygieneChecks } from './backup-job-hygiene.ts';
 import { repositoryChecks, type ScopeLookup } from './repository.ts';
 import type { PolicyCheck } from './kit.ts';
 import { workloadChecks } from './workload-hygiene.ts';
@@ -45,6 +50,7 @@ export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: Readon
     ...projectChecks(isClusterScoped),
     ...renderChecks,
     ...argocdChecks,
+    ...argocdInstallChecks,
     ...workloadChecks,
     ...falcoChecks,
     ...watchdogChecks,
@@ -54,8 +60,11 @@ export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: Readon
     ...sourceChecks,
     ...metricsChecks,
     ...mediaChecks,
+    ...mediaPodChecks,
     ...mediaSettingsChecks,
+    ...mediaLibraryChecks,
     ...backupChecks,
+    ...backupHygieneChecks,
     exemptionCheck,
   ];
 }

@@ -8,10 +8,98 @@ import { declaredGroups, requiresLoadBalancer, REQUIRES_CRDS, REQUIRES_LOAD_BALA
 import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/waves.ts';
 import { dig } from '../model/dig.ts';
 import { groupOf } from '../model/manifest.ts';
-import type { PolicyCheck } from './kit.ts';
+import type { CheckContext, PolicyCheck } from './kit.ts';
 import type { ScopeLookup } from './repository.ts';
 import { providerOf } from './closure/providers.ts';
 import { ingressRefs, issuerRefs, namespaceRefs, priorityRefs, storageRefs, storeRefs } from './closure/references.ts';
+
+const describe = (p: SyncPosition) => (p.app ? `${p.app.name} (wave ${p.order.join(', resource wave ')})` : 'the root app');
+const appPlace = (a: ArgoApp): SyncPosition => ({
+  app: a,
+  order: [Number(dig(a.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)],
+});
+
+/** Each reference's provider, in an earlier wave than the resource that names it. */
+function checkReferences(ctx: CheckContext, isClusterScoped: ScopeLookup): void {
+  const { repo } = ctx;
+  const refs = [
+    ...storageRefs(ctx.resources),
+    ...ingressRefs(ctx.resources),
+    ...storeRefs(ctx.resources),
+    ...issuerRefs(ctx.resources),
+    ...priorityRefs(ctx.resources),
+    ...namespaceRefs(repo, ctx.resources, isClusterScoped),
+  ];
+  for (const ref of refs) {
+    const provider = providerOf(repo, ref);
+    if (!provider) continue; // Kubernetes' own, providedOutsideGit, or missing (closure-* says so)
+    const [p, c] = [placeOf(repo, provider), placeOf(repo, ref.resource)];
+    if (!before(p, c))
+      ctx.fail(
+        { resource: ref.resource, path: ref.path },
+        `${ref.resource.kind} ${ref.resource.name} in ${describe(c)} uses ${ref.kind} ${ref.name}, which ${describe(p)} provides no earlier: it may sync before its provider exists`,
+      );
+  }
+}
+
+/** What apps declare their charts need: the installing app (or the pool's app) in an earlier wave. */
+function checkDeclaredNeeds(ctx: CheckContext): void {
+  const { repo } = ctx;
+  const apps = applications(repo);
+  const poolApp = repo.resources
+    .filter((r) => r.kind === 'IPAddressPool')
+    .map((r) => placeOf(repo, r).app)
+    .find(Boolean);
+  for (const app of apps) {
+    const skips = ((dig(app.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[]).includes('SkipDryRunOnMissingResource=true');
+    for (const g of declaredGroups(app, REQUIRES_CRDS)) {
+      const from = apps.find((a) => declaredGroups(a).includes(g));
+      if (from && from !== app && !skips && !before(appPlace(from), appPlace(app)))
+        ctx.fail(
+          { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_CRDS] },
+          `${app.name} (wave ${appPlace(app).order[0]}) needs the ${g} CRDs app ${from.name} (wave ${appPlace(from).order[0]}) installs, which syncs no earlier`,
+        );
+    }
+    if (poolApp && requiresLoadBalancer(app) && !before(appPlace(poolApp), appPlace(app)))
+      ctx.fail(
+        { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] },
+        `${app.name} (wave ${appPlace(app).order[0]}) needs addresses from ${poolApp.name} (wave ${appPlace(poolApp).order[0]}), which syncs no earlier`,
+      );
+  }
+}
+
+/** CRDs: the app that installs a group's CRDs, before every custom resource of that group. */
+function checkCrdOrder(ctx: CheckContext): void {
+  const { repo } = ctx;
+  const apps = applications(repo);
+  const installer = new Map<string, ArgoApp>();
+  for (const app of apps) for (const g of declaredGroups(app)) installer.set(g, app);
+  const reported = new Set<string>();
+  for (const r of ctx.resources) {
+    const group = groupOf(r.apiVersion);
+    const app = installer.get(group);
+    // argoproj.io comes with Argo CD itself, installed by hand before the root app exists.
+    if (!app || group === 'argoproj.io' || skipsDryRunOnMissingResource(r)) continue;
+    const c = placeOf(repo, r);
+    const appOptions = (dig(c.app?.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[];
+    if (appOptions.includes('SkipDryRunOnMissingResource=true')) continue;
+    const p: SyncPosition = {
+      app,
+      order: [(c.app === app ? c.order[0] : undefined) ?? Number(dig(app.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)],
+    };
+    const same = c.app === app;
+    if (!same && before(p, c)) continue;
+    const key = `${r.file}#${r.kind}#${group}`;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    ctx.fail(
+      { resource: r, path: ['apiVersion'] },
+      same
+        ? `${r.kind} ${r.name} comes in the same sync as its CRD (app ${app.name}): Argo CD's dry run fails until the CRD exists, unless the resource skips it`
+        : `${r.kind} ${r.name} in ${describe(c)} needs the CRDs app ${app.name} installs, which syncs no earlier`,
+    );
+  }
+}
 
 export function syncOrderCheck(isClusterScoped: ScopeLookup): PolicyCheck {
   return {
@@ -24,82 +112,9 @@ export function syncOrderCheck(isClusterScoped: ScopeLookup): PolicyCheck {
     reads: { kinds: ['*'] },
     exemptible: false,
     run(ctx) {
-      const { repo } = ctx;
-      const apps = applications(repo);
-      const describe = (p: SyncPosition) => (p.app ? `${p.app.name} (wave ${p.order.join(', resource wave ')})` : 'the root app');
-      const refs = [
-        ...storageRefs(ctx.resources),
-        ...ingressRefs(ctx.resources),
-        ...storeRefs(ctx.resources),
-        ...issuerRefs(ctx.resources),
-        ...priorityRefs(ctx.resources),
-        ...namespaceRefs(repo, ctx.resources, isClusterScoped),
-      ];
-      for (const ref of refs) {
-        const provider = providerOf(repo, ref);
-        if (!provider) continue; // Kubernetes' own, providedOutsideGit, or missing (closure-* says so)
-        const [p, c] = [placeOf(repo, provider), placeOf(repo, ref.resource)];
-        if (!before(p, c))
-          ctx.fail(
-            { resource: ref.resource, path: ref.path },
-            `${ref.resource.kind} ${ref.resource.name} in ${describe(c)} uses ${ref.kind} ${ref.name}, which ${describe(p)} provides no earlier: it may sync before its provider exists`,
-          );
-      }
-      // What apps declare their charts need: the installing app (or the pool's app) in an earlier wave.
-      const appPlace = (a: ArgoApp): SyncPosition => ({
-        app: a,
-        order: [Number(dig(a.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)],
-      });
-      const poolApp = repo.resources
-        .filter((r) => r.kind === 'IPAddressPool')
-        .map((r) => placeOf(repo, r).app)
-        .find(Boolean);
-      for (const app of apps) {
-        const skips = ((dig(app.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[]).includes('SkipDryRunOnMissingResource=true');
-        for (const g of declaredGroups(app, REQUIRES_CRDS)) {
-          const from = apps.find((a) => declaredGroups(a).includes(g));
-          if (from && from !== app && !skips && !before(appPlace(from), appPlace(app)))
-            ctx.fail(
-              { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_CRDS] },
-              `${app.name} (wave ${appPlace(app).order[0]}) needs the ${g} CRDs app ${from.name} (wave ${appPlace(from).order[0]}) installs, which syncs no earlier`,
-            );
-        }
-        if (poolApp && requiresLoadBalancer(app) && !before(appPlace(poolApp), appPlace(app)))
-          ctx.fail(
-            { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] },
-            `${app.name} (wave ${appPlace(app).order[0]}) needs addresses from ${poolApp.name} (wave ${appPlace(poolApp).order[0]}), which syncs no earlier`,
-          );
-      }
-      // CRDs: the app that installs a group's CRDs, before every custom resource of that group.
-      const installer = new Map<string, ArgoApp>();
-      for (const app of apps) for (const g of declaredGroups(app)) installer.set(g, app);
-      const reported = new Set<string>();
-      for (const r of ctx.resources) {
-        const group = groupOf(r.apiVersion);
-        const app = installer.get(group);
-        // argoproj.io comes with Argo CD itself, installed by hand before the root app exists.
-        if (!app || group === 'argoproj.io' || skipsDryRunOnMissingResource(r)) continue;
-        const c = placeOf(repo, r);
-        const appOptions = (dig(c.app?.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[];
-        if (appOptions.includes('SkipDryRunOnMissingResource=true')) continue;
-        const p: SyncPosition = {
-          app,
-          order: [
-            (c.app === app ? c.order[0] : undefined) ?? Number(dig(app.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0),
-          ],
-        };
-        const same = c.app === app;
-        if (!same && before(p, c)) continue;
-        const key = `${r.file}#${r.kind}#${group}`;
-        if (reported.has(key)) continue;
-        reported.add(key);
-        ctx.fail(
-          { resource: r, path: ['apiVersion'] },
-          same
-            ? `${r.kind} ${r.name} comes in the same sync as its CRD (app ${app.name}): Argo CD's dry run fails until the CRD exists, unless the resource skips it`
-            : `${r.kind} ${r.name} in ${describe(c)} needs the CRDs app ${app.name} installs, which syncs no earlier`,
-        );
-      }
+      checkReferences(ctx, isClusterScoped);
+      checkDeclaredNeeds(ctx);
+      checkCrdOrder(ctx);
     },
   };
 }

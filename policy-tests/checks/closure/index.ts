@@ -16,152 +16,163 @@ import { closeReferences, FACTS_FIX, namespacedClosure, namespacedProviders } fr
 import { ingressRefs, issuerRefs, namespaceRefs, podRefs, priorityRefs, storageRefs, storeRefs } from './references.ts';
 import { serviceClosureCheck } from './services.ts';
 
+/** Cluster-wide names a resource refers to: one shape, one row each. */
+const referenceFamilyChecks: PolicyCheck[] = (
+  [
+    {
+      id: 'closure-storage-class',
+      description:
+        'Every StorageClass a claim asks for, and every VolumeSnapshotClass VolSync snapshots with, is one the repository provides (or Kubernetes, or an entry of providedOutsideGit); otherwise the claim stays Pending (invariants P1).',
+      remediation: `name a class apps/platform/rook-ceph-cluster/classes.yaml declares, ${FACTS_FIX}`,
+      kinds: ['PersistentVolumeClaim', 'StatefulSet', 'ReplicationSource', 'StorageClass', 'VolumeSnapshotClass', 'Application'],
+      refs: storageRefs,
+      effect: ': the claim would stay Pending',
+    },
+    {
+      id: 'closure-ingress-class',
+      description:
+        'Every IngressClass an Ingress names is one the repository provides (each ingress proxy app declares its class); otherwise no proxy serves the route (invariants P1).',
+      remediation: `name gateway (public) or private-gateway (LAN only), as apps/platform/ingress-*/ingressclass.yaml declare, ${FACTS_FIX}`,
+      kinds: ['Ingress', 'IngressClass', 'Application'],
+      refs: ingressRefs,
+      effect: ': no proxy serves this route',
+    },
+    {
+      id: 'closure-secret-store',
+      description:
+        'Every ClusterSecretStore or SecretStore an ExternalSecret reads from is one the repository provides; otherwise the Secret is never written (invariants P1).',
+      remediation: `name the store apps/platform/external-secrets/clustersecretstore.yaml declares (ClusterSecretStore homelab), ${FACTS_FIX}`,
+      kinds: ['ExternalSecret', 'ClusterSecretStore', 'SecretStore', 'Application'],
+      refs: storeRefs,
+      effect: ': the Secret it targets would never be written',
+    },
+    {
+      id: 'closure-issuer',
+      description:
+        'Every ClusterIssuer or Issuer a Certificate (or an Ingress annotation) names is one the repository provides; otherwise no certificate is issued (invariants P1).',
+      remediation: `name the issuer apps/platform/cert-manager/clusterissuer.yaml declares (ClusterIssuer letsencrypt), ${FACTS_FIX}`,
+      kinds: ['Certificate', 'Ingress', 'ClusterIssuer', 'Issuer', 'Application'],
+      refs: issuerRefs,
+      effect: ': no certificate would be issued',
+    },
+    {
+      id: 'closure-priority-class',
+      description:
+        "Every PriorityClass a pod asks for exists (in the repository, Kubernetes' own system-* classes, or providedOutsideGit); otherwise the API server refuses the pod (invariants P1).",
+      remediation: `declare the PriorityClass, use system-cluster-critical or system-node-critical, ${FACTS_FIX}`,
+      kinds: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'PriorityClass', 'Application'],
+      refs: priorityRefs,
+      effect: ': the API server refuses the pod',
+    },
+  ] as const
+).map((c): PolicyCheck => ({
+  id: c.id,
+  description: c.description,
+  invariants: ['P1'],
+  remediation: c.remediation,
+  reads: { kinds: [...c.kinds] },
+  exemptible: false,
+  run(ctx) {
+    closeReferences(ctx, c.refs(ctx.resources), c.effect);
+  },
+}));
+
+/** What a pod template names, in its own namespace. */
+const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigMap', 'PersistentVolumeClaim'] as const).map((kind): PolicyCheck => {
+  const id = {
+    ServiceAccount: 'closure-service-account',
+    Secret: 'closure-secret',
+    ConfigMap: 'closure-config-map',
+    PersistentVolumeClaim: 'closure-claim',
+  }[kind];
+  const effect = {
+    ServiceAccount: ': the pod is never created',
+    Secret: ': the pod does not start',
+    ConfigMap: ': the pod does not start',
+    PersistentVolumeClaim: ': the pod stays Pending',
+  }[kind];
+  return {
+    id,
+    description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit; judged where the gate sees the namespace whole (invariants P1).`,
+    invariants: ['P1'],
+    remediation: `declare the ${kind}${kind === 'Secret' ? ' as the target of an ExternalSecret' : ''} in the pod's namespace, or name the one that exists`,
+    reads: { kinds: ['*'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      const have = namespacedProviders(ctx.repo, kind);
+      const refs = podRefs(ctx.repo, ctx.resources).filter((r) => r.kind === kind && !r.optional);
+      namespacedClosure(
+        ctx,
+        refs,
+        (ref) =>
+          have.has(`${ref.namespace ?? ''}/${ref.name}`) ||
+          (kind === 'ServiceAccount' && ref.name === 'default') ||
+          (kind === 'ConfigMap' && ref.name === 'kube-root-ca.crt'),
+        effect,
+      );
+    },
+  };
+});
+
+const loadBalancerClosureCheck: PolicyCheck = {
+  id: 'closure-load-balancer',
+  description:
+    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; otherwise it waits for an address forever (invariants P1).',
+  invariants: ['P1'],
+  remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
+  reads: { kinds: ['*'], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const { repo } = ctx;
+    const pool = repo.resources.some((r) => r.kind === 'IPAddressPool') || (repo.facts?.providedOutsideGit ?? []).some((e) => e.kind === 'LoadBalancer');
+    const declared = applications(repo).filter(requiresLoadBalancer);
+    const services = ctx.resources.filter((r) => r.kind === 'Service' && dig(r.object, ['spec', 'type']) === 'LoadBalancer');
+    if (!pool) {
+      for (const app of declared)
+        ctx.fail(
+          { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] },
+          `${app.name}'s chart renders a LoadBalancer Service, and nothing in the repository hands out addresses: it waits forever`,
+        );
+      for (const svc of services)
+        ctx.fail(
+          { resource: svc, path: ['spec', 'type'] },
+          `Service ${svc.name} is a LoadBalancer, and nothing in the repository hands out addresses: it waits forever`,
+        );
+    }
+    // A rendered LoadBalancer must be declared on its app, or the offline gate would not know.
+    for (const svc of services.filter((s) => s.rendered)) {
+      const app = applicationsByName(repo).get(svc.rendered!.app);
+      if (app && !declared.includes(app))
+        ctx.fail(
+          { resource: svc, path: ['spec', 'type'] },
+          `Service ${svc.name} is a LoadBalancer, but app ${app.name} does not carry ${REQUIRES_LOAD_BALANCER}: "true"`,
+        );
+    }
+  },
+};
+
+function namespaceClosureCheck(isClusterScoped: ScopeLookup): PolicyCheck {
+  return {
+    id: 'closure-namespace',
+    description:
+      'Every namespaced resource lands in a namespace the repository provides (clusters/home/namespaces.yaml, or an Application with CreateNamespace=true), Kubernetes creates, or providedOutsideGit lists; otherwise its sync fails (invariants P1).',
+    invariants: ['P1'],
+    remediation: `add the namespace to clusters/home/namespaces.yaml, ${FACTS_FIX}`,
+    reads: { kinds: ['*'] },
+    exemptible: false,
+    run(ctx) {
+      closeReferences(ctx, namespaceRefs(ctx.repo, ctx.resources, isClusterScoped), ': its sync fails');
+    },
+  };
+}
+
 export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: ReadonlySet<string> = new Set()): PolicyCheck[] {
   return [
     crdClosureCheck(builtinGroups),
-    // Cluster-wide names a resource refers to: one shape, one row each.
-    ...(
-      [
-        {
-          id: 'closure-storage-class',
-          description:
-            'Every StorageClass a claim asks for, and every VolumeSnapshotClass VolSync snapshots with, is one the repository provides (or Kubernetes, or an entry of providedOutsideGit); otherwise the claim stays Pending (invariants P1).',
-          remediation: `name a class apps/platform/rook-ceph-cluster/classes.yaml declares, ${FACTS_FIX}`,
-          kinds: ['PersistentVolumeClaim', 'StatefulSet', 'ReplicationSource', 'StorageClass', 'VolumeSnapshotClass', 'Application'],
-          refs: storageRefs,
-          effect: ': the claim would stay Pending',
-        },
-        {
-          id: 'closure-ingress-class',
-          description:
-            'Every IngressClass an Ingress names is one the repository provides (each ingress proxy app declares its class); otherwise no proxy serves the route (invariants P1).',
-          remediation: `name gateway (public) or private-gateway (LAN only), as apps/platform/ingress-*/ingressclass.yaml declare, ${FACTS_FIX}`,
-          kinds: ['Ingress', 'IngressClass', 'Application'],
-          refs: ingressRefs,
-          effect: ': no proxy serves this route',
-        },
-        {
-          id: 'closure-secret-store',
-          description:
-            'Every ClusterSecretStore or SecretStore an ExternalSecret reads from is one the repository provides; otherwise the Secret is never written (invariants P1).',
-          remediation: `name the store apps/platform/external-secrets/clustersecretstore.yaml declares (ClusterSecretStore homelab), ${FACTS_FIX}`,
-          kinds: ['ExternalSecret', 'ClusterSecretStore', 'SecretStore', 'Application'],
-          refs: storeRefs,
-          effect: ': the Secret it targets would never be written',
-        },
-        {
-          id: 'closure-issuer',
-          description:
-            'Every ClusterIssuer or Issuer a Certificate (or an Ingress annotation) names is one the repository provides; otherwise no certificate is issued (invariants P1).',
-          remediation: `name the issuer apps/platform/cert-manager/clusterissuer.yaml declares (ClusterIssuer letsencrypt), ${FACTS_FIX}`,
-          kinds: ['Certificate', 'Ingress', 'ClusterIssuer', 'Issuer', 'Application'],
-          refs: issuerRefs,
-          effect: ': no certificate would be issued',
-        },
-        {
-          id: 'closure-priority-class',
-          description:
-            "Every PriorityClass a pod asks for exists (in the repository, Kubernetes' own system-* classes, or providedOutsideGit); otherwise the API server refuses the pod (invariants P1).",
-          remediation: `declare the PriorityClass, use system-cluster-critical or system-node-critical, ${FACTS_FIX}`,
-          kinds: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'PriorityClass', 'Application'],
-          refs: priorityRefs,
-          effect: ': the API server refuses the pod',
-        },
-      ] as const
-    ).map((c): PolicyCheck => ({
-      id: c.id,
-      description: c.description,
-      invariants: ['P1'],
-      remediation: c.remediation,
-      reads: { kinds: [...c.kinds] },
-      exemptible: false,
-      run(ctx) {
-        closeReferences(ctx, c.refs(ctx.resources), c.effect);
-      },
-    })),
-    ...(['ServiceAccount', 'Secret', 'ConfigMap', 'PersistentVolumeClaim'] as const).map((kind): PolicyCheck => {
-      const id = {
-        ServiceAccount: 'closure-service-account',
-        Secret: 'closure-secret',
-        ConfigMap: 'closure-config-map',
-        PersistentVolumeClaim: 'closure-claim',
-      }[kind];
-      const effect = {
-        ServiceAccount: ': the pod is never created',
-        Secret: ': the pod does not start',
-        ConfigMap: ': the pod does not start',
-        PersistentVolumeClaim: ': the pod stays Pending',
-      }[kind];
-      return {
-        id,
-        description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit; judged where the gate sees the namespace whole (invariants P1).`,
-        invariants: ['P1'],
-        remediation: `declare the ${kind}${kind === 'Secret' ? ' as the target of an ExternalSecret' : ''} in the pod's namespace, or name the one that exists`,
-        reads: { kinds: ['*'], renders: true },
-        exemptible: false,
-        run(ctx) {
-          const have = namespacedProviders(ctx.repo, kind);
-          const refs = podRefs(ctx.repo, ctx.resources).filter((r) => r.kind === kind && !r.optional);
-          namespacedClosure(
-            ctx,
-            refs,
-            (ref) =>
-              have.has(`${ref.namespace ?? ''}/${ref.name}`) ||
-              (kind === 'ServiceAccount' && ref.name === 'default') ||
-              (kind === 'ConfigMap' && ref.name === 'kube-root-ca.crt'),
-            effect,
-          );
-        },
-      };
-    }),
+    ...referenceFamilyChecks,
+    ...podReferenceChecks,
     serviceClosureCheck,
-    {
-      id: 'closure-load-balancer',
-      description:
-        'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; otherwise it waits for an address forever (invariants P1).',
-      invariants: ['P1'],
-      remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
-      reads: { kinds: ['*'], renders: true },
-      exemptible: false,
-      run(ctx) {
-        const { repo } = ctx;
-        const pool = repo.resources.some((r) => r.kind === 'IPAddressPool') || (repo.facts?.providedOutsideGit ?? []).some((e) => e.kind === 'LoadBalancer');
-        const declared = applications(repo).filter(requiresLoadBalancer);
-        const services = ctx.resources.filter((r) => r.kind === 'Service' && dig(r.object, ['spec', 'type']) === 'LoadBalancer');
-        if (!pool) {
-          for (const app of declared)
-            ctx.fail(
-              { resource: app.resource, path: ['metadata', 'annotations', REQUIRES_LOAD_BALANCER] },
-              `${app.name}'s chart renders a LoadBalancer Service, and nothing in the repository hands out addresses: it waits forever`,
-            );
-          for (const svc of services)
-            ctx.fail(
-              { resource: svc, path: ['spec', 'type'] },
-              `Service ${svc.name} is a LoadBalancer, and nothing in the repository hands out addresses: it waits forever`,
-            );
-        }
-        // A rendered LoadBalancer must be declared on its app, or the offline gate would not know.
-        for (const svc of services.filter((s) => s.rendered)) {
-          const app = applicationsByName(repo).get(svc.rendered!.app);
-          if (app && !declared.includes(app))
-            ctx.fail(
-              { resource: svc, path: ['spec', 'type'] },
-              `Service ${svc.name} is a LoadBalancer, but app ${app.name} does not carry ${REQUIRES_LOAD_BALANCER}: "true"`,
-            );
-        }
-      },
-    },
-    {
-      id: 'closure-namespace',
-      description:
-        'Every namespaced resource lands in a namespace the repository provides (clusters/home/namespaces.yaml, or an Application with CreateNamespace=true), Kubernetes creates, or providedOutsideGit lists; otherwise its sync fails (invariants P1).',
-      invariants: ['P1'],
-      remediation: `add the namespace to clusters/home/namespaces.yaml, ${FACTS_FIX}`,
-      reads: { kinds: ['*'] },
-      exemptible: false,
-      run(ctx) {
-        closeReferences(ctx, namespaceRefs(ctx.repo, ctx.resources, isClusterScoped), ': its sync fails');
-      },
-    },
+    loadBalancerClosureCheck,
+    namespaceClosureCheck(isClusterScoped),
   ];
 }

@@ -1,0 +1,213 @@
+/**
+ * The Falco sensor, its rules source, its network policy and its forwarder, as the charts' values and renders give them (S1-S3).
+ */
+import { tuningFiles } from '../../model/falco/tuning.ts';
+import type { ChartValues } from '../../model/chart-values.ts';
+import { dig } from '../../model/dig.ts';
+import { eachChartValues, type ValuesFail } from '../kit.ts';
+import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
+import { writtenByExternalSecret } from '../../model/external-secrets.ts';
+import type { CheckContext, PolicyCheck } from '../kit.ts';
+
+const valuesCheck = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: ValuesFail) => void) =>
+  eachChartValues(ctx, chart, 'security/README.md', body);
+
+export const falcoChartChecks: PolicyCheck[] = [
+  {
+    id: 'falco-sensor',
+    description:
+      'The sensor: modern eBPF driver, on every node (control-plane tolerations match the cluster facts), syscalls as the only event source (no source plugin, no audit log; the container metadata plugin falco-rules 5 requires is the one plugin loaded, at a compatible version), JSON output to the forwarder, metrics every 15 min; judged on the rendered falco.yaml when the chart is rendered (S1, S5, A16).',
+    invariants: ['S1', 'S5', 'A16'],
+    remediation: `set driver.kind: modern_ebpf, tolerate node-role.kubernetes.io/control-plane, load only the ${RULES_PLUGIN.name} plugin (collectors.containerEngine on, pluginRef ${RULES_PLUGIN.ref}:<${RULES_PLUGIN.required} or later>, collectors.kubernetes off), json_output and http_output on, metrics.interval: 15m`,
+    reads: { kinds: ['Application'], charts: ['falco'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      valuesCheck(ctx, 'falco', ({ values }, fail) => {
+        if (dig(values, ['driver', 'kind']) !== 'modern_ebpf')
+          fail(['driver', 'kind'], `driver.kind is "${String(dig(values, ['driver', 'kind']))}", must be modern_ebpf`);
+        const facts = ctx.repo.facts;
+        const tolerations = (dig(values, ['tolerations']) ?? []) as { key?: string; operator?: string; effect?: string }[];
+        const toleratesControlPlane = tolerations.some(
+          (t) => (t.operator === 'Exists' && !t.key) || (t.key === 'node-role.kubernetes.io/control-plane' && (!t.effect || t.effect === 'NoSchedule')),
+        );
+        if (facts && facts.controlPlaneCount > 0 && !toleratesControlPlane)
+          fail(
+            ['tolerations'],
+            `the sensor would run on ${facts.nodeCount - facts.controlPlaneCount} of ${facts.nodeCount} nodes: no toleration for the control-plane taint`,
+          );
+        for (const key of ['nodeSelector', 'affinity'] as const) {
+          const v = dig(values, [key]);
+          if (v && typeof v === 'object' && Object.keys(v).length)
+            fail([key], `${key} restricts the sensor to some nodes; it must run on all ${facts?.nodeCount ?? ''} nodes`);
+        }
+        const loaded = extraPlugins((dig(values, ['falco', 'load_plugins']) ?? []) as unknown[]);
+        if (loaded.length)
+          fail(
+            ['falco', 'load_plugins'],
+            `falco.load_plugins loads ${loaded.join(', ')}: syscalls are the only event source, and ${RULES_PLUGIN.name} is the one plugin allowed`,
+          );
+        const configured = extraPlugins(((dig(values, ['falco', 'plugins']) ?? []) as { name?: unknown }[]).map((p) => p?.name));
+        if (configured.length) fail(['falco', 'plugins'], `falco.plugins configures ${configured.join(', ')}: ${RULES_PLUGIN.name} is the one plugin allowed`);
+        if (dig(values, ['collectors', 'kubernetes', 'enabled']) === true)
+          fail(
+            ['collectors', 'kubernetes', 'enabled'],
+            `the Kubernetes metadata collector is a plugin (k8smeta); ${RULES_PLUGIN.name} is the one plugin allowed`,
+          );
+        if (dig(values, ['collectors', 'containerEngine', 'enabled']) === false)
+          fail(
+            ['collectors', 'containerEngine', 'enabled'],
+            `falco-rules 5 requires the ${RULES_PLUGIN.name} plugin (required_plugin_versions: ${RULES_PLUGIN.name} ${RULES_PLUGIN.required}); without it the rules do not load`,
+          );
+        const ref = dig(values, ['collectors', 'containerEngine', 'pluginRef']);
+        const refProblem = typeof ref === 'string' ? pluginRefProblem(ref) : undefined;
+        if (refProblem) fail(['collectors', 'containerEngine', 'pluginRef'], refProblem);
+        if (dig(values, ['falco', 'json_output']) !== true) fail(['falco', 'json_output'], 'falco.json_output must be true for the forwarder');
+        if (dig(values, ['falco', 'http_output', 'enabled']) !== true) fail(['falco', 'http_output'], 'falco.http_output must send events to the forwarder');
+        if (dig(values, ['falco', 'metrics', 'enabled']) !== true || dig(values, ['falco', 'metrics', 'interval']) !== '15m')
+          fail(['falco', 'metrics'], `sensor metrics must be enabled with interval 15m, found ${JSON.stringify(dig(values, ['falco', 'metrics']) ?? null)}`);
+      });
+      // What will run: the falco.yaml the chart rendered, with whatever plugins its helpers added.
+      const rendered = renderedFalcoFile(ctx.renders, 'falco.yaml');
+      if (rendered) {
+        const at = { resource: rendered.resource, path: ['data', rendered.key] };
+        const loaded = (rendered.data.load_plugins ?? []) as unknown[];
+        const extra = [...extraPlugins(loaded), ...extraPlugins(((rendered.data.plugins ?? []) as { name?: unknown }[]).map((p) => p?.name))];
+        if (extra.length)
+          ctx.fail(at, `the rendered falco.yaml loads or configures ${[...new Set(extra)].join(', ')}: ${RULES_PLUGIN.name} is the one plugin allowed`);
+        if (!loaded.includes(RULES_PLUGIN.name)) ctx.fail(at, `the rendered falco.yaml does not load ${RULES_PLUGIN.name}, which falco-rules 5 requires`);
+      }
+    },
+  },
+  {
+    id: 'falco-rules-source',
+    description:
+      'Rules come from falco-rules:5, installed and followed every 168h by falcoctl (which installs nothing else but the container plugin the rules require), plus the tuning ConfigMap loaded after them; judged on the rendered falcoctl.yaml when the chart is rendered (S3).',
+    invariants: ['S3'],
+    remediation:
+      'set falcoctl install and follow refs to ["falco-rules:5"], follow.every: 168h, and list the mounted tuning file after /etc/falco/falco_rules.yaml in falco.rules_files',
+    reads: { kinds: ['Application', 'ConfigMap'], charts: ['falco'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      valuesCheck(ctx, 'falco', ({ values }, fail) => {
+        for (const phase of ['install', 'follow'] as const) {
+          if (dig(values, ['falcoctl', 'artifact', phase, 'enabled']) !== true)
+            fail(['falcoctl', 'artifact', phase], `falcoctl artifact ${phase} must be enabled`);
+          const refs = dig(values, ['falcoctl', 'config', 'artifact', phase, 'refs']);
+          if (JSON.stringify(refs) !== JSON.stringify(['falco-rules:5']))
+            fail(['falcoctl', 'config', 'artifact', phase, 'refs'], `falcoctl ${phase} refs are ${JSON.stringify(refs ?? null)}, must be ["falco-rules:5"]`);
+        }
+        const allowed = (dig(values, ['falcoctl', 'config', 'artifact', 'allowedTypes']) ?? []) as unknown[];
+        const wider = allowed.map(String).filter((t) => t !== 'rulesfile' && t !== 'plugin');
+        if (wider.length)
+          fail(
+            ['falcoctl', 'config', 'artifact', 'allowedTypes'],
+            `falcoctl may install ${wider.join(', ')}: only rulesfile and the ${RULES_PLUGIN.name} plugin`,
+          );
+        if (dig(values, ['falcoctl', 'config', 'artifact', 'follow', 'every']) !== '168h')
+          fail(
+            ['falcoctl', 'config', 'artifact', 'follow', 'every'],
+            `the rules are re-checked every ${String(dig(values, ['falcoctl', 'config', 'artifact', 'follow', 'every']))}, must be 168h`,
+          );
+        const rulesFiles = (dig(values, ['falco', 'rules_files']) ?? []) as string[];
+        const upstreamAt = rulesFiles.indexOf('/etc/falco/falco_rules.yaml');
+        if (upstreamAt === -1) fail(['falco', 'rules_files'], 'falco.rules_files does not load /etc/falco/falco_rules.yaml');
+        const mounts = (dig(values, ['mounts', 'volumeMounts']) ?? []) as { name?: string; mountPath?: string }[];
+        const volumes = (dig(values, ['mounts', 'volumes']) ?? []) as { name?: string; configMap?: { name?: string } }[];
+        const tunings = tuningFiles(ctx.repo);
+        if (tunings.length === 0) fail(['falco', 'rules_files'], 'no tuning ConfigMap (label app.kubernetes.io/component: falco-tuning) exists');
+        for (const tuning of tunings) {
+          const cm = ctx.repo.resources.find((r) => r.file === tuning.file && r.kind === 'ConfigMap')!;
+          const volume = volumes.find((v) => v.configMap?.name === cm.name);
+          const mount = volume && mounts.find((m) => m.name === volume.name);
+          const path = mount?.mountPath ? `${mount.mountPath.replace(/\/$/, '')}/${tuning.key}` : undefined;
+          const at = path ? rulesFiles.findIndex((f) => f === path || f === mount!.mountPath) : -1;
+          if (!path) fail(['mounts'], `ConfigMap ${cm.name} is not mounted into the sensor`);
+          else if (at === -1) fail(['falco', 'rules_files'], `${path} (ConfigMap ${cm.name}) is not in falco.rules_files`);
+          else if (at < upstreamAt)
+            fail(['falco', 'rules_files'], `${path} is loaded before the upstream rules; overrides need the upstream definitions first`);
+        }
+      });
+      // What falcoctl will do: the falcoctl.yaml the chart rendered, with the plugin ref its helpers added.
+      const rendered = renderedFalcoFile(ctx.renders, 'falcoctl.yaml');
+      if (rendered) {
+        const at = { resource: rendered.resource, path: ['data', rendered.key] };
+        const artifact = (rendered.data.artifact ?? {}) as { allowedTypes?: unknown[]; install?: { refs?: unknown[] }; follow?: { refs?: unknown[] } };
+        const install = (artifact.install?.refs ?? []).map(String);
+        if (!install.includes('falco-rules:5')) ctx.fail(at, `the rendered falcoctl.yaml installs ${JSON.stringify(install)}, without falco-rules:5`);
+        for (const ref of install.filter((r) => r !== 'falco-rules:5')) {
+          const problem = pluginRefProblem(ref);
+          if (problem) ctx.fail(at, `the rendered falcoctl.yaml installs ${problem}`);
+        }
+        const follow = (artifact.follow?.refs ?? []).map(String);
+        if (JSON.stringify(follow) !== JSON.stringify(['falco-rules:5']))
+          ctx.fail(at, `the rendered falcoctl.yaml follows ${JSON.stringify(follow)}, must be ["falco-rules:5"]`);
+        const wider = (artifact.allowedTypes ?? []).map(String).filter((t) => t !== 'rulesfile' && t !== 'plugin');
+        if (wider.length) ctx.fail(at, `the rendered falcoctl.yaml allows ${wider.join(', ')}`);
+      }
+    },
+  },
+  {
+    id: 'falco-egress',
+    description: "The sensor's NetworkPolicy allows egress on 443 (the rules registry), DNS and the forwarder, and nothing wider (S4).",
+    invariants: ['S4'],
+    remediation: 'give the falco pods a NetworkPolicy with egress rules only for 443/TCP, 53 to the cluster DNS, and 2801/TCP to falcosidekick',
+    reads: { kinds: ['NetworkPolicy'] },
+    exemptible: false,
+    run(ctx) {
+      const selects = (r: (typeof ctx.resources)[number]) =>
+        (r.object.spec as { podSelector?: { matchLabels?: Record<string, string> } })?.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'falco';
+      const policies = ctx.resources.filter(selects);
+      if (policies.length === 0) {
+        ctx.fail({ file: 'security/README.md' }, 'no NetworkPolicy selects the falco pods (app.kubernetes.io/name: falco)');
+        return;
+      }
+      const allowed = new Set(['53/UDP', '53/TCP', '443/TCP', '2801/TCP']);
+      for (const np of policies) {
+        const spec = np.object.spec as { policyTypes?: string[]; egress?: { to?: unknown[]; ports?: { port?: number | string; protocol?: string }[] }[] };
+        if (!spec.policyTypes?.includes('Egress')) ctx.fail({ resource: np, path: ['spec', 'policyTypes'] }, 'the policy does not restrict egress');
+        let has443 = false;
+        (spec.egress ?? []).forEach((rule, i) => {
+          if (!rule.ports?.length) {
+            ctx.fail({ resource: np, path: ['spec', 'egress', i] }, 'an egress rule without ports allows every port');
+            return;
+          }
+          rule.ports.forEach((p, j) => {
+            const key = `${String(p.port)}/${p.protocol ?? 'TCP'}`;
+            if (key === '443/TCP') has443 = true;
+            if (!allowed.has(key)) ctx.fail({ resource: np, path: ['spec', 'egress', i, 'ports', j] }, `egress to ${key} is wider than the sensor needs`);
+          });
+          if (rule.ports.some((p) => String(p.port) !== '443') && !rule.to?.length)
+            ctx.fail({ resource: np, path: ['spec', 'egress', i] }, 'DNS and forwarder egress must name their destination');
+        });
+        if (!has443) ctx.fail({ resource: np, path: ['spec', 'egress'] }, 'no egress on 443: the sensor cannot pull falco-rules:5 and will not start');
+      }
+    },
+  },
+  {
+    id: 'falco-forwarder',
+    description:
+      'falcosidekick runs 2 replicas, posts to chat at priority notice and above with its webhook from an ExternalSecret, its web UI off, and no Alertmanager output (S2, A16).',
+    invariants: ['S2', 'A16'],
+    remediation:
+      'set replicaCount: 2, webui.enabled: false, config.slack.minimumpriority: notice, config.existingSecret to an ExternalSecret target, and no alertmanager hostport',
+    reads: { kinds: ['Application', 'ExternalSecret'], charts: ['falcosidekick'] },
+    exemptible: false,
+    run(ctx) {
+      valuesCheck(ctx, 'falcosidekick', ({ values }, fail) => {
+        if (dig(values, ['replicaCount']) !== 2) fail(['replicaCount'], `replicaCount is ${String(dig(values, ['replicaCount']))}, must be 2`);
+        if (dig(values, ['webui', 'enabled']) !== false) fail(['webui'], 'the web UI must be off');
+        if (dig(values, ['config', 'slack', 'minimumpriority']) !== 'notice')
+          fail(
+            ['config', 'slack', 'minimumpriority'],
+            `chat minimum priority is "${String(dig(values, ['config', 'slack', 'minimumpriority']))}", must be notice`,
+          );
+        if (dig(values, ['config', 'slack', 'webhookurl']))
+          fail(['config', 'slack', 'webhookurl'], 'the webhook URL is committed; take it from config.existingSecret');
+        const secret = dig(values, ['config', 'existingSecret']);
+        if (typeof secret !== 'string' || !writtenByExternalSecret(ctx.repo, secret))
+          fail(['config', 'existingSecret'], `config.existingSecret ${JSON.stringify(secret ?? null)} is not the target of any ExternalSecret`);
+        if (dig(values, ['config', 'alertmanager', 'hostport'])) fail(['config', 'alertmanager', 'hostport'], 'sensor events must bypass Alertmanager');
+      });
+    },
+  },
+];
