@@ -223,6 +223,17 @@ export async function evaluate(
   return results;
 }
 
+/** The CEL rules found and compiled, the CRDs' and the admission policies' together: the summary counts what is not judged. */
+function celRuleCoverage(repo: Repo): RuleCoverage {
+  const crdRules = ruleCoverage([...crdSchemas(repo.resources)].map(([crd, { schema }]) => ({ crd, schema })));
+  const policyRules = policyCoverage(repo.resources.filter((r) => r.kind === 'ValidatingAdmissionPolicy').map((r) => r.object));
+  return {
+    found: crdRules.found + policyRules.found,
+    compiled: crdRules.compiled + policyRules.compiled,
+    notJudged: [...crdRules.notJudged, ...policyRules.notJudged],
+  };
+}
+
 export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const root = options.root ?? REPO_ROOT;
   const cwd = options.cwd ?? process.cwd();
@@ -270,13 +281,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
       const policyFindings = runPolicy(repo, await registeredChecks(), renders);
       warnings.push(...policyFindings.filter((f) => f.severity === 'warning'));
       const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity !== 'warning')];
-      const crdRules = ruleCoverage([...crdSchemas(repo.resources)].map(([crd, { schema }]) => ({ crd, schema })));
-      const policyRules = policyCoverage(repo.resources.filter((r) => r.kind === 'ValidatingAdmissionPolicy').map((r) => r.object));
-      celRules = {
-        found: crdRules.found + policyRules.found,
-        compiled: crdRules.compiled + policyRules.compiled,
-        notJudged: [...crdRules.notJudged, ...policyRules.notJudged],
-      };
+      celRules = celRuleCoverage(repo);
       policy = true;
       const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
       const keep = (file: string): boolean => !selected || selected.has(file);

@@ -44,6 +44,35 @@ export function kustomizationIn(view: KustomizeView, dir: string): string | unde
   return KUSTOMIZATION_FILES.map((name) => (dir ? `${dir}/${name}` : name)).find((rel) => view.files.has(rel));
 }
 
+type Kustomization = Record<string, unknown>;
+
+/** A list field's entries: strings, or objects with a path (patches). */
+const entriesOf = (k: Kustomization, key: string): string[] =>
+  (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((e) => (typeof e === 'string' ? [e] : isMap(e) && typeof e.path === 'string' ? [e.path] : []));
+
+/** The files a generator reads (files and envs; `key=file` names the file). */
+const generatedFiles = (k: Kustomization, key: string): string[] =>
+  (Array.isArray(k[key]) ? (k[key] as unknown[]) : [])
+    .flatMap((g) => (isMap(g) ? [...(Array.isArray(g.files) ? g.files : []), ...(Array.isArray(g.envs) ? g.envs : [])] : []))
+    .filter((f): f is string => typeof f === 'string')
+    .map((f) => f.replace(/^[^=]*=/, ''));
+
+/** Fields that name files kustomize reads, beyond resources and patches: each is part of the render's key. */
+function namedFiles(k: Kustomization): string[] {
+  const entries = (key: string) => entriesOf(k, key);
+  return [
+    ...(Array.isArray(k.replacements) ? k.replacements : []).flatMap((r) => (isMap(r) && typeof r.path === 'string' ? [r.path] : [])),
+    ...['transformers', 'generators', 'validators', 'configurations'].flatMap((key) =>
+      (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).filter((e): e is string => typeof e === 'string' && !e.includes('\n') && !isRemote(e)),
+    ),
+    ...(isMap(k.openapi) && typeof k.openapi.path === 'string' ? [k.openapi.path] : []),
+    ...entries('patchesJson6902'),
+    ...['configMapGenerator', 'secretGenerator'].flatMap((key) =>
+      (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((g) => (isMap(g) && typeof g.env === 'string' ? [g.env] : [])),
+    ),
+  ];
+}
+
 /** Walks a kustomization and everything it references, inside the repository. */
 export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInputs {
   const files = new Set<string>();
@@ -65,32 +94,14 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
     const k = view.dataFiles.get(file)?.data;
     if (!isMap(k)) return;
     if (k.helmCharts !== undefined) unsupported ??= `${file} inflates Helm charts (helmCharts), which Argo CD runs only with --enable-helm`;
-    const entries = (key: string): string[] =>
-      (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((e) =>
-        typeof e === 'string' ? [e] : isMap(e) && typeof e.path === 'string' ? [e.path] : [],
-      );
-    const generated = (key: string): string[] =>
-      (Array.isArray(k[key]) ? (k[key] as unknown[]) : [])
-        .flatMap((g) => (isMap(g) ? [...(Array.isArray(g.files) ? g.files : []), ...(Array.isArray(g.envs) ? g.envs : [])] : []))
-        .filter((f): f is string => typeof f === 'string')
-        .map((f) => f.replace(/^[^=]*=/, ''));
+    const entries = (key: string) => entriesOf(k, key);
+    const generated = (key: string) => generatedFiles(k, key);
     const local = (entry: string): string => {
       const rel = posix.normalize(folder ? `${folder}/${entry}` : entry);
       if (rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) outside.push(`${file}: ${entry}`);
       return rel;
     };
-    // Fields that name files kustomize reads, beyond resources and patches: each is part of the render's key.
-    const named = [
-      ...(Array.isArray(k.replacements) ? k.replacements : []).flatMap((r) => (isMap(r) && typeof r.path === 'string' ? [r.path] : [])),
-      ...['transformers', 'generators', 'validators', 'configurations'].flatMap((key) =>
-        (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).filter((e): e is string => typeof e === 'string' && !e.includes('\n') && !isRemote(e)),
-      ),
-      ...(isMap(k.openapi) && typeof k.openapi.path === 'string' ? [k.openapi.path] : []),
-      ...entries('patchesJson6902'),
-      ...['configMapGenerator', 'secretGenerator'].flatMap((key) =>
-        (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((g) => (isMap(g) && typeof g.env === 'string' ? [g.env] : [])),
-      ),
-    ];
+    const named = namedFiles(k);
     for (const entry of named) {
       const rel = local(entry);
       if (kustomizationIn(view, rel)) visit(rel, viaComponent);

@@ -2,7 +2,7 @@
  * Parses one manifest file (multi-document YAML, or JSON, both through the
  * `yaml` package) into resources that remember where every node came from.
  */
-import { LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { LineCounter, parseAllDocuments, type Document, type YAMLError } from 'yaml';
 import { duplicateKeys } from './duplicate-keys.ts';
 import type { Finding } from './findings.ts';
 import { YAML11_FIX, yaml11Ambiguities } from './yaml11.ts';
@@ -146,6 +146,26 @@ export function parseManifest(file: string, text: string): ParsedFile {
   }
 }
 
+/** The parser's errors on one document, one line each; its own stack overflow is a nesting finding. */
+function syntaxFindings(file: string, errors: readonly YAMLError[], index: number, lineCounter: LineCounter): Finding[] {
+  return errors.map((err) => {
+    const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
+    const message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    // The parser catches its own stack overflow and reports it as a syntax error.
+    if (/Maximum call stack size exceeded/.test(message))
+      return {
+        file,
+        line: pos.line,
+        col: pos.col,
+        check: 'nesting-depth',
+        message: 'nests deeper than the parser can take; no manifest needs this',
+        fix: 'flatten the structure',
+        doc: index,
+      };
+    return { file, line: pos.line, col: pos.col, check: 'yaml-syntax', message, doc: index };
+  });
+}
+
 function parseManifestUnguarded(file: string, text: string): ParsedFile {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true });
@@ -154,22 +174,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
   const list = Array.isArray(docs) ? docs : [];
   list.forEach((doc, index) => {
     if (doc.errors.length > 0) {
-      for (const err of doc.errors) {
-        const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
-        const message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-        // The parser catches its own stack overflow and reports it as a syntax error.
-        if (/Maximum call stack size exceeded/.test(message))
-          findings.push({
-            file,
-            line: pos.line,
-            col: pos.col,
-            check: 'nesting-depth',
-            message: 'nests deeper than the parser can take; no manifest needs this',
-            fix: 'flatten the structure',
-            doc: index,
-          });
-        else findings.push({ file, line: pos.line, col: pos.col, check: 'yaml-syntax', message, doc: index });
-      }
+      findings.push(...syntaxFindings(file, doc.errors, index, lineCounter));
       return;
     }
     for (const { line, col, message } of yaml11Ambiguities(doc, lineCounter))

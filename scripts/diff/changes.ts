@@ -248,90 +248,97 @@ const DELETE_RISK = new Set(['PersistentVolumeClaim', 'PersistentVolume', 'Names
 const HOOK_ANNOTATIONS = ['argocd.argoproj.io/hook', 'helm.sh/hook'];
 const isHook = (o: unknown) => HOOK_ANNOTATIONS.some((a) => dig(o, ['metadata', 'annotations', a]) !== undefined);
 
+type Flag = (f: Risk['flag'], reason: string, major?: boolean) => void;
+type Applied = { app: string; prune: boolean; object: Record<string, unknown> } | undefined;
+
+/** Risks of what appears or goes: deletes under prune, bindings and roles that grow, a new Secret writer. */
+function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Applied, b: Applied, flag: Flag): void {
+  if (c.change === 'removed' && DELETE_RISK.has(kind) && a?.prune)
+    flag(
+      'delete',
+      `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${kind === 'PersistentVolumeClaim' || kind === 'StatefulSet' ? ' and its data with it' : ''}`,
+    );
+  if ((kind === 'ClusterRoleBinding' || kind === 'RoleBinding') && c.change !== 'removed') {
+    const role = String(dig(b?.object, ['roleRef', 'name']) ?? '');
+    if (c.change === 'added') flag('rbac', `${label} is a new binding (to ${role})${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
+    else if (c.fields.some((f) => f.path.startsWith('subjects') || f.path.startsWith('roleRef')))
+      flag('rbac', `${label} binds ${role} to other subjects${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
+  }
+  if ((kind === 'ClusterRole' || kind === 'Role') && c.change !== 'removed') {
+    const [before, after] = [rbacRules(a?.object), rbacRules(b?.object)];
+    const grown = [...after].filter((r) => !before.has(r));
+    const shrunk = [...before].filter((r) => !after.has(r));
+    if (grown.length) flag('rbac', `${label} grows: adds ${listed(grown)}${shrunk.length ? `; removes ${listed(shrunk)}` : ''}`);
+  }
+  if (c.change === 'added' && kind === 'ExternalSecret')
+    flag('secret-target', `${label} writes Secret ${String(dig(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
+}
+
+/** Risks of an update: immutable fields, transition rules, versions, registries, repositories, what a Secret writer writes, CRD versions. */
+function updateRisks(c: ResourceChange, kind: string, label: string, a: Applied, b: Applied, head: Snapshot, flag: Flag): void {
+  const changed = (prefix: string) => c.fields.some((f) => f.path === prefix || f.path.startsWith(`${prefix}.`) || f.path.startsWith(`${prefix}[`));
+  if (['Deployment', 'StatefulSet', 'DaemonSet'].includes(kind) && changed('spec.selector'))
+    flag('immutable', `${label}: spec.selector is immutable; the sync fails until the object is replaced`);
+  if (kind === 'StatefulSet' && (changed('spec.volumeClaimTemplates') || changed('spec.serviceName')))
+    flag('immutable', `${label}: volumeClaimTemplates and serviceName are immutable`);
+  // A hook Job is deleted and created again at every sync (Argo CD maps Helm hooks to its own), never patched.
+  if (kind === 'Job' && changed('spec.template') && !isHook(a?.object) && !isHook(b?.object)) flag('immutable', `${label}: a Job's template is immutable`);
+  if (kind === 'PersistentVolumeClaim') {
+    if (changed('spec.storageClassName')) flag('immutable', `${label}: storageClassName is immutable`);
+    const [from, to] = [
+      bytes(dig(a?.object, ['spec', 'resources', 'requests', 'storage'])),
+      bytes(dig(b?.object, ['spec', 'resources', 'requests', 'storage'])),
+    ];
+    if (to < from)
+      flag(
+        'immutable',
+        `${label}: a claim cannot shrink (${String(dig(a?.object, ['spec', 'resources', 'requests', 'storage']))} -> ${String(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))})`,
+      );
+  }
+  if (kind === 'Service' && changed('spec.clusterIP')) flag('immutable', `${label}: spec.clusterIP is immutable`);
+  // The CRD's transition rules (on oldSelf), judged between the live object (base) and the new one (head), as the API server judges an update.
+  const crd = head.schemas?.get(`${String(b?.object.apiVersion)}/${kind}`);
+  if (crd && a && b)
+    for (const v of ruleViolations(crd.schema, b.object, a.object, 'transition'))
+      flag('transition-rule', `${label}: the API server refuses this update at ${v.path.join('.') || '(root)'}: ${v.message} (rule of ${crd.source})`);
+  for (const { line, major: moved } of imageRisk(a?.object, b?.object)) flag('version', `${label}: ${line}`, moved);
+  for (const line of registryRisk(a?.object, b?.object)) flag('registry', `${label}: ${line}`);
+  if (kind === 'Application') {
+    for (const f of c.fields.filter((x) => /(^|\.)repoURL$/.test(x.path)))
+      flag('repo', `${label}: ${f.path} moves from ${String(f.from)} to ${String(f.to)}: another chart or git repository, whatever its version`);
+    for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) {
+      const moved = major(String(f.from)) !== major(String(f.to));
+      flag(
+        'version',
+        `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${String(f.from)} -> ${String(f.to)}${moved ? ' (a major version)' : ''}`,
+        moved,
+      );
+    }
+  }
+  if (kind === 'ExternalSecret' && (changed('spec.target') || changed('spec.data') || changed('spec.dataFrom')))
+    flag(
+      'secret-target',
+      `${label} writes something else: ${c.fields
+        .map((f) => f.path)
+        .slice(0, 5)
+        .join(', ')}`,
+    );
+  if (kind === 'CustomResourceDefinition') {
+    const served = (o: unknown) => new Set(((dig(o, ['spec', 'versions']) ?? []) as { name?: string }[]).map((v) => v.name));
+    const gone = [...served(a?.object)].filter((v) => !served(b?.object).has(v));
+    if (gone.length) flag('crd-version', `${label}: version ${gone.join(', ')} removed; objects stored in it become unreadable`);
+  }
+}
+
 export function risks(changes: readonly ResourceChange[], base: Snapshot, head: Snapshot): Risk[] {
   const out: Risk[] = [];
-  const flag = (c: ResourceChange, f: Risk['flag'], reason: string, major?: boolean) =>
-    out.push({ app: c.app, id: c.id, flag: f, reason, ...(major === undefined ? {} : { major }) });
   for (const c of changes) {
+    const flag: Flag = (f, reason, major) => out.push({ app: c.app, id: c.id, flag: f, reason, ...(major === undefined ? {} : { major }) });
     const kind = kindOf(c.id);
     const [a, b] = [base.objects.get(c.id), head.objects.get(c.id)];
     const label = `${kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}`;
-    if (c.change === 'removed' && DELETE_RISK.has(kind) && a?.prune)
-      flag(
-        c,
-        'delete',
-        `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${kind === 'PersistentVolumeClaim' || kind === 'StatefulSet' ? ' and its data with it' : ''}`,
-      );
-    if ((kind === 'ClusterRoleBinding' || kind === 'RoleBinding') && c.change !== 'removed') {
-      const role = String(dig(b?.object, ['roleRef', 'name']) ?? '');
-      if (c.change === 'added') flag(c, 'rbac', `${label} is a new binding (to ${role})${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
-      else if (c.fields.some((f) => f.path.startsWith('subjects') || f.path.startsWith('roleRef')))
-        flag(c, 'rbac', `${label} binds ${role} to other subjects${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
-    }
-    if ((kind === 'ClusterRole' || kind === 'Role') && c.change !== 'removed') {
-      const [before, after] = [rbacRules(a?.object), rbacRules(b?.object)];
-      const grown = [...after].filter((r) => !before.has(r));
-      const shrunk = [...before].filter((r) => !after.has(r));
-      if (grown.length) flag(c, 'rbac', `${label} grows: adds ${listed(grown)}${shrunk.length ? `; removes ${listed(shrunk)}` : ''}`);
-    }
-    if (c.change === 'added' && kind === 'ExternalSecret')
-      flag(c, 'secret-target', `${label} writes Secret ${String(dig(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
-    if (c.change !== 'changed') continue;
-    const changed = (prefix: string) => c.fields.some((f) => f.path === prefix || f.path.startsWith(`${prefix}.`) || f.path.startsWith(`${prefix}[`));
-    if (['Deployment', 'StatefulSet', 'DaemonSet'].includes(kind) && changed('spec.selector'))
-      flag(c, 'immutable', `${label}: spec.selector is immutable; the sync fails until the object is replaced`);
-    if (kind === 'StatefulSet' && (changed('spec.volumeClaimTemplates') || changed('spec.serviceName')))
-      flag(c, 'immutable', `${label}: volumeClaimTemplates and serviceName are immutable`);
-    // A hook Job is deleted and created again at every sync (Argo CD maps Helm hooks to its own), never patched.
-    if (kind === 'Job' && changed('spec.template') && !isHook(a?.object) && !isHook(b?.object)) flag(c, 'immutable', `${label}: a Job's template is immutable`);
-    if (kind === 'PersistentVolumeClaim') {
-      if (changed('spec.storageClassName')) flag(c, 'immutable', `${label}: storageClassName is immutable`);
-      const [from, to] = [
-        bytes(dig(a?.object, ['spec', 'resources', 'requests', 'storage'])),
-        bytes(dig(b?.object, ['spec', 'resources', 'requests', 'storage'])),
-      ];
-      if (to < from)
-        flag(
-          c,
-          'immutable',
-          `${label}: a claim cannot shrink (${String(dig(a?.object, ['spec', 'resources', 'requests', 'storage']))} -> ${String(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))})`,
-        );
-    }
-    if (kind === 'Service' && changed('spec.clusterIP')) flag(c, 'immutable', `${label}: spec.clusterIP is immutable`);
-    // The CRD's transition rules (on oldSelf), judged between the live object (base) and the new one (head), as the API server judges an update.
-    const crd = head.schemas?.get(`${String(b?.object.apiVersion)}/${kind}`);
-    if (crd && a && b)
-      for (const v of ruleViolations(crd.schema, b.object, a.object, 'transition'))
-        flag(c, 'transition-rule', `${label}: the API server refuses this update at ${v.path.join('.') || '(root)'}: ${v.message} (rule of ${crd.source})`);
-    for (const { line, major: moved } of imageRisk(a?.object, b?.object)) flag(c, 'version', `${label}: ${line}`, moved);
-    for (const line of registryRisk(a?.object, b?.object)) flag(c, 'registry', `${label}: ${line}`);
-    if (kind === 'Application') {
-      for (const f of c.fields.filter((x) => /(^|\.)repoURL$/.test(x.path)))
-        flag(c, 'repo', `${label}: ${f.path} moves from ${String(f.from)} to ${String(f.to)}: another chart or git repository, whatever its version`);
-      for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) {
-        const moved = major(String(f.from)) !== major(String(f.to));
-        flag(
-          c,
-          'version',
-          `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${String(f.from)} -> ${String(f.to)}${moved ? ' (a major version)' : ''}`,
-          moved,
-        );
-      }
-    }
-    if (kind === 'ExternalSecret' && (changed('spec.target') || changed('spec.data') || changed('spec.dataFrom')))
-      flag(
-        c,
-        'secret-target',
-        `${label} writes something else: ${c.fields
-          .map((f) => f.path)
-          .slice(0, 5)
-          .join(', ')}`,
-      );
-    if (kind === 'CustomResourceDefinition') {
-      const served = (o: unknown) => new Set(((dig(o, ['spec', 'versions']) ?? []) as { name?: string }[]).map((v) => v.name));
-      const gone = [...served(a?.object)].filter((v) => !served(b?.object).has(v));
-      if (gone.length) flag(c, 'crd-version', `${label}: version ${gone.join(', ')} removed; objects stored in it become unreadable`);
-    }
+    lifecycleRisks(c, kind, label, a, b, flag);
+    if (c.change === 'changed') updateRisks(c, kind, label, a, b, head, flag);
   }
   return rankRisks(out);
 }

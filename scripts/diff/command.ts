@@ -45,13 +45,24 @@ async function remove(root: string, tree: Worktree): Promise<void> {
   rmSync(tree.parent, { recursive: true, force: true });
 }
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo): Promise<number> {
-  const out = (t: string) => (io ? io.stdout(t) : process.stdout.write(t));
-  return runCommand(
-    {
-      name: 'diff',
-      usage: 'diff <base-ref> [<head-ref>] [-o text|markdown|json] [--output-file FILE] [--full-report DIR] [--artifact-url URL] [--versions-expected]',
-      help: `Renders both refs with the gate's render tier and compares what each Application
+/** Both refs' snapshots, each from its own worktree (the head's is the working tree when no head ref is given), removed after. */
+async function snapshots(root: string, baseRef: string, headRef: string | undefined, env: NodeJS.ProcessEnv): Promise<{ base: Snapshot; head: Snapshot }> {
+  const baseTree = await checkout(root, baseRef);
+  // The head's checkout (git writing files) runs while the base renders (this process computing).
+  const headTree = headRef ? checkout(root, headRef) : undefined;
+  headTree?.catch(() => undefined);
+  try {
+    const base = await snapshot(baseTree.dir, env);
+    const head = headTree ? await snapshot((await headTree).dir, env) : await snapshot(root, env);
+    return { base, head };
+  } finally {
+    await remove(root, baseTree);
+    const made = await headTree?.catch(() => undefined);
+    if (made) await remove(root, made);
+  }
+}
+
+const HELP = `Renders both refs with the gate's render tier and compares what each Application
 applies, resource by resource: added, removed, changed fields with old and new
 values. Helm's checksum annotations, chart-version labels and key order are
 noise and stripped, and a Secret's values are never shown, only whether they
@@ -77,7 +88,15 @@ is listed as not judged, with its cause.
 
 Exit status: 0 no risk, 2 a risk is flagged, 1 an error, or an Application
 that could not be rendered although its inputs changed (the rest is still
-reported).`,
+reported).`;
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo): Promise<number> {
+  const out = (t: string) => (io ? io.stdout(t) : process.stdout.write(t));
+  return runCommand(
+    {
+      name: 'diff',
+      usage: 'diff <base-ref> [<head-ref>] [-o text|markdown|json] [--output-file FILE] [--full-report DIR] [--artifact-url URL] [--versions-expected]',
+      help: HELP,
       options: {
         output: { type: 'string', short: 'o', default: 'text' },
         'output-file': { type: 'string' },
@@ -91,19 +110,7 @@ reported).`,
         if (!['text', 'markdown', 'json'].includes(format)) throw new UsageError(`-o must be text, markdown or json, got "${format}"`);
         const root = env.HOMELAB_REPO_ROOT ?? REPO_ROOT;
         const [baseRef, headRef] = positionals as [string, string | undefined];
-        const baseTree = await checkout(root, baseRef);
-        // The head's checkout (git writing files) runs while the base renders (this process computing).
-        const headTree = headRef ? checkout(root, headRef) : undefined;
-        headTree?.catch(() => undefined);
-        let base: Snapshot, head: Snapshot;
-        try {
-          base = await snapshot(baseTree.dir, env);
-          head = headTree ? await snapshot((await headTree).dir, env) : await snapshot(root, env);
-        } finally {
-          await remove(root, baseTree);
-          const made = await headTree?.catch(() => undefined);
-          if (made) await remove(root, made);
-        }
+        const { base, head } = await snapshots(root, baseRef, headRef, env);
         // An Application one side cannot render is judged on neither: its objects leave both snapshots.
         const unjudged = notJudged(base, head);
         const skip = new Set(unjudged.map((n) => n.app));

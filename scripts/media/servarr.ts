@@ -53,9 +53,9 @@ export interface Drift {
 const categoryField = (app: string) => (app === 'sonarr' ? 'tvCategory' : 'movieCategory');
 const fieldValue = (c: DownloadClient, name: string) => c.fields.find((f) => f.name === name)?.value;
 
-export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise<Drift[]> {
+/** The media management settings (hardlinks). */
+async function mediaManagementDrift(api: HttpClient, s: ManagerSettings, app: string): Promise<Drift[]> {
   const drift: Drift[] = [];
-  const app = s.instance;
   const mm = await api.get<Record<string, unknown> & { copyUsingHardlinks: boolean }>('/api/v3/config/mediamanagement');
   if (mm.copyUsingHardlinks !== s.mediaManagement.copyUsingHardlinks) {
     drift.push({
@@ -66,6 +66,12 @@ export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise
       fix: () => api.put(`/api/v3/config/mediamanagement/${String(mm.id)}`, { ...mm, copyUsingHardlinks: s.mediaManagement.copyUsingHardlinks }),
     });
   }
+  return drift;
+}
+
+/** Root folders present and absent. */
+async function rootFolderDrift(api: HttpClient, s: ManagerSettings, app: string): Promise<Drift[]> {
+  const drift: Drift[] = [];
   const roots = await api.get<{ id: number; path: string }[]>('/api/v3/rootfolder');
   const norm = (p: string) => p.replace(/\/+$/, '');
   for (const path of s.rootFolders.filter((p) => !roots.some((r) => norm(r.path) === norm(p)))) {
@@ -74,6 +80,12 @@ export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise
   for (const root of roots.filter((r) => !s.rootFolders.some((p) => norm(p) === norm(r.path)))) {
     drift.push({ app, field: `rootFolders[${root.path}]`, live: 'present', declared: 'absent', fix: () => api.delete(`/api/v3/rootfolder/${root.id}`) });
   }
+  return drift;
+}
+
+/** Each download client, created or corrected with one PUT. */
+async function downloadClientDrift(api: HttpClient, s: ManagerSettings, app: string): Promise<Drift[]> {
+  const drift: Drift[] = [];
   const clients = await api.get<DownloadClient[]>('/api/v3/downloadclient');
   for (const want of s.downloadClients) {
     const live = clients.find((c) => c.name === want.name);
@@ -122,6 +134,12 @@ export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise
       });
     });
   }
+  return drift;
+}
+
+/** Remote path mappings. */
+async function remotePathDrift(api: HttpClient, s: ManagerSettings, app: string): Promise<Drift[]> {
+  const drift: Drift[] = [];
   const mappings = await api.get<{ id: number; host: string; remotePath: string; localPath: string }[]>('/api/v3/remotepathmapping');
   for (const want of s.remotePathMappings) {
     const live = mappings.find((m) => m.remotePath === want.remotePath);
@@ -143,6 +161,12 @@ export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise
       });
     }
   }
+  return drift;
+}
+
+/** The app's own backup schedule and folder. */
+async function backupDrift(api: HttpClient, s: ManagerSettings, app: string): Promise<Drift[]> {
+  const drift: Drift[] = [];
   const host = await api.get<Record<string, unknown> & { backupInterval: number; backupRetention: number; backupFolder: string }>('/api/v3/config/host');
   const backup = { backupInterval: s.backup.intervalDays, backupRetention: s.backup.retentionDays, backupFolder: s.backup.folder };
   const backupDiffs = Object.entries(backup).filter(([k, v]) => host[k] !== v);
@@ -155,5 +179,13 @@ export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise
       fix: i === 0 ? () => api.put(`/api/v3/config/host/${String(host.id)}`, { ...host, ...backup }) : async () => undefined,
     }),
   );
+  return drift;
+}
+
+export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise<Drift[]> {
+  const app = s.instance;
+  // One area after another, in the order the app's API is read.
+  const drift: Drift[] = [];
+  for (const area of [mediaManagementDrift, rootFolderDrift, downloadClientDrift, remotePathDrift, backupDrift]) drift.push(...(await area(api, s, app)));
   return drift;
 }

@@ -85,89 +85,106 @@ export function tokenize(source: string): Token[] {
   return tokens;
 }
 
-export function parseCondition(source: string): Expr {
-  const tokens = tokenize(source);
-  let pos = 0;
-  const peek = () => tokens[pos];
-  const isWord = (t: Token | undefined, w: string) => t?.type === 'word' && t.text === w;
-  const fail = (message: string): never => {
-    throw new ConditionSyntaxError(message, peek()?.offset ?? source.length);
-  };
-  const next = () => tokens[pos++] ?? fail('unexpected end of condition');
+/** A recursive-descent parser over one condition's tokens: or, and, not, then comparisons, list tests, unary tests and macros. */
+class ConditionParser {
+  private pos = 0;
+  constructor(
+    private readonly source: string,
+    private readonly tokens: Token[],
+  ) {}
 
-  function orExpr(): Expr {
-    let left = andExpr();
-    while (isWord(peek(), 'or')) {
-      pos++;
-      left = { kind: 'or', left, right: andExpr() };
+  private peek(): Token | undefined {
+    return this.tokens[this.pos];
+  }
+  private isWord(t: Token | undefined, w: string): boolean {
+    return t?.type === 'word' && t.text === w;
+  }
+  private fail(message: string): never {
+    throw new ConditionSyntaxError(message, this.peek()?.offset ?? this.source.length);
+  }
+  private next(): Token {
+    return this.tokens[this.pos++] ?? this.fail('unexpected end of condition');
+  }
+
+  parse(): Expr {
+    if (this.tokens.length === 0) throw new ConditionSyntaxError('empty condition', 0);
+    const expr = this.orExpr();
+    if (this.pos < this.tokens.length) this.fail(`unexpected "${this.peek()!.text}"`);
+    return expr;
+  }
+
+  private orExpr(): Expr {
+    let left = this.andExpr();
+    while (this.isWord(this.peek(), 'or')) {
+      this.pos++;
+      left = { kind: 'or', left, right: this.andExpr() };
     }
     return left;
   }
-  function andExpr(): Expr {
-    let left = notExpr();
-    while (isWord(peek(), 'and')) {
-      pos++;
-      left = { kind: 'and', left, right: notExpr() };
+  private andExpr(): Expr {
+    let left = this.notExpr();
+    while (this.isWord(this.peek(), 'and')) {
+      this.pos++;
+      left = { kind: 'and', left, right: this.notExpr() };
     }
     return left;
   }
-  function notExpr(): Expr {
-    if (isWord(peek(), 'not')) {
-      pos++;
-      return { kind: 'not', expr: notExpr() };
+  private notExpr(): Expr {
+    if (this.isWord(this.peek(), 'not')) {
+      this.pos++;
+      return { kind: 'not', expr: this.notExpr() };
     }
-    return primary();
+    return this.primary();
   }
-  function listItems(): { items: string[]; lists: string[] } {
+  private listItems(): { items: string[]; lists: string[] } {
     const items: string[] = [];
     const lists: string[] = [];
-    if (peek()?.type === 'word') {
-      lists.push(next().text);
+    if (this.peek()?.type === 'word') {
+      lists.push(this.next().text);
       return { items, lists };
     }
-    if (next().type !== '(') fail('expected a list');
-    while (peek() && peek()!.type !== ')') {
-      const t = next();
+    if (this.next().type !== '(') this.fail('expected a list');
+    while (this.peek() && this.peek()!.type !== ')') {
+      const t = this.next();
       if (t.type === ',') continue;
       if (t.type === 'string') items.push(t.text);
       // An unquoted name inside a list may be a literal or another list's name; Falco resolves it against lists.
       else if (t.type === 'word') items.push(t.text);
-      else fail(`unexpected "${t.text}" in list`);
+      else this.fail(`unexpected "${t.text}" in list`);
     }
-    if (next()?.type !== ')') fail('unclosed list');
+    if (this.next()?.type !== ')') this.fail('unclosed list');
     return { items, lists };
   }
-  function primary(): Expr {
-    const t = next();
+  private primary(): Expr {
+    const t = this.next();
     if (t.type === '(') {
-      const expr = orExpr();
-      if (next().type !== ')') fail('expected ")"');
+      const expr = this.orExpr();
+      if (this.next().type !== ')') this.fail('expected ")"');
       return { kind: 'group', expr };
     }
-    if (t.type !== 'word') return fail(`unexpected "${t.text}"`);
-    const op = peek();
+    if (t.type !== 'word') return this.fail(`unexpected "${t.text}"`);
+    const op = this.peek();
     if (op && (op.type === 'op' || (op.type === 'word' && BINARY_OPS.has(op.text)))) {
-      pos++;
-      const value = next();
-      if (value.type !== 'word' && value.type !== 'string') fail(`expected a value after ${op.text}`);
+      this.pos++;
+      const value = this.next();
+      if (value.type !== 'word' && value.type !== 'string') this.fail(`expected a value after ${op.text}`);
       return { kind: 'compare', field: t.text, op: op.text, value: value.text };
     }
     if (op?.type === 'word' && LIST_OPS.has(op.text)) {
-      pos++;
-      return { kind: 'list', field: t.text, op: op.text, ...listItems() };
+      this.pos++;
+      return { kind: 'list', field: t.text, op: op.text, ...this.listItems() };
     }
     if (op?.type === 'word' && UNARY_OPS.has(op.text)) {
-      pos++;
+      this.pos++;
       return { kind: 'unary', field: t.text, op: op.text };
     }
-    if (t.text.includes('.')) return fail(`field ${t.text} needs an operator`);
+    if (t.text.includes('.')) return this.fail(`field ${t.text} needs an operator`);
     return { kind: 'macro', name: t.text };
   }
+}
 
-  if (tokens.length === 0) throw new ConditionSyntaxError('empty condition', 0);
-  const expr = orExpr();
-  if (pos < tokens.length) fail(`unexpected "${peek()!.text}"`);
-  return expr;
+export function parseCondition(source: string): Expr {
+  return new ConditionParser(source, tokenize(source)).parse();
 }
 
 /** Parses an appended fragment (`and not (...)`) by giving it a left-hand side to attach to. */
