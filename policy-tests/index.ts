@@ -1,6 +1,6 @@
 /**
  * The gate's front door: the few operations the rest of the repository needs.
- * `scripts/` and `bench/` import only this file (policy-tests/test/layout.test.ts
+ * `scripts/` and `bench/` import only this file (policy-tests/test/gate/layout.test.ts
  * holds them to it), so the floors behind it can move without touching them.
  */
 

@@ -1,4 +1,4 @@
-/** Regenerates the check table in policy-tests/README.md and the wave table in apps/platform/README.md: npm run readme:checks */
+/** Regenerates the check table in policy-tests/checks/README.md and the wave table in apps/platform/README.md: npm run readme:checks */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -20,15 +20,17 @@ process.exitCode = await runCommand(
   {
     name: 'readme:checks',
     usage: 'readme:checks',
-    help: 'Regenerates the check table in policy-tests/README.md and docs/invariants.md from the registry, and the sync-wave table in apps/platform/README.md from the repository.',
+    help: 'Regenerates the check table in policy-tests/checks/README.md and docs/invariants.md from the registry, and the sync-wave table in apps/platform/README.md from the repository.',
     options: {},
     positionals: { min: 0, max: 0 },
     async run() {
-      const path = join(REPO_ROOT, 'policy-tests/README.md');
+      const path = join(REPO_ROOT, 'policy-tests/checks/README.md');
       const before = readFileSync(path, 'utf8');
       const after = withCheckTable(before, checkTable(await registeredChecks()));
       writeFileSync(path, after);
-      process.stdout.write(before === after ? 'policy-tests/README.md check table is up to date\n' : 'policy-tests/README.md check table regenerated\n');
+      process.stdout.write(
+        before === after ? 'policy-tests/checks/README.md check table is up to date\n' : 'policy-tests/checks/README.md check table regenerated\n',
+      );
       const platform = join(REPO_ROOT, 'apps/platform/README.md');
       const wavesBefore = readFileSync(platform, 'utf8');
       const wavesAfter = withBlock(wavesBefore, WAVES_START, WAVES_END, wavesTable(await loadRepo(REPO_ROOT)));

@@ -76,7 +76,7 @@ const goRegExp = Object.assign(goRegExpImpl, { code: 'new RegExp' });
 /** One ajv for CRD schemas: Kubernetes' structural-schema extensions are annotations to it, not constraints. */
 function crdAjv(): Ajv {
   // validateSchema off: the meta-schema check costs more than compiling the
-  // schemas; policy-tests/test/own-schemas.test.ts does it for the repo's own.
+  // schemas; policy-tests/test/schema/own-schemas.test.ts does it for the repo's own.
   const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, code: { regExp: goRegExp } });
   addFormats.default(ajv);
   for (const keyword of [

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exec } from '../../policy-tests/test/exec.ts';
+import { exec } from '../../test-support/exec.ts';
 import { request } from './harness.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

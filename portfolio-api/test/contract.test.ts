@@ -34,7 +34,7 @@ function registeredRoutes(): string[] {
 describe('one route table', () => {
   const table = ROUTES.map((r) => `${r.method} ${r.path}`).sort();
 
-  it('has the 7 routes of the spec, 6 reads and 1 write', () => {
+  it('has the 7 routes of docs/API.md, 6 reads and 1 write', () => {
     expect(table).toEqual([
       'GET /api/health',
       'GET /api/v1',

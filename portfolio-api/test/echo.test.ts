@@ -22,7 +22,7 @@ describe('echo', () => {
     expect(r.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('refuses a missing or invalid key with 401 and the spec message', async () => {
+  it('refuses a missing or invalid key with 401 and the message docs/API.md gives', async () => {
     for (const authorization of ['', 'Bearer', 'Bearer wrong', `Bearer ${KEY}x`, `Basic ${KEY}`, `Bearer ${KEY.slice(0, 5)}`]) {
       const r = await post('{}', { authorization });
       expect(r.status, authorization).toBe(401);

@@ -22,7 +22,7 @@ import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBack
 const skip = (await missingTools('restic', 'zstd', 'etcd', 'etcdctl')).length > 0;
 const resticEnv = useResticRepository(skip, ['etcd']);
 const target = loadTarget(REPO_ROOT, 'etcd');
-const FAKES = join(REPO_ROOT, 'scripts/test/fakes');
+const FAKES = join(REPO_ROOT, 'test-support/fakes');
 
 let etcdDir: string;
 let etcd: ChildProcess;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { listBackups, stamp } from '../backup/store.ts';
-import { exec, installed } from '../../policy-tests/test/exec.ts';
+import { exec, installed } from '../../test-support/exec.ts';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 
 export { freePort } from '../backup/engines/etcd.ts';

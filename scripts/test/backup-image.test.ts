@@ -4,7 +4,7 @@
  * backup, its check and the drill work from that bundle with the real tools.
  * No Docker engine runs here, so the image itself is not built.
  */
-import { exec, output } from '../../policy-tests/test/exec.ts';
+import { exec, output } from '../../test-support/exec.ts';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { output } from '../../policy-tests/test/exec.ts';
+import { output } from '../../test-support/exec.ts';
 import { decompressFile } from '../backup/compress.ts';
 import type { SqliteTarget } from '../backup/engines/types.ts';
 import { runBackup, type BackupOptions } from '../backup/run.ts';

@@ -16,7 +16,7 @@ import { listBackups, prune, publish, readManifest, recordSentinel } from '../ba
 import { resticPaths, targetRepository } from '../backup/restic.ts';
 import { manifestKey } from '../backup/integrity.ts';
 import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
-import { exec, output } from '../../policy-tests/test/exec.ts';
+import { exec, output } from '../../test-support/exec.ts';
 import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 
 const tools = await missingTools('sqlite3', 'restic', 'zstd');

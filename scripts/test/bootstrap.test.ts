@@ -1,6 +1,6 @@
 /**
  * npm run bootstrap against a contract fake of kubectl 1.36
- * (fake-kubectl.mjs): the order, idempotence, the secret's handling, and a
+ * (test-support/fakes/kubectl.mjs): the order, idempotence, the secret's handling, and a
  * clear error with exit 1 when the cluster does not answer or an app degrades.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolEnv } from '../../policy-tests/test/chart-repo.ts';
+import { toolEnv } from '../../test-support/chart-repo.ts';
 import { Interrupted, main, readHiddenLine } from '../bootstrap.ts';
 
-const FAKE = fileURLToPath(new URL('./fake-kubectl.mjs', import.meta.url));
+const FAKE = fileURLToPath(new URL('../../test-support/fakes/kubectl.mjs', import.meta.url));
 const TOKEN = 'ops_eyJ-secret-service-account-token';
 const APPS = [
   { name: 'argocd', wave: -10 },

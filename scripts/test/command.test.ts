@@ -2,12 +2,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
-import { exec } from '../../policy-tests/test/exec.ts';
+import { exec } from '../../test-support/exec.ts';
 import { falcoFactsCommand } from '../falco-facts.ts';
 import { describeError, runCommand, UsageError } from '../lib/command.ts';
 import { silenceTestCommand } from '../watchdog-silence-test.ts';
 import { freePort } from './backup-helpers.ts';
-import { capture } from './capture-io.ts';
+import { capture } from '../../test-support/capture-io.ts';
 import { run, runToEnd } from '../lib/exec.ts';
 
 const probe = (run: () => Promise<number>) => ({

@@ -9,8 +9,8 @@
  */
 import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
-import { output } from '../../policy-tests/test/exec.ts';
-import { fixtureRepo, repoApp } from '../../policy-tests/test/render-fixtures.ts';
+import { output } from '../../test-support/exec.ts';
+import { fixtureRepo, repoApp } from '../../test-support/render-fixtures.ts';
 import { compare, needsPerson, risks, type Snapshot } from '../diff/changes.ts';
 import { main } from '../diff/command.ts';
 import { json, markdown, text } from '../diff/report.ts';

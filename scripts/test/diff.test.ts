@@ -4,8 +4,8 @@
  * at its cap and says so, and a render failure on either side is an error.
  */
 import { describe, expect, it } from 'vitest';
-import { output } from '../../policy-tests/test/exec.ts';
-import { fixtureRepo, repoApp, type FixtureRepo } from '../../policy-tests/test/render-fixtures.ts';
+import { output } from '../../test-support/exec.ts';
+import { fixtureRepo, repoApp, type FixtureRepo } from '../../test-support/render-fixtures.ts';
 import { compare, risks, type Snapshot } from '../diff/changes.ts';
 import { main } from '../diff/command.ts';
 import { markdown } from '../diff/report.ts';

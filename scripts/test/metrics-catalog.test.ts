@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { main } from '../monitoring/metrics-catalog.ts';
-import { capture } from './capture-io.ts';
+import { capture } from '../../test-support/capture-io.ts';
 
 const git = (cwd: string, ...args: string[]) =>
   promisify(execFile)('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { timeout: 60_000 });

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exec, output } from '../../policy-tests/test/exec.ts';
+import { exec, output } from '../../test-support/exec.ts';
 import { freePort } from './backup-helpers.ts';
 
 const PG_ROOT = '/usr/lib/postgresql';

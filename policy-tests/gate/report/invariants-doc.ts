@@ -10,7 +10,7 @@ export const INVARIANTS_FILE = 'docs/invariants.md';
 
 const HEADER = `# Invariants
 
-Every policy check cites one or more invariant ids. This page states each id in the project's own words, through the checks that enforce it, so a fork can look every id up without anything outside the repository. It is generated from the check registry (\`npm run readme:checks\`); \`policy-tests/test/readme.test.ts\` fails when it is stale, or when a check cites an id missing here.
+Every policy check cites one or more invariant ids. This page states each id in the project's own words, through the checks that enforce it, so a fork can look every id up without anything outside the repository. It is generated from the check registry (\`npm run readme:checks\`); \`policy-tests/test/gate/readme.test.ts\` fails when it is stale, or when a check cites an id missing here.
 `;
 
 /** Ids in reading order: by letter, then by number (A2 before A10). */

@@ -1,0 +1,377 @@
+/**
+ * The admission layer's engines on their own: every Pod Security control,
+ * passing and failing; the CEL evaluator against the spec's conformance
+ * cases for the string functions it adds, the Kubernetes libraries, and the
+ * real rules of ClusterSecretStore and CephCluster; the value syntaxes of
+ * the API server's validation.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { getConformanceSuite } from '@bufbuild/cel-spec/testdata/tests.js';
+import { compileRule, ruleCoverage, ruleViolations, type JsonSchemaNode } from '../../admission/cel/crd-rules.ts';
+import { CONTROLS, levelsFor, podSecurityViolations } from '../../admission/pod-security.ts';
+import { builtinResourceName, policyCoverage, policyDecisions } from '../../admission/cel/admission-policies.ts';
+import { validateBuiltin } from '../../admission/validation/kinds.ts';
+import { labelValue, parseQuantity, portName, qualifiedName } from '../../admission/validation/syntax.ts';
+
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/admission/${name}`, import.meta.url), 'utf8')) as JsonSchemaNode;
+
+type Obj = Record<string, unknown>;
+const pod = (container: Obj = {}, spec: Obj = {}): Obj => ({ containers: [{ name: 'app', image: 'x:1', ...container }], ...spec });
+/** A pod that meets restricted: the base every failing case changes in one place. */
+const restrictedContainer = {
+  securityContext: { allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } },
+};
+const controlsOf = (level: 'baseline' | 'restricted', spec: Obj, meta: Obj = {}) =>
+  [...new Set(podSecurityViolations(level, meta, spec).map((v) => v.control))].sort();
+
+describe('Pod Security admission', () => {
+  // One case per control: [control, level, a spec that breaks it, a spec that meets it, metadata].
+  const cases: [string, 'baseline' | 'restricted', Obj, Obj, Obj?][] = [
+    [
+      'hostProcess',
+      'baseline',
+      pod({}, { securityContext: { windowsOptions: { hostProcess: true } } }),
+      pod({}, { securityContext: { windowsOptions: { hostProcess: false } } }),
+    ],
+    ['hostNamespaces', 'baseline', pod({}, { hostPID: true }), pod({}, { hostPID: false })],
+    ['privileged', 'baseline', pod({ securityContext: { privileged: true } }), pod({ securityContext: { privileged: false } })],
+    [
+      'capabilities_baseline',
+      'baseline',
+      pod({ securityContext: { capabilities: { add: ['NET_ADMIN'] } } }),
+      pod({ securityContext: { capabilities: { add: ['CHOWN', 'NET_BIND_SERVICE'] } } }),
+    ],
+    ['hostPathVolumes', 'baseline', pod({}, { volumes: [{ name: 'h', hostPath: { path: '/' } }] }), pod({}, { volumes: [{ name: 'e', emptyDir: {} }] })],
+    ['hostPorts', 'baseline', pod({ ports: [{ containerPort: 80, hostPort: 80 }] }), pod({ ports: [{ containerPort: 80, hostPort: 0 }] })],
+    [
+      'appArmorProfile',
+      'baseline',
+      pod({ securityContext: { appArmorProfile: { type: 'Unconfined' } } }),
+      pod({ securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } }),
+    ],
+    ['appArmorProfile', 'baseline', pod(), pod(), { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'unconfined' } }],
+    [
+      'seLinuxOptions',
+      'baseline',
+      pod({ securityContext: { seLinuxOptions: { type: 'spc_t' } } }),
+      pod({ securityContext: { seLinuxOptions: { type: 'container_t' } } }),
+    ],
+    ['procMount', 'baseline', pod({ securityContext: { procMount: 'Unmasked' } }), pod({ securityContext: { procMount: 'Unmasked' } }, { hostUsers: false })],
+    [
+      'seccompProfile_baseline',
+      'baseline',
+      pod({ securityContext: { seccompProfile: { type: 'Unconfined' } } }),
+      pod({ securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: 'p.json' } } }),
+    ],
+    [
+      'sysctls',
+      'baseline',
+      pod({}, { securityContext: { sysctls: [{ name: 'kernel.msgmax', value: '1' }] } }),
+      pod({}, { securityContext: { sysctls: [{ name: 'net.ipv4.tcp_syncookies', value: '1' }] } }),
+    ],
+    [
+      'hostProbesAndHostLifecycle',
+      'baseline',
+      pod({ livenessProbe: { httpGet: { host: '10.0.0.1', port: 80 } } }),
+      pod({ livenessProbe: { httpGet: { port: 80 } } }),
+    ],
+    [
+      'restrictedVolumes',
+      'restricted',
+      pod(restrictedContainer, { volumes: [{ name: 'n', nfs: { server: 'nas', path: '/' } }] }),
+      pod(restrictedContainer, { volumes: [{ name: 'p', persistentVolumeClaim: { claimName: 'c' } }] }),
+    ],
+    [
+      'allowPrivilegeEscalation',
+      'restricted',
+      pod({ securityContext: { ...restrictedContainer.securityContext, allowPrivilegeEscalation: true } }),
+      pod(restrictedContainer),
+    ],
+    [
+      'runAsNonRoot',
+      'restricted',
+      pod({ securityContext: { ...restrictedContainer.securityContext, runAsNonRoot: undefined } }),
+      pod({ securityContext: { ...restrictedContainer.securityContext, runAsNonRoot: undefined } }, { securityContext: { runAsNonRoot: true } }),
+    ],
+    [
+      'runAsUser',
+      'restricted',
+      pod({ securityContext: { ...restrictedContainer.securityContext, runAsUser: 0 } }),
+      pod({ securityContext: { ...restrictedContainer.securityContext, runAsUser: 1000 } }),
+    ],
+    [
+      'seccompProfile_restricted',
+      'restricted',
+      pod({ securityContext: { ...restrictedContainer.securityContext, seccompProfile: undefined } }),
+      pod(
+        { securityContext: { ...restrictedContainer.securityContext, seccompProfile: undefined } },
+        { securityContext: { seccompProfile: { type: 'RuntimeDefault' } } },
+      ),
+    ],
+    [
+      'capabilities_restricted',
+      'restricted',
+      pod({ securityContext: { ...restrictedContainer.securityContext, capabilities: { drop: ['ALL'], add: ['CHOWN'] } } }),
+      pod({ securityContext: { ...restrictedContainer.securityContext, capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] } } }),
+    ],
+  ];
+
+  it('has a case for every control of both levels', () => {
+    expect([...new Set(cases.map((c) => c[0]))].sort()).toEqual([...CONTROLS.baseline, ...CONTROLS.restricted].sort());
+  });
+
+  it.each(cases.map((c, i) => [c[0], c[1], i] as const))('%s (%s): fails when broken, passes when met', (control, level, i) => {
+    const [, , bad, good, meta = {}] = cases[i]!;
+    expect(controlsOf(level, bad, meta)).toContain(control);
+    expect(
+      controlsOf(
+        level,
+        good,
+        control === 'appArmorProfile' && i === 7 ? { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'runtime/default' } } : {},
+      ),
+    ).not.toContain(control);
+  });
+
+  it('privileged admits anything; a restricted pod passes baseline; restricted replaces the baseline hostPath, capability and seccomp controls', () => {
+    expect(podSecurityViolations('privileged', {}, pod({ securityContext: { privileged: true } }, { hostNetwork: true }))).toEqual([]);
+    expect(podSecurityViolations('restricted', {}, pod(restrictedContainer))).toEqual([]);
+    expect(podSecurityViolations('baseline', {}, pod(restrictedContainer))).toEqual([]);
+    expect(controlsOf('restricted', pod(restrictedContainer, { volumes: [{ name: 'h', hostPath: { path: '/' } }] }))).toEqual(['restrictedVolumes']);
+  });
+
+  it('reads the levels from the namespace labels, each mode falling back to the cluster default', () => {
+    const talos = { enforce: 'baseline', audit: 'restricted', warn: 'restricted' } as const;
+    expect(levelsFor(undefined, talos)).toEqual(talos);
+    expect(levelsFor({ 'pod-security.kubernetes.io/enforce': 'privileged', 'pod-security.kubernetes.io/warn': 'bogus' }, talos)).toEqual({
+      enforce: 'privileged',
+      audit: 'restricted',
+      warn: 'restricted',
+    });
+  });
+});
+
+describe('CEL: the string functions, against the conformance cases of @bufbuild/cel-spec', () => {
+  const suite = getConformanceSuite() as unknown as {
+    suites: {
+      name: string;
+      suites: {
+        name: string;
+        tests: { original: { name: string; expr: string; resultMatcher: { case?: string; value?: { kind?: { case?: string; value?: unknown } } } } }[];
+      }[];
+    }[];
+  };
+  const strings = suite.suites.find((s) => s.name === 'string_ext')!;
+  const sections = ['char_at', 'index_of', 'last_index_of', 'ascii_casing', 'replace', 'split', 'substring', 'trim', 'join'];
+  const simple = strings.suites
+    .filter((s) => sections.includes(s.name))
+    .flatMap((s) => s.tests.map((t) => ({ section: s.name, ...t.original })))
+    .filter(
+      (t) =>
+        t.resultMatcher.case === undefined ||
+        (t.resultMatcher.case === 'value' && ['stringValue', 'int64Value', 'boolValue'].includes(t.resultMatcher.value?.kind?.case ?? '')),
+    );
+  // A conformance test with no result matcher expects true.
+  const expected = (t: (typeof simple)[number]) => (t.resultMatcher.case === undefined ? true : t.resultMatcher.value!.kind!.value);
+
+  it('covers every section of the functions added', () => {
+    expect(new Set(simple.map((t) => t.section)).size).toBe(sections.length);
+    expect(simple.length).toBeGreaterThan(40);
+  });
+
+  it.each(simple.map((t) => [`${t.section}/${t.name}`, t] as const))('%s', (_name, t) => {
+    const c = compileRule(t.expr);
+    expect(c.ok, c.ok ? '' : c.why).toBe(true);
+    if (!c.ok) return;
+    expect(c.evaluate({})).toEqual(expected(t));
+  });
+});
+
+describe('CEL: the Kubernetes libraries', () => {
+  const cases: [string, unknown][] = [
+    ['[1, 2, 3].isSorted()', true],
+    ["['b', 'a'].isSorted()", false],
+    ['[1, 2, 3].sum() == 6', true],
+    ['[3, 1, 2].min() == 1 && [3, 1, 2].max() == 3', true],
+    ['[1, 2, 2].indexOf(2) == 1 && [1, 2, 2].lastIndexOf(2) == 2', true],
+    ["'abc 123'.find('[0-9]+')", '123'],
+    ["'a1b22'.findAll('[0-9]+') == ['1', '22']", true],
+    ["isURL('https://example.com:80/path?q=1')", true],
+    ["isURL('not a url')", false],
+    ["url('https://example.com:8443/a').getHost()", 'example.com:8443'],
+    ["url('https://example.com:8443/a').getPort()", '8443'],
+    ["url('https://example.com/a/b').getEscapedPath()", '/a/b'],
+    ["url('https://example.com/a').getScheme()", 'https'],
+    ["isQuantity('1.5Gi') && !isQuantity('1.5 Gi')", true],
+    ["quantity('1Gi').isGreaterThan(quantity('1000Mi'))", true],
+    ["quantity('500m').compareTo(quantity('0.5')) == 0", true],
+    ["quantity('2k').asInteger() == 2000", true],
+    ["isIP('10.0.0.1') && isIP('fd00::1') && !isIP('10.0.0.256')", true],
+    ["isCIDR('10.0.0.0/8') && !isCIDR('10.0.0.0/33')", true],
+    ["cidr('10.0.0.0/8').prefixLength() == 8 && ip('fd00::1').family() == 6", true],
+  ];
+  it.each(cases)('%s', (expr, expected) => {
+    const c = compileRule(expr);
+    expect(c.ok, c.ok ? '' : c.why).toBe(true);
+    if (c.ok) expect(c.evaluate({})).toEqual(expected);
+  });
+
+  it('a rule calling a function this evaluator lacks is not judged, and counted', () => {
+    const schema: JsonSchemaNode = {
+      type: 'object',
+      'x-kubernetes-validations': [{ rule: "semver(self.v).isGreaterThan(semver('1.0.0'))" }, { rule: 'self.a ==' }, { rule: 'has(self.v)' }],
+    };
+    const coverage = ruleCoverage([{ crd: 'test', schema }]);
+    expect(coverage).toMatchObject({ found: 3, compiled: 1 });
+    expect(coverage.notJudged.map((n) => n.why)).toEqual([expect.stringContaining('semver'), expect.stringContaining('does not compile')]);
+    // Not judged is never a pass, and never a failure either: nothing is reported for those rules.
+    expect(ruleViolations(schema, { v: '1.0.0' })).toEqual([]);
+  });
+});
+
+describe('CEL: real CRD rules (fixtures that copy them)', () => {
+  const store = fixture('clustersecretstore-1password.schema.json');
+  const ceph = fixture('cephcluster-mon.schema.json');
+  const storeOf = (provider: Obj) => ({ spec: { provider: { onepasswordSDK: { auth: {}, ...provider } } } });
+
+  it('ClusterSecretStore: a vault or an environment, never both', () => {
+    expect(ruleViolations(store, storeOf({ vault: 'homelab' }))).toEqual([]);
+    expect(ruleViolations(store, storeOf({ vault: 'homelab', environment: 'prod' }))).toEqual([
+      {
+        path: ['spec', 'provider', 'onepasswordSDK'],
+        message: 'Invalid value: at most one of the fields in [vault environment] may be set',
+        rule: expect.any(String),
+      },
+    ]);
+  });
+
+  it('CephCluster: no more mon zones than mons, and a stretch cluster has three zones', () => {
+    const zones = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `z${i}` }));
+    expect(ruleViolations(ceph, { spec: { mon: { count: 3, zones: zones(3) } } })).toEqual([]);
+    expect(ruleViolations(ceph, { spec: { mon: { count: 3, zones: zones(5) } } }).map((v) => v.message)).toEqual([
+      'Invalid value: zones must be less than or equal to count',
+    ]);
+    expect(ruleViolations(ceph, { spec: { mon: { count: 5, stretchCluster: { zones: zones(2) } } } }).map((v) => v.message)).toEqual([
+      'Invalid value: stretchCluster zones must be equal to 3',
+    ]);
+    // Zones without a count: the rule reads a field that is not there, which the API server refuses as an evaluation error.
+    expect(ruleViolations(ceph, { spec: { mon: { zones: zones(1) } } }).map((v) => v.message)).toEqual([expect.stringContaining('evaluation of the rule')]);
+  });
+
+  it('a default applies before the rules, as structural defaulting does; fieldPath, reason and messageExpression shape the finding', () => {
+    const schema: JsonSchemaNode = {
+      type: 'object',
+      properties: { replicas: { type: 'integer', default: 1 }, max: { type: 'integer' } },
+      'x-kubernetes-validations': [
+        {
+          rule: 'self.replicas <= self.max',
+          messageExpression: "'replicas ' + string(self.replicas) + ' over ' + string(self.max)",
+          fieldPath: '.replicas',
+          reason: 'FieldValueForbidden',
+        },
+      ],
+    };
+    expect(ruleViolations(schema, { max: 1 })).toEqual([]);
+    expect(ruleViolations(schema, { max: 0 })).toEqual([{ path: ['replicas'], message: 'Forbidden: replicas 1 over 0', rule: 'self.replicas <= self.max' }]);
+  });
+
+  it('transition rules are skipped on a create and judged between an old and a new object', () => {
+    const schema: JsonSchemaNode = {
+      type: 'object',
+      properties: { name: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'name is immutable' }] } },
+    };
+    expect(ruleViolations(schema, { name: 'b' })).toEqual([]);
+    expect(ruleViolations(schema, { name: 'b' }, { name: 'a' }).map((v) => v.message)).toEqual(['Invalid value: name is immutable']);
+    expect(ruleViolations(schema, { name: 'a' }, { name: 'a' })).toEqual([]);
+  });
+});
+
+describe("the API server's value syntaxes", () => {
+  it('quantities', () => {
+    expect(parseQuantity('128Mi')).toBe(128 * 2 ** 20);
+    expect(parseQuantity('500m')).toBe(0.5);
+    expect(parseQuantity('1e3')).toBe(1000);
+    for (const bad of ['1.5 Gi', 'Gi', '10MB', ' 1']) expect(parseQuantity(bad)).toBeUndefined();
+  });
+
+  it('names, label values, port names', () => {
+    expect(qualifiedName('app.kubernetes.io/name')).toBeUndefined();
+    expect(qualifiedName('-bad')).toBeDefined();
+    expect(labelValue('a'.repeat(63))).toBeUndefined();
+    expect(labelValue('a'.repeat(64))).toBeDefined();
+    expect(portName('http-metrics')).toBeUndefined();
+    for (const bad of ['prometheus-metrics', 'HTTP', '8080', 'a--b']) expect(portName(bad)).toBeDefined();
+  });
+
+  it('rejects what every schema accepts: an env var with =, a Job without a restart policy, a StatefulSet selector matching nothing', () => {
+    const template = { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'a', image: 'a:1', env: [{ name: 'A=B', value: '1' }] }] } };
+    expect(validateBuiltin('Deployment', { metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'a' } }, template } }).map((p) => p.fn)).toEqual([
+      'ValidateEnv (IsEnvVarName)',
+    ]);
+    expect(
+      validateBuiltin('Job', { metadata: { name: 'j' }, spec: { template: { spec: { containers: [{ name: 'a', image: 'a:1' }] } } } }).map((p) => p.fn),
+    ).toEqual(['ValidateJobSpec']);
+    expect(
+      validateBuiltin('StatefulSet', {
+        metadata: { name: 's' },
+        spec: { selector: { matchLabels: { app: 'b' } }, template: { ...template, spec: { containers: [{ name: 'a', image: 'a:1' }] } } },
+      }).map((p) => p.message),
+    ).toEqual(['`selector` does not match template `labels`']);
+  });
+});
+
+describe('ValidatingAdmissionPolicy', () => {
+  const policy = (spec: Obj = {}) => ({
+    metadata: { name: 'p' },
+    spec: {
+      matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
+      validations: [{ expression: 'object.spec.replicas <= 1', message: 'one replica' }],
+      ...spec,
+    },
+  });
+  const binding = (actions: string[], extra: Obj = {}) => ({ metadata: { name: 'b' }, spec: { policyName: 'p', validationActions: actions, ...extra } });
+  const deployment = (replicas: number, labels: Obj = {}) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    resource: 'deployments',
+    namespace: 'web',
+    object: { metadata: { name: 'd', labels }, spec: { replicas } },
+    namespaceObject: { metadata: { name: 'web', labels: { 'kubernetes.io/metadata.name': 'web', tier: 'public' } } },
+  });
+
+  it('denies through a Deny binding, with the message; passes what holds; matches by resource, namespace and object labels', () => {
+    expect(policyDecisions([policy()], [binding(['Deny'])], deployment(2))).toEqual([{ policy: 'p', binding: 'b', actions: ['Deny'], message: 'one replica' }]);
+    expect(policyDecisions([policy()], [binding(['Deny'])], deployment(1))).toEqual([]);
+    expect(policyDecisions([policy()], [binding(['Deny'])], { ...deployment(2), apiVersion: 'v1', kind: 'Service', resource: 'services' })).toEqual([]);
+    expect(
+      policyDecisions([policy()], [binding(['Deny'], { matchResources: { namespaceSelector: { matchLabels: { tier: 'internal' } } } })], deployment(2)),
+    ).toEqual([]);
+    expect(
+      policyDecisions([policy()], [binding(['Deny'], { matchResources: { objectSelector: { matchLabels: { app: 'x' } } } })], deployment(2, { app: 'x' })),
+    ).toHaveLength(1);
+  });
+
+  it('keeps the binding actions, gates on matchConditions, evaluates variables and messageExpression', () => {
+    expect(policyDecisions([policy()], [binding(['Warn', 'Audit'])], deployment(3))[0]!.actions).toEqual(['Warn', 'Audit']);
+    expect(
+      policyDecisions([policy({ matchConditions: [{ name: 'big', expression: 'object.spec.replicas > 5' }] })], [binding(['Deny'])], deployment(3)),
+    ).toEqual([]);
+    const withVariables = policy({
+      variables: [{ name: 'n', expression: 'object.spec.replicas * 2' }],
+      validations: [{ expression: 'variables.n <= 4', messageExpression: "'twice is ' + string(variables.n)" }],
+    });
+    expect(policyDecisions([withVariables], [binding(['Deny'])], deployment(3)).map((d) => d.message)).toEqual(['twice is 6']);
+  });
+
+  it('counts a policy with parameters, or an expression it cannot compile, as not judged', () => {
+    const coverage = policyCoverage([
+      policy({ paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }),
+      policy({ validations: [{ expression: "authorizer.group('').resource('pods').check('create').allowed()" }] }),
+    ]);
+    expect(coverage).toMatchObject({ found: 2, compiled: 0 });
+    expect(coverage.notJudged.map((n) => n.why)).toEqual([expect.stringContaining('paramKind'), expect.stringContaining('does not implement')]);
+    expect(builtinResourceName('NetworkPolicy')).toBe('networkpolicies');
+    expect(builtinResourceName('Ingress')).toBe('ingresses');
+    expect(builtinResourceName('Endpoints')).toBe('endpoints');
+  });
+});

@@ -1,0 +1,265 @@
+/**
+ * The alert path with the real tools (Debian prometheus-alertmanager 0.25):
+ * amtool checks the config and routes every Events-table row and every alert
+ * rule to the receiver monitoring/README.md's Events table gives it; then a real Alertmanager on
+ * 127.0.0.1 delivers to local capture servers, through a chat outage.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { alertmanagerConfigs, expectedReceiver, type AmConfig, type AmRoute } from '../../model/alertmanager.ts';
+import { alertRules } from '../../model/prometheus-rules.ts';
+import { loadRepo, REPO_ROOT } from '../../model/repo.ts';
+import { silenceWatchdog } from '../../../scripts/watchdog-silence-test.ts';
+import { exec, installed } from '../../../test-support/exec.ts';
+
+const hasAmtool = await installed('amtool');
+const ALERTMANAGER = (await installed('alertmanager')) ? 'alertmanager' : (await installed('prometheus-alertmanager')) ? 'prometheus-alertmanager' : undefined;
+if (!hasAmtool || !ALERTMANAGER)
+  console.warn(
+    '\n*** amtool or alertmanager not found: SKIPPING the routing tests. Install Debian package "prometheus-alertmanager" (bash .ci/run does). ***\n',
+  );
+
+let config: AmConfig;
+let dir: string;
+beforeAll(async () => {
+  const repo = await loadRepo();
+  config = alertmanagerConfigs(repo)[0]!.config;
+  dir = mkdtempSync(join(tmpdir(), 'alertmanager-'));
+  writeFileSync(join(dir, 'alertmanager.yml'), stringify(config));
+  routingRows = [
+    ...EVENTS_ROWS,
+    ...alertRules(repo).map((r) => ({ name: `rule ${r.alert}`, labels: { alertname: r.alert, namespace: 'monitoring', ...r.labels } })),
+  ];
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Every row of the Events table (monitoring/README.md), as alert labels. */
+const EVENTS_ROWS: { name: string; labels: Record<string, string> }[] = [
+  { name: 'alertname=Watchdog (heartbeat)', labels: { alertname: 'Watchdog', severity: 'none' } },
+  { name: 'severity=critical', labels: { alertname: 'Anything', severity: 'critical', namespace: 'media' } },
+  { name: 'namespace hypervisor', labels: { alertname: 'HypervisorNotification', severity: 'critical', namespace: 'hypervisor' } },
+  { name: 'namespace nas', labels: { alertname: 'NasNotification', severity: 'critical', namespace: 'nas', node: 'nas' } },
+  { name: 'namespace app-a, warning', labels: { alertname: 'AppGatewayPostStale', severity: 'warning', namespace: 'app-a' } },
+  { name: 'namespace app-a, info', labels: { alertname: 'AppGatewayInfo', severity: 'info', namespace: 'app-a' } },
+  { name: 'anything else (warning)', labels: { alertname: 'ContainerOOMKilled', severity: 'warning', namespace: 'media' } },
+  { name: 'anything else (no severity)', labels: { alertname: 'Something' } },
+];
+let routingRows: { name: string; labels: Record<string, string> }[] = [];
+
+describe.skipIf(!hasAmtool)('amtool', () => {
+  it('check-config accepts the configuration', async () => {
+    const run = await exec('amtool', ['check-config', join(dir, 'alertmanager.yml')]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+  });
+
+  it('routes every Events row and every alert rule to the receiver the Events table gives it', async () => {
+    expect(routingRows.length).toBeGreaterThan(EVENTS_ROWS.length + 30);
+    const failures: string[] = [];
+    for (const row of routingRows) {
+      const expected = expectedReceiver(row.labels);
+      const args = [
+        'config',
+        'routes',
+        'test',
+        `--config.file=${join(dir, 'alertmanager.yml')}`,
+        `--verify.receivers=${expected}`,
+        ...Object.entries(row.labels).map(([k, v]) => `${k}=${v}`),
+      ];
+      const run = await exec('amtool', args);
+      if (run.code !== 0) failures.push(`${row.name}: expected ${expected}, amtool says ${(run.stdout + run.stderr).trim()}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('the verification bites: a wrong expectation fails', async () => {
+    const run = await exec('amtool', [
+      'config',
+      'routes',
+      'test',
+      `--config.file=${join(dir, 'alertmanager.yml')}`,
+      '--verify.receivers=chat',
+      'alertname=ContainerOOMKilled',
+      'severity=warning',
+    ]);
+    expect(run.code).not.toBe(0);
+  });
+});
+
+/** A local HTTP endpoint recording what Alertmanager posts; it can be stopped and restarted on its port. */
+class Capture {
+  received: { body: string; auth?: string }[] = [];
+  private server?: Server;
+  port = 0;
+  async start(port = 0): Promise<void> {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        this.received.push({ body, auth: req.headers.authorization });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', r));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+  async stop(): Promise<void> {
+    await new Promise<void>((r) => {
+      this.server?.closeAllConnections();
+      this.server?.close(() => r());
+    });
+  }
+  bodies(): string[] {
+    return this.received.map((r) => r.body);
+  }
+}
+
+/** The repo's config pointed at local capture servers, with its timings scaled from minutes to seconds. */
+function testConfig(base: AmConfig, chatUrlFile: string, watchdogUrl: string, tokenFile: string): AmConfig {
+  const c = structuredClone(base);
+  const scale = (r: AmRoute): void => {
+    if (r.group_wait) r.group_wait = r.group_wait === '0s' ? '0s' : '1s';
+    if (r.group_interval) r.group_interval = '1s';
+    if (r.repeat_interval) r.repeat_interval = r.receiver === 'watchdog' ? '2s' : '1h';
+    r.routes?.forEach(scale);
+  };
+  scale(c.route);
+  for (const receiver of c.receivers) {
+    for (const s of receiver.slack_configs ?? []) s.api_url_file = chatUrlFile;
+    for (const w of receiver.webhook_configs ?? []) {
+      w.url = watchdogUrl;
+      (w as { http_config?: { authorization?: { credentials_file?: string } } }).http_config!.authorization!.credentials_file = tokenFile;
+    }
+  }
+  return c;
+}
+
+describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
+  const chat = new Capture();
+  const watchdog = new Capture();
+  let am: ChildProcess;
+  let amUrl = '';
+
+  beforeAll(async () => {
+    await chat.start();
+    await watchdog.start();
+    writeFileSync(join(dir, 'chat-url'), `http://127.0.0.1:${chat.port}/slack`);
+    writeFileSync(join(dir, 'token'), 'heartbeat-token');
+    writeFileSync(
+      join(dir, 'e2e.yml'),
+      stringify(testConfig(config, join(dir, 'chat-url'), `http://127.0.0.1:${watchdog.port}/heartbeat`, join(dir, 'token'))),
+    );
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    amUrl = `http://127.0.0.1:${port}`;
+    am = spawn(
+      ALERTMANAGER!,
+      [`--config.file=${join(dir, 'e2e.yml')}`, `--storage.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='],
+      { stdio: 'ignore' },
+    );
+    // Ready when /-/ready says so; an Alertmanager that exits instead fails at once.
+    while ((await fetch(`${amUrl}/-/ready`).catch(() => undefined))?.status !== 200) {
+      if (am.exitCode !== null) throw new Error(`${ALERTMANAGER} exited before it was ready on ${amUrl}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  });
+
+  afterAll(async () => {
+    am?.kill('SIGTERM');
+    await chat.stop();
+    await watchdog.stop();
+  });
+
+  const post = (alerts: unknown[]) =>
+    fetch(`${amUrl}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alerts) });
+  const alert = (labels: Record<string, string>, resolved = false) => ({
+    labels,
+    annotations: { summary: `${labels.alertname} test` },
+    startsAt: new Date(Date.now() - 60_000).toISOString(),
+    ...(resolved ? { endsAt: new Date(Date.now() - 1000).toISOString() } : {}),
+  });
+  /** How many of Alertmanager's alert groups hold an alert of this name. */
+  const groupsWith = async (alertname: string) => {
+    const groups = (await (await fetch(`${amUrl}/api/v2/alerts/groups`)).json()) as { alerts: { labels: Record<string, string> }[] }[];
+    return groups.filter((g) => g.alerts.some((a) => a.labels.alertname === alertname)).length;
+  };
+  /** Alertmanager's own count of failed notification attempts, from its /metrics. */
+  const failedNotifications = async () => {
+    const metrics = await (await fetch(`${amUrl}/metrics`)).text();
+    return [...metrics.matchAll(/^alertmanager_notifications_failed_total\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  };
+  const has = (capture: Capture, ...needles: string[]) => capture.bodies().some((b) => needles.every((n) => b.includes(n)));
+
+  it('delivers critical alerts to chat, and their resolved messages', async () => {
+    expect((await post([alert({ alertname: 'InternetDown', severity: 'critical' })])).status).toBe(200);
+    await expect.poll(() => has(chat, 'InternetDown', 'FIRING')).toBe(true);
+    await post([alert({ alertname: 'InternetDown', severity: 'critical' }, true)]);
+    await expect.poll(() => has(chat, 'InternetDown', 'RESOLVED')).toBe(true);
+  });
+
+  it('delivers the NAS webhook payload as a one-shot event, with no resolved message', async () => {
+    const payload = readFileSync(join(REPO_ROOT, 'monitoring/kube-prometheus-stack/payloads/nas-notification.json'), 'utf8').replace(
+      '@@TEXT@@',
+      'Disk 3 on nas has degraded',
+    );
+    expect((await fetch(`${amUrl}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload })).status).toBe(200);
+    await expect.poll(() => has(chat, 'NasNotification', 'FIRING')).toBe(true);
+    const resolved = (JSON.parse(payload) as { labels: object; annotations: object }[]).map((a) => ({
+      ...a,
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+      endsAt: new Date(Date.now() - 1000).toISOString(),
+    }));
+    await post(resolved);
+    // Alertmanager drops a resolved alert from its group only after the flush that would have sent the
+    // resolved message: once the group is gone, that message was sent or never will be.
+    await expect.poll(() => groupsWith('NasNotification')).toBe(0);
+    expect(has(chat, 'NasNotification', 'RESOLVED')).toBe(false);
+  });
+
+  it('sends the Watchdog heartbeat to the watchdog endpoint with its token, and drops warnings', async () => {
+    await post([alert({ alertname: 'Watchdog', severity: 'none' }), alert({ alertname: 'ContainerOOMKilled', severity: 'warning', namespace: 'media' })]);
+    await expect.poll(() => watchdog.received.some((r) => r.body.includes('"Watchdog"') && r.auth === 'Bearer heartbeat-token')).toBe(true);
+    // Heartbeats repeat on their own interval.
+    await expect.poll(() => watchdog.received.length).toBeGreaterThan(1);
+    expect(has(chat, 'ContainerOOMKilled')).toBe(false);
+    expect(chat.bodies().some((b) => b.includes('"Watchdog"'))).toBe(false);
+  });
+
+  it('the silence-test script silences Watchdog for 25 minutes and plans DOWN and UP', async () => {
+    const now = new Date();
+    const plan = await silenceWatchdog(amUrl, now);
+    const silences = (await (await fetch(`${amUrl}/api/v2/silences`)).json()) as {
+      id: string;
+      matchers: { name: string; value: string }[];
+      endsAt: string;
+      status: { state: string };
+    }[];
+    const created = silences.find((s) => s.id === plan.silenceId)!;
+    expect(created.matchers).toEqual([expect.objectContaining({ name: 'alertname', value: 'Watchdog' })]);
+    expect(Date.parse(created.endsAt) - now.getTime()).toBe(25 * 60_000);
+    expect(created.status.state).toBe('active');
+    expect(plan.downLatest.getTime() - now.getTime()).toBe(16 * 60_000);
+    await fetch(`${amUrl}/api/v2/silence/${plan.silenceId}`, { method: 'DELETE' });
+  });
+
+  it('retries through a chat outage and delivers once chat is back', async () => {
+    const port = chat.port;
+    await chat.stop();
+    const failedBefore = await failedNotifications();
+    await post([alert({ alertname: 'BackupJobStale', severity: 'critical', namespace: 'media', cronjob: 'sonarr-db-backup' })]);
+    // Alertmanager has tried chat and failed: the outage is real before chat comes back.
+    await expect.poll(failedNotifications).toBeGreaterThan(failedBefore);
+    expect(has(chat, 'BackupJobStale')).toBe(false);
+    await chat.start(port);
+    await expect.poll(() => has(chat, 'BackupJobStale', 'FIRING'), { interval: 500 }).toBe(true);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Every policy check bites: a copy of the real repository, broken in one
+ * place, makes exactly that check id fail, at the line that was broken.
+ */
+import { describe, expect, it } from 'vitest';
+import { isMap, isSeq, type YAMLMap } from 'yaml';
+import { registeredChecks } from '../../gate/gate.ts';
+import { checkIds, copyRepo, describeFindings } from '../support/helpers.ts';
+import { ALL_MUTATIONS } from '../mutations/all.ts';
+import { CONTAINER, coreMutations, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT } from '../mutations/core.ts';
+import { describeMutations } from '../support/mutation-runner.ts';
+
+describeMutations('core checks bite on a broken copy of the real repository', coreMutations);
+
+describe('mutation coverage', () => {
+  it('every registered policy check has a mutation that makes exactly it fail, and every mutation names a registered check', async () => {
+    const ids = (await registeredChecks()).map((c) => c.id).sort();
+    const proven = [...new Set(ALL_MUTATIONS.map((m) => m.check))].sort();
+    expect(proven).toEqual(ids);
+  });
+});
+
+describe('exemptions', () => {
+  it('a documented exemption next to the workload suppresses exactly its check', async () => {
+    const copy = copyRepo();
+    try {
+      copy.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => {
+        d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/exempt-workload-hostpath'], 'reads the node journal for the log shipper');
+        const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
+        if (isSeq(volumes)) volumes.add(d.createNode({ name: 'journal', hostPath: { path: '/var/log/journal' } }));
+      });
+      expect(describeFindings(await copy.gate())).toBe('(no findings)');
+      // The same exemption without a reason is refused, and the hostPath finding comes back.
+      copy.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/exempt-workload-hostpath'], ' '));
+      expect(checkIds(await copy.gate())).toEqual(['exemption-valid', 'workload-hostpath']);
+    } finally {
+      copy.dispose();
+    }
+  });
+
+  it('an annotation on another workload does not exempt this one', async () => {
+    const copy = copyRepo();
+    try {
+      copy.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => {
+        const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
+        if (isSeq(volumes)) volumes.add(d.createNode({ name: 'journal', hostPath: { path: '/var/log/journal' } }));
+      });
+      copy.edit('portfolio-api/deploy/service.yaml', 0, (d) => {
+        const meta = d.get('metadata');
+        if (isMap(meta)) (meta as YAMLMap).set('annotations', d.createNode({ 'gate.homelab-gitops/exempt-workload-hostpath': 'wrong place' }));
+      });
+      expect(checkIds(await copy.gate())).toEqual(['exemption-valid', 'workload-hostpath']);
+    } finally {
+      copy.dispose();
+    }
+  });
+});
+
+describe('parsing in worker threads', () => {
+  it('reports the same findings, at the same lines, as parsing on the main thread', async () => {
+    const copy = copyRepo();
+    try {
+      copy.edit(DEPLOYMENT, 0, (d) => d.setIn([...CONTAINER, 'image'], 'ghcr.io/homelab-operator/portfolio-api:latest'));
+      copy.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'project'], 'default'));
+      copy.write('portfolio-api/deploy/extra.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: portfolio\n  labelz: {}\n');
+      const serial = await copy.gate({ parallel: false });
+      const parallel = await copy.gate({ parallel: true });
+      expect(checkIds(serial)).toEqual(['argocd-project', 'unknown-field', 'workload-image-pinned']);
+      expect(describeFindings(parallel)).toBe(describeFindings(serial));
+    } finally {
+      copy.dispose();
+    }
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * Runtime security: each Falco check bites on a broken copy of the real
+ * repository, the tuning fixtures each fail their exact check id, and the
+ * condition parser understands Falco's grammar.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { disjuncts, parseAppend, parseCondition, pinned } from '../../model/falco/expr.ts';
+import { normalizeRuleName } from '../../model/falco/tuning.ts';
+import { copyRepo, describeFindings, type RepoCopy } from '../support/helpers.ts';
+import { componentMutations, fixtureMutations, TUNING } from '../mutations/falco.ts';
+import { describeMutations } from '../support/mutation-runner.ts';
+
+let copy: RepoCopy;
+beforeAll(() => {
+  copy = copyRepo();
+});
+afterEach(() => copy.reset());
+afterAll(() => copy?.dispose());
+
+describeMutations('tuning fixtures fail their exact check id, in the manifest at the right line', fixtureMutations);
+describeMutations('component checks bite on a broken copy of the real repository', componentMutations);
+
+describe('the real tuning file', () => {
+  it('passes, with its media, VPN and generic-image exemptions', async () => {
+    const text = copy.read(TUNING);
+    for (const needle of ['tdarr_node', 'qbittorrent', 'gluetun', 'docker.io/library/busybox']) expect(text).toContain(needle);
+    expect(describeFindings(await copy.gate())).toBe('(no findings)');
+  });
+});
+
+describe('Falco condition parser', () => {
+  it('parses and/or/not, groups, comparisons, unary checks and list operators', () => {
+    const e = parseCondition(
+      'spawned_process and container and (proc.name in (bash, "sh") or proc.pname pmatch (/usr/bin)) and not fd.name startswith /data/ and k8s.ns.name exists and proc.aname[2]=systemd',
+    );
+    expect(e.kind).toBe('and');
+    const parts = pinned(e).map((p) => (p.kind === 'compare' || p.kind === 'list' || p.kind === 'unary' ? `${p.field} ${p.op}` : p.kind));
+    expect(parts).toEqual(['macro', 'macro', 'or', 'not', 'k8s.ns.name exists', 'proc.aname[2] =']);
+  });
+
+  it('splits exemptions into alternatives and sees through the appended and not (...)', () => {
+    const appended = parseAppend('and not ((proc.name = a and fd.name = /x) or (proc.name = b and fd.name = /y))');
+    expect(appended.kind).toBe('and');
+    if (appended.kind !== 'and' || appended.right.kind !== 'not') throw new Error('shape');
+    expect(disjuncts(appended.right.expr)).toHaveLength(2);
+  });
+
+  it('reports malformed conditions instead of guessing', () => {
+    for (const bad of ['proc.name =', '(a and b', 'proc.name in (a, b', 'and and', 'proc.name', "proc.name = 'unterminated"])
+      expect(() => parseCondition(bad), bad).toThrow();
+  });
+
+  it('normalizes rule names for the copy check', () => {
+    expect(normalizeRuleName('Terminal shell in container (tuned)')).toContain(normalizeRuleName('Terminal shell in container'));
+    expect(normalizeRuleName('Redirect STDOUT/STDIN to Network Connection in Container')).toBe('redirectstdoutstdintonetworkconnectionincontainer');
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * The metrics join: mutations of the real repository that each metrics check
+ * must catch at the expression's line; the PromQL reading; the catalog's own
+ * consistency; the extractors on the exporters' declaration styles.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeMutations } from '../support/mutation-runner.ts';
+import { metricsMutations } from '../mutations/monitoring.ts';
+import { loadRepo, type Repo } from '../../model/repo.ts';
+import type { Resource } from '../../model/manifest.ts';
+import { metricsCatalog, monitorJobs, serviceViews, MONITOR_KINDS, monitorId, type MetricsCatalog } from '../../model/metrics-catalog.ts';
+import { parsePromQL } from '../../model/promql.ts';
+import {
+  extractExposition,
+  extractGoNewDesc,
+  extractKsmDocs,
+  extractPromClient,
+  extractPythonDicts,
+  extractPythonMetricFamily,
+} from '../../model/metrics-extract.ts';
+
+describeMutations('metrics checks bite on a broken copy of the real repository', metricsMutations);
+
+describe("PromQL through Prometheus's grammar", () => {
+  it('reads names, matchers, windows, grouping and comparisons', () => {
+    const p = parsePromQL('sum by (job) (rate(foo_total{job=~"a.+", x!="y"}[5m])) > 0 and on (job) bar == 0 unless absent(up{job="z"})');
+    expect(p.error).toBeUndefined();
+    const [foo, bar, up] = p.selectors;
+    expect(foo).toMatchObject({ name: 'foo_total', window: { fn: 'rate', ms: 300_000 }, groupedBy: ['job'], inAbsent: false });
+    expect(foo!.matchers).toEqual([
+      { label: 'job', op: '=~', value: 'a.+' },
+      { label: 'x', op: '!=', value: 'y' },
+    ]);
+    expect(bar).toMatchObject({ name: 'bar', window: undefined, inAbsent: false });
+    expect(up).toMatchObject({ name: 'up', inAbsent: true });
+    expect(p.comparisons).toEqual([{ selector: bar, op: '==', value: 0 }]);
+  });
+
+  it('reads a __name__ regex selector and reports a syntax error with its offset', () => {
+    expect(parsePromQL('{__name__=~"(sonarr|radarr)_queue_total"} > 0').selectors[0]).toMatchObject({
+      name: undefined,
+      matchers: [{ label: '__name__', op: '=~', value: '(sonarr|radarr)_queue_total' }],
+    });
+    const broken = parsePromQL('rate(foo[5m]');
+    expect(broken.error?.message).toMatch(/does not parse/);
+  });
+});
+
+describe('the metrics catalog of the real repository', () => {
+  let repo: Repo;
+  let catalog: MetricsCatalog;
+  beforeAll(async () => {
+    repo = await loadRepo();
+    catalog = metricsCatalog(repo);
+  });
+
+  it('has no malformed entry, and every entry names its version, pin and source', () => {
+    expect(catalog.problems.map((p) => `${p.data.file}: ${p.message}`)).toEqual([]);
+    for (const e of catalog.entries) {
+      expect(e.version, e.file).not.toBe('');
+      expect(Object.keys(e.pin).length, e.file).toBeGreaterThan(0);
+      expect(e.source.repository && e.source.ref && e.source.files?.length, e.file).toBeTruthy();
+      expect(e.file, 'one file per exporter and version').toBe(`monitoring/metrics-catalog/${e.exporter}-${e.version}.yaml`);
+    }
+  });
+
+  it('covers every monitor the repository declares', () => {
+    const monitors = repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => monitorId(r));
+    expect(monitors.length).toBeGreaterThan(5);
+    expect(monitors.filter((m) => !catalog.coveredMonitors.has(m))).toEqual([]);
+  });
+
+  it("derives jobs as the operator does: relabelled, probe/<ns>/<name>, and the entry's own for chart monitors", () => {
+    const jobs = new Map(catalog.jobs.map((j) => [j.job, j]));
+    expect(jobs.get('exportarr-prowlarr')).toMatchObject({ source: 'ServiceMonitor/media-vpn/exportarr-prowlarr', intervalMs: 60_000 });
+    expect(jobs.get('exportarr-prowlarr')!.metrics.has('prowlarr_system_status')).toBe(true);
+    expect(jobs.get('probe/monitoring/internet')).toMatchObject({ intervalMs: 15_000 });
+    expect(jobs.get('qbittorrent')!.metrics.has('qbittorrent_connected')).toBe(true);
+    expect(jobs.get('kube-state-metrics')!.source).toBe('chart kube-prometheus-stack');
+  });
+});
+
+describe('extractors read each declaration style', () => {
+  it('kube-state-metrics docs tables, with or without a unit column', () => {
+    const doc = [
+      '| Metric name | Metric type | Description | Labels/tags | Status |',
+      '| kube_cronjob_status_active | Gauge | | `cronjob`=&lt;cronjob-name&gt; <br> `namespace`=&lt;ns&gt; | STABLE |',
+      '| kube_pod_container_status_restarts_total | Counter | restarts | integer | `container`=&lt;c&gt; <br> `pod`=&lt;p&gt; <br> `label_POD_LABEL`=&lt;x&gt; | STABLE | - |',
+    ].join('\n');
+    expect(extractKsmDocs(doc)).toEqual({
+      kube_cronjob_status_active: ['cronjob', 'namespace'],
+      kube_pod_container_status_restarts_total: ['container', 'pod'],
+    });
+  });
+
+  it('client_golang NewDesc with Sprintf names and const labels', () => {
+    const go =
+      'systemStatusMetric: prometheus.NewDesc(\n\tfmt.Sprintf("%s_system_status", c.App),\n\t"System Status",\n\tnil,\n\tprometheus.Labels{"url": c.URL},\n),\nq: prometheus.NewDesc(\n"x_total", "help", []string{"a", "b"}, nil)';
+    expect(extractGoNewDesc(go)).toEqual({ '{app}_system_status': ['url'], x_total: ['a', 'b'] });
+  });
+
+  it('prometheus_client MetricFamily, help texts with parentheses and label variables', () => {
+    const py =
+      "labels = ['id', 'name']\ninfo = GaugeMetricFamily('pve_node_info', 'Node info', labels=labels)\nm = GaugeMetricFamily(\n  'pve_disk_size_bytes',\n  (\n    \"Size (for type 'storage')\"\n  ),\n  labels=['id'])";
+    expect(extractPythonMetricFamily(py)).toEqual({ pve_node_info: ['id', 'name'], pve_disk_size_bytes: ['id'] });
+  });
+
+  it('an exposition fixture, histograms and summaries expanded as Prometheus stores them', () => {
+    const text = [
+      '# HELP node_cpu_seconds_total Seconds.',
+      '# TYPE node_cpu_seconds_total counter',
+      'node_cpu_seconds_total{cpu="0",mode="idle"} 1',
+      'node_cpu_seconds_total{cpu="0",mode="user"} 2',
+      '# HELP req_seconds Latency.',
+      '# TYPE req_seconds histogram',
+      'req_seconds_bucket{code="200",le="1"} 1',
+      'req_seconds_bucket{code="200",le="+Inf"} 1',
+      'req_seconds_sum{code="200"} 0.5',
+      'req_seconds_count{code="200"} 1',
+      '# HELP gc_seconds GC.',
+      '# TYPE gc_seconds summary',
+      'gc_seconds{quantile="0.5"} 0',
+      'gc_seconds_sum 0',
+      'gc_seconds_count 0',
+      '# HELP node_load1 Load.',
+      '# TYPE node_load1 gauge',
+      'node_load1 0.2',
+      '',
+    ].join('\n');
+    expect(extractExposition(text)).toEqual({
+      node_cpu_seconds_total: ['cpu', 'mode'],
+      req_seconds_bucket: ['code', 'le'],
+      req_seconds_sum: ['code'],
+      req_seconds_count: ['code'],
+      gc_seconds: ['quantile'],
+      gc_seconds_sum: [],
+      gc_seconds_count: [],
+      node_load1: [],
+    });
+  });
+
+  it('dict-built metrics and prom-client declarations', () => {
+    const py =
+      '{\n  "name": f"{self.config[\'metrics_prefix\']}_torrents_count",\n  "value": 1,\n  "labels": {\n    "status": status,\n    "category": category,\n  },\n}';
+    expect(extractPythonDicts(py)).toEqual({ '{prefix}_torrents_count': ['category', 'status'] });
+    const ts = "new Histogram({ name: 'req_seconds', labelNames: ['method'], buckets: [1] }); new Counter({ name: 'x_total', help: 'h' })";
+    expect(extractPromClient(ts)).toEqual({ req_seconds_bucket: ['le', 'method'], req_seconds_count: ['method'], req_seconds_sum: ['method'], x_total: [] });
+  });
+});
+
+describe('jobs as the Prometheus operator names them', () => {
+  const resource = (kind: string, namespace: string, name: string, object: Record<string, unknown>) =>
+    ({ kind, namespace, name, file: 'x.yaml', doc: 0, apiVersion: 'v1', object, positions: { at: () => ({ line: 1, col: 1 }) } }) as unknown as Resource;
+  const service = (name: string, labels: Record<string, string>) => resource('Service', 'monitoring', name, { metadata: { name, labels } });
+
+  it('a label on the ServiceMonitor object does not name the job; jobLabel falls back to the Service name (the SNMP chart defect)', () => {
+    const monitor = resource('ServiceMonitor', 'monitoring', 'snmp-nas', {
+      metadata: { labels: { job: 'snmp-nas' } },
+      spec: {
+        jobLabel: 'snmp-exporter',
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus-snmp-exporter' } },
+        endpoints: [{ port: 'http', interval: '60s' }],
+      },
+    });
+    const services = serviceViews([service('snmp-exporter-prometheus-snmp-exporter', { 'app.kubernetes.io/name': 'prometheus-snmp-exporter' })]);
+    expect(monitorJobs(monitor, services)).toMatchObject([{ job: 'snmp-exporter-prometheus-snmp-exporter', intervalMs: 60_000 }]);
+    const relabelled = resource('ServiceMonitor', 'monitoring', 'snmp-nas', {
+      spec: { selector: {}, endpoints: [{ port: 'http', relabelings: [{ targetLabel: 'job', replacement: 'snmp-nas' }] }] },
+    });
+    expect(monitorJobs(relabelled, services)).toMatchObject([{ job: 'snmp-nas', intervalMs: 30_000 }]);
+  });
+
+  it('matchExpressions select several Services, each its own job by jobLabel (cert-manager)', () => {
+    const monitor = resource('ServiceMonitor', 'monitoring', 'cert-manager', {
+      spec: {
+        jobLabel: 'app.kubernetes.io/name',
+        selector: { matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['cert-manager', 'webhook'] }] },
+        endpoints: [{ port: 'metrics' }],
+      },
+    });
+    const services = serviceViews([
+      service('cert-manager', { 'app.kubernetes.io/name': 'cert-manager' }),
+      service('cert-manager-webhook', { 'app.kubernetes.io/name': 'webhook' }),
+      service('other', { 'app.kubernetes.io/name': 'other' }),
+    ]);
+    expect(monitorJobs(monitor, services).map((j) => j.job)).toEqual(['cert-manager', 'webhook']);
+  });
+
+  it('a Service no manifest declares still names the job: the kubelet Service the operator keeps, one job per endpoint path', () => {
+    const monitor = resource('ServiceMonitor', 'monitoring', 'kube-prometheus-stack-kubelet', {
+      spec: {
+        jobLabel: 'k8s-app',
+        namespaceSelector: { matchNames: ['kube-system'] },
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'kubelet', 'k8s-app': 'kubelet' } },
+        endpoints: [{ port: 'https-metrics' }, { port: 'https-metrics', path: '/metrics/cadvisor', interval: '10s' }],
+      },
+    });
+    expect(monitorJobs(monitor, serviceViews([]))).toEqual([
+      expect.objectContaining({ job: 'kubelet', intervalMs: 30_000, path: '/metrics' }),
+      expect.objectContaining({ job: 'kubelet', intervalMs: 10_000, path: '/metrics/cadvisor' }),
+    ]);
+    // Without the cluster's own Services the job would be the monitor's name, which no series carries.
+    expect(monitorJobs(monitor, []).map((j) => j.job)).toEqual(['kube-prometheus-stack-kubelet', 'kube-prometheus-stack-kubelet']);
+  });
+
+  it('a Probe is probe/<namespace>/<name> unless jobName says otherwise', () => {
+    expect(monitorJobs(resource('Probe', 'monitoring', 'internet', { spec: { interval: '15s' } }), [])).toMatchObject([
+      { job: 'probe/monitoring/internet', intervalMs: 15_000 },
+    ]);
+    expect(monitorJobs(resource('Probe', 'monitoring', 'internet', { spec: { jobName: 'net' } }), [])[0]!.job).toBe('net');
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { isWatchdogRoute } from '../../checks/watchdog.ts';
+import { durationMs } from '../../model/durations.ts';
+import { describeMutations } from '../support/mutation-runner.ts';
+import { monitoringMutations, routingMutations, wiringMutations } from '../mutations/monitoring.ts';
+
+describeMutations('monitoring checks bite on a broken copy of the real repository', [...wiringMutations, ...routingMutations, ...monitoringMutations]);
+
+describe('helpers', () => {
+  it('reads Alertmanager durations', () => {
+    expect([durationMs('5m'), durationMs('1h30m'), durationMs('90s'), durationMs('5 minutes')]).toEqual([300_000, 5_400_000, 90_000, NaN]);
+  });
+
+  it('recognises the Watchdog route in both matcher styles', () => {
+    expect(isWatchdogRoute({ matchers: ['alertname="Watchdog"'] })).toBe(true);
+    expect(isWatchdogRoute({ match: { alertname: 'Watchdog' } })).toBe(true);
+    expect(isWatchdogRoute({ matchers: ['alertname="WatchdogX"'] })).toBe(false);
+  });
+});
+
+describe('alert-routing with nothing to read', () => {
+  it('fails, instead of passing, when no Application deploys the chart that holds the routing', async () => {
+    const { alertRoutingChecks } = await import('../../checks/alert-routing.ts');
+    const { runPolicy } = await import('../../gate/runner.ts');
+    const { loadRepo, REPO_ROOT } = await import('../../model/repo.ts');
+    const repo = await loadRepo(REPO_ROOT);
+    const withoutStack = { ...repo, dataFiles: new Map([...repo.dataFiles].filter(([file]) => file !== 'monitoring/kube-prometheus-stack/values.yaml')) };
+    expect(runPolicy(repo, alertRoutingChecks)).toEqual([]);
+    expect(runPolicy(withoutStack, alertRoutingChecks).map((f) => `${f.file}: ${f.message}`)).toEqual([
+      'monitoring/README.md: no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check',
+    ]);
+  });
+});

@@ -1,0 +1,233 @@
+/** The gate CLI, run as a user runs it: flags, formats, exit codes. */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import AjvDraft04 from 'ajv-draft-04';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main, VERSION } from '../../gate/cli.ts';
+import { REPO_ROOT } from '../../model/repo.ts';
+import { exec } from '../../../test-support/exec.ts';
+
+// The published OASIS SARIF 2.1.0 schema (JSON Schema draft-04), as Microsoft's SARIF SDK ships it.
+const sarifSchema = createRequire(import.meta.url)('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json') as object;
+const validSarif = new AjvDraft04.default({ allErrors: true, strict: false, unicodeRegExp: false }).compile(sarifSchema);
+
+const scratch = mkdtempSync(join(tmpdir(), 'gate-cli-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** An empty chart cache: the gate runs as on a machine that never pulled the charts, whatever this one has cached. */
+const offline = { ...process.env, HOMELAB_CHART_CACHE: join(scratch, 'no-charts') };
+
+/** The built gate, through its bin, as `npx homelab-gate` runs it. */
+function validate(args: string[], input?: string) {
+  return exec(process.execPath, [join(REPO_ROOT, 'policy-tests/bin/homelab-gate.mjs'), ...args], { cwd: REPO_ROOT, input, env: offline });
+}
+
+/** The CLI in this process, for what needs a terminal. */
+async function inProcess(args: string[], env: NodeJS.ProcessEnv, tty: boolean) {
+  let stdout = '';
+  const code = await main(args, { stdout: (t) => (stdout += t), stderr: () => {}, env, stdoutIsTTY: tty, stderrIsTTY: false, cwd: REPO_ROOT });
+  return { code, stdout };
+}
+
+const typoDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: outside
+spec:
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: x}}
+    spec:
+      containers:
+        - name: x
+          image: nginx:latest
+          securityContext:
+            capabilites: {}
+`;
+
+describe('homelab-gate', () => {
+  it('exits 0 on the repository with a summary that counts the charts it could not render offline', async () => {
+    const r = await validate(['--summary']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(
+      /^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 19, Warnings: \d+, CEL rules compiled: (\d+)\/\1$/,
+    );
+    expect(lines.slice(0, -1)).toHaveLength(19);
+    expect(lines.slice(0, -1).every((l) => l.startsWith('NOT RENDERED - '))).toBe(true);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco \d+\.\d+\.\d+ from \S+: not in the chart cache: run npm run charts:pull$/,
+      ),
+    );
+    // Argo CD's own install manifest is a remote base: offline, not rendered, and it says why.
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^NOT RENDERED - apps\/platform\/argocd\/application\.yaml:\d+:\d+ - Application argocd - kustomize apps\/platform\/argocd: the remote base https:\/\/raw\.githubusercontent\.com\/argoproj\/argo-cd\/v3\.5\.1\/manifests\/install\.yaml cannot be fetched from here \(.+\)$/,
+      ),
+    );
+  });
+
+  it('fails with --require-rendered when a chart is not in the cache, at each chart source', async () => {
+    const r = await validate(['--require-rendered', '-o', 'json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { summary: { notRendered: number }; resources: { findings: { check: string; file: string }[] }[] };
+    expect(report.summary.notRendered).toBe(19);
+    const findings = report.resources.flatMap((x) => x.findings);
+    expect(findings.map((f) => f.check)).toEqual(Array(19).fill('not-rendered'));
+    expect(findings.map((f) => f.file)).toContain('security/falco/application.yaml');
+  });
+
+  it('validates arbitrary files outside the repo with the schema layer only, like kubeconform', async () => {
+    const file = join(scratch, 'deployment.yaml');
+    writeFileSync(file, typoDeployment);
+    const r = await validate([file, '--summary']);
+    expect(r.code).toBe(1);
+    // The typo fails; the :latest tag does not, because policy is this repo's business.
+    expect(r.stdout).toContain(`FAIL - ${file}:14:13 - Deployment outside - [unknown-field]`);
+    expect(r.stdout).not.toContain('workload-image-pinned');
+    expect(r.stdout).toContain('(schema layer only)');
+    writeFileSync(file, typoDeployment.replace('capabilites', 'capabilities'));
+    expect((await validate([file])).code).toBe(0);
+  });
+
+  it('--no-render checks the files alone: exit 0 on the repository, every source that needs a tool listed as not rendered', async () => {
+    const r = await validate(['--no-render', '--summary']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: \d+ \(schema layer only\)$/);
+    const notRendered = lines.filter((l) => l.startsWith('NOT RENDERED - '));
+    expect(notRendered).toContainEqual(
+      expect.stringMatching(
+        /^NOT RENDERED - apps\/media\/sonarr\/application\.yaml:\d+:\d+ - Application media-sonarr - kustomize apps\/media\/sonarr: not rendered: --no-render runs neither Helm nor kustomize/,
+      ),
+    );
+    expect(notRendered).toContainEqual(expect.stringMatching(/^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco /));
+    expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
+  });
+
+  it('reads stdin with - and prints kubeconform-shaped json', async () => {
+    const r = await validate(['-', '--output', 'json'], typoDeployment);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out).toEqual({
+      resources: [
+        {
+          filename: 'stdin',
+          kind: 'Deployment',
+          version: 'apps/v1',
+          name: 'outside',
+          status: 'statusInvalid',
+          msg: expect.stringContaining('stdin:14:13 [unknown-field]'),
+          findings: [{ check: 'unknown-field', file: 'stdin', line: 14, column: 13, message: expect.stringContaining('capabilites'), fix: expect.any(String) }],
+        },
+      ],
+      notRendered: [],
+      warnings: [],
+      summary: { valid: 0, invalid: 1, errors: 0, skipped: 0, notRendered: 0, warnings: 0 },
+    });
+  });
+
+  it('prints junit, tap and github annotations', async () => {
+    const junit = await validate(['-', '--output', 'junit'], typoDeployment);
+    expect(junit.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites [^>]*tests="1" failures="1"/);
+    expect(junit.stdout).toContain('<failure message=');
+    const tap = await validate(['-', '--output', 'tap'], typoDeployment);
+    expect(tap.stdout.split('\n').slice(0, 3)).toEqual(['TAP version 13', '1..1', 'not ok 1 - stdin - Deployment outside']);
+    const github = await validate(['-', '--output', 'github'], typoDeployment);
+    expect(github.stdout).toMatch(/^::error file=stdin,line=14,col=13,title=unknown-field::apps\/v1\/Deployment: unknown field/);
+  });
+
+  it('validates a folder recursively, and a repo folder with its policy', async () => {
+    const r = await validate(['portfolio-api/deploy', '--output', 'json', '--verbose']);
+    expect(r.code).toBe(0);
+    const files = new Set(JSON.parse(r.stdout).resources.map((x: { filename: string }) => x.filename));
+    expect([...files].every((f) => String(f).startsWith('portfolio-api/deploy/'))).toBe(true);
+    expect(files.size).toBeGreaterThan(3);
+  });
+
+  it('refuses a missing file or a bad flag with one line and exit 2', async () => {
+    const missing = await validate(['does-not-exist.yaml']);
+    expect([missing.code, missing.stderr]).toEqual([2, 'homelab-gate: no such file or directory: does-not-exist.yaml\n']);
+    const flag = await validate(['--frobnicate']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr.trim().split('\n')).toHaveLength(1);
+    const format = await validate(['--output', 'xml']);
+    expect([format.code, format.stderr]).toEqual([2, 'homelab-gate: --output must be one of text, json, junit, tap, github, sarif, got "xml"\n']);
+    const version = await validate(['--kubernetes-version', '1.40.0']);
+    expect([version.code, version.stderr]).toEqual([2, 'homelab-gate: no offline schemas for Kubernetes 1.40.0: the bundled schemas describe 1.36\n']);
+    const twice = await validate(['-o', 'json', '-o', 'tap']);
+    expect([twice.code, twice.stderr]).toEqual([2, 'homelab-gate: at most one --output may go to stdout; give the others a file (FORMAT=FILE)\n']);
+  });
+
+  it('prints its version and help, and exits 0', async () => {
+    for (const flag of ['--version', '-v']) expect(await validate([flag])).toEqual({ code: 0, stdout: `homelab-gate ${VERSION}\n`, stderr: '' });
+    const help = await validate(['--help']);
+    expect([help.code, help.stdout]).toEqual([0, expect.stringMatching(/^Usage: homelab-gate \[options\]/)]);
+  });
+
+  it('prints SARIF 2.1.0 that the published schema accepts, with rule metadata from the registry', async () => {
+    const r = await validate(['-', '--output', 'sarif'], typoDeployment);
+    expect(r.code).toBe(1);
+    const log = JSON.parse(r.stdout);
+    expect(validSarif(log) ? [] : validSarif.errors).toEqual([]);
+    expect(log.version).toBe('2.1.0');
+    const run = log.runs[0];
+    expect(run.tool.driver).toMatchObject({ name: 'homelab-gate', version: VERSION });
+    expect(run.tool.driver.rules.find((x: { id: string }) => x.id === 'argocd-sync-policy')).toMatchObject({
+      help: { text: expect.any(String) },
+      properties: { tags: ['policy', 'P1'] },
+    });
+    expect(run.results).toEqual([
+      expect.objectContaining({
+        ruleId: 'unknown-field',
+        level: 'error',
+        locations: [
+          {
+            physicalLocation: {
+              artifactLocation: expect.objectContaining({ uri: 'stdin' }),
+              region: expect.objectContaining({ startLine: 14, startColumn: 13 }),
+            },
+          },
+        ],
+      }),
+    ]);
+  });
+
+  it('writes one report per -o FORMAT=FILE, and text to stdout when none goes there', async () => {
+    const junit = join(scratch, 'reports/gate.xml');
+    const sarif = join(scratch, 'reports/gate.sarif');
+    const r = await validate(['-', '-o', `junit=${junit}`, '-o', `sarif=${sarif}`], typoDeployment);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('FAIL - stdin:14:13');
+    expect(readFileSync(junit, 'utf8')).toContain('<failure message=');
+    expect(JSON.parse(readFileSync(sarif, 'utf8')).runs[0].results).toHaveLength(1);
+    expect(existsSync(`${junit}.tmp`)).toBe(false);
+  });
+
+  it('colours text in a terminal, and not with NO_COLOR or into a pipe', async () => {
+    const args = ['portfolio-api/deploy', '--verbose'];
+    expect((await inProcess(args, {}, true)).stdout).toContain('\x1b[32mPASS\x1b[39m');
+    expect((await inProcess(args, { NO_COLOR: '1' }, true)).stdout).not.toContain('\x1b[');
+    expect((await inProcess(args, {}, false)).stdout).not.toContain('\x1b[');
+  });
+
+  it('honours --no-strict, --skip and --ignore-missing-schemas', async () => {
+    expect((await validate(['-', '--no-strict'], typoDeployment.replace('latest', '1.27'))).code).toBe(0);
+    expect((await validate(['-', '--skip', 'Deployment'], typoDeployment)).code).toBe(0);
+    const widget = 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n';
+    expect((await validate(['-'], widget)).code).toBe(1);
+    expect((await validate(['-', '--ignore-missing-schemas', '--summary'], widget)).stdout).toContain('Skipped: 1');
+  });
+
+  it('lists every check id with its invariants', async () => {
+    const r = await validate(['--list-checks']);
+    expect(r.code).toBe(0);
+    for (const id of ['unknown-field', 'missing-schema', 'argocd-root-discovery', 'workload-privilege', 'exemption-valid']) expect(r.stdout).toContain(id);
+    expect(r.stdout).toMatch(/argocd-sync-policy\s+policy\s+\[P1\]/);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { parseManifest } from '../../model/manifest.ts';
+import { formatFinding } from '../../model/findings.ts';
+
+const findingsOf = (text: string, file = 'x.yaml') => parseManifest(file, text).findings.map(formatFinding);
+
+describe('loader', () => {
+  it('reads multi-document YAML, skipping blank and comment-only documents', () => {
+    const parsed = parseManifest(
+      'm.yaml',
+      '# header comment\n---\n---\n# only a comment\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: ns\n',
+    );
+    expect(parsed.findings).toEqual([]);
+    expect(parsed.resources.map((r) => [r.name, r.namespace, r.doc])).toEqual([
+      ['a', undefined, 2],
+      ['b', 'ns', 3],
+    ]);
+  });
+
+  it('reads JSON manifests with the same parser and positions', () => {
+    const parsed = parseManifest('m.json', '{\n  "apiVersion": "v1",\n  "kind": "ConfigMap",\n  "metadata": {"name": "j", "name": "k"}\n}\n');
+    expect(parsed.findings.map(formatFinding)).toEqual([expect.stringMatching(/^m\.json:4:\d+ \[duplicate-key\] duplicate key "name"/)]);
+  });
+
+  it('rejects duplicate keys with file:line:col, naming the key', () => {
+    expect(findingsOf('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: "1"\n  x: "2"\n')).toEqual([
+      expect.stringMatching(/^x\.yaml:7:3 \[duplicate-key\] duplicate key "x"/),
+    ]);
+  });
+
+  it('rejects documents without apiVersion or kind, or with an empty kind', () => {
+    expect(findingsOf('kind: ConfigMap\nmetadata:\n  name: a\n')).toEqual([
+      expect.stringMatching(/^x\.yaml:1:1 \[manifest-shape\] missing or empty apiVersion/),
+    ]);
+    expect(findingsOf('apiVersion: v1\nmetadata:\n  name: a\n')).toEqual([expect.stringMatching(/^x\.yaml:1:1 \[manifest-shape\] missing or empty kind/)]);
+    expect(findingsOf('apiVersion: v1\nkind: ""\nmetadata:\n  name: a\n')).toEqual([
+      expect.stringMatching(/^x\.yaml:2:1 \[manifest-shape\] missing or empty kind/),
+    ]);
+    expect(findingsOf('- a\n- b\n')).toEqual([expect.stringMatching(/\[manifest-shape\] document is a list/)]);
+  });
+
+  it('reports syntax errors at their line and keeps the other documents', () => {
+    const parsed = parseManifest('s.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n---\napiVersion: v1\nkind: [unclosed\n');
+    expect(parsed.resources.map((r) => r.name)).toEqual(['ok']);
+    expect(parsed.findings.map(formatFinding)).toEqual([expect.stringMatching(/^s\.yaml:\d+:\d+ \[yaml-syntax\]/)]);
+    expect(parsed.findings[0]!.line).toBeGreaterThanOrEqual(7);
+  });
+
+  it('refuses alias bombs (billion laughs) with a clear error instead of expanding them', () => {
+    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
+    for (let i = 1; i < 12; i++)
+      bomb.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\nx:\n${bomb.map((l) => `  ${l}`).join('\n')}\n`;
+    const parsed = parseManifest('bomb.yaml', text);
+    expect(parsed.resources).toEqual([]);
+    expect(parsed.findings.map((f) => f.check)).toEqual(['yaml-syntax']);
+  });
+});
+
+describe('duplicate keys at scale', () => {
+  it('finds the repeat in a mapping of 200,000 keys in one pass', () => {
+    const keys = Array.from({ length: 200_000 }, (_, i) => `  k${i}: v`);
+    keys.push('  k7: again');
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n${keys.join('\n')}\n`;
+    // No time limit here (a busy machine must not fail it); the quadratic check it replaces ran for minutes on half this size.
+    expect(findingsOf(text)).toEqual([expect.stringMatching(/^x\.yaml:200006:3 \[duplicate-key\] duplicate key "k7"/)]);
+  });
+
+  it('tells a string key from a number key, as YAML does', () => {
+    expect(findingsOf('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  "1": a\n  1: b\n')).toEqual([]);
+  });
+});

@@ -1,0 +1,251 @@
+/**
+ * Broken copies of the real repository for the admission checks: one per
+ * rule family the API server (or Argo CD) would refuse.
+ */
+import type { Mutation } from '../support/mutation-runner.ts';
+import type { RepoCopy } from '../support/helpers.ts';
+
+const API = 'portfolio-api/deploy/deployment.yaml';
+const SERVICE = 'portfolio-api/deploy/service.yaml';
+const NAMESPACES = 'clusters/home/namespaces.yaml';
+const STORE = 'apps/platform/external-secrets/clustersecretstore.yaml';
+const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
+
+const swap = (file: string, from: string, to: string) => (c: RepoCopy) => {
+  if (!c.read(file).includes(from)) throw new Error(`${from} not in ${file}`);
+  c.write(file, c.read(file).replace(from, to));
+};
+/** The first line holding `needle` after the line holding `after`. */
+const after = (file: string, anchor: string, needle: string) => (c: RepoCopy) => {
+  const lines = c.read(file).split('\n');
+  const from = lines.findIndex((l) => l.includes(anchor));
+  return { file, line: lines.findIndex((l, i) => i > from && l.includes(needle)) + 1 };
+};
+const inFile = (file: string, needle: string) => (c: RepoCopy) => ({
+  file,
+  line:
+    c
+      .read(file)
+      .split('\n')
+      .findIndex((l) => l.includes(needle)) + 1,
+});
+
+export const admissionMutations: Mutation[] = [
+  // Built-in validation, one per family.
+  {
+    check: 'api-validation',
+    why: 'a label value with a space (ValidateLabels)',
+    mutate: swap(
+      API,
+      '  labels:\n    app.kubernetes.io/name: portfolio-api\nspec:',
+      '  labels:\n    app.kubernetes.io/name: portfolio-api\n    team: home lab\nspec:',
+    ),
+    at: 'team: home lab',
+  },
+  {
+    check: 'api-validation',
+    why: 'a label value of 64 characters',
+    mutate: swap(
+      API,
+      '  labels:\n    app.kubernetes.io/name: portfolio-api\nspec:',
+      `  labels:\n    app.kubernetes.io/name: portfolio-api\n    note: ${'a'.repeat(64)}\nspec:`,
+    ),
+    at: 'note: aaaa',
+  },
+  {
+    check: 'api-validation',
+    why: "a Deployment whose selector does not match its template's labels",
+    mutate: swap(
+      API,
+      '    matchLabels:\n      app.kubernetes.io/name: portfolio-api\n',
+      '    matchLabels:\n      app.kubernetes.io/name: portfolio-api\n      tier: web\n',
+    ),
+    at: after(API, '  template:', 'labels:'),
+  },
+  {
+    check: 'api-validation',
+    why: 'a memory request above its limit',
+    mutate: (c) => c.edit(API, 0, (d) => d.setIn([...CONTAINER, 'resources', 'requests', 'memory'], '256Mi')),
+    at: 'memory: 256Mi',
+  },
+  {
+    check: 'api-validation',
+    why: 'a probe with two handlers',
+    mutate: (c) => c.edit(API, 0, (d) => d.setIn([...CONTAINER, 'livenessProbe', 'tcpSocket'], d.createNode({ port: 3000 }))),
+    at: 'tcpSocket:',
+  },
+  {
+    check: 'api-validation',
+    why: 'a Service port name that is not a DNS label',
+    mutate: (c) =>
+      c.edit(SERVICE, 0, (d) =>
+        (d.getIn(['spec', 'ports']) as { add(v: unknown): void }).add(d.createNode({ name: 'Web_Port', port: 8081, targetPort: 3000 })),
+      ),
+    at: 'name: Web_Port',
+  },
+  {
+    check: 'api-validation',
+    why: 'a Service port above 65535',
+    mutate: (c) => c.edit(SERVICE, 0, (d) => d.setIn(['spec', 'ports', 0, 'port'], 70000)),
+    at: 'port: 70000',
+  },
+  {
+    check: 'api-validation',
+    why: 'a ConfigMap key with a space',
+    mutate: (c) =>
+      c.write(
+        'portfolio-api/deploy/extra.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: portfolio\ndata:\n  "my key": value\n',
+      ),
+    at: 'my key',
+  },
+  {
+    check: 'api-validation',
+    why: 'two volumes with one name',
+    mutate: (c) => c.edit(API, 0, (d) => d.setIn(['spec', 'template', 'spec', 'volumes', 1, 'name'], 'status')),
+    at: (c) => ({
+      file: API,
+      line:
+        c
+          .read(API)
+          .split('\n')
+          .findLastIndex((l) => l.includes('- name: status')) + 1,
+    }),
+  },
+  {
+    check: 'api-validation',
+    why: 'a port name longer than 15 characters',
+    mutate: swap(API, '            - name: metrics\n', '            - name: prometheus-metrics\n'),
+    at: 'name: prometheus-metrics',
+  },
+  {
+    check: 'api-validation',
+    why: 'a CronJob name over 52 characters',
+    mutate: (c) => c.edit('portfolio-api/deploy/status-writer.yaml', 0, (d) => d.setIn(['metadata', 'name'], `status-writer-${'x'.repeat(40)}`)),
+    at: 'status-writer-xxxx',
+  },
+  // Pod Security admission.
+  {
+    check: 'pod-security',
+    why: 'a seccomp profile Unconfined in the restricted portfolio namespace',
+    mutate: (c) => c.edit(API, 0, (d) => d.setIn(['spec', 'template', 'spec', 'securityContext', 'seccompProfile', 'type'], 'Unconfined')),
+    at: 'type: Unconfined',
+  },
+  {
+    check: 'pod-security',
+    why: "the media namespace's label removed, so the VPN pod meets the cluster's default, baseline, which refuses NET_ADMIN",
+    mutate: (c) =>
+      c.write(
+        NAMESPACES,
+        c
+          .read(NAMESPACES)
+          .replace(
+            /( +# The VPN pod[^\n]*\n(?: +#[^\n]*\n)*)? +pod-security\.kubernetes\.io\/enforce: privileged\n( +pod-security\.kubernetes\.io\/(?:warn|audit): baseline\n)*/,
+            '',
+          )
+          .replace(/ +gate\.homelab-gitops\/pod-security-reason: "the VPN pod[^\n]*\n/, ''),
+      ),
+    at: (c) => ({
+      file: 'apps/media/gluetun/deployment.yaml',
+      line:
+        c
+          .read('apps/media/gluetun/deployment.yaml')
+          .split('\n')
+          .findIndex((l) => l.includes('add: ["NET_ADMIN"]')) + 1,
+    }),
+  },
+  {
+    check: 'pod-security',
+    why: 'a privileged namespace that does not say why',
+    mutate: (c) => c.write(NAMESPACES, c.read(NAMESPACES).replace(/ +gate\.homelab-gitops\/pod-security-reason: "the MetalLB.*\n/, '')),
+    at: after(NAMESPACES, 'name: metallb-system', 'enforce: privileged'),
+  },
+  // CRD validation rules (CEL).
+  {
+    check: 'crd-validation-rule',
+    why: 'the 1Password SDK store with both a vault and an environment',
+    mutate: swap(STORE, '      vault: homelab\n', '      vault: homelab\n      environment: production\n'),
+    at: 'onepasswordSDK:',
+  },
+  // ValidatingAdmissionPolicy, through its binding.
+  {
+    check: 'admission-policy',
+    why: 'a policy the repository applies, bound with Deny, refusing the public API its two replicas',
+    mutate: (c) => {
+      c.write(
+        'apps/platform/backups/policy.yaml',
+        `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: single-replica
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [apps]
+        apiVersions: [v1]
+        operations: [CREATE, UPDATE]
+        resources: [deployments]
+    namespaceSelector:
+      matchLabels:
+        kubernetes.io/metadata.name: portfolio
+  variables:
+    - name: replicas
+      expression: "has(object.spec.replicas) ? object.spec.replicas : 1"
+  validations:
+    - expression: "variables.replicas <= 1"
+      messageExpression: "'replicas ' + string(variables.replicas) + ' over 1'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: single-replica
+spec:
+  policyName: single-replica
+  validationActions: [Deny]
+`,
+      );
+      swap(
+        'clusters/home/projects.yaml',
+        '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n',
+        '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicy\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicyBinding\n',
+      )(c);
+    },
+    at: (c) => ({ file: API, line: c.read(API).split('\n').indexOf('metadata:') + 1 }),
+  },
+  // Argo CD.
+  {
+    check: 'argocd-will-sync',
+    why: "an Endpoints object, which Argo CD's default resource.exclusions never apply",
+    mutate: (c) => c.write('portfolio-api/deploy/endpoints.yaml', 'apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: legacy\n  namespace: portfolio\n'),
+    at: 'kind: Endpoints',
+  },
+  {
+    check: 'argocd-will-sync',
+    why: 'a ConfigMap too big for a client-side apply',
+    mutate: (c) =>
+      c.write(
+        'portfolio-api/deploy/extra.yaml',
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: portfolio\ndata:\n  blob: ${'x'.repeat(300 * 1024)}\n`,
+      ),
+    at: 'metadata:',
+  },
+  {
+    check: 'argocd-will-sync',
+    why: 'an Application creating a namespace that namespaces.yaml declares',
+    mutate: (c) =>
+      c.edit('portfolio-api/deploy/application.yaml', 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['CreateNamespace=true']))),
+    at: 'syncOptions:',
+  },
+  // Per-kind closure.
+  {
+    check: 'closure-crd',
+    why: 'the store operator declares its kinds, without ClusterSecretStore',
+    mutate: swap(
+      'apps/platform/external-secrets/application.yaml',
+      'provides-crds: "external-secrets.io, generators.external-secrets.io"',
+      'provides-crds: "external-secrets.io/ExternalSecret, generators.external-secrets.io"',
+    ),
+    at: inFile(STORE, 'apiVersion: external-secrets.io/v1'),
+  },
+];

@@ -1,0 +1,143 @@
+/** Broken copies of the real repository for the Falco checks: tuning fixtures and component mutations. */
+import { readFileSync } from 'node:fs';
+import { isSeq } from 'yaml';
+import { lineOf, type RepoCopy } from '../support/helpers.ts';
+import type { Mutation } from '../support/mutation-runner.ts';
+
+export const TUNING = 'security/falco/tuning.yaml';
+const FALCO_VALUES = 'security/falco/values.yaml';
+const SIDEKICK_VALUES = 'security/falcosidekick/values.yaml';
+const EGRESS = 'security/falco/networkpolicy.yaml';
+export const fixture = (name: string) => readFileSync(new URL(`../fixtures/falco/${name}`, import.meta.url), 'utf8');
+
+/** Appends a fixture's items to the real tuning file inside its ConfigMap. */
+export function appendTuning(c: RepoCopy, text: string): void {
+  c.edit(TUNING, 0, (d) => d.setIn(['data', 'homelab-tuning.yaml'], `${String(d.getIn(['data', 'homelab-tuning.yaml']))}\n${text}`));
+}
+
+export const fixtures: [string, string, string][] = [
+  ['no-copied-redefine.yaml', 'falco-no-copied-rule', '- macro: container'],
+  ['no-copied-renamed.yaml', 'falco-no-copied-rule', '- rule: Terminal shell in container (tuned)'],
+  ['hooks-macro-append.yaml', 'falco-hooks-only', '- macro: user_known_contact_k8s_api_server_activities'],
+  ['hooks-list-replace.yaml', 'falco-hooks-only', 'items: replace'],
+  ['hooks-rule-with-hook.yaml', 'falco-hooks-only', '- rule: Terminal shell in container'],
+  ['hooks-rule-append-shape.yaml', 'falco-hooks-only', 'or proc.name = tcpdump'],
+  ['hooks-legacy-append.yaml', 'falco-hooks-only', 'append: true'],
+  ['hooks-non-hook-macro.yaml', 'falco-hooks-only', '- macro: spawned_process'],
+  ['scoped-missing-path.yaml', 'falco-exemption-scoped', 'argocd-server'],
+  ['scoped-generic-image.yaml', 'falco-exemption-scoped', 'docker.io/library/alpine'],
+  ['scoped-list-append.yaml', 'falco-exemption-scoped', '- list: user_known_packet_socket_binaries'],
+  ['boundary-disabled.yaml', 'falco-boundary-armed', 'enabled: false'],
+  ['boundary-hook-image.yaml', 'falco-boundary-armed', '- list: allowed_container_images_loading_kernel_module'],
+  ['syntax.yaml', 'falco-tuning-syntax', 'condition: (proc.name in (sonarr, radarr)'],
+];
+
+/** Check id, what breaks, the mutation, and a needle on the line the finding must name. */
+export const componentMutations: Mutation[] = [
+  {
+    check: 'falco-boundary-armed',
+    why: 'the repo’s own escape rule is removed',
+    mutate: (c) =>
+      c.edit(TUNING, 0, (d) => {
+        const text = String(d.getIn(['data', 'homelab-tuning.yaml']));
+        d.setIn(['data', 'homelab-tuning.yaml'], text.slice(0, text.indexOf('# Container-escape coverage')));
+      }),
+  },
+  {
+    check: 'falco-sensor',
+    why: 'the driver is the legacy eBPF probe',
+    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['driver', 'kind'], 'ebpf')),
+    at: 'kind: ebpf',
+  },
+  {
+    check: 'falco-sensor',
+    why: 'control-plane nodes are not tolerated',
+    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.deleteIn(['tolerations'])),
+    at: 'driver:',
+  },
+  {
+    check: 'falco-sensor',
+    why: 'a plugin (k8s audit) is loaded',
+    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'load_plugins'], d.createNode(['k8saudit', 'json']))),
+    at: 'load_plugins:',
+  },
+  {
+    check: 'falco-sensor',
+    why: 'the container plugin the rules require is turned off',
+    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['collectors', 'containerEngine', 'enabled'], false)),
+    at: (c) => lineOf(c, FALCO_VALUES, 'containerEngine:') + 1,
+  },
+  {
+    check: 'falco-sensor',
+    why: 'a container plugin older than falco-rules 5 requires',
+    mutate: (c) =>
+      c.edit(FALCO_VALUES, 0, (d) => d.setIn(['collectors', 'containerEngine', 'pluginRef'], 'ghcr.io/falcosecurity/plugins/plugin/container:0.3.6')),
+    at: 'pluginRef:',
+  },
+  {
+    check: 'falco-rules-source',
+    why: 'falcoctl may install any artifact type',
+    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'allowedTypes'], d.createNode(['rulesfile', 'plugin', 'asset']))),
+    at: 'allowedTypes:',
+  },
+  {
+    check: 'falco-sensor',
+    why: 'metrics every 30 minutes',
+    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'metrics', 'interval'], '30m')),
+    at: '  metrics:',
+  },
+  {
+    check: 'falco-rules-source',
+    why: 'rules followed daily',
+    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'follow', 'every'], '24h')),
+    at: 'every: 24h',
+  },
+  {
+    check: 'falco-rules-source',
+    why: 'an older ruleset',
+    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falcoctl', 'config', 'artifact', 'install', 'refs'], d.createNode(['falco-rules:4']))),
+    at: 'refs:',
+  },
+  {
+    check: 'falco-rules-source',
+    why: 'the tuning file loads before the upstream rules',
+    mutate: (c) =>
+      c.edit(FALCO_VALUES, 0, (d) =>
+        d.setIn(['falco', 'rules_files'], d.createNode(['/etc/falco/homelab/homelab-tuning.yaml', '/etc/falco/falco_rules.yaml'])),
+      ),
+    at: 'rules_files:',
+  },
+  {
+    check: 'falco-egress',
+    why: 'port 80 opened',
+    mutate: (c) =>
+      c.edit(EGRESS, 0, (d) => {
+        const egress = d.getIn(['spec', 'egress']);
+        if (isSeq(egress)) egress.add(d.createNode({ ports: [{ port: 80, protocol: 'TCP' }] }));
+      }),
+    at: 'port: 80',
+  },
+  { check: 'falco-egress', why: 'no egress on 443', mutate: (c) => c.edit(EGRESS, 0, (d) => d.deleteIn(['spec', 'egress', 1])), at: '  egress:' },
+  { check: 'falco-forwarder', why: 'one replica', mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['replicaCount'], 1)), at: 'replicaCount' },
+  { check: 'falco-forwarder', why: 'the web UI on', mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['webui', 'enabled'], true)), at: 'webui:' },
+  {
+    check: 'falco-forwarder',
+    why: 'warnings and above only',
+    mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'slack', 'minimumpriority'], 'warning')),
+    at: 'minimumpriority',
+  },
+  {
+    check: 'falco-forwarder',
+    why: 'events routed through Alertmanager',
+    mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'alertmanager', 'hostport'], 'http://alertmanager.monitoring:9093')),
+    at: 'hostport',
+  },
+];
+
+/** The fixtures as mutations: appended to the real tuning file, the finding within a few lines of the offending item. */
+export const fixtureMutations: Mutation[] = fixtures.map(([name, check, needle]) => ({
+  check,
+  why: `tuning fixture ${name}`,
+  mutate: (c) => appendTuning(c, fixture(name)),
+  at: (c) => ({ file: TUNING, line: lineOf(c, TUNING, needle), within: 4 }),
+}));

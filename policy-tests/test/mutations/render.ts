@@ -1,0 +1,132 @@
+/**
+ * Mutations for the checks on rendered output. The copy's volsync
+ * Application renders a stand-in chart of the tests' own (same name and
+ * version, placed in a chart cache and locked), so the gate renders it with
+ * the real Helm; the other charts stay not rendered, as on a machine that
+ * never pulled them.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../../render/charts.ts';
+import { toolEnv, writeChart } from '../../../test-support/chart-repo.ts';
+import { output } from '../../../test-support/exec.ts';
+import { lineOf, type RepoCopy } from '../support/helpers.ts';
+import type { Mutation, MutationSetup } from '../support/mutation-runner.ts';
+
+export const VOLSYNC_VALUES = 'apps/platform/volsync/values.yaml';
+export const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
+/** A folder another Application (cert-manager, same project) applies: a copy here is declared by two apps. */
+const PLAIN_COPY = 'apps/platform/cert-manager/volsync-copy.yaml';
+
+/** A stand-in for the volsync chart at the version the copy pins, declaring every key of the copy's values, in a fresh chart cache. */
+export function standInVolsync(): MutationSetup {
+  let cache = '';
+  return {
+    async before(copy: RepoCopy) {
+      cache = mkdtempSync(join(tmpdir(), 'standin-cache-'));
+      const env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
+      // The version the copy's Application pins, so a chart bump needs no change here.
+      const version = /chart: volsync\s+targetRevision: (\S+)/.exec(copy.read('apps/platform/volsync/application.yaml'))![1]!;
+      const defaults = {
+        ...(parse(copy.read(VOLSYNC_VALUES)) as Record<string, unknown>),
+        standinRandom: false,
+        standinMonitor: true,
+        standinPassword: '',
+        standinCrd: true,
+        standinCrdKind: 'ReplicationSource',
+      };
+      const src = writeChart(join(cache, 'src'), {
+        name: 'volsync',
+        version,
+        values: defaults,
+        files: {
+          'templates/configmap.yaml':
+            'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: {{ .Release.Namespace }}\ndata:\n  manageCRDs: {{ .Values.manageCRDs | quote }}\n  disableAuth: {{ .Values.metrics.disableAuth | quote }}\n',
+          // Like volsync's own (0.13 to 0.16): the ServiceMonitor volsync, in the release namespace.
+          'templates/servicemonitor.yaml':
+            '{{- if .Values.standinMonitor }}\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\nspec:\n  endpoints:\n    - port: https\n      interval: 30s\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n{{- end }}\n',
+          'templates/secret.yaml':
+            '{{- if .Values.standinPassword }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: volsync-login\n  namespace: {{ .Release.Namespace }}\nstringData:\n  password: {{ .Values.standinPassword | quote }}\n{{- end }}\n',
+          // Like the real chart: the ReplicationSource CRD its Application declares (gate.homelab-gitops/provides-crds).
+          'templates/crd.yaml':
+            '{{- if .Values.standinCrd }}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {{ lower .Values.standinCrdKind }}s.volsync.backube\nspec:\n  group: volsync.backube\n  scope: Namespaced\n  names: { kind: {{ .Values.standinCrdKind }}, plural: {{ lower .Values.standinCrdKind }}s, singular: {{ lower .Values.standinCrdKind }}, listKind: {{ .Values.standinCrdKind }}List }\n  versions:\n    - name: v1alpha1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n{{- end }}\n',
+          'templates/service.yaml':
+            'apiVersion: v1\nkind: Service\nmetadata:\n  name: volsync-metrics\n  labels:\n    control-plane: volsync-controller\nspec:\n  selector:\n    control-plane: volsync-controller\n  ports:\n    - name: https\n      port: 8443\n',
+          'templates/random.yaml':
+            '{{- if .Values.standinRandom }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-random\n  namespace: {{ .Release.Namespace }}\ndata:\n  token: {{ randAlphaNum 20 | quote }}\n{{- end }}\n',
+        },
+      });
+      await output(env.HELM_BIN!, ['package', src, '--destination', join(cache, 'pkg')], { env });
+      const ref = { repoURL: 'https://backube.github.io/helm-charts/', chart: 'volsync', version };
+      const target = cachedChartPath(ref, env);
+      mkdirSync(dirname(target), { recursive: true });
+      renameSync(join(cache, 'pkg', `volsync-${version}.tgz`), target);
+      // Written past the copy's undo list: the lock belongs to every mutation of the list.
+      writeFileSync(join(copy.root, CHART_LOCK_FILE), formatLock({ charts: [{ ...ref, digest: digestOf(readFileSync(target)) }] }));
+      return { env };
+    },
+    after() {
+      if (cache) rmSync(cache, { recursive: true, force: true });
+    },
+  };
+}
+
+export const renderMutations: Mutation[] = [
+  {
+    check: 'helm-values-unused',
+    why: 'a values key the chart neither declares nor reads, at its line',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}metricz:\n  enabled: true\n`),
+    at: 'metricz:',
+  },
+  {
+    check: 'render-deterministic',
+    why: 'randAlphaNum makes two renders differ, named at the chart source',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinRandom: true\n`),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
+  },
+  {
+    check: 'no-plain-secret',
+    why: 'a credential in a values file, rendered into a Secret by the chart',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinPassword: hunter2-in-git\n`),
+    at: 'standinPassword:',
+  },
+  {
+    check: 'closure-crd',
+    why: 'the Application declares a CRD group its render does not install',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinCrd: false\n`),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'annotations:') }),
+  },
+  {
+    check: 'closure-crd',
+    why: 'the render installs a CRD of the declared group, but not the kind the backups use (per kind, not per group)',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinCrdKind: ReplicationDestination\n`),
+    at: (c) => ({
+      file: 'apps/media/components/offsite-copy/replicationsource.yaml',
+      line: lineOf(c, 'apps/media/components/offsite-copy/replicationsource.yaml', 'apiVersion: volsync.backube'),
+    }),
+  },
+  {
+    check: 'volsync-metrics',
+    why: 'the rendered chart has no ServiceMonitor, and no manifest adds one',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinMonitor: false\n`),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
+  },
+  {
+    check: 'duplicate-resource',
+    why: "a plain ServiceMonitor beside the chart's own (the defect volsync 0.13.1 showed; 0.16.0 still renders its own)",
+    mutate: (c) =>
+      c.write(
+        PLAIN_COPY,
+        'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\n  namespace: volsync-system\nspec:\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n  endpoints:\n    - port: https\n      interval: 60s\n',
+      ),
+    at: (c) => ({ file: PLAIN_COPY, line: lineOf(c, PLAIN_COPY, 'name: volsync') }),
+  },
+  {
+    check: 'duplicate-resource',
+    why: 'a plain manifest that repeats a rendered object',
+    mutate: (c) => c.write(PLAIN_COPY, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: volsync-system\ndata: {}\n'),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
+  },
+];

@@ -1,0 +1,317 @@
+/**
+ * The render tier under a hostile pull request, with the real Helm and
+ * kustomize: every file a kustomization can read is part of its render key;
+ * paths and symlinks that leave the repository (or the chart) are refused as
+ * Argo CD refuses them; a template loop is killed at the time limit; alias
+ * bombs and oversized archives are refused in one line.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schemaLayer } from '../../gate/gate.ts';
+import { loadRepo } from '../../model/repo.ts';
+import { kustomizeInputs } from '../../model/kustomize.ts';
+import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../../render/charts.ts';
+import { renderRepo, renderToolEnv } from '../../render/render.ts';
+import { toolEnv, writeChart } from '../../../test-support/chart-repo.ts';
+import { output } from '../../../test-support/exec.ts';
+import { fixtureRepo, REPO_URL, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
+
+let env: NodeJS.ProcessEnv;
+let cache: string;
+let outsideDir: string;
+const SECRET = 'PRIVATE-KEY-PLANTED-OUTSIDE-THE-CHECKOUT';
+
+beforeAll(async () => {
+  cache = mkdtempSync(join(tmpdir(), 'hostile-cache-'));
+  env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
+  outsideDir = mkdtempSync(join(tmpdir(), 'outside-'));
+  writeFileSync(join(outsideDir, 'id_ed25519'), `${SECRET}\n`);
+  writeFileSync(join(outsideDir, 'values.yaml'), `greeting: ${SECRET}\n`);
+});
+
+afterAll(() => {
+  for (const dir of [cache, outsideDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function render(repo: FixtureRepo, extra: NodeJS.ProcessEnv = {}) {
+  const layer = await schemaLayer();
+  return renderRepo(await loadRepo(repo.root), { builtinApiVersions: layer.builtinApiVersions(), env: { ...env, ...extra } });
+}
+
+const app = (name: string, source: string) => repoApp(name, source);
+
+const CM_TEMPLATE = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: greeting\ndata:\n  greeting: {{ .Values.greeting | quote }}\n';
+
+/** A repository with a chart at a path of its own (apps/demo/chart), rendered by an Application with these helm options. */
+function localChartRepo(
+  helm: string,
+  files: Record<string, string> = { 'templates/cm.yaml': CM_TEMPLATE },
+  values: Record<string, unknown> = { greeting: 'hi' },
+): FixtureRepo {
+  const repo = fixtureRepo();
+  writeChart(join(repo.root, 'apps/demo'), { name: 'chart', version: '1.0.0', values, files });
+  repo.write('apps/demo/application.yaml', app('demo', `    path: apps/demo/chart\n    helm:\n${helm}`));
+  return repo;
+}
+
+describe('kustomize: every file the build reads is in its render key', () => {
+  const RB =
+    'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: reader\n  namespace: demo\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: placeholder\nsubjects:\n  - kind: ServiceAccount\n    name: app\n    namespace: demo\n';
+  const SOURCE =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: roles\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  reader: view\n  admin: cluster-admin\n';
+  const replacement = (field: string) =>
+    `- source: { kind: ConfigMap, name: roles, fieldPath: data.${field} }\n  targets:\n    - select: { kind: RoleBinding, name: reader }\n      fieldPaths: [roleRef.name]\n`;
+
+  // One case per field that names a file: the kustomization, the file's first text, and its second.
+  const cases: [string, string, Record<string, [string, string]>][] = [
+    [
+      'replacements[].path',
+      'resources: [rb.yaml, source.yaml]\nreplacements:\n  - path: replacements.yaml\n',
+      { 'apps/demo/replacements.yaml': [replacement('reader'), replacement('admin')] },
+    ],
+    [
+      'transformers',
+      'resources: [rb.yaml]\ntransformers: [labels.yaml]\n',
+      {
+        'apps/demo/labels.yaml': [
+          'apiVersion: builtin\nkind: LabelTransformer\nmetadata: { name: team }\nlabels: { team: a }\nfieldSpecs: [{ path: metadata/labels, create: true }]\n',
+          'apiVersion: builtin\nkind: LabelTransformer\nmetadata: { name: team }\nlabels: { team: b }\nfieldSpecs: [{ path: metadata/labels, create: true }]\n',
+        ],
+      },
+    ],
+    [
+      'generators',
+      'resources: [rb.yaml]\ngenerators: [gen.yaml]\n',
+      {
+        'apps/demo/gen.yaml': [
+          'apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: { name: gen, namespace: demo }\nliterals: [a=1]\noptions: { disableNameSuffixHash: true }\n',
+          'apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: { name: gen, namespace: demo }\nliterals: [a=2]\noptions: { disableNameSuffixHash: true }\n',
+        ],
+      },
+    ],
+    [
+      'configurations',
+      'resources: [rb.yaml]\ncommonLabels: { team: a }\nconfigurations: [conf.yaml]\n',
+      {
+        'apps/demo/conf.yaml': [
+          'commonLabels:\n  - path: metadata/annotations\n    create: true\n',
+          'commonLabels:\n  - path: metadata/labels\n    create: true\n',
+        ],
+      },
+    ],
+    [
+      'patchesJson6902[].path',
+      'resources: [rb.yaml]\npatchesJson6902:\n  - target: { group: rbac.authorization.k8s.io, version: v1, kind: RoleBinding, name: reader }\n    path: patch.yaml\n',
+      { 'apps/demo/patch.yaml': ['- op: replace\n  path: /roleRef/name\n  value: view\n', '- op: replace\n  path: /roleRef/name\n  value: cluster-admin\n'] },
+    ],
+    [
+      'configMapGenerator[].envs',
+      'resources: [rb.yaml]\nconfigMapGenerator:\n  - name: env\n    envs: [vars.env]\n    options: { disableNameSuffixHash: true }\n',
+      { 'apps/demo/vars.env': ['A=1\n', 'A=2\n'] },
+    ],
+  ];
+
+  it.each(cases)('%s: a change to the file changes the render, with a warm cache', async (_field, kustomization, files) => {
+    const repo = fixtureRepo();
+    repo.write('apps/demo/application.yaml', app('demo', '    path: apps/demo'));
+    repo.write('apps/demo/kustomization.yaml', `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: demo\n${kustomization}`);
+    repo.write('apps/demo/rb.yaml', RB);
+    repo.write('apps/demo/source.yaml', SOURCE);
+    for (const [file, [first]] of Object.entries(files)) repo.write(file, first);
+    const before = await render(repo);
+    expect(before.renders[0]!.status, before.renders[0]!.message).toBe('rendered');
+    for (const [file, [, second]] of Object.entries(files)) repo.write(file, second);
+    const after = await render(repo);
+    expect(after.renders[0]!.status, after.renders[0]!.message).toBe('rendered');
+    expect(JSON.stringify(after.renders[0]!.resources.map((r) => r.object))).not.toBe(JSON.stringify(before.renders[0]!.resources.map((r) => r.object)));
+  });
+
+  it('openapi.path, and every file under a visited folder, are keys too', () => {
+    const view = {
+      files: new Set(['apps/demo/kustomization.yaml', 'apps/demo/rb.yaml', 'apps/demo/notes.txt', 'apps/schemas/crd.json']),
+      dataFiles: new Map([
+        [
+          'apps/demo/kustomization.yaml',
+          { file: '', data: { resources: ['rb.yaml'], openapi: { path: '../schemas/crd.json' } }, positions: { at: () => ({ line: 1, col: 1 }) }, errors: [] },
+        ],
+      ]),
+    };
+    expect(kustomizeInputs(view, 'apps/demo').keyFiles).toEqual([
+      'apps/demo/kustomization.yaml',
+      'apps/demo/notes.txt',
+      'apps/demo/rb.yaml',
+      'apps/schemas/crd.json',
+    ]);
+  });
+});
+
+describe('confinement: nothing outside the repository is read', () => {
+  const refused = async (repo: FixtureRepo, pattern: RegExp) => {
+    const result = await render(repo);
+    const r = result.renders[0]!;
+    expect(r.status).toBe('failed');
+    expect(r.message).toMatch(pattern);
+    expect(r.message!.split('\n')).toHaveLength(1);
+    expect(JSON.stringify(result.renders)).not.toContain(SECRET);
+  };
+
+  it('a values file that climbs out with ..', async () => {
+    await refused(
+      localChartRepo(`      valueFiles: ["../../../../../../../..${outsideDir}/values.yaml"]\n`),
+      /value file .* leaves the repository; Argo CD refuses it/,
+    );
+  });
+
+  it('a file parameter that climbs out with ..', async () => {
+    await refused(
+      localChartRepo(`      fileParameters: [{ name: greeting, path: "../../../../../../../..${outsideDir}/id_ed25519" }]\n`),
+      /file parameter greeting .* leaves the repository/,
+    );
+  });
+
+  it('a values file that is a symlink out of the repository', async () => {
+    const repo = localChartRepo('      valueFiles: [../extra.yaml]\n');
+    symlinkSync(join(outsideDir, 'values.yaml'), join(repo.root, 'apps/demo/extra.yaml'));
+    await refused(repo, /value file \.\.\/extra\.yaml resolves outside .*a symlink to/);
+  });
+
+  it('a symlink inside a local chart that .Files.Get would read', async () => {
+    const repo = localChartRepo('      valueFiles: []\n', {
+      'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: key\ndata:\n  key: {{ .Files.Get "key.pem" | quote }}\n',
+    });
+    symlinkSync(join(outsideDir, 'id_ed25519'), join(repo.root, 'apps/demo/chart/key.pem'));
+    await refused(repo, /chart at apps\/demo\/chart: key\.pem is a symlink out of/);
+  });
+
+  it('a kustomization naming a file outside the repository', async () => {
+    const kust = fixtureRepo();
+    kust.write('apps/demo/application.yaml', app('demo', '    path: apps/demo'));
+    kust.write('apps/demo/kustomization.yaml', `resources: ["../../../../../../..${outsideDir}/id_ed25519"]\n`);
+    await refused(kust, /leaves the repository/);
+  });
+
+  it('a chart name or version that would name a file outside the chart cache', () => {
+    expect(() => cachedChartPath({ repoURL: 'https://charts.example.com', chart: '../../../etc/passwd', version: '1.0.0' }, env)).toThrow(
+      /is not a chart name/,
+    );
+    expect(() => cachedChartPath({ repoURL: 'https://charts.example.com', chart: 'demo', version: '1.0.0/../../x' }, env)).toThrow(/is not a version/);
+  });
+});
+
+describe('limits', () => {
+  it('a template loop is killed at the time limit, in one line', async () => {
+    const repo = localChartRepo('      valueFiles: []\n', { 'templates/loop.yaml': '{{- range $i := until 2000000000 }}{{- end }}\n' });
+    const result = await render(repo, { HOMELAB_RENDER_TIMEOUT: '1' });
+    expect(result.renders[0]!.status).toBe('failed');
+    expect(result.renders[0]!.message).toBe('helm did not finish within 1 s, the render time limit (HOMELAB_RENDER_TIMEOUT); killed');
+  });
+
+  it('a render whose output passes the cap is killed, in one line', async () => {
+    const repo = localChartRepo('      valueFiles: []\n', {
+      'templates/big.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  big: "{{ range until 40000 }}${'x'.repeat(64)}{{ end }}"\n`,
+    });
+    const result = await render(repo, { HOMELAB_RENDER_MAX_OUTPUT_MIB: '1' });
+    expect(result.renders[0]!.status).toBe('failed');
+    expect(result.renders[0]!.message).toBe('helm printed more than 1 MiB, the render output limit (HOMELAB_RENDER_MAX_OUTPUT_MIB); killed');
+  });
+
+  it('a values file over the size cap is refused in one line', async () => {
+    const repo = localChartRepo('      valueFiles: [big-values.yaml]\n');
+    repo.write('apps/demo/chart/big-values.yaml', `greeting: ${'x'.repeat(2 * 1024 * 1024)}\n`);
+    const result = await render(repo, { HOMELAB_RENDER_MAX_VALUES_MIB: '1' });
+    expect(result.renders[0]!.status).toBe('failed');
+    expect(result.renders[0]!.message).toBe('value file big-values.yaml is 2.0 MiB, over the 1 MiB limit (HOMELAB_RENDER_MAX_VALUES_MIB)');
+  });
+
+  it('an alias bomb in a values file is refused in one line', async () => {
+    const bomb = [
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      ...Array.from(
+        { length: 9 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`,
+      ),
+    ].join('\n');
+    const repo = localChartRepo('      valueFiles: [bomb-values.yaml]\n');
+    repo.write('apps/demo/chart/bomb-values.yaml', `${bomb}\n`);
+    const result = await render(repo);
+    expect(result.renders[0]!.status).toBe('failed');
+    expect(result.renders[0]!.message).toMatch(/^value file .*bomb-values\.yaml.* does not parse: .*[Ee]xcessive alias count/);
+  });
+
+  /** A chart archive in the cache, locked, for an Application that pulls it. */
+  async function cachedArchive(files: Record<string, string | Buffer>): Promise<FixtureRepo> {
+    const repo = fixtureRepo();
+    const ref = { repoURL: 'https://charts.example.com', chart: 'big', version: '1.0.0' };
+    const src = mkdtempSync(join(tmpdir(), 'big-chart-'));
+    writeChart(src, { name: 'big', version: '1.0.0', files: { 'templates/cm.yaml': CM_TEMPLATE } });
+    for (const [path, data] of Object.entries(files)) {
+      mkdirSync(dirname(join(src, 'big', path)), { recursive: true });
+      writeFileSync(join(src, 'big', path), data);
+    }
+    await output(env.HELM_BIN!, ['package', join(src, 'big'), '--destination', src], { env });
+    const target = cachedChartPath(ref, env);
+    mkdirSync(dirname(target), { recursive: true });
+    const archive = (await import('node:fs')).readFileSync(join(src, 'big-1.0.0.tgz'));
+    writeFileSync(target, archive);
+    repo.write(CHART_LOCK_FILE, formatLock({ charts: [{ ...ref, digest: digestOf(archive) }] }));
+    repo.write(
+      'apps/big/application.yaml',
+      app('big', `    chart: big\n    repoURL: ${ref.repoURL}\n    targetRevision: 1.0.0`).replace(`    repoURL: ${REPO_URL}\n    targetRevision: main\n`, ''),
+    );
+    rmSync(src, { recursive: true, force: true });
+    return repo;
+  }
+
+  it('an archive over the size limit is refused in one line', async () => {
+    const repo = await cachedArchive({ 'files/noise.bin': randomBytes(2 * 1024 * 1024) });
+    const result = await render(repo, { HOMELAB_RENDER_MAX_CHART_MIB: '1' });
+    expect(result.renders[0]!.status).toBe('failed');
+    expect(result.renders[0]!.message).toMatch(
+      /^chart archive big 1\.0\.0 from https:\/\/charts\.example\.com is \d\.\d MiB, over the 1 MiB limit \(HOMELAB_RENDER_MAX_CHART_MIB\)$/,
+    );
+  });
+
+  it('a small archive that unpacks past the limit is refused in one line', async () => {
+    // Helm packages no file over 5 MiB: five of 4 MiB each, zeros, which compress to almost nothing.
+    const repo = await cachedArchive(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`files/zeros-${i}.bin`, Buffer.alloc(4 * 1024 * 1024)])));
+    const result = await render(repo, { HOMELAB_RENDER_MAX_CHART_MIB: '1' });
+    expect(result.renders[0]!.status).toBe('failed');
+    expect(result.renders[0]!.message).toMatch(/^chart archive big-1\.0\.0\.tgz unpacks to more than 8 MiB, the limit/);
+  });
+
+  it('a bad limit in the environment is one line, not a render', async () => {
+    const result = await render(localChartRepo('      valueFiles: []\n'), { HOMELAB_RENDER_TIMEOUT: 'soon' });
+    expect(result.renders[0]!.message).toBe('HOMELAB_RENDER_TIMEOUT must be a positive number, got "soon"');
+  });
+});
+
+describe("the render tools' environment", () => {
+  it('passes a proxy and a CA bundle through when set, and nothing else of the caller', () => {
+    const env = renderToolEnv({
+      PATH: '/usr/bin',
+      HOME: '/home/op',
+      HTTPS_PROXY: 'http://proxy.lan:3128',
+      no_proxy: '.lan,10.0.0.0/8',
+      SSL_CERT_FILE: '/etc/ssl/lab-ca.pem',
+      GITHUB_TOKEN: 'ghp_secret',
+      AWS_SECRET_ACCESS_KEY: 'x',
+      HTTP_PROXY: '',
+    });
+    expect(env).toMatchObject({ HTTPS_PROXY: 'http://proxy.lan:3128', no_proxy: '.lan,10.0.0.0/8', SSL_CERT_FILE: '/etc/ssl/lab-ca.pem', PATH: '/usr/bin' });
+    expect(Object.keys(env).sort()).toEqual([
+      'HELM_CACHE_HOME',
+      'HELM_CONFIG_HOME',
+      'HELM_DATA_HOME',
+      'HOME',
+      'HTTPS_PROXY',
+      'KUBECONFIG',
+      'PATH',
+      'SSL_CERT_FILE',
+      'no_proxy',
+    ]);
+  });
+});

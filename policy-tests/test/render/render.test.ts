@@ -1,0 +1,307 @@
+/**
+ * The render tier against a chart repository on 127.0.0.1, with the real
+ * Helm 4 and kustomize: pulls, the lock, --mirror, Argo CD's flags, CRDs
+ * that one app renders and another uses, and what reaches the two layers.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allFindings, runGate, schemaLayer } from '../../gate/gate.ts';
+import { loadRepo } from '../../model/repo.ts';
+import { withRendered } from '../../model/rendered.ts';
+import { readLock } from '../../render/charts.ts';
+import { renderRepo } from '../../render/render.ts';
+import { main as pullMain, pullArgs, pullCharts } from '../../../scripts/charts-pull.ts';
+import { startChartRepo, toolEnv, type ChartRepo } from '../../../test-support/chart-repo.ts';
+import { chartApp, DEMO_CHART, fixtureRepo, WIDGETS_CHART, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
+
+let env: NodeJS.ProcessEnv;
+let charts: ChartRepo;
+let cache: string;
+
+beforeAll(async () => {
+  cache = mkdtempSync(join(tmpdir(), 'render-cache-'));
+  env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
+  charts = await startChartRepo(env);
+  await charts.publish(DEMO_CHART);
+  await charts.publish(WIDGETS_CHART);
+});
+
+afterAll(async () => {
+  await charts?.close();
+  if (cache) rmSync(cache, { recursive: true, force: true });
+});
+
+function demoRepo(helm: Record<string, unknown> = { valueFiles: ['$values/apps/demo/values.yaml'] }): FixtureRepo {
+  const repo = fixtureRepo();
+  repo.write('apps/demo/application.yaml', chartApp('demo', { repoURL: charts.url, chart: 'demo', version: '1.0.0' }, helm));
+  repo.write('apps/demo/values.yaml', 'greeting: hello from values\nwidgetSize: 3\n');
+  repo.write('apps/widgets/application.yaml', chartApp('widgets', { repoURL: charts.url, chart: 'widgets', version: '2.0.0' }, {}, 'widgets'));
+  return repo;
+}
+
+const lines: string[] = [];
+const out = (line: string) => lines.push(line);
+
+async function rendered(repo: FixtureRepo, extraEnv: NodeJS.ProcessEnv = {}) {
+  const plain = await loadRepo(repo.root);
+  const layer = await schemaLayer();
+  return renderRepo(plain, { builtinApiVersions: layer.builtinApiVersions(), env: { ...env, ...extraEnv } });
+}
+
+describe('charts:pull and the lock', () => {
+  it('--frozen refuses a chart the lock does not record and never writes the lock, as CI runs it', async () => {
+    const repo = demoRepo();
+    const frozenCache = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    lines.length = 0;
+    expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, frozen: true, out })).toBe(2);
+    expect(lines).toEqual([
+      expect.stringMatching(/^REFUSED  demo 1\.0\.0 from .*: not in charts\.lock\.json, and --frozen records nothing/),
+      expect.stringMatching(/^REFUSED  widgets 2\.0\.0/),
+    ]);
+    expect(readLock(repo.root).charts).toEqual([]);
+    // Once a person has locked them, --frozen pulls them, checked against the lock.
+    expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, out })).toBe(0);
+    rmSync(join(frozenCache, 'charts'), { recursive: true, force: true });
+    expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, frozen: true, out })).toBe(0);
+    rmSync(frozenCache, { recursive: true, force: true });
+  });
+
+  it('records each digest on first pull, keeps cached charts, refuses a changed archive, and re-records with --update-lock', async () => {
+    const repo = demoRepo();
+    expect(await pullCharts({ root: repo.root, env, updateLock: false, out })).toBe(0);
+    const lock = readLock(repo.root);
+    expect(lock.charts.map((c) => `${c.chart}@${c.version}`)).toEqual(['demo@1.0.0', 'widgets@2.0.0']);
+    expect(lock.charts[0]!.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    lines.length = 0;
+    expect(await pullCharts({ root: repo.root, env, updateLock: false, out })).toBe(0);
+    expect(lines.every((l) => l.startsWith('cached'))).toBe(true);
+
+    // The same version published again with other content: refused, and the cache keeps the locked archive.
+    const otherCache = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    await charts.publish({ ...WIDGETS_CHART, values: { changed: true } });
+    lines.length = 0;
+    expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: otherCache }, updateLock: false, out })).toBe(1);
+    expect(lines.find((l) => l.startsWith('REFUSED'))).toMatch(
+      /widgets 2\.0\.0 .* its archive has digest sha256:\w+, but charts\.lock\.json records sha256:\w+/,
+    );
+    expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: otherCache }, updateLock: true, out })).toBe(0);
+    expect(readLock(repo.root).charts[1]!.digest).not.toBe(lock.charts[1]!.digest);
+    await charts.publish(WIDGETS_CHART);
+    rmSync(otherCache, { recursive: true, force: true });
+  });
+
+  it('--mirror pulls every chart by name and version from one repository when the repoURLs cannot be reached', async () => {
+    const repo = fixtureRepo();
+    // Port 9 (discard) on loopback: nothing listens, so only the mirror can serve the chart.
+    repo.write('apps/demo/application.yaml', chartApp('demo', { repoURL: 'http://127.0.0.1:9/charts', chart: 'demo', version: '1.0.0' }));
+    const mirrorCache = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    const mirrorEnv = { ...env, HOMELAB_CACHE_DIR: mirrorCache };
+    lines.length = 0;
+    expect(await pullCharts({ root: repo.root, env: mirrorEnv, updateLock: false, out })).toBe(1);
+    expect(lines).toEqual([expect.stringMatching(/^FAILED   demo 1\.0\.0 from http:\/\/127\.0\.0\.1:9\/charts: helm pull: Error: .*connection refused/)]);
+    expect(await pullCharts({ root: repo.root, env: mirrorEnv, mirror: charts.url, updateLock: false, out })).toBe(0);
+    expect(readLock(repo.root).charts).toEqual([expect.objectContaining({ repoURL: 'http://127.0.0.1:9/charts', chart: 'demo', version: '1.0.0' })]);
+    const result = await rendered(repo, { HOMELAB_CACHE_DIR: mirrorCache });
+    expect(result.renders.map((r) => r.status)).toEqual(['rendered']);
+    rmSync(mirrorCache, { recursive: true, force: true });
+  });
+});
+
+describe('npm run charts:pull', () => {
+  it('--help exits 0, a wrong flag exits 2 in one line', async () => {
+    let stdout = '';
+    let stderr = '';
+    const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stderr += t) };
+    expect(await pullMain(['--help'], env, io)).toBe(0);
+    expect(stdout).toMatch(/^usage: charts:pull \[--mirror URL\] \[--update-lock \| --frozen\]/);
+    expect(await pullMain(['--mirrors', 'x'], env, io)).toBe(2);
+    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^charts:pull: Unknown option '--mirrors'/)]);
+  });
+});
+
+describe('pull arguments', () => {
+  const ref = { repoURL: 'https://charts.example.org/stable', chart: 'demo', version: '1.0.0' };
+  it('pulls from a chart repository over HTTP by name, and from an OCI registry by reference', () => {
+    expect(pullArgs(ref, '/tmp/d')).toEqual(['pull', 'demo', '--repo', 'https://charts.example.org/stable', '--version', '1.0.0', '--destination', '/tmp/d']);
+    expect(pullArgs({ ...ref, repoURL: 'oci://ghcr.io/example/charts' }, '/tmp/d')).toEqual([
+      'pull',
+      'oci://ghcr.io/example/charts/demo',
+      '--version',
+      '1.0.0',
+      '--destination',
+      '/tmp/d',
+    ]);
+    // Argo CD also names an OCI repository without its scheme.
+    expect(pullArgs({ ...ref, repoURL: 'ghcr.io/example/charts' }, '/tmp/d')[1]).toBe('oci://ghcr.io/example/charts/demo');
+    expect(pullArgs(ref, '/tmp/d', 'oci://mirror.lan/charts/')[1]).toBe('oci://mirror.lan/charts/demo');
+  });
+});
+
+describe('rendering as Argo CD 3 does', () => {
+  let repo: FixtureRepo;
+  beforeAll(async () => {
+    repo = demoRepo();
+    await pullCharts({ root: repo.root, env, updateLock: false, out });
+  });
+
+  it('honours $values files, --kube-version, lookup without a cluster, hooks, and CRDs another app renders', async () => {
+    const result = await rendered(repo);
+    const demo = result.renders.find((r) => r.app.name === 'demo')!;
+    expect(demo.status, demo.message).toBe('rendered');
+    const cm = demo.resources.find((r) => r.kind === 'ConfigMap')!;
+    expect(cm.name).toBe('demo-greeting');
+    expect(cm.namespace).toBe('demo');
+    expect(cm.object.data).toEqual({ greeting: 'hello from values', kube: 'v1.36.3', modern: 'true', found: 'no' });
+    expect(cm.rendered).toMatchObject({ app: 'demo', template: 'demo/templates/cm.yaml' });
+    expect(demo.resources.find((r) => r.kind === 'Job')!.rendered!.hook).toBe(true);
+    // The Widget exists only because the widgets app renders its CRD: the API versions grew, and demo rendered again.
+    expect(demo.resources.find((r) => r.kind === 'Widget')?.object.spec).toEqual({ size: 3 });
+    expect(result.apiVersions).toContain('example.com/v1/Widget');
+    expect(result.apiVersions).toContain('apps/v1/Deployment');
+  });
+
+  it('points a finding on a rendered value at the values file key that set it, else at the chart source', async () => {
+    const plain = await loadRepo(repo.root);
+    const result = await rendered(repo);
+    const { repo: full } = withRendered(plain, result.renders);
+    const cm = full.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'demo-greeting')!;
+    expect(cm.positions.at(['data', 'greeting'], 'value')).toEqual({ file: 'apps/demo/values.yaml', line: 1, col: 11 });
+    // No values key set the version: the finding goes to the chart source in application.yaml.
+    expect(cm.positions.at(['data', 'kube'], 'value')).toEqual({ line: 10, col: 14 });
+  });
+
+  it('validates a custom resource against the CRD another app renders, strictly', async () => {
+    repo.write('apps/demo/values.yaml', 'greeting: hello from values\nwidgetSize: big\n');
+    const findings = allFindings(await runGate({ root: repo.root, cwd: repo.root, env }));
+    const schema = findings.filter((f) => f.check === 'schema');
+    expect(schema.map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
+      expect.stringMatching(
+        /^apps\/demo\/values\.yaml:2 example\.com\/v1\/Widget: \/spec\/size: must be integer \(rendered by demo from demo\/templates\/cm\.yaml\)$/,
+      ),
+    ]);
+    repo.write('apps/demo/values.yaml', 'greeting: hello from values\nwidgetSize: 3\n');
+  });
+
+  it('sees randAlphaNum: two renders differ, naming the object and its template', async () => {
+    repo.write('apps/demo/values.yaml', 'greeting: hello\nrandomPassword: true\n');
+    const demo = (await rendered(repo)).renders.find((r) => r.app.name === 'demo')!;
+    expect(demo.nondeterministic).toEqual([{ kind: 'Secret', name: 'demo-admin', template: 'demo/templates/secret.yaml' }]);
+    repo.write('apps/demo/values.yaml', 'greeting: hello from values\nwidgetSize: 3\n');
+  });
+
+  it('fails a source whose values file is missing, and counts a chart that is not cached as not rendered', async () => {
+    const broken = demoRepo({ valueFiles: ['$values/apps/demo/missing.yaml'] });
+    await pullCharts({ root: broken.root, env, updateLock: false, out });
+    const result = await rendered(broken);
+    const demo = result.renders.find((r) => r.app.name === 'demo')!;
+    expect(demo.status).toBe('failed');
+    expect(demo.message).toMatch(/value file \$values\/apps\/demo\/missing\.yaml does not exist/);
+    // Through the gate: a render finding at the chart source of the Application.
+    const findings = allFindings(await runGate({ root: broken.root, cwd: broken.root, env })).filter((f) => f.check === 'render');
+    expect(findings.map((f) => `${f.file}:${f.line}`)).toEqual(['apps/demo/application.yaml:10']);
+    const empty = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    const offline = await rendered(repo, { HOMELAB_CACHE_DIR: empty });
+    expect(offline.renders.map((r) => [r.status, r.message])).toEqual([
+      ['not-rendered', 'not in the chart cache: run npm run charts:pull'],
+      ['not-rendered', 'not in the chart cache: run npm run charts:pull'],
+    ]);
+    rmSync(empty, { recursive: true, force: true });
+  });
+
+  it('passes parameters, valuesObject and releaseName the way Argo CD does', async () => {
+    const custom = demoRepo({
+      releaseName: 'custom',
+      valueFiles: ['$values/apps/demo/values.yaml'],
+      valuesObject: { greeting: 'from valuesObject' },
+      parameters: [{ name: 'widgetSize', value: '7' }],
+    });
+    await pullCharts({ root: custom.root, env, updateLock: false, out });
+    const demo = (await rendered(custom)).renders.find((r) => r.app.name === 'demo')!;
+    expect(demo.resources.find((r) => r.kind === 'ConfigMap')!.object.data).toMatchObject({ greeting: 'from valuesObject' });
+    expect(demo.resources.find((r) => r.kind === 'Widget')!).toMatchObject({ name: 'custom-widget', object: { spec: { size: 7 } } });
+  });
+});
+
+describe('kustomize', () => {
+  it('renders a kustomization with a component and a patch, with the real kustomize', async () => {
+    const repo = fixtureRepo();
+    repo.write('apps/components/backup/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - cronjob.yaml\n');
+    repo.write(
+      'apps/components/backup/cronjob.yaml',
+      `apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: backup
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+            - name: backup
+              image: busybox:1.37
+`,
+    );
+    repo.write(
+      'apps/sonarr/kustomization.yaml',
+      `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: media
+resources:
+  - configmap.yaml
+components:
+  - ../components/backup
+patches:
+  - target: { kind: CronJob, name: backup }
+    patch: |-
+      - op: replace
+        path: /metadata/name
+        value: sonarr-backup
+      - op: replace
+        path: /spec/schedule
+        value: "15 3 * * *"
+`,
+    );
+    repo.write('apps/sonarr/configmap.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sonarr-settings\ndata:\n  a: "1"\n');
+    repo.write(
+      'apps/sonarr/application.yaml',
+      `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: sonarr
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: https://github.com/example/lab.git
+    targetRevision: main
+    path: apps/sonarr
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: media
+`,
+    );
+    const plain = await loadRepo(repo.root);
+    const result = await rendered(repo);
+    const sonarr = result.renders[0]!;
+    expect(sonarr.status, sonarr.message).toBe('rendered');
+    expect(sonarr.consumedFiles).toEqual([
+      'apps/components/backup/cronjob.yaml',
+      'apps/components/backup/kustomization.yaml',
+      'apps/sonarr/configmap.yaml',
+      'apps/sonarr/kustomization.yaml',
+    ]);
+    const { repo: full } = withRendered(plain, result.renders);
+    const cron = full.resources.find((r) => r.kind === 'CronJob')!;
+    expect(cron).toMatchObject({ name: 'sonarr-backup', namespace: 'media', object: { spec: { schedule: '15 3 * * *' } } });
+    // The ConfigMap kustomize passed through keeps its own file and positions; the template it renamed is gone.
+    const cm = full.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'sonarr-settings')!;
+    expect(cm).toMatchObject({ file: 'apps/sonarr/configmap.yaml', namespace: 'media' });
+    expect(cm.rendered).toBeUndefined();
+    expect(full.resources.filter((r) => r.name === 'backup')).toEqual([]);
+  });
+});

@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest';
+import { evaluate, parseKubernetesMinor, UsageError } from '../../gate/gate.ts';
+import { formatFinding } from '../../model/findings.ts';
+import { parseManifest } from '../../model/manifest.ts';
+import { loadFieldTrees, type Shape } from '../../schema/field-tree.ts';
+import { BUNDLED_SCHEMA_MINOR, type SchemaOptions } from '../../schema/schema-layer.ts';
+
+const defaults: SchemaOptions = { strict: true, kubernetesMinor: BUNDLED_SCHEMA_MINOR, skip: [], reject: [], ignoreMissingSchemas: false };
+
+async function check(text: string, options: Partial<SchemaOptions> = {}) {
+  const [result] = await evaluate([parseManifest('t.yaml', text)], [], { ...defaults, ...options });
+  return { status: result!.status, findings: result!.findings.map(formatFinding) };
+}
+
+const deployment = (containerExtra: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: apps
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27.3
+${containerExtra}`;
+
+describe('schema layer: strict by default', () => {
+  it('rejects securityContext.capabilites (sic) on a core kind, at the key', async () => {
+    const result = await check(deployment('          securityContext:\n            capabilites:\n              drop: ["ALL"]\n'));
+    expect(result.status).toBe('invalid');
+    expect(result.findings).toEqual([
+      expect.stringMatching(
+        /^t\.yaml:17:13 \[unknown-field\] apps\/v1\/Deployment: unknown field "spec\.template\.spec\.containers\.0\.securityContext\.capabilites" \(did you mean "capabilities"\?\)/,
+      ),
+    ]);
+  });
+
+  it('accepts the same resource with --no-strict, and the correct spelling in strict mode', async () => {
+    expect((await check(deployment('          securityContext:\n            capabilites: {}\n'), { strict: false })).status).toBe('valid');
+    expect((await check(deployment('          securityContext:\n            capabilities:\n              drop: ["ALL"]\n'))).status).toBe('valid');
+  });
+
+  it('rejects unknown fields on CRDs from the model packages (Argo CD, prometheus-operator)', async () => {
+    const app = await check(
+      'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  project: p\n  destination: {server: "https://kubernetes.default.svc", namespace: ns}\n  source: {repoURL: "https://x", targetRevision: main, path: ".", recurse: true}\n',
+    );
+    expect(app.findings).toEqual([expect.stringMatching(/^t\.yaml:8:\d+ \[unknown-field\] .*"spec\.source\.recurse"/)]);
+    const sm = await check(
+      'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: s\nspec:\n  selector: {}\n  endpoints:\n    - port: metrics\n      intervall: 30s\n',
+    );
+    expect(sm.findings).toEqual([expect.stringMatching(/^t\.yaml:9:7 \[unknown-field\] .*"spec\.endpoints\.0\.intervall" \(did you mean "interval"\?\)/)]);
+  });
+
+  it('knows the prometheus-operator fields of the CRDs kube-prometheus-stack installs (models 6.x)', async () => {
+    // Each of these was a false unknown-field with @kubernetes-models/prometheus-operator 4.x.
+    const fixtures = [
+      'apiVersion: monitoring.coreos.com/v1\nkind: Alertmanager\nmetadata: {name: a, namespace: monitoring}\nspec:\n  automountServiceAccountToken: false\n',
+      'apiVersion: monitoring.coreos.com/v1\nkind: Prometheus\nmetadata: {name: p, namespace: monitoring}\nspec:\n  automountServiceAccountToken: false\n  enableOTLPReceiver: true\n',
+      'apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: s, namespace: monitoring}\nspec:\n  selector: {}\n  endpoints:\n    - port: metrics\n      trackTimestampsStaleness: true\n',
+    ];
+    for (const text of fixtures) expect(await check(text)).toEqual({ status: 'valid', findings: [] });
+    // And the same objects with a misspelt field still fail: the fields are known, not waved through.
+    expect((await check(fixtures[1]!.replace('enableOTLPReceiver', 'enableOTLPReciever'))).findings).toEqual([
+      expect.stringMatching(/\[unknown-field\] .*"spec\.enableOTLPReciever" \(did you mean "enableOTLPReceiver"\?\)/),
+    ]);
+  });
+
+  it('rejects unknown fields on CRDs whose schema lives in this repo, metadata included', async () => {
+    const es = await check(
+      'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: e\n  labelz: {}\nspec:\n  secretStoreRef: {name: s, kind: ClusterSecretStore}\n  target: {nmae: x}\n',
+    );
+    expect(es.findings).toEqual([
+      expect.stringMatching(/^t\.yaml:5:3 \[unknown-field\] .*"metadata\.labelz" \(did you mean "labels"\?\)/),
+      expect.stringMatching(/^t\.yaml:8:\d+ \[unknown-field\] .*"spec\.target\.nmae" \(did you mean "name"\?\)/),
+    ]);
+  });
+
+  it('reports type, enum and required-field errors at the offending node', async () => {
+    const wrongType = await check(deployment('').replace('spec:\n  selector', 'spec:\n  replicas: two\n  selector'));
+    expect(wrongType.findings).toEqual([expect.stringMatching(/^t\.yaml:7:13 \[schema\] .*\/spec\/replicas: must be integer/)]);
+    const missing = await check('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template: {}\n');
+    expect(missing.findings).toEqual([expect.stringMatching(/^t\.yaml:5:1 \[schema\] .*missing required field "selector"/)]);
+    const badEnum = await check(
+      'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: e\nspec:\n  target:\n    creationPolicy: Sometimes\n',
+    );
+    expect(badEnum.findings).toEqual([expect.stringMatching(/^t\.yaml:7:21 \[schema\] .*creationPolicy: must be one of "Owner", "Orphan", "Merge", "None"/)]);
+  });
+});
+
+describe('schema layer: kinds and versions', () => {
+  const widget = 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n';
+
+  it('fails a kind with no schema, unless --ignore-missing-schemas', async () => {
+    expect(await check(widget)).toEqual({
+      status: 'error',
+      findings: [expect.stringMatching(/^t\.yaml:2:7 \[missing-schema\] no schema for example\.com\/v1\/Widget/)],
+    });
+    expect((await check(widget, { ignoreMissingSchemas: true })).status).toBe('skipped');
+  });
+
+  it('skips and rejects by Kind or apiVersion/Kind', async () => {
+    expect((await check(widget, { skip: ['Widget'] })).status).toBe('skipped');
+    expect((await check(widget, { skip: ['example.com/v1/Widget'] })).status).toBe('skipped');
+    const rejected = await check(deployment(''), { reject: ['apps/v1/Deployment'] });
+    expect(rejected.findings).toEqual([expect.stringMatching(/\[rejected-kind\]/)]);
+  });
+
+  it('fails API versions the pinned Kubernetes no longer serves', async () => {
+    const cronJob =
+      'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: c\nspec:\n  schedule: "@daily"\n  jobTemplate: {spec: {template: {spec: {containers: [{name: c, image: "busybox:1.36"}]}}}}\n';
+    expect((await check(cronJob)).findings).toEqual([
+      expect.stringMatching(/^t\.yaml:1:13 \[removed-api\] batch\/v1beta1 CronJob is not served since Kubernetes 1\.25 \(fix: use batch\/v1\)/),
+    ]);
+    expect((await check(cronJob, { kubernetesMinor: 24 })).status).toBe('valid');
+  });
+
+  it('accepts --kubernetes-version only where offline schemas exist', () => {
+    expect(parseKubernetesMinor(`1.${BUNDLED_SCHEMA_MINOR}.2`)).toBe(BUNDLED_SCHEMA_MINOR);
+    expect(parseKubernetesMinor('v1.30')).toBe(30);
+    expect(() => parseKubernetesMinor(`1.${BUNDLED_SCHEMA_MINOR + 1}.0`)).toThrow(UsageError);
+    expect(() => parseKubernetesMinor('latest')).toThrow(/must look like/);
+  });
+
+  it('BUNDLED_SCHEMA_MINOR matches what kubernetes-models really describes', async () => {
+    const trees = await loadFieldTrees();
+    const fields = (kind: string, ...path: string[]): string[] => {
+      let shape: Shape | undefined = trees.shapes[trees.kinds[kind]!.root];
+      for (const p of path) {
+        if (shape && typeof shape === 'object' && 'a' in shape) shape = trees.shapes[shape.a];
+        shape = shape && typeof shape === 'object' && 'f' in shape ? trees.shapes[shape.f[p]!] : undefined;
+      }
+      return shape && typeof shape === 'object' && 'f' in shape ? Object.keys(shape.f) : [];
+    };
+    // Lifecycle.stopSignal arrived in 1.33, PodSpec.hostnameOverride in 1.34,
+    // PodSpec.schedulingGroup in 1.36 (it replaced 1.35's alpha workloadRef).
+    expect(fields('v1/Pod', 'spec', 'containers', 'lifecycle')).toContain('stopSignal');
+    expect(fields('v1/Pod', 'spec')).toContain('hostnameOverride');
+    expect(fields('v1/Pod', 'spec')).toContain('schedulingGroup');
+    expect(fields('v1/Pod', 'spec')).not.toContain('workloadRef');
+    expect(BUNDLED_SCHEMA_MINOR).toBe(36);
+  });
+});
+
+describe("schema layer: CronJob schedules in Kubernetes' dialect", () => {
+  const cronJob = (schedule: string, timeZone?: string) => `apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly
+  namespace: apps
+spec:
+  schedule: "${schedule}"
+${timeZone === undefined ? '' : `  timeZone: ${timeZone}\n`}  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+            - name: job
+              image: busybox:1.37.0
+`;
+
+  it.each([
+    ['10 25 * * *', 'value 25 is out of range 0-23'],
+    ['99 6 * * *', 'value 99 is out of range 0-59'],
+    ['TZ=Europe/Berlin 0 2 * * *', 'TZ= or CRON_TZ= prefix is refused'],
+    ['0 0 2 * * *', '6 fields; Kubernetes takes exactly five'],
+    ['0 2 L * *', '"L" uses syntax Kubernetes\' cron does not know'],
+    ['0 2 * * 7', 'out of range 0-6'],
+    ['0 2 30 2 *', 'never runs'],
+    ['@fortnightly', 'unknown descriptor @fortnightly'],
+  ])('refuses "%s" at the schedule: %s', async (schedule, why) => {
+    const result = await check(cronJob(schedule));
+    expect(result.status).toBe('invalid');
+    expect(result.findings).toEqual([expect.stringContaining(`t.yaml:7:13 [cron-schedule] batch/v1/CronJob: schedule "${schedule}": `)]);
+    expect(result.findings[0]).toContain(why);
+  });
+
+  it.each(['0 2 * * *', '30 3 1 * *', '*/15 * * * MON-FRI', '@daily', '@every 1h30m', '0 0 ? * *'])('accepts "%s"', async (schedule) => {
+    expect(await check(cronJob(schedule, 'Europe/Berlin'))).toEqual({ status: 'valid', findings: [] });
+  });
+
+  it('refuses a time zone that is not an IANA name, at the field', async () => {
+    const result = await check(cronJob('0 2 * * *', 'Mars/Olympus'));
+    expect(result.findings).toEqual([
+      expect.stringMatching(/^t\.yaml:8:13 \[cron-schedule\] batch\/v1\/CronJob: timeZone "Mars\/Olympus" is not an IANA time zone/),
+    ]);
+  });
+});
+
+describe('kind: List, as kubectl get -o yaml prints it', () => {
+  it("validates each item on its own, with findings at the item's lines", async () => {
+    const list = `apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: fine, namespace: apps}
+    data: {a: b}
+  - apiVersion: v1
+    kind: Service
+    metadata: {name: typo, namespace: apps}
+    spec:
+      prots: [{port: 80}]
+`;
+    const results = await evaluate([parseManifest('t.yaml', list)], [], defaults);
+    expect(results.map((r) => [r.kind, r.name, r.status])).toEqual([
+      ['ConfigMap', 'fine', 'valid'],
+      ['Service', 'typo', 'invalid'],
+    ]);
+    expect(results[1]!.findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/^t\.yaml:12:7 \[unknown-field\] v1\/Service: unknown field "spec\.prots" \(did you mean "ports"\?\)/),
+    ]);
+  });
+
+  it('reports an item that is not an object, and a List without items', async () => {
+    const parsed = parseManifest('t.yaml', 'apiVersion: v1\nkind: List\nitems:\n  - just a string\n---\napiVersion: v1\nkind: List\n');
+    expect(parsed.findings.map(formatFinding)).toEqual([
+      expect.stringMatching(/^t\.yaml:4:5 \[manifest-shape\] item 0 of the List is a string/),
+      expect.stringMatching(/^t\.yaml:6:1 \[manifest-shape\] a List must have items/),
+    ]);
+  });
+});
