@@ -1,5 +1,5 @@
 /** The admission checks bite on a broken copy of the real repository. */
-import { admissionMutations } from '../mutations/admission.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
+import { admissionMutations } from '../mutations/admission.ts';
 
-describeMutations('admission checks bite on a broken copy of the real repository', admissionMutations);
+describeMutations('admission checks (admission/) bite on a broken copy of the real repository', admissionMutations);

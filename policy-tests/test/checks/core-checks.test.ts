@@ -7,10 +7,15 @@ import { isMap, isSeq, type YAMLMap } from 'yaml';
 import { registeredChecks } from '../../gate/gate.ts';
 import { checkIds, copyRepo, describeFindings } from '../support/helpers.ts';
 import { ALL_MUTATIONS } from '../mutations/all.ts';
-import { CONTAINER, coreMutations, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT } from '../mutations/core.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
+import { CONTAINER, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT } from '../mutations/edits.ts';
+import { repositoryMutations } from '../mutations/repository.ts';
+import { workloadHygieneMutations } from '../mutations/workload-hygiene.ts';
+import { registryMutations } from '../mutations/registry.ts';
 
-describeMutations('core checks bite on a broken copy of the real repository', coreMutations);
+describeMutations('core checks (repository.ts) bite on a broken copy of the real repository', repositoryMutations);
+describeMutations('core checks (workload-hygiene.ts) bite on a broken copy of the real repository', workloadHygieneMutations);
+describeMutations('core checks (registry.ts) bite on a broken copy of the real repository', registryMutations);
 
 describe('mutation coverage', () => {
   it('every registered policy check has a mutation that makes exactly it fail, and every mutation names a registered check', async () => {

@@ -7,8 +7,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { disjuncts, parseAppend, parseCondition, pinned } from '../../model/falco/expr.ts';
 import { normalizeRuleName } from '../../model/falco/tuning.ts';
 import { copyRepo, describeFindings, type RepoCopy } from '../support/helpers.ts';
-import { componentMutations, fixtureMutations, TUNING } from '../mutations/falco.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
+import { TUNING } from '../mutations/edits.ts';
+import { falcoMutations } from '../mutations/falco.ts';
+
+describeMutations('runtime security checks (falco/) bite on a broken copy of the real repository', falcoMutations);
 
 let copy: RepoCopy;
 beforeAll(() => {
@@ -16,9 +19,6 @@ beforeAll(() => {
 });
 afterEach(() => copy.reset());
 afterAll(() => copy?.dispose());
-
-describeMutations('tuning fixtures fail their exact check id, in the manifest at the right line', fixtureMutations);
-describeMutations('component checks bite on a broken copy of the real repository', componentMutations);
 
 describe('the real tuning file', () => {
   it('passes, with its media, VPN and generic-image exemptions', async () => {

@@ -5,7 +5,6 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
-import { metricsMutations } from '../mutations/monitoring.ts';
 import { loadRepo, type Repo } from '../../model/repo.ts';
 import type { Resource } from '../../model/manifest.ts';
 import { metricsCatalog, monitorJobs, serviceViews, MONITOR_KINDS, monitorId, type MetricsCatalog } from '../../model/metrics-catalog.ts';
@@ -18,8 +17,9 @@ import {
   extractPythonDicts,
   extractPythonMetricFamily,
 } from '../../model/metrics-extract.ts';
+import { metricsMutations } from '../mutations/metrics.ts';
 
-describeMutations('metrics checks bite on a broken copy of the real repository', metricsMutations);
+describeMutations('metrics checks (metrics.ts) bite on a broken copy of the real repository', metricsMutations);
 
 describe("PromQL through Prometheus's grammar", () => {
   it('reads names, matchers, windows, grouping and comparisons', () => {

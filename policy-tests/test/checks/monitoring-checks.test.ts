@@ -2,9 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { isWatchdogRoute } from '../../checks/watchdog.ts';
 import { durationMs } from '../../model/durations.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
-import { monitoringMutations, routingMutations, wiringMutations } from '../mutations/monitoring.ts';
+import { monitoringMutations } from '../mutations/monitoring.ts';
+import { monitoringSourcesMutations } from '../mutations/monitoring-sources.ts';
+import { watchdogMutations } from '../mutations/watchdog.ts';
+import { alertRoutingMutations } from '../mutations/alert-routing.ts';
 
-describeMutations('monitoring checks bite on a broken copy of the real repository', [...wiringMutations, ...routingMutations, ...monitoringMutations]);
+describeMutations('monitoring checks (monitoring.ts) bite on a broken copy of the real repository', monitoringMutations);
+describeMutations('monitoring checks (monitoring-sources.ts) bite on a broken copy of the real repository', monitoringSourcesMutations);
+describeMutations('monitoring checks (watchdog.ts) bite on a broken copy of the real repository', watchdogMutations);
+describeMutations('monitoring checks (alert-routing.ts) bite on a broken copy of the real repository', alertRoutingMutations);
 
 describe('helpers', () => {
   it('reads Alertmanager durations', () => {

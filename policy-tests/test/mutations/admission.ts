@@ -1,34 +1,6 @@
-/**
- * Broken copies of the real repository for the admission checks: one per
- * rule family the API server (or Argo CD) would refuse.
- */
+/** Broken copies of the real repository for the checks of policy-tests/checks/admission/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import type { RepoCopy } from '../support/helpers.ts';
-
-const API = 'portfolio-api/deploy/deployment.yaml';
-const SERVICE = 'portfolio-api/deploy/service.yaml';
-const NAMESPACES = 'clusters/home/namespaces.yaml';
-const STORE = 'apps/platform/external-secrets/clustersecretstore.yaml';
-const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
-
-const swap = (file: string, from: string, to: string) => (c: RepoCopy) => {
-  if (!c.read(file).includes(from)) throw new Error(`${from} not in ${file}`);
-  c.write(file, c.read(file).replace(from, to));
-};
-/** The first line holding `needle` after the line holding `after`. */
-const after = (file: string, anchor: string, needle: string) => (c: RepoCopy) => {
-  const lines = c.read(file).split('\n');
-  const from = lines.findIndex((l) => l.includes(anchor));
-  return { file, line: lines.findIndex((l, i) => i > from && l.includes(needle)) + 1 };
-};
-const inFile = (file: string, needle: string) => (c: RepoCopy) => ({
-  file,
-  line:
-    c
-      .read(file)
-      .split('\n')
-      .findIndex((l) => l.includes(needle)) + 1,
-});
+import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after } from './edits.ts';
 
 export const admissionMutations: Mutation[] = [
   // Built-in validation, one per family.
@@ -236,16 +208,5 @@ spec:
     mutate: (c) =>
       c.edit('portfolio-api/deploy/application.yaml', 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['CreateNamespace=true']))),
     at: 'syncOptions:',
-  },
-  // Per-kind closure.
-  {
-    check: 'closure-crd',
-    why: 'the store operator declares its kinds, without ClusterSecretStore',
-    mutate: swap(
-      'apps/platform/external-secrets/application.yaml',
-      'provides-crds: "external-secrets.io, generators.external-secrets.io"',
-      'provides-crds: "external-secrets.io/ExternalSecret, generators.external-secrets.io"',
-    ),
-    at: inFile(STORE, 'apiVersion: external-secrets.io/v1'),
   },
 ];

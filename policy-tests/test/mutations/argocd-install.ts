@@ -1,0 +1,42 @@
+/** Broken copies of the real repository for the checks of policy-tests/checks/argocd-install.ts: each fails exactly its check, at its line. */
+import type { Mutation } from '../support/mutation-runner.ts';
+import { swap, PORTFOLIO_APP, ROOT_APP, ARGOCD_CM, TOOLS, KUSTOMIZATION } from './edits.ts';
+
+export const argocdInstallMutations: Mutation[] = [
+  {
+    check: 'argocd-root-discovery',
+    why: 'the root app stops including application.yaml files',
+    mutate: (c) => c.edit(ROOT_APP, 0, (d) => d.setIn(['spec', 'source', 'directory', 'include'], '{clusters/home/*.yaml}')),
+    at: () => ({ file: PORTFOLIO_APP, line: 1 }),
+  },
+  {
+    check: 'argocd-root-discovery',
+    why: 'a Helm values file sits in a directory source that would apply it',
+    mutate: (c) => c.write('portfolio-api/deploy/values.yaml', 'replicaCount: 2\n'),
+    at: () => ({ file: 'portfolio-api/deploy/values.yaml', line: 1 }),
+  },
+  {
+    check: 'argocd-app-health',
+    why: 'no health for Applications, so the waves gate nothing',
+    mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.deleteIn(['data', 'resource.customizations.health.argoproj.io_Application'])),
+    at: 'data:\n',
+  },
+  {
+    check: 'argocd-app-health',
+    why: 'resources tracked by the label charts set themselves',
+    mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'application.resourceTrackingMethod'], 'label')),
+    at: 'data:\n',
+  },
+  {
+    check: 'argocd-render-tools',
+    why: 'the gate on another kustomize than the deployed Argo CD',
+    mutate: swap(TOOLS, 'kustomize: 5.8.1', 'kustomize: 5.7.0'),
+    at: 'kustomize: 5.7.0',
+  },
+  {
+    check: 'argocd-render-tools',
+    why: 'Argo CD moved to another release without its tool versions',
+    mutate: swap(KUSTOMIZATION, 'argo-cd/v3.5.1/', 'argo-cd/v3.4.4/'),
+    at: 'argo-cd/v3.4.4/',
+  },
+];

@@ -1,0 +1,76 @@
+/** Broken copies of the real repository for the checks of policy-tests/checks/argocd.ts: each fails exactly its check, at its line. */
+import { lineOf } from '../support/helpers.ts';
+import type { Mutation } from '../support/mutation-runner.ts';
+import { PORTFOLIO_APP, ROOT_APP, REPO_URL } from './edits.ts';
+
+export const argocdMutations: Mutation[] = [
+  {
+    check: 'argocd-app-folder',
+    why: 'application.yaml carries a second, non-Application document',
+    mutate: (c) =>
+      c.write(PORTFOLIO_APP, `${c.read(PORTFOLIO_APP)}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stowaway\n  namespace: portfolio\n`),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'kind: ConfigMap') }),
+  },
+  {
+    check: 'argocd-app-folder',
+    why: 'a folder of manifests that no application.yaml declares',
+    mutate: (c) => {
+      c.write('apps/media/stray/configmap.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stray\n  namespace: media\n');
+      // Give the stray file an owner so that only the missing application.yaml is at fault.
+      c.edit(ROOT_APP, 0, (d) => d.setIn(['spec', 'source', 'directory', 'include'], '{clusters/home/*.yaml,*/application.yaml,apps/media/stray/*}'));
+    },
+    at: () => ({ file: 'apps/media/stray/configmap.yaml', line: 1 }),
+  },
+  {
+    check: 'argocd-source-path',
+    why: 'a second source points at a folder that does not exist',
+    mutate: (c) =>
+      c.edit(PORTFOLIO_APP, 0, (d) => {
+        const source = d.getIn(['spec', 'source']);
+        d.deleteIn(['spec', 'source']);
+        d.setIn(['spec', 'sources'], d.createNode([source, { repoURL: REPO_URL, targetRevision: 'main', path: 'portfolio-api/deploy-missing' }]));
+      }),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'deploy-missing') }),
+  },
+  {
+    check: 'argocd-track-main',
+    why: 'the app tracks HEAD instead of main',
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'source', 'targetRevision'], 'HEAD')),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'targetRevision: HEAD') }),
+  },
+  {
+    check: 'argocd-chart-pinned',
+    why: 'a chart source asks for a version range',
+    mutate: (c) =>
+      c.edit(PORTFOLIO_APP, 0, (d) => {
+        const source = d.getIn(['spec', 'source']);
+        d.deleteIn(['spec', 'source']);
+        d.setIn(['spec', 'sources'], d.createNode([source, { repoURL: 'https://charts.example.org', chart: 'redis', targetRevision: '^19.0.0' }]));
+      }),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, '^19.0.0') }),
+  },
+  {
+    check: 'argocd-sync-policy',
+    why: 'selfHeal is off',
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'automated', 'selfHeal'], false)),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'selfHeal: false') }),
+  },
+  {
+    check: 'argocd-destination-namespace',
+    why: 'the destination has no namespace',
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.deleteIn(['spec', 'destination', 'namespace'])),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'destination:') }),
+  },
+  {
+    check: 'argocd-project',
+    why: 'the app uses the default project',
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'project'], 'default')),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'project: default') }),
+  },
+  {
+    check: 'argocd-single-owner',
+    why: 'the app no longer excludes its own application.yaml, which the root app also applies',
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.deleteIn(['spec', 'source', 'directory'])),
+    at: () => ({ file: PORTFOLIO_APP, line: 1 }),
+  },
+];

@@ -1,0 +1,46 @@
+/** Broken copies of the real repository for the checks of policy-tests/checks/backup-job-hygiene.ts: each fails exactly its check, at its line. */
+import type { Mutation } from '../support/mutation-runner.ts';
+import { swap, DB_BACKUP_COMPONENT, inComponent, DRILL, ETCD_JOBS } from './edits.ts';
+
+export const backupJobHygieneMutations: Mutation[] = [
+  {
+    check: 'backup-job-hygiene',
+    why: 'two backups of one database allowed at once, in the shared component',
+    mutate: swap(DB_BACKUP_COMPONENT, 'concurrencyPolicy: Forbid', 'concurrencyPolicy: Allow'),
+    at: inComponent('concurrencyPolicy: Allow'),
+  },
+  {
+    check: 'backup-job-hygiene',
+    why: 'failed runs kept forever',
+    mutate: (c) => c.edit(ETCD_JOBS, 0, (d) => d.deleteIn(['spec', 'failedJobsHistoryLimit'])),
+    at: 'spec:\n',
+  },
+  {
+    check: 'backup-job-hygiene',
+    why: 'a check job running another image',
+    mutate: swap(DB_BACKUP_COMPONENT, /(name: backup-check\n\s+image: )\S+/, '$1docker.io/library/alpine:3.20'),
+    at: inComponent('image: docker.io/library/alpine:3.20'),
+  },
+  {
+    check: 'backup-job-hygiene',
+    why: 'the talosconfig from a hand-made Secret',
+    mutate: (c) => {
+      swap(ETCD_JOBS, 'secretName: etcd-backup-talosconfig', 'secretName: talosconfig-by-hand')(c);
+      // Made by hand: it exists (so closure-secret is content), but no ExternalSecret keeps it.
+      c.write('apps/platform/backups/talosconfig-by-hand.yaml', 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: talosconfig-by-hand\n  namespace: backups\n');
+    },
+    at: 'secretName: talosconfig-by-hand',
+  },
+  {
+    check: 'backup-job-hygiene',
+    why: 'the drill reading a BACKUP_DIR nothing is mounted at',
+    mutate: swap(DRILL, 'mountPath: /backups', 'mountPath: /backup'),
+    at: '- name: restore-test',
+  },
+  {
+    check: 'backup-job-hygiene',
+    why: 'a backup job without a CPU request',
+    mutate: swap(DB_BACKUP_COMPONENT, /requests:\n(\s+)cpu: 100m\n/, 'requests:\n'),
+    at: inComponent('resources:'),
+  },
+];

@@ -1,0 +1,215 @@
+/** What the mutation lists share: the files they break, the edits that break them, and where the finding must point. */
+import { readFileSync } from 'node:fs';
+import { lineOf, type RepoCopy } from '../support/helpers.ts';
+import type { Mutation } from '../support/mutation-runner.ts';
+
+export const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
+export const COPY_COMPONENT = 'apps/media/components/offsite-copy/replicationsource.yaml';
+
+/** Replaces the first `from` in a file; a `from` that is not there is the mutation's own bug, said at once. */
+export const swap = (file: string, from: string | RegExp, to: string) => (c: RepoCopy) => {
+  const text = c.read(file);
+  if (!(typeof from === 'string' ? text.includes(from) : from.test(text))) throw new Error(`${String(from)} not in ${file}`);
+  c.write(file, text.replace(from, to));
+};
+
+/** The first line of `file` holding `needle`. */
+export const inFile = (file: string, needle: string) => (c: RepoCopy) => ({
+  file,
+  line:
+    c
+      .read(file)
+      .split('\n')
+      .findIndex((l) => l.includes(needle)) + 1,
+});
+
+export const API = 'portfolio-api/deploy/deployment.yaml';
+
+export const SERVICE = 'portfolio-api/deploy/service.yaml';
+
+export const NAMESPACES = 'clusters/home/namespaces.yaml';
+
+export const STORE = 'apps/platform/external-secrets/clustersecretstore.yaml';
+
+/** The first line holding `needle` after the line holding `after`. */
+export const after = (file: string, anchor: string, needle: string) => (c: RepoCopy) => {
+  const lines = c.read(file).split('\n');
+  const from = lines.findIndex((l) => l.includes(anchor));
+  return { file, line: lines.findIndex((l, i) => i > from && l.includes(needle)) + 1 };
+};
+
+/** The media backups are kustomize components (apps/media/components/) that each app includes, naming itself in backup-target.yaml. */
+export const DB_BACKUP_COMPONENT = 'apps/media/components/db-backup/cronjobs.yaml';
+
+export const SONARR_TARGET = 'apps/media/sonarr/backup-target.yaml';
+
+/** One app's own change to a job the component made: a JSON patch appended to its kustomization. */
+export const patchJob = (app: string, job: string, ops: string) => (c: RepoCopy) => {
+  const file = `apps/media/${app}/kustomization.yaml`;
+  const text = c.read(file);
+  c.write(
+    file,
+    `${text}${text.includes('\npatches:\n') ? '' : 'patches:\n'}  - target: { kind: CronJob, name: ${job} }\n    patch: |-\n${ops
+      .split('\n')
+      .map((l) => `      ${l}`)
+      .join('\n')}\n`,
+  );
+};
+
+export const inComponent = (needle: string) => (c: RepoCopy) => ({ file: DB_BACKUP_COMPONENT, line: lineIn(DB_BACKUP_COMPONENT, needle)(c) });
+
+export const DRILL = 'apps/platform/backups/restore-test.yaml';
+
+/** A plain folder of the media namespace, where a stray job can be dropped. */
+export const STRAY = 'apps/media/unpackerr/lidarr-backup.yaml';
+
+export const ETCD_JOBS = 'apps/platform/backups/etcd-backup.yaml';
+
+export const lineIn = (file: string, whole: string) => (c: RepoCopy) =>
+  c
+    .read(file)
+    .split('\n')
+    .findIndex((l) => l.trim() === whole) + 1;
+
+/** Drops one entry from a list in an app's kustomization.yaml. */
+export const withoutEntry = (app: string, entry: string) => swap(`apps/media/${app}/kustomization.yaml`, `  - ${entry}\n`, '');
+
+export const DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
+
+export const PORTFOLIO_APP = 'portfolio-api/deploy/application.yaml';
+
+export const ROOT_APP = 'clusters/home/root.yaml';
+
+/**
+ * A workload in the media namespace, whose Pod Security enforce level is
+ * privileged: the hygiene checks that Pod Security would also refuse at the
+ * portfolio's restricted level are proven here, one check at a time.
+ */
+export const MEDIA_DEPLOYMENT = 'apps/media/unpackerr/deployment.yaml';
+
+/** The one workload in a namespace whose Pod Security level admits hostPath (media-vpn, privileged): the hostPath check's subject. */
+export const PRIVILEGED_NS_DEPLOYMENT = 'apps/media/gluetun/deployment.yaml';
+
+export const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
+
+export const TUNING = 'security/falco/tuning.yaml';
+
+export const FALCO_VALUES = 'security/falco/values.yaml';
+
+export const SIDEKICK_VALUES = 'security/falcosidekick/values.yaml';
+
+export const EGRESS = 'security/falco/networkpolicy.yaml';
+
+export const fixture = (name: string) => readFileSync(new URL(`../fixtures/falco/${name}`, import.meta.url), 'utf8');
+
+/** Appends a fixture's items to the real tuning file inside its ConfigMap. */
+export function appendTuning(c: RepoCopy, text: string): void {
+  c.edit(TUNING, 0, (d) => d.setIn(['data', 'homelab-tuning.yaml'], `${String(d.getIn(['data', 'homelab-tuning.yaml']))}\n${text}`));
+}
+
+export const fixtures: [string, string, string][] = [
+  ['no-copied-redefine.yaml', 'falco-no-copied-rule', '- macro: container'],
+  ['no-copied-renamed.yaml', 'falco-no-copied-rule', '- rule: Terminal shell in container (tuned)'],
+  ['hooks-macro-append.yaml', 'falco-hooks-only', '- macro: user_known_contact_k8s_api_server_activities'],
+  ['hooks-list-replace.yaml', 'falco-hooks-only', 'items: replace'],
+  ['hooks-rule-with-hook.yaml', 'falco-hooks-only', '- rule: Terminal shell in container'],
+  ['hooks-rule-append-shape.yaml', 'falco-hooks-only', 'or proc.name = tcpdump'],
+  ['hooks-legacy-append.yaml', 'falco-hooks-only', 'append: true'],
+  ['hooks-non-hook-macro.yaml', 'falco-hooks-only', '- macro: spawned_process'],
+  ['scoped-missing-path.yaml', 'falco-exemption-scoped', 'argocd-server'],
+  ['scoped-generic-image.yaml', 'falco-exemption-scoped', 'docker.io/library/alpine'],
+  ['scoped-list-append.yaml', 'falco-exemption-scoped', '- list: user_known_packet_socket_binaries'],
+  ['boundary-disabled.yaml', 'falco-boundary-armed', 'enabled: false'],
+  ['boundary-hook-image.yaml', 'falco-boundary-armed', '- list: allowed_container_images_loading_kernel_module'],
+  ['syntax.yaml', 'falco-tuning-syntax', 'condition: (proc.name in (sonarr, radarr)'],
+];
+
+/** The fixtures as mutations: appended to the real tuning file, the finding within a few lines of the offending item. */
+export const fixtureMutations: Mutation[] = fixtures.map(([name, check, needle]) => ({
+  check,
+  why: `tuning fixture ${name}`,
+  mutate: (c) => appendTuning(c, fixture(name)),
+  at: (c) => ({ file: TUNING, line: lineOf(c, TUNING, needle), within: 4 }),
+}));
+
+export const SONARR = 'apps/media/sonarr/deployment.yaml';
+
+export const GLUETUN = 'apps/media/gluetun/deployment.yaml';
+
+export const PLEX = 'apps/media/plex/deployment.yaml';
+
+export const FOLDERS = 'apps/media/storage/folders.yaml';
+
+export const QBT = ['spec', 'template', 'spec', 'containers', 2];
+
+export const SONARR_SETTINGS = 'apps/media/sonarr/settings/sonarr.yaml';
+
+export const RADARR_SETTINGS = 'apps/media/radarr/settings/radarr.yaml';
+
+export const RADARR4K_SETTINGS = 'apps/media/radarr-4k/settings/radarr-4k.yaml';
+
+export const QBT_SETTINGS = 'apps/media/gluetun/settings/qbittorrent.yaml';
+
+export const PROWLARR_SETTINGS = 'apps/media/gluetun/settings/prowlarr.yaml';
+
+export const CLEANUPARR_SETTINGS = 'apps/media/cleanuparr/settings/cleanuparr.yaml';
+
+export const KPS = 'monitoring/kube-prometheus-stack/values.yaml';
+
+export const WRANGLER = 'monitoring/watchdog/wrangler.toml';
+
+export const WATCHDOG_ROUTE = ['alertmanager', 'config', 'route', 'routes', 0];
+
+export const WATCHDOG_HOOK = ['alertmanager', 'config', 'receivers', 1, 'webhook_configs', 0];
+
+export const CHAT = ['alertmanager', 'config', 'receivers', 2, 'slack_configs', 0];
+
+export const EVENTS = ['alertmanager', 'config', 'receivers', 3, 'slack_configs', 0];
+
+/** The line after `- name: <receiver>` that holds `field`. */
+export const receiverFieldLine =
+  (receiver: string, field: string) =>
+  (c: RepoCopy): number => {
+    const lines = c.read(KPS).split('\n');
+    const start = lines.findIndex((l) => l.trim() === `- name: ${receiver}`);
+    return start + 1 + lines.slice(start).findIndex((l) => l.includes(field));
+  };
+
+export const LOKI = 'monitoring/loki/values.yaml';
+
+export const TEMPO = 'monitoring/tempo/values.yaml';
+
+export const PROBES = 'monitoring/blackbox-exporter/probes.yaml';
+
+export const SNMP = 'monitoring/snmp-exporter/values.yaml';
+
+export const ALLOY = 'monitoring/alloy/values.yaml';
+
+export const DASHBOARD = 'monitoring/dashboards/homelab-overview.yaml';
+
+export const PLATFORM_RULES = 'monitoring/alert-rules/platform.yaml';
+
+export const MEDIA_RULES = 'monitoring/alert-rules/media.yaml';
+
+export const replaceFirst = (file: string, from: string, to: string) => (c: RepoCopy) => {
+  const text = c.read(file);
+  if (!text.includes(from)) throw new Error(`${file} no longer holds ${from}`);
+  c.write(file, text.replace(from, to));
+};
+
+export const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
+
+export const TOOLS = 'apps/platform/argocd/facts/render-tools.yaml';
+
+export const KUSTOMIZATION = 'apps/platform/argocd/kustomization.yaml';
+
+export const CLASSES = 'apps/platform/rook-ceph-cluster/classes.yaml';
+
+export const PORTFOLIO_INGRESS = 'portfolio-api/deploy/ingress.yaml';
+
+export const wave = (file: string, to: string) => (c: RepoCopy) =>
+  c.write(file, c.read(file).replace(/argocd\.argoproj\.io\/sync-wave: "-?\d+"/, `argocd.argoproj.io/sync-wave: "${to}"`));
+
+export const PROJECTS = 'clusters/home/projects.yaml';
+
+export const PORTFOLIO_DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';

@@ -1,0 +1,186 @@
+/** Broken copies of the real repository for the checks of policy-tests/checks/media-settings/: each fails exactly its check, at its line. */
+import { type RepoCopy } from '../support/helpers.ts';
+import type { Mutation } from '../support/mutation-runner.ts';
+import { swap, SONARR_SETTINGS, RADARR_SETTINGS, RADARR4K_SETTINGS, QBT_SETTINGS, PROWLARR_SETTINGS, CLEANUPARR_SETTINGS } from './edits.ts';
+
+export const mediaSettingsMutations: Mutation[] = [
+  {
+    check: 'media-settings-schema',
+    why: 'a misspelt setting',
+    mutate: swap(SONARR_SETTINGS, 'copyUsingHardlinks: true', 'copyUsingHardlink: true'),
+    at: 'copyUsingHardlink: true',
+  },
+  {
+    check: 'media-settings-schema',
+    why: 'a string where a port number goes',
+    mutate: swap(QBT_SETTINGS, 'queueing_enabled: false', 'queueing_enabled: "no"'),
+    at: 'queueing_enabled',
+  },
+  {
+    check: 'media-manager-settings',
+    why: 'hardlinks off in the TV manager',
+    mutate: swap(SONARR_SETTINGS, 'copyUsingHardlinks: true', 'copyUsingHardlinks: false'),
+    at: 'mediaManagement:',
+  },
+  {
+    check: 'media-manager-settings',
+    why: 'Remove Completed on in a movie manager',
+    mutate: swap(RADARR_SETTINGS, 'removeCompletedDownloads: false', 'removeCompletedDownloads: true'),
+    at: 'removeCompletedDownloads',
+  },
+  {
+    check: 'media-manager-settings',
+    why: 'the mapping host differs from the client host by a trailing dot',
+    mutate: swap(
+      RADARR4K_SETTINGS,
+      '  - host: qbittorrent.media-vpn.svc.cluster.local\n    remotePath',
+      '  - host: qbittorrent.media-vpn.svc.cluster.local.\n    remotePath',
+    ),
+    at: 'remotePathMappings:',
+  },
+  {
+    check: 'media-manager-settings',
+    why: 'two movie managers share a root',
+    mutate: swap(RADARR4K_SETTINGS, 'rootFolders: [/data/movies-4k]', 'rootFolders: [/data/movies]'),
+    at: 'rootFolders:',
+  },
+  { check: 'media-manager-settings', why: 'backups kept 7 days', mutate: swap(PROWLARR_SETTINGS, 'retentionDays: 14', 'retentionDays: 7'), at: 'backup:' },
+  {
+    check: 'media-seeding-chain',
+    why: 'an indexer with a seed time limit',
+    mutate: swap(PROWLARR_SETTINGS, 'seedTime: null', 'seedTime: 4320'),
+    at: 'seedTime: 4320',
+  },
+  {
+    check: 'media-seeding-chain',
+    why: 'a global ratio limit in the torrent client',
+    mutate: swap(QBT_SETTINGS, 'max_ratio_enabled: false', 'max_ratio_enabled: true'),
+    at: 'max_ratio_enabled',
+  },
+  {
+    check: 'media-seeding-chain',
+    why: 'the 4K manager only gets new indexers added',
+    mutate: swap(
+      PROWLARR_SETTINGS,
+      '    baseUrl: http://radarr-4k.media.svc:7878\n    syncLevel: fullSync',
+      '    baseUrl: http://radarr-4k.media.svc:7878\n    syncLevel: addOnly',
+    ),
+    at: '  - name: Radarr 4K',
+  },
+  {
+    check: 'media-seeding-chain',
+    why: 'the download cleaner turned on',
+    mutate: swap(CLEANUPARR_SETTINGS, 'downloadCleaner:\n  enabled: false', 'downloadCleaner:\n  enabled: true'),
+    at: 'downloadCleaner:',
+  },
+  {
+    check: 'media-queue-cleaner',
+    why: 'the queue cleaner every 15 minutes',
+    mutate: swap(CLEANUPARR_SETTINGS, '  enabled: true\n  intervalMinutes: 5\n  failedImport', '  enabled: true\n  intervalMinutes: 15\n  failedImport'),
+    at: 'intervalMinutes: 15',
+  },
+  {
+    check: 'media-queue-cleaner',
+    why: 'proactive search on',
+    mutate: swap(CLEANUPARR_SETTINGS, 'proactiveSearch: false', 'proactiveSearch: true'),
+    at: 'seeker:',
+  },
+  {
+    check: 'media-queue-cleaner',
+    why: 'the TV manager addressed on the wrong port',
+    mutate: swap(CLEANUPARR_SETTINGS, 'http://sonarr.media.svc:8989', 'http://sonarr.media.svc:7878'),
+    at: 'url: http://sonarr.media.svc:7878',
+  },
+  {
+    check: 'media-subtitle-settings',
+    why: 'the 4K subtitle manager integrates with the TV manager',
+    mutate: swap('apps/media/bazarr-4k/settings/bazarr-4k.yaml', 'sonarr:\n  enabled: false', 'sonarr:\n  enabled: true'),
+    at: 'sonarr:',
+  },
+  {
+    check: 'media-subtitle-settings',
+    why: 'upgrades for 30 days',
+    mutate: swap('apps/media/bazarr/settings/bazarr.yaml', 'days: 7', 'days: 30'),
+    at: 'upgrade:',
+  },
+  {
+    check: 'media-subtitle-settings',
+    why: 'the 4K subtitle manager pointed at the 1080p movie manager',
+    mutate: swap('apps/media/bazarr-4k/settings/bazarr-4k.yaml', 'http://radarr-4k.media.svc:7878', 'http://radarr.media.svc:7878'),
+    at: 'radarr:',
+  },
+  {
+    check: 'media-request-servers',
+    why: 'the 4K server not marked default',
+    mutate: swap('apps/media/jellyseerr/settings/jellyseerr.yaml', '    is4k: true\n    isDefault: true', '    is4k: true\n    isDefault: false'),
+    at: '  - name: Radarr 4K',
+  },
+  {
+    check: 'media-request-servers',
+    why: 'a 4K TV server',
+    mutate: swap(
+      'apps/media/jellyseerr/settings/jellyseerr.yaml',
+      '    port: 8989\n    useSsl: false\n    is4k: false',
+      '    port: 8989\n    useSsl: false\n    is4k: true',
+    ),
+    at: (c: RepoCopy) => c.read('apps/media/jellyseerr/settings/jellyseerr.yaml').split('\n').lastIndexOf('    is4k: true') + 1,
+  },
+  {
+    check: 'media-4k-profile',
+    why: 'remux allowed in 2160p',
+    mutate: swap(RADARR4K_SETTINGS, 'items: [WEB 2160p, Bluray-2160p]', 'items: [WEB 2160p, Bluray-2160p, Remux-2160p]'),
+    at: '  - name: "2160p"',
+  },
+  {
+    check: 'media-4k-profile',
+    why: 'Dolby Vision without HDR merely discouraged',
+    mutate: swap(RADARR4K_SETTINGS, 'score: -10000', 'score: -100'),
+    at: 'score: -100',
+  },
+  {
+    check: 'media-transcoder',
+    why: 'the 4K library is not transcoded',
+    mutate: swap(
+      'apps/media/tdarr/settings/tdarr.yaml',
+      '  - name: Movies 4K\n    folder: /data/movies-4k\n    flow: h264ToHevcQsv',
+      '  - name: Movies 4K\n    folder: /data/movies-4k\n    flow: none',
+    ),
+    at: '  - name: Movies 4K',
+  },
+  {
+    check: 'media-transcoder',
+    why: 'two CPU workers on the node',
+    mutate: swap('apps/media/tdarr/settings/tdarr.yaml', 'cpuWorkers: 0', 'cpuWorkers: 2'),
+    at: 'node:',
+  },
+  {
+    check: 'media-transcoder',
+    why: 'a flow edge bypasses the link-count gate',
+    mutate: (c) => {
+      const file = 'apps/media/tdarr/settings/h264ToHevcQsv.flow.json';
+      const flow = JSON.parse(c.read(file));
+      flow.flowEdges.push({ id: 'shortcut', source: 'codec', sourceHandle: '1', target: 'remux', targetHandle: 'in' });
+      c.write(file, JSON.stringify(flow, null, 2));
+    },
+    at: '"flowEdges": [',
+  },
+  {
+    check: 'media-transcoder',
+    why: 'the size window widened to 95 %',
+    mutate: (c) => {
+      const file = 'apps/media/tdarr/settings/h264ToHevcQsv.flow.json';
+      c.write(file, c.read(file).replace('"lessThan": "85"', '"lessThan": "95"'));
+    },
+    at: '"flowEdges": [',
+  },
+  {
+    check: 'media-4k-sharing',
+    why: '4K shared with devices that cannot play it',
+    mutate: swap(
+      'apps/media/plex/settings/plex.yaml',
+      '    libraries: [Movies, TV Shows, Courses, Youtube]',
+      '    libraries: [Movies, Movies 4K, TV Shows, Courses, Youtube]',
+    ),
+    at: '  - user: family-tablets',
+  },
+];

@@ -1,0 +1,101 @@
+/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring-sources.ts: each fails exactly its check, at its line. */
+import type { Mutation } from '../support/mutation-runner.ts';
+import { KPS, ALLOY } from './edits.ts';
+
+export const monitoringSourcesMutations: Mutation[] = [
+  {
+    check: 'pve-audit-token',
+    why: 'no host reports the cluster-wide view',
+    mutate: (c) => c.edit('monitoring/pve-exporter/servicemonitor.yaml', 0, (d) => d.setIn(['spec', 'endpoints', 0, 'params', 'cluster'], d.createNode(['0']))),
+    at: '  endpoints:',
+  },
+  {
+    check: 'pve-audit-token',
+    why: 'a password instead of the token',
+    mutate: (c) =>
+      c.write(
+        'monitoring/pve-exporter/externalsecret.yaml',
+        c.read('monitoring/pve-exporter/externalsecret.yaml').replace('token_name: monitoring', 'password: "{{ .token }}"'),
+      ),
+    at: 'pve.yml: |',
+  },
+  {
+    check: 'pve-audit-token',
+    why: 'the user is an administrator',
+    mutate: (c) =>
+      c.write(
+        'monitoring/pve-exporter/facts/pve-access.yaml',
+        c.read('monitoring/pve-exporter/facts/pve-access.yaml').replace('role: PVEAuditor', 'role: Administrator'),
+      ),
+    at: () => 1,
+  },
+  {
+    check: 'unpoller-source',
+    why: 'the gateway scraped every minute',
+    mutate: (c) => c.edit('monitoring/unpoller/deployment.yaml', 2, (d) => d.setIn(['spec', 'endpoints', 0, 'interval'], '60s')),
+    at: 'interval: 60s',
+  },
+  {
+    check: 'unpoller-source',
+    why: 'the system log pushed every 5 minutes',
+    mutate: (c) => c.write('monitoring/unpoller/deployment.yaml', c.read('monitoring/unpoller/deployment.yaml').replace('value: 1m', 'value: 5m')),
+    at: '- name: UP_LOKI_INTERVAL',
+  },
+  {
+    check: 'unpoller-source',
+    why: 'the password committed in the manifest',
+    mutate: (c) =>
+      c.write(
+        'monitoring/unpoller/deployment.yaml',
+        c
+          .read('monitoring/unpoller/deployment.yaml')
+          .replace(
+            /- name: UP_UNIFI_DEFAULT_PASS\n              valueFrom:\n                secretKeyRef:\n                  name: unpoller\n                  key: password/,
+            '- name: UP_UNIFI_DEFAULT_PASS\n              value: hunter2',
+          ),
+      ),
+    at: '- name: UP_UNIFI_DEFAULT_PASS',
+  },
+  {
+    check: 'grafana-admin-from-store',
+    why: 'the admin password left to the subchart (randAlphaNum)',
+    mutate: (c) => c.edit(KPS, 0, (d) => d.deleteIn(['grafana', 'admin'])),
+    at: 'grafana:',
+  },
+  {
+    check: 'grafana-admin-from-store',
+    why: 'the admin Secret written by no ExternalSecret',
+    mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['grafana', 'admin', 'existingSecret'], 'grafana-login')),
+    at: 'existingSecret:',
+  },
+  {
+    check: 'events-shipped-once',
+    why: 'the events source back in the per-node DaemonSet',
+    mutate: (c) =>
+      c.edit(ALLOY, 0, (d) =>
+        d.setIn(
+          ['alloy', 'configMap', 'content'],
+          `${String(d.getIn(['alloy', 'configMap', 'content']))}loki.source.kubernetes_events "events" {\n  forward_to = [loki.write.default.receiver]\n}\n`,
+        ),
+      ),
+    at: 'content: |',
+  },
+  {
+    check: 'events-shipped-once',
+    why: 'the events Deployment scaled to two replicas',
+    mutate: (c) => c.edit('monitoring/alloy-events/values.yaml', 0, (d) => d.setIn(['controller', 'replicas'], 2)),
+    at: 'replicas:',
+  },
+  {
+    check: 'ingress-traces',
+    why: 'the private proxy stops sending traces',
+    mutate: (c) => c.edit('apps/platform/ingress-private/values.yaml', 0, (d) => d.setIn(['tracing', 'otlp', 'enabled'], false)),
+    at: 'tracing:',
+  },
+  {
+    check: 'ingress-traces',
+    why: 'the public proxy sends traces to the wrong port',
+    mutate: (c) => c.edit('apps/platform/ingress-public/values.yaml', 0, (d) => d.setIn(['tracing', 'otlp', 'grpc', 'endpoint'], 'tempo.monitoring.svc:4318')),
+    at: 'endpoint:',
+  },
+];

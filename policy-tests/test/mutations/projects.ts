@@ -1,0 +1,52 @@
+/** Broken copies of the real repository for the checks of policy-tests/checks/projects.ts: each fails exactly its check, at its line. */
+import type { Mutation } from '../support/mutation-runner.ts';
+import { swap, PROJECTS } from './edits.ts';
+
+export const projectsMutations: Mutation[] = [
+  {
+    check: 'argocd-project-scope',
+    why: 'a media app binding cluster-admin, which its project does not allow',
+    mutate: (c) =>
+      c.write(
+        'apps/media/unpackerr/admin.yaml',
+        'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: unpackerr-admin\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: cluster-admin\nsubjects:\n  - kind: ServiceAccount\n    name: default\n    namespace: media\n',
+      ),
+    at: 'kind: ClusterRoleBinding',
+  },
+  {
+    check: 'argocd-project-scope',
+    why: 'the media project allowing every cluster-scoped kind',
+    mutate: swap(PROJECTS, '      kind: PersistentVolume\n', '      kind: PersistentVolume\n    - group: "*"\n      kind: "*"\n'),
+    at: (c) => ({
+      file: PROJECTS,
+      line:
+        c
+          .read(PROJECTS)
+          .split('\n')
+          .findIndex((l) => l.includes('group: "*"')) + 1,
+    }),
+  },
+  {
+    check: 'argocd-project-scope',
+    why: 'the media project allowing a namespace none of its apps uses',
+    mutate: swap(PROJECTS, '      namespace: media\n', '      namespace: media\n    - server: https://kubernetes.default.svc\n      namespace: monitoring\n'),
+    at: (c) => ({
+      file: PROJECTS,
+      line:
+        c
+          .read(PROJECTS)
+          .split('\n')
+          .findIndex((l, i, all) => l.includes('namespace: monitoring') && all[i - 2]?.includes('namespace: media')) + 1,
+    }),
+  },
+  {
+    check: 'argocd-project-scope',
+    why: 'a media app rendering a kind its project blacklists',
+    mutate: (c) =>
+      c.write(
+        'apps/media/unpackerr/quota.yaml',
+        'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: media\n  namespace: media\nspec:\n  hard:\n    pods: "50"\n',
+      ),
+    at: 'kind: ResourceQuota',
+  },
+];

@@ -1,0 +1,28 @@
+/** Broken copies of the real repository for the checks of policy-tests/checks/repository.ts: each fails exactly its check, at its line. */
+import { lineOf } from '../support/helpers.ts';
+import type { Mutation } from '../support/mutation-runner.ts';
+
+export const repositoryMutations: Mutation[] = [
+  {
+    check: 'duplicate-resource',
+    why: 'the Service is declared twice',
+    mutate: (c) => c.write('portfolio-api/deploy/service-copy.yaml', c.read('portfolio-api/deploy/service.yaml').split('---')[0]!),
+    at: (c) => ({ file: 'portfolio-api/deploy/service-copy.yaml', line: lineOf(c, 'portfolio-api/deploy/service-copy.yaml', '  name: portfolio-api') }),
+  },
+  {
+    check: 'cluster-facts',
+    why: 'the node count is not a number',
+    mutate: (c) => c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'nodeCount'], 'six')),
+    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  nodeCount:') }),
+  },
+  {
+    check: 'cluster-facts',
+    why: 'the cluster runs a Kubernetes minor the bundled schemas do not describe',
+    mutate: (c) => {
+      c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'kubernetesVersion'], '1.31.2'));
+      // The kubelet's cAdvisor entry is pinned to the cluster's minor; re-pinned here, so only the facts are wrong.
+      c.edit('monitoring/metrics-catalog/cadvisor-v0.56.2.yaml', 0, (d) => d.setIn(['pin', 'contains'], 'kubernetesVersion: "1.31.'));
+    },
+    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  kubernetesVersion:') }),
+  },
+];

@@ -1,0 +1,37 @@
+/** Broken copies of the real repository for the checks of policy-tests/checks/watchdog.ts: each fails exactly its check, at its line. */
+import type { Mutation } from '../support/mutation-runner.ts';
+import { KPS, WRANGLER, WATCHDOG_ROUTE, WATCHDOG_HOOK } from './edits.ts';
+
+export const watchdogMutations: Mutation[] = [
+  {
+    check: 'watchdog-wiring',
+    why: 'the heartbeat goes to another host',
+    mutate: (c) => c.edit(KPS, 0, (d) => d.setIn([...WATCHDOG_HOOK, 'url'], 'https://old-watchdog.example.net/heartbeat')),
+    at: 'old-watchdog',
+  },
+  {
+    check: 'watchdog-wiring',
+    why: 'the worker moved but Alertmanager did not follow',
+    mutate: (c) => c.write(WRANGLER, c.read(WRANGLER).replace('watchdog.homelab.example.net', 'wd.example.org')),
+    at: 'url: https://watchdog',
+  },
+  {
+    check: 'watchdog-wiring',
+    why: 'heartbeats every 30 min, longer than the 15 min threshold',
+    mutate: (c) => c.edit(KPS, 0, (d) => d.setIn([...WATCHDOG_ROUTE, 'repeat_interval'], '30m')),
+    at: 'repeat_interval: 30m',
+  },
+  { check: 'watchdog-wiring', why: 'the Watchdog route is gone', mutate: (c) => c.edit(KPS, 0, (d) => d.deleteIn(WATCHDOG_ROUTE)), at: '    route:' },
+  {
+    check: 'watchdog-wiring',
+    why: 'the token is committed instead of mounted',
+    mutate: (c) => c.edit(KPS, 0, (d) => d.setIn([...WATCHDOG_HOOK, 'http_config', 'authorization'], d.createNode({ type: 'Bearer', credentials: 'hunter2' }))),
+    at: 'http_config:',
+  },
+  {
+    check: 'watchdog-wiring',
+    why: 'the worker no longer runs every minute',
+    mutate: (c) => c.write(WRANGLER, c.read(WRANGLER).replace('crons = ["* * * * *"]', 'crons = ["*/10 * * * *"]')),
+    at: 'crons =',
+  },
+];

@@ -1,0 +1,64 @@
+/** Broken copies of the real repository for the checks of policy-tests/checks/workload-hygiene.ts: each fails exactly its check, at its line. */
+import { isSeq } from 'yaml';
+import { lineOf } from '../support/helpers.ts';
+import type { Mutation } from '../support/mutation-runner.ts';
+import { CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT } from './edits.ts';
+
+export const workloadHygieneMutations: Mutation[] = [
+  {
+    check: 'workload-image-pinned',
+    why: 'the image uses the latest tag',
+    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.setIn([...CONTAINER, 'image'], 'ghcr.io/homelab-operator/portfolio-api:latest')),
+    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'image:') }),
+  },
+  {
+    check: 'workload-image-pinned',
+    why: 'the image has no tag at all (a registry port is not a tag)',
+    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.setIn([...CONTAINER, 'image'], 'registry.local:5000/portfolio-api')),
+    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'image:') }),
+  },
+  {
+    check: 'workload-memory',
+    why: 'the memory limit is gone',
+    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.deleteIn([...CONTAINER, 'resources', 'limits'])),
+    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, 'resources:') }),
+  },
+  {
+    check: 'workload-probes',
+    why: 'the HTTP container lost its readiness probe',
+    mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.deleteIn([...CONTAINER, 'readinessProbe'])),
+    at: (c) => ({ file: DEPLOYMENT, line: lineOf(c, DEPLOYMENT, '- name: api') }),
+  },
+  {
+    check: 'workload-privilege',
+    why: 'allowPrivilegeEscalation is no longer false',
+    mutate: (c) => c.edit(MEDIA_DEPLOYMENT, 0, (d) => d.deleteIn([...CONTAINER, 'securityContext', 'allowPrivilegeEscalation'])),
+    at: (c) => ({ file: MEDIA_DEPLOYMENT, line: lineOf(c, MEDIA_DEPLOYMENT, 'capabilities:') - 1 }),
+  },
+  {
+    check: 'workload-privilege',
+    why: 'the pod no longer insists on a non-root user',
+    mutate: (c) => c.edit(MEDIA_DEPLOYMENT, 0, (d) => d.deleteIn(['spec', 'template', 'spec', 'securityContext', 'runAsNonRoot'])),
+    at: (c) => ({ file: MEDIA_DEPLOYMENT, line: lineOf(c, MEDIA_DEPLOYMENT, 'allowPrivilegeEscalation') - 1 }),
+  },
+  {
+    check: 'no-plain-secret',
+    why: 'a Secret with data is committed',
+    mutate: (c) =>
+      c.write(
+        'portfolio-api/deploy/secret.yaml',
+        'apiVersion: v1\nkind: Secret\nmetadata:\n  name: leaked\n  namespace: portfolio\nstringData:\n  API_KEY: hunter2\n',
+      ),
+    at: () => ({ file: 'portfolio-api/deploy/secret.yaml', line: 6 }),
+  },
+  {
+    check: 'workload-hostpath',
+    why: 'a hostPath volume appears',
+    mutate: (c) =>
+      c.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => {
+        const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
+        if (isSeq(volumes)) volumes.add(d.createNode({ name: 'host', hostPath: { path: '/var/run' } }));
+      }),
+    at: (c) => ({ file: PRIVILEGED_NS_DEPLOYMENT, line: lineOf(c, PRIVILEGED_NS_DEPLOYMENT, 'hostPath:') }),
+  },
+];
