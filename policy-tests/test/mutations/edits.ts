@@ -1,7 +1,5 @@
 /** What the mutation lists share: the files they break, the edits that break them, and where the finding must point. */
-import { readFileSync } from 'node:fs';
-import { lineOf, type RepoCopy } from '../support/helpers.ts';
-import type { Mutation } from '../support/mutation-runner.ts';
+import { type RepoCopy } from '../support/helpers.ts';
 
 export const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
 export const COPY_COMPONENT = 'apps/media/components/offsite-copy/replicationsource.yaml';
@@ -99,38 +97,6 @@ export const FALCO_VALUES = 'security/falco/values.yaml';
 export const SIDEKICK_VALUES = 'security/falcosidekick/values.yaml';
 
 export const EGRESS = 'security/falco/networkpolicy.yaml';
-
-export const fixture = (name: string) => readFileSync(new URL(`../fixtures/falco/${name}`, import.meta.url), 'utf8');
-
-/** Appends a fixture's items to the real tuning file inside its ConfigMap. */
-export function appendTuning(c: RepoCopy, text: string): void {
-  c.edit(TUNING, 0, (d) => d.setIn(['data', 'homelab-tuning.yaml'], `${String(d.getIn(['data', 'homelab-tuning.yaml']))}\n${text}`));
-}
-
-export const fixtures: [string, string, string][] = [
-  ['no-copied-redefine.yaml', 'falco-no-copied-rule', '- macro: container'],
-  ['no-copied-renamed.yaml', 'falco-no-copied-rule', '- rule: Terminal shell in container (tuned)'],
-  ['hooks-macro-append.yaml', 'falco-hooks-only', '- macro: user_known_contact_k8s_api_server_activities'],
-  ['hooks-list-replace.yaml', 'falco-hooks-only', 'items: replace'],
-  ['hooks-rule-with-hook.yaml', 'falco-hooks-only', '- rule: Terminal shell in container'],
-  ['hooks-rule-append-shape.yaml', 'falco-hooks-only', 'or proc.name = tcpdump'],
-  ['hooks-legacy-append.yaml', 'falco-hooks-only', 'append: true'],
-  ['hooks-non-hook-macro.yaml', 'falco-hooks-only', '- macro: spawned_process'],
-  ['scoped-missing-path.yaml', 'falco-exemption-scoped', 'argocd-server'],
-  ['scoped-generic-image.yaml', 'falco-exemption-scoped', 'docker.io/library/alpine'],
-  ['scoped-list-append.yaml', 'falco-exemption-scoped', '- list: user_known_packet_socket_binaries'],
-  ['boundary-disabled.yaml', 'falco-boundary-armed', 'enabled: false'],
-  ['boundary-hook-image.yaml', 'falco-boundary-armed', '- list: allowed_container_images_loading_kernel_module'],
-  ['syntax.yaml', 'falco-tuning-syntax', 'condition: (proc.name in (sonarr, radarr)'],
-];
-
-/** The fixtures as mutations: appended to the real tuning file, the finding within a few lines of the offending item. */
-export const fixtureMutations: Mutation[] = fixtures.map(([name, check, needle]) => ({
-  check,
-  why: `tuning fixture ${name}`,
-  mutate: (c) => appendTuning(c, fixture(name)),
-  at: (c) => ({ file: TUNING, line: lineOf(c, TUNING, needle), within: 4 }),
-}));
 
 export const SONARR = 'apps/media/sonarr/deployment.yaml';
 

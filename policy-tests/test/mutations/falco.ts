@@ -2,7 +2,41 @@
 import { isSeq } from 'yaml';
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { TUNING, FALCO_VALUES, SIDEKICK_VALUES, EGRESS, fixtureMutations } from './edits.ts';
+import { readFileSync } from 'node:fs';
+import { type RepoCopy } from '../support/helpers.ts';
+import { TUNING, FALCO_VALUES, SIDEKICK_VALUES, EGRESS } from './edits.ts';
+
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/falco/${name}`, import.meta.url), 'utf8');
+
+/** Appends a fixture's items to the real tuning file inside its ConfigMap. */
+function appendTuning(c: RepoCopy, text: string): void {
+  c.edit(TUNING, 0, (d) => d.setIn(['data', 'homelab-tuning.yaml'], `${String(d.getIn(['data', 'homelab-tuning.yaml']))}\n${text}`));
+}
+
+const fixtures: [string, string, string][] = [
+  ['no-copied-redefine.yaml', 'falco-no-copied-rule', '- macro: container'],
+  ['no-copied-renamed.yaml', 'falco-no-copied-rule', '- rule: Terminal shell in container (tuned)'],
+  ['hooks-macro-append.yaml', 'falco-hooks-only', '- macro: user_known_contact_k8s_api_server_activities'],
+  ['hooks-list-replace.yaml', 'falco-hooks-only', 'items: replace'],
+  ['hooks-rule-with-hook.yaml', 'falco-hooks-only', '- rule: Terminal shell in container'],
+  ['hooks-rule-append-shape.yaml', 'falco-hooks-only', 'or proc.name = tcpdump'],
+  ['hooks-legacy-append.yaml', 'falco-hooks-only', 'append: true'],
+  ['hooks-non-hook-macro.yaml', 'falco-hooks-only', '- macro: spawned_process'],
+  ['scoped-missing-path.yaml', 'falco-exemption-scoped', 'argocd-server'],
+  ['scoped-generic-image.yaml', 'falco-exemption-scoped', 'docker.io/library/alpine'],
+  ['scoped-list-append.yaml', 'falco-exemption-scoped', '- list: user_known_packet_socket_binaries'],
+  ['boundary-disabled.yaml', 'falco-boundary-armed', 'enabled: false'],
+  ['boundary-hook-image.yaml', 'falco-boundary-armed', '- list: allowed_container_images_loading_kernel_module'],
+  ['syntax.yaml', 'falco-tuning-syntax', 'condition: (proc.name in (sonarr, radarr)'],
+];
+
+/** The fixtures as mutations: appended to the real tuning file, the finding within a few lines of the offending item. */
+const fixtureMutations: Mutation[] = fixtures.map(([name, check, needle]) => ({
+  check,
+  why: `tuning fixture ${name}`,
+  mutate: (c) => appendTuning(c, fixture(name)),
+  at: (c) => ({ file: TUNING, line: lineOf(c, TUNING, needle), within: 4 }),
+}));
 
 export const falcoMutations: Mutation[] = [
   {
