@@ -93,7 +93,7 @@ try {
   mkdirSync(join(work, 'stage'));
   const stageRepository = resticRepository('stage');
   let published = '';
-  stages.push(['online copy (VACUUM INTO, memory-mapped reads)', await time(() => snapshot(db, snap))]);
+  stages.push(['online copy (the backup API in one step, memory-mapped reads)', await time(() => snapshot(db, snap))]);
   stages.push(['PRAGMA integrity_check of the copy', await time(() => integrityCheck(snap))]);
   stages.push([
     'publish: zstd -1 on all cores, SHA-256, fsync, rename',

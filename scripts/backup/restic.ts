@@ -23,7 +23,8 @@ export async function resticUnlock(target: string, env: NodeJS.ProcessEnv): Prom
 
 export async function resticBackup(path: string, target: string, env: NodeJS.ProcessEnv, time = new Date()): Promise<void> {
   const at = time.toISOString().replace('T', ' ').slice(0, 19);
-  await run('restic', ['backup', '--quiet', '--tag', `target=${target}`, '--time', at, path], { env: envFor(env, target) });
+  // What restic gets is already zstd-compressed (the published backup): compressing it again costs CPU and saves nothing.
+  await run('restic', ['backup', '--quiet', '--compression', 'off', '--tag', `target=${target}`, '--time', at, path], { env: envFor(env, target) });
 }
 
 /**

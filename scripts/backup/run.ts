@@ -61,11 +61,15 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
     recordSentinel(o.backupDir, target.name, sentinel);
     await engine.writeSentinel(target, sentinel, ctx);
     const files = await engine.dump(target, work, ctx);
-    for (const file of files) {
-      const problem = await engine.verify(file, ctx);
-      if (problem) throw new Error(`the copy ${file.slice(work.length + 1)} ${problem}; nothing was published`);
-    }
-    const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files, key);
+    // The engine's integrity check and the compression read the same copies: they run side by side, and the
+    // backup is renamed into place only once every copy is verified.
+    const verified = (async () => {
+      for (const file of files) {
+        const problem = await engine.verify(file, ctx);
+        if (problem) throw new Error(`the copy ${file.slice(work.length + 1)} ${problem}; nothing was published`);
+      }
+    })();
+    const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files, key, verified);
     recordSentinel(o.backupDir, target.name, sentinel, 'published');
     const pruned = prune(o.backupDir, target.name, now);
     try {

@@ -60,7 +60,11 @@ export async function publish(
   sentinel: Sentinel,
   files: readonly string[],
   key: Buffer,
+  /** Settles when the copies are verified: compression runs meanwhile, and nothing is renamed into place before it resolves. */
+  verified: Promise<void> = Promise.resolve(),
 ): Promise<string> {
+  // Compression may fail first; the verification's own failure is then not the one reported, but it is handled.
+  verified.catch(() => undefined);
   const dir = targetDir(root, target);
   mkdirSync(dir, { recursive: true });
   const name = stamp(now);
@@ -75,6 +79,7 @@ export async function publish(
       fsyncPath(join(tmp, stored));
       manifest.files.push({ name: stored, ...sha256File(join(tmp, stored)) });
     }
+    await verified;
     manifest.hmac = signManifest(manifest, key);
     writeFileSync(join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     fsyncPath(join(tmp, 'manifest.json'));

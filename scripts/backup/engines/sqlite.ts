@@ -1,5 +1,6 @@
 /**
- * SQLite through its own CLI: online copies with the backup API (`.backup`),
+ * SQLite: online copies with the backup API (node:sqlite, all pages in one step),
+ * and through its own CLI
  * integrity checks, the sentinel table, and a restore that replaces the live
  * file with one rename, keeping the replaced data as <db>.pre-restore-<UTC time>
  * (every restore its own copy, removed after the retention).
@@ -44,15 +45,30 @@ export async function latestSentinel(db: string): Promise<Sentinel | undefined> 
  */
 const MMAP = ['.output /dev/null', 'PRAGMA mmap_size=2147418112;', '.output'];
 
+/** Pages per backup step: all of them, so the copy is one step inside one read transaction. */
+const ALL_PAGES = 2 ** 31 - 1;
+
 /**
- * A consistent online copy, never a byte copy of a live file: VACUUM INTO
- * writes the database as one read transaction sees it. The sqlite3 shell's
- * .backup copies 100 pages at a time and starts over whenever another
- * connection commits, so under an app writing 20 times a second it never
- * finished; one read transaction in WAL mode lets the writer go on meanwhile.
+ * A consistent online copy, never a byte copy of a live file: SQLite's online
+ * backup API (node:sqlite's backup()), all pages in one step, so the copy is
+ * what one read transaction sees. In WAL mode the app's writer goes on
+ * meanwhile. Stepping a few pages at a time (the sqlite3 shell's .backup copies
+ * 100) starts over whenever another connection commits, and under an app
+ * writing 20 times a second it never finished; VACUUM INTO is consistent too,
+ * but rebuilds every table and index, 1.7x the time of a page copy here.
  */
 export async function snapshot(db: string, target: string): Promise<void> {
-  await sql(db, ...MMAP, `VACUUM INTO ${quote(target)};`);
+  const { DatabaseSync, backup } = await import('node:sqlite');
+  // The app holds its locks briefly: wait for them as the sqlite3 calls do, instead of failing with SQLITE_BUSY.
+  const source = new DatabaseSync(db, { timeout: 15_000 });
+  try {
+    source.exec('PRAGMA mmap_size=2147418112;');
+    await backup(source, target, { rate: ALL_PAGES });
+  } catch (err) {
+    throw new Error(`sqlite3: ${(err as Error).message} (online copy of ${db})`);
+  } finally {
+    source.close();
+  }
 }
 
 export async function integrityCheck(db: string): Promise<string> {
