@@ -19,6 +19,8 @@ export interface AppDeps {
   now?: () => number;
   /** Feed fetch timeout; 5 s (docs/API.md) unless a test shortens it. */
   feedTimeoutMs?: number;
+  /** The blog cache, when the caller shares one between handlers (createHandler's fast path and Express). */
+  blog?: SwrCache<Post[]>;
 }
 
 export const CORS_HEADERS = {
@@ -44,6 +46,13 @@ export const SECURITY_HEADERS = {
 
 /** Routes whose answer only changes with the code (or the deploy): serialised once per process. */
 const STATIC_ROUTES = new Set(['getIndex', 'getOpenApi', 'getProfile']);
+/**
+ * Routes computed per request, answered before Express dispatch when they
+ * succeed: health, the blog listing (the same object between revalidations)
+ * and the infrastructure status (the same object while the file on disk is
+ * unchanged). A value seen before is written from the bytes it serialised to.
+ */
+const DYNAMIC_ROUTES = new Set(['getHealth', 'getBlog', 'getInfra']);
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Records one finished request: the duration histogram and the access log line. */
@@ -96,7 +105,7 @@ export function createApp(deps: AppDeps) {
   const ctx: RouteContext = {
     config,
     routes,
-    blog: createBlogCache(config, metrics, logger, { fetchImpl: deps.fetchImpl, now: deps.now, timeoutMs: deps.feedTimeoutMs }),
+    blog: deps.blog ?? createBlogCache(config, metrics, logger, { fetchImpl: deps.fetchImpl, now: deps.now, timeoutMs: deps.feedTimeoutMs }),
     isReady: deps.isReady ?? (() => true),
   };
   const app = express();
@@ -170,39 +179,67 @@ export function createApp(deps: AppDeps) {
 
 /**
  * The server's request handler: the Express app, with its static GET routes
- * answered before Express dispatch. Their bytes never change while the process
- * runs, so they are serialised once and written with the same headers, metrics
- * and log line the Express route would produce; everything else (HEAD, query
- * strings, trailing slashes, errors) goes through Express.
+ * answered before Express dispatch (their bytes never change while the
+ * process runs, so they are serialised once), and health, blog and infra too
+ * when they succeed (each value serialised once). Both are written with the
+ * same headers, metrics and log line the Express route would produce;
+ * everything else (HEAD, query strings, trailing slashes, errors) goes
+ * through Express.
  */
 export function createHandler(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
   // One logger for both paths, so the fast path and Express write to the same sink.
   const logger = deps.logger ?? createLogger();
-  const app = createApp({ ...deps, logger });
+  // One blog cache for both paths, so a revalidation serves both.
+  const blog = deps.blog ?? createBlogCache(deps.config, deps.metrics, logger, { fetchImpl: deps.fetchImpl, now: deps.now, timeoutMs: deps.feedTimeoutMs });
+  const app = createApp({ ...deps, logger, blog });
   const record = recorder(deps.metrics, logger);
   const routes = deps.routes ?? ROUTES;
-  const ctx = { config: deps.config, routes } as RouteContext;
-  const precomputed = new Map<string, { route: string; headers: Record<string, string | number> }>();
-  const bodies = new Map<string, Buffer>();
+  const ctx: RouteContext = { config: deps.config, routes, blog, isReady: deps.isReady ?? (() => true) };
+  const headersFor = (route: RouteDef, body: Buffer) => ({
+    'access-control-allow-origin': '*',
+    ...SECURITY_HEADERS,
+    'cache-control': route.cacheControl,
+    'content-type': JSON_TYPE,
+    'content-length': body.length,
+  });
+  const fixed = new Map<string, { route: RouteDef; body: Buffer; headers: Record<string, string | number> }>();
   for (const route of routes.filter((r) => r.method === 'GET' && STATIC_ROUTES.has(r.operationId))) {
     const body = Buffer.from(JSON.stringify(route.handler(ctx, undefined as never)));
-    bodies.set(route.path, body);
-    precomputed.set(route.path, {
-      route: route.path,
-      headers: {
-        'access-control-allow-origin': '*',
-        ...SECURITY_HEADERS,
-        'cache-control': route.cacheControl,
-        'content-type': JSON_TYPE,
-        'content-length': body.length,
-      },
-    });
+    fixed.set(route.path, { route, body, headers: headersFor(route, body) });
   }
-  return (req, res) => {
-    const hit = req.method === 'GET' ? precomputed.get(req.url ?? '') : undefined;
-    if (!hit) return void app(req, res);
+  const dynamic = new Map(routes.filter((r) => r.method === 'GET' && DYNAMIC_ROUTES.has(r.operationId)).map((r) => [r.path, r] as const));
+  const serialised = new WeakMap<object, Buffer>();
+  const bytesOf = (value: unknown): Buffer => {
+    if (typeof value !== 'object' || value === null) return Buffer.from(JSON.stringify(value));
+    let body = serialised.get(value);
+    if (!body) serialised.set(value, (body = Buffer.from(JSON.stringify(value))));
+    return body;
+  };
+  const send = (req: IncomingMessage, res: ServerResponse, route: RouteDef, body: Buffer, headers: Record<string, string | number>) => {
     const start = process.hrtime.bigint();
-    res.writeHead(200, hit.headers).end(bodies.get(hit.route));
-    res.once('finish', () => record('GET', hit.route, hit.route, 200, req.headers, start));
+    res.writeHead(200, headers).end(body);
+    res.once('finish', () => record('GET', route.path, route.path, 200, req.headers, start));
+  };
+  return (req, res) => {
+    if (req.method !== 'GET') return void app(req, res);
+    const url = req.url ?? '';
+    const hit = fixed.get(url);
+    if (hit) return send(req, res, hit.route, hit.body, hit.headers);
+    const route = dynamic.get(url);
+    if (!route) return void app(req, res);
+    // An answer that fails (503, 502) goes through Express, which asks the handler again and writes the error envelope.
+    void Promise.resolve()
+      .then(() => route.handler(ctx, undefined as never))
+      .then(
+        (value) => {
+          const body = bytesOf(value);
+          send(req, res, route, body, headersFor(route, body));
+        },
+        () => app(req, res),
+      )
+      .catch((err: unknown) => {
+        logger.error('unhandled error', { method: req.method, path: url, error: (err as Error)?.stack ?? String(err) });
+        if (!res.headersSent) res.writeHead(500, { 'content-type': JSON_TYPE }).end(JSON.stringify(envelope(500, 'internal server error')));
+      });
   };
 }

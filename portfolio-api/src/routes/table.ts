@@ -14,6 +14,8 @@ export type { RouteContext, RouteDef } from './types.ts';
 
 export const BLOG_TTL_MS = 60 * 60 * 1000;
 
+const listings = new WeakMap<readonly object[], { source: string; count: number; posts: readonly object[] }>();
+
 export const ROUTES: readonly RouteDef[] = [
   {
     method: 'GET',
@@ -91,7 +93,10 @@ export const ROUTES: readonly RouteDef[] = [
     handler: async (ctx) => {
       try {
         const posts = await ctx.blog.get();
-        return { source: ctx.config.blogFeedUrl, count: posts.length, posts };
+        // One listing object per cached feed, so its bytes are serialised once between revalidations.
+        let listing = listings.get(posts);
+        if (!listing) listings.set(posts, (listing = { source: ctx.config.blogFeedUrl, count: posts.length, posts }));
+        return listing;
       } catch (err) {
         throw new HttpError(502, `blog feed unavailable: ${(err as Error).message}`);
       }
