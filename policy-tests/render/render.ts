@@ -386,6 +386,14 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
   };
 }
 
+/**
+ * Renders whose remote base could not be fetched, by render key, for the life
+ * of this process: a second tree in the same process (the diff's other ref,
+ * a test's next mutation) does not wait for the network again. Never written
+ * to disk: the next process tries again.
+ */
+const unreachable = new Map<string, string>();
+
 async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
   const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
   if (source.kustomize && Object.keys(source.kustomize).length)
@@ -407,6 +415,9 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
     key: { tools: ctx.tools.versions, dir, contents, remote: inputs.remote },
   };
   let rendered: CachedRender;
+  const unreachableKey = inputs.remote.length ? hash(inv.key) : undefined;
+  const known = unreachableKey && unreachable.get(unreachableKey);
+  if (known) throw new NotRendered(known);
   try {
     rendered = await cachedRun(ctx, inv);
   } catch (err) {
@@ -415,8 +426,11 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
       /(no such host|dial tcp[^;']*|connection refused|network is unreachable|i\/o timeout|TLS handshake[^;']*|temporary failure[^;']*|HTTP 5\d\d|could not resolve[^;']*)/i.exec(
         (err as Error).message,
       );
-    if (inputs.remote.length && cause)
-      throw new NotRendered(`the remote base ${inputs.remote.join(', ')} cannot be fetched from here (${cause[1]!.slice(0, 160)})`);
+    if (unreachableKey && cause) {
+      const message = `the remote base ${inputs.remote.join(', ')} cannot be fetched from here (${cause[1]!.slice(0, 160)})`;
+      unreachable.set(unreachableKey, message);
+      throw new NotRendered(message);
+    }
     throw err;
   }
   const { docs, problem, nondeterministic } = rendered;
