@@ -142,6 +142,8 @@ function generate(): { root: string; resources: number } {
   const root = mkdtempSync(join(tmpdir(), 'gate-bench-'));
   // The real repository as the base (so every check has its subject), plus the synthetic apps.
   for (const r of MANIFEST_ROOTS) cpSync(join(REPO_ROOT, r), join(root, r), { recursive: true });
+  // The code a metrics-catalog entry is read from (its pin), outside the manifest roots.
+  cpSync(join(REPO_ROOT, 'portfolio-api/src/metrics.ts'), join(root, 'portfolio-api/src/metrics.ts'));
   let resources = 0;
   for (let i = 0; i < APPS; i++) {
     const dir = join(root, 'apps', 'bench', `bench-${i}`);
@@ -151,6 +153,24 @@ function generate(): { root: string; resources: number } {
     writeFileSync(join(dir, 'workloads.yaml'), workloads);
     resources += 1 + Object.values(PER_KIND).reduce((a, b) => a + b, 0);
   }
+  // What the synthetic monitors scrape, as the metrics catalog describes every scrape source (a clean repository has one entry per exporter).
+  const monitors = Array.from({ length: APPS }, (_, i) =>
+    Array.from({ length: PER_KIND.ServiceMonitor }, (_, j) => `  - { monitor: ServiceMonitor/media/bench-${i}-${j} }`),
+  ).flat();
+  writeFileSync(
+    join(root, 'monitoring/metrics-catalog/bench-app-1.0.0.yaml'),
+    [
+      'exporter: bench-app',
+      'version: 1.0.0',
+      'pin: { file: apps/bench/bench-0/application.yaml, contains: bench-0 }',
+      'source: { repository: https://github.com/homelab-operator/homelab-gitops, ref: main, files: [bench/validate.bench.ts], extract: manual }',
+      'scrape:',
+      ...monitors,
+      'metrics:',
+      '  bench_requests_total: [code]',
+      '',
+    ].join('\n'),
+  );
   return { root, resources };
 }
 
@@ -199,6 +219,11 @@ try {
   console.log(
     `admission layer alone (${admission.length} checks):   ${admissionMs.toFixed(0).padStart(6)} ms  ${((admissionMs / fullMs) * 100).toFixed(1)} % of the gate`,
   );
+  // Where the policy layer's time goes: each check alone on the same repository, the five slowest.
+  const perCheck: [string, number][] = [];
+  for (const check of await registeredChecks()) perCheck.push([check.id, await time(() => runPolicy(repo, [check]), 1)]);
+  const slowest = perCheck.sort((a, b) => b[1] - a[1]).slice(0, 5);
+  console.log(`slowest checks alone: ${slowest.map(([id, ms]) => `${id} ${ms.toFixed(0)} ms`).join(', ')}`);
 } finally {
   rmSync(root, { recursive: true, force: true });
   delete process.env.HOMELAB_CHART_CACHE;

@@ -37,7 +37,24 @@ function exemptionsOf(resource: Resource): Map<string, string> {
  * declares (and those charts' values files). A check that reads something it
  * did not declare finds it missing, and its tests fail.
  */
+/**
+ * Views already made, per repository and declaration: checks that declare the
+ * same reads see the same view object, so what they derive from it (the
+ * metrics catalog, the parsed expressions: model/per-repo.ts) is computed once
+ * per gate run, not once per check.
+ */
+const views = new WeakMap<Repo, Map<string, Repo>>();
+
 export function repoViewFor(reads: Reads, repo: Repo): Repo {
+  let known = views.get(repo);
+  if (!known) views.set(repo, (known = new Map()));
+  const signature = JSON.stringify([reads.kinds ?? [], reads.files ?? [], reads.charts ?? []]);
+  let view = known.get(signature);
+  if (!view) known.set(signature, (view = makeView(reads, repo)));
+  return view;
+}
+
+function makeView(reads: Reads, repo: Repo): Repo {
   const { kinds = [], files = [], charts = [] } = reads;
   const kindSet = new Set([...kinds, ...(charts.length ? ['Application'] : [])]);
   const resources = kinds.includes('*') ? repo.resources : repo.resources.filter((r) => kindSet.has(r.kind));

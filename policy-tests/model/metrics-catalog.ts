@@ -294,10 +294,19 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
   const monitors = new Map(
     repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]),
   );
-  const services = serviceViews(
-    repo.resources.filter((r) => r.kind === 'Service'),
-    namespaceOf,
+  // Services by namespace: a monitor is matched against the Services of its namespaces only, not every Service.
+  const services = Map.groupBy(
+    serviceViews(
+      repo.resources.filter((r) => r.kind === 'Service'),
+      namespaceOf,
+    ),
+    (s) => s.namespace ?? '',
   );
+  const servicesFor = (monitor: Resource): ServiceView[] => {
+    const names = list(dig(monitor.object, ['spec', 'namespaceSelector', 'matchNames'])).map(String);
+    return (names.length ? names : [namespaceOf(monitor) ?? '']).flatMap((ns) => services.get(ns) ?? []);
+  };
+
   const renderedMonitors = new Map(
     repo.resources.filter((r) => r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]),
   );
@@ -316,7 +325,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
           // A monitor that is gone is its own check's finding (media-exporters, closure); here it only scrapes nothing.
           if (!monitor) return;
           coveredMonitors.add(scrape.monitor);
-          for (const j of monitorJobs(monitor, services, namespaceOf)) jobs.push({ ...j, metrics, source: scrape.monitor, entry });
+          for (const j of monitorJobs(monitor, servicesFor(monitor), namespaceOf)) jobs.push({ ...j, metrics, source: scrape.monitor, entry });
         } else if (typeof scrape.chart === 'string' && typeof scrape.job === 'string') {
           const source = `chart ${scrape.chart}`;
           // The monitor the chart renders, so a plain copy of it (a duplicate-resource) is not also "undescribed".
@@ -329,7 +338,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
           }
           // Rendered: the job is what the operator will make of the chart's monitor, whatever the entry says.
           // `path` picks one endpoint of a monitor that scrapes several exporters (the kubelet's /metrics/cadvisor).
-          const derived = monitorJobs(rendered, services, namespaceOf).filter((j) => scrape.path === undefined || j.path === scrape.path);
+          const derived = monitorJobs(rendered, servicesFor(rendered), namespaceOf).filter((j) => scrape.path === undefined || j.path === scrape.path);
           if (!derived.some((j) => j.job === scrape.job)) {
             problems.push({
               data: entry.data,
