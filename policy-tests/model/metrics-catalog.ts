@@ -263,18 +263,8 @@ function codeDrift(root: string, entry: CatalogEntry): string | undefined {
   return JSON.stringify(now) === JSON.stringify(recorded) ? undefined : `${code} declares ${Object.keys(now).join(', ')}`;
 }
 
-export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
-  const problems: CatalogProblem[] = [];
-  const entries: CatalogEntry[] = [];
-  let exemptionsFile: DataFile | undefined;
-  for (const [file, data] of repo.dataFiles) {
-    if (!file.startsWith(CATALOG_DIR)) continue;
-    if (file === CATALOG_EXEMPTIONS) exemptionsFile = data;
-    else {
-      const entry = toEntry(repo.root, data, problems);
-      if (entry) entries.push(entry);
-    }
-  }
+/** The exemptions file: metric regexes and monitors, each with its reason; a malformed one is a problem. */
+function exemptionsOf(exemptionsFile: DataFile | undefined, problems: CatalogProblem[]): { exemptions: Exemption[]; monitorExemptions: MonitorExemption[] } {
   const exemptions: Exemption[] = [];
   const monitorExemptions: MonitorExemption[] = [];
   list(exemptionsFile?.data)
@@ -290,6 +280,22 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
           message: 'an exemption needs a metric (name or regex) or a monitor (Kind/namespace/name), and a reason',
         });
     });
+  return { exemptions, monitorExemptions };
+}
+
+export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
+  const problems: CatalogProblem[] = [];
+  const entries: CatalogEntry[] = [];
+  let exemptionsFile: DataFile | undefined;
+  for (const [file, data] of repo.dataFiles) {
+    if (!file.startsWith(CATALOG_DIR)) continue;
+    if (file === CATALOG_EXEMPTIONS) exemptionsFile = data;
+    else {
+      const entry = toEntry(repo.root, data, problems);
+      if (entry) entries.push(entry);
+    }
+  }
+  const { exemptions, monitorExemptions } = exemptionsOf(exemptionsFile, problems);
   const namespaceOf = namespaceIn(repo);
   const monitors = new Map(
     repo.resources.filter((r) => !r.rendered && (MONITOR_KINDS as readonly string[]).includes(r.kind)).map((r) => [monitorId(r, namespaceOf), r]),
