@@ -522,19 +522,24 @@ export function renderableSources(repo: Repo): { app: ArgoApp; source: AppSource
   );
 }
 
-/** Every source that needs a tool, as not rendered with `message`: what --no-render reports instead of rendering. */
-export function unrenderedSources(repo: Repo, message: string): SourceRender[] {
-  return renderableSources(repo).map(({ app, source }) => ({
+/** Each of `targets` as not rendered (or failed) with `message`, rendering nothing. */
+function unrenderedAs(repo: Repo, targets: ReturnType<typeof renderableSources>, status: 'not-rendered' | 'failed', message: string): SourceRender[] {
+  return targets.map(({ app, source }) => ({
     app,
     source,
     label: sourceLabel(repo, source),
-    status: 'not-rendered',
+    status,
     message,
     resources: [],
     values: [],
     nondeterministic: [],
     consumedFiles: [],
   }));
+}
+
+/** Every source that needs a tool, as not rendered with `message`: what --no-render reports instead of rendering. */
+export function unrenderedSources(repo: Repo, message: string): SourceRender[] {
+  return unrenderedAs(repo, renderableSources(repo), 'not-rendered', message);
 }
 
 /** Renders every Application source that needs a tool. The API versions grow with the CRDs renders produce, until they settle. */
@@ -547,40 +552,14 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     tools = await renderTools(env);
   } catch (err) {
     const message = `render tools unavailable: ${(err as Error).message}`;
-    return {
-      renders: targets.map(({ app, source }) => ({
-        app,
-        source,
-        label: sourceLabel(repo, source),
-        status: 'not-rendered',
-        message,
-        resources: [],
-        values: [],
-        nondeterministic: [],
-        consumedFiles: [],
-      })),
-      apiVersions: [],
-    };
+    return { renders: unrenderedAs(repo, targets, 'not-rendered', message), apiVersions: [] };
   }
   const lock = readLock(repo.root);
   let limits: RenderLimits;
   try {
     limits = renderLimits(env);
   } catch (err) {
-    return {
-      renders: targets.map(({ app, source }) => ({
-        app,
-        source,
-        label: sourceLabel(repo, source),
-        status: 'failed',
-        message: (err as Error).message,
-        resources: [],
-        values: [],
-        nondeterministic: [],
-        consumedFiles: [],
-      })),
-      apiVersions: [],
-    };
+    return { renders: unrenderedAs(repo, targets, 'failed', (err as Error).message), apiVersions: [] };
   }
   const scratch = mkdtempSync(join(tmpdir(), 'homelab-render-'));
   try {

@@ -5,7 +5,7 @@
 import type { PathSegment } from '../../model/positions.ts';
 import { validateLabels, validateObjectMeta, type Invalid } from './metadata.ts';
 import { validatePodSpec, validatePodTemplate } from './pod.ts';
-import { cidr, configMapKey, dns1123Label, dns1123Subdomain, intOrPercent, isPortNumber, parseQuantity, portName } from './syntax.ts';
+import { cidr, configMapKey, dns1123Label, dns1123Subdomain, intOrPercent, isPortNumber, parseQuantity, portName, portNumOrNameProblem } from './syntax.ts';
 import { selectorMatches } from '../../model/label-selector.ts';
 
 type Obj = Record<string, any>;
@@ -214,14 +214,7 @@ function networkPolicy(o: Obj): Invalid[] {
     ((o.spec?.[dir] ?? []) as Obj[]).forEach((rule, i) => {
       ((rule?.ports ?? []) as Obj[]).forEach((p, j) => {
         const port = p?.port;
-        const bad =
-          typeof port === 'number'
-            ? isPortNumber(port)
-              ? undefined
-              : 'must be between 1 and 65535, inclusive'
-            : typeof port === 'string'
-              ? portName(port)
-              : undefined;
+        const bad = portNumOrNameProblem(port);
         if (bad) out.push({ path: ['spec', dir, i, 'ports', j, 'port'], fn: 'ValidateNetworkPolicyPort', message: `port ${JSON.stringify(port)} ${bad}` });
         if (p?.endPort !== undefined && (typeof port !== 'number' || p.endPort < port))
           out.push({

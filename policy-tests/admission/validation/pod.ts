@@ -7,7 +7,7 @@
 import type { PathSegment } from '../../model/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { validateObjectMeta } from './metadata.ts';
-import { configMapKey, dns1123Label, envVarName, isPortNumber, parseQuantity, portName } from './syntax.ts';
+import { configMapKey, dns1123Label, envVarName, isPortNumber, parseQuantity, portName, portNumOrNameProblem } from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -24,14 +24,7 @@ function handlerProblems(handler: Obj | undefined, kinds: readonly string[], pat
   for (const k of ['httpGet', 'tcpSocket']) {
     const port = handler[k]?.port;
     if (port === undefined) continue;
-    const bad =
-      typeof port === 'number'
-        ? isPortNumber(port)
-          ? undefined
-          : 'must be between 1 and 65535, inclusive'
-        : typeof port === 'string'
-          ? portName(port)
-          : undefined;
+    const bad = portNumOrNameProblem(port);
     if (bad) out.push({ path: [...path, k, 'port'], fn: 'ValidatePortNumOrName', message: `${what}: port ${JSON.stringify(port)} ${bad}` });
   }
   return out;

@@ -96,6 +96,12 @@ export function isPortNumber(v: unknown): boolean {
   return Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535;
 }
 
+/** A port given as a number or a name (IsValidPortNum or IsValidPortName); undefined when it is neither, which the caller judges. */
+export function portNumOrNameProblem(port: unknown): string | undefined {
+  if (typeof port === 'number') return isPortNumber(port) ? undefined : 'must be between 1 and 65535, inclusive';
+  return typeof port === 'string' ? portName(port) : undefined;
+}
+
 const SUFFIX: Record<string, number> = {
   '': 1,
   n: 1e-9,
