@@ -73,6 +73,9 @@ function goRegExpImpl(pattern: string, flags: string): RegExp {
 }
 const goRegExp = Object.assign(goRegExpImpl, { code: 'new RegExp' });
 
+/** What, besides a schema and an object, decides a CRD validation's outcome: the code that configures ajv. */
+export const crdAjvMakeup = (): string => `${crdAjv.toString()}\n${goRegExpImpl.toString()}`;
+
 /** One ajv for CRD schemas: Kubernetes' structural-schema extensions are annotations to it, not constraints. */
 function crdAjv(): Ajv {
   // validateSchema off: the meta-schema check costs more than compiling the

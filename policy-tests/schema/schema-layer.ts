@@ -7,14 +7,15 @@
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { distance } from 'fastest-levenshtein';
 import type { Finding } from '../model/findings.ts';
 import { findingAt, type Resource } from '../model/manifest.ts';
 import { cronScheduleProblem, timeZoneProblem } from './cron.ts';
 import { parseInstancePath, type PathSegment } from '../model/positions.ts';
 import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
-import { crdsFromObjects, loadRepoCrds, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
+import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
+import { cachedValidator } from './validation-cache.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
 import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
@@ -141,29 +142,32 @@ export class SchemaLayer {
         .map(async (key) => {
           const declared = this.declared.get(key);
           if (declared) {
-            try {
-              this.byKind.set(key, { validate: declared.compile() as Validator, root: declared.root });
-            } catch (err) {
-              // A schema ajv cannot compile still gives its field names; the value checks say they could not run.
-              const reason = (err as Error).message.split('\n')[0];
-              const validate = Object.assign(() => false, {
-                errors: [
-                  {
-                    instancePath: '',
-                    keyword: 'schema',
-                    params: {},
-                    schemaPath: '#',
-                    message: `the CRD's schema (${declared.file}) does not compile here, so values are not checked: ${reason}`,
-                  },
-                ],
-              }) as unknown as Validator;
-              this.byKind.set(key, { validate, root: declared.root });
-            }
+            // Compiled on the first object whose outcome is not cached (schema/validation-cache.ts).
+            const compile = (): ValidateFunction => {
+              try {
+                return declared.compile();
+              } catch (err) {
+                // A schema ajv cannot compile still gives its field names; the value checks say they could not run.
+                const reason = (err as Error).message.split('\n')[0];
+                return Object.assign(() => false, {
+                  errors: [
+                    {
+                      instancePath: '',
+                      keyword: 'schema',
+                      params: {},
+                      schemaPath: '#',
+                      message: `the CRD's schema (${declared.file}) does not compile here, so values are not checked: ${reason}`,
+                    },
+                  ],
+                }) as unknown as ValidateFunction;
+              }
+            };
+            this.byKind.set(key, { validate: cachedValidator(JSON.stringify(declared.schema), crdAjvMakeup(), compile) as Validator, root: declared.root });
             return;
           }
           const crd = this.repoCrds.get(key);
           if (crd) {
-            this.byKind.set(key, { validate: crd.validate, root: crd.root });
+            this.byKind.set(key, { validate: cachedValidator(JSON.stringify(crd.schema), crdAjvMakeup(), () => crd.validate) as Validator, root: crd.root });
             return;
           }
           const entry = this.trees.kinds[key];
