@@ -22,6 +22,7 @@ import { workloadChecks } from './workload-hygiene.ts';
 import { renderChecks } from './render.ts';
 import { closureChecks } from './closure/index.ts';
 import { syncOrderCheck } from './sync-order.ts';
+import { networkPolicyChecks } from './network-policy.ts';
 import { projectChecks } from './projects.ts';
 import { admissionChecks } from './admission/index.ts';
 
@@ -46,6 +47,7 @@ export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: Readon
     ...repositoryChecks(isClusterScoped),
     ...closureChecks(isClusterScoped, builtinGroups),
     syncOrderCheck(isClusterScoped),
+    ...networkPolicyChecks,
     ...admissionChecks(builtinGroups, isClusterScoped),
     ...projectChecks(isClusterScoped),
     ...renderChecks,

@@ -23,7 +23,7 @@ const KUBERNETES_PROVIDES: Record<string, readonly string[]> = {
 export const FACTS_FIX = 'or, when something outside git provides it, list it under providedOutsideGit in clusters/home/cluster-facts.yaml with the reason';
 
 /** Names of `kind` (in `namespace`, for namespaced kinds) the cluster will have. */
-function provided(repo: Repo, kind: string, namespace?: string): Set<string> {
+export function provided(repo: Repo, kind: string, namespace?: string): Set<string> {
   const names = new Set<string>(KUBERNETES_PROVIDES[kind] ?? []);
   for (const r of repo.resources) if (r.kind === kind && (namespace === undefined || r.namespace === namespace)) names.add(r.name);
   for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === kind && (namespace === undefined || e.namespace === namespace)) names.add(e.name);

@@ -24,6 +24,7 @@ import { repositoryMutations } from './repository.ts';
 import { syncOrderMutations } from './sync-order.ts';
 import { watchdogMutations } from './watchdog.ts';
 import { workloadHygieneMutations } from './workload-hygiene.ts';
+import { networkPolicyMutations } from './network-policy.ts';
 import { renderMutations } from './render.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 
@@ -48,6 +49,7 @@ export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   'sync-order.ts': syncOrderMutations,
   'watchdog.ts': watchdogMutations,
   'workload-hygiene.ts': workloadHygieneMutations,
+  'network-policy.ts': networkPolicyMutations,
   'rendered output': renderMutations,
 };
 

@@ -1,0 +1,124 @@
+/**
+ * Network policies that say what they mean: a policy selects some pod of its
+ * namespace, and every peer it allows names a namespace the cluster will have
+ * (and, where the gate sees that namespace whole, pods in it). A peer that
+ * names a namespace nobody creates allows nothing: under an enforcing CNI the
+ * traffic the comment promises is dropped. Judged on plain and rendered
+ * objects; a namespace an unrendered chart deploys to is not judged.
+ */
+import { namespaceOrDestination } from '../model/argocd.ts';
+import { dig } from '../model/dig.ts';
+import { selectorMatches } from '../model/label-selector.ts';
+import type { Resource } from '../model/manifest.ts';
+import type { Path } from '../model/positions.ts';
+import type { Repo } from '../model/repo.ts';
+import { podSpecPath, WORKLOAD_KINDS } from '../model/workloads.ts';
+import type { CheckContext, PolicyCheck } from './kit.ts';
+import { opaqueNamespaces, provided } from './closure/providers.ts';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** The labels each namespace will carry: its Namespace object's, and the name label the API server sets on every namespace. */
+function namespaceLabels(repo: Repo): Map<string, Obj> {
+  const out = new Map<string, Obj>();
+  for (const name of provided(repo, 'Namespace')) out.set(name, { 'kubernetes.io/metadata.name': name });
+  for (const ns of repo.resources.filter((r) => r.kind === 'Namespace'))
+    out.set(ns.name, { ...obj(dig(ns.object, ['metadata', 'labels'])), 'kubernetes.io/metadata.name': ns.name });
+  return out;
+}
+
+/** Pod templates by namespace, with their labels. */
+function podTemplates(repo: Repo, resources: readonly Resource[]): Map<string, Obj[]> {
+  const out = new Map<string, Obj[]>();
+  for (const r of resources) {
+    if (!(WORKLOAD_KINDS as readonly string[]).includes(r.kind)) continue;
+    const spec = podSpecPath(r.kind);
+    if (!spec) continue;
+    const labels = obj(dig(r.object, [...spec.slice(0, -1), 'metadata', 'labels']));
+    const ns = namespaceOrDestination(repo, r) ?? '';
+    out.set(ns, [...(out.get(ns) ?? []), labels]);
+  }
+  return out;
+}
+
+/** Namespaces Kubernetes and the distribution fill with pods of their own. */
+const KUBERNETES_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
+
+const policies = (ctx: CheckContext) => ctx.resources.filter((r) => r.kind === 'NetworkPolicy');
+
+/** Every peer of a policy's rules, with where it is written. */
+function peers(policy: Resource): { peer: Obj; at: Path }[] {
+  const spec = obj(policy.object.spec);
+  return (['ingress', 'egress'] as const).flatMap((direction) =>
+    list(spec[direction]).flatMap((rule, i) =>
+      list(obj(rule)[direction === 'ingress' ? 'from' : 'to']).map((peer, j) => ({
+        peer: obj(peer),
+        at: ['spec', direction, i, direction === 'ingress' ? 'from' : 'to', j] as Path,
+      })),
+    ),
+  );
+}
+
+export const networkPolicyChecks: PolicyCheck[] = [
+  {
+    id: 'network-policy-selects',
+    description:
+      'Every NetworkPolicy selects at least one pod template of its namespace (plain or rendered); a policy that selects nothing guards nothing. Namespaces an unrendered chart deploys to are not judged (invariants P1).',
+    invariants: ['P1'],
+    remediation: "make spec.podSelector match the labels of the workload's pod template, or delete the policy",
+    reads: { kinds: ['*'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      const templates = podTemplates(ctx.repo, ctx.repo.resources);
+      const opaque = opaqueNamespaces(ctx);
+      for (const policy of policies(ctx)) {
+        const ns = namespaceOrDestination(ctx.repo, policy) ?? '';
+        if (opaque.has(ns)) continue;
+        const selector = obj(dig(policy.object, ['spec', 'podSelector']));
+        if ((templates.get(ns) ?? []).some((labels) => selectorMatches(selector, labels))) continue;
+        ctx.fail({ resource: policy, path: ['spec', 'podSelector'] }, `NetworkPolicy ${policy.name} selects no pod in namespace ${ns}: it guards nothing`);
+      }
+    },
+  },
+  {
+    id: 'network-policy-peers',
+    description:
+      "Every namespaceSelector a NetworkPolicy allows traffic from or to selects a namespace the cluster will have (declared, created by an Application, Kubernetes' own, or in providedOutsideGit, with the kubernetes.io/metadata.name label every namespace carries), and a podSelector beside it selects pods there where the gate sees that namespace whole; otherwise the allowance allows nothing (invariants P1).",
+    invariants: ['P1'],
+    remediation:
+      'name a namespace that exists (kubernetes.io/metadata.name: <namespace>) and labels its pods carry; the namespaces are in clusters/home/namespaces.yaml',
+    reads: { kinds: ['*'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      const labels = namespaceLabels(ctx.repo);
+      const templates = podTemplates(ctx.repo, ctx.repo.resources);
+      const opaque = opaqueNamespaces(ctx);
+      // Namespaces the repository deploys into: only there are the pods known. Kubernetes' own namespaces
+      // (kube-system above all: the distribution runs CoreDNS there) are never seen whole.
+      const seen = new Set([...templates.keys()].filter((ns) => !opaque.has(ns) && !KUBERNETES_NAMESPACES.has(ns)));
+      for (const policy of policies(ctx)) {
+        for (const { peer, at } of peers(policy)) {
+          if (!('namespaceSelector' in peer)) continue;
+          const selected = [...labels].filter(([, l]) => selectorMatches(obj(peer.namespaceSelector), l)).map(([name]) => name);
+          if (selected.length === 0) {
+            ctx.fail(
+              { resource: policy, path: [...at, 'namespaceSelector'] },
+              `NetworkPolicy ${policy.name} allows traffic with namespaces matching ${JSON.stringify(peer.namespaceSelector)}, and no namespace the cluster will have matches: the allowance allows nothing`,
+            );
+            continue;
+          }
+          if (!('podSelector' in peer)) continue;
+          const judged = selected.filter((ns) => seen.has(ns));
+          if (judged.length < selected.length) continue;
+          if (judged.some((ns) => (templates.get(ns) ?? []).some((l) => selectorMatches(obj(peer.podSelector), l)))) continue;
+          ctx.fail(
+            { resource: policy, path: [...at, 'podSelector'] },
+            `NetworkPolicy ${policy.name} allows traffic with pods matching ${JSON.stringify(peer.podSelector)} in ${selected.join(', ')}, and no pod there matches: the allowance allows nothing`,
+          );
+        }
+      }
+    },
+  },
+];
