@@ -32,13 +32,32 @@ function namespaceLabels(repo: Repo): Map<string, Obj> {
 /** Pod templates by namespace, with their labels. */
 function podTemplates(repo: Repo, resources: readonly Resource[]): Map<string, Obj[]> {
   const out = new Map<string, Obj[]>();
+  for (const t of templatesWithPorts(repo, resources)) out.set(t.namespace, [...(out.get(t.namespace) ?? []), t.labels]);
+  return out;
+}
+
+interface Template {
+  namespace: string;
+  labels: Obj;
+  /** Every container port, by number and by name. */
+  ports: Set<string>;
+}
+
+function templatesWithPorts(repo: Repo, resources: readonly Resource[]): Template[] {
+  const out: Template[] = [];
   for (const r of resources) {
     if (!(WORKLOAD_KINDS as readonly string[]).includes(r.kind)) continue;
     const spec = podSpecPath(r.kind);
     if (!spec) continue;
-    const labels = obj(dig(r.object, [...spec.slice(0, -1), 'metadata', 'labels']));
-    const ns = namespaceOrDestination(repo, r) ?? '';
-    out.set(ns, [...(out.get(ns) ?? []), labels]);
+    const pod = obj(dig(r.object, spec));
+    const ports = new Set<string>();
+    for (const c of [...list(pod.containers), ...list(pod.initContainers)])
+      for (const p of list(obj(c).ports)) {
+        const { containerPort, name } = obj(p);
+        if (containerPort !== undefined) ports.add(String(containerPort));
+        if (typeof name === 'string') ports.add(name);
+      }
+    out.push({ namespace: namespaceOrDestination(repo, r) ?? '', labels: obj(dig(r.object, [...spec.slice(0, -1), 'metadata', 'labels'])), ports });
   }
   return out;
 }
@@ -118,6 +137,55 @@ export const networkPolicyChecks: PolicyCheck[] = [
             `NetworkPolicy ${policy.name} allows traffic with pods matching ${JSON.stringify(peer.podSelector)} in ${selected.join(', ')}, and no pod there matches: the allowance allows nothing`,
           );
         }
+      }
+    },
+  },
+  {
+    id: 'network-policy-ports',
+    description:
+      "Every port a NetworkPolicy rule allows is one the pods it concerns listen on (a container port, by number or name): an ingress rule's ports on the policy's own pods, an egress rule's on the pods its peers select, where the gate sees them. NetworkPolicy ports are pod ports, after a Service's translation: a Service's own port there allows nothing (invariants P1).",
+    invariants: ['P1'],
+    remediation: "allow the container port (the Service's targetPort), by number or by its name",
+    reads: { kinds: ['*'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      const templates = templatesWithPorts(ctx.repo, ctx.repo.resources);
+      const opaque = opaqueNamespaces(ctx);
+      const judged = (ns: string) => !opaque.has(ns) && !KUBERNETES_NAMESPACES.has(ns);
+      const namespaces = namespaceLabels(ctx.repo);
+      for (const policy of policies(ctx)) {
+        const own = namespaceOrDestination(ctx.repo, policy) ?? '';
+        const spec = obj(policy.object.spec);
+        const ownPods = templates.filter((t) => t.namespace === own && selectorMatches(obj(spec.podSelector), t.labels));
+        (['ingress', 'egress'] as const).forEach((direction) =>
+          list(spec[direction]).forEach((raw, i) => {
+            const rule = obj(raw);
+            let pods: Template[];
+            if (direction === 'ingress') {
+              if (!judged(own)) return;
+              pods = ownPods;
+            } else {
+              const to = list(rule.to).map(obj);
+              // Egress to anything (no peers) or to addresses (ipBlock): the far end is not in the repository.
+              if (to.length === 0 || to.some((p) => 'ipBlock' in p)) return;
+              const targets = to.map((p) => ({
+                in: 'namespaceSelector' in p ? [...namespaces].filter(([, l]) => selectorMatches(obj(p.namespaceSelector), l)).map(([n]) => n) : [own],
+                pods: obj(p.podSelector),
+              }));
+              if (targets.some((t) => t.in.some((ns) => !judged(ns)))) return;
+              pods = templates.filter((t) => targets.some((g) => g.in.includes(t.namespace) && selectorMatches(g.pods, t.labels)));
+            }
+            if (pods.length === 0) return; // selecting nothing is the other checks' finding
+            list(rule.ports).forEach((p, j) => {
+              const port = obj(p).port;
+              if (port === undefined || pods.some((t) => t.ports.has(String(port)))) return;
+              ctx.fail(
+                { resource: policy, path: ['spec', direction, i, 'ports', j, 'port'] },
+                `NetworkPolicy ${policy.name} allows port ${String(port)}, on which none of the pods it concerns listens: NetworkPolicy ports are pod ports, not a Service's`,
+              );
+            });
+          }),
+        );
       }
     },
   },

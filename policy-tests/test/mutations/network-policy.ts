@@ -27,4 +27,16 @@ export const networkPolicyMutations: Mutation[] = [
     mutate: swap(POLICY, 'kubernetes.io/metadata.name: monitoring', 'kubernetes.io/metadata.name: monitorng'),
     at: (c) => ({ file: POLICY, line: inFile(POLICY, 'kubernetes.io/metadata.name: monitorng')(c).line - 2 }),
   },
+  {
+    check: 'network-policy-ports',
+    why: "the proxy is let in on the Service's port 80, not the pod's http port",
+    mutate: swap(POLICY, '      ports:\n        - port: http', '      ports:\n        - port: 80'),
+    at: inFile(POLICY, '        - port: 80'),
+  },
+  {
+    check: 'network-policy-ports',
+    why: 'the metrics scraper is let in on a port name the container does not have',
+    mutate: swap(POLICY, '        - port: metrics', '        - port: prometheus'),
+    at: inFile(POLICY, '        - port: prometheus'),
+  },
 ];
