@@ -87,7 +87,11 @@ export const admissionMutations: Mutation[] = [
   {
     check: 'api-validation',
     why: 'a port name longer than 15 characters',
-    mutate: swap(API, '            - name: metrics\n', '            - name: prometheus-metrics\n'),
+    mutate: (c) => {
+      swap(API, '            - name: metrics\n', '            - name: prometheus-metrics\n')(c);
+      // The network policy names the port too; renamed with it, so only the name's length is wrong.
+      swap('portfolio-api/deploy/networkpolicy.yaml', '        - port: metrics', '        - port: prometheus-metrics')(c);
+    },
     at: 'name: prometheus-metrics',
   },
   {
