@@ -6,7 +6,7 @@
  * traffic the comment promises is dropped. Judged on plain and rendered
  * objects; a namespace an unrendered chart deploys to is not judged.
  */
-import { namespaceOrDestination } from '../model/argocd.ts';
+import { namespaceOrDestination, owningApplication } from '../model/argocd.ts';
 import { dig } from '../model/dig.ts';
 import { selectorMatches } from '../model/label-selector.ts';
 import type { Resource } from '../model/manifest.ts';
@@ -16,12 +16,12 @@ import { podSpecPath, WORKLOAD_KINDS } from '../model/workloads.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 import { opaqueNamespaces, provided } from './closure/providers.ts';
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export type Obj = Record<string, unknown>;
+export const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** The labels each namespace will carry: its Namespace object's, and the name label the API server sets on every namespace. */
-function namespaceLabels(repo: Repo): Map<string, Obj> {
+export function namespaceLabels(repo: Repo): Map<string, Obj> {
   const out = new Map<string, Obj>();
   for (const name of provided(repo, 'Namespace')) out.set(name, { 'kubernetes.io/metadata.name': name });
   for (const ns of repo.resources.filter((r) => r.kind === 'Namespace'))
@@ -36,14 +36,18 @@ function podTemplates(repo: Repo, resources: readonly Resource[]): Map<string, O
   return out;
 }
 
-interface Template {
+export interface Template {
   namespace: string;
   labels: Obj;
   /** Every container port, by number and by name. */
   ports: Set<string>;
+  /** Container port names to their numbers. */
+  named: Map<string, string>;
+  /** The Application that applies it. */
+  app?: string;
 }
 
-function templatesWithPorts(repo: Repo, resources: readonly Resource[]): Template[] {
+export function templatesWithPorts(repo: Repo, resources: readonly Resource[]): Template[] {
   const out: Template[] = [];
   for (const r of resources) {
     if (!(WORKLOAD_KINDS as readonly string[]).includes(r.kind)) continue;
@@ -51,21 +55,29 @@ function templatesWithPorts(repo: Repo, resources: readonly Resource[]): Templat
     if (!spec) continue;
     const pod = obj(dig(r.object, spec));
     const ports = new Set<string>();
+    const named = new Map<string, string>();
     for (const c of [...list(pod.containers), ...list(pod.initContainers)])
       for (const p of list(obj(c).ports)) {
         const { containerPort, name } = obj(p);
         if (containerPort !== undefined) ports.add(String(containerPort));
         if (typeof name === 'string') ports.add(name);
+        if (typeof name === 'string' && containerPort !== undefined) named.set(name, String(containerPort));
       }
-    out.push({ namespace: namespaceOrDestination(repo, r) ?? '', labels: obj(dig(r.object, [...spec.slice(0, -1), 'metadata', 'labels'])), ports });
+    out.push({
+      namespace: namespaceOrDestination(repo, r) ?? '',
+      labels: obj(dig(r.object, [...spec.slice(0, -1), 'metadata', 'labels'])),
+      ports,
+      named,
+      app: owningApplication(repo, r)?.name,
+    });
   }
   return out;
 }
 
 /** Namespaces Kubernetes and the distribution fill with pods of their own. */
-const KUBERNETES_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
+export const KUBERNETES_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
 
-const policies = (ctx: CheckContext) => ctx.resources.filter((r) => r.kind === 'NetworkPolicy');
+export const policies = (ctx: CheckContext) => ctx.resources.filter((r) => r.kind === 'NetworkPolicy');
 
 /** Every peer of a policy's rules, with where it is written. */
 function peers(policy: Resource): { peer: Obj; at: Path }[] {

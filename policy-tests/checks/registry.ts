@@ -23,6 +23,7 @@ import { renderChecks } from './render.ts';
 import { closureChecks } from './closure/index.ts';
 import { syncOrderCheck } from './sync-order.ts';
 import { networkPolicyChecks } from './network-policy.ts';
+import { ingressPathCheck } from './network-policy-ingress.ts';
 import { projectChecks } from './projects.ts';
 import { admissionChecks } from './admission/index.ts';
 
@@ -48,6 +49,7 @@ export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: Readon
     ...closureChecks(isClusterScoped, builtinGroups),
     syncOrderCheck(isClusterScoped),
     ...networkPolicyChecks,
+    ingressPathCheck,
     ...admissionChecks(builtinGroups, isClusterScoped),
     ...projectChecks(isClusterScoped),
     ...renderChecks,

@@ -17,9 +17,9 @@ export const networkPolicyMutations: Mutation[] = [
   },
   {
     check: 'network-policy-peers',
-    why: 'the public proxy is allowed in from a namespace that does not exist (the defect this check found on main)',
-    mutate: swap(POLICY, 'kubernetes.io/metadata.name: ingress', 'kubernetes.io/metadata.name: gateway'),
-    at: (c) => ({ file: POLICY, line: inFile(POLICY, 'kubernetes.io/metadata.name: gateway')(c).line - 2 }),
+    why: "the DNS allowance names a namespace that does not exist (as the proxy's allowance once named 'gateway')",
+    mutate: swap(POLICY, 'kubernetes.io/metadata.name: kube-system', 'kubernetes.io/metadata.name: kube-sytem'),
+    at: (c) => ({ file: POLICY, line: inFile(POLICY, 'kubernetes.io/metadata.name: kube-sytem')(c).line - 2 }),
   },
   {
     check: 'network-policy-peers',
@@ -29,14 +29,20 @@ export const networkPolicyMutations: Mutation[] = [
   },
   {
     check: 'network-policy-ports',
-    why: "the proxy is let in on the Service's port 80, not the pod's http port",
-    mutate: swap(POLICY, '      ports:\n        - port: http', '      ports:\n        - port: 80'),
-    at: inFile(POLICY, '        - port: 80'),
+    why: 'the metrics scraper is let in on a port number the container does not listen on',
+    mutate: swap(POLICY, '        - port: metrics', '        - port: 9090'),
+    at: inFile(POLICY, '        - port: 9090'),
   },
   {
     check: 'network-policy-ports',
     why: 'the metrics scraper is let in on a port name the container does not have',
     mutate: swap(POLICY, '        - port: metrics', '        - port: prometheus'),
     at: inFile(POLICY, '        - port: prometheus'),
+  },
+  {
+    check: 'network-policy-ingress-path',
+    why: "the API's policy lets the proxy's rule in from the monitoring namespace instead: the public route is blocked at the pod",
+    mutate: swap(POLICY, 'kubernetes.io/metadata.name: ingress', 'kubernetes.io/metadata.name: monitoring'),
+    at: (c) => ({ file: 'portfolio-api/deploy/ingress.yaml', line: inFile('portfolio-api/deploy/ingress.yaml', '              service:')(c).line }),
   },
 ];
