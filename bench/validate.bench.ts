@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import {
   allFindings,
@@ -258,6 +259,31 @@ function wall(args: string[]): number {
   console.log(`real repository, homelab-gate (built): ${g.toFixed(0).padStart(5)} ms wall, warm, median of 7`);
   console.log(`real repository, bare parse:           ${b.toFixed(0).padStart(5)} ms wall`);
   console.log(`gate start-up / bare parse:            ${(g / b).toFixed(2)}x  (target <= 1.50x)`);
+  console.log(`start-up by phase, in a fresh process:  ${startupPhases()}`);
+}
+
+/**
+ * The gate's phases on the real repository, in a fresh process (so module loading counts, as at start-up):
+ * the process's own start and imports, then the phases runGate reports through onProgress.
+ */
+function startupPhases(): string {
+  const script = `
+    const t0 = performance.now();
+    const { runGate } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'policy-tests/index.ts')).href)});
+    const marks = [['imports', performance.now()]];
+    let last = '';
+    await runGate({ onProgress: (phase, done) => {
+      const name = phase === 'parse' && done === 1 ? 'parse' : phase === 'policy' ? 'render' : phase === 'schema' && last !== 'schema' ? 'policy' : undefined;
+      if (name && !marks.some(([n]) => n === name)) marks.push([name, performance.now()]);
+      last = phase;
+    } });
+    marks.push(['schema', performance.now()]);
+    let prev = t0;
+    console.log(marks.map(([n, t]) => { const ms = t - prev; prev = t; return n + ' ' + ms.toFixed(0) + ' ms'; }).join(', '));
+  `;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (run.status !== 0) return `not measured (${(run.stderr || run.stdout).split('\n')[0]})`;
+  return run.stdout.trim();
 }
 
 if (!process.argv.includes('--no-npm-test')) {
