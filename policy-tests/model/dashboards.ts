@@ -2,6 +2,7 @@
 import { LineCounter, parseDocument } from 'yaml';
 import { blockScalarMapper } from './falco/tuning.ts';
 import type { Repo } from './repo.ts';
+import type { Resource } from './manifest.ts';
 import type { LinePos, Path } from './positions.ts';
 import { documentPositions } from './manifest.ts';
 
@@ -23,11 +24,32 @@ export interface Dashboard {
   rendered: boolean;
 }
 
+/**
+ * Each ConfigMap's dashboards, parsed once: the parsed object is shared by
+ * every view of the repository the checks see, so the memo is keyed by it
+ * (parsing a dashboard with positions is the costly part).
+ */
+const parsedDashboards = new WeakMap<object, { file: string; rendered: boolean; dashboards: Dashboard[] }>();
+
 export function dashboards(repo: Repo): Dashboard[] {
   const out: Dashboard[] = [];
   for (const resource of repo.resources) {
     const labels = (resource.object.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {};
     if (resource.kind !== 'ConfigMap' || labels.grafana_dashboard === undefined) continue;
+    let parsed = parsedDashboards.get(resource.object);
+    // The same object under another file or origin (never expected: parsed objects are per file) is parsed again.
+    if (parsed?.file !== resource.file || parsed.rendered !== (resource.rendered !== undefined)) {
+      parsed = { file: resource.file, rendered: resource.rendered !== undefined, dashboards: dashboardsOf(repo, resource) };
+      parsedDashboards.set(resource.object, parsed);
+    }
+    out.push(...parsed.dashboards);
+  }
+  return out;
+}
+
+function dashboardsOf(repo: Repo, resource: Resource): Dashboard[] {
+  const out: Dashboard[] = [];
+  {
     const text = repo.parsed.find((p) => p.file === resource.file && p.renderedBy === undefined)?.text ?? '';
     for (const [key, value] of Object.entries((resource.object.data ?? {}) as Record<string, unknown>)) {
       if (typeof value !== 'string' || !key.endsWith('.json')) continue;
