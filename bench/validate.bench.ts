@@ -281,7 +281,13 @@ function startupPhases(): string {
     let prev = t0;
     console.log(marks.map(([n, t]) => { const ms = t - prev; prev = t; return n + ' ' + ms.toFixed(0) + ' ms'; }).join(', '));
   `;
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
+  // A hang guard, not a speed limit: the phases take about a second.
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 10 * 60_000,
+    killSignal: 'SIGKILL',
+  });
   if (run.status !== 0) return `not measured (${(run.stderr || run.stdout).split('\n')[0]})`;
   return run.stdout.trim();
 }

@@ -22,7 +22,7 @@ export const ingressPathCheck: PolicyCheck = {
   reads: { kinds: ['*'], renders: true },
   exemptible: false,
   run(ctx) {
-    const templates = templatesWithPorts(ctx.repo, ctx.repo.resources);
+    const templates = templatesWithPorts(ctx.repo);
     const namespaces = namespaceLabels(ctx.repo);
     for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
       const proxy = proxyOf(ctx, ingress, templates);

@@ -7,32 +7,31 @@
  * objects; a namespace an unrendered chart deploys to is not judged.
  */
 import { namespaceOrDestination, owningApplication } from '../model/argocd.ts';
-import { dig } from '../model/dig.ts';
+import { dig, isMap } from '../model/dig.ts';
+import { namespaceLabels as labelsOf } from '../model/namespaces.ts';
+import { perRepo } from '../model/per-repo.ts';
 import { selectorMatches } from '../model/label-selector.ts';
 import type { Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
 import type { Repo } from '../model/repo.ts';
 import { podSpecPath, WORKLOAD_KINDS } from '../model/workloads.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
-import { opaqueNamespaces, provided } from './closure/providers.ts';
+import { KUBERNETES_PROVIDES, opaqueNamespaces, provided } from './closure/providers.ts';
 
 export type Obj = Record<string, unknown>;
-export const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+export const obj = (v: unknown): Obj => (isMap(v) ? v : {});
 export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-/** The labels each namespace will carry: its Namespace object's, and the name label the API server sets on every namespace. */
+/** The labels each namespace the cluster will have carries: its own (model/namespaces.ts), and the name label the API server sets on every namespace. */
 export function namespaceLabels(repo: Repo): Map<string, Obj> {
-  const out = new Map<string, Obj>();
-  for (const name of provided(repo, 'Namespace')) out.set(name, { 'kubernetes.io/metadata.name': name });
-  for (const ns of repo.resources.filter((r) => r.kind === 'Namespace'))
-    out.set(ns.name, { ...obj(dig(ns.object, ['metadata', 'labels'])), 'kubernetes.io/metadata.name': ns.name });
-  return out;
+  const declared = labelsOf(repo);
+  return new Map([...provided(repo, 'Namespace')].map((name) => [name, { ...(declared.get(name) ?? {}), 'kubernetes.io/metadata.name': name }]));
 }
 
 /** Pod templates by namespace, with their labels. */
-function podTemplates(repo: Repo, resources: readonly Resource[]): Map<string, Obj[]> {
+function podTemplates(repo: Repo): Map<string, Obj[]> {
   const out = new Map<string, Obj[]>();
-  for (const t of templatesWithPorts(repo, resources)) out.set(t.namespace, [...(out.get(t.namespace) ?? []), t.labels]);
+  for (const t of templatesWithPorts(repo)) out.set(t.namespace, [...(out.get(t.namespace) ?? []), t.labels]);
   return out;
 }
 
@@ -47,7 +46,10 @@ export interface Template {
   app?: string;
 }
 
-export function templatesWithPorts(repo: Repo, resources: readonly Resource[]): Template[] {
+/** Every pod template of the repository, once per view (the network-policy checks share one). */
+export const templatesWithPorts = perRepo((repo: Repo): Template[] => templatesIn(repo, repo.resources));
+
+function templatesIn(repo: Repo, resources: readonly Resource[]): Template[] {
   const out: Template[] = [];
   for (const r of resources) {
     if (!(WORKLOAD_KINDS as readonly string[]).includes(r.kind)) continue;
@@ -74,8 +76,8 @@ export function templatesWithPorts(repo: Repo, resources: readonly Resource[]): 
   return out;
 }
 
-/** Namespaces Kubernetes and the distribution fill with pods of their own. */
-export const KUBERNETES_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
+/** Namespaces Kubernetes creates, which it and the distribution fill with pods of their own. */
+export const KUBERNETES_NAMESPACES: ReadonlySet<string> = new Set(KUBERNETES_PROVIDES.Namespace);
 
 export const policies = (ctx: CheckContext) => ctx.resources.filter((r) => r.kind === 'NetworkPolicy');
 
@@ -102,7 +104,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
     reads: { kinds: ['*'], renders: true },
     exemptible: false,
     run(ctx) {
-      const templates = podTemplates(ctx.repo, ctx.repo.resources);
+      const templates = podTemplates(ctx.repo);
       const opaque = opaqueNamespaces(ctx);
       for (const policy of policies(ctx)) {
         const ns = namespaceOrDestination(ctx.repo, policy) ?? '';
@@ -124,7 +126,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const labels = namespaceLabels(ctx.repo);
-      const templates = podTemplates(ctx.repo, ctx.repo.resources);
+      const templates = podTemplates(ctx.repo);
       const opaque = opaqueNamespaces(ctx);
       // Namespaces the repository deploys into: only there are the pods known. Kubernetes' own namespaces
       // (kube-system above all: the distribution runs CoreDNS there) are never seen whole.
@@ -161,7 +163,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
     reads: { kinds: ['*'], renders: true },
     exemptible: false,
     run(ctx) {
-      const templates = templatesWithPorts(ctx.repo, ctx.repo.resources);
+      const templates = templatesWithPorts(ctx.repo);
       const opaque = opaqueNamespaces(ctx);
       const judged = (ns: string) => !opaque.has(ns) && !KUBERNETES_NAMESPACES.has(ns);
       const namespaces = namespaceLabels(ctx.repo);

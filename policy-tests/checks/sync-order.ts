@@ -3,7 +3,7 @@
  * references as the closure checks, and asks of each provider not whether it
  * exists but whether Argo CD applies it first.
  */
-import { applications, type ArgoApp } from '../model/argocd.ts';
+import { applications, syncOptions, type ArgoApp } from '../model/argocd.ts';
 import { declaredGroups, requiresLoadBalancer, REQUIRES_CRDS, REQUIRES_LOAD_BALANCER } from '../model/app-declarations.ts';
 import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/waves.ts';
 import { dig } from '../model/dig.ts';
@@ -51,7 +51,7 @@ function checkDeclaredNeeds(ctx: CheckContext): void {
     .map((r) => placeOf(repo, r).app)
     .find(Boolean);
   for (const app of apps) {
-    const skips = ((dig(app.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[]).includes('SkipDryRunOnMissingResource=true');
+    const skips = syncOptions(app).includes('SkipDryRunOnMissingResource=true');
     for (const g of declaredGroups(app, REQUIRES_CRDS)) {
       const from = apps.find((a) => declaredGroups(a).includes(g));
       if (from && from !== app && !skips && !before(appPlace(from), appPlace(app)))
@@ -81,8 +81,7 @@ function checkCrdOrder(ctx: CheckContext): void {
     // argoproj.io comes with Argo CD itself, installed by hand before the root app exists.
     if (!app || group === 'argoproj.io' || skipsDryRunOnMissingResource(r)) continue;
     const c = placeOf(repo, r);
-    const appOptions = (dig(c.app?.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[];
-    if (appOptions.includes('SkipDryRunOnMissingResource=true')) continue;
+    if (syncOptions(c.app).includes('SkipDryRunOnMissingResource=true')) continue;
     const p: SyncPosition = {
       app,
       order: [(c.app === app ? c.order[0] : undefined) ?? Number(dig(app.resource.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-wave']) ?? 0)],

@@ -70,6 +70,8 @@ const etcdctl = (...etcdArgs) =>
     env: { ...process.env, ETCDCTL_API: '3' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 120_000,
+    killSignal: 'SIGKILL',
   });
 if (etcdEndpoint && verb === 'apply') {
   const object = JSON.parse(stdin);

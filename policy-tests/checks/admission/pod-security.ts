@@ -3,35 +3,17 @@
  * warn and audit are warnings; a namespace below the cluster's default says why.
  */
 import { levelsFor, LABEL_PREFIX, MODES, podSecurityViolations, isLevel, type Level } from '../../admission/pod-security.ts';
-import { applications, namespaceOrDestination, syncOptions } from '../../model/argocd.ts';
+import { namespaceOrDestination } from '../../model/argocd.ts';
 import { dig } from '../../model/dig.ts';
 import type { Resource } from '../../model/manifest.ts';
-import { perRepo } from '../../model/per-repo.ts';
-import type { Repo } from '../../model/repo.ts';
 import { podSpecOf } from '../../model/workloads.ts';
+import { namespaceLabels } from '../../model/namespaces.ts';
 import type { PolicyCheck } from '../kit.ts';
 
 /** The annotation a namespace whose Pod Security level is below the cluster's default must carry, saying why. */
 export const POD_SECURITY_REASON = 'gate.homelab-gitops/pod-security-reason';
 
 const LEVEL_ORDER: Record<Level, number> = { privileged: 0, baseline: 1, restricted: 2 };
-
-/**
- * Each namespace's labels, by name: its Namespace object's, else those Argo CD
- * sets when an Application creates it (managedNamespaceMetadata).
- */
-const namespaceLabels = perRepo((repo: Repo): Map<string, Record<string, unknown>> => {
-  const out = new Map<string, Record<string, unknown>>();
-  for (const app of applications(repo)) {
-    if (!app.destinationNamespace || out.has(app.destinationNamespace) || !syncOptions(app).includes('CreateNamespace=true')) continue;
-    out.set(
-      app.destinationNamespace,
-      (dig(app.resource.object, ['spec', 'syncPolicy', 'managedNamespaceMetadata', 'labels']) ?? {}) as Record<string, unknown>,
-    );
-  }
-  for (const ns of repo.resources) if (ns.kind === 'Namespace') out.set(ns.name, (dig(ns.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>);
-  return out;
-});
 
 export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyCheck {
   return {

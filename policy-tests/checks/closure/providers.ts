@@ -5,7 +5,7 @@
  * `providedOutsideGit`; and the two ways a family of references is judged
  * against them.
  */
-import { applications } from '../../model/argocd.ts';
+import { applications, syncOptions } from '../../model/argocd.ts';
 import { createdAtRuntime } from '../../model/app-declarations.ts';
 import { dig } from '../../model/dig.ts';
 import type { Resource } from '../../model/manifest.ts';
@@ -15,7 +15,7 @@ import type { CheckContext } from '../kit.ts';
 import { namespaceOrDestination, str, type Reference } from './references.ts';
 
 /** What Kubernetes creates by itself, whatever the distribution. */
-const KUBERNETES_PROVIDES: Record<string, readonly string[]> = {
+export const KUBERNETES_PROVIDES: Record<string, readonly string[]> = {
   Namespace: ['default', 'kube-system', 'kube-public', 'kube-node-lease'],
   PriorityClass: ['system-cluster-critical', 'system-node-critical'],
 };
@@ -30,8 +30,7 @@ export function provided(repo: Repo, kind: string, namespace?: string): Set<stri
   if (kind === 'Namespace') {
     // An Application with CreateNamespace=true creates its destination namespace.
     for (const app of applications(repo)) {
-      const options = (dig(app.resource.object, ['spec', 'syncPolicy', 'syncOptions']) ?? []) as unknown[];
-      if (options.includes('CreateNamespace=true') && app.destinationNamespace) names.add(app.destinationNamespace);
+      if (syncOptions(app).includes('CreateNamespace=true') && app.destinationNamespace) names.add(app.destinationNamespace);
     }
   }
   return names;
