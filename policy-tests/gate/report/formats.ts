@@ -21,8 +21,18 @@ export interface RenderOptions {
   tool?: { name: string; version: string; uri: string };
 }
 
+/**
+ * Text a pull request wrote (names, file paths, values in messages), made safe
+ * for a terminal or a CI log: control characters, ANSI escapes among them,
+ * and line breaks are shown as \uXXXX, so a hostile name cannot recolour,
+ * rewrite or forge lines of the report.
+ */
+export function printable(value: string): string {
+  return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function label(r: ResourceResult): string {
-  return r.kind ? `${r.kind} ${r.name || '(unnamed)'}` : 'file';
+  return r.kind ? `${r.kind} ${printable(r.name) || '(unnamed)'}` : 'file';
 }
 
 function message(r: ResourceResult): string {
@@ -42,7 +52,10 @@ function summaryLine(result: GateResult): string {
 
 /** Sources nobody judged: always shown, so a green run never hides them. */
 function notRenderedLines(result: GateResult, paint: (format: 'yellow', value: string) => string): string[] {
-  return result.notRendered.map((n) => `${paint('yellow', 'NOT RENDERED')} - ${formatLocation(n)} - Application ${n.app} - ${n.source}: ${n.message}`);
+  return result.notRendered.map(
+    (n) =>
+      `${paint('yellow', 'NOT RENDERED')} - ${printable(formatLocation(n))} - Application ${printable(n.app)} - ${printable(n.source)}: ${printable(n.message)}`,
+  );
 }
 
 function text(result: GateResult, options: RenderOptions): string {
@@ -50,17 +63,21 @@ function text(result: GateResult, options: RenderOptions): string {
   const lines: string[] = [];
   for (const r of result.resources) {
     for (const f of r.findings)
-      lines.push(`${paint('red', 'FAIL')} - ${formatLocation(f)} - ${label(r)} - [${f.check}] ${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`);
+      lines.push(
+        `${paint('red', 'FAIL')} - ${printable(formatLocation(f))} - ${label(r)} - [${f.check}] ${printable(f.message)}${f.fix ? ` (fix: ${printable(f.fix)})` : ''}`,
+      );
     if (options.verbose && r.findings.length === 0)
       lines.push(
-        `${r.status === 'skipped' ? paint('yellow', 'SKIP') : paint('green', 'PASS')} - ${r.filename} - ${label(r)}${r.renderedBy ? ` (rendered by ${r.renderedBy})` : ''}`,
+        `${r.status === 'skipped' ? paint('yellow', 'SKIP') : paint('green', 'PASS')} - ${printable(r.filename)} - ${label(r)}${r.renderedBy ? ` (rendered by ${printable(r.renderedBy)})` : ''}`,
       );
   }
   const failed = lines.length;
   // Warnings are admitted by the API server: listed with --verbose, counted in the summary always.
-  if (options.verbose) for (const w of result.warnings) lines.push(`${paint('yellow', 'WARN')} - ${formatLocation(w)} - [${w.check}] ${w.message}`);
   if (options.verbose)
-    for (const n of result.celRules?.notJudged ?? []) lines.push(`${paint('yellow', 'NOT JUDGED')} - CEL rule of ${n.crd} at ${n.at}: ${n.why}`);
+    for (const w of result.warnings) lines.push(`${paint('yellow', 'WARN')} - ${printable(formatLocation(w))} - [${w.check}] ${printable(w.message)}`);
+  if (options.verbose)
+    for (const n of result.celRules?.notJudged ?? [])
+      lines.push(`${paint('yellow', 'NOT JUDGED')} - CEL rule of ${printable(n.crd)} at ${printable(String(n.at))}: ${printable(n.why)}`);
   if (!result.notRendered.every((n) => lines.some((l) => l.includes(n.message)))) lines.push(...notRenderedLines(result, paint));
   if (options.summary || failed === 0) lines.push(summaryLine(result));
   return lines.join('\n');
@@ -131,7 +148,7 @@ function junit(result: GateResult): string {
 function tap(result: GateResult): string {
   const out = ['TAP version 13', `1..${result.resources.length}`];
   result.resources.forEach((r, i) => {
-    const name = `${r.filename} - ${label(r)}`;
+    const name = `${printable(r.filename)} - ${label(r)}`;
     if (r.status === 'skipped') out.push(`ok ${i + 1} - ${name} # SKIP`);
     else if (r.findings.length === 0) out.push(`ok ${i + 1} - ${name}`);
     else {

@@ -162,3 +162,17 @@ describe('scalars YAML 1.1 and 1.2 read differently', () => {
     }
   });
 });
+
+describe('text a pull request wrote, in the report', () => {
+  it('a name with an ANSI escape and a line break cannot recolour or forge lines of the text report', async () => {
+    const dir = mkdtempSync(join(scratch, 'case-'));
+    const path = join(dir, 'evil.yaml');
+    // A ConfigMap whose name carries ESC[2J (clear the screen) and a forged FAIL line; its bad field makes a finding.
+    writeFileSync(path, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "evil\\e[2J\\nFAIL - forged", namespace: apps}\ndata: {a: 1}\n');
+    const { render } = await import('../../gate/report/formats.ts');
+    const report = render(await runGate({ paths: [path], cwd: dir }), 'text', { color: false, verbose: true, summary: true });
+    expect(report).not.toContain('\u001b');
+    expect(report.split('\n').filter((l) => l.startsWith('FAIL - forged'))).toEqual([]);
+    expect(report).toContain('evil\\u001b[2J\\u000aFAIL - forged');
+  });
+});
