@@ -24,6 +24,7 @@ import { closureChecks } from './closure/index.ts';
 import { syncOrderCheck } from './sync-order.ts';
 import { networkPolicyChecks } from './network-policy.ts';
 import { ingressPathCheck } from './network-policy-ingress.ts';
+import { cniChecks } from './network-policy-cni.ts';
 import { projectChecks } from './projects.ts';
 import { admissionChecks } from './admission/index.ts';
 
@@ -50,6 +51,7 @@ export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: Readon
     syncOrderCheck(isClusterScoped),
     ...networkPolicyChecks,
     ingressPathCheck,
+    ...cniChecks,
     ...admissionChecks(builtinGroups, isClusterScoped),
     ...projectChecks(isClusterScoped),
     ...renderChecks,

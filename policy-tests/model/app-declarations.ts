@@ -12,6 +12,11 @@ import type { Repo } from './repo.ts';
 
 /** The annotation by which an Application says which API groups' CRDs it installs, so the gate knows offline. */
 export const PROVIDES_CRDS = 'gate.homelab-gitops/provides-crds';
+/**
+ * The annotation by which an Application says which API groups' CRDs its operator registers at run time
+ * (Cilium's operator creates cilium.io's): provided like PROVIDES_CRDS, but never in the render.
+ */
+export const PROVIDES_CRDS_AT_RUNTIME = 'gate.homelab-gitops/provides-crds-at-runtime';
 /** The annotation by which an Application says which API groups its chart's objects use, so the gate knows offline. */
 export const REQUIRES_CRDS = 'gate.homelab-gitops/requires-crds';
 /** The annotation by which an Application says its chart renders a LoadBalancer Service. */
@@ -26,7 +31,7 @@ const annotation = (app: { resource: Resource }, key: string): string | undefine
 
 /** An Application's declared CRDs (provided, or with `key`, required), comma-separated: an API group (all its kinds) or `group/Kind`. */
 export function declaredEntries(app: { resource: Resource }, key: string = PROVIDES_CRDS): string[] {
-  const raw = annotation(app, key);
+  const raw = [annotation(app, key), key === PROVIDES_CRDS ? annotation(app, PROVIDES_CRDS_AT_RUNTIME) : undefined].filter(Boolean).join(',');
   return raw
     ? raw
         .split(',')

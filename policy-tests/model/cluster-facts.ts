@@ -4,6 +4,7 @@
  * in-cluster jobs can read it).
  */
 import { parse } from 'yaml';
+import { readCni, type CniFacts } from './cni.ts';
 import type { Resource } from './manifest.ts';
 
 export const CLUSTER_FACTS_FILE = 'clusters/home/cluster-facts.yaml';
@@ -22,6 +23,8 @@ export interface ClusterFacts {
   providedOutsideGit: OutsideGit[];
   /** Pod Security admission as the API server is configured: the levels for a namespace without labels, and the exempt namespaces. */
   podSecurity: PodSecurityFacts;
+  /** The CNI and what it enforces (model/cni.ts). */
+  cni: CniFacts;
 }
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
@@ -85,8 +88,15 @@ export function readClusterFacts(resource: Resource): { facts: ClusterFacts; pro
     revision: text('revision'),
     providedOutsideGit: outsideGit(data.providedOutsideGit, problems),
     podSecurity: podSecurity(data.podSecurity, problems),
+    cni: cniOf(data.cni, problems),
   };
   return { facts, problems };
+}
+
+function cniOf(raw: unknown, problems: FactsProblem[]): CniFacts {
+  const { cni, problem } = readCni(raw);
+  if (problem) problems.push({ key: 'cni', message: problem });
+  return cni;
 }
 
 /** The `providedOutsideGit` fact: a YAML list in a string (a ConfigMap holds strings), each entry with its reason. */

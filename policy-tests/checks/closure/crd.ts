@@ -4,7 +4,7 @@
  * its chart renders.
  */
 import { applications } from '../../model/argocd.ts';
-import { declaredEntries, declaredGroups, PROVIDES_CRDS, REQUIRES_CRDS } from '../../model/app-declarations.ts';
+import { declaredEntries, declaredGroups, PROVIDES_CRDS, PROVIDES_CRDS_AT_RUNTIME, REQUIRES_CRDS } from '../../model/app-declarations.ts';
 import { dig } from '../../model/dig.ts';
 import { groupOf, type Resource } from '../../model/manifest.ts';
 import type { Path } from '../../model/positions.ts';
@@ -29,9 +29,10 @@ function installedKinds(ctx: CheckContext): { kinds: Set<string>; groups: Set<st
   }
   const renderedApps = new Set(ctx.renders.filter((x) => x.status === 'rendered' && x.source.chart !== undefined).map((x) => x.app.name));
   for (const app of applications(ctx.repo)) {
+    const atRuntime = declaredGroups(app, PROVIDES_CRDS_AT_RUNTIME);
     for (const e of declaredEntries(app)) {
       groups.add(e.split('/')[0]!);
-      if (!renderedApps.has(app.name)) kinds.add(e.includes('/') ? e : `${e}/*`);
+      if (!renderedApps.has(app.name) || atRuntime.includes(e.split('/')[0]!)) kinds.add(e.includes('/') ? e : `${e}/*`);
     }
   }
   for (const e of ctx.repo.facts?.providedOutsideGit ?? [])
@@ -91,8 +92,9 @@ function checkProvidedDeclarations(ctx: CheckContext): void {
       .filter((x) => x.app === render.app && x.status === 'rendered')
       .flatMap((x) => x.resources.filter((r) => r.kind === 'CustomResourceDefinition').map(crdGroup));
     const missing = [...rendered].filter((g) => !declared.has(g));
+    const atRuntime = declaredGroups(render.app, PROVIDES_CRDS_AT_RUNTIME);
     const extra = [...declared].filter(
-      (g) => !sameApp.includes(g) && !ctx.repo.resources.some((r) => r.kind === 'CustomResourceDefinition' && dig(r.object, ['spec', 'group']) === g),
+      (g) => !sameApp.includes(g) && !atRuntime.includes(g) && !ctx.repo.resources.some((r) => r.kind === 'CustomResourceDefinition' && dig(r.object, ['spec', 'group']) === g),
     );
     const at = { resource: render.app.resource, path: ['metadata', 'annotations'] as Path, target: 'key' as const };
     if (missing.length)

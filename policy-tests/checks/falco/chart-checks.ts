@@ -148,39 +148,54 @@ export const falcoChartChecks: PolicyCheck[] = [
   },
   {
     id: 'falco-egress',
-    description: "The sensor's NetworkPolicy allows egress on 443 (the rules registry), DNS and the forwarder, and nothing wider (S4).",
+    description:
+      "The sensor's network policies restrict its egress to 443 (the rules registry: by DNS name, toFQDNs, wherever the cluster's CNI enforces names), DNS and the forwarder, and nothing wider (S4).",
     invariants: ['S4'],
-    remediation: 'give the falco pods a NetworkPolicy with egress rules only for 443/TCP, 53 to the cluster DNS, and 2801/TCP to falcosidekick',
-    reads: { kinds: ['NetworkPolicy'] },
+    remediation:
+      'give the falco pods a NetworkPolicy for DNS and 2801/TCP to falcosidekick, and a CiliumNetworkPolicy allowing 443/TCP only to the hosts falcoctl pulls from (toFQDNs)',
+    reads: { kinds: ['NetworkPolicy', 'CiliumNetworkPolicy'] },
     exemptible: false,
     run(ctx) {
-      const selects = (r: (typeof ctx.resources)[number]) =>
-        (r.object.spec as { podSelector?: { matchLabels?: Record<string, string> } })?.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'falco';
-      const policies = ctx.resources.filter(selects);
+      const policies = ctx.resources.filter(
+        (r) => dig(r.object, ['spec', r.kind === 'NetworkPolicy' ? 'podSelector' : 'endpointSelector', 'matchLabels', 'app.kubernetes.io/name']) === 'falco',
+      );
       if (policies.length === 0) {
-        ctx.fail({ file: 'security/README.md' }, 'no NetworkPolicy selects the falco pods (app.kubernetes.io/name: falco)');
+        ctx.fail({ file: 'security/README.md' }, 'no network policy selects the falco pods (app.kubernetes.io/name: falco)');
         return;
       }
-      const allowed = new Set(['53/UDP', '53/TCP', '443/TCP', '2801/TCP']);
-      for (const np of policies) {
-        const spec = np.object.spec as { policyTypes?: string[]; egress?: { to?: unknown[]; ports?: { port?: number | string; protocol?: string }[] }[] };
-        if (!spec.policyTypes?.includes('Egress')) ctx.fail({ resource: np, path: ['spec', 'policyTypes'] }, 'the policy does not restrict egress');
-        let has443 = false;
+      const byName = ctx.repo.facts?.cni.fqdnEgress === true;
+      const allowed = new Set(['53/UDP', '53/TCP', '53/ANY', '443/TCP', '2801/TCP']);
+      let has443 = false;
+      for (const policy of policies) {
+        const cilium = policy.kind !== 'NetworkPolicy';
+        const spec = policy.object.spec as { policyTypes?: string[]; egress?: Record<string, any>[] };
+        if (!cilium && !spec.policyTypes?.includes('Egress'))
+          ctx.fail({ resource: policy, path: ['spec', 'policyTypes'] }, 'the policy does not restrict egress');
         (spec.egress ?? []).forEach((rule, i) => {
-          if (!rule.ports?.length) {
-            ctx.fail({ resource: np, path: ['spec', 'egress', i] }, 'an egress rule without ports allows every port');
+          const ports: { port?: unknown; protocol?: string; at: (string | number)[] }[] = cilium
+            ? (rule.toPorts ?? []).flatMap((tp: any, k: number) => (tp.ports ?? []).map((p: any, j: number) => ({ ...p, at: ['toPorts', k, 'ports', j] })))
+            : (rule.ports ?? []).map((p: any, j: number) => ({ ...p, at: ['ports', j] }));
+          if (ports.length === 0) {
+            ctx.fail({ resource: policy, path: ['spec', 'egress', i] }, 'an egress rule without ports allows every port');
             return;
           }
-          rule.ports.forEach((p, j) => {
+          const named = (rule.toFQDNs ?? []).length > 0;
+          const peers = cilium ? [...(rule.toEndpoints ?? []), ...(rule.toFQDNs ?? []), ...(rule.toEntities ?? []), ...(rule.toCIDR ?? [])] : (rule.to ?? []);
+          for (const p of ports) {
             const key = `${String(p.port)}/${p.protocol ?? 'TCP'}`;
-            if (key === '443/TCP') has443 = true;
-            if (!allowed.has(key)) ctx.fail({ resource: np, path: ['spec', 'egress', i, 'ports', j] }, `egress to ${key} is wider than the sensor needs`);
-          });
-          if (rule.ports.some((p) => String(p.port) !== '443') && !rule.to?.length)
-            ctx.fail({ resource: np, path: ['spec', 'egress', i] }, 'DNS and forwarder egress must name their destination');
+            if (!allowed.has(key)) ctx.fail({ resource: policy, path: ['spec', 'egress', i, ...p.at] }, `egress to ${key} is wider than the sensor needs`);
+            else if (key === '443/TCP' && byName && !named)
+              ctx.fail(
+                { resource: policy, path: ['spec', 'egress', i, ...p.at] },
+                "egress on 443 to addresses, where the cluster's CNI enforces DNS names: allow only the hosts falcoctl pulls from (toFQDNs)",
+              );
+            else if (key === '443/TCP') has443 = true;
+          }
+          if (ports.some((p) => String(p.port) !== '443') && peers.length === 0)
+            ctx.fail({ resource: policy, path: ['spec', 'egress', i] }, 'DNS and forwarder egress must name their destination');
         });
-        if (!has443) ctx.fail({ resource: np, path: ['spec', 'egress'] }, 'no egress on 443: the sensor cannot pull falco-rules:5 and will not start');
       }
+      if (!has443) ctx.fail({ resource: policies[0]!, path: ['spec'] }, 'no egress on 443: the sensor cannot pull falco-rules:5 and will not start');
     },
   },
   {
