@@ -44,6 +44,9 @@ export interface Template {
   named: Map<string, string>;
   /** The Application that applies it. */
   app?: string;
+  /** Whether a container has a network probe (httpGet, tcpSocket or grpc), which the kubelet sends from the node. */
+  probed: boolean;
+  resource: Resource;
 }
 
 /** Every pod template of the repository, once per view (the network-policy checks share one). */
@@ -58,6 +61,9 @@ function templatesIn(repo: Repo, resources: readonly Resource[]): Template[] {
     const pod = obj(dig(r.object, spec));
     const ports = new Set<string>();
     const named = new Map<string, string>();
+    const probed = list(pod.containers).some((c) =>
+      ['livenessProbe', 'readinessProbe', 'startupProbe'].some((p) => ['httpGet', 'tcpSocket', 'grpc'].some((k) => k in obj(obj(obj(c)[p])))),
+    );
     for (const c of [...list(pod.containers), ...list(pod.initContainers)])
       for (const p of list(obj(c).ports)) {
         const { containerPort, name } = obj(p);
@@ -71,6 +77,8 @@ function templatesIn(repo: Repo, resources: readonly Resource[]): Template[] {
       ports,
       named,
       app: owningApplication(repo, r)?.name,
+      probed,
+      resource: r,
     });
   }
   return out;

@@ -25,6 +25,7 @@ import { syncOrderCheck } from './sync-order.ts';
 import { networkPolicyChecks } from './network-policy.ts';
 import { ingressPathCheck } from './network-policy-ingress.ts';
 import { cniChecks } from './network-policy-cni.ts';
+import { defaultDenyChecks } from './network-policy-default-deny.ts';
 import { projectChecks } from './projects.ts';
 import { admissionChecks } from './admission/index.ts';
 
@@ -52,6 +53,7 @@ export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: Readon
     ...networkPolicyChecks,
     ingressPathCheck,
     ...cniChecks,
+    ...defaultDenyChecks,
     ...admissionChecks(builtinGroups, isClusterScoped),
     ...projectChecks(isClusterScoped),
     ...renderChecks,

@@ -94,7 +94,10 @@ function checkProvidedDeclarations(ctx: CheckContext): void {
     const missing = [...rendered].filter((g) => !declared.has(g));
     const atRuntime = declaredGroups(render.app, PROVIDES_CRDS_AT_RUNTIME);
     const extra = [...declared].filter(
-      (g) => !sameApp.includes(g) && !atRuntime.includes(g) && !ctx.repo.resources.some((r) => r.kind === 'CustomResourceDefinition' && dig(r.object, ['spec', 'group']) === g),
+      (g) =>
+        !sameApp.includes(g) &&
+        !atRuntime.includes(g) &&
+        !ctx.repo.resources.some((r) => r.kind === 'CustomResourceDefinition' && dig(r.object, ['spec', 'group']) === g),
     );
     const at = { resource: render.app.resource, path: ['metadata', 'annotations'] as Path, target: 'key' as const };
     if (missing.length)

@@ -122,7 +122,26 @@ export const falcoMutations: Mutation[] = [
       }),
     at: 'port: 80',
   },
-  { check: 'falco-egress', why: 'no egress on 443', mutate: (c) => c.edit(EGRESS, 0, (d) => d.deleteIn(['spec', 'egress', 1])), at: '  egress:' },
+  {
+    check: 'falco-egress',
+    why: 'no egress on 443 (the artifact hosts allowed on 8443 instead)',
+    mutate: (c) => c.edit(EGRESS, 1, (d) => d.setIn(['spec', 'egress', 1, 'toPorts', 0, 'ports', 0, 'port'], '8443')),
+    at: 'port: "8443"',
+  },
+  {
+    check: 'falco-egress',
+    why: '443 to any address, though the CNI enforces DNS names',
+    mutate: (c) =>
+      c.edit(EGRESS, 1, (d) => {
+        const egress = d.getIn(['spec', 'egress']);
+        if (isSeq(egress)) egress.add(d.createNode({ toEntities: ['world'], toPorts: [{ ports: [{ port: '443', protocol: 'TCP' }] }] }));
+        d.setIn(
+          ['metadata', 'annotations', 'gate.homelab-gitops/external-peers'],
+          `${String(d.getIn(['metadata', 'annotations', 'gate.homelab-gitops/external-peers']))}world: any registry\n`,
+        );
+      }),
+    at: (c) => ({ file: EGRESS, line: lineOf(c, EGRESS, 'toEntities'), within: 4 }),
+  },
   { check: 'falco-forwarder', why: 'one replica', mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['replicaCount'], 1)), at: 'replicaCount' },
   { check: 'falco-forwarder', why: 'the web UI on', mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['webui', 'enabled'], true)), at: 'webui:' },
   {

@@ -1,25 +1,33 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/network-policy.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { inFile, swap } from './edits.ts';
+import { lineOf } from '../support/helpers.ts';
+import { EGRESS, inFile, SERVICE, swap } from './edits.ts';
 
 const POLICY = 'portfolio-api/deploy/networkpolicy.yaml';
+const FACTS = 'clusters/home/cluster-facts.yaml';
+const CILIUM_FACT = `    name: cilium
+    enforces:
+      - networking.k8s.io/NetworkPolicy
+      - cilium.io/CiliumNetworkPolicy
+      - cilium.io/CiliumClusterwideNetworkPolicy
+    fqdnEgress: true`;
 
 export const networkPolicyMutations: Mutation[] = [
   {
     check: 'network-policy-selects',
-    why: "the public API's policy selects a label its pods do not carry",
-    mutate: swap(
-      POLICY,
-      '  podSelector:\n    matchLabels:\n      app.kubernetes.io/name: portfolio-api',
-      '  podSelector:\n    matchLabels:\n      app.kubernetes.io/name: portfolio',
-    ),
-    at: inFile(POLICY, '  podSelector:'),
+    why: 'a policy added for the API selects a label its pods do not carry',
+    mutate: (c) =>
+      c.write(
+        POLICY,
+        `${c.read(POLICY)}---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: portfolio-extra\n  namespace: portfolio\nspec:\n  podSelector:\n    matchLabels:\n      app.kubernetes.io/name: portfolio\n  policyTypes: ["Ingress"]\n  ingress:\n    - from:\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: monitoring\n`,
+      ),
+    at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'name: portfolio-extra') + 3 }),
   },
   {
     check: 'network-policy-peers',
-    why: "the DNS allowance names a namespace that does not exist (as the proxy's allowance once named 'gateway')",
-    mutate: swap(POLICY, 'kubernetes.io/metadata.name: kube-system', 'kubernetes.io/metadata.name: kube-sytem'),
-    at: (c) => ({ file: POLICY, line: inFile(POLICY, 'kubernetes.io/metadata.name: kube-sytem')(c).line - 2 }),
+    why: "Falco's allowance to the forwarder names a namespace that does not exist (as the proxy's allowance once named 'gateway')",
+    mutate: swap(EGRESS, 'kubernetes.io/metadata.name: security', 'kubernetes.io/metadata.name: securty'),
+    at: (c) => ({ file: EGRESS, line: lineOf(c, EGRESS, 'kubernetes.io/metadata.name: securty') - 2 }),
   },
   {
     check: 'network-policy-peers',
@@ -30,13 +38,13 @@ export const networkPolicyMutations: Mutation[] = [
   {
     check: 'network-policy-ports',
     why: 'the metrics scraper is let in on a port number the container does not listen on',
-    mutate: swap(POLICY, '        - port: metrics', '        - port: 9090'),
+    mutate: swap(POLICY, '        - port: metrics', '        - port: metrics\n        - port: 9090'),
     at: inFile(POLICY, '        - port: 9090'),
   },
   {
     check: 'network-policy-ports',
     why: 'the metrics scraper is let in on a port name the container does not have',
-    mutate: swap(POLICY, '        - port: metrics', '        - port: prometheus'),
+    mutate: swap(POLICY, '        - port: metrics', '        - port: metrics\n        - port: prometheus'),
     at: inFile(POLICY, '        - port: prometheus'),
   },
   {
@@ -44,5 +52,51 @@ export const networkPolicyMutations: Mutation[] = [
     why: "the API's policy lets the proxy's rule in from the monitoring namespace instead: the public route is blocked at the pod",
     mutate: swap(POLICY, 'kubernetes.io/metadata.name: ingress', 'kubernetes.io/metadata.name: monitoring'),
     at: (c) => ({ file: 'portfolio-api/deploy/ingress.yaml', line: inFile('portfolio-api/deploy/ingress.yaml', '              service:')(c).line }),
+  },
+  {
+    check: 'network-policy-enforced',
+    why: 'the CNI fact switched back to Flannel, which Talos ships: every policy is inert, and the Cilium app contradicts the fact',
+    mutate: swap(FACTS, CILIUM_FACT, '    name: flannel\n    enforces: []\n    fqdnEgress: false'),
+    at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'kind: NetworkPolicy') }),
+  },
+  {
+    check: 'network-policy-enforced',
+    why: 'the fact claims Flannel enforces NetworkPolicy',
+    mutate: swap(FACTS, CILIUM_FACT, '    name: flannel\n    enforces:\n      - networking.k8s.io/NetworkPolicy\n    fqdnEgress: false'),
+    at: (c) => ({ file: FACTS, line: lineOf(c, FACTS, '  cni: |') }),
+  },
+  {
+    check: 'network-policy-fqdn-dns',
+    why: "the API's DNS no longer goes through Cilium's DNS proxy, so its feed host never resolves to an allowed address",
+    mutate: swap(POLICY, '          rules:\n            dns:\n              - matchPattern: "*"\n', ''),
+    at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'toFQDNs:') }),
+  },
+  {
+    check: 'network-policy-default-deny',
+    why: "the default-deny namespace's scraper rule is gone: the API's metrics port answers no one",
+    mutate: swap(
+      POLICY,
+      '    - from:\n        - namespaceSelector:\n            matchLabels:\n              kubernetes.io/metadata.name: monitoring\n      ports:\n        - port: metrics\n',
+      '',
+    ),
+    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, '- name: metrics') }),
+  },
+  {
+    check: 'network-policy-allowances',
+    why: 'a Cilium DNS allowance names a namespace that does not exist',
+    mutate: swap(POLICY, 'k8s:io.kubernetes.pod.namespace: kube-system', 'k8s:io.kubernetes.pod.namespace: kube-sytem'),
+    at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'kube-sytem') - 1 }),
+  },
+  {
+    check: 'network-policy-allowances',
+    why: "Falco's egress allows a registry host its annotation does not document",
+    mutate: swap(EGRESS, '      ghcr.io: the OCI registry holding falco-rules and the container plugin\n', ''),
+    at: (c) => ({ file: EGRESS, line: lineOf(c, EGRESS, '- matchName: ghcr.io') }),
+  },
+  {
+    check: 'network-policy-allowances',
+    why: 'a documented external host no rule allows any more',
+    mutate: swap(POLICY, '      blog.example.net: the blog feed', '      cdn.example.net: the images\n      blog.example.net: the blog feed'),
+    at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'gate.homelab-gitops/external-peers') }),
   },
 ];
