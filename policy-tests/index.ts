@@ -9,7 +9,7 @@ export { loadRepo, REPO_ROOT, MANIFEST_ROOTS, type Repo } from './model/repo.ts'
 export { clearParseCache } from './model/parse-pool.ts';
 
 // Render it, with the pinned tools, through the pipeline the gate and the diff share.
-export { loadTree, renderTree, schemaLayer, type LoadedTree, type RenderedTree } from './gate/pipeline.ts';
+export { loadTree, renderApplications, renderTree, schemaLayer, type LoadedTree, type RenderedTree } from './gate/pipeline.ts';
 export { cacheRoot, pinnedBinaries, renderTools } from './render/tools.ts';
 
 // The chart cache (npm run charts:pull).
@@ -48,5 +48,8 @@ export { loadTargets, type Target, type EtcdTarget, type PostgresTarget, type Sq
 export { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from './model/metrics-catalog.ts';
 export { extractAll, isExtractor } from './model/metrics-extract.ts';
 export { dig, isMap } from './model/dig.ts';
+export { cniApplication } from './model/cni-application.ts';
+export { declaredGroups, REQUIRES_CRDS } from './model/app-declarations.ts';
+export { groupOf } from './model/manifest.ts';
 export { durationMs } from './model/durations.ts';
 export { writeFileAtomic } from './model/write-atomic.ts';

@@ -1,6 +1,10 @@
 /**
  * npm run bootstrap: hands a bare Talos cluster (reachable with a kubeconfig)
  * to git. In order:
+ *   0. the CNI, when git deploys it (Cilium, apps/platform/cilium): its chart
+ *      and values rendered with the gate's tools, exactly as Argo CD will
+ *      render them, applied server-side under Argo CD's field manager, so
+ *      that Argo CD adopts it without a diff; nothing else runs without it;
  *   1. the namespaces (clusters/home/namespaces.yaml), server-side;
  *   2. Argo CD, rendered from this repository's own kustomization with the
  *      gate's render tools, applied server-side;
@@ -14,10 +18,24 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { $, ProcessOutput } from 'zx';
-import { durationMs, REPO_ROOT, pinnedBinaries, renderTools } from '../policy-tests/index.ts';
+import { stringify } from 'yaml';
+import {
+  cniApplication,
+  declaredGroups,
+  durationMs,
+  groupOf,
+  loadTree,
+  REPO_ROOT,
+  pinnedBinaries,
+  renderApplications,
+  renderTools,
+  REQUIRES_CRDS,
+} from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 export const STORE_SECRET = { namespace: 'external-secrets', name: 'onepassword-service-account', key: 'token' } as const;
+/** Argo CD's server-side apply field manager: the CNI applied under it is the object Argo CD would have applied, so it adopts it with no diff and no conflict. */
+export const ARGOCD_FIELD_MANAGER = 'argocd-controller';
 
 export interface BootstrapOptions {
   root: string;
@@ -84,6 +102,7 @@ export function plan(o: BootstrapOptions): string[] {
   const k = [o.kubectl, ...o.kubeFlags].join(' ');
   return [
     `${k} version  (the cluster answers)`,
+    `the CNI's Application (the cluster fact "cni"), rendered with the gate's tools | ${k} apply --server-side --force-conflicts --field-manager=${ARGOCD_FIELD_MANAGER} -f -  (kinds whose CRDs come later are left to Argo CD)`,
     `${k} apply --server-side -f clusters/home/namespaces.yaml`,
     `kustomize apps/platform/argocd | ${k} apply --server-side --force-conflicts -f -`,
     `${k} -n ${STORE_SECRET.namespace} get secret ${STORE_SECRET.name}, and if it is missing: the token from standard input | ${k} apply --server-side --field-manager=homelab-bootstrap -f -`,
@@ -103,6 +122,8 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   } catch (err) {
     throw new BootstrapError(`cannot reach the cluster: ${(err as Error).message.replace(/^kubectl version: /, '')}`);
   }
+  await installCni(o);
+
   o.out('1/5 namespaces');
   await kubectl(o, ['apply', '--server-side', '-f', join(o.root, 'clusters/home/namespaces.yaml')]);
 
@@ -162,6 +183,31 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
     }
     await sleep(o.pollMs);
   }
+}
+
+/**
+ * The CNI, when git deploys it: the Application's render, as the gate and Argo CD make it (the chart from the
+ * cache npm run charts:pull fills, checked against charts.lock.json), applied server-side. Objects of API groups
+ * the app says it needs from later apps (its ServiceMonitors: monitoring.coreos.com) wait for Argo CD.
+ */
+async function installCni(o: BootstrapOptions): Promise<void> {
+  const loaded = await loadTree(o.root);
+  const { name, app } = cniApplication(loaded.plain);
+  if (!app) {
+    o.out(`0/5 the CNI (${name}) comes with the nodes; nothing to install`);
+    return;
+  }
+  o.out(`0/5 the CNI (${name}), from Application ${app.name}`);
+  const renders = await renderApplications(loaded, [app.name], o.env);
+  const failed = renders.find((r) => r.status !== 'rendered');
+  if (failed || renders.length === 0) throw new BootstrapError(`cannot render ${app.name}: ${failed?.message ?? 'it has no source to render'}`);
+  const later = new Set(declaredGroups(app, REQUIRES_CRDS));
+  const resources = renders.flatMap((r) => r.resources);
+  const now = resources.filter((r) => !later.has(groupOf(r.apiVersion)));
+  const manifest = now.map((r) => stringify(r.object)).join('---\n');
+  await kubectl(o, ['apply', '--server-side', '--force-conflicts', `--field-manager=${ARGOCD_FIELD_MANAGER}`, '-f', '-'], manifest);
+  const left = resources.length - now.length;
+  o.out(`    ${now.length} objects applied${left ? `; ${left} left for Argo CD (their API comes with ${[...later].join(', ')})` : ''}`);
 }
 
 /** Ctrl-C at the token prompt: the operator stopped, and nothing more is applied (exit 130, as a shell reports SIGINT). */

@@ -40,3 +40,9 @@ export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv): P
   const { repo, parsed } = withRendered(loaded.plain, renders);
   return { ...loaded, renders, tools, repo, parsed };
 }
+
+/** Renders the named Applications' sources only: what npm run bootstrap applies before Argo CD exists (the CNI). */
+export async function renderApplications(loaded: LoadedTree, names: readonly string[], env?: NodeJS.ProcessEnv): Promise<SourceRender[]> {
+  const { renders } = await renderRepo(loaded.plain, { builtinApiVersions: loaded.layer.builtinApiVersions(), env, apps: names });
+  return renders;
+}

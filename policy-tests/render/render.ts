@@ -45,6 +45,8 @@ export interface RenderOptions {
   env?: NodeJS.ProcessEnv;
   /** Render the tool once more on a cache miss and compare (on by default). */
   checkDeterminism?: boolean;
+  /** Render only these Applications' sources (bootstrap installs the CNI before Argo CD exists); every one by default. */
+  apps?: readonly string[];
 }
 
 export interface RenderResult {
@@ -544,7 +546,7 @@ export function unrenderedSources(repo: Repo, message: string): SourceRender[] {
 
 /** Renders every Application source that needs a tool. The API versions grow with the CRDs renders produce, until they settle. */
 export async function renderRepo(repo: Repo, options: RenderOptions): Promise<RenderResult> {
-  const targets = renderableSources(repo);
+  const targets = renderableSources(repo).filter(({ app }) => !options.apps || options.apps.includes(app.name));
   if (targets.length === 0) return { renders: [], apiVersions: [] };
   const env = options.env ?? process.env;
   let tools: RenderTools;
@@ -584,10 +586,12 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
       if (grown.join('\n') === apiVersions.join('\n')) break;
       apiVersions = grown;
     }
-    writeSettled(
-      settledFile,
-      apiVersions.filter((v) => !plain.has(v)),
-    );
+    // A partial render settles on part of the set: only a whole one may be remembered.
+    if (!options.apps)
+      writeSettled(
+        settledFile,
+        apiVersions.filter((v) => !plain.has(v)),
+      );
     // One index per Application across its sources, so every rendered resource has a unique id.
     const nextIndex = new Map<string, number>();
     for (const r of renders) {

@@ -1,15 +1,68 @@
 /**
  * npm run bootstrap against a contract fake of kubectl 1.36
  * (test-support/fakes/kubectl.mjs): the order, idempotence, the secret's handling, and a
- * clear error with exit 1 when the cluster does not answer or an app degrades.
+ * clear error with exit 1 when the cluster does not answer or an app degrades. The CNI's
+ * chart is a test chart of the same name and version in a chart cache of the test's own,
+ * recorded in a copy of the repository's charts.lock.json: the real values render into it.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolEnv } from '../../test-support/chart-repo.ts';
-import { Interrupted, main, readHiddenLine } from '../bootstrap.ts';
+import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock, readLock, REPO_ROOT } from '../../policy-tests/index.ts';
+import { toolEnv, writeChart } from '../../test-support/chart-repo.ts';
+import { output } from '../../test-support/exec.ts';
+import { ARGOCD_FIELD_MANAGER, Interrupted, main, readHiddenLine } from '../bootstrap.ts';
+
+const CILIUM = { repoURL: 'https://helm.cilium.io/', chart: 'cilium', version: '1.19.3' };
+/** A stand-in for the Cilium chart: the agent DaemonSet and its ConfigMap from the real values, and a ServiceMonitor whose API comes later. */
+const CILIUM_TEST_CHART = {
+  name: 'cilium',
+  version: '1.19.3',
+  files: {
+    'templates/agent.yaml': `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cilium-config
+  namespace: {{ .Release.Namespace }}
+data:
+  ipam: {{ .Values.ipam.mode | quote }}
+  k8s-service-port: {{ .Values.k8sServicePort | quote }}
+  kube-proxy-replacement: {{ .Values.kubeProxyReplacement | quote }}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: cilium
+  namespace: {{ .Release.Namespace }}
+spec:
+  selector:
+    matchLabels:
+      k8s-app: cilium
+  template:
+    metadata:
+      labels:
+        k8s-app: cilium
+    spec:
+      containers:
+        - name: cilium-agent
+          image: quay.io/cilium/cilium:v{{ .Chart.Version }}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: cilium-agent
+  namespace: {{ .Release.Namespace }}
+spec:
+  selector:
+    matchLabels:
+      k8s-app: cilium
+  endpoints:
+    - port: metrics
+`,
+  },
+};
 
 const FAKE = fileURLToPath(new URL('../../test-support/fakes/kubectl.mjs', import.meta.url));
 const TOKEN = 'ops_eyJ-secret-service-account-token';
@@ -24,7 +77,15 @@ let dir: string;
 let baseEnv: NodeJS.ProcessEnv;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
-  baseEnv = await toolEnv({ KUBECTL: FAKE, KUSTOMIZE_BIN: FAKE });
+  const root = join(dir, 'repo');
+  cpSync(REPO_ROOT, root, { recursive: true, filter: (src) => !/[\\/](node_modules|\.git|dist)$/.test(src) });
+  const cache = join(dir, 'charts');
+  baseEnv = await toolEnv({ KUBECTL: FAKE, KUSTOMIZE_BIN: FAKE, HOMELAB_REPO_ROOT: root, HOMELAB_CHART_CACHE: cache, XDG_CACHE_HOME: join(dir, 'cache') });
+  const archive = cachedChartPath(CILIUM, baseEnv);
+  mkdirSync(dirname(archive), { recursive: true });
+  await output(baseEnv.HELM_BIN!, ['package', writeChart(join(dir, 'chart-src'), CILIUM_TEST_CHART), '--destination', dirname(archive)], { env: baseEnv });
+  const lock = readLock(root);
+  writeFileSync(join(root, CHART_LOCK_FILE), formatLock({ charts: [...lock.charts, { ...CILIUM, digest: digestOf(readFileSync(archive)) }] }));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -33,7 +94,14 @@ interface Calls {
   applied: string[];
 }
 
-async function run(name: string, args: string[], script: Record<string, unknown>, fresh = true, readToken?: () => Promise<string>) {
+async function run(
+  name: string,
+  args: string[],
+  script: Record<string, unknown>,
+  fresh = true,
+  readToken?: () => Promise<string>,
+  env: NodeJS.ProcessEnv = {},
+) {
   const state = join(dir, `${name}.json`);
   if (fresh) writeFileSync(state, JSON.stringify({ apps: APPS, ...script }));
   let stdout = '';
@@ -41,7 +109,7 @@ async function run(name: string, args: string[], script: Record<string, unknown>
   let asked = 0;
   const code = await main(
     args,
-    { ...baseEnv, FAKE_KUBECTL_STATE: state },
+    { ...baseEnv, FAKE_KUBECTL_STATE: state, ...env },
     { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
     readToken ??
       (async () => {
@@ -53,21 +121,23 @@ async function run(name: string, args: string[], script: Record<string, unknown>
 }
 
 describe('npm run bootstrap', () => {
-  it('applies in order (namespaces, Argo CD, the credential, the root app) and waits wave by wave', async () => {
+  it('applies in order (the CNI, namespaces, Argo CD, the credential, the root app) and waits wave by wave', async () => {
     const r = await run('order', ['--poll', '1ms'], {});
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const applies = r.state.calls.filter((c) => c.argv[0] === 'apply');
     expect(applies.map((c) => c.argv.at(-1))).toEqual([
+      '-',
       expect.stringMatching(/clusters\/home\/namespaces\.yaml$/),
       '-',
       '-',
       expect.stringMatching(/clusters\/home\/root\.yaml$/),
     ]);
-    expect(applies[0]!.argv).toContain('--server-side');
-    expect(applies[1]!.stdin).toMatch(/name: argocd-server/);
-    expect(r.state.calls.map((c) => (c.argv[0] === '-n' ? `${c.argv[2]} ${c.argv[3]}` : c.argv[0])).slice(0, 7)).toEqual([
+    expect(applies[1]!.argv).toContain('--server-side');
+    expect(applies[2]!.stdin).toMatch(/name: argocd-server/);
+    expect(r.state.calls.map((c) => (c.argv[0] === '-n' ? `${c.argv[2]} ${c.argv[3]}` : c.argv[0])).slice(0, 8)).toEqual([
       'version',
+      'apply',
       'apply',
       'kustomize',
       'apply',
@@ -77,6 +147,30 @@ describe('npm run bootstrap', () => {
     ]);
     expect(r.stdout).toMatch(/wave -10: 0\/1, wave -8: 0\/1, wave -7: 0\/1, wave 1: 0\/1/);
     expect(r.stdout).toMatch(/wave -10: 1\/1, wave -8: 1\/1, wave -7: 1\/1, wave 1: 1\/1\ndone: 4 Applications Synced and Healthy\n$/);
+  });
+
+  it("installs Cilium first, from its chart and the repository's values, server-side under Argo CD's field manager, leaving its ServiceMonitors to Argo CD", async () => {
+    const r = await run('cni', ['--poll', '1ms'], {});
+    expect(r.code).toBe(0);
+    const cni = r.state.calls.filter((c) => c.argv[0] === 'apply')[0]!;
+    expect(cni.argv).toEqual(['apply', '--server-side', '--force-conflicts', `--field-manager=${ARGOCD_FIELD_MANAGER}`, '-f', '-']);
+    // The values Talos needs, from apps/platform/cilium/values.yaml, rendered into the chart in kube-system.
+    expect(cni.stdin).toMatch(/kind: DaemonSet\nmetadata:\n  name: cilium\n  namespace: kube-system/);
+    expect(cni.stdin).toContain('ipam: kubernetes');
+    expect(cni.stdin).toMatch(/k8s-service-port: "7445"/);
+    expect(cni.stdin).not.toContain('ServiceMonitor');
+    expect(r.stdout).toContain(
+      '0/5 the CNI (cilium), from Application cilium\n    2 objects applied; 1 left for Argo CD (their API comes with monitoring.coreos.com)',
+    );
+    const argocd = r.state.calls.findIndex((c) => c.argv[0] === 'apply' && c.stdin.includes('argocd-server'));
+    expect(r.state.calls.indexOf(cni)).toBeLessThan(argocd);
+  });
+
+  it('fails in one line before touching the cluster when the CNI chart is not in the cache', async () => {
+    const r = await run('no-chart', ['--poll', '1ms'], {}, true, undefined, { HOMELAB_CHART_CACHE: join(dir, 'empty-cache') });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^bootstrap: cannot render cilium: .*not in the chart cache: run npm run charts:pull\n$/);
+    expect(r.state.calls.filter((c) => c.argv[0] === 'apply')).toEqual([]);
   });
 
   it('reads the token from standard input, passes it to kubectl only through stdin, and never prints it', async () => {

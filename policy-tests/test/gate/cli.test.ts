@@ -54,9 +54,9 @@ describe('homelab-gate', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toMatch(
-      /^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 19, Warnings: \d+, CEL rules compiled: (\d+)\/\1$/,
+      /^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 20, Warnings: \d+, CEL rules compiled: (\d+)\/\1$/,
     );
-    expect(lines.slice(0, -1)).toHaveLength(19);
+    expect(lines.slice(0, -1)).toHaveLength(20);
     expect(lines.slice(0, -1).every((l) => l.startsWith('NOT RENDERED - '))).toBe(true);
     expect(lines).toContainEqual(
       expect.stringMatching(
@@ -75,9 +75,9 @@ describe('homelab-gate', () => {
     const r = await validate(['--require-rendered', '-o', 'json']);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as { summary: { notRendered: number }; resources: { findings: { check: string; file: string }[] }[] };
-    expect(report.summary.notRendered).toBe(19);
+    expect(report.summary.notRendered).toBe(20);
     const findings = report.resources.flatMap((x) => x.findings);
-    expect(findings.map((f) => f.check)).toEqual(Array(19).fill('not-rendered'));
+    expect(findings.map((f) => f.check)).toEqual(Array(20).fill('not-rendered'));
     expect(findings.map((f) => f.file)).toContain('security/falco/application.yaml');
   });
 

@@ -1,0 +1,11 @@
+/** Which Application deploys the cluster's CNI (kept apart from model/cni.ts, which the cluster facts read before any Application exists). */
+import { applications, type ArgoApp } from './argocd.ts';
+import { KNOWN_CNIS, NO_CNI } from './cni.ts';
+import type { Repo } from './repo.ts';
+
+/** The Application that deploys the cluster's CNI, when git deploys it (Cilium); undefined when the distribution brings it (Flannel on Talos). */
+export function cniApplication(repo: Repo): { name: string; app?: ArgoApp } {
+  const name = repo.facts?.cni.name ?? NO_CNI.name;
+  const chart = KNOWN_CNIS[name]?.chart;
+  return { name, app: chart ? applications(repo).find((a) => a.sources.some((s) => s.chart === chart)) : undefined };
+}
