@@ -262,7 +262,8 @@ export async function main(
     {
       name: 'bootstrap',
       usage: 'bootstrap [--kubeconfig PATH] [--context NAME] [--timeout 30m] [--dry-run]',
-      help: `Hands a bare Talos cluster to git: the namespaces, Argo CD from apps/platform/argocd
+      help: `Hands a bare Talos cluster to git: the CNI (Cilium, the cluster fact "cni"; its chart
+from the cache npm run charts:pull fills), the namespaces, Argo CD from apps/platform/argocd
 (rendered with the gate's tools, applied server-side), the secret store's token
 from standard input (not echoed; never in argv or logs), and the root app; then
 waits, wave by wave, until every Application is Synced and Healthy.
