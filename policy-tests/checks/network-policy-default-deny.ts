@@ -138,7 +138,8 @@ export const defaultDenyChecks: PolicyCheck[] = [
         list(dig(svc.object, ['spec', 'ports'])).forEach((raw, i) => {
           const port = obj(raw);
           const target = String(port.targetPort ?? port.port);
-          const shut = pods.find((pod) => !admits(inNs(ns), pod, target));
+          // A target port no container has is closure-service's finding, not a policy's.
+          const shut = pods.find((pod) => pod.ports.has(target) && !admits(inNs(ns), pod, target));
           if (shut)
             ctx.fail(
               { resource: svc, path: ['spec', 'ports', i] },
