@@ -49,7 +49,7 @@ export const networkPolicyMutations: Mutation[] = [
   },
   {
     check: 'network-policy-ingress-path',
-    why: "the API's policy lets the proxy's rule in from the monitoring namespace instead: the public route is blocked at the pod",
+    why: "in the default-deny namespace, the API's policy lets the proxy's rule in from the monitoring namespace instead: the public route is blocked at the pod",
     mutate: swap(POLICY, 'kubernetes.io/metadata.name: ingress', 'kubernetes.io/metadata.name: monitoring'),
     at: (c) => ({ file: 'portfolio-api/deploy/ingress.yaml', line: inFile('portfolio-api/deploy/ingress.yaml', '              service:')(c).line }),
   },
