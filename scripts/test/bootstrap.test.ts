@@ -80,7 +80,7 @@ beforeAll(async () => {
   const root = join(dir, 'repo');
   cpSync(REPO_ROOT, root, { recursive: true, filter: (src) => !/[\\/](node_modules|\.git|dist)$/.test(src) });
   const cache = join(dir, 'charts');
-  baseEnv = await toolEnv({ KUBECTL: FAKE, KUSTOMIZE_BIN: FAKE, HOMELAB_REPO_ROOT: root, HOMELAB_CHART_CACHE: cache, XDG_CACHE_HOME: join(dir, 'cache') });
+  baseEnv = await toolEnv({ KUBECTL: FAKE, KUSTOMIZE_BIN: FAKE, HOMELAB_REPO_ROOT: root, HOMELAB_CHART_CACHE: cache });
   const archive = cachedChartPath(CILIUM, baseEnv);
   mkdirSync(dirname(archive), { recursive: true });
   await output(baseEnv.HELM_BIN!, ['package', writeChart(join(dir, 'chart-src'), CILIUM_TEST_CHART), '--destination', dirname(archive)], { env: baseEnv });
