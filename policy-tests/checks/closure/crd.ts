@@ -110,7 +110,7 @@ function checkProvidedDeclarations(ctx: CheckContext): void {
 export function crdClosureCheck(builtinGroups: ReadonlySet<string>): PolicyCheck {
   return {
     id: 'closure-crd',
-    description: `Every custom kind's CRD is installed by the repository: rendered or plain, or declared by the Application that installs it (${PROVIDES_CRDS}, checked against the render whenever the chart is rendered), or listed in providedOutsideGit (invariants P1).`,
+    description: `Every custom kind's CRD is installed by the repository: rendered or plain, or declared by the Application that installs it (${PROVIDES_CRDS}, checked against the render whenever the chart is rendered; ${PROVIDES_CRDS_AT_RUNTIME} for CRDs its operator registers at start, never in a render), or listed in providedOutsideGit (invariants P1).`,
     invariants: ['P1'],
     remediation: `deploy the operator that installs the CRD, and give its Application the annotation ${PROVIDES_CRDS}: "<api groups>" (the groups its render installs), ${FACTS_FIX}`,
     reads: { kinds: ['*'], renders: true },
