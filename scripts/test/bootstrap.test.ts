@@ -15,11 +15,11 @@ import { toolEnv, writeChart } from '../../test-support/chart-repo.ts';
 import { output } from '../../test-support/exec.ts';
 import { ARGOCD_FIELD_MANAGER, Interrupted, main, readHiddenLine } from '../bootstrap.ts';
 
-const CILIUM = { repoURL: 'https://helm.cilium.io/', chart: 'cilium', version: '1.19.3' };
+const CILIUM = { repoURL: 'https://helm.cilium.io/', chart: 'cilium', version: '1.19.8' };
 /** A stand-in for the Cilium chart: the agent DaemonSet and its ConfigMap from the real values, and a ServiceMonitor whose API comes later. */
 const CILIUM_TEST_CHART = {
   name: 'cilium',
-  version: '1.19.3',
+  version: '1.19.8',
   files: {
     'templates/agent.yaml': `apiVersion: v1
 kind: ConfigMap
