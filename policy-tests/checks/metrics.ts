@@ -27,23 +27,31 @@ function matches(m: Matcher, value: string | undefined): boolean {
   return m.op === '=~' ? re.test(v) : !re.test(v);
 }
 
+/** A matcher's regex, compiled once per source (undefined when it does not compile: not judged). */
+const regexes = new Map<string, RegExp | undefined>();
 function safeRegex(source: string): RegExp | undefined {
-  try {
-    return fullMatch(source);
-  } catch {
-    return undefined;
+  if (!regexes.has(source)) {
+    let re: RegExp | undefined;
+    try {
+      re = fullMatch(source);
+    } catch {
+      re = undefined;
+    }
+    regexes.set(source, re);
   }
+  return regexes.get(source);
 }
 
 /** The jobs a selector's `job` matchers allow. */
 const jobsFor = (s: Selector, jobs: readonly ScrapeJob[]) => jobs.filter((j) => s.matchers.filter((m) => m.label === 'job').every((m) => matches(m, j.job)));
 
 /** Metric names the selector reads: its name, or those a `__name__` matcher selects among the given ones. */
-function namesRead(s: Selector, known: Iterable<string>): string[] {
+/** The metric names a selector reads: its name, or those of `known()` its name matchers match (listed only then: thousands of names per job). */
+function namesRead(s: Selector, known: () => Iterable<string>): string[] {
   if (s.name) return [s.name];
   const nameMatchers = s.matchers.filter((m) => m.label === '__name__');
   if (nameMatchers.length === 0) return [];
-  return [...new Set(known)].filter((n) => nameMatchers.every((m) => matches(m, n)));
+  return [...new Set(known())].filter((n) => nameMatchers.every((m) => matches(m, n)));
 }
 
 const describeSelector = (expr: string, s: Selector) => s.name ?? expr.slice(s.from).match(/^\{[^}]*\}/)?.[0] ?? 'a selector';
@@ -94,7 +102,7 @@ function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<strin
     return;
   }
   if (s.name && SCRAPE_SERIES.has(s.name)) return;
-  const names = namesRead(s, [...candidates.flatMap((j) => [...j.metrics.keys()]), ...recorded]);
+  const names = namesRead(s, () => [...candidates.flatMap((j) => [...j.metrics.keys()]), ...recorded]);
   if (!s.name && names.length === 0) {
     ctx.fail(place, `${what} reads ${describeSelector(e.expr, s)}, which matches no metric of the jobs considered (${jobList(candidates)})`);
     return;
@@ -125,10 +133,7 @@ function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<strin
 function producingJobs(catalog: MetricsCatalog, s: Selector, recorded: Set<string>): ScrapeJob[] {
   const candidates = jobsFor(s, catalog.jobs);
   if (s.name && SCRAPE_SERIES.has(s.name)) return candidates;
-  const names = namesRead(
-    s,
-    candidates.flatMap((j) => [...j.metrics.keys()]),
-  ).filter((n) => !recorded.has(n));
+  const names = namesRead(s, () => candidates.flatMap((j) => [...j.metrics.keys()])).filter((n) => !recorded.has(n));
   return candidates.filter((j) => names.some((n) => j.metrics.has(n)));
 }
 

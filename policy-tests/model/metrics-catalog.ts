@@ -216,7 +216,22 @@ function defaultJobs(monitor: Resource, spec: Obj, services: readonly ServiceVie
   ];
 }
 
+/** An entry as its file says, by parsed file: a file unchanged since the last view is the same DataFile object (model/repo.ts). */
+const entries = new WeakMap<DataFile, { entry?: CatalogEntry; problems: CatalogProblem[] }>();
+
 function toEntry(root: string, data: DataFile, problems: CatalogProblem[]): CatalogEntry | undefined {
+  let known = entries.get(data);
+  if (!known) {
+    const own: CatalogProblem[] = [];
+    known = { entry: entryOf(data, own), problems: own };
+    entries.set(data, known);
+  }
+  problems.push(...known.problems);
+  // The code an entry is read from lies outside the file: judged on every view.
+  return known.entry && { ...known.entry, codeDrift: codeDrift(root, known.entry) };
+}
+
+function entryOf(data: DataFile, problems: CatalogProblem[]): CatalogEntry | undefined {
   const raw = obj(data.data);
   const need = (key: string) => {
     if (typeof raw[key] !== 'string' || raw[key] === '') problems.push({ data, path: [key], message: `catalog entry has no ${key}` });
@@ -241,7 +256,20 @@ function toEntry(root: string, data: DataFile, problems: CatalogProblem[]): Cata
     source: source as CatalogEntry['source'],
     metrics,
   };
-  return { ...entry, codeDrift: codeDrift(root, entry) };
+  return entry;
+}
+
+/** What an extractor finds in a text, by extractor and text: the same code is read again by every view of the repository (the mutation runs make hundreds). */
+const extractions = new Map<string, ReturnType<typeof extractAll>>();
+function extracted(extract: string, text: string): ReturnType<typeof extractAll> {
+  const key = `${extract}\0${text}`;
+  let found = extractions.get(key);
+  if (!found) {
+    found = extractAll(extract as Parameters<typeof extractAll>[0], [text]);
+    extractions.set(key, found);
+    if (extractions.size > 64) extractions.delete(extractions.keys().next().value!);
+  }
+  return found;
 }
 
 /** The repository's own code an entry is read from lies outside the manifest roots the Repo holds: it is read here, once per load. */
@@ -254,7 +282,7 @@ function codeDrift(root: string, entry: CatalogEntry): string | undefined {
   } catch {
     return `${code} is gone`;
   }
-  const now = extractAll(entry.source.extract, [text]);
+  const now = extracted(entry.source.extract, text);
   const recorded = Object.fromEntries(
     Object.entries(entry.metrics)
       .map(([k, v]) => [k, [...v].sort()] as const)

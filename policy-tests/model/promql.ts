@@ -51,7 +51,20 @@ const unquote = (text: string): string => {
   }
 };
 
+/** Parsed expressions by text: the same rules and panels are read by every view of the repository. Results are never mutated. */
+const parsedExprs = new Map<string, ParsedExpr>();
+
 export function parsePromQL(expr: string): ParsedExpr {
+  let parsed = parsedExprs.get(expr);
+  if (!parsed) {
+    parsed = parseUncached(expr);
+    parsedExprs.set(expr, parsed);
+    if (parsedExprs.size > 5000) parsedExprs.delete(parsedExprs.keys().next().value!);
+  }
+  return parsed;
+}
+
+function parseUncached(expr: string): ParsedExpr {
   const tree = parser.parse(expr);
   const selectors: Selector[] = [];
   const comparisons: Comparison[] = [];

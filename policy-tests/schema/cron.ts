@@ -49,6 +49,9 @@ export function cronScheduleProblem(schedule: string): string | undefined {
 /** Why Kubernetes would refuse `timeZone`, or undefined for an IANA name it knows. */
 export function timeZoneProblem(timeZone: string): string | undefined {
   if (timeZone === 'Local' || timeZone === '') return `"${timeZone}" is not allowed; name an IANA time zone such as Europe/Berlin or Etc/UTC`;
-  const known = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC']);
-  return known.has(timeZone) ? undefined : `"${timeZone}" is not an IANA time zone`;
+  return knownZones().has(timeZone) ? undefined : `"${timeZone}" is not an IANA time zone`;
 }
+
+/** The runtime's IANA zones, listed once per process (ICU builds the list afresh on every call). */
+let zones: Set<string> | undefined;
+const knownZones = (): Set<string> => (zones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC']));
