@@ -60,7 +60,8 @@ const jobList = (jobs: readonly ScrapeJob[]) => [...new Set(jobs.map((j) => `${j
 interface Reader {
   e: PromExpression;
   s: Selector;
-  place: { file: string; line: number; col: number };
+  /** Where the selector is written: found only for a finding (it may parse the file again). */
+  place: () => { file: string; line: number; col: number };
 }
 
 function* selectorsOf(repo: Repo, ctx: CheckContext): Generator<Reader> {
@@ -69,7 +70,7 @@ function* selectorsOf(repo: Repo, ctx: CheckContext): Generator<Reader> {
       ctx.fail({ file: e.file, ...e.at(parsed.error.from) }, `${e.kind} ${e.name}: ${parsed.error.message}`);
       continue;
     }
-    for (const s of parsed.selectors) yield { e, s, place: { file: e.file, ...e.at(s.from) } };
+    for (const s of parsed.selectors) yield { e, s, place: () => ({ file: e.file, ...e.at(s.from) }) };
   }
 }
 
@@ -96,7 +97,7 @@ function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<strin
   const jobMatchers = s.matchers.filter((m) => m.label === 'job');
   if (jobMatchers.length && candidates.length === 0) {
     ctx.fail(
-      place,
+      place(),
       `${what} reads ${describeSelector(e.expr, s)} on job ${jobMatchers.map((m) => `${m.op}"${m.value}"`).join(', ')}, which nothing this repository scrapes produces (jobs considered: ${jobList(catalog.jobs)})`,
     );
     return;
@@ -104,7 +105,7 @@ function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<strin
   if (s.name && SCRAPE_SERIES.has(s.name)) return;
   const names = namesRead(s, () => [...candidates.flatMap((j) => [...j.metrics.keys()]), ...recorded]);
   if (!s.name && names.length === 0) {
-    ctx.fail(place, `${what} reads ${describeSelector(e.expr, s)}, which matches no metric of the jobs considered (${jobList(candidates)})`);
+    ctx.fail(place(), `${what} reads ${describeSelector(e.expr, s)}, which matches no metric of the jobs considered (${jobList(candidates)})`);
     return;
   }
   for (const name of names) {
@@ -118,13 +119,16 @@ function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<strin
     if (producers.length === 0) {
       const all = [...new Set(candidates.flatMap((j) => [...j.metrics.keys()]))];
       const hint = all.length ? `; closest: ${closest(name, all)}` : '';
-      ctx.fail(place, `${what} reads ${name}, which no scraped source produces (jobs considered: ${jobList(candidates)})${hint}`);
+      ctx.fail(place(), `${what} reads ${name}, which no scraped source produces (jobs considered: ${jobList(candidates)})${hint}`);
       continue;
     }
     const labels = new Set(producers.flatMap((j) => [...j.targetLabels, ...(j.metrics.get(name) ?? [])]));
     for (const label of [...s.matchers.map((m) => m.label), ...s.groupedBy]) {
       if (label === '__name__' || labels.has(label)) continue;
-      ctx.fail(place, `${what} reads label ${label} of ${name}, which it does not have (labels: ${[...labels].sort().join(', ')}; from ${jobList(producers)})`);
+      ctx.fail(
+        place(),
+        `${what} reads label ${label} of ${name}, which it does not have (labels: ${[...labels].sort().join(', ')}; from ${jobList(producers)})`,
+      );
     }
   }
 }
@@ -187,17 +191,17 @@ export const metricsChecks: PolicyCheck[] = [
         const forMs = e.for === undefined ? NaN : durationMs(e.for);
         for (const s of parsed.selectors) {
           const jobs = producingJobs(catalog, s, recorded);
-          const place = { file: e.file, ...e.at(s.from) };
+          const place = () => ({ file: e.file, ...e.at(s.from) });
           const slowest = jobs.reduce<ScrapeJob | undefined>((a, j) => (!a || j.intervalMs > a.intervalMs ? j : a), undefined);
           if (!slowest) continue;
           if (s.window && s.window.ms < 4 * slowest.intervalMs)
             ctx.fail(
-              place,
+              place(),
               `${e.kind} ${e.name}: ${s.window.fn}(${describeSelector(e.expr, s)}[${seconds(s.window.ms)}]) spans fewer than 4 scrape intervals of job ${slowest.job} (every ${seconds(slowest.intervalMs)}); use at least ${seconds(4 * slowest.intervalMs)}`,
             );
           if (!Number.isNaN(forMs) && forMs > 0 && forMs < 2 * slowest.intervalMs)
             ctx.fail(
-              place,
+              place(),
               `alert ${e.name}: for ${e.for} is shorter than 2 scrape intervals of job ${slowest.job} (every ${seconds(slowest.intervalMs)}); one missed scrape flaps it`,
             );
         }

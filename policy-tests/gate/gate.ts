@@ -16,6 +16,7 @@ import type { SourceRender } from '../model/rendered.ts';
 import { unrenderedSources } from '../render/render.ts';
 import { loadTree, renderTree, schemaLayer } from './pipeline.ts';
 import { flushValidationCache } from '../schema/validation-cache.ts';
+import { flushParseStore } from '../model/parse-store.ts';
 import { ruleCoverage, type RuleCoverage } from '../admission/cel/crd-rules.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
 import { policyCoverage } from '../admission/cel/admission-policies.ts';
@@ -302,8 +303,9 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     const parsed = inputs.outside.map((input) => parseSource(input.filename, input.read()));
     results.push(...(await evaluate(parsed, [], resolvedOptions(options), options.onProgress)));
   }
-  // What the CRD validators judged, for the next run to skip (keyed by inputs).
+  // What the CRD validators judged and what the parser read, for the next run to skip (keyed by inputs).
   flushValidationCache();
+  flushParseStore();
   const selectedWarnings = warnings.filter((w) => !inputs.repoFiles || inputs.repoFiles.has(w.file)).sort(byLocation);
   return {
     resources: results,

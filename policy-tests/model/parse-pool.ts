@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { Finding } from './findings.ts';
 import { itemPositions, lazyPositions, type ParsedFile, type Resource } from './manifest.ts';
 import { parseSource, readSource } from './source.ts';
+import { recall, remember as record } from './parse-store.ts';
 
 export interface WorkerFile {
   file: string;
@@ -73,7 +74,27 @@ function remember(key: string, parsed: ParsedFile): ParsedFile {
 function parseCached(file: string, source: Source): ParsedFile {
   const key = keyOf(file, source);
   if (key === undefined) return parseSource(file, source);
-  return parsedCache.get(key) ?? remember(key, parseSource(file, source));
+  return parsedCache.get(key) ?? remember(key, parseStored(file, (source as { text: string }).text, source));
+}
+
+/** A file parsed by an earlier run (parse-store.ts), its positions found again on demand; else parsed now, and stored. */
+function parseStored(file: string, text: string, source: Source): ParsedFile {
+  const prior = recall<Omit<WorkerFile, 'file' | 'text'>>('manifest', file, text);
+  if (prior) return withLazyPositions({ file, text, ...prior });
+  const parsed = parseSource(file, source);
+  record('manifest', file, text, { findings: parsed.findings, resources: parsed.resources.map(({ positions: _positions, ...rest }) => rest) });
+  return parsed;
+}
+
+/** A parse that crossed a boundary (a worker thread, the store) without its document: positions parse the text again when a finding needs one. */
+function withLazyPositions(r: WorkerFile): ParsedFile {
+  const memo = {};
+  return {
+    file: r.file,
+    text: r.text,
+    findings: r.findings,
+    resources: r.resources.map((res) => ({ ...res, positions: itemPositions(lazyPositions(r.text, res.doc, memo), res.item) })),
+  };
 }
 
 export async function parseFiles(root: string, files: readonly string[], options: { parallel?: boolean } = {}): Promise<ParsedFile[]> {
@@ -101,13 +122,7 @@ export async function parseFiles(root: string, files: readonly string[], options
     if (own) return key === undefined ? own : remember(key, own);
     const r = remote.get(file);
     if (!r) return parseCached(file, source);
-    const memo = {};
-    const parsed: ParsedFile = {
-      file,
-      text: r.text,
-      findings: r.findings,
-      resources: r.resources.map((res) => ({ ...res, positions: itemPositions(lazyPositions(r.text, res.doc, memo), res.item) })),
-    };
+    const parsed = withLazyPositions(r);
     return key === undefined ? parsed : remember(key, parsed);
   });
 }

@@ -31,11 +31,16 @@ interface RuleShape {
 }
 
 /** A position inside a YAML scalar: block scalars start on the line after their header. */
+/** Found when first asked: most expressions never need a position, and finding one may parse the file again (positions are lazy after a warm start). */
 function scalarPositions(resource: Resource, text: string, path: Path): (offset: number, expr: string) => LinePos {
-  const header = resource.positions.at(path, 'value');
-  const lines = text.split('\n');
-  const isBlock = /[|>][-+0-9]*\s*(#.*)?$/.test(lines[header.line - 1] ?? '');
+  let found: { header: LinePos; lines: string[]; isBlock: boolean } | undefined;
+  const locate = () => {
+    const header = resource.positions.at(path, 'value');
+    const lines = text.split('\n');
+    return { header, lines, isBlock: /[|>][-+0-9]*\s*(#.*)?$/.test(lines[header.line - 1] ?? '') };
+  };
   return (offset, expr) => {
+    const { header, lines, isBlock } = (found ??= locate());
     if (!isBlock) return header;
     const before = expr.slice(0, offset).split('\n');
     const line = header.line + before.length;
@@ -94,8 +99,9 @@ function testSeries(repo: Repo): PromExpression[] {
     tests.forEach((test, t) =>
       (Array.isArray(test?.input_series) ? test.input_series : []).forEach((input, i) => {
         if (typeof input?.series !== 'string') return;
-        const at = data.positions.at(['tests', t, 'input_series', i, 'series'], 'value');
-        out.push({ expr: input.series, kind: 'test', name: 'input series', file: data.file, at: () => at });
+        let at: LinePos | undefined;
+        const path = ['tests', t, 'input_series', i, 'series'];
+        out.push({ expr: input.series, kind: 'test', name: 'input series', file: data.file, at: () => (at ??= data.positions.at(path, 'value')) });
       }),
     );
   }

@@ -9,7 +9,8 @@ import { LineCounter, parseDocument } from 'yaml';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { argoGlobMatch } from './glob.ts';
-import { documentPositions, type ParsedFile, type Positions, type Resource } from './manifest.ts';
+import { documentPositions, lazyPositions, type ParsedFile, type Positions, type Resource } from './manifest.ts';
+import { recall, remember as record } from './parse-store.ts';
 import { parseFiles } from './parse-pool.ts';
 import { duplicateKeys } from './duplicate-keys.ts';
 import { YAML11_FIX, yaml11Ambiguities } from './yaml11.ts';
@@ -107,8 +108,17 @@ export function parseDataFile(file: string, text: string): DataFile {
 
 function parseDataFileUncached(file: string, text: string): DataFile {
   if (file.endsWith('.toml')) return parseTomlFile(file, text);
+  // Parsed by an earlier run (parse-store.ts): its positions are found again only when a finding needs one.
+  const prior = recall<Omit<DataFile, 'file' | 'positions'>>('data', file, text);
+  if (prior) return { file, ...prior, data: prior.data, positions: lazyPositions(text, 0, {}) };
   try {
-    return parseYamlDataFile(file, text);
+    const parsed = parseYamlDataFile(file, text);
+    record('data', file, text, {
+      ...(parsed.data !== undefined ? { data: parsed.data } : {}),
+      errors: parsed.errors,
+      ...(parsed.ambiguities ? { ambiguities: parsed.ambiguities } : {}),
+    });
+    return parsed;
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
     return { file, data: undefined, positions: { at: () => ({ line: 1, col: 1 }) }, errors: [`${file}:1:1: nests deeper than the parser can take`] };

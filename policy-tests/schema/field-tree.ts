@@ -42,7 +42,7 @@ export function packageDir(name: string): string {
   return dirname(require.resolve(`${name}/package.json`));
 }
 
-function packageVersion(name: string): string {
+export function packageVersion(name: string): string {
   return (JSON.parse(readFileSync(join(packageDir(name), 'package.json'), 'utf8')) as { version: string }).version;
 }
 

@@ -4,7 +4,6 @@
  * core kinds and the Argo CD / prometheus-operator CRDs, ajv-compiled JSON
  * Schemas from this repo for other CRDs), then walked for unknown fields.
  */
-import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -13,7 +12,7 @@ import type { Finding } from '../model/findings.ts';
 import { findingAt, type Resource } from '../model/manifest.ts';
 import { cronScheduleProblem, timeZoneProblem } from './cron.ts';
 import { parseInstancePath, type PathSegment } from '../model/positions.ts';
-import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
+import { loadFieldTrees, packageDir, packageVersion, type FieldTrees, type Shape } from './field-tree.ts';
 import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
 import { cachedValidator } from './validation-cache.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
@@ -21,7 +20,8 @@ import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
 
 // ajv-i18n is CommonJS whose typings claim an ES default export; require() gets the function either way.
-const localizeEn = createRequire(import.meta.url)('ajv-i18n/localize/en') as (errors: ErrorObject[] | null | undefined) => void;
+const requireHere = createRequire(import.meta.url);
+const localizeEn = requireHere('ajv-i18n/localize/en') as (errors: ErrorObject[] | null | undefined) => void;
 
 /**
  * The Kubernetes minor the bundled kubernetes-models 5.x schemas describe
@@ -172,9 +172,18 @@ export class SchemaLayer {
           }
           const entry = this.trees.kinds[key];
           if (!entry) return;
-          const url = pathToFileURL(join(packageDir(entry.validator.pkg), entry.validator.file)).href;
-          const mod = (await import(url)) as { validate: Validator };
-          this.byKind.set(key, { validate: mod.validate, root: entry.root });
+          // The model package's precompiled validator, loaded (synchronously: require of an ES module) on the first
+          // object whose outcome is not cached, so a warm run imports none of them.
+          const path = join(packageDir(entry.validator.pkg), entry.validator.file);
+          const load = () => (requireHere(path) as { validate: ValidateFunction }).validate;
+          this.byKind.set(key, {
+            validate: cachedValidator(
+              `${entry.validator.pkg}@${packageVersion(entry.validator.pkg)}/${entry.validator.file}`,
+              'precompiled',
+              load,
+            ) as Validator,
+            root: entry.root,
+          });
         }),
     );
   }

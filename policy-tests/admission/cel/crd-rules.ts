@@ -179,8 +179,10 @@ const REASONS: Record<string, string> = {
  */
 export function ruleViolations(schema: JsonSchemaNode, object: unknown, old?: unknown, only: 'all' | 'transition' = 'all'): RuleViolation[] {
   const out: RuleViolation[] = [];
+  // Most CRDs carry no rule at all, and most subtrees of the rest none either: they are not walked.
+  if (!hasRules(schema)) return out;
   const walk = (s: JsonSchemaNode, value: unknown, oldValue: unknown, path: PathSegment[]) => {
-    if (value === undefined || value === null) return;
+    if (value === undefined || value === null || !hasRules(s)) return;
     for (const r of s['x-kubernetes-validations'] ?? []) {
       const c = compileRule(r.rule);
       if (!c.ok) continue;
@@ -217,6 +219,21 @@ export function ruleViolations(schema: JsonSchemaNode, object: unknown, old?: un
   };
   walk(schema, withDefaults(object, schema), old === undefined ? undefined : withDefaults(old, schema), []);
   return out;
+}
+
+/** Whether a schema node or any node under it carries a rule, once per node. */
+const ruled = new WeakMap<JsonSchemaNode, boolean>();
+function hasRules(s: JsonSchemaNode): boolean {
+  let known = ruled.get(s);
+  if (known === undefined) {
+    ruled.set(s, false); // a schema that refers to itself holds no rule through that loop
+    const additional = typeof s.additionalProperties === 'object' ? [s.additionalProperties] : [];
+    known =
+      (s['x-kubernetes-validations'] ?? []).length > 0 ||
+      [...Object.values(s.properties ?? {}), ...(s.items ? [s.items] : []), ...additional].some((sub) => hasRules(sub));
+    ruled.set(s, known);
+  }
+  return known;
 }
 
 /** Every rule under a schema, with its schema path, for coverage. */
