@@ -4,7 +4,7 @@
  * scrapes, as the metrics catalog (monitoring/metrics-catalog/) records it.
  */
 import { closest } from 'fastest-levenshtein';
-import { metricsCatalog, fullMatch, monitorId, namespaceIn, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/metrics-catalog.ts';
+import { metricsCatalog, safeFullMatch, monitorId, namespaceIn, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/metrics-catalog.ts';
 import { promExpressions, type PromExpression } from '../model/promql-expressions.ts';
 import { perRepo } from '../model/per-repo.ts';
 import { parsePromQL, type Matcher, type Selector } from '../model/promql.ts';
@@ -22,30 +22,14 @@ function matches(m: Matcher, value: string | undefined): boolean {
   const v = value ?? '';
   if (m.op === '=') return v === m.value;
   if (m.op === '!=') return v !== m.value;
-  const re = safeRegex(m.value);
+  const re = safeFullMatch(m.value);
   if (!re) return true;
   return m.op === '=~' ? re.test(v) : !re.test(v);
-}
-
-/** A matcher's regex, compiled once per source (undefined when it does not compile: not judged). */
-const regexes = new Map<string, RegExp | undefined>();
-function safeRegex(source: string): RegExp | undefined {
-  if (!regexes.has(source)) {
-    let re: RegExp | undefined;
-    try {
-      re = fullMatch(source);
-    } catch {
-      re = undefined;
-    }
-    regexes.set(source, re);
-  }
-  return regexes.get(source);
 }
 
 /** The jobs a selector's `job` matchers allow. */
 const jobsFor = (s: Selector, jobs: readonly ScrapeJob[]) => jobs.filter((j) => s.matchers.filter((m) => m.label === 'job').every((m) => matches(m, j.job)));
 
-/** Metric names the selector reads: its name, or those a `__name__` matcher selects among the given ones. */
 /** The metric names a selector reads: its name, or those of `known()` its name matchers match (listed only then: thousands of names per job). */
 function namesRead(s: Selector, known: () => Iterable<string>): string[] {
   if (s.name) return [s.name];

@@ -111,6 +111,21 @@ export const monitorId = (r: Resource, namespaceOf: NamespaceOf = ownNamespace) 
 /** A regex matched whole, as PromQL matches label values. */
 export const fullMatch = (source: string): RegExp => new RegExp(`^(?:${source})$`);
 
+/** A PromQL matcher's regex, compiled once per source; undefined when it does not compile (not judged). */
+const matchers = new Map<string, RegExp | undefined>();
+export function safeFullMatch(source: string): RegExp | undefined {
+  if (!matchers.has(source)) {
+    let re: RegExp | undefined;
+    try {
+      re = fullMatch(source);
+    } catch {
+      re = undefined;
+    }
+    matchers.set(source, re);
+  }
+  return matchers.get(source);
+}
+
 /** A scrape interval in ms; unset or malformed falls back to the default (a malformed one is the schema's to report). */
 function intervalMs(value: unknown): number {
   const ms = durationMs(value ?? DEFAULT_SCRAPE_INTERVAL);
