@@ -7,7 +7,6 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const DIST = join(HERE, 'dist');
@@ -44,6 +43,8 @@ export function isStale() {
 
 /** Builds both bundles; each lands with a rename, so a concurrent run never reads half a file. */
 export async function buildGate() {
+  // Loaded here, not at the top: the gate's own start-up imports this file only to ask whether it is stale.
+  const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: resolve(HERE, '..'),
     entryPoints: ENTRIES,

@@ -15,8 +15,7 @@ import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type ResourceStatus, type Schem
 import type { SourceRender } from '../model/rendered.ts';
 import { unrenderedSources } from '../render/render.ts';
 import { loadTree, renderTree, schemaLayer } from './pipeline.ts';
-import { flushValidationCache } from '../schema/validation-cache.ts';
-import { flushParseStore } from '../model/parse-store.ts';
+import { flushOutcomeStores } from '../model/outcome-store.ts';
 import { ruleCoverage, type RuleCoverage } from '../admission/cel/crd-rules.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
 import { policyCoverage } from '../admission/cel/admission-policies.ts';
@@ -303,9 +302,8 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     const parsed = inputs.outside.map((input) => parseSource(input.filename, input.read()));
     results.push(...(await evaluate(parsed, [], resolvedOptions(options), options.onProgress)));
   }
-  // What the CRD validators judged and what the parser read, for the next run to skip (keyed by inputs).
-  flushValidationCache();
-  flushParseStore();
+  // What the parser read, the validators judged and the CEL rules found, for the next run to skip (keyed by inputs).
+  flushOutcomeStores();
   const selectedWarnings = warnings.filter((w) => !inputs.repoFiles || inputs.repoFiles.has(w.file)).sort(byLocation);
   return {
     resources: results,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import schema from './backup-targets.schema.json' with { type: 'json' };
+import { cachedValidator } from './validation-cache.ts';
 
 export interface TargetBase {
   name: string;
@@ -40,8 +41,10 @@ export const TARGET_FILES = [
 ] as const;
 
 // The schema is this repository's own and a test validates it; skipping the
-// meta-schema check keeps the gate's start-up short.
-const validate = new Ajv2020({ allErrors: false, strict: true, validateSchema: false }).compile(schema);
+// meta-schema check keeps the gate's start-up short. Compiled only when an
+// outcome is not in the validation store (model/validation-cache.ts).
+const AJV_OPTIONS = { allErrors: false, strict: true, validateSchema: false };
+const validate = cachedValidator(JSON.stringify(schema), `Ajv2020 ${JSON.stringify(AJV_OPTIONS)}`, () => new Ajv2020(AJV_OPTIONS).compile(schema));
 
 interface TargetsFile {
   namespace: string;

@@ -6,6 +6,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { argoGlobMatch } from './glob.ts';
 import { perRepo } from './per-repo.ts';
 import type { DataFile, Repo } from './repo.ts';
+import { cachedValidator, knownToCompile } from './validation-cache.ts';
 
 export const SETTINGS_GLOB = 'apps/media/*/settings/*.yaml';
 /** Every file the media-settings checks read: the settings, Tdarr's flows beside them, and the schemas. */
@@ -50,7 +51,9 @@ const validators = new Map<string, ValidateFunction>();
 // One instance for every settings schema. Checking the schemas against the
 // draft 2020-12 meta-schema would compile that meta-schema first, which costs
 // more than the whole policy layer; a schema Ajv cannot compile still fails.
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false, addUsedSchema: false });
+const AJV_OPTIONS = { allErrors: true, strict: false, validateSchema: false, addUsedSchema: false };
+const AJV_MAKEUP = `Ajv2020 ${JSON.stringify(AJV_OPTIONS)}`;
+const ajv = new Ajv2020(AJV_OPTIONS);
 
 /** The validator for one settings kind; undefined when its schema file is missing or unparsable. */
 export function validatorFor(repo: Repo, kind: string): ValidateFunction | undefined {
@@ -59,11 +62,18 @@ export function validatorFor(repo: Repo, kind: string): ValidateFunction | undef
   const key = JSON.stringify(schema.data);
   let validate = validators.get(key);
   if (!validate) {
-    try {
-      validate = ajv.compile(schema.data as object);
-    } catch {
-      return undefined;
+    // A schema that compiled before under this make-up is not compiled again until an outcome is missing (model/validation-cache.ts).
+    const compiles = knownToCompile(key, AJV_MAKEUP);
+    let compiled: ValidateFunction | undefined;
+    if (!compiles.known) {
+      try {
+        compiled = ajv.compile(schema.data as object);
+      } catch {
+        return undefined;
+      }
+      compiles.remember();
     }
+    validate = cachedValidator(key, AJV_MAKEUP, () => (compiled ??= ajv.compile(schema.data as object))) as ValidateFunction;
     validators.set(key, validate);
   }
   return validate;

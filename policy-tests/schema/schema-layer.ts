@@ -14,7 +14,7 @@ import { cronScheduleProblem, timeZoneProblem } from './cron.ts';
 import { parseInstancePath, type PathSegment } from '../model/positions.ts';
 import { loadFieldTrees, packageDir, packageVersion, type FieldTrees, type Shape } from './field-tree.ts';
 import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
-import { cachedValidator } from './validation-cache.ts';
+import { cachedValidator } from '../model/validation-cache.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
 import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';

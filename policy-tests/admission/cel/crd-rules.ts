@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import type { CelEnv, CelFunc, CelInput } from '@bufbuild/cel';
 import type { PathSegment } from '../../model/positions.ts';
 import { knownFunctions, kubernetesFunctions } from './kubernetes-library.ts';
+import { outcomeStore, packageVersion, sourcesDigest } from '../../model/outcome-store.ts';
 
 export interface JsonSchemaNode {
   type?: string | string[];
@@ -82,6 +83,27 @@ function scan(node: unknown, calls: Set<string>, idents: Set<string>): void {
   if (kind?.case === 'callExpr' && kind.value?.function) calls.add(kind.value.function);
   if (kind?.case === 'identExpr' && kind.value?.name) idents.add(kind.value.name);
   for (const v of Object.values(node)) if (typeof v === 'object') scan(v, calls, idents);
+}
+
+/**
+ * What a compile or an evaluation gave before (model/outcome-store.ts), keyed by the evaluator's make-up (its
+ * version and this folder's code, the Kubernetes libraries among it) and every input: a warm run whose rules
+ * and objects are unchanged never loads the CEL runtime.
+ */
+const celOutcomes = outcomeStore<{ ok: boolean; transition?: boolean; why?: string } | { message: string | null }>(
+  'cel',
+  () => `${packageVersion('@bufbuild/cel')}\0${sourcesDigest('admission/cel')}`,
+);
+
+/** Whether a rule compiles here (and reads oldSelf), without the runtime when an earlier run found out. */
+export function compileOutcome(text: string): { ok: boolean; transition?: boolean; why?: string } {
+  const key = ['compile', text];
+  const known = celOutcomes.get(key) as { ok: boolean; transition?: boolean; why?: string } | undefined;
+  if (known) return known;
+  const c = compileRule(text);
+  const outcome = c.ok ? { ok: true, transition: c.transition } : { ok: false, why: c.why };
+  celOutcomes.set(key, outcome);
+  return outcome;
 }
 
 /** Compiles a rule once per process: parsed, every call known, planned. */
@@ -184,26 +206,13 @@ export function ruleViolations(schema: JsonSchemaNode, object: unknown, old?: un
   const walk = (s: JsonSchemaNode, value: unknown, oldValue: unknown, path: PathSegment[]) => {
     if (value === undefined || value === null || !hasRules(s)) return;
     for (const r of s['x-kubernetes-validations'] ?? []) {
-      const c = compileRule(r.rule);
+      const c = compileOutcome(r.rule);
       if (!c.ok) continue;
       if (c.transition && oldValue === undefined) continue;
       if (only === 'transition' && !c.transition) continue;
-      const vars: Record<string, CelInput> = { self: toCel(value, s), ...(c.transition ? { oldSelf: toCel(oldValue, s) } : {}) };
-      const result = c.evaluate(vars);
-      if (result === true) continue;
-      const where = r.fieldPath ? [...path, ...fieldPathSegments(r.fieldPath)] : path;
-      const reason = REASONS[r.reason ?? 'FieldValueInvalid'] ?? r.reason;
-      let message = r.message ?? `failed rule: ${r.rule}`;
-      if (isCelError(result)) message = `${reason}: evaluation of the rule "${r.rule}" fails: ${(result as Error).message}`;
-      else {
-        if (r.messageExpression) {
-          const m = compileRule(r.messageExpression);
-          const text = m.ok ? m.evaluate(vars) : undefined;
-          if (typeof text === 'string' && text.trim() !== '') message = text;
-        }
-        message = `${reason}: ${message}`;
-      }
-      out.push({ path: where, message, rule: r.rule });
+      const message = ruleMessage(r, s, value, c.transition ? oldValue : undefined);
+      if (message === null) continue;
+      out.push({ path: r.fieldPath ? [...path, ...fieldPathSegments(r.fieldPath)] : path, message, rule: r.rule });
     }
     if (Array.isArray(value)) {
       if (s.items) value.forEach((v, i) => walk(s.items!, v, Array.isArray(oldValue) ? oldValue[i] : undefined, [...path, i]));
@@ -236,6 +245,32 @@ function hasRules(s: JsonSchemaNode): boolean {
   return known;
 }
 
+/** The message of a rule a value breaks, or null when it holds: evaluated once per rule, schema node and value across runs. */
+function ruleMessage(r: ValidationRule, s: JsonSchemaNode, value: unknown, oldValue: unknown): string | null {
+  const key = ['eval', JSON.stringify(r), JSON.stringify(s), JSON.stringify(value) ?? '', JSON.stringify(oldValue) ?? ''];
+  const known = celOutcomes.get(key) as { message: string | null } | undefined;
+  if (known) return known.message;
+  const c = compileRule(r.rule) as Extract<Compiled, { ok: true }>;
+  const vars: Record<string, CelInput> = { self: toCel(value, s), ...(c.transition ? { oldSelf: toCel(oldValue, s) } : {}) };
+  const result = c.evaluate(vars);
+  let message: string | null = null;
+  if (result !== true) {
+    const reason = REASONS[r.reason ?? 'FieldValueInvalid'] ?? r.reason;
+    message = r.message ?? `failed rule: ${r.rule}`;
+    if (isCelError(result)) message = `${reason}: evaluation of the rule "${r.rule}" fails: ${(result as Error).message}`;
+    else {
+      if (r.messageExpression) {
+        const m = compileRule(r.messageExpression);
+        const text = m.ok ? m.evaluate(vars) : undefined;
+        if (typeof text === 'string' && text.trim() !== '') message = text;
+      }
+      message = `${reason}: ${message}`;
+    }
+  }
+  celOutcomes.set(key, { message });
+  return message;
+}
+
 /** Every rule under a schema, with its schema path, for coverage. */
 export function rulesOf(schema: JsonSchemaNode, at = ''): { at: string; rule: ValidationRule }[] {
   const out = (schema['x-kubernetes-validations'] ?? []).map((rule) => ({ at: at || '.', rule }));
@@ -257,9 +292,9 @@ export function ruleCoverage(schemas: readonly { crd: string; schema: JsonSchema
   for (const { crd, schema } of schemas) {
     for (const { at, rule } of rulesOf(schema)) {
       coverage.found++;
-      const c = compileRule(rule.rule);
+      const c = compileOutcome(rule.rule);
       if (c.ok) coverage.compiled++;
-      else coverage.notJudged.push({ crd, at, rule: rule.rule, why: c.why });
+      else coverage.notJudged.push({ crd, at, rule: rule.rule, why: c.why ?? 'does not compile' });
     }
   }
   return coverage;

@@ -1,7 +1,7 @@
 /** The CRD validation cache: outcomes keyed by schema, object and validator make-up; the validator compiled only on a miss. */
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { cachedValidator } from '../../schema/validation-cache.ts';
+import { cachedValidator } from '../../model/validation-cache.ts';
 
 const schema = { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer', minimum: 0 } } } } };
 
