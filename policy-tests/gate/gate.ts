@@ -187,7 +187,7 @@ export async function evaluate(
 ): Promise<ResourceResult[]> {
   const layer = given ?? (await schemaLayer());
   const resources: Resource[] = parsed.flatMap((p) => p.resources);
-  await layer.prepare(resources.map((r) => `${r.apiVersion}/${r.kind}`));
+  await layer.prepareFor(resources);
   const results: ResourceResult[] = [];
   const byDoc = new Map<string, ResourceResult>();
   resources.forEach((resource, i) => {

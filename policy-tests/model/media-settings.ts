@@ -73,7 +73,7 @@ export function validatorFor(repo: Repo, kind: string): ValidateFunction | undef
       }
       compiles.remember();
     }
-    validate = cachedValidator(key, AJV_MAKEUP, () => (compiled ??= ajv.compile(schema.data as object))) as ValidateFunction;
+    validate = cachedValidator(key, AJV_MAKEUP, () => (compiled ??= ajv.compile(schema.data as object))) as unknown as ValidateFunction;
     validators.set(key, validate);
   }
   return validate;

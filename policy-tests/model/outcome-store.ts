@@ -70,6 +70,8 @@ const states = new Map<string, State>();
 
 let folder: string | null | undefined;
 function storeFolder(): string | null {
+  // HOMELAB_GATE_STORES=off: every run computes everything (the benchmark's cold measurements).
+  if (process.env.HOMELAB_GATE_STORES === 'off') return null;
   if (folder === undefined) {
     try {
       folder = join(dirname(dirname(requireHere.resolve('yaml/package.json'))), '.cache', 'homelab-gate');

@@ -17,8 +17,8 @@ interface Outcome {
   errors?: ErrorObject[];
 }
 
-/** A validator with ajv's interface: call it, then read `errors`. */
-export type CachedValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+/** A validator with ajv's interface: call it, then read `errors`. `known` says whether an object's outcome is stored. */
+export type CachedValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null; known(data: unknown): boolean };
 
 const store = outcomeStore<Outcome>('validation', () => `${packageVersion('ajv')}\0${packageVersion('ajv-formats')}`);
 
@@ -30,7 +30,7 @@ const store = outcomeStore<Outcome>('validation', () => `${packageVersion('ajv')
 export function cachedValidator(schemaJson: string, validatorMakeup: string, compile: () => ValidateFunction): CachedValidator {
   const prefix = digest(`${validatorMakeup}\0${schemaJson}`);
   let compiled: ValidateFunction | undefined;
-  const validate: CachedValidator = (data: unknown) => {
+  const validate = ((data: unknown) => {
     const key = [prefix, JSON.stringify(data)];
     let outcome = store.get(key);
     if (!outcome) {
@@ -41,7 +41,8 @@ export function cachedValidator(schemaJson: string, validatorMakeup: string, com
     }
     validate.errors = outcome.valid ? null : (outcome.errors ?? []).map((e) => ({ ...e }));
     return outcome.valid;
-  };
+  }) as CachedValidator;
+  validate.known = (data) => store.get([prefix, JSON.stringify(data)]) !== undefined;
   return validate;
 }
 

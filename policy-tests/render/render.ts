@@ -35,6 +35,7 @@ import { kustomizeInputs } from '../model/kustomize.ts';
 import { writeFileAtomic } from '../model/write-atomic.ts';
 import { splitRendered, toResources, type RenderedDoc } from './output.ts';
 import { cacheRoot, renderTools, type RenderTools } from './tools.ts';
+import { unresolvable } from './reachable.ts';
 import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, renderLimits, RenderRefused, type RenderLimits } from './limits.ts';
 
 const run = promisify(execFile);
@@ -320,11 +321,12 @@ function readEntry<T>(file: string): T | undefined {
 }
 
 /** Runs an invocation through the render cache; a miss renders (twice, to catch nondeterminism). */
-async function cachedRun(ctx: Context, inv: Invocation): Promise<CachedRender> {
+async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () => Promise<void>): Promise<CachedRender> {
   const dir = join(cacheRoot(ctx.env), 'renders');
   const file = join(dir, `${hash(inv.key)}.json`);
   const cached = readEntry<CachedRender>(file);
   if (cached) return cached;
+  await beforeRun?.();
   const first = await runTool(ctx, inv);
   const nondeterministic = ctx.checkDeterminism ? differences(first, await runTool(ctx, inv)) : [];
   const { docs, problems } = splitRendered(first);
@@ -421,7 +423,11 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
   const known = unreachableKey && unreachable.get(unreachableKey);
   if (known) throw new NotRendered(known);
   try {
-    rendered = await cachedRun(ctx, inv);
+    rendered = await cachedRun(ctx, inv, async () => {
+      // Only on a miss: a base fetched once is rendered from the cache, network or not.
+      const why = inputs.remote.length ? await unresolvable(inputs.remote, ctx.env) : undefined;
+      if (why) throw new Error(why);
+    });
   } catch (err) {
     // Offline, a remote file cannot be fetched: not judged, and said so, rather than a failure of the repository.
     const cause =

@@ -5,6 +5,7 @@
  * Schemas from this repo for other CRDs), then walked for unknown fields.
  */
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { distance } from 'fastest-levenshtein';
@@ -51,6 +52,8 @@ type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null 
 interface KindSchema {
   validate: Validator;
   root: number;
+  /** A built-in kind's precompiled validator is imported only when an object's outcome is not stored. */
+  load?: { known(data: unknown): boolean; import(): Promise<void> };
 }
 
 function matchesKindList(list: readonly string[], resource: Resource): boolean {
@@ -134,6 +137,17 @@ export class SchemaLayer {
     return new SchemaLayer(trees, shapes, repoCrds);
   }
 
+  /** Readies the validators these resources need ahead of the synchronous checks: a built-in kind's is imported only for an object whose outcome is not stored. */
+  async prepareFor(resources: readonly Resource[]): Promise<void> {
+    await this.prepare(resources.map((r) => `${r.apiVersion}/${r.kind}`));
+    const needed = new Set<KindSchema['load']>();
+    for (const r of resources) {
+      const load = this.byKind.get(`${r.apiVersion}/${r.kind}`)?.load;
+      if (load && !needed.has(load) && !load.known(r.object)) needed.add(load);
+    }
+    await Promise.all([...needed].map((l) => l!.import()));
+  }
+
   /** Imports the validators for these `apiVersion/kind` keys ahead of the synchronous checks. */
   async prepare(keys: Iterable<string>): Promise<void> {
     await Promise.all(
@@ -172,18 +186,16 @@ export class SchemaLayer {
           }
           const entry = this.trees.kinds[key];
           if (!entry) return;
-          // The model package's precompiled validator, loaded (synchronously: require of an ES module) on the first
-          // object whose outcome is not cached, so a warm run imports none of them.
-          const path = join(packageDir(entry.validator.pkg), entry.validator.file);
-          const load = () => (requireHere(path) as { validate: ValidateFunction }).validate;
-          this.byKind.set(key, {
-            validate: cachedValidator(
-              `${entry.validator.pkg}@${packageVersion(entry.validator.pkg)}/${entry.validator.file}`,
-              'precompiled',
-              load,
-            ) as Validator,
-            root: entry.root,
+          // The model package's precompiled validator, imported only when some object's outcome is not stored
+          // (prepareFor), so a warm run imports none of them.
+          const url = pathToFileURL(join(packageDir(entry.validator.pkg), entry.validator.file)).href;
+          let loaded: ValidateFunction | undefined;
+          const validate = cachedValidator(`${entry.validator.pkg}@${packageVersion(entry.validator.pkg)}/${entry.validator.file}`, 'precompiled', () => {
+            if (!loaded) throw new Error(`the validator of ${key} was not imported before an object needed it`);
+            return loaded;
           });
+          const load = { known: validate.known, import: async () => void (loaded ??= ((await import(url)) as { validate: ValidateFunction }).validate) };
+          this.byKind.set(key, { validate: validate as Validator, root: entry.root, load });
         }),
     );
   }
