@@ -20,6 +20,15 @@ interface Outcome {
 /** A validator with ajv's interface: call it, then read `errors`. `known` says whether an object's outcome is stored. */
 export type CachedValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null; known(data: unknown): boolean };
 
+/** An object as JSON, once per object: asking whether its outcome is known and validating it key it the same way. Objects judged are never mutated. */
+const texts = new WeakMap<object, string>();
+function jsonOf(data: unknown): string {
+  if (typeof data !== 'object' || data === null) return JSON.stringify(data);
+  let text = texts.get(data);
+  if (text === undefined) texts.set(data, (text = JSON.stringify(data)));
+  return text;
+}
+
 const store = outcomeStore<Outcome>('validation', () => `${packageVersion('ajv')}\0${packageVersion('ajv-formats')}`);
 
 /**
@@ -31,7 +40,7 @@ export function cachedValidator(schemaJson: string, validatorMakeup: string, com
   const prefix = digest(`${validatorMakeup}\0${schemaJson}`);
   let compiled: ValidateFunction | undefined;
   const validate = ((data: unknown) => {
-    const key = [prefix, JSON.stringify(data)];
+    const key = [prefix, jsonOf(data)];
     let outcome = store.get(key);
     if (!outcome) {
       compiled ??= compile();
@@ -42,7 +51,7 @@ export function cachedValidator(schemaJson: string, validatorMakeup: string, com
     validate.errors = outcome.valid ? null : (outcome.errors ?? []).map((e) => ({ ...e }));
     return outcome.valid;
   }) as CachedValidator;
-  validate.known = (data) => store.get([prefix, JSON.stringify(data)]) !== undefined;
+  validate.known = (data) => store.get([prefix, jsonOf(data)]) !== undefined;
   return validate;
 }
 

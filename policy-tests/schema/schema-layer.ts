@@ -53,8 +53,18 @@ interface KindSchema {
   validate: Validator;
   root: number;
   /** A built-in kind's precompiled validator is imported only when an object's outcome is not stored. */
-  load?: { known(data: unknown): boolean; import(): Promise<void> };
+  load?: KindLoad;
 }
+
+interface KindLoad {
+  known(data: unknown): boolean;
+  import(): Promise<void>;
+  /** Validate every object directly (a large tree), or through the outcome store. */
+  direct(on: boolean): void;
+}
+
+/** From this many resources on, built-in kinds are validated directly (see prepareFor). */
+const DIRECT_FROM = 2000;
 
 function matchesKindList(list: readonly string[], resource: Resource): boolean {
   return list.some((entry) => entry === resource.kind || entry === `${resource.apiVersion}/${resource.kind}`);
@@ -140,12 +150,15 @@ export class SchemaLayer {
   /** Readies the validators these resources need ahead of the synchronous checks: a built-in kind's is imported only for an object whose outcome is not stored. */
   async prepareFor(resources: readonly Resource[]): Promise<void> {
     await this.prepare(resources.map((r) => `${r.apiVersion}/${r.kind}`));
-    const needed = new Set<KindSchema['load']>();
+    const large = resources.length >= DIRECT_FROM;
+    const needed = new Set<KindLoad>();
     for (const r of resources) {
       const load = this.byKind.get(`${r.apiVersion}/${r.kind}`)?.load;
-      if (load && !needed.has(load) && !load.known(r.object)) needed.add(load);
+      if (!load || needed.has(load)) continue;
+      load.direct(large);
+      if (large || !load.known(r.object)) needed.add(load);
     }
-    await Promise.all([...needed].map((l) => l!.import()));
+    await Promise.all([...needed].map((l) => l.import()));
   }
 
   /** Imports the validators for these `apiVersion/kind` keys ahead of the synchronous checks. */
@@ -190,12 +203,25 @@ export class SchemaLayer {
           // (prepareFor), so a warm run imports none of them.
           const url = pathToFileURL(join(packageDir(entry.validator.pkg), entry.validator.file)).href;
           let loaded: ValidateFunction | undefined;
-          const validate = cachedValidator(`${entry.validator.pkg}@${packageVersion(entry.validator.pkg)}/${entry.validator.file}`, 'precompiled', () => {
+          const cached = cachedValidator(`${entry.validator.pkg}@${packageVersion(entry.validator.pkg)}/${entry.validator.file}`, 'precompiled', () => {
             if (!loaded) throw new Error(`the validator of ${key} was not imported before an object needed it`);
             return loaded;
           });
-          const load = { known: validate.known, import: async () => void (loaded ??= ((await import(url)) as { validate: ValidateFunction }).validate) };
-          this.byKind.set(key, { validate: validate as Validator, root: entry.root, load });
+          // A large tree validates directly: a stored outcome's key (the object as JSON, hashed) costs more than the
+          // precompiled validator itself, and the import is paid once.
+          let direct = false;
+          const validate = ((data: unknown) => {
+            const run = direct ? loaded! : cached;
+            const valid = run(data) as boolean;
+            validate.errors = run.errors;
+            return valid;
+          }) as Validator;
+          const load: KindLoad = {
+            known: cached.known,
+            import: async () => void (loaded ??= ((await import(url)) as { validate: ValidateFunction }).validate),
+            direct: (on) => void (direct = on),
+          };
+          this.byKind.set(key, { validate, root: entry.root, load });
         }),
     );
   }
