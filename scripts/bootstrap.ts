@@ -1,16 +1,16 @@
 /**
  * npm run bootstrap: hands a bare Talos cluster (reachable with a kubeconfig)
  * to git. In order:
- *   0. the CNI, when git deploys it (Cilium, apps/platform/cilium): its chart
+ *   1. the CNI, when git deploys it (Cilium, apps/platform/cilium): its chart
  *      and values rendered with the gate's tools, exactly as Argo CD will
  *      render them, applied server-side under Argo CD's field manager, so
  *      that Argo CD adopts it without a diff; nothing else runs without it;
- *   1. the namespaces (clusters/home/namespaces.yaml), server-side;
- *   2. Argo CD, rendered from this repository's own kustomization with the
+ *   2. the namespaces (clusters/home/namespaces.yaml), server-side;
+ *   3. Argo CD, rendered from this repository's own kustomization with the
  *      gate's render tools, applied server-side;
- *   3. the one hand-made credential, the secret store's token, read from
+ *   4. the one hand-made credential, the secret store's token, read from
  *      standard input (no echo on a terminal; never in argv or logs);
- *   4. the root app; then it waits until every Application is Synced and
+ *   5. the root app; then 6. it waits until every Application is Synced and
  *      Healthy, wave by wave, and names any app that degrades or stalls.
  * Every step is an apply, so a second run changes nothing. --dry-run prints
  * the plan and touches nothing.
@@ -124,10 +124,10 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   }
   await installCni(o);
 
-  o.out('1/5 namespaces');
+  o.out('2/6 namespaces');
   await kubectl(o, ['apply', '--server-side', '-f', join(o.root, 'clusters/home/namespaces.yaml')]);
 
-  o.out('2/5 Argo CD, from apps/platform/argocd');
+  o.out('3/6 Argo CD, from apps/platform/argocd');
   const tools = await renderTools(o.env);
   let manifest: string;
   try {
@@ -138,7 +138,7 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   }
   await kubectl(o, ['apply', '--server-side', '--force-conflicts', '-f', '-'], manifest);
 
-  o.out('3/5 the secret store credential');
+  o.out('4/6 the secret store credential');
   const existing = await kubectl(o, ['-n', STORE_SECRET.namespace, 'get', 'secret', STORE_SECRET.name, '--ignore-not-found', '-o', 'name']);
   if (existing.trim()) o.out(`    ${STORE_SECRET.namespace}/${STORE_SECRET.name} exists; kept`);
   else {
@@ -158,10 +158,10 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
     o.out(`    ${STORE_SECRET.namespace}/${STORE_SECRET.name} created`);
   }
 
-  o.out('4/5 the root app');
+  o.out('5/6 the root app');
   await kubectl(o, ['apply', '--server-side', '-f', join(o.root, 'clusters/home/root.yaml')]);
 
-  o.out('5/5 waiting for every Application to be Synced and Healthy');
+  o.out('6/6 waiting for every Application to be Synced and Healthy');
   const deadline = Date.now() + o.timeoutMs;
   let last = '';
   for (;;) {
@@ -194,10 +194,10 @@ async function installCni(o: BootstrapOptions): Promise<void> {
   const loaded = await loadTree(o.root);
   const { name, app } = cniApplication(loaded.plain);
   if (!app) {
-    o.out(`0/5 the CNI (${name}) comes with the nodes; nothing to install`);
+    o.out(`1/6 the CNI (${name}) comes with the nodes; nothing to install`);
     return;
   }
-  o.out(`0/5 the CNI (${name}), from Application ${app.name}`);
+  o.out(`1/6 the CNI (${name}), from Application ${app.name}`);
   const renders = await renderApplications(loaded, [app.name], o.env);
   const failed = renders.find((r) => r.status !== 'rendered');
   if (failed || renders.length === 0) throw new BootstrapError(`cannot render ${app.name}: ${failed?.message ?? 'it has no source to render'}`);

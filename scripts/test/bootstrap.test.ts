@@ -160,7 +160,7 @@ describe('npm run bootstrap', () => {
     expect(cni.stdin).toMatch(/k8s-service-port: "7445"/);
     expect(cni.stdin).not.toContain('ServiceMonitor');
     expect(r.stdout).toContain(
-      '0/5 the CNI (cilium), from Application cilium\n    2 objects applied; 1 left for Argo CD (their API comes with monitoring.coreos.com)',
+      '1/6 the CNI (cilium), from Application cilium\n    2 objects applied; 1 left for Argo CD (their API comes with monitoring.coreos.com)',
     );
     const argocd = r.state.calls.findIndex((c) => c.argv[0] === 'apply' && c.stdin.includes('argocd-server'));
     expect(r.state.calls.indexOf(cni)).toBeLessThan(argocd);
