@@ -22,7 +22,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
 
 const statePath = process.env.FAKE_KUBECTL_STATE;
 const state = statePath ? JSON.parse(readFileSync(statePath, 'utf8')) : {};
@@ -92,9 +91,11 @@ if (etcdEndpoint && verb === 'get' && more[0] === 'configmap') {
 if (verb === 'apply') {
   const file = more[more.indexOf('-f') + 1];
   const text = file === '-' ? stdin : readFileSync(file, 'utf8');
+  // yaml is loaded only for a YAML apply: most calls (get, version) never need it, and each call is a process.
   const objects = text.trim().startsWith('{')
     ? [JSON.parse(text)]
-    : parseAllDocuments(text)
+    : (await import('yaml'))
+        .parseAllDocuments(text)
         .map((d) => d.toJS())
         .filter(Boolean);
   const serverSide = more.includes('--server-side');
