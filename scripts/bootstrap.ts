@@ -53,10 +53,17 @@ export interface BootstrapOptions {
 
 export class BootstrapError extends Error {}
 
+/**
+ * Every kubectl and kustomize call is killed past this: a hang guard, not a speed limit (a server-side apply
+ * of Argo CD takes seconds; an API server that accepts the connection and never answers would wait forever).
+ */
+const HANG_GUARD = { timeout: '10m', timeoutSignal: 'SIGKILL' } as const;
+
 /** Runs kubectl through zx's $, quiet, with stdin from `input`; a failure is one line naming what kubectl said. */
 async function kubectl(o: BootstrapOptions, args: string[], input?: string): Promise<string> {
   try {
     const run = await $({
+      ...HANG_GUARD,
       env: o.env,
       input,
       quiet: true,
@@ -65,6 +72,7 @@ async function kubectl(o: BootstrapOptions, args: string[], input?: string): Pro
     })`${o.kubectl} ${o.kubeFlags} ${args}`;
     return run.stdout;
   } catch (err) {
+    if (err instanceof ProcessOutput && err.signal === 'SIGKILL') throw new BootstrapError(`kubectl ${args[0]}: no answer in ${HANG_GUARD.timeout} (killed)`);
     const said =
       err instanceof ProcessOutput
         ? (err.stderr || err.stdout)
@@ -131,8 +139,14 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   const tools = await renderTools(o.env);
   let manifest: string;
   try {
-    manifest = (await $({ env: o.env, quiet: true, verbose: false })`${tools.kustomize.bin} ${tools.kustomize.buildArgs(join(o.root, 'apps/platform/argocd'))}`)
-      .stdout;
+    manifest = (
+      await $({
+        ...HANG_GUARD,
+        env: o.env,
+        quiet: true,
+        verbose: false,
+      })`${tools.kustomize.bin} ${tools.kustomize.buildArgs(join(o.root, 'apps/platform/argocd'))}`
+    ).stdout;
   } catch (err) {
     throw new BootstrapError(`kustomize apps/platform/argocd: ${err instanceof ProcessOutput ? err.stderr.trim().split('\n')[0] : (err as Error).message}`);
   }

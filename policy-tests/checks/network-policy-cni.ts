@@ -4,7 +4,8 @@
  * that CNI is documented to do (model/cni.ts), and DNS-name egress to the DNS
  * rule that makes it work.
  */
-import { applications, namespaceOrDestination } from '../model/argocd.ts';
+import { namespaceOrDestination } from '../model/argocd.ts';
+import { appDeployingChart } from '../model/cni-application.ts';
 import { KNOWN_CNIS, NO_CNI, POLICY_KINDS, qualifiedKind, type CniFacts } from '../model/cni.ts';
 import { dig } from '../model/dig.ts';
 import type { Resource } from '../model/manifest.ts';
@@ -50,15 +51,14 @@ function checkFactAgainstKnown(ctx: CheckContext, cni: CniFacts): void {
       { resource: facts, path: ['data', 'cni'] },
       `the cluster fact "cni" says ${cni.name} enforces DNS-name egress, which it does not (${known.source})`,
     );
-  const apps = applications(ctx.repo);
-  if (known.chart && !apps.some((a) => a.sources.some((s) => s.chart === known.chart)))
+  if (known.chart && !appDeployingChart(ctx.repo, known.chart))
     ctx.fail(
       { resource: facts, path: ['data', 'cni'] },
       `the cluster fact "cni" names ${cni.name}, and no Application deploys its chart ${known.chart}: the nodes would have no CNI`,
     );
   for (const [name, other] of Object.entries(KNOWN_CNIS)) {
     if (name === cni.name || !other.chart) continue;
-    const app = apps.find((a) => a.sources.some((s) => s.chart === other.chart));
+    const app = appDeployingChart(ctx.repo, other.chart);
     if (app)
       ctx.fail(
         { resource: app.resource, path: ['spec'] },

@@ -15,7 +15,7 @@ import type { Path } from '../model/positions.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 import { opaqueNamespaces } from './closure/providers.ts';
 import { cniOf, networkPolicies } from './network-policy-cni.ts';
-import { KUBERNETES_NAMESPACES, list, namespaceLabels, obj, templatesWithPorts, type Obj, type Template } from './network-policy.ts';
+import { KUBERNETES_NAMESPACES, list, namespaceLabels, obj, samePort, templatesWithPorts, type Obj, type Template } from './network-policy.ts';
 import { parse } from 'yaml';
 
 export const EXTERNAL_PEERS = 'gate.homelab-gitops/external-peers';
@@ -53,7 +53,7 @@ const ciliumSelects = (policy: Resource, pod: Template): boolean => {
 
 /** Whether some policy selecting `pod` lets anything in on `port` (a number or a container port name). */
 function admits(policies: readonly Resource[], pod: Template, port: string): boolean {
-  const same = (p: unknown) => p === undefined || String(p) === port || pod.named.get(String(p)) === port || pod.named.get(port) === String(p);
+  const same = (p: unknown) => p === undefined || samePort(pod, String(p), port);
   return policies.some((policy) => {
     if (policy.kind === 'NetworkPolicy') {
       if (!selectorMatches(obj(dig(policy.object, ['spec', 'podSelector'])), pod.labels)) return false;
@@ -129,7 +129,8 @@ export const defaultDenyChecks: PolicyCheck[] = [
       const opaque = opaqueNamespaces(ctx);
       const templates = templatesWithPorts(ctx.repo);
       const policies = networkPolicies(ctx);
-      const inNs = (ns: string) => policies.filter((p) => (namespaceOrDestination(ctx.repo, p) ?? '') === ns);
+      const byNamespace = Map.groupBy(policies, (p) => namespaceOrDestination(ctx.repo, p) ?? '');
+      const inNs = (ns: string) => byNamespace.get(ns) ?? [];
       for (const svc of ctx.resources.filter((r) => r.kind === 'Service')) {
         const ns = namespaceOrDestination(ctx.repo, svc) ?? '';
         const selector = obj(dig(svc.object, ['spec', 'selector']));

@@ -10,7 +10,7 @@ import { selectorMatches } from '../model/label-selector.ts';
 import type { Resource } from '../model/manifest.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 import { opaqueNamespaces } from './closure/providers.ts';
-import { list, namespaceLabels, obj, policies, templatesWithPorts, type Obj, type Template } from './network-policy.ts';
+import { list, namespaceLabels, obj, policies, samePort, templatesWithPorts, type Obj, type Template } from './network-policy.ts';
 
 export const ingressPathCheck: PolicyCheck = {
   id: 'network-policy-ingress-path',
@@ -92,12 +92,10 @@ function letsIn(
   ns: string,
   namespaces: Map<string, Obj>,
 ): boolean {
-  const same = (a: string, b: string) =>
-    a === b || pod.named.get(a) === b || pod.named.get(b) === a || (pod.named.has(a) && pod.named.get(a) === pod.named.get(b));
   return list(dig(policy.object, ['spec', 'ingress'])).some((raw) => {
     const rule = obj(raw);
     const ports = list(rule.ports).map(obj);
-    if (ports.length > 0 && !ports.some((p) => p.port === undefined || same(String(p.port), port))) return false;
+    if (ports.length > 0 && !ports.some((p) => p.port === undefined || samePort(pod, String(p.port), port))) return false;
     const from = list(rule.from).map(obj);
     return (
       from.length === 0 ||

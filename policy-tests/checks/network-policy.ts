@@ -49,6 +49,11 @@ export interface Template {
   resource: Resource;
 }
 
+/** Whether two ports of a pod are the same: equal, or a container port name and its number, or two names of one number. */
+export function samePort(pod: Template, a: string, b: string): boolean {
+  return a === b || pod.named.get(a) === b || pod.named.get(b) === a || (pod.named.has(a) && pod.named.get(a) === pod.named.get(b));
+}
+
 /** Every pod template of the repository, once per view (the network-policy checks share one). */
 export const templatesWithPorts = perRepo((repo: Repo): Template[] => templatesIn(repo, repo.resources));
 

@@ -7,5 +7,10 @@ import type { Repo } from './repo.ts';
 export function cniApplication(repo: Repo): { name: string; app?: ArgoApp } {
   const name = repo.facts?.cni.name ?? NO_CNI.name;
   const chart = KNOWN_CNIS[name]?.chart;
-  return { name, app: chart ? applications(repo).find((a) => a.sources.some((s) => s.chart === chart)) : undefined };
+  return { name, app: chart ? appDeployingChart(repo, chart) : undefined };
+}
+
+/** The Application with a source of this chart, if any. */
+export function appDeployingChart(repo: Repo, chart: string): ArgoApp | undefined {
+  return applications(repo).find((a) => a.sources.some((s) => s.chart === chart));
 }

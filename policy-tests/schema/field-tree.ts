@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { writeFileAtomic } from '../model/write-atomic.ts';
 import { dirname, join, relative } from 'node:path';
+import { packageVersion } from '../model/outcome-store.ts';
 
 /** A field's shape: scalar, open (anything goes), array, map, or an object with known fields. */
 export type Shape = 's' | 'o' | { a: number } | { m: number } | { f: Record<string, number> };
@@ -40,10 +41,6 @@ const require = createRequire(import.meta.url);
 
 export function packageDir(name: string): string {
   return dirname(require.resolve(`${name}/package.json`));
-}
-
-export function packageVersion(name: string): string {
-  return (JSON.parse(readFileSync(join(packageDir(name), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 export function fieldTreesCacheKey(): string {

@@ -13,7 +13,8 @@ import type { Finding } from '../model/findings.ts';
 import { findingAt, type Resource } from '../model/manifest.ts';
 import { cronScheduleProblem, timeZoneProblem } from './cron.ts';
 import { parseInstancePath, type PathSegment } from '../model/positions.ts';
-import { loadFieldTrees, packageDir, packageVersion, type FieldTrees, type Shape } from './field-tree.ts';
+import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
+import { packageVersion } from '../model/outcome-store.ts';
 import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
 import { cachedValidator } from '../model/validation-cache.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
@@ -21,8 +22,7 @@ import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
 
 // ajv-i18n is CommonJS whose typings claim an ES default export; require() gets the function either way.
-const requireHere = createRequire(import.meta.url);
-const localizeEn = requireHere('ajv-i18n/localize/en') as (errors: ErrorObject[] | null | undefined) => void;
+const localizeEn = createRequire(import.meta.url)('ajv-i18n/localize/en') as (errors: ErrorObject[] | null | undefined) => void;
 
 /**
  * The Kubernetes minor the bundled kubernetes-models 5.x schemas describe

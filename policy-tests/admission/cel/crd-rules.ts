@@ -245,9 +245,17 @@ function hasRules(s: JsonSchemaNode): boolean {
   return known;
 }
 
+/** A schema node as JSON, once per node: a rule on a CRD's root would stringify the whole schema for every object. */
+const schemaTexts = new WeakMap<JsonSchemaNode, string>();
+function schemaJson(s: JsonSchemaNode): string {
+  let text = schemaTexts.get(s);
+  if (text === undefined) schemaTexts.set(s, (text = JSON.stringify(s)));
+  return text;
+}
+
 /** The message of a rule a value breaks, or null when it holds: evaluated once per rule, schema node and value across runs. */
 function ruleMessage(r: ValidationRule, s: JsonSchemaNode, value: unknown, oldValue: unknown): string | null {
-  const key = ['eval', JSON.stringify(r), JSON.stringify(s), JSON.stringify(value) ?? '', JSON.stringify(oldValue) ?? ''];
+  const key = ['eval', JSON.stringify(r), schemaJson(s), JSON.stringify(value) ?? '', JSON.stringify(oldValue) ?? ''];
   const known = celOutcomes.get(key) as { message: string | null } | undefined;
   if (known) return known.message;
   const c = compileRule(r.rule) as Extract<Compiled, { ok: true }>;
