@@ -3,14 +3,62 @@
  * node gzip spends seconds per gigabyte that a nightly job competing with the
  * media apps should not, and zstd frames carry their own content checksum.
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, createWriteStream, openSync, readSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { run } from '../lib/exec.ts';
 
 export const COMPRESSED_SUFFIX = '.zst';
 
-export async function compressFile(source: string, target: string): Promise<void> {
-  await run('zstd', ['-q', '-1', '-T0', '--no-progress', '-f', source, '-o', target]);
+/** How long one compression may take before it is killed: a hang guard, generous, since a backup may be gigabytes. */
+const COMPRESS_TIMEOUT_MS = 60 * 60 * 1000;
+
+export interface Digest {
+  sha256: string;
+  bytes: number;
+}
+
+/**
+ * Compresses `source` into `target` and returns the SHA-256 and size of what
+ * was written, hashed from the bytes on their way to the file: one pass,
+ * where hashing the finished file read it all again. The target is removed
+ * when zstd or the write fails.
+ */
+export async function compressFile(source: string, target: string): Promise<Digest> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const zstd = spawn('zstd', ['-q', '-1', '-T0', '--no-progress', '-c', source], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: COMPRESS_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+  });
+  let stderr = '';
+  zstd.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
+  const exited = once(zstd, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+  // Awaited below; a write that fails first must not leave this rejection unhandled meanwhile.
+  exited.catch(() => undefined);
+  const hashing = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(zstd.stdout, hashing, createWriteStream(target));
+    const [code, signal] = await exited.catch((err: NodeJS.ErrnoException) => {
+      throw new Error(err.code === 'ENOENT' ? 'zstd: not installed (not found on PATH)' : `zstd: ${err.message}`);
+    });
+    if (code !== 0) throw new Error(`zstd: ${signal ? `killed (${signal})` : stderr.trim().split('\n')[0] || `exit ${code}`}`);
+  } catch (err) {
+    zstd.kill('SIGKILL');
+    rmSync(target, { force: true });
+    throw err;
+  }
+  return { sha256: hash.digest('hex'), bytes };
 }
 
 /** Decompresses `source` to `target`; throws when the frame is truncated or its checksum does not match. */
@@ -19,7 +67,7 @@ export async function decompressFile(source: string, target: string): Promise<vo
 }
 
 /** SHA-256 of a file, read in 1 MiB chunks so a gigabyte backup never sits in memory. */
-export function sha256File(path: string): { sha256: string; bytes: number } {
+export function sha256File(path: string): Digest {
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(1024 * 1024);
   const fd = openSync(path, 'r');

@@ -58,6 +58,20 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
   const now = o.now ?? new Date();
   const sentinel = newSentinel(now);
   return withScratch(`backup-${target.name}`, async (work) => {
+    // Clearing stale locks needs nothing of today's copy: restic starts (its key derivation, its lock scan) while
+    // the copy is taken, instead of after. Settled either way, so it is awaited on every path and never unhandled.
+    const unlocked = resticUnlock(target.name, o.env).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    try {
+      return await backUp(work, unlocked);
+    } finally {
+      await unlocked;
+    }
+  });
+
+  async function backUp(work: string, unlocked: Promise<unknown>): Promise<{ path: string; pruned: string[] }> {
     recordSentinel(o.backupDir, target.name, sentinel);
     await engine.writeSentinel(target, sentinel, ctx);
     const files = await engine.dump(target, work, ctx);
@@ -73,7 +87,8 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
     recordSentinel(o.backupDir, target.name, sentinel, 'published');
     const pruned = prune(o.backupDir, target.name, now);
     try {
-      await resticUnlock(target.name, o.env);
+      const unlockFailure = await unlocked;
+      if (unlockFailure) throw unlockFailure;
       await resticBackup(path, target.name, o.env, now);
       await resticForget(target.name, o.env, RETENTION_DAYS);
     } catch (err) {
@@ -81,7 +96,7 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
       throw new Error(`local copy kept at ${path}, but the off-site copy failed: ${offsiteProblem(err, targetRepository(o.env, target.name))}`);
     }
     return { path, pruned };
-  });
+  }
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { compressFile, COMPRESSED_SUFFIX, sha256File } from './compress.ts';
+import { compressFile, COMPRESSED_SUFFIX } from './compress.ts';
 import { decompressVerified, isSymlink, readNoFollow, signatureProblem, signManifest } from './integrity.ts';
 import { fsyncPath } from './fsync.ts';
 import type { Sentinel } from './sentinel.ts';
@@ -75,9 +75,9 @@ export async function publish(
     const manifest: Manifest = { target, engine, createdAt: now.toISOString(), sentinel, files: [] };
     for (const file of files) {
       const stored = `${basename(file)}${COMPRESSED_SUFFIX}`;
-      await compressFile(file, join(tmp, stored));
+      const digest = await compressFile(file, join(tmp, stored));
       fsyncPath(join(tmp, stored));
-      manifest.files.push({ name: stored, ...sha256File(join(tmp, stored)) });
+      manifest.files.push({ name: stored, ...digest });
     }
     await verified;
     manifest.hmac = signManifest(manifest, key);

@@ -130,3 +130,30 @@ export const slowScaler = (replicas = 1) => ({
     for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
   },
 });
+
+/**
+ * A real SQLite writer beside a test (sqlite-writer.mjs: one process, one
+ * committed row per transaction at `rate` a second, WAL as the media apps
+ * run), with the ids it has committed so far; `stop` ends it and waits.
+ */
+export function startSqliteWriter(db: string, rate: number) {
+  const writer = spawn(process.execPath, [join(import.meta.dirname, 'sqlite-writer.mjs'), db, String(rate)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const committed: number[] = [];
+  const exited = new Promise((resolve) => writer.once('exit', resolve));
+  // Whole lines only: a pipe may cut an id in two between reads.
+  let partial = '';
+  writer.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    committed.push(...lines.filter(Boolean).map(Number));
+  });
+  return {
+    committed,
+    async stop(): Promise<void> {
+      writer.kill('SIGTERM');
+      await exited;
+    },
+    /** For a finally: no writer outlives its test, whatever failed. */
+    kill: () => writer.kill('SIGKILL'),
+  };
+}

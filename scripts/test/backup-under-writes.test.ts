@@ -4,7 +4,6 @@
  * in the same run, and lose no committed row. The sqlite3 shell's .backup
  * restarted on every commit and never finished under 20 commits a second.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +12,7 @@ import { output } from '../../test-support/exec.ts';
 import { decompressFile } from '../backup/compress.ts';
 import type { SqliteTarget } from '../backup/engines/types.ts';
 import { runBackup, type BackupOptions } from '../backup/run.ts';
-import { missingTools, useResticRepository } from './backup-helpers.ts';
+import { missingTools, startSqliteWriter, useResticRepository } from './backup-helpers.ts';
 
 const tools = await missingTools('sqlite3', 'restic', 'zstd');
 const resticEnv = useResticRepository(tools.length > 0, ['bigapp']);
@@ -44,9 +43,8 @@ describe.skipIf(tools.length > 0)('backup under writes', () => {
     await runBackup(target, { ...o, now: new Date('2026-11-22T01:00:00Z') });
     const quiet = performance.now() - quietStart;
 
-    const writer = spawn(process.execPath, [join(import.meta.dirname, 'sqlite-writer.mjs'), db(), '200'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const committed: number[] = [];
-    writer.stdout.setEncoding('utf8').on('data', (chunk: string) => committed.push(...chunk.split('\n').filter(Boolean).map(Number)));
+    const writer = startSqliteWriter(db(), 200);
+    const { committed } = writer;
     try {
       // Under way once its first rows are committed.
       await expect.poll(() => committed.length).toBeGreaterThan(20);
@@ -55,8 +53,7 @@ describe.skipIf(tools.length > 0)('backup under writes', () => {
       const { path } = await runBackup(target, { ...o, now: new Date('2026-11-22T02:00:00Z') });
       const busy = performance.now() - busyStart;
       const during = committed.at(-1)! - before;
-      writer.kill('SIGTERM');
-      await new Promise((resolve) => writer.once('exit', resolve));
+      await writer.stop();
 
       // The writer kept its pace meanwhile: at least 100 commits a second.
       expect(during / (busy / 1000)).toBeGreaterThanOrEqual(100);
@@ -68,7 +65,7 @@ describe.skipIf(tools.length > 0)('backup under writes', () => {
       // Every row committed before the backup began is in it, with no gap.
       expect(ids.slice(0, before)).toEqual(Array.from({ length: before }, (_, i) => i + 1));
     } finally {
-      writer.kill('SIGKILL');
+      writer.kill();
     }
   });
 });

@@ -17,7 +17,7 @@ import { resticPaths, targetRepository } from '../backup/restic.ts';
 import { manifestKey } from '../backup/integrity.ts';
 import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
 import { exec, output } from '../../test-support/exec.ts';
-import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
+import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, startSqliteWriter, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 
 const tools = await missingTools('sqlite3', 'restic', 'zstd');
 const resticEnv = useResticRepository(tools.length > 0, ['sonarr']);
@@ -67,26 +67,29 @@ describe.skipIf(tools.length > 0)('backup', () => {
   });
 
   it('loses no committed row while the database is being written to', async () => {
-    // A writer commits a row every few milliseconds while the backup runs.
-    const writer = spawn('sh', [
-      '-c',
-      `i=0; while [ $i -lt 400 ]; do sqlite3 -cmd ".timeout 15000" ${db()} "INSERT INTO episodes (title) VALUES ('e$i');" || exit 1; i=$((i+1)); done`,
-    ]);
-    // Listened for at once: the writer may finish before the backup does.
-    const writerDone = new Promise((resolve) => writer.once('exit', resolve));
-    // The writer is under way once its first rows are in.
-    await expect.poll(() => sql(db(), 'SELECT count(*) FROM episodes;')).not.toBe('1');
-    const committedBefore = Number(await sql(db(), 'SELECT count(*) FROM episodes;'));
-    const { path } = await runBackup(target, o);
-    await writerDone;
-    const copy = await restored(path);
-    expect(await sql(copy, 'PRAGMA integrity_check;')).toBe('ok');
-    const inBackup = Number(await sql(copy, 'SELECT count(*) FROM episodes;'));
-    expect(inBackup).toBeGreaterThanOrEqual(committedBefore);
-    // Every row in the backup is one the source still has, in the same order.
-    expect(await sql(copy, 'SELECT group_concat(title) FROM (SELECT title FROM episodes ORDER BY id);')).toBe(
-      await sql(db(), `SELECT group_concat(title) FROM (SELECT title FROM episodes ORDER BY id LIMIT ${inBackup});`),
-    );
+    // A writer commits a row at a time, 100 a second, for the whole of the backup.
+    const writer = startSqliteWriter(db(), 100);
+    try {
+      // The writer is under way once its first rows are in.
+      await expect.poll(() => writer.committed.length).toBeGreaterThan(5);
+      const committedBefore = writer.committed.at(-1)!;
+      const { path } = await runBackup(target, o);
+      const committedDuring = writer.committed.at(-1)! - committedBefore;
+      await writer.stop();
+      // It went on writing while the backup ran: the copy was taken under writes.
+      expect(committedDuring).toBeGreaterThan(0);
+      const copy = await restored(path);
+      expect(await sql(copy, 'PRAGMA integrity_check;')).toBe('ok');
+      const inBackup = (await sql(copy, 'SELECT id FROM writes ORDER BY id;')).split('\n').map(Number);
+      // Every row committed before the backup began is in it, with no gap.
+      expect(inBackup.slice(0, committedBefore)).toEqual(Array.from({ length: committedBefore }, (_, i) => i + 1));
+      // Every row in the backup is one the source still has, in the same order: a prefix of what was committed.
+      expect(await sql(copy, 'SELECT group_concat(id || at) FROM (SELECT id, at FROM writes ORDER BY id);')).toBe(
+        await sql(db(), `SELECT group_concat(id || at) FROM (SELECT id, at FROM writes ORDER BY id LIMIT ${inBackup.length});`),
+      );
+    } finally {
+      writer.kill();
+    }
   });
 
   it('keeps exactly 14 days of backups', async () => {
@@ -164,6 +167,16 @@ describe.skipIf(tools.length > 0)('backup', () => {
 
   it('refuses to run without an off-site repository', async () => {
     await expect(runBackup(target, { ...o, env: { ...o.env, RESTIC_REPOSITORY: '' } })).rejects.toThrow(/off-site copy not configured/);
+  });
+
+  it('hashes the compressed file as it writes it: the digest is the written bytes', async () => {
+    const out = join(dir, 'hashed.db.zst');
+    const digest = await compressFile(db(), out);
+    expect(digest).toEqual(sha256File(out));
+    expect(digest.bytes).toBeGreaterThan(0);
+    // A source zstd cannot read: one line naming zstd's cause, and nothing left behind.
+    await expect(compressFile(join(dir, 'no-such.db'), out)).rejects.toThrow(/^zstd: .*no-such\.db/);
+    expect(existsSync(out)).toBe(false);
   });
 });
 
