@@ -17,7 +17,18 @@ import { resticPaths, targetRepository } from '../backup/restic.ts';
 import { manifestKey } from '../backup/integrity.ts';
 import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
 import { exec, output } from '../../test-support/exec.ts';
-import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, startSqliteWriter, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
+import {
+  fakeScaler,
+  flipByte,
+  killedRestore,
+  missingTools,
+  seedBackup,
+  slowScaler,
+  startSqliteWriter,
+  useGoldenBackup,
+  useResticRepository,
+  resign,
+} from './backup-helpers.ts';
 
 const tools = await missingTools('sqlite3', 'restic', 'zstd');
 const resticEnv = useResticRepository(tools.length > 0, ['sonarr']);
