@@ -209,6 +209,15 @@ export function createHandler(deps: AppDeps): (req: IncomingMessage, res: Server
   }
   const dynamic = new Map(routes.filter((r) => r.method === 'GET' && DYNAMIC_ROUTES.has(r.operationId)).map((r) => [r.path, r] as const));
   const serialised = new WeakMap<object, Buffer>();
+  // The headers of a body seen before: the blog and infra values repeat, so their header objects are built once too.
+  const headersOfBody = new WeakMap<Buffer, { route: RouteDef; headers: Record<string, string | number> }>();
+  const headersOnce = (route: RouteDef, body: Buffer) => {
+    const known = headersOfBody.get(body);
+    if (known?.route === route) return known.headers;
+    const headers = headersFor(route, body);
+    headersOfBody.set(body, { route, headers });
+    return headers;
+  };
   const bytesOf = (value: unknown): Buffer => {
     if (typeof value !== 'object' || value === null) return Buffer.from(JSON.stringify(value));
     let body = serialised.get(value);
@@ -233,7 +242,7 @@ export function createHandler(deps: AppDeps): (req: IncomingMessage, res: Server
       .then(
         (value) => {
           const body = bytesOf(value);
-          send(req, res, route, body, headersFor(route, body));
+          send(req, res, route, body, headersOnce(route, body));
         },
         () => app(req, res),
       )
