@@ -3,9 +3,10 @@
  * compiler's pre-processor, and the two rules the layout promises: imports
  * only run down the floors, and no file reaches itself through its imports.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import ts from 'typescript';
+import { readSources } from './sources.ts';
 
 /** The one file of the gate that scripts/ and bench/ may import. */
 export const FRONT_DOOR = 'policy-tests/index.ts';
@@ -29,19 +30,14 @@ export function floorOf(file: string): number {
 
 /** Every .ts/.mts file under the floors (tests excluded: they sit beside the floors and may import any of them). */
 export function floorSources(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const rel = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && entry.name !== 'test' && entry.name !== 'dist') walk(rel);
-      } else if (/\.m?ts$/.test(entry.name)) out.set(rel, readFileSync(join(root, rel), 'utf8'));
-    }
-  };
-  for (const floor of FLOORS) {
-    if (/\.m?ts$/.test(floor)) out.set(floor, readFileSync(join(root, floor), 'utf8'));
-    else walk(floor);
-  }
+  const files = FLOORS.filter((f) => /\.m?ts$/.test(f));
+  const out = readSources(
+    root,
+    FLOORS.filter((f) => !files.includes(f)),
+    /\.m?ts$/,
+    new Set(['node_modules', 'test', 'dist']),
+  );
+  for (const file of files) out.set(file, readFileSync(join(root, file), 'utf8'));
   return out;
 }
 

@@ -5,9 +5,8 @@
  * what the next file in the same worker would see. This finds the ways a test
  * file can do that, read from its syntax tree with the TypeScript compiler.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import ts from 'typescript';
+import { readSources } from './sources.ts';
 
 /** Where the tests and their helpers live (vitest.config.ts includes the tests of the first four). */
 export const TEST_ROOTS = ['policy-tests/test', 'scripts/test', 'portfolio-api/test', 'monitoring/watchdog/test', 'test-support'] as const;
@@ -19,17 +18,7 @@ const PROCESS_WIDE_CALLS = new Set(['chdir', 'on', 'once', 'addListener', 'prepe
 
 /** Every .ts/.mts/.mjs file under the test roots, by path from the repository root. */
 export function testSources(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
-      const rel = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules') walk(rel);
-      } else if (/\.(m?ts|mjs)$/.test(entry.name)) out.set(rel, readFileSync(join(root, rel), 'utf8'));
-    }
-  };
-  for (const dir of TEST_ROOTS) walk(dir);
-  return out;
+  return readSources(root, TEST_ROOTS, /\.(m?ts|mjs)$/, new Set(['node_modules']));
 }
 
 const isName = (node: ts.Node, name: string): boolean => ts.isIdentifier(node) && node.text === name;
