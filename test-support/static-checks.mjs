@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+/**
+ * npm test's static checks, side by side: both type checks, the format check
+ * and lint. Each is single-threaded for most of its run, so on two cores
+ * running them together takes about the time of the longest (lint) instead of
+ * their sum. Silent when all pass, as each tool is; otherwise prints what
+ * each failing one said, under its name, and exits 1. A check that hangs is
+ * killed at the same ten-minute guard as the tests.
+ */
+import { spawn } from 'node:child_process';
+
+const HANG_GUARD_MS = 10 * 60_000;
+const CHECKS = [
+  ['types', 'tsc', ['--noEmit', '-p', '.']],
+  ['types of the watchdog', 'tsc', ['--noEmit', '-p', 'monitoring/watchdog']],
+  ['format', 'prettier', ['--check', '--log-level', 'warn', '.']],
+  ['lint', 'eslint', ['.']],
+];
+
+/** Runs one check to its end; resolves with what it printed when it failed, or undefined. */
+function check([name, command, args]) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: HANG_GUARD_MS, killSignal: 'SIGKILL' });
+    let said = '';
+    child.stdout.on('data', (chunk) => (said += chunk));
+    child.stderr.on('data', (chunk) => (said += chunk));
+    child.on('error', (err) => resolve(`${name} (${command}): could not start: ${err.message}`));
+    child.on('close', (code, signal) => {
+      if (code === 0) return resolve(undefined);
+      const why = signal ? `killed (${signal}${signal === 'SIGKILL' ? `, past the ${HANG_GUARD_MS / 60_000}-minute guard` : ''})` : `exit ${code}`;
+      resolve(`${name} (${command} ${args.join(' ')}): ${why}\n${said.trimEnd()}`);
+    });
+  });
+}
+
+const failures = (await Promise.all(CHECKS.map(check))).filter(Boolean);
+for (const failure of failures) process.stderr.write(`${failure}\n\n`);
+process.exit(failures.length ? 1 : 0);
