@@ -1,5 +1,5 @@
 /** The watchdog worker in the real workerd runtime (miniflare), driven by scheduled events at chosen times. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { endpoint, newKvDir, startRuntime, TOKEN, watchdogPayload, type Endpoint, type Runtime } from './harness.ts';
 
 const MIN = 60_000;
@@ -12,14 +12,15 @@ beforeEach(async () => {
   chat = await endpoint('/hooks/chat');
   site = await endpoint('/health');
   kv = newKvDir();
-  rt = await startRuntime({ CHAT_WEBHOOK_URL: chat.url, HEARTBEAT_TOKEN: TOKEN, SITES: site.url }, kv.dir);
+  // One workerd for the file, given each test's bindings and a fresh KV (see startRuntime).
+  rt = await startRuntime({ CHAT_WEBHOOK_URL: chat.url, HEARTBEAT_TOKEN: TOKEN, SITES: site.url }, kv.dir, rt);
 });
 afterEach(async () => {
-  await rt?.dispose();
   await chat.close();
   await site.close();
   kv.remove();
 });
+afterAll(async () => rt?.dispose());
 
 const downs = () => chat.received.filter((m) => m.startsWith('[WATCHDOG] DOWN'));
 const ups = () => chat.received.filter((m) => m.startsWith('[WATCHDOG] UP'));
