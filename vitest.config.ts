@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test-support/longest-first.ts';
 
 /**
  * A hang guard, not a speed limit: a full run takes three to four minutes on the 2-core machine, so a test
@@ -25,6 +26,8 @@ export default defineConfig({
     // changes the process for the next one (no env writes, mocks, fake clocks or process listeners);
     // policy-tests/test/gate/shared-worker.test.ts holds every test file to that.
     isolate: false,
+    // On a clean clone the files that hold a worker longest start first (test-support/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     reporters: process.env.CI ? ['default', 'junit'] : ['default'],
     outputFile: { junit: 'reports/junit.xml' },
   },

@@ -1,5 +1,9 @@
-/** The suite's shared workers (vitest.config.ts, `isolate: false`) hold only while no test file changes the process for the next. */
+/** The suite's scheduling (vitest.config.ts): shared workers (`isolate: false`) hold only while no test file changes the process for the next, and the longest files start first. */
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { TestSpecification, Vitest } from 'vitest/node';
+import { LONGEST_FILES, LongestFirst } from '../../../test-support/longest-first.ts';
 import { REPO_ROOT } from '../../model/repo.ts';
 import { sharedWorkerProblems, testSources } from '../support/shared-worker.ts';
 
@@ -31,5 +35,35 @@ describe('shared test workers', () => {
   it('leaves child scripts alone: they run in processes of their own', () => {
     const child = new Map([['scripts/test/writer.mjs', "process.on('SIGTERM', () => process.exit(0));"]]);
     expect(sharedWorkerProblems(child)).toEqual([]);
+  });
+});
+
+describe('the order test files start in', () => {
+  const spec = (file: string) =>
+    ({ moduleId: join(REPO_ROOT, file), project: { name: '', config: { sequence: { groupOrder: 0 }, isolate: false } } }) as unknown as TestSpecification;
+  const files = [
+    'policy-tests/test/gate/layout.test.ts',
+    'monitoring/watchdog/test/watchdog.test.ts',
+    'scripts/test/backup.test.ts',
+    'scripts/test/backup-postgres.test.ts',
+  ];
+  const order = (results: (file: string) => object | undefined) =>
+    new LongestFirst({ cache: { getTestSpecificationResult: (s: TestSpecification) => results(s.moduleId) } } as unknown as Vitest)
+      .sort(files.map(spec))
+      .then((sorted) => sorted.map((s) => relative(REPO_ROOT, s.moduleId)));
+
+  it('with no timings (a clean clone), starts the longest files first, in the listed order, then the rest', async () => {
+    for (const file of LONGEST_FILES) expect(existsSync(join(REPO_ROOT, file)), file).toBe(true);
+    expect(await order(() => undefined)).toEqual([
+      'scripts/test/backup-postgres.test.ts',
+      'scripts/test/backup.test.ts',
+      'monitoring/watchdog/test/watchdog.test.ts',
+      'policy-tests/test/gate/layout.test.ts',
+    ]);
+  });
+
+  it('with timings of its own, follows them', async () => {
+    const took = (file: string) => ({ failed: false, duration: file.endsWith('layout.test.ts') ? 9_000 : 1_000 });
+    expect((await order(took))[0]).toBe('policy-tests/test/gate/layout.test.ts');
   });
 });
