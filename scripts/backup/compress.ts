@@ -56,7 +56,8 @@ export async function compressFile(source: string, target: string): Promise<Dige
   } catch (err) {
     zstd.kill('SIGKILL');
     rmSync(target, { force: true });
-    throw err;
+    // The file system's own errors (a full disk, a missing folder) name no file: say which one.
+    throw (err as NodeJS.ErrnoException).code ? new Error(`cannot write ${target}: ${(err as Error).message}`) : err;
   }
   return { sha256: hash.digest('hex'), bytes };
 }

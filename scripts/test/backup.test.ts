@@ -188,6 +188,9 @@ describe.skipIf(tools.length > 0)('backup', () => {
     // A source zstd cannot read: one line naming zstd's cause, and nothing left behind.
     await expect(compressFile(join(dir, 'no-such.db'), out)).rejects.toThrow(/^zstd: .*no-such\.db/);
     expect(existsSync(out)).toBe(false);
+    // A target it cannot write: one line naming the file and the cause.
+    const nowhere = join(dir, 'no-such-folder', 'hashed.db.zst');
+    await expect(compressFile(db(), nowhere)).rejects.toThrow(`cannot write ${nowhere}: ENOENT: no such file or directory`);
   });
 });
 
