@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { createHandler } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { envelope } from './http/errors.ts';
-import { createLogger, type Logger } from './logging.ts';
+import { createLogger, flushLogs, type Logger } from './logging.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -165,10 +165,12 @@ if (isMain) {
     process.exit(1);
   }
   const running = await start(config);
-  process.once('SIGTERM', () => {
-    void running.shutdown().then(() => process.exit(0));
-  });
-  process.once('SIGINT', () => {
-    void running.shutdown().then(() => process.exit(0));
-  });
+  // The last access-log lines are written before the process goes (flushLogs).
+  const exitAfterDrain = () =>
+    void running
+      .shutdown()
+      .then(flushLogs)
+      .then(() => process.exit(0));
+  process.once('SIGTERM', exitAfterDrain);
+  process.once('SIGINT', exitAfterDrain);
 }

@@ -1,7 +1,13 @@
 /** Metrics on their own port, redacted logs, and the SIGTERM drain. */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { KEEP_ALIVE_TIMEOUT_MS } from '../src/server.ts';
 import { liveServers, request, rss } from './harness.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+
+const LOGGING = fileURLToPath(new URL('../src/logging.ts', import.meta.url));
 
 const live = liveServers();
 
@@ -43,6 +49,30 @@ describe('logs', () => {
     const line = api.logs.find((l) => l.msg === 'request' && l.path === '/api/v1/echo')!;
     expect(line).toMatchObject({ level: 'info', method: 'POST', status: 200, route: '/api/v1/echo', headers: { authorization: '[REDACTED]' } });
     expect(JSON.stringify(api.logs)).not.toContain('test-key-0123456789');
+  });
+
+  it('are batched per turn of the event loop, and all written before the server exits, however slow the reader', async () => {
+    // 20,000 lines (1.4 MB: several full batches and a partial one). The reader starts only once they are all
+    // logged, so the pipe is full and the rest waits in the writer: a process.exit straight after logging lost
+    // most of them. The server's exit waits for flushLogs.
+    const script = `const { createLogger, flushLogs } = await import(${JSON.stringify(LOGGING)}); const log = createLogger(); for (let i = 0; i < 20000; i++) log.info('n', { i }); process.stderr.write('logged\\n'); await flushLogs(); process.exit(0);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pause();
+    let out = '';
+    child.stderr.once('data', () =>
+      child.stdout
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => (out += chunk))
+        .resume(),
+    );
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(code).toBe(0);
+    expect(
+      out
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { i: number }).i),
+    ).toEqual(Array.from({ length: 20000 }, (_, i) => i));
   });
 });
 
