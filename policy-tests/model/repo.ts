@@ -30,6 +30,13 @@ export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
  * objects. Argo CD must never apply them; the argocd-root-discovery check
  * proves that every directory source excludes them. Argo CD glob dialect.
  */
+/**
+ * A local chart's Chart.yaml and templates. Templates are Go templates, not YAML: they are never parsed here (the
+ * render tier reads them through Helm), and judged as manifests they would fail on valid `{{ ... }}` text.
+ */
+const CHART_SOURCE_PATTERN = '{Chart.yaml,*/Chart.yaml,*/templates/*}';
+const isChartSource = (file: string) => argoGlobMatch(CHART_SOURCE_PATTERN, file);
+
 export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }[] = [
   { pattern: '{values.yaml,*/values.yaml,*/values-*.yaml}', reason: 'Helm values, consumed by a chart source through $values' },
   { pattern: '{*/package.json,*/package-lock.json,*/tsconfig*.json}', reason: 'Node.js tooling of a workload built from this repo' },
@@ -42,6 +49,10 @@ export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }
   {
     pattern: '{kustomization.yaml,kustomization.yml,*/kustomization.yaml,*/kustomization.yml}',
     reason: "kustomize's own file, read by kustomize when Argo CD builds the folder, never applied",
+  },
+  {
+    pattern: CHART_SOURCE_PATTERN,
+    reason: "a local Helm chart's own files (Chart.yaml, templates): Helm renders them through a chart source, never applied as they are",
   },
 ];
 
@@ -220,7 +231,7 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
   const files = new Set<string>();
   const dirs = new Set<string>();
   for (const r of MANIFEST_ROOTS) walkFiles(root, r, files, dirs);
-  const isData = (f: string) => (isManifestPath(f) && isNonManifest(f)) || f.endsWith('.toml');
+  const isData = (f: string) => (isManifestPath(f) && isNonManifest(f) && !isChartSource(f)) || f.endsWith('.toml');
   const data = new Map<string, DataFile>();
   const unreadable: Finding[] = [];
   for (const file of [...files].filter(isData)) {

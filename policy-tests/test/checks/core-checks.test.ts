@@ -61,6 +61,24 @@ describe('exemptions', () => {
   });
 });
 
+describe('a local Helm chart', () => {
+  it('is a chart source, not manifests: its Chart.yaml and templates are neither parsed nor judged, and the repository stays clean', async () => {
+    const copy = copyRepo();
+    try {
+      // Templates are Go templates: as YAML this one is a ConfigMap whose data value is a map.
+      copy.write('apps/media/unpackerr/chart/Chart.yaml', 'apiVersion: v2\nname: extras\nversion: 1.0.0\n');
+      copy.write(
+        'apps/media/unpackerr/chart/templates/cm.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extras\ndata:\n  greeting: {{ .Values.greeting | quote }}\n',
+      );
+      // Where a directory source would apply them as they are, argocd-root-discovery names them (its mutations).
+      expect(describeFindings(await copy.gate())).toBe('(no findings)');
+    } finally {
+      copy.dispose();
+    }
+  });
+});
+
 describe('parsing in worker threads', () => {
   it('reports the same findings, at the same lines, as parsing on the main thread', async () => {
     const copy = copyRepo();

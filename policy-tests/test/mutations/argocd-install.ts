@@ -16,6 +16,18 @@ export const argocdInstallMutations: Mutation[] = [
     at: () => ({ file: 'portfolio-api/deploy/values.yaml', line: 1 }),
   },
   {
+    check: 'argocd-root-discovery',
+    why: "a local chart's template sits under a recursive directory source that would apply it as it is",
+    mutate: (c) => {
+      c.edit('apps/media/unpackerr/application.yaml', 0, (d) => d.setIn(['spec', 'source', 'directory', 'recurse'], true));
+      c.write(
+        'apps/media/unpackerr/chart/templates/cm.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extras\ndata:\n  greeting: {{ .Values.greeting | quote }}\n',
+      );
+    },
+    at: () => ({ file: 'apps/media/unpackerr/chart/templates/cm.yaml', line: 1 }),
+  },
+  {
     check: 'argocd-app-health',
     why: 'no health for Applications, so the waves gate nothing',
     mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.deleteIn(['data', 'resource.customizations.health.argoproj.io_Application'])),
