@@ -32,6 +32,7 @@ import {
   REQUIRES_CRDS,
 } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
+import { toolError } from './lib/exec.ts';
 
 export const STORE_SECRET = { namespace: 'external-secrets', name: 'onepassword-service-account', key: 'token' } as const;
 /** Argo CD's server-side apply field manager: the CNI applied under it is the object Argo CD would have applied, so it adopts it with no diff and no conflict. */
@@ -73,14 +74,7 @@ async function kubectl(o: BootstrapOptions, args: string[], input?: string): Pro
     return run.stdout;
   } catch (err) {
     if (err instanceof ProcessOutput && err.signal === 'SIGKILL') throw new BootstrapError(`kubectl ${args[0]}: no answer in ${HANG_GUARD.timeout} (killed)`);
-    const said =
-      err instanceof ProcessOutput
-        ? (err.stderr || err.stdout)
-            .trim()
-            .split('\n')
-            .find((l) => l.trim())
-        : (err as Error).message.split('\n')[0];
-    throw new BootstrapError(`kubectl ${args[0]}: ${said ?? `exit ${(err as ProcessOutput).exitCode}`}`);
+    throw new BootstrapError(`kubectl ${args[0]}: ${toolError(err)}`);
   }
 }
 
@@ -148,7 +142,7 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
       })`${tools.kustomize.bin} ${tools.kustomize.buildArgs(join(o.root, 'apps/platform/argocd'))}`
     ).stdout;
   } catch (err) {
-    throw new BootstrapError(`kustomize apps/platform/argocd: ${err instanceof ProcessOutput ? err.stderr.trim().split('\n')[0] : (err as Error).message}`);
+    throw new BootstrapError(`kustomize apps/platform/argocd: ${toolError(err)}`);
   }
   await kubectl(o, ['apply', '--server-side', '--force-conflicts', '-f', '-'], manifest);
 

@@ -13,8 +13,16 @@ import { run } from '../lib/exec.ts';
 
 export const COMPRESSED_SUFFIX = '.zst';
 
-/** How long one compression may take before it is killed: a hang guard, generous, since a backup may be gigabytes. */
-const COMPRESS_TIMEOUT_MS = 60 * 60 * 1000;
+/** How long one zstd run may take before it is killed: a hang guard, generous, since a backup may be gigabytes. */
+export const ZSTD_TIMEOUT_MS = 60 * 60 * 1000;
+
+/** Why zstd could not start, in one line. */
+export const zstdStartError = (err: NodeJS.ErrnoException): Error =>
+  new Error(err.code === 'ENOENT' ? 'zstd: not installed (not found on PATH)' : `zstd: ${err.message}`);
+
+/** Why a zstd run failed, from how it ended: the signal that killed it, its first line on stderr, or its status. */
+export const zstdFailure = (code: number | null, signal: NodeJS.Signals | null, stderr: string): string =>
+  `zstd: ${signal ? `killed (${signal})` : stderr.trim().split('\n')[0] || `exit ${code}`}`;
 
 export interface Digest {
   sha256: string;
@@ -32,7 +40,7 @@ export async function compressFile(source: string, target: string): Promise<Dige
   let bytes = 0;
   const zstd = spawn('zstd', ['-q', '-1', '-T0', '--no-progress', '-c', source], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: COMPRESS_TIMEOUT_MS,
+    timeout: ZSTD_TIMEOUT_MS,
     killSignal: 'SIGKILL',
   });
   let stderr = '';
@@ -50,9 +58,9 @@ export async function compressFile(source: string, target: string): Promise<Dige
   try {
     await pipeline(zstd.stdout, hashing, createWriteStream(target));
     const [code, signal] = await exited.catch((err: NodeJS.ErrnoException) => {
-      throw new Error(err.code === 'ENOENT' ? 'zstd: not installed (not found on PATH)' : `zstd: ${err.message}`);
+      throw zstdStartError(err);
     });
-    if (code !== 0) throw new Error(`zstd: ${signal ? `killed (${signal})` : stderr.trim().split('\n')[0] || `exit ${code}`}`);
+    if (code !== 0) throw new Error(zstdFailure(code, signal, stderr));
   } catch (err) {
     zstd.kill('SIGKILL');
     rmSync(target, { force: true });

@@ -11,6 +11,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { closeSync, constants, createWriteStream, fstatSync, lstatSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
+import { ZSTD_TIMEOUT_MS, zstdFailure, zstdStartError } from './compress.ts';
 
 /** Where the key comes from: a file (the mounted Secret), or the value itself. */
 export const KEY_FILE_ENV = 'BACKUP_MANIFEST_KEY_FILE';
@@ -97,9 +98,6 @@ export function readNoFollow(path: string): string {
 /** Whether a path is itself a symlink (a backup folder must not be one). */
 export const isSymlink = (path: string) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 
-/** How long one decompression may take before it is killed: generous, since a backup may be gigabytes. */
-const DECOMPRESS_TIMEOUT_MS = 60 * 60 * 1000;
-
 /**
  * Decompresses `source` to `target` from one read of its bytes, hashing the
  * same bytes as they go to zstd; throws when the hash or size differs from
@@ -109,7 +107,7 @@ export async function decompressVerified(source: string, target: string, expecte
   const fd = openNoFollow(source);
   const hash = createHash('sha256');
   let bytes = 0;
-  const zstd = spawn('zstd', ['-q', '-d', '-c', '--no-progress'], { stdio: ['pipe', 'pipe', 'pipe'], timeout: DECOMPRESS_TIMEOUT_MS, killSignal: 'SIGKILL' });
+  const zstd = spawn('zstd', ['-q', '-d', '-c', '--no-progress'], { stdio: ['pipe', 'pipe', 'pipe'], timeout: ZSTD_TIMEOUT_MS, killSignal: 'SIGKILL' });
   const out = createWriteStream(target);
   zstd.stdout.pipe(out);
   let stderr = '';
@@ -121,7 +119,7 @@ export async function decompressVerified(source: string, target: string, expecte
   const written = finished(out).catch((err: Error) => void (writeError = err));
   const exited = once(zstd, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
   const started = once(zstd, 'spawn').catch((err: NodeJS.ErrnoException) => {
-    throw new Error(err.code === 'ENOENT' ? 'zstd: not installed (not found on PATH)' : `zstd: ${err.message}`);
+    throw zstdStartError(err);
   });
   try {
     await started;
@@ -137,7 +135,7 @@ export async function decompressVerified(source: string, target: string, expecte
     await written;
     if (writeError) throw new Error(`does not decompress: ${writeError.message}`);
     if (bytes !== expected.bytes || hash.digest('hex') !== expected.sha256) throw new Error('does not match its SHA-256 in the manifest');
-    if (code !== 0) throw new Error(`does not decompress: zstd: ${signal ? `killed (${signal})` : stderr.trim().split('\n')[0] || `exit ${code}`}`);
+    if (code !== 0) throw new Error(`does not decompress: ${zstdFailure(code, signal, stderr)}`);
   } catch (err) {
     zstd.kill('SIGKILL');
     out.destroy();

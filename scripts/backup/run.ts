@@ -57,45 +57,41 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
   const ctx = contextOf(o);
   const now = o.now ?? new Date();
   const sentinel = newSentinel(now);
-  return withScratch(`backup-${target.name}`, async (work) => {
-    // Clearing stale locks needs nothing of today's copy: restic starts (its key derivation, its lock scan) while
-    // the copy is taken, instead of after. Settled either way, so it is awaited on every path and never unhandled.
-    const unlocked = resticUnlock(target.name, o.env).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    try {
-      return await backUp(work, unlocked);
-    } finally {
-      await unlocked;
-    }
-  });
-
-  async function backUp(work: string, unlocked: Promise<unknown>): Promise<{ path: string; pruned: string[] }> {
-    recordSentinel(o.backupDir, target.name, sentinel);
-    await engine.writeSentinel(target, sentinel, ctx);
-    const files = await engine.dump(target, work, ctx);
-    // The engine's integrity check and the compression read the same copies: they run side by side, and the
-    // backup is renamed into place only once every copy is verified.
-    const verified = (async () => {
-      for (const file of files) {
-        const problem = await engine.verify(file, ctx);
-        if (problem) throw new Error(`the copy ${file.slice(work.length + 1)} ${problem}; nothing was published`);
+  // Clearing stale locks needs nothing of today's copy: restic starts (its key derivation, its lock scan) while
+  // the copy is taken, instead of after. Settled either way, so it is awaited on every path and never unhandled.
+  const unlocked = resticUnlock(target.name, o.env).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  try {
+    return await withScratch(`backup-${target.name}`, async (work) => {
+      recordSentinel(o.backupDir, target.name, sentinel);
+      await engine.writeSentinel(target, sentinel, ctx);
+      const files = await engine.dump(target, work, ctx);
+      // The engine's integrity check and the compression read the same copies: they run side by side, and the
+      // backup is renamed into place only once every copy is verified.
+      const verified = (async () => {
+        for (const file of files) {
+          const problem = await engine.verify(file, ctx);
+          if (problem) throw new Error(`the copy ${file.slice(work.length + 1)} ${problem}; nothing was published`);
+        }
+      })();
+      const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files, key, verified);
+      recordSentinel(o.backupDir, target.name, sentinel, 'published');
+      const pruned = prune(o.backupDir, target.name, now);
+      try {
+        const unlockFailure = await unlocked;
+        if (unlockFailure) throw unlockFailure;
+        await resticBackup(path, target.name, o.env, now);
+        await resticForget(target.name, o.env, RETENTION_DAYS);
+      } catch (err) {
+        // The local copy is sound and stays published; only the off-site copy is missing.
+        throw new Error(`local copy kept at ${path}, but the off-site copy failed: ${offsiteProblem(err, targetRepository(o.env, target.name))}`);
       }
-    })();
-    const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files, key, verified);
-    recordSentinel(o.backupDir, target.name, sentinel, 'published');
-    const pruned = prune(o.backupDir, target.name, now);
-    try {
-      const unlockFailure = await unlocked;
-      if (unlockFailure) throw unlockFailure;
-      await resticBackup(path, target.name, o.env, now);
-      await resticForget(target.name, o.env, RETENTION_DAYS);
-    } catch (err) {
-      // The local copy is sound and stays published; only the off-site copy is missing.
-      throw new Error(`local copy kept at ${path}, but the off-site copy failed: ${offsiteProblem(err, targetRepository(o.env, target.name))}`);
-    }
-    return { path, pruned };
+      return { path, pruned };
+    });
+  } finally {
+    await unlocked;
   }
 }
 

@@ -22,12 +22,12 @@ export function testSources(root: string): Map<string, string> {
 }
 
 const isName = (node: ts.Node, name: string): boolean => ts.isIdentifier(node) && node.text === name;
+/** `process.<name>`. */
+const isProcessProperty = (node: ts.Node, name: string): boolean =>
+  ts.isPropertyAccessExpression(node) && isName(node.expression, 'process') && node.name.text === name;
 /** `process.env`, `process.env.X` or `process.env[X]`. */
 const isEnv = (node: ts.Node): boolean =>
-  (ts.isPropertyAccessExpression(node) && isName(node.expression, 'process') && node.name.text === 'env') ||
-  ((ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) && isEnv(node.expression));
-const isProcessProperty = (node: ts.Node, names: ReadonlySet<string>): boolean =>
-  ts.isPropertyAccessExpression(node) && isName(node.expression, 'process') && names.has(node.name.text);
+  isProcessProperty(node, 'env') || ((ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) && isEnv(node.expression));
 
 /** What in one file changes the worker for later files, as `file:line: what`. */
 function problemsOf(file: string, text: string): string[] {
@@ -39,7 +39,7 @@ function problemsOf(file: string, text: string): string[] {
   const visit = (node: ts.Node): void => {
     if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
       if (isEnv(node.left)) at(node, 'assigns to process.env');
-      if (isProcessProperty(node.left, new Set(['exitCode']))) at(node, 'sets process.exitCode');
+      if (isProcessProperty(node.left, 'exitCode')) at(node, 'sets process.exitCode');
       if (ts.isPropertyAccessExpression(node.left) && isName(node.left.expression, 'globalThis')) at(node, `assigns globalThis.${node.left.name.text}`);
     }
     if (ts.isDeleteExpression(node) && isEnv(node.expression)) at(node, 'deletes from process.env');
