@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { listBackups, stamp } from '../backup/store.ts';
-import { exec, installed } from '../../test-support/exec.ts';
+import { installed } from '../../test-support/exec.ts';
+import { copyTemplate, makeTemplate, type ResticTemplate } from './restic-fixture.ts';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 
 export { freePort } from '../backup/engines/etcd.ts';
@@ -20,27 +21,35 @@ export async function missingTools(...tools: string[]): Promise<string[]> {
 }
 
 /**
- * A restic base per test file, with the repositories of `targets` under it
- * initialised (each costs a key derivation, so once per file); returns the
- * env that reaches the base.
+ * A restic base per test file, with the repositories of `targets` under it;
+ * returns the env that reaches the base, and `addRepository` for a target a
+ * test creates itself. The repositories are real, made by restic, with a key
+ * that opens cheaply (restic-fixture.ts): once per file `restic init`, then copies.
  */
-export function useResticRepository(skip: boolean, targets: readonly string[]): () => NodeJS.ProcessEnv {
+export function useResticRepository(skip: boolean, targets: readonly string[]) {
   let dir = '';
+  let template: ResticTemplate | undefined;
   beforeAll(async () => {
     if (skip) return;
     dir = mkdtempSync(join(tmpdir(), 'restic-test-'));
-    await Promise.all(
-      targets.map(async (target) => {
-        const init = await exec('restic', ['init', '--quiet'], {
-          env: { ...process.env, RESTIC_REPOSITORY: join(dir, target), RESTIC_PASSWORD: 'test-password' },
-        });
-        if (init.code !== 0) throw new Error(`restic init ${target}: ${init.stderr.trim()}`);
-      }),
-    );
+    // A dot folder is no target's repository: target names are DNS labels.
+    template = await makeTemplate(join(dir, '.template'), RESTIC_TEST_PASSWORD);
+    for (const target of targets) copyTemplate(template, join(dir, target));
   });
   afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
-  return () => ({ ...process.env, RESTIC_REPOSITORY: dir, RESTIC_PASSWORD: 'test-password', BACKUP_MANIFEST_KEY: TEST_MANIFEST_KEY });
+  const env = (): NodeJS.ProcessEnv => ({
+    ...process.env,
+    RESTIC_REPOSITORY: dir,
+    RESTIC_PASSWORD: RESTIC_TEST_PASSWORD,
+    BACKUP_MANIFEST_KEY: TEST_MANIFEST_KEY,
+  });
+  return Object.assign(env, {
+    /** An empty repository for `target`, as `restic init` would leave it. */
+    addRepository: (target: string) => copyTemplate(template!, join(dir, target)),
+  });
 }
+
+const RESTIC_TEST_PASSWORD = 'test-password';
 
 /** The manifest key the tests' backup jobs hold (in the cluster: the Secret backup-manifest-key). */
 export const TEST_MANIFEST_KEY = 'test-manifest-key-0123456789abcdef0123456789';
@@ -79,8 +88,7 @@ export function flipByte(data: Buffer): Buffer {
 /**
  * The folders of a backup test file. `fresh` makes a test's folder (source, backups) and returns it: it
  * runs before every test, and the folder goes after it. Once per file, one real backup is taken by
- * `backup` into a folder of its own, the golden one (each restic call costs about 0.7 s of key
- * derivation): tests that only need "a backup" start from a copy of it (seedBackup), tests about taking
+ * `backup` into a folder of its own, the golden one (each costs a restic backup, retention and prune): tests that only need "a backup" start from a copy of it (seedBackup), tests about taking
  * a backup take their own. Returns the golden folder.
  */
 export function useGoldenBackup(skip: boolean, fresh: () => string | Promise<string>, backup: () => Promise<unknown>): () => string {

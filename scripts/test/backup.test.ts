@@ -147,7 +147,7 @@ describe.skipIf(tools.length > 0)('backup', () => {
   it.skipIf(!otherHostname)('a restic run killed under another hostname holds its lock, yet every other target backs up (one repository each)', async () => {
     // As a pod that died: restic runs under another hostname, so no one can tell its process is gone, and is killed holding its lock.
     const radarr = loadTarget(REPO_ROOT, 'radarr') as SqliteTarget;
-    await exec('restic', ['init', '--quiet'], { env: { ...o.env, RESTIC_REPOSITORY: targetRepository(o.env, 'radarr') } });
+    resticEnv.addRepository('radarr');
     await sql(join(o.sourceRoot!, radarr.paths[0]!), 'CREATE TABLE movies (id INTEGER PRIMARY KEY);');
     const big = join(dir, 'big-input');
     mkdirSync(big, { recursive: true });

@@ -1,0 +1,106 @@
+/**
+ * restic repositories for tests, made by restic itself, whose password opens
+ * them in a millisecond.
+ *
+ * restic tunes its key derivation (scrypt) when a repository is created so
+ * that opening it costs about half a second of CPU: that is what guards a
+ * real password, and the backup keeps it. The backup tests open their
+ * repositories some sixty times a run, and those key derivations were about
+ * 30 of the suite's CPU-seconds. So a test repository is created once per
+ * base with `restic init`, then its one key is re-written for the same master
+ * key under cheap scrypt parameters, sealed exactly as restic seals a key
+ * (AES-256-CTR, then Poly1305-AES over the ciphertext: restic's
+ * internal/crypto, the format of restic 0.14 through 0.18). Every repository
+ * a test uses is a copy of that one with a fresh id in its config, so no two
+ * share restic's cache. Everything after the open is restic's own work on a
+ * real repository; a key restic could not open fails the first restic call
+ * of every backup test.
+ */
+import { createCipheriv, createDecipheriv, createHash, randomBytes, scryptSync } from 'node:crypto';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { poly1305 } from '@noble/ciphers/_poly1305.js';
+import { exec } from '../../test-support/exec.ts';
+
+/** restic's crypto.Key: an AES-256 key and a Poly1305-AES key (k for AES-128 on the nonce, r for the polynomial). */
+interface SealKey {
+  encrypt: Buffer;
+  macK: Buffer;
+  macR: Buffer;
+}
+
+/** scrypt parameters a test can afford on every restic call (restic checks only that N is a power of two). */
+const CHEAP = { N: 1024, r: 8, p: 1 } as const;
+
+function poly1305Aes(key: SealKey, nonce: Buffer, message: Buffer): Buffer {
+  const aes = createCipheriv('aes-128-ecb', key.macK, null).setAutoPadding(false);
+  return Buffer.from(poly1305(message, Buffer.concat([key.macR, aes.update(nonce)])));
+}
+
+/** restic's sealed form: nonce (16 bytes), AES-256-CTR ciphertext, Poly1305-AES of the ciphertext. */
+function seal(key: SealKey, plaintext: Buffer): Buffer {
+  const nonce = randomBytes(16);
+  const ciphertext = createCipheriv('aes-256-ctr', key.encrypt, nonce).update(plaintext);
+  return Buffer.concat([nonce, ciphertext, poly1305Aes(key, nonce, ciphertext)]);
+}
+
+function open(key: SealKey, sealed: Buffer, what: string): Buffer {
+  const nonce = sealed.subarray(0, 16);
+  const ciphertext = sealed.subarray(16, -16);
+  if (!poly1305Aes(key, nonce, ciphertext).equals(sealed.subarray(-16)))
+    throw new Error(`restic fixture: ${what} does not authenticate under the test password`);
+  return createDecipheriv('aes-256-ctr', key.encrypt, nonce).update(ciphertext);
+}
+
+/** restic's crypto.KDF: 64 bytes of scrypt, the AES key then the MAC key as k || r. */
+function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): SealKey {
+  const bytes = scryptSync(password, salt, 64, { ...params, maxmem: 256 * params.N * params.r + 1024 * 1024 });
+  return { encrypt: bytes.subarray(0, 32), macK: bytes.subarray(32, 48), macR: bytes.subarray(48, 64) };
+}
+
+interface KeyFile {
+  kdf: string;
+  N: number;
+  r: number;
+  p: number;
+  salt: string;
+  data: string;
+}
+
+/** Re-writes the template's one key under cheap parameters; returns its master key. */
+function cheapenKey(repository: string, password: string): SealKey {
+  const keys = join(repository, 'keys');
+  const [name, ...others] = readdirSync(keys);
+  if (!name || others.length) throw new Error(`restic fixture: expected one key in ${keys}`);
+  const file = JSON.parse(readFileSync(join(keys, name), 'utf8')) as KeyFile & Record<string, unknown>;
+  if (file.kdf !== 'scrypt') throw new Error(`restic fixture: unknown key derivation "${file.kdf}"`);
+  const plain = open(derive(password, Buffer.from(file.salt, 'base64'), file), Buffer.from(file.data, 'base64'), 'the key');
+  const master = JSON.parse(plain.toString('utf8')) as { mac: { k: string; r: string }; encrypt: string };
+  const salt = randomBytes(64);
+  const cheap = { ...file, ...CHEAP, salt: salt.toString('base64'), data: seal(derive(password, salt, CHEAP), plain).toString('base64') };
+  const text = JSON.stringify(cheap);
+  // A key's file name is the SHA-256 of its bytes, as restic stores it.
+  rmSync(join(keys, name));
+  writeFileSync(join(keys, createHash('sha256').update(text).digest('hex')), text);
+  return { encrypt: Buffer.from(master.encrypt, 'base64'), macK: Buffer.from(master.mac.k, 'base64'), macR: Buffer.from(master.mac.r, 'base64') };
+}
+
+/** An empty repository made by `restic init`, with a cheap key, that test repositories are copied from. */
+export interface ResticTemplate {
+  path: string;
+  master: SealKey;
+}
+
+export async function makeTemplate(path: string, password: string): Promise<ResticTemplate> {
+  const init = await exec('restic', ['init', '--quiet'], { env: { ...process.env, RESTIC_REPOSITORY: path, RESTIC_PASSWORD: password } });
+  if (init.code !== 0) throw new Error(`restic init ${path}: ${init.stderr.trim()}`);
+  return { path, master: cheapenKey(path, password) };
+}
+
+/** A new empty repository at `path`: the template's copy, with a repository id of its own. */
+export function copyTemplate(template: ResticTemplate, path: string): void {
+  cpSync(template.path, path, { recursive: true });
+  const config = JSON.parse(open(template.master, readFileSync(join(path, 'config')), 'the config').toString('utf8')) as Record<string, unknown>;
+  config.id = randomBytes(32).toString('hex');
+  writeFileSync(join(path, 'config'), seal(template.master, Buffer.from(JSON.stringify(config))));
+}
