@@ -52,6 +52,8 @@ export interface CliIo {
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   cwd: string;
+  /** What `-` reads; standard input (file descriptor 0) when not given. */
+  stdin?: () => string;
 }
 
 interface Destination {
@@ -160,6 +162,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     render: values.render,
     requireRendered: values['require-rendered'],
     env: io.env,
+    stdin: io.stdin,
     onProgress: progress,
   });
   if (progress) io.stderr('\r\x1b[K');

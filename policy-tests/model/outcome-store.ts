@@ -1,11 +1,15 @@
 /**
- * Warm-start stores, keyed by inputs, never by time. Each store is one JSON
- * file under node_modules/.cache/homelab-gate/ mapping a digest of every
- * input that decides a result (the tool's make-up, the value judged) to the
- * result. A key that matches is the same computation, so its result is reused;
- * anything else is a miss, computed and remembered. Each flush writes what
- * this process used, so a store stays the size of the trees it judged; a torn
- * or foreign file is an empty store. Where the make-up cannot be known (a
+ * Warm-start stores, keyed by inputs, never by time. Each store is one file
+ * under node_modules/.cache/homelab-gate/, a JSON line per entry (store-journal.ts) mapping a
+ * digest of every input that decides a result (the tool's make-up, the value
+ * judged) to the result. A key that matches is the same computation, so its
+ * result is reused; anything else is a miss, computed and remembered. A flush
+ * appends only the entries that are new since the last one (a long-lived
+ * process, such as a test worker judging one mutation after another, wrote
+ * the whole store, a megabyte, on every run), and rewrites the file with only
+ * what this process used once it holds more than twice that, so a store stays
+ * near the size of the trees it judged. A torn line (a run killed mid-write)
+ * or a foreign one is skipped, not trusted. Where the make-up cannot be known (a
  * bundle run far from the gate's sources, as in the backup image) or nothing
  * can be written, a store keeps nothing: slower, never wrong. Users: the
  * parse store, the validation outcomes and the CEL outcomes.
@@ -15,7 +19,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileAtomic } from './write-atomic.ts';
+import { readJournal, writeJournal } from './store-journal.ts';
 
 export const digest = (text: string): string => createHash('sha256').update(text).digest('base64url');
 
@@ -62,9 +66,13 @@ export interface OutcomeStore<T> {
 }
 
 interface State {
+  /** What the file held when read, and what this process has written to it since. */
   known?: Map<string, unknown>;
   used: Map<string, unknown>;
-  dirty: boolean;
+  /** Set since the last flush, and not in the file yet. */
+  fresh: Map<string, unknown>;
+  /** Lines in the file: read, then appended. */
+  lines: number;
 }
 const states = new Map<string, State>();
 
@@ -85,7 +93,7 @@ function storeFolder(): string | null {
 /** A store whose keys start with `makeup()` (computed once; if it throws, the store keeps nothing). */
 export function outcomeStore<T>(name: string, makeup: () => string): OutcomeStore<T> {
   let state = states.get(name);
-  if (!state) states.set(name, (state = { used: new Map(), dirty: false }));
+  if (!state) states.set(name, (state = { used: new Map(), fresh: new Map(), lines: 0 }));
   const s = state;
   let prefix: string | null | undefined;
   const keyOf = (inputs: readonly string[]): string | undefined => {
@@ -100,11 +108,9 @@ export function outcomeStore<T>(name: string, makeup: () => string): OutcomeStor
   };
   const known = (): Map<string, unknown> => {
     if (!s.known) {
-      try {
-        s.known = new Map(Object.entries(JSON.parse(readFileSync(join(storeFolder()!, `${name}.json`), 'utf8')) as Record<string, unknown>));
-      } catch {
-        s.known = new Map(); // none yet, torn, or not ours
-      }
+      const journal = readJournal(join(storeFolder()!, `${name}.jsonl`));
+      s.known = journal.entries;
+      s.lines = journal.lines;
     }
     return s.known;
   };
@@ -119,22 +125,24 @@ export function outcomeStore<T>(name: string, makeup: () => string): OutcomeStor
     set(inputs, value) {
       const key = keyOf(inputs);
       if (key === undefined) return;
-      if (!s.used.has(key) && !known().has(key)) s.dirty = true;
+      if (!s.used.has(key) && !known().has(key)) s.fresh.set(key, value);
       s.used.set(key, value);
     },
   };
 }
 
-/** Writes each store this process changed. Never fails the run: the stores only save time. */
+/** Writes what each store learnt since the last flush. Never fails the run: the stores only save time. */
 export function flushOutcomeStores(): void {
   const dir = storeFolder();
   if (dir === null) return;
   for (const [name, s] of states) {
-    if (!s.dirty) continue;
+    if (s.fresh.size === 0) continue;
     try {
-      writeFileAtomic(join(dir, `${name}.json`), JSON.stringify(Object.fromEntries(s.used)));
-      s.known = new Map(s.used);
-      s.dirty = false;
+      const written = writeJournal(join(dir, `${name}.jsonl`), s.lines, s.used, s.fresh);
+      if (written.rewritten) s.known = new Map(s.used);
+      else for (const [key, value] of s.fresh) s.known!.set(key, value);
+      s.lines = written.lines;
+      s.fresh.clear();
     } catch {
       // A read-only node_modules: the next run computes again.
     }

@@ -3,7 +3,7 @@
  * parsed once with positions, and the cluster facts. Policy checks are pure
  * functions of this value.
  */
-import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { LineCounter, parseDocument } from 'yaml';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
@@ -176,18 +176,20 @@ function toPosix(path: string): string {
 
 /** Lists files and directories under `dir` (repo-relative), skipping dot-folders and node_modules. */
 export function walkFiles(root: string, dir: string, files: Set<string>, dirs: Set<string>): void {
-  let entries: string[];
+  let entries: Dirent[];
   try {
-    entries = readdirSync(join(root, dir));
+    entries = readdirSync(join(root, dir), { withFileTypes: true });
   } catch {
     return;
   }
   dirs.add(dir);
-  for (const name of entries) {
+  for (const entry of entries) {
+    const name = entry.name;
     if (name.startsWith('.') || name === 'node_modules') continue;
     const rel = dir ? `${dir}/${name}` : name;
-    // lstat: a symlink is never walked into (a loop would never end); as a file, readSource judges it.
-    if (lstatSync(join(root, rel)).isDirectory()) walkFiles(root, rel, files, dirs);
+    // The entry's own type, as lstat gives it: a symlink is never walked into (a loop would never end); as a file,
+    // readSource judges it.
+    if (entry.isDirectory()) walkFiles(root, rel, files, dirs);
     else files.add(rel);
   }
 }
@@ -198,14 +200,14 @@ function linkProblem(root: string, file: string): string | undefined {
   if (!lstatSync(path).isSymbolicLink()) return undefined;
   let real: string;
   try {
-    real = realpathSync(path);
+    real = realpathSync.native(path);
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ELOOP' ? 'is a symlink loop' : undefined;
   }
-  const top = realpathSync(root);
+  const top = realpathSync.native(root);
   const rel = relative(top, real);
   if (rel.startsWith('..') || isAbsolute(rel)) return 'is a symlink that points out of the repository; Argo CD refuses it';
-  const folder = realpathSync(dirname(path));
+  const folder = realpathSync.native(dirname(path));
   if (statSync(real).isDirectory() && (folder === real || folder.startsWith(`${real}${sep}`)))
     return `is a symlink loop: it points at ${rel || 'the repository root'}, a folder that holds it`;
   return undefined;

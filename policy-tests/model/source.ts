@@ -12,6 +12,9 @@ import { parseManifest, type ParsedFile } from './manifest.ts';
 
 export type Source = { text: string } | { finding: Finding };
 
+/** One strict decoder for every file: a decode without `stream` starts afresh each time. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 const FILE_TYPE_FIX = 'commit a regular file inside the repository instead';
 
 /** Where in the text a byte offset falls, 1-based. */
@@ -22,7 +25,7 @@ function lineColOf(text: string, offset: number): { line: number; col: number } 
 }
 
 const insideRoot = (root: string, real: string) => {
-  const rel = relative(realpathSync(root), real);
+  const rel = relative(realpathSync.native(root), real);
   return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep);
 };
 
@@ -43,14 +46,16 @@ export function readSource(root: string, file: string, confined = true): Source 
   if (link.isSymbolicLink()) {
     let real: string;
     try {
-      real = realpathSync(path);
+      real = realpathSync.native(path);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       return at('file-type', code === 'ELOOP' ? 'is a symlink loop' : 'is a dangling symlink (its target does not exist)');
     }
     if (confined && !insideRoot(root, real)) return at('file-type', 'is a symlink that points out of the repository; Argo CD refuses it');
   }
-  if (!statSync(path).isFile()) return at('file-type', 'is not a regular file (a folder, FIFO, socket or device behind a manifest name); it is never read');
+  // What a symlink points at; anything else is what lstat already saw.
+  if (!(link.isSymbolicLink() ? statSync(path) : link).isFile())
+    return at('file-type', 'is not a regular file (a folder, FIFO, socket or device behind a manifest name); it is never read');
   const fd = openSync(path, 'r');
   let bytes: Buffer;
   try {
@@ -69,7 +74,7 @@ export function readSource(root: string, file: string, confined = true): Source 
   const nul = bytes.indexOf(0);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     return at('encoding', 'is not valid UTF-8; the API server and Argo CD read manifests as UTF-8', 'save the file as UTF-8');
   }

@@ -73,17 +73,17 @@ export function confinedRel(path: string, what: string): string {
 export function assertRealInside(abs: string, within: string, what: string): void {
   let real: string;
   try {
-    real = realpathSync(abs);
+    real = realpathSync.native(abs);
   } catch {
     return; // Missing: the caller says so in its own words.
   }
-  if (!inside(realpathSync(within), real))
+  if (!inside(realpathSync.native(within), real))
     throw new RenderRefused(`${what} resolves outside ${relative(process.cwd(), within) || within} (a symlink to ${real}); Argo CD refuses it`);
 }
 
 /** Every symlink under a folder (a local chart, a kustomization) must resolve inside `within`. */
 export function assertNoEscapingLinks(dir: string, within: string, what: string): void {
-  const root = realpathSync(within);
+  const root = realpathSync.native(within);
   const walk = (folder: string): void => {
     for (const name of readdirSync(folder)) {
       const path = join(folder, name);
@@ -91,7 +91,7 @@ export function assertNoEscapingLinks(dir: string, within: string, what: string)
       if (entry.isSymbolicLink()) {
         let real: string;
         try {
-          real = realpathSync(path);
+          real = realpathSync.native(path);
         } catch {
           throw new RenderRefused(`${what}: ${relative(within, path)} is a dangling or looping symlink`);
         }

@@ -26,7 +26,9 @@ export function standInVolsync(): MutationSetup {
   return {
     async before(copy: RepoCopy) {
       cache = mkdtempSync(join(tmpdir(), 'standin-cache-'));
-      const env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
+      // A chart cache of its own; renders go to the shared render cache, keyed by every input (the stand-in's
+      // digest included), as the other mutation lists' do: a fresh one rendered every kustomization cold, twice a run.
+      const env = await toolEnv({ HOMELAB_CHART_CACHE: join(cache, 'charts') });
       // The version the copy's Application pins, so a chart bump needs no change here.
       const version = /chart: volsync\s+targetRevision: (\S+)/.exec(copy.read('apps/platform/volsync/application.yaml'))![1]!;
       const defaults = {
