@@ -8,11 +8,17 @@
  * killed at the same ten-minute guard as the tests.
  */
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const HANG_GUARD_MS = 10 * 60_000;
+/**
+ * TypeScript 7, the native compiler (about 7x faster here: 2.2 s against 15.3 s for this project), by path:
+ * TypeScript 6 is installed too, for typescript-eslint, and both packages carry a `tsc` bin.
+ */
+const TSC = fileURLToPath(new URL('../node_modules/typescript-native/bin/tsc', import.meta.url));
 const CHECKS = [
-  ['types', 'tsc', ['--noEmit', '-p', '.']],
-  ['types of the watchdog', 'tsc', ['--noEmit', '-p', 'monitoring/watchdog']],
+  ['types', process.execPath, [TSC, '--noEmit', '-p', '.']],
+  ['types of the watchdog', process.execPath, [TSC, '--noEmit', '-p', 'monitoring/watchdog']],
   ['format', 'prettier', ['--check', '--log-level', 'warn', '.']],
   ['lint', 'eslint', ['.']],
 ];

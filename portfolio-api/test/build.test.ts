@@ -16,7 +16,7 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 describe('production build', () => {
   it('compiles with tsconfig.build.json and serves the API with plain node', async () => {
     const tsc = await exec(process.execPath, [
-      fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)),
+      fileURLToPath(new URL('../../node_modules/typescript-native/bin/tsc', import.meta.url)),
       '-p',
       `${root}tsconfig.build.json`,
       '--outDir',
