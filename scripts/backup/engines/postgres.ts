@@ -23,6 +23,14 @@ function psql(ctx: EngineContext, database: string, statements: string): Promise
   return run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', database, '-c', statements], { env: ctx.env });
 }
 
+/**
+ * Commands that cannot share a transaction (DROP DATABASE, CREATE DATABASE) in one connection: psql runs each
+ * `-c` as a transaction of its own, in order, and stops at the first that fails (ON_ERROR_STOP).
+ */
+function psqlEach(ctx: EngineContext, database: string, ...commands: string[]): Promise<string> {
+  return run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', database, ...commands.flatMap((c) => ['-c', c])], { env: ctx.env });
+}
+
 async function readSentinel(ctx: EngineContext, database: string): Promise<Sentinel | undefined> {
   const row = await psql(ctx, database, 'SELECT id || chr(9) || at FROM public._backup_sentinel ORDER BY seq DESC LIMIT 1');
   if (!row) return undefined;
@@ -31,23 +39,30 @@ async function readSentinel(ctx: EngineContext, database: string): Promise<Senti
 }
 
 async function restoreInto(ctx: EngineContext, database: string, file: string): Promise<void> {
-  await psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
-  await psql(ctx, MAINTENANCE_DB, `CREATE DATABASE ${ident(database)}`);
+  await psqlEach(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`, `CREATE DATABASE ${ident(database)}`);
   await run('pg_restore', ['--exit-on-error', '--single-transaction', '--no-owner', '-d', database, file], { env: ctx.env });
 }
 
 const dumpFile = (files: ReadonlyMap<string, string>) => [...files.values()][0]!;
 
-/** Drops the undo copies of `live` older than the retention. */
-async function dropExpiredUndoCopies(ctx: EngineContext, live: string): Promise<void> {
-  const names = (await psql(ctx, MAINTENANCE_DB, `SELECT datname FROM pg_database WHERE starts_with(datname, ${literal(`${live}_pre_restore_`)})`))
-    .split('\n')
-    .filter(Boolean);
-  for (const name of names) {
+/** The live database's name, if it exists, and its undo copies: one query for both. */
+async function liveAndUndoCopies(ctx: EngineContext, live: string): Promise<string[]> {
+  const names = await psql(
+    ctx,
+    MAINTENANCE_DB,
+    `SELECT datname FROM pg_database WHERE datname = ${literal(live)} OR starts_with(datname, ${literal(`${live}_pre_restore_`)})`,
+  );
+  return names.split('\n').filter(Boolean);
+}
+
+/** Drops the undo copies among `names` older than the retention, in one connection. */
+async function dropExpiredUndoCopies(ctx: EngineContext, live: string, names: readonly string[]): Promise<void> {
+  const expired = names.filter((name) => {
+    if (!name.startsWith(`${live}_pre_restore_`)) return false;
     const taken = undoTime(name.toUpperCase());
-    if (taken && ctx.now.getTime() - taken.getTime() > RETENTION_DAYS * 86_400_000)
-      await psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`);
-  }
+    return taken !== undefined && ctx.now.getTime() - taken.getTime() > RETENTION_DAYS * 86_400_000;
+  });
+  if (expired.length) await psqlEach(ctx, MAINTENANCE_DB, ...expired.map((name) => `DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`));
 }
 
 export const postgresEngine: Engine<PostgresTarget> = {
@@ -97,10 +112,12 @@ export const postgresEngine: Engine<PostgresTarget> = {
     const kept = `${live}_pre_restore_${undoStamp(ctx.now).toLowerCase()}`;
     // PostgreSQL cuts identifiers at 63 bytes; a cut name could collide with another undo copy.
     if (Buffer.byteLength(kept) > 63) throw new Error(`database name ${live} is too long to keep an undo copy named ${kept} (63 bytes at most)`);
-    await dropExpiredUndoCopies(ctx, live);
+    const names = await liveAndUndoCopies(ctx, live);
+    // Known before staging: if it changes meanwhile, the renames below fail together and change nothing.
+    const exists = names.includes(live);
+    await dropExpiredUndoCopies(ctx, live, names);
     await restoreInto(ctx, staged, dumpFile(files));
     step('staged');
-    const exists = (await psql(ctx, MAINTENANCE_DB, `SELECT count(*) FROM pg_database WHERE datname = ${literal(live)}`)) === '1';
     // Both renames commit together or not at all: an interruption leaves the old database or the new one under the live name.
     const crashInside = ctx.faultInsideSwap ? 'SELECT 1/0; ' : '';
     await psql(
