@@ -1,6 +1,6 @@
 /**
  * Warm-start stores, keyed by inputs, never by time. Each store is one file
- * under node_modules/.cache/homelab-gate/, a JSON line per entry (store-journal.ts) mapping a
+ * under node_modules/.cache/homelab-gate/, a line per entry (store-journal.ts) mapping a
  * digest of every input that decides a result (the tool's make-up, the value
  * judged) to the result. A key that matches is the same computation, so its
  * result is reused; anything else is a miss, computed and remembered. A flush
@@ -19,7 +19,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readJournal, writeJournal } from './store-journal.ts';
+import { readJournal, storedValue, writeJournal } from './store-journal.ts';
 
 export const digest = (text: string): string => createHash('sha256').update(text).digest('base64url');
 
@@ -108,7 +108,7 @@ export function outcomeStore<T>(name: string, makeup: () => string): OutcomeStor
   };
   const known = (): Map<string, unknown> => {
     if (!s.known) {
-      const journal = readJournal(join(storeFolder()!, `${name}.jsonl`));
+      const journal = readJournal(join(storeFolder()!, `${name}.journal`));
       s.known = journal.entries;
       s.lines = journal.lines;
     }
@@ -118,7 +118,12 @@ export function outcomeStore<T>(name: string, makeup: () => string): OutcomeStor
     get(inputs) {
       const key = keyOf(inputs);
       if (key === undefined) return undefined;
-      const value = s.used.get(key) ?? known().get(key);
+      let value = s.used.get(key);
+      if (value === undefined && known().has(key)) {
+        value = storedValue(known().get(key));
+        // Torn by a killed run: a miss, and the entry is written again once computed.
+        if (value === undefined) known().delete(key);
+      }
       if (value !== undefined) s.used.set(key, value);
       return value as T | undefined;
     },
@@ -138,7 +143,7 @@ export function flushOutcomeStores(): void {
   for (const [name, s] of states) {
     if (s.fresh.size === 0) continue;
     try {
-      const written = writeJournal(join(dir, `${name}.jsonl`), s.lines, s.used, s.fresh);
+      const written = writeJournal(join(dir, `${name}.journal`), s.lines, s.used, s.fresh);
       if (written.rewritten) s.known = new Map(s.used);
       else for (const [key, value] of s.fresh) s.known!.set(key, value);
       s.lines = written.lines;

@@ -1,10 +1,12 @@
 /**
- * The file behind a warm-start store (outcome-store.ts): one JSON line per
- * entry, `[key, value]`, the last line of a key winning. New entries are
- * appended, so a process that learns a few entries per run writes a few
- * lines, not the whole store; once the file holds more than twice what the
- * process used, it is rewritten with only that, atomically. A line that does
- * not parse (a run killed mid-append) is skipped, never trusted.
+ * The file behind a warm-start store (outcome-store.ts): one line per entry,
+ * the key, a tab, and the value as JSON, the last line of a key winning. New
+ * entries are appended, so a process that learns a few entries per run writes
+ * a few lines, not the whole store; once the file holds more than twice what
+ * the process used, it is rewritten with only that, atomically. A value is
+ * parsed only when a run asks for it (a run uses a fraction of a store, and
+ * parsing every line cost the gate's start-up about 20 ms); one that does not
+ * parse (a run killed mid-append) is a miss, never trusted.
  */
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -19,9 +21,24 @@ export interface Journal {
 /** Lines a file may hold beyond twice what the process used before it is rewritten. */
 export const COMPACTION_SLACK = 256;
 
-const entryLine = ([key, value]: [string, unknown]) => `${JSON.stringify([key, value])}\n`;
+/** A value as the file holds it: JSON text, parsed on first use. */
+export class StoredText {
+  constructor(readonly json: string) {}
+}
 
-/** The entries of `file`; none when it does not exist yet. */
+/** The value of an entry: parsed from the file's text if need be; undefined when that text does not parse. */
+export function storedValue(value: unknown): unknown {
+  if (!(value instanceof StoredText)) return value;
+  try {
+    return JSON.parse(value.json) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const entryLine = ([key, value]: [string, unknown]) => `${key}\t${value instanceof StoredText ? value.json : JSON.stringify(value)}\n`;
+
+/** The entries of `file`, their values unparsed; none when it does not exist yet. */
 export function readJournal(file: string): Journal {
   const journal: Journal = { entries: new Map(), lines: 0 };
   let text: string;
@@ -33,12 +50,9 @@ export function readJournal(file: string): Journal {
   for (const line of text.split('\n')) {
     if (!line) continue;
     journal.lines++;
-    try {
-      const entry = JSON.parse(line) as unknown;
-      if (Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string') journal.entries.set(entry[0], entry[1]);
-    } catch {
-      // torn by a killed run, or not ours
-    }
+    const tab = line.indexOf('\t');
+    // No key: not a line this module wrote.
+    if (tab > 0) journal.entries.set(line.slice(0, tab), new StoredText(line.slice(tab + 1)));
   }
   return journal;
 }
