@@ -1,15 +1,10 @@
 /**
  * Warm-start stores, keyed by inputs, never by time. Each store is one file
- * under node_modules/.cache/homelab-gate/, a line per entry (store-journal.ts) mapping a
- * digest of every input that decides a result (the tool's make-up, the value
- * judged) to the result. A key that matches is the same computation, so its
- * result is reused; anything else is a miss, computed and remembered. A flush
- * appends only the entries that are new since the last one (a long-lived
- * process, such as a test worker judging one mutation after another, wrote
- * the whole store, a megabyte, on every run), and rewrites the file with only
- * what this process used once it holds more than twice that, so a store stays
- * near the size of the trees it judged. A torn line (a run killed mid-write)
- * or a foreign one is skipped, not trusted. Where the make-up cannot be known (a
+ * under node_modules/.cache/homelab-gate/ (store-journal.ts: appended as a
+ * run learns entries, values parsed on use) mapping a digest of every input
+ * that decides a result (the tool's make-up, the value judged) to the result.
+ * A key that matches is the same computation, so its result is reused;
+ * anything else is a miss, computed and remembered. Where the make-up cannot be known (a
  * bundle run far from the gate's sources, as in the backup image) or nothing
  * can be written, a store keeps nothing: slower, never wrong. Users: the
  * parse store, the validation outcomes and the CEL outcomes.

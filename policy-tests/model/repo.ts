@@ -26,17 +26,17 @@ export const MANIFEST_ROOTS = ['clusters', 'apps', 'monitoring', 'security', 'po
 export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
 
 /**
- * Files under the roots that look like manifests but are not Kubernetes
- * objects. Argo CD must never apply them; the argocd-root-discovery check
- * proves that every directory source excludes them. Argo CD glob dialect.
- */
-/**
  * A local chart's Chart.yaml and templates. Templates are Go templates, not YAML: they are never parsed here (the
  * render tier reads them through Helm), and judged as manifests they would fail on valid `{{ ... }}` text.
  */
 const CHART_SOURCE_PATTERN = '{Chart.yaml,*/Chart.yaml,*/templates/*}';
 const isChartSource = (file: string) => argoGlobMatch(CHART_SOURCE_PATTERN, file);
 
+/**
+ * Files under the roots that look like manifests but are not Kubernetes
+ * objects. Argo CD must never apply them; the argocd-root-discovery check
+ * proves that every directory source excludes them. Argo CD glob dialect.
+ */
 export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }[] = [
   { pattern: '{values.yaml,*/values.yaml,*/values-*.yaml}', reason: 'Helm values, consumed by a chart source through $values' },
   { pattern: '{*/package.json,*/package-lock.json,*/tsconfig*.json}', reason: 'Node.js tooling of a workload built from this repo' },

@@ -20,6 +20,8 @@ export async function missingTools(...tools: string[]): Promise<string[]> {
   return missing;
 }
 
+const RESTIC_TEST_PASSWORD = 'test-password';
+
 /**
  * A restic base per test file, with the repositories of `targets` under it;
  * returns the env that reaches the base, and `addRepository` for a target a
@@ -48,8 +50,6 @@ export function useResticRepository(skip: boolean, targets: readonly string[]) {
     addRepository: (target: string) => copyTemplate(template!, join(dir, target)),
   });
 }
-
-const RESTIC_TEST_PASSWORD = 'test-password';
 
 /** The manifest key the tests' backup jobs hold (in the cluster: the Secret backup-manifest-key). */
 export const TEST_MANIFEST_KEY = 'test-manifest-key-0123456789abcdef0123456789';
@@ -88,8 +88,9 @@ export function flipByte(data: Buffer): Buffer {
 /**
  * The folders of a backup test file. `fresh` makes a test's folder (source, backups) and returns it: it
  * runs before every test, and the folder goes after it. Once per file, one real backup is taken by
- * `backup` into a folder of its own, the golden one (each costs a restic backup, retention and prune): tests that only need "a backup" start from a copy of it (seedBackup), tests about taking
- * a backup take their own. Returns the golden folder.
+ * `backup` into a folder of its own, the golden one (each costs a restic backup, retention and prune):
+ * tests that only need "a backup" start from a copy of it (seedBackup), tests about taking a backup take
+ * their own. Returns the golden folder.
  */
 export function useGoldenBackup(skip: boolean, fresh: () => string | Promise<string>, backup: () => Promise<unknown>): () => string {
   let golden = '';

@@ -18,16 +18,12 @@ const MAINTENANCE_DB = 'postgres';
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-/** One psql call; statements in one call run in one transaction. */
-function psql(ctx: EngineContext, database: string, statements: string): Promise<string> {
-  return run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', database, '-c', statements], { env: ctx.env });
-}
-
 /**
- * Commands that cannot share a transaction (DROP DATABASE, CREATE DATABASE) in one connection: psql runs each
- * `-c` as a transaction of its own, in order, and stops at the first that fails (ON_ERROR_STOP).
+ * One psql session. Statements in one command run in one transaction; several commands (DROP DATABASE and CREATE
+ * DATABASE, which cannot share one) run each as a transaction of its own, in order, stopping at the first that
+ * fails (ON_ERROR_STOP).
  */
-function psqlEach(ctx: EngineContext, database: string, ...commands: string[]): Promise<string> {
+function psql(ctx: EngineContext, database: string, ...commands: string[]): Promise<string> {
   return run('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', database, ...commands.flatMap((c) => ['-c', c])], { env: ctx.env });
 }
 
@@ -39,7 +35,7 @@ async function readSentinel(ctx: EngineContext, database: string): Promise<Senti
 }
 
 async function restoreInto(ctx: EngineContext, database: string, file: string): Promise<void> {
-  await psqlEach(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`, `CREATE DATABASE ${ident(database)}`);
+  await psql(ctx, MAINTENANCE_DB, `DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`, `CREATE DATABASE ${ident(database)}`);
   await run('pg_restore', ['--exit-on-error', '--single-transaction', '--no-owner', '-d', database, file], { env: ctx.env });
 }
 
@@ -62,7 +58,7 @@ async function dropExpiredUndoCopies(ctx: EngineContext, live: string, names: re
     const taken = undoTime(name.toUpperCase());
     return taken !== undefined && ctx.now.getTime() - taken.getTime() > RETENTION_DAYS * 86_400_000;
   });
-  if (expired.length) await psqlEach(ctx, MAINTENANCE_DB, ...expired.map((name) => `DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`));
+  if (expired.length) await psql(ctx, MAINTENANCE_DB, ...expired.map((name) => `DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`));
 }
 
 export const postgresEngine: Engine<PostgresTarget> = {
