@@ -1,16 +1,16 @@
 /**
- * The lint rules bite: the repository's own ESLint rules, run by ESLint with
- * typescript-eslint's type information on a small project, flag the restore's
+ * The lint rules bite: the repository's own `.oxlintrc.json`, run by oxlint
+ * with type information (tsgolint) on a small project, flags the restore's
  * old defect (a swap nobody awaits before the scale-up), an async request
- * handler, a type imported as a value, an over-long function, and code the
- * formatter would rewrite.
+ * handler, a type imported as a value, an over-long function and check
+ * module, and passes the same length in a test; the formatter flags code it
+ * would rewrite.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ESLint, type Linter } from 'eslint';
-import tseslint from 'typescript-eslint';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exec } from '../../../test-support/exec.js';
 
 const SOURCE = `import { createServer } from 'node:http';
 import { Server } from 'node:http';
@@ -26,62 +26,66 @@ export const server: Server = createServer(async (_req, res) => {
 });
 `;
 
+/** A module of `lines` lines whose one function spans `body + 4` lines (80 is the most allowed). */
+function module(body: number, lines: number): string {
+  const fn = `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(body)}  return n;\n}\n`;
+  return fn + '\n'.repeat(lines - fn.split('\n').length + 1);
+}
+
+const PROBE: Record<string, string> = {
+  'restore.ts': SOURCE,
+  'policy-tests/checks/long.ts': module(77, 301),
+  'policy-tests/checks/short.ts': module(76, 300),
+  'policy-tests/test/long.test.ts': module(120, 400),
+};
+
+interface Diagnostic {
+  code: string;
+  filename: string;
+  labels: { span: { line: number } }[];
+}
+
 describe('the lint rules', () => {
+  const repo = process.cwd();
   let dir: string;
+  let found: string[];
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lint-probe-'));
     await writeFile(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, module: 'nodenext', target: 'es2022', types: ['node'], typeRoots: [join(process.cwd(), 'node_modules/@types')] },
-        include: ['*.ts'],
+        compilerOptions: { strict: true, module: 'nodenext', target: 'es2022', types: ['node'], typeRoots: [join(repo, 'node_modules/@types')] },
+        include: ['**/*.ts'],
       }),
     );
-    await writeFile(join(dir, 'restore.ts'), SOURCE);
+    for (const [path, text] of Object.entries(PROBE)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), text);
+    }
+    // The repository's own config, as `npm test` runs it; its globs are relative to where it sits.
+    await copyFile(join(repo, '.oxlintrc.json'), join(dir, '.oxlintrc.json'));
+    // tsgolint is found beside oxlint in a project; the probe has no node_modules, so it is named.
+    const env = { ...process.env, OXLINT_TSGOLINT_PATH: join(repo, 'node_modules/.bin/tsgolint') };
+    const run = await exec(join(repo, 'node_modules/.bin/oxlint'), ['--format', 'json'], { cwd: dir, env });
+    expect(run.code, run.stderr).toBe(1);
+    const { diagnostics } = JSON.parse(run.stdout) as { diagnostics: Diagnostic[] };
+    found = diagnostics.map((d) => `${d.filename}:${d.labels[0]!.span.line}:${d.code}`).sort();
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('catch a floating promise, an async handler and a value import used as a type', async () => {
-    // The repository's own config, as `npm test` runs it (a .mjs file: imported by URL, typed here).
-    const { default: repoConfig } = (await import(new URL('../../../eslint.config.mjs', import.meta.url).href)) as { default: Linter.Config[] };
-    const rules = repoConfig.find((c) => c.rules)?.rules;
-    expect(rules, 'eslint.config.mjs has a block with rules').toBeDefined();
-    const eslint = new ESLint({
-      cwd: dir,
-      overrideConfigFile: true,
-      overrideConfig: [
-        {
-          files: ['**/*.ts'],
-          languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: dir } },
-          plugins: { '@typescript-eslint': tseslint.plugin as never },
-          rules,
-        },
-      ],
-    });
-    const [result] = await eslint.lintFiles(['restore.ts']);
-    const found = result!.messages.map((m) => `${m.line}:${m.ruleId}`);
-    expect(found).toEqual(
-      expect.arrayContaining([
-        '2:@typescript-eslint/consistent-type-imports',
-        '6:@typescript-eslint/no-floating-promises',
-        '9:@typescript-eslint/no-misused-promises',
-      ]),
-    );
+  it('catch a floating promise, an async handler and a value import used as a type', () => {
+    expect(found.filter((f) => f.startsWith('restore.ts:'))).toEqual([
+      'restore.ts:2:typescript(consistent-type-imports)',
+      'restore.ts:6:typescript(no-floating-promises)',
+      'restore.ts:9:typescript(no-misused-promises)',
+    ]);
   });
 
-  it('hold a function outside the tests to 80 lines and a check module to 300', async () => {
-    const { default: repoConfig } = (await import(new URL('../../../eslint.config.mjs', import.meta.url).href)) as { default: Linter.Config[] };
-    const sizeRules = Object.assign({}, ...repoConfig.filter((c) => c.rules?.['max-lines-per-function'] || c.rules?.['max-lines']).map((c) => c.rules));
-    const eslint = new ESLint({
-      cwd: dir,
-      overrideConfigFile: true,
-      overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser }, rules: sizeRules }],
-    });
-    const long = `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(77)}  return n;\n}\n`;
-    const [result] = await eslint.lintText(long + '\n'.repeat(231), { filePath: join(dir, 'long.ts') });
-    expect(result!.messages.map((m) => `${m.line}:${m.ruleId}`)).toEqual(['1:max-lines-per-function', '301:max-lines']);
-    const [short] = await eslint.lintText(long.replace('  n += 1;\n', ''), { filePath: join(dir, 'short.ts') });
-    expect(short!.messages).toEqual([]);
+  it('hold a function outside the tests to 80 lines and a check module to 300', () => {
+    expect(found.filter((f) => !f.startsWith('restore.ts:'))).toEqual([
+      'policy-tests/checks/long.ts:1:eslint(max-lines-per-function)',
+      'policy-tests/checks/long.ts:301:eslint(max-lines)',
+    ]);
   });
 
   it("the formatter, with the repository's settings, flags code it would rewrite and passes what it wrote", async () => {
