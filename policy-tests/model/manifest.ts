@@ -146,9 +146,13 @@ export function parseManifest(file: string, text: string): ParsedFile {
   }
 }
 
-/** The parser's errors on one document, one line each; its own stack overflow is a nesting finding. */
+/**
+ * The parser's errors on one document, one line each; its own stack overflow is one nesting finding. The parser
+ * records an overflow wherever it lands, and on a busy stack that can be at every level it unwinds through (64
+ * errors for one document were seen), so only the first is kept.
+ */
 function syntaxFindings(file: string, errors: readonly YAMLError[], index: number, lineCounter: LineCounter): Finding[] {
-  return errors.map((err) => {
+  const findings = errors.map((err): Finding => {
     const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
     const message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     // The parser catches its own stack overflow and reports it as a syntax error.
@@ -164,6 +168,8 @@ function syntaxFindings(file: string, errors: readonly YAMLError[], index: numbe
       };
     return { file, line: pos.line, col: pos.col, check: 'yaml-syntax', message, doc: index };
   });
+  const firstOverflow = findings.find((f) => f.check === 'nesting-depth');
+  return findings.filter((f) => f.check !== 'nesting-depth' || f === firstOverflow);
 }
 
 function parseManifestUnguarded(file: string, text: string): ParsedFile {

@@ -61,6 +61,17 @@ describe('loader', () => {
   });
 });
 
+describe('nesting deeper than the parser can take', () => {
+  const deep = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: ${'['.repeat(20_000)}${']'.repeat(20_000)}}\n`;
+  /** Parses with `frames` calls already on the stack, as a busy caller would. */
+  const checksAt = (frames: number): string[] => (frames > 0 ? checksAt(frames - 1) : parseManifest('deep.yaml', deep).findings.map((f) => f.check));
+
+  it('is one finding per document however much of the stack is already in use', () => {
+    // The parser records an overflow wherever it lands; with some stack in use it lands twice or more (seen: 64 times).
+    for (const frames of [0, 100, 1000, 3000, 5000]) expect(checksAt(frames), `${frames} frames in use`).toEqual(['nesting-depth']);
+  });
+});
+
 describe('duplicate keys at scale', () => {
   it('finds the repeat in a mapping of 200,000 keys in one pass', () => {
     const keys = Array.from({ length: 200_000 }, (_, i) => `  k${i}: v`);
