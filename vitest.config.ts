@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test-support/longest-first.ts';
 
 /**
- * A hang guard, not a speed limit: a full run takes three to four minutes on the 2-core machine, so a test
+ * A hang guard, not a speed limit: a full run takes about a minute on the 2-core machine, so a test
  * that passes ten minutes is stuck, not slow. Tests wait for readiness (never
  * a fixed sleep) and set no timeouts of their own, so a busy machine makes the
  * suite slower, never red.
@@ -28,6 +28,8 @@ export default defineConfig({
     isolate: false,
     // On a clean clone the files that hold a worker longest start first (test-support/longest-first.ts).
     sequence: { sequencer: LongestFirst },
+    // Scratch space in memory where the machine has it (test-support/scratch.ts).
+    globalSetup: ['./test-support/scratch.ts'],
     reporters: process.env.CI ? ['default', 'junit'] : ['default'],
     outputFile: { junit: 'reports/junit.xml' },
   },

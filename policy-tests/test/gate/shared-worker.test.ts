@@ -1,11 +1,11 @@
 /** The suite's scheduling (vitest.config.ts): shared workers (`isolate: false`) hold only while no test file changes the process for the next, and the longest files start first. */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { LONGEST_FILES, LongestFirst } from '../../../test-support/longest-first.ts';
 import { REPO_ROOT } from '../../model/repo.ts';
-import { sharedWorkerProblems, testSources } from '../support/shared-worker.ts';
+import { MAIN_PROCESS_MODULES, sharedWorkerProblems, testSources } from '../support/shared-worker.ts';
 
 const sources = testSources(REPO_ROOT);
 const file = 'scripts/test/backup.test.ts';
@@ -35,6 +35,17 @@ describe('shared test workers', () => {
   it('leaves child scripts alone: they run in processes of their own', () => {
     const child = new Map([['scripts/test/writer.mjs', "process.on('SIGTERM', () => process.exit(0));"]]);
     expect(sharedWorkerProblems(child)).toEqual([]);
+  });
+
+  it("leaves alone exactly the config's global setup, which runs in vitest's main process before any worker", () => {
+    const config = readFileSync(join(REPO_ROOT, 'vitest.config.ts'), 'utf8');
+    const listed = [...(/globalSetup: \[([^\]]*)\]/.exec(config)?.[1] ?? '').matchAll(/'\.\/([^']+)'/g)].map((m) => m[1]);
+    expect(listed).toEqual([...MAIN_PROCESS_MODULES]);
+    const setup = new Map([...MAIN_PROCESS_MODULES].map((f) => [f, 'process.env.TMPDIR = dir;']));
+    expect(sharedWorkerProblems(setup)).toEqual([]);
+    expect(sharedWorkerProblems(new Map([['test-support/other.ts', 'process.env.TMPDIR = dir;']]))).toEqual([
+      'test-support/other.ts:1: assigns to process.env',
+    ]);
   });
 });
 

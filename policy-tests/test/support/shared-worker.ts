@@ -11,6 +11,12 @@ import { readSources } from './sources.ts';
 /** Where the tests and their helpers live (vitest.config.ts includes the tests of the first four). */
 export const TEST_ROOTS = ['policy-tests/test', 'scripts/test', 'portfolio-api/test', 'monitoring/watchdog/test', 'test-support'] as const;
 
+/**
+ * Modules vitest runs in its own main process before any worker starts (vitest.config.ts's globalSetup): the
+ * environment they set is every worker's from its start, the same for every file, so it leaks into nothing.
+ */
+export const MAIN_PROCESS_MODULES: ReadonlySet<string> = new Set(['test-support/scratch.ts']);
+
 /** vi calls that replace a module, a global, the environment or the clock for the rest of the worker's life. */
 const PROCESS_WIDE_VI = new Set(['mock', 'doMock', 'spyOn', 'stubEnv', 'stubGlobal', 'useFakeTimers']);
 /** process methods that change the process for every later file. */
@@ -32,7 +38,7 @@ const isEnv = (node: ts.Node): boolean =>
 /** What in one file changes the worker for later files, as `file:line: what`. */
 function problemsOf(file: string, text: string): string[] {
   // Child scripts (fakes, writers, drivers) run in processes of their own: what they do to `process` stays there.
-  if (text.startsWith('#!') || file.endsWith('.mjs') || file.includes('/fixtures/')) return [];
+  if (text.startsWith('#!') || file.endsWith('.mjs') || file.includes('/fixtures/') || MAIN_PROCESS_MODULES.has(file)) return [];
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const out: string[] = [];
   const at = (node: ts.Node, what: string) => out.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}: ${what}`);
