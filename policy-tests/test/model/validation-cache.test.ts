@@ -1,13 +1,20 @@
 /** The CRD validation cache: outcomes keyed by schema, object and validator make-up; the validator compiled only on a miss. */
+import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { cachedValidator } from '../../model/validation-cache.ts';
 
 const schema = { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer', minimum: 0 } } } } };
 
+/**
+ * The outcome store lives on disk across runs: a make-up of this run's own keeps the outcomes an earlier run
+ * stored from answering this one (which would skip the compile these tests count).
+ */
+const MAKEUP = `test-makeup-${randomUUID()}`;
+
 function counted(s: object) {
   let compiles = 0;
-  const validator = cachedValidator(JSON.stringify(s), 'test-makeup', () => {
+  const validator = cachedValidator(JSON.stringify(s), MAKEUP, () => {
     compiles++;
     return new Ajv({ allErrors: true }).compile(s);
   });
