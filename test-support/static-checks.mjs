@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * npm test's static checks, side by side: both type checks, the format check,
- * lint and the repository's own gate. Most are single-threaded for most of
- * their run, so on two cores running them together takes about the time of
- * the longest (the format check) instead of their sum. Silent when all pass,
+ * lint and the repository's own gate. Side by side on two cores they take
+ * about the time of the longest (the gate, which builds itself on a clean
+ * clone) instead of their sum. Silent when all pass,
  * as each tool is; otherwise prints what each failing one said, under its
  * name, and exits 1. A check that hangs is killed at the same ten-minute
  * guard as the tests.
@@ -20,7 +20,7 @@ const TSC = fileURLToPath(new URL('../node_modules/typescript-native/bin/tsc', i
 const CHECKS = [
   ['types', process.execPath, [TSC, '--noEmit', '-p', '.']],
   ['types of the watchdog', process.execPath, [TSC, '--noEmit', '-p', 'monitoring/watchdog']],
-  ['format', 'prettier', ['--check', '--log-level', 'warn', '.']],
+  ['format', 'oxfmt', ['--check']],
   ['lint', 'oxlint', ['--type-aware']],
   // The repository against its own gate, offline (what is not cached is reported as not rendered, not failed). It
   // runs here, beside the checks above, for a second reason: it builds the gate's bundle and fills its warm-start

@@ -129,7 +129,8 @@ function expectAppVolume(ctx: CheckContext, job: Resource, t: Target & { engine:
   }
   const affinity =
     (dig(main.pod.spec, ['affinity', 'podAffinity', 'requiredDuringSchedulingIgnoredDuringExecution']) as
-      { labelSelector?: { matchLabels?: Record<string, string> }; topologyKey?: string }[] | undefined) ?? [];
+      | { labelSelector?: { matchLabels?: Record<string, string> }; topologyKey?: string }[]
+      | undefined) ?? [];
   const appLabels = (dig(app.object, ['spec', 'template', 'metadata', 'labels']) as Record<string, string> | undefined) ?? {};
   const beside = affinity.some(
     (a) =>

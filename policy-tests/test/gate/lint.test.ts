@@ -3,10 +3,10 @@
  * with type information (tsgolint) on a small project, flags the restore's
  * old defect (a swap nobody awaits before the scale-up), an async request
  * handler, a type imported as a value, an over-long function and check
- * module, and passes the same length in a test; the formatter flags code it
- * would rewrite.
+ * module, and passes the same length in a test; the formatter, with the
+ * repository's settings, flags code it would rewrite.
  */
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,11 +89,19 @@ describe('the lint rules', () => {
   });
 
   it("the formatter, with the repository's settings, flags code it would rewrite and passes what it wrote", async () => {
-    const prettier = await import('prettier');
-    const options = { ...(await prettier.resolveConfig(join(process.cwd(), 'policy-tests/index.ts'))), filepath: 'x.ts' };
-    expect(options.printWidth).toBe(160);
-    const messy = 'export const x = {a:1,\n  b:"two"}\n';
-    expect(await prettier.check(messy, options)).toBe(false);
-    expect(await prettier.check(await prettier.format(messy, options), options)).toBe(true);
+    const oxfmt = join(repo, 'node_modules/.bin/oxfmt');
+    const format = join(dir, 'format');
+    await mkdir(format);
+    await copyFile(join(repo, '.oxfmtrc.json'), join(format, '.oxfmtrc.json'));
+    // 120 columns: past Prettier's default of 80, within the repository's 160, which keeps it on one line.
+    const wide = `export const wide = [${Array.from({ length: 20 }, (_, i) => `'v${i}'`).join(', ')}];\n`;
+    await writeFile(join(format, 'wide.ts'), wide);
+    await writeFile(join(format, 'messy.ts'), 'export const x = {a:1,\n  b:"two"}\n');
+    const check = (file: string) => exec(oxfmt, ['--check', file], { cwd: format });
+    expect((await check('wide.ts')).code).toBe(0);
+    expect((await check('messy.ts')).code).toBe(1);
+    expect((await exec(oxfmt, ['messy.ts'], { cwd: format })).code).toBe(0);
+    expect(await readFile(join(format, 'messy.ts'), 'utf8')).toBe("export const x = { a: 1, b: 'two' };\n");
+    expect((await check('messy.ts')).code).toBe(0);
   });
 });
