@@ -60,7 +60,15 @@ function problemsOf(file: string, text: string): string[] {
   return out;
 }
 
+/** Each file's problems by its path and text: the bite tests judge the whole tree again with one file changed. */
+const judged = new Map<string, string[]>();
+
 /** Every place in `sources` that would leak into the next test file of a shared worker. */
 export function sharedWorkerProblems(sources: ReadonlyMap<string, string>): string[] {
-  return [...sources].flatMap(([file, text]) => problemsOf(file, text));
+  return [...sources].flatMap(([file, text]) => {
+    const key = `${file}\0${text}`;
+    let problems = judged.get(key);
+    if (!problems) judged.set(key, (problems = problemsOf(file, text)));
+    return problems;
+  });
 }
