@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { listBackups, stamp } from '../backup/store.ts';
 import { installed } from '../../test-support/exec.ts';
-import { copyTemplate, makeTemplate, type ResticTemplate } from './restic-fixture.ts';
+import { copyTemplate, makeTemplate, RESTIC_TEST_PASSWORD, type ResticTemplate } from './restic-fixture.ts';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 
 export { freePort } from '../backup/engines/etcd.ts';
@@ -20,13 +20,11 @@ export async function missingTools(...tools: string[]): Promise<string[]> {
   return missing;
 }
 
-const RESTIC_TEST_PASSWORD = 'test-password';
-
 /**
  * A restic base per test file, with the repositories of `targets` under it;
  * returns the env that reaches the base, and `addRepository` for a target a
  * test creates itself. The repositories are real, made by restic, with a key
- * that opens cheaply (restic-fixture.ts): once per file `restic init`, then copies.
+ * that opens cheaply (restic-fixture.ts): `restic init`'s output, checked in, then copies.
  */
 export function useResticRepository(skip: boolean, targets: readonly string[]) {
   let dir = '';
@@ -35,7 +33,7 @@ export function useResticRepository(skip: boolean, targets: readonly string[]) {
     if (skip) return;
     dir = mkdtempSync(join(tmpdir(), 'restic-test-'));
     // A dot folder is no target's repository: target names are DNS labels.
-    template = await makeTemplate(join(dir, '.template'), RESTIC_TEST_PASSWORD);
+    template = makeTemplate(join(dir, '.template'), RESTIC_TEST_PASSWORD);
     for (const target of targets) copyTemplate(template, join(dir, target));
   });
   afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));

@@ -6,21 +6,25 @@
  * that opening it costs about half a second of CPU: that is what guards a
  * real password, and the backup keeps it. The backup tests open their
  * repositories some sixty times a run, and those key derivations were about
- * 30 of the suite's CPU-seconds. So a test repository is created once per
- * base with `restic init`, then its one key is re-written for the same master
- * key under cheap scrypt parameters, sealed exactly as restic seals a key
- * (AES-256-CTR, then Poly1305-AES over the ciphertext: restic's
- * internal/crypto, the format of restic 0.14 through 0.18). Every repository
- * a test uses is a copy of that one with a fresh id in its config, so no two
- * share restic's cache. Everything after the open is restic's own work on a
- * real repository; a key restic could not open fails the first restic call
- * of every backup test.
+ * 30 of the suite's CPU-seconds. So the template every test repository is
+ * copied from is what `restic init` wrote (its `config`, in
+ * fixtures/restic-repository/), with its one key re-written for the same
+ * master key under cheap scrypt parameters, sealed exactly as restic seals a
+ * key (AES-256-CTR, then Poly1305-AES over the ciphertext: restic's
+ * internal/crypto, the format of restic 0.14 through 0.18). It is checked in
+ * because `restic init` itself costs 2.8 CPU-seconds (it calibrates the key
+ * derivation); `npm run test:restic-fixture` makes it again with the
+ * installed restic. Every repository a test uses is a copy with a fresh id in
+ * its config, so no two share restic's cache. Everything after the open is
+ * restic's own work on a real repository; a key restic could not open fails
+ * the first restic call of every backup test.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes, scryptSync } from 'node:crypto';
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { poly1305 } from '@noble/ciphers/_poly1305.js';
-import { exec } from '../../test-support/exec.ts';
+import { run } from '../lib/exec.ts';
 
 /** restic's crypto.Key: an AES-256 key and a Poly1305-AES key (k for AES-128 on the nonce, r for the polynomial). */
 interface SealKey {
@@ -28,6 +32,9 @@ interface SealKey {
   macK: Buffer;
   macR: Buffer;
 }
+
+/** The password the fixture's key is sealed under. */
+export const RESTIC_TEST_PASSWORD = 'test-password';
 
 /** scrypt parameters a test can afford on every restic call (restic checks only that N is a power of two). */
 const CHEAP = { N: 1024, r: 8, p: 1 } as const;
@@ -67,34 +74,69 @@ interface KeyFile {
   data: string;
 }
 
-/** Re-writes the template's one key under cheap parameters; returns its master key. */
-function cheapenKey(repository: string, password: string): SealKey {
+/** Re-writes a new repository's one key under cheap parameters. */
+function cheapenKey(repository: string, password: string): void {
   const keys = join(repository, 'keys');
   const [name, ...others] = readdirSync(keys);
   if (!name || others.length) throw new Error(`restic fixture: expected one key in ${keys}`);
   const file = JSON.parse(readFileSync(join(keys, name), 'utf8')) as KeyFile & Record<string, unknown>;
-  if (file.kdf !== 'scrypt') throw new Error(`restic fixture: unknown key derivation "${file.kdf}"`);
-  const plain = open(derive(password, Buffer.from(file.salt, 'base64'), file), Buffer.from(file.data, 'base64'), 'the key');
-  const master = JSON.parse(plain.toString('utf8')) as { mac: { k: string; r: string }; encrypt: string };
+  const { plain } = openKey(file, password);
   const salt = randomBytes(64);
   const cheap = { ...file, ...CHEAP, salt: salt.toString('base64'), data: seal(derive(password, salt, CHEAP), plain).toString('base64') };
   const text = JSON.stringify(cheap);
   // A key's file name is the SHA-256 of its bytes, as restic stores it.
   rmSync(join(keys, name));
   writeFileSync(join(keys, createHash('sha256').update(text).digest('hex')), text);
-  return { encrypt: Buffer.from(master.encrypt, 'base64'), macK: Buffer.from(master.mac.k, 'base64'), macR: Buffer.from(master.mac.r, 'base64') };
 }
 
-/** An empty repository made by `restic init`, with a cheap key, that test repositories are copied from. */
+/** The template every test repository is copied from: restic's own `config` and one cheap key, checked in. */
+export const FIXTURE = join(import.meta.dirname, 'fixtures', 'restic-repository');
+
+/** An empty repository as `restic init` made it, with a cheap key, that test repositories are copied from. */
 export interface ResticTemplate {
   path: string;
   master: SealKey;
 }
 
-export async function makeTemplate(path: string, password: string): Promise<ResticTemplate> {
-  const init = await exec('restic', ['init', '--quiet'], { env: { ...process.env, RESTIC_REPOSITORY: path, RESTIC_PASSWORD: password } });
-  if (init.code !== 0) throw new Error(`restic init ${path}: ${init.stderr.trim()}`);
-  return { path, master: cheapenKey(path, password) };
+/** Opens a key file with `password` under the parameters it names; returns the master key it seals. */
+function openKey(file: KeyFile, password: string): { plain: Buffer; master: SealKey } {
+  if (file.kdf !== 'scrypt') throw new Error(`restic fixture: unknown key derivation "${file.kdf}"`);
+  const plain = open(derive(password, Buffer.from(file.salt, 'base64'), file), Buffer.from(file.data, 'base64'), 'the key');
+  const master = JSON.parse(plain.toString('utf8')) as { mac: { k: string; r: string }; encrypt: string };
+  return {
+    plain,
+    master: { encrypt: Buffer.from(master.encrypt, 'base64'), macK: Buffer.from(master.mac.k, 'base64'), macR: Buffer.from(master.mac.r, 'base64') },
+  };
+}
+
+/**
+ * The template at `path`, from the checked-in fixture: no restic process and no costly key derivation (restic's
+ * `init` spends about 2.8 CPU-seconds calibrating and deriving; five test files made one each). The folders are
+ * the ones `restic init` creates.
+ */
+export function makeTemplate(path: string, password: string): ResticTemplate {
+  for (const folder of ['keys', 'index', 'locks', 'snapshots', ...Array.from({ length: 256 }, (_, i) => `data/${i.toString(16).padStart(2, '0')}`)])
+    mkdirSync(join(path, folder), { recursive: true });
+  copyFileSync(join(FIXTURE, 'config'), join(path, 'config'));
+  const [name, ...others] = readdirSync(join(FIXTURE, 'keys'));
+  if (!name || others.length) throw new Error(`restic fixture: expected one key in ${join(FIXTURE, 'keys')}`);
+  copyFileSync(join(FIXTURE, 'keys', name), join(path, 'keys', name));
+  return { path, master: openKey(JSON.parse(readFileSync(join(FIXTURE, 'keys', name), 'utf8')) as KeyFile, password).master };
+}
+
+/** Makes the fixture again with the installed restic: `restic init`, then its one key re-sealed under cheap parameters. */
+export async function remakeFixture(password: string): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), 'restic-fixture-'));
+  try {
+    await run('restic', ['init', '--quiet'], { env: { ...process.env, RESTIC_REPOSITORY: scratch, RESTIC_PASSWORD: password } });
+    cheapenKey(scratch, password);
+    rmSync(FIXTURE, { recursive: true, force: true });
+    mkdirSync(join(FIXTURE, 'keys'), { recursive: true });
+    copyFileSync(join(scratch, 'config'), join(FIXTURE, 'config'));
+    for (const key of readdirSync(join(scratch, 'keys'))) copyFileSync(join(scratch, 'keys', key), join(FIXTURE, 'keys', key));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /** A new empty repository at `path`: the template's copy, with a repository id of its own. */
@@ -102,5 +144,7 @@ export function copyTemplate(template: ResticTemplate, path: string): void {
   cpSync(template.path, path, { recursive: true });
   const config = JSON.parse(open(template.master, readFileSync(join(path, 'config')), 'the config').toString('utf8')) as Record<string, unknown>;
   config.id = randomBytes(32).toString('hex');
+  // restic writes its files read-only: replace the copy rather than write through it.
+  rmSync(join(path, 'config'));
   writeFileSync(join(path, 'config'), seal(template.master, Buffer.from(JSON.stringify(config))));
 }
