@@ -73,8 +73,26 @@ function namedFiles(k: Kustomization): string[] {
   ];
 }
 
+/** Each view's walks by folder: a view does not change once built, and a gate run asks for the same folder several times. */
+const walked = new WeakMap<KustomizeView, Map<string, KustomizeInputs>>();
+
 /** Walks a kustomization and everything it references, inside the repository. */
 export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInputs {
+  let byDir = walked.get(view);
+  if (!byDir) walked.set(view, (byDir = new Map()));
+  let inputs = byDir.get(dir);
+  if (!inputs) byDir.set(dir, (inputs = walk(view, dir)));
+  return inputs;
+}
+
+/** Whether `file` sits under one of `folders` ('' is the root), by its own parent folders: one lookup per level. */
+function under(file: string, folders: ReadonlySet<string>): boolean {
+  if (folders.has('')) return true;
+  for (let i = file.indexOf('/'); i > 0; i = file.indexOf('/', i + 1)) if (folders.has(file.slice(0, i))) return true;
+  return false;
+}
+
+function walk(view: KustomizeView, dir: string): KustomizeInputs {
   const files = new Set<string>();
   const componentFiles = new Set<string>();
   let unsupported: string | undefined;
@@ -143,7 +161,7 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
   visit(dir, false);
   for (const f of files) keyFiles.add(f);
   // Everything under a visited folder: a file no field names today may be named by the head of a diff.
-  for (const f of view.files) if ([...folders].some((folder) => folder === '' || f.startsWith(`${folder}/`))) keyFiles.add(f);
+  for (const f of view.files) if (under(f, folders)) keyFiles.add(f);
   return {
     files: [...files].sort(),
     componentFiles: [...componentFiles].sort(),
