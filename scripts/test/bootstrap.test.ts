@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock, readLock, REPO_ROOT } from '../../policy-tests/index.ts';
 import { toolEnv, writeChart } from '../../test-support/chart-repo.ts';
-import { output } from '../../test-support/exec.ts';
+import { exec, output } from '../../test-support/exec.ts';
+import { startKubectlServer, type KubectlServer } from '../../test-support/fakes/kubectl-server.ts';
 import { ARGOCD_FIELD_MANAGER, Interrupted, main, readHiddenLine } from '../bootstrap.ts';
 
 const CILIUM = { repoURL: 'https://helm.cilium.io/', chart: 'cilium', version: '1.19.8' };
@@ -64,7 +65,8 @@ spec:
   },
 };
 
-const FAKE = fileURLToPath(new URL('../../test-support/fakes/kubectl.mjs', import.meta.url));
+/** The kubectl fake's client script, answered by a server in this process (test-support/fakes/kubectl-server.ts). */
+const FAKE = fileURLToPath(new URL('../../test-support/fakes/kubectl', import.meta.url));
 const TOKEN = 'ops_eyJ-secret-service-account-token';
 const APPS = [
   { name: 'argocd', wave: -10 },
@@ -75,19 +77,30 @@ const APPS = [
 
 let dir: string;
 let baseEnv: NodeJS.ProcessEnv;
+let kubectlServer: KubectlServer | undefined;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
+  kubectlServer = await startKubectlServer();
   const root = join(dir, 'repo');
   cpSync(REPO_ROOT, root, { recursive: true, filter: (src) => !/[\\/](node_modules|\.git|dist)$/.test(src) });
   const cache = join(dir, 'charts');
-  baseEnv = await toolEnv({ KUBECTL: FAKE, KUSTOMIZE_BIN: FAKE, HOMELAB_REPO_ROOT: root, HOMELAB_CHART_CACHE: cache });
+  baseEnv = await toolEnv({
+    KUBECTL: FAKE,
+    KUSTOMIZE_BIN: FAKE,
+    FAKE_KUBECTL_PORT: String(kubectlServer.port),
+    HOMELAB_REPO_ROOT: root,
+    HOMELAB_CHART_CACHE: cache,
+  });
   const archive = cachedChartPath(CILIUM, baseEnv);
   mkdirSync(dirname(archive), { recursive: true });
   await output(baseEnv.HELM_BIN!, ['package', writeChart(join(dir, 'chart-src'), CILIUM_TEST_CHART), '--destination', dirname(archive)], { env: baseEnv });
   const lock = readLock(root);
   writeFileSync(join(root, CHART_LOCK_FILE), formatLock({ charts: [...lock.charts, { ...CILIUM, digest: digestOf(readFileSync(archive)) }] }));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await kubectlServer?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 interface Calls {
   calls: { argv: string[]; stdin: string }[];
@@ -280,5 +293,32 @@ describe('the token prompt at a terminal', () => {
     const t = terminal(['ops_'], new Error('EIO: the terminal went away'));
     await expect(readHiddenLine(t.input, () => undefined)).rejects.toThrow(/EIO/);
     expect(t.modes).toEqual([true, false]);
+  });
+});
+
+describe('the kubectl fake', () => {
+  const NODE_FAKE = fileURLToPath(new URL('../../test-support/fakes/kubectl.mjs', import.meta.url));
+  // Stdin that framing could lose: multi-byte text, a line that looks like a length, trailing newlines.
+  const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: café\n  namespace: media\ndata:\n  n: "12\\n"\n\n\n';
+  const calls: [string, string[], string?][] = [
+    ['version', ['version', '-o', 'json']],
+    ['a YAML apply from stdin', ['apply', '--server-side', '-f', '-'], manifest],
+    ['a secret that is not there', ['-n', 'media', 'get', 'secret', 'nope', '-o', 'name']],
+    ['an unknown command', ['frobnicate', 'it']],
+  ];
+
+  it.each(calls)('answers %s the same through its client script as in a Node process of its own, and records the same call', async (_what, args, input) => {
+    const answers = [];
+    for (const [bin, port] of [
+      [FAKE, String(kubectlServer!.port)],
+      [NODE_FAKE, undefined],
+    ] as const) {
+      const state = join(dir, `fake-${port ?? 'node'}.json`);
+      writeFileSync(state, JSON.stringify({ apps: APPS }));
+      const r = await exec(bin, args, { env: { ...process.env, FAKE_KUBECTL_STATE: state, FAKE_KUBECTL_PORT: port }, input });
+      answers.push({ ...r, state: JSON.parse(readFileSync(state, 'utf8')) as Calls });
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]!.state.calls).toEqual([{ argv: args, stdin: input ?? '' }]);
   });
 });
