@@ -85,11 +85,25 @@ export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInpu
   return inputs;
 }
 
-/** Whether `file` sits under one of `folders` ('' is the root), by its own parent folders: one lookup per level. */
-function under(file: string, folders: ReadonlySet<string>): boolean {
-  if (folders.has('')) return true;
-  for (let i = file.indexOf('/'); i > 0; i = file.indexOf('/', i + 1)) if (folders.has(file.slice(0, i))) return true;
-  return false;
+/** Each view's files in sorted order: the files under a folder are then one contiguous run of them. */
+const sortedFiles = new WeakMap<KustomizeView, string[]>();
+
+/** Every file of the view under `folder` ('' is the root): a binary search to the run, then the run. */
+function filesUnder(view: KustomizeView, folder: string): string[] {
+  let sorted = sortedFiles.get(view);
+  if (!sorted) sortedFiles.set(view, (sorted = [...view.files].sort()));
+  if (folder === '') return sorted;
+  const prefix = `${folder}/`;
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! < prefix) low = mid + 1;
+    else high = mid;
+  }
+  let end = low;
+  while (end < sorted.length && sorted[end]!.startsWith(prefix)) end++;
+  return sorted.slice(low, end);
 }
 
 function walk(view: KustomizeView, dir: string): KustomizeInputs {
@@ -161,7 +175,7 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
   visit(dir, false);
   for (const f of files) keyFiles.add(f);
   // Everything under a visited folder: a file no field names today may be named by the head of a diff.
-  for (const f of view.files) if (under(f, folders)) keyFiles.add(f);
+  for (const folder of folders) for (const f of filesUnder(view, folder)) keyFiles.add(f);
   return {
     files: [...files].sort(),
     componentFiles: [...componentFiles].sort(),
