@@ -66,9 +66,9 @@ describe('nesting deeper than the parser can take', () => {
   /** Parses with `frames` calls already on the stack, as a busy caller would. */
   const checksAt = (frames: number): string[] => (frames > 0 ? checksAt(frames - 1) : parseManifest('deep.yaml', deep).findings.map((f) => f.check));
 
-  it('is one finding per document however much of the stack is already in use', () => {
+  it('is one finding per document however much of the stack is already in use (the hostile-input test holds it with none in use)', () => {
     // The parser records an overflow wherever it lands; with some stack in use it lands twice or more (seen: 64 times).
-    for (const frames of [0, 100, 1000, 3000, 5000]) expect(checksAt(frames), `${frames} frames in use`).toEqual(['nesting-depth']);
+    for (const frames of [100, 1000, 5000]) expect(checksAt(frames), `${frames} frames in use`).toEqual(['nesting-depth']);
   });
 });
 
