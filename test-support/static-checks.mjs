@@ -3,10 +3,9 @@
  * npm test's static checks, side by side: both type checks, the format check,
  * lint and the repository's own gate. Side by side on two cores they take
  * about the time of the longest (the gate, which builds itself on a clean
- * clone) instead of their sum. Silent when all pass,
- * as each tool is; otherwise prints what each failing one said, under its
- * name, and exits 1. A check that hangs is killed at the same ten-minute
- * guard as the tests.
+ * clone) instead of their sum. Silent when all pass, as each tool is;
+ * otherwise prints what each failing one said, under its name, and exits 1.
+ * A check that hangs is killed at the same ten-minute guard as the tests.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 const HANG_GUARD_MS = 10 * 60_000;
 /**
  * TypeScript 7, the native compiler (about 7x faster here: 2.2 s against 15.3 s for this project), by path:
- * TypeScript 6 is installed too, for its JavaScript API (the gate's field tree, the tests' import graph), and both packages carry a `tsc` bin.
+ * TypeScript 6 is installed too, for its JavaScript API (the gate's field tree, the tests' import graph), and both
+ * packages carry a `tsc` bin.
  */
 const TSC = fileURLToPath(new URL('../node_modules/typescript-native/bin/tsc', import.meta.url));
 const CHECKS = [

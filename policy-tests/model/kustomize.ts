@@ -8,6 +8,7 @@
 import { posix } from 'node:path';
 import type { DataFile } from './repo.ts';
 import { isMap } from './dig.ts';
+import { perObject } from './per-repo.ts';
 
 /** The names kustomize looks for in a folder, in its order. */
 export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
@@ -74,24 +75,22 @@ function namedFiles(k: Kustomization): string[] {
 }
 
 /** Each view's walks by folder: a view does not change once built, and a gate run asks for the same folder several times. */
-const walked = new WeakMap<KustomizeView, Map<string, KustomizeInputs>>();
+const walksOf = perObject((_view: KustomizeView) => new Map<string, KustomizeInputs>());
 
 /** Walks a kustomization and everything it references, inside the repository. */
 export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInputs {
-  let byDir = walked.get(view);
-  if (!byDir) walked.set(view, (byDir = new Map()));
-  let inputs = byDir.get(dir);
-  if (!inputs) byDir.set(dir, (inputs = walk(view, dir)));
+  const walks = walksOf(view);
+  let inputs = walks.get(dir);
+  if (!inputs) walks.set(dir, (inputs = walk(view, dir)));
   return inputs;
 }
 
 /** Each view's files in sorted order: the files under a folder are then one contiguous run of them. */
-const sortedFiles = new WeakMap<KustomizeView, string[]>();
+const sortedFiles = perObject((view: KustomizeView) => [...view.files].sort());
 
 /** Every file of the view under `folder` ('' is the root): a binary search to the run, then the run. */
 function filesUnder(view: KustomizeView, folder: string): string[] {
-  let sorted = sortedFiles.get(view);
-  if (!sorted) sortedFiles.set(view, (sorted = [...view.files].sort()));
+  const sorted = sortedFiles(view);
   if (folder === '') return sorted;
   const prefix = `${folder}/`;
   let low = 0;

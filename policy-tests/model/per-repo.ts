@@ -5,10 +5,15 @@
  */
 import type { Repo } from './repo.ts';
 
-export function perRepo<T>(derive: (repo: Repo) => T): (repo: Repo) => T {
-  const memo = new WeakMap<Repo, T>();
-  return (repo) => {
-    if (!memo.has(repo)) memo.set(repo, derive(repo));
-    return memo.get(repo)!;
+/** `derive`, computed once per object (a Repo, or a narrower view of one that does not change once built). */
+export function perObject<K extends object, T>(derive: (key: K) => T): (key: K) => T {
+  const memo = new WeakMap<K, T>();
+  return (key) => {
+    if (!memo.has(key)) memo.set(key, derive(key));
+    return memo.get(key)!;
   };
+}
+
+export function perRepo<T>(derive: (repo: Repo) => T): (repo: Repo) => T {
+  return perObject<Repo, T>(derive);
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { listBackups, stamp } from '../backup/store.ts';
 import { installed } from '../../test-support/exec.ts';
-import { copyTemplate, makeTemplate, RESTIC_TEST_PASSWORD, type ResticTemplate } from './restic-fixture.ts';
+import { copyTemplate, loadTemplate, RESTIC_TEST_PASSWORD, type ResticTemplate } from './restic-fixture.ts';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 
 export { freePort } from '../backup/engines/etcd.ts';
@@ -24,7 +24,7 @@ export async function missingTools(...tools: string[]): Promise<string[]> {
  * A restic base per test file, with the repositories of `targets` under it;
  * returns the env that reaches the base, and `addRepository` for a target a
  * test creates itself. The repositories are real, made by restic, with a key
- * that opens cheaply (restic-fixture.ts): `restic init`'s output, checked in, then copies.
+ * that opens cheaply (restic-fixture.ts): `restic init`'s output, checked in, laid out again per target.
  */
 export function useResticRepository(skip: boolean, targets: readonly string[]) {
   let dir = '';
@@ -32,8 +32,7 @@ export function useResticRepository(skip: boolean, targets: readonly string[]) {
   beforeAll(async () => {
     if (skip) return;
     dir = mkdtempSync(join(tmpdir(), 'restic-test-'));
-    // A dot folder is no target's repository: target names are DNS labels.
-    template = makeTemplate(join(dir, '.template'), RESTIC_TEST_PASSWORD);
+    template = loadTemplate(RESTIC_TEST_PASSWORD);
     for (const target of targets) copyTemplate(template, join(dir, target));
   });
   afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));

@@ -14,13 +14,13 @@
  * internal/crypto, the format of restic 0.14 through 0.18). It is checked in
  * because `restic init` itself costs 2.8 CPU-seconds (it calibrates the key
  * derivation); `npm run test:restic-fixture` makes it again with the
- * installed restic. Every repository a test uses is a copy with a fresh id in
+ * installed restic. Every repository a test uses is laid out from it with a fresh id in
  * its config, so no two share restic's cache. Everything after the open is
  * restic's own work on a real repository; a key restic could not open fails
  * the first restic call of every backup test.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes, scryptSync } from 'node:crypto';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { poly1305 } from '@noble/ciphers/_poly1305.js';
@@ -74,28 +74,11 @@ interface KeyFile {
   data: string;
 }
 
-/** Re-writes a new repository's one key under cheap parameters. */
-function cheapenKey(repository: string, password: string): void {
-  const keys = join(repository, 'keys');
+/** The name of a repository's one key file (a key's file name is the SHA-256 of its bytes). */
+function onlyKey(keys: string): string {
   const [name, ...others] = readdirSync(keys);
   if (!name || others.length) throw new Error(`restic fixture: expected one key in ${keys}`);
-  const file = JSON.parse(readFileSync(join(keys, name), 'utf8')) as KeyFile & Record<string, unknown>;
-  const { plain } = openKey(file, password);
-  const salt = randomBytes(64);
-  const cheap = { ...file, ...CHEAP, salt: salt.toString('base64'), data: seal(derive(password, salt, CHEAP), plain).toString('base64') };
-  const text = JSON.stringify(cheap);
-  // A key's file name is the SHA-256 of its bytes, as restic stores it.
-  rmSync(join(keys, name));
-  writeFileSync(join(keys, createHash('sha256').update(text).digest('hex')), text);
-}
-
-/** The template every test repository is copied from: restic's own `config` and one cheap key, checked in. */
-export const FIXTURE = join(import.meta.dirname, 'fixtures', 'restic-repository');
-
-/** An empty repository as `restic init` made it, with a cheap key, that test repositories are copied from. */
-export interface ResticTemplate {
-  path: string;
-  master: SealKey;
+  return name;
 }
 
 /** Opens a key file with `password` under the parameters it names; returns the master key it seals. */
@@ -109,19 +92,48 @@ function openKey(file: KeyFile, password: string): { plain: Buffer; master: Seal
   };
 }
 
+/** Re-writes a new repository's one key under cheap parameters. */
+function cheapenKey(repository: string, password: string): void {
+  const keys = join(repository, 'keys');
+  const name = onlyKey(keys);
+  const file = JSON.parse(readFileSync(join(keys, name), 'utf8')) as KeyFile & Record<string, unknown>;
+  const { plain } = openKey(file, password);
+  const salt = randomBytes(64);
+  const text = JSON.stringify({ ...file, ...CHEAP, salt: salt.toString('base64'), data: seal(derive(password, salt, CHEAP), plain).toString('base64') });
+  rmSync(join(keys, name));
+  writeFileSync(join(keys, createHash('sha256').update(text).digest('hex')), text);
+}
+
+/** The template every test repository is made from: restic's own `config` and one cheap key, checked in. */
+export const FIXTURE = join(import.meta.dirname, 'fixtures', 'restic-repository');
+
+/** The fixture, read once: its key file, its master key, and its config's contents. */
+export interface ResticTemplate {
+  keyName: string;
+  keyText: string;
+  master: SealKey;
+  config: Record<string, unknown>;
+}
+
 /**
- * The template at `path`, from the checked-in fixture: no restic process and no costly key derivation (restic's
- * `init` spends about 2.8 CPU-seconds calibrating and deriving; five test files made one each). The folders are
- * the ones `restic init` creates.
+ * The checked-in fixture, opened with `password`: no restic process and no costly key derivation (restic's
+ * `init` spends about 2.8 CPU-seconds calibrating and deriving; five test files made one each).
  */
-export function makeTemplate(path: string, password: string): ResticTemplate {
+export function loadTemplate(password: string): ResticTemplate {
+  const keyName = onlyKey(join(FIXTURE, 'keys'));
+  const keyText = readFileSync(join(FIXTURE, 'keys', keyName), 'utf8');
+  const { master } = openKey(JSON.parse(keyText) as KeyFile, password);
+  const config = JSON.parse(open(master, readFileSync(join(FIXTURE, 'config')), 'the config').toString('utf8')) as Record<string, unknown>;
+  return { keyName, keyText, master, config };
+}
+
+/** A new empty repository at `path`, as `restic init` lays one out: the template's key, and its config with an id of its own. */
+export function copyTemplate(template: ResticTemplate, path: string): void {
   for (const folder of ['keys', 'index', 'locks', 'snapshots', ...Array.from({ length: 256 }, (_, i) => `data/${i.toString(16).padStart(2, '0')}`)])
     mkdirSync(join(path, folder), { recursive: true });
-  copyFileSync(join(FIXTURE, 'config'), join(path, 'config'));
-  const [name, ...others] = readdirSync(join(FIXTURE, 'keys'));
-  if (!name || others.length) throw new Error(`restic fixture: expected one key in ${join(FIXTURE, 'keys')}`);
-  copyFileSync(join(FIXTURE, 'keys', name), join(path, 'keys', name));
-  return { path, master: openKey(JSON.parse(readFileSync(join(FIXTURE, 'keys', name), 'utf8')) as KeyFile, password).master };
+  writeFileSync(join(path, 'keys', template.keyName), template.keyText);
+  const config = { ...template.config, id: randomBytes(32).toString('hex') };
+  writeFileSync(join(path, 'config'), seal(template.master, Buffer.from(JSON.stringify(config))));
 }
 
 /** Makes the fixture again with the installed restic: `restic init`, then its one key re-sealed under cheap parameters. */
@@ -133,18 +145,9 @@ export async function remakeFixture(password: string): Promise<void> {
     rmSync(FIXTURE, { recursive: true, force: true });
     mkdirSync(join(FIXTURE, 'keys'), { recursive: true });
     copyFileSync(join(scratch, 'config'), join(FIXTURE, 'config'));
-    for (const key of readdirSync(join(scratch, 'keys'))) copyFileSync(join(scratch, 'keys', key), join(FIXTURE, 'keys', key));
+    const key = onlyKey(join(scratch, 'keys'));
+    copyFileSync(join(scratch, 'keys', key), join(FIXTURE, 'keys', key));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-/** A new empty repository at `path`: the template's copy, with a repository id of its own. */
-export function copyTemplate(template: ResticTemplate, path: string): void {
-  cpSync(template.path, path, { recursive: true });
-  const config = JSON.parse(open(template.master, readFileSync(join(path, 'config')), 'the config').toString('utf8')) as Record<string, unknown>;
-  config.id = randomBytes(32).toString('hex');
-  // restic writes its files read-only: replace the copy rather than write through it.
-  rmSync(join(path, 'config'));
-  writeFileSync(join(path, 'config'), seal(template.master, Buffer.from(JSON.stringify(config))));
 }

@@ -174,13 +174,21 @@ async function answer(state: State, call: FakeCall): Promise<FakeResult> {
   return fail(`error: unknown command "${rest.join(' ')}" for "kubectl"`);
 }
 
-/** Runs one call against the state file: reads it, records the call, answers, and writes the state back. */
+/** The fake's own failure, as one line and exit 1. */
+export function fakeFailure(err: unknown): FakeResult {
+  return { code: 1, stdout: '', stderr: `kubectl (fake): ${String((err as Error)?.message ?? err).split('\n')[0]}\n` };
+}
+
+/** Runs one call against the state file: reads it, records the call, answers, and writes the state back. Rejects only when the state file cannot be read. */
 export async function fakeKubectl(call: FakeCall): Promise<FakeResult> {
   const loaded = call.state ? (JSON.parse(readFileSync(call.state, 'utf8')) as Partial<State>) : {};
   const state: State = { ...loaded, calls: loaded.calls ?? [], applied: loaded.applied ?? [] };
   state.calls.push({ argv: call.args, stdin: call.stdin });
   try {
     return await answer(state, call);
+  } catch (err) {
+    // What the fake itself could not do (an etcdctl that failed, a manifest that does not parse).
+    return fakeFailure(err);
   } finally {
     if (call.state) writeFileSync(call.state, JSON.stringify(state, null, 2));
   }

@@ -4,9 +4,8 @@
  * (a length in bytes on a line, then the bytes), answered by the same fake
  * core kubectl.mjs runs. Listens on 127.0.0.1 only.
  */
-import { createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { fakeKubectl, type FakeCall, type FakeResult } from './kubectl-core.ts';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { fakeFailure, fakeKubectl, type FakeCall, type FakeResult } from './kubectl-core.ts';
 
 export interface KubectlServer {
   /** For the client's environment: FAKE_KUBECTL_PORT. */
@@ -15,7 +14,7 @@ export interface KubectlServer {
 }
 
 /** Reads the framed request from `data`; undefined until all of it has arrived. */
-export function parseRequest(data: Buffer): FakeCall | undefined {
+function parseRequest(data: Buffer): FakeCall | undefined {
   let at = 0;
   const line = (): number | undefined => {
     const end = data.indexOf(0x0a, at);
@@ -62,9 +61,10 @@ export async function startKubectlServer(): Promise<KubectlServer> {
       const call = answered ? undefined : parseRequest(data);
       if (!call) return;
       answered = true;
+      // An unreadable state file is still an answer, not a hang.
       fakeKubectl(call).then(
         (result) => respond(socket, result),
-        (err: Error) => respond(socket, { code: 1, stdout: '', stderr: `kubectl (fake): ${err.message.split('\n')[0]}\n` }),
+        (err: unknown) => respond(socket, fakeFailure(err)),
       );
     });
   });

@@ -8,20 +8,15 @@
  * same fake answered by a server in the test's own process, when one runs.
  */
 import { readFileSync } from 'node:fs';
-import { fakeKubectl } from './kubectl-core.ts';
+import { fakeFailure, fakeKubectl } from './kubectl-core.ts';
 
 const args = process.argv.slice(2);
-try {
-  const result = await fakeKubectl({
-    args,
-    stdin: args.includes('-') ? readFileSync(0, 'utf8') : '',
-    state: process.env.FAKE_KUBECTL_STATE,
-    etcd: process.env.FAKE_ETCD_ENDPOINT,
-  });
-  process.stdout.write(result.stdout);
-  process.stderr.write(result.stderr);
-  process.exitCode = result.code;
-} catch (err) {
-  process.stderr.write(`kubectl (fake): ${String(err.message).split('\n')[0]}\n`);
-  process.exitCode = 1;
-}
+const result = await fakeKubectl({
+  args,
+  stdin: args.includes('-') ? readFileSync(0, 'utf8') : '',
+  state: process.env.FAKE_KUBECTL_STATE,
+  etcd: process.env.FAKE_ETCD_ENDPOINT,
+}).catch(fakeFailure);
+process.stdout.write(result.stdout);
+process.stderr.write(result.stderr);
+process.exitCode = result.code;

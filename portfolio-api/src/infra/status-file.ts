@@ -44,20 +44,19 @@ const lastParsed = new Map<string, { identity: Identity; status: InfraStatus }>(
 const sameFile = (a: Identity, b: Identity) => a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 
 export async function readStatus(path: string): Promise<InfraStatus> {
-  let identity: Identity;
+  let stats: Stats | undefined;
   try {
     // A synchronous stat: one syscall on the ConfigMap's local volume, where a trip through libuv's thread
     // pool cost more than the call itself (the route served 0.36 of bare node:http with it, 2026-11-23).
     // No file is the usual case before the writer's first run: an answer, not an exception (an Error and its
     // stack trace on every request cost the route a third of its rate).
-    const stats = statSync(path, { throwIfNoEntry: false });
-    if (!stats) return SNAPSHOT;
-    const { dev, ino, size, mtimeMs, ctimeMs } = stats;
-    identity = { dev, ino, size, mtimeMs, ctimeMs };
+    stats = statSync(path, { throwIfNoEntry: false });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return SNAPSHOT;
     throw new HttpError(503, `infrastructure status file is unreadable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  if (!stats) return SNAPSHOT;
+  const { dev, ino, size, mtimeMs, ctimeMs } = stats;
+  const identity: Identity = { dev, ino, size, mtimeMs, ctimeMs };
   if (identity.size > MAX_STATUS_BYTES) throw new HttpError(503, `infrastructure status file is larger than ${MAX_STATUS_BYTES} bytes`);
   const known = lastParsed.get(path);
   if (known && sameFile(known.identity, identity)) return known.status;
