@@ -18,7 +18,7 @@ export default defineConfig({
     // expect.poll waits for a state to be reached: as long as it takes, within the guard.
     expect: { poll: { timeout: HANG_GUARD_MS, interval: 25 } },
     // Vitest leaves one core free by default; on a 2-core runner that means one worker.
-    // The tests mostly wait on child processes (restic, PostgreSQL, etcd, Alertmanager, tsx) and
+    // The tests mostly wait on child processes (restic, PostgreSQL, etcd, Alertmanager, node) and
     // sockets, asynchronously, so four workers keep both cores busy.
     maxWorkers: 4,
     // Test files run one after another in the same workers, which load vitest, the gate's modules and its

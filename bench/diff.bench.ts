@@ -18,7 +18,8 @@ const RUNS = 7;
 const renderOne = fileURLToPath(new URL('./render-one.ts', import.meta.url));
 const diffCommand = fileURLToPath(new URL('../scripts/diff/command.ts', import.meta.url));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-// tsx from this repository's node_modules: the clone measured may have none.
+// tsx from this repository's node_modules: the clone measured may have none, and an older commit may hold
+// TypeScript that Node cannot strip by itself (parameter properties, before tsconfig.json's erasableSyntaxOnly).
 const tsx = import.meta.resolve('tsx');
 const node = (args: string[]) =>
   $({ cwd: ROOT, quiet: true, nothrow: true, env: { ...process.env, HOMELAB_REPO_ROOT: ROOT } })`${process.execPath} --import ${tsx} ${args}`;

@@ -285,7 +285,7 @@ function startupPhases(): string {
     console.log(marks.map(([n, t]) => { const ms = t - prev; prev = t; return n + ' ' + ms.toFixed(0) + ' ms'; }).join(', '));
   `;
   // A hang guard, not a speed limit: the phases take about a second.
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
     timeout: 10 * 60_000,

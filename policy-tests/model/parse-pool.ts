@@ -23,7 +23,7 @@ export const PARALLEL_THRESHOLD_BYTES = 1_000_000;
 
 function runWorker(root: string, files: string[]): Promise<WorkerFile[]> {
   return new Promise((resolve, reject) => {
-    // The entry registers tsx itself, so this works whatever started the parent (tsx, vitest).
+    // Node strips the types of the TypeScript body itself, whatever started the parent (node, vitest).
     const worker = new Worker(new URL('./parse-worker-entry.mjs', import.meta.url), { workerData: { root, files } });
     worker.once('message', (result: WorkerFile[]) => {
       resolve(result);

@@ -1,6 +1,4 @@
-// Worker threads on Node 20 do not inherit tsx's loader for their entry
-// module, so this plain-JS entry registers it and then loads the TypeScript body.
-import { register } from 'tsx/esm/api';
-
-register();
+// The parse pool's worker entry, under the name the built bundle gives its own (build.mjs). From the sources,
+// Node runs the TypeScript body itself: the code uses only syntax that type stripping erases (tsconfig.json's
+// erasableSyntaxOnly), whatever started the parent (node, vitest).
 await import('./parse-worker.ts');

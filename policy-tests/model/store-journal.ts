@@ -23,7 +23,10 @@ export const COMPACTION_SLACK = 256;
 
 /** A value as the file holds it: JSON text, parsed on first use. */
 export class StoredText {
-  constructor(readonly json: string) {}
+  readonly json: string;
+  constructor(json: string) {
+    this.json = json;
+  }
 }
 
 /** The value of an entry: parsed from the file's text if need be; undefined when that text does not parse. */

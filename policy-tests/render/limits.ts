@@ -7,7 +7,7 @@
  * raise it.
  */
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 
 /** A path or a resource that the render refuses: a finding on the source, never a render. */
 export class RenderRefused extends Error {}
@@ -69,15 +69,43 @@ export function confinedRel(path: string, what: string): string {
   return parts.join('/');
 }
 
-/** The real path of `abs` must lie inside `within` (real too): a symlink that leaves it is refused. */
-export function assertRealInside(abs: string, within: string, what: string): void {
-  let real: string;
-  try {
-    real = realpathSync.native(abs);
-  } catch {
-    return; // Missing: the caller says so in its own words.
-  }
-  if (!inside(realpathSync.native(within), real))
+/** Resolves real paths; a render run keeps one (`realPaths`), so each folder is resolved once. */
+export type RealPathOf = (abs: string) => string | undefined;
+
+/**
+ * Real paths for one render run, each folder resolved once: a file that is not
+ * itself a symlink lies at its folder's real path under its own name. A
+ * kustomization's key files then cost one lstat each, where realpath(3) walked
+ * every component of every path (a tenth of a mutation test's time). Undefined:
+ * missing, or a symlink that dangles or loops.
+ */
+export function realPaths(): RealPathOf {
+  const folders = new Map<string, string>();
+  const known = new Map<string, string | undefined>();
+  const resolve = (abs: string): string | undefined => {
+    const entry = lstatSync(abs, { throwIfNoEntry: false });
+    if (!entry) return undefined;
+    try {
+      if (entry.isSymbolicLink()) return realpathSync.native(abs);
+      const folder = dirname(abs);
+      let real = folders.get(folder);
+      if (real === undefined) folders.set(folder, (real = realpathSync.native(folder)));
+      return join(real, basename(abs));
+    } catch {
+      return undefined;
+    }
+  };
+  return (abs) => {
+    if (!known.has(abs)) known.set(abs, resolve(abs));
+    return known.get(abs);
+  };
+}
+
+/** The real path of `abs` must lie inside `within` (real too): a symlink that leaves it is refused. Missing: the caller says so in its own words. */
+export function assertRealInside(abs: string, within: string, what: string, realPathOf: RealPathOf = realPaths()): void {
+  const real = realPathOf(abs);
+  if (real === undefined) return;
+  if (!inside(realPathOf(within) ?? within, real))
     throw new RenderRefused(`${what} resolves outside ${relative(process.cwd(), within) || within} (a symlink to ${real}); Argo CD refuses it`);
 }
 

@@ -36,7 +36,17 @@ import { writeFileAtomic } from '../model/write-atomic.ts';
 import { splitRendered, toResources, type RenderedDoc } from './output.ts';
 import { cacheRoot, renderTools, type RenderTools } from './tools.ts';
 import { unresolvable } from './reachable.ts';
-import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, renderLimits, RenderRefused, type RenderLimits } from './limits.ts';
+import {
+  assertNoEscapingLinks,
+  assertRealInside,
+  assertSize,
+  confinedRel,
+  realPaths,
+  renderLimits,
+  RenderRefused,
+  type RealPathOf,
+  type RenderLimits,
+} from './limits.ts';
 
 const run = promisify(execFile);
 
@@ -124,6 +134,8 @@ interface Context {
   checkDeterminism: boolean;
   scratch: string;
   limits: RenderLimits;
+  /** Real paths, each folder resolved once per run. */
+  realPathOf: RealPathOf;
 }
 
 function dataFileOf(repo: Repo, rel: string): DataFile {
@@ -154,7 +166,7 @@ function valueFilesOf(ctx: Context, app: ArgoApp, source: AppSource): { abs: str
       if (source.helm?.ignoreMissingValueFiles) continue;
       throw new Error(`value file ${entry} does not exist (${rel}); Argo CD fails the sync unless helm.ignoreMissingValueFiles is set`);
     }
-    assertRealInside(abs, ctx.repo.root, `value file ${entry}`);
+    assertRealInside(abs, ctx.repo.root, `value file ${entry}`, ctx.realPathOf);
     assertSize(abs, ctx.limits.valuesBytes, `value file ${entry}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
     const data = dataFileOf(ctx.repo, rel);
     if (data.errors.length) throw new Error(`value file ${rel} does not parse: ${data.errors[0]}`);
@@ -182,7 +194,7 @@ function helmInvocation(
   const fileParams = (helm.fileParameters ?? []).map((p) => {
     const abs = join(ctx.repo.root, confinedRel(`${normalizeSourcePath(source.path ?? '')}/${p.path}`, `file parameter ${p.name}`));
     if (existsSync(abs)) {
-      assertRealInside(abs, ctx.repo.root, `file parameter ${p.name}`);
+      assertRealInside(abs, ctx.repo.root, `file parameter ${p.name}`, ctx.realPathOf);
       assertSize(abs, ctx.limits.valuesBytes, `file parameter ${p.name}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
     }
     args.push('--set-file', `${p.name}=${abs}`);
@@ -368,7 +380,7 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
     const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'chart path');
     chartPath = join(ctx.repo.root, dir);
     // Helm follows a chart's symlinks (.Files.Get reads through them): none may leave the chart.
-    assertRealInside(chartPath, ctx.repo.root, `chart path ${dir}`);
+    assertRealInside(chartPath, ctx.repo.root, `chart path ${dir}`, ctx.realPathOf);
     if (existsSync(chartPath)) assertNoEscapingLinks(chartPath, chartPath, `chart at ${dir}`);
     chartKey = folderKey(ctx.repo, dir);
     const prefix = `${dir}/`;
@@ -407,10 +419,14 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
   const inputs = kustomizeInputs(ctx.repo, dir);
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
   if (inputs.outside.length) throw new RenderRefused(`${inputs.outside[0]} leaves the repository; Argo CD refuses it`);
-  assertRealInside(join(ctx.repo.root, dir), ctx.repo.root, `kustomize path ${dir}`);
-  for (const f of inputs.keyFiles) if (existsSync(join(ctx.repo.root, f))) assertRealInside(join(ctx.repo.root, f), ctx.repo.root, f);
+  assertRealInside(join(ctx.repo.root, dir), ctx.repo.root, `kustomize path ${dir}`, ctx.realPathOf);
   // The key holds every file the build can read (inputs.keyFiles), so a changed replacements source is a new render.
-  const contents = inputs.keyFiles.map((f) => [f, existsSync(join(ctx.repo.root, f)) ? hash(readFileSync(join(ctx.repo.root, f))) : 'missing']);
+  // Every one is confined first: all of them are checked before any is read.
+  for (const f of inputs.keyFiles) assertRealInside(join(ctx.repo.root, f), ctx.repo.root, f, ctx.realPathOf);
+  const contents = inputs.keyFiles.map((f) => {
+    const abs = join(ctx.repo.root, f);
+    return [f, ctx.realPathOf(abs) === undefined ? 'missing' : hash(readFileSync(abs))];
+  });
   // A remote file pinned by release (a tag in its URL) is part of the key as its URL: fetched once, then cached.
   const inv: Invocation = {
     bin: ctx.tools.kustomize.bin,
@@ -579,7 +595,17 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     let apiVersions = [...new Set([...plain, ...readSettled(settledFile)])].sort();
     let renders: SourceRender[] = [];
     for (let pass = 0; pass < 3; pass++) {
-      const ctx: Context = { repo, tools, lock, apiVersions, env, checkDeterminism: options.checkDeterminism ?? true, scratch, limits };
+      const ctx: Context = {
+        repo,
+        tools,
+        lock,
+        apiVersions,
+        env,
+        checkDeterminism: options.checkDeterminism ?? true,
+        scratch,
+        limits,
+        realPathOf: realPaths(),
+      };
       renders = await pool(
         targets.map(
           ({ app, source }) =>

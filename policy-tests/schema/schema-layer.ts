@@ -84,11 +84,14 @@ export class SchemaLayer {
   /** CRDs the repository renders or declares: their schemas come first, ahead of the model packages. */
   private readonly declared = new Map<string, LazyCrd & { root: number }>();
 
-  private constructor(
-    private readonly trees: FieldTrees,
-    private readonly shapes: Shape[],
-    private readonly repoCrds: Map<string, RepoCrd & { root: number }>,
-  ) {}
+  private readonly trees: FieldTrees;
+  private readonly shapes: Shape[];
+  private readonly repoCrds: Map<string, RepoCrd & { root: number }>;
+  private constructor(trees: FieldTrees, shapes: Shape[], repoCrds: Map<string, RepoCrd & { root: number }>) {
+    this.trees = trees;
+    this.shapes = shapes;
+    this.repoCrds = repoCrds;
+  }
 
   /**
    * A layer that also knows the CRDs among these objects (plain or rendered).

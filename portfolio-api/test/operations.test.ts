@@ -56,7 +56,7 @@ describe('logs', () => {
     // logged, so the pipe is full and the rest waits in the writer: a process.exit straight after logging lost
     // most of them. The server's exit waits for flushLogs.
     const script = `const { createLogger, flushLogs } = await import(${JSON.stringify(LOGGING)}); const log = createLogger(); for (let i = 0; i < 20000; i++) log.info('n', { i }); process.stderr.write('logged\\n'); await flushLogs(); process.exit(0);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.pause();
     let out = '';
     child.stderr.once('data', () =>

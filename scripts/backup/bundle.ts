@@ -1,7 +1,7 @@
 /**
  * Bundles the backup commands into one ESM file for the backup image
  * (scripts/backup/Dockerfile): plain Node runs it, no tsx and no node_modules.
- * Usage: tsx scripts/backup/bundle.ts <out-dir>
+ * Usage: node scripts/backup/bundle.ts <out-dir>
  */
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';

@@ -2,11 +2,14 @@
 export class Unreachable extends Error {}
 
 export class HttpClient {
-  constructor(
-    private readonly base: string,
-    private readonly headers: Record<string, string>,
-    private readonly fetchImpl: typeof fetch = fetch,
-  ) {}
+  private readonly base: string;
+  private readonly headers: Record<string, string>;
+  private readonly fetchImpl: typeof fetch;
+  constructor(base: string, headers: Record<string, string>, fetchImpl: typeof fetch = fetch) {
+    this.base = base;
+    this.headers = headers;
+    this.fetchImpl = fetchImpl;
+  }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     let response: Response;

@@ -9,12 +9,16 @@ export interface QbtSettings {
 
 export class QbtClient {
   private sid?: string;
-  constructor(
-    private readonly base: string,
-    private readonly username: string,
-    private readonly password: string,
-    private readonly fetchImpl: typeof fetch = fetch,
-  ) {}
+  private readonly base: string;
+  private readonly username: string;
+  private readonly password: string;
+  private readonly fetchImpl: typeof fetch;
+  constructor(base: string, username: string, password: string, fetchImpl: typeof fetch = fetch) {
+    this.base = base;
+    this.username = username;
+    this.password = password;
+    this.fetchImpl = fetchImpl;
+  }
 
   private async request(path: string, form?: Record<string, string>): Promise<Response> {
     try {

@@ -120,7 +120,7 @@ export function killedRestore(options: Record<string, unknown>): Promise<NodeJS.
   const driver = join(REPO_ROOT, 'scripts/test/fixtures/restore-driver.ts');
   return new Promise((resolve, reject) => {
     const env = { BACKUP_MANIFEST_KEY: TEST_MANIFEST_KEY, ...(options.env as Record<string, string> | undefined) };
-    const child = spawn(process.execPath, ['--import', 'tsx', driver, JSON.stringify({ repoRoot: REPO_ROOT, ...options, env })], {
+    const child = spawn(process.execPath, [driver, JSON.stringify({ repoRoot: REPO_ROOT, ...options, env })], {
       cwd: REPO_ROOT,
       stdio: 'ignore',
     });

@@ -36,9 +36,9 @@ async function bundleFromBuildStage(stage: string): Promise<string> {
     }
   }
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(stage, 'node_modules'));
-  const run = /^RUN npx tsx (scripts\/backup\/bundle\.ts) \/out$/m.exec(build);
+  const run = /^RUN node (scripts\/backup\/bundle\.ts) \/out$/m.exec(build);
   expect(run, 'the build stage bundles with scripts/backup/bundle.ts').not.toBeNull();
-  const result = await exec(process.execPath, ['--import', 'tsx', join(stage, run![1]!), join(stage, 'out')], { cwd: stage });
+  const result = await exec(process.execPath, [join(stage, run![1]!), join(stage, 'out')], { cwd: stage });
   if (result.code !== 0) throw new Error(`the build stage's bundle fails: ${result.stderr.trim().split('\n').slice(0, 3).join(' ')}`);
   return join(stage, 'out', 'backup.mjs');
 }

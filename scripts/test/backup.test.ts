@@ -465,9 +465,9 @@ describe.skipIf(tools.length > 0)('restore-test', () => {
 
 describe.skipIf(tools.length > 0)('the commands', () => {
   const cli = (script: string, args: string[], env: NodeJS.ProcessEnv) =>
-    exec(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'scripts/backup/commands', script), ...args], { env: { ...env, BASE_URL: undefined } });
+    exec(process.execPath, [join(REPO_ROOT, 'scripts/backup/commands', script), ...args], { env: { ...env, BASE_URL: undefined } });
 
-  // The npm run entry points (through tsx); every command's behaviour is proven on the bundle in backup-image.test.ts.
+  // The npm run entry points (plain node, which strips the types); every command's behaviour is proven on the bundle in backup-image.test.ts.
   it('npm run backup with no restic repository yet keeps the local copy, exits 1 and says in one line to run restic init', async () => {
     const repository = join(dir, 'never-initialised');
     const r = await cli('backup.ts', ['sonarr'], { ...o.env, RESTIC_REPOSITORY: repository, BACKUP_DIR: o.backupDir, BACKUP_SOURCE_ROOT: o.sourceRoot });

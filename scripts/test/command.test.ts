@@ -111,9 +111,9 @@ describe('the scripts on the contract', () => {
 
   it('a script run as a user runs it prints help, and no stack trace on a bad flag', async () => {
     const script = join(REPO_ROOT, 'scripts/falco-facts.ts');
-    const help = await exec(process.execPath, ['--import', 'tsx', script, '--help'], { cwd: REPO_ROOT });
+    const help = await exec(process.execPath, [script, '--help'], { cwd: REPO_ROOT });
     expect([help.code, help.stdout.split('\n')[0], help.stderr]).toEqual([0, 'usage: falco:facts <falco_rules.yaml> --version <x.y.z> [--out <file>]', '']);
-    const bad = await exec(process.execPath, ['--import', 'tsx', script, '--verison', '5'], { cwd: REPO_ROOT });
+    const bad = await exec(process.execPath, [script, '--verison', '5'], { cwd: REPO_ROOT });
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^falco:facts: Unknown option '--verison'/)]);
   });

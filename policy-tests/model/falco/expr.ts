@@ -14,11 +14,10 @@ export type Expr =
   | { kind: 'macro'; name: string };
 
 export class ConditionSyntaxError extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
+  readonly offset: number;
+  constructor(message: string, offset: number) {
     super(message);
+    this.offset = offset;
   }
 }
 
@@ -88,10 +87,12 @@ export function tokenize(source: string): Token[] {
 /** A recursive-descent parser over one condition's tokens: or, and, not, then comparisons, list tests, unary tests and macros. */
 class ConditionParser {
   private pos = 0;
-  constructor(
-    private readonly source: string,
-    private readonly tokens: Token[],
-  ) {}
+  private readonly source: string;
+  private readonly tokens: Token[];
+  constructor(source: string, tokens: Token[]) {
+    this.source = source;
+    this.tokens = tokens;
+  }
 
   private peek(): Token | undefined {
     return this.tokens[this.pos];

@@ -204,9 +204,9 @@ describe('confinement: nothing outside the repository is read', () => {
 describe('limits', () => {
   it('a template loop is killed at the time limit, in one line', async () => {
     const repo = localChartRepo('      valueFiles: []\n', { 'templates/loop.yaml': '{{- range $i := until 2000000000 }}{{- end }}\n' });
-    const result = await render(repo, { HOMELAB_RENDER_TIMEOUT: '1' });
+    const result = await render(repo, { HOMELAB_RENDER_TIMEOUT: '0.3' });
     expect(result.renders[0]!.status).toBe('failed');
-    expect(result.renders[0]!.message).toBe('helm did not finish within 1 s, the render time limit (HOMELAB_RENDER_TIMEOUT); killed');
+    expect(result.renders[0]!.message).toBe('helm did not finish within 0.3 s, the render time limit (HOMELAB_RENDER_TIMEOUT); killed');
   });
 
   it('a render whose output passes the cap is killed, in one line', async () => {

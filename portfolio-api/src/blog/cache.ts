@@ -19,10 +19,12 @@ export class SwrCache<T> {
   private lastFailure?: { at: number; error: unknown };
   private readonly now: () => number;
 
-  constructor(
-    private readonly load: () => Promise<T>,
-    private readonly options: SwrOptions,
-  ) {
+  private readonly load: () => Promise<T>;
+  private readonly options: SwrOptions;
+
+  constructor(load: () => Promise<T>, options: SwrOptions) {
+    this.load = load;
+    this.options = options;
     this.now = options.now ?? Date.now;
   }
 

@@ -1,11 +1,11 @@
 /** The error envelope every route uses: {error: {status, message}}. */
 export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
     super(message);
+    this.status = status;
+    this.headers = headers;
   }
 }
 

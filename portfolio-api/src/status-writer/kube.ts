@@ -15,11 +15,10 @@ export interface KubeOptions {
 }
 
 export class KubeError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
+  readonly status: number;
+  constructor(status: number, message: string) {
     super(message);
+    this.status = status;
   }
 }
 
@@ -38,7 +37,10 @@ export function inClusterOptions(env: NodeJS.ProcessEnv = process.env): KubeOpti
 }
 
 export class KubeClient {
-  constructor(private readonly options: KubeOptions) {}
+  private readonly options: KubeOptions;
+  constructor(options: KubeOptions) {
+    this.options = options;
+  }
 
   request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
     const url = new URL(path, this.options.server);
