@@ -193,6 +193,8 @@ async function time(fn: () => unknown | Promise<unknown>, runs: number): Promise
 }
 
 const { root, resources } = generate();
+// The caller's chart cache, if they named one: the render section below renders with it.
+const callerChartCache = process.env.HOMELAB_CHART_CACHE;
 // The synthetic part measures cold work, as a first CI run does: no warm-start store (policy-tests/model/outcome-store.ts).
 process.env.HOMELAB_GATE_STORES = 'off';
 try {
@@ -229,7 +231,8 @@ try {
   console.log(`slowest checks alone: ${slowest.map(([id, ms]) => `${id} ${ms.toFixed(0)} ms`).join(', ')}`);
 } finally {
   rmSync(root, { recursive: true, force: true });
-  delete process.env.HOMELAB_CHART_CACHE;
+  if (callerChartCache === undefined) delete process.env.HOMELAB_CHART_CACHE;
+  else process.env.HOMELAB_CHART_CACHE = callerChartCache;
   delete process.env.HOMELAB_GATE_STORES;
 }
 

@@ -14,6 +14,11 @@ export interface ChartScope {
   /** Every template and helper of this chart (not its subcharts), joined. */
   templates: string;
   subcharts: Map<string, ChartScope>;
+  /**
+   * Whether the chart's output can depend on the API versions Helm is given (render/charts.ts,
+   * mayReadApiVersions): set on the top chart; absent (a scope stored before it existed) counts as yes.
+   */
+  readsApiVersions?: boolean;
 }
 
 /** A rendered object whose two renders differ, and the template that made it. */

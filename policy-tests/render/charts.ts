@@ -100,6 +100,24 @@ export function digestOf(bytes: Buffer): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
+/**
+ * `APIVersions`, or `.Capabilities` handed on whole (to a helper, `toYaml`, a
+ * variable, or by name to `index`): what a template, a helper, a file read through `.Files` and `tpl`,
+ * or a values string rendered by `tpl` needs to see `--api-versions`. The
+ * Kubernetes and Helm versions alone do not count: they come from
+ * `--kube-version` and the Helm binary, both in the render key.
+ */
+const READS_CAPABILITIES = /APIVersions|\.Capabilities(?!\.(?:KubeVersion|HelmVersion)\b)|["'`]Capabilities["'`]/;
+
+/**
+ * Whether this file of a chart (or a values text) can make the chart's output
+ * depend on the API versions Helm is given. A packed subchart (`charts/x.tgz`)
+ * is not read here, so it counts as yes.
+ */
+export function mayReadApiVersions(path: string, text: string): boolean {
+  return /\.(tgz|tar\.gz|tar)$/.test(path) || READS_CAPABILITIES.test(text);
+}
+
 interface ChartFiles {
   chartYaml?: string;
   values?: string;
@@ -131,7 +149,7 @@ export function chartScopeFromFiles(files: ReadonlyMap<string, string>): ChartSc
     const defaults = safeYaml(files.values);
     return { name: meta.name ?? prefix, defaults: isMap(defaults) ? defaults : {}, templates: files.templates.join('\n'), subcharts };
   };
-  return build('');
+  return { ...build(''), readsApiVersions: [...files].some(([path, text]) => mayReadApiVersions(path, text)) };
 }
 
 function safeYaml(text: string | undefined): unknown {
@@ -146,6 +164,7 @@ function safeYaml(text: string | undefined): unknown {
 /** Reads the scope tree straight from a chart archive (.tgz), without unpacking it to disk. */
 export async function chartScopeFromArchive(archive: string, unpackedLimit = Infinity): Promise<ChartScope> {
   const files = new Map<string, string>();
+  let readsApiVersions = false;
   let unpacked = 0;
   let refused: RenderRefused | undefined;
   await list({
@@ -161,15 +180,20 @@ export async function chartScopeFromArchive(archive: string, unpackedLimit = Inf
         return;
       }
       const rel = entry.path.replace(/^[^/]+\//, '');
-      if (entry.type !== 'File' || !/(^|\/)(Chart\.yaml|values\.yaml)$|(^|\/)templates\//.test(rel)) {
+      if (entry.type !== 'File') {
         entry.resume();
         return;
       }
+      // Every file is read for what it may hand to `tpl` (mayReadApiVersions); the scope keeps only the chart's interface.
       const chunks: Buffer[] = [];
       entry.on('data', (c: Buffer) => chunks.push(c));
-      entry.on('end', () => files.set(rel, Buffer.concat(chunks).toString('utf8')));
+      entry.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (mayReadApiVersions(rel, text)) readsApiVersions = true;
+        if (/(^|\/)(Chart\.yaml|values\.yaml)$|(^|\/)templates\//.test(rel)) files.set(rel, text);
+      });
     },
   });
   if (refused) throw refused;
-  return chartScopeFromFiles(files);
+  return { ...chartScopeFromFiles(files), readsApiVersions };
 }

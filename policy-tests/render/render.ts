@@ -26,6 +26,7 @@ import {
   chartScopeFromArchive,
   chartScopeFromFiles,
   digestOf,
+  mayReadApiVersions,
   lockEntryFor,
   PULL_COMMAND,
   readLock,
@@ -73,6 +74,15 @@ interface Invocation {
   cwd: string;
   /** Everything the output depends on, hashed into the cache key. */
   key: unknown;
+  /** The key less the API versions: the same source in the next pass of one run (renderRepo) shares it. */
+  sourceKey: unknown;
+}
+
+/** The first output of a source's last render in this run, what it split into, and whether its two renders agreed. */
+interface EarlierRender {
+  first: string;
+  split: ReturnType<typeof splitRendered>;
+  deterministic: boolean;
 }
 
 class NotRendered extends Error {}
@@ -136,6 +146,8 @@ interface Context {
   limits: RenderLimits;
   /** Real paths, each folder resolved once per run. */
   realPathOf: RealPathOf;
+  /** Renders made in this run's earlier passes, by source key (Invocation.sourceKey). */
+  earlier: Map<string, EarlierRender>;
 }
 
 function dataFileOf(repo: Repo, rel: string): DataFile {
@@ -183,6 +195,7 @@ function helmInvocation(
   chartPath: string,
   chartKey: string,
   values: { abs: string; data: DataFile }[],
+  chartReadsApiVersions: boolean,
 ): Invocation {
   const helm = source.helm ?? {};
   const args = ['template', chartPath, '--name-template', helm.releaseName ?? app.name];
@@ -213,15 +226,15 @@ function helmInvocation(
   if (!helm.skipCrds) args.push('--include-crds');
   if (helm.skipSchemaValidation) args.push('--skip-schema-validation');
   if (helm.skipTests) args.push('--skip-tests');
-  const key = {
-    tools: ctx.tools.versions,
-    chartKey,
-    args: args.slice(2).map((a) => (values.some((v) => v.abs === a) || a.startsWith(ctx.scratch) ? '<file>' : a)),
-    values: values.map((v) => readFileSync(v.abs, 'utf8')),
-    extra,
-    fileParams,
-  };
-  return { bin: ctx.tools.helm, args, cwd: ctx.scratch, key };
+  const keyArgs = args.slice(2).map((a) => (values.some((v) => v.abs === a) || a.startsWith(ctx.scratch) ? '<file>' : a));
+  const withoutApiVersions = keyArgs.filter((a, i) => a !== '--api-versions' && keyArgs[i - 1] !== '--api-versions');
+  const inputs = { values: values.map((v) => readFileSync(v.abs, 'utf8')), extra, fileParams };
+  const sourceKey = { tools: ctx.tools.versions, chartKey, args: withoutApiVersions, ...inputs };
+  // A chart that cannot see --api-versions (nor can a values string it renders with tpl) renders the same whatever the
+  // cluster serves: its key leaves them out, so the next pass, and the next run after a CRD arrives, find it cached.
+  const readsApiVersions = chartReadsApiVersions || mayReadApiVersions('', JSON.stringify(sourceKey));
+  const key = readsApiVersions ? { ...sourceKey, args: keyArgs } : { ...sourceKey, apiVersions: 'not read by the chart' };
+  return { bin: ctx.tools.helm, args, cwd: ctx.scratch, key, sourceKey };
 }
 
 /** Content hash of files under a folder of the repository (a chart at a path). */
@@ -340,8 +353,16 @@ async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () => Promis
   if (cached) return cached;
   await beforeRun?.();
   const first = await runTool(ctx, inv);
-  const nondeterministic = ctx.checkDeterminism ? differences(first, await runTool(ctx, inv)) : [];
-  const { docs, problems } = splitRendered(first);
+  // The determinism check renders twice. A later pass (the API versions grew) that prints, byte for byte, what this
+  // source printed twice alike in an earlier pass has now printed it three times: the second run is not made again.
+  const sourceKey = hash(inv.sourceKey);
+  const earlier = ctx.earlier.get(sourceKey);
+  const seenAlike = earlier?.deterministic === true && earlier.first === first;
+  const nondeterministic = ctx.checkDeterminism && !seenAlike ? differences(first, await runTool(ctx, inv)) : [];
+  // The same text splits into the same objects: an earlier pass's are reused (that pass's renders are dropped for this one's).
+  const split = earlier?.first === first ? earlier.split : splitRendered(first);
+  ctx.earlier.set(sourceKey, { first, split, deterministic: nondeterministic.length === 0 });
+  const { docs, problems } = split;
   const entry: CachedRender = { docs, nondeterministic, ...(problems.length ? { problem: problems[0]!.message } : {}) };
   writeFileAtomic(file, JSON.stringify(entry));
   return entry;
@@ -389,7 +410,8 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
     );
   }
   const values = valueFilesOf(ctx, app, source);
-  const { docs, problem, nondeterministic } = await cachedRun(ctx, helmInvocation(ctx, app, source, chartPath, chartKey, values));
+  const invocation = helmInvocation(ctx, app, source, chartPath, chartKey, values, scope.readsApiVersions !== false);
+  const { docs, problem, nondeterministic } = await cachedRun(ctx, invocation);
   if (problem) throw new Error(problem);
   const data = values.map((v) => v.data);
   return {
@@ -428,11 +450,14 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
     return [f, ctx.realPathOf(abs) === undefined ? 'missing' : hash(readFileSync(abs))];
   });
   // A remote file pinned by release (a tag in its URL) is part of the key as its URL: fetched once, then cached.
+  // kustomize is given no API versions: its key is the source's in every pass.
+  const key = { tools: ctx.tools.versions, dir, contents, remote: inputs.remote };
   const inv: Invocation = {
     bin: ctx.tools.kustomize.bin,
     args: ctx.tools.kustomize.buildArgs(join(ctx.repo.root, dir)),
     cwd: ctx.repo.root,
-    key: { tools: ctx.tools.versions, dir, contents, remote: inputs.remote },
+    key,
+    sourceKey: key,
   };
   let rendered: CachedRender;
   const unreachableKey = inputs.remote.length ? hash(inv.key) : undefined;
@@ -586,6 +611,7 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     return { renders: unrenderedAs(repo, targets, 'failed', (err as Error).message), apiVersions: [] };
   }
   const scratch = mkdtempSync(join(tmpdir(), 'homelab-render-'));
+  const earlier = new Map<string, EarlierRender>();
   try {
     // The cluster serves what the repository's own manifests use (a plain ServiceMonitor means the
     // ServiceMonitor API exists, whichever app installs it), and the CRDs any render brings.
@@ -605,6 +631,7 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
         scratch,
         limits,
         realPathOf: realPaths(),
+        earlier,
       };
       renders = await pool(
         targets.map(

@@ -3,14 +3,14 @@
  * Helm 4 and kustomize: pulls, the lock, --mirror, Argo CD's flags, CRDs
  * that one app renders and another uses, and what reaches the two layers.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate, schemaLayer } from '../../gate/gate.ts';
 import { loadRepo } from '../../model/repo.ts';
 import { withRendered } from '../../model/rendered.ts';
-import { readLock } from '../../render/charts.ts';
+import { mayReadApiVersions, readLock } from '../../render/charts.ts';
 import { renderRepo } from '../../render/render.ts';
 import { main as pullMain, pullArgs, pullCharts } from '../../../scripts/charts-pull.ts';
 import { startChartRepo, toolEnv, type ChartRepo } from '../../../test-support/chart-repo.ts';
@@ -221,6 +221,83 @@ describe('rendering as Argo CD 3 does', () => {
     const demo = (await rendered(custom)).renders.find((r) => r.app.name === 'demo')!;
     expect(demo.resources.find((r) => r.kind === 'ConfigMap')!.object.data).toMatchObject({ greeting: 'from valuesObject' });
     expect(demo.resources.find((r) => r.kind === 'Widget')!).toMatchObject({ name: 'custom-widget', object: { spec: { size: 7 } } });
+  });
+});
+
+describe('a cold render cache', () => {
+  const PROBE_CHART = {
+    name: 'probe',
+    version: '1.0.0',
+    files: {
+      // Reads the API versions, but only for an API nothing here adds: the same output in every pass.
+      'templates/cm.yaml': `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}
+data:
+  nope: {{ .Capabilities.APIVersions.Has "nothing.example.com/v1/Nope" | quote }}
+`,
+    },
+  };
+  const TPL_CHART = {
+    name: 'tpl',
+    version: '1.0.0',
+    values: { text: 'plain' },
+    // Never names the capabilities itself: whatever a values string hands to tpl does.
+    files: {
+      'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  text: {{ tpl .Values.text . | quote }}\n',
+    },
+  };
+
+  it('renders a chart that cannot read the API versions once, and one whose output did not change twice, not four times; one that changed is checked again', async () => {
+    await charts.publish(PROBE_CHART);
+    await charts.publish(TPL_CHART);
+    const repo = demoRepo();
+    const widget = '{{ .Capabilities.APIVersions.Has "example.com/v1/Widget" }}';
+    repo.write('apps/probe/application.yaml', chartApp('probe', { repoURL: charts.url, chart: 'probe', version: '1.0.0' }));
+    repo.write('apps/tpl-plain/application.yaml', chartApp('tpl-plain', { repoURL: charts.url, chart: 'tpl', version: '1.0.0' }));
+    repo.write(
+      'apps/tpl-widget/application.yaml',
+      chartApp('tpl-widget', { repoURL: charts.url, chart: 'tpl', version: '1.0.0' }, { valuesObject: { text: widget } }),
+    );
+    const cold = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    // The real Helm, behind a script that notes each release it renders (Helm's environment is hermetic: paths are written in).
+    const log = join(cold, 'renders.log');
+    const counting = join(cold, 'helm');
+    writeFileSync(counting, `#!/bin/bash\nfor a; do [[ "$prev" == --name-template ]] && echo "$a" >> ${log}; prev=$a; done\nexec ${env.HELM_BIN} "$@"\n`, {
+      mode: 0o755,
+    });
+    const coldEnv = { HOMELAB_CACHE_DIR: cold, HELM_BIN: counting };
+    await pullCharts({ root: repo.root, env: { ...env, ...coldEnv }, updateLock: false, out });
+    const result = await rendered(repo, coldEnv);
+    const counts = Object.fromEntries(['demo', 'widgets', 'probe', 'tpl-plain', 'tpl-widget'].map((n) => [n, 0]));
+    for (const name of readFileSync(log, 'utf8').trim().split('\n')) counts[name]!++;
+    // Pass one renders each twice (the determinism check). The widgets CRD grows the API versions, so pass two renders again
+    // whatever reads them: demo and tpl-widget print a Widget now (two more renders each), probe prints the same text (one).
+    expect(counts).toEqual({ demo: 4, widgets: 2, probe: 3, 'tpl-plain': 2, 'tpl-widget': 4 });
+    const text = (app: string) => result.renders.find((r) => r.app.name === app)!.resources[0]!.object.data;
+    expect([text('tpl-widget'), text('tpl-plain'), text('probe')]).toEqual([{ text: 'true' }, { text: 'plain' }, { nope: 'false' }]);
+    expect(result.renders.every((r) => r.nondeterministic.length === 0)).toBe(true);
+    rmSync(cold, { recursive: true, force: true });
+  });
+
+  it('tells the files that can read the API versions from those that cannot', () => {
+    const reads = [
+      '{{ .Capabilities.APIVersions.Has "x/v1" }}',
+      '{{ toYaml .Capabilities }}',
+      '{{ include "h" (dict "caps" $.Capabilities) }}',
+      '{{ index . "Capabilities" }}',
+    ];
+    const cannot = [
+      '{{ .Capabilities.KubeVersion.Version }}',
+      '{{ .Capabilities.HelmVersion.Version }}',
+      'allowedCapabilities: []',
+      'capabilities:\n  add: [NET_ADMIN]',
+    ];
+    expect(reads.map((text) => mayReadApiVersions('templates/x.yaml', text))).toEqual(reads.map(() => true));
+    expect(cannot.map((text) => mayReadApiVersions('templates/x.yaml', text))).toEqual(cannot.map(() => false));
+    // A packed subchart is not read: it counts as reading them.
+    expect(mayReadApiVersions('charts/sub-1.0.0.tgz', '')).toBe(true);
   });
 });
 
