@@ -193,8 +193,6 @@ async function time(fn: () => unknown | Promise<unknown>, runs: number): Promise
 }
 
 const { root, resources } = generate();
-// The caller's chart cache, if they named one: the render section below renders with it.
-const callerChartCache = process.env.HOMELAB_CHART_CACHE;
 // The synthetic part measures cold work, as a first CI run does: no warm-start store (policy-tests/model/outcome-store.ts).
 process.env.HOMELAB_GATE_STORES = 'off';
 try {
@@ -231,14 +229,16 @@ try {
   console.log(`slowest checks alone: ${slowest.map(([id, ms]) => `${id} ${ms.toFixed(0)} ms`).join(', ')}`);
 } finally {
   rmSync(root, { recursive: true, force: true });
-  if (callerChartCache === undefined) delete process.env.HOMELAB_CHART_CACHE;
-  else process.env.HOMELAB_CHART_CACHE = callerChartCache;
+  delete process.env.HOMELAB_CHART_CACHE;
   delete process.env.HOMELAB_GATE_STORES;
 }
 
-// --root DIR: the repository whose charts the render section renders (default: this one).
-const rootAt = process.argv.indexOf('--root');
-await renderSection(rootAt > 0 ? process.argv[rootAt + 1]! : REPO_ROOT);
+// --root DIR: the repository whose charts the render section renders (default: this one); --charts DIR: the chart
+// cache it renders from (default: the usual one). Only that section sees --charts: the start-up below runs this
+// repository as a user does.
+const argAfter = (flag: string) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
+const chartsDir = argAfter('--charts');
+await renderSection(argAfter('--root') ?? REPO_ROOT, chartsDir ? { ...process.env, HOMELAB_CHART_CACHE: chartsDir } : process.env);
 
 /** Wall time of one process, in ms; a failed run is not a timing. */
 function wall(args: string[]): number {

@@ -92,9 +92,11 @@ export function outcomeStore<T>(name: string, makeup: () => string): OutcomeStor
   const s = state;
   let prefix: string | null | undefined;
   const keyOf = (inputs: readonly string[]): string | undefined => {
+    // Asked on every use, not once: a process may turn the stores off for a while (the benchmark's cold part) and on again.
+    if (storeFolder() === null) return undefined;
     if (prefix === undefined) {
       try {
-        prefix = storeFolder() === null ? null : makeup();
+        prefix = makeup();
       } catch {
         prefix = null;
       }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMPACTION_SLACK, readJournal, storedValue, writeJournal, type Journal } from '../../model/store-journal.ts';
+import { exec } from '../../../test-support/exec.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -82,5 +83,23 @@ describe('a store journal', () => {
     const used = entries(COMPACTION_SLACK);
     writeJournal(file, 0, used, used);
     expect(writeJournal(file, used.size, used, entries(COMPACTION_SLACK, 'more'))).toMatchObject({ rewritten: false });
+  });
+});
+
+describe('an outcome store', () => {
+  it('follows HOMELAB_GATE_STORES on every use: off for a while (the cold part of the benchmark), then on again in the same process', async () => {
+    // In a process of its own: a test never changes its worker's environment.
+    const store = new URL('../../model/outcome-store.ts', import.meta.url).href;
+    const script = `const { outcomeStore } = await import(${JSON.stringify(store)});
+      const s = outcomeStore('probe-${process.pid}', () => 'make-up');
+      process.env.HOMELAB_GATE_STORES = 'off';
+      s.set(['a'], 1);
+      const off = s.get(['a']) ?? 'none';
+      delete process.env.HOMELAB_GATE_STORES;
+      s.set(['a'], 2);
+      console.log(JSON.stringify({ off, on: s.get(['a']) ?? 'none' }));`;
+    const run = await exec(process.execPath, ['--input-type=module', '-e', script]);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ off: 'none', on: 2 });
   });
 });
