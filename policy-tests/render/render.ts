@@ -76,6 +76,11 @@ interface Invocation {
   key: unknown;
   /** The key less the API versions: the same source in the next pass of one run (renderRepo) shares it. */
   sourceKey: unknown;
+  /**
+   * Its output is a function of the files in its key alone: one run answers the determinism check. So for a
+   * kustomization with no remote input (the gate renders none with Helm charts, and passes no plugin flags).
+   */
+  pure?: boolean;
 }
 
 /** The first output of a source's last render in this run, what it split into, and whether its two renders agreed. */
@@ -358,7 +363,7 @@ async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () => Promis
   const sourceKey = hash(inv.sourceKey);
   const earlier = ctx.earlier.get(sourceKey);
   const seenAlike = earlier?.deterministic === true && earlier.first === first;
-  const nondeterministic = ctx.checkDeterminism && !seenAlike ? differences(first, await runTool(ctx, inv)) : [];
+  const nondeterministic = ctx.checkDeterminism && !seenAlike && !inv.pure ? differences(first, await runTool(ctx, inv)) : [];
   // The same text splits into the same objects: an earlier pass's are reused (that pass's renders are dropped for this one's).
   const split = earlier?.first === first ? earlier.split : splitRendered(first);
   ctx.earlier.set(sourceKey, { first, split, deterministic: nondeterministic.length === 0 });
@@ -458,6 +463,7 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
     cwd: ctx.repo.root,
     key,
     sourceKey: key,
+    pure: inputs.remote.length === 0,
   };
   let rendered: CachedRender;
   const unreachableKey = inputs.remote.length ? hash(inv.key) : undefined;

@@ -3,7 +3,7 @@
  * Helm 4 and kustomize: pulls, the lock, --mirror, Argo CD's flags, CRDs
  * that one app renders and another uses, and what reaches the two layers.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,6 +224,26 @@ describe('rendering as Argo CD 3 does', () => {
   });
 });
 
+/**
+ * The real tool behind a script that notes each call's arguments, one call a line (the render tools' environment is
+ * hermetic: the paths are written into the script).
+ */
+function countingTool(dir: string, name: string, real: string): { bin: string; calls(): string[][] } {
+  const log = join(dir, `${name}.calls`);
+  const bin = join(dir, name);
+  writeFileSync(bin, `#!/bin/bash\n(IFS=$'\\t'; echo "$*") >> ${log}\nexec ${real} "$@"\n`, { mode: 0o755 });
+  return {
+    bin,
+    calls: () =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .map((line) => line.split('\t'))
+        : [],
+  };
+}
+
 describe('a cold render cache', () => {
   const PROBE_CHART = {
     name: 'probe',
@@ -261,17 +281,12 @@ data:
       chartApp('tpl-widget', { repoURL: charts.url, chart: 'tpl', version: '1.0.0' }, { valuesObject: { text: widget } }),
     );
     const cold = mkdtempSync(join(tmpdir(), 'render-cache-'));
-    // The real Helm, behind a script that notes each release it renders (Helm's environment is hermetic: paths are written in).
-    const log = join(cold, 'renders.log');
-    const counting = join(cold, 'helm');
-    writeFileSync(counting, `#!/bin/bash\nfor a; do [[ "$prev" == --name-template ]] && echo "$a" >> ${log}; prev=$a; done\nexec ${env.HELM_BIN} "$@"\n`, {
-      mode: 0o755,
-    });
-    const coldEnv = { HOMELAB_CACHE_DIR: cold, HELM_BIN: counting };
+    const helm = countingTool(cold, 'helm', env.HELM_BIN!);
+    const coldEnv = { HOMELAB_CACHE_DIR: cold, HELM_BIN: helm.bin };
     await pullCharts({ root: repo.root, env: { ...env, ...coldEnv }, updateLock: false, out });
     const result = await rendered(repo, coldEnv);
     const counts = Object.fromEntries(['demo', 'widgets', 'probe', 'tpl-plain', 'tpl-widget'].map((n) => [n, 0]));
-    for (const name of readFileSync(log, 'utf8').trim().split('\n')) counts[name]!++;
+    for (const args of helm.calls()) if (args[0] === 'template') counts[args[args.indexOf('--name-template') + 1]!]!++;
     // Pass one renders each twice (the determinism check). The widgets CRD grows the API versions, so pass two renders again
     // whatever reads them: demo and tpl-widget print a Widget now (two more renders each), probe prints the same text (one).
     expect(counts).toEqual({ demo: 4, widgets: 2, probe: 3, 'tpl-plain': 2, 'tpl-widget': 4 });
@@ -363,9 +378,14 @@ spec:
 `,
     );
     const plain = await loadRepo(repo.root);
-    const result = await rendered(repo);
+    const cold = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    const kubectl = countingTool(cold, 'kubectl', env.KUSTOMIZE_BIN!);
+    const result = await rendered(repo, { HOMELAB_CACHE_DIR: cold, KUSTOMIZE_BIN: kubectl.bin });
     const sonarr = result.renders[0]!;
     expect(sonarr.status, sonarr.message).toBe('rendered');
+    // Local files only, no Helm, no plugins: its output is a function of its key, so the determinism check renders it once.
+    expect(kubectl.calls().filter((args) => args[0] === 'kustomize')).toHaveLength(1);
+    rmSync(cold, { recursive: true, force: true });
     expect(sonarr.consumedFiles).toEqual([
       'apps/components/backup/cronjob.yaml',
       'apps/components/backup/kustomization.yaml',
