@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -139,7 +139,26 @@ export function kustomizeTool(bin: string): KustomizeTool {
   return { bin, buildArgs: (dir) => (viaKubectl ? ['kustomize', dir] : ['build', dir]) };
 }
 
-async function versionOf(bin: string, args: string[], pattern: RegExp, what: string): Promise<string> {
+/**
+ * Versions already asked of a binary in this process, by its path and identity (inode, size, change time): a
+ * process that renders with several caches (the tests, the diff) asks each binary once, not once per cache.
+ */
+const versionsAsked = new Map<string, Promise<string>>();
+
+function versionOf(bin: string, args: string[], pattern: RegExp, what: string): Promise<string> {
+  const found = statSync(bin, { throwIfNoEntry: false });
+  const identity = found ? `${bin}\0${found.ino}\0${found.size}\0${found.ctimeMs}\0${args.join(' ')}` : undefined;
+  const known = identity === undefined ? undefined : versionsAsked.get(identity);
+  if (known) return known;
+  const asked = askVersion(bin, args, pattern, what);
+  if (identity !== undefined) {
+    versionsAsked.set(identity, asked);
+    asked.catch(() => versionsAsked.delete(identity));
+  }
+  return asked;
+}
+
+async function askVersion(bin: string, args: string[], pattern: RegExp, what: string): Promise<string> {
   try {
     const { stdout } = await run(bin, args, { encoding: 'utf8' });
     const m = pattern.exec(stdout);

@@ -269,7 +269,7 @@ data:
     },
   };
 
-  it('renders a chart that cannot read the API versions once, and one whose output did not change twice, not four times; one that changed is checked again', async () => {
+  it('renders a chart that cannot read the API versions once, and one whose output did not change twice, not four times; one that changed is checked again; Helm is asked its version once', async () => {
     await charts.publish(PROBE_CHART);
     await charts.publish(TPL_CHART);
     const repo = demoRepo();
@@ -293,6 +293,11 @@ data:
     const text = (app: string) => result.renders.find((r) => r.app.name === app)!.resources[0]!.object.data;
     expect([text('tpl-widget'), text('tpl-plain'), text('probe')]).toEqual([{ text: 'true' }, { text: 'plain' }, { nope: 'false' }]);
     expect(result.renders.every((r) => r.nondeterministic.length === 0)).toBe(true);
+    // A second cache in the same process: the binary is not asked its version again.
+    const other = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    await rendered(repo, { ...coldEnv, HOMELAB_CACHE_DIR: other, HOMELAB_CHART_CACHE: join(cold, 'charts') });
+    expect(helm.calls().filter((args) => args[0] === 'version')).toHaveLength(1);
+    rmSync(other, { recursive: true, force: true });
     rmSync(cold, { recursive: true, force: true });
   });
 
