@@ -268,6 +268,11 @@ export function renderToolEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     HELM_CONFIG_HOME: join(home, 'config'),
     HELM_DATA_HOME: join(home, 'data'),
     KUBECONFIG: join(home, 'no-kubeconfig'),
+    // Go's collector only past half a gigabyte: a render lives a fraction of a second, and collecting as it allocates
+    // cost a sixth to a quarter of its CPU (kubectl kustomize 89 to 67 ms, helm template of kube-prometheus-stack
+    // 0.48 to 0.41 s). Output does not depend on it; the largest render here peaked at 200 MB with it.
+    GOGC: 'off',
+    GOMEMLIMIT: '512MiB',
     ...network,
   };
 }

@@ -290,7 +290,7 @@ describe('limits', () => {
 });
 
 describe("the render tools' environment", () => {
-  it('passes a proxy and a CA bundle through when set, and nothing else of the caller', () => {
+  it('passes a proxy and a CA bundle through when set, and nothing else of the caller; Go collects only past 512 MiB', () => {
     const env = renderToolEnv({
       PATH: '/usr/bin',
       HOME: '/home/op',
@@ -302,7 +302,10 @@ describe("the render tools' environment", () => {
       HTTP_PROXY: '',
     });
     expect(env).toMatchObject({ HTTPS_PROXY: 'http://proxy.lan:3128', no_proxy: '.lan,10.0.0.0/8', SSL_CERT_FILE: '/etc/ssl/lab-ca.pem', PATH: '/usr/bin' });
+    expect(env).toMatchObject({ GOGC: 'off', GOMEMLIMIT: '512MiB' });
     expect(Object.keys(env).sort()).toEqual([
+      'GOGC',
+      'GOMEMLIMIT',
       'HELM_CACHE_HOME',
       'HELM_CONFIG_HOME',
       'HELM_DATA_HOME',
