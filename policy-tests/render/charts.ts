@@ -125,7 +125,11 @@ interface ChartFiles {
 }
 
 /** Builds the scope tree from the files of an unpacked chart (paths relative to its top folder). */
-export function chartScopeFromFiles(files: ReadonlyMap<string, string>): ChartScope {
+export function chartScopeFromFiles(
+  files: ReadonlyMap<string, string>,
+  /** Known already (an archive scans every file, and `files` holds only the interface's); else found in `files`. */
+  readsApiVersions?: boolean,
+): ChartScope {
   const byChart = new Map<string, ChartFiles>();
   for (const [path, text] of files) {
     // `charts/<sub>/` nests; the chart a file belongs to is everything before its last `charts/<name>/`.
@@ -149,7 +153,7 @@ export function chartScopeFromFiles(files: ReadonlyMap<string, string>): ChartSc
     const defaults = safeYaml(files.values);
     return { name: meta.name ?? prefix, defaults: isMap(defaults) ? defaults : {}, templates: files.templates.join('\n'), subcharts };
   };
-  return { ...build(''), readsApiVersions: [...files].some(([path, text]) => mayReadApiVersions(path, text)) };
+  return { ...build(''), readsApiVersions: readsApiVersions ?? [...files].some(([path, text]) => mayReadApiVersions(path, text)) };
 }
 
 function safeYaml(text: string | undefined): unknown {
@@ -195,5 +199,5 @@ export async function chartScopeFromArchive(archive: string, unpackedLimit = Inf
     },
   });
   if (refused) throw refused;
-  return { ...chartScopeFromFiles(files), readsApiVersions };
+  return chartScopeFromFiles(files, readsApiVersions);
 }

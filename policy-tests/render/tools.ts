@@ -145,6 +145,8 @@ export function kustomizeTool(bin: string): KustomizeTool {
  */
 const versionsAsked = new Map<string, Promise<string>>();
 
+const VERSION_TIMEOUT_MS = 60_000;
+
 function versionOf(bin: string, args: string[], pattern: RegExp, what: string): Promise<string> {
   const found = statSync(bin, { throwIfNoEntry: false });
   const identity = found ? `${bin}\0${found.ino}\0${found.size}\0${found.ctimeMs}\0${args.join(' ')}` : undefined;
@@ -160,7 +162,8 @@ function versionOf(bin: string, args: string[], pattern: RegExp, what: string): 
 
 async function askVersion(bin: string, args: string[], pattern: RegExp, what: string): Promise<string> {
   try {
-    const { stdout } = await run(bin, args, { encoding: 'utf8' });
+    // A hang guard: a version answers at once, and a binary that never does must not hold the gate.
+    const { stdout } = await run(bin, args, { encoding: 'utf8', timeout: VERSION_TIMEOUT_MS, killSignal: 'SIGKILL' });
     const m = pattern.exec(stdout);
     if (!m) throw new RenderToolError(`${bin} does not report a ${what} version`);
     return m[1]!;
