@@ -101,7 +101,8 @@ describe('the OpenAPI document', () => {
     const { oas } = spectralRulesets as unknown as typeof import('@stoplight/spectral-rulesets');
     const spectral = new Spectral();
     spectral.setRuleset({ extends: [[oas as never, 'recommended']] } as never);
-    const parsers = await import('@stoplight/spectral-parsers');
+    // A CommonJS package: its exports are the default export under Node's own import (how the tests load modules).
+    const parsers = (await import('@stoplight/spectral-parsers')).default as unknown as typeof import('@stoplight/spectral-parsers');
     const lint = async (d: object) => (await spectral.run(new Document(JSON.stringify(d, null, 2), parsers.Json))).filter((r) => r.severity === 0);
     expect((await lint(doc())).map((e) => `${e.code}: ${e.message} at ${e.path.join('.')}`)).toEqual([]);
     // The ruleset bites: two operations sharing an operationId is an error.

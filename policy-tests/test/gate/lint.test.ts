@@ -10,7 +10,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exec } from '../../../test-support/exec.js';
+import { exec } from '../../../test-support/exec.ts';
 
 const SOURCE = `import { createServer } from 'node:http';
 import { Server } from 'node:http';
