@@ -9,13 +9,28 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 export const LONGEST_FILES = [
-  'scripts/test/backup-postgres.test.ts', // a PostgreSQL server, pg_dump and pg_restore per case
-  'scripts/test/backup.test.ts', // real SQLite, zstd and restic per case
-  'scripts/test/bootstrap.test.ts', // the repository loaded and rendered per run, kubectl as a process per call
-  'policy-tests/test/gate/cli.test.ts', // a built gate process per case
-  'scripts/test/renovate.test.ts', // Renovate's own start-up
-  'policy-tests/test/checks/render-checks.test.ts', // real Helm renders, mutation by mutation
-  'monitoring/watchdog/test/watchdog.test.ts', // workerd
+  // In the order of a clean clone's run on the 2-core machine (2026-11-26, seconds each held a worker): longest
+  // first, so the last files to start are short ones and no long file ends the run alone on one core (the
+  // largest mutation list, started 48 s in by size, had ended that run alone, 5.6 s after the others).
+  'scripts/test/renovate.test.ts', // 18.6: Renovate's own start-up, and its extraction of the whole repository
+  'scripts/test/backup.test.ts', // 15.6: real SQLite, zstd and restic per case
+  'scripts/test/backup-postgres.test.ts', // 13.2: a PostgreSQL server, pg_dump and pg_restore per case
+  'policy-tests/test/checks/media-checks.test.ts', // 10.7: the largest mutation list, a gate run per mutation
+  'monitoring/watchdog/test/watchdog.test.ts', // 9.8: workerd
+  'policy-tests/test/render/render.test.ts', // 9.3: real Helm and kubectl renders into fresh caches
+  'policy-tests/test/checks/alert-rules.test.ts', // 8.6: promtool on every rule file and test
+  'policy-tests/test/checks/alert-routing.test.ts', // 7.5: a real Alertmanager, waited on
+  'policy-tests/test/checks/core-checks.test.ts', // 7.3: mutations
+  'scripts/test/backup-image.test.ts', // 6.3: the image's bundle built and run
+  'scripts/test/backup-etcd.test.ts', // 6.2: an etcd server
+  'policy-tests/test/checks/platform-checks.test.ts', // 5.6: mutations
+  'policy-tests/test/checks/monitoring-checks.test.ts', // 5.6: mutations
+  'portfolio-api/test/hostile.test.ts', // 5.5: slow clients, waited on
+  'scripts/test/backup-under-writes.test.ts', // 5.4: a backup while a writer commits
+  'policy-tests/test/checks/falco-checks.test.ts', // 5.1: mutations
+  'scripts/test/diff.test.ts', // 4.6: two trees rendered per case
+  'policy-tests/test/gate/cli.test.ts', // 4.5: a built gate process per case where a process is the point
+  'policy-tests/test/checks/render-checks.test.ts', // 3.8: real Helm renders, mutation by mutation
 ] as const;
 
 const rank = (spec: TestSpecification): number => {
