@@ -11,6 +11,8 @@ export { clearParseCache } from './model/parse-pool.ts';
 // Render it, with the pinned tools, through the pipeline the gate and the diff share.
 export { loadTree, renderApplications, renderTree, schemaLayer, type LoadedTree, type RenderedTree } from './gate/pipeline.ts';
 export { cacheRoot, pinnedBinaries, renderTools } from './render/tools.ts';
+// Every kind's allowed fields, read from the model packages' declarations once per install (npm run gate:setup).
+export { loadFieldTrees } from './schema/field-tree.ts';
 
 // The chart cache (npm run charts:pull).
 export {

@@ -1,7 +1,8 @@
 /**
- * npm run render-tools (and npm ci's postinstall, which runs it): the pinned Helm and kubectl ready in the
- * cache, and the operators' contract (--help 0, a wrong argument 2, a failure 1, each one line). The extraction
- * itself is pinnedBinaries', which every npm ci now runs: a broken one fails the install, before any test.
+ * npm run gate:setup (and npm ci's postinstall, which runs it): the pinned Helm and kubectl ready in the
+ * cache, and the field trees; and the operators' contract (--help 0, a wrong argument 2, a failure 1, each
+ * one line). The extraction and the field trees' generation are the gate's own (pinnedBinaries,
+ * loadFieldTrees), which every npm ci now runs: a broken one fails the install, before any test.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,14 +10,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PINNED_TOOLS, cacheRoot } from '../../policy-tests/render/tools.ts';
 import { capture } from '../../test-support/capture-io.ts';
-import { main } from '../render-tools.ts';
+import { main } from '../gate-setup.ts';
 
-describe('npm run render-tools', () => {
-  it('says where the pinned tools are, and --quiet says nothing', async () => {
+describe('npm run gate:setup', () => {
+  it('says where the pinned tools are and how many kinds the field trees know, and --quiet says nothing', async () => {
     const dir = join(cacheRoot(), 'render-tools', PINNED_TOOLS.packageVersion);
     const loud = capture();
     expect(await main([], process.env, loud.io)).toBe(0);
-    expect(loud.out).toEqual({ stdout: `render tools ready: ${join(dir, 'helm')}, ${join(dir, 'kubectl')}\n`, stderr: '' });
+    expect(loud.out.stderr).toBe('');
+    const [tools, trees, ...rest] = loud.out.stdout.split('\n');
+    expect(tools).toBe(`render tools ready: ${join(dir, 'helm')}, ${join(dir, 'kubectl')}`);
+    expect(Number(/^field trees ready: (\d+) kinds$/.exec(trees!)?.[1])).toBeGreaterThan(100);
+    expect(rest).toEqual(['']);
     const quiet = capture();
     expect(await main(['--quiet'], process.env, quiet.io)).toBe(0);
     expect(quiet.out).toEqual({ stdout: '', stderr: '' });
@@ -25,11 +30,11 @@ describe('npm run render-tools', () => {
   it('--help exits 0; a wrong argument is one line and exit 2; a cache it cannot write is one line and exit 1', async () => {
     const help = capture();
     expect(await main(['--help'], process.env, help.io)).toBe(0);
-    expect(help.out.stdout).toMatch(/^usage: render-tools \[--quiet\]\n\n/);
+    expect(help.out.stdout).toMatch(/^usage: gate:setup \[--quiet\]\n\n/);
     const wrong = capture();
     expect(await main(['now'], process.env, wrong.io)).toBe(2);
-    expect(wrong.out.stderr).toBe('render-tools: unexpected argument "now" (usage: render-tools [--quiet])\n');
-    const scratch = mkdtempSync(join(tmpdir(), 'render-tools-'));
+    expect(wrong.out.stderr).toBe('gate:setup: unexpected argument "now" (usage: gate:setup [--quiet])\n');
+    const scratch = mkdtempSync(join(tmpdir(), 'gate-setup-'));
     try {
       // A file where the cache folder should be: the folder cannot be made.
       const notAFolder = join(scratch, 'cache');
@@ -37,7 +42,7 @@ describe('npm run render-tools', () => {
       const failed = capture();
       expect(await main([], { ...process.env, HOMELAB_CACHE_DIR: notAFolder }, failed.io)).toBe(1);
       expect(failed.out.stdout).toBe('');
-      expect(failed.out.stderr).toMatch(/^render-tools: .*\S\n$/);
+      expect(failed.out.stderr).toMatch(/^gate:setup: .*\S\n$/);
       expect(failed.out.stderr.split('\n')).toHaveLength(2);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
