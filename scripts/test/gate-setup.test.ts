@@ -4,13 +4,24 @@
  * one line). The extraction and the field trees' generation are the gate's own (pinnedBinaries,
  * loadFieldTrees), which every npm ci now runs: a broken one fails the install, before any test.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PINNED_TOOLS, cacheRoot } from '../../policy-tests/render/tools.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { capture } from '../../test-support/capture-io.ts';
+import { exec } from '../../test-support/exec.ts';
 import { main } from '../gate-setup.ts';
+
+/** The Node the machine came with, when it is older than 24 (the 2-core machine's /usr/bin/node is 20). */
+const olderNode = await new Promise<string | undefined>((resolve) =>
+  execFile('node', ['-p', 'process.execPath + " " + process.versions.node'], { env: { PATH: '/usr/bin:/bin' } }, (err, out) => {
+    const [path, version] = err ? [] : out.trim().split(' ');
+    resolve(path && Number(version!.split('.')[0]) < 24 ? path : undefined);
+  }),
+);
 
 describe('npm run gate:setup', () => {
   it('says where the pinned tools are and how many kinds the field trees know, and --quiet says nothing', async () => {
@@ -47,5 +58,30 @@ describe('npm run gate:setup', () => {
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
+  });
+
+  describe("npm ci's postinstall step (scripts/postinstall.mjs)", () => {
+    const postinstall = join(REPO_ROOT, 'scripts/postinstall.mjs');
+    it('runs gate:setup quietly on Node 24, and a failure is one line and exit 1', async () => {
+      expect(await exec(process.execPath, [postinstall], { cwd: REPO_ROOT })).toEqual({ code: 0, stdout: '', stderr: '' });
+      const scratch = mkdtempSync(join(tmpdir(), 'gate-setup-'));
+      try {
+        writeFileSync(join(scratch, 'cache'), '');
+        const failed = await exec(process.execPath, [postinstall], { cwd: REPO_ROOT, env: { ...process.env, HOMELAB_CACHE_DIR: join(scratch, 'cache') } });
+        expect(failed.code).toBe(1);
+        expect(failed.stderr).toMatch(/^gate:setup: [^\n]+\n$/);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    });
+
+    it.skipIf(!olderNode)('lets npm ci finish on an older Node, saying in one line why the tools wait', async () => {
+      const run = await exec(olderNode!, [postinstall], { cwd: REPO_ROOT });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(
+        /^gate:setup skipped: Node \d+\.\d+\.\d+ is older than the 24 this repository runs on \(\.node-version\); the gate makes its tools at its first run\n$/,
+      );
+    });
   });
 });

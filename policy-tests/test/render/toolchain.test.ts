@@ -51,8 +51,8 @@ describe('render tools', () => {
     expect(lock.packages[`node_modules/${RENDER_TOOLS_PACKAGE}`]?.version).toBe(PINNED_TOOLS.packageVersion);
     expect(read('tools/render/.npmrc')).toMatch(/^omit=peer$/m);
     expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.postinstall).toContain('npm ci --prefix tools/render --omit=peer');
-    // and extracts the pinned binaries then, not in the first gate run (scripts/gate-setup.ts).
-    expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.postinstall).toMatch(/&& node scripts\/gate-setup\.ts --quiet$/);
+    // and extracts the pinned binaries then, not in the first gate run (scripts/postinstall.mjs runs scripts/gate-setup.ts).
+    expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.postinstall).toMatch(/&& node scripts\/postinstall\.mjs$/);
   });
 
   it('the extracted binaries are the versions pinned, Helm 4 and kustomize in kubectl', async () => {

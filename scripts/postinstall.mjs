@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+/**
+ * npm ci's last step: npm run gate:setup, quietly. Plain JavaScript, because the scripts it starts are
+ * TypeScript run by Node's own type stripping (Node 24, as .node-version and the engines field say): on an
+ * older Node, npm ci still completes and says in one line why the gate's tools wait for its first run,
+ * instead of a loader's stack trace.
+ */
+const NEEDED = 24;
+const major = Number(process.versions.node.split('.')[0]);
+if (major < NEEDED) {
+  process.stderr.write(
+    `gate:setup skipped: Node ${process.versions.node} is older than the ${NEEDED} this repository runs on (.node-version); the gate makes its tools at its first run\n`,
+  );
+} else {
+  const { main } = await import('./gate-setup.ts');
+  process.exitCode = await main(['--quiet']);
+}
