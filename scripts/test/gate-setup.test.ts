@@ -62,17 +62,8 @@ describe('npm run gate:setup', () => {
 
   describe("npm ci's postinstall step (scripts/postinstall.mjs)", () => {
     const postinstall = join(REPO_ROOT, 'scripts/postinstall.mjs');
-    it('runs gate:setup quietly on Node 24, and a failure is one line and exit 1', async () => {
+    it('runs gate:setup quietly on Node 24 (the failures are the command tests above)', async () => {
       expect(await exec(process.execPath, [postinstall], { cwd: REPO_ROOT })).toEqual({ code: 0, stdout: '', stderr: '' });
-      const scratch = mkdtempSync(join(tmpdir(), 'gate-setup-'));
-      try {
-        writeFileSync(join(scratch, 'cache'), '');
-        const failed = await exec(process.execPath, [postinstall], { cwd: REPO_ROOT, env: { ...process.env, HOMELAB_CACHE_DIR: join(scratch, 'cache') } });
-        expect(failed.code).toBe(1);
-        expect(failed.stderr).toMatch(/^gate:setup: [^\n]+\n$/);
-      } finally {
-        rmSync(scratch, { recursive: true, force: true });
-      }
     });
 
     it.skipIf(!olderNode)('lets npm ci finish on an older Node, saying in one line why the tools wait', async () => {
