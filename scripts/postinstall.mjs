@@ -13,5 +13,5 @@ if (major < NEEDED) {
   );
 } else {
   const { main } = await import('./gate-setup.ts');
-  process.exitCode = await main(['--quiet']);
+  process.exitCode = await main(['--quiet', '--install']);
 }

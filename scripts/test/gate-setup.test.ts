@@ -38,13 +38,13 @@ describe('npm run gate:setup', () => {
     expect(quiet.out).toEqual({ stdout: '', stderr: '' });
   });
 
-  it('--help exits 0; a wrong argument is one line and exit 2; a cache it cannot write is one line and exit 1', async () => {
+  it('--help exits 0; a wrong argument is one line and exit 2; a cache it cannot write is one line and exit 1, or 0 as npm ci runs it', async () => {
     const help = capture();
     expect(await main(['--help'], process.env, help.io)).toBe(0);
-    expect(help.out.stdout).toMatch(/^usage: gate:setup \[--quiet\]\n\n/);
+    expect(help.out.stdout).toMatch(/^usage: gate:setup \[--quiet\] \[--install\]\n\n/);
     const wrong = capture();
     expect(await main(['now'], process.env, wrong.io)).toBe(2);
-    expect(wrong.out.stderr).toBe('gate:setup: unexpected argument "now" (usage: gate:setup [--quiet])\n');
+    expect(wrong.out.stderr).toBe('gate:setup: unexpected argument "now" (usage: gate:setup [--quiet] [--install])\n');
     const scratch = mkdtempSync(join(tmpdir(), 'gate-setup-'));
     try {
       // A file where the cache folder should be: the folder cannot be made.
@@ -55,6 +55,10 @@ describe('npm run gate:setup', () => {
       expect(failed.out.stdout).toBe('');
       expect(failed.out.stderr).toMatch(/^gate:setup: .*\S\n$/);
       expect(failed.out.stderr.split('\n')).toHaveLength(2);
+      // As npm ci runs it: the same one line, saying the gate tries again, and the install goes on.
+      const atInstall = capture();
+      expect(await main(['--quiet', '--install'], { ...process.env, HOMELAB_CACHE_DIR: notAFolder }, atInstall.io)).toBe(0);
+      expect(atInstall.out).toEqual({ stdout: '', stderr: failed.out.stderr.replace(/\n$/, '; the gate tries again at its first run\n') });
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
