@@ -25,23 +25,31 @@ const alive = (pid: number) => {
   }
 };
 
+/** The PID a scratch folder's owner file holds; undefined when there is none yet, or not a whole one yet. */
+function ownerOf(dir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dir, OWNER), 'utf8').trim() || NaN);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Removes the scratch folders of runs that are gone; returns them. */
 export function removeAbandonedScratch(root = tmpdir()): string[] {
   const removed: string[] = [];
   for (const name of readdirSync(root)) {
     if (!name.startsWith(SCRATCH)) continue;
     const dir = join(root, name);
-    let pid = NaN;
-    try {
-      pid = Number(readFileSync(join(dir, OWNER), 'utf8'));
-    } catch {
-      // No owner file yet: a run between creating its folder and writing the file, or one killed right
-      // then. Only an old one is abandoned; a young one may belong to a run starting beside this one.
-      // A folder another run removed meanwhile is simply gone.
+    const pid = ownerOf(dir);
+    if (pid === undefined) {
+      // No owner yet: a run between creating its folder and writing its PID (the file is created empty, then
+      // written, so an empty one is a run starting, not a dead one), or one killed right then. Only an old one is
+      // abandoned; a young one may belong to a run starting beside this one. A folder another run removed
+      // meanwhile is simply gone.
       const mtime = statSync(dir, { throwIfNoEntry: false })?.mtimeMs;
       if (mtime === undefined || Date.now() - mtime < OWNERLESS_GRACE_MS) continue;
-    }
-    if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
+    } else if (alive(pid)) continue;
     rmSync(dir, { recursive: true, force: true });
     removed.push(dir);
   }

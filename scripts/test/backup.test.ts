@@ -488,14 +488,17 @@ describe.skipIf(tools.length > 0)('the commands', () => {
 });
 
 describe.skipIf(tools.length > 0)('killed runs and a full TMPDIR', () => {
-  it('the next run removes the scratch folders of runs that are gone, and keeps those of live runs', async () => {
+  it('the next run removes the scratch folders of runs that are gone, and keeps those of live runs and of runs starting', async () => {
     const root = mkdtempSync(join(tmpdir(), 'scratch-root-'));
     try {
       const gone = join(root, 'homelab-backup-backup-sonarr-dead');
       const live = join(root, 'homelab-backup-backup-radarr-live');
       const never = join(root, 'homelab-backup-restore-sonarr-early');
       const starting = join(root, 'homelab-backup-check-sonarr-starting');
-      for (const d of [gone, live, never, starting]) mkdirSync(d);
+      // Its owner file created and not yet written (writeFileSync opens, then writes): a run starting, not a dead one.
+      const writing = join(root, 'homelab-backup-restore-test-sonarr-writing');
+      for (const d of [gone, live, never, starting, writing]) mkdirSync(d);
+      writeFileSync(join(writing, '.owner-pid'), '');
       // An owner-less folder an hour old was left by a run killed before it wrote its PID; a young one may be starting now.
       const hourAgo = new Date(Date.now() - 61 * 60_000);
       utimesSync(never, hourAgo, hourAgo);
@@ -510,12 +513,15 @@ describe.skipIf(tools.length > 0)('killed runs and a full TMPDIR', () => {
         'backup-sonarr',
         async (dir) => {
           inside = dir;
-          expect(readdirSync(root).sort()).toEqual([basename(dir), basename(live), basename(starting)].sort());
+          expect(readdirSync(root).sort()).toEqual([basename(dir), basename(live), basename(starting), basename(writing)].sort());
         },
         root,
       );
       expect(existsSync(inside)).toBe(false);
-      expect(readdirSync(root).sort()).toEqual([basename(live), basename(starting)].sort());
+      expect(readdirSync(root).sort()).toEqual([basename(live), basename(starting), basename(writing)].sort());
+      // Still empty an hour on, it was left by a run killed between the two.
+      utimesSync(writing, hourAgo, hourAgo);
+      expect(removeAbandonedScratch(root)).toEqual([writing]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
