@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test-support/longest-first.ts';
+import { childEnv } from './test-support/child-env.ts';
 
 /**
  * A hang guard, not a speed limit: a full run takes about a minute on the 2-core machine, so a test
@@ -30,6 +31,8 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     // Scratch space in memory where the machine has it (test-support/scratch.ts).
     globalSetup: ['./test-support/scratch.ts'],
+    // Go's collector and Node's compile cache tuned for the processes the tests start (test-support/child-env.ts).
+    env: childEnv(import.meta.dirname),
     reporters: process.env.CI ? ['default', 'junit'] : ['default'],
     outputFile: { junit: 'reports/junit.xml' },
   },

@@ -21,7 +21,9 @@ const HANG_GUARD_MS = 10 * 60_000;
  */
 const CHECKS = [
   ['format', 'oxfmt', ['--check']],
-  ['types and lint', 'oxlint', ['--type-aware', '--type-check']],
+  // Go's collector off up to a gigabyte for tsgolint (TypeScript 7 is Go): the check peaks near 450 MB, and
+  // collecting as it builds the programs cost a fifth of its CPU (2.9 to 2.3 CPU-seconds, 1.6 to 1.2 s here).
+  ['types and lint', 'oxlint', ['--type-aware', '--type-check'], { GOGC: 'off', GOMEMLIMIT: '1GiB' }],
   // The repository against its own gate, offline (what is not cached is reported as not rendered, not failed). It
   // runs here, beside the checks above, for a second reason: it builds the gate's bundle and fills its warm-start
   // stores (model/outcome-store.ts), so the test workers that start next find both ready instead of each building
@@ -30,9 +32,11 @@ const CHECKS = [
 ];
 
 /** Runs one check to its end; resolves with what it printed when it failed, or undefined. */
-function check([name, command, args]) {
+function check([name, command, args, tuning = {}]) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: HANG_GUARD_MS, killSignal: 'SIGKILL' });
+    // The caller's own settings win over the tuning.
+    const env = { ...tuning, ...process.env };
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: HANG_GUARD_MS, killSignal: 'SIGKILL' });
     let said = '';
     child.stdout.on('data', (chunk) => (said += chunk));
     child.stderr.on('data', (chunk) => (said += chunk));

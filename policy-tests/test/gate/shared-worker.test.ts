@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TestSpecification, Vitest } from 'vitest/node';
+import { childEnv } from '../../../test-support/child-env.ts';
 import { LONGEST_FILES, LongestFirst } from '../../../test-support/longest-first.ts';
 import { REPO_ROOT } from '../../model/repo.ts';
 import { MAIN_PROCESS_MODULES, sharedWorkerProblems, testSources } from '../support/shared-worker.ts';
@@ -76,5 +77,22 @@ describe('the order test files start in', () => {
   it('with timings of its own, follows them', async () => {
     const took = (file: string) => ({ failed: false, duration: file.endsWith('layout.test.ts') ? 9_000 : 1_000 });
     expect((await order(took))[0]).toBe('policy-tests/test/gate/layout.test.ts');
+  });
+});
+
+describe('what the workers and the processes they start run with', () => {
+  it("Go's collector off up to half a gigabyte, and Node's compile cache in node_modules/.cache; what the caller set wins", () => {
+    expect(childEnv('/repo', {})).toEqual({
+      GOGC: 'off',
+      GOMEMLIMIT: '512MiB',
+      NODE_COMPILE_CACHE: '/repo/node_modules/.cache/homelab-tests/node-compile-cache',
+    });
+    expect(childEnv('/repo', { GOGC: '100', NODE_COMPILE_CACHE: '/elsewhere' })).toEqual({ GOMEMLIMIT: '512MiB' });
+  });
+
+  it('reaches this worker, so every process a test starts inherits it', () => {
+    const config = readFileSync(join(REPO_ROOT, 'vitest.config.ts'), 'utf8');
+    expect(config).toContain('env: childEnv(import.meta.dirname),');
+    for (const name of ['GOGC', 'GOMEMLIMIT', 'NODE_COMPILE_CACHE']) expect(process.env[name], name).toBeTruthy();
   });
 });
