@@ -50,3 +50,19 @@ export async function installed(command: string, flags: readonly string[] = ['--
   }
   return false;
 }
+
+let older: Promise<{ path: string; version: string } | undefined> | undefined;
+/**
+ * The Node the machine came with, when it is older than 24 (the 2-core machine's /usr/bin/node is 20): what
+ * a user whose Node is too old runs. Undefined where there is none, or it is not older.
+ */
+export function olderNode(): Promise<{ path: string; version: string } | undefined> {
+  older ??= output('node', ['-p', 'process.execPath + " " + process.versions.node'], { env: { PATH: '/usr/bin:/bin' } }).then(
+    (out) => {
+      const [path, version] = out.split(' ');
+      return Number(version!.split('.')[0]) < 24 ? { path: path!, version: version! } : undefined;
+    },
+    () => undefined, // no node there
+  );
+  return older;
+}

@@ -1,8 +1,16 @@
 #!/usr/bin/env node
-// Runs the built gate, building it first when the sources changed since.
-import { enableCompileCache } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { buildGate, GATE_BUNDLE, isStale } from '../build.mjs';
+// Runs the built gate, building it first when the sources changed since. Only Node's oldest features
+// before the version check: on a Node older than the gate runs on, a user gets one line saying so, not
+// the loader's stack trace over an import this Node lacks.
+const NEEDED = 24;
+if (Number(process.versions.node.split('.')[0]) < NEEDED) {
+  process.stderr.write(`homelab-gate: needs Node ${NEEDED} or later (.node-version); this is Node ${process.versions.node}\n`);
+  process.exit(1);
+}
+
+const { enableCompileCache } = await import('node:module');
+const { pathToFileURL } = await import('node:url');
+const { buildGate, GATE_BUNDLE, isStale } = await import('../build.mjs');
 
 // V8 keeps the compiled code of the gate and its libraries on disk, so a
 // second run skips most of the parsing and compiling of JavaScript.

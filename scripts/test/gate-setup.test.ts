@@ -12,17 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { pinnedBinaries } from '../../policy-tests/render/tools.ts';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { capture } from '../../test-support/capture-io.ts';
-import { exec, output } from '../../test-support/exec.ts';
+import { exec, olderNode } from '../../test-support/exec.ts';
 import { main } from '../gate-setup.ts';
 
-/** The Node the machine came with, when it is older than 24 (the 2-core machine's /usr/bin/node is 20). */
-const olderNode = await output('node', ['-p', 'process.execPath + " " + process.versions.node'], { env: { PATH: '/usr/bin:/bin' } }).then(
-  (out) => {
-    const [path, version] = out.split(' ');
-    return Number(version!.split('.')[0]) < 24 ? path : undefined;
-  },
-  () => undefined, // no node there
-);
+const older = await olderNode();
 
 describe('npm run gate:setup', () => {
   it('says where the pinned tools are and how many kinds the field trees know, and --quiet says nothing', async () => {
@@ -71,8 +64,8 @@ describe('npm run gate:setup', () => {
       expect(await exec(process.execPath, [postinstall], { cwd: REPO_ROOT })).toEqual({ code: 0, stdout: '', stderr: '' });
     });
 
-    it.skipIf(!olderNode)('lets npm ci finish on an older Node, saying in one line why the tools wait', async () => {
-      const run = await exec(olderNode!, [postinstall], { cwd: REPO_ROOT });
+    it.skipIf(!older)('lets npm ci finish on an older Node, saying in one line why the tools wait', async () => {
+      const run = await exec(older!.path, [postinstall], { cwd: REPO_ROOT });
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(

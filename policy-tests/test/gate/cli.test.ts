@@ -7,13 +7,15 @@ import AjvDraft04 from 'ajv-draft-04';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main, VERSION } from '../../gate/cli.ts';
 import { REPO_ROOT } from '../../model/repo.ts';
-import { exec } from '../../../test-support/exec.ts';
+import { exec, olderNode } from '../../../test-support/exec.ts';
 
 // The published OASIS SARIF 2.1.0 schema (JSON Schema draft-04), as Microsoft's SARIF SDK ships it.
 const sarifSchema = createRequire(import.meta.url)('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json') as object;
 const validSarif = new AjvDraft04.default({ allErrors: true, strict: false, unicodeRegExp: false }).compile(sarifSchema);
 
 const scratch = mkdtempSync(join(tmpdir(), 'gate-cli-'));
+/** The machine's own Node, when it is older than the gate runs on (test-support/exec.ts). */
+const older = await olderNode();
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** An empty chart cache: the gate runs as on a machine that never pulled the charts, whatever this one has cached. */
@@ -184,6 +186,15 @@ describe('homelab-gate', () => {
     expect(await inProcess(['-v'])).toEqual({ code: 0, stdout: `homelab-gate ${VERSION}\n`, stderr: '' });
     const help = await inProcess(['--help']);
     expect([help.code, help.stdout]).toEqual([0, expect.stringMatching(/^Usage: homelab-gate \[options\]/)]);
+  });
+
+  it.skipIf(!older)('on a Node older than 24 says so in one line and exits 1, with no stack trace', async () => {
+    const bin = join(REPO_ROOT, 'policy-tests/bin/homelab-gate.mjs');
+    expect(await exec(older!.path, [bin, '--version'], { cwd: REPO_ROOT })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `homelab-gate: needs Node 24 or later (.node-version); this is Node ${older!.version}\n`,
+    });
   });
 
   it('prints SARIF 2.1.0 that the published schema accepts, with rule metadata from the registry', async () => {
