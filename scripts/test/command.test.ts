@@ -1,14 +1,21 @@
 /** The operators' scripts share one contract: --help 0, wrong arguments 2, failures 1, one line each, causes named. */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
-import { exec } from '../../test-support/exec.ts';
+import { exec, olderNode } from '../../test-support/exec.ts';
 import { falcoFactsCommand } from '../falco-facts.ts';
 import { describeError, runCommand, UsageError } from '../lib/command.ts';
 import { silenceTestCommand } from '../watchdog-silence-test.ts';
 import { freePort } from './backup-helpers.ts';
 import { capture } from '../../test-support/capture-io.ts';
 import { run, runToEnd } from '../lib/exec.ts';
+
+/** npm's scripts (package.json), and one of them as the words npm gives its shell. */
+const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const npmScript = (name: string): string[] => scripts[name]!.split(' ');
+/** The machine's own Node, when it is older than the scripts run on (test-support/exec.ts). */
+const older = await olderNode();
 
 const probe = (run: () => Promise<number>) => ({
   name: 'probe',
@@ -109,13 +116,29 @@ describe('the scripts on the contract', () => {
     expect(await silenceTestCommand([], none.io)).toBe(2);
   });
 
-  it('a script run as a user runs it prints help, and no stack trace on a bad flag', async () => {
-    const script = join(REPO_ROOT, 'scripts/falco-facts.ts');
-    const help = await exec(process.execPath, [script, '--help'], { cwd: REPO_ROOT });
+  it('a script run as a user runs it (its package.json line, through scripts/run.mjs) prints help, and no stack trace on a bad flag', async () => {
+    const [node, ...args] = npmScript('falco:facts');
+    expect(node).toBe('node');
+    const help = await exec(process.execPath, [...args, '--help'], { cwd: REPO_ROOT });
     expect([help.code, help.stdout.split('\n')[0], help.stderr]).toEqual([0, 'usage: falco:facts <falco_rules.yaml> --version <x.y.z> [--out <file>]', '']);
-    const bad = await exec(process.execPath, [script, '--verison', '5'], { cwd: REPO_ROOT });
+    const bad = await exec(process.execPath, [...args, '--verison', '5'], { cwd: REPO_ROOT });
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^falco:facts: Unknown option '--verison'/)]);
+  });
+
+  it('every TypeScript script npm runs starts through scripts/run.mjs, which any Node can load', () => {
+    const typescript = Object.entries(scripts).filter(([, command]) => /\.ts\b/.test(command));
+    expect(typescript.length).toBeGreaterThan(15);
+    for (const [name, command] of typescript) expect(command, name).toMatch(/^node scripts\/run\.mjs (scripts|bench)\/\S+\.ts( |$)/);
+  });
+
+  it.skipIf(!older)('on a Node older than 24, a script says so in one line and exits 1, with no stack trace', async () => {
+    const [, ...args] = npmScript('restore');
+    expect(await exec(older!.path, [...args, 'sonarr'], { cwd: REPO_ROOT, env: { ...process.env, npm_lifecycle_event: 'restore' } })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `restore: needs Node 24 or later (.node-version); this is Node ${older!.version}\n`,
+    });
   });
 });
 

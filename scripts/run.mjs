@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+/**
+ * How npm runs the TypeScript scripts: `node scripts/run.mjs <script>.ts [arguments]`. They are TypeScript
+ * that Node runs by stripping its types, which the Node of .node-version does and an older one (Debian's own
+ * is 20) refuses with the loader's stack trace over the file's extension. This file is plain JavaScript that
+ * any Node loads: on an older Node it says so in one line and exits 1; otherwise it runs the script as if
+ * Node had been given it (the script's path is process.argv[1], its arguments follow).
+ */
+import { readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const wanted = Number(
+  readFileSync(new URL('../.node-version', import.meta.url), 'utf8')
+    .trim()
+    .split('.')[0],
+);
+const running = process.versions.node;
+const script = process.argv[2];
+// npm names the script it runs; run by hand, the file is the name.
+const name = process.env.npm_lifecycle_event || (script ? basename(script, '.ts') : 'run.mjs');
+if (Number(running.split('.')[0]) < wanted) {
+  process.stderr.write(`${name}: needs Node ${wanted} or later (.node-version); this is Node ${running}\n`);
+  process.exit(1);
+}
+if (!script) {
+  process.stderr.write('usage: node scripts/run.mjs <script>.ts [arguments]\n');
+  process.exit(2);
+}
+process.argv.splice(1, 2, resolve(script));
+await import(pathToFileURL(process.argv[1]).href);
