@@ -93,6 +93,6 @@ describe('what the workers and the processes they start run with', () => {
   it('reaches this worker, so every process a test starts inherits it', () => {
     const config = readFileSync(join(REPO_ROOT, 'vitest.config.ts'), 'utf8');
     expect(config).toContain('env: childEnv(import.meta.dirname),');
-    for (const name of ['GOGC', 'GOMEMLIMIT', 'NODE_COMPILE_CACHE']) expect(process.env[name], name).toBeTruthy();
+    for (const name of ['GOGC', 'GOMEMLIMIT', 'NODE_COMPILE_CACHE']) expect(process.env[name], name).toBeDefined();
   });
 });
