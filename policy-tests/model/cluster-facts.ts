@@ -6,6 +6,7 @@
 import { parse } from 'yaml';
 import { readCni, type CniFacts } from './cni.ts';
 import type { Resource } from './manifest.ts';
+import { perObject } from './per-object.ts';
 
 export const CLUSTER_FACTS_FILE = 'clusters/home/cluster-facts.yaml';
 export const CLUSTER_FACTS_NAME = 'cluster-facts';
@@ -56,10 +57,17 @@ export function findFactsResource(resources: readonly Resource[]): Resource | un
   return resources.find((r) => r.file === CLUSTER_FACTS_FILE && r.kind === 'ConfigMap' && r.name === CLUSTER_FACTS_NAME);
 }
 
-/** Reads the facts ConfigMap, reporting every key that is missing or malformed. */
-/** Facts are returned even when some keys are bad, so one typo does not cascade into every check. */
-export function readClusterFacts(resource: Resource): { facts: ClusterFacts; problems: FactsProblem[] } {
-  const data = (resource.object.data ?? {}) as Record<string, unknown>;
+/**
+ * Reads the facts ConfigMap, reporting every key that is missing or malformed. Facts are returned even when
+ * some keys are bad, so one typo does not cascade into every check. Once per object: an unchanged file's
+ * parsed object is shared by every view of the repository, and the result is never mutated.
+ */
+export function readClusterFacts(resource: Resource): { facts: ClusterFacts; problems: readonly FactsProblem[] } {
+  return factsOf(resource.object);
+}
+
+const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; problems: readonly FactsProblem[] } => {
+  const data = (object.data ?? {}) as Record<string, unknown>;
   const problems: FactsProblem[] = [];
   const text = (key: string): string => {
     const v = data[key];
@@ -91,7 +99,7 @@ export function readClusterFacts(resource: Resource): { facts: ClusterFacts; pro
     cni: cniOf(data.cni, problems),
   };
   return { facts, problems };
-}
+});
 
 function cniOf(raw: unknown, problems: FactsProblem[]): CniFacts {
   const { cni, problem } = readCni(raw);

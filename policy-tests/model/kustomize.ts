@@ -8,7 +8,7 @@
 import { posix } from 'node:path';
 import type { DataFile } from './repo.ts';
 import { isMap } from './dig.ts';
-import { perObject } from './per-repo.ts';
+import { perObject } from './per-object.ts';
 
 /** The names kustomize looks for in a folder, in its order. */
 export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;

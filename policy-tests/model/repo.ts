@@ -162,8 +162,17 @@ export function isManifestPath(path: string): boolean {
   return MANIFEST_EXTENSIONS.some((ext) => path.endsWith(ext));
 }
 
+/** By path: asked of every file in every view of the repository (the mutation runs make hundreds). */
+const nonManifest = new Map<string, boolean>();
+
 export function isNonManifest(path: string): boolean {
-  return NON_MANIFEST_PATTERNS.some((p) => argoGlobMatch(p.pattern, path));
+  let known = nonManifest.get(path);
+  if (known === undefined) {
+    known = NON_MANIFEST_PATTERNS.some((p) => argoGlobMatch(p.pattern, path));
+    nonManifest.set(path, known);
+    if (nonManifest.size > 20_000) nonManifest.delete(nonManifest.keys().next().value!);
+  }
+  return known;
 }
 
 function manifestFilesOf(files: Iterable<string>): string[] {

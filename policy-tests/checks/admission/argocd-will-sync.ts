@@ -5,6 +5,7 @@
 import { applications, owningApplication, syncOptions } from '../../model/argocd.ts';
 import { dig } from '../../model/dig.ts';
 import { groupOf, type Resource } from '../../model/manifest.ts';
+import { perObject } from '../../model/per-object.ts';
 import type { PolicyCheck } from '../kit.ts';
 
 function resourceSyncOptions(r: Resource): string[] {
@@ -40,6 +41,9 @@ export const ARGOCD_EXCLUDED: readonly { groups: readonly string[]; kinds: reado
   },
 ];
 
+/** An object's size as JSON, once per object: a parsed object is shared by every view of its unchanged file. */
+const jsonBytes = perObject((object: object) => Buffer.byteLength(JSON.stringify(object)));
+
 /** kubectl's client-side apply keeps the whole object in one annotation; all annotations together may hold 256 KiB. */
 const LAST_APPLIED_LIMIT = 256 * 1024;
 
@@ -66,7 +70,7 @@ export const argocdWillSyncCheck: PolicyCheck = {
       const app = owningApplication(repo, r);
       const options = [...syncOptions(app), ...resourceSyncOptions(r)];
       if (options.includes('ServerSideApply=true') || options.includes('Replace=true')) continue;
-      const size = Buffer.byteLength(JSON.stringify(r.object));
+      const size = jsonBytes(r.object);
       if (size > LAST_APPLIED_LIMIT)
         ctx.fail(
           { resource: r, path: ['metadata'] },

@@ -33,23 +33,39 @@ export interface TuningFile {
   errors: { message: string; pos: LinePos }[];
 }
 
-/** Parses a Falco rules file; `toOuter` maps positions in it to the file it is embedded in. */
-export function parseTuning(file: string, key: string, text: string, toOuter: (p: LinePos) => LinePos = (p) => p): TuningFile {
+/** A rules file as its own text says, positions inside it: the same for every view of an unchanged file. */
+interface ParsedRules {
+  items: readonly TuningItem[];
+  positions: Positions;
+  errors: readonly { message: string; pos: LinePos }[];
+}
+
+/** Rules files parsed, by text: every view of the repository reads them again (the mutation runs make hundreds). Never mutated. */
+const parsedRules = new Map<string, ParsedRules>();
+
+function rulesOf(text: string): ParsedRules {
+  let parsed = parsedRules.get(text);
+  if (!parsed) {
+    parsed = parseRules(text);
+    parsedRules.set(text, parsed);
+    if (parsedRules.size > 200) parsedRules.delete(parsedRules.keys().next().value!);
+  }
+  return parsed;
+}
+
+function parseRules(text: string): ParsedRules {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
   const positions: Positions = documentPositions(doc, lineCounter);
-  const at = (path: Path) => toOuter(positions.at(path, 'key'));
-  const errors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, pos: toOuter(e.linePos?.[0] ?? { line: 1, col: 1 }) }));
+  const errors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, pos: e.linePos?.[0] ?? { line: 1, col: 1 } }));
   if (errors.length === 0)
     errors.push(
-      ...duplicateKeys(doc, lineCounter).map((d) => ({
-        message: `duplicate key "${d.key}": Map keys must be unique`,
-        pos: toOuter({ line: d.line, col: d.col }),
-      })),
+      ...duplicateKeys(doc, lineCounter).map((d) => ({ message: `duplicate key "${d.key}": Map keys must be unique`, pos: { line: d.line, col: d.col } })),
     );
   const data = errors.length ? [] : doc.toJS({ maxAliasCount: 100 });
   const items: TuningItem[] = [];
-  if (!errors.length && !Array.isArray(data)) errors.push({ message: 'a Falco rules file is a YAML list of rule, macro and list items', pos: at([]) });
+  if (!errors.length && !Array.isArray(data))
+    errors.push({ message: 'a Falco rules file is a YAML list of rule, macro and list items', pos: positions.at([], 'key') });
   (Array.isArray(data) ? data : []).forEach((raw: unknown, index: number) => {
     const item = (raw ?? {}) as Record<string, unknown>;
     const type = (['rule', 'macro', 'list'] as const).find((t) => typeof item[t] === 'string') ?? 'other';
@@ -62,7 +78,19 @@ export function parseTuning(file: string, key: string, text: string, toOuter: (p
       condition: typeof item.condition === 'string' ? item.condition : undefined,
     });
   });
-  return { file, key, items, at, errors };
+  return { items, positions, errors };
+}
+
+/** Parses a Falco rules file; `toOuter` maps positions in it to the file it is embedded in. */
+export function parseTuning(file: string, key: string, text: string, toOuter: (p: LinePos) => LinePos = (p) => p): TuningFile {
+  const { items, positions, errors } = rulesOf(text);
+  return {
+    file,
+    key,
+    items: [...items],
+    at: (path: Path) => toOuter(positions.at(path, 'key')),
+    errors: errors.map((e) => ({ message: e.message, pos: toOuter(e.pos) })),
+  };
 }
 
 /** Maps a position inside a block scalar back to the manifest: the content starts on the line after the header, indented. */

@@ -1,0 +1,12 @@
+/**
+ * `derive`, computed once per object: a Repo, a narrower view of one, or a parsed object, none of which
+ * changes once built. An unchanged file's parsed objects are shared by every view of the repository
+ * (model/parse-pool.ts), so what is derived from them alone is derived once for all views.
+ */
+export function perObject<K extends object, T>(derive: (key: K) => T): (key: K) => T {
+  const memo = new WeakMap<K, T>();
+  return (key) => {
+    if (!memo.has(key)) memo.set(key, derive(key));
+    return memo.get(key)!;
+  };
+}
