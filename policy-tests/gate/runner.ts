@@ -59,11 +59,29 @@ function makeView(reads: Reads, repo: Repo): Repo {
   const kindSet = new Set([...kinds, ...(charts.length ? ['Application'] : [])]);
   const resources = kinds.includes('*') ? repo.resources : repo.resources.filter((r) => kindSet.has(r.kind));
   const chartFiles = new Set(charts.flatMap((chart) => chartValues(repo, chart).map((v) => v.file)));
-  // Kustomization files are layout (they say which files an app applies), visible to every check like the file tree.
-  const dataFiles = new Map(
-    [...repo.dataFiles].filter(([file]) => chartFiles.has(file) || isKustomization(file) || files.some((glob) => argoGlobMatch(glob, file))),
-  );
+  const declared = declaredBy(files);
+  const dataFiles = new Map([...repo.dataFiles].filter(([file]) => chartFiles.has(file) || declared(file)));
   return { ...repo, resources, dataFiles };
+}
+
+/** Whether a check with these globs sees a file, by globs and path: the same in every view (the mutation runs make hundreds). */
+const declaredFiles = new Map<string, Map<string, boolean>>();
+
+function declaredBy(globs: readonly string[]): (file: string) => boolean {
+  const key = JSON.stringify(globs);
+  let byFile = declaredFiles.get(key);
+  if (!byFile) declaredFiles.set(key, (byFile = new Map()));
+  const known = byFile;
+  return (file) => {
+    let seen = known.get(file);
+    if (seen === undefined) {
+      // Kustomization files are layout (they say which files an app applies), visible to every check like the file tree.
+      seen = isKustomization(file) || globs.some((glob) => argoGlobMatch(glob, file));
+      known.set(file, seen);
+      if (known.size > 20_000) known.delete(known.keys().next().value!);
+    }
+    return seen;
+  };
 }
 
 function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRender[], out: Finding[]): CheckContext {

@@ -326,6 +326,25 @@ function exemptionsOf(exemptionsFile: DataFile | undefined, problems: CatalogPro
   return { exemptions, monitorExemptions };
 }
 
+/**
+ * An entry's metric names with a scrape's params filled in, by the entry's metrics (one object per unchanged
+ * file, entryOf) and the params: every view of the repository makes the same ones. Never mutated.
+ */
+const filled = new WeakMap<CatalogEntry['metrics'], Map<string, { metrics: Map<string, string[]>; unfilled?: string }>>();
+
+function filledMetrics(metricsOfEntry: CatalogEntry['metrics'], params: Record<string, string>): { metrics: Map<string, string[]>; unfilled?: string } {
+  let byParams = filled.get(metricsOfEntry);
+  if (!byParams) filled.set(metricsOfEntry, (byParams = new Map()));
+  const key = JSON.stringify(params);
+  let known = byParams.get(key);
+  if (!known) {
+    const metrics = new Map(Object.entries(metricsOfEntry).map(([name, labels]) => [fill(name, params), labels]));
+    known = { metrics, unfilled: [...metrics.keys()].find((name) => /\{\w+\}/.test(name)) };
+    byParams.set(key, known);
+  }
+  return known;
+}
+
 export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
   const problems: CatalogProblem[] = [];
   const entries: CatalogEntry[] = [];
@@ -366,8 +385,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
       .map(obj)
       .forEach((scrape, i) => {
         const params = Object.fromEntries(Object.entries(obj(scrape.params)).map(([k, v]) => [k, String(v)]));
-        const metrics = new Map(Object.entries(entry.metrics).map(([name, labels]) => [fill(name, params), labels]));
-        const unfilled = [...metrics.keys()].find((name) => /\{\w+\}/.test(name));
+        const { metrics, unfilled } = filledMetrics(entry.metrics, params);
         if (unfilled) problems.push({ data: entry.data, path: ['scrape', i], message: `metric ${unfilled} has a placeholder this scrape gives no params for` });
         if (typeof scrape.monitor === 'string') {
           const monitor = monitors.get(scrape.monitor);
