@@ -28,7 +28,10 @@ function matches(m: Matcher, value: string | undefined): boolean {
 }
 
 /** The jobs a selector's `job` matchers allow. */
-const jobsFor = (s: Selector, jobs: readonly ScrapeJob[]) => jobs.filter((j) => s.matchers.filter((m) => m.label === 'job').every((m) => matches(m, j.job)));
+function jobsFor(s: Selector, jobs: readonly ScrapeJob[]): ScrapeJob[] {
+  const jobMatchers = s.matchers.filter((m) => m.label === 'job');
+  return jobs.filter((j) => jobMatchers.every((m) => matches(m, j.job)));
+}
 
 /** The metric names a selector reads: its name, or those of `known()` its name matchers match (listed only then: thousands of names per job). */
 function namesRead(s: Selector, known: () => Iterable<string>): string[] {
