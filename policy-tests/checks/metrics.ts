@@ -4,10 +4,11 @@
  * scrapes, as the metrics catalog (monitoring/metrics-catalog/) records it.
  */
 import { closest } from 'fastest-levenshtein';
-import { metricsCatalog, safeFullMatch, monitorId, namespaceIn, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/metrics-catalog.ts';
+import { metricsCatalog, monitorId, namespaceIn, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/metrics-catalog.ts';
 import { promExpressions, type PromExpression } from '../model/promql-expressions.ts';
 import { perRepo } from '../model/per-repo.ts';
-import { parsePromQL, type Matcher, type Selector } from '../model/promql.ts';
+import { parsePromQL, type Selector } from '../model/promql.ts';
+import { jobsFor, namesRead } from '../model/metrics-reads.ts';
 import { durationMs } from '../model/durations.ts';
 import { applications } from '../model/argocd.ts';
 import { workloadContainers } from '../model/workloads.ts';
@@ -17,29 +18,6 @@ import type { Repo } from '../model/repo.ts';
 /** Series Prometheus writes for every job it scrapes, whatever the exporter. */
 const SCRAPE_SERIES = new Set(['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added']);
 const READS = { kinds: ['PrometheusRule', 'ConfigMap', 'Service', ...MONITOR_KINDS, 'Application'], files: ['monitoring/metrics-catalog/*', '*/tests/*'] };
-
-function matches(m: Matcher, value: string | undefined): boolean {
-  const v = value ?? '';
-  if (m.op === '=') return v === m.value;
-  if (m.op === '!=') return v !== m.value;
-  const re = safeFullMatch(m.value);
-  if (!re) return true;
-  return m.op === '=~' ? re.test(v) : !re.test(v);
-}
-
-/** The jobs a selector's `job` matchers allow. */
-function jobsFor(s: Selector, jobs: readonly ScrapeJob[]): ScrapeJob[] {
-  const jobMatchers = s.matchers.filter((m) => m.label === 'job');
-  return jobs.filter((j) => jobMatchers.every((m) => matches(m, j.job)));
-}
-
-/** The metric names a selector reads: its name, or those of `known()` its name matchers match (listed only then: thousands of names per job). */
-function namesRead(s: Selector, known: () => Iterable<string>): string[] {
-  if (s.name) return [s.name];
-  const nameMatchers = s.matchers.filter((m) => m.label === '__name__');
-  if (nameMatchers.length === 0) return [];
-  return [...new Set(known())].filter((n) => nameMatchers.every((m) => matches(m, n)));
-}
 
 const describeSelector = (expr: string, s: Selector) => s.name ?? expr.slice(s.from).match(/^\{[^}]*\}/)?.[0] ?? 'a selector';
 const jobList = (jobs: readonly ScrapeJob[]) => [...new Set(jobs.map((j) => `${j.job} (${j.source})`))].join(', ') || 'none';
@@ -90,7 +68,7 @@ function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<strin
     return;
   }
   if (s.name && SCRAPE_SERIES.has(s.name)) return;
-  const names = namesRead(s, () => [...candidates.flatMap((j) => [...j.metrics.keys()]), ...recorded]);
+  const names = namesRead(s, candidates, recorded);
   if (!s.name && names.length === 0) {
     ctx.fail(place(), `${what} reads ${describeSelector(e.expr, s)}, which matches no metric of the jobs considered (${jobList(candidates)})`);
     return;
@@ -124,7 +102,7 @@ function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<strin
 function producingJobs(catalog: MetricsCatalog, s: Selector, recorded: Set<string>): ScrapeJob[] {
   const candidates = jobsFor(s, catalog.jobs);
   if (s.name && SCRAPE_SERIES.has(s.name)) return candidates;
-  const names = namesRead(s, () => candidates.flatMap((j) => [...j.metrics.keys()])).filter((n) => !recorded.has(n));
+  const names = namesRead(s, candidates).filter((n) => !recorded.has(n));
   return candidates.filter((j) => names.some((n) => j.metrics.has(n)));
 }
 

@@ -71,8 +71,7 @@ function remember(key: string, parsed: ParsedFile): ParsedFile {
   return parsed;
 }
 
-function parseCached(file: string, source: Source): ParsedFile {
-  const key = keyOf(file, source);
+function parseCached(file: string, source: Source, key = keyOf(file, source)): ParsedFile {
   if (key === undefined) return parseSource(file, source);
   return parsedCache.get(key) ?? remember(key, parseStored(file, (source as { text: string }).text, source));
 }
@@ -100,15 +99,17 @@ function withLazyPositions(r: WorkerFile): ParsedFile {
 export async function parseFiles(root: string, files: readonly string[], options: { parallel?: boolean } = {}): Promise<ParsedFile[]> {
   // readSource lstats first: a dangling or looping symlink is a finding, not a crash.
   const sources = new Map(files.map((file) => [file, readSource(root, file)]));
+  // Each key once: it holds the file's whole text, and building and hashing it is most of a warm lookup.
+  const keys = new Map(files.map((file) => [file, keyOf(file, sources.get(file)!)]));
   // Only what the cache has not seen counts towards going parallel: a second tree that differs in a few files (a diff's other ref) parses only those.
   const unseen = files.filter((file) => {
-    const key = keyOf(file, sources.get(file)!);
+    const key = keys.get(file);
     return key !== undefined && !parsedCache.has(key);
   });
   const bytes = unseen.reduce((sum, file) => sum + Buffer.byteLength((sources.get(file) as { text: string }).text), 0);
   const threads = Math.min(availableParallelism(), 8);
   const parallel = options.parallel ?? (bytes >= PARALLEL_THRESHOLD_BYTES && threads > 1);
-  if (!parallel) return files.map((file) => parseCached(file, sources.get(file)!));
+  if (!parallel) return files.map((file) => parseCached(file, sources.get(file)!, keys.get(file)));
   // The main thread takes one share itself: one worker fewer to start, and its resources keep eager positions.
   const sized = (options.parallel ? files : unseen).map((file) => ({ file, size: Buffer.byteLength((sources.get(file) as { text?: string }).text ?? '') }));
   const [mine = [], ...theirs] = shareBySize(sized, threads);
@@ -117,11 +118,11 @@ export async function parseFiles(root: string, files: readonly string[], options
   const remote = new Map((await pending).flat().map((r) => [r.file, r]));
   return files.map((file) => {
     const source = sources.get(file)!;
-    const key = keyOf(file, source);
+    const key = keys.get(file);
     const own = local.get(file);
     if (own) return key === undefined ? own : remember(key, own);
     const r = remote.get(file);
-    if (!r) return parseCached(file, source);
+    if (!r) return parseCached(file, source, key);
     const parsed = withLazyPositions(r);
     return key === undefined ? parsed : remember(key, parsed);
   });
