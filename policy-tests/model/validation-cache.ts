@@ -32,6 +32,13 @@ function jsonOf(data: unknown): string {
 const store = outcomeStore<Outcome>('validation', () => `${packageVersion('ajv')}\0${packageVersion('ajv-formats')}`);
 
 /**
+ * Outcomes by validator (its key's prefix) and object, for this process: an unchanged file's objects are shared
+ * by every view of the repository (the mutation runs make hundreds, each with validators of its own), and
+ * hashing an object's JSON for its key in the store is most of a lookup there.
+ */
+const seenBy = new Map<string, WeakMap<object, Outcome>>();
+
+/**
  * Wraps a validator made by `compile` (called at most once, on the first
  * object not in the store). `validatorMakeup` names what else decides the
  * outcome: the ajv configuration's code, so a change to it is a new key.
@@ -39,19 +46,27 @@ const store = outcomeStore<Outcome>('validation', () => `${packageVersion('ajv')
 export function cachedValidator(schemaJson: string, validatorMakeup: string, compile: () => ValidateFunction): CachedValidator {
   const prefix = digest(`${validatorMakeup}\0${schemaJson}`);
   let compiled: ValidateFunction | undefined;
+  let seen = seenBy.get(prefix);
+  if (!seen) seenBy.set(prefix, (seen = new WeakMap()));
+  const known = seen;
+  const remembered = (data: unknown) => (typeof data === 'object' && data !== null ? known.get(data) : undefined);
   const validate = ((data: unknown) => {
-    const key = [prefix, jsonOf(data)];
-    let outcome = store.get(key);
+    let outcome = remembered(data);
     if (!outcome) {
-      compiled ??= compile();
-      const valid = compiled(data);
-      outcome = valid ? { valid } : { valid, errors: (compiled.errors ?? []).map((e) => ({ ...e })) };
-      store.set(key, outcome);
+      const key = [prefix, jsonOf(data)];
+      outcome = store.get(key);
+      if (!outcome) {
+        compiled ??= compile();
+        const valid = compiled(data);
+        outcome = valid ? { valid } : { valid, errors: (compiled.errors ?? []).map((e) => ({ ...e })) };
+        store.set(key, outcome);
+      }
+      if (typeof data === 'object' && data !== null) known.set(data, outcome);
     }
     validate.errors = outcome.valid ? null : (outcome.errors ?? []).map((e) => ({ ...e }));
     return outcome.valid;
   }) as CachedValidator;
-  validate.known = (data) => store.get([prefix, jsonOf(data)]) !== undefined;
+  validate.known = (data) => remembered(data) !== undefined || store.get([prefix, jsonOf(data)]) !== undefined;
   return validate;
 }
 

@@ -292,10 +292,27 @@ export class SchemaLayer {
         findings.push(findingAt(resource, path, 'schema', `${key}: ${describeError(err)}`));
       }
     }
-    if (options.strict) this.findUnknownFields(resource, resource.object, schema.root, [], findings, key);
+    if (options.strict) findings.push(...this.unknownFields(resource, schema.root, key));
     if (key === 'batch/v1/CronJob') findings.push(...cronJobFindings(resource));
     if (key === 'v1/ConfigMap' || key === 'v1/Secret') findings.push(...objectSizeFindings(resource));
     return { status: findings.length ? 'invalid' : 'valid', findings };
+  }
+
+  /**
+   * The unknown fields of a resource, once per resource and root shape: an unchanged file's resources are shared
+   * by every view of the repository, and a built-in kind's shapes by every layer (a CRD's are a layer's own).
+   */
+  private unknownFields(resource: Resource, rootId: number, key: string): readonly Finding[] {
+    const root = this.shapes[rootId];
+    let byShape = unknownFieldsSeen.get(resource);
+    if (!byShape) unknownFieldsSeen.set(resource, (byShape = new WeakMap()));
+    let found = typeof root === 'object' ? byShape.get(root) : undefined;
+    if (!found) {
+      found = [];
+      this.findUnknownFields(resource, resource.object, rootId, [], found, key);
+      if (typeof root === 'object') byShape.set(root, found);
+    }
+    return found;
   }
 
   private findUnknownFields(resource: Resource, value: unknown, shapeId: number, path: PathSegment[], out: Finding[], key: string): void {
@@ -333,6 +350,9 @@ export class SchemaLayer {
     }
   }
 }
+
+/** Unknown fields found, by resource and root shape (SchemaLayer.unknownFields). Never mutated. */
+const unknownFieldsSeen = new WeakMap<Resource, WeakMap<object, Finding[]>>();
 
 /** The API server refuses a ConfigMap or Secret whose data (keys and values, base64 decoded) exceeds 1 MiB. */
 export const MAX_DATA_BYTES = 1024 * 1024;
