@@ -11,9 +11,10 @@ import type { Finding } from '../model/findings.ts';
 import { findingAt, resourceKey, type Resource } from '../model/manifest.ts';
 import type { Repo } from '../model/repo.ts';
 import { KUSTOMIZATION_FILES } from '../model/kustomize.ts';
+import type { SourceRender } from '../model/rendered.ts';
+import { perKey } from '../model/per-object.ts';
 
 const isKustomization = (file: string) => KUSTOMIZATION_FILES.some((name) => file === name || file.endsWith(`/${name}`));
-import type { SourceRender } from '../model/rendered.ts';
 
 /**
  * A workload's exemptions: annotations on the workload, or on its pod
@@ -65,23 +66,15 @@ function makeView(reads: Reads, repo: Repo): Repo {
 }
 
 /** Whether a check with these globs sees a file, by globs and path: the same in every view (the mutation runs make hundreds). */
-const declaredFiles = new Map<string, Map<string, boolean>>();
+const declaredFiles = new Map<string, (file: string) => boolean>();
 
 function declaredBy(globs: readonly string[]): (file: string) => boolean {
   const key = JSON.stringify(globs);
-  let byFile = declaredFiles.get(key);
-  if (!byFile) declaredFiles.set(key, (byFile = new Map()));
-  const known = byFile;
-  return (file) => {
-    let seen = known.get(file);
-    if (seen === undefined) {
-      // Kustomization files are layout (they say which files an app applies), visible to every check like the file tree.
-      seen = isKustomization(file) || globs.some((glob) => argoGlobMatch(glob, file));
-      known.set(file, seen);
-      if (known.size > 20_000) known.delete(known.keys().next().value!);
-    }
-    return seen;
-  };
+  let declared = declaredFiles.get(key);
+  // Kustomization files are layout (they say which files an app applies), visible to every check like the file tree.
+  if (!declared)
+    declaredFiles.set(key, (declared = perKey(20_000, (file: string) => isKustomization(file) || globs.some((glob) => argoGlobMatch(glob, file)))));
+  return declared;
 }
 
 function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRender[], out: Finding[]): CheckContext {

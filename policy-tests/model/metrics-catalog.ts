@@ -11,6 +11,7 @@ import type { Path } from './positions.ts';
 import { dig } from './dig.ts';
 import { durationMs } from './durations.ts';
 import { perRepo } from './per-repo.ts';
+import { perKey } from './per-object.ts';
 import { applicationsByName } from './argocd.ts';
 import { selectorMatches } from './label-selector.ts';
 import { extractAll, isExtractor } from './metrics-extract.ts';
@@ -275,17 +276,11 @@ function entryOf(data: DataFile, problems: CatalogProblem[]): CatalogEntry | und
 }
 
 /** What an extractor finds in a text, by extractor and text: the same code is read again by every view of the repository (the mutation runs make hundreds). */
-const extractions = new Map<string, ReturnType<typeof extractAll>>();
-function extracted(extract: string, text: string): ReturnType<typeof extractAll> {
-  const key = `${extract}\0${text}`;
-  let found = extractions.get(key);
-  if (!found) {
-    found = extractAll(extract as Parameters<typeof extractAll>[0], [text]);
-    extractions.set(key, found);
-    if (extractions.size > 64) extractions.delete(extractions.keys().next().value!);
-  }
-  return found;
-}
+const extractions = perKey(64, (key: string): ReturnType<typeof extractAll> => {
+  const at = key.indexOf('\0');
+  return extractAll(key.slice(0, at) as Parameters<typeof extractAll>[0], [key.slice(at + 1)]);
+});
+const extracted = (extract: string, text: string): ReturnType<typeof extractAll> => extractions(`${extract}\0${text}`);
 
 /** The repository's own code an entry is read from lies outside the manifest roots the Repo holds: it is read here, once per load. */
 function codeDrift(root: string, entry: CatalogEntry): string | undefined {

@@ -10,3 +10,18 @@ export function perObject<K extends object, T>(derive: (key: K) => T): (key: K) 
     return memo.get(key)!;
   };
 }
+
+/**
+ * `derive`, remembered by key (a text, a path) for this process, the oldest forgotten past `limit` keys: what
+ * every view of the repository derives again from the same input. Results are never mutated.
+ */
+export function perKey<K, T>(limit: number, derive: (key: K) => T): (key: K) => T {
+  const memo = new Map<K, T>();
+  return (key) => {
+    if (memo.has(key)) return memo.get(key)!;
+    const value = derive(key);
+    memo.set(key, value);
+    if (memo.size > limit) memo.delete(memo.keys().next().value!);
+    return value;
+  };
+}

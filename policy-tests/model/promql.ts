@@ -6,6 +6,7 @@
 import { parser } from '@prometheus-io/lezer-promql';
 import type { SyntaxNode } from '@lezer/common';
 import { durationMs } from './durations.ts';
+import { perKey } from './per-object.ts';
 
 export interface Matcher {
   label: string;
@@ -52,17 +53,7 @@ const unquote = (text: string): string => {
 };
 
 /** Parsed expressions by text: the same rules and panels are read by every view of the repository. Results are never mutated. */
-const parsedExprs = new Map<string, ParsedExpr>();
-
-export function parsePromQL(expr: string): ParsedExpr {
-  let parsed = parsedExprs.get(expr);
-  if (!parsed) {
-    parsed = parseUncached(expr);
-    parsedExprs.set(expr, parsed);
-    if (parsedExprs.size > 5000) parsedExprs.delete(parsedExprs.keys().next().value!);
-  }
-  return parsed;
-}
+export const parsePromQL: (expr: string) => ParsedExpr = perKey(5000, (expr: string) => parseUncached(expr));
 
 function parseUncached(expr: string): ParsedExpr {
   const tree = parser.parse(expr);

@@ -17,6 +17,7 @@ import { YAML11_FIX, yaml11Ambiguities } from './yaml11.ts';
 import type { Finding } from './findings.ts';
 import { readSource } from './source.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
+import { perKey } from './per-object.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -104,17 +105,13 @@ export function parseTomlFile(file: string, text: string): DataFile {
 }
 
 /** Parsed data files by path and content, for the same reason as the manifest cache (parse-pool.ts). */
-const dataCache = new Map<string, DataFile>();
+const parsedData = perKey(2000, (key: string): DataFile => {
+  const at = key.indexOf('\0');
+  return parseDataFileUncached(key.slice(0, at), key.slice(at + 1));
+});
 
 export function parseDataFile(file: string, text: string): DataFile {
-  const key = `${file}\0${text}`;
-  let parsed = dataCache.get(key);
-  if (!parsed) {
-    parsed = parseDataFileUncached(file, text);
-    dataCache.set(key, parsed);
-    if (dataCache.size > 2000) dataCache.delete(dataCache.keys().next().value!);
-  }
-  return parsed;
+  return parsedData(`${file}\0${text}`);
 }
 
 function parseDataFileUncached(file: string, text: string): DataFile {
@@ -163,17 +160,7 @@ export function isManifestPath(path: string): boolean {
 }
 
 /** By path: asked of every file in every view of the repository (the mutation runs make hundreds). */
-const nonManifest = new Map<string, boolean>();
-
-export function isNonManifest(path: string): boolean {
-  let known = nonManifest.get(path);
-  if (known === undefined) {
-    known = NON_MANIFEST_PATTERNS.some((p) => argoGlobMatch(p.pattern, path));
-    nonManifest.set(path, known);
-    if (nonManifest.size > 20_000) nonManifest.delete(nonManifest.keys().next().value!);
-  }
-  return known;
-}
+export const isNonManifest: (path: string) => boolean = perKey(20_000, (path: string) => NON_MANIFEST_PATTERNS.some((p) => argoGlobMatch(p.pattern, path)));
 
 function manifestFilesOf(files: Iterable<string>): string[] {
   return [...files].filter((f) => isManifestPath(f) && !isNonManifest(f)).sort();

@@ -9,6 +9,7 @@ import type { Resource } from '../manifest.ts';
 import { documentPositions, type Positions } from '../manifest.ts';
 import type { Repo } from '../repo.ts';
 import { perRepo } from '../per-repo.ts';
+import { perKey } from '../per-object.ts';
 import type { LinePos, Path } from '../positions.ts';
 
 export const TUNING_COMPONENT_LABEL = 'app.kubernetes.io/component';
@@ -40,20 +41,8 @@ interface ParsedRules {
   errors: readonly { message: string; pos: LinePos }[];
 }
 
-/** Rules files parsed, by text: every view of the repository reads them again (the mutation runs make hundreds). Never mutated. */
-const parsedRules = new Map<string, ParsedRules>();
-
-function rulesOf(text: string): ParsedRules {
-  let parsed = parsedRules.get(text);
-  if (!parsed) {
-    parsed = parseRules(text);
-    parsedRules.set(text, parsed);
-    if (parsedRules.size > 200) parsedRules.delete(parsedRules.keys().next().value!);
-  }
-  return parsed;
-}
-
-function parseRules(text: string): ParsedRules {
+/** Rules files parsed, by text: every view of the repository reads them again (the mutation runs make hundreds). */
+const rulesOf = perKey(200, (text: string): ParsedRules => {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
   const positions: Positions = documentPositions(doc, lineCounter);
@@ -79,7 +68,7 @@ function parseRules(text: string): ParsedRules {
     });
   });
   return { items, positions, errors };
-}
+});
 
 /** Parses a Falco rules file; `toOuter` maps positions in it to the file it is embedded in. */
 export function parseTuning(file: string, key: string, text: string, toOuter: (p: LinePos) => LinePos = (p) => p): TuningFile {
