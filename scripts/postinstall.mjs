@@ -5,11 +5,11 @@
  * older Node, npm ci still completes and says in one line why the gate's tools wait for its first run,
  * instead of a loader's stack trace.
  */
-const NEEDED = 24;
-const major = Number(process.versions.node.split('.')[0]);
-if (major < NEEDED) {
+import { nodeTooOld, runningNode, wantedNode } from './node-version.mjs';
+
+if (nodeTooOld) {
   process.stderr.write(
-    `gate:setup skipped: Node ${process.versions.node} is older than the ${NEEDED} this repository runs on (.node-version); the gate makes its tools at its first run\n`,
+    `gate:setup skipped: Node ${runningNode} is older than the ${wantedNode} this repository runs on (.node-version); the gate makes its tools at its first run\n`,
   );
 } else {
   const { main } = await import('./gate-setup.ts');

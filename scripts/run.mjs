@@ -6,21 +6,15 @@
  * any Node loads: on an older Node it says so in one line and exits 1; otherwise it runs the script as if
  * Node had been given it (the script's path is process.argv[1], its arguments follow).
  */
-import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { nodeTooOld, runningNode, wantedNode } from './node-version.mjs';
 
-const wanted = Number(
-  readFileSync(new URL('../.node-version', import.meta.url), 'utf8')
-    .trim()
-    .split('.')[0],
-);
-const running = process.versions.node;
 const script = process.argv[2];
 // npm names the script it runs; run by hand, the file is the name.
 const name = process.env.npm_lifecycle_event || (script ? basename(script, '.ts') : 'run.mjs');
-if (Number(running.split('.')[0]) < wanted) {
-  process.stderr.write(`${name}: needs Node ${wanted} or later (.node-version); this is Node ${running}\n`);
+if (nodeTooOld) {
+  process.stderr.write(`${name}: needs Node ${wantedNode} or later (.node-version); this is Node ${runningNode}\n`);
   process.exit(1);
 }
 if (!script) {

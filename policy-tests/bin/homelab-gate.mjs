@@ -2,9 +2,16 @@
 // Runs the built gate, building it first when the sources changed since. Only Node's oldest features
 // before the version check: on a Node older than the gate runs on, a user gets one line saying so, not
 // the loader's stack trace over an import this Node lacks.
-const NEEDED = 24;
-if (Number(process.versions.node.split('.')[0]) < NEEDED) {
-  process.stderr.write(`homelab-gate: needs Node ${NEEDED} or later (.node-version); this is Node ${process.versions.node}\n`);
+// The same source as the scripts' check (scripts/node-version.mjs), read here: the gate imports nothing of scripts/.
+import { readFileSync } from 'node:fs';
+
+const wanted = Number(
+  readFileSync(new URL('../../.node-version', import.meta.url), 'utf8')
+    .trim()
+    .split('.')[0],
+);
+if (Number(process.versions.node.split('.')[0]) < wanted) {
+  process.stderr.write(`homelab-gate: needs Node ${wanted} or later (.node-version); this is Node ${process.versions.node}\n`);
   process.exit(1);
 }
 

@@ -276,11 +276,11 @@ function entryOf(data: DataFile, problems: CatalogProblem[]): CatalogEntry | und
 }
 
 /** What an extractor finds in a text, by extractor and text: the same code is read again by every view of the repository (the mutation runs make hundreds). */
-const extractions = perKey(64, (key: string): ReturnType<typeof extractAll> => {
-  const at = key.indexOf('\0');
-  return extractAll(key.slice(0, at) as Parameters<typeof extractAll>[0], [key.slice(at + 1)]);
-});
-const extracted = (extract: string, text: string): ReturnType<typeof extractAll> => extractions(`${extract}\0${text}`);
+const extracted = perKey(
+  64,
+  (extract: string, text: string): ReturnType<typeof extractAll> => extractAll(extract as Parameters<typeof extractAll>[0], [text]),
+  (extract, text) => `${extract}\0${text}`,
+);
 
 /** The repository's own code an entry is read from lies outside the manifest roots the Repo holds: it is read here, once per load. */
 function codeDrift(root: string, entry: CatalogEntry): string | undefined {

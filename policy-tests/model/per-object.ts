@@ -12,14 +12,20 @@ export function perObject<K extends object, T>(derive: (key: K) => T): (key: K) 
 }
 
 /**
- * `derive`, remembered by key (a text, a path) for this process, the oldest forgotten past `limit` keys: what
- * every view of the repository derives again from the same input. Results are never mutated.
+ * `derive`, remembered by key (a text, a path; `keyOf` of the arguments, the first by default) for this process,
+ * the oldest forgotten past `limit` keys: what every view of the repository derives again from the same input.
+ * Results are never mutated.
  */
-export function perKey<K, T>(limit: number, derive: (key: K) => T): (key: K) => T {
-  const memo = new Map<K, T>();
-  return (key) => {
+export function perKey<A extends unknown[], T>(
+  limit: number,
+  derive: (...args: A) => T,
+  keyOf: (...args: A) => unknown = (...args) => args[0],
+): (...args: A) => T {
+  const memo = new Map<unknown, T>();
+  return (...args) => {
+    const key = keyOf(...args);
     if (memo.has(key)) return memo.get(key)!;
-    const value = derive(key);
+    const value = derive(...args);
     memo.set(key, value);
     if (memo.size > limit) memo.delete(memo.keys().next().value!);
     return value;

@@ -105,14 +105,7 @@ export function parseTomlFile(file: string, text: string): DataFile {
 }
 
 /** Parsed data files by path and content, for the same reason as the manifest cache (parse-pool.ts). */
-const parsedData = perKey(2000, (key: string): DataFile => {
-  const at = key.indexOf('\0');
-  return parseDataFileUncached(key.slice(0, at), key.slice(at + 1));
-});
-
-export function parseDataFile(file: string, text: string): DataFile {
-  return parsedData(`${file}\0${text}`);
-}
+export const parseDataFile: (file: string, text: string) => DataFile = perKey(2000, parseDataFileUncached, (file, text) => `${file}\0${text}`);
 
 function parseDataFileUncached(file: string, text: string): DataFile {
   if (file.endsWith('.toml')) return parseTomlFile(file, text);

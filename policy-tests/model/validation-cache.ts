@@ -46,9 +46,8 @@ const seenBy = new Map<string, WeakMap<object, Outcome>>();
 export function cachedValidator(schemaJson: string, validatorMakeup: string, compile: () => ValidateFunction): CachedValidator {
   const prefix = digest(`${validatorMakeup}\0${schemaJson}`);
   let compiled: ValidateFunction | undefined;
-  let seen = seenBy.get(prefix);
-  if (!seen) seenBy.set(prefix, (seen = new WeakMap()));
-  const known = seen;
+  const known = seenBy.get(prefix) ?? new WeakMap<object, Outcome>();
+  seenBy.set(prefix, known);
   const remembered = (data: unknown) => (typeof data === 'object' && data !== null ? known.get(data) : undefined);
   const validate = ((data: unknown) => {
     let outcome = remembered(data);
