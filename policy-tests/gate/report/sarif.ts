@@ -3,8 +3,19 @@
  * node-sarif-builder. Rules carry the registry's metadata: the description,
  * the remediation as help, and the invariant ids as tags.
  */
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { SarifBuilder, SarifResultBuilder, SarifRuleBuilder, SarifRunBuilder } from 'node-sarif-builder';
 import type { GateResult } from '../gate.ts';
+
+/**
+ * A finding's file as SARIF's artifact URI: a repository path as a relative reference with each segment
+ * percent-encoded, a path outside the repository as a file: URL. Given raw, a space made the log invalid, and a
+ * `#` or `?` cut the path short, so a reader opened another file.
+ */
+export function artifactUri(file: string): string {
+  return isAbsolute(file) ? pathToFileURL(file).href : file.split('/').map(encodeURIComponent).join('/');
+}
 
 export interface RuleInfo {
   id: string;
@@ -34,7 +45,7 @@ export function sarif(result: GateResult, rules: readonly RuleInfo[], tool: { na
           level: 'error',
           ruleId: f.check,
           messageText: f.fix ? `${f.message} (fix: ${f.fix})` : f.message,
-          fileUri: f.file,
+          fileUri: artifactUri(f.file),
           startLine: f.line,
           startColumn: f.col,
         }),

@@ -1,17 +1,21 @@
 /** The gate CLI, run as a user runs it: flags, formats, exit codes. */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import AjvDraft04 from 'ajv-draft-04';
+import addFormats from 'ajv-formats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main, VERSION } from '../../gate/cli.ts';
+import { artifactUri } from '../../gate/report/sarif.ts';
 import { REPO_ROOT } from '../../model/repo.ts';
 import { exec, olderNode } from '../../../test-support/exec.ts';
 
-// The published OASIS SARIF 2.1.0 schema (JSON Schema draft-04), as Microsoft's SARIF SDK ships it.
+// The published OASIS SARIF 2.1.0 schema (JSON Schema draft-04), as Microsoft's SARIF SDK ships it, with the
+// formats it names (uri, uri-reference, date-time) checked rather than ignored.
 const sarifSchema = createRequire(import.meta.url)('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json') as object;
-const validSarif = new AjvDraft04.default({ allErrors: true, strict: false, unicodeRegExp: false }).compile(sarifSchema);
+const validSarif = addFormats.default(new AjvDraft04.default({ allErrors: true, strict: false, unicodeRegExp: false })).compile(sarifSchema);
 
 const scratch = mkdtempSync(join(tmpdir(), 'gate-cli-'));
 /** The machine's own Node, when it is older than the gate runs on (test-support/exec.ts). */
@@ -223,6 +227,19 @@ describe('homelab-gate', () => {
         ],
       }),
     ]);
+  });
+
+  it('gives SARIF readers a file whose name has a space, a # or a ? as a URI that names that file', async () => {
+    const file = join(scratch, 'odd names/deploy #1?.yaml');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, typoDeployment);
+    const log = JSON.parse((await inProcess([file, '--output', 'sarif'])).stdout);
+    expect(validSarif(log) ? [] : validSarif.errors).toEqual([]);
+    const uri: string = log.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri;
+    expect(uri).toBe(pathToFileURL(file).href);
+    expect(fileURLToPath(uri)).toBe(file);
+    // A repository path stays relative, each segment encoded.
+    expect(artifactUri('apps/my app/values #2?.yaml')).toBe('apps/my%20app/values%20%232%3F.yaml');
   });
 
   it('writes one report per -o FORMAT=FILE, and text to stdout when none goes there', async () => {
