@@ -3,6 +3,7 @@
  * child cannot answer its runner, which on a busy machine ends the whole run.
  */
 import { spawn } from 'node:child_process';
+import { wantedNode } from '../scripts/node-version.mjs';
 
 export interface Finished {
   /** Exit status; null when a signal ended the process. */
@@ -53,14 +54,15 @@ export async function installed(command: string, flags: readonly string[] = ['--
 
 let older: Promise<{ path: string; version: string } | undefined> | undefined;
 /**
- * The Node the machine came with, when it is older than 24 (the 2-core machine's /usr/bin/node is 20): what
- * a user whose Node is too old runs. Undefined where there is none, or it is not older.
+ * The Node the machine came with, when it is older than .node-version's (scripts/node-version.mjs; the 2-core
+ * machine's /usr/bin/node is 20): what a user whose Node is too old runs. Undefined where there is none, or it
+ * is not older.
  */
 export function olderNode(): Promise<{ path: string; version: string } | undefined> {
   older ??= output('node', ['-p', 'process.execPath + " " + process.versions.node'], { env: { PATH: '/usr/bin:/bin' } }).then(
     (out) => {
       const [path, version] = out.split(' ');
-      return Number(version!.split('.')[0]) < 24 ? { path: path!, version: version! } : undefined;
+      return Number(version!.split('.')[0]) < wantedNode ? { path: path!, version: version! } : undefined;
     },
     () => undefined, // no node there
   );

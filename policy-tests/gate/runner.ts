@@ -65,17 +65,16 @@ function makeView(reads: Reads, repo: Repo): Repo {
   return { ...repo, resources, dataFiles };
 }
 
-/** Whether a check with these globs sees a file, by globs and path: the same in every view (the mutation runs make hundreds). */
-const declaredFiles = new Map<string, (file: string) => boolean>();
-
-function declaredBy(globs: readonly string[]): (file: string) => boolean {
-  const key = JSON.stringify(globs);
-  let declared = declaredFiles.get(key);
-  // Kustomization files are layout (they say which files an app applies), visible to every check like the file tree.
-  if (!declared)
-    declaredFiles.set(key, (declared = perKey(20_000, (file: string) => isKustomization(file) || globs.some((glob) => argoGlobMatch(glob, file)))));
-  return declared;
-}
+/**
+ * Whether a check with these globs sees a file, by globs and then by path: the same in every view (the mutation
+ * runs make hundreds). Kustomization files are layout (they say which files an app applies), visible to every
+ * check like the file tree.
+ */
+const declaredBy = perKey(
+  1000,
+  (globs: readonly string[]) => perKey(20_000, (file: string) => isKustomization(file) || globs.some((glob) => argoGlobMatch(glob, file))),
+  (globs) => JSON.stringify(globs),
+);
 
 function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRender[], out: Finding[]): CheckContext {
   const { kinds = [] } = check.reads;

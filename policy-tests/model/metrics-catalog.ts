@@ -11,7 +11,7 @@ import type { Path } from './positions.ts';
 import { dig } from './dig.ts';
 import { durationMs } from './durations.ts';
 import { perRepo } from './per-repo.ts';
-import { perKey } from './per-object.ts';
+import { perKey, perPair } from './per-object.ts';
 import { applicationsByName } from './argocd.ts';
 import { selectorMatches } from './label-selector.ts';
 import { extractAll, isExtractor } from './metrics-extract.ts';
@@ -325,19 +325,13 @@ function exemptionsOf(exemptionsFile: DataFile | undefined, problems: CatalogPro
  * An entry's metric names with a scrape's params filled in, by the entry's metrics (one object per unchanged
  * file, entryOf) and the params: every view of the repository makes the same ones. Never mutated.
  */
-const filled = new WeakMap<CatalogEntry['metrics'], Map<string, { metrics: Map<string, string[]>; unfilled?: string }>>();
+const filled = perPair<CatalogEntry['metrics'], { metrics: Map<string, string[]>; unfilled?: string }>();
 
 function filledMetrics(metricsOfEntry: CatalogEntry['metrics'], params: Record<string, string>): { metrics: Map<string, string[]>; unfilled?: string } {
-  let byParams = filled.get(metricsOfEntry);
-  if (!byParams) filled.set(metricsOfEntry, (byParams = new Map()));
-  const key = JSON.stringify(params);
-  let known = byParams.get(key);
-  if (!known) {
+  return filled(metricsOfEntry, JSON.stringify(params), () => {
     const metrics = new Map(Object.entries(metricsOfEntry).map(([name, labels]) => [fill(name, params), labels]));
-    known = { metrics, unfilled: [...metrics.keys()].find((name) => /\{\w+\}/.test(name)) };
-    byParams.set(key, known);
-  }
-  return known;
+    return { metrics, unfilled: [...metrics.keys()].find((name) => /\{\w+\}/.test(name)) };
+  });
 }
 
 export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {

@@ -4,6 +4,7 @@
  */
 import { safeFullMatch, type ScrapeJob } from './metrics-catalog.ts';
 import type { Matcher, Selector } from './promql.ts';
+import { perPair } from './per-object.ts';
 
 /** A label value against a matcher; a regex that does not compile matches (not judged). */
 function matches(m: Matcher, value: string | undefined): boolean {
@@ -26,14 +27,10 @@ export function jobsFor(s: Selector, jobs: readonly ScrapeJob[]): ScrapeJob[] {
  * expression text, model/promql.ts) and the job's metrics (one Map per catalog entry and params,
  * model/metrics-catalog.ts): every view of the repository asks the same, over thousands of names. Never mutated.
  */
-const matchingNames = new WeakMap<Selector, WeakMap<ReadonlyMap<string, unknown>, string[]>>();
+const matchingNames = perPair<Selector, string[]>();
 
 function matchingIn(s: Selector, nameMatchers: readonly Matcher[], metrics: ReadonlyMap<string, unknown>): string[] {
-  let byMetrics = matchingNames.get(s);
-  if (!byMetrics) matchingNames.set(s, (byMetrics = new WeakMap()));
-  let found = byMetrics.get(metrics);
-  if (!found) byMetrics.set(metrics, (found = [...metrics.keys()].filter((n) => nameMatchers.every((m) => matches(m, n)))));
-  return found;
+  return matchingNames(s, metrics, () => [...metrics.keys()].filter((n) => nameMatchers.every((m) => matches(m, n))));
 }
 
 /** The metric names a selector reads: its name, or those of the jobs' metrics and `also` its name matchers match, in that order. */

@@ -12,6 +12,24 @@ export function perObject<K extends object, T>(derive: (key: K) => T): (key: K) 
 }
 
 /**
+ * A memo by a pair: an object (a parsed object, a selector, a schema shape) and a second key, an object or a
+ * string. What `derive` gives is kept until the object goes: what every view derives again from an object it
+ * shares together with something else it shares. The caller passes `derive` at each call, so it may close over
+ * what computes it (a schema layer's shapes). Results are never mutated.
+ */
+export function perPair<A extends object, T>(): (a: A, b: unknown, derive: () => T) => T {
+  const memo = new WeakMap<A, Map<unknown, T>>();
+  return (a, b, derive) => {
+    let byB = memo.get(a);
+    if (!byB) memo.set(a, (byB = new Map()));
+    if (byB.has(b)) return byB.get(b)!;
+    const value = derive();
+    byB.set(b, value);
+    return value;
+  };
+}
+
+/**
  * `derive`, remembered by key (a text, a path; `keyOf` of the arguments, the first by default) for this process,
  * the oldest forgotten past `limit` keys: what every view of the repository derives again from the same input.
  * Results are never mutated.

@@ -17,6 +17,7 @@ import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field
 import { packageVersion } from '../model/outcome-store.ts';
 import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
 import { cachedValidator } from '../model/validation-cache.ts';
+import { perPair } from '../model/per-object.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
 import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
@@ -303,16 +304,13 @@ export class SchemaLayer {
    * by every view of the repository, and a built-in kind's shapes by every layer (a CRD's are a layer's own).
    */
   private unknownFields(resource: Resource, rootId: number, key: string): readonly Finding[] {
-    const root = this.shapes[rootId];
-    let byShape = unknownFieldsSeen.get(resource);
-    if (!byShape) unknownFieldsSeen.set(resource, (byShape = new WeakMap()));
-    let found = typeof root === 'object' ? byShape.get(root) : undefined;
-    if (!found) {
-      found = [];
+    const find = () => {
+      const found: Finding[] = [];
       this.findUnknownFields(resource, resource.object, rootId, [], found, key);
-      if (typeof root === 'object') byShape.set(root, found);
-    }
-    return found;
+      return found;
+    };
+    const root = this.shapes[rootId];
+    return typeof root === 'object' ? unknownFieldsSeen(resource, root, find) : find();
   }
 
   private findUnknownFields(resource: Resource, value: unknown, shapeId: number, path: PathSegment[], out: Finding[], key: string): void {
@@ -352,7 +350,7 @@ export class SchemaLayer {
 }
 
 /** Unknown fields found, by resource and root shape (SchemaLayer.unknownFields). Never mutated. */
-const unknownFieldsSeen = new WeakMap<Resource, WeakMap<object, Finding[]>>();
+const unknownFieldsSeen = perPair<Resource, readonly Finding[]>();
 
 /** The API server refuses a ConfigMap or Secret whose data (keys and values, base64 decoded) exceeds 1 MiB. */
 export const MAX_DATA_BYTES = 1024 * 1024;
