@@ -3,7 +3,7 @@
  * Helm 4 and kustomize: pulls, the lock, --mirror, Argo CD's flags, CRDs
  * that one app renders and another uses, and what reaches the two layers.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -225,22 +225,20 @@ describe('rendering as Argo CD 3 does', () => {
 });
 
 /**
- * The real tool behind a script that notes each call's arguments, one call a line (the render tools' environment is
- * hermetic: the paths are written into the script).
+ * The real tool behind a script that notes each call's arguments, each call in a file of its own (the render tools'
+ * environment is hermetic: the paths are written into the script). One shared file lost calls under load: a line of
+ * a hundred --api-versions is more than one write, and two renders side by side interleaved theirs.
  */
 function countingTool(dir: string, name: string, real: string): { bin: string; calls(): string[][] } {
-  const log = join(dir, `${name}.calls`);
+  const prefix = `${name}.call.`;
   const bin = join(dir, name);
-  writeFileSync(bin, `#!/bin/bash\n(IFS=$'\\t'; echo "$*") >> ${log}\nexec ${real} "$@"\n`, { mode: 0o755 });
+  writeFileSync(bin, `#!/bin/bash\n(IFS=$'\\t'; echo "$*") > ${join(dir, prefix)}$$-$RANDOM$RANDOM\nexec ${real} "$@"\n`, { mode: 0o755 });
   return {
     bin,
     calls: () =>
-      existsSync(log)
-        ? readFileSync(log, 'utf8')
-            .trim()
-            .split('\n')
-            .map((line) => line.split('\t'))
-        : [],
+      readdirSync(dir)
+        .filter((file) => file.startsWith(prefix))
+        .map((file) => readFileSync(join(dir, file), 'utf8').trim().split('\t')),
   };
 }
 
