@@ -29,3 +29,14 @@ export const syncOrderMutations: Mutation[] = [
     at: 'apiVersion: metallb.io/v1beta1',
   },
 ];
+
+/** A Certificate that cert-manager's own app applies beside its issuer (the CRD skip keeps the dry-run rule quiet). */
+const certificateBesideIssuer = (wave: string) =>
+  `---\napiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: lab-wildcard\n  namespace: cert-manager\n  annotations:\n    argocd.argoproj.io/sync-wave: "${wave}"\n    argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true\nspec:\n  secretName: lab-wildcard\n  dnsNames: [lab.example.net]\n  issuerRef:\n    kind: ClusterIssuer\n    name: letsencrypt\n`;
+
+syncOrderMutations.push({
+  check: 'sync-order',
+  why: "Argo CD's kind order: a Certificate in its ClusterIssuer's wave and app, two kinds it does not rank, applied together",
+  mutate: (c) => c.write('apps/platform/cert-manager/certificate.yaml', certificateBesideIssuer('1')),
+  at: inFile('apps/platform/cert-manager/certificate.yaml', 'name: letsencrypt'),
+});

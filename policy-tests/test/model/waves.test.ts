@@ -1,0 +1,48 @@
+/** Argo CD's order inside one app's sync, as gitops-engine sorts and applies it (model/waves.ts). */
+import { describe, expect, it } from 'vitest';
+import { ARGOCD_KIND_ORDER, kindRank, phaseOf, stepBefore, waveOf, type SyncStep } from '../../model/waves.ts';
+import type { Resource } from '../../model/manifest.ts';
+
+const resource = (kind: string, annotations: Record<string, string> = {}): Resource =>
+  ({ file: 'x.yaml', doc: 0, apiVersion: 'v1', kind, name: 'x', object: { metadata: { name: 'x', annotations } } }) as unknown as Resource;
+const step = (kind: string, more: Partial<SyncStep> = {}): SyncStep => ({ phase: 'Sync', wave: 0, kind, needs: [], ...more });
+
+describe("Argo CD's sync order inside one app", () => {
+  it('applies one kind at a time, in gitops-engine kind order, and every unlisted kind last', () => {
+    expect(ARGOCD_KIND_ORDER[0]).toBe('Namespace');
+    expect(stepBefore(step('Namespace', { provides: 'other' }), step('Role'))).toBe(true);
+    expect(stepBefore(step('StorageClass'), step('PersistentVolumeClaim'))).toBe(true);
+    expect(stepBefore(step('IngressClass'), step('Ingress'))).toBe(true);
+    expect(stepBefore(step('Deployment'), step('ServiceAccount'))).toBe(false);
+    expect(kindRank('Certificate')).toBe(0);
+    expect(kindRank('APIService')).toBe(-1);
+    // Two kinds it does not rank sort by name and may go out together: neither is before the other.
+    expect(stepBefore(step('ClusterIssuer'), step('Certificate'))).toBe(false);
+    expect(stepBefore(step('Certificate'), step('ClusterIssuer'))).toBe(false);
+    // The same kind goes out together.
+    expect(stepBefore(step('ConfigMap'), step('ConfigMap'))).toBe(false);
+  });
+
+  it('orders phase before wave, and wave before kind', () => {
+    expect(stepBefore(step('Deployment', { phase: 'PreSync' }), step('Namespace'))).toBe(true);
+    expect(stepBefore(step('Namespace', { phase: 'PostSync' }), step('Deployment'))).toBe(false);
+    expect(stepBefore(step('Deployment', { wave: -1 }), step('Namespace'))).toBe(true);
+    expect(stepBefore(step('Namespace', { wave: 2 }), step('Deployment', { wave: 1 }))).toBe(false);
+  });
+
+  it('moves a Namespace, and a CRD, ahead of the first resource that needs it, whatever their waves', () => {
+    expect(stepBefore(step('Namespace', { wave: 5, provides: 'media' }), step('Role', { wave: 0, needs: ['media'] }))).toBe(true);
+    expect(stepBefore(step('CustomResourceDefinition', { wave: 3, provides: 'cert-manager.io/Certificate' }), step('Certificate', { needs: ['cert-manager.io/Certificate'] }))).toBe(true);
+    expect(stepBefore(step('Namespace', { wave: 5, provides: 'media' }), step('Role', { wave: 0, needs: ['other'] }))).toBe(false);
+  });
+
+  it('reads waves and phases as Argo CD does: the sync-wave, else the Helm hook weight; Argo CD hooks, else Helm hooks', () => {
+    expect(waveOf(resource('Job', { 'argocd.argoproj.io/sync-wave': '-3', 'helm.sh/hook-weight': '5' }))).toBe(-3);
+    expect(waveOf(resource('Job', { 'argocd.argoproj.io/sync-wave': 'soon', 'helm.sh/hook-weight': '5' }))).toBe(5);
+    expect(waveOf(resource('Job', { 'argocd.argoproj.io/sync-wave': '1.5' }))).toBe(0);
+    expect(phaseOf(resource('Job', { 'helm.sh/hook': 'post-install,pre-upgrade' }))).toBe('PreSync');
+    expect(phaseOf(resource('Job', { 'helm.sh/hook': 'post-install', 'argocd.argoproj.io/hook': 'Sync' }))).toBe('Sync');
+    expect(phaseOf(resource('Job', { 'helm.sh/hook': 'test' }))).toBe('Sync');
+    expect(phaseOf(resource('Job'))).toBe('Sync');
+  });
+});
