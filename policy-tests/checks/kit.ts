@@ -26,6 +26,8 @@ export interface CheckContext {
   fail(place: FailurePlace, message: string): void;
   /** What the API server admits with a warning: reported apart, never a failure. */
   warn(place: FailurePlace, message: string): void;
+  /** What the check cannot judge here, and why: counted in the summary as not judged, never a failure. */
+  notJudged(place: FailurePlace, why: string): void;
 }
 
 /**

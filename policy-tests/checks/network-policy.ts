@@ -7,6 +7,7 @@
  * objects; a namespace an unrendered chart deploys to is not judged.
  */
 import { namespaceOrDestination, owningApplication } from '../model/argocd.ts';
+import { upstreamOrigin } from '../model/authorship.ts';
 import { dig, isMap } from '../model/dig.ts';
 import { namespaceLabels as labelsOf } from '../model/namespaces.ts';
 import { perRepo } from '../model/per-repo.ts';
@@ -46,6 +47,8 @@ export interface Template {
   app?: string;
   /** Whether a container has a network probe (httpGet, tcpSocket or grpc), which the kubelet sends from the node. */
   probed: boolean;
+  /** Why its ports may be incomplete: upstream wrote it (a chart, a remote base), and a process may serve a port it never declares. */
+  upstream?: string;
   resource: Resource;
 }
 
@@ -83,6 +86,7 @@ function templatesIn(repo: Repo, resources: readonly Resource[]): Template[] {
       named,
       app: owningApplication(repo, r)?.name,
       probed,
+      upstream: upstreamOrigin(repo, r),
       resource: r,
     });
   }
@@ -170,7 +174,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
   {
     id: 'network-policy-ports',
     description:
-      "Every port a NetworkPolicy rule allows is one the pods it concerns listen on (a container port, by number or name): an ingress rule's ports on the policy's own pods, an egress rule's on the pods its peers select, where the gate sees them. NetworkPolicy ports are pod ports, after a Service's translation: a Service's own port there allows nothing (invariants P1).",
+      "Every port a NetworkPolicy rule allows is one the pods it concerns listen on (a container port, by number or name): an ingress rule's ports on the policy's own pods, an egress rule's on the pods its peers select, where the gate sees them. NetworkPolicy ports are pod ports, after a Service's translation: a Service's own port there allows nothing. The repository's own containers must declare every port they serve; a port only upstream pods (a chart, a remote base) may serve undeclared is not judged, and counted (invariants P1).",
     invariants: ['P1'],
     remediation: "allow the container port (the Service's targetPort), by number or by its name",
     reads: { kinds: ['*'], renders: true },
@@ -206,6 +210,16 @@ export const networkPolicyChecks: PolicyCheck[] = [
             list(rule.ports).forEach((p, j) => {
               const port = obj(p).port;
               if (port === undefined || pods.some((t) => t.ports.has(String(port)))) return;
+              // Upstream pods may serve a port by default without declaring it (Argo CD's notifications
+              // controller, --metrics-port 9001): the repository cannot know, so it is said, not failed.
+              const upstream = pods.find((t) => t.upstream)?.upstream;
+              if (upstream) {
+                ctx.notJudged(
+                  { resource: policy, path: ['spec', direction, i, 'ports', j, 'port'] },
+                  `NetworkPolicy ${policy.name} allows port ${String(port)}, which no container of the pods it concerns declares; they come from ${upstream}, whose processes may listen on ports they do not declare`,
+                );
+                return;
+              }
               ctx.fail(
                 { resource: policy, path: ['spec', direction, i, 'ports', j, 'port'] },
                 `NetworkPolicy ${policy.name} allows port ${String(port)}, on which none of the pods it concerns listens: NetworkPolicy ports are pod ports, not a Service's`,

@@ -53,6 +53,8 @@ export interface Summary {
   /** Application sources that could not be rendered offline (a chart not in the cache): judged by nobody. */
   notRendered: number;
   warnings?: number;
+  /** What a check could not judge, each with its reason. */
+  notJudged?: number;
 }
 
 /** A source the gate could not render, where it is declared, and the command that fixes it. */
@@ -75,6 +77,8 @@ export interface GateResult {
   tools?: string;
   /** What the API server admits with a warning (Pod Security's warn and audit levels): listed, never a failure. */
   warnings: Finding[];
+  /** What a check could not judge (severity `not-judged`), each with its reason: counted, never reported as fine. */
+  notJudged: Finding[];
   /** The CRD validation rules (CEL) of every CRD the repository renders or the gate bundles: how many the evaluator judges. */
   celRules?: RuleCoverage;
 }
@@ -246,6 +250,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const notRendered: NotRendered[] = [];
   let tools: string | undefined;
   const warnings: Finding[] = [];
+  const notJudged: Finding[] = [];
   let celRules: RuleCoverage | undefined;
   if (wantsRepo) {
     options.onProgress?.('parse', 0, 1);
@@ -281,7 +286,8 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
       options.onProgress?.('policy', 0, repo.resources.length);
       const policyFindings = runPolicy(repo, await registeredChecks(), renders);
       warnings.push(...policyFindings.filter((f) => f.severity === 'warning'));
-      const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity !== 'warning')];
+      notJudged.push(...policyFindings.filter((f) => f.severity === 'not-judged'));
+      const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity === undefined)];
       celRules = celRuleCoverage(repo);
       policy = true;
       const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
@@ -304,13 +310,16 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   }
   // What the parser read, the validators judged and the CEL rules found, for the next run to skip (keyed by inputs).
   flushOutcomeStores();
-  const selectedWarnings = warnings.filter((w) => !inputs.repoFiles || inputs.repoFiles.has(w.file)).sort(byLocation);
+  const selectedIn = (list: Finding[]) => list.filter((w) => !inputs.repoFiles || inputs.repoFiles.has(w.file)).sort(byLocation);
+  const selectedWarnings = selectedIn(warnings);
+  const selectedNotJudged = selectedIn(notJudged);
   return {
     resources: results,
-    summary: { ...summarize(results), notRendered: notRendered.length, warnings: selectedWarnings.length },
+    summary: { ...summarize(results), notRendered: notRendered.length, warnings: selectedWarnings.length, notJudged: selectedNotJudged.length },
     policy,
     notRendered,
     warnings: selectedWarnings,
+    notJudged: selectedNotJudged,
     ...(tools ? { tools } : {}),
     ...(celRules ? { celRules } : {}),
   };

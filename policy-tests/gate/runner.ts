@@ -93,6 +93,7 @@ function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRend
     renders: check.reads.renders ? renders : [],
     fail: (place, message) => out.push(at(place, message)),
     warn: (place, message) => out.push({ ...at(place, message), severity: 'warning' }),
+    notJudged: (place, why) => out.push({ ...at(place, why), severity: 'not-judged' }),
   };
   function at(place: FailurePlace, message: string): Finding {
     if ('resource' in place) return findingAt(place.resource, place.path, check.id, message, check.remediation, place.target);

@@ -17,8 +17,11 @@ export interface Finding {
   /**
    * `warning`: what the API server admits but warns about (Pod Security's
    * warn and audit levels). Listed apart, and never fails the gate.
+   * `not-judged`: what a check could not judge, with the reason (a port an
+   * upstream process may serve undeclared). Counted and listed apart: never
+   * a failure, never reported as fine.
    */
-  severity?: 'warning';
+  severity?: 'warning' | 'not-judged';
 }
 
 export function formatLocation(f: Pick<Finding, 'file' | 'line' | 'col'>): string {

@@ -44,10 +44,11 @@ function summaryLine(result: GateResult): string {
   const total = s.valid + s.invalid + s.errors + s.skipped;
   const notRendered = s.notRendered ? `, Not rendered: ${s.notRendered}` : '';
   const warnings = s.warnings ? `, Warnings: ${s.warnings}` : '';
+  const notJudged = s.notJudged ? `, Not judged: ${s.notJudged}` : '';
   const cel = result.celRules
     ? `, CEL rules compiled: ${result.celRules.compiled}/${result.celRules.found}${result.celRules.notJudged.length ? ` (not judged: ${result.celRules.notJudged.length})` : ''}`
     : '';
-  return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${notRendered}${warnings}${cel}${result.policy ? '' : ' (schema layer only)'}`;
+  return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${notRendered}${warnings}${notJudged}${cel}${result.policy ? '' : ' (schema layer only)'}`;
 }
 
 /** Sources nobody judged: always shown, so a green run never hides them. */
@@ -76,6 +77,8 @@ function text(result: GateResult, options: RenderOptions): string {
   if (options.verbose)
     for (const w of result.warnings) lines.push(`${paint('yellow', 'WARN')} - ${printable(formatLocation(w))} - [${w.check}] ${printable(w.message)}`);
   if (options.verbose)
+    for (const n of result.notJudged) lines.push(`${paint('yellow', 'NOT JUDGED')} - ${printable(formatLocation(n))} - [${n.check}] ${printable(n.message)}`);
+  if (options.verbose)
     for (const n of result.celRules?.notJudged ?? [])
       lines.push(`${paint('yellow', 'NOT JUDGED')} - CEL rule of ${printable(n.crd)} at ${printable(String(n.at))}: ${printable(n.why)}`);
   if (!result.notRendered.every((n) => lines.some((l) => l.includes(n.message)))) lines.push(...notRenderedLines(result, paint));
@@ -101,6 +104,7 @@ function json(result: GateResult, options: RenderOptions): string {
       resources,
       notRendered: result.notRendered,
       warnings: result.warnings.map(structured),
+      notJudged: result.notJudged.map(structured),
       ...(result.celRules ? { celRules: result.celRules } : {}),
       summary: result.summary,
     },
@@ -178,6 +182,11 @@ function github(result: GateResult, options: RenderOptions): string {
   lines.push(
     ...result.warnings.map(
       (w) => `::warning file=${escapeProperty(w.file)},line=${w.line},col=${w.col},title=${escapeProperty(w.check)}::${escapeData(w.message)}`,
+    ),
+  );
+  lines.push(
+    ...result.notJudged.map(
+      (n) => `::notice file=${escapeProperty(n.file)},line=${n.line},col=${n.col},title=${escapeProperty(`${n.check} (not judged)`)}::${escapeData(n.message)}`,
     ),
   );
   lines.push(

@@ -38,20 +38,23 @@ export function sarif(result: GateResult, rules: readonly RuleInfo[], tool: { na
       }),
     );
   }
-  for (const r of result.resources) {
-    for (const f of r.findings) {
-      run.addResult(
-        new SarifResultBuilder().initSimple({
-          level: 'error',
-          ruleId: f.check,
-          messageText: f.fix ? `${f.message} (fix: ${f.fix})` : f.message,
-          fileUri: artifactUri(f.file),
-          startLine: f.line,
-          startColumn: f.col,
-        }),
-      );
-    }
-  }
+  const add = (level: 'error' | 'warning' | 'note', f: { check: string; message: string; fix?: string; file: string; line: number; col: number }) =>
+    run.addResult(
+      new SarifResultBuilder().initSimple({
+        level,
+        ruleId: f.check,
+        messageText: f.fix ? `${f.message} (fix: ${f.fix})` : f.message,
+        fileUri: artifactUri(f.file),
+        startLine: f.line,
+        startColumn: f.col,
+      }),
+    );
+  // The same report as the text: failures as errors, what the API server warns about as warnings, and what
+  // nobody judged (a check's not-judged, a source not rendered) as notes.
+  for (const r of result.resources) for (const f of r.findings) add('error', f);
+  for (const w of result.warnings) add('warning', w);
+  for (const n of result.notJudged) add('note', { ...n, message: `not judged: ${n.message}` });
+  for (const n of result.notRendered) add('note', { ...n, check: 'not-rendered', message: `${n.source}: ${n.message}` });
   const log = new SarifBuilder();
   log.addRun(run);
   return log.buildSarifJsonString({ indent: true });

@@ -149,7 +149,8 @@ describe('homelab-gate', () => {
       ],
       notRendered: [],
       warnings: [],
-      summary: { valid: 0, invalid: 1, errors: 0, skipped: 0, notRendered: 0, warnings: 0 },
+      notJudged: [],
+      summary: { valid: 0, invalid: 1, errors: 0, skipped: 0, notRendered: 0, warnings: 0, notJudged: 0 },
     });
   });
 
