@@ -24,6 +24,7 @@ export {
   formatLock,
   isOciRepo,
   lockEntryFor,
+  pendingEntryFor,
   pinnedCharts,
   readLock,
   type ChartRef,

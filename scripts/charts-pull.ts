@@ -20,6 +20,7 @@ import {
   formatLock,
   isOciRepo,
   lockEntryFor,
+  pendingEntryFor,
   pinnedCharts,
   readLock,
   type ChartRef,
@@ -61,6 +62,14 @@ export async function pullCharts(o: PullOptions): Promise<number> {
   for (const ref of charts) {
     const target = cachedChartPath(ref, o.env);
     const locked = lockEntryFor(lock, ref);
+    const pending = pendingEntryFor(lock, ref);
+    if (o.frozen && !locked && pending) {
+      o.out(
+        `PENDING  ${chartId(ref)}: ${CHART_LOCK_FILE} has no digest for it yet (${pending.reason}); a person with network runs npm run charts:pull -- --update-lock, reads the rendered diff, and commits the lock`,
+      );
+      refused++;
+      continue;
+    }
     if (o.frozen && !locked) {
       o.out(
         `REFUSED  ${chartId(ref)}: not in ${CHART_LOCK_FILE}, and --frozen records nothing; pull it locally with npm run charts:pull, review the rendered diff, and commit the lock`,
@@ -105,7 +114,11 @@ export async function pullCharts(o: PullOptions): Promise<number> {
   }
   // The lock keeps exactly the charts the Applications pin.
   const wanted = new Set(charts.map(chartId));
-  const next = formatLock({ charts: [...entries.values()].filter((c) => wanted.has(chartId(c))) });
+  const next = formatLock({
+    charts: [...entries.values()].filter((c) => wanted.has(chartId(c))),
+    // A pending chart stays named until a pull records its digest, and goes when nothing pins it.
+    pending: (lock.pending ?? []).filter((p) => wanted.has(chartId(p)) && !entries.has(chartId(p))),
+  });
   const path = join(o.root, CHART_LOCK_FILE);
   if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== next)) writeFileSync(path, next);
   return refused;

@@ -11,6 +11,7 @@ import {
   filesOfApp,
   isApplication,
   isDirectorySource,
+  isExactChartVersion,
   isThisRepo,
   normalizeSourcePath,
   ownersByFile,
@@ -27,7 +28,6 @@ export const HEALTH_KEY = 'resource.customizations.health.argoproj.io_Applicatio
 export const minorOf = (v: string) => v.replace(/^v/, '').split('.').slice(0, 2).join('.');
 
 export const APP_KINDS = ['Application'] as const;
-const EXACT_CHART_VERSION = /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 export function appsOf(ctx: CheckContext): ArgoApp[] {
   return applications(ctx.repo);
@@ -150,7 +150,7 @@ export const argocdChecks: PolicyCheck[] = [
     run(ctx) {
       for (const app of appsOf(ctx)) {
         for (const source of app.sources.filter((s) => s.chart !== undefined)) {
-          if (!EXACT_CHART_VERSION.test(source.targetRevision))
+          if (!isExactChartVersion(source.targetRevision))
             ctx.fail(
               { resource: app.resource, path: [...source.at, 'targetRevision'] },
               `chart ${source.chart} version "${source.targetRevision}" is not an exact version`,

@@ -1,11 +1,15 @@
 /**
  * Checks on what the render tier made: values keys Helm silently ignores,
- * and renders that differ from one run to the next.
+ * and renders that differ from one run to the next; and, offline, the lock
+ * every render is held to.
  */
 import type { ChartScope, SourceRender } from '../model/rendered.ts';
 import type { Path } from '../model/positions.ts';
-import type { PolicyCheck } from './kit.ts';
+import type { CheckContext, PolicyCheck } from './kit.ts';
 import { isMap } from '../model/dig.ts';
+import { applications, isExactChartVersion } from '../model/argocd.ts';
+import { CHART_LOCK_FILE } from '../model/repo.ts';
+import { chartId, chartRefOf, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -49,7 +53,62 @@ export function unusedValueKeys(values: unknown, chart: ChartScope): Path[] {
 
 const chartName = (r: SourceRender) => r.chart?.name ?? r.label;
 
+const isChartRef = (v: unknown, extra: string): v is ChartRef & Record<string, string> =>
+  isMap(v) && ['repoURL', 'chart', 'version', extra].every((k) => typeof v[k] === 'string' && v[k] !== '');
+
+/**
+ * The lock against the Applications, without any chart: each pinned chart version has an entry with its
+ * digest (or is named as pending, with why), and each entry pins something. Offline, so a bump that forgot
+ * its digest fails on the laptop, not only in CI's online tier.
+ */
+function checkChartLock(ctx: CheckContext): void {
+  const lockFile = ctx.repo.dataFiles.get(CHART_LOCK_FILE);
+  const data = isMap(lockFile?.data) ? lockFile.data : {};
+  const list = (key: string) => (Array.isArray(data[key]) ? (data[key] as unknown[]) : []);
+  if (lockFile && (lockFile.errors.length > 0 || !Array.isArray(data.charts)))
+    ctx.fail({ file: CHART_LOCK_FILE }, `${CHART_LOCK_FILE} is not a lock: ${lockFile.errors[0] ?? 'expected {"charts": [...]}'}`);
+  const entries = list('charts').map((e, i) => ({ e, at: ['charts', i] as Path, ok: isChartRef(e, 'digest') && /^sha256:[0-9a-f]{64}$/.test(e.digest ?? '') }));
+  const pending = list('pending').map((e, i) => ({ e, at: ['pending', i] as Path, ok: isChartRef(e, 'reason') }));
+  for (const { at, ok } of [...entries, ...pending])
+    if (!ok && lockFile)
+      ctx.fail({ data: lockFile, path: at }, `a lock entry needs repoURL, chart, version and a sha256:<64 hex> digest (or, pending, a reason)`);
+  const pinned = new Set<string>();
+  for (const app of applications(ctx.repo))
+    for (const source of app.sources) {
+      const ref = chartRefOf(source);
+      // A range is no version to lock (argocd-chart-pinned says so).
+      if (!ref || !isExactChartVersion(ref.version)) continue;
+      pinned.add(chartId(ref));
+      const at = { resource: app.resource, path: [...source.at, 'targetRevision'] };
+      const same = ({ e, ok }: { e: unknown; ok: boolean }) => ok && chartId(e as ChartRef) === chartId(ref);
+      const waiting = pending.find(same);
+      if (entries.some(same)) continue;
+      if (waiting)
+        ctx.notJudged(
+          at,
+          `chart ${chartId(ref)} has no digest in ${CHART_LOCK_FILE} yet (${String((waiting.e as Record<string, unknown>).reason)}): a person with network runs ${PULL_COMMAND} -- --update-lock and commits it`,
+        );
+      else
+        ctx.fail(
+          at,
+          `chart ${chartId(ref)} has no digest in ${CHART_LOCK_FILE}: nothing holds the archive CI pulls to the one reviewed (charts:pull --frozen refuses it)`,
+        );
+    }
+  for (const { e, at, ok } of [...entries, ...pending])
+    if (ok && lockFile && !pinned.has(chartId(e as ChartRef)))
+      ctx.fail({ data: lockFile, path: at }, `${CHART_LOCK_FILE} records chart ${chartId(e as ChartRef)}, which no Application pins: drop the stale entry`);
+}
+
 export const renderChecks: PolicyCheck[] = [
+  {
+    id: 'chart-lock',
+    description: `Every chart version an Application pins has the digest its chart repository publishes in ${CHART_LOCK_FILE} (or is listed there as pending, with why, and counted as not judged), and every entry pins a chart some Application names: a bump without its digest never lands, and a stale entry never stays (invariants P2).`,
+    invariants: ['P2'],
+    remediation: `run ${PULL_COMMAND} with network (it records the archive's digest; compare it with the chart repository's index.yaml) and commit ${CHART_LOCK_FILE}; drop entries no Application pins`,
+    reads: { kinds: ['Application'], files: [CHART_LOCK_FILE] },
+    exemptible: false,
+    run: checkChartLock,
+  },
   {
     id: 'helm-values-unused',
     description:

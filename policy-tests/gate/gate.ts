@@ -310,9 +310,8 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   }
   // What the parser read, the validators judged and the CEL rules found, for the next run to skip (keyed by inputs).
   flushOutcomeStores();
-  const selectedIn = (list: Finding[]) => list.filter((w) => !inputs.repoFiles || inputs.repoFiles.has(w.file)).sort(byLocation);
-  const selectedWarnings = selectedIn(warnings);
-  const selectedNotJudged = selectedIn(notJudged);
+  const selected = (l: Finding[]): Finding[] => l.filter((w) => !inputs.repoFiles || inputs.repoFiles.has(w.file)).sort(byLocation);
+  const [selectedWarnings, selectedNotJudged] = [selected(warnings), selected(notJudged)];
   return {
     resources: results,
     summary: { ...summarize(results), notRendered: notRendered.length, warnings: selectedWarnings.length, notJudged: selectedNotJudged.length },

@@ -46,6 +46,9 @@ export interface HelmOptions {
   apiVersions?: string[];
 }
 
+/** One exact chart version (1.2.3, v1.2.3, 1.2.3-rc.1): no range, no *, no latest. */
+export const isExactChartVersion = (version: string): boolean => /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/.test(version);
+
 export interface ArgoApp {
   resource: Resource;
   name: string;

@@ -3,7 +3,7 @@
  * parsed once with positions, and the cluster facts. Policy checks are pure
  * functions of this value.
  */
-import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { LineCounter, parseDocument } from 'yaml';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
@@ -22,6 +22,9 @@ import { perKey } from './per-object.ts';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Where Argo CD-applied manifests live (docs/design.md, Layout). */
+/** The chart lock, at the repository root (not under the manifest roots: Argo CD never sees it). */
+export const CHART_LOCK_FILE = 'charts.lock.json';
+
 export const MANIFEST_ROOTS = ['clusters', 'apps', 'monitoring', 'security', 'portfolio-api/deploy'] as const;
 
 export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
@@ -235,6 +238,12 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
     data.set(file, parsed);
     for (const a of parsed.ambiguities ?? [])
       unreadable.push({ file, line: a.line, col: a.col, check: 'yaml-1.1-scalar', message: a.message, fix: YAML11_FIX });
+  }
+  // The chart lock sits at the root, outside the manifest roots (Argo CD never reads it); the lock check reads it.
+  if (existsSync(join(root, CHART_LOCK_FILE))) {
+    const source = readSource(root, CHART_LOCK_FILE);
+    if ('text' in source) data.set(CHART_LOCK_FILE, parseDataFile(CHART_LOCK_FILE, source.text));
+    else unreadable.push(source.finding);
   }
   // A symlink of any name is judged too: one to a folder that holds it is a loop for every tool that follows links.
   for (const file of files)

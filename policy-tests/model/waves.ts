@@ -144,7 +144,14 @@ function stepOf(repo: Repo, r: Resource): SyncStep {
       : r.kind === 'CustomResourceDefinition' && typeof spec.group === 'string' && typeof spec.names?.kind === 'string'
         ? `${spec.group}/${spec.names.kind}`
         : undefined;
-  return { phase: phaseOf(r), wave: waveOf(r), kind: r.kind, namespace, provides, needs: [...(namespace ? [namespace] : []), `${groupOf(r.apiVersion)}/${r.kind}`] };
+  return {
+    phase: phaseOf(r),
+    wave: waveOf(r),
+    kind: r.kind,
+    namespace,
+    provides,
+    needs: [...(namespace ? [namespace] : []), `${groupOf(r.apiVersion)}/${r.kind}`],
+  };
 }
 
 /** The root app-of-apps, when the repository has one. */

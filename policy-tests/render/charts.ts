@@ -16,8 +16,9 @@ import { cacheRoot } from './tools.ts';
 import { isMap } from '../model/dig.ts';
 import { assertChartRef, RenderRefused } from './limits.ts';
 
-/** The lock file, at the repository root (not under the manifest roots: Argo CD never sees it). */
-export const CHART_LOCK_FILE = 'charts.lock.json';
+import { CHART_LOCK_FILE } from '../model/repo.ts';
+
+export { CHART_LOCK_FILE };
 export const PULL_COMMAND = 'npm run charts:pull';
 
 export interface ChartRef {
@@ -67,8 +68,20 @@ export interface LockEntry extends ChartRef {
   digest: string;
 }
 
+/**
+ * A pinned chart whose published digest could not be read where the lock was
+ * written: named, with why, until a person with network runs
+ * `charts:pull --update-lock`. It is no digest: nothing renders from it, and
+ * `--frozen` refuses it with the command that records one.
+ */
+export interface PendingEntry extends ChartRef {
+  reason: string;
+}
+
 export interface ChartLock {
   charts: LockEntry[];
+  /** Charts pinned before their digest was recorded; absent when there are none. */
+  pending?: PendingEntry[];
 }
 
 export function readLock(root: string): ChartLock {
@@ -80,20 +93,31 @@ export function readLock(root: string): ChartLock {
   } catch (err) {
     throw new Error(`${CHART_LOCK_FILE}: not valid JSON (${(err as Error).message.split('\n')[0]})`);
   }
-  const charts = (data as { charts?: unknown }).charts;
-  const valid =
-    Array.isArray(charts) && charts.every((c: Record<string, unknown>) => ['repoURL', 'chart', 'version', 'digest'].every((k) => typeof c?.[k] === 'string'));
-  if (!valid) throw new Error(`${CHART_LOCK_FILE}: expected {"charts": [{"repoURL", "chart", "version", "digest"}]}`);
-  return { charts: charts as LockEntry[] };
+  const { charts, pending = [] } = data as { charts?: unknown; pending?: unknown };
+  const all = (list: unknown, keys: string[]) =>
+    Array.isArray(list) && list.every((c: Record<string, unknown>) => keys.every((k) => typeof c?.[k] === 'string'));
+  if (!all(charts, ['repoURL', 'chart', 'version', 'digest']) || !all(pending, ['repoURL', 'chart', 'version', 'reason']))
+    throw new Error(
+      `${CHART_LOCK_FILE}: expected {"charts": [{"repoURL", "chart", "version", "digest"}], "pending": [{"repoURL", "chart", "version", "reason"}]}`,
+    );
+  return { charts: charts as LockEntry[], ...((pending as PendingEntry[]).length ? { pending: pending as PendingEntry[] } : {}) };
 }
 
 export function formatLock(lock: ChartLock): string {
-  const charts = [...lock.charts].sort((a, b) => chartId(a).localeCompare(chartId(b)));
-  return `${JSON.stringify({ charts: charts.map(({ repoURL, chart, version, digest }) => ({ repoURL, chart, version, digest })) }, null, 2)}\n`;
+  const byId = <T extends ChartRef>(list: readonly T[]) => [...list].sort((a, b) => chartId(a).localeCompare(chartId(b)));
+  const charts = byId(lock.charts).map(({ repoURL, chart, version, digest }) => ({ repoURL, chart, version, digest }));
+  const pending = byId(lock.pending ?? []).map(({ repoURL, chart, version, reason }) => ({ repoURL, chart, version, reason }));
+  return `${JSON.stringify({ charts, ...(pending.length ? { pending } : {}) }, null, 2)}\n`;
 }
 
+const sameChart = (a: ChartRef, b: ChartRef) => a.repoURL === b.repoURL && a.chart === b.chart && a.version === b.version;
+
 export function lockEntryFor(lock: ChartLock, ref: ChartRef): LockEntry | undefined {
-  return lock.charts.find((c) => c.repoURL === ref.repoURL && c.chart === ref.chart && c.version === ref.version);
+  return lock.charts.find((c) => sameChart(c, ref));
+}
+
+export function pendingEntryFor(lock: ChartLock, ref: ChartRef): PendingEntry | undefined {
+  return lock.pending?.find((c) => sameChart(c, ref));
 }
 
 export function digestOf(bytes: Buffer): string {

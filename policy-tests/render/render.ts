@@ -28,6 +28,7 @@ import {
   digestOf,
   mayReadApiVersions,
   lockEntryFor,
+  pendingEntryFor,
   PULL_COMMAND,
   readLock,
   type ChartLock,
@@ -402,6 +403,11 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
     assertSize(chartPath, ctx.limits.archiveBytes, `chart archive ${chartId(ref)}`, 'HOMELAB_RENDER_MAX_CHART_MIB');
     const digest = digestOf(readFileSync(chartPath));
     const locked = lockEntryFor(ctx.lock, ref);
+    const pending = pendingEntryFor(ctx.lock, ref);
+    if (!locked && pending)
+      throw new Error(
+        `chart ${chartId(ref)} has no digest in charts.lock.json yet (${pending.reason}): run ${PULL_COMMAND} -- --update-lock with network to record it`,
+      );
     if (!locked) throw new Error(`chart ${chartId(ref)} has no entry in charts.lock.json: run ${PULL_COMMAND} to record its digest`);
     if (locked.digest !== digest)
       throw new Error(`cached chart ${chartPath} has digest ${digest}, but charts.lock.json records ${locked.digest}: delete it and run ${PULL_COMMAND}`);

@@ -75,7 +75,7 @@ describe('homelab-gate', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toMatch(
-      /^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 20, Warnings: \d+, CEL rules compiled: (\d+)\/\1$/,
+      /^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 20, Warnings: \d+, Not judged: 6, CEL rules compiled: (\d+)\/\1$/,
     );
     expect(lines.slice(0, -1)).toHaveLength(20);
     expect(lines.slice(0, -1).every((l) => l.startsWith('NOT RENDERED - '))).toBe(true);

@@ -32,7 +32,12 @@ describe("Argo CD's sync order inside one app", () => {
 
   it('moves a Namespace, and a CRD, ahead of the first resource that needs it, whatever their waves', () => {
     expect(stepBefore(step('Namespace', { wave: 5, provides: 'media' }), step('Role', { wave: 0, needs: ['media'] }))).toBe(true);
-    expect(stepBefore(step('CustomResourceDefinition', { wave: 3, provides: 'cert-manager.io/Certificate' }), step('Certificate', { needs: ['cert-manager.io/Certificate'] }))).toBe(true);
+    expect(
+      stepBefore(
+        step('CustomResourceDefinition', { wave: 3, provides: 'cert-manager.io/Certificate' }),
+        step('Certificate', { needs: ['cert-manager.io/Certificate'] }),
+      ),
+    ).toBe(true);
     expect(stepBefore(step('Namespace', { wave: 5, provides: 'media' }), step('Role', { wave: 0, needs: ['other'] }))).toBe(false);
   });
 

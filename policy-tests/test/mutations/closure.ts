@@ -1,6 +1,6 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/closure/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { COPY_COMPONENT, swap, inFile, STORE, CLASSES, PORTFOLIO_INGRESS, PORTFOLIO_DEPLOYMENT } from './edits.ts';
+import { COPY_COMPONENT, swap, inFile, STORE, CLASSES, PORTFOLIO_INGRESS, PORTFOLIO_DEPLOYMENT, removeApp } from './edits.ts';
 
 export const closureMutations: Mutation[] = [
   // Per-kind closure.
@@ -17,13 +17,13 @@ export const closureMutations: Mutation[] = [
   {
     check: 'closure-load-balancer',
     why: 'the MetalLB platform app removed, so the proxies get no address',
-    mutate: (c) => c.remove('apps/platform/metallb'),
+    mutate: removeApp('apps/platform/metallb', 'metallb'),
     at: inFile('apps/platform/ingress-private/application.yaml', 'requires-load-balancer'),
   },
   {
     check: 'closure-crd',
     why: "the Rook operator app removed, so the Ceph cluster's kinds have no CRD",
-    mutate: (c) => c.remove('apps/platform/rook-ceph'),
+    mutate: removeApp('apps/platform/rook-ceph', 'rook-ceph'),
     at: inFile('apps/platform/rook-ceph-cluster/application.yaml', 'requires-crds'),
   },
   {
@@ -81,7 +81,7 @@ export const closureMutations: Mutation[] = [
   {
     check: 'closure-storage-class',
     why: 'the storage platform app removed',
-    mutate: (c) => c.remove('apps/platform/rook-ceph-cluster'),
+    mutate: removeApp('apps/platform/rook-ceph-cluster', 'rook-ceph-cluster'),
     at: 'storageClassName: ceph-block',
   },
   {
@@ -121,7 +121,7 @@ export const closureMutations: Mutation[] = [
   {
     check: 'closure-crd',
     why: 'the snapshot-controller platform app removed, and with it the VolumeSnapshot CRDs',
-    mutate: (c) => c.remove('apps/platform/snapshot-controller'),
+    mutate: removeApp('apps/platform/snapshot-controller', 'snapshot-controller'),
     at: inFile(CLASSES, 'apiVersion: snapshot.storage.k8s.io/v1'),
   },
   {

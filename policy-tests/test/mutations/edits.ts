@@ -1,4 +1,5 @@
 /** What the mutation lists share: the files they break, the edits that break them, and where the finding must point. */
+import { CHART_LOCK_FILE } from '../../model/repo.ts';
 import { type RepoCopy } from '../support/helpers.ts';
 
 export const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
@@ -77,6 +78,14 @@ export const DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
 export const PORTFOLIO_APP = 'portfolio-api/deploy/application.yaml';
 
 export const ROOT_APP = 'clusters/home/root.yaml';
+
+/** An app folder removed, with its chart's lock entry, as npm run charts:pull would leave the lock. */
+export const removeApp = (dir: string, chart: string) => (c: RepoCopy) => {
+  c.remove(dir);
+  const lock = JSON.parse(c.read(CHART_LOCK_FILE)) as { charts: { chart: string }[]; pending?: { chart: string }[] };
+  const keep = <T extends { chart: string }>(list: T[] = []) => list.filter((e) => e.chart !== chart);
+  c.write(CHART_LOCK_FILE, `${JSON.stringify({ ...lock, charts: keep(lock.charts), ...(lock.pending ? { pending: keep(lock.pending) } : {}) }, null, 2)}\n`);
+};
 
 /**
  * A workload in the media namespace, whose Pod Security enforce level is

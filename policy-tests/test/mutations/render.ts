@@ -9,11 +9,12 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../../render/charts.ts';
+import { cachedChartPath, CHART_LOCK_FILE, chartId, digestOf, formatLock, readLock, type ChartRef } from '../../render/charts.ts';
 import { toolEnv, writeChart } from '../../../test-support/chart-repo.ts';
 import { output } from '../../../test-support/exec.ts';
 import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import type { Mutation, MutationSetup } from '../support/mutation-runner.ts';
+import { inFile, swap } from './edits.ts';
 
 export const VOLSYNC_VALUES = 'apps/platform/volsync/values.yaml';
 export const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
@@ -66,7 +67,13 @@ export function standInVolsync(): MutationSetup {
       mkdirSync(dirname(target), { recursive: true });
       renameSync(join(cache, 'pkg', `volsync-${version}.tgz`), target);
       // Written past the copy's undo list: the lock belongs to every mutation of the list.
-      writeFileSync(join(copy.root, CHART_LOCK_FILE), formatLock({ charts: [{ ...ref, digest: digestOf(readFileSync(target)) }] }));
+      // The copy's own lock, with the stand-in's digest where upstream's volsync entry (or its pending line) was.
+      const lock = readLock(copy.root);
+      const others = <T extends ChartRef>(list: readonly T[]): T[] => list.filter((c) => chartId(c) !== chartId(ref));
+      writeFileSync(
+        join(copy.root, CHART_LOCK_FILE),
+        formatLock({ charts: [...others(lock.charts), { ...ref, digest: digestOf(readFileSync(target)) }], pending: others(lock.pending ?? []) }),
+      );
       return { env };
     },
     after() {
@@ -130,5 +137,26 @@ export const renderMutations: Mutation[] = [
     why: 'a plain manifest that repeats a rendered object',
     mutate: (c) => c.write(PLAIN_COPY, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: volsync-system\ndata: {}\n'),
     at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'chart: volsync') }),
+  },
+  {
+    check: 'chart-lock',
+    why: 'a chart bumped without its digest: the new version has no entry, and the old entry pins nothing',
+    mutate: swap('apps/platform/metallb/application.yaml', 'targetRevision: 0.16.1', 'targetRevision: 0.16.2'),
+    at: inFile('apps/platform/metallb/application.yaml', 'targetRevision: 0.16.2'),
+  },
+  {
+    check: 'chart-lock',
+    why: 'a lock entry no Application pins',
+    mutate: (c) =>
+      c.write(
+        CHART_LOCK_FILE,
+        c
+          .read(CHART_LOCK_FILE)
+          .replace(
+            '"charts": [\n',
+            `"charts": [\n    {\n      "repoURL": "https://charts.example.net",\n      "chart": "gone",\n      "version": "1.0.0",\n      "digest": "sha256:${'0'.repeat(64)}"\n    },\n`,
+          ),
+      ),
+    at: (c) => ({ file: CHART_LOCK_FILE, line: lineOf(c, CHART_LOCK_FILE, '"charts": [') + 1 }),
   },
 ];

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate, schemaLayer } from '../../gate/gate.ts';
 import { loadRepo } from '../../model/repo.ts';
 import { withRendered } from '../../model/rendered.ts';
-import { mayReadApiVersions, readLock } from '../../render/charts.ts';
+import { formatLock, mayReadApiVersions, readLock } from '../../render/charts.ts';
 import { renderRepo } from '../../render/render.ts';
 import { main as pullMain, pullArgs, pullCharts } from '../../../scripts/charts-pull.ts';
 import { startChartRepo, toolEnv, type ChartRepo } from '../../../test-support/chart-repo.ts';
@@ -66,6 +66,24 @@ describe('charts:pull and the lock', () => {
     rmSync(join(frozenCache, 'charts'), { recursive: true, force: true });
     expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, frozen: true, out })).toBe(0);
     rmSync(frozenCache, { recursive: true, force: true });
+  });
+
+  it('names a pending chart in one line under --frozen, and a pull with network records its digest and drops the pending line', async () => {
+    const repo = demoRepo();
+    const cache = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    const demo = { repoURL: charts.url, chart: 'demo', version: '1.0.0' };
+    repo.write('charts.lock.json', formatLock({ charts: [], pending: [{ ...demo, reason: 'its index was not readable offline' }] }));
+    lines.length = 0;
+    expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: cache }, updateLock: false, frozen: true, out })).toBe(2);
+    expect(lines[0]).toMatch(
+      /^PENDING  demo 1\.0\.0 from .*: charts\.lock\.json has no digest for it yet \(its index was not readable offline\); a person with network runs npm run charts:pull -- --update-lock/,
+    );
+    expect(readLock(repo.root).pending).toHaveLength(1);
+    expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: cache }, updateLock: true, out })).toBe(0);
+    const lock = readLock(repo.root);
+    expect(lock.pending).toBeUndefined();
+    expect(lock.charts.map((c) => c.chart)).toEqual(['demo', 'widgets']);
+    rmSync(cache, { recursive: true, force: true });
   });
 
   it('records each digest on first pull, keeps cached charts, refuses a changed archive, and re-records with --update-lock', async () => {

@@ -5,7 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments, type Document } from 'yaml';
 import { allFindings, runGate, type GateOptions } from '../../gate/gate.ts';
 import { formatFinding, type Finding } from '../../model/findings.ts';
-import { MANIFEST_ROOTS, REPO_ROOT } from '../../model/repo.ts';
+import { CHART_LOCK_FILE, MANIFEST_ROOTS, REPO_ROOT } from '../../model/repo.ts';
 
 export interface RepoCopy {
   root: string;
@@ -30,7 +30,7 @@ export function copyRepo(): RepoCopy {
     if (!originals.has(file)) originals.set(file, existsSync(join(root, file)) ? readFileSync(join(root, file), 'utf8') : undefined);
   };
   // The manifests, and the code a metrics-catalog entry is read from (its pin.code).
-  for (const r of [...MANIFEST_ROOTS, 'portfolio-api/src/metrics.ts']) {
+  for (const r of [...MANIFEST_ROOTS, 'portfolio-api/src/metrics.ts', CHART_LOCK_FILE]) {
     if (existsSync(join(REPO_ROOT, r))) cpSync(join(REPO_ROOT, r), join(root, r), { recursive: true, filter: (src) => !src.includes('node_modules') });
   }
   return {
