@@ -181,11 +181,7 @@ export function monitorJobs(monitor: Resource, services: readonly ServiceView[],
     list(relabelings)
       .map(obj)
       .filter((r) => typeof r.targetLabel === 'string');
-  const relabelledJob = (relabelings: unknown) =>
-    relabelTargets(relabelings)
-      .filter((r) => r.targetLabel === 'job' && typeof r.replacement === 'string')
-      .map((r) => String(r.replacement))
-      .at(-1);
+  const relabelledJob = (relabelings: unknown, job = '') => relabelJob(relabelTargets(relabelings), job);
   const extraLabels = (relabelings: unknown) => relabelTargets(relabelings).map((r) => String(r.targetLabel));
   if (monitor.kind === 'Probe') {
     const staticLabels = Object.keys(obj(dig(spec, ['targets', 'staticConfig', 'labels'])));
@@ -202,15 +198,41 @@ export function monitorJobs(monitor: Resource, services: readonly ServiceView[],
   }
   const endpoints = list(monitor.kind === 'PodMonitor' ? spec.podMetricsEndpoints : spec.endpoints).map(obj);
   return endpoints.flatMap((endpoint) => {
-    const relabelled = relabelledJob(endpoint.relabelings);
     const path = typeof endpoint.path === 'string' ? endpoint.path : '/metrics';
-    return (relabelled ? [relabelled] : defaultJobs(monitor, spec, services, namespaceOf)).map((job) => ({
+    // Relabelling starts from the job the operator gives each target, so `replacement: "<ns>/$1"` over `job` keeps it.
+    const jobs = [...new Set(defaultJobs(monitor, spec, services, namespaceOf).map((job) => relabelledJob(endpoint.relabelings, job) ?? job))];
+    return jobs.map((job) => ({
       job,
       intervalMs: interval(endpoint.interval),
       targetLabels: [...MONITOR_TARGET_LABELS, ...extraLabels(endpoint.relabelings)],
       path,
     }));
   });
+}
+
+/**
+ * The job after the relabel rules that write it, as Prometheus applies a `replace` rule: the source labels
+ * joined by the separator, matched whole by the regex (default `(.*)`), and the replacement (default `$1`) with
+ * its `$n` and `${n}` filled from the match; no match leaves the label as it was. Only `job` is known here,
+ * so another source label reads as empty. Undefined when no rule writes `job`.
+ */
+export function relabelJob(rules: readonly Record<string, unknown>[], job: string): string | undefined {
+  let current: string | undefined;
+  for (const rule of rules) {
+    if (rule.targetLabel !== 'job' || (rule.action !== undefined && String(rule.action).toLowerCase() !== 'replace')) continue;
+    const sources = list(rule.sourceLabels).map(String);
+    const value = sources.map((l) => (l === 'job' ? (current ?? job) : '')).join(typeof rule.separator === 'string' ? rule.separator : ';');
+    let match: RegExpExecArray | null;
+    try {
+      match = new RegExp(`^(?:${typeof rule.regex === 'string' ? rule.regex : '(.*)'})$`).exec(value);
+    } catch {
+      continue; // a regex JavaScript cannot compile: the rule is not followed
+    }
+    if (!match) continue;
+    const replacement = typeof rule.replacement === 'string' ? rule.replacement : '$1';
+    current = replacement.replace(/\$(?:\{(\d+)\}|(\d+))/g, (_, a: string | undefined, b: string | undefined) => match[Number(a ?? b)] ?? '');
+  }
+  return current;
 }
 
 /** Without relabelling, per selected Service: its jobLabel value or its name (ServiceMonitor); `<namespace>/<name>` (PodMonitor). */

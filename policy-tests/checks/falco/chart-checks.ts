@@ -18,7 +18,7 @@ export const falcoChartChecks: PolicyCheck[] = [
     description:
       'The sensor: modern eBPF driver, on every node (control-plane tolerations match the cluster facts), syscalls as the only event source (no source plugin, no audit log; the container metadata plugin falco-rules 5 requires is the one plugin loaded, at a compatible version), JSON output to the forwarder, metrics every 15 min; judged on the rendered falco.yaml when the chart is rendered (S1, S5, A16).',
     invariants: ['S1', 'S5', 'A16'],
-    remediation: `set driver.kind: modern_ebpf, tolerate node-role.kubernetes.io/control-plane, load only the ${RULES_PLUGIN.name} plugin (collectors.containerEngine on, pluginRef ${RULES_PLUGIN.ref}:<${RULES_PLUGIN.required} or later>, collectors.kubernetes off), json_output and http_output on, metrics.interval: 15m`,
+    remediation: `set driver.kind: modern_ebpf, tolerate node-role.kubernetes.io/control-plane, load only the ${RULES_PLUGIN.name} plugin (collectors.containerEngine on, pluginRef ${RULES_PLUGIN.ref}:<${RULES_PLUGIN.required} or later>, collectors.kubernetes off), json_output and http_output on, metrics.enabled with metrics.interval: 15m`,
     reads: { kinds: ['Application'], charts: ['falco'], renders: true },
     exemptible: false,
     run(ctx) {
@@ -63,8 +63,9 @@ export const falcoChartChecks: PolicyCheck[] = [
         if (refProblem) fail(['collectors', 'containerEngine', 'pluginRef'], refProblem);
         if (dig(values, ['falco', 'json_output']) !== true) fail(['falco', 'json_output'], 'falco.json_output must be true for the forwarder');
         if (dig(values, ['falco', 'http_output', 'enabled']) !== true) fail(['falco', 'http_output'], 'falco.http_output must send events to the forwarder');
-        if (dig(values, ['falco', 'metrics', 'enabled']) !== true || dig(values, ['falco', 'metrics', 'interval']) !== '15m')
-          fail(['falco', 'metrics'], `sensor metrics must be enabled with interval 15m, found ${JSON.stringify(dig(values, ['falco', 'metrics']) ?? null)}`);
+        // The chart's metrics block is what it writes into falco.yaml (falco.metricsConfiguration overrides falco.metrics).
+        if (dig(values, ['metrics', 'enabled']) !== true || dig(values, ['metrics', 'interval']) !== '15m')
+          fail(['metrics'], `sensor metrics must be enabled with interval 15m, found ${JSON.stringify(dig(values, ['metrics']) ?? null)}`);
       });
       // What will run: the falco.yaml the chart rendered, with whatever plugins its helpers added.
       const rendered = renderedFalcoFile(ctx.renders, 'falco.yaml');

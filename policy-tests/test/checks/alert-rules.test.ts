@@ -52,6 +52,19 @@ const WARNING_ALERTS = [
   'GitopsAppSyncStuck',
   'ExternalSecretNotReady',
   'KubeHpaMaxedOut',
+  // The platform's own health (platform-health.yaml): warnings, like the rest of the platform rules.
+  'FalcoEventsDropped',
+  'FalcoOutputsDropped',
+  'FalcosidekickDeliveryFailing',
+  'LokiDiscardingLogs',
+  'TempoDiscardingSpans',
+  'AlloyComponentUnhealthy',
+  'MetalLBPoolExhausted',
+  'CephHealthNotOK',
+  'CiliumControllersFailing',
+  'CiliumOperatorDown',
+  'CertManagerSyncErrors',
+  'ArgoCDClusterUnreachable',
 ];
 
 let repo: Repo;

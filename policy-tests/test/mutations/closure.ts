@@ -80,8 +80,8 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-storage-class',
-    why: 'the storage platform app removed',
-    mutate: removeApp('apps/platform/rook-ceph-cluster', 'rook-ceph-cluster'),
+    why: "the storage platform app's classes removed",
+    mutate: (c) => c.remove('apps/platform/rook-ceph-cluster/classes.yaml'),
     at: 'storageClassName: ceph-block',
   },
   {

@@ -88,8 +88,8 @@ export const falcoMutations: Mutation[] = [
   {
     check: 'falco-sensor',
     why: 'metrics every 30 minutes',
-    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['falco', 'metrics', 'interval'], '30m')),
-    at: '  metrics:',
+    mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['metrics', 'interval'], '30m')),
+    at: 'metrics:',
   },
   {
     check: 'falco-rules-source',

@@ -141,8 +141,8 @@ export const renderMutations: Mutation[] = [
   {
     check: 'chart-lock',
     why: 'a chart bumped without its digest: the new version has no entry, and the old entry pins nothing',
-    mutate: swap('apps/platform/metallb/application.yaml', 'targetRevision: 0.16.1', 'targetRevision: 0.16.2'),
-    at: inFile('apps/platform/metallb/application.yaml', 'targetRevision: 0.16.2'),
+    mutate: swap('apps/platform/snapshot-controller/application.yaml', 'targetRevision: 5.2.0', 'targetRevision: 5.2.1'),
+    at: inFile('apps/platform/snapshot-controller/application.yaml', 'targetRevision: 5.2.1'),
   },
   {
     check: 'chart-lock',

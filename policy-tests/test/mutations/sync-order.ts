@@ -1,6 +1,6 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/sync-order.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { inFile, wave } from './edits.ts';
+import { inFile, swap, wave } from './edits.ts';
 
 export const syncOrderMutations: Mutation[] = [
   {
@@ -23,9 +23,11 @@ export const syncOrderMutations: Mutation[] = [
   },
   {
     check: 'sync-order',
-    why: 'the address pool in the dry run before its CRD exists',
-    mutate: (c) =>
-      c.write('apps/platform/metallb/addresses.yaml', c.read('apps/platform/metallb/addresses.yaml').replace(/ +argocd\.argoproj\.io\/sync-options: .*\n/, '')),
+    why: 'the address pool in the dry run before its CRD exists (neither it nor its app skips the dry run)',
+    mutate: (c) => {
+      c.write('apps/platform/metallb/addresses.yaml', c.read('apps/platform/metallb/addresses.yaml').replace(/ +argocd\.argoproj\.io\/sync-options: .*\n/, ''));
+      swap('apps/platform/metallb/application.yaml', /\n +# Its ServiceMonitors sync before[^\n]*\n +- SkipDryRunOnMissingResource=true/, '')(c);
+    },
     at: 'apiVersion: metallb.io/v1beta1',
   },
 ];
