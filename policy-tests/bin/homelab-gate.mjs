@@ -15,6 +15,20 @@ if (Number(process.versions.node.split('.')[0]) < wanted) {
   process.exit(1);
 }
 
+// Node resolves the bundle's packages (and the build's esbuild) from the nearest node_modules up the tree:
+// one under policy-tests/ would come before the repository's install, which npm ci makes afresh, and replace
+// code the gate runs. A checkout that has one is refused, in one line (checkout-no-code-or-state names a
+// committed one too).
+const { existsSync } = await import('node:fs');
+const shadows = ['../node_modules', '../dist/node_modules', './node_modules'].map((rel) => new URL(rel, import.meta.url)).filter((url) => existsSync(url));
+if (shadows.length > 0) {
+  const { fileURLToPath } = await import('node:url');
+  process.stderr.write(
+    `homelab-gate: refusing to run: ${fileURLToPath(shadows[0])} would shadow the repository's installed packages; remove it (packages come from npm ci at the repository root)\n`,
+  );
+  process.exit(1);
+}
+
 const { enableCompileCache } = await import('node:module');
 const { pathToFileURL } = await import('node:url');
 const { buildGate, GATE_BUNDLE, isStale } = await import('../build.mjs');

@@ -7,6 +7,7 @@ import { groupOf, type Resource } from '../model/manifest.ts';
 import { CLUSTER_FACTS_FILE } from '../model/cluster-facts.ts';
 import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
 import type { Repo } from '../model/repo.ts';
+import { foreignCodeOrState } from '../model/checkout-paths.ts';
 import type { PolicyCheck } from './kit.ts';
 
 /** Scope lookup, provided by the schema layer (it knows CRD scopes). */
@@ -26,6 +27,21 @@ function destinationNamespaces(repo: Repo): Map<string, string | undefined> {
 
 export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
   return [
+    {
+      id: 'checkout-no-code-or-state',
+      description:
+        "No path of the checkout is a package folder (a node_modules segment) or a warm-start store file: Node would resolve the gate's packages from the first, and the second could stand in for a verdict; the gate takes neither from a pull request (invariants P1).",
+      invariants: ['P1'],
+      remediation: 'remove the path from the repository (git rm); packages come from npm ci, stores from the cache outside the checkout',
+      reads: {},
+      exemptible: false,
+      run(ctx) {
+        for (const path of ctx.repo.checkout?.paths ?? []) {
+          const why = foreignCodeOrState(path);
+          if (why) ctx.fail({ file: path }, `${path} is ${why}`);
+        }
+      },
+    },
     {
       id: 'duplicate-resource',
       description:

@@ -1,19 +1,26 @@
 /**
  * Warm-start stores, keyed by inputs, never by time. Each store is one file
- * under node_modules/.cache/homelab-gate/ (store-journal.ts: appended as a
- * run learns entries, values parsed on use) mapping a digest of every input
- * that decides a result (the tool's make-up, the value judged) to the result.
- * A key that matches is the same computation, so its result is reused;
- * anything else is a miss, computed and remembered. Where the make-up cannot be known (a
- * bundle run far from the gate's sources, as in the backup image) or nothing
- * can be written, a store keeps nothing: slower, never wrong. Users: the
- * parse store, the validation outcomes and the CEL outcomes.
+ * in the cache root's gate-stores/ folder, outside the checkout (store-journal.ts:
+ * appended as a run learns entries, values parsed on use, each line signed
+ * with that folder's secret), mapping a digest of every input that decides a
+ * result to the result: the gate's whole code, Node's version, the engines'
+ * versions (the store's make-up) and the value judged. A key that matches is
+ * the same computation, so its result is reused; anything else is a miss,
+ * computed and remembered.
+ *
+ * Nothing a pull request commits is read here: the folder is not in the
+ * checkout, and a line the secret did not sign is no entry. Where the secret
+ * cannot be kept private (a folder or key file others can read or write), or
+ * the code cannot be read, or nothing can be written, a store keeps nothing:
+ * slower, never wrong. Users: the parse store, the validation outcomes and
+ * the CEL outcomes.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheRoot } from './cache-root.ts';
 import { readJournal, storedValue, writeJournal } from './store-journal.ts';
 
 export const digest = (text: string): string => createHash('sha256').update(text).digest('base64url');
@@ -38,20 +45,35 @@ function packageJsonOf(name: string): string {
   }
 }
 
+/** Every source file of the gate under `dir` (policy-tests/), its tests and build output left out. */
+function gateSources(dir: string, rel = ''): string[] {
+  return readdirSync(join(dir, rel), { withFileTypes: true })
+    .flatMap((e) => {
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) return ['test', 'dist', 'node_modules'].includes(e.name) ? [] : gateSources(dir, path);
+      return /\.(ts|mts|mjs|json)$/.test(e.name) ? [path] : [];
+    })
+    .sort();
+}
+
+let code: string | undefined;
 /**
- * A digest of the gate's TypeScript sources in a folder of policy-tests/ (`model`, `admission/cel`): this
- * module sits one level below policy-tests/ both as a source (model/) and in the built bundle (dist/).
+ * A digest of all the code the gate runs: the built bundle itself when this module runs from it, else every
+ * source file of policy-tests/ (this module sits in model/, one level below). Not a list of folders: a change
+ * anywhere on any floor (a parser, a quantity rule) changes every key.
  */
-export function sourcesDigest(folder: string): string {
-  const dir = join(fileURLToPath(new URL('../', import.meta.url)), folder);
-  const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
-  if (files.length === 0) throw new Error(`no sources in ${dir}`);
-  return digest(
-    files
-      .sort()
-      .map((f) => `${f}\0${readFileSync(join(dir, f), 'utf8')}`)
-      .join('\0'),
-  );
+export function gateCodeDigest(): string {
+  if (code === undefined) {
+    const self = fileURLToPath(import.meta.url);
+    if (self.endsWith('.mjs')) code = digest(readFileSync(self, 'utf8'));
+    else {
+      const dir = fileURLToPath(new URL('../', import.meta.url));
+      const files = gateSources(dir);
+      if (files.length === 0) throw new Error(`no sources in ${dir}`);
+      code = digest(files.map((f) => `${f}\0${readFileSync(join(dir, f), 'utf8')}`).join('\0'));
+    }
+  }
+  return code;
 }
 
 export interface OutcomeStore<T> {
@@ -71,18 +93,36 @@ interface State {
 }
 const states = new Map<string, State>();
 
-let folder: string | null | undefined;
-function storeFolder(): string | null {
+/** The folder's secret: made on first use with mode 0600; refused (no store) when others could read or change it. */
+function secretIn(dir: string): Buffer | null {
+  const file = join(dir, 'secret');
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    try {
+      writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const [folderMode, fileMode] = [statSync(dir).mode, statSync(file).mode];
+    if ((folderMode & 0o022) !== 0 || (fileMode & 0o077) !== 0) return null;
+    const secret = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+    return secret.length === 32 ? secret : null;
+  } catch {
+    return null;
+  }
+}
+
+const folders = new Map<string, { dir: string; secret: Buffer } | null>();
+/** The store folder of this process's cache root, with its secret; null when stores are off or unusable. */
+function storeFolder(): { dir: string; secret: Buffer } | null {
   // HOMELAB_GATE_STORES=off: every run computes everything (the benchmark's cold measurements).
   if (process.env.HOMELAB_GATE_STORES === 'off') return null;
-  if (folder === undefined) {
-    try {
-      folder = join(dirname(dirname(requireHere.resolve('yaml/package.json'))), '.cache', 'homelab-gate');
-    } catch {
-      folder = null;
-    }
+  const dir = join(cacheRoot(process.env), 'gate-stores');
+  if (!folders.has(dir)) {
+    const secret = secretIn(dir);
+    folders.set(dir, secret ? { dir, secret } : null);
   }
-  return folder;
+  return folders.get(dir)!;
 }
 
 /** A store whose keys start with `makeup()` (computed once; if it throws, the store keeps nothing). */
@@ -96,7 +136,7 @@ export function outcomeStore<T>(name: string, makeup: () => string): OutcomeStor
     if (storeFolder() === null) return undefined;
     if (prefix === undefined) {
       try {
-        prefix = makeup();
+        prefix = `${makeup()}\0${gateCodeDigest()}\0${process.version}`;
       } catch {
         prefix = null;
       }
@@ -105,7 +145,8 @@ export function outcomeStore<T>(name: string, makeup: () => string): OutcomeStor
   };
   const known = (): Map<string, unknown> => {
     if (!s.known) {
-      const journal = readJournal(join(storeFolder()!, `${name}.journal`));
+      const { dir, secret } = storeFolder()!;
+      const journal = readJournal(join(dir, `${name}.journal`), secret);
       s.known = journal.entries;
       s.lines = journal.lines;
     }
@@ -135,18 +176,18 @@ export function outcomeStore<T>(name: string, makeup: () => string): OutcomeStor
 
 /** Writes what each store learnt since the last flush. Never fails the run: the stores only save time. */
 export function flushOutcomeStores(): void {
-  const dir = storeFolder();
-  if (dir === null) return;
+  const folder = storeFolder();
+  if (folder === null) return;
   for (const [name, s] of states) {
     if (s.fresh.size === 0) continue;
     try {
-      const written = writeJournal(join(dir, `${name}.journal`), s.lines, s.used, s.fresh);
+      const written = writeJournal(join(folder.dir, `${name}.journal`), s.lines, s.used, s.fresh, folder.secret);
       if (written.rewritten) s.known = new Map(s.used);
       else for (const [key, value] of s.fresh) s.known!.set(key, value);
       s.lines = written.lines;
       s.fresh.clear();
     } catch {
-      // A read-only node_modules: the next run computes again.
+      // A read-only cache: the next run computes again.
     }
   }
 }

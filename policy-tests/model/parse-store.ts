@@ -1,16 +1,16 @@
 /**
  * A warm-start store of parsed files (model/outcome-store.ts), keyed by the
- * parser's make-up (the yaml package's version and every source file of this
- * floor, where the parser lives), the file's path and its text. A file
+ * parser's make-up (the yaml package's version; the gate's whole code and
+ * Node's version join every store's key), the file's path and its text. A file
  * unchanged since the last run is read back as JSON instead of parsed as YAML
  * with positions, which is most of a warm start's parse phase. Positions are
  * not stored: a finding that needs a line parses the file then
  * (model/manifest.ts lazyPositions). Values JSON cannot carry (an .inf or
  * .nan scalar) are never stored, so what is read back is what a parse gives.
  */
-import { outcomeStore, packageVersion, sourcesDigest } from './outcome-store.ts';
+import { outcomeStore, packageVersion } from './outcome-store.ts';
 
-const store = outcomeStore<unknown>('parsed', () => `${packageVersion('yaml')}\0${sourcesDigest('model')}`);
+const store = outcomeStore<unknown>('parsed', () => packageVersion('yaml'));
 
 /** What a parse of this text gave before, if this make-up parsed it. Shared, never to be mutated (parsed files never are). */
 export function recall<T>(kind: 'manifest' | 'data', file: string, text: string): T | undefined {

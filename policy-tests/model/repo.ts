@@ -18,6 +18,7 @@ import type { Finding } from './findings.ts';
 import { readSource } from './source.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 import { perKey } from './per-object.ts';
+import { checkoutPaths } from './checkout-paths.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -74,6 +75,8 @@ export interface Repo {
   factsProblems: readonly FactsProblem[];
   /** Non-manifest YAML/JSON files (Helm values, facts, settings) and TOML (wrangler.toml), parsed with positions. */
   dataFiles: ReadonlyMap<string, DataFile>;
+  /** Every path of the checkout a pull request can write (model/checkout-paths.ts); absent for an in-memory repository. */
+  checkout?: { paths: readonly string[]; from: 'git' | 'walk' };
 }
 
 export interface DataFile {
@@ -258,7 +261,7 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
     ...(await parseFiles(root, manifestFilesOf(files), options)),
     ...[...byFile].map(([file, findings]) => ({ file, resources: [], findings, text: '' })),
   ];
-  return buildRepo(root, files, dirs, parsed, data);
+  return { ...buildRepo(root, files, dirs, parsed, data), checkout: await checkoutPaths(root) };
 }
 
 export function relativeToRepo(root: string, absolute: string): string | undefined {

@@ -1,13 +1,16 @@
 /**
  * The file behind a warm-start store (outcome-store.ts): one line per entry,
- * the key, a tab, and the value as JSON, the last line of a key winning. New
- * entries are appended, so a process that learns a few entries per run writes
- * a few lines, not the whole store; once the file holds more than twice what
- * the process used, it is rewritten with only that, atomically. A value is
- * parsed only when a run asks for it (a run uses a fraction of a store, and
- * parsing every line cost the gate's start-up about 20 ms); one that does not
- * parse (a run killed mid-append) is a miss, never trusted.
+ * the key, a tab, the value as JSON, a tab, and an HMAC of the two with the
+ * store folder's own secret; the last line of a key winning. New entries are
+ * appended, so a process that learns a few entries per run writes a few
+ * lines, not the whole store; once the file holds more than twice what the
+ * process used, it is rewritten with only that, atomically. A value is parsed
+ * only when a run asks for it (a run uses a fraction of a store, and parsing
+ * every line cost the gate's start-up about 20 ms); one that does not parse
+ * (a run killed mid-append) is a miss, never trusted. A line whose HMAC does
+ * not verify (written by anything but this machine's gate) is no entry.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from './write-atomic.ts';
@@ -39,10 +42,23 @@ export function storedValue(value: unknown): unknown {
   }
 }
 
-const entryLine = ([key, value]: [string, unknown]) => `${key}\t${value instanceof StoredText ? value.json : JSON.stringify(value)}\n`;
+const mac = (secret: Buffer, key: string, json: string) => createHmac('sha256', secret).update(`${key}\t${json}`).digest('base64url');
 
-/** The entries of `file`, their values unparsed; none when it does not exist yet. */
-export function readJournal(file: string): Journal {
+const entryLine =
+  (secret: Buffer) =>
+  ([key, value]: [string, unknown]) => {
+    const json = value instanceof StoredText ? value.json : JSON.stringify(value);
+    return `${key}\t${json}\t${mac(secret, key, json)}\n`;
+  };
+
+function verifies(secret: Buffer, key: string, json: string, given: string): boolean {
+  const want = Buffer.from(mac(secret, key, json));
+  const got = Buffer.from(given);
+  return want.length === got.length && timingSafeEqual(want, got);
+}
+
+/** The entries of `file` that `secret` signed, their values unparsed; none when it does not exist yet. */
+export function readJournal(file: string, secret: Buffer): Journal {
   const journal: Journal = { entries: new Map(), lines: 0 };
   let text: string;
   try {
@@ -53,9 +69,12 @@ export function readJournal(file: string): Journal {
   for (const line of text.split('\n')) {
     if (!line) continue;
     journal.lines++;
-    const tab = line.indexOf('\t');
-    // No key: not a line this module wrote.
-    if (tab > 0) journal.entries.set(line.slice(0, tab), new StoredText(line.slice(tab + 1)));
+    const first = line.indexOf('\t');
+    const last = line.lastIndexOf('\t');
+    // No key, no signature, or one this secret did not make: not a line this machine's gate wrote.
+    if (first <= 0 || last <= first) continue;
+    const [key, json] = [line.slice(0, first), line.slice(first + 1, last)];
+    if (verifies(secret, key, json, line.slice(last + 1))) journal.entries.set(key, new StoredText(json));
   }
   return journal;
 }
@@ -70,12 +89,13 @@ export function writeJournal(
   lines: number,
   used: ReadonlyMap<string, unknown>,
   fresh: ReadonlyMap<string, unknown>,
+  secret: Buffer,
 ): { lines: number; rewritten: boolean } {
   if (lines + fresh.size > 2 * used.size + COMPACTION_SLACK) {
-    writeFileAtomic(file, [...used].map(entryLine).join(''));
+    writeFileAtomic(file, [...used].map(entryLine(secret)).join(''));
     return { lines: used.size, rewritten: true };
   }
   mkdirSync(dirname(file), { recursive: true });
-  appendFileSync(file, [...fresh].map(entryLine).join(''));
+  appendFileSync(file, [...fresh].map(entryLine(secret)).join(''));
   return { lines: lines + fresh.size, rewritten: false };
 }

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { cacheRoot } from '../model/cache-root.ts';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pipeline } from 'node:stream/promises';
@@ -33,9 +33,7 @@ export class RenderToolError extends Error {}
 const run = promisify(execFile);
 
 /** The cache outside git that holds the tools, the charts and the renders. */
-export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
-  return env.HOMELAB_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'homelab-gitops');
-}
+export { cacheRoot };
 
 export interface KustomizeTool {
   bin: string;

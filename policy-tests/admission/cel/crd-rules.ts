@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import type { CelEnv, CelFunc, CelInput } from '@bufbuild/cel';
 import type { PathSegment } from '../../model/positions.ts';
 import { knownFunctions, kubernetesFunctions } from './kubernetes-library.ts';
-import { outcomeStore, packageVersion, sourcesDigest } from '../../model/outcome-store.ts';
+import { outcomeStore, packageVersion } from '../../model/outcome-store.ts';
 
 export interface JsonSchemaNode {
   type?: string | string[];
@@ -92,7 +92,8 @@ function scan(node: unknown, calls: Set<string>, idents: Set<string>): void {
  */
 const celOutcomes = outcomeStore<{ ok: boolean; transition?: boolean; why?: string } | { message: string | null }>(
   'cel',
-  () => `${packageVersion('@bufbuild/cel')}\0${sourcesDigest('admission/cel')}`,
+  // The gate's code and Node's version join every key (outcome-store.ts); the engines are named here.
+  () => `${packageVersion('@bufbuild/cel')}\0${packageVersion('@bufbuild/re2')}`,
 );
 
 /** Whether a rule compiles here (and reads oldSelf), without the runtime when an earlier run found out. */

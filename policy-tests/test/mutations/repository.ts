@@ -25,4 +25,13 @@ export const repositoryMutations: Mutation[] = [
     },
     at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  kubernetesVersion:') }),
   },
+  {
+    check: 'checkout-no-code-or-state',
+    why: "a pull request's planted package folder, with a warm-start store beside the package it shadows (the attack that passed a privileged Deployment)",
+    mutate: (c) => {
+      c.write('policy-tests/node_modules/yaml/package.json', '{ "name": "yaml", "main": "../../../node_modules/yaml/dist/index.js" }\n');
+      c.write('policy-tests/node_modules/.cache/homelab-gate/parsed.journal', 'key\t{"kind":"Deployment"}\n');
+    },
+    at: () => ({ file: 'policy-tests/node_modules/yaml/package.json', line: 1 }),
+  },
 ];
