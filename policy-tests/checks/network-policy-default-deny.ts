@@ -17,9 +17,9 @@ import { opaqueNamespaces } from './closure/providers.ts';
 import { cniOf, networkPolicies } from './network-policy-cni.ts';
 import { KUBERNETES_NAMESPACES, list, namespaceLabels, obj, samePort, templatesWithPorts, type Obj, type Template } from './network-policy.ts';
 import { parse } from 'yaml';
+import { CILIUM_NAMESPACE_LABELS, externalPeers } from '../model/network-reach.ts';
 
 export const EXTERNAL_PEERS = 'gate.homelab-gitops/external-peers';
-const CILIUM_NAMESPACE_LABELS = ['k8s:io.kubernetes.pod.namespace', 'io.kubernetes.pod.namespace'];
 
 const isEmptySelector = (s: unknown): boolean => Object.keys(obj(obj(s).matchLabels)).length === 0 && list(obj(s).matchExpressions).length === 0;
 
@@ -76,29 +76,6 @@ const admitsNode = (policies: readonly Resource[], pod: Template): boolean =>
         : ciliumSelects(policy, pod) && list(obj(r).fromEntities).some((e) => ['host', 'remote-node', 'cluster', 'all'].includes(String(e))),
     ),
   );
-
-/** A policy's peers outside the cluster: address blocks, DNS names, and the world entities, each with where it is written. */
-function externalPeers(policy: Resource): { peer: string; at: Path }[] {
-  const out: { peer: string; at: Path }[] = [];
-  (['ingress', 'egress'] as const).forEach((dir) =>
-    list(dig(policy.object, ['spec', dir])).forEach((raw, i) => {
-      const rule = obj(raw);
-      const at = (...rest: (string | number)[]): Path => ['spec', dir, i, ...rest];
-      if (policy.kind === 'NetworkPolicy')
-        list(rule[dir === 'ingress' ? 'from' : 'to']).forEach((p, j) => {
-          const cidr = dig(p, ['ipBlock', 'cidr']);
-          if (typeof cidr === 'string') out.push({ peer: cidr, at: at(dir === 'ingress' ? 'from' : 'to', j, 'ipBlock') });
-        });
-      else {
-        const [cidrs, entities] = dir === 'ingress' ? ['fromCIDR', 'fromEntities'] : ['toCIDR', 'toEntities'];
-        list(rule[cidrs]).forEach((c, j) => out.push({ peer: String(c), at: at(cidrs, j) }));
-        list(rule[entities]).forEach((e, j) => ['world', 'all'].includes(String(e)) && out.push({ peer: String(e), at: at(entities, j) }));
-        list(rule.toFQDNs).forEach((f, j) => out.push({ peer: String(obj(f).matchName ?? obj(f).matchPattern), at: at('toFQDNs', j) }));
-      }
-    }),
-  );
-  return out;
-}
 
 /** The external-peers annotation: a YAML mapping of peer to reason. */
 function documentedPeers(policy: Resource): Map<string, string> | string {
@@ -160,7 +137,7 @@ export const defaultDenyChecks: PolicyCheck[] = [
   {
     id: 'network-policy-allowances',
     description:
-      "Every allowance of a network policy names something real: a Cilium policy's endpoint peer a namespace the cluster will have and, where the gate sees that namespace whole, pods there; every address block, DNS name or world entity an external peer the policy documents in gate.homelab-gitops/external-peers with a reason, and every documented peer one the policy uses (invariants P1).",
+      "Every allowance of a network policy names something real: a Cilium policy's endpoint peer a namespace the cluster will have and, where the gate sees that namespace whole, pods there; every peer beyond named pods (an address block, a DNS name, a Cilium entity such as world, cluster, host or kube-apiserver, an empty rule, peer or selector, a NotIn or DoesNotExist namespace) one the policy documents in gate.homelab-gitops/external-peers with a reason, and every documented peer one the policy uses (invariants P1).",
     invariants: ['P1'],
     remediation:
       'name an existing namespace (k8s:io.kubernetes.pod.namespace) and labels its pods carry; document each external peer as "<peer>: <why>" in the gate.homelab-gitops/external-peers annotation, and drop entries no rule uses',
@@ -201,12 +178,12 @@ export const defaultDenyChecks: PolicyCheck[] = [
           ctx.fail({ resource: policy, path: [...annotations, EXTERNAL_PEERS] }, `${policy.kind} ${policy.name}: ${documented}`);
           continue;
         }
-        const used = externalPeers(policy);
+        const used = externalPeers(policy, own);
         for (const { peer, at } of used)
           if (!documented.get(peer))
             ctx.fail(
               { resource: policy, path: at },
-              `${policy.kind} ${policy.name} allows ${peer}, which its ${EXTERNAL_PEERS} annotation does not document with a reason: say which host it is and why the pods talk to it`,
+              `${policy.kind} ${policy.name} allows ${peer}, which its ${EXTERNAL_PEERS} annotation does not document with a reason: say what it is and why the pods need it, or allow named pods instead`,
             );
         for (const peer of documented.keys())
           if (!used.some((u) => u.peer === peer))

@@ -4,7 +4,7 @@
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { dig, isMap, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
+import { dig, externalPeers, isMap, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
 
 export type { Snapshot };
 
@@ -54,7 +54,18 @@ export interface Risk {
 }
 
 /** The risk flags, most severe first: the order the report ranks them in. */
-export const RISK_FLAGS = ['rbac', 'delete', 'immutable', 'transition-rule', 'crd-version', 'secret-target', 'registry', 'repo', 'version'] as const;
+export const RISK_FLAGS = [
+  'rbac',
+  'network-policy',
+  'delete',
+  'immutable',
+  'transition-rule',
+  'crd-version',
+  'secret-target',
+  'registry',
+  'repo',
+  'version',
+] as const;
 export type RiskFlag = (typeof RISK_FLAGS)[number];
 
 /** Risks ranked: by flag severity, a cluster-admin grant first among RBAC, then by Application and object. */
@@ -270,8 +281,32 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
     const shrunk = [...before].filter((r) => !after.has(r));
     if (grown.length) flag('rbac', `${label} grows: adds ${listed(grown)}${shrunk.length ? `; removes ${listed(shrunk)}` : ''}`);
   }
+  if (NETWORK_POLICY_KINDS.has(kind)) networkPolicyRisk(c, kind, label, a, b, flag);
   if (c.change === 'added' && kind === 'ExternalSecret')
     flag('secret-target', `${label} writes Secret ${String(dig(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
+}
+
+const NETWORK_POLICY_KINDS = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
+
+/** The peers beyond named pods a policy allows (model/network-reach.ts), by the key a policy documents them under. */
+const reachOf = (kind: string, object: Record<string, unknown> | undefined, namespace: string) =>
+  new Set(object ? externalPeers({ kind, object }, namespace).map((r) => r.peer) : []);
+
+/**
+ * Every policy created, changed or deleted is a risk a person reads: who can now reach what. A new or changed
+ * policy spells out what it widens (the peers beyond named pods it adds: entities, empty selectors, negated
+ * namespaces, address blocks, DNS names); a deleted one, that its pods lose its limits.
+ */
+function networkPolicyRisk(c: ResourceChange, kind: string, label: string, a: Applied, b: Applied, flag: Flag): void {
+  if (c.change === 'removed') {
+    flag('network-policy', `${label} is deleted: the pods it selected lose its limits, or what it let through`);
+    return;
+  }
+  const [before, after] = [reachOf(kind, a?.object, c.namespace), reachOf(kind, b?.object, c.namespace)];
+  const widened = [...after].filter((p) => !before.has(p));
+  const narrowed = [...before].filter((p) => !after.has(p));
+  const what = widened.length ? `widens reach to ${listed(widened)}` : 'allows nothing beyond named pods that it did not before';
+  flag('network-policy', `${label} ${c.change === 'added' ? 'is new' : 'changes'}: ${what}${narrowed.length ? `; no longer ${listed(narrowed)}` : ''}`);
 }
 
 /** Risks of an update: immutable fields, transition rules, versions, registries, repositories, what a Secret writer writes, CRD versions. */

@@ -239,6 +239,24 @@ describe('npm run diff', () => {
     ]);
   });
 
+  it('flags every network policy change, spelling out what it widens', async () => {
+    const policy = (egress: string) =>
+      `---\napiVersion: cilium.io/v2\nkind: CiliumNetworkPolicy\nmetadata:\n  name: web-egress\n  namespace: demo\nspec:\n  endpointSelector: {matchLabels: {app: web}}\n  egress:\n${egress}`;
+    const r = await flagsAfter(
+      (t) => t,
+      policy(
+        '    - toEntities: [cluster]\n    - toEndpoints:\n        - matchExpressions: [{key: k8s:io.kubernetes.pod.namespace, operator: NotIn, values: [nowhere]}]\n',
+      ),
+    );
+    expect(r.code).toBe(2);
+    expect(r.report!.risks).toEqual([
+      expect.objectContaining({
+        flag: 'network-policy',
+        reason: 'CiliumNetworkPolicy demo/web-egress is new: widens reach to cluster, any namespace but nowhere',
+      }),
+    ]);
+  });
+
   it('reports a changed field as a path with its old and new value, and diffs two refs', async () => {
     const repo = await repoWith(BASE);
     repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:1.4.1'));

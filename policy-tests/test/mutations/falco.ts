@@ -114,11 +114,15 @@ export const falcoMutations: Mutation[] = [
   },
   {
     check: 'falco-egress',
-    why: 'port 80 opened',
+    why: 'port 80 opened to the forwarder',
     mutate: (c) =>
       c.edit(EGRESS, 0, (d) => {
         const egress = d.getIn(['spec', 'egress']);
-        if (isSeq(egress)) egress.add(d.createNode({ ports: [{ port: 80, protocol: 'TCP' }] }));
+        const forwarder = {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'security' } },
+          podSelector: { matchLabels: { 'app.kubernetes.io/name': 'falcosidekick' } },
+        };
+        if (isSeq(egress)) egress.add(d.createNode({ to: [forwarder], ports: [{ port: 80, protocol: 'TCP' }] }));
       }),
     at: 'port: 80',
   },

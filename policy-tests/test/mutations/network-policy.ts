@@ -100,3 +100,51 @@ export const networkPolicyMutations: Mutation[] = [
     at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'gate.homelab-gitops/external-peers') }),
   },
 ];
+
+/** The attacks that widened the API's reach past the gate: each a rule added to its egress policy, or a policy beside it. */
+const widen = (rule: string) =>
+  swap(POLICY, '    - toFQDNs:\n        - matchName: blog.example.net', `${rule}\n    - toFQDNs:\n        - matchName: blog.example.net`);
+const WIDE_OPEN = 'portfolio-api/deploy/networkpolicy-wide.yaml';
+
+networkPolicyMutations.push(
+  {
+    check: 'network-policy-allowances',
+    why: 'egress to the cluster entity: every pod and node in the cluster',
+    mutate: widen('    - toEntities: [cluster]'),
+    at: inFile(POLICY, 'toEntities: [cluster]'),
+  },
+  {
+    check: 'network-policy-allowances',
+    why: "egress to the pods of every namespace but one nobody has (NotIn), which is not the policy's own namespace",
+    mutate: widen(
+      '    - toEndpoints:\n        - matchExpressions:\n            - { key: k8s:io.kubernetes.pod.namespace, operator: NotIn, values: [nowhere] }',
+    ),
+    at: inFile(POLICY, '- matchExpressions:'),
+  },
+  {
+    check: 'network-policy-allowances',
+    why: 'egress to the host, the other nodes and the API server',
+    mutate: widen('    - toEntities: [host, remote-node, kube-apiserver]'),
+    at: inFile(POLICY, 'toEntities: [host, remote-node, kube-apiserver]'),
+  },
+  {
+    check: 'network-policy-allowances',
+    why: 'a NetworkPolicy whose egress rule is empty: everything, the internet included',
+    mutate: (c) =>
+      c.write(
+        WIDE_OPEN,
+        'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: portfolio-api-anywhere\n  namespace: portfolio\nspec:\n  podSelector:\n    matchLabels:\n      app.kubernetes.io/name: portfolio-api\n  policyTypes: ["Egress"]\n  egress:\n    - {}\n',
+      ),
+    at: inFile(WIDE_OPEN, '- {}'),
+  },
+  {
+    check: 'network-policy-allowances',
+    why: 'a NetworkPolicy letting every namespace in and out (namespaceSelector: {} both ways)',
+    mutate: (c) =>
+      c.write(
+        WIDE_OPEN,
+        'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: portfolio-api-any-namespace\n  namespace: portfolio\nspec:\n  podSelector:\n    matchLabels:\n      app.kubernetes.io/name: portfolio-api\n  policyTypes: ["Ingress", "Egress"]\n  ingress:\n    - from:\n        - namespaceSelector: {}\n  egress:\n    - to:\n        - namespaceSelector: {}\n',
+      ),
+    at: inFile(WIDE_OPEN, 'namespaceSelector: {}'),
+  },
+);
