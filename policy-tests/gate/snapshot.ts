@@ -24,6 +24,8 @@ export interface Snapshot {
   unrendered?: ReadonlyMap<string, { cause: string; inputs: string }>;
   /** Every Application's input fingerprint. */
   fingerprints?: ReadonlyMap<string, string>;
+  /** Applications with a chart that can read the API versions (it names them, or renders values through tpl). */
+  capabilityReaders?: ReadonlySet<string>;
 }
 
 /**
@@ -67,5 +69,6 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   }
   // Every Application's fingerprint, so one rendered on one side only still compares.
   const fingerprints = new Map(applications(repo).map((a) => [a.name, inputsFingerprint(repo, a)]));
-  return { objects, schemas: crdSchemas(repo.resources), unrendered, fingerprints };
+  const capabilityReaders = new Set(renders.filter((r) => r.chart?.readsApiVersions).map((r) => r.app.name));
+  return { objects, schemas: crdSchemas(repo.resources), unrendered, fingerprints, capabilityReaders };
 }

@@ -8,6 +8,7 @@
 import { applications } from './argocd.ts';
 import { dig } from './dig.ts';
 import type { Resource } from './manifest.ts';
+import { perRepo } from './per-repo.ts';
 import type { Repo } from './repo.ts';
 
 /** The annotation by which an Application says which API groups' CRDs it installs, so the gate knows offline. */
@@ -44,6 +45,23 @@ export function declaredEntries(app: { resource: Resource }, key: string = PROVI
 export function declaredGroups(app: { resource: Resource }, key: string = PROVIDES_CRDS): string[] {
   return [...new Set(declaredEntries(app, key).map((e) => e.split('/')[0]!))];
 }
+
+/**
+ * The APIs operators register at run time, as Helm's `--api-versions` takes them: each
+ * `group/version/Kind` an Application declares in provides-crds-at-runtime, and its `group/version`. A chart
+ * conditioned on one of them renders here what it renders in the cluster (a bare group says too little).
+ */
+export const runtimeApiVersions = perRepo((repo: Repo): string[] => {
+  const out = new Set<string>();
+  for (const app of applications(repo))
+    for (const entry of declaredEntries(app, PROVIDES_CRDS_AT_RUNTIME)) {
+      const parts = entry.split('/');
+      if (parts.length !== 3 || parts.some((p) => p === '')) continue;
+      out.add(`${parts[0]}/${parts[1]}`);
+      out.add(entry);
+    }
+  return [...out].sort();
+});
 
 /** Whether an Application says its chart renders a LoadBalancer Service. */
 export const requiresLoadBalancer = (app: { resource: Resource }): boolean => annotation(app, REQUIRES_LOAD_BALANCER) === 'true';

@@ -127,11 +127,13 @@ export function digestOf(bytes: Buffer): string {
 /**
  * `APIVersions`, or `.Capabilities` handed on whole (to a helper, `toYaml`, a
  * variable, or by name to `index`): what a template, a helper, a file read through `.Files` and `tpl`,
- * or a values string rendered by `tpl` needs to see `--api-versions`. The
- * Kubernetes and Helm versions alone do not count: they come from
- * `--kube-version` and the Helm binary, both in the render key.
+ * or a values string rendered by `tpl` needs to see `--api-versions`. And `tpl` itself: it renders a
+ * values string, which a pull request writes, with the chart's whole context, so a check built from split
+ * strings (`index $ (print "Capa" "bilities")`) reaches the API versions without naming them. The
+ * Kubernetes and Helm versions alone do not count: they come from `--kube-version` and the Helm binary,
+ * both in the render key.
  */
-const READS_CAPABILITIES = /APIVersions|\.Capabilities(?!\.(?:KubeVersion|HelmVersion)\b)|["'`]Capabilities["'`]/;
+const READS_CAPABILITIES = /APIVersions|\.Capabilities(?!\.(?:KubeVersion|HelmVersion)\b)|["'`]Capabilities["'`]|\btpl\b/;
 
 /**
  * Whether this file of a chart (or a values text) can make the chart's output

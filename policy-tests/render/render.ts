@@ -34,6 +34,7 @@ import {
   type ChartLock,
 } from './charts.ts';
 import { kustomizeInputs } from '../model/kustomize.ts';
+import { runtimeApiVersions } from '../model/app-declarations.ts';
 import { writeFileAtomic } from '../model/write-atomic.ts';
 import { splitRendered, toResources, type RenderedDoc } from './output.ts';
 import { cacheRoot, renderTools, type RenderTools } from './tools.ts';
@@ -632,7 +633,8 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
   try {
     // The cluster serves what the repository's own manifests use (a plain ServiceMonitor means the
     // ServiceMonitor API exists, whichever app installs it), and the CRDs any render brings.
-    const plain = new Set([...options.builtinApiVersions, ...crdApiVersions(repo.resources), ...usedApiVersions(repo.resources)]);
+    // And what operators register at run time, as their Applications declare it (provides-crds-at-runtime).
+    const plain = new Set([...options.builtinApiVersions, ...crdApiVersions(repo.resources), ...usedApiVersions(repo.resources), ...runtimeApiVersions(repo)]);
     // Start from the set the last run settled at (the fixpoint still checks it), so a warm run renders once.
     const settledFile = join(cacheRoot(env), 'renders', `settled-${hash(repo.root).slice(0, 16)}.json`);
     let apiVersions = [...new Set([...plain, ...readSettled(settledFile)])].sort();

@@ -60,6 +60,7 @@ export const RISK_FLAGS = [
   'delete',
   'immutable',
   'transition-rule',
+  'capabilities',
   'crd-version',
   'secret-target',
   'registry',
@@ -365,6 +366,26 @@ function updateRisks(c: ResourceChange, kind: string, label: string, a: Applied,
   }
 }
 
+/**
+ * An Application whose inputs changed (its values among them) and whose chart can read the API versions (it
+ * names them, or renders values through tpl, which reaches them by any spelling): what it renders in the
+ * cluster depends on the APIs the cluster serves, and the render here used the ones the repository declares.
+ */
+function capabilityRisks(base: Snapshot, head: Snapshot): Risk[] {
+  const out: Risk[] = [];
+  for (const app of head.capabilityReaders ?? []) {
+    const [before, after] = [base.fingerprints?.get(app), head.fingerprints?.get(app)];
+    if (before === undefined || before === after) continue;
+    out.push({
+      app,
+      id: `${app}|argoproj.io/v1alpha1/Application|argocd|${app}`,
+      flag: 'capabilities',
+      reason: `Application ${app} changed, and its chart can read the API versions (.Capabilities, or values rendered through tpl): the cluster renders it with the APIs it serves, here with those the repository declares (provides-crds, provides-crds-at-runtime)`,
+    });
+  }
+  return out;
+}
+
 export function risks(changes: readonly ResourceChange[], base: Snapshot, head: Snapshot): Risk[] {
   const out: Risk[] = [];
   for (const c of changes) {
@@ -375,5 +396,6 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
     lifecycleRisks(c, kind, label, a, b, flag);
     if (c.change === 'changed') updateRisks(c, kind, label, a, b, head, flag);
   }
+  out.push(...capabilityRisks(base, head));
   return rankRisks(out);
 }

@@ -257,6 +257,29 @@ describe('npm run diff', () => {
     ]);
   });
 
+  it('flags a changed Application whose chart renders values through tpl: it can reach the API versions by any spelling', async () => {
+    const repo = await repoWith(BASE);
+    // A local chart (a chart source at a path) whose one template renders a values string with tpl.
+    repo.write(
+      'apps/tpl/application.yaml',
+      repoApp('tpl', '    path: apps/tpl/chart\n    helm:\n      valueFiles: [values.yaml]', '  syncPolicy:\n    automated:\n      prune: true\n'),
+    );
+    repo.write('apps/tpl/chart/Chart.yaml', 'apiVersion: v2\nname: tpl\nversion: 1.0.0\n');
+    repo.write('apps/tpl/chart/values.yaml', 'text: plain\n');
+    repo.write(
+      'apps/tpl/chart/templates/cm.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tpl\n  namespace: demo\ndata:\n  text: {{ tpl .Values.text . | quote }}\n',
+    );
+    await git(repo.root, 'add', '-A');
+    await git(repo.root, 'commit', '-q', '-m', 'tpl chart');
+    repo.write('apps/tpl/chart/values.yaml', 'text: \'{{ toYaml (index . (print "Capa" "bilities")) | contains "example.com" }}\'\n');
+    const r = await diff(repo, ['HEAD', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(2);
+    expect((JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[] }).risks).toContainEqual(
+      expect.objectContaining({ flag: 'capabilities', reason: expect.stringMatching(/^Application tpl changed, and its chart can read the API versions/) }),
+    );
+  });
+
   it('reports a changed field as a path with its old and new value, and diffs two refs', async () => {
     const repo = await repoWith(BASE);
     repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:1.4.1'));

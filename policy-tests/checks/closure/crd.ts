@@ -32,7 +32,10 @@ function installedKinds(ctx: CheckContext): { kinds: Set<string>; groups: Set<st
     const atRuntime = declaredGroups(app, PROVIDES_CRDS_AT_RUNTIME);
     for (const e of declaredEntries(app)) {
       groups.add(e.split('/')[0]!);
-      if (!renderedApps.has(app.name) || atRuntime.includes(e.split('/')[0]!)) kinds.add(e.includes('/') ? e : `${e}/*`);
+      // An entry is a group, a group/Kind, or (what operators register at run time) a group/version/Kind.
+      const parts = e.split('/');
+      if (!renderedApps.has(app.name) || atRuntime.includes(parts[0]!))
+        kinds.add(parts.length === 3 ? `${parts[0]}/${parts[2]}` : e.includes('/') ? e : `${e}/*`);
     }
   }
   for (const e of ctx.repo.facts?.providedOutsideGit ?? [])

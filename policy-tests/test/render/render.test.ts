@@ -296,18 +296,30 @@ data:
       'apps/tpl-widget/application.yaml',
       chartApp('tpl-widget', { repoURL: charts.url, chart: 'tpl', version: '1.0.0' }, { valuesObject: { text: widget } }),
     );
+    // The attack: a values-only change whose tpl-rendered text reaches the API versions without naming them.
+    const split = '{{ toYaml (index . (print "Capa" "bilities")) | contains (print "example.com/v1/" "Widget") }}';
+    repo.write(
+      'apps/tpl-split/application.yaml',
+      chartApp('tpl-split', { repoURL: charts.url, chart: 'tpl', version: '1.0.0' }, { valuesObject: { text: split } }),
+    );
     const cold = mkdtempSync(join(tmpdir(), 'render-cache-'));
     const helm = countingTool(cold, 'helm', env.HELM_BIN!);
     const coldEnv = { HOMELAB_CACHE_DIR: cold, HELM_BIN: helm.bin };
     await pullCharts({ root: repo.root, env: { ...env, ...coldEnv }, updateLock: false, out });
     const result = await rendered(repo, coldEnv);
-    const counts = Object.fromEntries(['demo', 'widgets', 'probe', 'tpl-plain', 'tpl-widget'].map((n) => [n, 0]));
+    const counts = Object.fromEntries(['demo', 'widgets', 'probe', 'tpl-plain', 'tpl-widget', 'tpl-split'].map((n) => [n, 0]));
     for (const args of helm.calls()) if (args[0] === 'template') counts[args[args.indexOf('--name-template') + 1]!]!++;
     // Pass one renders each twice (the determinism check). The widgets CRD grows the API versions, so pass two renders again
-    // whatever reads them: demo and tpl-widget print a Widget now (two more renders each), probe prints the same text (one).
-    expect(counts).toEqual({ demo: 4, widgets: 2, probe: 3, 'tpl-plain': 2, 'tpl-widget': 4 });
+    // whatever reads them: demo, tpl-widget and tpl-split print a Widget now (two more renders each), probe and tpl-plain
+    // print the same text (one). A chart that uses tpl counts as reading them: tpl-split reaches them without naming them.
+    expect(counts).toEqual({ demo: 4, widgets: 2, probe: 3, 'tpl-plain': 3, 'tpl-widget': 4, 'tpl-split': 4 });
     const text = (app: string) => result.renders.find((r) => r.app.name === app)!.resources[0]!.object.data;
-    expect([text('tpl-widget'), text('tpl-plain'), text('probe')]).toEqual([{ text: 'true' }, { text: 'plain' }, { nope: 'false' }]);
+    expect([text('tpl-widget'), text('tpl-split'), text('tpl-plain'), text('probe')]).toEqual([
+      { text: 'true' },
+      { text: 'true' },
+      { text: 'plain' },
+      { nope: 'false' },
+    ]);
     expect(result.renders.every((r) => r.nondeterministic.length === 0)).toBe(true);
     // A second cache in the same process: the binary is not asked its version again.
     const other = mkdtempSync(join(tmpdir(), 'render-cache-'));
@@ -324,6 +336,8 @@ data:
       '{{ include "h" (dict "caps" $.Capabilities) }}',
       '{{ index . "Capabilities" }}',
     ];
+    // tpl renders a values string with the chart's whole context: a chart that uses it can reach the API versions.
+    expect(mayReadApiVersions('templates/cm.yaml', 'text: {{ tpl .Values.text . | quote }}')).toBe(true);
     const cannot = [
       '{{ .Capabilities.KubeVersion.Version }}',
       '{{ .Capabilities.HelmVersion.Version }}',
