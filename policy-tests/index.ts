@@ -27,9 +27,12 @@ export {
   pendingEntryFor,
   pinnedCharts,
   readLock,
+  remoteEntryFor,
+  type ChartLock,
   type ChartRef,
   type LockEntry,
 } from './render/charts.ts';
+export { assertAllowedHost, fetchRemote, pinnedRemotes, remoteDigest, type RemoteEntry } from './render/remote-bases.ts';
 
 // Gate it, with its result.
 export { allFindings, registeredChecks, runGate, type GateOptions, type GateResult } from './gate/gate.ts';

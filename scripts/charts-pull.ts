@@ -23,6 +23,14 @@ import {
   pendingEntryFor,
   pinnedCharts,
   readLock,
+  remoteEntryFor,
+  pinnedRemotes,
+  assertAllowedHost,
+  fetchRemote,
+  remoteDigest,
+  type ChartLock,
+  type RemoteEntry,
+  type Repo,
   type ChartRef,
   type LockEntry,
   cacheRoot,
@@ -39,6 +47,10 @@ export function pullArgs(ref: ChartRef, destination: string, mirror?: string): s
   return ['pull', ref.chart, '--repo', from, ...common];
 }
 
+/** A remote base is a manifest of a few megabytes; a minute covers a slow link. */
+const REMOTE_TIMEOUT_MS = 60_000;
+const REMOTE_MAX_BYTES = 64 * 1024 * 1024;
+
 export interface PullOptions {
   root: string;
   env: NodeJS.ProcessEnv;
@@ -47,6 +59,36 @@ export interface PullOptions {
   /** Refuse any chart the lock does not already record: CI trusts only digests a person committed. */
   frozen?: boolean;
   out: (line: string) => void;
+}
+
+/**
+ * Each remote kustomize base, fetched and held to its lock entry as the gate holds it: recorded on first pull,
+ * refused when it serves other bytes (until --update-lock), refused under --frozen when the lock has no entry,
+ * and refused outright on a host the cluster facts do not list.
+ */
+async function pullRemotes(o: PullOptions, repo: Repo, lock: ChartLock): Promise<{ remotes: RemoteEntry[]; refused: number }> {
+  const remotes: RemoteEntry[] = [];
+  let refused = 0;
+  for (const { url } of pinnedRemotes(repo)) {
+    const locked = remoteEntryFor(lock, url);
+    try {
+      assertAllowedHost(url, repo.facts?.remoteBases ?? []);
+      if (o.frozen && !locked)
+        throw new Error(`not in ${CHART_LOCK_FILE}, and --frozen records nothing; pull it locally, read what it serves, and commit the lock`);
+      const digest = remoteDigest(await fetchRemote(url, { env: o.env, timeoutMs: REMOTE_TIMEOUT_MS, maxBytes: REMOTE_MAX_BYTES }));
+      if (locked && locked.digest !== digest && !o.updateLock)
+        throw new Error(
+          `it serves content with digest ${digest}, but ${CHART_LOCK_FILE} records ${locked.digest}; review the change, then run npm run charts:pull -- --update-lock`,
+        );
+      remotes.push({ url, digest });
+      o.out(`${locked?.digest === digest ? 'checked ' : locked ? 'updated ' : 'locked  '} ${url} ${digest}`);
+    } catch (err) {
+      o.out(`REFUSED  ${url}: ${(err as Error).message.split('\n')[0]}`);
+      refused++;
+      if (locked) remotes.push(locked);
+    }
+  }
+  return { remotes, refused };
 }
 
 /** Pulls what is missing; returns the number of charts refused or not pulled (the lock keeps what was pulled). */
@@ -112,12 +154,15 @@ export async function pullCharts(o: PullOptions): Promise<number> {
       rmSync(scratch, { recursive: true, force: true });
     }
   }
+  const { remotes, refused: remotesRefused } = await pullRemotes(o, repo, lock);
+  refused += remotesRefused;
   // The lock keeps exactly the charts the Applications pin.
   const wanted = new Set(charts.map(chartId));
   const next = formatLock({
     charts: [...entries.values()].filter((c) => wanted.has(chartId(c))),
     // A pending chart stays named until a pull records its digest, and goes when nothing pins it.
     pending: (lock.pending ?? []).filter((p) => wanted.has(chartId(p)) && !entries.has(chartId(p))),
+    remotes,
   });
   const path = join(o.root, CHART_LOCK_FILE);
   if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== next)) writeFileSync(path, next);

@@ -10,6 +10,8 @@ import { isMap } from '../model/dig.ts';
 import { applications, isExactChartVersion } from '../model/argocd.ts';
 import { CHART_LOCK_FILE } from '../model/repo.ts';
 import { chartId, chartRefOf, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
+import { pinnedRemotes } from '../render/remote-bases.ts';
+import type { DataFile } from '../model/repo.ts';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -97,6 +99,36 @@ function checkChartLock(ctx: CheckContext): void {
   for (const { e, at, ok } of [...entries, ...pending])
     if (ok && lockFile && !pinned.has(chartId(e as ChartRef)))
       ctx.fail({ data: lockFile, path: at }, `${CHART_LOCK_FILE} records chart ${chartId(e as ChartRef)}, which no Application pins: drop the stale entry`);
+  checkRemoteLock(ctx, lockFile, list('remotes'));
+}
+
+/** The same for remote kustomize bases: each URL a kustomization names has its sha256, and each entry is named. */
+function checkRemoteLock(ctx: CheckContext, lockFile: DataFile | undefined, entries: unknown[]): void {
+  const locked = new Set<string>();
+  entries.forEach((raw, i) => {
+    const e = isMap(raw) ? raw : {};
+    if (typeof e.url !== 'string' || typeof e.digest !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(e.digest)) {
+      if (lockFile) ctx.fail({ data: lockFile, path: ['remotes', i] }, 'a remote entry needs a url and a sha256:<64 hex> digest');
+    } else locked.add(e.url);
+  });
+  const named = pinnedRemotes(ctx.repo);
+  for (const { url, file } of named) {
+    if (locked.has(url)) continue;
+    const data = ctx.repo.dataFiles.get(file);
+    const index = isMap(data?.data) && Array.isArray(data.data.resources) ? data.data.resources.indexOf(url) : -1;
+    const message = `the remote base ${url} has no digest in ${CHART_LOCK_FILE} (remotes): nothing holds what Argo CD fetches to what was reviewed`;
+    if (data && index >= 0) ctx.fail({ data, path: ['resources', index] }, message);
+    else ctx.fail({ file }, message);
+  }
+  const wanted = new Set(named.map((n) => n.url));
+  entries.forEach((raw, i) => {
+    const url = isMap(raw) ? raw.url : undefined;
+    if (lockFile && typeof url === 'string' && !wanted.has(url))
+      ctx.fail(
+        { data: lockFile, path: ['remotes', i] },
+        `${CHART_LOCK_FILE} records the remote base ${url}, which no kustomization names: drop the stale entry`,
+      );
+  });
 }
 
 export const renderChecks: PolicyCheck[] = [

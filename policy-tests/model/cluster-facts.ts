@@ -26,6 +26,8 @@ export interface ClusterFacts {
   podSecurity: PodSecurityFacts;
   /** The CNI and what it enforces (model/cni.ts). */
   cni: CniFacts;
+  /** The hosts a kustomization may fetch a remote base from, each listed with its reason; no other is ever looked up. */
+  remoteBases: string[];
 }
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
@@ -97,6 +99,7 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
     providedOutsideGit: outsideGit(data.providedOutsideGit, problems),
     podSecurity: podSecurity(data.podSecurity, problems),
     cni: cniOf(data.cni, problems),
+    remoteBases: remoteBases(data.remoteBases, problems),
   };
   return { facts, problems };
 });
@@ -135,6 +138,30 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
     else out.push({ kind, name, reason, ...(str('namespace') ? { namespace: str('namespace') } : {}) });
   });
   return out;
+}
+
+/** The `remoteBases` fact: a YAML list of {host, reason}, the hosts kustomizations may fetch from. */
+function remoteBases(raw: unknown, problems: FactsProblem[]): string[] {
+  if (raw === undefined) return [];
+  let list: unknown;
+  try {
+    list = typeof raw === 'string' ? parse(raw) : undefined;
+  } catch (err) {
+    problems.push({ key: 'remoteBases', message: `cluster fact "remoteBases" does not parse: ${(err as Error).message.split('\n')[0]}` });
+    return [];
+  }
+  if (list === null) return [];
+  if (
+    !Array.isArray(list) ||
+    !list.every((e: Record<string, unknown>) => typeof e?.host === 'string' && e.host !== '' && typeof e?.reason === 'string' && e.reason.trim() !== '')
+  ) {
+    problems.push({
+      key: 'remoteBases',
+      message: 'cluster fact "remoteBases" must be a YAML list of {host, reason}, each host with why a kustomization fetches from it',
+    });
+    return [];
+  }
+  return list.map((e: { host: string }) => e.host);
 }
 
 /**

@@ -15,6 +15,7 @@ import type { ChartScope } from '../model/rendered.ts';
 import { cacheRoot } from './tools.ts';
 import { isMap } from '../model/dig.ts';
 import { assertChartRef, RenderRefused } from './limits.ts';
+import type { RemoteEntry } from './remote-bases.ts';
 
 import { CHART_LOCK_FILE } from '../model/repo.ts';
 
@@ -82,6 +83,8 @@ export interface ChartLock {
   charts: LockEntry[];
   /** Charts pinned before their digest was recorded; absent when there are none. */
   pending?: PendingEntry[];
+  /** Remote kustomize bases (render/remote-bases.ts): each https URL with the sha256 of what it served. */
+  remotes?: RemoteEntry[];
 }
 
 export function readLock(root: string): ChartLock {
@@ -93,27 +96,36 @@ export function readLock(root: string): ChartLock {
   } catch (err) {
     throw new Error(`${CHART_LOCK_FILE}: not valid JSON (${(err as Error).message.split('\n')[0]})`);
   }
-  const { charts, pending = [] } = data as { charts?: unknown; pending?: unknown };
+  const { charts, pending = [], remotes = [] } = data as { charts?: unknown; pending?: unknown; remotes?: unknown };
   const all = (list: unknown, keys: string[]) =>
     Array.isArray(list) && list.every((c: Record<string, unknown>) => keys.every((k) => typeof c?.[k] === 'string'));
-  if (!all(charts, ['repoURL', 'chart', 'version', 'digest']) || !all(pending, ['repoURL', 'chart', 'version', 'reason']))
+  if (!all(charts, ['repoURL', 'chart', 'version', 'digest']) || !all(pending, ['repoURL', 'chart', 'version', 'reason']) || !all(remotes, ['url', 'digest']))
     throw new Error(
-      `${CHART_LOCK_FILE}: expected {"charts": [{"repoURL", "chart", "version", "digest"}], "pending": [{"repoURL", "chart", "version", "reason"}]}`,
+      `${CHART_LOCK_FILE}: expected {"charts": [{"repoURL", "chart", "version", "digest"}], "pending": [{"repoURL", "chart", "version", "reason"}], "remotes": [{"url", "digest"}]}`,
     );
-  return { charts: charts as LockEntry[], ...((pending as PendingEntry[]).length ? { pending: pending as PendingEntry[] } : {}) };
+  return {
+    charts: charts as LockEntry[],
+    ...((pending as PendingEntry[]).length ? { pending: pending as PendingEntry[] } : {}),
+    ...((remotes as RemoteEntry[]).length ? { remotes: remotes as RemoteEntry[] } : {}),
+  };
 }
 
 export function formatLock(lock: ChartLock): string {
   const byId = <T extends ChartRef>(list: readonly T[]) => [...list].sort((a, b) => chartId(a).localeCompare(chartId(b)));
   const charts = byId(lock.charts).map(({ repoURL, chart, version, digest }) => ({ repoURL, chart, version, digest }));
   const pending = byId(lock.pending ?? []).map(({ repoURL, chart, version, reason }) => ({ repoURL, chart, version, reason }));
-  return `${JSON.stringify({ charts, ...(pending.length ? { pending } : {}) }, null, 2)}\n`;
+  const remotes = [...(lock.remotes ?? [])].sort((a, b) => a.url.localeCompare(b.url)).map(({ url, digest }) => ({ url, digest }));
+  return `${JSON.stringify({ charts, ...(pending.length ? { pending } : {}), ...(remotes.length ? { remotes } : {}) }, null, 2)}\n`;
 }
 
 const sameChart = (a: ChartRef, b: ChartRef) => a.repoURL === b.repoURL && a.chart === b.chart && a.version === b.version;
 
 export function lockEntryFor(lock: ChartLock, ref: ChartRef): LockEntry | undefined {
   return lock.charts.find((c) => sameChart(c, ref));
+}
+
+export function remoteEntryFor(lock: ChartLock, url: string): RemoteEntry | undefined {
+  return lock.remotes?.find((r) => r.url === url);
 }
 
 export function pendingEntryFor(lock: ChartLock, ref: ChartRef): PendingEntry | undefined {

@@ -9,9 +9,9 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { applications, isThisRepo, normalizeSourcePath, sourceType, type AppSource, type ArgoApp } from '../model/argocd.ts';
@@ -30,10 +30,12 @@ import {
   lockEntryFor,
   pendingEntryFor,
   PULL_COMMAND,
+  remoteEntryFor,
   readLock,
   type ChartLock,
 } from './charts.ts';
-import { kustomizeInputs } from '../model/kustomize.ts';
+import { KUSTOMIZATION_FILES, kustomizeInputs } from '../model/kustomize.ts';
+import { assertAllowedHost, fetchRemote, remoteDigest, type RemoteEntry } from './remote-bases.ts';
 import { runtimeApiVersions } from '../model/app-declarations.ts';
 import { writeFileAtomic } from '../model/write-atomic.ts';
 import { splitRendered, toResources, type RenderedDoc } from './output.ts';
@@ -441,6 +443,64 @@ async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: S
   };
 }
 
+/** Each remote base's lock entry, on a host the facts list; none is fetched when one is missing. */
+function lockedRemotes(ctx: Context, urls: readonly string[]): RemoteEntry[] {
+  return urls.map((url) => {
+    assertAllowedHost(url, ctx.repo.facts?.remoteBases ?? []);
+    const entry = remoteEntryFor(ctx.lock, url);
+    // Not rendered, never fetched: chart-lock names the missing entry at the kustomization's line.
+    if (!entry)
+      throw new NotRendered(`the remote base ${url} has no digest in charts.lock.json: run ${PULL_COMMAND} to record it, after reading what it serves`);
+    return entry;
+  });
+}
+
+/** Why a fetch failed, when it failed for want of a network (kustomize's words or undici's codes); undefined otherwise. */
+function networkCause(err: unknown): string | undefined {
+  const detail = err as Error & { cause?: { code?: string; message?: string } };
+  const cause =
+    /(no such host|dial tcp[^;']*|connection refused|network is unreachable|i\/o timeout|TLS handshake[^;']*|temporary failure[^;']*|HTTP 5\d\d|could not resolve[^;']*|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|aborted due to timeout)/i.exec(
+      `${detail.message} ${detail.cause?.code ?? ''} ${detail.cause?.message ?? ''}`,
+    );
+  return cause ? cause[1]!.trim().slice(0, 160) : undefined;
+}
+
+/**
+ * A copy of the files a kustomize build reads, under `copy`, with each remote entry replaced by the file its URL
+ * served, once that file's sha256 is the one the lock records. A mismatch is the render's failure, never a
+ * fallback to the network.
+ */
+async function pinnedCopy(ctx: Context, files: readonly string[], remotes: readonly RemoteEntry[], copy: string): Promise<void> {
+  const fetched = new Map<string, string>();
+  for (const r of remotes) {
+    const bytes = await fetchRemote(r.url, { env: ctx.env, timeoutMs: ctx.limits.timeoutMs, maxBytes: ctx.limits.outputBytes });
+    const digest = remoteDigest(bytes);
+    if (digest !== r.digest)
+      throw new Error(
+        `the remote base ${r.url} served content with digest ${digest}, but charts.lock.json records ${r.digest}: what Argo CD would fetch is not what was reviewed; read the change, then run ${PULL_COMMAND} -- --update-lock`,
+      );
+    const name = `remote-${digest.slice('sha256:'.length, 'sha256:'.length + 16)}.yaml`;
+    fetched.set(r.url, name);
+    mkdirSync(copy, { recursive: true });
+    writeFileSync(join(copy, name), bytes);
+  }
+  for (const f of files) {
+    const abs = join(ctx.repo.root, f);
+    if (ctx.realPathOf(abs) === undefined) continue;
+    let text = readFileSync(abs, 'utf8');
+    const into = join(copy, f);
+    mkdirSync(dirname(into), { recursive: true });
+    if ((KUSTOMIZATION_FILES as readonly string[]).includes(basename(f)))
+      for (const [url, name] of fetched) {
+        if (!text.includes(url)) continue;
+        // Beside the kustomization that names it: kustomize reads files only below its own root.
+        copyFileSync(join(copy, name), join(dirname(into), name));
+        text = text.split(url).join(name);
+      }
+    writeFileSync(into, text);
+  }
+}
+
 /**
  * Renders whose remote base could not be fetched, by render key, for the life
  * of this process: a second tree in the same process (the diff's other ref,
@@ -466,35 +526,38 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
     const abs = join(ctx.repo.root, f);
     return [f, ctx.realPathOf(abs) === undefined ? 'missing' : hash(readFileSync(abs))];
   });
-  // A remote file pinned by release (a tag in its URL) is part of the key as its URL: fetched once, then cached.
+  // A remote file is pinned by its digest (render/remote-bases.ts): on a host the facts list, with a lock entry, and
+  // part of the key as that digest, so a server that starts returning other bytes is a miss, fetched and refused.
   // kustomize is given no API versions: its key is the source's in every pass.
-  const key = { tools: ctx.tools.versions, dir, contents, remote: inputs.remote };
+  const remotes = lockedRemotes(ctx, inputs.remote);
+  const key = { tools: ctx.tools.versions, dir, contents, remote: remotes };
+  // With remote bases, kustomize builds a copy whose remote entries name the files fetched and checked here.
+  const copy = remotes.length ? join(ctx.scratch, `remote-${hash(key).slice(0, 16)}`) : undefined;
   const inv: Invocation = {
     bin: ctx.tools.kustomize.bin,
-    args: ctx.tools.kustomize.buildArgs(join(ctx.repo.root, dir)),
-    cwd: ctx.repo.root,
+    args: ctx.tools.kustomize.buildArgs(join(copy ?? ctx.repo.root, dir)),
+    cwd: copy ?? ctx.repo.root,
     key,
     sourceKey: key,
-    pure: inputs.remote.length === 0,
+    pure: true,
   };
   let rendered: CachedRender;
-  const unreachableKey = inputs.remote.length ? hash(inv.key) : undefined;
+  const unreachableKey = remotes.length ? hash(inv.key) : undefined;
   const known = unreachableKey && unreachable.get(unreachableKey);
   if (known) throw new NotRendered(known);
   try {
     rendered = await cachedRun(ctx, inv, async () => {
-      // Only on a miss: a base fetched once is rendered from the cache, network or not.
-      const why = inputs.remote.length ? await unresolvable(inputs.remote, ctx.env) : undefined;
+      // Only on a miss: a base fetched and checked once is rendered from the cache, network or not.
+      if (!copy) return;
+      const why = await unresolvable(inputs.remote, ctx.env);
       if (why) throw new Error(why);
+      await pinnedCopy(ctx, inputs.keyFiles, remotes, copy);
     });
   } catch (err) {
     // Offline, a remote file cannot be fetched: not judged, and said so, rather than a failure of the repository.
-    const cause =
-      /(no such host|dial tcp[^;']*|connection refused|network is unreachable|i\/o timeout|TLS handshake[^;']*|temporary failure[^;']*|HTTP 5\d\d|could not resolve[^;']*)/i.exec(
-        (err as Error).message,
-      );
+    const cause = networkCause(err);
     if (unreachableKey && cause) {
-      const message = `the remote base ${inputs.remote.join(', ')} cannot be fetched from here (${cause[1]!.slice(0, 160)})`;
+      const message = `the remote base ${inputs.remote.join(', ')} cannot be fetched from here (${cause})`;
       unreachable.set(unreachableKey, message);
       throw new NotRendered(message);
     }

@@ -48,7 +48,11 @@ export const argocdInstallMutations: Mutation[] = [
   {
     check: 'argocd-render-tools',
     why: 'Argo CD moved to another release without its tool versions',
-    mutate: swap(KUSTOMIZATION, 'argo-cd/v3.5.1/', 'argo-cd/v3.4.4/'),
+    // The lock moves with it, as npm run charts:pull would record the new release's manifest.
+    mutate: (c) => {
+      swap(KUSTOMIZATION, 'argo-cd/v3.5.1/', 'argo-cd/v3.4.4/')(c);
+      swap('charts.lock.json', 'argo-cd/v3.5.1/', 'argo-cd/v3.4.4/')(c);
+    },
     at: 'argo-cd/v3.4.4/',
   },
 ];

@@ -72,7 +72,11 @@ export function standInVolsync(): MutationSetup {
       const others = <T extends ChartRef>(list: readonly T[]): T[] => list.filter((c) => chartId(c) !== chartId(ref));
       writeFileSync(
         join(copy.root, CHART_LOCK_FILE),
-        formatLock({ charts: [...others(lock.charts), { ...ref, digest: digestOf(readFileSync(target)) }], pending: others(lock.pending ?? []) }),
+        formatLock({
+          charts: [...others(lock.charts), { ...ref, digest: digestOf(readFileSync(target)) }],
+          pending: others(lock.pending ?? []),
+          remotes: lock.remotes,
+        }),
       );
       return { env };
     },
@@ -158,5 +162,30 @@ export const renderMutations: Mutation[] = [
           ),
       ),
     at: (c) => ({ file: CHART_LOCK_FILE, line: lineOf(c, CHART_LOCK_FILE, '"charts": [') + 1 }),
+  },
+  {
+    check: 'chart-lock',
+    why: "a remote base with no digest in the lock: Argo CD's install manifest, unpinned",
+    mutate: (c) => {
+      const lock = JSON.parse(c.read(CHART_LOCK_FILE)) as Record<string, unknown>;
+      delete lock.remotes;
+      c.write(CHART_LOCK_FILE, `${JSON.stringify(lock, null, 2)}\n`);
+    },
+    at: inFile('apps/platform/argocd/kustomization.yaml', '- https://raw.githubusercontent.com/'),
+  },
+  {
+    check: 'chart-lock',
+    why: 'a remote entry no kustomization names',
+    mutate: (c) =>
+      c.write(
+        CHART_LOCK_FILE,
+        c
+          .read(CHART_LOCK_FILE)
+          .replace(
+            '"remotes": [\n',
+            `"remotes": [\n    {\n      "url": "https://raw.githubusercontent.com/example/gone/v1/x.yaml",\n      "digest": "sha256:${'1'.repeat(64)}"\n    },\n`,
+          ),
+      ),
+    at: (c) => ({ file: CHART_LOCK_FILE, line: lineOf(c, CHART_LOCK_FILE, '"remotes": [') + 1 }),
   },
 ];
