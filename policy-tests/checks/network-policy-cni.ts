@@ -105,7 +105,7 @@ export const cniChecks: PolicyCheck[] = [
       "A Cilium policy that allows egress by DNS name (toFQDNs) also sends its pods' DNS through Cilium's DNS proxy (an egress rule to port 53 with rules.dns) for the same pods; Cilium learns a name's addresses only from the answers its proxy sees, so without it the FQDN rule matches nothing (invariants P1).",
     invariants: ['P1'],
     remediation:
-      "add an egress rule to kube-dns on port 53 (UDP and TCP) with rules: {dns: [{matchPattern: '*'}]} to the same policy, or to one with the same endpointSelector",
+      "add an egress rule to kube-dns on port 53 (UDP and TCP) with rules: {dns: [{matchName: <each host>}, {matchPattern: '*.cluster.local'}]} to the same policy, or to one with the same endpointSelector",
     reads: { kinds: ['CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'], renders: true },
     exemptible: false,
     run(ctx) {

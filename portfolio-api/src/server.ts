@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { createHandler } from './app.ts';
+import { createHandler, SECURITY_HEADERS } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { envelope } from './http/errors.ts';
 import { createLogger, flushLogs, type Logger } from './logging.ts';
@@ -53,11 +53,16 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'the request was not received in time'],
 };
 
-/** Writes the error envelope, with CORS, straight to a socket, and closes it. */
+/** The security headers every response carries (app.ts), as raw header lines. */
+const SECURITY_LINES = Object.entries(SECURITY_HEADERS)
+  .map(([k, v]) => `${k}: ${v}\r\n`)
+  .join('');
+
+/** Writes the error envelope, with CORS and the security headers every response carries, straight to a socket, and closes it. */
 function answerOnSocket(socket: Socket, status: number, reason: string, message: string, extra = ''): void {
   const body = JSON.stringify(envelope(status, message));
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\ncache-control: no-store\r\n${extra}` +
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\n${SECURITY_LINES}cache-control: no-store\r\n${extra}` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

@@ -38,6 +38,13 @@ describe('blog listing', () => {
     expect((r.body as { error: { status: number } }).error.status).toBe(502);
   });
 
+  it('measures a cold answer from when the request arrived: the latency and the log line hold the origin fetch', async () => {
+    const { api } = await withFeed((_req, res) => setTimeout(() => res.writeHead(200).end(rss(items)), 300));
+    expect((await api.call('/api/v1/blog')).status).toBe(200);
+    const line = api.logs.find((l) => l.msg === 'request' && l.route === '/api/v1/blog') as { durationMs: number } | undefined;
+    expect(line?.durationMs).toBeGreaterThanOrEqual(300);
+  });
+
   it('makes one origin fetch for many concurrent cold requests', async () => {
     const { api, origin } = await withFeed((_req, res) => setTimeout(() => res.writeHead(200).end(rss(items)), 200));
     const answers = await Promise.all(Array.from({ length: 25 }, () => api.call('/api/v1/blog')));

@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type Api } from './harness.ts';
+import { SECURITY_HEADERS } from '../src/app.ts';
 
 let api: Api;
 beforeAll(async () => {
@@ -26,6 +27,8 @@ function raw(text: string) {
 function expectEnvelope(status: number, head: string, body: string): void {
   expect(head).toContain('access-control-allow-origin: *');
   expect(head).toContain('cache-control: no-store');
+  // The security headers every response carries, those Node answers itself (431, 408, 400) included.
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(head).toContain(`${name}: ${value}`.toLowerCase());
   expect(JSON.parse(body)).toMatchObject({ error: { status } });
 }
 
@@ -109,6 +112,19 @@ describe('hostile requests', () => {
     const r = await raw('\x16\x03\x01 not http at all\r\n\r\n');
     expect(r.status).toBe(400);
     expectEnvelope(400, r.head, r.body);
+  });
+});
+
+describe('conditional requests', () => {
+  it('get the answers Express gives, on the routes answered before Express too: If-None-Match: * is fresh (304), a tag nobody issued is not', async () => {
+    // Raw HTTP: fetch adds Cache-Control: no-cache to a conditional request, which makes any answer stale.
+    const ask = (path: string, tag: string) => raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nIf-None-Match: ${tag}\r\nConnection: close\r\n\r\n`);
+    for (const path of ['/api/v1/profile', '/api/health', '/api/v1']) {
+      const fresh = await ask(path, '*');
+      expect([path, fresh.status, fresh.body]).toEqual([path, 304, '']);
+      const stale = await ask(path, '"nobody-issued-this"');
+      expect([path, stale.status]).toEqual([path, 200]);
+    }
   });
 });
 

@@ -106,7 +106,7 @@ export async function unpackVerified(target: Target, backup: StoredBackup, dir: 
       .fileNames(target)
       .map((name) => `${name}${COMPRESSED_SUFFIX}`),
   );
-  const problem = verifyManifest(backup.path, allowed, manifestKey(ctx.env));
+  const problem = verifyManifest(backup.path, allowed, manifestKey(ctx.env), target.name);
   if (problem) throw new Error(`refusing ${backup.name}: ${problem}`);
   let files: Map<string, string>;
   try {

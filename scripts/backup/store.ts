@@ -105,10 +105,15 @@ const isPlainName = (name: unknown): name is string => typeof name === 'string' 
  * names only files of `allowed` (the compressed names of the files the
  * target's engine dumps: a manifest is data from the backup store, and a
  * name such as ../../config/app.db.zst would otherwise read and write outside
- * the backup). Returns the first problem, or undefined. The files' own
- * hashes are checked as they are decompressed (unpack), from the same read.
+ * the backup). And that the signed manifest is this backup's: its target is
+ * the one being restored (a signed backup copied into another target's
+ * folder is not that target's), and its creation time is the one its folder
+ * is named after (the name decides which backup is newest, so a renamed
+ * folder cannot make an old backup the newest). Returns the first problem, or
+ * undefined. The files' own hashes are checked as they are decompressed
+ * (unpack), from the same read.
  */
-export function verifyManifest(path: string, allowed: ReadonlySet<string>, key: Buffer): string | undefined {
+export function verifyManifest(path: string, allowed: ReadonlySet<string>, key: Buffer, target: string): string | undefined {
   let manifest: Manifest;
   try {
     manifest = readManifest(path);
@@ -117,6 +122,11 @@ export function verifyManifest(path: string, allowed: ReadonlySet<string>, key: 
   }
   const unsigned = signatureProblem(manifest, key);
   if (unsigned) return unsigned;
+  if (manifest.target !== target)
+    return `the manifest is the backup of ${JSON.stringify(manifest.target)}, not of ${JSON.stringify(target)}: a signed backup copied into another target's folder`;
+  const named = fromStamp(basename(path));
+  if (typeof manifest.createdAt !== 'string' || Number.isNaN(named.getTime()) || new Date(manifest.createdAt).getTime() !== named.getTime())
+    return `the manifest was created at ${String(manifest.createdAt)}, but its folder is named ${basename(path)}: a folder's name cannot make a backup newer or older`;
   if (!Array.isArray(manifest.files) || manifest.files.length === 0) return 'manifest lists no files';
   for (const f of manifest.files) {
     if (!isPlainName(f?.name) || !allowed.has(f.name))

@@ -110,8 +110,13 @@ export function seedBackup(goldenBackups: string, backupDir: string, target: str
   cpSync(goldenBackups, backupDir, { recursive: true });
   const { path } = listBackups(backupDir, target)[0]!;
   if (!ageMs) return path;
-  const dated = join(backupDir, target, stamp(new Date(Date.now() - ageMs)));
+  // A backup taken then: its folder and its signed manifest say the same time, as the backup job writes them.
+  const when = new Date(Date.now() - ageMs);
+  const dated = join(backupDir, target, stamp(when));
   renameSync(path, dated);
+  const file = join(dated, 'manifest.json');
+  writeFileSync(file, JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), createdAt: when.toISOString() }));
+  resign(dated);
   return dated;
 }
 

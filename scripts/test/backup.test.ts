@@ -1,7 +1,21 @@
 /** backup, backup-check, restore and restore-test of SQLite targets, with the real sqlite3 CLI, zstd and a real restic repository on local disk. */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +26,7 @@ import type { SqliteTarget } from '../backup/engines/types.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, contextOf, runBackup, unpackVerified, type BackupOptions } from '../backup/run.ts';
 import { removeAbandonedScratch, requireScratchSpace, ScratchSpaceError, withScratch } from '../backup/scratch.ts';
-import { listBackups, prune, publish, readManifest, recordSentinel } from '../backup/store.ts';
+import { listBackups, prune, publish, readManifest, recordSentinel, stamp } from '../backup/store.ts';
 import { resticPaths, targetRepository } from '../backup/restic.ts';
 import { manifestKey } from '../backup/integrity.ts';
 import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
@@ -351,6 +365,30 @@ describe.skipIf(tools.length > 0)('restore', () => {
     expect(await latestSentinel(db())).toEqual(readManifest(path).sentinel);
     expect(await sql(db(), "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('0');
     expect(await sql(result.undo[0]!, "SELECT count(*) FROM episodes WHERE title = 'after the backup';")).toBe('1');
+  });
+
+  it("keeps the replaced database's mode: a 0600 database is 0600 after the restore", async () => {
+    seeded();
+    chmodSync(db(), 0o600);
+    await restore(target, { ...o, scaler: fakeScaler().scaler });
+    expect(statSync(db()).mode & 0o777).toBe(0o600);
+    expect(statSync(db()).uid).toBe(process.getuid!());
+  });
+
+  it("refuses another target's signed backup copied into this target's folder, and a folder renamed to look newer", async () => {
+    const path = seeded();
+    const manifest = readManifest(path);
+    writeFileSync(join(path, 'manifest.json'), JSON.stringify({ ...manifest, target: 'radarr' }));
+    resign(path);
+    await expect(restore(target, { ...o, scaler: fakeScaler().scaler, dryRun: true })).rejects.toThrow(
+      /refusing .*the manifest is the backup of "radarr", not of "sonarr": a signed backup copied into another target's folder/,
+    );
+    writeFileSync(join(path, 'manifest.json'), JSON.stringify(manifest));
+    const newer = join(dirname(path), stamp(new Date(Date.now() + 3_600_000)));
+    renameSync(path, newer);
+    await expect(restore(target, { ...o, scaler: fakeScaler().scaler, dryRun: true })).rejects.toThrow(
+      /refusing .*the manifest was created at .*, but its folder is named .*: a folder's name cannot make a backup newer or older/,
+    );
   });
 
   it('keeps the undo copy of every restore, and removes those older than the retention', async () => {

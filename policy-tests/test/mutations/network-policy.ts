@@ -1,7 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/network-policy.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { lineOf } from '../support/helpers.ts';
-import { EGRESS, inFile, SERVICE, swap } from './edits.ts';
+import { after, EGRESS, inFile, SERVICE, swap } from './edits.ts';
 
 const POLICY = 'portfolio-api/deploy/networkpolicy.yaml';
 const FACTS = 'clusters/home/cluster-facts.yaml';
@@ -68,7 +68,7 @@ export const networkPolicyMutations: Mutation[] = [
   {
     check: 'network-policy-fqdn-dns',
     why: "the API's DNS no longer goes through Cilium's DNS proxy, so its feed host never resolves to an allowed address",
-    mutate: swap(POLICY, '          rules:\n            dns:\n              - matchPattern: "*"\n', ''),
+    mutate: swap(POLICY, /          rules:\n            dns:\n(?:              .*\n)+/, ''),
     at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'toFQDNs:') }),
   },
   {
@@ -91,7 +91,7 @@ export const networkPolicyMutations: Mutation[] = [
     check: 'network-policy-allowances',
     why: "Falco's egress allows a registry host its annotation does not document",
     mutate: swap(EGRESS, '      ghcr.io: the OCI registry holding falco-rules and the container plugin\n', ''),
-    at: (c) => ({ file: EGRESS, line: lineOf(c, EGRESS, '- matchName: ghcr.io') }),
+    at: after(EGRESS, 'toFQDNs:', '- matchName: ghcr.io'),
   },
   {
     check: 'network-policy-allowances',

@@ -5,7 +5,7 @@
  * file with one rename, keeping the replaced data as <db>.pre-restore-<UTC time>
  * (every restore its own copy, removed after the retention).
  */
-import { copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { run } from '../../lib/exec.ts';
 import { fsyncPath } from '../fsync.ts';
@@ -93,6 +93,14 @@ function removeExpiredUndoCopies(live: string, now: Date): void {
   }
 }
 
+/** Gives `to` the permission bits and owner of `from`; an owner this process may not give is an error, never skipped. */
+export function keepModeAndOwner(from: string, to: string): void {
+  const live = statSync(from);
+  chmodSync(to, live.mode & 0o7777);
+  const staged = statSync(to);
+  if (staged.uid !== live.uid || staged.gid !== live.gid) chownSync(to, live.uid, live.gid);
+}
+
 export const sqliteEngine: Engine<SqliteTarget> = {
   scalesApp: true,
   fileNames: (target) => target.paths.map((p) => basename(p)),
@@ -133,6 +141,8 @@ export const sqliteEngine: Engine<SqliteTarget> = {
       const staged = `${live}.restore-tmp`;
       // Stage next to the live file, so the final rename stays on one file system.
       copyFileSync(files.get(basename(p))!, staged);
+      // The restored file takes the place of the live one with its mode and owner (a 0600 database stays 0600).
+      if (existsSync(live)) keepModeAndOwner(live, staged);
       fsyncPath(staged);
       step('staged');
       if (existsSync(live)) {
