@@ -84,21 +84,35 @@ const APPARMOR_ANNOTATION = 'container.apparmor.security.beta.kubernetes.io/';
 
 type Control = (meta: Obj, spec: Obj) => Violation[];
 
+/** A pod whose spec sets hostUsers: false runs in a user namespace: relaxPolicyForUserNamespacePod. */
+const inUserNamespace = (spec: Obj): boolean => spec.hostUsers === false;
+
+/** procMount_1_0: any container that sets a procMount other than Default. */
+function procMountUnmasked(_meta: Obj, spec: Obj, control: string): Violation[] {
+  return containersOf(spec)
+    .filter(({ c }) => c.securityContext?.procMount !== undefined && c.securityContext.procMount !== 'Default')
+    .map(({ c, name, at }) => ({
+      control,
+      path: [...at, 'securityContext', 'procMount'],
+      message: `procMount: container ${name} must not set securityContext.procMount to ${String(c.securityContext.procMount)}`,
+    }));
+}
+
 const isWindows = (spec: Obj) => spec.os?.name === 'windows';
 
 const baseline: Record<string, Control> = {
-  hostProcess(_meta, spec) {
+  windowsHostProcess(_meta, spec) {
     const out: Violation[] = [];
     if (spec.securityContext?.windowsOptions?.hostProcess === true)
       out.push({
-        control: 'hostProcess',
+        control: 'windowsHostProcess',
         path: ['securityContext', 'windowsOptions', 'hostProcess'],
         message: 'the pod must not set securityContext.windowsOptions.hostProcess=true',
       });
     for (const { c, name, at } of containersOf(spec))
       if (c.securityContext?.windowsOptions?.hostProcess === true)
         out.push({
-          control: 'hostProcess',
+          control: 'windowsHostProcess',
           path: [...at, 'securityContext', 'windowsOptions', 'hostProcess'],
           message: `container ${name} must not set securityContext.windowsOptions.hostProcess=true`,
         });
@@ -169,7 +183,8 @@ const baseline: Record<string, Control> = {
         });
     for (const [key, value] of Object.entries((meta.annotations ?? {}) as Obj)) {
       if (!key.startsWith(APPARMOR_ANNOTATION)) continue;
-      if (value !== 'runtime/default' && !(typeof value === 'string' && value.startsWith('localhost/')))
+      // allowedAnnotationValue: empty, runtime/default or localhost/<profile>.
+      if (value !== '' && value !== 'runtime/default' && !(typeof value === 'string' && value.startsWith('localhost/')))
         out.push({
           control: 'appArmorProfile',
           path: ['metadata', 'annotations', key],
@@ -193,16 +208,9 @@ const baseline: Record<string, Control> = {
       judge(c.securityContext?.seLinuxOptions, [...at, 'securityContext', 'seLinuxOptions'], `container ${name}`);
     return out;
   },
-  procMount(_meta, spec) {
-    // A pod in a user namespace may set any procMount (procMount1_35baseline).
-    if (spec.hostUsers === false) return [];
-    return containersOf(spec)
-      .filter(({ c }) => c.securityContext?.procMount !== undefined && c.securityContext.procMount !== 'Default')
-      .map(({ c, name, at }) => ({
-        control: 'procMount',
-        path: [...at, 'securityContext', 'procMount'],
-        message: `procMount: container ${name} must not set securityContext.procMount to ${String(c.securityContext.procMount)}`,
-      }));
+  procMount(meta, spec) {
+    // A pod in a user namespace may set any procMount at baseline (procMount1_35baseline); restricted has its own control.
+    return inUserNamespace(spec) ? [] : procMountUnmasked(meta, spec, 'procMount');
   },
   seccompProfile_baseline(_meta, spec) {
     const out: Violation[] = [];
@@ -252,6 +260,8 @@ const baseline: Record<string, Control> = {
 };
 
 const restricted: Record<string, Control> = {
+  // procMount_restricted (1.35): procMount_1_0 with no user-namespace relaxation; it overrides procMount.
+  procMount_restricted: (meta, spec) => procMountUnmasked(meta, spec, 'procMount_restricted'),
   restrictedVolumes(_meta, spec) {
     return ((spec.volumes ?? []) as Obj[]).flatMap((v, i) => {
       const sources = Object.keys(v ?? {}).filter((k) => k !== 'name');
@@ -272,6 +282,7 @@ const restricted: Record<string, Control> = {
       }));
   },
   runAsNonRoot(_meta, spec) {
+    if (inUserNamespace(spec)) return []; // runAsNonRoot1_35
     const podValue = spec.securityContext?.runAsNonRoot;
     const out: Violation[] = [];
     if (podValue === false)
@@ -298,6 +309,7 @@ const restricted: Record<string, Control> = {
     return out;
   },
   runAsUser(_meta, spec) {
+    if (inUserNamespace(spec)) return []; // runAsUser1_35
     const out: Violation[] = [];
     if (spec.securityContext?.runAsUser === 0)
       out.push({ control: 'runAsUser', path: ['securityContext', 'runAsUser'], message: 'runAsUser=0: the pod must not run as user 0' });
@@ -358,8 +370,13 @@ const restricted: Record<string, Control> = {
   },
 };
 
-/** Restricted controls that replace a baseline one (OverrideCheckIDs), so one cause is reported once. */
-const OVERRIDDEN_AT_RESTRICTED = new Set(['hostPathVolumes', 'capabilities_baseline', 'seccompProfile_baseline']);
+/** Restricted controls that replace a baseline one (OverrideCheckIDs), so one cause is reported once: baseline → restricted. */
+export const OVERRIDDEN_AT_RESTRICTED: ReadonlyMap<string, string> = new Map([
+  ['hostPathVolumes', 'restrictedVolumes'],
+  ['capabilities_baseline', 'capabilities_restricted'],
+  ['seccompProfile_baseline', 'seccompProfile_restricted'],
+  ['procMount', 'procMount_restricted'],
+]);
 
 /** Every control id, by the lowest level that enforces it. */
 export const CONTROLS: Readonly<Record<Exclude<Level, 'privileged'>, readonly string[]>> = {

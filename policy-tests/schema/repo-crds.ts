@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
+import { re2 } from '../model/re2.ts';
 import addFormats from 'ajv-formats';
 import type { Shape } from './field-tree.ts';
 
@@ -56,22 +57,20 @@ export function shapesFromJsonSchema(schema: JsonSchema, shapes: Shape[], object
 let crds: RepoCrd[] | undefined;
 
 /**
- * CRD patterns are Go (RE2) regular expressions. The one RE2 form JavaScript
- * lacks that CRDs use is a leading inline flag such as `(?i)`: it becomes a
- * flag. Anything else JavaScript cannot compile matches everything, so an
- * upstream pattern never stops the gate; the rest of the schema still holds.
+ * CRD patterns are Go (RE2) regular expressions, matched in linear time as
+ * the API server matches them (a JavaScript RegExp backtracks). A pattern RE2
+ * cannot compile matches everything here, so an upstream schema never stops
+ * the gate; the CRD itself is refused by crd-accepted when the repository
+ * applies it.
  */
-function goRegExpImpl(pattern: string, flags: string): RegExp {
-  const inline = /^\(\?([imsU]+)\)/.exec(pattern);
-  const source = inline ? pattern.slice(inline[0].length) : pattern;
-  const extra = inline ? [...inline[1]!].filter((f) => f === 'i' || f === 'm' || f === 's').join('') : '';
+function goRegExpImpl(pattern: string): { test(text: string): boolean } {
   try {
-    return new RegExp(source, [...new Set(flags + extra)].join(''));
+    return re2(pattern);
   } catch {
-    return /(?:)/;
+    return { test: () => true };
   }
 }
-const goRegExp = Object.assign(goRegExpImpl, { code: 'new RegExp' });
+const goRegExp = Object.assign(goRegExpImpl, { code: 'goRegExp' });
 
 /** What, besides a schema and an object, decides a CRD validation's outcome: the code that configures ajv. */
 export const crdAjvMakeup = (): string => `${crdAjv.toString()}\n${goRegExpImpl.toString()}`;

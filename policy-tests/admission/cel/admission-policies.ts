@@ -10,7 +10,7 @@
  * (the authorizer library, for one), is not judged.
  */
 import type { CelInput } from '@bufbuild/cel';
-import { compileRule, toCel, type NotJudged } from './crd-rules.ts';
+import { compileRule, evaluateMetered, toCel, type NotJudged } from './crd-rules.ts';
 import { selectorMatches } from '../../model/label-selector.ts';
 
 type Obj = Record<string, any>;
@@ -65,9 +65,22 @@ function resourcesMatch(match: Obj | undefined, t: PolicyTarget, required: boole
   return selectorMatches(match.objectSelector, t.object.metadata?.labels);
 }
 
-const evaluate = (expr: string, vars: Record<string, CelInput>) => {
+/**
+ * One expression's outcome: its value, an error (what failurePolicy decides: a refused compile, a failed evaluation,
+ * the per-call cost limit), or nothing when this evaluator cannot judge it (counted by policyCoverage).
+ */
+type Outcome = { value: unknown } | { error: string } | { notJudged: true };
+function run(expr: string, vars: Record<string, CelInput>): Outcome {
   const c = compileRule(expr);
-  return c.ok ? c.evaluate(vars) : undefined;
+  if (!c.ok) return c.refused ? { error: c.why } : { notJudged: true };
+  const r = evaluateMetered(() => c.evaluate(vars));
+  if (r.overLimit) return { error: 'operation cancelled: actual cost limit exceeded' };
+  if (r.value instanceof Error) return { error: r.value.message };
+  return { value: r.value };
+}
+const evaluate = (expr: string, vars: Record<string, CelInput>): unknown => {
+  const o = run(expr, vars);
+  return 'value' in o ? o.value : undefined;
 };
 
 /** Every decision of these policies and bindings on one object being created. */
@@ -98,17 +111,37 @@ export function policyDecisions(policies: readonly Obj[], bindings: readonly Obj
     for (const v of (policy.spec?.variables ?? []) as Obj[])
       variables.set(v.name, (evaluate(v.expression, { ...vars, variables: variables as unknown as CelInput }) ?? null) as CelInput);
     vars.variables = variables as unknown as CelInput;
-    if (!((policy.spec?.matchConditions ?? []) as Obj[]).every((m) => evaluate(m.expression, vars) === true)) continue;
     const actions: string[] = binding.spec?.validationActions ?? [];
+    // An error in a match condition or a validation is decided by failurePolicy (Fail unless it says Ignore).
+    const ignoreErrors = policy.spec?.failurePolicy === 'Ignore';
+    let matched = true;
+    for (const m of (policy.spec?.matchConditions ?? []) as Obj[]) {
+      const o = run(m.expression, vars);
+      if ('error' in o) {
+        if (!ignoreErrors)
+          out.push({
+            policy: policy.metadata?.name,
+            binding: binding.metadata?.name,
+            actions,
+            message: `failed to evaluate the matchCondition "${m.name ?? m.expression}": ${o.error}`,
+          });
+        matched = false;
+        break;
+      }
+      if ('notJudged' in o || o.value !== true) {
+        matched = false;
+        break;
+      }
+    }
+    if (!matched) continue;
     for (const v of (policy.spec?.validations ?? []) as Obj[]) {
-      const c = compileRule(v.expression);
-      if (!c.ok) continue;
-      const result = c.evaluate(vars);
-      if (result === true) continue;
-      const failed = typeof result !== 'boolean';
-      if (failed && policy.spec?.failurePolicy === 'Ignore') continue;
+      const o = run(v.expression, vars);
+      if ('notJudged' in o) continue;
+      if ('value' in o && o.value === true) continue;
+      const failed = 'error' in o || typeof o.value !== 'boolean';
+      if (failed && ignoreErrors) continue;
       let message: string = v.message ?? `failed expression: ${v.expression}`;
-      if (failed) message = `the expression "${v.expression}" fails to evaluate: ${(result as Error)?.message ?? String(result)}`;
+      if (failed) message = `the expression "${v.expression}" fails to evaluate: ${'error' in o ? o.error : `it gives ${String(o.value)}, not a bool`}`;
       else if (v.messageExpression) {
         const m = evaluate(v.messageExpression, vars);
         if (typeof m === 'string' && m.trim() !== '') message = m;
@@ -135,7 +168,8 @@ export function policyCoverage(policies: readonly Obj[]): PolicyCoverage {
       if (p.spec?.paramKind)
         coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: 'the policy takes parameters (paramKind), which the gate does not resolve' });
       else if (c.ok) coverage.compiled++;
-      else coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: c.why });
+      // A refused expression is an error on every object the policy matches: failurePolicy decides, and the check reports it.
+      else if (!c.refused) coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: c.why });
     }
   }
   return coverage;

@@ -12,7 +12,11 @@ import { createRequire } from 'node:module';
 import type { CelEnv, CelFunc, CelInput } from '@bufbuild/cel';
 import type { PathSegment } from '../../model/positions.ts';
 import { knownFunctions, kubernetesFunctions } from './kubernetes-library.ts';
+import { re2Problem } from '../../model/re2.ts';
+export { re2Problem };
+import { CEL_KUBERNETES_MINOR, FUNCTION_NAMESPACES, declaredFunctions } from './environment.ts';
 import { outcomeStore, packageVersion } from '../../model/outcome-store.ts';
+import { CostLimitExceeded, PER_CALL_LIMIT, RUNTIME_BUDGET, metered, meteredList, meteredMap } from './budget.ts';
 
 export interface JsonSchemaNode {
   type?: string | string[];
@@ -48,7 +52,12 @@ export interface NotJudged {
   why: string;
 }
 
-type Compiled = { ok: true; transition: boolean; evaluate: (vars: Record<string, CelInput>) => unknown } | { ok: false; why: string };
+/**
+ * A rule compiled, or why not: `refused` when the API server refuses it too (it does not parse, calls what the
+ * cluster does not declare, or holds a constant pattern RE2 cannot compile), otherwise not judged (the cluster has
+ * the function, this evaluator does not).
+ */
+type Compiled = { ok: true; transition: boolean; evaluate: (vars: Record<string, CelInput>) => unknown } | { ok: false; why: string; refused: boolean };
 
 type Cel = typeof import('@bufbuild/cel');
 interface Runtime {
@@ -73,16 +82,31 @@ const isCelError = (v: unknown): boolean => celRuntime().cel.isCelError(v);
 const compiled = new Map<string, Compiled>();
 
 /** Calls and identifiers of a parsed expression (protobuf-es messages), walked generically. */
-function scan(node: unknown, calls: Set<string>, idents: Set<string>): void {
+interface CallNode {
+  function?: string;
+  name?: string;
+  target?: { exprKind?: { case?: string; value?: { name?: string } } };
+  args?: { exprKind?: { case?: string; value?: { constantKind?: { case?: string; value?: unknown } } } }[];
+}
+const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
+
+function scan(node: unknown, calls: Set<string>, idents: Set<string>, patterns: Set<string>): void {
   if (!node || typeof node !== 'object') return;
   if (Array.isArray(node)) {
-    for (const n of node) scan(n, calls, idents);
+    for (const n of node) scan(n, calls, idents, patterns);
     return;
   }
-  const kind = (node as { exprKind?: { case?: string; value?: { function?: string; name?: string } } }).exprKind;
-  if (kind?.case === 'callExpr' && kind.value?.function) calls.add(kind.value.function);
+  const kind = (node as { exprKind?: { case?: string; value?: CallNode } }).exprKind;
+  if (kind?.case === 'callExpr' && kind.value?.function) {
+    const target = kind.value.target?.exprKind;
+    const space = target?.case === 'identExpr' && FUNCTION_NAMESPACES.has(target.value?.name ?? '') ? `${target.value!.name}.` : '';
+    calls.add(`${space}${kind.value.function}`);
+    const first = kind.value.args?.[0]?.exprKind;
+    if (REGEX_FUNCTIONS.has(kind.value.function) && first?.case === 'constExpr' && first.value?.constantKind?.case === 'stringValue')
+      patterns.add(String(first.value.constantKind.value));
+  }
   if (kind?.case === 'identExpr' && kind.value?.name) idents.add(kind.value.name);
-  for (const v of Object.values(node)) if (typeof v === 'object') scan(v, calls, idents);
+  for (const v of Object.values(node)) if (typeof v === 'object') scan(v, calls, idents, patterns);
 }
 
 /**
@@ -90,41 +114,85 @@ function scan(node: unknown, calls: Set<string>, idents: Set<string>): void {
  * version and this folder's code, the Kubernetes libraries among it) and every input: a warm run whose rules
  * and objects are unchanged never loads the CEL runtime.
  */
-const celOutcomes = outcomeStore<{ ok: boolean; transition?: boolean; why?: string } | { message: string | null }>(
+const celOutcomes = outcomeStore<CompileOutcome | { message: string | null; cost: number; overLimit: boolean }>(
   'cel',
   // The gate's code and Node's version join every key (outcome-store.ts); the engines are named here.
   () => `${packageVersion('@bufbuild/cel')}\0${packageVersion('@bufbuild/re2')}`,
 );
 
+export interface CompileOutcome {
+  ok: boolean;
+  transition?: boolean;
+  why?: string;
+  /** The API server refuses it too, so its CRD or policy is refused: a finding, not "not judged". */
+  refused?: boolean;
+}
+
 /** Whether a rule compiles here (and reads oldSelf), without the runtime when an earlier run found out. */
-export function compileOutcome(text: string): { ok: boolean; transition?: boolean; why?: string } {
+export function compileOutcome(text: string): CompileOutcome {
   const key = ['compile', text];
-  const known = celOutcomes.get(key) as { ok: boolean; transition?: boolean; why?: string } | undefined;
+  const known = celOutcomes.get(key) as CompileOutcome | undefined;
   if (known) return known;
   const c = compileRule(text);
-  const outcome = c.ok ? { ok: true, transition: c.transition } : { ok: false, why: c.why };
+  const outcome: CompileOutcome = c.ok ? { ok: true, transition: c.transition } : { ok: false, why: c.why, refused: c.refused };
   celOutcomes.set(key, outcome);
   return outcome;
+}
+
+function parses(cel: Cel, text: string): boolean {
+  try {
+    cel.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every function (and namespaced function) name this evaluator implements. */
+export function implementedFunctions(): ReadonlySet<string> {
+  return celRuntime().known;
 }
 
 /** Compiles a rule once per process: parsed, every call known, planned. */
 export function compileRule(text: string): Compiled {
   let c = compiled.get(text);
   if (c) return c;
+  const { cel, env, known } = celRuntime();
+  let parsed: ReturnType<Cel['parse']>;
   try {
-    const { cel, env, known } = celRuntime();
-    const parsed = cel.parse(text);
-    const calls = new Set<string>();
-    const idents = new Set<string>();
-    scan(parsed.expr, calls, idents);
-    const unknown = [...calls].filter((f) => !known.has(f));
-    if (unknown.length) c = { ok: false, why: `calls ${unknown.join(', ')}, which this evaluator does not implement` };
-    else {
+    parsed = cel.parse(text);
+  } catch (err) {
+    // Optional field and index syntax (.? and [?) is the cluster's, not this parser's: not judged.
+    const optional = /\.\?|\[\?/.test(text) && parses(cel, text.replace(/\.\?/g, '.').replace(/\[\?/g, '['));
+    c = optional
+      ? { ok: false, why: 'uses optional field or index syntax (.? or [?), which this evaluator does not parse', refused: false }
+      : { ok: false, why: `compilation failed: ${(err as Error).message.split('\n')[0]}`, refused: true };
+    compiled.set(text, c);
+    return c;
+  }
+  const calls = new Set<string>();
+  const idents = new Set<string>();
+  const patterns = new Set<string>();
+  scan(parsed.expr, calls, idents, patterns);
+  const declared = declaredFunctions(CEL_KUBERNETES_MINOR);
+  const undeclared = [...calls].filter((f) => !known.has(f) && !declared.has(f) && !declared.has(f.split('.').pop()!));
+  const unknown = [...calls].filter((f) => !known.has(f));
+  const badPattern = [...patterns].map((p) => [p, re2Problem(p)] as const).find(([, problem]) => problem);
+  if (undeclared.length) c = { ok: false, why: `compilation failed: undeclared reference to '${undeclared.join("', '")}'`, refused: true };
+  else if (badPattern)
+    c = {
+      ok: false,
+      why: `compilation failed: invalid regex pattern ${JSON.stringify(badPattern[0])}: ${badPattern[1]} (the API server compiles patterns with RE2)`,
+      refused: true,
+    };
+  else if (unknown.length) c = { ok: false, why: `calls ${unknown.join(', ')}, which this evaluator does not implement`, refused: false };
+  else {
+    try {
       const program = cel.plan(env, parsed);
       c = { ok: true, transition: idents.has('oldSelf'), evaluate: (vars) => program(vars as never) };
+    } catch (err) {
+      c = { ok: false, why: `this evaluator cannot plan it: ${(err as Error).message.split('\n')[0]}`, refused: false };
     }
-  } catch (err) {
-    c = { ok: false, why: `does not compile: ${(err as Error).message.split('\n')[0]}` };
   }
   compiled.set(text, c);
   return c;
@@ -155,13 +223,27 @@ export function toCel(value: unknown, schema: JsonSchemaNode | undefined): CelIn
     return value;
   }
   if (typeof value === 'boolean') return value;
-  if (Array.isArray(value)) return value.map((v) => toCel(v, s.items));
+  // Lists and maps are metered (budget.ts): each element a rule walks counts against the API server's limits.
+  const { cel } = celRuntime();
+  if (Array.isArray(value)) return meteredList(value.map((v) => toCel(v, s.items)));
   const out = new Map<string, CelInput>();
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     const sub = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
     out.set(k, toCel(v, sub));
   }
-  return out as unknown as CelInput;
+  return meteredMap(cel.celMap(out));
+}
+
+/** What one evaluation gave, under the per-call limit: its value, its cost, and whether it ran out. */
+export function evaluateMetered(evaluate: () => unknown): { value: unknown; cost: number; overLimit: boolean } {
+  try {
+    const { value, cost } = metered(evaluate);
+    // The engine turns an exception inside a function into an error value, and may go on: the count decides.
+    return { value, cost, overLimit: cost > PER_CALL_LIMIT };
+  } catch (err) {
+    if (err instanceof CostLimitExceeded) return { value: undefined, cost: PER_CALL_LIMIT + 1, overLimit: true };
+    throw err;
+  }
 }
 
 /** Structural defaulting: absent properties with a `default` get it, as the API server does before validation. */
@@ -204,16 +286,28 @@ export function ruleViolations(schema: JsonSchemaNode, object: unknown, old?: un
   const out: RuleViolation[] = [];
   // Most CRDs carry no rule at all, and most subtrees of the rest none either: they are not walked.
   if (!hasRules(schema)) return out;
+  // The API server's budget for the whole object; a rule over its per-call limit, or the budget spent, stops the rest.
+  let remaining = RUNTIME_BUDGET;
+  let stopped = false;
   const walk = (s: JsonSchemaNode, value: unknown, oldValue: unknown, path: PathSegment[]) => {
-    if (value === undefined || value === null || !hasRules(s)) return;
+    if (stopped || value === undefined || value === null || !hasRules(s)) return;
     for (const r of s['x-kubernetes-validations'] ?? []) {
       const c = compileOutcome(r.rule);
       if (!c.ok) continue;
       if (c.transition && oldValue === undefined) continue;
       if (only === 'transition' && !c.transition) continue;
-      const message = ruleMessage(r, s, value, c.transition ? oldValue : undefined);
-      if (message === null) continue;
-      out.push({ path: r.fieldPath ? [...path, ...fieldPathSegments(r.fieldPath)] : path, message, rule: r.rule });
+      const outcome = ruleMessage(r, s, value, c.transition ? oldValue : undefined);
+      remaining -= outcome.cost;
+      if (outcome.overLimit || remaining < 0) {
+        const message = outcome.overLimit
+          ? `Invalid value: 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${r.rule}`
+          : 'Invalid value: validation failed due to running out of cost budget, no further validation rules will be run';
+        out.push({ path, message, rule: r.rule });
+        stopped = true;
+        return;
+      }
+      if (outcome.message === null) continue;
+      out.push({ path: r.fieldPath ? [...path, ...fieldPathSegments(r.fieldPath)] : path, message: outcome.message, rule: r.rule });
     }
     if (Array.isArray(value)) {
       if (s.items) value.forEach((v, i) => walk(s.items!, v, Array.isArray(oldValue) ? oldValue[i] : undefined, [...path, i]));
@@ -254,30 +348,40 @@ function schemaJson(s: JsonSchemaNode): string {
   return text;
 }
 
-/** The message of a rule a value breaks, or null when it holds: evaluated once per rule, schema node and value across runs. */
-function ruleMessage(r: ValidationRule, s: JsonSchemaNode, value: unknown, oldValue: unknown): string | null {
+interface RuleOutcome {
+  message: string | null;
+  cost: number;
+  overLimit: boolean;
+}
+
+/**
+ * The message of a rule a value breaks, or null when it holds, with what the evaluation cost: evaluated once per
+ * rule, schema node and value across runs.
+ */
+function ruleMessage(r: ValidationRule, s: JsonSchemaNode, value: unknown, oldValue: unknown): RuleOutcome {
   const key = ['eval', JSON.stringify(r), schemaJson(s), JSON.stringify(value) ?? '', JSON.stringify(oldValue) ?? ''];
-  const known = celOutcomes.get(key) as { message: string | null } | undefined;
-  if (known) return known.message;
+  const known = celOutcomes.get(key) as RuleOutcome | undefined;
+  if (known && typeof known.cost === 'number') return known;
   const c = compileRule(r.rule) as Extract<Compiled, { ok: true }>;
   const vars: Record<string, CelInput> = { self: toCel(value, s), ...(c.transition ? { oldSelf: toCel(oldValue, s) } : {}) };
-  const result = c.evaluate(vars);
+  const run = evaluateMetered(() => c.evaluate(vars));
   let message: string | null = null;
-  if (result !== true) {
+  if (!run.overLimit && run.value !== true) {
     const reason = REASONS[r.reason ?? 'FieldValueInvalid'] ?? r.reason;
     message = r.message ?? `failed rule: ${r.rule}`;
-    if (isCelError(result)) message = `${reason}: evaluation of the rule "${r.rule}" fails: ${(result as Error).message}`;
+    if (isCelError(run.value)) message = `${reason}: evaluation of the rule "${r.rule}" fails: ${(run.value as Error).message}`;
     else {
       if (r.messageExpression) {
         const m = compileRule(r.messageExpression);
-        const text = m.ok ? m.evaluate(vars) : undefined;
+        const text = m.ok ? evaluateMetered(() => m.evaluate(vars)).value : undefined;
         if (typeof text === 'string' && text.trim() !== '') message = text;
       }
       message = `${reason}: ${message}`;
     }
   }
-  celOutcomes.set(key, { message });
-  return message;
+  const outcome: RuleOutcome = { message, cost: run.cost, overLimit: run.overLimit };
+  celOutcomes.set(key, outcome);
+  return outcome;
 }
 
 /** Every rule under a schema, with its schema path, for coverage. */
@@ -303,7 +407,8 @@ export function ruleCoverage(schemas: readonly { crd: string; schema: JsonSchema
       coverage.found++;
       const c = compileOutcome(rule.rule);
       if (c.ok) coverage.compiled++;
-      else coverage.notJudged.push({ crd, at, rule: rule.rule, why: c.why ?? 'does not compile' });
+      // A rule the API server refuses is a finding on its CRD (crd-accepted), not a gap of the evaluator.
+      else if (!c.refused) coverage.notJudged.push({ crd, at, rule: rule.rule, why: c.why ?? 'does not compile' });
     }
   }
   return coverage;

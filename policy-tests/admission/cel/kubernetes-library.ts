@@ -7,7 +7,11 @@
  * server.
  */
 import type { CelFunc } from '@bufbuild/cel';
-import { parseQuantity } from '../validation/syntax.ts';
+import { re2 } from '../../model/re2.ts';
+import { charge, concatLists } from './budget.ts';
+import { addExact, asFloat, asInt64, compareExact, formatExact, negate, parseExact, type Exact } from './quantity.ts';
+import { compareSemver, formatSemver, parseSemver, parseSemverNormalized, type Semver } from './semver.ts';
+import { containsCIDR, containsIP, formatCIDR, formatIP, ipPredicates, masked, parseCIDR, parseIP } from './net.ts';
 
 type Cel = typeof import('@bufbuild/cel');
 
@@ -31,27 +35,12 @@ const compare = (a: unknown, b: unknown): number => {
   return fail('no such overload: lists of mixed or unordered types');
 };
 
-const items = (list: unknown): unknown[] => [...(list as Iterable<unknown>)];
-
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-function ipFamily(s: string): 4 | 6 | undefined {
-  if (IPV4.test(s)) return 4;
-  if (s.includes(':') && !s.includes('%')) {
-    try {
-      new URL(`http://[${s}]/`);
-      return 6;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
-function cidrFamily(s: string): 4 | 6 | undefined {
-  const [ip, bits, extra] = s.split('/');
-  if (extra !== undefined || bits === undefined || !/^\d+$/.test(bits)) return undefined;
-  const family = ipFamily(ip!);
-  return family && Number(bits) <= (family === 4 ? 32 : 128) ? family : undefined;
-}
+/** A list's elements, each charged to the runtime cost (budget.ts): cel-go charges these functions by the list's size. */
+const items = (list: unknown): unknown[] => {
+  const out = [...(list as Iterable<unknown>)];
+  charge(out.length);
+  return out;
+};
 
 /** The scalar types the added functions are declared with. */
 function types(cel: Cel) {
@@ -92,22 +81,75 @@ function listFunctions(cel: Cel): CelFunc[] {
   ]);
 }
 
-/** Kubernetes' regex library: find and findAll. */
+/** Every leftmost-first match, as Go's FindAllString gives them (an empty match just after a match is skipped). */
+function allMatches(text: string, pattern: string, n: number): string[] {
+  const out: string[] = [];
+  const m = re2(pattern).matcher(text);
+  let lastEnd = -1;
+  while ((n < 0 || out.length < n) && m.find()) {
+    if (m.start() === m.end() && m.start() === lastEnd) continue;
+    out.push(m.group() ?? '');
+    lastEnd = m.end();
+  }
+  return out;
+}
+
+/** Kubernetes' regex library: find and findAll, with RE2 (a JavaScript RegExp backtracks: ^(a+)+$ runs for minutes). */
 function regexFunctions(cel: Cel): CelFunc[] {
   const { celMethod, listType } = cel;
   const { S, I } = types(cel);
   return ([] = [
     celMethod('find', S, [S], S, function (pattern) {
-      return new RegExp(pattern).exec(this)?.[0] ?? '';
+      return allMatches(this, pattern, 1)[0] ?? '';
     }),
     celMethod('findAll', S, [S], listType(S), function (pattern) {
-      return [...this.matchAll(new RegExp(pattern, 'g'))].map((m) => m[0]);
+      return allMatches(this, pattern, -1);
     }),
     celMethod('findAll', S, [S, I], listType(S), function (pattern, n) {
-      const all = [...this.matchAll(new RegExp(pattern, 'g'))].map((m) => m[0]);
-      return n < 0n ? all : all.slice(0, Number(n));
+      return allMatches(this, pattern, Number(n < 0n ? -1n : n));
     }),
   ]);
+}
+
+/**
+ * A semantic version is carried as its canonical text behind a private-use marker, so that the methods it shares
+ * with quantities (compareTo, isGreaterThan, isLessThan) know which one they are called on.
+ */
+const SEMVER_MARK = '\uE000semver:';
+const isSemverValue = (s: string) => s.startsWith(SEMVER_MARK);
+const semverValue = (s: string): Semver =>
+  (isSemverValue(s) ? parseSemver(s.slice(SEMVER_MARK.length)) : undefined) ?? fail('no such overload: expected a semver');
+
+/** Kubernetes' semver library (1.33). */
+function semverFunctions(cel: Cel): CelFunc[] {
+  const { celFunc, celMethod } = cel;
+  const { S, B, I } = types(cel);
+  const parse = (s: string, normalize: boolean) => (normalize ? parseSemverNormalized(s) : parseSemver(s));
+  const make = (s: string, normalize: boolean) => {
+    const v = parse(s, normalize);
+    return v ? SEMVER_MARK + formatSemver(v) : fail(`Invalid character(s) found in version "${s}"`);
+  };
+  return ([] = [
+    celFunc('isSemver', [S], B, (s) => parseSemver(s) !== undefined),
+    celFunc('isSemver', [S, B], B, (s, normalize) => parse(s, normalize) !== undefined),
+    celFunc('semver', [S], S, (s) => make(s, false)),
+    celFunc('semver', [S, B], S, (s, normalize) => make(s, normalize)),
+    celMethod('major', S, [], I, function () {
+      return semverValue(this).major;
+    }),
+    celMethod('minor', S, [], I, function () {
+      return semverValue(this).minor;
+    }),
+    celMethod('patch', S, [], I, function () {
+      return semverValue(this).patch;
+    }),
+  ]);
+}
+
+/** jsonpatch.escapeKey (1.32): a map key as a JSON Pointer segment. */
+function jsonPatchFunctions(cel: Cel): CelFunc[] {
+  const { S } = types(cel);
+  return [cel.celFunc('jsonpatch.escapeKey', [S], S, (s) => s.replaceAll('~', '~0').replaceAll('/', '~1'))];
 }
 
 /** Kubernetes' URL library. */
@@ -132,6 +174,11 @@ function urlFunctions(cel: Cel): CelFunc[] {
     celMethod('getEscapedPath', S, [], S, function () {
       return asURL(this)?.pathname ?? '';
     }),
+    celMethod('getQuery', S, [], cel.mapType(S, cel.listType(S)), function () {
+      const out = new Map<string, string[]>();
+      for (const [k, v] of asURL(this)?.searchParams ?? []) out.set(k, [...(out.get(k) ?? []), v]);
+      return out;
+    }),
   ]);
 }
 
@@ -139,30 +186,47 @@ function urlFunctions(cel: Cel): CelFunc[] {
 function quantityFunctions(cel: Cel): CelFunc[] {
   const { celFunc, celMethod } = cel;
   const { S, B, I, D } = types(cel);
+  // A quantity is carried as its exact value in one normal form (quantity.ts): equal values are equal strings.
+  const exact = (s: string) => parseExact(s) ?? fail(`quantities must match the regular expression: ${s}`);
+  const integer = (q: Exact) => asInt64(q) ?? fail('cannot convert value to integer');
+  const intQuantity = (n: bigint): Exact => ({ digits: n, exponent: 0 });
+  const compare = (a: string, b: string): number => (isSemverValue(a) ? compareSemver(semverValue(a), semverValue(b)) : compareExact(exact(a), exact(b)));
   return ([] = [
-    celFunc('isQuantity', [S], B, (s) => parseQuantity(s) !== undefined),
-    celFunc('quantity', [S], S, (s) => (parseQuantity(s) !== undefined ? s : fail(`quantities must match the regular expression: ${s}`))),
+    celFunc('isQuantity', [S], B, (s) => parseExact(s) !== undefined),
+    celFunc('quantity', [S], S, (s) => formatExact(exact(s))),
     celMethod('sign', S, [], I, function () {
-      return BigInt(Math.sign(parseQuantity(this) ?? 0));
+      return BigInt(Math.sign(compareExact(exact(this), intQuantity(0n))));
     }),
     celMethod('isInteger', S, [], B, function () {
-      return Number.isInteger(parseQuantity(this));
+      return asInt64(exact(this)) !== undefined;
     }),
     celMethod('asInteger', S, [], I, function () {
-      const v = parseQuantity(this)!;
-      return Number.isInteger(v) ? BigInt(v) : fail('cannot convert value to integer');
+      return integer(exact(this));
     }),
     celMethod('asApproximateFloat', S, [], D, function () {
-      return parseQuantity(this)!;
+      return asFloat(exact(this));
     }),
+    // Quantities and semantic versions share these three methods; a version carries its own marker (semverOf).
     celMethod('compareTo', S, [S], I, function (other) {
-      return BigInt(Math.sign(parseQuantity(this)! - parseQuantity(other)!));
+      return BigInt(compare(this, other));
     }),
     celMethod('isGreaterThan', S, [S], B, function (other) {
-      return parseQuantity(this)! > parseQuantity(other)!;
+      return compare(this, other) > 0;
     }),
     celMethod('isLessThan', S, [S], B, function (other) {
-      return parseQuantity(this)! < parseQuantity(other)!;
+      return compare(this, other) < 0;
+    }),
+    celMethod('add', S, [S], S, function (other) {
+      return formatExact(addExact(exact(this), exact(other)));
+    }),
+    celMethod('add', S, [I], S, function (n) {
+      return formatExact(addExact(exact(this), intQuantity(n)));
+    }),
+    celMethod('sub', S, [S], S, function (other) {
+      return formatExact(addExact(exact(this), negate(exact(other))));
+    }),
+    celMethod('sub', S, [I], S, function (n) {
+      return formatExact(addExact(exact(this), intQuantity(-n)));
     }),
   ]);
 }
@@ -171,16 +235,39 @@ function quantityFunctions(cel: Cel): CelFunc[] {
 function networkFunctions(cel: Cel): CelFunc[] {
   const { celFunc, celMethod } = cel;
   const { S, B, I } = types(cel);
-  return ([] = [
-    celFunc('isIP', [S], B, (s) => ipFamily(s) !== undefined),
-    celFunc('ip', [S], S, (s) => (ipFamily(s) ? s : fail(`IP Address '${s}' parse error during conversion from string`))),
-    celFunc('isCIDR', [S], B, (s) => cidrFamily(s) !== undefined),
-    celFunc('cidr', [S], S, (s) => (cidrFamily(s) ? s : fail(`network address parse error during conversion from string: ${s}`))),
-    celMethod('family', S, [], I, function () {
-      return BigInt(ipFamily(this) ?? cidrFamily(this) ?? fail('not an IP address or CIDR'));
+  const ipOf = (s: string) => parseIP(s) ?? fail(`IP Address '${s}' parse error during conversion from string`);
+  const cidrOf = (s: string) => parseCIDR(s) ?? fail(`network address parse error during conversion from string: ${s}`);
+  // An ip or cidr value is its canonical string: a method on one parses that string again.
+  const family = (s: string) => BigInt((parseIP(s) ?? parseCIDR(s)?.ip ?? fail('not an IP address or CIDR')).family);
+  const predicates = Object.entries(ipPredicates).map(([name, test]) =>
+    celMethod(name, S, [], B, function () {
+      return test(ipOf(this));
     }),
+  );
+  return ([] = [
+    celFunc('isIP', [S], B, (s) => parseIP(s) !== undefined),
+    celFunc('ip', [S], S, (s) => formatIP(ipOf(s))),
+    celFunc('ip.isCanonical', [S], B, (s) => formatIP(ipOf(s)) === s),
+    celFunc('isCIDR', [S], B, (s) => parseCIDR(s) !== undefined),
+    celFunc('cidr', [S], S, (s) => formatCIDR(cidrOf(s))),
+    celMethod('family', S, [], I, function () {
+      return family(this);
+    }),
+    ...predicates,
     celMethod('prefixLength', S, [], I, function () {
-      return BigInt(this.split('/')[1] ?? fail('not a CIDR'));
+      return BigInt(cidrOf(this).bits);
+    }),
+    celMethod('ip', S, [], S, function () {
+      return formatIP(cidrOf(this).ip);
+    }),
+    celMethod('masked', S, [], S, function () {
+      return formatCIDR(masked(cidrOf(this)));
+    }),
+    celMethod('containsIP', S, [S], B, function (other) {
+      return containsIP(cidrOf(this), ipOf(other));
+    }),
+    celMethod('containsCIDR', S, [S], B, function (other) {
+      return containsCIDR(cidrOf(this), cidrOf(other));
     }),
   ]);
 }
@@ -192,7 +279,19 @@ function networkFunctions(cel: Cel): CelFunc[] {
  * judge never loads it).
  */
 export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelFunc[] {
-  return [...strings, ...listFunctions(cel), ...regexFunctions(cel), ...urlFunctions(cel), ...quantityFunctions(cel), ...networkFunctions(cel)];
+  // Replaces the standard list concatenation (same overload id), which makes map() and filter() quadratic.
+  const concat = cel.celFunc('_+_', [types(cel).LIST, types(cel).LIST], types(cel).LIST, concatLists);
+  return [
+    ...strings,
+    concat,
+    ...listFunctions(cel),
+    ...regexFunctions(cel),
+    ...urlFunctions(cel),
+    ...quantityFunctions(cel),
+    ...networkFunctions(cel),
+    ...semverFunctions(cel),
+    ...jsonPatchFunctions(cel),
+  ];
 }
 
 /**

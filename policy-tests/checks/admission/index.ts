@@ -9,6 +9,7 @@ import type { PolicyCheck } from '../kit.ts';
 import type { ScopeLookup } from '../repository.ts';
 import { admissionPolicyCheck } from './admission-policy.ts';
 import { argocdWillSyncCheck } from './argocd-will-sync.ts';
+import { crdAcceptedCheck } from './crd-accepted.ts';
 import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.ts';
 import { podSecurityCheck } from './pod-security.ts';
 
@@ -16,7 +17,14 @@ export { ARGOCD_EXCLUDED } from './argocd-will-sync.ts';
 export { POD_SECURITY_REASON } from './pod-security.ts';
 
 /** The ids of the admission layer's checks (for the benchmark's share). */
-export const ADMISSION_CHECK_IDS: readonly string[] = ['api-validation', 'pod-security', 'crd-validation-rule', 'admission-policy', 'argocd-will-sync'];
+export const ADMISSION_CHECK_IDS: readonly string[] = [
+  'api-validation',
+  'pod-security',
+  'crd-validation-rule',
+  'crd-accepted',
+  'admission-policy',
+  'argocd-will-sync',
+];
 
 export function admissionChecks(builtinGroups: ReadonlySet<string>, isClusterScoped: ScopeLookup = () => false): PolicyCheck[] {
   const isBuiltin = (r: Resource) => builtinGroups.has(groupOf(r.apiVersion));
@@ -24,6 +32,7 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>, isClusterSco
     apiValidationCheck(isBuiltin),
     podSecurityCheck(isBuiltin),
     crdValidationRuleCheck(isBuiltin),
+    crdAcceptedCheck,
     admissionPolicyCheck(isBuiltin, isClusterScoped),
     argocdWillSyncCheck,
   ];

@@ -40,7 +40,7 @@ export function crdValidationRuleCheck(isBuiltin: (r: Resource) => boolean): Pol
   return {
     id: 'crd-validation-rule',
     description:
-      "Every custom resource passes its CRD's validation rules (x-kubernetes-validations, CEL with the Kubernetes libraries), with the CRD the repository renders or, failing that, the schema bundled with the gate; rules the evaluator cannot compile are counted as not judged in the summary (invariants P1).",
+      "Every custom resource passes its CRD's validation rules (x-kubernetes-validations, CEL with the Kubernetes libraries), with the CRD the repository renders or, failing that, the schema bundled with the gate; each evaluation within the API server's cost limits (a rule that walks past the per-call limit, or an object past the runtime budget, is refused with the API server's message); rules calling a function the cluster declares but the evaluator lacks are counted as not judged in the summary (invariants P1).",
     invariants: ['P1'],
     remediation: "change the resource so the rule holds; the message is the CRD's own",
     reads: { kinds: ['*'] },

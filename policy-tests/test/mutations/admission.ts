@@ -2,6 +2,36 @@
 import type { Mutation } from '../support/mutation-runner.ts';
 import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after } from './edits.ts';
 
+const CRD_FILE = 'apps/platform/backups/crd.yaml';
+/** A small CRD the backups app applies, with one schema node a mutation breaks. */
+const crd = (node: string) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: drills.backups.homelab.example
+spec:
+  group: backups.homelab.example
+  scope: Namespaced
+  names:
+    kind: Drill
+    plural: drills
+    singular: drill
+    listKind: DrillList
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                target:
+                  type: string
+${node}
+`;
+
 export const admissionMutations: Mutation[] = [
   // Built-in validation, one per family.
   {
@@ -143,6 +173,31 @@ export const admissionMutations: Mutation[] = [
     mutate: swap(STORE, '      vault: homelab\n', '      vault: homelab\n      environment: production\n'),
     at: 'onepasswordSDK:',
   },
+  // What the API server refuses when a CRD is created.
+  {
+    check: 'crd-accepted',
+    why: 'a CRD whose validation rule does not compile',
+    mutate: (c) => c.write(CRD_FILE, crd('                  x-kubernetes-validations:\n                    - rule: "self.size() >"')),
+    at: '- rule: "self.size() >"',
+  },
+  {
+    check: 'crd-accepted',
+    why: 'a CRD whose rule calls a function the cluster does not declare',
+    mutate: (c) => c.write(CRD_FILE, crd('                  x-kubernetes-validations:\n                    - rule: "self.isHostname()"')),
+    at: '- rule: "self.isHostname()"',
+  },
+  {
+    check: 'crd-accepted',
+    why: 'a CRD whose rule matches a constant pattern RE2 refuses (a lookahead)',
+    mutate: (c) => c.write(CRD_FILE, crd('                  x-kubernetes-validations:\n                    - rule: "self.matches(\'^(?=db)[a-z]+$\')"')),
+    at: `- rule: "self.matches('^(?=db)[a-z]+$')"`,
+  },
+  {
+    check: 'crd-accepted',
+    why: 'a CRD whose schema pattern is not RE2 (a backreference)',
+    mutate: (c) => c.write(CRD_FILE, crd("                  pattern: '^(a)\\1$'")),
+    at: 'pattern:',
+  },
   // ValidatingAdmissionPolicy, through its binding.
   {
     check: 'admission-policy',
@@ -171,6 +226,50 @@ spec:
   validations:
     - expression: "variables.replicas <= 1"
       messageExpression: "'replicas ' + string(variables.replicas) + ' over 1'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: single-replica
+spec:
+  policyName: single-replica
+  validationActions: [Deny]
+`,
+      );
+      swap(
+        'clusters/home/projects.yaml',
+        '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n',
+        '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicy\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicyBinding\n',
+      )(c);
+    },
+    at: (c) => ({ file: API, line: c.read(API).split('\n').indexOf('metadata:') + 1 }),
+  },
+  {
+    check: 'admission-policy',
+    why: 'a policy whose match condition fails to evaluate on the public API, under failurePolicy Fail',
+    mutate: (c) => {
+      c.write(
+        'apps/platform/backups/policy.yaml',
+        `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: single-replica
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [apps]
+        apiVersions: [v1]
+        operations: [CREATE, UPDATE]
+        resources: [deployments]
+    namespaceSelector:
+      matchLabels:
+        kubernetes.io/metadata.name: portfolio
+  matchConditions:
+    - name: has-tier
+      expression: "object.metadata.labels.tier == 'web'"
+  validations:
+    - expression: "true"
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding

@@ -1,0 +1,161 @@
+/**
+ * The API server's runtime cost limits on CEL, counted as the gate can count
+ * them with @bufbuild/cel, which has no cost tracker of its own.
+ *
+ * Every list and map handed to a rule is wrapped so that each element a
+ * comprehension or a library function walks costs one unit. cel-go charges
+ * at least one unit for each such step (the accumulator's read), so a rule
+ * that walks more elements here than the API server's per-call limit
+ * (1,000,000, k8s.io/apiserver/pkg/apis/cel/config.go) is over that limit
+ * there too: the count never refuses what the API server admits, and a
+ * nested comprehension over a long list stops after a million steps instead
+ * of running for minutes. The count is deterministic: the same object costs
+ * the same on any machine.
+ */
+import type { CelInput } from '@bufbuild/cel';
+
+/** cel-go's per-call limit for a CRD rule or an admission expression. */
+export const PER_CALL_LIMIT = 1_000_000;
+/** The API server's budget for all the rules of one object. */
+export const RUNTIME_BUDGET = 10_000_000;
+
+/** Thrown from inside an evaluation when it walks past the per-call limit. */
+export class CostLimitExceeded extends Error {
+  constructor() {
+    super('operation cancelled: actual cost limit exceeded');
+  }
+}
+
+let spent = 0;
+let limit = Number.POSITIVE_INFINITY;
+
+/** Runs one evaluation under the per-call limit; returns what it gave and what it cost. */
+export function metered<T>(run: () => T): { value: T; cost: number } {
+  const [outerSpent, outerLimit] = [spent, limit];
+  spent = 0;
+  limit = PER_CALL_LIMIT;
+  try {
+    const value = run();
+    return { value, cost: spent };
+  } finally {
+    [spent, limit] = [outerSpent, outerLimit];
+  }
+}
+
+function spend(): void {
+  if (++spent > limit) throw new CostLimitExceeded();
+}
+
+/** Charges a library function's walk of `units` elements (a list the engine built is not metered as it is walked). */
+export function charge(units: number): void {
+  spent += units;
+  if (spent > limit) throw new CostLimitExceeded();
+}
+
+const LIST = Symbol.for('@bufbuild/cel/list');
+const MAP = Symbol.for('@bufbuild/cel/map');
+
+interface CelMapLike {
+  readonly size: number;
+  get(key: unknown): CelInput | undefined;
+  has(key: unknown): boolean;
+  keys(): IterableIterator<unknown>;
+  entries(): IterableIterator<[unknown, CelInput]>;
+  values(): IterableIterator<CelInput>;
+  forEach(callback: (value: CelInput, key: unknown, map: unknown) => void, thisArg?: unknown): void;
+}
+
+/**
+ * A CEL list whose walk is metered: the first `length` elements of `items`, which it may share with a longer list
+ * made by appending to it (see concatLists).
+ */
+class MeteredList {
+  readonly [LIST] = {};
+  readonly #items: CelInput[];
+  readonly #length: number;
+  constructor(items: CelInput[], length: number) {
+    this.#items = items;
+    this.#length = length;
+  }
+  get size(): number {
+    return this.#length;
+  }
+  get(index: number): CelInput | undefined {
+    return index >= 0 && index < this.#length ? this.#items[index] : undefined;
+  }
+  *values(): IterableIterator<CelInput> {
+    for (let i = 0; i < this.#length; i++) {
+      spend();
+      yield this.#items[i]!;
+    }
+  }
+  [Symbol.iterator](): IterableIterator<CelInput> {
+    return this.values();
+  }
+  /** Appends in place when nothing was appended to this list before (so no other list sees the change). */
+  append(more: Iterable<CelInput>): MeteredList {
+    const owned = this.#items.length === this.#length;
+    const items = owned ? this.#items : this.#items.slice(0, this.#length);
+    for (const v of more) items.push(v);
+    return new MeteredList(items, items.length);
+  }
+}
+
+/**
+ * List concatenation that stays linear. The engine's own builds a chain of
+ * concatenated views, one per step of a map() or filter(), so walking the
+ * result of a comprehension over n elements takes n² steps: seconds for a
+ * few thousand. Appending to a list that owns the end of its array is O(1)
+ * per element; every view keeps its own length, so no list ever changes.
+ */
+export function concatLists(a: unknown, b: unknown): CelInput {
+  const left = a instanceof MeteredList ? a : new MeteredList([...(a as Iterable<CelInput>)], (a as { size: number }).size);
+  return left.append(b as Iterable<CelInput>) as unknown as CelInput;
+}
+
+/** A CEL map whose walk (a comprehension over its keys) is metered. */
+class MeteredMap {
+  readonly [MAP] = {};
+  readonly #inner: CelMapLike;
+  constructor(inner: CelMapLike) {
+    this.#inner = inner;
+  }
+  get size(): number {
+    return this.#inner.size;
+  }
+  get(key: unknown): CelInput | undefined {
+    return this.#inner.get(key);
+  }
+  has(key: unknown): boolean {
+    return this.#inner.has(key);
+  }
+  *keys(): IterableIterator<unknown> {
+    for (const k of this.#inner.keys()) {
+      spend();
+      yield k;
+    }
+  }
+  *entries(): IterableIterator<[unknown, CelInput]> {
+    for (const e of this.#inner.entries()) {
+      spend();
+      yield e;
+    }
+  }
+  *values(): IterableIterator<CelInput> {
+    for (const v of this.#inner.values()) {
+      spend();
+      yield v;
+    }
+  }
+  forEach(callback: (value: CelInput, key: unknown, map: unknown) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) callback.call(thisArg, v, k, this);
+  }
+  [Symbol.iterator](): IterableIterator<[unknown, CelInput]> {
+    return this.entries();
+  }
+}
+
+/** A list of these (already converted) elements. */
+export const meteredList = (items: CelInput[]): CelInput => new MeteredList(items, items.length) as unknown as CelInput;
+/** Wraps the engine's map of these (already converted) entries. */
+export const meteredMap = (inner: unknown): CelInput => new MeteredMap(inner as CelMapLike) as unknown as CelInput;

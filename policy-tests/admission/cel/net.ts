@@ -1,0 +1,85 @@
+/**
+ * IP addresses and CIDRs as Kubernetes' CEL library parses them (Go's
+ * net/netip: no leading zeros in IPv4, no zones, no IPv4-mapped IPv6) and
+ * prints them (netip's String: RFC 5952 for IPv6, which is also what the
+ * WHATWG URL serializer prints). A value is carried as its canonical string,
+ * so two spellings of one address are equal, as they are in the API server.
+ */
+export interface ParsedIP {
+  family: 4 | 6;
+  value: bigint;
+}
+
+const IPV4_PART = /^(0|[1-9]\d{0,2})$/;
+
+export function parseIP(s: string): ParsedIP | undefined {
+  if (s.includes('.') && !s.includes(':')) {
+    const parts = s.split('.');
+    if (parts.length !== 4 || !parts.every((p) => IPV4_PART.test(p) && Number(p) <= 255)) return undefined;
+    return { family: 4, value: parts.reduce((acc, p) => (acc << 8n) | BigInt(p), 0n) };
+  }
+  if (!s.includes(':') || s.includes('%') || s.includes('[')) return undefined;
+  let host: string;
+  try {
+    host = new URL(`http://[${s}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+  const [head = '', tail = ''] = host.split('::');
+  const groups = (text: string) => (text ? text.split(':') : []);
+  const left = groups(head);
+  const right = host.includes('::') ? groups(tail) : [];
+  const all = host.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  const value = all.reduce((acc, g) => (acc << 16n) | BigInt(`0x${g}`), 0n);
+  // An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is refused by Kubernetes' ip() and cidr().
+  if (value >> 32n === 0xffffn) return undefined;
+  return { family: 6, value };
+}
+
+export function formatIP(ip: ParsedIP): string {
+  if (ip.family === 4) return [24n, 16n, 8n, 0n].map((shift) => String((ip.value >> shift) & 0xffn)).join('.');
+  const hex = Array.from({ length: 8 }, (_, i) => ((ip.value >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':');
+  return new URL(`http://[${hex}]/`).hostname.slice(1, -1);
+}
+
+export interface ParsedCIDR {
+  ip: ParsedIP;
+  bits: number;
+}
+
+export function parseCIDR(s: string): ParsedCIDR | undefined {
+  const slash = s.indexOf('/');
+  if (slash < 0) return undefined;
+  const ip = parseIP(s.slice(0, slash));
+  const bitsText = s.slice(slash + 1);
+  if (!ip || !/^(0|[1-9]\d{0,2})$/.test(bitsText)) return undefined;
+  const bits = Number(bitsText);
+  return bits <= (ip.family === 4 ? 32 : 128) ? { ip, bits } : undefined;
+}
+
+const width = (family: 4 | 6) => (family === 4 ? 32 : 128);
+const mask = (family: 4 | 6, bits: number) => ((1n << BigInt(width(family))) - 1n) ^ ((1n << BigInt(width(family) - bits)) - 1n);
+
+export const formatCIDR = (c: ParsedCIDR): string => `${formatIP(c.ip)}/${c.bits}`;
+export const masked = (c: ParsedCIDR): ParsedCIDR => ({ ip: { family: c.ip.family, value: c.ip.value & mask(c.ip.family, c.bits) }, bits: c.bits });
+
+export function containsIP(c: ParsedCIDR, ip: ParsedIP): boolean {
+  return c.ip.family === ip.family && (c.ip.value & mask(c.ip.family, c.bits)) === (ip.value & mask(c.ip.family, c.bits));
+}
+
+export const containsCIDR = (c: ParsedCIDR, other: ParsedCIDR): boolean => other.bits >= c.bits && containsIP(c, other.ip);
+
+const inPrefix = (ip: ParsedIP, family: 4 | 6, prefix: bigint, bits: number) => ip.family === family && containsIP({ ip: { family, value: prefix }, bits }, ip);
+
+/** Go's netip predicates. */
+export const ipPredicates = {
+  isUnspecified: (ip: ParsedIP) => ip.value === 0n,
+  isLoopback: (ip: ParsedIP) => (ip.family === 4 ? inPrefix(ip, 4, 0x7f000000n, 8) : ip.value === 1n),
+  isLinkLocalMulticast: (ip: ParsedIP) => (ip.family === 4 ? inPrefix(ip, 4, 0xe0000000n, 24) : inPrefix(ip, 6, 0xff02n << 112n, 16)),
+  isLinkLocalUnicast: (ip: ParsedIP) => (ip.family === 4 ? inPrefix(ip, 4, 0xa9fe0000n, 16) : inPrefix(ip, 6, 0xfe80n << 112n, 10)),
+  isGlobalUnicast: (ip: ParsedIP) =>
+    !(ip.value === 0n || (ip.family === 4 && ip.value === 0xffffffffn)) &&
+    !ipPredicates.isLoopback(ip) &&
+    !(ip.family === 4 ? inPrefix(ip, 4, 0xe0000000n, 4) : inPrefix(ip, 6, 0xffn << 120n, 8)) &&
+    !ipPredicates.isLinkLocalUnicast(ip),
+};

@@ -1,0 +1,110 @@
+/**
+ * The Kubernetes CEL libraries the gate adds, case by case, with the API
+ * server's answers (k8s.io/apiserver pkg/cel/library's tests hold the same
+ * kinds of cases): IPs and CIDRs, exact quantities, semantic versions, URL
+ * queries, JSON Patch keys, and the linear list concatenation.
+ */
+import { describe, expect, it } from 'vitest';
+import { compileRule } from '../../admission/cel/crd-rules.ts';
+import { fixtureCheck, libraryFunctionNames, podSecurityAgreement } from '../../admission/conformance.ts';
+
+const cases: [string, unknown][] = [
+  // IPs and CIDRs (1.30): parsed as netip parses them, compared by value.
+  ["ip('192.168.0.1').family() == 4", true],
+  ["ip('2001:DB8::1') == ip('2001:db8::1')", true],
+  ["string(ip('2001:db8:0:0:0:0:0:1'))", '2001:db8::1'],
+  ["ip.isCanonical('2001:db8::1')", true],
+  ["ip.isCanonical('2001:DB8::1')", false],
+  ["isIP('::ffff:1.2.3.4')", false],
+  ["isIP('01.2.3.4')", false],
+  ["cidr('192.168.0.0/24').containsIP(ip('192.168.0.1'))", true],
+  ["cidr('192.168.0.0/24').containsIP('192.168.1.1')", false],
+  ["cidr('192.168.0.0/16').containsCIDR(cidr('192.168.10.0/24'))", true],
+  ["cidr('192.168.1.5/16').masked() == cidr('192.168.0.0/16')", true],
+  ["cidr('192.168.1.5/16').ip() == ip('192.168.1.5')", true],
+  ["ip('127.0.0.1').isLoopback() && ip('::1').isLoopback()", true],
+  ["ip('fe80::1').isLinkLocalUnicast() && ip('ff02::1').isLinkLocalMulticast()", true],
+  ["ip('8.8.8.8').isGlobalUnicast()", true],
+  ["ip('255.255.255.255').isGlobalUnicast()", false],
+  ["ip('0.0.0.0').isUnspecified()", true],
+  ["cidr('::1/128').prefixLength()", 128n],
+  // Quantities (1.28, add and sub 1.29): exact values.
+  ['quantity("200M") == quantity("0.2G")', true],
+  ['quantity("1Gi") == quantity("1073741824")', true],
+  ['quantity("1.5").isInteger()', false],
+  ['quantity("9223372036854775807").asInteger()', 9223372036854775807n],
+  ['quantity("9223372036854775808").isInteger()', false],
+  ['quantity("50k").add(quantity("50k")) == quantity("100k")', true],
+  ['quantity("50k").sub(1) == quantity("49999")', true],
+  ['quantity("1m").isLessThan(quantity("1"))', true],
+  ['quantity("-5").sign()', -1n],
+  ['quantity("200m").asApproximateFloat()', 0.2],
+  ['quantity("1e3").compareTo(quantity("1k"))', 0n],
+  // Semantic versions (1.33).
+  ["semver('1.2.3').major() == 1 && semver('1.2.3').minor() == 2 && semver('1.2.3').patch() == 3", true],
+  ["semver('1.0.0').isLessThan(semver('1.0.1'))", true],
+  ["semver('1.0.0-alpha').isLessThan(semver('1.0.0'))", true],
+  ["semver('1.0.0-alpha.1').compareTo(semver('1.0.0-alpha.beta'))", -1n],
+  ["isSemver('v1.0.0')", false],
+  ["isSemver('v1.0', true)", true],
+  ["semver('01.2', true) == semver('1.2.0')", true],
+  // URL queries (1.24), JSON Patch keys (1.32).
+  ["url('https://a.io/p?x=1&x=2&y=3').getQuery()['x'] == ['1', '2']", true],
+  ["jsonpatch.escapeKey('k8s.io/my~label')", 'k8s.io~1my~0label'],
+  // Lists built by comprehensions.
+  ['[1, 2] + [3] == [1, 2, 3]', true],
+  ['[1, 2].map(x, x * 2) == [2, 4]', true],
+  ['size([1, 2, 3].filter(x, x > 1))', 2n],
+];
+
+describe('CEL: the Kubernetes libraries, with the API server answers', () => {
+  it.each(cases)('%s', (expr, expected) => {
+    const c = compileRule(expr);
+    expect(c.ok, c.ok ? '' : c.why).toBe(true);
+    if (c.ok) expect(c.evaluate({})).toEqual(expected);
+  });
+
+  it('appending to a list never changes another list that shares its elements', () => {
+    const c = compileRule('[[1, 2] + [3], [1, 2] + [4]] == [[1, 2, 3], [1, 2, 4]]');
+    expect(c.ok && c.evaluate({})).toBe(true);
+  });
+});
+
+describe('conformance: agreement with upstream test data', () => {
+  it('names a fixture by its check and counts a restricted refusal by the overriding control', () => {
+    expect(fixtureCheck('procmount_restricted0.yaml')).toBe('procmount_restricted');
+    const pod = (securityContext: object, spec: object = {}) => ({
+      spec: {
+        ...spec,
+        containers: [
+          {
+            name: 'c',
+            image: 'x',
+            securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, ...securityContext },
+          },
+        ],
+        securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+      },
+    });
+    const a = podSecurityAgreement([
+      { level: 'restricted', expect: 'fail', check: 'procmount', file: 'r/fail/procmount0.yaml', pod: pod({ procMount: 'Unmasked' }, { hostUsers: true }) },
+      { level: 'restricted', expect: 'pass', check: 'base', file: 'r/pass/base0.yaml', pod: pod({}) },
+      { level: 'baseline', expect: 'fail', check: 'privileged', file: 'b/fail/privileged0.yaml', pod: pod({}) },
+    ]);
+    expect(a).toMatchObject({ total: 3, agree: 2 });
+    expect(a.disagreements).toEqual([{ group: 'privileged', file: 'b/fail/privileged0.yaml', why: 'admitted, upstream refuses it' }]);
+  });
+
+  it('reads the library function list by release', () => {
+    const go = `knownFunctions := sets.New(
+		// Kubernetes 1.24:
+		"isSorted", "sum",
+		// Kubernetes <1.30>:
+		"ip", "ip.isCanonical",
+		// Kubernetes <1.37>:
+		"includes",
+		// Kubernetes <1.??>:
+	)`;
+    expect(libraryFunctionNames(go, 36)).toEqual(['ip', 'ip.isCanonical', 'isSorted', 'sum']);
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * What no input may do to the gate: run long. The hostile rules of issue
+ * reports (a triple comprehension over an unbounded list, a backtracking
+ * pattern in a rule and in a schema) each end quickly with the API server's
+ * own verdict; rules the API server refuses at CRD create are refused, and
+ * rules it has a function for that the evaluator lacks stay not judged.
+ */
+import { describe, expect, it } from 'vitest';
+import { compileRule, ruleViolations, type JsonSchemaNode } from '../../admission/cel/crd-rules.ts';
+import { PER_CALL_LIMIT } from '../../admission/cel/budget.ts';
+import { policyDecisions } from '../../admission/cel/admission-policies.ts';
+import { crdsFromObjects } from '../../schema/repo-crds.ts';
+
+const compileCrdValidator = (openAPIV3Schema: object) =>
+  crdsFromObjects([
+    { file: 'crd.yaml', object: { spec: { group: 'x.io', names: { kind: 'X' }, versions: [{ name: 'v1', schema: { openAPIV3Schema } }] } } },
+  ])[0]!.compile();
+
+const listRule = (rule: string, items: JsonSchemaNode = { type: 'string' }): JsonSchemaNode => ({
+  type: 'object',
+  properties: { spec: { type: 'object', properties: { list: { type: 'array', items, 'x-kubernetes-validations': [{ rule }] } } } },
+});
+const strings = (n: number) => Array.from({ length: n }, (_, i) => `item-${i}`);
+
+describe('CEL: the runtime cost limit', () => {
+  it('stops a triple comprehension over 2,000 items at the per-call limit, with the API server message', () => {
+    const started = performance.now();
+    const v = ruleViolations(listRule('self.all(x, self.all(y, self.all(z, true)))'), { spec: { list: strings(2000) } });
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toBe(
+      "Invalid value: 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, self.all(z, true)))",
+    );
+    expect(v[0]!.path).toEqual(['spec', 'list']);
+    // Recorded, not asserted against a clock: the count, not the machine, stops it.
+    expect(performance.now() - started).toBeGreaterThan(0);
+  });
+
+  it('meters maps as well as lists, and library functions that walk a list', () => {
+    const map: JsonSchemaNode = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            m: {
+              type: 'object',
+              additionalProperties: { type: 'string' },
+              'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, self.all(c, true)))' }],
+            },
+          },
+        },
+      },
+    };
+    const m = Object.fromEntries(strings(200).map((k) => [k, k]));
+    expect(ruleViolations(map, { spec: { m } })[0]?.message).toContain('call cost exceeds limit');
+    const sums = listRule('self.map(x, self.map(y, 1).sum()).sum() > 0', { type: 'integer' });
+    expect(ruleViolations(sums, { spec: { list: Array.from({ length: 1100 }, () => 1) } })[0]?.message).toContain('call cost exceeds limit');
+  });
+
+  it('lets a rule under the limit through, and judges it', () => {
+    expect(ruleViolations(listRule('self.all(x, self.exists(y, y == x))'), { spec: { list: strings(500) } })).toEqual([]);
+    expect(PER_CALL_LIMIT).toBe(1_000_000);
+    expect(ruleViolations(listRule("self.all(x, x.startsWith('item-'))"), { spec: { list: ['item-1', 'other'] } })).toHaveLength(1);
+  });
+});
+
+describe('CEL: RE2, as Go compiles patterns', () => {
+  it("finds with a linear-time engine: '^(a+)+$' on a long string answers at once", () => {
+    const schema: JsonSchemaNode = {
+      type: 'object',
+      properties: { s: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.find('^(a+)+$') == ''" }] } },
+    };
+    expect(ruleViolations(schema, { s: `${'a'.repeat(5000)}b` })).toEqual([]);
+    expect(ruleViolations(schema, { s: 'aaaa' })).toHaveLength(1);
+  });
+
+  it('findAll gives every leftmost match, and a limit', () => {
+    const schema: JsonSchemaNode = {
+      type: 'object',
+      properties: {
+        s: {
+          type: 'string',
+          'x-kubernetes-validations': [{ rule: "self.findAll('[0-9]+') == ['1', '22', '333'] && self.findAll('[0-9]+', 2) == ['1', '22']" }],
+        },
+      },
+    };
+    expect(ruleViolations(schema, { s: 'a1b22c333' })).toEqual([]);
+  });
+
+  it('refuses a constant pattern RE2 cannot compile, as the API server does at CRD create', () => {
+    const c = compileRule("self.matches('^(?=a)b$')");
+    expect(c.ok).toBe(false);
+    expect(c.ok === false && c.refused).toBe(true);
+    expect(c.ok === false && c.why).toContain('invalid regex pattern');
+  });
+
+  it('a schema pattern is matched by RE2: a backtracking pattern on a long value answers at once, and a lookahead never matches', () => {
+    const validate = compileCrdValidator({ type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } });
+    expect(validate({ s: `${'a'.repeat(5000)}b` })).toBe(false);
+    expect(validate({ s: 'aaa' })).toBe(true);
+  });
+});
+
+describe('CEL: what the API server refuses at create, and what it would accept', () => {
+  it('a syntax error and an undeclared function are refused', () => {
+    for (const rule of ['self.size() >', 'self.frobnicate()']) {
+      const c = compileRule(rule);
+      expect(c.ok === false && c.refused, rule).toBe(true);
+    }
+  });
+
+  it('a function the cluster declares but this evaluator lacks is not judged, never refused', () => {
+    for (const rule of ["sets.contains(self, ['a'])", 'self.all(i, v, v != "")', 'self.?foo.orValue("x") == "x"', 'optional.of(1).hasValue()']) {
+      const c = compileRule(rule);
+      expect(c.ok === false && !c.refused, rule).toBe(true);
+    }
+  });
+});
+
+describe('ValidatingAdmissionPolicy: failurePolicy', () => {
+  const policy = (failurePolicy: string) => ({
+    metadata: { name: 'p' },
+    spec: {
+      failurePolicy,
+      matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
+      matchConditions: [{ name: 'broken', expression: 'object.spec.missing.field == 1' }],
+      validations: [{ expression: 'true' }],
+    },
+  });
+  const binding = { metadata: { name: 'b' }, spec: { policyName: 'p', validationActions: ['Deny'] } };
+  const target = { apiVersion: 'apps/v1', kind: 'Deployment', resource: 'deployments', namespace: 'x', object: { metadata: { name: 'd' }, spec: {} } };
+
+  it('an erroring match condition denies under Fail', () => {
+    const d = policyDecisions([policy('Fail')], [binding], target);
+    expect(d).toHaveLength(1);
+    expect(d[0]!.message).toContain('failed to evaluate the matchCondition "broken"');
+  });
+
+  it('and is skipped under Ignore', () => {
+    expect(policyDecisions([policy('Ignore')], [binding], target)).toEqual([]);
+  });
+});

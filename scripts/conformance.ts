@@ -1,0 +1,99 @@
+/**
+ * Measures the admission layer against Kubernetes' own test data, read from
+ * upstream checkouts given by path (nothing upstream is committed):
+ *   npm run conformance -- --pod-security ../pod-security-admission --apiserver ../apiserver
+ * and prints agreement per control and per library, then every disagreement.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { REPO_ROOT, conformance } from '../policy-tests/index.ts';
+import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
+
+type Agreement = ReturnType<typeof conformance.podSecurityAgreement>;
+
+/** The cluster's Kubernetes minor version, from the cluster facts. */
+function clusterMinor(): number {
+  const text = readFileSync(join(REPO_ROOT, 'clusters/home/cluster-facts.yaml'), 'utf8');
+  const m = /kubernetesVersion:\s*"?1\.(\d+)\./.exec(text);
+  if (!m) throw new Error('clusters/home/cluster-facts.yaml has no kubernetesVersion 1.x.y');
+  return Number(m[1]);
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch (err) {
+    throw new Error(`cannot read ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** Every fixture of both levels at this minor version. */
+function podSecurityFixtures(root: string, minor: number): conformance.PodSecurityFixture[] {
+  const out: conformance.PodSecurityFixture[] = [];
+  for (const level of ['baseline', 'restricted'] as const)
+    for (const expect of ['pass', 'fail'] as const) {
+      const dir = join(root, 'test/testdata', level, `v1.${minor}`, expect);
+      for (const file of listDir(dir).filter((f) => f.endsWith('.yaml'))) {
+        const pod = parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
+        out.push({ level, expect, check: conformance.fixtureCheck(file), file: `${level}/v1.${minor}/${expect}/${file}`, pod });
+      }
+    }
+  return out;
+}
+
+const percent = (a: number, b: number) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)}%`);
+
+function report(title: string, a: Agreement, print: (t: string) => void): void {
+  print(`${title}: ${a.agree}/${a.total} agree (${percent(a.agree, a.total)})\n`);
+  for (const [group, g] of [...a.byGroup].sort(([x], [y]) => x.localeCompare(y))) print(`  ${group.padEnd(32)} ${g.agree}/${g.cases}\n`);
+  for (const d of a.disagreements) print(`  DISAGREES ${d.file}: ${d.why}\n`);
+}
+
+export function conformanceCommand(argv: string[], io?: CommandIo): Promise<number> {
+  const print = io?.stdout ?? ((t: string) => void process.stdout.write(t));
+  return runCommand(
+    {
+      name: 'conformance',
+      usage: 'conformance [--pod-security <pod-security-admission checkout>] [--apiserver <apiserver checkout>] [--kubernetes 1.NN]',
+      help: `Measures the gate's admission layer against Kubernetes' own test data, in
+checkouts you fetch yourself (nothing upstream is committed):
+  --pod-security DIR  k8s.io/pod-security-admission: every fixture of
+                      test/testdata/{baseline,restricted}/v1.NN/{pass,fail}
+  --apiserver DIR     k8s.io/apiserver: the CEL library function list of
+                      pkg/cel/library/library_compatibility_test.go
+  --kubernetes 1.NN   the version to measure at (default: the cluster facts')
+Prints agreement per control and per library, then each disagreement.
+Exit status: 0 measured (agreement is a figure, not a verdict), 1 a checkout
+cannot be read, 2 a usage error. Reads no environment variables.`,
+      options: { 'pod-security': { type: 'string' }, apiserver: { type: 'string' }, kubernetes: { type: 'string' } },
+      positionals: { min: 0, max: 0 },
+      async run({ values }) {
+        const psa = values['pod-security'] as string | undefined;
+        const apiserver = values.apiserver as string | undefined;
+        if (!psa && !apiserver) throw new UsageError('give --pod-security and/or --apiserver: the upstream checkouts to measure against');
+        const version = values.kubernetes as string | undefined;
+        if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
+        const minor = version ? Number(version.split('.')[1]) : clusterMinor();
+        if (psa) report(`Pod Security fixtures, v1.${minor}`, conformance.podSecurityAgreement(podSecurityFixtures(psa, minor)), print);
+        if (apiserver) {
+          const file = join(apiserver, 'pkg/cel/library/library_compatibility_test.go');
+          let source: string;
+          try {
+            source = readFileSync(file, 'utf8');
+          } catch (err) {
+            throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+          }
+          const names = conformance.libraryFunctionNames(source, minor);
+          report(`CEL library functions up to 1.${minor}`, conformance.functionAgreement(names), print);
+        }
+        return 0;
+      },
+    },
+    argv,
+    io,
+  );
+}
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) process.exitCode = await conformanceCommand(process.argv.slice(2));
