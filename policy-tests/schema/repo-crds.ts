@@ -44,6 +44,12 @@ export function shapesFromJsonSchema(schema: JsonSchema, shapes: Shape[], object
       for (const [name, sub] of Object.entries(s.properties)) {
         fields[name] = isRoot && name === 'metadata' ? objectMetaShape : convert(sub, false);
       }
+      // The API server always allows a custom resource's apiVersion, kind and metadata, listed or not.
+      if (isRoot) {
+        fields.apiVersion ??= push('s');
+        fields.kind ??= push('s');
+        fields.metadata ??= objectMetaShape;
+      }
       return push({ f: fields });
     }
     if (typeof s.additionalProperties === 'object') return push({ m: convert(s.additionalProperties, false) });

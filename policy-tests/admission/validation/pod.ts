@@ -6,6 +6,7 @@
  */
 import type { PathSegment } from '../../model/positions.ts';
 import type { Invalid } from './metadata.ts';
+import { imageReferenceProblem } from './image-reference.ts';
 import { validateObjectMeta } from './metadata.ts';
 import { configMapKey, dns1123Label, envVarName, isPortNumber, parseQuantity, portName, portNumOrNameProblem } from './syntax.ts';
 
@@ -126,6 +127,10 @@ function containerProblems(c: Obj, at: PathSegment[], volumes: ReadonlySet<strin
     const bad = dns1123Label(c.name);
     if (bad) out.push({ path: [...at, 'name'], fn: 'validateContainers (IsDNS1123Label)', message: `${who}: name ${bad}` });
   }
+  if (typeof c.image === 'string' && c.image !== '') {
+    const bad = imageReferenceProblem(c.image);
+    if (bad) out.push({ path: [...at, 'image'], fn: 'distribution/reference (the kubelet cannot pull it)', message: `${who}: image "${c.image}": ${bad}` });
+  }
   const portNames = new Set<string>();
   ((c.ports ?? []) as Obj[]).forEach((p, i) => {
     const pat = [...at, 'ports', i];
@@ -208,7 +213,8 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
       if (bad) out.push({ path: [...vat, 'name'], fn: 'ValidateVolumes (IsDNS1123Label)', message: `volume name "${v.name}": ${bad}` });
     }
     const sources = Object.keys(v ?? {}).filter((k) => !VOLUME_SOURCE_FIELDS.has(k));
-    if (sources.length === 0) out.push({ path: vat, fn: 'validateVolumeSource', message: `volume ${String(v?.name)}: must specify a volume type` });
+    // No source is no error: the API server defaults it to emptyDir (SetDefaults_Volume).
+    if (sources.length === 0) return;
     if (sources.length > 1)
       out.push({
         path: [...vat, sources[1]!],

@@ -339,6 +339,32 @@ describe("the API server's value syntaxes", () => {
   });
 });
 
+describe('built-in validation: what the API server defaults, and what no node can pull', () => {
+  const pod = (volumes: object[], image = 'registry.k8s.io/pause:3.10') => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p' },
+    spec: { containers: [{ name: 'c', image, volumeMounts: [{ name: 'scratch', mountPath: '/s' }] }], volumes },
+  });
+
+  it('a volume with no source is an emptyDir, as SetDefaults_Volume makes it', () => {
+    expect(validateBuiltin('Pod', pod([{ name: 'scratch' }]))).toEqual([]);
+  });
+
+  it.each([
+    ['Traefik/Whoami:v1.10', 'repository name must be lowercase'],
+    ['whoami:v1:extra', 'invalid reference format'],
+    ['whoami@sha256:abc', 'invalid reference format'],
+    [`whoami@sha256:${'a'.repeat(63)}0a`, 'invalid checksum digest length'],
+  ])('refuses the image %s: %s', (image, why) => {
+    expect(validateBuiltin('Pod', pod([{ name: 'scratch', emptyDir: {} }], image)).map((p) => p.message)).toEqual([`container c: image "${image}": ${why}`]);
+  });
+
+  it.each(['localhost:5000/x', 'traefik/whoami:v1.10', `ghcr.io/a/b:1.0@sha256:${'a'.repeat(64)}`, '[::1]:5000/x:1'])('accepts the image %s', (image) => {
+    expect(validateBuiltin('Pod', pod([{ name: 'scratch', emptyDir: {} }], image))).toEqual([]);
+  });
+});
+
 describe('ValidatingAdmissionPolicy', () => {
   const policy = (spec: Obj = {}) => ({
     metadata: { name: 'p' },

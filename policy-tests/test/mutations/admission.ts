@@ -103,6 +103,12 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'api-validation',
+    why: 'an image reference no node can pull (an upper-case repository)',
+    mutate: swap(API, 'image: ghcr.io/homelab-operator/portfolio-api:1.0.0', 'image: ghcr.io/Homelab-Operator/portfolio-api:1.0.0'),
+    at: 'image: ghcr.io/Homelab-Operator',
+  },
+  {
+    check: 'api-validation',
     why: 'two volumes with one name',
     mutate: (c) => c.edit(API, 0, (d) => d.setIn(['spec', 'template', 'spec', 'volumes', 1, 'name'], 'status')),
     at: (c) => ({

@@ -3,7 +3,7 @@ import { evaluate, parseKubernetesMinor, UsageError } from '../../gate/gate.ts';
 import { formatFinding } from '../../model/findings.ts';
 import { parseManifest } from '../../model/manifest.ts';
 import { loadFieldTrees, type Shape } from '../../schema/field-tree.ts';
-import { BUNDLED_SCHEMA_MINOR, type SchemaOptions } from '../../schema/schema-layer.ts';
+import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type SchemaOptions } from '../../schema/schema-layer.ts';
 
 const defaults: SchemaOptions = { strict: true, kubernetesMinor: BUNDLED_SCHEMA_MINOR, skip: [], reject: [], ignoreMissingSchemas: false };
 
@@ -78,6 +78,44 @@ describe('schema layer: strict by default', () => {
       expect.stringMatching(/^t\.yaml:5:3 \[unknown-field\] .*"metadata\.labelz" \(did you mean "labels"\?\)/),
       expect.stringMatching(/^t\.yaml:8:\d+ \[unknown-field\] .*"spec\.target\.nmae" \(did you mean "name"\?\)/),
     ]);
+  });
+
+  it("allows a custom resource's apiVersion, kind and metadata when its CRD's schema does not list them, as the API server does", async () => {
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                size: {type: integer}
+`;
+    const layer = (await SchemaLayer.create()).withCrds([{ file: 'crd.yaml', object: parseManifest('crd.yaml', crd).resources[0]!.object }]);
+    const gadgetOf = async (spec: string) =>
+      (
+        await evaluate(
+          [parseManifest('t.yaml', `apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: x\nspec:\n  ${spec}\n`)],
+          [],
+          defaults,
+          undefined,
+          layer,
+        )
+      )[0];
+    const gadget = await gadgetOf('size: 1');
+    expect({ status: gadget!.status, findings: gadget!.findings.map(formatFinding) }).toEqual({ status: 'valid', findings: [] });
+    const typo = await gadgetOf('sise: 1');
+    expect(typo!.findings.map(formatFinding)).toEqual([expect.stringMatching(/\[unknown-field\] .*"spec\.sise"/)]);
   });
 
   it('reports type, enum and required-field errors at the offending node', async () => {
