@@ -86,6 +86,11 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
           }
           const names = conformance.libraryFunctionNames(source, minor);
           report(`CEL library functions up to 1.${minor}`, conformance.functionAgreement(names), print);
+          const dir = join(apiserver, 'pkg/cel/library');
+          const cases = listDir(dir)
+            .filter((f) => f.endsWith('_test.go'))
+            .flatMap((f) => conformance.libraryCases(f, readFileSync(join(dir, f), 'utf8')));
+          report('CEL library test cases (pkg/cel/library)', conformance.libraryAgreement(cases), print);
         }
         return 0;
       },

@@ -8,7 +8,7 @@
  *     k8s.io/apiserver's library_compatibility_test.go assigns to a release.
  */
 import { OVERRIDDEN_AT_RESTRICTED, podSecurityViolations, type Level } from './pod-security.ts';
-import { implementedFunctions } from './cel/crd-rules.ts';
+import { compileRule, evaluateMetered, implementedFunctions } from './cel/crd-rules.ts';
 
 export interface PodSecurityFixture {
   level: Exclude<Level, 'privileged'>;
@@ -95,5 +95,109 @@ export function functionAgreement(names: readonly string[]): Agreement {
   const a = emptyAgreement();
   const known = implementedFunctions();
   for (const name of names) count(a, 'functions', known.has(name), name, 'not implemented by the gate');
+  return a;
+}
+
+/** One case of k8s.io/apiserver's pkg/cel/library tests: an expression and what the API server's environment gives. */
+export interface LibraryCase {
+  file: string;
+  name: string;
+  expr: string;
+  /** A value to compare, `value` for a typed value only the API server can print (any non-error result agrees), or an error. */
+  expect: { value: unknown } | { anyValue: true } | { runtimeError: true } | { compileError: true } | { unknown: string };
+}
+
+const GO_STRING = /`([^`]*)`|"((?:[^"\\]|\\.)*)"/;
+const unquote = (m: RegExpExecArray): string => m[1] ?? JSON.parse(`"${m[2]!}"`);
+
+/** The expected value a Go test spells (trueVal, types.Int(3), types.String("x"), int4, ...). */
+function goValue(token: string, locals: ReadonlyMap<string, string>): LibraryCase['expect'] {
+  const t = locals.get(token) ?? token;
+  if (t === 'types.Bool(true)' || t === 'types.True') return { value: true };
+  if (t === 'types.Bool(false)' || t === 'types.False') return { value: false };
+  const int = /^types\.Int\((-?\d+)\)$/.exec(t);
+  if (int) return { value: BigInt(int[1]!) };
+  const str = /^types\.String\((.*)\)$/.exec(t);
+  if (str) {
+    const m = GO_STRING.exec(str[1]!);
+    if (m) return { value: unquote(m) };
+  }
+  const dbl = /^types\.Double\(([-\d.e]+)\)$/.exec(t);
+  if (dbl) return { value: Number(dbl[1]) };
+  if (/^(apiservercel\.|types\.OptionalNone|types\.OptionalOf)/.test(t)) return t.startsWith('types.Optional') ? { unknown: t } : { anyValue: true };
+  return { unknown: t };
+}
+
+/** The cases of one library test file: each `{ ... expr: ..., expect...: ... }` block of its table. */
+export function libraryCases(file: string, goSource: string): LibraryCase[] {
+  const locals = new Map<string, string>();
+  for (const m of goSource.matchAll(/^\s*(\w+)\s*:=\s*(types\.\w+\([^)]*\))\s*$/gm)) locals.set(m[1]!, m[2]!);
+  const out: LibraryCase[] = [];
+  // A case starts at a `{` line and ends at the `},` that closes it; cases hold no nested braces but a value's struct.
+  const blocks = goSource.split(/\n\t\t\{\n/).slice(1);
+  for (const block of blocks) {
+    const body = block.split(/\n\t\t\},?\n/)[0]!;
+    const exprMatch = /\bexpr:\s*/.exec(body);
+    if (!exprMatch) continue;
+    const rest = body.slice(exprMatch.index + exprMatch[0].length);
+    const quoted = GO_STRING.exec(rest);
+    if (!quoted || quoted.index !== 0) continue;
+    const expr = unquote(quoted);
+    const name = (() => {
+      const n = /\bname:\s*/.exec(body);
+      const q = n && GO_STRING.exec(body.slice(n.index + n[0].length));
+      return q ? unquote(q) : expr;
+    })();
+    let expect: LibraryCase['expect'] | undefined;
+    if (/\bexpect(ed)?CompileErrs?:/.test(body)) expect = { compileError: true };
+    else if (/\bexpect(ed)?RuntimeErr(Pattern)?:/.test(body)) expect = { runtimeError: true };
+    else {
+      const v = /\bexpect(?:Result|Value|edResult):\s*([^\n]+?),?\s*$/m.exec(body);
+      if (v) expect = goValue(v[1]!.trim().replace(/,$/, ''), locals);
+    }
+    if (expect) out.push({ file, name, expr, expect });
+  }
+  return out;
+}
+
+/** Each case through the gate's own compile and evaluation, as a CRD rule with no variables. */
+export function libraryAgreement(cases: readonly LibraryCase[]): Agreement {
+  const a = emptyAgreement();
+  for (const c of cases) {
+    const group = c.file.replace(/_test\.go$/, '');
+    if ('unknown' in c.expect) {
+      count(a, group, false, `${c.file}: ${c.name}`, `expects ${c.expect.unknown}, which the gate cannot represent`);
+      continue;
+    }
+    const compiled = compileRule(c.expr);
+    if ('compileError' in c.expect) {
+      count(
+        a,
+        group,
+        !compiled.ok && compiled.refused,
+        `${c.file}: ${c.name}`,
+        compiled.ok ? 'compiles, upstream refuses it' : 'not judged, upstream refuses it',
+      );
+      continue;
+    }
+    if (!compiled.ok) {
+      count(a, group, false, `${c.file}: ${c.name}`, `does not compile here: ${compiled.why}`);
+      continue;
+    }
+    const run = evaluateMetered(() => compiled.evaluate({}));
+    const failed = run.overLimit || run.value instanceof Error;
+    if ('runtimeError' in c.expect) count(a, group, failed, `${c.file}: ${c.name}`, `gives ${String(run.value)}, upstream an error`);
+    else if ('anyValue' in c.expect) count(a, group, !failed, `${c.file}: ${c.name}`, `fails: ${(run.value as Error)?.message}`);
+    else {
+      const want = c.expect.value;
+      count(
+        a,
+        group,
+        !failed && run.value === want,
+        `${c.file}: ${c.name}`,
+        `gives ${failed ? (run.value as Error)?.message : String(run.value)}, upstream ${String(want)}`,
+      );
+    }
+  }
   return a;
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { exec, olderNode } from '../../test-support/exec.ts';
 import { falcoFactsCommand } from '../falco-facts.ts';
+import { conformanceCommand } from '../conformance.ts';
 import { describeError, runCommand, UsageError } from '../lib/command.ts';
 import { silenceTestCommand } from '../watchdog-silence-test.ts';
 import { freePort } from './backup-helpers.ts';
@@ -105,6 +106,17 @@ describe('the scripts on the contract', () => {
     const noVersion = capture();
     expect(await falcoFactsCommand(['rules.yaml'], noVersion.io)).toBe(2);
     expect(noVersion.out.stderr).toMatch(/^falco:facts: --version <x\.y\.z> is required/);
+  });
+
+  it('conformance: a missing checkout is one line and exit 1; no checkout or a bad version is a usage error', async () => {
+    const missing = capture();
+    expect(await conformanceCommand(['--pod-security', '/nonexistent/psa'], missing.io)).toBe(1);
+    expect(missing.out.stderr).toMatch(/^conformance: cannot read \/nonexistent\/psa\/test\/testdata\/baseline\/v1\.\d+\/pass: ENOENT\n$/);
+    const none = capture();
+    expect(await conformanceCommand([], none.io)).toBe(2);
+    expect(none.out.stderr).toMatch(/^conformance: give --pod-security and\/or --apiserver/);
+    const bad = capture();
+    expect(await conformanceCommand(['--apiserver', '.', '--kubernetes', '36'], bad.io)).toBe(2);
   });
 
   it('silence-test against an Alertmanager that is not there names the cause', async () => {

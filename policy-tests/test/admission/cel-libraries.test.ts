@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compileRule } from '../../admission/cel/crd-rules.ts';
-import { fixtureCheck, libraryFunctionNames, podSecurityAgreement } from '../../admission/conformance.ts';
+import { fixtureCheck, libraryAgreement, libraryCases, libraryFunctionNames, podSecurityAgreement } from '../../admission/conformance.ts';
 
 const cases: [string, unknown][] = [
   // IPs and CIDRs (1.30): parsed as netip parses them, compared by value.
@@ -106,5 +106,50 @@ describe('conformance: agreement with upstream test data', () => {
 		// Kubernetes <1.??>:
 	)`;
     expect(libraryFunctionNames(go, 36)).toEqual(['ip', 'ip.isCanonical', 'isSorted', 'sum']);
+  });
+
+  it('reads a library test table and judges each case through the gate', () => {
+    const go = `func TestIP(t *testing.T) {
+	trueVal := types.Bool(true)
+	cases := []struct {
+		name             string
+		expr             string
+		expectResult     ref.Val
+		expectRuntimeErr string
+		expectCompileErrs []string
+	}{
+		{
+			name:         "loopback",
+			expr:         \`ip("127.0.0.1").isLoopback()\`,
+			expectResult: trueVal,
+		},
+		{
+			name:             "bad",
+			expr:             \`ip("1.2.3")\`,
+			expectRuntimeErr: "IP Address",
+		},
+		{
+			name:              "no overload",
+			expr:              \`isIP(1)\`,
+			expectCompileErrs: []string{"found no matching overload"},
+		},
+		{
+			name:         "family",
+			expr:         "ip(\\"::1\\").family()",
+			expectResult: types.Int(6),
+		},
+	}
+}`;
+    const cases = libraryCases('ip_test.go', go);
+    expect(cases.map((c) => [c.name, c.expr, c.expect])).toEqual([
+      ['loopback', 'ip("127.0.0.1").isLoopback()', { value: true }],
+      ['bad', 'ip("1.2.3")', { runtimeError: true }],
+      ['no overload', 'isIP(1)', { compileError: true }],
+      ['family', 'ip("::1").family()', { value: 6n }],
+    ]);
+    const a = libraryAgreement(cases);
+    // isIP(1) is refused by cel-go's type check; the gate does not type-check, so it disagrees, and says so.
+    expect(a).toMatchObject({ total: 4, agree: 3 });
+    expect(a.disagreements.map((d) => d.file)).toEqual(['ip_test.go: no overload']);
   });
 });
