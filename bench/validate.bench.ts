@@ -26,12 +26,14 @@ import {
   REPO_ROOT,
   clearParseCache,
   buildGate,
+  factsRepoURL,
 } from '../policy-tests/index.ts';
 import { renderSection } from './render-section.ts';
 
 const APPS = 500;
 const PER_KIND = { Deployment: 5, Service: 5, ConfigMap: 5, ServiceMonitor: 2, ExternalSecret: 2 } as const;
-const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
+/** This repository's URL from the cluster facts, so the synthetic apps are this checkout's (a fork's too). */
+const REPO_URL = factsRepoURL(REPO_ROOT);
 
 function appFolder(i: number): { application: string; workloads: string } {
   const ns = 'media';
@@ -164,7 +166,7 @@ function generate(): { root: string; resources: number } {
       'exporter: bench-app',
       'version: 1.0.0',
       'pin: { file: apps/bench/bench-0/application.yaml, contains: bench-0 }',
-      'source: { repository: https://github.com/homelab-operator/homelab-gitops, ref: main, files: [bench/validate.bench.ts], extract: manual }',
+      `source: { repository: ${REPO_URL.replace(/\.git$/, '')}, ref: main, files: [bench/validate.bench.ts], extract: manual }`,
       'scrape:',
       ...monitors,
       'metrics:',

@@ -6,6 +6,7 @@
 
 // Load a tree.
 export { loadRepo, REPO_ROOT, MANIFEST_ROOTS, type Repo } from './model/repo.ts';
+export { factsRepoURL } from './model/cluster-facts.ts';
 export { clearParseCache } from './model/parse-pool.ts';
 
 // Render it, with the pinned tools, through the pipeline the gate and the diff share.

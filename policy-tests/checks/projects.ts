@@ -4,7 +4,7 @@
  * and not far more (no wildcard kinds, no destination or kind that none of
  * its apps uses, judged when every app of the project is rendered).
  */
-import { applications, owningApplication, ROOT_APP_FILE } from '../model/argocd.ts';
+import { applications, argoNormalizeGitURL, owningApplication, ROOT_APP_FILE, sourcePermitted } from '../model/argocd.ts';
 import { argoGlobMatch } from '../model/glob.ts';
 import { groupOf, type Resource } from '../model/manifest.ts';
 import type { PolicyCheck } from './kit.ts';
@@ -17,6 +17,7 @@ interface GroupKind {
 
 interface Project {
   resource: Resource;
+  sourceRepos: string[];
   destinations: { namespace: string; server?: string }[];
   clusterWhitelist: GroupKind[];
   namespaceBlacklist: GroupKind[];
@@ -31,14 +32,57 @@ function readProject(r: Resource): Project {
   const gk = (v: unknown): GroupKind[] => list(v).map((e) => ({ group: String(e.group ?? ''), kind: String(e.kind ?? '') }));
   return {
     resource: r,
+    sourceRepos: (Array.isArray(spec.sourceRepos) ? spec.sourceRepos : []).map(String),
     destinations: list(spec.destinations).map((d) => ({ namespace: String(d.namespace ?? '') })),
     clusterWhitelist: gk(spec.clusterResourceWhitelist),
     namespaceBlacklist: gk(spec.namespaceResourceBlacklist),
   };
 }
 
+/** Argo CD refuses an Application whose source its project's sourceRepos do not permit. */
+const projectSourcesCheck: PolicyCheck = {
+  id: 'argocd-project-sources',
+  description:
+    "Argo CD syncs an Application only from repositories its AppProject's sourceRepos permit (globs, `!` denials, URLs normalised as Argo CD normalises them): every project with apps permits this repository (the cluster facts' repoURL), and every source of every Application is permitted by its project (invariants P1).",
+  invariants: ['P1'],
+  remediation: "add the repository URL (as the Application writes it, or a glob that matches it) to the project's sourceRepos in clusters/home/projects.yaml",
+  reads: { kinds: ['Application', 'AppProject', 'ConfigMap'] },
+  exemptible: false,
+  run(ctx) {
+    const { repo } = ctx;
+    const projects = new Map(repo.resources.filter((r) => r.kind === 'AppProject').map((r) => [r.name, readProject(r)]));
+    const thisRepo = repo.facts?.repoURL;
+    // The root cause first: a project that does not permit this repository refuses every app of it that reads
+    // this repository, so those apps are not reported again.
+    const refusesThisRepo = new Set<string>();
+    const apps = applications(repo);
+    for (const [name, project] of projects) {
+      if (!thisRepo || !apps.some((a) => a.project === name)) continue;
+      if (sourcePermitted(project.sourceRepos, thisRepo)) continue;
+      refusesThisRepo.add(name);
+      ctx.fail(
+        { resource: project.resource, path: project.sourceRepos.length ? ['spec', 'sourceRepos'] : ['spec'] },
+        `project ${name} does not permit this repository (${thisRepo}, the cluster facts' repoURL) in sourceRepos: Argo CD refuses to sync every app of it`,
+      );
+    }
+    for (const app of apps) {
+      const project = projects.get(app.project);
+      if (!project) continue;
+      for (const source of app.sources) {
+        if (!source.repoURL || sourcePermitted(project.sourceRepos, source.repoURL)) continue;
+        if (thisRepo && refusesThisRepo.has(app.project) && argoNormalizeGitURL(source.repoURL) === argoNormalizeGitURL(thisRepo)) continue;
+        ctx.fail(
+          { resource: app.resource, path: [...source.at, 'repoURL'] },
+          `app ${app.name} reads ${source.repoURL}, which project ${app.project} does not permit in sourceRepos: Argo CD refuses to sync it`,
+        );
+      }
+    }
+  },
+};
+
 export function projectChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
   return [
+    projectSourcesCheck,
     {
       id: 'argocd-project-scope',
       description:

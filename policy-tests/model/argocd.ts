@@ -153,6 +153,34 @@ export function normalizeRepoURL(url: string): string {
     .toLowerCase();
 }
 
+/**
+ * Argo CD's git.NormalizeGitURL, which AppProject.IsSourcePermitted compares with: lower case, trimmed, an scp-style
+ * SSH URL (git@host:path) as host/path, no `.git` suffix. A trailing slash is kept, as Argo CD keeps it.
+ */
+export function argoNormalizeGitURL(url: string): string {
+  let repo = url.trim().toLowerCase();
+  if (/^(ssh:\/\/)?([^/:]*?)@[^@]+$/.test(repo) && !repo.startsWith('ssh://')) repo = `ssh://${repo.replace(':', '/')}`;
+  repo = repo.replace(/\.git$/, '');
+  return repo.replace(/^ssh:\/\//, '');
+}
+
+/**
+ * AppProject.IsSourcePermitted: each sourceRepos entry is a glob ('/' separates); a `!` entry denies what it matches,
+ * and (as Argo CD has it) counts as a match for every other URL.
+ */
+export function sourcePermitted(sourceRepos: readonly string[], repoURL: string): boolean {
+  const source = argoNormalizeGitURL(repoURL);
+  let any = false;
+  for (const entry of sourceRepos) {
+    const deny = entry.startsWith('!');
+    const pattern = argoNormalizeGitURL(deny ? entry.slice(1) : entry);
+    const matched = deny ? !argoGlobMatch(pattern, source, '/') : pattern === '*' || argoGlobMatch(pattern, source, '/');
+    if (matched) any = true;
+    else if (deny) return false;
+  }
+  return any;
+}
+
 export function isThisRepo(repo: Repo, source: AppSource): boolean {
   return repo.facts !== undefined && normalizeRepoURL(source.repoURL) === normalizeRepoURL(repo.facts.repoURL);
 }

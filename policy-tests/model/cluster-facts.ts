@@ -3,6 +3,8 @@
  * clusters/home/cluster-facts.yaml (a ConfigMap, so Argo CD can apply it and
  * in-cluster jobs can read it).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { readCni, type CniFacts } from './cni.ts';
 import type { Resource } from './manifest.ts';
@@ -194,4 +196,15 @@ function podSecurity(raw: unknown, problems: FactsProblem[]): PodSecurityFacts {
   if (!Array.isArray(exempt) || exempt.some((n) => typeof n !== 'string'))
     return fail('cluster fact "podSecurity": exemptNamespaces must be a list of namespace names');
   return { defaults: { enforce, audit, warn }, exemptNamespaces: exempt };
+}
+
+/**
+ * The repository URL the cluster facts of the checkout at `root` name: what a fork changes, and what tests and
+ * benchmarks that build Applications must use so that they hold on a fork too.
+ */
+export function factsRepoURL(root: string): string {
+  const facts = parse(readFileSync(join(root, CLUSTER_FACTS_FILE), 'utf8')) as { data?: { repoURL?: unknown } } | null;
+  const url = facts?.data?.repoURL;
+  if (typeof url !== 'string' || url === '') throw new Error(`${CLUSTER_FACTS_FILE} names no repoURL`);
+  return url;
 }

@@ -3,19 +3,23 @@
  * against the whole path relative to the source path, `{a,b}` lists
  * alternatives, and `*` also crosses `/` (Argo CD matches with gobwas/glob
  * without separators). The gate must predict what Argo CD applies, so it
- * matches the same way rather than with shell-style globs.
+ * matches the same way rather than with shell-style globs. An AppProject's
+ * sourceRepos are matched with '/' as the separator (`*` stays within a
+ * segment, `**` crosses them).
  */
 const cache = new Map<string, RegExp>();
 
-function translate(pattern: string): string {
+function translate(pattern: string, slash: boolean): string {
   let out = '';
   let depth = 0;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
     if (c === '*') {
+      // With '/' as a separator (sourceRepos), `*` stops at it and `**` crosses it, as gobwas/glob's super-asterisk.
+      const double = pattern[i + 1] === '*';
       while (pattern[i + 1] === '*') i++;
-      out += '.*';
-    } else if (c === '?') out += '.';
+      out += slash && !double ? '[^/]*' : '.*';
+    } else if (c === '?') out += slash ? '[^/]' : '.';
     else if (c === '{') {
       depth++;
       out += '(?:';
@@ -39,11 +43,12 @@ function translate(pattern: string): string {
   return out;
 }
 
-export function argoGlobMatch(pattern: string, path: string): boolean {
-  let re = cache.get(pattern);
+export function argoGlobMatch(pattern: string, path: string, separator: '' | '/' = ''): boolean {
+  const key = `${separator}\0${pattern}`;
+  let re = cache.get(key);
   if (!re) {
-    re = new RegExp(`^${translate(pattern)}$`);
-    cache.set(pattern, re);
+    re = new RegExp(`^${translate(pattern, separator === '/')}$`);
+    cache.set(key, re);
   }
   return re.test(path);
 }

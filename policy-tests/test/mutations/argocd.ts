@@ -1,7 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/argocd.ts: each fails exactly its check, at its line. */
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { PORTFOLIO_APP, ROOT_APP, REPO_URL } from './edits.ts';
+import { PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL } from './edits.ts';
 
 export const argocdMutations: Mutation[] = [
   {
@@ -41,12 +41,17 @@ export const argocdMutations: Mutation[] = [
   {
     check: 'argocd-chart-pinned',
     why: 'a chart source asks for a version range',
-    mutate: (c) =>
+    mutate: (c) => {
       c.edit(PORTFOLIO_APP, 0, (d) => {
         const source = d.getIn(['spec', 'source']);
         d.deleteIn(['spec', 'source']);
         d.setIn(['spec', 'sources'], d.createNode([source, { repoURL: 'https://charts.example.org', chart: 'redis', targetRevision: '^19.0.0' }]));
-      }),
+      });
+      // The chart repository is permitted, so the version range is the one thing wrong (argocd-project-sources).
+      const projects = c.read(PROJECTS);
+      const at = projects.indexOf('  name: portfolio');
+      c.write(PROJECTS, projects.slice(0, at) + projects.slice(at).replace(`    - ${REPO_URL}\n`, `    - ${REPO_URL}\n    - https://charts.example.org\n`));
+    },
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, '^19.0.0') }),
   },
   {

@@ -1,5 +1,6 @@
 /** What the mutation lists share: the files they break, the edits that break them, and where the finding must point. */
-import { CHART_LOCK_FILE } from '../../model/repo.ts';
+import { CHART_LOCK_FILE, REPO_ROOT } from '../../model/repo.ts';
+import { factsRepoURL } from '../../model/cluster-facts.ts';
 import { type RepoCopy } from '../support/helpers.ts';
 
 export const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
@@ -97,7 +98,8 @@ export const MEDIA_DEPLOYMENT = 'apps/media/unpackerr/deployment.yaml';
 /** The one workload in a namespace whose Pod Security level admits hostPath (media-vpn, privileged): the hostPath check's subject. */
 export const PRIVILEGED_NS_DEPLOYMENT = 'apps/media/gluetun/deployment.yaml';
 
-export const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
+/** This repository's URL, as the cluster facts name it (a fork's own). */
+export const REPO_URL = factsRepoURL(REPO_ROOT);
 
 export const TUNING = 'security/falco/tuning.yaml';
 

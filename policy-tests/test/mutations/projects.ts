@@ -1,8 +1,33 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/projects.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { swap, PROJECTS } from './edits.ts';
+import { swap, PROJECTS, REPO_URL } from './edits.ts';
+
+const lineOf = (text: string, needle: string, from = 0) => text.split('\n').findIndex((l, i) => i >= from && l.includes(needle)) + 1;
 
 export const projectsMutations: Mutation[] = [
+  {
+    check: 'argocd-project-sources',
+    why: "a fork that renamed the repository everywhere but the monitoring project's sourceRepos",
+    mutate: (c) => {
+      const text = c.read(PROJECTS);
+      const at = text.indexOf('  name: monitoring');
+      const fixed = text.slice(0, at) + text.slice(at).replace(REPO_URL, 'https://github.com/someone-else/homelab-gitops.git');
+      c.write(PROJECTS, fixed);
+    },
+    at: (c) => {
+      const text = c.read(PROJECTS);
+      return { file: PROJECTS, line: lineOf(text, 'sourceRepos:', lineOf(text, '  name: monitoring')) };
+    },
+  },
+  {
+    check: 'argocd-project-sources',
+    why: "the platform project without cert-manager's chart repository",
+    mutate: swap(PROJECTS, '    - https://charts.jetstack.io\n', ''),
+    at: (c) => ({
+      file: 'apps/platform/cert-manager/application.yaml',
+      line: lineOf(c.read('apps/platform/cert-manager/application.yaml'), 'repoURL: https://charts.jetstack.io'),
+    }),
+  },
   {
     check: 'argocd-project-scope',
     why: 'a media app binding cluster-admin, which its project does not allow',
