@@ -11,6 +11,7 @@ import { byLocation, type Finding } from '../model/findings.ts';
 import { findingAt, resourceKey, type ParsedFile, type Resource } from '../model/manifest.ts';
 import { parseSource, readSource, type Source } from '../model/source.ts';
 import { isManifestPath, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';
+import { applicationsByName, filesOfApp } from '../model/argocd.ts';
 import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 import type { SourceRender } from '../model/rendered.ts';
 import { unrenderedSources } from '../render/render.ts';
@@ -252,6 +253,8 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const warnings: Finding[] = [];
   const notJudged: Finding[] = [];
   let celRules: RuleCoverage | undefined;
+  // The repository as judged, to tell which unrendered sources concern the paths asked about.
+  let scope: Repo | undefined;
   if (wantsRepo) {
     options.onProgress?.('parse', 0, 1);
     const loaded = await loadTree(root, { parallel: options.parallel });
@@ -266,6 +269,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
         'not rendered: --no-render runs neither Helm nor kustomize, and the policy layer, which judges the rendered repository, did not run',
       );
       const findings = renderProblems(skipped, options.requireRendered ?? false, notRendered);
+      scope = plain;
       const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
       const keep = (file: string): boolean => !selected || selected.has(file);
       results.push(
@@ -280,6 +284,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     } else {
       const rendered = await renderTree(loaded, options.env);
       const { renders, repo, parsed } = rendered;
+      scope = repo;
       tools = rendered.tools;
       const renderFindings = renderProblems(renders, options.requireRendered ?? false, notRendered);
       const schemaOptions = resolvedOptions(options, repo);
@@ -310,18 +315,44 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   }
   // What the parser read, the validators judged and the CEL rules found, for the next run to skip (keyed by inputs).
   flushOutcomeStores();
-  const selected = (l: Finding[]): Finding[] => l.filter((w) => !inputs.repoFiles || inputs.repoFiles.has(w.file)).sort(byLocation);
-  const [selectedWarnings, selectedNotJudged] = [selected(warnings), selected(notJudged)];
+  return assemble({ results, warnings, notJudged, notRendered, scope, files: inputs.repoFiles, policy, tools, celRules });
+}
+
+interface Collected {
+  results: ResourceResult[];
+  warnings: Finding[];
+  notJudged: Finding[];
+  notRendered: NotRendered[];
+  scope: Repo | undefined;
+  /** The repository files the paths asked about, or undefined for the whole repository. */
+  files: ReadonlySet<string> | undefined;
+  policy: boolean;
+  tools: string | undefined;
+  celRules: RuleCoverage | undefined;
+}
+
+/** The result, keeping only the warnings, gaps and unrendered sources that concern the files asked about. */
+function assemble(c: Collected): GateResult {
+  const selected = (l: Finding[]): Finding[] => l.filter((w) => !c.files || c.files.has(w.file)).sort(byLocation);
+  const [warnings, notJudged] = [selected(c.warnings), selected(c.notJudged)];
+  const notRendered = c.notRendered.filter((n) => concerns(c.scope, c.files, n));
   return {
-    resources: results,
-    summary: { ...summarize(results), notRendered: notRendered.length, warnings: selectedWarnings.length, notJudged: selectedNotJudged.length },
-    policy,
+    resources: c.results,
+    summary: { ...summarize(c.results), notRendered: notRendered.length, warnings: warnings.length, notJudged: notJudged.length },
+    policy: c.policy,
     notRendered,
-    warnings: selectedWarnings,
-    notJudged: selectedNotJudged,
-    ...(tools ? { tools } : {}),
-    ...(celRules ? { celRules } : {}),
+    warnings,
+    notJudged,
+    ...(c.tools ? { tools: c.tools } : {}),
+    ...(c.celRules ? { celRules: c.celRules } : {}),
   };
+}
+
+/** Whether an unrendered source concerns the files asked about: its Application's own file, or a file the app reads. */
+function concerns(repo: Repo | undefined, files: ReadonlySet<string> | undefined, n: NotRendered): boolean {
+  if (!files || files.has(n.file)) return true;
+  const app = repo && applicationsByName(repo).get(n.app);
+  return app !== undefined && filesOfApp(repo!, app).some((f) => files.has(f));
 }
 
 /**

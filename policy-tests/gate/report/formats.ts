@@ -3,7 +3,7 @@
  * and conftest (text), plus GitHub workflow annotations and SARIF.
  */
 import { styleText } from 'node:util';
-import type { GateResult, ResourceResult } from '../gate.ts';
+import type { GateResult, NotRendered as NotRenderedEntry, ResourceResult } from '../gate.ts';
 import { formatFinding, formatLocation, type Finding } from '../../model/findings.ts';
 import { sarif, type RuleInfo } from './sarif.ts';
 
@@ -51,6 +51,15 @@ function summaryLine(result: GateResult): string {
   return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${notRendered}${warnings}${notJudged}${cel}${result.policy ? '' : ' (schema layer only)'}`;
 }
 
+/** One line for the sources nobody judged: how many, of which Applications, and the command that renders them. */
+function notRenderedSummary(notRendered: readonly NotRenderedEntry[]): string {
+  const apps = [...new Set(notRendered.map((n) => n.app))];
+  const charts = notRendered.filter((n) => n.message.includes('charts:pull')).length;
+  const shown = apps.slice(0, 4).join(', ') + (apps.length > 4 ? `, and ${apps.length - 4} more` : '');
+  const fix = charts ? `; ${charts} of them are charts not in the cache: npm run charts:pull` : '';
+  return `${notRendered.length} source${notRendered.length === 1 ? '' : 's'} not rendered, so not judged (${shown})${fix}; --verbose lists each with its cause`;
+}
+
 /** Sources nobody judged: always shown, so a green run never hides them. */
 function notRenderedLines(result: GateResult, paint: (format: 'yellow', value: string) => string): string[] {
   return result.notRendered.map(
@@ -72,7 +81,6 @@ function text(result: GateResult, options: RenderOptions): string {
         `${r.status === 'skipped' ? paint('yellow', 'SKIP') : paint('green', 'PASS')} - ${printable(r.filename)} - ${label(r)}${r.renderedBy ? ` (rendered by ${printable(r.renderedBy)})` : ''}`,
       );
   }
-  const failed = lines.length;
   // Warnings are admitted by the API server: listed with --verbose, counted in the summary always.
   if (options.verbose)
     for (const w of result.warnings) lines.push(`${paint('yellow', 'WARN')} - ${printable(formatLocation(w))} - [${w.check}] ${printable(w.message)}`);
@@ -81,8 +89,22 @@ function text(result: GateResult, options: RenderOptions): string {
   if (options.verbose)
     for (const n of result.celRules?.notJudged ?? [])
       lines.push(`${paint('yellow', 'NOT JUDGED')} - CEL rule of ${printable(n.crd)} at ${printable(String(n.at))}: ${printable(n.why)}`);
-  if (!result.notRendered.every((n) => lines.some((l) => l.includes(n.message)))) lines.push(...notRenderedLines(result, paint));
-  if (options.summary || failed === 0) lines.push(summaryLine(result));
+  // Sources nobody judged are never hidden, but offline there are many: one line with the count and the fix, each
+  // listed with --verbose. With --require-rendered each one is already a finding above.
+  const unlisted = result.notRendered.filter((n) => !lines.some((l) => l.includes(n.message)));
+  if (options.verbose) lines.push(...notRenderedLines({ ...result, notRendered: unlisted }, paint));
+  else if (unlisted.length) lines.push(`${paint('yellow', 'NOT RENDERED')} - ${notRenderedSummary(unlisted)}`);
+  if (!options.verbose && result.warnings.length)
+    lines.push(
+      `${paint('yellow', 'WARN')} - ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}: the cluster admits them, and says so; --verbose lists them`,
+    );
+  const notJudged = result.notJudged.length + (result.celRules?.notJudged.length ?? 0);
+  if (!options.verbose && notJudged)
+    lines.push(
+      `${paint('yellow', 'NOT JUDGED')} - ${notJudged} thing${notJudged === 1 ? '' : 's'} the gate cannot judge, never counted as passing; --verbose lists them`,
+    );
+  // The summary is always the last line, on a failing run too.
+  lines.push(summaryLine(result));
   return lines.join('\n');
 }
 

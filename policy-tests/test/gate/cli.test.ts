@@ -69,7 +69,7 @@ spec:
 `;
 
 describe('homelab-gate', () => {
-  it('exits 0 on the repository with a summary that counts the charts it could not render offline', async () => {
+  it('exits 0 on the repository offline: one not-rendered line with the count and the fix, then the summary', async () => {
     const r = await validate(['--summary']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -77,8 +77,20 @@ describe('homelab-gate', () => {
     expect(lines.at(-1)).toMatch(
       /^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: 20, Warnings: \d+, Not judged: 6, CEL rules compiled: (\d+)\/\1$/,
     );
-    expect(lines.slice(0, -1)).toHaveLength(20);
-    expect(lines.slice(0, -1).every((l) => l.startsWith('NOT RENDERED - '))).toBe(true);
+    expect(lines.filter((l) => l.startsWith('NOT RENDERED - '))).toEqual([
+      'NOT RENDERED - 20 sources not rendered, so not judged (argocd, cert-manager, cilium, external-secrets, and 16 more); 19 of them are charts not in the cache: npm run charts:pull; --verbose lists each with its cause',
+    ]);
+    expect(lines).toContainEqual(expect.stringMatching(/^WARN - \d+ warnings: the cluster admits them, and says so; --verbose lists them$/));
+    expect(lines).toContainEqual('NOT JUDGED - 6 things the gate cannot judge, never counted as passing; --verbose lists them');
+  });
+
+  it('--verbose lists every unrendered source with its cause', async () => {
+    const r = await validate(['--verbose']);
+    const lines = r.stdout
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l.startsWith('NOT RENDERED - '));
+    expect(lines).toHaveLength(20);
     expect(lines).toContainEqual(
       expect.stringMatching(
         /^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco \d+\.\d+\.\d+ from \S+: not in the chart cache: run npm run charts:pull$/,
@@ -90,6 +102,14 @@ describe('homelab-gate', () => {
         /^NOT RENDERED - apps\/platform\/argocd\/application\.yaml:\d+:\d+ - Application argocd - kustomize apps\/platform\/argocd: the remote base https:\/\/raw\.githubusercontent\.com\/argoproj\/argo-cd\/v3\.5\.1\/manifests\/install\.yaml cannot be fetched from here \(.+\)$/,
       ),
     );
+  });
+
+  it('given paths, speaks only of the unrendered sources that concern them', async () => {
+    const media = await validate(['apps/media/sonarr']);
+    expect(media.stdout).not.toContain('NOT RENDERED');
+    expect(media.stdout.trimEnd().split('\n').at(-1)).toMatch(/^Summary: .* Skipped: 0, CEL rules compiled/);
+    const falco = await validate(['security/falco/application.yaml']);
+    expect(falco.stdout).toMatch(/^NOT RENDERED - 1 source not rendered, so not judged \(falco\); 1 of them are charts not in the cache/m);
   });
 
   it('fails with --require-rendered when a chart is not in the cache, at each chart source', async () => {
@@ -121,13 +141,14 @@ describe('homelab-gate', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0, Not rendered: \d+ \(schema layer only\)$/);
-    const notRendered = lines.filter((l) => l.startsWith('NOT RENDERED - '));
-    expect(notRendered).toContainEqual(
+    expect(lines.filter((l) => l.startsWith('NOT RENDERED - '))).toEqual([expect.stringMatching(/^NOT RENDERED - \d+ sources not rendered, so not judged \(/)]);
+    const verbose = (await inProcess(['--no-render', '--verbose'])).stdout.split('\n');
+    expect(verbose).toContainEqual(
       expect.stringMatching(
         /^NOT RENDERED - apps\/media\/sonarr\/application\.yaml:\d+:\d+ - Application media-sonarr - kustomize apps\/media\/sonarr: not rendered: --no-render runs neither Helm nor kustomize/,
       ),
     );
-    expect(notRendered).toContainEqual(expect.stringMatching(/^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco /));
+    expect(verbose).toContainEqual(expect.stringMatching(/^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco /));
     expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
   });
 
