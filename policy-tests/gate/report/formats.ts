@@ -167,12 +167,42 @@ function junit(result: GateResult): string {
     }
     out.push('  </testsuite>');
   }
+  // The same report as the text: what the cluster warns about, what is not judged and what was not rendered, each a
+  // suite of its own, so a JUnit reader counts them as the summary does.
+  const noted = (
+    name: string,
+    items: readonly { file: string; line: number; col: number; check: string; message: string }[],
+    tag: 'system-out' | 'skipped',
+  ) => {
+    if (items.length === 0) return;
+    out.push(`  <testsuite name="${xml(name)}" tests="${items.length}" failures="0" errors="0"${tag === 'skipped' ? ` skipped="${items.length}"` : ''}>`);
+    for (const i of items) {
+      out.push(`    <testcase classname="${xml(i.file)}" name="${xml(`${formatLocation(i)} [${i.check}]`)}">`);
+      out.push(tag === 'skipped' ? `      <skipped message="${xml(i.message)}"/>` : `      <system-out>${xml(i.message)}</system-out>`);
+      out.push('    </testcase>');
+    }
+    out.push('  </testsuite>');
+  };
+  noted('warnings', result.warnings, 'system-out');
+  noted('not judged', result.notJudged, 'skipped');
+  noted(
+    'not rendered',
+    result.notRendered.map((n) => ({ ...n, check: 'not-rendered', message: `${n.source}: ${n.message}` })),
+    'skipped',
+  );
   out.push('</testsuites>');
   return out.join('\n');
 }
 
 function tap(result: GateResult): string {
-  const out = ['TAP version 13', `1..${result.resources.length}`];
+  const notes = [
+    ...result.warnings.map((w) => `${printable(formatLocation(w))} [${w.check}] warning: ${printable(w.message)}`),
+    ...result.notJudged.map((n) => `${printable(formatLocation(n))} [${n.check}] # SKIP not judged: ${printable(n.message)}`),
+    ...result.notRendered.map(
+      (n) => `${printable(formatLocation(n))} Application ${printable(n.app)} # SKIP not rendered: ${printable(`${n.source}: ${n.message}`)}`,
+    ),
+  ];
+  const out = ['TAP version 13', `1..${result.resources.length + notes.length}`];
   result.resources.forEach((r, i) => {
     const name = `${printable(r.filename)} - ${label(r)}`;
     if (r.status === 'skipped') out.push(`ok ${i + 1} - ${name} # SKIP`);
@@ -183,6 +213,8 @@ function tap(result: GateResult): string {
       out.push('  ...');
     }
   });
+  // Warnings pass (the cluster admits them); what nobody judged is a SKIP, never a pass.
+  notes.forEach((n, i) => out.push(`ok ${result.resources.length + i + 1} - ${n}`));
   return out.join('\n');
 }
 

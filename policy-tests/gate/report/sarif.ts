@@ -38,17 +38,18 @@ export function sarif(result: GateResult, rules: readonly RuleInfo[], tool: { na
       }),
     );
   }
-  const add = (level: 'error' | 'warning' | 'note', f: { check: string; message: string; fix?: string; file: string; line: number; col: number }) =>
-    run.addResult(
-      new SarifResultBuilder().initSimple({
-        level,
-        ruleId: f.check,
-        messageText: f.fix ? `${f.message} (fix: ${f.fix})` : f.message,
-        fileUri: artifactUri(f.file),
-        startLine: f.line,
-        startColumn: f.col,
-      }),
-    );
+  const add = (level: 'error' | 'warning' | 'note', f: { check: string; message: string; fix?: string; file: string; line: number; col: number }) => {
+    const result = new SarifResultBuilder().initSimple({
+      level,
+      ruleId: f.check,
+      messageText: f.fix ? `${f.message} (fix: ${f.fix})` : f.message,
+      fileUri: artifactUri(f.file),
+    });
+    // A finding is a point, not a span: the builder's default end (column 1 of the same line) ended the region
+    // before it began. Without an end, the region runs to the end of the start line, as SARIF defines it.
+    result.setLocationRegion({ startLine: Math.max(1, f.line), startColumn: Math.max(1, f.col) });
+    run.addResult(result);
+  };
   // The same report as the text: failures as errors, what the API server warns about as warnings, and what
   // nobody judged (a check's not-judged, a source not rendered) as notes.
   for (const r of result.resources) for (const f of r.findings) add('error', f);

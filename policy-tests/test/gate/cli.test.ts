@@ -251,6 +251,26 @@ describe('homelab-gate', () => {
     ]);
   });
 
+  it('tells one story in every format: SARIF, JUnit and TAP count the warnings, the gaps and the unrendered sources as the summary does', async () => {
+    const text = (await inProcess([])).stdout.trimEnd().split('\n').at(-1)!;
+    const count = (label: string) => Number(new RegExp(`${label}: (\\d+)`).exec(text)?.[1] ?? 0);
+    const [warnings, notJudged, notRendered] = [count('Warnings'), count('Not judged'), count('Not rendered')];
+    expect([warnings, notRendered]).not.toContain(0);
+    const log = JSON.parse((await inProcess(['-o', 'sarif'])).stdout);
+    expect(validSarif(log) ? [] : validSarif.errors).toEqual([]);
+    const results = log.runs[0].results as { level: string; locations: { physicalLocation: { region: Record<string, number> } }[] }[];
+    expect(results.filter((r) => r.level === 'warning')).toHaveLength(warnings);
+    expect(results.filter((r) => r.level === 'note')).toHaveLength(notJudged + notRendered);
+    // A region is a point at the finding: it never ends before it starts.
+    for (const r of results) expect(Object.keys(r.locations[0]!.physicalLocation.region).sort()).toEqual(['startColumn', 'startLine']);
+    const junit = (await inProcess(['-o', 'junit'])).stdout;
+    expect(junit).toContain(`<testsuite name="warnings" tests="${warnings}"`);
+    expect(junit).toContain(`<testsuite name="not rendered" tests="${notRendered}" failures="0" errors="0" skipped="${notRendered}">`);
+    const tap = (await inProcess(['-o', 'tap'])).stdout.split('\n');
+    expect(tap.filter((l) => l.includes('# SKIP not rendered:'))).toHaveLength(notRendered);
+    expect(tap.filter((l) => / warning: /.test(l))).toHaveLength(warnings);
+  });
+
   it('gives SARIF readers a file whose name has a space, a # or a ? as a URI that names that file', async () => {
     const file = join(scratch, 'odd names/deploy #1?.yaml');
     mkdirSync(dirname(file), { recursive: true });
