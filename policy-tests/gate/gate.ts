@@ -12,6 +12,7 @@ import { findingAt, resourceKey, type ParsedFile, type Resource } from '../model
 import { parseSource, readSource, type Source } from '../model/source.ts';
 import { isManifestPath, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';
 import { applicationsByName, filesOfApp } from '../model/argocd.ts';
+import { closest, distance } from 'fastest-levenshtein';
 import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 import type { SourceRender } from '../model/rendered.ts';
 import { unrenderedSources } from '../render/render.ts';
@@ -259,6 +260,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     options.onProgress?.('parse', 0, 1);
     const loaded = await loadTree(root, { parallel: options.parallel });
     const { plain, layer } = loaded;
+    assertKnownKinds(options, layer.withCrds(plain.resources.filter((r) => r.kind === 'CustomResourceDefinition')), plain.resources);
     options.onProgress?.('parse', 1, 1);
     if (options.render === false) {
       // The files alone: loader and schema layers on every file. The policy layer judges the repository as
@@ -346,6 +348,27 @@ function assemble(c: Collected): GateResult {
     ...(c.tools ? { tools: c.tools } : {}),
     ...(c.celRules ? { celRules: c.celRules } : {}),
   };
+}
+
+/**
+ * `--skip` and `--reject` name kinds (`Kind` or `apiVersion/Kind`); a name no schema and no resource knows is a typo
+ * that would silently skip nothing, so it is a usage error, with the nearest known name.
+ */
+function assertKnownKinds(options: GateOptions, layer: SchemaLayer, resources: readonly Resource[]): void {
+  const known = new Set<string>();
+  for (const key of [...layer.knownKinds(), ...resources.map((r) => `${r.apiVersion}/${r.kind}`)]) {
+    known.add(key);
+    known.add(key.slice(key.lastIndexOf('/') + 1));
+  }
+  for (const [flag, kinds] of [
+    ['--skip', options.skip ?? []],
+    ['--reject', options.reject ?? []],
+  ] as const)
+    for (const kind of kinds)
+      if (!known.has(kind)) {
+        const near = closest(kind, [...known]);
+        throw new UsageError(`${flag} ${kind}: no schema or resource has that kind${near && distance(kind, near) <= 3 ? ` (did you mean "${near}"?)` : ''}`);
+      }
 }
 
 /** Whether an unrendered source concerns the files asked about: its Application's own file, or a file the app reads. */

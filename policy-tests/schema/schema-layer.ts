@@ -125,6 +125,11 @@ export class SchemaLayer {
     return layer;
   }
 
+  /** Every `apiVersion/Kind` this layer has a schema for: the model packages', the bundled CRDs' and the declared ones. */
+  knownKinds(): string[] {
+    return [...Object.keys(this.trees.kinds), ...this.repoCrds.keys(), ...this.declared.keys()];
+  }
+
   /** `group/version` and `group/version/Kind` of every built-in API: what Argo CD passes Helm as --api-versions. */
   builtinApiVersions(): string[] {
     const out = new Set<string>();

@@ -5,7 +5,7 @@
  * compared per Application and per resource, with the risky changes flagged.
  * An Application that cannot be rendered on a side is listed as not judged,
  * with its cause; the rest is always reported.
- * Exit status: 0 no risk, 2 a risk is flagged, 1 an error, or an Application
+ * Exit status: 0 no risk, 3 a risk is flagged, 2 a usage error, 1 an error, or an Application
  * that could not be rendered although its inputs changed.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -83,12 +83,19 @@ is listed as not judged, with its cause.
                        DIR/rendered-diff.md and DIR/rendered-diff.html
   --artifact-url URL   where the full report will be (the comment links it)
   --versions-expected  a version change that moves no major does not make the
-                       exit status 2 (it is still reported): for an update
+                       exit status 3 (it is still reported): for an update
                        bot's pull request, where the version is the point
 
-Exit status: 0 no risk, 2 a risk is flagged, 1 an error, or an Application
-that could not be rendered although its inputs changed (the rest is still
-reported).`;
+Exit status, distinct as argocd app diff's are: 0 no risk flagged; 3 a risk
+is flagged; 2 a usage error; 1 an error, or an Application that could not
+be rendered although its inputs changed (the rest is still reported).
+
+Environment: HOMELAB_REPO_ROOT (the repository, default this checkout),
+HOMELAB_CACHE_DIR (the render and chart cache), HTTPS_PROXY, HTTP_PROXY,
+NO_PROXY, SSL_CERT_FILE (to fetch a pinned remote base).`;
+
+/** The exit status of a diff that flags a risk: apart from a failure (1) and a usage error (2). */
+export const RISK_FLAGGED = 3;
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo): Promise<number> {
   const out = (t: string) => (io ? io.stdout(t) : process.stdout.write(t));
@@ -130,7 +137,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
         }
         if (unjudged.some((n) => n.inputsChanged)) return 1;
         const counted = values['versions-expected'] === true ? flagged.filter(needsPerson) : flagged;
-        return counted.length ? 2 : 0;
+        return counted.length ? RISK_FLAGGED : 0;
       },
     },
     argv,

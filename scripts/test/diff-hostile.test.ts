@@ -177,7 +177,7 @@ describe('the replacements experiment: a changed replacements file is a new rend
     expect(await main(['HEAD', '-o', 'json'], env, { stdout: () => undefined, stderr: () => undefined })).toBe(0);
     repo.write('apps/demo/replacements.yaml', replacement('admin'));
     const code = await main(['HEAD', '-o', 'json'], env, { stdout: (t) => void (stdout += t), stderr: () => undefined });
-    expect(code).toBe(2);
+    expect(code).toBe(3);
     const report = JSON.parse(stdout) as { risks: { flag: string; reason: string }[]; changes: { fields: { path: string; from: unknown; to: unknown }[] }[] };
     expect(report.changes.flatMap((c) => c.fields)).toEqual([{ path: 'roleRef.name', from: 'view', to: 'cluster-admin' }]);
     expect(report.risks).toEqual([

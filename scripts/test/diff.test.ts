@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { output } from '../../test-support/exec.ts';
 import { fixtureRepo, repoApp, type FixtureRepo } from '../../test-support/render-fixtures.ts';
 import { compare, risks, type Snapshot } from '../diff/changes.ts';
-import { main } from '../diff/command.ts';
+import { main, RISK_FLAGGED } from '../diff/command.ts';
 import { markdown } from '../diff/report.ts';
 
 const APP = repoApp(
@@ -153,7 +153,7 @@ describe('npm run diff', () => {
     ],
   ])('flags %s: %s', async (flag, _why, change, reason) => {
     const r = await flagsAfter(change);
-    expect(r.code, r.stderr).toBe(2);
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
     expect(r.report!.risks.map((x) => x.flag)).toEqual([flag]);
     expect(r.report!.risks[0]!.reason).toMatch(reason);
   });
@@ -164,7 +164,7 @@ describe('npm run diff', () => {
     const repo = await repoWith(BASE + gadgets(5));
     repo.write('apps/demo/objects.yaml', BASE + gadgets(3, 'g2'));
     let r = await diff(repo, ['HEAD', '-o', 'json']);
-    expect(r.code, r.stderr).toBe(2);
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
     expect((JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[] }).risks).toEqual([
       {
         app: 'demo',
@@ -204,19 +204,19 @@ describe('npm run diff', () => {
     await git(repo.root, 'commit', '-q', '-am', 'plain job');
     repo.write('apps/demo/objects.yaml', BASE + sts + job('', 'up, --fast'));
     r = await diff(repo, ['HEAD', '-o', 'json']);
-    expect(r.code, r.stderr).toBe(2);
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
     expect((JSON.parse(r.stdout) as { risks: { reason: string }[] }).risks.map((x) => x.reason)).toEqual([
       expect.stringMatching(/Job demo\/migrate: a Job's template is immutable/),
     ]);
   });
 
-  it('with --versions-expected (an update bot), counts only what needs a person: a minor or a new digest is reported and exits 0, a major exits 2', async () => {
+  it('with --versions-expected (an update bot), counts only what needs a person: a minor or a new digest is reported and exits 0, a major exits 3', async () => {
     const digest = `@sha256:${'b'.repeat(64)}`;
     const repo = await repoWith(BASE);
     for (const [to, code, major] of [
       ['web:1.5.0', 0, false],
       [`web:1.4.0${digest}`, 0, false],
-      ['web:2.0.0', 2, true],
+      ['web:2.0.0', RISK_FLAGGED, true],
     ] as const) {
       repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', to));
       const r = await diff(repo, ['HEAD', '-o', 'json', '--versions-expected']);
@@ -225,7 +225,7 @@ describe('npm run diff', () => {
     }
     // Without the option every version change is a risk, as before.
     repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:1.5.0'));
-    expect((await diff(repo, ['HEAD', '-o', 'json'])).code).toBe(2);
+    expect((await diff(repo, ['HEAD', '-o', 'json'])).code).toBe(RISK_FLAGGED);
   });
 
   it('flags RBAC that grows: a binding to cluster-admin', async () => {
@@ -233,7 +233,7 @@ describe('npm run diff', () => {
       (t) => t,
       '---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: web-admin\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: web, namespace: demo}]\n',
     );
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(RISK_FLAGGED);
     expect(r.report!.risks).toEqual([
       expect.objectContaining({ flag: 'rbac', reason: expect.stringMatching(/new binding \(to cluster-admin\): cluster-admin/) }),
     ]);
@@ -248,7 +248,7 @@ describe('npm run diff', () => {
         '    - toEntities: [cluster]\n    - toEndpoints:\n        - matchExpressions: [{key: k8s:io.kubernetes.pod.namespace, operator: NotIn, values: [nowhere]}]\n',
       ),
     );
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(RISK_FLAGGED);
     expect(r.report!.risks).toEqual([
       expect.objectContaining({
         flag: 'network-policy',
@@ -274,7 +274,7 @@ describe('npm run diff', () => {
     await git(repo.root, 'commit', '-q', '-m', 'tpl chart');
     repo.write('apps/tpl/chart/values.yaml', 'text: \'{{ toYaml (index . (print "Capa" "bilities")) | contains "example.com" }}\'\n');
     const r = await diff(repo, ['HEAD', '-o', 'json']);
-    expect(r.code, r.stderr).toBe(2);
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
     expect((JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[] }).risks).toContainEqual(
       expect.objectContaining({ flag: 'capabilities', reason: expect.stringMatching(/^Application tpl changed, and its chart can read the API versions/) }),
     );
@@ -285,7 +285,7 @@ describe('npm run diff', () => {
     repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:1.4.1'));
     await git(repo.root, 'commit', '-q', '-am', 'patch');
     const r = await diff(repo, ['HEAD~1', 'HEAD']);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(RISK_FLAGGED);
     expect(r.stdout).toContain('    spec.template.spec.containers[web].image: "ghcr.io/example/web:1.4.0" -> "ghcr.io/example/web:1.4.1"');
     expect(r.stdout).toMatch(/\[version\] demo: Deployment demo\/web: container web: .*1\.4\.1$/m);
   });

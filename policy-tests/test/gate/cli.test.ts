@@ -251,6 +251,14 @@ describe('homelab-gate', () => {
     ]);
   });
 
+  it('refuses a --skip or --reject kind nothing knows, with the nearest name, and accepts a real one', async () => {
+    expect(await inProcess(['--skip', 'Deploymnet'])).toMatchObject({
+      code: 2,
+      stderr: 'homelab-gate: --skip Deploymnet: no schema or resource has that kind (did you mean "Deployment"?)\n',
+    });
+    expect((await inProcess(['--reject', 'apps/v1/Deployment,ExternalSecret'])).stderr).toBe('');
+  });
+
   it('tells one story in every format: SARIF, JUnit and TAP count the warnings, the gaps and the unrendered sources as the summary does', async () => {
     const text = (await inProcess([])).stdout.trimEnd().split('\n').at(-1)!;
     const count = (label: string) => Number(new RegExp(`${label}: (\\d+)`).exec(text)?.[1] ?? 0);
