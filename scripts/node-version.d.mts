@@ -2,3 +2,4 @@
 export declare const wantedNode: number;
 export declare const runningNode: string;
 export declare const nodeTooOld: boolean;
+export declare const tooOldMessage: (name: string) => string;

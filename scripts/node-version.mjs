@@ -12,3 +12,7 @@ export const wantedNode = Number(
 );
 export const runningNode = process.versions.node;
 export const nodeTooOld = Number(runningNode.split('.')[0]) < wantedNode;
+
+/** The one line an entry point prints on an older Node: what it needs, what it got, and how to get the right one. */
+export const tooOldMessage = (name) =>
+  `${name}: needs Node ${wantedNode} or later (.node-version); this is Node ${runningNode}: run \`. scripts/use-node.sh\` to put Node ${wantedNode} on PATH\n`;

@@ -8,13 +8,13 @@
  */
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { nodeTooOld, runningNode, wantedNode } from './node-version.mjs';
+import { nodeTooOld, tooOldMessage } from './node-version.mjs';
 
 const script = process.argv[2];
 // npm names the script it runs; run by hand, the file is the name.
 const name = process.env.npm_lifecycle_event || (script ? basename(script, '.ts') : 'run.mjs');
 if (nodeTooOld) {
-  process.stderr.write(`${name}: needs Node ${wantedNode} or later (.node-version); this is Node ${runningNode}\n`);
+  process.stderr.write(tooOldMessage(name));
   process.exit(1);
 }
 if (!script) {

@@ -11,7 +11,9 @@ const wanted = Number(
     .split('.')[0],
 );
 if (Number(process.versions.node.split('.')[0]) < wanted) {
-  process.stderr.write(`homelab-gate: needs Node ${wanted} or later (.node-version); this is Node ${process.versions.node}\n`);
+  process.stderr.write(
+    `homelab-gate: needs Node ${wanted} or later (.node-version); this is Node ${process.versions.node}: run \`. scripts/use-node.sh\` to put Node ${wanted} on PATH\n`,
+  );
   process.exit(1);
 }
 

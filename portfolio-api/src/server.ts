@@ -169,7 +169,22 @@ if (isMain) {
     process.stderr.write(`portfolio-api: ${(err as Error).message}\n`);
     process.exit(1);
   }
-  const running = await start(config);
+  let running: Running;
+  try {
+    running = await start(config);
+  } catch (err) {
+    // A port another process holds, or one this user may not bind: one line naming it, not a stack trace.
+    const e = err as NodeJS.ErrnoException & { port?: number; address?: string };
+    const where = e.port !== undefined ? ` ${e.address ?? config.host}:${e.port}` : '';
+    const why =
+      e.code === 'EADDRINUSE'
+        ? `the address${where} is already in use (another process listens there; set PORT or METRICS_PORT)`
+        : e.code === 'EACCES'
+          ? `no permission to listen on${where}`
+          : e.message;
+    process.stderr.write(`portfolio-api: cannot start: ${why}\n`);
+    process.exit(1);
+  }
   // The last access-log lines are written before the process goes (flushLogs).
   const exitAfterDrain = () =>
     void running

@@ -120,3 +120,28 @@ describe('SIGTERM', () => {
     await closing;
   });
 });
+
+describe('starting on a port that is taken', () => {
+  it('says so in one line, naming the address, and exits 1', async () => {
+    const { createServer } = await import('node:net');
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as { port: number }).port;
+    try {
+      const child = spawn(process.execPath, ['portfolio-api/src/server.ts'], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH, PORT: String(port), METRICS_PORT: '0', HOST: '127.0.0.1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c));
+      const [code] = (await once(child, 'exit')) as [number];
+      expect({ code, stderr }).toEqual({
+        code: 1,
+        stderr: `portfolio-api: cannot start: the address 127.0.0.1:${port} is already in use (another process listens there; set PORT or METRICS_PORT)\n`,
+      });
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+});

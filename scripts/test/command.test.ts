@@ -149,8 +149,24 @@ describe('the scripts on the contract', () => {
     expect(await exec(older!.path, [...args, 'sonarr'], { cwd: REPO_ROOT, env: { ...process.env, npm_lifecycle_event: 'restore' } })).toEqual({
       code: 1,
       stdout: '',
-      stderr: `restore: needs Node 24 or later (.node-version); this is Node ${older!.version}\n`,
+      stderr: `restore: needs Node 24 or later (.node-version); this is Node ${older!.version}: run \`. scripts/use-node.sh\` to put Node 24 on PATH\n`,
     });
+  });
+
+  it.skipIf(!older)("the API's npm start on an older Node is one line too", async () => {
+    const [, ...args] = (
+      JSON.parse(readFileSync(join(REPO_ROOT, 'portfolio-api/package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts.start!.split(' ');
+    expect(await exec(older!.path, args, { cwd: join(REPO_ROOT, 'portfolio-api'), env: { ...process.env, npm_lifecycle_event: 'start' } })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `start: needs Node 24 or later (.node-version); this is Node ${older!.version}: run \`. scripts/use-node.sh\` to put Node 24 on PATH\n`,
+    });
+  });
+
+  it('scripts/use-node.sh, sourced, puts Node 24 first on PATH', async () => {
+    const r = await exec('bash', ['-c', '. scripts/use-node.sh 2>/dev/null && node -p "process.versions.node.split(\'.\')[0]"'], { cwd: REPO_ROOT });
+    expect(r).toEqual({ code: 0, stdout: '24\n', stderr: '' });
   });
 });
 

