@@ -23,6 +23,18 @@ import { resticBackup, resticForget } from '../scripts/backup/restic.ts';
 import { runBackup } from '../scripts/backup/run.ts';
 import { newSentinel } from '../scripts/backup/sentinel.ts';
 import { publish } from '../scripts/backup/store.ts';
+import { commandArgs } from '../scripts/lib/command.ts';
+
+await commandArgs({
+  name: 'bench:backup',
+  usage: 'bench:backup',
+  help: `Benchmarks a SQLite backup: builds a 1 GiB database in a temporary folder (it needs that much free space), then
+measures a plain copy (the baseline), the consistent copy alone, and the whole backup with its restic copy, the
+median of 3 runs each, and where the time goes. Needs sqlite3, zstd and restic on PATH. Reads no environment
+variable of its own.`,
+  options: {},
+  positionals: { min: 0, max: 0 },
+});
 
 /** A manifest key of the benchmark's own: signing costs one HMAC per backup. */
 const BENCH_KEY = Buffer.from('benchmark-manifest-key-0123456789abcdef');

@@ -12,6 +12,17 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { $ } from 'zx';
 import { REPO_ROOT } from '../policy-tests/index.ts';
+import { commandArgs } from '../scripts/lib/command.ts';
+
+await commandArgs({
+  name: 'bench:diff',
+  usage: 'bench:diff',
+  help: `Benchmarks npm run diff between HEAD~1 and HEAD against rendering one ref alone, each in a fresh process,
+with every chart cached (npm run charts:pull first) and the render cache warm. Target: at most 2.2x one render.
+Environment: HOMELAB_REPO_ROOT (another clone to measure), HOMELAB_CACHE_DIR (the caches).`,
+  options: {},
+  positionals: { min: 0, max: 0 },
+});
 
 const ROOT = process.env.HOMELAB_REPO_ROOT ?? REPO_ROOT;
 const RUNS = 7;

@@ -29,6 +29,22 @@ import {
   factsRepoURL,
 } from '../policy-tests/index.ts';
 import { renderSection } from './render-section.ts';
+import { commandArgs } from '../scripts/lib/command.ts';
+
+// The command contract before any work: --help prints this and exits 0; a wrong argument exits 2.
+const { values: args } = await commandArgs({
+  name: 'bench:validate',
+  usage: 'bench:validate [--root DIR] [--charts DIR] [--no-npm-test]',
+  help: `Benchmarks the gate on a synthetic repository of 10,000 resources (parse against parse, schema and policy),
+the built CLI's start-up on this repository against a bare parse, the render tier cold and warm with every chart
+cached, and npm test. Prints each figure with its ratio to the baseline of the same run.
+  --root DIR      the repository whose charts the render section renders (default: this one)
+  --charts DIR    the chart cache the render section reads (default: the usual one)
+  --no-npm-test   skip the npm test timing
+Environment: HOMELAB_CACHE_DIR, HOMELAB_CHART_CACHE (the caches), HOMELAB_GATE_STORES=off (cold figures).`,
+  options: { root: { type: 'string' }, charts: { type: 'string' }, 'no-npm-test': { type: 'boolean', default: false } },
+  positionals: { min: 0, max: 0 },
+});
 
 const APPS = 500;
 const PER_KIND = { Deployment: 5, Service: 5, ConfigMap: 5, ServiceMonitor: 2, ExternalSecret: 2 } as const;
@@ -238,9 +254,8 @@ try {
 // --root DIR: the repository whose charts the render section renders (default: this one); --charts DIR: the chart
 // cache it renders from (default: the usual one). Only that section sees --charts: the start-up below runs this
 // repository as a user does.
-const argAfter = (flag: string) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
-const chartsDir = argAfter('--charts');
-await renderSection(argAfter('--root') ?? REPO_ROOT, chartsDir ? { ...process.env, HOMELAB_CHART_CACHE: chartsDir } : process.env);
+const chartsDir = args.charts as string | undefined;
+await renderSection((args.root as string | undefined) ?? REPO_ROOT, chartsDir ? { ...process.env, HOMELAB_CHART_CACHE: chartsDir } : process.env);
 
 /** Wall time of one process, in ms; a failed run is not a timing. */
 function wall(args: string[]): number {
@@ -300,7 +315,7 @@ function startupPhases(): string {
   return run.stdout.trim();
 }
 
-if (!process.argv.includes('--no-npm-test')) {
+if (args['no-npm-test'] !== true) {
   const start = performance.now();
   const run = spawnSync('npm', ['test', '--silent'], { cwd: REPO_ROOT, encoding: 'utf8' });
   const seconds = (performance.now() - start) / 1000;

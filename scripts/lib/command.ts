@@ -57,6 +57,22 @@ export async function runCommand<O extends ParseArgsOptionsConfig>(spec: Command
   }
 }
 
+/**
+ * For a script whose body runs at the top of its module (a benchmark, a generator): the same contract as
+ * runCommand, before any work. --help prints and exits 0; a wrong argument is one line and exit 2; otherwise the
+ * parsed arguments come back.
+ */
+export async function commandArgs<O extends ParseArgsOptionsConfig>(
+  spec: Omit<CommandSpec<O>, 'run'>,
+  argv: string[] = process.argv.slice(2),
+  io: CommandIo = processIo,
+): Promise<{ values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] }> {
+  let parsed: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] } | undefined;
+  const code = await runCommand({ ...spec, run: async (args) => ((parsed = args), 0) }, argv, io);
+  if (parsed === undefined) process.exit(code);
+  return parsed;
+}
+
 /** The message of any thrown value, as one line. */
 export const oneLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 
