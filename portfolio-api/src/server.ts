@@ -9,6 +9,7 @@ import { loadConfig, type Config } from './config.ts';
 import { envelope } from './http/errors.ts';
 import { createLogger, flushLogs, type Logger } from './logging.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { entryArgs } from './entry-args.ts';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -162,6 +163,13 @@ export async function start(
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isMain) {
+  entryArgs(
+    'portfolio-api',
+    `Serves the portfolio API, and its metrics on a port of their own. Configuration, all optional, from the
+environment: PORT (3000), METRICS_PORT (9464), HOST (127.0.0.1; the image sets 0.0.0.0), BASE_URL, API_KEY (unset
+disables writes), STATUS_FILE (/status/status.json), BLOG_FEED_URL, DOCS_URL. Exits 1 with one line when the
+configuration is wrong or a port is taken.`,
+  );
   let config: Config;
   try {
     config = loadConfig();

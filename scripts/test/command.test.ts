@@ -98,6 +98,29 @@ describe('describeError names what "fetch failed" hides', () => {
   });
 });
 
+describe('every npm script that runs a TypeScript file', () => {
+  const apiScripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'portfolio-api/package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const entries = [
+    ...Object.entries(scripts).map(([name, line]) => ({ name, line, cwd: REPO_ROOT })),
+    ...Object.entries(apiScripts).map(([name, line]) => ({ name: `${name} -w portfolio-api`, line, cwd: join(REPO_ROOT, 'portfolio-api') })),
+  ].filter((e) => e.line.includes('scripts/run.mjs'));
+
+  it('--help prints its usage and exits 0, and writes nothing', async () => {
+    expect(entries.length).toBeGreaterThan(20);
+    const status = async () => (await exec('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: REPO_ROOT })).stdout;
+    const before = await status();
+    const results = await Promise.all(
+      entries.map(async (e) => {
+        const [, ...args] = e.line.split(' ');
+        const r = await exec(process.execPath, [...args, '--help'], { cwd: e.cwd, env: { ...process.env, npm_lifecycle_event: e.name } });
+        return { name: e.name, code: r.code, usage: r.stdout.startsWith('usage: '), stderr: r.stderr };
+      }),
+    );
+    expect(results.filter((r) => r.code !== 0 || !r.usage || r.stderr !== '')).toEqual([]);
+    expect(await status()).toBe(before);
+  });
+});
+
 describe('the scripts on the contract', () => {
   it('falco:facts on a missing file: one line, exit 1; without --version: exit 2', async () => {
     const missing = capture();

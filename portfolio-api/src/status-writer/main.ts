@@ -1,6 +1,14 @@
 /** CronJob entry point: one status write, exit 0 on success, 1 with one clear line otherwise. */
 import { inClusterOptions, KubeClient } from './kube.ts';
 import { DEFAULT_TARGET, writeStatus } from './writer.ts';
+import { entryArgs } from '../entry-args.ts';
+
+entryArgs(
+  'status-writer',
+  `Writes the API's status ConfigMap once, from the cluster it runs in (the CronJob's service account): Argo CD's
+view of the app, the nodes, the certificate and a history of days. Environment: STATUS_NAMESPACE, STATUS_CONFIGMAP,
+ARGO_APP, CERTIFICATE (each overrides its default). Exits 0 when written, 1 with one line otherwise.`,
+);
 
 const env = process.env;
 const target = {
