@@ -18,10 +18,13 @@ export const nameWithTarget = (command: string, argv: readonly string[]) => {
   return target ? `${command} ${target}` : command;
 };
 
-export const ENV_HELP = `Environment: BACKUP_DIR (where the backups live); RESTIC_REPOSITORY and
-RESTIC_PASSWORD (the off-site copy); BACKUP_SOURCE_ROOT (prefix of the SQLite
-paths when not run in the app's pod); PGHOST, PGPORT, PGUSER, PGPASSWORD
-(PostgreSQL targets); TALOS_NODE, TALOSCONFIG (etcd); BACKUP_REPO_ROOT (where
+export const ENV_HELP = `Environment: BACKUP_DIR (where the backups live); BACKUP_MANIFEST_KEY or
+BACKUP_MANIFEST_KEY_FILE (the key that signs and verifies each manifest;
+required); RESTIC_REPOSITORY and RESTIC_PASSWORD or RESTIC_PASSWORD_FILE (the
+off-site copy); BACKUP_SOURCE_ROOT (prefix of the SQLite paths when not run in
+the app's pod); PGHOST, PGPORT, PGUSER, PGPASSWORD (PostgreSQL targets);
+TALOS_NODE, TALOSCONFIG (etcd); KUBECTL (the kubectl a restore scales the app
+with); RESTORE_OUT_DIR (where an etcd restore writes its snapshot); BACKUP_REPO_ROOT (where
 the backup-targets files are, in the image).`;
 
 /** The declared target `name`; an unknown name is a wrong argument (exit 2), naming the declared ones. */
