@@ -24,7 +24,7 @@ scales the app to zero, swaps the data in atomically keeping an undo copy, and
 scales the app back. --app-stopped: the operator stopped the app already
 (a restore run in a pod that mounts the volume, without kubectl).
 
-${ENV_HELP} KUBECTL; RESTORE_OUT_DIR (etcd).`,
+${ENV_HELP}`,
     options: {
       from: { type: 'string', default: 'latest' },
       'dry-run': { type: 'boolean', default: false },
