@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runCommand, type CommandIo } from '../lib/command.ts';
+import { runToEnd } from '../lib/exec.ts';
 import { coverage, EXEMPTIONS_FILE, parseExemptions, type Coverage } from './coverage.ts';
 import { findRepositoryPins, type Pin } from './pins.ts';
 import { extractDeps, RENOVATE_CONFIG_FILE, validateConfig, type ExtractedDep } from './renovate.ts';
@@ -15,16 +16,32 @@ import { extractDeps, RENOVATE_CONFIG_FILE, validateConfig, type ExtractedDep } 
 const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 
 /** Everything the check found: the validator's problems, or the pins, what Renovate extracted, and the verdict. */
-export type Inspection = { problems: string[] } | { problems: []; pins: Pin[]; deps: ExtractedDep[]; result: Coverage };
+export type Inspection =
+  | { problems: string[] }
+  | {
+      problems: [];
+      pins: Pin[];
+      deps: ExtractedDep[];
+      result: Coverage;
+      /** Files git does not track, which Renovate never reads. */ untracked: ReadonlySet<string>;
+    };
+
+/** The files of the checkout git neither tracks nor ignores: Renovate reads only what git tracks. */
+async function untrackedFiles(root: string): Promise<Set<string>> {
+  const r = await runToEnd('git', ['-C', root, 'ls-files', '-z', '--others', '--exclude-standard'], { timeoutMs: 60_000 });
+  return new Set(r.exitCode === 0 ? r.stdout.split('\0').filter(Boolean) : []);
+}
 
 /** Validates the config, then extracts and compares (one Renovate run each). */
-export async function inspectRenovate(root: string): Promise<Inspection> {
+export async function inspectRenovate(root: string, progress: (line: string) => void = () => undefined): Promise<Inspection> {
+  progress(`validating ${RENOVATE_CONFIG_FILE} with renovate-config-validator --strict`);
   const problems = await validateConfig(root);
   if (problems.length) return { problems };
+  progress("running Renovate's extraction on the repository (offline; some seconds)");
   const exemptionsPath = join(root, EXEMPTIONS_FILE);
   const exemptions = existsSync(exemptionsPath) ? parseExemptions(readFileSync(exemptionsPath, 'utf8')) : [];
-  const [pins, deps] = await Promise.all([findRepositoryPins(root), extractDeps(root)]);
-  return { problems: [], pins, deps, result: coverage(pins, deps, exemptions) };
+  const [pins, deps, untracked] = await Promise.all([findRepositoryPins(root), extractDeps(root), untrackedFiles(root)]);
+  return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked };
 }
 
 /** The report of an inspection, one line each, and its exit status. */
@@ -35,7 +52,9 @@ export function report(inspection: Inspection, out: (line: string) => void): num
   out(`valid    ${RENOVATE_CONFIG_FILE} (renovate-config-validator --strict)`);
   for (const pin of result.uncovered)
     out(
-      `UNCOVERED ${pin.file}:${pin.line}: ${pin.key} ${pin.text} is pinned, but no Renovate manager matches it (add a manager, or an entry with its reason to ${EXEMPTIONS_FILE})`,
+      inspection.untracked.has(pin.file)
+        ? `UNTRACKED ${pin.file}:${pin.line}: ${pin.key} ${pin.text} is in a file git does not track, which Renovate never reads: git add it first`
+        : `UNCOVERED ${pin.file}:${pin.line}: ${pin.key} ${pin.text} is pinned, but no Renovate manager matches it (add a manager, or an entry with its reason to ${EXEMPTIONS_FILE})`,
     );
   for (const e of result.unusedExemptions) out(`STALE    ${EXEMPTIONS_FILE}: the entry for ${e.files} (${e.keys.join(', ')}) matches no pin; remove it`);
   out(`Pins: ${pins.length} found - covered by Renovate: ${result.covered.length}, exempt: ${result.exempt.length}, uncovered: ${result.uncovered.length}`);
@@ -43,8 +62,8 @@ export function report(inspection: Inspection, out: (line: string) => void): num
 }
 
 /** Checks the repository at `root`; resolves to the exit status, having written its report through `out`. */
-export async function checkRenovate(root: string, out: (line: string) => void): Promise<number> {
-  return report(await inspectRenovate(root), out);
+export async function checkRenovate(root: string, out: (line: string) => void, progress?: (line: string) => void): Promise<number> {
+  return report(await inspectRenovate(root, progress), out);
 }
 
 export async function main(argv: string[], io?: CommandIo): Promise<number> {
@@ -65,7 +84,11 @@ Exit status: 0 when the config is valid and every pin is covered, 1 when not
 (each problem is one line with its file:line), 2 on a usage error.`,
       options: { root: { type: 'string' } },
       positionals: { min: 0, max: 0 },
-      run: async ({ values }) => checkRenovate(resolve((values.root as string | undefined) ?? REPO_ROOT), write),
+      // Progress goes to stderr, so the report on stdout stays what scripts read.
+      run: async ({ values }) =>
+        checkRenovate(resolve((values.root as string | undefined) ?? REPO_ROOT), write, (line) =>
+          io ? io.stderr(`renovate:check: ${line}\n`) : process.stderr.write(`renovate:check: ${line}\n`),
+        ),
     },
     argv,
     io,

@@ -248,3 +248,18 @@ describe('npm run renovate:check', () => {
     }
   });
 });
+
+describe('renovate:check on a file git does not track', () => {
+  it('says to git add it, rather than blaming Renovate', () => {
+    const pin = { file: 'apps/new/values.yaml', line: 3, key: 'tag', text: 'ghcr.io/x/y:1.2.3', version: '1.2.3' };
+    const lines: string[] = [];
+    const code = report(
+      { problems: [], pins: [pin], deps: [], result: { covered: [], exempt: [], uncovered: [pin], unusedExemptions: [] }, untracked: new Set([pin.file]) },
+      (l) => lines.push(l),
+    );
+    expect(code).toBe(1);
+    expect(lines[1]).toBe(
+      'UNTRACKED apps/new/values.yaml:3: tag ghcr.io/x/y:1.2.3 is in a file git does not track, which Renovate never reads: git add it first',
+    );
+  });
+});
