@@ -87,6 +87,16 @@ export const argocdChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const { repo } = ctx;
+      // A facts repoURL that no Application reads, while they agree on another, is the one mistake behind every
+      // "not this repo" below: said once, at the facts (gate/root-causes.ts folds the rest under it).
+      const gitSources = applications(repo).flatMap((a) => a.sources.filter((s) => s.chart === undefined && s.repoURL));
+      if (repo.facts && repo.factsResource && gitSources.length > 0 && !gitSources.some((s) => isThisRepo(repo, s))) {
+        const urls = [...new Set(gitSources.map((s) => s.repoURL))];
+        ctx.fail(
+          { resource: repo.factsResource, path: ['data', 'repoURL'] },
+          `no Application reads the cluster facts' repoURL ${repo.facts.repoURL}; their sources read ${urls.slice(0, 2).join(', ')}${urls.length > 2 ? ', ...' : ''}: one of the two names the wrong repository`,
+        );
+      }
       for (const app of appsOf(ctx)) {
         if (app.sources.length === 0) ctx.fail({ resource: app.resource, path: ['spec'] }, `Application ${app.name} has no source`);
         const refs = new Set(app.sources.filter((s) => isThisRepo(repo, s) && s.ref).map((s) => s.ref));

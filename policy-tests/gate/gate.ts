@@ -12,6 +12,7 @@ import { findingAt, resourceKey, type ParsedFile, type Resource } from '../model
 import { parseSource, readSource, type Source } from '../model/source.ts';
 import { isManifestPath, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repo.ts';
 import { applicationsByName, filesOfApp } from '../model/argocd.ts';
+import { markRootCauses } from './root-causes.ts';
 import { closest, distance } from 'fastest-levenshtein';
 import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 import type { SourceRender } from '../model/rendered.ts';
@@ -295,6 +296,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
       warnings.push(...policyFindings.filter((f) => f.severity === 'warning'));
       notJudged.push(...policyFindings.filter((f) => f.severity === 'not-judged'));
       const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity === undefined)];
+      markRootCauses(findings);
       celRules = celRuleCoverage(repo);
       policy = true;
       const selected = paths.length === 0 ? undefined : inputs.repoFiles!;

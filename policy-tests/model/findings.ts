@@ -22,6 +22,10 @@ export interface Finding {
    * a failure, never reported as fine.
    */
   severity?: 'warning' | 'not-judged';
+  /** `file:line:col` of the finding that causes this one (gate/root-causes.ts): listed under it, with --verbose. */
+  causedBy?: string;
+  /** How many findings follow from this one. */
+  consequences?: number;
 }
 
 export function formatLocation(f: Pick<Finding, 'file' | 'line' | 'col'>): string {

@@ -71,11 +71,17 @@ function notRenderedLines(result: GateResult, paint: (format: 'yellow', value: s
 function text(result: GateResult, options: RenderOptions): string {
   const paint = (format: 'red' | 'green' | 'yellow', value: string) => (options.color ? styleText(format, value, { validateStream: false }) : value);
   const lines: string[] = [];
+  const fail = (r: ResourceResult, f: Finding) => {
+    const folded = f.consequences
+      ? `; and ${f.consequences} more finding${f.consequences === 1 ? '' : 's'} caused by this${options.verbose ? '' : ', --verbose lists them'}`
+      : '';
+    const under = f.causedBy ? ` (caused by ${printable(f.causedBy)})` : '';
+    return `${paint('red', 'FAIL')} - ${printable(formatLocation(f))} - ${label(r)} - [${f.check}] ${printable(f.message)}${f.fix ? ` (fix: ${printable(f.fix)})` : ''}${folded}${under}`;
+  };
+  // The root causes first (gate/root-causes.ts), then the rest; what a cause explains is listed with --verbose.
+  for (const r of result.resources) for (const f of r.findings) if (f.consequences) lines.push(fail(r, f));
   for (const r of result.resources) {
-    for (const f of r.findings)
-      lines.push(
-        `${paint('red', 'FAIL')} - ${printable(formatLocation(f))} - ${label(r)} - [${f.check}] ${printable(f.message)}${f.fix ? ` (fix: ${printable(f.fix)})` : ''}`,
-      );
+    for (const f of r.findings) if (!f.consequences && (options.verbose || !f.causedBy)) lines.push(fail(r, f));
     if (options.verbose && r.findings.length === 0)
       lines.push(
         `${r.status === 'skipped' ? paint('yellow', 'SKIP') : paint('green', 'PASS')} - ${printable(r.filename)} - ${label(r)}${r.renderedBy ? ` (rendered by ${printable(r.renderedBy)})` : ''}`,
@@ -136,8 +142,26 @@ function json(result: GateResult, options: RenderOptions): string {
 }
 
 /** One finding as fields, for tools that read JSON (the kubeconform-style `msg` string stays beside them). */
-function structured(f: Finding): { check: string; file: string; line: number; column: number; message: string; fix?: string } {
-  return { check: f.check, file: f.file, line: f.line, column: f.col, message: f.message, ...(f.fix ? { fix: f.fix } : {}) };
+function structured(f: Finding): {
+  check: string;
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+  fix?: string;
+  causedBy?: string;
+  consequences?: number;
+} {
+  return {
+    check: f.check,
+    file: f.file,
+    line: f.line,
+    column: f.col,
+    message: f.message,
+    ...(f.fix ? { fix: f.fix } : {}),
+    ...(f.causedBy ? { causedBy: f.causedBy } : {}),
+    ...(f.consequences ? { consequences: f.consequences } : {}),
+  };
 }
 
 function xml(value: string): string {

@@ -1,0 +1,80 @@
+/**
+ * A newcomer's first hour, on a copy of the real repository: a fork that
+ * forgets one file fails where that file is, one mistake is answered with
+ * its cause first and the rest folded under it, and the offline report is
+ * short.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { allFindings, runGate } from '../../gate/gate.ts';
+import { render } from '../../gate/report/formats.ts';
+import { factsRepoURL } from '../../model/cluster-facts.ts';
+import { REPO_ROOT } from '../../model/repo.ts';
+import { copyRepo } from '../support/helpers.ts';
+
+const copy = copyRepo();
+afterAll(() => copy.dispose());
+const THIS = factsRepoURL(REPO_ROOT);
+const FORK = 'https://github.com/alice/lab.git';
+const MANIFEST_DIRS = ['clusters', 'apps', 'monitoring', 'security', 'portfolio-api'];
+
+/** Renames the repository in every YAML file of the copy except those given, as a fork done by hand would. */
+async function forkExcept(...kept: string[]): Promise<void> {
+  const { readdirSync, statSync } = await import('node:fs');
+  const { join, relative } = await import('node:path');
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((n) => {
+      const p = join(dir, n);
+      return statSync(p).isDirectory() ? walk(p) : p.endsWith('.yaml') ? [p] : [];
+    });
+  for (const top of MANIFEST_DIRS)
+    for (const abs of walk(join(copy.root, top))) {
+      const file = relative(copy.root, abs);
+      const text = copy.read(file);
+      if (!kept.includes(file) && text.includes(THIS)) copy.write(file, text.replaceAll(THIS, FORK));
+    }
+}
+
+const gate = () => runGate({ root: copy.root, cwd: copy.root });
+const text = async () => render(await gate(), 'text', { summary: false, verbose: false }).split('\n');
+
+describe('the first hour, on a copy of the real repository', () => {
+  it('a fork that forgot projects.yaml fails at each project of projects.yaml, and only there', async () => {
+    copy.reset();
+    await forkExcept('clusters/home/projects.yaml');
+    const findings = allFindings(await gate());
+    expect(new Set(findings.map((f) => `${f.file} ${f.check}`))).toEqual(new Set(['clusters/home/projects.yaml argocd-project-sources']));
+    expect(findings).toHaveLength(5);
+  });
+
+  it('a fork done whole passes', async () => {
+    copy.reset();
+    await forkExcept();
+    expect(allFindings(await gate())).toEqual([]);
+  });
+
+  it('a fork that forgot root.yaml gives the cause first, at root.yaml, and folds the 81 apps it cannot discover under it', async () => {
+    copy.reset();
+    await forkExcept('clusters/home/root.yaml');
+    const lines = (await text()).filter((l) => l.startsWith('FAIL'));
+    expect(lines[0]).toMatch(/^FAIL - clusters\/home\/root\.yaml:12:14 - .*; and \d+ more findings caused by this, --verbose lists them$/);
+    expect(Number(/and (\d+) more/.exec(lines[0]!)![1])).toBeGreaterThan(50);
+    expect(lines.every((l) => l.includes('clusters/home/root.yaml'))).toBe(true);
+  });
+
+  it('a typo in the facts repoURL is one line, at the facts, with everything else under it', async () => {
+    copy.reset();
+    copy.write('clusters/home/cluster-facts.yaml', copy.read('clusters/home/cluster-facts.yaml').replace(THIS, THIS.replace(/\.git$/, 'x.git')));
+    const result = await gate();
+    const lines = render(result, 'text', { summary: false, verbose: false })
+      .split('\n')
+      .filter((l) => l.startsWith('FAIL'));
+    expect(lines).toEqual([expect.stringMatching(/^FAIL - clusters\/home\/cluster-facts\.yaml:\d+:\d+ - .*no Application reads the cluster facts' repoURL/)]);
+    // Nothing is lost: every finding is still there, each naming its cause, and the gate still fails.
+    expect(allFindings(result).filter((f) => f.causedBy).length).toBeGreaterThan(100);
+  });
+
+  it('offline, the unrendered sources are one line', async () => {
+    copy.reset();
+    expect((await text()).filter((l) => l.startsWith('NOT RENDERED'))).toHaveLength(1);
+  });
+});
