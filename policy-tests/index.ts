@@ -7,6 +7,7 @@
 // Load a tree.
 export { loadRepo, REPO_ROOT, MANIFEST_ROOTS, type Repo } from './model/repo.ts';
 export { factsRepoURL } from './model/cluster-facts.ts';
+export { checkoutPaths } from './model/checkout-paths.ts';
 export { clearParseCache } from './model/parse-pool.ts';
 
 // Render it, with the pinned tools, through the pipeline the gate and the diff share.
@@ -37,6 +38,7 @@ export { assertAllowedHost, fetchRemote, pinnedRemotes, remoteDigest, type Remot
 
 // Gate it, with its result.
 export { allFindings, registeredChecks, runGate, type GateOptions, type GateResult } from './gate/gate.ts';
+export { render as renderReport } from './gate/report/formats.ts';
 export { runPolicy } from './gate/runner.ts';
 export { ADMISSION_CHECK_IDS } from './checks/admission/index.ts';
 export { buildGate } from './build.mjs';

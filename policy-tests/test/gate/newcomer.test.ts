@@ -10,6 +10,7 @@ import { render } from '../../gate/report/formats.ts';
 import { factsRepoURL } from '../../model/cluster-facts.ts';
 import { REPO_ROOT } from '../../model/repo.ts';
 import { copyRepo } from '../support/helpers.ts';
+import { forkCommand } from '../../../scripts/fork.ts';
 
 const copy = copyRepo();
 afterAll(() => copy.dispose());
@@ -71,6 +72,23 @@ describe('the first hour, on a copy of the real repository', () => {
     expect(lines).toEqual([expect.stringMatching(/^FAIL - clusters\/home\/cluster-facts\.yaml:\d+:\d+ - .*no Application reads the cluster facts' repoURL/)]);
     // Nothing is lost: every finding is still there, each naming its cause, and the gate still fails.
     expect(allFindings(result).filter((f) => f.causedBy).length).toBeGreaterThan(100);
+  });
+
+  it('npm run fork rewrites every place that names the repository, lists what is yours to decide, and the gate passes', async () => {
+    copy.reset();
+    const out: string[] = [];
+    const io = { stdout: (t: string) => void out.push(t), stderr: (t: string) => void out.push(`ERR ${t}`) };
+    expect(await forkCommand(['--repo', FORK, '--root', copy.root, '--dry-run'], io)).toBe(0);
+    expect(factsRepoURL(copy.root)).toBe(THIS); // a dry run writes nothing
+    out.length = 0;
+    expect(await forkCommand(['--repo', FORK, '--root', copy.root], io)).toBe(0);
+    const text = out.join('');
+    expect(factsRepoURL(copy.root)).toBe(FORK);
+    expect(text).toMatch(/^rewrote clusters\/home\/projects\.yaml \(5 places\)$/m);
+    expect(text).toMatch(/^DECIDE portfolio-api\/deploy\/deployment\.yaml:\d+: image ghcr\.io\/homelab-operator\/portfolio-api:\d/m);
+    expect(text).toMatch(/^DECIDE apps\/platform\/metallb\/addresses\.yaml:\d+: LAN address 192\.168\.1\.240-192\.168\.1\.249/m);
+    expect(text).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0/m);
+    expect(await forkCommand(['--repo', 'alice/lab'], io)).toBe(2);
   });
 
   it('offline, the unrendered sources are one line', async () => {
