@@ -2,11 +2,11 @@
  * Repository-wide integrity: one identity per resource, and the cluster facts
  * every other check relies on.
  */
-import { applications, ownersByFile } from '../model/argocd.ts';
+import { APPLICATION_FILE, applications, ownersByFile } from '../model/argocd.ts';
 import { groupOf, type Resource } from '../model/manifest.ts';
 import { CLUSTER_FACTS_FILE } from '../model/cluster-facts.ts';
 import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
-import type { Repo } from '../model/repo.ts';
+import { MANIFEST_ROOTS, type Repo } from '../model/repo.ts';
 import { foreignCodeOrState } from '../model/checkout-paths.ts';
 import type { PolicyCheck } from './kit.ts';
 
@@ -25,6 +25,24 @@ function destinationNamespaces(repo: Repo): Map<string, string | undefined> {
   return byFile;
 }
 
+/** An app the root app applies from a folder the gate never reads would sync unjudged. */
+const manifestRootsCheck: PolicyCheck = {
+  id: 'manifest-roots',
+  description:
+    "Every application.yaml Argo CD's root app would apply (it discovers them anywhere in the repository) lies in a folder the gate reads (clusters, apps, monitoring, security, portfolio-api/deploy): an app elsewhere would sync unjudged (invariants P1).",
+  invariants: ['P1'],
+  remediation: 'move the app under one of those folders, or add its folder to MANIFEST_ROOTS in policy-tests/model/repo.ts (CONTRIBUTING: adding an area)',
+  reads: {},
+  exemptible: false,
+  run(ctx) {
+    for (const path of ctx.repo.checkout?.paths ?? []) {
+      if (path !== APPLICATION_FILE && !path.endsWith(`/${APPLICATION_FILE}`)) continue;
+      if (MANIFEST_ROOTS.some((r) => path.startsWith(`${r}/`)) || foreignCodeOrState(path)) continue;
+      ctx.fail({ file: path }, `${path} is an Application Argo CD's root app applies, in a folder the gate does not read: it would sync unjudged`);
+    }
+  },
+};
+
 export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
   return [
     {
@@ -42,6 +60,7 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
         }
       },
     },
+    manifestRootsCheck,
     {
       id: 'duplicate-resource',
       description:

@@ -82,3 +82,16 @@ describe('READMEs', () => {
     }
   });
 });
+
+describe("the media README's app table", () => {
+  it('names every media app folder, and only folders that exist', async () => {
+    const { readdirSync } = await import('node:fs');
+    const readme = readFileSync(join(REPO_ROOT, 'apps/media/README.md'), 'utf8');
+    const table = readme.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Role') && !l.startsWith('|---'));
+    const named = new Set(table.flatMap((row) => [...(row.split('|')[2] ?? '').matchAll(/`([a-z0-9-]+)\/`/g)].map((m) => m[1]!)));
+    const apps = readdirSync(join(REPO_ROOT, 'apps/media'), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && existsSync(join(REPO_ROOT, 'apps/media', d.name, 'application.yaml')))
+      .map((d) => d.name);
+    expect([...named].sort()).toEqual(apps.sort());
+  });
+});
