@@ -3,6 +3,7 @@
  * and renders that differ from one run to the next; and, offline, the lock
  * every render is held to.
  */
+import { closest, distance } from 'fastest-levenshtein';
 import type { ChartScope, SourceRender } from '../model/rendered.ts';
 import type { Path } from '../model/positions.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
@@ -23,8 +24,9 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * under a map a template takes whole (`toYaml .Values.securityContext`,
  * `with .Values.podLabels`): the chart passes that content on as it is.
  */
-export function unusedValueKeys(values: unknown, chart: ChartScope): Path[] {
-  const out: Path[] = [];
+/** Keys of a values file the chart never reads; `near` is the declared sibling it is most likely a typo of. */
+export function unusedValues(values: unknown, chart: ChartScope): { path: Path; near?: string }[] {
+  const out: { path: Path; near?: string }[] = [];
   const takenWhole = (scope: ChartScope, rel: readonly string[]) => new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
   const visit = (node: unknown, path: (string | number)[], scope: ChartScope, declared: Record<string, unknown>[], rel: string[]): void => {
     if (!isMap(node)) return;
@@ -46,7 +48,10 @@ export function unusedValueKeys(values: unknown, chart: ChartScope): Path[] {
         continue;
       }
       if (new RegExp(`\\b${escape(key)}\\b`).test(scope.templates)) continue;
-      out.push(here);
+      // The key the chart declares beside it that this one is most likely a typo of.
+      const siblings = [...new Set(declared.flatMap((d) => Object.keys(d)))];
+      const near = siblings.length ? closest(key, siblings) : undefined;
+      out.push(near && distance(key, near) <= Math.max(2, Math.floor(key.length / 4)) ? { path: here, near } : { path: here });
     }
   };
   visit(values, [], chart, [chart.defaults], []);
@@ -153,10 +158,10 @@ export const renderChecks: PolicyCheck[] = [
       for (const render of ctx.renders) {
         if (render.status !== 'rendered' || !render.chart) continue;
         for (const file of render.values) {
-          for (const path of unusedValueKeys(file.data, render.chart)) {
+          for (const { path, near } of unusedValues(file.data, render.chart)) {
             ctx.fail(
               { data: file, path },
-              `${path.join('.')}: the ${chartName(render)} chart (${render.label}) neither declares this key in its values nor reads it in any template, so Helm ignores it`,
+              `${path.join('.')}: the ${chartName(render)} chart (${render.label}) neither declares this key in its values nor reads it in any template, so Helm ignores it${near ? ` (did you mean "${near}"?)` : ''}`,
             );
           }
         }

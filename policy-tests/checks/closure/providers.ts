@@ -5,6 +5,7 @@
  * `providedOutsideGit`; and the two ways a family of references is judged
  * against them.
  */
+import { closest, distance } from 'fastest-levenshtein';
 import { applications, syncOptions } from '../../model/argocd.ts';
 import { createdAtRuntime } from '../../model/app-declarations.ts';
 import { dig } from '../../model/dig.ts';
@@ -43,11 +44,15 @@ export function closeReferences(ctx: CheckContext, refs: Iterable<Reference>, wh
     const key = `${ref.kind}/${ref.namespace ?? ''}`;
     let names = cache.get(key);
     if (!names) cache.set(key, (names = provided(ctx.repo, ref.kind, ref.namespace)));
-    if (!names.has(ref.name))
+    if (!names.has(ref.name)) {
+      // A near name the repository does provide is most likely what was meant (a namespace spelt "monitorng").
+      const near = names.size ? closest(ref.name, [...names]) : undefined;
+      const hint = near && distance(ref.name, near) <= Math.max(2, Math.floor(ref.name.length / 4)) ? ` (did you mean "${near}"?)` : '';
       ctx.fail(
         { resource: ref.resource, path: ref.path },
-        `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}, which nothing in the repository provides${what}`,
+        `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}, which nothing in the repository provides${what}${hint}`,
       );
+    }
   }
 }
 

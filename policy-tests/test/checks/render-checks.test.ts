@@ -1,12 +1,12 @@
 /** The checks on rendered output: the unused-key walk, and each check proven to bite on a broken copy of the real repository. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unusedValueKeys } from '../../checks/render.ts';
+import { unusedValues } from '../../checks/render.ts';
 import { runGate, allFindings, type GateOptions } from '../../gate/gate.ts';
 import { copyRepo, describeFindings, type RepoCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { renderMutations, standInVolsync } from '../mutations/render.ts';
 
-describe('unusedValueKeys', () => {
+describe('unusedValues', () => {
   const chart = {
     name: 'app',
     defaults: { image: { tag: '1' }, podAnnotations: {}, config: null, extraArgs: [], securityContext: { runAsNonRoot: true } },
@@ -26,12 +26,16 @@ describe('unusedValueKeys', () => {
       global: { any: 1 },
       grafana: { admin: { existingSecret: 's' }, adminPassword: 'p' },
     };
-    expect(unusedValueKeys(values, chart)).toEqual([]);
+    expect(unusedValues(values, chart)).toEqual([]);
   });
 
   it('names each key nobody reads, at any depth and inside subcharts', () => {
     const values = { envFromSecrets: ['x'], image: { tga: '2' }, grafana: { admin: { existingSecrt: 's' } } };
-    expect(unusedValueKeys(values, chart)).toEqual([['envFromSecrets'], ['image', 'tga'], ['grafana', 'admin', 'existingSecrt']]);
+    expect(unusedValues(values, chart)).toEqual([
+      { path: ['envFromSecrets'] },
+      { path: ['image', 'tga'], near: 'tag' },
+      { path: ['grafana', 'admin', 'existingSecrt'], near: 'existingSecret' },
+    ]);
   });
 });
 

@@ -91,6 +91,15 @@ describe('the first hour, on a copy of the real repository', () => {
     expect(await forkCommand(['--repo', 'alice/lab'], io)).toBe(2);
   });
 
+  it('a misspelt namespace gets "did you mean"', async () => {
+    copy.reset();
+    copy.write('portfolio-api/deploy/extra.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: portfolo\ndata: {a: "1"}\n');
+    const findings = allFindings(await gate()).filter((f) => f.check === 'closure-namespace');
+    expect(findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(/uses Namespace portfolo, which nothing in the repository provides.*\(did you mean "portfolio"\?\)$/),
+    ]);
+  });
+
   it('offline, the unrendered sources are one line', async () => {
     copy.reset();
     expect((await text()).filter((l) => l.startsWith('NOT RENDERED'))).toHaveLength(1);
