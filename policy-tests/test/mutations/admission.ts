@@ -1,36 +1,57 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/admission/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
+import { crdYaml } from '../../../test-support/crd-fixture.ts';
+import type { RepoCopy } from '../support/helpers.ts';
 import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after } from './edits.ts';
 
 const CRD_FILE = 'apps/platform/backups/crd.yaml';
 /** A small CRD the backups app applies, with one schema node a mutation breaks. */
-const crd = (node: string) => `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
+const crd = (node: string) =>
+  crdYaml({
+    group: 'backups.homelab.example',
+    kind: 'Drill',
+    plural: 'drills',
+    specProperties: `                target:\n                  type: string\n${node}`,
+  });
+
+/**
+ * A ValidatingAdmissionPolicy on the portfolio namespace's Deployments, with `body` (its variables, conditions and
+ * validations), bound with Deny, applied by the backups app whose project is made to allow both kinds.
+ */
+const applyPolicy = (body: string) => (c: RepoCopy) => {
+  c.write(
+    'apps/platform/backups/policy.yaml',
+    `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
 metadata:
-  name: drills.backups.homelab.example
+  name: single-replica
 spec:
-  group: backups.homelab.example
-  scope: Namespaced
-  names:
-    kind: Drill
-    plural: drills
-    singular: drill
-    listKind: DrillList
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-                target:
-                  type: string
-${node}
-`;
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [apps]
+        apiVersions: [v1]
+        operations: [CREATE, UPDATE]
+        resources: [deployments]
+    namespaceSelector:
+      matchLabels:
+        kubernetes.io/metadata.name: portfolio
+${body}---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: single-replica
+spec:
+  policyName: single-replica
+  validationActions: [Deny]
+`,
+  );
+  swap(
+    'clusters/home/projects.yaml',
+    '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n',
+    '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicy\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicyBinding\n',
+  )(c);
+};
 
 export const admissionMutations: Mutation[] = [
   // Built-in validation, one per family.
@@ -208,90 +229,24 @@ export const admissionMutations: Mutation[] = [
   {
     check: 'admission-policy',
     why: 'a policy the repository applies, bound with Deny, refusing the public API its two replicas',
-    mutate: (c) => {
-      c.write(
-        'apps/platform/backups/policy.yaml',
-        `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: single-replica
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-      - apiGroups: [apps]
-        apiVersions: [v1]
-        operations: [CREATE, UPDATE]
-        resources: [deployments]
-    namespaceSelector:
-      matchLabels:
-        kubernetes.io/metadata.name: portfolio
-  variables:
+    mutate: applyPolicy(`  variables:
     - name: replicas
       expression: "has(object.spec.replicas) ? object.spec.replicas : 1"
   validations:
     - expression: "variables.replicas <= 1"
       messageExpression: "'replicas ' + string(variables.replicas) + ' over 1'"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: single-replica
-spec:
-  policyName: single-replica
-  validationActions: [Deny]
-`,
-      );
-      swap(
-        'clusters/home/projects.yaml',
-        '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n',
-        '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicy\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicyBinding\n',
-      )(c);
-    },
+`),
     at: (c) => ({ file: API, line: c.read(API).split('\n').indexOf('metadata:') + 1 }),
   },
   {
     check: 'admission-policy',
     why: 'a policy whose match condition fails to evaluate on the public API, under failurePolicy Fail',
-    mutate: (c) => {
-      c.write(
-        'apps/platform/backups/policy.yaml',
-        `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: single-replica
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-      - apiGroups: [apps]
-        apiVersions: [v1]
-        operations: [CREATE, UPDATE]
-        resources: [deployments]
-    namespaceSelector:
-      matchLabels:
-        kubernetes.io/metadata.name: portfolio
-  matchConditions:
+    mutate: applyPolicy(`  matchConditions:
     - name: has-tier
       expression: "object.metadata.labels.tier == 'web'"
   validations:
     - expression: "true"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: single-replica
-spec:
-  policyName: single-replica
-  validationActions: [Deny]
-`,
-      );
-      swap(
-        'clusters/home/projects.yaml',
-        '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n',
-        '    - group: admissionregistration.k8s.io\n      kind: MutatingWebhookConfiguration\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicy\n    - group: admissionregistration.k8s.io\n      kind: ValidatingAdmissionPolicyBinding\n',
-      )(c);
-    },
+`),
     at: (c) => ({ file: API, line: c.read(API).split('\n').indexOf('metadata:') + 1 }),
   },
   // Argo CD.

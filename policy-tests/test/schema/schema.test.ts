@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import { evaluate, parseKubernetesMinor, UsageError } from '../../gate/gate.ts';
 import { formatFinding } from '../../model/findings.ts';
 import { parseManifest } from '../../model/manifest.ts';
@@ -81,26 +82,7 @@ describe('schema layer: strict by default', () => {
   });
 
   it("allows a custom resource's apiVersion, kind and metadata when its CRD's schema does not list them, as the API server does", async () => {
-    const crd = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: gadgets.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-                size: {type: integer}
-`;
+    const crd = crdYaml({ group: 'example.com', kind: 'Gadget', plural: 'gadgets', specProperties: '                size: {type: integer}' });
     const layer = (await SchemaLayer.create()).withCrds([{ file: 'crd.yaml', object: parseManifest('crd.yaml', crd).resources[0]!.object }]);
     const gadgetOf = async (spec: string) =>
       (
