@@ -163,6 +163,8 @@ function generate(): { root: string; resources: number } {
   for (const r of MANIFEST_ROOTS) cpSync(join(REPO_ROOT, r), join(root, r), { recursive: true });
   // The code a metrics-catalog entry is read from (its pin), outside the manifest roots.
   cpSync(join(REPO_ROOT, 'portfolio-api/src/metrics.ts'), join(root, 'portfolio-api/src/metrics.ts'));
+  // The lock, which pins the charts and the remote bases the Applications name (chart-lock reads it).
+  cpSync(join(REPO_ROOT, 'charts.lock.json'), join(root, 'charts.lock.json'));
   let resources = 0;
   for (let i = 0; i < APPS; i++) {
     const dir = join(root, 'apps', 'bench', `bench-${i}`);
