@@ -72,6 +72,17 @@ export async function buildGate() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(
+      'usage: npm run build:gate\n\nBuilds the gate into policy-tests/dist with esbuild (skipped while nothing it was built from changed).\n',
+    );
+    process.exit(0);
+  }
+  if (args.length > 0) {
+    process.stderr.write(`build:gate: unexpected argument "${args[0]}" (usage: npm run build:gate)\n`);
+    process.exit(2);
+  }
   buildGate().then(
     (files) => process.stdout.write(`built ${files.join(', ')} in ${DIST}\n`),
     (err) => {

@@ -98,12 +98,12 @@ describe('describeError names what "fetch failed" hides', () => {
   });
 });
 
-describe('every npm script that runs a TypeScript file', () => {
+describe('every npm script', () => {
   const apiScripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'portfolio-api/package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   const entries = [
     ...Object.entries(scripts).map(([name, line]) => ({ name, line, cwd: REPO_ROOT })),
     ...Object.entries(apiScripts).map(([name, line]) => ({ name: `${name} -w portfolio-api`, line, cwd: join(REPO_ROOT, 'portfolio-api') })),
-  ].filter((e) => e.line.includes('scripts/run.mjs'));
+  ];
 
   it('--help prints its usage and exits 0, and writes nothing', async () => {
     expect(entries.length).toBeGreaterThan(20);
@@ -111,12 +111,15 @@ describe('every npm script that runs a TypeScript file', () => {
     const before = await status();
     const results = await Promise.all(
       entries.map(async (e) => {
-        const [, ...args] = e.line.split(' ');
-        const r = await exec(process.execPath, [...args, '--help'], { cwd: e.cwd, env: { ...process.env, npm_lifecycle_event: e.name } });
-        return { name: e.name, code: r.code, usage: r.stdout.startsWith('usage: '), stderr: r.stderr };
+        // As npm runs it: the script's words, then --help (npm appends the arguments after --).
+        const [command, ...args] = e.line.split(' ');
+        const bin = command === 'node' ? process.execPath : join(REPO_ROOT, 'node_modules/.bin', command!);
+        const r = await exec(bin, [...args, '--help'], { cwd: e.cwd, env: { ...process.env, npm_lifecycle_event: e.name } });
+        return { name: e.name, code: r.code, usage: /^usage: /i.test(r.stdout), stderr: r.stderr };
       }),
     );
-    expect(results.filter((r) => r.code !== 0 || !r.usage || r.stderr !== '')).toEqual([]);
+    // The tools' own --help (oxlint, oxfmt) print no "usage:" line of ours; every other script does.
+    expect(results.filter((r) => r.code !== 0 || (!r.usage && !['lint', 'format'].includes(r.name)) || r.stderr !== '')).toEqual([]);
     expect(await status()).toBe(before);
   });
 });
