@@ -188,7 +188,8 @@ with another digest is refused.
                    reviewed is never rendered or trusted
 
 Environment: HELM_BIN (your own Helm 4), HOMELAB_CACHE_DIR (the cache folder),
-HOMELAB_CHART_CACHE (the charts alone).
+HOMELAB_CHART_CACHE (the charts alone), HTTPS_PROXY, HTTP_PROXY, NO_PROXY,
+SSL_CERT_FILE and SSL_CERT_DIR (reach Helm and the remote-base fetch).
 Exit status: 0 every chart cached, 1 a chart refused or a pull failed (the others are
 still pulled and locked), 2 a usage error.`,
       options: { mirror: { type: 'string' }, 'update-lock': { type: 'boolean', default: false }, frozen: { type: 'boolean', default: false } },

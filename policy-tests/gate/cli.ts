@@ -42,6 +42,12 @@ Options:
   -h, --help                   show this help
 
 Colour: on in a terminal; NO_COLOR turns it off.
+Environment: HOMELAB_CACHE_DIR (the caches: render tools, charts, renders, stores;
+default ~/.cache/homelab-gitops), HOMELAB_CHART_CACHE (the chart cache alone),
+HOMELAB_GATE_STORES=off (no warm-start stores), HELM_BIN and KUSTOMIZE_BIN (your
+own Helm 4 and kustomize), HTTPS_PROXY, HTTP_PROXY, NO_PROXY, SSL_CERT_FILE (to
+fetch a pinned remote base), NO_COLOR.
+
 Exit status: 0 no finding, 1 findings or a failure, 2 a usage error.`;
 
 export interface CliIo {
