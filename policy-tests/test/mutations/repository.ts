@@ -36,12 +36,12 @@ export const repositoryMutations: Mutation[] = [
   },
   {
     check: 'manifest-roots',
-    why: 'a new area the gate does not read: games/chess/application.yaml, which the root app would still apply',
+    why: 'a top-level folder the gate does not read: z-unread-area/chess/application.yaml, which the root app would still apply',
     mutate: (c) =>
       c.write(
-        'games/chess/application.yaml',
+        'z-unread-area/chess/application.yaml',
         'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: chess\n  namespace: argocd\nspec:\n  project: media\n  source: {repoURL: https://example.invalid/x.git, targetRevision: main, path: games/chess}\n  destination: {server: https://kubernetes.default.svc, namespace: media}\n',
       ),
-    at: () => ({ file: 'games/chess/application.yaml', line: 1 }),
+    at: () => ({ file: 'z-unread-area/chess/application.yaml', line: 1 }),
   },
 ];
