@@ -12,11 +12,15 @@ import { join } from 'node:path';
 import { REPO_ROOT, allFindings, checkoutPaths, factsRepoURL, renderReport, runGate } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
+/** The images built from this repository's Dockerfiles. */
+const BUILT_HERE = ['portfolio-api', 'homelab-backup'];
+
 /** Where a fork has to decide for itself, and why. */
-const DECISIONS: { what: string; pattern: (owner: string) => RegExp; why: string }[] = [
+const DECISIONS: { what: string; pattern: () => RegExp; why: string }[] = [
   {
     what: 'image',
-    pattern: (owner) => new RegExp(`ghcr\\.io/${owner.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/[\\w.-]+(?::[\\w.-]+)?`, 'g'),
+    // The images this repository builds (portfolio-api/Dockerfile, scripts/backup/Dockerfile), in whatever registry.
+    pattern: () => new RegExp(`(?:[\\w-]+\\.[\\w.-]+|localhost)(?::\\d+)?/[\\w./-]*\\b(?:${BUILT_HERE.join('|')})(?::[\\w.-]+)?(?:@sha256:[0-9a-f]{64})?`, 'g'),
     why: 'built from this repository: build and push it to your registry, or keep using this one',
   },
   {
@@ -44,7 +48,6 @@ const bare = (url: string) => url.replace(/\.git$/, '').replace(/\/+$/, '');
 /** What a fork to `repo` changes, and what it leaves to its owner, in the tracked files given. */
 export function forkPlan(files: readonly { file: string; text: string }[], from: string, to: string): ForkPlan {
   const [fromGit, toGit, fromBare, toBare] = [`${bare(from)}.git`, `${bare(to)}.git`, bare(from), bare(to)];
-  const owner = new URL(`${fromBare}/`).pathname.split('/').filter(Boolean)[0] ?? '';
   const plan: ForkPlan = { rewrites: [], decisions: [] };
   for (const { file, text } of files) {
     const places = text.split(fromBare).length - 1;
@@ -53,8 +56,7 @@ export function forkPlan(files: readonly { file: string; text: string }[], from:
     if (!MANIFEST_DIRS.some((d) => file.startsWith(d)) || file.includes('/test') || !/(\.ya?ml|\.toml|Dockerfile)$/.test(file)) continue;
     text.split('\n').forEach((line, i) => {
       if (line.trimStart().startsWith('#')) return;
-      for (const d of DECISIONS)
-        for (const m of line.matchAll(d.pattern(owner))) plan.decisions.push({ file, line: i + 1, what: d.what, value: m[0], why: d.why });
+      for (const d of DECISIONS) for (const m of line.matchAll(d.pattern())) plan.decisions.push({ file, line: i + 1, what: d.what, value: m[0], why: d.why });
     });
   }
   return plan;
