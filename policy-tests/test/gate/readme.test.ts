@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registeredChecks } from '../../gate/gate.ts';
@@ -93,5 +93,40 @@ describe("the media README's app table", () => {
       .filter((d) => d.isDirectory() && existsSync(join(REPO_ROOT, 'apps/media', d.name, 'application.yaml')))
       .map((d) => d.name);
     expect([...named].sort()).toEqual(apps.sort());
+  });
+});
+
+/** The backtick-quoted repository paths of one doc that name nothing in `root`. */
+function stalePaths(root: string, doc: string, text: string, tops: ReadonlySet<string>): string[] {
+  const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
+  const dir = dirname(doc) === '.' ? '' : dirname(doc);
+  const stale: string[] = [];
+  for (const m of text.replace(/```[\s\S]*?```/g, '').matchAll(/`([^`\s]+)`/g)) {
+    const quoted = m[1]!;
+    // A path of this repository: relative, no glob, placeholder or URL syntax.
+    if (!quoted.includes('/') || quoted.startsWith('/') || /[*{}<>()=:@,;|$#?]/.test(quoted)) continue;
+    const path = quoted.replace(/\/$/, '');
+    const first = path.split('/')[0]!;
+    // From the repository's root, or from the doc's own folder (or its area's) when it starts with one of their folders.
+    const bases = tops.has(first) ? [''] : dir && isDir(join(root, dir, first)) ? [dir, dir.split('/')[0]!, ''] : [];
+    if (bases.length && !bases.some((b) => existsSync(join(root, b, path)))) stale.push(`${doc}: ${quoted}`);
+  }
+  return stale;
+}
+
+describe('paths the docs quote', () => {
+  it('every backtick-quoted repository path names something that exists', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const tracked = (await promisify(execFile)('git', ['ls-files'], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 })).stdout.split('\n').filter(Boolean);
+    const tops = new Set(tracked.map((p) => p.split('/')[0]!));
+    const docs = tracked.filter((p) => p.endsWith('.md') && !p.includes('/fixtures/'));
+    expect(docs.flatMap((doc) => stalePaths(REPO_ROOT, doc, readFileSync(join(REPO_ROOT, doc), 'utf8'), tops))).toEqual([]);
+    // A planted path that does not exist is caught, from the root and from the doc's folder; prose and URLs are not paths.
+    const planted = 'See `policy-tests/checks/closure.ts`, `test/layout.test.ts` and `model/repo.ts`; `a/b` and `https://x/y` are not ours.';
+    expect(stalePaths(REPO_ROOT, 'policy-tests/README.md', planted, tops)).toEqual([
+      'policy-tests/README.md: policy-tests/checks/closure.ts',
+      'policy-tests/README.md: test/layout.test.ts',
+    ]);
   });
 });
