@@ -18,8 +18,9 @@ import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
 import { loadTarget } from '../../policy-tests/model/backup-targets.ts';
 import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
+import { skipForMissing } from '../../test-support/missing-tool.ts';
 
-const skip = (await missingTools('restic', 'zstd', 'etcd', 'etcdctl')).length > 0;
+const skip = skipForMissing(await missingTools('restic', 'zstd', 'etcd', 'etcdctl'), 'etcd backups');
 const resticEnv = useResticRepository(skip, ['etcd']);
 const target = loadTarget(REPO_ROOT, 'etcd');
 const FAKES = join(REPO_ROOT, 'test-support/fakes');

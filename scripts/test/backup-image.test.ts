@@ -13,9 +13,10 @@ import { parse } from 'yaml';
 import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
 import { TARGET_FILES } from '../../policy-tests/model/backup-targets.ts';
 import { missingTools, useResticRepository } from './backup-helpers.ts';
+import { skipForMissing } from '../../test-support/missing-tool.ts';
 
 const dockerfile = readFileSync(join(REPO_ROOT, 'scripts/backup/Dockerfile'), 'utf8');
-const skip = (await missingTools('sqlite3', 'restic', 'zstd')).length > 0;
+const skip = skipForMissing(await missingTools('sqlite3', 'restic', 'zstd'), 'the backup image');
 const resticEnv = useResticRepository(skip, ['sonarr']);
 
 /**

@@ -16,13 +16,14 @@ import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
 import { fakeScaler, flipByte, killedRestore, missingTools, seedBackup, slowScaler, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 import { postgresBinDir, startPostgres, type PostgresServer } from './postgres-server.ts';
+import { skipForMissing } from '../../test-support/missing-tool.ts';
 
 const bin = postgresBinDir();
 const missing = [
   ...(await missingTools('restic', 'zstd', 'pg_dump', 'pg_restore', 'psql')),
   ...(bin ? [] : ['a PostgreSQL server (Debian package postgresql)']),
 ];
-const skip = missing.length > 0;
+const skip = skipForMissing(missing, 'PostgreSQL backups');
 const resticEnv = useResticRepository(skip, ['notes']);
 const target: PostgresTarget = { name: 'notes', engine: 'postgres', database: 'notes', namespace: 'apps', deployment: 'notes' };
 

@@ -43,8 +43,9 @@ import {
   useResticRepository,
   resign,
 } from './backup-helpers.ts';
+import { skipForMissing } from '../../test-support/missing-tool.ts';
 
-const tools = await missingTools('sqlite3', 'restic', 'zstd');
+const tools = skipForMissing(await missingTools('sqlite3', 'restic', 'zstd'), 'SQLite backups') ? ['sqlite3, restic or zstd'] : [];
 const resticEnv = useResticRepository(tools.length > 0, ['sonarr']);
 // A process under another hostname, as a pod that died, needs a user and UTS namespace.
 const otherHostname = tools.length === 0 && (await exec('unshare', ['--user', '--map-root-user', '--uts', 'true'])).code === 0;

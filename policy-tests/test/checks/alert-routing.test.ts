@@ -17,9 +17,15 @@ import { alertRules } from '../../model/prometheus-rules.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repo.ts';
 import { silenceWatchdog } from '../../../scripts/watchdog-silence-test.ts';
 import { exec, installed } from '../../../test-support/exec.ts';
+import { skipForMissing } from '../../../test-support/missing-tool.ts';
 
-const hasAmtool = await installed('amtool');
-const ALERTMANAGER = (await installed('alertmanager')) ? 'alertmanager' : (await installed('prometheus-alertmanager')) ? 'prometheus-alertmanager' : undefined;
+const hasAmtool = !skipForMissing((await installed('amtool')) ? [] : ['amtool'], 'alert routing');
+const FOUND_ALERTMANAGER = (await installed('alertmanager'))
+  ? 'alertmanager'
+  : (await installed('prometheus-alertmanager'))
+    ? 'prometheus-alertmanager'
+    : undefined;
+const ALERTMANAGER = skipForMissing(FOUND_ALERTMANAGER ? [] : ['alertmanager'], 'Alertmanager end to end') ? undefined : FOUND_ALERTMANAGER;
 if (!hasAmtool || !ALERTMANAGER)
   console.warn(
     '\n*** amtool or alertmanager not found: SKIPPING the routing tests. Install Debian package "prometheus-alertmanager" (bash .ci/run does). ***\n',

@@ -11,9 +11,10 @@ import { parse, stringify } from 'yaml';
 import { alertRules, prometheusRules } from '../../model/prometheus-rules.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repo.ts';
 import { exec, installed } from '../../../test-support/exec.ts';
+import { skipForMissing } from '../../../test-support/missing-tool.ts';
 
 const TESTS_DIR = join(REPO_ROOT, 'monitoring/alert-rules/tests');
-const hasPromtool = await installed('promtool');
+const hasPromtool = !skipForMissing((await installed('promtool')) ? [] : ['promtool'], 'alert rules');
 if (!hasPromtool) console.warn('\n*** promtool not found: SKIPPING the alert rule tests. Install Debian package "prometheus" (bash .ci/run does). ***\n');
 
 /** The alerts of the hosting spec's alert table (AppGateway* is a family: at least one critical and one warning). */
