@@ -5,8 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { isMap, isSeq, type YAMLMap } from 'yaml';
 import { registeredChecks } from '../../gate/gate.ts';
+import { REPO_ROOT } from '../../model/repo.ts';
 import { checkIds, copyRepo, describeFindings } from '../support/helpers.ts';
-import { ALL_MUTATIONS } from '../mutations/all.ts';
+import { ALL_MUTATIONS, MUTATION_LISTS } from '../mutations/all.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { CONTAINER, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT } from '../mutations/edits.ts';
 import { repositoryMutations } from '../mutations/repository.ts';
@@ -22,6 +23,27 @@ describe('mutation coverage', () => {
     const ids = (await registeredChecks()).map((c) => c.id).sort();
     const proven = [...new Set(ALL_MUTATIONS.map((m) => m.check))].sort();
     expect(proven).toEqual(ids);
+  });
+
+  it('every mutation list is in MUTATION_LISTS, named after a check module that exists, and run by a test file', async () => {
+    const { readdirSync, readFileSync, existsSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const here = join(REPO_ROOT, 'policy-tests/test');
+    // Every list a mutations module exports is gathered (a list left out would prove nothing, unnoticed).
+    const exported = readdirSync(join(here, 'mutations'))
+      .filter((f) => f.endsWith('.ts') && !['all.ts', 'edits.ts'].includes(f))
+      .flatMap((f) => [...readFileSync(join(here, 'mutations', f), 'utf8').matchAll(/^export const (\w+Mutations)\b/gm)].map((m) => m[1]!));
+    const gathered = readFileSync(join(here, 'mutations/all.ts'), 'utf8');
+    expect(exported.filter((name) => !new RegExp(`: ${name},`).test(gathered))).toEqual([]);
+    // Each key names the check module (file or folder) whose checks the list proves.
+    const keys = Object.keys(MUTATION_LISTS).filter((k) => k !== 'rendered output');
+    expect(keys.filter((k) => !existsSync(join(REPO_ROOT, 'policy-tests/checks', k)))).toEqual([]);
+    // And every list is run by a describeMutations call in a test file.
+    const tests = readdirSync(join(here, 'checks'))
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => readFileSync(join(here, 'checks', f), 'utf8'))
+      .join('\n');
+    expect(exported.filter((name) => !new RegExp(`describeMutations\\([^;]*\\b${name}\\b`).test(tests))).toEqual([]);
   });
 });
 
