@@ -81,6 +81,12 @@ export function destinations(values: readonly string[]): Destination[] {
   return out;
 }
 
+/** `v1.35` or `1.35` as the x.y.z Helm takes. */
+function fullVersion(version: string): string {
+  const v = version.replace(/^v/, '');
+  return v.split('.').length === 2 ? `${v}.0` : v;
+}
+
 function kindList(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
@@ -162,6 +168,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     cwd: io.cwd,
     strict: values.strict,
     kubernetesMinor,
+    // Helm renders for the version asked for too (x.y.z; 1.35 is 1.35.0).
+    ...(values['kubernetes-version'] ? { kubernetesVersion: fullVersion(values['kubernetes-version']) } : {}),
     skip: kindList(values.skip),
     reject: kindList(values.reject),
     ignoreMissingSchemas: values['ignore-missing-schemas'],

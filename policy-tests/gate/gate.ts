@@ -102,6 +102,8 @@ export interface GateOptions extends Partial<SchemaOptions> {
   requireRendered?: boolean;
   /** The environment the render tools read (HELM_BIN, KUSTOMIZE_BIN, the cache folder). */
   env?: NodeJS.ProcessEnv;
+  /** `--kubernetes-version` as given (x.y.z): Helm renders for it too, not only the schema layer (kubernetesMinor). */
+  kubernetesVersion?: string;
 }
 
 export { schemaLayer };
@@ -285,7 +287,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
         )),
       );
     } else {
-      const rendered = await renderTree(loaded, options.env);
+      const rendered = await renderTree(loaded, options.env, options.kubernetesVersion);
       const { renders, repo, parsed } = rendered;
       scope = repo;
       tools = rendered.tools;

@@ -35,8 +35,8 @@ export async function loadTree(root: string, options: { parallel?: boolean } = {
   return { plain, layer: await schemaLayer() };
 }
 
-export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv): Promise<RenderedTree> {
-  const { renders, tools } = await renderRepo(loaded.plain, { builtinApiVersions: loaded.layer.builtinApiVersions(), env });
+export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, kubernetesVersion?: string): Promise<RenderedTree> {
+  const { renders, tools } = await renderRepo(loaded.plain, { builtinApiVersions: loaded.layer.builtinApiVersions(), env, kubernetesVersion });
   const { repo, parsed } = withRendered(loaded.plain, renders);
   return { ...loaded, renders, tools, repo, parsed };
 }

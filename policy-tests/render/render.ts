@@ -63,6 +63,8 @@ export interface RenderOptions {
   checkDeterminism?: boolean;
   /** Render only these Applications' sources (bootstrap installs the CNI before Argo CD exists); every one by default. */
   apps?: readonly string[];
+  /** Helm's --kube-version for every chart that does not set its own: the gate's --kubernetes-version; the facts' by default. */
+  kubernetesVersion?: string;
 }
 
 export interface RenderResult {
@@ -157,6 +159,8 @@ interface Context {
   realPathOf: RealPathOf;
   /** Renders made in this run's earlier passes, by source key (Invocation.sourceKey). */
   earlier: Map<string, EarlierRender>;
+  /** The Kubernetes version Helm renders for, unless an Application's helm block names one. */
+  kubernetesVersion?: string;
 }
 
 function dataFileOf(repo: Repo, rel: string): DataFile {
@@ -210,7 +214,7 @@ function helmInvocation(
   const args = ['template', chartPath, '--name-template', helm.releaseName ?? app.name];
   const namespace = helm.namespace ?? app.destinationNamespace;
   if (namespace) args.push('--namespace', namespace);
-  const kubeVersion = helm.kubeVersion ?? ctx.repo.facts?.kubernetesVersion;
+  const kubeVersion = helm.kubeVersion ?? ctx.kubernetesVersion;
   if (kubeVersion) args.push('--kube-version', kubeVersion);
   for (const p of helm.parameters ?? []) args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${p.value}`);
   const fileParams = (helm.fileParameters ?? []).map((p) => {
@@ -714,6 +718,7 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
         limits,
         realPathOf: realPaths(),
         earlier,
+        kubernetesVersion: options.kubernetesVersion ?? repo.facts?.kubernetesVersion,
       };
       renders = await pool(
         targets.map(

@@ -180,6 +180,17 @@ describe('rendering as Argo CD 3 does', () => {
     expect(result.apiVersions).toContain('apps/v1/Deployment');
   });
 
+  it('renders for --kubernetes-version when the gate is given one, not only for the facts', async () => {
+    const result = await runGate({ root: repo.root, cwd: repo.root, env, kubernetesMinor: 35, kubernetesVersion: '1.35.0' });
+    const cm = result.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'demo-greeting');
+    expect(cm, 'the demo ConfigMap is judged').toBeDefined();
+    const plain = await loadRepo(repo.root);
+    const layer = await schemaLayer();
+    const at135 = await renderRepo(plain, { builtinApiVersions: layer.builtinApiVersions(), env, kubernetesVersion: '1.35.0' });
+    const demo = at135.renders.find((r) => r.app.name === 'demo')!;
+    expect(demo.resources.find((r) => r.kind === 'ConfigMap')!.object.data).toMatchObject({ kube: 'v1.35.0' });
+  });
+
   it('points a finding on a rendered value at the values file key that set it, else at the chart source', async () => {
     const plain = await loadRepo(repo.root);
     const result = await rendered(repo);
