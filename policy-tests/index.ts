@@ -58,6 +58,7 @@ export { loadTargets, type Target, type EtcdTarget, type PostgresTarget, type Sq
 export { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from './model/metrics-catalog.ts';
 export { extractAll, isExtractor } from './model/metrics-extract.ts';
 export { dig, isMap } from './model/dig.ts';
+export { scalarText } from './model/text.ts';
 export { externalPeers } from './model/network-reach.ts';
 export { cniApplication } from './model/cni-application.ts';
 export { declaredGroups, REQUIRES_CRDS } from './model/app-declarations.ts';

@@ -246,7 +246,10 @@ export async function readHiddenLine(input: KeyInput, prompt: (text: string) => 
       for (const key of String(chunk)) {
         if (key === '\u0003') throw new Interrupted('interrupted at the token prompt (Ctrl-C); nothing more was applied');
         if (key === '\r' || key === '\n' || key === '\u0004') return token;
-        if (key === '\u007f' || key === '\b') token = [...token].slice(0, -1).join('');
+        if (key === '\u007f' || key === '\b')
+          token = Array.from(new Intl.Segmenter().segment(token), (s) => s.segment)
+            .slice(0, -1)
+            .join('');
         else if (key >= ' ') token += key;
       }
     }

@@ -5,6 +5,7 @@ import { writtenByExternalSecret } from '../model/external-secrets.ts';
 import { dig } from '../model/dig.ts';
 import type { PolicyCheck } from './kit.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
+import { scalarText } from '../model/text.ts';
 
 export const backupHygieneChecks: PolicyCheck[] = [
   {
@@ -34,7 +35,7 @@ export const backupHygieneChecks: PolicyCheck[] = [
         const main = mainContainer(job);
         if (!main?.c) continue;
         const c = main.c;
-        const image = String(c.container.image ?? '');
+        const image = scalarText(c.container.image ?? '');
         if (!image.startsWith(`${BACKUP_IMAGE}:`))
           ctx.fail(
             { resource: job, path: [...c.at, 'image'] },

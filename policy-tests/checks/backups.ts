@@ -16,6 +16,7 @@ import type { DataFile, Repo } from '../model/repo.ts';
 import { dig } from '../model/dig.ts';
 import { containersOf, podSpecOf } from '../model/workloads.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
+import { scalarText } from '../model/text.ts';
 
 /** The image built from scripts/backup/Dockerfile; every backup job runs it. */
 export const BACKUP_IMAGE = 'ghcr.io/homelab-operator/homelab-backup';
@@ -83,7 +84,7 @@ function expectArgs(ctx: CheckContext, job: Resource, args: string[]): void {
 }
 
 function expectSchedule(ctx: CheckContext, job: Resource, pattern: RegExp, every: string): void {
-  const schedule = String(dig(job.object, ['spec', 'schedule']) ?? '');
+  const schedule = scalarText(dig(job.object, ['spec', 'schedule']) ?? '');
   if (!pattern.test(schedule))
     ctx.fail(
       { resource: job, path: ['spec', 'schedule'] },

@@ -6,6 +6,7 @@ import { writtenByExternalSecret } from '../model/external-secrets.ts';
 import { containersOf, podSpecOf } from '../model/workloads.ts';
 import type { PolicyCheck } from './kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
+import { scalarText } from '../model/text.ts';
 
 export const mediaPodChecks: PolicyCheck[] = [
   {
@@ -39,7 +40,7 @@ export const mediaPodChecks: PolicyCheck[] = [
         for (const other of ctx.repo.resources.filter(
           (r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? '') && r !== w,
         )) {
-          const images = containersOf(podSpecOf(other) ?? { spec: {}, at: [] }).map((c) => String(c.container.image ?? ''));
+          const images = containersOf(podSpecOf(other) ?? { spec: {}, at: [] }).map((c) => scalarText(c.container.image ?? ''));
           if (images.some((i) => /\/(prowlarr|qbittorrent):/.test(i)))
             ctx.fail({ resource: other, path: ['metadata', 'name'] }, `${other.name} runs an indexer manager or torrent client outside the VPN pod`);
         }
@@ -95,7 +96,7 @@ export const mediaPodChecks: PolicyCheck[] = [
     run(ctx) {
       withFacts(ctx, ({ roles }) => {
         const media = ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? ''));
-        const imageOf = (r: Resource) => containersOf(podSpecOf(r) ?? { spec: {}, at: [] }).map((c) => String(c.container.image ?? ''));
+        const imageOf = (r: Resource) => containersOf(podSpecOf(r) ?? { spec: {}, at: [] }).map((c) => scalarText(c.container.image ?? ''));
         for (const r of media.filter((r) => r.name !== roles.tvManager && imageOf(r).some((i) => /\/sonarr:/.test(i))))
           ctx.fail({ resource: r, path: ['metadata', 'name'] }, `${r.name} is a second TV manager; there is no 4K TV manager`);
         const hd = workload(ctx, roles.movieManager);
@@ -130,7 +131,7 @@ export const mediaPodChecks: PolicyCheck[] = [
         for (const name of [roles.tvManager, roles.movieManager, roles.movieManager4k]) {
           const w = workload(ctx, name);
           if (!w) continue;
-          const exporter = containersOf(podSpecOf(w)!).find((c) => /\/exportarr:/.test(String(c.container.image ?? '')));
+          const exporter = containersOf(podSpecOf(w)!).find((c) => /\/exportarr:/.test(scalarText(c.container.image ?? '')));
           if (!exporter) {
             ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${name} has no exportarr sidecar`);
             continue;

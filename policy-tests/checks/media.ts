@@ -6,6 +6,7 @@ import type { Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
 import { containersOf, podSpecOf, type ContainerRef } from '../model/workloads.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
+import { scalarText } from '../model/text.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
 /** The media apps' namespaces: media, and media-vpn for the VPN pod alone (it needs NET_ADMIN, which only a privileged namespace admits). */
@@ -186,7 +187,7 @@ export const mediaChecks: PolicyCheck[] = [
         }
         if (!isPreSync(list)) ctx.fail({ resource: list, path: ['metadata'] }, 'media-folders must be a PreSync hook too, or the job may run before it exists');
         // folders.tsv: path, mode, owner separated by tabs, one folder per line.
-        const rows = String((list.object.data as Record<string, unknown>)?.['folders.tsv'] ?? '')
+        const rows = scalarText((list.object.data as Record<string, unknown>)?.['folders.tsv'] ?? '')
           .split('\n')
           .filter(Boolean)
           .map((line) => line.split('\t'));

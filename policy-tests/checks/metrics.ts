@@ -14,6 +14,7 @@ import { applications } from '../model/argocd.ts';
 import { workloadContainers } from '../model/workloads.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 import type { Repo } from '../model/repo.ts';
+import { scalarText } from '../model/text.ts';
 
 /** Series Prometheus writes for every job it scrapes, whatever the exporter. */
 const SCRAPE_SERIES = new Set(['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added']);
@@ -220,7 +221,7 @@ export const metricsChecks: PolicyCheck[] = [
         const { image, chart, version, file, contains } = entry.pin;
         if (image) {
           for (const { resource, c } of workloadContainers(ctx.repo.resources.filter((r) => !r.rendered))) {
-            const ref = String(c.container.image ?? '');
+            const ref = scalarText(c.container.image ?? '');
             const [repository, tag] = ref.split('@')[0]!.split(/:(?=[^/]+$)/);
             if (repository === image && tag !== entry.version) stale(`${resource.file} runs ${image}:${tag}`);
           }

@@ -12,6 +12,7 @@ import type { Path } from '../model/positions.ts';
 import { writtenByExternalSecret } from '../model/external-secrets.ts';
 import { durationMs } from '../model/durations.ts';
 import type { PolicyCheck } from './kit.ts';
+import { scalarText } from '../model/text.ts';
 
 const EVENTS_SOURCE = /loki\.source\.kubernetes_events\s+"/;
 
@@ -28,7 +29,7 @@ export const sourceChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const tempoGrpc = chartValues(ctx.repo, 'tempo')
-        .map((v) => String(dig(v.values, ['tempo', 'receivers', 'otlp', 'protocols', 'grpc', 'endpoint']) ?? ''))
+        .map((v) => scalarText(dig(v.values, ['tempo', 'receivers', 'otlp', 'protocols', 'grpc', 'endpoint']) ?? ''))
         .find(Boolean);
       const port = tempoGrpc?.split(':').pop();
       eachChartValues(ctx, 'traefik', 'apps/platform/README.md', ({ values }, fail) => {
@@ -37,7 +38,7 @@ export const sourceChecks: PolicyCheck[] = [
           fail(['tracing'], 'the proxy sends no traces over OTLP gRPC: the trace store receives nothing from it');
           return;
         }
-        const endpoint = String(dig(otlp, ['grpc', 'endpoint']) ?? '');
+        const endpoint = scalarText(dig(otlp, ['grpc', 'endpoint']) ?? '');
         if (!/^tempo\.monitoring(\.svc)?(\.cluster\.local)?:\d+$/.test(endpoint) || (port && endpoint.split(':').pop() !== port))
           fail(
             ['tracing', 'otlp', 'grpc', 'endpoint'],
@@ -69,7 +70,7 @@ export const sourceChecks: PolicyCheck[] = [
             'Kubernetes events are shipped from a DaemonSet: every node watches and pushes every event, since loki.source.kubernetes_events ignores clustering',
           );
         else if (replicas !== 1)
-          fail(['controller', 'replicas'], `Kubernetes events are shipped by ${String(replicas)} replicas, each pushing every event; run one`);
+          fail(['controller', 'replicas'], `Kubernetes events are shipped by ${scalarText(replicas)} replicas, each pushing every event; run one`);
         if (shippers.length > 1)
           fail(
             ['alloy', 'configMap', 'content'],
@@ -152,7 +153,7 @@ export const sourceChecks: PolicyCheck[] = [
           ctx.fail({ resource: monitor, path: ['spec', 'endpoints', i, 'interval'] }, `hypervisor scrape interval is ${String(e.interval)}, must be 60s`),
       );
       const secret = ctx.resources.find((r) => r.kind === 'ExternalSecret' && r.name === 'pve-exporter');
-      const template = secret ? String(dig(secret.object, ['spec', 'target', 'template', 'data', 'pve.yml']) ?? '') : '';
+      const template = secret ? scalarText(dig(secret.object, ['spec', 'target', 'template', 'data', 'pve.yml']) ?? '') : '';
       let config: Record<string, Record<string, unknown>> = {};
       try {
         config = (parse(template) ?? {}) as typeof config;
@@ -162,14 +163,13 @@ export const sourceChecks: PolicyCheck[] = [
       const modules = Object.values(config);
       const at: Path = ['spec', 'target', 'template', 'data', 'pve.yml'];
       if (!secret || modules.length === 0) {
-        secret
-          ? ctx.fail({ resource: secret, path: at }, 'pve.yml is missing or does not parse')
-          : ctx.fail({ file: 'monitoring/README.md' }, 'no ExternalSecret pve-exporter renders the exporter config');
+        if (secret) ctx.fail({ resource: secret, path: at }, 'pve.yml is missing or does not parse');
+        else ctx.fail({ file: 'monitoring/README.md' }, 'no ExternalSecret pve-exporter renders the exporter config');
         return;
       }
       for (const m of modules) {
         if ('password' in m) ctx.fail({ resource: secret, path: at }, 'the exporter logs in with a password; use the audit user’s API token');
-        if (m.user !== facts.user || m.token_name !== facts.token || !String(m.token_value ?? '').includes('{{'))
+        if (m.user !== facts.user || m.token_name !== facts.token || !scalarText(m.token_value ?? '').includes('{{'))
           ctx.fail({ resource: secret, path: at }, `pve.yml must use ${facts.user}'s token "${facts.token}", with token_value taken from the secret store`);
       }
     },

@@ -2,11 +2,12 @@
 import type { ChartValues } from '../model/chart-values.ts';
 import { dig } from '../model/dig.ts';
 import { eachChartValues, type CheckContext, type ValuesFail } from './kit.ts';
+import { scalarText } from '../model/text.ts';
 
 export type Fail = ValuesFail;
 
 /** The Alloy configuration a values file gives the alloy chart. */
-export const alloyConfig = (values: unknown): string => String(dig(values, ['alloy', 'configMap', 'content']) ?? '');
+export const alloyConfig = (values: unknown): string => scalarText(dig(values, ['alloy', 'configMap', 'content']) ?? '');
 /** Each values file of `chart`, with a failer that points into it; the README is where the fix is explained. */
 export const onValues = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: Fail) => void) =>
   eachChartValues(ctx, chart, 'monitoring/README.md', body);

@@ -9,10 +9,11 @@ import type { Path } from '../model/positions.ts';
 import { durationMs } from '../model/durations.ts';
 import { dashboards, rowsOf } from '../model/dashboards.ts';
 import type { PolicyCheck } from './kit.ts';
+import { scalarText } from '../model/text.ts';
 
 function expectDuration(fail: Fail, values: unknown, path: Path, expected: string, what: string): void {
   const actual = dig(values, path);
-  if (durationMs(actual) !== durationMs(expected)) fail(path, `${what} is ${actual === undefined ? 'unset' : String(actual)}, must be ${expected}`);
+  if (durationMs(actual) !== durationMs(expected)) fail(path, `${what} is ${actual === undefined ? 'unset' : scalarText(actual)}, must be ${expected}`);
 }
 
 export const monitoringChecks: PolicyCheck[] = [
@@ -31,7 +32,7 @@ export const monitoringChecks: PolicyCheck[] = [
         if (dig(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) !== 2)
           fail(
             ['alertmanager', 'alertmanagerSpec', 'replicas'],
-            `Alertmanager runs ${String(dig(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) ?? 1)} replica(s), must be 2`,
+            `Alertmanager runs ${scalarText(dig(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) ?? 1)} replica(s), must be 2`,
           );
       });
       onValues(ctx, 'loki', ({ values }, fail) => {
@@ -107,7 +108,7 @@ export const monitoringChecks: PolicyCheck[] = [
       onValues(ctx, 'prometheus-snmp-exporter', ({ values }, fail) => {
         let config: { auths?: Record<string, Record<string, unknown>> } = {};
         try {
-          config = (parse(String(dig(values, ['config']) ?? '')) ?? {}) as typeof config;
+          config = (parse(scalarText(dig(values, ['config']) ?? '')) ?? {}) as typeof config;
         } catch (err) {
           fail(['config'], `the exporter config does not parse: ${(err as Error).message.split('\n')[0]}`);
           return;
@@ -116,7 +117,7 @@ export const monitoringChecks: PolicyCheck[] = [
         if (auths.length === 0) fail(['config'], 'no auth is defined');
         for (const [name, auth] of auths) {
           if (auth.version !== 3 || 'community' in auth)
-            fail(['config'], `auth ${name} is SNMP v${String(auth.version ?? 2)}${'community' in auth ? ' with a community' : ''}; only SNMPv3 is allowed`);
+            fail(['config'], `auth ${name} is SNMP v${scalarText(auth.version ?? 2)}${'community' in auth ? ' with a community' : ''}; only SNMPv3 is allowed`);
           else if (auth.security_level !== 'authPriv' || !/^SHA/.test(String(auth.auth_protocol)) || !/^AES/.test(String(auth.priv_protocol))) {
             fail(
               ['config'],
@@ -131,7 +132,7 @@ export const monitoringChecks: PolicyCheck[] = [
             ['extraArgs'],
             `the chart's own --config.file replaces the image's modules, so if_mib and synology never load: add --config.file=${SNMP_DEFAULT_CONFIG} to extraArgs`,
           );
-        const variables = [...String(dig(values, ['config']) ?? '').matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]);
+        const variables = [...scalarText(dig(values, ['config']) ?? '').matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]);
         const envFrom = (dig(values, ['envFrom']) ?? []) as { secretRef?: { name?: string } }[];
         if (variables.length && !envFrom.some((e) => e.secretRef?.name))
           fail(

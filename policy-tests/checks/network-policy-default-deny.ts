@@ -18,6 +18,7 @@ import { cniOf, networkPolicies } from './network-policy-cni.ts';
 import { KUBERNETES_NAMESPACES, list, namespaceLabels, obj, samePort, templatesWithPorts, type Obj, type Template } from './network-policy.ts';
 import { parse } from 'yaml';
 import { CILIUM_NAMESPACE_LABELS, externalPeers } from '../model/network-reach.ts';
+import { scalarText } from '../model/text.ts';
 
 export const EXTERNAL_PEERS = 'gate.homelab-gitops/external-peers';
 
@@ -53,7 +54,7 @@ const ciliumSelects = (policy: Resource, pod: Template): boolean => {
 
 /** Whether some policy selecting `pod` lets anything in on `port` (a number or a container port name). */
 function admits(policies: readonly Resource[], pod: Template, port: string): boolean {
-  const same = (p: unknown) => p === undefined || samePort(pod, String(p), port);
+  const same = (p: unknown) => p === undefined || samePort(pod, scalarText(p), port);
   return policies.some((policy) => {
     if (policy.kind === 'NetworkPolicy') {
       if (!selectorMatches(obj(dig(policy.object, ['spec', 'podSelector'])), pod.labels)) return false;

@@ -11,6 +11,7 @@ import type { Resource } from '../model/manifest.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 import { opaqueNamespaces } from './closure/providers.ts';
 import { list, namespaceLabels, obj, policies, samePort, templatesWithPorts, type Obj, type Template } from './network-policy.ts';
+import { scalarText } from '../model/text.ts';
 
 export const ingressPathCheck: PolicyCheck = {
   id: 'network-policy-ingress-path',
@@ -95,7 +96,7 @@ function letsIn(
   return list(dig(policy.object, ['spec', 'ingress'])).some((raw) => {
     const rule = obj(raw);
     const ports = list(rule.ports).map(obj);
-    if (ports.length > 0 && !ports.some((p) => p.port === undefined || samePort(pod, String(p.port), port))) return false;
+    if (ports.length > 0 && !ports.some((p) => p.port === undefined || samePort(pod, scalarText(p.port), port))) return false;
     const from = list(rule.from).map(obj);
     return (
       from.length === 0 ||

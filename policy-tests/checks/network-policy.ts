@@ -18,6 +18,7 @@ import type { Repo } from '../model/repo.ts';
 import { podSpecPath, WORKLOAD_KINDS } from '../model/workloads.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 import { KUBERNETES_PROVIDES, opaqueNamespaces, provided } from './closure/providers.ts';
+import { scalarText } from '../model/text.ts';
 
 export type Obj = Record<string, unknown>;
 export const obj = (v: unknown): Obj => (isMap(v) ? v : {});
@@ -75,9 +76,9 @@ function templatesIn(repo: Repo, resources: readonly Resource[]): Template[] {
     for (const c of [...list(pod.containers), ...list(pod.initContainers)])
       for (const p of list(obj(c).ports)) {
         const { containerPort, name } = obj(p);
-        if (containerPort !== undefined) ports.add(String(containerPort));
+        if (containerPort !== undefined) ports.add(scalarText(containerPort));
         if (typeof name === 'string') ports.add(name);
-        if (typeof name === 'string' && containerPort !== undefined) named.set(name, String(containerPort));
+        if (typeof name === 'string' && containerPort !== undefined) named.set(name, scalarText(containerPort));
       }
     out.push({
       namespace: namespaceOrDestination(repo, r) ?? '',
@@ -209,20 +210,20 @@ export const networkPolicyChecks: PolicyCheck[] = [
             if (pods.length === 0) return; // selecting nothing is the other checks' finding
             list(rule.ports).forEach((p, j) => {
               const port = obj(p).port;
-              if (port === undefined || pods.some((t) => t.ports.has(String(port)))) return;
+              if (port === undefined || pods.some((t) => t.ports.has(scalarText(port)))) return;
               // Upstream pods may serve a port by default without declaring it (Argo CD's notifications
               // controller, --metrics-port 9001): the repository cannot know, so it is said, not failed.
               const upstream = pods.find((t) => t.upstream)?.upstream;
               if (upstream) {
                 ctx.notJudged(
                   { resource: policy, path: ['spec', direction, i, 'ports', j, 'port'] },
-                  `NetworkPolicy ${policy.name} allows port ${String(port)}, which no container of the pods it concerns declares; they come from ${upstream}, whose processes may listen on ports they do not declare`,
+                  `NetworkPolicy ${policy.name} allows port ${scalarText(port)}, which no container of the pods it concerns declares; they come from ${upstream}, whose processes may listen on ports they do not declare`,
                 );
                 return;
               }
               ctx.fail(
                 { resource: policy, path: ['spec', direction, i, 'ports', j, 'port'] },
-                `NetworkPolicy ${policy.name} allows port ${String(port)}, on which none of the pods it concerns listens: NetworkPolicy ports are pod ports, not a Service's`,
+                `NetworkPolicy ${policy.name} allows port ${scalarText(port)}, on which none of the pods it concerns listens: NetworkPolicy ports are pod ports, not a Service's`,
               );
             });
           }),

@@ -9,6 +9,7 @@ import { argoGlobMatch } from '../model/glob.ts';
 import { groupOf, type Resource } from '../model/manifest.ts';
 import type { PolicyCheck } from './kit.ts';
 import type { ScopeLookup } from './repository.ts';
+import { scalarText } from '../model/text.ts';
 
 interface GroupKind {
   group: string;
@@ -29,11 +30,11 @@ const matches = (entry: GroupKind, group: string, kind: string) =>
 function readProject(r: Resource): Project {
   const spec = (r.object.spec ?? {}) as Record<string, unknown>;
   const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? (v as Record<string, unknown>[]) : []);
-  const gk = (v: unknown): GroupKind[] => list(v).map((e) => ({ group: String(e.group ?? ''), kind: String(e.kind ?? '') }));
+  const gk = (v: unknown): GroupKind[] => list(v).map((e) => ({ group: scalarText(e.group ?? ''), kind: scalarText(e.kind ?? '') }));
   return {
     resource: r,
     sourceRepos: (Array.isArray(spec.sourceRepos) ? spec.sourceRepos : []).map(String),
-    destinations: list(spec.destinations).map((d) => ({ namespace: String(d.namespace ?? '') })),
+    destinations: list(spec.destinations).map((d) => ({ namespace: scalarText(d.namespace ?? '') })),
     clusterWhitelist: gk(spec.clusterResourceWhitelist),
     namespaceBlacklist: gk(spec.namespaceResourceBlacklist),
   };

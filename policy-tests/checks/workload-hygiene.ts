@@ -9,6 +9,7 @@ import type { Resource } from '../model/manifest.ts';
 import type { Path } from '../model/positions.ts';
 import type { DataFile } from '../model/repo.ts';
 import type { PolicyCheck } from './kit.ts';
+import { scalarText } from '../model/text.ts';
 
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */
 const HTTP_PORT_NAME = /^(?:http|https)(?:-.*)?$/;
@@ -43,7 +44,7 @@ function committedCredentials(resource: Resource, values: readonly DataFile[]): 
     const entries = resource.object[field];
     if (!entries || typeof entries !== 'object') continue;
     for (const [key, raw] of Object.entries(entries as Record<string, unknown>)) {
-      const value = field === 'data' && typeof raw === 'string' ? Buffer.from(raw, 'base64').toString('utf8') : String(raw ?? '');
+      const value = field === 'data' && typeof raw === 'string' ? Buffer.from(raw, 'base64').toString('utf8') : scalarText(raw ?? '');
       if (credentials.has(value)) out.push({ key, path: [field, key] });
     }
   }

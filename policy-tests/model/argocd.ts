@@ -9,6 +9,7 @@ import type { Resource } from './manifest.ts';
 import type { PathSegment } from './positions.ts';
 import { isManifestPath, isNonManifest, type Repo } from './repo.ts';
 import { KUSTOMIZATION_FILES, kustomizeInputs } from './kustomize.ts';
+import { scalarText } from './text.ts';
 
 /** The root app-of-apps; bootstrapped once with kubectl, then it manages itself. */
 export const ROOT_APP_FILE = 'clusters/home/root.yaml';
@@ -95,7 +96,7 @@ function toHelmOptions(helm: Obj): HelmOptions {
         ? undefined
         : entries(helm.parameters).map((p) => ({
             name: str(p.name) ?? '',
-            value: p.value === undefined ? '' : String(p.value),
+            value: p.value === undefined ? '' : scalarText(p.value),
             forceString: p.forceString === true,
           })),
     fileParameters:

@@ -17,6 +17,7 @@ import { selectorMatches } from './label-selector.ts';
 import { extractAll, isExtractor } from './metrics-extract.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scalarText } from './text.ts';
 
 export const CATALOG_DIR = 'monitoring/metrics-catalog/';
 export const CATALOG_EXEMPTIONS = `${CATALOG_DIR}exemptions.yaml`;
@@ -219,7 +220,7 @@ export function monitorJobs(monitor: Resource, services: readonly ServiceView[],
 export function relabelJob(rules: readonly Record<string, unknown>[], job: string): string | undefined {
   let current: string | undefined;
   for (const rule of rules) {
-    if (rule.targetLabel !== 'job' || (rule.action !== undefined && String(rule.action).toLowerCase() !== 'replace')) continue;
+    if (rule.targetLabel !== 'job' || (rule.action !== undefined && scalarText(rule.action).toLowerCase() !== 'replace')) continue;
     const sources = list(rule.sourceLabels).map(String);
     const value = sources.map((l) => (l === 'job' ? (current ?? job) : '')).join(typeof rule.separator === 'string' ? rule.separator : ';');
     let match: RegExpExecArray | null;
@@ -421,7 +422,7 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
             problems.push({
               data: entry.data,
               path: ['scrape', i, 'job'],
-              message: `the chart renders ${scrape.renders} with job ${[...new Set(derived.map((j) => j.job))].join(', ')}, not ${scrape.job}: a selector on job="${scrape.job}" matches nothing`,
+              message: `the chart renders ${String(scrape.renders)} with job ${[...new Set(derived.map((j) => j.job))].join(', ')}, not ${scrape.job}: a selector on job="${scrape.job}" matches nothing`,
             });
           }
           for (const j of derived) jobs.push({ ...j, metrics, source, entry });

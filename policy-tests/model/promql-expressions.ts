@@ -9,6 +9,7 @@ import type { Resource } from './manifest.ts';
 import type { LinePos, Path } from './positions.ts';
 import { dashboards, type Dashboard, type Panel } from './dashboards.ts';
 import { perRepo } from './per-repo.ts';
+import { scalarText } from './text.ts';
 
 export interface PromExpression {
   expr: string;
@@ -63,7 +64,7 @@ function ruleExpressions(repo: Repo): PromExpression[] {
         out.push({
           expr,
           kind: typeof rule.alert === 'string' ? 'alert' : 'record',
-          name: String(rule.alert ?? rule.record ?? ''),
+          name: scalarText(rule.alert ?? rule.record ?? ''),
           for: typeof rule.for === 'string' ? rule.for : undefined,
           file: resource.file,
           at: (offset) => position(offset, expr),

@@ -2,6 +2,7 @@
 import { dig } from './dig.ts';
 import type { Resource } from './manifest.ts';
 import type { PathSegment } from './positions.ts';
+import { scalarText } from './text.ts';
 
 export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'CronJob', 'Job', 'Pod'] as const;
 /** Kinds whose containers run indefinitely (and therefore need probes). */
@@ -38,7 +39,7 @@ export function containersOf(pod: PodSpecRef): ContainerRef[] {
   const list = (field: 'containers' | 'initContainers'): ContainerRef[] => {
     const raw = pod.spec[field];
     return Array.isArray(raw)
-      ? raw.map((c, i) => ({ container: c as Obj, name: String((c as Obj)?.name ?? i), at: [...pod.at, field, i], init: field === 'initContainers' }))
+      ? raw.map((c, i) => ({ container: c as Obj, name: scalarText((c as Obj)?.name ?? i), at: [...pod.at, field, i], init: field === 'initContainers' }))
       : [];
   };
   return [...list('initContainers'), ...list('containers')];

@@ -147,5 +147,6 @@ export function assertChartRef(chart: string, version: string): void {
   if (chart === '' || segments.some((s) => s === '' || s === '.' || s === '..' || !/^[A-Za-z0-9._-]+$/.test(s)))
     throw new RenderRefused(`chart name "${chart}" is not a chart name (letters, digits, '.', '_', '-', and '/' between OCI path segments)`);
   // A version may be a range Argo CD resolves (^19.0.0, >=1 <2); it only must not carry a path into the file name.
+  // oxlint-disable-next-line no-control-regex -- a control character in a version is refused, as a path separator is
   if (version === '' || /[/\\\u0000-\u001f]/.test(version)) throw new RenderRefused(`chart version "${version}" is not a version`);
 }

@@ -52,6 +52,7 @@ import {
   type RealPathOf,
   type RenderLimits,
 } from './limits.ts';
+import { scalarText } from '../model/text.ts';
 
 const run = promisify(execFile);
 
@@ -315,7 +316,7 @@ async function runTool(ctx: Context, inv: Invocation): Promise<string> {
 
 function docKey(doc: RenderedDoc): string {
   const m = (doc.object.metadata ?? {}) as { name?: unknown; namespace?: unknown };
-  return `${String(doc.object.apiVersion)}/${String(doc.object.kind)}/${String(m.namespace ?? '')}/${String(m.name ?? '')}`;
+  return `${scalarText(doc.object.apiVersion)}/${scalarText(doc.object.kind)}/${scalarText(m.namespace ?? '')}/${scalarText(m.name ?? '')}`;
 }
 
 /** Objects whose two renders differ (a randAlphaNum password, and the checksum it feeds). */
@@ -328,7 +329,7 @@ export function differences(first: string, second: string): Nondeterminism[] {
     if (b.get(docKey(doc)) === JSON.stringify(doc.object)) continue;
     out.push({
       kind: String(doc.object.kind),
-      name: String(((doc.object.metadata ?? {}) as { name?: unknown }).name ?? ''),
+      name: scalarText(((doc.object.metadata ?? {}) as { name?: unknown }).name ?? ''),
       ...(doc.template ? { template: doc.template } : {}),
     });
   }
@@ -588,7 +589,7 @@ async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, ba
   );
   const templateFor = (object: Record<string, unknown>) => {
     const candidates = byKind.get(`${String(object.apiVersion)}/${String(object.kind)}`) ?? [];
-    const name = String(((object.metadata ?? {}) as { name?: unknown }).name ?? '');
+    const name = scalarText(((object.metadata ?? {}) as { name?: unknown }).name ?? '');
     // The template whose name shares the most dash-separated parts with the object's (app-db-backup for sonarr-db-backup).
     const score = (r: Resource) => r.name.split('-').filter((part) => name.split('-').includes(part)).length;
     const best = [...candidates].sort((a, b) => score(b) - score(a))[0];

@@ -21,6 +21,7 @@ import { perPair } from '../model/per-object.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
 import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
+import { scalarText } from '../model/text.ts';
 
 // ajv-i18n is CommonJS whose typings claim an ES default export; require() gets the function either way.
 const localizeEn = createRequire(import.meta.url)('ajv-i18n/localize/en') as (errors: ErrorObject[] | null | undefined) => void;
@@ -113,7 +114,7 @@ export class SchemaLayer {
         kind: crd.kind,
         scope: crd.scope,
         file: crd.file,
-        compile: crd.compile,
+        compile: () => crd.compile(),
         get schema() {
           return crd.schema;
         },
@@ -226,7 +227,7 @@ export class SchemaLayer {
             return valid;
           }) as Validator;
           const load: KindLoad = {
-            known: cached.known,
+            known: (data) => cached.known(data),
             import: async () => void (loaded ??= ((await import(url)) as { validate: ValidateFunction }).validate),
             direct: (on) => void (direct = on),
           };
@@ -363,7 +364,7 @@ export const MAX_DATA_BYTES = 1024 * 1024;
 function objectSizeFindings(resource: Resource): Finding[] {
   const o = resource.object as { data?: unknown; binaryData?: unknown; stringData?: unknown };
   const entries = (value: unknown) => (value && typeof value === 'object' ? Object.entries(value as Record<string, unknown>) : []);
-  const text = (k: string, v: unknown) => Buffer.byteLength(k) + Buffer.byteLength(typeof v === 'string' ? v : String(v ?? ''));
+  const text = (k: string, v: unknown) => Buffer.byteLength(k) + Buffer.byteLength(typeof v === 'string' ? v : scalarText(v ?? ''));
   const base64 = (k: string, v: unknown) => Buffer.byteLength(k) + Buffer.from(typeof v === 'string' ? v : '', 'base64').length;
   const isSecret = resource.kind === 'Secret';
   const bytes =

@@ -11,7 +11,7 @@ const items = Array.from({ length: 7 }, (_, i) => ({
 }));
 
 const live = liveServers();
-const withFeed = live.withFeed;
+const withFeed: typeof live.withFeed = (...args) => live.withFeed(...args);
 
 const serve = (body: string) => (_req: unknown, res: import('node:http').ServerResponse) => {
   res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(body);

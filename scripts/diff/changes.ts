@@ -5,6 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { dig, externalPeers, isMap, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
+import { scalarText } from '../../policy-tests/index.ts';
 
 export type { Snapshot };
 
@@ -174,7 +175,7 @@ const kindOf = (id: string) => id.split('|')[1]!.split('/').pop()!;
 
 /** Kubernetes quantity in bytes, for comparing claim sizes. */
 function bytes(q: unknown): number {
-  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/.exec(String(q ?? ''));
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/.exec(scalarText(q ?? ''));
   if (!m) return NaN;
   const unit: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15 };
   return Number(m[1]) * (m[2] ? unit[m[2]]! : 1);
@@ -271,7 +272,7 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
       `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${kind === 'PersistentVolumeClaim' || kind === 'StatefulSet' ? ' and its data with it' : ''}`,
     );
   if ((kind === 'ClusterRoleBinding' || kind === 'RoleBinding') && c.change !== 'removed') {
-    const role = String(dig(b?.object, ['roleRef', 'name']) ?? '');
+    const role = scalarText(dig(b?.object, ['roleRef', 'name']) ?? '');
     if (c.change === 'added') flag('rbac', `${label} is a new binding (to ${role})${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
     else if (c.fields.some((f) => f.path.startsWith('subjects') || f.path.startsWith('roleRef')))
       flag('rbac', `${label} binds ${role} to other subjects${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
@@ -284,7 +285,7 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
   }
   if (NETWORK_POLICY_KINDS.has(kind)) networkPolicyRisk(c, kind, label, a, b, flag);
   if (c.change === 'added' && kind === 'ExternalSecret')
-    flag('secret-target', `${label} writes Secret ${String(dig(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
+    flag('secret-target', `${label} writes Secret ${scalarText(dig(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
 }
 
 const NETWORK_POLICY_KINDS = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);

@@ -32,6 +32,7 @@ export interface Report {
 /** Control, invisible and direction characters, shown as escapes so no line can hide or reorder another. */
 export function visible(text: string): string {
   return text.replace(
+    // oxlint-disable-next-line no-control-regex -- control and invisible characters are exactly what this removes from the comment
     /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );

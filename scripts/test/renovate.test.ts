@@ -208,7 +208,7 @@ describe('Renovate itself on a copy of the repository', () => {
       if (!('result' in inspection)) throw new Error(inspection.problems.join('; '));
       expect(inspection.result.covered.length).toBeGreaterThan(100);
       const fresh = inspection.deps.filter((d) => d.file.startsWith('apps/media/newapp/') && d.datasource !== 'git-tags' && d.datasource !== 'kubernetes-api');
-      expect(fresh.map((d) => [d.file, d.datasource, d.depName, d.currentValue]).sort()).toEqual([
+      expect(fresh.map((d) => [d.file, d.datasource, d.depName, d.currentValue]).sort((a, b) => a.join('\0').localeCompare(b.join('\0')))).toEqual([
         ['apps/media/newapp/application.yaml', 'helm', 'newapp', '3.1.4'],
         ['apps/media/newapp/sidecar.yaml', 'docker', 'quay.io/example/sidecar', '0.9.0'],
         ['apps/media/newapp/values.yaml', 'docker', 'ghcr.io/example/newapp', '2.7.1'],

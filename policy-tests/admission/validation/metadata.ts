@@ -5,6 +5,7 @@
  */
 import type { PathSegment } from '../../model/positions.ts';
 import { dns1035Label, dns1123Label, dns1123Subdomain, labelValue, pathSegmentName, qualifiedName } from './syntax.ts';
+import { scalarText } from '../../model/text.ts';
 
 export interface Invalid {
   path: PathSegment[];
@@ -57,7 +58,7 @@ export function validateAnnotations(annotations: unknown, path: PathSegment[]): 
   const out: Invalid[] = [];
   let total = 0;
   for (const [key, value] of Object.entries(annotations as Record<string, unknown>)) {
-    total += Buffer.byteLength(key) + Buffer.byteLength(typeof value === 'string' ? value : String(value ?? ''));
+    total += Buffer.byteLength(key) + Buffer.byteLength(typeof value === 'string' ? value : scalarText(value ?? ''));
     const bad = qualifiedName(key.toLowerCase());
     if (bad) out.push({ path: [...path, key], fn: 'ValidateAnnotations (IsQualifiedName)', message: `annotation key "${key}": ${bad}` });
   }

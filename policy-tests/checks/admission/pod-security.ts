@@ -9,6 +9,7 @@ import type { Resource } from '../../model/manifest.ts';
 import { podSpecOf } from '../../model/workloads.ts';
 import { namespaceLabels } from '../../model/namespaces.ts';
 import type { PolicyCheck } from '../kit.ts';
+import { scalarText } from '../../model/text.ts';
 
 /** The annotation a namespace whose Pod Security level is below the cluster's default must carry, saying why. */
 export const POD_SECURITY_REASON = 'gate.homelab-gitops/pod-security-reason';
@@ -64,7 +65,7 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
           if (labels[key] !== undefined && !isLevel(labels[key]))
             ctx.fail(
               { resource: ns, path: ['metadata', 'labels', key] },
-              `Namespace ${ns.name}: ${key} must be privileged, baseline or restricted, not "${String(labels[key])}"`,
+              `Namespace ${ns.name}: ${key} must be privileged, baseline or restricted, not "${scalarText(labels[key])}"`,
             );
         }
         const enforce = levelsFor(labels, facts.defaults).enforce;

@@ -10,8 +10,9 @@ import { groupOf, type Resource } from '../../model/manifest.ts';
 import type { Path } from '../../model/positions.ts';
 import type { CheckContext, PolicyCheck } from '../kit.ts';
 import { FACTS_FIX } from './providers.ts';
+import { scalarText } from '../../model/text.ts';
 
-const crdGroup = (r: Resource): string => String(dig(r.object, ['spec', 'group']) ?? '');
+const crdGroup = (r: Resource): string => scalarText(dig(r.object, ['spec', 'group']) ?? '');
 
 /**
  * Per kind: `group/Kind` from every CRD the repository applies or renders;
@@ -24,7 +25,7 @@ function installedKinds(ctx: CheckContext): { kinds: Set<string>; groups: Set<st
   const groups = new Set<string>();
   for (const r of ctx.repo.resources) {
     if (r.kind !== 'CustomResourceDefinition') continue;
-    kinds.add(`${crdGroup(r)}/${String(dig(r.object, ['spec', 'names', 'kind']) ?? '')}`);
+    kinds.add(`${crdGroup(r)}/${scalarText(dig(r.object, ['spec', 'names', 'kind']) ?? '')}`);
     groups.add(crdGroup(r));
   }
   const renderedApps = new Set(ctx.renders.filter((x) => x.status === 'rendered' && x.source.chart !== undefined).map((x) => x.app.name));

@@ -28,6 +28,7 @@ export interface RenderOptions {
  * rewrite or forge lines of the report.
  */
 export function printable(value: string): string {
+  // oxlint-disable-next-line no-control-regex -- control characters are exactly what this escapes, so a file name cannot rewrite the terminal
   return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

@@ -1,6 +1,7 @@
 /** The tuning policy facts (security/falco/facts/) and the upstream names they point to. */
 import { posix } from 'node:path';
 import type { Repo } from '../repo.ts';
+import { scalarText } from '../text.ts';
 
 export const FALCO_POLICY_FILE = 'security/falco/facts/tuning-policy.yaml';
 
@@ -34,7 +35,7 @@ export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: s
   if (!facts) return { problem: `${FALCO_POLICY_FILE} is missing` };
   if (facts.errors.length) return { problem: facts.errors[0] };
   const data = (facts.data ?? {}) as Record<string, unknown>;
-  const namesFile = posix.join(posix.dirname(FALCO_POLICY_FILE), String(data.upstreamFacts ?? ''));
+  const namesFile = posix.join(posix.dirname(FALCO_POLICY_FILE), scalarText(data.upstreamFacts ?? ''));
   const names = repo.dataFiles.get(namesFile)?.data as { version?: string; rules?: string[]; macros?: string[]; lists?: string[] } | undefined;
   if (!names?.rules || !names.macros || !names.lists) return { problem: `${namesFile} (upstreamFacts) is missing or has no rules, macros and lists` };
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);

@@ -2,6 +2,8 @@
  * Every policy check bites: a copy of the real repository, broken in one
  * place, makes exactly that check id fail, at the line that was broken.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isMap, isSeq, type YAMLMap } from 'yaml';
 import { registeredChecks } from '../../gate/gate.ts';
@@ -26,8 +28,6 @@ describe('mutation coverage', () => {
   });
 
   it('every mutation list is in MUTATION_LISTS, named after a check module that exists, and run by a test file', async () => {
-    const { readdirSync, readFileSync, existsSync } = await import('node:fs');
-    const { join } = await import('node:path');
     const here = join(REPO_ROOT, 'policy-tests/test');
     // Every list a mutations module exports is gathered (a list left out would prove nothing, unnoticed).
     const exported = readdirSync(join(here, 'mutations'))

@@ -4,6 +4,8 @@
  * its cause first and the rest folded under it, and the offline report is
  * short.
  */
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { render } from '../../gate/report/formats.ts';
@@ -20,8 +22,6 @@ const FORK = THIS === 'https://github.com/alice/lab.git' ? 'https://github.com/b
 
 /** Renames the repository in every YAML file of the copy except those given, as a fork done by hand would. */
 async function forkExcept(...kept: string[]): Promise<void> {
-  const { readdirSync, statSync } = await import('node:fs');
-  const { join, relative } = await import('node:path');
   const walk = (dir: string): string[] =>
     readdirSync(dir).flatMap((n) => {
       const p = join(dir, n);

@@ -22,7 +22,7 @@ describe('the parse store', () => {
       fresh.resources.forEach((r, i) => {
         const lazy = itemPositions(lazyPositions(p.text, r.doc, memo), r.item);
         for (const path of [['kind'], ['metadata', 'name'], ['spec']])
-          expect(lazy.at(path, 'value'), `${p.file} ${i} ${path}`).toEqual(r.positions.at(path, 'value'));
+          expect(lazy.at(path, 'value'), `${p.file} ${i} ${path.join('.')}`).toEqual(r.positions.at(path, 'value'));
       });
     }
   });

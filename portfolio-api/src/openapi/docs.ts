@@ -11,8 +11,8 @@ function typeOf(schema: JsonSchema): string {
   if ('const' in schema) return `\`${JSON.stringify(schema.const)}\``;
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' or ');
   if (schema.type === 'array') return `array of ${typeOf((schema.items ?? {}) as JsonSchema)}`;
-  const format = schema.format ? ` (${String(schema.format)})` : '';
-  return `${String(schema.type ?? 'any')}${format}`;
+  const format = schema.format ? ` (${scalarText(schema.format)})` : '';
+  return `${scalarText(schema.type ?? 'any')}${format}`;
 }
 
 /** One row per field, nested fields as `a.b` and array items as `a[].b`. */
@@ -21,7 +21,7 @@ function fieldRows(schema: JsonSchema, prefix = ''): string[] {
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(props).flatMap(([name, sub]) => {
     const path = `${prefix}${name}`;
-    const note = [required.has(name) ? 'required' : 'optional', sub.description ? String(sub.description) : ''].filter(Boolean).join('; ');
+    const note = [required.has(name) ? 'required' : 'optional', sub.description ? scalarText(sub.description) : ''].filter(Boolean).join('; ');
     const row = `| \`${path}\` | ${cell(typeOf(sub))} | ${cell(note)} |`;
     const items = sub.type === 'array' ? ((sub.items ?? {}) as JsonSchema) : undefined;
     const nested = sub.type === 'object' ? fieldRows(sub, `${path}.`) : items?.type === 'object' ? fieldRows(items, `${path}[].`) : [];
@@ -71,4 +71,10 @@ export function renderApiDocs(routes: readonly RouteDef[]): string {
     );
   }
   return out.join('\n');
+}
+
+/** A schema value as text: a scalar as itself, anything else as JSON (String() would print "[object Object]"). */
+function scalarText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
 }
