@@ -13,6 +13,7 @@
  * the same on any machine.
  */
 import type { CelInput } from '@bufbuild/cel';
+import { unescapeProperty } from './escaping.ts';
 
 /** cel-go's per-call limit for a CRD rule or an admission expression. */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -123,11 +124,15 @@ class MeteredMap {
   get size(): number {
     return this.#inner.size;
   }
+  // A rule reaches a property whose name is not a CEL identifier by its escaped spelling (escaping.ts).
   get(key: unknown): CelInput | undefined {
-    return this.#inner.get(key);
+    const found = this.#inner.get(key);
+    if (found !== undefined || typeof key !== 'string') return found;
+    const name = unescapeProperty(key);
+    return name === undefined ? undefined : this.#inner.get(name);
   }
   has(key: unknown): boolean {
-    return this.#inner.has(key);
+    return this.get(key) !== undefined;
   }
   *keys(): IterableIterator<unknown> {
     for (const k of this.#inner.keys()) {

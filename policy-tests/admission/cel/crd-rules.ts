@@ -3,9 +3,12 @@
  * server evaluates them on a create: each rule at its schema node, with
  * `self` bound to that node's value after structural defaulting, typed by
  * the schema (integer → int, number → double, format duration → duration,
- * date-time → timestamp, int-or-string → int or string). A rule that the
- * engine cannot compile, or that calls a function this evaluator does not
- * have, is not judged, and says so; it never passes silently. Transition
+ * date-time and date → timestamp, byte → bytes, int-or-string → int or
+ * string; a property name that is not a CEL identifier by its escaped
+ * spelling, escaping.ts). A rule the API server would refuse at CRD create
+ * is refused (crd-accepted); one that calls a function the cluster declares
+ * but this evaluator lacks is not judged, and says so; it never passes
+ * silently. Each evaluation is metered (budget.ts). Transition
  * rules (on `oldSelf`) are judged only between an old and a new object.
  */
 import { createRequire } from 'node:module';
@@ -220,6 +223,9 @@ export function toCel(value: unknown, schema: JsonSchemaNode | undefined): CelIn
   if (typeof value === 'string') {
     if (s.format === 'duration') return special('duration', value);
     if (s.format === 'date-time') return special('timestamp', value);
+    // As the API server types them: a date is the timestamp of its midnight (UTC), a byte string its decoded bytes.
+    if (s.format === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(value)) return special('timestamp', `${value}T00:00:00Z`);
+    if (s.format === 'byte' && /^[A-Za-z0-9+/]*={0,2}$/.test(value) && value.length % 4 === 0) return new Uint8Array(Buffer.from(value, 'base64'));
     return value;
   }
   if (typeof value === 'boolean') return value;

@@ -5,7 +5,7 @@
  * queries, JSON Patch keys, and the linear list concatenation.
  */
 import { describe, expect, it } from 'vitest';
-import { compileRule } from '../../admission/cel/crd-rules.ts';
+import { compileRule, ruleViolations, type JsonSchemaNode } from '../../admission/cel/crd-rules.ts';
 import { fixtureCheck, libraryAgreement, libraryCases, libraryFunctionNames, podSecurityAgreement } from '../../admission/conformance.ts';
 
 const cases: [string, unknown][] = [
@@ -151,5 +151,29 @@ describe('conformance: agreement with upstream test data', () => {
     // isIP(1) is refused by cel-go's type check; the gate does not type-check, so it disagrees, and says so.
     expect(a).toMatchObject({ total: 4, agree: 3 });
     expect(a.disagreements.map((d) => d.file)).toEqual(['ip_test.go: no overload']);
+  });
+});
+
+describe('CEL: values typed and named as the API server types and names them', () => {
+  const rule = (properties: JsonSchemaNode['properties'], r: string): JsonSchemaNode => ({
+    type: 'object',
+    properties: { spec: { type: 'object', properties, 'x-kubernetes-validations': [{ rule: r }] } },
+  });
+
+  it('reaches a property whose name is not an identifier by its escaped spelling, and a keyword by __keyword__', () => {
+    const schema = rule(
+      { 'foo-bar': { type: 'string' }, 'a.b': { type: 'integer' }, namespace: { type: 'string' }, x__y: { type: 'string' } },
+      "self.foo__dash__bar == 'v' && self.a__dot__b == 2 && self.__namespace__ == 'n' && self.x__underscores__y == 'u' && has(self.foo__dash__bar) && size(self) == 4",
+    );
+    expect(ruleViolations(schema, { spec: { 'foo-bar': 'v', 'a.b': 2, namespace: 'n', x__y: 'u' } })).toEqual([]);
+    expect(ruleViolations(schema, { spec: { 'foo-bar': 'w', 'a.b': 2, namespace: 'n', x__y: 'u' } })).toHaveLength(1);
+  });
+
+  it('types format: date as a timestamp and format: byte as bytes', () => {
+    const schema = rule(
+      { day: { type: 'string', format: 'date' }, blob: { type: 'string', format: 'byte' } },
+      "self.day == timestamp('2026-11-27T00:00:00Z') && self.day.getFullYear() == 2026 && self.blob == b'hi' && size(self.blob) == 2",
+    );
+    expect(ruleViolations(schema, { spec: { day: '2026-11-27', blob: 'aGk=' } })).toEqual([]);
   });
 });
