@@ -177,3 +177,20 @@ describe('CEL: values typed and named as the API server types and names them', (
     expect(ruleViolations(schema, { spec: { day: '2026-11-27', blob: 'aGk=' } })).toEqual([]);
   });
 });
+
+describe('CEL: the lists library over every orderable type, with deep equality', () => {
+  it.each([
+    ["[duration('1s'), duration('2m'), duration('1h')].isSorted()", true],
+    ["[duration('1h'), duration('2m')].isSorted()", false],
+    ["[timestamp('2026-01-01T00:00:00Z'), timestamp('2026-06-01T00:00:00Z')].max() == timestamp('2026-06-01T00:00:00Z')", true],
+    ['[1u, 3u, 2u].isSorted()', false],
+    ["[b'a', b'b'].isSorted()", true],
+    ['[[1, 2], [3]].indexOf([3])', 1n],
+    ["[{'a': 1}, {'a': 2}].lastIndexOf({'a': 2})", 1n],
+    ['[1, 2, 3].indexOf(4)', -1n],
+  ])('%s', (expr, expected) => {
+    const c = compileRule(expr);
+    expect(c.ok, c.ok ? '' : c.why).toBe(true);
+    if (c.ok) expect(c.evaluate({})).toEqual(expected);
+  });
+});
