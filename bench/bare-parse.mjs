@@ -5,8 +5,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LineCounter, parseAllDocuments } from 'yaml';
 
-const [root, ...roots] = process.argv.slice(2);
+const [root = '.', ...roots] = process.argv.slice(2);
 let documents = 0;
+/** @param {string} dir */
 const walk = (dir) => {
   for (const name of readdirSync(join(root, dir))) {
     if (name.startsWith('.') || name === 'node_modules') continue;

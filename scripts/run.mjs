@@ -22,4 +22,4 @@ if (!script) {
   process.exit(2);
 }
 process.argv.splice(1, 2, resolve(script));
-await import(pathToFileURL(process.argv[1]).href);
+await import(pathToFileURL(resolve(script)).href);

@@ -14,6 +14,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STEP_TIMEOUT_MS = 60 * 60_000;
 const NODE = process.execPath;
 
+/** @type {Record<string, { help: string; steps: [string, string[]][] }>} */
 const TASKS = {
   test: {
     help: `Runs the static checks side by side (format, types and lint, the repository's own gate:
@@ -42,6 +43,7 @@ tools/renovate, from their lockfiles), then makes what the gate derives from the
   },
 };
 
+/** @param {[string, string[]]} step */
 function runStep([command, args]) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: 'inherit', timeout: STEP_TIMEOUT_MS, killSignal: 'SIGKILL' });
@@ -53,7 +55,7 @@ function runStep([command, args]) {
   });
 }
 
-const [name, ...rest] = process.argv.slice(2);
+const [name = '', ...rest] = process.argv.slice(2);
 const task = TASKS[name];
 if (!task) {
   process.stderr.write(`task.mjs: unknown task "${name ?? ''}"; one of ${Object.keys(TASKS).join(', ')}\n`);

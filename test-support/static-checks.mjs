@@ -19,6 +19,7 @@ const HANG_GUARD_MS = 10 * 60_000;
  * options `tsc --noEmit` reads. A second full check by `tsc` cost 2.5-3 CPU-seconds of this step; `npm run
  * typecheck` still runs `tsc` itself.
  */
+/** @type {readonly (readonly [string, string, string[], Record<string, string>?])[]} */
 const CHECKS = [
   ['format', 'oxfmt', ['--check']],
   // Go's collector off up to a gigabyte for tsgolint (TypeScript 7 is Go): the check peaks near 450 MB, and
@@ -31,7 +32,11 @@ const CHECKS = [
   ['the gate', process.execPath, [fileURLToPath(new URL('../policy-tests/bin/homelab-gate.mjs', import.meta.url))]],
 ];
 
-/** Runs one check to its end; resolves with what it printed when it failed, or undefined. */
+/**
+ * Runs one check to its end; resolves with what it printed when it failed, or undefined.
+ * @param {readonly [string, string, string[], Record<string, string>?]} check
+ * @returns {Promise<string | undefined>}
+ */
 function check([name, command, args, tuning = {}]) {
   return new Promise((resolve) => {
     // The caller's own settings win over the tuning.

@@ -26,7 +26,7 @@ const shadows = ['../node_modules', '../dist/node_modules', './node_modules'].ma
 if (shadows.length > 0) {
   const { fileURLToPath } = await import('node:url');
   process.stderr.write(
-    `homelab-gate: refusing to run: ${fileURLToPath(shadows[0])} would shadow the repository's installed packages; remove it (packages come from npm ci at the repository root)\n`,
+    `homelab-gate: refusing to run: ${fileURLToPath(/** @type {URL} */ (shadows[0]))} would shadow the repository's installed packages; remove it (packages come from npm ci at the repository root)\n`,
   );
   process.exit(1);
 }
@@ -43,7 +43,7 @@ if (isStale()) {
   try {
     await buildGate();
   } catch (err) {
-    process.stderr.write(`homelab-gate: cannot build the gate: ${String(err.message).split('\n')[0]}\n`);
+    process.stderr.write(`homelab-gate: cannot build the gate: ${String(err instanceof Error ? err.message : err).split('\n')[0]}\n`);
     process.exit(1);
   }
 }

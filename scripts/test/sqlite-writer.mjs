@@ -4,7 +4,7 @@
 // Prints the id of every committed row, so the test knows what was committed.
 import { DatabaseSync } from 'node:sqlite';
 
-const [db, rate] = process.argv.slice(2);
+const [db = ':memory:', rate = '0'] = process.argv.slice(2);
 const conn = new DatabaseSync(db);
 // WAL with synchronous=NORMAL, as SQLite recommends for WAL and as the media apps run.
 conn.exec('PRAGMA busy_timeout = 15000; PRAGMA synchronous = NORMAL; CREATE TABLE IF NOT EXISTS writes (id INTEGER PRIMARY KEY, at TEXT NOT NULL)');
@@ -14,7 +14,7 @@ let written = 0;
 const timer = setInterval(() => {
   const due = Math.floor(((performance.now() - started) / 1000) * Number(rate));
   const ids = [];
-  for (; written < due; written++) ids.push(insert.get(new Date().toISOString()).id);
+  for (; written < due; written++) ids.push(/** @type {{ id: number }} */ (insert.get(new Date().toISOString())).id);
   if (ids.length) process.stdout.write(`${ids.join('\n')}\n`);
 }, 5);
 process.on('SIGTERM', () => {

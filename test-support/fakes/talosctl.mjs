@@ -19,12 +19,14 @@ if (args[0] !== 'etcd' || args[1] !== 'snapshot' || args.length !== 3) {
   process.exit(1);
 }
 try {
-  execFileSync('etcdctl', [`--endpoints=${process.env.FAKE_ETCD_ENDPOINT}`, 'snapshot', 'save', args[2]], {
+  execFileSync('etcdctl', [`--endpoints=${process.env.FAKE_ETCD_ENDPOINT}`, 'snapshot', 'save', args[2] ?? ''], {
     env: { ...process.env, ETCDCTL_API: '3' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
 } catch (err) {
-  process.stderr.write(`error reading file: rpc error: code = Unavailable desc = ${String(err.stderr).trim().split('\n').pop()}\n`);
+  process.stderr.write(
+    `error reading file: rpc error: code = Unavailable desc = ${String(/** @type {{ stderr?: unknown }} */ (err).stderr).trim().split('\n').pop()}\n`,
+  );
   process.exit(1);
 }
 process.stdout.write(`etcd snapshot saved to "${args[2]}"\n`);
