@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registeredChecks } from '../../gate/gate.ts';
 import { INVARIANTS_FILE, invariantsDoc } from '../../gate/report/invariants-doc.ts';
+import { INVARIANTS } from '../../checks/invariants.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repo.ts';
 import { checkTable, withBlock, withCheckTable } from '../../gate/report/check-table.ts';
 import { WAVES_END, WAVES_START, wavesTable } from '../../gate/report/waves-table.ts';
@@ -80,6 +81,12 @@ describe('READMEs', () => {
     for (const check of await registeredChecks()) {
       for (const id of check.invariants) expect(invariants, `${check.id} cites ${id}`).toMatch(new RegExp(`\\*\\*${id}\\*\\*|- ${id}:`));
     }
+  });
+
+  it('states every invariant a check cites once, in words, and nothing no check cites', async () => {
+    const cited = new Set((await registeredChecks()).flatMap((c) => c.invariants));
+    expect([...cited].filter((id) => !INVARIANTS[id]).sort()).toEqual([]);
+    expect(Object.keys(INVARIANTS).filter((id) => !cited.has(id))).toEqual([]);
   });
 });
 
