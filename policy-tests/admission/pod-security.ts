@@ -82,10 +82,14 @@ const RESTRICTED_VOLUME_SOURCES = new Set([
 ]);
 const APPARMOR_ANNOTATION = 'container.apparmor.security.beta.kubernetes.io/';
 
-type Control = (meta: Obj, spec: Obj) => Violation[];
+/** A control judges a pod's metadata and spec at a policy version (the minor of Kubernetes 1.x). */
+type Control = (meta: Obj, spec: Obj, minor: number) => Violation[];
 
-/** A pod whose spec sets hostUsers: false runs in a user namespace: relaxPolicyForUserNamespacePod. */
-const inUserNamespace = (spec: Obj): boolean => spec.hostUsers === false;
+/** The newest policy version these controls describe, and the one a namespace's `latest` means. */
+export const LATEST_POLICY_MINOR = 36;
+
+/** A pod whose spec sets hostUsers: false runs in a user namespace: relaxPolicyForUserNamespacePod, from 1.35. */
+const inUserNamespace = (spec: Obj, minor: number): boolean => minor >= 35 && spec.hostUsers === false;
 
 /** procMount_1_0: any container that sets a procMount other than Default. */
 function procMountUnmasked(_meta: Obj, spec: Obj, control: string): Violation[] {
@@ -208,9 +212,9 @@ const baseline: Record<string, Control> = {
       judge(c.securityContext?.seLinuxOptions, [...at, 'securityContext', 'seLinuxOptions'], `container ${name}`);
     return out;
   },
-  procMount(meta, spec) {
+  procMount(meta, spec, minor) {
     // A pod in a user namespace may set any procMount at baseline (procMount1_35baseline); restricted has its own control.
-    return inUserNamespace(spec) ? [] : procMountUnmasked(meta, spec, 'procMount');
+    return inUserNamespace(spec, minor) ? [] : procMountUnmasked(meta, spec, 'procMount');
   },
   seccompProfile_baseline(_meta, spec) {
     const out: Violation[] = [];
@@ -281,8 +285,8 @@ const restricted: Record<string, Control> = {
         message: `allowPrivilegeEscalation != false: container ${name} must set securityContext.allowPrivilegeEscalation=false`,
       }));
   },
-  runAsNonRoot(_meta, spec) {
-    if (inUserNamespace(spec)) return []; // runAsNonRoot1_35
+  runAsNonRoot(_meta, spec, minor) {
+    if (inUserNamespace(spec, minor)) return []; // runAsNonRoot1_35
     const podValue = spec.securityContext?.runAsNonRoot;
     const out: Violation[] = [];
     if (podValue === false)
@@ -308,8 +312,8 @@ const restricted: Record<string, Control> = {
     }
     return out;
   },
-  runAsUser(_meta, spec) {
-    if (inUserNamespace(spec)) return []; // runAsUser1_35
+  runAsUser(_meta, spec, minor) {
+    if (inUserNamespace(spec, minor)) return []; // runAsUser1_35
     const out: Violation[] = [];
     if (spec.securityContext?.runAsUser === 0)
       out.push({ control: 'runAsUser', path: ['securityContext', 'runAsUser'], message: 'runAsUser=0: the pod must not run as user 0' });
@@ -384,19 +388,26 @@ export const CONTROLS: Readonly<Record<Exclude<Level, 'privileged'>, readonly st
   restricted: Object.keys(restricted),
 };
 
-/** The violations of `level` by a pod with this metadata and spec. */
-export function podSecurityViolations(level: Level, meta: Obj, spec: Obj): Violation[] {
+/** Controls that exist only from a policy version on (their MinimumVersion): before it, they neither judge nor override. */
+const SINCE: Readonly<Record<string, number>> = { procMount_restricted: 35 };
+const exists = (id: string, minor: number) => (SINCE[id] ?? 0) <= minor;
+
+/** The violations of `level`, at policy version 1.`minor` (the newest by default), by a pod with this metadata and spec. */
+export function podSecurityViolations(level: Level, meta: Obj, spec: Obj, minor: number = LATEST_POLICY_MINOR): Violation[] {
   if (level === 'privileged') return [];
+  const overridden = new Set([...OVERRIDDEN_AT_RESTRICTED].filter(([, by]) => exists(by, minor)).map(([id]) => id));
   const controls =
     level === 'baseline'
       ? Object.values(baseline)
       : [
           ...Object.entries(baseline)
-            .filter(([id]) => !OVERRIDDEN_AT_RESTRICTED.has(id))
+            .filter(([id]) => !overridden.has(id))
             .map(([, f]) => f),
-          ...Object.values(restricted),
+          ...Object.entries(restricted)
+            .filter(([id]) => exists(id, minor))
+            .map(([, f]) => f),
         ];
-  return controls.flatMap((control) => control(meta ?? {}, spec ?? {}));
+  return controls.flatMap((control) => control(meta ?? {}, spec ?? {}, minor));
 }
 
 /** A namespace's Pod Security labels, falling back per mode to the cluster's defaults. */

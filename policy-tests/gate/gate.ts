@@ -288,7 +288,9 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
       );
     } else {
       const rendered = await renderTree(loaded, options.env, options.kubernetesVersion);
-      const { renders, repo, parsed } = rendered;
+      const { renders, parsed } = rendered;
+      // --kubernetes-version is the cluster's version for every layer: the checks read it from the facts.
+      const repo = withVersion(rendered.repo, options.kubernetesVersion);
       scope = repo;
       tools = rendered.tools;
       const renderFindings = renderProblems(renders, options.requireRendered ?? false, notRendered);
@@ -373,6 +375,13 @@ function assertKnownKinds(options: GateOptions, layer: SchemaLayer, resources: r
         const near = closest(kind, [...known]);
         throw new UsageError(`${flag} ${kind}: no schema or resource has that kind${near && distance(kind, near) <= 3 ? ` (did you mean "${near}"?)` : ''}`);
       }
+}
+
+/** The repository as judged at another Kubernetes version (x.y.z), or as it is. */
+function withVersion(repo: Repo, version: string | undefined): Repo {
+  const m = version === undefined ? null : /^(\d+)\.(\d+)\.\d+$/.exec(version);
+  if (!m || !repo.facts) return repo;
+  return { ...repo, facts: { ...repo.facts, kubernetesVersion: version!, kubernetesMinor: Number(m[2]) } };
 }
 
 /** Whether an unrendered source concerns the files asked about: its Application's own file, or a file the app reads. */

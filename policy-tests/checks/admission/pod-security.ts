@@ -2,7 +2,7 @@
  * Pod Security admission at each namespace's level: enforce is a finding,
  * warn and audit are warnings; a namespace below the cluster's default says why.
  */
-import { levelsFor, LABEL_PREFIX, MODES, podSecurityViolations, isLevel, type Level } from '../../admission/pod-security.ts';
+import { levelsFor, LABEL_PREFIX, LATEST_POLICY_MINOR, MODES, podSecurityViolations, isLevel, type Level } from '../../admission/pod-security.ts';
 import { namespaceOrDestination } from '../../model/argocd.ts';
 import { dig } from '../../model/dig.ts';
 import type { Resource } from '../../model/manifest.ts';
@@ -30,6 +30,9 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
       const facts = repo.facts?.podSecurity;
       if (!facts) return;
       const exempt = new Set(facts.exemptNamespaces);
+      // "latest" is the cluster's own version: the facts' (or --kubernetes-version's), never newer than the controls.
+      const factsMinor = repo.facts?.kubernetesMinor;
+      const minor = Number.isFinite(factsMinor) ? Math.min(factsMinor!, LATEST_POLICY_MINOR) : LATEST_POLICY_MINOR;
       for (const r of ctx.resources) {
         const pod = podSpecOf(r);
         if (!pod || !isBuiltin(r)) continue;
@@ -39,7 +42,7 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
         const meta = (r.kind === 'Pod' ? dig(r.object, ['metadata']) : dig(r.object, [...pod.at.slice(0, -1), 'metadata'])) ?? {};
         const metaAt = r.kind === 'Pod' ? [] : pod.at.slice(0, -1);
         const place = (path: (string | number)[]) => ({ resource: r, path: path[0] === 'metadata' ? [...metaAt, ...path] : [...pod.at, ...path] });
-        const enforced = podSecurityViolations(levels.enforce, meta as never, pod.spec);
+        const enforced = podSecurityViolations(levels.enforce, meta as never, pod.spec, minor);
         for (const v of enforced)
           ctx.fail(
             place(v.path),
@@ -48,7 +51,7 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
         const reported = new Set(enforced.map((v) => v.message));
         for (const mode of ['warn', 'audit'] as const) {
           if (LEVEL_ORDER[levels[mode]] <= LEVEL_ORDER[levels.enforce]) continue;
-          for (const v of podSecurityViolations(levels[mode], meta as never, pod.spec)) {
+          for (const v of podSecurityViolations(levels[mode], meta as never, pod.spec, minor)) {
             if (reported.has(v.message)) continue;
             reported.add(v.message);
             ctx.warn(

@@ -131,6 +131,15 @@ describe('Pod Security admission', () => {
     expect(controlsOf('baseline', pod({ securityContext: { procMount: 'Unmasked' } }, { hostUsers: false }))).toEqual([]);
   });
 
+  it('judges at the policy version of the cluster: before 1.35, no user-namespace relaxation and no procMount_restricted', () => {
+    const userNs = { hostUsers: false, securityContext: { runAsNonRoot: false, runAsUser: 0 } };
+    const c = { securityContext: { ...restrictedContainer.securityContext, runAsNonRoot: false, runAsUser: 0, procMount: 'Unmasked' } };
+    const at = (minor: number) => [...new Set(podSecurityViolations('restricted', {}, pod(c, userNs), minor).map((v) => v.control))].sort();
+    expect(at(36)).toEqual(['procMount_restricted']);
+    expect(at(35)).toEqual(['procMount_restricted']);
+    expect(at(34)).toEqual(['procMount', 'runAsNonRoot', 'runAsUser']);
+  });
+
   it('admits an empty AppArmor annotation, as upstream does', () => {
     expect(controlsOf('baseline', pod(), { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': '' } })).toEqual([]);
   });

@@ -100,6 +100,24 @@ describe('the first hour, on a copy of the real repository', () => {
     ]);
   });
 
+  it('--kubernetes-version reaches Pod Security: a user-namespace pod passes restricted at 1.36 and fails it at 1.34', async () => {
+    copy.reset();
+    const api = 'portfolio-api/deploy/deployment.yaml';
+    copy.edit(api, 0, (d) => {
+      d.setIn(['spec', 'template', 'spec', 'hostUsers'], false);
+      d.setIn(['spec', 'template', 'spec', 'containers', 0, 'securityContext', 'runAsUser'], 0);
+      d.setIn(['spec', 'template', 'spec', 'containers', 0, 'securityContext', 'runAsNonRoot'], false);
+    });
+    const podSecurity = async (version?: string) =>
+      allFindings(
+        await runGate({ root: copy.root, cwd: copy.root, ...(version ? { kubernetesVersion: version, kubernetesMinor: Number(version.split('.')[1]) } : {}) }),
+      )
+        .filter((f) => f.check === 'pod-security')
+        .map((f) => /\[(\w+)\]$/.exec(f.message)?.[1]);
+    expect(await podSecurity()).toEqual([]);
+    expect((await podSecurity('1.34.0')).sort((a, b) => String(a).localeCompare(String(b)))).toEqual(['runAsNonRoot', 'runAsUser']);
+  });
+
   it('offline, the unrendered sources are one line', async () => {
     copy.reset();
     expect((await text()).filter((l) => l.startsWith('NOT RENDERED'))).toHaveLength(1);
