@@ -6,7 +6,8 @@
 
 // Load a tree.
 export { loadRepo, REPO_ROOT, MANIFEST_ROOTS, type Repo } from './model/repo.ts';
-export { factsRepoURL } from './model/cluster-facts.ts';
+export { factsKubernetesMinor, factsRepoURL } from './model/cluster-facts.ts';
+export { normalizeRepoURL } from './model/argocd.ts';
 export { checkoutPaths } from './model/checkout-paths.ts';
 export { clearParseCache } from './model/parse-pool.ts';
 

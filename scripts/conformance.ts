@@ -7,18 +7,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { REPO_ROOT, conformance } from '../policy-tests/index.ts';
+import { REPO_ROOT, conformance, factsKubernetesMinor } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 type Agreement = ReturnType<typeof conformance.podSecurityAgreement>;
-
-/** The cluster's Kubernetes minor version, from the cluster facts. */
-function clusterMinor(): number {
-  const text = readFileSync(join(REPO_ROOT, 'clusters/home/cluster-facts.yaml'), 'utf8');
-  const m = /kubernetesVersion:\s*"?1\.(\d+)\./.exec(text);
-  if (!m) throw new Error('clusters/home/cluster-facts.yaml has no kubernetesVersion 1.x.y');
-  return Number(m[1]);
-}
 
 function listDir(dir: string): string[] {
   try {
@@ -74,7 +66,7 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
         if (!psa && !apiserver) throw new UsageError('give --pod-security and/or --apiserver: the upstream checkouts to measure against');
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
-        const minor = version ? Number(version.split('.')[1]) : clusterMinor();
+        const minor = version ? Number(version.split('.')[1]) : factsKubernetesMinor(REPO_ROOT);
         if (psa) report(`Pod Security fixtures, v1.${minor}`, conformance.podSecurityAgreement(podSecurityFixtures(psa, minor)), print);
         if (apiserver) {
           const file = join(apiserver, 'pkg/cel/library/library_compatibility_test.go');

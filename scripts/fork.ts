@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, allFindings, checkoutPaths, factsRepoURL, renderReport, runGate } from '../policy-tests/index.ts';
+import { REPO_ROOT, allFindings, checkoutPaths, factsRepoURL, normalizeRepoURL, renderReport, runGate } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 /** The images built from this repository's Dockerfiles. */
@@ -97,7 +97,7 @@ file cannot be written), 2 on a usage error. Reads no environment variables.`,
         const to = checkedURL(String(values.repo));
         const root = (values.root as string | undefined) ?? REPO_ROOT;
         const from = factsRepoURL(root);
-        if (bare(from).toLowerCase() === bare(to).toLowerCase()) throw new UsageError(`--repo ${to}: this checkout already names it`);
+        if (normalizeRepoURL(from) === normalizeRepoURL(to)) throw new UsageError(`--repo ${to}: this checkout already names it`);
         // git's tracked and unignored files, or a walk outside git; binary files are left alone.
         const files = (await checkoutPaths(root)).paths.flatMap((file) => {
           let text: string;

@@ -12,6 +12,9 @@ export interface Finished {
   stderr: string;
 }
 
+/** A hang guard, not a speed limit: the same ten minutes as a test and the static checks; a slow machine never trips it. */
+const HANG_GUARD_MS = 10 * 60_000;
+
 export interface ExecOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
@@ -22,7 +25,13 @@ export interface ExecOptions {
 /** Runs `command` to completion; resolves with its status and output, never rejects on a non-zero status. */
 export function exec(command: string, args: readonly string[], o: ExecOptions = {}): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: o.cwd, env: o.env, stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: o.cwd,
+      env: o.env,
+      stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      timeout: HANG_GUARD_MS,
+      killSignal: 'SIGKILL',
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout!.on('data', (c: Buffer) => out.push(c));

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ChartSpec } from './chart-repo.ts';
+import { crdYaml } from './crd-fixture.ts';
 
 export const REPO_URL = 'https://github.com/example/lab.git';
 
@@ -70,30 +71,12 @@ export const WIDGETS_CHART: ChartSpec = {
   name: 'widgets',
   version: '2.0.0',
   files: {
-    'crds/widget.yaml': `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: { kind: Widget, plural: widgets, singular: widget, listKind: WidgetList }
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            apiVersion: { type: string }
-            kind: { type: string }
-            metadata: { type: object }
-            spec:
-              type: object
-              properties:
-                size: { type: integer, format: int32 }
-`,
+    'crds/widget.yaml': crdYaml({
+      group: 'example.com',
+      kind: 'Widget',
+      plural: 'widgets',
+      specProperties: '                size: { type: integer, format: int32 }',
+    }),
   },
 };
 

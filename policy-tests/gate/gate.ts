@@ -14,6 +14,7 @@ import { isManifestPath, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, t
 import { applicationsByName, filesOfApp } from '../model/argocd.ts';
 import { markRootCauses } from './root-causes.ts';
 import { closest, distance } from 'fastest-levenshtein';
+import { crdsFromObjects } from '../schema/repo-crds.ts';
 import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 import type { SourceRender } from '../model/rendered.ts';
 import { unrenderedSources } from '../render/render.ts';
@@ -263,7 +264,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     options.onProgress?.('parse', 0, 1);
     const loaded = await loadTree(root, { parallel: options.parallel });
     const { plain, layer } = loaded;
-    assertKnownKinds(options, layer.withCrds(plain.resources.filter((r) => r.kind === 'CustomResourceDefinition')), plain.resources);
+    assertKnownKinds(options, layer, plain.resources);
     options.onProgress?.('parse', 1, 1);
     if (options.render === false) {
       // The files alone: loader and schema layers on every file. The policy layer judges the repository as
@@ -362,7 +363,9 @@ function assemble(c: Collected): GateResult {
  */
 function assertKnownKinds(options: GateOptions, layer: SchemaLayer, resources: readonly Resource[]): void {
   const known = new Set<string>();
-  for (const key of [...layer.knownKinds(), ...resources.map((r) => `${r.apiVersion}/${r.kind}`)]) {
+  // The kinds the layer has schemas for, those the repository's CRDs declare (read lazily, no schema compiled), and those it uses.
+  const declared = crdsFromObjects(resources.filter((r) => r.kind === 'CustomResourceDefinition')).map((c) => `${c.apiVersion}/${c.kind}`);
+  for (const key of [...layer.knownKinds(), ...declared, ...resources.map((r) => `${r.apiVersion}/${r.kind}`)]) {
     known.add(key);
     known.add(key.slice(key.lastIndexOf('/') + 1));
   }
@@ -379,9 +382,8 @@ function assertKnownKinds(options: GateOptions, layer: SchemaLayer, resources: r
 
 /** The repository as judged at another Kubernetes version (x.y.z), or as it is. */
 function withVersion(repo: Repo, version: string | undefined): Repo {
-  const m = version === undefined ? null : /^(\d+)\.(\d+)\.\d+$/.exec(version);
-  if (!m || !repo.facts) return repo;
-  return { ...repo, facts: { ...repo.facts, kubernetesVersion: version!, kubernetesMinor: Number(m[2]) } };
+  if (version === undefined || !repo.facts) return repo;
+  return { ...repo, facts: { ...repo.facts, kubernetesVersion: version, kubernetesMinor: parseKubernetesMinor(version) } };
 }
 
 /** Whether an unrendered source concerns the files asked about: its Application's own file, or a file the app reads. */

@@ -113,15 +113,22 @@ function cniOf(raw: unknown, problems: FactsProblem[]): CniFacts {
 }
 
 /** The `providedOutsideGit` fact: a YAML list in a string (a ConfigMap holds strings), each entry with its reason. */
-function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
-  if (raw === undefined) return [];
-  let list: unknown;
+/**
+ * A fact that holds YAML in a string (a ConfigMap holds strings): its value, or null when it is absent or does not
+ * parse (which is a problem).
+ */
+function yamlFact(key: string, raw: unknown, problems: FactsProblem[]): unknown {
+  if (raw === undefined) return null;
   try {
-    list = typeof raw === 'string' ? parse(raw) : undefined;
+    return typeof raw === 'string' ? parse(raw) : undefined;
   } catch (err) {
-    problems.push({ key: 'providedOutsideGit', message: `cluster fact "providedOutsideGit" does not parse: ${(err as Error).message.split('\n')[0]}` });
-    return [];
+    problems.push({ key, message: `cluster fact "${key}" does not parse: ${(err as Error).message.split('\n')[0]}` });
+    return null;
   }
+}
+
+function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
+  const list = yamlFact('providedOutsideGit', raw, problems);
   if (list === null) return [];
   if (!Array.isArray(list)) {
     problems.push({ key: 'providedOutsideGit', message: 'cluster fact "providedOutsideGit" must be a YAML list of {kind, name, namespace?, reason}' });
@@ -144,14 +151,7 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
 
 /** The `remoteBases` fact: a YAML list of {host, reason}, the hosts kustomizations may fetch from. */
 function remoteBases(raw: unknown, problems: FactsProblem[]): string[] {
-  if (raw === undefined) return [];
-  let list: unknown;
-  try {
-    list = typeof raw === 'string' ? parse(raw) : undefined;
-  } catch (err) {
-    problems.push({ key: 'remoteBases', message: `cluster fact "remoteBases" does not parse: ${(err as Error).message.split('\n')[0]}` });
-    return [];
-  }
+  const list = yamlFact('remoteBases', raw, problems);
   if (list === null) return [];
   if (
     !Array.isArray(list) ||
@@ -198,13 +198,26 @@ function podSecurity(raw: unknown, problems: FactsProblem[]): PodSecurityFacts {
   return { defaults: { enforce, audit, warn }, exemptNamespaces: exempt };
 }
 
+/** The data of the cluster facts file of the checkout at `root`, read on its own (scripts, tests, benchmarks). */
+function factsData(root: string): Record<string, unknown> {
+  const facts = parse(readFileSync(join(root, CLUSTER_FACTS_FILE), 'utf8')) as { data?: Record<string, unknown> } | null;
+  return facts?.data ?? {};
+}
+
 /**
  * The repository URL the cluster facts of the checkout at `root` name: what a fork changes, and what tests and
  * benchmarks that build Applications must use so that they hold on a fork too.
  */
 export function factsRepoURL(root: string): string {
-  const facts = parse(readFileSync(join(root, CLUSTER_FACTS_FILE), 'utf8')) as { data?: { repoURL?: unknown } } | null;
-  const url = facts?.data?.repoURL;
+  const url = factsData(root).repoURL;
   if (typeof url !== 'string' || url === '') throw new Error(`${CLUSTER_FACTS_FILE} names no repoURL`);
   return url;
+}
+
+/** The minor version of Kubernetes 1.x the cluster facts of the checkout at `root` name. */
+export function factsKubernetesMinor(root: string): number {
+  const version = factsData(root).kubernetesVersion;
+  const m = typeof version === 'string' ? SEMVER.exec(version) : null;
+  if (!m || m[1] !== '1') throw new Error(`${CLUSTER_FACTS_FILE} names no kubernetesVersion 1.x.y`);
+  return Number(m[2]);
 }

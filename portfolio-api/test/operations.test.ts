@@ -133,6 +133,9 @@ describe('starting on a port that is taken', () => {
         cwd: REPO_ROOT,
         env: { PATH: process.env.PATH, PORT: String(port), METRICS_PORT: '0', HOST: '127.0.0.1' },
         stdio: ['ignore', 'pipe', 'pipe'],
+        // A hang guard only: the server refuses the taken port at once.
+        timeout: 10 * 60_000,
+        killSignal: 'SIGKILL',
       });
       let stderr = '';
       child.stderr!.on('data', (c: Buffer) => (stderr += c));

@@ -45,10 +45,10 @@ import {
 } from './backup-helpers.ts';
 import { skipForMissing } from '../../test-support/missing-tool.ts';
 
-const tools = skipForMissing(await missingTools('sqlite3', 'restic', 'zstd'), 'SQLite backups') ? ['sqlite3, restic or zstd'] : [];
-const resticEnv = useResticRepository(tools.length > 0, ['sonarr']);
+const skip = skipForMissing(await missingTools('sqlite3', 'restic', 'zstd'), 'SQLite backups');
+const resticEnv = useResticRepository(skip, ['sonarr']);
 // A process under another hostname, as a pod that died, needs a user and UTS namespace.
-const otherHostname = tools.length === 0 && (await exec('unshare', ['--user', '--map-root-user', '--uts', 'true'])).code === 0;
+const otherHostname = !skip && (await exec('unshare', ['--user', '--map-root-user', '--uts', 'true'])).code === 0;
 if (!otherHostname) console.warn('\n*** unshare --user --uts is not available: SKIPPING the killed-under-another-host restic lock test. ***\n');
 const target = loadTarget(REPO_ROOT, 'sonarr');
 let dir: string;
@@ -57,7 +57,7 @@ const db = () => join(dir, 'source', 'config', 'sonarr.db');
 const sql = (file: string, statement: string) => output('sqlite3', ['-batch', '-cmd', '.timeout 15000', file, statement]);
 
 const golden = useGoldenBackup(
-  tools.length > 0,
+  skip,
   async () => {
     dir = mkdtempSync(join(tmpdir(), 'backup-test-'));
     mkdirSync(join(dir, 'source', 'config'), { recursive: true });
@@ -81,7 +81,7 @@ const restored = async (path: string) => {
   return file;
 };
 
-describe.skipIf(tools.length > 0)('backup', () => {
+describe.skipIf(skip)('backup', () => {
   it('publishes a compressed, checksummed backup with the sentinel, copied into restic, and backup-check passes', async () => {
     const { path } = await runBackup(target, o);
     const manifest = readManifest(path);
@@ -209,7 +209,7 @@ describe.skipIf(tools.length > 0)('backup', () => {
   });
 });
 
-describe.skipIf(tools.length > 0)('backup-check detects', () => {
+describe.skipIf(skip)('backup-check detects', () => {
   const damage = (mutate: (file: string) => void) => {
     const path = seeded();
     mutate(join(path, 'sonarr.db.zst'));
@@ -310,7 +310,7 @@ describe.skipIf(tools.length > 0)('backup-check detects', () => {
   });
 });
 
-describe.skipIf(tools.length > 0)('restore', () => {
+describe.skipIf(skip)('restore', () => {
   it('refuses a corrupt backup and leaves the live data byte-identical', async () => {
     const path = seeded();
     writeFileSync(join(path, 'sonarr.db.zst'), flipByte(readFileSync(join(path, 'sonarr.db.zst'))));
@@ -450,7 +450,7 @@ describe.skipIf(tools.length > 0)('restore', () => {
   );
 });
 
-describe.skipIf(tools.length > 0)('restore-test', () => {
+describe.skipIf(skip)('restore-test', () => {
   it('passes when the newest backup restores with its own sentinel', async () => {
     seeded();
     expect(await restoreTest(target, o)).toEqual([]);
@@ -502,7 +502,7 @@ describe.skipIf(tools.length > 0)('restore-test', () => {
   });
 });
 
-describe.skipIf(tools.length > 0)('the commands', () => {
+describe.skipIf(skip)('the commands', () => {
   const cli = (script: string, args: string[], env: NodeJS.ProcessEnv) =>
     exec(process.execPath, [join(REPO_ROOT, 'scripts/backup/commands', script), ...args], { env: { ...env, BASE_URL: undefined } });
 
@@ -526,7 +526,7 @@ describe.skipIf(tools.length > 0)('the commands', () => {
   });
 });
 
-describe.skipIf(tools.length > 0)('killed runs and a full TMPDIR', () => {
+describe.skipIf(skip)('killed runs and a full TMPDIR', () => {
   it('the next run removes the scratch folders of runs that are gone, and keeps those of live runs and of runs starting', async () => {
     const root = mkdtempSync(join(tmpdir(), 'scratch-root-'));
     try {
