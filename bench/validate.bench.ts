@@ -213,7 +213,7 @@ async function time(fn: () => unknown, runs: number): Promise<number> {
 }
 
 const { root, resources } = generate();
-// The synthetic part measures cold work, as a first CI run does: no warm-start store (policy-tests/model/outcome-store.ts).
+// The synthetic part measures cold work, as a first CI run does: no warm-start store (policy-tests/model/stores/outcome-store.ts).
 process.env.HOMELAB_GATE_STORES = 'off';
 try {
   const total = (await loadRepo(root)).resources.length;

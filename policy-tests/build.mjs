@@ -15,8 +15,8 @@ const META = join(DIST, 'meta.json');
 
 const ENTRIES = {
   'homelab-gate': join(HERE, 'gate/bin.ts'),
-  // The parse pool starts its workers from the file beside the bundle (model/parse-pool.ts).
-  'parse-worker-entry': join(HERE, 'model/parse-worker.ts'),
+  // The parse pool starts its workers from the file beside the bundle (model/repository/parse-pool.ts).
+  'parse-worker-entry': join(HERE, 'model/repository/parse-worker.ts'),
 };
 
 function mtime(path) {

@@ -5,11 +5,11 @@
  */
 
 // Load a tree.
-export { loadRepo, REPO_ROOT, MANIFEST_ROOTS, type Repo } from './model/repo.ts';
-export { factsKubernetesMinor, factsRepoURL } from './model/cluster-facts.ts';
-export { normalizeRepoURL } from './model/argocd.ts';
-export { checkoutPaths } from './model/checkout-paths.ts';
-export { clearParseCache } from './model/parse-pool.ts';
+export { loadRepo, REPO_ROOT, MANIFEST_ROOTS, type Repo } from './model/repository/repo.ts';
+export { factsKubernetesMinor, factsRepoURL } from './model/repository/cluster-facts.ts';
+export { normalizeRepoURL } from './model/argocd/argocd.ts';
+export { checkoutPaths } from './model/repository/checkout-paths.ts';
+export { clearParseCache } from './model/repository/parse-pool.ts';
 
 // Render it, with the pinned tools, through the pipeline the gate and the diff share.
 export { loadTree, renderApplications, renderTree, schemaLayer, type LoadedTree, type RenderedTree } from './gate/pipeline.ts';
@@ -55,14 +55,14 @@ export { WAVES_END, WAVES_START, wavesTable } from './gate/report/waves-table.ts
 export { INVARIANTS_FILE, invariantsDoc } from './gate/report/invariants-doc.ts';
 
 // What the model knows that the operator's scripts act on.
-export { loadTargets, type Target, type EtcdTarget, type PostgresTarget, type SqliteTarget } from './model/backup-targets.ts';
-export { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from './model/metrics-catalog.ts';
-export { extractAll, isExtractor } from './model/metrics-extract.ts';
-export { dig, isMap } from './model/dig.ts';
-export { scalarText } from './model/text.ts';
-export { externalPeers } from './model/network-reach.ts';
-export { cniApplication } from './model/cni-application.ts';
-export { declaredGroups, REQUIRES_CRDS } from './model/app-declarations.ts';
-export { groupOf } from './model/manifest.ts';
-export { durationMs } from './model/durations.ts';
-export { writeFileAtomic } from './model/write-atomic.ts';
+export { loadTargets, type Target, type EtcdTarget, type PostgresTarget, type SqliteTarget } from './model/apps/backup-targets.ts';
+export { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from './model/monitoring/metrics-catalog.ts';
+export { extractAll, isExtractor } from './model/monitoring/metrics-extract.ts';
+export { dig, isMap } from './model/core/dig.ts';
+export { scalarText } from './model/core/text.ts';
+export { externalPeers } from './model/cluster/network-reach.ts';
+export { cniApplication } from './model/cluster/cni-application.ts';
+export { declaredGroups, REQUIRES_CRDS } from './model/argocd/app-declarations.ts';
+export { groupOf } from './model/core/manifest.ts';
+export { durationMs } from './model/core/durations.ts';
+export { writeFileAtomic } from './model/stores/write-atomic.ts';

@@ -27,7 +27,7 @@ const CHECKS = [
   ['types and lint', 'oxlint', ['--type-aware', '--type-check'], { GOGC: 'off', GOMEMLIMIT: '1GiB' }],
   // The repository against its own gate, offline (what is not cached is reported as not rendered, not failed). It
   // runs here, beside the checks above, for a second reason: it builds the gate's bundle and fills its warm-start
-  // stores (model/outcome-store.ts), so the test workers that start next find both ready instead of each building
+  // stores (model/stores/outcome-store.ts), so the test workers that start next find both ready instead of each building
   // them at once (on a clean clone that was about 10 CPU-seconds of the suite).
   ['the gate', process.execPath, [fileURLToPath(new URL('../policy-tests/bin/homelab-gate.mjs', import.meta.url))]],
 ];

@@ -5,7 +5,7 @@
  * A bundled schema is a validation aid only; it never proves the cluster
  * has the CRD (closure-crd judges that).
  */
-import type { Resource } from '../model/manifest.ts';
+import type { Resource } from '../model/core/manifest.ts';
 import { crdsFromObjects, loadRepoCrds } from '../schema/repo-crds.ts';
 import type { JsonSchemaNode } from './cel/crd-rules.ts';
 

@@ -5,7 +5,7 @@
  * policy/check_*.go). Each control is a pure function of the pod's metadata
  * and spec; a violation names the control and the field.
  */
-import type { PathSegment } from '../model/positions.ts';
+import type { PathSegment } from '../model/core/positions.ts';
 
 export type Level = 'privileged' | 'baseline' | 'restricted';
 export const LEVELS: readonly Level[] = ['privileged', 'baseline', 'restricted'];

@@ -3,9 +3,9 @@
  * reach chat; critical alerts send resolved messages; the event route for
  * the hypervisor and the NAS is one-shot.
  */
-import { alertmanagerConfigs, CONFIG_PATH, route, sendsToChat, type AmRoute } from '../model/alertmanager.ts';
-import { alertRules } from '../model/prometheus-rules.ts';
-import type { Path } from '../model/positions.ts';
+import { alertmanagerConfigs, CONFIG_PATH, route, sendsToChat, type AmRoute } from '../model/monitoring/alertmanager.ts';
+import { alertRules } from '../model/monitoring/prometheus-rules.ts';
+import type { Path } from '../model/core/positions.ts';
 import type { PolicyCheck } from './kit.ts';
 
 const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];

@@ -4,17 +4,17 @@
  * scrapes, as the metrics catalog (monitoring/metrics-catalog/) records it.
  */
 import { closest } from 'fastest-levenshtein';
-import { metricsCatalog, monitorId, namespaceIn, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/metrics-catalog.ts';
-import { promExpressions, type PromExpression } from '../model/promql-expressions.ts';
-import { perRepo } from '../model/per-repo.ts';
-import { parsePromQL, type Selector } from '../model/promql.ts';
-import { jobsFor, namesRead } from '../model/metrics-reads.ts';
-import { durationMs } from '../model/durations.ts';
-import { applications } from '../model/argocd.ts';
-import { workloadContainers } from '../model/workloads.ts';
+import { metricsCatalog, monitorId, namespaceIn, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/monitoring/metrics-catalog.ts';
+import { promExpressions, type PromExpression } from '../model/monitoring/promql-expressions.ts';
+import { perRepo } from '../model/repository/per-repo.ts';
+import { parsePromQL, type Selector } from '../model/monitoring/promql.ts';
+import { jobsFor, namesRead } from '../model/monitoring/metrics-reads.ts';
+import { durationMs } from '../model/core/durations.ts';
+import { applications } from '../model/argocd/argocd.ts';
+import { workloadContainers } from '../model/core/workloads.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
-import type { Repo } from '../model/repo.ts';
-import { scalarText } from '../model/text.ts';
+import type { Repo } from '../model/repository/repo.ts';
+import { scalarText } from '../model/core/text.ts';
 
 /** Series Prometheus writes for every job it scrapes, whatever the exporter. */
 const SCRAPE_SERIES = new Set(['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added']);

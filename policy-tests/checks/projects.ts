@@ -4,12 +4,12 @@
  * and not far more (no wildcard kinds, no destination or kind that none of
  * its apps uses, judged when every app of the project is rendered).
  */
-import { applications, argoNormalizeGitURL, owningApplication, ROOT_APP_FILE, sourcePermitted } from '../model/argocd.ts';
-import { argoGlobMatch } from '../model/glob.ts';
-import { groupOf, type Resource } from '../model/manifest.ts';
+import { applications, argoNormalizeGitURL, owningApplication, ROOT_APP_FILE, sourcePermitted } from '../model/argocd/argocd.ts';
+import { argoGlobMatch } from '../model/core/glob.ts';
+import { groupOf, type Resource } from '../model/core/manifest.ts';
 import type { PolicyCheck } from './kit.ts';
-import type { ScopeLookup } from './repository.ts';
-import { scalarText } from '../model/text.ts';
+import type { ScopeLookup } from '../model/core/manifest.ts';
+import { scalarText } from '../model/core/text.ts';
 
 interface GroupKind {
   group: string;

@@ -2,32 +2,25 @@
  * The registry: every policy check, in report order. The gate's runner
  * (gate/runner.ts) applies them and handles exemptions.
  */
-import { argocdChecks } from './argocd.ts';
-import { argocdInstallChecks } from './argocd-install.ts';
-import { falcoChecks } from './falco/index.ts';
-import { watchdogChecks } from './watchdog.ts';
-import { alertRoutingChecks } from './alert-routing.ts';
-import { dashboardChecks, monitoringChecks } from './monitoring.ts';
-import { sourceChecks } from './monitoring-sources.ts';
-import { metricsChecks } from './metrics.ts';
-import { mediaChecks } from './media.ts';
-import { mediaPodChecks } from './media-pods.ts';
-import { mediaSettingsChecks } from './media-settings/index.ts';
-import { mediaLibraryChecks } from './media-settings/library-checks.ts';
-import { backupChecks } from './backups.ts';
-import { backupHygieneChecks } from './backup-job-hygiene.ts';
-import { repositoryChecks, type ScopeLookup } from './repository.ts';
-import type { PolicyCheck } from './kit.ts';
-import { workloadChecks } from './workload-hygiene.ts';
-import { renderChecks } from './render.ts';
-import { closureChecks } from './closure/index.ts';
-import { syncOrderCheck } from './sync-order.ts';
-import { networkPolicyChecks } from './network-policy.ts';
-import { ingressPathCheck } from './network-policy-ingress.ts';
-import { cniChecks } from './network-policy-cni.ts';
-import { defaultDenyChecks } from './network-policy-default-deny.ts';
-import { projectChecks } from './projects.ts';
+import type { ScopeLookup } from '../model/core/manifest.ts';
 import { admissionChecks } from './admission/index.ts';
+import { alertRoutingChecks } from './alert-routing.ts';
+import { argocdAreaChecks } from './argocd/index.ts';
+import { backupAreaChecks } from './backups/index.ts';
+import { closureChecks } from './closure/index.ts';
+import { falcoChecks } from './falco/index.ts';
+import type { PolicyCheck } from './kit.ts';
+import { mediaAreaChecks } from './media/index.ts';
+import { settingsChecks } from './media-settings/index.ts';
+import { metricsChecks } from './metrics.ts';
+import { monitoringAreaChecks } from './monitoring/index.ts';
+import { networkPolicyAreaChecks } from './network-policy/index.ts';
+import { projectChecks } from './projects.ts';
+import { renderChecks } from './render.ts';
+import { repositoryChecks } from './repository.ts';
+import { syncOrderCheck } from './sync-order.ts';
+import { watchdogChecks } from './watchdog.ts';
+import { workloadChecks } from './workload-hygiene.ts';
 
 export const EXEMPTION_PREFIX = 'gate.homelab-gitops/exempt-';
 export const EXEMPTION_CHECK_ID = 'exemption-valid';
@@ -50,29 +43,20 @@ export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: Readon
     ...repositoryChecks(isClusterScoped),
     ...closureChecks(isClusterScoped, builtinGroups),
     syncOrderCheck(isClusterScoped),
-    ...networkPolicyChecks,
-    ingressPathCheck,
-    ...cniChecks,
-    ...defaultDenyChecks,
+    ...networkPolicyAreaChecks,
     ...admissionChecks(builtinGroups, isClusterScoped),
     ...projectChecks(isClusterScoped),
     ...renderChecks,
-    ...argocdChecks,
-    ...argocdInstallChecks,
+    ...argocdAreaChecks,
     ...workloadChecks,
     ...falcoChecks,
     ...watchdogChecks,
     ...alertRoutingChecks,
-    ...monitoringChecks,
-    ...dashboardChecks,
-    ...sourceChecks,
+    ...monitoringAreaChecks,
     ...metricsChecks,
-    ...mediaChecks,
-    ...mediaPodChecks,
-    ...mediaSettingsChecks,
-    ...mediaLibraryChecks,
-    ...backupChecks,
-    ...backupHygieneChecks,
+    ...mediaAreaChecks,
+    ...settingsChecks,
+    ...backupAreaChecks,
     exemptionCheck,
   ];
 }

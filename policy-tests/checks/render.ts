@@ -4,15 +4,15 @@
  * every render is held to.
  */
 import { closest, distance } from 'fastest-levenshtein';
-import type { ChartScope, SourceRender } from '../model/rendered.ts';
-import type { Path } from '../model/positions.ts';
+import type { ChartScope, SourceRender } from '../model/argocd/rendered.ts';
+import type { Path } from '../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
-import { isMap } from '../model/dig.ts';
-import { applications, isExactChartVersion } from '../model/argocd.ts';
-import { CHART_LOCK_FILE } from '../model/repo.ts';
+import { isMap } from '../model/core/dig.ts';
+import { applications, isExactChartVersion } from '../model/argocd/argocd.ts';
+import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
 import { chartId, chartRefOf, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
 import { pinnedRemotes } from '../render/remote-bases.ts';
-import type { DataFile } from '../model/repo.ts';
+import type { DataFile } from '../model/repository/repo.ts';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

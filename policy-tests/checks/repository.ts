@@ -2,16 +2,13 @@
  * Repository-wide integrity: one identity per resource, and the cluster facts
  * every other check relies on.
  */
-import { APPLICATION_FILE, applications, ownersByFile } from '../model/argocd.ts';
-import { groupOf, type Resource } from '../model/manifest.ts';
-import { CLUSTER_FACTS_FILE } from '../model/cluster-facts.ts';
+import { APPLICATION_FILE, applications, ownersByFile } from '../model/argocd/argocd.ts';
+import { groupOf, type Resource, type ScopeLookup } from '../model/core/manifest.ts';
+import { CLUSTER_FACTS_FILE } from '../model/repository/cluster-facts.ts';
 import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
-import { MANIFEST_ROOTS, type Repo } from '../model/repo.ts';
-import { foreignCodeOrState } from '../model/checkout-paths.ts';
+import { MANIFEST_ROOTS, type Repo } from '../model/repository/repo.ts';
+import { foreignCodeOrState } from '../model/repository/checkout-paths.ts';
 import type { PolicyCheck } from './kit.ts';
-
-/** Scope lookup, provided by the schema layer (it knows CRD scopes). */
-export type ScopeLookup = (apiVersion: string, kind: string) => boolean;
 
 export function resourceIdentity(resource: Resource, clusterScoped: boolean, appNamespace: string | undefined): string {
   const namespace = clusterScoped ? '' : (resource.namespace ?? appNamespace ?? '');
@@ -31,7 +28,8 @@ const manifestRootsCheck: PolicyCheck = {
   description:
     "Every application.yaml Argo CD's root app would apply (it discovers them anywhere in the repository) lies in a folder the gate reads (clusters, apps, monitoring, security, portfolio-api/deploy): an app elsewhere would sync unjudged (invariants P1).",
   invariants: ['P1'],
-  remediation: 'move the app under one of those folders, or add its folder to MANIFEST_ROOTS in policy-tests/model/repo.ts (CONTRIBUTING: adding an area)',
+  remediation:
+    'move the app under one of those folders, or add its folder to MANIFEST_ROOTS in policy-tests/model/repository/repo.ts (CONTRIBUTING: adding an area)',
   reads: {},
   exemptible: false,
   run(ctx) {

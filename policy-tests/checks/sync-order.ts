@@ -3,15 +3,15 @@
  * references as the closure checks, and asks of each provider not whether it
  * exists but whether Argo CD applies it first.
  */
-import { applications, syncOptions, type ArgoApp } from '../model/argocd.ts';
-import { declaredGroups, requiresLoadBalancer, REQUIRES_CRDS, REQUIRES_LOAD_BALANCER } from '../model/app-declarations.ts';
-import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/waves.ts';
-import { dig } from '../model/dig.ts';
-import { groupOf } from '../model/manifest.ts';
+import { applications, syncOptions, type ArgoApp } from '../model/argocd/argocd.ts';
+import { declaredGroups, requiresLoadBalancer, REQUIRES_CRDS, REQUIRES_LOAD_BALANCER } from '../model/argocd/app-declarations.ts';
+import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/argocd/waves.ts';
+import { dig } from '../model/core/dig.ts';
+import { groupOf } from '../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
-import type { ScopeLookup } from './repository.ts';
-import { providerOf } from './closure/providers.ts';
-import { ingressRefs, issuerRefs, namespaceRefs, priorityRefs, storageRefs, storeRefs } from './closure/references.ts';
+import type { ScopeLookup } from '../model/core/manifest.ts';
+import { providerOf } from '../model/cluster/providers.ts';
+import { ingressRefs, issuerRefs, namespaceRefs, priorityRefs, storageRefs, storeRefs } from '../model/cluster/references.ts';
 
 const describe = (p: SyncPosition) => (p.app ? `${p.app.name} (wave ${p.order.join(', resource wave ')})` : 'the root app');
 const appPlace = (a: ArgoApp): SyncPosition => ({

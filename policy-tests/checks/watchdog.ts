@@ -2,15 +2,36 @@
  * The alert path's own alarm (A11, A18): Alertmanager's Watchdog route feeds
  * the external watchdog worker, often enough for its silence threshold.
  */
-import { HEARTBEAT_PATH, HEARTBEAT_PERIOD_MS, HEARTBEAT_SILENCE_MS } from '../../monitoring/watchdog/src/limits.ts';
-import { chartValues } from '../model/chart-values.ts';
-import { dig } from '../model/dig.ts';
-import { durationMs } from '../model/durations.ts';
-import type { Path } from '../model/positions.ts';
-import { writtenByExternalSecret } from '../model/external-secrets.ts';
+import { chartValues } from '../model/argocd/chart-values.ts';
+import { dig } from '../model/core/dig.ts';
+import { durationMs } from '../model/core/durations.ts';
+import type { Path } from '../model/core/positions.ts';
+import { writtenByExternalSecret } from '../model/cluster/external-secrets.ts';
 import type { PolicyCheck } from './kit.ts';
 
 export const WRANGLER_FILE = 'monitoring/watchdog/wrangler.toml';
+/** The worker's limits as data: the worker bundles the same file (monitoring/watchdog/src/limits.ts). */
+export const LIMITS_FILE = 'monitoring/watchdog/facts/limits.json';
+
+interface Limits {
+  silenceMs: number;
+  periodMs: number;
+  path: string;
+}
+
+/** The worker's limits, or why they cannot be read. */
+function limitsOf(data: unknown): Limits | string {
+  const minutes = (key: string) => {
+    const v = dig(data, [key]);
+    return typeof v === 'number' && v > 0 ? v * 60_000 : undefined;
+  };
+  const silenceMs = minutes('heartbeatSilenceMinutes');
+  const periodMs = minutes('heartbeatPeriodMinutes');
+  const path = dig(data, ['heartbeatPath']);
+  if (silenceMs === undefined || periodMs === undefined || typeof path !== 'string' || !path.startsWith('/'))
+    return `${LIMITS_FILE} must give heartbeatSilenceMinutes and heartbeatPeriodMinutes (positive numbers) and heartbeatPath (starting with /)`;
+  return { silenceMs, periodMs, path };
+}
 
 interface Route {
   receiver?: string;
@@ -29,10 +50,15 @@ export const watchdogChecks: PolicyCheck[] = [
     description:
       "Alertmanager's Watchdog route posts to the external worker's heartbeat URL every 5 min, well under its 15 min threshold, with the token from a mounted ExternalSecret (A11, A18).",
     invariants: ['A11', 'A18', 'A19'],
-    remediation: `point the Watchdog receiver at https://<wrangler route>${HEARTBEAT_PATH}, repeat_interval 5m, credentials_file under a secret listed in alertmanagerSpec.secrets`,
-    reads: { kinds: ['Application', 'ExternalSecret'], files: ['monitoring/watchdog/wrangler.toml'], charts: ['kube-prometheus-stack'] },
+    remediation: `point the Watchdog receiver at https://<wrangler route>/heartbeat (the path in ${LIMITS_FILE}), repeat_interval 5m, credentials_file under a secret listed in alertmanagerSpec.secrets`,
+    reads: { kinds: ['Application', 'ExternalSecret'], files: [WRANGLER_FILE, LIMITS_FILE], charts: ['kube-prometheus-stack'] },
     exemptible: false,
     run(ctx) {
+      const limits = limitsOf(ctx.repo.dataFiles.get(LIMITS_FILE)?.data);
+      if (typeof limits === 'string') {
+        ctx.fail({ file: LIMITS_FILE }, limits);
+        return;
+      }
       const wrangler = ctx.repo.dataFiles.get(WRANGLER_FILE);
       const routes = (dig(wrangler?.data, ['routes']) ?? []) as { pattern?: string }[];
       const host = routes.map((r) => r.pattern?.replace(/\/\*$/, '')).find(Boolean);
@@ -45,7 +71,7 @@ export const watchdogChecks: PolicyCheck[] = [
         const { line, col } = wrangler.positions.at(['triggers', 'crons'], 'key');
         ctx.fail({ file: WRANGLER_FILE, line, col }, 'the worker must run every minute (crons = ["* * * * *"])');
       }
-      const expected = `https://${host}${HEARTBEAT_PATH}`;
+      const expected = `https://${host}${limits.path}`;
       const stacks = chartValues(ctx.repo, 'kube-prometheus-stack');
       if (stacks.length === 0) ctx.fail({ file: WRANGLER_FILE }, 'no kube-prometheus-stack Application: nothing sends the heartbeat');
       for (const { file, values, source } of stacks) {
@@ -62,10 +88,10 @@ export const watchdogChecks: PolicyCheck[] = [
         }
         const route = childRoutes[index]!;
         const repeat = durationMs(route.repeat_interval);
-        if (repeat !== HEARTBEAT_PERIOD_MS || repeat > HEARTBEAT_SILENCE_MS / 2) {
+        if (repeat !== limits.periodMs || repeat > limits.silenceMs / 2) {
           fail(
             [...config, 'route', 'routes', index, 'repeat_interval'],
-            `Watchdog repeat_interval is ${route.repeat_interval ?? 'unset'}; it must be ${HEARTBEAT_PERIOD_MS / 60_000}m, well under the worker's ${HEARTBEAT_SILENCE_MS / 60_000} min threshold`,
+            `Watchdog repeat_interval is ${route.repeat_interval ?? 'unset'}; it must be ${limits.periodMs / 60_000}m, well under the worker's ${limits.silenceMs / 60_000} min threshold`,
           );
         }
         const receivers = (dig(values, [...config, 'receivers']) ?? []) as {

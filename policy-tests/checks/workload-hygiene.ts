@@ -3,13 +3,13 @@
  * Job: what a home cluster needs so that a rebuild from main is predictable
  * and one misbehaving app cannot take the node or its neighbours with it.
  */
-import { dig } from '../model/dig.ts';
-import { LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../model/workloads.ts';
-import type { Resource } from '../model/manifest.ts';
-import type { Path } from '../model/positions.ts';
-import type { DataFile } from '../model/repo.ts';
+import { dig } from '../model/core/dig.ts';
+import { LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../model/core/workloads.ts';
+import type { Resource } from '../model/core/manifest.ts';
+import type { Path } from '../model/core/positions.ts';
+import type { DataFile } from '../model/repository/repo.ts';
 import type { PolicyCheck } from './kit.ts';
-import { scalarText } from '../model/text.ts';
+import { scalarText } from '../model/core/text.ts';
 
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */
 const HTTP_PORT_NAME = /^(?:http|https)(?:-.*)?$/;

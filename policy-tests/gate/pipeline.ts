@@ -3,9 +3,9 @@
  * applies it: the gate and the rendered diff's snapshots run this same
  * pipeline, so the two cannot disagree about what a tree renders to.
  */
-import { loadRepo, type Repo } from '../model/repo.ts';
-import { withRendered, type SourceRender } from '../model/rendered.ts';
-import type { ParsedFile } from '../model/manifest.ts';
+import { loadRepo, type Repo } from '../model/repository/repo.ts';
+import { withRendered, type SourceRender } from '../model/argocd/rendered.ts';
+import type { ParsedFile } from '../model/core/manifest.ts';
 import { SchemaLayer } from '../schema/schema-layer.ts';
 import { renderRepo } from '../render/render.ts';
 

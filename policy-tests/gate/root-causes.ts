@@ -7,9 +7,9 @@
  * it. Nothing is dropped: the exit status and the machine formats keep
  * every finding.
  */
-import { ROOT_APP_FILE } from '../model/argocd.ts';
-import { CLUSTER_FACTS_FILE } from '../model/cluster-facts.ts';
-import { formatLocation, type Finding } from '../model/findings.ts';
+import { ROOT_APP_FILE } from '../model/argocd/argocd.ts';
+import { CLUSTER_FACTS_FILE } from '../model/repository/cluster-facts.ts';
+import { formatLocation, type Finding } from '../model/core/findings.ts';
 
 interface Rule {
   isCause(f: Finding): boolean;

@@ -5,14 +5,14 @@
  */
 import { EXEMPTION_CHECK_ID, EXEMPTION_PREFIX, exemptionCheck } from '../checks/registry.ts';
 import type { CheckContext, FailurePlace, PolicyCheck, Reads } from '../checks/kit.ts';
-import { chartValues } from '../model/chart-values.ts';
-import { argoGlobMatch } from '../model/glob.ts';
-import type { Finding } from '../model/findings.ts';
-import { findingAt, resourceKey, type Resource } from '../model/manifest.ts';
-import type { Repo } from '../model/repo.ts';
-import { KUSTOMIZATION_FILES } from '../model/kustomize.ts';
-import type { SourceRender } from '../model/rendered.ts';
-import { perKey } from '../model/per-object.ts';
+import { chartValues } from '../model/argocd/chart-values.ts';
+import { argoGlobMatch } from '../model/core/glob.ts';
+import type { Finding } from '../model/core/findings.ts';
+import { findingAt, resourceKey, type Resource } from '../model/core/manifest.ts';
+import type { Repo } from '../model/repository/repo.ts';
+import { KUSTOMIZATION_FILES } from '../model/argocd/kustomize.ts';
+import type { SourceRender } from '../model/argocd/rendered.ts';
+import { perKey } from '../model/core/per-object.ts';
 
 const isKustomization = (file: string) => KUSTOMIZATION_FILES.some((name) => file === name || file.endsWith(`/${name}`));
 
@@ -41,7 +41,7 @@ function exemptionsOf(resource: Resource): Map<string, string> {
 /**
  * Views already made, per repository and declaration: checks that declare the
  * same reads see the same view object, so what they derive from it (the
- * metrics catalog, the parsed expressions: model/per-repo.ts) is computed once
+ * metrics catalog, the parsed expressions: model/repository/per-repo.ts) is computed once
  * per gate run, not once per check.
  */
 const views = new WeakMap<Repo, Map<string, Repo>>();

@@ -9,15 +9,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { list } from 'tar';
 import { parse as parseYaml } from 'yaml';
-import { applications, type AppSource } from '../model/argocd.ts';
-import type { Repo } from '../model/repo.ts';
-import type { ChartScope } from '../model/rendered.ts';
+import { applications, type AppSource } from '../model/argocd/argocd.ts';
+import type { Repo } from '../model/repository/repo.ts';
+import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cacheRoot } from './tools.ts';
-import { isMap } from '../model/dig.ts';
+import { isMap } from '../model/core/dig.ts';
 import { assertChartRef, RenderRefused } from './limits.ts';
 import type { RemoteEntry } from './remote-bases.ts';
 
-import { CHART_LOCK_FILE } from '../model/repo.ts';
+import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
 
 export { CHART_LOCK_FILE };
 export const PULL_COMMAND = 'npm run charts:pull';

@@ -6,11 +6,11 @@
  * when there is one, otherwise the chart source in application.yaml.
  */
 import { parseAllDocuments } from 'yaml';
-import type { ArgoApp, AppSource } from '../model/argocd.ts';
-import type { FilePosition, Positions, Resource } from '../model/manifest.ts';
-import type { Path } from '../model/positions.ts';
-import type { DataFile } from '../model/repo.ts';
-import { dig, isMap } from '../model/dig.ts';
+import type { ArgoApp, AppSource } from '../model/argocd/argocd.ts';
+import type { FilePosition, Positions, Resource } from '../model/core/manifest.ts';
+import type { Path } from '../model/core/positions.ts';
+import type { DataFile } from '../model/repository/repo.ts';
+import { dig, isMap } from '../model/core/dig.ts';
 
 export interface RenderedDoc {
   object: Record<string, unknown>;

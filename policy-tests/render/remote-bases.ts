@@ -16,9 +16,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { EnvHttpProxyAgent, fetch } from 'undici';
 import { RenderRefused } from './limits.ts';
-import { applications, normalizeSourcePath, sourceType } from '../model/argocd.ts';
-import { KUSTOMIZATION_FILES, kustomizeInputs } from '../model/kustomize.ts';
-import type { Repo } from '../model/repo.ts';
+import { applications, normalizeSourcePath, sourceType } from '../model/argocd/argocd.ts';
+import { KUSTOMIZATION_FILES, kustomizeInputs } from '../model/argocd/kustomize.ts';
+import type { Repo } from '../model/repository/repo.ts';
 
 export interface RemoteEntry {
   url: string;

@@ -14,11 +14,11 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { applications, isThisRepo, normalizeSourcePath, sourceType, type AppSource, type ArgoApp } from '../model/argocd.ts';
-import type { Resource } from '../model/manifest.ts';
-import type { Path } from '../model/positions.ts';
-import type { ChartScope, Nondeterminism, SourceRender } from '../model/rendered.ts';
-import { parseDataFile, type DataFile, type Repo } from '../model/repo.ts';
+import { applications, isThisRepo, normalizeSourcePath, sourceType, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
+import type { Resource } from '../model/core/manifest.ts';
+import type { Path } from '../model/core/positions.ts';
+import type { ChartScope, Nondeterminism, SourceRender } from '../model/argocd/rendered.ts';
+import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import {
   cachedChartPath,
   chartId,
@@ -34,10 +34,10 @@ import {
   readLock,
   type ChartLock,
 } from './charts.ts';
-import { KUSTOMIZATION_FILES, kustomizeInputs } from '../model/kustomize.ts';
+import { KUSTOMIZATION_FILES, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { assertAllowedHost, fetchRemote, remoteDigest, type RemoteEntry } from './remote-bases.ts';
-import { runtimeApiVersions } from '../model/app-declarations.ts';
-import { writeFileAtomic } from '../model/write-atomic.ts';
+import { runtimeApiVersions } from '../model/argocd/app-declarations.ts';
+import { writeFileAtomic } from '../model/stores/write-atomic.ts';
 import { splitRendered, toResources, type RenderedDoc } from './output.ts';
 import { cacheRoot, renderTools, type RenderTools } from './tools.ts';
 import { unresolvable } from './reachable.ts';
@@ -52,7 +52,7 @@ import {
   type RealPathOf,
   type RenderLimits,
 } from './limits.ts';
-import { scalarText } from '../model/text.ts';
+import { scalarText } from '../model/core/text.ts';
 
 const run = promisify(execFile);
 

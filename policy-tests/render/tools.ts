@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { cacheRoot } from '../model/cache-root.ts';
+import { cacheRoot } from '../model/stores/cache-root.ts';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pipeline } from 'node:stream/promises';

@@ -12,9 +12,9 @@
  */
 import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { writeFileAtomic } from '../model/write-atomic.ts';
+import { writeFileAtomic } from '../model/stores/write-atomic.ts';
 import { dirname, join, relative } from 'node:path';
-import { packageVersion } from '../model/outcome-store.ts';
+import { packageVersion } from '../model/stores/outcome-store.ts';
 
 /** A field's shape: scalar, open (anything goes), array, map, or an object with known fields. */
 export type Shape = 's' | 'o' | { a: number } | { m: number } | { f: Record<string, number> };

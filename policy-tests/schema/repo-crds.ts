@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { re2 } from '../model/re2.ts';
+import { re2 } from '../model/core/re2.ts';
 import addFormats from 'ajv-formats';
 import type { Shape } from './field-tree.ts';
 

@@ -9,19 +9,19 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { distance } from 'fastest-levenshtein';
-import type { Finding } from '../model/findings.ts';
-import { findingAt, type Resource } from '../model/manifest.ts';
+import type { Finding } from '../model/core/findings.ts';
+import { findingAt, type Resource } from '../model/core/manifest.ts';
 import { cronScheduleProblem, timeZoneProblem } from './cron.ts';
-import { parseInstancePath, type PathSegment } from '../model/positions.ts';
+import { parseInstancePath, type PathSegment } from '../model/core/positions.ts';
 import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
-import { packageVersion } from '../model/outcome-store.ts';
+import { packageVersion } from '../model/stores/outcome-store.ts';
 import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
-import { cachedValidator } from '../model/validation-cache.ts';
-import { perPair } from '../model/per-object.ts';
+import { cachedValidator } from '../model/stores/validation-cache.ts';
+import { perPair } from '../model/core/per-object.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
 import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
-import { scalarText } from '../model/text.ts';
+import { scalarText } from '../model/core/text.ts';
 
 // ajv-i18n is CommonJS whose typings claim an ES default export; require() gets the function either way.
 const localizeEn = createRequire(import.meta.url)('ajv-i18n/localize/en') as (errors: ErrorObject[] | null | undefined) => void;

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { KEEP_ALIVE_TIMEOUT_MS } from '../src/server.ts';
 import { liveServers, request, rss } from './harness.ts';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 
 const LOGGING = fileURLToPath(new URL('../src/logging.ts', import.meta.url));
 

@@ -290,7 +290,7 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
 
 const NETWORK_POLICY_KINDS = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
 
-/** The peers beyond named pods a policy allows (model/network-reach.ts), by the key a policy documents them under. */
+/** The peers beyond named pods a policy allows (model/cluster/network-reach.ts), by the key a policy documents them under. */
 const reachOf = (kind: string, object: Record<string, unknown> | undefined, namespace: string) =>
   new Set(object ? externalPeers({ kind, object }, namespace).map((r) => r.peer) : []);
 

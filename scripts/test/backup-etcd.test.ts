@@ -10,13 +10,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { compressFile, sha256File } from '../backup/compress.ts';
 import { run } from '../lib/exec.ts';
 import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
-import { loadTarget } from '../../policy-tests/model/backup-targets.ts';
+import { loadTarget } from '../../policy-tests/model/apps/backup-targets.ts';
 import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 import { skipForMissing } from '../../test-support/missing-tool.ts';
 

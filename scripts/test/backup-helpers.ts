@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { listBackups, stamp } from '../backup/store.ts';
 import { installed } from '../../test-support/exec.ts';
 import { copyTemplate, loadTemplate, RESTIC_TEST_PASSWORD, type ResticTemplate } from './restic-fixture.ts';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 
 export { freePort } from '../backup/engines/etcd.ts';
 

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
-import { TARGET_FILES } from '../../policy-tests/model/backup-targets.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
+import { TARGET_FILES } from '../../policy-tests/model/apps/backup-targets.ts';
 import { missingTools, useResticRepository } from './backup-helpers.ts';
 import { skipForMissing } from '../../test-support/missing-tool.ts';
 

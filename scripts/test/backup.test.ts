@@ -19,7 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { compressFile, decompressFile, sha256File } from '../backup/compress.ts';
 import { latestSentinel, writeSentinel } from '../backup/engines/sqlite.ts';
 import type { SqliteTarget } from '../backup/engines/types.ts';
@@ -29,7 +29,7 @@ import { removeAbandonedScratch, requireScratchSpace, ScratchSpaceError, withScr
 import { listBackups, prune, publish, readManifest, recordSentinel, stamp } from '../backup/store.ts';
 import { resticPaths, targetRepository } from '../backup/restic.ts';
 import { manifestKey } from '../backup/integrity.ts';
-import { loadTarget, targetsOfDocument } from '../../policy-tests/model/backup-targets.ts';
+import { loadTarget, targetsOfDocument } from '../../policy-tests/model/apps/backup-targets.ts';
 import { exec, output } from '../../test-support/exec.ts';
 import {
   fakeScaler,

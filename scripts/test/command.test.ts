@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { exec, olderNode } from '../../test-support/exec.ts';
 import { falcoFactsCommand } from '../falco-facts.ts';
 import { conformanceCommand } from '../conformance.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pinnedBinaries } from '../../policy-tests/render/tools.ts';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { capture } from '../../test-support/capture-io.ts';
 import { exec, olderNode } from '../../test-support/exec.ts';
 import { main } from '../gate-setup.ts';

@@ -1,6 +1,6 @@
 /** scripts/media/settings.ts against contract fakes of Sonarr/Radarr (API v3), Prowlarr (API v1) and qBittorrent (WebUI API v2). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { loadSettings, run } from '../media/settings.ts';
 import type { ManagerSettings } from '../media/servarr.ts';
 import { qbittorrentFake, servarrFake, type Fake } from './media-fakes.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { main } from '../monitoring/metrics-catalog.ts';
 import { capture } from '../../test-support/capture-io.ts';
 

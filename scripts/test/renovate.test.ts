@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { $ } from 'zx';
-import { REPO_ROOT } from '../../policy-tests/model/repo.ts';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { inspectRenovate, main, report } from '../renovate/command.ts';
 import { coverage, parseExemptions, type Exemption } from '../renovate/coverage.ts';
 import { findPins, type Pin } from '../renovate/pins.ts';

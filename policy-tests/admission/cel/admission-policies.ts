@@ -11,7 +11,7 @@
  */
 import type { CelInput } from '@bufbuild/cel';
 import { compileRule, evaluateMetered, toCel, type NotJudged } from './crd-rules.ts';
-import { selectorMatches } from '../../model/label-selector.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
 
 type Obj = Record<string, any>;
 

@@ -13,12 +13,12 @@
  */
 import { createRequire } from 'node:module';
 import type { CelEnv, CelFunc, CelInput } from '@bufbuild/cel';
-import type { PathSegment } from '../../model/positions.ts';
+import type { PathSegment } from '../../model/core/positions.ts';
 import { knownFunctions, kubernetesFunctions } from './kubernetes-library.ts';
-import { re2Problem } from '../../model/re2.ts';
+import { re2Problem } from '../../model/core/re2.ts';
 export { re2Problem };
 import { CEL_KUBERNETES_MINOR, FUNCTION_NAMESPACES, declaredFunctions } from './environment.ts';
-import { outcomeStore, packageVersion } from '../../model/outcome-store.ts';
+import { outcomeStore, packageVersion } from '../../model/stores/outcome-store.ts';
 import { CostLimitExceeded, PER_CALL_LIMIT, RUNTIME_BUDGET, metered, meteredList, meteredMap } from './budget.ts';
 
 export interface JsonSchemaNode {
@@ -113,7 +113,7 @@ function scan(node: unknown, calls: Set<string>, idents: Set<string>, patterns: 
 }
 
 /**
- * What a compile or an evaluation gave before (model/outcome-store.ts), keyed by the evaluator's make-up (its
+ * What a compile or an evaluation gave before (model/stores/outcome-store.ts), keyed by the evaluator's make-up (its
  * version and this folder's code, the Kubernetes libraries among it) and every input: a warm run whose rules
  * and objects are unchanged never loads the CEL runtime.
  */

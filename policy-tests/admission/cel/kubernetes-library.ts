@@ -7,7 +7,7 @@
  * server.
  */
 import type { CelFunc } from '@bufbuild/cel';
-import { re2 } from '../../model/re2.ts';
+import { re2 } from '../../model/core/re2.ts';
 import { charge, concatLists } from './budget.ts';
 import { addExact, asFloat, asInt64, compareExact, formatExact, negate, parseExact, type Exact } from './quantity.ts';
 import { compareSemver, formatSemver, parseSemver, parseSemverNormalized, type Semver } from './semver.ts';

@@ -2,11 +2,11 @@
  * Per-kind validation of the API server (k8s.io/kubernetes/pkg/apis/<group>/validation):
  * what each built-in kind's Validate<Kind> refuses beyond the OpenAPI schema.
  */
-import type { PathSegment } from '../../model/positions.ts';
+import type { PathSegment } from '../../model/core/positions.ts';
 import { validateLabels, validateObjectMeta, type Invalid } from './metadata.ts';
 import { validatePodSpec, validatePodTemplate } from './pod.ts';
 import { cidr, configMapKey, dns1123Label, dns1123Subdomain, intOrPercent, isPortNumber, parseQuantity, portName, portNumOrNameProblem } from './syntax.ts';
-import { selectorMatches } from '../../model/label-selector.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
 
 type Obj = Record<string, any>;
 type KindRule = (o: Obj) => Invalid[];

@@ -3,9 +3,9 @@
  * judges it: the name by the kind's rule, labels, annotations and their
  * total size, generateName.
  */
-import type { PathSegment } from '../../model/positions.ts';
+import type { PathSegment } from '../../model/core/positions.ts';
 import { dns1035Label, dns1123Label, dns1123Subdomain, labelValue, pathSegmentName, qualifiedName } from './syntax.ts';
-import { scalarText } from '../../model/text.ts';
+import { scalarText } from '../../model/core/text.ts';
 
 export interface Invalid {
   path: PathSegment[];

@@ -4,7 +4,7 @@
  * be judged offline. A pod template is judged the same way, plus the
  * restart policy its controller demands.
  */
-import type { PathSegment } from '../../model/positions.ts';
+import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { imageReferenceProblem } from './image-reference.ts';
 import { validateObjectMeta } from './metadata.ts';

@@ -3,11 +3,11 @@
  * bindings, judged on every object as on a create.
  */
 import { builtinResourceName, policyDecisions } from '../../admission/cel/admission-policies.ts';
-import { namespaceOrDestination } from '../../model/argocd.ts';
-import { dig } from '../../model/dig.ts';
-import { groupOf, type Resource } from '../../model/manifest.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { dig } from '../../model/core/dig.ts';
+import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../kit.ts';
-import type { ScopeLookup } from '../repository.ts';
+import type { ScopeLookup } from '../../model/core/manifest.ts';
 
 export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClusterScoped: ScopeLookup): PolicyCheck {
   return {

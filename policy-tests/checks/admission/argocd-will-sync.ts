@@ -2,10 +2,10 @@
  * What makes Argo CD itself refuse or never apply an object: an annotation
  * over the limit, a kind in its default exclusions, a namespace with two owners.
  */
-import { applications, owningApplication, syncOptions } from '../../model/argocd.ts';
-import { dig } from '../../model/dig.ts';
-import { groupOf, type Resource } from '../../model/manifest.ts';
-import { perObject } from '../../model/per-object.ts';
+import { applications, owningApplication, syncOptions } from '../../model/argocd/argocd.ts';
+import { dig } from '../../model/core/dig.ts';
+import { groupOf, type Resource } from '../../model/core/manifest.ts';
+import { perObject } from '../../model/core/per-object.ts';
 import type { PolicyCheck } from '../kit.ts';
 
 function resourceSyncOptions(r: Resource): string[] {

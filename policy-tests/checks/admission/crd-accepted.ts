@@ -6,8 +6,8 @@
  * reaches the cluster, so everything that needs it fails to sync.
  */
 import { compileOutcome, re2Problem } from '../../admission/cel/crd-rules.ts';
-import { dig } from '../../model/dig.ts';
-import type { PathSegment } from '../../model/positions.ts';
+import { dig } from '../../model/core/dig.ts';
+import type { PathSegment } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../kit.ts';
 
 type Node = Record<string, unknown>;

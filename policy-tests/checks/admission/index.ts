@@ -4,9 +4,9 @@
  * plain and rendered object as on a create through Argo CD; and what makes
  * Argo CD itself refuse or never apply an object.
  */
-import { groupOf, type Resource } from '../../model/manifest.ts';
+import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../kit.ts';
-import type { ScopeLookup } from '../repository.ts';
+import type { ScopeLookup } from '../../model/core/manifest.ts';
 import { admissionPolicyCheck } from './admission-policy.ts';
 import { argocdWillSyncCheck } from './argocd-will-sync.ts';
 import { crdAcceptedCheck } from './crd-accepted.ts';

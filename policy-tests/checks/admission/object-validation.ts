@@ -7,7 +7,7 @@ import { rulesOf, ruleViolations, type JsonSchemaNode } from '../../admission/ce
 import { crdSchemas } from '../../admission/crd-schemas.ts';
 import { validateBuiltin } from '../../admission/validation/kinds.ts';
 import { validateObjectMeta } from '../../admission/validation/metadata.ts';
-import type { Resource } from '../../model/manifest.ts';
+import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../kit.ts';
 
 const withRules = new WeakMap<JsonSchemaNode, boolean>();

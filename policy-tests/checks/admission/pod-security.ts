@@ -3,13 +3,13 @@
  * warn and audit are warnings; a namespace below the cluster's default says why.
  */
 import { levelsFor, LABEL_PREFIX, LATEST_POLICY_MINOR, MODES, podSecurityViolations, isLevel, type Level } from '../../admission/pod-security.ts';
-import { namespaceOrDestination } from '../../model/argocd.ts';
-import { dig } from '../../model/dig.ts';
-import type { Resource } from '../../model/manifest.ts';
-import { podSpecOf } from '../../model/workloads.ts';
-import { namespaceLabels } from '../../model/namespaces.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { dig } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { podSpecOf } from '../../model/core/workloads.ts';
+import { namespaceLabels } from '../../model/cluster/namespaces.ts';
 import type { PolicyCheck } from '../kit.ts';
-import { scalarText } from '../../model/text.ts';
+import { scalarText } from '../../model/core/text.ts';
 
 /** The annotation a namespace whose Pod Security level is below the cluster's default must carry, saying why. */
 export const POD_SECURITY_REASON = 'gate.homelab-gitops/pod-security-reason';

@@ -3,14 +3,14 @@
  * every Application's word about the CRDs it installs or needs matches what
  * its chart renders.
  */
-import { applications } from '../../model/argocd.ts';
-import { declaredEntries, declaredGroups, PROVIDES_CRDS, PROVIDES_CRDS_AT_RUNTIME, REQUIRES_CRDS } from '../../model/app-declarations.ts';
-import { dig } from '../../model/dig.ts';
-import { groupOf, type Resource } from '../../model/manifest.ts';
-import type { Path } from '../../model/positions.ts';
+import { applications } from '../../model/argocd/argocd.ts';
+import { declaredEntries, declaredGroups, PROVIDES_CRDS, PROVIDES_CRDS_AT_RUNTIME, REQUIRES_CRDS } from '../../model/argocd/app-declarations.ts';
+import { dig } from '../../model/core/dig.ts';
+import { groupOf, type Resource } from '../../model/core/manifest.ts';
+import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../kit.ts';
-import { FACTS_FIX } from './providers.ts';
-import { scalarText } from '../../model/text.ts';
+import { FACTS_FIX } from './closing.ts';
+import { scalarText } from '../../model/core/text.ts';
 
 const crdGroup = (r: Resource): string => scalarText(dig(r.object, ['spec', 'group']) ?? '');
 

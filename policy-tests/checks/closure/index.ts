@@ -6,14 +6,15 @@
  * The references are in references.ts, the providers in providers.ts, and
  * the two checks with long bodies in crd.ts and services.ts; this is the table.
  */
-import { applications, applicationsByName } from '../../model/argocd.ts';
-import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/app-declarations.ts';
-import { dig } from '../../model/dig.ts';
+import { applications, applicationsByName } from '../../model/argocd/argocd.ts';
+import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
+import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../kit.ts';
-import type { ScopeLookup } from '../repository.ts';
+import type { ScopeLookup } from '../../model/core/manifest.ts';
 import { crdClosureCheck } from './crd.ts';
-import { closeReferences, FACTS_FIX, namespacedClosure, namespacedProviders } from './providers.ts';
-import { ingressRefs, issuerRefs, namespaceRefs, podRefs, priorityRefs, storageRefs, storeRefs } from './references.ts';
+import { namespacedProviders } from '../../model/cluster/providers.ts';
+import { closeReferences, FACTS_FIX, namespacedClosure } from './closing.ts';
+import { ingressRefs, issuerRefs, namespaceRefs, podRefs, priorityRefs, storageRefs, storeRefs } from '../../model/cluster/references.ts';
 import { serviceClosureCheck } from './services.ts';
 
 /** Cluster-wide names a resource refers to: one shape, one row each. */

@@ -2,13 +2,13 @@
  * closure-service: every Service an Ingress routes to exists with the port it
  * names, and every ServiceMonitor selects a Service with the port it scrapes.
  */
-import { createdAtRuntime } from '../../model/app-declarations.ts';
-import { dig } from '../../model/dig.ts';
-import type { Resource } from '../../model/manifest.ts';
-import type { Path } from '../../model/positions.ts';
+import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
+import { dig } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../kit.ts';
-import { opaqueNamespaces } from './providers.ts';
-import { namespaceOrDestination } from './references.ts';
+import { opaqueNamespaces } from '../../model/cluster/providers.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 
 type RuntimeObject = ReturnType<typeof createdAtRuntime>[number];
 
@@ -110,7 +110,7 @@ export const serviceClosureCheck: PolicyCheck = {
     const services: Resource[] = ctx.resources.filter((r) => r.kind === 'Service').map((r) => ({ ...r, namespace: namespaceOrDestination(ctx.repo, r) }));
     const index = serviceIndex([...services, API_SERVER_SERVICE]);
     const runtime = createdAtRuntime(ctx.repo).filter((e) => e.kind === 'Service');
-    const opaque = opaqueNamespaces(ctx);
+    const opaque = opaqueNamespaces(ctx.renders);
     checkRoutes(ctx, index, runtime, opaque);
     checkMonitors(ctx, index, runtime, opaque);
   },

@@ -2,11 +2,11 @@
  * The Falco sensor, its rules source, its network policy and its forwarder, as the charts' values and renders give them (S1-S3).
  */
 import { tuningFiles } from '../../model/falco/tuning.ts';
-import type { ChartValues } from '../../model/chart-values.ts';
-import { dig } from '../../model/dig.ts';
+import type { ChartValues } from '../../model/argocd/chart-values.ts';
+import { dig } from '../../model/core/dig.ts';
 import { eachChartValues, type ValuesFail } from '../kit.ts';
 import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
-import { writtenByExternalSecret } from '../../model/external-secrets.ts';
+import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import type { CheckContext, PolicyCheck } from '../kit.ts';
 
 const valuesCheck = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: ValuesFail) => void) =>

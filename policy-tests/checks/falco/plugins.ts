@@ -9,8 +9,8 @@
  * allowed, at a version compatible with the one the rules require.
  */
 import { parse } from 'yaml';
-import type { Resource } from '../../model/manifest.ts';
-import type { SourceRender } from '../../model/rendered.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { SourceRender } from '../../model/argocd/rendered.ts';
 
 export const RULES_PLUGIN = { name: 'container', required: '0.4.0', ref: 'ghcr.io/falcosecurity/plugins/plugin/container' } as const;
 

@@ -17,7 +17,7 @@ import {
   safeParse,
   upstreamKind,
 } from '../../model/falco/exemptions.ts';
-import type { Path } from '../../model/positions.ts';
+import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../kit.ts';
 
 type Fail = (tuning: TuningFile, path: Path, message: string) => void;

@@ -1,10 +1,10 @@
 /**
  * The media apps' settings downstream of the download: subtitles, request servers, the 4K profile, the transcoder's flows, and what the 4K library shares.
  */
-import { type Path } from '../../model/positions.ts';
-import { SETTINGS_READS } from '../../model/media-settings.ts';
+import { type Path } from '../../model/core/positions.ts';
+import { SETTINGS_READS } from '../../model/apps/media-settings.ts';
 import type { PolicyCheck } from '../kit.ts';
-import { byApp, checkFlow, settingsOf } from './index.ts';
+import { byApp, checkFlow, settingsOf } from './settings-checks.ts';
 
 export const mediaLibraryChecks: PolicyCheck[] = [
   {

@@ -4,7 +4,7 @@
  */
 import { styleText } from 'node:util';
 import type { GateResult, NotRendered as NotRenderedEntry, ResourceResult } from '../gate.ts';
-import { formatFinding, formatLocation, type Finding } from '../../model/findings.ts';
+import { formatFinding, formatLocation, type Finding } from '../../model/core/findings.ts';
 import { sarif, type RuleInfo } from './sarif.ts';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'junit', 'tap', 'github', 'sarif'] as const;

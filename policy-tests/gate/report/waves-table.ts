@@ -2,9 +2,9 @@
  * The sync waves as a table for apps/platform/README.md, generated from the
  * repository (npm run readme:checks), so the README never disagrees with git.
  */
-import { applications, ROOT_APP_FILE } from '../../model/argocd.ts';
-import type { Repo } from '../../model/repo.ts';
-import { waveOf } from '../../model/waves.ts';
+import { applications, ROOT_APP_FILE } from '../../model/argocd/argocd.ts';
+import type { Repo } from '../../model/repository/repo.ts';
+import { waveOf } from '../../model/argocd/waves.ts';
 
 export const WAVES_START = '<!-- waves:start -->';
 export const WAVES_END = '<!-- waves:end -->';

@@ -1,7 +1,7 @@
 /** The tuning policy facts (security/falco/facts/) and the upstream names they point to. */
 import { posix } from 'node:path';
-import type { Repo } from '../repo.ts';
-import { scalarText } from '../text.ts';
+import type { Repo } from '../repository/repo.ts';
+import { scalarText } from '../core/text.ts';
 
 export const FALCO_POLICY_FILE = 'security/falco/facts/tuning-policy.yaml';
 

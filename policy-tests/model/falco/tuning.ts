@@ -3,14 +3,14 @@
  * ConfigMap (labelled app.kubernetes.io/component: falco-tuning), parsed with
  * positions mapped back to the manifest that carries it.
  */
-import { duplicateKeys } from '../duplicate-keys.ts';
+import { duplicateKeys } from '../core/duplicate-keys.ts';
 import { LineCounter, parseDocument } from 'yaml';
-import type { Resource } from '../manifest.ts';
-import { documentPositions, type Positions } from '../manifest.ts';
-import type { Repo } from '../repo.ts';
-import { perRepo } from '../per-repo.ts';
-import { perKey } from '../per-object.ts';
-import type { LinePos, Path } from '../positions.ts';
+import type { Resource } from '../core/manifest.ts';
+import { documentPositions, type Positions } from '../core/manifest.ts';
+import type { Repo } from '../repository/repo.ts';
+import { perRepo } from '../repository/per-repo.ts';
+import { perKey } from '../core/per-object.ts';
+import type { LinePos, Path } from '../core/positions.ts';
 
 export const TUNING_COMPONENT_LABEL = 'app.kubernetes.io/component';
 export const TUNING_COMPONENT = 'falco-tuning';

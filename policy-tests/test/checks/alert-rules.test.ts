@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { alertRules, prometheusRules } from '../../model/prometheus-rules.ts';
-import { loadRepo, REPO_ROOT, type Repo } from '../../model/repo.ts';
+import { alertRules, prometheusRules } from '../../model/monitoring/prometheus-rules.ts';
+import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
 import { exec, installed } from '../../../test-support/exec.ts';
 import { skipForMissing } from '../../../test-support/missing-tool.ts';
 
@@ -135,7 +135,7 @@ describe('alert rules', () => {
 
 describe('dashboard queries', () => {
   it.skipIf(!hasPromtool)("parse with promtool's real PromQL parser", async () => {
-    const { dashboards, panelQueries } = await import('../../model/dashboards.ts');
+    const { dashboards, panelQueries } = await import('../../model/monitoring/dashboards.ts');
     const queries = dashboards(repo).flatMap((d) => panelQueries(d).map((q) => ({ ...q, dashboard: d.key })));
     expect(queries.length).toBeGreaterThan(25);
     // Each query becomes a recording rule, so promtool parses and type-checks it as Prometheus would.

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isMap, isSeq, type YAMLMap } from 'yaml';
 import { registeredChecks } from '../../gate/gate.ts';
-import { REPO_ROOT } from '../../model/repo.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { checkIds, copyRepo, describeFindings } from '../support/helpers.ts';
 import { ALL_MUTATIONS, MUTATION_LISTS } from '../mutations/all.ts';
 import { describeMutations } from '../support/mutation-runner.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../model/repo.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { upstreamFacts } from '../../../scripts/falco-facts.ts';
 
 describe('upstream Falco facts', () => {

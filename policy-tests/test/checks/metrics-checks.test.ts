@@ -5,10 +5,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
-import { loadRepo, type Repo } from '../../model/repo.ts';
-import type { Resource } from '../../model/manifest.ts';
-import { metricsCatalog, monitorJobs, serviceViews, MONITOR_KINDS, monitorId, type MetricsCatalog } from '../../model/metrics-catalog.ts';
-import { parsePromQL } from '../../model/promql.ts';
+import { loadRepo, type Repo } from '../../model/repository/repo.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { metricsCatalog, monitorJobs, serviceViews, MONITOR_KINDS, monitorId, type MetricsCatalog } from '../../model/monitoring/metrics-catalog.ts';
+import { parsePromQL } from '../../model/monitoring/promql.ts';
 import {
   extractExposition,
   extractGoNewDesc,
@@ -16,7 +16,7 @@ import {
   extractPromClient,
   extractPythonDicts,
   extractPythonMetricFamily,
-} from '../../model/metrics-extract.ts';
+} from '../../model/monitoring/metrics-extract.ts';
 import { metricsMutations } from '../mutations/metrics.ts';
 
 describeMutations('metrics checks (metrics.ts) bite on a broken copy of the real repository', metricsMutations);

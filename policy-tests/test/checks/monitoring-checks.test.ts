@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isWatchdogRoute } from '../../checks/watchdog.ts';
-import { durationMs } from '../../model/durations.ts';
+import { durationMs } from '../../model/core/durations.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { monitoringMutations } from '../mutations/monitoring.ts';
 import { monitoringSourcesMutations } from '../mutations/monitoring-sources.ts';
@@ -28,7 +28,7 @@ describe('alert-routing with nothing to read', () => {
   it('fails, instead of passing, when no Application deploys the chart that holds the routing', async () => {
     const { alertRoutingChecks } = await import('../../checks/alert-routing.ts');
     const { runPolicy } = await import('../../gate/runner.ts');
-    const { loadRepo, REPO_ROOT } = await import('../../model/repo.ts');
+    const { loadRepo, REPO_ROOT } = await import('../../model/repository/repo.ts');
     const repo = await loadRepo(REPO_ROOT);
     const withoutStack = { ...repo, dataFiles: new Map([...repo.dataFiles].filter(([file]) => file !== 'monitoring/kube-prometheus-stack/values.yaml')) };
     expect(runPolicy(repo, alertRoutingChecks)).toEqual([]);

@@ -4,10 +4,10 @@
  * undeclared (Argo CD's notifications controller, --metrics-port 9001), so such a port is not judged, and said.
  */
 import { describe, expect, it } from 'vitest';
-import { networkPolicyChecks } from '../../checks/network-policy.ts';
+import { networkPolicyChecks } from '../../checks/network-policy/network-policy.ts';
 import { runPolicy } from '../../gate/runner.ts';
-import type { Resource } from '../../model/manifest.ts';
-import { loadRepo, REPO_ROOT, type Repo } from '../../model/repo.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 const portsCheck = networkPolicyChecks.filter((c) => c.id === 'network-policy-ports');

@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main, VERSION } from '../../gate/cli.ts';
 import { artifactUri } from '../../gate/report/sarif.ts';
-import { REPO_ROOT } from '../../model/repo.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { exec, olderNode } from '../../../test-support/exec.ts';
 
 // The published OASIS SARIF 2.1.0 schema (JSON Schema draft-04), as Microsoft's SARIF SDK ships it, with the

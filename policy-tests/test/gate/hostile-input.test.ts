@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate } from '../../gate/gate.ts';
-import { formatFinding } from '../../model/findings.ts';
+import { formatFinding } from '../../model/core/findings.ts';
 import { copyRepo, describeFindings, lineOf, type RepoCopy } from '../support/helpers.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gate-hostile-'));

@@ -1,7 +1,7 @@
 /** The layout's promise: the gate's floors import only downward, and nothing imports itself in a circle. */
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../model/repo.ts';
-import { floorSources, importProblems } from '../support/import-graph.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
+import { floorSources, importProblems, MODEL_ROOM_LIMIT } from '../support/import-graph.ts';
 
 const sources = floorSources(REPO_ROOT);
 
@@ -13,24 +13,27 @@ describe('import direction', () => {
 
   it('fails on a model file that imports a check', () => {
     const broken = new Map(sources);
-    broken.set('policy-tests/model/dig.ts', `import { policyChecks } from '../checks/registry.ts';\n${sources.get('policy-tests/model/dig.ts')}`);
+    broken.set('policy-tests/model/core/dig.ts', `import { policyChecks } from '../../checks/registry.ts';\n${sources.get('policy-tests/model/core/dig.ts')}`);
     // The upward import also closes circles (the checks import dig); both are reported.
     expect(importProblems(broken)).toContain(
-      'policy-tests/model/dig.ts imports policy-tests/checks/registry.ts, a higher floor (policy-tests/checks over policy-tests/model)',
+      'policy-tests/model/core/dig.ts imports policy-tests/checks/registry.ts, a higher floor (policy-tests/checks over policy-tests/model)',
     );
   });
 
   it('fails on a check that imports the scripts', () => {
     const broken = new Map(sources);
-    broken.set('policy-tests/checks/argocd.ts', `import { run } from '../../scripts/lib/exec.ts';\n${sources.get('policy-tests/checks/argocd.ts')}`);
-    expect(importProblems(broken)).toEqual([expect.stringMatching(/^policy-tests\/checks\/argocd\.ts imports scripts\/lib\/exec\.ts, a higher floor/)]);
+    broken.set(
+      'policy-tests/checks/argocd/argocd.ts',
+      `import { run } from '../../../scripts/lib/exec.ts';\n${sources.get('policy-tests/checks/argocd/argocd.ts')}`,
+    );
+    expect(importProblems(broken)).toEqual([expect.stringMatching(/^policy-tests\/checks\/argocd\/argocd\.ts imports scripts\/lib\/exec\.ts, a higher floor/)]);
   });
 
   it('fails on a script that reaches past the front door', () => {
     const broken = new Map(sources);
-    broken.set('scripts/falco-facts.ts', `import { dig } from '../policy-tests/model/dig.ts';\n${sources.get('scripts/falco-facts.ts')}`);
+    broken.set('scripts/falco-facts.ts', `import { dig } from '../policy-tests/model/core/dig.ts';\n${sources.get('scripts/falco-facts.ts')}`);
     expect(importProblems(broken)).toEqual([
-      'scripts/falco-facts.ts imports policy-tests/model/dig.ts; scripts and benchmarks enter the gate through policy-tests/index.ts',
+      'scripts/falco-facts.ts imports policy-tests/model/core/dig.ts; scripts and benchmarks enter the gate through policy-tests/index.ts',
     ]);
   });
 
@@ -42,10 +45,57 @@ describe('import direction', () => {
     ]);
   });
 
+  it('fails on a check that imports a check module of another folder', () => {
+    const broken = new Map(sources);
+    broken.set('policy-tests/checks/watchdog.ts', `import { mediaChecks } from './media/media.ts';\n${sources.get('policy-tests/checks/watchdog.ts')}`);
+    broken.set(
+      'policy-tests/checks/media/pods.ts',
+      `import { cniChecks } from '../network-policy/cni.ts';\n${sources.get('policy-tests/checks/media/pods.ts')}`,
+    );
+    expect(importProblems(broken).sort()).toEqual(
+      [
+        'policy-tests/checks/watchdog.ts imports policy-tests/checks/media/media.ts, another check module outside its folder; share through policy-tests/model',
+        'policy-tests/checks/media/pods.ts imports policy-tests/checks/network-policy/cni.ts, another check module outside its folder; share through policy-tests/model',
+      ].sort(),
+    );
+  });
+
+  it('fails on a registry that reaches into a folder past its index.ts', () => {
+    const broken = new Map(sources);
+    broken.set('policy-tests/checks/registry.ts', `import { cniChecks } from './network-policy/cni.ts';\n${sources.get('policy-tests/checks/registry.ts')}`);
+    expect(importProblems(broken)).toEqual([
+      'policy-tests/checks/registry.ts imports policy-tests/checks/network-policy/cni.ts; the registry reaches policy-tests/checks/network-policy/ through its index.ts',
+    ]);
+  });
+
+  it("fails on a check that imports a worker's code instead of reading its data", () => {
+    const broken = new Map(sources);
+    broken.set(
+      'policy-tests/checks/watchdog.ts',
+      `import { HEARTBEAT_PATH } from '../../monitoring/watchdog/src/limits.ts';\n${sources.get('policy-tests/checks/watchdog.ts')}`,
+    );
+    expect(importProblems(broken)).toEqual([
+      'policy-tests/checks/watchdog.ts imports monitoring/watchdog/src/limits.ts, code outside the gate; read it as data',
+    ]);
+  });
+
+  it('fails on a model module outside a room, and on a room over the limit', () => {
+    const broken = new Map(sources);
+    broken.set('policy-tests/model/loose.ts', 'export const loose = 1;\n');
+    for (let i = 0; i < MODEL_ROOM_LIMIT; i++) broken.set(`policy-tests/model/core/extra-${i}.ts`, 'export {};\n');
+    const problems = importProblems(broken);
+    expect(problems).toContain('policy-tests/model/loose.ts stands on the model floor outside a room; put it in the room that owns it');
+    expect(problems.filter((p) => p.includes('over 15'))).toEqual([
+      expect.stringMatching(/^policy-tests\/model\/core holds \d+ modules, over 15; split the room$/),
+    ]);
+  });
+
   it('fails on a circle within one floor', () => {
     const broken = new Map(sources);
-    broken.set('policy-tests/model/dig.ts', `import { durationMs } from './durations.ts';\n${sources.get('policy-tests/model/dig.ts')}`);
-    broken.set('policy-tests/model/durations.ts', `import { dig } from './dig.ts';\n${sources.get('policy-tests/model/durations.ts')}`);
-    expect(importProblems(broken)).toEqual(['circle of imports: policy-tests/model/dig.ts -> policy-tests/model/durations.ts -> policy-tests/model/dig.ts']);
+    broken.set('policy-tests/model/core/dig.ts', `import { durationMs } from './durations.ts';\n${sources.get('policy-tests/model/core/dig.ts')}`);
+    broken.set('policy-tests/model/core/durations.ts', `import { dig } from './dig.ts';\n${sources.get('policy-tests/model/core/durations.ts')}`);
+    expect(importProblems(broken)).toEqual([
+      'circle of imports: policy-tests/model/core/dig.ts -> policy-tests/model/core/durations.ts -> policy-tests/model/core/dig.ts',
+    ]);
   });
 });

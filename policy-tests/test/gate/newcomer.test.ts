@@ -9,8 +9,8 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { render } from '../../gate/report/formats.ts';
-import { factsRepoURL } from '../../model/cluster-facts.ts';
-import { MANIFEST_ROOTS, REPO_ROOT } from '../../model/repo.ts';
+import { factsRepoURL } from '../../model/repository/cluster-facts.ts';
+import { MANIFEST_ROOTS, REPO_ROOT } from '../../model/repository/repo.ts';
 import { copyRepo } from '../support/helpers.ts';
 import { forkCommand } from '../../../scripts/fork.ts';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { registeredChecks } from '../../gate/gate.ts';
 import { INVARIANTS_FILE, invariantsDoc } from '../../gate/report/invariants-doc.ts';
 import { INVARIANTS } from '../../checks/invariants.ts';
-import { loadRepo, REPO_ROOT } from '../../model/repo.ts';
+import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 import { checkTable, withBlock, withCheckTable } from '../../gate/report/check-table.ts';
 import { WAVES_END, WAVES_START, wavesTable } from '../../gate/report/waves-table.ts';
 
@@ -130,7 +130,7 @@ describe('paths the docs quote', () => {
     const docs = tracked.filter((p) => p.endsWith('.md') && !p.includes('/fixtures/'));
     expect(docs.flatMap((doc) => stalePaths(REPO_ROOT, doc, readFileSync(join(REPO_ROOT, doc), 'utf8'), tops))).toEqual([]);
     // A planted path that does not exist is caught, from the root and from the doc's folder; prose and URLs are not paths.
-    const planted = 'See `policy-tests/checks/closure.ts`, `test/layout.test.ts` and `model/repo.ts`; `a/b` and `https://x/y` are not ours.';
+    const planted = 'See `policy-tests/checks/closure.ts`, `test/layout.test.ts` and `model/repository/repo.ts`; `a/b` and `https://x/y` are not ours.';
     expect(stalePaths(REPO_ROOT, 'policy-tests/README.md', planted, tops)).toEqual([
       'policy-tests/README.md: policy-tests/checks/closure.ts',
       'policy-tests/README.md: test/layout.test.ts',

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyCheck, Reads } from '../../checks/kit.ts';
 import { runPolicy } from '../../gate/runner.ts';
-import { loadRepo, REPO_ROOT } from '../../model/repo.ts';
+import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
 const repo = await loadRepo(REPO_ROOT);
 

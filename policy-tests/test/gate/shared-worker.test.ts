@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { childEnv } from '../../../test-support/child-env.ts';
 import { LONGEST_FILES, LongestFirst } from '../../../test-support/longest-first.ts';
-import { REPO_ROOT } from '../../model/repo.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { MAIN_PROCESS_MODULES, sharedWorkerProblems, testSources } from '../support/shared-worker.ts';
 
 const sources = testSources(REPO_ROOT);

@@ -1,6 +1,6 @@
 /** The `cni` cluster fact: read strictly, and anything unreadable counts as a CNI that enforces nothing. */
 import { describe, expect, it } from 'vitest';
-import { KNOWN_CNIS, NO_CNI, POLICY_KINDS, qualifiedKind, readCni } from '../../model/cni.ts';
+import { KNOWN_CNIS, NO_CNI, POLICY_KINDS, qualifiedKind, readCni } from '../../model/repository/cni.ts';
 
 describe('the cni cluster fact', () => {
   it('reads the name, the policy kinds and DNS-name egress', () => {

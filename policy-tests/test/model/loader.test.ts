@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseManifest } from '../../model/manifest.ts';
-import { formatFinding } from '../../model/findings.ts';
+import { parseManifest } from '../../model/core/manifest.ts';
+import { formatFinding } from '../../model/core/findings.ts';
 
 const findingsOf = (text: string, file = 'x.yaml') => parseManifest(file, text).findings.map(formatFinding);
 

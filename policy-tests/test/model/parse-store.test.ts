@@ -4,10 +4,10 @@
  * never stored.
  */
 import { describe, expect, it } from 'vitest';
-import { itemPositions, lazyPositions } from '../../model/manifest.ts';
-import { recall, remember } from '../../model/parse-store.ts';
-import { loadRepo, parseDataFile, REPO_ROOT } from '../../model/repo.ts';
-import { parseSource, readSource } from '../../model/source.ts';
+import { itemPositions, lazyPositions } from '../../model/core/manifest.ts';
+import { recall, remember } from '../../model/stores/parse-store.ts';
+import { loadRepo, parseDataFile, REPO_ROOT } from '../../model/repository/repo.ts';
+import { parseSource, readSource } from '../../model/core/source.ts';
 
 describe('the parse store', () => {
   it('gives back every manifest of the repository as a parse gives it, positions found again from the text', async () => {

@@ -1,7 +1,7 @@
 /** The real repository passes its own gate: schema layer and every policy check. */
 import { describe, expect, it } from 'vitest';
 import { allFindings, runGate } from '../../gate/gate.ts';
-import { loadRepo } from '../../model/repo.ts';
+import { loadRepo } from '../../model/repository/repo.ts';
 import { describeFindings } from '../support/helpers.ts';
 
 describe('this repository', () => {

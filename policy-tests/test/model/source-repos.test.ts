@@ -1,6 +1,6 @@
 /** AppProject.IsSourcePermitted as Argo CD decides it: normalised URLs, '/'-separated globs, `!` denials. */
 import { describe, expect, it } from 'vitest';
-import { argoNormalizeGitURL, sourcePermitted } from '../../model/argocd.ts';
+import { argoNormalizeGitURL, sourcePermitted } from '../../model/argocd/argocd.ts';
 
 describe('sourceRepos', () => {
   it('normalises as git.NormalizeGitURL: case, .git, scp-style SSH; a trailing slash stays', () => {

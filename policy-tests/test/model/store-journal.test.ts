@@ -4,7 +4,7 @@ import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, statSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { COMPACTION_SLACK, readJournal, storedValue, writeJournal, type Journal } from '../../model/store-journal.ts';
+import { COMPACTION_SLACK, readJournal, storedValue, writeJournal, type Journal } from '../../model/stores/store-journal.ts';
 import { exec } from '../../../test-support/exec.ts';
 
 let dir: string;
@@ -105,7 +105,7 @@ describe('a store journal', () => {
 describe('an outcome store', () => {
   it('follows HOMELAB_GATE_STORES on every use: off for a while (the cold part of the benchmark), then on again in the same process', async () => {
     // In a process of its own: a test never changes its worker's environment.
-    const store = new URL('../../model/outcome-store.ts', import.meta.url).href;
+    const store = new URL('../../model/stores/outcome-store.ts', import.meta.url).href;
     const script = `const { outcomeStore } = await import(${JSON.stringify(store)});
       const s = outcomeStore('probe-${process.pid}', () => 'make-up');
       process.env.HOMELAB_GATE_STORES = 'off';
@@ -120,7 +120,7 @@ describe('an outcome store', () => {
   });
 
   it('keeps its files and its secret in the cache outside the checkout, reads back only what it signed, and keeps nothing when the secret is not private', async () => {
-    const store = new URL('../../model/outcome-store.ts', import.meta.url).href;
+    const store = new URL('../../model/stores/outcome-store.ts', import.meta.url).href;
     const cache = join(dir, 'cache');
     const script = (value: string) => `const { outcomeStore, flushOutcomeStores } = await import(${JSON.stringify(store)});
       const s = outcomeStore('probe', () => 'make-up');

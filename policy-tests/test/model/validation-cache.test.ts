@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { cachedValidator } from '../../model/validation-cache.ts';
+import { cachedValidator } from '../../model/stores/validation-cache.ts';
 
 const schema = { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer', minimum: 0 } } } } };
 

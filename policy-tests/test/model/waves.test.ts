@@ -1,7 +1,7 @@
-/** Argo CD's order inside one app's sync, as gitops-engine sorts and applies it (model/waves.ts). */
+/** Argo CD's order inside one app's sync, as gitops-engine sorts and applies it (model/argocd/waves.ts). */
 import { describe, expect, it } from 'vitest';
-import { ARGOCD_KIND_ORDER, kindRank, phaseOf, stepBefore, waveOf, type SyncStep } from '../../model/waves.ts';
-import type { Resource } from '../../model/manifest.ts';
+import { ARGOCD_KIND_ORDER, kindRank, phaseOf, stepBefore, waveOf, type SyncStep } from '../../model/argocd/waves.ts';
+import type { Resource } from '../../model/core/manifest.ts';
 
 const resource = (kind: string, annotations: Record<string, string> = {}): Resource =>
   ({ file: 'x.yaml', doc: 0, apiVersion: 'v1', kind, name: 'x', object: { metadata: { name: 'x', annotations } } }) as unknown as Resource;

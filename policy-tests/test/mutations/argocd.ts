@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/argocd.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/argocd/argocd.ts: each fails exactly its check, at its line. */
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL } from './edits.ts';

@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/backup-job-hygiene.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/backups/job-hygiene.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { swap, DB_BACKUP_COMPONENT, inComponent, DRILL, ETCD_JOBS } from './edits.ts';
 

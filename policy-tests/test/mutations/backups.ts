@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/backups.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/backups/backups.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { COPY_COMPONENT, swap, DB_BACKUP_COMPONENT, SONARR_TARGET, patchJob, inComponent, DRILL, STRAY, lineIn, withoutEntry } from './edits.ts';
 

@@ -1,6 +1,6 @@
 /** What the mutation lists share: the files they break, the edits that break them, and where the finding must point. */
-import { CHART_LOCK_FILE, REPO_ROOT } from '../../model/repo.ts';
-import { factsRepoURL } from '../../model/cluster-facts.ts';
+import { CHART_LOCK_FILE, REPO_ROOT } from '../../model/repository/repo.ts';
+import { factsRepoURL } from '../../model/repository/cluster-facts.ts';
 import { type RepoCopy } from '../support/helpers.ts';
 
 export const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];

@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/media-pods.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/media/pods.ts: each fails exactly its check, at its line. */
 import { type RepoCopy } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { SONARR, GLUETUN } from './edits.ts';

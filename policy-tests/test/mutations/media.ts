@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/media.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/media/media.ts: each fails exactly its check, at its line. */
 import { isSeq } from 'yaml';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { SONARR, GLUETUN, PLEX, FOLDERS, QBT } from './edits.ts';

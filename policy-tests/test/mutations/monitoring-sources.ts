@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring-sources.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { KPS, ALLOY } from './edits.ts';
 

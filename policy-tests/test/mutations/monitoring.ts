@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/monitoring.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { KPS, LOKI, TEMPO, PROBES, SNMP, DASHBOARD } from './edits.ts';
 

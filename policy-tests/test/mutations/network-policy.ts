@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/network-policy.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/network-policy/network-policy.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { lineOf } from '../support/helpers.ts';
 import { after, EGRESS, inFile, SERVICE, swap } from './edits.ts';

@@ -2,7 +2,21 @@
 import type { Mutation } from '../support/mutation-runner.ts';
 import { KPS, WRANGLER, WATCHDOG_ROUTE, WATCHDOG_HOOK } from './edits.ts';
 
+const LIMITS = 'monitoring/watchdog/facts/limits.json';
+
 export const watchdogMutations: Mutation[] = [
+  {
+    check: 'watchdog-wiring',
+    why: "the worker's heartbeat path changed in its limits, and Alertmanager still posts to the old one",
+    mutate: (c) => c.write(LIMITS, c.read(LIMITS).replace('"/heartbeat"', '"/beat"')),
+    at: 'url: https://watchdog',
+  },
+  {
+    check: 'watchdog-wiring',
+    why: "the worker's limits lost their silence threshold",
+    mutate: (c) => c.write(LIMITS, c.read(LIMITS).replace('"heartbeatSilenceMinutes": 15,', '')),
+    at: '{',
+  },
   {
     check: 'watchdog-wiring',
     why: 'the heartbeat goes to another host',

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { REPO_ROOT } from '../../model/repo.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { kustomizeTool, pinnedBinaries, PINNED_TOOLS, RENDER_TOOLS_PACKAGE, renderTools } from '../../render/tools.ts';
 
 const read = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../model/repo.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
 
 const OWN_SCHEMAS = [
-  'policy-tests/model/backup-targets.schema.json',
+  'policy-tests/model/apps/backup-targets.schema.json',
   ...readdirSync(join(REPO_ROOT, 'apps/media/facts/schemas')).map((f) => `apps/media/facts/schemas/${f}`),
 ];
 

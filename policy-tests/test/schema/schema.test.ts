@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import { evaluate, parseKubernetesMinor, UsageError } from '../../gate/gate.ts';
-import { formatFinding } from '../../model/findings.ts';
-import { parseManifest } from '../../model/manifest.ts';
+import { formatFinding } from '../../model/core/findings.ts';
+import { parseManifest } from '../../model/core/manifest.ts';
 import { loadFieldTrees, type Shape } from '../../schema/field-tree.ts';
 import { BUNDLED_SCHEMA_MINOR, SchemaLayer, type SchemaOptions } from '../../schema/schema-layer.ts';
 

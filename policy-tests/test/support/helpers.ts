@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments, type Document } from 'yaml';
 import { allFindings, runGate, type GateOptions } from '../../gate/gate.ts';
-import { formatFinding, type Finding } from '../../model/findings.ts';
-import { CHART_LOCK_FILE, MANIFEST_ROOTS, REPO_ROOT } from '../../model/repo.ts';
+import { formatFinding, type Finding } from '../../model/core/findings.ts';
+import { CHART_LOCK_FILE, MANIFEST_ROOTS, REPO_ROOT } from '../../model/repository/repo.ts';
 
 export interface RepoCopy {
   root: string;

@@ -57,9 +57,59 @@ export function importGraph(sources: ReadonlyMap<string, string>): Map<string, s
   return graph;
 }
 
+const CHECKS = 'policy-tests/checks';
+/** What every check may import from its own floor: the kit it is written with, and the invariants it cites. */
+const CHECK_KIT = new Set([`${CHECKS}/kit.ts`, `${CHECKS}/invariants.ts`]);
+const MODEL = 'policy-tests/model';
+/** The most modules one room of the model floor holds. */
+export const MODEL_ROOM_LIMIT = 15;
+
+/**
+ * Checks share only through the floor below: a check module imports no other
+ * check module outside its own folder, and the registry reaches a folder only
+ * through its index.ts.
+ */
+function sidewaysProblems(graph: ReadonlyMap<string, string[]>): string[] {
+  const problems: string[] = [];
+  for (const [file, imports] of graph) {
+    if (!file.startsWith(`${CHECKS}/`)) continue;
+    for (const target of imports) {
+      if (!target.startsWith(`${CHECKS}/`) || CHECK_KIT.has(target)) continue;
+      const folder = dirname(target);
+      if (file === `${CHECKS}/registry.ts`) {
+        if (folder !== CHECKS && target !== `${folder}/index.ts`)
+          problems.push(`${file} imports ${target}; the registry reaches ${folder}/ through its index.ts`);
+      } else if (folder === CHECKS || folder !== dirname(file))
+        problems.push(`${file} imports ${target}, another check module outside its folder; share through policy-tests/model`);
+    }
+  }
+  return problems;
+}
+
+/** The model floor in rooms: every module in a folder, no folder over the limit. */
+function roomProblems(files: Iterable<string>): string[] {
+  const rooms = new Map<string, number>();
+  const problems: string[] = [];
+  for (const file of files) {
+    if (!file.startsWith(`${MODEL}/`)) continue;
+    const room = dirname(file);
+    if (room === MODEL) problems.push(`${file} stands on the model floor outside a room; put it in the room that owns it`);
+    rooms.set(room, (rooms.get(room) ?? 0) + 1);
+  }
+  for (const [room, count] of rooms) if (count > MODEL_ROOM_LIMIT) problems.push(`${room} holds ${count} modules, over ${MODEL_ROOM_LIMIT}; split the room`);
+  return problems;
+}
+
 export function importProblems(sources: ReadonlyMap<string, string>): string[] {
   const graph = importGraph(sources);
-  const problems: string[] = [];
+  const problems: string[] = [...sidewaysProblems(graph), ...roomProblems(graph.keys())];
+  // The gate reads the repository as data: it imports no code of the repository outside policy-tests/ (a worker's limits are a data file).
+  for (const [file, imports] of graph) {
+    if (floorOf(file) >= floorOf(FRONT_DOOR)) continue;
+    for (const target of imports)
+      if (floorOf(target) === -1 && !target.startsWith('policy-tests/') && /\.m?ts$/.test(target))
+        problems.push(`${file} imports ${target}, code outside the gate; read it as data`);
+  }
   // Above the front door, the gate is one file: its floors behind it may move without touching a script.
   for (const [file, imports] of graph) {
     if (floorOf(file) <= floorOf(FRONT_DOOR)) continue;

@@ -1,0 +1,108 @@
+/**
+ * Argo CD's own install: the root app finds every Application, an Application's health is computed, and the render tools match the ones the gate pins.
+ */
+import { ROOT_APP_FILE, filesOfApp, ownersByFile } from '../../model/argocd/argocd.ts';
+import type { PolicyCheck } from '../kit.ts';
+import { PINNED_TOOLS } from '../../render/tools.ts';
+import { APP_KINDS, ARGOCD_CM_PATCH, ARGOCD_DIR, ARGOCD_TOOLS_FACTS, HEALTH_KEY, appsOf, minorOf } from './argocd.ts';
+
+export const argocdInstallChecks: PolicyCheck[] = [
+  {
+    id: 'argocd-root-discovery',
+    description:
+      'The root app in clusters/home discovers every Application; every manifest is applied by some app and no non-manifest file is (invariants P1, P2).',
+    invariants: ['P1', 'P2'],
+    remediation: `make ${ROOT_APP_FILE} include every application.yaml, and give each folder an app (or exclude non-manifest files)`,
+    reads: { kinds: APP_KINDS },
+    exemptible: false,
+    run(ctx) {
+      const { repo } = ctx;
+      const apps = appsOf(ctx);
+      const root = apps.find((a) => a.resource.file === ROOT_APP_FILE);
+      if (!root) {
+        ctx.fail({ file: repo.manifestFiles[0] ?? ROOT_APP_FILE }, `no root Application in ${ROOT_APP_FILE}`);
+        return;
+      }
+      const discovered = new Set(filesOfApp(repo, root));
+      for (const app of apps) {
+        if (app !== root && !discovered.has(app.resource.file))
+          ctx.fail({ resource: app.resource, path: ['metadata', 'name'] }, `Application ${app.name} is not discovered by the root app`);
+      }
+      const owners = ownersByFile(repo);
+      for (const file of repo.manifestFiles) {
+        if (file !== ROOT_APP_FILE && !owners.has(file)) ctx.fail({ file: file }, 'orphaned: no Application applies this file');
+      }
+      for (const file of repo.nonManifestFiles) {
+        const by = owners.get(file);
+        if (by) ctx.fail({ file: file }, `not a Kubernetes manifest, but Application ${by.map((a) => a.name).join(', ')} would apply it and break the sync`);
+      }
+    },
+  },
+  {
+    id: 'argocd-app-health',
+    description:
+      "Argo CD assesses an Application's health (the argoproj.io_Application health customization in argocd-cm) and tracks resources by annotation, so an app of apps waits for each wave's apps and the sync waves gate something; judged on the rendered argocd-cm, or offline on the patch that sets it (invariants P1).",
+    invariants: ['P1'],
+    remediation: `in ${ARGOCD_CM_PATCH} set ${HEALTH_KEY} to a Lua script returning obj.status.health, and application.resourceTrackingMethod: annotation`,
+    reads: { kinds: ['ConfigMap'], files: [ARGOCD_CM_PATCH] },
+    exemptible: false,
+    run(ctx) {
+      const rendered = ctx.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm' && r.rendered);
+      const patch = ctx.repo.dataFiles.get(ARGOCD_CM_PATCH);
+      if (!rendered && !patch) {
+        ctx.fail({ file: `${ARGOCD_DIR}/kustomization.yaml` }, 'no argocd-cm configures Argo CD: Applications get no health, and sync waves gate nothing');
+        return;
+      }
+      const data = ((rendered ? rendered.object : (patch!.data as Record<string, unknown>))?.data ?? {}) as Record<string, unknown>;
+      const fail = (message: string) =>
+        rendered ? ctx.fail({ resource: rendered, path: ['data'], target: 'key' }, message) : ctx.fail({ data: patch!, path: ['data'] }, message);
+      const script = data[HEALTH_KEY];
+      if (typeof script !== 'string' || !/obj\.status\.health/.test(script) || !/return\s+hs/.test(script))
+        fail(
+          `argocd-cm has no ${HEALTH_KEY} that returns the Application's own health: Argo CD marks Applications healthy at once, and the waves gate nothing`,
+        );
+      if (data['application.resourceTrackingMethod'] !== 'annotation')
+        fail(
+          `argocd-cm tracks resources by ${JSON.stringify(data['application.resourceTrackingMethod'] ?? 'label')}, must be annotation: charts set app.kubernetes.io/instance themselves`,
+        );
+    },
+  },
+  {
+    id: 'argocd-render-tools',
+    description:
+      "The gate renders with the tools the deployed Argo CD renders with: the same kustomize, and Helm of the same minor, as the pinned release's hack/tool-versions.sh says (invariants P1).",
+    invariants: ['P1'],
+    remediation: `move ${ARGOCD_TOOLS_FACTS} with the Argo CD version in ${ARGOCD_DIR}/kustomization.yaml, and the render tools (tools/render/) with both`,
+    reads: { files: [ARGOCD_TOOLS_FACTS] },
+    exemptible: false,
+    run(ctx) {
+      const facts = ctx.repo.dataFiles.get(ARGOCD_TOOLS_FACTS);
+      const data = (facts?.data ?? {}) as { argocd?: unknown; helm?: unknown; kustomize?: unknown };
+      if (!facts || typeof data.argocd !== 'string' || typeof data.helm !== 'string' || typeof data.kustomize !== 'string') {
+        ctx.fail(
+          { file: facts ? ARGOCD_TOOLS_FACTS : `${ARGOCD_DIR}/kustomization.yaml` },
+          `${ARGOCD_TOOLS_FACTS} must give argocd, helm and kustomize versions`,
+        );
+        return;
+      }
+      const kustomization = ctx.repo.dataFiles.get(`${ARGOCD_DIR}/kustomization.yaml`);
+      const resources = ((kustomization?.data as { resources?: unknown[] } | undefined)?.resources ?? []).map(String);
+      const index = resources.findIndex((r) => /argoproj\/argo-cd\/v\d/.test(r));
+      const pinned = index === -1 ? undefined : /argo-cd\/(v[\d.]+)\//.exec(resources[index]!)?.[1];
+      if (!pinned) ctx.fail({ file: `${ARGOCD_DIR}/kustomization.yaml` }, "the kustomization does not pin Argo CD's install manifest by release");
+      else if (pinned !== data.argocd)
+        ctx.fail(
+          { data: kustomization!, path: ['resources', index] },
+          `Argo CD ${pinned} is deployed, but ${ARGOCD_TOOLS_FACTS} records the tools of ${data.argocd}`,
+        );
+      const kustomize = PINNED_TOOLS.kubectl.kustomize.replace(/^v/, '');
+      if (data.kustomize.replace(/^v/, '') !== kustomize)
+        ctx.fail({ data: facts, path: ['kustomize'] }, `Argo CD ${data.argocd} renders with kustomize ${data.kustomize}, the gate with ${kustomize}`);
+      if (minorOf(data.helm) !== minorOf(PINNED_TOOLS.helm.version))
+        ctx.fail(
+          { data: facts, path: ['helm'] },
+          `Argo CD ${data.argocd} renders with Helm ${data.helm}, the gate with ${PINNED_TOOLS.helm.version.replace(/^v/, '')}: not the same minor`,
+        );
+    },
+  },
+];

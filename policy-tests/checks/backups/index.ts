@@ -1,0 +1,6 @@
+/** Backups: every stateful app's targets, and the jobs that take and check them. */
+import type { PolicyCheck } from '../kit.ts';
+import { backupChecks } from './backups.ts';
+import { backupHygieneChecks } from './job-hygiene.ts';
+
+export const backupAreaChecks: PolicyCheck[] = [...backupChecks, ...backupHygieneChecks];

@@ -1,0 +1,62 @@
+/**
+ * The backup jobs' hygiene: what each job may read and run as, kept apart from whether the jobs exist.
+ */
+import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
+import { dig } from '../../model/core/dig.ts';
+import type { PolicyCheck } from '../kit.ts';
+import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
+import { scalarText } from '../../model/core/text.ts';
+
+export const backupHygieneChecks: PolicyCheck[] = [
+  {
+    id: 'backup-job-hygiene',
+    description:
+      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, and reads secrets only from ExternalSecrets (B1).',
+    invariants: ['B1'],
+    remediation: `set concurrencyPolicy: Forbid, successfulJobsHistoryLimit and failedJobsHistoryLimit (1-10), resources.requests.cpu/memory, image ${BACKUP_IMAGE}:<tag>, a volume at BACKUP_DIR, and take secrets from ExternalSecrets`,
+    reads: { kinds: ['CronJob', 'ExternalSecret', 'PrometheusRule'] },
+    exemptible: false,
+    run(ctx) {
+      for (const job of backupJobs(ctx)) {
+        const spec = (job.object.spec ?? {}) as Record<string, unknown>;
+        if (spec.concurrencyPolicy !== 'Forbid')
+          ctx.fail(
+            { resource: job, path: spec.concurrencyPolicy === undefined ? ['spec'] : ['spec', 'concurrencyPolicy'] },
+            `${job.name} must set concurrencyPolicy: Forbid (two backups of one target must never run at once)`,
+          );
+        for (const limit of ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit'] as const) {
+          const value = spec[limit];
+          if (typeof value !== 'number' || value < 1 || value > 10)
+            ctx.fail(
+              { resource: job, path: value === undefined ? ['spec'] : ['spec', limit] },
+              `${job.name} must keep a bounded ${limit} between 1 and 10 (a failed run is what the operator reads at 2 a.m.)`,
+            );
+        }
+        const main = mainContainer(job);
+        if (!main?.c) continue;
+        const c = main.c;
+        const image = scalarText(c.container.image ?? '');
+        if (!image.startsWith(`${BACKUP_IMAGE}:`))
+          ctx.fail(
+            { resource: job, path: [...c.at, 'image'] },
+            `${job.name} must run the backup image ${BACKUP_IMAGE} built from scripts/backup/Dockerfile, not ${image || '(none)'}`,
+          );
+        for (const kind of ['cpu', 'memory'] as const) {
+          if (dig(c.container, ['resources', 'requests', kind]) === undefined)
+            ctx.fail({ resource: job, path: [...c.at, c.container.resources ? 'resources' : 'name'] }, `${job.name} must request ${kind}`);
+        }
+        const backupDir = ((c.container.env as { name: string; value?: string }[] | undefined) ?? []).find((e) => e.name === 'BACKUP_DIR')?.value;
+        const mounts = (c.container.volumeMounts as { mountPath: string }[] | undefined) ?? [];
+        if (!backupDir || !mounts.some((m) => m.mountPath === backupDir))
+          ctx.fail(
+            { resource: job, path: [...c.at, 'name'] },
+            `${job.name} must set BACKUP_DIR and mount a volume there${backupDir ? ` (nothing is mounted at ${backupDir})` : ''}`,
+          );
+        for (const secret of secretsRead(job)) {
+          if (!writtenByExternalSecret(ctx.repo, secret.name, job.namespace ?? ''))
+            ctx.fail({ resource: job, path: secret.at }, `${job.name} reads Secret ${secret.name}, which no ExternalSecret in ${job.namespace} writes`);
+        }
+      }
+    },
+  },
+];

@@ -1,0 +1,42 @@
+/**
+ * The two ways a family of references is judged against the providers
+ * (model/cluster/providers.ts): each name the cluster will not have is a
+ * finding at the field that names it.
+ */
+import { closest, distance } from 'fastest-levenshtein';
+import { opaqueNamespaces, provided } from '../../model/cluster/providers.ts';
+import type { Reference } from '../../model/cluster/references.ts';
+import type { CheckContext } from '../kit.ts';
+
+export const FACTS_FIX = 'or, when something outside git provides it, list it under providedOutsideGit in clusters/home/cluster-facts.yaml with the reason';
+
+/** Runs one reference family: each unresolved reference is a finding at the field that names it. */
+export function closeReferences(ctx: CheckContext, refs: Iterable<Reference>, what: string): void {
+  const cache = new Map<string, Set<string>>();
+  for (const ref of refs) {
+    const key = `${ref.kind}/${ref.namespace ?? ''}`;
+    let names = cache.get(key);
+    if (!names) cache.set(key, (names = provided(ctx.repo, ref.kind, ref.namespace)));
+    if (!names.has(ref.name)) {
+      // A near name the repository does provide is most likely what was meant (a namespace spelt "monitorng").
+      const near = names.size ? closest(ref.name, [...names]) : undefined;
+      const hint = near && distance(ref.name, near) <= Math.max(2, Math.floor(ref.name.length / 4)) ? ` (did you mean "${near}"?)` : '';
+      ctx.fail(
+        { resource: ref.resource, path: ref.path },
+        `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}, which nothing in the repository provides${what}${hint}`,
+      );
+    }
+  }
+}
+
+/** Runs a family of references inside namespaces: a missing provider in a namespace the gate cannot see whole is not judged. */
+export function namespacedClosure(ctx: CheckContext, refs: readonly Reference[], provides: (ref: Reference) => boolean, what: string): void {
+  const opaque = opaqueNamespaces(ctx.renders);
+  for (const ref of refs) {
+    if (provides(ref) || opaque.has(ref.namespace ?? '')) continue;
+    ctx.fail(
+      { resource: ref.resource, path: ref.path },
+      `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace}/${ref.name}, which nothing in the repository provides${what}`,
+    );
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * The media stack's storage and topology (M1-M3, M6, M7, M16, M19, M31),
+ * checked on the workloads, the share and the facts in apps/media/facts.
+ */
+import type { Resource } from '../../model/core/manifest.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { containersOf, podSpecOf, type ContainerRef } from '../../model/core/workloads.ts';
+import type { CheckContext, PolicyCheck } from '../kit.ts';
+import { scalarText } from '../../model/core/text.ts';
+
+export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
+/** The media apps' namespaces: media, and media-vpn for the VPN pod alone (it needs NET_ADMIN, which only a privileged namespace admits). */
+export const MEDIA_NAMESPACES: ReadonlySet<string> = new Set(['media', 'media-vpn']);
+
+interface MediaFacts {
+  share: { claim: string; mountPath: string; owner: string };
+  roles: {
+    tvManager: string;
+    movieManager: string;
+    movieManager4k: string;
+    subtitleManagers: string[];
+    archiveExtractor: string;
+    transcoder: string[];
+    torrentClient: { workload: string; container: string };
+    indexerManager: { workload: string; container: string };
+    vpn: { workload: string; container: string };
+    mediaServer: string;
+  };
+  folders: string[];
+  libraries: Record<string, string>;
+}
+
+interface Mount {
+  container: ContainerRef;
+  index: number;
+  claim?: string;
+  mountPath: string;
+  subPath?: string;
+  readOnly: boolean;
+}
+
+export function withFacts(ctx: CheckContext, body: (facts: MediaFacts) => void): void {
+  const facts = ctx.repo.dataFiles.get(MEDIA_FACTS)?.data as MediaFacts | undefined;
+  if (!facts?.share || !facts.roles) ctx.fail({ file: 'apps/README.md' }, `${MEDIA_FACTS} is missing or incomplete`);
+  else body(facts);
+}
+
+export function workload(ctx: CheckContext, name: string): Resource | undefined {
+  return ctx.repo.resources.find((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === name);
+}
+
+/** Every volume mount of a workload, with the PVC behind it. */
+export function mountsOf(resource: Resource): Mount[] {
+  const pod = podSpecOf(resource);
+  if (!pod) return [];
+  const volumes = new Map(
+    ((pod.spec.volumes ?? []) as { name: string; persistentVolumeClaim?: { claimName?: string } }[]).map((v) => [v.name, v.persistentVolumeClaim?.claimName]),
+  );
+  return containersOf(pod).flatMap((c) =>
+    ((c.container.volumeMounts ?? []) as { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[]).map((m, index) => ({
+      container: c,
+      index,
+      claim: volumes.get(m.name),
+      mountPath: m.mountPath,
+      subPath: m.subPath,
+      readOnly: m.readOnly === true,
+    })),
+  );
+}
+
+const mountPath = (m: Mount): Path => [...m.container.at, 'volumeMounts', m.index, 'mountPath'];
+
+export function requireWorkload(ctx: CheckContext, name: string, role: string): Resource | undefined {
+  const found = workload(ctx, name);
+  if (!found) ctx.fail({ file: MEDIA_FACTS }, `the ${role} (${name}) is not declared in apps/media`);
+  return found;
+}
+
+export const mediaChecks: PolicyCheck[] = [
+  {
+    id: 'media-one-share',
+    description:
+      'One network share is mounted whole at /data in the TV manager, both movie managers, both subtitle managers, the archive extractor and the transcoder, so imports are hardlinks (Storage layout 1; M1, M2).',
+    invariants: ['M1', 'M2'],
+    remediation: 'mount the media-data claim at /data, without subPath, in every workload apps/media/facts/media.yaml lists',
+    reads: { kinds: ['Deployment', 'StatefulSet', 'PersistentVolumeClaim', 'PersistentVolume'], files: ['apps/media/facts/media.yaml'] },
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, (facts) => {
+        const { roles, share } = facts;
+        const needs: [string, string][] = [
+          [roles.tvManager, 'TV manager'],
+          [roles.movieManager, 'movie manager'],
+          [roles.movieManager4k, '4K movie manager'],
+          ...roles.subtitleManagers.map((n): [string, string] => [n, 'subtitle manager']),
+          [roles.archiveExtractor, 'archive extractor'],
+          ...roles.transcoder.map((n): [string, string] => [n, 'transcoder']),
+        ];
+        for (const [name, role] of needs) {
+          const w = requireWorkload(ctx, name, role);
+          if (!w) continue;
+          const whole = mountsOf(w).filter((m) => m.claim === share.claim && m.mountPath === share.mountPath && !m.subPath);
+          if (whole.length === 0)
+            ctx.fail(
+              { resource: w, path: ['spec', 'template', 'spec', 'containers'] },
+              `the ${role} ${name} does not mount the share ${share.claim} whole at ${share.mountPath}`,
+            );
+          for (const m of mountsOf(w).filter((m) => m.mountPath === share.mountPath && m.claim !== share.claim))
+            ctx.fail(
+              { resource: w, path: mountPath(m) },
+              `${name} mounts ${m.claim ?? 'another volume'} at ${share.mountPath}: library and torrents must be on the one share`,
+            );
+        }
+        const claim = ctx.repo.resources.find((r) => r.kind === 'PersistentVolumeClaim' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === share.claim);
+        const volumeName = claim?.object.spec && (claim.object.spec as { volumeName?: string }).volumeName;
+        const pv = ctx.repo.resources.find((r) => r.kind === 'PersistentVolume' && r.name === volumeName);
+        if (!claim || !pv || !(pv.object.spec as { nfs?: unknown }).nfs)
+          ctx.fail({ file: MEDIA_FACTS }, `the share ${share.claim} must be a claim bound to an NFS PersistentVolume`);
+      });
+    },
+  },
+  {
+    id: 'media-torrent-layout',
+    description: 'The torrent client mounts only the share’s torrents folder, at /torrents (Storage layout 2; M3).',
+    invariants: ['M3'],
+    remediation: 'mount media-data with subPath: torrents at /torrents in the torrent client, and nothing else of the share',
+    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles, share }) => {
+        const w = requireWorkload(ctx, roles.torrentClient.workload, 'torrent client pod');
+        if (!w) return;
+        const mounts = mountsOf(w).filter((m) => m.container.name === roles.torrentClient.container && m.claim === share.claim);
+        if (!mounts.some((m) => m.subPath === 'torrents' && m.mountPath === '/torrents'))
+          ctx.fail(
+            { resource: w, path: ['spec', 'template', 'spec', 'containers'] },
+            `${roles.torrentClient.container} does not mount the share's torrents folder at /torrents`,
+          );
+        for (const m of mounts.filter((m) => !(m.subPath === 'torrents' && m.mountPath === '/torrents')))
+          ctx.fail(
+            { resource: w, path: mountPath(m) },
+            `${roles.torrentClient.container} sees more of the share than /torrents (${m.mountPath}${m.subPath ? `, subPath ${m.subPath}` : ''})`,
+          );
+      });
+    },
+  },
+  {
+    id: 'media-library-mounts',
+    description:
+      'The media server mounts each library (Movies, Movies 4K, TV Shows, Courses, Youtube) read-only from its folder, and nothing of the share writable (M16).',
+    invariants: ['M16'],
+    remediation: 'mount each library folder as its own readOnly subPath of media-data',
+    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles, share, libraries }) => {
+        const w = requireWorkload(ctx, roles.mediaServer, 'media server');
+        if (!w) return;
+        const mounts = mountsOf(w).filter((m) => m.claim === share.claim);
+        for (const [library, folder] of Object.entries(libraries)) {
+          if (!mounts.some((m) => m.subPath === folder && m.readOnly))
+            ctx.fail(
+              { resource: w, path: ['spec', 'template', 'spec', 'containers'] },
+              `library ${library} is not a read-only mount of ${share.mountPath}/${folder}`,
+            );
+        }
+        for (const m of mounts.filter((m) => !m.readOnly)) ctx.fail({ resource: w, path: mountPath(m) }, `the media server mounts ${m.mountPath} writable`);
+      });
+    },
+  },
+  {
+    id: 'media-folders-prepared',
+    description: 'A PreSync job creates every folder of the storage table and every library folder; /data/movies-4k gets mode 777 and the share user (M6).',
+    invariants: ['M6'],
+    remediation: 'list the folder in the media-folders ConfigMap (path, mode, owner) that the PreSync job walks',
+    reads: { kinds: ['ConfigMap', 'Job'], files: ['apps/media/facts/media.yaml'] },
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ folders, share }) => {
+        const isPreSync = (r: Resource) =>
+          (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['argocd.argoproj.io/hook'] === 'PreSync';
+        const list = ctx.resources.find((r) => r.kind === 'ConfigMap' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === 'media-folders');
+        const job = ctx.resources.find((r) => r.kind === 'Job' && MEDIA_NAMESPACES.has(r.namespace ?? '') && isPreSync(r));
+        if (!list || !job) {
+          ctx.fail({ file: MEDIA_FACTS }, 'no PreSync Job with its media-folders ConfigMap prepares the share');
+          return;
+        }
+        if (!isPreSync(list)) ctx.fail({ resource: list, path: ['metadata'] }, 'media-folders must be a PreSync hook too, or the job may run before it exists');
+        // folders.tsv: path, mode, owner separated by tabs, one folder per line.
+        const rows = scalarText((list.object.data as Record<string, unknown>)?.['folders.tsv'] ?? '')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.split('\t'));
+        const byPath = new Map(rows.map(([path, mode, owner]) => [path, { mode, owner }]));
+        for (const folder of folders)
+          if (!byPath.has(folder)) ctx.fail({ resource: list, path: ['data', 'folders.tsv'] }, `${folder} is not created before use`);
+        const fourK = byPath.get(`${share.mountPath}/movies-4k`);
+        if (fourK && (fourK.mode !== '777' || fourK.owner !== share.owner))
+          ctx.fail(
+            { resource: list, path: ['data', 'folders.tsv'] },
+            `${share.mountPath}/movies-4k must be mode 777 owned by ${share.owner}, is ${fourK.mode} ${fourK.owner}`,
+          );
+        const jobMounts = mountsOf(job);
+        if (!jobMounts.some((m) => m.claim === share.claim))
+          ctx.fail({ resource: job, path: ['spec', 'template', 'spec'] }, `the PreSync job does not mount the share ${share.claim}`);
+      });
+    },
+  },
+];

@@ -1,0 +1,153 @@
+/**
+ * The media apps' pods: the VPN sidecar's network, who is exposed and how, one TV manager per library, and an exporter beside each app its alerts read.
+ */
+import type { Resource } from '../../model/core/manifest.ts';
+import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
+import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
+import type { PolicyCheck } from '../kit.ts';
+import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
+import { scalarText } from '../../model/core/text.ts';
+
+export const mediaPodChecks: PolicyCheck[] = [
+  {
+    id: 'media-vpn-sidecars',
+    description: 'The indexer manager and the torrent client are sidecars in the VPN pod, and the pod keeps the cluster resolver (M31; DNS constraint A20).',
+    invariants: ['M31', 'A20'],
+    remediation: 'run prowlarr and qbittorrent as containers of the gluetun pod, with DNS_KEEP_NAMESERVER=on',
+    reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles }) => {
+        const w = requireWorkload(ctx, roles.vpn.workload, 'VPN pod');
+        if (!w) return;
+        const pod = podSpecOf(w)!;
+        const containers = containersOf(pod);
+        for (const need of [roles.vpn, roles.indexerManager, roles.torrentClient]) {
+          if (need.workload !== roles.vpn.workload || !containers.some((c) => c.name === need.container))
+            ctx.fail(
+              { resource: w, path: ['spec', 'template', 'spec', 'containers'] },
+              `${need.container} is not a container of the VPN pod ${roles.vpn.workload}`,
+            );
+        }
+        const vpn = containers.find((c) => c.name === roles.vpn.container);
+        const env = (vpn?.container.env ?? []) as { name: string; value?: string }[];
+        const keep = env.findIndex((e) => e.name === 'DNS_KEEP_NAMESERVER');
+        if (env[keep]?.value !== 'on')
+          ctx.fail(
+            { resource: w, path: vpn ? [...vpn.at, 'env', ...(keep === -1 ? [] : [keep])] : ['spec'] },
+            'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving',
+          );
+        for (const other of ctx.repo.resources.filter(
+          (r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? '') && r !== w,
+        )) {
+          const images = containersOf(podSpecOf(other) ?? { spec: {}, at: [] }).map((c) => scalarText(c.container.image ?? ''));
+          if (images.some((i) => /\/(prowlarr|qbittorrent):/.test(i)))
+            ctx.fail({ resource: other, path: ['metadata', 'name'] }, `${other.name} runs an indexer manager or torrent client outside the VPN pod`);
+        }
+      });
+    },
+  },
+  {
+    id: 'media-exposure',
+    description: 'Apps without a login of their own (the subtitle managers) are reachable only through the private gateway (Subtitle managers; M19).',
+    invariants: ['M19'],
+    remediation: 'annotate login-less workloads homelab-gitops/login: none and give their Ingress ingressClassName: private-gateway',
+    reads: { kinds: ['Deployment', 'Ingress', 'Service'], files: ['apps/media/facts/media.yaml'] },
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles }) => {
+        const loginless = new Set(
+          ctx.repo.resources
+            .filter((r) => (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['homelab-gitops/login'] === 'none')
+            .map((r) => r.name),
+        );
+        for (const name of roles.subtitleManagers) {
+          const w = workload(ctx, name);
+          if (w && !loginless.has(name))
+            ctx.fail({ resource: w, path: ['metadata'] }, `${name} has no login of its own; annotate it homelab-gitops/login: none`);
+        }
+        const services = ctx.repo.resources.filter((r) => r.kind === 'Service');
+        for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
+          const backends = ((ingress.object.spec as { rules?: { http?: { paths?: { backend?: { service?: { name?: string } } }[] } }[] })?.rules ?? [])
+            .flatMap((rule) => rule.http?.paths ?? [])
+            .map((p) => p.backend?.service?.name);
+          const targets = backends.flatMap((svc) => {
+            const s = services.find((x) => x.name === svc && x.namespace === ingress.namespace);
+            return [svc, (s?.object.spec as { selector?: Record<string, string> })?.selector?.['app.kubernetes.io/name']];
+          });
+          const exposed = targets.find((t) => t && loginless.has(t));
+          const cls = (ingress.object.spec as { ingressClassName?: string })?.ingressClassName;
+          if (exposed && cls !== 'private-gateway')
+            ctx.fail(
+              { resource: ingress, path: ['spec', 'ingressClassName'] },
+              `${exposed} has no login of its own but is exposed through "${cls ?? 'the default class'}"; use private-gateway`,
+            );
+        }
+      });
+    },
+  },
+  {
+    id: 'media-one-tv-manager',
+    description: 'There is no 4K TV manager: one Sonarr; and the 4K movie manager is its own Radarr with its own config (4K movie manager 1, 5; M7).',
+    invariants: ['M7', 'M5'],
+    remediation: 'remove the second TV manager; give the 4K Radarr its own workload and config claim',
+    reads: { kinds: ['Deployment', 'StatefulSet'], files: ['apps/media/facts/media.yaml'] },
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles }) => {
+        const media = ctx.repo.resources.filter((r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? ''));
+        const imageOf = (r: Resource) => containersOf(podSpecOf(r) ?? { spec: {}, at: [] }).map((c) => scalarText(c.container.image ?? ''));
+        for (const r of media.filter((r) => r.name !== roles.tvManager && imageOf(r).some((i) => /\/sonarr:/.test(i))))
+          ctx.fail({ resource: r, path: ['metadata', 'name'] }, `${r.name} is a second TV manager; there is no 4K TV manager`);
+        const hd = workload(ctx, roles.movieManager);
+        const uhd = workload(ctx, roles.movieManager4k);
+        if (hd && uhd) {
+          const configs = (w: Resource) =>
+            new Set(
+              mountsOf(w)
+                .filter((m) => m.mountPath === '/config')
+                .map((m) => m.claim),
+            );
+          const shared = [...configs(uhd)].filter((c) => configs(hd).has(c));
+          if (shared.length)
+            ctx.fail(
+              { resource: uhd, path: ['spec', 'template', 'spec', 'volumes'] },
+              `the 4K movie manager shares its config (${shared.join(', ')}) with the 1080p one`,
+            );
+        }
+      });
+    },
+  },
+  {
+    id: 'media-exporters',
+    description:
+      'Each manager has an exportarr sidecar scraped by a ServiceMonitor, with the app API key from an ExternalSecret (Scrape sources, media app exporters; A8).',
+    invariants: ['A8'],
+    remediation: 'add the exportarr container with APIKEY from the <app>-api-key ExternalSecret, and the exportarr-<app> ServiceMonitor',
+    reads: { kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'], files: ['apps/media/facts/media.yaml'] },
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ roles }) => {
+        for (const name of [roles.tvManager, roles.movieManager, roles.movieManager4k]) {
+          const w = workload(ctx, name);
+          if (!w) continue;
+          const exporter = containersOf(podSpecOf(w)!).find((c) => /\/exportarr:/.test(scalarText(c.container.image ?? '')));
+          if (!exporter) {
+            ctx.fail({ resource: w, path: ['spec', 'template', 'spec', 'containers'] }, `${name} has no exportarr sidecar`);
+            continue;
+          }
+          const env = (exporter.container.env ?? []) as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string } } }[];
+          const i = env.findIndex((e) => e.name === 'APIKEY');
+          const ref = env[i]?.valueFrom?.secretKeyRef?.name;
+          if (!writtenByExternalSecret(ctx.repo, ref, w.namespace))
+            ctx.fail(
+              { resource: w, path: [...exporter.at, 'env', ...(i === -1 ? [] : [i])] },
+              `${name}'s exporter must take APIKEY from a Secret written by an ExternalSecret`,
+            );
+          if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === `exportarr-${name}`))
+            ctx.fail({ resource: w, path: [...exporter.at, 'name'] }, `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
+        }
+      });
+    },
+  },
+];

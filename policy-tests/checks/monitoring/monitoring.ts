@@ -1,0 +1,210 @@
+/**
+ * The monitoring stack's Limits and scrape sources (A1-A7, A20), read from
+ * the chart values and the Probe resources.
+ */
+import { alloyConfig, onValues, type Fail } from './values.ts';
+import { parse } from 'yaml';
+import { dig } from '../../model/core/dig.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { durationMs } from '../../model/core/durations.ts';
+import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
+import type { PolicyCheck } from '../kit.ts';
+import { scalarText } from '../../model/core/text.ts';
+
+function expectDuration(fail: Fail, values: unknown, path: Path, expected: string, what: string): void {
+  const actual = dig(values, path);
+  if (durationMs(actual) !== durationMs(expected)) fail(path, `${what} is ${actual === undefined ? 'unset' : scalarText(actual)}, must be ${expected}`);
+}
+
+export const monitoringChecks: PolicyCheck[] = [
+  {
+    id: 'monitoring-retention',
+    description:
+      'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet; the sensor and the shipper keep nothing (Limits; A1, A2, A3).',
+    invariants: ['A1', 'A2', 'A3'],
+    remediation: 'set the retention or replica count docs/invariants.md states (A1-A3)',
+    reads: { kinds: ['Application'], charts: ['kube-prometheus-stack', 'loki', 'tempo', 'alloy', 'falco'] },
+    exemptible: false,
+    run(ctx) {
+      onValues(ctx, 'kube-prometheus-stack', ({ values }, fail) => {
+        expectDuration(fail, values, ['prometheus', 'prometheusSpec', 'retention'], '7d', 'metrics retention');
+        expectDuration(fail, values, ['alertmanager', 'alertmanagerSpec', 'retention'], '120h', 'Alertmanager retention');
+        if (dig(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) !== 2)
+          fail(
+            ['alertmanager', 'alertmanagerSpec', 'replicas'],
+            `Alertmanager runs ${scalarText(dig(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) ?? 1)} replica(s), must be 2`,
+          );
+      });
+      onValues(ctx, 'loki', ({ values }, fail) => {
+        if (dig(values, ['deploymentMode']) !== 'SingleBinary') fail(['deploymentMode'], 'Loki must run as a single binary');
+        if (dig(values, ['loki', 'compactor', 'retention_enabled']) !== true)
+          fail(['loki', 'compactor'], 'the compactor must enforce retention (retention_enabled: true)');
+        expectDuration(fail, values, ['loki', 'limits_config', 'retention_period'], '7d', 'log retention');
+        const streams = (dig(values, ['loki', 'limits_config', 'retention_stream']) ?? []) as { selector?: string; period?: string }[];
+        const events = streams.findIndex((s) => s.selector?.includes('kubernetes/eventhandler'));
+        if (events === -1) fail(['loki', 'limits_config'], 'no retention_stream keeps Kubernetes events for 30 days');
+        else expectDuration(fail, values, ['loki', 'limits_config', 'retention_stream', events, 'period'], '30d', 'Kubernetes events retention');
+      });
+      onValues(ctx, 'tempo', ({ values }, fail) => {
+        expectDuration(fail, values, ['tempo', 'retention'], '24h', 'trace retention');
+        if (!dig(values, ['tempo', 'receivers', 'otlp'])) fail(['tempo', 'receivers'], 'Tempo must receive OTLP');
+      });
+      onValues(ctx, 'alloy', ({ values }, fail) => {
+        const shipsPodLogs = /loki\.source\.kubernetes\s+"/.test(alloyConfig(values));
+        if (shipsPodLogs && (dig(values, ['controller', 'type']) ?? 'daemonset') !== 'daemonset')
+          fail(['controller', 'type'], 'the pod-log shipper must run on every node (controller.type: daemonset)');
+        // Limits: "sensor and log shipper retention: none". They forward; the stores keep.
+        const claims = dig(values, ['controller', 'volumeClaimTemplates']);
+        if ((Array.isArray(claims) && claims.length) || dig(values, ['alloy', 'storagePath']))
+          fail(['controller'], 'the log shipper keeps nothing: no volume claims, no storage path');
+      });
+      onValues(ctx, 'falco', ({ values }, fail) => {
+        if (dig(values, ['falco', 'file_output', 'enabled']) === true) fail(['falco', 'file_output'], 'the sensor keeps nothing: no file output');
+      });
+    },
+  },
+  {
+    id: 'monitoring-probes',
+    description:
+      'Blackbox Probes: internet every 15 s on two HTTPS endpoints, public-sites every 60 s on five sites resolved through public DNS (Limits; A4, A20).',
+    invariants: ['A4', 'A20'],
+    remediation: 'fix the Probe interval or targets in monitoring/blackbox-exporter/probes.yaml, or the exporter’s dnsConfig',
+    reads: { kinds: ['Probe', 'Application'], charts: ['prometheus-blackbox-exporter'] },
+    exemptible: false,
+    run(ctx) {
+      const expected: Record<string, { interval: string; targets: number }> = {
+        internet: { interval: '15s', targets: 2 },
+        'public-sites': { interval: '60s', targets: 5 },
+      };
+      for (const [name, want] of Object.entries(expected)) {
+        const probe = ctx.resources.find((r) => r.kind === 'Probe' && r.name === name);
+        if (!probe) {
+          ctx.fail({ file: 'monitoring/README.md' }, `no Probe named ${name}`);
+          continue;
+        }
+        const interval = dig(probe.object, ['spec', 'interval']);
+        if (durationMs(interval) !== durationMs(want.interval))
+          ctx.fail({ resource: probe, path: ['spec', 'interval'] }, `Probe ${name} runs every ${String(interval)}, must be ${want.interval}`);
+        const targets = (dig(probe.object, ['spec', 'targets', 'staticConfig', 'static']) ?? []) as string[];
+        if (targets.length !== want.targets || !targets.every((t) => t.startsWith('https://')))
+          ctx.fail({ resource: probe, path: ['spec', 'targets'] }, `Probe ${name} must probe ${want.targets} HTTPS targets, has ${targets.length}`);
+      }
+      onValues(ctx, 'prometheus-blackbox-exporter', ({ values }, fail) => {
+        const servers = dig(values, ['dnsConfig', 'nameservers']);
+        if (dig(values, ['dnsPolicy']) !== 'None' || !Array.isArray(servers) || servers.length === 0)
+          fail(['dnsPolicy'], 'the blackbox exporter must resolve through public DNS (dnsPolicy: None with public nameservers), not the gateway');
+      });
+    },
+  },
+  {
+    id: 'snmp-v3-only',
+    description: 'The NAS is scraped with modules if_mib and synology over SNMPv3 authPriv (SHA, AES) every 60 s; no v1/v2c auth exists (A6).',
+    invariants: ['A6'],
+    remediation:
+      'keep only version 3 auths with security_level authPriv, auth_protocol SHA and priv_protocol AES; drop every community; load the image modules with a second --config.file and give the auth variables through envFrom',
+    reads: { kinds: ['Application'], charts: ['prometheus-snmp-exporter'] },
+    exemptible: false,
+    run(ctx) {
+      onValues(ctx, 'prometheus-snmp-exporter', ({ values }, fail) => {
+        let config: { auths?: Record<string, Record<string, unknown>> } = {};
+        try {
+          config = (parse(scalarText(dig(values, ['config']) ?? '')) ?? {}) as typeof config;
+        } catch (err) {
+          fail(['config'], `the exporter config does not parse: ${(err as Error).message.split('\n')[0]}`);
+          return;
+        }
+        const auths = Object.entries(config.auths ?? {});
+        if (auths.length === 0) fail(['config'], 'no auth is defined');
+        for (const [name, auth] of auths) {
+          if (auth.version !== 3 || 'community' in auth)
+            fail(['config'], `auth ${name} is SNMP v${scalarText(auth.version ?? 2)}${'community' in auth ? ' with a community' : ''}; only SNMPv3 is allowed`);
+          else if (auth.security_level !== 'authPriv' || !/^SHA/.test(String(auth.auth_protocol)) || !/^AES/.test(String(auth.priv_protocol))) {
+            fail(
+              ['config'],
+              `auth ${name} must be authPriv with SHA auth and AES privacy, is ${String(auth.security_level)}/${String(auth.auth_protocol)}/${String(auth.priv_protocol)}`,
+            );
+          }
+        }
+        // The chart's --config.file=/config/snmp.yaml replaces the image's generated modules; only a second --config.file brings them back.
+        const args = ((dig(values, ['extraArgs']) ?? []) as unknown[]).map(String);
+        if (!args.includes(`--config.file=${SNMP_DEFAULT_CONFIG}`))
+          fail(
+            ['extraArgs'],
+            `the chart's own --config.file replaces the image's modules, so if_mib and synology never load: add --config.file=${SNMP_DEFAULT_CONFIG} to extraArgs`,
+          );
+        const variables = [...scalarText(dig(values, ['config']) ?? '').matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]);
+        const envFrom = (dig(values, ['envFrom']) ?? []) as { secretRef?: { name?: string } }[];
+        if (variables.length && !envFrom.some((e) => e.secretRef?.name))
+          fail(
+            ['config'],
+            `the auths read ${variables.map((v) => `\${${v}}`).join(', ')} from the environment, but envFrom gives the container no Secret; the exporter exits on an unset variable`,
+          );
+        const params = (dig(values, ['serviceMonitor', 'params']) ?? []) as { module?: string[]; interval?: string }[];
+        params.forEach((p, i) => {
+          if (JSON.stringify([...(p.module ?? [])].sort()) !== JSON.stringify(['if_mib', 'synology']))
+            fail(['serviceMonitor', 'params', i, 'module'], `NAS modules are ${JSON.stringify(p.module ?? [])}, must be if_mib and synology`);
+          if (durationMs(p.interval) !== 60_000)
+            fail(['serviceMonitor', 'params', i, 'interval'], `the NAS is scraped every ${String(p.interval)}, must be 60s`);
+        });
+        if (params.length === 0) fail(['serviceMonitor'], 'nothing scrapes the NAS');
+      });
+    },
+  },
+];
+
+/** The spec's dashboard table: each row and the panels it shows (matched by title prefix). */
+export const DASHBOARD_ROWS: Record<string, string[]> = {
+  'Internet & Backups': [
+    'Public sites up',
+    'Public site response time',
+    'Internet state',
+    'Internet downtime',
+    'Internet outages',
+    'Probe latency',
+    'Backup job ages',
+    'Backup-sync sources behind',
+  ],
+  Network: ['WAN latency', 'WAN session uptime', 'WAN drops', 'Gateway CPU', 'Per-port traffic', 'Port errors and drops'],
+  Hypervisor: ['Hosts up', 'VMs running', 'VMs stopped', 'Host CPU', 'Host memory', 'Storage per host and shared'],
+  NAS: ['System status', 'Volume used and free', 'RAID status', 'Unhealthy disks', 'Temperature', 'eth0 traffic', 'Disk temperatures'],
+};
+
+/** Where the snmp_exporter image keeps its generated modules (if_mib, synology, ...). */
+export const SNMP_DEFAULT_CONFIG = '/etc/snmp_exporter/snmp.yml';
+
+export const dashboardChecks: PolicyCheck[] = [
+  {
+    id: 'dashboard-rows',
+    description:
+      'A provisioned dashboard has the four rows of invariant A10 (Internet & Backups, Network, Hypervisor, NAS), each with the panels that invariant lists.',
+    invariants: ['A10'],
+    remediation: 'add the missing row or panel to monitoring/dashboards/homelab-overview.yaml',
+    reads: { kinds: ['ConfigMap'] },
+    exemptible: false,
+    run(ctx) {
+      const boards = dashboards(ctx.repo);
+      for (const d of boards.filter((b) => b.error))
+        ctx.fail({ file: d.file, line: d.error!.pos.line, col: d.error!.pos.col }, `${d.key}: ${d.error!.message}`);
+      const overview = boards.find((d) => rowsOf(d).some((r) => r.title in DASHBOARD_ROWS));
+      if (!overview) {
+        ctx.fail({ file: 'monitoring/README.md' }, 'no provisioned dashboard has the four rows of invariant A10');
+        return;
+      }
+      const rows = rowsOf(overview);
+      for (const [row, panels] of Object.entries(DASHBOARD_ROWS)) {
+        const found = rows.find((r) => r.title === row);
+        if (!found) {
+          const { line, col } = overview.at(['panels']);
+          ctx.fail({ file: overview.file, line, col }, `${overview.key}: no row "${row}"`);
+          continue;
+        }
+        for (const panel of panels) {
+          if (!found.panels.some((p) => p.title?.startsWith(panel) && (p.targets ?? []).some((t) => t.expr))) {
+            const { line, col } = overview.at(['panels', found.index, 'title']);
+            ctx.fail({ file: overview.file, line, col }, `${overview.key}: row "${row}" has no "${panel}" panel with a query`);
+          }
+        }
+      }
+    },
+  },
+];

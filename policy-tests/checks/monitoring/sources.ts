@@ -1,0 +1,225 @@
+/**
+ * Where the monitoring stack's data comes from: traces from the ingress,
+ * events shipped once, Grafana's admin from the store, VolSync's metrics, and
+ * the hypervisor's and the network controller's read-only sources.
+ */
+import { alloyConfig, onValues, type Fail } from './values.ts';
+import { parse } from 'yaml';
+import { chartValues } from '../../model/argocd/chart-values.ts';
+import { dig } from '../../model/core/dig.ts';
+import { eachChartValues } from '../kit.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
+import { durationMs } from '../../model/core/durations.ts';
+import type { PolicyCheck } from '../kit.ts';
+import { scalarText } from '../../model/core/text.ts';
+
+const EVENTS_SOURCE = /loki\.source\.kubernetes_events\s+"/;
+
+const PVE_FACTS = 'monitoring/pve-exporter/facts/pve-access.yaml';
+const UNIFI_FACTS = 'monitoring/unpoller/facts/unifi-access.yaml';
+
+export const sourceChecks: PolicyCheck[] = [
+  {
+    id: 'ingress-traces',
+    description: 'Every ingress proxy (the Traefik apps) pushes traces over OTLP to the trace store, at the gRPC port Tempo receives on (A3).',
+    invariants: ['A3'],
+    remediation: 'set tracing.otlp.enabled and tracing.otlp.grpc (enabled, endpoint tempo.monitoring.svc:4317, insecure) in the proxy values',
+    reads: { kinds: ['Application'], charts: ['traefik', 'tempo'] },
+    exemptible: false,
+    run(ctx) {
+      const tempoGrpc = chartValues(ctx.repo, 'tempo')
+        .map((v) => scalarText(dig(v.values, ['tempo', 'receivers', 'otlp', 'protocols', 'grpc', 'endpoint']) ?? ''))
+        .find(Boolean);
+      const port = tempoGrpc?.split(':').pop();
+      eachChartValues(ctx, 'traefik', 'apps/platform/README.md', ({ values }, fail) => {
+        const otlp = dig(values, ['tracing', 'otlp']);
+        if (dig(otlp, ['enabled']) !== true || dig(otlp, ['grpc', 'enabled']) !== true) {
+          fail(['tracing'], 'the proxy sends no traces over OTLP gRPC: the trace store receives nothing from it');
+          return;
+        }
+        const endpoint = scalarText(dig(otlp, ['grpc', 'endpoint']) ?? '');
+        if (!/^tempo\.monitoring(\.svc)?(\.cluster\.local)?:\d+$/.test(endpoint) || (port && endpoint.split(':').pop() !== port))
+          fail(
+            ['tracing', 'otlp', 'grpc', 'endpoint'],
+            `traces go to "${endpoint}", not to Tempo's OTLP gRPC receiver (tempo.monitoring.svc:${port ?? '4317'})`,
+          );
+      });
+    },
+  },
+  {
+    id: 'events-shipped-once',
+    description:
+      'Exactly one Alloy ships the Kubernetes events, a single-replica Deployment: loki.source.kubernetes_events does not take part in clustering, so in the DaemonSet every node would push every event (A2).',
+    invariants: ['A2'],
+    remediation: 'keep loki.source.kubernetes_events only in the alloy-events values (controller.type: deployment, replicas: 1)',
+    reads: { kinds: ['Application'], charts: ['alloy'] },
+    exemptible: false,
+    run(ctx) {
+      const shippers: { fail: Fail; values: unknown }[] = [];
+      onValues(ctx, 'alloy', ({ values }, fail) => {
+        if (EVENTS_SOURCE.test(alloyConfig(values))) shippers.push({ fail, values });
+      });
+      if (shippers.length === 0) ctx.fail({ file: 'monitoring/README.md' }, 'no Alloy ships the Kubernetes events (loki.source.kubernetes_events)');
+      for (const { fail, values } of shippers) {
+        const type = dig(values, ['controller', 'type']) ?? 'daemonset';
+        const replicas = dig(values, ['controller', 'replicas']) ?? 1;
+        if (type === 'daemonset')
+          fail(
+            ['alloy', 'configMap', 'content'],
+            'Kubernetes events are shipped from a DaemonSet: every node watches and pushes every event, since loki.source.kubernetes_events ignores clustering',
+          );
+        else if (replicas !== 1)
+          fail(['controller', 'replicas'], `Kubernetes events are shipped by ${scalarText(replicas)} replicas, each pushing every event; run one`);
+        if (shippers.length > 1)
+          fail(
+            ['alloy', 'configMap', 'content'],
+            `${shippers.length} Alloy apps ship the Kubernetes events; each event would reach Loki ${shippers.length} times`,
+          );
+      }
+    },
+  },
+  {
+    id: 'grafana-admin-from-store',
+    description:
+      "Grafana's admin login comes from a Secret an ExternalSecret writes (grafana.admin.existingSecret); the subchart would otherwise generate one with randAlphaNum, new on every Argo CD render (P1).",
+    invariants: ['P1'],
+    remediation: 'set grafana.admin.existingSecret (with userKey and passwordKey) to the target of an ExternalSecret in the monitoring namespace',
+    reads: { kinds: ['Application', 'ExternalSecret'], charts: ['kube-prometheus-stack'] },
+    exemptible: false,
+    run(ctx) {
+      onValues(ctx, 'kube-prometheus-stack', ({ values }, fail) => {
+        if (dig(values, ['grafana', 'enabled']) === false) return;
+        const secret = dig(values, ['grafana', 'admin', 'existingSecret']);
+        if (typeof secret !== 'string' || secret === '')
+          fail(
+            ['grafana'],
+            'Grafana has no admin.existingSecret, so the subchart generates a password with randAlphaNum on every render: drift, a restart and a new password on each sync',
+          );
+        else if (!writtenByExternalSecret(ctx.repo, secret, 'monitoring'))
+          fail(['grafana', 'admin', 'existingSecret'], `no ExternalSecret in monitoring writes Secret ${secret}`);
+      });
+    },
+  },
+  {
+    id: 'volsync-metrics',
+    description:
+      "VolSync runs from a pinned chart and its sync metrics (ReplicationSource sync state) are scraped by a ServiceMonitor in volsync-system, the chart's own or a plain one, never both (A8).",
+    invariants: ['A8'],
+    remediation: 'keep the volsync Application; the chart renders its ServiceMonitor whenever the ServiceMonitor API exists, so add no second one',
+    reads: { kinds: ['ServiceMonitor', 'Application'], charts: ['volsync'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      if (chartValues(ctx.repo, 'volsync').length === 0) ctx.fail({ file: 'monitoring/README.md' }, 'no Application deploys the volsync chart');
+      const render = ctx.renders.find((r) => r.source.chart === 'volsync');
+      const monitor = ctx.resources.some(
+        (r) => r.kind === 'ServiceMonitor' && (r.namespace === 'volsync-system' || (render !== undefined && r.rendered?.app === render.app.name)),
+      );
+      // Not rendered (no chart in the cache): the summary counts the source as not judged; volsync 0.13 renders its own monitor.
+      if (monitor || render?.status !== 'rendered') return;
+      ctx.fail(
+        { resource: render.app.resource, path: [...render.source.at, 'chart'] },
+        'nothing scrapes VolSync: neither the chart nor a manifest renders a ServiceMonitor in volsync-system',
+      );
+    },
+  },
+  {
+    id: 'pve-audit-token',
+    description:
+      'The hypervisor exporter scrapes three hosts every 60 s, one of them cluster-wide, with the API token of an audit-only user (PVEAuditor), never a password (A7).',
+    invariants: ['A7'],
+    remediation: `scrape three targets at 60s with exactly one cluster=1, and render pve.yml from an ExternalSecret with user/token_name/token_value of the user in ${PVE_FACTS}`,
+    reads: { kinds: ['ServiceMonitor', 'ExternalSecret'], files: ['monitoring/pve-exporter/facts/*'] },
+    exemptible: false,
+    run(ctx) {
+      const facts = (ctx.repo.dataFiles.get(PVE_FACTS)?.data ?? {}) as { user?: string; role?: string; token?: string };
+      if (facts.role !== 'PVEAuditor')
+        ctx.fail({ file: PVE_FACTS }, `the exporter's user must hold only PVEAuditor, facts say ${JSON.stringify(facts.role ?? null)}`);
+      const monitor = ctx.resources.find((r) => r.kind === 'ServiceMonitor' && r.name === 'pve-exporter');
+      if (!monitor) {
+        ctx.fail({ file: 'monitoring/README.md' }, 'no ServiceMonitor pve-exporter scrapes the hypervisors');
+        return;
+      }
+      const endpoints = (dig(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string; params?: Record<string, string[]> }[];
+      const targets = new Set(endpoints.map((e) => e.params?.target?.[0]));
+      if (endpoints.length !== 3 || targets.size !== 3)
+        ctx.fail({ resource: monitor, path: ['spec', 'endpoints'] }, `the exporter must scrape 3 distinct hosts, scrapes ${targets.size}`);
+      const clusterWide = endpoints.filter((e) => e.params?.cluster?.[0] === '1').length;
+      if (clusterWide !== 1)
+        ctx.fail({ resource: monitor, path: ['spec', 'endpoints'] }, `exactly one host reports the cluster-wide view (cluster=1), found ${clusterWide}`);
+      endpoints.forEach(
+        (e, i) =>
+          durationMs(e.interval) !== 60_000 &&
+          ctx.fail({ resource: monitor, path: ['spec', 'endpoints', i, 'interval'] }, `hypervisor scrape interval is ${String(e.interval)}, must be 60s`),
+      );
+      const secret = ctx.resources.find((r) => r.kind === 'ExternalSecret' && r.name === 'pve-exporter');
+      const template = secret ? scalarText(dig(secret.object, ['spec', 'target', 'template', 'data', 'pve.yml']) ?? '') : '';
+      let config: Record<string, Record<string, unknown>> = {};
+      try {
+        config = (parse(template) ?? {}) as typeof config;
+      } catch {
+        // reported below as a missing token configuration
+      }
+      const modules = Object.values(config);
+      const at: Path = ['spec', 'target', 'template', 'data', 'pve.yml'];
+      if (!secret || modules.length === 0) {
+        if (secret) ctx.fail({ resource: secret, path: at }, 'pve.yml is missing or does not parse');
+        else ctx.fail({ file: 'monitoring/README.md' }, 'no ExternalSecret pve-exporter renders the exporter config');
+        return;
+      }
+      for (const m of modules) {
+        if ('password' in m) ctx.fail({ resource: secret, path: at }, 'the exporter logs in with a password; use the audit user’s API token');
+        if (m.user !== facts.user || m.token_name !== facts.token || !scalarText(m.token_value ?? '').includes('{{'))
+          ctx.fail({ resource: secret, path: at }, `pve.yml must use ${facts.user}'s token "${facts.token}", with token_value taken from the secret store`);
+      }
+    },
+  },
+  {
+    id: 'unpoller-source',
+    description:
+      'The gateway exporter is scraped every 30 s as a local read-only user (network view only) from an ExternalSecret, and pushes the system log to Loki every minute (A5).',
+    invariants: ['A5'],
+    remediation: `scrape unpoller at 30s, take UP_UNIFI_DEFAULT_USER/PASS from an ExternalSecret of the user in ${UNIFI_FACTS}, set UP_LOKI_URL and UP_LOKI_INTERVAL=1m`,
+    reads: { kinds: ['Deployment', 'ServiceMonitor', 'ExternalSecret'], files: ['monitoring/unpoller/facts/*'] },
+    exemptible: false,
+    run(ctx) {
+      const facts = (ctx.repo.dataFiles.get(UNIFI_FACTS)?.data ?? {}) as { local?: boolean; role?: string };
+      if (facts.local !== true || facts.role !== 'network-view-only')
+        ctx.fail({ file: UNIFI_FACTS }, 'the gateway user must be local-only with the network-view-only role');
+      const deployment = ctx.resources.find((r) => r.kind === 'Deployment' && r.name === 'unpoller');
+      const monitor = ctx.resources.find((r) => r.kind === 'ServiceMonitor' && r.name === 'unpoller');
+      if (!deployment || !monitor) {
+        ctx.fail({ file: 'monitoring/README.md' }, 'unpoller (Deployment and ServiceMonitor) is missing');
+        return;
+      }
+      const endpoints = (dig(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string }[];
+      endpoints.forEach(
+        (e, i) =>
+          durationMs(e.interval) !== 30_000 &&
+          ctx.fail({ resource: monitor, path: ['spec', 'endpoints', i, 'interval'] }, `the gateway is scraped every ${String(e.interval)}, must be 30s`),
+      );
+      const env = (dig(deployment.object, ['spec', 'template', 'spec', 'containers', 0, 'env']) ?? []) as {
+        name: string;
+        value?: string;
+        valueFrom?: { secretKeyRef?: { name?: string } };
+      }[];
+      const at = (name: string): Path => {
+        const i = env.findIndex((e) => e.name === name);
+        return ['spec', 'template', 'spec', 'containers', 0, 'env', ...(i === -1 ? [] : [i])];
+      };
+      const byName = new Map(env.map((e) => [e.name, e]));
+      for (const name of ['UP_UNIFI_DEFAULT_USER', 'UP_UNIFI_DEFAULT_PASS']) {
+        const ref = byName.get(name)?.valueFrom?.secretKeyRef?.name;
+        if (!writtenByExternalSecret(ctx.repo, ref, deployment.namespace))
+          ctx.fail({ resource: deployment, path: at(name) }, `${name} must come from a Secret written by an ExternalSecret`);
+      }
+      if (!byName.get('UP_LOKI_URL')?.value)
+        ctx.fail({ resource: deployment, path: at('UP_LOKI_URL') }, 'the gateway system log is not pushed to Loki (UP_LOKI_URL)');
+      if (durationMs(byName.get('UP_LOKI_INTERVAL')?.value) !== 60_000)
+        ctx.fail(
+          { resource: deployment, path: at('UP_LOKI_INTERVAL') },
+          `the system log is pushed every ${byName.get('UP_LOKI_INTERVAL')?.value ?? '(default)'}, must be 1m`,
+        );
+    },
+  },
+];

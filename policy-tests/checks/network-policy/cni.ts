@@ -1,0 +1,123 @@
+/**
+ * Network policies the cluster enforces. The `cni` cluster fact names the CNI
+ * and what it enforces; these checks hold every policy to it, the fact to what
+ * that CNI is documented to do (model/repository/cni.ts), and DNS-name egress to the DNS
+ * rule that makes it work.
+ */
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { appDeployingChart } from '../../model/cluster/cni-application.ts';
+import { cniOf, isNetworkPolicy, KNOWN_CNIS, qualifiedKind, type CniFacts } from '../../model/repository/cni.ts';
+import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { CheckContext, PolicyCheck } from '../kit.ts';
+
+const FACT = 'cluster fact "cni" in clusters/home/cluster-facts.yaml';
+
+/** A Cilium policy's egress rules that name DNS names, with where each is written. */
+function fqdnRules(policy: Resource): number[] {
+  return list(dig(policy.object, ['spec', 'egress'])).flatMap((rule, i) => (list(obj(rule).toFQDNs).length > 0 ? [i] : []));
+}
+
+/** Whether a Cilium policy has an egress rule that sends DNS through Cilium's DNS proxy (toPorts[].rules.dns on port 53). */
+function hasDnsProxyRule(policy: Resource): boolean {
+  return list(dig(policy.object, ['spec', 'egress'])).some((rule) =>
+    list(obj(rule).toPorts).some((tp) => {
+      const ports = list(obj(tp).ports).map((p) => String(obj(p).port));
+      return ports.includes('53') && list(dig(tp, ['rules', 'dns'])).length > 0;
+    }),
+  );
+}
+
+const endpointSelector = (policy: Resource): Obj => obj(dig(policy.object, ['spec', 'endpointSelector']));
+
+function checkFactAgainstKnown(ctx: CheckContext, cni: CniFacts): void {
+  const facts = ctx.repo.factsResource;
+  const known = KNOWN_CNIS[cni.name];
+  if (!facts || !known) return; // a CNI the gate does not know: its claims are taken as stated
+  const overclaimed = cni.enforces.filter((k) => !known.enforces.includes(k));
+  if (overclaimed.length > 0)
+    ctx.fail(
+      { resource: facts, path: ['data', 'cni'] },
+      `the cluster fact "cni" says ${cni.name} enforces ${overclaimed.join(', ')}, which it does not (${known.source}): a policy of that kind would pass the gate and enforce nothing`,
+    );
+  if (cni.fqdnEgress && !known.fqdnEgress)
+    ctx.fail(
+      { resource: facts, path: ['data', 'cni'] },
+      `the cluster fact "cni" says ${cni.name} enforces DNS-name egress, which it does not (${known.source})`,
+    );
+  if (known.chart && !appDeployingChart(ctx.repo, known.chart))
+    ctx.fail(
+      { resource: facts, path: ['data', 'cni'] },
+      `the cluster fact "cni" names ${cni.name}, and no Application deploys its chart ${known.chart}: the nodes would have no CNI`,
+    );
+  for (const [name, other] of Object.entries(KNOWN_CNIS)) {
+    if (name === cni.name || !other.chart) continue;
+    const app = appDeployingChart(ctx.repo, other.chart);
+    if (app)
+      ctx.fail(
+        { resource: app.resource, path: ['spec'] },
+        `Application ${app.name} deploys the CNI ${name} (chart ${other.chart}), while the cluster fact "cni" names ${cni.name}: two CNIs on one node fight over every pod's network`,
+      );
+  }
+}
+
+export const cniChecks: PolicyCheck[] = [
+  {
+    id: 'network-policy-enforced',
+    description:
+      'Every network policy (NetworkPolicy, or a CNI-specific kind) is one the cluster\'s CNI enforces, as the cluster fact "cni" states, and the fact claims no more than that CNI is documented to do; a policy the CNI ignores is accepted by the API server and drops nothing (invariants P1).',
+    invariants: ['P1'],
+    remediation: 'run a CNI that enforces the policy (apps/platform/cilium, with the fact naming it), or delete the policy; keep the fact to what the CNI does',
+    reads: { kinds: ['*'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      const cni = cniOf(ctx.repo);
+      checkFactAgainstKnown(ctx, cni);
+      for (const policy of ctx.resources.filter(isNetworkPolicy)) {
+        const kind = qualifiedKind(policy.apiVersion, policy.kind);
+        const ns = namespaceOrDestination(ctx.repo, policy);
+        const name = `${policy.kind} ${ns ? `${ns}/` : ''}${policy.name}`;
+        if (!cni.enforces.includes(kind)) {
+          ctx.fail(
+            { resource: policy, path: ['kind'] },
+            `${name} is inert: the cluster's CNI (${cni.name}, ${FACT}) does not enforce ${kind}, so the API server stores it and no packet is dropped`,
+          );
+          continue;
+        }
+        if (cni.fqdnEgress) continue;
+        for (const i of fqdnRules(policy))
+          ctx.fail(
+            { resource: policy, path: ['spec', 'egress', i, 'toFQDNs'] },
+            `${name} allows egress by DNS name, which the cluster's CNI (${cni.name}, ${FACT}) does not enforce: the rule allows nothing`,
+          );
+      }
+    },
+  },
+  {
+    id: 'network-policy-fqdn-dns',
+    description:
+      "A Cilium policy that allows egress by DNS name (toFQDNs) also sends its pods' DNS through Cilium's DNS proxy (an egress rule to port 53 with rules.dns) for the same pods; Cilium learns a name's addresses only from the answers its proxy sees, so without it the FQDN rule matches nothing (invariants P1).",
+    invariants: ['P1'],
+    remediation:
+      "add an egress rule to kube-dns on port 53 (UDP and TCP) with rules: {dns: [{matchName: <each host>}, {matchPattern: '*.cluster.local'}]} to the same policy, or to one with the same endpointSelector",
+    reads: { kinds: ['CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      const cilium = ctx.resources.filter((r) => r.apiVersion.startsWith('cilium.io/'));
+      for (const policy of cilium) {
+        const rules = fqdnRules(policy);
+        if (rules.length === 0) continue;
+        const ns = namespaceOrDestination(ctx.repo, policy);
+        const selector = JSON.stringify(endpointSelector(policy));
+        const proxied = cilium.some(
+          (p) => namespaceOrDestination(ctx.repo, p) === ns && JSON.stringify(endpointSelector(p)) === selector && hasDnsProxyRule(p),
+        );
+        if (!proxied)
+          ctx.fail(
+            { resource: policy, path: ['spec', 'egress', rules[0]!, 'toFQDNs'] },
+            `${policy.kind} ${policy.name} allows egress by DNS name, and no policy for the same pods sends their DNS through Cilium's proxy (port 53 with rules.dns): the name never resolves to an allowed address`,
+          );
+      }
+    },
+  },
+];

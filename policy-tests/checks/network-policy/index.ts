@@ -1,0 +1,8 @@
+/** Network policies: what each allows, the CNI that enforces them, ingress paths, and default deny. */
+import type { PolicyCheck } from '../kit.ts';
+import { cniChecks } from './cni.ts';
+import { defaultDenyChecks } from './default-deny.ts';
+import { ingressPathCheck } from './ingress.ts';
+import { networkPolicyChecks } from './network-policy.ts';
+
+export const networkPolicyAreaChecks: PolicyCheck[] = [...networkPolicyChecks, ingressPathCheck, ...cniChecks, ...defaultDenyChecks];

@@ -1,0 +1,118 @@
+/**
+ * network-policy-ingress-path: where a NetworkPolicy isolates the pods an
+ * Ingress routes to, the Ingress class's proxy is let in on the port the route
+ * reaches. The proxy is the Application that applies the IngressClass: its
+ * namespace always, its pods when its chart is rendered.
+ */
+import { namespaceOrDestination, owningApplication } from '../../model/argocd/argocd.ts';
+import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { CheckContext, PolicyCheck } from '../kit.ts';
+import { opaqueNamespaces } from '../../model/cluster/providers.ts';
+import { namespaceLabels, samePort, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
+import { scalarText } from '../../model/core/text.ts';
+
+export const ingressPathCheck: PolicyCheck = {
+  id: 'network-policy-ingress-path',
+  description:
+    "Where a NetworkPolicy isolates the pods an Ingress routes to, one of its ingress rules lets the Ingress class's proxy in (its namespace, and its pods where the gate sees them) on the port the route reaches; otherwise the public route times out at the pod (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    "allow ingress from the proxy's namespace (kubernetes.io/metadata.name: <namespace>) and pods on the Service's targetPort, in a policy that selects the backend's pods",
+  reads: { kinds: ['*'], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const templates = templatesWithPorts(ctx.repo);
+    const namespaces = namespaceLabels(ctx.repo);
+    for (const ingress of ctx.resources.filter((r) => r.kind === 'Ingress')) {
+      const proxy = proxyOf(ctx, ingress, templates);
+      if (!proxy) continue; // no class, or one nothing here serves: closure-ingress-class says so
+      const ns = namespaceOrDestination(ctx.repo, ingress) ?? '';
+      list(dig(ingress.object, ['spec', 'rules'])).forEach((rule, i) =>
+        list(dig(rule, ['http', 'paths'])).forEach((path, j) => {
+          const backend = obj(dig(path, ['backend', 'service']));
+          const target = targetPortOf(ctx, ns, backend);
+          if (!target) return; // no such Service or port: closure-service says so
+          const pods = templates.filter(
+            (t) => t.namespace === ns && Object.keys(target.selector).length > 0 && selectorMatches({ matchLabels: target.selector }, t.labels),
+          );
+          const blocked = pods.find((pod) => {
+            const isolating = ctx.resources
+              .filter((r) => r.kind === 'NetworkPolicy')
+              .filter(
+                (p) =>
+                  isolatesIngress(p) &&
+                  (namespaceOrDestination(ctx.repo, p) ?? '') === ns &&
+                  selectorMatches(obj(dig(p.object, ['spec', 'podSelector'])), pod.labels),
+              );
+            return isolating.length > 0 && !isolating.some((p) => letsIn(p, pod, target.port, proxy, ns, namespaces));
+          });
+          if (blocked)
+            ctx.fail(
+              { resource: ingress, path: ['spec', 'rules', i, 'http', 'paths', j, 'backend', 'service'] },
+              `Ingress ${ingress.name} routes to Service ${String(backend.name)} (port ${target.port}), whose pods a NetworkPolicy isolates with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}: the route times out at the pod`,
+            );
+        }),
+      );
+    }
+  },
+};
+
+/** The proxy serving an Ingress's class: the namespace its Application deploys to, and its pods when the gate sees them. */
+function proxyOf(ctx: CheckContext, ingress: Resource, templates: readonly Template[]): { app: string; namespace: string; pods?: Template[] } | undefined {
+  const name = dig(ingress.object, ['spec', 'ingressClassName']) ?? dig(ingress.object, ['metadata', 'annotations', 'kubernetes.io/ingress.class']);
+  const ingressClass = ctx.repo.resources.find((r) => r.kind === 'IngressClass' && r.name === name);
+  const app = ingressClass && owningApplication(ctx.repo, ingressClass);
+  if (!app?.destinationNamespace) return undefined;
+  const pods = templates.filter((t) => t.app === app.name);
+  return {
+    app: app.name,
+    namespace: app.destinationNamespace,
+    ...(pods.length && !opaqueNamespaces(ctx.renders).has(app.destinationNamespace) ? { pods } : {}),
+  };
+}
+
+/** The Service an Ingress backend names, in the Ingress's namespace: its selector and the pod port the route reaches. */
+function targetPortOf(ctx: CheckContext, ns: string, backend: Obj): { selector: Obj; port: string } | undefined {
+  const svc = ctx.repo.resources.find((r) => r.kind === 'Service' && r.name === backend.name && (namespaceOrDestination(ctx.repo, r) ?? '') === ns);
+  const wanted = obj(backend.port);
+  const port = list(dig(svc?.object, ['spec', 'ports']))
+    .map(obj)
+    .find((p) => (wanted.name !== undefined && p.name === wanted.name) || (wanted.number !== undefined && p.port === wanted.number));
+  if (!svc || !port) return undefined;
+  return { selector: obj(dig(svc.object, ['spec', 'selector'])), port: String(port.targetPort ?? port.port) };
+}
+
+/** Whether a policy isolates its pods for ingress: policyTypes lists Ingress, or (without policyTypes) always. */
+function isolatesIngress(policy: Resource): boolean {
+  const types = dig(policy.object, ['spec', 'policyTypes']);
+  return Array.isArray(types) ? types.includes('Ingress') : true;
+}
+
+/** Whether one of a policy's ingress rules admits the proxy to `pod` on `port` (a number or a container port name). */
+function letsIn(
+  policy: Resource,
+  pod: Template,
+  port: string,
+  proxy: { namespace: string; pods?: Template[] },
+  ns: string,
+  namespaces: Map<string, Obj>,
+): boolean {
+  return list(dig(policy.object, ['spec', 'ingress'])).some((raw) => {
+    const rule = obj(raw);
+    const ports = list(rule.ports).map(obj);
+    if (ports.length > 0 && !ports.some((p) => p.port === undefined || samePort(pod, scalarText(p.port), port))) return false;
+    const from = list(rule.from).map(obj);
+    return (
+      from.length === 0 ||
+      from.some((peer) => {
+        if ('ipBlock' in peer) return true; // addresses: not judged, never reported as blocking
+        const inNamespace =
+          'namespaceSelector' in peer ? selectorMatches(obj(peer.namespaceSelector), namespaces.get(proxy.namespace)) : proxy.namespace === ns;
+        if (!inNamespace) return false;
+        return !('podSelector' in peer) || !proxy.pods || proxy.pods.some((t) => selectorMatches(obj(peer.podSelector), t.labels));
+      })
+    );
+  });
+}

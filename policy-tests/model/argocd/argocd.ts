@@ -1,0 +1,297 @@
+/**
+ * What Argo CD will do with this repository, computed from the Application
+ * objects: which sources they use and exactly which files each one applies.
+ */
+import { dig } from '../core/dig.ts';
+import { argoGlobMatch } from '../core/glob.ts';
+import { perRepo } from '../repository/per-repo.ts';
+import type { Resource } from '../core/manifest.ts';
+import type { PathSegment } from '../core/positions.ts';
+import { isManifestPath, isNonManifest, type Repo } from '../repository/repo.ts';
+import { KUSTOMIZATION_FILES, kustomizeInputs } from './kustomize.ts';
+import { scalarText } from '../core/text.ts';
+
+/** The root app-of-apps; bootstrapped once with kubectl, then it manages itself. */
+export const ROOT_APP_FILE = 'clusters/home/root.yaml';
+export const APPLICATION_FILE = 'application.yaml';
+
+export interface AppSource {
+  /** YAML path of this source inside the Application, for findings. */
+  at: PathSegment[];
+  repoURL: string;
+  targetRevision: string;
+  path?: string;
+  chart?: string;
+  ref?: string;
+  directory?: { recurse?: boolean; include?: string; exclude?: string };
+  helm?: HelmOptions;
+  /** Argo CD's kustomize options on the source (namePrefix, images, ...), as written. */
+  kustomize?: Record<string, unknown>;
+}
+
+/** The `helm` block of a source, as Argo CD 3 reads it. */
+export interface HelmOptions {
+  valueFiles?: string[];
+  releaseName?: string;
+  namespace?: string;
+  /** Inline values: `valuesObject` wins over the `values` string, as in Argo CD. */
+  values?: string;
+  valuesObject?: Record<string, unknown>;
+  parameters?: { name: string; value: string; forceString?: boolean }[];
+  fileParameters?: { name: string; path: string }[];
+  skipCrds?: boolean;
+  skipTests?: boolean;
+  skipSchemaValidation?: boolean;
+  ignoreMissingValueFiles?: boolean;
+  kubeVersion?: string;
+  apiVersions?: string[];
+}
+
+/** One exact chart version (1.2.3, v1.2.3, 1.2.3-rc.1): no range, no *, no latest. */
+export const isExactChartVersion = (version: string): boolean => /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/.test(version);
+
+export interface ArgoApp {
+  resource: Resource;
+  name: string;
+  project: string;
+  destinationNamespace?: string;
+  sources: AppSource[];
+  automated?: { prune?: boolean; selfHeal?: boolean };
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function toSource(raw: unknown, at: PathSegment[]): AppSource {
+  const s = obj(raw);
+  const directory = s.directory === undefined ? undefined : obj(s.directory);
+  const helm = s.helm === undefined ? undefined : obj(s.helm);
+  return {
+    at,
+    repoURL: str(s.repoURL) ?? '',
+    targetRevision: str(s.targetRevision) ?? '',
+    path: str(s.path),
+    chart: str(s.chart),
+    ref: str(s.ref),
+    directory: directory && { recurse: directory.recurse === true, include: str(directory.include), exclude: str(directory.exclude) },
+    helm: helm && toHelmOptions(helm),
+    kustomize: s.kustomize === undefined ? undefined : obj(s.kustomize),
+  };
+}
+
+const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+function toHelmOptions(helm: Obj): HelmOptions {
+  const entries = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
+  return {
+    valueFiles: strings(helm.valueFiles),
+    releaseName: str(helm.releaseName),
+    namespace: str(helm.namespace),
+    values: str(helm.values),
+    valuesObject: helm.valuesObject === undefined ? undefined : obj(helm.valuesObject),
+    parameters:
+      helm.parameters === undefined
+        ? undefined
+        : entries(helm.parameters).map((p) => ({
+            name: str(p.name) ?? '',
+            value: p.value === undefined ? '' : scalarText(p.value),
+            forceString: p.forceString === true,
+          })),
+    fileParameters:
+      helm.fileParameters === undefined ? undefined : entries(helm.fileParameters).map((p) => ({ name: str(p.name) ?? '', path: str(p.path) ?? '' })),
+    skipCrds: bool(helm.skipCrds),
+    skipTests: bool(helm.skipTests),
+    skipSchemaValidation: bool(helm.skipSchemaValidation),
+    ignoreMissingValueFiles: bool(helm.ignoreMissingValueFiles),
+    kubeVersion: str(helm.kubeVersion),
+    apiVersions: strings(helm.apiVersions),
+  };
+}
+
+export function toArgoApp(resource: Resource): ArgoApp {
+  const spec = obj(resource.object.spec);
+  const sources = Array.isArray(spec.sources)
+    ? spec.sources.map((s, i) => toSource(s, ['spec', 'sources', i]))
+    : spec.source !== undefined
+      ? [toSource(spec.source, ['spec', 'source'])]
+      : [];
+  const automated = obj(obj(spec.syncPolicy).automated);
+  return {
+    resource,
+    name: resource.name,
+    project: str(spec.project) ?? '',
+    destinationNamespace: str(obj(spec.destination).namespace),
+    sources,
+    automated: obj(spec.syncPolicy).automated === undefined ? undefined : { prune: automated.prune === true, selfHeal: automated.selfHeal === true },
+  };
+}
+
+export function isApplication(r: Resource): boolean {
+  return r.apiVersion === 'argoproj.io/v1alpha1' && r.kind === 'Application';
+}
+
+/** Every Application of the repository, read once per repository. */
+export const applications = perRepo((repo: Repo): ArgoApp[] => repo.resources.filter(isApplication).map(toArgoApp));
+
+/** Every Application by name (the first, when two share one: the gate reports that elsewhere). */
+export const applicationsByName = perRepo((repo: Repo): Map<string, ArgoApp> => {
+  const out = new Map<string, ArgoApp>();
+  for (const app of applications(repo)) if (!out.has(app.name)) out.set(app.name, app);
+  return out;
+});
+
+/** The Application that applies a resource: the one that rendered it, else the first that applies its file. */
+export function owningApplication(repo: Repo, r: Resource): ArgoApp | undefined {
+  return r.rendered ? applicationsByName(repo).get(r.rendered.app) : ownersByFile(repo).get(r.file)?.[0];
+}
+
+export function normalizeRepoURL(url: string): string {
+  return url
+    .replace(/\.git$/, '')
+    .replace(/\/+$/, '')
+    .toLowerCase();
+}
+
+/**
+ * Argo CD's git.NormalizeGitURL, which AppProject.IsSourcePermitted compares with: lower case, trimmed, an scp-style
+ * SSH URL (git@host:path) as host/path, no `.git` suffix. A trailing slash is kept, as Argo CD keeps it.
+ */
+export function argoNormalizeGitURL(url: string): string {
+  let repo = url.trim().toLowerCase();
+  if (/^(ssh:\/\/)?([^/:]*?)@[^@]+$/.test(repo) && !repo.startsWith('ssh://')) repo = `ssh://${repo.replace(':', '/')}`;
+  repo = repo.replace(/\.git$/, '');
+  return repo.replace(/^ssh:\/\//, '');
+}
+
+/**
+ * AppProject.IsSourcePermitted: each sourceRepos entry is a glob ('/' separates); a `!` entry denies what it matches,
+ * and (as Argo CD has it) counts as a match for every other URL.
+ */
+export function sourcePermitted(sourceRepos: readonly string[], repoURL: string): boolean {
+  const source = argoNormalizeGitURL(repoURL);
+  let any = false;
+  for (const entry of sourceRepos) {
+    const deny = entry.startsWith('!');
+    const pattern = argoNormalizeGitURL(deny ? entry.slice(1) : entry);
+    const matched = deny ? !argoGlobMatch(pattern, source, '/') : pattern === '*' || argoGlobMatch(pattern, source, '/');
+    if (matched) any = true;
+    else if (deny) return false;
+  }
+  return any;
+}
+
+export function isThisRepo(repo: Repo, source: AppSource): boolean {
+  return repo.facts !== undefined && normalizeRepoURL(source.repoURL) === normalizeRepoURL(repo.facts.repoURL);
+}
+
+/**
+ * How Argo CD 3 renders a source: a chart from a chart repository, or a path
+ * of a git repository that is a Helm chart (Chart.yaml), a kustomization, or
+ * a plain directory. A source with only `ref` renders nothing: it lends its
+ * files to `$ref/...` value files.
+ */
+export type SourceType = 'chart' | 'helm-path' | 'kustomize' | 'directory' | 'ref' | 'foreign';
+
+export function sourceType(repo: Repo, source: AppSource): SourceType {
+  if (source.chart !== undefined) return 'chart';
+  if (source.path === undefined) return source.ref !== undefined ? 'ref' : 'foreign';
+  if (!isThisRepo(repo, source)) return 'foreign';
+  const base = normalizeSourcePath(source.path);
+  const at = (name: string) => repo.files.has(base === '' ? name : `${base}/${name}`);
+  if (at('Chart.yaml')) return 'helm-path';
+  if (KUSTOMIZATION_FILES.some(at)) return 'kustomize';
+  return 'directory';
+}
+
+/** A source that makes Argo CD apply plain manifests from a folder of this repo. */
+export function isDirectorySource(repo: Repo, source: AppSource): boolean {
+  return sourceType(repo, source) === 'directory';
+}
+
+export function normalizeSourcePath(path: string): string {
+  return path.replace(/^\.\/?/, '').replace(/\/+$/, '');
+}
+
+/** The files Argo CD would apply for one directory source (its include/exclude/recurse rules). */
+/** The repository's files by folder, once per set of files: a source looks at its own folder (and below it), not at every file. */
+const filesByFolder = (() => {
+  const memo = new WeakMap<ReadonlySet<string>, Map<string, string[]>>();
+  return (files: ReadonlySet<string>): Map<string, string[]> => {
+    let byFolder = memo.get(files);
+    if (!byFolder) {
+      byFolder = new Map();
+      for (const file of files) {
+        const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+        const list = byFolder.get(folder);
+        if (list) list.push(file);
+        else byFolder.set(folder, [file]);
+      }
+      memo.set(files, byFolder);
+    }
+    return byFolder;
+  };
+})();
+
+export function filesOfSource(repo: Repo, source: AppSource): string[] {
+  const base = normalizeSourcePath(source.path ?? '');
+  const prefix = base === '' ? '' : `${base}/`;
+  const byFolder = filesByFolder(repo.files);
+  const candidates = source.directory?.recurse
+    ? [...byFolder].filter(([folder]) => folder === base || base === '' || folder.startsWith(prefix)).flatMap(([, files]) => files)
+    : (byFolder.get(base) ?? []);
+  const out: string[] = [];
+  for (const file of candidates) {
+    if (!file.startsWith(prefix) || !isManifestPath(file)) continue;
+    const rel = file.slice(prefix.length);
+    if (!source.directory?.recurse && rel.includes('/')) continue;
+    if (source.directory?.exclude && argoGlobMatch(source.directory.exclude, rel)) continue;
+    if (source.directory?.include && !argoGlobMatch(source.directory.include, rel)) continue;
+    out.push(file);
+  }
+  return out.sort();
+}
+
+/** The manifest files a kustomize source builds from (its own, its bases', its components'). */
+export function filesOfKustomization(repo: Repo, source: AppSource): string[] {
+  return kustomizeInputs(repo, normalizeSourcePath(source.path ?? '')).files.filter((f) => isManifestPath(f) && !isNonManifest(f) && repo.files.has(f));
+}
+
+export function filesOfApp(repo: Repo, app: ArgoApp): string[] {
+  const files = app.sources.flatMap((s) => {
+    const type = sourceType(repo, s);
+    return type === 'directory' ? filesOfSource(repo, s) : type === 'kustomize' ? filesOfKustomization(repo, s) : [];
+  });
+  return [...new Set(files)].sort();
+}
+
+/** Files kustomize sources reach through `components:`: shared by design, so several apps may build from them. */
+export const componentFiles = perRepo((repo: Repo): Set<string> => {
+  const out = new Set<string>();
+  for (const app of applications(repo)) {
+    for (const s of app.sources.filter((x) => sourceType(repo, x) === 'kustomize'))
+      for (const f of kustomizeInputs(repo, normalizeSourcePath(s.path ?? '')).componentFiles) out.add(f);
+  }
+  return out;
+});
+
+/** For every file, the Applications that apply it (computed once per repository). */
+export const ownersByFile = perRepo((repo: Repo): Map<string, ArgoApp[]> => {
+  const owners = new Map<string, ArgoApp[]>();
+  for (const app of applications(repo)) {
+    for (const file of filesOfApp(repo, app)) owners.set(file, [...(owners.get(file) ?? []), app]);
+  }
+  return owners;
+});
+
+/** The namespace a resource lands in: its own, or its Application's destination. */
+export function namespaceOrDestination(repo: Repo, r: Resource): string | undefined {
+  return r.namespace ?? owningApplication(repo, r)?.destinationNamespace;
+}
+
+/** An Application's spec.syncPolicy.syncOptions (none for no Application). */
+export function syncOptions(app: ArgoApp | undefined): string[] {
+  const raw = dig(app?.resource.object, ['spec', 'syncPolicy', 'syncOptions']);
+  return Array.isArray(raw) ? raw.filter((x): x is string => typeof x === 'string') : [];
+}

@@ -1,0 +1,186 @@
+/**
+ * kustomize sources: the files a kustomization reads, found from the parsed
+ * repository (kustomization files are data files). The render tier keys its
+ * cache on them and lets kustomize's output stand in for their plain copies;
+ * the Argo CD checks count them as applied by the app, and files reached
+ * through `components:` as shared by design.
+ */
+import { posix } from 'node:path';
+import type { DataFile } from '../repository/repo.ts';
+import { isMap } from '../core/dig.ts';
+import { perObject } from '../core/per-object.ts';
+
+/** The names kustomize looks for in a folder, in its order. */
+export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
+
+/** What the repository offers: its files, and the parsed kustomization files among its data files. */
+export interface KustomizeView {
+  files: ReadonlySet<string>;
+  dataFiles: ReadonlyMap<string, DataFile>;
+}
+
+export interface KustomizeInputs {
+  /** Repository files the build reads, `/`-separated, relative to the root. */
+  files: string[];
+  /** Files reached through `components:`: shared by design, so two apps may consume them. */
+  componentFiles: string[];
+  /** Why the build cannot be judged at all (a remote git base, a Helm chart inflation). */
+  unsupported?: string;
+  /** Remote files (https URLs) the build fetches: kustomize reads them when the network allows. */
+  remote: string[];
+  /**
+   * Everything the build can read, for the render key: every file under every
+   * folder it visits, and every file a field names (replacements, transformers,
+   * generators, validators, configurations, openapi, JSON 6902 patches, env
+   * files). Two trees share a render only when all of these match.
+   */
+  keyFiles: string[];
+  /** Paths a kustomization names that leave the repository: Argo CD refuses the build. */
+  outside: string[];
+}
+
+const isRemote = (entry: string) => /^[a-z]+:\/\/|^git@|^github\.com\//i.test(entry);
+
+export function kustomizationIn(view: KustomizeView, dir: string): string | undefined {
+  return KUSTOMIZATION_FILES.map((name) => (dir ? `${dir}/${name}` : name)).find((rel) => view.files.has(rel));
+}
+
+type Kustomization = Record<string, unknown>;
+
+/** A list field's entries: strings, or objects with a path (patches). */
+const entriesOf = (k: Kustomization, key: string): string[] =>
+  (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((e) => (typeof e === 'string' ? [e] : isMap(e) && typeof e.path === 'string' ? [e.path] : []));
+
+/** The files a generator reads (files and envs; `key=file` names the file). */
+const generatedFiles = (k: Kustomization, key: string): string[] =>
+  (Array.isArray(k[key]) ? (k[key] as unknown[]) : [])
+    .flatMap((g) => (isMap(g) ? [...(Array.isArray(g.files) ? g.files : []), ...(Array.isArray(g.envs) ? g.envs : [])] : []))
+    .filter((f): f is string => typeof f === 'string')
+    .map((f) => f.replace(/^[^=]*=/, ''));
+
+/** Fields that name files kustomize reads, beyond resources and patches: each is part of the render's key. */
+function namedFiles(k: Kustomization): string[] {
+  const entries = (key: string) => entriesOf(k, key);
+  return [
+    ...(Array.isArray(k.replacements) ? k.replacements : []).flatMap((r) => (isMap(r) && typeof r.path === 'string' ? [r.path] : [])),
+    ...['transformers', 'generators', 'validators', 'configurations'].flatMap((key) =>
+      (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).filter((e): e is string => typeof e === 'string' && !e.includes('\n') && !isRemote(e)),
+    ),
+    ...(isMap(k.openapi) && typeof k.openapi.path === 'string' ? [k.openapi.path] : []),
+    ...entries('patchesJson6902'),
+    ...['configMapGenerator', 'secretGenerator'].flatMap((key) =>
+      (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((g) => (isMap(g) && typeof g.env === 'string' ? [g.env] : [])),
+    ),
+  ];
+}
+
+/** Each view's walks by folder: a view does not change once built, and a gate run asks for the same folder several times. */
+const walksOf = perObject((_view: KustomizeView) => new Map<string, KustomizeInputs>());
+
+/** Walks a kustomization and everything it references, inside the repository. */
+export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInputs {
+  const walks = walksOf(view);
+  let inputs = walks.get(dir);
+  if (!inputs) walks.set(dir, (inputs = walk(view, dir)));
+  return inputs;
+}
+
+/** Each view's files in sorted order: the files under a folder are then one contiguous run of them. */
+const sortedFiles = perObject((view: KustomizeView) => [...view.files].sort());
+
+/** Every file of the view under `folder` ('' is the root): a binary search to the run, then the run. */
+function filesUnder(view: KustomizeView, folder: string): string[] {
+  const sorted = sortedFiles(view);
+  if (folder === '') return sorted;
+  const prefix = `${folder}/`;
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! < prefix) low = mid + 1;
+    else high = mid;
+  }
+  let end = low;
+  while (end < sorted.length && sorted[end]!.startsWith(prefix)) end++;
+  return sorted.slice(low, end);
+}
+
+function walk(view: KustomizeView, dir: string): KustomizeInputs {
+  const files = new Set<string>();
+  const componentFiles = new Set<string>();
+  let unsupported: string | undefined;
+  const remote: string[] = [];
+  const keyFiles = new Set<string>();
+  const outside: string[] = [];
+  const seen = new Set<string>();
+  const folders = new Set<string>();
+  const visit = (folder: string, viaComponent: boolean): void => {
+    const file = kustomizationIn(view, folder);
+    if (!file || seen.has(`${file}#${viaComponent}`)) return;
+    seen.add(`${file}#${viaComponent}`);
+    files.add(file);
+    folders.add(folder);
+    if (viaComponent) componentFiles.add(file);
+    // A file that does not parse is kustomize's to report, in its own words.
+    const k = view.dataFiles.get(file)?.data;
+    if (!isMap(k)) return;
+    if (k.helmCharts !== undefined) unsupported ??= `${file} inflates Helm charts (helmCharts), which Argo CD runs only with --enable-helm`;
+    const entries = (key: string) => entriesOf(k, key);
+    const generated = (key: string) => generatedFiles(k, key);
+    const local = (entry: string): string => {
+      const rel = posix.normalize(folder ? `${folder}/${entry}` : entry);
+      if (rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) outside.push(`${file}: ${entry}`);
+      return rel;
+    };
+    const named = namedFiles(k);
+    for (const entry of named) {
+      const rel = local(entry);
+      if (kustomizationIn(view, rel)) visit(rel, viaComponent);
+      else keyFiles.add(rel);
+    }
+    for (const [key, asComponent] of [
+      ['resources', false],
+      ['bases', false],
+      ['components', true],
+    ] as const) {
+      for (const entry of entries(key)) {
+        if (/^https:\/\/[^?]+\.ya?ml$/i.test(entry)) {
+          remote.push(entry);
+          continue;
+        }
+        if (isRemote(entry)) {
+          unsupported ??= `${file} names the remote ${key} entry ${entry}, a git base the gate does not fetch`;
+          continue;
+        }
+        const rel = local(entry);
+        if (kustomizationIn(view, rel)) visit(rel, viaComponent || asComponent);
+        else {
+          files.add(rel);
+          if (viaComponent || asComponent) componentFiles.add(rel);
+        }
+      }
+    }
+    for (const rel of [
+      ...entries('patches'),
+      ...entries('patchesStrategicMerge'),
+      ...entries('crds'),
+      ...generated('configMapGenerator'),
+      ...generated('secretGenerator'),
+    ].map(local)) {
+      files.add(rel);
+      if (viaComponent) componentFiles.add(rel);
+    }
+  };
+  visit(dir, false);
+  for (const f of files) keyFiles.add(f);
+  // Everything under a visited folder: a file no field names today may be named by the head of a diff.
+  for (const folder of folders) for (const f of filesUnder(view, folder)) keyFiles.add(f);
+  return {
+    files: [...files].sort(),
+    componentFiles: [...componentFiles].sort(),
+    remote,
+    keyFiles: [...keyFiles].sort(),
+    outside,
+    ...(unsupported ? { unsupported } : {}),
+  };
+}

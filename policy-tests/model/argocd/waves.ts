@@ -1,0 +1,189 @@
+/**
+ * Argo CD's order. The root app applies the Application objects (and the
+ * namespaces, projects and facts in clusters/home) wave by wave, and with the
+ * Application health customization each wave waits until its apps are
+ * Healthy. Inside one app's sync, Argo CD orders every resource by phase
+ * (PreSync, Sync, PostSync, SyncFail), then wave, then kind, then name, and
+ * applies one kind at a time: the resources of one kind go out together, the
+ * next kind only once they are applied. Before that, a Namespace moves ahead
+ * of the first resource in it, and a CRD ahead of the first resource of its
+ * kind, taking that resource's phase and wave.
+ *
+ * Source: Argo CD's gitops-engine, pkg/sync/sync_tasks.go (syncPhaseOrder,
+ * kindOrder, Less, Sort and adjustDeps), sync_context.go (runTasks: "only
+ * wait if the type of the next task is different"), syncwaves/waves.go (a
+ * wave is the sync-wave annotation, else the helm.sh/hook-weight) and
+ * hook/helm/type.go (Helm's pre-* hooks are PreSync, post-* are PostSync).
+ */
+import { applications, namespaceOrDestination, owningApplication, ROOT_APP_FILE, type ArgoApp } from './argocd.ts';
+import { groupOf, type Resource } from '../core/manifest.ts';
+import { perRepo } from '../repository/per-repo.ts';
+import type { Repo } from '../repository/repo.ts';
+
+export const WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
+export const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
+export const HOOK_ANNOTATION = 'argocd.argoproj.io/hook';
+export const HELM_HOOK_ANNOTATION = 'helm.sh/hook';
+export const HELM_HOOK_WEIGHT_ANNOTATION = 'helm.sh/hook-weight';
+
+/** gitops-engine's kindOrder (itself Helm's install order); a kind not listed sorts after all of them. */
+export const ARGOCD_KIND_ORDER: readonly string[] = [
+  'Namespace',
+  'NetworkPolicy',
+  'ResourceQuota',
+  'LimitRange',
+  'PodSecurityPolicy',
+  'PodDisruptionBudget',
+  'ServiceAccount',
+  'Secret',
+  'SecretList',
+  'ConfigMap',
+  'StorageClass',
+  'PersistentVolume',
+  'PersistentVolumeClaim',
+  'CustomResourceDefinition',
+  'ClusterRole',
+  'ClusterRoleList',
+  'ClusterRoleBinding',
+  'ClusterRoleBindingList',
+  'Role',
+  'RoleList',
+  'RoleBinding',
+  'RoleBindingList',
+  'Service',
+  'DaemonSet',
+  'Pod',
+  'ReplicationController',
+  'ReplicaSet',
+  'Deployment',
+  'HorizontalPodAutoscaler',
+  'StatefulSet',
+  'Job',
+  'CronJob',
+  'IngressClass',
+  'Ingress',
+  'APIService',
+];
+
+/** gitops-engine's syncPhaseOrder. */
+export const SYNC_PHASES = ['PreSync', 'Sync', 'PostSync', 'SyncFail'] as const;
+export type SyncPhase = (typeof SYNC_PHASES)[number];
+
+const HELM_HOOK_PHASES: Record<string, SyncPhase> = {
+  'pre-install': 'PreSync',
+  'pre-upgrade': 'PreSync',
+  'post-install': 'PostSync',
+  'post-upgrade': 'PostSync',
+};
+
+const annotations = (r: Resource) => (r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
+const csv = (raw: unknown): string[] =>
+  typeof raw === 'string'
+    ? raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
+/** Go's strconv.Atoi: an optional sign and decimal digits, nothing else. */
+const atoi = (raw: unknown): number | undefined => (typeof raw === 'string' && /^[+-]?\d+$/.test(raw) ? Number(raw) : undefined);
+
+/** A resource's own sync wave: the sync-wave annotation, else Helm's hook weight, else 0 (as Argo CD reads them). */
+export function waveOf(r: Resource): number {
+  const a = annotations(r);
+  return atoi(a[WAVE_ANNOTATION]) ?? atoi(a[HELM_HOOK_WEIGHT_ANNOTATION]) ?? 0;
+}
+
+/** The earliest phase a resource runs in: an Argo CD hook's own, else a Helm hook's, else Sync. */
+export function phaseOf(r: Resource): SyncPhase {
+  const a = annotations(r);
+  const argo = csv(a[HOOK_ANNOTATION]).filter((p): p is SyncPhase => (SYNC_PHASES as readonly string[]).includes(p));
+  const helm = csv(a[HELM_HOOK_ANNOTATION]).flatMap((h) => (HELM_HOOK_PHASES[h] ? [HELM_HOOK_PHASES[h]] : []));
+  const phases = argo.length > 0 ? argo : helm;
+  return phases.length === 0 ? 'Sync' : phases.reduce((a, b) => (SYNC_PHASES.indexOf(a) <= SYNC_PHASES.indexOf(b) ? a : b));
+}
+
+/** A kind's place in Argo CD's order: listed kinds from -35 up, every other kind 0 (last), as gitops-engine numbers them. */
+export function kindRank(kind: string): number {
+  const i = ARGOCD_KIND_ORDER.indexOf(kind);
+  return i < 0 ? 0 : i - ARGOCD_KIND_ORDER.length;
+}
+
+/** Whether a resource asks Argo CD to skip its dry run while its CRD does not exist yet. */
+export function skipsDryRunOnMissingResource(r: Resource): boolean {
+  return csv(annotations(r)[SYNC_OPTIONS_ANNOTATION]).includes('SkipDryRunOnMissingResource=true');
+}
+
+/** Where one resource sits in its app's sync. */
+export interface SyncStep {
+  phase: SyncPhase;
+  wave: number;
+  kind: string;
+  /** The namespace Argo CD applies it in (its own, else the destination's). */
+  namespace?: string;
+  /** A core Namespace's name, or a CRD's group/kind: what Argo CD moves ahead of its first user. */
+  provides?: string;
+  /** The namespace, and the group/kind, it needs first. */
+  needs: string[];
+}
+
+export interface SyncPosition {
+  /** The Application that applies the resource; the root app for clusters/home. */
+  app: ArgoApp | undefined;
+  /** [wave of the app in the root app, wave inside the app]; a root-app resource has [its wave]. */
+  order: number[];
+  /** Its place inside its app's sync; absent for an Application as a whole. */
+  step?: SyncStep;
+}
+
+function stepOf(repo: Repo, r: Resource): SyncStep {
+  const spec = (r.object.spec ?? {}) as { group?: unknown; names?: { kind?: unknown } };
+  const namespace = namespaceOrDestination(repo, r);
+  const provides =
+    r.kind === 'Namespace' && r.apiVersion === 'v1'
+      ? r.name
+      : r.kind === 'CustomResourceDefinition' && typeof spec.group === 'string' && typeof spec.names?.kind === 'string'
+        ? `${spec.group}/${spec.names.kind}`
+        : undefined;
+  return {
+    phase: phaseOf(r),
+    wave: waveOf(r),
+    kind: r.kind,
+    namespace,
+    provides,
+    needs: [...(namespace ? [namespace] : []), `${groupOf(r.apiVersion)}/${r.kind}`],
+  };
+}
+
+/** The root app-of-apps, when the repository has one. */
+const rootApplication = perRepo((repo: Repo): ArgoApp | undefined => applications(repo).find((a) => a.resource.file === ROOT_APP_FILE));
+
+export const appWaves = perRepo((repo: Repo): Map<string, number> => new Map(applications(repo).map((a) => [a.name, waveOf(a.resource)])));
+
+export function placeOf(repo: Repo, r: Resource): SyncPosition {
+  const app = owningApplication(repo, r);
+  const root = rootApplication(repo);
+  const step = stepOf(repo, r);
+  if (!app || app === root) return { app: root, order: [step.wave], step };
+  return { app, order: [appWaves(repo).get(app.name) ?? 0, step.wave], step };
+}
+
+/** Strictly before inside one app's sync, in the order gitops-engine sorts and applies its tasks. */
+export function stepBefore(a: SyncStep, b: SyncStep): boolean {
+  // adjustDeps: a Namespace or a CRD goes ahead of the first resource that needs it, whatever its own phase and wave.
+  if (a.provides !== undefined && b.needs.includes(a.provides)) return true;
+  const phase = SYNC_PHASES.indexOf(a.phase) - SYNC_PHASES.indexOf(b.phase);
+  if (phase !== 0) return phase < 0;
+  if (a.wave !== b.wave) return a.wave < b.wave;
+  // One kind at a time: a kind ranked earlier is applied before; two kinds of the same rank (two kinds
+  // Argo CD does not list, or the same kind) may go out together.
+  return a.kind !== b.kind && kindRank(a.kind) < kindRank(b.kind);
+}
+
+/** Strictly before in the sync: inside one app, Argo CD's own order; across apps, the app waves of the root app. */
+export function before(a: SyncPosition, b: SyncPosition): boolean {
+  if (a.app !== undefined && a.app === b.app) {
+    if (a.step && b.step) return stepBefore(a.step, b.step);
+    return (a.order.at(-1) ?? 0) < (b.order.at(-1) ?? 0);
+  }
+  return (a.order[0] ?? 0) < (b.order[0] ?? 0);
+}

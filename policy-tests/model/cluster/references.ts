@@ -1,0 +1,187 @@
+/**
+ * The references of the closure model: every name a resource gives to a
+ * class, a store, an issuer, a priority, a namespace, or (in a pod template)
+ * a Secret, ConfigMap, ServiceAccount or claim, with the field that names it.
+ */
+import { applications, namespaceOrDestination, ownersByFile } from '../argocd/argocd.ts';
+
+export { namespaceOrDestination };
+import { dig } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+import type { Path } from '../core/positions.ts';
+import type { Repo } from '../repository/repo.ts';
+import type { ScopeLookup } from '../core/manifest.ts';
+
+export interface Reference {
+  resource: Resource;
+  path: Path;
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+export interface PodRef extends Reference {
+  optional: boolean;
+}
+
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+export function podSpecs(r: Resource): { spec: Record<string, unknown>; at: Path }[] {
+  const o = r.object as Record<string, unknown>;
+  if (r.kind === 'Pod') return [{ spec: (o.spec ?? {}) as Record<string, unknown>, at: ['spec'] }];
+  if (r.kind === 'CronJob')
+    return [
+      {
+        spec: (dig(o, ['spec', 'jobTemplate', 'spec', 'template', 'spec']) ?? {}) as Record<string, unknown>,
+        at: ['spec', 'jobTemplate', 'spec', 'template', 'spec'],
+      },
+    ];
+  if (['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job'].includes(r.kind))
+    return [{ spec: (dig(o, ['spec', 'template', 'spec']) ?? {}) as Record<string, unknown>, at: ['spec', 'template', 'spec'] }];
+  return [];
+}
+
+export function storageRefs(resources: readonly Resource[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const r of resources) {
+    if (r.kind === 'PersistentVolumeClaim') {
+      const name = str(dig(r.object, ['spec', 'storageClassName']));
+      if (name) refs.push({ resource: r, path: ['spec', 'storageClassName'], kind: 'StorageClass', name });
+    } else if (r.kind === 'StatefulSet') {
+      ((dig(r.object, ['spec', 'volumeClaimTemplates']) ?? []) as unknown[]).forEach((t, i) => {
+        const name = str(dig(t, ['spec', 'storageClassName']));
+        if (name) refs.push({ resource: r, path: ['spec', 'volumeClaimTemplates', i, 'spec', 'storageClassName'], kind: 'StorageClass', name });
+      });
+    } else if (r.kind === 'ReplicationSource') {
+      for (const mover of ['restic', 'rclone', 'rsync', 'rsyncTLS']) {
+        const snapshot = str(dig(r.object, ['spec', mover, 'volumeSnapshotClassName']));
+        if (snapshot) refs.push({ resource: r, path: ['spec', mover, 'volumeSnapshotClassName'], kind: 'VolumeSnapshotClass', name: snapshot });
+        const storage = str(dig(r.object, ['spec', mover, 'storageClassName']));
+        if (storage) refs.push({ resource: r, path: ['spec', mover, 'storageClassName'], kind: 'StorageClass', name: storage });
+      }
+    }
+  }
+  return refs;
+}
+
+export function ingressRefs(resources: readonly Resource[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const r of resources.filter((x) => x.kind === 'Ingress')) {
+    const name = str(dig(r.object, ['spec', 'ingressClassName']));
+    const annotation = str(dig(r.object, ['metadata', 'annotations', 'kubernetes.io/ingress.class']));
+    if (name) refs.push({ resource: r, path: ['spec', 'ingressClassName'], kind: 'IngressClass', name });
+    else if (annotation) refs.push({ resource: r, path: ['metadata', 'annotations', 'kubernetes.io/ingress.class'], kind: 'IngressClass', name: annotation });
+    else refs.push({ resource: r, path: ['spec'], kind: 'IngressClass', name: '(none named; no class is the default)' });
+  }
+  return refs;
+}
+
+export function storeRefs(resources: readonly Resource[]): Reference[] {
+  return resources
+    .filter((x) => x.kind === 'ExternalSecret')
+    .map((r) => {
+      const kind = str(dig(r.object, ['spec', 'secretStoreRef', 'kind'])) ?? 'SecretStore';
+      const name = str(dig(r.object, ['spec', 'secretStoreRef', 'name'])) ?? '';
+      return { resource: r, path: ['spec', 'secretStoreRef', 'name'], kind, name, ...(kind === 'SecretStore' ? { namespace: r.namespace } : {}) };
+    });
+}
+
+export function issuerRefs(resources: readonly Resource[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const r of resources) {
+    if (r.kind === 'Certificate') {
+      const kind = str(dig(r.object, ['spec', 'issuerRef', 'kind'])) ?? 'Issuer';
+      const name = str(dig(r.object, ['spec', 'issuerRef', 'name'])) ?? '';
+      refs.push({ resource: r, path: ['spec', 'issuerRef', 'name'], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
+    } else if (r.kind === 'Ingress') {
+      for (const [annotation, kind] of [
+        ['cert-manager.io/cluster-issuer', 'ClusterIssuer'],
+        ['cert-manager.io/issuer', 'Issuer'],
+      ] as const) {
+        const name = str(dig(r.object, ['metadata', 'annotations', annotation]));
+        if (name)
+          refs.push({ resource: r, path: ['metadata', 'annotations', annotation], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
+      }
+    }
+  }
+  return refs;
+}
+
+export function priorityRefs(resources: readonly Resource[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const r of resources) {
+    for (const { spec, at } of podSpecs(r)) {
+      const name = str(spec.priorityClassName);
+      if (name) refs.push({ resource: r, path: [...at, 'priorityClassName'], kind: 'PriorityClass', name });
+    }
+  }
+  return refs;
+}
+
+/**
+ * The namespace Argo CD applies a namespaced resource into: its own, else the
+ * Helm release namespace its source sets, else its Application's destination
+ * (from maps the caller built once). Namespace references need the release
+ * namespace; pod references need only namespaceOrDestination.
+ */
+function namespaceOrRelease(r: Resource, byFile: Map<string, string | undefined>, byApp: Map<string, string | undefined>): string | undefined {
+  return r.namespace ?? (r.rendered ? byApp.get(r.rendered.app) : byFile.get(r.file));
+}
+
+export function namespaceRefs(repo: Repo, resources: readonly Resource[], isClusterScoped: ScopeLookup): Reference[] {
+  const apps = applications(repo);
+  const byApp = new Map(apps.map((a) => [a.name, a.sources.find((s) => s.helm?.namespace)?.helm?.namespace ?? a.destinationNamespace]));
+  const byFile = new Map([...ownersByFile(repo)].map(([file, owners]) => [file, owners[0]?.destinationNamespace]));
+  const refs: Reference[] = [];
+  for (const r of resources) {
+    if (r.kind === 'Namespace' || isClusterScoped(r.apiVersion, r.kind)) continue;
+    const namespace = namespaceOrRelease(r, byFile, byApp);
+    if (namespace) refs.push({ resource: r, path: r.namespace ? ['metadata', 'namespace'] : ['metadata', 'name'], kind: 'Namespace', name: namespace });
+  }
+  return refs;
+}
+
+export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
+  const out: PodRef[] = [];
+  for (const r of resources) {
+    const namespace = namespaceOrDestination(repo, r);
+    for (const { spec, at } of podSpecs(r)) {
+      const push = (kind: string, name: unknown, path: Path, optional: unknown) => {
+        if (typeof name === 'string' && name !== '') out.push({ resource: r, path, kind, name, namespace, optional: optional === true });
+      };
+      push('ServiceAccount', spec.serviceAccountName, [...at, 'serviceAccountName'], false);
+      ((spec.volumes ?? []) as Record<string, any>[]).forEach((v, i) => {
+        push('Secret', v.secret?.secretName, [...at, 'volumes', i, 'secret', 'secretName'], v.secret?.optional);
+        push('ConfigMap', v.configMap?.name, [...at, 'volumes', i, 'configMap', 'name'], v.configMap?.optional);
+        push('PersistentVolumeClaim', v.persistentVolumeClaim?.claimName, [...at, 'volumes', i, 'persistentVolumeClaim', 'claimName'], false);
+        ((v.projected?.sources ?? []) as Record<string, any>[]).forEach((src, j) => {
+          push('Secret', src.secret?.name, [...at, 'volumes', i, 'projected', 'sources', j, 'secret', 'name'], src.secret?.optional);
+          push('ConfigMap', src.configMap?.name, [...at, 'volumes', i, 'projected', 'sources', j, 'configMap', 'name'], src.configMap?.optional);
+        });
+      });
+      for (const list of ['containers', 'initContainers'] as const) {
+        ((spec[list] ?? []) as Record<string, any>[]).forEach((c, i) => {
+          ((c.env ?? []) as Record<string, any>[]).forEach((e, j) => {
+            push(
+              'Secret',
+              e.valueFrom?.secretKeyRef?.name,
+              [...at, list, i, 'env', j, 'valueFrom', 'secretKeyRef', 'name'],
+              e.valueFrom?.secretKeyRef?.optional,
+            );
+            push(
+              'ConfigMap',
+              e.valueFrom?.configMapKeyRef?.name,
+              [...at, list, i, 'env', j, 'valueFrom', 'configMapKeyRef', 'name'],
+              e.valueFrom?.configMapKeyRef?.optional,
+            );
+          });
+          ((c.envFrom ?? []) as Record<string, any>[]).forEach((e, j) => {
+            push('Secret', e.secretRef?.name, [...at, list, i, 'envFrom', j, 'secretRef', 'name'], e.secretRef?.optional);
+            push('ConfigMap', e.configMapRef?.name, [...at, list, i, 'envFrom', j, 'configMapRef', 'name'], e.configMapRef?.optional);
+          });
+        });
+      }
+    }
+  }
+  return out;
+}

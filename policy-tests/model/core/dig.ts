@@ -1,0 +1,20 @@
+/** Reads the value at a path of keys and indexes; undefined as soon as a step is missing or not a container. */
+import type { PathSegment } from './positions.ts';
+
+export function dig(value: unknown, path: readonly PathSegment[]): unknown {
+  let cur = value;
+  for (const seg of path) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Record<string | number, unknown>)[seg];
+  }
+  return cur;
+}
+
+/** A plain object (a YAML mapping), not an array or null. */
+export const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export type Obj = Record<string, unknown>;
+/** The value as a mapping; anything else reads as an empty one. */
+export const obj = (v: unknown): Obj => (isMap(v) ? v : {});
+/** The value as a list; anything else reads as an empty one. */
+export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);

@@ -1,0 +1,253 @@
+/**
+ * Parses one manifest file (multi-document YAML, or JSON, both through the
+ * `yaml` package) into resources that remember where every node came from.
+ */
+import { LineCounter, parseAllDocuments, type Document, type YAMLError } from 'yaml';
+import { duplicateKeys } from './duplicate-keys.ts';
+import type { Finding } from './findings.ts';
+import { YAML11_FIX, yaml11Ambiguities } from './yaml11.ts';
+import { locate, type LinePos, type Path } from './positions.ts';
+
+export interface Resource {
+  file: string;
+  /** Index of the document in its file (0-based, counting blank documents too). */
+  doc: number;
+  /** Index in the document's `items` when the document is a List (what `kubectl get -o yaml` prints). */
+  item?: number;
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+  object: Record<string, unknown>;
+  /** Finds where a path of `object` sits in the file. */
+  positions: Positions;
+  /** Set when the resource is not in a file of the repository but rendered by an Application (Helm, kustomize). */
+  rendered?: RenderedFrom;
+}
+
+/** Where a rendered resource came from: its Application, the chart or folder, and the template. */
+export interface RenderedFrom {
+  /** `<application>#<index in its output>`: unique across the repository. */
+  id: string;
+  app: string;
+  /** `chart falco 7.0.2`, `chart at charts/x` or `kustomize apps/media/sonarr`. */
+  source: string;
+  /** The chart's `# Source:` path (`falco/templates/daemonset.yaml`), when Helm names one. */
+  template?: string;
+  /** A Helm hook (`helm.sh/hook`): applied by Argo CD around the sync, not kept as a live resource. */
+  hook?: boolean;
+}
+
+/** A position; `file` when it lies in another file than the resource's (a rendered resource's values file). */
+export type FilePosition = LinePos & { file?: string };
+
+export interface Positions {
+  at(path: Path, target: 'key' | 'value'): FilePosition;
+}
+
+/** Positions straight from a parsed document. */
+export function documentPositions(doc: Document, lineCounter: LineCounter): Positions {
+  return { at: (path, target) => locate(doc, lineCounter, path, target) };
+}
+
+/**
+ * Positions for a resource parsed elsewhere (a worker thread): the file is
+ * parsed again only when a finding actually needs a line number.
+ */
+export function lazyPositions(text: string, docIndex: number, memo: { docs?: Document[]; lineCounter?: LineCounter }): Positions {
+  return {
+    at(path, target) {
+      if (!memo.docs) {
+        memo.lineCounter = new LineCounter();
+        const docs = parseAllDocuments(text, { lineCounter: memo.lineCounter });
+        memo.docs = Array.isArray(docs) ? docs : [];
+      }
+      const doc = memo.docs[docIndex];
+      return doc ? locate(doc, memo.lineCounter!, path, target) : { line: 1, col: 1 };
+    },
+  };
+}
+
+export interface ParsedFile {
+  file: string;
+  resources: Resource[];
+  findings: Finding[];
+  /** The source text, for checks that read YAML embedded in a value (a block scalar). */
+  text: string;
+  /** Set on the group of resources an Application rendered (they sit in no file of their own). */
+  renderedBy?: string;
+}
+
+/** Whether a kind is cluster-scoped; the schema layer answers it, as it knows the CRDs' scopes. */
+export type ScopeLookup = (apiVersion: string, kind: string) => boolean;
+
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash === -1 ? '' : apiVersion.slice(0, slash);
+}
+
+/** Positions of one item of a List: its paths sit under `items.<index>` of the document. */
+export function itemPositions(positions: Positions, item: number | undefined): Positions {
+  return item === undefined ? positions : { at: (path, target) => positions.at(['items', item, ...path], target) };
+}
+
+/** The key that ties a finding to its resource: file, document, and List item. */
+export const resourceKey = (x: { file: string; doc?: number; item?: number; rendered?: string | RenderedFrom }) =>
+  x.rendered !== undefined ? `rendered:${typeof x.rendered === 'string' ? x.rendered : x.rendered.id}` : `${x.file}#${x.doc ?? ''}#${x.item ?? ''}`;
+
+/** Position of a path inside a resource, for findings. */
+export function positionOf(resource: Resource, path: Path, target: 'key' | 'value' = 'value'): FilePosition {
+  return resource.positions.at(path, target);
+}
+
+/** A finding about `path` inside `resource`. */
+export function findingAt(resource: Resource, path: Path, check: string, message: string, fix?: string, target: 'key' | 'value' = 'value'): Finding {
+  const { line, col, file } = positionOf(resource, path, target);
+  const rendered = resource.rendered;
+  return {
+    file: file ?? resource.file,
+    line,
+    col,
+    check,
+    message: rendered ? `${message} (rendered by ${rendered.app} from ${rendered.template ?? rendered.source})` : message,
+    fix,
+    doc: resource.doc,
+    ...(resource.item === undefined ? {} : { item: resource.item }),
+    ...(rendered ? { rendered: rendered.id } : {}),
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Parses one manifest file. Nesting deeper than the parser's stack can take
+ * (thousands of brackets) is one finding at the top of the file, instead of
+ * "Maximum call stack size exceeded".
+ */
+export function parseManifest(file: string, text: string): ParsedFile {
+  try {
+    return parseManifestUnguarded(file, text);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return {
+      file,
+      resources: [],
+      findings: [
+        {
+          file,
+          line: 1,
+          col: 1,
+          check: 'nesting-depth',
+          message: 'nests deeper than the parser can take; no manifest needs this',
+          fix: 'flatten the structure',
+        },
+      ],
+      text,
+    };
+  }
+}
+
+/**
+ * The parser's errors on one document, one line each; its own stack overflow is one nesting finding. The parser
+ * records an overflow wherever it lands, and on a busy stack that can be at every level it unwinds through (64
+ * errors for one document were seen), so only the first is kept.
+ */
+function syntaxFindings(file: string, errors: readonly YAMLError[], index: number, lineCounter: LineCounter): Finding[] {
+  const findings = errors.map((err): Finding => {
+    const pos = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
+    const message = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    // The parser catches its own stack overflow and reports it as a syntax error.
+    if (/Maximum call stack size exceeded/.test(message))
+      return {
+        file,
+        line: pos.line,
+        col: pos.col,
+        check: 'nesting-depth',
+        message: 'nests deeper than the parser can take; no manifest needs this',
+        fix: 'flatten the structure',
+        doc: index,
+      };
+    return { file, line: pos.line, col: pos.col, check: 'yaml-syntax', message, doc: index };
+  });
+  const firstOverflow = findings.find((f) => f.check === 'nesting-depth');
+  return findings.filter((f) => f.check !== 'nesting-depth' || f === firstOverflow);
+}
+
+function parseManifestUnguarded(file: string, text: string): ParsedFile {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true });
+  const resources: Resource[] = [];
+  const findings: Finding[] = [];
+  const list = Array.isArray(docs) ? docs : [];
+  list.forEach((doc, index) => {
+    if (doc.errors.length > 0) {
+      findings.push(...syntaxFindings(file, doc.errors, index, lineCounter));
+      return;
+    }
+    for (const { line, col, message } of yaml11Ambiguities(doc, lineCounter))
+      findings.push({ file, line, col, check: 'yaml-1.1-scalar', message, fix: YAML11_FIX, doc: index });
+    const repeats = duplicateKeys(doc, lineCounter);
+    if (repeats.length > 0) {
+      for (const { key, line, col } of repeats)
+        findings.push({ file, line, col, check: 'duplicate-key', message: `duplicate key "${key}": Map keys must be unique`, doc: index });
+      return;
+    }
+    // Blank and comment-only documents are allowed: they apply nothing.
+    if (doc.contents === null) return;
+    let object: unknown;
+    try {
+      object = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      const { line, col } = lineCounter.linePos(doc.range[0]);
+      findings.push({ file, line, col, check: 'yaml-syntax', message: (err as Error).message, doc: index });
+      return;
+    }
+    if (object === null || object === undefined) return;
+    const positions = documentPositions(doc, lineCounter);
+    const add = (value: unknown, prefix: Path, item?: number): void => {
+      const at = (path: Path, message: string): void => {
+        const { line, col } = locate(doc, lineCounter, [...prefix, ...path], 'key');
+        findings.push({
+          file,
+          line,
+          col,
+          check: 'manifest-shape',
+          message,
+          fix: 'every document must be a Kubernetes object with apiVersion, kind and metadata.name',
+          doc: index,
+        });
+      };
+      if (!isPlainObject(value)) {
+        at([], `${item === undefined ? 'document' : `item ${item} of the List`} is a ${Array.isArray(value) ? 'list' : typeof value}, not a Kubernetes object`);
+        return;
+      }
+      const { apiVersion, kind } = value;
+      if (typeof apiVersion !== 'string' || apiVersion === '') return at(['apiVersion'], 'missing or empty apiVersion');
+      if (typeof kind !== 'string' || kind === '') return at(['kind'], 'missing or empty kind');
+      // A List (kubectl get -o yaml prints one) is its items, each validated on its own, as kubeconform and Argo CD read it.
+      if (item === undefined && apiVersion === 'v1' && kind === 'List') {
+        if (!Array.isArray(value.items)) return at(['items'], 'a List must have items');
+        value.items.forEach((entry, i) => add(entry, ['items', i], i));
+        return;
+      }
+      const metadata = isPlainObject(value.metadata) ? value.metadata : {};
+      const name = typeof metadata.name === 'string' ? metadata.name : '';
+      const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
+      resources.push({
+        file,
+        doc: index,
+        ...(item === undefined ? {} : { item }),
+        apiVersion,
+        kind,
+        name,
+        namespace,
+        object: value,
+        positions: itemPositions(positions, item),
+      });
+    };
+    add(object, []);
+  });
+  return { file, resources, findings, text };
+}

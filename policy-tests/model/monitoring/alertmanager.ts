@@ -1,0 +1,89 @@
+/**
+ * The Alertmanager configuration kept in kube-prometheus-stack's values, the
+ * receiver the routing rules demand (invariants A12-A15) for an alert, and a small router
+ * (first match, classic matchers) for the policy check. The tests check the
+ * same decisions with the real amtool.
+ */
+import { chartValues } from '../argocd/chart-values.ts';
+import { dig } from '../core/dig.ts';
+import type { DataFile, Repo } from '../repository/repo.ts';
+
+export interface AmRoute {
+  receiver?: string;
+  matchers?: string[];
+  match?: Record<string, string>;
+  match_re?: Record<string, string>;
+  continue?: boolean;
+  routes?: AmRoute[];
+  group_wait?: string;
+  group_interval?: string;
+  repeat_interval?: string;
+}
+
+export interface AmReceiver {
+  name: string;
+  slack_configs?: { send_resolved?: boolean; api_url?: string; api_url_file?: string }[];
+  webhook_configs?: { url?: string; send_resolved?: boolean }[];
+}
+
+export interface AmConfig {
+  route: AmRoute;
+  receivers: AmReceiver[];
+}
+
+export const CONFIG_PATH = ['alertmanager', 'config'] as const;
+
+export function alertmanagerConfigs(repo: Repo): { file: string; config: AmConfig; source: DataFile }[] {
+  return chartValues(repo, 'kube-prometheus-stack').map((v) => ({
+    file: v.file,
+    config: (dig(v.values, [...CONFIG_PATH]) ?? { route: {}, receivers: [] }) as AmConfig,
+    source: v.source,
+  }));
+}
+
+/** The spec's Events table, in this repo's receiver names. */
+export function expectedReceiver(labels: Record<string, string>): string {
+  if (labels.alertname === 'Watchdog') return 'watchdog';
+  if (labels.namespace === 'hypervisor' || labels.namespace === 'nas') return 'chat-events';
+  if (labels.namespace === 'app-a') return 'chat-app-a';
+  if (labels.severity === 'critical') return 'chat';
+  return 'null';
+}
+
+function matcherMatches(matcher: string, labels: Record<string, string>): boolean {
+  const m = /^\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"?(.*?)"?\s*$/.exec(matcher);
+  if (!m) return false;
+  const [, name, op, value] = m as unknown as [string, string, string, string];
+  const actual = labels[name] ?? '';
+  if (op === '=') return actual === value;
+  if (op === '!=') return actual !== value;
+  const re = new RegExp(`^(?:${value})$`);
+  return op === '=~' ? re.test(actual) : !re.test(actual);
+}
+
+function routeMatches(route: AmRoute, labels: Record<string, string>): boolean {
+  return (
+    (route.matchers ?? []).every((m) => matcherMatches(m, labels)) &&
+    Object.entries(route.match ?? {}).every(([k, v]) => (labels[k] ?? '') === v) &&
+    Object.entries(route.match_re ?? {}).every(([k, v]) => new RegExp(`^(?:${v})$`).test(labels[k] ?? ''))
+  );
+}
+
+/** Receivers an alert reaches, with the index path of the route that sent it there. */
+export function route(config: AmConfig, labels: Record<string, string>): { receiver: string; path: number[] }[] {
+  const walk = (node: AmRoute, inherited: string, path: number[]): { receiver: string; path: number[] }[] => {
+    const receiver = node.receiver ?? inherited;
+    const out: { receiver: string; path: number[] }[] = [];
+    for (const [i, child] of (node.routes ?? []).entries()) {
+      if (!routeMatches(child, labels)) continue;
+      out.push(...walk(child, receiver, [...path, i]));
+      if (!child.continue) return out;
+    }
+    return out.length ? out : [{ receiver, path }];
+  };
+  return walk(config.route, config.route.receiver ?? '', []);
+}
+
+export function sendsToChat(receiver: AmReceiver | undefined): boolean {
+  return (receiver?.slack_configs?.length ?? 0) > 0;
+}

@@ -1,0 +1,45 @@
+/**
+ * What a PromQL selector reads of the metrics catalog: the scrape jobs its `job` matchers allow, and the
+ * metric names it reads (its name, or those its `__name__` matchers match), as Prometheus matches them.
+ */
+import { safeFullMatch, type ScrapeJob } from './metrics-catalog.ts';
+import type { Matcher, Selector } from './promql.ts';
+import { perPair } from '../core/per-object.ts';
+
+/** A label value against a matcher; a regex that does not compile matches (not judged). */
+function matches(m: Matcher, value: string | undefined): boolean {
+  const v = value ?? '';
+  if (m.op === '=') return v === m.value;
+  if (m.op === '!=') return v !== m.value;
+  const re = safeFullMatch(m.value);
+  if (!re) return true;
+  return m.op === '=~' ? re.test(v) : !re.test(v);
+}
+
+/** The jobs a selector's `job` matchers allow. */
+export function jobsFor(s: Selector, jobs: readonly ScrapeJob[]): ScrapeJob[] {
+  const jobMatchers = s.matchers.filter((m) => m.label === 'job');
+  return jobs.filter((j) => jobMatchers.every((m) => matches(m, j.job)));
+}
+
+/**
+ * The names of one job's metrics a nameless selector's name matchers match, by selector (one object per
+ * expression text, model/monitoring/promql.ts) and the job's metrics (one Map per catalog entry and params,
+ * model/monitoring/metrics-catalog.ts): every view of the repository asks the same, over thousands of names. Never mutated.
+ */
+const matchingNames = perPair<Selector, string[]>();
+
+function matchingIn(s: Selector, nameMatchers: readonly Matcher[], metrics: ReadonlyMap<string, unknown>): string[] {
+  return matchingNames(s, metrics, () => [...metrics.keys()].filter((n) => nameMatchers.every((m) => matches(m, n))));
+}
+
+/** The metric names a selector reads: its name, or those of the jobs' metrics and `also` its name matchers match, in that order. */
+export function namesRead(s: Selector, jobs: readonly ScrapeJob[], also: Iterable<string> = []): string[] {
+  if (s.name) return [s.name];
+  const nameMatchers = s.matchers.filter((m) => m.label === '__name__');
+  if (nameMatchers.length === 0) return [];
+  const names = new Set<string>();
+  for (const j of jobs) for (const n of matchingIn(s, nameMatchers, j.metrics)) names.add(n);
+  for (const n of also) if (nameMatchers.every((m) => matches(m, n))) names.add(n);
+  return [...names];
+}

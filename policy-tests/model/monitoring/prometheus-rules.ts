@@ -1,0 +1,42 @@
+/** PrometheusRules of the repository, as Prometheus rule files and alert label sets. */
+import type { Repo } from '../repository/repo.ts';
+
+export interface AlertRule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** The PrometheusRule it comes from. */
+  ruleName: string;
+  file: string;
+}
+
+interface RuleGroup {
+  name: string;
+  rules: { alert?: string; record?: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[];
+}
+
+export function prometheusRules(repo: Repo): { name: string; file: string; groups: RuleGroup[] }[] {
+  return repo.resources
+    .filter((r) => r.apiVersion === 'monitoring.coreos.com/v1' && r.kind === 'PrometheusRule')
+    .map((r) => ({ name: r.name, file: r.file, groups: (r.object.spec as { groups?: RuleGroup[] })?.groups ?? [] }));
+}
+
+export function alertRules(repo: Repo): AlertRule[] {
+  return prometheusRules(repo).flatMap((pr) =>
+    pr.groups.flatMap((g) =>
+      g.rules
+        .filter((r) => r.alert)
+        .map((r) => ({
+          alert: r.alert!,
+          expr: r.expr,
+          for: r.for,
+          labels: r.labels ?? {},
+          annotations: r.annotations ?? {},
+          ruleName: pr.name,
+          file: pr.file,
+        })),
+    ),
+  );
+}

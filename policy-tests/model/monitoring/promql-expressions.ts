@@ -1,0 +1,116 @@
+/**
+ * Every PromQL expression the repository evaluates or shows: alert and
+ * recording rules of PrometheusRules, and the queries of provisioned Grafana
+ * dashboards, as written in this repository (a chart's own rules and
+ * dashboards are not judged). Each knows where a character of it sits in its file.
+ */
+import type { Repo } from '../repository/repo.ts';
+import type { Resource } from '../core/manifest.ts';
+import type { LinePos, Path } from '../core/positions.ts';
+import { dashboards, type Dashboard, type Panel } from './dashboards.ts';
+import { perRepo } from '../repository/per-repo.ts';
+import { scalarText } from '../core/text.ts';
+
+export interface PromExpression {
+  expr: string;
+  /** `test`: an input series of a promtool rule test, which must look like what the exporters write. */
+  kind: 'alert' | 'record' | 'dashboard' | 'test';
+  /** The alert, the recorded series, or the panel title. */
+  name: string;
+  /** An alert's `for`, when set. */
+  for?: string;
+  file: string;
+  /** Where a character of the expression sits in the file. */
+  at(offset: number): LinePos;
+}
+
+interface RuleShape {
+  alert?: unknown;
+  record?: unknown;
+  expr?: unknown;
+  for?: unknown;
+}
+
+/** A position inside a YAML scalar: block scalars start on the line after their header. */
+/** Found when first asked: most expressions never need a position, and finding one may parse the file again (positions are lazy after a warm start). */
+function scalarPositions(resource: Resource, text: string, path: Path): (offset: number, expr: string) => LinePos {
+  let found: { header: LinePos; lines: string[]; isBlock: boolean } | undefined;
+  const locate = () => {
+    const header = resource.positions.at(path, 'value');
+    const lines = text.split('\n');
+    return { header, lines, isBlock: /[|>][-+0-9]*\s*(#.*)?$/.test(lines[header.line - 1] ?? '') };
+  };
+  return (offset, expr) => {
+    const { header, lines, isBlock } = (found ??= locate());
+    if (!isBlock) return header;
+    const before = expr.slice(0, offset).split('\n');
+    const line = header.line + before.length;
+    const content = lines[line - 1] ?? '';
+    return { line, col: content.length - content.trimStart().length + before.at(-1)!.length + 1 };
+  };
+}
+
+function ruleExpressions(repo: Repo): PromExpression[] {
+  const out: PromExpression[] = [];
+  for (const resource of repo.resources) {
+    if (resource.kind !== 'PrometheusRule' || resource.rendered) continue;
+    const text = repo.parsed.find((p) => p.file === resource.file && p.renderedBy === undefined)?.text ?? '';
+    const groups = (resource.object.spec as { groups?: { rules?: RuleShape[] }[] } | undefined)?.groups ?? [];
+    groups.forEach((group, g) =>
+      (group.rules ?? []).forEach((rule, r) => {
+        if (typeof rule.expr !== 'string') return;
+        const expr = rule.expr;
+        const position = scalarPositions(resource, text, ['spec', 'groups', g, 'rules', r, 'expr']);
+        out.push({
+          expr,
+          kind: typeof rule.alert === 'string' ? 'alert' : 'record',
+          name: scalarText(rule.alert ?? rule.record ?? ''),
+          for: typeof rule.for === 'string' ? rule.for : undefined,
+          file: resource.file,
+          at: (offset) => position(offset, expr),
+        });
+      }),
+    );
+  }
+  return out;
+}
+
+function dashboardExpressions(dashboard: Dashboard): PromExpression[] {
+  const out: PromExpression[] = [];
+  const visit = (panels: Panel[], path: Path) =>
+    panels.forEach((panel, i) => {
+      (panel.targets ?? []).forEach((target, t) => {
+        if (typeof target.expr !== 'string' || target.expr === '') return;
+        const at = dashboard.at([...path, i, 'targets', t, 'expr']);
+        out.push({ expr: target.expr, kind: 'dashboard', name: `${dashboard.title}: ${panel.title ?? ''}`, file: dashboard.file, at: () => at });
+      });
+      if (panel.panels) visit(panel.panels, [...path, i, 'panels']);
+    });
+  // A chart's own dashboards read its own exporters' series; they are the chart's to keep, not judged here.
+  if (!dashboard.error && !dashboard.rendered) visit(dashboard.panels, ['panels']);
+  return out;
+}
+
+/** The input series of promtool rule test files (`tests[].input_series[].series`, a selector). */
+function testSeries(repo: Repo): PromExpression[] {
+  const out: PromExpression[] = [];
+  for (const data of repo.dataFiles.values()) {
+    const tests = (data.data as { tests?: { input_series?: { series?: unknown }[] }[] } | undefined)?.tests;
+    if (!Array.isArray(tests)) continue;
+    tests.forEach((test, t) =>
+      (Array.isArray(test?.input_series) ? test.input_series : []).forEach((input, i) => {
+        if (typeof input?.series !== 'string') return;
+        let at: LinePos | undefined;
+        const path = ['tests', t, 'input_series', i, 'series'];
+        out.push({ expr: input.series, kind: 'test', name: 'input series', file: data.file, at: () => (at ??= data.positions.at(path, 'value')) });
+      }),
+    );
+  }
+  return out;
+}
+
+export const promExpressions = perRepo((repo: Repo): PromExpression[] => [
+  ...ruleExpressions(repo),
+  ...dashboards(repo).flatMap(dashboardExpressions),
+  ...testSeries(repo),
+]);

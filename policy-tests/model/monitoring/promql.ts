@@ -1,0 +1,126 @@
+/**
+ * PromQL read with Prometheus's own grammar (@prometheus-io/lezer-promql, the
+ * parser of Prometheus's web UI): which series an expression selects, with
+ * which matchers, under which range functions, and which comparisons it makes.
+ */
+import { parser } from '@prometheus-io/lezer-promql';
+import type { SyntaxNode } from '@lezer/common';
+import { durationMs } from '../core/durations.ts';
+import { perKey } from '../core/per-object.ts';
+
+export interface Matcher {
+  label: string;
+  op: '=' | '!=' | '=~' | '!~';
+  value: string;
+}
+
+export interface Selector {
+  /** The metric name, when the selector names one (`foo{...}`), else undefined. */
+  name?: string;
+  matchers: Matcher[];
+  /** Offset of the selector in the expression. */
+  from: number;
+  /** The range function it feeds (rate, increase, irate) and its window in ms. */
+  window?: { fn: string; ms: number };
+  /** Inside absent() or absent_over_time(). */
+  inAbsent: boolean;
+  /** Labels an aggregation directly around it groups by (`sum by (x) (sel)`). */
+  groupedBy: string[];
+}
+
+export interface Comparison {
+  selector: Selector;
+  op: '==' | '!=';
+  value: number;
+}
+
+export interface ParsedExpr {
+  selectors: Selector[];
+  /** `selector == n` and `selector != n` where one side is a bare selector and the other a number. */
+  comparisons: Comparison[];
+  error?: { from: number; message: string };
+}
+
+const WINDOW_FUNCTIONS = new Set(['rate', 'increase', 'irate']);
+
+const unquote = (text: string): string => {
+  if (text.startsWith('`')) return text.slice(1, -1);
+  try {
+    return JSON.parse(text.startsWith("'") ? `"${text.slice(1, -1).replace(/"/g, '\\"')}"` : text) as string;
+  } catch {
+    return text.slice(1, -1);
+  }
+};
+
+/** Parsed expressions by text: the same rules and panels are read by every view of the repository. Results are never mutated. */
+export const parsePromQL: (expr: string) => ParsedExpr = perKey(5000, (expr: string) => parseUncached(expr));
+
+function parseUncached(expr: string): ParsedExpr {
+  const tree = parser.parse(expr);
+  const selectors: Selector[] = [];
+  const comparisons: Comparison[] = [];
+  let error: ParsedExpr['error'];
+  const text = (n: SyntaxNode | null | undefined) => (n ? expr.slice(n.from, n.to) : '');
+  tree.iterate({
+    enter(ref) {
+      if (ref.type.isError && !error) error = { from: ref.from, message: `PromQL does not parse near "${expr.slice(ref.from, ref.from + 20) || 'the end'}"` };
+      if (ref.name !== 'VectorSelector') return;
+      const node = ref.node;
+      const matchers: Matcher[] = [];
+      for (const m of node.getChild('LabelMatchers')?.getChildren('UnquotedLabelMatcher') ?? []) {
+        matchers.push({
+          label: text(m.getChild('LabelName')),
+          op: text(m.getChild('MatchOp')) as Matcher['op'],
+          value: unquote(text(m.getChild('StringLiteral'))),
+        });
+      }
+      for (const m of node.getChild('LabelMatchers')?.getChildren('QuotedLabelMatcher') ?? []) {
+        matchers.push({
+          label: unquote(text(m.getChild('QuotedLabelName'))),
+          op: text(m.getChild('MatchOp')) as Matcher['op'],
+          value: unquote(text(m.getChild('StringLiteral'))),
+        });
+      }
+      const identifier = node.getChild('Identifier');
+      selectors.push({ name: identifier ? text(identifier) : undefined, matchers, from: node.from, ...context(node, text) });
+    },
+  });
+  for (const s of selectors) {
+    const compared = comparisonOf(tree.resolveInner(s.from, 1), text);
+    if (compared) comparisons.push({ selector: s, ...compared });
+  }
+  return { selectors, comparisons, error };
+}
+
+function context(node: SyntaxNode, text: (n: SyntaxNode | null | undefined) => string): Pick<Selector, 'window' | 'inAbsent' | 'groupedBy'> {
+  let window: Selector['window'];
+  let inAbsent = false;
+  let groupedBy: string[] = [];
+  for (let at: SyntaxNode | null = node.parent; at; at = at.parent) {
+    if (at.name === 'MatrixSelector' && !window) {
+      const fn = at.parent?.parent?.name === 'FunctionCall' ? text(at.parent.parent.getChild('FunctionIdentifier')) : '';
+      const ms = durationMs(text(at.getChild('DurationExpr')) || text(at.lastChild));
+      if (WINDOW_FUNCTIONS.has(fn) && !Number.isNaN(ms)) window = { fn, ms };
+    }
+    if (at.name === 'FunctionCall' && /^absent(_over_time)?$/.test(text(at.getChild('FunctionIdentifier')))) inAbsent = true;
+    if (at.name === 'AggregateExpr' && groupedBy.length === 0) {
+      const modifier = at.getChild('AggregateModifier');
+      if (modifier?.getChild('By')) groupedBy = (modifier.getChild('GroupingLabels')?.getChildren('LabelName') ?? []).map((l) => text(l));
+    }
+    if (at.name === 'BinaryExpr') break; // grouping and windows beyond a binary operator belong to the whole, not this selector
+  }
+  return { window, inAbsent, groupedBy };
+}
+
+/** `sel == 0` / `sel != 1` (either order) where `sel` is the bare selector at the node. */
+function comparisonOf(inner: SyntaxNode, text: (n: SyntaxNode | null | undefined) => string): { op: '==' | '!='; value: number } | undefined {
+  let selector: SyntaxNode | null = inner;
+  while (selector && selector.name !== 'VectorSelector') selector = selector.parent;
+  const binary = selector?.parent;
+  if (!selector || binary?.name !== 'BinaryExpr') return undefined;
+  const op = binary.getChild('Eql') ? '==' : binary.getChild('Neq') ? '!=' : undefined;
+  const number = binary.getChild('NumberDurationLiteral');
+  if (!op || !number) return undefined;
+  const value = Number(text(number));
+  return Number.isNaN(value) ? undefined : { op, value };
+}

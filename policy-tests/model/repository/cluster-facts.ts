@@ -1,0 +1,223 @@
+/**
+ * The cluster facts the rest of the repository relies on, pinned once in
+ * clusters/home/cluster-facts.yaml (a ConfigMap, so Argo CD can apply it and
+ * in-cluster jobs can read it).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { readCni, type CniFacts } from './cni.ts';
+import type { Resource } from '../core/manifest.ts';
+import { perObject } from '../core/per-object.ts';
+
+export const CLUSTER_FACTS_FILE = 'clusters/home/cluster-facts.yaml';
+export const CLUSTER_FACTS_NAME = 'cluster-facts';
+
+export interface ClusterFacts {
+  kubernetesVersion: string;
+  kubernetesMinor: number;
+  talosVersion: string;
+  nodeCount: number;
+  controlPlaneCount: number;
+  repoURL: string;
+  /** Branch every repo source tracks. */
+  revision: string;
+  /** What the cluster has that no file of this repository provides, each with the reason (Talos ships it, ...). */
+  providedOutsideGit: OutsideGit[];
+  /** Pod Security admission as the API server is configured: the levels for a namespace without labels, and the exempt namespaces. */
+  podSecurity: PodSecurityFacts;
+  /** The CNI and what it enforces (model/repository/cni.ts). */
+  cni: CniFacts;
+  /** The hosts a kustomization may fetch a remote base from, each listed with its reason; no other is ever looked up. */
+  remoteBases: string[];
+}
+
+export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
+export type PodSecurityLevel = (typeof POD_SECURITY_LEVELS)[number];
+
+export interface PodSecurityFacts {
+  defaults: { enforce: PodSecurityLevel; audit: PodSecurityLevel; warn: PodSecurityLevel };
+  exemptNamespaces: string[];
+}
+
+/** Kubernetes' own default when no AdmissionConfiguration sets one: nothing enforced. Used only when the fact is missing, which is itself a problem. */
+const UNCONFIGURED: PodSecurityFacts = { defaults: { enforce: 'privileged', audit: 'privileged', warn: 'privileged' }, exemptNamespaces: [] };
+
+export interface OutsideGit {
+  kind: string;
+  name: string;
+  namespace?: string;
+  reason: string;
+}
+
+export interface FactsProblem {
+  key: string;
+  message: string;
+}
+
+const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
+
+export function findFactsResource(resources: readonly Resource[]): Resource | undefined {
+  return resources.find((r) => r.file === CLUSTER_FACTS_FILE && r.kind === 'ConfigMap' && r.name === CLUSTER_FACTS_NAME);
+}
+
+/**
+ * Reads the facts ConfigMap, reporting every key that is missing or malformed. Facts are returned even when
+ * some keys are bad, so one typo does not cascade into every check. Once per object: an unchanged file's
+ * parsed object is shared by every view of the repository, and the result is never mutated.
+ */
+export function readClusterFacts(resource: Resource): { facts: ClusterFacts; problems: readonly FactsProblem[] } {
+  return factsOf(resource.object);
+}
+
+const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; problems: readonly FactsProblem[] } => {
+  const data = (object.data ?? {}) as Record<string, unknown>;
+  const problems: FactsProblem[] = [];
+  const text = (key: string): string => {
+    const v = data[key];
+    if (typeof v !== 'string' || v === '') problems.push({ key, message: `cluster fact "${key}" is missing` });
+    return typeof v === 'string' ? v : '';
+  };
+  const count = (key: string): number => {
+    const raw = text(key);
+    const n = Number(raw);
+    if (raw !== '' && !(Number.isInteger(n) && n > 0)) problems.push({ key, message: `cluster fact "${key}" must be a positive integer, got "${raw}"` });
+    return n;
+  };
+  const kubernetesVersion = text('kubernetesVersion');
+  const talosVersion = text('talosVersion');
+  const version = SEMVER.exec(kubernetesVersion);
+  if (kubernetesVersion && !version)
+    problems.push({ key: 'kubernetesVersion', message: `kubernetesVersion "${kubernetesVersion}" is not an exact x.y.z version` });
+  if (talosVersion && !SEMVER.test(talosVersion)) problems.push({ key: 'talosVersion', message: `talosVersion "${talosVersion}" is not an exact version` });
+  const facts: ClusterFacts = {
+    kubernetesVersion,
+    kubernetesMinor: version ? Number(version[2]) : NaN,
+    talosVersion,
+    nodeCount: count('nodeCount'),
+    controlPlaneCount: count('controlPlaneCount'),
+    repoURL: text('repoURL'),
+    revision: text('revision'),
+    providedOutsideGit: outsideGit(data.providedOutsideGit, problems),
+    podSecurity: podSecurity(data.podSecurity, problems),
+    cni: cniOf(data.cni, problems),
+    remoteBases: remoteBases(data.remoteBases, problems),
+  };
+  return { facts, problems };
+});
+
+function cniOf(raw: unknown, problems: FactsProblem[]): CniFacts {
+  const { cni, problem } = readCni(raw);
+  if (problem) problems.push({ key: 'cni', message: problem });
+  return cni;
+}
+
+/** The `providedOutsideGit` fact: a YAML list in a string (a ConfigMap holds strings), each entry with its reason. */
+/**
+ * A fact that holds YAML in a string (a ConfigMap holds strings): its value, or null when it is absent or does not
+ * parse (which is a problem).
+ */
+function yamlFact(key: string, raw: unknown, problems: FactsProblem[]): unknown {
+  if (raw === undefined) return null;
+  try {
+    return typeof raw === 'string' ? parse(raw) : undefined;
+  } catch (err) {
+    problems.push({ key, message: `cluster fact "${key}" does not parse: ${(err as Error).message.split('\n')[0]}` });
+    return null;
+  }
+}
+
+function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
+  const list = yamlFact('providedOutsideGit', raw, problems);
+  if (list === null) return [];
+  if (!Array.isArray(list)) {
+    problems.push({ key: 'providedOutsideGit', message: 'cluster fact "providedOutsideGit" must be a YAML list of {kind, name, namespace?, reason}' });
+    return [];
+  }
+  const out: OutsideGit[] = [];
+  list.forEach((e: Record<string, unknown>, i) => {
+    const str = (k: string) => (typeof e?.[k] === 'string' && e[k] !== '' ? (e[k] as string) : undefined);
+    const [kind, name, reason] = [str('kind'), str('name'), str('reason')];
+    if (!kind || !name) problems.push({ key: 'providedOutsideGit', message: `providedOutsideGit entry ${i + 1} needs a kind and a name` });
+    else if (!reason)
+      problems.push({
+        key: 'providedOutsideGit',
+        message: `providedOutsideGit entry ${i + 1} (${kind} ${name}) gives no reason: say what provides it outside git`,
+      });
+    else out.push({ kind, name, reason, ...(str('namespace') ? { namespace: str('namespace') } : {}) });
+  });
+  return out;
+}
+
+/** The `remoteBases` fact: a YAML list of {host, reason}, the hosts kustomizations may fetch from. */
+function remoteBases(raw: unknown, problems: FactsProblem[]): string[] {
+  const list = yamlFact('remoteBases', raw, problems);
+  if (list === null) return [];
+  if (
+    !Array.isArray(list) ||
+    !list.every((e: Record<string, unknown>) => typeof e?.host === 'string' && e.host !== '' && typeof e?.reason === 'string' && e.reason.trim() !== '')
+  ) {
+    problems.push({
+      key: 'remoteBases',
+      message: 'cluster fact "remoteBases" must be a YAML list of {host, reason}, each host with why a kustomization fetches from it',
+    });
+    return [];
+  }
+  return list.map((e: { host: string }) => e.host);
+}
+
+/**
+ * The `podSecurity` fact: the cluster-wide PodSecurityConfiguration (for
+ * Talos, its machine configuration's default), as a YAML mapping in a string:
+ * `defaults: {enforce, audit, warn}` and `exemptNamespaces: [...]`.
+ */
+function podSecurity(raw: unknown, problems: FactsProblem[]): PodSecurityFacts {
+  const fail = (message: string): PodSecurityFacts => {
+    problems.push({ key: 'podSecurity', message });
+    return UNCONFIGURED;
+  };
+  if (raw === undefined)
+    return fail(
+      'cluster fact "podSecurity" is missing: state the API server\'s Pod Security defaults (Talos: enforce baseline, audit and warn restricted, kube-system exempt)',
+    );
+  let value: any;
+  try {
+    value = typeof raw === 'string' ? parse(raw) : undefined;
+  } catch (err) {
+    return fail(`cluster fact "podSecurity" does not parse: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const defaults = value?.defaults;
+  const level = (mode: string): PodSecurityLevel | undefined =>
+    (POD_SECURITY_LEVELS as readonly string[]).includes(defaults?.[mode]) ? defaults[mode] : undefined;
+  const [enforce, audit, warn] = [level('enforce'), level('audit'), level('warn')];
+  if (!enforce || !audit || !warn)
+    return fail(`cluster fact "podSecurity" needs defaults.enforce, defaults.audit and defaults.warn, each one of ${POD_SECURITY_LEVELS.join(', ')}`);
+  const exempt = value.exemptNamespaces ?? [];
+  if (!Array.isArray(exempt) || exempt.some((n) => typeof n !== 'string'))
+    return fail('cluster fact "podSecurity": exemptNamespaces must be a list of namespace names');
+  return { defaults: { enforce, audit, warn }, exemptNamespaces: exempt };
+}
+
+/** The data of the cluster facts file of the checkout at `root`, read on its own (scripts, tests, benchmarks). */
+function factsData(root: string): Record<string, unknown> {
+  const facts = parse(readFileSync(join(root, CLUSTER_FACTS_FILE), 'utf8')) as { data?: Record<string, unknown> } | null;
+  return facts?.data ?? {};
+}
+
+/**
+ * The repository URL the cluster facts of the checkout at `root` name: what a fork changes, and what tests and
+ * benchmarks that build Applications must use so that they hold on a fork too.
+ */
+export function factsRepoURL(root: string): string {
+  const url = factsData(root).repoURL;
+  if (typeof url !== 'string' || url === '') throw new Error(`${CLUSTER_FACTS_FILE} names no repoURL`);
+  return url;
+}
+
+/** The minor version of Kubernetes 1.x the cluster facts of the checkout at `root` name. */
+export function factsKubernetesMinor(root: string): number {
+  const version = factsData(root).kubernetesVersion;
+  const m = typeof version === 'string' ? SEMVER.exec(version) : null;
+  if (!m || m[1] !== '1') throw new Error(`${CLUSTER_FACTS_FILE} names no kubernetesVersion 1.x.y`);
+  return Number(m[2]);
+}

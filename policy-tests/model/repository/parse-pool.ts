@@ -1,0 +1,129 @@
+/**
+ * Parses manifest files, in worker threads when the tree is large enough to
+ * repay their start-up. YAML parsing with positions is most of the gate's
+ * cost, and it is embarrassingly parallel: kubeconform parallelises the same
+ * way. Small trees (this repository) parse on the main thread.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { Finding } from '../core/findings.ts';
+import { itemPositions, lazyPositions, type ParsedFile, type Resource } from '../core/manifest.ts';
+import { parseSource, readSource } from '../core/source.ts';
+import { recall, remember as record } from '../stores/parse-store.ts';
+
+export interface WorkerFile {
+  file: string;
+  text: string;
+  findings: Finding[];
+  resources: Omit<Resource, 'positions'>[];
+}
+
+/** Below this many bytes of YAML, starting workers costs more than it saves. */
+export const PARALLEL_THRESHOLD_BYTES = 1_000_000;
+
+function runWorker(root: string, files: string[]): Promise<WorkerFile[]> {
+  return new Promise((resolve, reject) => {
+    // Node strips the types of the TypeScript body itself, whatever started the parent (node, vitest).
+    const worker = new Worker(new URL('./parse-worker-entry.mjs', import.meta.url), { workerData: { root, files } });
+    worker.once('message', (result: WorkerFile[]) => {
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`parse worker exited with code ${code}`));
+    });
+  });
+}
+
+/** Splits files into `n` shares of similar total size (largest first, into the lightest share). */
+export function shareBySize(files: readonly { file: string; size: number }[], n: number): string[][] {
+  const shares = Array.from({ length: n }, () => ({ files: [] as string[], size: 0 }));
+  for (const f of [...files].sort((a, b) => b.size - a.size)) {
+    const lightest = shares.reduce((a, b) => (b.size < a.size ? b : a));
+    lightest.files.push(f.file);
+    lightest.size += f.size;
+  }
+  return shares.map((s) => s.files).filter((s) => s.length > 0);
+}
+
+/**
+ * Parsed files by path and content. Resources are never mutated after
+ * parsing, so a file seen before with the same text is reused: repeated gate
+ * runs over near-identical trees (the mutation tests, a watch loop) parse only
+ * what changed. Bounded, oldest first out.
+ */
+const parsedCache = new Map<string, ParsedFile>();
+const CACHE_LIMIT = 4000;
+
+/** Forgets every parsed file (benchmarks measure cold parses). */
+export function clearParseCache(): void {
+  parsedCache.clear();
+}
+
+type Source = ReturnType<typeof readSource>;
+
+const keyOf = (file: string, source: Source) => ('text' in source ? `${file}\0${source.text}` : undefined);
+
+function remember(key: string, parsed: ParsedFile): ParsedFile {
+  parsedCache.set(key, parsed);
+  if (parsedCache.size > CACHE_LIMIT) parsedCache.delete(parsedCache.keys().next().value!);
+  return parsed;
+}
+
+function parseCached(file: string, source: Source, key = keyOf(file, source)): ParsedFile {
+  if (key === undefined) return parseSource(file, source);
+  return parsedCache.get(key) ?? remember(key, parseStored(file, (source as { text: string }).text, source));
+}
+
+/** A file parsed by an earlier run (parse-store.ts), its positions found again on demand; else parsed now, and stored. */
+function parseStored(file: string, text: string, source: Source): ParsedFile {
+  const prior = recall<Omit<WorkerFile, 'file' | 'text'>>('manifest', file, text);
+  if (prior) return withLazyPositions({ file, text, ...prior });
+  const parsed = parseSource(file, source);
+  record('manifest', file, text, { findings: parsed.findings, resources: parsed.resources.map(({ positions: _positions, ...rest }) => rest) });
+  return parsed;
+}
+
+/** A parse that crossed a boundary (a worker thread, the store) without its document: positions parse the text again when a finding needs one. */
+function withLazyPositions(r: WorkerFile): ParsedFile {
+  const memo = {};
+  return {
+    file: r.file,
+    text: r.text,
+    findings: r.findings,
+    resources: r.resources.map((res) => ({ ...res, positions: itemPositions(lazyPositions(r.text, res.doc, memo), res.item) })),
+  };
+}
+
+export async function parseFiles(root: string, files: readonly string[], options: { parallel?: boolean } = {}): Promise<ParsedFile[]> {
+  // readSource lstats first: a dangling or looping symlink is a finding, not a crash.
+  const sources = new Map(files.map((file) => [file, readSource(root, file)]));
+  // Each key once: it holds the file's whole text, and building and hashing it is most of a warm lookup.
+  const keys = new Map(files.map((file) => [file, keyOf(file, sources.get(file)!)]));
+  // Only what the cache has not seen counts towards going parallel: a second tree that differs in a few files (a diff's other ref) parses only those.
+  const unseen = files.filter((file) => {
+    const key = keys.get(file);
+    return key !== undefined && !parsedCache.has(key);
+  });
+  const bytes = unseen.reduce((sum, file) => sum + Buffer.byteLength((sources.get(file) as { text: string }).text), 0);
+  const threads = Math.min(availableParallelism(), 8);
+  const parallel = options.parallel ?? (bytes >= PARALLEL_THRESHOLD_BYTES && threads > 1);
+  if (!parallel) return files.map((file) => parseCached(file, sources.get(file)!, keys.get(file)));
+  // The main thread takes one share itself: one worker fewer to start, and its resources keep eager positions.
+  const sized = (options.parallel ? files : unseen).map((file) => ({ file, size: Buffer.byteLength((sources.get(file) as { text?: string }).text ?? '') }));
+  const [mine = [], ...theirs] = shareBySize(sized, threads);
+  const pending = Promise.all(theirs.map((share) => runWorker(root, share)));
+  const local = new Map(mine.map((file) => [file, parseSource(file, sources.get(file)!)]));
+  const remote = new Map((await pending).flat().map((r) => [r.file, r]));
+  return files.map((file) => {
+    const source = sources.get(file)!;
+    const key = keys.get(file);
+    const own = local.get(file);
+    if (own) return key === undefined ? own : remember(key, own);
+    const r = remote.get(file);
+    if (!r) return parseCached(file, source, key);
+    const parsed = withLazyPositions(r);
+    return key === undefined ? parsed : remember(key, parsed);
+  });
+}

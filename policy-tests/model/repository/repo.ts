@@ -1,0 +1,271 @@
+/**
+ * The repository as data: every file under the manifest roots, every manifest
+ * parsed once with positions, and the cluster facts. Policy checks are pure
+ * functions of this value.
+ */
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
+import { LineCounter, parseDocument } from 'yaml';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { argoGlobMatch } from '../core/glob.ts';
+import { documentPositions, lazyPositions, type ParsedFile, type Positions, type Resource } from '../core/manifest.ts';
+import { recall, remember as record } from '../stores/parse-store.ts';
+import { parseFiles } from './parse-pool.ts';
+import { duplicateKeys } from '../core/duplicate-keys.ts';
+import { YAML11_FIX, yaml11Ambiguities } from '../core/yaml11.ts';
+import type { Finding } from '../core/findings.ts';
+import { readSource } from '../core/source.ts';
+import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
+import { perKey } from '../core/per-object.ts';
+import { checkoutPaths } from './checkout-paths.ts';
+
+/** The checkout this gate belongs to: the folder above policy-tests/, whether this module runs from its source or from the bundle in dist/. */
+export const REPO_ROOT = ((here: string) => here.slice(0, here.lastIndexOf(`${sep}policy-tests${sep}`) + 1))(fileURLToPath(import.meta.url));
+
+/** Where Argo CD-applied manifests live (docs/design.md, Layout). */
+/** The chart lock, at the repository root (not under the manifest roots: Argo CD never sees it). */
+export const CHART_LOCK_FILE = 'charts.lock.json';
+
+export const MANIFEST_ROOTS = ['clusters', 'apps', 'monitoring', 'security', 'portfolio-api/deploy'] as const;
+
+export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
+
+/**
+ * A local chart's Chart.yaml and templates. Templates are Go templates, not YAML: they are never parsed here (the
+ * render tier reads them through Helm), and judged as manifests they would fail on valid `{{ ... }}` text.
+ */
+const CHART_SOURCE_PATTERN = '{Chart.yaml,*/Chart.yaml,*/templates/*}';
+const isChartSource = (file: string) => argoGlobMatch(CHART_SOURCE_PATTERN, file);
+
+/**
+ * Files under the roots that look like manifests but are not Kubernetes
+ * objects. Argo CD must never apply them; the argocd-root-discovery check
+ * proves that every directory source excludes them. Argo CD glob dialect.
+ */
+export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }[] = [
+  { pattern: '{values.yaml,*/values.yaml,*/values-*.yaml}', reason: 'Helm values, consumed by a chart source through $values' },
+  { pattern: '{*/package.json,*/package-lock.json,*/tsconfig*.json}', reason: 'Node.js tooling of a workload built from this repo' },
+  { pattern: '*/settings/*', reason: 'app rebuild settings, read by scripts, never applied' },
+  { pattern: '*/payloads/*', reason: 'webhook payloads other systems push (documentation and test input), never applied' },
+  { pattern: '*/tests/*', reason: 'tool test files (promtool rule tests), never applied' },
+  { pattern: '*/metrics-catalog/*', reason: 'the metrics catalog: what each scraped exporter exposes, read by the metrics-join check, never applied' },
+  { pattern: '*/facts/*', reason: 'facts the policy checks read (upstream rule names, image lists), never applied' },
+  { pattern: '*/patches/*', reason: 'kustomize patches: partial objects kustomize merges into the resources it builds, never applied as they are' },
+  {
+    pattern: '{kustomization.yaml,kustomization.yml,*/kustomization.yaml,*/kustomization.yml}',
+    reason: "kustomize's own file, read by kustomize when Argo CD builds the folder, never applied",
+  },
+  {
+    pattern: CHART_SOURCE_PATTERN,
+    reason: "a local Helm chart's own files (Chart.yaml, templates): Helm renders them through a chart source, never applied as they are",
+  },
+];
+
+export interface Repo {
+  root: string;
+  /** Every file under the manifest roots, repo-relative with `/` separators. */
+  files: ReadonlySet<string>;
+  dirs: ReadonlySet<string>;
+  manifestFiles: readonly string[];
+  nonManifestFiles: readonly string[];
+  parsed: readonly ParsedFile[];
+  resources: readonly Resource[];
+  facts?: ClusterFacts;
+  factsResource?: Resource;
+  factsProblems: readonly FactsProblem[];
+  /** Non-manifest YAML/JSON files (Helm values, facts, settings) and TOML (wrangler.toml), parsed with positions. */
+  dataFiles: ReadonlyMap<string, DataFile>;
+  /** Every path of the checkout a pull request can write (model/repository/checkout-paths.ts); absent for an in-memory repository. */
+  checkout?: { paths: readonly string[]; from: 'git' | 'walk' };
+}
+
+export interface DataFile {
+  file: string;
+  data: unknown;
+  positions: Positions;
+  /** Parse errors, reported by the checks that read the file. */
+  errors: string[];
+  /** For Helm values files: plain scalars Helm (YAML 1.1) reads differently from this gate (YAML 1.2). */
+  ambiguities?: { line: number; col: number; message: string }[];
+}
+
+/**
+ * TOML (wrangler.toml) through smol-toml. It keeps no positions, so a path
+ * resolves to the first line that assigns its last key: enough to point a
+ * human at `routes` or `crons`.
+ */
+export function parseTomlFile(file: string, text: string): DataFile {
+  const lines = text.split('\n');
+  const positions: Positions = {
+    at(path) {
+      const key = [...path].reverse().find((p) => typeof p === 'string');
+      const index = key === undefined ? -1 : lines.findIndex((l) => new RegExp(`^\\s*"?${String(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?\\s*=`).test(l));
+      return { line: index + 1 || 1, col: 1 };
+    },
+  };
+  try {
+    return { file, data: parseToml(text), positions, errors: [] };
+  } catch (err) {
+    return { file, data: undefined, positions, errors: [`${file}: ${(err as Error).message.split('\n')[0]}`] };
+  }
+}
+
+/** Parsed data files by path and content, for the same reason as the manifest cache (parse-pool.ts). */
+export const parseDataFile: (file: string, text: string) => DataFile = perKey(2000, parseDataFileUncached, (file, text) => `${file}\0${text}`);
+
+function parseDataFileUncached(file: string, text: string): DataFile {
+  if (file.endsWith('.toml')) return parseTomlFile(file, text);
+  // Parsed by an earlier run (parse-store.ts): its positions are found again only when a finding needs one.
+  const prior = recall<Omit<DataFile, 'file' | 'positions'>>('data', file, text);
+  if (prior) return { file, ...prior, data: prior.data, positions: lazyPositions(text, 0, {}) };
+  try {
+    const parsed = parseYamlDataFile(file, text);
+    record('data', file, text, {
+      ...(parsed.data !== undefined ? { data: parsed.data } : {}),
+      errors: parsed.errors,
+      ...(parsed.ambiguities ? { ambiguities: parsed.ambiguities } : {}),
+    });
+    return parsed;
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return { file, data: undefined, positions: { at: () => ({ line: 1, col: 1 }) }, errors: [`${file}:1:1: nests deeper than the parser can take`] };
+  }
+}
+
+function parseYamlDataFile(file: string, text: string): DataFile {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
+  const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
+  if (errors.length === 0)
+    errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
+  const ambiguities = isHelmValues(file) && errors.length === 0 ? yaml11Ambiguities(doc, lineCounter) : [];
+  let data: unknown;
+  if (errors.length === 0) {
+    try {
+      data = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // An alias bomb (or an alias to nothing) is refused in one line, as in a manifest.
+      errors.push(`${file}:1:1: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  return { file, data, positions: documentPositions(doc, lineCounter), errors, ...(ambiguities.length ? { ambiguities } : {}) };
+}
+
+/** Helm values files: the only data files a YAML 1.1 reader consumes. */
+export const isHelmValues = (file: string) => argoGlobMatch(NON_MANIFEST_PATTERNS[0]!.pattern, file);
+
+export function isManifestPath(path: string): boolean {
+  return MANIFEST_EXTENSIONS.some((ext) => path.endsWith(ext));
+}
+
+/** By path: asked of every file in every view of the repository (the mutation runs make hundreds). */
+export const isNonManifest: (path: string) => boolean = perKey(20_000, (path: string) => NON_MANIFEST_PATTERNS.some((p) => argoGlobMatch(p.pattern, path)));
+
+function manifestFilesOf(files: Iterable<string>): string[] {
+  return [...files].filter((f) => isManifestPath(f) && !isNonManifest(f)).sort();
+}
+
+function toPosix(path: string): string {
+  return path.split(sep).join('/');
+}
+
+/** Lists files and directories under `dir` (repo-relative), skipping dot-folders and node_modules. */
+export function walkFiles(root: string, dir: string, files: Set<string>, dirs: Set<string>): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(root, dir), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  dirs.add(dir);
+  for (const entry of entries) {
+    const name = entry.name;
+    if (name.startsWith('.') || name === 'node_modules') continue;
+    const rel = dir ? `${dir}/${name}` : name;
+    // The entry's own type, as lstat gives it: a symlink is never walked into (a loop would never end); as a file,
+    // readSource judges it.
+    if (entry.isDirectory()) walkFiles(root, rel, files, dirs);
+    else files.add(rel);
+  }
+}
+
+/** Why a symlink (that no loader reads as a manifest) must not be committed: a loop, or a way out of the repository. */
+function linkProblem(root: string, file: string): string | undefined {
+  const path = join(root, file);
+  if (!lstatSync(path).isSymbolicLink()) return undefined;
+  let real: string;
+  try {
+    real = realpathSync.native(path);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ELOOP' ? 'is a symlink loop' : undefined;
+  }
+  const top = realpathSync.native(root);
+  const rel = relative(top, real);
+  if (rel.startsWith('..') || isAbsolute(rel)) return 'is a symlink that points out of the repository; Argo CD refuses it';
+  const folder = realpathSync.native(dirname(path));
+  if (statSync(real).isDirectory() && (folder === real || folder.startsWith(`${real}${sep}`)))
+    return `is a symlink loop: it points at ${rel || 'the repository root'}, a folder that holds it`;
+  return undefined;
+}
+
+/** Builds the repository model from parsed files (pure; used by tests with in-memory copies too). */
+export function buildRepo(
+  root: string,
+  files: ReadonlySet<string>,
+  dirs: ReadonlySet<string>,
+  parsed: readonly ParsedFile[],
+  dataFiles: ReadonlyMap<string, DataFile> = new Map(),
+): Repo {
+  const resources = parsed.flatMap((p) => p.resources);
+  const factsResource = findFactsResource(resources);
+  const { facts, problems } = factsResource ? readClusterFacts(factsResource) : { facts: undefined, problems: [] };
+  const manifestFiles = manifestFilesOf(files);
+  const nonManifestFiles = [...files].filter((f) => isManifestPath(f) && isNonManifest(f)).sort();
+  return { root, files, dirs, manifestFiles, nonManifestFiles, parsed, resources, facts, factsResource, factsProblems: problems, dataFiles };
+}
+
+export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: boolean } = {}): Promise<Repo> {
+  const files = new Set<string>();
+  const dirs = new Set<string>();
+  for (const r of MANIFEST_ROOTS) walkFiles(root, r, files, dirs);
+  const isData = (f: string) => (isManifestPath(f) && isNonManifest(f) && !isChartSource(f)) || f.endsWith('.toml');
+  const data = new Map<string, DataFile>();
+  const unreadable: Finding[] = [];
+  for (const file of [...files].filter(isData)) {
+    const source = readSource(root, file);
+    if (!('text' in source)) {
+      unreadable.push(source.finding);
+      continue;
+    }
+    const parsed = parseDataFile(file, source.text);
+    data.set(file, parsed);
+    for (const a of parsed.ambiguities ?? [])
+      unreadable.push({ file, line: a.line, col: a.col, check: 'yaml-1.1-scalar', message: a.message, fix: YAML11_FIX });
+  }
+  // The chart lock sits at the root, outside the manifest roots (Argo CD never reads it); the lock check reads it.
+  if (existsSync(join(root, CHART_LOCK_FILE))) {
+    const source = readSource(root, CHART_LOCK_FILE);
+    if ('text' in source) data.set(CHART_LOCK_FILE, parseDataFile(CHART_LOCK_FILE, source.text));
+    else unreadable.push(source.finding);
+  }
+  // A symlink of any name is judged too: one to a folder that holds it is a loop for every tool that follows links.
+  for (const file of files)
+    if (!isManifestPath(file)) {
+      const problem = linkProblem(root, file);
+      if (problem)
+        unreadable.push({ file, line: 1, col: 1, check: 'file-type', message: problem, fix: 'commit a regular file or folder instead of the symlink' });
+    }
+  // Data-file findings (unreadable, or read differently by Helm) travel as files with findings and no resources.
+  const byFile = Map.groupBy(unreadable, (f) => f.file);
+  const parsed = [
+    ...(await parseFiles(root, manifestFilesOf(files), options)),
+    ...[...byFile].map(([file, findings]) => ({ file, resources: [], findings, text: '' })),
+  ];
+  return { ...buildRepo(root, files, dirs, parsed, data), checkout: await checkoutPaths(root) };
+}
+
+export function relativeToRepo(root: string, absolute: string): string | undefined {
+  const rel = toPosix(relative(root, absolute));
+  return rel.startsWith('..') || rel === '' ? undefined : rel;
+}
