@@ -9,7 +9,7 @@
  *   the tests' small inputs, and collecting as they allocate cost about a
  *   fifth of their CPU (the alert rule tests 5.2 to 4.4 CPU-seconds, the
  *   routing tests 2.4 to 1.9). The render tools get the same from the gate
- *   itself (render/render.ts renderToolEnv). The operator's backups run
+ *   itself (render/context.ts renderToolEnv). The operator's backups run
  *   without it: this is the test run's environment only.
  * - Node's compile cache (NODE_COMPILE_CACHE) under node_modules/.cache: the
  *   scripts the tests start again and again (the restore driver, the backup

@@ -8,6 +8,7 @@
  */
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import { confinedPath } from '../model/argocd/source-files.ts';
 
 /** A path or a resource that the render refuses: a finding on the source, never a render. */
 export class RenderRefused extends Error {}
@@ -57,16 +58,9 @@ export function inside(b: string, a: string): boolean {
  * repository (`..` past the root, or absolute), as Argo CD refuses it.
  */
 export function confinedRel(path: string, what: string): string {
-  const parts: string[] = [];
-  if (path.startsWith('/')) throw new RenderRefused(`${what} ${path} is an absolute path; Argo CD reads only inside the repository`);
-  for (const part of path.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      if (parts.length === 0) throw new RenderRefused(`${what} ${path} leaves the repository; Argo CD refuses it`);
-      parts.pop();
-    } else parts.push(part);
-  }
-  return parts.join('/');
+  const confined = confinedPath(path, what);
+  if ('refused' in confined) throw new RenderRefused(confined.refused);
+  return confined.rel;
 }
 
 /** Resolves real paths; a render run keeps one (`realPaths`), so each folder is resolved once. */

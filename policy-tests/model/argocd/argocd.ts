@@ -2,7 +2,7 @@
  * What Argo CD will do with this repository, computed from the Application
  * objects: which sources they use and exactly which files each one applies.
  */
-import { dig } from '../core/dig.ts';
+import { dig, obj, type Obj } from '../core/dig.ts';
 import { argoGlobMatch } from '../core/glob.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Resource } from '../core/manifest.ts';
@@ -59,8 +59,6 @@ export interface ArgoApp {
   automated?: { prune?: boolean; selfHeal?: boolean };
 }
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 function toSource(raw: unknown, at: PathSegment[]): AppSource {

@@ -1,6 +1,7 @@
-/** Helm values of the chart sources in the repo, found through the Applications that use them. */
-import { applications } from './argocd.ts';
+/** Helm values of the chart sources in the repo, found through the Applications that use them, by the renderer's route (source-files.ts). */
 import type { DataFile, Repo } from '../repository/repo.ts';
+import { applications } from './argocd.ts';
+import { valueFilesOf } from './source-files.ts';
 
 export interface ChartValues {
   appName: string;
@@ -9,14 +10,15 @@ export interface ChartValues {
   source: DataFile;
 }
 
+/** The values files of this repository each source of `chart` renders with, in their order; a file the gate cannot read is left to the render tier to report. */
 export function chartValues(repo: Repo, chart: string): ChartValues[] {
   const out: ChartValues[] = [];
   for (const app of applications(repo)) {
     for (const source of app.sources.filter((s) => s.chart === chart)) {
-      for (const valueFile of source.helm?.valueFiles ?? []) {
-        const file = valueFile.replace(/^\$[^/]+\//, '');
-        const data = repo.dataFiles.get(file);
-        if (data) out.push({ appName: app.name, file, values: (data.data ?? {}) as Record<string, unknown>, source: data });
+      for (const valueFile of valueFilesOf(repo, app, source)) {
+        if (!('rel' in valueFile)) continue;
+        const data = repo.dataFiles.get(valueFile.rel);
+        if (data) out.push({ appName: app.name, file: valueFile.rel, values: (data.data ?? {}) as Record<string, unknown>, source: data });
       }
     }
   }

@@ -1,0 +1,154 @@
+/**
+ * Helm sources: a chart from a chart repository (checked against the lock)
+ * or at a path of this repository, rendered with `helm template` and the
+ * flags Argo CD 3 passes, its values files read by the model's one route.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
+import type { SourceRender } from '../model/argocd/rendered.ts';
+import { valueFilesOf } from '../model/argocd/source-files.ts';
+import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
+import { cachedRun, cachedScope } from './cache.ts';
+import {
+  cachedChartPath,
+  chartId,
+  chartRefOf,
+  chartScopeFromFiles,
+  digestOf,
+  lockEntryFor,
+  mayReadApiVersions,
+  pendingEntryFor,
+  PULL_COMMAND,
+} from './charts.ts';
+import { hash, NotRendered, type Context, type Invocation } from './context.ts';
+import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, RenderRefused } from './limits.ts';
+import { toResources } from './output.ts';
+
+/** The values files a source renders with (model/argocd/source-files.ts), each checked as Argo CD reads it: there, inside the repository, within the size limit, and parsed. */
+function readValueFiles(ctx: Context, app: ArgoApp, source: AppSource): { abs: string; data: DataFile }[] {
+  const out: { abs: string; data: DataFile }[] = [];
+  for (const valueFile of valueFilesOf(ctx.repo, app, source)) {
+    if ('notRendered' in valueFile) throw new NotRendered(valueFile.notRendered);
+    if ('refused' in valueFile) throw new RenderRefused(valueFile.refused);
+    if ('error' in valueFile) throw new Error(valueFile.error);
+    const { entry, rel } = valueFile;
+    const abs = join(ctx.repo.root, rel);
+    if (!existsSync(abs)) {
+      if (source.helm?.ignoreMissingValueFiles) continue;
+      throw new Error(`value file ${entry} does not exist (${rel}); Argo CD fails the sync unless helm.ignoreMissingValueFiles is set`);
+    }
+    assertRealInside(abs, ctx.repo.root, `value file ${entry}`, ctx.realPathOf);
+    assertSize(abs, ctx.limits.valuesBytes, `value file ${entry}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
+    const data = ctx.repo.dataFiles.get(rel) ?? parseDataFile(rel, readFileSync(abs, 'utf8'));
+    if (data.errors.length) throw new Error(`value file ${rel} does not parse: ${data.errors[0]}`);
+    out.push({ abs, data });
+  }
+  return out;
+}
+
+/** The `helm template` call Argo CD 3 makes for a source (util/helm/cmd.go, in its order). */
+function helmInvocation(
+  ctx: Context,
+  app: ArgoApp,
+  source: AppSource,
+  chartPath: string,
+  chartKey: string,
+  values: { abs: string; data: DataFile }[],
+  chartReadsApiVersions: boolean,
+): Invocation {
+  const helm = source.helm ?? {};
+  const args = ['template', chartPath, '--name-template', helm.releaseName ?? app.name];
+  const namespace = helm.namespace ?? app.destinationNamespace;
+  if (namespace) args.push('--namespace', namespace);
+  const kubeVersion = helm.kubeVersion ?? ctx.kubernetesVersion;
+  if (kubeVersion) args.push('--kube-version', kubeVersion);
+  for (const p of helm.parameters ?? []) args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${p.value}`);
+  const fileParams = (helm.fileParameters ?? []).map((p) => {
+    const abs = join(ctx.repo.root, confinedRel(`${normalizeSourcePath(source.path ?? '')}/${p.path}`, `file parameter ${p.name}`));
+    if (existsSync(abs)) {
+      assertRealInside(abs, ctx.repo.root, `file parameter ${p.name}`, ctx.realPathOf);
+      assertSize(abs, ctx.limits.valuesBytes, `file parameter ${p.name}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
+    }
+    args.push('--set-file', `${p.name}=${abs}`);
+    return existsSync(abs) ? readFileSync(abs, 'utf8') : '';
+  });
+  for (const v of values) args.push('--values', v.abs);
+  let extra: string | undefined;
+  if (helm.valuesObject !== undefined) extra = stringify(helm.valuesObject);
+  else if (helm.values !== undefined) extra = helm.values;
+  if (extra !== undefined) {
+    const file = join(ctx.scratch, `${hash(extra).slice(0, 16)}-values.yaml`);
+    writeFileSync(file, extra);
+    args.push('--values', file);
+  }
+  for (const v of helm.apiVersions ?? ctx.apiVersions) args.push('--api-versions', v);
+  if (!helm.skipCrds) args.push('--include-crds');
+  if (helm.skipSchemaValidation) args.push('--skip-schema-validation');
+  if (helm.skipTests) args.push('--skip-tests');
+  const keyArgs = args.slice(2).map((a) => (values.some((v) => v.abs === a) || a.startsWith(ctx.scratch) ? '<file>' : a));
+  const withoutApiVersions = keyArgs.filter((a, i) => a !== '--api-versions' && keyArgs[i - 1] !== '--api-versions');
+  const inputs = { values: values.map((v) => readFileSync(v.abs, 'utf8')), extra, fileParams };
+  const sourceKey = { tools: ctx.tools.versions, chartKey, args: withoutApiVersions, ...inputs };
+  // A chart that cannot see --api-versions (nor can a values string it renders with tpl) renders the same whatever the
+  // cluster serves: its key leaves them out, so the next pass, and the next run after a CRD arrives, find it cached.
+  const readsApiVersions = chartReadsApiVersions || mayReadApiVersions('', JSON.stringify(sourceKey));
+  const key = readsApiVersions ? { ...sourceKey, args: keyArgs } : { ...sourceKey, apiVersions: 'not read by the chart' };
+  return { bin: ctx.tools.helm, args, cwd: ctx.scratch, key, sourceKey };
+}
+
+/** Content hash of files under a folder of the repository (a chart at a path). */
+function folderKey(repo: Repo, dir: string): string {
+  const prefix = `${dir}/`;
+  const files = [...repo.files].filter((f) => f.startsWith(prefix)).sort();
+  return hash(files.map((f) => [f, hash(readFileSync(join(repo.root, f)))]));
+}
+
+export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
+  let chartPath: string;
+  let chartKey: string;
+  let scope;
+  const ref = chartRefOf(source);
+  if (ref) {
+    chartPath = cachedChartPath(ref, ctx.env);
+    if (!existsSync(chartPath)) throw new NotRendered(`not in the chart cache: run ${PULL_COMMAND}`);
+    assertSize(chartPath, ctx.limits.archiveBytes, `chart archive ${chartId(ref)}`, 'HOMELAB_RENDER_MAX_CHART_MIB');
+    const digest = digestOf(readFileSync(chartPath));
+    const locked = lockEntryFor(ctx.lock, ref);
+    const pending = pendingEntryFor(ctx.lock, ref);
+    if (!locked && pending)
+      throw new Error(
+        `chart ${chartId(ref)} has no digest in charts.lock.json yet (${pending.reason}): run ${PULL_COMMAND} -- --update-lock with network to record it`,
+      );
+    if (!locked) throw new Error(`chart ${chartId(ref)} has no entry in charts.lock.json: run ${PULL_COMMAND} to record its digest`);
+    if (locked.digest !== digest)
+      throw new Error(`cached chart ${chartPath} has digest ${digest}, but charts.lock.json records ${locked.digest}: delete it and run ${PULL_COMMAND}`);
+    chartKey = digest;
+    scope = await cachedScope(ctx, chartPath, digest);
+  } else {
+    const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'chart path');
+    chartPath = join(ctx.repo.root, dir);
+    // Helm follows a chart's symlinks (.Files.Get reads through them): none may leave the chart.
+    assertRealInside(chartPath, ctx.repo.root, `chart path ${dir}`, ctx.realPathOf);
+    if (existsSync(chartPath)) assertNoEscapingLinks(chartPath, chartPath, `chart at ${dir}`);
+    chartKey = folderKey(ctx.repo, dir);
+    const prefix = `${dir}/`;
+    scope = chartScopeFromFiles(
+      new Map([...ctx.repo.files].filter((f) => f.startsWith(prefix)).map((f) => [f.slice(prefix.length), readFileSync(join(ctx.repo.root, f), 'utf8')])),
+    );
+  }
+  const values = readValueFiles(ctx, app, source);
+  const invocation = helmInvocation(ctx, app, source, chartPath, chartKey, values, scope.readsApiVersions !== false);
+  const { docs, problem, nondeterministic } = await cachedRun(ctx, invocation);
+  if (problem) throw new Error(problem);
+  const data = values.map((v) => v.data);
+  return {
+    ...base,
+    status: 'rendered',
+    values: data,
+    chart: scope,
+    nondeterministic,
+    resources: toResources({ app, source, label: base.label, docs, values: data, firstIndex: 0 }),
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * Kustomize sources: the build Argo CD makes, from a copy whose remote bases
+ * are the files the lock pins (fetched and checked here, never trusted from
+ * the network), with findings pointed back at the templates and local-config
+ * values the objects came from.
+ */
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
+import { KUSTOMIZATION_FILES, kustomizeInputs } from '../model/argocd/kustomize.ts';
+import type { SourceRender } from '../model/argocd/rendered.ts';
+import type { Resource } from '../model/core/manifest.ts';
+import type { Path } from '../model/core/positions.ts';
+import { scalarText } from '../model/core/text.ts';
+import type { DataFile } from '../model/repository/repo.ts';
+import { cachedRun, type CachedRender } from './cache.ts';
+import { PULL_COMMAND, remoteEntryFor } from './charts.ts';
+import { hash, NotRendered, type Context, type Invocation } from './context.ts';
+import { assertRealInside, confinedRel, RenderRefused } from './limits.ts';
+import { toResources } from './output.ts';
+import { unresolvable } from './reachable.ts';
+import { assertAllowedHost, fetchRemote, remoteDigest, type RemoteEntry } from './remote-bases.ts';
+
+/** Each remote base's lock entry, on a host the facts list; none is fetched when one is missing. */
+function lockedRemotes(ctx: Context, urls: readonly string[]): RemoteEntry[] {
+  return urls.map((url) => {
+    assertAllowedHost(url, ctx.repo.facts?.remoteBases ?? []);
+    const entry = remoteEntryFor(ctx.lock, url);
+    // Not rendered, never fetched: chart-lock names the missing entry at the kustomization's line.
+    if (!entry)
+      throw new NotRendered(`the remote base ${url} has no digest in charts.lock.json: run ${PULL_COMMAND} to record it, after reading what it serves`);
+    return entry;
+  });
+}
+
+/** Why a fetch failed, when it failed for want of a network (kustomize's words or undici's codes); undefined otherwise. */
+function networkCause(err: unknown): string | undefined {
+  const detail = err as Error & { cause?: { code?: string; message?: string } };
+  const cause =
+    /(no such host|dial tcp[^;']*|connection refused|network is unreachable|i\/o timeout|TLS handshake[^;']*|temporary failure[^;']*|HTTP 5\d\d|could not resolve[^;']*|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|aborted due to timeout)/i.exec(
+      `${detail.message} ${detail.cause?.code ?? ''} ${detail.cause?.message ?? ''}`,
+    );
+  return cause ? cause[1]!.trim().slice(0, 160) : undefined;
+}
+
+/**
+ * A copy of the files a kustomize build reads, under `copy`, with each remote entry replaced by the file its URL
+ * served, once that file's sha256 is the one the lock records. A mismatch is the render's failure, never a
+ * fallback to the network.
+ */
+async function pinnedCopy(ctx: Context, files: readonly string[], remotes: readonly RemoteEntry[], copy: string): Promise<void> {
+  const fetched = new Map<string, string>();
+  for (const r of remotes) {
+    const bytes = await fetchRemote(r.url, { env: ctx.env, timeoutMs: ctx.limits.timeoutMs, maxBytes: ctx.limits.outputBytes });
+    const digest = remoteDigest(bytes);
+    if (digest !== r.digest)
+      throw new Error(
+        `the remote base ${r.url} served content with digest ${digest}, but charts.lock.json records ${r.digest}: what Argo CD would fetch is not what was reviewed; read the change, then run ${PULL_COMMAND} -- --update-lock`,
+      );
+    const name = `remote-${digest.slice('sha256:'.length, 'sha256:'.length + 16)}.yaml`;
+    fetched.set(r.url, name);
+    mkdirSync(copy, { recursive: true });
+    writeFileSync(join(copy, name), bytes);
+  }
+  for (const f of files) {
+    const abs = join(ctx.repo.root, f);
+    if (ctx.realPathOf(abs) === undefined) continue;
+    let text = readFileSync(abs, 'utf8');
+    const into = join(copy, f);
+    mkdirSync(dirname(into), { recursive: true });
+    if ((KUSTOMIZATION_FILES as readonly string[]).includes(basename(f)))
+      for (const [url, name] of fetched) {
+        if (!text.includes(url)) continue;
+        // Beside the kustomization that names it: kustomize reads files only below its own root.
+        copyFileSync(join(copy, name), join(dirname(into), name));
+        text = text.split(url).join(name);
+      }
+    writeFileSync(into, text);
+  }
+}
+
+/**
+ * Renders whose remote base could not be fetched, by render key, for the life
+ * of this process: a second tree in the same process (the diff's other ref,
+ * a test's next mutation) does not wait for the network again. Never written
+ * to disk: the next process tries again.
+ */
+const unreachable = new Map<string, string>();
+
+export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
+  const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
+  if (source.kustomize && Object.keys(source.kustomize).length)
+    throw new NotRendered(
+      `the kustomize options of ${app.name} (${Object.keys(source.kustomize).join(', ')}) are not applied by the gate; move them into kustomization.yaml`,
+    );
+  const inputs = kustomizeInputs(ctx.repo, dir);
+  if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
+  if (inputs.outside.length) throw new RenderRefused(`${inputs.outside[0]} leaves the repository; Argo CD refuses it`);
+  assertRealInside(join(ctx.repo.root, dir), ctx.repo.root, `kustomize path ${dir}`, ctx.realPathOf);
+  // The key holds every file the build can read (inputs.keyFiles), so a changed replacements source is a new render.
+  // Every one is confined first: all of them are checked before any is read.
+  for (const f of inputs.keyFiles) assertRealInside(join(ctx.repo.root, f), ctx.repo.root, f, ctx.realPathOf);
+  const contents = inputs.keyFiles.map((f) => {
+    const abs = join(ctx.repo.root, f);
+    return [f, ctx.realPathOf(abs) === undefined ? 'missing' : hash(readFileSync(abs))];
+  });
+  // A remote file is pinned by its digest (render/remote-bases.ts): on a host the facts list, with a lock entry, and
+  // part of the key as that digest, so a server that starts returning other bytes is a miss, fetched and refused.
+  // kustomize is given no API versions: its key is the source's in every pass.
+  const remotes = lockedRemotes(ctx, inputs.remote);
+  const key = { tools: ctx.tools.versions, dir, contents, remote: remotes };
+  // With remote bases, kustomize builds a copy whose remote entries name the files fetched and checked here.
+  const copy = remotes.length ? join(ctx.scratch, `remote-${hash(key).slice(0, 16)}`) : undefined;
+  const inv: Invocation = {
+    bin: ctx.tools.kustomize.bin,
+    args: ctx.tools.kustomize.buildArgs(join(copy ?? ctx.repo.root, dir)),
+    cwd: copy ?? ctx.repo.root,
+    key,
+    sourceKey: key,
+    pure: true,
+  };
+  let rendered: CachedRender;
+  const unreachableKey = remotes.length ? hash(inv.key) : undefined;
+  const known = unreachableKey && unreachable.get(unreachableKey);
+  if (known) throw new NotRendered(known);
+  try {
+    rendered = await cachedRun(ctx, inv, async () => {
+      // Only on a miss: a base fetched and checked once is rendered from the cache, network or not.
+      if (!copy) return;
+      const why = await unresolvable(inputs.remote, ctx.env);
+      if (why) throw new Error(why);
+      await pinnedCopy(ctx, inputs.keyFiles, remotes, copy);
+    });
+  } catch (err) {
+    // Offline, a remote file cannot be fetched: not judged, and said so, rather than a failure of the repository.
+    const cause = networkCause(err);
+    if (unreachableKey && cause) {
+      const message = `the remote base ${inputs.remote.join(', ')} cannot be fetched from here (${cause})`;
+      unreachable.set(unreachableKey, message);
+      throw new NotRendered(message);
+    }
+    throw err;
+  }
+  const { docs, problem, nondeterministic } = rendered;
+  if (problem) throw new Error(problem);
+  // Findings point into the repository: a value a local-config ConfigMap set (the kustomize analogue of a
+  // values file) at that key, anything else at the same path of the template the object came from.
+  const consumed = new Set(inputs.files);
+  const inputsOf = ctx.repo.resources.filter((r) => consumed.has(r.file));
+  const localConfig = inputsOf.filter(
+    (r) => ((r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {})['config.kubernetes.io/local-config'] === 'true',
+  );
+  const values: DataFile[] = localConfig.map((r) => ({
+    file: r.file,
+    data: r.object,
+    positions: { at: (path, target) => r.positions.at(path, target) },
+    errors: [],
+  }));
+  const byKind = Map.groupBy(
+    inputsOf.filter((r) => !localConfig.includes(r)),
+    (r) => `${r.apiVersion}/${r.kind}`,
+  );
+  const templateFor = (object: Record<string, unknown>) => {
+    const candidates = byKind.get(`${String(object.apiVersion)}/${String(object.kind)}`) ?? [];
+    const name = scalarText(((object.metadata ?? {}) as { name?: unknown }).name ?? '');
+    // The template whose name shares the most dash-separated parts with the object's (app-db-backup for sonarr-db-backup).
+    const score = (r: Resource) => r.name.split('-').filter((part) => name.split('-').includes(part)).length;
+    const best = [...candidates].sort((a, b) => score(b) - score(a))[0];
+    if (!best) return undefined;
+    return { at: (path: Path, target: 'key' | 'value') => ({ ...best.positions.at(path, target), file: best.file }) };
+  };
+  return {
+    ...base,
+    status: 'rendered',
+    nondeterministic,
+    consumedFiles: inputs.files,
+    resources: toResources({ app, source, label: base.label, docs, values, firstIndex: 0, templateFor }),
+  };
+}

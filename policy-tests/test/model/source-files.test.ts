@@ -1,0 +1,74 @@
+/** A source's values files, resolved once (model/argocd/source-files.ts) for the renderer and every check that reads values. */
+import { describe, expect, it } from 'vitest';
+import type { AppSource, ArgoApp } from '../../model/argocd/argocd.ts';
+import { chartValues } from '../../model/argocd/chart-values.ts';
+import { confinedPath, valueFilesOf } from '../../model/argocd/source-files.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { parseDataFile, type Repo } from '../../model/repository/repo.ts';
+
+const THIS = 'https://github.com/alice/lab.git';
+const source = (s: Partial<AppSource>): AppSource => ({ at: [], repoURL: THIS, targetRevision: 'HEAD', ...s });
+const app = (sources: AppSource[]): ArgoApp => ({ resource: {} as Resource, name: 'grafana', project: 'default', sources });
+const repo = (files: Record<string, string>, resources: Resource[] = []): Repo =>
+  ({
+    root: '/nonexistent',
+    facts: { repoURL: THIS },
+    resources,
+    dataFiles: new Map(Object.entries(files).map(([f, text]) => [f, parseDataFile(f, text)])),
+  }) as unknown as Repo;
+
+describe('values files, as Argo CD resolves them', () => {
+  it('reads $ref/ from the source that lends the ref, and a path source relative to its chart', () => {
+    const chart = source({
+      chart: 'grafana',
+      repoURL: 'https://grafana.github.io/helm-charts',
+      helm: { valueFiles: ['$values/monitoring/grafana/values.yaml'] },
+    });
+    const local = source({ path: 'charts/./mine', helm: { valueFiles: ['values-prod.yaml', '../shared/values.yaml'] } });
+    const a = app([chart, local, source({ ref: 'values' })]);
+    expect(valueFilesOf(repo({}), a, chart)).toEqual([{ entry: '$values/monitoring/grafana/values.yaml', rel: 'monitoring/grafana/values.yaml' }]);
+    expect(valueFilesOf(repo({}), a, local)).toEqual([
+      { entry: 'values-prod.yaml', rel: 'charts/mine/values-prod.yaml' },
+      { entry: '../shared/values.yaml', rel: 'charts/shared/values.yaml' },
+    ]);
+  });
+
+  it('says why the gate cannot read one, or why Argo CD refuses it', () => {
+    const chart = source({
+      chart: 'grafana',
+      repoURL: 'https://grafana.github.io/helm-charts',
+      helm: { valueFiles: ['$other/values.yaml', '$none/values.yaml', 'https://x.example/values.yaml', 'values.yaml', '$values/../../etc/passwd'] },
+    });
+    const a = app([chart, source({ ref: 'other', repoURL: 'https://github.com/bob/elsewhere.git' }), source({ ref: 'values' })]);
+    expect(valueFilesOf(repo({}), a, chart).map((v) => Object.keys(v)[1])).toEqual(['notRendered', 'error', 'notRendered', 'notRendered', 'refused']);
+    expect(confinedPath('/etc/passwd', 'value file')).toEqual({
+      refused: 'value file /etc/passwd is an absolute path; Argo CD reads only inside the repository',
+    });
+  });
+
+  it("gives checks the values the render reads: a ref lent by another repository is not this repository's file of the same name", () => {
+    const files = { 'monitoring/grafana/values.yaml': 'adminUser: alice\n' };
+    const lentByAnother = source({
+      chart: 'grafana',
+      repoURL: 'https://grafana.github.io/helm-charts',
+      helm: { valueFiles: ['$other/monitoring/grafana/values.yaml'] },
+    });
+    const lentByThis = source({
+      chart: 'grafana',
+      repoURL: 'https://grafana.github.io/helm-charts',
+      helm: { valueFiles: ['$values/monitoring/grafana/values.yaml'] },
+    });
+    const applicationOf = (chart: AppSource, lender: AppSource): Resource =>
+      ({
+        kind: 'Application',
+        apiVersion: 'argoproj.io/v1alpha1',
+        name: 'grafana',
+        file: 'app.yaml',
+        object: { kind: 'Application', metadata: { name: 'grafana' }, spec: { project: 'default', sources: [chart, lender] } },
+      }) as unknown as Resource;
+    const other = source({ ref: 'other', repoURL: 'https://github.com/bob/elsewhere.git' });
+    expect(chartValues(repo(files, [applicationOf(lentByAnother, other)]), 'grafana')).toEqual([]);
+    const values = chartValues(repo(files, [applicationOf(lentByThis, source({ ref: 'values' }))]), 'grafana');
+    expect(values.map((v) => [v.file, v.values])).toEqual([['monitoring/grafana/values.yaml', { adminUser: 'alice' }]]);
+  });
+});
