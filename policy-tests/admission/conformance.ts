@@ -7,7 +7,7 @@
  *   - the CEL libraries' function list: the names
  *     k8s.io/apiserver's library_compatibility_test.go assigns to a release.
  */
-import { OVERRIDDEN_AT_RESTRICTED, podSecurityViolations, type Level } from './pod-security.ts';
+import { OVERRIDDEN_AT_RESTRICTED, podSecurityViolations, type Level } from './pod-security/pod-security.ts';
 import { compileRule, evaluateMetered, implementedFunctions } from './cel/crd-rules.ts';
 
 export interface PodSecurityFixture {

@@ -4,7 +4,8 @@
  * scrapes, as the metrics catalog (monitoring/metrics-catalog/) records it.
  */
 import { closest } from 'fastest-levenshtein';
-import { metricsCatalog, monitorId, namespaceIn, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/monitoring/metrics-catalog.ts';
+import { metricsCatalog, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/monitoring/metrics-catalog.ts';
+import { monitorId, namespaceIn } from '../model/monitoring/scrape-jobs.ts';
 import { promExpressions, type PromExpression } from '../model/monitoring/promql-expressions.ts';
 import { perRepo } from '../model/repository/per-repo.ts';
 import { parsePromQL, type Selector } from '../model/monitoring/promql.ts';

@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pkg from '../../package.json' with { type: 'json' };
 import { LAYER_CHECKS } from '../schema/layer-checks.ts';
-import { allFindings, parseKubernetesMinor, registeredChecks, runGate, UsageError } from './gate.ts';
+import { allFindings, registeredChecks, runGate, UsageError } from './gate.ts';
 import { OUTPUT_FORMATS, render, type OutputFormat } from './report/formats.ts';
 import type { RuleInfo } from './report/sarif.ts';
 
@@ -81,12 +81,6 @@ export function destinations(values: readonly string[]): Destination[] {
   return out;
 }
 
-/** `v1.35` or `1.35` as the x.y.z Helm takes. */
-function fullVersion(version: string): string {
-  const v = version.replace(/^v/, '');
-  return v.split('.').length === 2 ? `${v}.0` : v;
-}
-
 function kindList(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
@@ -156,7 +150,6 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const outputs = destinations(values.output);
-  const kubernetesMinor = values['kubernetes-version'] ? parseKubernetesMinor(values['kubernetes-version']) : undefined;
   const progress = io.stderrIsTTY
     ? (phase: string, done: number, total: number) =>
         io.stderr(
@@ -167,9 +160,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     paths: positionals,
     cwd: io.cwd,
     strict: values.strict,
-    kubernetesMinor,
-    // Helm renders for the version asked for too (x.y.z; 1.35 is 1.35.0).
-    ...(values['kubernetes-version'] ? { kubernetesVersion: fullVersion(values['kubernetes-version']) } : {}),
+    // Every layer judges at the version asked for (1.35 is 1.35.0): Helm, the schema layer, Pod Security, built-in validation.
+    kubernetesVersion: values['kubernetes-version'],
     skip: kindList(values.skip),
     reject: kindList(values.reject),
     ignoreMissingSchemas: values['ignore-missing-schemas'],

@@ -2,18 +2,19 @@
  * The gate: load, schema layer, policy layer, one result per resource.
  * Used by the CLI (gate/cli.ts), by the tests and by the benchmark.
  */
-import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
 import { policyChecks } from '../checks/registry.ts';
 import { runPolicy } from './runner.ts';
 import type { PolicyCheck } from '../checks/kit.ts';
 import { byLocation, type Finding } from '../model/core/findings.ts';
 import { findingAt, resourceKey, type ParsedFile, type Resource } from '../model/core/manifest.ts';
-import { parseSource, readSource, type Source } from '../model/core/source.ts';
-import { isManifestPath, MANIFEST_ROOTS, REPO_ROOT, relativeToRepo, walkFiles, type Repo } from '../model/repository/repo.ts';
+import { parseSource } from '../model/core/source.ts';
+import { REPO_ROOT, type Repo } from '../model/repository/repo.ts';
+import { parseKubernetesVersion } from '../model/repository/cluster-facts.ts';
 import { applicationsByName, filesOfApp } from '../model/argocd/argocd.ts';
 import { markRootCauses } from './root-causes.ts';
 import { closest, distance } from 'fastest-levenshtein';
+import { collectInputs, type Inputs } from './inputs.ts';
+import { UsageError } from './usage-error.ts';
 import { crdsFromObjects } from '../schema/repo-crds.ts';
 import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
@@ -24,18 +25,17 @@ import { ruleCoverage, type RuleCoverage } from '../admission/cel/crd-rules.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
 import { policyCoverage } from '../admission/cel/admission-policies.ts';
 
-export class UsageError extends Error {}
+export { UsageError };
 
 export type Progress = (phase: 'parse' | 'policy' | 'schema', done: number, total: number) => void;
 
-/** Reads --kubernetes-version; only versions the bundled schemas can speak for are accepted. */
-export function parseKubernetesMinor(version: string): number {
-  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(version);
-  if (!m) throw new UsageError(`--kubernetes-version must look like 1.${BUNDLED_SCHEMA_MINOR}.0, got "${version}"`);
-  const minor = Number(m[2]);
-  if (m[1] !== '1' || minor > BUNDLED_SCHEMA_MINOR)
-    throw new UsageError(`no offline schemas for Kubernetes ${version}: the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
-  return minor;
+/** Reads --kubernetes-version (x.y.z, or x.y for x.y.0) as x.y.z; only versions the bundled schemas can speak for are accepted. */
+export function parseKubernetesFlag(text: string): { version: string; minor: number } {
+  const parsed = parseKubernetesVersion(text, { patchRequired: false });
+  if (!parsed) throw new UsageError(`--kubernetes-version must look like 1.${BUNDLED_SCHEMA_MINOR}.0, got "${text}"`);
+  if (parsed.major !== 1 || parsed.minor > BUNDLED_SCHEMA_MINOR)
+    throw new UsageError(`no offline schemas for Kubernetes ${text}: the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
+  return parsed;
 }
 
 export interface ResourceResult {
@@ -87,7 +87,7 @@ export interface GateResult {
   celRules?: RuleCoverage;
 }
 
-export interface GateOptions extends Partial<SchemaOptions> {
+export interface GateOptions extends Partial<Omit<SchemaOptions, 'kubernetesMinor'>> {
   /** Files, folders or `-`; empty means the whole repository. */
   paths?: readonly string[];
   root?: string;
@@ -103,62 +103,19 @@ export interface GateOptions extends Partial<SchemaOptions> {
   requireRendered?: boolean;
   /** The environment the render tools read (HELM_BIN, KUSTOMIZE_BIN, the cache folder). */
   env?: NodeJS.ProcessEnv;
-  /** `--kubernetes-version` as given (x.y.z): Helm renders for it too, not only the schema layer (kubernetesMinor). */
+  /**
+   * `--kubernetes-version` (x.y.z, or x.y): the version the repository is judged at in place of the facts' (Helm's
+   * --kube-version, the schema layer, Pod Security and built-in validation). A version the gate cannot judge is a UsageError.
+   */
   kubernetesVersion?: string;
 }
 
 export { schemaLayer };
 
-interface Inputs {
-  repoFiles?: Set<string>;
-  outside: { filename: string; read: () => Source }[];
-}
-
-function lstatOrUndefined(path: string) {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function collectInputs(paths: readonly string[], root: string, cwd: string, stdin?: () => string): Inputs {
-  const repoFiles = new Set<string>();
-  const outside: Inputs['outside'] = [];
-  for (const raw of paths) {
-    if (raw === '-') {
-      outside.push({ filename: 'stdin', read: () => ({ text: stdin ? stdin() : readFileSync(0, 'utf8') }) });
-      continue;
-    }
-    const abs = resolve(cwd, raw);
-    // lstat: a dangling or looping symlink exists, and readSource says what is wrong with it.
-    const entry = lstatOrUndefined(abs);
-    if (!entry) throw new UsageError(`no such file or directory: ${raw}`);
-    const files = new Set<string>();
-    if (entry.isDirectory() || (entry.isSymbolicLink() && existsSync(abs) && statSync(abs).isDirectory())) walkFiles(abs, '', files, new Set());
-    else files.add('');
-    for (const f of files) {
-      const full = f ? resolve(abs, f) : abs;
-      if (f && !isManifestPath(f)) continue;
-      const rel = relativeToRepo(root, full);
-      if (rel && MANIFEST_ROOTS.some((r) => rel === r || rel.startsWith(`${r}/`))) repoFiles.add(rel);
-      else {
-        const filename = f ? `${raw.replace(/\/+$/, '')}/${f}` : raw;
-        outside.push({
-          filename,
-          read: () => {
-            const source = readSource(dirname(full), basename(full), false);
-            return 'text' in source ? source : { finding: { ...source.finding, file: filename } };
-          },
-        });
-      }
-    }
-  }
-  return { repoFiles, outside };
-}
-
 function resolvedOptions(options: GateOptions, repo?: Repo): SchemaOptions {
-  const minor = options.kubernetesMinor ?? repo?.facts?.kubernetesMinor ?? BUNDLED_SCHEMA_MINOR;
+  // The facts' version is the asked one when a repository is judged (withVersion); files alone take the flag's.
+  const asked = options.kubernetesVersion === undefined ? undefined : parseKubernetesFlag(options.kubernetesVersion).minor;
+  const minor = repo?.facts?.kubernetesMinor ?? asked ?? BUNDLED_SCHEMA_MINOR;
   return {
     strict: options.strict ?? true,
     kubernetesMinor: Number.isFinite(minor) ? minor : BUNDLED_SCHEMA_MINOR,
@@ -249,6 +206,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const root = options.root ?? REPO_ROOT;
   const cwd = options.cwd ?? process.cwd();
   const paths = options.paths ?? [];
+  const askedVersion = options.kubernetesVersion === undefined ? undefined : parseKubernetesFlag(options.kubernetesVersion).version;
   const inputs: Inputs = paths.length === 0 ? { outside: [] } : collectInputs(paths, root, cwd, options.stdin);
   const wantsRepo = paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0;
   const results: ResourceResult[] = [];
@@ -288,10 +246,10 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
         )),
       );
     } else {
-      const rendered = await renderTree(loaded, options.env, options.kubernetesVersion);
+      const rendered = await renderTree(loaded, options.env, askedVersion);
       const { renders, parsed } = rendered;
       // --kubernetes-version is the cluster's version for every layer: the checks read it from the facts.
-      const repo = withVersion(rendered.repo, options.kubernetesVersion);
+      const repo = withVersion(rendered.repo, askedVersion);
       scope = repo;
       tools = rendered.tools;
       const renderFindings = renderProblems(renders, options.requireRendered ?? false, notRendered);
@@ -383,7 +341,8 @@ function assertKnownKinds(options: GateOptions, layer: SchemaLayer, resources: r
 /** The repository as judged at another Kubernetes version (x.y.z), or as it is. */
 function withVersion(repo: Repo, version: string | undefined): Repo {
   if (version === undefined || !repo.facts) return repo;
-  return { ...repo, facts: { ...repo.facts, kubernetesVersion: version, kubernetesMinor: parseKubernetesMinor(version) } };
+  const parsed = parseKubernetesFlag(version);
+  return { ...repo, facts: { ...repo.facts, kubernetesVersion: parsed.version, kubernetesMinor: parsed.minor } };
 }
 
 /** Whether an unrendered source concerns the files asked about: its Application's own file, or a file the app reads. */

@@ -11,7 +11,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { distance } from 'fastest-levenshtein';
 import type { Finding } from '../model/core/findings.ts';
 import { findingAt, type Resource } from '../model/core/manifest.ts';
-import { cronScheduleProblem, timeZoneProblem } from './cron.ts';
+import { cronJobFindings, objectSizeFindings } from './kind-findings.ts';
 import { parseInstancePath, type PathSegment } from '../model/core/positions.ts';
 import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
 import { packageVersion } from '../model/stores/outcome-store.ts';
@@ -21,7 +21,6 @@ import { perPair } from '../model/core/per-object.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
 import { removalFor } from './removed-apis.ts';
 import { CLUSTER_SCOPED_BUILTIN_KINDS } from './scope.ts';
-import { scalarText } from '../model/core/text.ts';
 
 // ajv-i18n is CommonJS whose typings claim an ES default export; require() gets the function either way.
 const localizeEn = createRequire(import.meta.url)('ajv-i18n/localize/en') as (errors: ErrorObject[] | null | undefined) => void;
@@ -357,60 +356,6 @@ export class SchemaLayer {
 
 /** Unknown fields found, by resource and root shape (SchemaLayer.unknownFields). Never mutated. */
 const unknownFieldsSeen = perPair<Resource, readonly Finding[]>();
-
-/** The API server refuses a ConfigMap or Secret whose data (keys and values, base64 decoded) exceeds 1 MiB. */
-export const MAX_DATA_BYTES = 1024 * 1024;
-
-function objectSizeFindings(resource: Resource): Finding[] {
-  const o = resource.object as { data?: unknown; binaryData?: unknown; stringData?: unknown };
-  const entries = (value: unknown) => (value && typeof value === 'object' ? Object.entries(value as Record<string, unknown>) : []);
-  const text = (k: string, v: unknown) => Buffer.byteLength(k) + Buffer.byteLength(typeof v === 'string' ? v : scalarText(v ?? ''));
-  const base64 = (k: string, v: unknown) => Buffer.byteLength(k) + Buffer.from(typeof v === 'string' ? v : '', 'base64').length;
-  const isSecret = resource.kind === 'Secret';
-  const bytes =
-    entries(o.data).reduce((sum, [k, v]) => sum + (isSecret ? base64(k, v) : text(k, v)), 0) +
-    entries(o.binaryData).reduce((sum, [k, v]) => sum + base64(k, v), 0) +
-    entries(o.stringData).reduce((sum, [k, v]) => sum + text(k, v), 0);
-  if (bytes <= MAX_DATA_BYTES) return [];
-  return [
-    findingAt(
-      resource,
-      ['kind'],
-      'object-size',
-      `${resource.apiVersion}/${resource.kind}: its data is ${bytes.toLocaleString('en-US')} bytes, over the API server's limit of 1 MiB (${MAX_DATA_BYTES.toLocaleString('en-US')} bytes)`,
-      'split the data, or mount it from a volume instead',
-    ),
-  ];
-}
-
-/** A CronJob's schedule and time zone, in the dialect the API server parses them with. */
-function cronJobFindings(resource: Resource): Finding[] {
-  const spec = (resource.object.spec ?? {}) as { schedule?: unknown; timeZone?: unknown };
-  const out: Finding[] = [];
-  const schedule = typeof spec.schedule === 'string' ? cronScheduleProblem(spec.schedule) : undefined;
-  if (schedule)
-    out.push(
-      findingAt(
-        resource,
-        ['spec', 'schedule'],
-        'cron-schedule',
-        `batch/v1/CronJob: schedule "${String(spec.schedule)}": ${schedule}`,
-        'write five fields (minute 0-59, hour 0-23, day 1-31, month 1-12, day of week 0-6) or a descriptor such as @daily, and put the zone in spec.timeZone',
-      ),
-    );
-  const zone = typeof spec.timeZone === 'string' ? timeZoneProblem(spec.timeZone) : undefined;
-  if (zone)
-    out.push(
-      findingAt(
-        resource,
-        ['spec', 'timeZone'],
-        'cron-schedule',
-        `batch/v1/CronJob: timeZone ${zone}`,
-        'name an IANA time zone, such as Europe/Berlin or Etc/UTC',
-      ),
-    );
-  return out;
-}
 
 /** The known name closest to a typo, by edit distance, when it is close enough to be a likely slip. */
 export function closestName(name: string, known: readonly string[]): string | undefined {

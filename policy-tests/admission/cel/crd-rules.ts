@@ -11,13 +11,11 @@
  * silently. Each evaluation is metered (budget.ts). Transition
  * rules (on `oldSelf`) are judged only between an old and a new object.
  */
-import { createRequire } from 'node:module';
-import type { CelEnv, CelFunc, CelInput } from '@bufbuild/cel';
+import type { CelInput } from '@bufbuild/cel';
 import type { PathSegment } from '../../model/core/positions.ts';
-import { knownFunctions, kubernetesFunctions } from './kubernetes-library.ts';
+import { celRuntime, isCelError, scan, type Cel } from './runtime.ts';
 import { re2Problem } from '../../model/core/re2.ts';
-export { re2Problem };
-import { CEL_KUBERNETES_MINOR, FUNCTION_NAMESPACES, declaredFunctions } from './environment.ts';
+import { CEL_KUBERNETES_MINOR, declaredFunctions } from './environment.ts';
 import { outcomeStore, packageVersion } from '../../model/stores/outcome-store.ts';
 import { CostLimitExceeded, PER_CALL_LIMIT, RUNTIME_BUDGET, metered, meteredList, meteredMap } from './budget.ts';
 
@@ -62,55 +60,7 @@ export interface NotJudged {
  */
 type Compiled = { ok: true; transition: boolean; evaluate: (vars: Record<string, CelInput>) => unknown } | { ok: false; why: string; refused: boolean };
 
-type Cel = typeof import('@bufbuild/cel');
-interface Runtime {
-  cel: Cel;
-  env: CelEnv;
-  known: ReadonlySet<string>;
-}
-let runtime: Runtime | undefined;
-
-/** The CEL runtime, loaded on first use: most gate runs have no custom resource with a rule, and loading it costs start-up. */
-function celRuntime(): Runtime {
-  if (!runtime) {
-    const require = createRequire(import.meta.url);
-    const cel = require('@bufbuild/cel') as Cel;
-    const { strings } = require('@bufbuild/cel/ext') as { strings: CelFunc[] };
-    const funcs = kubernetesFunctions(cel, strings);
-    runtime = { cel, env: cel.celEnv({ funcs }), known: knownFunctions(funcs) };
-  }
-  return runtime;
-}
-const isCelError = (v: unknown): boolean => celRuntime().cel.isCelError(v);
 const compiled = new Map<string, Compiled>();
-
-/** Calls and identifiers of a parsed expression (protobuf-es messages), walked generically. */
-interface CallNode {
-  function?: string;
-  name?: string;
-  target?: { exprKind?: { case?: string; value?: { name?: string } } };
-  args?: { exprKind?: { case?: string; value?: { constantKind?: { case?: string; value?: unknown } } } }[];
-}
-const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
-
-function scan(node: unknown, calls: Set<string>, idents: Set<string>, patterns: Set<string>): void {
-  if (!node || typeof node !== 'object') return;
-  if (Array.isArray(node)) {
-    for (const n of node) scan(n, calls, idents, patterns);
-    return;
-  }
-  const kind = (node as { exprKind?: { case?: string; value?: CallNode } }).exprKind;
-  if (kind?.case === 'callExpr' && kind.value?.function) {
-    const target = kind.value.target?.exprKind;
-    const space = target?.case === 'identExpr' && FUNCTION_NAMESPACES.has(target.value?.name ?? '') ? `${target.value!.name}.` : '';
-    calls.add(`${space}${kind.value.function}`);
-    const first = kind.value.args?.[0]?.exprKind;
-    if (REGEX_FUNCTIONS.has(kind.value.function) && first?.case === 'constExpr' && first.value?.constantKind?.case === 'stringValue')
-      patterns.add(String(first.value.constantKind.value));
-  }
-  if (kind?.case === 'identExpr' && kind.value?.name) idents.add(kind.value.name);
-  for (const v of Object.values(node)) if (typeof v === 'object') scan(v, calls, idents, patterns);
-}
 
 /**
  * What a compile or an evaluation gave before (model/stores/outcome-store.ts), keyed by the evaluator's make-up (its

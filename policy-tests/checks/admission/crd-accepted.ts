@@ -5,7 +5,8 @@
  * compile), and a schema `pattern` RE2 cannot compile. Such a CRD never
  * reaches the cluster, so everything that needs it fails to sync.
  */
-import { compileOutcome, re2Problem } from '../../admission/cel/crd-rules.ts';
+import { compileOutcome } from '../../admission/cel/crd-rules.ts';
+import { re2Problem } from '../../model/core/re2.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../kit.ts';

@@ -57,6 +57,16 @@ export interface FactsProblem {
 
 const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
 
+/**
+ * A Kubernetes version as the facts and `--kubernetes-version` give it: x.y.z, or x.y for x.y.0, a leading v allowed.
+ * The one parser of it: Helm's --kube-version, the schema layer, Pod Security and built-in validation all follow it.
+ */
+export function parseKubernetesVersion(text: string, { patchRequired = true } = {}): { version: string; major: number; minor: number } | undefined {
+  const m = (patchRequired ? SEMVER : /^v?(\d+)\.(\d+)(?:\.(\d+))?$/).exec(text);
+  if (!m) return undefined;
+  return { version: `${m[1]}.${m[2]}.${m[3] ?? '0'}`, major: Number(m[1]), minor: Number(m[2]) };
+}
+
 export function findFactsResource(resources: readonly Resource[]): Resource | undefined {
   return resources.find((r) => r.file === CLUSTER_FACTS_FILE && r.kind === 'ConfigMap' && r.name === CLUSTER_FACTS_NAME);
 }
@@ -86,13 +96,13 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
   };
   const kubernetesVersion = text('kubernetesVersion');
   const talosVersion = text('talosVersion');
-  const version = SEMVER.exec(kubernetesVersion);
+  const version = parseKubernetesVersion(kubernetesVersion);
   if (kubernetesVersion && !version)
     problems.push({ key: 'kubernetesVersion', message: `kubernetesVersion "${kubernetesVersion}" is not an exact x.y.z version` });
   if (talosVersion && !SEMVER.test(talosVersion)) problems.push({ key: 'talosVersion', message: `talosVersion "${talosVersion}" is not an exact version` });
   const facts: ClusterFacts = {
     kubernetesVersion,
-    kubernetesMinor: version ? Number(version[2]) : NaN,
+    kubernetesMinor: version ? version.minor : NaN,
     talosVersion,
     nodeCount: count('nodeCount'),
     controlPlaneCount: count('controlPlaneCount'),
@@ -217,7 +227,7 @@ export function factsRepoURL(root: string): string {
 /** The minor version of Kubernetes 1.x the cluster facts of the checkout at `root` name. */
 export function factsKubernetesMinor(root: string): number {
   const version = factsData(root).kubernetesVersion;
-  const m = typeof version === 'string' ? SEMVER.exec(version) : null;
-  if (!m || m[1] !== '1') throw new Error(`${CLUSTER_FACTS_FILE} names no kubernetesVersion 1.x.y`);
-  return Number(m[2]);
+  const parsed = typeof version === 'string' ? parseKubernetesVersion(version) : undefined;
+  if (parsed?.major !== 1) throw new Error(`${CLUSTER_FACTS_FILE} names no kubernetesVersion 1.x.y`);
+  return parsed.minor;
 }

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { getConformanceSuite } from '@bufbuild/cel-spec/testdata/tests.js';
 import { compileRule, ruleCoverage, ruleViolations, type JsonSchemaNode } from '../../admission/cel/crd-rules.ts';
-import { CONTROLS, levelsFor, podSecurityViolations } from '../../admission/pod-security.ts';
+import { CONTROLS, levelsFor, podSecurityViolations } from '../../admission/pod-security/pod-security.ts';
 import { builtinResourceName, policyCoverage, policyDecisions } from '../../admission/cel/admission-policies.ts';
 import { validateBuiltin } from '../../admission/validation/kinds.ts';
 import { labelValue, parseQuantity, portName, qualifiedName } from '../../admission/validation/syntax.ts';

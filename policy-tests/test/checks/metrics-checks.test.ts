@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { loadRepo, type Repo } from '../../model/repository/repo.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { metricsCatalog, monitorJobs, serviceViews, MONITOR_KINDS, monitorId, type MetricsCatalog } from '../../model/monitoring/metrics-catalog.ts';
+import { metricsCatalog, MONITOR_KINDS, type MetricsCatalog } from '../../model/monitoring/metrics-catalog.ts';
+import { monitorId, monitorJobs, serviceViews } from '../../model/monitoring/scrape-jobs.ts';
 import { parsePromQL } from '../../model/monitoring/promql.ts';
 import {
   extractExposition,

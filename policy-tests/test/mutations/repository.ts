@@ -17,6 +17,15 @@ export const repositoryMutations: Mutation[] = [
   },
   {
     check: 'cluster-facts',
+    why: 'the Kubernetes version is malformed (no patch): a finding, never a silent fall back to the bundled minor',
+    mutate: (c) => {
+      c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'kubernetesVersion'], '1.36'));
+      c.edit('monitoring/metrics-catalog/cadvisor-v0.56.2.yaml', 0, (d) => d.setIn(['pin', 'contains'], 'kubernetesVersion: "1.36'));
+    },
+    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  kubernetesVersion:') }),
+  },
+  {
+    check: 'cluster-facts',
     why: 'the cluster runs a Kubernetes minor the bundled schemas do not describe',
     mutate: (c) => {
       c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'kubernetesVersion'], '1.31.2'));

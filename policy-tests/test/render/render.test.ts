@@ -181,7 +181,7 @@ describe('rendering as Argo CD 3 does', () => {
   });
 
   it('renders for --kubernetes-version when the gate is given one, not only for the facts', async () => {
-    const result = await runGate({ root: repo.root, cwd: repo.root, env, kubernetesMinor: 35, kubernetesVersion: '1.35.0' });
+    const result = await runGate({ root: repo.root, cwd: repo.root, env, kubernetesVersion: '1.35.0' });
     const cm = result.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'demo-greeting');
     expect(cm, 'the demo ConfigMap is judged').toBeDefined();
     const plain = await loadRepo(repo.root);

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { crdYaml } from '../../../test-support/crd-fixture.ts';
-import { evaluate, parseKubernetesMinor, UsageError } from '../../gate/gate.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { evaluate, parseKubernetesFlag, runGate, UsageError } from '../../gate/gate.ts';
 import { formatFinding } from '../../model/core/findings.ts';
 import { parseManifest } from '../../model/core/manifest.ts';
 import { loadFieldTrees, type Shape } from '../../schema/field-tree.ts';
@@ -137,13 +140,25 @@ describe('schema layer: kinds and versions', () => {
       expect.stringMatching(/^t\.yaml:1:13 \[removed-api\] batch\/v1beta1 CronJob is not served since Kubernetes 1\.25 \(fix: use batch\/v1\)/),
     ]);
     expect((await check(cronJob, { kubernetesMinor: 24 })).status).toBe('valid');
+    // --kubernetes-version reaches the schema layer through the gate's front: the same file, judged at 1.24 and at the default.
+    const dir = mkdtempSync(join(tmpdir(), 'versions-'));
+    try {
+      writeFileSync(join(dir, 'cron.yaml'), cronJob);
+      const judged = async (kubernetesVersion?: string) =>
+        (await runGate({ paths: ['cron.yaml'], cwd: dir, render: false, ...(kubernetesVersion ? { kubernetesVersion } : {}) })).resources.map((r) => r.status);
+      expect(await judged('1.24.0')).toEqual(['valid']);
+      expect(await judged()).toEqual(['invalid']);
+      await expect(judged('1.x')).rejects.toThrow(UsageError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('accepts --kubernetes-version only where offline schemas exist', () => {
-    expect(parseKubernetesMinor(`1.${BUNDLED_SCHEMA_MINOR}.2`)).toBe(BUNDLED_SCHEMA_MINOR);
-    expect(parseKubernetesMinor('v1.30')).toBe(30);
-    expect(() => parseKubernetesMinor(`1.${BUNDLED_SCHEMA_MINOR + 1}.0`)).toThrow(UsageError);
-    expect(() => parseKubernetesMinor('latest')).toThrow(/must look like/);
+    expect(parseKubernetesFlag(`1.${BUNDLED_SCHEMA_MINOR}.2`)).toEqual({ version: `1.${BUNDLED_SCHEMA_MINOR}.2`, major: 1, minor: BUNDLED_SCHEMA_MINOR });
+    expect(parseKubernetesFlag('v1.30')).toEqual({ version: '1.30.0', major: 1, minor: 30 });
+    expect(() => parseKubernetesFlag(`1.${BUNDLED_SCHEMA_MINOR + 1}.0`)).toThrow(UsageError);
+    expect(() => parseKubernetesFlag('latest')).toThrow(/must look like/);
   });
 
   it('BUNDLED_SCHEMA_MINOR matches what kubernetes-models really describes', async () => {

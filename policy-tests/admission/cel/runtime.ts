@@ -1,0 +1,58 @@
+/**
+ * The CEL engine, loaded on first use (most gate runs have no custom resource
+ * with a rule, and loading it costs start-up), with the Kubernetes libraries
+ * in its environment; and a walk of a parsed expression for the functions it
+ * calls, the identifiers it names and the constant patterns it holds.
+ */
+import { createRequire } from 'node:module';
+import type { CelEnv, CelFunc } from '@bufbuild/cel';
+import { FUNCTION_NAMESPACES } from './environment.ts';
+import { knownFunctions, kubernetesFunctions } from './kubernetes-library.ts';
+
+export type Cel = typeof import('@bufbuild/cel');
+interface Runtime {
+  cel: Cel;
+  env: CelEnv;
+  known: ReadonlySet<string>;
+}
+let runtime: Runtime | undefined;
+
+/** The CEL runtime, loaded on first use: most gate runs have no custom resource with a rule, and loading it costs start-up. */
+export function celRuntime(): Runtime {
+  if (!runtime) {
+    const require = createRequire(import.meta.url);
+    const cel = require('@bufbuild/cel') as Cel;
+    const { strings } = require('@bufbuild/cel/ext') as { strings: CelFunc[] };
+    const funcs = kubernetesFunctions(cel, strings);
+    runtime = { cel, env: cel.celEnv({ funcs }), known: knownFunctions(funcs) };
+  }
+  return runtime;
+}
+export const isCelError = (v: unknown): boolean => celRuntime().cel.isCelError(v);
+/** Calls and identifiers of a parsed expression (protobuf-es messages), walked generically. */
+interface CallNode {
+  function?: string;
+  name?: string;
+  target?: { exprKind?: { case?: string; value?: { name?: string } } };
+  args?: { exprKind?: { case?: string; value?: { constantKind?: { case?: string; value?: unknown } } } }[];
+}
+const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
+
+export function scan(node: unknown, calls: Set<string>, idents: Set<string>, patterns: Set<string>): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) scan(n, calls, idents, patterns);
+    return;
+  }
+  const kind = (node as { exprKind?: { case?: string; value?: CallNode } }).exprKind;
+  if (kind?.case === 'callExpr' && kind.value?.function) {
+    const target = kind.value.target?.exprKind;
+    const space = target?.case === 'identExpr' && FUNCTION_NAMESPACES.has(target.value?.name ?? '') ? `${target.value!.name}.` : '';
+    calls.add(`${space}${kind.value.function}`);
+    const first = kind.value.args?.[0]?.exprKind;
+    if (REGEX_FUNCTIONS.has(kind.value.function) && first?.case === 'constExpr' && first.value?.constantKind?.case === 'stringValue')
+      patterns.add(String(first.value.constantKind.value));
+  }
+  if (kind?.case === 'identExpr' && kind.value?.name) idents.add(kind.value.name);
+  for (const v of Object.values(node)) if (typeof v === 'object') scan(v, calls, idents, patterns);
+}

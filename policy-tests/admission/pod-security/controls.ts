@@ -1,0 +1,96 @@
+/** What the Pod Security controls share: the containers of a pod, the allowed sets by policy version, and the user-namespace relaxation. */
+import type { PathSegment } from '../../model/core/positions.ts';
+
+export interface Violation {
+  /** The control's id in the admission plugin (`hostNamespaces`, `capabilities_restricted`, ...). */
+  control: string;
+  /** Path inside the pod spec (or pod metadata, starting with `metadata`). */
+  path: PathSegment[];
+  message: string;
+}
+
+export type Obj = Record<string, any>;
+
+export interface Container {
+  c: Obj;
+  name: string;
+  at: PathSegment[];
+}
+
+export function containersOf(spec: Obj): Container[] {
+  const out: Container[] = [];
+  for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
+    const list = spec[field];
+    if (Array.isArray(list)) list.forEach((c: Obj, i) => out.push({ c: c ?? {}, name: String(c?.name ?? i), at: [field, i] }));
+  }
+  return out;
+}
+
+/** `capabilities_allowed_1_0`: what baseline lets a container add. */
+export const BASELINE_CAPABILITIES = new Set([
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+]);
+/** `sysctlsAllowedV1Dot32`: the safe sysctls (the newest set, which 1.36 uses). */
+export const SAFE_SYSCTLS = new Set([
+  'kernel.shm_rmid_forced',
+  'net.ipv4.ip_local_port_range',
+  'net.ipv4.ip_unprivileged_port_start',
+  'net.ipv4.tcp_syncookies',
+  'net.ipv4.ping_group_range',
+  'net.ipv4.ip_local_reserved_ports',
+  'net.ipv4.tcp_keepalive_time',
+  'net.ipv4.tcp_fin_timeout',
+  'net.ipv4.tcp_keepalive_intvl',
+  'net.ipv4.tcp_keepalive_probes',
+  'net.ipv4.tcp_rmem',
+  'net.ipv4.tcp_wmem',
+]);
+/** `seLinuxOptions1_31`: the types baseline allows. */
+export const SELINUX_TYPES = new Set(['', 'container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t']);
+/** `restrictedVolumes_1_0` (with the image volume source): the only volume sources restricted allows. */
+export const RESTRICTED_VOLUME_SOURCES = new Set([
+  'configMap',
+  'csi',
+  'downwardAPI',
+  'emptyDir',
+  'ephemeral',
+  'persistentVolumeClaim',
+  'projected',
+  'secret',
+  'image',
+]);
+export const APPARMOR_ANNOTATION = 'container.apparmor.security.beta.kubernetes.io/';
+
+/** A control judges a pod's metadata and spec at a policy version (the minor of Kubernetes 1.x). */
+export type Control = (meta: Obj, spec: Obj, minor: number) => Violation[];
+
+/** The newest policy version these controls describe, and the one a namespace's `latest` means. */
+export const LATEST_POLICY_MINOR = 36;
+
+/** A pod whose spec sets hostUsers: false runs in a user namespace: relaxPolicyForUserNamespacePod, from 1.35. */
+export const inUserNamespace = (spec: Obj, minor: number): boolean => minor >= 35 && spec.hostUsers === false;
+
+/** procMount_1_0: any container that sets a procMount other than Default. */
+export function procMountUnmasked(_meta: Obj, spec: Obj, control: string): Violation[] {
+  return containersOf(spec)
+    .filter(({ c }) => c.securityContext?.procMount !== undefined && c.securityContext.procMount !== 'Default')
+    .map(({ c, name, at }) => ({
+      control,
+      path: [...at, 'securityContext', 'procMount'],
+      message: `procMount: container ${name} must not set securityContext.procMount to ${String(c.securityContext.procMount)}`,
+    }));
+}
+
+export const isWindows = (spec: Obj) => spec.os?.name === 'windows';

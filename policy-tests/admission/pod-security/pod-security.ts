@@ -1,0 +1,75 @@
+/**
+ * Pod Security admission: the Pod Security Standards (baseline and
+ * restricted) as the API server's PodSecurity plugin evaluates them, at the
+ * policy version "latest" of Kubernetes 1.36 (k8s.io/pod-security-admission,
+ * policy/check_*.go). Each control is a pure function of the pod's metadata
+ * and spec; a violation names the control and the field.
+ */
+import { baseline } from './baseline.ts';
+import { restricted } from './restricted.ts';
+import { type Violation, type Obj, LATEST_POLICY_MINOR } from './controls.ts';
+
+export type { Violation };
+export { LATEST_POLICY_MINOR };
+
+export type Level = 'privileged' | 'baseline' | 'restricted';
+export const LEVELS: readonly Level[] = ['privileged', 'baseline', 'restricted'];
+
+/** Restricted controls that replace a baseline one (OverrideCheckIDs), so one cause is reported once: baseline → restricted. */
+export const OVERRIDDEN_AT_RESTRICTED: ReadonlyMap<string, string> = new Map([
+  ['hostPathVolumes', 'restrictedVolumes'],
+  ['capabilities_baseline', 'capabilities_restricted'],
+  ['seccompProfile_baseline', 'seccompProfile_restricted'],
+  ['procMount', 'procMount_restricted'],
+]);
+
+/** Every control id, by the lowest level that enforces it. */
+export const CONTROLS: Readonly<Record<Exclude<Level, 'privileged'>, readonly string[]>> = {
+  baseline: Object.keys(baseline),
+  restricted: Object.keys(restricted),
+};
+
+/** Controls that exist only from a policy version on (their MinimumVersion): before it, they neither judge nor override. */
+const SINCE: Readonly<Record<string, number>> = { procMount_restricted: 35 };
+const exists = (id: string, minor: number) => (SINCE[id] ?? 0) <= minor;
+
+/** The violations of `level`, at policy version 1.`minor` (the newest by default), by a pod with this metadata and spec. */
+export function podSecurityViolations(level: Level, meta: Obj, spec: Obj, minor: number = LATEST_POLICY_MINOR): Violation[] {
+  if (level === 'privileged') return [];
+  const overridden = new Set([...OVERRIDDEN_AT_RESTRICTED].filter(([, by]) => exists(by, minor)).map(([id]) => id));
+  const controls =
+    level === 'baseline'
+      ? Object.values(baseline)
+      : [
+          ...Object.entries(baseline)
+            .filter(([id]) => !overridden.has(id))
+            .map(([, f]) => f),
+          ...Object.entries(restricted)
+            .filter(([id]) => exists(id, minor))
+            .map(([, f]) => f),
+        ];
+  return controls.flatMap((control) => control(meta ?? {}, spec ?? {}, minor));
+}
+
+/** A namespace's Pod Security labels, falling back per mode to the cluster's defaults. */
+export interface PodSecurityConfig {
+  enforce: Level;
+  audit: Level;
+  warn: Level;
+}
+
+export const MODES = ['enforce', 'audit', 'warn'] as const;
+export const LABEL_PREFIX = 'pod-security.kubernetes.io/';
+
+export function isLevel(value: unknown): value is Level {
+  return typeof value === 'string' && (LEVELS as readonly string[]).includes(value);
+}
+
+/** The levels in force in a namespace with these labels, given the cluster-wide defaults. */
+export function levelsFor(labels: Record<string, unknown> | undefined, defaults: PodSecurityConfig): PodSecurityConfig {
+  const pick = (mode: (typeof MODES)[number]): Level => {
+    const v = labels?.[`${LABEL_PREFIX}${mode}`];
+    return isLevel(v) ? v : defaults[mode];
+  };
+  return { enforce: pick('enforce'), audit: pick('audit'), warn: pick('warn') };
+}
