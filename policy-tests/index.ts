@@ -12,7 +12,7 @@ export { checkoutPaths } from './model/repository/checkout-paths.ts';
 export { clearParseCache } from './model/repository/parse-pool.ts';
 
 // Render it, with the pinned tools, through the pipeline the gate and the diff share.
-export { loadTree, renderApplications, renderTree, schemaLayer, type LoadedTree, type RenderedTree } from './gate/pipeline.ts';
+export { loadTree, renderApplications } from './gate/pipeline.ts';
 export { cacheRoot, pinnedBinaries, renderTools } from './render/tools.ts';
 // Every kind's allowed fields, read from the model packages' declarations once per install (npm run gate:setup).
 export { loadFieldTrees } from './schema/field-tree.ts';
@@ -39,14 +39,14 @@ export { assertAllowedHost, fetchRemote, pinnedRemotes, remoteDigest, type Remot
 
 // Gate it, with its result.
 export { allFindings, registeredChecks, runGate, type GateOptions, type GateResult } from './gate/gate.ts';
-export { render as renderReport } from './gate/report/formats.ts';
+export { render as renderReport } from './gate/report/formats/index.ts';
 export { runPolicy } from './gate/runner.ts';
 export { ADMISSION_CHECK_IDS } from './checks/admission/index.ts';
 export { buildGate } from './build.mjs';
 
 // Snapshot what each Application applies (the rendered diff).
 export { snapshot, type Snapshot } from './gate/snapshot.ts';
-export { ruleViolations, type JsonSchemaNode } from './admission/cel/crd-rules.ts';
+export { ruleViolations } from './admission/cel/crd-rules.ts';
 export * as conformance from './admission/conformance.ts';
 
 // Generated documentation: the check table, the sync waves, docs/invariants.md.
@@ -58,11 +58,6 @@ export { INVARIANTS_FILE, invariantsDoc } from './gate/report/invariants-doc.ts'
 export { loadTargets, type Target, type EtcdTarget, type PostgresTarget, type SqliteTarget } from './model/apps/backup-targets.ts';
 export { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from './model/monitoring/metrics-catalog.ts';
 export { extractAll, isExtractor } from './model/monitoring/metrics-extract.ts';
-export { dig, isMap } from './model/core/dig.ts';
-export { scalarText } from './model/core/text.ts';
 export { externalPeers } from './model/cluster/network-reach.ts';
 export { cniApplication } from './model/cluster/cni-application.ts';
-export { declaredGroups, REQUIRES_CRDS } from './model/argocd/app-declarations.ts';
-export { groupOf } from './model/core/manifest.ts';
-export { durationMs } from './model/core/durations.ts';
-export { writeFileAtomic } from './model/stores/write-atomic.ts';
+export { byRequiredApis } from './model/argocd/app-declarations.ts';

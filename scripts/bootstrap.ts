@@ -19,18 +19,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { $, ProcessOutput } from 'zx';
 import { stringify } from 'yaml';
-import {
-  cniApplication,
-  declaredGroups,
-  durationMs,
-  groupOf,
-  loadTree,
-  REPO_ROOT,
-  pinnedBinaries,
-  renderApplications,
-  renderTools,
-  REQUIRES_CRDS,
-} from '../policy-tests/index.ts';
+import parseDuration from 'parse-duration';
+import { byRequiredApis, cniApplication, loadTree, REPO_ROOT, pinnedBinaries, renderApplications, renderTools } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { toolError } from './lib/exec.ts';
 
@@ -209,13 +199,13 @@ async function installCni(o: BootstrapOptions): Promise<void> {
   const renders = await renderApplications(loaded, [app.name], o.env);
   const failed = renders.find((r) => r.status !== 'rendered');
   if (failed || renders.length === 0) throw new BootstrapError(`cannot render ${app.name}: ${failed?.message ?? 'it has no source to render'}`);
-  const later = new Set(declaredGroups(app, REQUIRES_CRDS));
-  const resources = renders.flatMap((r) => r.resources);
-  const now = resources.filter((r) => !later.has(groupOf(r.apiVersion)));
+  const { now, later, groups } = byRequiredApis(
+    app,
+    renders.flatMap((r) => r.resources),
+  );
   const manifest = now.map((r) => stringify(r.object)).join('---\n');
   await kubectl(o, ['apply', '--server-side', '--force-conflicts', `--field-manager=${ARGOCD_FIELD_MANAGER}`, '-f', '-'], manifest);
-  const left = resources.length - now.length;
-  o.out(`    ${now.length} objects applied${left ? `; ${left} left for Argo CD (their API comes with ${[...later].join(', ')})` : ''}`);
+  o.out(`    ${now.length} objects applied${later.length ? `; ${later.length} left for Argo CD (their API comes with ${groups.join(', ')})` : ''}`);
 }
 
 /** Ctrl-C at the token prompt: the operator stopped, and nothing more is applied (exit 130, as a shell reports SIGINT). */
@@ -302,8 +292,10 @@ at the token prompt.`,
       positionals: { min: 0, max: 0 },
       async run({ values }) {
         const duration = (raw: unknown, fallback: string, flag: string) => {
-          const ms = durationMs(typeof raw === 'string' ? raw : fallback);
-          if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag} must be a duration such as 30m, got "${String(raw)}"`);
+          const text = typeof raw === 'string' ? raw : fallback;
+          // A bare number is no duration here: 30 means neither seconds nor minutes to an operator at 2 a.m.
+          const ms = /[a-z]$/i.test(text) ? parseDuration(text) : null;
+          if (ms === null || !Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag} must be a duration such as 30m, got "${String(raw)}"`);
           return ms;
         };
         const kubeFlags = [

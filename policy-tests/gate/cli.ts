@@ -10,8 +10,8 @@ import { parseArgs } from 'node:util';
 import pkg from '../../package.json' with { type: 'json' };
 import { LAYER_CHECKS } from '../schema/layer-checks.ts';
 import { allFindings, registeredChecks, runGate, UsageError } from './gate.ts';
-import { OUTPUT_FORMATS, render, type OutputFormat } from './report/formats.ts';
-import type { RuleInfo } from './report/sarif.ts';
+import { OUTPUT_FORMATS, render, type OutputFormat } from './report/formats/index.ts';
+import type { RuleInfo } from './report/formats/common.ts';
 
 export const NAME = 'homelab-gate';
 export const VERSION: string = pkg.version;

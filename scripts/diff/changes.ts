@@ -4,8 +4,8 @@
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { dig, externalPeers, isMap, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
-import { scalarText } from '../../policy-tests/index.ts';
+import { externalPeers, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
+import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 
 export type { Snapshot };
@@ -101,7 +101,7 @@ const asStored = (v: Record<string, unknown>, where: string | undefined) =>
  */
 export function fieldChanges(a: unknown, b: unknown, path = '', out: FieldChange[] = [], where?: string): FieldChange[] {
   if (a === b) return out;
-  if (isMap(a) && isMap(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const [x, y] = [asStored(a, where), asStored(b, where)];
     for (const k of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
       if (!isNoise(where, k)) fieldChanges(x[k], y[k], path ? `${path}.${k}` : k, out, k);
@@ -110,7 +110,7 @@ export function fieldChanges(a: unknown, b: unknown, path = '', out: FieldChange
   }
   if (Array.isArray(a) && Array.isArray(b)) {
     // Lists of named things (containers, ports, env) compare by name, so a reorder is no change.
-    if ([...a, ...b].every((x) => isMap(x) && typeof x.name === 'string')) {
+    if ([...a, ...b].every((x) => isRecord(x) && typeof x.name === 'string')) {
       const byName = (l: unknown[]) => new Map(l.map((x) => [(x as { name: string }).name, x]));
       const [ma, mb] = [byName(a), byName(b)];
       for (const n of [...new Set([...ma.keys(), ...mb.keys()])].sort()) fieldChanges(ma.get(n), mb.get(n), `${path}[${n}]`, out, where);
@@ -129,7 +129,7 @@ export function fieldChanges(a: unknown, b: unknown, path = '', out: FieldChange
 /** A value without its noise keys, for showing a whole added or removed subtree. */
 function withoutNoise(v: unknown, where: string | undefined): unknown {
   if (Array.isArray(v)) return v.map((x) => withoutNoise(x, where));
-  if (!isMap(v)) return v;
+  if (!isRecord(v)) return v;
   const out: Record<string, unknown> = {};
   const stored = asStored(v, where);
   for (const k of Object.keys(stored).sort()) if (!isNoise(where, k)) out[k] = withoutNoise(stored[k], k);
@@ -146,8 +146,8 @@ function masked(object: Record<string, unknown>, other: Record<string, unknown> 
   const out: Record<string, unknown> = { ...object };
   for (const field of ['data', 'stringData']) {
     const values = object[field];
-    if (!isMap(values)) continue;
-    const theirs = isMap(other?.[field]) ? (other![field] as Record<string, unknown>) : {};
+    if (!isRecord(values)) continue;
+    const theirs = isRecord(other?.[field]) ? (other![field] as Record<string, unknown>) : {};
     out[field] = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, k in theirs && theirs[k] !== v ? CHANGED_MASK : MASK]));
   }
   return out;
@@ -176,7 +176,7 @@ const kindOf = (id: string) => id.split('|')[1]!.split('/').pop()!;
 
 /** Kubernetes quantity in bytes, for comparing claim sizes. */
 function bytes(q: unknown): number {
-  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/.exec(scalarText(q ?? ''));
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/.exec(asText(q ?? ''));
   if (!m) return NaN;
   const unit: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15 };
   return Number(m[1]) * (m[2] ? unit[m[2]]! : 1);
@@ -185,7 +185,7 @@ function bytes(q: unknown): number {
 /** Each grant of a role, one group, resource and verb at a time, the group spelled as Kubernetes does ("" is core). */
 function rbacRules(o: unknown): Set<string> {
   const out = new Set<string>();
-  for (const r of (dig(o, ['rules']) ?? []) as Record<string, unknown[]>[]) {
+  for (const r of (valueAt(o, ['rules']) ?? []) as Record<string, unknown[]>[]) {
     if (Array.isArray(r.nonResourceURLs))
       for (const url of r.nonResourceURLs as string[]) for (const v of (r.verbs ?? []) as string[]) out.add(`nonResourceURL ${url} ${v}`);
     for (const g of (r.apiGroups ?? []) as string[])
@@ -200,7 +200,7 @@ const DELETE_RISK = new Set(['PersistentVolumeClaim', 'PersistentVolume', 'Names
 
 /** The risks of a set of changes, each with its reason. */
 const HOOK_ANNOTATIONS = ['argocd.argoproj.io/hook', 'helm.sh/hook'];
-const isHook = (o: unknown) => HOOK_ANNOTATIONS.some((a) => dig(o, ['metadata', 'annotations', a]) !== undefined);
+const isHook = (o: unknown) => HOOK_ANNOTATIONS.some((a) => valueAt(o, ['metadata', 'annotations', a]) !== undefined);
 
 type Flag = (f: Risk['flag'], reason: string, major?: boolean) => void;
 type Applied = { app: string; prune: boolean; object: Record<string, unknown> } | undefined;
@@ -213,7 +213,7 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
       `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${kind === 'PersistentVolumeClaim' || kind === 'StatefulSet' ? ' and its data with it' : ''}`,
     );
   if ((kind === 'ClusterRoleBinding' || kind === 'RoleBinding') && c.change !== 'removed') {
-    const role = scalarText(dig(b?.object, ['roleRef', 'name']) ?? '');
+    const role = asText(valueAt(b?.object, ['roleRef', 'name']) ?? '');
     if (c.change === 'added') flag('rbac', `${label} is a new binding (to ${role})${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
     else if (c.fields.some((f) => f.path.startsWith('subjects') || f.path.startsWith('roleRef')))
       flag('rbac', `${label} binds ${role} to other subjects${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
@@ -226,7 +226,7 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
   }
   if (NETWORK_POLICY_KINDS.has(kind)) networkPolicyRisk(c, kind, label, a, b, flag);
   if (c.change === 'added' && kind === 'ExternalSecret')
-    flag('secret-target', `${label} writes Secret ${scalarText(dig(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
+    flag('secret-target', `${label} writes Secret ${asText(valueAt(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
 }
 
 const NETWORK_POLICY_KINDS = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
@@ -264,13 +264,13 @@ function updateRisks(c: ResourceChange, kind: string, label: string, a: Applied,
   if (kind === 'PersistentVolumeClaim') {
     if (changed('spec.storageClassName')) flag('immutable', `${label}: storageClassName is immutable`);
     const [from, to] = [
-      bytes(dig(a?.object, ['spec', 'resources', 'requests', 'storage'])),
-      bytes(dig(b?.object, ['spec', 'resources', 'requests', 'storage'])),
+      bytes(valueAt(a?.object, ['spec', 'resources', 'requests', 'storage'])),
+      bytes(valueAt(b?.object, ['spec', 'resources', 'requests', 'storage'])),
     ];
     if (to < from)
       flag(
         'immutable',
-        `${label}: a claim cannot shrink (${String(dig(a?.object, ['spec', 'resources', 'requests', 'storage']))} -> ${String(dig(b?.object, ['spec', 'resources', 'requests', 'storage']))})`,
+        `${label}: a claim cannot shrink (${String(valueAt(a?.object, ['spec', 'resources', 'requests', 'storage']))} -> ${String(valueAt(b?.object, ['spec', 'resources', 'requests', 'storage']))})`,
       );
   }
   if (kind === 'Service' && changed('spec.clusterIP')) flag('immutable', `${label}: spec.clusterIP is immutable`);
@@ -302,7 +302,7 @@ function updateRisks(c: ResourceChange, kind: string, label: string, a: Applied,
         .join(', ')}`,
     );
   if (kind === 'CustomResourceDefinition') {
-    const served = (o: unknown) => new Set(((dig(o, ['spec', 'versions']) ?? []) as { name?: string }[]).map((v) => v.name));
+    const served = (o: unknown) => new Set(((valueAt(o, ['spec', 'versions']) ?? []) as { name?: string }[]).map((v) => v.name));
     const gone = [...served(a?.object)].filter((v) => !served(b?.object).has(v));
     if (gone.length) flag('crd-version', `${label}: version ${gone.join(', ')} removed; objects stored in it become unreadable`);
   }

@@ -3,13 +3,13 @@
  * publisher (trust moves with it, whatever the version). Per container name,
  * across every pod template of an object.
  */
-import { isMap } from '../../policy-tests/index.ts';
+import { isRecord } from '../lib/values.ts';
 
 function images(object: unknown): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(walk);
-    else if (isMap(v)) {
+    else if (isRecord(v)) {
       if (typeof v.image === 'string' && typeof v.name === 'string') out.set(v.name, v.image);
       Object.values(v).forEach(walk);
     }

@@ -7,7 +7,7 @@
  */
 import { applications } from './argocd.ts';
 import { dig } from '../core/dig.ts';
-import type { Resource } from '../core/manifest.ts';
+import { groupOf, type Resource } from '../core/manifest.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
 
@@ -44,6 +44,16 @@ export function declaredEntries(app: { resource: Resource }, key: string = PROVI
 /** The API groups of an Application's declaration. */
 export function declaredGroups(app: { resource: Resource }, key: string = PROVIDES_CRDS): string[] {
   return [...new Set(declaredEntries(app, key).map((e) => e.split('/')[0]!))];
+}
+
+/**
+ * An app's objects split by when they can be applied: `now`, or `later`, once the API groups it declares it
+ * requires (requires-crds) are served. What bootstrap applies before Argo CD, which would wait for them itself.
+ */
+export function byRequiredApis(app: { resource: Resource }, resources: readonly Resource[]): { now: Resource[]; later: Resource[]; groups: string[] } {
+  const groups = declaredGroups(app, REQUIRES_CRDS);
+  const waits = (r: Resource) => groups.includes(groupOf(r.apiVersion));
+  return { now: resources.filter((r) => !waits(r)), later: resources.filter(waits), groups };
 }
 
 /**

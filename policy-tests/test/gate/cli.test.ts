@@ -8,7 +8,7 @@ import AjvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main, VERSION } from '../../gate/cli.ts';
-import { artifactUri } from '../../gate/report/sarif.ts';
+import { artifactUri } from '../../gate/report/formats/sarif.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { exec, olderNode } from '../../../test-support/exec.ts';
 

@@ -169,7 +169,7 @@ describe('text a pull request wrote, in the report', () => {
     const path = join(dir, 'evil.yaml');
     // A ConfigMap whose name carries ESC[2J (clear the screen) and a forged FAIL line; its bad field makes a finding.
     writeFileSync(path, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "evil\\e[2J\\nFAIL - forged", namespace: apps}\ndata: {a: 1}\n');
-    const { render } = await import('../../gate/report/formats.ts');
+    const { render } = await import('../../gate/report/formats/index.ts');
     const report = render(await runGate({ paths: [path], cwd: dir }), 'text', { color: false, verbose: true, summary: true });
     expect(report).not.toContain('\u001b');
     expect(report.split('\n').filter((l) => l.startsWith('FAIL - forged'))).toEqual([]);

@@ -1,7 +1,10 @@
 /** The layout's promise: the gate's floors import only downward, and nothing imports itself in a circle. */
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
-import { floorSources, importProblems, MODEL_ROOM_LIMIT } from '../support/import-graph.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FRONT_DOOR, floorOf, floorSources, importProblems, MODEL_ROOM_LIMIT } from '../support/import-graph.ts';
+import { readSources } from '../support/sources.ts';
 
 const sources = floorSources(REPO_ROOT);
 
@@ -97,5 +100,27 @@ describe('import direction', () => {
     expect(importProblems(broken)).toEqual([
       'circle of imports: policy-tests/model/core/dig.ts -> policy-tests/model/core/durations.ts -> policy-tests/model/core/dig.ts',
     ]);
+  });
+
+  it('the front door exports only what scripts, benchmarks or the API use, and the gate types they take', () => {
+    const door = readFileSync(join(REPO_ROOT, FRONT_DOOR), 'utf8');
+    const exported = [...door.matchAll(/export \{([^}]*)\}/g)].flatMap((m) =>
+      m[1]!
+        .split(',')
+        .map((s) =>
+          s
+            .trim()
+            .replace(/^type /, '')
+            .split(' as ')
+            .pop()!
+            .trim(),
+        )
+        .filter(Boolean),
+    );
+    const users = [...floorSources(REPO_ROOT)].filter(([file]) => floorOf(file) > floorOf(FRONT_DOOR)).map(([, text]) => text);
+    for (const dir of ['portfolio-api', 'test-support'])
+      for (const [, text] of readSources(REPO_ROOT, [dir], /\.m?ts$/, new Set(['node_modules']))) users.push(text);
+    const unused = exported.filter((name) => !['GateOptions', 'GateResult'].includes(name) && !users.some((text) => new RegExp(`\\b${name}\\b`).test(text)));
+    expect(unused).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate } from '../../gate/gate.ts';
-import { render } from '../../gate/report/formats.ts';
+import { render } from '../../gate/report/formats/index.ts';
 import { factsRepoURL } from '../../model/repository/cluster-facts.ts';
 import { MANIFEST_ROOTS, REPO_ROOT } from '../../model/repository/repo.ts';
 import { copyRepo } from '../support/helpers.ts';

@@ -6,7 +6,8 @@
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SarifBuilder, SarifResultBuilder, SarifRuleBuilder, SarifRunBuilder } from 'node-sarif-builder';
-import type { GateResult } from '../gate.ts';
+import type { GateResult } from '../../gate.ts';
+import type { OutputFormatter, RuleInfo } from './common.ts';
 
 /**
  * A finding's file as SARIF's artifact URI: a repository path as a relative reference with each segment
@@ -15,14 +16,6 @@ import type { GateResult } from '../gate.ts';
  */
 export function artifactUri(file: string): string {
   return isAbsolute(file) ? pathToFileURL(file).href : file.split('/').map(encodeURIComponent).join('/');
-}
-
-export interface RuleInfo {
-  id: string;
-  description: string;
-  remediation?: string;
-  invariants?: readonly string[];
-  layer: string;
 }
 
 export function sarif(result: GateResult, rules: readonly RuleInfo[], tool: { name: string; version: string; uri: string }): string {
@@ -60,3 +53,7 @@ export function sarif(result: GateResult, rules: readonly RuleInfo[], tool: { na
   log.addRun(run);
   return log.buildSarifJsonString({ indent: true });
 }
+
+export const sarifFormat: OutputFormatter = {
+  render: (result, options) => sarif(result, options.rules ?? [], options.tool ?? { name: 'homelab-gate', version: '0.0.0', uri: '' }),
+};

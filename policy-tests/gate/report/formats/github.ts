@@ -1,0 +1,39 @@
+/** GitHub workflow commands: an ::error annotation per finding at its line, warnings and not rendered as ::warning, not judged as ::notice. */
+import type { GateResult } from '../../gate.ts';
+import { summaryLine, type OutputFormatter, type RenderOptions } from './common.ts';
+
+/** GitHub's workflow command syntax; `%`, CR and LF must be escaped in data and properties. */
+function escapeData(value: string): string {
+  return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+function escapeProperty(value: string): string {
+  return escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+function github(result: GateResult, options: RenderOptions): string {
+  const lines = result.resources.flatMap((r) =>
+    r.findings.map(
+      (f) =>
+        `::error file=${escapeProperty(f.file)},line=${f.line},col=${f.col},title=${escapeProperty(f.check)}::${escapeData(`${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`)}`,
+    ),
+  );
+  lines.push(
+    ...result.warnings.map(
+      (w) => `::warning file=${escapeProperty(w.file)},line=${w.line},col=${w.col},title=${escapeProperty(w.check)}::${escapeData(w.message)}`,
+    ),
+  );
+  lines.push(
+    ...result.notJudged.map(
+      (n) => `::notice file=${escapeProperty(n.file)},line=${n.line},col=${n.col},title=${escapeProperty(`${n.check} (not judged)`)}::${escapeData(n.message)}`,
+    ),
+  );
+  lines.push(
+    ...result.notRendered.map(
+      (n) => `::warning file=${escapeProperty(n.file)},line=${n.line},col=${n.col},title=not-rendered::${escapeData(`${n.source}: ${n.message}`)}`,
+    ),
+  );
+  if (options.summary || lines.length === 0) lines.push(summaryLine(result));
+  return lines.join('\n');
+}
+
+export const githubFormat: OutputFormatter = { render: github };
