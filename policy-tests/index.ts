@@ -12,7 +12,7 @@ export { checkoutPaths } from './model/repository/checkout-paths.ts';
 export { clearParseCache } from './model/repository/parse-pool.ts';
 
 // Render it, with the pinned tools, through the pipeline the gate and the diff share.
-export { loadTree, renderApplications } from './gate/pipeline.ts';
+export { loadTree, renderApplications, type LoadedTree } from './gate/pipeline.ts';
 export { cacheRoot, pinnedBinaries, renderTools } from './render/tools.ts';
 // Every kind's allowed fields, read from the model packages' declarations once per install (npm run gate:setup).
 export { loadFieldTrees } from './schema/field-tree.ts';

@@ -20,13 +20,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { $, ProcessOutput } from 'zx';
 import { stringify } from 'yaml';
 import parseDuration from 'parse-duration';
-import { byRequiredApis, cniApplication, loadTree, REPO_ROOT, pinnedBinaries, renderApplications, renderTools } from '../policy-tests/index.ts';
+import { byRequiredApis, cniApplication, loadTree, REPO_ROOT, pinnedBinaries, renderApplications, type LoadedTree } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { toolError } from './lib/exec.ts';
 
 export const STORE_SECRET = { namespace: 'external-secrets', name: 'onepassword-service-account', key: 'token' } as const;
 /** Argo CD's server-side apply field manager: the CNI applied under it is the object Argo CD would have applied, so it adopts it with no diff and no conflict. */
 export const ARGOCD_FIELD_MANAGER = 'argocd-controller';
+/** The Application that installs Argo CD (apps/platform/argocd), rendered and applied once by hand before it manages itself. */
+const ARGOCD_APP = 'argocd';
 
 export interface BootstrapOptions {
   root: string;
@@ -96,7 +98,7 @@ export function plan(o: BootstrapOptions): string[] {
     `${k} version  (the cluster answers)`,
     `the CNI's Application (the cluster fact "cni"), rendered with the gate's tools | ${k} apply --server-side --force-conflicts --field-manager=${ARGOCD_FIELD_MANAGER} -f -  (kinds whose CRDs come later are left to Argo CD)`,
     `${k} apply --server-side -f clusters/home/namespaces.yaml`,
-    `kustomize apps/platform/argocd | ${k} apply --server-side --force-conflicts -f -`,
+    `Application ${ARGOCD_APP} (apps/platform/argocd), rendered with the gate's tools, its remote base held to charts.lock.json | ${k} apply --server-side --force-conflicts -f -`,
     `${k} -n ${STORE_SECRET.namespace} get secret ${STORE_SECRET.name}, and if it is missing: the token from standard input | ${k} apply --server-side --field-manager=homelab-bootstrap -f -`,
     `${k} apply --server-side -f clusters/home/root.yaml`,
     `${k} -n argocd get applications, until every app is Synced and Healthy (timeout ${Math.round(o.timeoutMs / 1000)} s)`,
@@ -114,26 +116,23 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   } catch (err) {
     throw new BootstrapError(`cannot reach the cluster: ${(err as Error).message.replace(/^kubectl version: /, '')}`);
   }
-  await installCni(o);
+  const loaded = await loadTree(o.root);
+  await installCni(o, loaded);
 
   o.out('2/6 namespaces');
   await kubectl(o, ['apply', '--server-side', '-f', join(o.root, 'clusters/home/namespaces.yaml')]);
 
   o.out('3/6 Argo CD, from apps/platform/argocd');
-  const tools = await renderTools(o.env);
-  let manifest: string;
-  try {
-    manifest = (
-      await $({
-        ...HANG_GUARD,
-        env: o.env,
-        quiet: true,
-        verbose: false,
-      })`${tools.kustomize.bin} ${tools.kustomize.buildArgs(join(o.root, 'apps/platform/argocd'))}`
-    ).stdout;
-  } catch (err) {
-    throw new BootstrapError(`kustomize apps/platform/argocd: ${toolError(err)}`);
-  }
+  // Rendered as the gate renders it: the remote install manifest fetched and held to its digest in charts.lock.json
+  // before kustomize sees it, so what the cluster gets first is what the gate judged.
+  const argocd = await renderApplications(loaded, [ARGOCD_APP], o.env);
+  const failed = argocd.find((r) => r.status !== 'rendered');
+  if (failed || argocd.length === 0)
+    throw new BootstrapError(`cannot render Application ${ARGOCD_APP} (apps/platform/argocd): ${failed?.message ?? 'no Application of that name renders'}`);
+  const manifest = argocd
+    .flatMap((r) => r.resources)
+    .map((r) => stringify(r.object))
+    .join('---\n');
   await kubectl(o, ['apply', '--server-side', '--force-conflicts', '-f', '-'], manifest);
 
   o.out('4/6 the secret store credential');
@@ -188,8 +187,7 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
  * cache npm run charts:pull fills, checked against charts.lock.json), applied server-side. Objects of API groups
  * the app says it needs from later apps (its ServiceMonitors: monitoring.coreos.com) wait for Argo CD.
  */
-async function installCni(o: BootstrapOptions): Promise<void> {
-  const loaded = await loadTree(o.root);
+async function installCni(o: BootstrapOptions, loaded: LoadedTree): Promise<void> {
   const { name, app } = cniApplication(loaded.plain);
   if (!app) {
     o.out(`1/6 the CNI (${name}) comes with the nodes; nothing to install`);

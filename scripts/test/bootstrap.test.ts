@@ -1,16 +1,22 @@
 /**
  * npm run bootstrap against a contract fake of kubectl 1.36
  * (test-support/fakes/kubectl.mjs): the order, idempotence, the secret's handling, and a
- * clear error with exit 1 when the cluster does not answer or an app degrades. The CNI's
- * chart is a test chart of the same name and version in a chart cache of the test's own,
- * recorded in a copy of the repository's charts.lock.json: the real values render into it.
+ * clear error with exit 1 when the cluster does not answer or an app degrades. Rendering is
+ * real: the pinned Helm and kustomize, through the gate. The CNI's chart is a test chart of
+ * the same name and version in a chart cache of the test's own, recorded in a copy of the
+ * repository's charts.lock.json: the real values render into it. Argo CD's remote install
+ * manifest is a stand-in served over HTTPS on 127.0.0.1 (the objects the repository's patches
+ * target), named by the copy's kustomization and pinned by digest in its lock: the real
+ * patches are applied to it by the real kustomize.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock, readLock, REPO_ROOT } from '../../policy-tests/index.ts';
+import { serveHttps, type HttpsFiles } from '../../test-support/https-server.ts';
 import { toolEnv, writeChart } from '../../test-support/chart-repo.ts';
 import { exec, output } from '../../test-support/exec.ts';
 import { startKubectlServer, type KubectlServer } from '../../test-support/fakes/kubectl-server.ts';
@@ -78,16 +84,54 @@ const APPS = [
 let dir: string;
 let baseEnv: NodeJS.ProcessEnv;
 let kubectlServer: KubectlServer | undefined;
+let upstream: HttpsFiles | undefined;
+
+const ARGOCD_DIR = 'apps/platform/argocd';
+const INSTALL_URL = 'https://raw.githubusercontent.com/argoproj/argo-cd/v3.5.1/manifests/install.yaml';
+/** A stand-in for Argo CD's install manifest: the objects the repository's patches target, as the patches name them. */
+const standInInstall = (root: string): string =>
+  readdirSync(join(root, ARGOCD_DIR, 'patches'))
+    .sort()
+    .map((f) => readFileSync(join(root, ARGOCD_DIR, 'patches', f), 'utf8'))
+    .join('\n---\n');
+
+/** The copy's kustomization names the stand-in's URL, its facts allow that host, and its lock pins the stand-in's digest. */
+function pinStandIn(root: string, url: string, install: string): void {
+  const kustomization = join(root, ARGOCD_DIR, 'kustomization.yaml');
+  writeFileSync(kustomization, readFileSync(kustomization, 'utf8').replace(INSTALL_URL, url));
+  const facts = join(root, 'clusters/home/cluster-facts.yaml');
+  writeFileSync(
+    facts,
+    readFileSync(facts, 'utf8').replace(
+      '    - host: raw.githubusercontent.com',
+      "    - host: 127.0.0.1\n      reason: the test's upstream\n    - host: raw.githubusercontent.com",
+    ),
+  );
+  const lock = readLock(root);
+  writeFileSync(
+    join(root, CHART_LOCK_FILE),
+    formatLock({ ...lock, remotes: [{ url, digest: `sha256:${createHash('sha256').update(install).digest('hex')}` }] }),
+  );
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
   kubectlServer = await startKubectlServer();
   const root = join(dir, 'repo');
   cpSync(REPO_ROOT, root, { recursive: true, filter: (src) => !/[\\/](node_modules|\.git|dist)$/.test(src) });
   const cache = join(dir, 'charts');
+  const install = standInInstall(root);
+  upstream = await serveHttps((path) => (path === '/install.yaml' ? install : undefined));
+  pinStandIn(root, `${upstream.origin}/install.yaml`, install);
   baseEnv = await toolEnv({
     KUBECTL: FAKE,
-    KUSTOMIZE_BIN: FAKE,
     FAKE_KUBECTL_PORT: String(kubectlServer.port),
+    SSL_CERT_FILE: upstream.certFile,
+    HTTPS_PROXY: '',
+    https_proxy: '',
+    NO_PROXY: '',
+    no_proxy: '',
+    HOMELAB_CACHE_DIR: join(dir, 'cache'),
     HOMELAB_REPO_ROOT: root,
     HOMELAB_CHART_CACHE: cache,
   });
@@ -95,10 +139,11 @@ beforeAll(async () => {
   mkdirSync(dirname(archive), { recursive: true });
   await output(baseEnv.HELM_BIN!, ['package', writeChart(join(dir, 'chart-src'), CILIUM_TEST_CHART), '--destination', dirname(archive)], { env: baseEnv });
   const lock = readLock(root);
-  writeFileSync(join(root, CHART_LOCK_FILE), formatLock({ charts: [...lock.charts, { ...CILIUM, digest: digestOf(readFileSync(archive)) }] }));
+  writeFileSync(join(root, CHART_LOCK_FILE), formatLock({ ...lock, charts: [...lock.charts, { ...CILIUM, digest: digestOf(readFileSync(archive)) }] }));
 });
 afterAll(async () => {
   await kubectlServer?.close();
+  await upstream?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -147,12 +192,14 @@ describe('npm run bootstrap', () => {
       expect.stringMatching(/clusters\/home\/root\.yaml$/),
     ]);
     expect(applies[1]!.argv).toContain('--server-side');
-    expect(applies[2]!.stdin).toMatch(/name: argocd-server/);
-    expect(r.state.calls.map((c) => (c.argv[0] === '-n' ? `${c.argv[2]} ${c.argv[3]}` : c.argv[0])).slice(0, 8)).toEqual([
+    // Argo CD as the real kustomize builds it: the repository's patches on the pinned base, in the argocd namespace.
+    expect(applies[2]!.stdin).toMatch(/name: argocd-server\n  namespace: argocd/);
+    expect(applies[2]!.stdin).toMatch(/name: argocd-cm\n  namespace: argocd/);
+    expect(applies[2]!.stdin).toContain('application.resourceTrackingMethod: annotation');
+    expect(r.state.calls.map((c) => (c.argv[0] === '-n' ? `${c.argv[2]} ${c.argv[3]}` : c.argv[0])).slice(0, 7)).toEqual([
       'version',
       'apply',
       'apply',
-      'kustomize',
       'apply',
       'get secret',
       'apply',

@@ -4,7 +4,7 @@
  * [--force-conflicts] [--field-manager=NAME] -f FILE|-` (a client-side apply
  * stores kubectl.kubernetes.io/last-applied-configuration on the live object,
  * as kubectl 1.36 does; a server-side one does not), `-n NS get secret NAME --ignore-not-found
- * -o name`, `-n argocd get applications.argoproj.io -o json`, `kustomize DIR`
+ * -o name`, `-n argocd get applications.argoproj.io -o json`
  * and `version --client` (as kubectl prints them, exit statuses included).
  * The cluster is a JSON file (`state`, from $FAKE_KUBECTL_STATE): what was
  * applied, every call (argv and the stdin it got), and a script:
@@ -160,7 +160,6 @@ async function answer(state: State, call: FakeCall): Promise<FakeResult> {
   }
   const [verb, ...more] = rest;
   if (verb === 'version' && more.includes('--client')) return ok('Client Version: v1.36.3\nKustomize Version: v5.8.1\n');
-  if (verb === 'kustomize') return ok('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: argocd-server\n  namespace: argocd\n');
   if (state.unreachable) return fail('The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?');
   if (verb === 'version') return ok(JSON.stringify({ clientVersion: { gitVersion: 'v1.36.3' }, serverVersion: { gitVersion: 'v1.36.3' } }));
   const kept = call.etcd ? await etcdCall(call.etcd, verb, more, namespace, call.stdin) : undefined;

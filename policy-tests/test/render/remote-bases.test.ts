@@ -5,7 +5,6 @@
  * cluster facts do not list is refused before anything is asked of it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +14,7 @@ import { schemaLayer } from '../../gate/gate.ts';
 import { formatLock } from '../../render/charts.ts';
 import { remoteDigest } from '../../render/remote-bases.ts';
 import { renderRepo } from '../../render/render.ts';
-import { output } from '../../../test-support/exec.ts';
+import { serveHttps, type HttpsFiles } from '../../../test-support/https-server.ts';
 import { toolEnv } from '../../../test-support/chart-repo.ts';
 import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
 
@@ -23,30 +22,20 @@ const REVIEWED = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: upstream\n
 const TAMPERED = `${REVIEWED}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: take-over\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: default, namespace: demo}]\n`;
 
 let dir: string;
-let server: Server;
+let upstream: HttpsFiles;
 let serving = REVIEWED;
-let requests = 0;
 let url: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'remote-bases-'));
-  await output('openssl', [
-    ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
-    ...['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
-  ]);
-  server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => {
-    requests++;
-    res.end(serving);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  url = `https://127.0.0.1:${port}/install.yaml`;
-  env = await toolEnv({ SSL_CERT_FILE: join(dir, 'cert.pem'), HTTPS_PROXY: '', https_proxy: '', NO_PROXY: '', no_proxy: '' });
+  upstream = await serveHttps(() => serving);
+  url = `${upstream.origin}/install.yaml`;
+  env = await toolEnv({ SSL_CERT_FILE: upstream.certFile, HTTPS_PROXY: '', https_proxy: '', NO_PROXY: '', no_proxy: '' });
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await upstream?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -91,10 +80,10 @@ describe('a remote kustomize base', () => {
   });
 
   it('is refused on a host the cluster facts do not list, before anything is asked of it', async () => {
-    const before = requests;
+    const before = upstream.requests();
     const r = await render(repoWith(['raw.githubusercontent.com'], remoteDigest(Buffer.from(REVIEWED))).root);
     expect(r.status).toBe('failed');
     expect(r.message).toMatch(/is on 127\.0\.0\.1, which the cluster fact remoteBases does not list/);
-    expect(requests).toBe(before);
+    expect(upstream.requests()).toBe(before);
   });
 });
