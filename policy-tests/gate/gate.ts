@@ -19,7 +19,7 @@ import { crdsFromObjects } from '../schema/repo-crds.ts';
 import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { unrenderedSources } from '../render/render.ts';
-import { loadTree, renderTree, schemaLayer } from './pipeline.ts';
+import { loadTree, renderTree, schemaLayer, type LoadedTree } from './pipeline.ts';
 import { flushOutcomeStores } from '../model/stores/outcome-store.ts';
 import { ruleCoverage, type RuleCoverage } from '../admission/cel/crd-rules.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
@@ -202,6 +202,59 @@ function celRuleCoverage(repo: Repo): RuleCoverage {
   };
 }
 
+/** The repository as judged before the schema layer: its files, the findings of the render tier and the policy layer, and what they counted apart. */
+interface Judged {
+  repo: Repo;
+  parsed: readonly ParsedFile[];
+  findings: Finding[];
+  warnings: Finding[];
+  notJudged: Finding[];
+  notRendered: NotRendered[];
+  policy: boolean;
+  tools?: string;
+  celRules?: RuleCoverage;
+}
+
+/**
+ * The files alone (--no-render): the loader and schema layers on every file. The policy layer judges the
+ * repository as Argo CD applies it, which needs the renders; it does not run, and every source that needs a
+ * tool is listed as not rendered, never failed on output it did not build.
+ */
+function judgeFiles(loaded: LoadedTree, options: GateOptions): Judged {
+  const { plain } = loaded;
+  const notRendered: NotRendered[] = [];
+  const skipped = unrenderedSources(
+    plain,
+    'not rendered: --no-render runs neither Helm nor kustomize, and the policy layer, which judges the rendered repository, did not run',
+  );
+  const findings = renderProblems(skipped, options.requireRendered ?? false, notRendered);
+  return { repo: plain, parsed: plain.parsed, findings, warnings: [], notJudged: [], notRendered, policy: false };
+}
+
+/** The repository as Argo CD applies it: rendered at the version asked for, every policy check run, root causes marked. */
+async function judgeRendered(loaded: LoadedTree, options: GateOptions, version: string | undefined): Promise<Judged> {
+  const rendered = await renderTree(loaded, options.env, version);
+  // --kubernetes-version is the cluster's version for every layer: the checks read it from the facts.
+  const repo = withVersion(rendered.repo, version);
+  const notRendered: NotRendered[] = [];
+  const renderFindings = renderProblems(rendered.renders, options.requireRendered ?? false, notRendered);
+  options.onProgress?.('policy', 0, repo.resources.length);
+  const policyFindings = runPolicy(repo, await registeredChecks(), rendered.renders);
+  const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity === undefined)];
+  markRootCauses(findings);
+  return {
+    repo,
+    parsed: rendered.parsed,
+    findings,
+    warnings: policyFindings.filter((f) => f.severity === 'warning'),
+    notJudged: policyFindings.filter((f) => f.severity === 'not-judged'),
+    notRendered,
+    policy: true,
+    tools: rendered.tools,
+    celRules: celRuleCoverage(repo),
+  };
+}
+
 export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const root = options.root ?? REPO_ROOT;
   const cwd = options.cwd ?? process.cwd();
@@ -210,71 +263,25 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const inputs: Inputs = paths.length === 0 ? { outside: [] } : collectInputs(paths, root, cwd, options.stdin);
   const wantsRepo = paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0;
   const results: ResourceResult[] = [];
-  let policy = false;
-  const notRendered: NotRendered[] = [];
-  let tools: string | undefined;
-  const warnings: Finding[] = [];
-  const notJudged: Finding[] = [];
-  let celRules: RuleCoverage | undefined;
-  // The repository as judged, to tell which unrendered sources concern the paths asked about.
-  let scope: Repo | undefined;
+  let judged: Judged | undefined;
   if (wantsRepo) {
     options.onProgress?.('parse', 0, 1);
     const loaded = await loadTree(root, { parallel: options.parallel });
-    const { plain, layer } = loaded;
-    assertKnownKinds(options, layer, plain.resources);
+    assertKnownKinds(options, loaded.layer, loaded.plain.resources);
     options.onProgress?.('parse', 1, 1);
-    if (options.render === false) {
-      // The files alone: loader and schema layers on every file. The policy layer judges the repository as
-      // Argo CD applies it, which needs the renders; it does not run, and every source that needs a tool is
-      // listed as not rendered, never failed on output it did not build.
-      const skipped = unrenderedSources(
-        plain,
-        'not rendered: --no-render runs neither Helm nor kustomize, and the policy layer, which judges the rendered repository, did not run',
-      );
-      const findings = renderProblems(skipped, options.requireRendered ?? false, notRendered);
-      scope = plain;
-      const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
-      const keep = (file: string): boolean => !selected || selected.has(file);
-      results.push(
-        ...(await evaluate(
-          plain.parsed.filter((p) => keep(p.file)),
-          findings.filter((f) => keep(f.file)),
-          resolvedOptions(options, plain),
-          options.onProgress,
-          layer.withCrds(plain.resources.filter((r) => r.kind === 'CustomResourceDefinition')),
-        )),
-      );
-    } else {
-      const rendered = await renderTree(loaded, options.env, askedVersion);
-      const { renders, parsed } = rendered;
-      // --kubernetes-version is the cluster's version for every layer: the checks read it from the facts.
-      const repo = withVersion(rendered.repo, askedVersion);
-      scope = repo;
-      tools = rendered.tools;
-      const renderFindings = renderProblems(renders, options.requireRendered ?? false, notRendered);
-      const schemaOptions = resolvedOptions(options, repo);
-      options.onProgress?.('policy', 0, repo.resources.length);
-      const policyFindings = runPolicy(repo, await registeredChecks(), renders);
-      warnings.push(...policyFindings.filter((f) => f.severity === 'warning'));
-      notJudged.push(...policyFindings.filter((f) => f.severity === 'not-judged'));
-      const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity === undefined)];
-      markRootCauses(findings);
-      celRules = celRuleCoverage(repo);
-      policy = true;
-      const selected = paths.length === 0 ? undefined : inputs.repoFiles!;
-      const keep = (file: string): boolean => !selected || selected.has(file);
-      const crds = repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
-      results.push(
-        ...(await evaluate(
-          parsed.filter((p) => keep(p.file)),
-          findings.filter((f) => keep(f.file)),
-          schemaOptions,
-          options.onProgress,
-          layer.withCrds(crds),
-        )),
-      );
-    }
+    judged = options.render === false ? judgeFiles(loaded, options) : await judgeRendered(loaded, options, askedVersion);
+    // Only the files asked about are reported; the whole repository was judged, as Argo CD applies it whole.
+    const keep = (file: string): boolean => paths.length === 0 || inputs.repoFiles!.has(file);
+    const crds = judged.repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
+    results.push(
+      ...(await evaluate(
+        judged.parsed.filter((p) => keep(p.file)),
+        judged.findings.filter((f) => keep(f.file)),
+        resolvedOptions(options, judged.repo),
+        options.onProgress,
+        loaded.layer.withCrds(crds),
+      )),
+    );
   }
   if (inputs.outside.length > 0) {
     const parsed = inputs.outside.map((input) => parseSource(input.filename, input.read()));
@@ -282,7 +289,17 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   }
   // What the parser read, the validators judged and the CEL rules found, for the next run to skip (keyed by inputs).
   flushOutcomeStores();
-  return assemble({ results, warnings, notJudged, notRendered, scope, files: inputs.repoFiles, policy, tools, celRules });
+  return assemble({
+    results,
+    warnings: judged?.warnings ?? [],
+    notJudged: judged?.notJudged ?? [],
+    notRendered: judged?.notRendered ?? [],
+    scope: judged?.repo,
+    files: inputs.repoFiles,
+    policy: judged?.policy ?? false,
+    tools: judged?.tools,
+    celRules: judged?.celRules,
+  });
 }
 
 interface Collected {
