@@ -9,6 +9,11 @@
  */
 import { OVERRIDDEN_AT_RESTRICTED, podSecurityViolations, type Level } from './pod-security/pod-security.ts';
 import { compileRule, evaluateMetered, implementedFunctions } from './cel/crd-rules.ts';
+import { asOptional } from './cel/optional.ts';
+
+/** A CEL list the engine gives against a plain one: by element. */
+const celValueEquals = (a: unknown, b: unknown): boolean =>
+  Array.isArray(b) ? [...(a as Iterable<unknown>)].length === b.length && [...(a as Iterable<unknown>)].every((v, i) => celValueEquals(v, b[i])) : a === b;
 
 export interface PodSecurityFixture {
   level: Exclude<Level, 'privileged'>;
@@ -104,7 +109,14 @@ export interface LibraryCase {
   name: string;
   expr: string;
   /** A value to compare, `value` for a typed value only the API server can print (any non-error result agrees), or an error. */
-  expect: { value: unknown } | { anyValue: true } | { runtimeError: true } | { compileError: true } | { unknown: string };
+  expect:
+    | { value: unknown }
+    | { anyValue: true }
+    | { runtimeError: true }
+    | { compileError: true }
+    /** An optional: empty for optional.none(), else its one value (a list of strings, as the format library gives). */
+    | { optional: readonly unknown[] }
+    | { unknown: string };
 }
 
 const GO_STRING = /`([^`]*)`|"((?:[^"\\]|\\.)*)"/;
@@ -124,8 +136,30 @@ function goValue(token: string, locals: ReadonlyMap<string, string>): LibraryCas
   }
   const dbl = /^types\.Double\(([-\d.e]+)\)$/.exec(t);
   if (dbl) return { value: Number(dbl[1]) };
-  if (/^(apiservercel\.|types\.OptionalNone|types\.OptionalOf)/.test(t)) return t.startsWith('types.Optional') ? { unknown: t } : { anyValue: true };
+  if (t === 'types.OptionalNone') return { optional: [] };
+  const stringList = /^types\.OptionalOf\(types\.NewStringList\(types\.DefaultTypeAdapter,\s*\[\]string\{([\s\S]*)\}\)\)$/.exec(t);
+  if (stringList) return { optional: [[...stringList[1]!.matchAll(new RegExp(GO_STRING, 'g'))].map((m) => unquote(m as RegExpExecArray))] };
+  if (/^apiservercel\./.test(t)) return { anyValue: true };
   return { unknown: t };
+}
+
+/** The Go expression at the start of `text`: up to the comma or line end outside any bracket or string. */
+function goExpression(text: string): string {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"' || c === '`') {
+      const m = GO_STRING.exec(text.slice(i));
+      if (m?.index === 0) {
+        i += m[0].length - 1;
+        continue;
+      }
+    }
+    if ('({['.includes(c)) depth++;
+    else if (')}]'.includes(c)) depth--;
+    else if (depth === 0 && (c === ',' || c === '\n')) return text.slice(0, i).trim();
+  }
+  return text.trim();
 }
 
 /** The cases of one library test file: each `{ ... expr: ..., expect...: ... }` block of its table. */
@@ -152,8 +186,8 @@ export function libraryCases(file: string, goSource: string): LibraryCase[] {
     if (/\bexpect(ed)?CompileErrs?:/.test(body)) expect = { compileError: true };
     else if (/\bexpect(ed)?RuntimeErr(Pattern)?:/.test(body)) expect = { runtimeError: true };
     else {
-      const v = /\bexpect(?:Result|Value|edResult):\s*([^\n]+?),?\s*$/m.exec(body);
-      if (v) expect = goValue(v[1]!.trim().replace(/,$/, ''), locals);
+      const v = /\bexpect(?:Result|Value|edResult):\s*/.exec(body);
+      if (v) expect = goValue(goExpression(body.slice(v.index + v[0].length)), locals);
     }
     if (expect) out.push({ file, name, expr, expect });
   }
@@ -188,7 +222,18 @@ export function libraryAgreement(cases: readonly LibraryCase[]): Agreement {
     const failed = run.overLimit || run.value instanceof Error;
     if ('runtimeError' in c.expect) count(a, group, failed, `${c.file}: ${c.name}`, `gives ${String(run.value)}, upstream an error`);
     else if ('anyValue' in c.expect) count(a, group, !failed, `${c.file}: ${c.name}`, `fails: ${(run.value as Error)?.message}`);
-    else {
+    else if ('optional' in c.expect) {
+      const want = c.expect.optional;
+      const held = failed ? undefined : asOptional(run.value);
+      const same = held !== undefined && held.length === want.length && held.every((v, i) => celValueEquals(v, want[i]));
+      count(
+        a,
+        group,
+        same,
+        `${c.file}: ${c.name}`,
+        `gives ${failed ? (run.value as Error)?.message : JSON.stringify(held ?? String(run.value))}, upstream ${JSON.stringify(want)}`,
+      );
+    } else {
       const want = c.expect.value;
       count(
         a,

@@ -9,6 +9,7 @@
  * A policy with a paramKind, or an expression this evaluator cannot compile
  * (the authorizer library, for one), is not judged.
  */
+import { AUTHORIZER, AUTHORIZER_DECISION_UNKNOWN, AUTHORIZER_DECISIONS, NOT_JUDGED_MARK } from './authorizer.ts';
 import type { CelInput } from '@bufbuild/cel';
 import { compileRule, evaluateMetered, toCel, type NotJudged } from './crd-rules.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
@@ -75,6 +76,8 @@ function run(expr: string, vars: Record<string, CelInput>): Outcome {
   if (!c.ok) return c.refused ? { error: c.why } : { notJudged: true };
   const r = evaluateMetered(() => c.evaluate(vars));
   if (r.overLimit) return { error: 'operation cancelled: actual cost limit exceeded' };
+  // A decision of the cluster's authorizers is not the gate's to give (authorizer.ts).
+  if (r.value instanceof Error && r.value.message.includes(NOT_JUDGED_MARK)) return { notJudged: true };
   if (r.value instanceof Error) return { error: r.value.message };
   return { value: r.value };
 }
@@ -94,6 +97,7 @@ export function policyDecisions(policies: readonly Obj[], bindings: readonly Obj
       object: toCel(t.object, undefined),
       oldObject: null,
       params: null,
+      authorizer: AUTHORIZER,
       namespaceObject: toCel(t.namespaceObject ?? null, undefined),
       request: toCel(
         {
@@ -167,6 +171,8 @@ export function policyCoverage(policies: readonly Obj[]): PolicyCoverage {
       const c = compileRule(expr);
       if (p.spec?.paramKind)
         coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: 'the policy takes parameters (paramKind), which the gate does not resolve' });
+      else if (c.ok && AUTHORIZER_DECISIONS.some((d) => c.calls.has(d)))
+        coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: AUTHORIZER_DECISION_UNKNOWN.replace(NOT_JUDGED_MARK, '') });
       else if (c.ok) coverage.compiled++;
       // A refused expression is an error on every object the policy matches: failurePolicy decides, and the check reports it.
       else if (!c.refused) coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: c.why });

@@ -58,7 +58,9 @@ export interface NotJudged {
  * cluster does not declare, or holds a constant pattern RE2 cannot compile), otherwise not judged (the cluster has
  * the function, this evaluator does not).
  */
-type Compiled = { ok: true; transition: boolean; evaluate: (vars: Record<string, CelInput>) => unknown } | { ok: false; why: string; refused: boolean };
+type Compiled =
+  | { ok: true; transition: boolean; calls: ReadonlySet<string>; evaluate: (vars: Record<string, CelInput>) => unknown }
+  | { ok: false; why: string; refused: boolean };
 
 const compiled = new Map<string, Compiled>();
 
@@ -142,7 +144,7 @@ export function compileRule(text: string): Compiled {
   else {
     try {
       const program = cel.plan(env, parsed);
-      c = { ok: true, transition: idents.has('oldSelf'), evaluate: (vars) => program(vars as never) };
+      c = { ok: true, transition: idents.has('oldSelf'), calls, evaluate: (vars) => program(vars as never) };
     } catch (err) {
       c = { ok: false, why: `this evaluator cannot plan it: ${(err as Error).message.split('\n')[0]}`, refused: false };
     }

@@ -12,6 +12,9 @@ import { charge, concatLists } from './budget.ts';
 import { addExact, asFloat, asInt64, compareExact, formatExact, negate, parseExact, type Exact } from './quantity.ts';
 import { compareSemver, formatSemver, parseSemver, parseSemverNormalized, type Semver } from './semver.ts';
 import { containsCIDR, containsIP, formatCIDR, formatIP, ipPredicates, masked, parseCIDR, parseIP } from './net.ts';
+import { authorizerFunctions } from './authorizer.ts';
+import { formatFunctions } from './format.ts';
+import { optionalFunctions } from './optional.ts';
 
 type Cel = typeof import('@bufbuild/cel');
 
@@ -326,6 +329,9 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelF
     ...networkFunctions(cel),
     ...semverFunctions(cel),
     ...jsonPatchFunctions(cel),
+    ...optionalFunctions(cel),
+    ...formatFunctions(cel),
+    ...authorizerFunctions(cel),
   ];
 }
 

@@ -417,13 +417,29 @@ describe('ValidatingAdmissionPolicy', () => {
     expect(policyDecisions([withVariables], [binding(['Deny'])], deployment(3)).map((d) => d.message)).toEqual(['twice is 6']);
   });
 
+  it("builds an authorizer request as the API server does, and says not judged where the cluster's decision is read", () => {
+    const reads = policy({
+      validations: [{ expression: "authorizer.group('apps').resource('deployments').namespace(object.metadata.name).check('create').allowed()" }],
+    });
+    expect(policyDecisions([reads], [binding(['Deny'])], deployment(3))).toEqual([]);
+    // Whatever the decision, this holds: CEL's || absorbs the unknown side, as it would a true or a false.
+    const either = policy({ validations: [{ expression: "authorizer.path('/healthz').check('get').allowed() || object.spec.replicas <= 1", message: 'm' }] });
+    expect(policyDecisions([either], [binding(['Deny'])], deployment(1))).toEqual([]);
+    // A builder called on something that is not a request is the API server's compile error, here an evaluation error: failurePolicy Fail denies.
+    const wrong = policy({ validations: [{ expression: "'pods'.check('get') == 'x'" }] });
+    expect(policyDecisions([wrong], [binding(['Deny'])], deployment(1))[0]!.message).toMatch(/no such overload/);
+  });
+
   it('counts a policy with parameters, or an expression it cannot compile, as not judged', () => {
     const coverage = policyCoverage([
       policy({ paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }),
       policy({ validations: [{ expression: "authorizer.group('').resource('pods').check('create').allowed()" }] }),
     ]);
     expect(coverage).toMatchObject({ found: 2, compiled: 0 });
-    expect(coverage.notJudged.map((n) => n.why)).toEqual([expect.stringContaining('paramKind'), expect.stringContaining('does not implement')]);
+    expect(coverage.notJudged.map((n) => n.why)).toEqual([
+      expect.stringContaining('paramKind'),
+      expect.stringContaining("the authorizer's decision depends on"),
+    ]);
     expect(builtinResourceName('NetworkPolicy')).toBe('networkpolicies');
     expect(builtinResourceName('Ingress')).toBe('ingresses');
     expect(builtinResourceName('Endpoints')).toBe('endpoints');

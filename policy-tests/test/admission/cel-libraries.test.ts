@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileRule, ruleViolations, type JsonSchemaNode } from '../../admission/cel/crd-rules.ts';
 import { fixtureCheck, libraryAgreement, libraryCases, libraryFunctionNames, podSecurityAgreement } from '../../admission/conformance.ts';
+import { asOptional } from '../../admission/cel/optional.ts';
 
 const cases: [string, unknown][] = [
   // IPs and CIDRs (1.30): parsed as netip parses them, compared by value.
@@ -192,5 +193,45 @@ describe('CEL: the lists library over every orderable type, with deep equality',
     const c = compileRule(expr);
     expect(c.ok, c.ok ? '' : c.why).toBe(true);
     if (c.ok) expect(c.evaluate({})).toEqual(expected);
+  });
+});
+
+describe('CEL: optional values and the format library, as the API server gives them', () => {
+  const value = (expr: string) => {
+    const c = compileRule(expr);
+    if (!c.ok) throw new Error(c.why);
+    return c.evaluate({});
+  };
+  it.each([
+    ['optional.of(1).hasValue()', true],
+    ['optional.none().hasValue()', false],
+    ['optional.none().orValue(2)', 2n],
+    ["optional.ofNonZeroValue('').hasValue()", false],
+    ['optional.none().or(optional.of(3)).value()', 3n],
+    ['optional.of([1]) == optional.of([1])', true],
+    ["format.named('uuid').hasValue() && !format.named('nope').hasValue()", true],
+    ["format.named('dns1123Label').value() == format.dns1123Label()", true],
+    ['format.dns1123Label() == format.dns1035Label()', false],
+    ["format.dns1123Label().validate('my-name').hasValue()", false],
+    ["format.dns1123LabelPrefix().validate('my-prefix-').hasValue()", false],
+    ["format.qualifiedName().validate('example.com/MyName').hasValue()", false],
+    ["format.qualifiedName().validate('/x').value()", ['prefix part must be non-empty']],
+    ["format.uri().validate('http://example.com').hasValue() || format.uri().validate('/a/path').hasValue()", false],
+    ["format.uri().validate('example.com').value()", ['parse "example.com": invalid URI for request']],
+    ["format.date().validate('2024-02-30').value()", ['invalid date']],
+    ["format.datetime().validate('2024-02-29T23:59:59.5+01:00').hasValue()", false],
+    ["format.byte().validate('aGVsbG8').value()", ['invalid base64']],
+    ["format.uuid().validate('123e4567-e89b-12d3-a456-42661417400').value()", ['does not match the UUID format']],
+  ] as const)('%s', (expr, expected) => {
+    const got = value(expr);
+    expect(Array.isArray(expected) ? [...(got as Iterable<unknown>)] : got).toEqual(expected);
+  });
+
+  it('says the API server words for a label that breaks the RFC 1123 grammar', () => {
+    expect([...(asOptional(value("format.dns1123Label().validate('Not_OK')"))![0] as Iterable<unknown>)]).toEqual([
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    ]);
+    expect(() => value('optional.none().value()')).not.toThrow();
+    expect(value('optional.none().value()')).toBeInstanceOf(Error);
   });
 });

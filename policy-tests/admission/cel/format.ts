@@ -1,0 +1,132 @@
+/**
+ * Kubernetes' format library (1.31): format.<name>() for each named format,
+ * format.named(name) as an optional, and validate(value), which gives
+ * optional.none() for a valid value or optional.of(the errors). The errors
+ * are the API server's own words (k8s.io/apimachinery's validation, strfmt
+ * for the CRD formats), so a rule's messageExpression reads as it would
+ * there. A format is carried as its name behind a private-use marker.
+ */
+import type { CelFunc } from '@bufbuild/cel';
+import { optionalNone, optionalOf } from './optional.ts';
+
+type Cel = typeof import('@bufbuild/cel');
+
+const MARK = '\uE002format:';
+
+/** apimachinery's RegexError: the message, the examples each quoted, and the pattern. */
+const regexError = (message: string, pattern: string, ...examples: string[]): string =>
+  `${message} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${pattern}')`;
+const maxLen = (n: number) => `must be no more than ${n} characters`;
+const whole = (pattern: string) => new RegExp(`^(?:${pattern})$`);
+
+const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const LABEL_MESSAGE =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const SUBDOMAIN = `${LABEL}(\\.${LABEL})*`;
+const SUBDOMAIN_MESSAGE =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const DNS1035 = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const DNS1035_MESSAGE =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const QUALIFIED = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const QUALIFIED_MESSAGE = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE = '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?';
+const LABEL_VALUE_MESSAGE =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+const dns1123Label = (s: string): string[] => [
+  ...(s.length > 63 ? [maxLen(63)] : []),
+  ...(whole(LABEL).test(s) ? [] : [regexError(LABEL_MESSAGE, LABEL, 'my-name', '123-abc')]),
+];
+const dns1123Subdomain = (s: string): string[] => [
+  ...(s.length > 253 ? [maxLen(253)] : []),
+  ...(whole(SUBDOMAIN).test(s) ? [] : [regexError(SUBDOMAIN_MESSAGE, SUBDOMAIN, 'example.com')]),
+];
+const dns1035Label = (s: string): string[] => [
+  ...(s.length > 63 ? [maxLen(63)] : []),
+  ...(whole(DNS1035).test(s) ? [] : [regexError(DNS1035_MESSAGE, DNS1035, 'my-name', 'abc-123')]),
+];
+/** A name that may end in a dash, as generateName gives it: apimachinery masks the dash before it judges. */
+const prefix = (judge: (s: string) => string[]) => (s: string) => judge(s.length > 1 && s.endsWith('-') ? `${s.slice(0, -1)}a` : s);
+
+/** apimachinery's IsQualifiedName: an optional DNS subdomain prefix and '/', then a name of at most 63 characters. */
+function qualifiedName(value: string): string[] {
+  const parts = value.split('/');
+  const errors: string[] = [];
+  let name = parts[0]!;
+  if (parts.length === 2) {
+    name = parts[1]!;
+    if (parts[0] === '') errors.push('prefix part must be non-empty');
+    else errors.push(...dns1123Subdomain(parts[0]!).map((m) => `prefix part ${m}`));
+  } else if (parts.length > 2)
+    return [
+      `a qualified name ${regexError(QUALIFIED_MESSAGE, QUALIFIED, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
+  if (name.length === 0) errors.push('name part must be non-empty');
+  else if (name.length > 63) errors.push(`name part ${maxLen(63)}`);
+  if (!whole(QUALIFIED).test(name)) errors.push(`name part ${regexError(QUALIFIED_MESSAGE, QUALIFIED, 'MyName', 'my.name', '123-abc')}`);
+  return errors;
+}
+
+const labelValue = (s: string): string[] => [
+  ...(s.length > 63 ? [maxLen(63)] : []),
+  ...(whole(LABEL_VALUE).test(s) ? [] : [regexError(LABEL_VALUE_MESSAGE, LABEL_VALUE, 'MyValue', 'my_value', '12345')]),
+];
+
+/** Go's url.ParseRequestURI, in the cases it refuses: an empty string, or neither an absolute URI nor an absolute path. */
+function uri(s: string): string[] {
+  if (s === '') return ['parse "": empty url'];
+  if (s.startsWith('/')) return [];
+  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(s) && URL.canParse(s) ? [] : [`parse "${s}": invalid URI for request`];
+}
+
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** A real calendar date, yyyy-mm-dd, as strfmt's full-date. */
+function isDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+/** strfmt's date-time: a full date, a time with optional fraction, and a zone. */
+function isDateTime(s: string): boolean {
+  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.exec(s);
+  return m !== null && isDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) < 61;
+}
+
+/** Every named format, with its validation (library.ConstantFormats). */
+const FORMATS: Readonly<Record<string, (s: string) => string[]>> = {
+  dns1123Label,
+  dns1123Subdomain,
+  dns1035Label,
+  qualifiedName,
+  dns1123LabelPrefix: prefix(dns1123Label),
+  dns1123SubdomainPrefix: prefix(dns1123Subdomain),
+  dns1035LabelPrefix: prefix(dns1035Label),
+  labelValue,
+  uri,
+  uuid: (s) => (UUID.test(s) ? [] : ['does not match the UUID format']),
+  byte: (s) => (BASE64.test(s) ? [] : ['invalid base64']),
+  date: (s) => (isDate(s) ? [] : ['invalid date']),
+  datetime: (s) => (isDateTime(s) ? [] : ['invalid datetime']),
+};
+
+export function formatFunctions(cel: Cel): CelFunc[] {
+  const { celFunc, celMethod, CelScalar, mapType, listType } = cel;
+  const S = CelScalar.STRING;
+  const OPT = mapType(S, listType(CelScalar.DYN));
+  return [
+    ...Object.keys(FORMATS).map((name) => celFunc(`format.${name}`, [], S, () => MARK + name)),
+    celFunc('format.named', [S], OPT, (name) => (Object.hasOwn(FORMATS, name) ? optionalOf(MARK + name) : optionalNone())),
+    celMethod('validate', S, [S], OPT, function (value) {
+      const judge = this.startsWith(MARK) ? FORMATS[this.slice(MARK.length)] : undefined;
+      if (!judge) throw new Error('no such overload: validate needs a format');
+      const errors = judge(value);
+      return errors.length ? optionalOf(errors) : optionalNone();
+    }),
+  ];
+}
