@@ -14,6 +14,8 @@
 import type { CelInput } from '@bufbuild/cel';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { celRuntime, isCelError, scan, type Cel } from './runtime.ts';
+import { rewriteTwoVariable } from './two-variable.ts';
+import { hasOptionalEntries, optionalCalls, rewriteOptionalSyntax } from './optional-syntax.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { CEL_KUBERNETES_MINOR, declaredFunctions } from './environment.ts';
 import { outcomeStore, packageVersion } from '../../model/stores/outcome-store.ts';
@@ -94,13 +96,12 @@ export function compileOutcome(text: string): CompileOutcome {
   return outcome;
 }
 
-function parses(cel: Cel, text: string): boolean {
-  try {
-    cel.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
+/** A rule parsed, its optional syntax (`.?`, `[?`) made the engine's calls (optional-syntax.ts). */
+function parseRule(cel: Cel, text: string): ReturnType<Cel['parse']> {
+  const parsed = cel.parse(rewriteOptionalSyntax(text) ?? text);
+  // Also without the syntax: a selection on optional.of(...) stays optional.
+  parsed.expr = optionalCalls(cel, parsed.expr!);
+  return parsed;
 }
 
 /** Every function (and namespaced function) name this evaluator implements. */
@@ -115,12 +116,11 @@ export function compileRule(text: string): Compiled {
   const { cel, env, known } = celRuntime();
   let parsed: ReturnType<Cel['parse']>;
   try {
-    parsed = cel.parse(text);
+    parsed = parseRule(cel, text);
   } catch (err) {
-    // Optional field and index syntax (.? and [?) is the cluster's, not this parser's: not judged.
-    const optional = /\.\?|\[\?/.test(text) && parses(cel, text.replace(/\.\?/g, '.').replace(/\[\?/g, '['));
-    c = optional
-      ? { ok: false, why: 'uses optional field or index syntax (.? or [?), which this evaluator does not parse', refused: false }
+    // Optional list and map entries are the cluster's syntax, not this parser's: not judged.
+    c = hasOptionalEntries(text)
+      ? { ok: false, why: 'writes optional list or map entries ([?x], {?k: v}), which this evaluator does not parse', refused: false }
       : { ok: false, why: `compilation failed: ${(err as Error).message.split('\n')[0]}`, refused: true };
     compiled.set(text, c);
     return c;
@@ -131,7 +131,12 @@ export function compileRule(text: string): Compiled {
   scan(parsed.expr, calls, idents, patterns);
   const declared = declaredFunctions(CEL_KUBERNETES_MINOR);
   const undeclared = [...calls].filter((f) => !known.has(f) && !declared.has(f) && !declared.has(f.split('.').pop()!));
-  const unknown = [...calls].filter((f) => !known.has(f));
+  // The rule as written decides what is declared; what the engine runs is the rule with its two-variable
+  // comprehensions made one-variable macros (two-variable.ts).
+  parsed.expr = rewriteTwoVariable(cel, parsed.expr!);
+  const evaluated = new Set<string>();
+  scan(parsed.expr, evaluated, new Set(), new Set());
+  const unknown = [...evaluated].filter((f) => !known.has(f));
   const badPattern = [...patterns].map((p) => [p, re2Problem(p)] as const).find(([, problem]) => problem);
   if (undeclared.length) c = { ok: false, why: `compilation failed: undeclared reference to '${undeclared.join("', '")}'`, refused: true };
   else if (badPattern)

@@ -13,8 +13,10 @@ import { addExact, asFloat, asInt64, compareExact, formatExact, negate, parseExa
 import { compareSemver, formatSemver, parseSemver, parseSemverNormalized, type Semver } from './semver.ts';
 import { containsCIDR, containsIP, formatCIDR, formatIP, ipPredicates, masked, parseCIDR, parseIP } from './net.ts';
 import { authorizerFunctions } from './authorizer.ts';
+import { twoVariableFunctions } from './two-variable.ts';
 import { formatFunctions } from './format.ts';
 import { optionalFunctions } from './optional.ts';
+import { optionalSyntaxFunctions } from './optional-syntax.ts';
 
 type Cel = typeof import('@bufbuild/cel');
 
@@ -330,8 +332,10 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelF
     ...semverFunctions(cel),
     ...jsonPatchFunctions(cel),
     ...optionalFunctions(cel),
+    ...optionalSyntaxFunctions(cel),
     ...formatFunctions(cel),
     ...authorizerFunctions(cel),
+    ...twoVariableFunctions(cel),
   ];
 }
 

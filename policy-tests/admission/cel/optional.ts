@@ -21,8 +21,10 @@ export const optionalNone = (): Optional => new Map<string, readonly CelInput[]>
 
 /** The optional a value is, or undefined for any other value (a map the engine built from a rule's own map among them). */
 export function asOptional(value: unknown): readonly unknown[] | undefined {
-  const map = value as { size?: number; get?: (k: unknown) => unknown } | null;
-  if (typeof map !== 'object' || map === null || typeof map.get !== 'function' || map.size !== 1) return undefined;
+  // Only a map can be one: a list answers get() too, by index.
+  const isMap = value instanceof Map || (typeof value === 'object' && value !== null && Symbol.for('@bufbuild/cel/map') in value);
+  const map = value as { size: number; get: (k: unknown) => unknown };
+  if (!isMap || map.size !== 1) return undefined;
   const held = map.get(OPTIONAL_KEY);
   return held === undefined ? undefined : [...(held as Iterable<unknown>)];
 }

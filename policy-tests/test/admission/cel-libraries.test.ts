@@ -235,3 +235,62 @@ describe('CEL: optional values and the format library, as the API server gives t
     expect(value('optional.none().value()')).toBeInstanceOf(Error);
   });
 });
+
+describe('CEL: two-variable comprehensions, folded as cel-go folds them', () => {
+  it.each([
+    ['[1, 2].all(i, v, v > i)', true],
+    ['[3, 1].all(i, v, v > i)', false],
+    ["{'a': 1, 'b': 2}.exists(k, v, k == 'b' && v == 2)", true],
+    ["{'a': 1, 'b': 2}.existsOne(k, v, v > 0)", false],
+    ['[10, 20].transformList(i, v, i + v) == [10, 21]', true],
+    ['[10, 20, 30].transformList(i, v, i > 0, v * 2) == [40, 60]', true],
+    ["{'a': 1}.transformMap(k, v, v + 1) == {'a': 2}", true],
+    ['[5, 6].transformMap(i, v, v) == {0: 5, 1: 6}', true],
+    ["{'a': 1, 'b': 2}.transformMapEntry(k, v, {v: k}) == {1: 'a', 2: 'b'}", true],
+    // Nested, and shadowed: an inner comprehension's variables are its own.
+    ['[[1, 2], [3]].all(i, xs, xs.all(j, x, x > i))', true],
+    ['[1, 2].all(i, v, [v].exists(i, i == v))', true],
+  ] as const)('%s', (expr, expected) => {
+    const c = compileRule(expr);
+    expect(c.ok, c.ok ? '' : c.why).toBe(true);
+    if (c.ok) expect(c.evaluate({})).toBe(expected);
+  });
+
+  it('refuses a map entry twice, as cel-go does', () => {
+    const c = compileRule("{'a': 1, 'b': 1}.transformMapEntry(k, v, {v: k})");
+    expect(c.ok && (c.evaluate({}) as Error).message).toBe('insert failed: key 1 already exists');
+  });
+});
+
+describe('CEL: optional syntax, as cel-go reads it (the cases of cel-spec tests/simple/testdata/optionals.textproto)', () => {
+  const run = (expr: string, vars: Record<string, unknown> = {}) => {
+    const c = compileRule(expr);
+    if (!c.ok) throw new Error(c.why);
+    const value = c.evaluate(vars as never);
+    return value instanceof Error ? `error: ${value.message}` : value;
+  };
+  it.each([
+    ["{'null_key': dyn(null)}.?null_key.hasValue()", true],
+    ['{true: dyn(0)}[?false].absent.hasValue()', false],
+    ['{}.?null_key.invalid.hasValue()', false],
+    ["optional.of({'c': {'index': 'goodbye'}}).c.index.orValue('default value')", 'goodbye'],
+    ["optional.of({'c': {}}).c.missing.or(optional.of(['list-value'])[0]).orValue('default value')", 'list-value'],
+    ["{'c': {}}.c[?'missing-index'].orValue('default value')", 'default value'],
+    ['has({}.?x.y)', false],
+    ["has({'x': {'y': 'z'}}.?x.y)", true],
+    ["{'key': {'subkey': 'subvalue'}}.?key.optFlatMap(k, k.?subkey).value()", 'subvalue'],
+    ['optional.of(42).optMap(y, y + 1).value()', 43n],
+    ['optional.none().optMap(y, y + 1).hasValue()', false],
+    ["'.?not[?syntax'.size()", 13n],
+    ['[1, 2][?5].orValue(0)', 0n],
+  ] as const)('%s', (expr, expected) => expect(run(expr)).toEqual(expected));
+
+  it('reads a schema value as a rule does: self.?field with a default', () => {
+    const self = new Map([['spec', new Map([['replicas', 3n]])]]);
+    expect(run('self.?spec.?replicas.orValue(1) == 3 && self.?status.?ready.orValue(false) == false', { self })).toBe(true);
+  });
+
+  it('errors where cel-go errors: a field of what is not a map', () => {
+    expect(run('{true: dyn(0)}[?true].absent.hasValue()')).toBe('error: no such key');
+  });
+});
