@@ -8,11 +8,13 @@
  */
 import type { CelFunc } from '@bufbuild/cel';
 import { re2 } from '../../model/core/re2.ts';
-import { charge, concatLists } from './budget.ts';
+import { concatLists } from './budget.ts';
+import { celEquals, compare, items } from './values.ts';
 import { addExact, asFloat, asInt64, compareExact, formatExact, negate, parseExact, type Exact } from './quantity.ts';
 import { compareSemver, formatSemver, parseSemver, parseSemverNormalized, type Semver } from './semver.ts';
 import { containsCIDR, containsIP, formatCIDR, formatIP, ipPredicates, masked, parseCIDR, parseIP } from './net.ts';
 import { authorizerFunctions } from './authorizer.ts';
+import { collectionFunctions } from './collections.ts';
 import { twoVariableFunctions } from './two-variable.ts';
 import { formatFunctions } from './format.ts';
 import { optionalFunctions } from './optional.ts';
@@ -32,55 +34,6 @@ function asURL(text: string): URL | undefined {
     return undefined;
   }
 }
-
-type Seconds = { message: { seconds: bigint; nanos: number } };
-const isSeconds = (v: unknown): v is Seconds =>
-  typeof v === 'object' && v !== null && typeof (v as Seconds).message?.seconds === 'bigint' && typeof (v as Seconds).message?.nanos === 'number';
-const isUint = (v: unknown): v is { value: bigint } =>
-  typeof v === 'object' && v !== null && Symbol.for('@bufbuild/cel/uint') in v && typeof (v as { value?: unknown }).value === 'bigint';
-const order = <T>(a: T, b: T): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** CEL's ordering of two values of one orderable type: ints, uints, doubles, strings, bytes, durations, timestamps. */
-const compare = (a: unknown, b: unknown): number => {
-  if (typeof a === 'bigint' && typeof b === 'bigint') return order(a, b);
-  if (typeof a === 'number' && typeof b === 'number') return order(a, b);
-  if (typeof a === 'string' && typeof b === 'string') return order(a, b);
-  if (isUint(a) && isUint(b)) return order(a.value, b.value);
-  if (a instanceof Uint8Array && b instanceof Uint8Array) {
-    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return order(a[i]!, b[i]!);
-    return order(a.length, b.length);
-  }
-  if (isSeconds(a) && isSeconds(b) && (a as object).constructor === (b as object).constructor)
-    return order(a.message.seconds, b.message.seconds) || order(a.message.nanos, b.message.nanos);
-  return fail('no such overload: lists of mixed or unordered types');
-};
-
-/** CEL's ==, deep: lists by element, maps by key, numbers across int, uint and double, bytes by content. */
-function celEquals(a: unknown, b: unknown): boolean {
-  const num = (v: unknown): number | bigint | undefined => (typeof v === 'bigint' || typeof v === 'number' ? v : isUint(v) ? v.value : undefined);
-  const [x, y] = [num(a), num(b)];
-  if (x !== undefined && y !== undefined) return typeof x === typeof y ? x === y : Number(x) === Number(y);
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return a.length === b.length && a.every((v, i) => v === b[i]);
-  if (isSeconds(a) && isSeconds(b)) return compare(a, b) === 0;
-  const listish = (v: unknown) => typeof v === 'object' && v !== null && Symbol.for('@bufbuild/cel/list') in v;
-  const mapish = (v: unknown) => typeof v === 'object' && v !== null && Symbol.for('@bufbuild/cel/map') in v;
-  if (listish(a) && listish(b)) {
-    const [xs, ys] = [[...(a as Iterable<unknown>)], [...(b as Iterable<unknown>)]];
-    return xs.length === ys.length && xs.every((v, i) => celEquals(v, ys[i]));
-  }
-  if (mapish(a) && mapish(b)) {
-    const [ma, mb] = [a as { size: number; keys(): Iterable<unknown>; get(k: unknown): unknown }, b as { size: number; get(k: unknown): unknown }];
-    return ma.size === mb.size && [...ma.keys()].every((k) => mb.get(k) !== undefined && celEquals(ma.get(k), mb.get(k)));
-  }
-  return a === b;
-}
-
-/** A list's elements, each charged to the runtime cost (budget.ts): cel-go charges these functions by the list's size. */
-const items = (list: unknown): unknown[] => {
-  const out = [...(list as Iterable<unknown>)];
-  charge(out.length);
-  return out;
-};
 
 /** The scalar types the added functions are declared with. */
 function types(cel: Cel) {
@@ -336,6 +289,7 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelF
     ...formatFunctions(cel),
     ...authorizerFunctions(cel),
     ...twoVariableFunctions(cel),
+    ...collectionFunctions(cel),
   ];
 }
 

@@ -30,11 +30,24 @@ const TEMPLATES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
   transformMapEntry: { 1: '__mergemaps__(__pairs__(__R__).map(__KV__, __A__))', 2: '__mergemaps__(__pairs__(__R__).filter(__KV__, __A__).map(__KV__, __B__))' },
 };
 
+/** sortBy(e, key), the lists extension's one macro: the list sorted by each element's key (collections.ts). */
+const SORT_BY = '__sortby__(__R__, __R2__.map(__E__, __A__))';
+
 /** Rewrites every two-variable comprehension of a parsed expression, innermost first; other nodes are walked in place. */
 export function rewriteTwoVariable(cel: Cel, e: Expr, counter = { n: 0 }): Expr {
   mapChildren(e, (child) => rewriteTwoVariable(cel, child, counter));
   if (e.exprKind.case !== 'callExpr') return e;
   const call = e.exprKind.value;
+  if (call.function === 'sortBy' && call.target && call.args.length === 2 && identName(call.args[0]) !== undefined) {
+    const target = call.target;
+    const holes = new Map<string, () => Expr>([
+      ['__R__', () => target],
+      ['__R2__', () => structuredClone(target)],
+      ['__A__', () => call.args[1]!],
+    ]);
+    // The macro binds the rule's own variable name: the key expression reads it as written.
+    return replaceIdents(cel.parse(SORT_BY.replace('__E__', identName(call.args[0])!)).expr as Expr, holes);
+  }
   const template = TEMPLATES[call.function]?.[call.args.length - 2];
   const [k, v] = [identName(call.args[0]), identName(call.args[1])];
   if (!template || !call.target || k === undefined || v === undefined) return e;

@@ -294,3 +294,32 @@ describe('CEL: optional syntax, as cel-go reads it (the cases of cel-spec tests/
     expect(run('{true: dyn(0)}[?true].absent.hasValue()')).toBe('error: no such key');
   });
 });
+
+describe('CEL: the sets and lists extensions', () => {
+  it.each([
+    ['sets.contains([1, 2, 3], [3, 1])', true],
+    ['sets.equivalent([1, 1, 2], [2, 1])', true],
+    ['sets.intersects([1], [2])', false],
+    ['lists.range(3) == [0, 1, 2]', true],
+    ['[1, 2, 3, 4].slice(1, 3) == [2, 3]', true],
+    ['[[1], [2, [3]]].flatten() == [1, 2, [3]]', true],
+    ['[[1], [2, [3]]].flatten(2) == [1, 2, 3]', true],
+    ['[1, 2, 1, 3].distinct() == [1, 2, 3]', true],
+    ['[1, 2].reverse() == [2, 1]', true],
+    ["'abc'.reverse()", 'cba'],
+    ['[3, 1, 2].sort() == [1, 2, 3]', true],
+    ["[{'n': 2}, {'n': 1}].sortBy(e, e.n) == [{'n': 1}, {'n': 2}]", true],
+    ['[1, 2].first().value() == 1 && ![].last().hasValue()', true],
+  ] as const)('%s', (expr, expected) => {
+    const c = compileRule(expr);
+    expect(c.ok, c.ok ? '' : c.why).toBe(true);
+    if (c.ok) expect(c.evaluate({})).toBe(expected);
+  });
+
+  it('errors where cel-go errors: a slice past the end, a list of mixed types sorted', () => {
+    for (const expr of ['[1, 2].slice(1, 3)', "[1, 'a'].sort()", '[1].flatten(-1)']) {
+      const c = compileRule(expr);
+      expect(c.ok && c.evaluate({}) instanceof Error, expr).toBe(true);
+    }
+  });
+});
