@@ -81,6 +81,7 @@ export function collectionFunctions(cel: Cel): CelFunc[] {
     }),
     // The strings extension's reverse (its version 3), which the engine's strings extension lacks: by code point.
     celMethod('reverse', CelScalar.STRING, [], CelScalar.STRING, function () {
+      // oxlint-disable-next-line typescript/no-misused-spread -- cel-go reverses by rune, a code point: what spreading a string gives
       return [...this].reverse().join('');
     }),
     celMethod('sort', LIST, [], LIST, function () {
