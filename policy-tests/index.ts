@@ -47,7 +47,7 @@ export { buildGate } from './build.mjs';
 // Snapshot what each Application applies (the rendered diff).
 export { snapshot, type Snapshot } from './gate/snapshot.ts';
 export { ruleViolations } from './admission/cel/crd-rules.ts';
-export * as conformance from './admission/conformance.ts';
+export * as conformance from './admission/upstream/conformance.ts';
 
 // Generated documentation: the check table, the sync waves, docs/invariants.md.
 export { checkTable, withBlock, withCheckTable } from './gate/report/check-table.ts';

@@ -1,7 +1,7 @@
 /**
  * Measures the admission layer against Kubernetes' own test data, read from
  * upstream checkouts given by path (nothing upstream is committed):
- *   npm run conformance -- --pod-security ../pod-security-admission --apiserver ../apiserver
+ *   npm run conformance -- --pod-security ../pod-security-admission --apiserver ../apiserver --apiextensions ../apiextensions-apiserver
  * and prints agreement per control and per library, then every disagreement.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -34,6 +34,14 @@ function podSecurityFixtures(root: string, minor: number): conformance.PodSecuri
   return out;
 }
 
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
 const percent = (a: number, b: number) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)}%`);
 
 function report(title: string, a: Agreement, print: (t: string) => void): void {
@@ -47,42 +55,45 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
   return runCommand(
     {
       name: 'conformance',
-      usage: 'conformance [--pod-security <pod-security-admission checkout>] [--apiserver <apiserver checkout>] [--kubernetes 1.NN]',
+      usage: 'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--kubernetes 1.NN]',
       help: `Measures the gate's admission layer against Kubernetes' own test data, in
 checkouts you fetch yourself (nothing upstream is committed):
   --pod-security DIR  k8s.io/pod-security-admission: every fixture of
                       test/testdata/{baseline,restricted}/v1.NN/{pass,fail}
   --apiserver DIR     k8s.io/apiserver: the CEL library function list of
-                      pkg/cel/library/library_compatibility_test.go
+                      pkg/cel/library/library_compatibility_test.go, and
+                      the cases of pkg/cel/library/*_test.go
+  --apiextensions DIR k8s.io/apiextensions-apiserver: TestValidationExpressions
+                      (pkg/apiserver/schema/cel/validation_test.go)
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
 Prints agreement per control and per library, then each disagreement.
 Exit status: 0 measured (agreement is a figure, not a verdict), 1 a checkout
 cannot be read, 2 a usage error. Reads no environment variables.`,
-      options: { 'pod-security': { type: 'string' }, apiserver: { type: 'string' }, kubernetes: { type: 'string' } },
+      options: { 'pod-security': { type: 'string' }, apiserver: { type: 'string' }, apiextensions: { type: 'string' }, kubernetes: { type: 'string' } },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
         const psa = values['pod-security'] as string | undefined;
         const apiserver = values.apiserver as string | undefined;
-        if (!psa && !apiserver) throw new UsageError('give --pod-security and/or --apiserver: the upstream checkouts to measure against');
+        const apiextensions = values.apiextensions as string | undefined;
+        if (!psa && !apiserver && !apiextensions)
+          throw new UsageError('give --pod-security, --apiserver or --apiextensions: the upstream checkouts to measure against');
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
         const minor = version ? Number(version.split('.')[1]) : factsKubernetesMinor(REPO_ROOT);
         if (psa) report(`Pod Security fixtures, v1.${minor}`, conformance.podSecurityAgreement(podSecurityFixtures(psa, minor)), print);
         if (apiserver) {
           const file = join(apiserver, 'pkg/cel/library/library_compatibility_test.go');
-          let source: string;
-          try {
-            source = readFileSync(file, 'utf8');
-          } catch (err) {
-            throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-          }
-          const names = conformance.libraryFunctionNames(source, minor);
+          const names = conformance.libraryFunctionNames(readText(file), minor);
           report(`CEL library functions up to 1.${minor}`, conformance.functionAgreement(names), print);
           const dir = join(apiserver, 'pkg/cel/library');
           const cases = listDir(dir)
             .filter((f) => f.endsWith('_test.go'))
             .flatMap((f) => conformance.libraryCases(f, readFileSync(join(dir, f), 'utf8')));
           report('CEL library test cases (pkg/cel/library)', conformance.libraryAgreement(cases), print);
+        }
+        if (apiextensions) {
+          const table = conformance.validationExpressionCases(readText(join(apiextensions, 'pkg/apiserver/schema/cel/validation_test.go')));
+          report('CRD rule cases (TestValidationExpressions)', conformance.validationAgreement(table), print);
         }
         return 0;
       },

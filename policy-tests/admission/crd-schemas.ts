@@ -7,7 +7,7 @@
  */
 import type { Resource } from '../model/core/manifest.ts';
 import { crdsFromObjects, loadRepoCrds } from '../schema/repo-crds.ts';
-import type { JsonSchemaNode } from './cel/crd-rules.ts';
+import type { JsonSchemaNode } from './cel/schema-node.ts';
 
 export interface CrdSchema {
   /** `<file>` of the CRD, or the bundled schema's file name. */

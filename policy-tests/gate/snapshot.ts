@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applications, normalizeSourcePath, owningApplication, type ArgoApp } from '../model/argocd/argocd.ts';
 import type { Repo } from '../model/repository/repo.ts';
-import type { JsonSchemaNode } from '../admission/cel/crd-rules.ts';
+import type { JsonSchemaNode } from '../admission/cel/schema-node.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
 import { loadTree, renderTree } from './pipeline.ts';
 

@@ -11,7 +11,8 @@
  */
 import { AUTHORIZER, AUTHORIZER_DECISION_UNKNOWN, AUTHORIZER_DECISIONS, NOT_JUDGED_MARK } from './authorizer.ts';
 import type { CelInput } from '@bufbuild/cel';
-import { compileRule, evaluateMetered, toCel, type NotJudged } from './crd-rules.ts';
+import { compileRule, evaluateMetered, type NotJudged } from './crd-rules.ts';
+import { toCel } from './to-cel.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 
 type Obj = Record<string, any>;

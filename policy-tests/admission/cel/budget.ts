@@ -74,9 +74,12 @@ class MeteredList {
   readonly [LIST] = {};
   readonly #items: CelInput[];
   readonly #length: number;
-  constructor(items: CelInput[], length: number) {
+  /** The schema's x-kubernetes-list-type (set or map, with its keys), which decides equality and concatenation (list-types.ts). */
+  readonly listType: ListType | undefined;
+  constructor(items: CelInput[], length: number, listType?: ListType) {
     this.#items = items;
     this.#length = length;
+    this.listType = listType;
   }
   get size(): number {
     return this.#length;
@@ -98,7 +101,7 @@ class MeteredList {
     const owned = this.#items.length === this.#length;
     const items = owned ? this.#items : this.#items.slice(0, this.#length);
     for (const v of more) items.push(v);
-    return new MeteredList(items, items.length);
+    return new MeteredList(items, items.length, this.listType);
   }
 }
 
@@ -160,7 +163,16 @@ class MeteredMap {
   }
 }
 
-/** A list of these (already converted) elements. */
-export const meteredList = (items: CelInput[]): CelInput => new MeteredList(items, items.length) as unknown as CelInput;
+/** A list of these (already converted) elements, of the schema's list type. */
+export const meteredList = (items: CelInput[], listType?: ListType): CelInput => new MeteredList(items, items.length, listType) as unknown as CelInput;
+
+/** A set or map list's type, as the schema declares it; an atomic list has none. */
+export interface ListType {
+  type: 'set' | 'map';
+  keys: readonly string[];
+}
+
+/** The list type a value carries, when it is a list read from a schema that declares one. */
+export const listTypeOf = (v: unknown): ListType | undefined => (v instanceof MeteredList ? v.listType : undefined);
 /** Wraps the engine's map of these (already converted) entries. */
 export const meteredMap = (inner: unknown): CelInput => new MeteredMap(inner as CelMapLike) as unknown as CelInput;

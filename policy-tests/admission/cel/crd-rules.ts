@@ -14,33 +14,15 @@
 import type { CelInput } from '@bufbuild/cel';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { celRuntime, isCelError, scan, type Cel } from './runtime.ts';
+import { InvalidData, toCel } from './to-cel.ts';
+import type { JsonSchemaNode, ValidationRule } from './schema-node.ts';
 import { rewriteTwoVariable } from './two-variable.ts';
+import { undeclaredFields } from './schema-fields.ts';
 import { hasOptionalEntries, optionalCalls, rewriteOptionalSyntax } from './optional-syntax.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { CEL_KUBERNETES_MINOR, declaredFunctions } from './environment.ts';
 import { outcomeStore, packageVersion } from '../../model/stores/outcome-store.ts';
-import { CostLimitExceeded, PER_CALL_LIMIT, RUNTIME_BUDGET, metered, meteredList, meteredMap } from './budget.ts';
-
-export interface JsonSchemaNode {
-  type?: string | string[];
-  format?: string;
-  default?: unknown;
-  properties?: Record<string, JsonSchemaNode>;
-  additionalProperties?: boolean | JsonSchemaNode;
-  items?: JsonSchemaNode;
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-validations'?: ValidationRule[];
-  [key: string]: unknown;
-}
-
-export interface ValidationRule {
-  rule: string;
-  message?: string;
-  messageExpression?: string;
-  fieldPath?: string;
-  reason?: string;
-  optionalOldSelf?: boolean;
-}
+import { CostLimitExceeded, PER_CALL_LIMIT, RUNTIME_BUDGET, metered } from './budget.ts';
 
 export interface RuleViolation {
   path: PathSegment[];
@@ -61,7 +43,7 @@ export interface NotJudged {
  * the function, this evaluator does not).
  */
 type Compiled =
-  | { ok: true; transition: boolean; calls: ReadonlySet<string>; evaluate: (vars: Record<string, CelInput>) => unknown }
+  | { ok: true; transition: boolean; calls: ReadonlySet<string>; expr: ReturnType<Cel['parse']>['expr']; evaluate: (vars: Record<string, CelInput>) => unknown }
   | { ok: false; why: string; refused: boolean };
 
 const compiled = new Map<string, Compiled>();
@@ -71,7 +53,7 @@ const compiled = new Map<string, Compiled>();
  * version and this folder's code, the Kubernetes libraries among it) and every input: a warm run whose rules
  * and objects are unchanged never loads the CEL runtime.
  */
-const celOutcomes = outcomeStore<CompileOutcome | { message: string | null; cost: number; overLimit: boolean }>(
+const celOutcomes = outcomeStore<CompileOutcome | { message: string | null; cost: number; overLimit: boolean } | { fields: string[] }>(
   'cel',
   // The gate's code and Node's version join every key (outcome-store.ts); the engines are named here.
   () => `${packageVersion('@bufbuild/cel')}\0${packageVersion('@bufbuild/re2')}`,
@@ -149,52 +131,13 @@ export function compileRule(text: string): Compiled {
   else {
     try {
       const program = cel.plan(env, parsed);
-      c = { ok: true, transition: idents.has('oldSelf'), calls, evaluate: (vars) => program(vars as never) };
+      c = { ok: true, transition: idents.has('oldSelf'), calls, expr: parsed.expr, evaluate: (vars) => program(vars as never) };
     } catch (err) {
       c = { ok: false, why: `this evaluator cannot plan it: ${(err as Error).message.split('\n')[0]}`, refused: false };
     }
   }
   compiled.set(text, c);
   return c;
-}
-
-const types = (s: JsonSchemaNode): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []);
-
-const durations = new Map<string, CelInput>();
-function special(fn: 'duration' | 'timestamp', text: string): CelInput {
-  const key = `${fn}:${text}`;
-  let v = durations.get(key);
-  if (v === undefined) {
-    const r = celRuntime().cel.run(`${fn}(s)`, { s: text });
-    v = isCelError(r) ? text : (r as CelInput);
-    durations.set(key, v);
-  }
-  return v;
-}
-
-/** A JSON value as CEL sees it under this schema node. */
-export function toCel(value: unknown, schema: JsonSchemaNode | undefined): CelInput {
-  if (value === null || value === undefined) return null;
-  const s = schema ?? {};
-  if (typeof value === 'number') return (types(s).includes('number') && !s['x-kubernetes-int-or-string']) || !Number.isInteger(value) ? value : BigInt(value);
-  if (typeof value === 'string') {
-    if (s.format === 'duration') return special('duration', value);
-    if (s.format === 'date-time') return special('timestamp', value);
-    // As the API server types them: a date is the timestamp of its midnight (UTC), a byte string its decoded bytes.
-    if (s.format === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(value)) return special('timestamp', `${value}T00:00:00Z`);
-    if (s.format === 'byte' && /^[A-Za-z0-9+/]*={0,2}$/.test(value) && value.length % 4 === 0) return new Uint8Array(Buffer.from(value, 'base64'));
-    return value;
-  }
-  if (typeof value === 'boolean') return value;
-  // Lists and maps are metered (budget.ts): each element a rule walks counts against the API server's limits.
-  const { cel } = celRuntime();
-  if (Array.isArray(value)) return meteredList(value.map((v) => toCel(v, s.items)));
-  const out = new Map<string, CelInput>();
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    const sub = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
-    out.set(k, toCel(v, sub));
-  }
-  return meteredMap(cel.celMap(out));
 }
 
 /** What one evaluation gave, under the per-call limit: its value, its cost, and whether it ran out. */
@@ -257,7 +200,8 @@ export function ruleViolations(schema: JsonSchemaNode, object: unknown, old?: un
     for (const r of s['x-kubernetes-validations'] ?? []) {
       const c = compileOutcome(r.rule);
       if (!c.ok) continue;
-      if (c.transition && oldValue === undefined) continue;
+      // No old value (absent, or null) and the rule reads oldSelf: the API server skips it.
+      if (c.transition && (oldValue === undefined || oldValue === null)) continue;
       if (only === 'transition' && !c.transition) continue;
       const outcome = ruleMessage(r, s, value, c.transition ? oldValue : undefined);
       remaining -= outcome.cost;
@@ -321,12 +265,37 @@ interface RuleOutcome {
  * The message of a rule a value breaks, or null when it holds, with what the evaluation cost: evaluated once per
  * rule, schema node and value across runs.
  */
+/**
+ * The fields a rule selects that its schema node does not declare (schema-fields.ts): the API server's type check
+ * refuses the CRD for each. Kept by rule and node, so a warm run does not load the CEL runtime.
+ */
+export function undeclaredFieldsOf(text: string, schema: JsonSchemaNode, isRoot = false): string[] {
+  const key = ['fields', text, schemaJson(schema), String(isRoot)];
+  const known = celOutcomes.get(key);
+  if (known && 'fields' in known) return known.fields;
+  const c = compileRule(text);
+  const fields = c.ok && c.expr ? undeclaredFields(c.expr, schema, isRoot) : [];
+  celOutcomes.set(key, { fields });
+  return fields;
+}
+
+/** A value as a store key: JSON, with an integer past a double's range (a bigint) written exactly. */
+const keyText = (value: unknown): string => JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)) ?? '';
+
 function ruleMessage(r: ValidationRule, s: JsonSchemaNode, value: unknown, oldValue: unknown): RuleOutcome {
-  const key = ['eval', JSON.stringify(r), schemaJson(s), JSON.stringify(value) ?? '', JSON.stringify(oldValue) ?? ''];
+  const key = ['eval', JSON.stringify(r), schemaJson(s), keyText(value), keyText(oldValue)];
   const known = celOutcomes.get(key) as RuleOutcome | undefined;
   if (known && typeof known.cost === 'number') return known;
   const c = compileRule(r.rule) as Extract<Compiled, { ok: true }>;
-  const vars: Record<string, CelInput> = { self: toCel(value, s), ...(c.transition ? { oldSelf: toCel(oldValue, s) } : {}) };
+  let vars: Record<string, CelInput>;
+  try {
+    vars = { self: toCel(value, s), ...(c.transition ? { oldSelf: toCel(oldValue, s) } : {}) };
+  } catch (err) {
+    if (!(err instanceof InvalidData)) throw err;
+    const outcome: RuleOutcome = { message: `${REASONS[r.reason ?? 'FieldValueInvalid'] ?? r.reason}: ${err.message}`, cost: 0, overLimit: false };
+    celOutcomes.set(key, outcome);
+    return outcome;
+  }
   const run = evaluateMetered(() => c.evaluate(vars));
   let message: string | null = null;
   if (!run.overLimit && run.value !== true) {

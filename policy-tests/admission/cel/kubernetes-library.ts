@@ -6,15 +6,15 @@
  * methods take that string, so a rule reads exactly as it would in the API
  * server.
  */
-import type { CelFunc } from '@bufbuild/cel';
+import type { CelFunc, CelType } from '@bufbuild/cel';
 import { re2 } from '../../model/core/re2.ts';
-import { concatLists } from './budget.ts';
 import { celEquals, compare, items } from './values.ts';
 import { addExact, asFloat, asInt64, compareExact, formatExact, negate, parseExact, type Exact } from './quantity.ts';
 import { compareSemver, formatSemver, parseSemver, parseSemverNormalized, type Semver } from './semver.ts';
 import { containsCIDR, containsIP, formatCIDR, formatIP, ipPredicates, masked, parseCIDR, parseIP } from './net.ts';
 import { authorizerFunctions } from './authorizer.ts';
 import { collectionFunctions } from './collections.ts';
+import { listTypeFunctions } from './list-types.ts';
 import { twoVariableFunctions } from './two-variable.ts';
 import { formatFunctions } from './format.ts';
 import { optionalFunctions } from './optional.ts';
@@ -165,6 +165,9 @@ function urlFunctions(cel: Cel): CelFunc[] {
       return asURL(this)?.port ?? '';
     }),
     celMethod('getEscapedPath', S, [], S, function () {
+      // Go's EscapedPath: empty when the URL names no path (https://example.com), where a JavaScript URL says '/'.
+      const afterHost = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*(.*)$/.exec(this)?.[1];
+      if (afterHost !== undefined && !afterHost.startsWith('/')) return '';
       return asURL(this)?.pathname ?? '';
     }),
     celMethod('getQuery', S, [], cel.mapType(S, cel.listType(S)), function () {
@@ -271,12 +274,11 @@ function networkFunctions(cel: Cel): CelFunc[] {
  * (loaded only when a rule is first compiled, so a gate run with no rule to
  * judge never loads it).
  */
-export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelFunc[] {
-  // Replaces the standard list concatenation (same overload id), which makes map() and filter() quadratic.
-  const concat = cel.celFunc('_+_', [types(cel).LIST, types(cel).LIST], types(cel).LIST, concatLists);
+export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[], duration: CelType): CelFunc[] {
   return [
     ...strings,
-    concat,
+    // Replace the standard concatenation and equality (same overload ids): linear, and aware of set and map lists.
+    ...listTypeFunctions(cel),
     ...listFunctions(cel),
     ...regexFunctions(cel),
     ...urlFunctions(cel),
@@ -290,6 +292,11 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[]): CelF
     ...authorizerFunctions(cel),
     ...twoVariableFunctions(cel),
     ...collectionFunctions(cel),
+    // cel-go's getMilliseconds on a duration is the whole duration in milliseconds; the engine's gives only its fraction.
+    cel.celMethod('getMilliseconds', duration, [], types(cel).I, function () {
+      const d = (this as unknown as { message: { seconds: bigint; nanos: number } }).message;
+      return d.seconds * 1000n + BigInt(Math.trunc(d.nanos / 1_000_000));
+    }),
   ];
 }
 

@@ -34,9 +34,15 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-/** A value CEL counts as zero: false, 0, 0.0, "", empty bytes, an empty list or map. */
+/** A value CEL counts as zero: false, 0, 0u, 0.0, "", empty bytes, an empty list or map, a zero duration, the zero timestamp (0001-01-01). */
 function isZero(value: unknown): boolean {
   if (value === false || value === 0n || value === 0 || value === '' || value === null) return true;
+  const v = value as { value?: unknown; message?: { seconds?: unknown; nanos?: unknown; $typeName?: string } } | undefined;
+  if (typeof v === 'object' && v !== null && Symbol.for('@bufbuild/cel/uint') in v) return v.value === 0n;
+  if (typeof v?.message?.seconds === 'bigint') {
+    const zeroSeconds = v.message.$typeName === 'google.protobuf.Timestamp' ? -62135596800n : 0n;
+    return v.message.seconds === zeroSeconds && v.message.nanos === 0;
+  }
   if (value instanceof Uint8Array) return value.length === 0;
   const sized = value as { size?: unknown; length?: unknown } | undefined;
   if (typeof sized === 'object' && sized !== null) return sized.size === 0 || sized.length === 0;

@@ -23,7 +23,8 @@ export function celRuntime(): Runtime {
     const require = createRequire(import.meta.url);
     const cel = require('@bufbuild/cel') as Cel;
     const { strings } = require('@bufbuild/cel/ext') as { strings: CelFunc[] };
-    const funcs = kubernetesFunctions(cel, strings);
+    const { DurationSchema } = require('@bufbuild/protobuf/wkt') as { DurationSchema: Parameters<Cel['objectType']>[0] };
+    const funcs = kubernetesFunctions(cel, strings, cel.objectType(DurationSchema));
     runtime = { cel, env: cel.celEnv({ funcs }), known: knownFunctions(funcs) };
   }
   return runtime;

@@ -5,7 +5,8 @@
  * compile), and a schema `pattern` RE2 cannot compile. Such a CRD never
  * reaches the cluster, so everything that needs it fails to sync.
  */
-import { compileOutcome } from '../../admission/cel/crd-rules.ts';
+import { compileOutcome, undeclaredFieldsOf } from '../../admission/cel/crd-rules.ts';
+import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
@@ -32,7 +33,7 @@ function* schemaNodes(node: unknown, path: PathSegment[]): Generator<[Node, Path
 export const crdAcceptedCheck: PolicyCheck = {
   id: 'crd-accepted',
   description:
-    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (no syntax error, no function the cluster does not declare, no constant pattern RE2 refuses), and each schema pattern is RE2 (invariants P1).",
+    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (no syntax error, no function the cluster does not declare, no field its schema node does not declare, no constant pattern RE2 refuses), and each schema pattern is RE2 (invariants P1).",
   invariants: ['P1'],
   remediation: 'fix the rule or the pattern the finding names; patterns are RE2 (no lookaround, no backreferences), as in Go',
   reads: { kinds: ['CustomResourceDefinition'] },
@@ -60,11 +61,12 @@ export const crdAcceptedCheck: PolicyCheck = {
               const text = (rule as Node)?.[field];
               if (typeof text !== 'string') continue;
               const c = compileOutcome(text);
-              if (!c.ok && c.refused)
-                ctx.fail(
-                  { resource: r, path: [...path, 'x-kubernetes-validations', i, field] },
-                  `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)} is refused: ${c.why}`,
-                );
+              const at = { resource: r, path: [...path, 'x-kubernetes-validations', i, field] };
+              if (!c.ok && c.refused) ctx.fail(at, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)} is refused: ${c.why}`);
+              // Type-checked against its node: a field the node does not declare is a compile error too.
+              else if (c.ok)
+                for (const problem of undeclaredFieldsOf(text, node as JsonSchemaNode, path.length === root.length))
+                  ctx.fail(at, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)} is refused: compilation failed: ${problem}`);
             }
           }
         }

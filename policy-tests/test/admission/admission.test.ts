@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { getConformanceSuite } from '@bufbuild/cel-spec/testdata/tests.js';
-import { compileRule, ruleCoverage, ruleViolations, type JsonSchemaNode } from '../../admission/cel/crd-rules.ts';
+import { compileRule, ruleCoverage, ruleViolations } from '../../admission/cel/crd-rules.ts';
+import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { CONTROLS, levelsFor, podSecurityViolations } from '../../admission/pod-security/pod-security.ts';
 import { builtinResourceName, policyCoverage, policyDecisions } from '../../admission/cel/admission-policies.ts';
 import { validateBuiltin } from '../../admission/validation/kinds.ts';

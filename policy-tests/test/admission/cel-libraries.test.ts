@@ -5,8 +5,9 @@
  * queries, JSON Patch keys, and the linear list concatenation.
  */
 import { describe, expect, it } from 'vitest';
-import { compileRule, ruleViolations, type JsonSchemaNode } from '../../admission/cel/crd-rules.ts';
-import { fixtureCheck, libraryAgreement, libraryCases, libraryFunctionNames, podSecurityAgreement } from '../../admission/conformance.ts';
+import { compileRule, ruleViolations } from '../../admission/cel/crd-rules.ts';
+import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
+import { fixtureCheck, libraryAgreement, libraryCases, libraryFunctionNames, podSecurityAgreement } from '../../admission/upstream/conformance.ts';
 import { asOptional } from '../../admission/cel/optional.ts';
 
 const cases: [string, unknown][] = [
@@ -321,5 +322,51 @@ describe('CEL: the sets and lists extensions', () => {
       const c = compileRule(expr);
       expect(c.ok && c.evaluate({}) instanceof Error, expr).toBe(true);
     }
+  });
+});
+
+describe('CEL: values as the API server hands them to a rule', () => {
+  const schema = (props: Record<string, JsonSchemaNode>, rule: string): JsonSchemaNode => ({
+    type: 'object',
+    properties: props,
+    'x-kubernetes-validations': [{ rule }],
+  });
+  it('a map list is equal to another with its entries in any order, and concatenation replaces by key', () => {
+    const entry = { type: 'object', properties: { k: { type: 'string' }, v: { type: 'integer' } } };
+    const list = { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'], items: entry };
+    const object = {
+      a: [
+        { k: 'x', v: 1 },
+        { k: 'y', v: 2 },
+      ],
+      b: [
+        { k: 'y', v: 2 },
+        { k: 'x', v: 1 },
+      ],
+      c: [{ k: 'x', v: 9 }],
+    };
+    expect(
+      ruleViolations(schema({ a: list, b: list, c: list }, 'self.a == self.b && self.a + self.c == [{"k": "x", "v": 9}, {"k": "y", "v": 2}]'), object),
+    ).toEqual([]);
+    // An atomic list keeps its order.
+    const atomic = { type: 'array', items: entry };
+    expect(ruleViolations(schema({ a: atomic, b: atomic }, 'self.a == self.b'), object)).toHaveLength(1);
+  });
+
+  it('a field set to null is absent; data the schema does not describe is refused before the rule runs', () => {
+    expect(ruleViolations(schema({ s: { type: 'string', nullable: true } }, '!has(self.s)'), { s: null })).toEqual([]);
+    expect(ruleViolations(schema({ o: { type: 'object', properties: {} } }, 'true'), { o: [] }).map((v) => v.message)).toEqual([
+      'Invalid value: invalid data, expected a map for the provided schema with type=object',
+    ]);
+  });
+
+  it.each([
+    ["duration('1h2m3s4ms').getMilliseconds()", 3723004n],
+    ["url('https://example.com').getEscapedPath()", ''],
+    ["url('https://example.com/a%20b').getEscapedPath()", '/a%20b'],
+    ["optional.ofNonZeroValue(duration('0s')).hasValue() || optional.ofNonZeroValue(uint(0)).hasValue()", false],
+  ] as const)('%s', (expr, expected) => {
+    const c = compileRule(expr);
+    expect(c.ok && c.evaluate({})).toBe(expected);
   });
 });

@@ -6,7 +6,8 @@
  * rules it has a function for that the evaluator lacks stay not judged.
  */
 import { describe, expect, it } from 'vitest';
-import { compileRule, ruleViolations, type JsonSchemaNode } from '../../admission/cel/crd-rules.ts';
+import { compileRule, ruleViolations } from '../../admission/cel/crd-rules.ts';
+import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { PER_CALL_LIMIT } from '../../admission/cel/budget.ts';
 import { policyDecisions } from '../../admission/cel/admission-policies.ts';
 import { crdsFromObjects } from '../../schema/repo-crds.ts';

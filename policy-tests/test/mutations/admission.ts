@@ -221,6 +221,18 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: 'a CRD whose rule selects a field its schema node does not declare (the type check refuses it)',
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crd(
+          '                limits:\n                  type: object\n                  properties:\n                    max:\n                      type: integer\n                  x-kubernetes-validations:\n                    - rule: "self.min <= self.max"',
+        ),
+      ),
+    at: '- rule: "self.min <= self.max"',
+  },
+  {
+    check: 'crd-accepted',
     why: 'a CRD whose schema pattern is not RE2 (a backreference)',
     mutate: (c) => c.write(CRD_FILE, crd("                  pattern: '^(a)\\1$'")),
     at: 'pattern:',

@@ -5,11 +5,13 @@
  *   - Pod Security: k8s.io/pod-security-admission's generated fixtures,
  *     test/testdata/<level>/v1.<minor>/{pass,fail}/<check><n>.yaml;
  *   - the CEL libraries' function list: the names
- *     k8s.io/apiserver's library_compatibility_test.go assigns to a release.
+ *     k8s.io/apiserver's library_compatibility_test.go assigns to a release;
+ *   - the cases of TestValidationExpressions (validation-expressions.ts).
  */
-import { OVERRIDDEN_AT_RESTRICTED, podSecurityViolations, type Level } from './pod-security/pod-security.ts';
-import { compileRule, evaluateMetered, implementedFunctions } from './cel/crd-rules.ts';
-import { asOptional } from './cel/optional.ts';
+import { OVERRIDDEN_AT_RESTRICTED, podSecurityViolations, type Level } from '../pod-security/pod-security.ts';
+import { compileRule, evaluateMetered, implementedFunctions } from '../cel/crd-rules.ts';
+import { asOptional } from '../cel/optional.ts';
+import { count, emptyAgreement, type Agreement } from './agreement.ts';
 
 /** A CEL list the engine gives against a plain one: by element. */
 const celValueEquals = (a: unknown, b: unknown): boolean =>
@@ -22,27 +24,6 @@ export interface PodSecurityFixture {
   check: string;
   file: string;
   pod: Record<string, unknown>;
-}
-
-export interface Agreement {
-  /** Per upstream check id (lower-cased, as the fixtures name it): cases and those the gate agrees with. */
-  byGroup: Map<string, { cases: number; agree: number }>;
-  total: number;
-  agree: number;
-  disagreements: { group: string; file: string; why: string }[];
-}
-
-const emptyAgreement = (): Agreement => ({ byGroup: new Map(), total: 0, agree: 0, disagreements: [] });
-
-function count(a: Agreement, group: string, ok: boolean, file: string, why: string): void {
-  const g = a.byGroup.get(group) ?? { cases: 0, agree: 0 };
-  g.cases++;
-  a.total++;
-  if (ok) {
-    g.agree++;
-    a.agree++;
-  } else a.disagreements.push({ group, file, why });
-  a.byGroup.set(group, g);
 }
 
 /** The fixture's check from its file name: `procmount_restricted0.yaml` → `procmount_restricted`. */
@@ -246,3 +227,6 @@ export function libraryAgreement(cases: readonly LibraryCase[]): Agreement {
   }
   return a;
 }
+
+export type { Agreement };
+export { validationAgreement, validationExpressionCases } from './validation-expressions.ts';

@@ -1,0 +1,91 @@
+/**
+ * What the API server's type check refuses of a rule at its schema node,
+ * for the selections it can follow: `self.a.b` (and `has(self.a.b)`) where
+ * `a` is an object whose schema declares its properties, and `b` is none of
+ * them, is "undefined field 'b'" at CRD create. Followed from `self` and
+ * `oldSelf` through declared properties, list items and map values; an
+ * embedded resource declares apiVersion, kind and metadata (of which name
+ * and generateName), as the API server's declaration of it does. A node that
+ * keeps unknown fields, or one the walk cannot place, is not judged.
+ */
+import { mapChildren, type Expr } from './ast.ts';
+import type { JsonSchemaNode } from './schema-node.ts';
+import { unescapeProperty } from './escaping.ts';
+
+const EMBEDDED: Readonly<Record<string, JsonSchemaNode>> = {
+  apiVersion: { type: 'string' },
+  kind: { type: 'string' },
+  metadata: { type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } },
+};
+
+const ROOT = Symbol('the CRD root');
+
+/**
+ * The fields a node declares, or undefined when any may be there (a map) or the node says nothing (no type). An
+ * object keeps no unknown field for a rule, not even with x-kubernetes-preserve-unknown-fields: what it does not
+ * declare, a rule cannot select.
+ */
+function declaredFields(s: JsonSchemaNode & { [ROOT]?: true }): Readonly<Record<string, JsonSchemaNode>> | undefined {
+  if (s.additionalProperties) return undefined;
+  const own = s.properties ?? {};
+  // The root of a custom resource, and an embedded one, always have their type and object metadata: what the schema
+  // declares of them, and of metadata that it leaves open, name and generateName.
+  if (s[ROOT] || s['x-kubernetes-embedded-resource']) {
+    const metadata = own.metadata?.properties ? own.metadata : EMBEDDED.metadata!;
+    return { ...EMBEDDED, ...own, metadata };
+  }
+  const type = Array.isArray(s.type) ? s.type : [s.type];
+  if (!s.properties && !type.includes('object')) return undefined;
+  // A property of unknown type (no type, not int-or-string; or a list or map of such) is not in the rule's type at all.
+  return Object.fromEntries(Object.entries(own).filter(([, sub]) => typed(sub)));
+}
+
+const typed = (s: JsonSchemaNode): boolean => {
+  if (s['x-kubernetes-int-or-string']) return true;
+  if (!s.type) return false;
+  if (s.items) return typed(s.items);
+  if (typeof s.additionalProperties === 'object') return typed(s.additionalProperties);
+  return true;
+};
+
+/** The schema node an expression reads from `self`, when a chain of selections and indexes says which. */
+function nodeOf(e: Expr, roots: ReadonlyMap<string, JsonSchemaNode>, problems: string[]): JsonSchemaNode | undefined {
+  const kind = e.exprKind;
+  if (kind.case === 'identExpr') return roots.get(kind.value.name);
+  if (kind.case === 'selectExpr' && kind.value.operand) {
+    const parent = nodeOf(kind.value.operand, roots, problems);
+    if (!parent) return undefined;
+    const name = unescapeProperty(kind.value.field) ?? kind.value.field;
+    if (typeof parent.additionalProperties === 'object') return parent.additionalProperties;
+    const fields = declaredFields(parent);
+    if (!fields) return undefined;
+    const sub = fields[name];
+    if (!sub) problems.push(`undefined field '${kind.value.field}'`);
+    return sub;
+  }
+  if (kind.case === 'callExpr' && kind.value.function === '_[_]' && kind.value.args.length === 2) {
+    const parent = nodeOf(kind.value.args[0]!, roots, problems);
+    if (parent?.items) return parent.items;
+    return typeof parent?.additionalProperties === 'object' ? parent.additionalProperties : undefined;
+  }
+  return undefined;
+}
+
+/** Every selection of a field the schema does not declare, as the API server's type check words it; empty when none. */
+export function undeclaredFields(expr: Expr, schema: JsonSchemaNode, isRoot = false): string[] {
+  const problems: string[] = [];
+  const self: JsonSchemaNode & { [ROOT]?: true } = isRoot ? { ...schema, [ROOT]: true } : schema;
+  const roots = new Map([
+    ['self', self],
+    ['oldSelf', self],
+  ]);
+  const visit = (e: Expr, bound: readonly string[]): Expr => {
+    // A comprehension variable named self or oldSelf hides the root below it.
+    if (bound.some((b) => roots.has(b))) return e;
+    if (e.exprKind.case === 'selectExpr') nodeOf(e, roots, problems);
+    mapChildren(e, visit);
+    return e;
+  };
+  visit(expr, []);
+  return [...new Set(problems)];
+}

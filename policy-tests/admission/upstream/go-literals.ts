@@ -1,0 +1,248 @@
+/**
+ * The part of Go that Kubernetes' test tables are written in, read as data:
+ * literals (strings, raw strings, runes, numbers, true, false, nil),
+ * composite literals (`map[K]V{...}`, `[]T{...}`, `T{...}`, and untyped
+ * `{...}` inside them), calls, `&x`, unary minus, `+ - * /`, and selectors
+ * (`math.MaxInt64`). A call or an identifier is resolved by the caller's
+ * environment; anything else is a GoUnsupported error, so a table entry
+ * this reader cannot follow is counted apart, never guessed.
+ */
+
+export class GoUnsupported extends Error {}
+
+type Token = { kind: 'ident' | 'number' | 'string' | 'punct'; text: string; value?: unknown };
+
+const PUNCT = ['...', '&&', '||', '==', '!=', '<=', '>=', ':=', '{', '}', '(', ')', '[', ']', ',', ':', '&', '*', '+', '-', '/', '.', '!', '<', '>', '=', '%'];
+
+function unquoteGo(text: string): string {
+  // A Go interpreted string reads as a JSON string, but for \x and \' escapes and octal escapes.
+  const json = text
+    .slice(1, -1)
+    .replace(/\\x([0-9a-fA-F]{2})/g, (_, h: string) => `\\u00${h}`)
+    .replace(/\\'/g, "'")
+    .replace(/\\([0-7]{3})/g, (_, o: string) => `\\u${parseInt(o, 8).toString(16).padStart(4, '0')}`)
+    .replace(/\\a/g, '\\u0007')
+    .replace(/\\v/g, '\\u000b');
+  return JSON.parse(`"${json}"`) as string;
+}
+
+export function tokenize(src: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i]!;
+    if (/\s/.test(c)) i++;
+    else if (src.startsWith('//', i)) i = src.indexOf('\n', i) === -1 ? src.length : src.indexOf('\n', i);
+    else if (src.startsWith('/*', i)) i = src.indexOf('*/', i) + 2;
+    else if (c === '`') {
+      const end = src.indexOf('`', i + 1);
+      out.push({ kind: 'string', text: src.slice(i, end + 1), value: src.slice(i + 1, end) });
+      i = end + 1;
+    } else if (c === '"') {
+      let j = i + 1;
+      while (src[j] !== '"') j += src[j] === '\\' ? 2 : 1;
+      out.push({ kind: 'string', text: src.slice(i, j + 1), value: unquoteGo(src.slice(i, j + 1)) });
+      i = j + 1;
+    } else if (c === "'") {
+      let j = i + 1;
+      while (src[j] !== "'") j += src[j] === '\\' ? 2 : 1;
+      out.push({ kind: 'number', text: src.slice(i, j + 1), value: unquoteGo(`"${src.slice(i + 1, j)}"`).codePointAt(0) });
+      i = j + 1;
+    } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(src[i + 1] ?? ''))) {
+      const m = /^(0[xX][0-9a-fA-F_]+|[0-9_]*\.?[0-9_]*(?:[eE][+-]?[0-9]+)?)/.exec(src.slice(i))!;
+      const text = m[1]!.replace(/_/g, '');
+      const isFloat = /[.eE]/.test(text) && !/^0[xX]/.test(text);
+      const value = isFloat ? Number(text) : BigInt(text);
+      out.push({ kind: 'number', text, value });
+      i += m[1]!.length;
+    } else if (/[A-Za-z_]/.test(c)) {
+      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(src.slice(i))!;
+      out.push({ kind: 'ident', text: m[0] });
+      i += m[0].length;
+    } else {
+      const p = PUNCT.find((x) => src.startsWith(x, i));
+      if (!p) throw new GoUnsupported(`unexpected character ${c}`);
+      out.push({ kind: 'punct', text: p });
+      i += p.length;
+    }
+  }
+  return out;
+}
+
+/** How a name or call is resolved: identifiers (math.MaxInt64 spelt whole), and functions by their whole name. */
+export interface GoEnvironment {
+  value(name: string): unknown;
+  call(name: string, args: unknown[]): unknown;
+}
+
+/** A Go composite literal as data: keyed elements become an object, unkeyed ones an array. */
+export class GoParser {
+  private pos = 0;
+  private readonly tokens: Token[];
+  private readonly env: GoEnvironment;
+  constructor(tokens: Token[], env: GoEnvironment) {
+    this.tokens = tokens;
+    this.env = env;
+  }
+
+  private peek(offset = 0): Token | undefined {
+    return this.tokens[this.pos + offset];
+  }
+  private take(text?: string): Token {
+    const t = this.tokens[this.pos++];
+    if (!t || (text !== undefined && t.text !== text)) throw new GoUnsupported(`expected ${text ?? 'a token'}, got ${t?.text ?? 'the end'}`);
+    return t;
+  }
+  private at(text: string): boolean {
+    return this.peek()?.text === text;
+  }
+
+  /** A type's spelling: map[K]V, []T, *T, pkg.Name, name, with generic [T] arguments. */
+  private type(): string {
+    if (this.at('map')) {
+      this.take('map');
+      this.take('[');
+      const k = this.type();
+      this.take(']');
+      return `map[${k}]${this.type()}`;
+    }
+    if (this.at('[')) {
+      this.take('[');
+      this.take(']');
+      return `[]${this.type()}`;
+    }
+    if (this.at('*')) {
+      this.take('*');
+      return `*${this.type()}`;
+    }
+    if (this.at('interface')) {
+      this.take('interface');
+      this.take('{');
+      this.take('}');
+      return 'interface{}';
+    }
+    let name = this.take().text;
+    while (this.at('.') && this.peek(1)?.kind === 'ident') {
+      this.take('.');
+      name += `.${this.take().text}`;
+    }
+    return name;
+  }
+
+  /** The elements of a composite literal, after its `{`. */
+  private composite(): unknown {
+    const keyed: [unknown, unknown][] = [];
+    const plain: unknown[] = [];
+    while (!this.at('}')) {
+      // A struct field's name is a key, not an identifier to resolve (`{Generic: schema.Generic{...}}`).
+      const isField = this.peek()?.kind === 'ident' && this.peek(1)?.text === ':';
+      const first = isField ? this.take().text : this.at('{') ? (this.take('{'), this.composite()) : this.expr();
+      if (this.at(':')) {
+        this.take(':');
+        keyed.push([first, this.at('{') ? (this.take('{'), this.composite()) : this.expr()]);
+      } else plain.push(first);
+      if (!this.at('}')) this.take(',');
+    }
+    this.take('}');
+    if (keyed.length && plain.length) throw new GoUnsupported('a composite literal mixes keyed and plain elements');
+    return keyed.length ? Object.fromEntries(keyed.map(([k, v]) => [String(k), v])) : plain;
+  }
+
+  private primary(): unknown {
+    const t = this.peek();
+    if (!t) throw new GoUnsupported('unexpected end');
+    if (t.kind === 'string' || t.kind === 'number') return this.take().value;
+    if (t.text === '(') {
+      this.take('(');
+      const v = this.expr();
+      this.take(')');
+      return v;
+    }
+    if (t.text === '&') {
+      this.take('&');
+      return this.unary();
+    }
+    if (t.text === 'map' || t.text === '[' || t.text === '*') {
+      const type = this.type();
+      this.take('{');
+      const value = this.composite();
+      // An empty map literal is a map, not a list.
+      return type.startsWith('map[') && Array.isArray(value) && value.length === 0 ? {} : value;
+    }
+    if (t.kind !== 'ident') throw new GoUnsupported(`unexpected ${t.text}`);
+    if (t.text === 'true' || t.text === 'false') return this.take().text === 'true';
+    if (t.text === 'nil') return (this.take(), null);
+    const name = this.type();
+    if (this.at('{')) {
+      this.take('{');
+      return { ...(this.composite() as object), '@type': name };
+    }
+    if (this.at('(')) {
+      this.take('(');
+      const args: unknown[] = [];
+      while (!this.at(')')) {
+        args.push(this.expr());
+        if (!this.at(')')) this.take(',');
+      }
+      this.take(')');
+      return this.env.call(name, args);
+    }
+    return this.env.value(name);
+  }
+
+  private unary(): unknown {
+    if (this.at('-')) {
+      this.take('-');
+      const v = this.unary();
+      return typeof v === 'bigint' ? -v : -(v as number);
+    }
+    if (this.at('!')) {
+      this.take('!');
+      return !this.unary();
+    }
+    return this.primary();
+  }
+
+  private term(): unknown {
+    let v = this.unary();
+    while (this.at('*') || this.at('/')) {
+      const op = this.take().text;
+      const r = this.unary();
+      v = arithmetic(op, v, r);
+    }
+    return v;
+  }
+
+  expr(): unknown {
+    let v = this.term();
+    while (this.at('+') || this.at('-')) {
+      const op = this.take().text;
+      v = arithmetic(op, v, this.term());
+    }
+    return v;
+  }
+
+  /** Whether every token was read. */
+  done(): boolean {
+    return this.pos >= this.tokens.length;
+  }
+
+  /** Keyed fields to the end of the input (`name: v, obj: v`, a table entry's body), as an object. */
+  fields(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    while (!this.done()) {
+      const key = this.take().text;
+      this.take(':');
+      out[key] = this.at('{') ? (this.take('{'), this.composite()) : this.expr();
+      if (!this.done()) this.take(',');
+    }
+    return out;
+  }
+}
+
+function arithmetic(op: string, a: unknown, b: unknown): unknown {
+  if (typeof a === 'string' && typeof b === 'string' && op === '+') return a + b;
+  if (typeof a === 'bigint' && typeof b === 'bigint') return op === '+' ? a + b : op === '-' ? a - b : op === '*' ? a * b : a / b;
+  const [x, y] = [Number(a), Number(b)];
+  return op === '+' ? x + y : op === '-' ? x - y : op === '*' ? x * y : x / y;
+}

@@ -1,0 +1,100 @@
+/**
+ * Reading Kubernetes' test tables as data: the Go the tables are written in
+ * (admission/upstream/go-literals.ts), and TestValidationExpressions' entries
+ * built by the test file's helpers (validation-expressions.ts), on a table
+ * written here in the upstream file's shape.
+ */
+import { describe, expect, it } from 'vitest';
+import { GoParser, GoUnsupported, tokenize } from '../../admission/upstream/go-literals.ts';
+import { validationAgreement, validationExpressionCases } from '../../admission/upstream/validation-expressions.ts';
+
+const read = (go: string) =>
+  new GoParser(tokenize(go), {
+    value: (name) => {
+      if (name === 'math.MaxInt64') return 9223372036854775807n;
+      throw new GoUnsupported(`unknown identifier ${name}`);
+    },
+    call: (name, args) => (name === 'double' ? Number(args[0]) * 2 : undefined),
+  }).expr();
+
+describe('Go literals', () => {
+  it('reads strings (interpreted, raw, with escapes), numbers exactly, composites and calls', () => {
+    expect(read('"a\\tb\\x41\\u00e9"')).toBe('a\tbAé');
+    expect(read('`raw\\n`')).toBe('raw\\n');
+    expect(read('math.MaxInt64 - 1')).toBe(9223372036854775806n);
+    expect(read('1.5e3')).toBe(1500);
+    expect(read('map[string]interface{}{"a": []interface{}{1, "x", true, nil}, "b": map[string]interface{}{}}')).toEqual({
+      a: [1n, 'x', true, null],
+      b: {},
+    });
+    expect(read('&schema.Structural{Generic: schema.Generic{Type: "object"}}')).toEqual({
+      Generic: { Type: 'object', '@type': 'schema.Generic' },
+      '@type': 'schema.Structural',
+    });
+    expect(read('double(21)')).toBe(42);
+  });
+
+  it('says what it cannot follow, never guesses', () => {
+    expect(() => read('unknownHelper')).toThrow(GoUnsupported);
+    expect(() => read('a ? b')).toThrow(GoUnsupported);
+  });
+});
+
+const TABLE = `package cel
+func TestValidationExpressions(t *testing.T) {
+	tests := []struct {
+		name   string
+		valid  []string
+		errors map[string]string
+	}{
+		{name: "numbers",
+			obj:    objs(int64(math.MaxInt64), 1.5),
+			schema: schemas(integerType, numberType),
+			valid: []string{
+				"self.val1 == 9223372036854775807",
+				ValsEqualThemselvesAndDataLiteral("self.val2", "self.val2", "1.5"),
+			},
+			errors: map[string]string{
+				"self.val1 + 1 == 0": "integer overflow",
+			},
+		},
+		{name: "sets",
+			obj:    objs([]interface{}{"a", "b"}, []interface{}{"b", "a"}),
+			schema: schemas(listSetType(&stringType), listSetType(&stringType)),
+			valid: []string{"self.val1 == self.val2", "self.val1 + ['c'] == ['b', 'c', 'a']"},
+		},
+		{name: "undeclared",
+			obj:    map[string]interface{}{"a": map[string]interface{}{"b": 1}},
+			schema: objectTypePtr(map[string]schema.Structural{"a": objectType(map[string]schema.Structural{"b": integerType})}),
+			errors: map[string]string{"has(self.a.z)": "undefined field 'z'"},
+		},
+		{name: "unread",
+			obj: somethingElse(),
+		},
+	}
+	for i := range tests {}
+}
+`;
+
+describe('TestValidationExpressions, read as data', () => {
+  it('builds each rule on its schema and object, and counts the entries it cannot read', () => {
+    const table = validationExpressionCases(TABLE);
+    expect(table.cases.map((c) => [c.entry, c.rule, c.expect])).toEqual([
+      ['numbers', 'self.val1 == 9223372036854775807', 'valid'],
+      ['numbers', 'self.val2 == 1.5 && 1.5 == self.val2 && self.val2 == self.val2', 'valid'],
+      ['numbers', 'self.val1 + 1 == 0', 'error'],
+      ['sets', 'self.val1 == self.val2', 'valid'],
+      ['sets', "self.val1 + ['c'] == ['b', 'c', 'a']", 'valid'],
+      ['undeclared', 'has(self.a.z)', 'error'],
+    ]);
+    expect(table.cases[0]!.schema.properties!.val1).toMatchObject({ type: 'integer' });
+    expect(table.unread).toEqual([{ entry: 'unread', why: 'unknown function somethingElse' }]);
+  });
+
+  it('agrees with each case as the API server decides it: exact integers, set equality and union, undeclared fields refused', () => {
+    const agreement = validationAgreement(validationExpressionCases(TABLE));
+    // The set union keeps the left's order and adds what it lacks: ['a', 'b', 'c'], equal as a set to ['b', 'c', 'a'].
+    expect(agreement.disagreements.map((d) => d.file)).toEqual(['TestValidationExpressions/unread']);
+    expect([agreement.agree, agreement.total]).toEqual([6, 7]);
+  });
+});
