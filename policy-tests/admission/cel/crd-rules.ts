@@ -17,7 +17,7 @@ import { celRuntime, isCelError, scan, type Cel } from './runtime.ts';
 import { InvalidData, toCel } from './to-cel.ts';
 import type { JsonSchemaNode, ValidationRule } from './schema-node.ts';
 import { rewriteTwoVariable } from './two-variable.ts';
-import { undeclaredFields } from './schema-fields.ts';
+import { typeProblems } from './schema-type-check.ts';
 import { hasOptionalEntries, optionalCalls, rewriteOptionalSyntax } from './optional-syntax.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { CEL_KUBERNETES_MINOR, declaredFunctions } from './environment.ts';
@@ -266,15 +266,15 @@ interface RuleOutcome {
  * rule, schema node and value across runs.
  */
 /**
- * The fields a rule selects that its schema node does not declare (schema-fields.ts): the API server's type check
+ * The fields a rule selects that its schema node does not declare (schema-type-check.ts): the API server's type check
  * refuses the CRD for each. Kept by rule and node, so a warm run does not load the CEL runtime.
  */
-export function undeclaredFieldsOf(text: string, schema: JsonSchemaNode, isRoot = false): string[] {
+export function schemaTypeProblems(text: string, schema: JsonSchemaNode, isRoot = false): string[] {
   const key = ['fields', text, schemaJson(schema), String(isRoot)];
   const known = celOutcomes.get(key);
   if (known && 'fields' in known) return known.fields;
   const c = compileRule(text);
-  const fields = c.ok && c.expr ? undeclaredFields(c.expr, schema, isRoot) : [];
+  const fields = c.ok && c.expr ? typeProblems(c.expr, schema, isRoot) : [];
   celOutcomes.set(key, { fields });
   return fields;
 }

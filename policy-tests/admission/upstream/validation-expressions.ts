@@ -8,7 +8,7 @@
  * places it. An entry whose Go this reader cannot follow is counted as not
  * read, with why.
  */
-import { compileRule, ruleViolations, undeclaredFieldsOf } from '../cel/crd-rules.ts';
+import { compileRule, ruleViolations, schemaTypeProblems } from '../cel/crd-rules.ts';
 import type { JsonSchemaNode } from '../cel/schema-node.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { GoParser, GoUnsupported, tokenize, type GoEnvironment } from './go-literals.ts';
@@ -263,7 +263,7 @@ export function validationAgreement(table: ValidationTable): Agreement {
       count(a, c.entry, false, file, `not judged: ${compiled.why}`);
       continue;
     }
-    const refused = !compiled.ok ? compiled.why : undeclaredFieldsOf(c.rule, { ...c.schema, 'x-kubernetes-validations': [] }, c.isRoot)[0];
+    const refused = !compiled.ok ? compiled.why : schemaTypeProblems(c.rule, { ...c.schema, 'x-kubernetes-validations': [] }, c.isRoot)[0];
     const violations = refused === undefined ? ruleViolations(c.schema, c.object, c.oldObject) : [];
     const failed = refused !== undefined || violations.length > 0;
     const said = refused ?? violations[0]?.message ?? 'it holds';

@@ -5,7 +5,7 @@
  * compile), and a schema `pattern` RE2 cannot compile. Such a CRD never
  * reaches the cluster, so everything that needs it fails to sync.
  */
-import { compileOutcome, undeclaredFieldsOf } from '../../admission/cel/crd-rules.ts';
+import { compileOutcome, schemaTypeProblems } from '../../admission/cel/crd-rules.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { dig } from '../../model/core/dig.ts';
@@ -65,7 +65,7 @@ export const crdAcceptedCheck: PolicyCheck = {
               if (!c.ok && c.refused) ctx.fail(at, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)} is refused: ${c.why}`);
               // Type-checked against its node: a field the node does not declare is a compile error too.
               else if (c.ok)
-                for (const problem of undeclaredFieldsOf(text, node as JsonSchemaNode, path.length === root.length))
+                for (const problem of schemaTypeProblems(text, node as JsonSchemaNode, path.length === root.length))
                   ctx.fail(at, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)} is refused: compilation failed: ${problem}`);
             }
           }

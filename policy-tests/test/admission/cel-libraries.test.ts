@@ -5,7 +5,7 @@
  * queries, JSON Patch keys, and the linear list concatenation.
  */
 import { describe, expect, it } from 'vitest';
-import { compileRule, ruleViolations } from '../../admission/cel/crd-rules.ts';
+import { compileRule, ruleViolations, schemaTypeProblems } from '../../admission/cel/crd-rules.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { fixtureCheck, libraryAgreement, libraryCases, libraryFunctionNames, podSecurityAgreement } from '../../admission/upstream/conformance.ts';
 import { asOptional } from '../../admission/cel/optional.ts';
@@ -368,5 +368,36 @@ describe('CEL: values as the API server hands them to a rule', () => {
   ] as const)('%s', (expr, expected) => {
     const c = compileRule(expr);
     expect(c.ok && c.evaluate({})).toBe(expected);
+  });
+});
+
+describe('CEL: the schema type check (what the API server refuses at CRD create)', () => {
+  const node: JsonSchemaNode = {
+    type: 'object',
+    properties: {
+      a: { type: 'object', properties: { b: { type: 'integer' } } },
+      m: { type: 'object', additionalProperties: { type: 'string' } },
+      s: { type: 'string' },
+      kept: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      anything: { 'x-kubernetes-preserve-unknown-fields': true },
+    },
+  };
+  it.each([
+    ['self.a.b > 0', []],
+    ["self.m.x == 'y' && self.m['z'] == 'y'", []],
+    ['has(self.a.z)', ["undefined field 'z'"]],
+    ['self.kept.field == 1', ["undefined field 'field'"]],
+    ['has(self.anything)', ["undefined field 'anything'"]],
+    ["self.a['b'] == 1", ["no matching overload for '_[_]'"]],
+    ['self.s != null', ["no matching overload for '_!=_' applied to '(string, null)'"]],
+    ["self.a == {'b': 1}", ["found no matching overload for '_==_'"]],
+    ['self.all(self, true)', []],
+  ] as const)('%s', (rule, problems) => {
+    expect(schemaTypeProblems(rule, node)).toEqual(problems);
+  });
+
+  it("a custom resource's root has its type and object metadata, of which a rule reads name and generateName", () => {
+    expect(schemaTypeProblems("self.metadata.name == 'x' && self.kind == 'K'", { type: 'object', properties: {} }, true)).toEqual([]);
+    expect(schemaTypeProblems('has(self.metadata.namespace)', { type: 'object', properties: {} }, true)).toEqual(["undefined field 'namespace'"]);
   });
 });

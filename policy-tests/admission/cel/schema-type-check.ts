@@ -66,13 +66,39 @@ function nodeOf(e: Expr, roots: ReadonlyMap<string, JsonSchemaNode>, problems: s
   if (kind.case === 'callExpr' && kind.value.function === '_[_]' && kind.value.args.length === 2) {
     const parent = nodeOf(kind.value.args[0]!, roots, problems);
     if (parent?.items) return parent.items;
-    return typeof parent?.additionalProperties === 'object' ? parent.additionalProperties : undefined;
+    if (typeof parent?.additionalProperties === 'object') return parent.additionalProperties;
+    // An object's fields are selected, never indexed.
+    if (parent && declaredFields(parent) && !parent.additionalProperties) problems.push("no matching overload for '_[_]'");
+    return undefined;
   }
   return undefined;
 }
 
+/** A selection or an index: a step of a chain from self. */
+const isChain = (e: Expr): boolean => e.exprKind.case === 'selectExpr' || (e.exprKind.case === 'callExpr' && e.exprKind.value.function === '_[_]');
+
+const SCALARS: Readonly<Record<string, string>> = { string: 'string', integer: 'int', number: 'double', boolean: 'bool' };
+
+/** A typed field compared with null, or an object with a map literal: no overload of == takes both. */
+function comparisonProblem(e: Expr, roots: ReadonlyMap<string, JsonSchemaNode>, problems: string[]): void {
+  if (e.exprKind.case !== 'callExpr') return;
+  const { function: fn, args } = e.exprKind.value;
+  if ((fn !== '_==_' && fn !== '_!=_') || args.length !== 2) return;
+  for (const [field, other] of [
+    [args[0]!, args[1]!],
+    [args[1]!, args[0]!],
+  ] as const) {
+    if (!isChain(field)) continue;
+    const node = nodeOf(field, roots, []);
+    const type = node && !node['x-kubernetes-int-or-string'] ? (Array.isArray(node.type) ? undefined : node.type) : undefined;
+    const isNull = other.exprKind.case === 'constExpr' && other.exprKind.value.constantKind.case === 'nullValue';
+    if (isNull && type && SCALARS[type]) problems.push(`no matching overload for '${fn}' applied to '(${SCALARS[type]}, null)'`);
+    if (other.exprKind.case === 'structExpr' && type === 'object' && node?.properties) problems.push(`found no matching overload for '${fn}'`);
+  }
+}
+
 /** Every selection of a field the schema does not declare, as the API server's type check words it; empty when none. */
-export function undeclaredFields(expr: Expr, schema: JsonSchemaNode, isRoot = false): string[] {
+export function typeProblems(expr: Expr, schema: JsonSchemaNode, isRoot = false): string[] {
   const problems: string[] = [];
   const self: JsonSchemaNode & { [ROOT]?: true } = isRoot ? { ...schema, [ROOT]: true } : schema;
   const roots = new Map([
@@ -82,7 +108,8 @@ export function undeclaredFields(expr: Expr, schema: JsonSchemaNode, isRoot = fa
   const visit = (e: Expr, bound: readonly string[]): Expr => {
     // A comprehension variable named self or oldSelf hides the root below it.
     if (bound.some((b) => roots.has(b))) return e;
-    if (e.exprKind.case === 'selectExpr') nodeOf(e, roots, problems);
+    if (isChain(e)) nodeOf(e, roots, problems);
+    if (e.exprKind.case === 'callExpr') comparisonProblem(e, roots, problems);
     mapChildren(e, visit);
     return e;
   };
