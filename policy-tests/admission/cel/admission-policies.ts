@@ -5,9 +5,11 @@
  * group, version, resource, operation, namespace labels and object labels;
  * matchConditions gate it; its validations are CEL over `object`,
  * `oldObject` (null on a create), `request`, `namespaceObject` and
- * `variables`, and the binding's validationActions say what a failure does.
- * A policy with a paramKind, or an expression this evaluator cannot compile
- * (the authorizer library, for one), is not judged.
+ * `variables` and `params` (the resources of its paramKind the binding's
+ * paramRef finds, each judged on its own; none found is what
+ * parameterNotFoundAction says), and the binding's validationActions say
+ * what a failure does. An expression this evaluator cannot read, or one
+ * that reads an authorizer decision, is not judged.
  */
 import { AUTHORIZER, AUTHORIZER_DECISION_UNKNOWN, AUTHORIZER_DECISIONS, NOT_JUDGED_MARK } from './authorizer.ts';
 import type { CelInput } from '@bufbuild/cel';
@@ -87,77 +89,111 @@ const evaluate = (expr: string, vars: Record<string, CelInput>): unknown => {
   return 'value' in o ? o.value : undefined;
 };
 
-/** Every decision of these policies and bindings on one object being created. */
-export function policyDecisions(policies: readonly Obj[], bindings: readonly Obj[], t: PolicyTarget): PolicyDecision[] {
+/** A parameter resource, as the binding's paramRef finds it: its object, and the namespace it lives in (none when cluster-scoped). */
+export interface PolicyParam {
+  object: Obj;
+  namespace?: string;
+}
+
+/** Finds the resources of a policy's paramKind (apiVersion and kind) the cluster will have. */
+export type ParamLookup = (apiVersion: string, kind: string) => readonly PolicyParam[];
+
+/**
+ * The parameters a binding gives a policy for this object (paramRef: by name or by selector, in its namespace,
+ * else the object's own for a namespaced kind); undefined when the policy takes none.
+ */
+function paramsFor(policy: Obj, binding: Obj, t: PolicyTarget, lookup: ParamLookup): PolicyParam[] | undefined {
+  const kind = policy.spec?.paramKind as Obj | undefined;
+  if (!kind) return undefined;
+  const ref = (binding.spec?.paramRef ?? {}) as Obj;
+  return lookup(String(kind.apiVersion), String(kind.kind)).filter((p) => {
+    const namespace = (ref.namespace as string | undefined) ?? t.namespace;
+    if (p.namespace !== undefined && p.namespace !== namespace) return false;
+    if (typeof ref.name === 'string') return p.object.metadata?.name === ref.name;
+    return ref.selector !== undefined && selectorMatches(ref.selector as Obj, (p.object.metadata?.labels ?? {}) as Obj);
+  });
+}
+
+/** Every decision of these policies and bindings on one object being created; `lookup` finds their parameters. */
+export function policyDecisions(policies: readonly Obj[], bindings: readonly Obj[], t: PolicyTarget, lookup: ParamLookup = () => []): PolicyDecision[] {
   const out: PolicyDecision[] = [];
   for (const binding of bindings) {
     const policy = policies.find((p) => p.metadata?.name === binding.spec?.policyName);
-    if (!policy || policy.spec?.paramKind) continue;
+    if (!policy) continue;
     if (!resourcesMatch(policy.spec?.matchConstraints, t, true) || !resourcesMatch(binding.spec?.matchResources, t, false)) continue;
-    const vars: Record<string, CelInput> = {
-      object: toCel(t.object, undefined),
-      oldObject: null,
-      params: null,
-      authorizer: AUTHORIZER,
-      namespaceObject: toCel(t.namespaceObject ?? null, undefined),
-      request: toCel(
-        {
-          operation: 'CREATE',
-          kind: { group: t.apiVersion.includes('/') ? t.apiVersion.split('/')[0] : '', version: t.apiVersion.split('/').pop(), kind: t.kind },
-          resource: { resource: t.resource },
-          name: t.object.metadata?.name ?? '',
-          namespace: t.namespace ?? '',
-          dryRun: false,
-        },
-        undefined,
-      ),
-    };
-    const variables = new Map<string, CelInput>();
-    for (const v of (policy.spec?.variables ?? []) as Obj[])
-      variables.set(v.name, (evaluate(v.expression, { ...vars, variables: variables as unknown as CelInput }) ?? null) as CelInput);
-    vars.variables = variables as unknown as CelInput;
+    const params = paramsFor(policy, binding, t, lookup);
     const actions: string[] = binding.spec?.validationActions ?? [];
-    // An error in a match condition or a validation is decided by failurePolicy (Fail unless it says Ignore).
-    const ignoreErrors = policy.spec?.failurePolicy === 'Ignore';
-    let matched = true;
-    for (const m of (policy.spec?.matchConditions ?? []) as Obj[]) {
-      const o = run(m.expression, vars);
-      if ('error' in o) {
-        if (!ignoreErrors)
-          out.push({
-            policy: policy.metadata?.name,
-            binding: binding.metadata?.name,
-            actions,
-            message: `failed to evaluate the matchCondition "${m.name ?? m.expression}": ${o.error}`,
-          });
-        matched = false;
-        break;
-      }
-      if ('notJudged' in o || o.value !== true) {
-        matched = false;
-        break;
-      }
+    if (params?.length === 0) {
+      // No parameter found: parameterNotFoundAction decides (the API server's words when it denies).
+      if (binding.spec?.paramRef?.parameterNotFoundAction === 'Deny')
+        out.push({
+          policy: policy.metadata?.name,
+          binding: binding.metadata?.name,
+          actions,
+          message: 'failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction',
+        });
+      continue;
     }
-    if (!matched) continue;
-    for (const v of (policy.spec?.validations ?? []) as Obj[]) {
-      const o = run(v.expression, vars);
-      if ('notJudged' in o) continue;
-      if ('value' in o && o.value === true) continue;
-      const failed = 'error' in o || typeof o.value !== 'boolean';
-      if (failed && ignoreErrors) continue;
-      let message: string = v.message ?? `failed expression: ${v.expression}`;
-      if (failed) message = `the expression "${v.expression}" fails to evaluate: ${'error' in o ? o.error : `it gives ${String(o.value)}, not a bool`}`;
-      else if (v.messageExpression) {
-        const m = evaluate(v.messageExpression, vars);
-        if (typeof m === 'string' && m.trim() !== '') message = m;
-      }
-      out.push({ policy: policy.metadata?.name, binding: binding.metadata?.name, actions, message });
-    }
+    // With parameters, each is judged on its own, as the API server evaluates the policy once per param.
+    for (const param of params ?? [undefined]) out.push(...judge(policy, binding, t, param, actions));
   }
   return out;
 }
 
-/** How many of the policies' expressions this evaluator judges; a policy with params is not judged at all. */
+/** One policy, through one binding, with one parameter (or none), on the object. */
+function judge(policy: Obj, binding: Obj, t: PolicyTarget, param: PolicyParam | undefined, actions: string[]): PolicyDecision[] {
+  const out: PolicyDecision[] = [];
+  const vars: Record<string, CelInput> = {
+    object: toCel(t.object, undefined),
+    oldObject: null,
+    params: param ? toCel(param.object, undefined) : null,
+    authorizer: AUTHORIZER,
+    namespaceObject: toCel(t.namespaceObject ?? null, undefined),
+    request: toCel(
+      {
+        operation: 'CREATE',
+        kind: { group: t.apiVersion.includes('/') ? t.apiVersion.split('/')[0] : '', version: t.apiVersion.split('/').pop(), kind: t.kind },
+        resource: { resource: t.resource },
+        name: t.object.metadata?.name ?? '',
+        namespace: t.namespace ?? '',
+        dryRun: false,
+      },
+      undefined,
+    ),
+  };
+  const variables = new Map<string, CelInput>();
+  for (const v of (policy.spec?.variables ?? []) as Obj[])
+    variables.set(v.name, (evaluate(v.expression, { ...vars, variables: variables as unknown as CelInput }) ?? null) as CelInput);
+  vars.variables = variables as unknown as CelInput;
+  const decide = (message: string) => out.push({ policy: policy.metadata?.name, binding: binding.metadata?.name, actions, message });
+  // An error in a match condition or a validation is decided by failurePolicy (Fail unless it says Ignore).
+  const ignoreErrors = policy.spec?.failurePolicy === 'Ignore';
+  for (const m of (policy.spec?.matchConditions ?? []) as Obj[]) {
+    const o = run(m.expression, vars);
+    if ('error' in o) {
+      if (!ignoreErrors) decide(`failed to evaluate the matchCondition "${m.name ?? m.expression}": ${o.error}`);
+      return out;
+    }
+    if ('notJudged' in o || o.value !== true) return out;
+  }
+  for (const v of (policy.spec?.validations ?? []) as Obj[]) {
+    const o = run(v.expression, vars);
+    if ('notJudged' in o) continue;
+    if ('value' in o && o.value === true) continue;
+    const failed = 'error' in o || typeof o.value !== 'boolean';
+    if (failed && ignoreErrors) continue;
+    let message: string = v.message ?? `failed expression: ${v.expression}`;
+    if (failed) message = `the expression "${v.expression}" fails to evaluate: ${'error' in o ? o.error : `it gives ${String(o.value)}, not a bool`}`;
+    else if (v.messageExpression) {
+      const m = evaluate(v.messageExpression, vars);
+      if (typeof m === 'string' && m.trim() !== '') message = m;
+    }
+    decide(message);
+  }
+  return out;
+}
+
+/** How many of the policies' expressions this evaluator judges. */
 export function policyCoverage(policies: readonly Obj[]): PolicyCoverage {
   const coverage: PolicyCoverage = { found: 0, compiled: 0, notJudged: [] };
   for (const p of policies) {
@@ -170,9 +206,7 @@ export function policyCoverage(policies: readonly Obj[]): PolicyCoverage {
     for (const expr of expressions) {
       coverage.found++;
       const c = compileRule(expr);
-      if (p.spec?.paramKind)
-        coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: 'the policy takes parameters (paramKind), which the gate does not resolve' });
-      else if (c.ok && AUTHORIZER_DECISIONS.some((d) => c.calls.has(d)))
+      if (c.ok && AUTHORIZER_DECISIONS.some((d) => c.calls.has(d)))
         coverage.notJudged.push({ crd: name, at: 'spec', rule: expr, why: AUTHORIZER_DECISION_UNKNOWN.replace(NOT_JUDGED_MARK, '') });
       else if (c.ok) coverage.compiled++;
       // A refused expression is an error on every object the policy matches: failurePolicy decides, and the check reports it.

@@ -2,7 +2,7 @@
  * The ValidatingAdmissionPolicies the repository renders, through their
  * bindings, judged on every object as on a create.
  */
-import { builtinResourceName, policyDecisions } from '../../admission/cel/admission-policies.ts';
+import { builtinResourceName, policyDecisions, type ParamLookup } from '../../admission/cel/admission-policies.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
@@ -13,7 +13,7 @@ export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClus
   return {
     id: 'admission-policy',
     description:
-      'Every object passes the ValidatingAdmissionPolicies the repository renders, through their bindings, as on a create: a Deny action is a finding, Warn and Audit are warnings; a policy with parameters is not judged, and counted (invariants P1).',
+      'Every object passes the ValidatingAdmissionPolicies the repository renders, through their bindings, as on a create, with the parameters a paramRef finds among the resources the repository applies: a Deny action is a finding, Warn and Audit are warnings (invariants P1).',
     invariants: ['P1'],
     remediation: "change the object so the policy's validation holds; the message is the policy's own",
     reads: { kinds: ['*'] },
@@ -45,6 +45,11 @@ export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClus
             },
           ]),
       );
+      // A policy's parameters are resources of its paramKind the repository applies or renders.
+      const params: ParamLookup = (apiVersion, kind) =>
+        repo.resources
+          .filter((r) => r.apiVersion === apiVersion && r.kind === kind)
+          .map((r) => ({ object: r.object, namespace: isClusterScoped(r.apiVersion, r.kind) ? undefined : namespaceOrDestination(repo, r) }));
       for (const r of ctx.resources) {
         const namespace = isClusterScoped(r.apiVersion, r.kind) ? undefined : namespaceOrDestination(repo, r);
         const resource = isBuiltin(r) ? builtinResourceName(r.kind) : (plurals.get(`${groupOf(r.apiVersion)}/${r.kind}`) ?? builtinResourceName(r.kind));
@@ -56,7 +61,7 @@ export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClus
           object: r.object,
           namespaceObject: namespace === undefined ? undefined : namespaces.get(namespace),
         };
-        for (const d of policyDecisions(policies, bindings, target)) {
+        for (const d of policyDecisions(policies, bindings, target, params)) {
           const message = `${r.kind} ${r.name}: ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`;
           if (d.actions.includes('Deny')) ctx.fail({ resource: r, path: ['metadata'] }, message);
           else if (d.actions.includes('Warn') || d.actions.includes('Audit')) ctx.warn({ resource: r, path: ['metadata'] }, message);

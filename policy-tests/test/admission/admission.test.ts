@@ -431,14 +431,34 @@ describe('ValidatingAdmissionPolicy', () => {
     expect(policyDecisions([wrong], [binding(['Deny'])], deployment(1))[0]!.message).toMatch(/no such overload/);
   });
 
-  it('counts a policy with parameters, or an expression it cannot compile, as not judged', () => {
+  it('judges a policy with parameters once per parameter its paramRef finds, and as parameterNotFoundAction says when none', () => {
+    const limited = policy({
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      validations: [{ expression: 'object.spec.replicas <= int(params.data.max)', messageExpression: "'at most ' + params.data.max" }],
+    });
+    const limit = (name: string, max: string, namespace = 'web', labels: Obj = {}) => ({ object: { metadata: { name, labels }, data: { max } }, namespace });
+    const lookup = () => [limit('strict', '1', 'web', { tier: 'a' }), limit('loose', '5', 'web', { tier: 'a' }), limit('strict', '0', 'other')];
+    const byName = binding(['Deny'], { paramRef: { name: 'strict', parameterNotFoundAction: 'Deny' } });
+    expect(policyDecisions([limited], [byName], deployment(2), lookup).map((d) => d.message)).toEqual(['at most 1']);
+    const bySelector = binding(['Deny'], { paramRef: { selector: { matchLabels: { tier: 'a' } }, parameterNotFoundAction: 'Deny' } });
+    expect(policyDecisions([limited], [bySelector], deployment(3), lookup).map((d) => d.message)).toEqual(['at most 1']);
+    const missing = binding(['Deny'], { paramRef: { name: 'absent', parameterNotFoundAction: 'Deny' } });
+    expect(policyDecisions([limited], [missing], deployment(1), lookup).map((d) => d.message)).toEqual([
+      'failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction',
+    ]);
+    expect(policyDecisions([limited], [binding(['Deny'], { paramRef: { name: 'absent', parameterNotFoundAction: 'Allow' } })], deployment(9), lookup)).toEqual(
+      [],
+    );
+  });
+
+  it('counts an expression it cannot read, or one that reads an authorizer decision, as not judged', () => {
     const coverage = policyCoverage([
-      policy({ paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } }),
+      policy({ validations: [{ expression: '[?object.?spec].size() == 1' }] }),
       policy({ validations: [{ expression: "authorizer.group('').resource('pods').check('create').allowed()" }] }),
     ]);
     expect(coverage).toMatchObject({ found: 2, compiled: 0 });
     expect(coverage.notJudged.map((n) => n.why)).toEqual([
-      expect.stringContaining('paramKind'),
+      expect.stringContaining('optional list or map entries'),
       expect.stringContaining("the authorizer's decision depends on"),
     ]);
     expect(builtinResourceName('NetworkPolicy')).toBe('networkpolicies');
