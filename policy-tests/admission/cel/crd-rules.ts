@@ -18,6 +18,7 @@ import { InvalidData, toCel } from './to-cel.ts';
 import type { JsonSchemaNode, ValidationRule } from './schema-node.ts';
 import { rewriteTwoVariable } from './two-variable.ts';
 import { typeProblems } from './schema-type-check.ts';
+import { costLowerBound } from './cost-estimate.ts';
 import { hasOptionalEntries, optionalCalls, rewriteOptionalSyntax } from './optional-syntax.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { CEL_KUBERNETES_MINOR, declaredFunctions } from './environment.ts';
@@ -53,7 +54,7 @@ const compiled = new Map<string, Compiled>();
  * version and this folder's code, the Kubernetes libraries among it) and every input: a warm run whose rules
  * and objects are unchanged never loads the CEL runtime.
  */
-const celOutcomes = outcomeStore<CompileOutcome | { message: string | null; cost: number; overLimit: boolean } | { fields: string[] }>(
+const celOutcomes = outcomeStore<CompileOutcome | { message: string | null; cost: number; overLimit: boolean } | { fields: string[] } | { bound: number }>(
   'cel',
   // The gate's code and Node's version join every key (outcome-store.ts); the engines are named here.
   () => `${packageVersion('@bufbuild/cel')}\0${packageVersion('@bufbuild/re2')}`,
@@ -277,6 +278,17 @@ export function schemaTypeProblems(text: string, schema: JsonSchemaNode, isRoot 
   const fields = c.ok && c.expr ? typeProblems(c.expr, schema, isRoot) : [];
   celOutcomes.set(key, { fields });
   return fields;
+}
+
+/** A lower bound of the API server's estimated cost of a rule at this node (cost-estimate.ts), kept by rule and node. */
+export function costLowerBoundOf(text: string, schema: JsonSchemaNode): number {
+  const key = ['cost', text, schemaJson(schema)];
+  const known = celOutcomes.get(key);
+  if (known && 'bound' in known) return known.bound;
+  const c = compileRule(text);
+  const bound = c.ok && c.expr ? costLowerBound(c.expr, schema) : 0;
+  celOutcomes.set(key, { bound });
+  return bound;
 }
 
 /** A value as a store key: JSON, with an integer past a double's range (a bigint) written exactly. */

@@ -2,40 +2,72 @@
  * What the API server refuses when a CRD is created: a validation rule that
  * does not compile in the cluster's CEL environment (a syntax error, a
  * function the cluster does not declare, a constant pattern RE2 cannot
- * compile), and a schema `pattern` RE2 cannot compile. Such a CRD never
+ * compile, a field its schema node does not declare), a rule whose
+ * estimated cost is over the per-expression limit or rules whose total is
+ * over the CRD's, and a schema `pattern` RE2 cannot compile. Such a CRD never
  * reaches the cluster, so everything that needs it fails to sync.
  */
-import { compileOutcome, schemaTypeProblems } from '../../admission/cel/crd-rules.ts';
+import { compileOutcome, costLowerBoundOf, schemaTypeProblems } from '../../admission/cel/crd-rules.ts';
+import { costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT } from '../../admission/cel/cost-estimate.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { CheckContext, PolicyCheck } from '../kit.ts';
 
 type Node = Record<string, unknown>;
 
-/** Every schema node under `node`, with its path in the CRD object. */
-function* schemaNodes(node: unknown, path: PathSegment[]): Generator<[Node, PathSegment[]]> {
+/**
+ * Every schema node under `node`, with its path in the CRD object and its cardinality: how many times a rule there
+ * can run for one object (the product of the maxItems and maxProperties of the lists and maps around it; unbounded,
+ * Infinity, as soon as one of them sets none).
+ */
+function* schemaNodes(node: unknown, path: PathSegment[], cardinality = 1): Generator<[Node, PathSegment[], number]> {
   if (!node || typeof node !== 'object' || Array.isArray(node)) return;
   const n = node as Node;
-  yield [n, path];
+  yield [n, path, cardinality];
   for (const key of ['properties', 'patternProperties', 'definitions'] as const) {
     const children = n[key];
-    if (children && typeof children === 'object') for (const [k, sub] of Object.entries(children)) yield* schemaNodes(sub, [...path, key, k]);
+    if (children && typeof children === 'object') for (const [k, sub] of Object.entries(children)) yield* schemaNodes(sub, [...path, key, k], cardinality);
   }
-  for (const key of ['items', 'additionalProperties', 'not'] as const) yield* schemaNodes(n[key], [...path, key]);
+  const times = (max: unknown) => cardinality * (typeof max === 'number' ? max : Infinity);
+  yield* schemaNodes(n.items, [...path, 'items'], times(n.maxItems));
+  yield* schemaNodes(n.additionalProperties, [...path, 'additionalProperties'], times(n.maxProperties));
+  yield* schemaNodes(n.not, [...path, 'not'], cardinality);
   for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = n[key];
-    if (Array.isArray(list)) for (const [i, sub] of list.entries()) yield* schemaNodes(sub, [...path, key, i]);
+    if (Array.isArray(list)) for (const [i, sub] of list.entries()) yield* schemaNodes(sub, [...path, key, i], cardinality);
   }
+}
+
+/** A rule's or messageExpression's compile, type check and estimated cost at its node; the cost it adds to the CRD's total. */
+function judgeExpression(ctx: CheckContext, r: Resource, at: PathSegment[], text: string, node: Node, isRoot: boolean, cardinality: number): number {
+  const field = String(at.at(-1));
+  const place = { resource: r, path: at };
+  const refused = (why: string) => ctx.fail(place, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)} is refused: ${why}`);
+  const c = compileOutcome(text);
+  if (!c.ok) {
+    if (c.refused) refused(c.why ?? 'compilation failed');
+    return 0;
+  }
+  // Type-checked against its node: a field the node does not declare is a compile error too.
+  for (const problem of schemaTypeProblems(text, node as JsonSchemaNode, isRoot)) refused(`compilation failed: ${problem}`);
+  if (field !== 'rule') return 0;
+  // The estimated cost, times the rule's cardinality when that is bounded (validation.go getExpressionCost).
+  const lower = costLowerBoundOf(text, node as JsonSchemaNode);
+  const cost = Number.isFinite(cardinality) ? lower * cardinality : lower;
+  if (cost > PER_EXPRESSION_LIMIT) refused(costMessage('estimated rule cost', cost, PER_EXPRESSION_LIMIT));
+  return cost;
 }
 
 export const crdAcceptedCheck: PolicyCheck = {
   id: 'crd-accepted',
   description:
-    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (no syntax error, no function the cluster does not declare, no field its schema node does not declare, no constant pattern RE2 refuses), and each schema pattern is RE2 (invariants P1).",
+    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (no syntax error, no function the cluster does not declare, no field its schema node does not declare, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (counted from below: comprehensions over the lists and maps the schema bounds), and each schema pattern is RE2 (invariants P1).",
   invariants: ['P1'],
-  remediation: 'fix the rule or the pattern the finding names; patterns are RE2 (no lookaround, no backreferences), as in Go',
+  remediation:
+    'fix the rule or the pattern the finding names (patterns are RE2: no lookaround, no backreferences, as in Go); bound the lists, maps and strings a costly rule walks with maxItems, maxProperties and maxLength',
   reads: { kinds: ['CustomResourceDefinition'] },
   exemptible: false,
   run(ctx) {
@@ -45,7 +77,8 @@ export const crdAcceptedCheck: PolicyCheck = {
       if (!Array.isArray(versions)) continue;
       for (const [v, version] of versions.entries()) {
         const root: PathSegment[] = ['spec', 'versions', v, 'schema', 'openAPIV3Schema'];
-        for (const [node, path] of schemaNodes(dig(version, ['schema', 'openAPIV3Schema']), root)) {
+        let total = 0;
+        for (const [node, path, cardinality] of schemaNodes(dig(version, ['schema', 'openAPIV3Schema']), root)) {
           if (typeof node.pattern === 'string') {
             const problem = re2Problem(node.pattern);
             if (problem)
@@ -56,20 +89,18 @@ export const crdAcceptedCheck: PolicyCheck = {
           }
           const rules = node['x-kubernetes-validations'];
           if (!Array.isArray(rules)) continue;
-          for (const [i, rule] of rules.entries()) {
+          for (const [i, rule] of rules.entries())
             for (const field of ['rule', 'messageExpression'] as const) {
               const text = (rule as Node)?.[field];
-              if (typeof text !== 'string') continue;
-              const c = compileOutcome(text);
-              const at = { resource: r, path: [...path, 'x-kubernetes-validations', i, field] };
-              if (!c.ok && c.refused) ctx.fail(at, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)} is refused: ${c.why}`);
-              // Type-checked against its node: a field the node does not declare is a compile error too.
-              else if (c.ok)
-                for (const problem of schemaTypeProblems(text, node as JsonSchemaNode, path.length === root.length))
-                  ctx.fail(at, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)} is refused: compilation failed: ${problem}`);
+              if (typeof text === 'string')
+                total += judgeExpression(ctx, r, [...path, 'x-kubernetes-validations', i, field], text, node, path.length === root.length, cardinality);
             }
-          }
         }
+        if (total > PER_CRD_LIMIT)
+          ctx.fail(
+            { resource: r, path: root },
+            `CustomResourceDefinition ${r.name}: ${costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, PER_CRD_LIMIT)}`,
+          );
       }
     }
   },

@@ -6,7 +6,8 @@
  * rules it has a function for that the evaluator lacks stay not judged.
  */
 import { describe, expect, it } from 'vitest';
-import { compileRule, ruleViolations } from '../../admission/cel/crd-rules.ts';
+import { compileRule, ruleViolations, costLowerBoundOf } from '../../admission/cel/crd-rules.ts';
+import { costMessage, maxElements, PER_EXPRESSION_LIMIT } from '../../admission/cel/cost-estimate.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { PER_CALL_LIMIT } from '../../admission/cel/budget.ts';
 import { policyDecisions } from '../../admission/cel/admission-policies.ts';
@@ -145,5 +146,31 @@ describe('ValidatingAdmissionPolicy: failurePolicy', () => {
 
   it('and is skipped under Ignore', () => {
     expect(policyDecisions([policy('Ignore')], [binding], target)).toEqual([]);
+  });
+});
+
+describe('CEL: the estimated cost at CRD create, counted from below', () => {
+  const list = (items: JsonSchemaNode, maxItems?: number): JsonSchemaNode => ({ type: 'array', items, ...(maxItems === undefined ? {} : { maxItems }) });
+  const bound = (rule: string, node: JsonSchemaNode) => costLowerBoundOf(rule, node);
+
+  it('counts the iterations of nested comprehensions, by maxItems or by what fits in a 3 MiB request', () => {
+    // (3 MiB - 2) / ("" and a comma): the API server's own estimate of an unbounded list of strings.
+    expect(maxElements(list({ type: 'string' }))).toBe(1048575);
+    expect(maxElements(list({ type: 'integer' }))).toBe(1572863);
+    expect(maxElements({ type: 'object', additionalProperties: { type: 'string' } })).toBe(393215);
+    expect(bound('self.all(x, x != "")', list({ type: 'string' }, 10))).toBe(10);
+    expect(bound('self.all(x, self.all(y, x == y))', list({ type: 'string' }, 10))).toBe(10 * (1 + 10));
+    expect(bound('self.exists(i, v, v == "a")', list({ type: 'string' }, 7))).toBe(7);
+    expect(bound('[1, 2, 3].all(x, x > 0)', list({ type: 'string' }))).toBe(3);
+  });
+
+  it("refuses the issue's triple comprehension over a list with no maxItems, with the API server's words, and not a bounded one", () => {
+    const rule = 'self.all(x, self.all(y, self.all(z, true)))';
+    const over = bound(rule, list({ type: 'string' }));
+    expect(over).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
+    expect(costMessage('estimated rule cost', over, PER_EXPRESSION_LIMIT)).toBe(
+      'estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
+    );
+    expect(bound(rule, list({ type: 'string' }, 20))).toBeLessThan(PER_EXPRESSION_LIMIT);
   });
 });

@@ -233,6 +233,18 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: "a CRD whose rule nests comprehensions over a list with no maxItems: over the API server's estimated cost limit",
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crd(
+          '                hosts:\n                  type: array\n                  items:\n                    type: string\n                  x-kubernetes-validations:\n                    - rule: "self.all(x, self.all(y, self.all(z, true)))"',
+        ),
+      ),
+    at: '- rule: "self.all(x, self.all(y, self.all(z, true)))"',
+  },
+  {
+    check: 'crd-accepted',
     why: 'a CRD whose schema pattern is not RE2 (a backreference)',
     mutate: (c) => c.write(CRD_FILE, crd("                  pattern: '^(a)\\1$'")),
     at: 'pattern:',
