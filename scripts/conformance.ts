@@ -80,6 +80,7 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
         const minor = version ? Number(version.split('.')[1]) : factsKubernetesMinor(REPO_ROOT);
+        const celCases: Agreement[] = [];
         if (psa) report(`Pod Security fixtures, v1.${minor}`, conformance.podSecurityAgreement(podSecurityFixtures(psa, minor)), print);
         if (apiserver) {
           const file = join(apiserver, 'pkg/cel/library/library_compatibility_test.go');
@@ -89,11 +90,19 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
           const cases = listDir(dir)
             .filter((f) => f.endsWith('_test.go'))
             .flatMap((f) => conformance.libraryCases(f, readFileSync(join(dir, f), 'utf8')));
-          report('CEL library test cases (pkg/cel/library)', conformance.libraryAgreement(cases), print);
+          const library = conformance.libraryAgreement(cases);
+          report('CEL library test cases (pkg/cel/library)', library, print);
+          celCases.push(library);
         }
         if (apiextensions) {
           const table = conformance.validationExpressionCases(readText(join(apiextensions, 'pkg/apiserver/schema/cel/validation_test.go')));
-          report('CRD rule cases (TestValidationExpressions)', conformance.validationAgreement(table), print);
+          const rules = conformance.validationAgreement(table);
+          report('CRD rule cases (TestValidationExpressions)', rules, print);
+          celCases.push(rules);
+        }
+        if (celCases.length > 1) {
+          const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];
+          print(`CEL cases of every suite read: ${agree}/${total} agree (${percent(agree, total)})\n`);
         }
         return 0;
       },

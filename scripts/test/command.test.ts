@@ -1,5 +1,6 @@
 /** The operators' scripts share one contract: --help 0, wrong arguments 2, failures 1, one line each, causes named. */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
@@ -132,6 +133,35 @@ describe('the scripts on the contract', () => {
     const noVersion = capture();
     expect(await falcoFactsCommand(['rules.yaml'], noVersion.io)).toBe(2);
     expect(noVersion.out.stderr).toMatch(/^falco:facts: --version <x\.y\.z> is required/);
+  });
+
+  it('conformance: measures checkouts given by path and prints the agreement of every CEL suite together', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'conformance-'));
+    try {
+      const library = join(root, 'apiserver/pkg/cel/library');
+      const table = join(root, 'ext/pkg/apiserver/schema/cel');
+      mkdirSync(library, { recursive: true });
+      mkdirSync(table, { recursive: true });
+      writeFileSync(join(library, 'library_compatibility_test.go'), 'var names = map[string][]string{\n\t// Kubernetes <1.24>:\n\t"isSorted", "sum",\n}\n');
+      writeFileSync(
+        join(library, 'semver_test.go'),
+        '\tcases := []struct{}{\n\t\t{\n\t\t\texpr: `isSemver("1.2.3")`,\n\t\t\texpectResult: trueVal,\n\t\t},\n\t}\n\ttrueVal := types.Bool(true)\n',
+      );
+      writeFileSync(
+        join(table, 'validation_test.go'),
+        'func TestValidationExpressions(t *testing.T) {\n\ttests := []struct {\n\t\tname string\n\t}{\n\t\t{name: "n", obj: objs(int64(1)), schema: schemas(integerType), valid: []string{"self.val1 == 1"}},\n\t}\n}\n',
+      );
+      const { out, io } = capture();
+      expect(await conformanceCommand(['--apiserver', join(root, 'apiserver'), '--apiextensions', join(root, 'ext'), '--kubernetes', '1.36'], io)).toBe(0);
+      expect(out.stdout.split('\n').filter((l) => l.includes('agree ('))).toEqual([
+        'CEL library functions up to 1.36: 2/2 agree (100.0%)',
+        'CEL library test cases (pkg/cel/library): 1/1 agree (100.0%)',
+        'CRD rule cases (TestValidationExpressions): 1/1 agree (100.0%)',
+        'CEL cases of every suite read: 2/2 agree (100.0%)',
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('conformance: a missing checkout is one line and exit 1; no checkout or a bad version is a usage error', async () => {
