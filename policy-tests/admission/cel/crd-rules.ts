@@ -19,6 +19,7 @@ import type { JsonSchemaNode, ValidationRule } from './schema-node.ts';
 import { rewriteTwoVariable } from './two-variable.ts';
 import { typeProblems } from './schema-type-check.ts';
 import { costLowerBound } from './cost-estimate.ts';
+import { overloadProblems } from './overloads.ts';
 import { hasOptionalEntries, optionalCalls, rewriteOptionalSyntax } from './optional-syntax.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { CEL_KUBERNETES_MINOR, declaredFunctions } from './environment.ts';
@@ -121,7 +122,9 @@ export function compileRule(text: string): Compiled {
   scan(parsed.expr, evaluated, new Set(), new Set());
   const unknown = [...evaluated].filter((f) => !known.has(f));
   const badPattern = [...patterns].map((p) => [p, re2Problem(p)] as const).find(([, problem]) => problem);
-  if (undeclared.length) c = { ok: false, why: `compilation failed: undeclared reference to '${undeclared.join("', '")}'`, refused: true };
+  const overload = overloadProblems(parsed.expr!)[0];
+  if (overload) c = { ok: false, why: `compilation failed: ${overload}`, refused: true };
+  else if (undeclared.length) c = { ok: false, why: `compilation failed: undeclared reference to '${undeclared.join("', '")}'`, refused: true };
   else if (badPattern)
     c = {
       ok: false,

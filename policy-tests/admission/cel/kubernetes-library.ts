@@ -8,7 +8,7 @@
  */
 import type { CelFunc, CelType } from '@bufbuild/cel';
 import { re2 } from '../../model/core/re2.ts';
-import { celEquals, compare, items } from './values.ts';
+import { celEquals, compare, isSeconds, items, type Seconds } from './values.ts';
 import { addExact, asFloat, asInt64, compareExact, formatExact, negate, parseExact, type Exact } from './quantity.ts';
 import { compareSemver, formatSemver, parseSemver, parseSemverNormalized, type Semver } from './semver.ts';
 import { containsCIDR, containsIP, formatCIDR, formatIP, ipPredicates, masked, parseCIDR, parseIP } from './net.ts';
@@ -53,6 +53,11 @@ function listFunctions(cel: Cel): CelFunc[] {
     celMethod('sum', LIST, [], DYN, function () {
       const xs = items(this);
       if (xs.length === 0) return 0n;
+      // Durations sum to a duration, made by the engine from its seconds (cel-go sums a list of durations so).
+      if (xs.every((x) => isSeconds(x) && (x as Seconds).message.$typeName === 'google.protobuf.Duration')) {
+        const nanos = xs.reduce((n: bigint, x) => n + (x as Seconds).message.seconds * 1_000_000_000n + BigInt((x as Seconds).message.nanos), 0n);
+        return cel.run('duration(s)', { s: `${nanos / 1_000_000_000n}.${(nanos % 1_000_000_000n).toString().padStart(9, '0')}s` }) as bigint;
+      }
       return xs.reduce((a: any, b: any) => (typeof a === 'bigint' && typeof b === 'bigint' ? a + b : Number(a) + Number(b))) as bigint;
     }),
     celMethod('min', LIST, [], DYN, function () {

@@ -9,8 +9,8 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-type Seconds = { message: { seconds: bigint; nanos: number } };
-const isSeconds = (v: unknown): v is Seconds =>
+export type Seconds = { message: { seconds: bigint; nanos: number; $typeName?: string } };
+export const isSeconds = (v: unknown): v is Seconds =>
   typeof v === 'object' && v !== null && typeof (v as Seconds).message?.seconds === 'bigint' && typeof (v as Seconds).message?.nanos === 'number';
 const isUint = (v: unknown): v is { value: bigint } =>
   typeof v === 'object' && v !== null && Symbol.for('@bufbuild/cel/uint') in v && typeof (v as { value?: unknown }).value === 'bigint';

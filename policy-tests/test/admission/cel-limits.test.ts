@@ -174,3 +174,20 @@ describe('CEL: the estimated cost at CRD create, counted from below', () => {
     expect(bound(rule, list({ type: 'string' }, 20))).toBeLessThan(PER_EXPRESSION_LIMIT);
   });
 });
+
+describe('CEL: overloads cel-go refuses at compile time', () => {
+  it.each(['isIP(cidr("192.168.0.0/24"))', 'isQuantity([1, 2, 3])', 'isSemver(1)', "url({'a': 1})"])('%s is refused', (expr) => {
+    const c = compileRule(expr);
+    expect(c.ok === false && c.refused && c.why).toMatch(/^compilation failed: found no matching overload for '\w+' applied to/);
+  });
+
+  it('a string, or a value whose type only the schema knows, is not', () => {
+    for (const expr of ['isIP("1.2.3.4")', 'isIP(self.addr)', "string(ip('1.2.3.4')) == '1.2.3.4'", "cidr('10.0.0.0/8').ip() == ip('10.0.0.0')"])
+      expect(compileRule(expr).ok, expr).toBe(true);
+  });
+
+  it('sums durations to a duration', () => {
+    const c = compileRule("[duration('1h'), duration('2m'), duration('1.5s')].sum() == duration('1h2m1.5s')");
+    expect(c.ok && c.evaluate({})).toBe(true);
+  });
+});
