@@ -191,3 +191,16 @@ describe('CEL: overloads cel-go refuses at compile time', () => {
     expect(c.ok && c.evaluate({})).toBe(true);
   });
 });
+
+describe('CEL: a 2 KB rule of nested comprehensions', () => {
+  const nested = (depth: number): string => (depth === 0 ? 'true' : `self.all(x${depth}, ${nested(depth - 1)})`);
+  const rule = `${nested(8)}${' && true'.repeat(240)}`;
+  const schema: JsonSchemaNode = { type: 'object', properties: { list: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule }] } } };
+
+  it('is refused at the CRD for its estimated cost, and stops at the runtime limit on an object', () => {
+    expect(rule.length).toBeGreaterThan(2000);
+    expect(costLowerBoundOf(rule, schema.properties!.list!)).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
+    const v = ruleViolations(schema, { list: Array.from({ length: 50 }, (_, i) => `item-${i}`) });
+    expect(v.map((x) => x.message)).toEqual([expect.stringContaining('call cost exceeds limit for rule')]);
+  });
+});
