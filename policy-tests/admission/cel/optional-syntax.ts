@@ -16,6 +16,10 @@ type Cel = typeof import('@bufbuild/cel');
 
 const SELECT_MARK = '__optsel__';
 const INDEX_MARK = '__optidx__';
+const ELEMENT_MARK = '__optelem__';
+const KEY_MARK = '__optkey__';
+const LIST = '__optlist__';
+const MAP = '__optmap__';
 const SELECT = '__optselect__';
 const INDEX = '__optindex__';
 const HAS = '__opthas__';
@@ -38,7 +42,7 @@ function stringLiteralAt(text: string, i: number): number {
   return text.length - i;
 }
 
-/** Whether the rule writes an optional list or map entry (`[?x]`, `{?k: v}`): a `?` that follows `[`, `{` or `,` (a ternary's follows an operand). */
+/** Whether the rule writes an optional list or map entry (`[?x]`, `{?k: v}`), for a rule that does not parse even rewritten: not judged. */
 export function hasOptionalEntries(text: string): boolean {
   let last = '';
   for (let i = 0; i < text.length;) {
@@ -54,11 +58,22 @@ export function hasOptionalEntries(text: string): boolean {
   return false;
 }
 
-/** The rule's text with `.?` and `[?` spelt as the engine parses them; undefined when it has neither. */
+/** An open bracket of the rule's text: an optional index, a list, a map, or parentheses; and whether its current entry is wrapped. */
+interface Frame {
+  kind: 'optindex' | 'list' | 'map' | 'paren';
+  wrapped: boolean;
+}
+
+/**
+ * The rule's text with the optional syntax spelt as the engine parses it: `x.?f` → `x.__optsel__f`,
+ * `x[?k]` → `x[__optidx__(k)]`, a list's optional element `[?e]` → `[__optelem__(e)]`, a map's optional entry
+ * `{?k: v}` → `{__optkey__(k): v}`; string literals untouched. Undefined when it has none.
+ */
 export function rewriteOptionalSyntax(text: string): string | undefined {
   let out = '';
   let changed = false;
-  const closers: boolean[] = [];
+  const frames: Frame[] = [];
+  const top = () => frames.at(-1);
   for (let i = 0; i < text.length;) {
     const literal = /[rRbB'"]/.test(text[i]!) ? stringLiteralAt(text, i) : 0;
     if (literal) {
@@ -67,23 +82,49 @@ export function rewriteOptionalSyntax(text: string): string | undefined {
       continue;
     }
     const before = out.trimEnd().at(-1) ?? '';
+    const c = text[i]!;
     if (text.startsWith('.?', i)) {
       out += `.${SELECT_MARK}`;
       i += 2;
       changed = true;
-    } else if (text.startsWith('[?', i) && /[\w)\]}'"]/.test(before)) {
+      continue;
+    }
+    // A `?` that opens a list element or a map entry (after `[`, `{` or a comma of one): a ternary's follows an operand.
+    if (c === '?' && (before === '[' || before === '{' || before === ',') && (top()?.kind === 'list' || top()?.kind === 'map')) {
+      out += top()!.kind === 'list' ? `${ELEMENT_MARK}(` : `${KEY_MARK}(`;
+      top()!.wrapped = true;
+      i++;
+      changed = true;
+      continue;
+    }
+    if (text.startsWith('[?', i) && /[\w)\]}'"]/.test(before)) {
       out += `[${INDEX_MARK}(`;
-      closers.push(true);
+      frames.push({ kind: 'optindex', wrapped: false });
       i += 2;
       changed = true;
-    } else {
-      const c = text[i]!;
-      if (c === '[') closers.push(false);
-      out += c === ']' && closers.pop() ? ')]' : c;
-      i++;
+      continue;
     }
+    if (c === '[' || c === '{' || c === '(') frames.push({ kind: c === '[' ? 'list' : c === '{' ? 'map' : 'paren', wrapped: false });
+    // A wrapped element ends at its comma or the list's end; a wrapped key at its colon.
+    const frame = top();
+    if (frame?.wrapped && ((c === ',' && frame.kind === 'list') || (c === ']' && frame.kind === 'list') || (c === ':' && frame.kind === 'map'))) {
+      out += ')';
+      frame.wrapped = false;
+    }
+    if (c === ']' || c === '}' || c === ')') {
+      const closed = frames.pop();
+      out += closed?.kind === 'optindex' ? ')]' : c;
+    } else out += c;
+    i++;
   }
   return changed ? out : undefined;
+}
+
+/** `fn(e)`, a call of one of the functions below on an expression. */
+function wrap(cel: Cel, e: Expr, fn: string): Expr {
+  const out = cel.parse(`${fn}(__x__)`).expr as Expr;
+  (out.exprKind.value as { args: Expr[] }).args[0] = e;
+  return out;
 }
 
 const call = (id: bigint, fn: string, args: Expr[], cel: Cel, field?: string): Expr => {
@@ -108,6 +149,20 @@ function producesOptional(e: Expr): boolean {
 export function optionalCalls(cel: Cel, e: Expr): Expr {
   mapChildren(e, (child) => optionalCalls(cel, child));
   const kind = e.exprKind;
+  const isCall = (x: Expr | undefined, mark: string) => x?.exprKind.case === 'callExpr' && x.exprKind.value.function === mark;
+  // A list with optional elements is filtered by them (__optlist__); a map's optional entries likewise (__optmap__).
+  if (kind.case === 'listExpr' && kind.value.elements.some((x) => isCall(x, ELEMENT_MARK))) return wrap(cel, e, LIST);
+  if (kind.case === 'structExpr' && kind.value.messageName === '') {
+    let optional = false;
+    for (const entry of kind.value.entries) {
+      const key = entry.keyKind.case === 'mapKey' ? entry.keyKind.value : undefined;
+      if (!isCall(key, KEY_MARK) || !entry.value) continue;
+      entry.keyKind.value = (key!.exprKind.value as { args: Expr[] }).args[0]!;
+      entry.value = wrap(cel, entry.value, ELEMENT_MARK);
+      optional = true;
+    }
+    return optional ? wrap(cel, e, MAP) : e;
+  }
   if (kind.case === 'selectExpr' && kind.value.operand) {
     const { operand, field, testOnly } = kind.value;
     const marked = field.startsWith(SELECT_MARK);
@@ -172,10 +227,43 @@ function optionalEntry(value: unknown, key: unknown): unknown {
   throw new Error('no such key');
 }
 
+/** An optional element or entry value, marked so that the list or map around it can tell it from a plain optional value. */
+const ELEMENT_KEY = '\uE005optional entry';
+const isMarked = (v: unknown): v is { get(k: string): unknown; size: number } =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as { get?: unknown }).get === 'function' &&
+  (v as { size?: number }).size === 1 &&
+  (v as { get(k: string): unknown }).get(ELEMENT_KEY) !== undefined;
+/** What a marked element holds: its value, or nothing for optional.none(). */
+function entryValue(marked: { get(k: string): unknown }): unknown[] {
+  const optional = [...(marked.get(ELEMENT_KEY) as Iterable<unknown>)][0];
+  const held = asOptional(optional);
+  if (!held) throw new Error('no such overload: an optional entry takes an optional value');
+  return [...held];
+}
+
 export function optionalSyntaxFunctions(cel: Cel): CelFunc[] {
   const { celFunc, CelScalar, mapType, listType } = cel;
   const OPT = mapType(CelScalar.STRING, listType(CelScalar.DYN));
+  const DYN = CelScalar.DYN;
   return [
+    celFunc(ELEMENT_MARK, [DYN], mapType(CelScalar.STRING, listType(DYN)), (v) => new Map([[ELEMENT_KEY, [v as CelInput]]])),
+    celFunc(LIST, [listType(DYN)], listType(DYN), (list) => {
+      const out: unknown[] = [];
+      for (const v of list as Iterable<unknown>) out.push(...(isMarked(v) ? entryValue(v) : [v]));
+      return out as CelInput[];
+    }),
+    celFunc(MAP, [mapType(DYN, DYN)], mapType(DYN, DYN), (map) => {
+      const m = map as unknown as { keys(): Iterable<unknown>; get(k: unknown): unknown };
+      const out = new Map<unknown, unknown>();
+      for (const k of m.keys()) {
+        const v = m.get(k);
+        if (!isMarked(v)) out.set(k, v);
+        else for (const held of entryValue(v)) out.set(k, held);
+      }
+      return out as never;
+    }),
     celFunc(SELECT, [CelScalar.DYN, CelScalar.STRING], OPT, (value, field) => optionalEntry(value, field) as never),
     celFunc(INDEX, [CelScalar.DYN, CelScalar.DYN], OPT, (value, key) => optionalEntry(value, key) as never),
     celFunc(HAS, [CelScalar.DYN, CelScalar.STRING], CelScalar.BOOL, (value, field) => {

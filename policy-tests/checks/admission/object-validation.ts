@@ -41,7 +41,7 @@ export function crdValidationRuleCheck(isBuiltin: (r: Resource) => boolean): Pol
   return {
     id: 'crd-validation-rule',
     description:
-      "Every custom resource passes its CRD's validation rules (x-kubernetes-validations, CEL with the Kubernetes libraries), with the CRD the repository renders or, failing that, the schema bundled with the gate; each evaluation within the API server's cost limits (a rule that walks past the per-call limit, or an object past the runtime budget, is refused with the API server's message); rules the evaluator cannot read (optional list or map entries) are counted as not judged in the summary; data the schema does not describe is refused as the API server's conversion refuses it (invariants P1).",
+      "Every custom resource passes its CRD's validation rules (x-kubernetes-validations, CEL with the Kubernetes libraries), with the CRD the repository renders or, failing that, the schema bundled with the gate; each evaluation within the API server's cost limits (a rule that walks past the per-call limit, or an object past the runtime budget, is refused with the API server's message); a rule whose text the evaluator cannot read is counted as not judged in the summary; data the schema does not describe is refused as the API server's conversion refuses it (invariants P1).",
     invariants: ['P1'],
     remediation: "change the resource so the rule holds; the message is the CRD's own",
     reads: { kinds: ['*'] },

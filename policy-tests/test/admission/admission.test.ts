@@ -244,17 +244,16 @@ describe('CEL: the Kubernetes libraries', () => {
     if (c.ok) expect(c.evaluate({})).toEqual(expected);
   });
 
-  it('a rule this evaluator cannot read is not judged, and counted; one the API server refuses is not a gap', () => {
+  it('every rule the API server accepts is judged, optional entries too; one it refuses is not a gap of the evaluator', () => {
     const schema: JsonSchemaNode = {
       type: 'object',
       'x-kubernetes-validations': [{ rule: '[?self.?l].size() <= 1' }, { rule: 'self.a ==' }, { rule: 'has(self.v)' }],
     };
     const coverage = ruleCoverage([{ crd: 'test', schema }]);
-    expect(coverage).toMatchObject({ found: 3, compiled: 1 });
+    expect(coverage).toMatchObject({ found: 3, compiled: 2 });
     // 'self.a ==' does not parse: the API server refuses the CRD (crd-accepted), so it is no gap of the evaluator.
-    expect(coverage.notJudged.map((n) => n.why)).toEqual([expect.stringContaining('optional list or map entries')]);
-    // Not judged is never a pass, and never a failure either: nothing is reported for those rules.
-    expect(ruleViolations(schema, { v: '1.0.0' })).toEqual([]);
+    expect(coverage.notJudged).toEqual([]);
+    expect(ruleViolations(schema, { v: '1.0.0', l: 'x' })).toEqual([]);
   });
 });
 
@@ -451,16 +450,13 @@ describe('ValidatingAdmissionPolicy', () => {
     );
   });
 
-  it('counts an expression it cannot read, or one that reads an authorizer decision, as not judged', () => {
+  it('counts an expression that reads an authorizer decision as not judged, and judges the rest', () => {
     const coverage = policyCoverage([
       policy({ validations: [{ expression: '[?object.?spec].size() == 1' }] }),
       policy({ validations: [{ expression: "authorizer.group('').resource('pods').check('create').allowed()" }] }),
     ]);
-    expect(coverage).toMatchObject({ found: 2, compiled: 0 });
-    expect(coverage.notJudged.map((n) => n.why)).toEqual([
-      expect.stringContaining('optional list or map entries'),
-      expect.stringContaining("the authorizer's decision depends on"),
-    ]);
+    expect(coverage).toMatchObject({ found: 2, compiled: 1 });
+    expect(coverage.notJudged.map((n) => n.why)).toEqual([expect.stringContaining("the authorizer's decision depends on")]);
     expect(builtinResourceName('NetworkPolicy')).toBe('networkpolicies');
     expect(builtinResourceName('Ingress')).toBe('ingresses');
     expect(builtinResourceName('Endpoints')).toBe('endpoints');
