@@ -76,10 +76,13 @@ class MeteredList {
   readonly #length: number;
   /** The schema's x-kubernetes-list-type (set or map, with its keys), which decides equality and concatenation (list-types.ts). */
   readonly listType: ListType | undefined;
-  constructor(items: CelInput[], length: number, listType?: ListType) {
+  /** The schema's type of the elements, which an empty list's sum() needs (cel-go sums in the element type). */
+  readonly elements: ElementType | undefined;
+  constructor(items: CelInput[], length: number, listType?: ListType, elements?: ElementType) {
     this.#items = items;
     this.#length = length;
     this.listType = listType;
+    this.elements = elements;
   }
   get size(): number {
     return this.#length;
@@ -101,7 +104,7 @@ class MeteredList {
     const owned = this.#items.length === this.#length;
     const items = owned ? this.#items : this.#items.slice(0, this.#length);
     for (const v of more) items.push(v);
-    return new MeteredList(items, items.length, this.listType);
+    return new MeteredList(items, items.length, this.listType, this.elements);
   }
 }
 
@@ -163,8 +166,18 @@ class MeteredMap {
   }
 }
 
-/** A list of these (already converted) elements, of the schema's list type. */
-export const meteredList = (items: CelInput[], listType?: ListType): CelInput => new MeteredList(items, items.length, listType) as unknown as CelInput;
+/** A list of these (already converted) elements, of the schema's list type and element type. */
+export const meteredList = (items: CelInput[], listType?: ListType, elements?: ElementType): CelInput =>
+  new MeteredList(items, items.length, listType, elements) as unknown as CelInput;
+
+/** An element type, as the schema's items declare it. */
+export interface ElementType {
+  type?: string;
+  format?: string;
+}
+
+/** The element type a list read from a schema carries. */
+export const elementTypeOf = (v: unknown): ElementType | undefined => (v instanceof MeteredList ? v.elements : undefined);
 
 /** A set or map list's type, as the schema declares it; an atomic list has none. */
 export interface ListType {

@@ -15,6 +15,7 @@ import { containsCIDR, containsIP, formatCIDR, formatIP, ipPredicates, masked, p
 import { authorizerFunctions } from './authorizer.ts';
 import { collectionFunctions } from './collections.ts';
 import { listTypeFunctions } from './list-types.ts';
+import { elementTypeOf } from './budget.ts';
 import { twoVariableFunctions } from './two-variable.ts';
 import { formatFunctions } from './format.ts';
 import { optionalFunctions } from './optional.ts';
@@ -52,7 +53,12 @@ function listFunctions(cel: Cel): CelFunc[] {
     }),
     celMethod('sum', LIST, [], DYN, function () {
       const xs = items(this);
-      if (xs.length === 0) return 0n;
+      // An empty list sums to the zero of its declared element type: 0, 0.0, or a zero duration.
+      if (xs.length === 0) {
+        const element = elementTypeOf(this);
+        if (element?.format === 'duration') return cel.run("duration('0s')", {}) as bigint;
+        return (element?.type === 'number' ? 0 : 0n) as bigint;
+      }
       // Durations sum to a duration, made by the engine from its seconds (cel-go sums a list of durations so).
       if (xs.every((x) => isSeconds(x) && (x as Seconds).message.$typeName === 'google.protobuf.Duration')) {
         const nanos = xs.reduce((n: bigint, x) => n + (x as Seconds).message.seconds * 1_000_000_000n + BigInt((x as Seconds).message.nanos), 0n);

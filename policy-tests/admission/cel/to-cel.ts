@@ -63,9 +63,11 @@ export function toCel(value: unknown, schema: JsonSchemaNode | undefined): CelIn
     const type = s['x-kubernetes-list-type'];
     const keys = s['x-kubernetes-list-map-keys'];
     const listType = type === 'set' || type === 'map' ? { type: type as 'set' | 'map', keys: Array.isArray(keys) ? (keys as string[]) : [] } : undefined;
+    const items = s.items ? { type: types(s.items)[0], format: s.items.format } : undefined;
     return meteredList(
       value.map((v) => toCel(v, s.items)),
       listType,
+      items,
     );
   }
   const out = new Map<string, CelInput>();

@@ -187,9 +187,15 @@ describe('CEL: overloads cel-go refuses at compile time', () => {
       expect(compileRule(expr).ok, expr).toBe(true);
   });
 
-  it('sums durations to a duration', () => {
+  it('sums durations to a duration, and an empty list of them to a zero duration', () => {
     const c = compileRule("[duration('1h'), duration('2m'), duration('1.5s')].sum() == duration('1h2m1.5s')");
     expect(c.ok && c.evaluate({})).toBe(true);
+    const schema: JsonSchemaNode = {
+      type: 'object',
+      properties: { d: { type: 'array', items: { type: 'string', format: 'duration' } } },
+      'x-kubernetes-validations': [{ rule: "self.d.sum() == duration('0s')" }],
+    };
+    expect(ruleViolations(schema, { d: [] })).toEqual([]);
   });
 });
 
