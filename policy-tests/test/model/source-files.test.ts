@@ -24,12 +24,12 @@ describe('values files, as Argo CD resolves them', () => {
       repoURL: 'https://grafana.github.io/helm-charts',
       helm: { valueFiles: ['$values/monitoring/grafana/values.yaml'] },
     });
-    const local = source({ path: 'charts/./mine', helm: { valueFiles: ['values-prod.yaml', '../shared/values.yaml'] } });
+    const local = source({ path: 'charts/./mine', helm: { valueFiles: ['values-prod.yaml', '../common/values.yaml'] } });
     const a = app([chart, local, source({ ref: 'values' })]);
     expect(valueFilesOf(repo({}), a, chart)).toEqual([{ entry: '$values/monitoring/grafana/values.yaml', rel: 'monitoring/grafana/values.yaml' }]);
     expect(valueFilesOf(repo({}), a, local)).toEqual([
       { entry: 'values-prod.yaml', rel: 'charts/mine/values-prod.yaml' },
-      { entry: '../shared/values.yaml', rel: 'charts/shared/values.yaml' },
+      { entry: '../common/values.yaml', rel: 'charts/common/values.yaml' },
     ]);
   });
 
