@@ -8,13 +8,9 @@
 import type { CelFunc, CelInput } from '@bufbuild/cel';
 import { charge } from './budget.ts';
 import { optionalNone, optionalOf } from './optional.ts';
-import { celEquals, compare, items } from './values.ts';
+import { celEquals, compare, fail, items } from './values.ts';
 
 type Cel = typeof import('@bufbuild/cel');
-
-function fail(message: string): never {
-  throw new Error(message);
-}
 
 const includes = (list: readonly unknown[], x: unknown) => list.some((y) => celEquals(x, y));
 const isList = (v: unknown) => Array.isArray(v) || (typeof v === 'object' && v !== null && Symbol.for('@bufbuild/cel/list') in v);

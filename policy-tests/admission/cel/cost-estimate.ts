@@ -13,6 +13,7 @@
  */
 import { mapChildren, type Expr } from './ast.ts';
 import type { JsonSchemaNode } from './schema-node.ts';
+import { schemaNodeOf } from './schema-type-check.ts';
 
 export const PER_EXPRESSION_LIMIT = 10_000_000;
 export const PER_CRD_LIMIT = 100_000_000;
@@ -49,33 +50,15 @@ export function maxElements(s: JsonSchemaNode): number | undefined {
 
 type Scope = ReadonlyMap<string, JsonSchemaNode>;
 
-/** The schema node an expression reads, when a chain of selections and indexes from a known variable says which. */
-function nodeOf(e: Expr, scope: Scope): JsonSchemaNode | undefined {
-  const kind = e.exprKind;
-  if (kind.case === 'identExpr') return scope.get(kind.value.name);
-  if (kind.case === 'selectExpr' && kind.value.operand && !kind.value.testOnly) {
-    const parent = nodeOf(kind.value.operand, scope);
-    return parent?.properties?.[kind.value.field] ?? (typeof parent?.additionalProperties === 'object' ? parent.additionalProperties : undefined);
-  }
-  if (kind.case === 'callExpr') {
-    const { function: fn, args } = kind.value;
-    if (fn === '_[_]' && args.length === 2) {
-      const parent = nodeOf(args[0]!, scope);
-      return parent?.items ?? (typeof parent?.additionalProperties === 'object' ? parent.additionalProperties : undefined);
-    }
-  }
-  return undefined;
-}
-
 /** How many times a comprehension's body runs at most, by its range: a bounded schema list or map, or a list literal. */
 function iterations(range: Expr, scope: Scope): { count: number; element?: JsonSchemaNode } {
   if (range.exprKind.case === 'listExpr') return { count: range.exprKind.value.elements.length };
   // A two-variable comprehension folds over its receiver's pairs (two-variable.ts): as many as the receiver holds.
   if (range.exprKind.case === 'callExpr' && range.exprKind.value.function === '__pairs__') {
-    const receiver = nodeOf(range.exprKind.value.args[0]!, scope);
+    const receiver = schemaNodeOf(range.exprKind.value.args[0]!, scope);
     return { count: receiver ? (maxElements(receiver) ?? 0) : 0 };
   }
-  const node = nodeOf(range, scope);
+  const node = schemaNodeOf(range, scope);
   if (!node) return { count: 0 };
   // A list's variable is its element; a map's is its key, a string.
   return { count: maxElements(node) ?? 0, ...(node.items ? { element: node.items } : {}) };

@@ -55,7 +55,9 @@ const compiled = new Map<string, Compiled>();
  * version and this folder's code, the Kubernetes libraries among it) and every input: a warm run whose rules
  * and objects are unchanged never loads the CEL runtime.
  */
-const celOutcomes = outcomeStore<CompileOutcome | { message: string | null; cost: number; overLimit: boolean } | { fields: string[] } | { bound: number }>(
+const celOutcomes = outcomeStore<
+  CompileOutcome | { message: string | null; cost: number; overLimit: boolean } | { typeProblems: string[]; costLowerBound: number }
+>(
   'cel',
   // The gate's code and Node's version join every key (outcome-store.ts); the engines are named here.
   () => `${packageVersion('@bufbuild/cel')}\0${packageVersion('@bufbuild/re2')}`,
@@ -270,28 +272,20 @@ interface RuleOutcome {
  * rule, schema node and value across runs.
  */
 /**
- * The fields a rule selects that its schema node does not declare (schema-type-check.ts): the API server's type check
- * refuses the CRD for each. Kept by rule and node, so a warm run does not load the CEL runtime.
+ * What the API server's CRD create makes of a rule at its schema node beyond its compile: the type check's refusals
+ * (schema-type-check.ts) and a lower bound of its estimated cost (cost-estimate.ts). Kept by rule and node, so a warm
+ * run does not load the CEL runtime.
  */
-export function schemaTypeProblems(text: string, schema: JsonSchemaNode, isRoot = false): string[] {
-  const key = ['fields', text, schemaJson(schema), String(isRoot)];
+export function ruleAtNode(text: string, schema: JsonSchemaNode, isRoot = false): { typeProblems: string[]; costLowerBound: number } {
+  const key = ['at-node', text, schemaJson(schema), String(isRoot)];
   const known = celOutcomes.get(key);
-  if (known && 'fields' in known) return known.fields;
+  if (known && 'typeProblems' in known) return known;
   const c = compileRule(text);
-  const fields = c.ok && c.expr ? typeProblems(c.expr, schema, isRoot) : [];
-  celOutcomes.set(key, { fields });
-  return fields;
-}
-
-/** A lower bound of the API server's estimated cost of a rule at this node (cost-estimate.ts), kept by rule and node. */
-export function costLowerBoundOf(text: string, schema: JsonSchemaNode): number {
-  const key = ['cost', text, schemaJson(schema)];
-  const known = celOutcomes.get(key);
-  if (known && 'bound' in known) return known.bound;
-  const c = compileRule(text);
-  const bound = c.ok && c.expr ? costLowerBound(c.expr, schema) : 0;
-  celOutcomes.set(key, { bound });
-  return bound;
+  const outcome = c.ok
+    ? { typeProblems: typeProblems(c.expr, schema, isRoot), costLowerBound: costLowerBound(c.expr, schema) }
+    : { typeProblems: [], costLowerBound: 0 };
+  celOutcomes.set(key, outcome);
+  return outcome;
 }
 
 /** A value as a store key: JSON, with an integer past a double's range (a bigint) written exactly. */

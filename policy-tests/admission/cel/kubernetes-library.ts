@@ -8,7 +8,7 @@
  */
 import type { CelFunc, CelType } from '@bufbuild/cel';
 import { re2 } from '../../model/core/re2.ts';
-import { celEquals, compare, isSeconds, items, type Seconds } from './values.ts';
+import { celEquals, compare, fail, isSeconds, items, type Seconds } from './values.ts';
 import { addExact, asFloat, asInt64, compareExact, formatExact, negate, parseExact, type Exact } from './quantity.ts';
 import { compareSemver, formatSemver, parseSemver, parseSemverNormalized, type Semver } from './semver.ts';
 import { containsCIDR, containsIP, formatCIDR, formatIP, ipPredicates, masked, parseCIDR, parseIP } from './net.ts';
@@ -22,10 +22,6 @@ import { optionalFunctions } from './optional.ts';
 import { optionalSyntaxFunctions } from './optional-syntax.ts';
 
 type Cel = typeof import('@bufbuild/cel');
-
-function fail(message: string): never {
-  throw new Error(message);
-}
 
 function asURL(text: string): URL | undefined {
   // url() accepts absolute URIs and absolute paths, as Go's url.ParseRequestURI does.

@@ -10,7 +10,7 @@
  */
 import type { CelFunc, CelInput } from '@bufbuild/cel';
 import { identName, mapChildren, replaceIdents, type Expr } from './ast.ts';
-import { asOptional, optionalNone, optionalOf } from './optional.ts';
+import { asOptional, heldUnder, optionalNone, optionalOf } from './optional.ts';
 
 type Cel = typeof import('@bufbuild/cel');
 
@@ -229,16 +229,11 @@ function optionalEntry(value: unknown, key: unknown): unknown {
 
 /** An optional element or entry value, marked so that the list or map around it can tell it from a plain optional value. */
 const ELEMENT_KEY = '\uE005optional entry';
-const isMarked = (v: unknown): v is { get(k: string): unknown; size: number } =>
-  typeof v === 'object' &&
-  v !== null &&
-  typeof (v as { get?: unknown }).get === 'function' &&
-  (v as { size?: number }).size === 1 &&
-  (v as { get(k: string): unknown }).get(ELEMENT_KEY) !== undefined;
-/** What a marked element holds: its value, or nothing for optional.none(). */
-function entryValue(marked: { get(k: string): unknown }): unknown[] {
-  const optional = [...(marked.get(ELEMENT_KEY) as Iterable<unknown>)][0];
-  const held = asOptional(optional);
+/** What a marked element holds: its value, or nothing for optional.none(); undefined when the element is not marked. */
+function entryValue(element: unknown): unknown[] | undefined {
+  const marked = heldUnder(element, ELEMENT_KEY);
+  if (!marked) return undefined;
+  const held = asOptional(marked[0]);
   if (!held) throw new Error('no such overload: an optional entry takes an optional value');
   return [...held];
 }
@@ -251,7 +246,7 @@ export function optionalSyntaxFunctions(cel: Cel): CelFunc[] {
     celFunc(ELEMENT_MARK, [DYN], mapType(CelScalar.STRING, listType(DYN)), (v) => new Map([[ELEMENT_KEY, [v as CelInput]]])),
     celFunc(LIST, [listType(DYN)], listType(DYN), (list) => {
       const out: unknown[] = [];
-      for (const v of list as Iterable<unknown>) out.push(...(isMarked(v) ? entryValue(v) : [v]));
+      for (const v of list as Iterable<unknown>) out.push(...(entryValue(v) ?? [v]));
       return out as CelInput[];
     }),
     celFunc(MAP, [mapType(DYN, DYN)], mapType(DYN, DYN), (map) => {
@@ -259,8 +254,7 @@ export function optionalSyntaxFunctions(cel: Cel): CelFunc[] {
       const out = new Map<unknown, unknown>();
       for (const k of m.keys()) {
         const v = m.get(k);
-        if (!isMarked(v)) out.set(k, v);
-        else for (const held of entryValue(v)) out.set(k, held);
+        for (const held of entryValue(v) ?? [v]) out.set(k, held);
       }
       return out as never;
     }),

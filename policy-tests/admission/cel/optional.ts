@@ -8,6 +8,7 @@
  * does not read: a rule using it is not judged.
  */
 import type { CelFunc, CelInput } from '@bufbuild/cel';
+import { fail } from './values.ts';
 
 type Cel = typeof import('@bufbuild/cel');
 
@@ -20,19 +21,19 @@ export const optionalOf = (value: CelInput): Optional => new Map([[OPTIONAL_KEY,
 export const optionalNone = (): Optional => new Map<string, readonly CelInput[]>([[OPTIONAL_KEY, []]]);
 
 /** The optional a value is, or undefined for any other value (a map the engine built from a rule's own map among them). */
-export function asOptional(value: unknown): readonly unknown[] | undefined {
+export const asOptional = (value: unknown): readonly unknown[] | undefined => heldUnder(value, OPTIONAL_KEY);
+
+/** What a one-entry map carries under a private-use key (an optional's value, a marked optional entry); undefined for any other value. */
+export function heldUnder(value: unknown, key: string): readonly unknown[] | undefined {
   // Only a map can be one: a list answers get() too, by index.
   const isMap = value instanceof Map || (typeof value === 'object' && value !== null && Symbol.for('@bufbuild/cel/map') in value);
   const map = value as { size: number; get: (k: unknown) => unknown };
   if (!isMap || map.size !== 1) return undefined;
-  const held = map.get(OPTIONAL_KEY);
+  const held = map.get(key);
   return held === undefined ? undefined : [...(held as Iterable<unknown>)];
 }
 
 const optional = (value: unknown): readonly unknown[] => asOptional(value) ?? fail('no such overload: expected an optional');
-function fail(message: string): never {
-  throw new Error(message);
-}
 
 /** A value CEL counts as zero: false, 0, 0u, 0.0, "", empty bytes, an empty list or map, a zero duration, the zero timestamp (0001-01-01). */
 function isZero(value: unknown): boolean {

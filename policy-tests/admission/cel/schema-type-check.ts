@@ -48,12 +48,16 @@ const typed = (s: JsonSchemaNode): boolean => {
   return true;
 };
 
-/** The schema node an expression reads from `self`, when a chain of selections and indexes says which. */
-function nodeOf(e: Expr, roots: ReadonlyMap<string, JsonSchemaNode>, problems: string[]): JsonSchemaNode | undefined {
+/**
+ * The schema node an expression reads from a variable the scope binds (`self`, a comprehension's element), when a
+ * chain of selections and indexes says which; what the type check refuses on the way goes to `problems`. The cost
+ * estimate (cost-estimate.ts) follows ranges with it too.
+ */
+export function schemaNodeOf(e: Expr, roots: ReadonlyMap<string, JsonSchemaNode>, problems: string[] = []): JsonSchemaNode | undefined {
   const kind = e.exprKind;
   if (kind.case === 'identExpr') return roots.get(kind.value.name);
   if (kind.case === 'selectExpr' && kind.value.operand) {
-    const parent = nodeOf(kind.value.operand, roots, problems);
+    const parent = schemaNodeOf(kind.value.operand, roots, problems);
     if (!parent) return undefined;
     const name = unescapeProperty(kind.value.field) ?? kind.value.field;
     if (typeof parent.additionalProperties === 'object') return parent.additionalProperties;
@@ -64,7 +68,7 @@ function nodeOf(e: Expr, roots: ReadonlyMap<string, JsonSchemaNode>, problems: s
     return sub;
   }
   if (kind.case === 'callExpr' && kind.value.function === '_[_]' && kind.value.args.length === 2) {
-    const parent = nodeOf(kind.value.args[0]!, roots, problems);
+    const parent = schemaNodeOf(kind.value.args[0]!, roots, problems);
     if (parent?.items) return parent.items;
     if (typeof parent?.additionalProperties === 'object') return parent.additionalProperties;
     // An object's fields are selected, never indexed.
@@ -89,7 +93,7 @@ function comparisonProblem(e: Expr, roots: ReadonlyMap<string, JsonSchemaNode>, 
     [args[1]!, args[0]!],
   ] as const) {
     if (!isChain(field)) continue;
-    const node = nodeOf(field, roots, []);
+    const node = schemaNodeOf(field, roots, []);
     const type = node && !node['x-kubernetes-int-or-string'] ? (Array.isArray(node.type) ? undefined : node.type) : undefined;
     const isNull = other.exprKind.case === 'constExpr' && other.exprKind.value.constantKind.case === 'nullValue';
     if (isNull && type && SCALARS[type]) problems.push(`no matching overload for '${fn}' applied to '(${SCALARS[type]}, null)'`);
@@ -108,7 +112,7 @@ export function typeProblems(expr: Expr, schema: JsonSchemaNode, isRoot = false)
   const visit = (e: Expr, bound: readonly string[]): Expr => {
     // A comprehension variable named self or oldSelf hides the root below it.
     if (bound.some((b) => roots.has(b))) return e;
-    if (isChain(e)) nodeOf(e, roots, problems);
+    if (isChain(e)) schemaNodeOf(e, roots, problems);
     if (e.exprKind.case === 'callExpr') comparisonProblem(e, roots, problems);
     mapChildren(e, visit);
     return e;

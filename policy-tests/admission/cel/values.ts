@@ -5,7 +5,8 @@
  */
 import { charge } from './budget.ts';
 
-function fail(message: string): never {
+/** An evaluation error with the API server's message: the engine turns a thrown error into an error value. */
+export function fail(message: string): never {
   throw new Error(message);
 }
 

@@ -8,7 +8,7 @@
  * places it. An entry whose Go this reader cannot follow is counted as not
  * read, with why.
  */
-import { compileRule, ruleViolations, schemaTypeProblems } from '../cel/crd-rules.ts';
+import { compileRule, ruleViolations, ruleAtNode } from '../cel/crd-rules.ts';
 import type { JsonSchemaNode } from '../cel/schema-node.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { GoParser, GoUnsupported, tokenize, type GoEnvironment } from './go-literals.ts';
@@ -93,7 +93,9 @@ function structural(v: unknown): Schema {
   return schemaNode(out);
 }
 
-const withRule = (s: unknown, rule: string): Schema => ({ ...clone(structural(s)), 'x-kubernetes-validations': [{ rule }], [SCHEMA]: true });
+/** A copy of a schema with these keywords set: the test's helpers build on copies (a Go struct passed by value). */
+const extended = (s: unknown, keywords: JsonSchemaNode): Schema => schemaNode({ ...clone(structural(s)), ...keywords });
+const withRule = (s: unknown, rule: string): Schema => extended(s, { 'x-kubernetes-validations': [{ rule }] });
 const array = (listType: string, keys: string[] | null, items: unknown): Schema =>
   schemaNode({
     type: 'array',
@@ -136,12 +138,12 @@ const HELPERS: Readonly<Record<string, (...args: any[]) => unknown>> = {
   withRule,
   withRulePtr: withRule,
   cloneWithRule: withRule,
-  withMaxLength: (s: unknown, n: unknown) => ({ ...clone(structural(s)), maxLength: Number(n), [SCHEMA]: true }),
-  withMaxItems: (s: unknown, n: unknown) => ({ ...clone(structural(s)), maxItems: Number(n), [SCHEMA]: true }),
-  withMaxProperties: (s: unknown, n: unknown) => ({ ...clone(structural(s)), maxProperties: Number(n), [SCHEMA]: true }),
-  withDefault: (d: unknown, s: unknown) => ({ ...clone(structural(s)), default: d, [SCHEMA]: true }),
-  withNullable: (n: boolean, s: unknown) => ({ ...clone(structural(s)), nullable: n, [SCHEMA]: true }),
-  withNullablePtr: (n: boolean, s: unknown) => ({ ...clone(structural(s)), nullable: n, [SCHEMA]: true }),
+  withMaxLength: (s: unknown, n: unknown) => extended(s, { maxLength: Number(n) }),
+  withMaxItems: (s: unknown, n: unknown) => extended(s, { maxItems: Number(n) }),
+  withMaxProperties: (s: unknown, n: unknown) => extended(s, { maxProperties: Number(n) }),
+  withDefault: (d: unknown, s: unknown) => extended(s, { default: d }),
+  withNullable: (n: boolean, s: unknown) => extended(s, { nullable: n }),
+  withNullablePtr: (n: boolean, s: unknown) => extended(s, { nullable: n }),
   objs: (...values: unknown[]) => vals(values),
   schemas: (...schemas: unknown[]) => objectOf(vals(schemas)),
   ValsEqualThemselvesAndDataLiteral: (a: string, b: string, lit: string) => `${a} == ${lit} && ${lit} == ${a} && ${a} == ${b}`,
@@ -158,7 +160,10 @@ const HELPERS: Readonly<Record<string, (...args: any[]) => unknown>> = {
 
 const ENV: GoEnvironment = {
   value(name) {
-    if (name in VARIABLES) return structuredCloneValue(VARIABLES[name]);
+    if (name in VARIABLES) {
+      const v = VARIABLES[name];
+      return typeof v === 'object' && v !== null ? extended(v, {}) : v;
+    }
     throw new GoUnsupported(`unknown identifier ${name}`);
   },
   call(name, args) {
@@ -167,7 +172,6 @@ const ENV: GoEnvironment = {
     return f(...args);
   },
 };
-const structuredCloneValue = (v: unknown) => (typeof v === 'object' && v !== null && (v as Schema)[SCHEMA] ? { ...clone(v as Schema), [SCHEMA]: true } : v);
 
 /** A JSON value from Go's: exact integers stay exact only past what a double holds. */
 function jsonValue(v: unknown): unknown {
@@ -263,7 +267,7 @@ export function validationAgreement(table: ValidationTable): Agreement {
       count(a, c.entry, false, file, `not judged: ${compiled.why}`);
       continue;
     }
-    const refused = !compiled.ok ? compiled.why : schemaTypeProblems(c.rule, { ...c.schema, 'x-kubernetes-validations': [] }, c.isRoot)[0];
+    const refused = !compiled.ok ? compiled.why : ruleAtNode(c.rule, { ...c.schema, 'x-kubernetes-validations': [] }, c.isRoot).typeProblems[0];
     const violations = refused === undefined ? ruleViolations(c.schema, c.object, c.oldObject) : [];
     const failed = refused !== undefined || violations.length > 0;
     const said = refused ?? violations[0]?.message ?? 'it holds';

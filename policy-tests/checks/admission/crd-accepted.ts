@@ -7,7 +7,7 @@
  * over the CRD's, and a schema `pattern` RE2 cannot compile. Such a CRD never
  * reaches the cluster, so everything that needs it fails to sync.
  */
-import { compileOutcome, costLowerBoundOf, schemaTypeProblems } from '../../admission/cel/crd-rules.ts';
+import { compileOutcome, ruleAtNode } from '../../admission/cel/crd-rules.ts';
 import { costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT } from '../../admission/cel/cost-estimate.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { re2Problem } from '../../model/core/re2.ts';
@@ -52,10 +52,11 @@ function judgeExpression(ctx: CheckContext, r: Resource, at: PathSegment[], text
     return 0;
   }
   // Type-checked against its node: a field the node does not declare is a compile error too.
-  for (const problem of schemaTypeProblems(text, node as JsonSchemaNode, isRoot)) refused(`compilation failed: ${problem}`);
+  const atNode = ruleAtNode(text, node as JsonSchemaNode, isRoot);
+  for (const problem of atNode.typeProblems) refused(`compilation failed: ${problem}`);
   if (field !== 'rule') return 0;
   // The estimated cost, times the rule's cardinality when that is bounded (validation.go getExpressionCost).
-  const lower = costLowerBoundOf(text, node as JsonSchemaNode);
+  const lower = atNode.costLowerBound;
   const cost = Number.isFinite(cardinality) ? lower * cardinality : lower;
   if (cost > PER_EXPRESSION_LIMIT) refused(costMessage('estimated rule cost', cost, PER_EXPRESSION_LIMIT));
   return cost;

@@ -5,7 +5,7 @@
  * queries, JSON Patch keys, and the linear list concatenation.
  */
 import { describe, expect, it } from 'vitest';
-import { compileRule, ruleViolations, schemaTypeProblems } from '../../admission/cel/crd-rules.ts';
+import { compileRule, ruleViolations, ruleAtNode } from '../../admission/cel/crd-rules.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { fixtureCheck, libraryAgreement, libraryCases, libraryFunctionNames, podSecurityAgreement } from '../../admission/upstream/conformance.ts';
 import { asOptional } from '../../admission/cel/optional.ts';
@@ -399,11 +399,11 @@ describe('CEL: the schema type check (what the API server refuses at CRD create)
     ["self.a == {'b': 1}", ["found no matching overload for '_==_'"]],
     ['self.all(self, true)', []],
   ] as const)('%s', (rule, problems) => {
-    expect(schemaTypeProblems(rule, node)).toEqual(problems);
+    expect(ruleAtNode(rule, node).typeProblems).toEqual(problems);
   });
 
   it("a custom resource's root has its type and object metadata, of which a rule reads name and generateName", () => {
-    expect(schemaTypeProblems("self.metadata.name == 'x' && self.kind == 'K'", { type: 'object', properties: {} }, true)).toEqual([]);
-    expect(schemaTypeProblems('has(self.metadata.namespace)', { type: 'object', properties: {} }, true)).toEqual(["undefined field 'namespace'"]);
+    expect(ruleAtNode("self.metadata.name == 'x' && self.kind == 'K'", { type: 'object', properties: {} }, true).typeProblems).toEqual([]);
+    expect(ruleAtNode('has(self.metadata.namespace)', { type: 'object', properties: {} }, true).typeProblems).toEqual(["undefined field 'namespace'"]);
   });
 });

@@ -6,7 +6,7 @@
  * rules it has a function for that the evaluator lacks stay not judged.
  */
 import { describe, expect, it } from 'vitest';
-import { compileRule, ruleViolations, costLowerBoundOf } from '../../admission/cel/crd-rules.ts';
+import { compileRule, ruleViolations, ruleAtNode } from '../../admission/cel/crd-rules.ts';
 import { costMessage, maxElements, PER_EXPRESSION_LIMIT } from '../../admission/cel/cost-estimate.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { PER_CALL_LIMIT } from '../../admission/cel/budget.ts';
@@ -152,7 +152,7 @@ describe('ValidatingAdmissionPolicy: failurePolicy', () => {
 
 describe('CEL: the estimated cost at CRD create, counted from below', () => {
   const list = (items: JsonSchemaNode, maxItems?: number): JsonSchemaNode => ({ type: 'array', items, ...(maxItems === undefined ? {} : { maxItems }) });
-  const bound = (rule: string, node: JsonSchemaNode) => costLowerBoundOf(rule, node);
+  const bound = (rule: string, node: JsonSchemaNode) => ruleAtNode(rule, node).costLowerBound;
 
   it('counts the iterations of nested comprehensions, by maxItems or by what fits in a 3 MiB request', () => {
     // (3 MiB - 2) / ("" and a comma): the API server's own estimate of an unbounded list of strings.
@@ -206,7 +206,7 @@ describe('CEL: a 2 KB rule of nested comprehensions', () => {
 
   it('is refused at the CRD for its estimated cost, and stops at the runtime limit on an object', () => {
     expect(rule.length).toBeGreaterThan(2000);
-    expect(costLowerBoundOf(rule, schema.properties!.list!)).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
+    expect(ruleAtNode(rule, schema.properties!.list!).costLowerBound).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
     const v = ruleViolations(schema, { list: Array.from({ length: 50 }, (_, i) => `item-${i}`) });
     expect(v.map((x) => x.message)).toEqual([expect.stringContaining('call cost exceeds limit for rule')]);
   });
