@@ -110,12 +110,12 @@ export interface GateOptions extends Partial<Omit<SchemaOptions, 'kubernetesMino
   kubernetesVersion?: string;
 }
 
-export { schemaLayer };
+/** The version --kubernetes-version asks for, parsed once per run. */
+type AskedVersion = ReturnType<typeof parseKubernetesFlag> | undefined;
 
-function resolvedOptions(options: GateOptions, repo?: Repo): SchemaOptions {
+function resolvedOptions(options: GateOptions, repo: Repo | undefined, asked: AskedVersion): SchemaOptions {
   // The facts' version is the asked one when a repository is judged (withVersion); files alone take the flag's.
-  const asked = options.kubernetesVersion === undefined ? undefined : parseKubernetesFlag(options.kubernetesVersion).minor;
-  const minor = repo?.facts?.kubernetesMinor ?? asked ?? BUNDLED_SCHEMA_MINOR;
+  const minor = repo?.facts?.kubernetesMinor ?? asked?.minor ?? BUNDLED_SCHEMA_MINOR;
   return {
     strict: options.strict ?? true,
     kubernetesMinor: Number.isFinite(minor) ? minor : BUNDLED_SCHEMA_MINOR,
@@ -220,8 +220,8 @@ interface Judged {
  * repository as Argo CD applies it, which needs the renders; it does not run, and every source that needs a
  * tool is listed as not rendered, never failed on output it did not build.
  */
-function judgeFiles(loaded: LoadedTree, options: GateOptions): Judged {
-  const { plain } = loaded;
+function judgeFiles(loaded: LoadedTree, options: GateOptions, asked: AskedVersion): Judged {
+  const plain = withVersion(loaded.plain, asked);
   const notRendered: NotRendered[] = [];
   const skipped = unrenderedSources(
     plain,
@@ -232,10 +232,10 @@ function judgeFiles(loaded: LoadedTree, options: GateOptions): Judged {
 }
 
 /** The repository as Argo CD applies it: rendered at the version asked for, every policy check run, root causes marked. */
-async function judgeRendered(loaded: LoadedTree, options: GateOptions, version: string | undefined): Promise<Judged> {
-  const rendered = await renderTree(loaded, options.env, version);
+async function judgeRendered(loaded: LoadedTree, options: GateOptions, asked: AskedVersion): Promise<Judged> {
+  const rendered = await renderTree(loaded, options.env, asked?.version);
   // --kubernetes-version is the cluster's version for every layer: the checks read it from the facts.
-  const repo = withVersion(rendered.repo, version);
+  const repo = withVersion(rendered.repo, asked);
   const notRendered: NotRendered[] = [];
   const renderFindings = renderProblems(rendered.renders, options.requireRendered ?? false, notRendered);
   options.onProgress?.('policy', 0, repo.resources.length);
@@ -259,7 +259,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const root = options.root ?? REPO_ROOT;
   const cwd = options.cwd ?? process.cwd();
   const paths = options.paths ?? [];
-  const askedVersion = options.kubernetesVersion === undefined ? undefined : parseKubernetesFlag(options.kubernetesVersion).version;
+  const asked: AskedVersion = options.kubernetesVersion === undefined ? undefined : parseKubernetesFlag(options.kubernetesVersion);
   const inputs: Inputs = paths.length === 0 ? { outside: [] } : collectInputs(paths, root, cwd, options.stdin);
   const wantsRepo = paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0;
   const results: ResourceResult[] = [];
@@ -269,7 +269,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     const loaded = await loadTree(root, { parallel: options.parallel });
     assertKnownKinds(options, loaded.layer, loaded.plain.resources);
     options.onProgress?.('parse', 1, 1);
-    judged = options.render === false ? judgeFiles(loaded, options) : await judgeRendered(loaded, options, askedVersion);
+    judged = options.render === false ? judgeFiles(loaded, options, asked) : await judgeRendered(loaded, options, asked);
     // Only the files asked about are reported; the whole repository was judged, as Argo CD applies it whole.
     const keep = (file: string): boolean => paths.length === 0 || inputs.repoFiles!.has(file);
     const crds = judged.repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
@@ -277,7 +277,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
       ...(await evaluate(
         judged.parsed.filter((p) => keep(p.file)),
         judged.findings.filter((f) => keep(f.file)),
-        resolvedOptions(options, judged.repo),
+        resolvedOptions(options, judged.repo, asked),
         options.onProgress,
         loaded.layer.withCrds(crds),
       )),
@@ -285,7 +285,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   }
   if (inputs.outside.length > 0) {
     const parsed = inputs.outside.map((input) => parseSource(input.filename, input.read()));
-    results.push(...(await evaluate(parsed, [], resolvedOptions(options), options.onProgress)));
+    results.push(...(await evaluate(parsed, [], resolvedOptions(options, undefined, asked), options.onProgress)));
   }
   // What the parser read, the validators judged and the CEL rules found, for the next run to skip (keyed by inputs).
   flushOutcomeStores();
@@ -356,10 +356,9 @@ function assertKnownKinds(options: GateOptions, layer: SchemaLayer, resources: r
 }
 
 /** The repository as judged at another Kubernetes version (x.y.z), or as it is. */
-function withVersion(repo: Repo, version: string | undefined): Repo {
-  if (version === undefined || !repo.facts) return repo;
-  const parsed = parseKubernetesFlag(version);
-  return { ...repo, facts: { ...repo.facts, kubernetesVersion: parsed.version, kubernetesMinor: parsed.minor } };
+function withVersion(repo: Repo, asked: AskedVersion): Repo {
+  if (asked === undefined || !repo.facts) return repo;
+  return { ...repo, facts: { ...repo.facts, kubernetesVersion: asked.version, kubernetesMinor: asked.minor } };
 }
 
 /** Whether an unrendered source concerns the files asked about: its Application's own file, or a file the app reads. */

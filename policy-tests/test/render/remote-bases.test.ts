@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRepo } from '../../model/repository/repo.ts';
-import { schemaLayer } from '../../gate/gate.ts';
+import { schemaLayer } from '../../gate/pipeline.ts';
 import { formatLock } from '../../render/charts.ts';
 import { remoteDigest } from '../../render/remote-bases.ts';
 import { renderRepo } from '../../render/render.ts';

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schemaLayer } from '../../gate/gate.ts';
+import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { kustomizeInputs } from '../../model/argocd/kustomize.ts';
 import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../../render/charts.ts';

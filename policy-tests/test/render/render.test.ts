@@ -7,7 +7,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allFindings, runGate, schemaLayer } from '../../gate/gate.ts';
+import { allFindings, runGate } from '../../gate/gate.ts';
+import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { withRendered } from '../../model/argocd/rendered.ts';
 import { formatLock, mayReadApiVersions, readLock } from '../../render/charts.ts';

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluate, parseKubernetesFlag, runGate, UsageError } from '../../gate/gate.ts';
+import { copyRepo } from '../support/helpers.ts';
 import { formatFinding } from '../../model/core/findings.ts';
 import { parseManifest } from '../../model/core/manifest.ts';
 import { loadFieldTrees, type Shape } from '../../schema/field-tree.ts';
@@ -151,6 +152,29 @@ describe('schema layer: kinds and versions', () => {
       await expect(judged('1.x')).rejects.toThrow(UsageError);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("--kubernetes-version reaches the schema layer for the repository's own files with --no-render too", async () => {
+    const cronJob =
+      'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: old\n  namespace: backups\nspec:\n  schedule: "@daily"\n  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: "busybox:1.36"}]}}}}\n';
+    const copy = copyRepo();
+    try {
+      copy.write('apps/platform/backups/old-cron.yaml', cronJob);
+      const judged = async (kubernetesVersion?: string) =>
+        (
+          await runGate({
+            root: copy.root,
+            cwd: copy.root,
+            paths: ['apps/platform/backups/old-cron.yaml'],
+            render: false,
+            ...(kubernetesVersion ? { kubernetesVersion } : {}),
+          })
+        ).resources.map((r) => r.status);
+      expect(await judged('1.24.0')).toEqual(['valid']);
+      expect(await judged()).toEqual(['invalid']);
+    } finally {
+      copy.dispose();
     }
   });
 
