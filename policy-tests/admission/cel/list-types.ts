@@ -44,6 +44,8 @@ export function listTypeFunctions(cel: Cel): CelFunc[] {
   // The engine's own equality, for every pair that is not a set or map list: planned once, in an environment of its own.
   const plainEquals = cel.plan(cel.celEnv({}), cel.parse('a == b'));
   const equals = (a: unknown, b: unknown): boolean => {
+    // Two strings, two ints or two bools, most of a rule's comparisons, are equal as JavaScript says; the engine decides the rest.
+    if (typeof a === typeof b && (typeof a === 'string' || typeof a === 'bigint' || typeof a === 'boolean')) return a === b;
     if (!listTypeOf(a) && !listTypeOf(b)) return plainEquals({ a: a as CelInput, b: b as CelInput }) === true;
     return unorderedEquals(items(a), items(b));
   };
