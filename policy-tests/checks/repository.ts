@@ -22,21 +22,28 @@ function destinationNamespaces(repo: Repo): Map<string, string | undefined> {
   return byFile;
 }
 
-/** An app the root app applies from a folder the gate never reads would sync unjudged. */
+/** What Argo CD applies from a folder the gate does not read as the repository's own would sync unjudged by the layout's rules. */
 const manifestRootsCheck: PolicyCheck = {
   id: 'manifest-roots',
   description:
-    "Every application.yaml Argo CD's root app would apply (it discovers them anywhere in the repository) lies in a folder the gate reads (clusters, apps, monitoring, security, portfolio-api/deploy): an app elsewhere would sync unjudged (invariants P1).",
+    "Every file Argo CD applies, and every application.yaml its root app would apply (it discovers them anywhere in the repository), lies in a folder the gate reads (clusters, apps, monitoring, security, portfolio-api/deploy): an app elsewhere would escape the layout's checks (invariants P1).",
   invariants: ['P1'],
   remediation:
     'move the app under one of those folders, or add its folder to MANIFEST_ROOTS in policy-tests/model/repository/repo.ts (CONTRIBUTING: adding an area)',
   reads: {},
   exemptible: false,
   run(ctx) {
+    const inRoots = (path: string) => MANIFEST_ROOTS.some((r) => path.startsWith(`${r}/`));
+    const flagged = new Set<string>();
     for (const path of ctx.repo.checkout?.paths ?? []) {
       if (path !== APPLICATION_FILE && !path.endsWith(`/${APPLICATION_FILE}`)) continue;
-      if (MANIFEST_ROOTS.some((r) => path.startsWith(`${r}/`)) || foreignCodeOrState(path)) continue;
+      if (inRoots(path) || foreignCodeOrState(path)) continue;
+      flagged.add(path);
       ctx.fail({ file: path }, `${path} is an Application Argo CD's root app applies, in a folder the gate does not read: it would sync unjudged`);
+    }
+    for (const [path, owners] of ownersByFile(ctx.repo)) {
+      if (inRoots(path) || flagged.has(path)) continue;
+      ctx.fail({ file: path }, `Application ${owners.map((a) => a.name).join(', ')} applies ${path}, outside the folders the gate reads`);
     }
   },
 };

@@ -9,6 +9,7 @@ import { stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { valueFilesOf } from '../model/argocd/source-files.ts';
+import { inlineValues } from '../model/argocd/inline-values.ts';
 import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
 import {
@@ -142,7 +143,8 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
   const invocation = helmInvocation(ctx, app, source, chartPath, chartKey, values, scope.readsApiVersions !== false);
   const { docs, problem, nondeterministic } = await cachedRun(ctx, invocation);
   if (problem) throw new Error(problem);
-  const data = values.map((v) => v.data);
+  // What the chart receives, in Argo CD's order: the value files, then what the Application carries itself.
+  const data = [...values.map((v) => v.data), ...inlineValues(app, source)];
   return {
     ...base,
     status: 'rendered',

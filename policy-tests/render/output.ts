@@ -29,7 +29,7 @@ export function splitRendered(text: string): { docs: RenderedDoc[]; problems: Ou
   // directly keeps the comment however the template trimmed its blank lines.
   for (const chunk of text.split(/^---[ \t]*$/m)) {
     const template = /^# Source: (\S+)/m.exec(chunk)?.[1];
-    const parsed = parseAllDocuments(chunk, { uniqueKeys: false } as never);
+    const parsed = parseAllDocuments(chunk, { uniqueKeys: false, merge: true } as never);
     for (const doc of Array.isArray(parsed) ? parsed : []) {
       if (doc.errors.length) {
         problems.push({ message: `${template ?? 'output'}: ${doc.errors[0]!.message.split('\n')[0]}` });

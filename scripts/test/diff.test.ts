@@ -295,6 +295,8 @@ describe('npm run diff', () => {
     repo.write('apps/other/application.yaml', APP.replace(/demo/g, 'other'));
     repo.write('apps/other/objects.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: other\ndata: {a: "1"}\n');
     repo.write('apps/demo/kustomization.yaml', 'resources: [missing.yaml]\n');
+    // A kustomize source: a directory block would make Argo CD walk the folder as plain files, kustomization and all.
+    repo.write('apps/demo/application.yaml', APP.replace('\n    directory:\n      exclude: application.yaml', ''));
     await git(repo.root, 'add', '-A');
     await git(repo.root, 'commit', '-q', '-m', 'demo cannot render on either side');
     // Unchanged inputs on both sides: reported, and not a failure; the other app's change is reported.

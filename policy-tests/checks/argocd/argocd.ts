@@ -115,7 +115,7 @@ export const argocdChecks: PolicyCheck[] = [
             // A kustomization may build from remote files alone (Argo CD's own install manifest).
             else if (isDirectorySource(repo, source) && filesOfApp(repo, { ...app, sources: [source] }).length === 0)
               ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} applies no manifest`);
-          } else if (isThisRepo(repo, source) && !source.ref) {
+          } else if (isThisRepo(repo, source) && source.path === undefined && !source.ref) {
             ctx.fail({ resource: app.resource, path: source.at }, 'a source from this repo needs a path (plain manifests) or a ref (values for a chart)');
           }
           for (const [i, valueFile] of (source.helm?.valueFiles ?? []).entries()) {

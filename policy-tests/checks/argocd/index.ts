@@ -2,5 +2,6 @@
 import type { PolicyCheck } from '../kit.ts';
 import { argocdChecks } from './argocd.ts';
 import { argocdInstallChecks } from './install.ts';
+import { argocdRepoServerChecks } from './repo-server.ts';
 
-export const argocdAreaChecks: PolicyCheck[] = [...argocdChecks, ...argocdInstallChecks];
+export const argocdAreaChecks: PolicyCheck[] = [...argocdChecks, ...argocdInstallChecks, ...argocdRepoServerChecks];

@@ -8,7 +8,10 @@ import { perRepo } from '../repository/per-repo.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { isManifestPath, isNonManifest, type Repo } from '../repository/repo.ts';
-import { KUSTOMIZATION_FILES, kustomizeInputs } from './kustomize.ts';
+import { kustomizeInputs } from './kustomize.ts';
+import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL } from './repo-server.ts';
+
+export { normalizeRepoURL };
 import { scalarText } from '../core/text.ts';
 
 /** The root app-of-apps; bootstrapped once with kubectl, then it manages itself. */
@@ -23,10 +26,12 @@ export interface AppSource {
   path?: string;
   chart?: string;
   ref?: string;
-  directory?: { recurse?: boolean; include?: string; exclude?: string };
+  directory?: { recurse?: boolean; include?: string; exclude?: string; jsonnet?: Record<string, unknown> };
   helm?: HelmOptions;
   /** Argo CD's kustomize options on the source (namePrefix, images, ...), as written. */
   kustomize?: Record<string, unknown>;
+  /** A config management plugin block, as written: Argo CD hands the folder to a sidecar the gate cannot run. */
+  plugin?: Record<string, unknown>;
 }
 
 /** The `helm` block of a source, as Argo CD 3 reads it. */
@@ -72,9 +77,15 @@ function toSource(raw: unknown, at: PathSegment[]): AppSource {
     path: str(s.path),
     chart: str(s.chart),
     ref: str(s.ref),
-    directory: directory && { recurse: directory.recurse === true, include: str(directory.include), exclude: str(directory.exclude) },
+    directory: directory && {
+      recurse: directory.recurse === true,
+      include: str(directory.include),
+      exclude: str(directory.exclude),
+      ...(directory.jsonnet === undefined ? {} : { jsonnet: obj(directory.jsonnet) }),
+    },
     helm: helm && toHelmOptions(helm),
     kustomize: s.kustomize === undefined ? undefined : obj(s.kustomize),
+    plugin: s.plugin === undefined ? undefined : obj(s.plugin),
   };
 }
 
@@ -145,13 +156,6 @@ export function owningApplication(repo: Repo, r: Resource): ArgoApp | undefined 
   return r.rendered ? applicationsByName(repo).get(r.rendered.app) : ownersByFile(repo).get(r.file)?.[0];
 }
 
-export function normalizeRepoURL(url: string): string {
-  return url
-    .replace(/\.git$/, '')
-    .replace(/\/+$/, '')
-    .toLowerCase();
-}
-
 /**
  * Argo CD's git.NormalizeGitURL, which AppProject.IsSourcePermitted compares with: lower case, trimmed, an scp-style
  * SSH URL (git@host:path) as host/path, no `.git` suffix. A trailing slash is kept, as Argo CD keeps it.
@@ -186,21 +190,28 @@ export function isThisRepo(repo: Repo, source: AppSource): boolean {
 
 /**
  * How Argo CD 3 renders a source: a chart from a chart repository, or a path
- * of a git repository that is a Helm chart (Chart.yaml), a kustomization, or
- * a plain directory. A source with only `ref` renders nothing: it lends its
- * files to `$ref/...` value files.
+ * of a git repository that is a Helm chart, a kustomization, a plain
+ * directory or a plugin's, as its repo-server decides (repo-server.ts: the
+ * source's own blocks first, then what the folder holds). A source with only
+ * `ref` renders nothing: it lends its files to `$ref/...` value files.
+ * `conflicting` is a source Argo CD refuses (two tool blocks).
  */
-export type SourceType = 'chart' | 'helm-path' | 'kustomize' | 'directory' | 'ref' | 'foreign';
+export type SourceType = 'chart' | 'helm-path' | 'kustomize' | 'directory' | 'plugin' | 'conflicting' | 'ref' | 'foreign';
+
+/** What Argo CD's repo-server walks for this repository: every path of the checkout (git's view), else the files under the manifest roots (an in-memory repository). */
+export function checkoutTree(repo: Repo): readonly string[] {
+  return repo.checkout?.paths ?? [...repo.files];
+}
+
+const TOOL_TYPES = { Helm: 'helm-path', Kustomize: 'kustomize', Directory: 'directory', Plugin: 'plugin' } as const;
 
 export function sourceType(repo: Repo, source: AppSource): SourceType {
   if (source.chart !== undefined) return 'chart';
   if (source.path === undefined) return source.ref !== undefined ? 'ref' : 'foreign';
   if (!isThisRepo(repo, source)) return 'foreign';
-  const base = normalizeSourcePath(source.path);
-  const at = (name: string) => repo.files.has(base === '' ? name : `${base}/${name}`);
-  if (at('Chart.yaml')) return 'helm-path';
-  if (KUSTOMIZATION_FILES.some(at)) return 'kustomize';
-  return 'directory';
+  const explicit = explicitTool(source);
+  if (explicit.error) return 'conflicting';
+  return TOOL_TYPES[explicit.tool ?? discoveredTool(filesAt(repo, normalizeSourcePath(source.path)), normalizeSourcePath(source.path))];
 }
 
 /** A source that makes Argo CD apply plain manifests from a folder of this repo. */
@@ -209,46 +220,42 @@ export function isDirectorySource(repo: Repo, source: AppSource): boolean {
 }
 
 export function normalizeSourcePath(path: string): string {
-  return path.replace(/^\.\/?/, '').replace(/\/+$/, '');
+  return appPathOf(path);
 }
 
-/** The files Argo CD would apply for one directory source (its include/exclude/recurse rules). */
-/** The repository's files by folder, once per set of files: a source looks at its own folder (and below it), not at every file. */
-const filesByFolder = (() => {
-  const memo = new WeakMap<ReadonlySet<string>, Map<string, string[]>>();
-  return (files: ReadonlySet<string>): Map<string, string[]> => {
-    let byFolder = memo.get(files);
+/** The checkout's paths by folder, once per checkout: a source looks at its own folder (and below it), not at every path. */
+const pathsByFolder = (() => {
+  const memo = new WeakMap<readonly string[], Map<string, string[]>>();
+  return (paths: readonly string[]): Map<string, string[]> => {
+    let byFolder = memo.get(paths);
     if (!byFolder) {
       byFolder = new Map();
-      for (const file of files) {
+      for (const file of paths) {
         const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
         const list = byFolder.get(folder);
         if (list) list.push(file);
         else byFolder.set(folder, [file]);
       }
-      memo.set(files, byFolder);
+      memo.set(paths, byFolder);
     }
     return byFolder;
   };
 })();
 
+/** The checkout's paths directly in `folder`. */
+function filesAt(repo: Repo, folder: string): string[] {
+  return pathsByFolder(checkoutTree(repo)).get(folder) ?? [];
+}
+
+/** The files Argo CD's directory walk reads for one directory source (repo-server.ts), dot-names and jsonnet included. */
 export function filesOfSource(repo: Repo, source: AppSource): string[] {
   const base = normalizeSourcePath(source.path ?? '');
   const prefix = base === '' ? '' : `${base}/`;
-  const byFolder = filesByFolder(repo.files);
+  const byFolder = pathsByFolder(checkoutTree(repo));
   const candidates = source.directory?.recurse
     ? [...byFolder].filter(([folder]) => folder === base || base === '' || folder.startsWith(prefix)).flatMap(([, files]) => files)
     : (byFolder.get(base) ?? []);
-  const out: string[] = [];
-  for (const file of candidates) {
-    if (!file.startsWith(prefix) || !isManifestPath(file)) continue;
-    const rel = file.slice(prefix.length);
-    if (!source.directory?.recurse && rel.includes('/')) continue;
-    if (source.directory?.exclude && argoGlobMatch(source.directory.exclude, rel)) continue;
-    if (source.directory?.include && !argoGlobMatch(source.directory.include, rel)) continue;
-    out.push(file);
-  }
-  return out.sort();
+  return directoryFiles(candidates, base, source.directory ?? {});
 }
 
 /** The manifest files a kustomize source builds from (its own, its bases', its components'). */
@@ -256,9 +263,19 @@ export function filesOfKustomization(repo: Repo, source: AppSource): string[] {
   return kustomizeInputs(repo, normalizeSourcePath(source.path ?? '')).files.filter((f) => isManifestPath(f) && !isNonManifest(f) && repo.files.has(f));
 }
 
+/** The type a source's folder would have without its blocks: what a refused source (a plugin's, two tools) is judged as owning. */
+function ownedAs(repo: Repo, source: AppSource): SourceType {
+  const type = sourceType(repo, source);
+  if (type !== 'plugin' && type !== 'conflicting') return type;
+  const base = normalizeSourcePath(source.path ?? '');
+  return TOOL_TYPES[discoveredTool(filesAt(repo, base), base)];
+}
+
 export function filesOfApp(repo: Repo, app: ArgoApp): string[] {
   const files = app.sources.flatMap((s) => {
-    const type = sourceType(repo, s);
+    // A plugin reads its folder: the manifests there are the app's, but the file that declares the app.
+    if (sourceType(repo, s) === 'plugin') return filesOfSource(repo, { ...s, directory: {} }).filter((f) => f !== app.resource.file);
+    const type = ownedAs(repo, s);
     return type === 'directory' ? filesOfSource(repo, s) : type === 'kustomize' ? filesOfKustomization(repo, s) : [];
   });
   return [...new Set(files)].sort();

@@ -2,6 +2,7 @@
 import type { DataFile, Repo } from '../repository/repo.ts';
 import { applications } from './argocd.ts';
 import { valueFilesOf } from './source-files.ts';
+import { inlineValues } from './inline-values.ts';
 
 export interface ChartValues {
   appName: string;
@@ -10,7 +11,11 @@ export interface ChartValues {
   source: DataFile;
 }
 
-/** The values files of this repository each source of `chart` renders with, in their order; a file the gate cannot read is left to the render tier to report. */
+/**
+ * What each source of `chart` renders with, in Argo CD's order: the values files of this repository, then the values
+ * the Application carries (helm.values or valuesObject, parameters); a file the gate cannot read is left to the render
+ * tier to report.
+ */
 export function chartValues(repo: Repo, chart: string): ChartValues[] {
   const out: ChartValues[] = [];
   for (const app of applications(repo)) {
@@ -20,6 +25,8 @@ export function chartValues(repo: Repo, chart: string): ChartValues[] {
         const data = repo.dataFiles.get(valueFile.rel);
         if (data) out.push({ appName: app.name, file: valueFile.rel, values: (data.data ?? {}) as Record<string, unknown>, source: data });
       }
+      for (const data of inlineValues(app, source))
+        out.push({ appName: app.name, file: data.file, values: (data.data ?? {}) as Record<string, unknown>, source: data });
     }
   }
   return out;

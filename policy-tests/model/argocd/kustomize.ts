@@ -10,8 +10,9 @@ import type { DataFile } from '../repository/repo.ts';
 import { isMap } from '../core/dig.ts';
 import { perObject } from '../core/per-object.ts';
 
-/** The names kustomize looks for in a folder, in its order. */
-export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
+import { KUSTOMIZATION_FILES } from './repo-server.ts';
+
+export { KUSTOMIZATION_FILES };
 
 /** What the repository offers: its files, and the parsed kustomization files among its data files. */
 export interface KustomizeView {

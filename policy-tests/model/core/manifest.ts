@@ -59,7 +59,7 @@ export function lazyPositions(text: string, docIndex: number, memo: { docs?: Doc
     at(path, target) {
       if (!memo.docs) {
         memo.lineCounter = new LineCounter();
-        const docs = parseAllDocuments(text, { lineCounter: memo.lineCounter });
+        const docs = parseAllDocuments(text, { lineCounter: memo.lineCounter, merge: true });
         memo.docs = Array.isArray(docs) ? docs : [];
       }
       const doc = memo.docs[docIndex];
@@ -177,7 +177,7 @@ function syntaxFindings(file: string, errors: readonly YAMLError[], index: numbe
 
 function parseManifestUnguarded(file: string, text: string): ParsedFile {
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true });
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
   const resources: Resource[] = [];
   const findings: Finding[] = [];
   const list = Array.isArray(docs) ? docs : [];

@@ -2,7 +2,7 @@
  * Maps a JSON path inside a parsed YAML document back to `line:col`, so every
  * finding points at the exact key or value a human has to edit.
  */
-import { isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 
 export type PathSegment = string | number;
 export type Path = readonly PathSegment[];
@@ -27,12 +27,22 @@ interface Located {
   value?: Node;
 }
 
-function step(node: unknown, segment: PathSegment): Located | undefined {
+function step(doc: Document, node: unknown, segment: PathSegment): Located | undefined {
   if (isMap(node)) {
     for (const pair of node.items) {
       if (!isPair(pair)) continue;
       const key = isScalar(pair.key) ? pair.key.value : pair.key;
       if (String(key) === String(segment)) return { key: pair.key as Node, value: (pair.value ?? undefined) as Node | undefined };
+    }
+    // A key a YAML merge (`<<: *base`) brings in, as Argo CD's and Helm's parsers expand it: found at the merge.
+    for (const pair of node.items) {
+      // With merges on, the parser gives the key a symbol for its value; its source text stays `<<`.
+      if (!isPair(pair) || !isScalar(pair.key) || (pair.key.value !== '<<' && pair.key.source !== '<<')) continue;
+      const sources = isSeq(pair.value) ? pair.value.items : [pair.value];
+      for (const source of sources) {
+        const merged = step(doc, isAlias(source) ? source.resolve(doc) : source, segment);
+        if (merged) return { key: pair.key as Node, value: merged.value };
+      }
     }
     return undefined;
   }
@@ -52,7 +62,7 @@ export function locate(doc: Document, lineCounter: LineCounter, path: Path, targ
   let current: Node | undefined = doc.contents ?? undefined;
   let best: Node | undefined = current;
   for (let i = 0; i < path.length; i++) {
-    const found = step(current, path[i]!);
+    const found = step(doc, current, path[i]!);
     if (!found) break;
     const isLast = i === path.length - 1;
     // A key is where a human looks for a block (`resources:`), a scalar value for a setting (`image: x`).

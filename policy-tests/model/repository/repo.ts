@@ -19,6 +19,7 @@ import { readSource } from '../core/source.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 import { perKey } from '../core/per-object.ts';
 import { checkoutPaths } from './checkout-paths.ts';
+import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL } from '../argocd/repo-server.ts';
 
 /** The checkout this gate belongs to: the folder above policy-tests/, whether this module runs from its source or from the bundle in dist/. */
 export const REPO_ROOT = ((here: string) => here.slice(0, here.lastIndexOf(`${sep}policy-tests${sep}`) + 1))(fileURLToPath(import.meta.url));
@@ -55,6 +56,11 @@ export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }
   {
     pattern: '{kustomization.yaml,kustomization.yml,*/kustomization.yaml,*/kustomization.yml}',
     reason: "kustomize's own file, read by kustomize when Argo CD builds the folder, never applied",
+  },
+  {
+    pattern: '{.argocd-source*.yaml,*/.argocd-source*.yaml}',
+    reason:
+      "Argo CD's source parameter files: its repo-server merges them into a source's options, never applies them (the gate refuses them: argocd-applied-files)",
   },
   {
     pattern: CHART_SOURCE_PATTERN,
@@ -135,7 +141,7 @@ function parseDataFileUncached(file: string, text: string): DataFile {
 
 function parseYamlDataFile(file: string, text: string): DataFile {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, merge: true });
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
   if (errors.length === 0)
     errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
@@ -170,7 +176,10 @@ function toPosix(path: string): string {
   return path.split(sep).join('/');
 }
 
-/** Lists files and directories under `dir` (repo-relative), skipping dot-folders and node_modules. */
+/**
+ * Lists files and directories under `dir` (repo-relative), as Argo CD's directory walk sees them: dot-names included
+ * (it reads them like any other), only git's own folder and package installs left out.
+ */
 export function walkFiles(root: string, dir: string, files: Set<string>, dirs: Set<string>): void {
   let entries: Dirent[];
   try {
@@ -181,7 +190,7 @@ export function walkFiles(root: string, dir: string, files: Set<string>, dirs: S
   dirs.add(dir);
   for (const entry of entries) {
     const name = entry.name;
-    if (name.startsWith('.') || name === 'node_modules') continue;
+    if (name === '.git' || name === 'node_modules') continue;
     const rel = dir ? `${dir}/${name}` : name;
     // The entry's own type, as lstat gives it: a symlink is never walked into (a loop would never end); as a file,
     // readSource judges it.
@@ -262,7 +271,67 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
     ...(await parseFiles(root, manifestFilesOf(files), options)),
     ...[...byFile].map(([file, findings]) => ({ file, resources: [], findings, text: '' })),
   ];
-  return { ...buildRepo(root, files, dirs, parsed, data), checkout: await checkoutPaths(root) };
+  const checkout = await checkoutPaths(root);
+  let repo: Repo = { ...buildRepo(root, files, dirs, parsed, data), checkout };
+  // What Argo CD applies beyond the manifest roots (the root app's include reaches any folder): read and judged too,
+  // until the Applications those files declare add nothing more.
+  for (let round = 0; round < 8; round++) {
+    const beyond = appliedBeyond(repo);
+    if (beyond.length === 0) break;
+    for (const file of beyond) {
+      files.add(file);
+      for (let dir = dirname(file); dir !== '.' && !dirs.has(dir); dir = dirname(dir)) dirs.add(dir);
+    }
+    parsed.push(
+      ...(await parseFiles(
+        root,
+        beyond.filter((f) => isManifestPath(f) && !isNonManifest(f)),
+        options,
+      )),
+    );
+    repo = { ...buildRepo(root, files, dirs, parsed, data), checkout };
+  }
+  return repo;
+}
+
+/**
+ * Files Argo CD's directory walk reads for some directory source (model/argocd/repo-server.ts) that the repository
+ * model does not hold yet. Found here, on the model floor, from the Applications' own fields, so the loader never
+ * reaches up: an Application's directory sources of this repository, walked over the checkout.
+ */
+function appliedBeyond(repo: Repo): string[] {
+  const paths = repo.checkout?.paths ?? [];
+  const repoURL = repo.facts?.repoURL;
+  if (!repoURL || paths.length === 0) return [];
+  const same = (url: unknown) => typeof url === 'string' && normalizeRepoURL(url) === normalizeRepoURL(repoURL);
+  const out = new Set<string>();
+  for (const r of repo.resources) {
+    if (r.apiVersion !== 'argoproj.io/v1alpha1' || r.kind !== 'Application') continue;
+    const spec = (r.object.spec ?? {}) as Record<string, unknown>;
+    const sources = Array.isArray(spec.sources) ? spec.sources : spec.source !== undefined ? [spec.source] : [];
+    for (const raw of sources as Record<string, unknown>[]) {
+      if (!raw || typeof raw !== 'object' || raw.chart !== undefined || typeof raw.path !== 'string' || !same(raw.repoURL)) continue;
+      const explicit = explicitTool(raw);
+      const appPath = appPathOf(raw.path);
+      const tool =
+        explicit.tool ??
+        (explicit.error
+          ? undefined
+          : discoveredTool(
+              paths.filter((p) => dirname(p) === (appPath || '.')),
+              appPath,
+            ));
+      if (tool !== 'Directory') continue;
+      const d = (raw.directory ?? {}) as Record<string, unknown>;
+      const options = {
+        recurse: d.recurse === true,
+        include: typeof d.include === 'string' ? d.include : undefined,
+        exclude: typeof d.exclude === 'string' ? d.exclude : undefined,
+      };
+      for (const file of directoryFiles(paths, appPath, options)) if (!repo.files.has(file) && !file.endsWith('.jsonnet')) out.add(file);
+    }
+  }
+  return [...out].sort();
 }
 
 export function relativeToRepo(root: string, absolute: string): string | undefined {

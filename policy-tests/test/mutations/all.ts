@@ -8,6 +8,7 @@ import { admissionMutations } from './admission.ts';
 import { alertRoutingMutations } from './alert-routing.ts';
 import { argocdMutations } from './argocd.ts';
 import { argocdInstallMutations } from './argocd-install.ts';
+import { argocdRepoServerMutations } from './argocd-repo-server.ts';
 import { backupJobHygieneMutations } from './backup-job-hygiene.ts';
 import { backupsMutations } from './backups.ts';
 import { closureMutations } from './closure.ts';
@@ -33,6 +34,7 @@ export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   'alert-routing.ts': alertRoutingMutations,
   'argocd/argocd.ts': argocdMutations,
   'argocd/install.ts': argocdInstallMutations,
+  'argocd/repo-server.ts': argocdRepoServerMutations,
   'backups/job-hygiene.ts': backupJobHygieneMutations,
   'backups/backups.ts': backupsMutations,
   'closure/': closureMutations,

@@ -68,6 +68,12 @@ export const falcoMutations: Mutation[] = [
   },
   {
     check: 'falco-sensor',
+    why: 'a YAML merge key (<<) pins the sensor to one node: read literally it sets nothing, expanded (as Helm and Argo CD read it) it sets nodeSelector',
+    mutate: (c) => c.write(FALCO_VALUES, `${c.read(FALCO_VALUES)}<<: {nodeSelector: {kubernetes.io/hostname: node-1}}\n`),
+    at: '<<:',
+  },
+  {
+    check: 'falco-sensor',
     why: 'the container plugin the rules require is turned off',
     mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['collectors', 'containerEngine', 'enabled'], false)),
     at: (c) => lineOf(c, FALCO_VALUES, 'containerEngine:') + 1,

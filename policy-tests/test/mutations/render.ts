@@ -94,6 +94,36 @@ export const renderMutations: Mutation[] = [
     at: 'metricz:',
   },
   {
+    check: 'helm-values-unused',
+    why: "an unknown key in the Application's helm.valuesObject, which Argo CD hands the chart after the value files",
+    mutate: (c) => c.edit(VOLSYNC_APP, 0, (d) => d.setIn(['spec', 'sources', 0, 'helm', 'valuesObject'], d.createNode({ metricz: { enabled: true } }))),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'metricz:') }),
+  },
+  {
+    check: 'helm-values-unused',
+    why: "an unknown key in the Application's helm.values string, at its line in the Application",
+    mutate: (c) =>
+      c.edit(VOLSYNC_APP, 0, (d) => {
+        const text = d.createNode('manageCRDs: true\nmetricz:\n  enabled: true\n');
+        text.type = 'BLOCK_LITERAL';
+        d.setIn(['spec', 'sources', 0, 'helm', 'values'], text);
+      }),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'metricz:') }),
+  },
+  {
+    check: 'helm-values-unused',
+    why: "an unknown key set by a helm parameter (--set), at the parameter's name",
+    mutate: (c) =>
+      c.edit(VOLSYNC_APP, 0, (d) => d.setIn(['spec', 'sources', 0, 'helm', 'parameters'], d.createNode([{ name: 'metricz.enabled', value: 'true' }]))),
+    at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'metricz.enabled') }),
+  },
+  {
+    check: 'helm-values-unused',
+    why: 'a YAML merge key (<<) in the values file brings in an unknown key: Helm and Argo CD expand it, and so does the gate',
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}base: &base\n  metricz: true\n<<: *base\n`),
+    at: 'base: &base',
+  },
+  {
     check: 'render-deterministic',
     why: 'randAlphaNum makes two renders differ, named at the chart source',
     mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinRandom: true\n`),

@@ -45,12 +45,17 @@ export const repositoryMutations: Mutation[] = [
   },
   {
     check: 'manifest-roots',
-    why: 'a top-level folder the gate does not read: z-unread-area/chess/application.yaml, which the root app would still apply',
-    mutate: (c) =>
+    why: 'a top-level folder the gate does not read: z-unread-area/chess/application.yaml, which the root app would still apply, with the manifest it applies',
+    mutate: (c) => {
       c.write(
         'z-unread-area/chess/application.yaml',
-        'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: chess\n  namespace: argocd\nspec:\n  project: media\n  source: {repoURL: https://example.invalid/x.git, targetRevision: main, path: games/chess}\n  destination: {server: https://kubernetes.default.svc, namespace: media}\n',
-      ),
+        c
+          .read('apps/platform/backups/application.yaml')
+          .replace('name: backups\n', 'name: chess\n')
+          .replace('path: apps/platform/backups', 'path: z-unread-area/chess'),
+      );
+      c.write('z-unread-area/chess/config.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: chess\n  namespace: backups\n');
+    },
     at: () => ({ file: 'z-unread-area/chess/application.yaml', line: 1 }),
   },
 ];

@@ -1,0 +1,119 @@
+/**
+ * The values an Application hands a chart beyond its value files: `helm.values`
+ * (a YAML string), `helm.valuesObject` (which wins over it, as in Argo CD),
+ * `helm.parameters` (`--set` / `--set-string`) and `helm.fileParameters`
+ * (`--set-file`). Each is a data file whose positions point into the
+ * Application, so a check that reads values reads these too, and its finding
+ * lands on the line a person wrote. Order is Argo CD's (util/helm/cmd.go):
+ * value files, then values or valuesObject, then parameters and file parameters.
+ */
+import { LineCounter, parseDocument } from 'yaml';
+import { locate, type Path, type PathSegment } from '../core/positions.ts';
+import type { FilePosition, Positions } from '../core/manifest.ts';
+import type { DataFile } from '../repository/repo.ts';
+import type { AppSource, ArgoApp } from './argocd.ts';
+
+/** Helm's strvals key syntax: `a.b`, `a\.b` (one key holding a dot), `a[0].b`. */
+export function strvalsPath(name: string): PathSegment[] {
+  const path: PathSegment[] = [];
+  let key = '';
+  for (let i = 0; i < name.length; i++) {
+    const c = name[i]!;
+    if (c === '\\' && i + 1 < name.length) key += name[++i];
+    else if (c === '.') {
+      if (key !== '') path.push(key);
+      key = '';
+    } else if (c === '[') {
+      const end = name.indexOf(']', i);
+      if (key !== '') path.push(key);
+      key = '';
+      path.push(Number(name.slice(i + 1, end === -1 ? undefined : end)));
+      i = end === -1 ? name.length : end;
+    } else key += c;
+  }
+  if (key !== '') path.push(key);
+  return path;
+}
+
+/** Sets `value` at `path`, making maps and lists on the way (a later writer wins, as in Helm). */
+function setIn(target: Record<string, unknown>, path: Path, value: unknown): void {
+  let node: Record<string | number, unknown> = target;
+  path.forEach((segment, i) => {
+    if (i === path.length - 1) {
+      node[segment] = value;
+      return;
+    }
+    const next = node[segment];
+    if (next === null || typeof next !== 'object') node[segment] = typeof path[i + 1] === 'number' ? [] : {};
+    node = node[segment] as Record<string | number, unknown>;
+  });
+}
+
+const atApp =
+  (app: ArgoApp, base: Path): Positions['at'] =>
+  (path, target) =>
+    app.resource.positions.at([...base, ...path], target);
+
+/** A data file over part of an Application: its file, its data, positions inside it. */
+function inline(app: ArgoApp, data: unknown, at: Positions['at'], errors: string[] = []): DataFile {
+  return { file: app.resource.file, data, positions: { at }, errors };
+}
+
+/** The values a source carries in its Application, in Argo CD's order (after its value files). */
+export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
+  const helm = source.helm;
+  if (!helm) return [];
+  const out: DataFile[] = [];
+  if (helm.valuesObject !== undefined) out.push(inline(app, helm.valuesObject, atApp(app, [...source.at, 'helm', 'valuesObject'])));
+  else if (helm.values !== undefined) out.push(valuesString(app, source, helm.values));
+  const parameters: Record<string, unknown> = {};
+  const where = new Map<string, Path>();
+  const keyOf = (path: Path) => path.join('\0');
+  (helm.parameters ?? []).forEach((p, i) => {
+    const path = strvalsPath(p.name);
+    if (path.length === 0) return;
+    setIn(parameters, path, p.value);
+    where.set(keyOf(path), [...source.at, 'helm', 'parameters', i, 'name']);
+  });
+  (helm.fileParameters ?? []).forEach((p, i) => {
+    const path = strvalsPath(p.name);
+    if (path.length === 0) return;
+    setIn(parameters, path, `<contents of ${p.path}>`);
+    where.set(keyOf(path), [...source.at, 'helm', 'fileParameters', i, 'name']);
+  });
+  if (where.size > 0)
+    out.push(
+      inline(app, parameters, (path, target) => {
+        // A path inside a parameter's value, or a map it made, points at the parameter that wrote it.
+        for (let n = path.length; n > 0; n--) {
+          const at = where.get(keyOf(path.slice(0, n)));
+          if (at) return app.resource.positions.at(at, target);
+        }
+        const first = [...where.values()][0]!;
+        return app.resource.positions.at(first, target);
+      }),
+    );
+  return out;
+}
+
+/** `helm.values`: a YAML string, parsed as Helm parses a values file, its positions offset to where the string starts. */
+function valuesString(app: ArgoApp, source: AppSource, text: string): DataFile {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, merge: true });
+  const base = atApp(app, [...source.at, 'helm', 'values']);
+  const start = base([], 'value');
+  const errors = doc.errors.map((e) => `${app.resource.file}:${start.line + (e.linePos?.[0].line ?? 1)}:1: helm.values: ${e.message.split('\n')[0]}`);
+  let data: unknown;
+  try {
+    data = errors.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
+  } catch (err) {
+    errors.push(`${app.resource.file}:${start.line}:1: helm.values: ${(err as Error).message.split('\n')[0]}`);
+  }
+  // A block scalar (`values: |`) holds the string from the line after its key: the string's line n is that line + n - 1.
+  const first = Math.max(start.line, base([], 'key').line + 1);
+  const at = (path: Path, target: 'key' | 'value'): FilePosition => {
+    const { line, col } = locate(doc, lineCounter, path, target);
+    return { line: first + line - 1, col };
+  };
+  return inline(app, data, at, errors);
+}

@@ -1,0 +1,130 @@
+/**
+ * Argo CD's repo-server, as it reads one source of a git repository: the
+ * gate's one idea of which files Argo CD applies. It follows v3.5.1, the
+ * release this repository pins (apps/platform/argocd):
+ * - the tool: `ApplicationSource.ExplicitType` (a `kustomize`, `helm`,
+ *   `directory` or `plugin` block decides, two of them are an error), else
+ *   `discovery.AppType` (a name ending in `Chart.yaml`, or a kustomization
+ *   file, at the source path; the later of the two in walk order wins);
+ * - a directory source: `getPotentiallyValidManifests`, a plain
+ *   `filepath.Walk` (dot-names included, linked folders not entered), the
+ *   extension filter `^.*\.(yaml|yml|json|jsonnet)$` on the base name, then
+ *   exclude and include as gobwas globs without separators over the path
+ *   relative to the source path (`*` crosses `/`);
+ * - the source parameter files `mergeSourceParameters` merges into the
+ *   source before it picks the tool: `.argocd-source.yaml` and
+ *   `.argocd-source-<app>.yaml` at the source path.
+ * Pure: it works on the list of paths a checkout holds, so tests and the
+ * loader ask it the same question.
+ */
+import { argoGlobMatch } from '../core/glob.ts';
+
+/** `manifestFile` in reposerver/repository/repository.go. */
+export const ARGOCD_MANIFEST_NAME = /^.*\.(yaml|yml|json|jsonnet)$/;
+/** A file that holds this text is skipped by the directory walk (`skipFileRenderingMarker`). */
+export const SKIP_RENDERING_MARKER = '+argocd:skip-file-rendering';
+
+/** The names kustomize looks for in a folder, in its order (`kustomize.KustomizationNames`). */
+export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
+
+/** A repository URL as the gate compares two: lower case, no `.git`, no trailing slash. */
+export function normalizeRepoURL(url: string): string {
+  return url
+    .replace(/\.git$/, '')
+    .replace(/\/+$/, '')
+    .toLowerCase();
+}
+
+export type ArgoTool = 'Helm' | 'Kustomize' | 'Directory' | 'Plugin';
+
+/** What a source's own fields say (Helm, Kustomize, Directory, Plugin), as `ExplicitType` reads them. */
+export interface ExplicitFields {
+  kustomize?: unknown;
+  helm?: unknown;
+  directory?: unknown;
+  plugin?: unknown;
+}
+
+/** `ApplicationSource.ExplicitType`: the tool its blocks name, none, or Argo CD's error for two. */
+export function explicitTool(source: ExplicitFields): { tool?: ArgoTool; error?: string } {
+  const named: ArgoTool[] = [];
+  if (source.kustomize !== undefined) named.push('Kustomize');
+  if (source.helm !== undefined) named.push('Helm');
+  if (source.directory !== undefined) named.push('Directory');
+  if (source.plugin !== undefined) named.push('Plugin');
+  if (named.length > 1) return { error: `multiple application sources defined: ${named.join(',')}` };
+  return named.length === 1 ? { tool: named[0] } : {};
+}
+
+/** A folder's path relative to the repository root ('' for the root), as Argo CD joins it: `.` and trailing slashes dropped. */
+export function appPathOf(path: string): string {
+  return path
+    .split('/')
+    .filter((p) => p !== '' && p !== '.')
+    .join('/');
+}
+
+const within = (appPath: string, file: string) => (appPath === '' ? file : file.startsWith(`${appPath}/`) ? file.slice(appPath.length + 1) : undefined);
+
+/** Paths in `filepath.Walk` order: lexical by name within each folder, a folder's entries right after its name. */
+export function walkOrder(paths: Iterable<string>): string[] {
+  return [...paths].sort((a, b) => {
+    const x = a.split('/');
+    const y = b.split('/');
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+    return x.length - y.length;
+  });
+}
+
+/** `discovery.AppType` on the files at the source path itself: Helm for a name ending in Chart.yaml, Kustomize for a kustomization file, the later in walk order winning. */
+export function discoveredTool(paths: Iterable<string>, appPath: string): ArgoTool {
+  let tool: ArgoTool = 'Directory';
+  for (const file of walkOrder(paths)) {
+    const rel = within(appPath, file);
+    if (rel === undefined || rel.includes('/')) continue;
+    if (rel.endsWith('Chart.yaml')) tool = 'Helm';
+    if ((KUSTOMIZATION_FILES as readonly string[]).includes(rel)) tool = 'Kustomize';
+  }
+  return tool;
+}
+
+export interface DirectoryOptions {
+  recurse?: boolean;
+  include?: string;
+  exclude?: string;
+}
+
+/**
+ * The files a directory source reads, in walk order: every path under the source path (direct children only without
+ * `recurse`) whose base name passes the extension filter, not excluded, and included. The symlink, regular-file and
+ * skip-marker rules need the file itself: the loader applies them (model/core/source.ts refuses what Argo CD refuses).
+ */
+export function directoryFiles(paths: Iterable<string>, path: string, options: DirectoryOptions = {}): string[] {
+  const appPath = appPathOf(path);
+  const out: string[] = [];
+  for (const file of walkOrder(paths)) {
+    const rel = within(appPath, file);
+    if (rel === undefined || (!options.recurse && rel.includes('/'))) continue;
+    if (!ARGOCD_MANIFEST_NAME.test(rel.slice(rel.lastIndexOf('/') + 1))) continue;
+    if (options.exclude && argoGlobMatch(options.exclude, rel)) continue;
+    if (options.include && !argoGlobMatch(options.include, rel)) continue;
+    out.push(file);
+  }
+  return out;
+}
+
+/** The source parameter files Argo CD merges into an Application's source at `appPath` (`mergeSourceParameters`), those the checkout holds. */
+export function sourceParameterFiles(paths: ReadonlySet<string>, appPath: string, appName: string): string[] {
+  const at = (name: string) => (appPath === '' ? name : `${appPath}/${name}`);
+  return ['.argocd-source.yaml', ...(appName ? [`.argocd-source-${appName}.yaml`] : [])].map(at).filter((f) => paths.has(f));
+}
+
+/** Why a file a directory source reads is refused here, though Argo CD would apply it (what Argo CD would have done, then what to do instead). */
+export function appliedFileRefusal(file: string): string | undefined {
+  if (file.endsWith('.jsonnet'))
+    return `Argo CD evaluates ${file} as jsonnet and applies the objects it yields; the gate does not evaluate jsonnet, so they would reach the cluster unjudged: write them as YAML`;
+  const hidden = file.split('/').find((segment) => segment.startsWith('.'));
+  if (hidden)
+    return `Argo CD applies ${file}: its directory walk reads dot-names (${hidden}) as any other; a hidden manifest escapes a reviewer's eye, so the gate refuses it: give it a plain name`;
+  return undefined;
+}

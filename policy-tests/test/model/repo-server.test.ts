@@ -1,0 +1,71 @@
+/** Argo CD's repo-server view of a source (model/argocd/repo-server.ts), case by case from reposerver/repository/repository.go at v3.5.1. */
+import { describe, expect, it } from 'vitest';
+import { appliedFileRefusal, directoryFiles, discoveredTool, explicitTool, sourceParameterFiles, walkOrder } from '../../model/argocd/repo-server.ts';
+
+const TREE = [
+  'clusters/home/root.yaml',
+  'clusters/home/.x.yaml',
+  'clusters/home/notes.txt',
+  'apps/a/application.yaml',
+  'apps/.hidden/application.yaml',
+  'apps/a/deep/b.yml',
+  'apps/a/c.json',
+  'apps/a/d.jsonnet',
+  'apps/a/e.libsonnet',
+  'README.md',
+];
+
+describe("Argo CD's directory walk", () => {
+  it('reads dot-names, and the root include crosses folders (gobwas * has no separator)', () => {
+    expect(directoryFiles(TREE, '', { recurse: true, include: '{clusters/home/*.yaml,*/application.yaml}' })).toEqual([
+      'apps/.hidden/application.yaml',
+      'apps/a/application.yaml',
+      'clusters/home/.x.yaml',
+      'clusters/home/root.yaml',
+    ]);
+  });
+
+  it('keeps to the source folder without recurse, and filters by extension (.yaml .yml .json .jsonnet, not .libsonnet)', () => {
+    expect(directoryFiles(TREE, 'apps/a')).toEqual(['apps/a/application.yaml', 'apps/a/c.json', 'apps/a/d.jsonnet']);
+    expect(directoryFiles(TREE, 'apps/a', { recurse: true })).toEqual(['apps/a/application.yaml', 'apps/a/c.json', 'apps/a/d.jsonnet', 'apps/a/deep/b.yml']);
+  });
+
+  it('applies exclude before include, each against the path under the source folder', () => {
+    expect(directoryFiles(TREE, 'apps/a', { recurse: true, exclude: '{application.yaml,*.jsonnet}' })).toEqual(['apps/a/c.json', 'apps/a/deep/b.yml']);
+    expect(directoryFiles(TREE, 'apps/a', { recurse: true, include: '*.yml' })).toEqual(['apps/a/deep/b.yml']);
+    expect(directoryFiles(TREE, './apps/a/', {})).toEqual(directoryFiles(TREE, 'apps/a', {}));
+  });
+
+  it("walks in filepath.Walk's order: a folder's entries right after its name", () => {
+    expect(walkOrder(['a.yaml', 'a/b.yaml', 'a-b.yaml'])).toEqual(['a/b.yaml', 'a-b.yaml', 'a.yaml']);
+  });
+});
+
+describe("Argo CD's choice of tool", () => {
+  it('takes the blocks a source names, and refuses two', () => {
+    expect(explicitTool({ directory: {} })).toEqual({ tool: 'Directory' });
+    expect(explicitTool({ plugin: { name: 'x' } })).toEqual({ tool: 'Plugin' });
+    expect(explicitTool({})).toEqual({});
+    expect(explicitTool({ kustomize: {}, helm: {}, directory: {} })).toEqual({ error: 'multiple application sources defined: Kustomize,Helm,Directory' });
+  });
+
+  it('discovers Helm by a name ending in Chart.yaml and kustomize by its file, at the folder itself; the later in walk order wins', () => {
+    expect(discoveredTool(['x/Chart.yaml', 'x/values.yaml'], 'x')).toBe('Helm');
+    expect(discoveredTool(['x/MyChart.yaml'], 'x')).toBe('Helm');
+    expect(discoveredTool(['x/Chart.yaml', 'x/kustomization.yaml'], 'x')).toBe('Kustomize');
+    expect(discoveredTool(['x/kustomization.yaml', 'x/zChart.yaml'], 'x')).toBe('Helm');
+    expect(discoveredTool(['x/sub/Chart.yaml', 'x/a.yaml'], 'x')).toBe('Directory');
+  });
+
+  it('finds the source parameter files at the source path: .argocd-source.yaml and the one named for the app', () => {
+    const paths = new Set(['x/.argocd-source.yaml', 'x/.argocd-source-app.yaml', 'x/.argocd-source-other.yaml', '.argocd-source.yaml']);
+    expect(sourceParameterFiles(paths, 'x', 'app')).toEqual(['x/.argocd-source.yaml', 'x/.argocd-source-app.yaml']);
+    expect(sourceParameterFiles(paths, '', 'app')).toEqual(['.argocd-source.yaml']);
+  });
+
+  it('refuses a hidden or jsonnet file it would apply, saying what Argo CD would do', () => {
+    expect(appliedFileRefusal('apps/.x/a.yaml')).toMatch(/Argo CD applies apps\/\.x\/a\.yaml: its directory walk reads dot-names/);
+    expect(appliedFileRefusal('apps/x/a.jsonnet')).toMatch(/Argo CD evaluates apps\/x\/a\.jsonnet as jsonnet/);
+    expect(appliedFileRefusal('apps/x/a.yaml')).toBeUndefined();
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * Broken copies of the real repository for policy-tests/checks/argocd/repo-server.ts: each plants what Argo CD's
+ * repo-server would apply or merge and the gate must not take as written, and exactly argocd-applied-files fails on
+ * the planted file.
+ */
+import type { Mutation } from '../support/mutation-runner.ts';
+import { lineOf } from '../support/helpers.ts';
+
+const BACKUPS_APP = 'apps/platform/backups/application.yaml';
+
+const CLUSTER_ADMIN_BINDING = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: all-yours
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: cluster-admin
+subjects:
+  - kind: ServiceAccount
+    name: default
+    namespace: media
+`;
+
+export const argocdRepoServerMutations: Mutation[] = [
+  {
+    check: 'argocd-applied-files',
+    why: "a dot-file ClusterRoleBinding to cluster-admin next to the cluster facts, which the root app's include {clusters/home/*.yaml,...} matches",
+    mutate: (c) => c.write('clusters/home/.cluster-facts-extra.yaml', CLUSTER_ADMIN_BINDING),
+    at: () => ({ file: 'clusters/home/.cluster-facts-extra.yaml', line: 1 }),
+  },
+  {
+    check: 'argocd-applied-files',
+    why: "a hidden Application under a dot folder (apps/.tools/application.yaml: gobwas' * crosses /), with a manifest of its own",
+    mutate: (c) => {
+      const app = c
+        .read('apps/platform/backups/application.yaml')
+        .replace('name: backups\n', 'name: tools\n')
+        .replace('path: apps/platform/backups', 'path: apps/.tools');
+      c.write('apps/.tools/application.yaml', app);
+      c.write('apps/.tools/config.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tools\n  namespace: backups\ndata:\n  mode: quiet\n');
+    },
+    at: () => ({ file: 'apps/.tools/application.yaml', line: 1 }),
+  },
+  {
+    check: 'argocd-applied-files',
+    why: 'an .argocd-source-<app>.yaml in the VPN app folder that sets kustomize images and a privileged hostPID patch',
+    mutate: (c) =>
+      c.write(
+        'apps/media/gluetun/.argocd-source-media-gluetun.yaml',
+        [
+          'kustomize:',
+          '  images:',
+          '    - docker.io/qmcgaw/gluetun=docker.io/attacker/gluetun:latest',
+          '  patches:',
+          '    - target: {kind: Deployment, name: gluetun}',
+          '      patch: |-',
+          '        - op: add',
+          '          path: /spec/template/spec/hostPID',
+          '          value: true',
+          '',
+        ].join('\n'),
+      ),
+    at: () => ({ file: 'apps/media/gluetun/.argocd-source-media-gluetun.yaml', line: 1 }),
+  },
+  {
+    check: 'argocd-applied-files',
+    why: "a .jsonnet file in the backups app that binds 'cluster-' + 'admin': a directory source evaluates every *.jsonnet",
+    mutate: (c) =>
+      c.write(
+        'apps/platform/backups/binding.jsonnet',
+        "{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'backup-all' },\n  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-' + 'admin' },\n  subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: 'backups' }] }\n",
+      ),
+    at: () => ({ file: 'apps/platform/backups/binding.jsonnet', line: 1 }),
+  },
+  {
+    check: 'argocd-applied-files',
+    why: 'the backups app names a plugin: Argo CD would hand its folder to a sidecar the gate cannot run',
+    mutate: (c) =>
+      c.edit(BACKUPS_APP, 0, (d) => {
+        d.deleteIn(['spec', 'source', 'directory']);
+        d.setIn(['spec', 'source', 'plugin'], { name: 'envsubst' });
+      }),
+    at: 'plugin:',
+  },
+  {
+    check: 'argocd-applied-files',
+    why: 'the backups app names two tools (directory and kustomize): Argo CD refuses the source',
+    mutate: (c) => c.edit(BACKUPS_APP, 0, (d) => d.setIn(['spec', 'source', 'kustomize'], { namePrefix: 'x-' })),
+    at: (c) => ({ file: BACKUPS_APP, line: lineOf(c, BACKUPS_APP, '  source:') }),
+  },
+];
