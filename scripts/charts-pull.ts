@@ -6,7 +6,8 @@
  * repository that re-publishes a version, or a tampered proxy) until a
  * person reviews it and runs with --update-lock.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { writeInCheckout } from './lib/checkout-write.ts';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
@@ -165,7 +166,7 @@ export async function pullCharts(o: PullOptions): Promise<number> {
     remotes,
   });
   const path = join(o.root, CHART_LOCK_FILE);
-  if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== next)) writeFileSync(path, next);
+  if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== next)) writeInCheckout(o.root, CHART_LOCK_FILE, next);
   return refused;
 }
 

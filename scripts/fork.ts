@@ -7,7 +7,8 @@
  * file:line; then the gate runs, through its front door, and its verdict is
  * the exit status.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { checkoutWriteRefusal, writeInCheckout } from './lib/checkout-write.ts';
 import { join } from 'node:path';
 import { REPO_ROOT, allFindings, checkoutPaths, factsRepoURL, normalizeRepoURL, renderReport, runGate } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
@@ -113,7 +114,10 @@ file cannot be written), 2 on a usage error. Reads no environment variables.`,
         for (const d of plan.decisions) print(`DECIDE ${d.file}:${d.line}: ${d.what} ${d.value}: ${d.why}\n`);
         print(`${plan.rewrites.length} files name ${bare(from)}; ${plan.decisions.length} places are yours to decide\n`);
         if (values['dry-run']) return 0;
-        for (const r of plan.rewrites) writeFileSync(join(root, r.file), r.text);
+        // Every refusal first: a committed symlink among the files stops the fork before it writes anything.
+        const refusal = plan.rewrites.map((r) => checkoutWriteRefusal(root, r.file)).find(Boolean);
+        if (refusal) throw new Error(`refusing to fork: ${refusal}`);
+        for (const r of plan.rewrites) writeInCheckout(root, r.file, r.text);
         const result = await runGate({ root, cwd: root });
         print(`${renderReport(result, 'text', { summary: true, verbose: false })}\n`);
         return allFindings(result).length > 0 || result.summary.invalid + result.summary.errors > 0 ? 1 : 0;

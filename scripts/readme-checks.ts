@@ -1,5 +1,6 @@
 /** Regenerates the check table in policy-tests/checks/README.md and the wave table in apps/platform/README.md: npm run readme:checks */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeInCheckout } from './lib/checkout-write.ts';
 import { join } from 'node:path';
 import {
   registeredChecks,
@@ -27,21 +28,21 @@ process.exitCode = await runCommand(
       const path = join(REPO_ROOT, 'policy-tests/checks/README.md');
       const before = readFileSync(path, 'utf8');
       const after = withCheckTable(before, checkTable(await registeredChecks()));
-      writeFileSync(path, after);
+      writeInCheckout(REPO_ROOT, path, after);
       process.stdout.write(
         before === after ? 'policy-tests/checks/README.md check table is up to date\n' : 'policy-tests/checks/README.md check table regenerated\n',
       );
       const platform = join(REPO_ROOT, 'apps/platform/README.md');
       const wavesBefore = readFileSync(platform, 'utf8');
       const wavesAfter = withBlock(wavesBefore, WAVES_START, WAVES_END, wavesTable(await loadRepo(REPO_ROOT)));
-      writeFileSync(platform, wavesAfter);
+      writeInCheckout(REPO_ROOT, platform, wavesAfter);
       process.stdout.write(
         wavesBefore === wavesAfter ? 'apps/platform/README.md wave table is up to date\n' : 'apps/platform/README.md wave table regenerated\n',
       );
       const invariants = join(REPO_ROOT, INVARIANTS_FILE);
       const invariantsBefore = readFileSync(invariants, 'utf8');
       const invariantsAfter = invariantsDoc(await registeredChecks());
-      writeFileSync(invariants, invariantsAfter);
+      writeInCheckout(REPO_ROOT, invariants, invariantsAfter);
       process.stdout.write(invariantsBefore === invariantsAfter ? `${INVARIANTS_FILE} is up to date\n` : `${INVARIANTS_FILE} regenerated\n`);
       return 0;
     },

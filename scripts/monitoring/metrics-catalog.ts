@@ -9,9 +9,9 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import writeFileAtomic from 'write-file-atomic';
 import { isSeq, parseDocument } from 'yaml';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
+import { writeInCheckout } from '../lib/checkout-write.ts';
 import { runGate, allFindings, REPO_ROOT, CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY, extractAll, isExtractor } from '../../policy-tests/index.ts';
 
 const FETCH_TIMEOUT_MS = 30_000;
@@ -95,7 +95,7 @@ export async function refreshEntry(o: RefreshOptions): Promise<string> {
   for (const pair of node.items) if (isSeq(pair.value)) pair.value.flow = true;
   doc.set('metrics', node);
   const name = `${o.exporter}-${version}.yaml`;
-  await writeFileAtomic(join(dir, name), doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
+  writeInCheckout(o.root, `${CATALOG_DIR}${name}`, doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
   if (name !== f) rmSync(join(dir, f));
   return `${CATALOG_DIR}${name}`;
 }

@@ -4,8 +4,9 @@
  * its cause first and the rest folded under it, and the offline report is
  * short.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { render } from '../../gate/report/formats/index.ts';
@@ -89,6 +90,27 @@ describe('the first hour, on a copy of the real repository', () => {
     expect(text).toMatch(/^DECIDE apps\/platform\/metallb\/addresses\.yaml:\d+: LAN address 192\.168\.1\.240-192\.168\.1\.249/m);
     expect(text).toMatch(/^Summary: \d+ resources found - Valid: \d+, Invalid: 0/m);
     expect(await forkCommand(['--repo', 'alice/lab'], io)).toBe(2);
+  });
+
+  it('npm run fork refuses a committed symlink among the files it would rewrite, names it, and writes nothing', async () => {
+    copy.reset();
+    // An earlier test may have forked this copy already: the link carries whatever URL it names now.
+    const named = factsRepoURL(copy.root);
+    const other = 'https://github.com/carol/lab.git';
+    const victim = join(mkdtempSync(join(tmpdir(), 'fork-victim-')), 'outside.md');
+    writeFileSync(victim, `the repository is ${named}\n`);
+    symlinkSync(victim, join(copy.root, 'apps/planted-link.md'));
+    try {
+      const out: string[] = [];
+      const io = { stdout: (t: string) => void out.push(t), stderr: (t: string) => void out.push(`ERR ${t}`) };
+      expect(await forkCommand(['--repo', other, '--root', copy.root], io)).toBe(1);
+      expect(out.join('')).toMatch(/^ERR .*refusing to fork: apps\/planted-link\.md is a symlink \(to .*outside\.md\)/m);
+      expect(readFileSync(victim, 'utf8')).toBe(`the repository is ${named}\n`);
+      expect(factsRepoURL(copy.root)).toBe(named);
+    } finally {
+      rmSync(join(copy.root, 'apps/planted-link.md'));
+      rmSync(dirname(victim), { recursive: true, force: true });
+    }
   });
 
   it('a misspelt namespace gets "did you mean"', async () => {
