@@ -59,5 +59,6 @@ export { loadTargets, type Target, type EtcdTarget, type PostgresTarget, type Sq
 export { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from './model/monitoring/metrics-catalog.ts';
 export { extractAll, isExtractor } from './model/monitoring/metrics-extract.ts';
 export { externalPeers } from './model/cluster/network-reach.ts';
+export { privilegeLabel, privilegesOf } from './model/cluster/privileges.ts';
 export { cniApplication } from './model/cluster/cni-application.ts';
 export { byRequiredApis } from './model/argocd/app-declarations.ts';

@@ -3,8 +3,10 @@
  * (gate/runner.ts) applies them and handles exemptions.
  */
 import type { ScopeLookup } from '../model/core/manifest.ts';
+import { EXEMPTION_PREFIX } from '../model/core/workloads.ts';
 import { admissionChecks } from './admission/index.ts';
 import { alertRoutingChecks } from './alert-routing.ts';
+import { privilegeChecks } from './privileges.ts';
 import { argocdAreaChecks } from './argocd/index.ts';
 import { backupAreaChecks } from './backups/index.ts';
 import { closureChecks } from './closure/index.ts';
@@ -22,7 +24,6 @@ import { syncOrderCheck } from './sync-order.ts';
 import { watchdogChecks } from './watchdog.ts';
 import { workloadChecks } from './workload-hygiene.ts';
 
-export const EXEMPTION_PREFIX = 'gate.homelab-gitops/exempt-';
 export const EXEMPTION_CHECK_ID = 'exemption-valid';
 
 export const exemptionCheck: PolicyCheck = {
@@ -49,6 +50,7 @@ export function policyChecks(isClusterScoped: ScopeLookup, builtinGroups: Readon
     ...renderChecks,
     ...argocdAreaChecks,
     ...workloadChecks,
+    ...privilegeChecks,
     ...falcoChecks,
     ...watchdogChecks,
     ...alertRoutingChecks,

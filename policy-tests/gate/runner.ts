@@ -3,7 +3,8 @@
  * check: a workload opts out of one check with an annotation next to it that
  * names the check and the reason.
  */
-import { EXEMPTION_CHECK_ID, EXEMPTION_PREFIX, exemptionCheck } from '../checks/registry.ts';
+import { EXEMPTION_CHECK_ID, exemptionCheck } from '../checks/registry.ts';
+import { EXEMPTION_PREFIX, workloadAnnotations } from '../model/core/workloads.ts';
 import type { CheckContext, FailurePlace, PolicyCheck, Reads } from '../checks/kit.ts';
 import { chartValues } from '../model/argocd/chart-values.ts';
 import { argoGlobMatch } from '../model/core/glob.ts';
@@ -16,17 +17,10 @@ import { perKey } from '../model/core/per-object.ts';
 
 const isKustomization = (file: string) => KUSTOMIZATION_FILES.some((name) => file === name || file.endsWith(`/${name}`));
 
-/**
- * A workload's exemptions: annotations on the workload, or on its pod
- * template (a chart often lets values reach only podAnnotations).
- */
+/** A workload's exemptions: annotations on the workload, or on its pod template (model/core/workloads.ts). */
 function exemptionsOf(resource: Resource): Map<string, string> {
-  const own = (resource.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
-  const pod =
-    (resource.object.spec as { template?: { metadata?: { annotations?: Record<string, unknown> } } } | undefined)?.template?.metadata?.annotations ?? {};
-  const annotations = { ...(typeof pod === 'object' ? pod : {}), ...own };
   const out = new Map<string, string>();
-  for (const [key, value] of Object.entries(annotations)) {
+  for (const [key, value] of Object.entries(workloadAnnotations(resource))) {
     if (key.startsWith(EXEMPTION_PREFIX)) out.set(key.slice(EXEMPTION_PREFIX.length), typeof value === 'string' ? value.trim() : '');
   }
   return out;

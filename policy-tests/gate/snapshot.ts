@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applications, normalizeSourcePath, owningApplication, type ArgoApp } from '../model/argocd/argocd.ts';
+import { refusalsOf } from '../model/argocd/refusals.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import type { JsonSchemaNode } from '../admission/cel/schema-node.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
@@ -53,8 +54,10 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   // The gate's own pipeline: the diff shows what the gate judged.
   const { layer, renders, repo } = await renderTree(await loadTree(root), env);
   const failed = new Map<string, string>();
-  for (const r of renders)
-    if (r.status !== 'rendered') failed.set(r.app.name, [failed.get(r.app.name), `${r.label}: ${r.message ?? r.status}`].filter(Boolean).join('; '));
+  const fail = (app: string, cause: string) => failed.set(app, [failed.get(app), cause].filter(Boolean).join('; '));
+  for (const r of renders) if (r.status !== 'rendered') fail(r.app.name, `${r.label}: ${r.message ?? r.status}`);
+  // What Argo CD would merge or evaluate and the gate does not (model/argocd/refusals.ts): this side cannot vouch for the app.
+  for (const app of applications(repo)) for (const refusal of refusalsOf(repo, app)) fail(app.name, refusal.message);
   const unrendered = new Map<string, { cause: string; inputs: string }>();
   for (const app of applications(repo))
     if (failed.has(app.name)) unrendered.set(app.name, { cause: failed.get(app.name)!, inputs: inputsFingerprint(repo, app) });

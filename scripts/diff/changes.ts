@@ -4,7 +4,7 @@
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { externalPeers, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
+import { externalPeers, privilegeLabel, privilegesOf, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
 import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 
@@ -58,6 +58,7 @@ export interface Risk {
 /** The risk flags, most severe first: the order the report ranks them in. */
 export const RISK_FLAGS = [
   'rbac',
+  'privilege',
   'network-policy',
   'delete',
   'immutable',
@@ -225,8 +226,20 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
     if (grown.length) flag('rbac', `${label} grows: adds ${listed(grown)}${shrunk.length ? `; removes ${listed(shrunk)}` : ''}`);
   }
   if (NETWORK_POLICY_KINDS.has(kind)) networkPolicyRisk(c, kind, label, a, b, flag);
+  privilegeRisk(kind, label, a, b, flag);
   if (c.change === 'added' && kind === 'ExternalSecret')
     flag('secret-target', `${label} writes Secret ${asText(valueAt(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
+}
+
+/**
+ * Privilege a workload gains, in any namespace: a new or changed pod that is privileged, adds a capability, joins a
+ * host namespace, mounts a hostPath, runs as root or may escalate, where the base's did not (model/cluster/privileges.ts).
+ */
+function privilegeRisk(kind: string, label: string, a: Applied, b: Applied, flag: Flag): void {
+  if (!b) return;
+  const before = new Set(a ? privilegesOf({ kind, object: a.object }).map(privilegeLabel) : []);
+  const added = [...new Set(privilegesOf({ kind, object: b.object }).map(privilegeLabel))].filter((p) => !before.has(p));
+  if (added.length) flag('privilege', `${label} gains ${listed(added)}`);
 }
 
 const NETWORK_POLICY_KINDS = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);

@@ -29,7 +29,7 @@ export function podSpecPath(kind: string): PathSegment[] | undefined {
   return undefined;
 }
 
-export function podSpecOf(resource: Resource): PodSpecRef | undefined {
+export function podSpecOf(resource: Pick<Resource, 'kind' | 'object'>): PodSpecRef | undefined {
   const at = podSpecPath(resource.kind);
   const spec = at && dig(resource.object, at);
   return at && typeof spec === 'object' && spec !== null ? { spec: spec as Obj, at } : undefined;
@@ -52,4 +52,19 @@ export function* workloadContainers(resources: readonly Resource[]): Generator<{
     if (!pod) continue;
     for (const c of containersOf(pod)) yield { resource, pod, c };
   }
+}
+
+/** The prefix of an exemption annotation: `gate.homelab-gitops/exempt-<check id>: <reason>`. */
+export const EXEMPTION_PREFIX = 'gate.homelab-gitops/exempt-';
+
+/**
+ * A workload's annotations as the gate reads them: its pod template's, then its own over them (a chart often lets
+ * values reach only podAnnotations).
+ */
+export function workloadAnnotations(resource: Resource): Record<string, unknown> {
+  const own = dig(resource.object, ['metadata', 'annotations']);
+  const at = podSpecPath(resource.kind);
+  const pod = at && resource.kind !== 'Pod' ? dig(resource.object, [...at.slice(0, -1), 'metadata', 'annotations']) : undefined;
+  const map = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  return { ...map(pod), ...map(own) };
 }

@@ -20,6 +20,7 @@ import { metricsMutations } from './metrics.ts';
 import { monitoringMutations } from './monitoring.ts';
 import { monitoringSourcesMutations } from './monitoring-sources.ts';
 import { projectsMutations } from './projects.ts';
+import { privilegesMutations } from './privileges.ts';
 import { registryMutations } from './registry.ts';
 import { repositoryMutations } from './repository.ts';
 import { syncOrderMutations } from './sync-order.ts';
@@ -46,6 +47,7 @@ export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   'monitoring/monitoring.ts': monitoringMutations,
   'monitoring/sources.ts': monitoringSourcesMutations,
   'projects.ts': projectsMutations,
+  'privileges.ts': privilegesMutations,
   'registry.ts': registryMutations,
   'repository.ts': repositoryMutations,
   'sync-order.ts': syncOrderMutations,

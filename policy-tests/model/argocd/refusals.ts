@@ -1,0 +1,54 @@
+/**
+ * What Argo CD's repo-server would read for an Application that the gate
+ * does not take as written (repo-server.ts): the source parameter files it
+ * merges into a source, the hidden and jsonnet files its directory walk
+ * applies, and sources it hands to a plugin or refuses. One list, read by
+ * the policy check (checks/argocd/repo-server.ts) and by the rendered diff,
+ * which reports such an Application as not judged.
+ */
+import type { PathSegment } from '../core/positions.ts';
+import type { Repo } from '../repository/repo.ts';
+import { checkoutTree, filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
+import { appliedFileRefusal, explicitTool, sourceParameterFiles } from './repo-server.ts';
+
+export type Refusal =
+  /** A file of the checkout Argo CD reads for the app. */
+  | { file: string; message: string }
+  /** A place in the Application itself. */
+  | { path: PathSegment[]; message: string };
+
+/** Per checkout, its paths as a set: the parameter files are looked up by name. */
+const pathSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+const pathSet = (paths: readonly string[]) => {
+  let set = pathSets.get(paths);
+  if (!set) pathSets.set(paths, (set = new Set(paths)));
+  return set;
+};
+
+export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
+  const paths = pathSet(checkoutTree(repo));
+  const out: Refusal[] = [];
+  for (const source of app.sources) {
+    if (source.chart !== undefined || source.path === undefined || !isThisRepo(repo, source)) continue;
+    const appPath = normalizeSourcePath(source.path);
+    const parameterFiles = sourceParameterFiles(paths, appPath, app.name);
+    for (const file of parameterFiles)
+      out.push({
+        file,
+        message: `Argo CD's repo-server merges ${file} into the source of Application ${app.name} before it picks the tool and renders (any option but repoURL, path, chart and targetRevision); the gate does not merge source overrides, so what it sets would reach the cluster unjudged: move the options into ${app.resource.file}`,
+      });
+    const type = sourceType(repo, source);
+    if (type === 'conflicting') out.push({ path: source.at, message: `Argo CD refuses this source: ${explicitTool(source).error}` });
+    if (type === 'plugin')
+      out.push({
+        path: [...source.at, 'plugin'],
+        message: `Argo CD hands ${source.path} to a config management plugin, which the gate cannot run: what it yields would reach the cluster unjudged`,
+      });
+    if (type !== 'directory') continue;
+    for (const file of filesOfSource(repo, source)) {
+      const why = appliedFileRefusal(file);
+      if (why && !parameterFiles.includes(file)) out.push({ file, message: `${why} (Application ${app.name})` });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,54 @@
+/**
+ * Broken copies of the real repository for policy-tests/checks/privileges.ts: privilege added to a workload that an
+ * exemption speaks for, or in a namespace Pod Security does not guard, fails until the workload names it.
+ */
+import { isSeq } from 'yaml';
+import { lineOf } from '../support/helpers.ts';
+import type { Mutation } from '../support/mutation-runner.ts';
+
+const GLUETUN = 'apps/media/gluetun/deployment.yaml';
+
+export const privilegesMutations: Mutation[] = [
+  {
+    check: 'workload-privileges-named',
+    why: 'a new root, privileged sidecar plus hostPID and hostIPC on the VPN pod, exempted as a workload and in a namespace enforced at privileged',
+    mutate: (c) =>
+      c.edit(GLUETUN, 0, (d) => {
+        d.setIn(['spec', 'template', 'spec', 'hostPID'], true);
+        d.setIn(['spec', 'template', 'spec', 'hostIPC'], true);
+        const containers = d.getIn(['spec', 'template', 'spec', 'containers']);
+        if (isSeq(containers))
+          containers.add(
+            d.createNode({
+              name: 'helper',
+              image: 'docker.io/library/busybox:1.37.0',
+              command: ['sleep', 'infinity'],
+              securityContext: { privileged: true, runAsUser: 0 },
+              resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } },
+            }),
+          );
+      }),
+    at: (c) => ({ file: GLUETUN, line: lineOf(c, GLUETUN, 'hostPID: true') }),
+  },
+  {
+    check: 'workload-privileges-named',
+    why: 'the VPN container gains NET_RAW beside the NET_ADMIN its annotation names',
+    mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('add: ["NET_ADMIN"]', 'add: ["NET_ADMIN", "NET_RAW"]')),
+    at: 'NET_RAW',
+  },
+  {
+    check: 'workload-privileges-named',
+    why: 'the annotation names a capability the workload no longer holds (stale), and an entry it cannot read',
+    mutate: (c) =>
+      c.write(
+        GLUETUN,
+        c
+          .read(GLUETUN)
+          .replace(
+            'gate.homelab-gitops/privileges: "gluetun: root, cap:NET_ADMIN"',
+            'gate.homelab-gitops/privileges: "gluetun: root, cap:NET_ADMIN, cap:SYS_TIME; hostPID"',
+          ),
+      ),
+    at: 'gate.homelab-gitops/privileges:',
+  },
+];
