@@ -65,18 +65,29 @@ checkouts you fetch yourself (nothing upstream is committed):
                       the cases of pkg/cel/library/*_test.go
   --apiextensions DIR k8s.io/apiextensions-apiserver: TestValidationExpressions
                       (pkg/apiserver/schema/cel/validation_test.go)
+  --argocd DIR        argoproj/argo-cd at the pinned tag: the repo-server's
+                      tests (reposerver/repository/repository_test.go and
+                      its testdata/), judged through the gate's reading of
+                      a source; its line is printed last
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
 Prints agreement per control and per library, then each disagreement.
 Exit status: 0 measured (agreement is a figure, not a verdict), 1 a checkout
 cannot be read, 2 a usage error. Reads no environment variables.`,
-      options: { 'pod-security': { type: 'string' }, apiserver: { type: 'string' }, apiextensions: { type: 'string' }, kubernetes: { type: 'string' } },
+      options: {
+        'pod-security': { type: 'string' },
+        apiserver: { type: 'string' },
+        apiextensions: { type: 'string' },
+        argocd: { type: 'string' },
+        kubernetes: { type: 'string' },
+      },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
         const psa = values['pod-security'] as string | undefined;
         const apiserver = values.apiserver as string | undefined;
         const apiextensions = values.apiextensions as string | undefined;
-        if (!psa && !apiserver && !apiextensions)
-          throw new UsageError('give --pod-security, --apiserver or --apiextensions: the upstream checkouts to measure against');
+        const argocd = values.argocd as string | undefined;
+        if (!psa && !apiserver && !apiextensions && !argocd)
+          throw new UsageError('give --pod-security, --apiserver, --apiextensions or --argocd: the upstream checkouts to measure against');
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
         const minor = version ? Number(version.split('.')[1]) : factsKubernetesMinor(REPO_ROOT);
@@ -103,6 +114,16 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
         if (celCases.length > 1) {
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];
           print(`CEL cases of every suite read: ${agree}/${total} agree (${percent(agree, total)})\n`);
+        }
+        if (argocd) {
+          const dir = join(argocd, 'reposerver/repository');
+          const a = conformance.repoServerAgreement(dir, conformance.repoServerCases(readText(join(dir, 'repository_test.go'))));
+          report('Argo CD repo-server cases (reposerver/repository/repository_test.go)', a, print);
+          for (const r of a.refusedByDesign) print(`  REFUSED BY DESIGN ${r.test}: ${r.why}\n`);
+          for (const n of a.notApplicable) print(`  NOT APPLICABLE ${n.test}: ${n.why}\n`);
+          print(
+            `Argo CD repo-server cases: ${a.agree}/${a.total} applicable agree (${percent(a.agree, a.total)}); ${a.refusedByDesign.length} refused by design, ${a.notApplicable.length} not applicable\n`,
+          );
         }
         return 0;
       },

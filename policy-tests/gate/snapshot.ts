@@ -57,7 +57,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   const fail = (app: string, cause: string) => failed.set(app, [failed.get(app), cause].filter(Boolean).join('; '));
   for (const r of renders) if (r.status !== 'rendered') fail(r.app.name, `${r.label}: ${r.message ?? r.status}`);
   // What Argo CD would merge or evaluate and the gate does not (model/argocd/refusals.ts): this side cannot vouch for the app.
-  for (const app of applications(repo)) for (const refusal of refusalsOf(repo, app)) fail(app.name, refusal.message);
+  for (const app of applications(repo)) for (const refusal of refusalsOf(repo, app)) if (refusal.unread) fail(app.name, refusal.message);
   const unrendered = new Map<string, { cause: string; inputs: string }>();
   for (const app of applications(repo))
     if (failed.has(app.name)) unrendered.set(app.name, { cause: failed.get(app.name)!, inputs: inputsFingerprint(repo, app) });

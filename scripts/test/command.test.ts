@@ -1,7 +1,7 @@
 /** The operators' scripts share one contract: --help 0, wrong arguments 2, failures 1, one line each, causes named. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { exec, olderNode } from '../../test-support/exec.ts';
@@ -164,13 +164,93 @@ describe('the scripts on the contract', () => {
     }
   });
 
+  it('conformance --argocd reads the repo-server tests as data: walk, find and tool calls on testdata/, a table, and what it cannot judge', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'argocd-checkout-'));
+    try {
+      const dir = join(root, 'reposerver/repository');
+      const data = (file: string, text: string) => {
+        mkdirSync(dirname(join(dir, 'testdata', file)), { recursive: true });
+        writeFileSync(join(dir, 'testdata', file), text);
+      };
+      data('recurse/a.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n');
+      data('recurse/sub/b.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n---\napiVersion: v1\nkind: ConfigMapList\nitems:\n');
+      data('kustomization_yaml/kustomization.yaml', 'resources: []\n');
+      data('skipped/x.yaml', '# +argocd:skip-file-rendering\nnot: [a, manifest\n');
+      symlinkSync('../outside.json', join(dir, 'testdata/recurse/escape.json'));
+      writeFileSync(join(dir, 'testdata/outside.json'), '{}');
+      const go = [
+        'func Test_findManifests(t *testing.T) {',
+        '\tnoRecurse := v1alpha1.ApplicationSourceDirectory{Recurse: false}',
+        '\tt.Run("flat", func(t *testing.T) {',
+        '\t\tmanifests, err := findManifests(logCtx, "./testdata/skipped", "./testdata/skipped", nil, noRecurse, nil, resource.MustParse("0"))',
+        '\t\tassert.Empty(t, manifests)',
+        '\t\trequire.NoError(t, err)',
+        '\t})',
+        '\tt.Run("escaping link", func(t *testing.T) {',
+        '\t\tmanifests, err := findManifests(logCtx, "./testdata/recurse", "./testdata/recurse", nil, noRecurse, nil, resource.MustParse("0"))',
+        '\t\tassert.Empty(t, manifests)',
+        '\t\trequire.Error(t, err)',
+        '\t})',
+        '\tt.Run("size", func(t *testing.T) {',
+        '\t\tmanifests, err := findManifests(logCtx, "./testdata/recurse", "./testdata/recurse", nil, noRecurse, nil, resource.MustParse("10"))',
+        '\t\tassert.Empty(t, manifests)',
+        '\t})',
+        '}',
+        'func TestFindResources(t *testing.T) {',
+        '\ttestCases := []struct {',
+        '\t\tname          string',
+        '\t\tinclude       string',
+        '\t\texpectedNames []string',
+        '\t}{{',
+        '\t\tname:          "only sub",',
+        '\t\tinclude:       "**/*.yaml",',
+        '\t\texpectedNames: []string{"b"},',
+        '\t}}',
+        '\tfor i := range testCases {',
+        '\t\ttc := testCases[i]',
+        '\t\tt.Run(tc.name, func(t *testing.T) {',
+        '\t\t\tobjs, err := findManifests(&log.Entry{}, "testdata/recurse", "testdata", nil, v1alpha1.ApplicationSourceDirectory{',
+        '\t\t\t\tRecurse: true,',
+        '\t\t\t\tInclude: tc.include,',
+        '\t\t\t}, map[string]bool{}, resource.MustParse("0"))',
+        '\t\t\trequire.NoError(t, err)',
+        '\t\t})',
+        '\t}',
+        '}',
+        'func TestIdentifyAppSourceTypeByAppDirWithKustomizations(t *testing.T) {',
+        '\tsourceType, err := GetAppSourceType(t.Context(), &v1alpha1.ApplicationSource{}, "./testdata/kustomization_yaml", "./testdata", "testapp", map[string]bool{}, []string{}, []string{})',
+        '\trequire.NoError(t, err)',
+        '\tassert.Equal(t, v1alpha1.ApplicationSourceTypeKustomize, sourceType)',
+        '}',
+        'func TestGenerateJsonnetManifestInDir(t *testing.T) {',
+        '\tsrc := v1alpha1.ApplicationSource{Path: "./testdata/jsonnet", Directory: &v1alpha1.ApplicationSourceDirectory{Jsonnet: x}}',
+        '\tres1, err := service.GenerateManifest(t.Context(), &q)',
+        '}',
+      ].join('\n');
+      writeFileSync(join(dir, 'repository_test.go'), `${go}\n`);
+      const { out, io } = capture();
+      expect(await conformanceCommand(['--argocd', root], io)).toBe(0);
+      const lines = out.stdout.trimEnd().split('\n');
+      expect(lines.at(-1)).toBe('Argo CD repo-server cases: 4/4 applicable agree (100.0%); 1 refused by design, 1 not applicable');
+      expect(out.stdout).toMatch(/NOT APPLICABLE Test_findManifests\/size: a repo-server setting \(--max-combined-directory-manifests-size 10 bytes\)/);
+      expect(out.stdout).toMatch(/REFUSED BY DESIGN TestGenerateJsonnetManifestInDir: Argo CD evaluates jsonnet/);
+      // A case the gate answers otherwise is a disagreement with its reason: the link now stays inside.
+      rmSync(join(dir, 'testdata/recurse/escape.json'));
+      const again = capture();
+      expect(await conformanceCommand(['--argocd', root], again.io)).toBe(0);
+      expect(again.out.stdout).toMatch(/DISAGREES Test_findManifests\/escaping link: Argo CD fails the source; the gate accepts it/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('conformance: a missing checkout is one line and exit 1; no checkout or a bad version is a usage error', async () => {
     const missing = capture();
     expect(await conformanceCommand(['--pod-security', '/nonexistent/psa'], missing.io)).toBe(1);
     expect(missing.out.stderr).toMatch(/^conformance: cannot read \/nonexistent\/psa\/test\/testdata\/baseline\/v1\.\d+\/pass: ENOENT\n$/);
     const none = capture();
     expect(await conformanceCommand([], none.io)).toBe(2);
-    expect(none.out.stderr).toMatch(/^conformance: give --pod-security, --apiserver or --apiextensions: /);
+    expect(none.out.stderr).toMatch(/^conformance: give --pod-security, --apiserver, --apiextensions or --argocd: /);
     const table = capture();
     expect(await conformanceCommand(['--apiextensions', '/nonexistent/ext'], table.io)).toBe(1);
     expect(table.out.stderr).toBe('conformance: cannot read /nonexistent/ext/pkg/apiserver/schema/cel/validation_test.go: ENOENT\n');

@@ -230,3 +230,4 @@ export function libraryAgreement(cases: readonly LibraryCase[]): Agreement {
 
 export type { Agreement };
 export { validationAgreement, validationExpressionCases } from './validation-expressions.ts';
+export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';

@@ -9,7 +9,7 @@ import type { Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { isManifestPath, isNonManifest, type Repo } from '../repository/repo.ts';
 import { kustomizeInputs } from './kustomize.ts';
-import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL } from './repo-server.ts';
+import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, SKIP_RENDERING_MARKER } from './repo-server.ts';
 
 export { normalizeRepoURL };
 import { scalarText } from '../core/text.ts';
@@ -255,8 +255,12 @@ export function filesOfSource(repo: Repo, source: AppSource): string[] {
   const candidates = source.directory?.recurse
     ? [...byFolder].filter(([folder]) => folder === base || base === '' || folder.startsWith(prefix)).flatMap(([, files]) => files)
     : (byFolder.get(base) ?? []);
-  return directoryFiles(candidates, base, source.directory ?? {});
+  const marked = skippedFiles(repo);
+  return directoryFiles(candidates, base, source.directory ?? {}).filter((f) => !marked.has(f));
 }
+
+/** Files that hold Argo CD's skip marker: its directory walk passes over them without a word, so no directory source applies them. */
+const skippedFiles = perRepo((repo: Repo): Set<string> => new Set(repo.parsed.filter((p) => p.text.includes(SKIP_RENDERING_MARKER)).map((p) => p.file)));
 
 /** The manifest files a kustomize source builds from (its own, its bases', its components'). */
 export function filesOfKustomization(repo: Repo, source: AppSource): string[] {

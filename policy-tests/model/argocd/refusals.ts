@@ -13,9 +13,15 @@ import { appliedFileRefusal, explicitTool, sourceParameterFiles } from './repo-s
 
 export type Refusal =
   /** A file of the checkout Argo CD reads for the app. */
-  | { file: string; message: string }
-  /** A place in the Application itself. */
-  | { path: PathSegment[]; message: string };
+  (
+    | { file: string }
+    /** A place in the Application itself. */
+    | { path: PathSegment[] }
+  ) & {
+    message: string;
+    /** What Argo CD would make of it is unknown here (merged options, evaluated jsonnet, a plugin): the diff cannot vouch for the app. A hidden file is read and judged, only refused. */
+    unread: boolean;
+  };
 
 /** Per checkout, its paths as a set: the parameter files are looked up by name. */
 const pathSets = new WeakMap<readonly string[], ReadonlySet<string>>();
@@ -35,19 +41,21 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
     for (const file of parameterFiles)
       out.push({
         file,
+        unread: true,
         message: `Argo CD's repo-server merges ${file} into the source of Application ${app.name} before it picks the tool and renders (any option but repoURL, path, chart and targetRevision); the gate does not merge source overrides, so what it sets would reach the cluster unjudged: move the options into ${app.resource.file}`,
       });
     const type = sourceType(repo, source);
-    if (type === 'conflicting') out.push({ path: source.at, message: `Argo CD refuses this source: ${explicitTool(source).error}` });
+    if (type === 'conflicting') out.push({ path: source.at, unread: true, message: `Argo CD refuses this source: ${explicitTool(source).error}` });
     if (type === 'plugin')
       out.push({
         path: [...source.at, 'plugin'],
+        unread: true,
         message: `Argo CD hands ${source.path} to a config management plugin, which the gate cannot run: what it yields would reach the cluster unjudged`,
       });
     if (type !== 'directory') continue;
     for (const file of filesOfSource(repo, source)) {
       const why = appliedFileRefusal(file);
-      if (why && !parameterFiles.includes(file)) out.push({ file, message: `${why} (Application ${app.name})` });
+      if (why && !parameterFiles.includes(file)) out.push({ file, unread: file.endsWith('.jsonnet'), message: `${why} (Application ${app.name})` });
     }
   }
   return out;

@@ -76,6 +76,8 @@ export interface ParsedFile {
   text: string;
   /** Set on the group of resources an Application rendered (they sit in no file of their own). */
   renderedBy?: string;
+  /** Documents that hold an object, before a List is split into its items (what Argo CD's findManifests returns). */
+  documents?: number;
 }
 
 /** Whether a kind is cluster-scoped; the schema layer answers it, as it knows the CRDs' scopes. */
@@ -180,6 +182,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
   const resources: Resource[] = [];
   const findings: Finding[] = [];
+  let documents = 0;
   const list = Array.isArray(docs) ? docs : [];
   list.forEach((doc, index) => {
     if (doc.errors.length > 0) {
@@ -205,6 +208,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
       return;
     }
     if (object === null || object === undefined) return;
+    documents++;
     const positions = documentPositions(doc, lineCounter);
     const add = (value: unknown, prefix: Path, item?: number): void => {
       const at = (path: Path, message: string): void => {
@@ -232,6 +236,15 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
         value.items.forEach((entry, i) => add(entry, ['items', i], i));
         return;
       }
+      // A typed list (ConfigMapList) is its items too, and one whose items are null is empty: Argo CD's repo-server
+      // reads it so (unstructured IsList, and isNullList when it has no spec or status).
+      if (item === undefined && kind.endsWith('List') && kind !== 'List') {
+        if (Array.isArray(value.items)) {
+          value.items.forEach((entry, i) => add(entry, ['items', i], i));
+          return;
+        }
+        if ('items' in value && value.items === null && !('spec' in value) && !('status' in value)) return;
+      }
       const metadata = isPlainObject(value.metadata) ? value.metadata : {};
       const name = typeof metadata.name === 'string' ? metadata.name : '';
       const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
@@ -249,5 +262,5 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
     };
     add(object, []);
   });
-  return { file, resources, findings, text };
+  return { file, resources, findings, text, documents };
 }

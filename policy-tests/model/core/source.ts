@@ -49,9 +49,15 @@ export function readSource(root: string, file: string, confined = true): Source 
       real = realpathSync.native(path);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      return at('file-type', code === 'ELOOP' ? 'is a symlink loop' : 'is a dangling symlink (its target does not exist)');
+      return at(
+        'file-type',
+        code === 'ELOOP'
+          ? 'is a symlink loop (Argo CD: failed to evaluate symlink: too many links)'
+          : 'is a dangling symlink (its target does not exist; Argo CD skips it: destination of symlink is missing)',
+      );
     }
-    if (confined && !insideRoot(root, real)) return at('file-type', 'is a symlink that points out of the repository; Argo CD refuses it');
+    if (confined && !insideRoot(root, real))
+      return at('file-type', 'is a symlink that points out of the repository; Argo CD refuses the source: illegal filepath in symlink');
   }
   // What a symlink points at; anything else is what lstat already saw.
   if (!(link.isSymbolicLink() ? statSync(path) : link).isFile())

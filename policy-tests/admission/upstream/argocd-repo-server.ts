@@ -1,0 +1,337 @@
+/**
+ * Argo CD's repo-server tests (reposerver/repository/repository_test.go at the
+ * pinned tag), read as data and judged through the gate's reading of a source:
+ * each call the tests make of the directory walk (`getPotentiallyValidManifests`,
+ * `findManifests`) or of the tool choice (`GetAppSourceType`) on the
+ * checked-in `testdata/`, with the assertions that follow it (how many
+ * manifests, which names, an error or none), and the generate-manifests tests
+ * of directory, jsonnet and parameter-file sources. A case whose files the
+ * test makes at run time (symlinks, permissions), that sets the server's size
+ * limit, or that needs Helm, kustomize, git, OCI or a plugin server is counted
+ * apart as not applicable, with the reason; nothing is guessed.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { discoveredTool, type DirectoryOptions } from '../../model/argocd/repo-server.ts';
+import { readDirectorySource, walkPaths } from '../../model/repository/directory-source.ts';
+import { count, emptyAgreement, type Agreement } from './agreement.ts';
+import { GoParser, GoUnsupported, tokenize } from './go-literals.ts';
+
+export interface RepoServerCase {
+  test: string;
+  /** What it calls: the walk, findManifests, the tool choice, or a generate-manifests request. */
+  kind: 'walk' | 'find' | 'tool' | 'generate';
+  appPath: string;
+  repoRoot: string;
+  directory: DirectoryOptions;
+  /** What the test asserts. */
+  expect: { error?: boolean; count?: number; names?: string[]; tool?: string };
+  /** Why it is not judged here, if it is not. */
+  notApplicable?: string;
+  /** What the gate does on purpose that Argo CD does not (refusing jsonnet, source parameter files). */
+  byDesign?: string;
+}
+
+/** The body of the block that opens at `open` (a `{`), by brace depth outside strings. */
+function blockAt(src: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '"' || c === '`') {
+      const end = c === '`' ? src.indexOf('`', i + 1) : (/"(?:[^"\\\n]|\\.)*"/.exec(src.slice(i))?.[0].length ?? 1) + i - 1;
+      i = end;
+    } else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return src.slice(open + 1, i);
+  }
+  return src.slice(open + 1);
+}
+
+/** Every test function's subtests (`t.Run("name", func...)`), or its whole body when it has none. */
+export function testUnits(src: string): { name: string; body: string }[] {
+  const out: { name: string; body: string }[] = [];
+  for (const m of src.matchAll(/^func (Test\w+)\(t \*testing\.T\) \{/gm)) {
+    const body = blockAt(src, m.index + m[0].length - 1);
+    const runs = [...body.matchAll(/t\.Run\(("(?:[^"\\]|\\.)*"|tc\.name|tt\.name), func\(t \*testing\.T\) \{/g)];
+    if (runs.length === 0) out.push({ name: m[1]!, body });
+    // A subtest run over a table's rows is read with its table, below: its rows are the cases.
+    for (const r of runs.filter((x) => x[1]!.startsWith('"')))
+      out.push({ name: `${m[1]}/${r[1]!.replace(/^"|"$/g, '')}`, body: blockAt(body, r.index + r[0].length - 1) });
+    if (runs.some((r) => !r[1]!.startsWith('"'))) out.push({ name: `${m[1]}#table`, body });
+  }
+  return out;
+}
+
+/** The top-level arguments of the call whose `(` is at `open`. */
+function callArgs(text: string, open: number): string[] {
+  const args: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') i += (/"(?:[^"\\\n]|\\.)*"/.exec(text.slice(i))?.[0].length ?? 1) - 1;
+    else if (c === '(' || c === '{' || c === '[') depth++;
+    else if (c === ')' || c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) {
+        args.push(text.slice(start, i).trim());
+        return args;
+      }
+    } else if (c === ',' && depth === 1) {
+      args.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  return args;
+}
+
+const RUN_TIME_FILES = /os\.Symlink|os\.WriteFile|os\.Chmod|CreateSymlink|t\.TempDir\(|tempDir\(t\)|os\.MkdirAll|os\.OpenFile|CopyDir|mkTempParameters/;
+const goString = (arg: string): string | undefined => (/^"((?:[^"\\]|\\.)*)"$/.exec(arg) ? (JSON.parse(arg) as string) : undefined);
+
+/** A path argument: a string, or a variable the unit sets from `filepath.Abs("...")`. */
+function pathArg(arg: string, body: string): string | undefined {
+  const literal = goString(arg);
+  if (literal !== undefined) return literal;
+  const abs = new RegExp(`${arg}, err :?= filepath\\.Abs\\(("[^"]*")\\)`).exec(body);
+  return abs ? goString(abs[1]!) : undefined;
+}
+
+/** A directory argument: `noRecurse`/`recurse`, or an `ApplicationSourceDirectory{...}` literal (fields from a table row by `tc.`). */
+function directoryArg(arg: string, row: Record<string, unknown> = {}): DirectoryOptions | undefined {
+  if (arg === 'noRecurse') return { recurse: false };
+  if (arg === 'recurse') return { recurse: true };
+  const literal = /^(?:v1alpha1|argoappv1)\.ApplicationSourceDirectory\{([\s\S]*)\}$/.exec(arg);
+  if (!literal) return undefined;
+  const field = (name: string) => new RegExp(`${name}:\\s*([^,\\n]+)`).exec(literal[1]!)?.[1]!.trim();
+  const value = (raw: string | undefined) => (raw === undefined ? undefined : raw.startsWith('tc.') ? row[raw.slice(3)] : goString(raw));
+  const include = value(field('Include'));
+  const exclude = value(field('Exclude'));
+  return {
+    recurse: field('Recurse') === 'true',
+    ...(typeof include === 'string' && include !== '' ? { include } : {}),
+    ...(typeof exclude === 'string' && exclude !== '' ? { exclude } : {}),
+  };
+}
+
+/** What the assertions after a call (up to the next call) expect of it. */
+function expectations(after: string, result: string): RepoServerCase['expect'] {
+  const out: RepoServerCase['expect'] = {};
+  const len = new RegExp(`(?:assert|require)\\.Len\\(t, ${result}, (\\d+)\\)`).exec(after);
+  if (len) out.count = Number(len[1]);
+  if (new RegExp(`assert\\.Empty\\(t, ${result}\\)`).test(after)) out.count = 0;
+  if (/require\.NoError\(t, err\)/.test(after)) out.error = false;
+  if (/(?:require|assert)\.(?:Error|ErrorIs|ErrorContains)\(t, err/.test(after)) out.error = true;
+  const name = new RegExp(`assert\\.Equal\\(t, ("[^"]*"), ${result}\\[0\\]\\.GetName\\(\\)\\)`).exec(after);
+  if (name) out.names = [goString(name[1]!)!];
+  const match = /assert\.ElementsMatch\(t,\s*\[\]string\{([^}]*)\}/.exec(after);
+  if (match) out.names = [...match[1]!.matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
+  return out;
+}
+
+const SIZE = /resource\.MustParse\("(\d+)"\)/;
+
+/** The walk and findManifests calls of one unit, each with what follows it. */
+function walkCases(test: string, body: string, rows: Record<string, unknown>[] = [{}]): RepoServerCase[] {
+  const out: RepoServerCase[] = [];
+  const calls = [...body.matchAll(/(\w+), err :?= (getPotentiallyValidManifests|findManifests)\(/g)];
+  calls.forEach((call, i) => {
+    const open = call.index + call[0].length - 1;
+    const args = callArgs(body, open);
+    const after = body.slice(open, calls[i + 1]?.index ?? body.length);
+    const kind = call[2] === 'findManifests' ? 'find' : 'walk';
+    const appPath = pathArg(args[1]!, body);
+    const repoRoot = pathArg(args[2]!, body);
+    const size = SIZE.exec(args[args.length - 1]!)?.[1];
+    for (const row of rows) {
+      const directory =
+        kind === 'walk'
+          ? {
+              recurse: args[3] === 'true',
+              ...(goString(args[4]!) ? { include: goString(args[4]!) } : {}),
+              ...(goString(args[5]!) ? { exclude: goString(args[5]!) } : {}),
+            }
+          : directoryArg(args[4]!, row);
+      const expect = expectations(after, call[1]!);
+      if (row.expectedNames) expect.names = row.expectedNames as string[];
+      const name = rows.length > 1 || row.name ? `${test}/${String(row.name)}` : `${test}${calls.length > 1 ? `#${i + 1}` : ''}`;
+      const base = { test: name, kind, appPath: appPath ?? args[1]!, repoRoot: repoRoot ?? args[2]!, directory: directory ?? {}, expect } as const;
+      if (RUN_TIME_FILES.test(body))
+        out.push({
+          ...base,
+          notApplicable: 'the test makes its files at run time (symlinks, permissions, temporary folders); the checkout holds none of them',
+        });
+      else if (size !== '0')
+        out.push({ ...base, notApplicable: `a repo-server setting (--max-combined-directory-manifests-size ${size} bytes), not a property of the repository` });
+      else if (appPath === undefined || repoRoot === undefined || directory === undefined)
+        out.push({ ...base, notApplicable: 'its arguments are not literals this reader follows' });
+      else out.push(base);
+    }
+  });
+  return out;
+}
+
+/** The table of a table test (`testCases := []struct{...}{...}`), as rows. */
+function tableRows(body: string): Record<string, unknown>[] {
+  const m = /testCases := \[\]struct \{[\s\S]*?\n\t\}\{/.exec(body);
+  if (!m) return [];
+  const literal = `[]Row{${blockAt(body, m.index + m[0].length - 1)}}`;
+  try {
+    const rows = new GoParser(tokenize(literal), {
+      value: (n) => {
+        throw new GoUnsupported(n);
+      },
+      call: (n) => {
+        throw new GoUnsupported(n);
+      },
+    }).expr();
+    return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+const TOOL_NAMES: Record<string, string> = {
+  ApplicationSourceTypeKustomize: 'Kustomize',
+  ApplicationSourceTypeHelm: 'Helm',
+  ApplicationSourceTypeDirectory: 'Directory',
+  ApplicationSourceTypePlugin: 'Plugin',
+};
+
+/** `GetAppSourceType(ctx, &source, "<path>", ...)` followed by `assert.Equal(t, v1alpha1.ApplicationSourceType<T>, sourceType)`. */
+function toolCases(test: string, body: string): RepoServerCase[] {
+  const calls = [...body.matchAll(/sourceType, err :?= GetAppSourceType\(/g)];
+  return calls.map((call, i) => {
+    const open = call.index + call[0].length - 1;
+    const args = callArgs(body, open);
+    const after = body.slice(open, calls[i + 1]?.index ?? body.length);
+    const expected = /assert\.Equal\(t, v1alpha1\.(ApplicationSourceType\w+), sourceType\)/.exec(after)?.[1];
+    const appPath = goString(args[2]!) ?? args[2]!;
+    const base: RepoServerCase = {
+      test: `${test}#${i + 1}`,
+      kind: 'tool',
+      appPath,
+      repoRoot: goString(args[3]!) ?? '.',
+      directory: {},
+      expect: { tool: TOOL_NAMES[expected ?? ''] },
+    };
+    return args[1] === '&v1alpha1.ApplicationSource{}' && base.expect.tool
+      ? base
+      : { ...base, notApplicable: 'a source with fields this reader does not follow' };
+  });
+}
+
+/** Generate-manifests tests of a directory, jsonnet or parameter-file source, by what they hold. */
+function generateCase(test: string, body: string): RepoServerCase | undefined {
+  if (!/GenerateManifest\(|GenerateManifests\(/.test(body)) return undefined;
+  const path = /Path:\s*"(\.\/testdata\/[^"]+)"/.exec(body)?.[1] ?? /newService\(t, "(testdata\/[^"]+)"\)/.exec(body)?.[1];
+  const base = {
+    test,
+    kind: 'generate' as const,
+    appPath: path ?? '',
+    repoRoot: '.',
+    directory: { recurse: /Recurse:\s*true/.test(body) },
+    expect: expectations(body, '\\w+\\.Manifests'),
+  };
+  if (/Jsonnet|jsonnet/.test(body) || (path && /jsonnet/.test(path)))
+    return {
+      ...base,
+      byDesign:
+        'Argo CD evaluates jsonnet; the gate refuses every .jsonnet file a directory source would apply (argocd-applied-files), so what it yields never reaches the cluster unjudged',
+    };
+  if (/AppParameterFile|app-parameters|\.argocd-source/.test(test + body))
+    return {
+      ...base,
+      byDesign:
+        'Argo CD merges .argocd-source*.yaml into the source; the gate refuses any such file at a source path (argocd-applied-files) and takes options from the Application alone',
+    };
+  if (/Helm|helm|Chart|chart/.test(body))
+    return {
+      ...base,
+      notApplicable: "a Helm source: the gate's Helm cases are the render tier's tests (policy-tests/test/render), not yet read from Argo CD's table",
+    };
+  if (/Kustomize|kustomize/.test(body))
+    return { ...base, notApplicable: "a kustomize source: the gate's kustomize cases are the render tier's tests, not yet read from Argo CD's table" };
+  if (/Cache|cache|Revision|revision|git\.|gitClient|ls-remote|OCI|oci/.test(body))
+    return { ...base, notApplicable: 'needs a live server, git, the manifest cache or OCI' };
+  if (!path) return { ...base, notApplicable: 'its source is not a literal path of testdata/' };
+  if (RUN_TIME_FILES.test(body))
+    return { ...base, notApplicable: 'the test makes its files at run time (symlinks, permissions, temporary folders); the checkout holds none of them' };
+  return base;
+}
+
+/** Every case of the repo-server's tests: walk and find calls, the tool choice, and generate-manifests requests. */
+export function repoServerCases(goSource: string): RepoServerCase[] {
+  const out: RepoServerCase[] = [];
+  for (const unit of testUnits(goSource)) {
+    if (unit.name.endsWith('#table')) {
+      const rows = tableRows(unit.body);
+      const test = unit.name.replace('#table', '');
+      const run = unit.body.slice(unit.body.search(/t\.Run\((?:tc|tt)\.name/));
+      const cases = rows.length ? walkCases(test, run, rows) : [];
+      if (cases.length) out.push(...cases);
+      else {
+        const generated = generateCase(test, unit.body);
+        if (generated) out.push(generated);
+      }
+      continue;
+    }
+    const walks = walkCases(unit.name, unit.body);
+    const tools = toolCases(unit.name, unit.body);
+    if (walks.length || tools.length) {
+      out.push(...walks, ...tools);
+      continue;
+    }
+    const generated = generateCase(unit.name, unit.body);
+    if (generated) out.push(generated);
+  }
+  return out;
+}
+
+/** Judges one case through the gate's reading of a source; `dir` is reposerver/repository of the checkout. */
+function judge(dir: string, c: RepoServerCase): { ok: boolean; why: string } {
+  const appPath = join(dir, c.appPath);
+  if (!existsSync(appPath)) return { ok: false, why: `${c.appPath} is not in the checkout` };
+  if (c.kind === 'tool') {
+    const paths = walkPaths(appPath, '');
+    const tool = discoveredTool(paths, '');
+    return { ok: tool === c.expect.tool, why: `Argo CD picks ${c.expect.tool}, the gate ${tool}` };
+  }
+  const read = readDirectorySource(join(dir, c.repoRoot), appPath, c.directory);
+  const refused = read.refusals.length > 0;
+  // The walk returns files; findManifests documents (a List once); a generate request the objects, Lists split.
+  const objects = c.kind === 'walk' ? read.files.length - read.skipped.length : c.kind === 'find' ? read.documents : read.objects.length;
+  const names = read.objects.map((o) => o.name).sort();
+  const problems: string[] = [];
+  if (c.expect.error !== undefined && c.expect.error !== refused)
+    problems.push(
+      c.expect.error ? 'Argo CD fails the source; the gate accepts it' : `Argo CD accepts the source; the gate refuses: ${read.refusals[0]?.message}`,
+    );
+  // A refused source applies nothing, in Argo CD and in the gate alike.
+  if (c.expect.count !== undefined && !refused && objects !== c.expect.count) problems.push(`Argo CD finds ${c.expect.count}, the gate ${objects}`);
+  if (c.expect.names && JSON.stringify([...c.expect.names].sort()) !== JSON.stringify(names))
+    problems.push(`names: Argo CD ${c.expect.names.join(', ') || '(none)'}, the gate ${names.join(', ') || '(none)'}`);
+  return { ok: problems.length === 0, why: problems.join('; ') };
+}
+
+export interface RepoServerAgreement extends Agreement {
+  notApplicable: { test: string; why: string }[];
+  /** Cases where Argo CD renders what the gate refuses on purpose (jsonnet, source parameter files): listed, never counted as agreeing. */
+  refusedByDesign: { test: string; why: string }[];
+}
+
+/** Agreement over the applicable cases, grouped by the function the test calls; refusals by design are listed apart. */
+export function repoServerAgreement(dir: string, cases: readonly RepoServerCase[]): RepoServerAgreement {
+  const a: RepoServerAgreement = { ...emptyAgreement(), notApplicable: [], refusedByDesign: [] };
+  for (const c of cases) {
+    if (c.notApplicable) {
+      a.notApplicable.push({ test: c.test, why: c.notApplicable });
+      continue;
+    }
+    if (c.byDesign) {
+      a.refusedByDesign.push({ test: c.test, why: c.byDesign });
+      continue;
+    }
+    const { ok, why } = judge(dir, c);
+    count(a, c.kind, ok, c.test, why);
+  }
+  return a;
+}

@@ -1,0 +1,130 @@
+/**
+ * The rendered diff reads what Argo CD's repo-server reads: each way a pull
+ * request can change what is applied beside the gate's own idea of the
+ * repository (a dot-file, a hidden Application, a source parameter file, a
+ * jsonnet file, a YAML merge key, a privileged sidecar) shows in the diff as a
+ * change, a risk, or an Application it cannot judge. A scratch git repository,
+ * diffed against its working tree.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { output } from '../../test-support/exec.ts';
+import { fixtureRepo, repoApp, type FixtureRepo } from '../../test-support/render-fixtures.ts';
+import { main } from '../diff/command.ts';
+import { rmSync } from 'node:fs';
+
+const ROOT = repoApp(
+  'root',
+  '    path: .\n    directory:\n      recurse: true\n      include: "{clusters/home/*.yaml,*/application.yaml}"',
+  '  syncPolicy:\n    automated: {prune: true}\n',
+).replace('namespace: demo\n', 'namespace: argocd\n');
+const DEMO = repoApp('demo', '    path: apps/demo\n    directory:\n      exclude: application.yaml', '  syncPolicy:\n    automated: {prune: true}\n');
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: demo
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      securityContext: {runAsNonRoot: true}
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.4.0
+          securityContext: {allowPrivilegeEscalation: false}
+`;
+const CONFIG = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: demo\ndata:\n  mode: quiet\n';
+
+let repo: FixtureRepo;
+const git = (...args: string[]) =>
+  output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: repo.root });
+
+async function diff(): Promise<{
+  code: number;
+  report: { risks: { flag: string; reason: string }[]; changes: { id: string }[]; unjudged?: unknown };
+  text: string;
+}> {
+  let stdout = '';
+  const env = { ...process.env, HOMELAB_REPO_ROOT: repo.root };
+  const code = await main(['HEAD', '-o', 'json'], env, { stdout: (t) => void (stdout += t), stderr: () => undefined });
+  return { code, report: JSON.parse(stdout), text: stdout };
+}
+
+beforeAll(async () => {
+  repo = fixtureRepo();
+  repo.write('clusters/home/root.yaml', ROOT);
+  repo.write('apps/demo/application.yaml', DEMO);
+  repo.write('apps/demo/web.yaml', DEPLOYMENT);
+  repo.write('apps/demo/settings.yaml', CONFIG);
+  await git('init', '-q', '-b', 'main');
+  await git('add', '-A');
+  await git('commit', '-q', '-m', 'base');
+});
+afterAll(() => rmSync(repo.root, { recursive: true, force: true }));
+
+/** Each case starts from the committed tree. */
+async function reset(): Promise<void> {
+  await git('checkout', '-q', '--', '.');
+  await git('clean', '-qfdx');
+}
+
+describe('the rendered diff sees what Argo CD applies', () => {
+  it('a dot-file ClusterRoleBinding next to the cluster facts is an RBAC risk', async () => {
+    await reset();
+    repo.write(
+      'clusters/home/.extra.yaml',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: all-yours\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: default, namespace: demo}]\n',
+    );
+    const { code, report } = await diff();
+    expect(code).toBe(3);
+    expect(report.risks).toContainEqual(expect.objectContaining({ flag: 'rbac', reason: expect.stringContaining('cluster-admin') }));
+  });
+
+  it("a hidden Application's privileged hostPID DaemonSet in kube-system is a privilege risk", async () => {
+    await reset();
+    repo.write('apps/.tools/application.yaml', DEMO.replace('name: demo\n', 'name: tools\n').replace('path: apps/demo', 'path: apps/.tools'));
+    repo.write(
+      'apps/.tools/node.yaml',
+      'apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: node-tools\n  namespace: kube-system\nspec:\n  selector:\n    matchLabels: {app: node-tools}\n  template:\n    metadata:\n      labels: {app: node-tools}\n    spec:\n      hostPID: true\n      containers:\n        - name: shell\n          image: docker.io/library/busybox:1.37.0\n          securityContext: {privileged: true}\n',
+    );
+    const { code, report } = await diff();
+    expect(code).toBe(3);
+    expect(report.risks).toContainEqual(
+      expect.objectContaining({ flag: 'privilege', reason: expect.stringMatching(/DaemonSet kube-system\/node-tools gains pod: hostPID, shell: privileged/) }),
+    );
+  });
+
+  it('a source parameter file and a jsonnet file make the app not judged: the diff cannot vouch for what Argo CD would apply', async () => {
+    for (const [file, text] of [
+      ['apps/demo/.argocd-source-demo.yaml', 'directory:\n  recurse: true\n'],
+      ['apps/demo/binding.jsonnet', "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x-' + 'y' } }\n"],
+    ] as const) {
+      await reset();
+      repo.write(file, text);
+      const { code, text: out } = await diff();
+      expect(code, file).toBe(1);
+      expect(out, file).toContain(file);
+    }
+  });
+
+  it('a YAML merge key changes the object Argo CD applies, and a privileged sidecar is a privilege risk', async () => {
+    await reset();
+    repo.write('apps/demo/settings.yaml', `${CONFIG.replace('data:\n  mode: quiet\n', 'data:\n  <<: {mode: loud, extra: "1"}\n')}`);
+    repo.write(
+      'apps/demo/web.yaml',
+      `${DEPLOYMENT}        - name: helper\n          image: docker.io/library/busybox:1.37.0\n          securityContext: {privileged: true, runAsUser: 0}\n`,
+    );
+    const { code, report } = await diff();
+    expect(code).toBe(3);
+    expect(JSON.stringify(report.changes)).toContain('"path":"data.extra"');
+    expect(report.risks).toContainEqual(
+      expect.objectContaining({
+        flag: 'privilege',
+        reason: expect.stringMatching(/Deployment demo\/web gains helper: privileged, helper: root, helper: escalation/),
+      }),
+    );
+  });
+});
