@@ -50,6 +50,18 @@ function report(title: string, a: Agreement, print: (t: string) => void): void {
   for (const d of a.disagreements) print(`  DISAGREES ${d.file}: ${d.why}\n`);
 }
 
+/** The repo-server's tests in an argo-cd checkout, judged; the figure is the last line. */
+function reportRepoServer(checkout: string, print: (t: string) => void): void {
+  const dir = join(checkout, 'reposerver/repository');
+  const a = conformance.repoServerAgreement(dir, conformance.repoServerCases(readText(join(dir, 'repository_test.go'))));
+  report('Argo CD repo-server cases (reposerver/repository/repository_test.go)', a, print);
+  for (const r of a.refusedByDesign) print(`  REFUSED BY DESIGN ${r.test}: ${r.why}\n`);
+  for (const n of a.notApplicable) print(`  NOT APPLICABLE ${n.test}: ${n.why}\n`);
+  print(
+    `Argo CD repo-server cases: ${a.agree}/${a.total} applicable agree (${percent(a.agree, a.total)}); ${a.refusedByDesign.length} refused by design, ${a.notApplicable.length} not applicable\n`,
+  );
+}
+
 export function conformanceCommand(argv: string[], io?: CommandIo): Promise<number> {
   const print = io?.stdout ?? ((t: string) => void process.stdout.write(t));
   return runCommand(
@@ -115,16 +127,7 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];
           print(`CEL cases of every suite read: ${agree}/${total} agree (${percent(agree, total)})\n`);
         }
-        if (argocd) {
-          const dir = join(argocd, 'reposerver/repository');
-          const a = conformance.repoServerAgreement(dir, conformance.repoServerCases(readText(join(dir, 'repository_test.go'))));
-          report('Argo CD repo-server cases (reposerver/repository/repository_test.go)', a, print);
-          for (const r of a.refusedByDesign) print(`  REFUSED BY DESIGN ${r.test}: ${r.why}\n`);
-          for (const n of a.notApplicable) print(`  NOT APPLICABLE ${n.test}: ${n.why}\n`);
-          print(
-            `Argo CD repo-server cases: ${a.agree}/${a.total} applicable agree (${percent(a.agree, a.total)}); ${a.refusedByDesign.length} refused by design, ${a.notApplicable.length} not applicable\n`,
-          );
-        }
+        if (argocd) reportRepoServer(argocd, print);
         return 0;
       },
     },

@@ -5,9 +5,11 @@
  * values the objects came from.
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, posix } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
-import { KUSTOMIZATION_FILES, kustomizeInputs } from '../model/argocd/kustomize.ts';
+import { KUSTOMIZATION_FILES, kustomizationIn, kustomizeInputs } from '../model/argocd/kustomize.ts';
+import { applyKustomizeOptions, kustomizeOptionsRefusal } from './kustomize-options.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
@@ -87,13 +89,60 @@ async function pinnedCopy(ctx: Context, files: readonly string[], remotes: reado
  */
 const unreachable = new Map<string, string>();
 
+/** The components an Application adds, as folders of the repository; missing ones dropped when it says to ignore them. */
+function addedComponents(ctx: Context, dir: string, options: Record<string, unknown>): string[] {
+  const entries = Array.isArray(options.components) ? options.components.map((c) => scalarText(c)) : [];
+  return entries
+    .map((c) => confinedRel(posix.normalize(dir ? `${dir}/${c}` : c), `kustomize component ${c}`))
+    .filter((c) => options.ignoreMissingComponents !== true || ctx.repo.dirs.has(c));
+}
+
+/** The build's inputs with the Application's components' own. */
+function withComponents(inputs: ReturnType<typeof kustomizeInputs>, more: ReturnType<typeof kustomizeInputs>[]): ReturnType<typeof kustomizeInputs> {
+  const all = [inputs, ...more];
+  const union = (pick: (i: ReturnType<typeof kustomizeInputs>) => readonly string[]) => [...new Set(all.flatMap(pick))].sort();
+  return {
+    ...inputs,
+    files: union((i) => i.files),
+    componentFiles: union((i) => i.componentFiles),
+    keyFiles: union((i) => i.keyFiles),
+    remote: union((i) => i.remote),
+    outside: union((i) => i.outside),
+    ...(all.find((i) => i.unsupported) ? { unsupported: all.find((i) => i.unsupported)!.unsupported } : {}),
+  };
+}
+
+/** The Application's own options (namePrefix, images, patches, ...), which Argo CD edits into the kustomization first, and every file the build reads. */
+function buildInputs(ctx: Context, source: AppSource, dir: string): { options?: Record<string, unknown>; inputs: ReturnType<typeof kustomizeInputs> } {
+  const options = source.kustomize && Object.keys(source.kustomize).length ? source.kustomize : undefined;
+  const refused = options && kustomizeOptionsRefusal(options);
+  if (refused) throw new RenderRefused(refused);
+  const own = kustomizeInputs(ctx.repo, dir);
+  const added = options ? addedComponents(ctx, dir, options) : [];
+  return {
+    options,
+    inputs: added.length
+      ? withComponents(
+          own,
+          added.map((c) => kustomizeInputs(ctx.repo, c)),
+        )
+      : own,
+  };
+}
+
+/** Argo CD's `kustomize edit` commands, made on the copy's kustomization (kustomize-options.ts). */
+function editKustomization(ctx: Context, copy: string, dir: string, options: Record<string, unknown>): void {
+  const file = kustomizationIn(ctx.repo, dir);
+  if (!file) throw new Error('kustomization file not found in the path');
+  const at = join(copy, file);
+  const parsed: unknown = parse(readFileSync(at, 'utf8'), { merge: true });
+  const kustomization = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  writeFileSync(at, stringify(applyKustomizeOptions(kustomization, options)));
+}
+
 export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
   const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
-  if (source.kustomize && Object.keys(source.kustomize).length)
-    throw new NotRendered(
-      `the kustomize options of ${app.name} (${Object.keys(source.kustomize).join(', ')}) are not applied by the gate; move them into kustomization.yaml`,
-    );
-  const inputs = kustomizeInputs(ctx.repo, dir);
+  const { options, inputs } = buildInputs(ctx, source, dir);
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
   if (inputs.outside.length) throw new RenderRefused(`${inputs.outside[0]} leaves the repository; Argo CD refuses it`);
   assertRealInside(join(ctx.repo.root, dir), ctx.repo.root, `kustomize path ${dir}`, ctx.realPathOf);
@@ -108,9 +157,10 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
   // part of the key as that digest, so a server that starts returning other bytes is a miss, fetched and refused.
   // kustomize is given no API versions: its key is the source's in every pass.
   const remotes = lockedRemotes(ctx, inputs.remote);
-  const key = { tools: ctx.tools.versions, dir, contents, remote: remotes };
-  // With remote bases, kustomize builds a copy whose remote entries name the files fetched and checked here.
-  const copy = remotes.length ? join(ctx.scratch, `remote-${hash(key).slice(0, 16)}`) : undefined;
+  const key = { tools: ctx.tools.versions, dir, contents, remote: remotes, ...(options ? { options } : {}) };
+  // With remote bases, or options to apply, kustomize builds a copy: its remote entries name the files fetched and
+  // checked here, and its kustomization carries the Application's edits.
+  const copy = remotes.length || options ? join(ctx.scratch, `remote-${hash(key).slice(0, 16)}`) : undefined;
   const inv: Invocation = {
     bin: ctx.tools.kustomize.bin,
     args: ctx.tools.kustomize.buildArgs(join(copy ?? ctx.repo.root, dir)),
@@ -130,6 +180,7 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
       const why = await unresolvable(inputs.remote, ctx.env);
       if (why) throw new Error(why);
       await pinnedCopy(ctx, inputs.keyFiles, remotes, copy);
+      if (options) editKustomization(ctx, copy, dir, options);
     });
   } catch (err) {
     // Offline, a remote file cannot be fetched: not judged, and said so, rather than a failure of the repository.

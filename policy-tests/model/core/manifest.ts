@@ -177,6 +177,18 @@ function syntaxFindings(file: string, errors: readonly YAMLError[], index: numbe
   return findings.filter((f) => f.check !== 'nesting-depth' || f === firstOverflow);
 }
 
+/**
+ * A document that is a list, as its items: a List (kubectl get -o yaml prints one) as kubeconform and Argo CD read it,
+ * and a typed list (ConfigMapList) as Argo CD's repo-server reads it (unstructured IsList; items null with no spec or
+ * status is an empty list, its isNullList). Undefined for an object.
+ */
+function listItems(apiVersion: string, kind: string, value: Record<string, unknown>): unknown[] | 'no items' | undefined {
+  if (apiVersion === 'v1' && kind === 'List') return Array.isArray(value.items) ? value.items : 'no items';
+  if (!kind.endsWith('List')) return undefined;
+  if (Array.isArray(value.items)) return value.items;
+  return 'items' in value && value.items === null && !('spec' in value) && !('status' in value) ? [] : undefined;
+}
+
 function parseManifestUnguarded(file: string, text: string): ParsedFile {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
@@ -230,20 +242,11 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
       const { apiVersion, kind } = value;
       if (typeof apiVersion !== 'string' || apiVersion === '') return at(['apiVersion'], 'missing or empty apiVersion');
       if (typeof kind !== 'string' || kind === '') return at(['kind'], 'missing or empty kind');
-      // A List (kubectl get -o yaml prints one) is its items, each validated on its own, as kubeconform and Argo CD read it.
-      if (item === undefined && apiVersion === 'v1' && kind === 'List') {
-        if (!Array.isArray(value.items)) return at(['items'], 'a List must have items');
-        value.items.forEach((entry, i) => add(entry, ['items', i], i));
+      const list = item === undefined ? listItems(apiVersion, kind, value) : undefined;
+      if (list === 'no items') return at(['items'], 'a List must have items');
+      if (list) {
+        list.forEach((entry, i) => add(entry, ['items', i], i));
         return;
-      }
-      // A typed list (ConfigMapList) is its items too, and one whose items are null is empty: Argo CD's repo-server
-      // reads it so (unstructured IsList, and isNullList when it has no spec or status).
-      if (item === undefined && kind.endsWith('List') && kind !== 'List') {
-        if (Array.isArray(value.items)) {
-          value.items.forEach((entry, i) => add(entry, ['items', i], i));
-          return;
-        }
-        if ('items' in value && value.items === null && !('spec' in value) && !('status' in value)) return;
       }
       const metadata = isPlainObject(value.metadata) ? value.metadata : {};
       const name = typeof metadata.name === 'string' ? metadata.name : '';

@@ -38,6 +38,18 @@ export const privilegesMutations: Mutation[] = [
   },
   {
     check: 'workload-privileges-named',
+    why: "the VPN app's own kustomize.patches add hostPID to the pod: Argo CD applies the Application's patches, and so does the gate's render",
+    mutate: (c) =>
+      c.edit('apps/media/gluetun/application.yaml', 0, (d) =>
+        d.setIn(
+          ['spec', 'source', 'kustomize', 'patches'],
+          d.createNode([{ target: { kind: 'Deployment', name: 'gluetun' }, patch: '- op: add\n  path: /spec/template/spec/hostPID\n  value: true\n' }]),
+        ),
+      ),
+    at: (c) => ({ file: GLUETUN, line: lineOf(c, GLUETUN, 'kind: Deployment'), within: 40 }),
+  },
+  {
+    check: 'workload-privileges-named',
     why: 'the annotation names a capability the workload no longer holds (stale), and an entry it cannot read',
     mutate: (c) =>
       c.write(

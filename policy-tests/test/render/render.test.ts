@@ -449,3 +449,86 @@ spec:
     expect(full.resources.filter((r) => r.name === 'backup')).toEqual([]);
   });
 });
+
+describe("an Application's kustomize options, as Argo CD applies them", () => {
+  const app = (kustomize: string) => `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: web
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: https://github.com/example/lab.git
+    targetRevision: main
+    path: apps/web
+    kustomize:
+${kustomize}
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: web
+`;
+  function webRepo(kustomize: string): FixtureRepo {
+    const repo = fixtureRepo();
+    repo.write(
+      'apps/web/kustomization.yaml',
+      'resources:\n  - deployment.yaml\nimages:\n  - name: ghcr.io/example/web\n    newTag: 1.0.0\ncommonLabels:\n  team: web\n',
+    );
+    repo.write(
+      'apps/web/deployment.yaml',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n        - name: web\n          image: ghcr.io/example/web\n',
+    );
+    repo.write('apps/components/debug/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - cm.yaml\n');
+    repo.write('apps/components/debug/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: debug\ndata:\n  level: trace\n');
+    repo.write('apps/web/application.yaml', app(kustomize));
+    return repo;
+  }
+
+  it('renders namePrefix, images, replicas, labels, annotations, namespace, patches and components into what the cluster gets', async () => {
+    const repo = webRepo(
+      [
+        '      namePrefix: lab-',
+        '      images: [ghcr.io/example/web=ghcr.io/example/web-hardened:2.0.0]',
+        '      replicas: [{name: web, count: 3}]',
+        '      commonLabels: {tier: front}',
+        '      commonAnnotations: {owner: ops}',
+        '      namespace: web-prod',
+        '      components: [../components/debug]',
+        '      patches:',
+        '        - target: {kind: Deployment, name: web}',
+        '          patch: |-',
+        '            - op: add',
+        '              path: /spec/template/spec/hostPID',
+        '              value: true',
+      ].join('\n'),
+    );
+    const result = await rendered(repo);
+    const web = result.renders[0]!;
+    expect(web.status, web.message).toBe('rendered');
+    const deployment = web.resources.find((r) => r.kind === 'Deployment')!;
+    expect(deployment).toMatchObject({
+      name: 'lab-web',
+      namespace: 'web-prod',
+      object: {
+        metadata: { labels: { team: 'web', tier: 'front' }, annotations: { owner: 'ops' } },
+        spec: { replicas: 3, template: { spec: { hostPID: true, containers: [{ image: 'ghcr.io/example/web-hardened:2.0.0' }] } } },
+      },
+    });
+    expect(web.resources.find((r) => r.kind === 'ConfigMap')).toMatchObject({ name: 'lab-debug', namespace: 'web-prod' });
+    // The hostPID the Application's patch adds is judged like any other: the gate sees it.
+    const findings = allFindings(await runGate({ root: repo.root, cwd: repo.root, env }));
+    expect(findings.map((f) => f.message).join('\n')).toMatch(/hostPID/);
+  });
+
+  it('fails as Argo CD does on a label the kustomization already sets without force, and refuses a kustomize version it does not run', async () => {
+    const clash = await rendered(webRepo('      commonLabels: {team: other}'));
+    expect(clash.renders[0]).toMatchObject({ status: 'failed', message: expect.stringMatching(/label team already in kustomization file/) });
+    const forced = await rendered(webRepo('      commonLabels: {team: other}\n      forceCommonLabels: true'));
+    expect(forced.renders[0]!.resources.find((r) => r.kind === 'Deployment')!.object).toMatchObject({ metadata: { labels: { team: 'other' } } });
+    const version = await rendered(webRepo('      version: v4.5.7'));
+    expect(version.renders[0]).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/kustomize\.version asks Argo CD for another kustomize binary/),
+    });
+  });
+});
