@@ -92,8 +92,9 @@ function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRend
   function at(place: FailurePlace, message: string): Finding {
     if ('resource' in place) return findingAt(place.resource, place.path, check.id, message, check.remediation, place.target);
     if ('data' in place) {
-      const { line, col } = place.data.positions.at(place.path, 'key');
-      return finding(place.data.file, line, col, message);
+      // A merged set of values points each path at the layer, in its own file, that set it.
+      const { line, col, file } = place.data.positions.at(place.path, 'key');
+      return finding(file ?? place.data.file, line, col, message);
     }
     return finding(place.file, place.line ?? 1, place.col ?? 1, message);
   }

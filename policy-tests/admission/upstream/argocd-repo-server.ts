@@ -287,7 +287,7 @@ export function repoServerCases(goSource: string): RepoServerCase[] {
 }
 
 /** Judges one case through the gate's reading of a source; `dir` is reposerver/repository of the checkout. */
-function judge(dir: string, c: RepoServerCase): { ok: boolean; why: string } {
+function judge(dir: string, c: RepoServerCase): { ok: boolean; why: string; refusedSaying?: string } {
   const appPath = join(dir, c.appPath);
   if (!existsSync(appPath)) return { ok: false, why: `${c.appPath} is not in the checkout` };
   if (c.kind === 'tool') {
@@ -309,7 +309,12 @@ function judge(dir: string, c: RepoServerCase): { ok: boolean; why: string } {
   if (c.expect.count !== undefined && !refused && objects !== c.expect.count) problems.push(`Argo CD finds ${c.expect.count}, the gate ${objects}`);
   if (c.expect.names && JSON.stringify([...c.expect.names].sort()) !== JSON.stringify(names))
     problems.push(`names: Argo CD ${c.expect.names.join(', ') || '(none)'}, the gate ${names.join(', ') || '(none)'}`);
-  return { ok: problems.length === 0, why: problems.join('; ') };
+  const saying = c.expect.error === false && read.refusals.find((r) => /Argo CD (?:skips|would skip)/.test(r.message));
+  return {
+    ok: problems.length === 0,
+    why: problems.join('; '),
+    ...(saying ? { refusedSaying: `the gate refuses what Argo CD tolerates, and says so: ${saying.message}` } : {}),
+  };
 }
 
 export interface RepoServerAgreement extends Agreement {
@@ -330,8 +335,10 @@ export function repoServerAgreement(dir: string, cases: readonly RepoServerCase[
       a.refusedByDesign.push({ test: c.test, why: c.byDesign });
       continue;
     }
-    const { ok, why } = judge(dir, c);
-    count(a, c.kind, ok, c.test, why);
+    const { ok, why, refusedSaying } = judge(dir, c);
+    // Where Argo CD tolerates what the gate refuses, a refusal that says what Argo CD would do is the gate's rule, by design.
+    if (!ok && refusedSaying) a.refusedByDesign.push({ test: c.test, why: refusedSaying });
+    else count(a, c.kind, ok, c.test, why);
   }
   return a;
 }

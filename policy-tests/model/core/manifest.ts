@@ -189,6 +189,28 @@ function listItems(apiVersion: string, kind: string, value: Record<string, unkno
   return 'items' in value && value.items === null && !('spec' in value) && !('status' in value) ? [] : undefined;
 }
 
+/**
+ * Whether Argo CD's repo-server skips a YAML file whose document fails to decode (getObjsFromYAMLOrJSON): when no
+ * object decoded before it, and the file does not hold all of `apiVersion:`, `kind:` and `metadata:`.
+ */
+function argoSkipsFile(text: string, decodedBefore: number): boolean {
+  return decodedBefore === 0 && !(text.includes('apiVersion:') && text.includes('kind:') && text.includes('metadata:'));
+}
+
+function shapeFinding(file: string, at: { line: number; col: number }, message: string, doc: number, argoSkips: boolean): Finding {
+  return {
+    file,
+    line: at.line,
+    col: at.col,
+    check: 'manifest-shape',
+    message: argoSkips
+      ? `${message}; Argo CD would skip this file and apply nothing from it, the gate refuses it: a file that looks like nothing is a mistake`
+      : message,
+    fix: 'every document must be a Kubernetes object with apiVersion, kind and metadata.name',
+    doc,
+  };
+}
+
 function parseManifestUnguarded(file: string, text: string): ParsedFile {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
@@ -224,16 +246,10 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
     const positions = documentPositions(doc, lineCounter);
     const add = (value: unknown, prefix: Path, item?: number): void => {
       const at = (path: Path, message: string): void => {
-        const { line, col } = locate(doc, lineCounter, [...prefix, ...path], 'key');
-        findings.push({
-          file,
-          line,
-          col,
-          check: 'manifest-shape',
-          message,
-          fix: 'every document must be a Kubernetes object with apiVersion, kind and metadata.name',
-          doc: index,
-        });
+        // Where Argo CD's directory walk would pass over the file without a word, the refusal says so.
+        const skipped =
+          item === undefined && !(isPlainObject(value) && typeof value.kind === 'string' && value.kind !== '') && argoSkipsFile(text, resources.length);
+        findings.push(shapeFinding(file, locate(doc, lineCounter, [...prefix, ...path], 'key'), message, index, skipped));
       };
       if (!isPlainObject(value)) {
         at([], `${item === undefined ? 'document' : `item ${item} of the List`} is a ${Array.isArray(value) ? 'list' : typeof value}, not a Kubernetes object`);

@@ -1,6 +1,7 @@
 /** Argo CD's repo-server view of a source (model/argocd/repo-server.ts), case by case from reposerver/repository/repository.go at v3.5.1. */
 import { describe, expect, it } from 'vitest';
 import { appliedFileRefusal, directoryFiles, discoveredTool, explicitTool, sourceParameterFiles, walkOrder } from '../../model/argocd/repo-server.ts';
+import { mergedValues } from '../../model/argocd/merged-values.ts';
 
 const TREE = [
   'clusters/home/root.yaml',
@@ -67,5 +68,21 @@ describe("Argo CD's choice of tool", () => {
     expect(appliedFileRefusal('apps/.x/a.yaml')).toMatch(/Argo CD applies apps\/\.x\/a\.yaml: its directory walk reads dot-names/);
     expect(appliedFileRefusal('apps/x/a.jsonnet')).toMatch(/Argo CD evaluates apps\/x\/a\.jsonnet as jsonnet/);
     expect(appliedFileRefusal('apps/x/a.yaml')).toBeUndefined();
+  });
+});
+
+describe('values as the chart receives them (model/argocd/merged-values.ts)', () => {
+  const layer = (file: string, data: Record<string, unknown>, line: number) => ({ file, data, errors: [], positions: { at: () => ({ line, col: 1 }) } });
+
+  it('coalesces layers as Helm does, and points a path at the last layer that set it', () => {
+    const merged = mergedValues([
+      layer('values.yaml', { driver: { kind: 'modern_ebpf', buf: 4 }, tolerations: [{ key: 'a' }], keep: 1, drop: 2 }, 10),
+      layer('application.yaml', { driver: { kind: 'kmod' }, tolerations: [], drop: null }, 30),
+    ]);
+    expect(merged.data).toEqual({ driver: { kind: 'kmod', buf: 4 }, tolerations: [], keep: 1 });
+    expect(merged.positions.at(['driver', 'kind'], 'key')).toMatchObject({ file: 'application.yaml', line: 30 });
+    expect(merged.positions.at(['driver', 'buf'], 'key')).toMatchObject({ file: 'values.yaml', line: 10 });
+    expect(merged.positions.at(['driver', 'missing'], 'key')).toMatchObject({ file: 'application.yaml', line: 30 });
+    expect(merged.positions.at(['keep'], 'key')).toMatchObject({ file: 'values.yaml', line: 10 });
   });
 });

@@ -74,6 +74,13 @@ export const falcoMutations: Mutation[] = [
   },
   {
     check: 'falco-sensor',
+    why: "the Application's helm.valuesObject switches the driver to kmod over the values file: the checks read the values merged as Helm merges them, and point at the layer that set it",
+    mutate: (c) =>
+      c.edit('security/falco/application.yaml', 0, (d) => d.setIn(['spec', 'sources', 0, 'helm', 'valuesObject'], d.createNode({ driver: { kind: 'kmod' } }))),
+    at: (c) => ({ file: 'security/falco/application.yaml', line: lineOf(c, 'security/falco/application.yaml', 'kind: kmod') }),
+  },
+  {
+    check: 'falco-sensor',
     why: 'the container plugin the rules require is turned off',
     mutate: (c) => c.edit(FALCO_VALUES, 0, (d) => d.setIn(['collectors', 'containerEngine', 'enabled'], false)),
     at: (c) => lineOf(c, FALCO_VALUES, 'containerEngine:') + 1,

@@ -1,0 +1,51 @@
+/**
+ * The values a chart receives, as Helm coalesces them: each layer (the value
+ * files in order, then what the Application carries) over the ones before it,
+ * maps merged key by key, anything else replaced, and a null removing the key.
+ * A finding on a merged path points at the layer that set it last, in its own
+ * file, so a check reads one set of values and a person still reads the line
+ * they wrote.
+ */
+import type { FilePosition } from '../core/manifest.ts';
+import type { Path } from '../core/positions.ts';
+import type { DataFile } from '../repository/repo.ts';
+
+type Values = Record<string, unknown>;
+
+const isMap = (v: unknown): v is Values => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function coalesce(base: Values, over: Values): Values {
+  const out: Values = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    if (v === null) delete out[k];
+    else out[k] = isMap(v) && isMap(out[k]) ? coalesce(out[k], v) : v;
+  }
+  return out;
+}
+
+/** Whether `path` is set in `data`. */
+function has(data: unknown, path: Path): boolean {
+  let node = data;
+  for (const segment of path) {
+    if (node === null || typeof node !== 'object' || !(String(segment) in (node as object))) return false;
+    node = (node as Record<string, unknown>)[String(segment)];
+  }
+  return true;
+}
+
+/** One data file over every layer: their values coalesced, each path's position in the last layer that sets it (or its nearest parent). */
+export function mergedValues(layers: readonly DataFile[]): DataFile {
+  if (layers.length === 1) return layers[0]!;
+  const data = layers.reduce<Values>((acc, layer) => coalesce(acc, isMap(layer.data) ? layer.data : {}), {});
+  const at = (path: Path, target: 'key' | 'value'): FilePosition => {
+    for (let n = path.length; n >= 0; n--)
+      for (let i = layers.length - 1; i >= 0; i--) {
+        const layer = layers[i]!;
+        if (n > 0 && !has(layer.data, path.slice(0, n))) continue;
+        if (n === 0 && i !== 0) continue;
+        return { file: layer.file, ...layer.positions.at(path.slice(0, n), target) };
+      }
+    return { file: layers[0]!.file, line: 1, col: 1 };
+  };
+  return { file: layers[0]!.file, data, positions: { at }, errors: layers.flatMap((l) => l.errors) };
+}
