@@ -51,9 +51,9 @@ function report(title: string, a: Agreement, print: (t: string) => void): void {
 }
 
 /** The repo-server's tests in an argo-cd checkout, judged; the figure is the last line. */
-function reportRepoServer(checkout: string, print: (t: string) => void): void {
+async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
   const dir = join(checkout, 'reposerver/repository');
-  const a = conformance.repoServerAgreement(dir, conformance.repoServerCases(readText(join(dir, 'repository_test.go'))));
+  const a = await conformance.repoServerAgreement(dir, conformance.repoServerCases(readText(join(dir, 'repository_test.go')), dir));
   report('Argo CD repo-server cases (reposerver/repository/repository_test.go)', a, print);
   for (const r of a.refusedByDesign) print(`  REFUSED BY DESIGN ${r.test}: ${r.why}\n`);
   for (const n of a.notApplicable) print(`  NOT APPLICABLE ${n.test}: ${n.why}\n`);
@@ -127,7 +127,7 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];
           print(`CEL cases of every suite read: ${agree}/${total} agree (${percent(agree, total)})\n`);
         }
-        if (argocd) reportRepoServer(argocd, print);
+        if (argocd) await reportRepoServer(argocd, print);
         return 0;
       },
     },

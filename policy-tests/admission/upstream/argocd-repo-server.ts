@@ -16,11 +16,14 @@ import { discoveredTool, type DirectoryOptions } from '../../model/argocd/repo-s
 import { readDirectorySource, walkPaths } from '../../model/repository/directory-source.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { GoParser, GoUnsupported, tokenize } from './go-literals.ts';
+import { helmCases, isolatedRenderEnv, judgeHelmCase, type HelmCase } from './argocd-helm-cases.ts';
 
 export interface RepoServerCase {
   test: string;
-  /** What it calls: the walk, findManifests, the tool choice, or a generate-manifests request. */
-  kind: 'walk' | 'find' | 'tool' | 'generate';
+  /** What it calls: the walk, findManifests, the tool choice, a generate-manifests request, or one of a Helm source. */
+  kind: 'walk' | 'find' | 'tool' | 'generate' | 'helm';
+  /** A Helm source's request, for kind `helm`. */
+  helm?: HelmCase;
   appPath: string;
   repoRoot: string;
   directory: DirectoryOptions;
@@ -54,8 +57,10 @@ export function testUnits(src: string): { name: string; body: string }[] {
     const runs = [...body.matchAll(/t\.Run\(("(?:[^"\\]|\\.)*"|tc\.name|tt\.name), func\(t \*testing\.T\) \{/g)];
     if (runs.length === 0) out.push({ name: m[1]!, body });
     // A subtest run over a table's rows is read with its table, below: its rows are the cases.
+    // A subtest reads the setup its function makes before the first subtest (newService, shared variables).
+    const setup = runs.length ? body.slice(0, runs[0]!.index) : '';
     for (const r of runs.filter((x) => x[1]!.startsWith('"')))
-      out.push({ name: `${m[1]}/${r[1]!.replace(/^"|"$/g, '')}`, body: blockAt(body, r.index + r[0].length - 1) });
+      out.push({ name: `${m[1]}/${r[1]!.replace(/^"|"$/g, '')}`, body: `${setup}\n${blockAt(body, r.index + r[0].length - 1)}` });
     if (runs.some((r) => !r[1]!.startsWith('"'))) out.push({ name: `${m[1]}#table`, body });
   }
   return out;
@@ -219,47 +224,85 @@ function toolCases(test: string, body: string): RepoServerCase[] {
   });
 }
 
-/** Generate-manifests tests of a directory, jsonnet or parameter-file source, by what they hold. */
-function generateCase(test: string, body: string): RepoServerCase | undefined {
+/** Generate-manifests tests of a directory, jsonnet, parameter-file or Helm source, by what they hold. */
+function generateCases(test: string, body: string, dir?: string): RepoServerCase[] {
+  const one = generateCase(test, body, dir);
+  if (one?.notApplicable === DIRECTORY) return directoryCases(test, body);
+  if (one?.notApplicable !== HELM) return one ? [one] : [];
+  return helmCases(test, body).map((h) => ({
+    test: h.test,
+    kind: 'helm' as const,
+    appPath: h.serviceRoot,
+    repoRoot: h.serviceRoot,
+    directory: {},
+    expect: { error: h.expect.error },
+    helm: h,
+    ...(h.notApplicable ? { notApplicable: h.notApplicable } : {}),
+  }));
+}
+
+const HELM = 'a Helm source';
+const DIRECTORY = 'a directory source';
+/** What a test needs that no checkout holds: a git server, the repo-server's manifest cache, an OCI registry. */
+const LIVE = /gitClient|ls-remote|ResolveRevision|Cache|cache|OCI|oci|\bgit\.(?!NoopCredsStore)|Revision:\s*"[0-9a-f]{7,}/;
+
+/** Whether the test's repository holds a source parameter file at the root it serves (a checkout given, else unknown). */
+function serviceHasParameterFile(body: string, dir?: string): boolean {
+  const service = [...body.matchAll(/newService\(t, "([^"]+)"\)/g)].at(-1)?.[1];
+  return dir !== undefined && service !== undefined && existsSync(join(dir, service, '.argocd-source.yaml'));
+}
+
+function generateCase(test: string, body: string, dir?: string): RepoServerCase | undefined {
   if (!/GenerateManifest\(|GenerateManifests\(/.test(body)) return undefined;
-  const path = /Path:\s*"(\.\/testdata\/[^"]+)"/.exec(body)?.[1] ?? /newService\(t, "(testdata\/[^"]+)"\)/.exec(body)?.[1];
-  const base = {
-    test,
-    kind: 'generate' as const,
-    appPath: path ?? '',
-    repoRoot: '.',
-    directory: { recurse: /Recurse:\s*true/.test(body) },
-    expect: expectations(body, '\\w+\\.Manifests'),
-  };
-  if (/Jsonnet|jsonnet/.test(body) || (path && /jsonnet/.test(path)))
+  const base = { test, kind: 'generate' as const, appPath: '', repoRoot: '.', directory: {}, expect: expectations(body, '\\w+\\.Manifests') };
+  if (/Jsonnet|jsonnet/.test(body))
     return {
       ...base,
       byDesign:
         'Argo CD evaluates jsonnet; the gate refuses every .jsonnet file a directory source would apply (argocd-applied-files), so what it yields never reaches the cluster unjudged',
     };
-  if (/AppParameterFile|app-parameters|\.argocd-source/.test(test + body))
+  if (/AppParameterFile|app-parameters|\.argocd-source/.test(test + body) || serviceHasParameterFile(body, dir))
     return {
       ...base,
       byDesign:
         'Argo CD merges .argocd-source*.yaml into the source; the gate refuses any such file at a source path (argocd-applied-files) and takes options from the Application alone',
     };
-  if (/Helm|helm|Chart|chart/.test(body))
-    return {
-      ...base,
-      notApplicable: "a Helm source: the gate's Helm cases are the render tier's tests (policy-tests/test/render), not yet read from Argo CD's table",
-    };
-  if (/Kustomize|kustomize/.test(body))
-    return { ...base, notApplicable: "a kustomize source: the gate's kustomize cases are the render tier's tests, not yet read from Argo CD's table" };
-  if (/Cache|cache|Revision|revision|git\.|gitClient|ls-remote|OCI|oci/.test(body))
-    return { ...base, notApplicable: 'needs a live server, git, the manifest cache or OCI' };
-  if (!path) return { ...base, notApplicable: 'its source is not a literal path of testdata/' };
+  // NoCache only asks the repo-server not to use its cache: nothing live.
+  if (LIVE.test(body.replace(/NoCache:\s*true,/g, ''))) return { ...base, notApplicable: 'needs a live server, git, the manifest cache or OCI' };
   if (RUN_TIME_FILES.test(body))
     return { ...base, notApplicable: 'the test makes its files at run time (symlinks, permissions, temporary folders); the checkout holds none of them' };
-  return base;
+  if (/Kustomize|kustomize/.test(body))
+    return { ...base, notApplicable: "a kustomize source: the gate's kustomize cases are the render tier's tests, not yet read from Argo CD's table" };
+  if (/Helm|helm|Chart|chart/.test(body)) return { ...base, notApplicable: HELM };
+  if (RUN_TIME_FILES.test(body))
+    return { ...base, notApplicable: 'the test makes its files at run time (symlinks, permissions, temporary folders); the checkout holds none of them' };
+  return { ...base, notApplicable: DIRECTORY };
+}
+
+/**
+ * Each generate call of a directory source: `GenerateManifests(ctx, "<dir>", ...)` on a folder, or a request whose
+ * source path (`src := ApplicationSource{Path: ...}`, or inline) is read under the `newService` root, with the
+ * manifests it counts (Lists split, as GenerateManifest returns them).
+ */
+function directoryCases(test: string, body: string): RepoServerCase[] {
+  const calls = [...body.matchAll(/(\w+), err :?= (?:service\.GenerateManifest\(t\.Context\(\), |GenerateManifests\(t\.Context\(\), "([^"]+)")/g)];
+  return calls.map((call, i): RepoServerCase => {
+    const before = body.slice(0, call.index);
+    const after = body.slice(call.index, calls[i + 1]?.index ?? body.length);
+    const name = `${test}${calls.length > 1 ? `#${i + 1}` : ''}`;
+    const expect = expectations(after, `${call[1]}\\.Manifests`);
+    const recurse = /Directory: &v1alpha1\.ApplicationSourceDirectory\{Recurse: true\}/.test(call[2] ? '' : before + after.slice(0, 400));
+    if (call[2]) return { test: name, kind: 'generate', appPath: call[2], repoRoot: call[2], directory: { recurse: false }, expect };
+    const service = [...before.matchAll(/newService\(t, "([^"]+)"\)/g)].at(-1)?.[1];
+    const path = [...(before + after.slice(0, 400)).matchAll(/ApplicationSource\{Path: "([^"]*)"/g)].at(-1)?.[1];
+    if (!service || path === undefined)
+      return { test: name, kind: 'generate', appPath: '', repoRoot: '.', directory: {}, expect, notApplicable: 'its source is not a literal path' };
+    return { test: name, kind: 'generate', appPath: join(service, path), repoRoot: service, directory: { recurse }, expect };
+  });
 }
 
 /** Every case of the repo-server's tests: walk and find calls, the tool choice, and generate-manifests requests. */
-export function repoServerCases(goSource: string): RepoServerCase[] {
+export function repoServerCases(goSource: string, dir?: string): RepoServerCase[] {
   const out: RepoServerCase[] = [];
   for (const unit of testUnits(goSource)) {
     if (unit.name.endsWith('#table')) {
@@ -268,10 +311,7 @@ export function repoServerCases(goSource: string): RepoServerCase[] {
       const run = unit.body.slice(unit.body.search(/t\.Run\((?:tc|tt)\.name/));
       const cases = rows.length ? walkCases(test, run, rows) : [];
       if (cases.length) out.push(...cases);
-      else {
-        const generated = generateCase(test, unit.body);
-        if (generated) out.push(generated);
-      }
+      else out.push(...generateCases(test, unit.body, dir));
       continue;
     }
     const walks = walkCases(unit.name, unit.body);
@@ -280,8 +320,7 @@ export function repoServerCases(goSource: string): RepoServerCase[] {
       out.push(...walks, ...tools);
       continue;
     }
-    const generated = generateCase(unit.name, unit.body);
-    if (generated) out.push(generated);
+    out.push(...generateCases(unit.name, unit.body, dir));
   }
   return out;
 }
@@ -324,9 +363,20 @@ export interface RepoServerAgreement extends Agreement {
 }
 
 /** Agreement over the applicable cases, grouped by the function the test calls; refusals by design are listed apart. */
-export function repoServerAgreement(dir: string, cases: readonly RepoServerCase[]): RepoServerAgreement {
+export async function repoServerAgreement(dir: string, cases: readonly RepoServerCase[], env: NodeJS.ProcessEnv = process.env): Promise<RepoServerAgreement> {
   const a: RepoServerAgreement = { ...emptyAgreement(), notApplicable: [], refusedByDesign: [] };
+  const helm = cases.filter((c) => c.helm && !c.notApplicable);
+  const render = helm.length ? await isolatedRenderEnv(env) : undefined;
+  try {
+    for (const c of helm) {
+      const { ok, why } = await judgeHelmCase(dir, c.helm!, render!.env);
+      count(a, c.kind, ok, c.test, why);
+    }
+  } finally {
+    render?.dispose();
+  }
   for (const c of cases) {
+    if (c.helm && !c.notApplicable) continue;
     if (c.notApplicable) {
       a.notApplicable.push({ test: c.test, why: c.notApplicable });
       continue;

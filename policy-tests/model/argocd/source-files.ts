@@ -31,19 +31,53 @@ export type ValueFile =
   /** Argo CD fails the sync: no source of the Application lends the ref. */
   | { entry: string; error: string };
 
-/** Each of a source's `valueFiles`, in its order, resolved the way Argo CD resolves it. */
+/** The revision variables: a commit only the sync knows. */
+const REVISION_VARIABLES = new Set(['ARGOCD_APP_REVISION', 'ARGOCD_APP_REVISION_SHORT', 'ARGOCD_APP_REVISION_SHORT_8']);
+
+/**
+ * Argo CD's build environment substituted as its `Env.Envsubst` does (Go's os.Expand: `$NAME`, `${NAME}`, `$$` for
+ * a `$`, an unknown name empty). A revision variable is known only at sync: undefined, so the file is not rendered.
+ */
+export function argoEnvsubst(text: string, app: ArgoApp, source: AppSource): string | undefined {
+  const vars: Record<string, string> = {
+    ARGOCD_APP_NAME: app.name,
+    ARGOCD_APP_NAMESPACE: app.destinationNamespace ?? '',
+    ARGOCD_APP_PROJECT_NAME: app.project,
+    ARGOCD_APP_SOURCE_REPO_URL: source.repoURL,
+    ARGOCD_APP_SOURCE_PATH: source.path ?? '',
+    ARGOCD_APP_SOURCE_TARGET_REVISION: source.targetRevision,
+  };
+  let unknowable = false;
+  const out = text.replace(/\$(?:\{([^}]*)\}|([A-Za-z0-9_]+)|(\$))/g, (_, braced: string | undefined, bare: string | undefined, dollar: string | undefined) => {
+    if (dollar) return '$';
+    const name = (braced ?? bare)!;
+    if (REVISION_VARIABLES.has(name)) unknowable = true;
+    return vars[name] ?? '';
+  });
+  return unknowable ? undefined : out;
+}
+
+/** Each of a source's `valueFiles`, in its order, resolved the way Argo CD resolves it (getResolvedValueFiles). */
 export function valueFilesOf(repo: Repo, app: ArgoApp, source: AppSource): ValueFile[] {
-  return (source.helm?.valueFiles ?? []).map((entry): ValueFile => {
-    const what = `value file ${entry}`;
-    const ref = /^\$([^/]+)\/(.*)$/.exec(entry);
+  return (source.helm?.valueFiles ?? []).map((raw): ValueFile => {
+    // A `$ref/...` entry names a source's files first; only another entry is substituted (getResolvedValueFiles).
+    const ref = /^\$([^/]+)\/(.*)$/.exec(raw);
     if (ref) {
+      const what = `value file ${raw}`;
       const lender = app.sources.find((s) => s.ref === ref[1]);
-      if (!lender) return { entry, error: `${what}: no source of ${app.name} has ref: ${ref[1]}` };
-      if (!isThisRepo(repo, lender)) return { entry, notRendered: `${what} comes from ${lender.repoURL}, another repository; the gate reads only this one` };
-      return { entry, ...confinedPath(ref[2]!, what) };
+      if (!lender) return { entry: raw, error: `${what}: no source of ${app.name} has ref: ${ref[1]}` };
+      if (!isThisRepo(repo, lender))
+        return { entry: raw, notRendered: `${what} comes from ${lender.repoURL}, another repository; the gate reads only this one` };
+      return { entry: raw, ...confinedPath(ref[2]!, what) };
     }
+    const entry = argoEnvsubst(raw, app, source);
+    if (entry === undefined) return { entry: raw, notRendered: `value file ${raw} names the revision Argo CD syncs, known only at sync time` };
+    const what = `value file ${entry}`;
     if (/^[a-z]+:\/\//i.test(entry)) return { entry, notRendered: `${what} is a URL; the gate renders offline` };
     if (source.chart !== undefined) return { entry, notRendered: `${what} lies inside the chart archive; the gate reads values only from this repository` };
-    return { entry, ...confinedPath(`${normalizeSourcePath(source.path ?? '')}/${entry}`, what) };
+    // An absolute path is the repository's (ResolveValueFilePathOrUrl joins it with the root); any other the chart's.
+    if (entry.startsWith('/')) return { entry, ...confinedPath(entry.slice(1), 'value file, from the repository root,') };
+    const base = normalizeSourcePath(source.path ?? '');
+    return { entry, ...confinedPath(base === '' ? entry : `${base}/${entry}`, what) };
   });
 }

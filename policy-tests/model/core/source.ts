@@ -15,6 +15,16 @@ export type Source = { text: string } | { finding: Finding };
 /** One strict decoder for every file: a decode without `stream` starts afresh each time. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * The decoder Argo CD's repo-server reads a file with (utfutil's UTF8 default): UTF-8, unless a byte-order mark says
+ * UTF-16, little- or big-endian. The mark itself is dropped, as it is there.
+ */
+function decoderFor(bytes: Buffer): TextDecoder {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le', { fatal: true });
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be', { fatal: true });
+  return UTF8;
+}
+
 const FILE_TYPE_FIX = 'commit a regular file inside the repository instead';
 
 /** Where in the text a byte offset falls, 1-based. */
@@ -77,13 +87,17 @@ export function readSource(root: string, file: string, confined = true): Source 
   } finally {
     closeSync(fd);
   }
-  const nul = bytes.indexOf(0);
   let text: string;
   try {
-    text = UTF8.decode(bytes);
+    text = decoderFor(bytes).decode(bytes);
   } catch {
-    return at('encoding', 'is not valid UTF-8; the API server and Argo CD read manifests as UTF-8', 'save the file as UTF-8');
+    return at(
+      'encoding',
+      'is not valid UTF-8 (nor UTF-16 with a byte-order mark); Argo CD reads manifests as UTF-8 unless a mark says UTF-16',
+      'save the file as UTF-8',
+    );
   }
+  const nul = text.indexOf('\0');
   if (nul !== -1) {
     const { line, col } = lineColOf(text, text.indexOf('\0'));
     return at('encoding', 'holds a NUL byte', 'remove the NUL byte (a binary file, or a broken editor save)', line, col);

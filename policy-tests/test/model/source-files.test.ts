@@ -46,6 +46,29 @@ describe('values files, as Argo CD resolves them', () => {
     });
   });
 
+  it('resolves a chart at the root, an absolute path from the root, and Argo CD build variables, as the repo-server does', () => {
+    const atRoot = source({
+      path: '.',
+      helm: { valueFiles: ['values-production.yaml', '/shared/values.yaml', 'values-$ARGOCD_APP_NAME.yaml', '${ARGOCD_APP_PROJECT_NAME}.yaml', '/../x.yaml'] },
+    });
+    const a = { ...app([atRoot]), destinationNamespace: 'monitoring' };
+    expect(valueFilesOf(repo({}), a, atRoot)).toEqual([
+      { entry: 'values-production.yaml', rel: 'values-production.yaml' },
+      { entry: '/shared/values.yaml', rel: 'shared/values.yaml' },
+      { entry: 'values-grafana.yaml', rel: 'values-grafana.yaml' },
+      { entry: 'default.yaml', rel: 'default.yaml' },
+      { entry: '/../x.yaml', refused: 'value file, from the repository root, ../x.yaml leaves the repository; Argo CD refuses it' },
+    ]);
+    // The commit Argo CD syncs is known only then: not rendered, never guessed.
+    const revision = source({ path: 'charts/mine', helm: { valueFiles: ['values-$ARGOCD_APP_REVISION_SHORT.yaml'] } });
+    expect(valueFilesOf(repo({}), app([revision]), revision)).toEqual([
+      {
+        entry: 'values-$ARGOCD_APP_REVISION_SHORT.yaml',
+        notRendered: 'value file values-$ARGOCD_APP_REVISION_SHORT.yaml names the revision Argo CD syncs, known only at sync time',
+      },
+    ]);
+  });
+
   it("gives checks the values the render reads: a ref lent by another repository is not this repository's file of the same name", () => {
     const files = { 'monitoring/grafana/values.yaml': 'adminUser: alice\n' };
     const lentByAnother = source({

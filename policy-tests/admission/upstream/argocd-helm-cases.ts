@@ -1,0 +1,172 @@
+/**
+ * The repo-server's Helm tests (repository_test.go) read as data and judged
+ * through the gate's render tier: each `GenerateManifest` call on a chart at a
+ * path of the test's repository (`newService(t, "<dir>")`), with the source
+ * the test builds (value files, values and valuesObject, parameters, file
+ * parameters, release name, Kubernetes version, missing value files ignored
+ * or not), rendered by the gate's Helm in a scratch repository whose root is
+ * the test's, and the assertions that follow: an error or none, and the
+ * replicas of a named Deployment. A chart from a chart repository (the tests
+ * mock Helm's client), a value file at a URL, or a source this reader cannot
+ * build is counted apart, never guessed.
+ */
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { loadRepo } from '../../model/repository/repo.ts';
+import { renderRepo } from '../../render/render.ts';
+import { pinnedBinaries } from '../../render/tools.ts';
+import { GoParser, GoUnsupported, tokenize } from './go-literals.ts';
+
+export interface HelmCase {
+  test: string;
+  /** The test's repository root, relative to reposerver/repository. */
+  serviceRoot: string;
+  appName: string;
+  source: Record<string, unknown>;
+  expect: { error?: boolean; replicas?: { name: string; count: number } };
+  notApplicable?: string;
+}
+
+const REPO_URL = 'https://github.com/example/conformance.git';
+
+/** A Go source literal as data, once the spellings this reader follows are plain: RawExtension bytes as their string; `vars` the unit's string variables. */
+function sourceLiteral(text: string, vars: ReadonlyMap<string, string>): Record<string, unknown> {
+  const plain = text
+    .replace(/&runtime\.RawExtension\{Raw: \[\]byte\((`[^`]*`|"(?:[^"\\]|\\.)*")\)\}/g, '$1')
+    .replace(/&v1alpha1\./g, 'v1alpha1.')
+    .replace(/ptr\.To\((true|false)\)/g, '$1');
+  const env = {
+    value: (n: string): unknown => {
+      if (vars.has(n)) return vars.get(n);
+      throw new GoUnsupported(n);
+    },
+    call: (n: string): unknown => {
+      throw new GoUnsupported(n);
+    },
+  };
+  return new GoParser(tokenize(plain), env).expr() as Record<string, unknown>;
+}
+
+/** The block of a composite literal that starts at `open` (a `{`), braces balanced outside strings. */
+function literalAt(text: string, start: number): string {
+  const open = text.indexOf('{', start);
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '`') i = text.indexOf('`', i + 1);
+    else if (c === '"') i += (/"(?:[^"\\\n]|\\.)*"/.exec(text.slice(i))?.[0].length ?? 1) - 1;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return text.slice(start, i + 1);
+  }
+  return text.slice(start);
+}
+
+/** Go's field names to the Application's: ValueFiles to valueFiles, and so on. */
+function yamlKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(yamlKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== '@type')
+      .map(([k, v]) => [k[0]!.toLowerCase() + k.slice(1), yamlKeys(v)]),
+  );
+}
+
+/** Each GenerateManifest call of a unit, with the service, source and assertions in force at it. */
+export function helmCases(test: string, body: string): HelmCase[] {
+  const calls = [...body.matchAll(/GenerateManifest\(t\.Context\(\), (&apiclient\.ManifestRequest\{|\w+\))/g)];
+  return calls.map((call, i) => {
+    const before = body.slice(0, call.index);
+    const after = body.slice(call.index, calls[i + 1]?.index ?? body.length);
+    const serviceRoot = [...before.matchAll(/newService\(t, "([^"]+)"\)/g)].at(-1)?.[1];
+    const name = `${test}${calls.length > 1 ? `#${i + 1}` : ''}`;
+    const expect: HelmCase['expect'] = {};
+    if (/require\.NoError\(t, err\)/.test(after)) expect.error = false;
+    if (/(?:require|assert)\.(?:Error|ErrorContains)\(t, err/.test(after)) expect.error = true;
+    const deployment = /GetName\(\) == "([^"]+)"[\s\S]*?assert\.Equal\(t, int32\((\d+)\), \*dep\.Spec\.Replicas\)/.exec(after);
+    if (deployment) expect.replicas = { name: deployment[1]!, count: Number(deployment[2]) };
+    const base = { test: name, serviceRoot: serviceRoot ?? '', appName: /AppName:\s*"([^"]*)"/.exec(before + after)?.[1] || 'release', source: {}, expect };
+    const at = Math.max(
+      before.lastIndexOf('ApplicationSource: &v1alpha1.ApplicationSource{'),
+      before.lastIndexOf(':= &v1alpha1.ApplicationSource{'),
+      call[1]!.startsWith('&') ? -1 : -1,
+    );
+    const inline = call[1]!.startsWith('&') ? after.indexOf('ApplicationSource: &v1alpha1.ApplicationSource{') : -1;
+    const text =
+      inline !== -1 ? after.slice(inline + 'ApplicationSource: &'.length) : at !== -1 ? before.slice(before.indexOf('v1alpha1.ApplicationSource{', at)) : '';
+    if (!serviceRoot || !text) return { ...base, notApplicable: 'no service root or source this reader follows' };
+    let source: Record<string, unknown>;
+    try {
+      const vars = new Map([...body.matchAll(/(\w+) := ("(?:[^"\\]|\\.)*")\n/g)].map((m) => [m[1]!, JSON.parse(m[2]!) as string]));
+      source = yamlKeys(sourceLiteral(literalAt(text, 0), vars)) as Record<string, unknown>;
+    } catch (err) {
+      return { ...base, notApplicable: `its source is not a literal this reader follows (${(err as Error).message})` };
+    }
+    // A field the test sets on its request between two calls.
+    for (const m of before.matchAll(/\w+\.ApplicationSource\.Helm\.(\w+) = (true|false)/g))
+      source = { ...source, helm: { ...(source.helm as object), [m[1]![0]!.toLowerCase() + m[1]!.slice(1)]: m[2] === 'true' } };
+    const helm = (source.helm ?? {}) as { valueFiles?: string[]; valuesObject?: unknown };
+    // A RawExtension's bytes are YAML: the Application carries them as an object.
+    if (typeof helm.valuesObject === 'string') source = { ...source, helm: { ...helm, valuesObject: parse(helm.valuesObject) as unknown } };
+    if (source.chart !== undefined) return { ...base, source, notApplicable: "a chart from a chart repository: the test mocks Helm's client" };
+    if ((helm.valueFiles ?? []).some((v) => /^[a-z]+:\/\//.test(v)))
+      return { ...base, source, notApplicable: 'a value file at a URL: the gate renders offline' };
+    if (source.helm === undefined && source.path === undefined) return { ...base, source, notApplicable: 'not a Helm source at a path' };
+    return { ...base, source };
+  });
+}
+
+/** Judges one case: the test's repository copied as the scratch repository's root, one Application, the gate's render tier. */
+export async function judgeHelmCase(dir: string, c: HelmCase, env: NodeJS.ProcessEnv): Promise<{ ok: boolean; why: string }> {
+  const root = mkdtempSync(join(tmpdir(), 'argocd-helm-case-'));
+  try {
+    cpSync(join(dir, c.serviceRoot), root, { recursive: true, verbatimSymlinks: true });
+    const facts = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cluster-facts', namespace: 'argocd' },
+      data: { kubernetesVersion: '1.36.3', repoURL: REPO_URL, revision: 'main' },
+    };
+    const source = { ...c.source, repoURL: REPO_URL, targetRevision: 'main', path: typeof c.source.path === 'string' ? c.source.path : '.' };
+    const app = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: c.appName, namespace: 'argocd' },
+      spec: { project: 'default', source, destination: { server: 'https://kubernetes.default.svc', namespace: 'default' } },
+    };
+    mkdirSync(join(root, 'clusters/home'), { recursive: true });
+    writeFileSync(join(root, 'clusters/home/cluster-facts.yaml'), stringify(facts));
+    writeFileSync(join(root, 'clusters/home/conformance-app.yaml'), stringify(app));
+    const repo = await loadRepo(root);
+    const result = await renderRepo(repo, { builtinApiVersions: [], env, checkDeterminism: false });
+    const render = result.renders[0];
+    if (!render) return { ok: false, why: 'the gate renders nothing for this source' };
+    const failed = render.status !== 'rendered';
+    const problems: string[] = [];
+    if (c.expect.error !== undefined && c.expect.error !== failed)
+      problems.push(
+        c.expect.error ? 'Argo CD fails the source; the gate renders it' : `Argo CD renders the source; the gate: ${render.message ?? render.status}`,
+      );
+    const want = c.expect.replicas;
+    if (want && !failed) {
+      const got = render.resources.find((r) => r.kind === 'Deployment' && r.name === want.name)?.object as { spec?: { replicas?: unknown } } | undefined;
+      if (got?.spec?.replicas !== want.count)
+        problems.push(`Deployment ${want.name}: Argo CD ${want.count} replicas, the gate ${JSON.stringify(got?.spec?.replicas ?? 'none')}`);
+    }
+    return { ok: problems.length === 0, why: problems.join('; ') };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** The render tools the gate pins, in a render cache of its own: the cases never meet the repository's renders. */
+export async function isolatedRenderEnv(env: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; dispose: () => void }> {
+  const pinned = await pinnedBinaries(env);
+  const cache = mkdtempSync(join(tmpdir(), 'argocd-helm-cache-'));
+  return {
+    env: { ...env, HOMELAB_CACHE_DIR: cache, HELM_BIN: env.HELM_BIN ?? pinned.helm, KUSTOMIZE_BIN: env.KUSTOMIZE_BIN ?? pinned.kubectl },
+    dispose: () => rmSync(cache, { recursive: true, force: true }),
+  };
+}
