@@ -34,7 +34,7 @@ const REPO_URL = 'https://github.com/example/conformance.git';
 /** A Go source literal as data, once the spellings this reader follows are plain: RawExtension bytes as their string; `vars` the unit's string variables. */
 function sourceLiteral(text: string, vars: ReadonlyMap<string, string>): Record<string, unknown> {
   const plain = text
-    .replace(/&runtime\.RawExtension\{Raw: \[\]byte\((`[^`]*`|"(?:[^"\\]|\\.)*")\)\}/g, '$1')
+    .replace(/&runtime\.RawExtension\{Raw: \[\]byte\((\x60[^\x60]*\x60|"(?:[^"\\]|\\.)*")\)\}/g, '$1')
     .replace(/&v1alpha1\./g, 'v1alpha1.')
     .replace(/ptr\.To\((true|false)\)/g, '$1');
   const env = {
@@ -55,7 +55,7 @@ function literalAt(text: string, start: number): string {
   let depth = 0;
   for (let i = open; i < text.length; i++) {
     const c = text[i]!;
-    if (c === '`') i = text.indexOf('`', i + 1);
+    if (c === '\x60') i = text.indexOf('\x60', i + 1);
     else if (c === '"') i += (/"(?:[^"\\\n]|\\.)*"/.exec(text.slice(i))?.[0].length ?? 1) - 1;
     else if (c === '{') depth++;
     else if (c === '}' && --depth === 0) return text.slice(start, i + 1);
