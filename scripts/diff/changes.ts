@@ -4,9 +4,10 @@
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { externalPeers, privilegeLabel, privilegesOf, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
+import { privilegeLabel, privilegesOf, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
 import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
+import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
 
 export type { Snapshot };
 
@@ -53,6 +54,17 @@ export interface Risk {
   reason: string;
   /** For a version flag: whether the major moved (a person's call, even for an update bot). */
   major?: boolean;
+  /**
+   * `review`: a person must look (RBAC grows, privilege is added, reach widens, a delete under prune, an immutable
+   * field, a registry or repository moves, a major version, ...). `note`: news only (a policy that widens nothing,
+   * a version inside its major). Only review risks set exit status 3 and hold an update bot's pull request.
+   */
+  level: 'review' | 'note';
+}
+
+/** The level of a risk (see Risk.level); a network policy's is its own to say (networkPolicyRisk). */
+export function levelOf(r: Pick<Risk, 'flag' | 'major'>): Risk['level'] {
+  return r.flag === 'version' && r.major !== true ? 'note' : 'review';
 }
 
 /** The risk flags, most severe first: the order the report ranks them in. */
@@ -78,8 +90,8 @@ export function rankRisks(list: readonly Risk[]): Risk[] {
   return [...list].sort((a, b) => weight(a) - weight(b) || a.app.localeCompare(b.app) || a.id.localeCompare(b.id));
 }
 
-/** Whether a risk needs a person even when version changes are the point of the change (an update bot's pull request). */
-export const needsPerson = (r: Risk) => r.flag !== 'version' || r.major === true;
+/** Whether a risk needs a person: its level is review. */
+export const needsPerson = (r: Risk) => r.level === 'review';
 
 /** Labels and annotations that change with every chart release or render, and say nothing about the cluster. */
 const NOISE_LABELS = ['helm.sh/chart', 'app.kubernetes.io/version', 'chart'];
@@ -195,15 +207,13 @@ function rbacRules(o: unknown): Set<string> {
   return out;
 }
 
-const listed = (items: string[]) => `${items.slice(0, 8).join(', ')}${items.length > 8 ? `, and ${items.length - 8} more` : ''}`;
-
 const DELETE_RISK = new Set(['PersistentVolumeClaim', 'PersistentVolume', 'Namespace', 'CustomResourceDefinition', 'StatefulSet', 'Secret']);
 
 /** The risks of a set of changes, each with its reason. */
 const HOOK_ANNOTATIONS = ['argocd.argoproj.io/hook', 'helm.sh/hook'];
 const isHook = (o: unknown) => HOOK_ANNOTATIONS.some((a) => valueAt(o, ['metadata', 'annotations', a]) !== undefined);
 
-type Flag = (f: Risk['flag'], reason: string, major?: boolean) => void;
+type Flag = (f: Risk['flag'], reason: string, major?: boolean, level?: Risk['level']) => void;
 type Applied = { app: string; prune: boolean; object: Record<string, unknown> } | undefined;
 
 /** Risks of what appears or goes: deletes under prune, bindings and roles that grow, a new Secret writer. */
@@ -225,7 +235,10 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
     const shrunk = [...before].filter((r) => !after.has(r));
     if (grown.length) flag('rbac', `${label} grows: adds ${listed(grown)}${shrunk.length ? `; removes ${listed(shrunk)}` : ''}`);
   }
-  if (NETWORK_POLICY_KINDS.has(kind)) networkPolicyRisk(c, kind, label, a, b, flag);
+  if (NETWORK_POLICY_KINDS.has(kind)) {
+    const { reason, level } = networkPolicyRisk(c.change, kind, label, c.namespace, a?.object, b?.object);
+    flag('network-policy', reason, undefined, level);
+  }
   privilegeRisk(kind, label, a, b, flag);
   if (c.change === 'added' && kind === 'ExternalSecret')
     flag('secret-target', `${label} writes Secret ${asText(valueAt(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
@@ -240,29 +253,6 @@ function privilegeRisk(kind: string, label: string, a: Applied, b: Applied, flag
   const before = new Set(a ? privilegesOf({ kind, object: a.object }).map(privilegeLabel) : []);
   const added = [...new Set(privilegesOf({ kind, object: b.object }).map(privilegeLabel))].filter((p) => !before.has(p));
   if (added.length) flag('privilege', `${label} gains ${listed(added)}`);
-}
-
-const NETWORK_POLICY_KINDS = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
-
-/** The peers beyond named pods a policy allows (model/cluster/network-reach.ts), by the key a policy documents them under. */
-const reachOf = (kind: string, object: Record<string, unknown> | undefined, namespace: string) =>
-  new Set(object ? externalPeers({ kind, object }, namespace).map((r) => r.peer) : []);
-
-/**
- * Every policy created, changed or deleted is a risk a person reads: who can now reach what. A new or changed
- * policy spells out what it widens (the peers beyond named pods it adds: entities, empty selectors, negated
- * namespaces, address blocks, DNS names); a deleted one, that its pods lose its limits.
- */
-function networkPolicyRisk(c: ResourceChange, kind: string, label: string, a: Applied, b: Applied, flag: Flag): void {
-  if (c.change === 'removed') {
-    flag('network-policy', `${label} is deleted: the pods it selected lose its limits, or what it let through`);
-    return;
-  }
-  const [before, after] = [reachOf(kind, a?.object, c.namespace), reachOf(kind, b?.object, c.namespace)];
-  const widened = [...after].filter((p) => !before.has(p));
-  const narrowed = [...before].filter((p) => !after.has(p));
-  const what = widened.length ? `widens reach to ${listed(widened)}` : 'allows nothing beyond named pods that it did not before';
-  flag('network-policy', `${label} ${c.change === 'added' ? 'is new' : 'changes'}: ${what}${narrowed.length ? `; no longer ${listed(narrowed)}` : ''}`);
 }
 
 /** Risks of an update: immutable fields, transition rules, versions, registries, repositories, what a Secret writer writes, CRD versions. */
@@ -335,6 +325,7 @@ function capabilityRisks(base: Snapshot, head: Snapshot): Risk[] {
       app,
       id: `${app}|argoproj.io/v1alpha1/Application|argocd|${app}`,
       flag: 'capabilities',
+      level: 'review',
       reason: `Application ${app} changed, and its chart can read the API versions (.Capabilities, or values rendered through tpl): the cluster renders it with the APIs it serves, here with those the repository declares (provides-crds, provides-crds-at-runtime)`,
     });
   }
@@ -344,7 +335,8 @@ function capabilityRisks(base: Snapshot, head: Snapshot): Risk[] {
 export function risks(changes: readonly ResourceChange[], base: Snapshot, head: Snapshot): Risk[] {
   const out: Risk[] = [];
   for (const c of changes) {
-    const flag: Flag = (f, reason, major) => out.push({ app: c.app, id: c.id, flag: f, reason, ...(major === undefined ? {} : { major }) });
+    const flag: Flag = (f, reason, major, level) =>
+      out.push({ app: c.app, id: c.id, flag: f, reason, ...(major === undefined ? {} : { major }), level: level ?? levelOf({ flag: f, major }) });
     const kind = kindOf(c.id);
     const [a, b] = [base.objects.get(c.id), head.objects.get(c.id)];
     const label = `${kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}`;

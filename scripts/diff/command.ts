@@ -5,7 +5,7 @@
  * compared per Application and per resource, with the risky changes flagged.
  * An Application that cannot be rendered on a side is listed as not judged,
  * with its cause; the rest is always reported.
- * Exit status: 0 no risk, 3 a risk is flagged, 2 a usage error, 1 an error, or an Application
+ * Exit status: 0 nothing to review, 3 a risk to review, 2 a usage error, 1 an error, or an Application
  * that could not be rendered although its inputs changed.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -82,12 +82,18 @@ is listed as not judged, with its cause.
   --full-report DIR    also write the whole report, never cut, as
                        DIR/rendered-diff.md and DIR/rendered-diff.html
   --artifact-url URL   where the full report will be (the comment links it)
-  --versions-expected  a version change that moves no major does not make the
-                       exit status 3 (it is still reported): for an update
-                       bot's pull request, where the version is the point
+  --versions-expected  accepted for the workflows that pass it: a version
+                       change inside its major is a note for every pull
+                       request now, never a risk to review
 
-Exit status, distinct as argocd app diff's are: 0 no risk flagged; 3 a risk
-is flagged; 2 a usage error; 1 an error, or an Application that could not
+Risks come in two kinds: review (a person must look: RBAC grows, privilege
+is added, reach widens, a delete under prune, an immutable field, a
+registry or repository moves, a major version, a CRD version removed, a
+transition rule refuses, a chart reading the API versions changed) and note
+(news only: a version inside its major, a policy that only narrows).
+
+Exit status, distinct as argocd app diff's are: 0 nothing to review; 3 a
+risk to review; 2 a usage error; 1 an error, or an Application that could not
 be rendered although its inputs changed (the rest is still reported).
 
 Environment: HOMELAB_REPO_ROOT (the repository, default this checkout),
@@ -136,8 +142,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
           writeFileSync(join(dir, 'rendered-diff.html'), htmlPage(data));
         }
         if (unjudged.some((n) => n.inputsChanged)) return 1;
-        const counted = values['versions-expected'] === true ? flagged.filter(needsPerson) : flagged;
-        return counted.length ? RISK_FLAGGED : 0;
+        // Only what a person must review sets the status; a note is news (a version inside its major, a narrowing policy).
+        return flagged.some(needsPerson) ? RISK_FLAGGED : 0;
       },
     },
     argv,

@@ -102,7 +102,10 @@ export function text({ changes, risks, notJudged = [] }: Report): string {
   out.push(`PLAN: ${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace, in ${rows.length} Application(s)`);
   for (const r of rows) out.push(`  ${visible(r.app)}: +${r.create} ~${r.update} -${r.delete} ±${r.replace}`);
   out.push('');
-  if (risks.length) out.push(`RISKS (${risks.length}), most severe first`, ...risks.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
+  const [review, notes] = [risks.filter((r) => r.level === 'review'), risks.filter((r) => r.level !== 'review')];
+  if (review.length)
+    out.push(`REVIEW (${review.length}), most severe first`, ...review.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
+  if (notes.length) out.push(`NOTES (${notes.length})`, ...notes.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
   if (notJudged.length)
     out.push(
       `NOT JUDGED (${notJudged.length})`,
@@ -120,7 +123,9 @@ export function text({ changes, risks, notJudged = [] }: Report): string {
         .flatMap(lines)
         .map((l) => `  ${l}`),
     );
-  out.push(`${changes.length} resource(s) changed, ${risks.length} risk(s)${notJudged.length ? `, ${notJudged.length} Application(s) not judged` : ''}`);
+  out.push(
+    `${changes.length} resource(s) changed, ${review.length} risk(s) to review, ${notes.length} note(s)${notJudged.length ? `, ${notJudged.length} Application(s) not judged` : ''}`,
+  );
   return out.join('\n');
 }
 
@@ -128,13 +133,41 @@ export function json({ changes, risks, notJudged = [] }: Report): string {
   return JSON.stringify({ plan: plan(changes, risks), risks, notJudged, changes }, null, 2);
 }
 
+/** The review risks, one line each, grouped by Application (in the order of each's most severe risk). */
+function reviewList(review: readonly Risk[], cut: boolean): string[] {
+  const out: string[] = [`### ⚠️ ${review.length} risk(s) to review, most severe first`, ''];
+  for (const app of [...new Set(review.map((r) => r.app))]) {
+    out.push(`- ${code(app)}`);
+    for (const r of review.filter((x) => x.app === app)) {
+      const reason = cut && r.reason.length > REASON_CAP ? `${r.reason.slice(0, REASON_CAP)}…` : r.reason;
+      out.push(`  - **${r.flag}**: ${code(reason)}`);
+    }
+  }
+  return [...out, ''];
+}
+
+/** The notes, folded: news a person may read, nothing to decide. */
+function noteList(notes: readonly Risk[], cut: boolean): string[] {
+  if (!notes.length) return [];
+  return [
+    '<details>',
+    `<summary>${notes.length} note(s): news only, nothing to review</summary>`,
+    '',
+    ...notes.map((r) => `- **${r.flag}** in ${code(r.app)}: ${code(cut && r.reason.length > REASON_CAP ? `${r.reason.slice(0, REASON_CAP)}…` : r.reason)}`),
+    '',
+    '</details>',
+    '',
+  ];
+}
+
 /** The head of the comment: the plan, every risk, what was not judged. From the data alone, ahead of anything else. */
 function head({ changes, risks, notJudged = [] }: Report, cut: boolean): string {
   const rows = plan(changes, risks);
   const t = totals(rows);
+  const [review, notes] = [risks.filter((r) => r.level === 'review'), risks.filter((r) => r.level !== 'review')];
   const parts = ['## Rendered diff', ''];
   parts.push(
-    `**Plan:** ${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace, in ${rows.length} Application(s). **${risks.length} risk(s)**${notJudged.length ? `, **${notJudged.length} Application(s) not judged**` : ''}.`,
+    `**Plan:** ${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace, in ${rows.length} Application(s). **${review.length} risk(s) to review**, ${notes.length} note(s)${notJudged.length ? `, **${notJudged.length} Application(s) not judged**` : ''}.`,
     '',
   );
   if (rows.length)
@@ -144,14 +177,7 @@ function head({ changes, risks, notJudged = [] }: Report, cut: boolean): string 
       ...rows.map((r) => `| ${code(r.app, true)} | ${r.create} | ${r.update} | ${r.delete} | ${r.replace} |`),
       '',
     );
-  if (risks.length) {
-    parts.push(`### ⚠️ ${risks.length} risk(s), most severe first`, '');
-    risks.forEach((r, i) => {
-      const reason = cut && r.reason.length > REASON_CAP ? `${r.reason.slice(0, REASON_CAP)}…` : r.reason;
-      parts.push(`${i + 1}. **${r.flag}** in ${code(r.app)}: ${code(reason)}`);
-    });
-    parts.push('');
-  } else parts.push('No risk flagged.', '');
+  parts.push(...(review.length ? reviewList(review, cut) : ['Nothing to review.', '']), ...noteList(notes, cut));
   if (notJudged.length) {
     parts.push(`### ${notJudged.length} Application(s) not judged`, '');
     for (const n of notJudged)

@@ -51,20 +51,24 @@ describe('a hostile pull request cannot rewrite the comment', () => {
   const tokens = new MarkdownIt({ html: true }).parse(md, {});
   const inline = tokens.filter((t) => t.type === 'inline').flatMap((t) => t.children ?? []);
 
-  it('ranks the cluster-admin grant first, as a visible list item, with the counts from the data ahead of it', () => {
-    expect(flagged[0]).toMatchObject({ flag: 'rbac', reason: expect.stringContaining('cluster-admin') });
+  it('ranks the cluster-admin grant first, as a visible list item under its Application, with the counts from the data ahead of it', () => {
+    expect(flagged[0]).toMatchObject({ flag: 'rbac', level: 'review', reason: expect.stringContaining('cluster-admin') });
+    // One item per Application, one nested item per risk.
     const items = tokens.filter((t) => t.type === 'list_item_open');
-    expect(items).toHaveLength(flagged.length);
-    expect(md.indexOf('**2 risk(s)**')).toBeLessThan(md.indexOf('octocat'));
-    expect(md.split('\n').find((l) => l.startsWith('1. '))).toMatch(
-      /^1\. \*\*rbac\*\* in `admin`: `ClusterRoleBinding everyone-admin is a new binding \(to cluster-admin\): cluster-admin`$/,
-    );
+    expect(items).toHaveLength(flagged.length + new Set(flagged.map((r) => r.app)).size);
+    expect(md.indexOf('**2 risk(s) to review**')).toBeLessThan(md.indexOf('octocat'));
+    const lines = md.split('\n');
+    const first = lines.findIndex((l) => l.startsWith('- '));
+    expect(lines.slice(first, first + 2)).toEqual([
+      '- `admin`',
+      '  - **rbac**: `ClusterRoleBinding everyone-admin is a new binding (to cluster-admin): cluster-admin`',
+    ]);
   });
 
   it('has only its own headings, its own HTML, and fences that close where they should', () => {
     expect(tokens.filter((t) => t.type === 'heading_open').map((t) => tokens[tokens.indexOf(t) + 1]!.content)).toEqual([
       'Rendered diff',
-      '⚠️ 2 risk(s), most severe first',
+      '⚠️ 2 risk(s) to review, most severe first',
     ]);
     const htmlTokens = [...tokens.filter((t) => t.type === 'html_block'), ...inline.filter((t) => t.type === 'html_inline')]
       .flatMap((t) => t.content.split('\n'))
@@ -91,6 +95,33 @@ describe('a hostile pull request cannot rewrite the comment', () => {
 
 describe('what the diff shows and flags', () => {
   const secret = (value: string, other = 'c2FtZQ==') => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { password: value, same: other } });
+
+  it('a policy that only narrows is a note; one that adds a rule, changes its pods, or goes is for review; notes fold apart in the comment', () => {
+    const np = (spec: Obj) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p', namespace: 'ns' }, spec });
+    const from = (app: string) => ({ from: [{ podSelector: { matchLabels: { app } } }] });
+    const id = 'networking.k8s.io/v1/NetworkPolicy|ns|p';
+    const deny = np({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+    const two = np({ podSelector: { matchLabels: { app: 'db' } }, policyTypes: ['Ingress'], ingress: [from('api'), from('backup')] });
+    const one = np({ podSelector: { matchLabels: { app: 'db' } }, policyTypes: ['Ingress'], ingress: [from('api')] });
+    const other = np({ podSelector: { matchLabels: { app: 'web' } }, policyTypes: ['Ingress'], ingress: [from('api')] });
+    const levels = (a: Obj | undefined, b: Obj | undefined) => {
+      const [base, head] = [snap(a ? [['app', id, a]] : []), snap(b ? [['app', id, b]] : [])];
+      return risks(compare(base, head), base, head).map((r) => `${r.level}: ${r.reason}`);
+    };
+    expect(levels(undefined, deny)).toEqual(['note: NetworkPolicy ns/p is new: narrows: every rule it holds was there before, for the same pods']);
+    expect(levels(two, one)).toEqual(['note: NetworkPolicy ns/p changes: narrows: every rule it holds was there before, for the same pods']);
+    expect(levels(one, two)).toEqual(['review: NetworkPolicy ns/p changes: allows nothing beyond named pods that it did not before']);
+    expect(levels(one, other)).toEqual(['review: NetworkPolicy ns/p changes: allows nothing beyond named pods that it did not before']);
+    expect(levels(two, undefined)).toEqual(['review: NetworkPolicy ns/p is deleted: the pods it selected lose its limits, or what it let through']);
+    const [base, head] = [snap([]), snap([['app', id, deny]])];
+    const changes = compare(base, head);
+    const md = markdown({ changes, risks: risks(changes, base, head) });
+    expect(md).toContain('**0 risk(s) to review**, 1 note(s).');
+    expect(md).toContain('Nothing to review.');
+    expect(md).toMatch(
+      /<details>\n<summary>1 note\(s\): news only, nothing to review<\/summary>\n\n- \*\*network-policy\*\* in `app`: `NetworkPolicy ns\/p is new: narrows/,
+    );
+  });
 
   it("never shows a Secret's value, in any format: only that it changed", () => {
     const [base, head] = [snap([['app', 'v1/Secret|ns|s', secret('b2xkLXZhbHVl')]]), snap([['app', 'v1/Secret|ns|s', secret('bmV3LXZhbHVl')]])];

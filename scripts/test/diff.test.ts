@@ -170,12 +170,14 @@ describe('npm run diff', () => {
         app: 'demo',
         id: expect.stringContaining('Gadget'),
         flag: 'transition-rule',
+        level: 'review',
         reason: expect.stringMatching(/^Gadget demo\/g: the API server refuses this update at spec\.size: Invalid value: size may only grow/),
       },
       {
         app: 'demo',
         id: expect.stringContaining('Gadget'),
         flag: 'transition-rule',
+        level: 'review',
         reason: expect.stringMatching(/at spec\.name: Invalid value: name is immutable/),
       },
     ]);
@@ -210,7 +212,7 @@ describe('npm run diff', () => {
     ]);
   });
 
-  it('with --versions-expected (an update bot), counts only what needs a person: a minor or a new digest is reported and exits 0, a major exits 3', async () => {
+  it('counts only what a person must review: a minor or a new digest is a note and exits 0, a major is a risk to review and exits 3', async () => {
     const digest = `@sha256:${'b'.repeat(64)}`;
     const repo = await repoWith(BASE);
     for (const [to, code, major] of [
@@ -221,11 +223,13 @@ describe('npm run diff', () => {
       repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', to));
       const r = await diff(repo, ['HEAD', '-o', 'json', '--versions-expected']);
       expect(r.code, `${to}: ${r.stderr}`).toBe(code);
-      expect((JSON.parse(r.stdout) as { risks: { flag: string; major?: boolean }[] }).risks).toEqual([expect.objectContaining({ flag: 'version', major })]);
+      expect((JSON.parse(r.stdout) as { risks: { flag: string; major?: boolean }[] }).risks).toEqual([
+        expect.objectContaining({ flag: 'version', major, level: major ? 'review' : 'note' }),
+      ]);
     }
-    // Without the option every version change is a risk, as before.
+    // The option changes nothing now: a version inside its major is a note for every pull request.
     repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:1.5.0'));
-    expect((await diff(repo, ['HEAD', '-o', 'json'])).code).toBe(RISK_FLAGGED);
+    expect((await diff(repo, ['HEAD', '-o', 'json'])).code).toBe(0);
   });
 
   it('flags RBAC that grows: a binding to cluster-admin', async () => {
@@ -285,9 +289,10 @@ describe('npm run diff', () => {
     repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:1.4.1'));
     await git(repo.root, 'commit', '-q', '-am', 'patch');
     const r = await diff(repo, ['HEAD~1', 'HEAD']);
-    expect(r.code).toBe(RISK_FLAGGED);
+    // A patch is news: a note, and nothing to review.
+    expect(r.code).toBe(0);
     expect(r.stdout).toContain('    spec.template.spec.containers[web].image: "ghcr.io/example/web:1.4.0" -> "ghcr.io/example/web:1.4.1"');
-    expect(r.stdout).toMatch(/\[version\] demo: Deployment demo\/web: container web: .*1\.4\.1$/m);
+    expect(r.stdout).toMatch(/^NOTES \(1\)\n {2}\[version\] demo: Deployment demo\/web: container web: .*1\.4\.1$/m);
   });
 
   it('lists an Application that does not render as not judged, exits 1 only when its inputs changed, and still reports the rest', async () => {
@@ -332,10 +337,10 @@ describe('the report', () => {
     const md = markdown({ changes, risks: flagged }, 80_000, 'https://github.com/o/r/actions/runs/1');
     expect(md.length).toBeLessThanOrEqual(80_000);
     expect(md).toMatch(
-      /^## Rendered diff\n\n\*\*Plan:\*\* 0 to create, 400 to update, 0 to delete, 0 to replace, in 400 Application\(s\)\. \*\*400 risk\(s\)\*\*\./,
+      /^## Rendered diff\n\n\*\*Plan:\*\* 0 to create, 400 to update, 0 to delete, 0 to replace, in 400 Application\(s\)\. \*\*400 risk\(s\) to review\*\*, 0 note\(s\)\./,
     );
-    // Every risk is there, numbered; the per-resource sections that did not fit are counted and linked.
-    expect(md.match(/^\d+\. \*\*version\*\*/gm)).toHaveLength(400);
+    // Every risk is there, under its Application; the per-resource sections that did not fit are counted and linked.
+    expect(md.match(/^ {2}- \*\*version\*\*/gm)).toHaveLength(400);
     expect(md).toMatch(
       /\*\*\d+ Application\(s\) with changes are not shown here\*\*, to stay under GitHub's comment limit: see \[the full report\]\(https:\/\/github\.com\/o\/r\/actions\/runs\/1\) \(Markdown and HTML\)/,
     );
