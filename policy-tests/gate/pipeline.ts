@@ -41,6 +41,17 @@ export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, ku
   return { ...loaded, renders, tools, repo, parsed };
 }
 
+/**
+ * The named Applications rendered with the cluster's built-in API versions alone, no CRD and nothing declared: what
+ * a chart that can read the API versions makes when it sees none of the repository's. The rendered diff compares it
+ * with the full render, to tell a chart whose output depends on the API versions from one whose does not.
+ */
+export async function renderWithBuiltinApis(loaded: LoadedTree, names: readonly string[], env?: NodeJS.ProcessEnv): Promise<SourceRender[]> {
+  const builtin = loaded.layer.builtinApiVersions();
+  const { renders } = await renderRepo(loaded.plain, { builtinApiVersions: builtin, env, apps: names, onlyApiVersions: builtin });
+  return renders;
+}
+
 /** Renders the named Applications' sources only: what npm run bootstrap applies before Argo CD exists (the CNI). */
 export async function renderApplications(loaded: LoadedTree, names: readonly string[], env?: NodeJS.ProcessEnv): Promise<SourceRender[]> {
   const { renders } = await renderRepo(loaded.plain, { builtinApiVersions: loaded.layer.builtinApiVersions(), env, apps: names });

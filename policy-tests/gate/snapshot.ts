@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import { applications, normalizeSourcePath, owningApplication, type ArgoApp } from '../model/argocd/argocd.ts';
 import { refusalsOf } from '../model/argocd/refusals.ts';
 import type { Repo } from '../model/repository/repo.ts';
+import type { SourceRender } from '../model/argocd/rendered.ts';
 import type { JsonSchemaNode } from '../admission/cel/schema-node.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
-import { loadTree, renderTree } from './pipeline.ts';
+import { loadTree, renderTree, renderWithBuiltinApis } from './pipeline.ts';
 
 /** What Argo CD would apply from one tree. */
 export interface Snapshot {
@@ -27,6 +28,11 @@ export interface Snapshot {
   fingerprints?: ReadonlyMap<string, string>;
   /** Applications with a chart that can read the API versions (it names them, or renders values through tpl). */
   capabilityReaders?: ReadonlySet<string>;
+  /**
+   * Those of them whose render differs when the chart sees the cluster's built-in API versions alone (or fails then):
+   * what they make depends on the APIs the cluster serves. The others render the same either way.
+   */
+  apiDependent?: ReadonlySet<string>;
 }
 
 /**
@@ -52,7 +58,8 @@ function inputsFingerprint(repo: Repo, app: ArgoApp): string {
 
 export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.env): Promise<Snapshot> {
   // The gate's own pipeline: the diff shows what the gate judged.
-  const { layer, renders, repo } = await renderTree(await loadTree(root), env);
+  const loaded = await loadTree(root);
+  const { layer, renders, repo } = await renderTree(loaded, env);
   const failed = new Map<string, string>();
   const fail = (app: string, cause: string) => failed.set(app, [failed.get(app), cause].filter(Boolean).join('; '));
   for (const r of renders) if (r.status !== 'rendered') fail(r.app.name, `${r.label}: ${r.message ?? r.status}`);
@@ -72,6 +79,23 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   }
   // Every Application's fingerprint, so one rendered on one side only still compares.
   const fingerprints = new Map(applications(repo).map((a) => [a.name, inputsFingerprint(repo, a)]));
-  const capabilityReaders = new Set(renders.filter((r) => r.chart?.readsApiVersions).map((r) => r.app.name));
-  return { objects, schemas: crdSchemas(repo.resources), unrendered, fingerprints, capabilityReaders };
+  const capabilityReaders = new Set(renders.filter((r) => r.chart?.readsApiVersions && r.status === 'rendered').map((r) => r.app.name));
+  const apiDependent = await dependOnApis(loaded, renders, capabilityReaders, env);
+  return { objects, schemas: crdSchemas(repo.resources), unrendered, fingerprints, capabilityReaders, apiDependent };
+}
+
+/** The Applications among `readers` whose objects differ, or that fail, when rendered with the built-in API versions alone. */
+async function dependOnApis(
+  loaded: Awaited<ReturnType<typeof loadTree>>,
+  renders: readonly SourceRender[],
+  readers: ReadonlySet<string>,
+  env: NodeJS.ProcessEnv,
+): Promise<Set<string>> {
+  if (readers.size === 0) return new Set();
+  const objectsOf = (list: readonly SourceRender[], app: string) =>
+    list
+      .filter((r) => r.app.name === app)
+      .map((r) => (r.status === 'rendered' ? JSON.stringify(r.resources.map((x) => x.object)) : `failed: ${r.message ?? ''}`));
+  const bare = await renderWithBuiltinApis(loaded, [...readers], env);
+  return new Set([...readers].filter((app) => JSON.stringify(objectsOf(renders, app)) !== JSON.stringify(objectsOf(bare, app))));
 }

@@ -33,6 +33,11 @@ export interface RenderOptions {
   checkDeterminism?: boolean;
   /** Render only these Applications' sources (bootstrap installs the CNI before Argo CD exists); every one by default. */
   apps?: readonly string[];
+  /**
+   * Render with these API versions alone, no CRD nor declared API added, in one pass: the rendered diff renders a
+   * chart that can read the API versions once more with the built-in ones only, to see whether its output depends on them.
+   */
+  onlyApiVersions?: readonly string[];
   /** Helm's --kube-version for every chart that does not set its own: the gate's --kubernetes-version; the facts' by default. */
   kubernetesVersion?: string;
 }
@@ -155,10 +160,17 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     // The cluster serves what the repository's own manifests use (a plain ServiceMonitor means the
     // ServiceMonitor API exists, whichever app installs it), and the CRDs any render brings.
     // And what operators register at run time, as their Applications declare it (provides-crds-at-runtime).
-    const plain = new Set([...options.builtinApiVersions, ...crdApiVersions(repo.resources), ...usedApiVersions(repo.resources), ...runtimeApiVersions(repo)]);
+    const plain = new Set(
+      options.onlyApiVersions ?? [
+        ...options.builtinApiVersions,
+        ...crdApiVersions(repo.resources),
+        ...usedApiVersions(repo.resources),
+        ...runtimeApiVersions(repo),
+      ],
+    );
     // Start from the set the last run settled at (the fixpoint still checks it), so a warm run renders once.
     const settledFile = join(cacheRoot(env), 'renders', `settled-${hash(repo.root).slice(0, 16)}.json`);
-    let apiVersions = [...new Set([...plain, ...readSettled(settledFile)])].sort();
+    let apiVersions = [...new Set([...plain, ...(options.onlyApiVersions ? [] : readSettled(settledFile))])].sort();
     let renders: SourceRender[] = [];
     for (let pass = 0; pass < 3; pass++) {
       const ctx: Context = {
@@ -182,6 +194,7 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
         ),
         Math.max(2, availableParallelism()),
       );
+      if (options.onlyApiVersions) break;
       const grown = [...new Set([...plain, ...crdApiVersions(renders.flatMap((r) => r.resources))])].sort();
       if (grown.join('\n') === apiVersions.join('\n')) break;
       apiVersions = grown;

@@ -321,12 +321,16 @@ function capabilityRisks(base: Snapshot, head: Snapshot): Risk[] {
   for (const app of head.capabilityReaders ?? []) {
     const [before, after] = [base.fingerprints?.get(app), head.fingerprints?.get(app)];
     if (before === undefined || before === after) continue;
+    // Rendered once more with the built-in API versions alone: the same objects mean nothing it makes depends on them.
+    const independent = head.apiDependent !== undefined && !head.apiDependent.has(app);
     out.push({
       app,
       id: `${app}|argoproj.io/v1alpha1/Application|argocd|${app}`,
       flag: 'capabilities',
-      level: 'review',
-      reason: `Application ${app} changed, and its chart can read the API versions (.Capabilities, or values rendered through tpl): the cluster renders it with the APIs it serves, here with those the repository declares (provides-crds, provides-crds-at-runtime)`,
+      level: independent ? 'note' : 'review',
+      reason: independent
+        ? `Application ${app} changed, and its chart can read the API versions; it renders the same with the cluster's built-in APIs alone, so nothing it makes depends on them`
+        : `Application ${app} changed, and its chart can read the API versions (.Capabilities, or values rendered through tpl): what it renders depends on them, so the cluster renders it with the APIs it serves, here with those the repository declares (provides-crds, provides-crds-at-runtime)`,
     });
   }
   return out;

@@ -280,7 +280,23 @@ describe('npm run diff', () => {
     const r = await diff(repo, ['HEAD', '-o', 'json']);
     expect(r.code, r.stderr).toBe(RISK_FLAGGED);
     expect((JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[] }).risks).toContainEqual(
-      expect.objectContaining({ flag: 'capabilities', reason: expect.stringMatching(/^Application tpl changed, and its chart can read the API versions/) }),
+      expect.objectContaining({
+        flag: 'capabilities',
+        level: 'review',
+        reason: expect.stringMatching(/^Application tpl changed, and its chart can read the API versions .*: what it renders depends on them/),
+      }),
+    );
+    // The same chart, a value that reads no API version: rendered again with the built-in APIs alone it makes the
+    // same objects, so the change is news, not a question.
+    repo.write('apps/tpl/chart/values.yaml', "text: 'hello from {{ .Release.Name }}'\n");
+    const plain = await diff(repo, ['HEAD', '-o', 'json']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect((JSON.parse(plain.stdout) as { risks: { flag: string; level: string; reason: string }[] }).risks).toContainEqual(
+      expect.objectContaining({
+        flag: 'capabilities',
+        level: 'note',
+        reason: expect.stringMatching(/renders the same with the cluster's built-in APIs alone/),
+      }),
     );
   });
 
