@@ -9,6 +9,7 @@
 import { writeInCheckout } from './lib/checkout-write.ts';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { parse } from 'yaml';
 import { dirname, join } from 'node:path';
 import {
   loadRepo,
@@ -59,6 +60,11 @@ export interface PullOptions {
   updateLock: boolean;
   /** Refuse any chart the lock does not already record: CI trusts only digests a person committed. */
   frozen?: boolean;
+  /**
+   * Like frozen for every chart the lock records; one it lacks (an update bot's bump) is pulled and recorded only
+   * when its archive's sha256 is the digest its chart repository publishes in index.yaml.
+   */
+  verifyIndex?: boolean;
   out: (line: string) => void;
 }
 
@@ -74,7 +80,7 @@ async function pullRemotes(o: PullOptions, repo: Repo, lock: ChartLock): Promise
     const locked = remoteEntryFor(lock, url);
     try {
       assertAllowedHost(url, repo.facts?.remoteBases ?? []);
-      if (o.frozen && !locked)
+      if ((o.frozen || o.verifyIndex) && !locked)
         throw new Error(`not in ${CHART_LOCK_FILE}, and --frozen records nothing; pull it locally, read what it serves, and commit the lock`);
       const digest = remoteDigest(await fetchRemote(url, { env: o.env, timeoutMs: REMOTE_TIMEOUT_MS, maxBytes: REMOTE_MAX_BYTES }));
       if (locked && locked.digest !== digest && !o.updateLock)
@@ -93,6 +99,26 @@ async function pullRemotes(o: PullOptions, repo: Repo, lock: ChartLock): Promise
 }
 
 /** Pulls what is missing; returns the number of charts refused or not pulled (the lock keeps what was pulled). */
+/** The digest a chart repository publishes for a chart version in its index.yaml (Helm's index `digest`), or why there is none. */
+export async function publishedDigest(ref: ChartRef, env: NodeJS.ProcessEnv, mirror?: string): Promise<{ digest: string } | { why: string }> {
+  const base = (mirror ?? ref.repoURL).replace(/\/+$/, '');
+  if (!/^https?:\/\//.test(base)) return { why: `${base} is an OCI registry: it publishes no index.yaml digest, so a person records this chart` };
+  let index: unknown;
+  try {
+    index = parse((await fetchRemote(`${base}/index.yaml`, { env, timeoutMs: REMOTE_TIMEOUT_MS, maxBytes: REMOTE_MAX_BYTES })).toString('utf8'), {
+      maxAliasCount: 100,
+    });
+  } catch (err) {
+    return { why: `its repository's index.yaml cannot be read: ${(err as Error).message.split('\n')[0]}` };
+  }
+  const entries = (index as { entries?: Record<string, { version?: unknown; digest?: unknown }[]> } | null)?.entries?.[ref.chart];
+  const entry = (Array.isArray(entries) ? entries : []).find((e) => String(e.version) === ref.version || `v${String(e.version)}` === ref.version);
+  if (!entry) return { why: `its repository's index.yaml lists no ${ref.chart} ${ref.version}` };
+  if (typeof entry.digest !== 'string' || !/^[0-9a-f]{64}$/.test(entry.digest))
+    return { why: `its repository's index.yaml gives ${ref.chart} ${ref.version} no sha256 digest` };
+  return { digest: `sha256:${entry.digest}` };
+}
+
 export async function pullCharts(o: PullOptions): Promise<number> {
   const repo = await loadRepo(o.root);
   const tools = await renderTools(o.env);
@@ -140,6 +166,17 @@ export async function pullCharts(o: PullOptions): Promise<number> {
       const pulled = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
       if (!pulled) throw new Error(`helm pull left no archive for ${chartId(ref)}`);
       const digest = digestOf(readFileSync(join(scratch, pulled)));
+      if (o.verifyIndex && !locked) {
+        // A version nobody recorded: trusted only as the bytes its repository publishes (Helm itself never checks them).
+        const published = await publishedDigest(ref, o.env, o.mirror);
+        if ('why' in published || published.digest !== digest) {
+          o.out(
+            `REFUSED  ${chartId(ref)}: ${'why' in published ? published.why : `its archive has digest ${digest}, but its repository's index.yaml publishes ${published.digest}: the bytes served are not the ones published`}`,
+          );
+          refused++;
+          continue;
+        }
+      }
       if (locked && locked.digest !== digest && !o.updateLock) {
         o.out(
           `REFUSED  ${chartId(ref)}: its archive has digest ${digest}, but ${CHART_LOCK_FILE} records ${locked.digest}; review the change, then run npm run charts:pull -- --update-lock`,
@@ -150,7 +187,7 @@ export async function pullCharts(o: PullOptions): Promise<number> {
       mkdirSync(dirname(target), { recursive: true });
       renameSync(join(scratch, pulled), target);
       entries.set(chartId(ref), { ...ref, digest });
-      o.out(`${locked?.digest === digest ? 'pulled  ' : locked ? 'updated ' : 'locked  '} ${chartId(ref)} ${digest}`);
+      o.out(`${locked?.digest === digest ? 'pulled  ' : locked ? 'updated ' : o.verifyIndex ? 'verified' : 'locked  '} ${chartId(ref)} ${digest}`);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
@@ -175,7 +212,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   return runCommand(
     {
       name: 'charts:pull',
-      usage: 'charts:pull [--mirror URL] [--update-lock | --frozen]',
+      usage: 'charts:pull [--mirror URL] [--update-lock | --frozen | --verify-index]',
       help: `Pulls every chart the Applications pin (helm pull) into the cache outside git
 (${chartCacheDir(env)}), so npm run validate renders them offline.
 ${CHART_LOCK_FILE} records each archive's digest on first pull; a later archive
@@ -185,24 +222,35 @@ with another digest is refused.
                    repository (http(s) or oci://) instead of each repoURL
   --update-lock    re-record the digests (after reviewing the change)
   --frozen         refuse every chart the lock does not record, and never
-                   write the lock: what CI runs, so a chart version nobody
-                   reviewed is never rendered or trusted
+                   write the lock: so a chart version nobody reviewed is
+                   never rendered or trusted
+  --verify-index   as --frozen for every chart the lock records; a version
+                   it lacks (an update bot's bump) is pulled and recorded
+                   only if its sha256 is the digest its chart repository
+                   publishes in index.yaml: what CI runs on a pull request
 
 Environment: HELM_BIN (your own Helm 4), HOMELAB_CACHE_DIR (the cache folder),
 HOMELAB_CHART_CACHE (the charts alone), HTTPS_PROXY, HTTP_PROXY, NO_PROXY,
 SSL_CERT_FILE and SSL_CERT_DIR (reach Helm and the remote-base fetch).
 Exit status: 0 every chart cached, 1 a chart refused or a pull failed (the others are
 still pulled and locked), 2 a usage error.`,
-      options: { mirror: { type: 'string' }, 'update-lock': { type: 'boolean', default: false }, frozen: { type: 'boolean', default: false } },
+      options: {
+        mirror: { type: 'string' },
+        'update-lock': { type: 'boolean', default: false },
+        frozen: { type: 'boolean', default: false },
+        'verify-index': { type: 'boolean', default: false },
+      },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
-        if (values.frozen && values['update-lock']) throw new UsageError('--frozen and --update-lock contradict each other');
+        const modes = ['frozen', 'update-lock', 'verify-index'].filter((m) => values[m] === true);
+        if (modes.length > 1) throw new UsageError(`--${modes[0]} and --${modes[1]} contradict each other`);
         const refused = await pullCharts({
           root: env.HOMELAB_REPO_ROOT ?? REPO_ROOT,
           env,
           mirror: values.mirror as string | undefined,
           updateLock: values['update-lock'] === true,
           frozen: values.frozen === true,
+          verifyIndex: values['verify-index'] === true,
           out,
         });
         return refused ? 1 : 0;

@@ -69,6 +69,45 @@ describe('charts:pull and the lock', () => {
     rmSync(frozenCache, { recursive: true, force: true });
   });
 
+  it('--verify-index records a version the lock lacks only when its archive is the digest its repository publishes, and refuses other bytes', async () => {
+    const repo = demoRepo();
+    const cache = mkdtempSync(join(tmpdir(), 'render-cache-'));
+    try {
+      lines.length = 0;
+      expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: cache }, updateLock: false, verifyIndex: true, out })).toBe(0);
+      expect(lines).toEqual([expect.stringMatching(/^verified demo 1\.0\.0 from .* sha256:/), expect.stringMatching(/^verified widgets 2\.0\.0/)]);
+      expect(readLock(repo.root).charts.map((c) => c.chart)).toEqual(['demo', 'widgets']);
+      // The same version served with other bytes than its index publishes (a compromised host): refused, never recorded.
+      const tampered = fixtureRepo();
+      tampered.write('apps/demo/application.yaml', chartApp('demo', { repoURL: charts.url, chart: 'demo', version: '1.0.0' }, {}));
+      const archive = join(charts.dir, 'demo-1.0.0.tgz');
+      const genuine = readFileSync(archive);
+      writeFileSync(archive, readFileSync(join(charts.dir, 'widgets-2.0.0.tgz')));
+      const fresh = mkdtempSync(join(tmpdir(), 'render-cache-'));
+      try {
+        lines.length = 0;
+        expect(await pullCharts({ root: tampered.root, env: { ...env, HOMELAB_CACHE_DIR: fresh }, updateLock: false, verifyIndex: true, out })).toBe(1);
+        expect(lines).toEqual([
+          expect.stringMatching(
+            /^REFUSED  demo 1\.0\.0 from .*: its archive has digest sha256:\w+, but its repository's index\.yaml publishes sha256:\w+: the bytes served are not the ones published$/,
+          ),
+        ]);
+        expect(readLock(tampered.root).charts).toEqual([]);
+      } finally {
+        writeFileSync(archive, genuine);
+        rmSync(fresh, { recursive: true, force: true });
+      }
+      // A version its repository does not list is refused too, in one line.
+      const unknown = fixtureRepo();
+      unknown.write('apps/demo/application.yaml', chartApp('demo', { repoURL: charts.url, chart: 'demo', version: '9.9.9' }, {}));
+      lines.length = 0;
+      expect(await pullCharts({ root: unknown.root, env: { ...env, HOMELAB_CACHE_DIR: cache }, updateLock: false, verifyIndex: true, out })).toBe(1);
+      expect(lines).toEqual([expect.stringMatching(/^(?:FAILED|REFUSED) +demo 9\.9\.9 .*not found/)]);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
   it('names a pending chart in one line under --frozen, and a pull with network records its digest and drops the pending line', async () => {
     const repo = demoRepo();
     const cache = mkdtempSync(join(tmpdir(), 'render-cache-'));
