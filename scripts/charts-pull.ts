@@ -119,6 +119,19 @@ export async function publishedDigest(ref: ChartRef, env: NodeJS.ProcessEnv, mir
   return { digest: `sha256:${entry.digest}` };
 }
 
+/** The lock after a pull: exactly the charts the Applications pin, the pending ones not yet recorded, and the remotes. */
+function writeLock(o: PullOptions, charts: readonly ChartRef[], entries: ReadonlyMap<string, LockEntry>, lock: ChartLock, remotes: RemoteEntry[]): void {
+  const wanted = new Set(charts.map(chartId));
+  const next = formatLock({
+    charts: [...entries.values()].filter((c) => wanted.has(chartId(c))),
+    // A pending chart stays named until a pull records its digest, and goes when nothing pins it.
+    pending: (lock.pending ?? []).filter((p) => wanted.has(chartId(p)) && !entries.has(chartId(p))),
+    remotes,
+  });
+  const path = join(o.root, CHART_LOCK_FILE);
+  if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== next)) writeInCheckout(o.root, CHART_LOCK_FILE, next);
+}
+
 export async function pullCharts(o: PullOptions): Promise<number> {
   const repo = await loadRepo(o.root);
   const tools = await renderTools(o.env);
@@ -194,16 +207,7 @@ export async function pullCharts(o: PullOptions): Promise<number> {
   }
   const { remotes, refused: remotesRefused } = await pullRemotes(o, repo, lock);
   refused += remotesRefused;
-  // The lock keeps exactly the charts the Applications pin.
-  const wanted = new Set(charts.map(chartId));
-  const next = formatLock({
-    charts: [...entries.values()].filter((c) => wanted.has(chartId(c))),
-    // A pending chart stays named until a pull records its digest, and goes when nothing pins it.
-    pending: (lock.pending ?? []).filter((p) => wanted.has(chartId(p)) && !entries.has(chartId(p))),
-    remotes,
-  });
-  const path = join(o.root, CHART_LOCK_FILE);
-  if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== next)) writeInCheckout(o.root, CHART_LOCK_FILE, next);
+  writeLock(o, charts, entries, lock, remotes);
   return refused;
 }
 

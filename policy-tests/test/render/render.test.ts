@@ -173,9 +173,12 @@ describe('npm run charts:pull', () => {
     let stderr = '';
     const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stderr += t) };
     expect(await pullMain(['--help'], env, io)).toBe(0);
-    expect(stdout).toMatch(/^usage: charts:pull \[--mirror URL\] \[--update-lock \| --frozen\]/);
+    expect(stdout).toMatch(/^usage: charts:pull \[--mirror URL\] \[--update-lock \| --frozen \| --verify-index\]/);
     expect(await pullMain(['--mirrors', 'x'], env, io)).toBe(2);
     expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^charts:pull: Unknown option '--mirrors'/)]);
+    stderr = '';
+    expect(await pullMain(['--frozen', '--verify-index'], env, io)).toBe(2);
+    expect(stderr).toMatch(/^charts:pull: --frozen and --verify-index contradict each other \(usage: [^\n]*\)\n$/);
   });
 });
 

@@ -101,11 +101,12 @@ describe('workflows under a hostile pull request', () => {
     }
   });
 
-  it('pull charts only as the lock records them', () => {
+  it('pull charts only as the lock records them, or as their repository publishes them: never --update-lock, never unverified', () => {
     const runs = files.flatMap((f) => Object.values(workflow(f).jobs).flatMap((j) => j.steps.map((s) => s.run ?? '')));
     const pulls = runs.filter((r) => r.includes('charts:pull'));
     expect(pulls.length).toBeGreaterThan(1);
-    for (const r of pulls) expect(r).toMatch(/charts:pull -- --frozen/);
+    for (const r of pulls) expect(r).toMatch(/charts:pull -- --(?:frozen|verify-index)\b/);
+    for (const r of pulls) expect(r).not.toMatch(/--update-lock|--mirror/);
   });
 
   it('write the comment from a job of its own that checks out and runs nothing of the repository', () => {
