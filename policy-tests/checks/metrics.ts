@@ -16,6 +16,7 @@ import { workloadContainers } from '../model/core/workloads.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { scalarText } from '../model/core/text.ts';
+import type { Resource } from '../model/core/manifest.ts';
 
 /** Series Prometheus writes for every job it scrapes, whatever the exporter. */
 const SCRAPE_SERIES = new Set(['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added']);
@@ -121,6 +122,18 @@ function guardedJobs(repo: Repo, jobs: readonly ScrapeJob[]): Set<string> {
     }
   }
   return guarded;
+}
+
+/** Whether a chart's rendered workloads run an image tagged with the exporter version (`v` or not). */
+function runsVersion(resources: readonly Resource[], version: string): boolean {
+  const bare = version.replace(/^v/, '');
+  for (const { c } of workloadContainers(resources)) {
+    const tag = scalarText(c.container.image ?? '')
+      .split('@')[0]!
+      .split(/:(?=[^/]+$)/)[1];
+    if (tag !== undefined && tag.replace(/^v/, '') === bare) return true;
+  }
+  return false;
 }
 
 export const metricsChecks: PolicyCheck[] = [
@@ -229,9 +242,22 @@ export const metricsChecks: PolicyCheck[] = [
         }
         if (chart) {
           for (const app of applications(ctx.repo)) {
-            for (const s of app.sources)
-              if (s.chart === chart && s.targetRevision !== version)
-                stale(`Application ${app.name} deploys chart ${chart} ${s.targetRevision}, the entry was read for ${version}`);
+            for (const s of app.sources) {
+              if (s.chart !== chart || s.targetRevision === version) continue;
+              // A chart bump that runs the exporter version the entry was read from changes no metric: the entry stands.
+              const rendered = ctx.renders.find((r) => r.app.name === app.name && r.source.chart === chart && r.status === 'rendered');
+              const runs = rendered && runsVersion(rendered.resources, entry.version);
+              if (runs) continue;
+              if (!rendered)
+                ctx.notJudged(
+                  { data: entry.data, path: ['pin', 'version'] },
+                  `Application ${app.name} deploys chart ${chart} ${s.targetRevision}, the entry was read for ${version}: whether the exporter changed is judged once the chart renders`,
+                );
+              else
+                stale(
+                  `Application ${app.name} deploys chart ${chart} ${s.targetRevision}, which runs no image at ${entry.version}, the version the entry was read for`,
+                );
+            }
           }
         }
         if (entry.codeDrift) stale(entry.codeDrift);

@@ -55,6 +55,64 @@ describe('the metrics catalog of the real repository', () => {
     catalog = metricsCatalog(repo);
   });
 
+  it('judges a chart bump by the exporter it runs: the same image version keeps the entry, another makes it stale, none rendered is not judged', async () => {
+    const { runPolicy } = await import('../../gate/runner.ts');
+    const { metricsChecks } = await import('../../checks/metrics.ts');
+    const { applications } = await import('../../model/argocd/argocd.ts');
+    const current = metricsChecks.filter((c) => c.id === 'metrics-catalog-current');
+    // The blackbox exporter's chart bumped one patch, as an update bot makes it.
+    const bumped: Repo = {
+      ...repo,
+      resources: repo.resources.map((r) =>
+        r.file === 'monitoring/blackbox-exporter/application.yaml'
+          ? {
+              ...r,
+              object: JSON.parse(JSON.stringify(r.object).replace('"targetRevision":"11.17.2"', '"targetRevision":"11.17.3"')) as Record<string, unknown>,
+            }
+          : r,
+      ),
+    };
+    const app = applications(bumped).find((a) => a.name === 'blackbox-exporter')!;
+    const render = (tag: string) => ({
+      app,
+      source: app.sources.find((s) => s.chart === 'prometheus-blackbox-exporter')!,
+      label: 'chart prometheus-blackbox-exporter 11.17.3',
+      status: 'rendered' as const,
+      resources: [
+        {
+          file: app.resource.file,
+          doc: 0,
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          name: 'blackbox',
+          namespace: 'monitoring',
+          object: { spec: { template: { spec: { containers: [{ name: 'exporter', image: `quay.io/prometheus/blackbox-exporter:${tag}` }] } } } },
+          positions: app.resource.positions,
+          rendered: { id: 'blackbox-exporter#0', app: 'blackbox-exporter', source: 'chart' },
+        } as Resource,
+      ],
+      values: [],
+      nondeterministic: [],
+      consumedFiles: [],
+    });
+    // What the check says of the blackbox exporter's entry (a partial render set also has it judge other charts' monitors).
+    const messages = (renders: ReturnType<typeof render>[]) =>
+      runPolicy(bumped, current, renders)
+        .map((f) => `${f.severity ?? 'fail'}: ${f.message}`)
+        .filter((m) => m.includes('blackbox-exporter'));
+    expect(messages([render('v0.28.0')])).toEqual([]);
+    expect(messages([render('v0.29.0')])).toEqual([
+      expect.stringMatching(
+        /^fail: catalog entry blackbox-exporter v0\.28\.0 is stale: Application blackbox-exporter deploys chart prometheus-blackbox-exporter 11\.17\.3, which runs no image at v0\.28\.0/,
+      ),
+    ]);
+    expect(messages([])).toEqual([
+      expect.stringMatching(
+        /^not-judged: Application blackbox-exporter deploys chart prometheus-blackbox-exporter 11\.17\.3, the entry was read for 11\.17\.2/,
+      ),
+    ]);
+  });
+
   it('has no malformed entry, and every entry names its version, pin and source', () => {
     expect(catalog.problems.map((p) => `${p.data.file}: ${p.message}`)).toEqual([]);
     for (const e of catalog.entries) {
