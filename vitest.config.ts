@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test-support/longest-first.ts';
 import { childEnv } from './test-support/child-env.ts';
+import { SlowestFiles } from './test-support/slowest-files.ts';
 
 /**
  * A hang guard, not a speed limit: a full run takes about a minute on the 2-core machine, so a test
@@ -33,7 +34,8 @@ export default defineConfig({
     globalSetup: ['./test-support/scratch.ts'],
     // Go's collector and Node's compile cache tuned for the processes the tests start (test-support/child-env.ts).
     env: childEnv(import.meta.dirname),
-    reporters: process.env.CI ? ['default', 'junit'] : ['default'],
+    // The five slowest files close every run (test-support/slowest-files.ts).
+    reporters: process.env.CI ? ['default', 'junit', new SlowestFiles()] : ['default', new SlowestFiles()],
     outputFile: { junit: 'reports/junit.xml' },
   },
 });
