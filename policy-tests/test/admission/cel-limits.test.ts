@@ -37,6 +37,26 @@ describe('CEL: the runtime cost limit', () => {
     expect(performance.now() - started).toBeGreaterThan(0);
   });
 
+  it('stops a replace that would build a string past the per-call limit before it builds it, and replaces as cel-go does below it', () => {
+    const stringRule = (rule: string): JsonSchemaNode => ({
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { s: { type: 'string', 'x-kubernetes-validations': [{ rule }] } } } },
+    });
+    // 16,384 characters replaced each by the whole string: 268 million characters, which the engine's own replace
+    // built for minutes. Charged first, it stops at once.
+    const v = ruleViolations(stringRule("self.replace('a', self).size() > 0"), { spec: { s: 'a'.repeat(16_384) } });
+    expect(v.map((x) => x.message)).toEqual([
+      expect.stringMatching(/^Invalid value: 'operation cancelled: actual cost limit exceeded': .*call cost exceeds limit/),
+    ]);
+    // Within the limit it replaces every occurrence, or the first n, and an empty pattern between every character.
+    const ok = (rule: string, s: string) => ruleViolations(stringRule(rule), { spec: { s } });
+    expect(ok("self.replace('he', 'we') == 'we we we'", 'he he he')).toEqual([]);
+    expect(ok("self.replace('he', 'we', 1) == 'we he he'", 'he he he')).toEqual([]);
+    expect(ok("self.replace('', '-') == '-a-b-'", 'ab')).toEqual([]);
+    expect(ok("self.replace('', '-') == '-😀-b-'", '😀b')).toEqual([]);
+    expect(ok("self.replace('he', 'we', 0) == 'he he'", 'he he')).toEqual([]);
+  });
+
   it('stops a triple two-variable comprehension the same way: each pair list it folds over is charged', () => {
     const rule = 'self.all(i, x, self.all(j, y, self.all(k, z, i + j + k >= 0)))';
     const v = ruleViolations(listRule(rule), { spec: { list: strings(2000) } });
