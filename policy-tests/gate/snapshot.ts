@@ -15,6 +15,7 @@ import type { SourceRender } from '../model/argocd/rendered.ts';
 import type { JsonSchemaNode } from '../admission/cel/schema-node.ts';
 import { crdSchemas } from '../admission/crd-schemas.ts';
 import { loadTree, renderTree, renderWithBuiltinApis } from './pipeline.ts';
+import { chartFaces, type ChartFace } from './chart-faces.ts';
 
 /** What Argo CD would apply from one tree. */
 export interface Snapshot {
@@ -33,6 +34,8 @@ export interface Snapshot {
    * what they make depends on the APIs the cluster serves. The others render the same either way.
    */
   apiDependent?: ReadonlySet<string>;
+  /** Each chart source's version, defaults, and what the repository sets of them (chart-faces.ts): what a chart bump shows. */
+  charts?: ReadonlyMap<string, ChartFace>;
 }
 
 /**
@@ -81,7 +84,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   const fingerprints = new Map(applications(repo).map((a) => [a.name, inputsFingerprint(repo, a)]));
   const capabilityReaders = new Set(renders.filter((r) => r.chart?.readsApiVersions && r.status === 'rendered').map((r) => r.app.name));
   const apiDependent = await dependOnApis(loaded, renders, capabilityReaders, env);
-  return { objects, schemas: crdSchemas(repo.resources), unrendered, fingerprints, capabilityReaders, apiDependent };
+  return { objects, schemas: crdSchemas(repo.resources), unrendered, fingerprints, capabilityReaders, apiDependent, charts: chartFaces(renders) };
 }
 
 /** The Applications among `readers` whose objects differ, or that fail, when rendered with the built-in API versions alone. */

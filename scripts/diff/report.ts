@@ -10,6 +10,7 @@
  */
 import MarkdownIt from 'markdown-it';
 import type { ResourceChange, Risk } from './changes.ts';
+import type { ChartBump } from './chart-bumps.ts';
 
 /** GitHub refuses a comment over 65,536 characters; the marker and the note need the rest. */
 export const MARKDOWN_CAP = 60_000;
@@ -27,6 +28,31 @@ export interface Report {
   changes: readonly ResourceChange[];
   risks: readonly Risk[];
   notJudged?: readonly NotJudged[];
+  chartBumps?: readonly ChartBump[];
+}
+
+/** Lines shown per chart bump in the comment; the full report has them all. */
+const BUMP_LINES = 40;
+
+/** Each chart bump: the defaults that moved where the repository sets nothing, and its keys the new version no longer reads. */
+function bumpSections(bumps: readonly ChartBump[], cut: boolean): string[] {
+  if (!bumps.length) return [];
+  const out = [`### ${bumps.length} chart bump(s)`, ''];
+  for (const b of bumps) {
+    const shown = cut ? b.defaults.slice(0, BUMP_LINES) : b.defaults;
+    out.push(
+      '<details>',
+      `<summary><code>${html(b.app)}</code>: ${html(b.chart)} ${html(b.from)} → ${html(b.to)}: ${b.defaults.length} default(s) changed where this repository sets nothing, ${b.unread.length} key(s) it sets no longer read</summary>`,
+      '',
+      ...b.unread.map((p) => `- **no longer read**: ${code(p)}`),
+      ...shown.map((d) => `- ${code(d.path)}: ${code(d.from ?? '(none)')} → ${code(d.to ?? '(none)')}`),
+      ...(shown.length < b.defaults.length ? [`- and ${b.defaults.length - shown.length} more, in the full report`] : []),
+      '',
+      '</details>',
+      '',
+    );
+  }
+  return out;
 }
 
 /** Control, invisible and direction characters, shown as escapes so no line can hide or reorder another. */
@@ -95,7 +121,7 @@ const totals = (rows: PlanRow[]) =>
     replace: 0,
   });
 
-export function text({ changes, risks, notJudged = [] }: Report): string {
+export function text({ changes, risks, notJudged = [], chartBumps = [] }: Report): string {
   const out: string[] = [];
   const rows = plan(changes, risks);
   const t = totals(rows);
@@ -106,6 +132,13 @@ export function text({ changes, risks, notJudged = [] }: Report): string {
   if (review.length)
     out.push(`REVIEW (${review.length}), most severe first`, ...review.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
   if (notes.length) out.push(`NOTES (${notes.length})`, ...notes.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
+  for (const b of chartBumps)
+    out.push(
+      `CHART BUMP ${visible(b.app)}: ${visible(b.chart)} ${visible(b.from)} -> ${visible(b.to)}`,
+      ...b.unread.map((p) => `  no longer read: ${visible(p)}`),
+      ...b.defaults.map((d) => `  default ${visible(d.path)}: ${visible(d.from ?? '(none)')} -> ${visible(d.to ?? '(none)')}`),
+      '',
+    );
   if (notJudged.length)
     out.push(
       `NOT JUDGED (${notJudged.length})`,
@@ -129,8 +162,8 @@ export function text({ changes, risks, notJudged = [] }: Report): string {
   return out.join('\n');
 }
 
-export function json({ changes, risks, notJudged = [] }: Report): string {
-  return JSON.stringify({ plan: plan(changes, risks), risks, notJudged, changes }, null, 2);
+export function json({ changes, risks, notJudged = [], chartBumps = [] }: Report): string {
+  return JSON.stringify({ plan: plan(changes, risks), risks, notJudged, chartBumps, changes }, null, 2);
 }
 
 /** The review risks, one line each, grouped by Application (in the order of each's most severe risk). */
@@ -161,7 +194,8 @@ function noteList(notes: readonly Risk[], cut: boolean): string[] {
 }
 
 /** The head of the comment: the plan, every risk, what was not judged. From the data alone, ahead of anything else. */
-function head({ changes, risks, notJudged = [] }: Report, cut: boolean): string {
+function head(report: Report, cut: boolean): string {
+  const { changes, risks, notJudged = [] } = report;
   const rows = plan(changes, risks);
   const t = totals(rows);
   const [review, notes] = [risks.filter((r) => r.level === 'review'), risks.filter((r) => r.level !== 'review')];
@@ -177,7 +211,7 @@ function head({ changes, risks, notJudged = [] }: Report, cut: boolean): string 
       ...rows.map((r) => `| ${code(r.app, true)} | ${r.create} | ${r.update} | ${r.delete} | ${r.replace} |`),
       '',
     );
-  parts.push(...(review.length ? reviewList(review, cut) : ['Nothing to review.', '']), ...noteList(notes, cut));
+  parts.push(...(review.length ? reviewList(review, cut) : ['Nothing to review.', '']), ...noteList(notes, cut), ...bumpSections(report.chartBumps ?? [], cut));
   if (notJudged.length) {
     parts.push(`### ${notJudged.length} Application(s) not judged`, '');
     for (const n of notJudged)

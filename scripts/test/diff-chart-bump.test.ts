@@ -1,0 +1,90 @@
+/**
+ * A chart bump in the rendered diff: both sides rendered from a chart
+ * repository of the test's own on 127.0.0.1 (real Helm), and what no rendered
+ * line shows: the defaults that moved where this repository sets nothing, and
+ * the keys it sets that the new version no longer reads.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { output } from '../../test-support/exec.ts';
+import { startChartRepo, toolEnv, type ChartRepo } from '../../test-support/chart-repo.ts';
+import { chartApp, fixtureRepo } from '../../test-support/render-fixtures.ts';
+import { pullCharts } from '../charts-pull.ts';
+import { main } from '../diff/command.ts';
+
+const TEMPLATE =
+  'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cfg\n  namespace: {{ .Release.Namespace }}\ndata:\n  mode: {{ .Values.mode | quote }}\n  size: {{ .Values.sizing.size | quote }}\n';
+
+let env: NodeJS.ProcessEnv;
+let charts: ChartRepo;
+let cache: string;
+
+beforeAll(async () => {
+  cache = mkdtempSync(join(tmpdir(), 'bump-cache-'));
+  env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
+  charts = await startChartRepo(env);
+  // 1.0.0 reads `legacy`; 1.1.0 drops it, changes two defaults and adds one.
+  await charts.publish({
+    name: 'gizmo',
+    version: '1.0.0',
+    values: { mode: 'safe', sizing: { size: 1, burst: 2 }, legacy: 'on', keep: 'same' },
+    files: { 'templates/cm.yaml': TEMPLATE.replace('data:\n', 'data:\n  legacy: {{ .Values.legacy | quote }}\n') },
+  });
+  await charts.publish({
+    name: 'gizmo',
+    version: '1.1.0',
+    values: { mode: 'fast', sizing: { size: 1, burst: 4 }, keep: 'same', fresh: true },
+    files: { 'templates/cm.yaml': TEMPLATE },
+  });
+});
+
+afterAll(async () => {
+  await charts?.close();
+  rmSync(cache, { recursive: true, force: true });
+});
+
+const git = (root: string, ...args: string[]) =>
+  output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: root });
+
+describe('a chart bump in the rendered diff', () => {
+  it('shows the defaults that moved where the repository sets nothing, and the keys it sets that the new version no longer reads', async () => {
+    const repo = fixtureRepo();
+    const app = (version: string) => chartApp('gizmo', { repoURL: charts.url, chart: 'gizmo', version }, { valueFiles: ['$values/apps/gizmo/values.yaml'] });
+    repo.write('apps/gizmo/application.yaml', app('1.0.0'));
+    // The repository sets the size and the legacy switch; the mode and the burst are the chart's.
+    repo.write('apps/gizmo/values.yaml', 'sizing:\n  size: 3\nlegacy: off\n');
+    const quiet = () => undefined;
+    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
+    await git(repo.root, 'init', '-q', '-b', 'main');
+    await git(repo.root, 'add', '-A');
+    await git(repo.root, 'commit', '-q', '-m', 'base');
+    repo.write('apps/gizmo/application.yaml', app('1.1.0'));
+    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
+    let stdout = '';
+    await main(['HEAD', '-o', 'json'], { ...env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: quiet });
+    const report = JSON.parse(stdout) as { chartBumps: unknown[] };
+    expect(report.chartBumps).toEqual([
+      {
+        app: 'gizmo',
+        chart: 'gizmo',
+        from: '1.0.0',
+        to: '1.1.0',
+        defaults: [
+          { path: 'fresh', to: 'true' },
+          { path: 'mode', from: '"safe"', to: '"fast"' },
+          { path: 'sizing.burst', from: '2', to: '4' },
+        ],
+        unread: ['legacy'],
+      },
+    ]);
+    let md = '';
+    await main(['HEAD', '-o', 'markdown'], { ...env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (md += t), stderr: quiet });
+    expect(md).toContain(
+      '<summary><code>gizmo</code>: gizmo 1.0.0 → 1.1.0: 3 default(s) changed where this repository sets nothing, 1 key(s) it sets no longer read</summary>',
+    );
+    expect(md).toContain('- **no longer read**: `legacy`');
+    expect(md).toContain('- `mode`: `"safe"` → `"fast"`');
+  });
+});
