@@ -3,7 +3,7 @@
  * and renders that differ from one run to the next; and, offline, the lock
  * every render is held to.
  */
-import { closest, distance } from 'fastest-levenshtein';
+import { nearestName } from '../model/core/did-you-mean.ts';
 import type { ChartScope, SourceRender } from '../model/argocd/rendered.ts';
 import type { Path } from '../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from './kit.ts';
@@ -50,8 +50,8 @@ export function unusedValues(values: unknown, chart: ChartScope): { path: Path; 
       if (new RegExp(`\\b${escape(key)}\\b`).test(scope.templates)) continue;
       // The key the chart declares beside it that this one is most likely a typo of.
       const siblings = [...new Set(declared.flatMap((d) => Object.keys(d)))];
-      const near = siblings.length ? closest(key, siblings) : undefined;
-      out.push(near && distance(key, near) <= Math.max(2, Math.floor(key.length / 4)) ? { path: here, near } : { path: here });
+      const near = nearestName(key, siblings);
+      out.push(near ? { path: here, near } : { path: here });
     }
   };
   visit(values, [], chart, [chart.defaults], []);

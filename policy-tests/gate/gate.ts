@@ -12,7 +12,7 @@ import { REPO_ROOT, type Repo } from '../model/repository/repo.ts';
 import { parseKubernetesVersion } from '../model/repository/cluster-facts.ts';
 import { applicationsByName, filesOfApp } from '../model/argocd/argocd.ts';
 import { markRootCauses } from './root-causes.ts';
-import { closest, distance } from 'fastest-levenshtein';
+import { didYouMean } from '../model/core/did-you-mean.ts';
 import { collectInputs, type Inputs } from './inputs.ts';
 import { UsageError } from './usage-error.ts';
 import { crdsFromObjects } from '../schema/repo-crds.ts';
@@ -350,8 +350,7 @@ function assertKnownKinds(options: GateOptions, layer: SchemaLayer, resources: r
   ] as const)
     for (const kind of kinds)
       if (!known.has(kind)) {
-        const near = closest(kind, [...known]);
-        throw new UsageError(`${flag} ${kind}: no schema or resource has that kind${near && distance(kind, near) <= 3 ? ` (did you mean "${near}"?)` : ''}`);
+        throw new UsageError(`${flag} ${kind}: no schema or resource has that kind${didYouMean(kind, known)}`);
       }
 }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { distance } from 'fastest-levenshtein';
+import { nearestName } from '../model/core/did-you-mean.ts';
 import type { Finding } from '../model/core/findings.ts';
 import { findingAt, type Resource } from '../model/core/manifest.ts';
 import { cronJobFindings, objectSizeFindings } from './kind-findings.ts';
@@ -336,7 +336,7 @@ export class SchemaLayer {
       const childPath = [...path, k];
       if (child === undefined) {
         const known = Object.keys(shape.f);
-        const hint = closestName(k, known);
+        const hint = nearestName(k, known);
         out.push(
           findingAt(
             resource,
@@ -356,15 +356,3 @@ export class SchemaLayer {
 
 /** Unknown fields found, by resource and root shape (SchemaLayer.unknownFields). Never mutated. */
 const unknownFieldsSeen = perPair<Resource, readonly Finding[]>();
-
-/** The known name closest to a typo, by edit distance, when it is close enough to be a likely slip. */
-export function closestName(name: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const d = distance(name.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  // Two edits cover a transposition (nmae → name); short names allow only one.
-  return bestDistance <= (name.length <= 3 ? 1 : Math.max(2, Math.floor(name.length / 4))) ? best : undefined;
-}

@@ -3,7 +3,7 @@
  * (model/cluster/providers.ts): each name the cluster will not have is a
  * finding at the field that names it.
  */
-import { closest, distance } from 'fastest-levenshtein';
+import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { opaqueNamespaces, provided } from '../../model/cluster/providers.ts';
 import type { Reference } from '../../model/cluster/references.ts';
 import type { CheckContext } from '../kit.ts';
@@ -19,8 +19,7 @@ export function closeReferences(ctx: CheckContext, refs: Iterable<Reference>, wh
     if (!names) cache.set(key, (names = provided(ctx.repo, ref.kind, ref.namespace)));
     if (!names.has(ref.name)) {
       // A near name the repository does provide is most likely what was meant (a namespace spelt "monitorng").
-      const near = names.size ? closest(ref.name, [...names]) : undefined;
-      const hint = near && distance(ref.name, near) <= Math.max(2, Math.floor(ref.name.length / 4)) ? ` (did you mean "${near}"?)` : '';
+      const hint = didYouMean(ref.name, names);
       ctx.fail(
         { resource: ref.resource, path: ref.path },
         `${ref.resource.kind} ${ref.resource.name} uses ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}, which nothing in the repository provides${what}${hint}`,

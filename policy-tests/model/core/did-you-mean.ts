@@ -1,0 +1,24 @@
+/**
+ * The one "did you mean": the known name closest to a typo, by edit distance
+ * (case aside), when it is close enough to be a likely slip: one edit for a
+ * name of one or two characters, else two, or a quarter of the name's length
+ * (two edits cover a transposition: nmae -> name, tga -> tag). Every finding and
+ * usage error that suggests a name asks here.
+ */
+import { distance } from 'fastest-levenshtein';
+
+export function nearestName(name: string, known: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = distance(name.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return bestDistance <= (name.length <= 2 ? 1 : Math.max(2, Math.floor(name.length / 4))) ? best : undefined;
+}
+
+/** ` (did you mean "x"?)` for the nearest known name, or nothing. */
+export function didYouMean(name: string, known: Iterable<string>): string {
+  const near = nearestName(name, known);
+  return near === undefined ? '' : ` (did you mean "${near}"?)`;
+}

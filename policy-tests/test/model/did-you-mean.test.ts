@@ -1,0 +1,16 @@
+/** The one "did you mean" (model/core/did-you-mean.ts), as every finding and usage error that suggests a name asks it. */
+import { describe, expect, it } from 'vitest';
+import { didYouMean, nearestName } from '../../model/core/did-you-mean.ts';
+
+describe('did you mean', () => {
+  it('suggests a likely slip: a transposition, a letter off, case aside; nothing for a far name', () => {
+    expect(nearestName('nmae', ['name', 'namespace'])).toBe('name');
+    expect(nearestName('tga', ['tag', 'repository'])).toBe('tag');
+    expect(nearestName('Deploymnet', ['Deployment', 'DaemonSet'])).toBe('Deployment');
+    expect(nearestName('monitorng', new Set(['monitoring', 'media']))).toBe('monitoring');
+    expect(nearestName('ab', ['cd', 'xy'])).toBeUndefined();
+    expect(nearestName('replicas', ['image', 'tag'])).toBeUndefined();
+    expect(didYouMean('imgae', ['image'])).toBe(' (did you mean "image"?)');
+    expect(didYouMean('zzz', [])).toBe('');
+  });
+});
