@@ -5,12 +5,14 @@
  * against a public chart repository. No upstream chart is ever used.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { stringify } from 'yaml';
 import { pinnedBinaries } from '../policy-tests/render/tools.ts';
 import { output } from './exec.ts';
+import { loopbackCertificate } from './https-server.ts';
 
 export interface ChartSpec {
   name: string;
@@ -49,16 +51,19 @@ export async function toolEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.Pro
 export interface ChartRepo {
   url: string;
   dir: string;
+  /** Over HTTPS: the certificate a client trusts (SSL_CERT_FILE). */
+  certFile?: string;
   /** Packages a chart into the repository and re-indexes it. */
   publish(spec: ChartSpec): Promise<string>;
   close(): Promise<void>;
 }
 
-/** Starts an empty chart repository on 127.0.0.1 (a free port). */
-export async function startChartRepo(env: NodeJS.ProcessEnv): Promise<ChartRepo> {
+/** Starts an empty chart repository on 127.0.0.1 (a free port), over HTTP, or over HTTPS with a certificate of its own. */
+export async function startChartRepo(env: NodeJS.ProcessEnv, o: { https?: boolean } = {}): Promise<ChartRepo> {
   const dir = mkdtempSync(join(tmpdir(), 'chart-repo-'));
   const work = mkdtempSync(join(tmpdir(), 'chart-src-'));
-  const server: Server = createServer((req, res) => {
+  const tls = o.https ? await loopbackCertificate(work) : undefined;
+  const serve: RequestListener = (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname)).replace(/^\/+/, '');
     const file = join(dir, path);
     if (!file.startsWith(dir) || !existsSync(file) || path === '') {
@@ -66,13 +71,15 @@ export async function startChartRepo(env: NodeJS.ProcessEnv): Promise<ChartRepo>
       return;
     }
     res.writeHead(200, { 'content-type': path.endsWith('.yaml') ? 'text/yaml' : 'application/gzip' }).end(readFileSync(file));
-  });
+  };
+  const server: Server = tls ? createHttpsServer({ key: tls.key, cert: tls.cert }, serve) : createServer(serve);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as { port: number }).port}`;
   const helm = env.HELM_BIN!;
   return {
     url,
     dir,
+    ...(tls ? { certFile: tls.certFile } : {}),
     async publish(spec) {
       const src = writeChart(join(work, `${spec.name}-${spec.version}`), spec);
       await output(helm, ['package', src, '--destination', dir], { env });

@@ -19,15 +19,21 @@ export interface HttpsFiles {
   close(): Promise<void>;
 }
 
-/** Serves `body(path)` for every GET; 404 where it returns undefined. */
-export async function serveHttps(body: (path: string) => string | undefined): Promise<HttpsFiles> {
-  const dir = mkdtempSync(join(tmpdir(), 'https-'));
+/** A key and a self-signed certificate for 127.0.0.1, made by openssl in `dir` (key.pem, cert.pem). */
+export async function loopbackCertificate(dir: string): Promise<{ key: Buffer; cert: Buffer; certFile: string }> {
   await output('openssl', [
     ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
     ...['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
   ]);
+  return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')), certFile: join(dir, 'cert.pem') };
+}
+
+/** Serves `body(path)` for every GET; 404 where it returns undefined. */
+export async function serveHttps(body: (path: string) => string | undefined): Promise<HttpsFiles> {
+  const dir = mkdtempSync(join(tmpdir(), 'https-'));
+  const { key, cert } = await loopbackCertificate(dir);
   let requests = 0;
-  const server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
+  const server = createServer({ key, cert }, (req, res) => {
     requests++;
     const text = body(req.url ?? '/');
     res.statusCode = text === undefined ? 404 : 200;
