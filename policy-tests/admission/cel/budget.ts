@@ -27,20 +27,35 @@ export class CostLimitExceeded extends Error {
   }
 }
 
+/**
+ * Thrown where the API server goes on and this evaluator will not: a value too large to build here in the time a
+ * gate has (a string of hundreds of millions of characters the API server's Go builds in a second). The evaluation
+ * is then not judged, never passed or failed.
+ */
+export class BeyondEvaluator extends Error {}
+
 let spent = 0;
 let limit = Number.POSITIVE_INFINITY;
+let beyond: string | undefined;
 
-/** Runs one evaluation under the per-call limit; returns what it gave and what it cost. */
-export function metered<T>(run: () => T): { value: T; cost: number } {
-  const [outerSpent, outerLimit] = [spent, limit];
+/** Runs one evaluation under the per-call limit; returns what it gave, what it cost, and why it was not judged if so. */
+export function metered<T>(run: () => T): { value: T; cost: number; beyond?: string } {
+  const [outerSpent, outerLimit, outerBeyond] = [spent, limit, beyond];
   spent = 0;
   limit = PER_CALL_LIMIT;
+  beyond = undefined;
   try {
     const value = run();
-    return { value, cost: spent };
+    return { value, cost: spent, ...(beyond ? { beyond } : {}) };
   } finally {
-    [spent, limit] = [outerSpent, outerLimit];
+    [spent, limit, beyond] = [outerSpent, outerLimit, outerBeyond];
   }
+}
+
+/** Stops the evaluation as not judged, why: the engine may turn the throw into an error value, so it is also noted. */
+export function beyondEvaluator(why: string): never {
+  beyond ??= why;
+  throw new BeyondEvaluator(why);
 }
 
 function spend(): void {

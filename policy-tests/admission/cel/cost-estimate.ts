@@ -7,13 +7,15 @@
  * comprehension makes over a list or map the schema bounds (its maxItems or
  * maxProperties, else as many as fit in a 3 MiB request, with the
  * apiserver's minimum serialized sizes), times the iterations of those
- * around it. That count is a lower bound of cel-go's estimate, so a rule
+ * around it, and the string walks cel-go charges by the estimated size of
+ * the string (string-size-estimate.ts: replace's result among them). That count is a lower bound of cel-go's estimate, so a rule
  * over the limit by it is refused by the API server too; a rule under it
  * may still be refused there (not judged here).
  */
 import { mapChildren, type Expr } from './ast.ts';
 import type { JsonSchemaNode } from './schema-node.ts';
 import { schemaNodeOf } from './schema-type-check.ts';
+import { stringCallCost } from './string-size-estimate.ts';
 
 export const PER_EXPRESSION_LIMIT = 10_000_000;
 export const PER_CRD_LIMIT = 100_000_000;
@@ -77,7 +79,8 @@ export function costLowerBound(expr: Expr, schema: JsonSchemaNode): number {
 
 function bound(e: Expr, scope: Scope): number {
   if (e.exprKind.case !== 'comprehensionExpr') {
-    let total = 0;
+    // A string function that walks its receiver: as long as the longest string the receiver could be.
+    let total = stringCallCost(e, scope);
     mapChildren(e, (child) => {
       total += bound(child, scope);
       return child;

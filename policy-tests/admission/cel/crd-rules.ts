@@ -24,12 +24,14 @@ import { hasOptionalEntries, optionalCalls, rewriteOptionalSyntax } from './opti
 import { re2Problem } from '../../model/core/re2.ts';
 import { CEL_KUBERNETES_MINOR, declaredFunctions } from './environment.ts';
 import { outcomeStore, packageVersion } from '../../model/stores/outcome-store.ts';
-import { CostLimitExceeded, PER_CALL_LIMIT, RUNTIME_BUDGET, metered } from './budget.ts';
+import { BeyondEvaluator, CostLimitExceeded, PER_CALL_LIMIT, RUNTIME_BUDGET, metered } from './budget.ts';
 
 export interface RuleViolation {
   path: PathSegment[];
   message: string;
   rule: string;
+  /** Not a violation: the evaluation went where this evaluator does not (budget.ts BeyondEvaluator); `message` says why. */
+  notJudged?: true;
 }
 
 export interface NotJudged {
@@ -147,13 +149,14 @@ export function compileRule(text: string): Compiled {
 }
 
 /** What one evaluation gave, under the per-call limit: its value, its cost, and whether it ran out. */
-export function evaluateMetered(evaluate: () => unknown): { value: unknown; cost: number; overLimit: boolean } {
+export function evaluateMetered(evaluate: () => unknown): { value: unknown; cost: number; overLimit: boolean; beyond?: string } {
   try {
-    const { value, cost } = metered(evaluate);
+    const { value, cost, beyond } = metered(evaluate);
     // The engine turns an exception inside a function into an error value, and may go on: the count decides.
-    return { value, cost, overLimit: cost > PER_CALL_LIMIT };
+    return { value, cost, overLimit: cost > PER_CALL_LIMIT, ...(beyond ? { beyond } : {}) };
   } catch (err) {
     if (err instanceof CostLimitExceeded) return { value: undefined, cost: PER_CALL_LIMIT + 1, overLimit: true };
+    if (err instanceof BeyondEvaluator) return { value: undefined, cost: 0, overLimit: false, beyond: err.message };
     throw err;
   }
 }
@@ -219,6 +222,7 @@ export function ruleViolations(schema: JsonSchemaNode, object: unknown, old?: un
         stopped = true;
         return;
       }
+      if (outcome.beyond) out.push({ path, message: outcome.beyond, rule: r.rule, notJudged: true });
       if (outcome.message === null) continue;
       out.push({ path: r.fieldPath ? [...path, ...fieldPathSegments(r.fieldPath)] : path, message: outcome.message, rule: r.rule });
     }
@@ -265,6 +269,8 @@ interface RuleOutcome {
   message: string | null;
   cost: number;
   overLimit: boolean;
+  /** Why the evaluation is not judged (then `message` is null). */
+  beyond?: string;
 }
 
 /**
@@ -307,6 +313,11 @@ function ruleMessage(r: ValidationRule, s: JsonSchemaNode, value: unknown, oldVa
   }
   const run = evaluateMetered(() => c.evaluate(vars));
   let message: string | null = null;
+  if (run.beyond) {
+    const outcome: RuleOutcome = { message: null, cost: run.cost, overLimit: false, beyond: run.beyond };
+    celOutcomes.set(key, outcome);
+    return outcome;
+  }
   if (!run.overLimit && run.value !== true) {
     const reason = REASONS[r.reason ?? 'FieldValueInvalid'] ?? r.reason;
     message = r.message ?? `failed rule: ${r.rule}`;

@@ -1,19 +1,23 @@
 /**
  * The strings extension's `replace`, as cel-go runs it for the API server:
  * linear in the result (the engine's own rebuilds the string at every
- * occurrence, quadratic), and charged to the runtime cost before the result
- * is built. cel-go prices a string it produces at one unit per ten
- * characters (common.StringTraversalCostFactor), so a rule that would build
- * a string past the per-call limit stops at once with the API server's
- * words, where it would otherwise build hundreds of millions of characters.
+ * occurrence, quadratic), and charged what the API server charges at run
+ * time, twice a walk of the receiver (k8s.io/apiserver pkg/cel/library
+ * cost.go, "replace": the result's length is not charged). A result the API
+ * server would build but that is too long to build here (a receiver of
+ * 16,384 characters each replaced by itself: 268 million) is not built: the
+ * rule is not judged, in the time it takes to count the occurrences. Its
+ * CRD's create already refuses any rule that walks such a result
+ * (string-size-estimate.ts).
  */
 import type { CelFunc } from '@bufbuild/cel';
-import { charge } from './budget.ts';
+import { beyondEvaluator, charge } from './budget.ts';
+import { STRING_TRAVERSAL_COST_FACTOR, codePoints } from './string-size-estimate.ts';
 
 type Cel = typeof import('@bufbuild/cel');
 
-/** cel-go's cost of a string traversal: 0.1 per character (k8s.io/apiserver pkg/cel/library/cost.go). */
-const STRING_TRAVERSAL_COST_FACTOR = 0.1;
+/** The longest string replace builds here: 16 Mi characters, a quarter second to build and count on a slow machine. */
+export const LONGEST_BUILT = 1 << 24;
 
 /** Where `substr` occurs in `s`, left to right and not overlapping, the first `limit` of them (all for a negative limit). */
 function occurrences(s: string, substr: string, limit: number): number[] {
@@ -37,8 +41,10 @@ function occurrences(s: string, substr: string, limit: number): number[] {
 function replace(s: string, substr: string, repl: string, limit: number): string {
   const at = occurrences(s, substr, limit);
   const length = s.length + at.length * (repl.length - substr.length);
-  // The receiver walked, and the result built: charged before a character of it is made.
-  charge(Math.ceil((s.length + length) * STRING_TRAVERSAL_COST_FACTOR));
+  // The runtime cost of the API server: the receiver's code points, walked twice.
+  charge(Math.ceil(codePoints(s) * 2 * STRING_TRAVERSAL_COST_FACTOR));
+  if (length > LONGEST_BUILT)
+    beyondEvaluator(`replace would build a string of ${length} characters, which the API server builds and this evaluator does not (past ${LONGEST_BUILT})`);
   const parts: string[] = [];
   let from = 0;
   for (const i of at) {

@@ -53,7 +53,8 @@ export function crdValidationRuleCheck(isBuiltin: (r: Resource) => boolean): Pol
         const crd = schemas.get(`${r.apiVersion}/${r.kind}`);
         if (!crd || !hasRules(crd.schema)) continue;
         for (const v of ruleViolations(crd.schema, r.object))
-          ctx.fail({ resource: r, path: v.path }, `${r.kind} ${r.name}: ${v.message} (rule of ${crd.source})`);
+          if (v.notJudged) ctx.notJudged({ resource: r, path: v.path }, `${r.kind} ${r.name}: rule ${v.rule} of ${crd.source}: ${v.message}`);
+          else ctx.fail({ resource: r, path: v.path }, `${r.kind} ${r.name}: ${v.message} (rule of ${crd.source})`);
       }
     },
   };

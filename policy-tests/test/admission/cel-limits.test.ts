@@ -10,6 +10,7 @@ import { compileRule, ruleViolations, ruleAtNode } from '../../admission/cel/crd
 import { costMessage, maxElements, PER_EXPRESSION_LIMIT } from '../../admission/cel/cost-estimate.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { PER_CALL_LIMIT } from '../../admission/cel/budget.ts';
+import { LONGEST_BUILT } from '../../admission/cel/string-costs.ts';
 import { policyDecisions } from '../../admission/cel/admission-policies.ts';
 import { crdsFromObjects } from '../../schema/repo-crds.ts';
 
@@ -37,24 +38,35 @@ describe('CEL: the runtime cost limit', () => {
     expect(performance.now() - started).toBeGreaterThan(0);
   });
 
-  it('stops a replace that would build a string past the per-call limit before it builds it, and replaces as cel-go does below it', () => {
+  it('leaves a replace the API server builds but this evaluator will not build not judged, at once, and replaces as cel-go does below that', () => {
     const stringRule = (rule: string): JsonSchemaNode => ({
       type: 'object',
       properties: { spec: { type: 'object', properties: { s: { type: 'string', 'x-kubernetes-validations': [{ rule }] } } } },
     });
-    // 16,384 characters replaced each by the whole string: 268 million characters, which the engine's own replace
-    // built for minutes. Charged first, it stops at once.
+    // 16,384 characters replaced each by the whole string: 268 million characters. The API server charges the walk
+    // of the receiver (3,277), builds it and admits; the engine's own replace built it for minutes. Here the length is
+    // counted first, and the rule is not judged: never a pass, never a failure.
     const v = ruleViolations(stringRule("self.replace('a', self).size() > 0"), { spec: { s: 'a'.repeat(16_384) } });
-    expect(v.map((x) => x.message)).toEqual([
-      expect.stringMatching(/^Invalid value: 'operation cancelled: actual cost limit exceeded': .*call cost exceeds limit/),
+    expect(v).toEqual([
+      {
+        path: ['spec', 's'],
+        rule: "self.replace('a', self).size() > 0",
+        notJudged: true,
+        message: `replace would build a string of ${16_384 * 16_384} characters, which the API server builds and this evaluator does not (past ${LONGEST_BUILT})`,
+      },
     ]);
-    // Within the limit it replaces every occurrence, or the first n, and an empty pattern between every character.
+    // Within that it replaces every occurrence, or the first n, and an empty pattern between every character.
     const ok = (rule: string, s: string) => ruleViolations(stringRule(rule), { spec: { s } });
     expect(ok("self.replace('he', 'we') == 'we we we'", 'he he he')).toEqual([]);
     expect(ok("self.replace('he', 'we', 1) == 'we he he'", 'he he he')).toEqual([]);
     expect(ok("self.replace('', '-') == '-a-b-'", 'ab')).toEqual([]);
     expect(ok("self.replace('', '-') == '-😀-b-'", '😀b')).toEqual([]);
     expect(ok("self.replace('he', 'we', 0) == 'he he'", 'he he')).toEqual([]);
+    // The API server's runtime cost of a replace is its receiver walked twice: 4,096 code points cost 820, and a
+    // rule that replaces it 1,220 times runs past the per-call limit there and here.
+    const costly = (n: number) => `[${Array.from({ length: n }, () => "self.replace('a', 'b')").join(', ')}].size() > 0`;
+    expect(ok(costly(1220), 'a'.repeat(4096)).map((x) => x.message)).toEqual([expect.stringContaining('call cost exceeds limit for rule')]);
+    expect(ok(costly(1), 'a'.repeat(4096))).toEqual([]);
   });
 
   it('stops a triple two-variable comprehension the same way: each pair list it folds over is charged', () => {
@@ -193,6 +205,25 @@ describe('CEL: the estimated cost at CRD create, counted from below', () => {
       'estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
     );
     expect(bound(rule, list({ type: 'string' }, 20))).toBeLessThan(PER_EXPRESSION_LIMIT);
+  });
+
+  it("sizes replace's result as cel-go does: a walk of it is refused at create, its size() is not", () => {
+    const s = (extra: JsonSchemaNode = {}): JsonSchemaNode => ({ type: 'string', ...extra });
+    // Twice a walk of the receiver: (3 MiB - 2) characters at 0.1 each, as pkg/cel/library/cost.go charges replace.
+    const unbounded = Math.ceil((3 * 1024 * 1024 - 2) * 0.2);
+    expect(bound("self.replace('a', self).size() > 0", s())).toBe(unbounded);
+    expect(bound("self.replace('a', self).size() > 0", s())).toBeLessThan(PER_EXPRESSION_LIMIT);
+    // The result: up to 3 Mi replacements of 3 Mi characters; walking it is over the limit by far.
+    const walked = bound("self.replace('a', self).contains('b')", s());
+    expect(walked).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
+    expect(costMessage('estimated rule cost', walked, PER_EXPRESSION_LIMIT)).toMatch(/^estimated rule cost exceeds budget by factor of more than 100x/);
+    expect(bound("self.replace('a', self).replace('a', self).size() > 0", s())).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
+    // maxLength counts bytes, four to a code point; a literal is its own length; a replacement that does not grow
+    // the string leaves it as long as it was.
+    expect(bound("self.replace('a', self).contains('b')", s({ maxLength: 10 }))).toBe(Math.ceil(40 * 0.2) + Math.ceil(40 * 40 * 0.1));
+    expect(bound("self.replace('ab', 'c').contains('b')", s({ maxLength: 10 }))).toBe(Math.ceil(40 * 0.2) + Math.ceil(40 * 0.1));
+    expect(bound("'abc'.replace('', 'xy').matches('^x')", s())).toBe(Math.ceil(3 * 0.2) + Math.ceil((4 * 2 + 3) * 0.1));
+    expect(bound('self.lowerAscii() == "a"', s({ enum: ['abc', 'de'] }))).toBe(1);
   });
 });
 

@@ -245,6 +245,12 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: "a CRD whose rule walks what replace could build (each character replaced by the whole string): over the API server's estimated cost limit",
+    mutate: (c) => c.write(CRD_FILE, crd("                  x-kubernetes-validations:\n                    - rule: \"self.replace('a', self).contains('b')\"")),
+    at: `- rule: "self.replace('a', self).contains('b')"`,
+  },
+  {
+    check: 'crd-accepted',
     why: 'a CRD whose schema pattern is not RE2 (a backreference)',
     mutate: (c) => c.write(CRD_FILE, crd("                  pattern: '^(a)\\1$'")),
     at: 'pattern:',
