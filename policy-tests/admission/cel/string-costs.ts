@@ -8,7 +8,7 @@
  * 16,384 characters each replaced by itself: 268 million) is not built: the
  * rule is not judged, in the time it takes to count the occurrences. Its
  * CRD's create already refuses any rule that walks such a result
- * (string-size-estimate.ts).
+ * (string-size-estimate.ts). `split` with a limit is Go's SplitN.
  */
 import type { CelFunc } from '@bufbuild/cel';
 import { beyondEvaluator, charge } from './budget.ts';
@@ -55,10 +55,35 @@ function replace(s: string, substr: string, repl: string, limit: number): string
   return parts.join('');
 }
 
+/**
+ * Go's strings.SplitN, as cel-go's split(sep, n) runs it: at most n pieces, the last holding the rest unsplit (the
+ * engine's own cut the list at n and dropped the rest); none for n == 0; every piece for n < 0; an empty separator
+ * splits between code points. Charged as the API server charges split: its receiver walked twice.
+ */
+function splitN(s: string, sep: string, n: number): string[] {
+  charge(Math.ceil(codePoints(s) * 2 * STRING_TRAVERSAL_COST_FACTOR));
+  if (n === 0) return [];
+  if (sep === '') {
+    const chars = Array.from(s);
+    return n < 0 || chars.length <= n ? chars : [...chars.slice(0, n - 1), chars.slice(n - 1).join('')];
+  }
+  const out: string[] = [];
+  let from = 0;
+  for (let i = s.indexOf(sep); i !== -1 && (n < 0 || out.length < n - 1); i = s.indexOf(sep, from)) {
+    out.push(s.slice(from, i));
+    from = i + sep.length;
+  }
+  out.push(s.slice(from));
+  return out;
+}
+
 export function stringCostFunctions(cel: Cel): CelFunc[] {
-  const { celMethod, CelScalar } = cel;
+  const { celMethod, CelScalar, listType } = cel;
   const [S, I] = [CelScalar.STRING, CelScalar.INT];
   return [
+    celMethod('split', S, [S, I], listType(S), function (sep, n) {
+      return splitN(this as unknown as string, sep, Number(n));
+    }),
     celMethod('replace', S, [S, S], S, function (substr, repl) {
       return replace(this as unknown as string, substr, repl, -1);
     }),

@@ -69,6 +69,14 @@ describe('CEL: the runtime cost limit', () => {
     expect(ok(costly(1), 'a'.repeat(4096))).toEqual([]);
   });
 
+  it("splits with a limit as Go's strings.SplitN: the last piece keeps the rest", () => {
+    const schema = (rule: string): JsonSchemaNode => ({ type: 'object', properties: { s: { type: 'string', 'x-kubernetes-validations': [{ rule }] } } });
+    const holds = (rule: string, s: string) => ruleViolations(schema(rule), { s });
+    expect(holds("self.split(' ', 2) == ['Rook', 'takes 👑']", 'Rook takes 👑')).toEqual([]);
+    expect(holds("self.split(' ', -1) == ['a', 'b', 'c'] && self.split(' ', 0) == [] && self.split(' ', 9) == ['a', 'b', 'c']", 'a b c')).toEqual([]);
+    expect(holds("self.split('', 2) == ['😀', 'bc']", '😀bc')).toEqual([]);
+  });
+
   it('stops a triple two-variable comprehension the same way: each pair list it folds over is charged', () => {
     const rule = 'self.all(i, x, self.all(j, y, self.all(k, z, i + j + k >= 0)))';
     const v = ruleViolations(listRule(rule), { spec: { list: strings(2000) } });
