@@ -17,9 +17,10 @@ const isUint = (v: unknown): v is { value: bigint } =>
   typeof v === 'object' && v !== null && Symbol.for('@bufbuild/cel/uint') in v && typeof (v as { value?: unknown }).value === 'bigint';
 const order = <T>(a: T, b: T): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** CEL's ordering of two values of one orderable type: ints, uints, doubles, strings, bytes, durations, timestamps. */
+/** CEL's ordering of two values of one orderable type: ints, uints, doubles, strings, bytes, bools (false first, as cel-go's types.Bool), durations, timestamps. */
 export const compare = (a: unknown, b: unknown): number => {
   if (typeof a === 'bigint' && typeof b === 'bigint') return order(a, b);
+  if (typeof a === 'boolean' && typeof b === 'boolean') return order(Number(a), Number(b));
   if (typeof a === 'number' && typeof b === 'number') return order(a, b);
   if (typeof a === 'string' && typeof b === 'string') return order(a, b);
   if (isUint(a) && isUint(b)) return order(a.value, b.value);

@@ -77,6 +77,11 @@ describe('CEL: the runtime cost limit', () => {
     expect(holds("self.split('', 2) == ['😀', 'bc']", '😀bc')).toEqual([]);
   });
 
+  it('orders booleans as cel-go does, false first: min, max and isSorted take a list of them', () => {
+    const holds = (rule: string) => ruleViolations({ type: 'object', 'x-kubernetes-validations': [{ rule }] }, {});
+    expect(holds('[true, false].min() == false && [false, true].max() == true && [false, true].isSorted() && ![true, false].isSorted()')).toEqual([]);
+  });
+
   it('stops a triple two-variable comprehension the same way: each pair list it folds over is charged', () => {
     const rule = 'self.all(i, x, self.all(j, y, self.all(k, z, i + j + k >= 0)))';
     const v = ruleViolations(listRule(rule), { spec: { list: strings(2000) } });
