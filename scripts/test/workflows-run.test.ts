@@ -55,12 +55,8 @@ beforeAll(async () => {
   env = await toolEnv({ HOMELAB_CACHE_DIR: cacheRoot(process.env), HOMELAB_CHART_CACHE: join(scratch, 'seed-charts') });
   charts = await startChartRepo(env, { https: true });
   env.SSL_CERT_FILE = charts.certFile;
-  for (const [version, mode] of [
-    ['1.0.0', 'safe'],
-    ['1.0.1', 'safe'],
-    ['1.0.2', 'safe'],
-  ])
-    await charts.publish({ name: 'gizmo', version, values: { mode }, files: { 'templates/cm.yaml': TEMPLATE } });
+  for (const version of ['1.0.0', '1.0.1', '1.0.2'])
+    await charts.publish({ name: 'gizmo', version, values: { mode: 'safe' }, files: { 'templates/cm.yaml': TEMPLATE } });
   // 1.0.2's archive is replaced by other bytes after its index entry was written: a tag republished.
   const other = writeChart(join(scratch, 'other'), { name: 'gizmo', version: '1.0.2', values: { mode: 'open' }, files: { 'templates/cm.yaml': TEMPLATE } });
   await output(env.HELM_BIN!, ['package', other, '--destination', join(scratch, 'other-tgz')], { env });
@@ -201,16 +197,16 @@ describe("the repository's workflows on an update bot's chart patch bump", () =>
       diff: 'success',
       comment: 'success',
     });
-    const findings = (jobs: Record<string, JobResult>) => annotations(jobs.gate.steps.find((s) => s.name === GATE_STEP)!.log);
+    const findings = (jobs: Record<string, JobResult>) => annotations(jobs.gate!.steps.find((s) => s.name === GATE_STEP)!.log);
     expect(findings(gate)).toEqual(findings(before));
     expect(findings(gate).some((a) => a.includes('apps/demo/gizmo'))).toBe(findings(before).some((a) => a.includes('apps/demo/gizmo')));
     // The JUnit report is uploaded after the failure (if: always()).
-    expect(gate.gate.steps.map((s) => s.outcome).slice(-2)).toEqual(['failure', 'success']);
+    expect(gate.gate!.steps.map((s) => s.outcome).slice(-2)).toEqual(['failure', 'success']);
     expect(readFileSync(join(scratch, 'green-pr-artifacts', 'junit-reports', 'validate-junit.xml'), 'utf8')).toContain('<testsuites');
-    expect(gate.gate.steps.find((s) => s.name === 'run npm run charts:pull -- --verify-index')!.log).toMatch(
+    expect(gate.gate!.steps.find((s) => s.name === 'run npm run charts:pull -- --verify-index')!.log).toMatch(
       /verified gizmo 1\.0\.1 from https:\/\/127\.0\.0\.1:\d+ sha256:[0-9a-f]{64}/,
     );
-    const replaced = [...gate.gate.steps, ...diff.diff.steps].filter((s) => s.replaced).map((s) => s.name);
+    const replaced = [...gate.gate!.steps, ...diff.diff!.steps].filter((s) => s.replaced).map((s) => s.name);
     expect(replaced).toEqual([
       'run sudo apt-get update && sudo apt-get install -y --no-install-recommends prometheus prometheus-alertmanager sqlite3 zstd restic postgresql postgresql-client etcd-server etcd-client openssl',
       'run npm ci',
@@ -218,7 +214,7 @@ describe("the repository's workflows on an update bot's chart patch bump", () =>
       'install',
     ]);
     expect(pr.comments).toHaveLength(1);
-    const comment = pr.comments[0].body;
+    const comment = pr.comments[0]!.body;
     expect(comment).toMatch(/^<!-- homelab-gitops:rendered-diff -->\n## Rendered diff/);
     expect(comment).toMatch(/gizmo.*1\.0\.0.*1\.0\.1/);
     expect(comment).not.toMatch(/not judged/i);
@@ -249,8 +245,8 @@ describe("the repository's workflows on an update bot's chart patch bump", () =>
       diff: "failure: pull the head's charts",
       comment: 'success',
     });
-    expect(gate.gate.steps.find((s) => s.outcome === 'failure')!.log).toMatch(/REFUSED\s+gizmo 1\.0\.2.*not the ones published/);
+    expect(gate.gate!.steps.find((s) => s.outcome === 'failure')!.log).toMatch(/REFUSED\s+gizmo 1\.0\.2.*not the ones published/);
     expect(pr.comments).toHaveLength(1);
-    expect(pr.comments[0].body).toContain('**No diff: the step "pull the head\'s charts" failed**');
+    expect(pr.comments[0]!.body).toContain('**No diff: the step "pull the head\'s charts" failed**');
   });
 });

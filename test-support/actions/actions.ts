@@ -87,7 +87,7 @@ const uploadArtifact: Action = async (run, io) => {
   const name = io.inputs.name || 'artifact';
   const target = join(run.artifacts, name);
   if (existsSync(target)) throw new Error(`upload-artifact: an artifact named ${name} already exists in this run`);
-  const patterns = io.inputs.path
+  const patterns = (io.inputs.path ?? '')
     .split('\n')
     .map((p) => p.trim())
     .filter(Boolean);
@@ -111,7 +111,7 @@ const uploadArtifact: Action = async (run, io) => {
 };
 
 const downloadArtifact: Action = async (run, io) => {
-  const name = io.inputs.name;
+  const name = io.inputs.name ?? 'artifact';
   const source = join(run.artifacts, name);
   if (!existsSync(source)) throw new Error(`download-artifact: Unable to download artifact(s): Artifact not found for name: ${name}`);
   const to = join(io.workspace, io.inputs.path || '.');
@@ -171,5 +171,5 @@ const ACTIONS: Record<string, Action> = {
 
 /** The fake of `uses:` (`owner/name@ref`), or undefined where this runner has none. */
 export function actionFor(uses: string): Action | undefined {
-  return ACTIONS[uses.split('@')[0]];
+  return ACTIONS[uses.split('@')[0] ?? ''];
 }

@@ -97,12 +97,14 @@ function keyValues(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(lines[i]);
+    const line = lines[i] ?? '';
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
     if (heredoc) {
-      const end = lines.indexOf(heredoc[2], i + 1);
-      out[heredoc[1]] = lines.slice(i + 1, end).join('\n');
+      const [, name = '', delimiter = ''] = heredoc;
+      const end = lines.indexOf(delimiter, i + 1);
+      out[name] = lines.slice(i + 1, end).join('\n');
       i = end;
-    } else if (lines[i].includes('=')) out[lines[i].slice(0, lines[i].indexOf('='))] = lines[i].slice(lines[i].indexOf('=') + 1);
+    } else if (line.includes('=')) out[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
   }
   return out;
 }
@@ -120,7 +122,7 @@ interface JobContext {
   started: number;
 }
 
-async function runShell(o: RunOptions, job: JobContext, step: StepSpec, script: string, env: NodeJS.ProcessEnv): Promise<{ ok: boolean; log: string }> {
+async function runShell(job: JobContext, step: StepSpec, script: string, env: NodeJS.ProcessEnv): Promise<{ ok: boolean; log: string }> {
   const file = join(job.temp, `step-${job.started}.sh`);
   writeFileSync(file, script);
   const shell = step.shell === 'bash' ? ['--noprofile', '--norc', '-eo', 'pipefail', file] : ['-e', file];
@@ -137,7 +139,7 @@ async function runStep(o: RunOptions, job: JobContext, step: StepSpec, status: S
   for (const f of Object.values(files)) writeFileSync(f, '', { flag: 'a' });
   writeFileSync(files.GITHUB_OUTPUT, '');
   const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, interpolate(String(v), job.contexts, status)]));
-  const env = { ...job.env, ...keyValues(readFileSync(files.GITHUB_ENV, 'utf8')), ...stepEnv, ...files };
+  const env: NodeJS.ProcessEnv = { ...job.env, ...keyValues(readFileSync(files.GITHUB_ENV, 'utf8')), ...stepEnv, ...files };
   env.PATH = [...job.paths, job.env.PATH].join(delimiter);
   let ok = true;
   let log = '';
@@ -153,7 +155,7 @@ async function runStep(o: RunOptions, job: JobContext, step: StepSpec, status: S
       const replacement = o.replace?.[text];
       replaced = replacement?.why;
       const script = replacement ? replacement.run : interpolate(step.run ?? '', job.contexts, status);
-      if (script !== undefined) ({ ok, log } = await runShell(o, job, step, script, env));
+      if (script !== undefined) ({ ok, log } = await runShell(job, step, script, env));
     }
   } catch (err) {
     ok = false;
@@ -229,10 +231,11 @@ export async function runWorkflow(o: RunOptions): Promise<Record<string, JobResu
   const workflow = parse(readFileSync(o.file, 'utf8')) as { env?: Record<string, string>; jobs: Record<string, JobSpec> };
   const results: Record<string, JobResult> = {};
   for (const id of jobOrder(workflow.jobs)) {
-    const spec = workflow.jobs[id];
-    const needed = list(spec.needs).map((n) => results[n].result);
+    const spec = workflow.jobs[id]!;
+    const resultOf = (n: string): Outcome => results[n]?.result ?? 'skipped';
+    const needed = list(spec.needs).map(resultOf);
     const status: Status = needed.includes('failure') ? 'failure' : needed.includes('skipped') ? 'skipped' : 'success';
-    const needs = Object.fromEntries(list(spec.needs).map((n) => [n, { result: results[n].result, outputs: {} }]));
+    const needs = Object.fromEntries(list(spec.needs).map((n) => [n, { result: resultOf(n), outputs: {} }]));
     if (!condition(spec.if, { github: { ...o.github, ...o.state.github }, needs }, status)) {
       results[id] = { result: 'skipped', steps: [] };
       continue;

@@ -7,6 +7,7 @@
  * there. A format is carried as its name behind a private-use marker.
  */
 import type { CelFunc } from '@bufbuild/cel';
+import { GoURLError, parseRequestURI } from './go-url.ts';
 import { optionalNone, optionalOf } from './optional.ts';
 
 type Cel = typeof import('@bufbuild/cel');
@@ -73,11 +74,15 @@ const labelValue = (s: string): string[] => [
   ...(whole(LABEL_VALUE).test(s) ? [] : [regexError(LABEL_VALUE_MESSAGE, LABEL_VALUE, 'MyValue', 'my_value', '12345')]),
 ];
 
-/** Go's url.ParseRequestURI, in the cases it refuses: an empty string, or neither an absolute URI nor an absolute path. */
+/** Go's url.ParseRequestURI (go-url.ts), with Go's error as apimachinery's uri format reports it. */
 function uri(s: string): string[] {
-  if (s === '') return ['parse "": empty url'];
-  if (s.startsWith('/')) return [];
-  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(s) && URL.canParse(s) ? [] : [`parse "${s}": invalid URI for request`];
+  try {
+    parseRequestURI(s);
+    return [];
+  } catch (err) {
+    if (!(err instanceof GoURLError)) throw err;
+    return [`parse "${s}": ${err.message}`];
+  }
 }
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;

@@ -18,18 +18,21 @@ import { collectionFunctions } from './collections.ts';
 import { listTypeFunctions } from './list-types.ts';
 import { elementTypeOf } from './budget.ts';
 import { twoVariableFunctions } from './two-variable.ts';
+import { escapedPath, GoURLError, hostname, parseRequestURI, parseURL, port, query, type GoURL } from './go-url.ts';
 import { formatFunctions } from './format.ts';
 import { optionalFunctions } from './optional.ts';
 import { optionalSyntaxFunctions } from './optional-syntax.ts';
 
 type Cel = typeof import('@bufbuild/cel');
 
-function asURL(text: string): URL | undefined {
-  // url() accepts absolute URIs and absolute paths, as Go's url.ParseRequestURI does.
+/** A URL as Kubernetes' url() reads it: accepted by Go's url.ParseRequestURI, read by url.Parse (go-url.ts); undefined where Go refuses it. */
+function goURL(text: string): GoURL | undefined {
   try {
-    return text.startsWith('/') ? new URL(text, 'http://path.invalid') : new URL(text);
-  } catch {
-    return undefined;
+    parseRequestURI(text);
+    return parseURL(text);
+  } catch (err) {
+    if (err instanceof GoURLError) return undefined;
+    throw err;
   }
 }
 
@@ -158,30 +161,29 @@ function urlFunctions(cel: Cel): CelFunc[] {
   const { celFunc, celMethod } = cel;
   const { S, B } = types(cel);
   return ([] = [
-    celFunc('isURL', [S], B, (s) => asURL(s) !== undefined),
-    celFunc('url', [S], S, (s) => (asURL(s) ? s : fail(`URL parse error during conversion from string: ${s}`))),
+    celFunc('isURL', [S], B, (s) => goURL(s) !== undefined),
+    celFunc('url', [S], S, (s) => (goURL(s) ? s : fail(`URL parse error during conversion from string: ${s}`))),
     celMethod('getScheme', S, [], S, function () {
-      return (asURL(this)?.protocol ?? '').replace(/:$/, '').replace(/^http$/, this.startsWith('/') ? '' : 'http');
+      return goURL(this)?.scheme ?? '';
     }),
     celMethod('getHost', S, [], S, function () {
-      return this.startsWith('/') ? '' : (asURL(this)?.host ?? '');
+      return goURL(this)?.host ?? '';
     }),
     celMethod('getHostname', S, [], S, function () {
-      return this.startsWith('/') ? '' : (asURL(this)?.hostname.replace(/^\[|\]$/g, '') ?? '');
+      const u = goURL(this);
+      return u ? hostname(u) : '';
     }),
     celMethod('getPort', S, [], S, function () {
-      return asURL(this)?.port ?? '';
+      const u = goURL(this);
+      return u ? port(u) : '';
     }),
     celMethod('getEscapedPath', S, [], S, function () {
-      // Go's EscapedPath: empty when the URL names no path (https://example.com), where a JavaScript URL says '/'.
-      const afterHost = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*(.*)$/.exec(this)?.[1];
-      if (afterHost !== undefined && !afterHost.startsWith('/')) return '';
-      return asURL(this)?.pathname ?? '';
+      const u = goURL(this);
+      return u ? escapedPath(u) : '';
     }),
     celMethod('getQuery', S, [], cel.mapType(S, cel.listType(S)), function () {
-      const out = new Map<string, string[]>();
-      for (const [k, v] of asURL(this)?.searchParams ?? []) out.set(k, [...(out.get(k) ?? []), v]);
-      return out;
+      const u = goURL(this);
+      return u ? query(u) : new Map<string, string[]>();
     }),
   ]);
 }
