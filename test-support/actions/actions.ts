@@ -15,12 +15,11 @@
  *   default `if-no-files-found: warn`);
  * - actions/github-script v7: the script as an async function of `github`
  *   (Octokit's `rest.issues` comment calls and `paginate`), `context`, `core`
- *   and `require`, over the pull request's comments kept by the run.
+ *   and `require`, in a process of its own in the workspace
+ *   (github-script-host.mjs), over the pull request's comments kept by the run.
  */
-import { cpSync, existsSync, globSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { cpSync, existsSync, globSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { compileFunction } from 'node:vm';
 import { exec } from '../exec.ts';
 
 export interface Comment {
@@ -119,46 +118,19 @@ const downloadArtifact: Action = async (run, io) => {
   cpSync(source, to, { recursive: true });
 };
 
-/** Octokit's calls the comment job makes, over the run's comments; the workflow's own token writes as github-actions[bot]. */
-function octokit(run: RunState) {
-  let next = run.comments.reduce((max, c) => Math.max(max, c.id), 0) + 1;
-  const issues = {
-    listComments: async () => ({ data: run.comments.map((c) => structuredClone(c)) }),
-    createComment: async ({ body }: { body: string }) => {
-      const comment: Comment = { id: next++, body, user: { login: 'github-actions[bot]', type: 'Bot' } };
-      run.comments.push(comment);
-      return { data: structuredClone(comment) };
-    },
-    updateComment: async ({ comment_id, body }: { comment_id: number; body: string }) => {
-      const comment = run.comments.find((c) => c.id === comment_id);
-      if (!comment) throw new Error(`Not Found: comment ${comment_id}`);
-      comment.body = body;
-      return { data: structuredClone(comment) };
-    },
-  };
-  return {
-    rest: { issues },
-    paginate: async <T>(call: (p: unknown) => Promise<{ data: T[] }>, params: unknown) => (await call(params)).data,
-  };
-}
-
+/** The script runs in a process of its own in the workspace (github-script-host.mjs); the comments go there and back as JSON. */
 const githubScript: Action = async (run, io) => {
-  const [owner, repo] = run.github.repository.split('/');
-  const context = { repo: { owner, repo }, issue: { owner, repo, number: run.github.event.pull_request?.number }, payload: run.github.event };
-  const core = { info: io.log, warning: io.log, setFailed: (m: string) => void (failed = m) };
-  let failed: string | undefined;
-  // As github-script builds it: the script is the body of an async function of these names.
-  const body = compileFunction(`return (async () => {\n${io.inputs.script}\n})();`, ['require', 'github', 'context', 'core']) as (
-    ...args: unknown[]
-  ) => Promise<void>;
-  const cwd = process.cwd();
-  process.chdir(io.workspace); // the script's relative paths are the workspace's, as on the runner
-  try {
-    await body(createRequire(join(io.workspace, 'index.js')), octokit(run), context, core);
-  } finally {
-    process.chdir(cwd);
-  }
-  if (failed) throw new Error(failed);
+  const statePath = join(io.workspace, '..', `github-script-${run.comments.length}-${process.hrtime.bigint()}.json`);
+  writeFileSync(
+    statePath,
+    JSON.stringify({ script: io.inputs.script ?? '', repository: run.github.repository, event: run.github.event, comments: run.comments }),
+  );
+  const host = join(import.meta.dirname, 'github-script-host.mjs');
+  const r = await exec(process.execPath, [host], { cwd: io.workspace, env: { ...io.env, GITHUB_SCRIPT_STATE: statePath } });
+  io.log(`${r.stdout}${r.stderr}`);
+  const { comments } = JSON.parse(readFileSync(statePath, 'utf8')) as { comments: Comment[] };
+  run.comments.splice(0, run.comments.length, ...comments);
+  if (r.code !== 0) throw new Error(`github-script: ${r.stderr.trim() || `exit ${r.code}`}`);
 };
 
 const ACTIONS: Record<string, Action> = {
