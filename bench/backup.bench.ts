@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { integrityCheck, snapshot } from '../scripts/backup/engines/sqlite.ts';
 import type { SqliteTarget } from '../scripts/backup/engines/types.ts';
-import { resticBackup, resticForget } from '../scripts/backup/restic.ts';
+import { resticTarget } from '../scripts/backup/restic.ts';
 import { runBackup } from '../scripts/backup/run.ts';
 import { newSentinel } from '../scripts/backup/sentinel.ts';
 import { publish } from '../scripts/backup/store.ts';
@@ -116,12 +116,21 @@ try {
   stages.push([
     'publish: zstd -1 on all cores, SHA-256 while writing, fsync, rename',
     await time(
-      async () => (published = await publish(join(work, 'stage-backups'), 'sonarr', 'sqlite', new Date(), newSentinel(new Date()), [snap], BENCH_KEY)),
+      async () =>
+        (published = await publish({
+          root: join(work, 'stage-backups'),
+          target: 'sonarr',
+          engine: 'sqlite',
+          now: new Date(),
+          sentinel: newSentinel(new Date()),
+          files: [snap],
+          key: BENCH_KEY,
+        })),
     ),
   ]);
   const compressed = statSync(join(published, 'sonarr.db.zst')).size;
-  stages.push(['restic backup (fresh repository)', await time(() => resticBackup(published, 'stage', stageRepository))]);
-  stages.push(['restic forget --keep-within 14d --prune', await time(() => resticForget('stage', stageRepository, 14))]);
+  stages.push(['restic backup (fresh repository)', await time(() => resticTarget('stage', stageRepository).backup(published, new Date()))]);
+  stages.push(['restic forget --keep-within 14d --prune', await time(() => resticTarget('stage', stageRepository).forget(14))]);
 
   const copyMs = median(copies);
   const snapshotMs = median(snapshots);

@@ -11,17 +11,14 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { commandArgs } from '../../scripts/lib/command.ts';
+import { entryArgs } from '../src/entry-args.ts';
 
-await commandArgs({
-  name: 'bench',
-  usage: 'npm run bench -w portfolio-api',
-  help: `Benchmarks the API with autocannon on loopback: req/s and p99 of each GET route against a bare node:http
+entryArgs(
+  'npm run bench -w portfolio-api',
+  `Benchmarks the API with autocannon on loopback: req/s and p99 of each GET route against a bare node:http
 server returning the same bytes, a 30 s cold-cache blog load, and RSS before and after 100k requests (about 3 minutes).
 Environment: BENCH_SECONDS (per route), BENCH_COLD_SECONDS (the cold load), ROUTES (a comma-separated subset).`,
-  options: {},
-  positionals: { min: 0, max: 0 },
-});
+);
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

@@ -10,7 +10,7 @@ import type { EngineContext, Target } from './engines/types.ts';
 import { COMPRESSED_SUFFIX } from './compress.ts';
 import { isNoSpace, ScratchSpaceError, withScratch } from './scratch.ts';
 import { oneLine } from '../lib/exec.ts';
-import { resticBackup, resticForget, resticPaths, resticUnlock, targetRepository } from './restic.ts';
+import { resticTarget } from './restic.ts';
 import { newSentinel } from './sentinel.ts';
 import { listBackups, MAX_AGE_HOURS, prune, publish, RETENTION_DAYS, recordSentinel, unpack, verifyManifest, type StoredBackup } from './store.ts';
 import { manifestKey } from './integrity.ts';
@@ -54,12 +54,14 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
   // Before any work: a backup nobody can verify is not taken.
   const key = manifestKey(o.env);
   const engine = engineOf(target);
+  // One clock reading for the whole run: the engine's context, the sentinel, the backup's name and its snapshot.
   const ctx = contextOf(o);
-  const now = o.now ?? new Date();
+  const { now } = ctx;
   const sentinel = newSentinel(now);
+  const offsite = resticTarget(target.name, o.env);
   // Clearing stale locks needs nothing of today's copy: restic starts (its key derivation, its lock scan) while
   // the copy is taken, instead of after. Settled either way, so it is awaited on every path and never unhandled.
-  const unlocked = resticUnlock(target.name, o.env).then(
+  const unlocked = offsite.unlock().then(
     () => undefined,
     (err: unknown) => err,
   );
@@ -76,17 +78,17 @@ export async function runBackup(target: Target, o: BackupOptions): Promise<{ pat
           if (problem) throw new Error(`the copy ${file.slice(work.length + 1)} ${problem}; nothing was published`);
         }
       })();
-      const path = await publish(o.backupDir, target.name, target.engine, now, sentinel, files, key, verified);
+      const path = await publish({ root: o.backupDir, target: target.name, engine: target.engine, now, sentinel, files, key, verified });
       recordSentinel(o.backupDir, target.name, sentinel, 'published');
       const pruned = prune(o.backupDir, target.name, now);
       try {
         const unlockFailure = await unlocked;
         if (unlockFailure) throw unlockFailure;
-        await resticBackup(path, target.name, o.env, now);
-        await resticForget(target.name, o.env, RETENTION_DAYS);
+        await offsite.backup(path, now);
+        await offsite.forget(RETENTION_DAYS);
       } catch (err) {
         // The local copy is sound and stays published; only the off-site copy is missing.
-        throw new Error(`local copy kept at ${path}, but the off-site copy failed: ${offsiteProblem(err, targetRepository(o.env, target.name))}`);
+        throw new Error(`local copy kept at ${path}, but the off-site copy failed: ${offsiteProblem(err, offsite.repository)}`);
       }
       return { path, pruned };
     });
@@ -140,7 +142,7 @@ export async function checkBackup(target: Target, o: BackupOptions): Promise<str
   }
   try {
     requireRestic(o.env);
-    if (!(await resticPaths(target.name, o.env)).includes(newest.path)) return [`${target.name}: ${newest.name} is not in the restic repository`];
+    if (!(await resticTarget(target.name, o.env).paths()).includes(newest.path)) return [`${target.name}: ${newest.name} is not in the restic repository`];
   } catch (err) {
     return [`${target.name}: restic: ${oneLine(err).replace(/^restic: /, '')}`];
   }

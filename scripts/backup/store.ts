@@ -51,18 +51,23 @@ export function listBackups(root: string, target: string): StoredBackup[] {
   );
 }
 
-/** Compresses `files` into a temp folder, writes the manifest, and publishes the folder with one rename. */
-export async function publish(
-  root: string,
-  target: string,
-  engine: string,
-  now: Date,
-  sentinel: Sentinel,
-  files: readonly string[],
-  key: Buffer,
+export interface PublishOptions {
+  /** Where finished backups live. */
+  root: string;
+  target: string;
+  engine: string;
+  now: Date;
+  sentinel: Sentinel;
+  files: readonly string[];
+  /** The manifest's signing key. */
+  key: Buffer;
   /** Settles when the copies are verified: compression runs meanwhile, and nothing is renamed into place before it resolves. */
-  verified: Promise<void> = Promise.resolve(),
-): Promise<string> {
+  verified?: Promise<void>;
+}
+
+/** Compresses `files` into a temp folder, writes the manifest, and publishes the folder with one rename. */
+export async function publish(o: PublishOptions): Promise<string> {
+  const { root, target, engine, now, sentinel, files, key, verified = Promise.resolve() } = o;
   // Compression may fail first; the verification's own failure is then not the one reported, but it is handled.
   verified.catch(() => undefined);
   const dir = targetDir(root, target);

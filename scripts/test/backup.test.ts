@@ -27,7 +27,7 @@ import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, contextOf, runBackup, unpackVerified, type BackupOptions } from '../backup/run.ts';
 import { removeAbandonedScratch, requireScratchSpace, ScratchSpaceError, withScratch } from '../backup/scratch.ts';
 import { listBackups, prune, publish, readManifest, recordSentinel, stamp } from '../backup/store.ts';
-import { resticPaths, targetRepository } from '../backup/restic.ts';
+import { resticTarget, targetRepository } from '../backup/restic.ts';
 import { manifestKey } from '../backup/integrity.ts';
 import { loadTarget, targetsOfDocument } from '../../policy-tests/model/apps/backup-targets.ts';
 import { exec, output } from '../../test-support/exec.ts';
@@ -124,7 +124,7 @@ describe.skipIf(skip)('backup', () => {
     const sentinel = { id: 'x', at: '' };
     for (let day = 0; day < 20; day++) {
       const now = new Date(start + day * 86_400_000);
-      await publish(o.backupDir, 'sonarr', 'sqlite', now, sentinel, [db()], manifestKey(o.env));
+      await publish({ root: o.backupDir, target: 'sonarr', engine: 'sqlite', now, sentinel, files: [db()], key: manifestKey(o.env) });
       prune(o.backupDir, 'sonarr', now);
     }
     const kept = listBackups(o.backupDir, 'sonarr');
@@ -135,7 +135,7 @@ describe.skipIf(skip)('backup', () => {
   it('keeps 14 days in restic too: older snapshots of the target are forgotten and pruned', async () => {
     const old = await runBackup(target, { ...o, now: new Date(Date.now() - 20 * 86_400_000) });
     const { path } = await runBackup(target, o);
-    const paths = await resticPaths('sonarr', o.env);
+    const paths = await resticTarget('sonarr', o.env).paths();
     expect(paths).toContain(path);
     expect(paths).not.toContain(old.path);
   });

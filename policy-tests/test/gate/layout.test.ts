@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { FRONT_DOOR, floorOf, floorSources, importProblems, MODEL_ROOM_LIMIT } from '../support/import-graph.ts';
 import { readSources } from '../support/sources.ts';
 
@@ -122,5 +122,32 @@ describe('import direction', () => {
       for (const [, text] of readSources(REPO_ROOT, [dir], /\.m?ts$/, new Set(['node_modules']))) users.push(text);
     const unused = exported.filter((name) => !['GateOptions', 'GateResult'].includes(name) && !users.some((text) => new RegExp(`\\b${name}\\b`).test(text)));
     expect(unused).toEqual([]);
+  });
+});
+
+describe('the deployable API', () => {
+  /** Relative imports of files under `dir` that resolve outside it: the image holds the API alone. */
+  const leaving = (files: ReadonlyMap<string, string>, dir: string) =>
+    [...files].flatMap(([file, text]) =>
+      [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)]
+        .map((m) => normalize(join(dirname(file), m[1]!)))
+        .filter((target) => !target.startsWith(`${dir}/`))
+        .map((target) => `${file} imports ${target}, outside ${dir}/`),
+    );
+  // Its tests run in the repository and may use its test support; its code and its tools do not.
+  const api = readSources(REPO_ROOT, ['portfolio-api'], /\.m?ts$/, new Set(['node_modules', 'dist', 'test']));
+
+  it('imports nothing of the repository outside portfolio-api/ (its scripts included), tests aside', () => {
+    expect(api.size).toBeGreaterThan(20);
+    expect(leaving(api, 'portfolio-api')).toEqual([]);
+  });
+
+  it("fails on an import of the repository's scripts", () => {
+    const broken = new Map(api);
+    broken.set(
+      'portfolio-api/src/openapi/write-docs.ts',
+      `import { commandArgs } from '../../../scripts/lib/command.ts';\n${api.get('portfolio-api/src/openapi/write-docs.ts')}`,
+    );
+    expect(leaving(broken, 'portfolio-api')).toEqual(['portfolio-api/src/openapi/write-docs.ts imports scripts/lib/command.ts, outside portfolio-api/']);
   });
 });

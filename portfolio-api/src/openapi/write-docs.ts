@@ -2,15 +2,9 @@
 import { writeFileSync } from 'node:fs';
 import { ROUTES } from '../routes/table.ts';
 import { renderApiDocs } from './docs.ts';
-import { commandArgs } from '../../../scripts/lib/command.ts';
+import { entryArgs } from '../entry-args.ts';
 
-await commandArgs({
-  name: 'docs',
-  usage: 'npm run docs -w portfolio-api',
-  help: 'Regenerates portfolio-api/docs/API.md from the route table (src/routes/table.ts). Reads no environment variable.',
-  options: {},
-  positionals: { min: 0, max: 0 },
-});
+entryArgs('npm run docs -w portfolio-api', 'Regenerates portfolio-api/docs/API.md from the route table (src/routes/table.ts). Reads no environment variable.');
 
 export const API_DOCS_PATH = new URL('../../docs/API.md', import.meta.url);
 writeFileSync(API_DOCS_PATH, renderApiDocs(ROUTES));
