@@ -37,8 +37,10 @@ export interface CheckContext {
  * the cluster facts are visible to every check.
  */
 export interface Reads {
-  /** Resource kinds; `*` for every resource. */
+  /** Resource kinds; `*` for every resource, with `everyKind` saying why. */
   kinds?: readonly string[];
+  /** Why the check reads every resource (`kinds: ['*']`): printed in the check table; a `*` without it fails the layout test. */
+  everyKind?: string;
   /** Data files, as globs (`*` crosses `/`). */
   files?: readonly string[];
   /** Charts whose values files it reads. */
@@ -73,4 +75,11 @@ export function eachChartValues(ctx: CheckContext, chart: string, whereMissing: 
   const found = chartValues(ctx.repo, chart);
   if (found.length === 0) ctx.fail({ file: whereMissing }, `no Application deploys the ${chart} chart with values from this repo`);
   for (const v of found) body(v, (path, message) => ctx.fail({ data: v.source, path }, message));
+}
+
+/** The checks whose reads say `*` without saying why: each must narrow its kinds or give its reason. */
+export function unreasonedReads(checks: readonly PolicyCheck[]): string[] {
+  return checks
+    .filter((c) => c.reads.kinds?.includes('*') && !c.reads.everyKind?.trim())
+    .map((c) => `${c.id} reads every kind and does not say why (reads.everyKind)`);
 }

@@ -221,7 +221,12 @@ export const metricsChecks: PolicyCheck[] = [
     invariants: ['A17'],
     remediation:
       'refresh the entry: npm run metrics:catalog -- --refresh <exporter> --version <pinned>; add an entry for a new monitor (monitoring/README.md, "The metrics catalog")',
-    reads: { kinds: ['*'], files: ['monitoring/metrics-catalog/*'], renders: true },
+    reads: {
+      kinds: ['*'],
+      everyKind: 'the exporters and monitors the catalog pins are found among every rendered resource',
+      files: ['monitoring/metrics-catalog/*'],
+      renders: true,
+    },
     exemptible: false,
     run(ctx) {
       const catalog = metricsCatalog(ctx.repo);

@@ -91,7 +91,7 @@ export function projectChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
       invariants: ['P1'],
       remediation:
         'list in the project exactly the namespaces and cluster-scoped kinds its apps render; move what does not belong to the project (a ClusterRoleBinding in a media app) out',
-      reads: { kinds: ['*'], renders: true },
+      reads: { kinds: ['*'], everyKind: "a project's namespaces and cluster-scoped kinds are held to everything its apps render", renders: true },
       exemptible: false,
       run(ctx) {
         const { repo } = ctx;

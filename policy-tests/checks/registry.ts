@@ -32,7 +32,7 @@ export const exemptionCheck: PolicyCheck = {
     'Every exemption annotation names an exemptible check, gives a reason, and is still needed (docs/design.md: exemptions sit next to the workload; S8).',
   invariants: ['S8'],
   remediation: `use ${EXEMPTION_PREFIX}<check-id>: "<why>" on the workload itself, and delete exemptions that no longer suppress anything`,
-  reads: { kinds: ['*'] },
+  reads: { kinds: ['*'], everyKind: 'an exemption annotation may sit on any resource' },
   exemptible: false,
   run() {
     // Evaluated by the gate's runner, which knows which exemptions suppressed a finding.

@@ -174,7 +174,7 @@ export const renderChecks: PolicyCheck[] = [
       'Rendering an Application twice gives the same objects; Argo CD renders without cluster access, so a random value (randAlphaNum) is a new Secret and a restart on every sync (invariants P1).',
     invariants: ['P1'],
     remediation: "give the chart the value it would generate, usually an existing Secret from an ExternalSecret (the chart's existingSecret key)",
-    reads: { kinds: ['*'], renders: true },
+    reads: { kinds: ['*'], everyKind: 'a render is compared resource by resource, whatever the kind', renders: true },
     exemptible: false,
     run(ctx) {
       for (const render of ctx.renders) {

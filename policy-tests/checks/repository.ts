@@ -72,7 +72,7 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
         'No two resources share group/kind/namespace/name anywhere in the repo, plain or rendered by a chart or kustomize; Argo CD would fight over them (invariants P1).',
       invariants: ['P1'],
       remediation: 'rename or delete one of the two resources',
-      reads: { kinds: ['*'] },
+      reads: { kinds: ['*'], everyKind: 'two resources of any kind may claim the same name' },
       exemptible: false,
       run(ctx) {
         const namespaces = destinationNamespaces(ctx.repo);

@@ -108,7 +108,7 @@ export function syncOrderCheck(isClusterScoped: ScopeLookup): PolicyCheck {
     invariants: ['P1'],
     remediation:
       'give the providing app (or resource) a lower argocd.argoproj.io/sync-wave than the consumer, or, for a custom resource whose CRD arrives in the same sync, argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true',
-    reads: { kinds: ['*'] },
+    reads: { kinds: ['*'], everyKind: 'every resource has a sync wave, whatever its kind' },
     exemptible: false,
     run(ctx) {
       checkReferences(ctx, isClusterScoped);

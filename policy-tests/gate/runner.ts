@@ -38,9 +38,15 @@ function exemptionsOf(resource: Resource): Map<string, string> {
  * metrics catalog, the parsed expressions: model/repository/per-repo.ts) is computed once
  * per gate run, not once per check.
  */
-const views = new WeakMap<Repo, Map<string, Repo>>();
+const views = new WeakMap<Repo, Map<string, View>>();
 
-export function repoViewFor(reads: Reads, repo: Repo): Repo {
+/** A check's view of the repository, and the resources of its declared kinds: narrowed once, here. */
+interface View {
+  repo: Repo;
+  resources: readonly Resource[];
+}
+
+function viewFor(reads: Reads, repo: Repo): View {
   let known = views.get(repo);
   if (!known) views.set(repo, (known = new Map()));
   const signature = JSON.stringify([reads.kinds ?? [], reads.files ?? [], reads.charts ?? []]);
@@ -49,14 +55,19 @@ export function repoViewFor(reads: Reads, repo: Repo): Repo {
   return view;
 }
 
-function makeView(reads: Reads, repo: Repo): Repo {
+function makeView(reads: Reads, repo: Repo): View {
   const { kinds = [], files = [], charts = [] } = reads;
+  const every = kinds.includes('*');
+  // The Applications that name the charts it reads are in its view of the repository, not among its resources.
   const kindSet = new Set([...kinds, ...(charts.length ? ['Application'] : [])]);
-  const resources = kinds.includes('*') ? repo.resources : repo.resources.filter((r) => kindSet.has(r.kind));
+  const resources = every ? repo.resources : repo.resources.filter((r) => kindSet.has(r.kind));
   const chartFiles = new Set(charts.flatMap((chart) => chartValues(repo, chart).map((v) => v.file)));
   const declared = declaredBy(files);
   const dataFiles = new Map([...repo.dataFiles].filter(([file]) => chartFiles.has(file) || declared(file)));
-  return { ...repo, resources, dataFiles };
+  return {
+    repo: { ...repo, resources, dataFiles },
+    resources: every || !charts.length || kinds.includes('Application') ? resources : resources.filter((r) => r.kind !== 'Application'),
+  };
 }
 
 /**
@@ -71,8 +82,7 @@ const declaredBy = perKey(
 );
 
 function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRender[], out: Finding[]): CheckContext {
-  const { kinds = [] } = check.reads;
-  const view = repoViewFor(check.reads, repo);
+  const view = viewFor(check.reads, repo);
   const finding = (file: string, line: number, col: number, message: string): Finding => ({
     file,
     line,
@@ -82,8 +92,8 @@ function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRend
     fix: check.remediation,
   });
   return {
-    repo: view,
-    resources: kinds.includes('*') ? view.resources : view.resources.filter((r) => kinds.includes(r.kind)),
+    repo: view.repo,
+    resources: view.resources,
     renders: check.reads.renders ? renders : [],
     fail: (place, message) => out.push(at(place, message)),
     warn: (place, message) => out.push({ ...at(place, message), severity: 'warning' }),

@@ -16,7 +16,7 @@ export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClus
       'Every object passes the ValidatingAdmissionPolicies the repository renders, through their bindings, as on a create, with the parameters a paramRef finds among the resources the repository applies: a Deny action is a finding, Warn and Audit are warnings (invariants P1).',
     invariants: ['P1'],
     remediation: "change the object so the policy's validation holds; the message is the policy's own",
-    reads: { kinds: ['*'] },
+    reads: { kinds: ['*'], everyKind: 'a ValidatingAdmissionPolicy may match resources of any kind' },
     exemptible: false,
     run(ctx) {
       const { repo } = ctx;

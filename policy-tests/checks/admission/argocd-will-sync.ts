@@ -54,7 +54,7 @@ export const argocdWillSyncCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation:
     "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options), drop the excluded object, or leave the namespace to one owner",
-  reads: { kinds: ['*'] },
+  reads: { kinds: ['*'], everyKind: 'Argo CD applies every resource, and its exclusions and size limit apply to any kind' },
   exemptible: false,
   run(ctx) {
     const { repo } = ctx;

@@ -26,7 +26,7 @@ export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyC
       "The API server's built-in validation accepts the object: names by kind, labels and annotations, pod specs (unique names, mounts that name a volume, ports, probe handlers, quantities, requests within limits, environment names), selectors that match their template, Services, keys, claims, Ingresses, network policies, RBAC, budgets, autoscalers, classes and webhooks (invariants P1; docs/admission.md lists every rule).",
     invariants: ['P1'],
     remediation: 'fix the field the finding names; docs/admission.md gives the Kubernetes rule behind it',
-    reads: { kinds: ['*'] },
+    reads: { kinds: ['*'], everyKind: 'the API server validates every resource of a built-in kind' },
     exemptible: false,
     run(ctx) {
       for (const r of ctx.resources) {
@@ -44,7 +44,7 @@ export function crdValidationRuleCheck(isBuiltin: (r: Resource) => boolean): Pol
       "Every custom resource passes its CRD's validation rules (x-kubernetes-validations, CEL with the Kubernetes libraries), with the CRD the repository renders or, failing that, the schema bundled with the gate; each evaluation within the API server's cost limits (a rule that walks past the per-call limit, or an object past the runtime budget, is refused with the API server's message); a rule whose text the evaluator cannot read is counted as not judged in the summary; data the schema does not describe is refused as the API server's conversion refuses it (invariants P1).",
     invariants: ['P1'],
     remediation: "change the resource so the rule holds; the message is the CRD's own",
-    reads: { kinds: ['*'] },
+    reads: { kinds: ['*'], everyKind: "every custom resource, of any CRD's kind, meets its CRD's rules" },
     exemptible: false,
     run(ctx) {
       const schemas = crdSchemas(ctx.repo.resources);

@@ -23,7 +23,7 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
       "Every pod template passes Pod Security admission at its namespace's enforce level (its pod-security.kubernetes.io/enforce label, else the cluster's default in the podSecurity fact; exempt namespaces are skipped); the warn and audit levels are reported as warnings. A namespace whose level is below the default says why (invariants P1).",
     invariants: ['P1'],
     remediation: `make the pod meet the level (drop the capability, the host namespace, the hostPath), or move it to a namespace labelled for what it needs, annotated ${POD_SECURITY_REASON}: "<why>"`,
-    reads: { kinds: ['*'] },
+    reads: { kinds: ['*'], everyKind: "a pod may come from any kind that carries a pod template, and its namespace's labels set the level" },
     exemptible: false,
     run(ctx) {
       const { repo } = ctx;

@@ -45,7 +45,7 @@ export const argocdChecks: PolicyCheck[] = [
       'Every workload folder holds exactly one application.yaml with one Application, and Applications live nowhere else (docs/design.md, Layout; invariants P1).',
     invariants: ['P1'],
     remediation: 'add an application.yaml declaring one Application for the folder, or move the manifests into an app folder',
-    reads: { kinds: ['*'] },
+    reads: { kinds: ['*'], everyKind: 'every resource is held to the folder of the Application that applies it' },
     exemptible: false,
     run(ctx) {
       const { repo } = ctx;

@@ -117,7 +117,7 @@ export function crdClosureCheck(builtinGroups: ReadonlySet<string>): PolicyCheck
     description: `Every custom kind's CRD is installed by the repository: rendered or plain, or declared by the Application that installs it (${PROVIDES_CRDS}, checked against the render whenever the chart is rendered; ${PROVIDES_CRDS_AT_RUNTIME} for CRDs its operator registers at start, never in a render), or listed in providedOutsideGit (invariants P1).`,
     invariants: ['P1'],
     remediation: `deploy the operator that installs the CRD, and give its Application the annotation ${PROVIDES_CRDS}: "<api groups>" (the groups its render installs), ${FACTS_FIX}`,
-    reads: { kinds: ['*'], renders: true },
+    reads: { kinds: ['*'], everyKind: "every resource's kind needs its CRD or a built-in API", renders: true },
     exemptible: false,
     run(ctx) {
       const installed = installedKinds(ctx);

@@ -97,7 +97,11 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
     description: `Every ${kind} a pod template names (${kind === 'ServiceAccount' ? 'serviceAccountName' : kind === 'PersistentVolumeClaim' ? 'its volumes' : 'its volumes, env and envFrom, unless optional'}) exists in its namespace: declared, ${kind === 'Secret' ? 'written by an ExternalSecret or a Certificate, ' : ''}${kind === 'ServiceAccount' ? "the namespace's default, " : kind === 'ConfigMap' ? 'kube-root-ca.crt, ' : ''}or in providedOutsideGit; judged where the gate sees the namespace whole (invariants P1).`,
     invariants: ['P1'],
     remediation: `declare the ${kind}${kind === 'Secret' ? ' as the target of an ExternalSecret' : ''} in the pod's namespace, or name the one that exists`,
-    reads: { kinds: ['*'], renders: true },
+    reads: {
+      kinds: ['*'],
+      everyKind: `a ${kind} is named by pod templates of every workload kind, and made by many kinds (ExternalSecrets, Certificates, charts)`,
+      renders: true,
+    },
     exemptible: false,
     run(ctx) {
       const have = namespacedProviders(ctx.repo, kind);
@@ -121,7 +125,7 @@ const loadBalancerClosureCheck: PolicyCheck = {
     'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; otherwise it waits for an address forever (invariants P1).',
   invariants: ['P1'],
   remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
-  reads: { kinds: ['*'], renders: true },
+  reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', renders: true },
   exemptible: false,
   run(ctx) {
     const { repo } = ctx;
@@ -159,7 +163,7 @@ function namespaceClosureCheck(isClusterScoped: ScopeLookup): PolicyCheck {
       'Every namespaced resource lands in a namespace the repository provides (clusters/home/namespaces.yaml, or an Application with CreateNamespace=true), Kubernetes creates, or providedOutsideGit lists; otherwise its sync fails (invariants P1).',
     invariants: ['P1'],
     remediation: `add the namespace to clusters/home/namespaces.yaml, ${FACTS_FIX}`,
-    reads: { kinds: ['*'] },
+    reads: { kinds: ['*'], everyKind: 'every namespaced resource, of any kind, must land in a namespace something provides' },
     exemptible: false,
     run(ctx) {
       closeReferences(ctx, namespaceRefs(ctx.repo, ctx.resources, isClusterScoped), ': its sync fails');

@@ -104,7 +104,7 @@ export const serviceClosureCheck: PolicyCheck = {
     'Every Service an Ingress routes to exists in its namespace with the port it names, and every ServiceMonitor selects some Service with the port its endpoints name; judged where the gate sees the namespace whole (invariants P1).',
   invariants: ['P1'],
   remediation: 'point the route or the monitor at a Service (and port name) that exists, or add the port to the Service',
-  reads: { kinds: ['*'], renders: true },
+  reads: { kinds: ['*'], everyKind: 'a Service is named by Ingresses, routes, probes, monitors and workloads of many kinds', renders: true },
   exemptible: false,
   run(ctx) {
     const services: Resource[] = ctx.resources.filter((r) => r.kind === 'Service').map((r) => ({ ...r, namespace: namespaceOrDestination(ctx.repo, r) }));

@@ -68,7 +68,7 @@ export const cniChecks: PolicyCheck[] = [
       'Every network policy (NetworkPolicy, or a CNI-specific kind) is one the cluster\'s CNI enforces, as the cluster fact "cni" states, and the fact claims no more than that CNI is documented to do; a policy the CNI ignores is accepted by the API server and drops nothing (invariants P1).',
     invariants: ['P1'],
     remediation: 'run a CNI that enforces the policy (apps/platform/cilium, with the fact naming it), or delete the policy; keep the fact to what the CNI does',
-    reads: { kinds: ['*'], renders: true },
+    reads: { kinds: ['*'], everyKind: 'the CNI the facts name is found among every Application and everything it renders', renders: true },
     exemptible: false,
     run(ctx) {
       const cni = cniOf(ctx.repo);

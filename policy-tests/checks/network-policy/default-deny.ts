@@ -98,7 +98,7 @@ export const defaultDenyChecks: PolicyCheck[] = [
     invariants: ['P1'],
     remediation:
       "add a NetworkPolicy (or CiliumNetworkPolicy) that selects the Service's pods and lets their callers in on the targetPort; for probes under a CNI that does not admit the node, allow the node's addresses",
-    reads: { kinds: ['*'], renders: true },
+    reads: { kinds: ['*'], everyKind: 'every namespace that runs pods needs one, and pods come from every workload kind and every render', renders: true },
     exemptible: false,
     run(ctx) {
       const denied = defaultDenyNamespaces(ctx);
@@ -141,7 +141,7 @@ export const defaultDenyChecks: PolicyCheck[] = [
     invariants: ['P1'],
     remediation:
       'name an existing namespace (k8s:io.kubernetes.pod.namespace) and labels its pods carry; document each external peer as "<peer>: <why>" in the gate.homelab-gitops/external-peers annotation, and drop entries no rule uses',
-    reads: { kinds: ['*'], renders: true },
+    reads: { kinds: ['*'], everyKind: 'an allowance is held to the pods of every workload kind and the namespaces they run in', renders: true },
     exemptible: false,
     run(ctx) {
       const namespaces = namespaceLabels(ctx.repo);

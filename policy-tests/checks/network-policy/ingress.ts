@@ -20,7 +20,11 @@ export const ingressPathCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation:
     "allow ingress from the proxy's namespace (kubernetes.io/metadata.name: <namespace>) and pods on the Service's targetPort, in a policy that selects the backend's pods",
-  reads: { kinds: ['*'], renders: true },
+  reads: {
+    kinds: ['*'],
+    everyKind: "an Ingress's path runs through its class, its Service, the pods of any workload kind and the policies and namespaces around them",
+    renders: true,
+  },
   exemptible: false,
   run(ctx) {
     const templates = templatesWithPorts(ctx.repo);

@@ -38,7 +38,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
       'Every NetworkPolicy selects at least one pod template of its namespace (plain or rendered); a policy that selects nothing guards nothing. Namespaces an unrendered chart deploys to are not judged (invariants P1).',
     invariants: ['P1'],
     remediation: "make spec.podSelector match the labels of the workload's pod template, or delete the policy",
-    reads: { kinds: ['*'], renders: true },
+    reads: { kinds: ['*'], everyKind: 'a pod selector matches pods that any workload kind makes, rendered or not', renders: true },
     exemptible: false,
     run(ctx) {
       const templates = podTemplates(ctx.repo);
@@ -59,7 +59,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
     invariants: ['P1'],
     remediation:
       'name a namespace that exists (kubernetes.io/metadata.name: <namespace>) and labels its pods carry; the namespaces are in clusters/home/namespaces.yaml',
-    reads: { kinds: ['*'], renders: true },
+    reads: { kinds: ['*'], everyKind: 'a peer names pods and namespaces that any kind may make', renders: true },
     exemptible: false,
     run(ctx) {
       const labels = namespaceLabels(ctx.repo);
@@ -97,7 +97,7 @@ export const networkPolicyChecks: PolicyCheck[] = [
       "Every port a NetworkPolicy rule allows is one the pods it concerns listen on (a container port, by number or name): an ingress rule's ports on the policy's own pods, an egress rule's on the pods its peers select, where the gate sees them. NetworkPolicy ports are pod ports, after a Service's translation: a Service's own port there allows nothing. The repository's own containers must declare every port they serve; a port only upstream pods (a chart, a remote base) may serve undeclared is not judged, and counted (invariants P1).",
     invariants: ['P1'],
     remediation: "allow the container port (the Service's targetPort), by number or by its name",
-    reads: { kinds: ['*'], renders: true },
+    reads: { kinds: ['*'], everyKind: 'a port is named by Services and by the containers of every workload kind', renders: true },
     exemptible: false,
     run(ctx) {
       const templates = templatesWithPorts(ctx.repo);

@@ -8,9 +8,9 @@ export const TABLE_END = '<!-- check-table:end -->';
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
 
 /** What a check reads, as the table's "Reads" cell. */
-export function describeReads({ kinds = [], files = [], charts = [] }: Reads): string {
+export function describeReads({ kinds = [], everyKind, files = [], charts = [] }: Reads): string {
   const parts = [
-    ...(kinds.includes('*') ? ['every resource'] : kinds.length ? [kinds.join(', ')] : []),
+    ...(kinds.includes('*') ? [`every resource (${everyKind ?? 'no reason given'})`] : kinds.length ? [kinds.join(', ')] : []),
     ...files.map((f) => `\`${f}\``),
     ...charts.map((c) => `${c} chart values`),
   ];

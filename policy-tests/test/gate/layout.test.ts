@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { FRONT_DOOR, floorOf, floorSources, importProblems, MODEL_ROOM_LIMIT } from '../support/import-graph.ts';
 import { readSources } from '../support/sources.ts';
+import { unreasonedReads } from '../../checks/kit.ts';
+import { registeredChecks } from '../../gate/gate.ts';
 
 const sources = floorSources(REPO_ROOT);
 
@@ -149,5 +151,19 @@ describe('the deployable API', () => {
       `import { commandArgs } from '../../../scripts/lib/command.ts';\n${api.get('portfolio-api/src/openapi/write-docs.ts')}`,
     );
     expect(leaving(broken, 'portfolio-api')).toEqual(['portfolio-api/src/openapi/write-docs.ts imports scripts/lib/command.ts, outside portfolio-api/']);
+  });
+});
+
+describe('what a check reads', () => {
+  it('every check that reads every kind says why', async () => {
+    const checks = await registeredChecks();
+    expect(checks.filter((c) => c.reads.kinds?.includes('*')).length).toBeGreaterThan(10);
+    expect(unreasonedReads(checks)).toEqual([]);
+  });
+
+  it("fails on kinds: ['*'] without a reason", async () => {
+    const checks = await registeredChecks();
+    const broken = checks.map((c) => (c.id === 'sync-order' ? { ...c, reads: { ...c.reads, everyKind: undefined } } : c));
+    expect(unreasonedReads(broken)).toEqual(['sync-order reads every kind and does not say why (reads.everyKind)']);
   });
 });
