@@ -18,6 +18,7 @@ import { collectionFunctions } from './collections.ts';
 import { listTypeFunctions } from './list-types.ts';
 import { elementTypeOf } from './budget.ts';
 import { twoVariableFunctions } from './two-variable.ts';
+import { opaque, opaqueText, opaqueType } from './opaque-types.ts';
 import { escapedPath, GoURLError, hostname, parseRequestURI, parseURL, port, query, type GoURL } from './go-url.ts';
 import { formatFunctions } from './format.ts';
 import { optionalFunctions } from './optional.ts';
@@ -237,43 +238,57 @@ function quantityFunctions(cel: Cel): CelFunc[] {
   ]);
 }
 
-/** Kubernetes' IP and CIDR libraries. */
+/**
+ * Kubernetes' IP and CIDR libraries, over values of their own types (opaque-types.ts: net.IP, net.CIDR), each
+ * carrying its canonical text. containsIP and containsCIDR take the typed value or its text, as the library does.
+ */
 function networkFunctions(cel: Cel): CelFunc[] {
-  const { celFunc, celMethod } = cel;
+  const { celFunc, celMethod, objectType } = cel;
   const { S, B, I } = types(cel);
+  const [IP, CIDR] = [objectType(opaqueType('net.IP')), objectType(opaqueType('net.CIDR'))];
   const ipOf = (s: string) => parseIP(s) ?? fail(`IP Address '${s}' parse error during conversion from string`);
   const cidrOf = (s: string) => parseCIDR(s) ?? fail(`network address parse error during conversion from string: ${s}`);
-  // An ip or cidr value is its canonical string: a method on one parses that string again.
-  const family = (s: string) => BigInt((parseIP(s) ?? parseCIDR(s)?.ip ?? fail('not an IP address or CIDR')).family);
+  const ipText = (v: unknown) => opaqueText(v, 'net.IP') ?? fail('no such overload: expected a net.IP');
+  const cidrText = (v: unknown) => opaqueText(v, 'net.CIDR') ?? fail('no such overload: expected a net.CIDR');
+  const ip = (s: string) => opaque('net.IP', formatIP(ipOf(s))) as never;
+  const cidr = (s: string) => opaque('net.CIDR', formatCIDR(cidrOf(s))) as never;
   const predicates = Object.entries(ipPredicates).map(([name, test]) =>
-    celMethod(name, S, [], B, function () {
-      return test(ipOf(this));
+    celMethod(name, IP, [], B, function () {
+      return test(ipOf(ipText(this)));
     }),
   );
   return ([] = [
     celFunc('isIP', [S], B, (s) => parseIP(s) !== undefined),
-    celFunc('ip', [S], S, (s) => formatIP(ipOf(s))),
+    celFunc('ip', [S], IP, ip),
     celFunc('ip.isCanonical', [S], B, (s) => formatIP(ipOf(s)) === s),
     celFunc('isCIDR', [S], B, (s) => parseCIDR(s) !== undefined),
-    celFunc('cidr', [S], S, (s) => formatCIDR(cidrOf(s))),
-    celMethod('family', S, [], I, function () {
-      return family(this);
+    celFunc('cidr', [S], CIDR, cidr),
+    celFunc('string', [IP], S, (v) => ipText(v)),
+    celFunc('string', [CIDR], S, (v) => cidrText(v)),
+    celMethod('family', IP, [], I, function () {
+      return BigInt(ipOf(ipText(this)).family);
     }),
     ...predicates,
-    celMethod('prefixLength', S, [], I, function () {
-      return BigInt(cidrOf(this).bits);
+    celMethod('prefixLength', CIDR, [], I, function () {
+      return BigInt(cidrOf(cidrText(this)).bits);
     }),
-    celMethod('ip', S, [], S, function () {
-      return formatIP(cidrOf(this).ip);
+    celMethod('ip', CIDR, [], IP, function () {
+      return opaque('net.IP', formatIP(cidrOf(cidrText(this)).ip)) as never;
     }),
-    celMethod('masked', S, [], S, function () {
-      return formatCIDR(masked(cidrOf(this)));
+    celMethod('masked', CIDR, [], CIDR, function () {
+      return opaque('net.CIDR', formatCIDR(masked(cidrOf(cidrText(this))))) as never;
     }),
-    celMethod('containsIP', S, [S], B, function (other) {
-      return containsIP(cidrOf(this), ipOf(other));
+    celMethod('containsIP', CIDR, [S], B, function (other) {
+      return containsIP(cidrOf(cidrText(this)), ipOf(other));
     }),
-    celMethod('containsCIDR', S, [S], B, function (other) {
-      return containsCIDR(cidrOf(this), cidrOf(other));
+    celMethod('containsIP', CIDR, [IP], B, function (other) {
+      return containsIP(cidrOf(cidrText(this)), ipOf(ipText(other)));
+    }),
+    celMethod('containsCIDR', CIDR, [S], B, function (other) {
+      return containsCIDR(cidrOf(cidrText(this)), cidrOf(other));
+    }),
+    celMethod('containsCIDR', CIDR, [CIDR], B, function (other) {
+      return containsCIDR(cidrOf(cidrText(this)), cidrOf(cidrText(other)));
     }),
   ]);
 }

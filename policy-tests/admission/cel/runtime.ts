@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { CelEnv, CelFunc } from '@bufbuild/cel';
 import { FUNCTION_NAMESPACES } from './environment.ts';
 import { knownFunctions, kubernetesFunctions } from './kubernetes-library.ts';
+import { opaqueRegistry } from './opaque-types.ts';
 
 export type Cel = typeof import('@bufbuild/cel');
 interface Runtime {
@@ -25,7 +26,8 @@ export function celRuntime(): Runtime {
     const { strings } = require('@bufbuild/cel/ext') as { strings: CelFunc[] };
     const { DurationSchema } = require('@bufbuild/protobuf/wkt') as { DurationSchema: Parameters<Cel['objectType']>[0] };
     const funcs = kubernetesFunctions(cel, strings, cel.objectType(DurationSchema));
-    runtime = { cel, env: cel.celEnv({ funcs }), known: knownFunctions(funcs) };
+    // The registry declares the libraries' own types (net.IP, net.CIDR) to the engine: their names resolve in a rule.
+    runtime = { cel, env: cel.celEnv({ funcs, registry: opaqueRegistry() }), known: knownFunctions(funcs) };
   }
   return runtime;
 }

@@ -275,3 +275,21 @@ describe('CEL: a 2 KB rule of nested comprehensions', () => {
     expect(v.map((x) => x.message)).toEqual([expect.stringContaining('call cost exceeds limit for rule')]);
   });
 });
+
+describe("CEL: the libraries' own types", () => {
+  const holds = (rule: string) => ruleViolations({ type: 'object', 'x-kubernetes-validations': [{ rule }] }, {});
+  it.each([
+    "type(ip('192.168.0.1')) == net.IP && type(cidr('2001:db8::/32')) == net.CIDR && type(cidr('2001:db8::/32').ip()) == net.IP",
+    "ip('::1') == ip('0:0::1') && ip('10.0.0.1') != ip('10.0.0.2') && cidr('10.0.0.0/8') == cidr('10.0.0.0/8')",
+    "string(ip('2001:DB8::1')) == '2001:db8::1' && string(cidr('10.0.0.0/8').masked()) == '10.0.0.0/8'",
+    "cidr('10.0.0.0/8').containsIP(ip('10.1.2.3')) && cidr('10.0.0.0/8').containsIP('10.1.2.3') && cidr('10.0.0.0/8').containsCIDR(cidr('10.1.0.0/16'))",
+    "type(ip('::1')) != string && ip('::1') in [ip('::1')]",
+  ])('%s', (rule) => {
+    expect(holds(rule)).toEqual([]);
+  });
+
+  it('an IP is not its text, nor a CIDR', () => {
+    expect(holds("dyn(ip('10.0.0.1')) == dyn('10.0.0.1')").map((v) => v.message)).toEqual([expect.stringContaining('failed rule')]);
+    expect(holds("dyn(ip('10.0.0.1')) == dyn(cidr('10.0.0.1/32'))").map((v) => v.message)).toEqual([expect.stringContaining('failed rule')]);
+  });
+});
