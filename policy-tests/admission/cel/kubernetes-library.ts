@@ -116,37 +116,40 @@ function regexFunctions(cel: Cel): CelFunc[] {
   ]);
 }
 
-/**
- * A semantic version is carried as its canonical text behind a private-use marker, so that the methods it shares
- * with quantities (compareTo, isGreaterThan, isLessThan) know which one they are called on.
- */
-const SEMVER_MARK = '\uE000semver:';
-const isSemverValue = (s: string) => s.startsWith(SEMVER_MARK);
-const semverValue = (s: string): Semver =>
-  (isSemverValue(s) ? parseSemver(s.slice(SEMVER_MARK.length)) : undefined) ?? fail('no such overload: expected a semver');
-
-/** Kubernetes' semver library (1.33). */
+/** Kubernetes' semver library (1.33): a version is a kubernetes.Semver carrying its canonical text. */
 function semverFunctions(cel: Cel): CelFunc[] {
-  const { celFunc, celMethod } = cel;
+  const { celFunc, celMethod, objectType } = cel;
   const { S, B, I } = types(cel);
+  const V = objectType(opaqueType('kubernetes.Semver'));
   const parse = (s: string, normalize: boolean) => (normalize ? parseSemverNormalized(s) : parseSemver(s));
   const make = (s: string, normalize: boolean) => {
     const v = parse(s, normalize);
-    return v ? SEMVER_MARK + formatSemver(v) : fail(`Invalid character(s) found in version "${s}"`);
+    return (v ? opaque('kubernetes.Semver', formatSemver(v)) : fail(`Invalid character(s) found in version "${s}"`)) as never;
   };
+  const version = (v: unknown): Semver => parseSemver(opaqueText(v, 'kubernetes.Semver') ?? fail('no such overload: expected a semver'))!;
+  const compare = (a: unknown, b: unknown) => compareSemver(version(a), version(b));
   return ([] = [
     celFunc('isSemver', [S], B, (s) => parseSemver(s) !== undefined),
     celFunc('isSemver', [S, B], B, (s, normalize) => parse(s, normalize) !== undefined),
-    celFunc('semver', [S], S, (s) => make(s, false)),
-    celFunc('semver', [S, B], S, (s, normalize) => make(s, normalize)),
-    celMethod('major', S, [], I, function () {
-      return semverValue(this).major;
+    celFunc('semver', [S], V, (s) => make(s, false)),
+    celFunc('semver', [S, B], V, (s, normalize) => make(s, normalize)),
+    celMethod('major', V, [], I, function () {
+      return version(this).major;
     }),
-    celMethod('minor', S, [], I, function () {
-      return semverValue(this).minor;
+    celMethod('minor', V, [], I, function () {
+      return version(this).minor;
     }),
-    celMethod('patch', S, [], I, function () {
-      return semverValue(this).patch;
+    celMethod('patch', V, [], I, function () {
+      return version(this).patch;
+    }),
+    celMethod('compareTo', V, [V], I, function (other) {
+      return BigInt(compare(this, other));
+    }),
+    celMethod('isGreaterThan', V, [V], B, function (other) {
+      return compare(this, other) > 0;
+    }),
+    celMethod('isLessThan', V, [V], B, function (other) {
+      return compare(this, other) < 0;
     }),
   ]);
 }
@@ -157,83 +160,81 @@ function jsonPatchFunctions(cel: Cel): CelFunc[] {
   return [cel.celFunc('jsonpatch.escapeKey', [S], S, (s) => s.replaceAll('~', '~0').replaceAll('/', '~1'))];
 }
 
-/** Kubernetes' URL library. */
+/** Kubernetes' URL library: a URL is a kubernetes.URL carrying the text url() accepted. */
 function urlFunctions(cel: Cel): CelFunc[] {
-  const { celFunc, celMethod } = cel;
+  const { celFunc, celMethod, objectType } = cel;
   const { S, B } = types(cel);
+  const U = objectType(opaqueType('kubernetes.URL'));
+  const read = (v: unknown): GoURL => goURL(opaqueText(v, 'kubernetes.URL') ?? fail('no such overload: expected a URL')) ?? fail('not a URL');
   return ([] = [
     celFunc('isURL', [S], B, (s) => goURL(s) !== undefined),
-    celFunc('url', [S], S, (s) => (goURL(s) ? s : fail(`URL parse error during conversion from string: ${s}`))),
-    celMethod('getScheme', S, [], S, function () {
-      return goURL(this)?.scheme ?? '';
+    celFunc('url', [S], U, (s) => (goURL(s) ? opaque('kubernetes.URL', s) : fail(`URL parse error during conversion from string: ${s}`)) as never),
+    celMethod('getScheme', U, [], S, function () {
+      return read(this).scheme;
     }),
-    celMethod('getHost', S, [], S, function () {
-      return goURL(this)?.host ?? '';
+    celMethod('getHost', U, [], S, function () {
+      return read(this).host;
     }),
-    celMethod('getHostname', S, [], S, function () {
-      const u = goURL(this);
-      return u ? hostname(u) : '';
+    celMethod('getHostname', U, [], S, function () {
+      return hostname(read(this));
     }),
-    celMethod('getPort', S, [], S, function () {
-      const u = goURL(this);
-      return u ? port(u) : '';
+    celMethod('getPort', U, [], S, function () {
+      return port(read(this));
     }),
-    celMethod('getEscapedPath', S, [], S, function () {
-      const u = goURL(this);
-      return u ? escapedPath(u) : '';
+    celMethod('getEscapedPath', U, [], S, function () {
+      return escapedPath(read(this));
     }),
-    celMethod('getQuery', S, [], cel.mapType(S, cel.listType(S)), function () {
-      const u = goURL(this);
-      return u ? query(u) : new Map<string, string[]>();
+    celMethod('getQuery', U, [], cel.mapType(S, cel.listType(S)), function () {
+      return query(read(this));
     }),
   ]);
 }
 
-/** Kubernetes' quantity library. */
+/** Kubernetes' quantity library: a quantity is a kubernetes.Quantity carrying its exact value in one normal form (quantity.ts). */
 function quantityFunctions(cel: Cel): CelFunc[] {
-  const { celFunc, celMethod } = cel;
+  const { celFunc, celMethod, objectType } = cel;
   const { S, B, I, D } = types(cel);
-  // A quantity is carried as its exact value in one normal form (quantity.ts): equal values are equal strings.
+  const Q = objectType(opaqueType('kubernetes.Quantity'));
   const exact = (s: string) => parseExact(s) ?? fail(`quantities must match the regular expression: ${s}`);
+  const value = (v: unknown) => exact(opaqueText(v, 'kubernetes.Quantity') ?? fail('no such overload: expected a quantity'));
+  const quantity = (q: Exact) => opaque('kubernetes.Quantity', formatExact(q)) as never;
   const integer = (q: Exact) => asInt64(q) ?? fail('cannot convert value to integer');
   const intQuantity = (n: bigint): Exact => ({ digits: n, exponent: 0 });
-  const compare = (a: string, b: string): number => (isSemverValue(a) ? compareSemver(semverValue(a), semverValue(b)) : compareExact(exact(a), exact(b)));
   return ([] = [
     celFunc('isQuantity', [S], B, (s) => parseExact(s) !== undefined),
-    celFunc('quantity', [S], S, (s) => formatExact(exact(s))),
-    celMethod('sign', S, [], I, function () {
-      return BigInt(Math.sign(compareExact(exact(this), intQuantity(0n))));
+    celFunc('quantity', [S], Q, (s) => quantity(exact(s))),
+    celMethod('sign', Q, [], I, function () {
+      return BigInt(Math.sign(compareExact(value(this), intQuantity(0n))));
     }),
-    celMethod('isInteger', S, [], B, function () {
-      return asInt64(exact(this)) !== undefined;
+    celMethod('isInteger', Q, [], B, function () {
+      return asInt64(value(this)) !== undefined;
     }),
-    celMethod('asInteger', S, [], I, function () {
-      return integer(exact(this));
+    celMethod('asInteger', Q, [], I, function () {
+      return integer(value(this));
     }),
-    celMethod('asApproximateFloat', S, [], D, function () {
-      return asFloat(exact(this));
+    celMethod('asApproximateFloat', Q, [], D, function () {
+      return asFloat(value(this));
     }),
-    // Quantities and semantic versions share these three methods; a version carries its own marker (semverOf).
-    celMethod('compareTo', S, [S], I, function (other) {
-      return BigInt(compare(this, other));
+    celMethod('compareTo', Q, [Q], I, function (other) {
+      return BigInt(compareExact(value(this), value(other)));
     }),
-    celMethod('isGreaterThan', S, [S], B, function (other) {
-      return compare(this, other) > 0;
+    celMethod('isGreaterThan', Q, [Q], B, function (other) {
+      return compareExact(value(this), value(other)) > 0;
     }),
-    celMethod('isLessThan', S, [S], B, function (other) {
-      return compare(this, other) < 0;
+    celMethod('isLessThan', Q, [Q], B, function (other) {
+      return compareExact(value(this), value(other)) < 0;
     }),
-    celMethod('add', S, [S], S, function (other) {
-      return formatExact(addExact(exact(this), exact(other)));
+    celMethod('add', Q, [Q], Q, function (other) {
+      return quantity(addExact(value(this), value(other)));
     }),
-    celMethod('add', S, [I], S, function (n) {
-      return formatExact(addExact(exact(this), intQuantity(n)));
+    celMethod('add', Q, [I], Q, function (n) {
+      return quantity(addExact(value(this), intQuantity(n)));
     }),
-    celMethod('sub', S, [S], S, function (other) {
-      return formatExact(addExact(exact(this), negate(exact(other))));
+    celMethod('sub', Q, [Q], Q, function (other) {
+      return quantity(addExact(value(this), negate(value(other))));
     }),
-    celMethod('sub', S, [I], S, function (n) {
-      return formatExact(addExact(exact(this), intQuantity(-n)));
+    celMethod('sub', Q, [I], Q, function (n) {
+      return quantity(addExact(value(this), intQuantity(-n)));
     }),
   ]);
 }

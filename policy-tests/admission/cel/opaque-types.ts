@@ -1,8 +1,9 @@
 /**
  * The Kubernetes libraries' own CEL types, as the API server declares them:
- * an IP is a `net.IP`, a CIDR a `net.CIDR`, each a type of its own, equal
- * only to a value of its kind, with its name for `type()` (`type(ip('::1'))
- * == net.IP`). The engine knows a type by a protobuf message in its
+ * an IP is a `net.IP`, a CIDR a `net.CIDR`, a quantity a
+ * `kubernetes.Quantity`, a version a `kubernetes.Semver`, a URL a
+ * `kubernetes.URL`: each a type of its own, equal only to a value of its
+ * kind, with its name for `type()` (`type(ip('::1')) == net.IP`). The engine knows a type by a protobuf message in its
  * registry, so each is a message of one field holding the value's canonical
  * text, built here at run time (no .proto file, nothing generated).
  */
@@ -18,7 +19,13 @@ const protobuf = (): { pb: Protobuf; wkt: Wkt } => {
 };
 
 /** The opaque types by CEL name: package and message. */
-const TYPES = { 'net.IP': ['net', 'IP'], 'net.CIDR': ['net', 'CIDR'] } as const;
+const TYPES = {
+  'net.IP': ['net', 'IP'],
+  'net.CIDR': ['net', 'CIDR'],
+  'kubernetes.Quantity': ['kubernetes', 'Quantity'],
+  'kubernetes.Semver': ['kubernetes', 'Semver'],
+  'kubernetes.URL': ['kubernetes', 'URL'],
+} as const;
 export type OpaqueName = keyof typeof TYPES;
 
 /** protobuf's FieldDescriptorProto: a singular string. */

@@ -284,12 +284,16 @@ describe("CEL: the libraries' own types", () => {
     "string(ip('2001:DB8::1')) == '2001:db8::1' && string(cidr('10.0.0.0/8').masked()) == '10.0.0.0/8'",
     "cidr('10.0.0.0/8').containsIP(ip('10.1.2.3')) && cidr('10.0.0.0/8').containsIP('10.1.2.3') && cidr('10.0.0.0/8').containsCIDR(cidr('10.1.0.0/16'))",
     "type(ip('::1')) != string && ip('::1') in [ip('::1')]",
+    "type(quantity('1Gi')) == kubernetes.Quantity && quantity('1Gi') == quantity('1024Mi') && quantity('1Gi').add(quantity('1Gi')) == quantity('2Gi')",
+    "type(semver('1.2.3')) == kubernetes.Semver && semver('1.2.3').isLessThan(semver('1.10.0')) && semver('v1.2', true) == semver('1.2.0')",
+    "type(url('https://example.com')) == kubernetes.URL && url('https://example.com:80/x').getPort() == '80'",
   ])('%s', (rule) => {
     expect(holds(rule)).toEqual([]);
   });
 
-  it('an IP is not its text, nor a CIDR', () => {
+  it('an IP is not its text, nor a CIDR; a quantity is no version', () => {
     expect(holds("dyn(ip('10.0.0.1')) == dyn('10.0.0.1')").map((v) => v.message)).toEqual([expect.stringContaining('failed rule')]);
     expect(holds("dyn(ip('10.0.0.1')) == dyn(cidr('10.0.0.1/32'))").map((v) => v.message)).toEqual([expect.stringContaining('failed rule')]);
+    expect(holds("dyn(quantity('1')) == dyn(semver('1.0.0'))").map((v) => v.message)).toEqual([expect.stringContaining('failed rule')]);
   });
 });
