@@ -9,7 +9,7 @@
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { cniOf, isNetworkPolicy, KNOWN_CNIS } from '../../model/repository/cni.ts';
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
-import { selectorMatches } from '../../model/core/label-selector.ts';
+import { selectorIndex, selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../kit.ts';
@@ -108,11 +108,12 @@ export const defaultDenyChecks: PolicyCheck[] = [
       const policies = ctx.resources.filter(isNetworkPolicy);
       const byNamespace = Map.groupBy(policies, (p) => namespaceOrDestination(ctx.repo, p) ?? '');
       const inNs = (ns: string) => byNamespace.get(ns) ?? [];
+      const matching = selectorIndex(templates, (t) => t.labels);
       for (const svc of ctx.resources.filter((r) => r.kind === 'Service')) {
         const ns = namespaceOrDestination(ctx.repo, svc) ?? '';
         const selector = obj(dig(svc.object, ['spec', 'selector']));
         if (!denied.has(ns) || opaque.has(ns) || Object.keys(selector).length === 0) continue;
-        const pods = templates.filter((t) => t.namespace === ns && selectorMatches({ matchLabels: selector }, t.labels));
+        const pods = matching({ matchLabels: selector }).filter((t) => t.namespace === ns);
         list(dig(svc.object, ['spec', 'ports'])).forEach((raw, i) => {
           const port = obj(raw);
           const target = String(port.targetPort ?? port.port);

@@ -68,20 +68,26 @@ const within = (appPath: string, file: string) => (appPath === '' ? file : file.
 
 /** Paths in `filepath.Walk` order: lexical by name within each folder, a folder's entries right after its name. */
 export function walkOrder(paths: Iterable<string>): string[] {
-  return [...paths].sort((a, b) => {
-    const x = a.split('/');
-    const y = b.split('/');
-    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
-    return x.length - y.length;
-  });
+  // Each path split once, not at every comparison.
+  return [...paths]
+    .map((path) => ({ path, parts: path.split('/') }))
+    .sort(({ parts: x }, { parts: y }) => {
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+      return x.length - y.length;
+    })
+    .map(({ path }) => path);
 }
 
 /** `discovery.AppType` on the files at the source path itself: Helm for a name ending in Chart.yaml, Kustomize for a kustomization file, the later in walk order winning. */
 export function discoveredTool(paths: Iterable<string>, appPath: string): ArgoTool {
   let tool: ArgoTool = 'Directory';
-  for (const file of walkOrder(paths)) {
+  // Only the files at the source path itself decide, in their walk order: the rest of the repository is not sorted.
+  const here = [...paths].filter((file) => {
     const rel = within(appPath, file);
-    if (rel === undefined || rel.includes('/')) continue;
+    return rel !== undefined && !rel.includes('/');
+  });
+  for (const file of walkOrder(here)) {
+    const rel = within(appPath, file)!;
     if (rel.endsWith('Chart.yaml')) tool = 'Helm';
     if ((KUSTOMIZATION_FILES as readonly string[]).includes(rel)) tool = 'Kustomize';
   }
@@ -102,9 +108,11 @@ export interface DirectoryOptions {
 export function directoryFiles(paths: Iterable<string>, path: string, options: DirectoryOptions = {}): string[] {
   const appPath = appPathOf(path);
   const out: string[] = [];
-  for (const file of walkOrder(paths)) {
-    const rel = within(appPath, file);
-    if (rel === undefined || (!options.recurse && rel.includes('/'))) continue;
+  // Only the files under the source path are put in walk order, not the whole repository once per source.
+  const under = [...paths].filter((file) => within(appPath, file) !== undefined);
+  for (const file of walkOrder(under)) {
+    const rel = within(appPath, file)!;
+    if (!options.recurse && rel.includes('/')) continue;
     if (!ARGOCD_MANIFEST_NAME.test(rel.slice(rel.lastIndexOf('/') + 1))) continue;
     if (options.exclude && argoGlobMatch(options.exclude, rel)) continue;
     if (options.include && !argoGlobMatch(options.include, rel)) continue;

@@ -236,9 +236,15 @@ export const metricsCatalog = perRepo((repo: Repo): MetricsCatalog => {
     ),
     (s) => s.namespace ?? '',
   );
+  // One list per set of namespaces, kept: the monitors of a namespace share it, and with it its selector index.
+  const servicesIn = new Map<string, ServiceView[]>();
   const servicesFor = (monitor: Resource): ServiceView[] => {
     const names = list(dig(monitor.object, ['spec', 'namespaceSelector', 'matchNames'])).map(String);
-    return (names.length ? names : [namespaceOf(monitor) ?? '']).flatMap((ns) => services.get(ns) ?? []);
+    const namespaces = names.length ? names : [namespaceOf(monitor) ?? ''];
+    const key = namespaces.join('\0');
+    let found = servicesIn.get(key);
+    if (!found) servicesIn.set(key, (found = namespaces.flatMap((ns) => services.get(ns) ?? [])));
+    return found;
   };
 
   const renderedMonitors = new Map(

@@ -7,7 +7,7 @@
 import { applicationsByName } from '../argocd/argocd.ts';
 import { dig, list, obj, type Obj } from '../core/dig.ts';
 import { durationMs } from '../core/durations.ts';
-import { selectorMatches } from '../core/label-selector.ts';
+import { selectorIndex } from '../core/label-selector.ts';
 import type { Resource } from '../core/manifest.ts';
 import { scalarText } from '../core/text.ts';
 import { perRepo } from '../repository/per-repo.ts';
@@ -135,13 +135,17 @@ export function relabelJob(rules: readonly Record<string, unknown>[], job: strin
 }
 
 /** Without relabelling, per selected Service: its jobLabel value or its name (ServiceMonitor); `<namespace>/<name>` (PodMonitor). */
+/** The Services a selector matches, indexed once per list of them (selectorIndex). */
+const serviceIndexes = new WeakMap<readonly ServiceView[], (selector: Obj | undefined) => ServiceView[]>();
+
 function defaultJobs(monitor: Resource, spec: Obj, services: readonly ServiceView[], namespaceOf: NamespaceOf): string[] {
   if (monitor.kind === 'PodMonitor') return [`${namespaceOf(monitor) ?? ''}/${monitor.name}`];
   const namespaces = list(dig(spec, ['namespaceSelector', 'matchNames'])).map(String);
-  const matched = services.filter((s) => {
-    const inNamespace = namespaces.length ? namespaces.includes(s.namespace ?? '') : s.namespace === namespaceOf(monitor);
-    return inNamespace && selectorMatches(obj(spec.selector), s.labels);
-  });
+  let matching = serviceIndexes.get(services);
+  if (!matching) serviceIndexes.set(services, (matching = selectorIndex(services, (s) => s.labels)));
+  const matched = matching(obj(spec.selector)).filter((s) =>
+    namespaces.length ? namespaces.includes(s.namespace ?? '') : s.namespace === namespaceOf(monitor),
+  );
   if (matched.length === 0) return [monitor.name];
   return [
     ...new Set(
