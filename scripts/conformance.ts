@@ -76,7 +76,8 @@ checkouts you fetch yourself (nothing upstream is committed):
                       pkg/cel/library/library_compatibility_test.go, and
                       the cases of pkg/cel/library/*_test.go
   --apiextensions DIR k8s.io/apiextensions-apiserver: TestValidationExpressions
-                      (pkg/apiserver/schema/cel/validation_test.go)
+                      (pkg/apiserver/schema/cel/validation_test.go) and
+                      TestCelCostStability's rules (celcoststability_test.go)
   --argocd DIR        argoproj/argo-cd at the pinned tag: the repo-server's
                       tests (reposerver/repository/repository_test.go and
                       its testdata/), judged through the gate's reading of
@@ -122,6 +123,11 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
           const rules = conformance.validationAgreement(table);
           report('CRD rule cases (TestValidationExpressions)', rules, print);
           celCases.push(rules);
+          const stability = conformance.validationAgreement(
+            conformance.celCostStabilityCases(readText(join(apiextensions, 'pkg/apiserver/schema/cel/celcoststability_test.go'))),
+          );
+          report('CRD rule cases (TestCelCostStability, that each rule holds)', stability, print);
+          celCases.push(stability);
         }
         if (celCases.length > 1) {
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];

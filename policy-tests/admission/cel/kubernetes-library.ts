@@ -6,7 +6,7 @@
  * methods take that string, so a rule reads exactly as it would in the API
  * server.
  */
-import { stringCostFunctions } from './string-costs.ts';
+import { stringCostFunctions, stringFormatFunctions } from './string-costs.ts';
 import type { CelFunc, CelType } from '@bufbuild/cel';
 import { re2 } from '../../model/core/re2.ts';
 import { celEquals, compare, fail, isSeconds, items, type Seconds } from './values.ts';
@@ -305,6 +305,8 @@ export function kubernetesFunctions(cel: Cel, strings: readonly CelFunc[], durat
     ...strings,
     // The strings extension's replace, linear and charged to the runtime cost (same overload ids).
     ...stringCostFunctions(cel),
+    // Its format, with %e as cel-go prints it (same overload id).
+    ...stringFormatFunctions(cel, strings),
     // Replace the standard concatenation and equality (same overload ids): linear, and aware of set and map lists.
     ...listTypeFunctions(cel),
     ...listFunctions(cel),

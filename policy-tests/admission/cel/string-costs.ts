@@ -92,3 +92,45 @@ export function stringCostFunctions(cel: Cel): CelFunc[] {
     }),
   ];
 }
+
+const SUPERSCRIPT = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+
+/** `%e` as cel-go prints it through golang.org/x/text: `3.140000×10⁰⁰`, the exponent in superscript, at least two digits. */
+export function goScientific(value: number, precision: number): string {
+  const [mantissa = '', exponent = '0'] = value.toExponential(precision).split('e');
+  const n = Number(exponent);
+  const digits = String(Math.abs(n))
+    .padStart(2, '0')
+    .replace(/\d/g, (d) => SUPERSCRIPT[Number(d)]!);
+  return `${mantissa}×10${n < 0 ? '⁻' : ''}${digits}`;
+}
+
+/**
+ * The strings extension's format, with `%e` as cel-go prints it (the engine's own prints `3.140000e+00`); every
+ * other clause, and any format without `%e`, is the engine's own.
+ */
+export function stringFormatFunctions(cel: Cel, strings: readonly CelFunc[]): CelFunc[] {
+  const engine = strings.find((f) => f.name === 'format' && f.target !== undefined);
+  if (!engine) return [];
+  const { celMethod, CelScalar, listType, celList, isCelError } = cel;
+  const own = (format: string, args: unknown[]): string => {
+    const r = engine.call(0, format, [celList(args as never[])] as never);
+    if (r === undefined || isCelError(r)) throw r instanceof Error ? r : new Error('format: no such overload');
+    return r as string;
+  };
+  return [
+    celMethod('format', CelScalar.STRING, [listType(CelScalar.DYN)], CelScalar.STRING, function (list) {
+      const args = Array.from({ length: list.size }, (_, i) => list.get(i));
+      // Without %e, or with the arguments miscounted (the engine words that error), the engine formats it all.
+      const clauses = [...this.matchAll(/%(?:\.(\d+))?([a-zA-Z%])/g)].filter((m) => m[2] !== '%');
+      if (!clauses.some((m) => m[2] === 'e') || clauses.length !== args.length) return own(this, args);
+      let i = 0;
+      return this.replace(/%(?:\.(\d+))?([a-zA-Z%])/g, (clause, precision: string | undefined, verb: string) => {
+        if (verb === '%') return '%';
+        const arg = args[i++];
+        if (verb === 'e' && typeof arg === 'number' && Number.isFinite(arg)) return goScientific(arg, precision === undefined ? 6 : Number(precision));
+        return own(clause, [arg]);
+      });
+    }),
+  ];
+}

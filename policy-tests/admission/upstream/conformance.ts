@@ -229,5 +229,5 @@ export function libraryAgreement(cases: readonly LibraryCase[]): Agreement {
 }
 
 export type { Agreement };
-export { validationAgreement, validationExpressionCases } from './validation-expressions.ts';
+export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';

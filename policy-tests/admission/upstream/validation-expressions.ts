@@ -27,6 +27,8 @@ export interface ValidationCase {
 }
 
 export interface ValidationTable {
+  /** The Go test the table is read from, naming each case. */
+  suite: string;
   cases: ValidationCase[];
   /** Entries this reader could not follow, with why. */
   unread: { entry: string; why: string }[];
@@ -149,6 +151,8 @@ const HELPERS: Readonly<Record<string, (...args: any[]) => unknown>> = {
   ValsEqualThemselvesAndDataLiteral: (a: string, b: string, lit: string) => `${a} == ${lit} && ${lit} == ${a} && ${a} == ${b}`,
   'fmt.Sprintf': (format: string, ...args: unknown[]) => sprintf(format, args),
   nilInterfaceOfStringSlice: () => null,
+  // celcoststability_test.go: a list of the ints 0 to size-1.
+  buildLargeArray: (size: unknown) => Array.from({ length: Number(size) }, (_, i) => BigInt(i)),
   // Go's numeric conversions: an int stays exact, a float a float.
   int64: (v: unknown) => (typeof v === 'number' ? BigInt(Math.trunc(v)) : v),
   int32: (v: unknown) => (typeof v === 'number' ? BigInt(Math.trunc(v)) : v),
@@ -186,10 +190,11 @@ function jsonValue(v: unknown): unknown {
   return v;
 }
 
-/** The text of TestValidationExpressions' table: from `tests := []struct {...}{` to the matching `}`. */
-function tableText(goSource: string): string {
-  const start = goSource.indexOf('func TestValidationExpressions(');
-  const open = goSource.indexOf('}{', goSource.indexOf('tests := []struct', start)) + 1;
+/** The text of a test's table: from `<table> := []struct {...}{` to the matching `}`. */
+function tableText(goSource: string, test = 'TestValidationExpressions', table = 'tests'): string {
+  const start = goSource.indexOf(`func ${test}(`);
+  if (start < 0) throw new Error(`${test} not found`);
+  const open = goSource.indexOf('}{', goSource.indexOf(`${table} := []struct`, start)) + 1;
   let depth = 0;
   for (let i = open; i < goSource.length; i++) {
     const c = goSource[i];
@@ -201,7 +206,7 @@ function tableText(goSource: string): string {
     if (c === '{') depth++;
     else if (c === '}' && --depth === 0) return goSource.slice(open + 1, i);
   }
-  throw new Error('TestValidationExpressions has no table');
+  throw new Error(`${test} has no table`);
 }
 function findQuoteEnd(s: string, i: number): number {
   let j = i + 1;
@@ -231,7 +236,7 @@ function entries(table: string): string[] {
 }
 
 export function validationExpressionCases(goSource: string): ValidationTable {
-  const table: ValidationTable = { cases: [], unread: [] };
+  const table: ValidationTable = { suite: 'TestValidationExpressions', cases: [], unread: [] };
   for (const text of entries(tableText(goSource))) {
     const name = /name:\s*"((?:[^"\\]|\\.)*)"/.exec(text)?.[1] ?? '(unnamed)';
     try {
@@ -253,15 +258,39 @@ export function validationExpressionCases(goSource: string): ValidationTable {
 }
 
 /**
+ * The rules of TestCelCostStability (celcoststability_test.go), read with the same helpers: each rule of an entry's
+ * expectCost holds on its object (the test asserts its runtime cost; the cost itself is not compared here, only
+ * that the rule is admitted and holds, as the API server's evaluation of it does).
+ */
+export function celCostStabilityCases(goSource: string): ValidationTable {
+  const table: ValidationTable = { suite: 'TestCelCostStability', cases: [], unread: [] };
+  for (const text of entries(tableText(goSource, 'TestCelCostStability', 'cases'))) {
+    const name = /name:\s*"((?:[^"\\]|\\.)*)"/.exec(text)?.[1] ?? '(unnamed)';
+    try {
+      const entry = new GoParser(tokenize(text.slice(1, -1)), ENV).fields();
+      const schema = structural(entry.schema);
+      const object = jsonValue(entry.obj);
+      // Each rule is validated at the resource's root (NewValidator(&s, true, ...)): apiVersion, kind and metadata are there.
+      for (const rule of Object.keys((entry.expectCost as Record<string, unknown> | undefined) ?? {}))
+        table.cases.push({ entry: name, rule, expect: 'valid', schema: withRule(schema, rule), object, isRoot: true });
+    } catch (err) {
+      if (!(err instanceof GoUnsupported)) throw err;
+      table.unread.push({ entry: name, why: err.message });
+    }
+  }
+  return table;
+}
+
+/**
  * Each case as the API server would meet it: a rule it refuses at CRD create (does not compile, or selects a field
  * its node does not declare) is an error; otherwise the object is validated, and a valid rule must hold, an error
  * rule must fail. A rule this evaluator does not judge agrees with neither. Grouped by table entry.
  */
 export function validationAgreement(table: ValidationTable): Agreement {
   const a = emptyAgreement();
-  for (const u of table.unread) count(a, u.entry, false, `TestValidationExpressions/${u.entry}`, `not read: ${u.why}`);
+  for (const u of table.unread) count(a, u.entry, false, `${table.suite}/${u.entry}`, `not read: ${u.why}`);
   for (const c of table.cases) {
-    const file = `TestValidationExpressions/${c.entry}: ${c.rule}`;
+    const file = `${table.suite}/${c.entry}: ${c.rule}`;
     const compiled = compileRule(c.rule);
     if (!compiled.ok && !compiled.refused) {
       count(a, c.entry, false, file, `not judged: ${compiled.why}`);

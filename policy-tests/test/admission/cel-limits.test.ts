@@ -77,6 +77,13 @@ describe('CEL: the runtime cost limit', () => {
     expect(holds("self.split('', 2) == ['😀', 'bc']", '😀bc')).toEqual([]);
   });
 
+  it('formats %e as cel-go prints it (golang.org/x/text), and every other clause as before', () => {
+    const holds = (rule: string) => ruleViolations({ type: 'object', 'x-kubernetes-validations': [{ rule }] }, {});
+    expect(holds("'%e'.format([3.14]) == '3.140000×10⁰⁰'")).toEqual([]);
+    expect(holds("'%.2e|%s|%d%%'.format([-0.000123, 'x', 5]) == '-1.23×10⁻⁰⁴|x|5%'")).toEqual([]);
+    expect(holds("'%.3f %s'.format([1.5, [1, 2]]) == '1.500 [1, 2]'")).toEqual([]);
+  });
+
   it('orders booleans as cel-go does, false first: min, max and isSorted take a list of them', () => {
     const holds = (rule: string) => ruleViolations({ type: 'object', 'x-kubernetes-validations': [{ rule }] }, {});
     expect(holds('[true, false].min() == false && [false, true].max() == true && [false, true].isSorted() && ![true, false].isSorted()')).toEqual([]);
