@@ -118,17 +118,7 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
           report('CEL library test cases (pkg/cel/library)', library, print);
           celCases.push(library);
         }
-        if (apiextensions) {
-          const table = conformance.validationExpressionCases(readText(join(apiextensions, 'pkg/apiserver/schema/cel/validation_test.go')));
-          const rules = conformance.validationAgreement(table);
-          report('CRD rule cases (TestValidationExpressions)', rules, print);
-          celCases.push(rules);
-          const stability = conformance.validationAgreement(
-            conformance.celCostStabilityCases(readText(join(apiextensions, 'pkg/apiserver/schema/cel/celcoststability_test.go'))),
-          );
-          report('CRD rule cases (TestCelCostStability, that each rule holds)', stability, print);
-          celCases.push(stability);
-        }
+        if (apiextensions) celCases.push(...reportApiextensions(apiextensions, print));
         if (celCases.length > 1) {
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];
           print(`CEL cases of every suite read: ${agree}/${total} agree (${percent(agree, total)})\n`);
@@ -140,6 +130,18 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
     argv,
     io,
   );
+}
+
+/** TestValidationExpressions, TestCelCostStability (each rule holds) and TestCelEstimatedCostStability (the estimate from below); the first two are CEL cases. */
+function reportApiextensions(dir: string, print: (line: string) => void): Agreement[] {
+  const read = (file: string) => readText(join(dir, 'pkg/apiserver/schema/cel', file));
+  const rules = conformance.validationAgreement(conformance.validationExpressionCases(read('validation_test.go')));
+  report('CRD rule cases (TestValidationExpressions)', rules, print);
+  const stability = conformance.validationAgreement(conformance.celCostStabilityCases(read('celcoststability_test.go')));
+  report('CRD rule cases (TestCelCostStability, that each rule holds)', stability, print);
+  const estimated = conformance.estimatedCostAgreement(conformance.estimatedCostCases(read('celcoststability_test.go')));
+  report(`Estimated cost at CRD create (TestCelEstimatedCostStability), at most the API server's; ${estimated.exact} equal`, estimated, print);
+  return [rules, stability];
 }
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));

@@ -230,4 +230,5 @@ export function libraryAgreement(cases: readonly LibraryCase[]): Agreement {
 
 export type { Agreement };
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
+export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';
 export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';

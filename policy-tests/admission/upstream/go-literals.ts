@@ -177,6 +177,12 @@ export class GoParser {
       this.take('{');
       return { ...(this.composite() as object), '@type': name };
     }
+    // A generic function's instantiation (`ptr.To[int64](10)`): the type argument changes nothing here.
+    if (this.at('[') && this.peek(1)?.kind === 'ident' && this.peek(2)?.text === ']' && this.peek(3)?.text === '(') {
+      this.take('[');
+      this.take();
+      this.take(']');
+    }
     if (this.at('(')) {
       this.take('(');
       const args: unknown[] = [];

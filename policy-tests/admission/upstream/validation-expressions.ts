@@ -64,7 +64,7 @@ const VARIABLES: Readonly<Record<string, unknown>> = {
 };
 
 /** A schema.Structural composite literal (Generic, ValueValidation, Extensions, Properties, Items, AdditionalProperties) as a JSON schema. */
-function structural(v: unknown): Schema {
+export function structural(v: unknown): Schema {
   if (v === null || v === undefined) return schemaNode({});
   const o = v as Record<string, any>;
   if ((o as Schema)[SCHEMA]) return o as Schema;
@@ -151,6 +151,7 @@ const HELPERS: Readonly<Record<string, (...args: any[]) => unknown>> = {
   ValsEqualThemselvesAndDataLiteral: (a: string, b: string, lit: string) => `${a} == ${lit} && ${lit} == ${a} && ${a} == ${b}`,
   'fmt.Sprintf': (format: string, ...args: unknown[]) => sprintf(format, args),
   nilInterfaceOfStringSlice: () => null,
+  'ptr.To': (v: unknown) => v,
   // celcoststability_test.go: a list of the ints 0 to size-1.
   buildLargeArray: (size: unknown) => Array.from({ length: Number(size) }, (_, i) => BigInt(i)),
   // Go's numeric conversions: an int stays exact, a float a float.
@@ -162,7 +163,7 @@ const HELPERS: Readonly<Record<string, (...args: any[]) => unknown>> = {
   float32: (v: unknown) => Math.fround(Number(v)),
 };
 
-const ENV: GoEnvironment = {
+export const ENV: GoEnvironment = {
   value(name) {
     if (name in VARIABLES) {
       const v = VARIABLES[name];
@@ -191,7 +192,7 @@ function jsonValue(v: unknown): unknown {
 }
 
 /** The text of a test's table: from `<table> := []struct {...}{` to the matching `}`. */
-function tableText(goSource: string, test = 'TestValidationExpressions', table = 'tests'): string {
+export function tableText(goSource: string, test = 'TestValidationExpressions', table = 'tests'): string {
   const start = goSource.indexOf(`func ${test}(`);
   if (start < 0) throw new Error(`${test} not found`);
   const open = goSource.indexOf('}{', goSource.indexOf(`${table} := []struct`, start)) + 1;
@@ -215,7 +216,7 @@ function findQuoteEnd(s: string, i: number): number {
 }
 
 /** Splits the table into its entries: each `{...}` at the top level. */
-function entries(table: string): string[] {
+export function entries(table: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let from = -1;

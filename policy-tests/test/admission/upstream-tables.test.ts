@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GoParser, GoUnsupported, tokenize } from '../../admission/upstream/go-literals.ts';
-import { validationAgreement, validationExpressionCases } from '../../admission/upstream/validation-expressions.ts';
+import { celCostStabilityCases, validationAgreement, validationExpressionCases } from '../../admission/upstream/validation-expressions.ts';
+import { estimatedCostAgreement, estimatedCostCases } from '../../admission/upstream/estimated-cost.ts';
 
 const read = (go: string) =>
   new GoParser(tokenize(go), {
@@ -96,5 +97,60 @@ describe('TestValidationExpressions, read as data', () => {
     // The set union keeps the left's order and adds what it lacks: ['a', 'b', 'c'], equal as a set to ['b', 'c', 'a'].
     expect(agreement.disagreements.map((d) => d.file)).toEqual(['TestValidationExpressions/unread']);
     expect([agreement.agree, agreement.total]).toEqual([6, 7]);
+  });
+});
+
+describe('TestCelCostStability and TestCelEstimatedCostStability, read as data', () => {
+  const GO = `
+func TestCelCostStability(t *testing.T) {
+	cases := []struct {
+		name       string
+		schema     *schema.Structural
+		obj        map[string]interface{}
+		expectCost map[string]int64
+	}{
+		{name: "sets",
+			obj:    objs([]interface{}{"a", "b"}, buildLargeArray(3)),
+			schema: schemas(listSetType(&stringType), listSetType(&integerType)),
+			expectCost: map[string]int64{
+				"self.val1 == ['b', 'a']": 7,
+				"self.val2.size() == 3 && self.kind == ''": 4,
+			},
+		},
+	}
+}
+
+func TestCelEstimatedCostStability(t *testing.T) {
+	cases := []struct {
+		name       string
+		schema     *schema.Structural
+		expectCost map[string]uint64
+	}{
+		{name: "lists",
+			schema: schemas(withMaxItems(listType(&stringType), ptr.To[int64](10))),
+			expectCost: map[string]uint64{
+				"self.val1.all(x, x != '')": 52,
+				"self.val1.all(x, self.val1.all(y, x == y))": 3,
+			},
+		},
+	}
+}`;
+
+  it('judges each cost-stability rule at the resource root, where it must hold (kind is there)', () => {
+    const table = celCostStabilityCases(GO);
+    expect(table.cases.map((c) => [c.entry, c.rule, c.isRoot])).toEqual([
+      ['sets', "self.val1 == ['b', 'a']", true],
+      ['sets', "self.val2.size() == 3 && self.kind == ''", true],
+    ]);
+    const agreement = validationAgreement(table);
+    // The object has no kind: selecting an absent field is an error, so the second rule does not hold.
+    expect(agreement.disagreements.map((d) => d.file)).toEqual(["TestCelCostStability/sets: self.val2.size() == 3 && self.kind == ''"]);
+  });
+
+  it('holds the estimate from below to the API server figure: within it agrees, past it does not', () => {
+    const agreement = estimatedCostAgreement(estimatedCostCases(GO));
+    // 10 iterations for the first (within 52); 10 x (1 + 10) = 110 for the nested one, past the 3 written here.
+    expect(agreement.disagreements.map((d) => d.why)).toEqual(['estimated 110, upstream 3']);
+    expect([agreement.agree, agreement.total, agreement.exact]).toEqual([1, 2, 0]);
   });
 });
