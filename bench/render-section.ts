@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { runGate, clearParseCache, loadRepo, cachedChartPath, chartCacheDir, pinnedCharts, pinnedBinaries } from '../policy-tests/index.ts';
+import { runGate, clearParseCache, loadRepo, charts, render } from '../policy-tests/index.ts';
 
 async function ms(fn: () => Promise<unknown>): Promise<number> {
   clearParseCache();
@@ -21,16 +21,16 @@ async function ms(fn: () => Promise<unknown>): Promise<number> {
 
 export async function renderSection(root: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const repo = await loadRepo(root);
-  const charts = pinnedCharts(repo);
-  const missing = charts.filter((c) => !existsSync(cachedChartPath(c, env)));
+  const pinned = charts.pinnedCharts(repo);
+  const missing = pinned.filter((c) => !existsSync(charts.cachedChartPath(c, env)));
   if (missing.length) {
-    console.log(`render tier: skipped, ${missing.length} of ${charts.length} charts are not cached (npm run charts:pull)`);
+    console.log(`render tier: skipped, ${missing.length} of ${pinned.length} charts are not cached (npm run charts:pull)`);
     return;
   }
-  const { helm, kubectl } = await pinnedBinaries(env);
+  const { helm, kubectl } = await render.pinnedBinaries(env);
   const cache = mkdtempSync(join(tmpdir(), 'bench-render-'));
   try {
-    cpSync(chartCacheDir(env), join(cache, 'charts'), { recursive: true });
+    cpSync(charts.chartCacheDir(env), join(cache, 'charts'), { recursive: true });
     const benchEnv = { ...env, HOMELAB_CACHE_DIR: cache, HOMELAB_CHART_CACHE: '', HELM_BIN: helm, KUSTOMIZE_BIN: kubectl };
     const gate = (render: boolean) => runGate({ root, cwd: root, env: benchEnv, render });
     await gate(false); // warm-up: JIT, field trees, validators
@@ -42,7 +42,7 @@ export async function renderSection(root: string, env: NodeJS.ProcessEnv = proce
     const w = warm.sort((a, b) => a - b)[2]!;
     const result = await gate(true);
     console.log(
-      `render tier: ${charts.length} charts cached, ${result.resources.length} resources checked (${result.summary.notRendered} sources not rendered)`,
+      `render tier: ${pinned.length} charts cached, ${result.resources.length} resources checked (${result.summary.notRendered} sources not rendered)`,
     );
     console.log(`  parse only:                         ${parse.toFixed(0).padStart(6)} ms`);
     console.log(`  gate without rendering (--no-render): ${files.toFixed(0).padStart(4)} ms  ${(files / parse).toFixed(2)}x parse`);

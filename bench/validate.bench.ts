@@ -26,7 +26,7 @@ import {
   REPO_ROOT,
   clearParseCache,
   buildGate,
-  factsRepoURL,
+  facts,
 } from '../policy-tests/index.ts';
 import { renderSection } from './render-section.ts';
 import { commandArgs } from '../scripts/lib/command.ts';
@@ -49,7 +49,7 @@ Environment: HOMELAB_CACHE_DIR, HOMELAB_CHART_CACHE (the caches), HOMELAB_GATE_S
 const APPS = 500;
 const PER_KIND = { Deployment: 5, Service: 5, ConfigMap: 5, ServiceMonitor: 2, ExternalSecret: 2 } as const;
 /** This repository's URL from the cluster facts, so the synthetic apps are this checkout's (a fork's too). */
-const REPO_URL = factsRepoURL(REPO_ROOT);
+const REPO_URL = facts.factsRepoURL(REPO_ROOT);
 
 function appFolder(i: number): { application: string; workloads: string } {
   const ns = 'media';

@@ -11,41 +11,15 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os';
 import { parse } from 'yaml';
 import { dirname, join } from 'node:path';
-import {
-  loadRepo,
-  REPO_ROOT,
-  cachedChartPath,
-  chartCacheDir,
-  CHART_LOCK_FILE,
-  chartId,
-  digestOf,
-  formatLock,
-  isOciRepo,
-  lockEntryFor,
-  pendingEntryFor,
-  pinnedCharts,
-  readLock,
-  remoteEntryFor,
-  pinnedRemotes,
-  assertAllowedHost,
-  fetchRemote,
-  remoteDigest,
-  type ChartLock,
-  type RemoteEntry,
-  type Repo,
-  type ChartRef,
-  type LockEntry,
-  cacheRoot,
-  renderTools,
-} from '../policy-tests/index.ts';
+import { loadRepo, REPO_ROOT, type Repo, charts, render } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { run } from './lib/exec.ts';
 
 /** The `helm pull` arguments for one chart, from its own repository or from one mirror. */
-export function pullArgs(ref: ChartRef, destination: string, mirror?: string): string[] {
+export function pullArgs(ref: charts.ChartRef, destination: string, mirror?: string): string[] {
   const from = mirror ?? ref.repoURL;
   const common = ['--version', ref.version, '--destination', destination];
-  if (isOciRepo(from)) return ['pull', `oci://${from.replace(/^oci:\/\//, '').replace(/\/+$/, '')}/${ref.chart}`, ...common];
+  if (charts.isOciRepo(from)) return ['pull', `oci://${from.replace(/^oci:\/\//, '').replace(/\/+$/, '')}/${ref.chart}`, ...common];
   return ['pull', ref.chart, '--repo', from, ...common];
 }
 
@@ -73,19 +47,19 @@ export interface PullOptions {
  * refused when it serves other bytes (until --update-lock), refused under --frozen when the lock has no entry,
  * and refused outright on a host the cluster facts do not list.
  */
-async function pullRemotes(o: PullOptions, repo: Repo, lock: ChartLock): Promise<{ remotes: RemoteEntry[]; refused: number }> {
-  const remotes: RemoteEntry[] = [];
+async function pullRemotes(o: PullOptions, repo: Repo, lock: charts.ChartLock): Promise<{ remotes: charts.RemoteEntry[]; refused: number }> {
+  const remotes: charts.RemoteEntry[] = [];
   let refused = 0;
-  for (const { url } of pinnedRemotes(repo)) {
-    const locked = remoteEntryFor(lock, url);
+  for (const { url } of charts.pinnedRemotes(repo)) {
+    const locked = charts.remoteEntryFor(lock, url);
     try {
-      assertAllowedHost(url, repo.facts?.remoteBases ?? []);
+      charts.assertAllowedHost(url, repo.facts?.remoteBases ?? []);
       if ((o.frozen || o.verifyIndex) && !locked)
-        throw new Error(`not in ${CHART_LOCK_FILE}, and --frozen records nothing; pull it locally, read what it serves, and commit the lock`);
-      const digest = remoteDigest(await fetchRemote(url, { env: o.env, timeoutMs: REMOTE_TIMEOUT_MS, maxBytes: REMOTE_MAX_BYTES }));
+        throw new Error(`not in ${charts.CHART_LOCK_FILE}, and --frozen records nothing; pull it locally, read what it serves, and commit the lock`);
+      const digest = charts.remoteDigest(await charts.fetchRemote(url, { env: o.env, timeoutMs: REMOTE_TIMEOUT_MS, maxBytes: REMOTE_MAX_BYTES }));
       if (locked && locked.digest !== digest && !o.updateLock)
         throw new Error(
-          `it serves content with digest ${digest}, but ${CHART_LOCK_FILE} records ${locked.digest}; review the change, then run npm run charts:pull -- --update-lock`,
+          `it serves content with digest ${digest}, but ${charts.CHART_LOCK_FILE} records ${locked.digest}; review the change, then run npm run charts:pull -- --update-lock`,
         );
       remotes.push({ url, digest });
       o.out(`${locked?.digest === digest ? 'checked ' : locked ? 'updated ' : 'locked  '} ${url} ${digest}`);
@@ -100,12 +74,12 @@ async function pullRemotes(o: PullOptions, repo: Repo, lock: ChartLock): Promise
 
 /** Pulls what is missing; returns the number of charts refused or not pulled (the lock keeps what was pulled). */
 /** The digest a chart repository publishes for a chart version in its index.yaml (Helm's index `digest`), or why there is none. */
-export async function publishedDigest(ref: ChartRef, env: NodeJS.ProcessEnv, mirror?: string): Promise<{ digest: string } | { why: string }> {
+export async function publishedDigest(ref: charts.ChartRef, env: NodeJS.ProcessEnv, mirror?: string): Promise<{ digest: string } | { why: string }> {
   const base = (mirror ?? ref.repoURL).replace(/\/+$/, '');
   if (!/^https?:\/\//.test(base)) return { why: `${base} is an OCI registry: it publishes no index.yaml digest, so a person records this chart` };
   let index: unknown;
   try {
-    index = parse((await fetchRemote(`${base}/index.yaml`, { env, timeoutMs: REMOTE_TIMEOUT_MS, maxBytes: REMOTE_MAX_BYTES })).toString('utf8'), {
+    index = parse((await charts.fetchRemote(`${base}/index.yaml`, { env, timeoutMs: REMOTE_TIMEOUT_MS, maxBytes: REMOTE_MAX_BYTES })).toString('utf8'), {
       maxAliasCount: 100,
     });
   } catch (err) {
@@ -120,49 +94,55 @@ export async function publishedDigest(ref: ChartRef, env: NodeJS.ProcessEnv, mir
 }
 
 /** The lock after a pull: exactly the charts the Applications pin, the pending ones not yet recorded, and the remotes. */
-function writeLock(o: PullOptions, charts: readonly ChartRef[], entries: ReadonlyMap<string, LockEntry>, lock: ChartLock, remotes: RemoteEntry[]): void {
-  const wanted = new Set(charts.map(chartId));
-  const next = formatLock({
-    charts: [...entries.values()].filter((c) => wanted.has(chartId(c))),
+function writeLock(
+  o: PullOptions,
+  pinned: readonly charts.ChartRef[],
+  entries: ReadonlyMap<string, charts.LockEntry>,
+  lock: charts.ChartLock,
+  remotes: charts.RemoteEntry[],
+): void {
+  const wanted = new Set(pinned.map(charts.chartId));
+  const next = charts.formatLock({
+    charts: [...entries.values()].filter((c) => wanted.has(charts.chartId(c))),
     // A pending chart stays named until a pull records its digest, and goes when nothing pins it.
-    pending: (lock.pending ?? []).filter((p) => wanted.has(chartId(p)) && !entries.has(chartId(p))),
+    pending: (lock.pending ?? []).filter((p) => wanted.has(charts.chartId(p)) && !entries.has(charts.chartId(p))),
     remotes,
   });
-  const path = join(o.root, CHART_LOCK_FILE);
-  if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== next)) writeInCheckout(o.root, CHART_LOCK_FILE, next);
+  const path = join(o.root, charts.CHART_LOCK_FILE);
+  if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== next)) writeInCheckout(o.root, charts.CHART_LOCK_FILE, next);
 }
 
 export async function pullCharts(o: PullOptions): Promise<number> {
   const repo = await loadRepo(o.root);
-  const tools = await renderTools(o.env);
-  const lock = readLock(o.root);
-  const charts = pinnedCharts(repo);
-  const helmHome = join(cacheRoot(o.env), 'helm-home');
+  const tools = await render.renderTools(o.env);
+  const lock = charts.readLock(o.root);
+  const pinned = charts.pinnedCharts(repo);
+  const helmHome = join(render.cacheRoot(o.env), 'helm-home');
   const env = { ...o.env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') };
-  const entries = new Map<string, LockEntry>(lock.charts.map((c) => [chartId(c), c]));
+  const entries = new Map<string, charts.LockEntry>(lock.charts.map((c) => [charts.chartId(c), c]));
   let refused = 0;
-  for (const ref of charts) {
-    const target = cachedChartPath(ref, o.env);
-    const locked = lockEntryFor(lock, ref);
-    const pending = pendingEntryFor(lock, ref);
+  for (const ref of pinned) {
+    const target = charts.cachedChartPath(ref, o.env);
+    const locked = charts.lockEntryFor(lock, ref);
+    const pending = charts.pendingEntryFor(lock, ref);
     if (o.frozen && !locked && pending) {
       o.out(
-        `PENDING  ${chartId(ref)}: ${CHART_LOCK_FILE} has no digest for it yet (${pending.reason}); a person with network runs npm run charts:pull -- --update-lock, reads the rendered diff, and commits the lock`,
+        `PENDING  ${charts.chartId(ref)}: ${charts.CHART_LOCK_FILE} has no digest for it yet (${pending.reason}); a person with network runs npm run charts:pull -- --update-lock, reads the rendered diff, and commits the lock`,
       );
       refused++;
       continue;
     }
     if (o.frozen && !locked) {
       o.out(
-        `REFUSED  ${chartId(ref)}: not in ${CHART_LOCK_FILE}, and --frozen records nothing; pull it locally with npm run charts:pull, review the rendered diff, and commit the lock`,
+        `REFUSED  ${charts.chartId(ref)}: not in ${charts.CHART_LOCK_FILE}, and --frozen records nothing; pull it locally with npm run charts:pull, review the rendered diff, and commit the lock`,
       );
       refused++;
       continue;
     }
     if (existsSync(target) && !o.updateLock) {
-      const digest = digestOf(readFileSync(target));
+      const digest = charts.digestOf(readFileSync(target));
       if (locked?.digest === digest) {
-        o.out(`cached   ${chartId(ref)}`);
+        o.out(`cached   ${charts.chartId(ref)}`);
         continue;
       }
     }
@@ -172,19 +152,19 @@ export async function pullCharts(o: PullOptions): Promise<number> {
         await run(tools.helm, pullArgs(ref, scratch, o.mirror), { env });
       } catch (err) {
         // One unreachable repository does not stop the others; the run still fails.
-        o.out(`FAILED   ${chartId(ref)}: ${(err as Error).message.replace(`${tools.helm}: `, 'helm pull: ')}`);
+        o.out(`FAILED   ${charts.chartId(ref)}: ${(err as Error).message.replace(`${tools.helm}: `, 'helm pull: ')}`);
         refused++;
         continue;
       }
       const pulled = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
-      if (!pulled) throw new Error(`helm pull left no archive for ${chartId(ref)}`);
-      const digest = digestOf(readFileSync(join(scratch, pulled)));
+      if (!pulled) throw new Error(`helm pull left no archive for ${charts.chartId(ref)}`);
+      const digest = charts.digestOf(readFileSync(join(scratch, pulled)));
       if (o.verifyIndex && !locked) {
         // A version nobody recorded: trusted only as the bytes its repository publishes (Helm itself never checks them).
         const published = await publishedDigest(ref, o.env, o.mirror);
         if ('why' in published || published.digest !== digest) {
           o.out(
-            `REFUSED  ${chartId(ref)}: ${'why' in published ? published.why : `its archive has digest ${digest}, but its repository's index.yaml publishes ${published.digest}: the bytes served are not the ones published`}`,
+            `REFUSED  ${charts.chartId(ref)}: ${'why' in published ? published.why : `its archive has digest ${digest}, but its repository's index.yaml publishes ${published.digest}: the bytes served are not the ones published`}`,
           );
           refused++;
           continue;
@@ -192,22 +172,22 @@ export async function pullCharts(o: PullOptions): Promise<number> {
       }
       if (locked && locked.digest !== digest && !o.updateLock) {
         o.out(
-          `REFUSED  ${chartId(ref)}: its archive has digest ${digest}, but ${CHART_LOCK_FILE} records ${locked.digest}; review the change, then run npm run charts:pull -- --update-lock`,
+          `REFUSED  ${charts.chartId(ref)}: its archive has digest ${digest}, but ${charts.CHART_LOCK_FILE} records ${locked.digest}; review the change, then run npm run charts:pull -- --update-lock`,
         );
         refused++;
         continue;
       }
       mkdirSync(dirname(target), { recursive: true });
       renameSync(join(scratch, pulled), target);
-      entries.set(chartId(ref), { ...ref, digest });
-      o.out(`${locked?.digest === digest ? 'pulled  ' : locked ? 'updated ' : o.verifyIndex ? 'verified' : 'locked  '} ${chartId(ref)} ${digest}`);
+      entries.set(charts.chartId(ref), { ...ref, digest });
+      o.out(`${locked?.digest === digest ? 'pulled  ' : locked ? 'updated ' : o.verifyIndex ? 'verified' : 'locked  '} ${charts.chartId(ref)} ${digest}`);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
   }
   const { remotes, refused: remotesRefused } = await pullRemotes(o, repo, lock);
   refused += remotesRefused;
-  writeLock(o, charts, entries, lock, remotes);
+  writeLock(o, pinned, entries, lock, remotes);
   return refused;
 }
 
@@ -218,8 +198,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
       name: 'charts:pull',
       usage: 'charts:pull [--mirror URL] [--update-lock | --frozen | --verify-index]',
       help: `Pulls every chart the Applications pin (helm pull) into the cache outside git
-(${chartCacheDir(env)}), so npm run validate renders them offline.
-${CHART_LOCK_FILE} records each archive's digest on first pull; a later archive
+(${charts.chartCacheDir(env)}), so npm run validate renders them offline.
+${charts.CHART_LOCK_FILE} records each archive's digest on first pull; a later archive
 with another digest is refused.
 
   --mirror URL     pull every chart by name and version from this one chart

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { checkoutWriteRefusal, writeInCheckout } from './lib/checkout-write.ts';
 import { join } from 'node:path';
-import { REPO_ROOT, allFindings, checkoutPaths, factsRepoURL, normalizeRepoURL, renderReport, runGate } from '../policy-tests/index.ts';
+import { REPO_ROOT, allFindings, renderReport, runGate, facts } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 /** The images built from this repository's Dockerfiles. */
@@ -97,10 +97,10 @@ file cannot be written), 2 on a usage error. Reads no environment variables.`,
         if (!values.repo) throw new UsageError('--repo <clone URL> is required');
         const to = checkedURL(String(values.repo));
         const root = (values.root as string | undefined) ?? REPO_ROOT;
-        const from = factsRepoURL(root);
-        if (normalizeRepoURL(from) === normalizeRepoURL(to)) throw new UsageError(`--repo ${to}: this checkout already names it`);
+        const from = facts.factsRepoURL(root);
+        if (facts.normalizeRepoURL(from) === facts.normalizeRepoURL(to)) throw new UsageError(`--repo ${to}: this checkout already names it`);
         // git's tracked and unignored files, or a walk outside git; binary files are left alone.
-        const files = (await checkoutPaths(root)).paths.flatMap((file) => {
+        const files = (await facts.checkoutPaths(root)).paths.flatMap((file) => {
           let text: string;
           try {
             text = readFileSync(join(root, file), 'utf8');

@@ -2,19 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { writeInCheckout } from './lib/checkout-write.ts';
 import { join } from 'node:path';
-import {
-  registeredChecks,
-  REPO_ROOT,
-  checkTable,
-  withBlock,
-  withCheckTable,
-  WAVES_END,
-  WAVES_START,
-  wavesTable,
-  INVARIANTS_FILE,
-  invariantsDoc,
-  loadRepo,
-} from '../policy-tests/index.ts';
+import { registeredChecks, REPO_ROOT, loadRepo, docs } from '../policy-tests/index.ts';
 import { runCommand } from './lib/command.ts';
 
 process.exitCode = await runCommand(
@@ -27,23 +15,23 @@ process.exitCode = await runCommand(
     async run() {
       const path = join(REPO_ROOT, 'policy-tests/checks/README.md');
       const before = readFileSync(path, 'utf8');
-      const after = withCheckTable(before, checkTable(await registeredChecks()));
+      const after = docs.withCheckTable(before, docs.checkTable(await registeredChecks()));
       writeInCheckout(REPO_ROOT, path, after);
       process.stdout.write(
         before === after ? 'policy-tests/checks/README.md check table is up to date\n' : 'policy-tests/checks/README.md check table regenerated\n',
       );
       const platform = join(REPO_ROOT, 'apps/platform/README.md');
       const wavesBefore = readFileSync(platform, 'utf8');
-      const wavesAfter = withBlock(wavesBefore, WAVES_START, WAVES_END, wavesTable(await loadRepo(REPO_ROOT)));
+      const wavesAfter = docs.withBlock(wavesBefore, docs.WAVES_START, docs.WAVES_END, docs.wavesTable(await loadRepo(REPO_ROOT)));
       writeInCheckout(REPO_ROOT, platform, wavesAfter);
       process.stdout.write(
         wavesBefore === wavesAfter ? 'apps/platform/README.md wave table is up to date\n' : 'apps/platform/README.md wave table regenerated\n',
       );
-      const invariants = join(REPO_ROOT, INVARIANTS_FILE);
+      const invariants = join(REPO_ROOT, docs.INVARIANTS_FILE);
       const invariantsBefore = readFileSync(invariants, 'utf8');
-      const invariantsAfter = invariantsDoc(await registeredChecks());
+      const invariantsAfter = docs.invariantsDoc(await registeredChecks());
       writeInCheckout(REPO_ROOT, invariants, invariantsAfter);
-      process.stdout.write(invariantsBefore === invariantsAfter ? `${INVARIANTS_FILE} is up to date\n` : `${INVARIANTS_FILE} regenerated\n`);
+      process.stdout.write(invariantsBefore === invariantsAfter ? `${docs.INVARIANTS_FILE} is up to date\n` : `${docs.INVARIANTS_FILE} regenerated\n`);
       return 0;
     },
   },

@@ -1,5 +1,5 @@
 /** What the four backup commands share: the repository root, options from the environment, and their names in errors. */
-import { loadTargets } from '../../policy-tests/index.ts';
+import { facts } from '../../policy-tests/index.ts';
 import type { Target } from './engines/types.ts';
 import { UsageError } from '../lib/command.ts';
 import type { BackupOptions } from './run.ts';
@@ -29,7 +29,7 @@ the backup-targets files are, in the image).`;
 
 /** The declared target `name`; an unknown name is a wrong argument (exit 2), naming the declared ones. */
 export function targetNamed(name: string): Target {
-  const targets = loadTargets(REPO_ROOT);
+  const targets = facts.loadTargets(REPO_ROOT);
   const target = targets.get(name);
   if (!target) throw new UsageError(`unknown target "${name}"; declared: ${[...targets.keys()].join(', ')}`);
   return target;

@@ -4,7 +4,7 @@
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { privilegeLabel, privilegesOf, ruleViolations, type Snapshot } from '../../policy-tests/index.ts';
+import { ruleViolations, type Snapshot, facts } from '../../policy-tests/index.ts';
 import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
@@ -250,8 +250,8 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
  */
 function privilegeRisk(kind: string, label: string, a: Applied, b: Applied, flag: Flag): void {
   if (!b) return;
-  const before = new Set(a ? privilegesOf({ kind, object: a.object }).map(privilegeLabel) : []);
-  const added = [...new Set(privilegesOf({ kind, object: b.object }).map(privilegeLabel))].filter((p) => !before.has(p));
+  const before = new Set(a ? facts.privilegesOf({ kind, object: a.object }).map(facts.privilegeLabel) : []);
+  const added = [...new Set(facts.privilegesOf({ kind, object: b.object }).map(facts.privilegeLabel))].filter((p) => !before.has(p));
   if (added.length) flag('privilege', `${label} gains ${listed(added)}`);
 }
 

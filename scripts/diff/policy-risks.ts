@@ -2,7 +2,7 @@
  * What a network policy change does to reach, for the rendered diff: the peers beyond named pods it adds
  * (model/cluster/network-reach.ts), and whether it only narrows, which makes it news rather than a question.
  */
-import { externalPeers } from '../../policy-tests/index.ts';
+import { facts } from '../../policy-tests/index.ts';
 import { valueAt } from '../lib/values.ts';
 
 export const NETWORK_POLICY_KINDS = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
@@ -13,7 +13,7 @@ export const listed = (items: string[]) => `${items.slice(0, 8).join(', ')}${ite
 type Obj = Record<string, unknown> | undefined;
 
 /** The peers beyond named pods a policy allows, by the key a policy documents them under. */
-const reachOf = (kind: string, object: Obj, namespace: string) => new Set(object ? externalPeers({ kind, object }, namespace).map((r) => r.peer) : []);
+const reachOf = (kind: string, object: Obj, namespace: string) => new Set(object ? facts.externalPeers({ kind, object }, namespace).map((r) => r.peer) : []);
 
 /** A policy's allow rules, each as text: what it lets through. */
 function allowRules(object: Obj): Set<string> {

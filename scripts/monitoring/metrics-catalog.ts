@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { isSeq, parseDocument } from 'yaml';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
 import { writeInCheckout } from '../lib/checkout-write.ts';
-import { runGate, allFindings, REPO_ROOT, CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY, extractAll, isExtractor } from '../../policy-tests/index.ts';
+import { runGate, allFindings, REPO_ROOT, facts } from '../../policy-tests/index.ts';
 
 const FETCH_TIMEOUT_MS = 30_000;
 const GIT_TIMEOUT_MS = 60_000;
@@ -28,7 +28,7 @@ interface Source {
 /** Reads one source file at a ref: from a local clone, or from GitHub. */
 async function readSource(source: Source, ref: string, file: string, from: string | undefined, root: string): Promise<string> {
   // This repository's own code (the portfolio API): the working tree is the source.
-  if (source.repository === THIS_REPOSITORY) return readFileSync(join(root, file), 'utf8');
+  if (source.repository === facts.THIS_REPOSITORY) return readFileSync(join(root, file), 'utf8');
   if (from) {
     try {
       const { stdout } = await promisify(execFile)('git', ['-C', from, 'show', `${ref}:${file}`], { timeout: GIT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
@@ -68,15 +68,15 @@ export interface RefreshOptions {
 
 /** Rewrites the entry of `exporter` for `version` (default: its own), from its source; returns the file written. */
 export async function refreshEntry(o: RefreshOptions): Promise<string> {
-  const dir = join(o.root, CATALOG_DIR);
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && join(CATALOG_DIR, f) !== CATALOG_EXEMPTIONS);
+  const dir = join(o.root, facts.CATALOG_DIR);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml') && join(facts.CATALOG_DIR, f) !== facts.CATALOG_EXEMPTIONS);
   const found = files.map((f) => ({ f, doc: parseDocument(readFileSync(join(dir, f), 'utf8')) })).filter(({ doc }) => doc.get('exporter') === o.exporter);
   if (found.length === 0) throw new UsageError(`no catalog entry for exporter ${o.exporter}`);
   const { f, doc } = found[0]!;
   const source = (doc.toJS() as { source?: Source }).source;
-  if (!source?.extract || !isExtractor(source.extract)) {
+  if (!source?.extract || !facts.isExtractor(source.extract)) {
     throw new Error(
-      `${CATALOG_DIR}${f} is kept by hand (source.extract: ${source?.extract ?? 'unset'}): read ${source?.files?.join(', ') ?? 'its source'} at the new tag and edit it`,
+      `${facts.CATALOG_DIR}${f} is kept by hand (source.extract: ${source?.extract ?? 'unset'}): read ${source?.files?.join(', ') ?? 'its source'} at the new tag and edit it`,
     );
   }
   const oldVersion = String(doc.get('version'));
@@ -84,7 +84,7 @@ export async function refreshEntry(o: RefreshOptions): Promise<string> {
   // The ref follows the version: v3.5.5 -> v3.6.0, 1.3.0 -> 1.4.0.
   const ref = source.ref.includes(oldVersion.replace(/^v/, '')) ? source.ref.replace(oldVersion.replace(/^v/, ''), version.replace(/^v/, '')) : version;
   const texts = await Promise.all(source.files.map((file) => readSource(source, ref, file, o.from, o.root)));
-  const metrics = extractAll(source.extract, texts);
+  const metrics = facts.extractAll(source.extract, texts);
   if (Object.keys(metrics).length === 0)
     throw new Error(`the ${source.extract} extractor found no metrics in ${source.files.join(', ')} at ${ref}; the exporter changed how it declares them`);
   doc.set('version', version);
@@ -95,9 +95,9 @@ export async function refreshEntry(o: RefreshOptions): Promise<string> {
   for (const pair of node.items) if (isSeq(pair.value)) pair.value.flow = true;
   doc.set('metrics', node);
   const name = `${o.exporter}-${version}.yaml`;
-  writeInCheckout(o.root, `${CATALOG_DIR}${name}`, doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
+  writeInCheckout(o.root, `${facts.CATALOG_DIR}${name}`, doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
   if (name !== f) rmSync(join(dir, f));
-  return `${CATALOG_DIR}${name}`;
+  return `${facts.CATALOG_DIR}${name}`;
 }
 
 export async function main(argv: string[], io?: CommandIo): Promise<number> {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock, readLock, REPO_ROOT } from '../../policy-tests/index.ts';
+import { REPO_ROOT, charts } from '../../policy-tests/index.ts';
 import { serveHttps, type HttpsFiles } from '../../test-support/https-server.ts';
 import { toolEnv, writeChart } from '../../test-support/chart-repo.ts';
 import { exec, output } from '../../test-support/exec.ts';
@@ -107,10 +107,10 @@ function pinStandIn(root: string, url: string, install: string): void {
       "    - host: 127.0.0.1\n      reason: the test's upstream\n    - host: raw.githubusercontent.com",
     ),
   );
-  const lock = readLock(root);
+  const lock = charts.readLock(root);
   writeFileSync(
-    join(root, CHART_LOCK_FILE),
-    formatLock({ ...lock, remotes: [{ url, digest: `sha256:${createHash('sha256').update(install).digest('hex')}` }] }),
+    join(root, charts.CHART_LOCK_FILE),
+    charts.formatLock({ ...lock, remotes: [{ url, digest: `sha256:${createHash('sha256').update(install).digest('hex')}` }] }),
   );
 }
 
@@ -135,11 +135,14 @@ beforeAll(async () => {
     HOMELAB_REPO_ROOT: root,
     HOMELAB_CHART_CACHE: cache,
   });
-  const archive = cachedChartPath(CILIUM, baseEnv);
+  const archive = charts.cachedChartPath(CILIUM, baseEnv);
   mkdirSync(dirname(archive), { recursive: true });
   await output(baseEnv.HELM_BIN!, ['package', writeChart(join(dir, 'chart-src'), CILIUM_TEST_CHART), '--destination', dirname(archive)], { env: baseEnv });
-  const lock = readLock(root);
-  writeFileSync(join(root, CHART_LOCK_FILE), formatLock({ ...lock, charts: [...lock.charts, { ...CILIUM, digest: digestOf(readFileSync(archive)) }] }));
+  const lock = charts.readLock(root);
+  writeFileSync(
+    join(root, charts.CHART_LOCK_FILE),
+    charts.formatLock({ ...lock, charts: [...lock.charts, { ...CILIUM, digest: charts.digestOf(readFileSync(archive)) }] }),
+  );
 });
 afterAll(async () => {
   await kubectlServer?.close();

@@ -151,13 +151,22 @@ describe('the scripts on the contract', () => {
         join(table, 'validation_test.go'),
         'func TestValidationExpressions(t *testing.T) {\n\ttests := []struct {\n\t\tname string\n\t}{\n\t\t{name: "n", obj: objs(int64(1)), schema: schemas(integerType), valid: []string{"self.val1 == 1"}},\n\t}\n}\n',
       );
+      writeFileSync(
+        join(table, 'celcoststability_test.go'),
+        [
+          'func TestCelCostStability(t *testing.T) {\n\tcases := []struct {\n\t\tname string\n\t}{\n\t\t{name: "c", obj: objs(int64(2)), schema: schemas(integerType), expectCost: map[string]int64{"self.val1 == 2": 3}},\n\t}\n}\n',
+          'func TestCelEstimatedCostStability(t *testing.T) {\n\tcases := []struct {\n\t\tname string\n\t}{\n\t\t{name: "e", schema: schemas(integerType), expectCost: map[string]uint64{"self.val1 == 2": 3}},\n\t}\n}\n',
+        ].join('\n'),
+      );
       const { out, io } = capture();
       expect(await conformanceCommand(['--apiserver', join(root, 'apiserver'), '--apiextensions', join(root, 'ext'), '--kubernetes', '1.36'], io)).toBe(0);
       expect(out.stdout.split('\n').filter((l) => l.includes('agree ('))).toEqual([
         'CEL library functions up to 1.36: 2/2 agree (100.0%)',
         'CEL library test cases (pkg/cel/library): 1/1 agree (100.0%)',
         'CRD rule cases (TestValidationExpressions): 1/1 agree (100.0%)',
-        'CEL cases of every suite read: 2/2 agree (100.0%)',
+        'CRD rule cases (TestCelCostStability, that each rule holds): 1/1 agree (100.0%)',
+        "Estimated cost at CRD create (TestCelEstimatedCostStability), at most the API server's; 0 equal: 1/1 agree (100.0%)",
+        'CEL cases of every suite read: 3/3 agree (100.0%)',
       ]);
     } finally {
       rmSync(root, { recursive: true, force: true });

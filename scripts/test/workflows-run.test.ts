@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import { output } from '../../test-support/exec.ts';
 import { startChartRepo, toolEnv, writeChart, type ChartRepo } from '../../test-support/chart-repo.ts';
 import type { RunState } from '../../test-support/actions/actions.ts';
-import { cacheRoot } from '../../policy-tests/index.ts';
+import { render } from '../../policy-tests/index.ts';
 import { runWorkflow, type JobResult, type Replacement } from '../../test-support/actions/runner.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -52,7 +52,7 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'workflows-'));
   // The gate's own caches (its bundle's stores, the render tools) are this worker's, already warm: a job's verdict does
   // not depend on them. The chart cache, which decides what each job pulls and verifies, starts empty in every job.
-  env = await toolEnv({ HOMELAB_CACHE_DIR: cacheRoot(process.env), HOMELAB_CHART_CACHE: join(scratch, 'seed-charts') });
+  env = await toolEnv({ HOMELAB_CACHE_DIR: render.cacheRoot(process.env), HOMELAB_CHART_CACHE: join(scratch, 'seed-charts') });
   charts = await startChartRepo(env, { https: true });
   env.SSL_CERT_FILE = charts.certFile;
   for (const version of ['1.0.0', '1.0.1', '1.0.2'])

@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import { FRONT_DOOR, floorOf, floorSources, importProblems, MODEL_ROOM_LIMIT } from '../support/import-graph.ts';
+import {
+  FRONT_DOOR,
+  FRONT_DOOR_LIMIT,
+  floorOf,
+  floorSources,
+  frontDoorNames,
+  frontDoorProblems,
+  importProblems,
+  MODEL_ROOM_LIMIT,
+} from '../support/import-graph.ts';
 import { readSources } from '../support/sources.ts';
 import { unreasonedReads } from '../../checks/kit.ts';
 import { registeredChecks } from '../../gate/gate.ts';
@@ -104,26 +113,28 @@ describe('import direction', () => {
     ]);
   });
 
-  it('the front door exports only what scripts, benchmarks or the API use, and the gate types they take', () => {
+  it('the front door exports only what scripts, benchmarks or the API use, and the gate types they take; each namespace name is used through it', () => {
     const door = readFileSync(join(REPO_ROOT, FRONT_DOOR), 'utf8');
-    const exported = [...door.matchAll(/export \{([^}]*)\}/g)].flatMap((m) =>
-      m[1]!
-        .split(',')
-        .map((s) =>
-          s
-            .trim()
-            .replace(/^type /, '')
-            .split(' as ')
-            .pop()!
-            .trim(),
-        )
-        .filter(Boolean),
-    );
+    const { names, namespaces } = frontDoorNames(door);
     const users = [...floorSources(REPO_ROOT)].filter(([file]) => floorOf(file) > floorOf(FRONT_DOOR)).map(([, text]) => text);
     for (const dir of ['portfolio-api', 'test-support'])
       for (const [, text] of readSources(REPO_ROOT, [dir], /\.m?ts$/, new Set(['node_modules']))) users.push(text);
-    const unused = exported.filter((name) => !['GateOptions', 'GateResult'].includes(name) && !users.some((text) => new RegExp(`\\b${name}\\b`).test(text)));
-    expect(unused).toEqual([]);
+    const used = (name: string) => users.some((text) => new RegExp(`\\b${name}\\b`).test(text));
+    expect(names.filter((name) => !['GateOptions', 'GateResult'].includes(name) && !used(name))).toEqual([]);
+    // A namespace's names: each used as namespace.name by a script, a benchmark or the tests' support.
+    const unusedInside = [...namespaces].flatMap(([ns, module]) =>
+      frontDoorNames(readFileSync(join(REPO_ROOT, module), 'utf8'))
+        .names.filter((name) => !users.some((text) => text.includes(`${ns}.${name}`)))
+        .map((name) => `${ns}.${name}`),
+    );
+    expect(unusedInside).toEqual([]);
+  });
+
+  it(`the front door holds at most ${FRONT_DOOR_LIMIT} names, and fails past them`, () => {
+    const door = readFileSync(join(REPO_ROOT, FRONT_DOOR), 'utf8');
+    expect(frontDoorProblems(door)).toEqual([]);
+    const crowded = `${door}\n${Array.from({ length: 10 }, (_, i) => `export { extra${i} } from './gate/gate.ts';`).join('\n')}\n`;
+    expect(frontDoorProblems(crowded)).toEqual([expect.stringMatching(/^policy-tests\/index\.ts exports \d+ names, over 25; group them in a namespace$/)]);
   });
 });
 

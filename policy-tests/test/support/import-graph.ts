@@ -19,6 +19,8 @@ export const FLOORS = [
   'policy-tests/admission',
   'policy-tests/checks',
   'policy-tests/gate',
+  // The front door's namespaces (charts, render, docs, facts): faces that name what the floors below offer.
+  'policy-tests/front',
   FRONT_DOOR,
   'scripts',
   'bench',
@@ -141,4 +143,32 @@ export function importProblems(sources: ReadonlyMap<string, string>): string[] {
   };
   for (const file of [...graph.keys()].sort()) if (!colour.has(file)) visit(file);
   return problems;
+}
+
+/** The most names the front door may export: a namespace counts as one. */
+export const FRONT_DOOR_LIMIT = 25;
+
+/** The front door's exported names, a namespace (`export * as x`) as one, with the module each namespace faces. */
+export function frontDoorNames(door: string): { names: string[]; namespaces: Map<string, string> } {
+  const names = [...door.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) =>
+    m[1]!
+      .split(',')
+      .map((s) =>
+        s
+          .trim()
+          .replace(/^type /, '')
+          .split(' as ')
+          .pop()!
+          .trim(),
+      )
+      .filter(Boolean),
+  );
+  const namespaces = new Map([...door.matchAll(/export \* as (\w+) from '\.\/([^']+)'/g)].map((m) => [m[1]!, `policy-tests/${m[2]!}`]));
+  return { names: [...names, ...namespaces.keys()], namespaces };
+}
+
+/** Problems of the front door: over its limit of names. */
+export function frontDoorProblems(door: string): string[] {
+  const { names } = frontDoorNames(door);
+  return names.length > FRONT_DOOR_LIMIT ? [`${FRONT_DOOR} exports ${names.length} names, over ${FRONT_DOOR_LIMIT}; group them in a namespace`] : [];
 }

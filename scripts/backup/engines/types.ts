@@ -2,10 +2,13 @@
  * What each database engine provides to the engine-neutral backup, check,
  * restore and drill flows in run.ts and restore.ts.
  */
-import type { Target } from '../../../policy-tests/index.ts';
+import type { facts } from '../../../policy-tests/index.ts';
 import type { Sentinel } from '../sentinel.ts';
 
-export type { EtcdTarget, PostgresTarget, SqliteTarget, Target } from '../../../policy-tests/index.ts';
+export type EtcdTarget = facts.EtcdTarget;
+export type PostgresTarget = facts.PostgresTarget;
+export type SqliteTarget = facts.SqliteTarget;
+export type Target = facts.Target;
 
 /** What one swap replaced, and where the replaced data is kept to undo it (none when nothing was live). */
 export interface Swapped {
@@ -39,7 +42,7 @@ export interface EngineContext {
   faultInsideSwap?: boolean;
 }
 
-export interface Engine<T extends Target = Target> {
+export interface Engine<T extends facts.Target = facts.Target> {
   /** Whether a restore stops the app first (etcd is restored by re-bootstrapping the control plane instead). */
   readonly scalesApp: boolean;
   /** The plain names of the files `dump` produces for this target: the only files a backup of it may hold. */

@@ -1,0 +1,11 @@
+/** The front door's `facts`: what the model knows that the operator's scripts act on (backups, the metrics catalog, the diff, bootstrap, fork). */
+export { factsKubernetesMinor, factsRepoURL } from '../model/repository/cluster-facts.ts';
+export { normalizeRepoURL } from '../model/argocd/argocd.ts';
+export { checkoutPaths } from '../model/repository/checkout-paths.ts';
+export { loadTargets, type Target, type EtcdTarget, type PostgresTarget, type SqliteTarget } from '../model/apps/backup-targets.ts';
+export { CATALOG_DIR, CATALOG_EXEMPTIONS, THIS_REPOSITORY } from '../model/monitoring/metrics-catalog.ts';
+export { extractAll, isExtractor } from '../model/monitoring/metrics-extract.ts';
+export { externalPeers } from '../model/cluster/network-reach.ts';
+export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
+export { cniApplication } from '../model/cluster/cni-application.ts';
+export { byRequiredApis } from '../model/argocd/app-declarations.ts';
