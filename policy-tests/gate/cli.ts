@@ -9,7 +9,9 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pkg from '../../package.json' with { type: 'json' };
 import { LAYER_CHECKS } from '../schema/layer-checks.ts';
-import { allFindings, registeredChecks, runGate, UsageError } from './gate.ts';
+import { allFindings, registeredChecks, runGate, UsageError, type KubernetesVersion } from './gate.ts';
+import { parseKubernetesVersion } from '../model/repository/cluster-facts.ts';
+import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
 import { OUTPUT_FORMATS, render, type OutputFormat } from './report/formats/index.ts';
 import type { RuleInfo } from './report/formats/common.ts';
 
@@ -79,6 +81,15 @@ export function destinations(values: readonly string[]): Destination[] {
   if (out.filter((d) => !d.file).length > 1) throw new UsageError('at most one --output may go to stdout; give the others a file (FORMAT=FILE)');
   if (!out.some((d) => !d.file)) out.unshift({ format: 'text' });
   return out;
+}
+
+/** Reads --kubernetes-version (x.y.z, or x.y for x.y.0) as x.y.z; only versions the bundled schemas can speak for are accepted. */
+export function parseKubernetesFlag(text: string): KubernetesVersion {
+  const parsed = parseKubernetesVersion(text, { patchRequired: false });
+  if (!parsed) throw new UsageError(`--kubernetes-version must look like 1.${BUNDLED_SCHEMA_MINOR}.0, got "${text}"`);
+  if (parsed.major !== 1 || parsed.minor > BUNDLED_SCHEMA_MINOR)
+    throw new UsageError(`no offline schemas for Kubernetes ${text}: the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
+  return parsed;
 }
 
 function kindList(value: string | undefined): string[] {
@@ -161,7 +172,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     cwd: io.cwd,
     strict: values.strict,
     // Every layer judges at the version asked for (1.35 is 1.35.0): Helm, the schema layer, Pod Security, built-in validation.
-    kubernetesVersion: values['kubernetes-version'],
+    kubernetesVersion: values['kubernetes-version'] === undefined ? undefined : parseKubernetesFlag(values['kubernetes-version']),
     skip: kindList(values.skip),
     reject: kindList(values.reject),
     ignoreMissingSchemas: values['ignore-missing-schemas'],

@@ -6,17 +6,16 @@ import { policyChecks } from '../checks/registry.ts';
 import { runPolicy } from './runner.ts';
 import type { PolicyCheck } from '../checks/kit.ts';
 import { byLocation, type Finding } from '../model/core/findings.ts';
+import { assemble, type GateResult, type NotRendered, type ResourceResult } from './result.ts';
 import { findingAt, resourceKey, type ParsedFile, type Resource } from '../model/core/manifest.ts';
 import { parseSource } from '../model/core/source.ts';
 import { REPO_ROOT, type Repo } from '../model/repository/repo.ts';
-import { parseKubernetesVersion } from '../model/repository/cluster-facts.ts';
-import { applicationsByName, filesOfApp } from '../model/argocd/argocd.ts';
 import { markRootCauses } from './root-causes.ts';
 import { didYouMean } from '../model/core/did-you-mean.ts';
 import { collectInputs, type Inputs } from './inputs.ts';
 import { UsageError } from './usage-error.ts';
 import { crdsFromObjects } from '../schema/repo-crds.ts';
-import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type ResourceStatus, type SchemaOptions } from '../schema/schema-layer.ts';
+import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type SchemaOptions } from '../schema/schema-layer.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { unrenderedSources } from '../render/render.ts';
 import { loadTree, renderTree, schemaLayer, type LoadedTree } from './pipeline.ts';
@@ -26,66 +25,15 @@ import { crdSchemas } from '../admission/crd-schemas.ts';
 import { policyCoverage } from '../admission/cel/admission-policies.ts';
 
 export { UsageError };
+export { allFindings, type GateResult, type NotRendered, type ResourceResult, type Summary } from './result.ts';
+
+/** A Kubernetes version to judge at: x.y.z and its minor (gate/cli.ts reads --kubernetes-version into one). */
+export interface KubernetesVersion {
+  version: string;
+  minor: number;
+}
 
 export type Progress = (phase: 'parse' | 'policy' | 'schema', done: number, total: number) => void;
-
-/** Reads --kubernetes-version (x.y.z, or x.y for x.y.0) as x.y.z; only versions the bundled schemas can speak for are accepted. */
-export function parseKubernetesFlag(text: string): { version: string; minor: number } {
-  const parsed = parseKubernetesVersion(text, { patchRequired: false });
-  if (!parsed) throw new UsageError(`--kubernetes-version must look like 1.${BUNDLED_SCHEMA_MINOR}.0, got "${text}"`);
-  if (parsed.major !== 1 || parsed.minor > BUNDLED_SCHEMA_MINOR)
-    throw new UsageError(`no offline schemas for Kubernetes ${text}: the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`);
-  return parsed;
-}
-
-export interface ResourceResult {
-  filename: string;
-  kind: string;
-  version: string;
-  name: string;
-  status: ResourceStatus;
-  findings: Finding[];
-  /** `<application>: <template>` for a rendered resource. */
-  renderedBy?: string;
-}
-
-export interface Summary {
-  valid: number;
-  invalid: number;
-  errors: number;
-  skipped: number;
-  /** Application sources that could not be rendered offline (a chart not in the cache): judged by nobody. */
-  notRendered: number;
-  warnings?: number;
-  /** What a check could not judge, each with its reason. */
-  notJudged?: number;
-}
-
-/** A source the gate could not render, where it is declared, and the command that fixes it. */
-export interface NotRendered {
-  file: string;
-  line: number;
-  col: number;
-  app: string;
-  source: string;
-  message: string;
-}
-
-export interface GateResult {
-  resources: ResourceResult[];
-  summary: Summary;
-  /** Whether the policy layer ran (only for this repository's own manifests). */
-  policy: boolean;
-  notRendered: NotRendered[];
-  /** The render tools' versions, when anything was rendered. */
-  tools?: string;
-  /** What the API server admits with a warning (Pod Security's warn and audit levels): listed, never a failure. */
-  warnings: Finding[];
-  /** What a check could not judge (severity `not-judged`), each with its reason: counted, never reported as fine. */
-  notJudged: Finding[];
-  /** The CRD validation rules (CEL) of every CRD the repository renders or the gate bundles: how many the evaluator judges. */
-  celRules?: RuleCoverage;
-}
 
 export interface GateOptions extends Partial<Omit<SchemaOptions, 'kubernetesMinor'>> {
   /** Files, folders or `-`; empty means the whole repository. */
@@ -107,11 +55,11 @@ export interface GateOptions extends Partial<Omit<SchemaOptions, 'kubernetesMino
    * `--kubernetes-version` (x.y.z, or x.y): the version the repository is judged at in place of the facts' (Helm's
    * --kube-version, the schema layer, Pod Security and built-in validation). A version the gate cannot judge is a UsageError.
    */
-  kubernetesVersion?: string;
+  kubernetesVersion?: KubernetesVersion;
 }
 
-/** The version --kubernetes-version asks for, parsed once per run. */
-type AskedVersion = ReturnType<typeof parseKubernetesFlag> | undefined;
+/** The version asked for in place of the facts', if any. */
+type AskedVersion = KubernetesVersion | undefined;
 
 function resolvedOptions(options: GateOptions, repo: Repo | undefined, asked: AskedVersion): SchemaOptions {
   // The facts' version is the asked one when a repository is judged (withVersion); files alone take the flag's.
@@ -131,17 +79,6 @@ export async function registeredChecks(): Promise<PolicyCheck[]> {
   // `v1/ConfigMap` is the core group, `apps/v1/Deployment` the group apps.
   const builtinGroups = new Set(layer.builtinApiVersions().map((v) => (/^v\d/.test(v) ? '' : v.split('/')[0]!)));
   return policyChecks((apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups);
-}
-
-function summarize(resources: readonly ResourceResult[]): Summary {
-  const summary: Summary = { valid: 0, invalid: 0, errors: 0, skipped: 0, notRendered: 0 };
-  for (const r of resources) {
-    if (r.status === 'valid') summary.valid++;
-    else if (r.status === 'invalid') summary.invalid++;
-    else if (r.status === 'error') summary.errors++;
-    else summary.skipped++;
-  }
-  return summary;
 }
 
 /** Validates parsed files (schema layer), attaching any extra findings (policy layer) to their resources. */
@@ -259,7 +196,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const root = options.root ?? REPO_ROOT;
   const cwd = options.cwd ?? process.cwd();
   const paths = options.paths ?? [];
-  const asked: AskedVersion = options.kubernetesVersion === undefined ? undefined : parseKubernetesFlag(options.kubernetesVersion);
+  const asked: AskedVersion = options.kubernetesVersion;
   const inputs: Inputs = paths.length === 0 ? { outside: [] } : collectInputs(paths, root, cwd, options.stdin);
   const wantsRepo = paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0;
   const results: ResourceResult[] = [];
@@ -302,36 +239,6 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   });
 }
 
-interface Collected {
-  results: ResourceResult[];
-  warnings: Finding[];
-  notJudged: Finding[];
-  notRendered: NotRendered[];
-  scope: Repo | undefined;
-  /** The repository files the paths asked about, or undefined for the whole repository. */
-  files: ReadonlySet<string> | undefined;
-  policy: boolean;
-  tools: string | undefined;
-  celRules: RuleCoverage | undefined;
-}
-
-/** The result, keeping only the warnings, gaps and unrendered sources that concern the files asked about. */
-function assemble(c: Collected): GateResult {
-  const selected = (l: Finding[]): Finding[] => l.filter((w) => !c.files || c.files.has(w.file)).sort(byLocation);
-  const [warnings, notJudged] = [selected(c.warnings), selected(c.notJudged)];
-  const notRendered = c.notRendered.filter((n) => concerns(c.scope, c.files, n));
-  return {
-    resources: c.results,
-    summary: { ...summarize(c.results), notRendered: notRendered.length, warnings: warnings.length, notJudged: notJudged.length },
-    policy: c.policy,
-    notRendered,
-    warnings,
-    notJudged,
-    ...(c.tools ? { tools: c.tools } : {}),
-    ...(c.celRules ? { celRules: c.celRules } : {}),
-  };
-}
-
 /**
  * `--skip` and `--reject` name kinds (`Kind` or `apiVersion/Kind`); a name no schema and no resource knows is a typo
  * that would silently skip nothing, so it is a usage error, with the nearest known name.
@@ -360,13 +267,6 @@ function withVersion(repo: Repo, asked: AskedVersion): Repo {
   return { ...repo, facts: { ...repo.facts, kubernetesVersion: asked.version, kubernetesMinor: asked.minor } };
 }
 
-/** Whether an unrendered source concerns the files asked about: its Application's own file, or a file the app reads. */
-function concerns(repo: Repo | undefined, files: ReadonlySet<string> | undefined, n: NotRendered): boolean {
-  if (!files || files.has(n.file)) return true;
-  const app = repo && applicationsByName(repo).get(n.app);
-  return app !== undefined && filesOfApp(repo!, app).some((f) => files.has(f));
-}
-
 /**
  * Sources that failed to render are findings on their Application. Sources
  * that could not be rendered offline are counted, or with `requireRendered`,
@@ -391,8 +291,4 @@ function renderProblems(renders: readonly SourceRender[], requireRendered: boole
     if (r.status === 'failed' || requireRendered) out.push(at);
   }
   return out;
-}
-
-export function allFindings(result: GateResult): Finding[] {
-  return result.resources.flatMap((r) => r.findings).sort(byLocation);
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate } from '../../gate/gate.ts';
+import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { render } from '../../gate/report/formats/index.ts';
 import { factsRepoURL } from '../../model/repository/cluster-facts.ts';
 import { MANIFEST_ROOTS, REPO_ROOT } from '../../model/repository/repo.ts';
@@ -131,7 +132,7 @@ describe('the first hour, on a copy of the real repository', () => {
       d.setIn(['spec', 'template', 'spec', 'containers', 0, 'securityContext', 'runAsNonRoot'], false);
     });
     const podSecurity = async (version?: string) =>
-      allFindings(await runGate({ root: copy.root, cwd: copy.root, ...(version ? { kubernetesVersion: version } : {}) }))
+      allFindings(await runGate({ root: copy.root, cwd: copy.root, ...(version ? { kubernetesVersion: parseKubernetesFlag(version) } : {}) }))
         .filter((f) => f.check === 'pod-security')
         .map((f) => /\[(\w+)\]$/.exec(f.message)?.[1]);
     expect(await podSecurity()).toEqual([]);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate } from '../../gate/gate.ts';
+import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { withRendered } from '../../model/argocd/rendered.ts';
@@ -224,7 +225,7 @@ describe('rendering as Argo CD 3 does', () => {
   });
 
   it('renders for --kubernetes-version when the gate is given one, not only for the facts', async () => {
-    const result = await runGate({ root: repo.root, cwd: repo.root, env, kubernetesVersion: '1.35.0' });
+    const result = await runGate({ root: repo.root, cwd: repo.root, env, kubernetesVersion: parseKubernetesFlag('1.35.0') });
     const cm = result.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'demo-greeting');
     expect(cm, 'the demo ConfigMap is judged').toBeDefined();
     const plain = await loadRepo(repo.root);

@@ -3,7 +3,8 @@ import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluate, parseKubernetesFlag, runGate, UsageError } from '../../gate/gate.ts';
+import { evaluate, runGate, UsageError } from '../../gate/gate.ts';
+import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { copyRepo } from '../support/helpers.ts';
 import { formatFinding } from '../../model/core/findings.ts';
 import { parseManifest } from '../../model/core/manifest.ts';
@@ -146,7 +147,14 @@ describe('schema layer: kinds and versions', () => {
     try {
       writeFileSync(join(dir, 'cron.yaml'), cronJob);
       const judged = async (kubernetesVersion?: string) =>
-        (await runGate({ paths: ['cron.yaml'], cwd: dir, render: false, ...(kubernetesVersion ? { kubernetesVersion } : {}) })).resources.map((r) => r.status);
+        (
+          await runGate({
+            paths: ['cron.yaml'],
+            cwd: dir,
+            render: false,
+            ...(kubernetesVersion ? { kubernetesVersion: parseKubernetesFlag(kubernetesVersion) } : {}),
+          })
+        ).resources.map((r) => r.status);
       expect(await judged('1.24.0')).toEqual(['valid']);
       expect(await judged()).toEqual(['invalid']);
       await expect(judged('1.x')).rejects.toThrow(UsageError);
@@ -168,7 +176,7 @@ describe('schema layer: kinds and versions', () => {
             cwd: copy.root,
             paths: ['apps/platform/backups/old-cron.yaml'],
             render: false,
-            ...(kubernetesVersion ? { kubernetesVersion } : {}),
+            ...(kubernetesVersion ? { kubernetesVersion: parseKubernetesFlag(kubernetesVersion) } : {}),
           })
         ).resources.map((r) => r.status);
       expect(await judged('1.24.0')).toEqual(['valid']);

@@ -4,7 +4,7 @@
  * resource's label, the summary line, a finding as fields, text made safe
  * for a terminal).
  */
-import type { GateResult, ResourceResult } from '../../gate.ts';
+import type { GateResult, ResourceResult } from '../../result.ts';
 import { formatFinding, type Finding } from '../../../model/core/findings.ts';
 
 /** A check's metadata, as SARIF's rules carry it. */

@@ -1,5 +1,5 @@
 /** GitHub workflow commands: an ::error annotation per finding at its line, warnings and not rendered as ::warning, not judged as ::notice. */
-import type { GateResult } from '../../gate.ts';
+import type { GateResult } from '../../result.ts';
 import { summaryLine, type OutputFormatter, type RenderOptions } from './common.ts';
 
 /** GitHub's workflow command syntax; `%`, CR and LF must be escaped in data and properties. */

@@ -3,7 +3,7 @@
  * and conftest (text), plus GitHub workflow annotations and SARIF: one module
  * each, behind one interface (common.ts).
  */
-import type { GateResult } from '../../gate.ts';
+import type { GateResult } from '../../result.ts';
 import type { OutputFormatter, RenderOptions } from './common.ts';
 import { githubFormat } from './github.ts';
 import { jsonFormat } from './json.ts';

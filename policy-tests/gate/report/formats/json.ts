@@ -1,5 +1,5 @@
 /** kubeconform's JSON output (resources with a status and a `msg`), with each finding as fields and what was not judged or not rendered beside them. */
-import type { GateResult } from '../../gate.ts';
+import type { GateResult } from '../../result.ts';
 import { message, structured, type OutputFormatter, type RenderOptions } from './common.ts';
 
 function json(result: GateResult, options: RenderOptions): string {

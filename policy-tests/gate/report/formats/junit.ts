@@ -1,5 +1,5 @@
 /** JUnit XML, as kubeconform writes it: a suite per file, a case per resource; warnings, not judged and not rendered each a suite of their own. */
-import type { GateResult, ResourceResult } from '../../gate.ts';
+import type { GateResult, ResourceResult } from '../../result.ts';
 import { formatFinding, formatLocation } from '../../../model/core/findings.ts';
 import { label, type OutputFormatter } from './common.ts';
 

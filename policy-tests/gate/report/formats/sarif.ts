@@ -6,7 +6,7 @@
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SarifBuilder, SarifResultBuilder, SarifRuleBuilder, SarifRunBuilder } from 'node-sarif-builder';
-import type { GateResult } from '../../gate.ts';
+import type { GateResult } from '../../result.ts';
 import type { OutputFormatter, RuleInfo } from './common.ts';
 
 /**

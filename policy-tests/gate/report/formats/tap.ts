@@ -1,5 +1,5 @@
 /** TAP version 13, as kubeconform writes it: a test per resource, findings as YAML diagnostics; what nobody judged is a SKIP, never a pass. */
-import type { GateResult } from '../../gate.ts';
+import type { GateResult } from '../../result.ts';
 import { formatFinding, formatLocation } from '../../../model/core/findings.ts';
 import { label, printable, type OutputFormatter } from './common.ts';
 

@@ -1,6 +1,6 @@
 /** The text format, modeled on conftest: the root causes first, one line per finding, what was not judged or not rendered never hidden, the summary last. */
 import { styleText } from 'node:util';
-import type { GateResult, NotRendered as NotRenderedEntry, ResourceResult } from '../../gate.ts';
+import type { GateResult, NotRendered as NotRenderedEntry, ResourceResult } from '../../result.ts';
 import { formatLocation, type Finding } from '../../../model/core/findings.ts';
 import { label, printable, summaryLine, type OutputFormatter, type RenderOptions } from './common.ts';
 
