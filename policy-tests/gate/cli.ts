@@ -11,6 +11,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { LAYER_CHECKS } from '../schema/layer-checks.ts';
 import { allFindings, registeredChecks, runGate, UsageError, type KubernetesVersion } from './gate.ts';
 import { parseKubernetesVersion } from '../model/repository/cluster-facts.ts';
+import { layerOf } from './result.ts';
 import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
 import { OUTPUT_FORMATS, render, type OutputFormat } from './report/formats/index.ts';
 import type { RuleInfo } from './report/formats/common.ts';
@@ -102,7 +103,13 @@ function kindList(value: string | undefined): string[] {
 async function rules(): Promise<RuleInfo[]> {
   return [
     ...LAYER_CHECKS.map((c) => ({ id: c.id, description: c.description, layer: c.layer })),
-    ...(await registeredChecks()).map((c) => ({ id: c.id, description: c.description, remediation: c.remediation, invariants: c.invariants, layer: 'policy' })),
+    ...(await registeredChecks()).map((c) => ({
+      id: c.id,
+      description: c.description,
+      remediation: c.remediation,
+      invariants: c.invariants,
+      layer: layerOf(c.id),
+    })),
   ];
 }
 

@@ -3,7 +3,9 @@
  * layer's and the admission and policy layers' findings, what the cluster warns about, what nobody judged, what was
  * not rendered), and its summary. The report formats read only this.
  */
-import { byLocation, type Finding } from '../model/core/findings.ts';
+import { byLocation, type Finding, type Layer } from '../model/core/findings.ts';
+import { LAYER_CHECKS } from '../schema/layer-checks.ts';
+import { ADMISSION_CHECK_IDS } from '../checks/admission/index.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { applicationsByName, filesOfApp } from '../model/argocd/argocd.ts';
 import type { ResourceStatus } from '../schema/schema-layer.ts';
@@ -84,9 +86,28 @@ export interface Collected {
   celRules: RuleCoverage | undefined;
 }
 
-/** The result, keeping only the warnings, gaps and unrendered sources that concern the files asked about. */
+const LAYERS = new Map<string, Layer>([
+  ...LAYER_CHECKS.map((c) => [c.id, c.layer] as const),
+  ...ADMISSION_CHECK_IDS.map((id) => [id, 'admission'] as const),
+  ['render', 'render'],
+  ['not-rendered', 'render'],
+]);
+
+/** The layer a check id belongs to: the loader's and the schema layer's ids, the admission checks, the render tier, else the policy layer. */
+export function layerOf(check: string): Layer {
+  return LAYERS.get(check) ?? 'policy';
+}
+
+const withLayer = (f: Finding): Finding => (f.layer ? f : { ...f, layer: layerOf(f.check) });
+
+/** The result, keeping only the warnings, gaps and unrendered sources that concern the files asked about; every finding carries its layer. */
 export function assemble(c: Collected): GateResult {
-  const selected = (l: Finding[]): Finding[] => l.filter((w) => !c.files || c.files.has(w.file)).sort(byLocation);
+  for (const r of c.results) r.findings = r.findings.map(withLayer);
+  const selected = (l: Finding[]): Finding[] =>
+    l
+      .filter((w) => !c.files || c.files.has(w.file))
+      .map(withLayer)
+      .sort(byLocation);
   const [warnings, notJudged] = [selected(c.warnings), selected(c.notJudged)];
   const notRendered = c.notRendered.filter((n) => concerns(c.scope, c.files, n));
   return {

@@ -1,3 +1,6 @@
+/** The layer of the gate a finding comes from, in the order a run judges: the file, its schema, the render, the API server's admission, the repository's policy. */
+export type Layer = 'loader' | 'schema' | 'render' | 'admission' | 'policy';
+
 /** One problem the gate found, always pinned to a place in a file. */
 export interface Finding {
   file: string;
@@ -26,6 +29,13 @@ export interface Finding {
   causedBy?: string;
   /** How many findings follow from this one. */
   consequences?: number;
+  /** The layer it comes from, set when a run's result is assembled (gate/result.ts); every format prints it. */
+  layer?: Layer;
+}
+
+/** The check id as a report shows it: `[check]`, after its layer when the finding carries one (`admission [pod-security]`). */
+export function checkLabel(f: Pick<Finding, 'check' | 'layer'>): string {
+  return `${f.layer ? `${f.layer} ` : ''}[${f.check}]`;
 }
 
 export function formatLocation(f: Pick<Finding, 'file' | 'line' | 'col'>): string {
@@ -34,7 +44,7 @@ export function formatLocation(f: Pick<Finding, 'file' | 'line' | 'col'>): strin
 
 export function formatFinding(f: Finding): string {
   const fix = f.fix ? ` (fix: ${f.fix})` : '';
-  return `${formatLocation(f)} [${f.check}] ${f.message}${fix}`;
+  return `${formatLocation(f)} ${checkLabel(f)} ${f.message}${fix}`;
 }
 
 export function byLocation(a: Finding, b: Finding): number {

@@ -128,7 +128,7 @@ describe('homelab-gate', () => {
     const r = await inProcess([file, '--summary']);
     expect(r.code).toBe(1);
     // The typo fails; the :latest tag does not, because policy is this repo's business.
-    expect(r.stdout).toContain(`FAIL - ${file}:14:13 - Deployment outside - [unknown-field]`);
+    expect(r.stdout).toContain(`FAIL - ${file}:14:13 - Deployment outside - schema [unknown-field]`);
     expect(r.stdout).not.toContain('workload-image-pinned');
     expect(r.stdout).toContain('(schema layer only)');
     writeFileSync(file, typoDeployment.replace('capabilites', 'capabilities'));
@@ -164,8 +164,18 @@ describe('homelab-gate', () => {
           version: 'apps/v1',
           name: 'outside',
           status: 'statusInvalid',
-          msg: expect.stringContaining('stdin:14:13 [unknown-field]'),
-          findings: [{ check: 'unknown-field', file: 'stdin', line: 14, column: 13, message: expect.stringContaining('capabilites'), fix: expect.any(String) }],
+          msg: expect.stringContaining('stdin:14:13 schema [unknown-field]'),
+          findings: [
+            {
+              check: 'unknown-field',
+              layer: 'schema',
+              file: 'stdin',
+              line: 14,
+              column: 13,
+              message: expect.stringContaining('capabilites'),
+              fix: expect.any(String),
+            },
+          ],
         },
       ],
       notRendered: [],
@@ -182,7 +192,7 @@ describe('homelab-gate', () => {
     const tap = await inProcess(['-', '--output', 'tap'], typoDeployment);
     expect(tap.stdout.split('\n').slice(0, 3)).toEqual(['TAP version 13', '1..1', 'not ok 1 - stdin - Deployment outside']);
     const github = await inProcess(['-', '--output', 'github'], typoDeployment);
-    expect(github.stdout).toMatch(/^::error file=stdin,line=14,col=13,title=unknown-field::apps\/v1\/Deployment: unknown field/);
+    expect(github.stdout).toMatch(/^::error file=stdin,line=14,col=13,title=unknown-field \(schema\)::apps\/v1\/Deployment: unknown field/);
   });
 
   it('validates a folder recursively, and a repo folder with its policy', async () => {

@@ -30,24 +30,26 @@ async function gateOn(name: string, write: (path: string) => void | Promise<void
 describe('inputs the consumer would refuse', () => {
   it('a dangling symlink and a symlink loop', async () => {
     expect(await gateOn('dangling.yaml', (p) => symlinkSync('missing.yaml', p))).toEqual([
-      expect.stringMatching(/^dangling\.yaml:1:1 \[file-type\] is a dangling symlink/),
+      expect.stringMatching(/^dangling\.yaml:1:1 loader \[file-type\] is a dangling symlink/),
     ]);
-    expect(await gateOn('loop.yaml', (p) => symlinkSync('loop.yaml', p))).toEqual([expect.stringMatching(/^loop\.yaml:1:1 \[file-type\] is a symlink loop/)]);
+    expect(await gateOn('loop.yaml', (p) => symlinkSync('loop.yaml', p))).toEqual([
+      expect.stringMatching(/^loop\.yaml:1:1 loader \[file-type\] is a symlink loop/),
+    ]);
   });
 
   it('a FIFO named .yaml is refused without being opened (reading it would hang)', async () => {
     const mkfifo = promisify(execFile);
     expect(await gateOn('fifo.yaml', (p) => mkfifo('mkfifo', [p]).then(() => undefined))).toEqual([
-      expect.stringMatching(/^fifo\.yaml:1:1 \[file-type\] is not a regular file/),
+      expect.stringMatching(/^fifo\.yaml:1:1 loader \[file-type\] is not a regular file/),
     ]);
   });
 
   it('bytes that are not UTF-8, and a NUL byte', async () => {
     expect(
       await gateOn('latin1.yaml', (p) => writeFileSync(p, Buffer.concat([Buffer.from(`${CONFIGMAP}data: {a: "`), Buffer.from([0xe9]), Buffer.from('"}\n')]))),
-    ).toEqual([expect.stringMatching(/^latin1\.yaml:1:1 \[encoding\] is not valid UTF-8/)]);
+    ).toEqual([expect.stringMatching(/^latin1\.yaml:1:1 loader \[encoding\] is not valid UTF-8/)]);
     expect(await gateOn('nul.yaml', (p) => writeFileSync(p, `${CONFIGMAP}data: {a: "x\0y"}\n`))).toEqual([
-      expect.stringMatching(/^nul\.yaml:4:13 \[encoding\] holds a NUL byte/),
+      expect.stringMatching(/^nul\.yaml:4:13 loader \[encoding\] holds a NUL byte/),
     ]);
   });
 
@@ -59,26 +61,28 @@ describe('inputs the consumer would refuse', () => {
       '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}\n{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}}',
     ],
   ])('a .json manifest with %s (Argo CD parses .json strictly)', async (_what, text) => {
-    expect(await gateOn('m.json', (p) => writeFileSync(p, text))).toEqual([expect.stringMatching(/^m\.json:\d+:\d+ \[json-strict\] is not strict JSON/)]);
+    expect(await gateOn('m.json', (p) => writeFileSync(p, text))).toEqual([
+      expect.stringMatching(/^m\.json:\d+:\d+ loader \[json-strict\] is not strict JSON/),
+    ]);
   });
 
   it('nesting deeper than the parser can take is one finding, not a stack trace', async () => {
     const deep = `${CONFIGMAP}data: {a: ${'['.repeat(20_000)}${']'.repeat(20_000)}}\n`;
     expect(await gateOn('deep.yaml', (p) => writeFileSync(p, deep))).toEqual([
-      expect.stringMatching(/^deep\.yaml:\d+:\d+ \[nesting-depth\] nests deeper than the parser can take/),
+      expect.stringMatching(/^deep\.yaml:\d+:\d+ loader \[nesting-depth\] nests deeper than the parser can take/),
     ]);
   });
 
   it('a ConfigMap or Secret over 1 MiB of data, and one just under it', async () => {
     const big = 'x'.repeat(1024 * 1024);
     expect(await gateOn('big.yaml', (p) => writeFileSync(p, `${CONFIGMAP}data:\n  blob: ${big}\n`))).toEqual([
-      expect.stringMatching(/^big\.yaml:2:7 \[object-size\] v1\/ConfigMap: its data is 1,048,580 bytes, over the API server's limit of 1 MiB/),
+      expect.stringMatching(/^big\.yaml:2:7 schema \[object-size\] v1\/ConfigMap: its data is 1,048,580 bytes, over the API server's limit of 1 MiB/),
     ]);
     expect(await gateOn('fits.yaml', (p) => writeFileSync(p, `${CONFIGMAP}data:\n  blob: ${big.slice(0, 1024 * 1024 - 4)}\n`))).toEqual([]);
     const secret = Buffer.alloc(1024 * 1024 + 1).toString('base64');
     expect(
       await gateOn('secret.yaml', (p) => writeFileSync(p, `apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: apps}\ndata:\n  k: ${secret}\n`)),
-    ).toEqual([expect.stringMatching(/^secret\.yaml:2:7 \[object-size\] v1\/Secret: its data is 1,048,578 bytes/)]);
+    ).toEqual([expect.stringMatching(/^secret\.yaml:2:7 schema \[object-size\] v1\/Secret: its data is 1,048,578 bytes/)]);
   });
 });
 
@@ -99,7 +103,7 @@ describe('symlinks in the repository', () => {
     symlinkSync(outside, join(copy.root, 'apps/media/unpackerr/escape.yaml'));
     const findings = await copy.gate();
     expect(findings.map(formatFinding), describeFindings(findings)).toEqual([
-      expect.stringMatching(/^apps\/media\/unpackerr\/escape\.yaml:1:1 \[file-type\] is a symlink that points out of the repository/),
+      expect.stringMatching(/^apps\/media\/unpackerr\/escape\.yaml:1:1 loader \[file-type\] is a symlink that points out of the repository/),
     ]);
   });
 
@@ -108,7 +112,7 @@ describe('symlinks in the repository', () => {
     try {
       const findings = await copy.gate();
       expect(findings.map(formatFinding), describeFindings(findings)).toEqual([
-        expect.stringMatching(/^apps\/media\/x:1:1 \[file-type\] is a symlink loop: it points at apps\/media, a folder that holds it/),
+        expect.stringMatching(/^apps\/media\/x:1:1 loader \[file-type\] is a symlink loop: it points at apps\/media, a folder that holds it/),
       ]);
     } finally {
       rmSync(join(copy.root, 'apps/media/x'));
@@ -120,7 +124,7 @@ describe('symlinks in the repository', () => {
     mkdirSync(join(copy.root, 'apps/media/sonarr'), { recursive: true });
     const findings = await copy.gate();
     expect(findings.map(formatFinding), describeFindings(findings)).toEqual([
-      expect.stringMatching(/^apps\/media\/unpackerr\/inside\.yaml:1:1 \[file-type\] is a symlink loop/),
+      expect.stringMatching(/^apps\/media\/unpackerr\/inside\.yaml:1:1 loader \[file-type\] is a symlink loop/),
     ]);
   });
 });
@@ -128,7 +132,9 @@ describe('symlinks in the repository', () => {
 describe('scalars YAML 1.1 and 1.2 read differently', () => {
   it('immutable: yes is what Kubernetes accepts (true), and still a finding, because the gate would otherwise guess', async () => {
     const findings = await gateOn('cm.yaml', (p) => writeFileSync(p, `${CONFIGMAP}immutable: yes\ndata: {mode: "0755"}\n`));
-    expect(findings).toEqual([expect.stringMatching(/^cm\.yaml:4:12 \[yaml-1\.1-scalar\] plain yes is the boolean true to Helm and Kubernetes \(YAML 1\.1\)/)]);
+    expect(findings).toEqual([
+      expect.stringMatching(/^cm\.yaml:4:12 loader \[yaml-1\.1-scalar\] plain yes is the boolean true to Helm and Kubernetes \(YAML 1\.1\)/),
+    ]);
   });
 
   it('an octal such as 0644 is flagged with both readings', async () => {

@@ -66,6 +66,7 @@ export function summaryLine(result: GateResult): string {
 /** One finding as fields, for tools that read JSON (the kubeconform-style `msg` string stays beside them). */
 export function structured(f: Finding): {
   check: string;
+  layer?: string;
   file: string;
   line: number;
   column: number;
@@ -76,6 +77,7 @@ export function structured(f: Finding): {
 } {
   return {
     check: f.check,
+    ...(f.layer ? { layer: f.layer } : {}),
     file: f.file,
     line: f.line,
     column: f.col,

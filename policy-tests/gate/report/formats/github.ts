@@ -1,5 +1,6 @@
 /** GitHub workflow commands: an ::error annotation per finding at its line, warnings and not rendered as ::warning, not judged as ::notice. */
 import type { GateResult } from '../../result.ts';
+import type { Finding } from '../../../model/core/findings.ts';
 import { summaryLine, type OutputFormatter, type RenderOptions } from './common.ts';
 
 /** GitHub's workflow command syntax; `%`, CR and LF must be escaped in data and properties. */
@@ -10,21 +11,25 @@ function escapeProperty(value: string): string {
   return escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
+/** An annotation's title: the check, and its layer after it where the finding carries one (`pod-security (admission)`). */
+const titleOf = (f: Finding): string => (f.layer ? `${f.check} (${f.layer})` : f.check);
+
 function github(result: GateResult, options: RenderOptions): string {
   const lines = result.resources.flatMap((r) =>
     r.findings.map(
       (f) =>
-        `::error file=${escapeProperty(f.file)},line=${f.line},col=${f.col},title=${escapeProperty(f.check)}::${escapeData(`${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`)}`,
+        `::error file=${escapeProperty(f.file)},line=${f.line},col=${f.col},title=${escapeProperty(titleOf(f))}::${escapeData(`${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`)}`,
     ),
   );
   lines.push(
     ...result.warnings.map(
-      (w) => `::warning file=${escapeProperty(w.file)},line=${w.line},col=${w.col},title=${escapeProperty(w.check)}::${escapeData(w.message)}`,
+      (w) => `::warning file=${escapeProperty(w.file)},line=${w.line},col=${w.col},title=${escapeProperty(titleOf(w))}::${escapeData(w.message)}`,
     ),
   );
   lines.push(
     ...result.notJudged.map(
-      (n) => `::notice file=${escapeProperty(n.file)},line=${n.line},col=${n.col},title=${escapeProperty(`${n.check} (not judged)`)}::${escapeData(n.message)}`,
+      (n) =>
+        `::notice file=${escapeProperty(n.file)},line=${n.line},col=${n.col},title=${escapeProperty(`${titleOf(n)} (not judged)`)}::${escapeData(n.message)}`,
     ),
   );
   lines.push(

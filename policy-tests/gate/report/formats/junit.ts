@@ -1,6 +1,6 @@
 /** JUnit XML, as kubeconform writes it: a suite per file, a case per resource; warnings, not judged and not rendered each a suite of their own. */
 import type { GateResult, ResourceResult } from '../../result.ts';
-import { formatFinding, formatLocation } from '../../../model/core/findings.ts';
+import { checkLabel, formatFinding, formatLocation, type Finding } from '../../../model/core/findings.ts';
 import { label, type OutputFormatter } from './common.ts';
 
 function xml(value: string): string {
@@ -34,13 +34,13 @@ function junit(result: GateResult): string {
   // suite of its own, so a JUnit reader counts them as the summary does.
   const noted = (
     name: string,
-    items: readonly { file: string; line: number; col: number; check: string; message: string }[],
+    items: readonly { file: string; line: number; col: number; check: string; message: string; layer?: Finding['layer'] }[],
     tag: 'system-out' | 'skipped',
   ) => {
     if (items.length === 0) return;
     out.push(`  <testsuite name="${xml(name)}" tests="${items.length}" failures="0" errors="0"${tag === 'skipped' ? ` skipped="${items.length}"` : ''}>`);
     for (const i of items) {
-      out.push(`    <testcase classname="${xml(i.file)}" name="${xml(`${formatLocation(i)} [${i.check}]`)}">`);
+      out.push(`    <testcase classname="${xml(i.file)}" name="${xml(`${formatLocation(i)} ${checkLabel(i)}`)}">`);
       out.push(tag === 'skipped' ? `      <skipped message="${xml(i.message)}"/>` : `      <system-out>${xml(i.message)}</system-out>`);
       out.push('    </testcase>');
     }

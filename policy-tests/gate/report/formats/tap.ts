@@ -1,12 +1,12 @@
 /** TAP version 13, as kubeconform writes it: a test per resource, findings as YAML diagnostics; what nobody judged is a SKIP, never a pass. */
 import type { GateResult } from '../../result.ts';
-import { formatFinding, formatLocation } from '../../../model/core/findings.ts';
+import { checkLabel, formatFinding, formatLocation } from '../../../model/core/findings.ts';
 import { label, printable, type OutputFormatter } from './common.ts';
 
 function tap(result: GateResult): string {
   const notes = [
-    ...result.warnings.map((w) => `${printable(formatLocation(w))} [${w.check}] warning: ${printable(w.message)}`),
-    ...result.notJudged.map((n) => `${printable(formatLocation(n))} [${n.check}] # SKIP not judged: ${printable(n.message)}`),
+    ...result.warnings.map((w) => `${printable(formatLocation(w))} ${checkLabel(w)} warning: ${printable(w.message)}`),
+    ...result.notJudged.map((n) => `${printable(formatLocation(n))} ${checkLabel(n)} # SKIP not judged: ${printable(n.message)}`),
     ...result.notRendered.map(
       (n) => `${printable(formatLocation(n))} Application ${printable(n.app)} # SKIP not rendered: ${printable(`${n.source}: ${n.message}`)}`,
     ),

@@ -1,7 +1,7 @@
 /** The text format, modeled on conftest: the root causes first, one line per finding, what was not judged or not rendered never hidden, the summary last. */
 import { styleText } from 'node:util';
 import type { GateResult, NotRendered as NotRenderedEntry, ResourceResult } from '../../result.ts';
-import { formatLocation, type Finding } from '../../../model/core/findings.ts';
+import { checkLabel, formatLocation, type Finding } from '../../../model/core/findings.ts';
 import { label, printable, summaryLine, type OutputFormatter, type RenderOptions } from './common.ts';
 
 /** One line for the sources nobody judged: how many, of which Applications, and the command that renders them. */
@@ -29,7 +29,7 @@ function text(result: GateResult, options: RenderOptions): string {
       ? `; and ${f.consequences} more finding${f.consequences === 1 ? '' : 's'} caused by this${options.verbose ? '' : ', --verbose lists them'}`
       : '';
     const under = f.causedBy ? ` (caused by ${printable(f.causedBy)})` : '';
-    return `${paint('red', 'FAIL')} - ${printable(formatLocation(f))} - ${label(r)} - [${f.check}] ${printable(f.message)}${f.fix ? ` (fix: ${printable(f.fix)})` : ''}${folded}${under}`;
+    return `${paint('red', 'FAIL')} - ${printable(formatLocation(f))} - ${label(r)} - ${checkLabel(f)} ${printable(f.message)}${f.fix ? ` (fix: ${printable(f.fix)})` : ''}${folded}${under}`;
   };
   // The root causes first (gate/root-causes.ts), then the rest; what a cause explains is listed with --verbose.
   for (const r of result.resources) for (const f of r.findings) if (f.consequences) lines.push(fail(r, f));
@@ -42,9 +42,10 @@ function text(result: GateResult, options: RenderOptions): string {
   }
   // Warnings are admitted by the API server: listed with --verbose, counted in the summary always.
   if (options.verbose)
-    for (const w of result.warnings) lines.push(`${paint('yellow', 'WARN')} - ${printable(formatLocation(w))} - [${w.check}] ${printable(w.message)}`);
+    for (const w of result.warnings) lines.push(`${paint('yellow', 'WARN')} - ${printable(formatLocation(w))} - ${checkLabel(w)} ${printable(w.message)}`);
   if (options.verbose)
-    for (const n of result.notJudged) lines.push(`${paint('yellow', 'NOT JUDGED')} - ${printable(formatLocation(n))} - [${n.check}] ${printable(n.message)}`);
+    for (const n of result.notJudged)
+      lines.push(`${paint('yellow', 'NOT JUDGED')} - ${printable(formatLocation(n))} - ${checkLabel(n)} ${printable(n.message)}`);
   if (options.verbose)
     for (const n of result.celRules?.notJudged ?? [])
       lines.push(`${paint('yellow', 'NOT JUDGED')} - CEL rule of ${printable(n.crd)} at ${printable(String(n.at))}: ${printable(n.why)}`);

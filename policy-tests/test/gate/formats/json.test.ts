@@ -13,10 +13,11 @@ describe('json', () => {
         version: 'apps/v1',
         name: 'web',
         status: 'statusInvalid',
-        msg: 'apps/web/deploy.yaml:12:7 [workload-hostpath] volume logs mounts hostPath /var/log & <more> (fix: use an emptyDir)',
+        msg: 'apps/web/deploy.yaml:12:7 policy [workload-hostpath] volume logs mounts hostPath /var/log & <more> (fix: use an emptyDir)',
         findings: [
           {
             check: 'workload-hostpath',
+            layer: 'policy',
             file: 'apps/web/deploy.yaml',
             line: 12,
             column: 7,
@@ -27,8 +28,12 @@ describe('json', () => {
       },
     ]);
     expect(out.notRendered).toEqual(gateResult().notRendered);
-    expect(out.warnings).toEqual([{ check: 'pod-security', file: 'apps/web/deploy.yaml', line: 3, column: 1, message: 'would violate restricted' }]);
-    expect(out.notJudged).toEqual([{ check: 'network-policy-ports', file: 'apps/web/policy.yaml', line: 20, column: 9, message: 'port 9000: upstream pods' }]);
+    expect(out.warnings).toEqual([
+      { check: 'pod-security', layer: 'admission', file: 'apps/web/deploy.yaml', line: 3, column: 1, message: 'would violate restricted' },
+    ]);
+    expect(out.notJudged).toEqual([
+      { check: 'network-policy-ports', layer: 'policy', file: 'apps/web/policy.yaml', line: 20, column: 9, message: 'port 9000: upstream pods' },
+    ]);
     expect(out.summary).toEqual(gateResult().summary);
   });
 

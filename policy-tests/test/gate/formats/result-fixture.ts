@@ -16,6 +16,7 @@ export function gateResult(): GateResult {
             line: 12,
             col: 7,
             check: 'workload-hostpath',
+            layer: 'policy',
             message: 'volume logs mounts hostPath /var/log & <more>',
             fix: 'use an emptyDir',
           },
@@ -36,7 +37,19 @@ export function gateResult(): GateResult {
         message: 'not in the chart cache: run npm run charts:pull',
       },
     ],
-    warnings: [{ file: 'apps/web/deploy.yaml', line: 3, col: 1, check: 'pod-security', message: 'would violate restricted', severity: 'warning' }],
-    notJudged: [{ file: 'apps/web/policy.yaml', line: 20, col: 9, check: 'network-policy-ports', message: 'port 9000: upstream pods', severity: 'not-judged' }],
+    warnings: [
+      { file: 'apps/web/deploy.yaml', line: 3, col: 1, check: 'pod-security', layer: 'admission', message: 'would violate restricted', severity: 'warning' },
+    ],
+    notJudged: [
+      {
+        file: 'apps/web/policy.yaml',
+        line: 20,
+        col: 9,
+        check: 'network-policy-ports',
+        layer: 'policy',
+        message: 'port 9000: upstream pods',
+        severity: 'not-judged',
+      },
+    ],
   };
 }

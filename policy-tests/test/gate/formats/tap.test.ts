@@ -11,12 +11,12 @@ describe('tap', () => {
       'not ok 1 - apps/web/deploy.yaml - Deployment web',
       '  ---',
       '  findings:',
-      '    - "apps/web/deploy.yaml:12:7 [workload-hostpath] volume logs mounts hostPath /var/log & <more> (fix: use an emptyDir)"',
+      '    - "apps/web/deploy.yaml:12:7 policy [workload-hostpath] volume logs mounts hostPath /var/log & <more> (fix: use an emptyDir)"',
       '  ...',
       'ok 2 - apps/web/config.yaml - ConfigMap web-config',
       'ok 3 - apps/web/widget.yaml - Widget w # SKIP',
-      'ok 4 - apps/web/deploy.yaml:3:1 [pod-security] warning: would violate restricted',
-      'ok 5 - apps/web/policy.yaml:20:9 [network-policy-ports] # SKIP not judged: port 9000: upstream pods',
+      'ok 4 - apps/web/deploy.yaml:3:1 admission [pod-security] warning: would violate restricted',
+      'ok 5 - apps/web/policy.yaml:20:9 policy [network-policy-ports] # SKIP not judged: port 9000: upstream pods',
       'ok 6 - apps/db/application.yaml:9:5 Application db # SKIP not rendered: chart postgres 1.0.0: not in the chart cache: run npm run charts:pull',
     ]);
   });

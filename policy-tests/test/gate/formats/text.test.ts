@@ -8,7 +8,7 @@ const SUMMARY = 'Summary: 3 resources found - Valid: 1, Invalid: 1, Errors: 0, S
 describe('text', () => {
   it('prints each finding with its place, check and fix; counts what it does not list; ends with the summary', () => {
     expect(textFormat.render(gateResult(), { summary: false, verbose: false }).split('\n')).toEqual([
-      'FAIL - apps/web/deploy.yaml:12:7 - Deployment web - [workload-hostpath] volume logs mounts hostPath /var/log & <more> (fix: use an emptyDir)',
+      'FAIL - apps/web/deploy.yaml:12:7 - Deployment web - policy [workload-hostpath] volume logs mounts hostPath /var/log & <more> (fix: use an emptyDir)',
       'NOT RENDERED - 1 source not rendered, so not judged (db); 1 of them are charts not in the cache: npm run charts:pull; --verbose lists each with its cause',
       'WARN - 1 warning: the cluster admits them, and says so; --verbose lists them',
       'NOT JUDGED - 1 thing the gate cannot judge, never counted as passing; --verbose lists them',
@@ -20,8 +20,8 @@ describe('text', () => {
     const lines = textFormat.render(gateResult(), { summary: false, verbose: true }).split('\n');
     expect(lines).toContain('PASS - apps/web/config.yaml - ConfigMap web-config');
     expect(lines).toContain('SKIP - apps/web/widget.yaml - Widget w');
-    expect(lines).toContain('WARN - apps/web/deploy.yaml:3:1 - [pod-security] would violate restricted');
-    expect(lines).toContain('NOT JUDGED - apps/web/policy.yaml:20:9 - [network-policy-ports] port 9000: upstream pods');
+    expect(lines).toContain('WARN - apps/web/deploy.yaml:3:1 - admission [pod-security] would violate restricted');
+    expect(lines).toContain('NOT JUDGED - apps/web/policy.yaml:20:9 - policy [network-policy-ports] port 9000: upstream pods');
     expect(lines).toContain(
       'NOT RENDERED - apps/db/application.yaml:9:5 - Application db - chart postgres 1.0.0: not in the chart cache: run npm run charts:pull',
     );
