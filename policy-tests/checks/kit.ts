@@ -4,7 +4,7 @@
  * in a file, or a key of a parsed data file (values, settings, facts).
  */
 import { chartValues, type ChartValues } from '../model/argocd/chart-values.ts';
-import type { Resource } from '../model/core/manifest.ts';
+import type { Resource, ScopeLookup } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
 import type { DataFile, Repo } from '../model/repository/repo.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
@@ -83,3 +83,23 @@ export function unreasonedReads(checks: readonly PolicyCheck[]): string[] {
     .filter((c) => c.reads.kinds?.includes('*') && !c.reads.everyKind?.trim())
     .map((c) => `${c.id} reads every kind and does not say why (reads.everyKind)`);
 }
+
+/**
+ * What every check may know beyond the repository, the same for all and passed in one parameter: the schema
+ * layer's knowledge of the cluster's APIs.
+ */
+export interface CheckEnvironment {
+  /** Whether a kind is cluster-scoped (built-in kinds and the CRDs the repository renders). */
+  isClusterScoped: ScopeLookup;
+  /** The API groups the cluster serves built in (`''` for the core group). */
+  builtinGroups: ReadonlySet<string>;
+}
+
+/** An area of checks, declared once where its checks are written (its folder's index.ts, or its one module); the registry lists the areas. */
+export interface Area {
+  name: string;
+  checks(env: CheckEnvironment): PolicyCheck[];
+}
+
+/** An area whose checks need nothing of the environment. */
+export const staticArea = (name: string, checks: readonly PolicyCheck[]): Area => ({ name, checks: () => [...checks] });

@@ -1,7 +1,6 @@
 /**
- * Alerts that can fire (A17, A10): every
- * series a rule or a dashboard reads is produced by a job this repository
- * scrapes, as the metrics catalog (monitoring/metrics-catalog/) records it.
+ * Alerts that can fire (A17, A10): every series a rule or a dashboard reads is produced by a job this
+ * repository scrapes, as the metrics catalog (monitoring/metrics-catalog/) records it.
  */
 import { closest } from 'fastest-levenshtein';
 import { metricsCatalog, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/monitoring/metrics-catalog.ts';
@@ -13,7 +12,7 @@ import { jobsFor, namesRead } from '../model/monitoring/metrics-reads.ts';
 import { durationMs } from '../model/core/durations.ts';
 import { applications } from '../model/argocd/argocd.ts';
 import { workloadContainers } from '../model/core/workloads.ts';
-import type { CheckContext, PolicyCheck } from './kit.ts';
+import { type CheckContext, type PolicyCheck, type Area, staticArea } from './kit.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { scalarText } from '../model/core/text.ts';
 import type { Resource } from '../model/core/manifest.ts';
@@ -21,7 +20,6 @@ import type { Resource } from '../model/core/manifest.ts';
 /** Series Prometheus writes for every job it scrapes, whatever the exporter. */
 const SCRAPE_SERIES = new Set(['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added']);
 const READS = { kinds: ['PrometheusRule', 'ConfigMap', 'Service', ...MONITOR_KINDS, 'Application'], files: ['monitoring/metrics-catalog/*', '*/tests/*'] };
-
 const describeSelector = (expr: string, s: Selector) => s.name ?? expr.slice(s.from).match(/^\{[^}]*\}/)?.[0] ?? 'a selector';
 const jobList = (jobs: readonly ScrapeJob[]) => [...new Set(jobs.map((j) => `${j.job} (${j.source})`))].join(', ') || 'none';
 
@@ -298,3 +296,5 @@ export const metricsChecks: PolicyCheck[] = [
     },
   },
 ];
+
+export const metricsArea: Area = staticArea('metrics', metricsChecks);

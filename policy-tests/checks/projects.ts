@@ -7,8 +7,7 @@
 import { applications, argoNormalizeGitURL, owningApplication, ROOT_APP_FILE, sourcePermitted } from '../model/argocd/argocd.ts';
 import { argoGlobMatch } from '../model/core/glob.ts';
 import { groupOf, type Resource } from '../model/core/manifest.ts';
-import type { PolicyCheck } from './kit.ts';
-import type { ScopeLookup } from '../model/core/manifest.ts';
+import { type PolicyCheck, type Area, type CheckEnvironment } from './kit.ts';
 import { scalarText } from '../model/core/text.ts';
 
 interface GroupKind {
@@ -81,7 +80,7 @@ const projectSourcesCheck: PolicyCheck = {
   },
 };
 
-export function projectChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
+export function projectChecks({ isClusterScoped }: CheckEnvironment): PolicyCheck[] {
   return [
     projectSourcesCheck,
     {
@@ -162,3 +161,5 @@ export function projectChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
     },
   ];
 }
+
+export const projectArea: Area = { name: 'projects', checks: projectChecks };

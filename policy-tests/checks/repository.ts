@@ -3,12 +3,12 @@
  * every other check relies on.
  */
 import { APPLICATION_FILE, applications, ownersByFile } from '../model/argocd/argocd.ts';
-import { groupOf, type Resource, type ScopeLookup } from '../model/core/manifest.ts';
+import { groupOf, type Resource } from '../model/core/manifest.ts';
 import { CLUSTER_FACTS_FILE } from '../model/repository/cluster-facts.ts';
 import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
 import { MANIFEST_ROOTS, type Repo } from '../model/repository/repo.ts';
 import { foreignCodeOrState } from '../model/repository/checkout-paths.ts';
-import type { PolicyCheck } from './kit.ts';
+import { type PolicyCheck, type Area, type CheckEnvironment } from './kit.ts';
 
 export function resourceIdentity(resource: Resource, clusterScoped: boolean, appNamespace: string | undefined): string {
   const namespace = clusterScoped ? '' : (resource.namespace ?? appNamespace ?? '');
@@ -48,7 +48,7 @@ const manifestRootsCheck: PolicyCheck = {
   },
 };
 
-export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
+export function repositoryChecks({ isClusterScoped }: CheckEnvironment): PolicyCheck[] {
   return [
     {
       id: 'checkout-no-code-or-state',
@@ -126,3 +126,5 @@ export function repositoryChecks(isClusterScoped: ScopeLookup): PolicyCheck[] {
     },
   ];
 }
+
+export const repositoryArea: Area = { name: 'repository', checks: repositoryChecks };

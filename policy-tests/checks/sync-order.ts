@@ -8,7 +8,7 @@ import { declaredGroups, requiresLoadBalancer, REQUIRES_CRDS, REQUIRES_LOAD_BALA
 import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/argocd/waves.ts';
 import { dig } from '../model/core/dig.ts';
 import { groupOf } from '../model/core/manifest.ts';
-import type { CheckContext, PolicyCheck } from './kit.ts';
+import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from './kit.ts';
 import type { ScopeLookup } from '../model/core/manifest.ts';
 import { providerOf } from '../model/cluster/providers.ts';
 import { ingressRefs, issuerRefs, namespaceRefs, priorityRefs, storageRefs, storeRefs } from '../model/cluster/references.ts';
@@ -100,7 +100,7 @@ function checkCrdOrder(ctx: CheckContext): void {
   }
 }
 
-export function syncOrderCheck(isClusterScoped: ScopeLookup): PolicyCheck {
+export function syncOrderCheck({ isClusterScoped }: CheckEnvironment): PolicyCheck {
   return {
     id: 'sync-order',
     description:
@@ -117,3 +117,5 @@ export function syncOrderCheck(isClusterScoped: ScopeLookup): PolicyCheck {
     },
   };
 }
+
+export const syncOrderArea: Area = { name: 'sync-order', checks: (env) => [syncOrderCheck(env)] };

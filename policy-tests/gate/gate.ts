@@ -78,7 +78,7 @@ export async function registeredChecks(): Promise<PolicyCheck[]> {
   const layer = await schemaLayer();
   // `v1/ConfigMap` is the core group, `apps/v1/Deployment` the group apps.
   const builtinGroups = new Set(layer.builtinApiVersions().map((v) => (/^v\d/.test(v) ? '' : v.split('/')[0]!)));
-  return policyChecks((apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups);
+  return policyChecks({ isClusterScoped: (apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups });
 }
 
 /** Validates parsed files (schema layer), attaching any extra findings (policy layer) to their resources. */

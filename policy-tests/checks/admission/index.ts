@@ -5,8 +5,7 @@
  * Argo CD itself refuse or never apply an object.
  */
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
-import type { PolicyCheck } from '../kit.ts';
-import type { ScopeLookup } from '../../model/core/manifest.ts';
+import { type PolicyCheck, type Area, type CheckEnvironment } from '../kit.ts';
 import { admissionPolicyCheck } from './admission-policy.ts';
 import { argocdWillSyncCheck } from './argocd-will-sync.ts';
 import { crdAcceptedCheck } from './crd-accepted.ts';
@@ -16,7 +15,7 @@ import { podSecurityCheck } from './pod-security.ts';
 export { ARGOCD_EXCLUDED } from './argocd-will-sync.ts';
 export { POD_SECURITY_REASON } from './pod-security.ts';
 
-export function admissionChecks(builtinGroups: ReadonlySet<string>, isClusterScoped: ScopeLookup = () => false): PolicyCheck[] {
+export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnvironment): PolicyCheck[] {
   const isBuiltin = (r: Resource) => builtinGroups.has(groupOf(r.apiVersion));
   return [
     apiValidationCheck(isBuiltin),
@@ -29,4 +28,6 @@ export function admissionChecks(builtinGroups: ReadonlySet<string>, isClusterSco
 }
 
 /** The ids of the admission layer's checks (for the benchmark's share): read from the checks, not repeated. */
-export const ADMISSION_CHECK_IDS: readonly string[] = admissionChecks(new Set()).map((c) => c.id);
+export const ADMISSION_CHECK_IDS: readonly string[] = admissionChecks({ isClusterScoped: () => false, builtinGroups: new Set() }).map((c) => c.id);
+
+export const admissionArea: Area = { name: 'admission', checks: admissionChecks };

@@ -1,7 +1,9 @@
 /** Argo CD itself: the Applications it syncs, and the install that runs it. */
-import type { PolicyCheck } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { argocdChecks } from './argocd.ts';
 import { argocdInstallChecks } from './install.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';
 
 export const argocdAreaChecks: PolicyCheck[] = [...argocdChecks, ...argocdInstallChecks, ...argocdRepoServerChecks];
+
+export const argocdArea: Area = staticArea('argocd', argocdAreaChecks);

@@ -1,6 +1,8 @@
 /** Backups: every stateful app's targets, and the jobs that take and check them. */
-import type { PolicyCheck } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { backupChecks } from './backups.ts';
 import { backupHygieneChecks } from './job-hygiene.ts';
 
 export const backupAreaChecks: PolicyCheck[] = [...backupChecks, ...backupHygieneChecks];
+
+export const backupArea: Area = staticArea('backups', backupAreaChecks);

@@ -9,7 +9,7 @@
 import { applications, applicationsByName } from '../../model/argocd/argocd.ts';
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
 import { dig } from '../../model/core/dig.ts';
-import type { PolicyCheck } from '../kit.ts';
+import { type PolicyCheck, type Area, type CheckEnvironment } from '../kit.ts';
 import type { ScopeLookup } from '../../model/core/manifest.ts';
 import { crdClosureCheck } from './crd.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
@@ -171,7 +171,7 @@ function namespaceClosureCheck(isClusterScoped: ScopeLookup): PolicyCheck {
   };
 }
 
-export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: ReadonlySet<string> = new Set()): PolicyCheck[] {
+export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironment): PolicyCheck[] {
   return [
     crdClosureCheck(builtinGroups),
     ...referenceFamilyChecks,
@@ -181,3 +181,5 @@ export function closureChecks(isClusterScoped: ScopeLookup, builtinGroups: Reado
     namespaceClosureCheck(isClusterScoped),
   ];
 }
+
+export const closureArea: Area = { name: 'closure', checks: closureChecks };

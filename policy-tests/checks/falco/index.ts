@@ -3,8 +3,10 @@
  * policy, and the discipline of the custom tuning file.
  */
 
-import type { PolicyCheck } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { falcoChartChecks } from './chart-checks.ts';
 import { falcoTuningChecks } from './tuning-checks.ts';
 
 export const falcoChecks: PolicyCheck[] = [...falcoTuningChecks, ...falcoChartChecks];
+
+export const falcoArea: Area = staticArea('falco', falcoChecks);

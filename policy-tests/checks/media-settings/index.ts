@@ -1,6 +1,8 @@
 /** The media apps' settings as code: each app's settings, and the library flow they share. */
-import type { PolicyCheck } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { mediaLibraryChecks } from './library-checks.ts';
 import { mediaSettingsChecks } from './settings-checks.ts';
 
 export const settingsChecks: PolicyCheck[] = [...mediaSettingsChecks, ...mediaLibraryChecks];
+
+export const mediaSettingsArea: Area = staticArea('media-settings', settingsChecks);

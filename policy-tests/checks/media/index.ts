@@ -1,6 +1,8 @@
 /** The media stack: its apps, their roles and shared library, and their pods. */
-import type { PolicyCheck } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { mediaChecks } from './media.ts';
 import { mediaPodChecks } from './pods.ts';
 
 export const mediaAreaChecks: PolicyCheck[] = [...mediaChecks, ...mediaPodChecks];
+
+export const mediaArea: Area = staticArea('media', mediaAreaChecks);

@@ -1,6 +1,8 @@
 /** Monitoring: the stack's values, its dashboards, and the sources that feed it. */
-import type { PolicyCheck } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { dashboardChecks, monitoringChecks } from './monitoring.ts';
 import { sourceChecks } from './sources.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [...monitoringChecks, ...dashboardChecks, ...sourceChecks];
+
+export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks);

@@ -1,8 +1,10 @@
 /** Network policies: what each allows, the CNI that enforces them, ingress paths, and default deny. */
-import type { PolicyCheck } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { cniChecks } from './cni.ts';
 import { defaultDenyChecks } from './default-deny.ts';
 import { ingressPathCheck } from './ingress.ts';
 import { networkPolicyChecks } from './network-policy.ts';
 
 export const networkPolicyAreaChecks: PolicyCheck[] = [...networkPolicyChecks, ingressPathCheck, ...cniChecks, ...defaultDenyChecks];
+
+export const networkPolicyArea: Area = staticArea('network-policy', networkPolicyAreaChecks);

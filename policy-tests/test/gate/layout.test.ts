@@ -178,3 +178,29 @@ describe('what a check reads', () => {
     expect(unreasonedReads(broken)).toEqual(['sync-order reads every kind and does not say why (reads.everyKind)']);
   });
 });
+
+describe('the areas', () => {
+  /** Check ids written in the checks floor (`id: 'x'`) that no area reaches: a check written and never registered. */
+  const unreached = (sources: ReadonlyMap<string, string>, registered: ReadonlySet<string>) =>
+    [...sources].flatMap(([file, text]) =>
+      [...text.matchAll(/\bid: '([a-z0-9-]+)'/g)]
+        .filter((m) => !registered.has(m[1]!))
+        .map((m) => `${m[1]} is declared in ${file} and reached from no area (checks/registry.ts AREAS)`),
+    );
+  const checkSources = () => readSources(REPO_ROOT, ['policy-tests/checks'], /\.ts$/, new Set(['test']));
+
+  it('every check written is reached from an area declaration', async () => {
+    const registered = new Set((await registeredChecks()).map((c) => c.id));
+    expect(registered.size).toBeGreaterThan(90);
+    expect(unreached(checkSources(), registered)).toEqual([]);
+  });
+
+  it('fails on a check no area reaches', async () => {
+    const registered = new Set((await registeredChecks()).map((c) => c.id));
+    const broken = new Map(checkSources());
+    broken.set('policy-tests/checks/orphan.ts', "export const orphan = { id: 'orphan-check', run() {} };\n");
+    expect(unreached(broken, registered)).toEqual([
+      'orphan-check is declared in policy-tests/checks/orphan.ts and reached from no area (checks/registry.ts AREAS)',
+    ]);
+  });
+});
