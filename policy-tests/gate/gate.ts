@@ -33,7 +33,7 @@ export interface KubernetesVersion {
   minor: number;
 }
 
-export type Progress = (phase: 'parse' | 'policy' | 'schema', done: number, total: number) => void;
+export type Progress = (phase: 'parse' | 'schema' | 'policy', done: number, total: number) => void;
 
 export interface GateOptions extends Partial<Omit<SchemaOptions, 'kubernetesMinor'>> {
   /** Files, folders or `-`; empty means the whole repository. */
@@ -81,10 +81,9 @@ export async function registeredChecks(): Promise<PolicyCheck[]> {
   return policyChecks({ isClusterScoped: (apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups });
 }
 
-/** Validates parsed files (schema layer), attaching any extra findings (policy layer) to their resources. */
-export async function evaluate(
+/** The schema layer on parsed files: one result per resource, in file order. */
+export async function schemaResults(
   parsed: readonly ParsedFile[],
-  extra: readonly Finding[],
   options: SchemaOptions,
   onProgress?: Progress,
   given?: SchemaLayer,
@@ -92,12 +91,10 @@ export async function evaluate(
   const layer = given ?? (await schemaLayer());
   const resources: Resource[] = parsed.flatMap((p) => p.resources);
   await layer.prepareFor(resources);
-  const results: ResourceResult[] = [];
-  const byDoc = new Map<string, ResourceResult>();
-  resources.forEach((resource, i) => {
+  const results = resources.map((resource, i): ResourceResult => {
     if (onProgress && i % 200 === 0) onProgress('schema', i, resources.length);
     const { status, findings } = layer.check(resource, options);
-    const result: ResourceResult = {
+    return {
       filename: resource.file,
       kind: resource.kind,
       version: resource.apiVersion,
@@ -106,10 +103,17 @@ export async function evaluate(
       findings,
       ...(resource.rendered ? { renderedBy: `${resource.rendered.app}: ${resource.rendered.template ?? resource.rendered.source}` } : {}),
     };
-    results.push(result);
-    byDoc.set(resourceKey(resource), result);
   });
   onProgress?.('schema', resources.length, resources.length);
+  return results;
+}
+
+/**
+ * The loader's findings and the checks' attached to the schema results of the same files: each to its resource, a
+ * file's own to the file's first; a file that did not parse becomes an error result of its own.
+ */
+export function withFindings(results: ResourceResult[], parsed: readonly ParsedFile[], extra: readonly Finding[]): ResourceResult[] {
+  const byDoc = new Map(parsed.flatMap((p) => p.resources).map((resource, i) => [resourceKey(resource), results[i]!]));
   const firstOfFile = new Map<string, ResourceResult>();
   for (const r of results) if (!firstOfFile.has(r.filename)) firstOfFile.set(r.filename, r);
   const loaderFindings = new Set(parsed.flatMap((p) => p.findings));
@@ -128,6 +132,17 @@ export async function evaluate(
   return results;
 }
 
+/** The schema layer on parsed files, with the loader's findings and `extra` (the checks') attached to their resources. */
+export async function evaluate(
+  parsed: readonly ParsedFile[],
+  extra: readonly Finding[],
+  options: SchemaOptions,
+  onProgress?: Progress,
+  given?: SchemaLayer,
+): Promise<ResourceResult[]> {
+  return withFindings(await schemaResults(parsed, options, onProgress, given), parsed, extra);
+}
+
 /** The CEL rules found and compiled, the CRDs' and the admission policies' together: the summary counts what is not judged. */
 function celRuleCoverage(repo: Repo): RuleCoverage {
   const crdRules = ruleCoverage([...crdSchemas(repo.resources)].map(([crd, { schema }]) => ({ crd, schema })));
@@ -139,85 +154,103 @@ function celRuleCoverage(repo: Repo): RuleCoverage {
   };
 }
 
-/** The repository as judged before the schema layer: its files, the findings of the render tier and the policy layer, and what they counted apart. */
-interface Judged {
+/** The repository as Argo CD applies it (or its files alone), after the render stage: what the later stages judge. */
+interface Tree {
   repo: Repo;
   parsed: readonly ParsedFile[];
+  renders: readonly SourceRender[];
+  /** A source that failed to render, or (with requireRendered) could not be: findings on its Application. */
+  renderFindings: Finding[];
+  notRendered: NotRendered[];
+  /** Whether the checks run: they judge the rendered repository, so not on the files alone. */
+  checked: boolean;
+  tools?: string;
+}
+
+/** What the admission and policy checks found, and what they counted apart. */
+interface Checked {
   findings: Finding[];
   warnings: Finding[];
   notJudged: Finding[];
-  notRendered: NotRendered[];
-  policy: boolean;
-  tools?: string;
   celRules?: RuleCoverage;
 }
 
 /**
- * The files alone (--no-render): the loader and schema layers on every file. The policy layer judges the
- * repository as Argo CD applies it, which needs the renders; it does not run, and every source that needs a
- * tool is listed as not rendered, never failed on output it did not build.
+ * The render stage. With --no-render, the files alone: every source that needs a tool is listed as not rendered,
+ * never failed on output it did not build, and the checks, which judge the rendered repository, do not run.
+ * Otherwise the repository as Argo CD applies it, rendered at the version asked for.
  */
-function judgeFiles(loaded: LoadedTree, options: GateOptions, asked: AskedVersion): Judged {
-  const plain = withVersion(loaded.plain, asked);
+async function renderStage(loaded: LoadedTree, options: GateOptions, asked: AskedVersion): Promise<Tree> {
   const notRendered: NotRendered[] = [];
-  const skipped = unrenderedSources(
-    plain,
-    'not rendered: --no-render runs neither Helm nor kustomize, and the policy layer, which judges the rendered repository, did not run',
-  );
-  const findings = renderProblems(skipped, options.requireRendered ?? false, notRendered);
-  return { repo: plain, parsed: plain.parsed, findings, warnings: [], notJudged: [], notRendered, policy: false };
-}
-
-/** The repository as Argo CD applies it: rendered at the version asked for, every policy check run, root causes marked. */
-async function judgeRendered(loaded: LoadedTree, options: GateOptions, asked: AskedVersion): Promise<Judged> {
+  const requireRendered = options.requireRendered ?? false;
+  if (options.render === false) {
+    const plain = withVersion(loaded.plain, asked);
+    const skipped = unrenderedSources(
+      plain,
+      'not rendered: --no-render runs neither Helm nor kustomize, and the policy layer, which judges the rendered repository, did not run',
+    );
+    return {
+      repo: plain,
+      parsed: plain.parsed,
+      renders: [],
+      renderFindings: renderProblems(skipped, requireRendered, notRendered),
+      notRendered,
+      checked: false,
+    };
+  }
   const rendered = await renderTree(loaded, options.env, asked?.version);
   // --kubernetes-version is the cluster's version for every layer: the checks read it from the facts.
   const repo = withVersion(rendered.repo, asked);
-  const notRendered: NotRendered[] = [];
-  const renderFindings = renderProblems(rendered.renders, options.requireRendered ?? false, notRendered);
-  options.onProgress?.('policy', 0, repo.resources.length);
-  const policyFindings = runPolicy(repo, await registeredChecks(), rendered.renders);
-  const findings = [...renderFindings, ...policyFindings.filter((f) => f.severity === undefined)];
+  const renderFindings = renderProblems(rendered.renders, requireRendered, notRendered);
+  return { repo, parsed: rendered.parsed, renders: rendered.renders, renderFindings, notRendered, checked: true, tools: rendered.tools };
+}
+
+/** The admission and policy stage: every registered check on the rendered repository, root causes marked across it and the render's findings. */
+async function checkStage(tree: Tree, options: GateOptions): Promise<Checked> {
+  if (!tree.checked) return { findings: tree.renderFindings, warnings: [], notJudged: [] };
+  options.onProgress?.('policy', 0, tree.repo.resources.length);
+  const found = runPolicy(tree.repo, await registeredChecks(), tree.renders);
+  options.onProgress?.('policy', tree.repo.resources.length, tree.repo.resources.length);
+  const findings = [...tree.renderFindings, ...found.filter((f) => f.severity === undefined)];
   markRootCauses(findings);
   return {
-    repo,
-    parsed: rendered.parsed,
     findings,
-    warnings: policyFindings.filter((f) => f.severity === 'warning'),
-    notJudged: policyFindings.filter((f) => f.severity === 'not-judged'),
-    notRendered,
-    policy: true,
-    tools: rendered.tools,
-    celRules: celRuleCoverage(repo),
+    warnings: found.filter((f) => f.severity === 'warning'),
+    notJudged: found.filter((f) => f.severity === 'not-judged'),
+    celRules: celRuleCoverage(tree.repo),
   };
 }
 
+/**
+ * The gate, a straight line of stages: load the repository, render it, the schema layer, the admission and policy
+ * checks, then the files asked about selected and reported. Files outside the repository get the schema layer alone.
+ */
 export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const root = options.root ?? REPO_ROOT;
-  const cwd = options.cwd ?? process.cwd();
   const paths = options.paths ?? [];
   const asked: AskedVersion = options.kubernetesVersion;
-  const inputs: Inputs = paths.length === 0 ? { outside: [] } : collectInputs(paths, root, cwd, options.stdin);
-  const wantsRepo = paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0;
+  const inputs: Inputs = paths.length === 0 ? { outside: [] } : collectInputs(paths, root, options.cwd ?? process.cwd(), options.stdin);
+  // Only the files asked about are reported; the whole repository is judged, as Argo CD applies it whole.
+  const keep = (file: string): boolean => paths.length === 0 || inputs.repoFiles!.has(file);
   const results: ResourceResult[] = [];
-  let judged: Judged | undefined;
-  if (wantsRepo) {
+  let tree: Tree | undefined;
+  let checked: Checked | undefined;
+  if (paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0) {
     options.onProgress?.('parse', 0, 1);
     const loaded = await loadTree(root, { parallel: options.parallel });
     assertKnownKinds(options, loaded.layer, loaded.plain.resources);
     options.onProgress?.('parse', 1, 1);
-    judged = options.render === false ? judgeFiles(loaded, options, asked) : await judgeRendered(loaded, options, asked);
-    // Only the files asked about are reported; the whole repository was judged, as Argo CD applies it whole.
-    const keep = (file: string): boolean => paths.length === 0 || inputs.repoFiles!.has(file);
-    const crds = judged.repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
+    tree = await renderStage(loaded, options, asked);
+    const parsed = tree.parsed.filter((p) => keep(p.file));
+    const crds = tree.repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
+    const schema = await schemaResults(parsed, resolvedOptions(options, tree.repo, asked), options.onProgress, loaded.layer.withCrds(crds));
+    checked = await checkStage(tree, options);
     results.push(
-      ...(await evaluate(
-        judged.parsed.filter((p) => keep(p.file)),
-        judged.findings.filter((f) => keep(f.file)),
-        resolvedOptions(options, judged.repo, asked),
-        options.onProgress,
-        loaded.layer.withCrds(crds),
-      )),
+      ...withFindings(
+        schema,
+        parsed,
+        checked.findings.filter((f) => keep(f.file)),
+      ),
     );
   }
   if (inputs.outside.length > 0) {
@@ -228,14 +261,14 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   flushOutcomeStores();
   return assemble({
     results,
-    warnings: judged?.warnings ?? [],
-    notJudged: judged?.notJudged ?? [],
-    notRendered: judged?.notRendered ?? [],
-    scope: judged?.repo,
+    warnings: checked?.warnings ?? [],
+    notJudged: checked?.notJudged ?? [],
+    notRendered: tree?.notRendered ?? [],
+    scope: tree?.repo,
     files: inputs.repoFiles,
-    policy: judged?.policy ?? false,
-    tools: judged?.tools,
-    celRules: judged?.celRules,
+    policy: tree?.checked ?? false,
+    tools: tree?.tools,
+    celRules: checked?.celRules,
   });
 }
 

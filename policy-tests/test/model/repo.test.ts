@@ -24,7 +24,8 @@ describe('this repository', () => {
   it('reports progress while it validates', async () => {
     const calls: [string, number, number][] = [];
     await runGate({ onProgress: (phase, done, total) => calls.push([phase, done, total]) });
-    expect([...new Set(calls.map((c) => c[0]))]).toEqual(['parse', 'policy', 'schema']);
+    // The stages in their order: load, the schema layer, then the admission and policy checks.
+    expect([...new Set(calls.map((c) => c[0]))]).toEqual(['parse', 'schema', 'policy']);
     const last = calls.at(-1)!;
     expect(last[1]).toBe(last[2]);
   });
