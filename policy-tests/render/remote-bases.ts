@@ -14,7 +14,6 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { EnvHttpProxyAgent, fetch } from 'undici';
 import { RenderRefused } from './limits.ts';
 import { applications, normalizeSourcePath, sourceType } from '../model/argocd/argocd.ts';
 import { KUSTOMIZATION_FILES, kustomizeInputs } from '../model/argocd/kustomize.ts';
@@ -57,6 +56,8 @@ export interface FetchOptions {
 
 /** The bytes an https URL serves, through the environment's proxy and CA, within the time and size given. */
 export async function fetchRemote(url: string, o: FetchOptions): Promise<Buffer> {
+  // Loaded when something is fetched: a gate run that fetches nothing (the usual warm run) never loads the HTTP client.
+  const { EnvHttpProxyAgent, fetch } = await import('undici');
   const ca = o.env.SSL_CERT_FILE ? readFileSync(o.env.SSL_CERT_FILE) : undefined;
   const dispatcher = new EnvHttpProxyAgent({
     httpProxy: o.env.HTTP_PROXY ?? o.env.http_proxy,

@@ -5,7 +5,27 @@
  * spec.timeZone), and an IANA time-zone name. Field ranges and syntax are
  * checked by cron-parser; the checks here are where Kubernetes is stricter.
  */
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
+import { outcomeStore, packageVersion } from '../model/stores/outcome-store.ts';
+
+/**
+ * What a schedule or a zone came to before, keyed by cron-parser's version, the runtime (its ICU zones) and the
+ * text: a warm run whose CronJobs did not change loads neither cron-parser nor the zone list.
+ */
+const cronOutcomes = outcomeStore<{ problem: string | null }>('cron', () => packageVersion('cron-parser'));
+
+type CronParser = typeof import('cron-parser');
+let parser: CronParser | undefined;
+const cronParser = (): CronParser => (parser ??= createRequire(import.meta.url)('cron-parser') as CronParser);
+
+/** A result kept in the warm-start store under `kind` and `text`, computed where the store has none. */
+function remembered(kind: string, text: string, compute: () => string | undefined): string | undefined {
+  const known = cronOutcomes.get([kind, text]);
+  if (known) return known.problem ?? undefined;
+  const problem = compute();
+  cronOutcomes.set([kind, text], { problem: problem ?? null });
+  return problem;
+}
 
 const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
 /** Go's time.ParseDuration, which @every takes: one or more number-unit pairs. */
@@ -23,6 +43,10 @@ const DAY_OF_WEEK_NAMES = /^(SUN|MON|TUE|WED|THU|FRI|SAT)$/i;
 
 /** Why Kubernetes would refuse `schedule`, or undefined when it accepts it. */
 export function cronScheduleProblem(schedule: string): string | undefined {
+  return remembered('schedule', schedule, () => scheduleProblem(schedule));
+}
+
+function scheduleProblem(schedule: string): string | undefined {
   const text = schedule.trim();
   if (/^(CRON_)?TZ=/.test(text)) return 'a TZ= or CRON_TZ= prefix is refused since Kubernetes 1.27; set spec.timeZone';
   if (text.startsWith('@every '))
@@ -36,7 +60,7 @@ export function cronScheduleProblem(schedule: string): string | undefined {
   const dow = fields[4]!.split(/[,/-]/).filter((p) => p !== '*' && p !== '?' && !DAY_OF_WEEK_NAMES.test(p));
   if (dow.some((p) => Number(p) > 6)) return `day of week "${fields[4]}" is out of range 0-6 (0 is Sunday)`;
   try {
-    CronExpressionParser.parse(text);
+    cronParser().CronExpressionParser.parse(text);
   } catch (err) {
     const message = (err as Error).message;
     // Kubernetes accepts a day that no month has (31 in February); the job then never runs.
@@ -49,7 +73,7 @@ export function cronScheduleProblem(schedule: string): string | undefined {
 /** Why Kubernetes would refuse `timeZone`, or undefined for an IANA name it knows. */
 export function timeZoneProblem(timeZone: string): string | undefined {
   if (timeZone === 'Local' || timeZone === '') return `"${timeZone}" is not allowed; name an IANA time zone such as Europe/Berlin or Etc/UTC`;
-  return knownZones().has(timeZone) ? undefined : `"${timeZone}" is not an IANA time zone`;
+  return remembered('zone', timeZone, () => (knownZones().has(timeZone) ? undefined : `"${timeZone}" is not an IANA time zone`));
 }
 
 /** The runtime's IANA zones, listed once per process (ICU builds the list afresh on every call). */

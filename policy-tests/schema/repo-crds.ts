@@ -7,9 +7,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { re2 } from '../model/core/re2.ts';
-import addFormats from 'ajv-formats';
 import type { Shape } from './field-tree.ts';
 
 export const REPO_CRD_DIR = fileURLToPath(new URL('../schema/crds/', import.meta.url));
@@ -83,9 +83,13 @@ export const crdAjvMakeup = (): string => `${crdAjv.toString()}\n${goRegExpImpl.
 
 /** One ajv for CRD schemas: Kubernetes' structural-schema extensions are annotations to it, not constraints. */
 function crdAjv(): Ajv {
+  // Loaded when a CRD schema is first compiled: a warm run whose validations are all stored never loads ajv.
+  const require = createRequire(import.meta.url);
+  const { Ajv: AjvClass } = require('ajv') as typeof import('ajv');
+  const addFormats = require('ajv-formats') as { default: (ajv: Ajv) => unknown };
   // validateSchema off: the meta-schema check costs more than compiling the
   // schemas; policy-tests/test/schema/own-schemas.test.ts does it for the repo's own.
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, code: { regExp: goRegExp } });
+  const ajv = new AjvClass({ allErrors: true, strict: false, validateSchema: false, code: { regExp: goRegExp } });
   addFormats.default(ajv);
   for (const keyword of [
     'x-kubernetes-group-version-kind',
