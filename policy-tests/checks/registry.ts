@@ -2,7 +2,6 @@
  * The registry: every policy check, in report order. The gate's runner
  * (gate/runner.ts) applies them and handles exemptions.
  */
-import { EXEMPTION_PREFIX } from '../model/core/workloads.ts';
 import type { Area, CheckEnvironment, PolicyCheck } from './kit.ts';
 import { admissionArea } from './admission/index.ts';
 import { alertRoutingArea } from './alert-routing.ts';
@@ -45,22 +44,7 @@ export const AREAS: readonly Area[] = [
   backupArea,
 ];
 
-export const EXEMPTION_CHECK_ID = 'exemption-valid';
-
-export const exemptionCheck: PolicyCheck = {
-  id: EXEMPTION_CHECK_ID,
-  description:
-    'Every exemption annotation names an exemptible check, gives a reason, and is still needed (docs/design.md: exemptions sit next to the workload; S8).',
-  invariants: ['S8'],
-  remediation: `use ${EXEMPTION_PREFIX}<check-id>: "<why>" on the workload itself, and delete exemptions that no longer suppress anything`,
-  reads: { kinds: ['*'], everyKind: 'an exemption annotation may sit on any resource' },
-  exemptible: false,
-  run() {
-    // Evaluated by the gate's runner, which knows which exemptions suppressed a finding.
-  },
-};
-
-/** Every policy check, in report order: each area's, given the one environment, then the exemption check. */
+/** Every area's checks, in report order, each given the one environment (the runner's exemption step comes after them: gate/exemptions.ts). */
 export function policyChecks(env: CheckEnvironment): PolicyCheck[] {
-  return [...AREAS.flatMap((area) => area.checks(env)), exemptionCheck];
+  return AREAS.flatMap((area) => area.checks(env));
 }

@@ -4,6 +4,7 @@
  */
 import { policyChecks } from '../checks/registry.ts';
 import { runPolicy } from './runner.ts';
+import { exemptionCheck } from './exemptions.ts';
 import type { PolicyCheck } from '../checks/kit.ts';
 import { byLocation, type Finding } from '../model/core/findings.ts';
 import { assemble, type GateResult, type NotRendered, type ResourceResult } from './result.ts';
@@ -78,7 +79,7 @@ export async function registeredChecks(): Promise<PolicyCheck[]> {
   const layer = await schemaLayer();
   // `v1/ConfigMap` is the core group, `apps/v1/Deployment` the group apps.
   const builtinGroups = new Set(layer.builtinApiVersions().map((v) => (/^v\d/.test(v) ? '' : v.split('/')[0]!)));
-  return policyChecks({ isClusterScoped: (apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups });
+  return [...policyChecks({ isClusterScoped: (apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups }), exemptionCheck];
 }
 
 /** The schema layer on parsed files: one result per resource, in file order. */

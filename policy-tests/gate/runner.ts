@@ -1,10 +1,9 @@
 /**
- * The policy runner. Exemptions are handled here, once, for every exemptible
- * check: a workload opts out of one check with an annotation next to it that
- * names the check and the reason.
+ * The policy runner: each check on its view of the repository, then the
+ * exemption step (gate/exemptions.ts): a finding an exemption next to the
+ * workload covers is dropped, and every exemption is judged.
  */
-import { EXEMPTION_CHECK_ID, exemptionCheck } from '../checks/registry.ts';
-import { EXEMPTION_PREFIX, workloadAnnotations } from '../model/core/workloads.ts';
+import { EXEMPTION_CHECK_ID, exemptionFindings, exemptionsOf, exemptionUse } from './exemptions.ts';
 import type { CheckContext, FailurePlace, PolicyCheck, Reads } from '../checks/kit.ts';
 import { chartValues } from '../model/argocd/chart-values.ts';
 import { argoGlobMatch } from '../model/core/glob.ts';
@@ -16,15 +15,6 @@ import type { SourceRender } from '../model/argocd/rendered.ts';
 import { perKey } from '../model/core/per-object.ts';
 
 const isKustomization = (file: string) => KUSTOMIZATION_FILES.some((name) => file === name || file.endsWith(`/${name}`));
-
-/** A workload's exemptions: annotations on the workload, or on its pod template (model/core/workloads.ts). */
-function exemptionsOf(resource: Resource): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [key, value] of Object.entries(workloadAnnotations(resource))) {
-    if (key.startsWith(EXEMPTION_PREFIX)) out.set(key.slice(EXEMPTION_PREFIX.length), typeof value === 'string' ? value.trim() : '');
-  }
-  return out;
-}
 
 /**
  * The repository as one check may see it: resources of the kinds it declares
@@ -121,24 +111,10 @@ export function runPolicy(repo: Repo, checks: readonly PolicyCheck[], renders: r
     for (const finding of raw) {
       const resource = finding.doc === undefined ? undefined : byLocation.get(resourceKey(finding));
       const reason = check.exemptible && resource ? exemptionsOf(resource).get(check.id) : undefined;
-      if (reason) used.add(`${resourceKey(finding)}#${check.id}`);
+      if (reason) used.add(exemptionUse(finding, check.id));
       else findings.push(finding);
     }
   }
-  if (known.has(EXEMPTION_CHECK_ID)) {
-    for (const resource of repo.resources) {
-      for (const [id, reason] of exemptionsOf(resource)) {
-        const path = ['metadata', 'annotations', `${EXEMPTION_PREFIX}${id}`];
-        const fail = (message: string): void => {
-          findings.push(findingAt(resource, path, EXEMPTION_CHECK_ID, message, exemptionCheck.remediation, 'key'));
-        };
-        const check = known.get(id);
-        if (!check) fail(`exemption names unknown check "${id}"`);
-        else if (!check.exemptible) fail(`check ${id} cannot be exempted`);
-        else if (!reason) fail(`exemption from ${id} gives no reason`);
-        else if (!used.has(`${resourceKey(resource)}#${id}`)) fail(`exemption from ${id} is stale: ${resource.kind} ${resource.name} passes it`);
-      }
-    }
-  }
+  if (known.has(EXEMPTION_CHECK_ID)) findings.push(...exemptionFindings(repo.resources, known, used));
   return findings;
 }

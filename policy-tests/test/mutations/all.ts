@@ -48,7 +48,7 @@ export const MUTATION_LISTS: Record<string, readonly Mutation[]> = {
   'monitoring/sources.ts': monitoringSourcesMutations,
   'projects.ts': projectsMutations,
   'privileges.ts': privilegesMutations,
-  'registry.ts': registryMutations,
+  '../gate/exemptions.ts': registryMutations,
   'repository.ts': repositoryMutations,
   'sync-order.ts': syncOrderMutations,
   'watchdog.ts': watchdogMutations,
