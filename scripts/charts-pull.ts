@@ -7,10 +7,10 @@
  * person reviews it and runs with --update-lock.
  */
 import { writeInCheckout } from './lib/checkout-write.ts';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { parse } from 'yaml';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { loadRepo, REPO_ROOT, type Repo, charts, render } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { run } from './lib/exec.ts';
@@ -93,21 +93,8 @@ export async function publishedDigest(ref: charts.ChartRef, env: NodeJS.ProcessE
   return { digest: `sha256:${entry.digest}` };
 }
 
-/** The lock after a pull: exactly the charts the Applications pin, the pending ones not yet recorded, and the remotes. */
-function writeLock(
-  o: PullOptions,
-  pinned: readonly charts.ChartRef[],
-  entries: ReadonlyMap<string, charts.LockEntry>,
-  lock: charts.ChartLock,
-  remotes: charts.RemoteEntry[],
-): void {
-  const wanted = new Set(pinned.map(charts.chartId));
-  const next = charts.formatLock({
-    charts: [...entries.values()].filter((c) => wanted.has(charts.chartId(c))),
-    // A pending chart stays named until a pull records its digest, and goes when nothing pins it.
-    pending: (lock.pending ?? []).filter((p) => wanted.has(charts.chartId(p)) && !entries.has(charts.chartId(p))),
-    remotes,
-  });
+/** The lock after a pull (the cache's record), written unless frozen or unchanged. */
+function writeLock(o: PullOptions, next: string): void {
   const path = join(o.root, charts.CHART_LOCK_FILE);
   if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== next)) writeInCheckout(o.root, charts.CHART_LOCK_FILE, next);
 }
@@ -119,10 +106,10 @@ export async function pullCharts(o: PullOptions): Promise<number> {
   const pinned = charts.pinnedCharts(repo);
   const helmHome = join(render.cacheRoot(o.env), 'helm-home');
   const env = { ...o.env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') };
+  const cache = charts.chartCache(o.env);
   const entries = new Map<string, charts.LockEntry>(lock.charts.map((c) => [charts.chartId(c), c]));
   let refused = 0;
   for (const ref of pinned) {
-    const target = charts.cachedChartPath(ref, o.env);
     const locked = charts.lockEntryFor(lock, ref);
     const pending = charts.pendingEntryFor(lock, ref);
     if (o.frozen && !locked && pending) {
@@ -139,12 +126,9 @@ export async function pullCharts(o: PullOptions): Promise<number> {
       refused++;
       continue;
     }
-    if (existsSync(target) && !o.updateLock) {
-      const digest = charts.digestOf(readFileSync(target));
-      if (locked?.digest === digest) {
-        o.out(`cached   ${charts.chartId(ref)}`);
-        continue;
-      }
+    if (!o.updateLock && locked !== undefined && cache.cachedDigest(ref) === locked.digest) {
+      o.out(`cached   ${charts.chartId(ref)}`);
+      continue;
     }
     const scratch = mkdtempSync(join(tmpdir(), 'homelab-chart-'));
     try {
@@ -177,9 +161,7 @@ export async function pullCharts(o: PullOptions): Promise<number> {
         refused++;
         continue;
       }
-      mkdirSync(dirname(target), { recursive: true });
-      renameSync(join(scratch, pulled), target);
-      entries.set(charts.chartId(ref), { ...ref, digest });
+      entries.set(charts.chartId(ref), cache.admit(ref, join(scratch, pulled), digest));
       o.out(`${locked?.digest === digest ? 'pulled  ' : locked ? 'updated ' : o.verifyIndex ? 'verified' : 'locked  '} ${charts.chartId(ref)} ${digest}`);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
@@ -187,7 +169,7 @@ export async function pullCharts(o: PullOptions): Promise<number> {
   }
   const { remotes, refused: remotesRefused } = await pullRemotes(o, repo, lock);
   refused += remotesRefused;
-  writeLock(o, pinned, entries, lock, remotes);
+  writeLock(o, cache.record(pinned, entries, lock, remotes));
   return refused;
 }
 

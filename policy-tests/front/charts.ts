@@ -1,11 +1,11 @@
-/** The front door's `charts`: the chart cache and its lock, and the pinned remote bases (npm run charts:pull, the benchmarks). */
+/** The front door's `charts`: the chart cache and its lock (`chartCache`: path, verify, admit, record), and the pinned remote bases (npm run charts:pull, the benchmarks). */
+export { chartCache } from '../render/chart-cache.ts';
 export {
   cachedChartPath,
   chartCacheDir,
   CHART_LOCK_FILE,
   chartId,
   digestOf,
-  formatLock,
   isOciRepo,
   lockEntryFor,
   pendingEntryFor,

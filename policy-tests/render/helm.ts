@@ -12,17 +12,8 @@ import { valueFilesOf } from '../model/argocd/source-files.ts';
 import { inlineValues } from '../model/argocd/inline-values.ts';
 import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
-import {
-  cachedChartPath,
-  chartId,
-  chartRefOf,
-  chartScopeFromFiles,
-  digestOf,
-  lockEntryFor,
-  mayReadApiVersions,
-  pendingEntryFor,
-  PULL_COMMAND,
-} from './charts.ts';
+import { chartId, chartRefOf, chartScopeFromFiles, mayReadApiVersions, PULL_COMMAND } from './charts.ts';
+import { chartCache } from './chart-cache.ts';
 import { hash, NotRendered, type Context, type Invocation } from './context.ts';
 import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, RenderRefused } from './limits.ts';
 import { toResources } from './output.ts';
@@ -112,19 +103,14 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
   let scope;
   const ref = chartRefOf(source);
   if (ref) {
-    chartPath = cachedChartPath(ref, ctx.env);
+    const cache = chartCache(ctx.env);
+    chartPath = cache.path(ref);
     if (!existsSync(chartPath)) throw new NotRendered(`not in the chart cache: run ${PULL_COMMAND}`);
+    // Measured before it is read whole: an archive past the limit is refused unread.
     assertSize(chartPath, ctx.limits.archiveBytes, `chart archive ${chartId(ref)}`, 'HOMELAB_RENDER_MAX_CHART_MIB');
-    const digest = digestOf(readFileSync(chartPath));
-    const locked = lockEntryFor(ctx.lock, ref);
-    const pending = pendingEntryFor(ctx.lock, ref);
-    if (!locked && pending)
-      throw new Error(
-        `chart ${chartId(ref)} has no digest in charts.lock.json yet (${pending.reason}): run ${PULL_COMMAND} -- --update-lock with network to record it`,
-      );
-    if (!locked) throw new Error(`chart ${chartId(ref)} has no entry in charts.lock.json: run ${PULL_COMMAND} to record its digest`);
-    if (locked.digest !== digest)
-      throw new Error(`cached chart ${chartPath} has digest ${digest}, but charts.lock.json records ${locked.digest}: delete it and run ${PULL_COMMAND}`);
+    const verified = cache.verify(ref, ctx.lock);
+    if ('why' in verified) throw verified.notCached ? new NotRendered(verified.why) : new Error(verified.why);
+    const { digest } = verified;
     chartKey = digest;
     scope = await cachedScope(ctx, chartPath, digest);
   } else {

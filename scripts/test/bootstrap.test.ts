@@ -110,7 +110,7 @@ function pinStandIn(root: string, url: string, install: string): void {
   const lock = charts.readLock(root);
   writeFileSync(
     join(root, charts.CHART_LOCK_FILE),
-    charts.formatLock({ ...lock, remotes: [{ url, digest: `sha256:${createHash('sha256').update(install).digest('hex')}` }] }),
+    `${JSON.stringify({ ...lock, remotes: [{ url, digest: `sha256:${createHash('sha256').update(install).digest('hex')}` }] }, null, 2)}\n`,
   );
 }
 
@@ -141,7 +141,7 @@ beforeAll(async () => {
   const lock = charts.readLock(root);
   writeFileSync(
     join(root, charts.CHART_LOCK_FILE),
-    charts.formatLock({ ...lock, charts: [...lock.charts, { ...CILIUM, digest: charts.digestOf(readFileSync(archive)) }] }),
+    `${JSON.stringify({ ...lock, charts: [...lock.charts, { ...CILIUM, digest: charts.digestOf(readFileSync(archive)) }] }, null, 2)}\n`,
   );
 });
 afterAll(async () => {
