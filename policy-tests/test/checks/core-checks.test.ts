@@ -2,7 +2,7 @@
  * Every policy check bites: a copy of the real repository, broken in one
  * place, makes exactly that check id fail, at the line that was broken.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isMap, isSeq, type YAMLMap } from 'yaml';
@@ -10,7 +10,8 @@ import { registeredChecks } from '../../gate/gate.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { checkIds, copyRepo, describeFindings } from '../support/helpers.ts';
 import { ALL_MUTATIONS, MUTATION_LISTS } from '../mutations/all.ts';
-import { describeMutations } from '../support/mutation-runner.ts';
+import { AREAS } from '../../checks/registry.ts';
+import { describeMutations, type Mutation } from '../support/mutation-runner.ts';
 import { CONTAINER, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT } from '../mutations/edits.ts';
 import { repositoryMutations } from '../mutations/repository.ts';
 import { workloadHygieneMutations } from '../mutations/workload-hygiene.ts';
@@ -27,23 +28,36 @@ describe('mutation coverage', () => {
     expect(proven).toEqual(ids);
   });
 
-  it('every mutation list is in MUTATION_LISTS, named after a check module that exists, and run by a test file', async () => {
+  it("every area's checks are proven by its own mutation list (or the rendered output's), and every key names an area", async () => {
+    const env = { isClusterScoped: () => false, builtinGroups: new Set<string>() };
+    const proven = (key: string) => new Set(MUTATION_LISTS[key]?.flat().map((m) => m.check) ?? []);
+    const rendered = proven('rendered output');
+    const unproven = AREAS.flatMap((area) =>
+      area
+        .checks(env)
+        .filter((c) => !proven(area.name).has(c.id) && !rendered.has(c.id))
+        .map((c) => `${area.name}: ${c.id}`),
+    );
+    expect(unproven).toEqual([]);
+    expect(Object.keys(MUTATION_LISTS).filter((k) => !AREAS.some((a) => a.name === k) && !['exemptions', 'rendered output'].includes(k))).toEqual([]);
+  });
+
+  it('every list a mutations module exports is gathered in MUTATION_LISTS, and run by a test file', async () => {
     const here = join(REPO_ROOT, 'policy-tests/test');
-    // Every list a mutations module exports is gathered (a list left out would prove nothing, unnoticed).
-    const exported = readdirSync(join(here, 'mutations'))
-      .filter((f) => f.endsWith('.ts') && !['all.ts', 'edits.ts'].includes(f))
-      .flatMap((f) => [...readFileSync(join(here, 'mutations', f), 'utf8').matchAll(/^export const (\w+Mutations)\b/gm)].map((m) => m[1]!));
-    const gathered = readFileSync(join(here, 'mutations/all.ts'), 'utf8');
-    expect(exported.filter((name) => !new RegExp(`: ${name},`).test(gathered))).toEqual([]);
-    // Each key names the check module (file or folder) whose checks the list proves.
-    const keys = Object.keys(MUTATION_LISTS).filter((k) => k !== 'rendered output');
-    expect(keys.filter((k) => !existsSync(join(REPO_ROOT, 'policy-tests/checks', k)))).toEqual([]);
+    const gathered = new Set(Object.values(MUTATION_LISTS).flat());
+    const modules = readdirSync(join(here, 'mutations')).filter((f) => f.endsWith('.ts') && !['all.ts', 'edits.ts'].includes(f));
+    const lists: [string, unknown][] = [];
+    for (const f of modules)
+      for (const [name, value] of Object.entries((await import(join(here, 'mutations', f))) as Record<string, unknown>))
+        if (Array.isArray(value) && value.every((m) => typeof m === 'object' && m !== null && 'check' in m && 'mutate' in m)) lists.push([name, value]);
+    expect(lists.length).toBeGreaterThan(20);
+    expect(lists.filter(([, list]) => !gathered.has(list as readonly Mutation[])).map(([name]) => name)).toEqual([]);
     // And every list is run by a describeMutations call in a test file.
     const tests = readdirSync(join(here, 'checks'))
       .filter((f) => f.endsWith('.test.ts'))
       .map((f) => readFileSync(join(here, 'checks', f), 'utf8'))
       .join('\n');
-    expect(exported.filter((name) => !new RegExp(`describeMutations\\([^;]*\\b${name}\\b`).test(tests))).toEqual([]);
+    expect(lists.map(([name]) => name).filter((name) => !new RegExp(`describeMutations\\([^;]*\\b${name}\\b`).test(tests))).toEqual([]);
   });
 });
 
