@@ -5,10 +5,17 @@
  * calls, the identifiers it names and the constant patterns it holds.
  */
 import { createRequire } from 'node:module';
-import type { CelEnv, CelFunc } from '@bufbuild/cel';
+import type { CelEnv, CelFunc, CelType } from '@bufbuild/cel';
 import { FUNCTION_NAMESPACES } from './environment.ts';
 import { knownFunctions, kubernetesFunctions } from './kubernetes-library.ts';
 import { opaqueRegistry } from './opaque-types.ts';
+import { goTimestampText } from './timestamps.ts';
+
+/** `string(timestamp)` as cel-go prints a parsed date-time (timestamps.ts); any other timestamp as the engine prints it. */
+function timestampFunctions(cel: Cel, timestamp: CelType): CelFunc[] {
+  const plain = cel.plan(cel.celEnv({}), cel.parse('string(t)'));
+  return [cel.celFunc('string', [timestamp], cel.CelScalar.STRING, (t) => goTimestampText(t) ?? (plain({ t } as never) as string))];
+}
 
 export type Cel = typeof import('@bufbuild/cel');
 interface Runtime {
@@ -24,8 +31,11 @@ export function celRuntime(): Runtime {
     const require = createRequire(import.meta.url);
     const cel = require('@bufbuild/cel') as Cel;
     const { strings } = require('@bufbuild/cel/ext') as { strings: CelFunc[] };
-    const { DurationSchema } = require('@bufbuild/protobuf/wkt') as { DurationSchema: Parameters<Cel['objectType']>[0] };
-    const funcs = kubernetesFunctions(cel, strings, cel.objectType(DurationSchema));
+    const { DurationSchema, TimestampSchema } = require('@bufbuild/protobuf/wkt') as Record<
+      'DurationSchema' | 'TimestampSchema',
+      Parameters<Cel['objectType']>[0]
+    >;
+    const funcs = [...kubernetesFunctions(cel, strings, cel.objectType(DurationSchema)), ...timestampFunctions(cel, cel.objectType(TimestampSchema))];
     // The registry declares the libraries' own types (net.IP, net.CIDR) to the engine: their names resolve in a rule.
     runtime = { cel, env: cel.celEnv({ funcs, registry: opaqueRegistry() }), known: knownFunctions(funcs) };
   }

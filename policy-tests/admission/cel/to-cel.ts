@@ -9,6 +9,7 @@ import type { CelInput } from '@bufbuild/cel';
 import { meteredList, meteredMap } from './budget.ts';
 import type { JsonSchemaNode } from './schema-node.ts';
 import { celRuntime, isCelError } from './runtime.ts';
+import { rememberTimestampText } from './timestamps.ts';
 
 export const types = (s: JsonSchemaNode): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []);
 
@@ -19,6 +20,7 @@ function special(fn: 'duration' | 'timestamp', text: string): CelInput {
   if (v === undefined) {
     const r = celRuntime().cel.run(`${fn}(s)`, { s: text });
     v = isCelError(r) ? text : (r as CelInput);
+    if (fn === 'timestamp') rememberTimestampText(v, text);
     durations.set(key, v);
   }
   return v;

@@ -85,6 +85,18 @@ describe('CEL: the runtime cost limit', () => {
     expect(holds("'%.3f %s'.format([1.5, [1, 2]]) == '1.500 [1, 2]'")).toEqual([]);
   });
 
+  it("prints a date-time field's timestamp as cel-go does, in the offset it was written with", () => {
+    const schema: JsonSchemaNode = {
+      type: 'object',
+      properties: { at: { type: 'string', format: 'date-time' } },
+      'x-kubernetes-validations': [
+        { rule: "string(self.at) == '2011-08-18T19:03:37.01+01:00'" },
+        { rule: "string(timestamp('2011-08-18T18:03:37Z')) == '2011-08-18T18:03:37Z'" },
+      ],
+    };
+    expect(ruleViolations(schema, { at: '2011-08-18T19:03:37.010+01:00' })).toEqual([]);
+  });
+
   it('orders booleans as cel-go does, false first: min, max and isSorted take a list of them', () => {
     const holds = violationsOf;
     expect(holds('[true, false].min() == false && [false, true].max() == true && [false, true].isSorted() && ![true, false].isSorted()')).toEqual([]);
