@@ -7,27 +7,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { JobResult } from '../../test-support/actions/runner.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { annotations, git, startUpdateLab, transcript, verdict, type UpdateLab } from '../../test-support/actions/update-lab.ts';
+import { describe, expect, it } from 'vitest';
+import { annotations, git, useUpdateLab, transcript, verdict } from '../../test-support/actions/update-lab.ts';
 
-let lab: UpdateLab;
-beforeAll(async () => {
-  lab = await startUpdateLab();
-});
-afterAll(async () => {
-  await lab?.close();
-});
+const lab = useUpdateLab();
 
 describe("the repository's workflows on an update bot's chart patch bump", () => {
   it('pass on the bump, comment on it, and record the published digest on main after the merge', async () => {
-    const { seed, origin } = await lab.originWithLab('green');
+    const { seed, origin } = await lab().originWithLab('green');
     // main before the bump: what the gate says of the scratch lab, which is not a whole lab (no Argo CD install,
     // CNI, Falco, monitoring or media stack to judge), so the bump is held to adding nothing to it.
-    const before = await lab.run('ci.yaml', lab.state(origin, join(lab.scratch, 'green-main-artifacts'), 'push', await git(seed, 'rev-parse', 'HEAD')));
-    const merge = await lab.botPullRequest(seed, origin, '1.0.1');
-    const pr = lab.state(origin, join(lab.scratch, 'green-pr-artifacts'), 'pull_request', merge);
-    const gate = await lab.run('ci.yaml', pr);
-    const diff = await lab.run('diff.yaml', pr);
+    const before = await lab().run('ci.yaml', lab().state(origin, join(lab().scratch, 'green-main-artifacts'), 'push', await git(seed, 'rev-parse', 'HEAD')));
+    const merge = await lab().botPullRequest(seed, origin, '1.0.1');
+    const pr = lab().state(origin, join(lab().scratch, 'green-pr-artifacts'), 'pull_request', merge);
+    const gate = await lab().run('ci.yaml', pr);
+    const diff = await lab().run('diff.yaml', pr);
     const GATE_STEP = 'run npm run --silent validate -- --require-rendered --summary --output github --output junit=reports/validate-junit.xml';
     expect({ ...verdict(gate), ...verdict(diff) }, transcript({ ...gate, ...diff })).toEqual({
       gate: `failure: ${GATE_STEP}`,
@@ -39,7 +33,7 @@ describe("the repository's workflows on an update bot's chart patch bump", () =>
     expect(findings(gate).some((a) => a.includes('apps/demo/gizmo'))).toBe(findings(before).some((a) => a.includes('apps/demo/gizmo')));
     // The JUnit report is uploaded after the failure (if: always()).
     expect(gate.gate!.steps.map((s) => s.outcome).slice(-2)).toEqual(['failure', 'success']);
-    expect(readFileSync(join(lab.scratch, 'green-pr-artifacts', 'junit-reports', 'validate-junit.xml'), 'utf8')).toContain('<testsuites');
+    expect(readFileSync(join(lab().scratch, 'green-pr-artifacts', 'junit-reports', 'validate-junit.xml'), 'utf8')).toContain('<testsuites');
     expect(gate.gate!.steps.find((s) => s.name === 'run npm run charts:pull -- --verify-index')!.log).toMatch(
       /verified gizmo 1\.0\.1 from https:\/\/127\.0\.0\.1:\d+ sha256:[0-9a-f]{64}/,
     );
@@ -58,17 +52,17 @@ describe("the repository's workflows on an update bot's chart patch bump", () =>
 
     // The merge: main moves to the merge commit, and the push runs the lock's recorder.
     await git(seed, 'push', '-q', origin, `${merge}:refs/heads/main`);
-    const push = lab.state(origin, join(lab.scratch, 'green-push-artifacts'), 'push', merge);
-    const record = await lab.run('record-lock.yaml', push);
+    const push = lab().state(origin, join(lab().scratch, 'green-push-artifacts'), 'push', merge);
+    const record = await lab().run('record-lock.yaml', push);
     expect(verdict(record), transcript(record)).toEqual({ record: 'success' });
-    const lock = JSON.parse(await git(lab.scratch, '--git-dir', origin, 'show', 'main:charts.lock.json')) as {
+    const lock = JSON.parse(await git(lab().scratch, '--git-dir', origin, 'show', 'main:charts.lock.json')) as {
       charts: { chart: string; version: string; digest: string }[];
     };
-    const index = parse(readFileSync(join(lab.charts.dir, 'index.yaml'), 'utf8')) as { entries: { gizmo: { version: string; digest: string }[] } };
+    const index = parse(readFileSync(join(lab().charts.dir, 'index.yaml'), 'utf8')) as { entries: { gizmo: { version: string; digest: string }[] } };
     const published = index.entries.gizmo.find((e) => e.version === '1.0.1')!.digest;
     expect(lock.charts.filter((c) => c.chart === 'gizmo')).toEqual([
-      { repoURL: lab.charts.url, chart: 'gizmo', version: '1.0.1', digest: `sha256:${published}` },
+      { repoURL: lab().charts.url, chart: 'gizmo', version: '1.0.1', digest: `sha256:${published}` },
     ]);
-    expect(await git(lab.scratch, '--git-dir', origin, 'log', '-1', '--format=%an', 'main')).toBe('github-actions[bot]');
+    expect(await git(lab().scratch, '--git-dir', origin, 'log', '-1', '--format=%an', 'main')).toBe('github-actions[bot]');
   });
 });

@@ -4,24 +4,18 @@
  * step. The clean bump: workflows-run.test.ts.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startUpdateLab, transcript, verdict, type UpdateLab } from '../../test-support/actions/update-lab.ts';
+import { describe, expect, it } from 'vitest';
+import { useUpdateLab, transcript, verdict } from '../../test-support/actions/update-lab.ts';
 
-let lab: UpdateLab;
-beforeAll(async () => {
-  lab = await startUpdateLab();
-});
-afterAll(async () => {
-  await lab?.close();
-});
+const lab = useUpdateLab();
 
 describe("the repository's workflows on an update bot's tampered chart bump", () => {
   it('fail on a bump whose archive is not the bytes its repository publishes, and say so in the comment', async () => {
-    const { seed, origin } = await lab.originWithLab('red');
-    const merge = await lab.botPullRequest(seed, origin, '1.0.2');
-    const pr = lab.state(origin, join(lab.scratch, 'red-pr-artifacts'), 'pull_request', merge);
-    const gate = await lab.run('ci.yaml', pr);
-    const diff = await lab.run('diff.yaml', pr);
+    const { seed, origin } = await lab().originWithLab('red');
+    const merge = await lab().botPullRequest(seed, origin, '1.0.2');
+    const pr = lab().state(origin, join(lab().scratch, 'red-pr-artifacts'), 'pull_request', merge);
+    const gate = await lab().run('ci.yaml', pr);
+    const diff = await lab().run('diff.yaml', pr);
     expect({ ...verdict(gate), ...verdict(diff) }, transcript({ ...gate, ...diff })).toEqual({
       gate: 'failure: run npm run charts:pull -- --verify-index',
       diff: "failure: pull the head's charts",

@@ -7,6 +7,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { output } from '../exec.ts';
 import { startChartRepo, toolEnv, writeChart, type ChartRepo } from '../chart-repo.ts';
 import type { RunState } from './actions.ts';
@@ -176,6 +177,18 @@ export async function startUpdateLab(): Promise<UpdateLab> {
       rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/** The lab of one test file: started before its tests, closed after them. */
+export function useUpdateLab(): () => UpdateLab {
+  let lab: UpdateLab | undefined;
+  beforeAll(async () => {
+    lab = await startUpdateLab();
+  });
+  afterAll(async () => {
+    await lab?.close();
+  });
+  return () => lab!;
 }
 
 /** The gate's GitHub annotations, without the positions a run's temporary paths could change. */
