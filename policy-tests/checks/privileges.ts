@@ -5,7 +5,7 @@
  * (model/cluster/privileges.ts), so a new sidecar, host namespace, capability
  * or hostPath in it is a finding until someone names it.
  */
-import { levelsFor } from '../admission/pod-security/pod-security.ts';
+import { levelsFor } from '../admission/index.ts';
 import { namespaceOrDestination } from '../model/argocd/argocd.ts';
 import { namespaceLabels } from '../model/cluster/namespaces.ts';
 import { namedPrivileges, privilegeLabel, privilegesOf, PRIVILEGES_ANNOTATION, type Privilege, type PrivilegeKind } from '../model/cluster/privileges.ts';

@@ -21,9 +21,7 @@ import type { SourceRender } from '../model/argocd/rendered.ts';
 import { unrenderedSources } from '../render/render.ts';
 import { loadTree, renderTree, schemaLayer, type LoadedTree } from './pipeline.ts';
 import { flushOutcomeStores } from '../model/stores/outcome-store.ts';
-import { ruleCoverage, type RuleCoverage } from '../admission/cel/crd-rules.ts';
-import { crdSchemas } from '../admission/crd-schemas.ts';
-import { policyCoverage } from '../admission/cel/admission-policies.ts';
+import { admissionCoverage, type RuleCoverage } from '../admission/index.ts';
 
 export { UsageError };
 export { allFindings, type GateResult, type NotRendered, type ResourceResult, type Summary } from './result.ts';
@@ -144,17 +142,6 @@ export async function evaluate(
   return withFindings(await schemaResults(parsed, options, onProgress, given), parsed, extra);
 }
 
-/** The CEL rules found and compiled, the CRDs' and the admission policies' together: the summary counts what is not judged. */
-function celRuleCoverage(repo: Repo): RuleCoverage {
-  const crdRules = ruleCoverage([...crdSchemas(repo.resources)].map(([crd, { schema }]) => ({ crd, schema })));
-  const policyRules = policyCoverage(repo.resources.filter((r) => r.kind === 'ValidatingAdmissionPolicy').map((r) => r.object));
-  return {
-    found: crdRules.found + policyRules.found,
-    compiled: crdRules.compiled + policyRules.compiled,
-    notJudged: [...crdRules.notJudged, ...policyRules.notJudged],
-  };
-}
-
 /** The repository as Argo CD applies it (or its files alone), after the render stage: what the later stages judge. */
 interface Tree {
   repo: Repo;
@@ -218,7 +205,7 @@ async function checkStage(tree: Tree, options: GateOptions): Promise<Checked> {
     findings,
     warnings: found.filter((f) => f.severity === 'warning'),
     notJudged: found.filter((f) => f.severity === 'not-judged'),
-    celRules: celRuleCoverage(tree.repo),
+    celRules: admissionCoverage(tree.repo.resources),
   };
 }
 

@@ -9,7 +9,7 @@ import { ADMISSION_CHECK_IDS } from '../checks/admission/index.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { applicationsByName, filesOfApp } from '../model/argocd/argocd.ts';
 import type { ResourceStatus } from '../schema/schema-layer.ts';
-import type { RuleCoverage } from '../admission/cel/crd-rules.ts';
+import type { RuleCoverage } from '../admission/index.ts';
 
 export interface ResourceResult {
   filename: string;

@@ -12,8 +12,7 @@ import { applications, normalizeSourcePath, owningApplication, type ArgoApp } fr
 import { refusalsOf } from '../model/argocd/refusals.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
-import type { JsonSchemaNode } from '../admission/cel/schema-node.ts';
-import { crdSchemas } from '../admission/crd-schemas.ts';
+import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
 import { loadTree, renderTree, renderWithBuiltinApis } from './pipeline.ts';
 import { chartFaces, type ChartFace } from './chart-faces.ts';
 

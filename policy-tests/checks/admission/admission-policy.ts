@@ -2,7 +2,7 @@
  * The ValidatingAdmissionPolicies the repository renders, through their
  * bindings, judged on every object as on a create.
  */
-import { builtinResourceName, policyDecisions, type ParamLookup } from '../../admission/cel/admission-policies.ts';
+import { builtinResourceName, policyDecisions, type ParamLookup } from '../../admission/index.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';

@@ -7,9 +7,7 @@
  * over the CRD's, and a schema `pattern` RE2 cannot compile. Such a CRD never
  * reaches the cluster, so everything that needs it fails to sync.
  */
-import { compileOutcome, ruleAtNode } from '../../admission/cel/crd-rules.ts';
-import { costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT } from '../../admission/cel/cost-estimate.ts';
-import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
+import { compileOutcome, costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, ruleAtNode, type JsonSchemaNode } from '../../admission/index.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';

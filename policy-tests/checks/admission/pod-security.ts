@@ -2,7 +2,7 @@
  * Pod Security admission at each namespace's level: enforce is a finding,
  * warn and audit are warnings; a namespace below the cluster's default says why.
  */
-import { levelsFor, LABEL_PREFIX, LATEST_POLICY_MINOR, MODES, podSecurityViolations, isLevel, type Level } from '../../admission/pod-security/pod-security.ts';
+import { levelsFor, LABEL_PREFIX, LATEST_POLICY_MINOR, MODES, podSecurityViolations, isLevel, type Level } from '../../admission/index.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';

@@ -82,6 +82,21 @@ describe('import direction', () => {
     ]);
   });
 
+  it("fails on an import of the admission layer's rooms from outside admission/", () => {
+    const broken = new Map(sources);
+    broken.set(
+      'policy-tests/checks/admission/pod-security.ts',
+      `import { CONTROLS } from '../../admission/pod-security/pod-security.ts';\n${sources.get('policy-tests/checks/admission/pod-security.ts')}`,
+    );
+    broken.set('policy-tests/gate/gate.ts', `import { ruleCoverage } from '../admission/cel/crd-rules.ts';\n${sources.get('policy-tests/gate/gate.ts')}`);
+    expect(importProblems(broken).sort()).toEqual(
+      [
+        'policy-tests/checks/admission/pod-security.ts imports policy-tests/admission/pod-security/pod-security.ts; the admission layer is reached through policy-tests/admission/index.ts',
+        'policy-tests/gate/gate.ts imports policy-tests/admission/cel/crd-rules.ts; the admission layer is reached through policy-tests/admission/index.ts',
+      ].sort(),
+    );
+  });
+
   it("fails on a check that imports a worker's code instead of reading its data", () => {
     const broken = new Map(sources);
     broken.set(

@@ -102,9 +102,28 @@ function roomProblems(files: Iterable<string>): string[] {
   return problems;
 }
 
+const ADMISSION = 'policy-tests/admission';
+/**
+ * The admission layer's addresses: its index.ts, and the conformance harness that measures it against Kubernetes'
+ * own tests (a door of its own, so that a run of the gate does not load the harness).
+ */
+export const ADMISSION_DOORS = new Set([`${ADMISSION}/index.ts`, `${ADMISSION}/upstream/conformance.ts`]);
+
+/** Nothing outside admission/ reaches into its rooms: the layer is judged, measured and changed behind its address. */
+function admissionProblems(graph: ReadonlyMap<string, string[]>): string[] {
+  const problems: string[] = [];
+  for (const [file, imports] of graph) {
+    if (file.startsWith(`${ADMISSION}/`)) continue;
+    for (const target of imports)
+      if (target.startsWith(`${ADMISSION}/`) && !ADMISSION_DOORS.has(target))
+        problems.push(`${file} imports ${target}; the admission layer is reached through ${ADMISSION}/index.ts`);
+  }
+  return problems;
+}
+
 export function importProblems(sources: ReadonlyMap<string, string>): string[] {
   const graph = importGraph(sources);
-  const problems: string[] = [...sidewaysProblems(graph), ...roomProblems(graph.keys())];
+  const problems: string[] = [...sidewaysProblems(graph), ...roomProblems(graph.keys()), ...admissionProblems(graph)];
   // The gate reads the repository as data: it imports no code of the repository outside policy-tests/ (a worker's limits are a data file).
   for (const [file, imports] of graph) {
     if (floorOf(file) >= floorOf(FRONT_DOOR)) continue;
