@@ -3,89 +3,13 @@
  * what each built-in kind's Validate<Kind> refuses beyond the OpenAPI schema.
  */
 import type { PathSegment } from '../../model/core/positions.ts';
-import { validateLabels, validateObjectMeta, type Invalid } from './metadata.ts';
-import { validatePodSpec, validatePodTemplate } from './pod.ts';
+import { validateObjectMeta, type Invalid } from './metadata.ts';
+import { validatePodSpec } from './pod.ts';
+import { featuresAt } from './feature-gates.ts';
+import { WORKLOAD_RULES, type KindRule } from './workloads.ts';
 import { cidr, configMapKey, dns1123Label, dns1123Subdomain, intOrPercent, isPortNumber, parseQuantity, portName, portNumOrNameProblem } from './syntax.ts';
-import { selectorMatches } from '../../model/core/label-selector.ts';
 
 type Obj = Record<string, any>;
-type KindRule = (o: Obj) => Invalid[];
-
-function selectorProblems(o: Obj, templateAt: PathSegment[], fn: string): Invalid[] {
-  const selector = o.spec?.selector;
-  const empty = !selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0);
-  if (empty) return [{ path: ['spec', 'selector'], fn, message: 'selector: empty selector is invalid for a workload (it would match every pod)' }];
-  const out = validateLabels(selector.matchLabels, ['spec', 'selector', 'matchLabels']);
-  const template = o.spec?.template;
-  if (template && !selectorMatches(selector, template.metadata?.labels))
-    out.push({ path: [...templateAt, 'metadata', 'labels'], fn, message: '`selector` does not match template `labels`' });
-  return out;
-}
-
-function nonNegative(o: Obj, fields: readonly string[], fn: string): Invalid[] {
-  return fields.flatMap((f) => {
-    const v = o.spec?.[f];
-    return typeof v === 'number' && v < 0 ? [{ path: ['spec', f], fn, message: `${f} must be greater than or equal to 0` }] : [];
-  });
-}
-
-const ALWAYS = ['Always'];
-
-/** A StatefulSet's claim templates are volumes its containers may mount. */
-const claimTemplateNames = (o: Obj): string[] => ((o.spec?.volumeClaimTemplates ?? []) as Obj[]).map((t) => String(t?.metadata?.name));
-
-const workload =
-  (fn: string, extra: KindRule = () => []): KindRule =>
-  (o) => [
-    ...selectorProblems(o, ['spec', 'template'], fn),
-    ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS, claimTemplateNames(o)),
-    ...nonNegative(o, ['replicas', 'minReadySeconds', 'revisionHistoryLimit'], fn),
-    ...extra(o),
-  ];
-
-function deploymentStrategy(o: Obj): Invalid[] {
-  const s = o.spec?.strategy;
-  if (!s) return [];
-  if (s.type === 'Recreate' && s.rollingUpdate)
-    return [
-      {
-        path: ['spec', 'strategy', 'rollingUpdate'],
-        fn: 'ValidateDeploymentStrategy',
-        message: "rollingUpdate may not be specified when strategy `type` is 'Recreate'",
-      },
-    ];
-  const ru = s.rollingUpdate;
-  if (!ru) return [];
-  const out: Invalid[] = [];
-  for (const f of ['maxUnavailable', 'maxSurge']) {
-    const bad = intOrPercent(ru[f]);
-    if (bad) out.push({ path: ['spec', 'strategy', 'rollingUpdate', f], fn: 'ValidateRollingUpdateDeployment', message: `${f} ${bad}` });
-    if (typeof ru[f] === 'string' && parseInt(ru[f], 10) > 100)
-      out.push({ path: ['spec', 'strategy', 'rollingUpdate', f], fn: 'ValidateRollingUpdateDeployment', message: `${f} must not be greater than 100%` });
-  }
-  const zero = (v: unknown) => v === 0 || v === '0%';
-  if (zero(ru.maxUnavailable) && zero(ru.maxSurge))
-    out.push({
-      path: ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable'],
-      fn: 'ValidateRollingUpdateDeployment',
-      message: 'maxUnavailable may not be 0 when maxSurge is 0',
-    });
-  return out;
-}
-
-function job(spec: Obj | undefined, at: PathSegment[]): Invalid[] {
-  if (!spec) return [];
-  const out = validatePodTemplate(spec.template, [...at, 'template'], ['OnFailure', 'Never']);
-  if (spec.template && spec.template.spec?.restartPolicy === undefined)
-    out.push({
-      path: [...at, 'template', 'spec'],
-      fn: 'ValidateJobSpec',
-      message: 'template.spec.restartPolicy is required for a Job: "OnFailure" or "Never" (the default, Always, is refused)',
-    });
-  for (const f of ['parallelism', 'completions', 'backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished'])
-    if (typeof spec[f] === 'number' && spec[f] < 0) out.push({ path: [...at, f], fn: 'ValidateJobSpec', message: `${f} must be greater than or equal to 0` });
-  return out;
-}
 
 function servicePorts(o: Obj): Invalid[] {
   const ports = (o.spec?.ports ?? []) as Obj[];
@@ -338,21 +262,8 @@ function webhooks(o: Obj): Invalid[] {
 }
 
 const RULES: Record<string, KindRule> = {
-  Deployment: workload('ValidateDeploymentSpec', deploymentStrategy),
-  ReplicaSet: workload('ValidateReplicaSetSpec'),
-  StatefulSet: workload('ValidateStatefulSetSpec'),
-  DaemonSet: (o) => [
-    ...selectorProblems(o, ['spec', 'template'], 'ValidateDaemonSetSpec'),
-    ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS),
-    ...nonNegative(o, ['minReadySeconds', 'revisionHistoryLimit'], 'ValidateDaemonSetSpec'),
-  ],
-  Job: (o) => job(o.spec, ['spec']),
-  CronJob: (o) => [
-    ...job(o.spec?.jobTemplate?.spec, ['spec', 'jobTemplate', 'spec']),
-    ...validateLabels(o.spec?.jobTemplate?.metadata?.labels, ['spec', 'jobTemplate', 'metadata', 'labels']),
-    ...nonNegative(o, ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit', 'startingDeadlineSeconds'], 'ValidateCronJobSpec'),
-  ],
-  Pod: (o) => validatePodSpec(o.spec, ['spec']),
+  ...WORKLOAD_RULES,
+  Pod: (o, features) => validatePodSpec(o.spec, ['spec'], { features }),
   Service: servicePorts,
   ConfigMap: dataKeys,
   Secret: dataKeys,
@@ -394,7 +305,10 @@ const RULES: Record<string, KindRule> = {
 /** The kinds whose own validation is ported (beyond metadata, which every object gets). */
 export const VALIDATED_KINDS: readonly string[] = Object.keys(RULES);
 
-/** Everything the API server's validation refuses in this built-in object (metadata for any object). */
-export function validateBuiltin(kind: string, object: Obj): Invalid[] {
-  return [...validateObjectMeta(kind, object.metadata, ['metadata']), ...(RULES[kind]?.(object) ?? [])];
+/**
+ * Everything the API server's validation refuses in this built-in object (metadata for any object), in a cluster of
+ * the given minor: a rule behind a feature gate follows that minor's defaults (feature-gates.ts).
+ */
+export function validateBuiltin(kind: string, object: Obj, kubernetesMinor = Number.NaN): Invalid[] {
+  return [...validateObjectMeta(kind, object.metadata, ['metadata']), ...(RULES[kind]?.(object, featuresAt(kubernetesMinor)) ?? [])];
 }

@@ -8,6 +8,7 @@ import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { imageReferenceProblem } from './image-reference.ts';
 import { validateObjectMeta } from './metadata.ts';
+import type { ValidationFeatures } from './feature-gates.ts';
 import { configMapKey, dns1123Label, envVarName, isPortNumber, parseQuantity, portName, portNumOrNameProblem } from './syntax.ts';
 
 type Obj = Record<string, any>;
@@ -73,13 +74,22 @@ function resourceProblems(resources: Obj | undefined, path: PathSegment[], who: 
   return out;
 }
 
-function envProblems(env: unknown, path: PathSegment[], who: string): Invalid[] {
-  if (!Array.isArray(env)) return [];
+/** ValidateEnv and ValidateEnvFrom: names and prefixes by the cluster's RelaxedEnvironmentVariableValidation gate. */
+function envProblems(c: Obj, at: PathSegment[], who: string, features: ValidationFeatures): Invalid[] {
   const out: Invalid[] = [];
-  env.forEach((e: Obj, i) => {
+  const relaxed = features.has('RelaxedEnvironmentVariableValidation');
+  const fn = (f: string) => `${f} (${relaxed ? 'IsRelaxedEnvVarName' : 'IsEnvVarName'})`;
+  if (Array.isArray(c.envFrom))
+    c.envFrom.forEach((e: Obj, i) => {
+      const bad = typeof e?.prefix === 'string' && e.prefix !== '' ? envVarName(e.prefix, relaxed) : undefined;
+      if (bad) out.push({ path: [...at, 'envFrom', i, 'prefix'], fn: fn('ValidateEnvFrom'), message: `${who}: envFrom prefix "${e.prefix}": ${bad}` });
+    });
+  if (!Array.isArray(c.env)) return out;
+  const path = [...at, 'env'];
+  c.env.forEach((e: Obj, i) => {
     const at = [...path, i];
-    const bad = typeof e?.name === 'string' ? envVarName(e.name) : undefined;
-    if (bad) out.push({ path: [...at, 'name'], fn: 'ValidateEnv (IsEnvVarName)', message: `${who}: env name "${String(e.name)}": ${bad}` });
+    const bad = typeof e?.name === 'string' ? envVarName(e.name, relaxed) : undefined;
+    if (bad) out.push({ path: [...at, 'name'], fn: fn('ValidateEnv'), message: `${who}: env name "${String(e.name)}": ${bad}` });
     if (e?.valueFrom) {
       const sources = ENV_SOURCES.filter((s) => e.valueFrom[s]);
       if (sources.length !== 1)
@@ -120,7 +130,8 @@ function securityContextProblems(sc: Obj | undefined, path: PathSegment[], who: 
   return out;
 }
 
-function containerProblems(c: Obj, at: PathSegment[], volumes: ReadonlySet<string>, init: boolean): Invalid[] {
+function containerProblems(c: Obj, at: PathSegment[], pod: { volumes: ReadonlySet<string>; init: boolean; features: ValidationFeatures }): Invalid[] {
+  const { volumes, init } = pod;
   const who = `container ${String(c.name)}`;
   const out: Invalid[] = [];
   if (typeof c.name === 'string') {
@@ -192,7 +203,7 @@ function containerProblems(c: Obj, at: PathSegment[], volumes: ReadonlySet<strin
     out.push(...handlerProblems(c.lifecycle?.[h], LIFECYCLE_HANDLERS, [...at, 'lifecycle', h], `${who} lifecycle.${h}`, 'validateLifecycle (validateHandler)'));
   out.push(
     ...resourceProblems(c.resources, [...at, 'resources'], who),
-    ...envProblems(c.env, [...at, 'env'], who),
+    ...envProblems(c, at, who, pod.features),
     ...securityContextProblems(c.securityContext, [...at, 'securityContext'], who),
   );
   return out;
@@ -238,8 +249,14 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
   return out;
 }
 
+/** What a pod spec is judged with: the cluster's feature gates, and volumes its controller adds (a StatefulSet's claims). */
+export interface PodOptions {
+  features: ValidationFeatures;
+  extraVolumes?: readonly string[];
+}
+
 /** ValidatePodSpec, for what can be judged offline. `at` is where the spec sits in its object. */
-export function validatePodSpec(spec: Obj, at: PathSegment[], extraVolumes: readonly string[] = []): Invalid[] {
+export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraVolumes = [] }: PodOptions): Invalid[] {
   if (!spec || typeof spec !== 'object') return [];
   const out = volumeProblems(spec.volumes, at);
   const volumeNames = new Set([...((spec.volumes ?? []) as Obj[]).map((v) => String(v?.name)), ...extraVolumes]);
@@ -252,7 +269,7 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], extraVolumes: read
           out.push({ path: [...cat, 'name'], fn: 'validateContainers', message: `container name "${c.name}" is used twice in the pod` });
         containerNames.add(c.name);
       }
-      out.push(...containerProblems(c ?? {}, cat, volumeNames, field === 'initContainers'));
+      out.push(...containerProblems(c ?? {}, cat, { volumes: volumeNames, init: field === 'initContainers', features }));
     });
   }
   for (const f of ['terminationGracePeriodSeconds', 'activeDeadlineSeconds'])
@@ -286,14 +303,9 @@ function securityContextPodProblems(sc: Obj | undefined, path: PathSegment[]): I
 }
 
 /** A pod template: its metadata, its spec, and the restart policies its controller allows. */
-export function validatePodTemplate(
-  template: Obj | undefined,
-  at: PathSegment[],
-  restartPolicies: readonly string[],
-  extraVolumes: readonly string[] = [],
-): Invalid[] {
+export function validatePodTemplate(template: Obj | undefined, at: PathSegment[], restartPolicies: readonly string[], pod: PodOptions): Invalid[] {
   if (!template || typeof template !== 'object') return [];
-  const out = [...validateObjectMeta('Pod', template.metadata, [...at, 'metadata'], true), ...validatePodSpec(template.spec, [...at, 'spec'], extraVolumes)];
+  const out = [...validateObjectMeta('Pod', template.metadata, [...at, 'metadata'], true), ...validatePodSpec(template.spec, [...at, 'spec'], pod)];
   const policy = template.spec?.restartPolicy;
   if (policy !== undefined && !restartPolicies.includes(policy))
     out.push({

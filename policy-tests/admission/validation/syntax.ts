@@ -85,11 +85,27 @@ export function configMapKey(v: string): string | undefined {
   return undefined;
 }
 
-/** IsEnvVarName, as relaxed in 1.34 (RelaxedEnvironmentVariableValidation, GA): printable ASCII but '='. */
-export function envVarName(v: string): string | undefined {
+const ENV_VAR_NAME = '[-._a-zA-Z][-._a-zA-Z0-9]*';
+
+/**
+ * An env name or envFrom prefix as the API server judges it: IsRelaxedEnvVarName (printable ASCII but '=') where the
+ * cluster's RelaxedEnvironmentVariableValidation gate is on, IsEnvVarName (a C identifier that may hold '-' and '.',
+ * not '.', '..' or a '..' prefix) where it is off (admission/validation/feature-gates.ts).
+ */
+export function envVarName(v: string, relaxed: boolean): string | undefined {
   if (v === '') return 'must not be empty';
-  if (!/^[\x20-\x7e]+$/.test(v) || v.includes('=')) return `a valid environment variable name must consist only of printable ASCII characters other than '='`;
-  return undefined;
+  if (relaxed)
+    return !/^[\x20-\x7e]+$/.test(v) || v.includes('=')
+      ? `a valid environment variable name must consist only of printable ASCII characters other than '='`
+      : undefined;
+  const problems: string[] = [];
+  if (!new RegExp(`^${ENV_VAR_NAME}$`).test(v))
+    problems.push(
+      `a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '${ENV_VAR_NAME}')`,
+    );
+  if (v === '.' || v === '..') problems.push(`must not be '${v}'`);
+  else if (v.startsWith('..')) problems.push(`must not start with '..'`);
+  return problems.length ? problems.join('; ') : undefined;
 }
 
 export function isPortNumber(v: unknown): boolean {

@@ -3,11 +3,7 @@
  * rule by rule, and each CRD's validation rules (CEL with the Kubernetes
  * libraries).
  */
-import { rulesOf, ruleViolations } from '../../admission/cel/crd-rules.ts';
-import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
-import { crdSchemas } from '../../admission/crd-schemas.ts';
-import { validateBuiltin } from '../../admission/validation/kinds.ts';
-import { validateObjectMeta } from '../../admission/validation/metadata.ts';
+import { crdSchemas, rulesOf, ruleViolations, validateBuiltin, validateObjectMeta, type JsonSchemaNode } from '../../admission/index.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../kit.ts';
 
@@ -29,8 +25,10 @@ export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyC
     reads: { kinds: ['*'], everyKind: 'the API server validates every resource of a built-in kind' },
     exemptible: false,
     run(ctx) {
+      // The cluster's version (the facts', or --kubernetes-version's): a rule behind a feature gate follows its defaults.
+      const minor = ctx.repo.facts?.kubernetesMinor ?? Number.NaN;
       for (const r of ctx.resources) {
-        const problems = isBuiltin(r) ? validateBuiltin(r.kind, r.object) : validateObjectMeta(r.kind, r.object.metadata, ['metadata']);
+        const problems = isBuiltin(r) ? validateBuiltin(r.kind, r.object, minor) : validateObjectMeta(r.kind, r.object.metadata, ['metadata']);
         for (const p of problems) ctx.fail({ resource: r, path: p.path }, `${r.kind} ${r.name}: ${p.message} [${p.fn}]`);
       }
     },

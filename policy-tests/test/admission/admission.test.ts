@@ -13,6 +13,7 @@ import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { CONTROLS, levelsFor, podSecurityViolations } from '../../admission/pod-security/pod-security.ts';
 import { builtinResourceName, policyCoverage, policyDecisions } from '../../admission/cel/admission-policies.ts';
 import { validateBuiltin } from '../../admission/validation/kinds.ts';
+import { featuresAt } from '../../admission/validation/feature-gates.ts';
 import { labelValue, parseQuantity, portName, qualifiedName } from '../../admission/validation/syntax.ts';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/admission/${name}`, import.meta.url), 'utf8')) as JsonSchemaNode;
@@ -334,7 +335,7 @@ describe("the API server's value syntaxes", () => {
   it('rejects what every schema accepts: an env var with =, a Job without a restart policy, a StatefulSet selector matching nothing', () => {
     const template = { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'a', image: 'a:1', env: [{ name: 'A=B', value: '1' }] }] } };
     expect(validateBuiltin('Deployment', { metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'a' } }, template } }).map((p) => p.fn)).toEqual([
-      'ValidateEnv (IsEnvVarName)',
+      'ValidateEnv (IsRelaxedEnvVarName)',
     ]);
     expect(
       validateBuiltin('Job', { metadata: { name: 'j' }, spec: { template: { spec: { containers: [{ name: 'a', image: 'a:1' }] } } } }).map((p) => p.fn),
@@ -460,5 +461,53 @@ describe('ValidatingAdmissionPolicy', () => {
     expect(builtinResourceName('NetworkPolicy')).toBe('networkpolicies');
     expect(builtinResourceName('Ingress')).toBe('ingresses');
     expect(builtinResourceName('Endpoints')).toBe('endpoints');
+  });
+});
+
+describe('built-in validation by Kubernetes minor (feature gates at their defaults)', () => {
+  const deployment = (env: object[], envFrom: object[] = []) => ({
+    metadata: { name: 'd' },
+    spec: {
+      selector: { matchLabels: { app: 'a' } },
+      template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'a', image: 'a:1', env, envFrom }] } },
+    },
+  });
+  const fns = (minor: number, env: object[], envFrom: object[] = []) => validateBuiltin('Deployment', deployment(env, envFrom), minor).map((p) => p.fn);
+
+  it('reads each gate at the last step at or below the minor, off before it existed, newest when no minor is known', () => {
+    for (const minor of [29, 30, 31]) expect(featuresAt(minor).has('RelaxedEnvironmentVariableValidation')).toBe(false);
+    for (const minor of [32, 33, 34, 36, Number.NaN]) expect(featuresAt(minor).has('RelaxedEnvironmentVariableValidation')).toBe(true);
+  });
+
+  it('env names and envFrom prefixes: IsEnvVarName before 1.32, IsRelaxedEnvVarName from 1.32 on', () => {
+    for (const name of ['1ST_RUN', 'MY VAR', 'a:b', '..hidden', '.'])
+      expect([fns(31, [{ name, value: '1' }]), fns(32, [{ name, value: '1' }])], name).toEqual([['ValidateEnv (IsEnvVarName)'], []]);
+    expect(fns(31, [], [{ prefix: '1_', configMapRef: { name: 'c' } }])).toEqual(['ValidateEnvFrom (IsEnvVarName)']);
+    expect(fns(32, [], [{ prefix: '1_', configMapRef: { name: 'c' } }])).toEqual([]);
+    // What both refuse: '=' and a character past printable ASCII.
+    for (const name of ['A=B', 'é']) {
+      expect(fns(31, [{ name, value: '1' }]), name).toEqual(['ValidateEnv (IsEnvVarName)']);
+      expect(fns(32, [{ name, value: '1' }]), name).toEqual(['ValidateEnv (IsRelaxedEnvVarName)']);
+    }
+    for (const name of ['MY_VAR', 'my.env-name', '_x']) expect([fns(31, [{ name, value: '1' }]), fns(36, [{ name, value: '1' }])]).toEqual([[], []]);
+  });
+
+  it("says the API server's words on each side", () => {
+    const strict = validateBuiltin(
+      'Deployment',
+      deployment([
+        { name: '1X', value: '1' },
+        { name: '..x', value: '1' },
+      ]),
+      31,
+    ).map((p) => p.message);
+    expect(strict).toEqual([
+      `container a: env name "1X": a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')`,
+      `container a: env name "..x": must not start with '..'`,
+    ]);
+    const [relaxed] = validateBuiltin('Deployment', deployment([{ name: 'A=B', value: '1' }]), 35);
+    expect(relaxed!.message).toBe(
+      `container a: env name "A=B": a valid environment variable name must consist only of printable ASCII characters other than '='`,
+    );
   });
 });

@@ -1,5 +1,32 @@
 /** The admission checks bite on a broken copy of the real repository. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
+import { copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
+import { API, CONTAINER } from '../mutations/edits.ts';
+import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { admissionMutations } from '../mutations/admission.ts';
 
 describeMutations('admission checks (admission/) bite on a broken copy of the real repository', admissionMutations);
+
+describe('built-in validation follows --kubernetes-version where a feature gate changed it', () => {
+  // RelaxedEnvironmentVariableValidation is off by default before 1.32 (kube_features.go): an env name that starts
+  // with a digit is refused by a 1.31 API server and admitted by a 1.32 one. The same broken copy, judged at both sides.
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    copy.edit(API, 0, (d) => d.setIn([...CONTAINER, 'env'], d.createNode([{ name: '1ST_RUN', value: 'yes' }])));
+  });
+  afterAll(() => copy?.dispose());
+  const validation = async (version: string) =>
+    (await copy.gate({ kubernetesVersion: parseKubernetesFlag(version) })).filter((f) => f.check === 'api-validation');
+
+  it('refuses the name at 1.31, with IsEnvVarName at its line', async () => {
+    const found = await validation('1.31');
+    expect(found.map((f) => [f.file, f.line])).toEqual([[API, lineOf(copy, API, '1ST_RUN')]]);
+    expect(found[0]!.message).toContain('env name "1ST_RUN": a valid environment variable name must consist of alphabetic characters');
+  });
+
+  it('admits it at 1.32, where the gate is on by default', async () => {
+    expect(await validation('1.32')).toEqual([]);
+  });
+});

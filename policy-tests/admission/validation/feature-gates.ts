@@ -1,0 +1,43 @@
+/**
+ * The feature gates the API server's built-in validation reads, each with its default from the minor it changed in,
+ * as Kubernetes declares them (pkg/features/kube_features.go, `defaultVersionedKubernetesFeatureGates`, read at
+ * v1.35). A cluster runs with its minor's defaults, so a rule behind a gate follows `--kubernetes-version`: the gate
+ * judges a 1.31 cluster by 1.31's rules, not today's.
+ */
+
+/** One step of a gate's life: from this minor on, its default is `enabled` (until the next step). */
+interface Step {
+  since: number;
+  enabled: boolean;
+}
+
+const GATES = {
+  /**
+   * KEP-4369: env names and envFrom prefixes of any printable ASCII but '=' (IsRelaxedEnvVarName); off by default,
+   * they are C identifiers that may hold '-' and '.' (IsEnvVarName). Alpha in 1.30, beta and on in 1.32, GA in 1.34.
+   */
+  RelaxedEnvironmentVariableValidation: [
+    { since: 30, enabled: false },
+    { since: 32, enabled: true },
+    { since: 34, enabled: true },
+  ],
+} as const satisfies Record<string, readonly Step[]>;
+
+export type ValidationGate = keyof typeof GATES;
+
+/** The gates on in a cluster of one minor, with its defaults. */
+export type ValidationFeatures = ReadonlySet<ValidationGate>;
+
+/**
+ * The gates on at `minor`: each gate's last step at or below it. Before its first step a gate did not exist, so it is
+ * off. A minor the facts do not give (NaN) is judged at the newest defaults, as the schema layer judges it.
+ */
+export function featuresAt(minor: number): ValidationFeatures {
+  const at = Number.isFinite(minor) ? minor : Number.POSITIVE_INFINITY;
+  const on = new Set<ValidationGate>();
+  for (const [gate, steps] of Object.entries(GATES) as [ValidationGate, readonly Step[]][]) if (steps.findLast((s) => s.since <= at)?.enabled) on.add(gate);
+  return on;
+}
+
+/** The newest defaults: what validation judges when no minor is given. */
+export const NEWEST_FEATURES: ValidationFeatures = featuresAt(Number.NaN);
