@@ -2,6 +2,7 @@
  * The ValidatingAdmissionPolicies the repository renders, through their
  * bindings, judged on every object as on a create.
  */
+import { withExactIntegers } from '../../model/yaml/exact-integers.ts';
 import { builtinResourceName, policyDecisions, type ParamLookup } from '../../admission/index.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
@@ -49,7 +50,10 @@ export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClus
       const params: ParamLookup = (apiVersion, kind) =>
         repo.resources
           .filter((r) => r.apiVersion === apiVersion && r.kind === kind)
-          .map((r) => ({ object: r.object, namespace: isClusterScoped(r.apiVersion, r.kind) ? undefined : namespaceOrDestination(repo, r) }));
+          .map((r) => ({
+            object: withExactIntegers(r.object, r.exactIntegers),
+            namespace: isClusterScoped(r.apiVersion, r.kind) ? undefined : namespaceOrDestination(repo, r),
+          }));
       for (const r of ctx.resources) {
         const namespace = isClusterScoped(r.apiVersion, r.kind) ? undefined : namespaceOrDestination(repo, r);
         const resource = isBuiltin(r) ? builtinResourceName(r.kind) : (plurals.get(`${groupOf(r.apiVersion)}/${r.kind}`) ?? builtinResourceName(r.kind));
@@ -58,7 +62,8 @@ export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClus
           kind: r.kind,
           resource,
           namespace,
-          object: r.object,
+          // CEL reads integers as int64: those a double rounds, exactly as written.
+          object: withExactIntegers(r.object, r.exactIntegers),
           namespaceObject: namespace === undefined ? undefined : namespaces.get(namespace),
         };
         for (const d of policyDecisions(policies, bindings, target, params)) {

@@ -3,6 +3,7 @@
  * rule by rule, and each CRD's validation rules (CEL with the Kubernetes
  * libraries).
  */
+import { withExactIntegers } from '../../model/yaml/exact-integers.ts';
 import { crdSchemas, rulesOf, ruleViolations, validateBuiltin, validateObjectMeta, type JsonSchemaNode } from '../../admission/index.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../kit.ts';
@@ -50,7 +51,8 @@ export function crdValidationRuleCheck(isBuiltin: (r: Resource) => boolean): Pol
         if (isBuiltin(r) || r.kind === 'CustomResourceDefinition') continue;
         const crd = schemas.get(`${r.apiVersion}/${r.kind}`);
         if (!crd || !hasRules(crd.schema)) continue;
-        for (const v of ruleViolations(crd.schema, r.object))
+        // The rules read integers as int64: those a double rounds are handed to them exactly as written.
+        for (const v of ruleViolations(crd.schema, withExactIntegers(r.object, r.exactIntegers)))
           if (v.notJudged) ctx.notJudged({ resource: r, path: v.path }, `${r.kind} ${r.name}: rule ${v.rule} of ${crd.source}: ${v.message}`);
           else ctx.fail({ resource: r, path: v.path }, `${r.kind} ${r.name}: ${v.message} (rule of ${crd.source})`);
       }

@@ -3,9 +3,10 @@
  * `yaml` package) into resources that remember where every node came from.
  */
 import { LineCounter, parseAllDocuments, type Document, type YAMLError } from 'yaml';
-import { duplicateKeys } from './duplicate-keys.ts';
+import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import type { Finding } from './findings.ts';
-import { YAML11_FIX, yaml11Ambiguities } from './yaml11.ts';
+import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
+import { exactIntegers, under, type ExactInteger } from '../yaml/exact-integers.ts';
 import { locate, type LinePos, type Path } from './positions.ts';
 
 export interface Resource {
@@ -23,6 +24,8 @@ export interface Resource {
   positions: Positions;
   /** Set when the resource is not in a file of the repository but rendered by an Application (Helm, kustomize). */
   rendered?: RenderedFrom;
+  /** Integers of `object` a double rounds, exactly as written (model/yaml/exact-integers.ts); absent when there are none. */
+  exactIntegers?: ExactInteger[];
 }
 
 /** Where a rendered resource came from: its Application, the chart or folder, and the template. */
@@ -244,6 +247,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
     if (object === null || object === undefined) return;
     documents++;
     const positions = documentPositions(doc, lineCounter);
+    const integers = exactIntegers(doc, text);
     const add = (value: unknown, prefix: Path, item?: number): void => {
       const at = (path: Path, message: string): void => {
         // Where Argo CD's directory walk would pass over the file without a word, the refusal says so.
@@ -267,6 +271,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
       const metadata = isPlainObject(value.metadata) ? value.metadata : {};
       const name = typeof metadata.name === 'string' ? metadata.name : '';
       const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
+      const exact = under(integers, prefix);
       resources.push({
         file,
         doc: index,
@@ -277,6 +282,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
         namespace,
         object: value,
         positions: itemPositions(positions, item),
+        ...(exact.length ? { exactIntegers: exact } : {}),
       });
     };
     add(object, []);

@@ -3,7 +3,7 @@
  * ConfigMap (labelled app.kubernetes.io/component: falco-tuning), parsed with
  * positions mapped back to the manifest that carries it.
  */
-import { duplicateKeys } from '../core/duplicate-keys.ts';
+import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import { LineCounter, parseDocument } from 'yaml';
 import type { Resource } from '../core/manifest.ts';
 import { documentPositions, type Positions } from '../core/manifest.ts';

@@ -4,6 +4,7 @@ import { describeMutations } from '../support/mutation-runner.ts';
 import { copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
 import { API, CONTAINER } from '../mutations/edits.ts';
 import { parseKubernetesFlag } from '../../gate/cli.ts';
+import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import { admissionMutations } from '../mutations/admission.ts';
 
 describeMutations('admission checks (admission/) bite on a broken copy of the real repository', admissionMutations);
@@ -28,5 +29,40 @@ describe('built-in validation follows --kubernetes-version where a feature gate 
 
   it('admits it at 1.32, where the gate is on by default', async () => {
     expect(await validation('1.32')).toEqual([]);
+  });
+});
+
+describe('a CRD rule reads an integer past a double exactly, as the API server reads int64', () => {
+  // One broken copy: a CRD whose rule pins a field to the largest int64, and a custom resource the backups app applies.
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    copy.write(
+      'apps/platform/backups/crd.yaml',
+      crdYaml({
+        group: 'backups.homelab.example',
+        kind: 'Drill',
+        plural: 'drills',
+        specProperties: `                max:\n                  type: integer\n                  format: int64\n                  x-kubernetes-validations:\n                    - rule: "self == 9223372036854775807"\n                      message: max must be the largest int64\n`,
+      }),
+    );
+  });
+  afterAll(() => copy?.dispose());
+  const judged = async (digits: string) => {
+    copy.write(
+      'apps/platform/backups/drill.yaml',
+      `apiVersion: backups.homelab.example/v1\nkind: Drill\nmetadata:\n  name: edge\n  namespace: backups\nspec:\n  max: ${digits}\n`,
+    );
+    return (await copy.gate()).map((f) => `${f.check} ${f.file}:${f.line} ${f.message}`);
+  };
+
+  it('admits the largest int64', async () => {
+    expect(await judged('9223372036854775807')).toEqual([]);
+  });
+
+  it('refuses one less, which a double cannot tell from it, at its line', async () => {
+    expect(await judged('9223372036854775806')).toEqual([
+      'crd-validation-rule apps/platform/backups/drill.yaml:7 Drill edge: Invalid value: max must be the largest int64 (rule of apps/platform/backups/crd.yaml)',
+    ]);
   });
 });
