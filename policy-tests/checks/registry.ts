@@ -48,3 +48,11 @@ export const AREAS: readonly Area[] = [
 export function policyChecks(env: CheckEnvironment): PolicyCheck[] {
   return AREAS.flatMap((area) => area.checks(env));
 }
+
+/**
+ * The checks by the stage of the gate that runs them: the admission area's in the admission stage, right after the
+ * schema layer (what the API server refuses on apply), every other area's in the policy stage after it.
+ */
+export function stagedChecks(env: CheckEnvironment): { admission: PolicyCheck[]; policy: PolicyCheck[] } {
+  return { admission: admissionArea.checks(env), policy: AREAS.filter((a) => a !== admissionArea).flatMap((a) => a.checks(env)) };
+}

@@ -171,7 +171,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const progress = io.stderrIsTTY
     ? (phase: string, done: number, total: number) =>
         io.stderr(
-          `\r\x1b[K${phase === 'parse' ? 'parsing manifests' : phase === 'policy' ? `policy checks on ${total} resources` : `schema ${done}/${total} resources`}`,
+          `\r\x1b[K${phase === 'parse' ? 'parsing manifests' : phase === 'schema' ? `schema ${done}/${total} resources` : `${phase} checks on ${total} resources`}`,
         )
     : undefined;
   const result = await runGate({

@@ -1,11 +1,11 @@
 /**
- * The gate: load, schema layer, policy layer, one result per resource.
+ * The gate: load, render, the schema layer, the admission stage, the policy stage, one result per resource.
  * Used by the CLI (gate/cli.ts), by the tests and by the benchmark.
  */
-import { policyChecks } from '../checks/registry.ts';
-import { runPolicy } from './runner.ts';
+import { policyChecks, stagedChecks } from '../checks/registry.ts';
+import { exemptionStep, runChecks, type StageRun } from './runner.ts';
 import { exemptionCheck } from './exemptions.ts';
-import type { PolicyCheck } from '../checks/kit.ts';
+import type { CheckEnvironment, PolicyCheck } from '../checks/kit.ts';
 import { byLocation, type Finding } from '../model/core/findings.ts';
 import { assemble, type GateResult, type NotRendered, type ResourceResult } from './result.ts';
 import { findingAt, resourceKey, type ParsedFile, type Resource } from '../model/core/manifest.ts';
@@ -32,7 +32,7 @@ export interface KubernetesVersion {
   minor: number;
 }
 
-export type Progress = (phase: 'parse' | 'schema' | 'policy', done: number, total: number) => void;
+export type Progress = (phase: 'parse' | 'schema' | 'admission' | 'policy', done: number, total: number) => void;
 
 export interface GateOptions extends Partial<Omit<SchemaOptions, 'kubernetesMinor'>> {
   /** Files, folders or `-`; empty means the whole repository. */
@@ -40,7 +40,7 @@ export interface GateOptions extends Partial<Omit<SchemaOptions, 'kubernetesMino
   root?: string;
   cwd?: string;
   stdin?: () => string;
-  /** Called as work advances: the phase (parse, policy, schema) and counts within it. */
+  /** Called as work advances: the phase (parse, schema, admission, policy) and counts within it. */
   onProgress?: Progress;
   /** Parse in worker threads; by default only for large trees. */
   parallel?: boolean;
@@ -72,12 +72,17 @@ function resolvedOptions(options: GateOptions, repo: Repo | undefined, asked: As
   };
 }
 
-/** The policy checks, with scope knowledge from the schema layer. */
-export async function registeredChecks(): Promise<PolicyCheck[]> {
+/** What every check is given: scope knowledge from the schema layer. */
+async function checkEnvironment(): Promise<CheckEnvironment> {
   const layer = await schemaLayer();
   // `v1/ConfigMap` is the core group, `apps/v1/Deployment` the group apps.
   const builtinGroups = new Set(layer.builtinApiVersions().map((v) => (/^v\d/.test(v) ? '' : v.split('/')[0]!)));
-  return [...policyChecks({ isClusterScoped: (apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups }), exemptionCheck];
+  return { isClusterScoped: (apiVersion, kind) => layer.isClusterScoped(apiVersion, kind), builtinGroups };
+}
+
+/** Every check the gate runs, in report order, and the exemption step's declaration: the CLI's list, the check table. */
+export async function registeredChecks(): Promise<PolicyCheck[]> {
+  return [...policyChecks(await checkEnvironment()), exemptionCheck];
 }
 
 /** The schema layer on parsed files: one result per resource, in file order. */
@@ -155,12 +160,21 @@ interface Tree {
   tools?: string;
 }
 
-/** What the admission and policy checks found, and what they counted apart. */
+/** What the admission and policy stages found, and what they counted apart. */
 interface Checked {
   findings: Finding[];
   warnings: Finding[];
   notJudged: Finding[];
   celRules?: RuleCoverage;
+}
+
+/** The checks of each stage (checks/registry.ts stagedChecks). */
+type Staged = ReturnType<typeof stagedChecks>;
+
+/** What the admission stage found: the API server's refusals on apply, and how much of the CEL it met it judged. */
+interface Admitted {
+  run: StageRun;
+  celRules: RuleCoverage;
 }
 
 /**
@@ -193,25 +207,45 @@ async function renderStage(loaded: LoadedTree, options: GateOptions, asked: Aske
   return { repo, parsed: rendered.parsed, renders: rendered.renders, renderFindings, notRendered, checked: true, tools: rendered.tools };
 }
 
-/** The admission and policy stage: every registered check on the rendered repository, root causes marked across it and the render's findings. */
-async function checkStage(tree: Tree, options: GateOptions): Promise<Checked> {
-  if (!tree.checked) return { findings: tree.renderFindings, warnings: [], notJudged: [] };
-  options.onProgress?.('policy', 0, tree.repo.resources.length);
-  const found = runPolicy(tree.repo, await registeredChecks(), tree.renders);
-  options.onProgress?.('policy', tree.repo.resources.length, tree.repo.resources.length);
+/**
+ * The admission stage, after the schema layer: what the API server refuses on apply (built-in validation, Pod
+ * Security, the CRDs' rules and those refused at create, admission policies, what Argo CD refuses to sync), as the
+ * admission area's checks, and how many CEL rules it compiled. Not run on the files alone (--no-render).
+ */
+function admissionStage(tree: Tree, checks: readonly PolicyCheck[], options: GateOptions): Admitted | undefined {
+  if (!tree.checked) return undefined;
+  const total = tree.repo.resources.length;
+  options.onProgress?.('admission', 0, total);
+  const run = runChecks(tree.repo, checks, tree.renders);
+  options.onProgress?.('admission', total, total);
+  return { run, celRules: admissionCoverage(tree.repo.resources) };
+}
+
+/**
+ * The policy stage: every other area's checks, then the exemption step over both stages (an exemption is stale when
+ * neither used it), root causes marked across them and the render's findings.
+ */
+function policyStage(tree: Tree, staged: Staged, admitted: Admitted | undefined, options: GateOptions): Checked {
+  if (!admitted) return { findings: tree.renderFindings, warnings: [], notJudged: [] };
+  const total = tree.repo.resources.length;
+  options.onProgress?.('policy', 0, total);
+  const run = runChecks(tree.repo, staged.policy, tree.renders);
+  const exemptions = exemptionStep(tree.repo, [...staged.admission, ...staged.policy, exemptionCheck], [admitted.run, run]);
+  options.onProgress?.('policy', total, total);
+  const found = [...admitted.run.findings, ...run.findings, ...exemptions];
   const findings = [...tree.renderFindings, ...found.filter((f) => f.severity === undefined)];
   markRootCauses(findings);
   return {
     findings,
     warnings: found.filter((f) => f.severity === 'warning'),
     notJudged: found.filter((f) => f.severity === 'not-judged'),
-    celRules: admissionCoverage(tree.repo.resources),
+    celRules: admitted.celRules,
   };
 }
 
 /**
- * The gate, a straight line of stages: load the repository, render it, the schema layer, the admission and policy
- * checks, then the files asked about selected and reported. Files outside the repository get the schema layer alone.
+ * The gate, a straight line of stages: load the repository, render it, the schema layer, the admission stage, the
+ * policy stage, then the files asked about selected and reported. Files outside the repository get the schema layer alone.
  */
 export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const root = options.root ?? REPO_ROOT;
@@ -232,7 +266,8 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     const parsed = tree.parsed.filter((p) => keep(p.file));
     const crds = tree.repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
     const schema = await schemaResults(parsed, resolvedOptions(options, tree.repo, asked), options.onProgress, loaded.layer.withCrds(crds));
-    checked = await checkStage(tree, options);
+    const staged = stagedChecks(await checkEnvironment());
+    checked = policyStage(tree, staged, admissionStage(tree, staged.admission, options), options);
     results.push(
       ...withFindings(
         schema,

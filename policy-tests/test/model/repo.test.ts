@@ -25,7 +25,7 @@ describe('this repository', () => {
     const calls: [string, number, number][] = [];
     await runGate({ onProgress: (phase, done, total) => calls.push([phase, done, total]) });
     // The stages in their order: load, the schema layer, then the admission and policy checks.
-    expect([...new Set(calls.map((c) => c[0]))]).toEqual(['parse', 'schema', 'policy']);
+    expect([...new Set(calls.map((c) => c[0]))]).toEqual(['parse', 'schema', 'admission', 'policy']);
     const last = calls.at(-1)!;
     expect(last[1]).toBe(last[2]);
   });
