@@ -43,7 +43,8 @@ export function exemptionFindings(resources: readonly Resource[], known: Readonl
   for (const resource of resources) {
     for (const [id, reason] of exemptionsOf(resource)) {
       const path = ['metadata', 'annotations', `${EXEMPTION_PREFIX}${id}`];
-      const fail = (message: string): void => void findings.push(findingAt(resource, path, EXEMPTION_CHECK_ID, message, exemptionCheck.remediation, 'key'));
+      const fail = (message: string): void =>
+        void findings.push(findingAt(resource, path, { check: EXEMPTION_CHECK_ID, message, fix: exemptionCheck.remediation, target: 'key' }));
       const check = known.get(id);
       if (!check) fail(`exemption names unknown check "${id}"`);
       else if (!check.exemptible) fail(`check ${id} cannot be exempted`);

@@ -333,15 +333,14 @@ function renderProblems(renders: readonly SourceRender[], requireRendered: boole
   for (const r of renders) {
     if (r.status === 'rendered') continue;
     const field = r.source.chart !== undefined ? 'chart' : 'path';
-    const at = findingAt(
-      r.app.resource,
-      [...r.source.at, field],
-      r.status === 'failed' ? 'render' : 'not-rendered',
-      `${r.label}: ${r.message ?? 'not rendered'}`,
-      r.status === 'failed'
-        ? 'fix what the tool reports, then run npm run validate again'
-        : 'run npm run charts:pull with network access (or --mirror URL), then validate again',
-    );
+    const at = findingAt(r.app.resource, [...r.source.at, field], {
+      check: r.status === 'failed' ? 'render' : 'not-rendered',
+      message: `${r.label}: ${r.message ?? 'not rendered'}`,
+      fix:
+        r.status === 'failed'
+          ? 'fix what the tool reports, then run npm run validate again'
+          : 'run npm run charts:pull with network access (or --mirror URL), then validate again',
+    });
     if (r.status === 'not-rendered')
       notRendered.push({ file: at.file, line: at.line, col: at.col, app: r.app.name, source: r.label, message: r.message ?? '' });
     if (r.status === 'failed' || requireRendered) out.push(at);

@@ -90,7 +90,7 @@ function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRend
     notJudged: (place, why) => out.push({ ...at(place, why), severity: 'not-judged' }),
   };
   function at(place: FailurePlace, message: string): Finding {
-    if ('resource' in place) return findingAt(place.resource, place.path, check.id, message, check.remediation, place.target);
+    if ('resource' in place) return findingAt(place.resource, place.path, { check: check.id, message, fix: check.remediation, target: place.target });
     if ('data' in place) {
       // A merged set of values points each path at the layer, in its own file, that set it.
       const { line, col, file } = place.data.positions.at(place.path, 'key');

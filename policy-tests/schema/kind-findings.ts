@@ -24,13 +24,11 @@ export function objectSizeFindings(resource: Resource): Finding[] {
     entries(o.stringData).reduce((sum, [k, v]) => sum + text(k, v), 0);
   if (bytes <= MAX_DATA_BYTES) return [];
   return [
-    findingAt(
-      resource,
-      ['kind'],
-      'object-size',
-      `${resource.apiVersion}/${resource.kind}: its data is ${bytes.toLocaleString('en-US')} bytes, over the API server's limit of 1 MiB (${MAX_DATA_BYTES.toLocaleString('en-US')} bytes)`,
-      'split the data, or mount it from a volume instead',
-    ),
+    findingAt(resource, ['kind'], {
+      check: 'object-size',
+      message: `${resource.apiVersion}/${resource.kind}: its data is ${bytes.toLocaleString('en-US')} bytes, over the API server's limit of 1 MiB (${MAX_DATA_BYTES.toLocaleString('en-US')} bytes)`,
+      fix: 'split the data, or mount it from a volume instead',
+    }),
   ];
 }
 
@@ -41,24 +39,20 @@ export function cronJobFindings(resource: Resource): Finding[] {
   const schedule = typeof spec.schedule === 'string' ? cronScheduleProblem(spec.schedule) : undefined;
   if (schedule)
     out.push(
-      findingAt(
-        resource,
-        ['spec', 'schedule'],
-        'cron-schedule',
-        `batch/v1/CronJob: schedule "${String(spec.schedule)}": ${schedule}`,
-        'write five fields (minute 0-59, hour 0-23, day 1-31, month 1-12, day of week 0-6) or a descriptor such as @daily, and put the zone in spec.timeZone',
-      ),
+      findingAt(resource, ['spec', 'schedule'], {
+        check: 'cron-schedule',
+        message: `batch/v1/CronJob: schedule "${String(spec.schedule)}": ${schedule}`,
+        fix: 'write five fields (minute 0-59, hour 0-23, day 1-31, month 1-12, day of week 0-6) or a descriptor such as @daily, and put the zone in spec.timeZone',
+      }),
     );
   const zone = typeof spec.timeZone === 'string' ? timeZoneProblem(spec.timeZone) : undefined;
   if (zone)
     out.push(
-      findingAt(
-        resource,
-        ['spec', 'timeZone'],
-        'cron-schedule',
-        `batch/v1/CronJob: timeZone ${zone}`,
-        'name an IANA time zone, such as Europe/Berlin or Etc/UTC',
-      ),
+      findingAt(resource, ['spec', 'timeZone'], {
+        check: 'cron-schedule',
+        message: `batch/v1/CronJob: timeZone ${zone}`,
+        fix: 'name an IANA time zone, such as Europe/Berlin or Etc/UTC',
+      }),
     );
   return out;
 }

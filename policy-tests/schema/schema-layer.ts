@@ -252,7 +252,7 @@ export class SchemaLayer {
     if (matchesKindList(options.reject, resource)) {
       return {
         status: 'invalid',
-        findings: [findingAt(resource, ['kind'], 'rejected-kind', `${resource.apiVersion}/${resource.kind} is on the --reject list`)],
+        findings: [findingAt(resource, ['kind'], { check: 'rejected-kind', message: `${resource.apiVersion}/${resource.kind} is on the --reject list` })],
       };
     }
     const removal = removalFor(resource.apiVersion, resource.kind, options.kubernetesMinor);
@@ -260,13 +260,11 @@ export class SchemaLayer {
       return {
         status: 'invalid',
         findings: [
-          findingAt(
-            resource,
-            ['apiVersion'],
-            'removed-api',
-            `${resource.apiVersion} ${resource.kind} is not served since Kubernetes 1.${removal.removedIn}`,
-            `use ${removal.replacement}`,
-          ),
+          findingAt(resource, ['apiVersion'], {
+            check: 'removed-api',
+            message: `${resource.apiVersion} ${resource.kind} is not served since Kubernetes 1.${removal.removedIn}`,
+            fix: `use ${removal.replacement}`,
+          }),
         ],
       };
     }
@@ -278,13 +276,11 @@ export class SchemaLayer {
       return {
         status: 'error',
         findings: [
-          findingAt(
-            resource,
-            ['kind'],
-            'missing-schema',
-            `no schema for ${key}`,
-            'add a CRD JSON Schema under policy-tests/schema/crds/, or an entry with a reason to policy-tests/schema/allowlist.ts',
-          ),
+          findingAt(resource, ['kind'], {
+            check: 'missing-schema',
+            message: `no schema for ${key}`,
+            fix: 'add a CRD JSON Schema under policy-tests/schema/crds/, or an entry with a reason to policy-tests/schema/allowlist.ts',
+          }),
         ],
       };
     }
@@ -295,7 +291,7 @@ export class SchemaLayer {
       for (const err of errors) {
         const path = parseInstancePath(err.instancePath);
         if (err.keyword === 'required') path.push((err.params as { missingProperty: string }).missingProperty);
-        findings.push(findingAt(resource, path, 'schema', `${key}: ${describeError(err)}`));
+        findings.push(findingAt(resource, path, { check: 'schema', message: `${key}: ${describeError(err)}` }));
       }
     }
     if (options.strict) findings.push(...this.unknownFields(resource, schema.root, key));
@@ -338,14 +334,12 @@ export class SchemaLayer {
         const known = Object.keys(shape.f);
         const hint = nearestName(k, known);
         out.push(
-          findingAt(
-            resource,
-            childPath,
-            'unknown-field',
-            `${key}: unknown field "${childPath.join('.')}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
-            `remove it or fix its name; known fields here: ${known.join(', ')}`,
-            'key',
-          ),
+          findingAt(resource, childPath, {
+            check: 'unknown-field',
+            message: `${key}: unknown field "${childPath.join('.')}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
+            fix: `remove it or fix its name; known fields here: ${known.join(', ')}`,
+            target: 'key',
+          }),
         );
         continue;
       }

@@ -135,13 +135,17 @@ export function policyDecisions(policies: readonly Obj[], bindings: readonly Obj
       continue;
     }
     // With parameters, each is judged on its own, as the API server evaluates the policy once per param.
-    for (const param of params ?? [undefined]) out.push(...judge(policy, binding, t, param, actions));
+    for (const param of params ?? [undefined]) out.push(...judge(t, param, { policy, binding, actions }));
   }
   return out;
 }
 
 /** One policy, through one binding, with one parameter (or none), on the object. */
-function judge(policy: Obj, binding: Obj, t: PolicyTarget, param: PolicyParam | undefined, actions: string[]): PolicyDecision[] {
+function judge(
+  t: PolicyTarget,
+  param: PolicyParam | undefined,
+  { policy, binding, actions }: { policy: Obj; binding: Obj; actions: string[] },
+): PolicyDecision[] {
   const out: PolicyDecision[] = [];
   const vars: Record<string, CelInput> = {
     object: toCel(t.object, undefined),

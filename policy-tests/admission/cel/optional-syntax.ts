@@ -127,7 +127,8 @@ function wrap(cel: Cel, e: Expr, fn: string): Expr {
   return out;
 }
 
-const call = (id: bigint, fn: string, args: Expr[], cel: Cel, field?: string): Expr => {
+/** A call of `fn` on `args`, or on the operand and a field name (`field`), with the id of the node it stands for. */
+const call = (cel: Cel, id: bigint, { fn, args, field }: { fn: string; args: Expr[]; field?: string }): Expr => {
   const e = cel.parse(`${fn}(__x__${field === undefined ? ', __y__' : ', ""'})`).expr as Expr;
   const c = e.exprKind.value as { function: string; args: Expr[] };
   c.function = fn;
@@ -167,8 +168,9 @@ export function optionalCalls(cel: Cel, e: Expr): Expr {
     const { operand, field, testOnly } = kind.value;
     const marked = field.startsWith(SELECT_MARK);
     // has() on what an optional holds: false when it holds nothing.
-    if (testOnly && producesOptional(operand)) return call(e.id, HAS, [operand], cel, field);
-    if (marked || (!testOnly && producesOptional(operand))) return call(e.id, SELECT, [operand], cel, marked ? field.slice(SELECT_MARK.length) : field);
+    if (testOnly && producesOptional(operand)) return call(cel, e.id, { fn: HAS, args: [operand], field });
+    if (marked || (!testOnly && producesOptional(operand)))
+      return call(cel, e.id, { fn: SELECT, args: [operand], field: marked ? field.slice(SELECT_MARK.length) : field });
     return e;
   }
   if (kind.case !== 'callExpr') return e;
@@ -178,8 +180,8 @@ export function optionalCalls(cel: Cel, e: Expr): Expr {
   if (c.function !== '_[_]') return e;
   const key = c.args[1]!;
   const marked = key.exprKind.case === 'callExpr' && key.exprKind.value.function === INDEX_MARK;
-  if (marked) return call(e.id, INDEX, [c.args[0]!, (key.exprKind.value as { args: Expr[] }).args[0]!], cel);
-  return producesOptional(c.args[0]!) ? call(e.id, INDEX, [c.args[0]!, key], cel) : e;
+  if (marked) return call(cel, e.id, { fn: INDEX, args: [c.args[0]!, (key.exprKind.value as { args: Expr[] }).args[0]!] });
+  return producesOptional(c.args[0]!) ? call(cel, e.id, { fn: INDEX, args: [c.args[0]!, key] }) : e;
 }
 
 /**

@@ -9,7 +9,8 @@ export interface Agreement {
 
 export const emptyAgreement = (): Agreement => ({ byGroup: new Map(), total: 0, agree: 0, disagreements: [] });
 
-export function count(a: Agreement, group: string, ok: boolean, file: string, why: string): void {
+/** One case counted in its group: `ok` when the gate agrees; else its file and why go to the disagreements. */
+export function count(a: Agreement, { group, ok, file, why }: { group: string; ok: boolean; file: string; why: string }): void {
   const g = a.byGroup.get(group) ?? { cases: 0, agree: 0 };
   g.cases++;
   a.total++;

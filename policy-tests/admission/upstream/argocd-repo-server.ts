@@ -370,7 +370,7 @@ export async function repoServerAgreement(dir: string, cases: readonly RepoServe
   try {
     for (const c of helm) {
       const { ok, why } = await judgeHelmCase(dir, c.helm!, render!.env);
-      count(a, c.kind, ok, c.test, why);
+      count(a, { group: c.kind, ok, file: c.test, why });
     }
   } finally {
     render?.dispose();
@@ -388,7 +388,7 @@ export async function repoServerAgreement(dir: string, cases: readonly RepoServe
     const { ok, why, refusedSaying } = judge(dir, c);
     // Where Argo CD tolerates what the gate refuses, a refusal that says what Argo CD would do is the gate's rule, by design.
     if (!ok && refusedSaying) a.refusedByDesign.push({ test: c.test, why: refusedSaying });
-    else count(a, c.kind, ok, c.test, why);
+    else count(a, { group: c.kind, ok, file: c.test, why });
   }
   return a;
 }

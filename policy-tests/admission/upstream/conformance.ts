@@ -39,18 +39,18 @@ export function podSecurityAgreement(fixtures: readonly PodSecurityFixture[]): A
     const meta = (f.pod.metadata ?? {}) as Record<string, unknown>;
     const violations = podSecurityViolations(f.level, meta, (f.pod.spec ?? {}) as Record<string, unknown>);
     const controls = [...new Set(violations.map((v) => v.control.toLowerCase()))];
-    if (f.expect === 'pass') count(a, f.check, controls.length === 0, f.file, `refused by ${controls.join(', ')}, upstream admits it`);
+    if (f.expect === 'pass')
+      count(a, { group: f.check, ok: controls.length === 0, file: f.file, why: `refused by ${controls.join(', ')}, upstream admits it` });
     else {
       // At restricted, a baseline check another one overrides is not run: the overriding check refuses instead.
       const override = [...OVERRIDDEN_AT_RESTRICTED].find(([baseline]) => baseline.toLowerCase() === f.check)?.[1]?.toLowerCase();
       const expected = f.level === 'restricted' && override ? override : f.check;
-      count(
-        a,
-        f.check,
-        controls.includes(expected),
-        f.file,
-        controls.length ? `refused by ${controls.join(', ')}, not ${expected}` : 'admitted, upstream refuses it',
-      );
+      count(a, {
+        group: f.check,
+        ok: controls.includes(expected),
+        file: f.file,
+        why: controls.length ? `refused by ${controls.join(', ')}, not ${expected}` : 'admitted, upstream refuses it',
+      });
     }
   }
   return a;
@@ -80,7 +80,7 @@ export function libraryFunctionNames(goSource: string, minor: number): string[] 
 export function functionAgreement(names: readonly string[]): Agreement {
   const a = emptyAgreement();
   const known = implementedFunctions();
-  for (const name of names) count(a, 'functions', known.has(name), name, 'not implemented by the gate');
+  for (const name of names) count(a, { group: 'functions', ok: known.has(name), file: name, why: 'not implemented by the gate' });
   return a;
 }
 
@@ -181,48 +181,45 @@ export function libraryAgreement(cases: readonly LibraryCase[]): Agreement {
   for (const c of cases) {
     const group = c.file.replace(/_test\.go$/, '');
     if ('unknown' in c.expect) {
-      count(a, group, false, `${c.file}: ${c.name}`, `expects ${c.expect.unknown}, which the gate cannot represent`);
+      count(a, { group, ok: false, file: `${c.file}: ${c.name}`, why: `expects ${c.expect.unknown}, which the gate cannot represent` });
       continue;
     }
     const compiled = compileRule(c.expr);
     if ('compileError' in c.expect) {
-      count(
-        a,
+      count(a, {
         group,
-        !compiled.ok && compiled.refused,
-        `${c.file}: ${c.name}`,
-        compiled.ok ? 'compiles, upstream refuses it' : 'not judged, upstream refuses it',
-      );
+        ok: !compiled.ok && compiled.refused,
+        file: `${c.file}: ${c.name}`,
+        why: compiled.ok ? 'compiles, upstream refuses it' : 'not judged, upstream refuses it',
+      });
       continue;
     }
     if (!compiled.ok) {
-      count(a, group, false, `${c.file}: ${c.name}`, `does not compile here: ${compiled.why}`);
+      count(a, { group, ok: false, file: `${c.file}: ${c.name}`, why: `does not compile here: ${compiled.why}` });
       continue;
     }
     const run = evaluateMetered(() => compiled.evaluate({}));
     const failed = run.overLimit || run.value instanceof Error;
-    if ('runtimeError' in c.expect) count(a, group, failed, `${c.file}: ${c.name}`, `gives ${String(run.value)}, upstream an error`);
-    else if ('anyValue' in c.expect) count(a, group, !failed, `${c.file}: ${c.name}`, `fails: ${(run.value as Error)?.message}`);
+    if ('runtimeError' in c.expect) count(a, { group, ok: failed, file: `${c.file}: ${c.name}`, why: `gives ${String(run.value)}, upstream an error` });
+    else if ('anyValue' in c.expect) count(a, { group, ok: !failed, file: `${c.file}: ${c.name}`, why: `fails: ${(run.value as Error)?.message}` });
     else if ('optional' in c.expect) {
       const want = c.expect.optional;
       const held = failed ? undefined : asOptional(run.value);
       const same = held !== undefined && held.length === want.length && held.every((v, i) => celValueEquals(v, want[i]));
-      count(
-        a,
+      count(a, {
         group,
-        same,
-        `${c.file}: ${c.name}`,
-        `gives ${failed ? (run.value as Error)?.message : JSON.stringify(held ?? String(run.value))}, upstream ${JSON.stringify(want)}`,
-      );
+        ok: same,
+        file: `${c.file}: ${c.name}`,
+        why: `gives ${failed ? (run.value as Error)?.message : JSON.stringify(held ?? String(run.value))}, upstream ${JSON.stringify(want)}`,
+      });
     } else {
       const want = c.expect.value;
-      count(
-        a,
+      count(a, {
         group,
-        !failed && run.value === want,
-        `${c.file}: ${c.name}`,
-        `gives ${failed ? (run.value as Error)?.message : String(run.value)}, upstream ${String(want)}`,
-      );
+        ok: !failed && run.value === want,
+        file: `${c.file}: ${c.name}`,
+        why: `gives ${failed ? (run.value as Error)?.message : String(run.value)}, upstream ${String(want)}`,
+      });
     }
   }
   return a;

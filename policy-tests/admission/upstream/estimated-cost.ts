@@ -38,11 +38,16 @@ export function estimatedCostCases(goSource: string): { cases: EstimatedCostCase
 /** Agreement: the gate's estimate is within the API server's (at most it); `exact` counts the equal ones. */
 export function estimatedCostAgreement(table: ReturnType<typeof estimatedCostCases>): Agreement & { exact: number } {
   const a = { ...emptyAgreement(), exact: 0 };
-  for (const u of table.unread) count(a, u.entry, false, `TestCelEstimatedCostStability/${u.entry}`, `not read: ${u.why}`);
+  for (const u of table.unread) count(a, { group: u.entry, ok: false, file: `TestCelEstimatedCostStability/${u.entry}`, why: `not read: ${u.why}` });
   for (const c of table.cases) {
     const ours = ruleAtNode(c.rule, c.schema).costLowerBound;
     if (ours === c.expected) a.exact++;
-    count(a, c.entry, ours <= c.expected, `TestCelEstimatedCostStability/${c.entry}: ${c.rule}`, `estimated ${ours}, upstream ${c.expected}`);
+    count(a, {
+      group: c.entry,
+      ok: ours <= c.expected,
+      file: `TestCelEstimatedCostStability/${c.entry}: ${c.rule}`,
+      why: `estimated ${ours}, upstream ${c.expected}`,
+    });
   }
   return a;
 }

@@ -289,31 +289,30 @@ export function celCostStabilityCases(goSource: string): ValidationTable {
  */
 export function validationAgreement(table: ValidationTable): Agreement {
   const a = emptyAgreement();
-  for (const u of table.unread) count(a, u.entry, false, `${table.suite}/${u.entry}`, `not read: ${u.why}`);
+  for (const u of table.unread) count(a, { group: u.entry, ok: false, file: `${table.suite}/${u.entry}`, why: `not read: ${u.why}` });
   for (const c of table.cases) {
     const file = `${table.suite}/${c.entry}: ${c.rule}`;
     const compiled = compileRule(c.rule);
     if (!compiled.ok && !compiled.refused) {
-      count(a, c.entry, false, file, `not judged: ${compiled.why}`);
+      count(a, { group: c.entry, ok: false, file, why: `not judged: ${compiled.why}` });
       continue;
     }
     const refused = !compiled.ok ? compiled.why : ruleAtNode(c.rule, { ...c.schema, 'x-kubernetes-validations': [] }, c.isRoot).typeProblems[0];
     const all = refused === undefined ? ruleViolations(c.schema, c.object, c.oldObject) : [];
     const beyond = all.find((v) => v.notJudged);
     if (beyond) {
-      count(a, c.entry, false, file, `not judged: ${beyond.message}`);
+      count(a, { group: c.entry, ok: false, file, why: `not judged: ${beyond.message}` });
       continue;
     }
     const violations = all;
     const failed = refused !== undefined || violations.length > 0;
     const said = refused ?? violations[0]?.message ?? 'it holds';
-    count(
-      a,
-      c.entry,
-      c.expect === 'valid' ? !failed : failed,
+    count(a, {
+      group: c.entry,
+      ok: c.expect === 'valid' ? !failed : failed,
       file,
-      c.expect === 'valid' ? `refused: ${said}` : `holds, upstream: ${c.contains ?? 'an error'}`,
-    );
+      why: c.expect === 'valid' ? `refused: ${said}` : `holds, upstream: ${c.contains ?? 'an error'}`,
+    });
   }
   return a;
 }

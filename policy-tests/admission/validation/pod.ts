@@ -17,7 +17,12 @@ const PROBE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'];
 const LIFECYCLE_HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'sleep'];
 const ENV_SOURCES = ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef', 'fileKeyRef'];
 
-function handlerProblems(handler: Obj | undefined, kinds: readonly string[], path: PathSegment[], what: string, fn: string): Invalid[] {
+/** A probe's or a lifecycle hook's handler: `what` names it in messages, `fn` is the Kubernetes function that judges it. */
+function handlerProblems(
+  handler: Obj | undefined,
+  path: PathSegment[],
+  { kinds, what, fn }: { kinds: readonly string[]; what: string; fn: string },
+): Invalid[] {
   if (!handler || typeof handler !== 'object') return [];
   const set = kinds.filter((k) => handler[k] !== undefined && handler[k] !== null);
   const out: Invalid[] = [];
@@ -34,7 +39,7 @@ function handlerProblems(handler: Obj | undefined, kinds: readonly string[], pat
 
 function probeProblems(probe: Obj | undefined, path: PathSegment[], what: string, mustSucceedOnce: boolean): Invalid[] {
   if (!probe || typeof probe !== 'object') return [];
-  const out = handlerProblems(probe, PROBE_HANDLERS, path, what, 'validateProbe (validateHandler)');
+  const out = handlerProblems(probe, path, { kinds: PROBE_HANDLERS, what, fn: 'validateProbe (validateHandler)' });
   for (const f of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold', 'terminationGracePeriodSeconds']) {
     if (typeof probe[f] === 'number' && probe[f] < 0)
       out.push({ path: [...path, f], fn: 'validateProbe', message: `${what}: ${f} must be greater than or equal to 0` });
@@ -130,6 +135,33 @@ function securityContextProblems(sc: Obj | undefined, path: PathSegment[], who: 
   return out;
 }
 
+/** A container's probes (none on a plain init container) and lifecycle hooks. */
+function handlerProblemsOf(c: Obj, at: PathSegment[], who: string, init: boolean): Invalid[] {
+  const out: Invalid[] = [];
+  if (!init || c.restartPolicy === 'Always') {
+    out.push(...probeProblems(c.livenessProbe, [...at, 'livenessProbe'], `${who} livenessProbe`, true));
+    out.push(...probeProblems(c.readinessProbe, [...at, 'readinessProbe'], `${who} readinessProbe`, false));
+    out.push(...probeProblems(c.startupProbe, [...at, 'startupProbe'], `${who} startupProbe`, true));
+  } else {
+    for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe'])
+      if (c[p])
+        out.push({
+          path: [...at, p],
+          fn: 'validateInitContainers',
+          message: `${who}: an init container may not set ${p} (unless it is a sidecar, restartPolicy: Always)`,
+        });
+  }
+  for (const h of ['postStart', 'preStop'])
+    out.push(
+      ...handlerProblems(c.lifecycle?.[h], [...at, 'lifecycle', h], {
+        kinds: LIFECYCLE_HANDLERS,
+        what: `${who} lifecycle.${h}`,
+        fn: 'validateLifecycle (validateHandler)',
+      }),
+    );
+  return out;
+}
+
 function containerProblems(c: Obj, at: PathSegment[], pod: { volumes: ReadonlySet<string>; init: boolean; features: ValidationFeatures }): Invalid[] {
   const { volumes, init } = pod;
   const who = `container ${String(c.name)}`;
@@ -186,21 +218,7 @@ function containerProblems(c: Obj, at: PathSegment[], pod: { volumes: ReadonlySe
         });
     }
   });
-  if (!init || c.restartPolicy === 'Always') {
-    out.push(...probeProblems(c.livenessProbe, [...at, 'livenessProbe'], `${who} livenessProbe`, true));
-    out.push(...probeProblems(c.readinessProbe, [...at, 'readinessProbe'], `${who} readinessProbe`, false));
-    out.push(...probeProblems(c.startupProbe, [...at, 'startupProbe'], `${who} startupProbe`, true));
-  } else {
-    for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe'])
-      if (c[p])
-        out.push({
-          path: [...at, p],
-          fn: 'validateInitContainers',
-          message: `${who}: an init container may not set ${p} (unless it is a sidecar, restartPolicy: Always)`,
-        });
-  }
-  for (const h of ['postStart', 'preStop'])
-    out.push(...handlerProblems(c.lifecycle?.[h], LIFECYCLE_HANDLERS, [...at, 'lifecycle', h], `${who} lifecycle.${h}`, 'validateLifecycle (validateHandler)'));
+  out.push(...handlerProblemsOf(c, at, who, init));
   out.push(
     ...resourceProblems(c.resources, [...at, 'resources'], who),
     ...envProblems(c, at, who, pod.features),

@@ -105,8 +105,16 @@ export function positionOf(resource: Resource, path: Path, target: 'key' | 'valu
   return resource.positions.at(path, target);
 }
 
+/** What a finding says: its check, its message, the fix, and whether it points at the key or the value of its path. */
+export interface Said {
+  check: string;
+  message: string;
+  fix?: string;
+  target?: 'key' | 'value';
+}
+
 /** A finding about `path` inside `resource`. */
-export function findingAt(resource: Resource, path: Path, check: string, message: string, fix?: string, target: 'key' | 'value' = 'value'): Finding {
+export function findingAt(resource: Resource, path: Path, { check, message, fix, target = 'value' }: Said): Finding {
   const { line, col, file } = positionOf(resource, path, target);
   const rendered = resource.rendered;
   return {
@@ -200,7 +208,8 @@ function argoSkipsFile(text: string, decodedBefore: number): boolean {
   return decodedBefore === 0 && !(text.includes('apiVersion:') && text.includes('kind:') && text.includes('metadata:'));
 }
 
-function shapeFinding(file: string, at: { line: number; col: number }, message: string, doc: number, argoSkips: boolean): Finding {
+function shapeFinding(at: { file: string; line: number; col: number; doc: number }, message: string, argoSkips: boolean): Finding {
+  const { file, doc } = at;
   return {
     file,
     line: at.line,
@@ -253,7 +262,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
         // Where Argo CD's directory walk would pass over the file without a word, the refusal says so.
         const skipped =
           item === undefined && !(isPlainObject(value) && typeof value.kind === 'string' && value.kind !== '') && argoSkipsFile(text, resources.length);
-        findings.push(shapeFinding(file, locate(doc, lineCounter, [...prefix, ...path], 'key'), message, index, skipped));
+        findings.push(shapeFinding({ file, doc: index, ...locate(doc, lineCounter, [...prefix, ...path], 'key') }, message, skipped));
       };
       if (!isPlainObject(value)) {
         at([], `${item === undefined ? 'document' : `item ${item} of the List`} is a ${Array.isArray(value) ? 'list' : typeof value}, not a Kubernetes object`);

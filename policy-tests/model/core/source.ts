@@ -45,7 +45,9 @@ const insideRoot = (root: string, real: string) => {
  * file given on the command line from elsewhere is not confined).
  */
 export function readSource(root: string, file: string, confined = true): Source {
-  const at = (check: string, message: string, fix = FILE_TYPE_FIX, line = 1, col = 1): Source => ({ finding: { file, line, col, check, message, fix } });
+  const at = (check: string, message: string, fix = FILE_TYPE_FIX, where: { line: number; col: number } = { line: 1, col: 1 }): Source => ({
+    finding: { file, ...where, check, message, fix },
+  });
   const path = join(root, file);
   let link;
   try {
@@ -99,8 +101,7 @@ export function readSource(root: string, file: string, confined = true): Source 
   }
   const nul = text.indexOf('\0');
   if (nul !== -1) {
-    const { line, col } = lineColOf(text, text.indexOf('\0'));
-    return at('encoding', 'holds a NUL byte', 'remove the NUL byte (a binary file, or a broken editor save)', line, col);
+    return at('encoding', 'holds a NUL byte', 'remove the NUL byte (a binary file, or a broken editor save)', lineColOf(text, nul));
   }
   if (file.endsWith('.json')) {
     try {
@@ -108,13 +109,12 @@ export function readSource(root: string, file: string, confined = true): Source 
     } catch (err) {
       const message = (err as Error).message;
       const position = /position (\d+)/.exec(message);
-      const { line, col } = position ? lineColOf(text, Number(position[1])) : { line: 1, col: 1 };
+      const where = position ? lineColOf(text, Number(position[1])) : { line: 1, col: 1 };
       return at(
         'json-strict',
         `is not strict JSON, and Argo CD parses .json files as JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '')}`,
         'fix the JSON (no trailing comma, no comment, one value), or rename the file to .yaml',
-        line,
-        col,
+        where,
       );
     }
   }

@@ -221,11 +221,11 @@ function linkProblem(root: string, file: string): string | undefined {
 /** Builds the repository model from parsed files (pure; used by tests with in-memory copies too). */
 export function buildRepo(
   root: string,
-  files: ReadonlySet<string>,
-  dirs: ReadonlySet<string>,
+  tree: { files: ReadonlySet<string>; dirs: ReadonlySet<string> },
   parsed: readonly ParsedFile[],
   dataFiles: ReadonlyMap<string, DataFile> = new Map(),
 ): Repo {
+  const { files, dirs } = tree;
   const resources = parsed.flatMap((p) => p.resources);
   const factsResource = findFactsResource(resources);
   const { facts, problems } = factsResource ? readClusterFacts(factsResource) : { facts: undefined, problems: [] };
@@ -272,7 +272,7 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
     ...[...byFile].map(([file, findings]) => ({ file, resources: [], findings, text: '' })),
   ];
   const checkout = await checkoutPaths(root);
-  let repo: Repo = { ...buildRepo(root, files, dirs, parsed, data), checkout };
+  let repo: Repo = { ...buildRepo(root, { files, dirs }, parsed, data), checkout };
   // What Argo CD applies beyond the manifest roots (the root app's include reaches any folder): read and judged too,
   // until the Applications those files declare add nothing more.
   for (let round = 0; round < 8; round++) {
@@ -289,7 +289,7 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
         options,
       )),
     );
-    repo = { ...buildRepo(root, files, dirs, parsed, data), checkout };
+    repo = { ...buildRepo(root, { files, dirs }, parsed, data), checkout };
   }
   return repo;
 }

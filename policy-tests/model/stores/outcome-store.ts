@@ -181,7 +181,7 @@ export function flushOutcomeStores(): void {
   for (const [name, s] of states) {
     if (s.fresh.size === 0) continue;
     try {
-      const written = writeJournal(join(folder.dir, `${name}.journal`), s.lines, s.used, s.fresh, folder.secret);
+      const written = writeJournal(join(folder.dir, `${name}.journal`), { lines: s.lines, used: s.used, fresh: s.fresh }, folder.secret);
       if (written.rewritten) s.known = new Map(s.used);
       else for (const [key, value] of s.fresh) s.known!.set(key, value);
       s.lines = written.lines;

@@ -86,9 +86,7 @@ export function readJournal(file: string, secret: Buffer): Journal {
  */
 export function writeJournal(
   file: string,
-  lines: number,
-  used: ReadonlyMap<string, unknown>,
-  fresh: ReadonlyMap<string, unknown>,
+  { lines, used, fresh }: { lines: number; used: ReadonlyMap<string, unknown>; fresh: ReadonlyMap<string, unknown> },
   secret: Buffer,
 ): { lines: number; rewritten: boolean } {
   if (lines + fresh.size > 2 * used.size + COMPACTION_SLACK) {

@@ -27,7 +27,7 @@ describe('a store journal', () => {
     const file = join(dir, 'deep', 'store.journal');
     expect(readJournal(file, SECRET)).toEqual({ entries: new Map(), lines: 0 });
     const fresh = entries(2);
-    expect(writeJournal(file, 0, fresh, fresh, SECRET)).toEqual({ lines: 2, rewritten: false });
+    expect(writeJournal(file, { lines: 0, used: fresh, fresh }, SECRET)).toEqual({ lines: 2, rewritten: false });
     const journal = readJournal(file, SECRET);
     expect([values(journal), journal.lines]).toEqual([fresh, 2]);
   });
@@ -35,10 +35,10 @@ describe('a store journal', () => {
   it('appends only the fresh entries, leaving the lines already written as they were', () => {
     const file = join(dir, 'store.journal');
     const first = entries(3);
-    writeJournal(file, 0, first, first, SECRET);
+    writeJournal(file, { lines: 0, used: first, fresh: first }, SECRET);
     const before = readFileSync(file, 'utf8');
     const used = new Map([...first, ['new', 'value']]);
-    expect(writeJournal(file, 3, used, new Map([['new', 'value']]), SECRET)).toEqual({ lines: 4, rewritten: false });
+    expect(writeJournal(file, { lines: 3, used, fresh: new Map([['new', 'value']]) }, SECRET)).toEqual({ lines: 4, rewritten: false });
     const after = readFileSync(file, 'utf8');
     expect(after.startsWith(before)).toBe(true);
     expect(after.slice(before.length)).toBe(signed('new', '"value"'));
@@ -87,9 +87,9 @@ describe('a store journal', () => {
   it('rewrites the file with only what the process used once it holds more than twice that', () => {
     const file = join(dir, 'store.journal');
     const others = entries(COMPACTION_SLACK + 10, 'other');
-    writeJournal(file, 0, others, others, SECRET);
+    writeJournal(file, { lines: 0, used: others, fresh: others }, SECRET);
     const used = entries(5);
-    expect(writeJournal(file, others.size, used, used, SECRET)).toEqual({ lines: 5, rewritten: true });
+    expect(writeJournal(file, { lines: others.size, used, fresh: used }, SECRET)).toEqual({ lines: 5, rewritten: true });
     const journal = readJournal(file, SECRET);
     expect([values(journal), journal.lines]).toEqual([used, 5]);
   });
@@ -97,8 +97,8 @@ describe('a store journal', () => {
   it('keeps appending while the file holds no more than twice what is used', () => {
     const file = join(dir, 'store.journal');
     const used = entries(COMPACTION_SLACK);
-    writeJournal(file, 0, used, used, SECRET);
-    expect(writeJournal(file, used.size, used, entries(COMPACTION_SLACK, 'more'), SECRET)).toMatchObject({ rewritten: false });
+    writeJournal(file, { lines: 0, used, fresh: used }, SECRET);
+    expect(writeJournal(file, { lines: used.size, used, fresh: entries(COMPACTION_SLACK, 'more') }, SECRET)).toMatchObject({ rewritten: false });
   });
 });
 
