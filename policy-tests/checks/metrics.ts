@@ -43,15 +43,12 @@ function* selectorsOf(repo: Repo, ctx: CheckContext): Generator<Reader> {
 /** What every metrics check reads: the catalog, the recorded series, and each expression parsed once. */
 const metricsView = perRepo((repo: Repo) => ({
   catalog: metricsCatalog(repo),
-  recorded: new Set(
-    promExpressions(repo)
-      .filter((e) => e.kind === 'record')
-      .map((e) => e.name),
-  ),
+  recorded: new Set(promExpressions(repo).flatMap((e) => (e.kind === 'record' ? [e.name] : []))),
   expressions: promExpressions(repo).map((e) => ({ e, parsed: parsePromQL(e.expr) })),
 }));
 
-function joinOne(ctx: CheckContext, catalog: MetricsCatalog, recorded: Set<string>, used: Set<number>, { e, s, place }: Reader): void {
+type Joined = { catalog: MetricsCatalog; recorded: Set<string>; used: Set<number> };
+function joinOne(ctx: CheckContext, { catalog, recorded, used }: Joined, { e, s, place }: Reader): void {
   const what = `${e.kind} ${e.name}`;
   // An exempt series comes from outside what this repository scrapes: its job is not judged either.
   const exempt = s.name ? catalog.exemptions.find((x) => x.pattern.test(s.name!)) : undefined;
@@ -147,7 +144,7 @@ export const metricsChecks: PolicyCheck[] = [
     run(ctx) {
       const { catalog, recorded } = metricsView(ctx.repo);
       const used = new Set<number>();
-      for (const reader of selectorsOf(ctx.repo, ctx)) joinOne(ctx, catalog, recorded, used, reader);
+      for (const reader of selectorsOf(ctx.repo, ctx)) joinOne(ctx, { catalog, recorded, used }, reader);
       for (const x of catalog.exemptions) {
         if (!used.has(x.index) && catalog.exemptionsFile)
           ctx.fail({ data: catalog.exemptionsFile, path: [x.index, 'metric'] }, `exemption ${x.text} matches no metric any rule or dashboard reads; remove it`);

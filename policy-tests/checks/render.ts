@@ -28,7 +28,9 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function unusedValues(values: unknown, chart: ChartScope): { path: Path; near?: string }[] {
   const out: { path: Path; near?: string }[] = [];
   const takenWhole = (scope: ChartScope, rel: readonly string[]) => new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
-  const visit = (node: unknown, path: (string | number)[], scope: ChartScope, declared: Record<string, unknown>[], rel: string[]): void => {
+  // `scope` is the chart or subchart the node is read by, `declared` its defaults there, `rel` the path within that chart.
+  type Within = { scope: ChartScope; declared: Record<string, unknown>[]; rel: string[] };
+  const visit = (node: unknown, path: (string | number)[], { scope, declared, rel }: Within): void => {
     if (!isMap(node)) return;
     for (const [key, value] of Object.entries(node)) {
       const here = [...path, key];
@@ -38,13 +40,13 @@ export function unusedValues(values: unknown, chart: ChartScope): { path: Path; 
       const sub = atScopeRoot ? scope.subcharts.get(key) : undefined;
       if (sub) {
         const fromParent = declared.map((d) => d[key]).filter(isMap);
-        visit(value, here, sub, [sub.defaults, ...fromParent], []);
+        visit(value, here, { scope: sub, declared: [sub.defaults, ...fromParent], rel: [] });
         continue;
       }
       const defaults = declared.filter((d) => key in d).map((d) => d[key]);
       if (defaults.length > 0) {
         const maps = defaults.filter((d): d is Record<string, unknown> => isMap(d) && Object.keys(d).length > 0);
-        if (maps.length === defaults.length && !takenWhole(scope, [...rel, key])) visit(value, here, scope, maps, [...rel, key]);
+        if (maps.length === defaults.length && !takenWhole(scope, [...rel, key])) visit(value, here, { scope, declared: maps, rel: [...rel, key] });
         continue;
       }
       if (new RegExp(`\\b${escape(key)}\\b`).test(scope.templates)) continue;
@@ -54,7 +56,7 @@ export function unusedValues(values: unknown, chart: ChartScope): { path: Path; 
       out.push(near ? { path: here, near } : { path: here });
     }
   };
-  visit(values, [], chart, [chart.defaults], []);
+  visit(values, [], { scope: chart, declared: [chart.defaults], rel: [] });
   return out;
 }
 

@@ -86,12 +86,13 @@ export async function registeredChecks(): Promise<PolicyCheck[]> {
 }
 
 /** The schema layer on parsed files: one result per resource, in file order. */
-export async function schemaResults(
-  parsed: readonly ParsedFile[],
-  options: SchemaOptions,
-  onProgress?: Progress,
-  given?: SchemaLayer,
-): Promise<ResourceResult[]> {
+/** How a schema run goes beside its options: progress reports, and a schema layer already made (with the repository's CRDs). */
+interface SchemaRun {
+  onProgress?: Progress;
+  given?: SchemaLayer;
+}
+
+export async function schemaResults(parsed: readonly ParsedFile[], options: SchemaOptions, { onProgress, given }: SchemaRun = {}): Promise<ResourceResult[]> {
   const layer = given ?? (await schemaLayer());
   const resources: Resource[] = parsed.flatMap((p) => p.resources);
   await layer.prepareFor(resources);
@@ -141,10 +142,9 @@ export async function evaluate(
   parsed: readonly ParsedFile[],
   extra: readonly Finding[],
   options: SchemaOptions,
-  onProgress?: Progress,
-  given?: SchemaLayer,
+  run: SchemaRun = {},
 ): Promise<ResourceResult[]> {
-  return withFindings(await schemaResults(parsed, options, onProgress, given), parsed, extra);
+  return withFindings(await schemaResults(parsed, options, run), parsed, extra);
 }
 
 /** The repository as Argo CD applies it (or its files alone), after the render stage: what the later stages judge. */
@@ -265,7 +265,10 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     tree = await renderStage(loaded, options, asked);
     const parsed = tree.parsed.filter((p) => keep(p.file));
     const crds = tree.repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
-    const schema = await schemaResults(parsed, resolvedOptions(options, tree.repo, asked), options.onProgress, loaded.layer.withCrds(crds));
+    const schema = await schemaResults(parsed, resolvedOptions(options, tree.repo, asked), {
+      onProgress: options.onProgress,
+      given: loaded.layer.withCrds(crds),
+    });
     const staged = stagedChecks(await checkEnvironment());
     checked = policyStage(tree, staged, admissionStage(tree, staged.admission, options), options);
     results.push(
@@ -278,7 +281,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   }
   if (inputs.outside.length > 0) {
     const parsed = inputs.outside.map((input) => parseSource(input.filename, input.read()));
-    results.push(...(await evaluate(parsed, [], resolvedOptions(options, undefined, asked), options.onProgress)));
+    results.push(...(await evaluate(parsed, [], resolvedOptions(options, undefined, asked), { onProgress: options.onProgress })));
   }
   // What the parser read, the validators judged and the CEL rules found, for the next run to skip (keyed by inputs).
   flushOutcomeStores();

@@ -41,14 +41,18 @@ function readValueFiles(ctx: Context, app: ArgoApp, source: AppSource): { abs: s
 }
 
 /** The `helm template` call Argo CD 3 makes for a source (util/helm/cmd.go, in its order). */
+/** The chart as the render found it: where it is unpacked, its cache key, and whether its templates read the API versions. */
+interface ChartAt {
+  chartPath: string;
+  chartKey: string;
+  chartReadsApiVersions: boolean;
+}
+
 function helmInvocation(
   ctx: Context,
-  app: ArgoApp,
-  source: AppSource,
-  chartPath: string,
-  chartKey: string,
+  { app, source }: { app: ArgoApp; source: AppSource },
+  { chartPath, chartKey, chartReadsApiVersions }: ChartAt,
   values: { abs: string; data: DataFile }[],
-  chartReadsApiVersions: boolean,
 ): Invocation {
   const helm = source.helm ?? {};
   const args = ['template', chartPath, '--name-template', helm.releaseName ?? app.name];
@@ -126,7 +130,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     );
   }
   const values = readValueFiles(ctx, app, source);
-  const invocation = helmInvocation(ctx, app, source, chartPath, chartKey, values, scope.readsApiVersions !== false);
+  const invocation = helmInvocation(ctx, { app, source }, { chartPath, chartKey, chartReadsApiVersions: scope.readsApiVersions !== false }, values);
   const { docs, problem, nondeterministic } = await cachedRun(ctx, invocation);
   if (problem) throw new Error(problem);
   // What the chart receives, in Argo CD's order: the value files, then what the Application carries itself.

@@ -307,24 +307,26 @@ export class SchemaLayer {
   private unknownFields(resource: Resource, rootId: number, key: string): readonly Finding[] {
     const find = () => {
       const found: Finding[] = [];
-      this.findUnknownFields(resource, resource.object, rootId, [], found, key);
+      this.findUnknownFields({ resource, key, out: found }, resource.object, rootId, []);
       return found;
     };
     const root = this.shapes[rootId];
     return typeof root === 'object' ? unknownFieldsSeen(resource, root, find) : find();
   }
 
-  private findUnknownFields(resource: Resource, value: unknown, shapeId: number, path: PathSegment[], out: Finding[], key: string): void {
+  /** Unknown fields of `value` under its shape, into `walk.out`: the walk's resource and kind key stay the same all the way down. */
+  private findUnknownFields(walk: { resource: Resource; key: string; out: Finding[] }, value: unknown, shapeId: number, path: PathSegment[]): void {
+    const { resource, key, out } = walk;
     const shape = this.shapes[shapeId];
     if (shape === undefined || shape === 's' || shape === 'o' || value === null || typeof value !== 'object') return;
     if ('a' in shape) {
-      if (Array.isArray(value)) value.forEach((item, i) => this.findUnknownFields(resource, item, shape.a, [...path, i], out, key));
+      if (Array.isArray(value)) value.forEach((item, i) => this.findUnknownFields(walk, item, shape.a, [...path, i]));
       return;
     }
     if (Array.isArray(value)) return;
     const obj = value as Record<string, unknown>;
     if ('m' in shape) {
-      for (const [k, v] of Object.entries(obj)) this.findUnknownFields(resource, v, shape.m, [...path, k], out, key);
+      for (const [k, v] of Object.entries(obj)) this.findUnknownFields(walk, v, shape.m, [...path, k]);
       return;
     }
     for (const [k, v] of Object.entries(obj)) {
@@ -343,7 +345,7 @@ export class SchemaLayer {
         );
         continue;
       }
-      this.findUnknownFields(resource, v, child, childPath, out, key);
+      this.findUnknownFields(walk, v, child, childPath);
     }
   }
 }

@@ -55,11 +55,22 @@ const STATIC_ROUTES = new Set(['getIndex', 'getOpenApi', 'getProfile']);
 const DYNAMIC_ROUTES = new Set(['getHealth', 'getBlog', 'getInfra']);
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** A 200 answer of a GET route: its body and headers, made once where they never change. */
+interface Answer {
+  route: RouteDef;
+  body: Buffer;
+  headers: Record<string, string | number>;
+}
+
 /** Records one finished request: the duration histogram and the access log line. */
 function recorder(metrics: Metrics, logger: Logger) {
   // Label children are cached: the label set is bounded (routes x methods x statuses) and lookups are per request.
   const children = new Map<string, ReturnType<Metrics['requestDuration']['labels']>>();
-  return (method: string, path: string, route: string, status: number, headers: Record<string, unknown>, start: bigint) => {
+  return (
+    { method, path, route, status }: { method: string; path: string; route: string; status: number },
+    headers: Record<string, unknown>,
+    start: bigint,
+  ) => {
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     const key = `${method} ${route} ${status}`;
     let child = children.get(key);
@@ -117,7 +128,13 @@ export function createApp(deps: AppDeps) {
   app.use((req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();
     res.set('access-control-allow-origin', '*').set(SECURITY_HEADERS);
-    res.on('finish', () => record(req.method, req.path, (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE, res.statusCode, req.headers, start));
+    res.on('finish', () =>
+      record(
+        { method: req.method, path: req.path, route: (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE, status: res.statusCode },
+        req.headers,
+        start,
+      ),
+    );
     next();
   });
 
@@ -202,7 +219,7 @@ export function createHandler(deps: AppDeps): (req: IncomingMessage, res: Server
     'content-type': JSON_TYPE,
     'content-length': body.length,
   });
-  const fixed = new Map<string, { route: RouteDef; body: Buffer; headers: Record<string, string | number> }>();
+  const fixed = new Map<string, Answer>();
   for (const route of routes.filter((r) => r.method === 'GET' && STATIC_ROUTES.has(r.operationId))) {
     const body = Buffer.from(JSON.stringify(route.handler(ctx, undefined as never)));
     fixed.set(route.path, { route, body, headers: headersFor(route, body) });
@@ -225,9 +242,9 @@ export function createHandler(deps: AppDeps): (req: IncomingMessage, res: Server
     return body;
   };
   // `start` is when the request arrived, so a slow answer (a cold blog fetch) is measured whole, as Express measures it.
-  const send = (req: IncomingMessage, res: ServerResponse, route: RouteDef, body: Buffer, headers: Record<string, string | number>, start: bigint) => {
+  const send = (req: IncomingMessage, res: ServerResponse, { route, body, headers }: Answer, start: bigint) => {
     res.writeHead(200, headers).end(body);
-    res.once('finish', () => record('GET', route.path, route.path, 200, req.headers, start));
+    res.once('finish', () => record({ method: 'GET', path: route.path, route: route.path, status: 200 }, req.headers, start));
   };
   return (req, res) => {
     const start = process.hrtime.bigint();
@@ -235,7 +252,7 @@ export function createHandler(deps: AppDeps): (req: IncomingMessage, res: Server
     if (req.method !== 'GET' || req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) return void app(req, res);
     const url = req.url ?? '';
     const hit = fixed.get(url);
-    if (hit) return send(req, res, hit.route, hit.body, hit.headers, start);
+    if (hit) return send(req, res, hit, start);
     const route = dynamic.get(url);
     if (!route) return void app(req, res);
     // An answer that fails (503, 502) goes through Express, which asks the handler again and writes the error envelope.
@@ -244,7 +261,7 @@ export function createHandler(deps: AppDeps): (req: IncomingMessage, res: Server
       .then(
         (value) => {
           const body = bytesOf(value);
-          send(req, res, route, body, headersOnce(route, body), start);
+          send(req, res, { route, body, headers: headersOnce(route, body) }, start);
         },
         () => app(req, res),
       )

@@ -60,7 +60,7 @@ const SECURITY_LINES = Object.entries(SECURITY_HEADERS)
   .join('');
 
 /** Writes the error envelope, with CORS and the security headers every response carries, straight to a socket, and closes it. */
-function answerOnSocket(socket: Socket, status: number, reason: string, message: string, extra = ''): void {
+function answerOnSocket(socket: Socket, [status, reason, message]: readonly [number, string, string], extra = ''): void {
   const body = JSON.stringify(envelope(status, message));
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\n${SECURITY_LINES}cache-control: no-store\r\n${extra}` +
@@ -73,8 +73,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
     socket.destroy();
     return;
   }
-  const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'malformed HTTP request'];
-  answerOnSocket(socket, status, reason, message);
+  answerOnSocket(socket, CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'malformed HTTP request']);
 }
 
 export async function start(
@@ -105,7 +104,7 @@ export async function start(
     },
     (req, res) => {
       if (req.httpVersion === '1.1' && !req.headers.host) {
-        answerOnSocket(req.socket, 400, 'Bad Request', 'an HTTP/1.1 request must carry a Host header');
+        answerOnSocket(req.socket, [400, 'Bad Request', 'an HTTP/1.1 request must carry a Host header']);
         return;
       }
       handler(req, res);
@@ -114,7 +113,7 @@ export async function start(
   api.on('clientError', answerClientError);
   // CONNECT is not for this API: without a listener Node would drop the socket with no answer.
   api.on('connect', (_req: IncomingMessage, socket: Socket) =>
-    answerOnSocket(socket, 405, 'Method Not Allowed', 'method CONNECT not allowed', 'allow: GET, HEAD, POST, OPTIONS\r\n'),
+    answerOnSocket(socket, [405, 'Method Not Allowed', 'method CONNECT not allowed'], 'allow: GET, HEAD, POST, OPTIONS\r\n'),
   );
   const metricsServer = createServer((req, res) => {
     if (req.url !== '/metrics') {

@@ -67,7 +67,12 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 
 /** Validates a received response against what the OpenAPI document promises for that route and status. */
-export function expectDocumented(path: string, method: string, status: number, body: unknown, headers: Headers, config: Config): void {
+export function expectDocumented(
+  { path, method }: { path: string; method: string },
+  response: { status: number; body: unknown; headers: Headers },
+  config: Config,
+): void {
+  const { status, body, headers } = response;
   expect(headers.get('access-control-allow-origin'), `${method} ${path}: CORS header`).toBe('*');
   const doc = buildOpenApi(ROUTES, config);
   const route = ROUTES.find((r) => r.path === path && r.method === method);
@@ -121,7 +126,8 @@ export async function startApi(overrides: Partial<Config> = {}, deps: Parameters
         body = text;
       }
       const method = (init.method ?? 'GET').toUpperCase();
-      if (method !== 'HEAD' && method !== 'OPTIONS') expectDocumented(path.split('?')[0]!, method, response.status, body, response.headers, config);
+      if (method !== 'HEAD' && method !== 'OPTIONS')
+        expectDocumented({ path: path.split('?')[0]!, method }, { status: response.status, body, headers: response.headers }, config);
       return { status: response.status, headers: response.headers, body, text };
     },
     async stop() {

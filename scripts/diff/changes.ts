@@ -112,12 +112,13 @@ const asStored = (v: Record<string, unknown>, where: string | undefined) =>
  * both trees, in place: equal subtrees cost their size, even in CRDs with
  * thousands of fields.
  */
-export function fieldChanges(a: unknown, b: unknown, path = '', out: FieldChange[] = [], where?: string): FieldChange[] {
+export function fieldChanges(a: unknown, b: unknown, at: { path?: string; out?: FieldChange[]; where?: string } = {}): FieldChange[] {
+  const { path = '', out = [], where } = at;
   if (a === b) return out;
   if (isRecord(a) && isRecord(b)) {
     const [x, y] = [asStored(a, where), asStored(b, where)];
     for (const k of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
-      if (!isNoise(where, k)) fieldChanges(x[k], y[k], path ? `${path}.${k}` : k, out, k);
+      if (!isNoise(where, k)) fieldChanges(x[k], y[k], { path: path ? `${path}.${k}` : k, out, where: k });
     }
     return out;
   }
@@ -126,11 +127,11 @@ export function fieldChanges(a: unknown, b: unknown, path = '', out: FieldChange
     if ([...a, ...b].every((x) => isRecord(x) && typeof x.name === 'string')) {
       const byName = (l: unknown[]) => new Map(l.map((x) => [(x as { name: string }).name, x]));
       const [ma, mb] = [byName(a), byName(b)];
-      for (const n of [...new Set([...ma.keys(), ...mb.keys()])].sort()) fieldChanges(ma.get(n), mb.get(n), `${path}[${n}]`, out, where);
+      for (const n of [...new Set([...ma.keys(), ...mb.keys()])].sort()) fieldChanges(ma.get(n), mb.get(n), { path: `${path}[${n}]`, out, where });
       return out;
     }
     if (a.length === b.length) {
-      a.forEach((x, i) => fieldChanges(x, b[i], `${path}[${i}]`, out, where));
+      a.forEach((x, i) => fieldChanges(x, b[i], { path: `${path}[${i}]`, out, where }));
       return out;
     }
   }
@@ -215,9 +216,19 @@ const isHook = (o: unknown) => HOOK_ANNOTATIONS.some((a) => valueAt(o, ['metadat
 
 type Flag = (f: Risk['flag'], reason: string, major?: boolean, level?: Risk['level']) => void;
 type Applied = { app: string; prune: boolean; object: Record<string, unknown> } | undefined;
+/** One change as the risk rules read it: the change, its kind and label, the object on each side, and where a risk goes. */
+interface Judged {
+  c: ResourceChange;
+  kind: string;
+  label: string;
+  a: Applied;
+  b: Applied;
+  flag: Flag;
+}
 
 /** Risks of what appears or goes: deletes under prune, bindings and roles that grow, a new Secret writer. */
-function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Applied, b: Applied, flag: Flag): void {
+function lifecycleRisks(judged: Judged): void {
+  const { c, kind, label, a, b, flag } = judged;
   if (c.change === 'removed' && DELETE_RISK.has(kind) && a?.prune)
     flag(
       'delete',
@@ -236,10 +247,10 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
     if (grown.length) flag('rbac', `${label} grows: adds ${listed(grown)}${shrunk.length ? `; removes ${listed(shrunk)}` : ''}`);
   }
   if (NETWORK_POLICY_KINDS.has(kind)) {
-    const { reason, level } = networkPolicyRisk(c.change, kind, label, c.namespace, a?.object, b?.object);
+    const { reason, level } = networkPolicyRisk({ change: c.change, kind, label, namespace: c.namespace }, a?.object, b?.object);
     flag('network-policy', reason, undefined, level);
   }
-  privilegeRisk(kind, label, a, b, flag);
+  privilegeRisk(judged);
   if (c.change === 'added' && kind === 'ExternalSecret')
     flag('secret-target', `${label} writes Secret ${asText(valueAt(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
 }
@@ -248,7 +259,7 @@ function lifecycleRisks(c: ResourceChange, kind: string, label: string, a: Appli
  * Privilege a workload gains, in any namespace: a new or changed pod that is privileged, adds a capability, joins a
  * host namespace, mounts a hostPath, runs as root or may escalate, where the base's did not (model/cluster/privileges.ts).
  */
-function privilegeRisk(kind: string, label: string, a: Applied, b: Applied, flag: Flag): void {
+function privilegeRisk({ kind, label, a, b, flag }: Judged): void {
   if (!b) return;
   const before = new Set(a ? facts.privilegesOf({ kind, object: a.object }).map(facts.privilegeLabel) : []);
   const added = [...new Set(facts.privilegesOf({ kind, object: b.object }).map(facts.privilegeLabel))].filter((p) => !before.has(p));
@@ -256,7 +267,7 @@ function privilegeRisk(kind: string, label: string, a: Applied, b: Applied, flag
 }
 
 /** Risks of an update: immutable fields, transition rules, versions, registries, repositories, what a Secret writer writes, CRD versions. */
-function updateRisks(c: ResourceChange, kind: string, label: string, a: Applied, b: Applied, head: Snapshot, flag: Flag): void {
+function updateRisks({ c, kind, label, a, b, flag }: Judged, head: Snapshot): void {
   const changed = (prefix: string) => c.fields.some((f) => f.path === prefix || f.path.startsWith(`${prefix}.`) || f.path.startsWith(`${prefix}[`));
   if (['Deployment', 'StatefulSet', 'DaemonSet'].includes(kind) && changed('spec.selector'))
     flag('immutable', `${label}: spec.selector is immutable; the sync fails until the object is replaced`);
@@ -344,8 +355,9 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
     const kind = kindOf(c.id);
     const [a, b] = [base.objects.get(c.id), head.objects.get(c.id)];
     const label = `${kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}`;
-    lifecycleRisks(c, kind, label, a, b, flag);
-    if (c.change === 'changed') updateRisks(c, kind, label, a, b, head, flag);
+    const judged: Judged = { c, kind, label, a, b, flag };
+    lifecycleRisks(judged);
+    if (c.change === 'changed') updateRisks(judged, head);
   }
   out.push(...capabilityRisks(base, head));
   return rankRisks(out);

@@ -42,10 +42,7 @@ function narrowsOnly(change: 'added' | 'removed' | 'changed', a: Obj, b: Obj): b
  * a person to review; one that only narrows is a note.
  */
 export function networkPolicyRisk(
-  change: 'added' | 'removed' | 'changed',
-  kind: string,
-  label: string,
-  namespace: string,
+  { change, kind, label, namespace }: { change: 'added' | 'removed' | 'changed'; kind: string; label: string; namespace: string },
   a: Obj,
   b: Obj,
 ): { reason: string; level: 'review' | 'note' } {

@@ -51,14 +51,16 @@ const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 const USAGE = 'media-settings diff|apply [instance...] [--yes]';
 
-export async function run(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  root: string,
-  out: (line: string) => void,
-  fetchImpl: typeof fetch = fetch,
-  io?: CommandIo,
-): Promise<number> {
+/** Where a run reads and writes: the environment (each app's URL and key), the checkout, its output lines, the HTTP client and the command's streams. */
+export interface SettingsRun {
+  env: NodeJS.ProcessEnv;
+  root: string;
+  out: (line: string) => void;
+  fetchImpl?: typeof fetch;
+  io?: CommandIo;
+}
+
+export async function run(args: string[], ctx: SettingsRun): Promise<number> {
   return runCommand(
     {
       name: 'media-settings',
@@ -73,22 +75,15 @@ Exit 0 in sync (or applied), 1 on drift or when an app gives no answer,
 2 for a wrong argument.`,
       options: { yes: { type: 'boolean', default: false } },
       positionals: { min: 1, max: Infinity },
-      run: ({ values, positionals: [command, ...wanted] }) => reconcile(command!, wanted, values.yes === true, env, root, out, fetchImpl),
+      run: ({ values, positionals: [command, ...wanted] }) => reconcile({ command: command!, wanted, yes: values.yes === true }, ctx),
     },
     args,
-    io,
+    ctx.io,
   );
 }
 
-async function reconcile(
-  command: string,
-  wanted: string[],
-  yes: boolean,
-  env: NodeJS.ProcessEnv,
-  root: string,
-  out: (line: string) => void,
-  fetchImpl: typeof fetch,
-): Promise<number> {
+async function reconcile({ command, wanted, yes }: { command: string; wanted: string[]; yes: boolean }, ctx: SettingsRun): Promise<number> {
+  const { env, root, out, fetchImpl = fetch } = ctx;
   if (command !== 'diff' && command !== 'apply') throw new UsageError(`unknown command "${command}"; diff or apply`);
   if (yes && command === 'diff') throw new UsageError('--yes applies changes; it goes with apply, not diff');
   const settings = loadSettings(root);
@@ -129,5 +124,5 @@ async function reconcile(
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isMain) {
   const root = new URL('../..', import.meta.url).pathname;
-  process.exitCode = await run(process.argv.slice(2), process.env, root, (line) => process.stdout.write(`${line}\n`));
+  process.exitCode = await run(process.argv.slice(2), { env: process.env, root, out: (line) => process.stdout.write(`${line}\n`) });
 }

@@ -26,7 +26,7 @@ interface Source {
 }
 
 /** Reads one source file at a ref: from a local clone, or from GitHub. */
-async function readSource(source: Source, ref: string, file: string, from: string | undefined, root: string): Promise<string> {
+async function readSource(source: Source, { ref, file }: { ref: string; file: string }, { from, root }: { from?: string; root: string }): Promise<string> {
   // This repository's own code (the portfolio API): the working tree is the source.
   if (source.repository === facts.THIS_REPOSITORY) return readFileSync(join(root, file), 'utf8');
   if (from) {
@@ -83,7 +83,7 @@ export async function refreshEntry(o: RefreshOptions): Promise<string> {
   const version = o.version ?? oldVersion;
   // The ref follows the version: v3.5.5 -> v3.6.0, 1.3.0 -> 1.4.0.
   const ref = source.ref.includes(oldVersion.replace(/^v/, '')) ? source.ref.replace(oldVersion.replace(/^v/, ''), version.replace(/^v/, '')) : version;
-  const texts = await Promise.all(source.files.map((file) => readSource(source, ref, file, o.from, o.root)));
+  const texts = await Promise.all(source.files.map((file) => readSource(source, { ref, file }, o)));
   const metrics = facts.extractAll(source.extract, texts);
   if (Object.keys(metrics).length === 0)
     throw new Error(`the ${source.extract} extractor found no metrics in ${source.files.join(', ')} at ${ref}; the exporter changed how it declares them`);

@@ -155,13 +155,12 @@ interface Calls {
   applied: string[];
 }
 
+/** A bootstrap run against the fake cluster `name`: `fresh` writes its state anew; `readToken` and `env` stand in for the terminal and the environment. */
 async function run(
   name: string,
   args: string[],
   script: Record<string, unknown>,
-  fresh = true,
-  readToken?: () => Promise<string>,
-  env: NodeJS.ProcessEnv = {},
+  { fresh = true, readToken, env = {} }: { fresh?: boolean; readToken?: () => Promise<string>; env?: NodeJS.ProcessEnv } = {},
 ) {
   const state = join(dir, `${name}.json`);
   if (fresh) writeFileSync(state, JSON.stringify({ apps: APPS, ...script }));
@@ -230,7 +229,7 @@ describe('npm run bootstrap', () => {
   });
 
   it('fails in one line before touching the cluster when the CNI chart is not in the cache', async () => {
-    const r = await run('no-chart', ['--poll', '1ms'], {}, true, undefined, { HOMELAB_CHART_CACHE: join(dir, 'empty-cache') });
+    const r = await run('no-chart', ['--poll', '1ms'], {}, { env: { HOMELAB_CHART_CACHE: join(dir, 'empty-cache') } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^bootstrap: cannot render cilium: .*not in the chart cache: run npm run charts:pull\n$/);
     expect(r.state.calls.filter((c) => c.argv[0] === 'apply')).toEqual([]);
@@ -261,7 +260,7 @@ describe('npm run bootstrap', () => {
   it('is idempotent: a second run keeps the credential without asking and applies the same objects', async () => {
     const first = await run('again', ['--poll', '1ms'], {});
     const applied = [...first.state.applied];
-    const second = await run('again', ['--poll', '1ms'], {}, false);
+    const second = await run('again', ['--poll', '1ms'], {}, { fresh: false });
     expect(second.code).toBe(0);
     expect(second.asked).toBe(0);
     expect(second.stdout).toContain('external-secrets/onepassword-service-account exists; kept');
@@ -333,7 +332,7 @@ describe('the token prompt at a terminal', () => {
     const t = terminal(['ops_', '\u0003']);
     await expect(readHiddenLine(t.input, () => undefined)).rejects.toBeInstanceOf(Interrupted);
     expect(t.modes).toEqual([true, false]);
-    const r = await run('ctrl-c', ['--poll', '1ms'], {}, true, () => readHiddenLine(terminal(['\u0003']).input, () => undefined));
+    const r = await run('ctrl-c', ['--poll', '1ms'], {}, { readToken: () => readHiddenLine(terminal(['\u0003']).input, () => undefined) });
     expect(r.code).toBe(130);
     expect(r.stderr).toBe('bootstrap: interrupted at the token prompt (Ctrl-C); nothing more was applied\n');
     expect(r.state.calls.some((c) => c.argv.join(' ').includes('root.yaml'))).toBe(false);

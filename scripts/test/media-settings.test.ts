@@ -38,7 +38,7 @@ function managerState(instance: string): Record<string, unknown> {
 let fakes: Record<string, Fake>;
 let env: Record<string, string>;
 let lines: string[];
-const go = (...args: string[]) => run(args, env, REPO_ROOT, (l) => lines.push(l));
+const go = (...args: string[]) => run(args, { env, root: REPO_ROOT, out: (l) => lines.push(l) });
 
 beforeEach(async () => {
   lines = [];
@@ -114,7 +114,7 @@ describe('media-settings diff', () => {
   it('refuses wrong arguments with one line and exit 2, and prints help with exit 0', async () => {
     const errors: string[] = [];
     const io = { stdout: (t: string) => errors.push(`out:${t}`), stderr: (t: string) => errors.push(`err:${t}`) };
-    const code = async (...args: string[]) => run(args, env, REPO_ROOT, (l) => lines.push(l), fetch, io);
+    const code = async (...args: string[]) => run(args, { env, root: REPO_ROOT, out: (l) => lines.push(l), io });
     expect(await code('sync')).toBe(2);
     expect(await code('diff', 'sabnzbd')).toBe(2);
     expect(await code('diff', '--yes')).toBe(2);

@@ -181,7 +181,12 @@ function gitRedirect(o: RunOptions): NodeJS.ProcessEnv {
   ]);
 }
 
-async function runJob(o: RunOptions, id: string, spec: JobSpec, workflowEnv: Record<string, string>, needs: Record<string, unknown>): Promise<JobResult> {
+/** One job of the workflow: its id and spec, with the workflow's env and the outputs of the jobs it needs. */
+async function runJob(
+  o: RunOptions,
+  { id, spec }: { id: string; spec: JobSpec },
+  { workflowEnv, needs }: { workflowEnv: Record<string, string>; needs: Record<string, unknown> },
+): Promise<JobResult> {
   const base = mkdtempSync(join(o.state.artifacts, '..', `job-${id}-`));
   const [workspace, temp] = [join(base, 'work'), join(base, 'temp')];
   for (const dir of [workspace, temp, join(base, 'home')]) mkdirSync(dir);
@@ -240,7 +245,7 @@ export async function runWorkflow(o: RunOptions): Promise<Record<string, JobResu
       results[id] = { result: 'skipped', steps: [] };
       continue;
     }
-    results[id] = await runJob(o, id, spec, workflow.env ?? {}, needs);
+    results[id] = await runJob(o, { id, spec }, { workflowEnv: workflow.env ?? {}, needs });
   }
   return results;
 }

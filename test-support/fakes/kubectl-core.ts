@@ -128,7 +128,10 @@ async function apply(state: State, more: string[], stdin: string): Promise<strin
 }
 
 /** The ConfigMap subcommands of the etcd engine, kept in the real etcd; undefined when the call is not one of them. */
-async function etcdCall(etcd: string, verb: string | undefined, more: string[], namespace: string, stdin: string): Promise<FakeResult | undefined> {
+async function etcdCall(
+  etcd: string,
+  { verb, more, namespace, stdin }: { verb: string | undefined; more: string[]; namespace: string; stdin: string },
+): Promise<FakeResult | undefined> {
   if (verb === 'apply') {
     const object = JSON.parse(stdin) as Manifest;
     if (object.kind !== 'ConfigMap') return { code: 1, stdout: '', stderr: `error: this fake keeps only ConfigMaps in etcd, not ${object.kind}\n` };
@@ -162,7 +165,7 @@ async function answer(state: State, call: FakeCall): Promise<FakeResult> {
   if (verb === 'version' && more.includes('--client')) return ok('Client Version: v1.36.3\nKustomize Version: v5.8.1\n');
   if (state.unreachable) return fail('The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?');
   if (verb === 'version') return ok(JSON.stringify({ clientVersion: { gitVersion: 'v1.36.3' }, serverVersion: { gitVersion: 'v1.36.3' } }));
-  const kept = call.etcd ? await etcdCall(call.etcd, verb, more, namespace, call.stdin) : undefined;
+  const kept = call.etcd ? await etcdCall(call.etcd, { verb, more, namespace, stdin: call.stdin }) : undefined;
   if (kept) return kept;
   if (verb === 'apply') return ok(await apply(state, more, call.stdin));
   if (verb === 'get' && more[0] === 'secret') {

@@ -40,9 +40,21 @@ function* schemaNodes(node: unknown, path: PathSegment[], cardinality = 1): Gene
 }
 
 /** A rule's or messageExpression's compile, type check and estimated cost at its node; the cost it adds to the CRD's total. */
-function judgeExpression(ctx: CheckContext, r: Resource, at: PathSegment[], text: string, node: Node, isRoot: boolean, cardinality: number): number {
+/** Where an expression sits: its schema node, whether that is the resource's root, and how many times the node can occur. */
+interface ExpressionAt {
+  node: Node;
+  isRoot: boolean;
+  cardinality: number;
+}
+
+function judgeExpression(
+  ctx: CheckContext,
+  place: { resource: Resource; path: PathSegment[] },
+  text: string,
+  { node, isRoot, cardinality }: ExpressionAt,
+): number {
+  const { resource: r, path: at } = place;
   const field = String(at.at(-1));
-  const place = { resource: r, path: at };
   const refused = (why: string) => ctx.fail(place, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)} is refused: ${why}`);
   const c = compileOutcome(text);
   if (!c.ok) {
@@ -92,7 +104,11 @@ export const crdAcceptedCheck: PolicyCheck = {
             for (const field of ['rule', 'messageExpression'] as const) {
               const text = (rule as Node)?.[field];
               if (typeof text === 'string')
-                total += judgeExpression(ctx, r, [...path, 'x-kubernetes-validations', i, field], text, node, path.length === root.length, cardinality);
+                total += judgeExpression(ctx, { resource: r, path: [...path, 'x-kubernetes-validations', i, field] }, text, {
+                  node,
+                  isRoot: path.length === root.length,
+                  cardinality,
+                });
             }
         }
         if (total > PER_CRD_LIMIT)

@@ -11,7 +11,7 @@ import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
 import type { PolicyCheck } from '../kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 
-function expectDuration(fail: Fail, values: unknown, path: Path, expected: string, what: string): void {
+function expectDuration(fail: Fail, values: unknown, path: Path, { expected, what }: { expected: string; what: string }): void {
   const actual = dig(values, path);
   if (durationMs(actual) !== durationMs(expected)) fail(path, `${what} is ${actual === undefined ? 'unset' : scalarText(actual)}, must be ${expected}`);
 }
@@ -27,8 +27,8 @@ export const monitoringChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       onValues(ctx, 'kube-prometheus-stack', ({ values }, fail) => {
-        expectDuration(fail, values, ['prometheus', 'prometheusSpec', 'retention'], '7d', 'metrics retention');
-        expectDuration(fail, values, ['alertmanager', 'alertmanagerSpec', 'retention'], '120h', 'Alertmanager retention');
+        expectDuration(fail, values, ['prometheus', 'prometheusSpec', 'retention'], { expected: '7d', what: 'metrics retention' });
+        expectDuration(fail, values, ['alertmanager', 'alertmanagerSpec', 'retention'], { expected: '120h', what: 'Alertmanager retention' });
         if (dig(values, ['alertmanager', 'alertmanagerSpec', 'replicas']) !== 2)
           fail(
             ['alertmanager', 'alertmanagerSpec', 'replicas'],
@@ -39,14 +39,18 @@ export const monitoringChecks: PolicyCheck[] = [
         if (dig(values, ['deploymentMode']) !== 'SingleBinary') fail(['deploymentMode'], 'Loki must run as a single binary');
         if (dig(values, ['loki', 'compactor', 'retention_enabled']) !== true)
           fail(['loki', 'compactor'], 'the compactor must enforce retention (retention_enabled: true)');
-        expectDuration(fail, values, ['loki', 'limits_config', 'retention_period'], '7d', 'log retention');
+        expectDuration(fail, values, ['loki', 'limits_config', 'retention_period'], { expected: '7d', what: 'log retention' });
         const streams = (dig(values, ['loki', 'limits_config', 'retention_stream']) ?? []) as { selector?: string; period?: string }[];
         const events = streams.findIndex((s) => s.selector?.includes('kubernetes/eventhandler'));
         if (events === -1) fail(['loki', 'limits_config'], 'no retention_stream keeps Kubernetes events for 30 days');
-        else expectDuration(fail, values, ['loki', 'limits_config', 'retention_stream', events, 'period'], '30d', 'Kubernetes events retention');
+        else
+          expectDuration(fail, values, ['loki', 'limits_config', 'retention_stream', events, 'period'], {
+            expected: '30d',
+            what: 'Kubernetes events retention',
+          });
       });
       onValues(ctx, 'tempo', ({ values }, fail) => {
-        expectDuration(fail, values, ['tempo', 'retention'], '24h', 'trace retention');
+        expectDuration(fail, values, ['tempo', 'retention'], { expected: '24h', what: 'trace retention' });
         if (!dig(values, ['tempo', 'receivers', 'otlp'])) fail(['tempo', 'receivers'], 'Tempo must receive OTLP');
       });
       onValues(ctx, 'alloy', ({ values }, fail) => {

@@ -50,7 +50,7 @@ export const ingressPathCheck: PolicyCheck = {
                   (namespaceOrDestination(ctx.repo, p) ?? '') === ns &&
                   selectorMatches(obj(dig(p.object, ['spec', 'podSelector'])), pod.labels),
               );
-            return isolating.length > 0 && !isolating.some((p) => letsIn(p, pod, target.port, proxy, ns, namespaces));
+            return isolating.length > 0 && !isolating.some((p) => letsIn(p, { pod, port: target.port, ns }, proxy, namespaces));
           });
           if (blocked)
             ctx.fail(
@@ -97,12 +97,11 @@ function isolatesIngress(policy: Resource): boolean {
 /** Whether one of a policy's ingress rules admits the proxy to `pod` on `port` (a number or a container port name). */
 function letsIn(
   policy: Resource,
-  pod: Template,
-  port: string,
+  target: { pod: Template; port: string; ns: string },
   proxy: { namespace: string; pods?: Template[] },
-  ns: string,
   namespaces: Map<string, Obj>,
 ): boolean {
+  const { pod, port, ns } = target;
   return list(dig(policy.object, ['spec', 'ingress'])).some((raw) => {
     const rule = obj(raw);
     const ports = list(rule.ports).map(obj);

@@ -95,8 +95,7 @@ describe('schema layer: strict by default', () => {
           [parseManifest('t.yaml', `apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: x\nspec:\n  ${spec}\n`)],
           [],
           defaults,
-          undefined,
-          layer,
+          { given: layer },
         )
       )[0];
     const gadget = await gadgetOf('size: 1');
