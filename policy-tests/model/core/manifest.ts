@@ -6,7 +6,7 @@ import { LineCounter, parseAllDocuments, type Document, type YAMLError } from 'y
 import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import type { Finding } from './findings.ts';
 import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
-import { exactIntegers, under, type ExactInteger } from '../yaml/exact-integers.ts';
+import { exactIntegers, mayHoldLargeIntegers, under, type ExactInteger } from '../yaml/exact-integers.ts';
 import { locate, type LinePos, type Path } from './positions.ts';
 
 export interface Resource {
@@ -229,6 +229,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
   const resources: Resource[] = [];
   const findings: Finding[] = [];
   let documents = 0;
+  const largeIntegers = mayHoldLargeIntegers(text);
   const list = Array.isArray(docs) ? docs : [];
   list.forEach((doc, index) => {
     if (doc.errors.length > 0) {
@@ -256,7 +257,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
     if (object === null || object === undefined) return;
     documents++;
     const positions = documentPositions(doc, lineCounter);
-    const integers = exactIntegers(doc, text);
+    const integers = largeIntegers ? exactIntegers(doc) : [];
     const add = (value: unknown, prefix: Path, item?: number): void => {
       const at = (path: Path, message: string): void => {
         // Where Argo CD's directory walk would pass over the file without a word, the refusal says so.

@@ -304,6 +304,18 @@ function appliedBeyond(repo: Repo): string[] {
   const repoURL = repo.facts?.repoURL;
   if (!repoURL || paths.length === 0) return [];
   const same = (url: unknown) => typeof url === 'string' && normalizeRepoURL(url) === normalizeRepoURL(repoURL);
+  // The checkout's paths by folder, once: each source reads its own folder (or the folders under it), not every path.
+  const byFolder = new Map<string, string[]>();
+  for (const p of paths) {
+    const folder = dirname(p);
+    const files = byFolder.get(folder);
+    if (files) files.push(p);
+    else byFolder.set(folder, [p]);
+  }
+  const under = (appPath: string, recurse: boolean): string[] =>
+    recurse
+      ? [...byFolder].filter(([folder]) => appPath === '' || folder === appPath || folder.startsWith(`${appPath}/`)).flatMap(([, files]) => files)
+      : (byFolder.get(appPath || '.') ?? []);
   const out = new Set<string>();
   for (const r of repo.resources) {
     if (r.apiVersion !== 'argoproj.io/v1alpha1' || r.kind !== 'Application') continue;
@@ -313,14 +325,7 @@ function appliedBeyond(repo: Repo): string[] {
       if (!raw || typeof raw !== 'object' || raw.chart !== undefined || typeof raw.path !== 'string' || !same(raw.repoURL)) continue;
       const explicit = explicitTool(raw);
       const appPath = appPathOf(raw.path);
-      const tool =
-        explicit.tool ??
-        (explicit.error
-          ? undefined
-          : discoveredTool(
-              paths.filter((p) => dirname(p) === (appPath || '.')),
-              appPath,
-            ));
+      const tool = explicit.tool ?? (explicit.error ? undefined : discoveredTool(under(appPath, false), appPath));
       if (tool !== 'Directory') continue;
       const d = (raw.directory ?? {}) as Record<string, unknown>;
       const options = {
@@ -328,7 +333,8 @@ function appliedBeyond(repo: Repo): string[] {
         include: typeof d.include === 'string' ? d.include : undefined,
         exclude: typeof d.exclude === 'string' ? d.exclude : undefined,
       };
-      for (const file of directoryFiles(paths, appPath, options)) if (!repo.files.has(file) && !file.endsWith('.jsonnet')) out.add(file);
+      for (const file of directoryFiles(under(appPath, options.recurse), appPath, options))
+        if (!repo.files.has(file) && !file.endsWith('.jsonnet')) out.add(file);
     }
   }
   return [...out].sort();

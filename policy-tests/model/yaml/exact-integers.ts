@@ -15,16 +15,21 @@ export interface ExactInteger {
   digits: string;
 }
 
-/** Text that may hold such an integer: 16 decimal digits (2^53 has 16) or 14 hex ones. A cheap test that spares the walk. */
-const MAYBE_LARGE = /\d{16}|0x[0-9a-fA-F]{14}|0o[0-7]{18}/;
+/** 16 decimal digits (2^53 has 16), or 0x/0o and 14 more: a text without them holds no such integer. */
+const MAYBE_LARGE = /[0-9]{16}|0[xo][0-9a-fA-F]{14}/;
+
+/** Whether a file's text may hold such an integer: one scan of the file, so that most files skip the walk of their documents. */
+export function mayHoldLargeIntegers(text: string): boolean {
+  return MAYBE_LARGE.test(text);
+}
 const INTEGER = /^[-+]?[0-9]+$|^0x[0-9a-fA-F]+$|^0o[0-7]+$/;
 
 /**
- * Every integer scalar of `doc` that a double rounds, with its path in `doc.toJS()`. A value reached through an alias
+ * Every integer scalar of `doc` that a double rounds, with its path in `doc.toJS()` (walked only where
+ * mayHoldLargeIntegers says the file may hold one). A value reached through an alias
  * or a merge key (`<<`) sits at another path in the object than in the text, and keeps its double.
  */
-export function exactIntegers(doc: Document, text: string): ExactInteger[] {
-  if (!MAYBE_LARGE.test(text)) return [];
+export function exactIntegers(doc: Document): ExactInteger[] {
   const out: ExactInteger[] = [];
   visit(doc, {
     Scalar(_, node, ancestors) {
