@@ -296,13 +296,14 @@ function startupPhases(): string {
     const t0 = performance.now();
     const { runGate } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'policy-tests/index.ts')).href)});
     const marks = [['imports', performance.now()]];
-    let last = '';
+    // Each mark ends a phase: the parse when it reports done, the render when the schema layer starts, the schema
+    // layer when the admission stage starts, the admission stage when the policy stage starts, the policy stage last.
+    const ended = { schema: 'render', admission: 'schema', policy: 'admission' };
     await runGate({ onProgress: (phase, done) => {
-      const name = phase === 'parse' && done === 1 ? 'parse' : phase === 'policy' ? 'render' : phase === 'schema' && last !== 'schema' ? 'policy' : undefined;
+      const name = phase === 'parse' ? (done === 1 ? 'parse' : undefined) : ended[phase];
       if (name && !marks.some(([n]) => n === name)) marks.push([name, performance.now()]);
-      last = phase;
     } });
-    marks.push(['schema', performance.now()]);
+    marks.push(['policy', performance.now()]);
     let prev = t0;
     console.log(marks.map(([n, t]) => { const ms = t - prev; prev = t; return n + ' ' + ms.toFixed(0) + ' ms'; }).join(', '));
   `;

@@ -2,7 +2,7 @@
 import { LineCounter, parseDocument } from 'yaml';
 import { blockScalarMapper } from '../falco/tuning.ts';
 import type { Repo } from '../repository/repo.ts';
-import type { Resource } from '../core/manifest.ts';
+import type { Positions, Resource } from '../core/manifest.ts';
 import type { LinePos, Path } from '../core/positions.ts';
 import { documentPositions } from '../core/manifest.ts';
 
@@ -53,17 +53,23 @@ function dashboardsOf(repo: Repo, resource: Resource): Dashboard[] {
     const text = repo.parsed.find((p) => p.file === resource.file && p.renderedBy === undefined)?.text ?? '';
     for (const [key, value] of Object.entries((resource.object.data ?? {}) as Record<string, unknown>)) {
       if (typeof value !== 'string' || !key.endsWith('.json')) continue;
-      const toOuter = blockScalarMapper(resource, text, ['data', key]);
-      const lineCounter = new LineCounter();
-      const doc = parseDocument(value, { lineCounter });
-      const positions = documentPositions(doc, lineCounter);
-      const at = (path: Path) => toOuter(positions.at(path, 'key'));
+      // Where a path of the dashboard sits in the file: the JSON is parsed with positions only when a finding asks.
+      let toOuter: ((p: LinePos) => LinePos) | undefined;
+      let positions: Positions | undefined;
+      const outer = (pos: LinePos) => (toOuter ??= blockScalarMapper(resource, text, ['data', key]))(pos);
+      const at = (path: Path) => {
+        if (!positions) {
+          const lineCounter = new LineCounter();
+          positions = documentPositions(parseDocument(value, { lineCounter }), lineCounter);
+        }
+        return outer(positions.at(path, 'key'));
+      };
       let json: { title?: string; panels?: Panel[] } = {};
       let error: Dashboard['error'];
       try {
         json = JSON.parse(value) as typeof json;
       } catch (err) {
-        error = { message: `dashboard JSON does not parse: ${(err as Error).message}`, pos: toOuter({ line: 1, col: 1 }) };
+        error = { message: `dashboard JSON does not parse: ${(err as Error).message}`, pos: outer({ line: 1, col: 1 }) };
       }
       out.push({ file: resource.file, key, title: json.title ?? '', panels: json.panels ?? [], at, error, rendered: resource.rendered !== undefined });
     }

@@ -7,7 +7,7 @@
  * check holds to that (no package folder, no store file).
  */
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -28,8 +28,9 @@ function walk(root: string, rel = ''): string[] {
 
 export async function checkoutPaths(root: string): Promise<{ paths: string[]; from: 'git' | 'walk' }> {
   try {
-    const top = await run('git', ['-C', root, 'rev-parse', '--show-toplevel'], { timeout: GIT_TIMEOUT_MS });
-    if (top.stdout.trim() === root.replace(/\/+$/, '')) {
+    // A checkout's root holds .git (a folder, or a file in a worktree): one git process, not a second to ask where
+    // the top is. A folder inside a checkout is not one; a broken .git makes ls-files fail, and the walk stands.
+    if (existsSync(join(root, '.git'))) {
       const listed = await run('git', ['-C', root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
         timeout: GIT_TIMEOUT_MS,
         maxBuffer: 256 * 1024 * 1024,

@@ -7,9 +7,9 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../core/findings.ts';
-import { itemPositions, lazyPositions, type ParsedFile, type Resource } from '../core/manifest.ts';
+import { itemPositions, type ParsedFile, type Resource } from '../core/manifest.ts';
 import { parseSource, readSource } from '../core/source.ts';
-import { recall, remember as record } from '../stores/parse-store.ts';
+import { recall, remember as record, storedPositions } from '../stores/parse-store.ts';
 
 export interface WorkerFile {
   file: string;
@@ -92,7 +92,7 @@ function withLazyPositions(r: WorkerFile): ParsedFile {
     file: r.file,
     text: r.text,
     findings: r.findings,
-    resources: r.resources.map((res) => ({ ...res, positions: itemPositions(lazyPositions(r.text, res.doc, memo), res.item) })),
+    resources: r.resources.map((res) => ({ ...res, positions: itemPositions(storedPositions(r.file, r.text, res.doc, memo), res.item) })),
   };
 }
 

@@ -9,8 +9,8 @@ import { LineCounter, parseDocument } from 'yaml';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { argoGlobMatch } from '../core/glob.ts';
-import { documentPositions, lazyPositions, type ParsedFile, type Positions, type Resource } from '../core/manifest.ts';
-import { recall, remember as record } from '../stores/parse-store.ts';
+import { documentPositions, type ParsedFile, type Positions, type Resource } from '../core/manifest.ts';
+import { recall, remember as record, storedPositions } from '../stores/parse-store.ts';
 import { parseFiles } from './parse-pool.ts';
 import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
@@ -124,7 +124,7 @@ function parseDataFileUncached(file: string, text: string): DataFile {
   if (file.endsWith('.toml')) return parseTomlFile(file, text);
   // Parsed by an earlier run (parse-store.ts): its positions are found again only when a finding needs one.
   const prior = recall<Omit<DataFile, 'file' | 'positions'>>('data', file, text);
-  if (prior) return { file, ...prior, data: prior.data, positions: lazyPositions(text, 0, {}) };
+  if (prior) return { file, ...prior, data: prior.data, positions: storedPositions(file, text, 0, {}) };
   try {
     const parsed = parseYamlDataFile(file, text);
     record('data', file, text, {

@@ -9,8 +9,11 @@
  * .nan scalar) are never stored, so what is read back is what a parse gives.
  */
 import { outcomeStore, packageVersion } from './outcome-store.ts';
+import { lazyPositions, type FilePosition, type Positions } from '../core/manifest.ts';
+import type { Document, LineCounter } from 'yaml';
 
 const store = outcomeStore<unknown>('parsed', () => packageVersion('yaml'));
+const places = outcomeStore<FilePosition>('positions', () => packageVersion('yaml'));
 
 /** What a parse of this text gave before, if this make-up parsed it. Shared, never to be mutated (parsed files never are). */
 export function recall<T>(kind: 'manifest' | 'data', file: string, text: string): T | undefined {
@@ -31,4 +34,23 @@ function jsonSafe(value: unknown): boolean {
 /** Remembers a parse for the next run, when JSON carries it exactly. */
 export function remember(kind: 'manifest' | 'data', file: string, text: string, value: unknown): void {
   if (jsonSafe(value)) store.set([kind, file, text], value);
+}
+
+/**
+ * Positions of a parse read back from the store (or from a worker): the file is parsed again only when a finding
+ * needs a place, and each place found is kept, keyed by the file's text, so the next run that reports the same
+ * finding in an unchanged file (a source not rendered, a warning) parses nothing to place it.
+ */
+export function storedPositions(file: string, text: string, doc: number, memo: { docs?: Document[]; lineCounter?: LineCounter }): Positions {
+  const lazy = lazyPositions(text, doc, memo);
+  return {
+    at(path, target) {
+      const key = [file, text, String(doc), JSON.stringify(path), target];
+      const known = places.get(key);
+      if (known) return known;
+      const found = lazy.at(path, target);
+      places.set(key, found);
+      return found;
+    },
+  };
 }

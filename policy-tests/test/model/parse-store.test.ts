@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { itemPositions, lazyPositions } from '../../model/core/manifest.ts';
-import { recall, remember } from '../../model/stores/parse-store.ts';
+import { recall, remember, storedPositions } from '../../model/stores/parse-store.ts';
 import { loadRepo, parseDataFile, REPO_ROOT } from '../../model/repository/repo.ts';
 import { parseSource, readSource } from '../../model/core/source.ts';
 
@@ -44,5 +44,22 @@ describe('the parse store', () => {
     const fresh = parseDataFile(file, text);
     expect(recall('data', file, text)).toEqual({ data: fresh.data, errors: fresh.errors });
     expect(lazyPositions(text, 0, {}).at(['a', 'c'], 'value')).toEqual(fresh.positions.at(['a', 'c'], 'value'));
+  });
+
+  it('keeps each place a finding asked for: the next lookup in the unchanged text parses nothing', () => {
+    const text = 'a: 1\n---\nkind: X\nspec:\n  b: [1, 2]\n';
+    const file = `test-store-${process.pid}-${Math.random()}/two.yaml`;
+    const first: { docs?: unknown[] } = {};
+    const place = storedPositions(file, text, 1, first as never).at(['spec', 'b'], 'value');
+    expect(place).toEqual(lazyPositions(text, 1, {}).at(['spec', 'b'], 'value'));
+    expect(first.docs).toBeDefined();
+    // A new run (a new memo): the place comes from the store, and the text is not parsed.
+    const second: { docs?: unknown[] } = {};
+    expect(storedPositions(file, text, 1, second as never).at(['spec', 'b'], 'value')).toEqual(place);
+    expect(second.docs).toBeUndefined();
+    // Another text, or another path, is looked for again.
+    const changed: { docs?: unknown[] } = {};
+    storedPositions(file, text.replace('[1, 2]', '[1, 2, 3]'), 1, changed as never).at(['spec', 'b'], 'value');
+    expect(changed.docs).toBeDefined();
   });
 });
