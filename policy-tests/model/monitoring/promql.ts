@@ -103,14 +103,15 @@ function parseUncached(expr: string): ParsedExpr {
         });
       }
       const identifier = node.getChild('Identifier');
-      selectors.push({ name: identifier ? text(identifier) : undefined, matchers, from: node.from, ...context(node, text) });
+      // No key holds undefined: a parse read back from the store (JSON) is then the same object as a fresh one.
+      selectors.push({ ...(identifier ? { name: text(identifier) } : {}), matchers, from: node.from, ...context(node, text) });
     },
   });
   for (const s of selectors) {
     const compared = comparisonOf(tree.resolveInner(s.from, 1), text);
     if (compared) comparisons.push({ selector: s, ...compared });
   }
-  return { selectors, comparisons, error };
+  return { selectors, comparisons, ...(error ? { error } : {}) };
 }
 
 function context(node: SyntaxNode, text: (n: SyntaxNode | null | undefined) => string): Pick<Selector, 'window' | 'inAbsent' | 'groupedBy'> {
@@ -130,7 +131,7 @@ function context(node: SyntaxNode, text: (n: SyntaxNode | null | undefined) => s
     }
     if (at.name === 'BinaryExpr') break; // grouping and windows beyond a binary operator belong to the whole, not this selector
   }
-  return { window, inAbsent, groupedBy };
+  return { ...(window ? { window } : {}), inAbsent, groupedBy };
 }
 
 /** `sel == 0` / `sel != 1` (either order) where `sel` is the bare selector at the node. */

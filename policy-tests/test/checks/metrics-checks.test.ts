@@ -32,18 +32,23 @@ describe("PromQL through Prometheus's grammar", () => {
       { label: 'job', op: '=~', value: 'a.+' },
       { label: 'x', op: '!=', value: 'y' },
     ]);
-    expect(bar).toMatchObject({ name: 'bar', window: undefined, inAbsent: false });
+    expect(bar).toMatchObject({ name: 'bar', inAbsent: false });
+    expect(bar!.window).toBeUndefined();
     expect(up).toMatchObject({ name: 'up', inAbsent: true });
     expect(p.comparisons).toEqual([{ selector: bar, op: '==', value: 0 }]);
   });
 
   it('reads a __name__ regex selector and reports a syntax error with its offset', () => {
-    expect(parsePromQL('{__name__=~"(sonarr|radarr)_queue_total"} > 0').selectors[0]).toMatchObject({
-      name: undefined,
-      matchers: [{ label: '__name__', op: '=~', value: '(sonarr|radarr)_queue_total' }],
-    });
+    const byRegex = parsePromQL('{__name__=~"(sonarr|radarr)_queue_total"} > 0').selectors[0]!;
+    expect(byRegex.matchers).toEqual([{ label: '__name__', op: '=~', value: '(sonarr|radarr)_queue_total' }]);
+    expect(byRegex.name).toBeUndefined();
     const broken = parsePromQL('rate(foo[5m]');
     expect(broken.error?.message).toMatch(/does not parse/);
+  });
+
+  it('parses to plain data: what the warm-start store gives back (JSON) is the same object, no key holding undefined', () => {
+    for (const expr of ['sum by (job) (rate(foo_total{job=~"a.+"}[5m])) > 0 and on (job) bar == 0', '{__name__=~"x"} > 0', 'rate(foo[5m]'])
+      expect(JSON.parse(JSON.stringify(parsePromQL(expr))), expr).toStrictEqual(parsePromQL(expr));
   });
 });
 
