@@ -99,7 +99,16 @@ export interface CheckEnvironment {
 export interface Area {
   name: string;
   checks(env: CheckEnvironment): PolicyCheck[];
+  /**
+   * The invariants this area states, each once, in the project's own words (any area's checks may cite them):
+   * docs/invariants.md and the readme test read them from the areas (checks/registry.ts INVARIANTS).
+   */
+  invariants?: Readonly<Record<string, string>>;
 }
 
 /** An area whose checks need nothing of the environment. */
-export const staticArea = (name: string, checks: readonly PolicyCheck[]): Area => ({ name, checks: () => [...checks] });
+export const staticArea = (name: string, checks: readonly PolicyCheck[], invariants?: Readonly<Record<string, string>>): Area => ({
+  name,
+  checks: () => [...checks],
+  ...(invariants ? { invariants } : {}),
+});

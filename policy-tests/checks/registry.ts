@@ -56,3 +56,13 @@ export function policyChecks(env: CheckEnvironment): PolicyCheck[] {
 export function stagedChecks(env: CheckEnvironment): { admission: PolicyCheck[]; policy: PolicyCheck[] } {
   return { admission: admissionArea.checks(env), policy: AREAS.filter((a) => a !== admissionArea).flatMap((a) => a.checks(env)) };
 }
+
+/** Every invariant statement, from the areas that state them: an id stated by two areas is the readme test's failure. */
+export const INVARIANTS: Readonly<Record<string, string>> = Object.assign({}, ...AREAS.map((a) => a.invariants ?? {}));
+
+/** Ids stated by more than one of `areas`, with the areas that state each: every id has one statement. */
+export function invariantsStatedTwice(areas: readonly Area[] = AREAS): string[] {
+  const byId = new Map<string, string[]>();
+  for (const area of areas) for (const id of Object.keys(area.invariants ?? {})) byId.set(id, [...(byId.get(id) ?? []), area.name]);
+  return [...byId].filter(([, names]) => names.length > 1).map(([id, names]) => `${id} (${names.join(', ')})`);
+}

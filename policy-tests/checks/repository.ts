@@ -127,4 +127,10 @@ export function repositoryChecks({ isClusterScoped }: CheckEnvironment): PolicyC
   ];
 }
 
-export const repositoryArea: Area = { name: 'repository', checks: repositoryChecks };
+/** The platform (P), in this project's own words: what most areas cite, stated by this one. */
+const PLATFORM_INVARIANTS: Readonly<Record<string, string>> = {
+  P1: "Argo CD's application folders declare every workload, and Argo CD syncs them from main: what the repository holds is what the cluster accepts and runs.",
+  P2: 'Every setting that matters for a rebuild is declared in the repository.',
+};
+
+export const repositoryArea: Area = { name: 'repository', checks: repositoryChecks, invariants: PLATFORM_INVARIANTS };

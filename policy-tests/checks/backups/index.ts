@@ -2,7 +2,8 @@
 import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { backupChecks } from './backups.ts';
 import { backupHygieneChecks } from './job-hygiene.ts';
+import { BACKUP_INVARIANTS } from './invariants.ts';
 
 export const backupAreaChecks: PolicyCheck[] = [...backupChecks, ...backupHygieneChecks];
 
-export const backupArea: Area = staticArea('backups', backupAreaChecks);
+export const backupArea: Area = staticArea('backups', backupAreaChecks, BACKUP_INVARIANTS);

@@ -6,7 +6,8 @@
 import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { falcoChartChecks } from './chart-checks.ts';
 import { falcoTuningChecks } from './tuning-checks.ts';
+import { SECURITY_INVARIANTS } from './invariants.ts';
 
 export const falcoChecks: PolicyCheck[] = [...falcoTuningChecks, ...falcoChartChecks];
 
-export const falcoArea: Area = staticArea('falco', falcoChecks);
+export const falcoArea: Area = staticArea('falco', falcoChecks, SECURITY_INVARIANTS);

@@ -2,7 +2,8 @@
 import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { mediaChecks } from './media.ts';
 import { mediaPodChecks } from './pods.ts';
+import { MEDIA_INVARIANTS } from './invariants.ts';
 
 export const mediaAreaChecks: PolicyCheck[] = [...mediaChecks, ...mediaPodChecks];
 
-export const mediaArea: Area = staticArea('media', mediaAreaChecks);
+export const mediaArea: Area = staticArea('media', mediaAreaChecks, MEDIA_INVARIANTS);

@@ -2,7 +2,8 @@
 import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
 import { dashboardChecks, monitoringChecks } from './monitoring.ts';
 import { sourceChecks } from './sources.ts';
+import { MONITORING_INVARIANTS } from './invariants.ts';
 
 export const monitoringAreaChecks: PolicyCheck[] = [...monitoringChecks, ...dashboardChecks, ...sourceChecks];
 
-export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks);
+export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

@@ -5,13 +5,13 @@
  * test fails when it is stale).
  */
 import type { PolicyCheck } from '../../checks/kit.ts';
-import { INVARIANTS } from '../../checks/invariants.ts';
+import { INVARIANTS } from '../../checks/registry.ts';
 
 export const INVARIANTS_FILE = 'docs/invariants.md';
 
 const HEADER = `# Invariants
 
-Every policy check cites one or more invariant ids. This page states each id in the project's own words (from \`policy-tests/checks/invariants.ts\`), then the checks that enforce it, so a fork can look every id up without anything outside the repository. It is generated from the check registry (\`npm run readme:checks\`); \`policy-tests/test/gate/readme.test.ts\` fails when it is stale, or when a check cites an id missing here.
+Every policy check cites one or more invariant ids. This page states each id in the project's own words (each area states its own, beside its checks: \`invariants\` in its declaration), then the checks that enforce it, so a fork can look every id up without anything outside the repository. It is generated from the check registry (\`npm run readme:checks\`); \`policy-tests/test/gate/readme.test.ts\` fails when it is stale, or when a check cites an id missing here.
 `;
 
 /** Ids in reading order: by letter, then by number (A2 before A10). */
@@ -25,7 +25,7 @@ export function invariantsDoc(checks: readonly PolicyCheck[]): string {
   const ids = [...new Set(checks.flatMap((c) => c.invariants))].sort(byId);
   const lines = [HEADER];
   for (const id of ids) {
-    lines.push(`- **${id}**: ${INVARIANTS[id] ?? '(not stated: policy-tests/checks/invariants.ts has no statement for it)'}`);
+    lines.push(`- **${id}**: ${INVARIANTS[id] ?? '(not stated: no area states it)'}`);
     for (const c of checks.filter((x) => x.invariants.includes(id))) lines.push(`  - \`${c.id}\`: ${c.description}`);
   }
   return `${lines.join('\n')}\n`;

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registeredChecks } from '../../gate/gate.ts';
 import { INVARIANTS_FILE, invariantsDoc } from '../../gate/report/invariants-doc.ts';
-import { INVARIANTS } from '../../checks/invariants.ts';
+import { AREAS, INVARIANTS, invariantsStatedTwice } from '../../checks/registry.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 import { checkTable, withBlock, withCheckTable } from '../../gate/report/check-table.ts';
 import { WAVES_END, WAVES_START, wavesTable } from '../../gate/report/waves-table.ts';
@@ -87,6 +87,12 @@ describe('READMEs', () => {
     const cited = new Set((await registeredChecks()).flatMap((c) => c.invariants));
     expect([...cited].filter((id) => !INVARIANTS[id]).sort()).toEqual([]);
     expect(Object.keys(INVARIANTS).filter((id) => !cited.has(id))).toEqual([]);
+  });
+
+  it('has each invariant stated by one area only, and fails on an id two areas state', () => {
+    expect(invariantsStatedTwice()).toEqual([]);
+    const restating = { name: 'extra', checks: () => [], invariants: { P1: 'stated again' } };
+    expect(invariantsStatedTwice([...AREAS, restating])).toEqual(['P1 (repository, extra)']);
   });
 });
 

@@ -1,0 +1,22 @@
+/** Monitoring and alerting (A), in this project's own words: what the monitoring, metrics, alert-routing, watchdog and Falco checks cite. */
+export const MONITORING_INVARIANTS: Readonly<Record<string, string>> = {
+  A1: 'Alertmanager runs 2 replicas; metrics are kept 7 days, Alertmanager 5 days, logs 7 days (orchestrator events 30), traces 24 hours; the sensor and the log shipper keep nothing.',
+  A2: 'The log store runs as one binary, and a shipper on every node ships pod logs and orchestrator events.',
+  A3: 'The trace store takes the OTLP traces the ingress proxy pushes.',
+  A4: 'Blackbox probes: internet, HTTPS to two public endpoints every 15 s; public-sites, five public sites through public DNS and the CDN every 60 s.',
+  A5: "The gateway exporter is scraped every 30 s as a local read-only user with the network-view role, and the gateway's system log reaches the log store every minute as application=unifi_system_log.",
+  A6: 'The NAS is read by SNMP every 60 s with the if_mib and synology modules, SNMPv3 with SHA and AES, v1 and v2c off.',
+  A7: "The hypervisor exporter reads three hosts (one cluster-wide too) every 60 s with an audit-only user's API token.",
+  A8: "Backup sync state (ReplicationSources) and the media apps' exporters, which use the apps' API keys, are scraped.",
+  A10: 'The dashboards have the rows Internet & Backups, Network, Hypervisor and NAS, with their panels.',
+  A11: 'Watchdog always fires and is routed every 5 minutes to the external watchdog worker as a heartbeat.',
+  A12: 'Critical alerts go to the chat channel, resolved messages included.',
+  A13: 'The hypervisor and nas namespaces reach chat as one-shot events, without a resolved message.',
+  A14: 'The public API namespace reaches chat at every severity.',
+  A15: 'Everything else is dropped: warnings, the platform rules among them, never reach chat.',
+  A16: 'Sensor events go around the alert router; during an internet outage the router retries and delivers afterwards.',
+  A17: 'Every alert rule of the alert table exists with its condition, duration and severity.',
+  A18: 'The watchdog raises DOWN after 15 minutes without a heartbeat, or when a public site fails three one-minute checks in a row from the internet, and UP on recovery, keeping its state in a KV namespace.',
+  A19: 'Silencing Watchdog for 25 minutes makes the watchdog say DOWN about 15 minutes after the last heartbeat, and UP within minutes of the silence ending.',
+  A20: "In-cluster DNS forwards to the node's resolver, the network gateway; that is documented, and external name resolution is probed.",
+};
