@@ -7,6 +7,7 @@ import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import type { Finding } from './findings.ts';
 import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
 import { exactIntegers, mayHoldLargeIntegers, under, type ExactInteger } from '../yaml/exact-integers.ts';
+import { placeTable, type PlaceTable } from '../yaml/place-table.ts';
 import { locate, type LinePos, type Path } from './positions.ts';
 
 export interface Resource {
@@ -46,11 +47,13 @@ export type FilePosition = LinePos & { file?: string };
 
 export interface Positions {
   at(path: Path, target: 'key' | 'value'): FilePosition;
+  /** The document's every place as a table that crosses threads (a worker's parse), where the document is at hand. */
+  table?: () => PlaceTable;
 }
 
 /** Positions straight from a parsed document. */
 export function documentPositions(doc: Document, lineCounter: LineCounter): Positions {
-  return { at: (path, target) => locate(doc, lineCounter, path, target) };
+  return { at: (path, target) => locate(doc, lineCounter, path, target), table: () => placeTable(doc, lineCounter) };
 }
 
 /**
@@ -93,7 +96,9 @@ export function groupOf(apiVersion: string): string {
 
 /** Positions of one item of a List: its paths sit under `items.<index>` of the document. */
 export function itemPositions(positions: Positions, item: number | undefined): Positions {
-  return item === undefined ? positions : { at: (path, target) => positions.at(['items', item, ...path], target) };
+  if (item === undefined) return positions;
+  // The table is the document's: an item's paths sit under `items.<index>` in it too.
+  return { at: (path, target) => positions.at(['items', item, ...path], target), ...(positions.table ? { table: positions.table } : {}) };
 }
 
 /** The key that ties a finding to its resource: file, document, and List item. */

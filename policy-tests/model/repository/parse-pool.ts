@@ -10,12 +10,15 @@ import type { Finding } from '../core/findings.ts';
 import { itemPositions, type ParsedFile, type Resource } from '../core/manifest.ts';
 import { parseSource, readSource } from '../core/source.ts';
 import { recall, remember as record, storedPositions } from '../stores/parse-store.ts';
+import { placesFrom, type PlaceTable } from '../yaml/place-table.ts';
 
 export interface WorkerFile {
   file: string;
   text: string;
   findings: Finding[];
   resources: Omit<Resource, 'positions'>[];
+  /** Each document's places, from a worker (a stored parse has none: its places are kept one by one, parse-store.ts). */
+  places?: Record<number, PlaceTable>;
 }
 
 /** Below this many bytes of YAML, starting workers costs more than it saves. */
@@ -92,7 +95,11 @@ function withLazyPositions(r: WorkerFile): ParsedFile {
     file: r.file,
     text: r.text,
     findings: r.findings,
-    resources: r.resources.map((res) => ({ ...res, positions: itemPositions(storedPositions(r.file, r.text, res.doc, memo), res.item) })),
+    resources: r.resources.map((res) => {
+      const parsed = storedPositions(r.file, r.text, res.doc, memo);
+      const table = r.places?.[res.doc];
+      return { ...res, positions: itemPositions(table ? placesFrom(table, parsed) : parsed, res.item) };
+    }),
   };
 }
 
