@@ -21,6 +21,15 @@ const GATES = {
     { since: 32, enabled: true },
     { since: 34, enabled: true },
   ],
+  /**
+   * KEP-4427: a DNS search path may hold '_' where it may hold '-'; off by default, each search is a DNS-1123
+   * subdomain (a trailing '.' allowed). Alpha in 1.32, beta and on in 1.33, GA in 1.34.
+   */
+  RelaxedDNSSearchValidation: [
+    { since: 32, enabled: false },
+    { since: 33, enabled: true },
+    { since: 34, enabled: true },
+  ],
 } as const satisfies Record<string, readonly Step[]>;
 
 export type ValidationGate = keyof typeof GATES;

@@ -12,6 +12,8 @@ export interface Invalid {
   message: string;
   /** The Kubernetes validation function that refuses it (k8s.io/kubernetes, apimachinery). */
   fn: string;
+  /** What the gate cannot say the API server refuses or admits: counted as not judged, never as a pass or a failure. */
+  notJudged?: true;
 }
 
 type NameRule = { fn: string; check: (v: string) => string | undefined; max?: number };

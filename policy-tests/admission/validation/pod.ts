@@ -9,6 +9,7 @@ import type { Invalid } from './metadata.ts';
 import { imageReferenceProblem } from './image-reference.ts';
 import { validateObjectMeta } from './metadata.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
+import { dnsProblems } from './pod-dns.ts';
 import { configMapKey, dns1123Label, envVarName, isPortNumber, parseQuantity, portName, portNumOrNameProblem } from './syntax.ts';
 
 type Obj = Record<string, any>;
@@ -307,7 +308,7 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
         }),
       );
   }
-  out.push(...securityContextPodProblems(spec.securityContext, [...at, 'securityContext']));
+  out.push(...securityContextPodProblems(spec.securityContext, [...at, 'securityContext']), ...dnsProblems(spec, at, features));
   return out;
 }
 

@@ -20,7 +20,7 @@ export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyC
   return {
     id: 'api-validation',
     description:
-      "The API server's built-in validation accepts the object: names by kind, labels and annotations, pod specs (unique names, mounts that name a volume, ports, probe handlers, quantities, requests within limits, environment names), selectors that match their template, Services, keys, claims, Ingresses, network policies, RBAC, budgets, autoscalers, classes and webhooks (invariants P1; docs/admission.md lists every rule).",
+      "The API server's built-in validation accepts the object: names by kind, labels and annotations, pod specs (unique names, mounts that name a volume, ports, probe handlers, quantities, requests within limits, environment names, DNS settings), selectors that match their template, Services, keys, claims, Ingresses, network policies, RBAC, budgets, autoscalers, classes and webhooks (invariants P1; docs/admission.md lists every rule).",
     invariants: ['P1'],
     remediation: 'fix the field the finding names; docs/admission.md gives the Kubernetes rule behind it',
     reads: { kinds: ['*'], everyKind: 'the API server validates every resource of a built-in kind' },
@@ -30,7 +30,9 @@ export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyC
       const minor = ctx.repo.facts?.kubernetesMinor ?? Number.NaN;
       for (const r of ctx.resources) {
         const problems = isBuiltin(r) ? validateBuiltin(r.kind, r.object, minor) : validateObjectMeta(r.kind, r.object.metadata, ['metadata']);
-        for (const p of problems) ctx.fail({ resource: r, path: p.path }, `${r.kind} ${r.name}: ${p.message} [${p.fn}]`);
+        for (const p of problems)
+          if (p.notJudged) ctx.notJudged({ resource: r, path: p.path }, `${r.kind} ${r.name}: ${p.message} [${p.fn}]`);
+          else ctx.fail({ resource: r, path: p.path }, `${r.kind} ${r.name}: ${p.message} [${p.fn}]`);
       }
     },
   };

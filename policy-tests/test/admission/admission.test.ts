@@ -510,4 +510,38 @@ describe('built-in validation by Kubernetes minor (feature gates at their defaul
       `container a: env name "A=B": a valid environment variable name must consist only of printable ASCII characters other than '='`,
     );
   });
+
+  it('dnsConfig: the search paths by RelaxedDNSSearchValidation (on from 1.33), the rest at every minor', () => {
+    const pod = (spec: object) => ({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'c:1' }], ...spec } });
+    const judged = (minor: number, spec: object) => validateBuiltin('Pod', pod(spec), minor).map((p) => `${p.notJudged ? 'not judged: ' : ''}${p.message}`);
+    for (const minor of [31, 32]) expect(featuresAt(minor).has('RelaxedDNSSearchValidation')).toBe(false);
+    for (const minor of [33, 34, 36]) expect(featuresAt(minor).has('RelaxedDNSSearchValidation')).toBe(true);
+    const searches = (...list: string[]) => ({ dnsConfig: { searches: list } });
+    expect(judged(32, searches('abc_d.example.com'))).toEqual([
+      `dnsConfig search "abc_d.example.com": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+    ]);
+    expect(judged(33, searches('abc_d.example.com'))).toEqual([]);
+    // A trailing dot is fine on both sides; upper case on neither; an '_' at a label's edge is not guessed at.
+    expect([judged(32, searches('example.com.')), judged(33, searches('example.com.'))]).toEqual([[], []]);
+    expect(judged(33, searches('Example.com'))).toEqual([expect.stringContaining(`'_' allowed where '-' is`)]);
+    expect(judged(33, searches('_sip.example.com'))).toEqual([expect.stringMatching(/^not judged: /)]);
+    expect(judged(35, searches(...Array.from({ length: 33 }, (_, i) => `s${i}.example.com`)))).toEqual([
+      'dnsConfig.searches: must not have more than 32 search paths',
+    ]);
+    // Nameservers: IPs as ParseIPSloppy reads them, at most three; a None policy needs one.
+    expect(judged(35, { dnsConfig: { nameservers: ['1.2.3.4', '010.0.0.1', '::1'] } })).toEqual([]);
+    expect(judged(35, { dnsConfig: { nameservers: ['dns.example.com'] } })).toEqual([
+      'dnsConfig nameserver "dns.example.com": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    ]);
+    expect(judged(35, { dnsConfig: { nameservers: ['1.1.1.1', '1.0.0.1', '8.8.8.8', '8.8.4.4'] } })).toEqual([
+      'dnsConfig.nameservers: must not have more than 3 nameservers',
+    ]);
+    expect(judged(35, { dnsPolicy: 'None' })).toEqual(['must provide `dnsConfig` when `dnsPolicy` is None']);
+    expect(judged(35, { dnsPolicy: 'None', dnsConfig: { searches: ['a.b'] } })).toEqual([
+      'dnsConfig.nameservers: must provide at least one DNS nameserver when `dnsPolicy` is None',
+    ]);
+    expect(judged(35, { dnsConfig: { options: [{ name: 'ndots', value: '2' }, { value: '1' }] } })).toEqual([
+      'dnsConfig.options: an option name must not be empty',
+    ]);
+  });
 });

@@ -10,25 +10,42 @@ import { admissionMutations } from '../mutations/admission.ts';
 describeMutations('admission checks (admission/) bite on a broken copy of the real repository', admissionMutations);
 
 describe('built-in validation follows --kubernetes-version where a feature gate changed it', () => {
-  // RelaxedEnvironmentVariableValidation is off by default before 1.32 (kube_features.go): an env name that starts
-  // with a digit is refused by a 1.31 API server and admitted by a 1.32 one. The same broken copy, judged at both sides.
+  // Two gates, off by default before the minor they changed in (kube_features.go): RelaxedEnvironmentVariableValidation
+  // (1.32: an env name may start with a digit) and RelaxedDNSSearchValidation (1.33: a search path may hold '_').
+  // The same broken copy, judged on each side of both.
   let copy: RepoCopy;
   beforeAll(() => {
     copy = copyRepo();
-    copy.edit(API, 0, (d) => d.setIn([...CONTAINER, 'env'], d.createNode([{ name: '1ST_RUN', value: 'yes' }])));
+    copy.edit(API, 0, (d) => {
+      d.setIn([...CONTAINER, 'env'], d.createNode([{ name: '1ST_RUN', value: 'yes' }]));
+      d.setIn(['spec', 'template', 'spec', 'dnsConfig'], d.createNode({ searches: ['abc_d.example.com'] }));
+    });
   });
   afterAll(() => copy?.dispose());
   const validation = async (version: string) =>
-    (await copy.gate({ kubernetesVersion: parseKubernetesFlag(version) })).filter((f) => f.check === 'api-validation');
+    (await copy.gate({ kubernetesVersion: parseKubernetesFlag(version) }))
+      .filter((f) => f.check === 'api-validation')
+      .map((f) => `${f.file}:${f.line} ${f.message.replace(/^Deployment portfolio-api: /, '')}`);
 
-  it('refuses the name at 1.31, with IsEnvVarName at its line', async () => {
-    const found = await validation('1.31');
-    expect(found.map((f) => [f.file, f.line])).toEqual([[API, lineOf(copy, API, '1ST_RUN')]]);
-    expect(found[0]!.message).toContain('env name "1ST_RUN": a valid environment variable name must consist of alphabetic characters');
+  it("refuses the env name and the search path at 1.31, each at its line, in the API server's words", async () => {
+    expect(await validation('1.31')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${API}:${lineOf(copy, API, '1ST_RUN')} container api: env name "1ST_RUN": a valid environment variable name must consist of alphabetic characters`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(`^${API}:${lineOf(copy, API, 'abc_d.example.com')} dnsConfig search "abc_d.example.com": a lowercase RFC 1123 subdomain`),
+      ),
+    ]);
   });
 
-  it('admits it at 1.32, where the gate is on by default', async () => {
-    expect(await validation('1.32')).toEqual([]);
+  it('admits the env name at 1.32 and still refuses the search path', async () => {
+    expect(await validation('1.32')).toEqual([expect.stringContaining('dnsConfig search "abc_d.example.com"')]);
+  });
+
+  it('admits both at 1.33', async () => {
+    expect(await validation('1.33')).toEqual([]);
   });
 });
 

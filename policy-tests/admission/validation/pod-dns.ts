@@ -1,0 +1,87 @@
+/**
+ * validatePodDNSConfig (k8s.io/kubernetes pkg/apis/core/validation): the pod's DNS policy and its resolver
+ * settings, which the kubelet writes into every container's resolv.conf. Search paths follow the cluster's
+ * RelaxedDNSSearchValidation gate (feature-gates.ts).
+ */
+import { isIP } from 'node:net';
+import type { PathSegment } from '../../model/core/positions.ts';
+import type { ValidationFeatures } from './feature-gates.ts';
+import type { Invalid } from './metadata.ts';
+import { dns1123Subdomain } from './syntax.ts';
+
+type Obj = Record<string, any>;
+
+const MAX_NAMESERVERS = 3;
+const MAX_SEARCH_PATHS = 32;
+const MAX_SEARCH_LIST_CHARS = 2048;
+const FN = 'validatePodDNSConfig';
+
+/** An IP as netutils.ParseIPSloppy reads it: IPv4 may carry leading zeros (StrictIPCIDRValidation is off by default). */
+function isSloppyIP(v: string): boolean {
+  if (isIP(v) !== 0) return true;
+  const parts = v.split('.');
+  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+}
+
+/** One search path: a DNS-1123 subdomain once a trailing '.' is dropped; with the relaxed gate, '_' where '-' may be. */
+function searchProblem(search: string, at: PathSegment[], relaxed: boolean): Invalid | undefined {
+  const name = search.endsWith('.') ? search.slice(0, -1) : search;
+  const strict = dns1123Subdomain(name);
+  if (!strict) return undefined;
+  if (!relaxed) return { path: at, fn: `${FN} (ValidateDNS1123Subdomain)`, message: `dnsConfig search "${search}": ${strict}` };
+  // KEP-4427 allows '_' wherever '-' is allowed: inside a label. At a label's edge, or a lone '.', the relaxed
+  // rule's source was not at hand to read: not judged, rather than guessed.
+  const dashed = name.replace(/_/g, '-');
+  if (!dns1123Subdomain(dashed)) return undefined;
+  if (name.includes('_') || search === '.')
+    return {
+      path: at,
+      fn: `${FN} (relaxed search validation)`,
+      message: `dnsConfig search "${search}": an '_' at a label's edge, or a lone '.', under RelaxedDNSSearchValidation`,
+      notJudged: true,
+    };
+  return { path: at, fn: `${FN} (relaxed search validation)`, message: `dnsConfig search "${search}": ${strict}, '_' allowed where '-' is` };
+}
+
+/** The DNS policy and config of a pod spec at `at`. */
+export function dnsProblems(spec: Obj, at: PathSegment[], features: ValidationFeatures): Invalid[] {
+  const out: Invalid[] = [];
+  const config = spec.dnsConfig as Obj | undefined;
+  if (spec.dnsPolicy === 'None') {
+    if (!config || typeof config !== 'object') return [{ path: [...at, 'dnsPolicy'], fn: FN, message: 'must provide `dnsConfig` when `dnsPolicy` is None' }];
+    if (!Array.isArray(config.nameservers) || config.nameservers.length === 0)
+      return [{ path: [...at, 'dnsConfig'], fn: FN, message: 'dnsConfig.nameservers: must provide at least one DNS nameserver when `dnsPolicy` is None' }];
+  }
+  if (!config || typeof config !== 'object') return out;
+  const here = [...at, 'dnsConfig'];
+  const nameservers = Array.isArray(config.nameservers) ? (config.nameservers as unknown[]) : [];
+  if (nameservers.length > MAX_NAMESERVERS)
+    out.push({ path: [...here, 'nameservers'], fn: FN, message: `dnsConfig.nameservers: must not have more than ${MAX_NAMESERVERS} nameservers` });
+  nameservers.forEach((ns, i) => {
+    if (typeof ns === 'string' && !isSloppyIP(ns))
+      out.push({
+        path: [...here, 'nameservers', i],
+        fn: `${FN} (IsValidIP)`,
+        message: `dnsConfig nameserver "${ns}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+      });
+  });
+  const searches = Array.isArray(config.searches) ? (config.searches as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+  if (searches.length > MAX_SEARCH_PATHS)
+    out.push({ path: [...here, 'searches'], fn: FN, message: `dnsConfig.searches: must not have more than ${MAX_SEARCH_PATHS} search paths` });
+  if (searches.join(' ').length > MAX_SEARCH_LIST_CHARS)
+    out.push({
+      path: [...here, 'searches'],
+      fn: FN,
+      message: `dnsConfig.searches: must not have more than ${MAX_SEARCH_LIST_CHARS} characters (including spaces) in the search list`,
+    });
+  const relaxed = features.has('RelaxedDNSSearchValidation');
+  searches.forEach((search, i) => {
+    const problem = searchProblem(search, [...here, 'searches', i], relaxed);
+    if (problem) out.push(problem);
+  });
+  ((Array.isArray(config.options) ? config.options : []) as Obj[]).forEach((option, i) => {
+    if (!option || typeof option.name !== 'string' || option.name === '')
+      out.push({ path: [...here, 'options', i], fn: FN, message: 'dnsConfig.options: an option name must not be empty' });
+  });
+  return out;
+}
