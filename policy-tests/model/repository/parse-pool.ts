@@ -10,6 +10,7 @@ import type { Finding } from '../core/findings.ts';
 import { itemPositions, type ParsedFile, type Resource } from '../core/manifest.ts';
 import { parseSource, readSource } from '../core/source.ts';
 import { recall, remember as record, storedPositions } from '../stores/parse-store.ts';
+import { nextChunk } from './parse-chunks.ts';
 import { placesFrom, type PlaceTable } from '../yaml/place-table.ts';
 
 export interface WorkerFile {
@@ -21,13 +22,21 @@ export interface WorkerFile {
   places?: Record<number, PlaceTable>;
 }
 
+/** How many chunks each thread's share is cut into: enough that the last one ends soon after the first thread is idle. */
+const CHUNKS_PER_THREAD = 8;
+
 /** Below this many bytes of YAML, starting workers costs more than it saves. */
 export const PARALLEL_THRESHOLD_BYTES = 1_000_000;
 
-function runWorker(root: string, files: string[]): Promise<WorkerFile[]> {
+/**
+ * A worker that parses chunks of files until none is left: it and the main thread take the next chunk from one shared
+ * counter, so whoever is faster parses more (a worker starts late, by the time it loads its code), and both end
+ * within a chunk of each other.
+ */
+function runWorker(root: string, chunks: string[][], counter: Int32Array): Promise<WorkerFile[]> {
   return new Promise((resolve, reject) => {
     // Node strips the types of the TypeScript body itself, whatever started the parent (node, vitest).
-    const worker = new Worker(new URL('./parse-worker-entry.mjs', import.meta.url), { workerData: { root, files } });
+    const worker = new Worker(new URL('./parse-worker-entry.mjs', import.meta.url), { workerData: { root, chunks, counter } });
     worker.once('message', (result: WorkerFile[]) => {
       resolve(result);
       void worker.terminate();
@@ -117,11 +126,15 @@ export async function parseFiles(root: string, files: readonly string[], options
   const threads = Math.min(availableParallelism(), 8);
   const parallel = options.parallel ?? (bytes >= PARALLEL_THRESHOLD_BYTES && threads > 1);
   if (!parallel) return files.map((file) => parseCached(file, sources.get(file)!, keys.get(file)));
-  // The main thread takes one share itself: one worker fewer to start, and its resources keep eager positions.
+  // Chunks of similar size, many more than threads, taken in turn from one counter by the main thread (one worker
+  // fewer to start; its resources keep eager positions) and the workers.
   const sized = (options.parallel ? files : unseen).map((file) => ({ file, size: Buffer.byteLength((sources.get(file) as { text?: string }).text ?? '') }));
-  const [mine = [], ...theirs] = shareBySize(sized, threads);
-  const pending = Promise.all(theirs.map((share) => runWorker(root, share)));
-  const local = new Map(mine.map((file) => [file, parseSource(file, sources.get(file)!)]));
+  const chunks = shareBySize(sized, threads * CHUNKS_PER_THREAD);
+  const counter = new Int32Array(new SharedArrayBuffer(4));
+  const pending = Promise.all(Array.from({ length: threads - 1 }, () => runWorker(root, chunks, counter)));
+  const local = new Map<string, ParsedFile>();
+  for (let chunk = nextChunk(chunks, counter); chunk; chunk = nextChunk(chunks, counter))
+    for (const file of chunk) local.set(file, parseSource(file, sources.get(file)!));
   const remote = new Map((await pending).flat().map((r) => [r.file, r]));
   return files.map((file) => {
     const source = sources.get(file)!;
