@@ -11,7 +11,7 @@ import { crdSchemas } from './crd-schemas.ts';
 
 // CRD validation rules (CEL): judged on objects, refused at CRD create, and their cost.
 export { compileOutcome, ruleAtNode, rulesOf, ruleViolations, type RuleCoverage } from './cel/crd-rules.ts';
-export { costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT } from './cel/cost-estimate.ts';
+export { costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, unboundedCardinality } from './cel/cost-estimate.ts';
 export type { JsonSchemaNode } from './cel/schema-node.ts';
 export { crdSchemas } from './crd-schemas.ts';
 // ValidatingAdmissionPolicies.

@@ -18,7 +18,8 @@ import { InvalidData, toCel } from './to-cel.ts';
 import type { JsonSchemaNode, ValidationRule } from './schema-node.ts';
 import { rewriteTwoVariable } from './two-variable.ts';
 import { typeProblems } from './schema-type-check.ts';
-import { costLowerBound } from './cost-estimate.ts';
+import { estimateCost } from './cost-estimator.ts';
+import { declType } from './decl-type.ts';
 import { overloadProblems } from './overloads.ts';
 import { hasOptionalEntries, optionalCalls, rewriteOptionalSyntax } from './optional-syntax.ts';
 import { re2Problem } from '../../model/core/re2.ts';
@@ -57,9 +58,7 @@ const compiled = new Map<string, Compiled>();
  * version and this folder's code, the Kubernetes libraries among it) and every input: a warm run whose rules
  * and objects are unchanged never loads the CEL runtime.
  */
-const celOutcomes = outcomeStore<
-  CompileOutcome | { message: string | null; cost: number; overLimit: boolean } | { typeProblems: string[]; costLowerBound: number }
->(
+const celOutcomes = outcomeStore<CompileOutcome | { message: string | null; cost: number; overLimit: boolean } | RuleAtNode>(
   'cel',
   // The gate's code and Node's version join every key (outcome-store.ts); the engines are named here.
   () => `${packageVersion('@bufbuild/cel')}\0${packageVersion('@bufbuild/re2')}`,
@@ -277,19 +276,28 @@ interface RuleOutcome {
  * The message of a rule a value breaks, or null when it holds, with what the evaluation cost: evaluated once per
  * rule, schema node and value across runs.
  */
-/**
- * What the API server's CRD create makes of a rule at its schema node beyond its compile: the type check's refusals
- * (schema-type-check.ts) and a lower bound of its estimated cost (cost-estimate.ts). Kept by rule and node, so a warm
- * run does not load the CEL runtime.
- */
-export function ruleAtNode(text: string, schema: JsonSchemaNode, isRoot = false): { typeProblems: string[]; costLowerBound: number } {
-  const key = ['at-node', text, schemaJson(schema), String(isRoot)];
+/** What the API server's CRD create makes of a rule at its schema node beyond its compile. */
+export interface RuleAtNode {
+  /** The type check's refusals (schema-type-check.ts). */
+  typeProblems: string[];
+  /** cel-go's estimated maximum cost (cost-estimator.ts). */
+  estimatedCost: number;
+  /** Why the estimate is not the API server's (what the type check could not type), when it is not. */
+  costNotJudged?: string;
+}
+
+/** The type check and the estimated cost of a rule at its node, kept by rule and node so a warm run does not load the CEL runtime. */
+export function ruleAtNode(text: string, schema: JsonSchemaNode, isRoot = false): RuleAtNode {
+  const key = ['rule-at-node', text, schemaJson(schema), String(isRoot)];
   const known = celOutcomes.get(key);
-  if (known && 'typeProblems' in known) return known;
+  if (known && 'estimatedCost' in known) return known;
   const c = compileRule(text);
-  const outcome = c.ok
-    ? { typeProblems: typeProblems(c.expr, schema, isRoot), costLowerBound: costLowerBound(c.expr, schema) }
-    : { typeProblems: [], costLowerBound: 0 };
+  let outcome: RuleAtNode = { typeProblems: [], estimatedCost: 0 };
+  if (c.ok) {
+    const cost = estimateCost(c.expr, declType(schema, isRoot));
+    outcome = { typeProblems: typeProblems(c.expr, schema, isRoot), estimatedCost: Number(cost.max) };
+    if (cost.untyped.length > 0) outcome.costNotJudged = `its estimated cost is not judged: this check does not type ${cost.untyped.join(', ')}`;
+  }
   celOutcomes.set(key, outcome);
   return outcome;
 }

@@ -185,7 +185,7 @@ export function optionalCalls(cel: Cel, e: Expr): Expr {
 }
 
 /**
- * optMap and optFlatMap (macros in cel-go): `o.optMap(x, e)` is `o.hasValue() ? optional.of(e[x := o.value()]) : optional.none()`,
+ * optMap and optFlatMap (macros in cel-go): `o.optMap(x, e)` is `o.hasValue() ? optional.of(cel.bind(x, o.value(), e)) : optional.none()`,
  * `o.optFlatMap(x, e)` the same without the optional.of (e gives one).
  */
 function optionalMacro(cel: Cel, e: Expr): Expr | undefined {
@@ -199,7 +199,15 @@ function optionalMacro(cel: Cel, e: Expr): Expr | undefined {
     const v = cel.parse('__O__.value()').expr as Expr;
     return replaceIdents(v, new Map([['__O__', () => structuredClone(target)]]));
   };
-  const body = replaceIdents(args[1]!, new Map([[variable, value]]));
+  // The value is bound as cel-go binds it (cel.bind's comprehension: no iteration, the accumulator is the value), so
+  // the estimated cost is cel-go's too.
+  const body = cel.parse('[].map(__unused__, __A__)').expr as Expr;
+  const bind = body.exprKind.value as { accuVar: string; accuInit?: Expr; loopCondition?: Expr; loopStep?: Expr; result?: Expr };
+  bind.accuVar = variable;
+  bind.accuInit = value();
+  bind.loopCondition = cel.parse('false').expr as Expr;
+  bind.loopStep = cel.parse(variable).expr as Expr;
+  bind.result = args[1]!;
   return replaceIdents(
     rewritten,
     new Map([

@@ -8,11 +8,23 @@
  * 16,384 characters each replaced by itself: 268 million) is not built: the
  * rule is not judged, in the time it takes to count the occurrences. Its
  * CRD's create already refuses any rule that walks such a result
- * (string-size-estimate.ts). `split` with a limit is Go's SplitN.
+ * (kubernetes-call-costs.ts). `split` with a limit is Go's SplitN.
  */
 import type { CelFunc } from '@bufbuild/cel';
 import { beyondEvaluator, charge } from './budget.ts';
-import { STRING_TRAVERSAL_COST_FACTOR, codePoints } from './string-size-estimate.ts';
+import { COST } from './estimates.ts';
+
+const STRING_TRAVERSAL_COST_FACTOR = COST.stringTraversalFactor;
+
+/** A string's length as CEL counts it: code points (a surrogate pair is one). */
+export function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 1; i < s.length; i++) {
+    const [high, low] = [s.charCodeAt(i - 1), s.charCodeAt(i)];
+    if (high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) n--;
+  }
+  return n;
+}
 
 type Cel = typeof import('@bufbuild/cel');
 

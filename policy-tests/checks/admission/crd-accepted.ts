@@ -7,7 +7,15 @@
  * over the CRD's, and a schema `pattern` RE2 cannot compile. Such a CRD never
  * reaches the cluster, so everything that needs it fails to sync.
  */
-import { compileOutcome, costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, ruleAtNode, type JsonSchemaNode } from '../../admission/index.ts';
+import {
+  compileOutcome,
+  costMessage,
+  PER_CRD_LIMIT,
+  PER_EXPRESSION_LIMIT,
+  ruleAtNode,
+  unboundedCardinality,
+  type JsonSchemaNode,
+} from '../../admission/index.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
@@ -64,18 +72,23 @@ function judgeExpression(
   // Type-checked against its node: a field the node does not declare is a compile error too.
   const atNode = ruleAtNode(text, node as JsonSchemaNode, isRoot);
   for (const problem of atNode.typeProblems) refused(`compilation failed: ${problem}`);
-  if (field !== 'rule') return 0;
-  // The estimated cost, times the rule's cardinality when that is bounded (validation.go getExpressionCost).
-  const lower = atNode.costLowerBound;
-  const cost = Number.isFinite(cardinality) ? lower * cardinality : lower;
-  if (cost > PER_EXPRESSION_LIMIT) refused(costMessage('estimated rule cost', cost, PER_EXPRESSION_LIMIT));
+  if (atNode.costNotJudged) {
+    ctx.notJudged(place, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)}: ${atNode.costNotJudged}`);
+    return 0;
+  }
+  // A rule's estimated cost counts once for each time its node can occur: the lists and maps around it bound that,
+  // or, unbounded, as many as a request can hold (validation.go getExpressionCost); a messageExpression's counts once.
+  const times = field !== 'rule' ? 1 : Number.isFinite(cardinality) ? cardinality : unboundedCardinality(node as JsonSchemaNode, isRoot);
+  const cost = atNode.estimatedCost * times;
+  if (cost > PER_EXPRESSION_LIMIT)
+    refused(costMessage(field === 'rule' ? 'estimated rule cost' : 'estimated messageExpression cost', cost, PER_EXPRESSION_LIMIT));
   return cost;
 }
 
 export const crdAcceptedCheck: PolicyCheck = {
   id: 'crd-accepted',
   description:
-    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (no syntax error, no function the cluster does not declare, no field its schema node does not declare, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (counted from below: comprehensions over the lists and maps the schema bounds), and each schema pattern is RE2 (invariants P1).",
+    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (no syntax error, no function the cluster does not declare, no field its schema node does not declare, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged), and each schema pattern is RE2 (invariants P1).",
   invariants: ['P1'],
   remediation:
     'fix the rule or the pattern the finding names (patterns are RE2: no lookaround, no backreferences, as in Go); bound the lists, maps and strings a costly rule walks with maxItems, maxProperties and maxLength',

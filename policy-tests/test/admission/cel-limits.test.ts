@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { eachHolds, violationsOf } from '../support/cel-rule.ts';
 import { compileRule, ruleViolations, ruleAtNode } from '../../admission/cel/crd-rules.ts';
-import { costMessage, maxElements, PER_EXPRESSION_LIMIT } from '../../admission/cel/cost-estimate.ts';
+import { costMessage, PER_EXPRESSION_LIMIT } from '../../admission/cel/cost-estimate.ts';
+import { declType } from '../../admission/cel/decl-type.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { PER_CALL_LIMIT } from '../../admission/cel/budget.ts';
 import { LONGEST_BUILT } from '../../admission/cel/string-costs.ts';
@@ -215,48 +216,67 @@ describe('ValidatingAdmissionPolicy: failurePolicy', () => {
   });
 });
 
-describe('CEL: the estimated cost at CRD create, counted from below', () => {
+describe("CEL: the estimated cost at CRD create, as cel-go's estimator makes it", () => {
   const list = (items: JsonSchemaNode, maxItems?: number): JsonSchemaNode => ({ type: 'array', items, ...(maxItems === undefined ? {} : { maxItems }) });
-  const bound = (rule: string, node: JsonSchemaNode) => ruleAtNode(rule, node).costLowerBound;
+  const estimate = (rule: string, node: JsonSchemaNode) => ruleAtNode(rule, node).estimatedCost;
 
-  it('counts the iterations of nested comprehensions, by maxItems or by what fits in a 3 MiB request', () => {
+  it('sizes lists and maps by maxItems and maxProperties, or by what fits in a 3 MiB request', () => {
     // (3 MiB - 2) / ("" and a comma): the API server's own estimate of an unbounded list of strings.
-    expect(maxElements(list({ type: 'string' }))).toBe(1048575);
-    expect(maxElements(list({ type: 'integer' }))).toBe(1572863);
-    expect(maxElements({ type: 'object', additionalProperties: { type: 'string' } })).toBe(393215);
-    expect(bound('self.all(x, x != "")', list({ type: 'string' }, 10))).toBe(10);
-    expect(bound('self.all(x, self.all(y, x == y))', list({ type: 'string' }, 10))).toBe(10 * (1 + 10));
-    expect(bound('self.exists(i, v, v == "a")', list({ type: 'string' }, 7))).toBe(7);
-    expect(bound('[1, 2, 3].all(x, x > 0)', list({ type: 'string' }))).toBe(3);
+    expect(declType(list({ type: 'string' }))!.maxElements).toBe(1048575n);
+    expect(declType(list({ type: 'integer' }))!.maxElements).toBe(1572863n);
+    expect(declType({ type: 'object', additionalProperties: { type: 'string' } })!.maxElements).toBe(393215n);
+  });
+
+  it('costs every node as checker/cost.go does', () => {
+    // self 1, true 0, the result 1, and ten times @not_strictly_false(__result__) 2 plus __result__ && x != "" 2
+    // (a comparison with the empty literal walks nothing).
+    expect(estimate('self.all(x, x != "")', list({ type: 'string' }, 10))).toBe(42);
+    // The literal list 10 (its constants cost nothing), then three times 2 + (1 + x > 0: 1 + 1).
+    expect(estimate('[1, 2, 3].all(x, x > 0)', list({ type: 'string' }))).toBe(26);
+    // Comparing two strings of a whole request each walks the shorter: 314,573 a time, a hundred times.
+    expect(estimate('self.all(x, self.all(y, x == y))', list({ type: 'string' }, 10))).toBe(31457852);
   });
 
   it("refuses the issue's triple comprehension over a list with no maxItems, with the API server's words, and not a bounded one", () => {
     const rule = 'self.all(x, self.all(y, self.all(z, true)))';
-    const over = bound(rule, list({ type: 'string' }));
+    const over = estimate(rule, list({ type: 'string' }));
     expect(over).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
     expect(costMessage('estimated rule cost', over, PER_EXPRESSION_LIMIT)).toBe(
       'estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
     );
-    expect(bound(rule, list({ type: 'string' }, 20))).toBeLessThan(PER_EXPRESSION_LIMIT);
+    expect(estimate(rule, list({ type: 'string' }, 20))).toBe(26102);
+    // Go's %f below 1.5, one decimal from there.
+    expect(costMessage('estimated rule cost', 12_000_000, PER_EXPRESSION_LIMIT)).toContain('by factor of 1.200000x (');
+    expect(costMessage('estimated rule cost', 25_000_000, PER_EXPRESSION_LIMIT)).toContain('by factor of 2.5x (');
   });
 
-  it("sizes replace's result as cel-go does: a walk of it is refused at create, its size() is not", () => {
+  it("sizes replace's result as pkg/cel/library/cost.go does: a walk of it is refused at create, its size() is not", () => {
     const s = (extra: JsonSchemaNode = {}): JsonSchemaNode => ({ type: 'string', ...extra });
-    // Twice a walk of the receiver: (3 MiB - 2) characters at 0.1 each, as pkg/cel/library/cost.go charges replace.
-    const unbounded = Math.ceil((3 * 1024 * 1024 - 2) * 0.2);
-    expect(bound("self.replace('a', self).size() > 0", s())).toBe(unbounded);
-    expect(bound("self.replace('a', self).size() > 0", s())).toBeLessThan(PER_EXPRESSION_LIMIT);
+    // Twice a walk of the receiver, (3 MiB - 2) characters at 0.1 each; self twice, size() and > 1 each.
+    expect(estimate("self.replace('a', self).size() > 0", s())).toBe(Math.ceil((3 * 1024 * 1024 - 2) * 0.2) + 4);
+    expect(estimate("self.replace('a', self).size() > 0", s())).toBeLessThan(PER_EXPRESSION_LIMIT);
     // The result: up to 3 Mi replacements of 3 Mi characters; walking it is over the limit by far.
-    const walked = bound("self.replace('a', self).contains('b')", s());
+    const walked = estimate("self.replace('a', self).contains('b')", s());
     expect(walked).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
     expect(costMessage('estimated rule cost', walked, PER_EXPRESSION_LIMIT)).toMatch(/^estimated rule cost exceeds budget by factor of more than 100x/);
-    expect(bound("self.replace('a', self).replace('a', self).size() > 0", s())).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
-    // maxLength counts bytes, four to a code point; a literal is its own length; a replacement that does not grow
-    // the string leaves it as long as it was.
-    expect(bound("self.replace('a', self).contains('b')", s({ maxLength: 10 }))).toBe(Math.ceil(40 * 0.2) + Math.ceil(40 * 40 * 0.1));
-    expect(bound("self.replace('ab', 'c').contains('b')", s({ maxLength: 10 }))).toBe(Math.ceil(40 * 0.2) + Math.ceil(40 * 0.1));
-    expect(bound("'abc'.replace('', 'xy').matches('^x')", s())).toBe(Math.ceil(3 * 0.2) + Math.ceil((4 * 2 + 3) * 0.1));
-    expect(bound('self.lowerAscii() == "a"', s({ enum: ['abc', 'de'] }))).toBe(1);
+    expect(estimate("self.replace('a', self).replace('a', self).size() > 0", s())).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
+    // maxLength counts bytes, four to a code point: the result is 41 x 40 + 40 characters long at most.
+    expect(estimate("self.replace('a', self).contains('b')", s({ maxLength: 10 }))).toBe(170);
+    // An enum's longest value bounds the string.
+    expect(estimate('self.lowerAscii() == "a"', s({ enum: ['abc', 'de'] }))).toBe(3);
+  });
+
+  it('sizes a field the rule spells escaped (__namespace__) by its property, as a real chart writes it', () => {
+    // snapshot-controller's VolumeGroupSnapshotContent: two string comparisons of a whole request each, accepted upstream.
+    const ref: JsonSchemaNode = { type: 'object', properties: { name: { type: 'string' }, namespace: { type: 'string' } } };
+    expect(estimate('self.__namespace__ == oldSelf.__namespace__', ref)).toBe(estimate('self.name == oldSelf.name', ref));
+    expect(estimate('self.name == oldSelf.name && self.__namespace__ == oldSelf.__namespace__', ref)).toBe(2 * 314577);
+  });
+
+  it('says the estimate is not judged where the type check cannot type the rule, and what it could not type', () => {
+    const at = ruleAtNode('self.exists(i, v, v == "a")', list({ type: 'string' }, 7));
+    expect(at.costNotJudged).toBe('its estimated cost is not judged: this check does not type two-variable comprehensions');
+    expect(ruleAtNode('self.all(x, x != "")', list({ type: 'string' }, 10)).costNotJudged).toBeUndefined();
   });
 });
 
@@ -290,7 +310,7 @@ describe('CEL: a 2 KB rule of nested comprehensions', () => {
 
   it('is refused at the CRD for its estimated cost, and stops at the runtime limit on an object', () => {
     expect(rule.length).toBeGreaterThan(2000);
-    expect(ruleAtNode(rule, schema.properties!.list!).costLowerBound).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
+    expect(ruleAtNode(rule, schema.properties!.list!).estimatedCost).toBeGreaterThan(100 * PER_EXPRESSION_LIMIT);
     const v = ruleViolations(schema, { list: Array.from({ length: 50 }, (_, i) => `item-${i}`) });
     expect(v.map((x) => x.message)).toEqual([expect.stringContaining('call cost exceeds limit for rule')]);
   });

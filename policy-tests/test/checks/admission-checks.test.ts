@@ -4,6 +4,7 @@ import { describeMutations } from '../support/mutation-runner.ts';
 import { copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
 import { API, CONTAINER } from '../mutations/edits.ts';
 import { parseKubernetesFlag } from '../../gate/cli.ts';
+import { allFindings, runGate } from '../../gate/gate.ts';
 import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import { admissionMutations } from '../mutations/admission.ts';
 
@@ -80,6 +81,32 @@ describe('a CRD rule reads an integer past a double exactly, as the API server r
   it('refuses one less, which a double cannot tell from it, at its line', async () => {
     expect(await judged('9223372036854775806')).toEqual([
       'crd-validation-rule apps/platform/backups/drill.yaml:7 Drill edge: Invalid value: max must be the largest int64 (rule of apps/platform/backups/crd.yaml)',
+    ]);
+  });
+});
+
+describe('a CRD rule whose estimated cost the gate cannot make is not judged, and says why', () => {
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    // A two-variable comprehension: the evaluator rewrites it, and the type check under the estimate does not type the rewrite.
+    copy.write(
+      'apps/platform/backups/crd.yaml',
+      crdYaml({
+        group: 'backups.homelab.example',
+        kind: 'Drill',
+        plural: 'drills',
+        specProperties: `                hosts:\n                  type: array\n                  maxItems: 4\n                  items:\n                    type: string\n                  x-kubernetes-validations:\n                    - rule: "self.all(i, h, h != '')"\n`,
+      }),
+    );
+  });
+  afterAll(() => copy?.dispose());
+
+  it('passes the CRD and lists its rule as not judged for crd-accepted, at the rule', async () => {
+    const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+    expect(allFindings(result)).toEqual([]);
+    expect(result.notJudged.filter((f) => f.check === 'crd-accepted').map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
+      `apps/platform/backups/crd.yaml:${lineOf(copy, 'apps/platform/backups/crd.yaml', '- rule: "self.all(i, h, h != \'\')"')} CustomResourceDefinition drills.backups.homelab.example: the rule "self.all(i, h, h != '')": its estimated cost is not judged: this check does not type two-variable comprehensions`,
     ]);
   });
 });

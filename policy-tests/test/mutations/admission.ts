@@ -245,6 +245,18 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: "a CRD whose rule compares every pair of a bounded list's strings, strings with no maxLength: each comparison walks a whole request (cel-go's estimate, not a count of iterations)",
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crd(
+          '                hosts:\n                  type: array\n                  maxItems: 100\n                  items:\n                    type: string\n                  x-kubernetes-validations:\n                    - rule: "self.all(x, self.exists_one(y, x == y))"',
+        ),
+      ),
+    at: '- rule: "self.all(x, self.exists_one(y, x == y))"',
+  },
+  {
+    check: 'crd-accepted',
     why: "a CRD whose rule walks what replace could build (each character replaced by the whole string): over the API server's estimated cost limit",
     mutate: (c) => c.write(CRD_FILE, crd("                  x-kubernetes-validations:\n                    - rule: \"self.replace('a', self).contains('b')\"")),
     at: `- rule: "self.replace('a', self).contains('b')"`,
