@@ -3,8 +3,8 @@
  * (checker/cost.go functionCost): by the overload the checker chose, string
  * functions by the sizes they walk, `in` by the list's length, `&&` and `||`
  * at most both sides, the conditional the dearer branch, concatenation by its
- * result, equality and string ordering by the shorter side; every other call
- * 1. Each adds its arguments' costs.
+ * result, equality and string ordering by the shorter side, the sets
+ * extension by the product of its lists (ext/sets.go); every other call 1. Each adds its arguments' costs.
  */
 import type { Expr } from './ast.ts';
 import { add, COST, fixed, MAX_UINT64, multiply, multiplyByFactor, sum, union, unionEntries, type EntrySize, type Estimate } from './estimates.ts';
@@ -29,6 +29,15 @@ export function celGoCallCost(call: Call, ctx: CostContext): CallEstimate {
   const withArgs = (cost: Estimate, resultSize?: Estimate): CallEstimate => ({ ...add(cost, sum(argCosts)), ...(resultSize ? { resultSize } : {}) });
   const walk = (n: AstNode) => multiplyByFactor(ctx.sizeOrUnknown(n), COST.stringTraversalFactor);
   switch (overload) {
+    // ext/sets.go estimateSetsCost: the product of the two lists' sizes, equivalence twice; and the call.
+    case 'list_sets_contains_list':
+    case 'list_sets_intersects_list':
+    case 'list_sets_equivalent_list':
+      if (args.length === 2) {
+        const product = multiply(ctx.sizeOrUnknown(args[0]!), ctx.sizeOrUnknown(args[1]!));
+        return withArgs(add(multiplyByFactor(product, overload === 'list_sets_equivalent_list' ? 2 : 1), fixed(1)));
+      }
+      break;
     case 'string_format':
       if (target) return withArgs(walk(target));
       break;

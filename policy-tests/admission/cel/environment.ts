@@ -7,6 +7,20 @@
  * is not judged, never refused.
  */
 
+/** The accessors of a timestamp (and, from getHours on, of a duration). */
+export const TIME_ACCESSORS = [
+  'getFullYear',
+  'getMonth',
+  'getDayOfYear',
+  'getDayOfMonth',
+  'getDate',
+  'getDayOfWeek',
+  'getHours',
+  'getMinutes',
+  'getSeconds',
+  'getMilliseconds',
+] as const;
+
 /** [introduced in 1.x, names]: the Kubernetes libraries and the cel-go extensions base.go enables. */
 const DECLARED: readonly [number, readonly string[]][] = [
   // cel-go's standard functions and macros.
@@ -35,16 +49,7 @@ const DECLARED: readonly [number, readonly string[]][] = [
       'timestamp',
       'type',
       'dyn',
-      'getFullYear',
-      'getMonth',
-      'getDayOfYear',
-      'getDayOfMonth',
-      'getDate',
-      'getDayOfWeek',
-      'getHours',
-      'getMinutes',
-      'getSeconds',
-      'getMilliseconds',
+      ...TIME_ACCESSORS,
     ],
   ],
   // Kubernetes 1.24: lists, regex, URLs.

@@ -8,6 +8,8 @@
  * and its id starts with '.'; A and B are type parameters. The cost
  * estimator needs the ids: several functions cost by their overload.
  */
+import { TIME_ACCESSORS } from './environment.ts';
+
 const NUMERIC = ['int64', 'uint64', 'double'] as const;
 const CEL_NAME: Record<string, string> = { int64: 'int', uint64: 'uint', double: 'double' };
 const each = (f: (go: string, cel: string) => string): string[] => NUMERIC.map((n) => f(n, CEL_NAME[n]!));
@@ -108,7 +110,7 @@ const SIGNATURES: Record<string, string[]> = {
   startsWith: ['.starts_with_string string,string:bool'],
   endsWith: ['.ends_with_string string,string:bool'],
   ...Object.fromEntries(
-    TIME_PARTS.map((part) => [
+    TIME_ACCESSORS.map((part) => [
       part,
       [
         `.timestamp_to_${part} timestamp:int`,
@@ -181,6 +183,9 @@ const SIGNATURES: Record<string, string[]> = {
   containsCIDR: ['.cidr_contains_cidr_string net.CIDR,string:bool', '.cidr_contains_cidr net.CIDR,net.CIDR:bool'],
   masked: ['.cidr_masked net.CIDR:net.CIDR'],
   prefixLength: ['.cidr_prefix_length net.CIDR:int'],
+  'sets.contains': ['list_sets_contains_list list(A),list(A):bool'],
+  'sets.equivalent': ['list_sets_equivalent_list list(A),list(A):bool'],
+  'sets.intersects': ['list_sets_intersects_list list(A),list(A):bool'],
   'optional.of': ['optional_of A:optional_type(A)'],
   'optional.ofNonZeroValue': ['optional_of_non_zero_value A:optional_type(A)'],
   'optional.none': ['optional_none :optional_type(dyn)'],

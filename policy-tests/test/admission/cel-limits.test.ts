@@ -233,6 +233,8 @@ describe("CEL: the estimated cost at CRD create, as cel-go's estimator makes it"
     expect(estimate('self.all(x, x != "")', list({ type: 'string' }, 10))).toBe(42);
     // The literal list 10 (its constants cost nothing), then three times 2 + (1 + x > 0: 1 + 1).
     expect(estimate('[1, 2, 3].all(x, x > 0)', list({ type: 'string' }))).toBe(26);
+    // The sets extension: 10 x 1 elements compared, and the call; self 1 and the literal list 10 (ext/sets.go).
+    expect(estimate("sets.contains(self, ['a'])", list({ type: 'string' }, 10))).toBe(22);
     // Comparing two strings of a whole request each walks the shorter: 314,573 a time, a hundred times.
     expect(estimate('self.all(x, self.all(y, x == y))', list({ type: 'string' }, 10))).toBe(31457852);
   });
