@@ -7,7 +7,7 @@
  * extension by the product of its lists (ext/sets.go); every other call 1. Each adds its arguments' costs.
  */
 import type { Expr } from './ast.ts';
-import { add, COST, fixed, MAX_UINT64, multiply, multiplyByFactor, sum, union, unionEntries, type EntrySize, type Estimate } from './estimates.ts';
+import { add, COST, fixed, multiply, multiplyByFactor, sum, union, unionEntries, type EntrySize, type Estimate } from './estimates.ts';
 import type { AstNode, CallEstimate } from './kubernetes-call-costs.ts';
 
 export interface CostContext {
@@ -24,40 +24,30 @@ interface Call {
   argCosts: Estimate[];
 }
 
+/** ext/sets.go estimateSetsCost: the product of the two lists' sizes (equivalence twice), and the call. */
+const SETS_FACTORS: Readonly<Record<string, number>> = { list_sets_contains_list: 1, list_sets_intersects_list: 1, list_sets_equivalent_list: 2 };
+
+/** The conversions that walk their argument, with the size of what they make. */
+const CONVERSIONS: Readonly<Record<string, (size: Estimate) => Estimate>> = {
+  string_to_bytes: (sz) => ({ min: sz.min, max: multiply(sz, fixed(4)).max }),
+  bytes_to_string: (sz) => ({ min: sz.min / 4n, max: sz.max }),
+  strings_quote: (sz) => ({ min: sz.min + 2n, max: add(multiply(sz, fixed(2)), fixed(2)).max }),
+};
+
 export function celGoCallCost(call: Call, ctx: CostContext): CallEstimate {
   const { overload, target, args, argCosts } = call;
+  const setsFactor = SETS_FACTORS[overload];
+  if (setsFactor !== undefined && args.length === 2) {
+    const product = multiply(ctx.sizeOrUnknown(args[0]!), ctx.sizeOrUnknown(args[1]!));
+    return { ...add(add(multiplyByFactor(product, setsFactor), fixed(1)), sum(argCosts)) };
+  }
   const withArgs = (cost: Estimate, resultSize?: Estimate): CallEstimate => ({ ...add(cost, sum(argCosts)), ...(resultSize ? { resultSize } : {}) });
   const walk = (n: AstNode) => multiplyByFactor(ctx.sizeOrUnknown(n), COST.stringTraversalFactor);
+  const conversion = CONVERSIONS[overload];
+  if (conversion && args.length === 1) return withArgs(walk(args[0]!), conversion(ctx.sizeOrUnknown(args[0]!)));
   switch (overload) {
-    // ext/sets.go estimateSetsCost: the product of the two lists' sizes, equivalence twice; and the call.
-    case 'list_sets_contains_list':
-    case 'list_sets_intersects_list':
-    case 'list_sets_equivalent_list':
-      if (args.length === 2) {
-        const product = multiply(ctx.sizeOrUnknown(args[0]!), ctx.sizeOrUnknown(args[1]!));
-        return withArgs(add(multiplyByFactor(product, overload === 'list_sets_equivalent_list' ? 2 : 1), fixed(1)));
-      }
-      break;
     case 'string_format':
       if (target) return withArgs(walk(target));
-      break;
-    case 'string_to_bytes':
-      if (args.length === 1) {
-        const sz = ctx.sizeOrUnknown(args[0]!);
-        return withArgs(walk(args[0]!), { min: sz.min, max: sz.max * 4n > MAX_UINT64 ? MAX_UINT64 : sz.max * 4n });
-      }
-      break;
-    case 'bytes_to_string':
-      if (args.length === 1) {
-        const sz = ctx.sizeOrUnknown(args[0]!);
-        return withArgs(walk(args[0]!), { min: sz.min / 4n, max: sz.max });
-      }
-      break;
-    case 'strings_quote':
-      if (args.length === 1) {
-        const sz = ctx.sizeOrUnknown(args[0]!);
-        return withArgs(walk(args[0]!), { min: sz.min + 2n, max: sz.max * 2n + 2n > MAX_UINT64 ? MAX_UINT64 : sz.max * 2n + 2n });
-      }
       break;
     case 'starts_with_string':
     case 'ends_with_string':

@@ -7,7 +7,10 @@
  * A namespaced function written as a call on a name (`format.named(...)`) is
  * resolved to the global function, as the checker rewrites it. What this
  * check cannot type (a function or name it does not declare) is listed, so
- * the cost built on it says it is not judged rather than guessing.
+ * the cost built on it says it is not judged rather than guessing. What the
+ * API server's check refuses at CRD create is listed apart, in its words:
+ * a field the schema does not declare (`has()` too), an object indexed, a
+ * scalar compared with null, an object with a map literal.
  */
 import type { Expr } from './ast.ts';
 import { simple, type CelType, type DeclType } from './decl-type.ts';
@@ -25,6 +28,8 @@ export interface Checked {
   resolvedName(e: Expr): string | undefined;
   /** What the check could not type. */
   readonly untyped: readonly string[];
+  /** What the API server's type check refuses at CRD create, in its words. */
+  readonly problems: readonly string[];
 }
 
 const TYPE_NAMES = new Set([
@@ -79,8 +84,31 @@ export function sameType(a: CelType, b: CelType): boolean {
   return true;
 }
 
+const SCALAR_KINDS = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes']);
+
+/**
+ * The calls with no overload that the API server's check refuses, in its words: indexing an object, comparing a
+ * scalar with null or an object with a map. Any other call this table cannot match is not judged rather than
+ * refused: a gap in the table must not refuse a rule the cluster accepts.
+ */
+function refusedCall(fn: string, args: readonly CelType[]): string | undefined {
+  const [a, b] = args;
+  if (fn === '_[_]' && a?.kind === 'struct' && a.decl) return "no matching overload for '_[_]'";
+  if ((fn !== '_==_' && fn !== '_!=_') || !a || !b) return undefined;
+  for (const [one, other] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    if (other.kind === 'null' && SCALAR_KINDS.has(one.kind)) return `no matching overload for '${fn}' applied to '(${one.kind}, null)'`;
+    if (one.kind === 'struct' && one.decl && other.kind === 'map') return `found no matching overload for '${fn}'`;
+  }
+  return undefined;
+}
+
 /** The more specific of two types that agree but for dyn (and null, which any reference type takes), or undefined. */
 export function unify(a: CelType, b: CelType): CelType | undefined {
+  // null is no scalar's value.
+  if ((a.kind === 'null' && SCALAR_KINDS.has(b.kind)) || (b.kind === 'null' && SCALAR_KINDS.has(a.kind))) return undefined;
   if (a.kind === 'dyn' || b.kind === 'null') return b.kind === 'null' && a.kind !== 'dyn' ? a : b;
   if (b.kind === 'dyn' || a.kind === 'null') return a.kind === 'null' ? b : a;
   if (a.kind === 'list' && b.kind === 'list') {
@@ -165,6 +193,7 @@ class TypeChecker {
   readonly resolved = new Map<Expr, string>();
   readonly names = new Map<Expr, string>();
   readonly untyped = new Set<string>();
+  readonly problems = new Set<string>();
 
   private visitCall(e: Expr & { exprKind: { case: 'callExpr' } }, scope: ReadonlyMap<string, CelType>): CelType {
     const call = e.exprKind.value;
@@ -197,7 +226,11 @@ class TypeChecker {
       const type = typeFrom(o.result, bound);
       result = result === undefined ? type : result.kind === 'dyn' || sameType(result, type) ? result : DYN;
     }
-    if (chosen.length === 0) this.untyped.add(`no overload of ${fn} for its arguments`);
+    if (chosen.length === 0) {
+      const refusal = refusedCall(fn, argTypes);
+      if (refusal) this.problems.add(refusal);
+      else this.untyped.add(`no overload of ${fn} for its arguments`);
+    }
     this.ids.set(e, chosen);
     return result ?? DYN;
   }
@@ -224,12 +257,12 @@ class TypeChecker {
       return simple('type');
     }
     const operand = s.operand ? this.visit(s.operand, scope) : DYN;
+    // An object selects (and has() tests) only the fields its schema declares: another is refused at CRD create.
+    const field = operand.kind === 'struct' && operand.decl ? operand.decl.fields?.get(unescapeProperty(s.field) ?? s.field) : undefined;
+    if (operand.kind === 'struct' && operand.decl && !field) this.problems.add(`undefined field '${s.field}'`);
     if (s.testOnly) return simple('bool');
     if (operand.kind === 'map') return operand.value;
-    if (operand.kind === 'struct' && operand.decl) {
-      const field = operand.decl.fields?.get(unescapeProperty(s.field) ?? s.field);
-      return field?.type ?? DYN;
-    }
+    if (operand.kind === 'struct' && operand.decl) return field?.type ?? DYN;
     if (operand.kind !== 'dyn') this.untyped.add(`field ${s.field} of ${operand.kind}`);
     return DYN;
   }
@@ -295,5 +328,6 @@ export function checkTypes(expr: Expr, self: DeclType | undefined): Checked {
     resolvedFunction: (e) => checker.resolved.get(e),
     resolvedName: (e) => checker.names.get(e),
     untyped: [...checker.untyped],
+    problems: [...checker.problems],
   };
 }

@@ -10,7 +10,7 @@
  * reader hold the two side by side.
  */
 import type { Expr } from './ast.ts';
-import { checkTypes, type Checked } from './cel-type-check.ts';
+import type { Checked } from './cel-type-check.ts';
 import type { CelType, DeclType } from './decl-type.ts';
 import { add, COST, fixed, multiply, sum, union, UNKNOWN, ZERO, type EntrySize, type Estimate, MAX_UINT64 } from './estimates.ts';
 import { codePoints } from './string-costs.ts';
@@ -327,8 +327,7 @@ export interface CostEstimate {
   untyped: readonly string[];
 }
 
-/** The estimated cost of a rule at its schema node, as the API server's CRD create computes it. */
-export function estimateCost(expr: Expr, self: DeclType | undefined): CostEstimate {
-  const checked = checkTypes(expr, self);
+/** The estimated cost of a checked rule at its schema node, as the API server's CRD create computes it. */
+export function estimateCost(expr: Expr, checked: Checked, self: DeclType | undefined): CostEstimate {
   return { max: new Coster(checked, self).cost(expr).max, untyped: checked.untyped };
 }

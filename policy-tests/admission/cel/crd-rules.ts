@@ -17,7 +17,7 @@ import { celRuntime, isCelError, scan, type Cel } from './runtime.ts';
 import { InvalidData, toCel } from './to-cel.ts';
 import type { JsonSchemaNode, ValidationRule } from './schema-node.ts';
 import { rewriteTwoVariable } from './two-variable.ts';
-import { typeProblems } from './schema-type-check.ts';
+import { checkTypes } from './cel-type-check.ts';
 import { estimateCost } from './cost-estimator.ts';
 import { declType } from './decl-type.ts';
 import { overloadProblems } from './overloads.ts';
@@ -278,7 +278,7 @@ interface RuleOutcome {
  */
 /** What the API server's CRD create makes of a rule at its schema node beyond its compile. */
 export interface RuleAtNode {
-  /** The type check's refusals (schema-type-check.ts). */
+  /** The type check's refusals (cel-type-check.ts). */
   typeProblems: string[];
   /** cel-go's estimated maximum cost (cost-estimator.ts). */
   estimatedCost: number;
@@ -294,8 +294,10 @@ export function ruleAtNode(text: string, schema: JsonSchemaNode, isRoot = false)
   const c = compileRule(text);
   let outcome: RuleAtNode = { typeProblems: [], estimatedCost: 0 };
   if (c.ok) {
-    const cost = estimateCost(c.expr, declType(schema, isRoot));
-    outcome = { typeProblems: typeProblems(c.expr, schema, isRoot), estimatedCost: Number(cost.max) };
+    const self = declType(schema, isRoot);
+    const checked = checkTypes(c.expr, self);
+    const cost = estimateCost(c.expr, checked, self);
+    outcome = { typeProblems: [...checked.problems], estimatedCost: Number(cost.max) };
     if (cost.untyped.length > 0) outcome.costNotJudged = `its estimated cost is not judged: this check does not type ${cost.untyped.join(', ')}`;
   }
   celOutcomes.set(key, outcome);

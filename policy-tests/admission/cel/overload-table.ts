@@ -30,18 +30,6 @@ const ORDERED: [string, string][] = [
   ['double_uint64', 'double,uint'],
 ];
 const comparison = (name: string): string[] => ORDERED.map(([go, cel]) => `${name}_${go} ${cel.includes(',') ? cel : `${cel},${cel}`}:bool`);
-const TIME_PARTS = [
-  'getFullYear',
-  'getMonth',
-  'getDayOfYear',
-  'getDayOfMonth',
-  'getDate',
-  'getDayOfWeek',
-  'getHours',
-  'getMinutes',
-  'getSeconds',
-  'getMilliseconds',
-];
 
 const SIGNATURES: Record<string, string[]> = {
   '_+_': [

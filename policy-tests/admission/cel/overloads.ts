@@ -5,7 +5,7 @@
  * quantity, isSemver, semver, isURL, url) given a list, a map, a number, a
  * bool, or the value of another constructor (`isIP(cidr(...))`). A value
  * whose type only the schema knows is not judged here (the schema type
- * check, schema-type-check.ts, follows fields).
+ * check, cel-type-check.ts, follows fields).
  */
 import { mapChildren, type Expr } from './ast.ts';
 
