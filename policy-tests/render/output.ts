@@ -11,6 +11,7 @@ import type { FilePosition, Positions, Resource } from '../model/core/manifest.t
 import type { Path } from '../model/core/positions.ts';
 import type { DataFile } from '../model/repository/repo.ts';
 import { dig, isMap } from '../model/core/dig.ts';
+import { trackingRefusal } from '../model/argocd/tracking.ts';
 
 export interface RenderedDoc {
   object: Record<string, unknown>;
@@ -50,7 +51,12 @@ export function splitRendered(text: string): { docs: RenderedDoc[]; problems: Ou
       }
       // A List in the output is its items, as Argo CD reads it.
       const objects = object.apiVersion === 'v1' && object.kind === 'List' && Array.isArray(object.items) ? object.items.filter(isMap) : [object];
-      for (const o of objects) docs.push({ object: o, ...(template ? { template } : {}) });
+      for (const o of objects) {
+        // Argo CD sets its tracking annotation on every rendered object too; one it cannot set fails the source.
+        const tracking = trackingRefusal(o);
+        if (tracking) problems.push({ message: `${template ?? 'output'}: Argo CD fails the whole source, applying none of it: ${tracking}` });
+        else docs.push({ object: o, ...(template ? { template } : {}) });
+      }
     }
   }
   return { docs, problems };

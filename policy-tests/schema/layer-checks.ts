@@ -24,6 +24,12 @@ export const LAYER_CHECKS: readonly LayerCheck[] = [
   },
   { id: 'duplicate-key', layer: 'loader', description: 'No mapping repeats a key (the last one would silently win).' },
   { id: 'manifest-shape', layer: 'loader', description: 'Every non-blank document is an object with a non-empty apiVersion and kind.' },
+  {
+    id: 'argocd-tracking',
+    layer: 'loader',
+    description:
+      'Argo CD can set its tracking annotation on every object: metadata.annotations, when present, is a map of strings (else Argo CD fails the whole source, in its words).',
+  },
   { id: 'schema', layer: 'schema', description: 'The resource matches the schema of its apiVersion/kind: types, required fields, enums.' },
   { id: 'unknown-field', layer: 'schema', description: 'Strict mode: no field the schema does not define (a typo such as capabilites fails).' },
   { id: 'missing-schema', layer: 'schema', description: 'Every kind has a schema, or an allowlist entry that says why not.' },

@@ -9,6 +9,7 @@ import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
 import { exactIntegers, mayHoldLargeIntegers, under, type ExactInteger } from '../yaml/exact-integers.ts';
 import { placeTable, type PlaceTable } from '../yaml/place-table.ts';
 import { locate, type LinePos, type Path } from './positions.ts';
+import { trackingRefusal } from '../argocd/tracking.ts';
 
 export interface Resource {
   file: string;
@@ -228,6 +229,19 @@ function shapeFinding(at: { file: string; line: number; col: number; doc: number
   };
 }
 
+/** The loader's finding where Argo CD cannot set its tracking annotation on the object (model/argocd/tracking.ts). */
+function trackingFinding(object: Record<string, unknown>, at: () => { file: string; doc: number; line: number; col: number }): Finding | undefined {
+  const refusal = trackingRefusal(object);
+  if (!refusal) return undefined;
+  const name = isPlainObject(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : '';
+  return {
+    ...at(),
+    check: 'argocd-tracking',
+    message: `${String(object.kind)} ${name}: Argo CD fails the whole source, applying none of it: ${refusal}`,
+    fix: 'quote the annotation value: annotations are strings',
+  };
+}
+
 function parseManifestUnguarded(file: string, text: string): ParsedFile {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
@@ -285,6 +299,9 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
       }
       const metadata = isPlainObject(value.metadata) ? value.metadata : {};
       const name = typeof metadata.name === 'string' ? metadata.name : '';
+      // Argo CD sets its tracking annotation on every object first; one it cannot set fails the whole source.
+      const tracking = trackingFinding(value, () => ({ file, doc: index, ...locate(doc, lineCounter, [...prefix, 'metadata', 'annotations'], 'key') }));
+      if (tracking) return void findings.push(tracking);
       const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
       const exact = under(integers, prefix);
       resources.push({

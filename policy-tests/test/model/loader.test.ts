@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../model/core/manifest.ts';
 import { formatFinding } from '../../model/core/findings.ts';
+import { copyRepo, lineOf } from '../support/helpers.ts';
 
 const findingsOf = (text: string, file = 'x.yaml') => parseManifest(file, text).findings.map(formatFinding);
 
@@ -85,5 +86,54 @@ describe('duplicate keys at scale', () => {
 
   it('tells a string key from a number key, as YAML does', () => {
     expect(findingsOf('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  "1": a\n  1: b\n')).toEqual([]);
+  });
+});
+
+describe("Argo CD's tracking annotation (model/argocd/tracking.ts)", () => {
+  // reposerver/repository/testdata/invalid-metadata/bad.yaml, whose source Argo CD fails with these words.
+  const bad = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: my-map-annotation\n  annotations:\n    invalid: true\nstringData:\n  foo: bar\n';
+
+  it("refuses an object whose annotations hold a non-string, in Argo CD's words, at the annotations, and passes it on to nothing", () => {
+    const parsed = parseManifest('bad.yaml', bad);
+    expect(parsed.resources).toEqual([]);
+    expect(parsed.findings.map(formatFinding)).toEqual([
+      'bad.yaml:5:3 [argocd-tracking] ConfigMap my-map-annotation: Argo CD fails the whole source, applying none of it: failed to set app instance tracking info on manifest: failed to get annotations for /v1, Kind=ConfigMap /my-map-annotation: .metadata.annotations accessor error: contains non-string value in the map under key "invalid": true is of the type bool, expected string (fix: quote the annotation value: annotations are strings)',
+    ]);
+  });
+
+  it('prints the value and its type as Go does: an integer, a list, and annotations that are no map', () => {
+    const message = (annotations: string, apiVersion = 'apps/v1') =>
+      parseManifest('t.yaml', `apiVersion: ${apiVersion}\nkind: Deployment\nmetadata:\n  name: d\n  namespace: apps\n  annotations: ${annotations}\n`).findings[0]
+        ?.message;
+    expect(message('{replicas: 3}')).toContain(
+      'failed to get annotations for apps/v1, Kind=Deployment apps/d: .metadata.annotations accessor error: contains non-string value in the map under key "replicas": 3 is of the type int64, expected string',
+    );
+    expect(message('{hosts: [a, b]}')).toContain('under key "hosts": [a b] is of the type []interface {}, expected string');
+    expect(message('[a]')).toContain('.metadata.annotations accessor error: [a] is of the type []interface {}, expected map[string]interface{}');
+  });
+
+  it('reads quoted values, empty and null annotations as Argo CD does: nothing to refuse', () => {
+    for (const annotations of ['{invalid: "true"}', '{}', 'null'])
+      expect(parseManifest('t.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: ${annotations}\n`).findings, annotations).toEqual(
+        [],
+      );
+  });
+});
+
+describe('argocd-tracking bites on a broken copy of the real repository', () => {
+  it('fails exactly that check, at the annotations of the object, and nothing else', async () => {
+    const copy = copyRepo();
+    try {
+      copy.write(
+        'portfolio-api/deploy/flags.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\n  namespace: portfolio\n  annotations:\n    beta: true\ndata:\n  mode: on-demand\n',
+      );
+      const findings = await copy.gate();
+      expect(findings.map((f) => `${f.check} ${f.file}:${f.line}`)).toEqual([
+        `argocd-tracking portfolio-api/deploy/flags.yaml:${lineOf(copy, 'portfolio-api/deploy/flags.yaml', 'annotations:')}`,
+      ]);
+    } finally {
+      copy.dispose();
+    }
   });
 });

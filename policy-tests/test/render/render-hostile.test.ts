@@ -16,6 +16,7 @@ import { kustomizeInputs } from '../../model/argocd/kustomize.ts';
 import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../../render/charts.ts';
 import { renderToolEnv } from '../../render/context.ts';
 import { renderRepo } from '../../render/render.ts';
+import { splitRendered } from '../../render/output.ts';
 import { toolEnv, writeChart } from '../../../test-support/chart-repo.ts';
 import { output } from '../../../test-support/exec.ts';
 import { fixtureRepo, REPO_URL, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
@@ -316,6 +317,18 @@ describe("the render tools' environment", () => {
       'PATH',
       'SSL_CERT_FILE',
       'no_proxy',
+    ]);
+  });
+});
+
+describe('rendered output Argo CD cannot track', () => {
+  it('fails the source, in its words, where a template writes an annotation that is not a string', () => {
+    const out = splitRendered(
+      '---\n# Source: demo/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\n  namespace: apps\n  annotations:\n    checksum: 12\n---\n# Source: demo/templates/ok.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n',
+    );
+    expect(out.docs.map((d) => d.object.metadata)).toEqual([{ name: 'ok' }]);
+    expect(out.problems.map((p) => p.message)).toEqual([
+      'demo/templates/cm.yaml: Argo CD fails the whole source, applying none of it: failed to set app instance tracking info on manifest: failed to get annotations for /v1, Kind=ConfigMap apps/demo: .metadata.annotations accessor error: contains non-string value in the map under key "checksum": 12 is of the type int64, expected string',
     ]);
   });
 });
