@@ -10,8 +10,8 @@ export { loadRepo, REPO_ROOT, MANIFEST_ROOTS, type Repo } from './model/reposito
 export { clearParseCache } from './model/repository/parse-pool.ts';
 export { allFindings, registeredChecks, runGate, type GateOptions, type GateResult } from './gate/gate.ts';
 export { render as renderReport } from './gate/report/formats/index.ts';
-export { runPolicy } from './gate/runner.ts';
-export { ADMISSION_CHECK_IDS } from './checks/admission/index.ts';
+export { runPolicy } from './model/checks/runner.ts';
+export { ADMISSION_CHECK_IDS } from './admission/index.ts';
 export { buildGate } from './build.mjs';
 
 // Snapshot what each Application applies (the rendered diff).

@@ -1,14 +1,21 @@
 /**
  * The admission layer's address: what the API server's admission refuses, and how much of it the gate judged.
  * Everything outside `admission/` reaches the layer through this file (policy-tests/test/gate/layout.test.ts
- * fails on an import of its rooms from outside): the admission checks (checks/admission/), the gate's coverage
- * line, the rendered diff's transition rules, and the conformance harness.
+ * fails on an import of its rooms from outside): the gate's admission stage (`admissionLayer`), the registry's
+ * admission area, the rendered diff's transition rules, and the conformance harness (through its own door,
+ * upstream/conformance.ts).
  */
 import type { Resource } from '../model/core/manifest.ts';
+import type { PolicyCheck } from '../model/checks/kit.ts';
+import { runChecks, type StageRun } from '../model/checks/runner.ts';
+import type { SourceRender } from '../model/argocd/rendered.ts';
+import type { Repo } from '../model/repository/repo.ts';
 import { policyCoverage } from './cel/admission-policies.ts';
 import { ruleCoverage, type RuleCoverage } from './cel/crd-rules.ts';
 import { crdSchemas } from './crd-schemas.ts';
 
+// The admission area: its checks (checks/), declared where they are written.
+export { ADMISSION_CHECK_IDS, admissionArea, ARGOCD_EXCLUDED, POD_SECURITY_REASON } from './checks/index.ts';
 // CRD validation rules (CEL): judged on objects, refused at CRD create, and their cost.
 export { compileOutcome, ruleAtNode, rulesOf, ruleViolations, type RuleCoverage } from './cel/crd-rules.ts';
 export { costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, unboundedCardinality } from './cel/cost-estimate.ts';
@@ -31,4 +38,19 @@ export function admissionCoverage(resources: readonly Resource[]): RuleCoverage 
     compiled: crdRules.compiled + policyRules.compiled,
     notJudged: [...crdRules.notJudged, ...policyRules.notJudged],
   };
+}
+
+/** What the admission layer made of one repository: its checks' findings (with the exemptions they used) and its CEL coverage. */
+export interface AdmissionJudgement {
+  run: StageRun;
+  celRules: RuleCoverage;
+}
+
+/**
+ * The admission layer, the gate's stage after the schema layer: every plain and rendered object judged as the API
+ * server's admission judges it on apply (built-in validation, Pod Security, CRD rules, admission policies) and as
+ * Argo CD applies it, with `checks` the admission area's checks as the gate's environment built them.
+ */
+export function admissionLayer(repo: Repo, renders: readonly SourceRender[], checks: readonly PolicyCheck[]): AdmissionJudgement {
+  return { run: runChecks(repo, checks, renders), celRules: admissionCoverage(repo.resources) };
 }

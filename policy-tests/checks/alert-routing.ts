@@ -6,7 +6,7 @@
 import { alertmanagerConfigs, CONFIG_PATH, route, sendsToChat, type AmRoute } from '../model/monitoring/alertmanager.ts';
 import { alertRules } from '../model/monitoring/prometheus-rules.ts';
 import type { Path } from '../model/core/positions.ts';
-import { type PolicyCheck, type Area, staticArea } from './kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 
 const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
 

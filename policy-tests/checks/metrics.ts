@@ -12,7 +12,7 @@ import { jobsFor, namesRead } from '../model/monitoring/metrics-reads.ts';
 import { durationMs } from '../model/core/durations.ts';
 import { applications } from '../model/argocd/argocd.ts';
 import { workloadContainers } from '../model/core/workloads.ts';
-import { type CheckContext, type PolicyCheck, type Area, staticArea } from './kit.ts';
+import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { scalarText } from '../model/core/text.ts';
 import type { Resource } from '../model/core/manifest.ts';

@@ -12,7 +12,7 @@ import { namedPrivileges, privilegeLabel, privilegesOf, PRIVILEGES_ANNOTATION, t
 import type { Resource } from '../model/core/manifest.ts';
 import { EXEMPTION_PREFIX, WORKLOAD_KINDS, workloadAnnotations } from '../model/core/workloads.ts';
 import type { Repo } from '../model/repository/repo.ts';
-import { type PolicyCheck, type Area, staticArea } from './kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 
 /** What an exemption speaks for: with it, the workload names each such privilege it holds (the exempted check no longer will). */
 const EXEMPTION_COVERS: Record<string, readonly PrivilegeKind[]> = {

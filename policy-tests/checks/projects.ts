@@ -7,7 +7,7 @@
 import { applications, argoNormalizeGitURL, owningApplication, ROOT_APP_FILE, sourcePermitted } from '../model/argocd/argocd.ts';
 import { argoGlobMatch } from '../model/core/glob.ts';
 import { groupOf, type Resource } from '../model/core/manifest.ts';
-import { type PolicyCheck, type Area, type CheckEnvironment } from './kit.ts';
+import { type PolicyCheck, type Area, type CheckEnvironment } from '../model/checks/kit.ts';
 import { scalarText } from '../model/core/text.ts';
 
 interface GroupKind {

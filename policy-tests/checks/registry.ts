@@ -2,8 +2,8 @@
  * The registry: every policy check, in report order. The gate's runner
  * (gate/runner.ts) applies them and handles exemptions.
  */
-import type { Area, CheckEnvironment, PolicyCheck } from './kit.ts';
-import { admissionArea } from './admission/index.ts';
+import type { Area, CheckEnvironment, PolicyCheck } from '../model/checks/kit.ts';
+import { admissionArea } from '../admission/index.ts';
 import { alertRoutingArea } from './alert-routing.ts';
 import { argocdArea } from './argocd/index.ts';
 import { backupArea } from './backups/index.ts';

@@ -6,7 +6,7 @@
 import { nearestName } from '../model/core/did-you-mean.ts';
 import type { ChartScope, SourceRender } from '../model/argocd/rendered.ts';
 import type { Path } from '../model/core/positions.ts';
-import { type CheckContext, type PolicyCheck, type Area, staticArea } from './kit.ts';
+import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import { isMap } from '../model/core/dig.ts';
 import { applications, isExactChartVersion } from '../model/argocd/argocd.ts';
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';

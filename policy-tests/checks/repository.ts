@@ -8,7 +8,7 @@ import { CLUSTER_FACTS_FILE } from '../model/repository/cluster-facts.ts';
 import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
 import { MANIFEST_ROOTS, type Repo } from '../model/repository/repo.ts';
 import { foreignCodeOrState } from '../model/repository/checkout-paths.ts';
-import { type PolicyCheck, type Area, type CheckEnvironment } from './kit.ts';
+import { type PolicyCheck, type Area, type CheckEnvironment } from '../model/checks/kit.ts';
 
 export function resourceIdentity(resource: Resource, clusterScoped: boolean, appNamespace: string | undefined): string {
   const namespace = clusterScoped ? '' : (resource.namespace ?? appNamespace ?? '');

@@ -8,7 +8,7 @@ import { declaredGroups, requiresLoadBalancer, REQUIRES_CRDS, REQUIRES_LOAD_BALA
 import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/argocd/waves.ts';
 import { dig } from '../model/core/dig.ts';
 import { groupOf } from '../model/core/manifest.ts';
-import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from './kit.ts';
+import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from '../model/checks/kit.ts';
 import type { ScopeLookup } from '../model/core/manifest.ts';
 import { providerOf } from '../model/cluster/providers.ts';
 import { ingressRefs, issuerRefs, namespaceRefs, priorityRefs, storageRefs, storeRefs } from '../model/cluster/references.ts';

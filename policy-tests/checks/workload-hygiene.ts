@@ -8,7 +8,7 @@ import { LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } fro
 import type { Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
 import type { DataFile } from '../model/repository/repo.ts';
-import { type PolicyCheck, type Area, staticArea } from './kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import { scalarText } from '../model/core/text.ts';
 
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */

@@ -3,9 +3,9 @@
  * Used by the CLI (gate/cli.ts), by the tests and by the benchmark.
  */
 import { policyChecks, stagedChecks } from '../checks/registry.ts';
-import { exemptionStep, runChecks, type StageRun } from './runner.ts';
-import { exemptionCheck } from './exemptions.ts';
-import type { CheckEnvironment, PolicyCheck } from '../checks/kit.ts';
+import { exemptionStep, runChecks } from '../model/checks/runner.ts';
+import { exemptionCheck } from '../model/checks/exemptions.ts';
+import type { CheckEnvironment, PolicyCheck } from '../model/checks/kit.ts';
 import { byLocation, type Finding } from '../model/core/findings.ts';
 import { assemble, type GateResult, type NotRendered, type ResourceResult } from './result.ts';
 import { findingAt, resourceKey, type ParsedFile, type Resource } from '../model/core/manifest.ts';
@@ -21,7 +21,7 @@ import type { SourceRender } from '../model/argocd/rendered.ts';
 import { unrenderedSources } from '../render/render.ts';
 import { loadTree, renderTree, schemaLayer, type LoadedTree } from './pipeline.ts';
 import { flushOutcomeStores } from '../model/stores/outcome-store.ts';
-import { admissionCoverage, type RuleCoverage } from '../admission/index.ts';
+import { admissionLayer, type AdmissionJudgement, type RuleCoverage } from '../admission/index.ts';
 
 export { UsageError };
 export { allFindings, type GateResult, type NotRendered, type ResourceResult, type Summary } from './result.ts';
@@ -171,12 +171,6 @@ interface Checked {
 /** The checks of each stage (checks/registry.ts stagedChecks). */
 type Staged = ReturnType<typeof stagedChecks>;
 
-/** What the admission stage found: the API server's refusals on apply, and how much of the CEL it met it judged. */
-interface Admitted {
-  run: StageRun;
-  celRules: RuleCoverage;
-}
-
 /**
  * The render stage. With --no-render, the files alone: every source that needs a tool is listed as not rendered,
  * never failed on output it did not build, and the checks, which judge the rendered repository, do not run.
@@ -207,25 +201,21 @@ async function renderStage(loaded: LoadedTree, options: GateOptions, asked: Aske
   return { repo, parsed: rendered.parsed, renders: rendered.renders, renderFindings, notRendered, checked: true, tools: rendered.tools };
 }
 
-/**
- * The admission stage, after the schema layer: what the API server refuses on apply (built-in validation, Pod
- * Security, the CRDs' rules and those refused at create, admission policies, what Argo CD refuses to sync), as the
- * admission area's checks, and how many CEL rules it compiled. Not run on the files alone (--no-render).
- */
-function admissionStage(tree: Tree, checks: readonly PolicyCheck[], options: GateOptions): Admitted | undefined {
+/** The admission stage, after the schema layer: the admission layer (admission/index.ts). Not run on the files alone (--no-render). */
+function admissionStage(tree: Tree, checks: readonly PolicyCheck[], options: GateOptions): AdmissionJudgement | undefined {
   if (!tree.checked) return undefined;
   const total = tree.repo.resources.length;
   options.onProgress?.('admission', 0, total);
-  const run = runChecks(tree.repo, checks, tree.renders);
+  const judged = admissionLayer(tree.repo, tree.renders, checks);
   options.onProgress?.('admission', total, total);
-  return { run, celRules: admissionCoverage(tree.repo.resources) };
+  return judged;
 }
 
 /**
  * The policy stage: every other area's checks, then the exemption step over both stages (an exemption is stale when
  * neither used it), root causes marked across them and the render's findings.
  */
-function policyStage(tree: Tree, staged: Staged, admitted: Admitted | undefined, options: GateOptions): Checked {
+function policyStage(tree: Tree, staged: Staged, admitted: AdmissionJudgement | undefined, options: GateOptions): Checked {
   if (!admitted) return { findings: tree.renderFindings, warnings: [], notJudged: [] };
   const total = tree.repo.resources.length;
   options.onProgress?.('policy', 0, total);

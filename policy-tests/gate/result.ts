@@ -5,7 +5,7 @@
  */
 import { byLocation, type Finding, type Layer } from '../model/core/findings.ts';
 import { LAYER_CHECKS } from '../schema/layer-checks.ts';
-import { ADMISSION_CHECK_IDS } from '../checks/admission/index.ts';
+import { ADMISSION_CHECK_IDS } from '../admission/index.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { applicationsByName, filesOfApp } from '../model/argocd/argocd.ts';
 import type { ResourceStatus } from '../schema/schema-layer.ts';

@@ -18,7 +18,7 @@ import {
   sourceType,
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
 export const ARGOCD_DIR = 'apps/platform/argocd';

@@ -1,5 +1,5 @@
 /** Argo CD itself: the Applications it syncs, and the install that runs it. */
-import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { argocdChecks } from './argocd.ts';
 import { argocdInstallChecks } from './install.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';

@@ -2,7 +2,7 @@
  * Argo CD's own install: the root app finds every Application, an Application's health is computed, and the render tools match the ones the gate pins.
  */
 import { ROOT_APP_FILE, filesOfApp, ownersByFile } from '../../model/argocd/argocd.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { PINNED_TOOLS } from '../../render/tools.ts';
 import { APP_KINDS, ARGOCD_CM_PATCH, ARGOCD_DIR, ARGOCD_TOOLS_FACTS, HEALTH_KEY, appsOf, minorOf } from './argocd.ts';
 

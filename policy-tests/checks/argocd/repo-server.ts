@@ -7,7 +7,7 @@
  */
 import { applications } from '../../model/argocd/argocd.ts';
 import { refusalsOf } from '../../model/argocd/refusals.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { APP_KINDS } from './argocd.ts';
 
 export const argocdRepoServerChecks: PolicyCheck[] = [

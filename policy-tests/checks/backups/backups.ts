@@ -15,7 +15,7 @@ import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import type { DataFile, Repo } from '../../model/repository/repo.ts';
 import { dig } from '../../model/core/dig.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 
 /** The image built from scripts/backup/Dockerfile; every backup job runs it. */

@@ -1,5 +1,5 @@
 /** Backups: every stateful app's targets, and the jobs that take and check them. */
-import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { backupChecks } from './backups.ts';
 import { backupHygieneChecks } from './job-hygiene.ts';
 import { BACKUP_INVARIANTS } from './invariants.ts';

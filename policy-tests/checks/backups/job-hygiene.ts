@@ -3,7 +3,7 @@
  */
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import { dig } from '../../model/core/dig.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
 import { scalarText } from '../../model/core/text.ts';
 

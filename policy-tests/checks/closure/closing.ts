@@ -6,7 +6,7 @@
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { opaqueNamespaces, provided } from '../../model/cluster/providers.ts';
 import type { Reference } from '../../model/cluster/references.ts';
-import type { CheckContext } from '../kit.ts';
+import type { CheckContext } from '../../model/checks/kit.ts';
 
 export const FACTS_FIX = 'or, when something outside git provides it, list it under providedOutsideGit in clusters/home/cluster-facts.yaml with the reason';
 

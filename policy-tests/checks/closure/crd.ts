@@ -8,7 +8,7 @@ import { declaredEntries, declaredGroups, PROVIDES_CRDS, PROVIDES_CRDS_AT_RUNTIM
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { FACTS_FIX } from './closing.ts';
 import { scalarText } from '../../model/core/text.ts';
 

@@ -9,7 +9,7 @@
 import { applications, applicationsByName } from '../../model/argocd/argocd.ts';
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
 import { dig } from '../../model/core/dig.ts';
-import { type PolicyCheck, type Area, type CheckEnvironment } from '../kit.ts';
+import { type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
 import type { ScopeLookup } from '../../model/core/manifest.ts';
 import { crdClosureCheck } from './crd.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';

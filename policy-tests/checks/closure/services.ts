@@ -6,7 +6,7 @@ import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 

@@ -4,10 +4,10 @@
 import { tuningFiles } from '../../model/falco/tuning.ts';
 import type { ChartValues } from '../../model/argocd/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
-import { eachChartValues, type ValuesFail } from '../kit.ts';
+import { eachChartValues, type ValuesFail } from '../../model/checks/kit.ts';
 import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 const valuesCheck = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: ValuesFail) => void) =>
   eachChartValues(ctx, chart, 'security/README.md', body);

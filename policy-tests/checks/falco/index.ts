@@ -3,7 +3,7 @@
  * policy, and the discipline of the custom tuning file.
  */
 
-import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { falcoChartChecks } from './chart-checks.ts';
 import { falcoTuningChecks } from './tuning-checks.ts';
 import { SECURITY_INVARIANTS } from './invariants.ts';

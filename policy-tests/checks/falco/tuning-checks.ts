@@ -18,7 +18,7 @@ import {
   upstreamKind,
 } from '../../model/falco/exemptions.ts';
 import type { Path } from '../../model/core/positions.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 type Fail = (tuning: TuningFile, path: Path, message: string) => void;
 

@@ -1,5 +1,5 @@
 /** The media apps' settings as code: each app's settings, and the library flow they share. */
-import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { mediaLibraryChecks } from './library-checks.ts';
 import { mediaSettingsChecks } from './settings-checks.ts';
 

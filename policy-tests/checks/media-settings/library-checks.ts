@@ -3,7 +3,7 @@
  */
 import { type Path } from '../../model/core/positions.ts';
 import { SETTINGS_READS } from '../../model/apps/media-settings.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { byApp, checkFlow, settingsOf } from './settings-checks.ts';
 
 export const mediaLibraryChecks: PolicyCheck[] = [

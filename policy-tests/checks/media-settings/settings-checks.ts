@@ -6,7 +6,7 @@ import { parseInstancePath, type Path } from '../../model/core/positions.ts';
 import type { DataFile } from '../../model/repository/repo.ts';
 import { SCHEMA_DIR, SCHEMA_FOR, SETTINGS_READS, settingsByApp, settingsFiles, validatorFor, type Settings } from '../../model/apps/media-settings.ts';
 import { flowProblems, type Flow } from '../../model/apps/tdarr-flow.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 export const byApp = (ctx: CheckContext) => settingsByApp(ctx.repo);
 

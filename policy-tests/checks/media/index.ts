@@ -1,5 +1,5 @@
 /** The media stack: its apps, their roles and shared library, and their pods. */
-import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { mediaChecks } from './media.ts';
 import { mediaPodChecks } from './pods.ts';
 import { MEDIA_INVARIANTS } from './invariants.ts';

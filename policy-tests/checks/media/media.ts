@@ -5,7 +5,7 @@
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { containersOf, podSpecOf, type ContainerRef } from '../../model/core/workloads.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';

@@ -4,7 +4,7 @@
 import type { Resource } from '../../model/core/manifest.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
 

@@ -1,5 +1,5 @@
 /** Monitoring: the stack's values, its dashboards, and the sources that feed it. */
-import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { dashboardChecks, monitoringChecks } from './monitoring.ts';
 import { sourceChecks } from './sources.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';

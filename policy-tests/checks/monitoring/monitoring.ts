@@ -8,7 +8,7 @@ import { dig } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { durationMs } from '../../model/core/durations.ts';
 import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 
 function expectDuration(fail: Fail, values: unknown, path: Path, { expected, what }: { expected: string; what: string }): void {

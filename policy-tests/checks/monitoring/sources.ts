@@ -7,11 +7,11 @@ import { alloyConfig, onValues, type Fail } from './values.ts';
 import { parse } from 'yaml';
 import { chartValues } from '../../model/argocd/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
-import { eachChartValues } from '../kit.ts';
+import { eachChartValues } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import { durationMs } from '../../model/core/durations.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 
 const EVENTS_SOURCE = /loki\.source\.kubernetes_events\s+"/;

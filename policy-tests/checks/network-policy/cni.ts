@@ -9,7 +9,7 @@ import { appDeployingChart } from '../../model/cluster/cni-application.ts';
 import { cniOf, isNetworkPolicy, KNOWN_CNIS, qualifiedKind, type CniFacts } from '../../model/repository/cni.ts';
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 const FACT = 'cluster fact "cni" in clusters/home/cluster-facts.yaml';
 

@@ -12,7 +12,7 @@ import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import { selectorIndex, selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { KUBERNETES_NAMESPACES, namespaceLabels, samePort, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { parse } from 'yaml';

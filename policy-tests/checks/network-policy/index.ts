@@ -1,5 +1,5 @@
 /** Network policies: what each allows, the CNI that enforces them, ingress paths, and default deny. */
-import { type PolicyCheck, type Area, staticArea } from '../kit.ts';
+import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { cniChecks } from './cni.ts';
 import { defaultDenyChecks } from './default-deny.ts';
 import { ingressPathCheck } from './ingress.ts';

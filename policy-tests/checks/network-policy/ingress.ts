@@ -8,7 +8,7 @@ import { namespaceOrDestination, owningApplication } from '../../model/argocd/ar
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { namespaceLabels, samePort, templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { scalarText } from '../../model/core/text.ts';

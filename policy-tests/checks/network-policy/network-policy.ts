@@ -14,7 +14,7 @@ import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 const policies = (ctx: CheckContext) => ctx.resources.filter((r) => r.kind === 'NetworkPolicy');
 

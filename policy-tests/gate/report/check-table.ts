@@ -1,5 +1,5 @@
 /** The README's check table, generated from the registry so it cannot drift from the code. */
-import type { PolicyCheck, Reads } from '../../checks/kit.ts';
+import type { PolicyCheck, Reads } from '../../model/checks/kit.ts';
 import { LAYER_CHECKS } from '../../schema/layer-checks.ts';
 import { layerOf } from '../result.ts';
 

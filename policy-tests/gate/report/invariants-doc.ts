@@ -4,7 +4,7 @@
  * the page cannot drift from the code (npm run readme:checks writes it; a
  * test fails when it is stale).
  */
-import type { PolicyCheck } from '../../checks/kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { INVARIANTS } from '../../checks/registry.ts';
 
 export const INVARIANTS_FILE = 'docs/invariants.md';

@@ -61,7 +61,7 @@ describe('the metrics catalog of the real repository', () => {
   });
 
   it('judges a chart bump by the exporter it runs: the same image version keeps the entry, another makes it stale, none rendered is not judged', async () => {
-    const { runPolicy } = await import('../../gate/runner.ts');
+    const { runPolicy } = await import('../../model/checks/runner.ts');
     const { metricsChecks } = await import('../../checks/metrics.ts');
     const { applications } = await import('../../model/argocd/argocd.ts');
     const current = metricsChecks.filter((c) => c.id === 'metrics-catalog-current');

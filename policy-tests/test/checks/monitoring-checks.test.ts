@@ -27,7 +27,7 @@ describe('helpers', () => {
 describe('alert-routing with nothing to read', () => {
   it('fails, instead of passing, when no Application deploys the chart that holds the routing', async () => {
     const { alertRoutingChecks } = await import('../../checks/alert-routing.ts');
-    const { runPolicy } = await import('../../gate/runner.ts');
+    const { runPolicy } = await import('../../model/checks/runner.ts');
     const { loadRepo, REPO_ROOT } = await import('../../model/repository/repo.ts');
     const repo = await loadRepo(REPO_ROOT);
     const withoutStack = { ...repo, dataFiles: new Map([...repo.dataFiles].filter(([file]) => file !== 'monitoring/kube-prometheus-stack/values.yaml')) };

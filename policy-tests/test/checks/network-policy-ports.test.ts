@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { networkPolicyChecks } from '../../checks/network-policy/network-policy.ts';
-import { runPolicy } from '../../gate/runner.ts';
+import { runPolicy } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
 

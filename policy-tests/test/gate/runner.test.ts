@@ -1,7 +1,7 @@
 /** The runner shows each check only what it declares it reads. */
 import { describe, expect, it } from 'vitest';
-import type { PolicyCheck, Reads } from '../../checks/kit.ts';
-import { runPolicy } from '../../gate/runner.ts';
+import type { PolicyCheck, Reads } from '../../model/checks/kit.ts';
+import { runPolicy } from '../../model/checks/runner.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
 const repo = await loadRepo(REPO_ROOT);

@@ -103,8 +103,8 @@ describe("Argo CD's tracking annotation (model/argocd/tracking.ts)", () => {
 
   it('prints the value and its type as Go does: an integer, a list, and annotations that are no map', () => {
     const message = (annotations: string, apiVersion = 'apps/v1') =>
-      parseManifest('t.yaml', `apiVersion: ${apiVersion}\nkind: Deployment\nmetadata:\n  name: d\n  namespace: apps\n  annotations: ${annotations}\n`).findings[0]
-        ?.message;
+      parseManifest('t.yaml', `apiVersion: ${apiVersion}\nkind: Deployment\nmetadata:\n  name: d\n  namespace: apps\n  annotations: ${annotations}\n`)
+        .findings[0]?.message;
     expect(message('{replicas: 3}')).toContain(
       'failed to get annotations for apps/v1, Kind=Deployment apps/d: .metadata.annotations accessor error: contains non-string value in the map under key "replicas": 3 is of the type int64, expected string',
     );

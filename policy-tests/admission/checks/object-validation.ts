@@ -4,9 +4,13 @@
  * libraries).
  */
 import { withExactIntegers } from '../../model/yaml/exact-integers.ts';
-import { crdSchemas, rulesOf, ruleViolations, validateBuiltin, validateObjectMeta, type JsonSchemaNode } from '../../admission/index.ts';
+import { crdSchemas } from '../crd-schemas.ts';
+import { rulesOf, ruleViolations } from '../cel/crd-rules.ts';
+import { validateBuiltin } from '../validation/kinds.ts';
+import { validateObjectMeta } from '../validation/metadata.ts';
+import { type JsonSchemaNode } from '../cel/schema-node.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 const withRules = new WeakMap<JsonSchemaNode, boolean>();
 /** Whether a CRD schema holds any validation rule, computed once per schema. */

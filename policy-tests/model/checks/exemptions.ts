@@ -4,10 +4,10 @@
  * this step then judges every exemption itself (`exemption-valid`), which needs every other check's outcome,
  * so it is not a check of its own area.
  */
-import type { PolicyCheck } from '../checks/kit.ts';
-import type { Finding } from '../model/core/findings.ts';
-import { findingAt, resourceKey, type Resource } from '../model/core/manifest.ts';
-import { EXEMPTION_PREFIX, workloadAnnotations } from '../model/core/workloads.ts';
+import type { PolicyCheck } from './kit.ts';
+import type { Finding } from '../core/findings.ts';
+import { findingAt, resourceKey, type Resource } from '../core/manifest.ts';
+import { EXEMPTION_PREFIX, workloadAnnotations } from '../core/workloads.ts';
 
 export const EXEMPTION_CHECK_ID = 'exemption-valid';
 

@@ -7,20 +7,14 @@
  * over the CRD's, and a schema `pattern` RE2 cannot compile. Such a CRD never
  * reaches the cluster, so everything that needs it fails to sync.
  */
-import {
-  compileOutcome,
-  costMessage,
-  PER_CRD_LIMIT,
-  PER_EXPRESSION_LIMIT,
-  ruleAtNode,
-  unboundedCardinality,
-  type JsonSchemaNode,
-} from '../../admission/index.ts';
+import { compileOutcome, ruleAtNode } from '../cel/crd-rules.ts';
+import { costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, unboundedCardinality } from '../cel/cost-estimate.ts';
+import { type JsonSchemaNode } from '../cel/schema-node.ts';
 import { re2Problem } from '../../model/core/re2.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import type { CheckContext, PolicyCheck } from '../kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 type Node = Record<string, unknown>;
 

@@ -3,11 +3,11 @@
  * calls `ctx.fail(place, message)`; the place is a node of a resource, a spot
  * in a file, or a key of a parsed data file (values, settings, facts).
  */
-import { chartValues, type ChartValues } from '../model/argocd/chart-values.ts';
-import type { Resource, ScopeLookup } from '../model/core/manifest.ts';
-import type { Path } from '../model/core/positions.ts';
-import type { DataFile, Repo } from '../model/repository/repo.ts';
-import type { SourceRender } from '../model/argocd/rendered.ts';
+import { chartValues, type ChartValues } from '../argocd/chart-values.ts';
+import type { Resource, ScopeLookup } from '../core/manifest.ts';
+import type { Path } from '../core/positions.ts';
+import type { DataFile, Repo } from '../repository/repo.ts';
+import type { SourceRender } from '../argocd/rendered.ts';
 
 export type FailurePlace =
   /** A node of a resource: its key or its value. */

@@ -5,7 +5,7 @@
  * Argo CD itself refuse or never apply an object.
  */
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
-import { type PolicyCheck, type Area, type CheckEnvironment } from '../kit.ts';
+import { type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
 import { admissionPolicyCheck } from './admission-policy.ts';
 import { argocdWillSyncCheck } from './argocd-will-sync.ts';
 import { crdAcceptedCheck } from './crd-accepted.ts';

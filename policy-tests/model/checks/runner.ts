@@ -1,18 +1,18 @@
 /**
  * The policy runner: each check on its view of the repository, then the
- * exemption step (gate/exemptions.ts): a finding an exemption next to the
+ * exemption step (exemptions.ts): a finding an exemption next to the
  * workload covers is dropped, and every exemption is judged.
  */
 import { EXEMPTION_CHECK_ID, exemptionFindings, exemptionsOf, exemptionUse } from './exemptions.ts';
-import type { CheckContext, FailurePlace, PolicyCheck, Reads } from '../checks/kit.ts';
-import { chartValues } from '../model/argocd/chart-values.ts';
-import { argoGlobMatch } from '../model/core/glob.ts';
-import type { Finding } from '../model/core/findings.ts';
-import { findingAt, resourceKey, type Resource } from '../model/core/manifest.ts';
-import type { Repo } from '../model/repository/repo.ts';
-import { KUSTOMIZATION_FILES } from '../model/argocd/kustomize.ts';
-import type { SourceRender } from '../model/argocd/rendered.ts';
-import { perKey } from '../model/core/per-object.ts';
+import type { CheckContext, FailurePlace, PolicyCheck, Reads } from './kit.ts';
+import { chartValues } from '../argocd/chart-values.ts';
+import { argoGlobMatch } from '../core/glob.ts';
+import type { Finding } from '../core/findings.ts';
+import { findingAt, resourceKey, type Resource } from '../core/manifest.ts';
+import type { Repo } from '../repository/repo.ts';
+import { KUSTOMIZATION_FILES } from '../argocd/kustomize.ts';
+import type { SourceRender } from '../argocd/rendered.ts';
+import { perKey } from '../core/per-object.ts';
 
 const isKustomization = (file: string) => KUSTOMIZATION_FILES.some((name) => file === name || file.endsWith(`/${name}`));
 

@@ -6,7 +6,7 @@ import { applications, owningApplication, syncOptions } from '../../model/argocd
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { perObject } from '../../model/core/per-object.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 function resourceSyncOptions(r: Resource): string[] {
   const raw = dig(r.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-options']);

@@ -2,13 +2,13 @@
  * Pod Security admission at each namespace's level: enforce is a finding,
  * warn and audit are warnings; a namespace below the cluster's default says why.
  */
-import { levelsFor, LABEL_PREFIX, LATEST_POLICY_MINOR, MODES, podSecurityViolations, isLevel, type Level } from '../../admission/index.ts';
+import { levelsFor, LABEL_PREFIX, LATEST_POLICY_MINOR, MODES, podSecurityViolations, isLevel, type Level } from '../pod-security/pod-security.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
 import { namespaceLabels } from '../../model/cluster/namespaces.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 
 /** The annotation a namespace whose Pod Security level is below the cluster's default must carry, saying why. */

@@ -3,11 +3,11 @@
  * bindings, judged on every object as on a create.
  */
 import { withExactIntegers } from '../../model/yaml/exact-integers.ts';
-import { builtinResourceName, policyDecisions, type ParamLookup } from '../../admission/index.ts';
+import { builtinResourceName, policyDecisions, type ParamLookup } from '../cel/admission-policies.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
-import type { PolicyCheck } from '../kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
 import type { ScopeLookup } from '../../model/core/manifest.ts';
 
 export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClusterScoped: ScopeLookup): PolicyCheck {
