@@ -13,6 +13,7 @@ import type { Repo } from '../model/repository/repo.ts';
 import { policyCoverage } from './cel/admission-policies.ts';
 import { ruleCoverage, type RuleCoverage } from './cel/crd-rules.ts';
 import { crdSchemas } from './crd-schemas.ts';
+import { podSecurityCoverage, type PodSecurityCoverage } from './pod-security/coverage.ts';
 
 // The admission area: its checks (checks/), declared where they are written.
 export { ADMISSION_CHECK_IDS, admissionArea, ARGOCD_EXCLUDED, POD_SECURITY_REASON } from './checks/index.ts';
@@ -27,6 +28,7 @@ export { builtinResourceName, policyDecisions, type ParamLookup } from './cel/ad
 export { validateBuiltin } from './validation/kinds.ts';
 export { validateObjectMeta } from './validation/metadata.ts';
 // Pod Security admission.
+export type { PodSecurityCoverage } from './pod-security/coverage.ts';
 export { isLevel, LABEL_PREFIX, LATEST_POLICY_MINOR, levelsFor, MODES, podSecurityViolations, type Level } from './pod-security/pod-security.ts';
 
 /** The CEL rules found and compiled, the CRDs' and the admission policies' together: the summary counts what is not judged. */
@@ -40,10 +42,11 @@ export function admissionCoverage(resources: readonly Resource[]): RuleCoverage 
   };
 }
 
-/** What the admission layer made of one repository: its checks' findings (with the exemptions they used) and its CEL coverage. */
+/** What the admission layer made of one repository: its checks' findings (with the exemptions they used), its CEL coverage, and the levels Pod Security judged at. */
 export interface AdmissionJudgement {
   run: StageRun;
   celRules: RuleCoverage;
+  podSecurity: PodSecurityCoverage | undefined;
 }
 
 /**
@@ -52,5 +55,5 @@ export interface AdmissionJudgement {
  * Argo CD applies it, with `checks` the admission area's checks as the gate's environment built them.
  */
 export function admissionLayer(repo: Repo, renders: readonly SourceRender[], checks: readonly PolicyCheck[]): AdmissionJudgement {
-  return { run: runChecks(repo, checks, renders), celRules: admissionCoverage(repo.resources) };
+  return { run: runChecks(repo, checks, renders), celRules: admissionCoverage(repo.resources), podSecurity: podSecurityCoverage(repo) };
 }

@@ -21,7 +21,7 @@ import type { SourceRender } from '../model/argocd/rendered.ts';
 import { unrenderedSources } from '../render/render.ts';
 import { loadTree, renderTree, schemaLayer, type LoadedTree } from './pipeline.ts';
 import { flushOutcomeStores } from '../model/stores/outcome-store.ts';
-import { admissionLayer, type AdmissionJudgement, type RuleCoverage } from '../admission/index.ts';
+import { admissionLayer, type AdmissionJudgement, type PodSecurityCoverage, type RuleCoverage } from '../admission/index.ts';
 
 export { UsageError };
 export { allFindings, type GateResult, type NotRendered, type ResourceResult, type Summary } from './result.ts';
@@ -166,6 +166,7 @@ interface Checked {
   warnings: Finding[];
   notJudged: Finding[];
   celRules?: RuleCoverage;
+  podSecurity?: PodSecurityCoverage;
 }
 
 /** The checks of each stage (checks/registry.ts stagedChecks). */
@@ -230,6 +231,7 @@ function policyStage(tree: Tree, staged: Staged, admitted: AdmissionJudgement | 
     warnings: found.filter((f) => f.severity === 'warning'),
     notJudged: found.filter((f) => f.severity === 'not-judged'),
     celRules: admitted.celRules,
+    ...(admitted.podSecurity ? { podSecurity: admitted.podSecurity } : {}),
   };
 }
 
@@ -285,6 +287,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     policy: tree?.checked ?? false,
     tools: tree?.tools,
     celRules: checked?.celRules,
+    podSecurity: checked?.podSecurity,
   });
 }
 

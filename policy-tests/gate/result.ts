@@ -9,7 +9,7 @@ import { ADMISSION_CHECK_IDS } from '../admission/index.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { applicationsByName, filesOfApp } from '../model/argocd/argocd.ts';
 import type { ResourceStatus } from '../schema/schema-layer.ts';
-import type { RuleCoverage } from '../admission/index.ts';
+import type { PodSecurityCoverage, RuleCoverage } from '../admission/index.ts';
 
 export interface ResourceResult {
   filename: string;
@@ -58,6 +58,8 @@ export interface GateResult {
   notJudged: Finding[];
   /** The CRD validation rules (CEL) of every CRD the repository renders or the gate bundles: how many the evaluator judges. */
   celRules?: RuleCoverage;
+  /** The namespaces holding pods, by the Pod Security level they are enforced at, and those exempt. */
+  podSecurity?: PodSecurityCoverage;
 }
 
 /** The counts of a run's resources by status. */
@@ -84,6 +86,7 @@ export interface Collected {
   policy: boolean;
   tools: string | undefined;
   celRules: RuleCoverage | undefined;
+  podSecurity: PodSecurityCoverage | undefined;
 }
 
 const LAYERS = new Map<string, Layer>([
@@ -119,6 +122,7 @@ export function assemble(c: Collected): GateResult {
     notJudged,
     ...(c.tools ? { tools: c.tools } : {}),
     ...(c.celRules ? { celRules: c.celRules } : {}),
+    ...(c.podSecurity ? { podSecurity: c.podSecurity } : {}),
   };
 }
 

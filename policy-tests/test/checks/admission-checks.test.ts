@@ -110,3 +110,22 @@ describe('a CRD rule whose estimated cost the gate cannot make is not judged, an
     ]);
   });
 });
+
+describe('the admission layer says which Pod Security levels it judged at', () => {
+  it('counts each namespace holding pods at its enforce level, and an exempt one apart', async () => {
+    const copy = copyRepo();
+    try {
+      const run = async () =>
+        (await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } })).podSecurity;
+      expect(await run()).toEqual({ enforced: { restricted: 2, baseline: 2, privileged: 1 }, exempt: 0 });
+      // A Job the backups app puts in kube-system, which the facts exempt.
+      copy.write(
+        'apps/platform/backups/probe.yaml',
+        'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: probe\n  namespace: kube-system\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: probe\n          image: busybox:1.36\n',
+      );
+      expect(await run()).toEqual({ enforced: { restricted: 2, baseline: 2, privileged: 1 }, exempt: 1 });
+    } finally {
+      copy.dispose();
+    }
+  });
+});

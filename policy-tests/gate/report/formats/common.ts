@@ -60,7 +60,16 @@ export function summaryLine(result: GateResult): string {
   const cel = result.celRules
     ? `, CEL rules compiled: ${result.celRules.compiled}/${result.celRules.found}${result.celRules.notJudged.length ? ` (not judged: ${result.celRules.notJudged.length})` : ''}`
     : '';
-  return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${notRendered}${warnings}${notJudged}${cel}${result.policy ? '' : ' (schema layer only)'}`;
+  return `Summary: ${total} resource${total === 1 ? '' : 's'} found - Valid: ${s.valid}, Invalid: ${s.invalid}, Errors: ${s.errors}, Skipped: ${s.skipped}${notRendered}${warnings}${notJudged}${cel}${podSecurityText(result.podSecurity)}${result.policy ? '' : ' (schema layer only)'}`;
+}
+
+/** The Pod Security levels the namespaces holding pods were judged at: ", Pod Security: 9 namespaces (7 restricted, 1 baseline, 1 privileged; 2 exempt)". */
+function podSecurityText(p: GateResult['podSecurity']): string {
+  if (!p) return '';
+  const { restricted, baseline, privileged } = p.enforced;
+  const judged = restricted + baseline + privileged;
+  const levels = [`${restricted} restricted`, `${baseline} baseline`, `${privileged} privileged`].join(', ');
+  return `, Pod Security: ${judged} namespace${judged === 1 ? '' : 's'} (${levels}${p.exempt ? `; ${p.exempt} exempt` : ''})`;
 }
 
 /** One finding as fields, for tools that read JSON (the kubeconform-style `msg` string stays beside them). */

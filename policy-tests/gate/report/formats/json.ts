@@ -22,6 +22,7 @@ function json(result: GateResult, options: RenderOptions): string {
       warnings: result.warnings.map(structured),
       notJudged: result.notJudged.map(structured),
       ...(result.celRules ? { celRules: result.celRules } : {}),
+      ...(result.podSecurity ? { podSecurity: result.podSecurity } : {}),
       summary: result.summary,
     },
     null,

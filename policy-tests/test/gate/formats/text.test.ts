@@ -34,3 +34,16 @@ describe('text', () => {
     expect(textFormat.render(result, { summary: false, verbose: false }).split('\n')[0]).toContain('Deployment web\\u000a\\u001b[32mPASS');
   });
 });
+
+describe('the Pod Security coverage in the summary', () => {
+  it('names how many namespaces holding pods each level judged, and the exempt ones', () => {
+    const result = { ...gateResult(), podSecurity: { enforced: { restricted: 7, baseline: 1, privileged: 1 }, exempt: 2 } };
+    expect(textFormat.render(result, { summary: false, verbose: false }).split('\n').at(-1)).toBe(
+      `${SUMMARY}, Pod Security: 9 namespaces (7 restricted, 1 baseline, 1 privileged; 2 exempt)`,
+    );
+    const one = { ...gateResult(), podSecurity: { enforced: { restricted: 1, baseline: 0, privileged: 0 }, exempt: 0 } };
+    expect(textFormat.render(one, { summary: false, verbose: false }).split('\n').at(-1)).toBe(
+      `${SUMMARY}, Pod Security: 1 namespace (1 restricted, 0 baseline, 0 privileged)`,
+    );
+  });
+});
