@@ -3,8 +3,8 @@
  * (checker/cost.go functionCost): by the overload the checker chose, string
  * functions by the sizes they walk, `in` by the list's length, `&&` and `||`
  * at most both sides, the conditional the dearer branch, concatenation by its
- * result, equality and string ordering by the shorter side, the sets
- * extension by the product of its lists (ext/sets.go); every other call 1. Each adds its arguments' costs.
+ * result, equality and string ordering by the shorter side; every other call
+ * 1. Each adds its arguments' costs.
  */
 import type { Expr } from './ast.ts';
 import { add, COST, fixed, multiply, multiplyByFactor, sum, union, unionEntries, type EntrySize, type Estimate } from './estimates.ts';
@@ -24,9 +24,6 @@ interface Call {
   argCosts: Estimate[];
 }
 
-/** ext/sets.go estimateSetsCost: the product of the two lists' sizes (equivalence twice), and the call. */
-const SETS_FACTORS: Readonly<Record<string, number>> = { list_sets_contains_list: 1, list_sets_intersects_list: 1, list_sets_equivalent_list: 2 };
-
 /** The conversions that walk their argument, with the size of what they make. */
 const CONVERSIONS: Readonly<Record<string, (size: Estimate) => Estimate>> = {
   string_to_bytes: (sz) => ({ min: sz.min, max: multiply(sz, fixed(4)).max }),
@@ -36,11 +33,6 @@ const CONVERSIONS: Readonly<Record<string, (size: Estimate) => Estimate>> = {
 
 export function celGoCallCost(call: Call, ctx: CostContext): CallEstimate {
   const { overload, target, args, argCosts } = call;
-  const setsFactor = SETS_FACTORS[overload];
-  if (setsFactor !== undefined && args.length === 2) {
-    const product = multiply(ctx.sizeOrUnknown(args[0]!), ctx.sizeOrUnknown(args[1]!));
-    return { ...add(add(multiplyByFactor(product, setsFactor), fixed(1)), sum(argCosts)) };
-  }
   const withArgs = (cost: Estimate, resultSize?: Estimate): CallEstimate => ({ ...add(cost, sum(argCosts)), ...(resultSize ? { resultSize } : {}) });
   const walk = (n: AstNode) => multiplyByFactor(ctx.sizeOrUnknown(n), COST.stringTraversalFactor);
   const conversion = CONVERSIONS[overload];

@@ -16,6 +16,7 @@ import { add, COST, fixed, multiply, sum, union, UNKNOWN, ZERO, type EntrySize, 
 import { codePoints } from './string-costs.ts';
 import { unescapeProperty } from './escaping.ts';
 import { celGoCallCost } from './cel-go-call-costs.ts';
+import { extensionCallCost } from './extension-call-costs.ts';
 import { kubernetesCallCost, type AstNode, type CallEstimate } from './kubernetes-call-costs.ts';
 
 const ACCUMULATORS = new Set(['__result__', '@result']);
@@ -273,6 +274,10 @@ class Coster {
 
   private functionCost(e: Expr, call: { fn: string; overload: string; target: AstNode | undefined; args: AstNode[]; argCosts: Estimate[] }): CallEstimate {
     const { fn, overload, target, args, argCosts } = call;
+    // cel-go's extensions register their estimates first, then the API server's library speaks, then cel-go itself.
+    const sized = (n: AstNode) => n.computedSize ?? this.estimateSize(n) ?? UNKNOWN;
+    const extension = extensionCallCost(overload, { target, args }, sized);
+    if (extension) return { ...add(extension, sum(argCosts)), ...(extension.resultSize ? { resultSize: extension.resultSize } : {}) };
     const k8s = kubernetesCallCost({ fn, overload, target, args }, this.estimateSize);
     if (k8s) return { ...add(k8s, sum(argCosts)), ...(k8s.resultSize ? { resultSize: k8s.resultSize } : {}) };
     return celGoCallCost(

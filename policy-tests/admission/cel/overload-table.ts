@@ -123,7 +123,24 @@ const SIGNATURES: Record<string, string[]> = {
   trim: ['.string_trim string:string'],
   join: ['.list_join list(string):string', '.list_join_string list(string),string:string'],
   format: ['.string_format string,list(dyn):string'],
-  reverse: ['.string_reverse string:string'],
+  reverse: ['.string_reverse string:string', '.list_reverse list(A):list(A)'],
+  // The lists extension at version 3 (cel-go ext/lists.go).
+  slice: ['.list_slice list(A),int,int:list(A)'],
+  flatten: ['.list_flatten list(list(A)):list(A)', '.list_flatten_int list(dyn),int:list(dyn)'],
+  'lists.range': ['lists_range int:list(int)'],
+  distinct: ['.list_distinct list(A):list(A)'],
+  sort: (
+    [
+      ['int', 'int'],
+      ['uint', 'uint'],
+      ['double', 'double'],
+      ['bool', 'bool'],
+      ['google.protobuf.Duration', 'duration'],
+      ['google.protobuf.Timestamp', 'timestamp'],
+      ['string', 'string'],
+      ['bytes', 'bytes'],
+    ] as const
+  ).map(([name, cel]) => `.list_${name}_sort list(${cel}):list(${cel})`),
   'strings.quote': ['strings_quote string:string'],
   // Kubernetes' libraries (k8s.io/apiserver pkg/cel/library).
   isSorted: ['.list_is_sorted list(A):bool'],

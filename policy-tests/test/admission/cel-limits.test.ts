@@ -239,6 +239,19 @@ describe("CEL: the estimated cost at CRD create, as cel-go's estimator makes it"
     expect(estimate('self.all(x, self.all(y, x == y))', list({ type: 'string' }, 10))).toBe(31457852);
   });
 
+  it("costs the lists extension as cel-go's estimators do (ext/lists.go, version 3)", () => {
+    const ten = list({ type: 'string' }, 10);
+    // slice(1, 3) makes 2 items: 2 + the call 1 + the list 10, self 1; size() 1; == on ints walks 1.
+    expect(estimate('self.slice(1, 3).size() == 2', ten)).toBe(16);
+    // sort: 10 x 10 comparisons at 2.1 (strings), 1 and 10, self 1; == walks the shorter list, 10 at 0.1, and self 1.
+    expect(estimate('self.sort() == self', ten)).toBe(224);
+    // lists.range(5), a namespaced function: 5 + 1 + 10; size() 1; == 1.
+    expect(estimate('lists.range(5).size() == 5', ten)).toBe(18);
+    // distinct: 10 x 10 at 2, 1 and 10, self 1; size() 1; <= 1.
+    expect(estimate('self.distinct().size() <= 10', ten)).toBe(214);
+    expect(estimate('self.reverse().size() == 10', ten)).toBe(24);
+  });
+
   it("refuses the issue's triple comprehension over a list with no maxItems, with the API server's words, and not a bounded one", () => {
     const rule = 'self.all(x, self.all(y, self.all(z, true)))';
     const over = estimate(rule, list({ type: 'string' }));
