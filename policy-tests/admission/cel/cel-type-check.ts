@@ -53,13 +53,6 @@ const TYPE_NAMES = new Set([
   'kubernetes.Semver',
 ]);
 const DYN = simple('dyn');
-/** The forms the evaluator rewrites into functions of its own (two-variable.ts), by what the rule wrote. */
-const REWRITTEN: Readonly<Record<string, string>> = {
-  __pairs__: 'two-variable comprehensions',
-  __tomap__: 'transformMap',
-  __mergemaps__: 'transformMapEntry',
-  __sortby__: 'sortBy',
-};
 
 /** A type from a signature's spelling, with type parameters substituted (unbound: dyn). */
 function typeFrom(text: string, bound: ReadonlyMap<string, CelType>): CelType {
@@ -213,7 +206,7 @@ class TypeChecker {
     }
     const overloads = overloadsOf(fn);
     if (!overloads) {
-      this.untyped.add(REWRITTEN[fn] ?? `function ${fn}`);
+      this.untyped.add(`function ${fn}`);
       return DYN;
     }
     const chosen: string[] = [];
@@ -240,7 +233,11 @@ class TypeChecker {
     let accu = c.accuInit ? this.visit(c.accuInit, scope) : DYN;
     const inner = new Map(scope);
     inner.set(c.accuVar, accu);
-    inner.set(c.iterVar, range.kind === 'list' ? range.elem : range.kind === 'map' ? range.key : DYN);
+    // One variable: a list's element or a map's key; two (iterVar2): a list's index and element, a map's key and value.
+    if (c.iterVar2) {
+      inner.set(c.iterVar, range.kind === 'list' ? simple('int') : range.kind === 'map' ? range.key : DYN);
+      inner.set(c.iterVar2, range.kind === 'list' ? range.elem : range.kind === 'map' ? range.value : DYN);
+    } else inner.set(c.iterVar, range.kind === 'list' ? range.elem : range.kind === 'map' ? range.key : DYN);
     if (c.loopCondition) this.visit(c.loopCondition, inner);
     const step = c.loopStep ? this.visit(c.loopStep, inner) : DYN;
     // An empty list or map literal accumulates what the step adds to it: the checker unifies the two.

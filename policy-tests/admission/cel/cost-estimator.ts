@@ -220,12 +220,17 @@ class Coster {
     if (c.iterRange) {
       const { path, entry, container } = this.rangeEntry(c.iterRange);
       const isList = container === 'list';
-      const size = isList ? entry?.val : entry?.key;
-      this.push(c.iterVar, { path: [...path, isList ? '@items' : '@keys'], ...(size ? { size } : {}) });
+      const bind = (name: string, sub: string, size: Estimate | undefined) => this.push(name, { path: [...path, sub], ...(size ? { size } : {}) });
+      if (c.iterVar2) {
+        // pushIterKey and pushIterValue: a list's index and item, a map's key and value.
+        bind(c.iterVar, isList ? '@indices' : '@keys', entry?.key);
+        bind(c.iterVar2, isList ? '@items' : '@values', entry?.val);
+      } else bind(c.iterVar, isList ? '@items' : '@keys', isList ? entry?.val : entry?.key);
     }
     const loopCost = this.cost(c.loopCondition);
     const stepCost = this.cost(c.loopStep);
     this.pop(c.iterVar);
+    if (c.iterVar2) this.pop(c.iterVar2);
     total = add(total, this.cost(c.result));
     this.pop(c.accuVar);
     const rangeCount = c.iterRange ? this.sizeOrUnknown(c.iterRange) : ZERO;

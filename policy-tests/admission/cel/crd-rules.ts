@@ -18,6 +18,7 @@ import { InvalidData, toCel } from './to-cel.ts';
 import type { JsonSchemaNode, ValidationRule } from './schema-node.ts';
 import { rewriteTwoVariable } from './two-variable.ts';
 import { checkTypes } from './cel-type-check.ts';
+import { expandTwoVariableMacros } from './two-variable-macros.ts';
 import { estimateCost } from './cost-estimator.ts';
 import { declType } from './decl-type.ts';
 import { overloadProblems } from './overloads.ts';
@@ -294,9 +295,12 @@ export function ruleAtNode(text: string, schema: JsonSchemaNode, isRoot = false)
   const c = compileRule(text);
   let outcome: RuleAtNode = { typeProblems: [], estimatedCost: 0 };
   if (c.ok) {
+    // The rule as cel-go's parser expands it: its two-variable comprehensions as cel-go builds them, not as the evaluator runs them.
+    const { cel } = celRuntime();
+    const expr = expandTwoVariableMacros(cel, parseRule(cel, text).expr!);
     const self = declType(schema, isRoot);
-    const checked = checkTypes(c.expr, self);
-    const cost = estimateCost(c.expr, checked, self);
+    const checked = checkTypes(expr, self);
+    const cost = estimateCost(expr, checked, self);
     outcome = { typeProblems: [...checked.problems], estimatedCost: Number(cost.max) };
     if (cost.untyped.length > 0) outcome.costNotJudged = `its estimated cost is not judged: this check does not type ${cost.untyped.join(', ')}`;
   }

@@ -191,6 +191,8 @@ const SIGNATURES: Record<string, string[]> = {
   'sets.contains': ['list_sets_contains_list list(A),list(A):bool'],
   'sets.equivalent': ['list_sets_equivalent_list list(A),list(A):bool'],
   'sets.intersects': ['list_sets_intersects_list list(A),list(A):bool'],
+  // What the two-variable map transforms accumulate with (ext/comprehensions.go).
+  'cel.@mapInsert': ['@mapInsert_map_key_value map(A,B),A,B:map(A,B)', '@mapInsert_map_map map(A,B),map(A,B):map(A,B)'],
   'optional.of': ['optional_of A:optional_type(A)'],
   'optional.ofNonZeroValue': ['optional_of_non_zero_value A:optional_type(A)'],
   'optional.none': ['optional_none :optional_type(dyn)'],
