@@ -4,7 +4,7 @@
  * the extensions the API server enables: sets (ext/sets.go: the product of
  * the two lists' sizes, equivalence twice) and lists at version 3
  * (ext/lists.go: slice, flatten, lists.range, reverse and distinct by the
- * list they make, sort by the square of its length). Each charges the call
+ * list they make, sort and sortBy by the square of its length). Each charges the call
  * 1, and a call that makes a list the list's creation too. Undefined where
  * no extension estimates the overload.
  */
@@ -29,9 +29,6 @@ const allocatingList = (factor: number, size: Estimate): CallEstimate => ({
   ...add(add(multiplyByFactor(size, factor), fixed(1)), fixed(COST.listCreateBase)),
   resultSize: size,
 });
-
-/** The comparable element types' sort overloads, by the id cel-go gives them (list_<type name>_sort). */
-const SORT_STRINGLIKE = new Set(['list_string_sort', 'list_bytes_sort']);
 
 export function extensionCallCost(overload: string, call: { target: AstNode | undefined; args: AstNode[] }, size: Size): CallEstimate | undefined {
   const { target, args } = call;
@@ -61,9 +58,17 @@ export function extensionCallCost(overload: string, call: { target: AstNode | un
       return allocatingList(2, multiply(sz, sz));
     }
   }
-  if (/^list_.+_sort$/.test(overload) && target && args.length === 0) {
-    const sz = size(target);
-    return allocatingList(2 + (SORT_STRINGLIKE.has(overload) ? COST.stringTraversalFactor : 0), multiply(sz, sz));
+  // sort by the list's own elements, sortBy by the keys its map made (estimateListSortCost of the list compared).
+  const sorted =
+    /^list_(.+)_sort$/.exec(overload) && target && args.length === 0
+      ? target
+      : /^list_(.+)_sortByAssociatedKeys$/.exec(overload) && target && args.length === 1
+        ? args[0]
+        : undefined;
+  if (sorted) {
+    const sz = size(sorted);
+    const stringLike = /^list_(string|bytes)_sort/.test(overload);
+    return allocatingList(2 + (stringLike ? COST.stringTraversalFactor : 0), multiply(sz, sz));
   }
   return undefined;
 }

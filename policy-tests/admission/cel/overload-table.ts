@@ -31,6 +31,18 @@ const ORDERED: [string, string][] = [
 ];
 const comparison = (name: string): string[] => ORDERED.map(([go, cel]) => `${name}_${go} ${cel.includes(',') ? cel : `${cel},${cel}`}:bool`);
 
+/** The lists extension's comparable element types: cel-go's type name (in the overload id) and the CEL type. */
+const SORTABLE = [
+  ['int', 'int'],
+  ['uint', 'uint'],
+  ['double', 'double'],
+  ['bool', 'bool'],
+  ['google.protobuf.Duration', 'duration'],
+  ['google.protobuf.Timestamp', 'timestamp'],
+  ['string', 'string'],
+  ['bytes', 'bytes'],
+] as const;
+
 const SIGNATURES: Record<string, string[]> = {
   '_+_': [
     ...each((go, cel) => `add_${go} ${cel},${cel}:${cel}`),
@@ -129,18 +141,12 @@ const SIGNATURES: Record<string, string[]> = {
   flatten: ['.list_flatten list(list(A)):list(A)', '.list_flatten_int list(dyn),int:list(dyn)'],
   'lists.range': ['lists_range int:list(int)'],
   distinct: ['.list_distinct list(A):list(A)'],
-  sort: (
-    [
-      ['int', 'int'],
-      ['uint', 'uint'],
-      ['double', 'double'],
-      ['bool', 'bool'],
-      ['google.protobuf.Duration', 'duration'],
-      ['google.protobuf.Timestamp', 'timestamp'],
-      ['string', 'string'],
-      ['bytes', 'bytes'],
-    ] as const
-  ).map(([name, cel]) => `.list_${name}_sort list(${cel}):list(${cel})`),
+  // The optional library's (cel-go cel/library.go, version 2).
+  first: ['.list_first list(A):optional_type(A)'],
+  last: ['.list_last list(A):optional_type(A)'],
+  sort: SORTABLE.map(([name, cel]) => `.list_${name}_sort list(${cel}):list(${cel})`),
+  // sortBy's expansion sorts the list by the keys its map made (ext/lists.go sortByMacro).
+  '@sortByAssociatedKeys': SORTABLE.map(([name, cel]) => `.list_${name}_sortByAssociatedKeys list(A),list(${cel}):list(A)`),
   'strings.quote': ['strings_quote string:string'],
   // Kubernetes' libraries (k8s.io/apiserver pkg/cel/library).
   isSorted: ['.list_is_sorted list(A):bool'],
@@ -200,6 +206,7 @@ const SIGNATURES: Record<string, string[]> = {
   value: ['.optional_value optional_type(A):A'],
   or: ['.optional_or_optional optional_type(A),optional_type(A):optional_type(A)'],
   orValue: ['.optional_or_value optional_type(A),A:A'],
+  'jsonpatch.escapeKey': ['string_jsonpatch_escape_key string:string'],
   'format.named': ['format_named string:optional_type(kubernetes.NamedFormat)'],
   validate: ['.format_validate kubernetes.NamedFormat,string:optional_type(list(string))'],
 };

@@ -10,6 +10,8 @@ import { eachHolds, violationsOf } from '../support/cel-rule.ts';
 import { compileRule, ruleViolations, ruleAtNode } from '../../admission/cel/crd-rules.ts';
 import { costMessage, PER_EXPRESSION_LIMIT } from '../../admission/cel/cost-estimate.ts';
 import { declType } from '../../admission/cel/decl-type.ts';
+import { overloadsOf } from '../../admission/cel/overload-table.ts';
+import { CEL_KUBERNETES_MINOR, declaredFunctions } from '../../admission/cel/environment.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { PER_CALL_LIMIT } from '../../admission/cel/budget.ts';
 import { LONGEST_BUILT } from '../../admission/cel/string-costs.ts';
@@ -264,6 +266,11 @@ describe("CEL: the estimated cost at CRD create, as cel-go's estimator makes it"
     // distinct: 10 x 10 at 2, 1 and 10, self 1; size() 1; <= 1.
     expect(estimate('self.distinct().size() <= 10', ten)).toBe(214);
     expect(estimate('self.reverse().size() == 10', ten)).toBe(24);
+    // sortBy binds the list (the empty range 10, self 1), maps its keys (12 and ten times 14), sorts by them:
+    // 10 x 10 at 2 (int keys), 1 and 10; size() 1; == 1.
+    expect(estimate('self.sortBy(s, s.size()).size() == 10', ten)).toBe(377);
+    // first() and last(): the optional library's, a call each.
+    expect(estimate('self.first().hasValue()', ten)).toBe(3);
   });
 
   it("refuses the issue's triple comprehension over a list with no maxItems, with the API server's words, and not a bounded one", () => {
@@ -302,9 +309,48 @@ describe("CEL: the estimated cost at CRD create, as cel-go's estimator makes it"
     expect(estimate('self.name == oldSelf.name && self.__namespace__ == oldSelf.__namespace__', ref)).toBe(2 * 314577);
   });
 
+  it("types every function the cluster's CEL environment declares, but the macros and the admission policies' own", () => {
+    const macros = [
+      'has',
+      'all',
+      'exists',
+      'exists_one',
+      'existsOne',
+      'map',
+      'filter',
+      'optMap',
+      'optFlatMap',
+      'transformList',
+      'transformMap',
+      'transformMapEntry',
+      'sortBy',
+    ];
+    // The authorizer and its selectors are variables of ValidatingAdmissionPolicies, not of a CRD's rules.
+    const policiesOnly = [
+      'path',
+      'group',
+      'serviceAccount',
+      'resource',
+      'subresource',
+      'namespace',
+      'name',
+      'check',
+      'allowed',
+      'reason',
+      'authorizer',
+      'errored',
+      'error',
+      'fieldSelector',
+      'labelSelector',
+    ];
+    expect([...declaredFunctions(CEL_KUBERNETES_MINOR)].filter((f) => !overloadsOf(f) && !macros.includes(f) && !policiesOnly.includes(f))).toEqual([]);
+    // And what the macros expand to: sortBy's sort by associated keys, the map transforms' insert.
+    expect([overloadsOf('@sortByAssociatedKeys'), overloadsOf('cel.@mapInsert')].every(Boolean)).toBe(true);
+  });
+
   it('says the estimate is not judged where the type check cannot type the rule, and what it could not type', () => {
-    const at = ruleAtNode('self.first().hasValue()', list({ type: 'string' }, 7));
-    expect(at.costNotJudged).toBe('its estimated cost is not judged: this check does not type function first');
+    const at = ruleAtNode('string(quantity("1Mi")) == "1Mi"', list({ type: 'string' }, 7));
+    expect(at.costNotJudged).toBe('its estimated cost is not judged: this check does not type no overload of string for its arguments');
     expect(ruleAtNode('self.all(x, x != "")', list({ type: 'string' }, 10)).costNotJudged).toBeUndefined();
   });
 });
