@@ -10,12 +10,14 @@
  * the cost built on it says it is not judged rather than guessing. What the
  * API server's check refuses at CRD create is listed apart, in its words:
  * a field the schema does not declare (`has()` too), an object indexed, a
- * scalar compared with null, an object with a map literal.
+ * scalar compared with null, an object with a map literal, a name nothing
+ * declares (a CRD's rule has self and oldSelf alone).
  */
 import type { Expr } from './ast.ts';
 import { simple, type CelType, type DeclType } from './decl-type.ts';
 import { unescapeProperty } from './escaping.ts';
 import { overloadsOf, splitTop, STRUCT_TYPES, type Overload } from './overload-table.ts';
+import { FUNCTION_NAMESPACES } from './environment.ts';
 
 export interface Checked {
   /** The deduced type of a node (dyn where none was deduced). */
@@ -51,6 +53,8 @@ const TYPE_NAMES = new Set([
   'kubernetes.URL',
   'kubernetes.Quantity',
   'kubernetes.Semver',
+  'kubernetes.NamedFormat',
+  'optional_type',
 ]);
 const DYN = simple('dyn');
 
@@ -278,7 +282,10 @@ class TypeChecker {
         const known = scope.get(k.value.name);
         if (known) return known;
         if (TYPE_NAMES.has(k.value.name)) return simple('type');
-        this.untyped.add(`name ${k.value.name}`);
+        // A CRD's rule declares self and oldSelf alone: any other free name is refused at create. A function
+        // namespace (math.greatest) whose function the table lacks is not judged instead.
+        if (FUNCTION_NAMESPACES.has(k.value.name)) this.untyped.add(`name ${k.value.name}`);
+        else this.problems.add(`undeclared reference to '${k.value.name}'`);
         return DYN;
       }
       case 'selectExpr':

@@ -257,6 +257,12 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: 'a CRD whose rule names a variable nothing declares (self mistyped): the API server declares self and oldSelf alone',
+    mutate: (c) => c.write(CRD_FILE, crd('                  x-kubernetes-validations:\n                    - rule: "slef.size() > 0"')),
+    at: '- rule: "slef.size() > 0"',
+  },
+  {
+    check: 'crd-accepted',
     why: "a CRD whose rule walks what replace could build (each character replaced by the whole string): over the API server's estimated cost limit",
     mutate: (c) => c.write(CRD_FILE, crd("                  x-kubernetes-validations:\n                    - rule: \"self.replace('a', self).contains('b')\"")),
     at: `- rule: "self.replace('a', self).contains('b')"`,
