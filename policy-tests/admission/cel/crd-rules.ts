@@ -285,6 +285,8 @@ export interface RuleAtNode {
   estimatedCost: number;
   /** Why the estimate is not the API server's (what the type check could not type), when it is not. */
   costNotJudged?: string;
+  /** The type the expression evaluates to, when the check typed all of it and it is not dyn (bool, string, int, list...). */
+  resultType?: string;
 }
 
 /** The type check and the estimated cost of a rule at its node, kept by rule and node so a warm run does not load the CEL runtime. */
@@ -302,6 +304,9 @@ export function ruleAtNode(text: string, schema: JsonSchemaNode, isRoot = false)
     const checked = checkTypes(expr, self);
     const cost = estimateCost(expr, checked, self);
     outcome = { typeProblems: [...checked.problems], estimatedCost: Number(cost.max) };
+    const result = checked.typeOf(expr);
+    if (checked.untyped.length === 0 && result.kind !== 'dyn')
+      outcome.resultType = result.kind === 'struct' || result.kind === 'opaque' ? result.name : result.kind;
     if (cost.untyped.length > 0) outcome.costNotJudged = `its estimated cost is not judged: this check does not type ${cost.untyped.join(', ')}`;
   }
   celOutcomes.set(key, outcome);

@@ -66,6 +66,9 @@ function judgeExpression(
   // Type-checked against its node: a field the node does not declare is a compile error too.
   const atNode = ruleAtNode(text, node as JsonSchemaNode, isRoot);
   for (const problem of atNode.typeProblems) refused(`compilation failed: ${problem}`);
+  // compilation.go: a rule's checked output type must be bool, a messageExpression's string.
+  if (atNode.resultType && atNode.resultType !== (field === 'rule' ? 'bool' : 'string'))
+    refused(field === 'rule' ? 'cel expression must evaluate to a bool' : 'messageExpression must evaluate to a string');
   if (atNode.costNotJudged) {
     ctx.notJudged(place, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)}: ${atNode.costNotJudged}`);
     return 0;

@@ -297,7 +297,10 @@ export function validationAgreement(table: ValidationTable): Agreement {
       count(a, { group: c.entry, ok: false, file, why: `not judged: ${compiled.why}` });
       continue;
     }
-    const refused = !compiled.ok ? compiled.why : ruleAtNode(c.rule, { ...c.schema, 'x-kubernetes-validations': [] }, c.isRoot).typeProblems[0];
+    const atNode = compiled.ok ? ruleAtNode(c.rule, { ...c.schema, 'x-kubernetes-validations': [] }, c.isRoot) : undefined;
+    // As crd-accepted refuses at create: a type problem, or a rule that does not evaluate to a bool.
+    const notBool = atNode?.resultType && atNode.resultType !== 'bool' ? 'cel expression must evaluate to a bool' : undefined;
+    const refused = !compiled.ok ? compiled.why : (atNode!.typeProblems[0] ?? notBool);
     const all = refused === undefined ? ruleViolations(c.schema, c.object, c.oldObject) : [];
     const beyond = all.find((v) => v.notJudged);
     if (beyond) {

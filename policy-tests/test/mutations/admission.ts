@@ -263,6 +263,24 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: 'a CRD whose rule evaluates to a number, not a bool (the API server: cel expression must evaluate to a bool)',
+    mutate: (c) => c.write(CRD_FILE, crd('                  x-kubernetes-validations:\n                    - rule: "self.size()"')),
+    at: '- rule: "self.size()"',
+  },
+  {
+    check: 'crd-accepted',
+    why: 'a CRD whose messageExpression evaluates to a number, not a string',
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crd(
+          '                  x-kubernetes-validations:\n                    - rule: "self.size() > 0"\n                      messageExpression: "self.size()"',
+        ),
+      ),
+    at: 'messageExpression: "self.size()"',
+  },
+  {
+    check: 'crd-accepted',
     why: "a CRD whose rule walks what replace could build (each character replaced by the whole string): over the API server's estimated cost limit",
     mutate: (c) => c.write(CRD_FILE, crd("                  x-kubernetes-validations:\n                    - rule: \"self.replace('a', self).contains('b')\"")),
     at: `- rule: "self.replace('a', self).contains('b')"`,
