@@ -23,37 +23,52 @@ type Node = Record<string, unknown>;
  * can run for one object (the product of the maxItems and maxProperties of the lists and maps around it; unbounded,
  * Infinity, as soon as one of them sets none).
  */
-function* schemaNodes(node: unknown, path: PathSegment[], cardinality = 1): Generator<[Node, PathSegment[], number]> {
+function* schemaNodes(node: unknown, at: Omit<ExpressionAt, 'node' | 'isRoot'> & { path: PathSegment[] }): Generator<ExpressionAt & { path: PathSegment[] }> {
   if (!node || typeof node !== 'object' || Array.isArray(node)) return;
   const n = node as Node;
-  yield [n, path, cardinality];
+  const { path, cardinality } = at;
+  yield { ...at, node: n, isRoot: false };
+  const under = (key: PathSegment | PathSegment[], more: Partial<typeof at> = {}) => ({ ...at, ...more, path: [...path, ...[key].flat()] });
   for (const key of ['properties', 'patternProperties', 'definitions'] as const) {
     const children = n[key];
-    if (children && typeof children === 'object') for (const [k, sub] of Object.entries(children)) yield* schemaNodes(sub, [...path, key, k], cardinality);
+    if (children && typeof children === 'object') for (const [k, sub] of Object.entries(children)) yield* schemaNodes(sub, under([key, k]));
   }
   const times = (max: unknown) => cardinality * (typeof max === 'number' ? max : Infinity);
-  yield* schemaNodes(n.items, [...path, 'items'], times(n.maxItems));
-  yield* schemaNodes(n.additionalProperties, [...path, 'additionalProperties'], times(n.maxProperties));
-  yield* schemaNodes(n.not, [...path, 'not'], cardinality);
+  // validation.go: under the items of a list that is not a map list, oldSelf has nothing to correlate with; the
+  // highest such list is the one named.
+  const uncorrelatable = at.uncorrelatable ?? (n['x-kubernetes-list-type'] === 'map' ? undefined : path);
+  yield* schemaNodes(n.items, under('items', { cardinality: times(n.maxItems), ...(uncorrelatable ? { uncorrelatable } : {}) }));
+  yield* schemaNodes(n.additionalProperties, under('additionalProperties', { cardinality: times(n.maxProperties) }));
+  yield* schemaNodes(n.not, under('not'));
   for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = n[key];
-    if (Array.isArray(list)) for (const [i, sub] of list.entries()) yield* schemaNodes(sub, [...path, key, i], cardinality);
+    if (Array.isArray(list)) for (const [i, sub] of list.entries()) yield* schemaNodes(sub, under([key, i]));
   }
 }
 
-/** A rule's or messageExpression's compile, type check and estimated cost at its node; the cost it adds to the CRD's total. */
-/** Where an expression sits: its schema node, whether that is the resource's root, and how many times the node can occur. */
+/** field.Path's spelling of a schema path: spec.versions[0].schema.openAPIV3Schema.properties[spec].items */
+function fieldPath(path: readonly PathSegment[]): string {
+  let out = '';
+  path.forEach((p, i) => {
+    const keyed = typeof p === 'number' || ['properties', 'patternProperties', 'definitions'].includes(String(path[i - 1]));
+    out += keyed ? `[${p}]` : `${out ? '.' : ''}${p}`;
+  });
+  return out;
+}
+
+/** Where an expression sits: its schema node, whether that is the resource's root, how many times the node can occur, and the list it is an item of that does not correlate old and new items (oldSelf is refused there). */
 interface ExpressionAt {
   node: Node;
   isRoot: boolean;
   cardinality: number;
+  uncorrelatable?: PathSegment[];
 }
 
 function judgeExpression(
   ctx: CheckContext,
   place: { resource: Resource; path: PathSegment[] },
   text: string,
-  { node, isRoot, cardinality }: ExpressionAt,
+  { node, isRoot, cardinality, uncorrelatable }: ExpressionAt,
 ): number {
   const { resource: r, path: at } = place;
   const field = String(at.at(-1));
@@ -63,6 +78,8 @@ function judgeExpression(
     if (c.refused) refused(c.why ?? 'compilation failed');
     return 0;
   }
+  if (field === 'rule' && c.transition && uncorrelatable)
+    refused(`oldSelf cannot be used on the uncorrelatable portion of the schema within ${fieldPath(uncorrelatable)}`);
   // Type-checked against its node: a field the node does not declare is a compile error too.
   const atNode = ruleAtNode(text, node as JsonSchemaNode, isRoot);
   for (const problem of atNode.typeProblems) refused(`compilation failed: ${problem}`);
@@ -82,10 +99,18 @@ function judgeExpression(
   return cost;
 }
 
+/** validation.go: optionalOldSelf on a rule that does not read oldSelf. */
+function optionalOldSelfProblem(ctx: CheckContext, place: { resource: Resource; path: PathSegment[] }, rule: Node): void {
+  if (rule?.optionalOldSelf === undefined || rule.optionalOldSelf === null || typeof rule.rule !== 'string') return;
+  const c = compileOutcome(rule.rule);
+  if (c.ok && !c.transition)
+    ctx.fail(place, `CustomResourceDefinition ${place.resource.name}: optionalOldSelf is refused: may not be set if oldSelf is not used in rule`);
+}
+
 export const crdAcceptedCheck: PolicyCheck = {
   id: 'crd-accepted',
   description:
-    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (no syntax error, no function the cluster does not declare, no field its schema node does not declare, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged), and each schema pattern is RE2 (invariants P1).",
+    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (no syntax error, no function or variable the cluster does not declare, no field its schema node does not declare, a bool rule and a string messageExpression, oldSelf only where old and new items correlate, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged), and each schema pattern is RE2 (invariants P1).",
   invariants: ['P1'],
   remediation:
     'fix the rule or the pattern the finding names (patterns are RE2: no lookaround, no backreferences, as in Go); bound the lists, maps and strings a costly rule walks with maxItems, maxProperties and maxLength',
@@ -99,7 +124,8 @@ export const crdAcceptedCheck: PolicyCheck = {
       for (const [v, version] of versions.entries()) {
         const root: PathSegment[] = ['spec', 'versions', v, 'schema', 'openAPIV3Schema'];
         let total = 0;
-        for (const [node, path, cardinality] of schemaNodes(dig(version, ['schema', 'openAPIV3Schema']), root)) {
+        for (const at of schemaNodes(dig(version, ['schema', 'openAPIV3Schema']), { path: root, cardinality: 1 })) {
+          const { node, path } = at;
           if (typeof node.pattern === 'string') {
             const problem = re2Problem(node.pattern);
             if (problem)
@@ -110,16 +136,14 @@ export const crdAcceptedCheck: PolicyCheck = {
           }
           const rules = node['x-kubernetes-validations'];
           if (!Array.isArray(rules)) continue;
-          for (const [i, rule] of rules.entries())
+          for (const [i, rule] of rules.entries()) {
+            const place = (field: string) => ({ resource: r, path: [...path, 'x-kubernetes-validations', i, field] });
             for (const field of ['rule', 'messageExpression'] as const) {
               const text = (rule as Node)?.[field];
-              if (typeof text === 'string')
-                total += judgeExpression(ctx, { resource: r, path: [...path, 'x-kubernetes-validations', i, field] }, text, {
-                  node,
-                  isRoot: path.length === root.length,
-                  cardinality,
-                });
+              if (typeof text === 'string') total += judgeExpression(ctx, place(field), text, { ...at, isRoot: path.length === root.length });
             }
+            optionalOldSelfProblem(ctx, place('optionalOldSelf'), rule as Node);
+          }
         }
         if (total > PER_CRD_LIMIT)
           ctx.fail(

@@ -129,3 +129,27 @@ describe('the admission layer says which Pod Security levels it judged at', () =
     }
   });
 });
+
+describe("a transition rule where nothing correlates old and new, in the API server's words", () => {
+  it('names the highest list whose items do not correlate, as field.Path spells it', async () => {
+    const copy = copyRepo();
+    try {
+      copy.write(
+        'apps/platform/backups/crd.yaml',
+        crdYaml({
+          group: 'backups.homelab.example',
+          kind: 'Drill',
+          plural: 'drills',
+          specProperties:
+            '                hosts:\n                  type: array\n                  maxItems: 10\n                  x-kubernetes-list-type: set\n                  items:\n                    type: string\n                    maxLength: 20\n                    x-kubernetes-validations:\n                      - rule: "self == oldSelf"\n',
+        }),
+      );
+      const messages = (await copy.gate()).map((f) => f.message);
+      expect(messages).toEqual([
+        'CustomResourceDefinition drills.backups.homelab.example: the rule "self == oldSelf" is refused: oldSelf cannot be used on the uncorrelatable portion of the schema within spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[hosts]',
+      ]);
+    } finally {
+      copy.dispose();
+    }
+  });
+});

@@ -281,6 +281,28 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: 'a CRD whose transition rule (oldSelf) sits under the items of a list that is not a map list: nothing correlates old and new items',
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crd(
+          '                hosts:\n                  type: array\n                  items:\n                    type: string\n                    x-kubernetes-validations:\n                      - rule: "self == oldSelf"',
+        ),
+      ),
+    at: '- rule: "self == oldSelf"',
+  },
+  {
+    check: 'crd-accepted',
+    why: 'a CRD rule with optionalOldSelf that never reads oldSelf',
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crd('                  x-kubernetes-validations:\n                    - rule: "self.size() > 0"\n                      optionalOldSelf: true'),
+      ),
+    at: 'optionalOldSelf: true',
+  },
+  {
+    check: 'crd-accepted',
     why: "a CRD whose rule walks what replace could build (each character replaced by the whole string): over the API server's estimated cost limit",
     mutate: (c) => c.write(CRD_FILE, crd("                  x-kubernetes-validations:\n                    - rule: \"self.replace('a', self).contains('b')\"")),
     at: `- rule: "self.replace('a', self).contains('b')"`,
