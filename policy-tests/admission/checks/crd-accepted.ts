@@ -9,8 +9,9 @@
  */
 import { compileOutcome, ruleAtNode } from '../cel/crd-rules.ts';
 import { costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, unboundedCardinality } from '../cel/cost-estimate.ts';
-import { type JsonSchemaNode } from '../cel/schema-node.ts';
+import type { JsonSchemaNode, ValidationRule } from '../cel/schema-node.ts';
 import { re2Problem } from '../../model/core/re2.ts';
+import { entryProblems } from '../cel/rule-fields.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -110,7 +111,7 @@ function optionalOldSelfProblem(ctx: CheckContext, place: { resource: Resource; 
 export const crdAcceptedCheck: PolicyCheck = {
   id: 'crd-accepted',
   description:
-    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (no syntax error, no function or variable the cluster does not declare, no field its schema node does not declare, a bool rule and a string messageExpression, oldSelf only where old and new items correlate, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged), and each schema pattern is RE2 (invariants P1).",
+    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (each entry well formed: a rule, a one-line message, a known reason, a fieldPath into the schema; no syntax error, no function or variable the cluster does not declare, no field its schema node does not declare, a bool rule and a string messageExpression, oldSelf only where old and new items correlate, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged), and each schema pattern is RE2 (invariants P1).",
   invariants: ['P1'],
   remediation:
     'fix the rule or the pattern the finding names (patterns are RE2: no lookaround, no backreferences, as in Go); bound the lists, maps and strings a costly rule walks with maxItems, maxProperties and maxLength',
@@ -136,13 +137,18 @@ export const crdAcceptedCheck: PolicyCheck = {
           }
           const rules = node['x-kubernetes-validations'];
           if (!Array.isArray(rules)) continue;
+          const place = (i: number, field: string) => ({ resource: r, path: [...path, 'x-kubernetes-validations', i, field] });
+          // validation.go: with an entry refused as written, the API server reports that and compiles none of the node's rules.
+          const problems = rules.flatMap((rule, i) => entryProblems(rule as ValidationRule, node as JsonSchemaNode).map((p) => ({ ...p, i })));
+          for (const p of problems)
+            ctx.fail(place(p.i, p.field), `CustomResourceDefinition ${r.name}: x-kubernetes-validations[${p.i}].${p.field}: ${p.detail}`);
+          if (problems.length > 0) continue;
           for (const [i, rule] of rules.entries()) {
-            const place = (field: string) => ({ resource: r, path: [...path, 'x-kubernetes-validations', i, field] });
             for (const field of ['rule', 'messageExpression'] as const) {
               const text = (rule as Node)?.[field];
-              if (typeof text === 'string') total += judgeExpression(ctx, place(field), text, { ...at, isRoot: path.length === root.length });
+              if (typeof text === 'string') total += judgeExpression(ctx, place(i, field), text, { ...at, isRoot: path.length === root.length });
             }
-            optionalOldSelfProblem(ctx, place('optionalOldSelf'), rule as Node);
+            optionalOldSelfProblem(ctx, place(i, 'optionalOldSelf'), rule as Node);
           }
         }
         if (total > PER_CRD_LIMIT)

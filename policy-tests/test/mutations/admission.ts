@@ -303,6 +303,26 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: 'a CRD whose rule points its finding at a field the schema lacks (fieldPath must be a valid path)',
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crd('                  x-kubernetes-validations:\n                    - rule: "self.size() > 0"\n                      fieldPath: .target.host'),
+      ),
+    at: 'fieldPath: .target.host',
+  },
+  {
+    check: 'crd-accepted',
+    why: 'a CRD whose rule gives a reason the API server does not know',
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crd('                  x-kubernetes-validations:\n                    - rule: "self.size() > 0"\n                      reason: FieldValueTooLong'),
+      ),
+    at: 'reason: FieldValueTooLong',
+  },
+  {
+    check: 'crd-accepted',
     why: "a CRD whose rule walks what replace could build (each character replaced by the whole string): over the API server's estimated cost limit",
     mutate: (c) => c.write(CRD_FILE, crd("                  x-kubernetes-validations:\n                    - rule: \"self.replace('a', self).contains('b')\"")),
     at: `- rule: "self.replace('a', self).contains('b')"`,
