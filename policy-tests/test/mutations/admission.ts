@@ -323,6 +323,19 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: 'a CRD whose map list is keyed by a property that is neither required nor defaulted',
+    mutate: (c) =>
+      c.write(
+        CRD_FILE,
+        crd(
+          '                ports:\n                  type: array\n                  x-kubernetes-list-type: map\n                  x-kubernetes-list-map-keys: [name]\n                  items:\n                    type: object\n                    properties:\n                      name:\n                        type: string',
+        ),
+      ),
+    // Upstream points at the key's missing default: the gate at the key itself.
+    at: '                      name:',
+  },
+  {
+    check: 'crd-accepted',
     why: "a CRD whose rule walks what replace could build (each character replaced by the whole string): over the API server's estimated cost limit",
     mutate: (c) => c.write(CRD_FILE, crd("                  x-kubernetes-validations:\n                    - rule: \"self.replace('a', self).contains('b')\"")),
     at: `- rule: "self.replace('a', self).contains('b')"`,
