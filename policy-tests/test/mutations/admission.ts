@@ -336,6 +336,12 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: 'a CRD whose schema is not structural: a field without a type',
+    mutate: (c) => c.write(CRD_FILE, crd('                hosts:\n                  items:\n                    type: string')),
+    at: '                hosts:',
+  },
+  {
+    check: 'crd-accepted',
     why: "a CRD whose rule walks what replace could build (each character replaced by the whole string): over the API server's estimated cost limit",
     mutate: (c) => c.write(CRD_FILE, crd("                  x-kubernetes-validations:\n                    - rule: \"self.replace('a', self).contains('b')\"")),
     at: `- rule: "self.replace('a', self).contains('b')"`,

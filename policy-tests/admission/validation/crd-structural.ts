@@ -1,0 +1,99 @@
+/**
+ * What the API server refuses of a CRD schema that is not structural
+ * (k8s.io/apiextensions-apiserver pkg/apiserver/schema/validation.go
+ * validateStructuralInvariants): an array without items, a node without a
+ * type (at the root, as array items, as an object field; unless it is
+ * int-or-string or keeps unknown fields), a root that is not an object or
+ * has additionalProperties, an embedded resource that is not an object,
+ * has additionalProperties, or declares no properties without keeping
+ * unknown ones, kind and apiVersion that are not strings where a resource
+ * starts, int-or-string with an extension it excludes, and metadata beyond
+ * name and generateName at the root. The value validations inside allOf,
+ * anyOf, oneOf and not are not judged here. Each problem in field.Error's
+ * words, at its path from the root.
+ */
+import type { PathSegment } from '../../model/core/positions.ts';
+import type { SchemaProblem } from './crd-list-types.ts';
+
+type Node = Record<string, unknown>;
+type Level = 'root' | 'item' | 'field';
+
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+const typeOf = (s: Node): string => (typeof s.type === 'string' ? s.type : '');
+
+const EMPTY_TYPE: Record<Level, string> = {
+  root: 'must not be empty at the root',
+  item: 'must not be empty for specified array items',
+  field: 'must not be empty for specified object fields',
+};
+
+/** The keys that may stand on the root's metadata: its type and default, and name and generateName as its only properties. */
+function metadataProblems(metadata: Node, checkMetadata: boolean, level: Level, at: PathSegment[]): SchemaProblem[] {
+  const out: SchemaProblem[] = [];
+  if (checkMetadata && typeOf(metadata) !== 'object')
+    out.push({ at: [...at, 'type'], detail: `Invalid value: ${JSON.stringify(typeOf(metadata))}: must be object` });
+  if (level !== 'root') return out;
+  const properties = isNode(metadata.properties) ? Object.keys(metadata.properties) : [];
+  // Go compares with the zero value: what is false, empty or absent is not there.
+  const zero = (v: unknown) =>
+    v === false || v === '' || v === null || v === undefined || (Array.isArray(v) ? v.length === 0 : isNode(v) && Object.keys(v).length === 0);
+  const onlyNames = properties.every((p) => p === 'name' || p === 'generateName');
+  const rest = Object.keys(metadata).filter((k) => k !== 'type' && k !== 'default' && !(k === 'properties' && onlyNames) && !zero(metadata[k]));
+  if (rest.length > 0) out.push({ at, detail: 'Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified' });
+  return out;
+}
+
+function embeddedProblems(s: Node, at: PathSegment[]): SchemaProblem[] {
+  if (s['x-kubernetes-embedded-resource'] !== true) return [];
+  const out: SchemaProblem[] = [];
+  if (s.additionalProperties !== undefined)
+    out.push({ at: [...at, 'additionalProperties'], detail: 'Forbidden: must not be used if x-kubernetes-embedded-resource is set' });
+  if (s['x-kubernetes-preserve-unknown-fields'] !== true && !(isNode(s.properties) && Object.keys(s.properties).length > 0))
+    out.push({
+      at: [...at, 'properties'],
+      detail: 'Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
+    });
+  return out;
+}
+
+function typeProblems(s: Node, level: Level, at: PathSegment[]): SchemaProblem[] {
+  const type = typeOf(s);
+  if (s['x-kubernetes-embedded-resource'] === true && type !== 'object') {
+    const why = 'must be object if x-kubernetes-embedded-resource is true';
+    return [{ at: [...at, 'type'], detail: type ? `Invalid value: ${JSON.stringify(type)}: ${why}` : `Required value: ${why}` }];
+  }
+  if (!type && s['x-kubernetes-int-or-string'] !== true && s['x-kubernetes-preserve-unknown-fields'] !== true)
+    return [{ at: [...at, 'type'], detail: `Required value: ${EMPTY_TYPE[level]}` }];
+  return [];
+}
+
+function extensionProblems(s: Node, at: PathSegment[]): SchemaProblem[] {
+  if (s['x-kubernetes-int-or-string'] !== true) return [];
+  const out: SchemaProblem[] = [];
+  for (const key of ['x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource'])
+    if (s[key] === true) out.push({ at: [...at, key], detail: 'Invalid value: true: must be false if x-kubernetes-int-or-string is true' });
+  return out;
+}
+
+/** Every structural problem under `s`, a node at `level`, with paths from `at`. */
+export function structuralProblems(s: unknown, level: Level = 'root', at: PathSegment[] = []): SchemaProblem[] {
+  if (!isNode(s)) return [];
+  const out: SchemaProblem[] = [];
+  const type = typeOf(s);
+  if (type === 'array' && s.items === undefined) out.push({ at: [...at, 'items'], detail: 'Required value: must be specified' });
+  out.push(...structuralProblems(s.items, 'item', [...at, 'items']));
+  if (isNode(s.properties)) for (const [k, v] of Object.entries(s.properties)) out.push(...structuralProblems(v, 'field', [...at, 'properties', k]));
+  if (s.additionalProperties !== undefined && level === 'root')
+    out.push({ at: [...at, 'additionalProperties'], detail: 'Forbidden: must not be used at the root' });
+  out.push(...structuralProblems(s.additionalProperties, 'field', [...at, 'additionalProperties']));
+  out.push(...extensionProblems(s, at), ...typeProblems(s, level, at), ...embeddedProblems(s, at));
+  if (level === 'root' && type && type !== 'object')
+    out.push({ at: [...at, 'type'], detail: `Invalid value: ${JSON.stringify(type)}: must be object at the root` });
+  const checkMetadata = level === 'root' || s['x-kubernetes-embedded-resource'] === true;
+  const properties = isNode(s.properties) ? s.properties : {};
+  for (const key of ['kind', 'apiVersion'])
+    if (checkMetadata && isNode(properties[key]) && typeOf(properties[key]) !== 'string')
+      out.push({ at: [...at, 'properties', key, 'type'], detail: `Invalid value: ${JSON.stringify(typeOf(properties[key]))}: must be string` });
+  if (isNode(properties.metadata)) out.push(...metadataProblems(properties.metadata, checkMetadata, level, [...at, 'properties', 'metadata']));
+  return out;
+}
