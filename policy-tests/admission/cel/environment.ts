@@ -21,6 +21,28 @@ export const TIME_ACCESSORS = [
   'getMilliseconds',
 ] as const;
 
+/**
+ * The authorizer library (1.27; its errors 1.28, its selectors 1.31): what an admission policy's `authorizer`
+ * variable offers. A CRD's rules declare no such variable.
+ */
+export const AUTHORIZER_FUNCTIONS = [
+  'path',
+  'group',
+  'serviceAccount',
+  'resource',
+  'subresource',
+  'namespace',
+  'name',
+  'check',
+  'allowed',
+  'reason',
+  'authorizer',
+  'errored',
+  'error',
+  'fieldSelector',
+  'labelSelector',
+] as const;
+
 /** [introduced in 1.x, names]: the Kubernetes libraries and the cel-go extensions base.go enables. */
 const DECLARED: readonly [number, readonly string[]][] = [
   // cel-go's standard functions and macros.
@@ -75,7 +97,7 @@ const DECLARED: readonly [number, readonly string[]][] = [
     ],
   ],
   // 1.27: the authorizer.
-  [27, ['path', 'group', 'serviceAccount', 'resource', 'subresource', 'namespace', 'name', 'check', 'allowed', 'reason', 'authorizer']],
+  [27, AUTHORIZER_FUNCTIONS.slice(0, 11)],
   // 1.28: authorizer errors, optional types, quantities.
   [
     28,

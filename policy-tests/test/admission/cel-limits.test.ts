@@ -11,7 +11,7 @@ import { compileRule, ruleViolations, ruleAtNode } from '../../admission/cel/crd
 import { costMessage, PER_EXPRESSION_LIMIT } from '../../admission/cel/cost-estimate.ts';
 import { declType } from '../../admission/cel/decl-type.ts';
 import { overloadsOf } from '../../admission/cel/overload-table.ts';
-import { CEL_KUBERNETES_MINOR, declaredFunctions } from '../../admission/cel/environment.ts';
+import { AUTHORIZER_FUNCTIONS, CEL_KUBERNETES_MINOR, declaredFunctions } from '../../admission/cel/environment.ts';
 import type { JsonSchemaNode } from '../../admission/cel/schema-node.ts';
 import { PER_CALL_LIMIT } from '../../admission/cel/budget.ts';
 import { LONGEST_BUILT } from '../../admission/cel/string-costs.ts';
@@ -326,23 +326,7 @@ describe("CEL: the estimated cost at CRD create, as cel-go's estimator makes it"
       'sortBy',
     ];
     // The authorizer and its selectors are variables of ValidatingAdmissionPolicies, not of a CRD's rules.
-    const policiesOnly = [
-      'path',
-      'group',
-      'serviceAccount',
-      'resource',
-      'subresource',
-      'namespace',
-      'name',
-      'check',
-      'allowed',
-      'reason',
-      'authorizer',
-      'errored',
-      'error',
-      'fieldSelector',
-      'labelSelector',
-    ];
+    const policiesOnly: readonly string[] = AUTHORIZER_FUNCTIONS;
     expect([...declaredFunctions(CEL_KUBERNETES_MINOR)].filter((f) => !overloadsOf(f) && !macros.includes(f) && !policiesOnly.includes(f))).toEqual([]);
     // And what the macros expand to: sortBy's sort by associated keys, the map transforms' insert.
     expect([overloadsOf('@sortByAssociatedKeys'), overloadsOf('cel.@mapInsert')].every(Boolean)).toBe(true);

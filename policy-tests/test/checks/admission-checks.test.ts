@@ -5,8 +5,7 @@ import { copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
 import { API, CONTAINER } from '../mutations/edits.ts';
 import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
-import { crdYaml } from '../../../test-support/crd-fixture.ts';
-import { admissionMutations } from '../mutations/admission.ts';
+import { admissionMutations, CRD_FILE, drillCrd } from '../mutations/admission.ts';
 
 describeMutations('admission checks (admission/) bite on a broken copy of the real repository', admissionMutations);
 
@@ -56,13 +55,10 @@ describe('a CRD rule reads an integer past a double exactly, as the API server r
   beforeAll(() => {
     copy = copyRepo();
     copy.write(
-      'apps/platform/backups/crd.yaml',
-      crdYaml({
-        group: 'backups.homelab.example',
-        kind: 'Drill',
-        plural: 'drills',
-        specProperties: `                max:\n                  type: integer\n                  format: int64\n                  x-kubernetes-validations:\n                    - rule: "self == 9223372036854775807"\n                      message: max must be the largest int64\n`,
-      }),
+      CRD_FILE,
+      drillCrd(
+        `                max:\n                  type: integer\n                  format: int64\n                  x-kubernetes-validations:\n                    - rule: "self == 9223372036854775807"\n                      message: max must be the largest int64\n`,
+      ),
     );
   });
   afterAll(() => copy?.dispose());
@@ -91,13 +87,10 @@ describe('a CRD rule whose estimated cost the gate cannot make is not judged, an
     copy = copyRepo();
     // string() of a Quantity: a call the estimate's overload table does not match, so its cost is not guessed.
     copy.write(
-      'apps/platform/backups/crd.yaml',
-      crdYaml({
-        group: 'backups.homelab.example',
-        kind: 'Drill',
-        plural: 'drills',
-        specProperties: `                hosts:\n                  type: array\n                  maxItems: 4\n                  items:\n                    type: string\n                  x-kubernetes-validations:\n                    - rule: 'string(quantity("1Mi")) == "1Mi"'\n`,
-      }),
+      CRD_FILE,
+      drillCrd(
+        `                hosts:\n                  type: array\n                  maxItems: 4\n                  items:\n                    type: string\n                  x-kubernetes-validations:\n                    - rule: 'string(quantity("1Mi")) == "1Mi"'\n`,
+      ),
     );
   });
   afterAll(() => copy?.dispose());
@@ -135,14 +128,10 @@ describe("a transition rule where nothing correlates old and new, in the API ser
     const copy = copyRepo();
     try {
       copy.write(
-        'apps/platform/backups/crd.yaml',
-        crdYaml({
-          group: 'backups.homelab.example',
-          kind: 'Drill',
-          plural: 'drills',
-          specProperties:
-            '                hosts:\n                  type: array\n                  maxItems: 10\n                  x-kubernetes-list-type: set\n                  items:\n                    type: string\n                    maxLength: 20\n                    x-kubernetes-validations:\n                      - rule: "self == oldSelf"\n',
-        }),
+        CRD_FILE,
+        drillCrd(
+          '                hosts:\n                  type: array\n                  maxItems: 10\n                  x-kubernetes-list-type: set\n                  items:\n                    type: string\n                    maxLength: 20\n                    x-kubernetes-validations:\n                      - rule: "self == oldSelf"\n',
+        ),
       );
       const messages = (await copy.gate()).map((f) => f.message);
       expect(messages).toEqual([

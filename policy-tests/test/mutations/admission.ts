@@ -4,15 +4,11 @@ import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import type { RepoCopy } from '../support/helpers.ts';
 import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after } from './edits.ts';
 
-const CRD_FILE = 'apps/platform/backups/crd.yaml';
-/** A small CRD the backups app applies, with one schema node a mutation breaks. */
-const crd = (node: string) =>
-  crdYaml({
-    group: 'backups.homelab.example',
-    kind: 'Drill',
-    plural: 'drills',
-    specProperties: `                target:\n                  type: string\n${node}`,
-  });
+export const CRD_FILE = 'apps/platform/backups/crd.yaml';
+/** A small CRD the backups app applies (kind Drill), with these spec properties. */
+export const drillCrd = (specProperties: string) => crdYaml({ group: 'backups.homelab.example', kind: 'Drill', plural: 'drills', specProperties });
+/** The drill CRD with one schema node a mutation breaks, after its `target` string. */
+const crd = (node: string) => drillCrd(`                target:\n                  type: string\n${node}`);
 
 /**
  * A ValidatingAdmissionPolicy on the portfolio namespace's Deployments, with `body` (its variables, conditions and
