@@ -8,9 +8,12 @@
  * has additionalProperties, or declares no properties without keeping
  * unknown ones, kind and apiVersion that are not strings where a resource
  * starts, int-or-string with an extension it excludes, and metadata beyond
- * name and generateName at the root. The value validations inside allOf,
- * anyOf, oneOf and not are not judged here. Each problem in field.Error's
- * words, at its path from the root.
+ * name and generateName at the root; and inside allOf, anyOf, oneOf and not
+ * (validateNestedValueValidation) nothing but value validations: no type,
+ * additionalProperties, default, title, description, nullable, Kubernetes
+ * extension or rule there, and no metadata (the int-or-string anyOf of
+ * integer and string excepted). Each problem in field.Error's words, at its
+ * path from the root.
  */
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { SchemaProblem } from './crd-list-types.ts';
@@ -75,6 +78,57 @@ function extensionProblems(s: Node, at: PathSegment[]): SchemaProblem[] {
   return out;
 }
 
+const forbidden = (at: PathSegment[], why: string): SchemaProblem => ({ at, detail: `Forbidden: ${why}` });
+/** How Go tells a field is there: a pointer or map set, a flag true, a string or list not empty. */
+const there = {
+  present: (v: unknown) => v !== undefined && v !== null,
+  true: (v: unknown) => v === true,
+  nonEmpty: (v: unknown) => (typeof v === 'string' || Array.isArray(v)) && v.length > 0,
+};
+
+/** What a junctor's schema may not carry: what only the structural part of a schema says. */
+const NESTED_FORBIDDEN: readonly [string, keyof typeof there, string][] = [
+  ['type', 'nonEmpty', 'must be empty to be structural'],
+  ['additionalProperties', 'present', 'must be undefined to be structural'],
+  ['default', 'present', 'must be undefined to be structural'],
+  ['title', 'nonEmpty', 'must be empty to be structural'],
+  ['description', 'nonEmpty', 'must be empty to be structural'],
+  ['nullable', 'true', 'must be false to be structural'],
+  ['x-kubernetes-preserve-unknown-fields', 'true', 'must be false to be structural'],
+  ['x-kubernetes-embedded-resource', 'true', 'must be false to be structural'],
+  ['x-kubernetes-int-or-string', 'true', 'must be false to be structural'],
+  ['x-kubernetes-list-map-keys', 'nonEmpty', 'must be empty to be structural'],
+  ['x-kubernetes-list-type', 'present', 'must be undefined to be structural'],
+  ['x-kubernetes-map-type', 'present', 'must be undefined to be structural'],
+  ['x-kubernetes-validations', 'nonEmpty', 'must be empty to be structural'],
+];
+
+/** The anyOf that x-kubernetes-int-or-string writes itself: integer or string, nothing else. */
+const isIntOrStringAnyOf = (anyOf: unknown): boolean =>
+  Array.isArray(anyOf) && anyOf.length === 2 && JSON.stringify(anyOf) === JSON.stringify([{ type: 'integer' }, { type: 'string' }]);
+
+/** validateValueValidation: each junctor's schemas, the int-or-string anyOf (alone, or first of an allOf) passed over. */
+function valueValidationProblems(s: Node, skip: { anyOf: boolean; firstAllOfAnyOf: boolean }, at: PathSegment[]): SchemaProblem[] {
+  const out: SchemaProblem[] = [];
+  const each = (key: string) => (Array.isArray(s[key]) ? (s[key] as unknown[]) : []);
+  if (!skip.anyOf) each('anyOf').forEach((x, i) => out.push(...nestedProblems(x, false, [...at, 'anyOf', i])));
+  each('allOf').forEach((x, i) => out.push(...nestedProblems(x, skip.firstAllOfAnyOf && i === 0, [...at, 'allOf', i])));
+  each('oneOf').forEach((x, i) => out.push(...nestedProblems(x, false, [...at, 'oneOf', i])));
+  out.push(...nestedProblems(s.not, false, [...at, 'not']));
+  return out;
+}
+
+/** validateNestedValueValidation: a schema inside a junctor, and what it nests. */
+function nestedProblems(v: unknown, skipAnyOf: boolean, at: PathSegment[]): SchemaProblem[] {
+  if (!isNode(v)) return [];
+  const out = valueValidationProblems(v, { anyOf: skipAnyOf, firstAllOfAnyOf: false }, at);
+  out.push(...nestedProblems(v.items, false, [...at, 'items']));
+  if (isNode(v.properties)) for (const [k, p] of Object.entries(v.properties)) out.push(...nestedProblems(p, false, [...at, 'properties', k]));
+  for (const [key, test, why] of NESTED_FORBIDDEN) if (there[test](v[key])) out.push(forbidden([...at, key], why));
+  if (isNode(v.properties) && 'metadata' in v.properties) out.push(forbidden([...at, 'properties', 'metadata'], 'must not be specified in a nested context'));
+  return out;
+}
+
 /** Every structural problem under `s`, a node at `level`, with paths from `at`. */
 export function structuralProblems(s: unknown, level: Level = 'root', at: PathSegment[] = []): SchemaProblem[] {
   if (!isNode(s)) return [];
@@ -86,7 +140,10 @@ export function structuralProblems(s: unknown, level: Level = 'root', at: PathSe
   if (s.additionalProperties !== undefined && level === 'root')
     out.push({ at: [...at, 'additionalProperties'], detail: 'Forbidden: must not be used at the root' });
   out.push(...structuralProblems(s.additionalProperties, 'field', [...at, 'additionalProperties']));
-  out.push(...extensionProblems(s, at), ...typeProblems(s, level, at), ...embeddedProblems(s, at));
+  out.push(...extensionProblems(s, at));
+  const firstAllOf = Array.isArray(s.allOf) && isNode(s.allOf[0]) ? s.allOf[0].anyOf : undefined;
+  out.push(...valueValidationProblems(s, { anyOf: isIntOrStringAnyOf(s.anyOf), firstAllOfAnyOf: isIntOrStringAnyOf(firstAllOf) }, at));
+  out.push(...typeProblems(s, level, at), ...embeddedProblems(s, at));
   if (level === 'root' && type && type !== 'object')
     out.push({ at: [...at, 'type'], detail: `Invalid value: ${JSON.stringify(type)}: must be object at the root` });
   const checkMetadata = level === 'root' || s['x-kubernetes-embedded-resource'] === true;

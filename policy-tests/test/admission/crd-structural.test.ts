@@ -57,4 +57,31 @@ describe('a structural schema', () => {
       'properties.port.x-kubernetes-preserve-unknown-fields: Invalid value: true: must be false if x-kubernetes-int-or-string is true',
     ]);
   });
+
+  it('keeps allOf, anyOf, oneOf and not to value validations: no type, description, extension or metadata inside them', () => {
+    expect(
+      problems(
+        root({
+          port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+          size: { 'x-kubernetes-int-or-string': true, allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { pattern: '^[0-9]+$' }] },
+          mode: { type: 'string', oneOf: [{ enum: ['a'] }, { enum: ['b'] }], not: { enum: ['c'] } },
+        }),
+      ),
+    ).toEqual([]);
+    expect(
+      problems(
+        root({
+          mode: { type: 'string', anyOf: [{ type: 'string', description: 'a' }], not: { 'x-kubernetes-list-type': 'set', nullable: true } },
+          spec: { type: 'object', oneOf: [{ properties: { metadata: { default: {} } } }] },
+        }),
+      ),
+    ).toEqual([
+      'properties.mode.anyOf.0.type: Forbidden: must be empty to be structural',
+      'properties.mode.anyOf.0.description: Forbidden: must be empty to be structural',
+      'properties.mode.not.nullable: Forbidden: must be false to be structural',
+      'properties.mode.not.x-kubernetes-list-type: Forbidden: must be undefined to be structural',
+      'properties.spec.oneOf.0.properties.metadata.default: Forbidden: must be undefined to be structural',
+      'properties.spec.oneOf.0.properties.metadata: Forbidden: must not be specified in a nested context',
+    ]);
+  });
 });
