@@ -1,9 +1,10 @@
 /** Argo CD itself: the Applications it syncs, and the install that runs it. */
 import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { argocdChecks } from './argocd.ts';
+import { argocdDestinationCheck } from './destination.ts';
 import { argocdInstallChecks } from './install.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';
 
-export const argocdAreaChecks: PolicyCheck[] = [...argocdChecks, ...argocdInstallChecks, ...argocdRepoServerChecks];
+export const argocdAreaChecks: PolicyCheck[] = [...argocdChecks, argocdDestinationCheck, ...argocdInstallChecks, ...argocdRepoServerChecks];
 
 export const argocdArea: Area = staticArea('argocd', argocdAreaChecks);

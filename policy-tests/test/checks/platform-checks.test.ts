@@ -1,5 +1,9 @@
 /** The platform checks bite on a broken copy of the real repository. */
+import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
+import { copyRepo } from '../support/helpers.ts';
+import { PORTFOLIO_APP } from '../mutations/edits.ts';
+import { allFindings, runGate } from '../../gate/gate.ts';
 import { closureMutations } from '../mutations/closure.ts';
 import { syncOrderMutations } from '../mutations/sync-order.ts';
 import { projectsMutations } from '../mutations/projects.ts';
@@ -13,3 +17,25 @@ describeMutations('platform checks (projects.ts) bite on a broken copy of the re
 describeMutations('platform checks (argocd.ts) bite on a broken copy of the real repository', argocdMutations);
 describeMutations('platform checks (argocd-install.ts) bite on a broken copy of the real repository', argocdInstallMutations);
 describeMutations('platform checks (network-policy.ts) bite on a broken copy of the real repository', networkPolicyMutations);
+
+describe('a destination only an ExternalSecret could declare is not judged', () => {
+  it('says so, and does not refuse it', async () => {
+    const copy = copyRepo();
+    try {
+      copy.write(
+        'portfolio-api/deploy/remote-cluster.yaml',
+        'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: remote-cluster\n  namespace: portfolio\nspec:\n  secretStoreRef:\n    kind: ClusterSecretStore\n    name: homelab\n  target:\n    name: remote-cluster\n    template:\n      metadata:\n        labels:\n          argocd.argoproj.io/secret-type: cluster\n  dataFrom:\n    - extract:\n        key: remote-cluster\n',
+      );
+      copy.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'destination', 'server'], 'https://192.168.1.50:6443'));
+      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+      expect(allFindings(result).filter((f) => f.check === 'argocd-destination')).toEqual([]);
+      expect(result.notJudged.filter((f) => f.check === 'argocd-destination').map((f) => f.message)).toEqual([
+        expect.stringMatching(
+          /^Application portfolio-api: its destination names a cluster no Secret here declares, and an ExternalSecret writes cluster Secrets: error getting cluster by server/,
+        ),
+      ]);
+    } finally {
+      copy.dispose();
+    }
+  });
+});

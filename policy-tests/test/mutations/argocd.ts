@@ -67,6 +67,18 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'destination:') }),
   },
   {
+    check: 'argocd-destination',
+    why: 'the destination names the cluster twice, by server and by name: Argo CD refuses both',
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'destination', 'name'], 'in-cluster')),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'destination:') }),
+  },
+  {
+    check: 'argocd-destination',
+    why: 'the destination is an API server no cluster Secret declares',
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'destination', 'server'], 'https://192.168.1.50:6443')),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'destination:') }),
+  },
+  {
     check: 'argocd-project',
     why: 'the app uses the default project',
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'project'], 'default')),

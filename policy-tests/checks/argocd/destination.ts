@@ -1,0 +1,99 @@
+/**
+ * An Application's destination, as Argo CD resolves it before anything syncs
+ * (util/argo/argo.go GetDestinationServer and GetDestinationCluster, and
+ * util/db/cluster.go): a server or a name, never both; a server Argo CD
+ * knows (the in-cluster API server unless argocd-cm disables it, or a
+ * cluster Secret the repository declares); a name one known cluster bears
+ * ("in-cluster" for the local one, unless a cluster Secret renames it).
+ * Anything else is an InvalidSpecError and the app never syncs. A cluster
+ * Secret an ExternalSecret writes is not visible here: a destination only it
+ * could name is not judged.
+ */
+import { applications } from '../../model/argocd/argocd.ts';
+import { dig } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+
+const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
+const IN_CLUSTER_NAME = 'in-cluster';
+const CLUSTER_LABEL = 'argocd.argoproj.io/secret-type';
+
+interface Cluster {
+  server: string;
+  name?: string;
+}
+
+/** A key of a Secret, from stringData or base64 data. */
+function secretValue(secret: Resource, key: string): string | undefined {
+  const plain = dig(secret.object, ['stringData', key]);
+  if (typeof plain === 'string') return plain;
+  const encoded = dig(secret.object, ['data', key]);
+  return typeof encoded === 'string' ? Buffer.from(encoded, 'base64').toString('utf8') : undefined;
+}
+
+/** The clusters Argo CD knows from the repository: its cluster Secrets, and the local one unless argocd-cm disables it. */
+function knownClusters(resources: readonly Resource[]): { clusters: Cluster[]; written: boolean } {
+  const clusters: Cluster[] = [];
+  for (const r of resources) {
+    if (r.kind !== 'Secret' || dig(r.object, ['metadata', 'labels', CLUSTER_LABEL]) !== 'cluster') continue;
+    const server = secretValue(r, 'server');
+    if (server) clusters.push({ server: server.replace(/\/+$/, ''), ...(secretValue(r, 'name') ? { name: secretValue(r, 'name')! } : {}) });
+  }
+  const cm = resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm');
+  const inClusterEnabled = dig(cm?.object, ['data', 'cluster.inClusterEnabled']) !== 'false';
+  if (inClusterEnabled && !clusters.some((c) => c.server === IN_CLUSTER_SERVER)) clusters.push({ server: IN_CLUSTER_SERVER, name: IN_CLUSTER_NAME });
+  if (!inClusterEnabled) clusters.splice(0, clusters.length, ...clusters.filter((c) => c.server !== IN_CLUSTER_SERVER));
+  const written = resources.some(
+    (r) => r.kind === 'ExternalSecret' && dig(r.object, ['spec', 'target', 'template', 'metadata', 'labels', CLUSTER_LABEL]) === 'cluster',
+  );
+  return { clusters, written };
+}
+
+/** Argo CD's words for a destination it cannot resolve, or undefined when it resolves to one known cluster. */
+function destinationProblem(destination: { server?: string; name?: string }, clusters: readonly Cluster[]): string | undefined {
+  const { server = '', name = '' } = destination;
+  if (name && server) return `application destination can't have both name and server defined: ${name} ${server}`;
+  if (server) {
+    const trimmed = server.replace(/\/+$/, '');
+    return clusters.some((c) => c.server === trimmed)
+      ? undefined
+      : `error getting cluster by server "${server}": rpc error: code = NotFound desc = cluster "${trimmed}" not found`;
+  }
+  if (name) {
+    const servers = clusters.filter((c) => (c.name ?? '') === name).map((c) => c.server);
+    if (servers.length === 0) return `there are no clusters with this name: ${name}`;
+    if (servers.length > 1) return `there are ${servers.length} clusters with the same name: [${servers.join(' ')}]`;
+    return undefined;
+  }
+  return 'Destination server missing from app spec';
+}
+
+export const argocdDestinationCheck: PolicyCheck = {
+  id: 'argocd-destination',
+  description:
+    'Argo CD resolves every Application destination to one known cluster: a server or a name, not both; the in-cluster API server (unless argocd-cm disables it) or a cluster Secret the repository declares (invariants P1).',
+  invariants: ['P1'],
+  remediation: `set spec.destination.server to ${IN_CLUSTER_SERVER} (or name: ${IN_CLUSTER_NAME}), or declare the cluster's Secret`,
+  reads: { kinds: ['Application', 'Secret', 'ConfigMap', 'ExternalSecret'] },
+  exemptible: false,
+  run(ctx) {
+    const { clusters, written } = knownClusters(ctx.resources);
+    for (const app of applications(ctx.repo)) {
+      const destination = dig(app.resource.object, ['spec', 'destination']);
+      const d = typeof destination === 'object' && destination !== null ? (destination as { server?: unknown; name?: unknown }) : {};
+      const problem = destinationProblem(
+        { ...(typeof d.server === 'string' ? { server: d.server } : {}), ...(typeof d.name === 'string' ? { name: d.name } : {}) },
+        clusters,
+      );
+      if (!problem) continue;
+      const place = { resource: app.resource, path: ['spec', 'destination'] };
+      const unresolved = !problem.startsWith('application destination') && !problem.startsWith('Destination server missing');
+      if (written && unresolved)
+        ctx.notJudged(
+          place,
+          `Application ${app.name}: its destination names a cluster no Secret here declares, and an ExternalSecret writes cluster Secrets: ${problem}`,
+        );
+      else ctx.fail(place, `Application ${app.name}: Argo CD refuses its destination, and never syncs it: Unable to get cluster: ${problem}`);
+    }
+  },
+};
