@@ -22,36 +22,34 @@ const hasNewlines = (s: string) => /[\n\r]+/.test(s);
 const trim = (s: string) => s.replace(/^\s+|\s+$/gu, '');
 const invalid = (value: string, why: string) => `Invalid value: ${JSON.stringify(value)}: ${why}`;
 
-/** The tokens ValidFieldPath's scanner splits a path into: `.`, `[`, `]`, a single-quoted string, or a run of other characters. */
+/**
+ * The tokens ValidFieldPath's scanner splits a path into: `.`, `[` and `]`, and what lies between them; a token that
+ * starts with a single quote runs to the next quote not after a backslash (so `.a.foo's` is one name).
+ */
 function tokens(path: string): string[] {
   const out: string[] = [];
   let i = 0;
   while (i < path.length) {
-    if (path[i] === "'") {
-      let j = i + 1;
-      while (j < path.length && !(path[j] === "'" && path[j - 1] !== '\\')) j++;
-      out.push(path.slice(i, j + 1));
-      i = j + 1;
-    } else if ('.[]'.includes(path[i]!)) out.push(path[i++]!);
-    else {
-      let j = i;
-      while (j < path.length && !".[]'".includes(path[j]!)) j++;
-      out.push(path.slice(i, j));
-      i = j;
+    if ('.[]'.includes(path[i]!)) {
+      out.push(path[i++]!);
+      continue;
     }
+    let j = i + 1;
+    if (path[i] === "'") while (j < path.length && !(path[j] === "'" && path[j - 1] !== '\\')) j++;
+    else while (j < path.length && !'.[]'.includes(path[j]!)) j++;
+    out.push(path.slice(i, path[i] === "'" ? j + 1 : j));
+    i = path[i] === "'" ? j + 1 : j;
   }
   return out;
 }
 
-/** Go's unquoting of the string between single quotes: \' and \\, anything else escaped is an error. */
+const ESCAPES: Readonly<Record<string, string>> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', "'": "'", '\\': '\\' };
+
+/** unescapeSingleQuote: each backslash and the character after it, as the API server reads them; another is an error. */
 function unescapeSingleQuote(s: string): string | undefined {
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    if (s[i] !== '\\') out += s[i];
-    else if (s[i + 1] === "'" || s[i + 1] === '\\') out += s[++i];
-    else return undefined;
-  }
-  return out;
+  let failed = false;
+  const out = s.replace(/\\./gs, (m) => ESCAPES[m[1]!] ?? ((failed = true), ''));
+  return failed ? undefined : out;
 }
 
 /** Whether a fieldPath names a field of the schema node, as ValidFieldPath walks it. */

@@ -29,6 +29,60 @@ describe('fieldPath, as ValidFieldPath walks it', () => {
   });
 });
 
+describe("fieldPath: Kubernetes' own TestValidFieldPath cases (apiextensions-apiserver pkg/apiserver/schema/cel/validation_test.go)", () => {
+  const n = { type: 'number' };
+  const sts: JsonSchemaNode = {
+    type: 'object',
+    properties: {
+      foo: { type: 'object', additionalProperties: { type: 'object', properties: { subAdd: n } } },
+      'white space': n,
+      "'foo'bar": n,
+      a: {
+        type: 'object',
+        properties: {
+          "foo's": n,
+          'test\x07': n,
+          'bb[b': n,
+          bbb: { type: 'object', properties: { c: n, '34': n } },
+          'bbb.c': { type: 'object', properties: { "a-b.3'4": n } },
+        },
+      },
+      list: { type: 'array', items: { type: 'object', properties: { a: n, "a-b.3'4": n } } },
+    },
+  };
+  it.each([
+    ['.a', true],
+    ["['\\'foo\\'bar']", true],
+    [".\\'foo\\'bar", false],
+    ['. a', false],
+    ['.white space', true],
+    ["['white space']", true],
+    ['.a.bb[b', false],
+    [".a['bbb.c']", true],
+    [".a['bbb.c'", false],
+    ['.', false],
+    ['.foo.subAdd', true],
+    [".foo['subAdd']", true],
+    [".a.foo's", true],
+    [".a['foo\\'s']", true],
+    [".a['test\\a']", true],
+    ['.a.foo', false],
+    ['.a.bbb[0]', false],
+    ['.a.bbb.34', true],
+    [".a.bbb['34']", true],
+    ['.list', true],
+    ['.list[0]', false],
+    ['.list. a', false],
+    [".list['a']", false],
+    ['a', false],
+    ['.c', false],
+    ['.a..b', false],
+    ['.list.a-b.34', false],
+  ] as const)('%s: %s', (path, valid) => {
+    expect(validFieldPath(path, sts)).toBe(valid);
+  });
+});
+
 describe('an entry as written', () => {
   const problems = (rule: Record<string, unknown>) => entryProblems(rule as never, node).map((p) => `${p.field}: ${p.detail}`);
 
