@@ -21,32 +21,55 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 type Node = Record<string, unknown>;
 
+/** A path as a chain to its parent: built per node for nothing, spelled out only where something is found. */
+interface Link {
+  up: Link | undefined;
+  key: PathSegment;
+}
+const spelled = (link: Link | undefined, root: PathSegment[]): PathSegment[] => {
+  const keys: PathSegment[] = [];
+  for (let l = link; l; l = l.up) keys.push(l.key);
+  return [...root, ...keys.reverse()];
+};
+const under = (link: Link | undefined, ...keys: PathSegment[]): Link | undefined => keys.reduce<Link | undefined>((up, key) => ({ up, key }), link);
+/** What makes a node worth its path: rules, a pattern, list or map types. */
+const JUDGED_KEYS = ['x-kubernetes-validations', 'pattern', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type'];
+
 /**
- * Every schema node under `node`, with its path in the CRD object and its cardinality: how many times a rule there
- * can run for one object (the product of the maxItems and maxProperties of the lists and maps around it; unbounded,
- * Infinity, as soon as one of them sets none).
+ * Every schema node under `root` that carries rules, a pattern, or list and map types, with its path in the CRD
+ * object and its cardinality: how many times a rule there can run for one object (the product of the maxItems and
+ * maxProperties of the lists and maps around it; unbounded, Infinity, as soon as one of them sets none). One walk,
+ * no path built for the nodes that carry none of them: the charts' CRDs hold thousands of nodes.
  */
-function* schemaNodes(node: unknown, at: Omit<ExpressionAt, 'node' | 'isRoot'> & { path: PathSegment[] }): Generator<ExpressionAt & { path: PathSegment[] }> {
-  if (!node || typeof node !== 'object' || Array.isArray(node)) return;
-  const n = node as Node;
-  const { path, cardinality } = at;
-  yield { ...at, node: n, isRoot: false };
-  const under = (key: PathSegment | PathSegment[], more: Partial<typeof at> = {}) => ({ ...at, ...more, path: [...path, ...[key].flat()] });
-  for (const key of ['properties', 'patternProperties', 'definitions'] as const) {
-    const children = n[key];
-    if (children && typeof children === 'object') for (const [k, sub] of Object.entries(children)) yield* schemaNodes(sub, under([key, k]));
-  }
-  const times = (max: unknown) => cardinality * (typeof max === 'number' ? max : Infinity);
-  // validation.go: under the items of a list that is not a map list, oldSelf has nothing to correlate with; the
-  // highest such list is the one named.
-  const uncorrelatable = at.uncorrelatable ?? (n['x-kubernetes-list-type'] === 'map' ? undefined : path);
-  yield* schemaNodes(n.items, under('items', { cardinality: times(n.maxItems), ...(uncorrelatable ? { uncorrelatable } : {}) }));
-  yield* schemaNodes(n.additionalProperties, under('additionalProperties', { cardinality: times(n.maxProperties) }));
-  yield* schemaNodes(n.not, under('not'));
-  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
-    const list = n[key];
-    if (Array.isArray(list)) for (const [i, sub] of list.entries()) yield* schemaNodes(sub, under([key, i]));
-  }
+function schemaNodes(root: unknown, rootPath: PathSegment[]): (Omit<ExpressionAt, 'isRoot'> & { path: PathSegment[] })[] {
+  const out: (Omit<ExpressionAt, 'isRoot'> & { path: PathSegment[] })[] = [];
+  const visit = (node: unknown, link: Link | undefined, cardinality: number, uncorrelatable: Link | 'root' | undefined): void => {
+    if (!node || typeof node !== 'object' || Array.isArray(node)) return;
+    const n = node as Node;
+    if (JUDGED_KEYS.some((k) => k in n)) {
+      const path = spelled(link, rootPath);
+      const list = uncorrelatable === 'root' ? rootPath : uncorrelatable ? spelled(uncorrelatable, rootPath) : undefined;
+      out.push(list ? { node: n, path, cardinality, uncorrelatable: list } : { node: n, path, cardinality });
+    }
+    for (const key of ['properties', 'patternProperties', 'definitions'] as const) {
+      const children = n[key];
+      if (children && typeof children === 'object')
+        for (const k of Object.keys(children)) visit((children as Node)[k], under(link, key, k), cardinality, uncorrelatable);
+    }
+    const times = (max: unknown) => cardinality * (typeof max === 'number' ? max : Infinity);
+    // validation.go: under the items of a list that is not a map list, oldSelf has nothing to correlate with; the
+    // highest such list is the one named.
+    const itemsUncorrelatable = uncorrelatable ?? (n['x-kubernetes-list-type'] === 'map' ? undefined : (link ?? 'root'));
+    visit(n.items, under(link, 'items'), times(n.maxItems), itemsUncorrelatable);
+    visit(n.additionalProperties, under(link, 'additionalProperties'), times(n.maxProperties), uncorrelatable);
+    visit(n.not, under(link, 'not'), cardinality, uncorrelatable);
+    for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
+      const list = n[key];
+      if (Array.isArray(list)) list.forEach((sub, i) => visit(sub, under(link, key, i), cardinality, uncorrelatable));
+    }
+  };
+  visit(root, undefined, 1, undefined);
+  return out;
 }
 
 /** field.Path's spelling of a schema path: spec.versions[0].schema.openAPIV3Schema.properties[spec].items */
@@ -129,7 +152,7 @@ export const crdAcceptedCheck: PolicyCheck = {
         let total = 0;
         for (const p of structuralProblems(dig(version, ['schema', 'openAPIV3Schema'])))
           ctx.fail({ resource: r, path: [...root, ...p.at] }, `CustomResourceDefinition ${r.name}: ${fieldPath([...root, ...p.at])}: ${p.detail}`);
-        for (const at of schemaNodes(dig(version, ['schema', 'openAPIV3Schema']), { path: root, cardinality: 1 })) {
+        for (const at of schemaNodes(dig(version, ['schema', 'openAPIV3Schema']), root)) {
           const { node, path } = at;
           if (typeof node.pattern === 'string') {
             const problem = re2Problem(node.pattern);

@@ -129,28 +129,55 @@ function nestedProblems(v: unknown, skipAnyOf: boolean, at: PathSegment[]): Sche
   return out;
 }
 
-/** Every structural problem under `s`, a node at `level`, with paths from `at`. */
+/** Every structural problem under `s`, a node at `level`, with paths from `at`: one walk, into one list. */
 export function structuralProblems(s: unknown, level: Level = 'root', at: PathSegment[] = []): SchemaProblem[] {
-  if (!isNode(s)) return [];
+  const out: SchemaProblem[] = [];
+  walkStructural(s, level, { at, up: undefined, key: undefined }, out);
+  return out;
+}
+
+/** A node's path as a chain to its parent, spelled out only for a node with a problem. */
+interface Link {
+  at: PathSegment[];
+  up: Link | undefined;
+  key: PathSegment | undefined;
+}
+const child = (up: Link, ...keys: PathSegment[]): Link => keys.reduce<Link>((l, key) => ({ at: l.at, up: l, key }), up);
+function spelled(link: Link): PathSegment[] {
+  const keys: PathSegment[] = [];
+  for (let l: Link | undefined = link; l; l = l.up) if (l.key !== undefined) keys.push(l.key);
+  return [...link.at, ...keys.reverse()];
+}
+
+/** The problems of the node itself, relative to it. */
+function ownProblems(s: Node, level: Level): SchemaProblem[] {
   const out: SchemaProblem[] = [];
   const type = typeOf(s);
-  if (type === 'array' && s.items === undefined) out.push({ at: [...at, 'items'], detail: 'Required value: must be specified' });
-  out.push(...structuralProblems(s.items, 'item', [...at, 'items']));
-  if (isNode(s.properties)) for (const [k, v] of Object.entries(s.properties)) out.push(...structuralProblems(v, 'field', [...at, 'properties', k]));
-  if (s.additionalProperties !== undefined && level === 'root')
-    out.push({ at: [...at, 'additionalProperties'], detail: 'Forbidden: must not be used at the root' });
-  out.push(...structuralProblems(s.additionalProperties, 'field', [...at, 'additionalProperties']));
-  out.push(...extensionProblems(s, at));
-  const firstAllOf = Array.isArray(s.allOf) && isNode(s.allOf[0]) ? s.allOf[0].anyOf : undefined;
-  out.push(...valueValidationProblems(s, { anyOf: isIntOrStringAnyOf(s.anyOf), firstAllOfAnyOf: isIntOrStringAnyOf(firstAllOf) }, at));
-  out.push(...typeProblems(s, level, at), ...embeddedProblems(s, at));
-  if (level === 'root' && type && type !== 'object')
-    out.push({ at: [...at, 'type'], detail: `Invalid value: ${JSON.stringify(type)}: must be object at the root` });
+  if (type === 'array' && s.items === undefined) out.push({ at: ['items'], detail: 'Required value: must be specified' });
+  if (s.additionalProperties !== undefined && level === 'root') out.push({ at: ['additionalProperties'], detail: 'Forbidden: must not be used at the root' });
+  out.push(...extensionProblems(s, []));
+  if (s.anyOf !== undefined || s.allOf !== undefined || s.oneOf !== undefined || s.not !== undefined) {
+    const firstAllOf = Array.isArray(s.allOf) && isNode(s.allOf[0]) ? s.allOf[0].anyOf : undefined;
+    out.push(...valueValidationProblems(s, { anyOf: isIntOrStringAnyOf(s.anyOf), firstAllOfAnyOf: isIntOrStringAnyOf(firstAllOf) }, []));
+  }
+  out.push(...typeProblems(s, level, []), ...embeddedProblems(s, []));
+  if (level === 'root' && type && type !== 'object') out.push({ at: ['type'], detail: `Invalid value: ${JSON.stringify(type)}: must be object at the root` });
   const checkMetadata = level === 'root' || s['x-kubernetes-embedded-resource'] === true;
   const properties = isNode(s.properties) ? s.properties : {};
   for (const key of ['kind', 'apiVersion'])
     if (checkMetadata && isNode(properties[key]) && typeOf(properties[key]) !== 'string')
-      out.push({ at: [...at, 'properties', key, 'type'], detail: `Invalid value: ${JSON.stringify(typeOf(properties[key]))}: must be string` });
-  if (isNode(properties.metadata)) out.push(...metadataProblems(properties.metadata, checkMetadata, level, [...at, 'properties', 'metadata']));
+      out.push({ at: ['properties', key, 'type'], detail: `Invalid value: ${JSON.stringify(typeOf(properties[key]))}: must be string` });
+  if (isNode(properties.metadata)) out.push(...metadataProblems(properties.metadata, checkMetadata, level, ['properties', 'metadata']));
   return out;
+}
+
+function walkStructural(s: unknown, level: Level, link: Link, out: SchemaProblem[]): void {
+  if (!isNode(s)) return;
+  if (s.items !== undefined) walkStructural(s.items, 'item', child(link, 'items'), out);
+  if (isNode(s.properties)) for (const k of Object.keys(s.properties)) walkStructural(s.properties[k], 'field', child(link, 'properties', k), out);
+  if (isNode(s.additionalProperties)) walkStructural(s.additionalProperties, 'field', child(link, 'additionalProperties'), out);
+  const own = ownProblems(s, level);
+  if (own.length === 0) return;
+  const here = spelled(link);
+  for (const p of own) out.push({ at: [...here, ...p.at], detail: p.detail });
 }
