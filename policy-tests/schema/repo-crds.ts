@@ -167,6 +167,15 @@ export function crdsFromObjects(crdObjects: readonly { file: string; object: Rec
   return out;
 }
 
+let valueAjv: Ajv | undefined;
+
+/** What a CRD schema node refuses of a value (a default, say): each error as its path in the value and ajv's message. */
+export function schemaValueErrors(node: JsonSchema, value: unknown): string[] {
+  const validate = (valueAjv ??= crdAjv()).compile(withNullable(node));
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || 'the value'} ${e.message ?? 'is refused'}`);
+}
+
 export function loadRepoCrds(): RepoCrd[] {
   if (crds) return crds;
   let shared: Ajv | undefined;

@@ -14,6 +14,7 @@ import { re2Problem } from '../../model/core/re2.ts';
 import { entryProblems } from '../cel/rule-fields.ts';
 import { listTypeProblems } from '../validation/crd-list-types.ts';
 import { structuralProblems } from '../validation/crd-structural.ts';
+import { defaultProblems } from '../validation/crd-defaults.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -136,7 +137,7 @@ function optionalOldSelfProblem(ctx: CheckContext, place: { resource: Resource; 
 export const crdAcceptedCheck: PolicyCheck = {
   id: 'crd-accepted',
   description:
-    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (a structural schema; list and map types as the API server declares them; each entry well formed: a rule, a one-line message, a known reason, a fieldPath into the schema; no syntax error, no function or variable the cluster does not declare, no field its schema node does not declare, a bool rule and a string messageExpression, oldSelf only where old and new items correlate, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged), and each schema pattern is RE2 (invariants P1).",
+    "The API server accepts every CRD the repository applies or renders: each x-kubernetes-validations rule and messageExpression compiles in the cluster's CEL environment (a structural schema; defaults its schema and rules accept, with no field it would prune; list and map types as the API server declares them; each entry well formed: a rule, a one-line message, a known reason, a fieldPath into the schema; no syntax error, no function or variable the cluster does not declare, no field its schema node does not declare, a bool rule and a string messageExpression, oldSelf only where old and new items correlate, no constant pattern RE2 refuses), no rule's estimated cost passes the per-expression limit nor their total the CRD's (cel-go's estimator with Kubernetes' call costs and the schema's sizes; a rule whose functions it cannot type is not judged), and each schema pattern is RE2 (invariants P1).",
   invariants: ['P1'],
   remediation:
     'fix the rule or the pattern the finding names (patterns are RE2: no lookaround, no backreferences, as in Go); bound the lists, maps and strings a costly rule walks with maxItems, maxProperties and maxLength',
@@ -150,7 +151,7 @@ export const crdAcceptedCheck: PolicyCheck = {
       for (const [v, version] of versions.entries()) {
         const root: PathSegment[] = ['spec', 'versions', v, 'schema', 'openAPIV3Schema'];
         let total = 0;
-        for (const p of structuralProblems(dig(version, ['schema', 'openAPIV3Schema'])))
+        for (const p of [...structuralProblems(dig(version, ['schema', 'openAPIV3Schema'])), ...defaultProblems(dig(version, ['schema', 'openAPIV3Schema']))])
           ctx.fail({ resource: r, path: [...root, ...p.at] }, `CustomResourceDefinition ${r.name}: ${fieldPath([...root, ...p.at])}: ${p.detail}`);
         for (const at of schemaNodes(dig(version, ['schema', 'openAPIV3Schema']), root)) {
           const { node, path } = at;

@@ -338,6 +338,12 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'crd-accepted',
+    why: 'a CRD whose default its own schema refuses (a number for a string)',
+    mutate: (c) => c.write(CRD_FILE, crd('                  default: 7')),
+    at: 'default: 7',
+  },
+  {
+    check: 'crd-accepted',
     why: "a CRD whose rule walks what replace could build (each character replaced by the whole string): over the API server's estimated cost limit",
     mutate: (c) => c.write(CRD_FILE, crd("                  x-kubernetes-validations:\n                    - rule: \"self.replace('a', self).contains('b')\"")),
     at: `- rule: "self.replace('a', self).contains('b')"`,
