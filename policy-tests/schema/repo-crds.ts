@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction } from 'ajv';
+import { cachedValidator } from '../model/stores/validation-cache.ts';
 import { re2 } from '../model/core/re2.ts';
 import type { Shape } from './field-tree.ts';
 
@@ -168,10 +169,14 @@ export function crdsFromObjects(crdObjects: readonly { file: string; object: Rec
 }
 
 let valueAjv: Ajv | undefined;
+let makeup: string | undefined;
 
-/** What a CRD schema node refuses of a value (a default, say): each error as its path in the value and ajv's message. */
+/**
+ * What a CRD schema node refuses of a value (a default, say): each error as its path in the value and ajv's message.
+ * Kept across runs by node and value (model/stores/validation-cache.ts): a warm run compiles none of them.
+ */
 export function schemaValueErrors(node: JsonSchema, value: unknown): string[] {
-  const validate = (valueAjv ??= crdAjv()).compile(withNullable(node));
+  const validate = cachedValidator(JSON.stringify(node), (makeup ??= crdAjvMakeup()), () => (valueAjv ??= crdAjv()).compile(withNullable(node)));
   if (validate(value)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || 'the value'} ${e.message ?? 'is refused'}`);
 }
