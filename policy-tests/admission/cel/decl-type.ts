@@ -8,6 +8,7 @@
  * types (cel-type-check.ts).
  */
 import type { JsonSchemaNode } from './schema-node.ts';
+import { perPair } from '../../model/core/per-object.ts';
 
 const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 /** k8s.io/apiserver pkg/cel/limits.go */
@@ -74,8 +75,16 @@ function enumLength(values: unknown[]): bigint {
   return BigInt(longest);
 }
 
-/** SchemaDeclType: undefined where the node is not exposed to CEL (no type, or a list or map of such). */
+/**
+ * SchemaDeclType: undefined where the node is not exposed to CEL (no type, or a list or map of such). Declared once
+ * per node and root-ness: each rule at a CRD's root would declare the whole schema again.
+ */
 export function declType(s: JsonSchemaNode | undefined, isResourceRoot = false): DeclType | undefined {
+  return s ? declared(s, isResourceRoot, () => declare(s, isResourceRoot)) : undefined;
+}
+const declared = perPair<JsonSchemaNode, DeclType | undefined>();
+
+function declare(s: JsonSchemaNode | undefined, isResourceRoot = false): DeclType | undefined {
   if (!s) return undefined;
   if (s['x-kubernetes-int-or-string']) {
     const max = maxLength(s);

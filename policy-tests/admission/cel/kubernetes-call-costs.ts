@@ -11,6 +11,7 @@
  */
 import type { Expr } from './ast.ts';
 import type { CelType } from './decl-type.ts';
+import { sameType } from './cel-type-check.ts';
 import { add, COST, fixed, MAX_UINT64, multiply, multiplyByFactor, UNKNOWN, union, type Estimate } from './estimates.ts';
 
 export interface AstNode {
@@ -86,9 +87,6 @@ function elementNode(list: AstNode): AstNode | undefined {
   const param = t.kind === 'list' ? t.elem : t.kind === 'map' ? t.key : t.kind === 'opaque' ? t.params[0] : undefined;
   return param ? { path: list.path.length > 0 ? [...list.path, '@items'] : [], type: param } : undefined;
 }
-
-const sameKind = (a: CelType, b: CelType): boolean =>
-  JSON.stringify(a, (k, v: unknown) => (k === 'decl' ? undefined : v)) === JSON.stringify(b, (k, v: unknown) => (k === 'decl' ? undefined : v));
 
 export function kubernetesCallCost(call: Call, estimateSize: SizeEstimator): CallEstimate | undefined {
   const { fn, overload, target, args } = call;
@@ -195,7 +193,7 @@ function joinCost(target: AstNode, separator: AstNode | undefined, size: (n: Ast
 
 /** Equality of two values of one Kubernetes type: IPs, CIDRs, quantities and semver at 1; URLs by their text. */
 function equalityCost(lhs: AstNode, rhs: AstNode): CallEstimate | undefined {
-  if (!sameKind(lhs.type, rhs.type)) return undefined;
+  if (!sameType(lhs.type, rhs.type)) return undefined;
   const t = lhs.type;
   if (t.kind === 'opaque' && (t.name === 'net.IP' || t.name === 'net.CIDR')) return fixed(1);
   if (t.kind !== 'struct') return undefined;

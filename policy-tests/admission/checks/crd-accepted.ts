@@ -17,22 +17,12 @@ import { structuralProblems } from '../validation/crd-structural.ts';
 import { defaultProblems } from '../validation/crd-defaults.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
+import { extendPath, spellPath, type PathChain } from '../../model/core/path-chain.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 type Node = Record<string, unknown>;
 
-/** A path as a chain to its parent: built per node for nothing, spelled out only where something is found. */
-interface Link {
-  up: Link | undefined;
-  key: PathSegment;
-}
-const spelled = (link: Link | undefined, root: PathSegment[]): PathSegment[] => {
-  const keys: PathSegment[] = [];
-  for (let l = link; l; l = l.up) keys.push(l.key);
-  return [...root, ...keys.reverse()];
-};
-const under = (link: Link | undefined, ...keys: PathSegment[]): Link | undefined => keys.reduce<Link | undefined>((up, key) => ({ up, key }), link);
 /** What makes a node worth its path: rules, a pattern, list or map types. */
 const JUDGED_KEYS = ['x-kubernetes-validations', 'pattern', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type'];
 
@@ -44,29 +34,29 @@ const JUDGED_KEYS = ['x-kubernetes-validations', 'pattern', 'x-kubernetes-list-t
  */
 function schemaNodes(root: unknown, rootPath: PathSegment[]): (Omit<ExpressionAt, 'isRoot'> & { path: PathSegment[] })[] {
   const out: (Omit<ExpressionAt, 'isRoot'> & { path: PathSegment[] })[] = [];
-  const visit = (node: unknown, link: Link | undefined, cardinality: number, uncorrelatable: Link | 'root' | undefined): void => {
+  const visit = (node: unknown, link: PathChain | undefined, cardinality: number, uncorrelatable: PathChain | 'root' | undefined): void => {
     if (!node || typeof node !== 'object' || Array.isArray(node)) return;
     const n = node as Node;
     if (JUDGED_KEYS.some((k) => k in n)) {
-      const path = spelled(link, rootPath);
-      const list = uncorrelatable === 'root' ? rootPath : uncorrelatable ? spelled(uncorrelatable, rootPath) : undefined;
+      const path = spellPath(link, rootPath);
+      const list = uncorrelatable === 'root' ? rootPath : uncorrelatable ? spellPath(uncorrelatable, rootPath) : undefined;
       out.push(list ? { node: n, path, cardinality, uncorrelatable: list } : { node: n, path, cardinality });
     }
     for (const key of ['properties', 'patternProperties', 'definitions'] as const) {
       const children = n[key];
       if (children && typeof children === 'object')
-        for (const k of Object.keys(children)) visit((children as Node)[k], under(link, key, k), cardinality, uncorrelatable);
+        for (const k of Object.keys(children)) visit((children as Node)[k], extendPath(link, key, k), cardinality, uncorrelatable);
     }
     const times = (max: unknown) => cardinality * (typeof max === 'number' ? max : Infinity);
     // validation.go: under the items of a list that is not a map list, oldSelf has nothing to correlate with; the
     // highest such list is the one named.
     const itemsUncorrelatable = uncorrelatable ?? (n['x-kubernetes-list-type'] === 'map' ? undefined : (link ?? 'root'));
-    visit(n.items, under(link, 'items'), times(n.maxItems), itemsUncorrelatable);
-    visit(n.additionalProperties, under(link, 'additionalProperties'), times(n.maxProperties), uncorrelatable);
-    visit(n.not, under(link, 'not'), cardinality, uncorrelatable);
+    visit(n.items, extendPath(link, 'items'), times(n.maxItems), itemsUncorrelatable);
+    visit(n.additionalProperties, extendPath(link, 'additionalProperties'), times(n.maxProperties), uncorrelatable);
+    visit(n.not, extendPath(link, 'not'), cardinality, uncorrelatable);
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
       const list = n[key];
-      if (Array.isArray(list)) list.forEach((sub, i) => visit(sub, under(link, key, i), cardinality, uncorrelatable));
+      if (Array.isArray(list)) list.forEach((sub, i) => visit(sub, extendPath(link, key, i), cardinality, uncorrelatable));
     }
   };
   visit(root, undefined, 1, undefined);

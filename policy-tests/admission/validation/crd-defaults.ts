@@ -8,19 +8,18 @@
  * the schema errors are ajv's, not kube-openapi's; the unknown fields and
  * the rules' are the API server's.
  */
-import type { PathSegment } from '../../model/core/positions.ts';
+import { isMap } from '../../model/core/dig.ts';
+import { extendPath, spellPath, type PathChain } from '../../model/core/path-chain.ts';
 import { schemaValueErrors } from '../../schema/repo-crds.ts';
 import { ruleViolations } from '../cel/crd-rules.ts';
 import type { JsonSchemaNode } from '../cel/schema-node.ts';
 import type { SchemaProblem } from './crd-list-types.ts';
 
-type Node = Record<string, unknown>;
-const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 const EMBEDDED_KEPT = new Set(['apiVersion', 'kind', 'metadata']);
 
 /** The first field of `value` that pruning by `s` would drop, as a path in the value, or undefined. */
 export function prunedField(s: unknown, value: unknown, at: string[] = []): string[] | undefined {
-  if (!isNode(s) || s['x-kubernetes-int-or-string'] === true) return undefined;
+  if (!isMap(s) || s['x-kubernetes-int-or-string'] === true) return undefined;
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {
       const found = prunedField(s.items, item, [...at, String(i)]);
@@ -28,14 +27,14 @@ export function prunedField(s: unknown, value: unknown, at: string[] = []): stri
     }
     return undefined;
   }
-  if (!isNode(value)) return undefined;
-  const properties = isNode(s.properties) ? s.properties : undefined;
+  if (!isMap(value)) return undefined;
+  const properties = isMap(s.properties) ? s.properties : undefined;
   const extra = s.additionalProperties;
   for (const [k, v] of Object.entries(value)) {
     if (properties && k in properties) {
       const found = prunedField(properties[k], v, [...at, k]);
       if (found) return found;
-    } else if (isNode(extra)) {
+    } else if (isMap(extra)) {
       const found = prunedField(extra, v, [...at, k]);
       if (found) return found;
     } else if (
@@ -49,36 +48,24 @@ export function prunedField(s: unknown, value: unknown, at: string[] = []): stri
   return undefined;
 }
 
-/** A node's path as a chain to its parent, spelled out only where a default stands. */
-interface Link {
-  up: Link | undefined;
-  key: PathSegment;
-}
-const spelled = (link: Link | undefined): PathSegment[] => {
-  const keys: PathSegment[] = [];
-  for (let l = link; l; l = l.up) keys.push(l.key);
-  return keys.reverse();
-};
-const under = (link: Link | undefined, ...keys: PathSegment[]): Link | undefined => keys.reduce<Link | undefined>((up, key) => ({ up, key }), link);
-
 /** Every default problem under the schema root, at the path of its `default`, relative to the root. */
 export function defaultProblems(root: unknown): SchemaProblem[] {
   const out: SchemaProblem[] = [];
-  const walk = (s: unknown, link: Link | undefined, underRootMetadata: boolean): void => {
-    if (!isNode(s)) return;
+  const walk = (s: unknown, link: PathChain | undefined, underRootMetadata: boolean): void => {
+    if (!isMap(s)) return;
     if (s.default !== undefined && s.default !== null && !underRootMetadata) {
       const shown = JSON.stringify(s.default);
-      const where = [...spelled(link), 'default'];
+      const where = [...spellPath(link), 'default'];
       const pruned = prunedField(s, s.default);
       if (pruned) out.push({ at: where, detail: `Invalid value: ${shown}: must not have unknown fields (${pruned.join('.')})` });
       for (const error of schemaValueErrors(s as never, s.default)) out.push({ at: where, detail: `Invalid value: ${shown}: ${error}` });
       for (const v of ruleViolations(s as JsonSchemaNode, s.default)) out.push({ at: where, detail: v.message });
     }
-    if (isNode(s.properties))
+    if (isMap(s.properties))
       for (const k of Object.keys(s.properties))
-        walk(s.properties[k], under(link, 'properties', k), underRootMetadata || (link === undefined && k === 'metadata'));
-    walk(s.items, under(link, 'items'), underRootMetadata);
-    walk(s.additionalProperties, under(link, 'additionalProperties'), underRootMetadata);
+        walk(s.properties[k], extendPath(link, 'properties', k), underRootMetadata || (link === undefined && k === 'metadata'));
+    walk(s.items, extendPath(link, 'items'), underRootMetadata);
+    walk(s.additionalProperties, extendPath(link, 'additionalProperties'), underRootMetadata);
   };
   walk(root, undefined, false);
   return out;

@@ -10,6 +10,7 @@
  * names, relative to the node.
  */
 import type { PathSegment } from '../../model/core/positions.ts';
+import { isMap } from '../../model/core/dig.ts';
 
 export interface SchemaProblem {
   at: PathSegment[];
@@ -19,7 +20,6 @@ export interface SchemaProblem {
 
 type Node = Record<string, unknown>;
 
-const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A scalar as text; a structure (which the schema's own validation refuses first) as JSON. */
 const text = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v as string));
 /** field.Error's rendering of a bad value: a string quoted, a missing one null, a list as Go's %#v prints []string. */
@@ -55,22 +55,22 @@ function mapListProblems(s: Node, keys: readonly unknown[]): SchemaProblem[] {
   if (keys.length === 0) out.push(required(['x-kubernetes-list-map-keys'], 'must not be empty if x-kubernetes-list-type is map'));
   if (s.items === undefined) out.push(required(['items'], 'must have a schema if x-kubernetes-list-type is map'));
   if (Array.isArray(s.items)) out.push(invalid(['items'], 'items', 'must only have a single schema if x-kubernetes-list-type is map'));
-  if (!isNode(s.items)) return out;
+  if (!isMap(s.items)) return out;
   const items = s.items;
   if (items.type !== 'object') out.push(invalid(['items', 'type'], items.type, "must be object if parent array's x-kubernetes-list-type is map"));
-  const properties = isNode(items.properties) ? items.properties : {};
+  const properties = isMap(items.properties) ? items.properties : {};
   const isRequired = new Set(Array.isArray(items.required) ? items.required.map(String) : []);
   const seen = new Set<string>();
   for (const key of keys.map(String)) {
     const property = properties[key];
     if (items.type === 'object') {
-      if (!isNode(property)) out.push(invalid(['x-kubernetes-list-map-keys'], keys, 'entries must all be names of item properties'));
+      if (!isMap(property)) out.push(invalid(['x-kubernetes-list-map-keys'], keys, 'entries must all be names of item properties'));
       else if (property.type === 'array' || property.type === 'object')
         out.push(invalid(['items', 'properties', key, 'type'], items.type, "must be a scalar type if parent array's x-kubernetes-list-type is map"));
       if (seen.has(key)) out.push(invalid(['x-kubernetes-list-map-keys'], keys, 'must not contain duplicate entries'));
     }
     seen.add(key);
-    if (!isNode(property)) continue;
+    if (!isMap(property)) continue;
     if (!isRequired.has(key) && property.default === undefined)
       out.push(
         required(
@@ -93,7 +93,7 @@ export function listTypeProblems(s: Node): SchemaProblem[] {
   const listType = s['x-kubernetes-list-type'];
   const typeProblems = typeFor(s, 'x-kubernetes-list-type', 'array');
   out.push(...typeProblems);
-  if (typeProblems.length === 0 && listType === 'set' && isNode(s.items)) out.push(...setItemProblems(s.items));
+  if (typeProblems.length === 0 && listType === 'set' && isMap(s.items)) out.push(...setItemProblems(s.items));
   if (listType !== undefined && listType !== 'atomic' && listType !== 'set' && listType !== 'map')
     out.push(unsupported(['x-kubernetes-list-type'], text(listType), ['atomic', 'set', 'map']));
   const keys = Array.isArray(s['x-kubernetes-list-map-keys']) ? (s['x-kubernetes-list-map-keys'] as unknown[]) : [];
@@ -101,7 +101,7 @@ export function listTypeProblems(s: Node): SchemaProblem[] {
   else if (keys.length > 0 && listType !== 'map')
     out.push(invalid(['x-kubernetes-list-type'], listType, 'must be map if x-kubernetes-list-map-keys is non-empty'));
   if (listType === 'map') out.push(...mapListProblems(s, keys));
-  if ((listType === 'set' || listType === 'map') && isNode(s.items) && s.items.nullable === true)
+  if ((listType === 'set' || listType === 'map') && isMap(s.items) && s.items.nullable === true)
     out.push(forbidden(['items', 'nullable'], `cannot be nullable when x-kubernetes-list-type is ${text(listType)}`));
   return out;
 }

@@ -16,12 +16,13 @@
  * path from the root.
  */
 import type { PathSegment } from '../../model/core/positions.ts';
+import { isMap } from '../../model/core/dig.ts';
+import { extendPath, spellPath, type PathChain } from '../../model/core/path-chain.ts';
 import type { SchemaProblem } from './crd-list-types.ts';
 
 type Node = Record<string, unknown>;
 type Level = 'root' | 'item' | 'field';
 
-const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 const typeOf = (s: Node): string => (typeof s.type === 'string' ? s.type : '');
 
 const EMPTY_TYPE: Record<Level, string> = {
@@ -36,10 +37,10 @@ function metadataProblems(metadata: Node, checkMetadata: boolean, level: Level, 
   if (checkMetadata && typeOf(metadata) !== 'object')
     out.push({ at: [...at, 'type'], detail: `Invalid value: ${JSON.stringify(typeOf(metadata))}: must be object` });
   if (level !== 'root') return out;
-  const properties = isNode(metadata.properties) ? Object.keys(metadata.properties) : [];
+  const properties = isMap(metadata.properties) ? Object.keys(metadata.properties) : [];
   // Go compares with the zero value: what is false, empty or absent is not there.
   const zero = (v: unknown) =>
-    v === false || v === '' || v === null || v === undefined || (Array.isArray(v) ? v.length === 0 : isNode(v) && Object.keys(v).length === 0);
+    v === false || v === '' || v === null || v === undefined || (Array.isArray(v) ? v.length === 0 : isMap(v) && Object.keys(v).length === 0);
   const onlyNames = properties.every((p) => p === 'name' || p === 'generateName');
   const rest = Object.keys(metadata).filter((k) => k !== 'type' && k !== 'default' && !(k === 'properties' && onlyNames) && !zero(metadata[k]));
   if (rest.length > 0) out.push({ at, detail: 'Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified' });
@@ -51,7 +52,7 @@ function embeddedProblems(s: Node, at: PathSegment[]): SchemaProblem[] {
   const out: SchemaProblem[] = [];
   if (s.additionalProperties !== undefined)
     out.push({ at: [...at, 'additionalProperties'], detail: 'Forbidden: must not be used if x-kubernetes-embedded-resource is set' });
-  if (s['x-kubernetes-preserve-unknown-fields'] !== true && !(isNode(s.properties) && Object.keys(s.properties).length > 0))
+  if (s['x-kubernetes-preserve-unknown-fields'] !== true && !(isMap(s.properties) && Object.keys(s.properties).length > 0))
     out.push({
       at: [...at, 'properties'],
       detail: 'Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
@@ -120,33 +121,20 @@ function valueValidationProblems(s: Node, skip: { anyOf: boolean; firstAllOfAnyO
 
 /** validateNestedValueValidation: a schema inside a junctor, and what it nests. */
 function nestedProblems(v: unknown, skipAnyOf: boolean, at: PathSegment[]): SchemaProblem[] {
-  if (!isNode(v)) return [];
+  if (!isMap(v)) return [];
   const out = valueValidationProblems(v, { anyOf: skipAnyOf, firstAllOfAnyOf: false }, at);
   out.push(...nestedProblems(v.items, false, [...at, 'items']));
-  if (isNode(v.properties)) for (const [k, p] of Object.entries(v.properties)) out.push(...nestedProblems(p, false, [...at, 'properties', k]));
+  if (isMap(v.properties)) for (const [k, p] of Object.entries(v.properties)) out.push(...nestedProblems(p, false, [...at, 'properties', k]));
   for (const [key, test, why] of NESTED_FORBIDDEN) if (there[test](v[key])) out.push(forbidden([...at, key], why));
-  if (isNode(v.properties) && 'metadata' in v.properties) out.push(forbidden([...at, 'properties', 'metadata'], 'must not be specified in a nested context'));
+  if (isMap(v.properties) && 'metadata' in v.properties) out.push(forbidden([...at, 'properties', 'metadata'], 'must not be specified in a nested context'));
   return out;
 }
 
 /** Every structural problem under `s`, a node at `level`, with paths from `at`: one walk, into one list. */
 export function structuralProblems(s: unknown, level: Level = 'root', at: PathSegment[] = []): SchemaProblem[] {
   const out: SchemaProblem[] = [];
-  walkStructural(s, level, { at, up: undefined, key: undefined }, out);
+  walkStructural(s, level, { at, chain: undefined }, out);
   return out;
-}
-
-/** A node's path as a chain to its parent, spelled out only for a node with a problem. */
-interface Link {
-  at: PathSegment[];
-  up: Link | undefined;
-  key: PathSegment | undefined;
-}
-const child = (up: Link, ...keys: PathSegment[]): Link => keys.reduce<Link>((l, key) => ({ at: l.at, up: l, key }), up);
-function spelled(link: Link): PathSegment[] {
-  const keys: PathSegment[] = [];
-  for (let l: Link | undefined = link; l; l = l.up) if (l.key !== undefined) keys.push(l.key);
-  return [...link.at, ...keys.reverse()];
 }
 
 /** The problems of the node itself, relative to it. */
@@ -157,27 +145,34 @@ function ownProblems(s: Node, level: Level): SchemaProblem[] {
   if (s.additionalProperties !== undefined && level === 'root') out.push({ at: ['additionalProperties'], detail: 'Forbidden: must not be used at the root' });
   out.push(...extensionProblems(s, []));
   if (s.anyOf !== undefined || s.allOf !== undefined || s.oneOf !== undefined || s.not !== undefined) {
-    const firstAllOf = Array.isArray(s.allOf) && isNode(s.allOf[0]) ? s.allOf[0].anyOf : undefined;
+    const firstAllOf = Array.isArray(s.allOf) && isMap(s.allOf[0]) ? s.allOf[0].anyOf : undefined;
     out.push(...valueValidationProblems(s, { anyOf: isIntOrStringAnyOf(s.anyOf), firstAllOfAnyOf: isIntOrStringAnyOf(firstAllOf) }, []));
   }
   out.push(...typeProblems(s, level, []), ...embeddedProblems(s, []));
   if (level === 'root' && type && type !== 'object') out.push({ at: ['type'], detail: `Invalid value: ${JSON.stringify(type)}: must be object at the root` });
   const checkMetadata = level === 'root' || s['x-kubernetes-embedded-resource'] === true;
-  const properties = isNode(s.properties) ? s.properties : {};
+  const properties = isMap(s.properties) ? s.properties : {};
   for (const key of ['kind', 'apiVersion'])
-    if (checkMetadata && isNode(properties[key]) && typeOf(properties[key]) !== 'string')
+    if (checkMetadata && isMap(properties[key]) && typeOf(properties[key]) !== 'string')
       out.push({ at: ['properties', key, 'type'], detail: `Invalid value: ${JSON.stringify(typeOf(properties[key]))}: must be string` });
-  if (isNode(properties.metadata)) out.push(...metadataProblems(properties.metadata, checkMetadata, level, ['properties', 'metadata']));
+  if (isMap(properties.metadata)) out.push(...metadataProblems(properties.metadata, checkMetadata, level, ['properties', 'metadata']));
   return out;
 }
 
-function walkStructural(s: unknown, level: Level, link: Link, out: SchemaProblem[]): void {
-  if (!isNode(s)) return;
-  if (s.items !== undefined) walkStructural(s.items, 'item', child(link, 'items'), out);
-  if (isNode(s.properties)) for (const k of Object.keys(s.properties)) walkStructural(s.properties[k], 'field', child(link, 'properties', k), out);
-  if (isNode(s.additionalProperties)) walkStructural(s.additionalProperties, 'field', child(link, 'additionalProperties'), out);
+/** Where a node stands: the path the walk started at, and the chain from there. */
+interface Place {
+  at: PathSegment[];
+  chain: PathChain | undefined;
+}
+const below = (p: Place, ...keys: PathSegment[]): Place => ({ at: p.at, chain: extendPath(p.chain, ...keys) });
+
+function walkStructural(s: unknown, level: Level, place: Place, out: SchemaProblem[]): void {
+  if (!isMap(s)) return;
+  if (s.items !== undefined) walkStructural(s.items, 'item', below(place, 'items'), out);
+  if (isMap(s.properties)) for (const k of Object.keys(s.properties)) walkStructural(s.properties[k], 'field', below(place, 'properties', k), out);
+  if (isMap(s.additionalProperties)) walkStructural(s.additionalProperties, 'field', below(place, 'additionalProperties'), out);
   const own = ownProblems(s, level);
   if (own.length === 0) return;
-  const here = spelled(link);
+  const here = spellPath(place.chain, place.at);
   for (const p of own) out.push({ at: [...here, ...p.at], detail: p.detail });
 }
