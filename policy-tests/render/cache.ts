@@ -11,7 +11,7 @@ import { scalarText } from '../model/core/text.ts';
 import { writeFileAtomic } from '../model/stores/write-atomic.ts';
 import { chartScopeFromArchive } from './charts.ts';
 import { hash, runTool, type Context, type Invocation } from './context.ts';
-import { splitRendered, type RenderedDoc } from './output.ts';
+import { splitRendered, type ChunkMemo, type RenderedDoc } from './output.ts';
 import { cacheRoot } from './tools.ts';
 
 function docKey(doc: RenderedDoc): string {
@@ -20,10 +20,10 @@ function docKey(doc: RenderedDoc): string {
 }
 
 /** Objects whose two renders differ (a randAlphaNum password, and the checksum it feeds). */
-export function differences(first: string, second: string): Nondeterminism[] {
+export function differences(first: string, second: string, memo?: ChunkMemo): Nondeterminism[] {
   if (first === second) return [];
-  const a = splitRendered(first).docs;
-  const b = new Map(splitRendered(second).docs.map((d) => [docKey(d), JSON.stringify(d.object)]));
+  const a = splitRendered(first, memo).docs;
+  const b = new Map(splitRendered(second, memo).docs.map((d) => [docKey(d), JSON.stringify(d.object)]));
   const out: Nondeterminism[] = [];
   for (const doc of a) {
     if (b.get(docKey(doc)) === JSON.stringify(doc.object)) continue;
@@ -64,25 +64,38 @@ function readEntry<T>(file: string): T | undefined {
   }
 }
 
-/** Runs an invocation through the render cache; a miss renders (twice, to catch nondeterminism). */
+/**
+ * Runs an invocation through the render cache. A miss renders twice, to catch nondeterminism; a pass that defers
+ * the check (ctx.deferDeterminism) renders once and leaves the second print owed, uncached, for the pass that
+ * settles (render.ts), since a pass whose API versions then grow throws its output away.
+ */
 export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () => Promise<void>): Promise<CachedRender> {
   const dir = join(cacheRoot(ctx.env), 'renders');
-  const file = join(dir, `${hash(inv.key)}.json`);
+  const key = hash(inv.key);
+  const file = join(dir, `${key}.json`);
   const cached = readEntry<CachedRender>(file);
   if (cached) return cached;
-  await beforeRun?.();
-  const first = await runTool(ctx, inv);
-  // The determinism check renders twice. A later pass (the API versions grew) that prints, byte for byte, what this
-  // source printed twice alike in an earlier pass has now printed it three times: the second run is not made again.
   const sourceKey = hash(inv.sourceKey);
   const earlier = ctx.earlier.get(sourceKey);
-  const seenAlike = earlier?.deterministic === true && earlier.first === first;
-  const nondeterministic = ctx.checkDeterminism && !seenAlike && !inv.pure ? differences(first, await runTool(ctx, inv)) : [];
+  // This same invocation printed once in an earlier pass, its second print owed: that print is the first.
+  const owedHere = earlier?.owed === key;
+  if (!owedHere) await beforeRun?.();
+  const first = owedHere ? earlier.first : await runTool(ctx, inv);
+  // Two prints of the source alike, the earlier one with other API versions: the determinism check is answered.
+  const seenAlike = !owedHere && earlier?.first === first;
+  const needsSecond = ctx.checkDeterminism && !seenAlike && !inv.pure;
   // The same text splits into the same objects: an earlier pass's are reused (that pass's renders are dropped for this one's).
-  const split = earlier?.first === first ? earlier.split : splitRendered(first);
-  ctx.earlier.set(sourceKey, { first, split, deterministic: nondeterministic.length === 0 });
+  const split = earlier?.first === first ? earlier.split : splitRendered(first, ctx.chunks);
   const { docs, problems } = split;
-  const entry: CachedRender = { docs, nondeterministic, ...(problems.length ? { problem: problems[0]!.message } : {}) };
+  const problem = problems.length ? { problem: problems[0]!.message } : {};
+  if (needsSecond && ctx.deferDeterminism) {
+    ctx.earlier.set(sourceKey, { first, split, owed: key });
+    ctx.owed.add(sourceKey);
+    return { docs, nondeterministic: [], ...problem };
+  }
+  const nondeterministic = needsSecond ? differences(first, await runTool(ctx, inv), ctx.chunks) : [];
+  ctx.earlier.set(sourceKey, { first, split });
+  const entry: CachedRender = { docs, nondeterministic, ...problem };
   writeFileAtomic(file, JSON.stringify(entry));
   return entry;
 }

@@ -13,7 +13,7 @@ import { normalizeSourcePath, sourceType, type AppSource } from '../model/argocd
 import type { Repo } from '../model/repository/repo.ts';
 import type { ChartLock } from './charts.ts';
 import { RenderRefused, type RealPathOf, type RenderLimits } from './limits.ts';
-import type { splitRendered } from './output.ts';
+import type { ChunkMemo, splitRendered } from './output.ts';
 import { cacheRoot, type RenderTools } from './tools.ts';
 
 const run = promisify(execFile);
@@ -33,11 +33,15 @@ export interface Invocation {
   pure?: boolean;
 }
 
-/** The first output of a source's last render in this run, what it split into, and whether its two renders agreed. */
+/** The first output of a source's last render in this run, and what it split into. */
 export interface EarlierRender {
   first: string;
   split: ReturnType<typeof splitRendered>;
-  deterministic: boolean;
+  /**
+   * The full key (hashed) of a print whose second print is still owed: a pass that may not be the last one defers
+   * the determinism check (its output is dropped if the API versions grow), and the pass that settles pays it.
+   */
+  owed?: string;
 }
 
 /** Argo CD would render it; the gate cannot, here: reported as not rendered, never as valid. */
@@ -77,6 +81,15 @@ export interface Context {
   realPathOf: RealPathOf;
   /** Renders made in this run's earlier passes, by source key (Invocation.sourceKey). */
   earlier: Map<string, EarlierRender>;
+  /**
+   * Defer the determinism check's second print to the pass that settles (render.ts): a print this pass makes is
+   * kept here, uncached, and its source key added to `owed`, unless an earlier pass printed the same bytes.
+   */
+  deferDeterminism: boolean;
+  /** The source keys this context left owing a second print (one set per source: render.ts gives each its own). */
+  owed: Set<string>;
+  /** Output chunks already parsed in this run, by their text: a pass whose API versions grew reparses only what changed. */
+  chunks: ChunkMemo;
   /** The Kubernetes version Helm renders for, unless an Application's helm block names one. */
   kubernetesVersion?: string;
 }

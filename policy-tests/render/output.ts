@@ -12,6 +12,7 @@ import type { Path } from '../model/core/positions.ts';
 import type { DataFile } from '../model/repository/repo.ts';
 import { dig, isMap } from '../model/core/dig.ts';
 import { trackingRefusal } from '../model/argocd/tracking.ts';
+import { fastDocuments } from './fast-yaml.ts';
 
 export interface RenderedDoc {
   object: Record<string, unknown>;
@@ -22,44 +23,77 @@ export interface OutputProblem {
   message: string;
 }
 
+/** What one `---`-separated chunk of output split into. */
+interface ChunkSplit {
+  docs: RenderedDoc[];
+  problems: OutputProblem[];
+}
+
+/**
+ * Chunks already split, by their text. Rendered objects are never mutated, so two renders that print the same
+ * chunk (the next pass of the API-version fixpoint, which changes a few objects of a chart, or two releases of one
+ * chart) share its objects and parse it once.
+ */
+export type ChunkMemo = Map<string, ChunkSplit>;
+
 /** Splits rendered YAML into objects, keeping Helm's `# Source:` comment of each. */
-export function splitRendered(text: string): { docs: RenderedDoc[]; problems: OutputProblem[] } {
+export function splitRendered(text: string, memo?: ChunkMemo): { docs: RenderedDoc[]; problems: OutputProblem[] } {
   const docs: RenderedDoc[] = [];
   const problems: OutputProblem[] = [];
   // Helm separates objects with `---` lines and heads each with `# Source:`; reading the chunks
   // directly keeps the comment however the template trimmed its blank lines.
   for (const chunk of text.split(/^---[ \t]*$/m)) {
-    const template = /^# Source: (\S+)/m.exec(chunk)?.[1];
-    const parsed = parseAllDocuments(chunk, { uniqueKeys: false, merge: true } as never);
-    for (const doc of Array.isArray(parsed) ? parsed : []) {
-      if (doc.errors.length) {
-        problems.push({ message: `${template ?? 'output'}: ${doc.errors[0]!.message.split('\n')[0]}` });
-        continue;
-      }
-      // An alias bomb in a template's output is refused like one in a manifest.
-      let object: unknown;
-      try {
-        object = doc.toJS({ maxAliasCount: 100 });
-      } catch (err) {
-        problems.push({ message: `${template ?? 'output'}: ${(err as Error).message.split('\n')[0]}` });
-        continue;
-      }
-      if (object === null || object === undefined) continue;
-      if (!isMap(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') {
-        problems.push({ message: `${template ?? 'output'}: a rendered document is not a Kubernetes object` });
-        continue;
-      }
-      // A List in the output is its items, as Argo CD reads it.
-      const objects = object.apiVersion === 'v1' && object.kind === 'List' && Array.isArray(object.items) ? object.items.filter(isMap) : [object];
-      for (const o of objects) {
-        // Argo CD sets its tracking annotation on every rendered object too; one it cannot set fails the source.
-        const tracking = trackingRefusal(o);
-        if (tracking) problems.push({ message: `${template ?? 'output'}: Argo CD fails the whole source, applying none of it: ${tracking}` });
-        else docs.push({ object: o, ...(template ? { template } : {}) });
-      }
+    let split = memo?.get(chunk);
+    if (!split) {
+      split = splitChunk(chunk);
+      memo?.set(chunk, split);
+    }
+    docs.push(...split.docs);
+    problems.push(...split.problems);
+  }
+  return { docs, problems };
+}
+
+function splitChunk(chunk: string): ChunkSplit {
+  const docs: RenderedDoc[] = [];
+  const problems: OutputProblem[] = [];
+  const template = /^# Source: (\S+)/m.exec(chunk)?.[1];
+  const at = template ?? 'output';
+  for (const object of fastDocuments(chunk) ?? slowDocuments(chunk, at, problems)) {
+    if (object === null || object === undefined) continue;
+    if (!isMap(object) || typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') {
+      problems.push({ message: `${at}: a rendered document is not a Kubernetes object` });
+      continue;
+    }
+    // A List in the output is its items, as Argo CD reads it.
+    const objects = object.apiVersion === 'v1' && object.kind === 'List' && Array.isArray(object.items) ? object.items.filter(isMap) : [object];
+    for (const o of objects) {
+      // Argo CD sets its tracking annotation on every rendered object too; one it cannot set fails the source.
+      const tracking = trackingRefusal(o);
+      if (tracking) problems.push({ message: `${at}: Argo CD fails the whole source, applying none of it: ${tracking}` });
+      else docs.push({ object: o, ...(template ? { template } : {}) });
     }
   }
   return { docs, problems };
+}
+
+/** The documents of a chunk as the `yaml` library reads them, each that does not parse a problem instead (what fast-yaml.ts leaves to it). */
+function slowDocuments(chunk: string, at: string, problems: OutputProblem[]): unknown[] {
+  const out: unknown[] = [];
+  const parsed = parseAllDocuments(chunk, { uniqueKeys: false, merge: true } as never);
+  for (const doc of Array.isArray(parsed) ? parsed : []) {
+    if (doc.errors.length) {
+      problems.push({ message: `${at}: ${doc.errors[0]!.message.split('\n')[0]}` });
+      continue;
+    }
+    // An alias bomb in a template's output is refused like one in a manifest.
+    try {
+      out.push(doc.toJS({ maxAliasCount: 100 }));
+    } catch (err) {
+      problems.push({ message: `${at}: ${(err as Error).message.split('\n')[0]}` });
+    }
+  }
+  return out;
 }
 
 const sameValue = (a: unknown, b: unknown): boolean => a === b || (typeof a === 'object' && a !== null && JSON.stringify(a) === JSON.stringify(b));

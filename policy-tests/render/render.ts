@@ -19,7 +19,7 @@ import type { Resource } from '../model/core/manifest.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { readSettled, writeSettled } from './cache.ts';
 import { readLock } from './charts.ts';
-import { hash, NotRendered, sourceLabel, type Context, type EarlierRender } from './context.ts';
+import { hash, NotRendered, sourceLabel, type Context } from './context.ts';
 import { renderHelm } from './helm.ts';
 import { renderKustomize } from './kustomize.ts';
 import { realPaths, renderLimits, type RenderLimits } from './limits.ts';
@@ -135,6 +135,60 @@ export function unrenderedSources(repo: Repo, message: string): SourceRender[] {
   return unrenderedAs(repo, renderableSources(repo), 'not-rendered', message);
 }
 
+/** What every pass of one run shares; a pass adds its API versions, whether it defers the determinism check, and each source its own owed set. */
+type PassShared = Omit<Context, 'apiVersions' | 'deferDeterminism' | 'owed' | 'realPathOf'>;
+
+/**
+ * The pass loop: every source rendered with `start`, then again while the CRDs the renders bring grow the API
+ * versions (at most three passes; `grownFrom` undefined: one). Every pass defers the determinism check, since only
+ * the last one's output is kept and it is not known to be the last until it is done; the pass that settled then
+ * pays the second print it owes for each source no earlier pass printed alike (render/cache.ts), and only then
+ * caches it.
+ */
+async function renderUntilSettled(
+  shared: PassShared,
+  targets: readonly { app: ArgoApp; source: AppSource }[],
+  start: string[],
+  grownFrom: ((renders: readonly SourceRender[]) => string[]) | undefined,
+): Promise<{ renders: SourceRender[]; apiVersions: string[] }> {
+  const renderPass = async (apiVersions: readonly string[], deferDeterminism: boolean, which: readonly number[]) => {
+    const ctx: Context = { ...shared, apiVersions, deferDeterminism, owed: new Set(), realPathOf: realPaths() };
+    // Each source with its own owed set, so the settling pass knows whose second print it owes.
+    const owedBy = new Map<number, Set<string>>();
+    const out = await pool(
+      which.map((i) => () => {
+        const own = { ...ctx, owed: new Set<string>() };
+        owedBy.set(i, own.owed);
+        return renderSource(own, targets[i]!.app, targets[i]!.source);
+      }),
+      Math.max(2, availableParallelism()),
+    );
+    return { out, owing: which.filter((i) => owedBy.get(i)!.size > 0) };
+  };
+  let apiVersions = start;
+  let pass = await renderPass(
+    apiVersions,
+    true,
+    targets.map((_, i) => i),
+  );
+  for (let n = 1; n < 3 && grownFrom; n++) {
+    const grown = grownFrom(pass.out);
+    if (grown.join('\n') === apiVersions.join('\n')) break;
+    apiVersions = grown;
+    pass = await renderPass(
+      apiVersions,
+      true,
+      targets.map((_, i) => i),
+    );
+  }
+  const renders = pass.out;
+  if (pass.owing.length) {
+    const settled = await renderPass(apiVersions, false, pass.owing);
+    pass.owing.forEach((i, n) => (renders[i] = settled.out[n]!));
+  }
+  return { renders, apiVersions };
+}
+
 /** Renders every Application source that needs a tool. The API versions grow with the CRDs renders produce, until they settle. */
 export async function renderRepo(repo: Repo, options: RenderOptions): Promise<RenderResult> {
   const targets = renderableSources(repo).filter(({ app }) => !options.apps || options.apps.includes(app.name));
@@ -155,7 +209,6 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     return { renders: unrenderedAs(repo, targets, 'failed', (err as Error).message), apiVersions: [] };
   }
   const scratch = mkdtempSync(join(tmpdir(), 'homelab-render-'));
-  const earlier = new Map<string, EarlierRender>();
   try {
     // The cluster serves what the repository's own manifests use (a plain ServiceMonitor means the
     // ServiceMonitor API exists, whichever app installs it), and the CRDs any render brings.
@@ -170,35 +223,23 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     );
     // Start from the set the last run settled at (the fixpoint still checks it), so a warm run renders once.
     const settledFile = join(cacheRoot(env), 'renders', `settled-${hash(repo.root).slice(0, 16)}.json`);
-    let apiVersions = [...new Set([...plain, ...(options.onlyApiVersions ? [] : readSettled(settledFile))])].sort();
-    let renders: SourceRender[] = [];
-    for (let pass = 0; pass < 3; pass++) {
-      const ctx: Context = {
-        repo,
-        tools,
-        lock,
-        apiVersions,
-        env,
-        checkDeterminism: options.checkDeterminism ?? true,
-        scratch,
-        limits,
-        realPathOf: realPaths(),
-        earlier,
-        kubernetesVersion: options.kubernetesVersion ?? repo.facts?.kubernetesVersion,
-      };
-      renders = await pool(
-        targets.map(
-          ({ app, source }) =>
-            () =>
-              renderSource(ctx, app, source),
-        ),
-        Math.max(2, availableParallelism()),
-      );
-      if (options.onlyApiVersions) break;
-      const grown = [...new Set([...plain, ...crdApiVersions(renders.flatMap((r) => r.resources))])].sort();
-      if (grown.join('\n') === apiVersions.join('\n')) break;
-      apiVersions = grown;
-    }
+    const settledStart = [...new Set([...plain, ...(options.onlyApiVersions ? [] : readSettled(settledFile))])].sort();
+    const shared: PassShared = {
+      repo,
+      tools,
+      lock,
+      env,
+      checkDeterminism: options.checkDeterminism ?? true,
+      scratch,
+      limits,
+      earlier: new Map(),
+      chunks: new Map(),
+      kubernetesVersion: options.kubernetesVersion ?? repo.facts?.kubernetesVersion,
+    };
+    const grownFrom = options.onlyApiVersions
+      ? undefined
+      : (renders: readonly SourceRender[]) => [...new Set([...plain, ...crdApiVersions(renders.flatMap((r) => r.resources))])].sort();
+    const { renders, apiVersions } = await renderUntilSettled(shared, targets, settledStart, grownFrom);
     // A partial render settles on part of the set: only a whole one may be remembered.
     if (!options.apps)
       writeSettled(

@@ -1,0 +1,90 @@
+/**
+ * Render output read fast. A cold render parses every chart's output, about 11 MB with every chart of the lock, and
+ * the `yaml` library (which the loader needs for positions, comments and its exact errors) spent two seconds of the
+ * main thread on it, a third of the cold render. Output needs no positions: a finding on a rendered object points
+ * at the values key or the chart source (output.ts). js-yaml reads the same text seven times faster.
+ *
+ * It must read it to the same objects. So js-yaml is given the `yaml` library's own YAML 1.2 core schema (its
+ * regular expressions and constructors, node_modules/yaml dist/schema/core, copied below) and its map keys (null as
+ * '', a scalar as its String), and it answers only where the two cannot differ: no alias (`maxAliases: 0`: the
+ * `yaml` library's alias limits then apply), no merge key (`<<`), no tag beyond the core schema's, no collection as
+ * a key, nothing either parser refuses. Anything else returns undefined, and the caller parses the chunk with the
+ * `yaml` library as before, which reports it in its own words. fast-yaml.test.ts holds the two equal on every
+ * manifest of the repository and on the corner cases of the schema.
+ */
+import { defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Schema, seqTag, strTag } from 'js-yaml';
+
+const never = () => false;
+
+/**
+ * A scalar tag of the core schema: its forms in the `yaml` library's order, each a test and how it makes the value.
+ * js-yaml keeps one definition per tag name, so a tag's forms (the three ints, the three floats) are one resolver.
+ */
+const core = (tagName: string, forms: readonly (readonly [RegExp, (source: string) => unknown])[]) =>
+  defineScalarTag(tagName, {
+    implicit: true,
+    // A tag written out (`!!int "1"`) is left to the `yaml` library: only plain scalars resolve here.
+    resolve: (source, isExplicit) => {
+      if (isExplicit) return NOT_RESOLVED;
+      const form = forms.find(([test]) => test.test(source));
+      return form ? form[1](source) : NOT_RESOLVED;
+    },
+    identify: never,
+  });
+
+/** node_modules/yaml dist/schema/core/schema.js, in its order (the first whose test matches resolves a plain scalar). */
+const CORE_SCALARS = [
+  core('tag:yaml.org,2002:null', [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
+  core('tag:yaml.org,2002:bool', [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T']]),
+  core('tag:yaml.org,2002:int', [
+    [/^0o[0-7]+$/, (s) => parseInt(s.substring(2), 8)],
+    [/^[-+]?[0-9]+$/, (s) => parseInt(s, 10)],
+    [/^0x[0-9a-fA-F]+$/, (s) => parseInt(s.substring(2), 16)],
+  ]),
+  core('tag:yaml.org,2002:float', [
+    [
+      /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY),
+    ],
+    [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, (s) => parseFloat(s)],
+    [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, (s) => parseFloat(s)],
+  ]),
+];
+
+/** A key's name in the map, or undefined for a collection (a key js-yaml would name '[object Object]'). */
+const keyName = (key: unknown): string | undefined =>
+  key === null ? '' : typeof key === 'object' ? undefined : String(key as string | number | boolean | bigint);
+
+const mapAsYamlMakesIt = defineMappingTag<Record<string, unknown>, Record<string, unknown>>('tag:yaml.org,2002:map', {
+  create: () => ({}),
+  identify: never,
+  addPair: (container, key, value) => {
+    const name = keyName(key);
+    if (name === undefined) return 'a collection as a key: left to the yaml library';
+    if (name in container) Object.defineProperty(container, name, { value, writable: true, enumerable: true, configurable: true });
+    else container[name] = value;
+    return '';
+  },
+  has: (container, key) => {
+    const name = keyName(key);
+    return name !== undefined && Object.prototype.hasOwnProperty.call(container, name);
+  },
+  keys: (container) => Object.keys(container),
+  get: (container, key) => container[keyName(key) ?? ''],
+});
+
+const SCHEMA = new Schema([strTag, seqTag, mapAsYamlMakesIt, ...CORE_SCALARS]);
+
+/**
+ * The documents of one chunk of output as plain values (an empty document as null), or undefined where only the
+ * `yaml` library may answer: a merge key, an alias, a tag, a collection key, or anything js-yaml refuses.
+ */
+export function fastDocuments(chunk: string): unknown[] | undefined {
+  if (chunk.includes('<<')) return undefined;
+  try {
+    // json: a repeated key takes the later value, as the yaml library's uniqueKeys: false does.
+    return loadAll(chunk, { schema: SCHEMA, json: true, maxAliases: 0 }).map((d) => d ?? null);
+  } catch {
+    return undefined;
+  }
+}
