@@ -13,6 +13,7 @@ import { applications, type AppSource } from '../model/argocd/argocd.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cacheRoot } from './tools.ts';
+import { fastValue } from './fast-yaml.ts';
 import { isMap } from '../model/core/dig.ts';
 import { assertChartRef, RenderRefused } from './limits.ts';
 import type { RemoteEntry } from './remote-bases.ts';
@@ -196,6 +197,8 @@ export function chartScopeFromFiles(
 
 function safeYaml(text: string | undefined): unknown {
   if (text === undefined) return undefined;
+  const fast = fastValue(text);
+  if (fast) return fast.value;
   try {
     return parseYaml(text, { maxAliasCount: 100 });
   } catch {

@@ -10,7 +10,8 @@
  * `yaml` library's alias limits then apply), no merge key (`<<`), no tag beyond the core schema's, no collection as
  * a key, nothing either parser refuses. Anything else returns undefined, and the caller parses the chunk with the
  * `yaml` library as before, which reports it in its own words. fast-yaml.test.ts holds the two equal on every
- * manifest of the repository and on the corner cases of the schema.
+ * YAML file of the repository and on the corner cases of the schema. A chart's values.yaml, read for its interface
+ * (charts.ts), is read the same way: kube-prometheus-stack's alone is five thousand lines.
  */
 import { defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Schema, seqTag, strTag } from 'js-yaml';
 
@@ -80,10 +81,24 @@ const SCHEMA = new Schema([strTag, seqTag, mapAsYamlMakesIt, ...CORE_SCALARS]);
  * `yaml` library may answer: a merge key, an alias, a tag, a collection key, or anything js-yaml refuses.
  */
 export function fastDocuments(chunk: string): unknown[] | undefined {
-  if (chunk.includes('<<')) return undefined;
+  // json: a repeated key takes the later value, as the yaml library's uniqueKeys: false (output.ts) does.
+  return fastLoad(chunk, true)?.map((d) => d ?? null);
+}
+
+/**
+ * One document's value as the `yaml` library's parse() reads it, a repeated key refused as its uniqueKeys does (a
+ * chart's values.yaml and Chart.yaml, charts.ts), or undefined where only that library may answer: as above, or a
+ * text of more than one document.
+ */
+export function fastValue(text: string): { value: unknown } | undefined {
+  const docs = fastLoad(text, false);
+  return docs && docs.length <= 1 ? { value: docs[0] ?? null } : undefined;
+}
+
+function fastLoad(text: string, json: boolean): unknown[] | undefined {
+  if (text.includes('<<')) return undefined;
   try {
-    // json: a repeated key takes the later value, as the yaml library's uniqueKeys: false does.
-    return loadAll(chunk, { schema: SCHEMA, json: true, maxAliases: 0 }).map((d) => d ?? null);
+    return loadAll(text, { schema: SCHEMA, json, maxAliases: 0 });
   } catch {
     return undefined;
   }

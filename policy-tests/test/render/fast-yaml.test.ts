@@ -7,10 +7,10 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
-import { fastDocuments } from '../../render/fast-yaml.ts';
+import { fastDocuments, fastValue } from '../../render/fast-yaml.ts';
 import { splitRendered } from '../../render/output.ts';
 
 /** What output.ts read before: the `yaml` library's documents, or undefined where it reports an error. */
@@ -54,6 +54,27 @@ describe('render output read fast', () => {
     }
     // Nearly all of it is answered fast (what is left: merge keys, aliases, tags); none of it differently.
     expect(same / chunks).toBeGreaterThan(0.9);
+  });
+
+  it("reads every YAML file of the repository whole as the yaml library's parse() does, or leaves it (a chart's values.yaml)", async () => {
+    const { stdout } = await promisify(execFile)('git', ['ls-files', '*.yaml', '*.yml'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
+    let same = 0;
+    const files = stdout.split('\n').filter(Boolean);
+    for (const file of files) {
+      const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+      const fast = fastValue(text);
+      if (!fast) continue;
+      let slow: unknown;
+      expect(() => (slow = parse(text, { maxAliasCount: 100 })), `${file}: js-yaml read what parse() refuses`).not.toThrow();
+      expect(spelled([fast.value]), file).toBe(spelled([slow]));
+      same++;
+    }
+    expect(same / files.length).toBeGreaterThan(0.8);
+    // A repeated key, refused by parse(), is refused here too; two documents are left to it.
+    expect(fastValue('a: 1\na: 2\n')).toBeUndefined();
+    expect(() => parse('a: 1\na: 2\n')).toThrow();
+    expect(fastValue('a: 1\n---\nb: 2\n')).toBeUndefined();
+    expect(fastValue('')).toEqual({ value: null });
   });
 
   it.each([
