@@ -11,6 +11,7 @@ import { scalarText } from '../model/core/text.ts';
 import { writeFileAtomic } from '../model/stores/write-atomic.ts';
 import { chartScopeFromArchive } from './charts.ts';
 import { hash, runTool, type Context, type Invocation } from './context.ts';
+import { loadFastReader } from './fast-yaml.ts';
 import { splitRendered, type ChunkMemo, type RenderedDoc } from './output.ts';
 import { cacheRoot } from './tools.ts';
 
@@ -75,6 +76,7 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
   const file = join(dir, `${key}.json`);
   const cached = readEntry<CachedRender>(file);
   if (cached) return cached;
+  await loadFastReader();
   const sourceKey = hash(inv.sourceKey);
   const earlier = ctx.earlier.get(sourceKey);
   // This same invocation printed once in an earlier pass, its second print owed: that print is the first.
@@ -108,6 +110,7 @@ export async function cachedScope(ctx: Context, archive: string, digest: string)
   const store = (s: ChartScope): Stored => ({ ...s, subcharts: [...s.subcharts].map(([k, v]) => [k, store(v)]) });
   const stored = readEntry<Stored>(file);
   if (stored) return revive(stored);
+  await loadFastReader();
   const scope = await chartScopeFromArchive(archive, ctx.limits.unpackedBytes);
   writeFileAtomic(file, JSON.stringify(store(scope)));
   return scope;

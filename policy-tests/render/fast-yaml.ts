@@ -13,68 +13,80 @@
  * YAML file of the repository and on the corner cases of the schema. A chart's values.yaml, read for its interface
  * (charts.ts), is read the same way: kube-prometheus-stack's alone is five thousand lines.
  */
-import { defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Schema, seqTag, strTag } from 'js-yaml';
+type JsYaml = typeof import('js-yaml');
 
 const never = () => false;
 
-/**
- * A scalar tag of the core schema: its forms in the `yaml` library's order, each a test and how it makes the value.
- * js-yaml keeps one definition per tag name, so a tag's forms (the three ints, the three floats) are one resolver.
- */
-const core = (tagName: string, forms: readonly (readonly [RegExp, (source: string) => unknown])[]) =>
-  defineScalarTag(tagName, {
-    implicit: true,
-    // A tag written out (`!!int "1"`) is left to the `yaml` library: only plain scalars resolve here.
-    resolve: (source, isExplicit) => {
-      if (isExplicit) return NOT_RESOLVED;
-      const form = forms.find(([test]) => test.test(source));
-      return form ? form[1](source) : NOT_RESOLVED;
-    },
+/** The reader, once a render has missed the cache: a run that renders nothing (a warm one) never loads js-yaml. */
+let reader: ((text: string, json: boolean) => unknown[]) | undefined;
+
+/** Loads js-yaml and builds the schema, once; until then fastDocuments and fastValue leave everything to the `yaml` library. */
+export async function loadFastReader(): Promise<void> {
+  reader ??= readerOf(await import('js-yaml'));
+}
+
+/** The reader with the `yaml` library's core schema and map keys. */
+function readerOf({ defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Schema, seqTag, strTag }: JsYaml) {
+  /**
+   * A scalar tag of the core schema: its forms in the `yaml` library's order, each a test and how it makes the value.
+   * js-yaml keeps one definition per tag name, so a tag's forms (the three ints, the three floats) are one resolver.
+   */
+  const core = (tagName: string, forms: readonly (readonly [RegExp, (source: string) => unknown])[]) =>
+    defineScalarTag(tagName, {
+      implicit: true,
+      // A tag written out (`!!int "1"`) is left to the `yaml` library: only plain scalars resolve here.
+      resolve: (source, isExplicit) => {
+        if (isExplicit) return NOT_RESOLVED;
+        const form = forms.find(([test]) => test.test(source));
+        return form ? form[1](source) : NOT_RESOLVED;
+      },
+      identify: never,
+    });
+
+  /** node_modules/yaml dist/schema/core/schema.js, in its order (the first whose test matches resolves a plain scalar). */
+  const CORE_SCALARS = [
+    core('tag:yaml.org,2002:null', [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
+    core('tag:yaml.org,2002:bool', [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T']]),
+    core('tag:yaml.org,2002:int', [
+      [/^0o[0-7]+$/, (s) => parseInt(s.substring(2), 8)],
+      [/^[-+]?[0-9]+$/, (s) => parseInt(s, 10)],
+      [/^0x[0-9a-fA-F]+$/, (s) => parseInt(s.substring(2), 16)],
+    ]),
+    core('tag:yaml.org,2002:float', [
+      [
+        /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+        (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY),
+      ],
+      [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, (s) => parseFloat(s)],
+      [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, (s) => parseFloat(s)],
+    ]),
+  ];
+
+  /** A key's name in the map, or undefined for a collection (a key js-yaml would name '[object Object]'). */
+  const keyName = (key: unknown): string | undefined =>
+    key === null ? '' : typeof key === 'object' ? undefined : String(key as string | number | boolean | bigint);
+
+  const mapAsYamlMakesIt = defineMappingTag<Record<string, unknown>, Record<string, unknown>>('tag:yaml.org,2002:map', {
+    create: () => ({}),
     identify: never,
+    addPair: (container, key, value) => {
+      const name = keyName(key);
+      if (name === undefined) return 'a collection as a key: left to the yaml library';
+      if (name in container) Object.defineProperty(container, name, { value, writable: true, enumerable: true, configurable: true });
+      else container[name] = value;
+      return '';
+    },
+    has: (container, key) => {
+      const name = keyName(key);
+      return name !== undefined && Object.prototype.hasOwnProperty.call(container, name);
+    },
+    keys: (container) => Object.keys(container),
+    get: (container, key) => container[keyName(key) ?? ''],
   });
 
-/** node_modules/yaml dist/schema/core/schema.js, in its order (the first whose test matches resolves a plain scalar). */
-const CORE_SCALARS = [
-  core('tag:yaml.org,2002:null', [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
-  core('tag:yaml.org,2002:bool', [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T']]),
-  core('tag:yaml.org,2002:int', [
-    [/^0o[0-7]+$/, (s) => parseInt(s.substring(2), 8)],
-    [/^[-+]?[0-9]+$/, (s) => parseInt(s, 10)],
-    [/^0x[0-9a-fA-F]+$/, (s) => parseInt(s.substring(2), 16)],
-  ]),
-  core('tag:yaml.org,2002:float', [
-    [
-      /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY),
-    ],
-    [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, (s) => parseFloat(s)],
-    [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, (s) => parseFloat(s)],
-  ]),
-];
-
-/** A key's name in the map, or undefined for a collection (a key js-yaml would name '[object Object]'). */
-const keyName = (key: unknown): string | undefined =>
-  key === null ? '' : typeof key === 'object' ? undefined : String(key as string | number | boolean | bigint);
-
-const mapAsYamlMakesIt = defineMappingTag<Record<string, unknown>, Record<string, unknown>>('tag:yaml.org,2002:map', {
-  create: () => ({}),
-  identify: never,
-  addPair: (container, key, value) => {
-    const name = keyName(key);
-    if (name === undefined) return 'a collection as a key: left to the yaml library';
-    if (name in container) Object.defineProperty(container, name, { value, writable: true, enumerable: true, configurable: true });
-    else container[name] = value;
-    return '';
-  },
-  has: (container, key) => {
-    const name = keyName(key);
-    return name !== undefined && Object.prototype.hasOwnProperty.call(container, name);
-  },
-  keys: (container) => Object.keys(container),
-  get: (container, key) => container[keyName(key) ?? ''],
-});
-
-const SCHEMA = new Schema([strTag, seqTag, mapAsYamlMakesIt, ...CORE_SCALARS]);
+  const schema = new Schema([strTag, seqTag, mapAsYamlMakesIt, ...CORE_SCALARS]);
+  return (text: string, json: boolean) => loadAll(text, { schema, json, maxAliases: 0 });
+}
 
 /**
  * The documents of one chunk of output as plain values (an empty document as null), or undefined where only the
@@ -96,9 +108,9 @@ export function fastValue(text: string): { value: unknown } | undefined {
 }
 
 function fastLoad(text: string, json: boolean): unknown[] | undefined {
-  if (text.includes('<<')) return undefined;
+  if (!reader || text.includes('<<')) return undefined;
   try {
-    return loadAll(text, { schema: SCHEMA, json, maxAliases: 0 });
+    return reader(text, json);
   } catch {
     return undefined;
   }

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
-import { fastDocuments, fastValue } from '../../render/fast-yaml.ts';
+import { fastDocuments, fastValue, loadFastReader } from '../../render/fast-yaml.ts';
 import { splitRendered } from '../../render/output.ts';
 
 /** What output.ts read before: the `yaml` library's documents, or undefined where it reports an error. */
@@ -40,6 +40,8 @@ function expectSameOrLeft(chunk: string): 'same' | 'left' {
 }
 
 describe('render output read fast', () => {
+  beforeAll(loadFastReader);
+
   it('reads every YAML file of the repository to the objects the yaml library makes, chunk by chunk', async () => {
     const { stdout } = await promisify(execFile)('git', ['ls-files', '*.yaml', '*.yml'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
     const files = stdout.split('\n').filter(Boolean);
