@@ -76,7 +76,7 @@ export function usedApiVersions(resources: Iterable<Resource>): string[] {
   return [...out];
 }
 
-async function renderSource(ctx: Context, app: ArgoApp, source: AppSource): Promise<SourceRender> {
+async function renderSource(ctx: Context, { app, source, type }: RenderTarget): Promise<SourceRender> {
   const base: SourceRender = {
     app,
     source,
@@ -88,7 +88,7 @@ async function renderSource(ctx: Context, app: ArgoApp, source: AppSource): Prom
     consumedFiles: [],
   };
   try {
-    return sourceType(ctx.repo, source) === 'kustomize' ? await renderKustomize(ctx, app, source, base) : await renderHelm(ctx, app, source, base);
+    return type === 'kustomize' ? await renderKustomize(ctx, app, source, base) : await renderHelm(ctx, app, source, base);
   } catch (err) {
     return { ...base, status: err instanceof NotRendered ? 'not-rendered' : 'failed', message: (err as Error).message };
   }
@@ -108,10 +108,22 @@ async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]>
   return out;
 }
 
+/** A source that needs a tool, with its type, worked out once (each pass of the loop renders it again). */
+interface RenderTarget {
+  app: ArgoApp;
+  source: AppSource;
+  type: 'chart' | 'helm-path' | 'kustomize';
+}
+
+const TOOL_SOURCES: ReadonlySet<string> = new Set(['chart', 'helm-path', 'kustomize']);
+
 /** The sources that need a tool: charts, charts at a path, kustomizations. */
-export function renderableSources(repo: Repo): { app: ArgoApp; source: AppSource }[] {
+export function renderableSources(repo: Repo): RenderTarget[] {
   return applications(repo).flatMap((app) =>
-    app.sources.filter((s) => ['chart', 'helm-path', 'kustomize'].includes(sourceType(repo, s))).map((source) => ({ app, source })),
+    app.sources.flatMap((source) => {
+      const type = sourceType(repo, source);
+      return TOOL_SOURCES.has(type) ? [{ app, source, type: type as RenderTarget['type'] }] : [];
+    }),
   );
 }
 
@@ -147,7 +159,7 @@ type PassShared = Omit<Context, 'apiVersions' | 'deferDeterminism' | 'owed' | 'r
  */
 async function renderUntilSettled(
   shared: PassShared,
-  targets: readonly { app: ArgoApp; source: AppSource }[],
+  targets: readonly RenderTarget[],
   start: string[],
   grownFrom: ((renders: readonly SourceRender[]) => string[]) | undefined,
 ): Promise<{ renders: SourceRender[]; apiVersions: string[] }> {
@@ -159,7 +171,7 @@ async function renderUntilSettled(
       which.map((i) => () => {
         const own = { ...ctx, owed: new Set<string>() };
         owedBy.set(i, own.owed);
-        return renderSource(own, targets[i]!.app, targets[i]!.source);
+        return renderSource(own, targets[i]!);
       }),
       Math.max(2, availableParallelism()),
     );
