@@ -93,6 +93,10 @@ describe('render output read fast', () => {
     ['a list of objects', '- kind: ConfigMap\n  apiVersion: v1\n- 3\n'],
     ['a directive', '%YAML 1.2\n---\na: 1\n'],
     ['an empty chunk', '\n# Source: chart/templates/x.yaml\n'],
+    [
+      'the string, sequence and map tags written out, verbatim, and the non-specific tag',
+      'a: !!str 12\nb: !!seq [1]\nc: !!map {d: 1}\ne: !<tag:yaml.org,2002:str> 5\nf: ! 12\n',
+    ],
   ])('%s: the same values', (_name, chunk) => {
     expect(expectSameOrLeft(chunk)).toBe('same');
   });
@@ -101,7 +105,8 @@ describe('render output read fast', () => {
     ['an alias', 'a: &x {b: 1}\nc: *x\n'],
     ['a merge key', 'a: &x {b: 1}\nc:\n  <<: *x\n'],
     ['an inline merge', 'c:\n  <<: {b: 1}\n'],
-    ['a core tag written out', 'a: !!int "3"\n'],
+    ['a core scalar tag written out', 'a: !!int "3"\n'],
+    ['a null tag written out', 'a: !!null ""\n'],
     ['a tag of its own', 'a: !secret x\n'],
     ['a collection as a key', '? [a, b]\n: c\n'],
     ['a tab as indentation', 'a:\n\tb: 1\n'],
