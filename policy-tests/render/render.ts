@@ -115,14 +115,14 @@ interface RenderTarget {
   type: 'chart' | 'helm-path' | 'kustomize';
 }
 
-const TOOL_SOURCES: ReadonlySet<string> = new Set(['chart', 'helm-path', 'kustomize']);
+const needsTool = (type: string): type is RenderTarget['type'] => type === 'chart' || type === 'helm-path' || type === 'kustomize';
 
 /** The sources that need a tool: charts, charts at a path, kustomizations. */
 export function renderableSources(repo: Repo): RenderTarget[] {
   return applications(repo).flatMap((app) =>
     app.sources.flatMap((source) => {
       const type = sourceType(repo, source);
-      return TOOL_SOURCES.has(type) ? [{ app, source, type: type as RenderTarget['type'] }] : [];
+      return needsTool(type) ? [{ app, source, type }] : [];
     }),
   );
 }
