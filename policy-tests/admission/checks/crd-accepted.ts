@@ -140,10 +140,13 @@ export const crdAcceptedCheck: PolicyCheck = {
       if (!Array.isArray(versions)) continue;
       for (const [v, version] of versions.entries()) {
         const root: PathSegment[] = ['spec', 'versions', v, 'schema', 'openAPIV3Schema'];
+        const schema = dig(version, ['schema', 'openAPIV3Schema']);
+        // A problem found at a path under a schema node, in field.Path's spelling, as the API server reports it.
+        const failUnder = (base: PathSegment[], p: { at: readonly PathSegment[]; detail: string }) =>
+          ctx.fail({ resource: r, path: [...base, ...p.at] }, `CustomResourceDefinition ${r.name}: ${fieldPath([...base, ...p.at])}: ${p.detail}`);
         let total = 0;
-        for (const p of [...structuralProblems(dig(version, ['schema', 'openAPIV3Schema'])), ...defaultProblems(dig(version, ['schema', 'openAPIV3Schema']))])
-          ctx.fail({ resource: r, path: [...root, ...p.at] }, `CustomResourceDefinition ${r.name}: ${fieldPath([...root, ...p.at])}: ${p.detail}`);
-        for (const at of schemaNodes(dig(version, ['schema', 'openAPIV3Schema']), root)) {
+        for (const p of [...structuralProblems(schema), ...defaultProblems(schema)]) failUnder(root, p);
+        for (const at of schemaNodes(schema, root)) {
           const { node, path } = at;
           if (typeof node.pattern === 'string') {
             const problem = re2Problem(node.pattern);
@@ -153,8 +156,7 @@ export const crdAcceptedCheck: PolicyCheck = {
                 `CustomResourceDefinition ${r.name}: the pattern ${JSON.stringify(node.pattern)} is not RE2: ${problem}`,
               );
           }
-          for (const p of listTypeProblems(node))
-            ctx.fail({ resource: r, path: [...path, ...p.at] }, `CustomResourceDefinition ${r.name}: ${fieldPath([...path, ...p.at])}: ${p.detail}`);
+          for (const p of listTypeProblems(node)) failUnder(path, p);
           const rules = node['x-kubernetes-validations'];
           if (!Array.isArray(rules)) continue;
           const place = (i: number, field: string) => ({ resource: r, path: [...path, 'x-kubernetes-validations', i, field] });
