@@ -7,7 +7,7 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
-import { namespaceLabels } from '../../model/cluster/namespaces.ts';
+import { namespaceLevels } from '../pod-security/namespace-levels.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 
@@ -28,8 +28,8 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
     run(ctx) {
       const { repo } = ctx;
       const facts = repo.facts?.podSecurity;
-      if (!facts) return;
-      const exempt = new Set(facts.exemptNamespaces);
+      const levelsOf = namespaceLevels(repo);
+      if (!facts || !levelsOf) return;
       // "latest" is the cluster's own version: the facts' (or --kubernetes-version's), never newer than the controls.
       const factsMinor = repo.facts?.kubernetesMinor;
       const minor = Number.isFinite(factsMinor) ? Math.min(factsMinor!, LATEST_POLICY_MINOR) : LATEST_POLICY_MINOR;
@@ -37,8 +37,9 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
         const pod = podSpecOf(r);
         if (!pod || !isBuiltin(r)) continue;
         const namespace = namespaceOrDestination(repo, r);
-        if (!namespace || exempt.has(namespace)) continue;
-        const levels = levelsFor(namespaceLabels(repo).get(namespace), facts.defaults);
+        if (!namespace) continue;
+        const levels = levelsOf(namespace);
+        if (levels === 'exempt') continue;
         const meta = (r.kind === 'Pod' ? dig(r.object, ['metadata']) : dig(r.object, [...pod.at.slice(0, -1), 'metadata'])) ?? {};
         const metaAt = r.kind === 'Pod' ? [] : pod.at.slice(0, -1);
         const place = (path: (string | number)[]) => ({ resource: r, path: path[0] === 'metadata' ? [...metaAt, ...path] : [...pod.at, ...path] });

@@ -6,10 +6,10 @@
  * changed, or a namespace that fell to privileged, shows in every run.
  */
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { namespaceLabels } from '../../model/cluster/namespaces.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
 import type { Repo } from '../../model/repository/repo.ts';
-import { levelsFor, type Level } from './pod-security.ts';
+import { namespaceLevels } from './namespace-levels.ts';
+import type { Level } from './pod-security.ts';
 
 export interface PodSecurityCoverage {
   /** Namespaces holding a pod template, by the level they are enforced at. */
@@ -20,20 +20,19 @@ export interface PodSecurityCoverage {
 
 /** The coverage of a repository, or undefined when its facts set no Pod Security defaults. */
 export function podSecurityCoverage(repo: Repo): PodSecurityCoverage | undefined {
-  const facts = repo.facts?.podSecurity;
-  if (!facts) return undefined;
-  const exempt = new Set(facts.exemptNamespaces);
+  const levelsOf = namespaceLevels(repo);
+  if (!levelsOf) return undefined;
   const namespaces = new Set<string>();
   for (const r of repo.resources) {
     if (!podSpecOf(r)) continue;
     const namespace = namespaceOrDestination(repo, r);
     if (namespace) namespaces.add(namespace);
   }
-  const labels = namespaceLabels(repo);
   const coverage: PodSecurityCoverage = { enforced: { restricted: 0, baseline: 0, privileged: 0 }, exempt: 0 };
   for (const namespace of namespaces) {
-    if (exempt.has(namespace)) coverage.exempt++;
-    else coverage.enforced[levelsFor(labels.get(namespace), facts.defaults).enforce]++;
+    const levels = levelsOf(namespace);
+    if (levels === 'exempt') coverage.exempt++;
+    else coverage.enforced[levels.enforce]++;
   }
   return coverage;
 }
