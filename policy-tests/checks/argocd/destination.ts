@@ -33,16 +33,17 @@ function secretValue(secret: Resource, key: string): string | undefined {
 
 /** The clusters Argo CD knows from the repository: its cluster Secrets, and the local one unless argocd-cm disables it. */
 function knownClusters(resources: readonly Resource[]): { clusters: Cluster[]; written: boolean } {
-  const clusters: Cluster[] = [];
+  const declared: Cluster[] = [];
   for (const r of resources) {
     if (r.kind !== 'Secret' || dig(r.object, ['metadata', 'labels', CLUSTER_LABEL]) !== 'cluster') continue;
     const server = secretValue(r, 'server');
-    if (server) clusters.push({ server: server.replace(/\/+$/, ''), ...(secretValue(r, 'name') ? { name: secretValue(r, 'name')! } : {}) });
+    const name = secretValue(r, 'name');
+    if (server) declared.push({ server: server.replace(/\/+$/, ''), ...(name ? { name } : {}) });
   }
   const cm = resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm');
   const inClusterEnabled = dig(cm?.object, ['data', 'cluster.inClusterEnabled']) !== 'false';
-  if (inClusterEnabled && !clusters.some((c) => c.server === IN_CLUSTER_SERVER)) clusters.push({ server: IN_CLUSTER_SERVER, name: IN_CLUSTER_NAME });
-  if (!inClusterEnabled) clusters.splice(0, clusters.length, ...clusters.filter((c) => c.server !== IN_CLUSTER_SERVER));
+  const inCluster = declared.some((c) => c.server === IN_CLUSTER_SERVER) ? [] : [{ server: IN_CLUSTER_SERVER, name: IN_CLUSTER_NAME }];
+  const clusters = inClusterEnabled ? [...declared, ...inCluster] : declared.filter((c) => c.server !== IN_CLUSTER_SERVER);
   const written = resources.some(
     (r) => r.kind === 'ExternalSecret' && dig(r.object, ['spec', 'target', 'template', 'metadata', 'labels', CLUSTER_LABEL]) === 'cluster',
   );
