@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { normalizeSourcePath, sourceType, type AppSource } from '../model/argocd/argocd.ts';
+import { normalizeSourcePath, type AppSource } from '../model/argocd/argocd.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import type { ChartLock } from './charts.ts';
 import { RenderRefused, type RealPathOf, type RenderLimits } from './limits.ts';
@@ -62,9 +62,12 @@ export function firstLines(text: string): string {
   return lines.slice(0, 3).join(' ').slice(0, 600);
 }
 
-export function sourceLabel(repo: Repo, source: AppSource): string {
+/** The sources that need a tool: a chart from a chart repository, a chart at a path, a kustomization. */
+export type ToolSource = 'chart' | 'helm-path' | 'kustomize';
+
+/** How a source is named in messages, by the type the render tier found for it (render.ts RenderTarget). */
+export function sourceLabel(source: AppSource, type: ToolSource): string {
   if (source.chart !== undefined) return `chart ${source.chart} ${source.targetRevision} from ${source.repoURL}`;
-  const type = sourceType(repo, source);
   return type === 'kustomize' ? `kustomize ${normalizeSourcePath(source.path ?? '')}` : `chart at ${normalizeSourcePath(source.path ?? '')}`;
 }
 

@@ -19,7 +19,7 @@ import type { Resource } from '../model/core/manifest.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { readSettled, writeSettled } from './cache.ts';
 import { readLock } from './charts.ts';
-import { hash, NotRendered, sourceLabel, type Context } from './context.ts';
+import { hash, NotRendered, sourceLabel, type Context, type ToolSource } from './context.ts';
 import { renderHelm } from './helm.ts';
 import { renderKustomize } from './kustomize.ts';
 import { realPaths, renderLimits, type RenderLimits } from './limits.ts';
@@ -80,7 +80,7 @@ async function renderSource(ctx: Context, { app, source, type }: RenderTarget): 
   const base: SourceRender = {
     app,
     source,
-    label: sourceLabel(ctx.repo, source),
+    label: sourceLabel(source, type),
     status: 'failed',
     resources: [],
     values: [],
@@ -112,10 +112,10 @@ async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]>
 interface RenderTarget {
   app: ArgoApp;
   source: AppSource;
-  type: 'chart' | 'helm-path' | 'kustomize';
+  type: ToolSource;
 }
 
-const needsTool = (type: string): type is RenderTarget['type'] => type === 'chart' || type === 'helm-path' || type === 'kustomize';
+const needsTool = (type: string): type is ToolSource => type === 'chart' || type === 'helm-path' || type === 'kustomize';
 
 /** The sources that need a tool: charts, charts at a path, kustomizations. */
 export function renderableSources(repo: Repo): RenderTarget[] {
@@ -128,11 +128,11 @@ export function renderableSources(repo: Repo): RenderTarget[] {
 }
 
 /** Each of `targets` as not rendered (or failed) with `message`, rendering nothing. */
-function unrenderedAs(repo: Repo, targets: ReturnType<typeof renderableSources>, status: 'not-rendered' | 'failed', message: string): SourceRender[] {
-  return targets.map(({ app, source }) => ({
+function unrenderedAs(targets: readonly RenderTarget[], status: 'not-rendered' | 'failed', message: string): SourceRender[] {
+  return targets.map(({ app, source, type }) => ({
     app,
     source,
-    label: sourceLabel(repo, source),
+    label: sourceLabel(source, type),
     status,
     message,
     resources: [],
@@ -144,7 +144,7 @@ function unrenderedAs(repo: Repo, targets: ReturnType<typeof renderableSources>,
 
 /** Every source that needs a tool, as not rendered with `message`: what --no-render reports instead of rendering. */
 export function unrenderedSources(repo: Repo, message: string): SourceRender[] {
-  return unrenderedAs(repo, renderableSources(repo), 'not-rendered', message);
+  return unrenderedAs(renderableSources(repo), 'not-rendered', message);
 }
 
 /** What every pass of one run shares; a pass adds its API versions, whether it defers the determinism check, and each source its own owed set. */
@@ -211,14 +211,14 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
     tools = await renderTools(env);
   } catch (err) {
     const message = `render tools unavailable: ${(err as Error).message}`;
-    return { renders: unrenderedAs(repo, targets, 'not-rendered', message), apiVersions: [] };
+    return { renders: unrenderedAs(targets, 'not-rendered', message), apiVersions: [] };
   }
   const lock = readLock(repo.root);
   let limits: RenderLimits;
   try {
     limits = renderLimits(env);
   } catch (err) {
-    return { renders: unrenderedAs(repo, targets, 'failed', (err as Error).message), apiVersions: [] };
+    return { renders: unrenderedAs(targets, 'failed', (err as Error).message), apiVersions: [] };
   }
   const scratch = mkdtempSync(join(tmpdir(), 'homelab-render-'));
   try {
