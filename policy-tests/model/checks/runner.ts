@@ -17,12 +17,6 @@ import { perKey } from '../core/per-object.ts';
 const isKustomization = (file: string) => KUSTOMIZATION_FILES.some((name) => file === name || file.endsWith(`/${name}`));
 
 /**
- * The repository as one check may see it: resources of the kinds it declares
- * (and the Applications that name the charts it reads), and the data files it
- * declares (and those charts' values files). A check that reads something it
- * did not declare finds it missing, and its tests fail.
- */
-/**
  * Views already made, per repository and declaration: checks that declare the
  * same reads see the same view object, so what they derive from it (the
  * metrics catalog, the parsed expressions: model/repository/per-repo.ts) is computed once
@@ -45,6 +39,12 @@ function viewFor(reads: Reads, repo: Repo): View {
   return view;
 }
 
+/**
+ * The repository as one check may see it: resources of the kinds it declares
+ * (and the Applications that name the charts it reads), and the data files it
+ * declares (and those charts' values files). A check that reads something it
+ * did not declare finds it missing, and its tests fail.
+ */
 function makeView(reads: Reads, repo: Repo): View {
   const { kinds = [], files = [], charts = [] } = reads;
   const every = kinds.includes('*');
