@@ -1,6 +1,6 @@
 /**
  * The registry: every policy check, in report order. The gate's runner
- * (gate/runner.ts) applies them and handles exemptions.
+ * (model/checks/runner.ts) applies them and handles exemptions.
  */
 import type { Area, CheckEnvironment, PolicyCheck } from '../model/checks/kit.ts';
 import { admissionArea } from '../admission/index.ts';
@@ -44,7 +44,7 @@ export const AREAS: readonly Area[] = [
   backupArea,
 ];
 
-/** Every area's checks, in report order, each given the one environment (the runner's exemption step comes after them: gate/exemptions.ts). */
+/** Every area's checks, in report order, each given the one environment (the runner's exemption step comes after them: model/checks/exemptions.ts). */
 export function policyChecks(env: CheckEnvironment): PolicyCheck[] {
   return AREAS.flatMap((area) => area.checks(env));
 }

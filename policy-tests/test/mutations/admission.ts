@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/admission/: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/admission/checks/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import type { RepoCopy } from '../support/helpers.ts';

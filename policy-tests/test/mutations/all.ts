@@ -49,7 +49,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   media: [mediaMutations, mediaPodsMutations],
   'media-settings': [mediaSettingsMutations],
   backups: [backupsMutations, backupJobHygieneMutations],
-  /** The runner's exemption step (gate/exemptions.ts). */
+  /** The runner's exemption step (model/checks/exemptions.ts). */
   exemptions: [registryMutations],
   /** Checks of several areas on rendered output, with a stand-in chart in a chart cache. */
   'rendered output': [renderMutations],
