@@ -6,10 +6,9 @@
  * of several areas. Equal means every resource's status and findings, the warnings, what was not judged or not
  * rendered, and the coverage lines.
  */
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { output } from '../../../test-support/exec.ts';
 import { runGate } from '../../gate/gate.ts';
 import { copyRepo, type RepoCopy } from '../support/helpers.ts';
 import { verdictOf } from '../support/verdict.ts';
@@ -27,11 +26,7 @@ const AREAS = ['admission', 'network-policy', 'workload-hygiene', 'monitoring', 
 const CHOSEN: [string, Mutation][] = AREAS.map((area) => [area, MUTATION_LISTS[area]![0]![0]!]);
 
 async function cold(root: string): Promise<unknown> {
-  const { stdout } = await promisify(execFile)(process.execPath, [COLD_GATE, root], {
-    env: { ...process.env, HOMELAB_GATE_STORES: 'off' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return JSON.parse(stdout) as unknown;
+  return JSON.parse(await output(process.execPath, [COLD_GATE, root], { env: { ...process.env, HOMELAB_GATE_STORES: 'off' } })) as unknown;
 }
 
 describe('a warm gate and a cold one', () => {

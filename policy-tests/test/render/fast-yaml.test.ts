@@ -3,12 +3,11 @@
  * against the `yaml` library on every YAML file of the repository (its manifests, values, charts and fixtures) and
  * on each corner of the core schema, and left to the `yaml` library wherever the two could differ.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { output } from '../../../test-support/exec.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { fastDocuments, fastValue, loadFastReader } from '../../render/fast-yaml.ts';
 import { splitRendered } from '../../render/output.ts';
@@ -30,6 +29,9 @@ const spelled = (docs: unknown[]): string =>
     (_k, v: unknown) => (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)) ? `number:${String(Object.is(v, -0) ? '-0' : v)}` : v),
   );
 
+/** Every YAML file git tracks in the repository. */
+const repoYamlFiles = async (): Promise<string[]> => (await output('git', ['ls-files', '*.yaml', '*.yml'], { cwd: REPO_ROOT })).split('\n').filter(Boolean);
+
 function expectSameOrLeft(chunk: string): 'same' | 'left' {
   const fast = fastDocuments(chunk);
   if (fast === undefined) return 'left';
@@ -43,8 +45,7 @@ describe('render output read fast', () => {
   beforeAll(loadFastReader);
 
   it('reads every YAML file of the repository to the objects the yaml library makes, chunk by chunk', async () => {
-    const { stdout } = await promisify(execFile)('git', ['ls-files', '*.yaml', '*.yml'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
-    const files = stdout.split('\n').filter(Boolean);
+    const files = await repoYamlFiles();
     expect(files.length).toBeGreaterThan(200);
     let same = 0;
     let chunks = 0;
@@ -59,9 +60,8 @@ describe('render output read fast', () => {
   });
 
   it("reads every YAML file of the repository whole as the yaml library's parse() does, or leaves it (a chart's values.yaml)", async () => {
-    const { stdout } = await promisify(execFile)('git', ['ls-files', '*.yaml', '*.yml'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
     let same = 0;
-    const files = stdout.split('\n').filter(Boolean);
+    const files = await repoYamlFiles();
     for (const file of files) {
       const text = readFileSync(join(REPO_ROOT, file), 'utf8');
       const fast = fastValue(text);
