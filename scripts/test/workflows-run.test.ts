@@ -17,11 +17,15 @@ describe("the repository's workflows on an update bot's chart patch bump", () =>
     const { seed, origin } = await lab().originWithLab('green');
     // main before the bump: what the gate says of the scratch lab, which is not a whole lab (no Argo CD install,
     // CNI, Falco, monitoring or media stack to judge), so the bump is held to adding nothing to it.
-    const before = await lab().run('ci.yaml', lab().state(origin, join(lab().scratch, 'green-main-artifacts'), 'push', await git(seed, 'rev-parse', 'HEAD')));
+    const main = await git(seed, 'rev-parse', 'HEAD');
     const merge = await lab().botPullRequest(seed, origin, '1.0.1');
     const pr = lab().state(origin, join(lab().scratch, 'green-pr-artifacts'), 'pull_request', merge);
-    const gate = await lab().run('ci.yaml', pr);
-    const diff = await lab().run('diff.yaml', pr);
+    // Three runs that read the origin and write only their own jobs' folders, as GitHub would run them: at once.
+    const [before, gate, diff] = await Promise.all([
+      lab().run('ci.yaml', lab().state(origin, join(lab().scratch, 'green-main-artifacts'), 'push', main)),
+      lab().run('ci.yaml', pr),
+      lab().run('diff.yaml', pr),
+    ]);
     const GATE_STEP = 'run npm run --silent validate -- --require-rendered --summary --output github --output junit=reports/validate-junit.xml';
     expect({ ...verdict(gate), ...verdict(diff) }, transcript({ ...gate, ...diff })).toEqual({
       gate: `failure: ${GATE_STEP}`,
