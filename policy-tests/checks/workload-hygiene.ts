@@ -9,7 +9,7 @@ import type { Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
 import type { DataFile } from '../model/repository/repo.ts';
 import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
-import { scalarText } from '../model/core/text.ts';
+import { secretEntries } from '../model/core/secrets.ts';
 
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */
 const HTTP_PORT_NAME = /^(?:http|https)(?:-.*)?$/;
@@ -40,14 +40,7 @@ function committedCredentials(resource: Resource, values: readonly DataFile[]): 
   };
   for (const file of values) walk(file.data, '');
   const out: { key: string; path: Path }[] = [];
-  for (const field of ['data', 'stringData'] as const) {
-    const entries = resource.object[field];
-    if (!entries || typeof entries !== 'object') continue;
-    for (const [key, raw] of Object.entries(entries as Record<string, unknown>)) {
-      const value = field === 'data' && typeof raw === 'string' ? Buffer.from(raw, 'base64').toString('utf8') : scalarText(raw ?? '');
-      if (credentials.has(value)) out.push({ key, path: [field, key] });
-    }
-  }
+  for (const { field, key, value } of secretEntries(resource.object)) if (credentials.has(value)) out.push({ key, path: [field, key] });
   return out;
 }
 

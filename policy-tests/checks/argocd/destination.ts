@@ -12,6 +12,7 @@
 import { applications } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
+import { secretValue } from '../../model/core/secrets.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
@@ -23,21 +24,13 @@ interface Cluster {
   name?: string;
 }
 
-/** A key of a Secret, from stringData or base64 data. */
-function secretValue(secret: Resource, key: string): string | undefined {
-  const plain = dig(secret.object, ['stringData', key]);
-  if (typeof plain === 'string') return plain;
-  const encoded = dig(secret.object, ['data', key]);
-  return typeof encoded === 'string' ? Buffer.from(encoded, 'base64').toString('utf8') : undefined;
-}
-
 /** The clusters Argo CD knows from the repository: its cluster Secrets, and the local one unless argocd-cm disables it. */
 function knownClusters(resources: readonly Resource[]): { clusters: Cluster[]; written: boolean } {
   const declared: Cluster[] = [];
   for (const r of resources) {
     if (r.kind !== 'Secret' || dig(r.object, ['metadata', 'labels', CLUSTER_LABEL]) !== 'cluster') continue;
-    const server = secretValue(r, 'server');
-    const name = secretValue(r, 'name');
+    const server = secretValue(r.object, 'server');
+    const name = secretValue(r.object, 'name');
     if (server) declared.push({ server: server.replace(/\/+$/, ''), ...(name ? { name } : {}) });
   }
   const cm = resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm');
