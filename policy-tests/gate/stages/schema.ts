@@ -1,0 +1,101 @@
+/**
+ * The schema stage: one result per resource, in file order, from the schema layer; then every finding of the
+ * loader and the later stages attached to the result of the resource (or file) it is about.
+ */
+import { byLocation, type Finding } from '../../model/core/findings.ts';
+import { resourceKey, type ParsedFile, type Resource } from '../../model/core/manifest.ts';
+import type { Repo } from '../../model/repository/repo.ts';
+import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type SchemaOptions } from '../../schema/schema-layer.ts';
+import type { ResourceResult } from '../result.ts';
+import { schemaLayer } from '../pipeline.ts';
+import type { GateOptions, Progress } from '../options.ts';
+import type { Tree } from './render.ts';
+
+/** The schema layer's options from the gate's, at the version the repository's facts state (or the one asked for). */
+export function resolvedOptions(options: GateOptions, repo?: Repo): SchemaOptions {
+  // The facts' version is the asked one when a repository is judged (withVersion); files alone take the flag's.
+  const minor = repo?.facts?.kubernetesMinor ?? options.kubernetesVersion?.minor ?? BUNDLED_SCHEMA_MINOR;
+  return {
+    strict: options.strict ?? true,
+    kubernetesMinor: Number.isFinite(minor) ? minor : BUNDLED_SCHEMA_MINOR,
+    skip: options.skip ?? [],
+    reject: options.reject ?? [],
+    ignoreMissingSchemas: options.ignoreMissingSchemas ?? false,
+  };
+}
+
+/** How a schema run goes beside its options: progress reports, and a schema layer already made (with the repository's CRDs). */
+interface SchemaRun {
+  onProgress?: Progress;
+  given?: SchemaLayer;
+}
+
+export async function schemaResults(parsed: readonly ParsedFile[], options: SchemaOptions, { onProgress, given }: SchemaRun = {}): Promise<ResourceResult[]> {
+  const layer = given ?? (await schemaLayer());
+  const resources: Resource[] = parsed.flatMap((p) => p.resources);
+  await layer.prepareFor(resources);
+  const results = resources.map((resource, i): ResourceResult => {
+    if (onProgress && i % 200 === 0) onProgress('schema', i, resources.length);
+    const { status, findings } = layer.check(resource, options);
+    return {
+      filename: resource.file,
+      kind: resource.kind,
+      version: resource.apiVersion,
+      name: resource.name,
+      status,
+      findings,
+      ...(resource.rendered ? { renderedBy: `${resource.rendered.app}: ${resource.rendered.template ?? resource.rendered.source}` } : {}),
+    };
+  });
+  onProgress?.('schema', resources.length, resources.length);
+  return results;
+}
+
+/**
+ * The loader's findings and the checks' attached to the schema results of the same files: each to its resource, a
+ * file's own to the file's first; a file that did not parse becomes an error result of its own.
+ */
+export function withFindings(results: ResourceResult[], parsed: readonly ParsedFile[], extra: readonly Finding[]): ResourceResult[] {
+  const byDoc = new Map(parsed.flatMap((p) => p.resources).map((resource, i) => [resourceKey(resource), results[i]!]));
+  const firstOfFile = new Map<string, ResourceResult>();
+  for (const r of results) if (!firstOfFile.has(r.filename)) firstOfFile.set(r.filename, r);
+  const loaderFindings = new Set(parsed.flatMap((p) => p.findings));
+  for (const finding of [...loaderFindings, ...extra]) {
+    const isLoader = loaderFindings.has(finding);
+    let target = isLoader ? undefined : finding.doc !== undefined ? byDoc.get(resourceKey(finding)) : firstOfFile.get(finding.file);
+    if (!target) {
+      target = { filename: finding.file, kind: '', version: '', name: '', status: isLoader ? 'error' : 'invalid', findings: [] };
+      results.push(target);
+      if (!isLoader && finding.doc === undefined) firstOfFile.set(finding.file, target);
+    }
+    target.findings.push(finding);
+    if (target.status === 'valid' || target.status === 'skipped') target.status = 'invalid';
+  }
+  for (const r of results) r.findings.sort(byLocation);
+  return results;
+}
+
+/** The schema layer on parsed files, with the loader's findings and `extra` (the checks') attached to their resources. */
+export async function evaluate(
+  parsed: readonly ParsedFile[],
+  extra: readonly Finding[],
+  options: SchemaOptions,
+  run: SchemaRun = {},
+): Promise<ResourceResult[]> {
+  return withFindings(await schemaResults(parsed, options, run), parsed, extra);
+}
+
+/**
+ * The schema stage on a rendered tree: the files `keep` selects (those asked about), judged by the schema layer with
+ * the repository's CRDs, at the version the facts state.
+ */
+export async function schemaStage(
+  tree: Tree,
+  options: GateOptions,
+  keep: (file: string) => boolean,
+): Promise<{ parsed: ParsedFile[]; results: ResourceResult[] }> {
+  const parsed = tree.parsed.filter((p) => keep(p.file));
+  const crds = tree.repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
+  const results = await schemaResults(parsed, resolvedOptions(options, tree.repo), { onProgress: options.onProgress, given: tree.layer.withCrds(crds) });
+  return { parsed, results };
+}
