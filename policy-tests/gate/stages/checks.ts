@@ -14,7 +14,7 @@ import type { GateOptions } from '../options.ts';
 import type { Tree } from './render.ts';
 
 /** What every check is given: scope knowledge from the schema layer. */
-export async function checkEnvironment(): Promise<CheckEnvironment> {
+async function checkEnvironment(): Promise<CheckEnvironment> {
   const layer = await schemaLayer();
   // `v1/ConfigMap` is the core group, `apps/v1/Deployment` the group apps.
   const builtinGroups = new Set(layer.builtinApiVersions().map((v) => (/^v\d/.test(v) ? '' : v.split('/')[0]!)));
@@ -36,7 +36,7 @@ export interface Checked {
 }
 
 /** The checks of each stage (checks/registry.ts stagedChecks). */
-export type Staged = ReturnType<typeof stagedChecks>;
+type Staged = ReturnType<typeof stagedChecks>;
 
 /** The admission stage's checks and the policy stage's, each given the check environment. */
 export async function checksByStage(): Promise<Staged> {

@@ -9,8 +9,8 @@ import type { NotRendered } from '../result.ts';
 import type { GateOptions, KubernetesVersion } from '../options.ts';
 import type { SchemaLayer } from '../../schema/schema-layer.ts';
 
-export /** The repository as Argo CD applies it (or its files alone), after the render stage: what the later stages judge. */
-interface Tree {
+/** The repository as Argo CD applies it (or its files alone), after the render stage: what the later stages judge. */
+export interface Tree {
   repo: Repo;
   parsed: readonly ParsedFile[];
   /** The schema layer the tree was loaded with (the repository's CRDs are added to it by the schema stage). */

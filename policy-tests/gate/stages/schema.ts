@@ -30,7 +30,8 @@ interface SchemaRun {
   given?: SchemaLayer;
 }
 
-export async function schemaResults(parsed: readonly ParsedFile[], options: SchemaOptions, { onProgress, given }: SchemaRun = {}): Promise<ResourceResult[]> {
+/** The schema layer on parsed files: one result per resource, in file order. */
+async function schemaResults(parsed: readonly ParsedFile[], options: SchemaOptions, { onProgress, given }: SchemaRun = {}): Promise<ResourceResult[]> {
   const layer = given ?? (await schemaLayer());
   const resources: Resource[] = parsed.flatMap((p) => p.resources);
   await layer.prepareFor(resources);
