@@ -3,7 +3,7 @@
  * and renders that differ from one run to the next; and, offline, the lock
  * every render is held to.
  */
-import { nearestName } from '../model/core/did-you-mean.ts';
+import { nearestName, suggesting } from '../model/core/did-you-mean.ts';
 import type { ChartScope, SourceRender } from '../model/argocd/rendered.ts';
 import type { Path } from '../model/core/positions.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
@@ -163,7 +163,7 @@ export const renderChecks: PolicyCheck[] = [
           for (const { path, near } of unusedValues(file.data, render.chart)) {
             ctx.fail(
               { data: file, path },
-              `${path.join('.')}: the ${chartName(render)} chart (${render.label}) neither declares this key in its values nor reads it in any template, so Helm ignores it${near ? ` (did you mean "${near}"?)` : ''}`,
+              `${path.join('.')}: the ${chartName(render)} chart (${render.label}) neither declares this key in its values nor reads it in any template, so Helm ignores it${suggesting(near)}`,
             );
           }
         }

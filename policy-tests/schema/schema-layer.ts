@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { nearestName } from '../model/core/did-you-mean.ts';
+import { didYouMean } from '../model/core/did-you-mean.ts';
 import type { Finding } from '../model/core/findings.ts';
 import { findingAt, type Resource } from '../model/core/manifest.ts';
 import { cronJobFindings, objectSizeFindings } from './kind-findings.ts';
@@ -334,11 +334,10 @@ export class SchemaLayer {
       const childPath = [...path, k];
       if (child === undefined) {
         const known = Object.keys(shape.f);
-        const hint = nearestName(k, known);
         out.push(
           findingAt(resource, childPath, {
             check: 'unknown-field',
-            message: `${key}: unknown field "${childPath.join('.')}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
+            message: `${key}: unknown field "${childPath.join('.')}"${didYouMean(k, known)}`,
             fix: `remove it or fix its name; known fields here: ${known.join(', ')}`,
             target: 'key',
           }),

@@ -17,8 +17,12 @@ export function nearestName(name: string, known: Iterable<string>): string | und
   return bestDistance <= (name.length <= 2 ? 1 : Math.max(2, Math.floor(name.length / 4))) ? best : undefined;
 }
 
+/** ` (did you mean "x"?)` for a name found near, or nothing: the one wording of every suggestion. */
+export function suggesting(near: string | undefined): string {
+  return near === undefined ? '' : ` (did you mean "${near}"?)`;
+}
+
 /** ` (did you mean "x"?)` for the nearest known name, or nothing. */
 export function didYouMean(name: string, known: Iterable<string>): string {
-  const near = nearestName(name, known);
-  return near === undefined ? '' : ` (did you mean "${near}"?)`;
+  return suggesting(nearestName(name, known));
 }
