@@ -81,6 +81,8 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used }: Joined, { e, s,
     const producers = candidates.filter((j) => j.metrics.has(name));
     if (producers.length === 0) {
       const all = [...new Set(candidates.flatMap((j) => [...j.metrics.keys()]))];
+      // Not the one "did you mean" (model/core/did-you-mean.ts): a metric's usual slip is a missing suffix
+      // (_total, _seconds_bucket), more edits than a typo's cut-off allows, so the closest name is always shown.
       const hint = all.length ? `; closest: ${closest(name, all)}` : '';
       ctx.fail(place(), `${what} reads ${name}, which no scraped source produces (jobs considered: ${jobList(candidates)})${hint}`);
       continue;
