@@ -2,7 +2,8 @@
  * The mutation lists judge each broken copy with a warm gate: parses, validators, CEL programs and check verdicts
  * remembered, by their inputs, from the runs before. That is only sound if what is remembered is keyed by all it
  * depends on. Here a warm verdict is held to a cold one: the same copy with the same break, judged again by a fresh
- * process with every warm-start store off (support/cold-gate.ts), for the unbroken copy and for one mutation of each
+ * process with every warm-start store off (support/cold-gate.ts) on a copy of the tree as it then stood, so the
+ * cold runs go on beside the next warm ones, for the unbroken copy and for one mutation of each
  * of several areas. Equal means every resource's status and findings, the warnings, what was not judged or not
  * rendered, and the coverage lines.
  */
