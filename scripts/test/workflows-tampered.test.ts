@@ -14,8 +14,8 @@ describe("the repository's workflows on an update bot's tampered chart bump", ()
     const { seed, origin } = await lab().originWithLab('red');
     const merge = await lab().botPullRequest(seed, origin, '1.0.2');
     const pr = lab().state(origin, join(lab().scratch, 'red-pr-artifacts'), 'pull_request', merge);
-    const gate = await lab().run('ci.yaml', pr);
-    const diff = await lab().run('diff.yaml', pr);
+    // Two workflows on one pull request, as GitHub runs them: at once.
+    const [gate, diff] = await Promise.all([lab().run('ci.yaml', pr), lab().run('diff.yaml', pr)]);
     expect({ ...verdict(gate), ...verdict(diff) }, transcript({ ...gate, ...diff })).toEqual({
       gate: 'failure: run npm run charts:pull -- --verify-index',
       diff: "failure: pull the head's charts",
