@@ -2,7 +2,7 @@
  * Child processes for tests, always asynchronous: a test worker blocked on a
  * child cannot answer its runner, which on a busy machine ends the whole run.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { wantedNode } from '../scripts/node-version.mjs';
 
 export interface Finished {
@@ -76,4 +76,15 @@ export function olderNode(): Promise<{ path: string; version: string } | undefin
     () => undefined, // no node there
   );
   return older;
+}
+
+/**
+ * Stops a server the test started and waits until it has exited: a server writes its state on a signal (Alertmanager
+ * its snapshots, etcd its WAL), so its folder can be removed only after, or the removal races the last write.
+ */
+export function stopped(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  return exited;
 }

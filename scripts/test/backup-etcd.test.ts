@@ -19,6 +19,7 @@ import { readManifest } from '../backup/store.ts';
 import { loadTarget } from '../../policy-tests/model/apps/backup-targets.ts';
 import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 import { skipForMissing } from '../../test-support/missing-tool.ts';
+import { stopped } from '../../test-support/exec.ts';
 
 const skip = skipForMissing(await missingTools('restic', 'zstd', 'etcd', 'etcdctl'), 'etcd backups');
 const resticEnv = useResticRepository(skip, ['etcd']);
@@ -64,8 +65,8 @@ beforeAll(async () => {
     }
   }
 });
-afterAll(() => {
-  etcd?.kill('SIGKILL');
+afterAll(async () => {
+  await stopped(etcd, 'SIGKILL');
   if (etcdDir) rmSync(etcdDir, { recursive: true, force: true });
 });
 

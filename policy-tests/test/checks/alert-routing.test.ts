@@ -16,7 +16,7 @@ import { alertmanagerConfigs, expectedReceiver, type AmConfig, type AmRoute } fr
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 import { silenceWatchdog } from '../../../scripts/watchdog-silence-test.ts';
-import { exec, installed } from '../../../test-support/exec.ts';
+import { exec, installed, stopped } from '../../../test-support/exec.ts';
 import { skipForMissing } from '../../../test-support/missing-tool.ts';
 
 const hasAmtool = !skipForMissing((await installed('amtool')) ? [] : ['amtool'], 'alert routing');
@@ -180,7 +180,8 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
   });
 
   afterAll(async () => {
-    am?.kill('SIGTERM');
+    // Alertmanager writes its snapshots as it stops; the folder is removed after (the outer afterAll).
+    await stopped(am);
     await chat.stop();
     await watchdog.stop();
   });
