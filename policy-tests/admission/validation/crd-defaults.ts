@@ -31,19 +31,12 @@ export function prunedField(s: unknown, value: unknown, at: string[] = []): stri
   const properties = isMap(s.properties) ? s.properties : undefined;
   const extra = s.additionalProperties;
   for (const [k, v] of Object.entries(value)) {
-    if (properties && k in properties) {
-      const found = prunedField(properties[k], v, [...at, k]);
-      if (found) return found;
-    } else if (isMap(extra)) {
-      const found = prunedField(extra, v, [...at, k]);
-      if (found) return found;
-    } else if (
-      extra !== true &&
-      s['x-kubernetes-preserve-unknown-fields'] !== true &&
-      !(s['x-kubernetes-embedded-resource'] === true && EMBEDDED_KEPT.has(k))
-    ) {
-      return [...at, k];
-    }
+    // The schema a field is kept by: its own property, else additionalProperties as a schema.
+    const field = properties && k in properties ? properties[k] : isMap(extra) ? extra : undefined;
+    const kept = field !== undefined || extra === true || s['x-kubernetes-preserve-unknown-fields'] === true;
+    if (!kept && !(s['x-kubernetes-embedded-resource'] === true && EMBEDDED_KEPT.has(k))) return [...at, k];
+    const found = field === undefined ? undefined : prunedField(field, v, [...at, k]);
+    if (found) return found;
   }
   return undefined;
 }
