@@ -164,34 +164,23 @@ async function renderUntilSettled(
   grownFrom: ((renders: readonly SourceRender[]) => string[]) | undefined,
 ): Promise<{ renders: SourceRender[]; apiVersions: string[] }> {
   const renderPass = async (apiVersions: readonly string[], deferDeterminism: boolean, which: readonly number[]) => {
-    const ctx: Context = { ...shared, apiVersions, deferDeterminism, owed: new Set(), realPathOf: realPaths() };
+    const realPathOf = realPaths();
     // Each source with its own owed set, so the settling pass knows whose second print it owes.
-    const owedBy = new Map<number, Set<string>>();
+    const owedBy = which.map(() => new Set<string>());
     const out = await pool(
-      which.map((i) => () => {
-        const own = { ...ctx, owed: new Set<string>() };
-        owedBy.set(i, own.owed);
-        return renderSource(own, targets[i]!);
-      }),
+      which.map((i, n) => () => renderSource({ ...shared, apiVersions, deferDeterminism, owed: owedBy[n]!, realPathOf }, targets[i]!)),
       Math.max(2, availableParallelism()),
     );
-    return { out, owing: which.filter((i) => owedBy.get(i)!.size > 0) };
+    return { out, owing: which.filter((_, n) => owedBy[n]!.size > 0) };
   };
+  const every = targets.map((_, i) => i);
   let apiVersions = start;
-  let pass = await renderPass(
-    apiVersions,
-    true,
-    targets.map((_, i) => i),
-  );
+  let pass = await renderPass(apiVersions, true, every);
   for (let n = 1; n < 3 && grownFrom; n++) {
     const grown = grownFrom(pass.out);
     if (grown.join('\n') === apiVersions.join('\n')) break;
     apiVersions = grown;
-    pass = await renderPass(
-      apiVersions,
-      true,
-      targets.map((_, i) => i),
-    );
+    pass = await renderPass(apiVersions, true, every);
   }
   const renders = pass.out;
   if (pass.owing.length) {
