@@ -175,8 +175,8 @@ let makeup: string | undefined;
  * What a CRD schema node refuses of a value (a default, say): each error as its path in the value and ajv's message.
  * Kept across runs by node and value (model/stores/validation-cache.ts): a warm run compiles none of them.
  */
-export function schemaValueErrors(node: JsonSchema, value: unknown): string[] {
-  const validate = cachedValidator(JSON.stringify(node), (makeup ??= crdAjvMakeup()), () => (valueAjv ??= crdAjv()).compile(withNullable(node)));
+export function schemaValueErrors(node: Record<string, unknown>, value: unknown): string[] {
+  const validate = cachedValidator(JSON.stringify(node), (makeup ??= crdAjvMakeup()), () => (valueAjv ??= crdAjv()).compile(withNullable(node as JsonSchema)));
   if (validate(value)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || 'the value'} ${e.message ?? 'is refused'}`);
 }

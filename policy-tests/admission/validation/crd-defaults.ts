@@ -51,7 +51,7 @@ export function defaultProblems(root: unknown): SchemaProblem[] {
       const where = [...spellPath(link), 'default'];
       const pruned = prunedField(s, s.default);
       if (pruned) out.push({ at: where, detail: `Invalid value: ${shown}: must not have unknown fields (${pruned.join('.')})` });
-      for (const error of schemaValueErrors(s as never, s.default)) out.push({ at: where, detail: `Invalid value: ${shown}: ${error}` });
+      for (const error of schemaValueErrors(s, s.default)) out.push({ at: where, detail: `Invalid value: ${shown}: ${error}` });
       for (const v of ruleViolations(s as JsonSchemaNode, s.default)) out.push({ at: where, detail: v.message });
     }
     if (isMap(s.properties))
