@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { output } from '../../../test-support/exec.ts';
 import { runGate } from '../../gate/gate.ts';
-import { copyRepo, type RepoCopy } from '../support/helpers.ts';
+import { copyGateOptions, copyRepo, type RepoCopy } from '../support/helpers.ts';
 import { verdictOf } from '../support/verdict.ts';
 import { MUTATION_LISTS } from '../mutations/all.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
@@ -41,8 +41,7 @@ function coldOfSnapshot(root: string): Promise<unknown> {
 
 describe('a warm gate and a cold one', () => {
   let copy: RepoCopy;
-  const warm = async () =>
-    verdictOf(await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: join(copy.root, '.no-charts') } }));
+  const warm = async () => verdictOf(await runGate(copyGateOptions(copy.root)));
   /** Each case's warm verdict, and its cold one under way: the unbroken copy, then each area's break, in that order. */
   const judged = new Map<string, { warm: Awaited<ReturnType<typeof warm>>; cold: Promise<unknown> }>();
   beforeAll(async () => {

@@ -7,6 +7,9 @@ import { allFindings, runGate, type GateOptions } from '../../gate/gate.ts';
 import { formatFinding, type Finding } from '../../model/core/findings.ts';
 import { CHART_LOCK_FILE, MANIFEST_ROOTS, REPO_ROOT } from '../../model/repository/repo.ts';
 
+/** How a copy is judged: from its root, as on a machine that never pulled a chart (an empty chart cache under the copy). */
+export const copyGateOptions = (root: string): GateOptions => ({ root, cwd: root, env: { ...process.env, HOMELAB_CHART_CACHE: join(root, '.no-charts') } });
+
 export interface RepoCopy {
   root: string;
   /** Edits one YAML document of a file through the yaml Document API (layout and comments survive). */
@@ -70,8 +73,8 @@ export function copyRepo(): RepoCopy {
     },
     read: (file) => readFileSync(join(root, file), 'utf8'),
     async gate(options = {}) {
-      // An empty chart cache unless the test brings one: the copy is judged as on a machine that never pulled a chart.
-      return allFindings(await runGate({ root, cwd: root, env: { ...process.env, HOMELAB_CHART_CACHE: join(root, '.no-charts') }, ...options }));
+      // An empty chart cache unless the test brings one.
+      return allFindings(await runGate({ ...copyGateOptions(root), ...options }));
     },
     reset() {
       for (const [file, text] of originals) {
