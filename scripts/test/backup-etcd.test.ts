@@ -17,7 +17,7 @@ import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
 import { loadTarget } from '../../policy-tests/model/apps/backup-targets.ts';
-import { fakeScaler, flipByte, freePort, missingTools, seedBackup, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
+import { fakeScaler, flipByte, freePorts, missingTools, seedBackup, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 import { skipForMissing } from '../../test-support/missing-tool.ts';
 import { stopped } from '../../test-support/exec.ts';
 
@@ -32,39 +32,51 @@ let endpoint: string;
 beforeAll(async () => {
   if (skip) return;
   etcdDir = mkdtempSync(join(tmpdir(), 'etcd-test-'));
-  const [client, peer] = [await freePort(), await freePort()];
-  endpoint = `http://127.0.0.1:${client}`;
-  etcd = spawn(
-    'etcd',
-    [
-      '--name',
-      'test',
-      '--data-dir',
-      join(etcdDir, 'data'),
-      '--listen-client-urls',
-      endpoint,
-      '--advertise-client-urls',
-      endpoint,
-      '--listen-peer-urls',
-      `http://127.0.0.1:${peer}`,
-      '--initial-advertise-peer-urls',
-      `http://127.0.0.1:${peer}`,
-      '--initial-cluster',
-      `test=http://127.0.0.1:${peer}`,
-    ],
-    { stdio: 'ignore' },
-  );
-  // Ready when it takes the first write; an etcd that exits instead fails at once.
+  // The ports are free when picked, but another process may bind one before etcd does: etcd then exits at once, and
+  // starts again on other ports, up to three times; after the last, its own last words are the error.
+  for (let attempt = 1; ; attempt++) {
+    const [client, peer] = (await freePorts(2)) as [number, number];
+    endpoint = `http://127.0.0.1:${client}`;
+    rmSync(join(etcdDir, 'data'), { recursive: true, force: true });
+    let said = '';
+    etcd = spawn(
+      'etcd',
+      [
+        '--name',
+        'test',
+        '--data-dir',
+        join(etcdDir, 'data'),
+        '--listen-client-urls',
+        endpoint,
+        '--advertise-client-urls',
+        endpoint,
+        '--listen-peer-urls',
+        `http://127.0.0.1:${peer}`,
+        '--initial-advertise-peer-urls',
+        `http://127.0.0.1:${peer}`,
+        '--initial-cluster',
+        `test=http://127.0.0.1:${peer}`,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    etcd.stderr!.on('data', (c: Buffer) => (said = (said + c.toString()).slice(-4000)));
+    if (await takesFirstWrite(etcd)) return;
+    if (attempt === 3) throw new Error(`etcd exited before it served: ${said.trim().split('\n').at(-1) ?? 'it said nothing'}`);
+  }
+});
+
+/** Ready when it takes the first write; false when it exits instead. */
+async function takesFirstWrite(server: ChildProcess): Promise<boolean> {
   for (;;) {
     try {
       await etcdctl('put', '/registry/namespaces/backups', '{"kind":"Namespace"}');
-      break;
-    } catch (err) {
-      if (etcd.exitCode !== null) throw err;
+      return true;
+    } catch {
+      if (server.exitCode !== null || server.signalCode !== null) return false;
       await new Promise((r) => setTimeout(r, 50));
     }
   }
-});
+}
 afterAll(async () => {
   await stopped(etcd, 'SIGKILL');
   if (etcdDir) rmSync(etcdDir, { recursive: true, force: true });

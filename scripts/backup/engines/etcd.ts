@@ -31,13 +31,21 @@ function talosNode(ctx: EngineContext): string {
   return node;
 }
 
-/** A free TCP port on loopback, as the kernel hands one out. */
+/**
+ * Free TCP ports on loopback, as the kernel hands them out: held open together until all are known, so no two are
+ * the same port (one taken, freed, then taken again would be).
+ */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = Array.from({ length: n }, () => createServer().listen(0, '127.0.0.1'));
+  await Promise.all(servers.map((s) => once(s, 'listening')));
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+/** A free TCP port on loopback. */
 export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
+  return (await freePorts(1))[0]!;
 }
 
 /** How long the throwaway etcd may take to serve: generous, since a drill on a busy node is slow, not broken. */
@@ -45,7 +53,7 @@ const DRILL_ETCD_READY_MS = 120_000;
 
 /** Reads one key from a snapshot: restore it into `dir`, serve it on loopback for a moment, get the key, stop. */
 async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: string, key: string): Promise<string> {
-  const [client, peer] = [await freePort(), await freePort()];
+  const [client, peer] = (await freePorts(2)) as [number, number];
   const dataDir = join(dir, 'etcd-data');
   await etcdctl(ctx, [
     'snapshot',
