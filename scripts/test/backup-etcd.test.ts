@@ -17,7 +17,7 @@ import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
 import { loadTarget } from '../../policy-tests/model/apps/backup-targets.ts';
-import { fakeScaler, flipByte, freePorts, missingTools, seedBackup, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
+import { fakeScaler, flipByte, freePorts, loopbackEtcdArgs, missingTools, seedBackup, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 import { skipForMissing } from '../../test-support/missing-tool.ts';
 import { stopped } from '../../test-support/exec.ts';
 
@@ -39,26 +39,7 @@ beforeAll(async () => {
     endpoint = `http://127.0.0.1:${client}`;
     rmSync(join(etcdDir, 'data'), { recursive: true, force: true });
     let said = '';
-    etcd = spawn(
-      'etcd',
-      [
-        '--name',
-        'test',
-        '--data-dir',
-        join(etcdDir, 'data'),
-        '--listen-client-urls',
-        endpoint,
-        '--advertise-client-urls',
-        endpoint,
-        '--listen-peer-urls',
-        `http://127.0.0.1:${peer}`,
-        '--initial-advertise-peer-urls',
-        `http://127.0.0.1:${peer}`,
-        '--initial-cluster',
-        `test=http://127.0.0.1:${peer}`,
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    etcd = spawn('etcd', loopbackEtcdArgs('test', join(etcdDir, 'data'), client, peer), { stdio: ['ignore', 'ignore', 'pipe'] });
     etcd.stderr!.on('data', (c: Buffer) => (said = (said + c.toString()).slice(-4000)));
     if (await takesFirstWrite(etcd)) return;
     if (attempt === 3) throw new Error(`etcd exited before it served: ${said.trim().split('\n').at(-1) ?? 'it said nothing'}`);

@@ -43,6 +43,16 @@ export async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
+/** The arguments of a one-member etcd named `name` serving `dataDir` on loopback, on a client and a peer port. */
+export function loopbackEtcdArgs(name: string, dataDir: string, client: number, peer: number): string[] {
+  const [clientUrl, peerUrl] = [`http://127.0.0.1:${client}`, `http://127.0.0.1:${peer}`];
+  return [
+    ...['--name', name, '--data-dir', dataDir],
+    ...['--listen-client-urls', clientUrl, '--advertise-client-urls', clientUrl],
+    ...['--listen-peer-urls', peerUrl, '--initial-advertise-peer-urls', peerUrl, '--initial-cluster', `${name}=${peerUrl}`],
+  ];
+}
+
 /** A free TCP port on loopback. */
 export async function freePort(): Promise<number> {
   return (await freePorts(1))[0]!;
@@ -69,26 +79,7 @@ async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: st
     `http://127.0.0.1:${peer}`,
   ]);
   // A server for the length of one read, not a tool run to completion: spawned directly so it can be killed and awaited.
-  const server = spawn(
-    tool(ctx, 'etcd'),
-    [
-      '--name',
-      'drill',
-      '--data-dir',
-      dataDir,
-      '--listen-client-urls',
-      `http://127.0.0.1:${client}`,
-      '--advertise-client-urls',
-      `http://127.0.0.1:${client}`,
-      '--listen-peer-urls',
-      `http://127.0.0.1:${peer}`,
-      '--initial-advertise-peer-urls',
-      `http://127.0.0.1:${peer}`,
-      '--initial-cluster',
-      `drill=http://127.0.0.1:${peer}`,
-    ],
-    { stdio: 'ignore', env: ctx.env },
-  );
+  const server = spawn(tool(ctx, 'etcd'), loopbackEtcdArgs('drill', dataDir, client, peer), { stdio: 'ignore', env: ctx.env });
   try {
     const endpoints = `--endpoints=http://127.0.0.1:${client}`;
     const deadline = Date.now() + DRILL_ETCD_READY_MS;
