@@ -148,4 +148,38 @@ describe.skipIf(skip)('etcd restore and drill', () => {
     await run(join(FAKES, 'kubectl.mjs'), ['apply', '-f', '-'], { env: o.env, input: JSON.stringify(later) });
     expect(await restoreTest(target, o)).toEqual([expect.stringMatching(/the source has a newer sentinel/)]);
   });
+
+  /** An etcd whose first `failures` starts exit at once saying `words`, as etcd does; later starts are the real etcd. */
+  function etcdFailingFirst(failures: number, words: string): { ETCD: string; starts: () => number } {
+    const counter = join(dir, 'etcd-starts');
+    const wrapper = join(dir, 'etcd-wrapper.sh');
+    writeFileSync(counter, '');
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\necho started >> '${counter}'\nif [ "$(wc -l < '${counter}')" -le ${failures} ]; then echo '${words}' >&2; exit 1; fi\nexec etcd "$@"\n`,
+      { mode: 0o755 },
+    );
+    return { ETCD: wrapper, starts: () => readFileSync(counter, 'utf8').split('\n').filter(Boolean).length };
+  }
+
+  it('the drill starts etcd again on other ports, on a fresh restore, when another process bound one first', async () => {
+    await runBackup(target, o); // the newest backup carries the live sentinel, whatever an earlier test left there
+    const etcd = etcdFailingFirst(2, 'listen tcp 127.0.0.1:2380: bind: address already in use');
+    expect(await restoreTest(target, { ...o, env: { ...o.env, ETCD: etcd.ETCD } })).toEqual([]);
+    expect(etcd.starts()).toBe(3);
+  });
+
+  it("the drill fails with etcd's own last line when it exits for another cause, or when every start found a port taken", async () => {
+    seeded();
+    const broken = etcdFailingFirst(9, 'member drill has already been bootstrapped');
+    expect(await restoreTest(target, { ...o, env: { ...o.env, ETCD: broken.ETCD } })).toEqual([
+      'etcd: the restored etcd did not serve: member drill has already been bootstrapped',
+    ]);
+    expect(broken.starts()).toBe(1);
+    const taken = etcdFailingFirst(9, 'bind: address already in use');
+    expect(await restoreTest(target, { ...o, env: { ...o.env, ETCD: taken.ETCD } })).toEqual([
+      'etcd: the restored etcd did not serve: bind: address already in use',
+    ]);
+    expect(taken.starts()).toBe(3);
+  });
 });

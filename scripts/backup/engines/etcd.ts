@@ -61,44 +61,72 @@ export async function freePort(): Promise<number> {
 /** How long the throwaway etcd may take to serve: generous, since a drill on a busy node is slow, not broken. */
 const DRILL_ETCD_READY_MS = 120_000;
 
-/** Reads one key from a snapshot: restore it into `dir`, serve it on loopback for a moment, get the key, stop. */
+/** How often the drill's etcd is started on fresh ports when another process took one of them first. */
+const DRILL_ETCD_STARTS = 3;
+
+/**
+ * Reads one key from a snapshot: restore it into `dir`, serve it on loopback for a moment, get the key, stop. The
+ * ports are free when picked, but another process may bind one before etcd does (the peer port is written into the
+ * restored data, so a start on other ports is a fresh restore): etcd then exits at once saying so, and the drill
+ * starts again, up to three times. Any other early exit fails the drill with etcd's own last line.
+ */
 async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: string, key: string): Promise<string> {
+  for (let start = 1; ; start++) {
+    const served = await serveRestored(ctx, snapshot, join(dir, `etcd-data-${start}`), key);
+    if ('value' in served) return served.value;
+    if (!/address already in use/.test(served.said) || start === DRILL_ETCD_STARTS) {
+      throw new Error(`the restored etcd did not serve: ${served.said.trim().split('\n').at(-1) || served.failure}`);
+    }
+  }
+}
+
+/** One restore of `snapshot` into `dataDir` and one etcd on it until `key` is read, or what etcd said if it could not serve. */
+async function serveRestored(
+  ctx: EngineContext,
+  snapshot: string,
+  dataDir: string,
+  key: string,
+): Promise<{ value: string } | { said: string; failure: string }> {
   const [client, peer] = (await freePorts(2)) as [number, number];
-  const dataDir = join(dir, 'etcd-data');
-  await etcdctl(ctx, [
-    'snapshot',
-    'restore',
-    snapshot,
-    '--data-dir',
-    dataDir,
-    '--name',
-    'drill',
-    '--initial-cluster',
-    `drill=http://127.0.0.1:${peer}`,
-    '--initial-advertise-peer-urls',
-    `http://127.0.0.1:${peer}`,
-  ]);
+  const peerUrl = `http://127.0.0.1:${peer}`;
+  await etcdctl(
+    ctx,
+    ['snapshot', 'restore', snapshot, '--data-dir', dataDir, '--name', 'drill'].concat([
+      '--initial-cluster',
+      `drill=${peerUrl}`,
+      '--initial-advertise-peer-urls',
+      peerUrl,
+    ]),
+  );
   // A server for the length of one read, not a tool run to completion: spawned directly so it can be killed and awaited.
-  const server = spawn(tool(ctx, 'etcd'), loopbackEtcdArgs('drill', dataDir, client, peer), { stdio: 'ignore', env: ctx.env });
+  const server = spawn(tool(ctx, 'etcd'), loopbackEtcdArgs('drill', dataDir, client, peer), { stdio: ['ignore', 'ignore', 'pipe'], env: ctx.env });
+  let said = '';
+  server.stderr!.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-4000)));
+  // Closed once it has exited and its last words are read; a failed spawn closes it too, with the error.
+  const closed = once(server, 'close').then(
+    () => undefined,
+    (err: Error) => err,
+  );
   try {
     const endpoints = `--endpoints=http://127.0.0.1:${client}`;
     const deadline = Date.now() + DRILL_ETCD_READY_MS;
-    // Ready when it answers: each failed get is a poll, until it serves, exits, or the deadline passes.
+    // Ready when it answers: each failed get is a poll, until it serves, exits, or the deadline passes. An exit is
+    // seen at once, not after the get in flight gives up (it is left to its own timeout, its outcome handled).
     for (;;) {
-      try {
-        return await etcdctl(ctx, [endpoints, '--command-timeout=2s', 'get', key, '--print-value-only']);
-      } catch (err) {
-        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`the restored etcd did not serve: ${(err as Error).message}`);
-        await delay(50);
-      }
+      const get = etcdctl(ctx, [endpoints, '--command-timeout=2s', 'get', key, '--print-value-only']).then(
+        (value) => ({ value }),
+        (err: Error) => ({ failure: err.message }),
+      );
+      const first = await Promise.race([get, closed.then((err) => ({ exited: err?.message ?? 'etcd exited' }))]);
+      if ('value' in first) return first;
+      if ('exited' in first) return { said, failure: first.exited };
+      if (Date.now() > deadline) return { said: '', failure: first.failure };
+      await delay(50);
     }
   } finally {
     // Wait for it to go, so the scratch folder is removed after etcd let go of it.
-    if (server.exitCode === null && server.signalCode === null) {
-      const exited = once(server, 'exit');
-      server.kill('SIGKILL');
-      await exited;
-    }
+    if (server.exitCode === null && server.signalCode === null && server.pid !== undefined) server.kill('SIGKILL');
+    await closed;
   }
 }
 
