@@ -89,15 +89,8 @@ async function serveRestored(
 ): Promise<{ value: string } | { said: string; failure: string }> {
   const [client, peer] = (await freePorts(2)) as [number, number];
   const peerUrl = `http://127.0.0.1:${peer}`;
-  await etcdctl(
-    ctx,
-    ['snapshot', 'restore', snapshot, '--data-dir', dataDir, '--name', 'drill'].concat([
-      '--initial-cluster',
-      `drill=${peerUrl}`,
-      '--initial-advertise-peer-urls',
-      peerUrl,
-    ]),
-  );
+  const restoreFlags = ['--data-dir', dataDir, '--name', 'drill', '--initial-cluster', `drill=${peerUrl}`, '--initial-advertise-peer-urls', peerUrl];
+  await etcdctl(ctx, ['snapshot', 'restore', snapshot, ...restoreFlags]);
   // A server for the length of one read, not a tool run to completion: spawned directly so it can be killed and awaited.
   const server = spawn(tool(ctx, 'etcd'), loopbackEtcdArgs('drill', dataDir, client, peer), { stdio: ['ignore', 'ignore', 'pipe'], env: ctx.env });
   let said = '';
