@@ -6,7 +6,7 @@
  */
 
 // Load a tree, gate it, report it.
-export { loadRepo, REPO_ROOT, MANIFEST_ROOTS, type Repo } from './model/repository/repo.ts';
+export { loadRepo, REPO_ROOT, MANIFEST_ROOTS } from './model/repository/repo.ts';
 export { clearParseCache } from './model/repository/parse-pool.ts';
 export { allFindings, registeredChecks, runGate, type GateOptions, type GateResult } from './gate/gate.ts';
 export { render as renderReport } from './gate/report/formats/index.ts';

@@ -1,5 +1,5 @@
 /** The front door's `render`: a tree loaded and rendered through the pipeline the gate and the diff share, with the pinned tools. */
 export { loadTree, renderApplications, renderTree, type LoadedTree } from '../gate/pipeline.ts';
-export { cacheRoot, pinnedBinaries, renderTools } from '../render/tools.ts';
+export { cacheRoot, pinnedBinaries } from '../render/tools.ts';
 // Every kind's allowed fields, read from the model packages' declarations once per install (npm run gate:setup).
 export { loadFieldTrees } from '../schema/field-tree.ts';

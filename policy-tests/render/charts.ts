@@ -137,6 +137,12 @@ export function digestOf(bytes: Buffer): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
+/** The digest of a chart's cached archive, or undefined when it is not cached. */
+export function cachedDigest(ref: ChartRef, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const path = cachedChartPath(ref, env);
+  return existsSync(path) ? digestOf(readFileSync(path)) : undefined;
+}
+
 /**
  * `APIVersions`, or `.Capabilities` handed on whole (to a helper, `toYaml`, a
  * variable, or by name to `index`): what a template, a helper, a file read through `.Files` and `tpl`,

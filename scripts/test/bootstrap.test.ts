@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, charts } from '../../policy-tests/index.ts';
+import { REPO_ROOT } from '../../policy-tests/index.ts';
+import { CHART_LOCK_FILE, cachedChartPath, digestOf, readLock } from '../../policy-tests/render/charts.ts';
 import { serveHttps, type HttpsFiles } from '../../test-support/https-server.ts';
 import { toolEnv, writeChart } from '../../test-support/chart-repo.ts';
 import { exec, output } from '../../test-support/exec.ts';
@@ -107,9 +108,9 @@ function pinStandIn(root: string, url: string, install: string): void {
       "    - host: 127.0.0.1\n      reason: the test's upstream\n    - host: raw.githubusercontent.com",
     ),
   );
-  const lock = charts.readLock(root);
+  const lock = readLock(root);
   writeFileSync(
-    join(root, charts.CHART_LOCK_FILE),
+    join(root, CHART_LOCK_FILE),
     `${JSON.stringify({ ...lock, remotes: [{ url, digest: `sha256:${createHash('sha256').update(install).digest('hex')}` }] }, null, 2)}\n`,
   );
 }
@@ -135,13 +136,13 @@ beforeAll(async () => {
     HOMELAB_REPO_ROOT: root,
     HOMELAB_CHART_CACHE: cache,
   });
-  const archive = charts.cachedChartPath(CILIUM, baseEnv);
+  const archive = cachedChartPath(CILIUM, baseEnv);
   mkdirSync(dirname(archive), { recursive: true });
   await output(baseEnv.HELM_BIN!, ['package', writeChart(join(dir, 'chart-src'), CILIUM_TEST_CHART), '--destination', dirname(archive)], { env: baseEnv });
-  const lock = charts.readLock(root);
+  const lock = readLock(root);
   writeFileSync(
-    join(root, charts.CHART_LOCK_FILE),
-    `${JSON.stringify({ ...lock, charts: [...lock.charts, { ...CILIUM, digest: charts.digestOf(readFileSync(archive)) }] }, null, 2)}\n`,
+    join(root, CHART_LOCK_FILE),
+    `${JSON.stringify({ ...lock, charts: [...lock.charts, { ...CILIUM, digest: digestOf(readFileSync(archive)) }] }, null, 2)}\n`,
   );
 });
 afterAll(async () => {

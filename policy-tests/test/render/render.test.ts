@@ -14,7 +14,8 @@ import { loadRepo } from '../../model/repository/repo.ts';
 import { withRendered } from '../../model/argocd/rendered.ts';
 import { formatLock, mayReadApiVersions, readLock } from '../../render/charts.ts';
 import { renderRepo } from '../../render/render.ts';
-import { main as pullMain, pullArgs, pullCharts } from '../../../scripts/charts-pull.ts';
+import { main as pullMain, pullCharts } from '../../../scripts/charts-pull.ts';
+import { pullArgs } from '../../render/chart-pull.ts';
 import { startChartRepo, toolEnv, type ChartRepo } from '../../../test-support/chart-repo.ts';
 import { chartApp, DEMO_CHART, fixtureRepo, WIDGETS_CHART, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
 
