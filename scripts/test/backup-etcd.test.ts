@@ -5,7 +5,6 @@
  * a Talos node or an API server here: the contract fakes in ./fakes stand in
  * for the one call each makes, backed by the real etcd.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,9 +16,8 @@ import { restore, restoreTest } from '../backup/restore.ts';
 import { checkBackup, runBackup, type BackupOptions } from '../backup/run.ts';
 import { readManifest } from '../backup/store.ts';
 import { loadTarget } from '../../policy-tests/model/apps/backup-targets.ts';
-import { fakeScaler, flipByte, freePorts, loopbackEtcdArgs, missingTools, seedBackup, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
+import { fakeScaler, flipByte, missingTools, startLoopbackEtcd, seedBackup, useGoldenBackup, useResticRepository, resign } from './backup-helpers.ts';
 import { skipForMissing } from '../../test-support/missing-tool.ts';
-import { stopped } from '../../test-support/exec.ts';
 
 const skip = skipForMissing(await missingTools('restic', 'zstd', 'etcd', 'etcdctl'), 'etcd backups');
 const resticEnv = useResticRepository(skip, ['etcd']);
@@ -27,45 +25,37 @@ const target = loadTarget(REPO_ROOT, 'etcd');
 const FAKES = join(REPO_ROOT, 'test-support/fakes');
 
 let etcdDir: string;
-let etcd: ChildProcess;
+let etcd: Awaited<ReturnType<typeof startLoopbackEtcd>> | undefined;
 let endpoint: string;
 beforeAll(async () => {
   if (skip) return;
   etcdDir = mkdtempSync(join(tmpdir(), 'etcd-test-'));
-  // The ports are free when picked, but another process may bind one before etcd does: etcd then exits at once, and
-  // starts again on other ports, up to three times; after the last, its own last words are the error.
-  for (let attempt = 1; ; attempt++) {
-    const [client, peer] = (await freePorts(2)) as [number, number];
-    endpoint = `http://127.0.0.1:${client}`;
-    rmSync(join(etcdDir, 'data'), { recursive: true, force: true });
-    let said = '';
-    etcd = spawn('etcd', loopbackEtcdArgs('test', join(etcdDir, 'data'), client, peer), { stdio: ['ignore', 'ignore', 'pipe'] });
-    etcd.stderr!.on('data', (c: Buffer) => (said = (said + c.toString()).slice(-4000)));
-    if (await takesFirstWrite(etcd)) return;
-    if (attempt === 3) throw new Error(`etcd exited before it served: ${said.trim().split('\n').at(-1) ?? 'it said nothing'}`);
-  }
+  // Ready when it takes the first write, on fresh ports again if another process bound one first (as the drill's).
+  etcd = await startLoopbackEtcd({
+    bin: 'etcd',
+    name: 'test',
+    what: "the test's etcd",
+    // No deadline of its own: the suite's hang guard ends a stuck one, and a busy machine is only slower.
+    readyMs: Number.POSITIVE_INFINITY,
+    starts: 3,
+    async prepare(start) {
+      return join(etcdDir, `data-${start}`);
+    },
+    ready: (at) => etcdctlAt(at, 'put', '/registry/namespaces/backups', '{"kind":"Namespace"}'),
+  });
+  endpoint = etcd.endpoint;
 });
 
-/** Ready when it takes the first write; false when it exits instead. */
-async function takesFirstWrite(server: ChildProcess): Promise<boolean> {
-  for (;;) {
-    try {
-      await etcdctl('put', '/registry/namespaces/backups', '{"kind":"Namespace"}');
-      return true;
-    } catch {
-      if (server.exitCode !== null || server.signalCode !== null) return false;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 afterAll(async () => {
-  await stopped(etcd, 'SIGKILL');
+  await etcd?.stop();
   if (etcdDir) rmSync(etcdDir, { recursive: true, force: true });
 });
 
-function etcdctl(...args: string[]): Promise<string> {
-  return run('etcdctl', [`--endpoints=${endpoint}`, ...args], { env: { ...process.env, ETCDCTL_API: '3' } });
+function etcdctlAt(at: string, ...args: string[]): Promise<string> {
+  return run('etcdctl', [`--endpoints=${at}`, ...args], { env: { ...process.env, ETCDCTL_API: '3' } });
 }
+
+const etcdctl = (...args: string[]) => etcdctlAt(endpoint, ...args);
 
 let dir: string;
 let o: BackupOptions;

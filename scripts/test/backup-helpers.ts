@@ -10,7 +10,7 @@ import { installed } from '../../test-support/exec.ts';
 import { copyTemplate, loadTemplate, RESTIC_TEST_PASSWORD, type ResticTemplate } from './restic-fixture.ts';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 
-export { freePort, freePorts, loopbackEtcdArgs } from '../backup/engines/etcd.ts';
+export { freePort, startLoopbackEtcd } from '../backup/engines/loopback-etcd.ts';
 
 /** The tools a test file needs that are not installed; the file skips loudly instead of failing when any is missing. */
 export async function missingTools(...tools: string[]): Promise<string[]> {

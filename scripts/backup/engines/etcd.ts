@@ -10,13 +10,10 @@
  * control plane from the verified snapshot (`talosctl bootstrap --recover-from`),
  * which the operator runs after resetting etcd on the control-plane nodes.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
-import { setTimeout as delay } from 'node:timers/promises';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { run } from '../../lib/exec.ts';
+import { startLoopbackEtcd } from './loopback-etcd.ts';
 import { findSentinelText, sentinelText } from '../sentinel.ts';
 import type { EngineContext, Engine, EtcdTarget } from './types.ts';
 
@@ -31,33 +28,6 @@ function talosNode(ctx: EngineContext): string {
   return node;
 }
 
-/**
- * Free TCP ports on loopback, as the kernel hands them out: held open together until all are known, so no two are
- * the same port (one taken, freed, then taken again would be).
- */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = Array.from({ length: n }, () => createServer().listen(0, '127.0.0.1'));
-  await Promise.all(servers.map((s) => once(s, 'listening')));
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
-
-/** The arguments of a one-member etcd named `name` serving `dataDir` on loopback, on a client and a peer port. */
-export function loopbackEtcdArgs(name: string, dataDir: string, client: number, peer: number): string[] {
-  const [clientUrl, peerUrl] = [`http://127.0.0.1:${client}`, `http://127.0.0.1:${peer}`];
-  return [
-    ...['--name', name, '--data-dir', dataDir],
-    ...['--listen-client-urls', clientUrl, '--advertise-client-urls', clientUrl],
-    ...['--listen-peer-urls', peerUrl, '--initial-advertise-peer-urls', peerUrl, '--initial-cluster', `${name}=${peerUrl}`],
-  ];
-}
-
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  return (await freePorts(1))[0]!;
-}
-
 /** How long the throwaway etcd may take to serve: generous, since a drill on a busy node is slow, not broken. */
 const DRILL_ETCD_READY_MS = 120_000;
 
@@ -65,62 +35,28 @@ const DRILL_ETCD_READY_MS = 120_000;
 const DRILL_ETCD_STARTS = 3;
 
 /**
- * Reads one key from a snapshot: restore it into `dir`, serve it on loopback for a moment, get the key, stop. The
- * ports are free when picked, but another process may bind one before etcd does (the peer port is written into the
- * restored data, so a start on other ports is a fresh restore): etcd then exits at once saying so, and the drill
- * starts again, up to three times. Any other early exit fails the drill with etcd's own last line.
+ * Reads one key from a snapshot: restore it into `dir`, serve it on loopback for a moment (loopback-etcd.ts), get
+ * the key, stop. The peer URL is written into the restored data, so each start on fresh ports is a fresh restore.
  */
 async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: string, key: string): Promise<string> {
-  for (let start = 1; ; start++) {
-    const served = await serveRestored(ctx, snapshot, join(dir, `etcd-data-${start}`), key);
-    if ('value' in served) return served.value;
-    if (!/address already in use/.test(served.said) || start === DRILL_ETCD_STARTS) {
-      throw new Error(`the restored etcd did not serve: ${served.said.trim().split('\n').at(-1) || served.failure}`);
-    }
-  }
-}
-
-/** One restore of `snapshot` into `dataDir` and one etcd on it until `key` is read, or what etcd said if it could not serve. */
-async function serveRestored(
-  ctx: EngineContext,
-  snapshot: string,
-  dataDir: string,
-  key: string,
-): Promise<{ value: string } | { said: string; failure: string }> {
-  const [client, peer] = (await freePorts(2)) as [number, number];
-  const peerUrl = `http://127.0.0.1:${peer}`;
-  const restoreFlags = ['--data-dir', dataDir, '--name', 'drill', '--initial-cluster', `drill=${peerUrl}`, '--initial-advertise-peer-urls', peerUrl];
-  await etcdctl(ctx, ['snapshot', 'restore', snapshot, ...restoreFlags]);
-  // A server for the length of one read, not a tool run to completion: spawned directly so it can be killed and awaited.
-  const server = spawn(tool(ctx, 'etcd'), loopbackEtcdArgs('drill', dataDir, client, peer), { stdio: ['ignore', 'ignore', 'pipe'], env: ctx.env });
-  let said = '';
-  server.stderr!.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-4000)));
-  // Closed once it has exited and its last words are read; a failed spawn closes it too, with the error.
-  const closed = once(server, 'close').then(
-    () => undefined,
-    (err: Error) => err,
-  );
-  try {
-    const endpoints = `--endpoints=http://127.0.0.1:${client}`;
-    const deadline = Date.now() + DRILL_ETCD_READY_MS;
-    // Ready when it answers: each failed get is a poll, until it serves, exits, or the deadline passes. An exit is
-    // seen at once, not after the get in flight gives up (it is left to its own timeout, its outcome handled).
-    for (;;) {
-      const get = etcdctl(ctx, [endpoints, '--command-timeout=2s', 'get', key, '--print-value-only']).then(
-        (value) => ({ value }),
-        (err: Error) => ({ failure: err.message }),
-      );
-      const first = await Promise.race([get, closed.then((err) => ({ exited: err?.message ?? 'etcd exited' }))]);
-      if ('value' in first) return first;
-      if ('exited' in first) return { said, failure: first.exited };
-      if (Date.now() > deadline) return { said: '', failure: first.failure };
-      await delay(50);
-    }
-  } finally {
-    // Wait for it to go, so the scratch folder is removed after etcd let go of it.
-    if (server.exitCode === null && server.signalCode === null && server.pid !== undefined) server.kill('SIGKILL');
-    await closed;
-  }
+  const etcd = await startLoopbackEtcd({
+    bin: tool(ctx, 'etcd'),
+    env: ctx.env,
+    name: 'drill',
+    what: 'the restored etcd',
+    readyMs: DRILL_ETCD_READY_MS,
+    starts: DRILL_ETCD_STARTS,
+    async prepare(start, peerUrl) {
+      const dataDir = join(dir, `etcd-data-${start}`);
+      const flags = ['--data-dir', dataDir, '--name', 'drill', '--initial-cluster', `drill=${peerUrl}`, '--initial-advertise-peer-urls', peerUrl];
+      await etcdctl(ctx, ['snapshot', 'restore', snapshot, ...flags]);
+      return dataDir;
+    },
+    ready: (endpoint) => etcdctl(ctx, [`--endpoints=${endpoint}`, '--command-timeout=2s', 'get', key, '--print-value-only']),
+  });
+  // Wait for it to go, so the scratch folder is removed after etcd let go of it.
+  await etcd.stop();
+  return etcd.answer;
 }
 
 export const etcdEngine: Engine<EtcdTarget> = {
