@@ -67,20 +67,31 @@ describe.skipIf(skip)('PostgreSQL backup', () => {
   });
 
   it('loses no committed row while the database is being written to', async () => {
-    // Another client commits one row at a time (a transaction each) while pg_dump runs.
-    const loop = "DO $$ BEGIN FOR i IN 1..1500 LOOP INSERT INTO notes (title) VALUES ('n' || i); COMMIT; PERFORM pg_sleep(0.001); END LOOP; END $$";
-    const writer = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'notes', '-c', loop], { env: server.env, stdio: 'ignore' });
+    // Another client commits one row at a time (a transaction each) from before pg_dump starts until after the
+    // backup is published, when it is stopped: so the dump certainly ran while rows were being committed.
+    const loop = "DO $$ BEGIN FOR i IN 1..1000000 LOOP INSERT INTO notes (title) VALUES ('n' || i); COMMIT; PERFORM pg_sleep(0.001); END LOOP; END $$";
+    const writer = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'notes', '-c', loop], {
+      env: { ...server.env, PGAPPNAME: 'backup-test-writer' },
+      stdio: 'ignore',
+    });
     const writerDone = new Promise((r) => writer.on('exit', r));
     // The writer is under way once its first rows are in.
     await expect.poll(() => rows()).not.toBe('first');
     const committedBefore = (await rows()).split(',');
     const { path } = await runBackup(target, o);
+    // A row committed after the backup was published: the live database then holds one the dump cannot, so a restore
+    // that did nothing would show.
+    const published = (await rows()).split(',').length;
+    await expect.poll(async () => (await rows()).split(',').length).toBeGreaterThan(published);
+    // Still writing after the backup, so it wrote throughout: stopped now (its open insert rolls back, the committed rows stay).
+    expect(await psql('postgres', "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'backup-test-writer'")).toBe('1');
     await writerDone;
     // Restore it under the live name and compare with what the source had committed.
     const source = (await rows()).split(',');
     await restore(target, { ...o, scaler: fakeScaler().scaler });
     const restored = (await rows()).split(',');
     expect(restored.length).toBeGreaterThanOrEqual(committedBefore.length);
+    expect(restored.length).toBeLessThan(source.length);
     expect(restored).toEqual(source.slice(0, restored.length));
     expect(await psql('notes', 'SELECT id FROM _backup_sentinel ORDER BY seq DESC LIMIT 1')).toBe(readManifest(path).sentinel.id);
   });
