@@ -138,13 +138,13 @@ async function pulledRefusal(pulled: { ref: ChartRef; digest: string }, lock: Ch
 }
 
 /** Each pinned chart pulled (or found cached) and held to the lock: the entries to record, and how many were refused. */
-async function pullPinnedCharts(repo: Repo, lock: ChartLock, o: PullOptions, env: NodeJS.ProcessEnv) {
+async function pullPinnedCharts(pinned: readonly ChartRef[], lock: ChartLock, o: PullOptions, env: NodeJS.ProcessEnv) {
   const { helm } = await renderTools(env);
   const helmHome = join(cacheRoot(env), 'helm-home');
   const helmEnv = { ...env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') };
   const entries = new Map<string, LockEntry>(lock.charts.map((c) => [chartId(c), c]));
   let refused = 0;
-  for (const ref of pinnedCharts(repo)) {
+  for (const ref of pinned) {
     const locked = lockEntryFor(lock, ref);
     const frozen = o.frozen ? frozenRefusal(ref, lock) : undefined;
     if (frozen !== undefined) {
@@ -231,7 +231,8 @@ function recordedLock(pinned: readonly ChartRef[], entries: ReadonlyMap<string, 
 /** Pulls what is missing or asked for, into the cache `env` names; the lock to write and how many were refused. */
 export async function pullInto(repo: Repo, o: PullOptions, env: NodeJS.ProcessEnv): Promise<PullOutcome> {
   const lock = readLock(o.root);
-  const charts = await pullPinnedCharts(repo, lock, o, env);
+  const pinned = pinnedCharts(repo);
+  const charts = await pullPinnedCharts(pinned, lock, o, env);
   const remotes = await pullRemotes(repo, lock, o, env);
-  return { lock: recordedLock(pinnedCharts(repo), charts.entries, lock, remotes.remotes), refused: charts.refused + remotes.refused };
+  return { lock: recordedLock(pinned, charts.entries, lock, remotes.remotes), refused: charts.refused + remotes.refused };
 }
