@@ -29,9 +29,9 @@ import {
   type ChartRef,
   type LockEntry,
 } from './charts.ts';
-import { firstLines } from './context.ts';
+import { firstLines, helmHomes } from './context.ts';
 import { assertAllowedHost, fetchRemote, pinnedRemotes, remoteDigest, type RemoteEntry } from './remote-bases.ts';
-import { cacheRoot, renderTools } from './tools.ts';
+import { renderTools } from './tools.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -94,21 +94,16 @@ export async function publishedDigest(ref: ChartRef, env: NodeJS.ProcessEnv, mir
   return { digest: `sha256:${entry.digest}` };
 }
 
-/** One `helm pull` into an empty folder; the archive it left there. Helm's own words (its first lines) when it fails. */
-async function helmPull(helm: string, ref: ChartRef, o: PullOptions, env: NodeJS.ProcessEnv): Promise<string> {
-  const scratch = mkdtempSync(join(tmpdir(), 'homelab-chart-'));
+/** One `helm pull` into the empty folder `scratch`; the archive it left there. Helm's own words (its first lines) when it fails. */
+async function helmPull(helm: string, args: string[], scratch: string, env: NodeJS.ProcessEnv): Promise<string> {
   try {
-    await execFileAsync(helm, pullArgs(ref, scratch, o.mirror), { env, timeout: HELM_PULL_TIMEOUT_MS, killSignal: 'SIGKILL' });
+    await execFileAsync(helm, args, { env, timeout: HELM_PULL_TIMEOUT_MS, killSignal: 'SIGKILL' });
   } catch (err) {
-    rmSync(scratch, { recursive: true, force: true });
     const e = err as { stderr?: string; message: string; killed?: boolean };
     throw new Error(e.killed ? `did not finish within ${HELM_PULL_TIMEOUT_MS / 60_000} min; killed` : firstLines(e.stderr || e.message));
   }
   const pulled = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
-  if (!pulled) {
-    rmSync(scratch, { recursive: true, force: true });
-    throw new Error('helm pull left no archive');
-  }
+  if (!pulled) throw new Error('helm pull left no archive');
   return join(scratch, pulled);
 }
 
@@ -140,8 +135,7 @@ async function pulledRefusal(pulled: { ref: ChartRef; digest: string }, lock: Ch
 /** Each pinned chart pulled (or found cached) and held to the lock: the entries to record, and how many were refused. */
 async function pullPinnedCharts(pinned: readonly ChartRef[], lock: ChartLock, o: PullOptions, env: NodeJS.ProcessEnv) {
   const { helm } = await renderTools(env);
-  const helmHome = join(cacheRoot(env), 'helm-home');
-  const helmEnv = { ...env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') };
+  const helmEnv = { ...env, ...helmHomes(env) };
   const entries = new Map<string, LockEntry>(lock.charts.map((c) => [chartId(c), c]));
   let refused = 0;
   for (const ref of pinned) {
@@ -156,16 +150,17 @@ async function pullPinnedCharts(pinned: readonly ChartRef[], lock: ChartLock, o:
       o.out(`cached   ${chartId(ref)}`);
       continue;
     }
-    let archive: string;
+    const scratch = mkdtempSync(join(tmpdir(), 'homelab-chart-'));
     try {
-      archive = await helmPull(helm, ref, o, helmEnv);
-    } catch (err) {
-      // One unreachable repository does not stop the others; the run still fails.
-      o.out(`FAILED   ${chartId(ref)}: helm pull: ${(err as Error).message}`);
-      refused++;
-      continue;
-    }
-    try {
+      let archive: string;
+      try {
+        archive = await helmPull(helm, pullArgs(ref, scratch, o.mirror), scratch, helmEnv);
+      } catch (err) {
+        // One unreachable repository does not stop the others; the run still fails.
+        o.out(`FAILED   ${chartId(ref)}: helm pull: ${(err as Error).message}`);
+        refused++;
+        continue;
+      }
       const digest = digestOf(readFileSync(archive));
       const why = await pulledRefusal({ ref, digest }, lock, o, env);
       if (why !== undefined) {
@@ -179,7 +174,7 @@ async function pullPinnedCharts(pinned: readonly ChartRef[], lock: ChartLock, o:
       entries.set(chartId(ref), { ...ref, digest });
       o.out(`${locked?.digest === digest ? 'pulled  ' : locked ? 'updated ' : o.verifyIndex ? 'verified' : 'locked  '} ${chartId(ref)} ${digest}`);
     } finally {
-      rmSync(dirname(archive), { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
     }
   }
   return { entries, refused };

@@ -100,6 +100,14 @@ export interface Context {
 /** What the render tools may see of the environment beyond the hermetic basics: how to reach the network from a lab behind a proxy. */
 export const PASSED_THROUGH = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'SSL_CERT_FILE', 'SSL_CERT_DIR'] as const;
 
+const helmHome = (env: NodeJS.ProcessEnv) => join(cacheRoot(env), 'helm-home');
+
+/** Helm's own folders in the cache, never the user's: the renders and `npm run charts:pull` use the same ones. */
+export function helmHomes(env: NodeJS.ProcessEnv): { HELM_CACHE_HOME: string; HELM_CONFIG_HOME: string; HELM_DATA_HOME: string } {
+  const home = helmHome(env);
+  return { HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') };
+}
+
 /**
  * The environment Helm and kustomize run with: a hermetic Helm (no user
  * repositories, plugins or kubeconfig take part in a render), plus the proxy
@@ -107,15 +115,12 @@ export const PASSED_THROUGH = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http
  * Nothing else of the caller's environment (tokens, cloud credentials) reaches them.
  */
 export function renderToolEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const home = join(cacheRoot(env), 'helm-home');
   const network = Object.fromEntries(PASSED_THROUGH.filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
   return {
     PATH: env.PATH ?? '',
     HOME: env.HOME ?? tmpdir(),
-    HELM_CACHE_HOME: join(home, 'cache'),
-    HELM_CONFIG_HOME: join(home, 'config'),
-    HELM_DATA_HOME: join(home, 'data'),
-    KUBECONFIG: join(home, 'no-kubeconfig'),
+    ...helmHomes(env),
+    KUBECONFIG: join(helmHome(env), 'no-kubeconfig'),
     // Go's collector only past half a gigabyte: a render lives a fraction of a second, and collecting as it allocates
     // cost a sixth to a quarter of its CPU (kubectl kustomize 89 to 67 ms, helm template of kube-prometheus-stack
     // 0.48 to 0.41 s). Output does not depend on it; the largest render here peaked at 200 MB with it.

@@ -5,7 +5,7 @@
  * in use`, and it is started again on fresh ports, up to a few times. Any other early exit is a failure with
  * etcd's own last line.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -62,7 +62,6 @@ export interface LoopbackEtcd<T> {
   endpoint: string;
   /** What `ready` resolved with. */
   answer: T;
-  server: ChildProcess;
   /** Kills it and waits until it has gone, so its data folder can be removed. */
   stop(): Promise<void>;
 }
@@ -94,7 +93,7 @@ async function startOnce<T>(o: LoopbackEtcdOptions<T>, start: number): Promise<L
       (err: Error) => ({ failure: err.message }),
     );
     const first = await Promise.race([poll, closed.then((err) => ({ exited: err?.message ?? 'etcd exited' }))]);
-    if ('answer' in first) return { endpoint, answer: first.answer, server, stop };
+    if ('answer' in first) return { endpoint, answer: first.answer, stop };
     if ('exited' in first) return { said, failure: first.exited };
     if (Date.now() > deadline) {
       await stop();
@@ -108,7 +107,7 @@ async function startOnce<T>(o: LoopbackEtcdOptions<T>, start: number): Promise<L
 export async function startLoopbackEtcd<T>(o: LoopbackEtcdOptions<T>): Promise<LoopbackEtcd<T>> {
   for (let start = 1; ; start++) {
     const started = await startOnce(o, start);
-    if ('server' in started) return started;
+    if ('answer' in started) return started;
     if (!/address already in use/.test(started.said) || start === o.starts)
       throw new Error(`${o.what} did not serve: ${started.said.trim().split('\n').at(-1) || started.failure}`);
   }
