@@ -10,7 +10,8 @@ import { installed } from '../../test-support/exec.ts';
 import { copyTemplate, loadTemplate, RESTIC_TEST_PASSWORD, type ResticTemplate } from './restic-fixture.ts';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 
-export { freePort, startLoopbackEtcd } from '../backup/engines/loopback-etcd.ts';
+export { startLoopbackEtcd } from '../backup/engines/loopback-etcd.ts';
+export { freePort } from '../lib/free-ports.ts';
 
 /** The tools a test file needs that are not installed; the file skips loudly instead of failing when any is missing. */
 export async function missingTools(...tools: string[]): Promise<string[]> {

@@ -7,25 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-
-/**
- * `n` distinct free TCP ports on loopback. They are held together until all are known, so no two picks can be
- * the same port (one taken, freed, then taken again would be).
- */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = Array.from({ length: n }, () => createServer().listen(0, '127.0.0.1'));
-  await Promise.all(servers.map((s) => once(s, 'listening')));
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
-
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  return (await freePorts(1))[0]!;
-}
+import { freePorts } from '../../lib/free-ports.ts';
 
 /** The arguments of a one-member etcd named `name` serving `dataDir` on loopback, on a client and a peer port. */
 function loopbackEtcdArgs(name: string, dataDir: string, client: number, peer: number): string[] {
