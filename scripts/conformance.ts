@@ -67,7 +67,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
   return runCommand(
     {
       name: 'conformance',
-      usage: 'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--kubernetes 1.NN]',
+      usage: 'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--kubernetes 1.NN]',
       help: `Measures the gate's admission layer against Kubernetes' own test data, in
 checkouts you fetch yourself (nothing upstream is committed):
   --pod-security DIR  k8s.io/pod-security-admission: every fixture of

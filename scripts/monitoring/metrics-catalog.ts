@@ -111,6 +111,8 @@ version bump, monitors without an entry, malformed entries); exit 1 when anythin
 --refresh <exporter>: reads the entry's source files at the tag of --version (default: the
 entry's own) from GitHub, or from the git clone --from names, extracts the metrics with the
 entry's extractor, and rewrites monitoring/metrics-catalog/<exporter>-<version>.yaml.
+--chart-version <v> also sets the entry's pin.version (the chart that ships the exporter).
+--root <repo>: the repository to read and write (default: this one).
 Entries kept by hand (source.extract: manual) are refused with what to read instead.`,
       options: {
         refresh: { type: 'string' },

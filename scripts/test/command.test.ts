@@ -99,6 +99,18 @@ describe('describeError names what "fetch failed" hides', () => {
   });
 });
 
+/**
+ * The flags a --help text lists as options (a line that starts with them, indented) that its usage line does not
+ * name: a flag the script takes but its one-line usage, printed with every usage error, hides.
+ */
+function unlistedFlags(help: string): string[] {
+  const [usage = '', ...body] = help.split('\n');
+  // A usage line of `[options]` (the gate's, as kubeconform writes it) stands for all of them.
+  if (/\[options\]/.test(usage)) return [];
+  const listed = body.map((line) => /^\s+(--[a-z][a-z-]*)/.exec(line)?.[1]).filter((f): f is string => f !== undefined);
+  return listed.filter((flag) => !new RegExp(`${flag}(?![a-z-])`).test(usage));
+}
+
 describe('every npm script', () => {
   const apiScripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'portfolio-api/package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   const entries = [
@@ -116,11 +128,13 @@ describe('every npm script', () => {
         const [command, ...args] = e.line.split(' ');
         const bin = command === 'node' ? process.execPath : join(REPO_ROOT, 'node_modules/.bin', command!);
         const r = await exec(bin, [...args, '--help'], { cwd: e.cwd, env: { ...process.env, npm_lifecycle_event: e.name } });
-        return { name: e.name, code: r.code, usage: /^usage: /i.test(r.stdout), stderr: r.stderr };
+        return { name: e.name, code: r.code, usage: /^usage: /i.test(r.stdout), stderr: r.stderr, unlisted: unlistedFlags(r.stdout) };
       }),
     );
     // The tools' own --help (oxlint, oxfmt) print no "usage:" line of ours; every other script does.
     expect(results.filter((r) => r.code !== 0 || (!r.usage && !['lint', 'format'].includes(r.name)) || r.stderr !== '')).toEqual([]);
+    const ours = results.filter((r) => !['lint', 'format'].includes(r.name));
+    expect(ours.filter((r) => r.unlisted.length > 0).map((r) => `${r.name}: ${r.unlisted.join(' ')}`)).toEqual([]);
     expect(await status()).toBe(before);
   });
 });
