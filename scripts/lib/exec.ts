@@ -13,6 +13,8 @@ export interface RunOptions {
   cwd?: string;
   /** Killed (SIGKILL) after this long; default TOOL_TIMEOUT_MS. */
   timeoutMs?: number;
+  /** Killed when this aborts: the caller no longer wants the answer (the server it asks has exited). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -45,6 +47,7 @@ export async function run(command: string, args: readonly string[], o: RunOption
       quiet: true,
       verbose: false,
       stdio: [...stdio],
+      signal: o.signal,
       ...limits(o),
     })`${command} ${args}`;
     return out.stdout.trim();

@@ -57,6 +57,15 @@ function etcdctlAt(at: string, ...args: string[]): Promise<string> {
 
 const etcdctl = (...args: string[]) => etcdctlAt(endpoint, ...args);
 
+/** Whether a process still runs: a zombie (exited, not yet reaped by whoever adopted it) does not. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 let dir: string;
 let o: BackupOptions;
 const golden = useGoldenBackup(
@@ -157,6 +166,20 @@ describe.skipIf(skip)('etcd restore and drill', () => {
     const etcd = etcdFailingFirst(2, 'listen tcp 127.0.0.1:2380: bind: address already in use');
     expect(await restoreTest(target, { ...o, env: { ...o.env, ETCD: etcd.ETCD } })).toEqual([]);
     expect(etcd.starts()).toBe(3);
+  });
+
+  it('the drill stops a read in flight when its etcd exits, rather than leaving the read to its own timeout', async () => {
+    seeded();
+    // etcdctl's get writes its pid and hangs; the restore's etcdctl calls are the real one. etcd exits once the get runs.
+    const getPid = join(dir, 'etcdctl-get.pid');
+    const hangingGet = join(dir, 'etcdctl-hanging-get.sh');
+    writeFileSync(hangingGet, `#!/bin/sh\ncase " $* " in *" get "*) echo $$ > '${getPid}'; exec sleep 600;; esac\nexec etcdctl "$@"\n`, { mode: 0o755 });
+    const exitsMidRead = join(dir, 'etcd-exits-mid-read.sh');
+    writeFileSync(exitsMidRead, `#!/bin/sh\nwhile [ ! -s '${getPid}' ]; do sleep 0.05; done\necho 'etcd exits mid-read' >&2\nexit 1\n`, { mode: 0o755 });
+    expect(await restoreTest(target, { ...o, env: { ...o.env, ETCD: exitsMidRead, ETCDCTL: hangingGet } })).toEqual([
+      'etcd: the restored etcd did not serve: etcd exits mid-read',
+    ]);
+    expect(running(Number(readFileSync(getPid, 'utf8')))).toBe(false);
   });
 
   it("the drill fails with etcd's own last line when it exits for another cause, or when every start found a port taken", async () => {

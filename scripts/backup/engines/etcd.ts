@@ -19,7 +19,8 @@ import type { EngineContext, Engine, EtcdTarget } from './types.ts';
 
 export const SENTINEL_CONFIGMAP = 'backup-sentinel';
 const tool = (ctx: EngineContext, name: 'talosctl' | 'kubectl' | 'etcdctl' | 'etcd') => ctx.env[name.toUpperCase()] || name;
-const etcdctl = (ctx: EngineContext, args: string[]) => run(tool(ctx, 'etcdctl'), args, { env: { ...ctx.env, ETCDCTL_API: '3' } });
+const etcdctl = (ctx: EngineContext, args: string[], signal?: AbortSignal) =>
+  run(tool(ctx, 'etcdctl'), args, { env: { ...ctx.env, ETCDCTL_API: '3' }, signal });
 const sentinelKey = (namespace: string) => `/registry/configmaps/${namespace}/${SENTINEL_CONFIGMAP}`;
 
 function talosNode(ctx: EngineContext): string {
@@ -52,7 +53,7 @@ async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: st
       await etcdctl(ctx, ['snapshot', 'restore', snapshot, ...flags]);
       return dataDir;
     },
-    ready: (endpoint) => etcdctl(ctx, [`--endpoints=${endpoint}`, '--command-timeout=2s', 'get', key, '--print-value-only']),
+    ready: (endpoint, signal) => etcdctl(ctx, [`--endpoints=${endpoint}`, '--command-timeout=2s', 'get', key, '--print-value-only'], signal),
   });
   // Wait for it to go, so the scratch folder is removed after etcd let go of it.
   await etcd.stop();

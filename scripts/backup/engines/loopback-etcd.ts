@@ -33,8 +33,11 @@ export interface LoopbackEtcdOptions<T> {
    * into the restored data, so a start on other ports needs its own), or an empty folder.
    */
   prepare(start: number, peerUrl: string): Promise<string>;
-  /** Resolves once etcd serves, with what the caller wanted of it; each rejection is a poll. */
-  ready(endpoint: string): Promise<T>;
+  /**
+   * Resolves once etcd serves, with what the caller wanted of it; each rejection is a poll. `signal` aborts when
+   * etcd exits while the poll runs: its answer is then no longer wanted, and the poll stops at once.
+   */
+  ready(endpoint: string, signal: AbortSignal): Promise<T>;
   /** How long etcd may take to serve: generous, since a busy machine is slow, not broken. */
   readyMs: number;
   /** How many starts on fresh ports, when another process bound a port first. */
@@ -68,16 +71,21 @@ async function startOnce<T>(o: LoopbackEtcdOptions<T>, start: number): Promise<L
   };
   const endpoint = `http://127.0.0.1:${client}`;
   const deadline = Date.now() + o.readyMs;
-  // Each failed poll is tried again until it serves, exits, or the deadline passes. An exit is seen at once, not after
-  // the poll in flight gives up (that poll is left to its own timeout, its outcome handled).
+  // Each failed poll is tried again until it serves, exits, or the deadline passes. An exit is seen at once, and the
+  // poll in flight is aborted rather than left to its own timeout.
   for (;;) {
-    const poll = o.ready(endpoint).then(
+    const inFlight = new AbortController();
+    const poll = o.ready(endpoint, inFlight.signal).then(
       (answer) => ({ answer }),
       (err: Error) => ({ failure: err.message }),
     );
     const first = await Promise.race([poll, closed.then((err) => ({ exited: err?.message ?? 'etcd exited' }))]);
     if ('answer' in first) return { endpoint, answer: first.answer, stop };
-    if ('exited' in first) return { said, failure: first.exited };
+    if ('exited' in first) {
+      inFlight.abort();
+      await poll;
+      return { said, failure: first.exited };
+    }
     if (Date.now() > deadline) {
       await stop();
       return { said: '', failure: first.failure };
