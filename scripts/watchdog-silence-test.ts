@@ -1,7 +1,7 @@
 /**
  * The spec's silence test of the heartbeat path: silence alertname=Watchdog
  * for 25 minutes through the Alertmanager API, then watch the chat channel.
- *   npm run silence-test -- --alertmanager http://alertmanager.monitoring:9093
+ *   npm run silence-test -- --alertmanager http://alertmanager.lan.example.net
  */
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 import { HEARTBEAT_PERIOD_MS, HEARTBEAT_SILENCE_MS } from '../monitoring/watchdog/src/limits.ts';

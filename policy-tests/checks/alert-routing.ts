@@ -1,12 +1,18 @@
 /**
- * The alert path (A12-A15): only critical alerts (and every app-a alert)
+ * The alert path (A9, A12-A15): only critical alerts (and every app-a alert)
  * reach chat; critical alerts send resolved messages; the event route for
- * the hypervisor and the NAS is one-shot.
+ * the hypervisor and the NAS is one-shot; and those two can reach Alertmanager
+ * from outside the cluster, with the bodies the routing expects.
  */
-import { alertmanagerConfigs, CONFIG_PATH, route, sendsToChat, type AmRoute } from '../model/monitoring/alertmanager.ts';
+import { alertmanagerConfigs, CONFIG_PATH, expectedReceiver, route, sendsToChat, type AmRoute } from '../model/monitoring/alertmanager.ts';
 import { alertRules } from '../model/monitoring/prometheus-rules.ts';
+import { ALERTS_API_PATH, PAYLOADS_DIR, postableAlerts, SENDERS_FILE, webhookSenders, type WebhookSender } from '../model/monitoring/webhook-senders.ts';
+import { chartValues } from '../model/argocd/chart-values.ts';
+import { dig } from '../model/core/dig.ts';
 import type { Path } from '../model/core/positions.ts';
-import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
+import type { Resource } from '../model/core/manifest.ts';
+import type { DataFile } from '../model/repository/repo.ts';
+import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 
 const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
 
@@ -21,51 +27,184 @@ function childRoutes(root: AmRoute): { route: AmRoute; path: number[] }[] {
   return out;
 }
 
-export const alertRoutingChecks: PolicyCheck[] = [
-  {
-    id: 'alert-routing',
-    description: 'Only critical alerts and app-a alerts reach chat; critical routes send resolved messages; the hypervisor/NAS event route does not (A12-A15).',
-    invariants: ['A12', 'A13', 'A14', 'A15'],
-    remediation: 'route warnings to the "null" receiver, set send_resolved: true on the critical receiver and false on the event receiver',
-    reads: { kinds: ['PrometheusRule'], charts: ['kube-prometheus-stack'] },
-    exemptible: false,
-    run(ctx) {
-      const rules = alertRules(ctx.repo);
-      const configs = alertmanagerConfigs(ctx.repo);
-      // No routing to read is a finding, never a pass.
-      if (configs.length === 0)
-        ctx.fail(
-          { file: 'monitoring/README.md' },
-          'no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check',
-        );
-      for (const { file, config, source } of configs) {
-        const fail = (path: Path, message: string) => {
-          const { line, col } = source.positions.at(path, 'key');
-          ctx.fail({ file: file, line, col }, message);
-        };
-        const receivers = new Map(config.receivers.map((r, i) => [r.name, { receiver: r, index: i }]));
-        for (const rule of rules) {
-          const labels: Record<string, string> = { alertname: rule.alert, namespace: 'monitoring', ...rule.labels };
-          if (labels.severity === 'critical' || labels.namespace === 'app-a' || labels.alertname === 'Watchdog') continue;
-          for (const hit of route(config, labels)) {
-            if (sendsToChat(receivers.get(hit.receiver)?.receiver))
-              fail(routePath(hit.path), `${rule.alert} (severity ${labels.severity}) would reach chat through receiver "${hit.receiver}"`);
-          }
-        }
-        for (const { route: r } of childRoutes(config.route)) {
-          const target = r.receiver ? receivers.get(r.receiver) : undefined;
-          if (!target) continue;
-          const matchers = (r.matchers ?? []).join(' ');
-          const slack = target.receiver.slack_configs ?? [];
-          const at = (i: number): Path => [...CONFIG_PATH, 'receivers', target.index, 'slack_configs', i, 'send_resolved'];
-          if (/severity\s*=\s*"?critical/.test(matchers))
-            slack.forEach((s, i) => s.send_resolved !== true && fail(at(i), `critical alerts go to "${r.receiver}" without send_resolved: true`));
-          if (/namespace\s*=~?\s*"?[^"]*(hypervisor|nas)/.test(matchers))
-            slack.forEach((s, i) => s.send_resolved !== false && fail(at(i), `the event route "${r.receiver}" must not send resolved messages`));
+const routingCheck: PolicyCheck = {
+  id: 'alert-routing',
+  description: 'Only critical alerts and app-a alerts reach chat; critical routes send resolved messages; the hypervisor/NAS event route does not (A12-A15).',
+  invariants: ['A12', 'A13', 'A14', 'A15'],
+  remediation: 'route warnings to the "null" receiver, set send_resolved: true on the critical receiver and false on the event receiver',
+  reads: { kinds: ['PrometheusRule'], charts: ['kube-prometheus-stack'] },
+  exemptible: false,
+  run(ctx) {
+    const rules = alertRules(ctx.repo);
+    const configs = alertmanagerConfigs(ctx.repo);
+    // No routing to read is a finding, never a pass.
+    if (configs.length === 0)
+      ctx.fail(
+        { file: 'monitoring/README.md' },
+        'no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check',
+      );
+    for (const { file, config, source } of configs) {
+      const fail = (path: Path, message: string) => {
+        const { line, col } = source.positions.at(path, 'key');
+        ctx.fail({ file: file, line, col }, message);
+      };
+      const receivers = new Map(config.receivers.map((r, i) => [r.name, { receiver: r, index: i }]));
+      for (const rule of rules) {
+        const labels: Record<string, string> = { alertname: rule.alert, namespace: 'monitoring', ...rule.labels };
+        if (labels.severity === 'critical' || labels.namespace === 'app-a' || labels.alertname === 'Watchdog') continue;
+        for (const hit of route(config, labels)) {
+          if (sendsToChat(receivers.get(hit.receiver)?.receiver))
+            fail(routePath(hit.path), `${rule.alert} (severity ${labels.severity}) would reach chat through receiver "${hit.receiver}"`);
         }
       }
-    },
+      for (const { route: r } of childRoutes(config.route)) {
+        const target = r.receiver ? receivers.get(r.receiver) : undefined;
+        if (!target) continue;
+        const matchers = (r.matchers ?? []).join(' ');
+        const slack = target.receiver.slack_configs ?? [];
+        const at = (i: number): Path => [...CONFIG_PATH, 'receivers', target.index, 'slack_configs', i, 'send_resolved'];
+        if (/severity\s*=\s*"?critical/.test(matchers))
+          slack.forEach((s, i) => s.send_resolved !== true && fail(at(i), `critical alerts go to "${r.receiver}" without send_resolved: true`));
+        if (/namespace\s*=~?\s*"?[^"]*(hypervisor|nas)/.test(matchers))
+          slack.forEach((s, i) => s.send_resolved !== false && fail(at(i), `the event route "${r.receiver}" must not send resolved messages`));
+      }
+    }
   },
-];
+};
+
+/** The ingress class of the proxy that serves the LAN only (apps/platform/ingress-private/). */
+const LAN_GATEWAY = 'private-gateway';
+
+/**
+ * What each sender must push (A9; the spec's Events table: both critical, both on the event route). The NAS pushes at
+ * Warning and above, the hypervisor and its backup server on errors.
+ */
+const SENDERS: Readonly<Record<string, { labels: Readonly<Record<string, string>>; minimumLevel: string }>> = {
+  nas: { labels: { alertname: 'NasNotification', severity: 'critical', namespace: 'nas', node: 'nas' }, minimumLevel: 'warning' },
+  hypervisor: { labels: { alertname: 'HypervisorNotification', severity: 'critical', namespace: 'hypervisor' }, minimumLevel: 'error' },
+  'backup-server': { labels: { alertname: 'HypervisorNotification', severity: 'critical', namespace: 'hypervisor' }, minimumLevel: 'error' },
+};
+
+/** Whether a Kubernetes `Prefix` path matches the alerts API (element-wise: `/api` does, `/ap` does not). */
+const prefixCovers = (path: string) => path === '/' || ALERTS_API_PATH === path.replace(/\/$/, '') || ALERTS_API_PATH.startsWith(`${path.replace(/\/$/, '')}/`);
+
+/** The sender's entry: its URL (returned when Alertmanager takes pushes there), its content type and its level. */
+function senderUrl(ctx: CheckContext, senders: DataFile, sender: WebhookSender, minimumLevel: string): URL | undefined {
+  const fail = (key: string, message: string) => ctx.fail({ data: senders, path: [...sender.at, key] }, message);
+  if (sender.contentType !== 'application/json')
+    fail('contentType', `${sender.name} must send Content-Type application/json: Alertmanager refuses any other body`);
+  if (sender.minimumLevel !== minimumLevel)
+    fail('minimumLevel', `${sender.name} must push at ${minimumLevel} and above (A9), not ${JSON.stringify(sender.minimumLevel ?? '')}`);
+  const url = URL.canParse(sender.url ?? '') ? new URL(sender.url!) : undefined;
+  if (url && /^https?:$/.test(url.protocol) && url.pathname === ALERTS_API_PATH) return url;
+  fail('url', `${sender.name} posts to ${JSON.stringify(sender.url ?? '')}; Alertmanager takes pushed alerts at http(s)://<host>${ALERTS_API_PATH}`);
+  return undefined;
+}
+
+/** The body the sender pushes: a postable JSON array, each alert with the labels and summary A9 gives, routed to the event receiver. */
+function checkPayload(ctx: CheckContext, senders: DataFile, sender: WebhookSender, labels: Readonly<Record<string, string>>): void {
+  const payload = sender.payload ? ctx.repo.dataFiles.get(`${PAYLOADS_DIR}${sender.payload}`) : undefined;
+  if (!payload)
+    return ctx.fail(
+      { data: senders, path: [...sender.at, 'payload'] },
+      `${sender.name}'s payload ${JSON.stringify(sender.payload ?? '')} is not a file in ${PAYLOADS_DIR}`,
+    );
+  const { alerts, problems } = postableAlerts(payload);
+  for (const p of problems) ctx.fail({ data: payload, path: p.path }, `${payload.file} ${p.why}: Alertmanager refuses the body (HTTP 400)`);
+  for (const alert of alerts) {
+    for (const [key, value] of Object.entries(labels))
+      if (alert.labels[key] !== value)
+        ctx.fail(
+          { data: payload, path: [...alert.at, 'labels', ...(key in alert.labels ? [key] : [])] },
+          `${sender.name}'s alerts carry ${key}="${value}" (A9)`,
+        );
+    if (!alert.annotations.summary) ctx.fail({ data: payload, path: [...alert.at, 'annotations'] }, `${sender.name}'s alerts carry a summary annotation (A9)`);
+    for (const { config } of alertmanagerConfigs(ctx.repo)) {
+      const want = expectedReceiver(alert.labels);
+      const got = route(config, alert.labels).map((hit) => hit.receiver);
+      if (!got.includes(want))
+        ctx.fail({ data: payload, path: [...alert.at, 'labels'] }, `Alertmanager routes ${sender.name}'s alerts to ${got.join(', ')}, not ${want}`);
+    }
+  }
+}
+
+/** The values' Ingress for Alertmanager serves `url` on the LAN gateway; else where and why not. */
+function ingressProblem(values: Record<string, unknown>, url: URL): { path: Path; why: string } | undefined {
+  const ingress = dig(values, ['alertmanager', 'ingress']) as
+    | { enabled?: unknown; ingressClassName?: unknown; hosts?: unknown; paths?: unknown; pathType?: unknown }
+    | undefined;
+  const at: Path = ingress ? ['alertmanager', 'ingress'] : ['alertmanager'];
+  if (ingress?.enabled !== true) return { path: at, why: 'Alertmanager has no Ingress (alertmanager.ingress.enabled)' };
+  if (ingress.ingressClassName !== LAN_GATEWAY) return { path: at, why: `its Ingress is not of class ${LAN_GATEWAY}, the LAN's proxy` };
+  if (!Array.isArray(ingress.hosts) || !ingress.hosts.includes(url.hostname)) return { path: at, why: `its Ingress does not serve ${url.hostname}` };
+  const paths = Array.isArray(ingress.paths) ? ingress.paths : [dig(values, ['alertmanager', 'alertmanagerSpec', 'routePrefix']) ?? '/'];
+  if (ingress.pathType !== 'Prefix' || !paths.some((p) => typeof p === 'string' && prefixCovers(p)))
+    return { path: at, why: `its Ingress has no pathType Prefix path that covers ${ALERTS_API_PATH}` };
+  return undefined;
+}
+
+/** Whether the rendered Ingresses route `url` to a Service of Alertmanager's pods, on a port the Service has. */
+function renderedRoute(resources: readonly Resource[], url: URL): boolean {
+  const services = resources.filter((r) => r.kind === 'Service' && dig(r.object, ['spec', 'selector', 'app.kubernetes.io/name']) === 'alertmanager');
+  return resources.some((r) => {
+    if (r.kind !== 'Ingress' || dig(r.object, ['spec', 'ingressClassName']) !== LAN_GATEWAY) return false;
+    const rules = (dig(r.object, ['spec', 'rules']) ?? []) as { host?: string; http?: { paths?: { path?: string; pathType?: string; backend?: unknown }[] } }[];
+    return rules.some(
+      (rule) =>
+        rule.host === url.hostname &&
+        (rule.http?.paths ?? []).some((p) => {
+          const name = dig(p.backend, ['service', 'name']);
+          const port = dig(p.backend, ['service', 'port', 'number']) ?? dig(p.backend, ['service', 'port', 'name']);
+          const ports = (s: Resource) =>
+            ((dig(s.object, ['spec', 'ports']) ?? []) as { port?: number; name?: string }[]).some((sp) => sp.port === port || sp.name === port);
+          return p.pathType === 'Prefix' && prefixCovers(p.path ?? '/') && services.some((s) => s.name === name && s.namespace === r.namespace && ports(s));
+        }),
+    );
+  });
+}
+
+const webhookCheck: PolicyCheck = {
+  id: 'alert-webhooks',
+  description: `The NAS, the hypervisor and its backup server push to Alertmanager's ${ALERTS_API_PATH} through the LAN's gateway, as ${SENDERS_FILE} records, with JSON bodies carrying the labels and summary the event route expects (A9).`,
+  invariants: ['A9'],
+  remediation: `record each sender in ${SENDERS_FILE} (url, contentType application/json, payload, minimumLevel), and serve its host with alertmanager.ingress (ingressClassName ${LAN_GATEWAY}, pathType Prefix, path /)`,
+  reads: { kinds: ['Ingress', 'Service'], files: [`${PAYLOADS_DIR}*`], charts: ['kube-prometheus-stack'], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const recorded = webhookSenders(ctx.repo);
+    if (!recorded) return ctx.fail({ file: `${PAYLOADS_DIR}README.md` }, `${SENDERS_FILE} is missing: nothing records where the NAS and the hypervisor push`);
+    const names = new Set(recorded.senders.map((s) => s.name));
+    for (const name of Object.keys(SENDERS).filter((n) => !names.has(n)))
+      ctx.fail({ data: recorded.file, path: ['senders'] }, `no entry for ${name}, which A9 says pushes to Alertmanager`);
+    // Each URL once, naming every sender that posts to it: they share Alertmanager's one address.
+    const byUrl = new Map<string, { url: URL; names: string[] }>();
+    for (const sender of recorded.senders) {
+      const expected = SENDERS[sender.name];
+      if (!expected) {
+        ctx.fail({ data: recorded.file, path: [...sender.at, 'name'] }, `unknown sender "${sender.name}": A9 names ${Object.keys(SENDERS).join(', ')}`);
+        continue;
+      }
+      checkPayload(ctx, recorded.file, sender, expected.labels);
+      const url = senderUrl(ctx, recorded.file, sender, expected.minimumLevel);
+      if (url) byUrl.set(url.href, { url, names: [...(byUrl.get(url.href)?.names ?? []), sender.name] });
+    }
+    const render = ctx.renders.find((r) => r.source.chart === 'kube-prometheus-stack');
+    for (const { url, names } of byUrl.values()) {
+      const who = `${names.join(', ')} ${names.length > 1 ? 'post' : 'posts'} to ${url.href}`;
+      for (const { values, source } of chartValues(ctx.repo, 'kube-prometheus-stack')) {
+        const problem = ingressProblem(values, url);
+        if (problem) ctx.fail({ data: source, path: problem.path }, `${who}, but ${problem.why}`);
+      }
+      // Not rendered (no chart in the cache): the summary counts the source as not judged, and the values speak above.
+      if (render?.status === 'rendered' && !renderedRoute(ctx.resources, url))
+        ctx.fail(
+          { resource: render.app.resource, path: [...render.source.at, 'chart'] },
+          `${who}, but no rendered Ingress of class ${LAN_GATEWAY} routes it to Alertmanager's Service`,
+        );
+    }
+  },
+};
+
+export const alertRoutingChecks: PolicyCheck[] = [routingCheck, webhookCheck];
 
 export const alertRoutingArea: Area = staticArea('alert-routing', alertRoutingChecks);

@@ -8,6 +8,7 @@ export const MONITORING_INVARIANTS: Readonly<Record<string, string>> = {
   A6: 'The NAS is read by SNMP every 60 s with the if_mib and synology modules, SNMPv3 with SHA and AES, v1 and v2c off.',
   A7: "The hypervisor exporter reads three hosts (one cluster-wide too) every 60 s with an audit-only user's API token.",
   A8: "Backup sync state (ReplicationSources) and the media apps' exporters, which use the apps' API keys, are scraped.",
+  A9: "The NAS (at Warning and above), the hypervisor and its backup server (on errors) push webhooks to Alertmanager's /api/v2/alerts as JSON; the NAS's alerts are NasNotification, critical, namespace nas, node nas, with a summary.",
   A10: 'The dashboards have the rows Internet & Backups, Network, Hypervisor and NAS, with their panels.',
   A11: 'Watchdog always fires and is routed every 5 minutes to the external watchdog worker as a heartbeat.',
   A12: 'Critical alerts go to the chat channel, resolved messages included.',

@@ -11,9 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { alertmanagerConfigs, expectedReceiver, type AmConfig, type AmRoute } from '../../model/monitoring/alertmanager.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
+import { PAYLOADS_DIR, SENDERS_FILE } from '../../model/monitoring/webhook-senders.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 import { silenceWatchdog } from '../../../scripts/watchdog-silence-test.ts';
 import { exec, installed, stopped } from '../../../test-support/exec.ts';
@@ -217,23 +218,38 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
     await expect.poll(() => has(chat, 'InternetDown', 'RESOLVED')).toBe(true);
   });
 
-  it('delivers the NAS webhook payload as a one-shot event, with no resolved message', async () => {
-    const payload = readFileSync(join(REPO_ROOT, 'monitoring/kube-prometheus-stack/payloads/nas-notification.json'), 'utf8').replace(
-      '@@TEXT@@',
-      'Disk 3 on nas has degraded',
+  it("delivers every sender's webhook payload (payloads/senders.yaml) as a one-shot event, with no resolved message", async () => {
+    const senders = (parse(readFileSync(join(REPO_ROOT, SENDERS_FILE), 'utf8')) as { senders: { name: string; payload: string }[] }).senders;
+    expect(senders.map((s) => s.name).sort()).toEqual(['backup-server', 'hypervisor', 'nas']);
+    // What each sender fills in: DSM's event text, the hypervisor's title, message and node.
+    const filled = (text: string) =>
+      text
+        .replace('@@TEXT@@', 'Disk 3 on nas has degraded')
+        .replace('{{ title }}', 'backup job failed')
+        .replace('{{ message }}', 'vzdump exited 1')
+        .replace('{{ node }}', 'pve1');
+    const bodies = [...new Set(senders.map((s) => s.payload))].map((file) => filled(readFileSync(join(REPO_ROOT, PAYLOADS_DIR, file), 'utf8')));
+    const names: string[] = [];
+    for (const body of bodies) {
+      expect((await fetch(`${amUrl}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(200);
+      names.push(...(JSON.parse(body) as { labels: { alertname: string } }[]).map((a) => a.labels.alertname));
+    }
+    expect(names.sort()).toEqual(['HypervisorNotification', 'NasNotification']);
+    for (const name of names) await expect.poll(() => has(chat, name, 'FIRING')).toBe(true);
+    const resolved = bodies.flatMap((body) =>
+      (JSON.parse(body) as { labels: object; annotations: object }[]).map((a) => ({
+        ...a,
+        startsAt: new Date(Date.now() - 60_000).toISOString(),
+        endsAt: new Date(Date.now() - 1000).toISOString(),
+      })),
     );
-    expect((await fetch(`${amUrl}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload })).status).toBe(200);
-    await expect.poll(() => has(chat, 'NasNotification', 'FIRING')).toBe(true);
-    const resolved = (JSON.parse(payload) as { labels: object; annotations: object }[]).map((a) => ({
-      ...a,
-      startsAt: new Date(Date.now() - 60_000).toISOString(),
-      endsAt: new Date(Date.now() - 1000).toISOString(),
-    }));
     await post(resolved);
     // Alertmanager drops a resolved alert from its group only after the flush that would have sent the
     // resolved message: once the group is gone, that message was sent or never will be.
-    await expect.poll(() => groupsWith('NasNotification')).toBe(0);
-    expect(has(chat, 'NasNotification', 'RESOLVED')).toBe(false);
+    for (const name of names) {
+      await expect.poll(() => groupsWith(name)).toBe(0);
+      expect(has(chat, name, 'RESOLVED')).toBe(false);
+    }
   });
 
   it('sends the Watchdog heartbeat to the watchdog endpoint with its token, and drops warnings', async () => {

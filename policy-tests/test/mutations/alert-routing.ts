@@ -1,6 +1,11 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/alert-routing.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { KPS, CHAT, EVENTS, receiverFieldLine } from './edits.ts';
+import { KPS, CHAT, EVENTS, inFile, receiverFieldLine, swap } from './edits.ts';
+
+const PAYLOADS = 'monitoring/kube-prometheus-stack/payloads/';
+const SENDERS = `${PAYLOADS}senders.yaml`;
+const NAS = `${PAYLOADS}nas-notification.json`;
+const HYPERVISOR = `${PAYLOADS}hypervisor-notification.json`;
 
 export const alertRoutingMutations: Mutation[] = [
   {
@@ -20,5 +25,53 @@ export const alertRoutingMutations: Mutation[] = [
     why: 'warnings routed to chat',
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['alertmanager', 'config', 'route', 'routes', 3, 'matchers'], d.createNode(['severity=~"critical|warning"']))),
     at: '- receiver: chat\n',
+  },
+  {
+    check: 'alert-webhooks',
+    why: 'the NAS pushes its events as warnings',
+    mutate: swap(NAS, '"severity": "critical"', '"severity": "warning"'),
+    at: '"severity"',
+  },
+  {
+    check: 'alert-webhooks',
+    why: "the hypervisor's payload lost its namespace, so its errors would miss the event route",
+    mutate: swap(HYPERVISOR, '      "namespace": "hypervisor",\n', ''),
+    at: '"labels"',
+  },
+  {
+    check: 'alert-webhooks',
+    why: 'the NAS pushes one alert instead of the array Alertmanager takes',
+    mutate: (c) => c.write(NAS, JSON.stringify((JSON.parse(c.read(NAS)) as unknown[])[0], null, 2)),
+    at: () => ({ file: NAS, line: 1 }),
+  },
+  {
+    check: 'alert-webhooks',
+    why: "the NAS posts to Alertmanager's removed v1 API",
+    mutate: swap(SENDERS, 'url: http://alertmanager.lan.example.net/api/v2/alerts', 'url: http://alertmanager.lan.example.net/api/v1/alerts'),
+    at: '/api/v1/alerts',
+  },
+  {
+    check: 'alert-webhooks',
+    why: 'the NAS pushes errors only, where A9 says Warning and above',
+    mutate: swap(SENDERS, 'minimumLevel: warning', 'minimumLevel: error'),
+    at: inFile(SENDERS, 'minimumLevel: error'),
+  },
+  {
+    check: 'alert-webhooks',
+    why: 'the backup server is no longer recorded as a sender',
+    mutate: (c) => c.write(SENDERS, c.read(SENDERS).replace(/  - name: backup-server\n(    .*\n)+/, '')),
+    at: 'senders:',
+  },
+  {
+    check: 'alert-webhooks',
+    why: 'Alertmanager has no Ingress, so nothing outside the cluster reaches it',
+    mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['alertmanager', 'ingress', 'enabled'], false)),
+    at: inFile(KPS, '  ingress:'),
+  },
+  {
+    check: 'alert-webhooks',
+    why: "the senders post to a host Alertmanager's Ingress does not serve",
+    mutate: (c) => c.write(SENDERS, c.read(SENDERS).replaceAll('alertmanager.lan.example.net', 'am.lan.example.net')),
+    at: inFile(KPS, '  ingress:'),
   },
 ];
