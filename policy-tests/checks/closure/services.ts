@@ -1,6 +1,7 @@
 /**
  * closure-service: every Service an Ingress routes to exists with the port it
- * names, and every ServiceMonitor selects a Service with the port it scrapes.
+ * names, every ServiceMonitor selects a Service with the port it scrapes, and
+ * every in-cluster address a resource names resolves to a Service with its port.
  */
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
 import { dig } from '../../model/core/dig.ts';
@@ -9,6 +10,7 @@ import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { serviceAddresses } from '../../model/cluster/service-addresses.ts';
 
 type RuntimeObject = ReturnType<typeof createdAtRuntime>[number];
 
@@ -98,12 +100,33 @@ function checkMonitors(ctx: CheckContext, index: ReturnType<typeof serviceIndex>
   }
 }
 
+/** Kinds whose strings are schemas and documentation, not addresses anything dials. */
+const NOT_DIALED = new Set(['CustomResourceDefinition']);
+
+/** Every `<service>.<namespace>.svc[:port]` (or `scheme://<service>.<namespace>`) a resource names: cluster DNS answers only for a Service. */
+function checkAddresses(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, runtime: readonly RuntimeObject[], opaque: Set<string>): void {
+  const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
+  for (const r of ctx.resources.filter((x) => !NOT_DIALED.has(x.kind))) {
+    for (const a of serviceAddresses(r.object, namespaces)) {
+      if (opaque.has(a.namespace) || runtime.some((e) => e.namespace === a.namespace && e.name === a.service)) continue;
+      const svc = index.byName.get(`${a.namespace}/${a.service}`);
+      if (!svc)
+        ctx.fail(
+          { resource: r, path: a.path },
+          `${r.kind} ${r.name} names ${a.text}, but no Service ${a.namespace}/${a.service} exists: cluster DNS does not resolve it`,
+        );
+      else if (a.port !== undefined && dig(svc.object, ['spec', 'type']) !== 'ExternalName' && !portsOf(svc).some((p) => p.port === a.port))
+        ctx.fail({ resource: r, path: a.path }, `${r.kind} ${r.name} names ${a.text}, but Service ${a.namespace}/${a.service} has no port ${a.port}`);
+    }
+  }
+}
+
 export const serviceClosureCheck: PolicyCheck = {
   id: 'closure-service',
   description:
-    'Every Service an Ingress routes to exists in its namespace with the port it names, and every ServiceMonitor selects some Service with the port its endpoints name; judged where the gate sees the namespace whole (invariants P1).',
+    'Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name, and every in-cluster address a resource names (<service>.<namespace>.svc[:port]) is a Service with that port; judged where the gate sees the namespace whole (invariants P1).',
   invariants: ['P1'],
-  remediation: 'point the route or the monitor at a Service (and port name) that exists, or add the port to the Service',
+  remediation: 'point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service',
   reads: { kinds: ['*'], everyKind: 'a Service is named by Ingresses, routes, probes, monitors and workloads of many kinds', renders: true },
   exemptible: false,
   run(ctx) {
@@ -113,5 +136,6 @@ export const serviceClosureCheck: PolicyCheck = {
     const opaque = opaqueNamespaces(ctx.renders);
     checkRoutes(ctx, index, runtime, opaque);
     checkMonitors(ctx, index, runtime, opaque);
+    checkAddresses(ctx, index, runtime, opaque);
   },
 };

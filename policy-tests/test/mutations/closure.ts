@@ -67,6 +67,18 @@ export const closureMutations: Mutation[] = [
     at: 'port: prometheus',
   },
   {
+    check: 'closure-service',
+    why: "the transcode node dials a server address cluster DNS does not resolve (the Service's name changed)",
+    mutate: swap('apps/media/tdarr/deployment.yaml', 'value: tdarr.media.svc\n', 'value: tdarr-server.media.svc\n'),
+    at: 'tdarr-server.media.svc',
+  },
+  {
+    check: 'closure-service',
+    why: 'an address on a port its Service does not have',
+    mutate: swap('apps/media/tdarr/deployment.yaml', 'value: tdarr.media.svc\n', 'value: tdarr.media.svc:8276\n'),
+    at: 'tdarr.media.svc:8276',
+  },
+  {
     check: 'closure-storage-class',
     why: 'the StorageClass the claims ask for renamed',
     mutate: swap(CLASSES, 'name: ceph-block\n  annotations:\n    storageclass', 'name: ceph-rbd\n  annotations:\n    storageclass'),

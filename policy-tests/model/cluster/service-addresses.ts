@@ -1,0 +1,47 @@
+/**
+ * The in-cluster addresses a resource names in its strings (an env value, a config file in a ConfigMap, a chart's
+ * rendered settings): `<service>.<namespace>.svc[.cluster.local][:port]`, and the short `<service>.<namespace>`
+ * when it is written as an address (after `scheme://` or before `:port`) and its namespace is one the cluster has.
+ * Cluster DNS answers these names only for a Service of that name in that namespace, so each is a reference the
+ * gate can close. A port comes from the address, else from its scheme (http 80, https 443), else it is not known.
+ */
+import type { Path } from '../core/positions.ts';
+
+export interface ServiceAddress {
+  service: string;
+  namespace: string;
+  port?: number;
+  /** The address as written. */
+  text: string;
+  /** Where the string holding it sits in the resource. */
+  path: Path;
+}
+
+const LABEL = '[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?';
+const SCHEME = '(?:([a-z][a-z0-9+.-]*)://)?';
+const PORT = '(?::(\\d{1,5}))?';
+const END = '(?![-a-z0-9.])';
+// A pod's name may come first (`<pod>.<service>.<namespace>.svc`, a StatefulSet's under its headless Service).
+const LONG = new RegExp(`${SCHEME}(?<![-a-z0-9])(${LABEL})\\.(${LABEL})\\.svc(?:\\.cluster\\.local)?\\.?${PORT}${END}`, 'g');
+const SHORT = new RegExp(`${SCHEME}(?<![-a-z0-9.])(${LABEL})\\.(${LABEL})${PORT}${END}`, 'g');
+const SCHEME_PORTS: Readonly<Record<string, number>> = { http: 80, https: 443, ws: 80, wss: 443 };
+
+function addressesIn(text: string, namespaces: ReadonlySet<string>): Omit<ServiceAddress, 'path'>[] {
+  const out: Omit<ServiceAddress, 'path'>[] = [];
+  const port = (scheme: string | undefined, written: string | undefined) => (written ? Number(written) : scheme ? SCHEME_PORTS[scheme] : undefined);
+  for (const m of text.matchAll(LONG)) out.push({ service: m[2]!, namespace: m[3]!, port: port(m[1], m[4]), text: m[0] });
+  for (const m of text.matchAll(SHORT)) {
+    // Only an address: after a scheme or before a port, in a namespace of the cluster (`app.kubernetes.io` is not one).
+    if ((m[1] === undefined && m[4] === undefined) || !namespaces.has(m[3]!)) continue;
+    out.push({ service: m[2]!, namespace: m[3]!, port: port(m[1], m[4]), text: m[0] });
+  }
+  return out;
+}
+
+/** Every in-cluster address in `value`'s strings, with where each string sits. */
+export function serviceAddresses(value: unknown, namespaces: ReadonlySet<string>, at: Path = []): ServiceAddress[] {
+  if (typeof value === 'string') return value.includes('.') ? addressesIn(value, namespaces).map((a) => ({ ...a, path: at })) : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => serviceAddresses(v, namespaces, [...at, i]));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => serviceAddresses(v, namespaces, [...at, k]));
+  return [];
+}

@@ -1,0 +1,33 @@
+/** The in-cluster addresses the closure-service check closes: what counts as one, and what does not. */
+import { describe, expect, it } from 'vitest';
+import { serviceAddresses } from '../../model/cluster/service-addresses.ts';
+
+const NAMESPACES = new Set(['media', 'monitoring', 'default']);
+const found = (value: unknown) => serviceAddresses(value, NAMESPACES).map(({ service, namespace, port, path }) => ({ service, namespace, port, path }));
+
+describe('in-cluster addresses', () => {
+  it('reads <service>.<namespace>.svc with its port, or the port its scheme implies', () => {
+    expect(found({ env: [{ value: 'http://loki.monitoring.svc:3100/loki/api/v1/push' }], server: 'https://kubernetes.default.svc' })).toEqual([
+      { service: 'loki', namespace: 'monitoring', port: 3100, path: ['env', 0, 'value'] },
+      { service: 'kubernetes', namespace: 'default', port: 443, path: ['server'] },
+    ]);
+    expect(found('tdarr.media.svc')).toEqual([{ service: 'tdarr', namespace: 'media', port: undefined, path: [] }]);
+    expect(found('grpc://tempo.monitoring.svc.cluster.local.:4317')).toEqual([{ service: 'tempo', namespace: 'monitoring', port: 4317, path: [] }]);
+  });
+
+  it("takes a StatefulSet pod's name under its headless Service as that Service", () => {
+    expect(found('alertmanager-0.alertmanager-operated.monitoring.svc:9094')).toEqual([
+      { service: 'alertmanager-operated', namespace: 'monitoring', port: 9094, path: [] },
+    ]);
+  });
+
+  it('reads the short <service>.<namespace> only as an address in a namespace of the cluster', () => {
+    expect(found('url: http://alertmanager.monitoring:9093, also sonarr.media:8989 and http://radarr.media')).toEqual([
+      { service: 'alertmanager', namespace: 'monitoring', port: 9093, path: [] },
+      { service: 'sonarr', namespace: 'media', port: 8989, path: [] },
+      { service: 'radarr', namespace: 'media', port: 80, path: [] },
+    ]);
+    // Not addresses: a label key, an image, a bare name, a host in no namespace of the cluster.
+    expect(found(['app.kubernetes.io/name', 'ghcr.io/home/app:1.2', 'sonarr.media', 'https://charts.example.net:8443', 'https://grafana.com'])).toEqual([]);
+  });
+});
