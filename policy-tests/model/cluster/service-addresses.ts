@@ -38,10 +38,27 @@ function addressesIn(text: string, namespaces: ReadonlySet<string>): Omit<Servic
   return out;
 }
 
-/** Every in-cluster address in `value`'s strings, with where each string sits. */
-export function serviceAddresses(value: unknown, namespaces: ReadonlySet<string>, at: Path = []): ServiceAddress[] {
-  if (typeof value === 'string') return value.includes('.') ? addressesIn(value, namespaces).map((a) => ({ ...a, path: at })) : [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => serviceAddresses(v, namespaces, [...at, i]));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => serviceAddresses(v, namespaces, [...at, k]));
-  return [];
+/** Every in-cluster address in `value`'s strings, with where each string sits (one walk, the path copied only for a hit). */
+export function serviceAddresses(value: unknown, namespaces: ReadonlySet<string>): ServiceAddress[] {
+  const out: ServiceAddress[] = [];
+  const path: (string | number)[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      if (v.includes('.')) for (const a of addressesIn(v, namespaces)) out.push({ ...a, path: [...path] });
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        walk(v[i]);
+        path.pop();
+      }
+    } else if (v && typeof v === 'object') {
+      for (const key in v) {
+        path.push(key);
+        walk((v as Record<string, unknown>)[key]);
+        path.pop();
+      }
+    }
+  };
+  walk(value);
+  return out;
 }
