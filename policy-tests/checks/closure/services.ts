@@ -10,7 +10,8 @@ import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { serviceAddresses } from '../../model/cluster/service-addresses.ts';
+import { serviceAddresses, type ServiceAddress } from '../../model/cluster/service-addresses.ts';
+import { argoGlobMatch } from '../../model/core/glob.ts';
 
 type RuntimeObject = ReturnType<typeof createdAtRuntime>[number];
 
@@ -103,31 +104,41 @@ function checkMonitors(ctx: CheckContext, index: ReturnType<typeof serviceIndex>
 /** Kinds whose strings are schemas and documentation, not addresses anything dials. */
 const NOT_DIALED = new Set(['CustomResourceDefinition']);
 
-/** Every `<service>.<namespace>.svc[:port]` (or `scheme://<service>.<namespace>`) a resource names: cluster DNS answers only for a Service. */
+/** The app settings the scripts push into the apps (`apps/media/<app>/settings/`): the addresses the apps dial each other at. */
+const SETTINGS = 'apps/*/*/settings/*';
+
+/**
+ * Every `<service>.<namespace>.svc[:port]` (or `scheme://<service>.<namespace>`) a resource or an app's settings
+ * name: cluster DNS answers only for a Service, and only on the ports it has.
+ */
 function checkAddresses(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, runtime: readonly RuntimeObject[], opaque: Set<string>): void {
   const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
-  for (const r of ctx.resources.filter((x) => !NOT_DIALED.has(x.kind))) {
-    for (const a of serviceAddresses(r.object, namespaces)) {
-      if (opaque.has(a.namespace) || runtime.some((e) => e.namespace === a.namespace && e.name === a.service)) continue;
-      const svc = index.byName.get(`${a.namespace}/${a.service}`);
-      if (!svc)
-        ctx.fail(
-          { resource: r, path: a.path },
-          `${r.kind} ${r.name} names ${a.text}, but no Service ${a.namespace}/${a.service} exists: cluster DNS does not resolve it`,
-        );
-      else if (a.port !== undefined && dig(svc.object, ['spec', 'type']) !== 'ExternalName' && !portsOf(svc).some((p) => p.port === a.port))
-        ctx.fail({ resource: r, path: a.path }, `${r.kind} ${r.name} names ${a.text}, but Service ${a.namespace}/${a.service} has no port ${a.port}`);
-    }
-  }
+  const close = (where: string, a: ServiceAddress, fail: (message: string) => void) => {
+    if (opaque.has(a.namespace) || runtime.some((e) => e.namespace === a.namespace && e.name === a.service)) return;
+    const svc = index.byName.get(`${a.namespace}/${a.service}`);
+    if (!svc) fail(`${where} names ${a.text}, but no Service ${a.namespace}/${a.service} exists: cluster DNS does not resolve it`);
+    else if (a.port !== undefined && dig(svc.object, ['spec', 'type']) !== 'ExternalName' && !portsOf(svc).some((p) => p.port === a.port))
+      fail(`${where} names ${a.text}, but Service ${a.namespace}/${a.service} has no port ${a.port}`);
+  };
+  for (const r of ctx.resources.filter((x) => !NOT_DIALED.has(x.kind)))
+    for (const a of serviceAddresses(r.object, namespaces)) close(`${r.kind} ${r.name}`, a, (m) => ctx.fail({ resource: r, path: a.path }, m));
+  for (const data of ctx.repo.dataFiles.values())
+    if (argoGlobMatch(SETTINGS, data.file))
+      for (const a of serviceAddresses(data.data, namespaces)) close(data.file, a, (m) => ctx.fail({ data, path: a.path }, m));
 }
 
 export const serviceClosureCheck: PolicyCheck = {
   id: 'closure-service',
   description:
-    'Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name, and every in-cluster address a resource names (<service>.<namespace>.svc[:port]) is a Service with that port; judged where the gate sees the namespace whole (invariants P1).',
+    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name, and every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port]) is a Service with that port; judged where the gate sees the namespace whole (invariants P1).",
   invariants: ['P1'],
   remediation: 'point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service',
-  reads: { kinds: ['*'], everyKind: 'a Service is named by Ingresses, routes, probes, monitors and workloads of many kinds', renders: true },
+  reads: {
+    kinds: ['*'],
+    everyKind: 'a Service is named by Ingresses, routes, probes, monitors and workloads of many kinds',
+    files: [SETTINGS],
+    renders: true,
+  },
   exemptible: false,
   run(ctx) {
     const services: Resource[] = ctx.resources.filter((r) => r.kind === 'Service').map((r) => ({ ...r, namespace: namespaceOrDestination(ctx.repo, r) }));

@@ -79,6 +79,12 @@ export const closureMutations: Mutation[] = [
     at: 'tdarr.media.svc:8276',
   },
   {
+    check: 'closure-service',
+    why: "the subtitle manager's settings address a Sonarr Service that does not exist",
+    mutate: swap('apps/media/bazarr/settings/bazarr.yaml', 'url: http://sonarr.media.svc:8989', 'url: http://sonarr-tv.media.svc:8989'),
+    at: 'sonarr-tv.media.svc',
+  },
+  {
     check: 'closure-storage-class',
     why: 'the StorageClass the claims ask for renamed',
     mutate: swap(CLASSES, 'name: ceph-block\n  annotations:\n    storageclass', 'name: ceph-rbd\n  annotations:\n    storageclass'),
