@@ -5,6 +5,8 @@ import { registeredChecks } from '../../gate/gate.ts';
 import { INVARIANTS_FILE, invariantsDoc } from '../../gate/report/invariants-doc.ts';
 import { AREAS, INVARIANTS, invariantsStatedTwice } from '../../checks/registry.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
+import { applications } from '../../model/argocd/argocd.ts';
+import { serviceAddresses } from '../../model/cluster/service-addresses.ts';
 import { checkTable, withBlock, withCheckTable } from '../../gate/report/check-table.ts';
 import { WAVES_END, WAVES_START, wavesTable } from '../../gate/report/waves-table.ts';
 
@@ -140,6 +142,35 @@ describe('paths the docs quote', () => {
     expect(stalePaths(REPO_ROOT, 'policy-tests/README.md', planted, tops)).toEqual([
       'policy-tests/README.md: policy-tests/checks/closure.ts',
       'policy-tests/README.md: test/layout.test.ts',
+    ]);
+  });
+});
+
+describe('in-cluster addresses the docs give', () => {
+  it('every <service>.<namespace>.svc a doc tells a reader to use is a Service of the repository, with the port it gives', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const tracked = (await promisify(execFile)('git', ['ls-files'], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 })).stdout.split('\n').filter(Boolean);
+    const repo = await loadRepo(REPO_ROOT);
+    const namespaces = new Set(repo.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
+    // A namespace a chart renders into holds Services only the render tier sees: not judged here (the gate judges them rendered).
+    const charted = new Set(
+      applications(repo).flatMap((app) => (app.sources.some((s) => s.chart) && app.destinationNamespace ? [app.destinationNamespace] : [])),
+    );
+    const services = new Map(repo.resources.filter((r) => r.kind === 'Service').map((s) => [`${s.namespace}/${s.name}`, s]));
+    const unresolved = (doc: string, text: string) =>
+      serviceAddresses(text, namespaces).flatMap((a) => {
+        if (charted.has(a.namespace) || (a.namespace === 'default' && a.service === 'kubernetes')) return [];
+        const svc = services.get(`${a.namespace}/${a.service}`);
+        const ports = ((svc?.object as { spec?: { ports?: { port?: number }[] } } | undefined)?.spec?.ports ?? []).map((p) => p.port);
+        return !svc ? [`${doc}: ${a.text}: no Service`] : a.port !== undefined && !ports.includes(a.port) ? [`${doc}: ${a.text}: no port ${a.port}`] : [];
+      });
+    const docs = tracked.filter((p) => p.endsWith('.md') && !p.includes('/fixtures/'));
+    expect(docs.flatMap((doc) => unresolved(doc, readFileSync(join(REPO_ROOT, doc), 'utf8')))).toEqual([]);
+    // The address apps/media/README.md gave before 2026-11-29 (qBittorrent is in media-vpn), and a port the Service lacks.
+    expect(unresolved('x.md', '`http://qbittorrent.media.svc:8080` and `http://qbittorrent.media-vpn.svc:9090`')).toEqual([
+      'x.md: http://qbittorrent.media.svc:8080: no Service',
+      'x.md: http://qbittorrent.media-vpn.svc:9090: no port 9090',
     ]);
   });
 });
