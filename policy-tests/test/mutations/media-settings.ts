@@ -1,5 +1,5 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/media-settings/: each fails exactly its check, at its line. */
-import { type RepoCopy } from '../support/helpers.ts';
+import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { swap, SONARR_SETTINGS, RADARR_SETTINGS, RADARR4K_SETTINGS, QBT_SETTINGS, PROWLARR_SETTINGS, CLEANUPARR_SETTINGS } from './edits.ts';
 
@@ -87,9 +87,10 @@ export const mediaSettingsMutations: Mutation[] = [
   },
   {
     check: 'media-queue-cleaner',
-    why: 'the TV manager addressed on the wrong port',
-    mutate: swap(CLEANUPARR_SETTINGS, 'http://sonarr.media.svc:8989', 'http://sonarr.media.svc:7878'),
-    at: 'url: http://sonarr.media.svc:7878',
+    // A Service's port, but the movie manager's: an address no Service has is closure-service's.
+    why: "the TV manager's entry addressed on the movie manager's port (pasted from the entry below)",
+    mutate: swap(CLEANUPARR_SETTINGS, 'http://sonarr.media.svc:8989', 'http://radarr.media.svc:7878'),
+    at: (c) => ({ file: CLEANUPARR_SETTINGS, line: lineOf(c, CLEANUPARR_SETTINGS, 'kind: sonarr') + 2 }),
   },
   {
     check: 'media-subtitle-settings',
