@@ -1,7 +1,11 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/media-settings/: each fails exactly its check, at its line. */
 import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { swap, SONARR_SETTINGS, RADARR_SETTINGS, RADARR4K_SETTINGS, QBT_SETTINGS, PROWLARR_SETTINGS, CLEANUPARR_SETTINGS } from './edits.ts';
+import { inFile, swap, SONARR_SETTINGS, RADARR_SETTINGS, RADARR4K_SETTINGS, QBT_SETTINGS, PROWLARR_SETTINGS, CLEANUPARR_SETTINGS } from './edits.ts';
+
+const JELLYSEERR = 'apps/media/jellyseerr/settings/jellyseerr.yaml';
+const RADARR_4K_INGRESS = 'apps/media/radarr-4k/ingress.yaml';
+const CLUSTER_ISSUERS = 'apps/platform/cert-manager/clusterissuer.yaml';
 
 export const mediaSettingsMutations: Mutation[] = [
   {
@@ -183,5 +187,32 @@ export const mediaSettingsMutations: Mutation[] = [
       '    libraries: [Movies, Movies 4K, TV Shows, Courses, Youtube]',
     ),
     at: '  - user: family-tablets',
+  },
+  {
+    check: 'media-request-tls',
+    why: "the 4K server's Ingress lost its TLS, so the gateway would answer Jellyseerr with its own self-signed certificate",
+    mutate: swap(RADARR_4K_INGRESS, '  tls:\n    - hosts: ["radarr-4k.lan.example.net"]\n      secretName: radarr-4k-tls\n', ''),
+    at: inFile(JELLYSEERR, 'hostname: radarr-4k.lan.example.net'),
+  },
+  {
+    check: 'media-request-tls',
+    why: "the 4K server's certificate names another host",
+    mutate: swap(RADARR_4K_INGRESS, 'dnsNames: ["radarr-4k.lan.example.net"]', 'dnsNames: ["radarr.lan.example.net"]'),
+    at: inFile(JELLYSEERR, 'hostname: radarr-4k.lan.example.net'),
+  },
+  {
+    check: 'media-request-tls',
+    why: "the 4K server's certificate comes from Let's Encrypt's staging directory, whose certificates nothing trusts",
+    mutate: (c) => {
+      const staging = c
+        .read(CLUSTER_ISSUERS)
+        .split('---\n')[0]!
+        .replace('name: letsencrypt\n', 'name: letsencrypt-staging\n')
+        .replace('acme-v02.api.letsencrypt.org', 'acme-staging-v02.api.letsencrypt.org')
+        .replace('name: letsencrypt-account-key', 'name: letsencrypt-staging-account-key');
+      c.write(CLUSTER_ISSUERS, `${c.read(CLUSTER_ISSUERS)}---\n${staging}`);
+      swap(RADARR_4K_INGRESS, '    name: letsencrypt\n', '    name: letsencrypt-staging\n')(c);
+    },
+    at: inFile(JELLYSEERR, 'hostname: radarr-4k.lan.example.net'),
   },
 ];
