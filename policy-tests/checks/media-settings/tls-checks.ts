@@ -54,7 +54,9 @@ function certificateProblem(resources: readonly Resource[], ing: Resource, host:
   const ref = (dig(cert.object, ['spec', 'issuerRef']) ?? {}) as { kind?: string; name?: string };
   const kind = ref.kind ?? 'Issuer';
   const issuer = resources.find((r) => r.kind === kind && r.name === ref.name && (kind === 'ClusterIssuer' || r.namespace === cert.namespace));
-  const server = issuer ? dig(issuer.object, ['spec', 'acme', 'server']) : undefined;
+  // An issuer nothing declares is closure-issuer's to report.
+  if (!issuer) return undefined;
+  const server = dig(issuer.object, ['spec', 'acme', 'server']);
   if (typeof server !== 'string' || !PUBLIC_ACME.has(server))
     return `Certificate ${cert.name} is signed by ${kind} ${ref.name ?? '(none)'}${typeof server === 'string' ? ` (ACME at ${server})` : ''}, not by a public CA's production ACME directory, so Jellyseerr does not trust it`;
   return undefined;

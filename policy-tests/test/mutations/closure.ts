@@ -1,5 +1,6 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/closure/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
+import { lineOf } from '../support/helpers.ts';
 import { COPY_COMPONENT, swap, inFile, STORE, CLASSES, PORTFOLIO_INGRESS, PORTFOLIO_DEPLOYMENT, removeApp } from './edits.ts';
 
 export const closureMutations: Mutation[] = [
@@ -83,6 +84,18 @@ export const closureMutations: Mutation[] = [
     why: "the subtitle manager's settings address a Sonarr Service that does not exist",
     mutate: swap('apps/media/bazarr/settings/bazarr.yaml', 'url: http://sonarr.media.svc:8989', 'url: http://sonarr-tv.media.svc:8989'),
     at: 'sonarr-tv.media.svc',
+  },
+  {
+    check: 'closure-middleware',
+    why: "the public proxy stops reading Traefik's CRDs, so the API's headers middleware does not exist for it",
+    mutate: swap('apps/platform/ingress-public/values.yaml', '    enabled: true\n    ingressClass: gateway', '    enabled: false\n    ingressClass: gateway'),
+    at: (c) => ({ file: 'apps/platform/ingress-public/values.yaml', line: lineOf(c, 'apps/platform/ingress-public/values.yaml', 'kubernetesCRD:') + 1 }),
+  },
+  {
+    check: 'closure-middleware',
+    why: 'the Ingress names its middleware without the namespace Traefik puts first',
+    mutate: swap(PORTFOLIO_INGRESS, 'portfolio-portfolio-headers@kubernetescrd', 'portfolio-headers@kubernetescrd'),
+    at: 'router.middlewares',
   },
   {
     check: 'closure-storage-class',
