@@ -2,8 +2,9 @@
 import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { dashboardChecks, monitoringChecks } from './monitoring.ts';
 import { sourceChecks } from './sources.ts';
+import { siteChecks } from './sites.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
-export const monitoringAreaChecks: PolicyCheck[] = [...monitoringChecks, ...dashboardChecks, ...sourceChecks];
+export const monitoringAreaChecks: PolicyCheck[] = [...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...siteChecks];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

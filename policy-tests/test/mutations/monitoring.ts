@@ -1,6 +1,8 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/monitoring.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { KPS, LOKI, TEMPO, PROBES, SNMP, DASHBOARD } from './edits.ts';
+import { KPS, LOKI, TEMPO, PROBES, SNMP, DASHBOARD, WRANGLER, inFile, swap } from './edits.ts';
+
+const SITES_ELSEWHERE = 'monitoring/blackbox-exporter/facts/sites-elsewhere.yaml';
 
 export const monitoringMutations: Mutation[] = [
   {
@@ -86,5 +88,23 @@ export const monitoringMutations: Mutation[] = [
     why: 'MD5 instead of SHA',
     mutate: (c) => c.edit(SNMP, 0, (d) => d.setIn(['config'], String(d.get('config')).replace('auth_protocol: SHA', 'auth_protocol: MD5'))),
     at: 'config: |',
+  },
+  {
+    check: 'public-sites-served',
+    why: "a public site probed under a host nothing serves (a typo of the request manager's)",
+    mutate: swap(PROBES, 'https://requests.example.net/', 'https://request.example.net/'),
+    at: 'request.example.net',
+  },
+  {
+    check: 'public-sites-served',
+    why: "the watchdog checks the API's health at a path its Ingress does not route",
+    mutate: swap(WRANGLER, 'https://portfolio.example.net/api/health', 'https://portfolio.example.net/health'),
+    at: inFile(WRANGLER, 'SITES ='),
+  },
+  {
+    check: 'public-sites-served',
+    why: 'a site listed as served elsewhere that nothing watches any more',
+    mutate: (c) => c.write(SITES_ELSEWHERE, `${c.read(SITES_ELSEWHERE)}- host: old.example.net\n  reason: the old site\n`),
+    at: 'host: old.example.net',
   },
 ];
