@@ -4,7 +4,7 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  * The references are in references.ts, the providers in providers.ts, and
- * the checks with long bodies in crd.ts, services.ts and middlewares.ts; this is the table.
+ * the checks with long bodies in crd.ts, services.ts, middlewares.ts and tls.ts; this is the table.
  */
 import { applications, applicationsByName } from '../../model/argocd/argocd.ts';
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
@@ -17,6 +17,7 @@ import { closeReferences, FACTS_FIX, namespacedClosure } from './closing.ts';
 import { ingressRefs, issuerRefs, namespaceRefs, podRefs, priorityRefs, storageRefs, storeRefs } from '../../model/cluster/references.ts';
 import { serviceClosureCheck } from './services.ts';
 import { middlewareClosureCheck } from './middlewares.ts';
+import { publicTlsCheck } from './tls.ts';
 
 /** Cluster-wide names a resource refers to: one shape, one row each. */
 const referenceFamilyChecks: PolicyCheck[] = (
@@ -179,6 +180,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     ...podReferenceChecks,
     serviceClosureCheck,
     middlewareClosureCheck,
+    publicTlsCheck,
     loadBalancerClosureCheck,
     namespaceClosureCheck(isClusterScoped),
   ];

@@ -98,6 +98,18 @@ export const closureMutations: Mutation[] = [
     at: 'router.middlewares',
   },
   {
+    check: 'public-ingress-tls',
+    why: "the request manager's public Ingress lost its TLS: the proxy would answer with its self-signed certificate",
+    mutate: swap('apps/media/jellyseerr/ingress.yaml', '  tls:\n    - hosts: ["requests.example.net"]\n      secretName: jellyseerr-tls\n', ''),
+    at: 'host: requests.example.net',
+  },
+  {
+    check: 'public-ingress-tls',
+    why: "Plex's certificate names another host",
+    mutate: swap('apps/media/plex/service.yaml', 'dnsNames: ["plex.example.net"]', 'dnsNames: ["media.example.net"]'),
+    at: 'host: plex.example.net',
+  },
+  {
     check: 'closure-storage-class',
     why: 'the StorageClass the claims ask for renamed',
     mutate: swap(CLASSES, 'name: ceph-block\n  annotations:\n    storageclass', 'name: ceph-rbd\n  annotations:\n    storageclass'),

@@ -19,8 +19,21 @@ export const mediaPodsMutations: Mutation[] = [
   },
   {
     check: 'media-exposure',
+    // With a trusted certificate, as a careful publisher would give it: the exposure alone is what fails.
     why: 'a subtitle manager published on the public gateway',
-    mutate: (c) => c.edit('apps/media/bazarr/ingress.yaml', 0, (d) => d.setIn(['spec', 'ingressClassName'], 'gateway')),
+    mutate: (c) => {
+      c.edit('apps/media/bazarr/ingress.yaml', 0, (d) => {
+        d.setIn(['spec', 'ingressClassName'], 'gateway');
+        d.setIn(['spec', 'tls'], d.createNode([{ hosts: ['bazarr.lan.example.net'], secretName: 'bazarr-tls' }]));
+      });
+      const certificate = [
+        'apiVersion: cert-manager.io/v1',
+        'kind: Certificate',
+        'metadata: {name: bazarr-tls, namespace: media}',
+        'spec: {secretName: bazarr-tls, dnsNames: [bazarr.lan.example.net], issuerRef: {kind: ClusterIssuer, name: letsencrypt}}',
+      ];
+      c.write('apps/media/bazarr/ingress.yaml', `${c.read('apps/media/bazarr/ingress.yaml')}---\n${certificate.join('\n')}\n`);
+    },
     at: 'ingressClassName: gateway',
   },
   {

@@ -1,0 +1,27 @@
+/**
+ * public-ingress-tls: every host the public proxy serves is served with a certificate clients trust. The proxy
+ * answers a host its Ingress gives no TLS for with its own self-signed certificate (Traefik's default), which
+ * browsers, the public-sites probe and the external watchdog refuse: the site is down for them, however green.
+ */
+import { dig } from '../../model/core/dig.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { untrustedHost } from '../../model/cluster/tls.ts';
+
+/** The public proxy's class (apps/platform/ingress-public/). */
+const PUBLIC_GATEWAY = 'gateway';
+
+export const publicTlsCheck: PolicyCheck = {
+  id: 'public-ingress-tls',
+  description: `Every host a public Ingress (class ${PUBLIC_GATEWAY}) serves has TLS from a cert-manager Certificate for it, from a public CA's production ACME directory; otherwise the proxy answers with its own self-signed certificate, which browsers and the probes refuse (invariants P1).`,
+  invariants: ['P1'],
+  remediation: 'give the Ingress a tls entry for the host whose secretName a Certificate (dnsNames with the host, issuerRef ClusterIssuer letsencrypt) writes',
+  reads: { kinds: ['Ingress', 'Certificate', 'ClusterIssuer', 'Issuer'] },
+  exemptible: false,
+  run(ctx) {
+    for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress' && dig(r.object, ['spec', 'ingressClassName']) === PUBLIC_GATEWAY))
+      ((dig(ing.object, ['spec', 'rules']) ?? []) as { host?: string }[]).forEach((rule, i) => {
+        const why = rule.host ? untrustedHost([ing, ...ctx.resources.filter((r) => r.kind !== 'Ingress')], rule.host) : undefined;
+        if (why) ctx.fail({ resource: ing, path: ['spec', 'rules', i, 'host'] }, `${rule.host} is public, but ${why}`);
+      });
+  },
+};

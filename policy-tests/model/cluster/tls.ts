@@ -1,0 +1,55 @@
+/**
+ * Whether a host is served with TLS a client trusts: an Ingress for the host whose `tls` names a Secret that a
+ * cert-manager Certificate writes for that host, from a public CA's production ACME directory. An Ingress without
+ * TLS for its host is answered by the proxy's own self-signed certificate (Traefik's default), which browsers,
+ * Node and the blackbox exporter refuse.
+ */
+import { dig } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+
+/**
+ * The production directories of the public ACME CAs, whose roots Node ships: Let's Encrypt, ZeroSSL, Google Trust
+ * Services, Buypass. A staging directory (Let's Encrypt's acme-staging-v02) or a private ACME server (step-ca)
+ * issues certificates Node does not trust.
+ */
+const PUBLIC_ACME = new Set([
+  'https://acme-v02.api.letsencrypt.org/directory',
+  'https://acme.zerossl.com/v2/DV90',
+  'https://dv.acme-v02.api.pki.goog/directory',
+  'https://api.buypass.com/acme/directory',
+]);
+
+/** Whether a certificate name (`host` or `*.domain`, one label deep) covers `host`. */
+const covers = (name: string, host: string) => name === host || (name.startsWith('*.') && host.slice(host.indexOf('.') + 1) === name.slice(2));
+
+/** Why `host` is not served with a certificate a client trusts (a browser, Node, the blackbox exporter), or undefined when it is. */
+export function untrustedHost(resources: readonly Resource[], host: string): string | undefined {
+  const ingresses = resources.filter(
+    (r) => r.kind === 'Ingress' && ((dig(r.object, ['spec', 'rules']) ?? []) as { host?: string }[]).some((rule) => rule.host === host),
+  );
+  if (ingresses.length === 0) return `no Ingress serves ${host}`;
+  const tls = ingresses.flatMap((ing) =>
+    ((dig(ing.object, ['spec', 'tls']) ?? []) as { hosts?: string[]; secretName?: string }[])
+      .filter((t) => (t.hosts ?? []).some((h) => covers(h, host)))
+      .map((t) => ({ ing, secretName: t.secretName })),
+  );
+  if (tls.length === 0) return `the Ingress serving ${host} has no TLS for it, so the proxy answers with its own self-signed certificate, which clients refuse`;
+  const problems = tls.map(({ ing, secretName }) => certificateProblem(resources, ing, host, secretName));
+  return problems.includes(undefined) ? undefined : problems[0];
+}
+
+/** Why the Secret an Ingress's TLS names is not a public CA's certificate for `host`, or undefined. */
+function certificateProblem(resources: readonly Resource[], ing: Resource, host: string, secretName: string | undefined): string | undefined {
+  const cert = resources.find((r) => r.kind === 'Certificate' && r.namespace === ing.namespace && dig(r.object, ['spec', 'secretName']) === secretName);
+  if (!cert) return `Secret ${ing.namespace}/${secretName} (the TLS of Ingress ${ing.name}) is written by no cert-manager Certificate`;
+  if (!((dig(cert.object, ['spec', 'dnsNames']) ?? []) as string[]).some((n) => covers(n, host))) return `Certificate ${cert.name} does not name ${host}`;
+  const ref = (dig(cert.object, ['spec', 'issuerRef']) ?? {}) as { kind?: string; name?: string };
+  const kind = ref.kind ?? 'Issuer';
+  const issuer = resources.find((r) => r.kind === kind && r.name === ref.name && (kind === 'ClusterIssuer' || r.namespace === cert.namespace));
+  // An issuer nothing declares is closure-issuer's to report.
+  if (!issuer) return undefined;
+  const server = dig(issuer.object, ['spec', 'acme', 'server']);
+  if (typeof server !== 'string' || !PUBLIC_ACME.has(server))
+    return `Certificate ${cert.name} is signed by ${kind} ${ref.name ?? '(none)'}${typeof server === 'string' ? ` (ACME at ${server})` : ''}, not by a public CA's production ACME directory, so clients do not trust it`;
+  return undefined;
+}
