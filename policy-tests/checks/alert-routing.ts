@@ -9,6 +9,7 @@ import { alertRules } from '../model/monitoring/prometheus-rules.ts';
 import { ALERTS_API_PATH, PAYLOADS_DIR, postableAlerts, SENDERS_FILE, webhookSenders, type WebhookSender } from '../model/monitoring/webhook-senders.ts';
 import { chartValues } from '../model/argocd/chart-values.ts';
 import { dig } from '../model/core/dig.ts';
+import { ingressPathMatches } from '../model/cluster/ingress-paths.ts';
 import type { Path } from '../model/core/positions.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import type { DataFile } from '../model/repository/repo.ts';
@@ -85,8 +86,8 @@ const SENDERS: Readonly<Record<string, { labels: Readonly<Record<string, string>
   'backup-server': { labels: { alertname: 'HypervisorNotification', severity: 'critical', namespace: 'hypervisor' }, minimumLevel: 'error' },
 };
 
-/** Whether a Kubernetes `Prefix` path matches the alerts API (element-wise: `/api` does, `/ap` does not). */
-const prefixCovers = (path: string) => path === '/' || ALERTS_API_PATH === path.replace(/\/$/, '') || ALERTS_API_PATH.startsWith(`${path.replace(/\/$/, '')}/`);
+/** Whether a `Prefix` path routes the alerts API. */
+const prefixCovers = (path: string) => ingressPathMatches(path, 'Prefix', ALERTS_API_PATH);
 
 /** The sender's entry: its URL (returned when Alertmanager takes pushes there), its content type and its level. */
 function senderUrl(ctx: CheckContext, senders: DataFile, sender: WebhookSender, minimumLevel: string): URL | undefined {

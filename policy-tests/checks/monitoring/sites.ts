@@ -4,6 +4,7 @@
  * PublicSiteDown (critical) for good, and the watchdog's DOWN, for a typo.
  */
 import { dig } from '../../model/core/dig.ts';
+import { ingressPathMatches } from '../../model/cluster/ingress-paths.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { DataFile } from '../../model/repository/repo.ts';
 import type { FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
@@ -15,13 +16,8 @@ const PUBLIC_GATEWAY = 'gateway';
 
 type Route = { host: string; path: string; pathType: string };
 
-/** Whether an Ingress path matches a URL path as Kubernetes defines it (Prefix element-wise; Traefik reads ImplementationSpecific as a prefix). */
-function routes(route: Route, url: URL): boolean {
-  if (route.host !== url.hostname) return false;
-  if (route.pathType === 'Exact') return url.pathname === route.path;
-  const prefix = route.path.replace(/\/$/, '');
-  return prefix === '' || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
-}
+/** Whether a route of an Ingress serves the URL. */
+const routes = (route: Route, url: URL) => route.host === url.hostname && ingressPathMatches(route.path, route.pathType, url.pathname);
 
 /** The hosts the facts list as served elsewhere, or why the file cannot be read. */
 function elsewhere(file: DataFile | undefined): { hosts: Map<string, number>; problem?: string } {
