@@ -1,4 +1,4 @@
-/** Regenerates the check table in policy-tests/checks/README.md and the wave table in apps/platform/README.md: npm run readme:checks */
+/** Regenerates the check table in policy-tests/checks/README.md, the wave table in apps/platform/README.md and the secret store's items in docs/bare-metal-to-running.md: npm run readme:checks */
 import { readFileSync } from 'node:fs';
 import { writeInCheckout } from './lib/checkout-write.ts';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ process.exitCode = await runCommand(
   {
     name: 'readme:checks',
     usage: 'readme:checks',
-    help: 'Regenerates the check table in policy-tests/checks/README.md and docs/invariants.md from the registry, and the sync-wave table in apps/platform/README.md from the repository.',
+    help: 'Regenerates the check table in policy-tests/checks/README.md and docs/invariants.md from the registry, the sync-wave table in apps/platform/README.md and the secret store items in docs/bare-metal-to-running.md from the repository.',
     options: {},
     positionals: { min: 0, max: 0 },
     async run() {
@@ -26,6 +26,13 @@ process.exitCode = await runCommand(
       writeInCheckout(REPO_ROOT, platform, wavesAfter);
       process.stdout.write(
         wavesBefore === wavesAfter ? 'apps/platform/README.md wave table is up to date\n' : 'apps/platform/README.md wave table regenerated\n',
+      );
+      const bootstrap = join(REPO_ROOT, docs.STORE_ITEMS_FILE);
+      const itemsBefore = readFileSync(bootstrap, 'utf8');
+      const itemsAfter = docs.withBlock(itemsBefore, docs.STORE_ITEMS_START, docs.STORE_ITEMS_END, docs.storeItemsTable(await loadRepo(REPO_ROOT)));
+      writeInCheckout(REPO_ROOT, bootstrap, itemsAfter);
+      process.stdout.write(
+        itemsBefore === itemsAfter ? `${docs.STORE_ITEMS_FILE} store items are up to date\n` : `${docs.STORE_ITEMS_FILE} store items regenerated\n`,
       );
       const invariants = join(REPO_ROOT, docs.INVARIANTS_FILE);
       const invariantsBefore = readFileSync(invariants, 'utf8');

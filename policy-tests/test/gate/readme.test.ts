@@ -9,6 +9,7 @@ import { applications } from '../../model/argocd/argocd.ts';
 import { serviceAddresses } from '../../model/cluster/service-addresses.ts';
 import { checkTable, withBlock, withCheckTable } from '../../gate/report/check-table.ts';
 import { WAVES_END, WAVES_START, wavesTable } from '../../gate/report/waves-table.ts';
+import { STORE_ITEMS_END, STORE_ITEMS_FILE, STORE_ITEMS_START, storeItemsTable } from '../../gate/report/store-items.ts';
 
 const AREA_READMES = ['policy-tests', 'apps/media', 'monitoring', 'security', 'scripts/backup', 'portfolio-api'].map((area) => `${area}/README.md`);
 /** The READMEs of the rooms inside an area, and the other areas: linked from their area, held to the same link check and length. */
@@ -66,6 +67,17 @@ describe('READMEs', () => {
   it('has the sync-wave table the repository generates (run npm run readme:checks when this fails)', async () => {
     const readme = readFileSync(join(REPO_ROOT, 'apps/platform/README.md'), 'utf8');
     expect(readme).toBe(withBlock(readme, WAVES_START, WAVES_END, wavesTable(await loadRepo(REPO_ROOT))));
+  });
+
+  it('has the secret store items the ExternalSecrets read in the bootstrap doc (run npm run readme:checks when this fails)', async () => {
+    const doc = readFileSync(join(REPO_ROOT, STORE_ITEMS_FILE), 'utf8');
+    const repo = await loadRepo(REPO_ROOT);
+    expect(doc).toBe(withBlock(doc, STORE_ITEMS_START, STORE_ITEMS_END, storeItemsTable(repo)));
+    // Every item an ExternalSecret names is a row: the bootstrap doc once listed six of nineteen.
+    const table = storeItemsTable(repo);
+    for (const es of repo.resources.filter((r) => r.kind === 'ExternalSecret'))
+      for (const key of JSON.stringify(es.object).matchAll(/"(?:remoteRef|extract)":\{[^}]*"key":"([^"]+)"/g))
+        expect(table, es.name).toContain(`| \`${key[1]}\` |`);
   });
 
   it('opens with the quickstart commands', () => {
