@@ -74,4 +74,16 @@ export const alertRoutingMutations: Mutation[] = [
     mutate: (c) => c.write(SENDERS, c.read(SENDERS).replaceAll('alertmanager.lan.example.net', 'am.lan.example.net')),
     at: inFile(KPS, '  ingress:'),
   },
+  {
+    check: 'alertmanager-secret-files',
+    why: 'the chat receiver reads a key its Secret does not have',
+    mutate: (c) => c.write(KPS, c.read(KPS).replace('secrets/alertmanager-chat-webhook/url', 'secrets/alertmanager-chat-webhook/webhook-url')),
+    at: 'alertmanager-chat-webhook/webhook-url',
+  },
+  {
+    check: 'alertmanager-secret-files',
+    why: "the chat webhook's Secret is no longer mounted into Alertmanager",
+    mutate: swap(KPS, '      - alertmanager-chat-webhook\n', ''),
+    at: 'api_url_file:',
+  },
 ];
