@@ -9,8 +9,9 @@
 import { applications, applicationsByName } from '../../model/argocd/argocd.ts';
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
 import { dig } from '../../model/core/dig.ts';
-import { type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
-import type { ScopeLookup } from '../../model/core/manifest.ts';
+import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from '../../model/checks/kit.ts';
+import { ALLOW_SHARED_IP, heldBy, poolAddresses, requestedAddresses } from '../../model/cluster/address-pools.ts';
+import type { Resource, ScopeLookup } from '../../model/core/manifest.ts';
 import { crdClosureCheck } from './crd.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { closeReferences, FACTS_FIX, namespacedClosure } from './closing.ts';
@@ -124,7 +125,7 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
 const loadBalancerClosureCheck: PolicyCheck = {
   id: 'closure-load-balancer',
   description:
-    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; otherwise it waits for an address forever (invariants P1).',
+    'Every LoadBalancer Service (plain, rendered, or declared on its app with gate.homelab-gitops/requires-load-balancer) has an address provider: an IPAddressPool in the repository, or a providedOutsideGit LoadBalancer entry; the address it asks for (metallb.io/loadBalancerIPs) is one a pool holds and no other Service has; otherwise it waits for an address forever (invariants P1).',
   invariants: ['P1'],
   remediation: `keep MetalLB and its pool (apps/platform/metallb), ${FACTS_FIX}; an app whose chart renders a LoadBalancer Service carries ${REQUIRES_LOAD_BALANCER}: "true"`,
   reads: { kinds: ['*'], everyKind: 'a LoadBalancer Service, and the pool that serves it, may come from any render', renders: true },
@@ -155,8 +156,36 @@ const loadBalancerClosureCheck: PolicyCheck = {
           `Service ${svc.name} is a LoadBalancer, but app ${app.name} does not carry ${REQUIRES_LOAD_BALANCER}: "true"`,
         );
     }
+    if (repo.resources.some((r) => r.kind === 'IPAddressPool')) checkRequestedAddresses(ctx, services);
   },
 };
+
+/** The address each LoadBalancer asks for is one the pools hold, and no other Service's (unless both share it by key). */
+function checkRequestedAddresses(ctx: CheckContext, services: readonly Resource[]): void {
+  const pools = poolAddresses(ctx.resources);
+  const taken = new Map<string, Resource>();
+  for (const svc of services)
+    for (const { ip, path } of requestedAddresses(svc)) {
+      const held = heldBy(pools, ip);
+      if (held !== 'held') {
+        ctx.fail(
+          { resource: svc, path },
+          held === 'outside'
+            ? `Service ${svc.name} asks for ${ip}, which no IPAddressPool holds: MetalLB gives it no address, and it stays <pending>`
+            : `Service ${svc.name} asks for ${JSON.stringify(ip)}, which is not an IP address`,
+        );
+        continue;
+      }
+      const first = taken.get(ip);
+      const shared = (r: Resource) => dig(r.object, ['metadata', 'annotations', ALLOW_SHARED_IP]) as string | undefined;
+      if (first && (shared(first) === undefined || shared(first) !== shared(svc)))
+        ctx.fail(
+          { resource: svc, path },
+          `Service ${svc.name} asks for ${ip}, which Service ${first.name} has: MetalLB gives it to one, the other stays <pending>`,
+        );
+      else taken.set(ip, svc);
+    }
+}
 
 function namespaceClosureCheck(isClusterScoped: ScopeLookup): PolicyCheck {
   return {

@@ -110,6 +110,42 @@ export const closureMutations: Mutation[] = [
     at: 'host: plex.example.net',
   },
   {
+    check: 'closure-load-balancer',
+    why: 'a second entry to the public proxy asks MetalLB for an address outside its pool (.240-.249)',
+    mutate: (c) =>
+      c.write(
+        'apps/platform/ingress-public/second-entry.yaml',
+        [
+          'apiVersion: v1',
+          'kind: Service',
+          'metadata:',
+          '  name: traefik-second-entry',
+          '  namespace: ingress',
+          '  annotations:',
+          '    metallb.io/loadBalancerIPs: 192.168.1.250',
+          'spec:',
+          '  type: LoadBalancer',
+          '  selector: {app.kubernetes.io/name: traefik, app.kubernetes.io/instance: traefik-public-ingress}',
+          '  ports: [{name: web, port: 80, targetPort: web}]',
+          '',
+        ].join('\n'),
+      ),
+    at: 'metallb.io/loadBalancerIPs',
+  },
+  {
+    check: 'closure-load-balancer',
+    why: 'two Services ask MetalLB for the same address without sharing it',
+    mutate: (c) => {
+      const service = (name: string) =>
+        `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${name}\n  namespace: ingress\n  annotations:\n    metallb.io/loadBalancerIPs: 192.168.1.245\nspec:\n  type: LoadBalancer\n  selector: {app.kubernetes.io/name: traefik}\n  ports: [{name: web, port: 80, targetPort: web}]\n`;
+      c.write('apps/platform/ingress-public/second-entry.yaml', `${service('traefik-entry-a')}---\n${service('traefik-entry-b')}`);
+    },
+    at: (c) => ({
+      file: 'apps/platform/ingress-public/second-entry.yaml',
+      line: c.read('apps/platform/ingress-public/second-entry.yaml').split('\n').lastIndexOf('    metallb.io/loadBalancerIPs: 192.168.1.245') + 1,
+    }),
+  },
+  {
     check: 'closure-storage-class',
     why: 'the StorageClass the claims ask for renamed',
     mutate: swap(CLASSES, 'name: ceph-block\n  annotations:\n    storageclass', 'name: ceph-rbd\n  annotations:\n    storageclass'),
