@@ -19,6 +19,7 @@ import { ingressRefs, issuerRefs, namespaceRefs, podRefs, priorityRefs, storageR
 import { serviceClosureCheck } from './services.ts';
 import { middlewareClosureCheck } from './middlewares.ts';
 import { publicTlsCheck } from './tls.ts';
+import { keyClosureCheck } from './keys.ts';
 
 /** Cluster-wide names a resource refers to: one shape, one row each. */
 const referenceFamilyChecks: PolicyCheck[] = (
@@ -207,6 +208,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     crdClosureCheck(builtinGroups),
     ...referenceFamilyChecks,
     ...podReferenceChecks,
+    keyClosureCheck,
     serviceClosureCheck,
     middlewareClosureCheck,
     publicTlsCheck,

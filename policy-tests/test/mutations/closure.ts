@@ -146,6 +146,16 @@ export const closureMutations: Mutation[] = [
     }),
   },
   {
+    check: 'closure-secret-key',
+    why: "the TV manager's exporter reads a key its API-key Secret does not have",
+    mutate: swap(
+      'apps/media/sonarr/deployment.yaml',
+      '                  name: sonarr-api-key\n                  key: api-key\n',
+      '                  name: sonarr-api-key\n                  key: apikey\n',
+    ),
+    at: 'key: apikey',
+  },
+  {
     check: 'closure-storage-class',
     why: 'the StorageClass the claims ask for renamed',
     mutate: swap(CLASSES, 'name: ceph-block\n  annotations:\n    storageclass', 'name: ceph-rbd\n  annotations:\n    storageclass'),
