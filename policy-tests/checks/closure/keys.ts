@@ -11,7 +11,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { podSpecs } from '../../model/cluster/references.ts';
+import { podRefs } from '../../model/cluster/references.ts';
 
 type Kind = 'Secret' | 'ConfigMap';
 
@@ -46,40 +46,6 @@ function providedKeys(repo: Parameters<typeof namespaceOrDestination>[0], resour
   return out;
 }
 
-/** Every key a pod template reads by name, with where. */
-function keyRefs(r: Resource): { kind: Kind; name: string; key: string; path: Path }[] {
-  const out: { kind: Kind; name: string; key: string; path: Path }[] = [];
-  for (const { spec, at } of podSpecs(r)) {
-    for (const list of ['containers', 'initContainers'] as const)
-      ((spec[list] ?? []) as { env?: { valueFrom?: Record<string, { name?: string; key?: string; optional?: boolean }> }[] }[]).forEach((c, i) =>
-        (c.env ?? []).forEach((e, j) => {
-          for (const [field, kind] of [
-            ['secretKeyRef', 'Secret'],
-            ['configMapKeyRef', 'ConfigMap'],
-          ] as const) {
-            const ref = e.valueFrom?.[field];
-            if (ref?.name && ref.key && ref.optional !== true)
-              out.push({ kind, name: ref.name, key: ref.key, path: [...at, list, i, 'env', j, 'valueFrom', field, 'key'] });
-          }
-        }),
-      );
-    ((spec.volumes ?? []) as Record<string, { secretName?: string; name?: string; optional?: boolean; items?: { key?: string }[] } | undefined>[]).forEach(
-      (v, i) => {
-        for (const [field, kind] of [
-          ['secret', 'Secret'],
-          ['configMap', 'ConfigMap'],
-        ] as const) {
-          const source = v[field];
-          const name = source?.secretName ?? source?.name;
-          if (!source || !name || source.optional === true) continue;
-          (source.items ?? []).forEach((item, k) => item.key && out.push({ kind, name, key: item.key, path: [...at, 'volumes', i, field, 'items', k, 'key'] }));
-        }
-      },
-    );
-  }
-  return out;
-}
-
 export const keyClosureCheck: PolicyCheck = {
   id: 'closure-secret-key',
   description:
@@ -94,18 +60,17 @@ export const keyClosureCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     const keys = providedKeys(ctx.repo, ctx.resources);
-    for (const r of ctx.resources) {
-      const ns = namespaceOrDestination(ctx.repo, r);
-      for (const ref of keyRefs(r)) {
-        const id = `${ref.kind}/${ns ?? ''}/${ref.name}`;
-        // Not written here, or written with keys the gate cannot know: not this check's to judge (closure-secret speaks for a missing Secret).
-        const known = keys.get(id);
-        if (!known || known.has(ref.key)) continue;
+    // The references closure-secret and closure-config-map close, with the keys each reads by name.
+    for (const ref of podRefs(ctx.repo, ctx.resources)) {
+      if ((ref.kind !== 'Secret' && ref.kind !== 'ConfigMap') || ref.optional || !ref.keys) continue;
+      // Not written here, or written with keys the gate cannot know: not this check's to judge (closure-secret speaks for a missing Secret).
+      const known = keys.get(`${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
+      if (!known) continue;
+      for (const { key, path } of ref.keys.filter((k) => !known.has(k.key)))
         ctx.fail(
-          { resource: r, path: ref.path },
-          `${r.kind} ${r.name} reads key ${ref.key} of ${ref.kind} ${ref.name}, which writes only ${[...known].sort().join(', ') || 'no key'}: the container does not start`,
+          { resource: ref.resource, path },
+          `${ref.resource.kind} ${ref.resource.name} reads key ${key} of ${ref.kind} ${ref.name}, which writes only ${[...known].sort().join(', ') || 'no key'}: the container does not start`,
         );
-      }
     }
   },
 };

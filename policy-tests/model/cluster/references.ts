@@ -22,6 +22,8 @@ export interface Reference {
 
 export interface PodRef extends Reference {
   optional: boolean;
+  /** The keys it reads by name (an env secretKeyRef or configMapKeyRef, a volume's items), with where each is written. */
+  keys?: { key: string; path: Path }[];
 }
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -146,38 +148,45 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
   for (const r of resources) {
     const namespace = namespaceOrDestination(repo, r);
     for (const { spec, at } of podSpecs(r)) {
-      const push = (kind: string, name: unknown, path: Path, optional: unknown) => {
-        if (typeof name === 'string' && name !== '') out.push({ resource: r, path, kind, name, namespace, optional: optional === true });
+      const push = (kind: string, name: unknown, path: Path, o: { optional?: unknown; keys?: PodRef['keys'] } = {}) => {
+        if (typeof name === 'string' && name !== '')
+          out.push({ resource: r, path, kind, name, namespace, optional: o.optional === true, ...(o.keys?.length ? { keys: o.keys } : {}) });
       };
-      push('ServiceAccount', spec.serviceAccountName, [...at, 'serviceAccountName'], false);
+      /** A volume source's items: the keys it projects, each at items[k].key. */
+      const items = (source: { items?: { key?: unknown }[] } | undefined, at: Path): PodRef['keys'] =>
+        (source?.items ?? []).flatMap((item, k) => (typeof item?.key === 'string' ? [{ key: item.key, path: [...at, 'items', k, 'key'] }] : []));
+      /** An env entry's key reference: its one key. */
+      const keyOf = (ref: { key?: unknown } | undefined, at: Path): PodRef['keys'] =>
+        typeof ref?.key === 'string' ? [{ key: ref.key, path: [...at, 'key'] }] : [];
+      push('ServiceAccount', spec.serviceAccountName, [...at, 'serviceAccountName']);
       ((spec.volumes ?? []) as Record<string, any>[]).forEach((v, i) => {
-        push('Secret', v.secret?.secretName, [...at, 'volumes', i, 'secret', 'secretName'], v.secret?.optional);
-        push('ConfigMap', v.configMap?.name, [...at, 'volumes', i, 'configMap', 'name'], v.configMap?.optional);
-        push('PersistentVolumeClaim', v.persistentVolumeClaim?.claimName, [...at, 'volumes', i, 'persistentVolumeClaim', 'claimName'], false);
+        const vol: Path = [...at, 'volumes', i];
+        push('Secret', v.secret?.secretName, [...vol, 'secret', 'secretName'], { optional: v.secret?.optional, keys: items(v.secret, [...vol, 'secret']) });
+        push('ConfigMap', v.configMap?.name, [...vol, 'configMap', 'name'], {
+          optional: v.configMap?.optional,
+          keys: items(v.configMap, [...vol, 'configMap']),
+        });
+        push('PersistentVolumeClaim', v.persistentVolumeClaim?.claimName, [...vol, 'persistentVolumeClaim', 'claimName']);
         ((v.projected?.sources ?? []) as Record<string, any>[]).forEach((src, j) => {
-          push('Secret', src.secret?.name, [...at, 'volumes', i, 'projected', 'sources', j, 'secret', 'name'], src.secret?.optional);
-          push('ConfigMap', src.configMap?.name, [...at, 'volumes', i, 'projected', 'sources', j, 'configMap', 'name'], src.configMap?.optional);
+          push('Secret', src.secret?.name, [...vol, 'projected', 'sources', j, 'secret', 'name'], { optional: src.secret?.optional });
+          push('ConfigMap', src.configMap?.name, [...vol, 'projected', 'sources', j, 'configMap', 'name'], { optional: src.configMap?.optional });
         });
       });
       for (const list of ['containers', 'initContainers'] as const) {
         ((spec[list] ?? []) as Record<string, any>[]).forEach((c, i) => {
           ((c.env ?? []) as Record<string, any>[]).forEach((e, j) => {
-            push(
-              'Secret',
-              e.valueFrom?.secretKeyRef?.name,
-              [...at, list, i, 'env', j, 'valueFrom', 'secretKeyRef', 'name'],
-              e.valueFrom?.secretKeyRef?.optional,
-            );
-            push(
-              'ConfigMap',
-              e.valueFrom?.configMapKeyRef?.name,
-              [...at, list, i, 'env', j, 'valueFrom', 'configMapKeyRef', 'name'],
-              e.valueFrom?.configMapKeyRef?.optional,
-            );
+            const from: Path = [...at, list, i, 'env', j, 'valueFrom'];
+            for (const [field, kind] of [
+              ['secretKeyRef', 'Secret'],
+              ['configMapKeyRef', 'ConfigMap'],
+            ] as const) {
+              const ref = e.valueFrom?.[field];
+              push(kind, ref?.name, [...from, field, 'name'], { optional: ref?.optional, keys: keyOf(ref, [...from, field]) });
+            }
           });
           ((c.envFrom ?? []) as Record<string, any>[]).forEach((e, j) => {
-            push('Secret', e.secretRef?.name, [...at, list, i, 'envFrom', j, 'secretRef', 'name'], e.secretRef?.optional);
-            push('ConfigMap', e.configMapRef?.name, [...at, list, i, 'envFrom', j, 'configMapRef', 'name'], e.configMapRef?.optional);
+            push('Secret', e.secretRef?.name, [...at, list, i, 'envFrom', j, 'secretRef', 'name'], { optional: e.secretRef?.optional });
+            push('ConfigMap', e.configMapRef?.name, [...at, list, i, 'envFrom', j, 'configMapRef', 'name'], { optional: e.configMapRef?.optional });
           });
         });
       }
