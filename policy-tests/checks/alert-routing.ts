@@ -11,6 +11,7 @@ import { chartValues } from '../model/argocd/chart-values.ts';
 import { applicationsByName } from '../model/argocd/argocd.ts';
 import { dig } from '../model/core/dig.ts';
 import { ingressPathMatches } from '../model/cluster/ingress-paths.ts';
+import { LAN_GATEWAY } from '../model/cluster/gateways.ts';
 import type { Path } from '../model/core/positions.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import type { DataFile } from '../model/repository/repo.ts';
@@ -73,9 +74,6 @@ const routingCheck: PolicyCheck = {
     }
   },
 };
-
-/** The ingress class of the proxy that serves the LAN only (apps/platform/ingress-private/). */
-const LAN_GATEWAY = 'private-gateway';
 
 /**
  * What each sender must push (A9; the spec's Events table: both critical, both on the event route). The NAS pushes at

@@ -5,10 +5,8 @@
  */
 import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { untrustedHost } from '../../model/cluster/tls.ts';
-
-/** The public proxy's class (apps/platform/ingress-public/). */
-const PUBLIC_GATEWAY = 'gateway';
+import { ingressTlsProblem } from '../../model/cluster/tls.ts';
+import { PUBLIC_GATEWAY } from '../../model/cluster/gateways.ts';
 
 export const publicTlsCheck: PolicyCheck = {
   id: 'public-ingress-tls',
@@ -20,7 +18,7 @@ export const publicTlsCheck: PolicyCheck = {
   run(ctx) {
     for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress' && dig(r.object, ['spec', 'ingressClassName']) === PUBLIC_GATEWAY))
       ((dig(ing.object, ['spec', 'rules']) ?? []) as { host?: string }[]).forEach((rule, i) => {
-        const why = rule.host ? untrustedHost([ing, ...ctx.resources.filter((r) => r.kind !== 'Ingress')], rule.host) : undefined;
+        const why = rule.host ? ingressTlsProblem(ctx.resources, ing, rule.host) : undefined;
         if (why) ctx.fail({ resource: ing, path: ['spec', 'rules', i, 'host'] }, `${rule.host} is public, but ${why}`);
       });
   },

@@ -7,6 +7,7 @@ import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 
 export const mediaPodChecks: PolicyCheck[] = [
   {
@@ -77,10 +78,10 @@ export const mediaPodChecks: PolicyCheck[] = [
           });
           const exposed = targets.find((t) => t && loginless.has(t));
           const cls = (ingress.object.spec as { ingressClassName?: string })?.ingressClassName;
-          if (exposed && cls !== 'private-gateway')
+          if (exposed && cls !== LAN_GATEWAY)
             ctx.fail(
               { resource: ingress, path: ['spec', 'ingressClassName'] },
-              `${exposed} has no login of its own but is exposed through "${cls ?? 'the default class'}"; use private-gateway`,
+              `${exposed} has no login of its own but is exposed through "${cls ?? 'the default class'}"; use ${LAN_GATEWAY}`,
             );
         }
       });

@@ -5,14 +5,13 @@
  */
 import { dig } from '../../model/core/dig.ts';
 import { ingressPathMatches } from '../../model/cluster/ingress-paths.ts';
+import { PUBLIC_GATEWAY } from '../../model/cluster/gateways.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { DataFile } from '../../model/repository/repo.ts';
 import type { FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 
 const WRANGLER_FILE = 'monitoring/watchdog/wrangler.toml';
 const ELSEWHERE_FILE = 'monitoring/blackbox-exporter/facts/sites-elsewhere.yaml';
-/** The public proxy's class (apps/platform/ingress-public/). */
-const PUBLIC_GATEWAY = 'gateway';
 
 type Route = { host: string; path: string; pathType: string };
 

@@ -22,19 +22,23 @@ const PUBLIC_ACME = new Set([
 /** Whether a certificate name (`host` or `*.domain`, one label deep) covers `host`. */
 const covers = (name: string, host: string) => name === host || (name.startsWith('*.') && host.slice(host.indexOf('.') + 1) === name.slice(2));
 
-/** Why `host` is not served with a certificate a client trusts (a browser, Node, the blackbox exporter), or undefined when it is. */
+/** Why this Ingress does not serve `host` with a certificate a client trusts (a browser, Node, the blackbox exporter), or undefined. */
+export function ingressTlsProblem(resources: readonly Resource[], ing: Resource, host: string): string | undefined {
+  const tls = ((dig(ing.object, ['spec', 'tls']) ?? []) as { hosts?: string[]; secretName?: string }[]).filter((t) =>
+    (t.hosts ?? []).some((h) => covers(h, host)),
+  );
+  if (tls.length === 0) return `the Ingress serving ${host} has no TLS for it, so the proxy answers with its own self-signed certificate, which clients refuse`;
+  const problems = tls.map((t) => certificateProblem(resources, ing, host, t.secretName));
+  return problems.includes(undefined) ? undefined : problems[0];
+}
+
+/** Why no Ingress serves `host` with a certificate a client trusts, or undefined when one does. */
 export function untrustedHost(resources: readonly Resource[], host: string): string | undefined {
   const ingresses = resources.filter(
     (r) => r.kind === 'Ingress' && ((dig(r.object, ['spec', 'rules']) ?? []) as { host?: string }[]).some((rule) => rule.host === host),
   );
   if (ingresses.length === 0) return `no Ingress serves ${host}`;
-  const tls = ingresses.flatMap((ing) =>
-    ((dig(ing.object, ['spec', 'tls']) ?? []) as { hosts?: string[]; secretName?: string }[])
-      .filter((t) => (t.hosts ?? []).some((h) => covers(h, host)))
-      .map((t) => ({ ing, secretName: t.secretName })),
-  );
-  if (tls.length === 0) return `the Ingress serving ${host} has no TLS for it, so the proxy answers with its own self-signed certificate, which clients refuse`;
-  const problems = tls.map(({ ing, secretName }) => certificateProblem(resources, ing, host, secretName));
+  const problems = ingresses.map((ing) => ingressTlsProblem(resources, ing, host));
   return problems.includes(undefined) ? undefined : problems[0];
 }
 
