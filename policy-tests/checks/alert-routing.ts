@@ -88,8 +88,15 @@ const SENDERS: Readonly<Record<string, { labels: Readonly<Record<string, string>
 /** Whether a `Prefix` path routes the alerts API. */
 const prefixCovers = (path: string) => ingressPathMatches(path, 'Prefix', ALERTS_API_PATH);
 
+/** What judging a sender needs: the check's context, the senders' file, and Alertmanager's configurations (read once). */
+interface SenderContext {
+  ctx: CheckContext;
+  senders: DataFile;
+  configs: ReturnType<typeof alertmanagerConfigs>;
+}
+
 /** The sender's entry: its URL (returned when Alertmanager takes pushes there), its content type and its level. */
-function senderUrl(ctx: CheckContext, senders: DataFile, sender: WebhookSender, minimumLevel: string): URL | undefined {
+function senderUrl({ ctx, senders }: SenderContext, sender: WebhookSender, minimumLevel: string): URL | undefined {
   const fail = (key: string, message: string) => ctx.fail({ data: senders, path: [...sender.at, key] }, message);
   if (sender.contentType !== 'application/json')
     fail('contentType', `${sender.name} must send Content-Type application/json: Alertmanager refuses any other body`);
@@ -102,7 +109,7 @@ function senderUrl(ctx: CheckContext, senders: DataFile, sender: WebhookSender, 
 }
 
 /** The body the sender pushes: a postable JSON array, each alert with the labels and summary A9 gives, routed to the event receiver. */
-function checkPayload(ctx: CheckContext, senders: DataFile, sender: WebhookSender, labels: Readonly<Record<string, string>>): void {
+function checkPayload({ ctx, senders, configs }: SenderContext, sender: WebhookSender, labels: Readonly<Record<string, string>>): void {
   const payload = sender.payload ? ctx.repo.dataFiles.get(`${PAYLOADS_DIR}${sender.payload}`) : undefined;
   if (!payload)
     return ctx.fail(
@@ -119,7 +126,7 @@ function checkPayload(ctx: CheckContext, senders: DataFile, sender: WebhookSende
           `${sender.name}'s alerts carry ${key}="${value}" (A9)`,
         );
     if (!alert.annotations.summary) ctx.fail({ data: payload, path: [...alert.at, 'annotations'] }, `${sender.name}'s alerts carry a summary annotation (A9)`);
-    for (const { config } of alertmanagerConfigs(ctx.repo)) {
+    for (const { config } of configs) {
       const want = expectedReceiver(alert.labels);
       const got = route(config, alert.labels).map((hit) => hit.receiver);
       if (!got.includes(want))
@@ -176,6 +183,7 @@ const webhookCheck: PolicyCheck = {
     const names = new Set(recorded.senders.map((s) => s.name));
     for (const name of Object.keys(SENDERS).filter((n) => !names.has(n)))
       ctx.fail({ data: recorded.file, path: ['senders'] }, `no entry for ${name}, which A9 says pushes to Alertmanager`);
+    const env: SenderContext = { ctx, senders: recorded.file, configs: alertmanagerConfigs(ctx.repo) };
     // Each URL once, naming every sender that posts to it: they share Alertmanager's one address.
     const byUrl = new Map<string, { url: URL; names: string[] }>();
     for (const sender of recorded.senders) {
@@ -184,14 +192,15 @@ const webhookCheck: PolicyCheck = {
         ctx.fail({ data: recorded.file, path: [...sender.at, 'name'] }, `unknown sender "${sender.name}": A9 names ${Object.keys(SENDERS).join(', ')}`);
         continue;
       }
-      checkPayload(ctx, recorded.file, sender, expected.labels);
-      const url = senderUrl(ctx, recorded.file, sender, expected.minimumLevel);
+      checkPayload(env, sender, expected.labels);
+      const url = senderUrl(env, sender, expected.minimumLevel);
       if (url) byUrl.set(url.href, { url, names: [...(byUrl.get(url.href)?.names ?? []), sender.name] });
     }
     const render = ctx.renders.find((r) => r.source.chart === 'kube-prometheus-stack');
+    const stacks = chartValues(ctx.repo, 'kube-prometheus-stack');
     for (const { url, names } of byUrl.values()) {
       const who = `${names.join(', ')} ${names.length > 1 ? 'post' : 'posts'} to ${url.href}`;
-      for (const { values, source } of chartValues(ctx.repo, 'kube-prometheus-stack')) {
+      for (const { values, source } of stacks) {
         const problem = ingressProblem(values, url);
         if (problem) ctx.fail({ data: source, path: problem.path }, `${who}, but ${problem.why}`);
       }
