@@ -7,6 +7,7 @@
 import { alertmanagerConfigs, CONFIG_PATH, expectedReceiver, route, sendsToChat, type AmRoute } from '../model/monitoring/alertmanager.ts';
 import { alertRules } from '../model/monitoring/prometheus-rules.ts';
 import { ALERTS_API_PATH, PAYLOADS_DIR, postableAlerts, SENDERS_FILE, webhookSenders, type WebhookSender } from '../model/monitoring/webhook-senders.ts';
+import { fillBody, type BodyFiller } from '../model/monitoring/webhook-bodies.ts';
 import { chartValues } from '../model/argocd/chart-values.ts';
 import { applicationsByName } from '../model/argocd/argocd.ts';
 import { dig } from '../model/core/dig.ts';
@@ -76,13 +77,23 @@ const routingCheck: PolicyCheck = {
 };
 
 /**
- * What each sender must push (A9; the spec's Events table: both critical, both on the event route). The NAS pushes at
- * Warning and above, the hypervisor and its backup server on errors.
+ * What each sender must push (A9; the spec's Events table: both critical, both on the event route), and how it fills
+ * its body in. The NAS pushes at Warning and above, the hypervisor and its backup server on errors.
  */
-const SENDERS: Readonly<Record<string, { labels: Readonly<Record<string, string>>; minimumLevel: string }>> = {
-  nas: { labels: { alertname: 'NasNotification', severity: 'critical', namespace: 'nas', node: 'nas' }, minimumLevel: 'warning' },
-  hypervisor: { labels: { alertname: 'HypervisorNotification', severity: 'critical', namespace: 'hypervisor' }, minimumLevel: 'error' },
-  'backup-server': { labels: { alertname: 'HypervisorNotification', severity: 'critical', namespace: 'hypervisor' }, minimumLevel: 'error' },
+interface ExpectedSender {
+  labels: Readonly<Record<string, string>>;
+  minimumLevel: string;
+  filler: BodyFiller;
+}
+const HYPERVISOR: ExpectedSender = {
+  labels: { alertname: 'HypervisorNotification', severity: 'critical', namespace: 'hypervisor' },
+  minimumLevel: 'error',
+  filler: 'proxmox-notify',
+};
+const SENDERS: Readonly<Record<string, ExpectedSender>> = {
+  nas: { labels: { alertname: 'NasNotification', severity: 'critical', namespace: 'nas', node: 'nas' }, minimumLevel: 'warning', filler: 'dsm' },
+  hypervisor: HYPERVISOR,
+  'backup-server': HYPERVISOR,
 };
 
 /** Whether a `Prefix` path routes the alerts API. */
@@ -108,29 +119,43 @@ function senderUrl({ ctx, senders }: SenderContext, sender: WebhookSender, minim
   return undefined;
 }
 
-/** The body the sender pushes: a postable JSON array, each alert with the labels and summary A9 gives, routed to the event receiver. */
-function checkPayload({ ctx, senders, configs }: SenderContext, sender: WebhookSender, labels: Readonly<Record<string, string>>): void {
+/** One payload as one way of filling it in sends it, with every sender that sends it so. */
+interface SentBody {
+  sender: WebhookSender;
+  expected: ExpectedSender;
+  names: string[];
+}
+
+/**
+ * The body the senders push, as they fill the payload in: a postable JSON array, each alert with the labels and
+ * summary A9 gives, routed to the event receiver.
+ */
+function checkPayload({ ctx, senders, configs }: SenderContext, { sender, expected, names }: SentBody): void {
+  const who = names.join(', ');
   const payload = sender.payload ? ctx.repo.dataFiles.get(`${PAYLOADS_DIR}${sender.payload}`) : undefined;
   if (!payload)
     return ctx.fail(
       { data: senders, path: [...sender.at, 'payload'] },
-      `${sender.name}'s payload ${JSON.stringify(sender.payload ?? '')} is not a file in ${PAYLOADS_DIR}`,
+      `${who}'s payload ${JSON.stringify(sender.payload ?? '')} is not a file in ${PAYLOADS_DIR}`,
     );
-  const { alerts, problems } = postableAlerts(payload);
-  for (const p of problems) ctx.fail({ data: payload, path: p.path }, `${payload.file} ${p.why}: Alertmanager refuses the body (HTTP 400)`);
+  const refused = (path: Path, why: string) => ctx.fail({ data: payload, path }, `${payload.file} ${why}: Alertmanager refuses the body (HTTP 400)`);
+  if (payload.errors.length > 0) return refused([], `is not JSON: ${payload.errors[0]}`);
+  const filled = fillBody(payload.data, expected.filler);
+  for (const p of filled.problems)
+    ctx.fail({ data: payload, path: p.path }, `${who} ${names.length > 1 ? 'fill' : 'fills'} in ${JSON.stringify(dig(payload.data, p.path))}, which ${p.why}`);
+  if (filled.data === undefined) return;
+  const { alerts, problems } = postableAlerts(filled.data);
+  for (const p of problems) refused(p.path, p.why);
   for (const alert of alerts) {
-    for (const [key, value] of Object.entries(labels))
+    for (const [key, value] of Object.entries(expected.labels))
       if (alert.labels[key] !== value)
-        ctx.fail(
-          { data: payload, path: [...alert.at, 'labels', ...(key in alert.labels ? [key] : [])] },
-          `${sender.name}'s alerts carry ${key}="${value}" (A9)`,
-        );
-    if (!alert.annotations.summary) ctx.fail({ data: payload, path: [...alert.at, 'annotations'] }, `${sender.name}'s alerts carry a summary annotation (A9)`);
+        ctx.fail({ data: payload, path: [...alert.at, 'labels', ...(key in alert.labels ? [key] : [])] }, `${who}'s alerts carry ${key}="${value}" (A9)`);
+    if (!alert.annotations.summary) ctx.fail({ data: payload, path: [...alert.at, 'annotations'] }, `${who}'s alerts carry a summary annotation (A9)`);
     for (const { config } of configs) {
       const want = expectedReceiver(alert.labels);
       const got = route(config, alert.labels).map((hit) => hit.receiver);
       if (!got.includes(want))
-        ctx.fail({ data: payload, path: [...alert.at, 'labels'] }, `Alertmanager routes ${sender.name}'s alerts to ${got.join(', ')}, not ${want}`);
+        ctx.fail({ data: payload, path: [...alert.at, 'labels'] }, `Alertmanager routes ${who}'s alerts to ${got.join(', ')}, not ${want}`);
     }
   }
 }
@@ -174,7 +199,7 @@ const webhookCheck: PolicyCheck = {
   id: 'alert-webhooks',
   description: `The NAS, the hypervisor and its backup server push to Alertmanager's ${ALERTS_API_PATH} through the LAN's gateway, as ${SENDERS_FILE} records, with JSON bodies carrying the labels and summary the event route expects (A9).`,
   invariants: ['A9'],
-  remediation: `record each sender in ${SENDERS_FILE} (url, contentType application/json, payload, minimumLevel), and serve its host with alertmanager.ingress (ingressClassName ${LAN_GATEWAY}, pathType Prefix, path /)`,
+  remediation: `record each sender in ${SENDERS_FILE} (url, contentType application/json, payload, minimumLevel), write each text the hypervisor fills in as {{ escape <name> }}, and serve its host with alertmanager.ingress (ingressClassName ${LAN_GATEWAY}, pathType Prefix, path /)`,
   reads: { kinds: ['Ingress', 'Service'], files: [`${PAYLOADS_DIR}*`], charts: ['kube-prometheus-stack'], renders: true },
   exemptible: false,
   run(ctx) {
@@ -186,16 +211,20 @@ const webhookCheck: PolicyCheck = {
     const env: SenderContext = { ctx, senders: recorded.file, configs: alertmanagerConfigs(ctx.repo) };
     // Each URL once, naming every sender that posts to it: they share Alertmanager's one address.
     const byUrl = new Map<string, { url: URL; names: string[] }>();
+    // Each body once per way of filling it in: the hypervisor and its backup server send one template alike.
+    const bodies = new Map<string, SentBody>();
     for (const sender of recorded.senders) {
       const expected = SENDERS[sender.name];
       if (!expected) {
         ctx.fail({ data: recorded.file, path: [...sender.at, 'name'] }, `unknown sender "${sender.name}": A9 names ${Object.keys(SENDERS).join(', ')}`);
         continue;
       }
-      checkPayload(env, sender, expected.labels);
+      const key = JSON.stringify([sender.payload, expected]);
+      bodies.set(key, { sender, expected, names: [...(bodies.get(key)?.names ?? []), sender.name] });
       const url = senderUrl(env, sender, expected.minimumLevel);
       if (url) byUrl.set(url.href, { url, names: [...(byUrl.get(url.href)?.names ?? []), sender.name] });
     }
+    for (const body of bodies.values()) checkPayload(env, body);
     const render = ctx.renders.find((r) => r.source.chart === 'kube-prometheus-stack');
     const stacks = chartValues(ctx.repo, 'kube-prometheus-stack');
     for (const { url, names } of byUrl.values()) {

@@ -52,12 +52,11 @@ export interface PostableAlert {
   at: Path;
 }
 
-/** A payload's alerts as Alertmanager takes them, or why it would refuse the body (HTTP 400), with where. */
-export function postableAlerts(payload: DataFile): { alerts: PostableAlert[]; problems: { path: Path; why: string }[] } {
+/** A body's alerts as Alertmanager takes them, or why it would refuse the body (HTTP 400), with where. */
+export function postableAlerts(body: unknown): { alerts: PostableAlert[]; problems: { path: Path; why: string }[] } {
   const problems: { path: Path; why: string }[] = [];
-  if (payload.errors.length > 0) return { alerts: [], problems: [{ path: [], why: `is not JSON: ${payload.errors[0]}` }] };
-  if (!Array.isArray(payload.data) || payload.data.length === 0) return { alerts: [], problems: [{ path: [], why: 'must be a JSON array of alerts' }] };
-  const alerts = payload.data.flatMap((alert: unknown, i): PostableAlert[] => {
+  if (!Array.isArray(body) || body.length === 0) return { alerts: [], problems: [{ path: [], why: 'must be a JSON array of alerts' }] };
+  const alerts = body.flatMap((alert: unknown, i): PostableAlert[] => {
     const strings = (key: 'labels' | 'annotations', required: boolean): Record<string, string> | undefined => {
       const v = dig(alert, [key]);
       if (v === undefined && !required) return {};

@@ -15,6 +15,7 @@ import { parse, stringify } from 'yaml';
 import { alertmanagerConfigs, expectedReceiver, type AmConfig, type AmRoute } from '../../model/monitoring/alertmanager.ts';
 import { alertRules } from '../../model/monitoring/prometheus-rules.ts';
 import { PAYLOADS_DIR, SENDERS_FILE } from '../../model/monitoring/webhook-senders.ts';
+import { fillText, type BodyFiller } from '../../model/monitoring/webhook-bodies.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 import { silenceWatchdog } from '../../../scripts/watchdog-silence-test.ts';
 import { exec, installed, stopped } from '../../../test-support/exec.ts';
@@ -221,14 +222,11 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
   it("delivers every sender's webhook payload (payloads/senders.yaml) as a one-shot event, with no resolved message", async () => {
     const senders = (parse(readFileSync(join(REPO_ROOT, SENDERS_FILE), 'utf8')) as { senders: { name: string; payload: string }[] }).senders;
     expect(senders.map((s) => s.name).sort()).toEqual(['backup-server', 'hypervisor', 'nas']);
-    // What each sender fills in: DSM's event text, the hypervisor's title, message and node.
-    const filled = (text: string) =>
-      text
-        .replace('@@TEXT@@', 'Disk 3 on nas has degraded')
-        .replace('{{ title }}', 'backup job failed')
-        .replace('{{ message }}', 'vzdump exited 1')
-        .replace('{{ node }}', 'pve1');
-    const bodies = [...new Set(senders.map((s) => s.payload))].map((file) => filled(readFileSync(join(REPO_ROOT, PAYLOADS_DIR, file), 'utf8')));
+    // Each body as its sender fills it in (DSM's event text; the hypervisor's multi-line report, quotes and all).
+    const fillers: Record<string, BodyFiller> = { nas: 'dsm', hypervisor: 'proxmox-notify', 'backup-server': 'proxmox-notify' };
+    const bodies = [
+      ...new Map(senders.map((s) => [s.payload, fillText(readFileSync(join(REPO_ROOT, PAYLOADS_DIR, s.payload), 'utf8'), fillers[s.name]!)])).values(),
+    ];
     const names: string[] = [];
     for (const body of bodies) {
       expect((await fetch(`${amUrl}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(200);
@@ -250,6 +248,14 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
       await expect.poll(() => groupsWith(name)).toBe(0);
       expect(has(chat, name, 'RESOLVED')).toBe(false);
     }
+  });
+
+  it('refuses a hypervisor body whose report goes in unescaped, as alert-webhooks says, and takes it escaped', async () => {
+    const body = (summary: string) =>
+      fillText(JSON.stringify([{ labels: { alertname: 'HypervisorNotification' }, annotations: { summary } }]), 'proxmox-notify');
+    const send = (text: string) => fetch(`${amUrl}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+    expect((await send(body('{{ title }}: {{ message }}'))).status).toBe(400);
+    expect((await send(body('{{ escape title }}: {{ escape message }}'))).status).toBe(200);
   });
 
   it('sends the Watchdog heartbeat to the watchdog endpoint with its token, and drops warnings', async () => {

@@ -40,6 +40,18 @@ export const alertRoutingMutations: Mutation[] = [
   },
   {
     check: 'alert-webhooks',
+    why: "the hypervisor's report goes into the body unescaped, so its first newline makes the body no JSON",
+    mutate: swap(HYPERVISOR, '{{ escape message }}', '{{ message }}'),
+    at: '"description"',
+  },
+  {
+    check: 'alert-webhooks',
+    why: "the hypervisor's node label reads a name no notification has, so it renders empty",
+    mutate: swap(HYPERVISOR, '{{ escape fields.hostname }}', '{{ node }}'),
+    at: '"node"',
+  },
+  {
+    check: 'alert-webhooks',
     why: 'the NAS pushes one alert instead of the array Alertmanager takes',
     mutate: (c) => c.write(NAS, JSON.stringify((JSON.parse(c.read(NAS)) as unknown[])[0], null, 2)),
     at: () => ({ file: NAS, line: 1 }),

@@ -1,0 +1,134 @@
+/**
+ * A webhook body as its sender fills it in, before Alertmanager parses it (invariant A9). The payload files are
+ * templates: what arrives is the sender's rendering of them, so a template that is JSON on disk can still post a
+ * body Alertmanager refuses.
+ *
+ * - `proxmox-notify`: the hypervisor's and its backup server's webhook target (Proxmox VE 8.3 and later, Proxmox
+ *   Backup Server 3.3 and later, one shared crate). Its `build_request` renders the body with Handlebars and
+ *   **no escaping at all** (`register_escape_fn(no_escape)`), from `title`, `message`, `severity`, `timestamp`,
+ *   `fields` (every event has `hostname` and `type`) and `secrets`, with the helpers `escape` (the text as the
+ *   inside of a JSON string), `json` and `url-encode`. A missing name renders empty; an unknown helper fails the
+ *   notification. Rendered here with handlebars.js under the same settings and helpers.
+ * - `dsm`: the NAS's custom webhook puts the event text where `@@TEXT@@` stands. Whether DSM escapes it is not
+ *   documented, so the sample text is one plain line, and only the template's own shape is judged.
+ */
+import { createRequire } from 'node:module';
+import type { Path } from '../core/positions.ts';
+
+export type BodyFiller = 'proxmox-notify' | 'dsm';
+
+/**
+ * What a notification hands the template: a backup failure, as the hypervisor words it. Its message is the
+ * plain-text report, several lines with quotes in them, which is what a template must survive.
+ */
+const PROXMOX_NOTIFICATION = {
+  title: 'vzdump backup status (pve1.lan.example.net): backup failed',
+  message: [
+    'Details',
+    '=======',
+    'VMID\tName\tStatus\tTime\tSize',
+    '101\t"db"\terr\t3s\t0 B',
+    '',
+    'Logs',
+    '====',
+    "101: ERROR: Backup of VM 101 failed - unable to open file '/mnt/pve/nas/dump/vzdump-qemu-101.tmp' - Permission denied \\ retry later",
+  ].join('\n'),
+  severity: 'error',
+  timestamp: 1_764_378_000,
+  fields: { hostname: 'pve1', type: 'vzdump' },
+  secrets: {},
+};
+
+const DSM_TEXT = 'Drive 3 in nas is degraded. Please replace it.';
+
+type HandlebarsModule = typeof import('handlebars');
+type Handlebars = ReturnType<HandlebarsModule['create']>;
+
+let proxmox: Handlebars | undefined;
+
+/** The bytes proxmox-notify's `url-encode` escapes besides controls and non-ASCII (its FRAGMENT set). */
+const URL_RESERVED = new Set(Buffer.from(":/?#[]@!$&'()*+,;=% "));
+
+function percentEncode(s: string): string {
+  return [...Buffer.from(s, 'utf8')]
+    .map((b) => (b < 0x20 || b >= 0x7f || URL_RESERVED.has(b) ? `%${b.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCharCode(b)))
+    .join('');
+}
+
+/** Handlebars set up as proxmox-notify sets it up; loaded on first use, since only this check reads it. */
+function proxmoxHandlebars(): Handlebars {
+  if (proxmox) return proxmox;
+  const handlebars = (createRequire(import.meta.url)('handlebars') as HandlebarsModule).create();
+  const text = (helper: string, v: unknown) => {
+    if (typeof v !== 'string') throw new Error(`${helper}: missing text parameter`);
+    return v;
+  };
+  handlebars.registerHelper('escape', (v: unknown) => JSON.stringify(text('escape', v)).slice(1, -1));
+  handlebars.registerHelper('json', (v: unknown) => JSON.stringify(v));
+  handlebars.registerHelper('url-encode', (v: unknown) => percentEncode(text('url-encode', v)));
+  return (proxmox = handlebars);
+}
+
+/** `template` rendered as proxmox-notify renders a webhook's body, URL or header from a notification's data. */
+export function renderProxmox(template: string, data: object): string {
+  return proxmoxHandlebars().compile(template, { noEscape: true })(data);
+}
+
+/** The raw text `template` becomes once the sender fills it in; throws where the sender fails to render it. */
+export function fillText(template: string, filler: BodyFiller): string {
+  return filler === 'dsm' ? template.replaceAll('@@TEXT@@', DSM_TEXT) : renderProxmox(template, PROXMOX_NOTIFICATION);
+}
+
+/** A name the template reads that the notification does not have (it renders empty), or undefined. */
+function missingName(template: string, filler: BodyFiller): string | undefined {
+  if (filler === 'dsm') return undefined;
+  try {
+    proxmoxHandlebars().compile(template, { noEscape: true, strict: true })(PROXMOX_NOTIFICATION);
+    return undefined;
+  } catch (err) {
+    return /^"([^"]+)" not defined/.exec((err as Error).message)?.[1];
+  }
+}
+
+export interface FilledBody {
+  /** The body Alertmanager parses, or undefined when it is no JSON. */
+  data?: unknown;
+  problems: { path: Path; why: string }[];
+}
+
+const NOTIFICATION_NAMES = 'title, message, severity, timestamp, fields.hostname, fields.type, secrets.<name>';
+
+/**
+ * `template` (the payload file, parsed as JSON with the placeholders inside its strings) as the sender fills it in:
+ * each string is rendered as it stands in the file, and must still be a JSON string afterwards. Paths point into the
+ * template, whose shape the body keeps.
+ */
+export function fillBody(template: unknown, filler: BodyFiller): FilledBody {
+  const problems: FilledBody['problems'] = [];
+  const fill = (value: unknown, path: Path): unknown => {
+    if (Array.isArray(value)) return value.map((v, i) => fill(v, [...path, i]));
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, [...path, k])]));
+    if (typeof value !== 'string') return value;
+    const raw = JSON.stringify(value).slice(1, -1);
+    let text: string;
+    try {
+      text = fillText(raw, filler);
+    } catch (err) {
+      problems.push({ path, why: `fails to render (${(err as Error).message.split('\n')[0]}), so the sender posts nothing` });
+      return value;
+    }
+    const missing = missingName(raw, filler);
+    if (missing) problems.push({ path, why: `reads {{ ${missing} }}, a name no notification has (it has ${NOTIFICATION_NAMES}), so it renders empty` });
+    try {
+      return JSON.parse(`"${text}"`) as unknown;
+    } catch {
+      problems.push({
+        path,
+        why: `is no JSON string once filled in (a newline or a quote of the text goes in unescaped), so Alertmanager refuses the body (HTTP 400): write {{ escape <name> }}`,
+      });
+      return undefined;
+    }
+  };
+  const data = fill(template, []);
+  return problems.some((p) => p.why.startsWith('is no JSON')) ? { problems } : { data, problems };
+}
