@@ -4,7 +4,7 @@
  */
 import type { Area, CheckEnvironment, PolicyCheck } from '../model/checks/kit.ts';
 import { admissionArea } from '../admission/index.ts';
-import { alertRoutingArea } from './alert-routing.ts';
+import { alertRoutingArea } from './alert-routing/index.ts';
 import { argocdArea } from './argocd/index.ts';
 import { backupArea } from './backups/index.ts';
 import { closureArea } from './closure/index.ts';

@@ -22,7 +22,7 @@ export interface AmRoute {
 
 export interface AmReceiver {
   name: string;
-  slack_configs?: { send_resolved?: boolean; api_url?: string; api_url_file?: string }[];
+  slack_configs?: { send_resolved?: boolean; api_url?: string; api_url_file?: string; text?: unknown }[];
   webhook_configs?: { url?: string; send_resolved?: boolean }[];
 }
 

@@ -10,7 +10,7 @@ import { alertRoutingMutations } from '../mutations/alert-routing.ts';
 describeMutations('monitoring checks (monitoring.ts) bite on a broken copy of the real repository', monitoringMutations);
 describeMutations('monitoring checks (monitoring-sources.ts) bite on a broken copy of the real repository', monitoringSourcesMutations);
 describeMutations('monitoring checks (watchdog.ts) bite on a broken copy of the real repository', watchdogMutations);
-describeMutations('monitoring checks (alert-routing.ts) bite on a broken copy of the real repository', alertRoutingMutations);
+describeMutations('monitoring checks (alert-routing/) bite on a broken copy of the real repository', alertRoutingMutations);
 
 describe('helpers', () => {
   it('reads Alertmanager durations', () => {
@@ -26,7 +26,7 @@ describe('helpers', () => {
 
 describe('alert-routing with nothing to read', () => {
   it('fails, instead of passing, when no Application deploys the chart that holds the routing', async () => {
-    const { alertRoutingChecks } = await import('../../checks/alert-routing.ts');
+    const { alertRoutingChecks } = await import('../../checks/alert-routing/index.ts');
     const { runPolicy } = await import('../../model/checks/runner.ts');
     const { loadRepo, REPO_ROOT } = await import('../../model/repository/repo.ts');
     const repo = await loadRepo(REPO_ROOT);

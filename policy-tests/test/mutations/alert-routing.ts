@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/alert-routing.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/alert-routing/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { KPS, CHAT, EVENTS, inFile, receiverFieldLine, swap } from './edits.ts';
 
@@ -25,6 +25,18 @@ export const alertRoutingMutations: Mutation[] = [
     why: 'warnings routed to chat',
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['alertmanager', 'config', 'route', 'routes', 3, 'matchers'], d.createNode(['severity=~"critical|warning"']))),
     at: '- receiver: chat\n',
+  },
+  {
+    check: 'alert-chat-text',
+    why: "the event route posts with Alertmanager's own Slack text, which is empty: the NAS's words never reach chat",
+    mutate: (c) => c.edit(KPS, 0, (d) => d.deleteIn([...EVENTS, 'text'])),
+    at: receiverFieldLine('chat-events', 'api_url_file'),
+  },
+  {
+    check: 'alert-chat-text',
+    why: "the critical route prints the group's common summary, which is empty when two alerts differ",
+    mutate: (c) => c.edit(KPS, 0, (d) => d.setIn([...CHAT, 'text'], '{{ .CommonAnnotations.summary }}')),
+    at: receiverFieldLine('chat', 'text:'),
   },
   {
     check: 'alert-webhooks',

@@ -1,80 +1,19 @@
 /**
- * The alert path (A9, A12-A15): only critical alerts (and every app-a alert)
- * reach chat; critical alerts send resolved messages; the event route for
- * the hypervisor and the NAS is one-shot; and those two can reach Alertmanager
- * from outside the cluster, with the bodies the routing expects.
+ * The webhooks from outside the cluster (A9): the NAS, the hypervisor and its backup server reach Alertmanager
+ * through the LAN's gateway, with bodies that, once each sender fills them in, carry the labels and summary the
+ * event route expects.
  */
-import { alertmanagerConfigs, CONFIG_PATH, expectedReceiver, route, sendsToChat, type AmRoute } from '../model/monitoring/alertmanager.ts';
-import { alertRules } from '../model/monitoring/prometheus-rules.ts';
-import { ALERTS_API_PATH, PAYLOADS_DIR, postableAlerts, SENDERS_FILE, webhookSenders, type WebhookSender } from '../model/monitoring/webhook-senders.ts';
-import { fillBody, type BodyFiller } from '../model/monitoring/webhook-bodies.ts';
-import { chartValues } from '../model/argocd/chart-values.ts';
-import { applicationsByName } from '../model/argocd/argocd.ts';
-import { dig } from '../model/core/dig.ts';
-import { ingressPathMatches } from '../model/cluster/ingress-paths.ts';
-import { LAN_GATEWAY } from '../model/cluster/gateways.ts';
-import type { Path } from '../model/core/positions.ts';
-import type { Resource } from '../model/core/manifest.ts';
-import type { DataFile } from '../model/repository/repo.ts';
-import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
-
-const routePath = (path: number[]): Path => [...CONFIG_PATH, 'route', ...path.flatMap((i) => ['routes', i])];
-
-function childRoutes(root: AmRoute): { route: AmRoute; path: number[] }[] {
-  const out: { route: AmRoute; path: number[] }[] = [];
-  const walk = (node: AmRoute, path: number[]) =>
-    (node.routes ?? []).forEach((child, i) => {
-      out.push({ route: child, path: [...path, i] });
-      walk(child, [...path, i]);
-    });
-  walk(root, []);
-  return out;
-}
-
-const routingCheck: PolicyCheck = {
-  id: 'alert-routing',
-  description: 'Only critical alerts and app-a alerts reach chat; critical routes send resolved messages; the hypervisor/NAS event route does not (A12-A15).',
-  invariants: ['A12', 'A13', 'A14', 'A15'],
-  remediation: 'route warnings to the "null" receiver, set send_resolved: true on the critical receiver and false on the event receiver',
-  reads: { kinds: ['PrometheusRule'], charts: ['kube-prometheus-stack'] },
-  exemptible: false,
-  run(ctx) {
-    const rules = alertRules(ctx.repo);
-    const configs = alertmanagerConfigs(ctx.repo);
-    // No routing to read is a finding, never a pass.
-    if (configs.length === 0)
-      ctx.fail(
-        { file: 'monitoring/README.md' },
-        'no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check',
-      );
-    for (const { file, config, source } of configs) {
-      const fail = (path: Path, message: string) => {
-        const { line, col } = source.positions.at(path, 'key');
-        ctx.fail({ file: file, line, col }, message);
-      };
-      const receivers = new Map(config.receivers.map((r, i) => [r.name, { receiver: r, index: i }]));
-      for (const rule of rules) {
-        const labels: Record<string, string> = { alertname: rule.alert, namespace: 'monitoring', ...rule.labels };
-        if (labels.severity === 'critical' || labels.namespace === 'app-a' || labels.alertname === 'Watchdog') continue;
-        for (const hit of route(config, labels)) {
-          if (sendsToChat(receivers.get(hit.receiver)?.receiver))
-            fail(routePath(hit.path), `${rule.alert} (severity ${labels.severity}) would reach chat through receiver "${hit.receiver}"`);
-        }
-      }
-      for (const { route: r } of childRoutes(config.route)) {
-        const target = r.receiver ? receivers.get(r.receiver) : undefined;
-        if (!target) continue;
-        const matchers = (r.matchers ?? []).join(' ');
-        const slack = target.receiver.slack_configs ?? [];
-        const at = (i: number): Path => [...CONFIG_PATH, 'receivers', target.index, 'slack_configs', i, 'send_resolved'];
-        if (/severity\s*=\s*"?critical/.test(matchers))
-          slack.forEach((s, i) => s.send_resolved !== true && fail(at(i), `critical alerts go to "${r.receiver}" without send_resolved: true`));
-        if (/namespace\s*=~?\s*"?[^"]*(hypervisor|nas)/.test(matchers))
-          slack.forEach((s, i) => s.send_resolved !== false && fail(at(i), `the event route "${r.receiver}" must not send resolved messages`));
-      }
-    }
-  },
-};
+import { alertmanagerConfigs, expectedReceiver, route } from '../../model/monitoring/alertmanager.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { ALERTS_API_PATH, PAYLOADS_DIR, postableAlerts, SENDERS_FILE, webhookSenders, type WebhookSender } from '../../model/monitoring/webhook-senders.ts';
+import { fillBody, type BodyFiller } from '../../model/monitoring/webhook-bodies.ts';
+import { chartValues } from '../../model/argocd/chart-values.ts';
+import { dig } from '../../model/core/dig.ts';
+import { ingressPathMatches } from '../../model/cluster/ingress-paths.ts';
+import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
+import type { Path } from '../../model/core/positions.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { DataFile } from '../../model/repository/repo.ts';
 
 /**
  * What each sender must push (A9; the spec's Events table: both critical, both on the event route), and how it fills
@@ -195,7 +134,7 @@ function renderedRoute(resources: readonly Resource[], url: URL): boolean {
   });
 }
 
-const webhookCheck: PolicyCheck = {
+export const webhookCheck: PolicyCheck = {
   id: 'alert-webhooks',
   description: `The NAS, the hypervisor and its backup server push to Alertmanager's ${ALERTS_API_PATH} through the LAN's gateway, as ${SENDERS_FILE} records, with JSON bodies carrying the labels and summary the event route expects (A9).`,
   invariants: ['A9'],
@@ -242,50 +181,3 @@ const webhookCheck: PolicyCheck = {
     }
   },
 };
-
-/** Where the operator mounts alertmanagerSpec.secrets: /etc/alertmanager/secrets/<secret>/<key>. */
-const SECRETS_DIR = /^\/etc\/alertmanager\/secrets\/([^/]+)\/([^/]+)$/;
-
-/** Every `*_file` setting of the Alertmanager configuration, with its path under alertmanager.config. */
-function fileSettings(value: unknown, at: Path = []): { path: Path; key: string; file: string }[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => fileSettings(v, [...at, i]));
-  if (!value || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([k, v]) =>
-    k.endsWith('_file') && typeof v === 'string' ? [{ path: [...at, k], key: k, file: v }] : fileSettings(v, [...at, k]),
-  );
-}
-
-const secretFilesCheck: PolicyCheck = {
-  id: 'alertmanager-secret-files',
-  description:
-    "Every file the Alertmanager configuration reads (a receiver's api_url_file, credentials_file...) is a key of a Secret listed in alertmanagerSpec.secrets and written by an ExternalSecret with that key; otherwise the receiver cannot send, and chat or the heartbeat stays silent (A11, A12).",
-  invariants: ['A11', 'A12'],
-  remediation:
-    'read /etc/alertmanager/secrets/<secret>/<key>, list <secret> in alertmanager.alertmanagerSpec.secrets, and write <key> with an ExternalSecret targeting <secret>',
-  reads: { kinds: ['ExternalSecret'], charts: ['kube-prometheus-stack'] },
-  exemptible: false,
-  run(ctx) {
-    for (const { appName, values, source } of chartValues(ctx.repo, 'kube-prometheus-stack')) {
-      const namespace = applicationsByName(ctx.repo).get(appName)?.destinationNamespace;
-      const listed = (dig(values, ['alertmanager', 'alertmanagerSpec', 'secrets']) ?? []) as string[];
-      /** The keys each ExternalSecret of the namespace writes into its target Secret; undefined keys when it extracts whole items. */
-      const written = (secret: string, key: string) =>
-        ctx.resources.some((es) => {
-          if (es.kind !== 'ExternalSecret' || es.namespace !== namespace || (dig(es.object, ['spec', 'target', 'name']) ?? es.name) !== secret) return false;
-          const keys = ((dig(es.object, ['spec', 'data']) ?? []) as { secretKey?: string }[]).map((d) => d.secretKey);
-          return keys.includes(key) || ((dig(es.object, ['spec', 'dataFrom']) ?? []) as unknown[]).length > 0;
-        });
-      for (const setting of fileSettings(dig(values, [...CONFIG_PATH]))) {
-        const fail = (why: string) => ctx.fail({ data: source, path: [...CONFIG_PATH, ...setting.path] }, `${setting.key} reads ${setting.file}, but ${why}`);
-        const m = SECRETS_DIR.exec(setting.file);
-        if (!m) fail('Alertmanager mounts its Secrets at /etc/alertmanager/secrets/<secret>/<key> only: the file does not exist');
-        else if (!listed.includes(m[1]!)) fail(`Secret ${m[1]} is not in alertmanagerSpec.secrets, so nothing is mounted there`);
-        else if (!written(m[1]!, m[2]!)) fail(`no ExternalSecret in ${namespace ?? 'its namespace'} writes key ${m[2]} of Secret ${m[1]}`);
-      }
-    }
-  },
-};
-
-export const alertRoutingChecks: PolicyCheck[] = [routingCheck, webhookCheck, secretFilesCheck];
-
-export const alertRoutingArea: Area = staticArea('alert-routing', alertRoutingChecks);
