@@ -35,6 +35,12 @@ const SENDERS: Readonly<Record<string, ExpectedSender>> = {
   'backup-server': HYPERVISOR,
 };
 
+/** A label that tells one event from the next, in each sender's own placeholders. */
+const EVENT_LABEL: Readonly<Record<BodyFiller, string>> = { dsm: '"event": "@@TEXT@@"', 'proxmox-notify': '"event": "{{ timestamp }}"' };
+
+const sameLabels = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+
 /** Whether a `Prefix` path routes the alerts API. */
 const prefixCovers = (path: string) => ingressPathMatches(path, 'Prefix', ALERTS_API_PATH);
 
@@ -85,6 +91,14 @@ function checkPayload({ ctx, senders, configs }: SenderContext, { sender, expect
   if (filled.data === undefined) return;
   const { alerts, problems } = postableAlerts(filled.data);
   for (const p of problems) refused(p.path, p.why);
+  // An alert is its label set: a second event with the first one's labels only updates it, and chat never hears of it.
+  const next = postableAlerts(fillBody(payload.data, expected.filler, 1).data).alerts;
+  for (const alert of alerts)
+    if (next.some((other) => other.at[0] === alert.at[0] && sameLabels(other.labels, alert.labels)))
+      ctx.fail(
+        { data: payload, path: [...alert.at, 'labels'] },
+        `${who} ${names.length > 1 ? 'give' : 'gives'} two different events the same labels, so Alertmanager takes the second for an update of the first and never sends it (A13: each event goes to chat): add a label that carries the event, such as ${EVENT_LABEL[expected.filler]}`,
+      );
   for (const alert of alerts) {
     for (const [key, value] of Object.entries(expected.labels))
       if (alert.labels[key] !== value)
@@ -136,8 +150,8 @@ function renderedRoute(resources: readonly Resource[], url: URL): boolean {
 
 export const webhookCheck: PolicyCheck = {
   id: 'alert-webhooks',
-  description: `The NAS, the hypervisor and its backup server push to Alertmanager's ${ALERTS_API_PATH} through the LAN's gateway, as ${SENDERS_FILE} records, with JSON bodies carrying the labels and summary the event route expects (A9).`,
-  invariants: ['A9'],
+  description: `The NAS, the hypervisor and its backup server push to Alertmanager's ${ALERTS_API_PATH} through the LAN's gateway, as ${SENDERS_FILE} records, with JSON bodies that, as each sender fills them in, carry the labels and summary the event route expects and tell one event from the next (A9, A13).`,
+  invariants: ['A9', 'A13'],
   remediation: `record each sender in ${SENDERS_FILE} (url, contentType application/json, payload, minimumLevel), write each text the hypervisor fills in as {{ escape <name> }}, and serve its host with alertmanager.ingress (ingressClassName ${LAN_GATEWAY}, pathType Prefix, path /)`,
   reads: { kinds: ['Ingress', 'Service'], files: [`${PAYLOADS_DIR}*`], charts: ['kube-prometheus-stack'], renders: true },
   exemptible: false,

@@ -10,7 +10,7 @@
  *   inside of a JSON string), `json` and `url-encode`. A missing name renders empty; an unknown helper fails the
  *   notification. Rendered here with handlebars.js under the same settings and helpers.
  * - `dsm`: the NAS's custom webhook puts the event text where `@@TEXT@@` stands. Whether DSM escapes it is not
- *   documented, so the sample text is one plain line, and only the template's own shape is judged.
+ *   documented, so the sample texts are plain lines, and only the template's own shape is judged.
  */
 import { createRequire } from 'node:module';
 import type { Path } from '../core/positions.ts';
@@ -21,7 +21,7 @@ export type BodyFiller = 'proxmox-notify' | 'dsm';
  * What a notification hands the template: a backup failure, as the hypervisor words it. Its message is the
  * plain-text report, several lines with quotes in them, which is what a template must survive.
  */
-const PROXMOX_NOTIFICATION = {
+const BACKUP_FAILED = {
   title: 'vzdump backup status (pve1.lan.example.net): backup failed',
   message: [
     'Details',
@@ -39,7 +39,22 @@ const PROXMOX_NOTIFICATION = {
   secrets: {},
 };
 
-const DSM_TEXT = 'Drive 3 in nas is degraded. Please replace it.';
+/**
+ * Two events of each sender, told apart only as the sender tells them apart: the hypervisor's second is another
+ * backup job failing on the same host an hour later (same title), the NAS's another text.
+ */
+const PROXMOX_NOTIFICATIONS = [
+  BACKUP_FAILED,
+  {
+    ...BACKUP_FAILED,
+    message: BACKUP_FAILED.message.replaceAll('101', '102').replace('"db"', '"web"'),
+    timestamp: BACKUP_FAILED.timestamp + 3600,
+  },
+];
+const DSM_TEXTS = ['Drive 3 in nas is degraded. Please replace it.', 'Volume 1 on nas has entered read-only mode.'];
+
+/** Which of the two sample events a sender fills in. */
+export type SampleEvent = 0 | 1;
 
 type HandlebarsModule = typeof import('handlebars');
 type Handlebars = ReturnType<HandlebarsModule['create']>;
@@ -74,16 +89,16 @@ export function renderProxmox(template: string, data: object): string {
   return proxmoxHandlebars().compile(template, { noEscape: true })(data);
 }
 
-/** The raw text `template` becomes once the sender fills it in; throws where the sender fails to render it. */
-export function fillText(template: string, filler: BodyFiller): string {
-  return filler === 'dsm' ? template.replaceAll('@@TEXT@@', DSM_TEXT) : renderProxmox(template, PROXMOX_NOTIFICATION);
+/** The raw text `template` becomes once the sender fills `event` in; throws where the sender fails to render it. */
+export function fillText(template: string, filler: BodyFiller, event: SampleEvent = 0): string {
+  return filler === 'dsm' ? template.replaceAll('@@TEXT@@', DSM_TEXTS[event]!) : renderProxmox(template, PROXMOX_NOTIFICATIONS[event]!);
 }
 
 /** A name the template reads that the notification does not have (it renders empty), or undefined. */
 function missingName(template: string, filler: BodyFiller): string | undefined {
   if (filler === 'dsm') return undefined;
   try {
-    proxmoxHandlebars().compile(template, { noEscape: true, strict: true })(PROXMOX_NOTIFICATION);
+    proxmoxHandlebars().compile(template, { noEscape: true, strict: true })(BACKUP_FAILED);
     return undefined;
   } catch (err) {
     return /^"([^"]+)" not defined/.exec((err as Error).message)?.[1];
@@ -103,7 +118,7 @@ const NOTIFICATION_NAMES = 'title, message, severity, timestamp, fields.hostname
  * each string is rendered as it stands in the file, and must still be a JSON string afterwards. Paths point into the
  * template, whose shape the body keeps.
  */
-export function fillBody(template: unknown, filler: BodyFiller): FilledBody {
+export function fillBody(template: unknown, filler: BodyFiller, event: SampleEvent = 0): FilledBody {
   const problems: FilledBody['problems'] = [];
   const fill = (value: unknown, path: Path): unknown => {
     if (Array.isArray(value)) return value.map((v, i) => fill(v, [...path, i]));
@@ -112,7 +127,7 @@ export function fillBody(template: unknown, filler: BodyFiller): FilledBody {
     const raw = JSON.stringify(value).slice(1, -1);
     let text: string;
     try {
-      text = fillText(raw, filler);
+      text = fillText(raw, filler, event);
     } catch (err) {
       problems.push({ path, why: `fails to render (${(err as Error).message.split('\n')[0]}), so the sender posts nothing` });
       return value;

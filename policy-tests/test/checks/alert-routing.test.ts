@@ -253,6 +253,34 @@ describe.skipIf(!ALERTMANAGER)('end to end through a real Alertmanager', () => {
     }
   });
 
+  it('holds two events of each sender as two alerts, and says both in chat; two pushes with one label set are one alert', async () => {
+    const senders = (parse(readFileSync(join(REPO_ROOT, SENDERS_FILE), 'utf8')) as { senders: { name: string; payload: string }[] }).senders;
+    const fillers: Record<string, BodyFiller> = { nas: 'dsm', hypervisor: 'proxmox-notify', 'backup-server': 'proxmox-notify' };
+    const send = (body: string) => fetch(`${amUrl}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const held = async (alertname: string) => {
+      const alerts = (await (await fetch(`${amUrl}/api/v2/alerts?filter=${encodeURIComponent(`alertname="${alertname}"`)}`)).json()) as {
+        annotations: { summary: string };
+      }[];
+      return alerts.map((a) => a.annotations.summary).sort();
+    };
+    // Alertmanager's premise, which alert-webhooks applies: an alert is its label set, so a second push with the same labels replaces the first.
+    const same = (summary: string) => JSON.stringify([{ labels: { alertname: 'SameLabels', namespace: 'nas' }, annotations: { summary } }]);
+    expect((await send(same('first event'))).status).toBe(200);
+    expect((await send(same('second event'))).status).toBe(200);
+    expect(await held('SameLabels')).toEqual(['second event']);
+    for (const [payload, filler] of new Map(senders.map((s) => [s.payload, fillers[s.name]!]))) {
+      const template = readFileSync(join(REPO_ROOT, PAYLOADS_DIR, payload), 'utf8');
+      const bodies = [fillText(template, filler, 0), fillText(template, filler, 1)];
+      for (const body of bodies) expect((await send(body)).status).toBe(200);
+      const alerts = bodies.flatMap((b) => JSON.parse(b) as { labels: { alertname: string }; annotations: { summary: string; description?: string } }[]);
+      const alertname = alerts[0]!.labels.alertname;
+      expect(await held(alertname)).toEqual(alerts.map((a) => a.annotations.summary).sort());
+      // Both events' words reach chat: the NAS's two texts, the hypervisor's two reports (told apart by their VMs).
+      const words = filler === 'dsm' ? alerts.map((a) => a.annotations.summary) : ['VM 101', 'VM 102'];
+      await expect.poll(() => has(chat, alertname, ...words)).toBe(true);
+    }
+  });
+
   it('refuses a hypervisor body whose report goes in unescaped, as alert-webhooks says, and takes it escaped', async () => {
     const body = (summary: string) =>
       fillText(JSON.stringify([{ labels: { alertname: 'HypervisorNotification' }, annotations: { summary } }]), 'proxmox-notify');
