@@ -88,6 +88,8 @@ function checkPayload({ ctx, senders, configs }: SenderContext, { sender, expect
   const filled = fillBody(payload.data, expected.filler);
   for (const p of filled.problems)
     ctx.fail({ data: payload, path: p.path }, `${who} ${names.length > 1 ? 'fill' : 'fills'} in ${JSON.stringify(dig(payload.data, p.path))}, which ${p.why}`);
+  // Once per body, not per sample event: the second filling below only compares labels.
+  for (const n of filled.notJudged) ctx.notJudged({ data: payload, path: n.path }, `${who}: ${n.why}`);
   if (filled.data === undefined) return;
   const { alerts, problems } = postableAlerts(filled.data);
   for (const p of problems) refused(p.path, p.why);

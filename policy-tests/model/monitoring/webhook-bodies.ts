@@ -109,7 +109,12 @@ export interface FilledBody {
   /** The body Alertmanager parses, or undefined when it is no JSON. */
   data?: unknown;
   problems: { path: Path; why: string }[];
+  /** What the sample cannot show: where DSM's text stands, whose escaping DSM does not document. */
+  notJudged: { path: Path; why: string }[];
 }
+
+const DSM_ESCAPING =
+  'DSM does not document how it writes a quote, a backslash or a newline of its text into the body: a NAS text holding one may make the body no JSON, and Alertmanager would refuse it';
 
 const NOTIFICATION_NAMES = 'title, message, severity, timestamp, fields.hostname, fields.type, secrets.<name>';
 
@@ -120,11 +125,14 @@ const NOTIFICATION_NAMES = 'title, message, severity, timestamp, fields.hostname
  */
 export function fillBody(template: unknown, filler: BodyFiller, event: SampleEvent = 0): FilledBody {
   const problems: FilledBody['problems'] = [];
+  const notJudged: FilledBody['notJudged'] = [];
   const fill = (value: unknown, path: Path): unknown => {
     if (Array.isArray(value)) return value.map((v, i) => fill(v, [...path, i]));
     if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, [...path, k])]));
     if (typeof value !== 'string') return value;
     const raw = JSON.stringify(value).slice(1, -1);
+    // Once per body, at the first place the text stands: one unknown, however many places.
+    if (filler === 'dsm' && raw.includes('@@TEXT@@') && notJudged.length === 0) notJudged.push({ path, why: DSM_ESCAPING });
     let text: string;
     try {
       text = fillText(raw, filler, event);
@@ -145,5 +153,5 @@ export function fillBody(template: unknown, filler: BodyFiller, event: SampleEve
     }
   };
   const data = fill(template, []);
-  return problems.some((p) => p.why.startsWith('is no JSON')) ? { problems } : { data, problems };
+  return problems.some((p) => p.why.startsWith('is no JSON')) ? { problems, notJudged } : { data, problems, notJudged };
 }

@@ -31,8 +31,10 @@ describe('alert-routing with nothing to read', () => {
     const { loadRepo, REPO_ROOT } = await import('../../model/repository/repo.ts');
     const repo = await loadRepo(REPO_ROOT);
     const withoutStack = { ...repo, dataFiles: new Map([...repo.dataFiles].filter(([file]) => file !== 'monitoring/kube-prometheus-stack/values.yaml')) };
-    expect(runPolicy(repo, alertRoutingChecks)).toEqual([]);
-    expect(runPolicy(withoutStack, alertRoutingChecks).map((f) => `${f.file}: ${f.message}`)).toEqual([
+    // What the checks cannot judge (DSM's escaping of the NAS's text) is said apart, never a failure.
+    const failures = (r: typeof repo) => runPolicy(r, alertRoutingChecks).filter((f) => f.severity !== 'not-judged');
+    expect(failures(repo)).toEqual([]);
+    expect(failures(withoutStack).map((f) => `${f.file}: ${f.message}`)).toEqual([
       'monitoring/README.md: no Application deploys the kube-prometheus-stack chart with values from this repo: there is no Alertmanager routing to check',
     ]);
   });

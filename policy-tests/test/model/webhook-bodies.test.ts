@@ -34,7 +34,12 @@ describe('webhook bodies as their senders fill them in', () => {
     expect(fillBody(['{{ upper title }}'], 'proxmox-notify').problems).toEqual([{ path: [0], why: expect.stringContaining('fails to render') }]);
   });
 
-  it("DSM puts its event text where @@TEXT@@ stands, and leaves Handlebars' braces alone", () => {
+  it("DSM puts its event text where @@TEXT@@ stands, leaves Handlebars' braces alone, and its escaping is not judged", () => {
     expect(fillText('{"summary": "@@TEXT@@ {{ x }}"}', 'dsm')).toBe('{"summary": "Drive 3 in nas is degraded. Please replace it. {{ x }}"}');
+    // How DSM escapes its text is not documented: said once per body, never a pass or a failure.
+    const nas = fillBody([{ labels: { event: '@@TEXT@@' }, annotations: { summary: '@@TEXT@@' } }], 'dsm');
+    expect(nas.problems).toEqual([]);
+    expect(nas.notJudged).toEqual([{ path: [0, 'labels', 'event'], why: expect.stringContaining('DSM does not document') }]);
+    expect(fillBody([{ labels: { alertname: 'X' } }], 'dsm').notJudged).toEqual([]);
   });
 });
