@@ -9,7 +9,7 @@ import { ALERTS_API_PATH, PAYLOADS_DIR, postableAlerts, SENDERS_FILE, webhookSen
 import { fillBody, type BodyFiller } from '../../model/monitoring/webhook-bodies.ts';
 import { chartValues } from '../../model/argocd/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
-import { ingressPathMatches } from '../../model/cluster/ingress-paths.ts';
+import { ingressPathMatches, ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -133,21 +133,18 @@ function ingressProblem(values: Record<string, unknown>, url: URL): { path: Path
 /** Whether the rendered Ingresses route `url` to a Service of Alertmanager's pods, on a port the Service has. */
 function renderedRoute(resources: readonly Resource[], url: URL): boolean {
   const services = resources.filter((r) => r.kind === 'Service' && dig(r.object, ['spec', 'selector', 'app.kubernetes.io/name']) === 'alertmanager');
-  return resources.some((r) => {
-    if (r.kind !== 'Ingress' || dig(r.object, ['spec', 'ingressClassName']) !== LAN_GATEWAY) return false;
-    const rules = (dig(r.object, ['spec', 'rules']) ?? []) as { host?: string; http?: { paths?: { path?: string; pathType?: string; backend?: unknown }[] } }[];
-    return rules.some(
-      (rule) =>
-        rule.host === url.hostname &&
-        (rule.http?.paths ?? []).some((p) => {
-          const name = dig(p.backend, ['service', 'name']);
-          const port = dig(p.backend, ['service', 'port', 'number']) ?? dig(p.backend, ['service', 'port', 'name']);
-          const ports = (s: Resource) =>
-            ((dig(s.object, ['spec', 'ports']) ?? []) as { port?: number; name?: string }[]).some((sp) => sp.port === port || sp.name === port);
-          return p.pathType === 'Prefix' && prefixCovers(p.path ?? '/') && services.some((s) => s.name === name && s.namespace === r.namespace && ports(s));
-        }),
-    );
-  });
+  return resources.some(
+    (r) =>
+      r.kind === 'Ingress' &&
+      dig(r.object, ['spec', 'ingressClassName']) === LAN_GATEWAY &&
+      ingressRoutes(r).some(
+        ({ host, path, pathType, service }) =>
+          host === url.hostname &&
+          pathType === 'Prefix' &&
+          prefixCovers(path) &&
+          services.some((s) => s.name === service?.name && s.namespace === r.namespace && servicePort(s, service.port)),
+      ),
+  );
 }
 
 export const webhookCheck: PolicyCheck = {

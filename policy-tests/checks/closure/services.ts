@@ -6,12 +6,12 @@
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces } from '../../model/cluster/providers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { serviceAddresses, type ServiceAddress } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
+import { ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
 
 type RuntimeObject = ReturnType<typeof createdAtRuntime>[number];
 
@@ -55,29 +55,21 @@ function checkRoutes(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, 
   for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress')) {
     const ns = namespaceOrDestination(ctx.repo, ing) ?? '';
     if (opaque.has(ns)) continue;
-    ((dig(ing.object, ['spec', 'rules']) ?? []) as Record<string, any>[]).forEach((rule, i) => {
-      ((rule?.http?.paths ?? []) as Record<string, any>[]).forEach((path, j) => {
-        const backend = path?.backend?.service;
-        if (!backend?.name) return;
-        const at: Path = ['spec', 'rules', i, 'http', 'paths', j, 'backend', 'service'];
-        const svc = index.byName.get(`${ns}/${backend.name}`);
-        if (!svc && runtime.some((e) => e.namespace === ns && e.name === backend.name)) return;
-        if (!svc)
-          ctx.fail(
-            { resource: ing, path: [...at, 'name'] },
-            `Ingress ${ing.name} routes to Service ${ns}/${backend.name}, which nothing in the repository provides: the route answers 503`,
-          );
-        else if (
-          !portsOf(svc).some(
-            (p) => (backend.port?.name !== undefined && p.name === backend.port.name) || (backend.port?.number !== undefined && p.port === backend.port.number),
-          )
-        )
-          ctx.fail(
-            { resource: ing, path: [...at, 'port'] },
-            `Ingress ${ing.name} routes to port ${backend.port?.name ?? backend.port?.number} of Service ${backend.name}, which has no such port`,
-          );
-      });
-    });
+    for (const { service: backend, at } of ingressRoutes(ing)) {
+      if (!backend) continue;
+      const svc = index.byName.get(`${ns}/${backend.name}`);
+      if (!svc && runtime.some((e) => e.namespace === ns && e.name === backend.name)) continue;
+      if (!svc)
+        ctx.fail(
+          { resource: ing, path: [...at, 'backend', 'service', 'name'] },
+          `Ingress ${ing.name} routes to Service ${ns}/${backend.name}, which nothing in the repository provides: the route answers 503`,
+        );
+      else if (!servicePort(svc, backend.port))
+        ctx.fail(
+          { resource: ing, path: [...at, 'backend', 'service', 'port'] },
+          `Ingress ${ing.name} routes to port ${backend.port.name ?? backend.port.number} of Service ${backend.name}, which has no such port`,
+        );
+    }
   }
 }
 

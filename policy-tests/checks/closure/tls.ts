@@ -6,6 +6,7 @@
 import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { ingressTlsProblem } from '../../model/cluster/tls.ts';
+import { ingressHosts } from '../../model/cluster/ingress-routes.ts';
 import { PUBLIC_GATEWAY } from '../../model/cluster/gateways.ts';
 
 export const publicTlsCheck: PolicyCheck = {
@@ -17,9 +18,9 @@ export const publicTlsCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress' && dig(r.object, ['spec', 'ingressClassName']) === PUBLIC_GATEWAY))
-      ((dig(ing.object, ['spec', 'rules']) ?? []) as { host?: string }[]).forEach((rule, i) => {
-        const why = rule.host ? ingressTlsProblem(ctx.resources, ing, rule.host) : undefined;
-        if (why) ctx.fail({ resource: ing, path: ['spec', 'rules', i, 'host'] }, `${rule.host} is public, but ${why}`);
-      });
+      for (const { host, at } of ingressHosts(ing)) {
+        const why = ingressTlsProblem(ctx.resources, ing, host);
+        if (why) ctx.fail({ resource: ing, path: at }, `${host} is public, but ${why}`);
+      }
   },
 };

@@ -4,7 +4,7 @@
  * PublicSiteDown (critical) for good, and the watchdog's DOWN, for a typo.
  */
 import { dig } from '../../model/core/dig.ts';
-import { ingressPathMatches } from '../../model/cluster/ingress-paths.ts';
+import { ingressPathMatches, ingressRoutes } from '../../model/cluster/ingress-routes.ts';
 import { PUBLIC_GATEWAY } from '../../model/cluster/gateways.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { DataFile } from '../../model/repository/repo.ts';
@@ -44,11 +44,7 @@ export const siteChecks: PolicyCheck[] = [
       if (problem) ctx.fail({ file: ELSEWHERE_FILE }, problem);
       const served: Route[] = ctx.resources
         .filter((r) => r.kind === 'Ingress' && dig(r.object, ['spec', 'ingressClassName']) === PUBLIC_GATEWAY)
-        .flatMap((r) =>
-          ((dig(r.object, ['spec', 'rules']) ?? []) as { host?: string; http?: { paths?: { path?: string; pathType?: string }[] } }[]).flatMap((rule) =>
-            (rule.http?.paths ?? []).map((p) => ({ host: rule.host ?? '', path: p.path ?? '/', pathType: p.pathType ?? 'ImplementationSpecific' })),
-          ),
-        );
+        .flatMap((r) => ingressRoutes(r).map((route) => ({ host: route.host ?? '', path: route.path, pathType: route.pathType })));
       const watched: { url: string; place: FailurePlace; who: string }[] = [];
       for (const probe of ctx.resources.filter((r) => r.kind === 'Probe' && r.name === 'public-sites'))
         ((dig(probe.object, ['spec', 'targets', 'staticConfig', 'static']) ?? []) as string[]).forEach((url, i) =>

@@ -6,6 +6,7 @@
  */
 import { namespaceOrDestination, owningApplication } from '../../model/argocd/argocd.ts';
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
+import { ingressRoutes, servicePort, type IngressRoute } from '../../model/cluster/ingress-routes.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -33,32 +34,29 @@ export const ingressPathCheck: PolicyCheck = {
       const proxy = proxyOf(ctx, ingress, templates);
       if (!proxy) continue; // no class, or one nothing here serves: closure-ingress-class says so
       const ns = namespaceOrDestination(ctx.repo, ingress) ?? '';
-      list(dig(ingress.object, ['spec', 'rules'])).forEach((rule, i) =>
-        list(dig(rule, ['http', 'paths'])).forEach((path, j) => {
-          const backend = obj(dig(path, ['backend', 'service']));
-          const target = targetPortOf(ctx, ns, backend);
-          if (!target) return; // no such Service or port: closure-service says so
-          const pods = templates.filter(
-            (t) => t.namespace === ns && Object.keys(target.selector).length > 0 && selectorMatches({ matchLabels: target.selector }, t.labels),
-          );
-          const blocked = pods.find((pod) => {
-            const isolating = ctx.resources
-              .filter((r) => r.kind === 'NetworkPolicy')
-              .filter(
-                (p) =>
-                  isolatesIngress(p) &&
-                  (namespaceOrDestination(ctx.repo, p) ?? '') === ns &&
-                  selectorMatches(obj(dig(p.object, ['spec', 'podSelector'])), pod.labels),
-              );
-            return isolating.length > 0 && !isolating.some((p) => letsIn(p, { pod, port: target.port, ns }, proxy, namespaces));
-          });
-          if (blocked)
-            ctx.fail(
-              { resource: ingress, path: ['spec', 'rules', i, 'http', 'paths', j, 'backend', 'service'] },
-              `Ingress ${ingress.name} routes to Service ${String(backend.name)} (port ${target.port}), whose pods a NetworkPolicy isolates with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}: the route times out at the pod`,
+      for (const route of ingressRoutes(ingress)) {
+        const target = route.service && targetPortOf(ctx, ns, route.service);
+        if (!route.service || !target) continue; // no such Service or port: closure-service says so
+        const pods = templates.filter(
+          (t) => t.namespace === ns && Object.keys(target.selector).length > 0 && selectorMatches({ matchLabels: target.selector }, t.labels),
+        );
+        const blocked = pods.find((pod) => {
+          const isolating = ctx.resources
+            .filter((r) => r.kind === 'NetworkPolicy')
+            .filter(
+              (p) =>
+                isolatesIngress(p) &&
+                (namespaceOrDestination(ctx.repo, p) ?? '') === ns &&
+                selectorMatches(obj(dig(p.object, ['spec', 'podSelector'])), pod.labels),
             );
-        }),
-      );
+          return isolating.length > 0 && !isolating.some((p) => letsIn(p, { pod, port: target.port, ns }, proxy, namespaces));
+        });
+        if (blocked)
+          ctx.fail(
+            { resource: ingress, path: [...route.at, 'backend', 'service'] },
+            `Ingress ${ingress.name} routes to Service ${route.service.name} (port ${target.port}), whose pods a NetworkPolicy isolates with no rule that lets the ${proxy.app} proxy in from namespace ${proxy.namespace}: the route times out at the pod`,
+          );
+      }
     }
   },
 };
@@ -78,12 +76,9 @@ function proxyOf(ctx: CheckContext, ingress: Resource, templates: readonly Templ
 }
 
 /** The Service an Ingress backend names, in the Ingress's namespace: its selector and the pod port the route reaches. */
-function targetPortOf(ctx: CheckContext, ns: string, backend: Obj): { selector: Obj; port: string } | undefined {
+function targetPortOf(ctx: CheckContext, ns: string, backend: NonNullable<IngressRoute['service']>): { selector: Obj; port: string } | undefined {
   const svc = ctx.repo.resources.find((r) => r.kind === 'Service' && r.name === backend.name && (namespaceOrDestination(ctx.repo, r) ?? '') === ns);
-  const wanted = obj(backend.port);
-  const port = list(dig(svc?.object, ['spec', 'ports']))
-    .map(obj)
-    .find((p) => (wanted.name !== undefined && p.name === wanted.name) || (wanted.number !== undefined && p.port === wanted.number));
+  const port = svc && servicePort(svc, backend.port);
   if (!svc || !port) return undefined;
   return { selector: obj(dig(svc.object, ['spec', 'selector'])), port: String(port.targetPort ?? port.port) };
 }

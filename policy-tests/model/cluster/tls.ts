@@ -6,6 +6,7 @@
  */
 import { dig } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
+import { ingressHosts } from './ingress-routes.ts';
 
 /**
  * The production directories of the public ACME CAs, whose roots Node ships: Let's Encrypt, ZeroSSL, Google Trust
@@ -34,9 +35,7 @@ export function ingressTlsProblem(resources: readonly Resource[], ing: Resource,
 
 /** Why no Ingress serves `host` with a certificate a client trusts, or undefined when one does. */
 export function untrustedHost(resources: readonly Resource[], host: string): string | undefined {
-  const ingresses = resources.filter(
-    (r) => r.kind === 'Ingress' && ((dig(r.object, ['spec', 'rules']) ?? []) as { host?: string }[]).some((rule) => rule.host === host),
-  );
+  const ingresses = resources.filter((r) => r.kind === 'Ingress' && ingressHosts(r).some((h) => h.host === host));
   if (ingresses.length === 0) return `no Ingress serves ${host}`;
   const problems = ingresses.map((ing) => ingressTlsProblem(resources, ing, host));
   return problems.includes(undefined) ? undefined : problems[0];
