@@ -7,11 +7,8 @@ import { dig } from '../model/core/dig.ts';
 import { durationMs } from '../model/core/durations.ts';
 import type { Path } from '../model/core/positions.ts';
 import { writtenByExternalSecret } from '../model/cluster/external-secrets.ts';
+import { LIMITS_FILE, WRANGLER_FILE } from '../model/monitoring/watchdog-worker.ts';
 import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
-
-export const WRANGLER_FILE = 'monitoring/watchdog/wrangler.toml';
-/** The worker's limits as data: the worker bundles the same file (monitoring/watchdog/src/limits.ts). */
-export const LIMITS_FILE = 'monitoring/watchdog/facts/limits.json';
 
 interface Limits {
   silenceMs: number;

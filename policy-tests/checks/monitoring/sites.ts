@@ -6,11 +6,11 @@
 import { dig } from '../../model/core/dig.ts';
 import { ingressPathMatches, ingressRoutes } from '../../model/cluster/ingress-routes.ts';
 import { PUBLIC_GATEWAY } from '../../model/cluster/gateways.ts';
+import { WRANGLER_FILE, workerSites } from '../../model/monitoring/watchdog-worker.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { DataFile } from '../../model/repository/repo.ts';
 import type { FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 
-const WRANGLER_FILE = 'monitoring/watchdog/wrangler.toml';
 const ELSEWHERE_FILE = 'monitoring/blackbox-exporter/facts/sites-elsewhere.yaml';
 
 type Route = { host: string; path: string; pathType: string };
@@ -50,10 +50,8 @@ export const siteChecks: PolicyCheck[] = [
         ((dig(probe.object, ['spec', 'targets', 'staticConfig', 'static']) ?? []) as string[]).forEach((url, i) =>
           watched.push({ url, place: { resource: probe, path: ['spec', 'targets', 'staticConfig', 'static', i] }, who: 'Probe public-sites' }),
         );
-      const wrangler = ctx.repo.dataFiles.get(WRANGLER_FILE);
-      const sites = dig(wrangler?.data, ['vars', 'SITES']);
-      if (wrangler && typeof sites === 'string')
-        for (const url of sites.split(/[\s,]+/).filter(Boolean)) watched.push({ url, place: { data: wrangler, path: ['vars', 'SITES'] }, who: 'the watchdog' });
+      const worker = workerSites(ctx.repo);
+      if (worker) for (const url of worker.urls) watched.push({ url, place: { data: worker.file, path: worker.path }, who: 'the watchdog' });
       const used = new Set<string>();
       for (const { url, place, who } of watched) {
         const parsed = URL.canParse(url) ? new URL(url) : undefined;
