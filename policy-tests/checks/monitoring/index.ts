@@ -3,8 +3,9 @@ import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.
 import { dashboardChecks, monitoringChecks } from './monitoring.ts';
 import { sourceChecks } from './sources.ts';
 import { siteChecks } from './sites.ts';
+import { pveTrustCheck } from './pve-trust.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
-export const monitoringAreaChecks: PolicyCheck[] = [...monitoringChecks, ...dashboardChecks, ...sourceChecks, ...siteChecks];
+export const monitoringAreaChecks: PolicyCheck[] = [...monitoringChecks, ...dashboardChecks, ...sourceChecks, pveTrustCheck, ...siteChecks];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

@@ -4,7 +4,6 @@
  * the hypervisor's and the network controller's read-only sources.
  */
 import { alloyConfig, onValues, type Fail } from './values.ts';
-import { parse } from 'yaml';
 import { chartValues } from '../../model/argocd/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
 import { eachChartValues } from '../../model/checks/kit.ts';
@@ -13,6 +12,7 @@ import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts
 import { durationMs } from '../../model/core/durations.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { PVE_CONFIG_AT, pveExporter, pveTargets } from '../../model/monitoring/pve-exporter.ts';
 
 const EVENTS_SOURCE = /loki\.source\.kubernetes_events\s+"/;
 
@@ -135,13 +135,13 @@ export const sourceChecks: PolicyCheck[] = [
       const facts = (ctx.repo.dataFiles.get(PVE_FACTS)?.data ?? {}) as { user?: string; role?: string; token?: string };
       if (facts.role !== 'PVEAuditor')
         ctx.fail({ file: PVE_FACTS }, `the exporter's user must hold only PVEAuditor, facts say ${JSON.stringify(facts.role ?? null)}`);
-      const monitor = ctx.resources.find((r) => r.kind === 'ServiceMonitor' && r.name === 'pve-exporter');
+      const { monitor, secret, modules } = pveExporter(ctx.resources);
       if (!monitor) {
         ctx.fail({ file: 'monitoring/README.md' }, 'no ServiceMonitor pve-exporter scrapes the hypervisors');
         return;
       }
       const endpoints = (dig(monitor.object, ['spec', 'endpoints']) ?? []) as { interval?: string; params?: Record<string, string[]> }[];
-      const targets = new Set(endpoints.map((e) => e.params?.target?.[0]));
+      const targets = new Set(pveTargets(monitor).map((t) => t.host));
       if (endpoints.length !== 3 || targets.size !== 3)
         ctx.fail({ resource: monitor, path: ['spec', 'endpoints'] }, `the exporter must scrape 3 distinct hosts, scrapes ${targets.size}`);
       const clusterWide = endpoints.filter((e) => e.params?.cluster?.[0] === '1').length;
@@ -152,17 +152,8 @@ export const sourceChecks: PolicyCheck[] = [
           durationMs(e.interval) !== 60_000 &&
           ctx.fail({ resource: monitor, path: ['spec', 'endpoints', i, 'interval'] }, `hypervisor scrape interval is ${String(e.interval)}, must be 60s`),
       );
-      const secret = ctx.resources.find((r) => r.kind === 'ExternalSecret' && r.name === 'pve-exporter');
-      const template = secret ? scalarText(dig(secret.object, ['spec', 'target', 'template', 'data', 'pve.yml']) ?? '') : '';
-      let config: Record<string, Record<string, unknown>> = {};
-      try {
-        config = (parse(template) ?? {}) as typeof config;
-      } catch {
-        // reported below as a missing token configuration
-      }
-      const modules = Object.values(config);
-      const at: Path = ['spec', 'target', 'template', 'data', 'pve.yml'];
-      if (!secret || modules.length === 0) {
+      const at = PVE_CONFIG_AT;
+      if (!secret || !modules) {
         if (secret) ctx.fail({ resource: secret, path: at }, 'pve.yml is missing or does not parse');
         else ctx.fail({ file: 'monitoring/README.md' }, 'no ExternalSecret pve-exporter renders the exporter config');
         return;

@@ -1,6 +1,10 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts and pve-trust.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { KPS, ALLOY } from './edits.ts';
+import { KPS, ALLOY, inFile } from './edits.ts';
+
+const PVE_DEPLOYMENT = 'monitoring/pve-exporter/deployment.yaml';
+const PVE_MONITOR = 'monitoring/pve-exporter/servicemonitor.yaml';
+const PVE_SECRET = 'monitoring/pve-exporter/externalsecret.yaml';
 
 export const monitoringSourcesMutations: Mutation[] = [
   {
@@ -28,6 +32,24 @@ export const monitoringSourcesMutations: Mutation[] = [
         c.read('monitoring/pve-exporter/facts/pve-access.yaml').replace('role: PVEAuditor', 'role: Administrator'),
       ),
     at: () => 1,
+  },
+  {
+    check: 'pve-exporter-trust',
+    why: "the exporter is not given the hosts' cluster CA, so it checks pve1.lan against the public roots alone",
+    mutate: (c) => c.write(PVE_DEPLOYMENT, c.read(PVE_DEPLOYMENT).replace(/ {10}env:\n(.*\n){3}/, '')),
+    at: inFile(PVE_MONITOR, 'target: [pve1.lan]'),
+  },
+  {
+    check: 'pve-exporter-trust',
+    why: 'the exporter verifies nothing and hands its token to whatever answers',
+    mutate: (c) => c.write(PVE_SECRET, c.read(PVE_SECRET).replace('verify_ssl: true', 'verify_ssl: false')),
+    at: 'pve.yml: |',
+  },
+  {
+    check: 'pve-exporter-trust',
+    why: 'REQUESTS_CA_BUNDLE names a file the Secret does not write',
+    mutate: (c) => c.write(PVE_DEPLOYMENT, c.read(PVE_DEPLOYMENT).replace('value: /etc/pve-exporter/pve-root-ca.pem', 'value: /etc/pve-exporter/ca.pem')),
+    at: 'value: /etc/pve-exporter/ca.pem',
   },
   {
     check: 'unpoller-source',

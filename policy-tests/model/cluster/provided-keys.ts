@@ -1,0 +1,43 @@
+/**
+ * The keys each Secret and ConfigMap has, where the repository writes them: an ExternalSecret's data[].secretKey (or
+ * its template's data), a cert-manager Certificate's tls.crt, tls.key and ca.crt, a plain Secret's or ConfigMap's
+ * data. Unknown (undefined) where they cannot be known: an ExternalSecret's dataFrom or templateFrom.
+ */
+import { dig } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+import type { Path } from '../core/positions.ts';
+import { namespaceOrDestination } from '../argocd/argocd.ts';
+import type { Repo } from '../repository/repo.ts';
+
+type Kind = 'Secret' | 'ConfigMap';
+
+/** The keys each provider writes, by `<kind>/<namespace>/<name>`; undefined where they cannot be known. */
+export function providedKeys(repo: Repo, resources: readonly Resource[]): Map<string, Set<string> | undefined> {
+  const out = new Map<string, Set<string> | undefined>();
+  const add = (kind: Kind, ns: string | undefined, name: unknown, keys: Iterable<string> | undefined) => {
+    if (typeof name !== 'string') return;
+    const id = `${kind}/${ns ?? ''}/${name}`;
+    // Two providers of one name write their keys together; one whose keys cannot be known makes them all unknown.
+    if (keys === undefined || (out.has(id) && out.get(id) === undefined)) out.set(id, undefined);
+    else out.set(id, new Set([...(out.get(id) ?? []), ...keys]));
+  };
+  for (const r of resources) {
+    const ns = namespaceOrDestination(repo, r);
+    const keysOf = (path: Path) => Object.keys((dig(r.object, path) ?? {}) as object);
+    if (r.kind === 'ExternalSecret') {
+      const template = dig(r.object, ['spec', 'target', 'template', 'data']);
+      const data = ((dig(r.object, ['spec', 'data']) ?? []) as { secretKey?: string }[]).flatMap((d) => (d.secretKey ? [d.secretKey] : []));
+      const unknown =
+        ((dig(r.object, ['spec', 'dataFrom']) ?? []) as unknown[]).length > 0 || dig(r.object, ['spec', 'target', 'template', 'templateFrom']) !== undefined;
+      add(
+        'Secret',
+        ns,
+        dig(r.object, ['spec', 'target', 'name']) ?? r.name,
+        unknown ? undefined : template ? keysOf(['spec', 'target', 'template', 'data']) : data,
+      );
+    } else if (r.kind === 'Certificate') add('Secret', ns, dig(r.object, ['spec', 'secretName']), ['tls.crt', 'tls.key', 'ca.crt']);
+    else if (r.kind === 'Secret') add('Secret', ns, r.name, [...keysOf(['data']), ...keysOf(['stringData'])]);
+    else if (r.kind === 'ConfigMap') add('ConfigMap', ns, r.name, [...keysOf(['data']), ...keysOf(['binaryData'])]);
+  }
+  return out;
+}
