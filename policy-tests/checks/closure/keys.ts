@@ -3,17 +3,33 @@
  * configMapKeyRef, and a volume's items) is one its provider writes. The kubelet refuses a missing key unless the
  * reference is optional: the container never starts (CreateContainerConfigError). A provider's keys are known when
  * the repository writes them: an ExternalSecret's data[].secretKey (or its template's data), a Certificate's
- * tls.crt, tls.key and ca.crt, a plain Secret's or ConfigMap's data; anything else (dataFrom, a chart not rendered,
+ * tls.crt, tls.key and ca.crt, a plain Secret's or ConfigMap's data; anything else (dataFrom, a data-less placeholder Secret, a chart not rendered,
  * a controller) is not judged here.
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { podRefs } from '../../model/cluster/references.ts';
+import { podRefs, podSpecs } from '../../model/cluster/references.ts';
+import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import type { Path } from '../../model/core/positions.ts';
 import { providedKeys } from '../../model/cluster/provided-keys.ts';
+
+/** A container's strings that name files to its program: env values, args and command, with where each stands. */
+function namedStrings(container: Record<string, unknown>, at: Path): { text: string; path: Path }[] {
+  const env = (Array.isArray(container.env) ? container.env : []) as { value?: unknown }[];
+  return [
+    ...env.flatMap((e, j) => (typeof e.value === 'string' ? [{ text: e.value, path: [...at, 'env', j, 'value'] }] : [])),
+    ...(['args', 'command'] as const).flatMap((field) =>
+      (Array.isArray(container[field]) ? (container[field] as unknown[]) : []).flatMap((v, k) =>
+        typeof v === 'string' ? [{ text: v, path: [...at, field, k] }] : [],
+      ),
+    ),
+  ];
+}
 
 export const keyClosureCheck: PolicyCheck = {
   id: 'closure-secret-key',
   description:
-    'Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object); otherwise the container never starts (invariants P1).',
+    'Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; and every file its env, args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).',
   invariants: ['P1'],
   remediation: "read a key the Secret or ConfigMap has, or write the key (an ExternalSecret's data[].secretKey)",
   reads: {
@@ -36,5 +52,19 @@ export const keyClosureCheck: PolicyCheck = {
           `${ref.resource.kind} ${ref.resource.name} reads key ${key} of ${ref.kind} ${ref.name}, which writes only ${[...known].sort().join(', ') || 'no key'}: the container does not start`,
         );
     }
+    // The files a container is told to read (a config file's flag, a CA bundle's variable) under a Secret or ConfigMap.
+    for (const r of ctx.resources)
+      for (const { spec, at } of podSpecs(r)) {
+        const where = { spec, namespace: namespaceOrDestination(ctx.repo, r) };
+        for (const list of ['containers', 'initContainers'] as const)
+          ((spec[list] ?? []) as Record<string, unknown>[]).forEach((container, i) => {
+            for (const { text, path } of namedStrings(container, [...at, list, i]))
+              for (const file of namedPaths(text)) {
+                const source = mountedFile(ctx, where, container, file);
+                if ('problem' in source && source.problem)
+                  ctx.fail({ resource: r, path }, `${r.kind} ${r.name} has its program read ${file}, but ${source.problem}: the file is not there`);
+              }
+          });
+      }
   },
 };

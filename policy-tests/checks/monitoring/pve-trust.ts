@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { dig, list } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { mountedFileProblem } from '../../model/cluster/mounted-files.ts';
+import { mountedFile } from '../../model/cluster/mounted-files.ts';
 import { PVE_CONFIG_AT, pveExporter, pveTargets } from '../../model/monitoring/pve-exporter.ts';
 
 /** Names no public CA can certify: single labels and the private-use and special-use suffixes a LAN uses. */
@@ -23,7 +23,7 @@ export const pveTrustCheck: PolicyCheck = {
   invariants: ['A7'],
   remediation:
     'write the cluster CA (/etc/pve/pve-root-ca.pem on any host) into the exporter Secret beside pve.yml, and set REQUESTS_CA_BUNDLE on the container to its mounted path',
-  reads: { kinds: ['ServiceMonitor', 'ExternalSecret', 'Deployment', 'Secret', 'ConfigMap', 'Certificate'] },
+  reads: { kinds: ['ServiceMonitor', 'ExternalSecret', 'Deployment'] },
   exemptible: false,
   run(ctx) {
     const { monitor, secret, deployment, modules } = pveExporter(ctx.resources);
@@ -45,9 +45,14 @@ export const pveTrustCheck: PolicyCheck = {
       // requests reads the environment's CA file before the session's own setting.
       const caFile = envIndex >= 0 ? env[envIndex]!.value! : typeof verify === 'string' ? verify : undefined;
       if (caFile) {
-        const problem = mountedFileProblem(ctx, deployment, container, caFile);
+        // A mounted file's key is closure-secret-key's to judge; a file of the image holds no cluster's CA.
+        const source = mountedFile(ctx, { spec: dig(deployment.object, ['spec', 'template', 'spec']), namespace: deployment.namespace }, container, caFile);
         const at = envIndex >= 0 ? { resource: deployment, path: [...containerAt, 'env', envIndex, 'value'] } : { resource: secret, path: PVE_CONFIG_AT };
-        if (problem) ctx.fail(at, `the exporter trusts the CA file ${caFile}, but ${problem}: every scrape fails`);
+        if (source.on === 'image')
+          ctx.fail(
+            at,
+            `the exporter trusts the CA file ${caFile}, which no volume of the container provides: the image's own files hold no hypervisor cluster's CA`,
+          );
         continue;
       }
       for (const { host, at } of pveTargets(monitor)) {

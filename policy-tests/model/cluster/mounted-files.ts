@@ -4,7 +4,6 @@
  */
 import { dig, list } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
-import { namespaceOrDestination } from '../argocd/argocd.ts';
 import type { Repo } from '../repository/repo.ts';
 import { providedKeys } from './provided-keys.ts';
 
@@ -14,33 +13,52 @@ interface Mount {
   subPath?: string;
 }
 
-/**
- * Why `file` is not there for `container` of `workload`'s pod template, or undefined when it is, or when what
- * writes it cannot be known (a volume of another kind, a provider whose keys are not in the repository).
- */
-export function mountedFileProblem(
+export type MountedFile =
+  /** No volume is mounted over the path: the file is the image's, or nothing. */
+  | { on: 'image' }
+  /** A volume whose files the repository does not write (emptyDir, a claim, a projected or optional source). */
+  | { on: 'volume' }
+  /** A Secret's or ConfigMap's key; `problem` says why the file is not there, when the provider's keys are known. */
+  | { on: 'Secret' | 'ConfigMap'; name: string; problem?: string };
+
+/** What puts `file` where `container` of the pod `spec` (in `namespace`) reads it. */
+export function mountedFile(
   { repo, resources }: { repo: Repo; resources: readonly Resource[] },
-  workload: Resource,
+  { spec, namespace }: { spec: unknown; namespace?: string },
   container: unknown,
   file: string,
-): string | undefined {
-  const pod = dig(workload.object, ['spec', 'template', 'spec']);
+): MountedFile {
   const mount = (list(dig(container, ['volumeMounts'])) as Mount[]).find(
     (m) => typeof m.mountPath === 'string' && (file === m.mountPath || file.startsWith(`${m.mountPath.replace(/\/$/, '')}/`)),
   );
-  if (!mount?.mountPath) return `${file} is on no volume the container mounts`;
-  const volume = (list(dig(pod, ['volumes'])) as Record<string, unknown>[]).find((v) => v.name === mount.name);
-  const secret = dig(volume, ['secret', 'secretName']);
-  const configMap = dig(volume, ['configMap', 'name']);
-  const source =
-    typeof secret === 'string' ? { kind: 'Secret', name: secret } : typeof configMap === 'string' ? { kind: 'ConfigMap', name: configMap } : undefined;
-  if (!source) return undefined;
-  const items = list(dig(volume, [source.kind === 'Secret' ? 'secret' : 'configMap', 'items'])) as { key?: string; path?: string }[];
-  const below = file === mount.mountPath ? mount.subPath : file.slice(mount.mountPath.replace(/\/$/, '').length + 1);
+  if (!mount?.mountPath) return { on: 'image' };
+  const volume = (list(dig(spec, ['volumes'])) as Record<string, unknown>[]).find((v) => v.name === mount.name);
+  const field = dig(volume, ['secret']) ? 'secret' : dig(volume, ['configMap']) ? 'configMap' : undefined;
+  const name = field && dig(volume, field === 'secret' ? ['secret', 'secretName'] : ['configMap', 'name']);
+  if (!field || typeof name !== 'string' || dig(volume, [field, 'optional']) === true) return { on: 'volume' };
+  const kind = field === 'secret' ? 'Secret' : 'ConfigMap';
+  const items = list(dig(volume, [field, 'items'])) as { key?: string; path?: string }[];
+  const root = mount.mountPath.replace(/\/$/, '');
+  // The mount itself: the volume's folder (a program given a config directory), or the one file a subPath puts there.
+  if (file.replace(/\/$/, '') === root && !mount.subPath) return { on: kind, name };
+  const below = file.replace(/\/$/, '') === root ? mount.subPath : file.slice(root.length + 1);
   const key = items.length > 0 ? items.find((i) => i.path === below)?.key : below;
   if (!below || !key || (items.length === 0 && below.includes('/')))
-    return `${file} is no file the ${source.kind} volume ${String(mount.name)} puts at ${mount.mountPath}`;
-  const keys = providedKeys(repo, resources).get(`${source.kind}/${namespaceOrDestination(repo, workload) ?? ''}/${source.name}`);
-  if (keys && !keys.has(key)) return `${file} would be key ${key} of ${source.kind} ${source.name}, which has only ${[...keys].sort().join(', ')}`;
-  return undefined;
+    return { on: kind, name, problem: `${file} is no file the ${kind} volume ${String(mount.name)} puts at ${mount.mountPath}` };
+  const keys = providedKeys(repo, resources).get(`${kind}/${namespace ?? ''}/${name}`);
+  if (keys && !keys.has(key))
+    return {
+      on: kind,
+      name,
+      problem: `${file} would be key ${key} of ${kind} ${name}, which has ${keys.size ? `only ${[...keys].sort().join(', ')}` : 'no key'}`,
+    };
+  return { on: kind, name };
+}
+
+/**
+ * The absolute paths a string names as a program's argument or setting (`/etc/x.yml`, `--config.file=/etc/x.yml`),
+ * not the paths inside URLs.
+ */
+export function namedPaths(text: string): string[] {
+  return [...text.matchAll(/(?<=^|[\s=,])\/(?!\/)[^\s,;"'=]+/g)].map((m) => m[0]);
 }

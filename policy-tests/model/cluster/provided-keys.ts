@@ -1,7 +1,8 @@
 /**
  * The keys each Secret and ConfigMap has, where the repository writes them: an ExternalSecret's data[].secretKey (or
  * its template's data), a cert-manager Certificate's tls.crt, tls.key and ca.crt, a plain Secret's or ConfigMap's
- * data. Unknown (undefined) where they cannot be known: an ExternalSecret's dataFrom or templateFrom.
+ * data. Unknown (undefined) where they cannot be known: an ExternalSecret's dataFrom or templateFrom, a committed
+ * Secret without data (a placeholder filled outside git).
  */
 import { dig } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
@@ -36,8 +37,11 @@ export function providedKeys(repo: Repo, resources: readonly Resource[]): Map<st
         unknown ? undefined : template ? keysOf(['spec', 'target', 'template', 'data']) : data,
       );
     } else if (r.kind === 'Certificate') add('Secret', ns, dig(r.object, ['spec', 'secretName']), ['tls.crt', 'tls.key', 'ca.crt']);
-    else if (r.kind === 'Secret') add('Secret', ns, r.name, [...keysOf(['data']), ...keysOf(['stringData'])]);
-    else if (r.kind === 'ConfigMap') add('ConfigMap', ns, r.name, [...keysOf(['data']), ...keysOf(['binaryData'])]);
+    else if (r.kind === 'Secret') {
+      // A committed Secret without data is a placeholder filled outside git (no-plain-secret forbids data here): its keys are not known.
+      const keys = [...keysOf(['data']), ...keysOf(['stringData'])];
+      add('Secret', ns, r.name, keys.length > 0 ? keys : undefined);
+    } else if (r.kind === 'ConfigMap') add('ConfigMap', ns, r.name, [...keysOf(['data']), ...keysOf(['binaryData'])]);
   }
   return out;
 }

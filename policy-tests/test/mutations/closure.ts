@@ -156,6 +156,19 @@ export const closureMutations: Mutation[] = [
     at: 'key: apikey',
   },
   {
+    check: 'closure-secret-key',
+    why: "the hypervisor exporter's CA bundle variable names a file its Secret does not write",
+    mutate: swap('monitoring/pve-exporter/deployment.yaml', 'value: /etc/pve-exporter/pve-root-ca.pem', 'value: /etc/pve-exporter/ca.pem'),
+    at: 'value: /etc/pve-exporter/ca.pem',
+  },
+  {
+    check: 'closure-secret-key',
+    why: "the folder job's script reads a table its ConfigMap does not hold",
+    mutate: swap('apps/media/storage/folders.yaml', 'done < /folders/folders.tsv', 'done < /folders/folder-table.tsv'),
+    // The script is one block scalar: the finding names the line it starts on.
+    at: (c) => lineOf(c, 'apps/media/storage/folders.yaml', 'args:') + 1,
+  },
+  {
     check: 'closure-storage-class',
     why: 'the StorageClass the claims ask for renamed',
     mutate: swap(CLASSES, 'name: ceph-block\n  annotations:\n    storageclass', 'name: ceph-rbd\n  annotations:\n    storageclass'),

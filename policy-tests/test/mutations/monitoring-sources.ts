@@ -47,9 +47,10 @@ export const monitoringSourcesMutations: Mutation[] = [
   },
   {
     check: 'pve-exporter-trust',
-    why: 'REQUESTS_CA_BUNDLE names a file the Secret does not write',
-    mutate: (c) => c.write(PVE_DEPLOYMENT, c.read(PVE_DEPLOYMENT).replace('value: /etc/pve-exporter/pve-root-ca.pem', 'value: /etc/pve-exporter/ca.pem')),
-    at: 'value: /etc/pve-exporter/ca.pem',
+    why: "REQUESTS_CA_BUNDLE names a file of the image, which holds no hypervisor cluster's CA",
+    mutate: (c) =>
+      c.write(PVE_DEPLOYMENT, c.read(PVE_DEPLOYMENT).replace('value: /etc/pve-exporter/pve-root-ca.pem', 'value: /etc/ssl/certs/ca-certificates.crt')),
+    at: 'value: /etc/ssl/certs/ca-certificates.crt',
   },
   {
     check: 'unpoller-source',
