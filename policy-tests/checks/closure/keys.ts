@@ -1,10 +1,11 @@
 /**
  * closure-secret-key: the key a container reads from a Secret or a ConfigMap (env valueFrom secretKeyRef or
  * configMapKeyRef, and a volume's items) is one its provider writes. The kubelet refuses a missing key unless the
- * reference is optional: the container never starts (CreateContainerConfigError). A provider's keys are known when
- * the repository writes them: an ExternalSecret's data[].secretKey (or its template's data), a Certificate's
- * tls.crt, tls.key and ca.crt, a plain Secret's or ConfigMap's data; anything else (dataFrom, a data-less placeholder Secret, a chart not rendered,
- * a controller) is not judged here.
+ * reference is optional: the container never starts (CreateContainerConfigError). So is a file its env, args or
+ * command names under such a volume's mount: the program would find no file. A provider's keys are known when the
+ * repository writes them: an ExternalSecret's data[].secretKey (or its template's data), a Certificate's tls.crt,
+ * tls.key and ca.crt, a plain Secret's or ConfigMap's data; anything else (dataFrom, a data-less placeholder Secret,
+ * a chart not rendered, a controller) is not judged here.
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { podRefs, podSpecs } from '../../model/cluster/references.ts';
