@@ -41,6 +41,9 @@ const EVENT_LABEL: Readonly<Record<BodyFiller, string>> = { dsm: '"event": "@@TE
 const sameLabels = (a: Record<string, string>, b: Record<string, string>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
+/** Alertmanager's silences, which the LAN must not reach. */
+const SILENCES_API_PATH = '/api/v2/silences';
+
 /** Whether a `Prefix` path routes the alerts API. */
 const prefixCovers = (path: string) => ingressPathMatches(path, 'Prefix', ALERTS_API_PATH);
 
@@ -127,6 +130,12 @@ function ingressProblem(values: Record<string, unknown>, url: URL): { path: Path
   const paths = Array.isArray(ingress.paths) ? ingress.paths : [dig(values, ['alertmanager', 'alertmanagerSpec', 'routePrefix']) ?? '/'];
   if (ingress.pathType !== 'Prefix' || !paths.some((p) => typeof p === 'string' && prefixCovers(p)))
     return { path: at, why: `its Ingress has no pathType Prefix path that covers ${ALERTS_API_PATH}` };
+  // The Ingress exists for the pushes alone: the silences API on the LAN would let any device there silence the Watchdog.
+  if (paths.some((p) => typeof p === 'string' && ingressPathMatches(p, 'Prefix', SILENCES_API_PATH)))
+    return {
+      path: [...at, 'paths'],
+      why: `its Ingress also routes ${SILENCES_API_PATH} and the UI, so any device on the LAN can silence alerts, the Watchdog's heartbeat among them: route ${ALERTS_API_PATH} alone`,
+    };
   return undefined;
 }
 
@@ -151,7 +160,7 @@ export const webhookCheck: PolicyCheck = {
   id: 'alert-webhooks',
   description: `The NAS, the hypervisor and its backup server push to Alertmanager's ${ALERTS_API_PATH} through the LAN's gateway, as ${SENDERS_FILE} records, with JSON bodies that, as each sender fills them in, carry the labels and summary the event route expects and tell one event from the next (A9, A13).`,
   invariants: ['A9', 'A13'],
-  remediation: `record each sender in ${SENDERS_FILE} (url, contentType application/json, payload, minimumLevel), write each text the hypervisor fills in as {{ escape <name> }}, and serve its host with alertmanager.ingress (ingressClassName ${LAN_GATEWAY}, pathType Prefix, path /)`,
+  remediation: `record each sender in ${SENDERS_FILE} (url, contentType application/json, payload, minimumLevel), write each text the hypervisor fills in as {{ escape <name> }}, and serve its host with alertmanager.ingress (ingressClassName ${LAN_GATEWAY}, pathType Prefix, paths [${ALERTS_API_PATH}] alone)`,
   reads: { kinds: ['Ingress', 'Service'], files: [`${PAYLOADS_DIR}*`], charts: ['kube-prometheus-stack'], renders: true },
   exemptible: false,
   run(ctx) {

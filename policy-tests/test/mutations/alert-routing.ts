@@ -105,6 +105,12 @@ export const alertRoutingMutations: Mutation[] = [
     at: inFile(KPS, '  ingress:'),
   },
   {
+    check: 'alert-webhooks',
+    why: "Alertmanager's Ingress routes everything, the silences API included, to every device on the LAN",
+    mutate: (c) => c.write(KPS, c.read(KPS).replace('paths: [/api/v2/alerts]', 'paths: [/]')),
+    at: inFile(KPS, 'paths: [/]'),
+  },
+  {
     check: 'alertmanager-secret-files',
     why: 'the chat receiver reads a key its Secret does not have',
     mutate: (c) => c.write(KPS, c.read(KPS).replace('secrets/alertmanager-chat-webhook/url', 'secrets/alertmanager-chat-webhook/webhook-url')),
