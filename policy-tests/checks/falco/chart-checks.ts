@@ -6,8 +6,12 @@ import type { ChartValues } from '../../model/argocd/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
 import { eachChartValues, type ValuesFail } from '../../model/checks/kit.ts';
 import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
+import { providedKeys } from '../../model/cluster/provided-keys.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+
+/** The variable falcosidekick's chat (Slack) output reads its webhook from. */
+const SLACK_URL_ENV = 'SLACK_WEBHOOKURL';
 
 const valuesCheck = (ctx: CheckContext, chart: string, body: (v: ChartValues, fail: ValuesFail) => void) =>
   eachChartValues(ctx, chart, 'security/README.md', body);
@@ -202,7 +206,7 @@ export const falcoChartChecks: PolicyCheck[] = [
   {
     id: 'falco-forwarder',
     description:
-      'falcosidekick runs 2 replicas, posts to chat at priority notice and above with its webhook from an ExternalSecret, its web UI off, and no Alertmanager output (S2, A16).',
+      'falcosidekick runs 2 replicas, posts to chat at priority notice and above with its webhook from an ExternalSecret (key SLACK_WEBHOOKURL, the variable it reads), its web UI off, and no Alertmanager output (S2, A16).',
     invariants: ['S2', 'A16'],
     remediation:
       'set replicaCount: 2, webui.enabled: false, config.slack.minimumpriority: notice, config.existingSecret to an ExternalSecret target, and no alertmanager hostport',
@@ -222,6 +226,15 @@ export const falcoChartChecks: PolicyCheck[] = [
         const secret = dig(values, ['config', 'existingSecret']);
         if (typeof secret !== 'string' || !writtenByExternalSecret(ctx.repo, secret))
           fail(['config', 'existingSecret'], `config.existingSecret ${JSON.stringify(secret ?? null)} is not the target of any ExternalSecret`);
+        else {
+          // The chart hands the Secret to falcosidekick as its environment: the chat output reads SLACK_WEBHOOKURL, nothing else.
+          const keys = [...providedKeys(ctx.repo, ctx.resources).entries()].find(([id]) => id.startsWith('Secret/') && id.endsWith(`/${secret}`))?.[1];
+          if (keys && !keys.has(SLACK_URL_ENV))
+            fail(
+              ['config', 'existingSecret'],
+              `Secret ${secret} has no key ${SLACK_URL_ENV} (it has ${[...keys].sort().join(', ') || 'none'}): falcosidekick reads its chat webhook from that variable, so no event reaches chat`,
+            );
+        }
         if (dig(values, ['config', 'alertmanager', 'hostport'])) fail(['config', 'alertmanager', 'hostport'], 'sensor events must bypass Alertmanager');
       });
     },

@@ -169,6 +169,16 @@ export const falcoMutations: Mutation[] = [
   },
   {
     check: 'falco-forwarder',
+    why: 'the webhook Secret names its key after the store, not the variable falcosidekick reads',
+    mutate: (c) =>
+      c.write(
+        'security/falcosidekick/externalsecret.yaml',
+        c.read('security/falcosidekick/externalsecret.yaml').replace('secretKey: SLACK_WEBHOOKURL', 'secretKey: url'),
+      ),
+    at: 'existingSecret',
+  },
+  {
+    check: 'falco-forwarder',
     why: 'events routed through Alertmanager',
     mutate: (c) => c.edit(SIDEKICK_VALUES, 0, (d) => d.setIn(['config', 'alertmanager', 'hostport'], 'http://alertmanager.monitoring:9093')),
     at: 'hostport',
