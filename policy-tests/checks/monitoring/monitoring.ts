@@ -10,6 +10,7 @@ import { durationMs } from '../../model/core/durations.ts';
 import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { providedKeys } from '../../model/cluster/provided-keys.ts';
 
 function expectDuration(fail: Fail, values: unknown, path: Path, { expected, what }: { expected: string; what: string }): void {
   const actual = dig(values, path);
@@ -102,11 +103,12 @@ export const monitoringChecks: PolicyCheck[] = [
   },
   {
     id: 'snmp-v3-only',
-    description: 'The NAS is scraped with modules if_mib and synology over SNMPv3 authPriv (SHA, AES) every 60 s; no v1/v2c auth exists (A6).',
+    description:
+      'The NAS is scraped with modules if_mib and synology over SNMPv3 authPriv (SHA, AES) every 60 s; no v1/v2c auth exists; every ${VARIABLE} the auths expand is a key of a Secret envFrom hands the exporter (A6).',
     invariants: ['A6'],
     remediation:
       'keep only version 3 auths with security_level authPriv, auth_protocol SHA and priv_protocol AES; drop every community; load the image modules with a second --config.file and give the auth variables through envFrom',
-    reads: { kinds: ['Application'], charts: ['prometheus-snmp-exporter'] },
+    reads: { kinds: ['Application', 'ExternalSecret', 'Secret'], charts: ['prometheus-snmp-exporter'] },
     exemptible: false,
     run(ctx) {
       onValues(ctx, 'prometheus-snmp-exporter', ({ values }, fail) => {
@@ -143,6 +145,16 @@ export const monitoringChecks: PolicyCheck[] = [
             ['config'],
             `the auths read ${variables.map((v) => `\${${v}}`).join(', ')} from the environment, but envFrom gives the container no Secret; the exporter exits on an unset variable`,
           );
+        // Each variable is a key of a Secret envFrom hands over, where the repository says which keys those have.
+        const keys = providedKeys(ctx.repo, ctx.resources);
+        const given = envFrom.map((e) => [...keys].find(([id]) => id.startsWith('Secret/') && id.endsWith(`/${e.secretRef?.name}`))?.[1]);
+        if (given.length > 0 && given.every((k) => k !== undefined))
+          for (const v of new Set(variables).values())
+            if (v && !given.some((k) => k!.has(v)))
+              fail(
+                ['config'],
+                `the auths read \${${v}}, which no Secret envFrom hands the container sets (${given.map((k) => [...k!].sort().join(', ')).join('; ')}): the exporter exits on an unset variable`,
+              );
         const params = (dig(values, ['serviceMonitor', 'params']) ?? []) as { module?: string[]; interval?: string }[];
         params.forEach((p, i) => {
           if (JSON.stringify([...(p.module ?? [])].sort()) !== JSON.stringify(['if_mib', 'synology']))

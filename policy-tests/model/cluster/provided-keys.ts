@@ -26,15 +26,16 @@ export function providedKeys(repo: Repo, resources: readonly Resource[]): Map<st
     const ns = namespaceOrDestination(repo, r);
     const keysOf = (path: Path) => Object.keys((dig(r.object, path) ?? {}) as object);
     if (r.kind === 'ExternalSecret') {
-      const template = dig(r.object, ['spec', 'target', 'template', 'data']);
+      // A template replaces what the store hands over (mergePolicy Replace, the default): the Secret holds the template's keys alone.
+      const template = dig(r.object, ['spec', 'target', 'template']);
+      const replaces = dig(template, ['data']) !== undefined && dig(template, ['mergePolicy']) !== 'Merge';
       const data = ((dig(r.object, ['spec', 'data']) ?? []) as { secretKey?: string }[]).flatMap((d) => (d.secretKey ? [d.secretKey] : []));
-      const unknown =
-        ((dig(r.object, ['spec', 'dataFrom']) ?? []) as unknown[]).length > 0 || dig(r.object, ['spec', 'target', 'template', 'templateFrom']) !== undefined;
+      const unknown = dig(template, ['templateFrom']) !== undefined || (!replaces && ((dig(r.object, ['spec', 'dataFrom']) ?? []) as unknown[]).length > 0);
       add(
         'Secret',
         ns,
         dig(r.object, ['spec', 'target', 'name']) ?? r.name,
-        unknown ? undefined : template ? keysOf(['spec', 'target', 'template', 'data']) : data,
+        unknown ? undefined : replaces ? keysOf(['spec', 'target', 'template', 'data']) : data,
       );
     } else if (r.kind === 'Certificate') add('Secret', ns, dig(r.object, ['spec', 'secretName']), ['tls.crt', 'tls.key', 'ca.crt']);
     else if (r.kind === 'Secret') {

@@ -78,6 +78,9 @@ describe('READMEs', () => {
     for (const es of repo.resources.filter((r) => r.kind === 'ExternalSecret'))
       for (const key of JSON.stringify(es.object).matchAll(/"(?:remoteRef|extract)":\{[^}]*"key":"([^"]+)"/g))
         expect(table, es.name).toContain(`| \`${key[1]}\` |`);
+    // An extracted item under a template needs the fields the template reads, named: "the whole item" told a fork nothing.
+    expect(table).toContain('| `backup-restic` | `accessKey`, `manifestKey`, `password`, `repository`, `secretKey` |');
+    expect(table).not.toContain('the whole item');
   });
 
   it('opens with the quickstart commands', () => {

@@ -85,6 +85,12 @@ export const monitoringMutations: Mutation[] = [
   },
   {
     check: 'snmp-v3-only',
+    why: 'the Secret names the auth password SNMP_PASSWORD, a variable the auths never expand',
+    mutate: swap('monitoring/snmp-exporter/externalsecret.yaml', 'secretKey: SNMP_AUTH_PASSWORD', 'secretKey: SNMP_PASSWORD'),
+    at: 'config: |',
+  },
+  {
+    check: 'snmp-v3-only',
     why: 'MD5 instead of SHA',
     mutate: (c) => c.edit(SNMP, 0, (d) => d.setIn(['config'], String(d.get('config')).replace('auth_protocol: SHA', 'auth_protocol: MD5'))),
     at: 'config: |',
