@@ -3,15 +3,35 @@
  */
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import { dig } from '../../model/core/dig.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { providedKeys } from '../../model/cluster/provided-keys.ts';
+import { BACKUP_ENVIRONMENT } from '../../model/apps/backup-environment.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
 import { scalarText } from '../../model/core/text.ts';
+
+/**
+ * The needs of the command a job runs (its first argument) that neither its env nor the keys of the Secrets envFrom
+ * hands it meet; nothing when a Secret's keys are not known.
+ */
+function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<string, unknown>): string[] {
+  const needs = BACKUP_ENVIRONMENT[String(dig(container, ['args', 0]))];
+  if (!needs) return [];
+  const names = new Set(((container.env ?? []) as { name?: string }[]).map((e) => e.name));
+  const keys = providedKeys(ctx.repo, ctx.resources);
+  for (const e of (container.envFrom ?? []) as { secretRef?: { name?: string } }[]) {
+    const given = keys.get(`Secret/${job.namespace ?? ''}/${e.secretRef?.name}`);
+    if (e.secretRef && !given) return [];
+    given?.forEach((k) => names.add(k));
+  }
+  return needs.filter((need) => !need.some((n) => names.has(n))).map((need) => need.join(' or '));
+}
 
 export const backupHygieneChecks: PolicyCheck[] = [
   {
     id: 'backup-job-hygiene',
     description:
-      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, and reads secrets only from ExternalSecrets (B1).',
+      'Every backup, backup-check and restore-test CronJob runs the backup image, forbids overlapping runs, keeps a bounded job history, requests CPU and memory, mounts BACKUP_DIR, reads secrets only from ExternalSecrets, and gives its command the environment it reads (the restic repository and password, the manifest key) (B1).',
     invariants: ['B1'],
     remediation: `set concurrencyPolicy: Forbid, successfulJobsHistoryLimit and failedJobsHistoryLimit (1-10), resources.requests.cpu/memory, image ${BACKUP_IMAGE}:<tag>, a volume at BACKUP_DIR, and take secrets from ExternalSecrets`,
     reads: { kinds: ['CronJob', 'ExternalSecret', 'PrometheusRule'] },
@@ -56,6 +76,12 @@ export const backupHygieneChecks: PolicyCheck[] = [
           if (!writtenByExternalSecret(ctx.repo, secret.name, job.namespace ?? ''))
             ctx.fail({ resource: job, path: secret.at }, `${job.name} reads Secret ${secret.name}, which no ExternalSecret in ${job.namespace} writes`);
         }
+        const missing = missingEnvironment(ctx, job, c.container);
+        if (missing.length)
+          ctx.fail(
+            { resource: job, path: [...c.at, 'name'] },
+            `${job.name}'s environment lacks ${missing.join(', ')}, which the backup image's ${String(dig(c.container, ['args', 0]))} reads: it fails every run`,
+          );
       }
     },
   },

@@ -5,6 +5,12 @@ import { swap, DB_BACKUP_COMPONENT, inComponent, DRILL, ETCD_JOBS } from './edit
 export const backupJobHygieneMutations: Mutation[] = [
   {
     check: 'backup-job-hygiene',
+    why: 'the restic password written under a name restic never reads, so every etcd backup fails',
+    mutate: swap('apps/platform/backups/secrets.yaml', '        RESTIC_PASSWORD: "{{ .password }}"', '        RESTIC_PASS: "{{ .password }}"'),
+    at: '- name: etcd-backup\n',
+  },
+  {
+    check: 'backup-job-hygiene',
     why: 'two backups of one database allowed at once, in the shared component',
     mutate: swap(DB_BACKUP_COMPONENT, 'concurrencyPolicy: Forbid', 'concurrencyPolicy: Allow'),
     at: inComponent('concurrencyPolicy: Allow'),
