@@ -7,6 +7,7 @@
  * media-manager-settings' row; the scripts' 14 days are proven by their tests.
  */
 import { targetsOfDocument, TARGET_FILES, volumeOnlyApps, type Target } from '../../model/apps/backup-targets.ts';
+import { providedKeys } from '../../model/cluster/provided-keys.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { perRepo } from '../../model/repository/per-repo.ts';
@@ -172,17 +173,21 @@ export function secretsRead(job: Resource): { name: string; at: PathSegment[] }[
   return out;
 }
 
+/** The keys VolSync's restic mover reads from its repository Secret. */
+const VOLSYNC_RESTIC_KEYS = ['RESTIC_REPOSITORY', 'RESTIC_PASSWORD'];
+
 export const backupChecks: PolicyCheck[] = [
   {
     id: 'backup-coverage',
     description:
-      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret comes from an ExternalSecret (B3).',
+      'Every app config volume (a PersistentVolumeClaim named *-config) has a ReplicationSource, whose restic repository Secret comes from an ExternalSecret with the RESTIC_REPOSITORY and RESTIC_PASSWORD keys VolSync reads (B3).',
     invariants: ['B3'],
     remediation: 'add a ReplicationSource (restic mover) for the claim next to it, with its <claim>-restic ExternalSecret',
     reads: { kinds: ['PersistentVolumeClaim', 'ReplicationSource', 'ExternalSecret'] },
     exemptible: false,
     run(ctx) {
       const sources = ctx.resources.filter((r) => r.kind === 'ReplicationSource');
+      const keys = providedKeys(ctx.repo, ctx.resources);
       for (const pvc of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && r.name.endsWith('-config'))) {
         const covered = sources.some((s) => s.namespace === pvc.namespace && (s.object.spec as { sourcePVC?: string })?.sourcePVC === pvc.name);
         if (!covered)
@@ -197,6 +202,14 @@ export const backupChecks: PolicyCheck[] = [
           ctx.fail(
             { resource: source, path: ['spec', 'restic', 'repository'] },
             `the restic repository Secret ${repository ?? '(none)'} is not written by an ExternalSecret`,
+          );
+        // VolSync's restic mover reads the repository and its password from these keys of that Secret, and nothing else.
+        const written = keys.get(`Secret/${source.namespace ?? ''}/${repository}`);
+        const lacking = written && VOLSYNC_RESTIC_KEYS.filter((k) => !written.has(k));
+        if (lacking?.length)
+          ctx.fail(
+            { resource: source, path: ['spec', 'restic', 'repository'] },
+            `the restic repository Secret ${repository} has no ${lacking.join(' or ')}, which VolSync's mover reads: no copy is made`,
           );
       }
     },

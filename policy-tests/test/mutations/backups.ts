@@ -5,6 +5,16 @@ import { COPY_COMPONENT, swap, DB_BACKUP_COMPONENT, SONARR_TARGET, patchJob, inC
 export const backupsMutations: Mutation[] = [
   {
     check: 'backup-coverage',
+    why: "the off-site copy's Secret names the restic password RESTIC_PASS, which VolSync's mover never reads",
+    mutate: swap(
+      'apps/media/components/offsite-copy/replicationsource.yaml',
+      '        RESTIC_PASSWORD: "{{ .password }}"',
+      '        RESTIC_PASS: "{{ .password }}"',
+    ),
+    at: 'repository: app-config-restic',
+  },
+  {
+    check: 'backup-coverage',
     why: 'a config volume nobody copies off-site (the component left out)',
     mutate: withoutEntry('tautulli', '../components/offsite-copy'),
     at: lineIn('apps/media/tautulli/pvc.yaml', 'name: tautulli-config'),
