@@ -1,6 +1,6 @@
 /**
  * closure-secret-key: the key a container reads from a Secret or a ConfigMap (env valueFrom secretKeyRef or
- * configMapKeyRef, and a volume's items) is one its provider writes. The kubelet refuses a missing key unless the
+ * configMapKeyRef, a volume's items, and an issuer's DNS-01 credentials) is one its provider writes. The kubelet refuses a missing key unless the
  * reference is optional: the container never starts (CreateContainerConfigError). So is a file its env, args or
  * command names under such a volume's mount: the program would find no file. A provider's keys are known when the
  * repository writes them: an ExternalSecret's data[].secretKey (or its template's data), a Certificate's tls.crt,
@@ -8,7 +8,7 @@
  * a chart not rendered, a controller) is not judged here.
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { podRefs, podSpecs } from '../../model/cluster/references.ts';
+import { clusterIssuerNamespace, issuerSecretRefs, podRefs, podSpecs } from '../../model/cluster/references.ts';
 import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
@@ -30,19 +30,21 @@ function namedStrings(container: Record<string, unknown>, at: Path): { text: str
 export const keyClosureCheck: PolicyCheck = {
   id: 'closure-secret-key',
   description:
-    'Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; and every file its env, args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).',
+    "Every key a container reads from a Secret or ConfigMap (env secretKeyRef and configMapKeyRef, volume items), unless optional, and every key an issuer's DNS-01 solver reads, is one its provider in the repository writes (an ExternalSecret, a Certificate, a plain object), otherwise the container never starts; and every file its env, args or command names under such a volume is one the volume holds, otherwise the program finds no file (invariants P1).",
   invariants: ['P1'],
   remediation: "read a key the Secret or ConfigMap has, or write the key (an ExternalSecret's data[].secretKey)",
   reads: {
     kinds: ['*'],
     everyKind: 'keys are read by pod templates of every workload kind, and written by ExternalSecrets, Certificates and plain objects',
+    // Where cert-manager reads a ClusterIssuer's Secrets: its values, or the namespace it is deployed to.
+    charts: ['cert-manager'],
     renders: true,
   },
   exemptible: false,
   run(ctx) {
     const keys = providedKeys(ctx.repo, ctx.resources);
     // The references closure-secret and closure-config-map close, with the keys each reads by name.
-    for (const ref of podRefs(ctx.repo, ctx.resources)) {
+    for (const ref of [...podRefs(ctx.repo, ctx.resources), ...issuerSecretRefs(ctx.resources, clusterIssuerNamespace(ctx.repo))]) {
       if ((ref.kind !== 'Secret' && ref.kind !== 'ConfigMap') || ref.optional || !ref.keys) continue;
       // Not written here, or written with keys the gate cannot know: not this check's to judge (closure-secret speaks for a missing Secret).
       const known = keys.get(`${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
@@ -50,7 +52,7 @@ export const keyClosureCheck: PolicyCheck = {
       for (const { key, path } of ref.keys.filter((k) => !known.has(k.key)))
         ctx.fail(
           { resource: ref.resource, path },
-          `${ref.resource.kind} ${ref.resource.name} reads key ${key} of ${ref.kind} ${ref.name}, which writes only ${[...known].sort().join(', ') || 'no key'}: the container does not start`,
+          `${ref.resource.kind} ${ref.resource.name} reads key ${key} of ${ref.kind} ${ref.name}, which writes only ${[...known].sort().join(', ') || 'no key'}: ${ref.resource.kind.endsWith('Issuer') ? 'the issuer proves no name, so no certificate is issued' : 'the container does not start'}`,
         );
     }
     // The files a container is told to read (a config file's flag, a CA bundle's variable) under a Secret or ConfigMap.

@@ -3,7 +3,8 @@
  * class, a store, an issuer, a priority, a namespace, or (in a pod template)
  * a Secret, ConfigMap, ServiceAccount or claim, with the field that names it.
  */
-import { applications, namespaceOrDestination, ownersByFile } from '../argocd/argocd.ts';
+import { applications, applicationsByName, namespaceOrDestination, ownersByFile } from '../argocd/argocd.ts';
+import { chartValues } from '../argocd/chart-values.ts';
 
 export { namespaceOrDestination };
 import { dig } from '../core/dig.ts';
@@ -105,6 +106,49 @@ export function issuerRefs(resources: readonly Resource[]): Reference[] {
           refs.push({ resource: r, path: ['metadata', 'annotations', annotation], kind, name, ...(kind === 'Issuer' ? { namespace: r.namespace } : {}) });
       }
     }
+  }
+  return refs;
+}
+
+/** Where cert-manager reads a ClusterIssuer's Secrets: its `clusterResourceNamespace`, by default the namespace it runs in. */
+export function clusterIssuerNamespace(repo: Repo): string | undefined {
+  const [deployed] = chartValues(repo, 'cert-manager');
+  if (!deployed) return undefined;
+  return str(dig(deployed.values, ['clusterResourceNamespace'])) ?? applicationsByName(repo).get(deployed.appName)?.destinationNamespace;
+}
+
+/**
+ * The Secrets an Issuer or ClusterIssuer has cert-manager read to prove a name: each DNS-01 solver's `*SecretRef`
+ * (Cloudflare's apiTokenSecretRef, Route 53's secretAccessKeySecretRef, ...) and ACME's external account binding, each
+ * with its key. A ClusterIssuer's are read in cert-manager's own namespace (`clusterResourceNamespace`), given here
+ * as `clusterNamespace`; without it they are left out.
+ */
+export function issuerSecretRefs(resources: readonly Resource[], clusterNamespace: string | undefined): PodRef[] {
+  const refs: PodRef[] = [];
+  for (const r of resources.filter((x) => x.kind === 'Issuer' || x.kind === 'ClusterIssuer')) {
+    const namespace = r.kind === 'Issuer' ? r.namespace : clusterNamespace;
+    if (!namespace) continue;
+    const push = (ref: unknown, path: Path) => {
+      const name = str(dig(ref, ['name']));
+      const key = str(dig(ref, ['key']));
+      if (name)
+        refs.push({
+          resource: r,
+          path: [...path, 'name'],
+          kind: 'Secret',
+          name,
+          namespace,
+          optional: false,
+          ...(key ? { keys: [{ key, path: [...path, 'key'] }] } : {}),
+        });
+    };
+    push(dig(r.object, ['spec', 'acme', 'externalAccountBinding', 'keySecretRef']), ['spec', 'acme', 'externalAccountBinding', 'keySecretRef']);
+    ((dig(r.object, ['spec', 'acme', 'solvers']) ?? []) as unknown[]).forEach((solver, i) => {
+      const dns01 = dig(solver, ['dns01']);
+      for (const [provider, settings] of Object.entries((dns01 ?? {}) as Record<string, unknown>))
+        for (const [field, ref] of Object.entries((settings ?? {}) as Record<string, unknown>))
+          if (field.endsWith('SecretRef')) push(ref, ['spec', 'acme', 'solvers', i, 'dns01', provider, field]);
+    });
   }
   return refs;
 }

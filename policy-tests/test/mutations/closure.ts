@@ -157,6 +157,16 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-secret-key',
+    why: "the issuer reads Cloudflare's token under a key its Secret does not have",
+    mutate: swap(
+      'apps/platform/cert-manager/clusterissuer.yaml',
+      'name: cloudflare-api-token\n              key: api-token',
+      'name: cloudflare-api-token\n              key: token',
+    ),
+    at: 'key: token',
+  },
+  {
+    check: 'closure-secret-key',
     why: "the hypervisor exporter's CA bundle variable names a file its Secret does not write",
     mutate: swap('monitoring/pve-exporter/deployment.yaml', 'value: /etc/pve-exporter/pve-root-ca.pem', 'value: /etc/pve-exporter/ca.pem'),
     at: 'value: /etc/pve-exporter/ca.pem',
