@@ -12,9 +12,15 @@ import type { Repo } from '../repository/repo.ts';
 
 type Kind = 'Secret' | 'ConfigMap';
 
+const byView = new WeakMap<readonly Resource[], Map<string, Set<string> | undefined>>();
+
 /** The keys each provider writes, by `<kind>/<namespace>/<name>`; undefined where they cannot be known. */
 export function providedKeys(repo: Repo, resources: readonly Resource[]): Map<string, Set<string> | undefined> {
+  // Asked again and again within one check (per job, per mounted file): worked out once per view of the resources.
+  const cached = byView.get(resources);
+  if (cached) return cached;
   const out = new Map<string, Set<string> | undefined>();
+  byView.set(resources, out);
   const add = (kind: Kind, ns: string | undefined, name: unknown, keys: Iterable<string> | undefined) => {
     if (typeof name !== 'string') return;
     const id = `${kind}/${ns ?? ''}/${name}`;

@@ -70,10 +70,13 @@ function percentEncode(s: string): string {
     .join('');
 }
 
-/** Handlebars set up as proxmox-notify sets it up; loaded on first use, since only this check reads it. */
+/**
+ * Handlebars set up as proxmox-notify sets it up; loaded on first use, since only this check reads it, and from the
+ * release's one-file build, which loads in a third of the time of its module tree (6 ms against 17 here).
+ */
 function proxmoxHandlebars(): Handlebars {
   if (proxmox) return proxmox;
-  const handlebars = (createRequire(import.meta.url)('handlebars') as HandlebarsModule).create();
+  const handlebars = (createRequire(import.meta.url)('handlebars/dist/handlebars.min.js') as HandlebarsModule).create();
   const text = (helper: string, v: unknown) => {
     if (typeof v !== 'string') throw new Error(`${helper}: missing text parameter`);
     return v;
@@ -84,9 +87,19 @@ function proxmoxHandlebars(): Handlebars {
   return (proxmox = handlebars);
 }
 
+/** Compiled templates, by strictness and text: a body is filled in for two events and checked once strictly. */
+const compiled = new Map<string, (data: object) => string>();
+
+function compile(template: string, strict: boolean): (data: object) => string {
+  const id = `${strict ? 's' : 'n'}\0${template}`;
+  let render = compiled.get(id);
+  if (!render) compiled.set(id, (render = proxmoxHandlebars().compile(template, { noEscape: true, strict })));
+  return render;
+}
+
 /** `template` rendered as proxmox-notify renders a webhook's body, URL or header from a notification's data. */
 export function renderProxmox(template: string, data: object): string {
-  return proxmoxHandlebars().compile(template, { noEscape: true })(data);
+  return compile(template, false)(data);
 }
 
 /** The raw text `template` becomes once the sender fills `event` in; throws where the sender fails to render it. */
@@ -98,7 +111,7 @@ export function fillText(template: string, filler: BodyFiller, event: SampleEven
 function missingName(template: string, filler: BodyFiller): string | undefined {
   if (filler === 'dsm') return undefined;
   try {
-    proxmoxHandlebars().compile(template, { noEscape: true, strict: true })(BACKUP_FAILED);
+    compile(template, true)(BACKUP_FAILED);
     return undefined;
   } catch (err) {
     return /^"([^"]+)" not defined/.exec((err as Error).message)?.[1];
@@ -124,6 +137,15 @@ const NOTIFICATION_NAMES = 'title, message, severity, timestamp, fields.hostname
  * template, whose shape the body keeps.
  */
 export function fillBody(template: unknown, filler: BodyFiller, event: SampleEvent = 0): FilledBody {
+  const whole = JSON.stringify(template);
+  // The usual case in one rendering of the whole file; only a body that fails is gone through string by string, for where.
+  if (filler === 'proxmox-notify')
+    try {
+      const data = JSON.parse(fillText(whole, filler, event)) as unknown;
+      if (!missingName(whole, filler)) return { data, problems: [], notJudged: [] };
+    } catch {
+      // found again below, with its place
+    }
   const problems: FilledBody['problems'] = [];
   const notJudged: FilledBody['notJudged'] = [];
   const fill = (value: unknown, path: Path): unknown => {
