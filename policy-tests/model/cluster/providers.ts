@@ -2,7 +2,7 @@
  * The providers of the closure model: what the cluster will hold of each
  * kind, from the repository (plain and rendered), from Kubernetes itself,
  * from what Applications say their controllers create, and from
- * `providedOutsideGit`.
+ * `providedOutsideGit`; and the extended resources device plugins advertise.
  */
 import { applications, namespaceOrDestination, syncOptions } from '../argocd/argocd.ts';
 import { createdAtRuntime } from '../argocd/app-declarations.ts';
@@ -11,7 +11,8 @@ import { dig } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
-import { str, type Reference } from './references.ts';
+import { podSpecs, str, type Reference } from './references.ts';
+import type { Path } from '../core/positions.ts';
 
 /** What Kubernetes creates by itself, whatever the distribution. */
 export const KUBERNETES_PROVIDES: Record<string, readonly string[]> = {
@@ -83,3 +84,41 @@ const resourcesByKindAndName = perRepo((repo: Repo): Map<string, Resource[]> => 
   }
   return out;
 });
+
+/*
+ * Extended resources (a GPU's `gpu.intel.com/i915`, `nvidia.com/gpu`): names outside the kubernetes.io domain that a
+ * container requests, which the scheduler finds only on nodes whose device plugin advertises them. A pod asking for
+ * one no plugin advertises stays Pending ("Insufficient gpu.intel.com/i915") for good. The plugin is a DaemonSet the
+ * gate cannot run, so it says what it advertises in an annotation; one from outside the repository is a
+ * `providedOutsideGit` entry of kind ExtendedResource.
+ */
+/** The annotation by which a device plugin's DaemonSet names the resources it advertises (comma-separated). */
+export const ADVERTISES = 'gate.homelab-gitops/advertises-resources';
+
+/** Whether a resource name is an extended one: fully qualified, outside the kubernetes.io domain. */
+export const isExtended = (name: string) => name.includes('/') && !/(^|\.)kubernetes\.io\//.test(name);
+
+/** Every extended resource a pod template's containers request or limit, with where it is named. */
+export function requestedExtended(resources: readonly Resource[]): { resource: Resource; name: string; path: Path }[] {
+  const out: { resource: Resource; name: string; path: Path }[] = [];
+  for (const r of resources)
+    for (const { spec, at } of podSpecs(r))
+      for (const list of ['containers', 'initContainers'] as const)
+        ((spec[list] ?? []) as Record<string, unknown>[]).forEach((c, i) => {
+          for (const field of ['requests', 'limits'] as const)
+            for (const name of Object.keys((dig(c, ['resources', field]) ?? {}) as object))
+              if (isExtended(name)) out.push({ resource: r, name, path: [...at, list, i, 'resources', field, name] });
+        });
+  return out;
+}
+
+/** The extended resources the cluster's nodes will advertise: device plugins in the repository, and those outside it. */
+export function advertisedExtended(repo: Repo, resources: readonly Resource[]): Set<string> {
+  const names = new Set<string>();
+  for (const r of resources.filter((x) => x.kind === 'DaemonSet')) {
+    const declared = dig(r.object, ['metadata', 'annotations', ADVERTISES]);
+    if (typeof declared === 'string') for (const n of declared.split(',')) if (n.trim()) names.add(n.trim());
+  }
+  for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === 'ExtendedResource') names.add(e.name);
+  return names;
+}

@@ -156,6 +156,12 @@ export const closureMutations: Mutation[] = [
     at: 'key: apikey',
   },
   {
+    check: 'closure-extended-resource',
+    why: 'the GPU device plugin no longer says it advertises gpu.intel.com/i915, so nothing offers what Plex and the Tdarr node ask for',
+    mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', '    gate.homelab-gitops/advertises-resources: gpu.intel.com/i915\n', ''),
+    at: inFile('apps/media/plex/deployment.yaml', 'gpu.intel.com/i915'),
+  },
+  {
     check: 'closure-secret-key',
     why: "the issuer reads Cloudflare's token under a key its Secret does not have",
     mutate: swap(
