@@ -110,8 +110,11 @@ describe('the admission layer says which Pod Security levels it judged at', () =
     try {
       const run = async () =>
         (await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } })).podSecurity;
+      // kube-system, which the facts exempt, holds the GPU device plugin: counted apart, at no level.
+      expect(await run()).toEqual({ enforced: { restricted: 2, baseline: 2, privileged: 1 }, exempt: 1 });
+      copy.remove('apps/platform/intel-gpu-plugin/daemonset.yaml');
       expect(await run()).toEqual({ enforced: { restricted: 2, baseline: 2, privileged: 1 }, exempt: 0 });
-      // A Job the backups app puts in kube-system, which the facts exempt.
+      // A Job the backups app puts there counts it again.
       copy.write(
         'apps/platform/backups/probe.yaml',
         'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: probe\n  namespace: kube-system\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: probe\n          image: busybox:1.36\n',
