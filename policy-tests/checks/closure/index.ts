@@ -13,7 +13,7 @@ import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment }
 import { ALLOW_SHARED_IP, heldBy, poolAddresses, requestedAddresses } from '../../model/cluster/address-pools.ts';
 import type { Resource, ScopeLookup } from '../../model/core/manifest.ts';
 import { crdClosureCheck } from './crd.ts';
-import { ADVERTISES, advertisedExtended, requestedExtended } from '../../model/cluster/providers.ts';
+import { ADVERTISES, advertisedExtended, DEVICE_GROUP, requestedExtended } from '../../model/cluster/providers.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { closeReferences, FACTS_FIX, namespacedClosure } from './closing.ts';
 import { ingressRefs, issuerRefs, namespaceRefs, podRefs, priorityRefs, storageRefs, storeRefs } from '../../model/cluster/references.ts';
@@ -126,19 +126,31 @@ const podReferenceChecks: PolicyCheck[] = (['ServiceAccount', 'Secret', 'ConfigM
 
 const extendedResourceCheck: PolicyCheck = {
   id: 'closure-extended-resource',
-  description: `Every extended resource a container requests (a GPU's gpu.intel.com/i915) is advertised by a device plugin the repository runs (a DaemonSet annotated ${ADVERTISES}) or by one providedOutsideGit names (kind ExtendedResource); otherwise no node offers it and the pod stays Pending (invariants P1).`,
+  description: `Every extended resource a container requests (a GPU's gpu.intel.com/i915) is advertised by a device plugin the repository runs (a DaemonSet annotated ${ADVERTISES}) or by one providedOutsideGit names (kind ExtendedResource), otherwise no node offers it and the pod stays Pending; and a pod that is not root is in the group the plugin says owns the device files (${DEVICE_GROUP}), otherwise it cannot open them (invariants P1).`,
   invariants: ['P1'],
   remediation: `run the resource's device plugin (a DaemonSet annotated ${ADVERTISES}: <name>), or list it in providedOutsideGit with its reason`,
   reads: { kinds: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob'], renders: true },
   exemptible: false,
   run(ctx) {
     const advertised = advertisedExtended(ctx.repo, ctx.resources);
-    for (const { resource, name, path } of requestedExtended(ctx.resources))
-      if (!advertised.has(name))
+    for (const { resource, name, path, pod } of requestedExtended(ctx.resources)) {
+      if (!advertised.has(name)) {
         ctx.fail(
           { resource, path },
           `${resource.kind} ${resource.name} asks for ${name}, which no device plugin here advertises and providedOutsideGit does not name: no node offers it, so the pod stays Pending`,
         );
+        continue;
+      }
+      // The device files are the group's alone: a pod that is not root must be in it to open them.
+      const group = advertised.get(name);
+      const user = dig(pod.spec, ['securityContext', 'runAsUser']) as number | undefined;
+      const groups = (dig(pod.spec, ['securityContext', 'supplementalGroups']) ?? []) as unknown[];
+      if (group !== undefined && user !== 0 && user !== undefined && !groups.includes(group))
+        ctx.fail(
+          { resource, path: [...pod.at, 'securityContext'] },
+          `${resource.kind} ${resource.name} runs as user ${user} and asks for ${name}, whose device files belong to group ${group} (${DEVICE_GROUP} on its plugin), but its supplementalGroups lack ${group}: it cannot open the device`,
+        );
+    }
   },
 };
 

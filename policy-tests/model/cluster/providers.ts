@@ -99,26 +99,38 @@ export const ADVERTISES = 'gate.homelab-gitops/advertises-resources';
 export const isExtended = (name: string) => name.includes('/') && !/(^|\.)kubernetes\.io\//.test(name);
 
 /** Every extended resource a pod template's containers request or limit, with where it is named. */
-export function requestedExtended(resources: readonly Resource[]): { resource: Resource; name: string; path: Path }[] {
-  const out: { resource: Resource; name: string; path: Path }[] = [];
+export function requestedExtended(resources: readonly Resource[]): { resource: Resource; name: string; path: Path; pod: { spec: unknown; at: Path } }[] {
+  const out: { resource: Resource; name: string; path: Path; pod: { spec: unknown; at: Path } }[] = [];
   for (const r of resources)
     for (const { spec, at } of podSpecs(r))
       for (const list of ['containers', 'initContainers'] as const)
         ((spec[list] ?? []) as Record<string, unknown>[]).forEach((c, i) => {
+          // Asked for once per container: a request and its limit are one claim.
+          const names = new Set<string>();
           for (const field of ['requests', 'limits'] as const)
             for (const name of Object.keys((dig(c, ['resources', field]) ?? {}) as object))
-              if (isExtended(name)) out.push({ resource: r, name, path: [...at, list, i, 'resources', field, name] });
+              if (isExtended(name) && !names.has(name)) {
+                names.add(name);
+                out.push({ resource: r, name, path: [...at, list, i, 'resources', field, name], pod: { spec, at } });
+              }
         });
   return out;
 }
 
-/** The extended resources the cluster's nodes will advertise: device plugins in the repository, and those outside it. */
-export function advertisedExtended(repo: Repo, resources: readonly Resource[]): Set<string> {
-  const names = new Set<string>();
+/** The annotation by which a device plugin's DaemonSet names the group its node rule gives the device files (a GID). */
+export const DEVICE_GROUP = 'gate.homelab-gitops/device-group';
+
+/**
+ * The extended resources the cluster's nodes will advertise, each with the group whose members may open its device
+ * files (undefined when none is declared): device plugins in the repository, and those outside it.
+ */
+export function advertisedExtended(repo: Repo, resources: readonly Resource[]): Map<string, number | undefined> {
+  const names = new Map<string, number | undefined>();
   for (const r of resources.filter((x) => x.kind === 'DaemonSet')) {
     const declared = dig(r.object, ['metadata', 'annotations', ADVERTISES]);
-    if (typeof declared === 'string') for (const n of declared.split(',')) if (n.trim()) names.add(n.trim());
+    const group = Number(dig(r.object, ['metadata', 'annotations', DEVICE_GROUP]) ?? NaN);
+    if (typeof declared === 'string') for (const n of declared.split(',')) if (n.trim()) names.set(n.trim(), Number.isInteger(group) ? group : undefined);
   }
-  for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === 'ExtendedResource') names.add(e.name);
+  for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === 'ExtendedResource') names.set(e.name, undefined);
   return names;
 }
