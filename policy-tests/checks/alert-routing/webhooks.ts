@@ -98,13 +98,12 @@ function checkPayload({ ctx, senders, configs }: SenderContext, { sender, expect
   for (const p of problems) refused(p.path, p.why);
   // An alert is its label set: a second event with the first one's labels only updates it, and chat never hears of it.
   const next = postableAlerts(fillBody(payload.data, expected.filler, 1).data).alerts;
-  for (const alert of alerts)
+  for (const alert of alerts) {
     if (next.some((other) => other.at[0] === alert.at[0] && sameLabels(other.labels, alert.labels)))
       ctx.fail(
         { data: payload, path: [...alert.at, 'labels'] },
         `${who} ${names.length > 1 ? 'give' : 'gives'} two different events the same labels, so Alertmanager takes the second for an update of the first and never sends it (A13: each event goes to chat): add a label that carries the event, such as ${EVENT_LABEL[expected.filler]}`,
       );
-  for (const alert of alerts) {
     for (const [key, value] of Object.entries(expected.labels))
       if (alert.labels[key] !== value)
         ctx.fail({ data: payload, path: [...alert.at, 'labels', ...(key in alert.labels ? [key] : [])] }, `${who}'s alerts carry ${key}="${value}" (A9)`);

@@ -7,7 +7,7 @@
  * media-manager-settings' row; the scripts' 14 days are proven by their tests.
  */
 import { targetsOfDocument, TARGET_FILES, volumeOnlyApps, type Target } from '../../model/apps/backup-targets.ts';
-import { providedKeys } from '../../model/cluster/provided-keys.ts';
+import { keysOf } from '../../model/cluster/provided-keys.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { perRepo } from '../../model/repository/per-repo.ts';
@@ -187,7 +187,6 @@ export const backupChecks: PolicyCheck[] = [
     exemptible: false,
     run(ctx) {
       const sources = ctx.resources.filter((r) => r.kind === 'ReplicationSource');
-      const keys = providedKeys(ctx.repo, ctx.resources);
       for (const pvc of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && r.name.endsWith('-config'))) {
         const covered = sources.some((s) => s.namespace === pvc.namespace && (s.object.spec as { sourcePVC?: string })?.sourcePVC === pvc.name);
         if (!covered)
@@ -204,7 +203,7 @@ export const backupChecks: PolicyCheck[] = [
             `the restic repository Secret ${repository ?? '(none)'} is not written by an ExternalSecret`,
           );
         // VolSync's restic mover reads the repository and its password from these keys of that Secret, and nothing else.
-        const written = keys.get(`Secret/${source.namespace ?? ''}/${repository}`);
+        const written = keysOf(ctx, { kind: 'Secret', namespace: source.namespace, name: repository });
         const lacking = written && VOLSYNC_RESTIC_KEYS.filter((k) => !written.has(k));
         if (lacking?.length)
           ctx.fail(

@@ -5,7 +5,8 @@ import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts
 import { dig } from '../../model/core/dig.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import { providedKeys } from '../../model/cluster/provided-keys.ts';
+import { keysOf } from '../../model/cluster/provided-keys.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { BACKUP_ENVIRONMENT } from '../../model/apps/backup-environment.ts';
 import { BACKUP_IMAGE, backupJobs, mainContainer, secretsRead } from './backups.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -18,9 +19,8 @@ function missingEnvironment(ctx: CheckContext, job: Resource, container: Record<
   const needs = BACKUP_ENVIRONMENT[String(dig(container, ['args', 0]))];
   if (!needs) return [];
   const names = new Set(((container.env ?? []) as { name?: string }[]).map((e) => e.name));
-  const keys = providedKeys(ctx.repo, ctx.resources);
   for (const e of (container.envFrom ?? []) as { secretRef?: { name?: string } }[]) {
-    const given = keys.get(`Secret/${job.namespace ?? ''}/${e.secretRef?.name}`);
+    const given = keysOf(ctx, { kind: 'Secret', namespace: namespaceOrDestination(ctx.repo, job), name: e.secretRef?.name });
     if (e.secretRef && !given) return [];
     given?.forEach((k) => names.add(k));
   }

@@ -12,7 +12,7 @@ import { clusterIssuerNamespace, issuerSecretRefs, podRefs, podSpecs } from '../
 import { mountedFile, namedPaths } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { providedKeys } from '../../model/cluster/provided-keys.ts';
+import { keysOf } from '../../model/cluster/provided-keys.ts';
 
 /** A container's strings that name files to its program: env values, args and command, with where each stands. */
 function namedStrings(container: Record<string, unknown>, at: Path): { text: string; path: Path }[] {
@@ -42,12 +42,11 @@ export const keyClosureCheck: PolicyCheck = {
   },
   exemptible: false,
   run(ctx) {
-    const keys = providedKeys(ctx.repo, ctx.resources);
     // The references closure-secret and closure-config-map close, with the keys each reads by name.
     for (const ref of [...podRefs(ctx.repo, ctx.resources), ...issuerSecretRefs(ctx.resources, clusterIssuerNamespace(ctx.repo))]) {
       if ((ref.kind !== 'Secret' && ref.kind !== 'ConfigMap') || ref.optional || !ref.keys) continue;
       // Not written here, or written with keys the gate cannot know: not this check's to judge (closure-secret speaks for a missing Secret).
-      const known = keys.get(`${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
+      const known = keysOf(ctx, { kind: ref.kind, namespace: ref.namespace, name: ref.name });
       if (!known) continue;
       for (const { key, path } of ref.keys.filter((k) => !known.has(k.key)))
         ctx.fail(

@@ -6,7 +6,8 @@ import type { ChartValues } from '../../model/argocd/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
 import { eachChartValues, type ValuesFail } from '../../model/checks/kit.ts';
 import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
-import { providedKeys } from '../../model/cluster/provided-keys.ts';
+import { keysOf } from '../../model/cluster/provided-keys.ts';
+import { applicationsByName } from '../../model/argocd/argocd.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
@@ -213,7 +214,7 @@ export const falcoChartChecks: PolicyCheck[] = [
     reads: { kinds: ['Application', 'ExternalSecret'], charts: ['falcosidekick'] },
     exemptible: false,
     run(ctx) {
-      valuesCheck(ctx, 'falcosidekick', ({ values }, fail) => {
+      valuesCheck(ctx, 'falcosidekick', ({ appName, values }, fail) => {
         if (dig(values, ['replicaCount']) !== 2) fail(['replicaCount'], `replicaCount is ${String(dig(values, ['replicaCount']))}, must be 2`);
         if (dig(values, ['webui', 'enabled']) !== false) fail(['webui'], 'the web UI must be off');
         if (dig(values, ['config', 'slack', 'minimumpriority']) !== 'notice')
@@ -228,7 +229,7 @@ export const falcoChartChecks: PolicyCheck[] = [
           fail(['config', 'existingSecret'], `config.existingSecret ${JSON.stringify(secret ?? null)} is not the target of any ExternalSecret`);
         else {
           // The chart hands the Secret to falcosidekick as its environment: the chat output reads SLACK_WEBHOOKURL, nothing else.
-          const keys = [...providedKeys(ctx.repo, ctx.resources).entries()].find(([id]) => id.startsWith('Secret/') && id.endsWith(`/${secret}`))?.[1];
+          const keys = keysOf(ctx, { kind: 'Secret', namespace: applicationsByName(ctx.repo).get(appName)?.destinationNamespace, name: secret });
           if (keys && !keys.has(SLACK_URL_ENV))
             fail(
               ['config', 'existingSecret'],

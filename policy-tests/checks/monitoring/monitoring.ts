@@ -10,7 +10,8 @@ import { durationMs } from '../../model/core/durations.ts';
 import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { providedKeys } from '../../model/cluster/provided-keys.ts';
+import { keysOf } from '../../model/cluster/provided-keys.ts';
+import { applicationsByName } from '../../model/argocd/argocd.ts';
 
 function expectDuration(fail: Fail, values: unknown, path: Path, { expected, what }: { expected: string; what: string }): void {
   const actual = dig(values, path);
@@ -111,7 +112,7 @@ export const monitoringChecks: PolicyCheck[] = [
     reads: { kinds: ['Application', 'ExternalSecret', 'Secret'], charts: ['prometheus-snmp-exporter'] },
     exemptible: false,
     run(ctx) {
-      onValues(ctx, 'prometheus-snmp-exporter', ({ values }, fail) => {
+      onValues(ctx, 'prometheus-snmp-exporter', ({ appName, values }, fail) => {
         let config: { auths?: Record<string, Record<string, unknown>> } = {};
         try {
           config = (parse(scalarText(dig(values, ['config']) ?? '')) ?? {}) as typeof config;
@@ -146,8 +147,8 @@ export const monitoringChecks: PolicyCheck[] = [
             `the auths read ${variables.map((v) => `\${${v}}`).join(', ')} from the environment, but envFrom gives the container no Secret; the exporter exits on an unset variable`,
           );
         // Each variable is a key of a Secret envFrom hands over, where the repository says which keys those have.
-        const keys = providedKeys(ctx.repo, ctx.resources);
-        const given = envFrom.map((e) => [...keys].find(([id]) => id.startsWith('Secret/') && id.endsWith(`/${e.secretRef?.name}`))?.[1]);
+        const namespace = applicationsByName(ctx.repo).get(appName)?.destinationNamespace;
+        const given = envFrom.map((e) => keysOf(ctx, { kind: 'Secret', namespace, name: e.secretRef?.name }));
         if (given.length > 0 && given.every((k) => k !== undefined))
           for (const v of new Set(variables).values())
             if (v && !given.some((k) => k!.has(v)))

@@ -5,7 +5,7 @@
 import { dig, list } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
-import { providedKeys } from './provided-keys.ts';
+import { keysOf } from './provided-keys.ts';
 
 interface Mount {
   name?: string;
@@ -45,7 +45,7 @@ export function mountedFile(
   const key = items.length > 0 ? items.find((i) => i.path === below)?.key : below;
   if (!below || !key || (items.length === 0 && below.includes('/')))
     return { on: kind, name, problem: `${file} is no file the ${kind} volume ${String(mount.name)} puts at ${mount.mountPath}` };
-  const keys = providedKeys(repo, resources).get(`${kind}/${namespace ?? ''}/${name}`);
+  const keys = keysOf({ repo, resources }, { kind, namespace, name });
   if (keys && !keys.has(key))
     return {
       on: kind,

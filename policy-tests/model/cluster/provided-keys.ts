@@ -10,7 +10,7 @@ import type { Path } from '../core/positions.ts';
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import type { Repo } from '../repository/repo.ts';
 
-type Kind = 'Secret' | 'ConfigMap';
+export type Kind = 'Secret' | 'ConfigMap';
 
 const byView = new WeakMap<readonly Resource[], Map<string, Set<string> | undefined>>();
 
@@ -51,4 +51,15 @@ export function providedKeys(repo: Repo, resources: readonly Resource[]): Map<st
     } else if (r.kind === 'ConfigMap') add('ConfigMap', ns, r.name, [...keysOf(['data']), ...keysOf(['binaryData'])]);
   }
   return out;
+}
+
+/**
+ * The keys Secret or ConfigMap `name` in `namespace` has, as `providedKeys` knows them: undefined when nothing in the
+ * repository writes it, or when what writes it gives no known keys.
+ */
+export function keysOf(
+  { repo, resources }: { repo: Repo; resources: readonly Resource[] },
+  { kind, namespace, name }: { kind: Kind; namespace: string | undefined; name: string | undefined },
+): Set<string> | undefined {
+  return name === undefined ? undefined : providedKeys(repo, resources).get(`${kind}/${namespace ?? ''}/${name}`);
 }
