@@ -81,8 +81,15 @@ function dashboardExpressions(dashboard: Dashboard): PromExpression[] {
     panels.forEach((panel, i) => {
       (panel.targets ?? []).forEach((target, t) => {
         if (typeof target.expr !== 'string' || target.expr === '') return;
-        const at = dashboard.at([...path, i, 'targets', t, 'expr']);
-        out.push({ expr: target.expr, kind: 'dashboard', name: `${dashboard.title}: ${panel.title ?? ''}`, file: dashboard.file, at: () => at });
+        // Placed on a finding only: placing parses the dashboard's JSON with positions (14 ms of a warm start-up).
+        const where: Path = [...path, i, 'targets', t, 'expr'];
+        out.push({
+          expr: target.expr,
+          kind: 'dashboard',
+          name: `${dashboard.title}: ${panel.title ?? ''}`,
+          file: dashboard.file,
+          at: () => dashboard.at(where),
+        });
       });
       if (panel.panels) visit(panel.panels, [...path, i, 'panels']);
     });

@@ -12,8 +12,9 @@
  * checkout, and a line the secret did not sign is no entry. Where the secret
  * cannot be kept private (a folder or key file others can read or write), or
  * the code cannot be read, or nothing can be written, a store keeps nothing:
- * slower, never wrong. Users: the parse store, the validation outcomes and
- * the CEL outcomes.
+ * slower, never wrong. Users: the parse store and its positions, the
+ * validation outcomes and schema compiles, the CEL outcomes, PromQL parses,
+ * cron verdicts and the webhook bodies as their senders fill them in.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
