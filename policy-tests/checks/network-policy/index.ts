@@ -4,7 +4,8 @@ import { cniChecks } from './cni.ts';
 import { defaultDenyChecks } from './default-deny.ts';
 import { ingressPathCheck } from './ingress.ts';
 import { networkPolicyChecks } from './network-policy.ts';
+import { nodeCidrCheck } from './node-cidr.ts';
 
-export const networkPolicyAreaChecks: PolicyCheck[] = [...networkPolicyChecks, ingressPathCheck, ...cniChecks, ...defaultDenyChecks];
+export const networkPolicyAreaChecks: PolicyCheck[] = [...networkPolicyChecks, ingressPathCheck, ...cniChecks, ...defaultDenyChecks, nodeCidrCheck];
 
 export const networkPolicyArea: Area = staticArea('network-policy', networkPolicyAreaChecks);

@@ -148,3 +148,31 @@ networkPolicyMutations.push(
     at: inFile(WIDE_OPEN, 'namespaceSelector: {}'),
   },
 );
+
+const BACKUP_POLICY = 'apps/platform/backups/networkpolicy.yaml';
+const CILIUM_VALUES = 'apps/platform/cilium/values.yaml';
+const TALOS_API_RULE = '    - toCIDR: [10.0.10.11/32]';
+
+networkPolicyMutations.push(
+  {
+    check: 'network-policy-node-cidr',
+    why: "Cilium left at its default CIDR matching: the etcd backup's rule to the control-plane node's Talos API allows nothing",
+    mutate: swap(CILIUM_VALUES, 'policyCIDRMatchMode: [nodes]\n', ''),
+    at: inFile(BACKUP_POLICY, TALOS_API_RULE),
+  },
+  {
+    check: 'network-policy-node-cidr',
+    why: 'the same, with the rule on a port no node serves alone: the address is still the node TALOS_NODE names',
+    mutate: (c) => {
+      swap(CILIUM_VALUES, 'policyCIDRMatchMode: [nodes]\n', '')(c);
+      swap(BACKUP_POLICY, '            - port: "50000"', '            - port: "50005"')(c);
+    },
+    at: inFile(BACKUP_POLICY, TALOS_API_RULE),
+  },
+  {
+    check: 'network-policy-node-cidr',
+    why: 'CIDRs select nodes, and the agents never restart to read it: a sync changes the ConfigMap and nothing else',
+    mutate: swap(CILIUM_VALUES, 'rollOutCiliumPods: true\n', ''),
+    at: inFile(CILIUM_VALUES, 'policyCIDRMatchMode: [nodes]'),
+  },
+);

@@ -1,0 +1,154 @@
+/**
+ * A CIDR peer that means a cluster node. Cilium gives every node's address the
+ * `host` or `remote-node` identity, and its CIDR selectors (CiliumNetworkPolicy
+ * toCIDR, toCIDRSet, fromCIDR, fromCIDRSet; a NetworkPolicy's ipBlock) match
+ * only addresses outside the cluster: its CRD says of toCIDR "Only connections
+ * destined for outside of the cluster and not targeting the host will be
+ * subject to CIDR rules". Since Cilium 1.15 the agent's
+ * `policy-cidr-match-mode: nodes` (the chart's `policyCIDRMatchMode`, empty by
+ * default at 1.19) lets them select nodes too. Without it, a rule that allows a
+ * node by its address allows nothing, and the policy drops what its comment
+ * promises: the etcd backup's Talos API call, say. The agent reads its config
+ * at start, so the setting reaches the nodes on a sync only when the chart
+ * rolls the agents (`rollOutCiliumPods`).
+ */
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { chartValues } from '../../model/argocd/chart-values.ts';
+import { cniOf } from '../../model/repository/cni.ts';
+import { dig, list, obj } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { Path } from '../../model/core/positions.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { workloadContainers } from '../../model/core/workloads.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+
+/** Ports only a node serves: Talos' apid and trustd, and the kubelet. A CIDR peer on one of them is nodes. */
+const NODE_PORTS: ReadonlyMap<string, string> = new Map([
+  ['50000', "Talos' API (apid)"],
+  ['50001', "Talos' trustd"],
+  ['10250', "the kubelet's API"],
+]);
+
+/** Environment variables whose value names a node by its address (the backup engine's talosctl -n). */
+const NODE_ADDRESS_ENV: ReadonlySet<string> = new Set(['TALOS_NODE']);
+
+interface CidrPeer {
+  cidr: string;
+  at: Path;
+  /** The ports of the rule the peer stands in (numbers or names, as written). */
+  ports: string[];
+}
+
+/** Every CIDR a policy allows to or from, with the ports of its rule. */
+function cidrPeers(policy: Resource): CidrPeer[] {
+  const spec = obj(policy.object.spec);
+  const out: CidrPeer[] = [];
+  for (const direction of ['ingress', 'egress'] as const)
+    list(spec[direction]).forEach((raw, i) => {
+      const rule = obj(raw);
+      const at: Path = ['spec', direction, i];
+      if (policy.kind === 'NetworkPolicy') {
+        const ports = list(rule.ports).map((p) => scalarText(obj(p).port ?? ''));
+        const key = direction === 'ingress' ? 'from' : 'to';
+        list(rule[key]).forEach((peer, j) => {
+          const cidr = dig(peer, ['ipBlock', 'cidr']);
+          if (typeof cidr === 'string') out.push({ cidr, at: [...at, key, j, 'ipBlock', 'cidr'], ports });
+        });
+        return;
+      }
+      const ports = list(rule.toPorts).flatMap((tp) => list(obj(tp).ports).map((p) => scalarText(obj(p).port ?? '')));
+      const prefix = direction === 'ingress' ? 'from' : 'to';
+      list(rule[`${prefix}CIDR`]).forEach((cidr, j) => {
+        if (typeof cidr === 'string') out.push({ cidr, at: [...at, `${prefix}CIDR`, j], ports });
+      });
+      list(rule[`${prefix}CIDRSet`]).forEach((set, j) => {
+        const cidr = obj(set).cidr;
+        if (typeof cidr === 'string') out.push({ cidr, at: [...at, `${prefix}CIDRSet`, j, 'cidr'], ports });
+      });
+    });
+  return out;
+}
+
+/** The addresses the repository names as nodes, with who names them. */
+function namedNodes(resources: readonly Resource[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { resource, c } of workloadContainers(resources))
+    for (const e of list(c.container.env)) {
+      const { name, value } = obj(e);
+      if (typeof name === 'string' && NODE_ADDRESS_ENV.has(name) && typeof value === 'string' && (isIPv4(value) || isIPv6(value)))
+        out.set(value, `${name} of ${resource.kind} ${resource.name}`);
+    }
+  return out;
+}
+
+/** Why a CIDR peer means nodes, or undefined when nothing says it does. */
+function nodeReason(peer: CidrPeer, nodes: ReadonlyMap<string, string>): string | undefined {
+  const port = peer.ports.find((p) => NODE_PORTS.has(p));
+  if (port) return `port ${port} is ${NODE_PORTS.get(port)}, which only a node serves`;
+  const [base, bits] = peer.cidr.split('/');
+  if (!base || !(isIPv4(base) || isIPv6(base))) return undefined;
+  const family = isIPv4(base) ? 'ipv4' : 'ipv6';
+  const block = new BlockList();
+  try {
+    block.addSubnet(base, bits === undefined ? (family === 'ipv4' ? 32 : 128) : Number(bits), family);
+  } catch {
+    return undefined; // a CIDR that does not parse is the schema's to report
+  }
+  for (const [address, who] of nodes) if (block.check(address, isIPv4(address) ? 'ipv4' : 'ipv6')) return `${address} is a node (${who})`;
+  return undefined;
+}
+
+/** `policyCIDRMatchMode` as the chart takes it: a string or a list. */
+const matchModes = (value: unknown): string[] => (typeof value === 'string' ? value.split(/[\s,]+/) : list(value).map(String)).filter(Boolean);
+
+export const nodeCidrCheck: PolicyCheck = {
+  id: 'network-policy-node-cidr',
+  description:
+    "A network policy that allows a cluster node by its address (a CIDR peer on a node's own port, Talos' API or the kubelet's, or covering an address the repository names as a node) runs under a Cilium whose CIDR selectors select nodes (policyCIDRMatchMode: [nodes]) and whose agents restart when that setting changes (rollOutCiliumPods); Cilium otherwise matches CIDRs only outside the cluster, and the allowance allows nothing (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    'set policyCIDRMatchMode: [nodes] and rollOutCiliumPods: true in apps/platform/cilium/values.yaml, or allow the nodes as an entity (toEntities: [remote-node, host]) on that port',
+  reads: {
+    kinds: [
+      'NetworkPolicy',
+      'CiliumNetworkPolicy',
+      'CiliumClusterwideNetworkPolicy',
+      'Deployment',
+      'StatefulSet',
+      'DaemonSet',
+      'ReplicaSet',
+      'CronJob',
+      'Job',
+      'Pod',
+    ],
+    charts: ['cilium'],
+    renders: true,
+  },
+  exemptible: false,
+  run(ctx) {
+    if (cniOf(ctx.repo).name !== 'cilium') return;
+    const nodes = namedNodes(ctx.resources);
+    const values = chartValues(ctx.repo, 'cilium');
+    const toldRollout = new Set<string>();
+    for (const policy of ctx.resources.filter((r) => ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'].includes(r.kind)))
+      for (const peer of cidrPeers(policy)) {
+        const why = nodeReason(peer, nodes);
+        if (!why) continue;
+        const modeOff = values.length === 0 || values.some((v) => !matchModes(v.values.policyCIDRMatchMode).includes('nodes'));
+        if (modeOff) {
+          ctx.fail(
+            { resource: policy, path: peer.at },
+            `${policy.kind} ${policy.name} allows ${peer.cidr}, and ${why}: Cilium selects no cluster node by CIDR unless its policyCIDRMatchMode includes nodes (apps/platform/cilium/values.yaml), so this allowance allows nothing and the traffic is dropped`,
+          );
+          continue;
+        }
+        for (const v of values.filter((x) => x.values.rollOutCiliumPods !== true && !toldRollout.has(x.file))) {
+          toldRollout.add(v.file);
+          ctx.fail(
+            { data: v.source, path: ['policyCIDRMatchMode'] },
+            `${policy.kind} ${policy.name} relies on policyCIDRMatchMode: nodes (${why}), and the agents read it only at start: without rollOutCiliumPods: true a sync changes the ConfigMap and no agent, so the allowance stays dead until someone restarts them`,
+          );
+        }
+      }
+  },
+};
