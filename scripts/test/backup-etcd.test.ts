@@ -78,6 +78,7 @@ const golden = useGoldenBackup(
       TALOSCTL: join(FAKES, 'talosctl.mjs'),
       KUBECTL: join(FAKES, 'kubectl.mjs'),
       TALOS_NODE: '10.0.0.10',
+      FAKE_TALOS_ENDPOINTS_LOG: join(dir, 'talos-endpoints.log'),
       RESTORE_OUT_DIR: dir,
     };
     o = { backupDir: join(dir, 'backups'), env };
@@ -97,6 +98,12 @@ describe.skipIf(skip)('etcd backup', () => {
     expect(await etcdctl('get', '/registry/configmaps/backups/backup-sentinel', '--print-value-only')).toContain(manifest.sentinel.id);
     expect(await checkBackup(target, o)).toEqual([]);
     expect(await restoreTest(target, o)).toEqual([]);
+  });
+
+  it("reaches the Talos API through TALOS_NODE itself, the one address the job's network policy opens", async () => {
+    const log = join(dir, 'endpoints-of-this-test.log');
+    await runBackup(target, { ...o, env: { ...o.env, FAKE_TALOS_ENDPOINTS_LOG: log } });
+    expect(readFileSync(log, 'utf8')).toBe('10.0.0.10\n');
   });
 
   it('needs TALOS_NODE, and says so in one line', async () => {

@@ -1,7 +1,7 @@
 /**
  * etcd of the Talos control plane. The copy is `talosctl etcd snapshot` (the
  * Talos API streams a consistent snapshot from a control-plane node named by
- * TALOS_NODE); the integrity check is `etcdctl snapshot status` (it reads the
+ * TALOS_NODE, reached directly as its own endpoint); the integrity check is `etcdctl snapshot status` (it reads the
  * bolt database and its hash). The sentinel is a ConfigMap `backup-sentinel`
  * in the target's namespace, written through the Kubernetes API, which stores
  * it in etcd. The drill restores the snapshot into a scratch data directory,
@@ -83,7 +83,10 @@ export const etcdEngine: Engine<EtcdTarget> = {
   },
   async dump(_target, work, ctx) {
     const file = join(work, etcdEngine.fileNames(_target)[0]!);
-    await run(tool(ctx, 'talosctl'), ['-n', talosNode(ctx), 'etcd', 'snapshot', file], { env: ctx.env });
+    // Through the node itself (-e), whatever endpoints the talosconfig lists: the job's network policy lets it reach
+    // that one node's API alone, and an endpoint elsewhere (a VIP, another control-plane node) would be dropped.
+    const node = talosNode(ctx);
+    await run(tool(ctx, 'talosctl'), ['-e', node, '-n', node, 'etcd', 'snapshot', file], { env: ctx.env });
     return [file];
   },
   async verify(file, ctx) {
