@@ -1,13 +1,15 @@
 /**
  * closure-service: every Service an Ingress routes to exists with the port it
- * names, every ServiceMonitor selects a Service with the port it scrapes, and
+ * names, every ServiceMonitor selects a Service with the port it scrapes and
+ * pods behind it, and
  * every in-cluster address a resource names resolves to a Service with its port.
  */
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { opaqueNamespaces } from '../../model/cluster/providers.ts';
+import { opaqueNamespaces, providedPods } from '../../model/cluster/providers.ts';
+import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { serviceAddresses, type ServiceAddress } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
@@ -73,7 +75,29 @@ function checkRoutes(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, 
   }
 }
 
+/**
+ * A scraped Service finds its pods by its selector: one that matches no pod the cluster runs (a workload of the
+ * repository or a chart, or one the distribution runs, providedOutsideGit) gives the monitor no target, and a rule
+ * on its job's `up` series (absent(up{job=...})) fires for good. A Service without a selector has its endpoints
+ * written by something else (the operator's kubelet Service), and is not judged here.
+ */
+function checkPods(ctx: CheckContext, svc: Resource, sm: Resource, told: Set<Resource>): void {
+  told.add(svc);
+  const selector = dig(svc.object, ['spec', 'selector']) as Record<string, string> | undefined;
+  if (!selector || Object.keys(selector).length === 0 || !svc.namespace) return;
+  const matches = (labels: Record<string, unknown>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
+  if (templatesWithPorts(ctx.repo).some((t) => t.namespace === svc.namespace && matches(t.labels))) return;
+  if (providedPods(ctx.repo).some((p) => p.namespace === svc.namespace && matches(p.labels))) return;
+  ctx.fail(
+    { resource: svc, path: ['spec', 'selector'] },
+    `Service ${svc.name}, which ServiceMonitor ${sm.name} scrapes, selects no pod in ${svc.namespace} (${Object.entries(selector)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}): the monitor has no target, and a rule on its up series fires for good`,
+  );
+}
+
 function checkMonitors(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, runtime: readonly RuntimeObject[], opaque: Set<string>): void {
+  const told = new Set<Resource>();
   for (const sm of ctx.resources.filter((r) => r.kind === 'ServiceMonitor')) {
     const namespaces: string[] = (dig(sm.object, ['spec', 'namespaceSelector', 'matchNames']) ?? []) as string[];
     const targets = namespaces.length ? namespaces : [namespaceOrDestination(ctx.repo, sm) ?? ''];
@@ -86,6 +110,7 @@ function checkMonitors(ctx: CheckContext, index: ReturnType<typeof serviceIndex>
       ctx.fail({ resource: sm, path: ['spec', 'selector'] }, `ServiceMonitor ${sm.name} selects no Service in ${targets.join(', ')}: nothing is scraped`);
       continue;
     }
+    for (const svc of selected) if (!told.has(svc)) checkPods(ctx, svc, sm, told);
     ((dig(sm.object, ['spec', 'endpoints']) ?? []) as { port?: string }[]).forEach((e, i) => {
       if (e.port && !selected.some((s) => portsOf(s).some((p) => p.name === e.port)))
         ctx.fail({ resource: sm, path: ['spec', 'endpoints', i, 'port'] }, `ServiceMonitor ${sm.name} scrapes port ${e.port}, which no Service it selects has`);
@@ -122,9 +147,10 @@ function checkAddresses(ctx: CheckContext, index: ReturnType<typeof serviceIndex
 export const serviceClosureCheck: PolicyCheck = {
   id: 'closure-service',
   description:
-    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name, and every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port]) is a Service with that port; judged where the gate sees the namespace whole (invariants P1).",
+    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name and each such Service selects pods the cluster runs (a workload of the repository or a chart, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), and every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port]) is a Service with that port; judged where the gate sees the namespace whole (invariants P1).",
   invariants: ['P1'],
-  remediation: 'point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service',
+  remediation:
+    "point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service; make a scraped Service's selector match its pods' labels (or list the distribution's pods in providedOutsideGit)",
   reads: {
     kinds: ['*'],
     everyKind: 'a Service is named by Ingresses, routes, probes, monitors and workloads of many kinds',

@@ -34,6 +34,49 @@ export function provided(repo: Repo, kind: string, namespace?: string): Set<stri
   return names;
 }
 
+export interface ProvidedPod {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+}
+
+/**
+ * The pods an operator makes from a custom resource, and the labels it gives them: prometheus-operator's
+ * StatefulSets for a Prometheus and an Alertmanager (its pod labels), besides whatever spec.podMetadata adds.
+ */
+const OPERATOR_POD_LABELS: Readonly<Record<string, (name: string) => Record<string, string>>> = {
+  'monitoring.coreos.com/Prometheus': (name) => ({
+    'app.kubernetes.io/name': 'prometheus',
+    'app.kubernetes.io/instance': name,
+    'app.kubernetes.io/managed-by': 'prometheus-operator',
+    'operator.prometheus.io/name': name,
+    prometheus: name,
+  }),
+  'monitoring.coreos.com/Alertmanager': (name) => ({
+    'app.kubernetes.io/name': 'alertmanager',
+    'app.kubernetes.io/instance': name,
+    'app.kubernetes.io/managed-by': 'prometheus-operator',
+    alertmanager: name,
+  }),
+};
+
+/**
+ * The pods the cluster runs that no pod template of the repository describes: those the distribution runs
+ * (providedOutsideGit entries of kind Pod, with their labels), and those an operator makes from a custom resource.
+ */
+export const providedPods = perRepo((repo: Repo): ProvidedPod[] => {
+  const out: ProvidedPod[] = (repo.facts?.providedOutsideGit ?? [])
+    .filter((e) => e.kind === 'Pod')
+    .map((e) => ({ namespace: e.namespace ?? '', name: e.name, labels: e.labels ?? {} }));
+  for (const r of repo.resources) {
+    const labelsOf = OPERATOR_POD_LABELS[`${r.apiVersion.split('/')[0]}/${r.kind}`];
+    if (!labelsOf) continue;
+    const extra = (dig(r.object, ['spec', 'podMetadata', 'labels']) ?? {}) as Record<string, string>;
+    out.push({ namespace: namespaceOrDestination(repo, r) ?? '', name: r.name, labels: { ...extra, ...labelsOf(r.name) } });
+  }
+  return out;
+});
+
 /** Namespaces the offline gate cannot see whole: an app deploying there has a source it could not render. */
 export function opaqueNamespaces(renders: readonly SourceRender[]): Set<string> {
   return new Set(renders.filter((r) => r.status !== 'rendered').map((r) => r.app.destinationNamespace ?? ''));

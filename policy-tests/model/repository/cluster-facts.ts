@@ -48,6 +48,8 @@ export interface OutsideGit {
   name: string;
   namespace?: string;
   reason: string;
+  /** A Pod's labels: what a Service's selector finds it by. */
+  labels?: Record<string, string>;
 }
 
 export interface FactsProblem {
@@ -141,7 +143,7 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
   const list = yamlFact('providedOutsideGit', raw, problems);
   if (list === null) return [];
   if (!Array.isArray(list)) {
-    problems.push({ key: 'providedOutsideGit', message: 'cluster fact "providedOutsideGit" must be a YAML list of {kind, name, namespace?, reason}' });
+    problems.push({ key: 'providedOutsideGit', message: 'cluster fact "providedOutsideGit" must be a YAML list of {kind, name, namespace?, reason, labels?}' });
     return [];
   }
   const out: OutsideGit[] = [];
@@ -154,10 +156,21 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
         key: 'providedOutsideGit',
         message: `providedOutsideGit entry ${i + 1} (${kind} ${name}) gives no reason: say what provides it outside git`,
       });
-    else out.push({ kind, name, reason, ...(str('namespace') ? { namespace: str('namespace') } : {}) });
+    else if (e.labels !== undefined && !stringMap(e.labels))
+      problems.push({ key: 'providedOutsideGit', message: `providedOutsideGit entry ${i + 1} (${kind} ${name}): labels must map names to strings` });
+    else
+      out.push({
+        kind,
+        name,
+        reason,
+        ...(str('namespace') ? { namespace: str('namespace') } : {}),
+        ...(e.labels !== undefined ? { labels: e.labels as Record<string, string> } : {}),
+      });
   });
   return out;
 }
+
+const stringMap = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
 
 /** The `remoteBases` fact: a YAML list of {host, reason}, the hosts kustomizations may fetch from. */
 function remoteBases(raw: unknown, problems: FactsProblem[]): string[] {

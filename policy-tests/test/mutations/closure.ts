@@ -69,6 +69,16 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service',
+    why: "the exporter's Service selects a label no pod carries: its monitor has no target, and MediaExporterDown's up series is never written",
+    mutate: swap(
+      'apps/media/sonarr/exporter.yaml',
+      '  selector:\n    app.kubernetes.io/name: sonarr\n',
+      '  selector:\n    app.kubernetes.io/name: sonarr-exporter\n',
+    ),
+    at: '  selector:',
+  },
+  {
+    check: 'closure-service',
     why: "the transcode node dials a server address cluster DNS does not resolve (the Service's name changed)",
     mutate: swap('apps/media/tdarr/deployment.yaml', 'value: tdarr.media.svc\n', 'value: tdarr-server.media.svc\n'),
     at: 'tdarr-server.media.svc',
