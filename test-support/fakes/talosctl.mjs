@@ -14,7 +14,7 @@ const args = process.argv.slice(2);
 /** The global flags, in any order before the command, as cobra reads them. */
 const flags = new Map();
 while (['-n', '--nodes', '-e', '--endpoints'].includes(args[0] ?? '')) {
-  const [flag, value] = args.splice(0, 2);
+  const [flag = '', value] = args.splice(0, 2);
   flags.set(flag.replace(/^--?/, '')[0], value);
 }
 const node = flags.get('n');
