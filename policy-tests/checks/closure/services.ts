@@ -10,6 +10,7 @@ import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { opaqueNamespaces, providedPods } from '../../model/cluster/providers.ts';
 import { templatesWithPorts } from '../../model/cluster/pod-templates.ts';
+import { selectorIndex } from '../../model/core/label-selector.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { serviceAddresses, type ServiceAddress } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
@@ -81,13 +82,21 @@ function checkRoutes(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, 
  * on its job's `up` series (absent(up{job=...})) fires for good. A Service without a selector has its endpoints
  * written by something else (the operator's kubelet Service), and is not judged here.
  */
-function checkPods(ctx: CheckContext, svc: Resource, sm: Resource, told: Set<Resource>): void {
-  told.add(svc);
+type PodFinder = (namespace: string, selector: Record<string, string>) => boolean;
+
+/** The pods of the cluster by label, once per run: a Service's selector is looked up through its first label. */
+function podFinder(ctx: CheckContext): PodFinder {
+  const pods = [
+    ...templatesWithPorts(ctx.repo).map((t) => ({ namespace: t.namespace, labels: t.labels })),
+    ...providedPods(ctx.repo).map((p) => ({ namespace: p.namespace, labels: p.labels as Record<string, unknown> })),
+  ];
+  const bySelector = selectorIndex(pods, (p) => p.labels);
+  return (namespace, selector) => bySelector({ matchLabels: selector }).some((p) => p.namespace === namespace);
+}
+
+function checkPods(ctx: CheckContext, svc: Resource, sm: Resource, hasPods: PodFinder): void {
   const selector = dig(svc.object, ['spec', 'selector']) as Record<string, string> | undefined;
-  if (!selector || Object.keys(selector).length === 0 || !svc.namespace) return;
-  const matches = (labels: Record<string, unknown>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
-  if (templatesWithPorts(ctx.repo).some((t) => t.namespace === svc.namespace && matches(t.labels))) return;
-  if (providedPods(ctx.repo).some((p) => p.namespace === svc.namespace && matches(p.labels))) return;
+  if (!selector || Object.keys(selector).length === 0 || !svc.namespace || hasPods(svc.namespace, selector)) return;
   ctx.fail(
     { resource: svc, path: ['spec', 'selector'] },
     `Service ${svc.name}, which ServiceMonitor ${sm.name} scrapes, selects no pod in ${svc.namespace} (${Object.entries(selector)
@@ -98,6 +107,7 @@ function checkPods(ctx: CheckContext, svc: Resource, sm: Resource, told: Set<Res
 
 function checkMonitors(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, runtime: readonly RuntimeObject[], opaque: Set<string>): void {
   const told = new Set<Resource>();
+  let hasPods: PodFinder | undefined;
   for (const sm of ctx.resources.filter((r) => r.kind === 'ServiceMonitor')) {
     const namespaces: string[] = (dig(sm.object, ['spec', 'namespaceSelector', 'matchNames']) ?? []) as string[];
     const targets = namespaces.length ? namespaces : [namespaceOrDestination(ctx.repo, sm) ?? ''];
@@ -110,7 +120,10 @@ function checkMonitors(ctx: CheckContext, index: ReturnType<typeof serviceIndex>
       ctx.fail({ resource: sm, path: ['spec', 'selector'] }, `ServiceMonitor ${sm.name} selects no Service in ${targets.join(', ')}: nothing is scraped`);
       continue;
     }
-    for (const svc of selected) if (!told.has(svc)) checkPods(ctx, svc, sm, told);
+    for (const svc of selected.filter((x) => !told.has(x))) {
+      told.add(svc);
+      checkPods(ctx, svc, sm, (hasPods ??= podFinder(ctx)));
+    }
     ((dig(sm.object, ['spec', 'endpoints']) ?? []) as { port?: string }[]).forEach((e, i) => {
       if (e.port && !selected.some((s) => portsOf(s).some((p) => p.name === e.port)))
         ctx.fail({ resource: sm, path: ['spec', 'endpoints', i, 'port'] }, `ServiceMonitor ${sm.name} scrapes port ${e.port}, which no Service it selects has`);
