@@ -4,6 +4,7 @@
 import { tuningFiles } from '../../model/falco/tuning.ts';
 import type { ChartValues } from '../../model/argocd/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
+import { toleratesControlPlane } from '../../model/core/workloads.ts';
 import { eachChartValues, type ValuesFail } from '../../model/checks/kit.ts';
 import { extraPlugins, pluginRefProblem, RULES_PLUGIN, renderedFalcoFile } from './plugins.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
@@ -31,11 +32,7 @@ export const falcoChartChecks: PolicyCheck[] = [
         if (dig(values, ['driver', 'kind']) !== 'modern_ebpf')
           fail(['driver', 'kind'], `driver.kind is "${String(dig(values, ['driver', 'kind']))}", must be modern_ebpf`);
         const facts = ctx.repo.facts;
-        const tolerations = (dig(values, ['tolerations']) ?? []) as { key?: string; operator?: string; effect?: string }[];
-        const toleratesControlPlane = tolerations.some(
-          (t) => (t.operator === 'Exists' && !t.key) || (t.key === 'node-role.kubernetes.io/control-plane' && (!t.effect || t.effect === 'NoSchedule')),
-        );
-        if (facts && facts.controlPlaneCount > 0 && !toleratesControlPlane)
+        if (facts && facts.controlPlaneCount > 0 && !toleratesControlPlane(dig(values, ['tolerations'])))
           fail(
             ['tolerations'],
             `the sensor would run on ${facts.nodeCount - facts.controlPlaneCount} of ${facts.nodeCount} nodes: no toleration for the control-plane taint`,

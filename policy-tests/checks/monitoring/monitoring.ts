@@ -10,6 +10,7 @@ import { durationMs } from '../../model/core/durations.ts';
 import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { CONTROL_PLANE_TAINT, toleratesControlPlane } from '../../model/core/workloads.ts';
 import { keysOf } from '../../model/cluster/provided-keys.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
 
@@ -22,7 +23,7 @@ export const monitoringChecks: PolicyCheck[] = [
   {
     id: 'monitoring-retention',
     description:
-      'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet; the sensor and the shipper keep nothing (Limits; A1, A2, A3).',
+      'Retention and shape of the stores: metrics 7d; Alertmanager 2 replicas and 120h; Loki single binary, logs 7d and Kubernetes events 30d; traces 24h over OTLP; the log shipper a DaemonSet that tolerates the control-plane taint, so it runs on every node; the sensor and the shipper keep nothing (Limits; A1, A2, A3).',
     invariants: ['A1', 'A2', 'A3'],
     remediation: 'set the retention or replica count docs/invariants.md states (A1-A3)',
     reads: { kinds: ['Application'], charts: ['kube-prometheus-stack', 'loki', 'tempo', 'alloy', 'falco'] },
@@ -59,6 +60,13 @@ export const monitoringChecks: PolicyCheck[] = [
         const shipsPodLogs = /loki\.source\.kubernetes\s+"/.test(alloyConfig(values));
         if (shipsPodLogs && (dig(values, ['controller', 'type']) ?? 'daemonset') !== 'daemonset')
           fail(['controller', 'type'], 'the pod-log shipper must run on every node (controller.type: daemonset)');
+        // The chart tolerates nothing: without the control-plane taint's toleration, the pods there ship no log.
+        const facts = ctx.repo.facts;
+        if (shipsPodLogs && facts && facts.controlPlaneCount > 0 && !toleratesControlPlane(dig(values, ['controller', 'tolerations'])))
+          fail(
+            ['controller'],
+            `the pod-log shipper would run on ${facts.nodeCount - facts.controlPlaneCount} of ${facts.nodeCount} nodes: no toleration for the control-plane taint (${CONTROL_PLANE_TAINT}), so no log of a pod on a control-plane node reaches Loki`,
+          );
         // Limits: "sensor and log shipper retention: none". They forward; the stores keep.
         const claims = dig(values, ['controller', 'volumeClaimTemplates']);
         if ((Array.isArray(claims) && claims.length) || dig(values, ['alloy', 'storagePath']))

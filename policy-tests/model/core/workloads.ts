@@ -68,3 +68,23 @@ export function workloadAnnotations(resource: Resource): Record<string, unknown>
   const map = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
   return { ...map(pod), ...map(own) };
 }
+
+/** The taint Talos (like kubeadm) puts on every control-plane node: key, empty value, NoSchedule. */
+export const CONTROL_PLANE_TAINT = 'node-role.kubernetes.io/control-plane';
+
+/**
+ * Whether a pod's tolerations let it onto a control-plane node, matched as the scheduler matches a toleration to
+ * that taint: the key (or an empty key with Exists), the effect (or none), and Exists or an empty value.
+ */
+export function toleratesControlPlane(tolerations: unknown): boolean {
+  if (!Array.isArray(tolerations)) return false;
+  return tolerations.some((raw) => {
+    const t = (raw ?? {}) as { key?: unknown; operator?: unknown; value?: unknown; effect?: unknown };
+    const exists = t.operator === 'Exists';
+    if (!exists && t.operator !== undefined && t.operator !== 'Equal') return false;
+    const keyMatches = t.key === CONTROL_PLANE_TAINT || (exists && (t.key === undefined || t.key === ''));
+    const effectMatches = t.effect === undefined || t.effect === '' || t.effect === 'NoSchedule';
+    const valueMatches = exists || t.value === undefined || t.value === '';
+    return keyMatches && effectMatches && valueMatches;
+  });
+}

@@ -72,6 +72,12 @@ export const monitoringMutations: Mutation[] = [
     at: 'controller:',
   },
   {
+    check: 'monitoring-retention',
+    why: "the log shipper without the control-plane taint's toleration: the chart's default, so it runs on the three workers alone",
+    mutate: (c) => c.edit('monitoring/alloy/values.yaml', 0, (d) => d.deleteIn(['controller', 'tolerations'])),
+    at: 'controller:',
+  },
+  {
     check: 'snmp-v3-only',
     why: "the image's modules not loaded beside the chart's config file",
     mutate: (c) => c.edit(SNMP, 0, (d) => d.set('extraArgs', d.createNode(['--config.expand-environment-variables']))),
