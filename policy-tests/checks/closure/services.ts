@@ -76,12 +76,6 @@ function checkRoutes(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, 
   }
 }
 
-/**
- * A scraped Service finds its pods by its selector: one that matches no pod the cluster runs (a workload of the
- * repository or a chart, or one the distribution runs, providedOutsideGit) gives the monitor no target, and a rule
- * on its job's `up` series (absent(up{job=...})) fires for good. A Service without a selector has its endpoints
- * written by something else (the operator's kubelet Service), and is not judged here.
- */
 type PodFinder = (namespace: string, selector: Record<string, string>) => boolean;
 
 /** The pods of the cluster by label, once per run: a Service's selector is looked up through its first label. */
@@ -94,6 +88,12 @@ function podFinder(ctx: CheckContext): PodFinder {
   return (namespace, selector) => bySelector({ matchLabels: selector }).some((p) => p.namespace === namespace);
 }
 
+/**
+ * A scraped Service finds its pods by its selector: one that matches no pod the cluster runs (a workload of the
+ * repository or a chart, one an operator makes, or one the distribution runs, providedOutsideGit) gives the
+ * monitor no target, and a rule on its job's `up` series (absent(up{job=...})) fires for good. A Service without a
+ * selector has its endpoints written by something else (the operator's kubelet Service), and is not judged here.
+ */
 function checkPods(ctx: CheckContext, svc: Resource, sm: Resource, hasPods: PodFinder): void {
   const selector = dig(svc.object, ['spec', 'selector']) as Record<string, string> | undefined;
   if (!selector || Object.keys(selector).length === 0 || !svc.namespace || hasPods(svc.namespace, selector)) return;
