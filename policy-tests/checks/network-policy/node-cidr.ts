@@ -19,7 +19,7 @@ import { dig, list, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { workloadContainers } from '../../model/core/workloads.ts';
+import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 /** Ports only a node serves: Talos' apid and trustd, and the kubelet. A CIDR peer on one of them is nodes. */
@@ -28,6 +28,8 @@ const NODE_PORTS: ReadonlyMap<string, string> = new Map([
   ['50001', "Talos' trustd"],
   ['10250', "the kubelet's API"],
 ]);
+
+const POLICY_KINDS: ReadonlySet<string> = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
 
 /** Environment variables whose value names a node by its address (the backup engine's talosctl -n). */
 const NODE_ADDRESS_ENV: ReadonlySet<string> = new Set(['TALOS_NODE']);
@@ -109,18 +111,7 @@ export const nodeCidrCheck: PolicyCheck = {
   remediation:
     'set policyCIDRMatchMode: [nodes] and rollOutCiliumPods: true in apps/platform/cilium/values.yaml, or allow the nodes as an entity (toEntities: [remote-node, host]) on that port',
   reads: {
-    kinds: [
-      'NetworkPolicy',
-      'CiliumNetworkPolicy',
-      'CiliumClusterwideNetworkPolicy',
-      'Deployment',
-      'StatefulSet',
-      'DaemonSet',
-      'ReplicaSet',
-      'CronJob',
-      'Job',
-      'Pod',
-    ],
+    kinds: [...POLICY_KINDS, ...WORKLOAD_KINDS],
     charts: ['cilium'],
     renders: true,
   },
@@ -129,12 +120,13 @@ export const nodeCidrCheck: PolicyCheck = {
     if (cniOf(ctx.repo).name !== 'cilium') return;
     const nodes = namedNodes(ctx.resources);
     const values = chartValues(ctx.repo, 'cilium');
+    // Every source of the chart must say it: one without the mode is a cluster whose agents match CIDRs by default.
+    const modeOff = values.length === 0 || values.some((v) => !matchModes(v.values.policyCIDRMatchMode).includes('nodes'));
     const toldRollout = new Set<string>();
-    for (const policy of ctx.resources.filter((r) => ['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'].includes(r.kind)))
+    for (const policy of ctx.resources.filter((r) => POLICY_KINDS.has(r.kind)))
       for (const peer of cidrPeers(policy)) {
         const why = nodeReason(peer, nodes);
         if (!why) continue;
-        const modeOff = values.length === 0 || values.some((v) => !matchModes(v.values.policyCIDRMatchMode).includes('nodes'));
         if (modeOff) {
           ctx.fail(
             { resource: policy, path: peer.at },
