@@ -10,6 +10,9 @@ import { cniOf, isNetworkPolicy, KNOWN_CNIS, qualifiedKind, type CniFacts } from
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { dnsRules, firstRefused, SERVICE_NAME_EXAMPLE } from './dns-proxy.ts';
+
+const CLUSTER_SUFFIX = 'cluster.local';
 
 const FACT = 'cluster fact "cni" in clusters/home/cluster-facts.yaml';
 
@@ -96,26 +99,46 @@ export const cniChecks: PolicyCheck[] = [
   {
     id: 'network-policy-fqdn-dns',
     description:
-      "A Cilium policy that allows egress by DNS name (toFQDNs) also sends its pods' DNS through Cilium's DNS proxy (an egress rule to port 53 with rules.dns) for the same pods; Cilium learns a name's addresses only from the answers its proxy sees, so without it the FQDN rule matches nothing (invariants P1).",
+      "A Cilium policy that allows egress by DNS name (toFQDNs) also sends its pods' DNS through Cilium's DNS proxy (an egress rule to port 53 with rules.dns) for the same pods, since Cilium learns a name's addresses only from the answers its proxy sees; and the proxy's rules let through every name the pods' resolver asks on the way, matched as Cilium matches them (`*` within one label, a leading `**.` for several): each DNS name's search-path names (<name>.<namespace>.svc.cluster.local first), and, where the rules mean to let cluster names through, a Service's name (<service>.<namespace>.svc.cluster.local). A refused name ends the lookup: glibc gives up the search list, musl the whole lookup (invariants P1).",
     invariants: ['P1'],
     remediation:
-      "add an egress rule to kube-dns on port 53 (UDP and TCP) with rules: {dns: [{matchName: <each host>}, {matchPattern: '*.cluster.local'}]} to the same policy, or to one with the same endpointSelector",
+      "add an egress rule to kube-dns on port 53 (UDP and TCP) with rules: {dns: [{matchName: <each host>}, {matchPattern: '**.cluster.local'}]} to the same policy, or to one with the same endpointSelector",
     reads: { kinds: ['CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'], renders: true },
     exemptible: false,
     run(ctx) {
       const cilium = ctx.resources.filter((r) => r.apiVersion.startsWith('cilium.io/'));
+      const samePods = (a: Resource, b: Resource) =>
+        namespaceOrDestination(ctx.repo, a) === namespaceOrDestination(ctx.repo, b) &&
+        JSON.stringify(endpointSelector(a)) === JSON.stringify(endpointSelector(b));
       for (const policy of cilium) {
-        const rules = fqdnRules(policy);
-        if (rules.length === 0) continue;
-        const ns = namespaceOrDestination(ctx.repo, policy);
-        const selector = JSON.stringify(endpointSelector(policy));
-        const proxied = cilium.some(
-          (p) => namespaceOrDestination(ctx.repo, p) === ns && JSON.stringify(endpointSelector(p)) === selector && hasDnsProxyRule(p),
-        );
-        if (!proxied)
+        const ns = namespaceOrDestination(ctx.repo, policy) ?? '';
+        const rules = cilium.filter((p) => samePods(p, policy)).flatMap(dnsRules);
+        const fqdnAt = fqdnRules(policy);
+        if (fqdnAt.length > 0 && !cilium.some((p) => samePods(p, policy) && hasDnsProxyRule(p))) {
           ctx.fail(
-            { resource: policy, path: ['spec', 'egress', rules[0]!, 'toFQDNs'] },
+            { resource: policy, path: ['spec', 'egress', fqdnAt[0]!, 'toFQDNs'] },
             `${policy.kind} ${policy.name} allows egress by DNS name, and no policy for the same pods sends their DNS through Cilium's proxy (port 53 with rules.dns): the name never resolves to an allowed address`,
+          );
+          continue;
+        }
+        for (const i of fqdnAt)
+          list(dig(policy.object, ['spec', 'egress', i, 'toFQDNs'])).forEach((selector, j) => {
+            const name = obj(selector).matchName;
+            if (typeof name !== 'string') return;
+            const refused = firstRefused(rules, name, ns);
+            if (refused)
+              ctx.fail(
+                { resource: policy, path: ['spec', 'egress', i, 'toFQDNs', j, 'matchName'] },
+                `${policy.kind} ${policy.name} allows ${name}, and its pods' resolver asks ${refused} on the way, which no DNS rule lets through: Cilium's proxy answers REFUSED and the lookup ends there (a pattern's * matches one label; **.cluster.local lets the search path through)`,
+              );
+          });
+        const own = dnsRules(policy);
+        const clusterRule = own.find((r) => (r.matchPattern ?? r.matchName ?? '').replace(/[.]$/, '').endsWith(CLUSTER_SUFFIX));
+        const refused = clusterRule ? firstRefused(rules, SERVICE_NAME_EXAMPLE, ns) : undefined;
+        if (clusterRule && refused)
+          ctx.fail(
+            { resource: policy, path: clusterRule.at },
+            `${policy.kind} ${policy.name} lets ${clusterRule.matchPattern ?? clusterRule.matchName} through Cilium's DNS proxy, where * matches one label: the first name its pods' resolver asks for a Service (${refused.replace(/^service[.]namespace/, '<service>.<namespace>')}) is refused, so they reach no Service by name; write **.cluster.local`,
           );
       }
     },

@@ -175,4 +175,16 @@ networkPolicyMutations.push(
     mutate: swap(CILIUM_VALUES, 'rollOutCiliumPods: true\n', ''),
     at: inFile(CILIUM_VALUES, 'policyCIDRMatchMode: [nodes]'),
   },
+  {
+    check: 'network-policy-fqdn-dns',
+    why: "the sensor's DNS rule is back to one label (*.cluster.local): its resolver asks falcosidekick.security.svc.falco.svc.cluster.local first, the proxy refuses it, and no event reaches the forwarder",
+    mutate: swap('security/falco/networkpolicy.yaml', '- matchPattern: "**.cluster.local"', '- matchPattern: "*.cluster.local"'),
+    at: inFile('security/falco/networkpolicy.yaml', '- matchPattern: "*.cluster.local"'),
+  },
+  {
+    check: 'network-policy-fqdn-dns',
+    why: "the API's DNS rules let its feed host through, and not the search path before it: the proxy refuses blog.example.net.portfolio.svc.cluster.local",
+    mutate: swap(POLICY, '              - matchPattern: "**.cluster.local"\n', ''),
+    at: (c) => ({ file: POLICY, line: lineOf(c, POLICY, 'toFQDNs:') + 1 }),
+  },
 );
