@@ -129,7 +129,7 @@ export const cniChecks: PolicyCheck[] = [
             if (refused)
               ctx.fail(
                 { resource: policy, path: ['spec', 'egress', i, 'toFQDNs', j, 'matchName'] },
-                `${policy.kind} ${policy.name} allows ${name}, and its pods' resolver asks ${refused} on the way, which no DNS rule lets through: Cilium's proxy answers REFUSED and the lookup ends there (a pattern's * matches one label; **.cluster.local lets the search path through)`,
+                `${policy.kind} ${policy.name} allows ${name}, and its pods' resolver asks ${refused} on the way, which no DNS rule lets through: Cilium's proxy answers REFUSED, where a musl resolver fails the lookup and glibc skips the rest of the search list (a pattern's * matches one label; **.cluster.local lets the search path through)`,
               );
           });
         const own = dnsRules(policy);
