@@ -10,7 +10,7 @@ import { cniOf, isNetworkPolicy, KNOWN_CNIS, qualifiedKind, type CniFacts } from
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { dnsRules, firstRefused, SERVICE_NAME_EXAMPLE } from './dns-proxy.ts';
+import { dialectOf, dnsRules, firstRefused, SERVICE_NAME_EXAMPLE } from './dns-proxy.ts';
 
 const CLUSTER_SUFFIX = 'cluster.local';
 
@@ -103,10 +103,12 @@ export const cniChecks: PolicyCheck[] = [
     invariants: ['P1'],
     remediation:
       "add an egress rule to kube-dns on port 53 (UDP and TCP) with rules: {dns: [{matchName: <each host>}, {matchPattern: '**.cluster.local'}]} to the same policy, or to one with the same endpointSelector",
-    reads: { kinds: ['CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy'], renders: true },
+    reads: { kinds: ['CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy', 'Application'], renders: true },
     exemptible: false,
     run(ctx) {
       const cilium = ctx.resources.filter((r) => r.apiVersion.startsWith('cilium.io/'));
+      // The agent's version decides how it reads a pattern: the chart's, as the Application pins it.
+      const dialect = dialectOf(appDeployingChart(ctx.repo, 'cilium')?.sources.find((src) => src.chart === 'cilium')?.targetRevision);
       const samePods = (a: Resource, b: Resource) =>
         namespaceOrDestination(ctx.repo, a) === namespaceOrDestination(ctx.repo, b) &&
         JSON.stringify(endpointSelector(a)) === JSON.stringify(endpointSelector(b));
@@ -125,7 +127,7 @@ export const cniChecks: PolicyCheck[] = [
           list(dig(policy.object, ['spec', 'egress', i, 'toFQDNs'])).forEach((selector, j) => {
             const name = obj(selector).matchName;
             if (typeof name !== 'string') return;
-            const refused = firstRefused(rules, name, ns);
+            const refused = firstRefused(rules, name, { namespace: ns, dialect });
             if (refused)
               ctx.fail(
                 { resource: policy, path: ['spec', 'egress', i, 'toFQDNs', j, 'matchName'] },
@@ -134,7 +136,7 @@ export const cniChecks: PolicyCheck[] = [
           });
         const own = dnsRules(policy);
         const clusterRule = own.find((r) => (r.matchPattern ?? r.matchName ?? '').replace(/[.]$/, '').endsWith(CLUSTER_SUFFIX));
-        const refused = clusterRule ? firstRefused(rules, SERVICE_NAME_EXAMPLE, ns) : undefined;
+        const refused = clusterRule ? firstRefused(rules, SERVICE_NAME_EXAMPLE, { namespace: ns, dialect }) : undefined;
         if (clusterRule && refused)
           ctx.fail(
             { resource: policy, path: clusterRule.at },

@@ -26,21 +26,37 @@ export interface DnsRule {
 
 const fqdn = (name: string) => (name.endsWith('.') ? name : `${name}.`).toLowerCase();
 
-/** Cilium's regular expression for a matchPattern (anchored, for a name with its trailing dot). */
-export function patternRegex(pattern: string): RegExp {
+/**
+ * Cilium's regular expression for a matchPattern (anchored, for a name with its trailing dot). `multiLabel` is
+ * whether the agent reads a leading `**.` as several labels (1.19 and later); before, it was one `*` like any other.
+ */
+export function patternRegex(pattern: string, { multiLabel = true } = {}): RegExp {
   const p = pattern.trim().toLowerCase();
   if (/^[*]+[.]?$/.test(p)) return new RegExp(`^(${DNS_CHARS}+[.])+$|^[.]$`);
   const name = fqdn(p);
-  const labels = /^[*]{2,}[.]/.test(name);
+  const labels = multiLabel && /^[*]{2,}[.]/.test(name);
   // The rest of the pattern first, so the labels' group keeps its own quantifier.
   const rest = (labels ? name.replace(/^[*]{2,}[.]/, '') : name).replaceAll('.', '[.]').replace(/[*]+/g, `${DNS_CHARS}*`);
   return new RegExp(`^${labels ? `${DNS_CHARS}+([.]${DNS_CHARS}+)*[.]` : ''}${rest}$`);
 }
 
+/** How the agent reads patterns: whether a leading `**.` spans several labels (Cilium 1.19 and later). */
+export interface ProxyDialect {
+  multiLabel: boolean;
+}
+
+/** The dialect of a Cilium chart version (`1.19.8`); an unreadable version is taken as the current one. */
+export function dialectOf(version: string | undefined): ProxyDialect {
+  const m = /^v?(\d+)\.(\d+)/.exec(version ?? '');
+  return { multiLabel: !m || Number(m[1]) > 1 || Number(m[2]) >= 19 };
+}
+
 /** Whether the proxy lets `name` through under these rules. */
-export function dnsAllows(rules: readonly DnsRule[], name: string): boolean {
+export function dnsAllows(rules: readonly DnsRule[], name: string, dialect: ProxyDialect = { multiLabel: true }): boolean {
   const n = fqdn(name);
-  return rules.some((r) => (r.matchName !== undefined && fqdn(r.matchName) === n) || (r.matchPattern !== undefined && patternRegex(r.matchPattern).test(n)));
+  return rules.some(
+    (r) => (r.matchName !== undefined && fqdn(r.matchName) === n) || (r.matchPattern !== undefined && patternRegex(r.matchPattern, dialect).test(n)),
+  );
 }
 
 /** The names a pod in `namespace` asks for `name`, in order: the search path's, then the name itself. */
@@ -72,10 +88,14 @@ export function dnsRules(policy: Resource): DnsRule[] {
  * first name that resolves: for a Service's name (`<service>.<namespace>.svc`) that is its cluster name, for any
  * other the name itself, after every search-path name has answered that it does not exist.
  */
-export function firstRefused(rules: readonly DnsRule[], name: string, namespace: string): string | undefined {
+export function firstRefused(
+  rules: readonly DnsRule[],
+  name: string,
+  { namespace, dialect }: { namespace: string; dialect: ProxyDialect },
+): string | undefined {
   const resolvesAt = /[.]svc$/.test(name) ? `${name}.${CLUSTER_DOMAIN}.` : undefined;
   for (const candidate of searchCandidates(name, namespace)) {
-    if (!dnsAllows(rules, candidate)) return candidate;
+    if (!dnsAllows(rules, candidate, dialect)) return candidate;
     if (candidate === resolvesAt) return undefined;
   }
   return undefined;

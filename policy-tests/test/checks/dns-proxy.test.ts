@@ -4,9 +4,10 @@
  * resolver asks on the way to one (the kubelet's search path, ndots 5).
  */
 import { describe, expect, it } from 'vitest';
-import { dnsAllows, firstRefused, patternRegex, searchCandidates } from '../../checks/network-policy/dns-proxy.ts';
+import { dialectOf, dnsAllows, firstRefused, patternRegex, searchCandidates } from '../../checks/network-policy/dns-proxy.ts';
 
 const at = [] as const;
+const current = { namespace: 'falco', dialect: dialectOf('1.19.8') };
 
 describe('patternRegex, as Cilium matches a matchPattern', () => {
   it('takes * as any run of DNS characters within one label', () => {
@@ -54,14 +55,23 @@ describe('the names a pod asks', () => {
       { matchPattern: '*.cluster.local', at },
       { matchName: 'ghcr.io', at },
     ];
-    expect(firstRefused(oneLabel, 'ghcr.io', 'falco')).toBe('ghcr.io.falco.svc.cluster.local.');
-    expect(firstRefused(oneLabel, 'falcosidekick.security.svc', 'falco')).toBe('falcosidekick.security.svc.falco.svc.cluster.local.');
+    expect(firstRefused(oneLabel, 'ghcr.io', current)).toBe('ghcr.io.falco.svc.cluster.local.');
+    expect(firstRefused(oneLabel, 'falcosidekick.security.svc', current)).toBe('falcosidekick.security.svc.falco.svc.cluster.local.');
     const labels = [
       { matchPattern: '**.cluster.local', at },
       { matchName: 'ghcr.io', at },
     ];
-    expect(firstRefused(labels, 'ghcr.io', 'falco')).toBeUndefined();
-    expect(firstRefused(labels, 'falcosidekick.security.svc', 'falco')).toBeUndefined();
-    expect(firstRefused([{ matchPattern: '**.cluster.local', at }], 'ghcr.io', 'falco')).toBe('ghcr.io.');
+    expect(firstRefused(labels, 'ghcr.io', current)).toBeUndefined();
+    expect(firstRefused(labels, 'falcosidekick.security.svc', current)).toBeUndefined();
+    expect(firstRefused([{ matchPattern: '**.cluster.local', at }], 'ghcr.io', current)).toBe('ghcr.io.');
+  });
+
+  it('reads a leading **. as one label, like any *, for a Cilium before 1.19', () => {
+    expect(dialectOf('1.18.6')).toEqual({ multiLabel: false });
+    expect(dialectOf('1.19.0')).toEqual({ multiLabel: true });
+    const older = { namespace: 'falco', dialect: dialectOf('1.18.6') };
+    expect(firstRefused([{ matchPattern: '**.cluster.local', at }], 'falcosidekick.security.svc', older)).toBe(
+      'falcosidekick.security.svc.falco.svc.cluster.local.',
+    );
   });
 });
