@@ -10,7 +10,7 @@ import { cniOf, isNetworkPolicy, KNOWN_CNIS, qualifiedKind, type CniFacts } from
 import { dig, list, obj, type Obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { dialectOf, dnsRules, firstRefused, SERVICE_NAME_EXAMPLE } from './dns-proxy.ts';
+import { dialectOf, dnsRules, firstRefused, SERVICE_NAME_EXAMPLE, type DnsRule } from './dns-proxy.ts';
 
 const CLUSTER_SUFFIX = 'cluster.local';
 
@@ -19,16 +19,6 @@ const FACT = 'cluster fact "cni" in clusters/home/cluster-facts.yaml';
 /** A Cilium policy's egress rules that name DNS names, with where each is written. */
 function fqdnRules(policy: Resource): number[] {
   return list(dig(policy.object, ['spec', 'egress'])).flatMap((rule, i) => (list(obj(rule).toFQDNs).length > 0 ? [i] : []));
-}
-
-/** Whether a Cilium policy has an egress rule that sends DNS through Cilium's DNS proxy (toPorts[].rules.dns on port 53). */
-function hasDnsProxyRule(policy: Resource): boolean {
-  return list(dig(policy.object, ['spec', 'egress'])).some((rule) =>
-    list(obj(rule).toPorts).some((tp) => {
-      const ports = list(obj(tp).ports).map((p) => String(obj(p).port));
-      return ports.includes('53') && list(dig(tp, ['rules', 'dns'])).length > 0;
-    }),
-  );
 }
 
 const endpointSelector = (policy: Resource): Obj => obj(dig(policy.object, ['spec', 'endpointSelector']));
@@ -109,14 +99,15 @@ export const cniChecks: PolicyCheck[] = [
       const cilium = ctx.resources.filter((r) => r.apiVersion.startsWith('cilium.io/'));
       // The agent's version decides how it reads a pattern: the chart's, as the Application pins it.
       const dialect = dialectOf(appDeployingChart(ctx.repo, 'cilium')?.sources.find((src) => src.chart === 'cilium')?.targetRevision);
-      const samePods = (a: Resource, b: Resource) =>
-        namespaceOrDestination(ctx.repo, a) === namespaceOrDestination(ctx.repo, b) &&
-        JSON.stringify(endpointSelector(a)) === JSON.stringify(endpointSelector(b));
+      // The pods a policy is for, by namespace and selector: the DNS rules of every policy for the same pods apply.
+      const podsOf = new Map(cilium.map((p) => [p, `${namespaceOrDestination(ctx.repo, p) ?? ''}\0${JSON.stringify(endpointSelector(p))}`]));
+      const rulesFor = new Map<string, DnsRule[]>();
+      for (const p of cilium) rulesFor.set(podsOf.get(p)!, [...(rulesFor.get(podsOf.get(p)!) ?? []), ...dnsRules(p)]);
       for (const policy of cilium) {
         const ns = namespaceOrDestination(ctx.repo, policy) ?? '';
-        const rules = cilium.filter((p) => samePods(p, policy)).flatMap(dnsRules);
+        const rules = rulesFor.get(podsOf.get(policy)!)!;
         const fqdnAt = fqdnRules(policy);
-        if (fqdnAt.length > 0 && !cilium.some((p) => samePods(p, policy) && hasDnsProxyRule(p))) {
+        if (fqdnAt.length > 0 && rules.length === 0) {
           ctx.fail(
             { resource: policy, path: ['spec', 'egress', fqdnAt[0]!, 'toFQDNs'] },
             `${policy.kind} ${policy.name} allows egress by DNS name, and no policy for the same pods sends their DNS through Cilium's proxy (port 53 with rules.dns): the name never resolves to an allowed address`,

@@ -67,11 +67,11 @@ export function searchCandidates(name: string, namespace: string): string[] {
   return [`${name}.${namespace}.svc.${CLUSTER_DOMAIN}.`, `${name}.svc.${CLUSTER_DOMAIN}.`, `${name}.${CLUSTER_DOMAIN}.`, asIs];
 }
 
-/** The DNS rules of a Cilium policy's egress to port 53, each with its path. */
+/** The DNS rules of a Cilium policy's egress to port 53 (what sends its pods' DNS through the proxy), each with its path. */
 export function dnsRules(policy: Resource): DnsRule[] {
   return list(dig(policy.object, ['spec', 'egress'])).flatMap((rule, i) =>
     list(obj(rule).toPorts).flatMap((tp, j) =>
-      list(dig(tp, ['rules', 'dns'])).map((d, k) => {
+      (list(obj(tp).ports).some((p) => String(obj(p).port) === '53') ? list(dig(tp, ['rules', 'dns'])) : []).map((d, k) => {
         const { matchName, matchPattern } = obj(d) as Obj & { matchName?: unknown; matchPattern?: unknown };
         return {
           ...(typeof matchName === 'string' ? { matchName } : {}),

@@ -18,8 +18,8 @@ import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
 const policies = (ctx: CheckContext) => ctx.resources.filter((r) => r.kind === 'NetworkPolicy');
 
-/** Every peer of a policy's rules, with where it is written. */
-function peers(policy: Resource): { peer: Obj; at: Path }[] {
+/** Every peer of a NetworkPolicy's rules, with where it is written. */
+export function peers(policy: Resource): { peer: Obj; at: Path }[] {
   const spec = obj(policy.object.spec);
   return (['ingress', 'egress'] as const).flatMap((direction) =>
     list(spec[direction]).flatMap((rule, i) =>

@@ -12,7 +12,8 @@
  * at start, so the setting reaches the nodes on a sync only when the chart
  * rolls the agents (`rollOutCiliumPods`).
  */
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
+import { addressBlock, heldBy } from '../../model/cluster/address-pools.ts';
 import { chartValues } from '../../model/argocd/chart-values.ts';
 import { cniOf } from '../../model/repository/cni.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
@@ -21,6 +22,7 @@ import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { peers } from './network-policy.ts';
 
 /** Ports only a node serves: Talos' apid and trustd, and the kubelet. A CIDR peer on one of them is nodes. */
 const NODE_PORTS: ReadonlyMap<string, string> = new Map([
@@ -41,25 +43,24 @@ interface CidrPeer {
   ports: string[];
 }
 
+/** The ports of a rule (numbers or names, as written): a NetworkPolicy's `ports`, a Cilium policy's `toPorts`. */
+const portsOf = (rule: unknown): string[] =>
+  [...list(obj(rule).ports), ...list(obj(rule).toPorts).flatMap((tp) => list(obj(tp).ports))].map((p) => scalarText(obj(p).port ?? ''));
+
 /** Every CIDR a policy allows to or from, with the ports of its rule. */
 function cidrPeers(policy: Resource): CidrPeer[] {
-  const spec = obj(policy.object.spec);
+  if (policy.kind === 'NetworkPolicy')
+    return peers(policy).flatMap(({ peer, at }) => {
+      const cidr = dig(peer, ['ipBlock', 'cidr']);
+      return typeof cidr === 'string' ? [{ cidr, at: [...at, 'ipBlock', 'cidr'], ports: portsOf(dig(policy.object, at.slice(0, 3))) }] : [];
+    });
   const out: CidrPeer[] = [];
-  for (const direction of ['ingress', 'egress'] as const)
-    list(spec[direction]).forEach((raw, i) => {
+  for (const direction of ['ingress', 'egress'] as const) {
+    const prefix = direction === 'ingress' ? 'from' : 'to';
+    list(dig(policy.object, ['spec', direction])).forEach((raw, i) => {
       const rule = obj(raw);
       const at: Path = ['spec', direction, i];
-      if (policy.kind === 'NetworkPolicy') {
-        const ports = list(rule.ports).map((p) => scalarText(obj(p).port ?? ''));
-        const key = direction === 'ingress' ? 'from' : 'to';
-        list(rule[key]).forEach((peer, j) => {
-          const cidr = dig(peer, ['ipBlock', 'cidr']);
-          if (typeof cidr === 'string') out.push({ cidr, at: [...at, key, j, 'ipBlock', 'cidr'], ports });
-        });
-        return;
-      }
-      const ports = list(rule.toPorts).flatMap((tp) => list(obj(tp).ports).map((p) => scalarText(obj(p).port ?? '')));
-      const prefix = direction === 'ingress' ? 'from' : 'to';
+      const ports = portsOf(rule);
       list(rule[`${prefix}CIDR`]).forEach((cidr, j) => {
         if (typeof cidr === 'string') out.push({ cidr, at: [...at, `${prefix}CIDR`, j], ports });
       });
@@ -68,6 +69,7 @@ function cidrPeers(policy: Resource): CidrPeer[] {
         if (typeof cidr === 'string') out.push({ cidr, at: [...at, `${prefix}CIDRSet`, j, 'cidr'], ports });
       });
     });
+  }
   return out;
 }
 
@@ -87,16 +89,8 @@ function namedNodes(resources: readonly Resource[]): Map<string, string> {
 function nodeReason(peer: CidrPeer, nodes: ReadonlyMap<string, string>): string | undefined {
   const port = peer.ports.find((p) => NODE_PORTS.has(p));
   if (port) return `port ${port} is ${NODE_PORTS.get(port)}, which only a node serves`;
-  const [base, bits] = peer.cidr.split('/');
-  if (!base || !(isIPv4(base) || isIPv6(base))) return undefined;
-  const family = isIPv4(base) ? 'ipv4' : 'ipv6';
-  const block = new BlockList();
-  try {
-    block.addSubnet(base, bits === undefined ? (family === 'ipv4' ? 32 : 128) : Number(bits), family);
-  } catch {
-    return undefined; // a CIDR that does not parse is the schema's to report
-  }
-  for (const [address, who] of nodes) if (block.check(address, isIPv4(address) ? 'ipv4' : 'ipv6')) return `${address} is a node (${who})`;
+  const block = addressBlock([peer.cidr]);
+  for (const [address, who] of nodes) if (heldBy(block, address) === 'held') return `${address} is a node (${who})`;
   return undefined;
 }
 

@@ -12,23 +12,30 @@ import type { Path } from '../core/positions.ts';
 export const LOAD_BALANCER_IPS = 'metallb.io/loadBalancerIPs';
 export const ALLOW_SHARED_IP = 'metallb.io/allow-shared-ip';
 
-/** Every address the repository's IPAddressPools hold, as one BlockList (unparseable entries are the schema's to report). */
-export function poolAddresses(resources: readonly Resource[]): BlockList {
+/**
+ * The addresses a list of entries names, each a range (`a-b`), a subnet (`a/n`) or one address, as one BlockList.
+ * An entry that is none of these adds nothing: the schema of whatever wrote it is what reports it.
+ */
+export function addressBlock(entries: Iterable<string>): BlockList {
   const list = new BlockList();
-  for (const pool of resources.filter((r) => r.kind === 'IPAddressPool'))
-    for (const entry of (dig(pool.object, ['spec', 'addresses']) ?? []) as string[]) {
-      const family = (ip: string) => (isIPv6(ip) ? 'ipv6' : 'ipv4');
-      const [start, end] = entry.split('-').map((s) => s.trim()) as [string, string | undefined];
-      const [net, prefix] = start.split('/') as [string, string | undefined];
-      try {
-        if (end !== undefined) list.addRange(start, end, family(start));
-        else if (prefix !== undefined) list.addSubnet(net, Number(prefix), family(net));
-        else list.addAddress(start, family(start));
-      } catch {
-        // Not an address MetalLB would read either: the pool's own validation says so.
-      }
+  const family = (ip: string) => (isIPv6(ip) ? 'ipv6' : 'ipv4');
+  for (const entry of entries) {
+    const [start, end] = entry.split('-').map((s) => s.trim()) as [string, string | undefined];
+    const [net, prefix] = start.split('/') as [string, string | undefined];
+    try {
+      if (end !== undefined) list.addRange(start, end, family(start));
+      else if (prefix !== undefined) list.addSubnet(net, Number(prefix), family(net));
+      else list.addAddress(start, family(start));
+    } catch {
+      // Not an address: nothing is held.
     }
+  }
   return list;
+}
+
+/** Every address the repository's IPAddressPools hold, as one BlockList (unparseable entries are the pool's own validation's to report). */
+export function poolAddresses(resources: readonly Resource[]): BlockList {
+  return addressBlock(resources.filter((r) => r.kind === 'IPAddressPool').flatMap((pool) => (dig(pool.object, ['spec', 'addresses']) ?? []) as string[]));
 }
 
 /** The addresses a LoadBalancer Service asks for, with where each is written. */

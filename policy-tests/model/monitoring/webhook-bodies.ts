@@ -132,6 +132,9 @@ const DSM_ESCAPING =
 
 const NOTIFICATION_NAMES = 'title, message, severity, timestamp, fields.hostname, fields.type, secrets.<name>';
 
+/** What a body filled in to before, keyed by Handlebars' version, the sender, the event and the template's text. */
+const filledBodies = outcomeStore<FilledBody>('webhook-bodies', () => packageVersion('handlebars'));
+
 /**
  * `template` (the payload file, parsed as JSON with the placeholders inside its strings) as the sender fills it in:
  * each string is rendered as it stands in the file, and must still be a JSON string afterwards. Paths point into the
@@ -147,9 +150,6 @@ export function fillBody(template: unknown, filler: BodyFiller, event: SampleEve
   filledBodies.set(inputs, filled);
   return filled;
 }
-
-/** What a body filled in to before, keyed by Handlebars' version, the sender, the event and the template's text. */
-const filledBodies = outcomeStore<FilledBody>('webhook-bodies', () => packageVersion('handlebars'));
 
 function fillAnew(template: unknown, whole: string, filler: BodyFiller, event: SampleEvent): FilledBody {
   // The usual case in one rendering of the whole file; only a body that fails is gone through string by string, for where.
