@@ -100,7 +100,7 @@ export function repositoryChecks({ isClusterScoped }: CheckEnvironment): PolicyC
     },
     {
       id: 'cluster-facts',
-      description: `The cluster facts (node count, Kubernetes and Talos versions, repo URL, revision, Pod Security defaults, the CNI and what it enforces) are pinned once in ${CLUSTER_FACTS_FILE}, for a Kubernetes version the gate has schemas for (invariants P1).`,
+      description: `The cluster facts (node count, the nodes' network, Kubernetes and Talos versions, repo URL, revision, Pod Security defaults, the CNI and what it enforces) are pinned once in ${CLUSTER_FACTS_FILE}, for a Kubernetes version the gate has schemas for (invariants P1).`,
       invariants: ['P1'],
       remediation: `fix the key in ${CLUSTER_FACTS_FILE}; to move to another Kubernetes minor, bump kubernetes-models to a line generated for it`,
       reads: { kinds: ['ConfigMap'] },

@@ -12,15 +12,16 @@
  * at start, so the setting reaches the nodes on a sync only when the chart
  * rolls the agents (`rollOutCiliumPods`).
  */
-import { isIPv4, isIPv6 } from 'node:net';
 import { addressBlock, heldBy } from '../../model/cluster/address-pools.ts';
+import { namedNodes, nodeRoles } from '../../model/repository/node-network.ts';
+import type { Repo } from '../../model/repository/repo.ts';
 import { chartValues } from '../../model/argocd/chart-values.ts';
 import { cniOf } from '../../model/repository/cni.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
+import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { peers } from './network-policy.ts';
 
@@ -32,9 +33,6 @@ const NODE_PORTS: ReadonlyMap<string, string> = new Map([
 ]);
 
 const POLICY_KINDS: ReadonlySet<string> = new Set(['NetworkPolicy', 'CiliumNetworkPolicy', 'CiliumClusterwideNetworkPolicy']);
-
-/** Environment variables whose value names a node by its address (the backup engine's talosctl -n). */
-const NODE_ADDRESS_ENV: ReadonlySet<string> = new Set(['TALOS_NODE']);
 
 interface CidrPeer {
   cidr: string;
@@ -73,15 +71,12 @@ function cidrPeers(policy: Resource): CidrPeer[] {
   return out;
 }
 
-/** The addresses the repository names as nodes, with who names them. */
-function namedNodes(resources: readonly Resource[]): Map<string, string> {
+/** The addresses the repository names as nodes, with who names them: the cluster facts' nodes, and every TALOS_NODE. */
+function knownNodes(repo: Repo, resources: readonly Resource[]): Map<string, string> {
   const out = new Map<string, string>();
-  for (const { resource, c } of workloadContainers(resources))
-    for (const e of list(c.container.env)) {
-      const { name, value } = obj(e);
-      if (typeof name === 'string' && NODE_ADDRESS_ENV.has(name) && typeof value === 'string' && (isIPv4(value) || isIPv6(value)))
-        out.set(value, `${name} of ${resource.kind} ${resource.name}`);
-    }
+  const network = repo.facts?.nodeNetwork;
+  if (network) for (const [address, role] of nodeRoles(network)) out.set(address, `a ${role} node in the cluster facts' nodeNetwork`);
+  for (const n of namedNodes(resources)) out.set(n.address, `${n.env} of ${n.resource.kind} ${n.resource.name}`);
   return out;
 }
 
@@ -100,10 +95,10 @@ const matchModes = (value: unknown): string[] => (typeof value === 'string' ? va
 export const nodeCidrCheck: PolicyCheck = {
   id: 'network-policy-node-cidr',
   description:
-    "A network policy that allows a cluster node by its address (a CIDR peer on a node's own port, Talos' API or the kubelet's, or covering an address the repository names as a node) runs under a Cilium whose CIDR selectors select nodes (policyCIDRMatchMode: [nodes]) and whose agents restart when that setting changes (rollOutCiliumPods); Cilium otherwise matches CIDRs only outside the cluster, and the allowance allows nothing (invariants P1).",
+    "A network policy that allows a cluster node by its address (a CIDR peer on a node's own port, Talos' API or the kubelet's, or covering an address the repository names as a node) allows one of the nodes the cluster facts' nodeNetwork lists, and runs under a Cilium whose CIDR selectors select nodes (policyCIDRMatchMode: [nodes]) and whose agents restart when that setting changes (rollOutCiliumPods); Cilium otherwise matches CIDRs only outside the cluster, and the allowance allows nothing (invariants P1).",
   invariants: ['P1'],
   remediation:
-    'set policyCIDRMatchMode: [nodes] and rollOutCiliumPods: true in apps/platform/cilium/values.yaml, or allow the nodes as an entity (toEntities: [remote-node, host]) on that port',
+    "name a node's address from nodeNetwork in clusters/home/cluster-facts.yaml; set policyCIDRMatchMode: [nodes] and rollOutCiliumPods: true in apps/platform/cilium/values.yaml, or allow the nodes as an entity (toEntities: [remote-node, host]) on that port",
   reads: {
     kinds: [...POLICY_KINDS, ...WORKLOAD_KINDS],
     charts: ['cilium'],
@@ -112,7 +107,8 @@ export const nodeCidrCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     if (cniOf(ctx.repo).name !== 'cilium') return;
-    const nodes = namedNodes(ctx.resources);
+    const nodes = knownNodes(ctx.repo, ctx.resources);
+    const network = ctx.repo.facts?.nodeNetwork;
     const values = chartValues(ctx.repo, 'cilium');
     // Every source of the chart must say it: one without the mode is a cluster whose agents match CIDRs by default.
     const modeOff = values.length === 0 || values.some((v) => !matchModes(v.values.policyCIDRMatchMode).includes('nodes'));
@@ -121,6 +117,14 @@ export const nodeCidrCheck: PolicyCheck = {
       for (const peer of cidrPeers(policy)) {
         const why = nodeReason(peer, nodes);
         if (!why) continue;
+        const port = peer.ports.find((p) => NODE_PORTS.has(p));
+        if (network && port && ![...nodeRoles(network).keys()].some((address) => heldBy(addressBlock([peer.cidr]), address) === 'held')) {
+          ctx.fail(
+            { resource: policy, path: peer.at },
+            `${policy.kind} ${policy.name} allows ${peer.cidr} on port ${port}, ${NODE_PORTS.get(port)}, which only a node serves, and no node of the cluster facts' nodeNetwork (${network.subnet}) is in it: the call goes to a node's address, which this rule does not allow`,
+          );
+          continue;
+        }
         if (modeOff) {
           ctx.fail(
             { resource: policy, path: peer.at },

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { readCni, type CniFacts } from './cni.ts';
+import { readNodeNetwork, type NodeNetwork } from './node-network.ts';
 import type { Resource } from '../core/manifest.ts';
 import { perObject } from '../core/per-object.ts';
 
@@ -30,6 +31,8 @@ export interface ClusterFacts {
   cni: CniFacts;
   /** The hosts a kustomization may fetch a remote base from, each listed with its reason; no other is ever looked up. */
   remoteBases: string[];
+  /** The nodes' segment, gateway, VIP and addresses (model/repository/node-network.ts); undefined when the fact is missing or malformed. */
+  nodeNetwork?: NodeNetwork;
 }
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
@@ -102,18 +105,22 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
   if (kubernetesVersion && !version)
     problems.push({ key: 'kubernetesVersion', message: `kubernetesVersion "${kubernetesVersion}" is not an exact x.y.z version` });
   if (talosVersion && !SEMVER.test(talosVersion)) problems.push({ key: 'talosVersion', message: `talosVersion "${talosVersion}" is not an exact version` });
+  const [nodeCount, controlPlaneCount] = [count('nodeCount'), count('controlPlaneCount')];
+  const nodes = readNodeNetwork(data.nodeNetwork, { nodeCount, controlPlaneCount });
+  for (const message of nodes.problems) problems.push({ key: 'nodeNetwork', message });
   const facts: ClusterFacts = {
     kubernetesVersion,
     kubernetesMinor: version ? version.minor : NaN,
     talosVersion,
-    nodeCount: count('nodeCount'),
-    controlPlaneCount: count('controlPlaneCount'),
+    nodeCount,
+    controlPlaneCount,
     repoURL: text('repoURL'),
     revision: text('revision'),
     providedOutsideGit: outsideGit(data.providedOutsideGit, problems),
     podSecurity: podSecurity(data.podSecurity, problems),
     cni: cniOf(data.cni, problems),
     remoteBases: remoteBases(data.remoteBases, problems),
+    ...(nodes.network ? { nodeNetwork: nodes.network } : {}),
   };
   return { facts, problems };
 });

@@ -34,13 +34,13 @@ const policy = (kind: string, name: string, spec: object): Resource =>
 const EXTRA = [
   policy('NetworkPolicy', 'kubelet-by-ipblock', {
     podSelector: {},
-    egress: [{ to: [{ ipBlock: { cidr: '10.0.10.0/24' } }], ports: [{ port: 10250 }] }],
+    egress: [{ to: [{ ipBlock: { cidr: '192.168.1.0/24' } }], ports: [{ port: 10250 }] }],
   }),
   policy('CiliumNetworkPolicy', 'talos-by-cidrset', {
     endpointSelector: {},
-    egress: [{ toCIDRSet: [{ cidr: '10.0.10.0/28' }], toPorts: [{ ports: [{ port: '443' }] }] }],
+    egress: [{ toCIDRSet: [{ cidr: '192.168.1.8/29' }], toPorts: [{ ports: [{ port: '443' }] }] }],
   }),
-  policy('CiliumNetworkPolicy', 'from-a-node', { endpointSelector: {}, ingress: [{ fromCIDR: ['10.0.10.11/32'] }] }),
+  policy('CiliumNetworkPolicy', 'from-a-node', { endpointSelector: {}, ingress: [{ fromCIDR: ['192.168.1.22/32'] }] }),
   policy('CiliumNetworkPolicy', 'the-world', { endpointSelector: {}, egress: [{ toCIDR: ['1.1.1.1/32'], toPorts: [{ ports: [{ port: '443' }] }] }] }),
 ];
 
@@ -54,12 +54,25 @@ describe('network-policy-node-cidr', () => {
     const named = findings.map((f) => /^\S+ (\S+) allows (\S+), and (port \d+|[\d.]+ is a node)/.exec(f.message)?.slice(1));
     expect(named).toEqual(
       expect.arrayContaining([
-        ['etcd-backup-egress', '10.0.10.11/32', 'port 50000'],
-        ['kubelet-by-ipblock', '10.0.10.0/24', 'port 10250'],
-        ['talos-by-cidrset', '10.0.10.0/28', '10.0.10.11 is a node'],
-        ['from-a-node', '10.0.10.11/32', '10.0.10.11 is a node'],
+        ['etcd-backup-egress', '192.168.1.11/32', 'port 50000'],
+        ['kubelet-by-ipblock', '192.168.1.0/24', 'port 10250'],
+        ['talos-by-cidrset', '192.168.1.8/29', '192.168.1.11 is a node'],
+        ['from-a-node', '192.168.1.22/32', '192.168.1.22 is a node'],
       ]),
     );
     expect(findings).toHaveLength(4);
+  });
+
+  it("holds a rule on a node's own port to the nodes the cluster facts list, whatever Cilium's mode", () => {
+    const stale = policy('CiliumNetworkPolicy', 'talos-before-the-move', {
+      endpointSelector: {},
+      egress: [{ toCIDR: ['10.0.10.11/32'], toPorts: [{ ports: [{ port: '50000' }] }] }],
+    });
+    const findings = runPolicy(withPolicies([stale], true), [nodeCidrCheck]);
+    expect(findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(
+        /^CiliumNetworkPolicy talos-before-the-move allows 10\.0\.10\.11\/32 on port 50000, Talos' API \(apid\).*no node of the cluster facts' nodeNetwork \(192\.168\.1\.0\/24\)/,
+      ),
+    ]);
   });
 });

@@ -143,6 +143,32 @@ export const closureMutations: Mutation[] = [
     at: 'metallb.io/loadBalancerIPs',
   },
   {
+    check: 'closure-node-network',
+    why: 'the layer-2 pool gets a second range on another VLAN: MetalLB would answer ARP for it where the router never asks',
+    mutate: swap(
+      'apps/platform/metallb/addresses.yaml',
+      '    - 192.168.1.240-192.168.1.249\n',
+      '    - 192.168.1.240-192.168.1.249\n    - 10.0.20.240-10.0.20.249\n',
+    ),
+    at: inFile('apps/platform/metallb/addresses.yaml', '- 10.0.20.240-10.0.20.249'),
+  },
+  {
+    check: 'closure-node-network',
+    why: 'the pool widened down to the gateway (.1): MetalLB could hand the router its own address',
+    mutate: swap(
+      'apps/platform/metallb/addresses.yaml',
+      '    - 192.168.1.240-192.168.1.249\n',
+      '    - 192.168.1.1-192.168.1.9\n    - 192.168.1.240-192.168.1.249\n',
+    ),
+    at: inFile('apps/platform/metallb/addresses.yaml', '- 192.168.1.1-192.168.1.9'),
+  },
+  {
+    check: 'closure-node-network',
+    why: 'the etcd backup asks a worker for its etcd snapshot: workers run no etcd',
+    mutate: swap('apps/platform/backups/etcd-backup.yaml', 'value: 192.168.1.11\n', 'value: 192.168.1.21\n'),
+    at: inFile('apps/platform/backups/etcd-backup.yaml', 'value: 192.168.1.21'),
+  },
+  {
     check: 'closure-load-balancer',
     why: 'two Services ask MetalLB for the same address without sharing it',
     mutate: (c) => {

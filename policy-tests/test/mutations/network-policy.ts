@@ -151,7 +151,7 @@ networkPolicyMutations.push(
 
 const BACKUP_POLICY = 'apps/platform/backups/networkpolicy.yaml';
 const CILIUM_VALUES = 'apps/platform/cilium/values.yaml';
-const TALOS_API_RULE = '    - toCIDR: [10.0.10.11/32]';
+const TALOS_API_RULE = '    - toCIDR: [192.168.1.11/32]';
 
 networkPolicyMutations.push(
   {
@@ -168,6 +168,15 @@ networkPolicyMutations.push(
       swap(BACKUP_POLICY, '            - port: "50000"', '            - port: "50005"')(c);
     },
     at: inFile(BACKUP_POLICY, TALOS_API_RULE),
+  },
+  {
+    check: 'network-policy-node-cidr',
+    why: "the backup's rule to the Talos API still allows the node's address before the LAN moved (10.0.10.11): no node of the facts' nodeNetwork has it, so the call to TALOS_NODE is dropped",
+    mutate: (c) => {
+      swap(BACKUP_POLICY, '      192.168.1.11/32: the first', '      10.0.10.11/32: the first')(c);
+      swap(BACKUP_POLICY, TALOS_API_RULE, '    - toCIDR: [10.0.10.11/32]')(c);
+    },
+    at: inFile(BACKUP_POLICY, '    - toCIDR: [10.0.10.11/32]'),
   },
   {
     check: 'network-policy-node-cidr',

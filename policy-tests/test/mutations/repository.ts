@@ -1,6 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/repository.ts: each fails exactly its check, at its line. */
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
+import { swap } from './edits.ts';
 
 export const repositoryMutations: Mutation[] = [
   {
@@ -14,6 +15,12 @@ export const repositoryMutations: Mutation[] = [
     why: 'the node count is not a number',
     mutate: (c) => c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'nodeCount'], 'six')),
     at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  nodeCount:') }),
+  },
+  {
+    check: 'cluster-facts',
+    why: 'the node network lists two control-plane nodes where the facts count three',
+    mutate: swap('clusters/home/cluster-facts.yaml', 'controlPlane: [192.168.1.11, 192.168.1.12, 192.168.1.13]', 'controlPlane: [192.168.1.11, 192.168.1.12]'),
+    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  nodeNetwork:') }),
   },
   {
     check: 'cluster-facts',

@@ -1,0 +1,92 @@
+/**
+ * closure-node-network: what the repository puts on the nodes' network is on
+ * it, as the cluster facts' nodeNetwork states it.
+ *
+ * - MetalLB in layer-2 mode answers ARP for its pool's addresses from a node,
+ *   and ARP never crosses the segment: a pool an L2Advertisement announces
+ *   must lie in the nodes' subnet, or the router never finds the address the
+ *   Service gets. It must also give out no address the segment already uses
+ *   (a node, the gateway, the VIP): two hosts answering for one address.
+ * - A workload that names a node by its address (TALOS_NODE) names one of the
+ *   nodes, with the role the call needs: etcd runs on control-plane nodes only.
+ */
+import { dig, list, obj } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { addressBlock } from '../../model/cluster/address-pools.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
+import { namedNodes, NODE_ADDRESS_ENV, nodeRoles, onSegment, reservedAddresses, type NodeNetwork } from '../../model/repository/node-network.ts';
+
+/** The pools an L2Advertisement announces: those it names, those its selectors match, or every pool of its namespace when it says neither. */
+function announcedPools(advertisement: Resource, pools: readonly Resource[]): Resource[] {
+  const ns = advertisement.namespace;
+  const own = pools.filter((p) => p.namespace === ns);
+  const names = list(dig(advertisement.object, ['spec', 'ipAddressPools']));
+  const selectors = list(dig(advertisement.object, ['spec', 'ipAddressPoolSelectors']));
+  if (names.length === 0 && selectors.length === 0) return own;
+  return own.filter((p) => names.includes(p.name) || selectors.some((s) => selectorMatches(obj(s), obj(dig(p.object, ['metadata', 'labels'])))));
+}
+
+/** Why a pool entry (a range, a CIDR or one address) does not fit the segment, or undefined when it does. */
+function misfit(entry: string, network: NodeNetwork): string | undefined {
+  const [start, end] = entry.split('-').map((s) => s.trim()) as [string, string | undefined];
+  const [base, prefix] = start.split('/') as [string, string | undefined];
+  const subnetBits = Number(network.subnet.split('/')[1]);
+  const inside =
+    end !== undefined
+      ? onSegment(network, start) && onSegment(network, end)
+      : onSegment(network, base) && (prefix === undefined || Number(prefix) >= subnetBits);
+  if (!inside)
+    return `lies outside the nodes' subnet ${network.subnet}: MetalLB announces it by ARP, which only the nodes' own segment hears, so the router never finds a Service given one of its addresses`;
+  const block = addressBlock([entry]);
+  for (const [address, what] of reservedAddresses(network))
+    if (block.check(address, address.includes(':') ? 'ipv6' : 'ipv4'))
+      return `holds ${address}, ${what}: MetalLB would hand it to a Service, and two hosts would answer for it`;
+  return undefined;
+}
+
+export const nodeNetworkClosureCheck: PolicyCheck = {
+  id: 'closure-node-network',
+  description: `What the repository puts on the nodes' network is on it, as nodeNetwork in ${CLUSTER_FACTS_FILE} states it: every IPAddressPool an L2Advertisement announces lies in the nodes' subnet (ARP never leaves the segment) and holds no node, gateway or VIP address; an address a workload names as a node (TALOS_NODE) is a node of the facts, a control-plane node where it asks for etcd (invariants P1, P2, B1).`,
+  invariants: ['P1', 'P2', 'B1'],
+  remediation: `keep MetalLB's layer-2 pool (apps/platform/metallb/addresses.yaml) inside nodeNetwork's subnet and clear of its addresses, and name a control-plane address of nodeNetwork as TALOS_NODE; a fork on another LAN changes nodeNetwork in ${CLUSTER_FACTS_FILE} first`,
+  reads: { kinds: ['IPAddressPool', 'L2Advertisement', ...WORKLOAD_KINDS], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const network = ctx.repo.facts?.nodeNetwork;
+    // A missing or malformed fact is the cluster-facts check's finding; nothing here can be judged against it.
+    if (!network) return;
+    const pools = ctx.resources.filter((r) => r.kind === 'IPAddressPool');
+    const told = new Set<Resource>();
+    for (const advertisement of ctx.resources.filter((r) => r.kind === 'L2Advertisement'))
+      for (const pool of announcedPools(advertisement, pools)) {
+        if (told.has(pool)) continue;
+        told.add(pool);
+        list(dig(pool.object, ['spec', 'addresses'])).forEach((entry, i) => {
+          const why = typeof entry === 'string' ? misfit(entry, network) : undefined;
+          if (why)
+            ctx.fail(
+              { resource: pool, path: ['spec', 'addresses', i] },
+              `IPAddressPool ${pool.name}, announced over layer 2 by L2Advertisement ${advertisement.name}: ${String(entry)} ${why}`,
+            );
+        });
+      }
+    const roles = nodeRoles(network);
+    for (const named of namedNodes(ctx.resources)) {
+      const role = roles.get(named.address);
+      const need = NODE_ADDRESS_ENV.get(named.env)!;
+      if (role === undefined)
+        ctx.fail(
+          { resource: named.resource, path: named.at },
+          `${named.resource.kind} ${named.resource.name} names ${named.address} as ${named.env}, and no node of nodeNetwork has that address (control plane ${network.controlPlane.join(', ')}; workers ${network.workers.join(', ')}): the call reaches no node`,
+        );
+      else if (role !== need.role)
+        ctx.fail(
+          { resource: named.resource, path: named.at },
+          `${named.resource.kind} ${named.resource.name} names ${named.address} as ${named.env}, which is a ${role} node: ${need.why}`,
+        );
+    }
+  },
+};

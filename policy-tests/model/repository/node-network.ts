@@ -1,0 +1,146 @@
+/**
+ * The nodes' network, as the `nodeNetwork` cluster fact states it: the one
+ * layer-2 segment the six nodes share with the router (its subnet and its
+ * gateway), the control-plane address Talos floats among the control-plane
+ * nodes (the VIP, the Kubernetes API endpoint), and each node's address. The
+ * rest of the repository names these addresses in several places that must
+ * agree: MetalLB announces its layer-2 pool by ARP, which only this segment
+ * hears, and the etcd backup calls one control-plane node's Talos API by its
+ * address, through a policy that allows that address. A fork that moves its
+ * LAN changes this block, and the gate holds every other place to it. Where a
+ * workload names a node by address (the etcd backup's TALOS_NODE, which
+ * talosctl calls as its endpoint and node) is read here too.
+ */
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { parse } from 'yaml';
+import { list, obj } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+import type { Path } from '../core/positions.ts';
+import { workloadContainers } from '../core/workloads.ts';
+
+export interface NodeNetwork {
+  /** The segment, as a CIDR: `192.168.1.0/24`. */
+  subnet: string;
+  /** The router: the nodes' default route and resolver. */
+  gateway: string;
+  /** The control-plane endpoint Talos shares among the control-plane nodes, when there is one. */
+  vip?: string;
+  controlPlane: string[];
+  workers: string[];
+}
+
+export type NodeRole = 'control-plane' | 'worker';
+
+const SHAPE = 'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR), gateway, vip (optional), controlPlane and workers (lists of addresses)';
+
+const family = (ip: string): 'ipv4' | 'ipv6' => (isIPv6(ip) ? 'ipv6' : 'ipv4');
+const isAddress = (v: unknown): v is string => typeof v === 'string' && (isIPv4(v) || isIPv6(v));
+
+/** The subnet as a BlockList, or undefined when it is not a CIDR. */
+export function subnetBlock(subnet: string): BlockList | undefined {
+  const [net, prefix] = subnet.split('/');
+  const bits = Number(prefix);
+  if (!isAddress(net) || prefix === undefined || !Number.isInteger(bits) || bits < 0 || bits > (isIPv6(net) ? 128 : 32)) return undefined;
+  const block = new BlockList();
+  block.addSubnet(net, bits, family(net));
+  return block;
+}
+
+/** Whether `ip` lies in the network's subnet. */
+export function onSegment(network: NodeNetwork, ip: string): boolean {
+  return isAddress(ip) && (subnetBlock(network.subnet)?.check(ip, family(ip)) ?? false);
+}
+
+/** Every node's address with its role. */
+export function nodeRoles(network: NodeNetwork): Map<string, NodeRole> {
+  return new Map<string, NodeRole>([...network.controlPlane.map((a) => [a, 'control-plane'] as const), ...network.workers.map((a) => [a, 'worker'] as const)]);
+}
+
+/** Every address the segment already gives to something: the nodes, the gateway and the VIP, each with what it is. */
+export function reservedAddresses(network: NodeNetwork): Map<string, string> {
+  const out = new Map<string, string>([[network.gateway, 'the gateway']]);
+  if (network.vip) out.set(network.vip, "the control plane's VIP");
+  for (const [address, role] of nodeRoles(network)) out.set(address, `a ${role} node`);
+  return out;
+}
+
+/**
+ * Reads the fact (YAML in a ConfigMap string), holding it to itself and to the node counts: every address on the
+ * subnet, none given twice, as many control-plane nodes as `controlPlaneCount` and as many nodes in all as
+ * `nodeCount`. The network is returned when its shape is right, even with problems, so one wrong address does not
+ * silence every check that reads the others.
+ */
+export function readNodeNetwork(raw: unknown, counts: { nodeCount: number; controlPlaneCount: number }): { network?: NodeNetwork; problems: string[] } {
+  if (raw === undefined) return { problems: ['cluster fact "nodeNetwork" is missing: state the nodes\' subnet, gateway and addresses'] };
+  let value: Record<string, unknown>;
+  try {
+    value = typeof raw === 'string' ? parse(raw) : undefined;
+  } catch (err) {
+    return { problems: [`cluster fact "nodeNetwork" does not parse: ${(err as Error).message.split('\n')[0]}`] };
+  }
+  const addresses = (v: unknown): v is string[] => Array.isArray(v) && v.every(isAddress);
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof value.subnet !== 'string' ||
+    !isAddress(value.gateway) ||
+    (value.vip !== undefined && !isAddress(value.vip)) ||
+    !addresses(value.controlPlane) ||
+    !addresses(value.workers)
+  )
+    return { problems: [SHAPE] };
+  const network: NodeNetwork = {
+    subnet: value.subnet,
+    gateway: value.gateway,
+    ...(typeof value.vip === 'string' ? { vip: value.vip } : {}),
+    controlPlane: value.controlPlane,
+    workers: value.workers,
+  };
+  if (!subnetBlock(network.subnet)) return { problems: [`cluster fact "nodeNetwork": subnet "${network.subnet}" is not a CIDR`] };
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  const named: [string, string][] = [
+    [network.gateway, 'the gateway'],
+    ...(network.vip ? [[network.vip, 'the VIP'] as [string, string]] : []),
+    ...network.controlPlane.map((a) => [a, 'a control-plane node'] as [string, string]),
+    ...network.workers.map((a) => [a, 'a worker'] as [string, string]),
+  ];
+  for (const [address, what] of named) {
+    if (!onSegment(network, address)) problems.push(`cluster fact "nodeNetwork": ${what} (${address}) is outside the subnet ${network.subnet}`);
+    const first = seen.get(address);
+    if (first) problems.push(`cluster fact "nodeNetwork": ${address} is both ${first} and ${what}`);
+    else seen.set(address, what);
+  }
+  if (Number.isInteger(counts.controlPlaneCount) && network.controlPlane.length !== counts.controlPlaneCount)
+    problems.push(`cluster fact "nodeNetwork" lists ${network.controlPlane.length} control-plane nodes, and controlPlaneCount is ${counts.controlPlaneCount}`);
+  const total = network.controlPlane.length + network.workers.length;
+  if (Number.isInteger(counts.nodeCount) && total !== counts.nodeCount)
+    problems.push(`cluster fact "nodeNetwork" lists ${total} nodes, and nodeCount is ${counts.nodeCount}`);
+  return { network, problems };
+}
+
+/** Environment variables whose value names a node by its address, with the role that node must have. */
+export const NODE_ADDRESS_ENV: ReadonlyMap<string, { role: 'control-plane'; why: string }> = new Map([
+  ['TALOS_NODE', { role: 'control-plane', why: 'talosctl etcd snapshot asks that node for its etcd, which only a control-plane node runs' }],
+]);
+
+export interface NamedNode {
+  address: string;
+  /** The variable that names it. */
+  env: string;
+  resource: Resource;
+  /** Where its value is written. */
+  at: Path;
+}
+
+/** Every node the repository's workloads name by address. */
+export function namedNodes(resources: readonly Resource[]): NamedNode[] {
+  const out: NamedNode[] = [];
+  for (const { resource, c } of workloadContainers(resources))
+    list(c.container.env).forEach((e, i) => {
+      const { name, value } = obj(e);
+      if (typeof name === 'string' && NODE_ADDRESS_ENV.has(name) && typeof value === 'string' && isAddress(value))
+        out.push({ address: value, env: name, resource, at: [...c.at, 'env', i, 'value'] });
+    });
+  return out;
+}

@@ -1,0 +1,64 @@
+/**
+ * The nodeNetwork cluster fact, read as the gate reads it: the real repository's block, and each way a block can
+ * be wrong (an address off the subnet, one address given twice, counts that disagree with nodeCount and
+ * controlPlaneCount, a subnet that is no CIDR, the wrong shape).
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
+import { onSegment, readNodeNetwork, reservedAddresses } from '../../model/repository/node-network.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
+
+const COUNTS = { nodeCount: 6, controlPlaneCount: 3 };
+const block = (lines: string[]) => lines.join('\n');
+const GOOD = block([
+  'subnet: 10.1.0.0/24',
+  'gateway: 10.1.0.1',
+  'vip: 10.1.0.10',
+  'controlPlane: [10.1.0.11, 10.1.0.12, 10.1.0.13]',
+  'workers: [10.1.0.21, 10.1.0.22, 10.1.0.23]',
+]);
+
+describe('the nodeNetwork fact', () => {
+  it("reads the real repository's block with no problem", () => {
+    const data = (parse(readFileSync(join(REPO_ROOT, CLUSTER_FACTS_FILE), 'utf8')) as { data: Record<string, string> }).data;
+    const { network, problems } = readNodeNetwork(data.nodeNetwork, { nodeCount: Number(data.nodeCount), controlPlaneCount: Number(data.controlPlaneCount) });
+    expect(problems).toEqual([]);
+    expect(network!.controlPlane).toHaveLength(Number(data.controlPlaneCount));
+  });
+
+  it('knows what the segment already uses, and what lies on it', () => {
+    const { network, problems } = readNodeNetwork(GOOD, COUNTS);
+    expect(problems).toEqual([]);
+    expect(reservedAddresses(network!).get('10.1.0.1')).toBe('the gateway');
+    expect(reservedAddresses(network!).get('10.1.0.22')).toBe('a worker node');
+    expect([onSegment(network!, '10.1.0.255'), onSegment(network!, '10.1.1.0'), onSegment(network!, 'not-an-ip')]).toEqual([true, false, false]);
+  });
+
+  it('names an address off the subnet, an address given twice, and counts that disagree', () => {
+    const { network, problems } = readNodeNetwork(
+      block(['subnet: 10.1.0.0/24', 'gateway: 10.1.0.1', 'controlPlane: [10.1.0.11, 10.2.0.12]', 'workers: [10.1.0.11, 10.1.0.21, 10.1.0.22]']),
+      COUNTS,
+    );
+    expect(network).toBeDefined();
+    expect(problems).toEqual([
+      'cluster fact "nodeNetwork": a control-plane node (10.2.0.12) is outside the subnet 10.1.0.0/24',
+      'cluster fact "nodeNetwork": 10.1.0.11 is both a control-plane node and a worker',
+      'cluster fact "nodeNetwork" lists 2 control-plane nodes, and controlPlaneCount is 3',
+      'cluster fact "nodeNetwork" lists 5 nodes, and nodeCount is 6',
+    ]);
+  });
+
+  it('refuses a missing fact, a subnet that is no CIDR, and a block of the wrong shape, in one line each', () => {
+    expect(readNodeNetwork(undefined, COUNTS).problems).toEqual([expect.stringMatching(/^cluster fact "nodeNetwork" is missing/)]);
+    expect(readNodeNetwork(GOOD.replace('10.1.0.0/24', '10.1.0.0/33'), COUNTS).problems).toEqual([
+      'cluster fact "nodeNetwork": subnet "10.1.0.0/33" is not a CIDR',
+    ]);
+    expect(readNodeNetwork(GOOD.replace('gateway: 10.1.0.1', 'gateway: router.lan'), COUNTS).problems).toEqual([
+      expect.stringMatching(/must be a YAML mapping/),
+    ]);
+    expect(readNodeNetwork('subnet: [', COUNTS).problems).toEqual([expect.stringMatching(/^cluster fact "nodeNetwork" does not parse: /)]);
+  });
+});
