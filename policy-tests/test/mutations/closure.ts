@@ -169,6 +169,25 @@ export const closureMutations: Mutation[] = [
     at: inFile('apps/platform/backups/etcd-backup.yaml', 'value: 192.168.1.21'),
   },
   {
+    check: 'closure-port-name',
+    why: "the TV manager's liveness probe names a port its container does not declare: the kubelet fails it and restarts the container for good",
+    mutate: (c) =>
+      c.edit('apps/media/sonarr/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'containers', 0, 'livenessProbe', 'httpGet', 'port'], 'web')),
+    at: inFile('apps/media/sonarr/deployment.yaml', 'port: web'),
+  },
+  {
+    check: 'closure-port-name',
+    why: "the VPN pod's exporter Service sends to a port name the pod does not declare: Prometheus's target for the torrent client has no endpoint",
+    mutate: swap('apps/media/gluetun/exporters.yaml', '      targetPort: metrics-qbt\n', '      targetPort: metrics-torrent\n'),
+    at: inFile('apps/media/gluetun/exporters.yaml', 'targetPort: metrics-torrent'),
+  },
+  {
+    check: 'closure-port-name',
+    why: 'a Service port whose named targetPort the pod declares for UDP only: the endpoints controller matches name and protocol',
+    mutate: swap('apps/media/gluetun/exporters.yaml', '      targetPort: metrics-qbt\n', '      targetPort: metrics-qbt\n      protocol: UDP\n'),
+    at: inFile('apps/media/gluetun/exporters.yaml', 'targetPort: metrics-qbt'),
+  },
+  {
     check: 'closure-load-balancer',
     why: 'two Services ask MetalLB for the same address without sharing it',
     mutate: (c) => {
