@@ -142,8 +142,9 @@ export const admissionMutations: Mutation[] = [
     why: 'a port name longer than 15 characters',
     mutate: (c) => {
       swap(API, '            - name: metrics\n', '            - name: prometheus-metrics\n')(c);
-      // The network policy names the port too; renamed with it, so only the name's length is wrong.
+      // The network policy and the Service's targetPort name the port too; renamed with it, so only the name's length is wrong.
       swap('portfolio-api/deploy/networkpolicy.yaml', '        - port: metrics', '        - port: prometheus-metrics')(c);
+      swap('portfolio-api/deploy/service.yaml', '      targetPort: metrics', '      targetPort: prometheus-metrics')(c);
     },
     at: 'name: prometheus-metrics',
   },
