@@ -1,8 +1,8 @@
 /**
  * closure-service: every Service an Ingress routes to exists with the port it
- * names, every ServiceMonitor selects a Service with the port it scrapes and
- * pods behind it, and
- * every in-cluster address a resource names resolves to a Service with its port.
+ * names, every ServiceMonitor selects a Service with the port it scrapes,
+ * every in-cluster address a resource names resolves to a Service with its
+ * port, and every Service with a selector has pods behind it.
  */
 import { createdAtRuntime } from '../../model/argocd/app-declarations.ts';
 import { dig } from '../../model/core/dig.ts';
@@ -54,7 +54,7 @@ function serviceIndex(services: readonly Resource[]) {
   return { byName, select };
 }
 
-function checkRoutes(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, runtime: readonly RuntimeObject[], opaque: Set<string>): void {
+function checkRoutes(ctx: CheckContext, { index, runtime, opaque, reached }: Scope): void {
   for (const ing of ctx.resources.filter((r) => r.kind === 'Ingress')) {
     const ns = namespaceOrDestination(ctx.repo, ing) ?? '';
     if (opaque.has(ns)) continue;
@@ -72,14 +72,27 @@ function checkRoutes(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, 
           { resource: ing, path: [...at, 'backend', 'service', 'port'] },
           `Ingress ${ing.name} routes to port ${backend.port.name ?? backend.port.number} of Service ${backend.name}, which has no such port`,
         );
+      else reach(reached, svc, `Ingress ${ing.name} routes to it: the route answers 503`);
     }
   }
 }
 
-type PodFinder = (namespace: string, selector: Record<string, string>) => boolean;
+/** The Services something reaches, each with who reaches it and what breaks when it has no pods: the first reason found. */
+type Reached = Map<Resource, string>;
+
+/** What every part of the check reads: the Services by name and label, those made at run time, the namespaces not seen whole, and who reaches what. */
+interface Scope {
+  index: ReturnType<typeof serviceIndex>;
+  runtime: readonly RuntimeObject[];
+  opaque: Set<string>;
+  reached: Reached;
+}
+const reach = (reached: Reached, svc: Resource, why: string) => {
+  if (!reached.has(svc)) reached.set(svc, why);
+};
 
 /** The pods of the cluster by label, once per run: a Service's selector is looked up through its first label. */
-function podFinder(ctx: CheckContext): PodFinder {
+function podFinder(ctx: CheckContext): (namespace: string, selector: Record<string, string>) => boolean {
   const pods = [
     ...templatesWithPorts(ctx.repo).map((t) => ({ namespace: t.namespace, labels: t.labels })),
     ...providedPods(ctx.repo).map((p) => ({ namespace: p.namespace, labels: p.labels as Record<string, unknown> })),
@@ -89,25 +102,29 @@ function podFinder(ctx: CheckContext): PodFinder {
 }
 
 /**
- * A scraped Service finds its pods by its selector: one that matches no pod the cluster runs (a workload of the
- * repository or a chart, one an operator makes, or one the distribution runs, providedOutsideGit) gives the
- * monitor no target, and a rule on its job's `up` series (absent(up{job=...})) fires for good. A Service without a
- * selector has its endpoints written by something else (the operator's kubelet Service), and is not judged here.
+ * A Service finds its pods by its selector: one that matches no pod the cluster runs (a workload of the repository
+ * or a chart, one an operator makes, or one the distribution runs, providedOutsideGit) has no endpoints, and
+ * whatever reaches it, a route, a client at its address or a monitor, gets no answer. A Service without a selector
+ * has its endpoints written by something else (the operator's kubelet Service), and is not judged here; nor is one
+ * in a namespace the gate does not see whole.
  */
-function checkPods(ctx: CheckContext, svc: Resource, sm: Resource, hasPods: PodFinder): void {
-  const selector = dig(svc.object, ['spec', 'selector']) as Record<string, string> | undefined;
-  if (!selector || Object.keys(selector).length === 0 || !svc.namespace || hasPods(svc.namespace, selector)) return;
-  ctx.fail(
-    { resource: svc, path: ['spec', 'selector'] },
-    `Service ${svc.name}, which ServiceMonitor ${sm.name} scrapes, selects no pod in ${svc.namespace} (${Object.entries(selector)
+function checkSelectors(ctx: CheckContext, services: readonly Resource[], { reached, opaque }: Scope): void {
+  let hasPods: ReturnType<typeof podFinder> | undefined;
+  for (const svc of services) {
+    const selector = dig(svc.object, ['spec', 'selector']) as Record<string, string> | undefined;
+    if (!selector || Object.keys(selector).length === 0 || !svc.namespace || opaque.has(svc.namespace)) continue;
+    if ((hasPods ??= podFinder(ctx))(svc.namespace, selector)) continue;
+    const labels = Object.entries(selector)
       .map(([k, v]) => `${k}=${v}`)
-      .join(', ')}): the monitor has no target, and a rule on its up series fires for good`,
-  );
+      .join(', ');
+    ctx.fail(
+      { resource: svc, path: ['spec', 'selector'] },
+      `Service ${svc.name} selects no pod in ${svc.namespace} (${labels}), so it has no endpoints${reached.has(svc) ? `, and ${reached.get(svc)}` : ': nothing answers at it'}`,
+    );
+  }
 }
 
-function checkMonitors(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, runtime: readonly RuntimeObject[], opaque: Set<string>): void {
-  const told = new Set<Resource>();
-  let hasPods: PodFinder | undefined;
+function checkMonitors(ctx: CheckContext, { index, runtime, opaque, reached }: Scope): void {
   for (const sm of ctx.resources.filter((r) => r.kind === 'ServiceMonitor')) {
     const namespaces: string[] = (dig(sm.object, ['spec', 'namespaceSelector', 'matchNames']) ?? []) as string[];
     const targets = namespaces.length ? namespaces : [namespaceOrDestination(ctx.repo, sm) ?? ''];
@@ -120,10 +137,8 @@ function checkMonitors(ctx: CheckContext, index: ReturnType<typeof serviceIndex>
       ctx.fail({ resource: sm, path: ['spec', 'selector'] }, `ServiceMonitor ${sm.name} selects no Service in ${targets.join(', ')}: nothing is scraped`);
       continue;
     }
-    for (const svc of selected.filter((x) => !told.has(x))) {
-      told.add(svc);
-      checkPods(ctx, svc, sm, (hasPods ??= podFinder(ctx)));
-    }
+    for (const svc of selected)
+      reach(reached, svc, `ServiceMonitor ${sm.name} scrapes it: the monitor has no target, and a rule on its up series fires for good`);
     ((dig(sm.object, ['spec', 'endpoints']) ?? []) as { port?: string }[]).forEach((e, i) => {
       if (e.port && !selected.some((s) => portsOf(s).some((p) => p.name === e.port)))
         ctx.fail({ resource: sm, path: ['spec', 'endpoints', i, 'port'] }, `ServiceMonitor ${sm.name} scrapes port ${e.port}, which no Service it selects has`);
@@ -141,7 +156,7 @@ const SETTINGS = 'apps/*/*/settings/*';
  * Every `<service>.<namespace>.svc[:port]` (or `scheme://<service>.<namespace>`) a resource or an app's settings
  * name: cluster DNS answers only for a Service, and only on the ports it has.
  */
-function checkAddresses(ctx: CheckContext, index: ReturnType<typeof serviceIndex>, runtime: readonly RuntimeObject[], opaque: Set<string>): void {
+function checkAddresses(ctx: CheckContext, { index, runtime, opaque, reached }: Scope): void {
   const namespaces = new Set(ctx.resources.flatMap((r) => (r.kind === 'Namespace' ? [r.name] : r.namespace ? [r.namespace] : [])));
   const close = (where: string, a: ServiceAddress, fail: (message: string) => void) => {
     if (opaque.has(a.namespace) || runtime.some((e) => e.namespace === a.namespace && e.name === a.service)) return;
@@ -149,6 +164,7 @@ function checkAddresses(ctx: CheckContext, index: ReturnType<typeof serviceIndex
     if (!svc) fail(`${where} names ${a.text}, but no Service ${a.namespace}/${a.service} exists: cluster DNS does not resolve it`);
     else if (a.port !== undefined && dig(svc.object, ['spec', 'type']) !== 'ExternalName' && !portsOf(svc).some((p) => p.port === a.port))
       fail(`${where} names ${a.text}, but Service ${a.namespace}/${a.service} has no port ${a.port}`);
+    else reach(reached, svc, `${where} dials it at ${a.text}: nothing answers there`);
   };
   for (const r of ctx.resources.filter((x) => !NOT_DIALED.has(x.kind)))
     for (const a of serviceAddresses(r.object, namespaces)) close(`${r.kind} ${r.name}`, a, (m) => ctx.fail({ resource: r, path: a.path }, m));
@@ -160,10 +176,10 @@ function checkAddresses(ctx: CheckContext, index: ReturnType<typeof serviceIndex
 export const serviceClosureCheck: PolicyCheck = {
   id: 'closure-service',
   description:
-    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name and each such Service selects pods the cluster runs (a workload of the repository or a chart, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), and every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port]) is a Service with that port; judged where the gate sees the namespace whole (invariants P1).",
+    "Every Service an Ingress routes to exists in its namespace with the port it names, every ServiceMonitor selects some Service with the port its endpoints name, every in-cluster address a resource or an app's settings name (<service>.<namespace>.svc[:port]) is a Service with that port, and every Service with a selector selects pods the cluster runs (a workload of the repository or a chart, pods an operator makes from a Prometheus or Alertmanager, or pods the distribution runs, providedOutsideGit), or it has no endpoints; judged where the gate sees the namespace whole (invariants P1).",
   invariants: ['P1'],
   remediation:
-    "point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service; make a scraped Service's selector match its pods' labels (or list the distribution's pods in providedOutsideGit)",
+    "point the route, the monitor or the address at a Service (and port) that exists, or add the port to the Service; make a Service's selector match its pods' labels (or list the distribution's pods in providedOutsideGit)",
   reads: {
     kinds: ['*'],
     everyKind: 'a Service is named by Ingresses, routes, probes, monitors and workloads of many kinds',
@@ -176,8 +192,10 @@ export const serviceClosureCheck: PolicyCheck = {
     const index = serviceIndex([...services, API_SERVER_SERVICE]);
     const runtime = createdAtRuntime(ctx.repo).filter((e) => e.kind === 'Service');
     const opaque = opaqueNamespaces(ctx.renders);
-    checkRoutes(ctx, index, runtime, opaque);
-    checkMonitors(ctx, index, runtime, opaque);
-    checkAddresses(ctx, index, runtime, opaque);
+    const scope: Scope = { index, runtime, opaque, reached: new Map() };
+    checkRoutes(ctx, scope);
+    checkMonitors(ctx, scope);
+    checkAddresses(ctx, scope);
+    checkSelectors(ctx, services, scope);
   },
 };

@@ -79,6 +79,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-service',
+    why: "the TV manager's own Service selects a label its pods lack: its route answers 503 and every app that dials sonarr.media.svc gets no answer, with no monitor behind it to notice",
+    mutate: swap('apps/media/sonarr/service.yaml', '  selector:\n    app.kubernetes.io/name: sonarr\n', '  selector:\n    app.kubernetes.io/name: sonar\n'),
+    at: inFile('apps/media/sonarr/service.yaml', '  selector:'),
+  },
+  {
+    check: 'closure-service',
     why: "the transcode node dials a server address cluster DNS does not resolve (the Service's name changed)",
     mutate: swap('apps/media/tdarr/deployment.yaml', 'value: tdarr.media.svc\n', 'value: tdarr-server.media.svc\n'),
     at: 'tdarr-server.media.svc',
