@@ -238,3 +238,16 @@ export function podRefs(repo: Repo, resources: readonly Resource[]): PodRef[] {
   }
   return out;
 }
+
+/** The role each RoleBinding and ClusterRoleBinding grants (roleRef): a Role in the binding's own namespace, or a ClusterRole. */
+export function roleRefs(repo: Repo, resources: readonly Resource[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const r of resources) {
+    if (r.kind !== 'RoleBinding' && r.kind !== 'ClusterRoleBinding') continue;
+    const kind = str(dig(r.object, ['roleRef', 'kind']));
+    const name = str(dig(r.object, ['roleRef', 'name']));
+    if (!name || (kind !== 'Role' && kind !== 'ClusterRole')) continue;
+    refs.push({ resource: r, path: ['roleRef', 'name'], kind, name, ...(kind === 'Role' ? { namespace: namespaceOrDestination(repo, r) ?? '' } : {}) });
+  }
+  return refs;
+}

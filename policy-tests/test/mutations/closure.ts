@@ -194,6 +194,12 @@ export const closureMutations: Mutation[] = [
     at: inFile('apps/media/gluetun/exporters.yaml', 'targetPort: metrics-qbt'),
   },
   {
+    check: 'closure-role',
+    why: "the etcd backup's binding names its Role with a typo: the API server stores it, and the sentinel write before every snapshot is forbidden",
+    mutate: swap('apps/platform/backups/rbac.yaml', '  name: backup-sentinel-writer\nsubjects:', '  name: backup-sentinel-writter\nsubjects:'),
+    at: inFile('apps/platform/backups/rbac.yaml', 'name: backup-sentinel-writter'),
+  },
+  {
     check: 'closure-load-balancer',
     why: 'two Services ask MetalLB for the same address without sharing it',
     mutate: (c) => {
