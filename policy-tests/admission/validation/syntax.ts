@@ -118,36 +118,8 @@ export function portNumOrNameProblem(port: unknown): string | undefined {
   return typeof port === 'string' ? portName(port) : undefined;
 }
 
-const SUFFIX: Record<string, number> = {
-  '': 1,
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-const QUANTITY = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/;
-
-/** resource.ParseQuantity: the value, or undefined when the API server cannot parse it. */
-export function parseQuantity(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
-  if (typeof v !== 'string') return undefined;
-  const m = QUANTITY.exec(v.trim() === v ? v : '');
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  if (m[2]) return n * 10 ** Number(m[2].slice(1));
-  return n * SUFFIX[m[3] ?? '']!;
-}
+/** resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike. */
+export { parseQuantity } from '../../model/core/text.ts';
 
 /** An int-or-string that is a percentage ("25%") or a non-negative integer. */
 export function intOrPercent(v: unknown): string | undefined {

@@ -200,6 +200,32 @@ export const closureMutations: Mutation[] = [
     at: inFile('apps/platform/backups/rbac.yaml', 'name: backup-sentinel-writter'),
   },
   {
+    check: 'closure-volume',
+    why: "the torrent client's share volume is reserved for media's claim: media-vpn's claim of it stays Pending, and so does the VPN pod",
+    mutate: swap(
+      'apps/media/gluetun/storage.yaml',
+      '  claimRef:\n    namespace: media-vpn\n    name: media-data\n',
+      '  claimRef:\n    namespace: media\n    name: media-data\n',
+    ),
+    at: inFile('apps/media/gluetun/storage.yaml', 'volumeName: media-data-vpn'),
+  },
+  {
+    check: 'closure-volume',
+    why: "the share's claim lost its empty class: admission gives it the default class (ceph-block), and the NAS volume has none",
+    mutate: swap('apps/media/storage/share.yaml', '  storageClassName: ""\n  volumeName: media-data\n', '  volumeName: media-data\n'),
+    at: inFile('apps/media/storage/share.yaml', 'volumeName: media-data'),
+  },
+  {
+    check: 'closure-volume',
+    why: "the VPN pod's backups claim requests more than its volume holds",
+    mutate: swap(
+      'apps/media/gluetun/storage.yaml',
+      '  volumeName: media-vpn-backups\n  resources:\n    requests:\n      storage: 500Gi\n',
+      '  volumeName: media-vpn-backups\n  resources:\n    requests:\n      storage: 600Gi\n',
+    ),
+    at: inFile('apps/media/gluetun/storage.yaml', 'volumeName: media-vpn-backups'),
+  },
+  {
     check: 'closure-load-balancer',
     why: 'two Services ask MetalLB for the same address without sharing it',
     mutate: (c) => {

@@ -1,0 +1,69 @@
+/**
+ * closure-volume holds a claim that names its volume to what the binder asks of the pair: the volume exists, is
+ * reserved for no other claim, and matches the claim's class (the default one for a claim that names none), access
+ * modes, volume mode and size; a volume the cluster has outside git is left alone.
+ */
+import { describe, expect, it } from 'vitest';
+import { volumeClosureCheck } from '../../checks/closure/claims.ts';
+import { runPolicy } from '../../model/checks/runner.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';
+
+const repo = await loadRepo(REPO_ROOT);
+const template = repo.resources.find((r) => r.kind === 'PersistentVolumeClaim')!;
+
+const claim = (name: string, spec: object): Resource =>
+  ({
+    ...template,
+    name,
+    namespace: 'media',
+    object: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, namespace: 'media' }, spec },
+  }) as Resource;
+const volume = (name: string, spec: object): Resource =>
+  ({
+    ...template,
+    kind: 'PersistentVolume',
+    name,
+    namespace: undefined,
+    object: { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name }, spec },
+  }) as Resource;
+
+const NAS = { capacity: { storage: '1Ti' }, accessModes: ['ReadWriteMany'], storageClassName: '', nfs: { server: 'nas.lan', path: '/x' } };
+const ASK = { accessModes: ['ReadWriteMany'], storageClassName: '', resources: { requests: { storage: '1Ti' } } };
+
+const messages = (extra: Resource[], outside: string[] = []): string[] => {
+  const facts = {
+    ...repo.facts!,
+    providedOutsideGit: [...repo.facts!.providedOutsideGit, ...outside.map((name) => ({ kind: 'PersistentVolume', name, reason: 'test' }))],
+  };
+  return runPolicy({ ...repo, facts, resources: [...repo.resources, ...extra] } as Repo, [volumeClosureCheck]).map((f) => f.message);
+};
+
+describe('closure-volume', () => {
+  it('passes the real repository', () => {
+    expect(messages([])).toEqual([]);
+  });
+
+  it('names each way a pre-bound pair cannot bind', () => {
+    const extra = [
+      volume('ok', NAS),
+      claim('ok', { ...ASK, volumeName: 'ok' }),
+      volume('block', { ...NAS, volumeMode: 'Block' }),
+      claim('wants-files', { ...ASK, volumeName: 'block' }),
+      volume('read-only', { ...NAS, accessModes: ['ReadOnlyMany'] }),
+      claim('wants-writes', { ...ASK, volumeName: 'read-only' }),
+      volume('small', { ...NAS, capacity: { storage: '500Gi' } }),
+      claim('too-big', { ...ASK, volumeName: 'small' }),
+      claim('nowhere', { ...ASK, volumeName: 'no-such-volume' }),
+      claim('outside', { ...ASK, volumeName: 'made-by-hand' }),
+    ];
+    expect(messages(extra, ['made-by-hand'])).toEqual([
+      expect.stringMatching(/^PersistentVolumeClaim wants-files binds to PersistentVolume block, but its volumeMode is Block and the claim's is Filesystem/),
+      expect.stringMatching(
+        /^PersistentVolumeClaim wants-writes binds to PersistentVolume read-only, but it does not offer ReadWriteMany \(it offers ReadOnlyMany\)/,
+      ),
+      expect.stringMatching(/^PersistentVolumeClaim too-big binds to PersistentVolume small, but its capacity 500Gi is less than the 1Ti the claim requests/),
+      'PersistentVolumeClaim nowhere binds to PersistentVolume no-such-volume, which nothing in the repository provides: the claim stays Pending',
+    ]);
+  });
+});
