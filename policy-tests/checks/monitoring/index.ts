@@ -4,8 +4,16 @@ import { dashboardChecks, monitoringChecks } from './monitoring.ts';
 import { sourceChecks } from './sources.ts';
 import { siteChecks } from './sites.ts';
 import { pveTrustCheck } from './pve-trust.ts';
+import { monitoringLoadedCheck } from './loaded.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
-export const monitoringAreaChecks: PolicyCheck[] = [...monitoringChecks, ...dashboardChecks, ...sourceChecks, pveTrustCheck, ...siteChecks];
+export const monitoringAreaChecks: PolicyCheck[] = [
+  ...monitoringChecks,
+  ...dashboardChecks,
+  ...sourceChecks,
+  pveTrustCheck,
+  ...siteChecks,
+  monitoringLoadedCheck,
+];
 
 export const monitoringArea: Area = staticArea('monitoring', monitoringAreaChecks, MONITORING_INVARIANTS);

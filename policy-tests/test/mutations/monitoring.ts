@@ -6,6 +6,22 @@ const SITES_ELSEWHERE = 'monitoring/blackbox-exporter/facts/sites-elsewhere.yaml
 
 export const monitoringMutations: Mutation[] = [
   {
+    check: 'monitoring-loaded',
+    why: "the stack's Prometheus back at the chart's rule selector (release: kube-prometheus-stack): the repository's alert rules carry no such label, so none of them is ever loaded",
+    mutate: swap(KPS, '    ruleSelectorNilUsesHelmValues: false\n', ''),
+    at: inFile('monitoring/alert-rules/watchdog.yaml', 'name: watchdog'),
+  },
+  {
+    check: 'monitoring-loaded',
+    why: 'the Probes looked for only in namespaces labelled for them, and the monitoring namespace is not',
+    mutate: swap(
+      KPS,
+      '    probeSelectorNilUsesHelmValues: false\n',
+      '    probeSelectorNilUsesHelmValues: false\n    probeNamespaceSelector:\n      matchLabels:\n        monitoring.homelab-gitops/probes: "true"\n',
+    ),
+    at: inFile(PROBES, 'name: internet'),
+  },
+  {
     check: 'monitoring-retention',
     why: 'metrics kept 14 days',
     mutate: (c) => c.edit(KPS, 0, (d) => d.setIn(['prometheus', 'prometheusSpec', 'retention'], '14d')),
