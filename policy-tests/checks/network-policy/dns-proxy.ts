@@ -31,9 +31,10 @@ const fqdn = (name: string) => (name.endsWith('.') ? name : `${name}.`).toLowerC
  * whether the agent reads a leading `**.` as several labels (1.19 and later); before, it was one `*` like any other.
  */
 export function patternRegex(pattern: string, { multiLabel = true } = {}): RegExp {
-  const p = pattern.trim().toLowerCase();
-  if (/^[*]+[.]?$/.test(p)) return new RegExp(`^(${DNS_CHARS}+[.])+$|^[.]$`);
-  const name = fqdn(p);
+  // In the agent's order: Sanitize (a trailing dot, unless the pattern is all stars), then trimmed and lowercased.
+  const wildcard = (x: string) => /^[*]+[.]?$/.test(x);
+  const name = (wildcard(pattern) ? pattern : pattern.endsWith('.') ? pattern : `${pattern}.`).trim().toLowerCase();
+  if (wildcard(name)) return new RegExp(`^(${DNS_CHARS}+[.])+$|^[.]$`);
   const labels = multiLabel && /^[*]{2,}[.]/.test(name);
   // The rest of the pattern first, so the labels' group keeps its own quantifier.
   const rest = (labels ? name.replace(/^[*]{2,}[.]/, '') : name).replaceAll('.', '[.]').replace(/[*]+/g, `${DNS_CHARS}*`);

@@ -66,6 +66,13 @@ describe('the names a pod asks', () => {
     expect(firstRefused([{ matchPattern: '**.cluster.local', at }], 'ghcr.io', current)).toBe('ghcr.io.');
   });
 
+  it('sanitizes before it trims, as the agent does: a pattern padded with spaces keeps them, and matches no name', () => {
+    expect(patternRegex('  **.cluster.local  ').test('a.cluster.local.')).toBe(false);
+    expect(patternRegex('**.cluster.local').test('a.b.cluster.local.')).toBe(true);
+    expect(patternRegex(' * ').test('a.cluster.local.')).toBe(false);
+    expect(patternRegex('**.').test('.')).toBe(true);
+  });
+
   it('reads a leading **. as one label, like any *, for a Cilium before 1.19', () => {
     expect(dialectOf('1.18.6')).toEqual({ multiLabel: false });
     expect(dialectOf('1.19.0')).toEqual({ multiLabel: true });
