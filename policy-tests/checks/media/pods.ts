@@ -9,12 +9,39 @@ import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from
 import { scalarText } from '../../model/core/text.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 
+/** A release of gluetun, from its image tag (`v3.40.4`), as [major, minor, patch]. */
+function gluetunVersion(image: string): [number, number, number] | undefined {
+  const m = /:v?(\d+)\.(\d+)\.(\d+)(?:@|$)/.exec(image);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+}
+const before = (v: readonly number[], w: readonly number[]) => v[0]! - w[0]! || v[1]! - w[1]! || v[2]! - w[2]!;
+
+/**
+ * What a gluetun release does with DNS_KEEP_NAMESERVER=on, read in its source at each tag (internal/dns/run.go,
+ * internal/vpn/tunnelup.go, internal/configuration/settings): up to v3.40.1, with DNS over TLS on (DOT, on by
+ * default), the DNS loop never reports itself running while the VPN loop waits for it once the tunnel is up, so the
+ * VPN loop hangs there (fixed in v3.40.2); after v3.41.1 the option is gone, and
+ * gluetun's own resolver answers every name of the pod. A problem, null when the tag names no version, or undefined when it is kept.
+ */
+function keepNameserverHonoured(image: string, env: readonly { name: string; value?: string }[]): string | null | undefined {
+  const v = gluetunVersion(image);
+  if (!v) return null;
+  const tag = v.join('.');
+  if (before(v, [3, 41, 1]) > 0)
+    return `gluetun ${tag} has no DNS_KEEP_NAMESERVER (removed after 3.41.1): its own resolver answers every name of the pod, and the in-cluster names the indexer manager syncs to stop resolving`;
+  const dot = env.find((e) => e.name === 'DOT')?.value;
+  if (before(v, [3, 40, 2]) < 0 && dot !== 'off')
+    return `gluetun ${tag} with DNS_KEEP_NAMESERVER=on and DNS over TLS on (DOT, on unless off) never reports its DNS loop running, and its VPN loop waits for it once the tunnel is up: the loop hangs there, with no public IP and no restart when the tunnel fails (fixed in 3.40.2)`;
+  return undefined;
+}
+
 export const mediaPodChecks: PolicyCheck[] = [
   {
     id: 'media-vpn-sidecars',
-    description: 'The indexer manager and the torrent client are sidecars in the VPN pod, and the pod keeps the cluster resolver (M31; DNS constraint A20).',
+    description:
+      'The indexer manager and the torrent client are sidecars in the VPN pod, and the pod keeps the cluster resolver (DNS_KEEP_NAMESERVER=on, on a gluetun release that honours it: from 3.40.2, or with DNS over TLS off, up to 3.41.1) (M31; DNS constraint A20).',
     invariants: ['M31', 'A20'],
-    remediation: 'run prowlarr and qbittorrent as containers of the gluetun pod, with DNS_KEEP_NAMESERVER=on',
+    remediation: 'run prowlarr and qbittorrent as containers of the gluetun pod, with DNS_KEEP_NAMESERVER=on on gluetun 3.40.2 to 3.41.1',
     reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
@@ -38,6 +65,16 @@ export const mediaPodChecks: PolicyCheck[] = [
             { resource: w, path: vpn ? [...vpn.at, 'env', ...(keep === -1 ? [] : [keep])] : ['spec'] },
             'the VPN container must keep the cluster resolver (DNS_KEEP_NAMESERVER=on), or in-cluster names stop resolving',
           );
+        else if (vpn) {
+          const image = scalarText(vpn.container.image ?? '');
+          const judged = keepNameserverHonoured(image, env);
+          if (judged === null)
+            ctx.notJudged(
+              { resource: w, path: [...vpn.at, 'image'] },
+              `gluetun's image ${image} names no version, so what it does with DNS_KEEP_NAMESERVER is not known`,
+            );
+          else if (judged) ctx.fail({ resource: w, path: [...vpn.at, 'image'] }, judged);
+        }
         for (const other of ctx.repo.resources.filter(
           (r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? '') && r !== w,
         )) {

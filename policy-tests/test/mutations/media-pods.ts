@@ -10,6 +10,18 @@ export const mediaPodsMutations: Mutation[] = [
     mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('value: "on"', 'value: "off"')),
     at: '- name: DNS_KEEP_NAMESERVER',
   },
+  {
+    check: 'media-vpn-sidecars',
+    why: 'gluetun back at v3.40.0 with DNS over TLS at its default: its DNS loop never reports running, and the VPN loop hangs waiting for it once the tunnel is up',
+    mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('qmcgaw/gluetun:v3.40.4', 'qmcgaw/gluetun:v3.40.0')),
+    at: 'image: docker.io/qmcgaw/gluetun:v3.40.0',
+  },
+  {
+    check: 'media-vpn-sidecars',
+    why: 'a bump past 3.41.1, where DNS_KEEP_NAMESERVER no longer exists: the pod loses the cluster resolver while the option still reads on',
+    mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('qmcgaw/gluetun:v3.40.4', 'qmcgaw/gluetun:v3.42.0')),
+    at: 'image: docker.io/qmcgaw/gluetun:v3.42.0',
+  },
   // Renamed rather than removed: removing it would also (rightly) orphan its database backup job.
   {
     check: 'media-vpn-sidecars',
