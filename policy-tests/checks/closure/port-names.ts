@@ -75,6 +75,9 @@ export const portNameClosureCheck: PolicyCheck = {
     }
     const templates = templatesWithPorts(ctx.repo);
     const select = selectorIndex(templates, (t) => t.labels);
+    // A template is selected by several Services and ports: its serving ports are read once.
+    const serving = new Map<Resource, { name: string; protocol: string }[]>();
+    const servingOf = (r: Resource) => serving.get(r) ?? serving.set(r, servingPorts(r)).get(r)!;
     for (const svc of ctx.resources.filter((r) => r.kind === 'Service')) {
       const selector = dig(svc.object, ['spec', 'selector']) as Record<string, string> | undefined;
       if (!selector || Object.keys(selector).length === 0) continue;
@@ -84,7 +87,7 @@ export const portNameClosureCheck: PolicyCheck = {
         const port = obj(raw);
         if (typeof port.targetPort !== 'string') return;
         const protocol = scalarText(port.protocol ?? 'TCP');
-        if (pods.some((t) => servingPorts(t.resource).some((p) => p.name === port.targetPort && p.protocol === protocol))) return;
+        if (pods.some((t) => servingOf(t.resource).some((p) => p.name === port.targetPort && p.protocol === protocol))) return;
         ctx.fail(
           { resource: svc, path: ['spec', 'ports', i, 'targetPort'] },
           `Service ${svc.name}'s port ${scalarText(port.name ?? port.port)} sends to targetPort ${port.targetPort} (${protocol}), which no pod it selects declares (${pods
