@@ -4,6 +4,8 @@
  * and one misbehaving app cannot take the node or its neighbours with it.
  */
 import { dig } from '../model/core/dig.ts';
+import { scalarText } from '../model/core/text.ts';
+import { namespaceOrDestination } from '../model/argocd/argocd.ts';
 import { LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../model/core/workloads.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
@@ -162,6 +164,45 @@ export const workloadChecks: PolicyCheck[] = [
           if (v.hostPath !== undefined)
             ctx.fail({ resource: resource, path: [...pod!.at, 'volumes', i, 'hostPath'] }, `volume ${String(v.name)} mounts a hostPath`);
         });
+      }
+    },
+  },
+  {
+    id: 'workload-rwo-rollout',
+    description:
+      'A Deployment whose pods mount a claim only one node can attach (every access mode ReadWriteOnce or ReadWriteOncePod) runs one replica and replaces its pod with Recreate (or a rolling update with maxSurge 0): in a surging rolling update the new pod waits for the volume the old one holds while the old one waits for the new one to be ready, and the rollout never ends once the new pod lands on another node (with ReadWriteOncePod, on any node) (foundation hygiene; P1).',
+    invariants: ['P1'],
+    remediation: 'set spec.strategy.type: Recreate and replicas: 1 on the Deployment, or give the claim ReadWriteMany',
+    reads: { kinds: ['Deployment', 'PersistentVolumeClaim'], renders: true },
+    exemptible: false,
+    run(ctx) {
+      const claims = new Map(
+        ctx.resources
+          .filter((r) => r.kind === 'PersistentVolumeClaim')
+          .map((r) => [`${namespaceOrDestination(ctx.repo, r) ?? ''}/${r.name}`, (dig(r.object, ['spec', 'accessModes']) ?? []) as unknown[]]),
+      );
+      const oneNode = (modes: unknown[] | undefined) => !!modes?.length && modes.every((m) => m === 'ReadWriteOnce' || m === 'ReadWriteOncePod');
+      for (const deployment of ctx.resources.filter((r) => r.kind === 'Deployment')) {
+        const pod = podSpecOf(deployment);
+        const namespace = namespaceOrDestination(ctx.repo, deployment) ?? '';
+        const volumes = Array.isArray(pod?.spec.volumes) ? (pod.spec.volumes as Record<string, unknown>[]) : [];
+        const claim = volumes
+          .map((v) => dig(v, ['persistentVolumeClaim', 'claimName']))
+          .find((c) => typeof c === 'string' && oneNode(claims.get(`${namespace}/${c}`)));
+        if (typeof claim !== 'string') continue;
+        const replicas = (dig(deployment.object, ['spec', 'replicas']) as number | undefined) ?? 1;
+        if (replicas > 1)
+          ctx.fail(
+            { resource: deployment, path: ['spec', 'replicas'] },
+            `Deployment ${deployment.name} runs ${replicas} replicas on claim ${claim}, which one node alone can attach: the pods on other nodes stay ContainerCreating`,
+          );
+        const strategy = dig(deployment.object, ['spec', 'strategy', 'type']) ?? 'RollingUpdate';
+        const surge = dig(deployment.object, ['spec', 'strategy', 'rollingUpdate', 'maxSurge']) ?? '25%';
+        if (strategy !== 'Recreate' && surge !== 0 && surge !== '0' && surge !== '0%')
+          ctx.fail(
+            { resource: deployment, path: dig(deployment.object, ['spec', 'strategy']) === undefined ? ['spec'] : ['spec', 'strategy'] },
+            `Deployment ${deployment.name} mounts claim ${claim}, which one node alone can attach, and rolls out by surging (a rolling update with maxSurge ${scalarText(surge)}): the new pod waits for the volume the old one holds, the old one waits for the new one, and a rollout whose new pod lands on another node never ends`,
+          );
       }
     },
   },

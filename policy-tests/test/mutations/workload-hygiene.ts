@@ -6,6 +6,23 @@ import { CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT } fro
 
 export const workloadHygieneMutations: Mutation[] = [
   {
+    check: 'workload-rwo-rollout',
+    why: 'the TV manager rolls out by surging on its ReadWriteOnce config claim: a new pod on another node waits for the volume the old one holds, for good',
+    mutate: (c) =>
+      c.write(
+        'apps/media/sonarr/deployment.yaml',
+        c.read('apps/media/sonarr/deployment.yaml').replace('  strategy:\n    type: Recreate\n', '  strategy:\n    type: RollingUpdate\n'),
+      ),
+    at: (c) => ({ file: 'apps/media/sonarr/deployment.yaml', line: lineOf(c, 'apps/media/sonarr/deployment.yaml', '  strategy:') }),
+  },
+  {
+    check: 'workload-rwo-rollout',
+    why: 'two replicas of the queue cleaner on one ReadWriteOnce claim: the second pod, on another node, never starts',
+    mutate: (c) =>
+      c.write('apps/media/cleanuparr/deployment.yaml', c.read('apps/media/cleanuparr/deployment.yaml').replace('  replicas: 1\n', '  replicas: 2\n')),
+    at: (c) => ({ file: 'apps/media/cleanuparr/deployment.yaml', line: lineOf(c, 'apps/media/cleanuparr/deployment.yaml', '  replicas: 2') }),
+  },
+  {
     check: 'workload-image-pinned',
     why: 'the image uses the latest tag',
     mutate: (c) => c.edit(DEPLOYMENT, 0, (d) => d.setIn([...CONTAINER, 'image'], 'ghcr.io/homelab-operator/portfolio-api:latest')),
