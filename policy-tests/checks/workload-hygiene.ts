@@ -6,7 +6,7 @@
 import { dig } from '../model/core/dig.ts';
 import { scalarText } from '../model/core/text.ts';
 import { namespaceOrDestination } from '../model/argocd/argocd.ts';
-import { LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../model/core/workloads.ts';
+import { containersOf, LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../model/core/workloads.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
 import type { DataFile } from '../model/repository/repo.ts';
@@ -203,6 +203,38 @@ export const workloadChecks: PolicyCheck[] = [
             { resource: deployment, path: dig(deployment.object, ['spec', 'strategy']) === undefined ? ['spec'] : ['spec', 'strategy'] },
             `Deployment ${deployment.name} mounts claim ${claim}, which one node alone can attach, and rolls out by surging (a rolling update with maxSurge ${scalarText(surge)}): the new pod waits for the volume the old one holds, the old one waits for the new one, and a rollout whose new pod lands on another node never ends`,
           );
+      }
+    },
+  },
+  {
+    id: 'workload-port-clash',
+    description:
+      "No two containers of a pod declare the same port and protocol: they share the pod's network, so one of them cannot bind it and fails; the API server only warns (duplicate port definition) (foundation hygiene; P1).",
+    invariants: ['P1'],
+    remediation: "give each container a port of its own (and its program's listen setting with it), or declare the port only on the container that serves it",
+    reads: { kinds: workloadKinds, renders: true },
+    exemptible: false,
+    run(ctx) {
+      for (const resource of ctx.resources) {
+        const pod = podSpecOf(resource);
+        if (!pod) continue;
+        const taken = new Map<string, string>();
+        for (const c of containersOf(pod)) {
+          // A one-shot init container has exited before the app containers start: its ports clash with none of theirs.
+          if (c.init && c.container.restartPolicy !== 'Always') continue;
+          const ports = Array.isArray(c.container.ports) ? (c.container.ports as Record<string, unknown>[]) : [];
+          ports.forEach((p, i) => {
+            if (p.containerPort === undefined) return;
+            const key = `${scalarText(p.containerPort)}/${scalarText(p.protocol ?? 'TCP')}`;
+            const first = taken.get(key);
+            if (first && first !== c.name)
+              ctx.fail(
+                { resource, path: [...c.at, 'ports', i, 'containerPort'] },
+                `${resource.kind} ${resource.name}: containers ${first} and ${c.name} both declare port ${key}, in one network namespace: one of them cannot bind it`,
+              );
+            else taken.set(key, c.name);
+          });
+        }
       }
     },
   },

@@ -6,6 +6,21 @@ import { CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT } fro
 
 export const workloadHygieneMutations: Mutation[] = [
   {
+    check: 'workload-port-clash',
+    why: "the TV manager's exporter also declares the manager's own port 8989: two containers of one network namespace on one port",
+    mutate: (c) =>
+      c.write(
+        'apps/media/sonarr/deployment.yaml',
+        c
+          .read('apps/media/sonarr/deployment.yaml')
+          .replace(
+            '            - name: metrics\n              containerPort: 9707\n',
+            '            - name: metrics\n              containerPort: 9707\n            - name: web\n              containerPort: 8989\n',
+          ),
+      ),
+    at: (c) => ({ file: 'apps/media/sonarr/deployment.yaml', line: lineOf(c, 'apps/media/sonarr/deployment.yaml', '            - name: web') + 1 }),
+  },
+  {
     check: 'workload-rwo-rollout',
     why: 'the TV manager rolls out by surging on its ReadWriteOnce config claim: a new pod on another node waits for the volume the old one holds, for good',
     mutate: (c) =>
