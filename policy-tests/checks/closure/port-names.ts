@@ -42,18 +42,24 @@ function namedTargets(container: Record<string, unknown>, at: Path): { name: str
 }
 
 /** The ports (name and protocol) of the containers a Service's endpoints can point at: the app containers, and sidecars (restartable init containers). */
-function servingPorts(resource: Resource): { name: string; protocol: string }[] {
+function servingPorts(resource: Resource): { name: string; number: string; protocol: string }[] {
   const pod = podSpecOf(resource);
   if (!pod) return [];
   return containersOf(pod)
     .filter((c) => !c.init || c.container.restartPolicy === 'Always')
-    .flatMap((c) => list(c.container.ports).map((p) => ({ name: scalarText(obj(p).name ?? ''), protocol: scalarText(obj(p).protocol ?? 'TCP') })));
+    .flatMap((c) =>
+      list(c.container.ports).map((p) => ({
+        name: scalarText(obj(p).name ?? ''),
+        number: scalarText(obj(p).containerPort ?? ''),
+        protocol: scalarText(obj(p).protocol ?? 'TCP'),
+      })),
+    );
 }
 
 export const portNameClosureCheck: PolicyCheck = {
   id: 'closure-port-name',
   description:
-    "Every port named by its name is one the pod declares: a probe's or a lifecycle hook's named port is a port of its own container (the kubelet fails the probe otherwise: a liveness probe restarts the container for good, a readiness probe keeps the pod out of its Services), and a Service's named targetPort is a port, with the Service port's protocol, of the pods it selects (the endpoints controller gives a pod without it no endpoint on that port, and nothing answers there) (invariants P1).",
+    "Every port named by its name is one the pod declares: a probe's or a lifecycle hook's named port is a port of its own container (the kubelet fails the probe otherwise: a liveness probe restarts the container for good, a readiness probe keeps the pod out of its Services), and a Service's named targetPort is a port, with the Service port's protocol, of the pods it selects (the endpoints controller gives a pod without it no endpoint on that port, and nothing answers there), and so is a targetPort given by number when the repository wrote those pods (invariants P1).",
   invariants: ['P1'],
   remediation:
     "name a port the container declares (spec.containers[].ports[].name), or give the container that port's name; a Service's targetPort names its pods' port, with the same protocol",
@@ -76,7 +82,7 @@ export const portNameClosureCheck: PolicyCheck = {
     const templates = templatesWithPorts(ctx.repo);
     const select = selectorIndex(templates, (t) => t.labels);
     // A template is selected by several Services and ports: its serving ports are read once.
-    const serving = new Map<Resource, { name: string; protocol: string }[]>();
+    const serving = new Map<Resource, ReturnType<typeof servingPorts>>();
     const servingOf = (r: Resource) => serving.get(r) ?? serving.set(r, servingPorts(r)).get(r)!;
     for (const svc of ctx.resources.filter((r) => r.kind === 'Service')) {
       const selector = dig(svc.object, ['spec', 'selector']) as Record<string, string> | undefined;
@@ -85,8 +91,23 @@ export const portNameClosureCheck: PolicyCheck = {
       if (pods.length === 0) continue;
       list(dig(svc.object, ['spec', 'ports'])).forEach((raw, i) => {
         const port = obj(raw);
-        if (typeof port.targetPort !== 'string') return;
         const protocol = scalarText(port.protocol ?? 'TCP');
+        if (typeof port.targetPort !== 'string') {
+          // By number: a chart's process may serve a port its pod never declares, so only pods the repository wrote,
+          // which declare every port they serve (the network-policy checks read them so), are held to it.
+          const number = scalarText(port.targetPort ?? port.port);
+          const own = pods.filter((t) => t.upstream === undefined);
+          if (own.length === 0 || own.some((t) => servingOf(t.resource).some((p) => p.number === number && p.protocol === protocol))) return;
+          ctx.fail(
+            { resource: svc, path: ['spec', 'ports', i, port.targetPort === undefined ? 'port' : 'targetPort'] },
+            `Service ${svc.name}'s port ${scalarText(port.name ?? port.port)} sends to port ${number} (${protocol}), which no pod it selects declares (${own
+              .map((t) => `${t.resource.kind} ${t.resource.name}`)
+              .join(
+                ', ',
+              )}): a mistyped number leads nowhere, and a port served undeclared is invisible to the network-policy checks; declare the port on the container that serves it`,
+          );
+          return;
+        }
         if (pods.some((t) => servingOf(t.resource).some((p) => p.name === port.targetPort && p.protocol === protocol))) return;
         ctx.fail(
           { resource: svc, path: ['spec', 'ports', i, 'targetPort'] },

@@ -62,12 +62,17 @@ describe('closure-port-name', () => {
         { name: 'dns-tcp', port: 53, targetPort: 'dns' },
         { name: 'setup', port: 8000, targetPort: 'setup' },
         { name: 'plain', port: 80, targetPort: 8080 },
+        { name: 'typo', port: 81, targetPort: 8081 },
+        { name: 'same-number', port: 8080 },
       ],
     });
     const elsewhere = resource('Service', 'operator-made', { selector: { app: 'not-here' }, ports: [{ port: 80, targetPort: 'web' }] });
     expect(messages([pods, svc, elsewhere])).toEqual([
       expect.stringMatching(/^Service dns's port dns-tcp sends to targetPort dns \(TCP\), which no pod it selects declares \(Deployment dns\)/),
       expect.stringMatching(/^Service dns's port setup sends to targetPort setup \(TCP\)/),
+      expect.stringMatching(
+        /^Service dns's port typo sends to port 8081 \(TCP\), which no pod it selects declares \(Deployment dns\): a mistyped number leads nowhere/,
+      ),
     ]);
   });
 });

@@ -183,6 +183,12 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-port-name',
+    why: "the transcode server's Service sends its nodes to a mistyped port number (8268) the server never declares",
+    mutate: swap('apps/media/tdarr/service.yaml', '      port: 8266\n      targetPort: server\n', '      port: 8266\n      targetPort: 8268\n'),
+    at: inFile('apps/media/tdarr/service.yaml', 'targetPort: 8268'),
+  },
+  {
+    check: 'closure-port-name',
     why: "the VPN pod's exporter Service sends to a port name the pod does not declare: Prometheus's target for the torrent client has no endpoint",
     mutate: swap('apps/media/gluetun/exporters.yaml', '      targetPort: metrics-qbt\n', '      targetPort: metrics-torrent\n'),
     at: inFile('apps/media/gluetun/exporters.yaml', 'targetPort: metrics-torrent'),
