@@ -6,7 +6,7 @@
 import { dig } from '../model/core/dig.ts';
 import { scalarText } from '../model/core/text.ts';
 import { namespaceOrDestination } from '../model/argocd/argocd.ts';
-import { containersOf, LONG_RUNNING_KINDS, podSpecOf, workloadContainers, WORKLOAD_KINDS } from '../model/core/workloads.ts';
+import { containersOf, LONG_RUNNING_KINDS, podSpecOf, runsAlongside, workloadContainers, WORKLOAD_KINDS } from '../model/core/workloads.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
 import type { DataFile } from '../model/repository/repo.ts';
@@ -93,8 +93,8 @@ export const workloadChecks: PolicyCheck[] = [
     exemptible: true,
     run(ctx) {
       for (const { resource, c } of workloadContainers(ctx.resources)) {
-        // Init containers finish before the pod serves; native sidecars (restartPolicy Always) do not.
-        if (!LONG_RUNNING_KINDS.has(resource.kind) || (c.init && c.container.restartPolicy !== 'Always')) continue;
+        // Init containers finish before the pod serves; native sidecars do not.
+        if (!LONG_RUNNING_KINDS.has(resource.kind) || !runsAlongside(c)) continue;
         const ports = Array.isArray(c.container.ports) ? (c.container.ports as { name?: unknown }[]) : [];
         if (!ports.some((p) => typeof p.name === 'string' && HTTP_PORT_NAME.test(p.name))) continue;
         for (const probe of ['livenessProbe', 'readinessProbe'] as const) {
@@ -221,7 +221,7 @@ export const workloadChecks: PolicyCheck[] = [
         const taken = new Map<string, string>();
         for (const c of containersOf(pod)) {
           // A one-shot init container has exited before the app containers start: its ports clash with none of theirs.
-          if (c.init && c.container.restartPolicy !== 'Always') continue;
+          if (!runsAlongside(c)) continue;
           const ports = Array.isArray(c.container.ports) ? (c.container.ports as Record<string, unknown>[]) : [];
           ports.forEach((p, i) => {
             if (p.containerPort === undefined) return;

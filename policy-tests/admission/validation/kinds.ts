@@ -7,7 +7,8 @@ import { validateObjectMeta, type Invalid } from './metadata.ts';
 import { validatePodSpec } from './pod.ts';
 import { featuresAt } from './feature-gates.ts';
 import { WORKLOAD_RULES, type KindRule } from './workloads.ts';
-import { cidr, configMapKey, dns1123Label, dns1123Subdomain, intOrPercent, isPortNumber, parseQuantity, portName, portNumOrNameProblem } from './syntax.ts';
+import { cidr, configMapKey, dns1123Label, dns1123Subdomain, intOrPercent, isPortNumber, portName, portNumOrNameProblem } from './syntax.ts';
+import { parseQuantity } from '../../model/core/text.ts';
 
 type Obj = Record<string, any>;
 

@@ -10,7 +10,9 @@ import { imageReferenceProblem } from './image-reference.ts';
 import { validateObjectMeta } from './metadata.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 import { dnsProblems } from './pod-dns.ts';
-import { configMapKey, dns1123Label, envVarName, isPortNumber, parseQuantity, portName, portNumOrNameProblem } from './syntax.ts';
+import { configMapKey, dns1123Label, envVarName, isPortNumber, portName, portNumOrNameProblem } from './syntax.ts';
+// resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike.
+import { parseQuantity } from '../../model/core/text.ts';
 
 type Obj = Record<string, any>;
 

@@ -118,9 +118,6 @@ export function portNumOrNameProblem(port: unknown): string | undefined {
   return typeof port === 'string' ? portName(port) : undefined;
 }
 
-/** resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike. */
-export { parseQuantity } from '../../model/core/text.ts';
-
 /** An int-or-string that is a percentage ("25%") or a non-negative integer. */
 export function intOrPercent(v: unknown): string | undefined {
   if (typeof v === 'number') return Number.isInteger(v) && v >= 0 ? undefined : 'must be a non-negative integer';

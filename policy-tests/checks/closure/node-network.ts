@@ -13,7 +13,7 @@
 import { dig, list, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { addressBlock } from '../../model/cluster/address-pools.ts';
+import { addressBlock, heldBy } from '../../model/cluster/address-pools.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
@@ -42,8 +42,7 @@ function misfit(entry: string, network: NodeNetwork): string | undefined {
     return `lies outside the nodes' subnet ${network.subnet}: MetalLB announces it by ARP, which only the nodes' own segment hears, so the router never finds a Service given one of its addresses`;
   const block = addressBlock([entry]);
   for (const [address, what] of reservedAddresses(network))
-    if (block.check(address, address.includes(':') ? 'ipv6' : 'ipv4'))
-      return `holds ${address}, ${what}: MetalLB would hand it to a Service, and two hosts would answer for it`;
+    if (heldBy(block, address) === 'held') return `holds ${address}, ${what}: MetalLB would hand it to a Service, and two hosts would answer for it`;
   return undefined;
 }
 

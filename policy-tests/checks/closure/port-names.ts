@@ -17,7 +17,6 @@
  */
 import { dig, list, obj } from '../../model/core/dig.ts';
 import { scalarText } from '../../model/core/text.ts';
-import type { Resource } from '../../model/core/manifest.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorIndex } from '../../model/core/label-selector.ts';
@@ -39,21 +38,6 @@ function namedTargets(container: Record<string, unknown>, at: Path): { name: str
       return typeof port === 'string' ? [{ name: port, what, path: [...where, kind, 'port'] }] : [];
     }),
   );
-}
-
-/** The ports (name and protocol) of the containers a Service's endpoints can point at: the app containers, and sidecars (restartable init containers). */
-function servingPorts(resource: Resource): { name: string; number: string; protocol: string }[] {
-  const pod = podSpecOf(resource);
-  if (!pod) return [];
-  return containersOf(pod)
-    .filter((c) => !c.init || c.container.restartPolicy === 'Always')
-    .flatMap((c) =>
-      list(c.container.ports).map((p) => ({
-        name: scalarText(obj(p).name ?? ''),
-        number: scalarText(obj(p).containerPort ?? ''),
-        protocol: scalarText(obj(p).protocol ?? 'TCP'),
-      })),
-    );
 }
 
 export const portNameClosureCheck: PolicyCheck = {
@@ -81,9 +65,6 @@ export const portNameClosureCheck: PolicyCheck = {
     }
     const templates = templatesWithPorts(ctx.repo);
     const select = selectorIndex(templates, (t) => t.labels);
-    // A template is selected by several Services and ports: its serving ports are read once.
-    const serving = new Map<Resource, ReturnType<typeof servingPorts>>();
-    const servingOf = (r: Resource) => serving.get(r) ?? serving.set(r, servingPorts(r)).get(r)!;
     for (const svc of ctx.resources.filter((r) => r.kind === 'Service')) {
       const selector = dig(svc.object, ['spec', 'selector']) as Record<string, string> | undefined;
       if (!selector || Object.keys(selector).length === 0) continue;
@@ -97,7 +78,7 @@ export const portNameClosureCheck: PolicyCheck = {
           // which declare every port they serve (the network-policy checks read them so), are held to it.
           const number = scalarText(port.targetPort ?? port.port);
           const own = pods.filter((t) => t.upstream === undefined);
-          if (own.length === 0 || own.some((t) => servingOf(t.resource).some((p) => p.number === number && p.protocol === protocol))) return;
+          if (own.length === 0 || own.some((t) => t.served.some((p) => p.number === number && p.protocol === protocol))) return;
           ctx.fail(
             { resource: svc, path: ['spec', 'ports', i, port.targetPort === undefined ? 'port' : 'targetPort'] },
             `Service ${svc.name}'s port ${scalarText(port.name ?? port.port)} sends to port ${number} (${protocol}), which no pod it selects declares (${own
@@ -108,7 +89,7 @@ export const portNameClosureCheck: PolicyCheck = {
           );
           return;
         }
-        if (pods.some((t) => servingOf(t.resource).some((p) => p.name === port.targetPort && p.protocol === protocol))) return;
+        if (pods.some((t) => t.served.some((p) => p.name === port.targetPort && p.protocol === protocol))) return;
         ctx.fail(
           { resource: svc, path: ['spec', 'ports', i, 'targetPort'] },
           `Service ${svc.name}'s port ${scalarText(port.name ?? port.port)} sends to targetPort ${port.targetPort} (${protocol}), which no pod it selects declares (${pods

@@ -12,6 +12,7 @@
  * at start, so the setting reaches the nodes on a sync only when the chart
  * rolls the agents (`rollOutCiliumPods`).
  */
+import type { BlockList } from 'node:net';
 import { addressBlock, heldBy } from '../../model/cluster/address-pools.ts';
 import { namedNodes, nodeRoles } from '../../model/repository/node-network.ts';
 import type { Repo } from '../../model/repository/repo.ts';
@@ -81,10 +82,9 @@ function knownNodes(repo: Repo, resources: readonly Resource[]): Map<string, str
 }
 
 /** Why a CIDR peer means nodes, or undefined when nothing says it does. */
-function nodeReason(peer: CidrPeer, nodes: ReadonlyMap<string, string>): string | undefined {
+function nodeReason(peer: CidrPeer, block: BlockList, nodes: ReadonlyMap<string, string>): string | undefined {
   const port = peer.ports.find((p) => NODE_PORTS.has(p));
   if (port) return `port ${port} is ${NODE_PORTS.get(port)}, which only a node serves`;
-  const block = addressBlock([peer.cidr]);
   for (const [address, who] of nodes) if (heldBy(block, address) === 'held') return `${address} is a node (${who})`;
   return undefined;
 }
@@ -115,10 +115,12 @@ export const nodeCidrCheck: PolicyCheck = {
     const toldRollout = new Set<string>();
     for (const policy of ctx.resources.filter((r) => POLICY_KINDS.has(r.kind)))
       for (const peer of cidrPeers(policy)) {
-        const why = nodeReason(peer, nodes);
+        // The peer's addresses, parsed once for every question asked of them.
+        const block = addressBlock([peer.cidr]);
+        const why = nodeReason(peer, block, nodes);
         if (!why) continue;
         const port = peer.ports.find((p) => NODE_PORTS.has(p));
-        if (network && port && ![...nodeRoles(network).keys()].some((address) => heldBy(addressBlock([peer.cidr]), address) === 'held')) {
+        if (network && port && ![...nodeRoles(network).keys()].some((address) => heldBy(block, address) === 'held')) {
           ctx.fail(
             { resource: policy, path: peer.at },
             `${policy.kind} ${policy.name} allows ${peer.cidr} on port ${port}, ${NODE_PORTS.get(port)}, which only a node serves, and no node of the cluster facts' nodeNetwork (${network.subnet}) is in it: the call goes to a node's address, which this rule does not allow`,

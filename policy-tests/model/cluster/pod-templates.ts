@@ -9,7 +9,7 @@ import { upstreamOrigin } from '../argocd/authorship.ts';
 import { dig, list, obj, type Obj } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import { scalarText } from '../core/text.ts';
-import { podSpecPath, WORKLOAD_KINDS } from '../core/workloads.ts';
+import { containersOf, podSpecPath, runsAlongside, WORKLOAD_KINDS } from '../core/workloads.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
 import { namespaceLabels as labelsOf } from './namespaces.ts';
@@ -35,6 +35,8 @@ export interface Template {
   ports: Set<string>;
   /** Container port names to their numbers. */
   named: Map<string, string>;
+  /** The ports of the containers that run alongside (app containers and sidecars), with their protocol: what a Service's endpoints can reach. */
+  served: { name: string; number: string; protocol: string }[];
   /** The Application that applies it. */
   app?: string;
   /** Whether a container has a network probe (httpGet, tcpSocket or grpc), which the kubelet sends from the node. */
@@ -71,11 +73,21 @@ function templatesIn(repo: Repo, resources: readonly Resource[]): Template[] {
         if (typeof name === 'string') ports.add(name);
         if (typeof name === 'string' && containerPort !== undefined) named.set(name, scalarText(containerPort));
       }
+    const served = containersOf({ spec: pod, at: spec })
+      .filter(runsAlongside)
+      .flatMap((c) =>
+        list(c.container.ports).map((p) => ({
+          name: scalarText(obj(p).name ?? ''),
+          number: scalarText(obj(p).containerPort ?? ''),
+          protocol: scalarText(obj(p).protocol ?? 'TCP'),
+        })),
+      );
     out.push({
       namespace: namespaceOrDestination(repo, r) ?? '',
       labels: obj(dig(r.object, [...spec.slice(0, -1), 'metadata', 'labels'])),
       ports,
       named,
+      served,
       app: owningApplication(repo, r)?.name,
       probed,
       upstream: upstreamOrigin(repo, r),

@@ -45,6 +45,12 @@ export function containersOf(pod: PodSpecRef): ContainerRef[] {
   return [...list('initContainers'), ...list('containers')];
 }
 
+/**
+ * Whether a container runs alongside the pod's app containers: an app container, or a native sidecar (an init
+ * container with restartPolicy Always). A one-shot init container has exited before they start.
+ */
+export const runsAlongside = (c: ContainerRef): boolean => !c.init || c.container.restartPolicy === 'Always';
+
 /** Every container of every workload among `resources`, with its pod spec. */
 export function* workloadContainers(resources: readonly Resource[]): Generator<{ resource: Resource; pod: PodSpecRef; c: ContainerRef }> {
   for (const resource of resources) {

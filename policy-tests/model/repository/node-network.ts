@@ -36,8 +36,15 @@ const SHAPE = 'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR
 const family = (ip: string): 'ipv4' | 'ipv6' => (isIPv6(ip) ? 'ipv6' : 'ipv4');
 const isAddress = (v: unknown): v is string => typeof v === 'string' && (isIPv4(v) || isIPv6(v));
 
-/** The subnet as a BlockList, or undefined when it is not a CIDR. */
+const blocks = new Map<string, BlockList | undefined>();
+
+/** The subnet as a BlockList, or undefined when it is not a CIDR; parsed once per subnet, since every address asked about meets it. */
 export function subnetBlock(subnet: string): BlockList | undefined {
+  if (!blocks.has(subnet)) blocks.set(subnet, parseSubnet(subnet));
+  return blocks.get(subnet);
+}
+
+function parseSubnet(subnet: string): BlockList | undefined {
   const [net, prefix] = subnet.split('/');
   const bits = Number(prefix);
   if (!isAddress(net) || prefix === undefined || !Number.isInteger(bits) || bits < 0 || bits > (isIPv6(net) ? 128 : 32)) return undefined;

@@ -14,7 +14,8 @@ import { CONTROLS, levelsFor, podSecurityViolations } from '../../admission/pod-
 import { builtinResourceName, policyCoverage, policyDecisions } from '../../admission/cel/admission-policies.ts';
 import { validateBuiltin } from '../../admission/validation/kinds.ts';
 import { featuresAt } from '../../admission/validation/feature-gates.ts';
-import { labelValue, parseQuantity, portName, qualifiedName } from '../../admission/validation/syntax.ts';
+import { labelValue, portName, qualifiedName } from '../../admission/validation/syntax.ts';
+import { parseQuantity } from '../../model/core/text.ts';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/admission/${name}`, import.meta.url), 'utf8')) as JsonSchemaNode;
 
