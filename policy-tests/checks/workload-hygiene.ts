@@ -6,7 +6,7 @@
 import { dig } from '../model/core/dig.ts';
 import { scalarText } from '../model/core/text.ts';
 import { namespaceOrDestination } from '../model/argocd/argocd.ts';
-import { containersOf, LONG_RUNNING_KINDS, podSpecOf, runsAlongside, workloadContainers, WORKLOAD_KINDS } from '../model/core/workloads.ts';
+import { containersOf, LONG_RUNNING_KINDS, podSpecOf, runsAlongside, surgePods, workloadContainers, WORKLOAD_KINDS } from '../model/core/workloads.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
 import type { DataFile } from '../model/repository/repo.ts';
@@ -196,9 +196,8 @@ export const workloadChecks: PolicyCheck[] = [
             { resource: deployment, path: ['spec', 'replicas'] },
             `Deployment ${deployment.name} runs ${replicas} replicas on claim ${claim}, which one node alone can attach: the pods on other nodes stay ContainerCreating`,
           );
-        const strategy = dig(deployment.object, ['spec', 'strategy', 'type']) ?? 'RollingUpdate';
         const surge = dig(deployment.object, ['spec', 'strategy', 'rollingUpdate', 'maxSurge']) ?? '25%';
-        if (strategy !== 'Recreate' && surge !== 0 && surge !== '0' && surge !== '0%')
+        if (surgePods(deployment, Math.max(replicas, 1)) !== 0)
           ctx.fail(
             { resource: deployment, path: dig(deployment.object, ['spec', 'strategy']) === undefined ? ['spec'] : ['spec', 'strategy'] },
             `Deployment ${deployment.name} mounts claim ${claim}, which one node alone can attach, and rolls out by surging (a rolling update with maxSurge ${scalarText(surge)}): the new pod waits for the volume the old one holds, the old one waits for the new one, and a rollout whose new pod lands on another node never ends`,

@@ -4,7 +4,7 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  * The references are in references.ts, the providers in providers.ts, and
- * the checks with long bodies in crd.ts, services.ts, keys.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts and claims.ts; this is the table.
+ * the checks with long bodies in crd.ts, services.ts, keys.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts, claims.ts and devices.ts; this is the table.
  */
 import { applications, applicationsByName } from '../../model/argocd/argocd.ts';
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
@@ -25,6 +25,7 @@ import { nodeNetworkClosureCheck } from './node-network.ts';
 import { portNameClosureCheck } from './port-names.ts';
 import { roleClosureCheck } from './roles.ts';
 import { volumeClosureCheck } from './claims.ts';
+import { deviceCapacityCheck } from './devices.ts';
 
 /** Cluster-wide names a resource refers to: one shape, one row each. */
 const referenceFamilyChecks: PolicyCheck[] = (
@@ -253,6 +254,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     roleClosureCheck,
     volumeClosureCheck,
     extendedResourceCheck,
+    deviceCapacityCheck,
     namespaceClosureCheck(isClusterScoped),
   ];
 }

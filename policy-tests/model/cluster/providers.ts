@@ -13,6 +13,8 @@ import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
 import { podSpecs, str, type Reference } from './references.ts';
 import type { Path } from '../core/positions.ts';
+import { parseQuantity } from '../core/text.ts';
+import { containersOf, podsAtOnce, podSpecOf, runsAlongside } from '../core/workloads.ts';
 
 /** What Kubernetes creates by itself, whatever the distribution. */
 export const KUBERNETES_PROVIDES: Record<string, readonly string[]> = {
@@ -176,4 +178,102 @@ export function advertisedExtended(repo: Repo, resources: readonly Resource[]): 
   }
   for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === 'ExtendedResource') names.set(e.name, undefined);
   return names;
+}
+
+/**
+ * The annotation by which a device plugin's DaemonSet names the command-line flag that sets how many containers may
+ * share one device (Intel's plugins: shared-dev-num). Unset, or the flag not given, each device goes to one container,
+ * as every device plugin allocates by default.
+ */
+export const SHARES_FLAG = 'gate.homelab-gitops/device-shares-flag';
+
+/** What the nodes offer of one extended resource, cluster-wide: how many containers may hold one of it at once, and why. */
+export interface DeviceCapacity {
+  /** Undefined when the gate cannot read it (a flag's value it cannot know before the pod runs). */
+  units: number | undefined;
+  why: string;
+}
+
+/**
+ * The capacity of every advertised extended resource: the devices the cluster facts say the nodes hold, times the
+ * containers its plugin lets share each one (read from the plugin's own arguments, as Go's flag package reads them:
+ * -name=value, --name=value or -name value, the last one winning).
+ */
+export function deviceCapacity(repo: Repo, resources: readonly Resource[]): Map<string, DeviceCapacity> {
+  const devices = repo.facts?.devices ?? new Map<string, number>();
+  const out = new Map<string, DeviceCapacity>();
+  const held = (name: string) => devices.get(name) ?? 0;
+  const heldText = (name: string) => `${held(name)} device${held(name) === 1 ? '' : 's'} (cluster facts: devices)`;
+  for (const plugin of resources.filter((x) => x.kind === 'DaemonSet')) {
+    const declared = dig(plugin.object, ['metadata', 'annotations', ADVERTISES]);
+    if (typeof declared !== 'string') continue;
+    const shares = pluginShares(plugin);
+    for (const name of declared.split(',').map((n) => n.trim()))
+      if (name)
+        out.set(name, {
+          units: typeof shares.count === 'number' ? held(name) * shares.count : undefined,
+          why: `${heldText(name)} × ${shares.why} (DaemonSet ${plugin.namespace ?? ''}/${plugin.name})`,
+        });
+  }
+  for (const e of repo.facts?.providedOutsideGit ?? [])
+    if (e.kind === 'ExtendedResource' && !out.has(e.name)) out.set(e.name, { units: held(e.name), why: `${heldText(e.name)}, one container each` });
+  return out;
+}
+
+function pluginShares(plugin: Resource): { count: number | undefined; why: string } {
+  const flag = dig(plugin.object, ['metadata', 'annotations', SHARES_FLAG]);
+  if (typeof flag !== 'string' || flag.trim() === '') return { count: 1, why: 'one container each' };
+  const name = flag.trim().replace(/^-+/, '');
+  let value: string | undefined;
+  for (const { spec } of podSpecs(plugin))
+    for (const c of (spec.containers ?? []) as Record<string, unknown>[]) {
+      const argv = [...(Array.isArray(c.command) ? c.command.slice(1) : []), ...(Array.isArray(c.args) ? c.args : [])].map(String);
+      argv.forEach((arg, i) => {
+        const m = /^--?([^=]+)(?:=(.*))?$/.exec(arg);
+        if (m?.[1] === name) value = m[2] ?? argv[i + 1];
+      });
+    }
+  if (value === undefined) return { count: 1, why: `one container each (-${name} not given)` };
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1) return { count: undefined, why: `-${name}=${value}, not a count the gate can read` };
+  return { count, why: `${count} container${count === 1 ? '' : 's'} each (-${name}=${count})` };
+}
+
+/** How much of one extended resource a workload's pods ask for: per pod, and the most pods it keeps at once. */
+export interface DeviceDemand {
+  resource: Resource;
+  name: string;
+  /** Where the first container asks for it. */
+  path: Path;
+  perPod: number;
+  /** Undefined for a DaemonSet (a pod per node it lands on) or an unreadable count. */
+  pods: number | undefined;
+}
+
+/**
+ * Every workload's demand for each extended resource, per pod as the scheduler counts it: the containers that run
+ * together (app containers and native sidecars) add up, and a one-shot init container needs its own amount only
+ * while it runs, before them.
+ */
+export function deviceDemand(resources: readonly Resource[]): DeviceDemand[] {
+  const out: DeviceDemand[] = [];
+  for (const resource of resources) {
+    const pod = podSpecOf(resource);
+    if (pod) {
+      const asked = new Map<string, { together: number; alone: number; path: Path }>();
+      for (const c of containersOf(pod))
+        for (const field of ['requests', 'limits'] as const)
+          for (const [name, raw] of Object.entries((dig(c.container, ['resources', field]) ?? {}) as Record<string, unknown>)) {
+            // A request and its limit are one claim; an extended resource's request defaults to its limit.
+            if (!isExtended(name) || (field === 'limits' && dig(c.container, ['resources', 'requests', name]) !== undefined)) continue;
+            const amount = parseQuantity(raw) ?? 0;
+            const entry = asked.get(name) ?? { together: 0, alone: 0, path: [...c.at, 'resources', field, name] };
+            if (runsAlongside(c)) entry.together += amount;
+            else entry.alone = Math.max(entry.alone, amount);
+            asked.set(name, entry);
+          }
+      for (const [name, { together, alone, path }] of asked) out.push({ resource, name, path, perPod: Math.max(together, alone), pods: podsAtOnce(resource) });
+    }
+  }
+  return out;
 }

@@ -94,3 +94,42 @@ export function toleratesControlPlane(tolerations: unknown): boolean {
     return keyMatches && effectMatches && valueMatches;
   });
 }
+
+/**
+ * The most pods a workload keeps at once: its replicas, and during a Deployment's rolling update its surge on top
+ * (maxSurge, 25 % by default, a percentage rounded up, as the controller counts it); a Job's parallelism. Undefined
+ * for a DaemonSet (one pod per node it lands on) and for a count that is not a plain number.
+ */
+export function podsAtOnce(resource: Pick<Resource, 'kind' | 'object'>): number | undefined {
+  const count = (path: string[], otherwise: number): number | undefined => {
+    const v = dig(resource.object, path) ?? otherwise;
+    return Number.isInteger(v) && (v as number) >= 0 ? (v as number) : undefined;
+  };
+  switch (resource.kind) {
+    case 'Pod':
+      return 1;
+    case 'Job':
+      return count(['spec', 'parallelism'], 1);
+    case 'CronJob':
+      return count(['spec', 'jobTemplate', 'spec', 'parallelism'], 1);
+    case 'StatefulSet':
+    case 'ReplicaSet':
+      return count(['spec', 'replicas'], 1);
+    case 'Deployment': {
+      const replicas = count(['spec', 'replicas'], 1);
+      const surge = replicas === undefined ? undefined : surgePods(resource, replicas);
+      return replicas === undefined || surge === undefined ? undefined : replicas + surge;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The pods a Deployment's rolling update adds above its replicas (none with Recreate); undefined when unreadable. */
+export function surgePods(deployment: Pick<Resource, 'object'>, replicas: number): number | undefined {
+  if (dig(deployment.object, ['spec', 'strategy', 'type']) === 'Recreate') return 0;
+  const surge = dig(deployment.object, ['spec', 'strategy', 'rollingUpdate', 'maxSurge']) ?? '25%';
+  if (Number.isInteger(surge) && (surge as number) >= 0) return surge as number;
+  const percent = typeof surge === 'string' ? /^(\d+)%$/.exec(surge) : null;
+  return percent ? Math.ceil((replicas * Number(percent[1])) / 100) : undefined;
+}

@@ -33,6 +33,8 @@ export interface ClusterFacts {
   remoteBases: string[];
   /** The nodes' segment, gateway, VIP and addresses (model/repository/node-network.ts); undefined when the fact is missing or malformed. */
   nodeNetwork?: NodeNetwork;
+  /** How many devices of each extended resource the nodes hold, cluster-wide (a GPU for gpu.intel.com/i915). */
+  devices: ReadonlyMap<string, number>;
 }
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
@@ -121,6 +123,7 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
     cni: cniOf(data.cni, problems),
     remoteBases: remoteBases(data.remoteBases, problems),
     ...(nodes.network ? { nodeNetwork: nodes.network } : {}),
+    devices: devicesOf(data.devices, problems),
   };
   return { facts, problems };
 });
@@ -173,6 +176,31 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
         ...(str('namespace') ? { namespace: str('namespace') } : {}),
         ...(e.labels !== undefined ? { labels: e.labels as Record<string, string> } : {}),
       });
+  });
+  return out;
+}
+
+/**
+ * The `devices` fact: a YAML list of {resource, count, reason}, the devices the nodes hold for a device plugin to
+ * advertise (hardware no file here can show). Absent, the cluster holds none.
+ */
+function devicesOf(raw: unknown, problems: FactsProblem[]): Map<string, number> {
+  const out = new Map<string, number>();
+  const list = yamlFact('devices', raw, problems);
+  if (list === null) return out;
+  const shape =
+    'cluster fact "devices" must be a YAML list of {resource, count, reason}: each extended resource, how many devices the nodes hold, and what they are';
+  if (!Array.isArray(list)) {
+    problems.push({ key: 'devices', message: shape });
+    return out;
+  }
+  list.forEach((e: Record<string, unknown>, i) => {
+    const { resource, count, reason } = e ?? {};
+    if (typeof resource !== 'string' || !Number.isInteger(count) || (count as number) < 1 || typeof reason !== 'string' || reason.trim() === '')
+      problems.push({ key: 'devices', message: `devices entry ${i + 1}: ${shape.slice(shape.indexOf('must'))}, count a positive integer` });
+    else if (out.has(resource))
+      problems.push({ key: 'devices', message: `devices entry ${i + 1} names ${resource} again: give each resource once, with its total` });
+    else out.set(resource, count as number);
   });
   return out;
 }

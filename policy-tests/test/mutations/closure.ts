@@ -261,6 +261,18 @@ export const closureMutations: Mutation[] = [
     at: inFile('apps/media/plex/deployment.yaml', 'gpu.intel.com/i915'),
   },
   {
+    check: 'closure-device-capacity',
+    why: "the GPU plugin gives the lab's one GPU to one container again: Plex and the Tdarr node both ask for it, and one of them stays Pending",
+    mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', '          args: ["-shared-dev-num=2"]\n', ''),
+    at: inFile('apps/media/plex/deployment.yaml', 'gpu.intel.com/i915'),
+  },
+  {
+    check: 'closure-device-capacity',
+    why: 'the sharing flag is given as two words, the way Go reads it too, and says one container',
+    mutate: swap('apps/platform/intel-gpu-plugin/daemonset.yaml', 'args: ["-shared-dev-num=2"]', 'args: ["--shared-dev-num", "1"]'),
+    at: inFile('apps/media/tdarr/deployment.yaml', 'gpu.intel.com/i915'),
+  },
+  {
     check: 'closure-extended-resource',
     why: "the Tdarr node, running as user 1000, is not in the group that owns the GPU's device files",
     mutate: (c) =>
