@@ -6,7 +6,16 @@
 import { dig } from '../model/core/dig.ts';
 import { scalarText } from '../model/core/text.ts';
 import { namespaceOrDestination } from '../model/argocd/argocd.ts';
-import { containersOf, LONG_RUNNING_KINDS, podSpecOf, runsAlongside, surgePods, workloadContainers, WORKLOAD_KINDS } from '../model/core/workloads.ts';
+import {
+  containersOf,
+  LONG_RUNNING_KINDS,
+  podSpecOf,
+  imageParts,
+  runsAlongside,
+  surgePods,
+  workloadContainers,
+  WORKLOAD_KINDS,
+} from '../model/core/workloads.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
 import type { DataFile } from '../model/repository/repo.ts';
@@ -17,13 +26,6 @@ import { secretEntries } from '../model/core/secrets.ts';
 const HTTP_PORT_NAME = /^(?:http|https)(?:-.*)?$/;
 
 /** Splits an image reference into its tag and digest; the tag belongs to the last path segment only. */
-export function imageParts(image: string): { tag?: string; digest?: string } {
-  const [nameAndTag, digest] = image.split('@', 2) as [string, string | undefined];
-  const lastSegment = nameAndTag.slice(nameAndTag.lastIndexOf('/') + 1);
-  const colon = lastSegment.indexOf(':');
-  return { tag: colon === -1 ? undefined : lastSegment.slice(colon + 1), digest };
-}
-
 const workloadKinds = [...WORKLOAD_KINDS];
 
 /** Names a values key carries a credential under. */

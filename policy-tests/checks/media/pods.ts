@@ -1,9 +1,10 @@
 /**
- * The media apps' pods: the VPN sidecar's network, who is exposed and how, one TV manager per library, and an exporter beside each app its alerts read.
+ * The media apps' pods: the VPN sidecar's network, who is exposed and how, one TV manager per library, an exporter beside each app its alerts read, and images that must start as root started so.
  */
 import type { Resource } from '../../model/core/manifest.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
-import { containersOf, podSpecOf } from '../../model/core/workloads.ts';
+import { dig } from '../../model/core/dig.ts';
+import { capabilitiesOf, containersOf, imageParts, podSpecOf, workloadContainers } from '../../model/core/workloads.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -184,6 +185,41 @@ export const mediaPodChecks: PolicyCheck[] = [
             );
           if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === `exportarr-${name}`))
             ctx.fail({ resource: w, path: [...exporter.at, 'name'] }, `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
+        }
+      });
+    },
+  },
+  {
+    id: 'media-image-start',
+    description:
+      'A media container whose image must start as root (imageStart in apps/media/facts/media.yaml: an s6 init that edits /etc/passwd, chowns its folders and drops to PUID/PGID through s6-setuidgid) starts as root, with the capabilities its init uses; as any other user, or without them, the init fails and the app never starts, while the API server accepts it (invariants P1).',
+    invariants: ['P1'],
+    remediation:
+      'leave runAsUser unset (or 0) and runAsNonRoot unset for that container, add the capabilities imageStart lists, set PUID and PGID for the user the app runs as, and exempt the workload from workload-privilege with why',
+    reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'Pod'], files: ['apps/media/facts/media.yaml'] },
+    exemptible: false,
+    run(ctx) {
+      withFacts(ctx, ({ imageStart = [] }) => {
+        const rootStart = new Map(imageStart.map((e) => [e.image, e]));
+        for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
+          if (!MEDIA_NAMESPACES.has(resource.namespace ?? '')) continue;
+          const image = scalarText(c.container.image ?? '');
+          const entry = rootStart.get(imageParts(image).name);
+          if (!entry) continue;
+          const setting = (key: string) => dig(c.container, ['securityContext', key]) ?? dig(pod.spec, ['securityContext', key]);
+          const user = setting('runAsUser');
+          const where = { resource, path: [...c.at, dig(c.container, ['securityContext']) ? 'securityContext' : 'name'] };
+          if ((user !== undefined && user !== 0) || setting('runAsNonRoot') === true)
+            ctx.fail(
+              where,
+              `container ${c.name} runs ${image} ${user !== undefined && user !== 0 ? `as user ${scalarText(user)}` : 'with runAsNonRoot'}, but its init must start as root (${entry.source}): it fails, and the app never starts`,
+            );
+          const missing = entry.capabilities.filter((cap) => !capabilitiesOf(c.container).has(cap));
+          if (missing.length > 0)
+            ctx.fail(
+              where,
+              `container ${c.name} runs ${image} without ${missing.join(', ')}, which its init uses as root (${entry.source}): the init fails, and the app never starts`,
+            );
         }
       });
     },

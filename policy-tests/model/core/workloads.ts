@@ -133,3 +133,43 @@ export function surgePods(deployment: Pick<Resource, 'object'>, replicas: number
   const percent = typeof surge === 'string' ? /^(\d+)%$/.exec(surge) : null;
   return percent ? Math.ceil((replicas * Number(percent[1])) / 100) : undefined;
 }
+
+/** An image reference's parts: the repository it names (registry and path), its tag and its digest. */
+export function imageParts(image: string): { name: string; tag?: string; digest?: string } {
+  const [nameAndTag, digest] = image.split('@', 2) as [string, string | undefined];
+  const slash = nameAndTag.lastIndexOf('/');
+  // A colon after the last slash opens the tag; one before it is a registry's port.
+  const colon = nameAndTag.indexOf(':', slash + 1);
+  return { name: colon === -1 ? nameAndTag : nameAndTag.slice(0, colon), tag: colon === -1 ? undefined : nameAndTag.slice(colon + 1), digest };
+}
+
+/** The capabilities the runtime gives a container by default (containerd's and CRI-O's set, as Docker's). */
+const RUNTIME_DEFAULT_CAPABILITIES = [
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'NET_RAW',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+];
+
+/** The capabilities a container starts with: the runtime's defaults less what it drops (ALL drops every one), plus what it adds. */
+export function capabilitiesOf(container: Record<string, unknown>): Set<string> {
+  const name = (raw: unknown) => scalarText(raw).toUpperCase().replace(/^CAP_/, '');
+  const list = (field: 'add' | 'drop') => {
+    const v = dig(container, ['securityContext', 'capabilities', field]);
+    return Array.isArray(v) ? v.map(name) : [];
+  };
+  const drop = new Set(list('drop'));
+  const held = new Set(drop.has('ALL') ? [] : RUNTIME_DEFAULT_CAPABILITIES.filter((c) => !drop.has(c)));
+  for (const c of list('add')) held.add(c);
+  return held;
+}

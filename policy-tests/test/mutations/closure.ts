@@ -274,18 +274,9 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-extended-resource',
-    why: "the Tdarr node, running as user 1000, is not in the group that owns the GPU's device files",
-    mutate: (c) =>
-      c.write(
-        'apps/media/tdarr/deployment.yaml',
-        c.read('apps/media/tdarr/deployment.yaml').replace(/ {8}# The GPU's device nodes[^\n]*\n[^\n]*\n {8}supplementalGroups: \[44\]\n/, ''),
-      ),
-    // The node's pod securityContext: the first after its template's labels.
-    at: (c) => {
-      const lines = c.read('apps/media/tdarr/deployment.yaml').split('\n');
-      const node = lines.findIndex((l) => l.trim() === 'app.kubernetes.io/name: tdarr-node');
-      return { file: 'apps/media/tdarr/deployment.yaml', line: node + 2 + lines.slice(node + 1).findIndex((l) => l.trim() === 'securityContext:') };
-    },
+    why: "Plex, running as user 1000, is not in the group that owns the GPU's device files",
+    mutate: swap('apps/media/plex/deployment.yaml', /( {8}# The GPU's device nodes[^\n]*\n[^\n]*\n) {8}supplementalGroups: \[44\]\n/, ''),
+    at: inFile('apps/media/plex/deployment.yaml', '      securityContext:'),
   },
   {
     check: 'closure-secret-key',
