@@ -10,11 +10,12 @@ import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from
 import { scalarText } from '../../model/core/text.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
 
-/** A release of gluetun, from its image tag (`v3.40.4`), as [major, minor, patch]. */
-function gluetunVersion(image: string): [number, number, number] | undefined {
-  const m = /:v?(\d+)\.(\d+)\.(\d+)(?:@|$)/.exec(image);
+/** A release, from an image tag or a version (`v3.40.4`, `2.4.6`), as [major, minor, patch]. */
+function semver(text: string): [number, number, number] | undefined {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)$/.exec(text);
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
 }
+const gluetunVersion = (image: string) => semver(imageParts(image).tag ?? '');
 const before = (v: readonly number[], w: readonly number[]) => v[0]! - w[0]! || v[1]! - w[1]! || v[2]! - w[2]!;
 
 /**
@@ -204,8 +205,21 @@ export const mediaPodChecks: PolicyCheck[] = [
         for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
           if (!MEDIA_NAMESPACES.has(resource.namespace ?? '')) continue;
           const image = scalarText(c.container.image ?? '');
-          const entry = rootStart.get(imageParts(image).name);
+          const { name, tag } = imageParts(image);
+          const entry = rootStart.get(name);
           if (!entry) continue;
+          if (entry.before !== undefined) {
+            // Only releases before `before` need root; a tag that names no release cannot be placed.
+            const [release, bound] = [semver(tag ?? ''), semver(entry.before)];
+            if (!release || !bound) {
+              ctx.notJudged(
+                { resource, path: [...c.at, 'image'] },
+                `${image} names no release, so whether it must start as root (before ${entry.before}) is not known`,
+              );
+              continue;
+            }
+            if (before(release, bound) >= 0) continue;
+          }
           const setting = (key: string) => dig(c.container, ['securityContext', key]) ?? dig(pod.spec, ['securityContext', key]);
           const user = setting('runAsUser');
           const where = { resource, path: [...c.at, dig(c.container, ['securityContext']) ? 'securityContext' : 'name'] };

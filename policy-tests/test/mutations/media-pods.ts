@@ -4,6 +4,7 @@ import type { Mutation } from '../support/mutation-runner.ts';
 import { SONARR, GLUETUN, swap, after } from './edits.ts';
 
 const TDARR = 'apps/media/tdarr/deployment.yaml';
+const CLEANUPARR = 'apps/media/cleanuparr/deployment.yaml';
 
 export const mediaPodsMutations: Mutation[] = [
   {
@@ -144,5 +145,21 @@ export const mediaPodsMutations: Mutation[] = [
       swap(TDARR, '"SETGID", "SETUID", "KILL"]', '"SETGID", "SETUID"]')(c);
     },
     at: after(TDARR, '        - name: tdarr', '          securityContext:'),
+  },
+  {
+    check: 'media-image-start',
+    why: 'Cleanuparr 2.4.6 started as user 1000 again: its entrypoint runs groupadd under set -e and exits before the app starts',
+    mutate: (c) =>
+      c.write(
+        CLEANUPARR,
+        c
+          .read(CLEANUPARR)
+          .replace(/  annotations:\n(    [^\n]*\n)+(?=spec:)/, '')
+          .replace(
+            '      securityContext:\n        fsGroup: 1000\n',
+            '      securityContext:\n        runAsNonRoot: true\n        runAsUser: 1000\n        runAsGroup: 1000\n        fsGroup: 1000\n',
+          ),
+      ),
+    at: after(CLEANUPARR, '        - name: cleanuparr', '          securityContext:'),
   },
 ];
