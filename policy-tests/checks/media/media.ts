@@ -28,8 +28,6 @@ interface MediaFacts {
   };
   folders: string[];
   libraries: Record<string, string>;
-  /** Images that must start as root, with the capabilities their init uses (read from each image's build). */
-  imageStart?: { image: string; as: 'root'; before?: string; capabilities: string[]; source: string }[];
 }
 
 interface Mount {

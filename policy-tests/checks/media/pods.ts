@@ -1,22 +1,14 @@
 /**
- * The media apps' pods: the VPN sidecar's network, who is exposed and how, one TV manager per library, an exporter beside each app its alerts read, and images that must start as root started so.
+ * The media apps' pods: the VPN sidecar's network, who is exposed and how, one TV manager per library, and an exporter beside each app its alerts read.
  */
 import type { Resource } from '../../model/core/manifest.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
-import { dig } from '../../model/core/dig.ts';
-import { capabilitiesOf, containersOf, imageParts, podSpecOf, workloadContainers } from '../../model/core/workloads.ts';
+import { gt, lt } from 'semver';
+import { containersOf, imageRelease, podSpecOf } from '../../model/core/workloads.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
-
-/** A release, from an image tag or a version (`v3.40.4`, `2.4.6`), as [major, minor, patch]. */
-function semver(text: string): [number, number, number] | undefined {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
-}
-const gluetunVersion = (image: string) => semver(imageParts(image).tag ?? '');
-const before = (v: readonly number[], w: readonly number[]) => v[0]! - w[0]! || v[1]! - w[1]! || v[2]! - w[2]!;
 
 /**
  * What a gluetun release does with DNS_KEEP_NAMESERVER=on, read in its source at each tag (internal/dns/run.go,
@@ -26,13 +18,12 @@ const before = (v: readonly number[], w: readonly number[]) => v[0]! - w[0]! || 
  * gluetun's own resolver answers every name of the pod. A problem, null when the tag names no version, or undefined when it is kept.
  */
 function keepNameserverHonoured(image: string, env: readonly { name: string; value?: string }[]): string | null | undefined {
-  const v = gluetunVersion(image);
-  if (!v) return null;
-  const tag = v.join('.');
-  if (before(v, [3, 41, 1]) > 0)
+  const tag = imageRelease(image);
+  if (!tag) return null;
+  if (gt(tag, '3.41.1'))
     return `gluetun ${tag} has no DNS_KEEP_NAMESERVER (removed after 3.41.1): its own resolver answers every name of the pod, and the in-cluster names the indexer manager syncs to stop resolving`;
   const dot = env.find((e) => e.name === 'DOT')?.value;
-  if (before(v, [3, 40, 2]) < 0 && dot !== 'off')
+  if (lt(tag, '3.40.2') && dot !== 'off')
     return `gluetun ${tag} with DNS_KEEP_NAMESERVER=on and DNS over TLS on (DOT, on unless off) never reports its DNS loop running, and its VPN loop waits for it once the tunnel is up: the loop hangs there, with no public IP and no restart when the tunnel fails (fixed in 3.40.2)`;
   return undefined;
 }
@@ -186,54 +177,6 @@ export const mediaPodChecks: PolicyCheck[] = [
             );
           if (!ctx.repo.resources.some((r) => r.kind === 'ServiceMonitor' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === `exportarr-${name}`))
             ctx.fail({ resource: w, path: [...exporter.at, 'name'] }, `no ServiceMonitor exportarr-${name} scrapes ${name}'s exporter`);
-        }
-      });
-    },
-  },
-  {
-    id: 'media-image-start',
-    description:
-      'A media container whose image must start as root (imageStart in apps/media/facts/media.yaml: an s6 init that edits /etc/passwd, chowns its folders and drops to PUID/PGID through s6-setuidgid) starts as root, with the capabilities its init uses; as any other user, or without them, the init fails and the app never starts, while the API server accepts it (invariants P1).',
-    invariants: ['P1'],
-    remediation:
-      'leave runAsUser unset (or 0) and runAsNonRoot unset for that container, add the capabilities imageStart lists, set PUID and PGID for the user the app runs as, and exempt the workload from workload-privilege with why',
-    reads: { kinds: ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'Pod'], files: ['apps/media/facts/media.yaml'] },
-    exemptible: false,
-    run(ctx) {
-      withFacts(ctx, ({ imageStart = [] }) => {
-        const rootStart = new Map(imageStart.map((e) => [e.image, e]));
-        for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
-          if (!MEDIA_NAMESPACES.has(resource.namespace ?? '')) continue;
-          const image = scalarText(c.container.image ?? '');
-          const { name, tag } = imageParts(image);
-          const entry = rootStart.get(name);
-          if (!entry) continue;
-          if (entry.before !== undefined) {
-            // Only releases before `before` need root; a tag that names no release cannot be placed.
-            const [release, bound] = [semver(tag ?? ''), semver(entry.before)];
-            if (!release || !bound) {
-              ctx.notJudged(
-                { resource, path: [...c.at, 'image'] },
-                `${image} names no release, so whether it must start as root (before ${entry.before}) is not known`,
-              );
-              continue;
-            }
-            if (before(release, bound) >= 0) continue;
-          }
-          const setting = (key: string) => dig(c.container, ['securityContext', key]) ?? dig(pod.spec, ['securityContext', key]);
-          const user = setting('runAsUser');
-          const where = { resource, path: [...c.at, dig(c.container, ['securityContext']) ? 'securityContext' : 'name'] };
-          if ((user !== undefined && user !== 0) || setting('runAsNonRoot') === true)
-            ctx.fail(
-              where,
-              `container ${c.name} runs ${image} ${user !== undefined && user !== 0 ? `as user ${scalarText(user)}` : 'with runAsNonRoot'}, but its init must start as root (${entry.source}): it fails, and the app never starts`,
-            );
-          const missing = entry.capabilities.filter((cap) => !capabilitiesOf(c.container).has(cap));
-          if (missing.length > 0)
-            ctx.fail(
-              where,
-              `container ${c.name} runs ${image} without ${missing.join(', ')}, which its init uses as root (${entry.source}): the init fails, and the app never starts`,
-            );
         }
       });
     },

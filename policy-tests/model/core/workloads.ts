@@ -2,6 +2,7 @@
 import { dig } from './dig.ts';
 import type { Resource } from './manifest.ts';
 import type { PathSegment } from './positions.ts';
+import { clean } from 'semver';
 import { scalarText } from './text.ts';
 
 export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'CronJob', 'Job', 'Pod'] as const;
@@ -142,6 +143,9 @@ export function imageParts(image: string): { name: string; tag?: string; digest?
   const colon = nameAndTag.indexOf(':', slash + 1);
   return { name: colon === -1 ? nameAndTag : nameAndTag.slice(0, colon), tag: colon === -1 ? undefined : nameAndTag.slice(colon + 1), digest };
 }
+
+/** The release an image's tag names (`v3.40.4` is 3.40.4), or undefined when it names none (`latest`, a build id). */
+export const imageRelease = (image: string): string | undefined => clean(imageParts(image).tag ?? '') ?? undefined;
 
 /** The capabilities the runtime gives a container by default (containerd's and CRI-O's set, as Docker's). */
 const RUNTIME_DEFAULT_CAPABILITIES = [

@@ -1,10 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/media/pods.ts: each fails exactly its check, at its line. */
 import { type RepoCopy } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { SONARR, GLUETUN, swap, after } from './edits.ts';
-
-const TDARR = 'apps/media/tdarr/deployment.yaml';
-const CLEANUPARR = 'apps/media/cleanuparr/deployment.yaml';
+import { SONARR, GLUETUN } from './edits.ts';
 
 export const mediaPodsMutations: Mutation[] = [
   {
@@ -118,48 +115,5 @@ export const mediaPodsMutations: Mutation[] = [
       );
     },
     at: '      volumes:',
-  },
-  {
-    check: 'media-image-start',
-    why: 'the Tdarr node back as it was: started as user 1000 with every capability dropped, so its s6 init cannot chown or drop to PUID, and s6-setuidgid fails before the node ever runs',
-    mutate: (c) => {
-      const text = c.read(TDARR);
-      const node = text.indexOf('  name: tdarr-node\n');
-      const tail = text
-        .slice(node)
-        .replace(/  annotations:\n(    [^\n]*\n)+(?=spec:)/, '')
-        .replace(
-          /      # Root at the start[^]*?      securityContext:\n        fsGroup: 1000\n/,
-          '      securityContext:\n        runAsNonRoot: true\n        runAsUser: 1000\n        runAsGroup: 1000\n        fsGroup: 1000\n        supplementalGroups: [44]\n',
-        )
-        .replace('              add: ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID", "KILL"]\n', '');
-      c.write(TDARR, text.slice(0, node) + tail);
-    },
-    at: after(TDARR, 'name: tdarr-node', '          securityContext:'),
-  },
-  {
-    check: 'media-image-start',
-    why: 'KILL trimmed from the server as unneeded, and from the privileges it names: s6 can no longer signal the app it supervises once that runs as PUID',
-    mutate: (c) => {
-      swap(TDARR, 'cap:SETUID, cap:KILL"', 'cap:SETUID"')(c);
-      swap(TDARR, '"SETGID", "SETUID", "KILL"]', '"SETGID", "SETUID"]')(c);
-    },
-    at: after(TDARR, '        - name: tdarr', '          securityContext:'),
-  },
-  {
-    check: 'media-image-start',
-    why: 'Cleanuparr 2.4.6 started as user 1000 again: its entrypoint runs groupadd under set -e and exits before the app starts',
-    mutate: (c) =>
-      c.write(
-        CLEANUPARR,
-        c
-          .read(CLEANUPARR)
-          .replace(/  annotations:\n(    [^\n]*\n)+(?=spec:)/, '')
-          .replace(
-            '      securityContext:\n        fsGroup: 1000\n',
-            '      securityContext:\n        runAsNonRoot: true\n        runAsUser: 1000\n        runAsGroup: 1000\n        fsGroup: 1000\n',
-          ),
-      ),
-    at: after(CLEANUPARR, '        - name: cleanuparr', '          securityContext:'),
   },
 ];

@@ -1,0 +1,88 @@
+/**
+ * workload-image-needs: a container runs its image the way the image is built
+ * to run. What an image needs is read from its build and kept as facts beside
+ * the workloads that run it (model/repository/image-facts.ts); the API server
+ * never sees it, and a pod that ignores it is accepted and fails at start.
+ */
+import { lt } from 'semver';
+import type { PolicyCheck } from '../model/checks/kit.ts';
+import { dig } from '../model/core/dig.ts';
+import { argoGlobMatch } from '../model/core/glob.ts';
+import { scalarText } from '../model/core/text.ts';
+import { capabilitiesOf, imageRelease, WORKLOAD_KINDS, workloadContainers, type ContainerRef, type PodSpecRef } from '../model/core/workloads.ts';
+import { IMAGE_FACTS_GLOB, imageKey, imageNeeds } from '../model/repository/image-facts.ts';
+
+/** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
+const TEMP_DIRS = ['/tmp', '/var/tmp', '/usr/tmp'];
+/** Volume sources a container can write through. */
+const WRITABLE_SOURCES = ['emptyDir', 'persistentVolumeClaim', 'ephemeral', 'hostPath', 'nfs'];
+
+/** The paths a container may write a temporary file under when its root filesystem is read-only: writable volumes mounted where tempfile looks. */
+function hasTempDir(pod: PodSpecRef, c: ContainerRef): boolean {
+  const env = (Array.isArray(c.container.env) ? c.container.env : []) as { name?: string; value?: unknown }[];
+  const candidates = new Set([
+    ...['TMPDIR', 'TEMP', 'TMP'].map((n) => env.find((e) => e.name === n)?.value).filter((v): v is string => typeof v === 'string'),
+    ...TEMP_DIRS,
+  ]);
+  const volumes = new Map(((pod.spec.volumes ?? []) as Record<string, unknown>[]).map((v) => [v.name, v]));
+  return ((c.container.volumeMounts ?? []) as { name?: string; mountPath?: string; readOnly?: boolean }[]).some((m) => {
+    const volume = volumes.get(m.name);
+    return (
+      m.readOnly !== true &&
+      candidates.has((m.mountPath ?? '').replace(/\/+$/, '')) &&
+      volume !== undefined &&
+      WRITABLE_SOURCES.some((k) => volume[k] !== undefined)
+    );
+  });
+}
+
+export const imageNeedsCheck: PolicyCheck = {
+  id: 'workload-image-needs',
+  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only. Otherwise the container fails at start, and the API server accepts it (invariants P1).`,
+  invariants: ['P1'],
+  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; or correct the facts in ${IMAGE_FACTS_GLOB}`,
+  reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const { needs, problems } = imageNeeds(ctx.repo, (file) => argoGlobMatch(IMAGE_FACTS_GLOB, file));
+    for (const p of problems) ctx.fail({ file: p.file }, p.message);
+    for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
+      const image = scalarText(c.container.image ?? '');
+      const need = needs.get(imageKey(image));
+      if (!need) continue;
+      const sc = dig(c.container, ['securityContext']);
+      const where = { resource, path: [...c.at, sc ? 'securityContext' : 'name'] };
+      if (need.tempDir && dig(sc, ['readOnlyRootFilesystem']) === true && !hasTempDir(pod, c))
+        ctx.fail(
+          where,
+          `container ${c.name} runs ${image} on a read-only root filesystem with no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp, but the image writes a temporary file at start (${need.source}): it stops there`,
+        );
+      if (!need.root) continue;
+      if (need.root.before !== undefined) {
+        // Only releases before `before` need root; a tag that names no release cannot be placed.
+        const release = imageRelease(image);
+        if (!release) {
+          ctx.notJudged(
+            { resource, path: [...c.at, 'image'] },
+            `${image} names no release, so whether it must start as root (before ${need.root.before}) is not known`,
+          );
+          continue;
+        }
+        if (!lt(release, need.root.before)) continue;
+      }
+      const setting = (key: string) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]);
+      const user = setting('runAsUser');
+      if ((user !== undefined && user !== 0) || setting('runAsNonRoot') === true)
+        ctx.fail(
+          where,
+          `container ${c.name} runs ${image} ${user !== undefined && user !== 0 ? `as user ${scalarText(user)}` : 'with runAsNonRoot'}, but its init must start as root (${need.source}): it fails, and the app never starts`,
+        );
+      const missing = need.root.capabilities.filter((cap) => !capabilitiesOf(c.container).has(cap));
+      if (missing.length > 0)
+        ctx.fail(
+          where,
+          `container ${c.name} runs ${image} without ${missing.join(', ')}, which its init uses as root (${need.source}): the init fails, and the app never starts`,
+        );
+    }
+  },
+};

@@ -1,0 +1,70 @@
+/**
+ * What an image needs of the pod that runs it, read from the image's own build
+ * (its Dockerfile, entrypoint and init scripts) and kept as facts beside the
+ * workloads that run it, in `<area>/facts/images.yaml`. The API server knows
+ * nothing of an image: a pod that starts an s6 init as user 1000, or a Python
+ * server on a read-only root with nowhere to put a temporary file, is
+ * accepted, and the container fails at its first step.
+ */
+import { imageParts } from '../core/workloads.ts';
+import type { Repo } from './repo.ts';
+
+/** Where image facts live: one file per area, beside the workloads that run the images (never applied: `*\/facts/*`). */
+export const IMAGE_FACTS_GLOB = '*/facts/images.yaml';
+
+export interface ImageNeeds {
+  /** The image's repository, registry included, without tag or digest. */
+  image: string;
+  file: string;
+  /** Its init must start as root, with these capabilities, and drops to PUID/PGID itself; `before`: up to that release only. */
+  root?: { capabilities: string[]; before?: string };
+  /** It writes a temporary directory (Python's tempfile: $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp) and fails without one. */
+  tempDir?: boolean;
+  /** Where in the image's build that is read. */
+  source: string;
+}
+
+/** An image reference as the registry resolves it: Docker Hub's implicit host and library/ namespace dropped. */
+export const imageKey = (image: string): string =>
+  imageParts(image)
+    .name.replace(/^(docker\.io|index\.docker\.io|registry-1\.docker\.io)\//, '')
+    .replace(/^library\//, '');
+
+/** Every image fact of the repository, by image, and every entry that cannot be read, with its file. */
+export function imageNeeds(
+  repo: Pick<Repo, 'dataFiles'>,
+  isFactsFile: (file: string) => boolean,
+): { needs: Map<string, ImageNeeds>; problems: { file: string; message: string }[] } {
+  const needs = new Map<string, ImageNeeds>();
+  const problems: { file: string; message: string }[] = [];
+  for (const data of repo.dataFiles.values()) {
+    if (!isFactsFile(data.file)) continue;
+    const list = (data.data as { images?: unknown } | null)?.images;
+    if (!Array.isArray(list)) {
+      problems.push({ file: data.file, message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, source}` });
+      continue;
+    }
+    list.forEach((raw: Record<string, unknown>, i) => {
+      const entry = `${data.file} entry ${i + 1}`;
+      const { image, startsAs, capabilities, before, tempDir, source } = raw ?? {};
+      if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
+        return problems.push({ file: data.file, message: `${entry} needs an image and the source in its build that says what it needs` });
+      if (startsAs !== undefined && startsAs !== 'root') return problems.push({ file: data.file, message: `${entry}: startsAs can only be root` });
+      if (startsAs === 'root' && !(Array.isArray(capabilities) && capabilities.every((c) => typeof c === 'string')))
+        return problems.push({ file: data.file, message: `${entry}: an image that starts as root lists the capabilities its init uses` });
+      if (before !== undefined && (typeof before !== 'string' || !/^\d+\.\d+\.\d+$/.test(before)))
+        return problems.push({ file: data.file, message: `${entry}: before must be a release (x.y.z)` });
+      if (tempDir !== undefined && typeof tempDir !== 'boolean') return problems.push({ file: data.file, message: `${entry}: tempDir is true or false` });
+      const key = imageKey(image);
+      if (needs.has(key)) return problems.push({ file: data.file, message: `${entry} names ${key} again (first in ${needs.get(key)!.file})` });
+      needs.set(key, {
+        image: key,
+        file: data.file,
+        source,
+        ...(startsAs === 'root' ? { root: { capabilities: capabilities as string[], ...(typeof before === 'string' ? { before } : {}) } } : {}),
+        ...(tempDir === true ? { tempDir: true } : {}),
+      });
+    });
+  }
+  return { needs, problems };
+}
