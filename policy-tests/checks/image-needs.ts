@@ -38,9 +38,9 @@ function hasTempDir(pod: PodSpecRef, c: ContainerRef): boolean {
 
 export const imageNeedsCheck: PolicyCheck = {
   id: 'workload-image-needs',
-  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only. Otherwise the container fails at start, and the API server accepts it (invariants P1).`,
+  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only; an HTTP probe asks a path the image answers without a login (the kubelet never logs in). Otherwise the container fails at start, and the API server accepts it (invariants P1).`,
   invariants: ['P1'],
-  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; or correct the facts in ${IMAGE_FACTS_GLOB}`,
+  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; probe a path the facts list as open; or correct the facts in ${IMAGE_FACTS_GLOB}`,
   reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
@@ -57,6 +57,17 @@ export const imageNeedsCheck: PolicyCheck = {
           where,
           `container ${c.name} runs ${image} on a read-only root filesystem with no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp, but the image writes a temporary file at start (${need.source}): it stops there`,
         );
+      if (need.openPaths)
+        for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+          const path = dig(c.container, [probe, 'httpGet', 'path']);
+          if (typeof path !== 'string' && dig(c.container, [probe, 'httpGet']) === undefined) continue;
+          const asked = typeof path === 'string' ? path.split('?')[0]! : '/';
+          if (!need.openPaths.includes(asked))
+            ctx.fail(
+              { resource, path: [...c.at, probe, 'httpGet', typeof path === 'string' ? 'path' : 'port'] },
+              `container ${c.name}'s ${probe} asks ${image} for ${asked}, which it answers only after a login (${need.source}); the kubelet never logs in, so the probe always fails: ask ${need.openPaths.join(' or ')}`,
+            );
+        }
       if (!need.root) continue;
       if (need.root.before !== undefined) {
         // Only releases before `before` need root; a tag that names no release cannot be placed.

@@ -20,6 +20,8 @@ export interface ImageNeeds {
   root?: { capabilities: string[]; before?: string };
   /** It writes a temporary directory (Python's tempfile: $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp) and fails without one. */
   tempDir?: boolean;
+  /** The only HTTP paths it answers without a login: a kubelet's httpGet probe, which never logs in, must ask one of them. */
+  openPaths?: string[];
   /** Where in the image's build that is read. */
   source: string;
 }
@@ -41,12 +43,15 @@ export function imageNeeds(
     if (!isFactsFile(data.file)) continue;
     const list = (data.data as { images?: unknown } | null)?.images;
     if (!Array.isArray(list)) {
-      problems.push({ file: data.file, message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, source}` });
+      problems.push({
+        file: data.file,
+        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, openPaths?, source}`,
+      });
       continue;
     }
     list.forEach((raw: Record<string, unknown>, i) => {
       const entry = `${data.file} entry ${i + 1}`;
-      const { image, startsAs, capabilities, before, tempDir, source } = raw ?? {};
+      const { image, startsAs, capabilities, before, tempDir, openPaths, source } = raw ?? {};
       if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
         return problems.push({ file: data.file, message: `${entry} needs an image and the source in its build that says what it needs` });
       if (startsAs !== undefined && startsAs !== 'root') return problems.push({ file: data.file, message: `${entry}: startsAs can only be root` });
@@ -55,6 +60,8 @@ export function imageNeeds(
       if (before !== undefined && (typeof before !== 'string' || !/^\d+\.\d+\.\d+$/.test(before)))
         return problems.push({ file: data.file, message: `${entry}: before must be a release (x.y.z)` });
       if (tempDir !== undefined && typeof tempDir !== 'boolean') return problems.push({ file: data.file, message: `${entry}: tempDir is true or false` });
+      if (openPaths !== undefined && !(Array.isArray(openPaths) && openPaths.length > 0 && openPaths.every((p) => typeof p === 'string' && p.startsWith('/'))))
+        return problems.push({ file: data.file, message: `${entry}: openPaths lists the absolute paths the image answers without a login` });
       const key = imageKey(image);
       if (needs.has(key)) return problems.push({ file: data.file, message: `${entry} names ${key} again (first in ${needs.get(key)!.file})` });
       needs.set(key, {
@@ -63,6 +70,7 @@ export function imageNeeds(
         source,
         ...(startsAs === 'root' ? { root: { capabilities: capabilities as string[], ...(typeof before === 'string' ? { before } : {}) } } : {}),
         ...(tempDir === true ? { tempDir: true } : {}),
+        ...(Array.isArray(openPaths) ? { openPaths: openPaths as string[] } : {}),
       });
     });
   }

@@ -54,6 +54,24 @@ export const workloadHygieneMutations: Mutation[] = [
   },
   {
     check: 'workload-image-needs',
+    why: "the torrent client's readiness asks its API for the version again: every /api/v2 path but the login answers 403 to the kubelet, so the VPN pod is never Ready and the managers lose their download client",
+    mutate: (c) =>
+      c.write(
+        'apps/media/gluetun/deployment.yaml',
+        c
+          .read('apps/media/gluetun/deployment.yaml')
+          .replace(
+            '          readinessProbe:\n            httpGet:\n              path: /\n              port: http-qbt',
+            '          readinessProbe:\n            httpGet:\n              path: /api/v2/app/version\n              port: http-qbt',
+          ),
+      ),
+    at: (c) => ({
+      file: 'apps/media/gluetun/deployment.yaml',
+      line: lineOf(c, 'apps/media/gluetun/deployment.yaml', '              path: /api/v2/app/version'),
+    }),
+  },
+  {
+    check: 'workload-image-needs',
     why: "the Proxmox exporter's temporary directory dropped from its read-only root: gunicorn finds nowhere to make its worker's heartbeat file and stops at start",
     mutate: (c) => {
       swap(PVE_EXPORTER, /            # gunicorn makes[^]*?mountPath: \/tmp\n/, '')(c);
