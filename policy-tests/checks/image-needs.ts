@@ -1,11 +1,11 @@
 /**
- * workload-image-needs: a container runs its image the way the image is built
+ * The images area. workload-image-needs: a container runs its image the way the image is built
  * to run. What an image needs is read from its build and kept as facts beside
  * the workloads that run it (model/repository/image-facts.ts); the API server
  * never sees it, and a pod that ignores it is accepted and fails at start.
  */
 import { lt } from 'semver';
-import type { PolicyCheck } from '../model/checks/kit.ts';
+import { staticArea, type Area, type PolicyCheck } from '../model/checks/kit.ts';
 import { dig } from '../model/core/dig.ts';
 import { argoGlobMatch } from '../model/core/glob.ts';
 import { scalarText } from '../model/core/text.ts';
@@ -17,30 +17,35 @@ const TEMP_DIRS = ['/tmp', '/var/tmp', '/usr/tmp'];
 /** Volume sources a container can write through. */
 const WRITABLE_SOURCES = ['emptyDir', 'persistentVolumeClaim', 'ephemeral', 'hostPath', 'nfs'];
 
-/** The paths a container may write a temporary file under when its root filesystem is read-only: writable volumes mounted where tempfile looks. */
-function hasTempDir(pod: PodSpecRef, c: ContainerRef): boolean {
-  const env = (Array.isArray(c.container.env) ? c.container.env : []) as { name?: string; value?: unknown }[];
-  const candidates = new Set([
-    ...['TMPDIR', 'TEMP', 'TMP'].map((n) => env.find((e) => e.name === n)?.value).filter((v): v is string => typeof v === 'string'),
-    ...TEMP_DIRS,
-  ]);
+/** Whether a writable volume (not mounted read-only) is mounted in the container at one of `paths`. */
+function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>): boolean {
   const volumes = new Map(((pod.spec.volumes ?? []) as Record<string, unknown>[]).map((v) => [v.name, v]));
   return ((c.container.volumeMounts ?? []) as { name?: string; mountPath?: string; readOnly?: boolean }[]).some((m) => {
     const volume = volumes.get(m.name);
     return (
-      m.readOnly !== true &&
-      candidates.has((m.mountPath ?? '').replace(/\/+$/, '')) &&
-      volume !== undefined &&
-      WRITABLE_SOURCES.some((k) => volume[k] !== undefined)
+      m.readOnly !== true && paths.has((m.mountPath ?? '').replace(/\/+$/, '')) && volume !== undefined && WRITABLE_SOURCES.some((k) => volume[k] !== undefined)
     );
   });
 }
 
+/** A container's environment variable set to a plain value. */
+const envValue = (c: ContainerRef, name: string): string | undefined => {
+  const entry = ((Array.isArray(c.container.env) ? c.container.env : []) as { name?: string; value?: unknown }[]).find((e) => e.name === name);
+  return typeof entry?.value === 'string' ? entry.value : undefined;
+};
+
+/** Where Python's tempfile may put a temporary file: $TMPDIR, $TEMP and $TMP, then /tmp, /var/tmp and /usr/tmp. */
+const tempDirs = (c: ContainerRef): Set<string> =>
+  new Set([...['TMPDIR', 'TEMP', 'TMP'].map((n) => envValue(c, n)).filter((v): v is string => v !== undefined), ...TEMP_DIRS]);
+
+/** s6-overlay's switch for a /run the kubelet made world-writable (preinit tests "0$VAR" -ne 0). */
+const S6_K8S_RUN = 'S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES';
+
 export const imageNeedsCheck: PolicyCheck = {
   id: 'workload-image-needs',
-  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only; an HTTP probe asks a path the image answers without a login (the kubelet never logs in). Otherwise the container fails at start, and the API server accepts it (invariants P1).`,
+  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in). Otherwise the container fails at start, and the API server accepts it (invariants P1).`,
   invariants: ['P1'],
-  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; probe a path the facts list as open; or correct the facts in ${IMAGE_FACTS_GLOB}`,
+  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open; or correct the facts in ${IMAGE_FACTS_GLOB}`,
   reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
@@ -52,11 +57,24 @@ export const imageNeedsCheck: PolicyCheck = {
       if (!need) continue;
       const sc = dig(c.container, ['securityContext']);
       const where = { resource, path: [...c.at, sc ? 'securityContext' : 'name'] };
-      if (need.tempDir && dig(sc, ['readOnlyRootFilesystem']) === true && !hasTempDir(pod, c))
+      if (need.tempDir && dig(sc, ['readOnlyRootFilesystem']) === true && !writableAt(pod, c, tempDirs(c)))
         ctx.fail(
           where,
           `container ${c.name} runs ${image} on a read-only root filesystem with no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp, but the image writes a temporary file at start (${need.source}): it stops there`,
         );
+      const setting = (key: string) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]);
+      const user = setting('runAsUser');
+      if (need.s6Overlay && user !== undefined && user !== 0) {
+        const missing = [
+          ...(writableAt(pod, c, new Set(['/run'])) ? [] : ['a writable volume at /run']),
+          ...(/^\d*[1-9]\d*$/.test(envValue(c, S6_K8S_RUN) ?? '') ? [] : [`${S6_K8S_RUN}=1`]),
+        ];
+        if (missing.length > 0)
+          ctx.fail(
+            where,
+            `container ${c.name} starts ${image} as user ${scalarText(user)} without ${missing.join(' and ')}: its s6-overlay preinit cannot make the image's /run its own without privileges, and stops before the app starts (${need.source})`,
+          );
+      }
       if (need.openPaths)
         for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
           const path = dig(c.container, [probe, 'httpGet', 'path']);
@@ -81,8 +99,6 @@ export const imageNeedsCheck: PolicyCheck = {
         }
         if (!lt(release, need.root.before)) continue;
       }
-      const setting = (key: string) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]);
-      const user = setting('runAsUser');
       if ((user !== undefined && user !== 0) || setting('runAsNonRoot') === true)
         ctx.fail(
           where,
@@ -97,3 +113,6 @@ export const imageNeedsCheck: PolicyCheck = {
     }
   },
 };
+
+/** The images area: what each image needs of its pod, as its facts say. */
+export const imageArea: Area = staticArea('images', [imageNeedsCheck]);

@@ -9,6 +9,7 @@ import { argocdArea } from './argocd/index.ts';
 import { backupArea } from './backups/index.ts';
 import { closureArea } from './closure/index.ts';
 import { falcoArea } from './falco/index.ts';
+import { imageArea } from './image-needs.ts';
 import { mediaArea } from './media/index.ts';
 import { mediaSettingsArea } from './media-settings/index.ts';
 import { metricsArea } from './metrics.ts';
@@ -33,6 +34,7 @@ export const AREAS: readonly Area[] = [
   renderArea,
   argocdArea,
   workloadArea,
+  imageArea,
   privilegeArea,
   falcoArea,
   watchdogArea,

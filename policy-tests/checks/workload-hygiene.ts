@@ -3,7 +3,6 @@
  * Job: what a home cluster needs so that a rebuild from main is predictable
  * and one misbehaving app cannot take the node or its neighbours with it.
  */
-import { imageNeedsCheck } from './image-needs.ts';
 import { dig } from '../model/core/dig.ts';
 import { scalarText } from '../model/core/text.ts';
 import { namespaceOrDestination } from '../model/argocd/argocd.ts';
@@ -242,4 +241,4 @@ export const workloadChecks: PolicyCheck[] = [
   },
 ];
 
-export const workloadArea: Area = staticArea('workload-hygiene', [...workloadChecks, imageNeedsCheck]);
+export const workloadArea: Area = staticArea('workload-hygiene', workloadChecks);

@@ -20,6 +20,12 @@ export interface ImageNeeds {
   root?: { capabilities: string[]; before?: string };
   /** It writes a temporary directory (Python's tempfile: $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp) and fails without one. */
   tempDir?: boolean;
+  /**
+   * Its init is s6-overlay v3 (3.2.1 or later): started as any user but root, with no privilege escalation, its
+   * preinit cannot make /run its own and stops, unless /run is a writable volume and
+   * S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES is set (libexec/preinit).
+   */
+  s6Overlay?: boolean;
   /** The only HTTP paths it answers without a login: a kubelet's httpGet probe, which never logs in, must ask one of them. */
   openPaths?: string[];
   /** Where in the image's build that is read. */
@@ -45,13 +51,13 @@ export function imageNeeds(
     if (!Array.isArray(list)) {
       problems.push({
         file: data.file,
-        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, openPaths?, source}`,
+        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, s6Overlay?, openPaths?, source}`,
       });
       continue;
     }
     list.forEach((raw: Record<string, unknown>, i) => {
       const entry = `${data.file} entry ${i + 1}`;
-      const { image, startsAs, capabilities, before, tempDir, openPaths, source } = raw ?? {};
+      const { image, startsAs, capabilities, before, tempDir, openPaths, s6Overlay, source } = raw ?? {};
       if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
         return problems.push({ file: data.file, message: `${entry} needs an image and the source in its build that says what it needs` });
       if (startsAs !== undefined && startsAs !== 'root') return problems.push({ file: data.file, message: `${entry}: startsAs can only be root` });
@@ -59,7 +65,11 @@ export function imageNeeds(
         return problems.push({ file: data.file, message: `${entry}: an image that starts as root lists the capabilities its init uses` });
       if (before !== undefined && (typeof before !== 'string' || !/^\d+\.\d+\.\d+$/.test(before)))
         return problems.push({ file: data.file, message: `${entry}: before must be a release (x.y.z)` });
-      if (tempDir !== undefined && typeof tempDir !== 'boolean') return problems.push({ file: data.file, message: `${entry}: tempDir is true or false` });
+      for (const [flag, value] of [
+        ['tempDir', tempDir],
+        ['s6Overlay', s6Overlay],
+      ] as const)
+        if (value !== undefined && typeof value !== 'boolean') return problems.push({ file: data.file, message: `${entry}: ${flag} is true or false` });
       if (openPaths !== undefined && !(Array.isArray(openPaths) && openPaths.length > 0 && openPaths.every((p) => typeof p === 'string' && p.startsWith('/'))))
         return problems.push({ file: data.file, message: `${entry}: openPaths lists the absolute paths the image answers without a login` });
       const key = imageKey(image);
@@ -70,6 +80,7 @@ export function imageNeeds(
         source,
         ...(startsAs === 'root' ? { root: { capabilities: capabilities as string[], ...(typeof before === 'string' ? { before } : {}) } } : {}),
         ...(tempDir === true ? { tempDir: true } : {}),
+        ...(s6Overlay === true ? { s6Overlay: true } : {}),
         ...(Array.isArray(openPaths) ? { openPaths: openPaths as string[] } : {}),
       });
     });

@@ -15,10 +15,12 @@ import { describeMutations, type Mutation } from '../support/mutation-runner.ts'
 import { CONTAINER, DEPLOYMENT, PORTFOLIO_APP, PRIVILEGED_NS_DEPLOYMENT } from '../mutations/edits.ts';
 import { repositoryMutations } from '../mutations/repository.ts';
 import { workloadHygieneMutations } from '../mutations/workload-hygiene.ts';
+import { imageMutations } from '../mutations/images.ts';
 import { registryMutations } from '../mutations/registry.ts';
 
 describeMutations('core checks (repository.ts) bite on a broken copy of the real repository', repositoryMutations);
 describeMutations('core checks (workload-hygiene.ts) bite on a broken copy of the real repository', workloadHygieneMutations);
+describeMutations('the image check (image-needs.ts) bites on a broken copy of the real repository', imageMutations);
 describeMutations('core checks (registry.ts) bite on a broken copy of the real repository', registryMutations);
 
 describe('mutation coverage', () => {

@@ -8,6 +8,7 @@ import { backupJobHygieneMutations } from './backup-job-hygiene.ts';
 import { backupsMutations } from './backups.ts';
 import { closureMutations } from './closure.ts';
 import { falcoMutations } from './falco.ts';
+import { imageMutations } from './images.ts';
 import { mediaMutations } from './media.ts';
 import { mediaPodsMutations } from './media-pods.ts';
 import { mediaSettingsMutations } from './media-settings.ts';
@@ -40,6 +41,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   render: [],
   argocd: [argocdMutations, argocdInstallMutations, argocdRepoServerMutations],
   'workload-hygiene': [workloadHygieneMutations],
+  images: [imageMutations],
   privileges: [privilegesMutations],
   falco: [falcoMutations],
   watchdog: [watchdogMutations],

@@ -2,83 +2,9 @@
 import { isSeq } from 'yaml';
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { after, CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT, swap } from './edits.ts';
-
-const TDARR = 'apps/media/tdarr/deployment.yaml';
-const CLEANUPARR = 'apps/media/cleanuparr/deployment.yaml';
-const PVE_EXPORTER = 'monitoring/pve-exporter/deployment.yaml';
+import { CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT } from './edits.ts';
 
 export const workloadHygieneMutations: Mutation[] = [
-  {
-    check: 'workload-image-needs',
-    why: 'the Tdarr node back as it was: started as user 1000 with every capability dropped, so its s6 init cannot chown or drop to PUID, and s6-setuidgid fails before the node ever runs',
-    mutate: (c) => {
-      const text = c.read(TDARR);
-      const node = text.indexOf('  name: tdarr-node\n');
-      const tail = text
-        .slice(node)
-        .replace(/  annotations:\n(    [^\n]*\n)+(?=spec:)/, '')
-        .replace(
-          /      # Root at the start[^]*?      securityContext:\n        fsGroup: 1000\n/,
-          '      securityContext:\n        runAsNonRoot: true\n        runAsUser: 1000\n        runAsGroup: 1000\n        fsGroup: 1000\n        supplementalGroups: [44]\n',
-        )
-        .replace('              add: ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID", "KILL"]\n', '');
-      c.write(TDARR, text.slice(0, node) + tail);
-    },
-    at: after(TDARR, 'name: tdarr-node', '          securityContext:'),
-  },
-  {
-    check: 'workload-image-needs',
-    why: 'KILL trimmed from the server as unneeded, and from the privileges it names: s6 can no longer signal the app it supervises once that runs as PUID',
-    mutate: (c) => {
-      swap(TDARR, 'cap:SETUID, cap:KILL"', 'cap:SETUID"')(c);
-      swap(TDARR, '"SETGID", "SETUID", "KILL"]', '"SETGID", "SETUID"]')(c);
-    },
-    at: after(TDARR, '        - name: tdarr', '          securityContext:'),
-  },
-  {
-    check: 'workload-image-needs',
-    why: 'Cleanuparr 2.4.6 started as user 1000 again: its entrypoint runs groupadd under set -e and exits before the app starts',
-    mutate: (c) =>
-      c.write(
-        CLEANUPARR,
-        c
-          .read(CLEANUPARR)
-          .replace(/  annotations:\n(    [^\n]*\n)+(?=spec:)/, '')
-          .replace(
-            '      securityContext:\n        fsGroup: 1000\n',
-            '      securityContext:\n        runAsNonRoot: true\n        runAsUser: 1000\n        runAsGroup: 1000\n        fsGroup: 1000\n',
-          ),
-      ),
-    at: after(CLEANUPARR, '        - name: cleanuparr', '          securityContext:'),
-  },
-  {
-    check: 'workload-image-needs',
-    why: "the torrent client's readiness asks its API for the version again: every /api/v2 path but the login answers 403 to the kubelet, so the VPN pod is never Ready and the managers lose their download client",
-    mutate: (c) =>
-      c.write(
-        'apps/media/gluetun/deployment.yaml',
-        c
-          .read('apps/media/gluetun/deployment.yaml')
-          .replace(
-            '          readinessProbe:\n            httpGet:\n              path: /\n              port: http-qbt',
-            '          readinessProbe:\n            httpGet:\n              path: /api/v2/app/version\n              port: http-qbt',
-          ),
-      ),
-    at: (c) => ({
-      file: 'apps/media/gluetun/deployment.yaml',
-      line: lineOf(c, 'apps/media/gluetun/deployment.yaml', '              path: /api/v2/app/version'),
-    }),
-  },
-  {
-    check: 'workload-image-needs',
-    why: "the Proxmox exporter's temporary directory dropped from its read-only root: gunicorn finds nowhere to make its worker's heartbeat file and stops at start",
-    mutate: (c) => {
-      swap(PVE_EXPORTER, /            # gunicorn makes[^]*?mountPath: \/tmp\n/, '')(c);
-      swap(PVE_EXPORTER, /        - name: tmp\n          emptyDir:\n[^]*?sizeLimit: 16Mi\n?/, '')(c);
-    },
-    at: after(PVE_EXPORTER, '        - name: exporter', '          securityContext:'),
-  },
   {
     check: 'workload-port-clash',
     why: "the TV manager's exporter also declares the manager's own port 8989: two containers of one network namespace on one port",
