@@ -102,13 +102,13 @@ export const imageNeedsCheck: PolicyCheck = {
       if ((user !== undefined && user !== 0) || setting('runAsNonRoot') === true)
         ctx.fail(
           where,
-          `container ${c.name} runs ${image} ${user !== undefined && user !== 0 ? `as user ${scalarText(user)}` : 'with runAsNonRoot'}, but its init must start as root (${need.source}): it fails, and the app never starts`,
+          `container ${c.name} runs ${image} ${user !== undefined && user !== 0 ? `as user ${scalarText(user)}` : 'with runAsNonRoot'}, but it must start as root (${need.source}): it stops at start, and the app never runs`,
         );
       const missing = need.root.capabilities.filter((cap) => !capabilitiesOf(c.container).has(cap));
       if (missing.length > 0)
         ctx.fail(
           where,
-          `container ${c.name} runs ${image} without ${missing.join(', ')}, which its init uses as root (${need.source}): the init fails, and the app never starts`,
+          `container ${c.name} runs ${image} without ${missing.join(', ')}, which it needs as root at start (${need.source}): it stops there, and the app never starts`,
         );
     }
   },

@@ -70,7 +70,7 @@ describe('exemptions', () => {
       copy.edit(PRIVILEGED_NS_DEPLOYMENT, 0, (d) => {
         d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/exempt-workload-hostpath'], 'reads the node journal for the log shipper');
         // The exemption speaks for the workload; the privilege it covers is named beside it (workload-privileges-named).
-        d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/privileges'], 'gluetun: root, cap:NET_ADMIN; pod: hostPath:journal');
+        d.setIn(['metadata', 'annotations', 'gate.homelab-gitops/privileges'], 'gluetun: root, cap:NET_ADMIN, cap:MKNOD; pod: hostPath:journal');
         const volumes = d.getIn(['spec', 'template', 'spec', 'volumes']);
         if (isSeq(volumes)) volumes.add(d.createNode({ name: 'journal', hostPath: { path: '/var/log/journal' } }));
       });

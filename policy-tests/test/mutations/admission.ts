@@ -181,7 +181,7 @@ export const admissionMutations: Mutation[] = [
         c
           .read('apps/media/gluetun/deployment.yaml')
           .split('\n')
-          .findIndex((l) => l.includes('add: ["NET_ADMIN"]')) + 1,
+          .findIndex((l) => l.includes('add: ["NET_ADMIN"')) + 1,
     }),
   },
   {

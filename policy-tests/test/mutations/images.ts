@@ -97,4 +97,13 @@ export const imageMutations: Mutation[] = [
     },
     at: after(PVE_EXPORTER, '        - name: exporter', '          securityContext:'),
   },
+  {
+    check: 'workload-image-needs',
+    why: 'MKNOD trimmed from gluetun, and from the privileges it names: no pod is given /dev/net/tun, gluetun cannot make it, and the VPN never comes up',
+    mutate: (c) => {
+      swap('apps/media/gluetun/deployment.yaml', 'add: ["NET_ADMIN", "MKNOD"]', 'add: ["NET_ADMIN"]')(c);
+      swap('apps/media/gluetun/deployment.yaml', 'gluetun: root, cap:NET_ADMIN, cap:MKNOD"', 'gluetun: root, cap:NET_ADMIN"')(c);
+    },
+    at: after('apps/media/gluetun/deployment.yaml', '        - name: gluetun', '          securityContext:'),
+  },
 ];

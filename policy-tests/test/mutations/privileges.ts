@@ -33,7 +33,7 @@ export const privilegesMutations: Mutation[] = [
   {
     check: 'workload-privileges-named',
     why: 'the VPN container gains NET_RAW beside the NET_ADMIN its annotation names',
-    mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('add: ["NET_ADMIN"]', 'add: ["NET_ADMIN", "NET_RAW"]')),
+    mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('add: ["NET_ADMIN", "MKNOD"]', 'add: ["NET_ADMIN", "MKNOD", "NET_RAW"]')),
     at: 'NET_RAW',
   },
   {
@@ -57,8 +57,8 @@ export const privilegesMutations: Mutation[] = [
         c
           .read(GLUETUN)
           .replace(
-            'gate.homelab-gitops/privileges: "gluetun: root, cap:NET_ADMIN"',
-            'gate.homelab-gitops/privileges: "gluetun: root, cap:NET_ADMIN, cap:SYS_TIME; hostPID"',
+            'gate.homelab-gitops/privileges: "gluetun: root, cap:NET_ADMIN, cap:MKNOD"',
+            'gate.homelab-gitops/privileges: "gluetun: root, cap:NET_ADMIN, cap:MKNOD, cap:SYS_TIME; hostPID"',
           ),
       ),
     at: 'gate.homelab-gitops/privileges:',
