@@ -1,5 +1,6 @@
 /** What the Pod Security controls share: the containers of a pod, the allowed sets by policy version, and the user-namespace relaxation. */
 import type { PathSegment } from '../../model/core/positions.ts';
+import { RUNTIME_DEFAULT_CAPABILITIES } from '../../model/core/workloads.ts';
 
 export interface Violation {
   /** The control's id in the admission plugin (`hostNamespaces`, `capabilities_restricted`, ...). */
@@ -26,22 +27,11 @@ export function containersOf(spec: Obj): Container[] {
   return out;
 }
 
-/** `capabilities_allowed_1_0`: what baseline lets a container add. */
-export const BASELINE_CAPABILITIES = new Set([
-  'AUDIT_WRITE',
-  'CHOWN',
-  'DAC_OVERRIDE',
-  'FOWNER',
-  'FSETID',
-  'KILL',
-  'MKNOD',
-  'NET_BIND_SERVICE',
-  'SETFCAP',
-  'SETGID',
-  'SETPCAP',
-  'SETUID',
-  'SYS_CHROOT',
-]);
+/**
+ * `capabilities_allowed_1_0`: what baseline lets a container add. It is the runtime's default set without NET_RAW
+ * (the Pod Security Standards: the capabilities a container gets by default, less the one that allows spoofing).
+ */
+export const BASELINE_CAPABILITIES: ReadonlySet<string> = new Set(RUNTIME_DEFAULT_CAPABILITIES.filter((c) => c !== 'NET_RAW'));
 /** `sysctlsAllowedV1Dot32`: the safe sysctls (the newest set, which 1.36 uses). */
 export const SAFE_SYSCTLS = new Set([
   'kernel.shm_rmid_forced',

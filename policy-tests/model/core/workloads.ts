@@ -148,7 +148,7 @@ export function imageParts(image: string): { name: string; tag?: string; digest?
 export const imageRelease = (image: string): string | undefined => clean(imageParts(image).tag ?? '') ?? undefined;
 
 /** The capabilities the runtime gives a container by default (containerd's and CRI-O's set, as Docker's). */
-const RUNTIME_DEFAULT_CAPABILITIES = [
+export const RUNTIME_DEFAULT_CAPABILITIES: readonly string[] = [
   'AUDIT_WRITE',
   'CHOWN',
   'DAC_OVERRIDE',
