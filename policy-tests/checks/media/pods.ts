@@ -9,6 +9,7 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';
+import { cidrWithin } from '../../model/repository/node-network.ts';
 
 /**
  * What a gluetun release does with DNS_KEEP_NAMESERVER=on, read in its source at each tag (internal/dns/run.go,
@@ -32,9 +33,10 @@ export const mediaPodChecks: PolicyCheck[] = [
   {
     id: 'media-vpn-sidecars',
     description:
-      'The indexer manager and the torrent client are sidecars in the VPN pod, and the pod keeps the cluster resolver (DNS_KEEP_NAMESERVER=on, on a gluetun release that honours it: from 3.40.2, or with DNS over TLS off, up to 3.41.1) (M31; DNS constraint A20).',
+      "The indexer manager and the torrent client are sidecars in the VPN pod, and the pod keeps the cluster resolver (DNS_KEEP_NAMESERVER=on, on a gluetun release that honours it: from 3.40.2, or with DNS over TLS off, up to 3.41.1) and lets the cluster's pod and Service networks (nodeNetwork in the cluster facts) bypass the tunnel (FIREWALL_OUTBOUND_SUBNETS) (M31; DNS constraint A20).",
     invariants: ['M31', 'A20'],
-    remediation: 'run prowlarr and qbittorrent as containers of the gluetun pod, with DNS_KEEP_NAMESERVER=on on gluetun 3.40.2 to 3.41.1',
+    remediation:
+      "run prowlarr and qbittorrent as containers of the gluetun pod, with DNS_KEEP_NAMESERVER=on on gluetun 3.40.2 to 3.41.1 and FIREWALL_OUTBOUND_SUBNETS listing nodeNetwork's pods and services",
     reads: { kinds: ['Deployment'], files: ['apps/media/facts/media.yaml'] },
     exemptible: false,
     run(ctx) {
@@ -67,6 +69,21 @@ export const mediaPodChecks: PolicyCheck[] = [
               `gluetun's image ${image} names no version, so what it does with DNS_KEEP_NAMESERVER is not known`,
             );
           else if (judged) ctx.fail({ resource: w, path: [...vpn.at, 'image'] }, judged);
+        }
+        // Everything else leaves through the tunnel: the cluster's own networks must bypass it.
+        const network = ctx.repo.facts?.nodeNetwork;
+        if (vpn && network) {
+          const at = env.findIndex((e) => e.name === 'FIREWALL_OUTBOUND_SUBNETS');
+          const listed = (env[at]?.value ?? '')
+            .split(',')
+            .map((cidr) => cidr.trim())
+            .filter(Boolean);
+          const uncovered = (['pods', 'services'] as const).filter((key) => !listed.some((cidr) => cidrWithin(network[key], cidr)));
+          if (uncovered.length > 0)
+            ctx.fail(
+              { resource: w, path: [...vpn.at, 'env', ...(at === -1 ? [] : [at, 'value'])] },
+              `the VPN container's FIREWALL_OUTBOUND_SUBNETS (${listed.join(', ') || 'unset'}) does not cover the cluster's ${uncovered.map((key) => `${key === 'pods' ? 'pod' : 'Service'} network ${network[key]}`).join(' and ')} (nodeNetwork in the cluster facts): gluetun routes that traffic into the tunnel and its firewall drops it, so the sidecars reach neither the cluster DNS nor the managers they sync with`,
+            );
         }
         for (const other of ctx.repo.resources.filter(
           (r) => (r.kind === 'Deployment' || r.kind === 'StatefulSet') && MEDIA_NAMESPACES.has(r.namespace ?? '') && r !== w,

@@ -27,11 +27,15 @@ export interface NodeNetwork {
   vip?: string;
   controlPlane: string[];
   workers: string[];
+  /** The cluster's pod network and Service network (Talos' cluster.network podSubnets and serviceSubnets), as CIDRs. */
+  pods: string;
+  services: string;
 }
 
 export type NodeRole = 'control-plane' | 'worker';
 
-const SHAPE = 'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR), gateway, vip (optional), controlPlane and workers (lists of addresses)';
+const SHAPE =
+  'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR), gateway, vip (optional), controlPlane and workers (lists of addresses), pods and services (the pod and Service CIDRs)';
 
 const family = (ip: string): 'ipv4' | 'ipv6' => (isIPv6(ip) ? 'ipv6' : 'ipv4');
 const isAddress = (v: unknown): v is string => typeof v === 'string' && (isIPv4(v) || isIPv6(v));
@@ -52,6 +56,25 @@ function parseSubnet(subnet: string): BlockList | undefined {
   block.addSubnet(net, bits, family(net));
   return block;
 }
+
+/** A CIDR's network address and prefix length. */
+const cidrParts = (cidr: string): [string, number] => [cidr.split('/')[0]!, Number(cidr.split('/')[1])];
+
+/** Whether CIDR `inner` lies wholly inside CIDR `outer`: its network address is in `outer`, and its prefix is no shorter. */
+export function cidrWithin(inner: string, outer: string): boolean {
+  const [[address, bits], [, outerBits]] = [cidrParts(inner), cidrParts(outer)];
+  const block = subnetBlock(outer);
+  return (
+    block !== undefined &&
+    subnetBlock(inner) !== undefined &&
+    family(address) === family(cidrParts(outer)[0]) &&
+    bits >= outerBits &&
+    block.check(address, family(address))
+  );
+}
+
+/** Whether two CIDRs share an address: one lies inside the other. */
+const cidrsOverlap = (a: string, b: string): boolean => cidrWithin(a, b) || cidrWithin(b, a);
 
 /** Whether `ip` lies in the network's subnet. */
 export function onSegment(network: NodeNetwork, ip: string): boolean {
@@ -93,7 +116,9 @@ export function readNodeNetwork(raw: unknown, counts: { nodeCount: number; contr
     !isAddress(value.gateway) ||
     (value.vip !== undefined && !isAddress(value.vip)) ||
     !addresses(value.controlPlane) ||
-    !addresses(value.workers)
+    !addresses(value.workers) ||
+    typeof value.pods !== 'string' ||
+    typeof value.services !== 'string'
   )
     return { problems: [SHAPE] };
   const network: NodeNetwork = {
@@ -102,9 +127,21 @@ export function readNodeNetwork(raw: unknown, counts: { nodeCount: number; contr
     ...(typeof value.vip === 'string' ? { vip: value.vip } : {}),
     controlPlane: value.controlPlane,
     workers: value.workers,
+    pods: value.pods,
+    services: value.services,
   };
-  if (!subnetBlock(network.subnet)) return { problems: [`cluster fact "nodeNetwork": subnet "${network.subnet}" is not a CIDR`] };
+  for (const key of ['subnet', 'pods', 'services'] as const)
+    if (!subnetBlock(network[key])) return { problems: [`cluster fact "nodeNetwork": ${key} "${network[key]}" is not a CIDR`] };
   const problems: string[] = [];
+  // Three networks the nodes route between: one inside another sends a pod's or a Service's traffic to the wrong one.
+  const nets = [
+    ['subnet', network.subnet],
+    ['pods', network.pods],
+    ['services', network.services],
+  ] as const;
+  for (const [i, [a, cidrA]] of nets.entries())
+    for (const [b, cidrB] of nets.slice(i + 1))
+      if (cidrsOverlap(cidrA, cidrB)) problems.push(`cluster fact "nodeNetwork": ${a} ${cidrA} and ${b} ${cidrB} overlap`);
   const seen = new Map<string, string>();
   const named: [string, string][] = [
     [network.gateway, 'the gateway'],

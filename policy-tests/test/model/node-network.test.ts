@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
-import { onSegment, readNodeNetwork, reservedAddresses } from '../../model/repository/node-network.ts';
+import { cidrWithin, onSegment, readNodeNetwork, reservedAddresses } from '../../model/repository/node-network.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 
 const COUNTS = { nodeCount: 6, controlPlaneCount: 3 };
@@ -19,6 +19,8 @@ const GOOD = block([
   'vip: 10.1.0.10',
   'controlPlane: [10.1.0.11, 10.1.0.12, 10.1.0.13]',
   'workers: [10.1.0.21, 10.1.0.22, 10.1.0.23]',
+  'pods: 10.244.0.0/16',
+  'services: 10.96.0.0/12',
 ]);
 
 describe('the nodeNetwork fact', () => {
@@ -39,7 +41,14 @@ describe('the nodeNetwork fact', () => {
 
   it('names an address off the subnet, an address given twice, and counts that disagree', () => {
     const { network, problems } = readNodeNetwork(
-      block(['subnet: 10.1.0.0/24', 'gateway: 10.1.0.1', 'controlPlane: [10.1.0.11, 10.2.0.12]', 'workers: [10.1.0.11, 10.1.0.21, 10.1.0.22]']),
+      block([
+        'subnet: 10.1.0.0/24',
+        'gateway: 10.1.0.1',
+        'controlPlane: [10.1.0.11, 10.2.0.12]',
+        'workers: [10.1.0.11, 10.1.0.21, 10.1.0.22]',
+        'pods: 10.244.0.0/16',
+        'services: 10.96.0.0/12',
+      ]),
       COUNTS,
     );
     expect(network).toBeDefined();
@@ -60,5 +69,27 @@ describe('the nodeNetwork fact', () => {
       expect.stringMatching(/must be a YAML mapping/),
     ]);
     expect(readNodeNetwork('subnet: [', COUNTS).problems).toEqual([expect.stringMatching(/^cluster fact "nodeNetwork" does not parse: /)]);
+    expect(readNodeNetwork(GOOD.replace('pods: 10.244.0.0/16\n', ''), COUNTS).problems).toEqual([expect.stringMatching(/pods and services/)]);
+    expect(readNodeNetwork(GOOD.replace('services: 10.96.0.0/12', 'services: 10.96.0.0'), COUNTS).problems).toEqual([
+      'cluster fact "nodeNetwork": services "10.96.0.0" is not a CIDR',
+    ]);
+  });
+
+  it('refuses pod, Service and node networks that overlap: traffic for one would be routed to another', () => {
+    expect(readNodeNetwork(GOOD.replace('pods: 10.244.0.0/16', 'pods: 10.0.0.0/8'), COUNTS).problems).toEqual([
+      'cluster fact "nodeNetwork": subnet 10.1.0.0/24 and pods 10.0.0.0/8 overlap',
+      'cluster fact "nodeNetwork": pods 10.0.0.0/8 and services 10.96.0.0/12 overlap',
+    ]);
+  });
+
+  it('knows when one CIDR lies inside another, by address and prefix', () => {
+    expect([
+      cidrWithin('10.96.0.0/12', '10.96.0.0/12'),
+      cidrWithin('10.96.0.0/16', '10.96.0.0/12'),
+      cidrWithin('10.96.0.0/12', '10.96.0.0/16'),
+      cidrWithin('10.112.0.0/16', '10.96.0.0/12'),
+      cidrWithin('fd00::/64', '10.0.0.0/8'),
+      cidrWithin('10.0.0.0/8', 'nonsense'),
+    ]).toEqual([true, true, false, false, false, false]);
   });
 });

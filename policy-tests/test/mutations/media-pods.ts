@@ -22,6 +22,12 @@ export const mediaPodsMutations: Mutation[] = [
     mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('qmcgaw/gluetun:v3.40.4', 'qmcgaw/gluetun:v3.42.0')),
     at: 'image: docker.io/qmcgaw/gluetun:v3.42.0',
   },
+  {
+    check: 'media-vpn-sidecars',
+    why: "the Service network dropped from the VPN's bypass: the sidecars' DNS and their sync with the managers go into the tunnel, and gluetun's firewall drops them",
+    mutate: (c) => c.write(GLUETUN, c.read(GLUETUN).replace('value: 10.244.0.0/16,10.96.0.0/12', 'value: 10.244.0.0/16')),
+    at: 'value: 10.244.0.0/16',
+  },
   // Renamed rather than removed: removing it would also (rightly) orphan its database backup job.
   {
     check: 'media-vpn-sidecars',

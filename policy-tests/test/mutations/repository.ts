@@ -24,6 +24,12 @@ export const repositoryMutations: Mutation[] = [
   },
   {
     check: 'cluster-facts',
+    why: 'a pod network laid inside the Service network: a Service address could be a pod, and traffic for one is routed to the other',
+    mutate: swap('clusters/home/cluster-facts.yaml', '    pods: 10.244.0.0/16', '    pods: 10.96.0.0/16'),
+    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  nodeNetwork:') }),
+  },
+  {
+    check: 'cluster-facts',
     why: 'the Kubernetes version is malformed (no patch): a finding, never a silent fall back to the bundled minor',
     mutate: (c) => {
       c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'kubernetesVersion'], '1.36'));
