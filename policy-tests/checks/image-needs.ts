@@ -4,12 +4,19 @@
  * the workloads that run it (model/repository/image-facts.ts); the API server
  * never sees it, and a pod that ignores it is accepted and fails at start.
  */
-import { lt } from 'semver';
 import { staticArea, type Area, type PolicyCheck } from '../model/checks/kit.ts';
 import { dig } from '../model/core/dig.ts';
 import { argoGlobMatch } from '../model/core/glob.ts';
 import { scalarText } from '../model/core/text.ts';
-import { capabilitiesOf, imageRelease, WORKLOAD_KINDS, workloadContainers, type ContainerRef, type PodSpecRef } from '../model/core/workloads.ts';
+import {
+  capabilitiesOf,
+  compareReleases,
+  imageRelease,
+  WORKLOAD_KINDS,
+  workloadContainers,
+  type ContainerRef,
+  type PodSpecRef,
+} from '../model/core/workloads.ts';
 import { IMAGE_FACTS_GLOB, imageKey, imageNeeds } from '../model/repository/image-facts.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
@@ -97,7 +104,7 @@ export const imageNeedsCheck: PolicyCheck = {
           );
           continue;
         }
-        if (!lt(release, need.root.before)) continue;
+        if (compareReleases(release, need.root.before) >= 0) continue;
       }
       if ((user !== undefined && user !== 0) || setting('runAsNonRoot') === true)
         ctx.fail(

@@ -3,8 +3,7 @@
  */
 import type { Resource } from '../../model/core/manifest.ts';
 import { writtenByExternalSecret } from '../../model/cluster/external-secrets.ts';
-import { gt, lt } from 'semver';
-import { containersOf, imageRelease, podSpecOf } from '../../model/core/workloads.ts';
+import { compareReleases, containersOf, imageRelease, podSpecOf } from '../../model/core/workloads.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { MEDIA_NAMESPACES, mountsOf, requireWorkload, withFacts, workload } from './media.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -21,10 +20,10 @@ import { cidrWithin } from '../../model/repository/node-network.ts';
 function keepNameserverHonoured(image: string, env: readonly { name: string; value?: string }[]): string | null | undefined {
   const tag = imageRelease(image);
   if (!tag) return null;
-  if (gt(tag, '3.41.1'))
+  if (compareReleases(tag, '3.41.1') > 0)
     return `gluetun ${tag} has no DNS_KEEP_NAMESERVER (removed after 3.41.1): its own resolver answers every name of the pod, and the in-cluster names the indexer manager syncs to stop resolving`;
   const dot = env.find((e) => e.name === 'DOT')?.value;
-  if (lt(tag, '3.40.2') && dot !== 'off')
+  if (compareReleases(tag, '3.40.2') < 0 && dot !== 'off')
     return `gluetun ${tag} with DNS_KEEP_NAMESERVER=on and DNS over TLS on (DOT, on unless off) never reports its DNS loop running, and its VPN loop waits for it once the tunnel is up: the loop hangs there, with no public IP and no restart when the tunnel fails (fixed in 3.40.2)`;
   return undefined;
 }
