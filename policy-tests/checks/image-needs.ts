@@ -111,7 +111,8 @@ export const imageNeedsCheck: PolicyCheck = {
           where,
           `container ${c.name} runs ${image} ${user !== undefined && user !== 0 ? `as user ${scalarText(user)}` : 'with runAsNonRoot'}, but it must start as root (${need.source}): it stops at start, and the app never runs`,
         );
-      const missing = need.root.capabilities.filter((cap) => !capabilitiesOf(c.container).has(cap));
+      const held = capabilitiesOf(c.container);
+      const missing = need.root.capabilities.filter((cap) => !held.has(cap));
       if (missing.length > 0)
         ctx.fail(
           where,

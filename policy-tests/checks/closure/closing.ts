@@ -39,3 +39,12 @@ export function namespacedClosure(ctx: CheckContext, refs: readonly Reference[],
     );
   }
 }
+
+/**
+ * The sources the render tier did not render, named for a "not judged" finding: what the gate cannot see may hold
+ * what a check looks for. Empty when every source rendered.
+ */
+export function unrenderedSources(ctx: CheckContext): { count: number; text: string } {
+  const names = ctx.renders.filter((r) => r.status !== 'rendered').map((r) => r.app.name);
+  return { count: names.length, text: `${names.length} source(s) were not rendered (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', ...' : ''})` };
+}

@@ -8,6 +8,7 @@
  * How many devices the nodes hold is hardware, stated in the cluster facts.
  */
 import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { unrenderedSources } from './closing.ts';
 import { deviceCapacity, deviceDemand, SHARES_FLAG, type DeviceDemand } from '../../model/cluster/providers.ts';
 
 export const deviceCapacityCheck: PolicyCheck = {
@@ -22,7 +23,7 @@ export const deviceCapacityCheck: PolicyCheck = {
     const capacity = deviceCapacity(ctx.repo, ctx.resources);
     const byName = new Map<string, DeviceDemand[]>();
     for (const d of deviceDemand(ctx.resources)) if (capacity.has(d.name)) byName.set(d.name, [...(byName.get(d.name) ?? []), d]);
-    const unrendered = ctx.renders.filter((r) => r.status !== 'rendered').map((r) => r.app.name);
+    const unrendered = unrenderedSources(ctx);
     for (const [name, demands] of byName) {
       const { units, why } = capacity.get(name)!;
       const counted = demands.filter((d) => d.pods !== undefined);
@@ -43,10 +44,10 @@ export const deviceCapacityCheck: PolicyCheck = {
             { resource: d.resource, path: d.path },
             `${d.resource.kind} ${d.resource.name} asks for ${d.perPod} ${name} per pod, for up to ${d.pods} pod${d.pods === 1 ? '' : 's'} at once; the workloads ask for ${total} in all (${who}) and the nodes offer ${units}: ${why}, so ${total - units} stay${total - units === 1 ? 's' : ''} Pending`,
           );
-      } else if (unrendered.length > 0 && counted.length > 0)
+      } else if (unrendered.count > 0 && counted.length > 0)
         ctx.notJudged(
           { resource: counted[0]!.resource, path: counted[0]!.path },
-          `${total} of the ${units} ${name} the nodes offer are asked for in what the gate sees, and ${unrendered.length} source(s) were not rendered (${unrendered.slice(0, 3).join(', ')}${unrendered.length > 3 ? ', ...' : ''}), any of which may ask for more`,
+          `${total} of the ${units} ${name} the nodes offer are asked for in what the gate sees, and ${unrendered.text}, any of which may ask for more`,
         );
     }
   },

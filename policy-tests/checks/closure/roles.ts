@@ -9,7 +9,7 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { namespacedProviders, opaqueNamespaces, provided } from '../../model/cluster/providers.ts';
 import { roleRefs } from '../../model/cluster/references.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
-import { FACTS_FIX } from './closing.ts';
+import { FACTS_FIX, unrenderedSources } from './closing.ts';
 
 /** The ClusterRoles Kubernetes' RBAC bootstrap makes on every cluster: the four user-facing ones, and every `system:` role. */
 const USER_FACING_CLUSTER_ROLES: ReadonlySet<string> = new Set(['cluster-admin', 'admin', 'edit', 'view']);
@@ -27,7 +27,7 @@ export const roleClosureCheck: PolicyCheck = {
     const clusterRoles = provided(ctx.repo, 'ClusterRole');
     const opaque = opaqueNamespaces(ctx.renders);
     // A ClusterRole may come from any source; with one not rendered, a name not found here may still be its.
-    const unrendered = ctx.renders.filter((r) => r.status !== 'rendered').map((r) => r.app.name);
+    const unrendered = unrenderedSources(ctx);
     for (const ref of roleRefs(ctx.repo, ctx.resources)) {
       const where = { resource: ref.resource, path: ref.path };
       if (ref.kind === 'Role') {
@@ -40,11 +40,8 @@ export const roleClosureCheck: PolicyCheck = {
         continue;
       }
       if (clusterRoles.has(ref.name) || isBootstrapClusterRole(ref.name)) continue;
-      if (unrendered.length > 0) {
-        ctx.notJudged(
-          where,
-          `ClusterRole ${ref.name} is not in what the gate sees, and ${unrendered.length} source(s) were not rendered (${unrendered.slice(0, 3).join(', ')}${unrendered.length > 3 ? ', ...' : ''}), any of which may provide it`,
-        );
+      if (unrendered.count > 0) {
+        ctx.notJudged(where, `ClusterRole ${ref.name} is not in what the gate sees, and ${unrendered.text}, any of which may provide it`);
         continue;
       }
       ctx.fail(

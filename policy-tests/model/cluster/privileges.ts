@@ -11,7 +11,7 @@ import { dig } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { scalarText } from '../core/text.ts';
-import { containersOf, podSpecOf, type PodSpecRef } from '../core/workloads.ts';
+import { capabilityName, containersOf, podSpecOf, type PodSpecRef } from '../core/workloads.ts';
 
 /** Where a workload names its privileges: on itself, or on its pod template (a chart often reaches only podAnnotations). */
 export const PRIVILEGES_ANNOTATION = 'gate.homelab-gitops/privileges';
@@ -33,8 +33,6 @@ export interface Privilege {
 
 /** `container: name` or `pod: name`: how a privilege reads in the annotation and in messages. */
 export const privilegeLabel = (p: Pick<Privilege, 'container' | 'name'>): string => `${p.container ?? 'pod'}: ${p.name}`;
-
-const capName = (raw: unknown) => scalarText(raw).toUpperCase().replace(/^CAP_/, '');
 
 /** Every privilege a workload's pods hold, in the order of its spec. */
 export function privilegesOf(resource: Pick<Resource, 'kind' | 'object'>): Privilege[] {
@@ -59,7 +57,7 @@ function containerPrivileges(pod: PodSpecRef, container: Record<string, unknown>
   const added = dig(sc, ['capabilities', 'add']);
   if (Array.isArray(added))
     added.forEach((cap, i) => {
-      const capability = capName(cap);
+      const capability = capabilityName(cap);
       if (!RESTRICTED_CAPABILITIES.has(capability))
         out.push({ kind: 'capability', container: name, name: `cap:${capability}`, path: [...scAt, 'capabilities', 'add', i] });
     });
@@ -124,5 +122,5 @@ export function namedPrivileges(resource: Resource): NamedPrivileges {
 
 /** `cap:net_admin` and `cap:CAP_NET_ADMIN` are the capability NET_ADMIN, as the kubelet reads it. */
 function normalizeName(name: string): string {
-  return name.toLowerCase().startsWith('cap:') ? `cap:${capName(name.slice(4))}` : name;
+  return name.toLowerCase().startsWith('cap:') ? `cap:${capabilityName(name.slice(4))}` : name;
 }

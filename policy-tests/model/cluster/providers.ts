@@ -171,14 +171,25 @@ export const DEVICE_GROUP = 'gate.homelab-gitops/device-group';
  */
 export function advertisedExtended(repo: Repo, resources: readonly Resource[]): Map<string, number | undefined> {
   const names = new Map<string, number | undefined>();
-  for (const r of resources.filter((x) => x.kind === 'DaemonSet')) {
-    const declared = dig(r.object, ['metadata', 'annotations', ADVERTISES]);
-    const group = Number(dig(r.object, ['metadata', 'annotations', DEVICE_GROUP]) ?? NaN);
-    if (typeof declared === 'string') for (const n of declared.split(',')) if (n.trim()) names.set(n.trim(), Number.isInteger(group) ? group : undefined);
+  for (const { plugin, name } of advertisedBy(resources)) {
+    const group = Number(dig(plugin.object, ['metadata', 'annotations', DEVICE_GROUP]) ?? NaN);
+    names.set(name, Number.isInteger(group) ? group : undefined);
   }
-  for (const e of repo.facts?.providedOutsideGit ?? []) if (e.kind === 'ExtendedResource') names.set(e.name, undefined);
+  for (const name of advertisedOutsideGit(repo)) names.set(name, undefined);
   return names;
 }
+
+/** Each extended resource a device plugin's DaemonSet says it advertises (ADVERTISES), with that DaemonSet. */
+function* advertisedBy(resources: readonly Resource[]): Generator<{ plugin: Resource; name: string }> {
+  for (const plugin of resources)
+    if (plugin.kind === 'DaemonSet') {
+      const declared = dig(plugin.object, ['metadata', 'annotations', ADVERTISES]);
+      if (typeof declared === 'string') for (const name of declared.split(',').map((n) => n.trim())) if (name) yield { plugin, name };
+    }
+}
+
+/** The extended resources providedOutsideGit says a plugin outside the repository advertises. */
+const advertisedOutsideGit = (repo: Repo): string[] => (repo.facts?.providedOutsideGit ?? []).filter((e) => e.kind === 'ExtendedResource').map((e) => e.name);
 
 /**
  * The annotation by which a device plugin's DaemonSet names the command-line flag that sets how many containers may
@@ -204,19 +215,14 @@ export function deviceCapacity(repo: Repo, resources: readonly Resource[]): Map<
   const out = new Map<string, DeviceCapacity>();
   const held = (name: string) => devices.get(name) ?? 0;
   const heldText = (name: string) => `${held(name)} device${held(name) === 1 ? '' : 's'} (cluster facts: devices)`;
-  for (const plugin of resources.filter((x) => x.kind === 'DaemonSet')) {
-    const declared = dig(plugin.object, ['metadata', 'annotations', ADVERTISES]);
-    if (typeof declared !== 'string') continue;
+  for (const { plugin, name } of advertisedBy(resources)) {
     const shares = pluginShares(plugin);
-    for (const name of declared.split(',').map((n) => n.trim()))
-      if (name)
-        out.set(name, {
-          units: typeof shares.count === 'number' ? held(name) * shares.count : undefined,
-          why: `${heldText(name)} × ${shares.why} (DaemonSet ${plugin.namespace ?? ''}/${plugin.name})`,
-        });
+    out.set(name, {
+      units: typeof shares.count === 'number' ? held(name) * shares.count : undefined,
+      why: `${heldText(name)} × ${shares.why} (DaemonSet ${plugin.namespace ?? ''}/${plugin.name})`,
+    });
   }
-  for (const e of repo.facts?.providedOutsideGit ?? [])
-    if (e.kind === 'ExtendedResource' && !out.has(e.name)) out.set(e.name, { units: held(e.name), why: `${heldText(e.name)}, one container each` });
+  for (const name of advertisedOutsideGit(repo)) if (!out.has(name)) out.set(name, { units: held(name), why: `${heldText(name)}, one container each` });
   return out;
 }
 

@@ -170,12 +170,14 @@ export const RUNTIME_DEFAULT_CAPABILITIES: readonly string[] = [
   'SYS_CHROOT',
 ];
 
+/** A capability as the kubelet reads it: `net_admin` and `CAP_NET_ADMIN` are NET_ADMIN. */
+export const capabilityName = (raw: unknown): string => scalarText(raw).toUpperCase().replace(/^CAP_/, '');
+
 /** The capabilities a container starts with: the runtime's defaults less what it drops (ALL drops every one), plus what it adds. */
 export function capabilitiesOf(container: Record<string, unknown>): Set<string> {
-  const name = (raw: unknown) => scalarText(raw).toUpperCase().replace(/^CAP_/, '');
   const list = (field: 'add' | 'drop') => {
     const v = dig(container, ['securityContext', 'capabilities', field]);
-    return Array.isArray(v) ? v.map(name) : [];
+    return Array.isArray(v) ? v.map(capabilityName) : [];
   };
   const drop = new Set(list('drop'));
   const held = new Set(drop.has('ALL') ? [] : RUNTIME_DEFAULT_CAPABILITIES.filter((c) => !drop.has(c)));
