@@ -4,8 +4,9 @@
  * the workloads that run it (model/repository/image-facts.ts); the API server
  * never sees it, and a pod that ignores it is accepted and fails at start.
  */
-import { staticArea, type Area, type PolicyCheck } from '../model/checks/kit.ts';
+import { staticArea, type Area, type CheckContext, type FailurePlace, type PolicyCheck } from '../model/checks/kit.ts';
 import { dig } from '../model/core/dig.ts';
+import type { Resource } from '../model/core/manifest.ts';
 import { argoGlobMatch } from '../model/core/glob.ts';
 import { scalarText } from '../model/core/text.ts';
 import {
@@ -17,7 +18,7 @@ import {
   type ContainerRef,
   type PodSpecRef,
 } from '../model/core/workloads.ts';
-import { IMAGE_FACTS_GLOB, imageKey, imageNeeds } from '../model/repository/image-facts.ts';
+import { IMAGE_FACTS_GLOB, imageKey, imageNeeds, type ImageNeeds } from '../model/repository/image-facts.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
 const TEMP_DIRS = ['/tmp', '/var/tmp', '/usr/tmp'];
@@ -41,6 +42,31 @@ const envValue = (c: ContainerRef, name: string): string | undefined => {
   return typeof entry?.value === 'string' ? entry.value : undefined;
 };
 
+/** A container's environment variables that hold a value (a plain non-empty one, or one read from elsewhere), with their index. */
+const setEnv = (c: ContainerRef): Map<string, number> => {
+  const set = new Map<string, number>();
+  ((Array.isArray(c.container.env) ? c.container.env : []) as { name?: unknown; value?: unknown; valueFrom?: unknown }[]).forEach((e, i) => {
+    if (typeof e?.name === 'string' && ((typeof e.value === 'string' && e.value !== '') || e.valueFrom !== undefined)) set.set(e.name, i);
+  });
+  return set;
+};
+
+/** `UN_SONARR_*_URL` as a pattern whose one group is the `*`. */
+const envPattern = (name: string): RegExp => {
+  const [head, tail] = name.split('*') as [string, string];
+  return new RegExp(`^${head}([A-Za-z0-9_]+)${tail}$`);
+};
+
+/** Whether the container's `command` replaces the image's ENTRYPOINT, so that what only the entrypoint needs is not needed. */
+const skipsEntrypoint = (c: ContainerRef, entrypoint: string[] | undefined): boolean => {
+  const command = c.container.command;
+  return (
+    entrypoint !== undefined &&
+    Array.isArray(command) &&
+    (command.length !== entrypoint.length || command.some((part, i) => scalarText(part) !== entrypoint[i]))
+  );
+};
+
 /** Where Python's tempfile may put a temporary file: $TMPDIR, $TEMP and $TMP, then /tmp, /var/tmp and /usr/tmp. */
 const tempDirs = (c: ContainerRef): Set<string> =>
   new Set([...['TMPDIR', 'TEMP', 'TMP'].map((n) => envValue(c, n)).filter((v): v is string => v !== undefined), ...TEMP_DIRS]);
@@ -48,11 +74,107 @@ const tempDirs = (c: ContainerRef): Set<string> =>
 /** s6-overlay's switch for a /run the kubelet made world-writable (preinit tests "0$VAR" -ne 0). */
 const S6_K8S_RUN = 'S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES';
 
+/** One container of an image with facts, as each of its needs reads it. */
+interface Held {
+  ctx: CheckContext;
+  resource: Resource;
+  pod: PodSpecRef;
+  c: ContainerRef;
+  image: string;
+  need: ImageNeeds;
+  /** Where a finding about the container's security settings points. */
+  where: FailurePlace;
+  /** A security setting as the kubelet resolves it: the container's, else the pod's. */
+  setting: (key: string) => unknown;
+}
+
+function tempDirNeed({ ctx, pod, c, image, need, where }: Held): void {
+  if (need.tempDir && dig(c.container, ['securityContext', 'readOnlyRootFilesystem']) === true && !writableAt(pod, c, tempDirs(c)))
+    ctx.fail(
+      where,
+      `container ${c.name} runs ${image} on a read-only root filesystem with no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp, but the image writes a temporary file at start (${need.source}): it stops there`,
+    );
+}
+
+function envTogetherNeed({ ctx, resource, c, image, need }: Held): void {
+  const env = setEnv(c);
+  for (const pair of need.envTogether ?? [])
+    for (const [name, index] of env) {
+      const shared = envPattern(pair.set).exec(name)?.[1];
+      if (shared === undefined) continue;
+      const needed = pair.needs.replace('*', shared);
+      if (env.has(needed)) continue;
+      const at = { resource, path: [...c.at, 'env', index, 'name'] };
+      if (c.container.envFrom !== undefined)
+        ctx.notJudged(at, `container ${c.name} sets ${name} without ${needed} in its env; whether its envFrom sources hold ${needed} is not read`);
+      else
+        ctx.fail(
+          at,
+          `container ${c.name} sets ${name} without ${needed}: ${image} ignores the one without the other (${need.source}), so it starts and does nothing there`,
+        );
+    }
+}
+
+function s6OverlayNeed({ ctx, pod, c, image, need, where, setting }: Held): void {
+  const user = setting('runAsUser');
+  if (!need.s6Overlay || skipsEntrypoint(c, need.entrypoint) || user === undefined || user === 0) return;
+  const missing = [
+    ...(writableAt(pod, c, new Set(['/run'])) ? [] : ['a writable volume at /run']),
+    ...(/^\d*[1-9]\d*$/.test(envValue(c, S6_K8S_RUN) ?? '') ? [] : [`${S6_K8S_RUN}=1`]),
+  ];
+  if (missing.length > 0)
+    ctx.fail(
+      where,
+      `container ${c.name} starts ${image} as user ${scalarText(user)} without ${missing.join(' and ')}: its s6-overlay preinit cannot make the image's /run its own without privileges, and stops before the app starts (${need.source})`,
+    );
+}
+
+function openPathsNeed({ ctx, resource, c, image, need }: Held): void {
+  if (!need.openPaths) return;
+  for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+    const path = dig(c.container, [probe, 'httpGet', 'path']);
+    if (typeof path !== 'string' && dig(c.container, [probe, 'httpGet']) === undefined) continue;
+    const asked = typeof path === 'string' ? path.split('?')[0]! : '/';
+    if (!need.openPaths.includes(asked))
+      ctx.fail(
+        { resource, path: [...c.at, probe, 'httpGet', typeof path === 'string' ? 'path' : 'port'] },
+        `container ${c.name}'s ${probe} asks ${image} for ${asked}, which it answers only after a login (${need.source}); the kubelet never logs in, so the probe always fails: ask ${need.openPaths.join(' or ')}`,
+      );
+  }
+}
+
+function rootNeed({ ctx, resource, c, image, need, where, setting }: Held): void {
+  if (!need.root || skipsEntrypoint(c, need.entrypoint)) return;
+  if (need.root.before !== undefined) {
+    // Only releases before `before` need root; a tag that names no release cannot be placed.
+    const release = imageRelease(image);
+    if (!release)
+      return ctx.notJudged(
+        { resource, path: [...c.at, 'image'] },
+        `${image} names no release, so whether it must start as root (before ${need.root.before}) is not known`,
+      );
+    if (compareReleases(release, need.root.before) >= 0) return;
+  }
+  const user = setting('runAsUser');
+  if ((user !== undefined && user !== 0) || setting('runAsNonRoot') === true)
+    ctx.fail(
+      where,
+      `container ${c.name} runs ${image} ${user !== undefined && user !== 0 ? `as user ${scalarText(user)}` : 'with runAsNonRoot'}, but it must start as root (${need.source}): it stops at start, and the app never runs`,
+    );
+  const held = capabilitiesOf(c.container);
+  const missing = need.root.capabilities.filter((cap) => !held.has(cap));
+  if (missing.length > 0)
+    ctx.fail(
+      where,
+      `container ${c.name} runs ${image} without ${missing.join(', ')}, which it needs as root at start (${need.source}): it stops there, and the app never starts`,
+    );
+}
+
 export const imageNeedsCheck: PolicyCheck = {
   id: 'workload-image-needs',
-  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in). Otherwise the container fails at start, and the API server accepts it (invariants P1).`,
+  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in); a setting the image reads from the environment only together with another has both. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
   invariants: ['P1'],
-  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open; or correct the facts in ${IMAGE_FACTS_GLOB}`,
+  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open; set the variable a setting needs beside it; or correct the facts in ${IMAGE_FACTS_GLOB}`,
   reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
@@ -63,61 +185,17 @@ export const imageNeedsCheck: PolicyCheck = {
       const need = needs.get(imageKey(image));
       if (!need) continue;
       const sc = dig(c.container, ['securityContext']);
-      const where = { resource, path: [...c.at, sc ? 'securityContext' : 'name'] };
-      if (need.tempDir && dig(sc, ['readOnlyRootFilesystem']) === true && !writableAt(pod, c, tempDirs(c)))
-        ctx.fail(
-          where,
-          `container ${c.name} runs ${image} on a read-only root filesystem with no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp, but the image writes a temporary file at start (${need.source}): it stops there`,
-        );
-      const setting = (key: string) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]);
-      const user = setting('runAsUser');
-      if (need.s6Overlay && user !== undefined && user !== 0) {
-        const missing = [
-          ...(writableAt(pod, c, new Set(['/run'])) ? [] : ['a writable volume at /run']),
-          ...(/^\d*[1-9]\d*$/.test(envValue(c, S6_K8S_RUN) ?? '') ? [] : [`${S6_K8S_RUN}=1`]),
-        ];
-        if (missing.length > 0)
-          ctx.fail(
-            where,
-            `container ${c.name} starts ${image} as user ${scalarText(user)} without ${missing.join(' and ')}: its s6-overlay preinit cannot make the image's /run its own without privileges, and stops before the app starts (${need.source})`,
-          );
-      }
-      if (need.openPaths)
-        for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
-          const path = dig(c.container, [probe, 'httpGet', 'path']);
-          if (typeof path !== 'string' && dig(c.container, [probe, 'httpGet']) === undefined) continue;
-          const asked = typeof path === 'string' ? path.split('?')[0]! : '/';
-          if (!need.openPaths.includes(asked))
-            ctx.fail(
-              { resource, path: [...c.at, probe, 'httpGet', typeof path === 'string' ? 'path' : 'port'] },
-              `container ${c.name}'s ${probe} asks ${image} for ${asked}, which it answers only after a login (${need.source}); the kubelet never logs in, so the probe always fails: ask ${need.openPaths.join(' or ')}`,
-            );
-        }
-      if (!need.root) continue;
-      if (need.root.before !== undefined) {
-        // Only releases before `before` need root; a tag that names no release cannot be placed.
-        const release = imageRelease(image);
-        if (!release) {
-          ctx.notJudged(
-            { resource, path: [...c.at, 'image'] },
-            `${image} names no release, so whether it must start as root (before ${need.root.before}) is not known`,
-          );
-          continue;
-        }
-        if (compareReleases(release, need.root.before) >= 0) continue;
-      }
-      if ((user !== undefined && user !== 0) || setting('runAsNonRoot') === true)
-        ctx.fail(
-          where,
-          `container ${c.name} runs ${image} ${user !== undefined && user !== 0 ? `as user ${scalarText(user)}` : 'with runAsNonRoot'}, but it must start as root (${need.source}): it stops at start, and the app never runs`,
-        );
-      const held = capabilitiesOf(c.container);
-      const missing = need.root.capabilities.filter((cap) => !held.has(cap));
-      if (missing.length > 0)
-        ctx.fail(
-          where,
-          `container ${c.name} runs ${image} without ${missing.join(', ')}, which it needs as root at start (${need.source}): it stops there, and the app never starts`,
-        );
+      const held: Held = {
+        ctx,
+        resource,
+        pod,
+        c,
+        image,
+        need,
+        where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
+        setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
+      };
+      for (const judge of [tempDirNeed, envTogetherNeed, s6OverlayNeed, openPathsNeed, rootNeed]) judge(held);
     }
   },
 };

@@ -28,6 +28,13 @@ export interface ImageNeeds {
   s6Overlay?: boolean;
   /** The only HTTP paths it answers without a login: a kubelet's httpGet probe, which never logs in, must ask one of them. */
   openPaths?: string[];
+  /**
+   * The image's ENTRYPOINT, when `root` and `s6Overlay` are its needs rather than the app's: a container whose
+   * `command` replaces it never runs it (the kubelet's `command` overrides ENTRYPOINT, and CMD with it).
+   */
+  entrypoint?: string[];
+  /** Settings read from the environment that work only together: a variable named like `set` is ignored without its `needs` (`*` the same text in both). */
+  envTogether?: { set: string; needs: string }[];
   /** Where in the image's build that is read. */
   source: string;
 }
@@ -37,6 +44,13 @@ export const imageKey = (image: string): string =>
   imageParts(image)
     .name.replace(/^(docker\.io|index\.docker\.io|registry-1\.docker\.io)\//, '')
     .replace(/^library\//, '');
+
+/** A variable name with one `*` in it. */
+const ENV_PATTERN = /^[A-Za-z0-9_]*\*[A-Za-z0-9_]*$/;
+const isEnvPair = (pair: unknown): boolean => {
+  const { set, needs } = (pair ?? {}) as Record<string, unknown>;
+  return typeof set === 'string' && typeof needs === 'string' && ENV_PATTERN.test(set) && ENV_PATTERN.test(needs);
+};
 
 /** Every image fact of the repository, by image, and every entry that cannot be read, with its file. */
 export function imageNeeds(
@@ -51,13 +65,13 @@ export function imageNeeds(
     if (!Array.isArray(list)) {
       problems.push({
         file: data.file,
-        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, s6Overlay?, openPaths?, source}`,
+        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, s6Overlay?, openPaths?, entrypoint?, envTogether?, source}`,
       });
       continue;
     }
     list.forEach((raw: Record<string, unknown>, i) => {
       const entry = `${data.file} entry ${i + 1}`;
-      const { image, startsAs, capabilities, before, tempDir, openPaths, s6Overlay, source } = raw ?? {};
+      const { image, startsAs, capabilities, before, tempDir, openPaths, s6Overlay, entrypoint, envTogether, source } = raw ?? {};
       if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
         return problems.push({ file: data.file, message: `${entry} needs an image and the source in its build that says what it needs` });
       if (startsAs !== undefined && startsAs !== 'root') return problems.push({ file: data.file, message: `${entry}: startsAs can only be root` });
@@ -72,6 +86,13 @@ export function imageNeeds(
         if (value !== undefined && typeof value !== 'boolean') return problems.push({ file: data.file, message: `${entry}: ${flag} is true or false` });
       if (openPaths !== undefined && !(Array.isArray(openPaths) && openPaths.length > 0 && openPaths.every((p) => typeof p === 'string' && p.startsWith('/'))))
         return problems.push({ file: data.file, message: `${entry}: openPaths lists the absolute paths the image answers without a login` });
+      if (entrypoint !== undefined && !(Array.isArray(entrypoint) && entrypoint.length > 0 && entrypoint.every((e) => typeof e === 'string')))
+        return problems.push({ file: data.file, message: `${entry}: entrypoint is the image's ENTRYPOINT, a list of strings` });
+      if (envTogether !== undefined && !(Array.isArray(envTogether) && envTogether.every(isEnvPair)))
+        return problems.push({
+          file: data.file,
+          message: `${entry}: envTogether lists {set, needs}: two variable names, each with one * standing for the same text`,
+        });
       const key = imageKey(image);
       if (needs.has(key)) return problems.push({ file: data.file, message: `${entry} names ${key} again (first in ${needs.get(key)!.file})` });
       needs.set(key, {
@@ -82,6 +103,8 @@ export function imageNeeds(
         ...(tempDir === true ? { tempDir: true } : {}),
         ...(s6Overlay === true ? { s6Overlay: true } : {}),
         ...(Array.isArray(openPaths) ? { openPaths: openPaths as string[] } : {}),
+        ...(Array.isArray(entrypoint) ? { entrypoint: entrypoint as string[] } : {}),
+        ...(Array.isArray(envTogether) ? { envTogether: envTogether as { set: string; needs: string }[] } : {}),
       });
     });
   }

@@ -6,6 +6,8 @@ import { after, swap } from './edits.ts';
 const TDARR = 'apps/media/tdarr/deployment.yaml';
 const CLEANUPARR = 'apps/media/cleanuparr/deployment.yaml';
 const PVE_EXPORTER = 'monitoring/pve-exporter/deployment.yaml';
+const TAUTULLI = 'apps/media/tautulli/deployment.yaml';
+const UNPACKERR = 'apps/media/unpackerr/deployment.yaml';
 
 export const imageMutations: Mutation[] = [
   {
@@ -105,5 +107,17 @@ export const imageMutations: Mutation[] = [
       swap('apps/media/gluetun/deployment.yaml', 'gluetun: root, cap:NET_ADMIN, cap:MKNOD"', 'gluetun: root, cap:NET_ADMIN"')(c);
     },
     at: after('apps/media/gluetun/deployment.yaml', '        - name: gluetun', '          securityContext:'),
+  },
+  {
+    check: 'workload-image-needs',
+    why: "Tautulli's command dropped, so the image's ./start.sh runs as user 1000: its usermod and chown fail, and gosu's setgroups(2) stops it before the app starts",
+    mutate: swap(TAUTULLI, /          # The image's CMD, run without[^]*?command: \[[^\n]*\]\n/, ''),
+    at: after(TAUTULLI, '        - name: tautulli', '          securityContext:'),
+  },
+  {
+    check: 'workload-image-needs',
+    why: "the 4K movie manager's API key dropped from Unpackerr: it skips that manager, and the 4K downloads stay packed",
+    mutate: swap(UNPACKERR, /            - name: UN_RADARR_1_API_KEY\n[^]*?key: api-key\n/, ''),
+    at: (c) => ({ file: UNPACKERR, line: lineOf(c, UNPACKERR, '            - name: UN_RADARR_1_URL') }),
   },
 ];

@@ -1,0 +1,35 @@
+/**
+ * The image facts as the gate reads them (`*\/facts/images.yaml`): the repository's own read whole, and each field
+ * that cannot mean what it says refused with its entry, so a typo in the facts is a finding rather than a need
+ * silently dropped.
+ */
+import { describe, expect, it } from 'vitest';
+import { argoGlobMatch } from '../../model/core/glob.ts';
+import { IMAGE_FACTS_GLOB, imageKey, imageNeeds } from '../../model/repository/image-facts.ts';
+import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
+
+const repo = await loadRepo(REPO_ROOT);
+const isFacts = (file: string) => argoGlobMatch(IMAGE_FACTS_GLOB, file);
+const read = (images: unknown[]) =>
+  imageNeeds({ dataFiles: new Map([['apps/x/facts/images.yaml', { file: 'apps/x/facts/images.yaml', data: { images } }]]) } as never, isFacts);
+
+describe('imageNeeds', () => {
+  it("reads the repository's facts without a problem, the entrypoint's needs and paired settings included", () => {
+    const { needs, problems } = imageNeeds(repo, isFacts);
+    expect(problems).toEqual([]);
+    expect(needs.get('ghcr.io/tautulli/tautulli')).toMatchObject({ entrypoint: ['./start.sh'], root: { capabilities: expect.arrayContaining(['SETUID']) } });
+    expect(needs.get('ghcr.io/unpackerr/unpackerr')?.envTogether).toContainEqual({ set: 'UN_SONARR_*_URL', needs: 'UN_SONARR_*_API_KEY' });
+    expect(needs.get(imageKey('docker.io/qmcgaw/gluetun:v3.40.4'))?.entrypoint).toBeUndefined();
+  });
+
+  it('refuses an entrypoint that is not a list of strings', () => {
+    for (const entrypoint of ['/init', [], [1]])
+      expect(read([{ image: 'a/b', source: 's', entrypoint }]).problems[0]?.message).toMatch(/entry 1: entrypoint is the image's ENTRYPOINT/);
+  });
+
+  it('refuses a pair of settings without exactly one * in each name', () => {
+    for (const pair of [{ set: 'A_URL', needs: 'A_*_KEY' }, { set: 'A_*_*', needs: 'A_*' }, { set: 'A_*_URL' }, { set: 'A-*', needs: 'B_*' }])
+      expect(read([{ image: 'a/b', source: 's', envTogether: [pair] }]).problems[0]?.message).toMatch(/entry 1: envTogether lists \{set, needs\}/);
+    expect(read([{ image: 'a/b', source: 's', envTogether: [{ set: 'UN_*_URL', needs: 'UN_*_API_KEY' }] }]).problems).toEqual([]);
+  });
+});
