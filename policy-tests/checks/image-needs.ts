@@ -129,17 +129,33 @@ function s6OverlayNeed({ ctx, pod, c, image, need, where, setting }: Held): void
     );
 }
 
-function openPathsNeed({ ctx, resource, c, image, need }: Held): void {
-  if (!need.openPaths) return;
+/** Each httpGet probe of a container: which, the path it asks (without its query; `/` when none is given), and where that is said. */
+function* httpProbes(c: ContainerRef): Generator<{ probe: string; asked: string; at: (string | number)[] }> {
   for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+    if (dig(c.container, [probe, 'httpGet']) === undefined) continue;
     const path = dig(c.container, [probe, 'httpGet', 'path']);
-    if (typeof path !== 'string' && dig(c.container, [probe, 'httpGet']) === undefined) continue;
-    const asked = typeof path === 'string' ? path.split('?')[0]! : '/';
-    if (!need.openPaths.includes(asked))
+    yield {
+      probe,
+      asked: typeof path === 'string' ? path.split('?')[0]! : '/',
+      at: [...c.at, probe, 'httpGet', typeof path === 'string' ? 'path' : 'port'],
+    };
+  }
+}
+
+function probePathNeeds({ ctx, resource, c, image, need }: Held): void {
+  for (const { probe, asked, at } of httpProbes(c)) {
+    if (need.openPaths && !need.openPaths.includes(asked))
       ctx.fail(
-        { resource, path: [...c.at, probe, 'httpGet', typeof path === 'string' ? 'path' : 'port'] },
+        { resource, path: at },
         `container ${c.name}'s ${probe} asks ${image} for ${asked}, which it answers only after a login (${need.source}); the kubelet never logs in, so the probe always fails: ask ${need.openPaths.join(' or ')}`,
       );
+    if (need.pollPaths?.includes(asked)) {
+      const timeout = dig(c.container, [probe, 'timeoutSeconds']) ?? 1;
+      ctx.fail(
+        { resource, path: at },
+        `container ${c.name}'s ${probe} asks ${image} for ${asked}, and every request there polls what it watches (${need.source}): the probe polls it at each period, and fails whenever that answers slower than the probe's ${scalarText(timeout)} s timeout, ${probe === 'livenessProbe' ? 'so the kubelet restarts a healthy exporter' : 'so the pod leaves its Service'}: ask a path the process answers itself`,
+      );
+    }
   }
 }
 
@@ -195,7 +211,7 @@ export const imageNeedsCheck: PolicyCheck = {
         where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
         setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
       };
-      for (const judge of [tempDirNeed, envTogetherNeed, s6OverlayNeed, openPathsNeed, rootNeed]) judge(held);
+      for (const judge of [tempDirNeed, envTogetherNeed, s6OverlayNeed, probePathNeeds, rootNeed]) judge(held);
     }
   },
 };

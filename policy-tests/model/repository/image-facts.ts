@@ -28,6 +28,8 @@ export interface ImageNeeds {
   s6Overlay?: boolean;
   /** The only HTTP paths it answers without a login: a kubelet's httpGet probe, which never logs in, must ask one of them. */
   openPaths?: string[];
+  /** HTTP paths whose every request polls the device or service the image watches (an exporter's scrape): no probe's path. */
+  pollPaths?: string[];
   /**
    * The image's ENTRYPOINT, when `root` and `s6Overlay` are its needs rather than the app's: a container whose
    * `command` replaces it never runs it (the kubelet's `command` overrides ENTRYPOINT, and CMD with it).
@@ -44,6 +46,8 @@ export const imageKey = (image: string): string =>
   imageParts(image)
     .name.replace(/^(docker\.io|index\.docker\.io|registry-1\.docker\.io)\//, '')
     .replace(/^library\//, '');
+
+const isPathList = (paths: unknown): boolean => Array.isArray(paths) && paths.length > 0 && paths.every((p) => typeof p === 'string' && p.startsWith('/'));
 
 /** A variable name with one `*` in it. */
 const ENV_PATTERN = /^[A-Za-z0-9_]*\*[A-Za-z0-9_]*$/;
@@ -65,13 +69,13 @@ export function imageNeeds(
     if (!Array.isArray(list)) {
       problems.push({
         file: data.file,
-        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, s6Overlay?, openPaths?, entrypoint?, envTogether?, source}`,
+        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, s6Overlay?, openPaths?, pollPaths?, entrypoint?, envTogether?, source}`,
       });
       continue;
     }
     list.forEach((raw: Record<string, unknown>, i) => {
       const entry = `${data.file} entry ${i + 1}`;
-      const { image, startsAs, capabilities, before, tempDir, openPaths, s6Overlay, entrypoint, envTogether, source } = raw ?? {};
+      const { image, startsAs, capabilities, before, tempDir, openPaths, pollPaths, s6Overlay, entrypoint, envTogether, source } = raw ?? {};
       if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
         return problems.push({ file: data.file, message: `${entry} needs an image and the source in its build that says what it needs` });
       if (startsAs !== undefined && startsAs !== 'root') return problems.push({ file: data.file, message: `${entry}: startsAs can only be root` });
@@ -84,8 +88,12 @@ export function imageNeeds(
         ['s6Overlay', s6Overlay],
       ] as const)
         if (value !== undefined && typeof value !== 'boolean') return problems.push({ file: data.file, message: `${entry}: ${flag} is true or false` });
-      if (openPaths !== undefined && !(Array.isArray(openPaths) && openPaths.length > 0 && openPaths.every((p) => typeof p === 'string' && p.startsWith('/'))))
-        return problems.push({ file: data.file, message: `${entry}: openPaths lists the absolute paths the image answers without a login` });
+      for (const [field, paths, says] of [
+        ['openPaths', openPaths, 'the image answers without a login'],
+        ['pollPaths', pollPaths, 'whose every request polls what the image watches'],
+      ] as const)
+        if (paths !== undefined && !isPathList(paths))
+          return problems.push({ file: data.file, message: `${entry}: ${field} lists the absolute paths ${says}` });
       if (entrypoint !== undefined && !(Array.isArray(entrypoint) && entrypoint.length > 0 && entrypoint.every((e) => typeof e === 'string')))
         return problems.push({ file: data.file, message: `${entry}: entrypoint is the image's ENTRYPOINT, a list of strings` });
       if (envTogether !== undefined && !(Array.isArray(envTogether) && envTogether.every(isEnvPair)))
@@ -103,6 +111,7 @@ export function imageNeeds(
         ...(tempDir === true ? { tempDir: true } : {}),
         ...(s6Overlay === true ? { s6Overlay: true } : {}),
         ...(Array.isArray(openPaths) ? { openPaths: openPaths as string[] } : {}),
+        ...(Array.isArray(pollPaths) ? { pollPaths: pollPaths as string[] } : {}),
         ...(Array.isArray(entrypoint) ? { entrypoint: entrypoint as string[] } : {}),
         ...(Array.isArray(envTogether) ? { envTogether: envTogether as { set: string; needs: string }[] } : {}),
       });

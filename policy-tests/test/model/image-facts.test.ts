@@ -32,4 +32,14 @@ describe('imageNeeds', () => {
       expect(read([{ image: 'a/b', source: 's', envTogether: [pair] }]).problems[0]?.message).toMatch(/entry 1: envTogether lists \{set, needs\}/);
     expect(read([{ image: 'a/b', source: 's', envTogether: [{ set: 'UN_*_URL', needs: 'UN_*_API_KEY' }] }]).problems).toEqual([]);
   });
+
+  it('refuses probe-path lists that are empty or not absolute paths', () => {
+    for (const [field, paths] of [
+      ['openPaths', []],
+      ['pollPaths', ['metrics']],
+      ['pollPaths', '/metrics'],
+    ] as const)
+      expect(read([{ image: 'a/b', source: 's', [field]: paths }]).problems[0]?.message).toMatch(new RegExp(`entry 1: ${field} lists the absolute paths`));
+    expect(imageNeeds(repo, isFacts).needs.get('ghcr.io/unpoller/unpoller')?.pollPaths).toEqual(['/metrics']);
+  });
 });

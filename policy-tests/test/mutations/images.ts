@@ -8,6 +8,7 @@ const CLEANUPARR = 'apps/media/cleanuparr/deployment.yaml';
 const PVE_EXPORTER = 'monitoring/pve-exporter/deployment.yaml';
 const TAUTULLI = 'apps/media/tautulli/deployment.yaml';
 const UNPACKERR = 'apps/media/unpackerr/deployment.yaml';
+const UNPOLLER = 'monitoring/unpoller/deployment.yaml';
 
 export const imageMutations: Mutation[] = [
   {
@@ -119,5 +120,15 @@ export const imageMutations: Mutation[] = [
     why: "the 4K movie manager's API key dropped from Unpackerr: it skips that manager, and the 4K downloads stay packed",
     mutate: swap(UNPACKERR, /            - name: UN_RADARR_1_API_KEY\n[^]*?key: api-key\n/, ''),
     at: (c) => ({ file: UNPACKERR, line: lineOf(c, UNPACKERR, '            - name: UN_RADARR_1_URL') }),
+  },
+  {
+    check: 'workload-image-needs',
+    why: "unpoller's liveness probe back on /metrics: every request there polls the UniFi controller, so a controller slower than the probe's second restarts a healthy exporter",
+    mutate: swap(
+      UNPOLLER,
+      '          livenessProbe:\n            httpGet:\n              path: /\n',
+      '          livenessProbe:\n            httpGet:\n              path: /metrics\n',
+    ),
+    at: (c) => ({ file: UNPOLLER, line: lineOf(c, UNPOLLER, '              path: /metrics') }),
   },
 ];
