@@ -115,6 +115,37 @@ function envTogetherNeed({ ctx, resource, c, image, need }: Held): void {
     }
 }
 
+/** Whether a volume is mounted at one of `dirs`, inside one, or above one: the image could read its setting from a file there. */
+const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
+  ((c.container.volumeMounts ?? []) as { mountPath?: string }[]).some((m) => {
+    const at = (m.mountPath ?? '').replace(/\/+$/, '') || '/';
+    return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
+  });
+
+function envNeedsJudge({ ctx, resource, c, image, need }: Held): void {
+  const env = setEnv(c);
+  const where = { resource, path: [...c.at, c.container.env === undefined ? 'name' : 'env'] };
+  for (const rule of need.envNeeds ?? []) {
+    const applies = Object.entries(rule.when).every(([name, values]) => values.some((v) => v.toLowerCase() === envValue(c, name)?.toLowerCase()));
+    if (!applies) continue;
+    const missing = rule.needs.filter((name) => !env.has(name));
+    if (missing.length === 0) continue;
+    const because = Object.entries(rule.when)
+      .map(([name]) => `${name}=${envValue(c, name)}`)
+      .join(', ');
+    if (c.container.envFrom !== undefined || (rule.orFilesUnder && mountsUnder(c, rule.orFilesUnder)))
+      ctx.notJudged(
+        where,
+        `container ${c.name} runs ${image} with ${because} and no ${missing.join(' or ')} in its env; whether its envFrom sources or mounted files give ${missing.length > 1 ? 'them' : 'it'} is not read`,
+      );
+    else
+      ctx.fail(
+        where,
+        `container ${c.name} runs ${image} with ${because} but without ${missing.join(' and ')}, which it needs then (${need.source}): it stops at start`,
+      );
+  }
+}
+
 function s6OverlayNeed({ ctx, pod, c, image, need, where, setting }: Held): void {
   const user = setting('runAsUser');
   if (!need.s6Overlay || skipsEntrypoint(c, need.entrypoint) || user === undefined || user === 0) return;
@@ -188,9 +219,9 @@ function rootNeed({ ctx, resource, c, image, need, where, setting }: Held): void
 
 export const imageNeedsCheck: PolicyCheck = {
   id: 'workload-image-needs',
-  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in); a setting the image reads from the environment only together with another has both. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
+  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in); a setting the image reads from the environment only together with another has both, and one it stops without, given the other settings, is set. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
   invariants: ['P1'],
-  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open; set the variable a setting needs beside it; or correct the facts in ${IMAGE_FACTS_GLOB}`,
+  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open; set the variable a setting needs beside it, or the one the image stops without; or correct the facts in ${IMAGE_FACTS_GLOB}`,
   reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
@@ -211,7 +242,7 @@ export const imageNeedsCheck: PolicyCheck = {
         where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
         setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
       };
-      for (const judge of [tempDirNeed, envTogetherNeed, s6OverlayNeed, probePathNeeds, rootNeed]) judge(held);
+      for (const judge of [tempDirNeed, envTogetherNeed, envNeedsJudge, s6OverlayNeed, probePathNeeds, rootNeed]) judge(held);
     }
   },
 };

@@ -37,8 +37,19 @@ export interface ImageNeeds {
   entrypoint?: string[];
   /** Settings read from the environment that work only together: a variable named like `set` is ignored without its `needs` (`*` the same text in both). */
   envTogether?: { set: string; needs: string }[];
+  /**
+   * Settings the image stops without, when others hold given values: with every `when` variable set to one of its
+   * values, each of `needs` is set, or the image reads it from a file under one of `orFilesUnder`.
+   */
+  envNeeds?: EnvNeed[];
   /** Where in the image's build that is read. */
   source: string;
+}
+
+export interface EnvNeed {
+  when: Record<string, string[]>;
+  needs: string[];
+  orFilesUnder?: string[];
 }
 
 /** An image reference as the registry resolves it: Docker Hub's implicit host and library/ namespace dropped. */
@@ -48,6 +59,20 @@ export const imageKey = (image: string): string =>
     .replace(/^library\//, '');
 
 const isPathList = (paths: unknown): boolean => Array.isArray(paths) && paths.length > 0 && paths.every((p) => typeof p === 'string' && p.startsWith('/'));
+
+const isStringList = (list: unknown): list is string[] => Array.isArray(list) && list.length > 0 && list.every((v) => typeof v === 'string' && v !== '');
+const isEnvNeed = (need: unknown): boolean => {
+  const { when, needs, orFilesUnder } = (need ?? {}) as Record<string, unknown>;
+  return (
+    typeof when === 'object' &&
+    when !== null &&
+    !Array.isArray(when) &&
+    Object.keys(when).length > 0 &&
+    Object.values(when).every(isStringList) &&
+    isStringList(needs) &&
+    (orFilesUnder === undefined || isPathList(orFilesUnder))
+  );
+};
 
 /** A variable name with one `*` in it. */
 const ENV_PATTERN = /^[A-Za-z0-9_]*\*[A-Za-z0-9_]*$/;
@@ -69,13 +94,13 @@ export function imageNeeds(
     if (!Array.isArray(list)) {
       problems.push({
         file: data.file,
-        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, s6Overlay?, openPaths?, pollPaths?, entrypoint?, envTogether?, source}`,
+        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, s6Overlay?, openPaths?, pollPaths?, entrypoint?, envTogether?, envNeeds?, source}`,
       });
       continue;
     }
     list.forEach((raw: Record<string, unknown>, i) => {
       const entry = `${data.file} entry ${i + 1}`;
-      const { image, startsAs, capabilities, before, tempDir, openPaths, pollPaths, s6Overlay, entrypoint, envTogether, source } = raw ?? {};
+      const { image, startsAs, capabilities, before, tempDir, openPaths, pollPaths, s6Overlay, entrypoint, envTogether, envNeeds, source } = raw ?? {};
       if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
         return problems.push({ file: data.file, message: `${entry} needs an image and the source in its build that says what it needs` });
       if (startsAs !== undefined && startsAs !== 'root') return problems.push({ file: data.file, message: `${entry}: startsAs can only be root` });
@@ -101,6 +126,11 @@ export function imageNeeds(
           file: data.file,
           message: `${entry}: envTogether lists {set, needs}: two variable names, each with one * standing for the same text`,
         });
+      if (envNeeds !== undefined && !(Array.isArray(envNeeds) && envNeeds.every(isEnvNeed)))
+        return problems.push({
+          file: data.file,
+          message: `${entry}: envNeeds lists {when, needs, orFilesUnder?}: when maps variables to the values that make the need, needs names variables, orFilesUnder absolute paths`,
+        });
       const key = imageKey(image);
       if (needs.has(key)) return problems.push({ file: data.file, message: `${entry} names ${key} again (first in ${needs.get(key)!.file})` });
       needs.set(key, {
@@ -114,6 +144,7 @@ export function imageNeeds(
         ...(Array.isArray(pollPaths) ? { pollPaths: pollPaths as string[] } : {}),
         ...(Array.isArray(entrypoint) ? { entrypoint: entrypoint as string[] } : {}),
         ...(Array.isArray(envTogether) ? { envTogether: envTogether as { set: string; needs: string }[] } : {}),
+        ...(Array.isArray(envNeeds) ? { envNeeds: envNeeds as EnvNeed[] } : {}),
       });
     });
   }

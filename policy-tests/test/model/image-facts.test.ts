@@ -42,4 +42,15 @@ describe('imageNeeds', () => {
       expect(read([{ image: 'a/b', source: 's', [field]: paths }]).problems[0]?.message).toMatch(new RegExp(`entry 1: ${field} lists the absolute paths`));
     expect(imageNeeds(repo, isFacts).needs.get('ghcr.io/unpoller/unpoller')?.pollPaths).toEqual(['/metrics']);
   });
+
+  it("refuses a conditional need that cannot be read, and reads the VPN image's", () => {
+    for (const envNeeds of [
+      [{ when: {}, needs: ['A'] }],
+      [{ when: { A: 'x' }, needs: ['B'] }],
+      [{ when: { A: ['x'] }, needs: [] }],
+      [{ when: { A: ['x'] }, needs: ['B'], orFilesUnder: ['run'] }],
+    ])
+      expect(read([{ image: 'a/b', source: 's', envNeeds }]).problems[0]?.message).toMatch(/entry 1: envNeeds lists \{when, needs, orFilesUnder\?\}/);
+    expect(imageNeeds(repo, isFacts).needs.get('qmcgaw/gluetun')?.envNeeds?.[0]).toMatchObject({ needs: ['WIREGUARD_PRIVATE_KEY', 'WIREGUARD_ADDRESSES'] });
+  });
 });

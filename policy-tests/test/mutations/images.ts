@@ -131,4 +131,10 @@ export const imageMutations: Mutation[] = [
     ),
     at: (c) => ({ file: UNPOLLER, line: lineOf(c, UNPOLLER, '              path: /metrics') }),
   },
+  {
+    check: 'workload-image-needs',
+    why: "the VPN's interface address dropped from gluetun: Mullvad's WireGuard has no default address, gluetun refuses its settings, and the VPN pod never starts",
+    mutate: swap('apps/media/gluetun/deployment.yaml', /            # The tunnel's own address[^]*?key: WIREGUARD_ADDRESSES\n/, ''),
+    at: after('apps/media/gluetun/deployment.yaml', '        - name: gluetun', '          env:'),
+  },
 ];
