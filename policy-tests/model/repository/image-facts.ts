@@ -30,6 +30,8 @@ export interface ImageNeeds {
   openPaths?: string[];
   /** HTTP paths whose every request polls the device or service the image watches (an exporter's scrape): no probe's path. */
   pollPaths?: string[];
+  /** HTTP paths that answer only once the app is ready, after its start-up work (a WAL replayed): no liveness probe's path. */
+  readyPaths?: string[];
   /**
    * The image's ENTRYPOINT, when `root` and `s6Overlay` are its needs rather than the app's: a container whose
    * `command` replaces it never runs it (the kubelet's `command` overrides ENTRYPOINT, and CMD with it).
@@ -94,13 +96,14 @@ export function imageNeeds(
     if (!Array.isArray(list)) {
       problems.push({
         file: data.file,
-        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, s6Overlay?, openPaths?, pollPaths?, entrypoint?, envTogether?, envNeeds?, source}`,
+        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, s6Overlay?, openPaths?, pollPaths?, readyPaths?, entrypoint?, envTogether?, envNeeds?, source}`,
       });
       continue;
     }
     list.forEach((raw: Record<string, unknown>, i) => {
       const entry = `${data.file} entry ${i + 1}`;
-      const { image, startsAs, capabilities, before, tempDir, openPaths, pollPaths, s6Overlay, entrypoint, envTogether, envNeeds, source } = raw ?? {};
+      const { image, startsAs, capabilities, before, tempDir, openPaths, pollPaths, readyPaths, s6Overlay, entrypoint, envTogether, envNeeds, source } =
+        raw ?? {};
       if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
         return problems.push({ file: data.file, message: `${entry} needs an image and the source in its build that says what it needs` });
       if (startsAs !== undefined && startsAs !== 'root') return problems.push({ file: data.file, message: `${entry}: startsAs can only be root` });
@@ -116,6 +119,7 @@ export function imageNeeds(
       for (const [field, paths, says] of [
         ['openPaths', openPaths, 'the image answers without a login'],
         ['pollPaths', pollPaths, 'whose every request polls what the image watches'],
+        ['readyPaths', readyPaths, 'that answer only once the app is ready'],
       ] as const)
         if (paths !== undefined && !isPathList(paths))
           return problems.push({ file: data.file, message: `${entry}: ${field} lists the absolute paths ${says}` });
@@ -142,6 +146,7 @@ export function imageNeeds(
         ...(s6Overlay === true ? { s6Overlay: true } : {}),
         ...(Array.isArray(openPaths) ? { openPaths: openPaths as string[] } : {}),
         ...(Array.isArray(pollPaths) ? { pollPaths: pollPaths as string[] } : {}),
+        ...(Array.isArray(readyPaths) ? { readyPaths: readyPaths as string[] } : {}),
         ...(Array.isArray(entrypoint) ? { entrypoint: entrypoint as string[] } : {}),
         ...(Array.isArray(envTogether) ? { envTogether: envTogether as { set: string; needs: string }[] } : {}),
         ...(Array.isArray(envNeeds) ? { envNeeds: envNeeds as EnvNeed[] } : {}),

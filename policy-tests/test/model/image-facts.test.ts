@@ -38,9 +38,11 @@ describe('imageNeeds', () => {
       ['openPaths', []],
       ['pollPaths', ['metrics']],
       ['pollPaths', '/metrics'],
+      ['readyPaths', [1]],
     ] as const)
       expect(read([{ image: 'a/b', source: 's', [field]: paths }]).problems[0]?.message).toMatch(new RegExp(`entry 1: ${field} lists the absolute paths`));
     expect(imageNeeds(repo, isFacts).needs.get('ghcr.io/unpoller/unpoller')?.pollPaths).toEqual(['/metrics']);
+    expect(imageNeeds(repo, isFacts).needs.get('grafana/loki')?.readyPaths).toEqual(['/ready']);
   });
 
   it("refuses a conditional need that cannot be read, and reads the VPN image's", () => {

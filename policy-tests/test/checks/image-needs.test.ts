@@ -1,0 +1,71 @@
+/**
+ * workload-image-needs on workloads only a chart renders (Loki's liveness probe) and on what it cannot read (a
+ * setting an envFrom source may give): each rule on one synthetic workload beside the real repository's facts, since
+ * the mutation lists, which break the real repository, have no rendered chart to break.
+ */
+import { describe, expect, it } from 'vitest';
+import { imageNeedsCheck } from '../../checks/image-needs.ts';
+import { runChecks } from '../../model/checks/runner.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
+
+const repo = await loadRepo(REPO_ROOT);
+
+const workload = (container: Record<string, unknown>): Resource =>
+  ({
+    ...repo.resources[0]!,
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    name: 'x',
+    namespace: 'monitoring',
+    object: {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'x' },
+      spec: { template: { spec: { containers: [{ name: 'c', ...container }] } } },
+    },
+  }) as Resource;
+
+const judge = (container: Record<string, unknown>) =>
+  runChecks({ ...repo, resources: [workload(container)] }, [imageNeedsCheck]).findings.map((f) => `${f.severity ?? 'error'}: ${f.message}`);
+
+describe('workload-image-needs beyond the mutation lists', () => {
+  const loki = { image: 'docker.io/grafana/loki:3.7.6' };
+  it('fails a liveness probe on a path that answers only once the app is ready, and leaves it to the readiness probe', () => {
+    expect(judge({ ...loki, livenessProbe: { httpGet: { path: '/ready', port: 3100 } } })).toEqual([
+      expect.stringMatching(/^error: container c's livenessProbe asks docker\.io\/grafana\/loki:3\.7\.6 for \/ready, which answers only once it is ready/),
+    ]);
+    expect(
+      judge({
+        ...loki,
+        readinessProbe: { httpGet: { path: '/ready', port: 3100 } },
+        livenessProbe: { httpGet: { path: '/loki/api/v1/status/buildinfo', port: 3100 } },
+      }),
+    ).toEqual([]);
+  });
+
+  it('says not judged where an envFrom source or a mounted secrets folder may give a setting the image stops without', () => {
+    const gluetun = { image: 'qmcgaw/gluetun:v3.40.4', securityContext: { capabilities: { add: ['NET_ADMIN', 'MKNOD'] } } };
+    const env = [
+      { name: 'VPN_SERVICE_PROVIDER', value: 'Mullvad' },
+      { name: 'VPN_TYPE', value: 'wireguard' },
+      { name: 'WIREGUARD_PRIVATE_KEY', valueFrom: { secretKeyRef: { name: 'g', key: 'k' } } },
+    ];
+    expect(judge({ ...gluetun, env })).toEqual([expect.stringMatching(/^error: .*without WIREGUARD_ADDRESSES, which it needs then/)]);
+    expect(judge({ ...gluetun, env, envFrom: [{ secretRef: { name: 'g' } }] })).toEqual([
+      expect.stringMatching(/^not-judged: .*no WIREGUARD_ADDRESSES in its env/),
+    ]);
+    expect(judge({ ...gluetun, env, volumeMounts: [{ name: 's', mountPath: '/run/secrets/wireguard_addresses', subPath: 'a' }] })).toEqual([
+      expect.stringMatching(/^not-judged: /),
+    ]);
+    expect(judge({ ...gluetun, env: [...env, { name: 'WIREGUARD_ADDRESSES', value: '10.64.0.2/32' }] })).toEqual([]);
+    expect(judge({ ...gluetun, env: [{ name: 'VPN_SERVICE_PROVIDER', value: 'nordvpn' }, ...env.slice(1)] })).toEqual([]);
+  });
+
+  it("holds a container to the image's entrypoint needs only while it runs that entrypoint", () => {
+    const tautulli = { image: 'ghcr.io/tautulli/tautulli:v2.16.0', securityContext: { runAsUser: 1000, capabilities: { drop: ['ALL'] } } };
+    expect(judge(tautulli)).toHaveLength(2);
+    expect(judge({ ...tautulli, command: ['./start.sh'] })).toHaveLength(2);
+    expect(judge({ ...tautulli, command: ['python', 'Tautulli.py', '--datadir', '/config'] })).toEqual([]);
+  });
+});
