@@ -51,10 +51,10 @@ const setEnv = (c: ContainerRef): Map<string, number> => {
   return set;
 };
 
-/** `UN_SONARR_*_URL` as a pattern whose one group is the `*`. */
+/** `UN_SONARR_*_URL` as a pattern whose one group is the `*` (a name without one matches itself). */
 const envPattern = (name: string): RegExp => {
-  const [head, tail] = name.split('*') as [string, string];
-  return new RegExp(`^${head}([A-Za-z0-9_]+)${tail}$`);
+  const [head, tail] = name.split('*') as [string, string | undefined];
+  return new RegExp(tail === undefined ? `^${head}$` : `^${head}([A-Za-z0-9_]+)${tail}$`);
 };
 
 /** Whether the container's `command` replaces the image's ENTRYPOINT, so that what only the entrypoint needs is not needed. */
@@ -146,6 +146,18 @@ function envNeedsJudge({ ctx, resource, c, image, need }: Held): void {
   }
 }
 
+function envSinceNeed({ ctx, resource, c, image, need }: Held): void {
+  for (const rule of need.envSince ?? [])
+    for (const [name, index] of setEnv(c)) {
+      if (!envPattern(rule.name).test(name)) continue;
+      const at = { resource, path: [...c.at, 'env', index, 'name'] };
+      const release = imageRelease(image);
+      if (!release) ctx.notJudged(at, `${image} names no release, so whether it reads ${name} (from ${rule.since}) is not known`);
+      else if (compareReleases(release, rule.since) < 0)
+        ctx.fail(at, `container ${c.name} sets ${name}, which ${image} does not read before ${rule.since} (${need.source}): the setting is ignored`);
+    }
+}
+
 function s6OverlayNeed({ ctx, pod, c, image, need, where, setting }: Held): void {
   const user = setting('runAsUser');
   if (!need.s6Overlay || skipsEntrypoint(c, need.entrypoint) || user === undefined || user === 0) return;
@@ -224,9 +236,9 @@ function rootNeed({ ctx, resource, c, image, need, where, setting }: Held): void
 
 export const imageNeedsCheck: PolicyCheck = {
   id: 'workload-image-needs',
-  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in), no probe asks a path where every request polls what the image watches, and no liveness probe a path that answers only once the app is ready; a setting the image reads from the environment only together with another has both, and one it stops without, given the other settings, is set. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
+  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in), no probe asks a path where every request polls what the image watches, and no liveness probe a path that answers only once the app is ready; a setting the image reads from the environment only together with another has both, one it stops without, given the other settings, is set, and none is one its release does not read yet. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
   invariants: ['P1'],
-  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open, none they list as polling, and for liveness none they list as answering only when ready; set the variable a setting needs beside it, or the one the image stops without; or correct the facts in ${IMAGE_FACTS_GLOB}`,
+  remediation: `follow the image's facts: leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open, none they list as polling, and for liveness none they list as answering only when ready; set the variable a setting needs beside it, or the one the image stops without; run a release that reads a setting you set; or correct the facts in ${IMAGE_FACTS_GLOB}`,
   reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
@@ -247,7 +259,7 @@ export const imageNeedsCheck: PolicyCheck = {
         where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
         setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
       };
-      for (const judge of [tempDirNeed, envTogetherNeed, envNeedsJudge, s6OverlayNeed, probePathNeeds, rootNeed]) judge(held);
+      for (const judge of [tempDirNeed, envTogetherNeed, envNeedsJudge, envSinceNeed, s6OverlayNeed, probePathNeeds, rootNeed]) judge(held);
     }
   },
 };

@@ -4,21 +4,14 @@
  */
 import { closest } from 'fastest-levenshtein';
 import { metricsCatalog, MONITOR_KINDS, type MetricsCatalog, type ScrapeJob } from '../model/monitoring/metrics-catalog.ts';
-import { monitorId, namespaceIn } from '../model/monitoring/scrape-jobs.ts';
 import { promExpressions, type PromExpression } from '../model/monitoring/promql-expressions.ts';
 import { perRepo } from '../model/repository/per-repo.ts';
 import { parsePromQL, type Selector } from '../model/monitoring/promql.ts';
-import { jobsFor, namesRead } from '../model/monitoring/metrics-reads.ts';
+import { jobsFor, labelsOfProducers, namesRead, SCRAPE_SERIES, selectorLabels } from '../model/monitoring/metrics-reads.ts';
 import { durationMs } from '../model/core/durations.ts';
-import { applications } from '../model/argocd/argocd.ts';
-import { workloadContainers } from '../model/core/workloads.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import type { Repo } from '../model/repository/repo.ts';
-import { scalarText } from '../model/core/text.ts';
-import type { Resource } from '../model/core/manifest.ts';
 
-/** Series Prometheus writes for every job it scrapes, whatever the exporter. */
-const SCRAPE_SERIES = new Set(['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added']);
 const READS = { kinds: ['PrometheusRule', 'ConfigMap', 'Service', ...MONITOR_KINDS, 'Application'], files: ['monitoring/metrics-catalog/*', '*/tests/*'] };
 const describeSelector = (expr: string, s: Selector) => s.name ?? expr.slice(s.from).match(/^\{[^}]*\}/)?.[0] ?? 'a selector';
 const jobList = (jobs: readonly ScrapeJob[]) => [...new Set(jobs.map((j) => `${j.job} (${j.source})`))].join(', ') || 'none';
@@ -87,7 +80,7 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used }: Joined, { e, s,
       ctx.fail(place(), `${what} reads ${name}, which no scraped source produces (jobs considered: ${jobList(candidates)})${hint}`);
       continue;
     }
-    const labels = new Set(producers.flatMap((j) => [...j.targetLabels, ...(j.metrics.get(name) ?? [])]));
+    const labels = labelsOfProducers(producers, name);
     for (const label of [...s.matchers.map((m) => m.label), ...s.groupedBy]) {
       if (label === '__name__' || labels.has(label)) continue;
       ctx.fail(
@@ -95,6 +88,31 @@ function joinOne(ctx: CheckContext, { catalog, recorded, used }: Joined, { e, s,
         `${what} reads label ${label} of ${name}, which it does not have (labels: ${[...labels].sort().join(', ')}; from ${jobList(producers)})`,
       );
     }
+  }
+}
+
+/**
+ * `sum by (x) (a + b)`: a binary operator's result carries no label its operands lack, so a label the aggregation
+ * above it groups by is one some selector under it has; otherwise every series falls into one group, silently.
+ */
+function joinAcross(ctx: CheckContext, joined: { catalog: MetricsCatalog; recorded: ReadonlySet<string> }, readers: readonly Reader[]): void {
+  const groups = new Map<string, Reader[]>();
+  for (const r of readers) {
+    if (!r.s.groupedAcross) continue;
+    const key = `${r.e.file}\0${r.e.name}\0${r.e.expr}\0${r.s.groupedAcross.at}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  for (const group of groups.values()) {
+    const sets = group.map((r) => selectorLabels(joined.catalog, joined.recorded, r.s));
+    if (sets.some((set) => set === undefined)) continue;
+    const have = new Set(sets.flatMap((set) => [...set!]));
+    const { e, s } = group[0]!;
+    const missing = s.groupedAcross!.labels.filter((l) => !have.has(l));
+    if (missing.length > 0)
+      ctx.fail(
+        { file: e.file, ...e.at(s.groupedAcross!.at) },
+        `${e.kind} ${e.name} groups by ${missing.join(', ')}, which none of the series it combines has (${group.map((r) => describeSelector(e.expr, r.s)).join(', ')}; labels: ${[...have].sort().join(', ')}): every series falls into one group`,
+      );
   }
 }
 
@@ -121,23 +139,11 @@ function guardedJobs(repo: Repo, jobs: readonly ScrapeJob[]): Set<string> {
   return guarded;
 }
 
-/** Whether a chart's rendered workloads run an image tagged with the exporter version (`v` or not). */
-function runsVersion(resources: readonly Resource[], version: string): boolean {
-  const bare = version.replace(/^v/, '');
-  for (const { c } of workloadContainers(resources)) {
-    const tag = scalarText(c.container.image ?? '')
-      .split('@')[0]!
-      .split(/:(?=[^/]+$)/)[1];
-    if (tag !== undefined && tag.replace(/^v/, '') === bare) return true;
-  }
-  return false;
-}
-
 export const metricsChecks: PolicyCheck[] = [
   {
     id: 'metrics-join',
     description:
-      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes, with the labels it filters and groups by, per the metrics catalog; a recording rule read is defined (A17, A10).',
+      'Every series an alert, recording rule or dashboard reads, and every input series a promtool rule test feeds, is produced by a job this repository scrapes, with the labels it filters and groups by (an aggregation over the result of an operator by labels some series under it has), per the metrics catalog; a recording rule read is defined (A17, A10).',
     invariants: ['A17', 'A10'],
     remediation:
       'read a metric and labels the catalog lists for a scraped job, deploy and scrape the exporter that produces it (with its catalog entry), or add a reasoned exemption to monitoring/metrics-catalog/exemptions.yaml',
@@ -146,7 +152,9 @@ export const metricsChecks: PolicyCheck[] = [
     run(ctx) {
       const { catalog, recorded } = metricsView(ctx.repo);
       const used = new Set<number>();
-      for (const reader of selectorsOf(ctx.repo, ctx)) joinOne(ctx, { catalog, recorded, used }, reader);
+      const readers = [...selectorsOf(ctx.repo, ctx)];
+      for (const reader of readers) joinOne(ctx, { catalog, recorded, used }, reader);
+      joinAcross(ctx, { catalog, recorded }, readers);
       for (const x of catalog.exemptions) {
         if (!used.has(x.index) && catalog.exemptionsFile)
           ctx.fail({ data: catalog.exemptionsFile, path: [x.index, 'metric'] }, `exemption ${x.text} matches no metric any rule or dashboard reads; remove it`);
@@ -206,89 +214,6 @@ export const metricsChecks: PolicyCheck[] = [
             ctx.fail(
               { file: e.file, ...e.at(c.selector.from) },
               `alert ${e.name} fires on ${describeSelector(e.expr, c.selector)} ${c.op} ${c.value}, but when ${[...new Set(unguarded.map((j) => j.job))].join(', ')} stops answering the series is gone and nothing fires: no \`up == 0\` alert covers it`,
-            );
-        }
-      }
-    },
-  },
-  {
-    id: 'metrics-catalog-current',
-    description:
-      "Each metrics-catalog entry names its exporter, version and source, and matches the version the repository pins (a Renovate bump makes it stale); every monitor has an entry or a reasoned exemption (plain monitors always, a chart's when it renders) (A17).",
-    invariants: ['A17'],
-    remediation:
-      'refresh the entry: npm run metrics:catalog -- --refresh <exporter> --version <pinned>; add an entry for a new monitor (monitoring/README.md, "The metrics catalog")',
-    reads: {
-      kinds: ['*'],
-      everyKind: 'the exporters and monitors the catalog pins are found among every rendered resource',
-      files: ['monitoring/metrics-catalog/*'],
-      renders: true,
-    },
-    exemptible: false,
-    run(ctx) {
-      const catalog = metricsCatalog(ctx.repo);
-      for (const p of catalog.problems) ctx.fail({ data: p.data, path: p.path }, p.message);
-      for (const entry of catalog.entries) {
-        const stale = (where: string) =>
-          ctx.fail(
-            { data: entry.data, path: ['version'] },
-            `catalog entry ${entry.exporter} ${entry.version} is stale: ${where}; refresh it with npm run metrics:catalog -- --refresh ${entry.exporter}`,
-          );
-        const { image, chart, version, file, contains } = entry.pin;
-        if (image) {
-          for (const { resource, c } of workloadContainers(ctx.repo.resources.filter((r) => !r.rendered))) {
-            const ref = scalarText(c.container.image ?? '');
-            const [repository, tag] = ref.split('@')[0]!.split(/:(?=[^/]+$)/);
-            if (repository === image && tag !== entry.version) stale(`${resource.file} runs ${image}:${tag}`);
-          }
-        }
-        if (chart) {
-          for (const app of applications(ctx.repo)) {
-            for (const s of app.sources) {
-              if (s.chart !== chart || s.targetRevision === version) continue;
-              // A chart bump that runs the exporter version the entry was read from changes no metric: the entry stands.
-              const rendered = ctx.renders.find((r) => r.app.name === app.name && r.source.chart === chart && r.status === 'rendered');
-              const runs = rendered && runsVersion(rendered.resources, entry.version);
-              if (runs) continue;
-              if (!rendered)
-                ctx.notJudged(
-                  { data: entry.data, path: ['pin', 'version'] },
-                  `Application ${app.name} deploys chart ${chart} ${s.targetRevision}, the entry was read for ${version}: whether the exporter changed is judged once the chart renders`,
-                );
-              else
-                stale(
-                  `Application ${app.name} deploys chart ${chart} ${s.targetRevision}, which runs no image at ${entry.version}, the version the entry was read for`,
-                );
-            }
-          }
-        }
-        if (entry.codeDrift) stale(entry.codeDrift);
-        if (file && contains !== undefined) {
-          const text = ctx.repo.parsed.find((p) => p.file === file)?.text;
-          if (text !== undefined && !text.includes(contains)) stale(`${file} no longer pins ${contains}`);
-        }
-      }
-      // Plain monitors always; a chart's monitors when the chart rendered (not rendered: not judged, and counted by the gate).
-      const exempt = new Map(catalog.monitorExemptions.map((x) => [x.monitor, x]));
-      const namespaceOf = namespaceIn(ctx.repo);
-      const monitors = ctx.repo.resources.filter((r) => (MONITOR_KINDS as readonly string[]).includes(r.kind));
-      for (const r of monitors) {
-        const id = monitorId(r, namespaceOf);
-        if (catalog.coveredMonitors.has(id) || exempt.has(id)) continue;
-        const how = r.rendered ? `chart scrape with renders: ${id}` : `scrape: monitor: ${id}`;
-        ctx.fail(
-          { resource: r, path: ['metadata', 'name'] },
-          `${id} scrapes something no metrics-catalog entry describes; add one (its ${how}) or an exemption with its reason`,
-        );
-      }
-      // A stale monitor exemption can only be told apart from an unrendered chart's monitor when everything rendered.
-      if (catalog.exemptionsFile && ctx.renders.every((r) => r.status === 'rendered')) {
-        const present = new Set(monitors.map((r) => monitorId(r, namespaceOf)));
-        for (const x of catalog.monitorExemptions) {
-          if (!present.has(x.monitor))
-            ctx.fail(
-              { data: catalog.exemptionsFile, path: [x.index, 'monitor'] },
-              `exemption for ${x.monitor} matches no monitor of the rendered repository; remove it`,
             );
         }
       }

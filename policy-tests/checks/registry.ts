@@ -13,6 +13,7 @@ import { imageArea } from './image-needs.ts';
 import { mediaArea } from './media/index.ts';
 import { mediaSettingsArea } from './media-settings/index.ts';
 import { metricsArea } from './metrics.ts';
+import { metricsCatalogArea } from './metrics-catalog.ts';
 import { monitoringArea } from './monitoring/index.ts';
 import { networkPolicyArea } from './network-policy/index.ts';
 import { privilegeArea } from './privileges.ts';
@@ -41,6 +42,7 @@ export const AREAS: readonly Area[] = [
   alertRoutingArea,
   monitoringArea,
   metricsArea,
+  metricsCatalogArea,
   mediaArea,
   mediaSettingsArea,
   backupArea,

@@ -2,7 +2,7 @@
  * What a PromQL selector reads of the metrics catalog: the scrape jobs its `job` matchers allow, and the
  * metric names it reads (its name, or those its `__name__` matchers match), as Prometheus matches them.
  */
-import { safeFullMatch, type ScrapeJob } from './metrics-catalog.ts';
+import { safeFullMatch, type MetricsCatalog, type ScrapeJob } from './metrics-catalog.ts';
 import type { Matcher, Selector } from './promql.ts';
 import { perPair } from '../core/per-object.ts';
 
@@ -42,4 +42,31 @@ export function namesRead(s: Selector, jobs: readonly ScrapeJob[], also: Iterabl
   for (const j of jobs) for (const n of matchingIn(s, nameMatchers, j.metrics)) names.add(n);
   for (const n of also) if (nameMatchers.every((m) => matches(m, n))) names.add(n);
   return [...names];
+}
+
+/** Series Prometheus writes for every job it scrapes, whatever the exporter. */
+export const SCRAPE_SERIES = new Set([
+  'up',
+  'scrape_duration_seconds',
+  'scrape_samples_scraped',
+  'scrape_samples_post_metric_relabeling',
+  'scrape_series_added',
+]);
+
+/** Every label the jobs that produce a metric give it: their target labels and the catalog's. */
+export const labelsOfProducers = (producers: readonly ScrapeJob[], name: string): Set<string> =>
+  new Set(producers.flatMap((j) => [...j.targetLabels, ...(j.metrics.get(name) ?? [])]));
+
+/** Every label a selector's series may carry, or undefined where the catalog cannot say (a recorded or exempt series, a job's own series, no metric found). */
+export function selectorLabels(catalog: MetricsCatalog, recorded: ReadonlySet<string>, s: Selector): Set<string> | undefined {
+  const candidates = jobsFor(s, catalog.jobs);
+  const names = namesRead(s, candidates, recorded);
+  if (names.length === 0 || names.some((n) => recorded.has(n) || SCRAPE_SERIES.has(n) || catalog.exemptions.some((x) => x.pattern.test(n)))) return undefined;
+  const labels = new Set<string>();
+  for (const name of names) {
+    const producers = candidates.filter((j) => j.metrics.has(name));
+    if (producers.length === 0) return undefined;
+    for (const l of labelsOfProducers(producers, name)) labels.add(l);
+  }
+  return labels;
 }

@@ -38,6 +38,11 @@ export interface Selector {
   inAbsent: boolean;
   /** Labels an aggregation directly around it groups by (`sum by (x) (sel)`). */
   groupedBy: string[];
+  /**
+   * Labels an aggregation groups by beyond a binary operator (`sum by (x) (a + b)`), at the aggregation's offset:
+   * the operator's result has no label its operands lack, so each is a label of some selector under it.
+   */
+  groupedAcross?: { at: number; labels: string[] };
 }
 
 export interface Comparison {
@@ -114,10 +119,26 @@ function parseUncached(expr: string): ParsedExpr {
   return { selectors, comparisons, ...(error ? { error } : {}) };
 }
 
-function context(node: SyntaxNode, text: (n: SyntaxNode | null | undefined) => string): Pick<Selector, 'window' | 'inAbsent' | 'groupedBy'> {
+/** Functions and aggregations that make labels of their own: a grouping above them may name one no selector has. */
+const LABEL_MAKERS = /^(label_replace|label_join|count_values|info)$/;
+
+/** The first aggregation above a binary operator, when it groups by labels and nothing between makes labels. */
+function groupingAcross(from: SyntaxNode, text: (n: SyntaxNode | null | undefined) => string): Selector['groupedAcross'] {
+  for (let at: SyntaxNode | null = from.parent; at; at = at.parent) {
+    if (at.name === 'FunctionCall' && LABEL_MAKERS.test(text(at.getChild('FunctionIdentifier')))) return undefined;
+    if (at.name !== 'AggregateExpr') continue;
+    const modifier = at.getChild('AggregateModifier');
+    if (LABEL_MAKERS.test(text(at.firstChild)) || !modifier?.getChild('By')) return undefined;
+    return { at: at.from, labels: (modifier.getChild('GroupingLabels')?.getChildren('LabelName') ?? []).map((l) => text(l)) };
+  }
+  return undefined;
+}
+
+function context(node: SyntaxNode, text: (n: SyntaxNode | null | undefined) => string): Pick<Selector, 'window' | 'inAbsent' | 'groupedBy' | 'groupedAcross'> {
   let window: Selector['window'];
   let inAbsent = false;
   let groupedBy: string[] = [];
+  let groupedAcross: Selector['groupedAcross'];
   for (let at: SyntaxNode | null = node.parent; at; at = at.parent) {
     if (at.name === 'MatrixSelector' && !window) {
       const fn = at.parent?.parent?.name === 'FunctionCall' ? text(at.parent.parent.getChild('FunctionIdentifier')) : '';
@@ -129,9 +150,13 @@ function context(node: SyntaxNode, text: (n: SyntaxNode | null | undefined) => s
       const modifier = at.getChild('AggregateModifier');
       if (modifier?.getChild('By')) groupedBy = (modifier.getChild('GroupingLabels')?.getChildren('LabelName') ?? []).map((l) => text(l));
     }
-    if (at.name === 'BinaryExpr') break; // grouping and windows beyond a binary operator belong to the whole, not this selector
+    if (at.name === 'BinaryExpr') {
+      // Grouping and windows beyond a binary operator belong to the whole, not this selector.
+      groupedAcross = groupingAcross(at, text);
+      break;
+    }
   }
-  return { ...(window ? { window } : {}), inAbsent, groupedBy };
+  return { ...(window ? { window } : {}), inAbsent, groupedBy, ...(groupedAcross ? { groupedAcross } : {}) };
 }
 
 /** `sel == 0` / `sel != 1` (either order) where `sel` is the bare selector at the node. */

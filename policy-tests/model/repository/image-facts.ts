@@ -44,6 +44,8 @@ export interface ImageNeeds {
    * values, each of `needs` is set, or the image reads it from a file under one of `orFilesUnder`.
    */
   envNeeds?: EnvNeed[];
+  /** Settings the image reads only from a release on (`*` any text): an older release ignores the variable. */
+  envSince?: { name: string; since: string }[];
   /** Where in the image's build that is read. */
   source: string;
 }
@@ -60,28 +62,72 @@ export const imageKey = (image: string): string =>
     .name.replace(/^(docker\.io|index\.docker\.io|registry-1\.docker\.io)\//, '')
     .replace(/^library\//, '');
 
-const isPathList = (paths: unknown): boolean => Array.isArray(paths) && paths.length > 0 && paths.every((p) => typeof p === 'string' && p.startsWith('/'));
+const RELEASE = /^\d+\.\d+\.\d+$/;
+/** A variable name with one `*` in it (`optional`: or none). */
+const isEnvName = (name: unknown, star: 'one' | 'optional'): boolean =>
+  typeof name === 'string' && /^[A-Za-z0-9_]*\*?[A-Za-z0-9_]*$/.test(name) && name.replace('*', '') !== '' && (star === 'optional' || name.includes('*'));
+const isList = (value: unknown, item: (v: unknown) => boolean): boolean => Array.isArray(value) && value.length > 0 && value.every(item);
+const isPathList = (paths: unknown): boolean => isList(paths, (p) => typeof p === 'string' && p.startsWith('/'));
+const isStringList = (list: unknown): boolean => isList(list, (v) => typeof v === 'string' && v !== '');
+const fieldsOf = (value: unknown): Record<string, unknown> => (value ?? {}) as Record<string, unknown>;
 
-const isStringList = (list: unknown): list is string[] => Array.isArray(list) && list.length > 0 && list.every((v) => typeof v === 'string' && v !== '');
-const isEnvNeed = (need: unknown): boolean => {
-  const { when, needs, orFilesUnder } = (need ?? {}) as Record<string, unknown>;
-  return (
-    typeof when === 'object' &&
-    when !== null &&
-    !Array.isArray(when) &&
-    Object.keys(when).length > 0 &&
-    Object.values(when).every(isStringList) &&
-    isStringList(needs) &&
-    (orFilesUnder === undefined || isPathList(orFilesUnder))
-  );
+/**
+ * Every optional field but the root start, with what a value must be and what the facts say when it is not: one
+ * table, so a field is read and refused in one place.
+ */
+const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: string }> = {
+  tempDir: { valid: (v) => typeof v === 'boolean', says: 'tempDir is true or false' },
+  s6Overlay: { valid: (v) => typeof v === 'boolean', says: 's6Overlay is true or false' },
+  openPaths: { valid: isPathList, says: 'openPaths lists the absolute paths the image answers without a login' },
+  pollPaths: { valid: isPathList, says: 'pollPaths lists the absolute paths whose every request polls what the image watches' },
+  readyPaths: { valid: isPathList, says: 'readyPaths lists the absolute paths that answer only once the app is ready' },
+  entrypoint: { valid: (v) => isList(v, (e) => typeof e === 'string'), says: "entrypoint is the image's ENTRYPOINT, a list of strings" },
+  envTogether: {
+    valid: (v) => isList(v, (pair) => isEnvName(fieldsOf(pair).set, 'one') && isEnvName(fieldsOf(pair).needs, 'one')),
+    says: 'envTogether lists {set, needs}: two variable names, each with one * standing for the same text',
+  },
+  envNeeds: {
+    valid: (v) =>
+      isList(v, (need) => {
+        const { when, needs, orFilesUnder } = fieldsOf(need);
+        const conditions = typeof when === 'object' && when !== null && !Array.isArray(when) ? Object.values(when) : [];
+        return conditions.length > 0 && conditions.every(isStringList) && isStringList(needs) && (orFilesUnder === undefined || isPathList(orFilesUnder));
+      }),
+    says: 'envNeeds lists {when, needs, orFilesUnder?}: when maps variables to the values that make the need, needs names variables, orFilesUnder absolute paths',
+  },
+  envSince: {
+    valid: (v) =>
+      isList(v, (e) => isEnvName(fieldsOf(e).name, 'optional') && typeof fieldsOf(e).since === 'string' && RELEASE.test(fieldsOf(e).since as string)),
+    says: 'envSince lists {name, since}: a variable name (one * at most) and the release (x.y.z) that first reads it',
+  },
 };
 
-/** A variable name with one `*` in it. */
-const ENV_PATTERN = /^[A-Za-z0-9_]*\*[A-Za-z0-9_]*$/;
-const isEnvPair = (pair: unknown): boolean => {
-  const { set, needs } = (pair ?? {}) as Record<string, unknown>;
-  return typeof set === 'string' && typeof needs === 'string' && ENV_PATTERN.test(set) && ENV_PATTERN.test(needs);
-};
+/** One entry of a facts file read, or the one line that says why it cannot be. */
+function readEntry(raw: unknown, entry: string): ImageNeeds | string {
+  const fields = fieldsOf(raw);
+  const { image, startsAs, capabilities, before, source } = fields;
+  if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
+    return `${entry} needs an image and the source in its build that says what it needs`;
+  if (startsAs !== undefined && startsAs !== 'root') return `${entry}: startsAs can only be root`;
+  if (startsAs === 'root' && !isList(capabilities, (c) => typeof c === 'string'))
+    return `${entry}: an image that starts as root lists the capabilities its init uses`;
+  if (before !== undefined && (typeof before !== 'string' || !RELEASE.test(before))) return `${entry}: before must be a release (x.y.z)`;
+  const optional: Record<string, unknown> = {};
+  for (const [field, rule] of Object.entries(OPTIONAL_FIELDS)) {
+    const value = fields[field];
+    if (value === undefined) continue;
+    if (!rule.valid(value)) return `${entry}: ${rule.says}`;
+    // A flag that is false says nothing: it is left out, as if unset.
+    if (value !== false) optional[field] = value;
+  }
+  return {
+    image: imageKey(image),
+    file: '',
+    source,
+    ...(startsAs === 'root' ? { root: { capabilities: capabilities as string[], ...(typeof before === 'string' ? { before } : {}) } } : {}),
+    ...(optional as Partial<ImageNeeds>),
+  };
+}
 
 /** Every image fact of the repository, by image, and every entry that cannot be read, with its file. */
 export function imageNeeds(
@@ -96,61 +142,18 @@ export function imageNeeds(
     if (!Array.isArray(list)) {
       problems.push({
         file: data.file,
-        message: `${data.file} must hold images: a list of {image, startsAs?, capabilities?, before?, tempDir?, s6Overlay?, openPaths?, pollPaths?, readyPaths?, entrypoint?, envTogether?, envNeeds?, source}`,
+        message: `${data.file} must hold images: a list of {image, source, startsAs?, capabilities?, before?, ${Object.keys(OPTIONAL_FIELDS)
+          .map((f) => `${f}?`)
+          .join(', ')}}`,
       });
       continue;
     }
-    list.forEach((raw: Record<string, unknown>, i) => {
-      const entry = `${data.file} entry ${i + 1}`;
-      const { image, startsAs, capabilities, before, tempDir, openPaths, pollPaths, readyPaths, s6Overlay, entrypoint, envTogether, envNeeds, source } =
-        raw ?? {};
-      if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
-        return problems.push({ file: data.file, message: `${entry} needs an image and the source in its build that says what it needs` });
-      if (startsAs !== undefined && startsAs !== 'root') return problems.push({ file: data.file, message: `${entry}: startsAs can only be root` });
-      if (startsAs === 'root' && !(Array.isArray(capabilities) && capabilities.every((c) => typeof c === 'string')))
-        return problems.push({ file: data.file, message: `${entry}: an image that starts as root lists the capabilities its init uses` });
-      if (before !== undefined && (typeof before !== 'string' || !/^\d+\.\d+\.\d+$/.test(before)))
-        return problems.push({ file: data.file, message: `${entry}: before must be a release (x.y.z)` });
-      for (const [flag, value] of [
-        ['tempDir', tempDir],
-        ['s6Overlay', s6Overlay],
-      ] as const)
-        if (value !== undefined && typeof value !== 'boolean') return problems.push({ file: data.file, message: `${entry}: ${flag} is true or false` });
-      for (const [field, paths, says] of [
-        ['openPaths', openPaths, 'the image answers without a login'],
-        ['pollPaths', pollPaths, 'whose every request polls what the image watches'],
-        ['readyPaths', readyPaths, 'that answer only once the app is ready'],
-      ] as const)
-        if (paths !== undefined && !isPathList(paths))
-          return problems.push({ file: data.file, message: `${entry}: ${field} lists the absolute paths ${says}` });
-      if (entrypoint !== undefined && !(Array.isArray(entrypoint) && entrypoint.length > 0 && entrypoint.every((e) => typeof e === 'string')))
-        return problems.push({ file: data.file, message: `${entry}: entrypoint is the image's ENTRYPOINT, a list of strings` });
-      if (envTogether !== undefined && !(Array.isArray(envTogether) && envTogether.every(isEnvPair)))
-        return problems.push({
-          file: data.file,
-          message: `${entry}: envTogether lists {set, needs}: two variable names, each with one * standing for the same text`,
-        });
-      if (envNeeds !== undefined && !(Array.isArray(envNeeds) && envNeeds.every(isEnvNeed)))
-        return problems.push({
-          file: data.file,
-          message: `${entry}: envNeeds lists {when, needs, orFilesUnder?}: when maps variables to the values that make the need, needs names variables, orFilesUnder absolute paths`,
-        });
-      const key = imageKey(image);
-      if (needs.has(key)) return problems.push({ file: data.file, message: `${entry} names ${key} again (first in ${needs.get(key)!.file})` });
-      needs.set(key, {
-        image: key,
-        file: data.file,
-        source,
-        ...(startsAs === 'root' ? { root: { capabilities: capabilities as string[], ...(typeof before === 'string' ? { before } : {}) } } : {}),
-        ...(tempDir === true ? { tempDir: true } : {}),
-        ...(s6Overlay === true ? { s6Overlay: true } : {}),
-        ...(Array.isArray(openPaths) ? { openPaths: openPaths as string[] } : {}),
-        ...(Array.isArray(pollPaths) ? { pollPaths: pollPaths as string[] } : {}),
-        ...(Array.isArray(readyPaths) ? { readyPaths: readyPaths as string[] } : {}),
-        ...(Array.isArray(entrypoint) ? { entrypoint: entrypoint as string[] } : {}),
-        ...(Array.isArray(envTogether) ? { envTogether: envTogether as { set: string; needs: string }[] } : {}),
-        ...(Array.isArray(envNeeds) ? { envNeeds: envNeeds as EnvNeed[] } : {}),
-      });
+    list.forEach((raw: unknown, i) => {
+      const read = readEntry(raw, `${data.file} entry ${i + 1}`);
+      if (typeof read === 'string') return problems.push({ file: data.file, message: read });
+      const first = needs.get(read.image);
+      if (first) return problems.push({ file: data.file, message: `${data.file} entry ${i + 1} names ${read.image} again (first in ${first.file})` });
+      needs.set(read.image, { ...read, file: data.file });
     });
   }
   return { needs, problems };

@@ -68,4 +68,11 @@ describe('workload-image-needs beyond the mutation lists', () => {
     expect(judge({ ...tautulli, command: ['./start.sh'] })).toHaveLength(2);
     expect(judge({ ...tautulli, command: ['python', 'Tautulli.py', '--datadir', '/config'] })).toEqual([]);
   });
+
+  it('fails a setting set on a release before the first that reads it, and says not judged for a tag with no release', () => {
+    const env = [{ name: 'UP_UNIFI_CONTROLLER_0_SAVE_SYSLOG', value: 'true' }];
+    expect(judge({ image: 'ghcr.io/unpoller/unpoller:v2.15.3', env })).toEqual([expect.stringMatching(/^error: .*does not read before 2\.20\.0/)]);
+    expect(judge({ image: 'ghcr.io/unpoller/unpoller:v2.20.0', env })).toEqual([]);
+    expect(judge({ image: 'ghcr.io/unpoller/unpoller:latest', env })).toEqual([expect.stringMatching(/^not-judged: .*names no release/)]);
+  });
 });

@@ -19,8 +19,10 @@ import {
   extractPythonMetricFamily,
 } from '../../model/monitoring/metrics-extract.ts';
 import { metricsMutations } from '../mutations/metrics.ts';
+import { metricsCatalogMutations } from '../mutations/metrics-catalog.ts';
 
 describeMutations('metrics checks (metrics.ts) bite on a broken copy of the real repository', metricsMutations);
+describeMutations('the metrics catalog check (metrics-catalog.ts) bites on a broken copy of the real repository', metricsCatalogMutations);
 
 describe("PromQL through Prometheus's grammar", () => {
   it('reads names, matchers, windows, grouping and comparisons', () => {
@@ -38,6 +40,20 @@ describe("PromQL through Prometheus's grammar", () => {
     expect(p.comparisons).toEqual([{ selector: bar, op: '==', value: 0 }]);
   });
 
+  it('reads grouping beyond a binary operator, where every operand must lend the label, and not where a function makes labels', () => {
+    const [a, b] = parsePromQL('sum by (name, port) (rate(a[5m]) + rate(b[5m]))').selectors;
+    expect(a!.groupedBy).toEqual([]);
+    expect(a!.groupedAcross).toEqual({ at: 0, labels: ['name', 'port'] });
+    expect(b!.groupedAcross).toEqual({ at: 0, labels: ['name', 'port'] });
+    const inner = parsePromQL('sum by (x) (a) + b').selectors;
+    expect(inner.map((s) => [s.groupedBy, s.groupedAcross])).toEqual([
+      [['x'], undefined],
+      [[], undefined],
+    ]);
+    expect(parsePromQL('sum by (x) (label_replace(a + b, "x", "$1", "y", "(.*)"))').selectors.map((s) => s.groupedAcross)).toEqual([undefined, undefined]);
+    expect(parsePromQL('sum without (x) (a + b)').selectors.map((s) => s.groupedAcross)).toEqual([undefined, undefined]);
+  });
+
   it('reads a __name__ regex selector and reports a syntax error with its offset', () => {
     const byRegex = parsePromQL('{__name__=~"(sonarr|radarr)_queue_total"} > 0').selectors[0]!;
     expect(byRegex.matchers).toEqual([{ label: '__name__', op: '=~', value: '(sonarr|radarr)_queue_total' }]);
@@ -47,7 +63,12 @@ describe("PromQL through Prometheus's grammar", () => {
   });
 
   it('parses to plain data: what the warm-start store gives back (JSON) is the same object, no key holding undefined', () => {
-    for (const expr of ['sum by (job) (rate(foo_total{job=~"a.+"}[5m])) > 0 and on (job) bar == 0', '{__name__=~"x"} > 0', 'rate(foo[5m]'])
+    for (const expr of [
+      'sum by (job) (rate(foo_total{job=~"a.+"}[5m])) > 0 and on (job) bar == 0',
+      'max by (x) (a / b)',
+      '{__name__=~"x"} > 0',
+      'rate(foo[5m]',
+    ])
       expect(JSON.parse(JSON.stringify(parsePromQL(expr))), expr).toStrictEqual(parsePromQL(expr));
   });
 });
@@ -62,9 +83,9 @@ describe('the metrics catalog of the real repository', () => {
 
   it('judges a chart bump by the exporter it runs: the same image version keeps the entry, another makes it stale, none rendered is not judged', async () => {
     const { runPolicy } = await import('../../model/checks/runner.ts');
-    const { metricsChecks } = await import('../../checks/metrics.ts');
+    const { metricsCatalogCheck } = await import('../../checks/metrics-catalog.ts');
     const { applications } = await import('../../model/argocd/argocd.ts');
-    const current = metricsChecks.filter((c) => c.id === 'metrics-catalog-current');
+    const current = [metricsCatalogCheck];
     // The blackbox exporter's chart bumped one patch, as an update bot makes it.
     const bumped: Repo = {
       ...repo,

@@ -13,6 +13,7 @@ import { mediaMutations } from './media.ts';
 import { mediaPodsMutations } from './media-pods.ts';
 import { mediaSettingsMutations } from './media-settings.ts';
 import { metricsMutations } from './metrics.ts';
+import { metricsCatalogMutations } from './metrics-catalog.ts';
 import { monitoringMutations } from './monitoring.ts';
 import { monitoringSourcesMutations } from './monitoring-sources.ts';
 import { projectsMutations } from './projects.ts';
@@ -48,6 +49,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   'alert-routing': [alertRoutingMutations],
   monitoring: [monitoringMutations, monitoringSourcesMutations],
   metrics: [metricsMutations],
+  'metrics-catalog': [metricsCatalogMutations],
   media: [mediaMutations, mediaPodsMutations],
   'media-settings': [mediaSettingsMutations],
   backups: [backupsMutations, backupJobHygieneMutations],

@@ -137,4 +137,13 @@ export const imageMutations: Mutation[] = [
     mutate: swap('apps/media/gluetun/deployment.yaml', /            # The tunnel's own address[^]*?key: WIREGUARD_ADDRESSES\n/, ''),
     at: after('apps/media/gluetun/deployment.yaml', '        - name: gluetun', '          env:'),
   },
+  {
+    check: 'workload-image-needs',
+    why: 'unpoller held at 2.19.0, its catalog entry with it: save_syslog arrived in 2.20.0, so the variable is ignored and no system log reaches Loki',
+    mutate: (c) => {
+      swap(UNPOLLER, 'ghcr.io/unpoller/unpoller:v2.20.0', 'ghcr.io/unpoller/unpoller:v2.19.0')(c);
+      swap('monitoring/metrics-catalog/unpoller-v2.20.0.yaml', /v2\.20\.0/g, 'v2.19.0')(c);
+    },
+    at: (c) => ({ file: UNPOLLER, line: lineOf(c, UNPOLLER, '- name: UP_UNIFI_DEFAULT_SAVE_SYSLOG') }),
+  },
 ];

@@ -23,6 +23,16 @@ export const metricsMutations: Mutation[] = [
   },
   {
     check: 'metrics-join',
+    why: "a per-port panel grouped by port_idx, a label unpoller's port series do not have: the sum over the two rates falls into one line per device",
+    mutate: replaceFirst(
+      DASHBOARD,
+      'sum by (name, port_num) (rate(unpoller_device_port_receive_bytes_total',
+      'sum by (name, port_idx) (rate(unpoller_device_port_receive_bytes_total',
+    ),
+    at: 'sum by (name, port_idx)',
+  },
+  {
+    check: 'metrics-join',
     why: 'a dashboard panel on a metric that does not exist',
     mutate: replaceFirst(DASHBOARD, 'pve_cpu_usage_ratio', 'pve_cpu_usage_percent'),
     at: 'pve_cpu_usage_percent',
@@ -51,47 +61,5 @@ export const metricsMutations: Mutation[] = [
       replaceFirst(PLATFORM_RULES, 'expr: up == 0', 'expr: up{job!="qbittorrent"} == 0')(c);
     },
     at: 'qbittorrent_connected == 0',
-  },
-  {
-    check: 'metrics-catalog-current',
-    why: 'Renovate bumps exportarr, its catalog entry is stale',
-    mutate: replaceFirst('apps/media/sonarr/deployment.yaml', 'exportarr:v2.2.0', 'exportarr:v2.3.0'),
-    at: 'version: v2.2.0',
-  },
-  {
-    check: 'metrics-catalog-current',
-    why: 'the portfolio API declares a metric its entry lacks',
-    mutate: replaceFirst(
-      'portfolio-api/src/metrics.ts',
-      "blogFetches: new Counter({ name: 'blog_origin_fetches_total'",
-      "blogFetches: new Counter({ name: 'blog_fetches_total'",
-    ),
-    at: 'version: code',
-  },
-  {
-    check: 'metrics-catalog-current',
-    why: 'a new monitor without a catalog entry',
-    mutate: (c) =>
-      c.write(
-        'monitoring/unpoller/deployment.yaml',
-        `${c.read('monitoring/unpoller/deployment.yaml').trimEnd()}\n---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: unpoller-extra\n  namespace: monitoring\nspec:\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: unpoller\n  endpoints:\n    - port: http-metrics\n`,
-      ),
-    at: 'name: unpoller-extra',
-  },
-  {
-    check: 'metrics-catalog-current',
-    why: 'an exemption without a reason',
-    mutate: (c) =>
-      c.write(
-        'monitoring/metrics-catalog/exemptions.yaml',
-        `${c.read('monitoring/metrics-catalog/exemptions.yaml')}- monitor: ServiceMonitor/monitoring/anything\n`,
-      ),
-    at: '- monitor: ServiceMonitor/monitoring/anything',
-  },
-  {
-    check: 'metrics-catalog-current',
-    why: 'an entry that names no source files',
-    mutate: (c) => c.edit('monitoring/metrics-catalog/volsync-0.16.0.yaml', 0, (d) => d.setIn(['source', 'files'], d.createNode([]))),
-    at: 'source:',
   },
 ];

@@ -1,0 +1,110 @@
+/**
+ * The metrics catalog kept current (A17): each entry (monitoring/metrics-catalog/) matches the exporter version the
+ * repository runs, and every monitor has an entry or a reasoned exemption, so the metrics checks judge what is scraped.
+ */
+import { metricsCatalog, MONITOR_KINDS } from '../model/monitoring/metrics-catalog.ts';
+import { monitorId, namespaceIn } from '../model/monitoring/scrape-jobs.ts';
+import { applications } from '../model/argocd/argocd.ts';
+import { workloadContainers } from '../model/core/workloads.ts';
+import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
+import { scalarText } from '../model/core/text.ts';
+import type { Resource } from '../model/core/manifest.ts';
+
+/** Whether a chart's rendered workloads run an image tagged with the exporter version (`v` or not). */
+function runsVersion(resources: readonly Resource[], version: string): boolean {
+  const bare = version.replace(/^v/, '');
+  for (const { c } of workloadContainers(resources)) {
+    const tag = scalarText(c.container.image ?? '')
+      .split('@')[0]!
+      .split(/:(?=[^/]+$)/)[1];
+    if (tag !== undefined && tag.replace(/^v/, '') === bare) return true;
+  }
+  return false;
+}
+
+export const metricsCatalogCheck: PolicyCheck = {
+  id: 'metrics-catalog-current',
+  description:
+    "Each metrics-catalog entry names its exporter, version and source, and matches the version the repository pins (a Renovate bump makes it stale); every monitor has an entry or a reasoned exemption (plain monitors always, a chart's when it renders) (A17).",
+  invariants: ['A17'],
+  remediation:
+    'refresh the entry: npm run metrics:catalog -- --refresh <exporter> --version <pinned>; add an entry for a new monitor (monitoring/README.md, "The metrics catalog")',
+  reads: {
+    kinds: ['*'],
+    everyKind: 'the exporters and monitors the catalog pins are found among every rendered resource',
+    files: ['monitoring/metrics-catalog/*'],
+    renders: true,
+  },
+  exemptible: false,
+  run(ctx) {
+    const catalog = metricsCatalog(ctx.repo);
+    for (const p of catalog.problems) ctx.fail({ data: p.data, path: p.path }, p.message);
+    for (const entry of catalog.entries) {
+      const stale = (where: string) =>
+        ctx.fail(
+          { data: entry.data, path: ['version'] },
+          `catalog entry ${entry.exporter} ${entry.version} is stale: ${where}; refresh it with npm run metrics:catalog -- --refresh ${entry.exporter}`,
+        );
+      const { image, chart, version, file, contains } = entry.pin;
+      if (image) {
+        for (const { resource, c } of workloadContainers(ctx.repo.resources.filter((r) => !r.rendered))) {
+          const ref = scalarText(c.container.image ?? '');
+          const [repository, tag] = ref.split('@')[0]!.split(/:(?=[^/]+$)/);
+          if (repository === image && tag !== entry.version) stale(`${resource.file} runs ${image}:${tag}`);
+        }
+      }
+      if (chart) {
+        for (const app of applications(ctx.repo)) {
+          for (const s of app.sources) {
+            if (s.chart !== chart || s.targetRevision === version) continue;
+            // A chart bump that runs the exporter version the entry was read from changes no metric: the entry stands.
+            const rendered = ctx.renders.find((r) => r.app.name === app.name && r.source.chart === chart && r.status === 'rendered');
+            const runs = rendered && runsVersion(rendered.resources, entry.version);
+            if (runs) continue;
+            if (!rendered)
+              ctx.notJudged(
+                { data: entry.data, path: ['pin', 'version'] },
+                `Application ${app.name} deploys chart ${chart} ${s.targetRevision}, the entry was read for ${version}: whether the exporter changed is judged once the chart renders`,
+              );
+            else
+              stale(
+                `Application ${app.name} deploys chart ${chart} ${s.targetRevision}, which runs no image at ${entry.version}, the version the entry was read for`,
+              );
+          }
+        }
+      }
+      if (entry.codeDrift) stale(entry.codeDrift);
+      if (file && contains !== undefined) {
+        const text = ctx.repo.parsed.find((p) => p.file === file)?.text;
+        if (text !== undefined && !text.includes(contains)) stale(`${file} no longer pins ${contains}`);
+      }
+    }
+    // Plain monitors always; a chart's monitors when the chart rendered (not rendered: not judged, and counted by the gate).
+    const exempt = new Map(catalog.monitorExemptions.map((x) => [x.monitor, x]));
+    const namespaceOf = namespaceIn(ctx.repo);
+    const monitors = ctx.repo.resources.filter((r) => (MONITOR_KINDS as readonly string[]).includes(r.kind));
+    for (const r of monitors) {
+      const id = monitorId(r, namespaceOf);
+      if (catalog.coveredMonitors.has(id) || exempt.has(id)) continue;
+      const how = r.rendered ? `chart scrape with renders: ${id}` : `scrape: monitor: ${id}`;
+      ctx.fail(
+        { resource: r, path: ['metadata', 'name'] },
+        `${id} scrapes something no metrics-catalog entry describes; add one (its ${how}) or an exemption with its reason`,
+      );
+    }
+    // A stale monitor exemption can only be told apart from an unrendered chart's monitor when everything rendered.
+    if (catalog.exemptionsFile && ctx.renders.every((r) => r.status === 'rendered')) {
+      const present = new Set(monitors.map((r) => monitorId(r, namespaceOf)));
+      for (const x of catalog.monitorExemptions) {
+        if (!present.has(x.monitor))
+          ctx.fail(
+            { data: catalog.exemptionsFile, path: [x.index, 'monitor'] },
+            `exemption for ${x.monitor} matches no monitor of the rendered repository; remove it`,
+          );
+      }
+    }
+  },
+};
+
+/** The catalog's own area, reported right after the metrics checks that read it. */
+export const metricsCatalogArea: Area = staticArea('metrics-catalog', [metricsCatalogCheck]);
