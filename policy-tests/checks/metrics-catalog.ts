@@ -10,15 +10,27 @@ import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts'
 import { scalarText } from '../model/core/text.ts';
 import type { Resource } from '../model/core/manifest.ts';
 
-/** Whether a chart's rendered workloads run an image tagged with the exporter version (`v` or not). */
+/** Every `image` string a rendered object names: its containers', and a custom resource's (Rook's CephCluster names Ceph's). */
+function* imagesNamed(value: unknown): Generator<string> {
+  if (Array.isArray(value)) for (const v of value) yield* imagesNamed(v);
+  else if (value && typeof value === 'object')
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'image' && typeof v === 'string') yield v;
+      else yield* imagesNamed(v);
+    }
+}
+
+/** Whether a chart's rendered objects run an image tagged with the exporter version (`v` or not, a variant such as `-distroless` after it). */
 function runsVersion(resources: readonly Resource[], version: string): boolean {
   const bare = version.replace(/^v/, '');
-  for (const { c } of workloadContainers(resources)) {
-    const tag = scalarText(c.container.image ?? '')
-      .split('@')[0]!
-      .split(/:(?=[^/]+$)/)[1];
-    if (tag !== undefined && tag.replace(/^v/, '') === bare) return true;
-  }
+  for (const r of resources)
+    for (const image of imagesNamed(r.object)) {
+      const tag = scalarText(image)
+        .split('@')[0]!
+        .split(/:(?=[^/]+$)/)[1]
+        ?.replace(/^v/, '');
+      if (tag !== undefined && (tag === bare || tag.startsWith(`${bare}-`))) return true;
+    }
   return false;
 }
 
@@ -56,11 +68,19 @@ export const metricsCatalogCheck: PolicyCheck = {
       if (chart) {
         for (const app of applications(ctx.repo)) {
           for (const s of app.sources) {
-            if (s.chart !== chart || s.targetRevision === version) continue;
+            if (s.chart !== chart) continue;
             // A chart bump that runs the exporter version the entry was read from changes no metric: the entry stands.
             const rendered = ctx.renders.find((r) => r.app.name === app.name && r.source.chart === chart && r.status === 'rendered');
             const runs = rendered && runsVersion(rendered.resources, entry.version);
             if (runs) continue;
+            // At the pinned chart, an entry whose exporter the render does not run was read for another release.
+            if (s.targetRevision === version) {
+              if (rendered)
+                stale(
+                  `chart ${chart} ${version}, the version the entry pins, runs no image at ${entry.version} (Application ${app.name}): the entry was read for another release`,
+                );
+              continue;
+            }
             if (!rendered)
               ctx.notJudged(
                 { data: entry.data, path: ['pin', 'version'] },

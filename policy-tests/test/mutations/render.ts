@@ -39,14 +39,18 @@ export function standInVolsync(): MutationSetup {
         standinPassword: '',
         standinCrd: true,
         standinCrdKind: 'ReplicationSource',
+        // The image the real chart runs at this version (its appVersion): metrics-catalog-current holds the
+        // catalog entry to what the render names.
+        standinImageTag: version,
       };
       const src = writeChart(join(cache, 'src'), {
         name: 'volsync',
         version,
         values: defaults,
         files: {
+          // The controller's image as a data key: the stand-in renders no Deployment, and an image any rendered object names counts.
           'templates/configmap.yaml':
-            'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: {{ .Release.Namespace }}\ndata:\n  manageCRDs: {{ .Values.manageCRDs | quote }}\n  disableAuth: {{ .Values.metrics.disableAuth | quote }}\n',
+            'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volsync-standin\n  namespace: {{ .Release.Namespace }}\ndata:\n  manageCRDs: {{ .Values.manageCRDs | quote }}\n  disableAuth: {{ .Values.metrics.disableAuth | quote }}\n  image: "quay.io/backube/volsync:{{ .Values.standinImageTag }}"\n',
           // Like volsync's own (0.13 to 0.16): the ServiceMonitor volsync, in the release namespace.
           'templates/servicemonitor.yaml':
             '{{- if .Values.standinMonitor }}\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: volsync\nspec:\n  endpoints:\n    - port: https\n      interval: 30s\n  selector:\n    matchLabels:\n      control-plane: volsync-controller\n{{- end }}\n',
@@ -150,6 +154,15 @@ export const renderMutations: Mutation[] = [
     at: (c) => ({
       file: 'apps/media/components/offsite-copy/replicationsource.yaml',
       line: lineOf(c, 'apps/media/components/offsite-copy/replicationsource.yaml', 'apiVersion: volsync.backube'),
+    }),
+  },
+  {
+    check: 'metrics-catalog-current',
+    why: "the pinned chart renders another controller release than the catalog entry was read for (as falcosidekick's chart 0.14.0 runs 2.32.0 under appVersion 2.31.1)",
+    mutate: (c) => c.write(VOLSYNC_VALUES, `${c.read(VOLSYNC_VALUES)}standinImageTag: 0.15.0\n`),
+    at: (c) => ({
+      file: 'monitoring/metrics-catalog/volsync-0.16.0.yaml',
+      line: lineOf(c, 'monitoring/metrics-catalog/volsync-0.16.0.yaml', 'version: 0.16.0'),
     }),
   },
   {
