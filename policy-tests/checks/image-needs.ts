@@ -122,7 +122,7 @@ const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
     return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
   });
 
-function envNeedsJudge({ ctx, resource, c, image, need }: Held): void {
+function conditionalEnvNeed({ ctx, resource, c, image, need }: Held): void {
   const env = setEnv(c);
   const where = { resource, path: [...c.at, c.container.env === undefined ? 'name' : 'env'] };
   for (const rule of need.envNeeds ?? []) {
@@ -185,7 +185,7 @@ function* httpProbes(c: ContainerRef): Generator<{ probe: string; asked: string;
   }
 }
 
-function probePathNeeds({ ctx, resource, c, image, need }: Held): void {
+function probePathNeed({ ctx, resource, c, image, need }: Held): void {
   for (const { probe, asked, at } of httpProbes(c)) {
     if (need.openPaths && !need.openPaths.includes(asked))
       ctx.fail(
@@ -259,7 +259,7 @@ export const imageNeedsCheck: PolicyCheck = {
         where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
         setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
       };
-      for (const judge of [tempDirNeed, envTogetherNeed, envNeedsJudge, envSinceNeed, s6OverlayNeed, probePathNeeds, rootNeed]) judge(held);
+      for (const judge of [tempDirNeed, envTogetherNeed, conditionalEnvNeed, envSinceNeed, s6OverlayNeed, probePathNeed, rootNeed]) judge(held);
     }
   },
 };
