@@ -126,22 +126,21 @@ function conditionalEnvNeed({ ctx, resource, c, image, need }: Held): void {
   const env = setEnv(c);
   const where = { resource, path: [...c.at, c.container.env === undefined ? 'name' : 'env'] };
   for (const rule of need.envNeeds ?? []) {
-    const applies = Object.entries(rule.when).every(([name, values]) => values.some((v) => v.toLowerCase() === envValue(c, name)?.toLowerCase()));
+    const when = Object.entries(rule.when ?? {});
+    const applies = when.every(([name, values]) => values.some((v) => v.toLowerCase() === envValue(c, name)?.toLowerCase()));
     if (!applies) continue;
     const missing = rule.needs.filter((name) => !env.has(name));
     if (missing.length === 0) continue;
-    const because = Object.entries(rule.when)
-      .map(([name]) => `${name}=${envValue(c, name)}`)
-      .join(', ');
+    const because = when.length > 0 ? ` with ${when.map(([name]) => `${name}=${envValue(c, name)}`).join(', ')}` : '';
     if (c.container.envFrom !== undefined || (rule.orFilesUnder && mountsUnder(c, rule.orFilesUnder)))
       ctx.notJudged(
         where,
-        `container ${c.name} runs ${image} with ${because} and no ${missing.join(' or ')} in its env; whether its envFrom sources or mounted files give ${missing.length > 1 ? 'them' : 'it'} is not read`,
+        `container ${c.name} runs ${image}${because} and no ${missing.join(' or ')} in its env; whether its envFrom sources or mounted files give ${missing.length > 1 ? 'them' : 'it'} is not read`,
       );
     else
       ctx.fail(
         where,
-        `container ${c.name} runs ${image} with ${because} but without ${missing.join(' and ')}, which it needs then (${need.source}): it stops at start`,
+        `container ${c.name} runs ${image}${because} but without ${missing.join(' and ')}, which it needs${because ? ' then' : ''} (${need.source})`,
       );
   }
 }

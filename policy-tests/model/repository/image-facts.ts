@@ -51,7 +51,8 @@ export interface ImageNeeds {
 }
 
 export interface EnvNeed {
-  when: Record<string, string[]>;
+  /** The values of other settings that make the need; without it, the need is always there. */
+  when?: Record<string, string[]>;
   needs: string[];
   orFilesUnder?: string[];
 }
@@ -91,9 +92,13 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
       isList(v, (need) => {
         const { when, needs, orFilesUnder } = fieldsOf(need);
         const conditions = typeof when === 'object' && when !== null && !Array.isArray(when) ? Object.values(when) : [];
-        return conditions.length > 0 && conditions.every(isStringList) && isStringList(needs) && (orFilesUnder === undefined || isPathList(orFilesUnder));
+        return (
+          (when === undefined || (conditions.length > 0 && conditions.every(isStringList))) &&
+          isStringList(needs) &&
+          (orFilesUnder === undefined || isPathList(orFilesUnder))
+        );
       }),
-    says: 'envNeeds lists {when, needs, orFilesUnder?}: when maps variables to the values that make the need, needs names variables, orFilesUnder absolute paths',
+    says: 'envNeeds lists {when?, needs, orFilesUnder?}: when (if the need is not always there) maps variables to the values that make it, needs names variables, orFilesUnder absolute paths',
   },
   envSince: {
     valid: (v) =>

@@ -52,7 +52,10 @@ describe('imageNeeds', () => {
       [{ when: { A: ['x'] }, needs: [] }],
       [{ when: { A: ['x'] }, needs: ['B'], orFilesUnder: ['run'] }],
     ])
-      expect(read([{ image: 'a/b', source: 's', envNeeds }]).problems[0]?.message).toMatch(/entry 1: envNeeds lists \{when, needs, orFilesUnder\?\}/);
+      expect(read([{ image: 'a/b', source: 's', envNeeds }]).problems[0]?.message).toMatch(/entry 1: envNeeds lists \{when\?, needs, orFilesUnder\?\}/);
     expect(imageNeeds(repo, isFacts).needs.get('qmcgaw/gluetun')?.envNeeds?.[0]).toMatchObject({ needs: ['WIREGUARD_PRIVATE_KEY', 'WIREGUARD_ADDRESSES'] });
+    // A need with no condition is always there: the managers' API keys.
+    expect(read([{ image: 'a/b', source: 's', envNeeds: [{ needs: ['A'] }] }]).problems).toEqual([]);
+    expect(imageNeeds(repo, isFacts).needs.get('lscr.io/linuxserver/sonarr')?.envNeeds).toEqual([{ needs: ['SONARR__AUTH__APIKEY'] }]);
   });
 });

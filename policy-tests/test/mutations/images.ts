@@ -146,4 +146,10 @@ export const imageMutations: Mutation[] = [
     },
     at: (c) => ({ file: UNPOLLER, line: lineOf(c, UNPOLLER, '- name: UP_UNIFI_DEFAULT_SAVE_SYSLOG') }),
   },
+  {
+    check: 'workload-image-needs',
+    why: "the TV manager's API key no longer from the store: Sonarr makes its own at first start, and its exporter, Unpackerr, Bazarr, Prowlarr and Jellyseerr all get 401",
+    mutate: swap('apps/media/sonarr/deployment.yaml', /            # The API key every client of it holds[^]*?key: api-key\n/, ''),
+    at: after('apps/media/sonarr/deployment.yaml', '        - name: sonarr', '          env:'),
+  },
 ];
