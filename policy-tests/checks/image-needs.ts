@@ -18,7 +18,7 @@ import {
   type ContainerRef,
   type PodSpecRef,
 } from '../model/core/workloads.ts';
-import { IMAGE_FACTS_GLOB, imageKey, imageNeeds, type ImageNeeds } from '../model/repository/image-facts.ts';
+import { envNamePattern, IMAGE_FACTS_GLOB, imageKey, imageNeeds, type ImageNeeds } from '../model/repository/image-facts.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
 const TEMP_DIRS = ['/tmp', '/var/tmp', '/usr/tmp'];
@@ -51,12 +51,6 @@ const setEnv = (c: ContainerRef): Map<string, number> => {
   return set;
 };
 
-/** `UN_SONARR_*_URL` as a pattern whose one group is the `*` (a name without one matches itself). */
-const envPattern = (name: string): RegExp => {
-  const [head, tail] = name.split('*') as [string, string | undefined];
-  return new RegExp(tail === undefined ? `^${head}$` : `^${head}([A-Za-z0-9_]+)${tail}$`);
-};
-
 /** Whether the container's `command` replaces the image's ENTRYPOINT, so that what only the entrypoint needs is not needed. */
 const skipsEntrypoint = (c: ContainerRef, entrypoint: string[] | undefined): boolean => {
   const command = c.container.command;
@@ -86,6 +80,8 @@ interface Held {
   where: FailurePlace;
   /** A security setting as the kubelet resolves it: the container's, else the pod's. */
   setting: (key: string) => unknown;
+  /** The container's environment variables that hold a value, with their index (setEnv). */
+  env: ReadonlyMap<string, number>;
 }
 
 function tempDirNeed({ ctx, pod, c, image, need, where }: Held): void {
@@ -96,11 +92,10 @@ function tempDirNeed({ ctx, pod, c, image, need, where }: Held): void {
     );
 }
 
-function envTogetherNeed({ ctx, resource, c, image, need }: Held): void {
-  const env = setEnv(c);
+function envTogetherNeed({ ctx, resource, c, image, need, env }: Held): void {
   for (const pair of need.envTogether ?? [])
     for (const [name, index] of env) {
-      const shared = envPattern(pair.set).exec(name)?.[1];
+      const shared = envNamePattern(pair.set).exec(name)?.[1];
       if (shared === undefined) continue;
       const needed = pair.needs.replace('*', shared);
       if (env.has(needed)) continue;
@@ -122,8 +117,7 @@ const mountsUnder = (c: ContainerRef, dirs: readonly string[]): boolean =>
     return dirs.some((dir) => at === dir || at.startsWith(`${dir}/`) || dir.startsWith(`${at === '/' ? '' : at}/`));
   });
 
-function conditionalEnvNeed({ ctx, resource, c, image, need }: Held): void {
-  const env = setEnv(c);
+function conditionalEnvNeed({ ctx, resource, c, image, need, env }: Held): void {
   const where = { resource, path: [...c.at, c.container.env === undefined ? 'name' : 'env'] };
   for (const rule of need.envNeeds ?? []) {
     const when = Object.entries(rule.when ?? {});
@@ -145,10 +139,10 @@ function conditionalEnvNeed({ ctx, resource, c, image, need }: Held): void {
   }
 }
 
-function envSinceNeed({ ctx, resource, c, image, need }: Held): void {
+function envSinceNeed({ ctx, resource, c, image, need, env }: Held): void {
   for (const rule of need.envSince ?? [])
-    for (const [name, index] of setEnv(c)) {
-      if (!envPattern(rule.name).test(name)) continue;
+    for (const [name, index] of env) {
+      if (!envNamePattern(rule.name).test(name)) continue;
       const at = { resource, path: [...c.at, 'env', index, 'name'] };
       const release = imageRelease(image);
       if (!release) ctx.notJudged(at, `${image} names no release, so whether it reads ${name} (from ${rule.since}) is not known`);
@@ -257,6 +251,7 @@ export const imageNeedsCheck: PolicyCheck = {
         need,
         where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
         setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
+        env: setEnv(c),
       };
       for (const judge of [tempDirNeed, envTogetherNeed, conditionalEnvNeed, envSinceNeed, s6OverlayNeed, probePathNeed, rootNeed]) judge(held);
     }

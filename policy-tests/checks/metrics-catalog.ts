@@ -5,7 +5,7 @@
 import { metricsCatalog, MONITOR_KINDS } from '../model/monitoring/metrics-catalog.ts';
 import { monitorId, namespaceIn } from '../model/monitoring/scrape-jobs.ts';
 import { applications } from '../model/argocd/argocd.ts';
-import { workloadContainers } from '../model/core/workloads.ts';
+import { imageParts, workloadContainers } from '../model/core/workloads.ts';
 import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import { scalarText } from '../model/core/text.ts';
 import type { Resource } from '../model/core/manifest.ts';
@@ -25,10 +25,7 @@ function runsVersion(resources: readonly Resource[], version: string): boolean {
   const bare = version.replace(/^v/, '');
   for (const r of resources)
     for (const image of imagesNamed(r.object)) {
-      const tag = scalarText(image)
-        .split('@')[0]!
-        .split(/:(?=[^/]+$)/)[1]
-        ?.replace(/^v/, '');
+      const tag = imageParts(scalarText(image)).tag?.replace(/^v/, '');
       if (tag !== undefined && (tag === bare || tag.startsWith(`${bare}-`))) return true;
     }
   return false;
@@ -61,8 +58,8 @@ export const metricsCatalogCheck: PolicyCheck = {
       if (image) {
         for (const { resource, c } of workloadContainers(ctx.repo.resources.filter((r) => !r.rendered))) {
           const ref = scalarText(c.container.image ?? '');
-          const [repository, tag] = ref.split('@')[0]!.split(/:(?=[^/]+$)/);
-          if (repository === image && tag !== entry.version) stale(`${resource.file} runs ${image}:${tag}`);
+          const { name, tag } = imageParts(ref);
+          if (name === image && tag !== entry.version) stale(`${resource.file} runs ${image}:${tag}`);
         }
       }
       if (chart) {

@@ -25,7 +25,6 @@ import { secretEntries } from '../model/core/secrets.ts';
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */
 const HTTP_PORT_NAME = /^(?:http|https)(?:-.*)?$/;
 
-/** Splits an image reference into its tag and digest; the tag belongs to the last path segment only. */
 const workloadKinds = [...WORKLOAD_KINDS];
 
 /** Names a values key carries a credential under. */

@@ -40,8 +40,8 @@ export interface ImageNeeds {
   /** Settings read from the environment that work only together: a variable named like `set` is ignored without its `needs` (`*` the same text in both). */
   envTogether?: { set: string; needs: string }[];
   /**
-   * Settings the image stops without, when others hold given values: with every `when` variable set to one of its
-   * values, each of `needs` is set, or the image reads it from a file under one of `orFilesUnder`.
+   * Settings the image cannot do without (when others hold given values, if `when` is given): each of `needs` is set,
+   * or the image reads it from a file under one of `orFilesUnder`.
    */
   envNeeds?: EnvNeed[];
   /** Settings the image reads only from a release on (`*` any text): an older release ignores the variable. */
@@ -64,6 +64,15 @@ export const imageKey = (image: string): string =>
     .replace(/^library\//, '');
 
 const RELEASE = /^\d+\.\d+\.\d+$/;
+/**
+ * A facts variable name as a pattern: `UN_SONARR_*_URL` matches UN_SONARR_0_URL, its one group the text `*` stands
+ * for; a name without `*` matches itself.
+ */
+export const envNamePattern = (name: string): RegExp => {
+  const [head, tail] = name.split('*') as [string, string | undefined];
+  return new RegExp(tail === undefined ? `^${head}$` : `^${head}([A-Za-z0-9_]+)${tail}$`);
+};
+
 /** A variable name with one `*` in it (`optional`: or none). */
 const isEnvName = (name: unknown, star: 'one' | 'optional'): boolean =>
   typeof name === 'string' && /^[A-Za-z0-9_]*\*?[A-Za-z0-9_]*$/.test(name) && name.replace('*', '') !== '' && (star === 'optional' || name.includes('*'));
@@ -108,7 +117,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
 };
 
 /** One entry of a facts file read, or the one line that says why it cannot be. */
-function readEntry(raw: unknown, entry: string): ImageNeeds | string {
+function readEntry(raw: unknown, entry: string, file: string): ImageNeeds | string {
   const fields = fieldsOf(raw);
   const { image, startsAs, capabilities, before, source } = fields;
   if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
@@ -127,7 +136,7 @@ function readEntry(raw: unknown, entry: string): ImageNeeds | string {
   }
   return {
     image: imageKey(image),
-    file: '',
+    file,
     source,
     ...(startsAs === 'root' ? { root: { capabilities: capabilities as string[], ...(typeof before === 'string' ? { before } : {}) } } : {}),
     ...(optional as Partial<ImageNeeds>),
@@ -154,11 +163,11 @@ export function imageNeeds(
       continue;
     }
     list.forEach((raw: unknown, i) => {
-      const read = readEntry(raw, `${data.file} entry ${i + 1}`);
+      const read = readEntry(raw, `${data.file} entry ${i + 1}`, data.file);
       if (typeof read === 'string') return problems.push({ file: data.file, message: read });
       const first = needs.get(read.image);
       if (first) return problems.push({ file: data.file, message: `${data.file} entry ${i + 1} names ${read.image} again (first in ${first.file})` });
-      needs.set(read.image, { ...read, file: data.file });
+      needs.set(read.image, read);
     });
   }
   return { needs, problems };
