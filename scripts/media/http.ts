@@ -1,6 +1,17 @@
 /** A small JSON client for the media apps' REST APIs, with a clear error when an app is unreachable. */
 export class Unreachable extends Error {}
 
+/** An answer that is not a success: its status and its whole body, for a caller that reads the app's reasons. */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly body: string;
+  constructor(message: string, status: number, body: string) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
 export class HttpClient {
   private readonly base: string;
   private readonly headers: Record<string, string>;
@@ -25,7 +36,7 @@ export class HttpClient {
     }
     const text = await response.text();
     if (response.status === 401 || response.status === 403) throw new Unreachable(`${this.base} refused the API key (HTTP ${response.status})`);
-    if (!response.ok) throw new Error(`${method} ${this.base}${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
+    if (!response.ok) throw new HttpError(`${method} ${this.base}${path}: HTTP ${response.status} ${text.slice(0, 200)}`, response.status, text);
     return (text ? JSON.parse(text) : undefined) as T;
   }
 

@@ -1,10 +1,14 @@
-/** Prowlarr's API (v1): per-indexer seed criteria and backups. */
+/** Prowlarr's API (v1): per-indexer seed criteria, the apps it syncs indexers to, and backups. */
 import type { HttpClient } from './http.ts';
+import { applicationsDrift, type ProwlarrApplication } from './prowlarr-apps.ts';
 import type { Drift } from './servarr.ts';
 
 export interface ProwlarrSettings {
   app: 'prowlarr';
+  /** Prowlarr's address as the managers reach it: every indexer it syncs points them there. */
+  prowlarrUrl: string;
   indexers: { name: string; seedRatio: number | null; seedTime: number | null }[];
+  applications: ProwlarrApplication[];
   backup: { intervalDays: number; retentionDays: number; folder: string };
 }
 
@@ -17,7 +21,8 @@ interface Indexer {
 const SEED_RATIO = 'torrentBaseSettings.seedRatio';
 const SEED_TIME = 'torrentBaseSettings.seedTime';
 
-export async function prowlarrDrift(api: HttpClient, s: ProwlarrSettings): Promise<Drift[]> {
+/** `keyOf` gives a manager's API key by its media-settings instance: app sync sends it to the manager. */
+export async function prowlarrDrift(api: HttpClient, s: ProwlarrSettings, keyOf: (instance: string) => string | undefined): Promise<Drift[]> {
   const drift: Drift[] = [];
   const indexers = await api.get<Indexer[]>('/api/v1/indexer');
   for (const want of s.indexers) {
@@ -52,6 +57,7 @@ export async function prowlarrDrift(api: HttpClient, s: ProwlarrSettings): Promi
       }),
     );
   }
+  drift.push(...(await applicationsDrift(api, { prowlarrUrl: s.prowlarrUrl, applications: s.applications, keyOf })));
   const host = await api.get<Record<string, unknown>>('/api/v1/config/host');
   const backup = { backupInterval: s.backup.intervalDays, backupRetention: s.backup.retentionDays, backupFolder: s.backup.folder };
   Object.entries(backup)

@@ -5,6 +5,7 @@
  * Endpoints and credentials come from the environment, per instance:
  *   MEDIA_<INSTANCE>_URL and MEDIA_<INSTANCE>_API_KEY (Sonarr, Radarr, Prowlarr),
  *   MEDIA_QBITTORRENT_URL, MEDIA_QBITTORRENT_USERNAME, MEDIA_QBITTORRENT_PASSWORD.
+ * Prowlarr's app sync sends each manager its key: the manager's MEDIA_<INSTANCE>_API_KEY.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,7 +45,8 @@ export async function driftOf(instance: string, s: AnySettings, env: NodeJS.Proc
   if (s.app === 'qbittorrent')
     return qbtDrift(new QbtClient(url, env[envKey(instance, 'USERNAME')] ?? '', env[envKey(instance, 'PASSWORD')] ?? '', fetchImpl), s as QbtSettings);
   const api = new HttpClient(url, { 'X-Api-Key': env[envKey(instance, 'API_KEY')] ?? '' }, fetchImpl);
-  return s.app === 'prowlarr' ? prowlarrDrift(api, s as ProwlarrSettings) : managerDrift(api, s as ManagerSettings);
+  const keyOf = (other: string) => env[envKey(other, 'API_KEY')] || undefined;
+  return s.app === 'prowlarr' ? prowlarrDrift(api, s as ProwlarrSettings, keyOf) : managerDrift(api, s as ManagerSettings);
 }
 
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -70,7 +72,9 @@ exits 1 on drift. apply: shows the changes (a dry run) and, with --yes,
 applies them and checks again. Instances: every app the script manages
 (sonarr, radarr, radarr-4k, prowlarr, qbittorrent) unless named.
 Environment per instance: MEDIA_<INSTANCE>_URL and MEDIA_<INSTANCE>_API_KEY,
-or for qBittorrent MEDIA_QBITTORRENT_URL, _USERNAME and _PASSWORD.
+or for qBittorrent MEDIA_QBITTORRENT_URL, _USERNAME and _PASSWORD. Adding
+or re-keying an app in Prowlarr's app sync takes that manager's
+MEDIA_<INSTANCE>_API_KEY (the store's key, which the manager reads too).
 Exit 0 in sync (or applied), 1 on drift or when an app gives no answer,
 2 for a wrong argument.`,
       options: { yes: { type: 'boolean', default: false } },

@@ -5,7 +5,11 @@
  *   rootfolder, downloadclient with fields[] and removeCompleted/FailedDownloads,
  *   remotepathmapping {host, remotePath, localPath}, config/host backup*), as documented
  *   in the Servarr API reference.
- * - Prowlarr v2: /api/v1 (indexer fields torrentBaseSettings.seedRatio/seedTime, config/host).
+ * - Prowlarr v2: /api/v1 (indexer fields torrentBaseSettings.seedRatio/seedTime, config/host), and with
+ *   `managerKeys` its app sync as v2.1.5 serves it (ProviderControllerBase, SchemaBuilder): `applications`
+ *   answers each apiKey as ********, a PUT carrying ******** keeps the stored key, a create or update of an
+ *   enabled app (syncLevel addOnly or fullSync) is tested first and refused with HTTP 400 and FluentValidation's
+ *   failures when the manager at its baseUrl refuses the key, and `applications/test` runs that test alone.
  * - qBittorrent 5.x WebUI API v2: auth/login (form, SID cookie, body "Ok."), app/preferences,
  *   app/setPreferences (form field json), torrents/info ([{hash, name, state}]).
  * Unknown routes answer 404; a wrong key 401, as the real apps do.
@@ -33,7 +37,29 @@ function body(req: import('node:http').IncomingMessage): Promise<string> {
   });
 }
 
-export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state: Record<string, unknown>): Promise<Fake> {
+/** The API key each manager takes, by its address: what Prowlarr's test of an app meets there. */
+export type ManagerKeys = Record<string, string>;
+
+const MASKED = '********';
+type AppResource = { id?: number; syncLevel?: string; fields?: { name: string; value?: unknown }[] };
+const appField = (a: AppResource, name: string) => a.fields?.find((f) => f.name === name)?.value;
+
+/** Prowlarr's app sync: the body to store (the stored key kept for ********), or the test's failures. */
+function prowlarrApplication(payload: AppResource, stored: AppResource | undefined, managerKeys: ManagerKeys) {
+  const fields = (payload.fields ?? []).map((f) =>
+    f.name === 'apiKey' && f.value === MASKED && stored ? { name: f.name, value: appField(stored, 'apiKey') } : f,
+  );
+  const resource = { ...payload, fields };
+  const enabled = resource.syncLevel === 'addOnly' || resource.syncLevel === 'fullSync';
+  const expected = managerKeys[String(appField(resource, 'baseUrl')).replace(/\/+$/, '')];
+  if (enabled && expected === undefined)
+    return { failures: [{ propertyName: 'BaseUrl', errorMessage: 'Unable to complete application test, cannot connect to the manager.' }] };
+  if (enabled && appField(resource, 'apiKey') !== expected) return { failures: [{ propertyName: 'ApiKey', errorMessage: 'API Key is invalid' }] };
+  return { resource };
+}
+const masked = (a: AppResource) => ({ ...a, fields: a.fields?.map((f) => (f.name === 'apiKey' && f.value ? { ...f, value: MASKED } : f)) });
+
+export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state: Record<string, unknown>, managerKeys?: ManagerKeys): Promise<Fake> {
   const fake: Fake = { url: '', state, writes: [], close: async () => undefined };
   let nextId = 100;
   const server = createServer((req, res) => void servarrRequest(req, res).catch((err: unknown) => res.writeHead(500).end(String(err))));
@@ -48,6 +74,7 @@ export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state
     const text = await body(req);
     const payload = text ? JSON.parse(text) : undefined;
     const collection = state[resource];
+    if (managerKeys && resource.startsWith('applications')) return applications({ method: req.method ?? 'GET', resource, id, payload }, send);
     if (req.method !== 'GET') fake.writes.push(`${req.method} ${url.pathname}`);
     if (Array.isArray(collection)) {
       const list = collection as { id: number }[];
@@ -64,6 +91,27 @@ export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state
     } else if (collection && typeof collection === 'object') {
       if (req.method === 'GET' && !id) return send(200, collection);
       if (req.method === 'PUT' && Number(id) === (collection as { id: number }).id) return send(202, (state[resource] = { ...payload }));
+    }
+    send(404);
+  }
+  type AppRequest = { method: string; resource: string; id: string | undefined; payload: AppResource };
+  function applications({ method, resource, id, payload }: AppRequest, send: (code: number, value?: unknown) => void) {
+    const list = (state.applications ??= []) as AppResource[];
+    if (method === 'GET' && resource === 'applications' && !id) return send(200, list.map(masked));
+    const stored = list.find((a) => a.id === Number(id ?? payload?.id));
+    if (method === 'POST' && resource === 'applications/test') {
+      const tested = prowlarrApplication(payload, stored, managerKeys!);
+      return tested.failures ? send(400, tested.failures) : send(200, '{}');
+    }
+    fake.writes.push(`${method} /api/v1/${resource}${id ? `/${id}` : ''}`);
+    if (method === 'DELETE' && stored) return send(200, list.splice(list.indexOf(stored), 1) && {});
+    if ((method === 'PUT' && stored) || (method === 'POST' && !id)) {
+      const checked = prowlarrApplication(payload, stored, managerKeys!);
+      if (checked.failures) return send(400, checked.failures);
+      const saved = { ...checked.resource, id: stored?.id ?? nextId++ };
+      if (stored) list[list.indexOf(stored)] = saved;
+      else list.push(saved);
+      return send(stored ? 202 : 201, masked(saved));
     }
     send(404);
   }

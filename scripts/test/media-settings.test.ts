@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { loadSettings, run } from '../media/settings.ts';
 import type { ManagerSettings } from '../media/servarr.ts';
+import type { ProwlarrSettings } from '../media/prowlarr.ts';
 import { qbittorrentFake, servarrFake, type Fake } from './media-fakes.ts';
 
 const settings = loadSettings(REPO_ROOT);
@@ -35,6 +36,29 @@ function managerState(instance: string): Record<string, unknown> {
   };
 }
 
+/** One app of Prowlarr's app sync as it stands once synced: the declared fields and the manager's key, stored. */
+function syncedApp(a: ProwlarrSettings['applications'][number], prowlarrUrl: string, id: number) {
+  return {
+    id,
+    name: a.name,
+    implementation: a.implementation,
+    implementationName: a.implementation,
+    configContract: `${a.implementation}Settings`,
+    syncLevel: a.syncLevel,
+    tags: [],
+    fields: [
+      { name: 'prowlarrUrl', value: prowlarrUrl },
+      { name: 'baseUrl', value: a.baseUrl },
+      { name: 'apiKey', value: `${a.keyFrom}-key` },
+      { name: 'syncCategories', value: a.syncCategories },
+      { name: 'animeSyncCategories', value: [] },
+    ],
+  };
+}
+type LiveApp = ReturnType<typeof syncedApp>;
+const liveApps = () => fakes.prowlarr!.state.applications as LiveApp[];
+const appField = (a: LiveApp, name: string) => a.fields.find((f) => f.name === name)!;
+
 let fakes: Record<string, Fake>;
 let env: Record<string, string>;
 let lines: string[];
@@ -50,21 +74,25 @@ beforeEach(async () => {
     env[`MEDIA_${key}_URL`] = fakes[instance]!.url;
     env[`MEDIA_${key}_API_KEY`] = `${instance}-key`;
   }
-  const prowlarr = settings.get('prowlarr') as {
-    indexers: { name: string; seedRatio: number | null; seedTime: number | null }[];
-    backup: { intervalDays: number; retentionDays: number; folder: string };
-  };
-  fakes.prowlarr = await servarrFake('v1', 'prowlarr-key', {
-    indexer: prowlarr.indexers.map((ix, i) => ({
-      id: i + 1,
-      name: ix.name,
-      fields: [
-        { name: 'torrentBaseSettings.seedRatio', value: ix.seedRatio },
-        { name: 'torrentBaseSettings.seedTime', value: ix.seedTime },
-      ],
-    })),
-    'config/host': { id: 1, backupInterval: 1, backupRetention: 14, backupFolder: 'Backups' },
-  });
+  const prowlarr = settings.get('prowlarr') as ProwlarrSettings;
+  const managerKeys = Object.fromEntries(prowlarr.applications.map((a) => [a.baseUrl, `${a.keyFrom}-key`]));
+  fakes.prowlarr = await servarrFake(
+    'v1',
+    'prowlarr-key',
+    {
+      applications: prowlarr.applications.map((a, i) => syncedApp(a, prowlarr.prowlarrUrl, i + 1)),
+      indexer: prowlarr.indexers.map((ix, i) => ({
+        id: i + 1,
+        name: ix.name,
+        fields: [
+          { name: 'torrentBaseSettings.seedRatio', value: ix.seedRatio },
+          { name: 'torrentBaseSettings.seedTime', value: ix.seedTime },
+        ],
+      })),
+      'config/host': { id: 1, backupInterval: 1, backupRetention: 14, backupFolder: 'Backups' },
+    },
+    managerKeys,
+  );
   env.MEDIA_PROWLARR_URL = fakes.prowlarr.url;
   env.MEDIA_PROWLARR_API_KEY = 'prowlarr-key';
   fakes.qbittorrent = await qbittorrentFake('admin', 'secret', {
@@ -171,5 +199,83 @@ describe('media-settings apply', () => {
     expect(await go('apply', '--yes')).toBe(0);
     expect(Object.values(fakes).flatMap((f) => f.writes)).toEqual([]);
     expect(lines.every((l) => l.endsWith('in sync'))).toBe(true);
+  });
+});
+
+describe("media-settings: Prowlarr's app sync", () => {
+  it('reports a missing app, a changed field, a key the manager refuses and an undeclared app', async () => {
+    const apps = liveApps();
+    apps.splice(
+      apps.findIndex((a) => a.name === 'Radarr 4K'),
+      1,
+    );
+    appField(
+      apps.find((a) => a.name === 'Radarr')!,
+      'baseUrl',
+    ).value = 'http://localhost:7878';
+    appField(
+      apps.find((a) => a.name === 'Sonarr')!,
+      'apiKey',
+    ).value = 'the key Sonarr made itself';
+    apps.push({
+      ...syncedApp(
+        { name: 'Lidarr', implementation: 'Sonarr', baseUrl: 'http://lidarr.media.svc:8686', syncLevel: 'addOnly', syncCategories: [3000], keyFrom: 'lidarr' },
+        '',
+        9,
+      ),
+    });
+    expect(await go('diff', 'prowlarr')).toBe(1);
+    expect(lines).toEqual([
+      'prowlarr: applications[Sonarr].test: live failing: API Key is invalid, declared passing',
+      'prowlarr: applications[Radarr].baseUrl: live http://localhost:7878, declared http://radarr.media.svc:7878',
+      'prowlarr: applications[Radarr 4K]: live absent, declared Radarr at http://radarr-4k.media.svc:7878, fullSync',
+      'prowlarr: applications[Lidarr]: live present, declared absent',
+    ]);
+    expect(fakes.prowlarr!.writes).toEqual([]);
+  });
+
+  it("applies them with each manager's key from its variable, then has nothing left to do", async () => {
+    const apps = liveApps();
+    apps.splice(
+      apps.findIndex((a) => a.name === 'Radarr 4K'),
+      1,
+    );
+    appField(
+      apps.find((a) => a.name === 'Radarr')!,
+      'syncCategories',
+    ).value = [2000];
+    appField(
+      apps.find((a) => a.name === 'Sonarr')!,
+      'apiKey',
+    ).value = 'stale';
+    expect(await go('apply', 'prowlarr', '--yes')).toBe(0);
+    expect(lines).toContain('prowlarr: applied 3 change(s)');
+    expect(fakes.prowlarr!.writes.sort()).toEqual(['POST /api/v1/applications', 'PUT /api/v1/applications/1', 'PUT /api/v1/applications/2']);
+    const byName = new Map(liveApps().map((a) => [a.name, a]));
+    expect(appField(byName.get('Radarr 4K')!, 'apiKey').value).toBe('radarr-4k-key');
+    expect(appField(byName.get('Radarr 4K')!, 'prowlarrUrl').value).toBe('http://prowlarr.media-vpn.svc.cluster.local:9696');
+    expect(appField(byName.get('Sonarr')!, 'apiKey').value).toBe('sonarr-key');
+    expect(appField(byName.get('Radarr')!, 'syncCategories').value).toEqual([2000, 2040]);
+    expect(appField(byName.get('Radarr')!, 'apiKey').value).toBe('radarr-key');
+    lines = [];
+    fakes.prowlarr!.writes.length = 0;
+    expect(await go('apply', 'prowlarr', '--yes')).toBe(0);
+    expect(lines).toEqual(['prowlarr: in sync']);
+    expect(fakes.prowlarr!.writes).toEqual([]);
+  });
+
+  it("stops with one line naming the variable when a manager's key is needed and not set", async () => {
+    liveApps().splice(
+      liveApps().findIndex((a) => a.name === 'Radarr'),
+      1,
+    );
+    delete env.MEDIA_RADARR_API_KEY;
+    const errors: string[] = [];
+    const io = { stdout: (t: string) => errors.push(t), stderr: (t: string) => errors.push(t) };
+    expect(await run(['apply', 'prowlarr', '--yes'], { env, root: REPO_ROOT, out: (l) => lines.push(l), io })).toBe(1);
+    expect(errors).toEqual([
+      "media-settings: applications[Radarr]: adding it needs Radarr's API key, and the variable for radarr (MEDIA_<INSTANCE>_API_KEY) is not set\n",
+    ]);
+    expect(fakes.prowlarr!.writes).toEqual([]);
   });
 });

@@ -1,0 +1,145 @@
+/**
+ * Prowlarr's app sync (API v1 `applications`): the managers it pushes indexers to.
+ *
+ * Read from Prowlarr's source (v2.1.5, Prowlarr.Api.V1/ProviderControllerBase.cs and
+ * Prowlarr.Http/ClientSchema/SchemaBuilder.cs): a GET answers every API key as `********`,
+ * so a key cannot be compared; a PUT that sends `********` keeps the stored key; a create or
+ * an update of an enabled app (sync level addOnly or fullSync) is refused (HTTP 400) unless
+ * the app's own test passes, and `POST applications/test` runs that test without saving: the
+ * manager is called with the stored key, and calls Prowlarr back at `prowlarrUrl`.
+ */
+import { HttpError, type HttpClient } from './http.ts';
+import type { Drift } from './servarr.ts';
+
+export interface ProwlarrApplication {
+  name: string;
+  implementation: 'Sonarr' | 'Radarr';
+  baseUrl: string;
+  syncLevel: 'disabled' | 'addOnly' | 'fullSync';
+  syncCategories: number[];
+  /** The media-settings instance whose MEDIA_<INSTANCE>_API_KEY is the manager's key (the store's `api-key`). */
+  keyFrom: string;
+}
+
+interface Field {
+  name: string;
+  value?: unknown;
+}
+interface LiveApplication {
+  id: number;
+  name: string;
+  implementation: string;
+  syncLevel: string;
+  fields: Field[];
+  [other: string]: unknown;
+}
+
+/** What Prowlarr answers for a stored key or password, and takes back as "keep the stored one". */
+const MASKED = '********';
+
+const fieldOf = (app: LiveApplication, name: string) => app.fields.find((f) => f.name === name)?.value;
+const sorted = (list: readonly number[]) => [...list].sort((x, y) => x - y).join(',');
+const sameCategories = (live: unknown, declared: number[]) => Array.isArray(live) && sorted(live as number[]) === sorted(declared);
+const trimSlash = (url: unknown) => (typeof url === 'string' ? url.replace(/\/+$/, '') : url);
+
+/** The body Prowlarr takes for one app: the declared fields over the live ones, with the key when it is known. */
+function desiredBody(want: ProwlarrApplication, prowlarrUrl: string, apiKey: string | undefined, live?: LiveApplication) {
+  const declared: Record<string, unknown> = { prowlarrUrl, baseUrl: want.baseUrl, apiKey: apiKey ?? MASKED, syncCategories: want.syncCategories };
+  return {
+    ...(live ?? { tags: [] }),
+    name: want.name,
+    implementation: want.implementation,
+    implementationName: want.implementation,
+    configContract: `${want.implementation}Settings`,
+    syncLevel: want.syncLevel,
+    fields: [...(live?.fields ?? []).filter((f) => !(f.name in declared)), ...Object.entries(declared).map(([name, value]) => ({ name, value }))],
+  };
+}
+
+/** Prowlarr's answer to a failed test (HTTP 400): FluentValidation's failures, each with its message. */
+function testFailures(err: unknown): string | undefined {
+  if (!(err instanceof HttpError) || err.status !== 400) return undefined;
+  try {
+    const failures = JSON.parse(err.body) as { errorMessage?: string }[];
+    return failures.map((f) => f.errorMessage ?? '').join('; ') || err.body;
+  } catch {
+    return err.body;
+  }
+}
+
+export interface AppSyncInput {
+  prowlarrUrl: string;
+  applications: ProwlarrApplication[];
+  /** The manager's API key for an instance, as media-settings holds it (undefined when its variable is not set). */
+  keyOf: (instance: string) => string | undefined;
+}
+
+/** Each declared app present with its fields and passing its test; every undeclared one removed. */
+export async function applicationsDrift(api: HttpClient, input: AppSyncInput): Promise<Drift[]> {
+  const { prowlarrUrl, applications, keyOf } = input;
+  const drift: Drift[] = [];
+  const live = await api.get<LiveApplication[]>('/api/v1/applications');
+  const keyNeeded = (want: ProwlarrApplication, why: string): string => {
+    const key = keyOf(want.keyFrom);
+    if (key) return key;
+    throw new Error(
+      `applications[${want.name}]: ${why} needs ${want.implementation}'s API key, and the variable for ${want.keyFrom} (MEDIA_<INSTANCE>_API_KEY) is not set`,
+    );
+  };
+  for (const want of applications) {
+    const app = live.find((a) => a.name.toLowerCase() === want.name.toLowerCase());
+    const field = `applications[${want.name}]`;
+    if (!app) {
+      drift.push({
+        app: 'prowlarr',
+        field,
+        live: 'absent',
+        declared: `${want.implementation} at ${want.baseUrl}, ${want.syncLevel}`,
+        fix: () => api.post('/api/v1/applications', desiredBody(want, prowlarrUrl, keyNeeded(want, 'adding it'))),
+      });
+      continue;
+    }
+    const diffs: [string, unknown, unknown][] = (
+      [
+        ['implementation', app.implementation, want.implementation],
+        ['syncLevel', app.syncLevel, want.syncLevel],
+        ['prowlarrUrl', trimSlash(fieldOf(app, 'prowlarrUrl')), trimSlash(prowlarrUrl)],
+        ['baseUrl', trimSlash(fieldOf(app, 'baseUrl')), trimSlash(want.baseUrl)],
+      ] as [string, unknown, unknown][]
+    ).filter(([, l, d]) => l !== d);
+    if (!sameCategories(fieldOf(app, 'syncCategories'), want.syncCategories))
+      diffs.push(['syncCategories', fieldOf(app, 'syncCategories'), want.syncCategories]);
+    // One PUT carries every change, with the store's key when it is known; the other entries only report.
+    const put = () => api.put(`/api/v1/applications/${app.id}`, desiredBody(want, prowlarrUrl, keyOf(want.keyFrom), app));
+    diffs.forEach(([name, l, d], i) =>
+      drift.push({ app: 'prowlarr', field: `${field}.${name}`, live: l, declared: d, fix: i === 0 ? put : async () => undefined }),
+    );
+    if (diffs.length > 0 || want.syncLevel === 'disabled') continue;
+    // The key cannot be read back: the app's own test tells whether the manager takes the stored one.
+    const failing = await api.post('/api/v1/applications/test', app).then(
+      () => undefined,
+      (err: unknown) => {
+        const failures = testFailures(err);
+        if (failures === undefined) throw err;
+        return failures;
+      },
+    );
+    if (failing !== undefined)
+      drift.push({
+        app: 'prowlarr',
+        field: `${field}.test`,
+        live: `failing: ${failing}`,
+        declared: 'passing',
+        fix: () => api.put(`/api/v1/applications/${app.id}`, desiredBody(want, prowlarrUrl, keyNeeded(want, 'setting its key'), app)),
+      });
+  }
+  for (const extra of live.filter((a) => !applications.some((w) => w.name.toLowerCase() === a.name.toLowerCase())))
+    drift.push({
+      app: 'prowlarr',
+      field: `applications[${extra.name}]`,
+      live: 'present',
+      declared: 'absent',
+      fix: () => api.delete(`/api/v1/applications/${extra.id}`),
+    });
+  return drift;
+}
