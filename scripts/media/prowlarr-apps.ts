@@ -1,15 +1,12 @@
 /**
- * Prowlarr's app sync (API v1 `applications`): the managers it pushes indexers to.
- *
- * Read from Prowlarr's source (v2.1.5, Prowlarr.Api.V1/ProviderControllerBase.cs and
- * Prowlarr.Http/ClientSchema/SchemaBuilder.cs): a GET answers every API key as `********`,
- * so a key cannot be compared; a PUT that sends `********` keeps the stored key; a create or
- * an update of an enabled app (sync level addOnly or fullSync) is refused (HTTP 400) unless
- * the app's own test passes, and `POST applications/test` runs that test without saving: the
- * manager is called with the stored key, and calls Prowlarr back at `prowlarrUrl`.
+ * Prowlarr's app sync (API v1 `applications`, read at v2.1.5): the managers it pushes indexers
+ * to. A synced app is a provider (provider.ts): its stored API key is answered as `********`,
+ * and the app's own test (the manager called with the stored key, calling Prowlarr back at
+ * `prowlarrUrl`) says whether it works.
  */
-import { HttpError, type HttpClient } from './http.ts';
-import type { Drift } from './servarr.ts';
+import type { HttpClient } from './http.ts';
+import { failingTest, fieldOf, MASKED, secretNeeded, withFields, type ProviderField } from './provider.ts';
+import type { Drift } from './drift.ts';
 
 export interface ProwlarrApplication {
   name: string;
@@ -21,23 +18,15 @@ export interface ProwlarrApplication {
   keyFrom: string;
 }
 
-interface Field {
-  name: string;
-  value?: unknown;
-}
 interface LiveApplication {
   id: number;
   name: string;
   implementation: string;
   syncLevel: string;
-  fields: Field[];
+  fields: ProviderField[];
   [other: string]: unknown;
 }
 
-/** What Prowlarr answers for a stored key or password, and takes back as "keep the stored one". */
-const MASKED = '********';
-
-const fieldOf = (app: LiveApplication, name: string) => app.fields.find((f) => f.name === name)?.value;
 const sorted = (list: readonly number[]) => [...list].sort((x, y) => x - y).join(',');
 const sameCategories = (live: unknown, declared: number[]) => Array.isArray(live) && sorted(live as number[]) === sorted(declared);
 const trimSlash = (url: unknown) => (typeof url === 'string' ? url.replace(/\/+$/, '') : url);
@@ -52,19 +41,8 @@ function desiredBody(want: ProwlarrApplication, prowlarrUrl: string, apiKey: str
     implementationName: want.implementation,
     configContract: `${want.implementation}Settings`,
     syncLevel: want.syncLevel,
-    fields: [...(live?.fields ?? []).filter((f) => !(f.name in declared)), ...Object.entries(declared).map(([name, value]) => ({ name, value }))],
+    fields: withFields(live?.fields ?? [], declared),
   };
-}
-
-/** Prowlarr's answer to a failed test (HTTP 400): FluentValidation's failures, each with its message. */
-function testFailures(err: unknown): string | undefined {
-  if (!(err instanceof HttpError) || err.status !== 400) return undefined;
-  try {
-    const failures = JSON.parse(err.body) as { errorMessage?: string }[];
-    return failures.map((f) => f.errorMessage ?? '').join('; ') || err.body;
-  } catch {
-    return err.body;
-  }
 }
 
 export interface AppSyncInput {
@@ -79,13 +57,12 @@ export async function applicationsDrift(api: HttpClient, input: AppSyncInput): P
   const { prowlarrUrl, applications, keyOf } = input;
   const drift: Drift[] = [];
   const live = await api.get<LiveApplication[]>('/api/v1/applications');
-  const keyNeeded = (want: ProwlarrApplication, why: string): string => {
-    const key = keyOf(want.keyFrom);
-    if (key) return key;
-    throw new Error(
-      `applications[${want.name}]: ${why} needs ${want.implementation}'s API key, and the variable for ${want.keyFrom} (MEDIA_<INSTANCE>_API_KEY) is not set`,
+  const keyNeeded = (want: ProwlarrApplication, why: string): string =>
+    secretNeeded(
+      keyOf(want.keyFrom),
+      `applications[${want.name}]: ${why} needs ${want.implementation}'s API key`,
+      `the variable for ${want.keyFrom} (MEDIA_<INSTANCE>_API_KEY)`,
     );
-  };
   for (const want of applications) {
     const app = live.find((a) => a.name.toLowerCase() === want.name.toLowerCase());
     const field = `applications[${want.name}]`;
@@ -116,14 +93,7 @@ export async function applicationsDrift(api: HttpClient, input: AppSyncInput): P
     );
     if (diffs.length > 0 || want.syncLevel === 'disabled') continue;
     // The key cannot be read back: the app's own test tells whether the manager takes the stored one.
-    const failing = await api.post('/api/v1/applications/test', app).then(
-      () => undefined,
-      (err: unknown) => {
-        const failures = testFailures(err);
-        if (failures === undefined) throw err;
-        return failures;
-      },
-    );
+    const failing = await failingTest(api, '/api/v1/applications/test', app);
     if (failing !== undefined)
       drift.push({
         app: 'prowlarr',

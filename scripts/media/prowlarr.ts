@@ -1,7 +1,7 @@
 /** Prowlarr's API (v1): per-indexer seed criteria, the apps it syncs indexers to, and backups. */
 import type { HttpClient } from './http.ts';
 import { applicationsDrift, type ProwlarrApplication } from './prowlarr-apps.ts';
-import type { Drift } from './servarr.ts';
+import type { Drift } from './drift.ts';
 
 export interface ProwlarrSettings {
   app: 'prowlarr';

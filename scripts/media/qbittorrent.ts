@@ -1,6 +1,6 @@
 /** qBittorrent's WebUI API (v2): log in for a SID cookie, then read and set global preferences. */
 import { Unreachable } from './http.ts';
-import type { Drift } from './servarr.ts';
+import type { Drift } from './drift.ts';
 
 export interface QbtSettings {
   app: 'qbittorrent';

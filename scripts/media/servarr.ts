@@ -1,8 +1,10 @@
 /**
  * The Sonarr/Radarr REST API (both serve /api/v3 with an X-Api-Key header:
  * Sonarr v4, Radarr v6) for the rebuild settings: media management, root
- * folders, the download client, remote path mappings and backups.
+ * folders, the download client (download-client.ts), remote path mappings and backups.
  */
+import { downloadClientDrift, type DeclaredDownloadClient, type Login } from './download-client.ts';
+import type { Drift } from './drift.ts';
 import { type HttpClient } from './http.ts';
 
 export interface ManagerSettings {
@@ -10,48 +12,10 @@ export interface ManagerSettings {
   instance: string;
   mediaManagement: { copyUsingHardlinks: boolean };
   rootFolders: string[];
-  downloadClients: {
-    name: string;
-    implementation: string;
-    host: string;
-    port: number;
-    useSsl: boolean;
-    category: string;
-    removeCompletedDownloads: boolean;
-    removeFailedDownloads: boolean;
-  }[];
+  downloadClients: DeclaredDownloadClient[];
   remotePathMappings: { host: string; remotePath: string; localPath: string }[];
   backup: { intervalDays: number; retentionDays: number; folder: string };
 }
-
-interface Field {
-  name: string;
-  value?: unknown;
-}
-interface DownloadClient {
-  id?: number;
-  name: string;
-  implementation: string;
-  configContract?: string;
-  enable?: boolean;
-  protocol?: string;
-  priority?: number;
-  removeCompletedDownloads: boolean;
-  removeFailedDownloads: boolean;
-  fields: Field[];
-}
-
-/** One field that differs, and how to make live equal declared. */
-export interface Drift {
-  app: string;
-  field: string;
-  live: unknown;
-  declared: unknown;
-  fix: () => Promise<void>;
-}
-
-const categoryField = (app: string) => (app === 'sonarr' ? 'tvCategory' : 'movieCategory');
-const fieldValue = (c: DownloadClient, name: string) => c.fields.find((f) => f.name === name)?.value;
 
 /** The media management settings (hardlinks). */
 async function mediaManagementDrift(api: HttpClient, s: ManagerSettings, app: string): Promise<Drift[]> {
@@ -79,60 +43,6 @@ async function rootFolderDrift(api: HttpClient, s: ManagerSettings, app: string)
   }
   for (const root of roots.filter((r) => !s.rootFolders.some((p) => norm(p) === norm(r.path)))) {
     drift.push({ app, field: `rootFolders[${root.path}]`, live: 'present', declared: 'absent', fix: () => api.delete(`/api/v3/rootfolder/${root.id}`) });
-  }
-  return drift;
-}
-
-/** Each download client, created or corrected with one PUT. */
-async function downloadClientDrift(api: HttpClient, s: ManagerSettings, app: string): Promise<Drift[]> {
-  const drift: Drift[] = [];
-  const clients = await api.get<DownloadClient[]>('/api/v3/downloadclient');
-  for (const want of s.downloadClients) {
-    const live = clients.find((c) => c.name === want.name);
-    const wantedFields: Record<string, unknown> = { host: want.host, port: want.port, useSsl: want.useSsl, [categoryField(s.app)]: want.category };
-    const desired = (base: DownloadClient): DownloadClient => ({
-      ...base,
-      removeCompletedDownloads: want.removeCompletedDownloads,
-      removeFailedDownloads: want.removeFailedDownloads,
-      fields: [...base.fields.filter((f) => !(f.name in wantedFields)), ...Object.entries(wantedFields).map(([name, value]) => ({ name, value }))],
-    });
-    if (!live) {
-      const fresh: DownloadClient = {
-        name: want.name,
-        implementation: want.implementation,
-        configContract: `${want.implementation}Settings`,
-        enable: true,
-        protocol: 'torrent',
-        priority: 1,
-        removeCompletedDownloads: want.removeCompletedDownloads,
-        removeFailedDownloads: want.removeFailedDownloads,
-        fields: [],
-      };
-      drift.push({
-        app,
-        field: `downloadClients[${want.name}]`,
-        live: 'absent',
-        declared: 'present',
-        fix: () => api.post('/api/v3/downloadclient', desired(fresh)),
-      });
-      continue;
-    }
-    const diffs: [string, unknown, unknown][] = [
-      ['removeCompletedDownloads', live.removeCompletedDownloads, want.removeCompletedDownloads],
-      ['removeFailedDownloads', live.removeFailedDownloads, want.removeFailedDownloads],
-      ...Object.entries(wantedFields).map(([name, value]): [string, unknown, unknown] => [name, fieldValue(live, name), value]),
-    ];
-    const changed = diffs.filter(([, l, d]) => l !== d);
-    changed.forEach(([name, l, d], i) => {
-      // One PUT carries every change of this client; the other entries only report.
-      drift.push({
-        app,
-        field: `downloadClients[${want.name}].${name}`,
-        live: l,
-        declared: d,
-        fix: i === 0 ? () => api.put(`/api/v3/downloadclient/${live.id}`, desired(live)) : async () => undefined,
-      });
-    });
   }
   return drift;
 }
@@ -182,10 +92,13 @@ async function backupDrift(api: HttpClient, s: ManagerSettings, app: string): Pr
   return drift;
 }
 
-export async function managerDrift(api: HttpClient, s: ManagerSettings): Promise<Drift[]> {
+/** `loginOf` gives a torrent client's login by its media-settings instance: the download client logs in with it. */
+export async function managerDrift(api: HttpClient, s: ManagerSettings, loginOf: (instance: string) => Login): Promise<Drift[]> {
   const app = s.instance;
   // One area after another, in the order the app's API is read.
   const drift: Drift[] = [];
-  for (const area of [mediaManagementDrift, rootFolderDrift, downloadClientDrift, remotePathDrift, backupDrift]) drift.push(...(await area(api, s, app)));
+  for (const area of [mediaManagementDrift, rootFolderDrift]) drift.push(...(await area(api, s, app)));
+  drift.push(...(await downloadClientDrift(api, s, loginOf)));
+  for (const area of [remotePathDrift, backupDrift]) drift.push(...(await area(api, s, app)));
   return drift;
 }

@@ -5,7 +5,8 @@
  * Endpoints and credentials come from the environment, per instance:
  *   MEDIA_<INSTANCE>_URL and MEDIA_<INSTANCE>_API_KEY (Sonarr, Radarr, Prowlarr),
  *   MEDIA_QBITTORRENT_URL, MEDIA_QBITTORRENT_USERNAME, MEDIA_QBITTORRENT_PASSWORD.
- * Prowlarr's app sync sends each manager its key: the manager's MEDIA_<INSTANCE>_API_KEY.
+ * Prowlarr's app sync sends each manager its key: the manager's MEDIA_<INSTANCE>_API_KEY; a
+ * manager's download client logs in with the torrent client's MEDIA_QBITTORRENT_USERNAME and _PASSWORD.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,8 @@ import { describeError, runCommand, UsageError, type CommandIo } from '../lib/co
 import { HttpClient, Unreachable } from './http.ts';
 import { prowlarrDrift, type ProwlarrSettings } from './prowlarr.ts';
 import { QbtClient, qbtDrift, type QbtSettings } from './qbittorrent.ts';
-import { managerDrift, type Drift, type ManagerSettings } from './servarr.ts';
+import type { Drift } from './drift.ts';
+import { managerDrift, type ManagerSettings } from './servarr.ts';
 
 type AnySettings = (ManagerSettings | QbtSettings | ProwlarrSettings | { app: string; instance?: string }) & { app: string };
 
@@ -46,7 +48,8 @@ export async function driftOf(instance: string, s: AnySettings, env: NodeJS.Proc
     return qbtDrift(new QbtClient(url, env[envKey(instance, 'USERNAME')] ?? '', env[envKey(instance, 'PASSWORD')] ?? '', fetchImpl), s as QbtSettings);
   const api = new HttpClient(url, { 'X-Api-Key': env[envKey(instance, 'API_KEY')] ?? '' }, fetchImpl);
   const keyOf = (other: string) => env[envKey(other, 'API_KEY')] || undefined;
-  return s.app === 'prowlarr' ? prowlarrDrift(api, s as ProwlarrSettings, keyOf) : managerDrift(api, s as ManagerSettings);
+  const loginOf = (other: string) => ({ username: env[envKey(other, 'USERNAME')] || undefined, password: env[envKey(other, 'PASSWORD')] || undefined });
+  return s.app === 'prowlarr' ? prowlarrDrift(api, s as ProwlarrSettings, keyOf) : managerDrift(api, s as ManagerSettings, loginOf);
 }
 
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -74,7 +77,9 @@ applies them and checks again. Instances: every app the script manages
 Environment per instance: MEDIA_<INSTANCE>_URL and MEDIA_<INSTANCE>_API_KEY,
 or for qBittorrent MEDIA_QBITTORRENT_URL, _USERNAME and _PASSWORD. Adding
 or re-keying an app in Prowlarr's app sync takes that manager's
-MEDIA_<INSTANCE>_API_KEY (the store's key, which the manager reads too).
+MEDIA_<INSTANCE>_API_KEY (the store's key, which the manager reads too),
+and a manager's download client logs in to qBittorrent with
+MEDIA_QBITTORRENT_USERNAME and _PASSWORD.
 Exit 0 in sync (or applied), 1 on drift or when an app gives no answer,
 2 for a wrong argument.`,
       options: { yes: { type: 'boolean', default: false } },

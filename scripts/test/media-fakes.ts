@@ -5,11 +5,12 @@
  *   rootfolder, downloadclient with fields[] and removeCompleted/FailedDownloads,
  *   remotepathmapping {host, remotePath, localPath}, config/host backup*), as documented
  *   in the Servarr API reference.
- * - Prowlarr v2: /api/v1 (indexer fields torrentBaseSettings.seedRatio/seedTime, config/host), and with
- *   `managerKeys` its app sync as v2.1.5 serves it (ProviderControllerBase, SchemaBuilder): `applications`
- *   answers each apiKey as ********, a PUT carrying ******** keeps the stored key, a create or update of an
- *   enabled app (syncLevel addOnly or fullSync) is tested first and refused with HTTP 400 and FluentValidation's
- *   failures when the manager at its baseUrl refuses the key, and `applications/test` runs that test alone.
+ * - Prowlarr v2: /api/v1 (indexer fields torrentBaseSettings.seedRatio/seedTime, config/host, applications).
+ * - Providers (a manager's downloadclient, Prowlarr's applications), given a ProviderContract, as Sonarr
+ *   v4.0.16 and Prowlarr v2.1.5 serve them (ProviderControllerBase, ClientSchema/SchemaBuilder): the
+ *   secret field answered as ********, a PUT carrying ******** keeps the stored one, a create or update of
+ *   an enabled provider tested first and refused with HTTP 400 and FluentValidation's failures, and
+ *   `<providers>/test` running that test alone.
  * - qBittorrent 5.x WebUI API v2: auth/login (form, SID cookie, body "Ok."), app/preferences,
  *   app/setPreferences (form field json), torrents/info ([{hash, name, state}]).
  * Unknown routes answer 404; a wrong key 401, as the real apps do.
@@ -37,29 +38,49 @@ function body(req: import('node:http').IncomingMessage): Promise<string> {
   });
 }
 
-/** The API key each manager takes, by its address: what Prowlarr's test of an app meets there. */
-export type ManagerKeys = Record<string, string>;
-
 const MASKED = '********';
-type AppResource = { id?: number; syncLevel?: string; fields?: { name: string; value?: unknown }[] };
-const appField = (a: AppResource, name: string) => a.fields?.find((f) => f.name === name)?.value;
+type Failure = { propertyName: string; errorMessage: string };
+export type ProviderResource = { id?: number; enable?: boolean; syncLevel?: string; fields?: { name: string; value?: unknown }[] };
+export const providerField = (p: ProviderResource, name: string) => p.fields?.find((f) => f.name === name)?.value;
 
-/** Prowlarr's app sync: the body to store (the stored key kept for ********), or the test's failures. */
-function prowlarrApplication(payload: AppResource, stored: AppResource | undefined, managerKeys: ManagerKeys) {
-  const fields = (payload.fields ?? []).map((f) =>
-    f.name === 'apiKey' && f.value === MASKED && stored ? { name: f.name, value: appField(stored, 'apiKey') } : f,
-  );
-  const resource = { ...payload, fields };
-  const enabled = resource.syncLevel === 'addOnly' || resource.syncLevel === 'fullSync';
-  const expected = managerKeys[String(appField(resource, 'baseUrl')).replace(/\/+$/, '')];
-  if (enabled && expected === undefined)
-    return { failures: [{ propertyName: 'BaseUrl', errorMessage: 'Unable to complete application test, cannot connect to the manager.' }] };
-  if (enabled && appField(resource, 'apiKey') !== expected) return { failures: [{ propertyName: 'ApiKey', errorMessage: 'API Key is invalid' }] };
-  return { resource };
+/**
+ * One provider collection as the Servarr apps serve it (ProviderControllerBase, SchemaBuilder): its secret
+ * field answered as ********, ******** taken back as the stored value, and an enabled provider tested
+ * before it is saved (`test` gives the failures of the provider's own test, none when it passes).
+ */
+export interface ProviderContract {
+  secret: string;
+  enabled: (p: ProviderResource) => boolean;
+  test: (p: ProviderResource) => Failure[];
 }
-const masked = (a: AppResource) => ({ ...a, fields: a.fields?.map((f) => (f.name === 'apiKey' && f.value ? { ...f, value: MASKED } : f)) });
 
-export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state: Record<string, unknown>, managerKeys?: ManagerKeys): Promise<Fake> {
+/** Prowlarr's app sync: each app's test calls the manager at its baseUrl with the app's key. */
+export const prowlarrApplications = (managerKeys: Record<string, string>): ProviderContract => ({
+  secret: 'apiKey',
+  enabled: (p) => p.syncLevel === 'addOnly' || p.syncLevel === 'fullSync',
+  test: (p) => {
+    const expected = managerKeys[String(providerField(p, 'baseUrl')).replace(/\/+$/, '')];
+    if (expected === undefined) return [{ propertyName: 'BaseUrl', errorMessage: 'Unable to complete application test, cannot connect to the manager.' }];
+    return providerField(p, 'apiKey') === expected ? [] : [{ propertyName: 'ApiKey', errorMessage: 'API Key is invalid' }];
+  },
+});
+
+/** A manager's download clients: the test logs in to qBittorrent with the client's username and password. */
+export const qbittorrentClients = (login: { username: string; password: string }): ProviderContract => ({
+  secret: 'password',
+  enabled: (p) => p.enable !== false,
+  test: (p) =>
+    providerField(p, 'username') === login.username && providerField(p, 'password') === login.password
+      ? []
+      : [{ propertyName: '', errorMessage: 'Authentication failure' }],
+});
+
+export async function servarrFake(
+  apiVersion: 'v1' | 'v3',
+  apiKey: string,
+  state: Record<string, unknown>,
+  providers: Record<string, ProviderContract> = {},
+): Promise<Fake> {
   const fake: Fake = { url: '', state, writes: [], close: async () => undefined };
   let nextId = 100;
   const server = createServer((req, res) => void servarrRequest(req, res).catch((err: unknown) => res.writeHead(500).end(String(err))));
@@ -74,7 +95,9 @@ export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state
     const text = await body(req);
     const payload = text ? JSON.parse(text) : undefined;
     const collection = state[resource];
-    if (managerKeys && resource.startsWith('applications')) return applications({ method: req.method ?? 'GET', resource, id, payload }, send);
+    const [collectionName, action] = resource.split('/');
+    const contract = providers[collectionName!];
+    if (contract) return provider(contract, { method: req.method ?? 'GET', collection: collectionName!, action, id, payload }, send);
     if (req.method !== 'GET') fake.writes.push(`${req.method} ${url.pathname}`);
     if (Array.isArray(collection)) {
       const list = collection as { id: number }[];
@@ -94,21 +117,26 @@ export async function servarrFake(apiVersion: 'v1' | 'v3', apiKey: string, state
     }
     send(404);
   }
-  type AppRequest = { method: string; resource: string; id: string | undefined; payload: AppResource };
-  function applications({ method, resource, id, payload }: AppRequest, send: (code: number, value?: unknown) => void) {
-    const list = (state.applications ??= []) as AppResource[];
-    if (method === 'GET' && resource === 'applications' && !id) return send(200, list.map(masked));
-    const stored = list.find((a) => a.id === Number(id ?? payload?.id));
-    if (method === 'POST' && resource === 'applications/test') {
-      const tested = prowlarrApplication(payload, stored, managerKeys!);
-      return tested.failures ? send(400, tested.failures) : send(200, '{}');
-    }
-    fake.writes.push(`${method} /api/v1/${resource}${id ? `/${id}` : ''}`);
+  type ProviderRequest = { method: string; collection: string; action: string | undefined; id: string | undefined; payload: ProviderResource };
+  function provider(contract: ProviderContract, request: ProviderRequest, send: (code: number, value?: unknown) => void) {
+    const { method, collection, action, id, payload } = request;
+    const list = (state[collection] ??= []) as ProviderResource[];
+    const masked = (p: ProviderResource) => ({ ...p, fields: p.fields?.map((f) => (f.name === contract.secret && f.value ? { ...f, value: MASKED } : f)) });
+    if (method === 'GET' && !action && !id) return send(200, list.map(masked));
+    const stored = list.find((p) => p.id === Number(id ?? payload?.id));
+    const resource = {
+      ...payload,
+      fields: (payload?.fields ?? []).map((f) =>
+        f.name === contract.secret && f.value === MASKED && stored ? { name: f.name, value: providerField(stored, contract.secret) } : f,
+      ),
+    };
+    const failures = contract.enabled(resource) ? contract.test(resource) : [];
+    if (method === 'POST' && action === 'test') return failures.length ? send(400, failures) : send(200, '{}');
+    fake.writes.push(`${method} /api/${apiVersion}/${collection}${id ? `/${id}` : ''}`);
     if (method === 'DELETE' && stored) return send(200, list.splice(list.indexOf(stored), 1) && {});
-    if ((method === 'PUT' && stored) || (method === 'POST' && !id)) {
-      const checked = prowlarrApplication(payload, stored, managerKeys!);
-      if (checked.failures) return send(400, checked.failures);
-      const saved = { ...checked.resource, id: stored?.id ?? nextId++ };
+    if ((method === 'PUT' && stored) || (method === 'POST' && !id && !action)) {
+      if (failures.length) return send(400, failures);
+      const saved = { ...resource, id: stored?.id ?? nextId++ };
       if (stored) list[list.indexOf(stored)] = saved;
       else list.push(saved);
       return send(stored ? 202 : 201, masked(saved));

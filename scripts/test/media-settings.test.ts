@@ -4,7 +4,10 @@ import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { loadSettings, run } from '../media/settings.ts';
 import type { ManagerSettings } from '../media/servarr.ts';
 import type { ProwlarrSettings } from '../media/prowlarr.ts';
-import { qbittorrentFake, servarrFake, type Fake } from './media-fakes.ts';
+import { prowlarrApplications, qbittorrentClients, qbittorrentFake, servarrFake, type Fake } from './media-fakes.ts';
+
+/** The torrent client's Web UI login, as the fake qBittorrent takes it and the managers' clients store it. */
+const QBT_LOGIN = { username: 'admin', password: 'secret' };
 
 const settings = loadSettings(REPO_ROOT);
 
@@ -28,6 +31,8 @@ function managerState(instance: string): Record<string, unknown> {
           { name: 'port', value: client.port },
           { name: 'useSsl', value: client.useSsl },
           { name: s.app === 'sonarr' ? 'tvCategory' : 'movieCategory', value: client.category },
+          { name: 'username', value: QBT_LOGIN.username },
+          { name: 'password', value: QBT_LOGIN.password },
         ],
       },
     ],
@@ -69,7 +74,7 @@ beforeEach(async () => {
   fakes = {};
   env = {};
   for (const instance of ['sonarr', 'radarr', 'radarr-4k']) {
-    fakes[instance] = await servarrFake('v3', `${instance}-key`, managerState(instance));
+    fakes[instance] = await servarrFake('v3', `${instance}-key`, managerState(instance), { downloadclient: qbittorrentClients(QBT_LOGIN) });
     const key = instance.toUpperCase().replace(/-/g, '_');
     env[`MEDIA_${key}_URL`] = fakes[instance]!.url;
     env[`MEDIA_${key}_API_KEY`] = `${instance}-key`;
@@ -91,11 +96,11 @@ beforeEach(async () => {
       })),
       'config/host': { id: 1, backupInterval: 1, backupRetention: 14, backupFolder: 'Backups' },
     },
-    managerKeys,
+    { applications: prowlarrApplications(managerKeys) },
   );
   env.MEDIA_PROWLARR_URL = fakes.prowlarr.url;
   env.MEDIA_PROWLARR_API_KEY = 'prowlarr-key';
-  fakes.qbittorrent = await qbittorrentFake('admin', 'secret', {
+  fakes.qbittorrent = await qbittorrentFake(QBT_LOGIN.username, QBT_LOGIN.password, {
     max_ratio_enabled: false,
     max_seeding_time_enabled: false,
     max_inactive_seeding_time_enabled: false,
@@ -105,7 +110,11 @@ beforeEach(async () => {
     temp_path: '/torrents/download',
     web_ui_port: 8080,
   });
-  Object.assign(env, { MEDIA_QBITTORRENT_URL: fakes.qbittorrent.url, MEDIA_QBITTORRENT_USERNAME: 'admin', MEDIA_QBITTORRENT_PASSWORD: 'secret' });
+  Object.assign(env, {
+    MEDIA_QBITTORRENT_URL: fakes.qbittorrent.url,
+    MEDIA_QBITTORRENT_USERNAME: QBT_LOGIN.username,
+    MEDIA_QBITTORRENT_PASSWORD: QBT_LOGIN.password,
+  });
 });
 afterEach(async () => {
   for (const f of Object.values(fakes)) await f.close();
@@ -277,5 +286,62 @@ describe("media-settings: Prowlarr's app sync", () => {
       "media-settings: applications[Radarr]: adding it needs Radarr's API key, and the variable for radarr (MEDIA_<INSTANCE>_API_KEY) is not set\n",
     ]);
     expect(fakes.prowlarr!.writes).toEqual([]);
+  });
+});
+
+describe("media-settings: a manager's download client logs in to the torrent client", () => {
+  type LiveClient = { id: number; enable?: boolean; fields: { name: string; value: unknown }[] };
+  const sonarrClient = () => (fakes.sonarr!.state.downloadclient as LiveClient[])[0]!;
+  const clientField = (name: string) => sonarrClient().fields.find((f) => f.name === name)!;
+
+  it('reports a client with another username, and one whose stored password qBittorrent refuses', async () => {
+    clientField('password').value = 'old';
+    expect(await go('diff', 'sonarr', 'radarr')).toBe(1);
+    expect(lines).toEqual(['sonarr: downloadClients[qBittorrent].test: live failing: Authentication failure, declared passing', 'radarr: in sync']);
+    lines = [];
+    clientField('username').value = '';
+    expect(await go('diff', 'sonarr')).toBe(1);
+    expect(lines).toEqual(['sonarr: downloadClients[qBittorrent].username: live , declared admin']);
+  });
+
+  it('adds a missing client and mends a refused login with the login from its variables, then has nothing left to do', async () => {
+    (fakes.radarr!.state.downloadclient as unknown[]).length = 0;
+    clientField('password').value = 'old';
+    expect(await go('apply', 'sonarr', 'radarr', '--yes')).toBe(0);
+    expect(lines).toEqual([
+      'sonarr: downloadClients[qBittorrent].test: live failing: Authentication failure, declared passing',
+      'sonarr: applied 1 change(s)',
+      'radarr: downloadClients[qBittorrent]: live absent, declared present',
+      'radarr: applied 1 change(s)',
+    ]);
+    expect(clientField('password').value).toBe(QBT_LOGIN.password);
+    const added = (fakes.radarr!.state.downloadclient as LiveClient[])[0]!;
+    expect(Object.fromEntries(added.fields.map((f) => [f.name, f.value]))).toEqual({
+      host: 'qbittorrent.media-vpn.svc.cluster.local',
+      port: 8080,
+      useSsl: false,
+      movieCategory: 'movies',
+      username: QBT_LOGIN.username,
+      password: QBT_LOGIN.password,
+    });
+    lines = [];
+    expect(await go('diff', 'sonarr', 'radarr')).toBe(0);
+    expect(lines).toEqual(['sonarr: in sync', 'radarr: in sync']);
+  });
+
+  it('keeps the stored password when another field changes and no login is given, and stops with one line when a new client needs one', async () => {
+    delete env.MEDIA_QBITTORRENT_USERNAME;
+    delete env.MEDIA_QBITTORRENT_PASSWORD;
+    clientField('port').value = 9090;
+    expect(await go('apply', 'sonarr', '--yes')).toBe(0);
+    expect(clientField('password').value).toBe(QBT_LOGIN.password);
+    expect(clientField('port').value).toBe(8080);
+    (fakes.radarr!.state.downloadclient as unknown[]).length = 0;
+    const errors: string[] = [];
+    const io = { stdout: (t: string) => errors.push(t), stderr: (t: string) => errors.push(t) };
+    expect(await run(['apply', 'radarr', '--yes'], { env, root: REPO_ROOT, out: (l) => lines.push(l), io })).toBe(1);
+    expect(errors).toEqual([
+      "media-settings: downloadClients[qBittorrent]: adding it needs qbittorrent's login, and MEDIA_QBITTORRENT_USERNAME and _PASSWORD is not set\n",
+    ]);
   });
 });

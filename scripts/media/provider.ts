@@ -1,0 +1,55 @@
+/**
+ * The Servarr apps' providers (a manager's download clients, Prowlarr's synced apps), as their
+ * shared API serves them (ProviderControllerBase and ClientSchema/SchemaBuilder, read at Sonarr
+ * v4.0.16, Radarr v6 and Prowlarr v2.1.5): a GET answers every stored key or password as
+ * `********`, and a PUT that sends `********` back keeps the stored one; a create or an update of
+ * an enabled provider is refused (HTTP 400, FluentValidation's failures) unless its own test
+ * passes; `POST <providers>/test` runs that test alone and saves nothing. So a secret is never
+ * compared: the provider's test says whether the stored one works.
+ */
+import { HttpError, type HttpClient } from './http.ts';
+
+/** What the apps answer for a stored secret, and take back as "keep the stored one". */
+export const MASKED = '********';
+
+export interface ProviderField {
+  name: string;
+  value?: unknown;
+}
+
+export const fieldOf = (provider: { fields: ProviderField[] }, name: string) => provider.fields.find((f) => f.name === name)?.value;
+
+/** The live fields with the declared ones put over them, by name. */
+export const withFields = (live: readonly ProviderField[], declared: Record<string, unknown>): ProviderField[] => [
+  ...live.filter((f) => !(f.name in declared)),
+  ...Object.entries(declared).map(([name, value]) => ({ name, value })),
+];
+
+/** The failures of a refused test (HTTP 400), each by its message; any other error is not a test's answer. */
+function testFailures(err: unknown): string | undefined {
+  if (!(err instanceof HttpError) || err.status !== 400) return undefined;
+  try {
+    const failures = JSON.parse(err.body) as { errorMessage?: string }[];
+    return failures.map((f) => f.errorMessage ?? '').join('; ') || err.body;
+  } catch {
+    return err.body;
+  }
+}
+
+/** The provider's own test of what it stores: undefined when it passes, else why it fails. */
+export function failingTest(api: HttpClient, testPath: string, provider: unknown): Promise<string | undefined> {
+  return api.post(testPath, provider).then(
+    () => undefined,
+    (err: unknown) => {
+      const failures = testFailures(err);
+      if (failures === undefined) throw err;
+      return failures;
+    },
+  );
+}
+
+/** A secret a change needs, from the variable media-settings reads it from, or one line saying which is not set. */
+export function secretNeeded(value: string | undefined, what: string, variable: string): string {
+  if (value) return value;
+  throw new Error(`${what}, and ${variable} is not set`);
+}
