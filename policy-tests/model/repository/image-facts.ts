@@ -46,6 +46,13 @@ export interface ImageNeeds {
   envNeeds?: EnvNeed[];
   /** Settings the image reads only from a release on (`*` any text): an older release ignores the variable. */
   envSince?: { name: string; since: string }[];
+  /** The variable the app reads its own API key from: every client of it must hold the same key. */
+  apiKey?: string;
+  /**
+   * The image is a client of other apps: a variable named like `url` (their address) goes with the variable named
+   * like `key` (the API key it sends there), `*` the same text in both.
+   */
+  keyFor?: { url: string; key: string }[];
   /** Where in the image's build that is read. */
   source: string;
 }
@@ -108,6 +115,15 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
         );
       }),
     says: 'envNeeds lists {when?, needs, orFilesUnder?}: when (if the need is not always there) maps variables to the values that make it, needs names variables, orFilesUnder absolute paths',
+  },
+  apiKey: { valid: (v) => isEnvName(v, 'optional') && !String(v).includes('*'), says: 'apiKey names the variable the app reads its own API key from' },
+  keyFor: {
+    valid: (v) =>
+      isList(v, (pair) => {
+        const { url, key } = fieldsOf(pair);
+        return isEnvName(url, 'optional') && isEnvName(key, 'optional') && String(url).includes('*') === String(key).includes('*');
+      }),
+    says: 'keyFor lists {url, key}: the variable naming an app it calls and the one holding the API key it sends there, both with one * standing for the same text, or neither',
   },
   envSince: {
     valid: (v) =>

@@ -1,7 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/closure/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { lineOf } from '../support/helpers.ts';
-import { COPY_COMPONENT, swap, inFile, STORE, CLASSES, PORTFOLIO_INGRESS, PORTFOLIO_DEPLOYMENT, removeApp } from './edits.ts';
+import { after, COPY_COMPONENT, swap, inFile, STORE, CLASSES, PORTFOLIO_INGRESS, PORTFOLIO_DEPLOYMENT, removeApp } from './edits.ts';
 
 export const closureMutations: Mutation[] = [
   // Per-kind closure.
@@ -380,5 +380,25 @@ export const closureMutations: Mutation[] = [
     why: 'the cert-manager namespace renamed in namespaces.yaml, so nothing creates the one the app uses',
     mutate: swap('clusters/home/namespaces.yaml', '  name: cert-manager\n', '  name: certmanager\n'),
     at: 'namespace: cert-manager',
+  },
+  {
+    check: 'closure-api-key',
+    why: "Unpackerr sends the 4K movie manager the key of the other movie manager: both Secrets are the store's, but different items, so every call to the 4K manager gets 401 and its downloads stay packed",
+    mutate: swap('apps/media/unpackerr/deployment.yaml', '                  name: radarr-4k-api-key\n', '                  name: radarr-api-key\n'),
+    at: after('apps/media/unpackerr/deployment.yaml', '            - name: UN_RADARR_1_API_KEY', '              valueFrom:'),
+  },
+  {
+    check: 'closure-api-key',
+    why: "the TV manager's exporter, in its pod at localhost, reads the movie manager's key: the store's, but another item, so every scrape gets 401 and the TV metrics are gone",
+    mutate: (c) => {
+      const file = 'apps/media/sonarr/deployment.yaml';
+      const text = c.read(file);
+      const exporter = text.indexOf('            - name: APIKEY\n');
+      c.write(
+        file,
+        text.slice(0, exporter) + text.slice(exporter).replace('                  name: sonarr-api-key\n', '                  name: radarr-api-key\n'),
+      );
+    },
+    at: after('apps/media/sonarr/deployment.yaml', '            - name: APIKEY', '              valueFrom:'),
   },
 ];

@@ -1,0 +1,155 @@
+/**
+ * closure-api-key: a client sends an app the key the app itself reads. The managers take their API key from the
+ * environment (the image facts' `apiKey`), and their clients (exporters, Unpackerr: the facts' `keyFor`) send one
+ * from theirs. Each reads its own Secret, and nothing but this check holds the two to one source: a client reading
+ * another Secret is accepted by the API server, starts, and gets 401 at every call.
+ */
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { storeItemOf } from '../../model/cluster/external-secrets.ts';
+import { dig } from '../../model/core/dig.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { podSpecPath, WORKLOAD_KINDS, workloadContainers, type ContainerRef } from '../../model/core/workloads.ts';
+import { argoGlobMatch } from '../../model/core/glob.ts';
+import { envNamePattern, IMAGE_FACTS_GLOB, imageKey, imageNeeds, type ImageNeeds } from '../../model/repository/image-facts.ts';
+
+type Env = { name?: unknown; value?: unknown; valueFrom?: { secretKeyRef?: { name?: unknown; key?: unknown } } };
+const envOf = (c: ContainerRef): Env[] => (Array.isArray(c.container.env) ? (c.container.env as Env[]) : []);
+
+/** One container of a workload, with the facts of its image and its namespace. */
+interface Running {
+  resource: Resource;
+  c: ContainerRef;
+  need: ImageNeeds | undefined;
+  namespace: string;
+}
+
+/** Where a variable's value comes from, as far as the gate can tell: a literal, one key of a Secret, or something else. */
+type Source = { literal: string } | { secret: string; key: string; namespace: string } | { other: true };
+function sourceOf(entry: Env, namespace: string): Source {
+  if (typeof entry.value === 'string') return { literal: entry.value };
+  const ref = entry.valueFrom?.secretKeyRef;
+  if (ref && typeof ref.name === 'string' && typeof ref.key === 'string') return { secret: ref.name, key: ref.key, namespace };
+  return { other: true };
+}
+const describe = (s: Source): string =>
+  'literal' in s ? 'a literal value' : 'secret' in s ? `Secret ${s.namespace}/${s.secret} key ${s.key}` : 'a source the gate does not read';
+
+/** Whether two sources give the same key: 'same', 'different', or 'unknown' when the gate cannot read one of them. */
+function sameKey(ctx: CheckContext, a: Source, b: Source): 'same' | 'different' | 'unknown' {
+  if ('literal' in a && 'literal' in b) return a.literal === b.literal ? 'same' : 'different';
+  if (!('secret' in a) || !('secret' in b)) return 'unknown';
+  if (a.namespace === b.namespace && a.secret === b.secret && a.key === b.key) return 'same';
+  const [itemA, itemB] = [storeItemOf(ctx.repo, a.namespace, a.secret, a.key), storeItemOf(ctx.repo, b.namespace, b.secret, b.key)];
+  if (!itemA || !itemB) return 'unknown';
+  return itemA.store === itemB.store && itemA.key === itemB.key && itemA.property === itemB.property ? 'same' : 'different';
+}
+
+/** The host and port a client's address names, or undefined when it is no URL. */
+function addressOf(text: string): { host: string; port: number } | undefined {
+  try {
+    const url = new URL(text);
+    const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    return { host: url.hostname.replace(/\.$/, ''), port };
+  } catch {
+    return undefined;
+  }
+}
+
+const LOCAL = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Whether a container declares the port: by number or by name. */
+const serves = (r: Running, port: string): boolean =>
+  ((r.c.container.ports ?? []) as { containerPort?: unknown; name?: unknown }[]).some(
+    (p) => scalarText(p.containerPort ?? '') === port || scalarText(p.name ?? '') === port,
+  );
+
+/** The containers an address reaches: in the client's own pod for localhost, else in the pods behind the Service it names. */
+function reached(ctx: CheckContext, client: Running, all: readonly Running[], address: { host: string; port: number }): Running[] | undefined {
+  if (LOCAL.has(address.host)) return all.filter((r) => r.resource === client.resource && r.c !== client.c && serves(r, String(address.port)));
+  const [service, namespace = client.namespace, svc] = address.host.split('.');
+  if (svc !== undefined && svc !== 'svc') return undefined;
+  const found = ctx.resources.find((r) => r.kind === 'Service' && r.name === service && (namespaceOrDestination(ctx.repo, r) ?? '') === namespace);
+  const selector = found && (dig(found.object, ['spec', 'selector']) as Record<string, unknown> | undefined);
+  const port =
+    found && ((dig(found.object, ['spec', 'ports']) ?? []) as { port?: unknown; targetPort?: unknown }[]).find((p) => Number(p.port) === address.port);
+  if (!selector || !port) return undefined;
+  const target = scalarText(port.targetPort ?? port.port);
+  return all.filter((r) => {
+    const labels = dig(r.resource.object, [...(podSpecPath(r.resource.kind) ?? []).slice(0, -1), 'metadata', 'labels']) as Record<string, unknown> | undefined;
+    return r.namespace === namespace && serves(r, target) && selectorMatches({ matchLabels: selector }, labels);
+  });
+}
+
+/** Every pair of the client's facts it sets: the address variable's value and index, and the key variable's entry. */
+function* keyPairs(client: Running): Generator<{ address: string; urlName: string; keyName: string; urlIndex: number; key: Env; keyIndex: number }> {
+  const env = envOf(client.c);
+  for (const pair of client.need?.keyFor ?? [])
+    for (const [urlIndex, entry] of env.entries()) {
+      if (typeof entry.name !== 'string' || typeof entry.value !== 'string') continue;
+      const match = envNamePattern(pair.url).exec(entry.name);
+      if (!match) continue;
+      const keyName = pair.key.replace('*', match[1] ?? '');
+      const keyIndex = env.findIndex((e) => e.name === keyName);
+      if (keyIndex !== -1) yield { address: entry.value, urlName: entry.name, keyName, urlIndex, key: env[keyIndex]!, keyIndex };
+    }
+}
+
+function judgeClient(ctx: CheckContext, client: Running, all: readonly Running[]): void {
+  for (const { address, urlName, keyName, urlIndex, key, keyIndex } of keyPairs(client)) {
+    const where = { resource: client.resource, path: [...client.c.at, 'env', keyIndex, 'valueFrom' in key ? 'valueFrom' : 'value'] };
+    const parsed = addressOf(address);
+    const servers = parsed && reached(ctx, client, all, parsed);
+    // An address that reaches no pod of the repository is closure-service's to judge.
+    if (!servers || servers.length === 0) continue;
+    const keyed = servers.filter((s) => s.need?.apiKey !== undefined);
+    if (keyed.length === 0) {
+      ctx.notJudged(
+        { resource: client.resource, path: [...client.c.at, 'env', urlIndex, 'value'] },
+        `container ${client.c.name} sends ${keyName} to ${address}, whose app reads its API key from a place its image facts do not name (its own settings): whether the two keys agree is not read`,
+      );
+      continue;
+    }
+    const sent = sourceOf(key, client.namespace);
+    for (const server of keyed) {
+      const entry = envOf(server.c).find((e) => e.name === server.need!.apiKey);
+      // An app without its key variable is workload-image-needs' to judge (envNeeds).
+      if (!entry) continue;
+      const held = sourceOf(entry, server.namespace);
+      const verdict = sameKey(ctx, sent, held);
+      const app = `${server.resource.kind} ${server.resource.name}'s ${server.c.name}`;
+      if (verdict === 'different')
+        ctx.fail(
+          where,
+          `container ${client.c.name} sends ${app} (${urlName}=${address}) the key in ${describe(sent)}, but the app takes its own key (${server.need!.apiKey}) from ${describe(held)}: another key, so every call gets 401`,
+        );
+      else if (verdict === 'unknown')
+        ctx.notJudged(
+          where,
+          `container ${client.c.name} sends ${app} the key in ${describe(sent)}, and the app takes its own from ${describe(held)}: whether they hold the same key is not read`,
+        );
+    }
+  }
+}
+
+export const apiKeyClosureCheck: PolicyCheck = {
+  id: 'closure-api-key',
+  description: `Every client of an app that takes its API key from the environment sends it the same key: a container whose image calls other apps (the image facts' keyFor, ${IMAGE_FACTS_GLOB}) and names one by its address (in its own pod at localhost, or through a Service) reads its key from the same Secret key, or a Secret copied from the same store item, as the app reads its own (the facts' apiKey); otherwise every call gets 401, and the API server accepts both (invariants P1).`,
+  invariants: ['P1'],
+  remediation: "read the client's key from the Secret the app reads its own key from (or one copied from the same store item), or correct the facts",
+  reads: { kinds: [...WORKLOAD_KINDS, 'Service', 'ExternalSecret'], files: [IMAGE_FACTS_GLOB], renders: true },
+  exemptible: false,
+  run(ctx) {
+    // Unreadable facts are workload-image-needs' to report; here an entry that cannot be read is no fact.
+    const { needs } = imageNeeds(ctx.repo, (file) => argoGlobMatch(IMAGE_FACTS_GLOB, file));
+    const all: Running[] = [...workloadContainers(ctx.resources)].map(({ resource, c }) => ({
+      resource,
+      c,
+      need: needs.get(imageKey(scalarText(c.container.image ?? ''))),
+      namespace: namespaceOrDestination(ctx.repo, resource) ?? '',
+    }));
+    for (const client of all) if (client.need?.keyFor) judgeClient(ctx, client, all);
+  },
+};
