@@ -46,6 +46,10 @@ export interface ImageNeeds {
   envNeeds?: EnvNeed[];
   /** Settings the image reads only from a release on (`*` any text): an older release ignores the variable. */
   envSince?: { name: string; since: string }[];
+  /** The tags its publisher pushes, as a pattern (its release workflow's scheme): a tag outside it does not exist to pull. */
+  tagPattern?: string;
+  /** The name it is published under now: the registry keeps no new release under this one. */
+  movedTo?: string;
   /** The variable the app reads its own API key from: every client of it must hold the same key. */
   apiKey?: string;
   /**
@@ -87,6 +91,15 @@ const isList = (value: unknown, item: (v: unknown) => boolean): boolean => Array
 const isPathList = (paths: unknown): boolean => isList(paths, (p) => typeof p === 'string' && p.startsWith('/'));
 const isStringList = (list: unknown): boolean => isList(list, (v) => typeof v === 'string' && v !== '');
 const fieldsOf = (value: unknown): Record<string, unknown> => (value ?? {}) as Record<string, unknown>;
+const isPattern = (text: string): boolean => {
+  if (!text.startsWith('^') || !text.endsWith('$')) return false;
+  try {
+    new RegExp(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /**
  * Every optional field but the root start, with what a value must be and what the facts say when it is not: one
@@ -115,6 +128,14 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
         );
       }),
     says: 'envNeeds lists {when?, needs, orFilesUnder?}: when (if the need is not always there) maps variables to the values that make it, needs names variables, orFilesUnder absolute paths',
+  },
+  tagPattern: {
+    valid: (v) => typeof v === 'string' && isPattern(v),
+    says: 'tagPattern is a regular expression, anchored with ^ and $, that every tag the image is published under matches',
+  },
+  movedTo: {
+    valid: (v) => typeof v === 'string' && imageParts(v).tag === undefined && v !== '',
+    says: 'movedTo names the image, without a tag, that the publisher pushes now',
   },
   apiKey: { valid: (v) => isEnvName(v, 'optional') && !String(v).includes('*'), says: 'apiKey names the variable the app reads its own API key from' },
   keyFor: {

@@ -22,6 +22,14 @@ describe('imageNeeds', () => {
     expect(needs.get(imageKey('docker.io/qmcgaw/gluetun:v3.40.4'))?.entrypoint).toBeUndefined();
   });
 
+  it('refuses a tag pattern that is not an anchored regular expression, and a new name with a tag', () => {
+    for (const tagPattern of ['\\d+', '^(\\d+$', 5])
+      expect(read([{ image: 'a/b', source: 's', tagPattern }]).problems[0]?.message).toMatch(/entry 1: tagPattern is a regular expression, anchored/);
+    expect(read([{ image: 'a/b', source: 's', tagPattern: '^v\\d+\\.\\d+\\.\\d+$' }]).problems).toEqual([]);
+    expect(read([{ image: 'a/b', source: 's', movedTo: 'c/b:1.0' }]).problems[0]?.message).toMatch(/entry 1: movedTo names the image, without a tag/);
+    expect(read([{ image: 'a/b', source: 's', movedTo: 'c/b' }]).problems).toEqual([]);
+  });
+
   it('refuses an entrypoint that is not a list of strings', () => {
     for (const entrypoint of ['/init', [], [1]])
       expect(read([{ image: 'a/b', source: 's', entrypoint }]).problems[0]?.message).toMatch(/entry 1: entrypoint is the image's ENTRYPOINT/);

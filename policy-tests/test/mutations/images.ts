@@ -152,4 +152,16 @@ export const imageMutations: Mutation[] = [
     mutate: swap('apps/media/sonarr/deployment.yaml', /            # The API key every client of it holds[^]*?key: api-key\n/, ''),
     at: after('apps/media/sonarr/deployment.yaml', '        - name: sonarr', '          env:'),
   },
+  {
+    check: 'workload-image-needs',
+    why: 'Tdarr back at the tag 2.49.1: Tdarr tags its releases with a two-digit patch (2.49.01), so no such tag exists and the transcoder never pulls',
+    mutate: swap(TDARR, 'image: ghcr.io/haveagitgat/tdarr:2.49.01\n', 'image: ghcr.io/haveagitgat/tdarr:2.49.1\n'),
+    at: (c) => ({ file: TDARR, line: lineOf(c, TDARR, 'image: ghcr.io/haveagitgat/tdarr:2.49.1') }),
+  },
+  {
+    check: 'workload-image-needs',
+    why: 'Plex back under its old name, ghcr.io/onedr0p/plex, where no release has been pushed since the move to home-operations',
+    mutate: swap('apps/media/plex/deployment.yaml', 'image: ghcr.io/home-operations/plex:', 'image: ghcr.io/onedr0p/plex:'),
+    at: (c) => ({ file: 'apps/media/plex/deployment.yaml', line: lineOf(c, 'apps/media/plex/deployment.yaml', 'image: ghcr.io/onedr0p/plex:') }),
+  },
 ];
