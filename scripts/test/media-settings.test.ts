@@ -63,6 +63,10 @@ function syncedApp(a: ProwlarrSettings['applications'][number], prowlarrUrl: str
 type LiveApp = ReturnType<typeof syncedApp>;
 const liveApps = () => fakes.prowlarr!.state.applications as LiveApp[];
 const appField = (a: LiveApp, name: string) => a.fields.find((f) => f.name === name)!;
+/** Prowlarr's stored app of that name. */
+const liveApp = (name: string) => liveApps().find((a) => a.name === name)!;
+/** Prowlarr's app of that name removed, as if never added. */
+const dropApp = (name: string) => liveApps().splice(liveApps().indexOf(liveApp(name)), 1);
 
 let fakes: Record<string, Fake>;
 let env: Record<string, string>;
@@ -213,20 +217,10 @@ describe('media-settings apply', () => {
 
 describe("media-settings: Prowlarr's app sync", () => {
   it('reports a missing app, a changed field, a key the manager refuses and an undeclared app', async () => {
-    const apps = liveApps();
-    apps.splice(
-      apps.findIndex((a) => a.name === 'Radarr 4K'),
-      1,
-    );
-    appField(
-      apps.find((a) => a.name === 'Radarr')!,
-      'baseUrl',
-    ).value = 'http://localhost:7878';
-    appField(
-      apps.find((a) => a.name === 'Sonarr')!,
-      'apiKey',
-    ).value = 'the key Sonarr made itself';
-    apps.push({
+    dropApp('Radarr 4K');
+    appField(liveApp('Radarr'), 'baseUrl').value = 'http://localhost:7878';
+    appField(liveApp('Sonarr'), 'apiKey').value = 'the key Sonarr made itself';
+    liveApps().push({
       ...syncedApp(
         { name: 'Lidarr', implementation: 'Sonarr', baseUrl: 'http://lidarr.media.svc:8686', syncLevel: 'addOnly', syncCategories: [3000], keyFrom: 'lidarr' },
         '',
@@ -244,19 +238,9 @@ describe("media-settings: Prowlarr's app sync", () => {
   });
 
   it("applies them with each manager's key from its variable, then has nothing left to do", async () => {
-    const apps = liveApps();
-    apps.splice(
-      apps.findIndex((a) => a.name === 'Radarr 4K'),
-      1,
-    );
-    appField(
-      apps.find((a) => a.name === 'Radarr')!,
-      'syncCategories',
-    ).value = [2000];
-    appField(
-      apps.find((a) => a.name === 'Sonarr')!,
-      'apiKey',
-    ).value = 'stale';
+    dropApp('Radarr 4K');
+    appField(liveApp('Radarr'), 'syncCategories').value = [2000];
+    appField(liveApp('Sonarr'), 'apiKey').value = 'stale';
     expect(await go('apply', 'prowlarr', '--yes')).toBe(0);
     expect(lines).toContain('prowlarr: applied 3 change(s)');
     expect(fakes.prowlarr!.writes.sort()).toEqual(['POST /api/v1/applications', 'PUT /api/v1/applications/1', 'PUT /api/v1/applications/2']);
@@ -274,10 +258,7 @@ describe("media-settings: Prowlarr's app sync", () => {
   });
 
   it("stops with one line naming the variable when a manager's key is needed and not set", async () => {
-    liveApps().splice(
-      liveApps().findIndex((a) => a.name === 'Radarr'),
-      1,
-    );
+    dropApp('Radarr');
     delete env.MEDIA_RADARR_API_KEY;
     const errors: string[] = [];
     const io = { stdout: (t: string) => errors.push(t), stderr: (t: string) => errors.push(t) };
