@@ -9,3 +9,6 @@ export { externalPeers } from '../model/cluster/network-reach.ts';
 export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
 export { cniApplication } from '../model/cluster/cni-application.ts';
 export { byRequiredApis } from '../model/argocd/app-declarations.ts';
+// An image reference as the registry resolves it (the diff's image risks).
+export { imageParts } from '../model/core/workloads.ts';
+export { imageKey } from '../model/repository/image-facts.ts';

@@ -3,6 +3,7 @@
  * publisher (trust moves with it, whatever the version). Per container name,
  * across every pod template of an object.
  */
+import { facts } from '../../policy-tests/index.ts';
 import { isRecord } from '../lib/values.ts';
 
 function images(object: unknown): Map<string, string> {
@@ -21,24 +22,11 @@ function images(object: unknown): Map<string, string> {
 /** The major version of a tag or chart version (v1.2.3 is 1). */
 export const major = (tag: string) => /^v?(\d+)/.exec(tag)?.[1];
 
-/** An image reference's tag: after the last colon of the name, before any digest. */
-const tagOf = (ref: string) => {
-  const name = ref.split('@')[0]!;
-  const colon = name.lastIndexOf(':');
-  return colon > name.lastIndexOf('/') ? name.slice(colon + 1) : '';
-};
+/** An image reference's tag, as the model splits it (a registry's port is no tag); empty when it has none. */
+const tagOf = (ref: string) => facts.imageParts(ref).tag ?? '';
 
-/** An image reference without its tag and digest: the registry and the repository, which say who publishes it. */
-const repositoryOf = (ref: string) => {
-  const name = ref.split('@')[0]!;
-  const colon = name.lastIndexOf(':');
-  const repo = colon > name.lastIndexOf('/') ? name.slice(0, colon) : name;
-  // Docker Hub's short forms name the same repository as their long ones.
-  const parts = repo.split('/');
-  const hasRegistry = parts.length > 1 && /[.:]|^localhost$/.test(parts[0]!);
-  const full = hasRegistry ? parts : ['docker.io', ...(parts.length === 1 ? ['library', ...parts] : parts)];
-  return full.join('/').replace(/^index\.docker\.io\//, 'docker.io/');
-};
+/** An image reference without its tag and digest, Docker Hub's long and short forms one name: who publishes it. */
+const repositoryOf = (ref: string) => facts.imageKey(ref);
 
 /** Images that now come from another registry or publisher: trust moves with them, whatever the version. */
 export function registryRisk(a: unknown, b: unknown): string[] {
