@@ -206,7 +206,8 @@ function publishedNeed({ ctx, resource, c, image, need }: Held): void {
   if (need.movedTo)
     ctx.fail(at, `container ${c.name} runs ${image}, a name its publisher no longer pushes to (${need.source}): run ${need.movedTo}, where its releases are`);
   const { tag } = imageParts(image);
-  if (need.tagPattern && tag !== undefined && !new RegExp(need.tagPattern).test(tag))
+  // The pattern is the scheme of release tags: a tag that names no version (latest, a branch) is another scheme's.
+  if (need.tagPattern && tag !== undefined && /^v?\d/.test(tag) && !new RegExp(need.tagPattern).test(tag))
     ctx.fail(
       at,
       `container ${c.name} runs ${image}, but its publisher tags its images like ${need.tagPattern} (${need.source}): no tag ${tag} exists, and the kubelet cannot pull it`,

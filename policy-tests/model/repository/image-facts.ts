@@ -46,7 +46,7 @@ export interface ImageNeeds {
   envNeeds?: EnvNeed[];
   /** Settings the image reads only from a release on (`*` any text): an older release ignores the variable. */
   envSince?: { name: string; since: string }[];
-  /** The tags its publisher pushes, as a pattern (its release workflow's scheme): a tag outside it does not exist to pull. */
+  /** Its publisher's release tags, as a pattern (its release workflow's scheme): a version tag outside it does not exist to pull. */
   tagPattern?: string;
   /** The name it is published under now: the registry keeps no new release under this one. */
   movedTo?: string;
