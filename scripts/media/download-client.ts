@@ -61,8 +61,8 @@ export async function downloadClientDrift(api: HttpClient, s: ManagerClients, lo
     const live = clients.find((c) => c.name === want.name);
     const login = loginOf(want.loginFrom);
     const needLogin = (why: string) => ({
-      username: secretNeeded(login.username, `downloadClients[${want.name}]: ${why} needs ${want.loginFrom}'s login`, variables(want.loginFrom)),
-      password: secretNeeded(login.password, `downloadClients[${want.name}]: ${why} needs ${want.loginFrom}'s login`, variables(want.loginFrom)),
+      username: secretNeeded(login.username, `${why} needs ${want.loginFrom}'s login`, variables(want.loginFrom)),
+      password: secretNeeded(login.password, `${why} needs ${want.loginFrom}'s login`, variables(want.loginFrom)),
     });
     const declared: Record<string, unknown> = { host: want.host, port: want.port, useSsl: want.useSsl, [categoryField(s.app)]: want.category };
     const desired = (base: DownloadClient, with_: Login): DownloadClient => ({

@@ -58,11 +58,7 @@ export async function applicationsDrift(api: HttpClient, input: AppSyncInput): P
   const drift: Drift[] = [];
   const live = await api.get<LiveApplication[]>('/api/v1/applications');
   const keyNeeded = (want: ProwlarrApplication, why: string): string =>
-    secretNeeded(
-      keyOf(want.keyFrom),
-      `applications[${want.name}]: ${why} needs ${want.implementation}'s API key`,
-      `the variable for ${want.keyFrom} (MEDIA_<INSTANCE>_API_KEY)`,
-    );
+    secretNeeded(keyOf(want.keyFrom), `${why} needs ${want.implementation}'s API key`, `the variable for ${want.keyFrom} (MEDIA_<INSTANCE>_API_KEY)`);
   for (const want of applications) {
     const app = live.find((a) => a.name.toLowerCase() === want.name.toLowerCase());
     const field = `applications[${want.name}]`;

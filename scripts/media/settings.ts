@@ -80,8 +80,8 @@ or re-keying an app in Prowlarr's app sync takes that manager's
 MEDIA_<INSTANCE>_API_KEY (the store's key, which the manager reads too),
 and a manager's download client logs in to qBittorrent with
 MEDIA_QBITTORRENT_USERNAME and _PASSWORD.
-Exit 0 in sync (or applied), 1 on drift or when an app gives no answer,
-2 for a wrong argument.`,
+Exit 0 in sync (or applied), 1 on drift, when an app gives no answer or
+refuses a change (the others are still applied), 2 for a wrong argument.`,
       options: { yes: { type: 'boolean', default: false } },
       positionals: { min: 1, max: Infinity },
       run: ({ values, positionals: [command, ...wanted] }) => reconcile({ command: command!, wanted, yes: values.yes === true }, ctx),
@@ -89,6 +89,18 @@ Exit 0 in sync (or applied), 1 on drift or when an app gives no answer,
     args,
     ctx.io,
   );
+}
+
+/** Each change in turn; the cause of the first the app refuses (or that cannot be made), if any. */
+async function applyAll(drift: readonly Drift[]): Promise<string | undefined> {
+  for (const d of drift) {
+    try {
+      await d.fix();
+    } catch (err) {
+      return `${d.field}: ${describeError(err)}`;
+    }
+  }
+  return undefined;
 }
 
 async function reconcile({ command, wanted, yes }: { command: string; wanted: string[]; yes: boolean }, ctx: SettingsRun): Promise<number> {
@@ -101,7 +113,7 @@ async function reconcile({ command, wanted, yes }: { command: string; wanted: st
     throw new UsageError(`no settings file this script can apply for ${unknown.join(', ')}; known: ${[...settings.keys()].sort().join(', ')}`);
   const instances = wanted.length ? wanted : [...settings.keys()].sort();
   let drifted = false;
-  let unreachable = false;
+  let failed = false;
   for (const instance of instances) {
     const s = settings.get(instance)!;
     let drift: Drift[];
@@ -109,7 +121,7 @@ async function reconcile({ command, wanted, yes }: { command: string; wanted: st
       drift = await driftOf(instance, s, env, fetchImpl);
     } catch (err) {
       out(`${instance}: UNREACHABLE ${describeError(err)}`);
-      unreachable = true;
+      failed = true;
       continue;
     }
     if (drift.length === 0) out(`${instance}: in sync`);
@@ -117,7 +129,13 @@ async function reconcile({ command, wanted, yes }: { command: string; wanted: st
     if (drift.length && command === 'apply') {
       if (!yes) out(`${instance}: dry run, ${drift.length} change(s) not applied (add --yes)`);
       else {
-        for (const d of drift) await d.fix();
+        // A change the app refuses stops this app, not the rest: the others are applied and the run exits 1.
+        const refused = await applyAll(drift);
+        if (refused) {
+          out(`${instance}: REFUSED ${refused}`);
+          failed = true;
+          continue;
+        }
         const after = await driftOf(instance, s, env, fetchImpl);
         out(after.length ? `${instance}: ${after.length} field(s) still differ after apply` : `${instance}: applied ${drift.length} change(s)`);
         drifted ||= after.length > 0;
@@ -126,7 +144,7 @@ async function reconcile({ command, wanted, yes }: { command: string; wanted: st
     }
     drifted ||= drift.length > 0;
   }
-  if (unreachable) return 1;
+  if (failed) return 1;
   return drifted && (command === 'diff' || !yes) ? 1 : 0;
 }
 

@@ -257,14 +257,16 @@ describe("media-settings: Prowlarr's app sync", () => {
     expect(fakes.prowlarr!.writes).toEqual([]);
   });
 
-  it("stops with one line naming the variable when a manager's key is needed and not set", async () => {
+  it("stops that app with one line naming the variable when a manager's key is needed and not set, and applies the others", async () => {
     dropApp('Radarr');
     delete env.MEDIA_RADARR_API_KEY;
-    const errors: string[] = [];
-    const io = { stdout: (t: string) => errors.push(t), stderr: (t: string) => errors.push(t) };
-    expect(await run(['apply', 'prowlarr', '--yes'], { env, root: REPO_ROOT, out: (l) => lines.push(l), io })).toBe(1);
-    expect(errors).toEqual([
-      "media-settings: applications[Radarr]: adding it needs Radarr's API key, and the variable for radarr (MEDIA_<INSTANCE>_API_KEY) is not set\n",
+    (fakes.sonarr!.state['config/host'] as { backupRetention: number }).backupRetention = 28;
+    expect(await go('apply', 'prowlarr', 'sonarr', '--yes')).toBe(1);
+    expect(lines).toEqual([
+      'prowlarr: applications[Radarr]: live absent, declared Radarr at http://radarr.media.svc:7878, fullSync',
+      "prowlarr: REFUSED applications[Radarr]: adding it needs Radarr's API key, and the variable for radarr (MEDIA_<INSTANCE>_API_KEY) is not set",
+      'sonarr: backup.backupRetention: live 28, declared 14',
+      'sonarr: applied 1 change(s)',
     ]);
     expect(fakes.prowlarr!.writes).toEqual([]);
   });
@@ -318,11 +320,24 @@ describe("media-settings: a manager's download client logs in to the torrent cli
     expect(clientField('password').value).toBe(QBT_LOGIN.password);
     expect(clientField('port').value).toBe(8080);
     (fakes.radarr!.state.downloadclient as unknown[]).length = 0;
-    const errors: string[] = [];
-    const io = { stdout: (t: string) => errors.push(t), stderr: (t: string) => errors.push(t) };
-    expect(await run(['apply', 'radarr', '--yes'], { env, root: REPO_ROOT, out: (l) => lines.push(l), io })).toBe(1);
-    expect(errors).toEqual([
-      "media-settings: downloadClients[qBittorrent]: adding it needs qbittorrent's login, and MEDIA_QBITTORRENT_USERNAME and _PASSWORD is not set\n",
+    lines = [];
+    expect(await go('apply', 'radarr', '--yes')).toBe(1);
+    expect(lines).toEqual([
+      'radarr: downloadClients[qBittorrent]: live absent, declared present',
+      "radarr: REFUSED downloadClients[qBittorrent]: adding it needs qbittorrent's login, and MEDIA_QBITTORRENT_USERNAME and _PASSWORD is not set",
+    ]);
+  });
+
+  it('stops an app whose manager refuses a change with the reasons it gives, and applies the others', async () => {
+    (fakes.radarr!.state.downloadclient as unknown[]).length = 0;
+    env.MEDIA_QBITTORRENT_PASSWORD = 'wrong';
+    (fakes.sonarr!.state['config/host'] as { backupRetention: number }).backupRetention = 28;
+    expect(await go('apply', 'radarr', 'sonarr', '--yes')).toBe(1);
+    expect(lines.filter((l) => l.includes('REFUSED') || l.includes('applied'))).toEqual([
+      expect.stringMatching(
+        /^radarr: REFUSED downloadClients\[qBittorrent\]: POST http:\/\/127\.0\.0\.1:\d+\/api\/v3\/downloadclient: HTTP 400 .*Authentication failure/,
+      ),
+      'sonarr: applied 1 change(s)',
     ]);
   });
 });
