@@ -87,6 +87,10 @@ async function checkSite(config: Config, url: string, now: number): Promise<void
       state.lastError = undefined;
       return transition(state, 'up', now, `[WATCHDOG] UP site ${url}: answering again at ${iso(now)} (DOWN since ${state.since})`);
     }
+    // A site already DOWN changes nothing stored while it keeps failing: no KV write a minute for as long as it is
+    // down (the free plan allows 1,000 writes a day, and a day of one outage would take 1,440). The DOWN message
+    // carries the error that raised it.
+    if (state.status === 'down') return false;
     state.failures += 1;
     state.lastError = error;
     if (state.failures < SITE_FAILURES_FOR_DOWN) return true;

@@ -182,6 +182,23 @@ describe('public sites', () => {
     expect(chat.received).toEqual([]);
   });
 
+  it('stores nothing new while a DOWN site keeps failing, so a day-long outage costs no KV write a minute', async () => {
+    const t0 = Date.now();
+    await rt.heartbeat();
+    site.up = false;
+    for (let m = 1; m <= 3; m++) await rt.tick(t0 + m * MIN);
+    const stored = async () => (await rt.status()).sites as { failures: number; since: string; lastError: string }[];
+    const atDown = await stored();
+    for (let m = 4; m <= 30; m++) await rt.tick(t0 + m * MIN);
+    expect(await stored()).toEqual(atDown);
+    expect(atDown[0]).toMatchObject({ status: 'down', failures: 3, lastError: 'HTTP 503' });
+    // The heartbeat, silent since t0, raises its own DOWN on the way; the site raises one, and one UP.
+    expect(downs().filter((m) => m.includes(' site '))).toHaveLength(1);
+    site.up = true;
+    await rt.tick(t0 + 31 * MIN);
+    expect(ups().filter((m) => m.includes(' site '))).toHaveLength(1);
+  });
+
   it('counts an unreachable site as a failure', async () => {
     const t0 = Date.now();
     await rt.heartbeat();
