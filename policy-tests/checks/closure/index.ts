@@ -4,7 +4,7 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  * The references are in references.ts, the providers in providers.ts, and
- * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts, claims.ts and devices.ts; this is the table.
+ * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts, claims.ts and devices.ts; this is the table.
  */
 import { applications, applicationsByName } from '../../model/argocd/argocd.ts';
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
@@ -22,6 +22,7 @@ import { middlewareClosureCheck } from './middlewares.ts';
 import { publicTlsCheck } from './tls.ts';
 import { keyClosureCheck } from './keys.ts';
 import { apiKeyClosureCheck } from './api-keys.ts';
+import { storeBudgetCheck } from './store-budget.ts';
 import { nodeNetworkClosureCheck } from './node-network.ts';
 import { portNameClosureCheck } from './port-names.ts';
 import { roleClosureCheck } from './roles.ts';
@@ -247,6 +248,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     ...podReferenceChecks,
     keyClosureCheck,
     apiKeyClosureCheck,
+    storeBudgetCheck,
     serviceClosureCheck,
     middlewareClosureCheck,
     publicTlsCheck,

@@ -35,6 +35,8 @@ export interface ClusterFacts {
   nodeNetwork?: NodeNetwork;
   /** How many devices of each extended resource the nodes hold, cluster-wide (a GPU for gpu.intel.com/i915). */
   devices: ReadonlyMap<string, number>;
+  /** The requests a day each secret store's backend allows, by `Kind/name` as ExternalSecrets name the store. */
+  secretStores: ReadonlyMap<string, { dailyRequests: number; reason: string }>;
 }
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
@@ -124,6 +126,7 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
     remoteBases: remoteBases(data.remoteBases, problems),
     ...(nodes.network ? { nodeNetwork: nodes.network } : {}),
     devices: devicesOf(data.devices, problems),
+    secretStores: secretStoresOf(data.secretStores, problems),
   };
   return { facts, problems };
 });
@@ -201,6 +204,39 @@ function devicesOf(raw: unknown, problems: FactsProblem[]): Map<string, number> 
     else if (out.has(resource))
       problems.push({ key: 'devices', message: `devices entry ${i + 1} names ${resource} again: give each resource once, with its total` });
     else out.set(resource, count as number);
+  });
+  return out;
+}
+
+/**
+ * The `secretStores` fact: a YAML list of {kind, name, dailyRequests, reason}, what each store's backend allows a day
+ * (a plan's limit no file here can show). Absent, no store is held to a budget.
+ */
+function secretStoresOf(raw: unknown, problems: FactsProblem[]): Map<string, { dailyRequests: number; reason: string }> {
+  const out = new Map<string, { dailyRequests: number; reason: string }>();
+  const list = yamlFact('secretStores', raw, problems);
+  if (list === null) return out;
+  const shape =
+    'cluster fact "secretStores" must be a YAML list of {kind, name, dailyRequests, reason}: each store, the requests a day its backend allows, and why';
+  if (!Array.isArray(list)) {
+    problems.push({ key: 'secretStores', message: shape });
+    return out;
+  }
+  list.forEach((e: Record<string, unknown>, i) => {
+    const { kind, name, dailyRequests, reason } = e ?? {};
+    if (
+      (kind !== 'ClusterSecretStore' && kind !== 'SecretStore') ||
+      typeof name !== 'string' ||
+      !Number.isInteger(dailyRequests) ||
+      (dailyRequests as number) < 1 ||
+      typeof reason !== 'string' ||
+      reason.trim() === ''
+    )
+      problems.push({
+        key: 'secretStores',
+        message: `secretStores entry ${i + 1}: ${shape.slice(shape.indexOf('must'))}, kind ClusterSecretStore or SecretStore`,
+      });
+    else out.set(`${kind}/${name}`, { dailyRequests: dailyRequests as number, reason });
   });
   return out;
 }

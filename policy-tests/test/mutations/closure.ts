@@ -401,4 +401,13 @@ export const closureMutations: Mutation[] = [
     },
     at: after('apps/media/sonarr/deployment.yaml', '            - name: APIKEY', '              valueFrom:'),
   },
+  {
+    check: 'secret-store-budget',
+    why: "the TV manager's key re-read every minute: 1,440 reads a day of a store whose 1Password account allows 1,000, so by afternoon no ExternalSecret syncs",
+    mutate: swap('apps/media/sonarr/exporter.yaml', '  refreshInterval: 24h\n', '  refreshInterval: 1m\n'),
+    at: (c) => ({
+      file: 'apps/platform/external-secrets/clustersecretstore.yaml',
+      line: lineOf(c, 'apps/platform/external-secrets/clustersecretstore.yaml', '  provider:'),
+    }),
+  },
 ];
