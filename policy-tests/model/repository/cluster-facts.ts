@@ -184,25 +184,36 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
 }
 
 /**
+ * A fact that holds a YAML list of entries: each entry handed to `entry` with a way to refuse it (`<key> entry <n>`
+ * and why), or one problem when the fact is no list.
+ */
+function listFact(
+  key: string,
+  { raw, shape }: { raw: unknown; shape: string },
+  problems: FactsProblem[],
+  entry: (e: Record<string, unknown>, refuse: (why: string) => void) => void,
+): void {
+  const list = yamlFact(key, raw, problems);
+  if (list === null) return;
+  if (!Array.isArray(list)) {
+    problems.push({ key, message: shape });
+    return;
+  }
+  list.forEach((e: Record<string, unknown> | null, i) => entry(e ?? {}, (why) => problems.push({ key, message: `${key} entry ${i + 1}${why}` })));
+}
+
+/**
  * The `devices` fact: a YAML list of {resource, count, reason}, the devices the nodes hold for a device plugin to
  * advertise (hardware no file here can show). Absent, the cluster holds none.
  */
 function devicesOf(raw: unknown, problems: FactsProblem[]): Map<string, number> {
   const out = new Map<string, number>();
-  const list = yamlFact('devices', raw, problems);
-  if (list === null) return out;
   const shape =
     'cluster fact "devices" must be a YAML list of {resource, count, reason}: each extended resource, how many devices the nodes hold, and what they are';
-  if (!Array.isArray(list)) {
-    problems.push({ key: 'devices', message: shape });
-    return out;
-  }
-  list.forEach((e: Record<string, unknown>, i) => {
-    const { resource, count, reason } = e ?? {};
+  listFact('devices', { raw, shape }, problems, ({ resource, count, reason }, refuse) => {
     if (typeof resource !== 'string' || !Number.isInteger(count) || (count as number) < 1 || typeof reason !== 'string' || reason.trim() === '')
-      problems.push({ key: 'devices', message: `devices entry ${i + 1}: ${shape.slice(shape.indexOf('must'))}, count a positive integer` });
-    else if (out.has(resource))
-      problems.push({ key: 'devices', message: `devices entry ${i + 1} names ${resource} again: give each resource once, with its total` });
+      refuse(`: ${shape.slice(shape.indexOf('must'))}, count a positive integer`);
+    else if (out.has(resource)) refuse(` names ${resource} again: give each resource once, with its total`);
     else out.set(resource, count as number);
   });
   return out;
@@ -214,28 +225,12 @@ function devicesOf(raw: unknown, problems: FactsProblem[]): Map<string, number> 
  */
 function secretStoresOf(raw: unknown, problems: FactsProblem[]): Map<string, { dailyRequests: number; reason: string }> {
   const out = new Map<string, { dailyRequests: number; reason: string }>();
-  const list = yamlFact('secretStores', raw, problems);
-  if (list === null) return out;
   const shape =
     'cluster fact "secretStores" must be a YAML list of {kind, name, dailyRequests, reason}: each store, the requests a day its backend allows, and why';
-  if (!Array.isArray(list)) {
-    problems.push({ key: 'secretStores', message: shape });
-    return out;
-  }
-  list.forEach((e: Record<string, unknown>, i) => {
-    const { kind, name, dailyRequests, reason } = e ?? {};
-    if (
-      (kind !== 'ClusterSecretStore' && kind !== 'SecretStore') ||
-      typeof name !== 'string' ||
-      !Number.isInteger(dailyRequests) ||
-      (dailyRequests as number) < 1 ||
-      typeof reason !== 'string' ||
-      reason.trim() === ''
-    )
-      problems.push({
-        key: 'secretStores',
-        message: `secretStores entry ${i + 1}: ${shape.slice(shape.indexOf('must'))}, kind ClusterSecretStore or SecretStore`,
-      });
+  listFact('secretStores', { raw, shape }, problems, ({ kind, name, dailyRequests, reason }, refuse) => {
+    const known = (kind === 'ClusterSecretStore' || kind === 'SecretStore') && typeof name === 'string';
+    if (!known || !Number.isInteger(dailyRequests) || (dailyRequests as number) < 1 || typeof reason !== 'string' || reason.trim() === '')
+      refuse(`: ${shape.slice(shape.indexOf('must'))}, kind ClusterSecretStore or SecretStore`);
     else out.set(`${kind}/${name}`, { dailyRequests: dailyRequests as number, reason });
   });
   return out;
