@@ -7,7 +7,6 @@
 import { staticArea, type Area, type CheckContext, type FailurePlace, type PolicyCheck } from '../model/checks/kit.ts';
 import { dig } from '../model/core/dig.ts';
 import type { Resource } from '../model/core/manifest.ts';
-import { argoGlobMatch } from '../model/core/glob.ts';
 import { scalarText } from '../model/core/text.ts';
 import {
   capabilitiesOf,
@@ -19,7 +18,7 @@ import {
   type ContainerRef,
   type PodSpecRef,
 } from '../model/core/workloads.ts';
-import { envNamePattern, IMAGE_FACTS_GLOB, imageKey, imageNeeds, type ImageNeeds } from '../model/repository/image-facts.ts';
+import { envNamePattern, IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, type ImageNeeds } from '../model/repository/image-facts.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
 const TEMP_DIRS = ['/tmp', '/var/tmp', '/usr/tmp'];
@@ -249,7 +248,7 @@ export const imageNeedsCheck: PolicyCheck = {
   reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
-    const { needs, problems } = imageNeeds(ctx.repo, (file) => argoGlobMatch(IMAGE_FACTS_GLOB, file));
+    const { needs, problems } = repoImageNeeds(ctx.repo);
     for (const p of problems) ctx.fail({ file: p.file }, p.message);
     for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
       const image = scalarText(c.container.image ?? '');

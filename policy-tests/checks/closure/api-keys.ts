@@ -12,8 +12,7 @@ import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { podSpecPath, WORKLOAD_KINDS, workloadContainers, type ContainerRef } from '../../model/core/workloads.ts';
-import { argoGlobMatch } from '../../model/core/glob.ts';
-import { envNamePattern, IMAGE_FACTS_GLOB, imageKey, imageNeeds, type ImageNeeds } from '../../model/repository/image-facts.ts';
+import { envNamePattern, IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, type ImageNeeds } from '../../model/repository/image-facts.ts';
 
 type Env = { name?: unknown; value?: unknown; valueFrom?: { secretKeyRef?: { name?: unknown; key?: unknown } } };
 const envOf = (c: ContainerRef): Env[] => (Array.isArray(c.container.env) ? (c.container.env as Env[]) : []);
@@ -143,13 +142,16 @@ export const apiKeyClosureCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     // Unreadable facts are workload-image-needs' to report; here an entry that cannot be read is no fact.
-    const { needs } = imageNeeds(ctx.repo, (file) => argoGlobMatch(IMAGE_FACTS_GLOB, file));
+    const { needs } = repoImageNeeds(ctx.repo);
     const all: Running[] = [...workloadContainers(ctx.resources)].map(({ resource, c }) => ({
       resource,
       c,
       need: needs.get(imageKey(scalarText(c.container.image ?? ''))),
-      namespace: namespaceOrDestination(ctx.repo, resource) ?? '',
+      namespace: '',
     }));
-    for (const client of all) if (client.need?.keyFor) judgeClient(ctx, client, all);
+    const clients = all.filter((r) => r.need?.keyFor);
+    if (clients.length === 0) return;
+    for (const r of all) r.namespace = namespaceOrDestination(ctx.repo, r.resource) ?? '';
+    for (const client of clients) judgeClient(ctx, client, all);
   },
 };

@@ -6,7 +6,9 @@
  * server on a read-only root with nowhere to put a temporary file, is
  * accepted, and the container fails at its first step.
  */
+import { argoGlobMatch } from '../core/glob.ts';
 import { imageParts } from '../core/workloads.ts';
+import { perRepo } from './per-repo.ts';
 import type { Repo } from './repo.ts';
 
 /** Where image facts live: one file per area, beside the workloads that run the images (never applied: `*\/facts/*`). */
@@ -209,3 +211,6 @@ export function imageNeeds(
   }
   return { needs, problems };
 }
+
+/** The repository's image facts, read once per repository view: the checks that hold containers to them share it. */
+export const repoImageNeeds = perRepo((repo: Repo) => imageNeeds(repo, (file) => argoGlobMatch(IMAGE_FACTS_GLOB, file)));
