@@ -92,6 +92,15 @@ function tempDirNeed({ ctx, pod, c, image, need, where }: Held): void {
     );
 }
 
+function writesToNeed({ ctx, pod, c, image, need, where }: Held): void {
+  for (const dir of need.writesTo ?? [])
+    if (!writableAt(pod, c, new Set([dir])))
+      ctx.fail(
+        where,
+        `container ${c.name} runs ${image} with no writable volume at ${dir}, where the app writes (${need.source}): the image has no such directory its user may write, so what the app writes there fails`,
+      );
+}
+
 function envTogetherNeed({ ctx, resource, c, image, need, env }: Held): void {
   for (const pair of need.envTogether ?? [])
     for (const [name, index] of env) {
@@ -242,9 +251,9 @@ function rootNeed({ ctx, resource, c, image, need, where, setting }: Held): void
 
 export const imageNeedsCheck: PolicyCheck = {
   id: 'workload-image-needs',
-  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): it names the image where its publisher pushes it, with a tag of the publisher's scheme (one that is not does not exist, and the kubelet cannot pull it); an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in), no probe asks a path where every request polls what the image watches, and no liveness probe a path that answers only once the app is ready; a setting the image reads from the environment only together with another has both, one it stops without, given the other settings, is set, and none is one its release does not read yet. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
+  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): it names the image where its publisher pushes it, with a tag of the publisher's scheme (one that is not does not exist, and the kubelet cannot pull it); an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only, and one whose app writes a directory the image does not give its user has a writable volume there; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in), no probe asks a path where every request polls what the image watches, and no liveness probe a path that answers only once the app is ready; a setting the image reads from the environment only together with another has both, one it stops without, given the other settings, is set, and none is one its release does not read yet. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
   invariants: ['P1'],
-  remediation: `follow the image's facts: run the image under the name and tag scheme its publisher uses; leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open, none they list as polling, and for liveness none they list as answering only when ready; set the variable a setting needs beside it, or the one the image stops without; run a release that reads a setting you set; or correct the facts in ${IMAGE_FACTS_GLOB}`,
+  remediation: `follow the image's facts: run the image under the name and tag scheme its publisher uses; leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory, and at each directory the facts say the app writes; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open, none they list as polling, and for liveness none they list as answering only when ready; set the variable a setting needs beside it, or the one the image stops without; run a release that reads a setting you set; or correct the facts in ${IMAGE_FACTS_GLOB}`,
   reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
@@ -266,7 +275,8 @@ export const imageNeedsCheck: PolicyCheck = {
         setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
         env: setEnv(c),
       };
-      for (const judge of [publishedNeed, tempDirNeed, envTogetherNeed, conditionalEnvNeed, envSinceNeed, s6OverlayNeed, probePathNeed, rootNeed]) judge(held);
+      for (const judge of [publishedNeed, tempDirNeed, writesToNeed, envTogetherNeed, conditionalEnvNeed, envSinceNeed, s6OverlayNeed, probePathNeed, rootNeed])
+        judge(held);
     }
   },
 };

@@ -22,6 +22,8 @@ export interface ImageNeeds {
   root?: { capabilities: string[]; before?: string };
   /** It writes a temporary directory (Python's tempfile: $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp) and fails without one. */
   tempDir?: boolean;
+  /** Directories its app writes that the image does not make writable (nor its user can make): each needs a writable volume there. */
+  writesTo?: string[];
   /**
    * Its init is s6-overlay v3 (3.2.1 or later): started as any user but root, with no privilege escalation, its
    * preinit cannot make /run its own and stops, unless /run is a writable volume and
@@ -110,6 +112,7 @@ const isPattern = (text: string): boolean => {
 const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: string }> = {
   tempDir: { valid: (v) => typeof v === 'boolean', says: 'tempDir is true or false' },
   s6Overlay: { valid: (v) => typeof v === 'boolean', says: 's6Overlay is true or false' },
+  writesTo: { valid: isPathList, says: 'writesTo lists the absolute directories the app writes that need a writable volume' },
   openPaths: { valid: isPathList, says: 'openPaths lists the absolute paths the image answers without a login' },
   pollPaths: { valid: isPathList, says: 'pollPaths lists the absolute paths whose every request polls what the image watches' },
   readyPaths: { valid: isPathList, says: 'readyPaths lists the absolute paths that answer only once the app is ready' },

@@ -30,6 +30,12 @@ describe('imageNeeds', () => {
     expect(read([{ image: 'a/b', source: 's', movedTo: 'c/b' }]).problems).toEqual([]);
   });
 
+  it('refuses written directories that are not absolute paths', () => {
+    for (const writesTo of [[], ['transcode'], '/transcode'])
+      expect(read([{ image: 'a/b', source: 's', writesTo }]).problems[0]?.message).toMatch(/entry 1: writesTo lists the absolute directories/);
+    expect(read([{ image: 'a/b', source: 's', writesTo: ['/transcode'] }]).problems).toEqual([]);
+  });
+
   it('refuses an entrypoint that is not a list of strings', () => {
     for (const entrypoint of ['/init', [], [1]])
       expect(read([{ image: 'a/b', source: 's', entrypoint }]).problems[0]?.message).toMatch(/entry 1: entrypoint is the image's ENTRYPOINT/);

@@ -164,4 +164,19 @@ export const imageMutations: Mutation[] = [
     mutate: swap('apps/media/plex/deployment.yaml', 'image: ghcr.io/home-operations/plex:', 'image: ghcr.io/onedr0p/plex:'),
     at: (c) => ({ file: 'apps/media/plex/deployment.yaml', line: lineOf(c, 'apps/media/plex/deployment.yaml', 'image: ghcr.io/onedr0p/plex:') }),
   },
+  {
+    check: 'workload-image-needs',
+    why: "Plex without its /transcode volume: the image's entrypoint points the transcoder there and the image gives its user no such directory, so every transcode fails",
+    mutate: (c) => {
+      const file = 'apps/media/plex/deployment.yaml';
+      const text = c.read(file);
+      c.write(
+        file,
+        text
+          .replace(/            # Where the image's entrypoint points[^]*?              mountPath: \/transcode\n/, '')
+          .replace(/        # Transcode segments[^]*?            sizeLimit: 32Gi\n/, ''),
+      );
+    },
+    at: after('apps/media/plex/deployment.yaml', '        - name: plex', '          securityContext:'),
+  },
 ];
