@@ -179,4 +179,14 @@ export const imageMutations: Mutation[] = [
     },
     at: after('apps/media/plex/deployment.yaml', '        - name: plex', '          securityContext:'),
   },
+  {
+    check: 'workload-image-needs',
+    why: 'Plex without PLEX_ADVERTISE_URL: it gives its clients only the pod address, which none outside the cluster reaches, so every client falls back to the relay',
+    mutate: swap(
+      'apps/media/plex/deployment.yaml',
+      /          env:\n            # The address Plex gives its clients[^]*?value: https:\/\/plex\.example\.net:443\n/,
+      '',
+    ),
+    at: (c) => ({ file: 'apps/media/plex/deployment.yaml', line: lineOf(c, 'apps/media/plex/deployment.yaml', '        - name: plex') }),
+  },
 ];
