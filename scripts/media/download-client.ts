@@ -6,7 +6,7 @@
  * Its password is a provider secret (provider.ts), judged by the client's own test.
  */
 import type { HttpClient } from './http.ts';
-import { failingTest, fieldOf, MASKED, secretNeeded, withFields, type ProviderField } from './provider.ts';
+import { fieldOf, MASKED, secretNeeded, secretTestDrift, withFields, type ProviderField } from './provider.ts';
 import type { Drift } from './drift.ts';
 
 /** A download client as a manager's settings file declares it. */
@@ -60,10 +60,10 @@ export async function downloadClientDrift(api: HttpClient, s: ManagerClients, lo
   for (const want of s.downloadClients) {
     const live = clients.find((c) => c.name === want.name);
     const login = loginOf(want.loginFrom);
-    const needLogin = (why: string) => ({
-      username: secretNeeded(login.username, `${why} needs ${want.loginFrom}'s login`, variables(want.loginFrom)),
-      password: secretNeeded(login.password, `${why} needs ${want.loginFrom}'s login`, variables(want.loginFrom)),
-    });
+    const needLogin = (why: string): Login => {
+      const [what, variable] = [`${why} needs ${want.loginFrom}'s login`, variables(want.loginFrom)];
+      return { username: secretNeeded(login.username, what, variable), password: secretNeeded(login.password, what, variable) };
+    };
     const declared: Record<string, unknown> = { host: want.host, port: want.port, useSsl: want.useSsl, [categoryField(s.app)]: want.category };
     const desired = (base: DownloadClient, with_: Login): DownloadClient => ({
       ...base,
@@ -112,15 +112,10 @@ export async function downloadClientDrift(api: HttpClient, s: ManagerClients, lo
     });
     if (changed.length > 0 || live.enable === false) continue;
     // The password cannot be read back: the client's own test tells whether the torrent client takes the stored login.
-    const failing = await failingTest(api, '/api/v3/downloadclient/test', live);
-    if (failing !== undefined)
-      drift.push({
-        app,
-        field: `downloadClients[${want.name}].test`,
-        live: `failing: ${failing}`,
-        declared: 'passing',
-        fix: () => api.put(`/api/v3/downloadclient/${live.id}`, desired(live, needLogin('setting its login'))),
-      });
+    const tested = await secretTestDrift(api, { app, field: `downloadClients[${want.name}]`, testPath: '/api/v3/downloadclient/test', provider: live }, () =>
+      api.put(`/api/v3/downloadclient/${live.id}`, desired(live, needLogin('setting its login'))),
+    );
+    if (tested) drift.push(tested);
   }
   return drift;
 }

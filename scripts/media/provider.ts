@@ -7,6 +7,7 @@
  * passes; `POST <providers>/test` runs that test alone and saves nothing. So a secret is never
  * compared: the provider's test says whether the stored one works.
  */
+import type { Drift } from './drift.ts';
 import { HttpError, type HttpClient } from './http.ts';
 
 /** What the apps answer for a stored secret, and take back as "keep the stored one". */
@@ -37,7 +38,7 @@ function testFailures(err: unknown): string | undefined {
 }
 
 /** The provider's own test of what it stores: undefined when it passes, else why it fails. */
-export function failingTest(api: HttpClient, testPath: string, provider: unknown): Promise<string | undefined> {
+function failingTest(api: HttpClient, testPath: string, provider: unknown): Promise<string | undefined> {
   return api.post(testPath, provider).then(
     () => undefined,
     (err: unknown) => {
@@ -46,6 +47,19 @@ export function failingTest(api: HttpClient, testPath: string, provider: unknown
       return failures;
     },
   );
+}
+
+/**
+ * The drift of a stored secret that cannot be read back: the provider's own test of it (`<field>.test`), failing or
+ * not; `mend` sends the secret media-settings holds.
+ */
+export async function secretTestDrift(
+  api: HttpClient,
+  test: { app: string; field: string; testPath: string; provider: unknown },
+  mend: () => Promise<void>,
+): Promise<Drift | undefined> {
+  const failing = await failingTest(api, test.testPath, test.provider);
+  return failing === undefined ? undefined : { app: test.app, field: `${test.field}.test`, live: `failing: ${failing}`, declared: 'passing', fix: mend };
 }
 
 /** A secret a change needs, from the variable media-settings reads it from, or one line saying which is not set. */

@@ -5,7 +5,7 @@
  * `prowlarrUrl`) says whether it works.
  */
 import type { HttpClient } from './http.ts';
-import { failingTest, fieldOf, MASKED, secretNeeded, withFields, type ProviderField } from './provider.ts';
+import { fieldOf, MASKED, secretNeeded, secretTestDrift, withFields, type ProviderField } from './provider.ts';
 import type { Drift } from './drift.ts';
 
 export interface ProwlarrApplication {
@@ -89,15 +89,10 @@ export async function applicationsDrift(api: HttpClient, input: AppSyncInput): P
     );
     if (diffs.length > 0 || want.syncLevel === 'disabled') continue;
     // The key cannot be read back: the app's own test tells whether the manager takes the stored one.
-    const failing = await failingTest(api, '/api/v1/applications/test', app);
-    if (failing !== undefined)
-      drift.push({
-        app: 'prowlarr',
-        field: `${field}.test`,
-        live: `failing: ${failing}`,
-        declared: 'passing',
-        fix: () => api.put(`/api/v1/applications/${app.id}`, desiredBody(want, prowlarrUrl, keyNeeded(want, 'setting its key'), app)),
-      });
+    const tested = await secretTestDrift(api, { app: 'prowlarr', field, testPath: '/api/v1/applications/test', provider: app }, () =>
+      api.put(`/api/v1/applications/${app.id}`, desiredBody(want, prowlarrUrl, keyNeeded(want, 'setting its key'), app)),
+    );
+    if (tested) drift.push(tested);
   }
   for (const extra of live.filter((a) => !applications.some((w) => w.name.toLowerCase() === a.name.toLowerCase())))
     drift.push({
