@@ -8,6 +8,7 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { storeItemOf } from '../../model/cluster/external-secrets.ts';
 import { dig } from '../../model/core/dig.ts';
+import { servicePort } from '../../model/cluster/ingress-routes.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -72,8 +73,7 @@ function reached(ctx: CheckContext, client: Running, all: readonly Running[], ad
   if (svc !== undefined && svc !== 'svc') return undefined;
   const found = ctx.resources.find((r) => r.kind === 'Service' && r.name === service && (namespaceOrDestination(ctx.repo, r) ?? '') === namespace);
   const selector = found && (dig(found.object, ['spec', 'selector']) as Record<string, unknown> | undefined);
-  const port =
-    found && ((dig(found.object, ['spec', 'ports']) ?? []) as { port?: unknown; targetPort?: unknown }[]).find((p) => Number(p.port) === address.port);
+  const port = found && servicePort(found, { number: address.port });
   if (!selector || !port) return undefined;
   const target = scalarText(port.targetPort ?? port.port);
   return all.filter((r) => {

@@ -24,16 +24,15 @@ export function durationSeconds(text: string): number | undefined {
 }
 
 /** An ExternalSecret's reads of its store a day: each remote ref once per refresh; none when it never refreshes. */
-function readsPerDay(es: Resource): { reads: number; store: string; at: (string | number)[] } | { unreadable: string } {
+function readsPerDay(es: Resource): { reads: number; store: string } | { unreadable: string } {
   const spec = (es.object.spec ?? {}) as Record<string, unknown>;
   const ref = (spec.secretStoreRef ?? {}) as { kind?: string; name?: string };
   const store = `${ref.kind ?? 'SecretStore'}/${ref.name ?? ''}`;
   const refs = (Array.isArray(spec.data) ? spec.data.length : 0) + (Array.isArray(spec.dataFrom) ? spec.dataFrom.length : 0);
-  const at = ['spec', spec.refreshInterval === undefined ? 'secretStoreRef' : 'refreshInterval'];
-  if (spec.refreshPolicy === 'CreatedOnce' || spec.refreshPolicy === 'OnChange') return { reads: 0, store, at };
+  if (spec.refreshPolicy === 'CreatedOnce' || spec.refreshPolicy === 'OnChange') return { reads: 0, store };
   const interval = spec.refreshInterval === undefined ? DEFAULT_REFRESH_SECONDS : durationSeconds(scalarText(spec.refreshInterval));
   if (interval === undefined) return { unreadable: `refreshInterval ${scalarText(spec.refreshInterval)} is no duration` };
-  return { reads: interval === 0 ? 0 : (refs * DAY_SECONDS) / interval, store, at };
+  return { reads: interval === 0 ? 0 : (refs * DAY_SECONDS) / interval, store };
 }
 
 export const storeBudgetCheck: PolicyCheck = {

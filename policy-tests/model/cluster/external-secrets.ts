@@ -1,12 +1,16 @@
 /** Which Secrets an ExternalSecret writes: a secret the repo refers to must be one of them, never a committed value. */
 import { namespaceOrDestination } from '../argocd/argocd.ts';
 import { perRepo } from '../repository/per-repo.ts';
+import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
+
+/** The Secret an ExternalSecret writes: its target's name, else its own. */
+const targetName = (es: Resource): string => (es.object.spec as { target?: { name?: string } } | undefined)?.target?.name ?? es.name;
 
 const targets = perRepo((repo: Repo) => {
   const names = new Set<string>();
   for (const r of repo.resources.filter((x) => x.kind === 'ExternalSecret')) {
-    const name = (r.object.spec as { target?: { name?: string } })?.target?.name ?? r.name;
+    const name = targetName(r);
     names.add(name);
     names.add(`${r.namespace ?? ''}/${name}`);
   }
@@ -34,7 +38,7 @@ const storeItems = perRepo((repo: Repo) => {
       secretStoreRef?: { kind?: string; name?: string };
       data?: { secretKey?: string; remoteRef?: { key?: string; property?: string } }[];
     };
-    const secret = spec.target?.name ?? r.name;
+    const secret = targetName(r);
     const store = `${spec.secretStoreRef?.kind ?? 'SecretStore'}/${spec.secretStoreRef?.name ?? ''}`;
     for (const d of spec.data ?? []) {
       // A key its template writes is the template's text, not the item as it is.
