@@ -12,6 +12,25 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * Why an app refused a request, from its answer's body, without echoing what was sent: the Servarr apps answer a
+ * refused change with FluentValidation's failures, whose attemptedValue is the submitted value (an API key or a
+ * password), so only their messages are kept; any other body is cut short.
+ */
+export function reasonsOf(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    const failures = Array.isArray(parsed) ? (parsed as { errorMessage?: unknown }[]) : [];
+    const messages = failures.map((f) => (typeof f?.errorMessage === 'string' ? f.errorMessage : '')).filter((m) => m !== '');
+    if (messages.length > 0) return messages.join('; ');
+    const message = (parsed as { message?: unknown } | null)?.message;
+    if (typeof message === 'string') return message;
+  } catch {
+    // Not JSON: the text as it is, cut short.
+  }
+  return body.slice(0, 200);
+}
+
 export class HttpClient {
   private readonly base: string;
   private readonly headers: Record<string, string>;
@@ -36,7 +55,7 @@ export class HttpClient {
     }
     const text = await response.text();
     if (response.status === 401 || response.status === 403) throw new Unreachable(`${this.base} refused the API key (HTTP ${response.status})`);
-    if (!response.ok) throw new HttpError(`${method} ${this.base}${path}: HTTP ${response.status} ${text.slice(0, 200)}`, response.status, text);
+    if (!response.ok) throw new HttpError(`${method} ${this.base}${path}: HTTP ${response.status} ${reasonsOf(text)}`, response.status, text);
     return (text ? JSON.parse(text) : undefined) as T;
   }
 

@@ -8,7 +8,7 @@
  * compared: the provider's test says whether the stored one works.
  */
 import type { Drift } from './drift.ts';
-import { HttpError, type HttpClient } from './http.ts';
+import { HttpError, reasonsOf, type HttpClient } from './http.ts';
 
 /** What the apps answer for a stored secret, and take back as "keep the stored one". */
 export const MASKED = '********';
@@ -28,13 +28,7 @@ export const withFields = (live: readonly ProviderField[], declared: Record<stri
 
 /** The failures of a refused test (HTTP 400), each by its message; any other error is not a test's answer. */
 function testFailures(err: unknown): string | undefined {
-  if (!(err instanceof HttpError) || err.status !== 400) return undefined;
-  try {
-    const failures = JSON.parse(err.body) as { errorMessage?: string }[];
-    return failures.map((f) => f.errorMessage ?? '').join('; ') || err.body;
-  } catch {
-    return err.body;
-  }
+  return err instanceof HttpError && err.status === 400 ? reasonsOf(err.body) : undefined;
 }
 
 /** The provider's own test of what it stores: undefined when it passes, else why it fails. */

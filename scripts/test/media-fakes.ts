@@ -130,7 +130,11 @@ export async function servarrFake(
         f.name === contract.secret && f.value === MASKED && stored ? { name: f.name, value: providerField(stored, contract.secret) } : f,
       ),
     };
-    const failures = contract.enabled(resource) ? contract.test(resource) : [];
+    // FluentValidation's failures as the apps serialize them, the submitted secret among them (attemptedValue).
+    const failures = (contract.enabled(resource) ? contract.test(resource) : []).map((f) => ({
+      ...f,
+      attemptedValue: providerField(resource, contract.secret),
+    }));
     if (method === 'POST' && action === 'test') return failures.length ? send(400, failures) : send(200, '{}');
     fake.writes.push(`${method} /api/${apiVersion}/${collection}${id ? `/${id}` : ''}`);
     if (method === 'DELETE' && stored) return send(200, list.splice(list.indexOf(stored), 1) && {});

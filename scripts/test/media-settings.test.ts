@@ -334,9 +334,8 @@ describe("media-settings: a manager's download client logs in to the torrent cli
     (fakes.sonarr!.state['config/host'] as { backupRetention: number }).backupRetention = 28;
     expect(await go('apply', 'radarr', 'sonarr', '--yes')).toBe(1);
     expect(lines.filter((l) => l.includes('REFUSED') || l.includes('applied'))).toEqual([
-      expect.stringMatching(
-        /^radarr: REFUSED downloadClients\[qBittorrent\]: POST http:\/\/127\.0\.0\.1:\d+\/api\/v3\/downloadclient: HTTP 400 .*Authentication failure/,
-      ),
+      // The app's reasons, never the password it was sent (FluentValidation's attemptedValue).
+      `radarr: REFUSED downloadClients[qBittorrent]: POST ${fakes.radarr!.url}/api/v3/downloadclient: HTTP 400 Authentication failure`,
       'sonarr: applied 1 change(s)',
     ]);
   });
