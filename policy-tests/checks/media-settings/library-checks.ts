@@ -118,9 +118,9 @@ export const mediaLibraryChecks: PolicyCheck[] = [
   {
     id: 'media-transcoder',
     description:
-      'Tdarr: flow h264ToHevcQsv on TV, Movies and Movies 4K, where every path to replacing the original passes H.264-only, one link, no remux, HEVC via QSV (slow, 23) with audio and subtitles copied, and a 20-85 % size ratio; the library settings; 1 GPU worker and no CPU worker, with a 2-worker backlog mode (M28, M29, M30).',
-    invariants: ['M28', 'M29', 'M30'],
-    remediation: 'fix the library setting, the worker limits, or the flow edge that bypasses a gate',
+      'Tdarr: flow h264ToHevcQsv on TV, Movies and Movies 4K, where every path to replacing the original passes H.264-only, one link, no remux, HEVC via QSV (slow, 23) with audio and subtitles copied, and a 20-85 % size ratio; the library settings, the transcode cache the storage table’s /data/transcode_cache/<node> on the share server and node both mount (Tdarr’s default /temp is each container’s own); 1 GPU worker and no CPU worker, with a 2-worker backlog mode (M1, M28, M29, M30).',
+    invariants: ['M1', 'M28', 'M29', 'M30'],
+    remediation: 'fix the library setting, the transcode cache, the worker limits, or the flow edge that bypasses a gate',
     reads: { files: SETTINGS_READS },
     exemptible: false,
     run(ctx) {
@@ -130,6 +130,7 @@ export const mediaLibraryChecks: PolicyCheck[] = [
         name: string;
         folder: string;
         flow: string;
+        transcodeCache: string;
         healthChecks: boolean;
         skipHardlinks: boolean;
         folderWatching: boolean;
@@ -140,11 +141,14 @@ export const mediaLibraryChecks: PolicyCheck[] = [
       };
       const s = found.s as {
         libraries: Library[];
-        node: { gpuWorkers: number; cpuWorkers: number; applyToLiveNode: boolean };
+        node: { name: string; gpuWorkers: number; cpuWorkers: number; applyToLiveNode: boolean };
         backlogMode: { gpuWorkers: number; schedule: { from: string; to: string } };
       };
       const fail = (path: Path, message: string) => ctx.fail({ data: found.file, path: path }, `tdarr: ${message}`);
       const wanted: Record<string, string> = { TV: '/data/series', Movies: '/data/movies', 'Movies 4K': '/data/movies-4k' };
+      // The node writes the new file into the cache and the server replaces the original from it: both must see
+      // one folder at one path, which the share (mounted whole at /data by both, media-one-share) gives.
+      const cache = `/data/transcode_cache/${s.node.name}`;
       for (const [name, folder] of Object.entries(wanted)) {
         const i = s.libraries.findIndex((l) => l.name === name);
         const l = s.libraries[i];
@@ -168,6 +172,11 @@ export const mediaLibraryChecks: PolicyCheck[] = [
           fail(
             ['libraries', i],
             `library ${name}: ${folder}, flow h264ToHevcQsv, health checks off, skip hardlinked on, folder watching on, ignore @eaDir, 00:00-07:00 daily, 4 scanner threads, MediaInfo off`,
+          );
+        if (l.transcodeCache !== cache)
+          fail(
+            ['libraries', i, 'transcodeCache'],
+            `library ${name}: the transcode cache is ${cache}, on the share the server and the node both mount (${l.transcodeCache} is not the storage table's)`,
           );
       }
       if (s.node.gpuWorkers !== 1 || s.node.cpuWorkers !== 0 || !s.node.applyToLiveNode)

@@ -154,6 +154,16 @@ export const mediaSettingsMutations: Mutation[] = [
   },
   {
     check: 'media-transcoder',
+    why: "the 1080p library's transcode cache left at Tdarr's /temp, which the server does not share with the node",
+    mutate: swap(
+      'apps/media/tdarr/settings/tdarr.yaml',
+      '    folder: /data/movies\n    flow: h264ToHevcQsv\n    transcodeCache: /data/transcode_cache/tdarr-node-qsv',
+      '    folder: /data/movies\n    flow: h264ToHevcQsv\n    transcodeCache: /temp',
+    ),
+    at: 'transcodeCache: /temp',
+  },
+  {
+    check: 'media-transcoder',
     why: 'two CPU workers on the node',
     mutate: swap('apps/media/tdarr/settings/tdarr.yaml', 'cpuWorkers: 0', 'cpuWorkers: 2'),
     at: 'node:',
