@@ -19,6 +19,7 @@ import {
   type PodSpecRef,
 } from '../model/core/workloads.ts';
 import { envNamePattern, IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, type ImageNeeds } from '../model/repository/image-facts.ts';
+import { dropsToPuid, envValue, skipsEntrypoint } from '../model/repository/run-as.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
 const TEMP_DIRS = ['/tmp', '/var/tmp', '/usr/tmp'];
@@ -36,12 +37,6 @@ function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>
   });
 }
 
-/** A container's environment variable set to a plain value. */
-const envValue = (c: ContainerRef, name: string): string | undefined => {
-  const entry = ((Array.isArray(c.container.env) ? c.container.env : []) as { name?: string; value?: unknown }[]).find((e) => e.name === name);
-  return typeof entry?.value === 'string' ? entry.value : undefined;
-};
-
 /** A container's environment variables that hold a value (a plain non-empty one, or one read from elsewhere), with their index. */
 const setEnv = (c: ContainerRef): Map<string, number> => {
   const set = new Map<string, number>();
@@ -49,16 +44,6 @@ const setEnv = (c: ContainerRef): Map<string, number> => {
     if (typeof e?.name === 'string' && ((typeof e.value === 'string' && e.value !== '') || e.valueFrom !== undefined)) set.set(e.name, i);
   });
   return set;
-};
-
-/** Whether the container's `command` replaces the image's ENTRYPOINT, so that what only the entrypoint needs is not needed. */
-const skipsEntrypoint = (c: ContainerRef, entrypoint: string[] | undefined): boolean => {
-  const command = c.container.command;
-  return (
-    entrypoint !== undefined &&
-    Array.isArray(command) &&
-    (command.length !== entrypoint.length || command.some((part, i) => scalarText(part) !== entrypoint[i]))
-  );
 };
 
 /** Where Python's tempfile may put a temporary file: $TMPDIR, $TEMP and $TMP, then /tmp, /var/tmp and /usr/tmp. */
@@ -223,17 +208,14 @@ function publishedNeed({ ctx, resource, c, image, need }: Held): void {
 }
 
 function rootNeed({ ctx, resource, c, image, need, where, setting }: Held): void {
-  if (!need.root || skipsEntrypoint(c, need.entrypoint)) return;
-  if (need.root.before !== undefined) {
-    // Only releases before `before` need root; a tag that names no release cannot be placed.
-    const release = imageRelease(image);
-    if (!release)
-      return ctx.notJudged(
-        { resource, path: [...c.at, 'image'] },
-        `${image} names no release, so whether it must start as root (before ${need.root.before}) is not known`,
-      );
-    if (compareReleases(release, need.root.before) >= 0) return;
-  }
+  // Only releases before `before` need root; a tag that names no release cannot be placed.
+  const drops = dropsToPuid(c, image, need);
+  if (drops === undefined)
+    return ctx.notJudged(
+      { resource, path: [...c.at, 'image'] },
+      `${image} names no release, so whether it must start as root (before ${need.root?.before}) is not known`,
+    );
+  if (!drops || !need.root) return;
   const user = setting('runAsUser');
   if ((user !== undefined && user !== 0) || setting('runAsNonRoot') === true)
     ctx.fail(

@@ -2,8 +2,9 @@
 import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { mediaChecks } from './media.ts';
 import { mediaPodChecks } from './pods.ts';
+import { shareAccessCheck } from './share-access.ts';
 import { MEDIA_INVARIANTS } from './invariants.ts';
 
-export const mediaAreaChecks: PolicyCheck[] = [...mediaChecks, ...mediaPodChecks];
+export const mediaAreaChecks: PolicyCheck[] = [...mediaChecks, shareAccessCheck, ...mediaPodChecks];
 
 export const mediaArea: Area = staticArea('media', mediaAreaChecks, MEDIA_INVARIANTS);

@@ -7,6 +7,7 @@ import type { Path } from '../../model/core/positions.ts';
 import { containersOf, podSpecOf, type ContainerRef } from '../../model/core/workloads.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
+import type { Ownership } from '../../model/repository/run-as.ts';
 
 export const MEDIA_FACTS = 'apps/media/facts/media.yaml';
 /** The media apps' namespaces: media, and media-vpn for the VPN pod alone (it needs NET_ADMIN, which only a privileged namespace admits). */
@@ -27,6 +28,8 @@ interface MediaFacts {
     mediaServer: string;
   };
   folders: string[];
+  /** Folders no app of the stack writes (the operator fills them): not held to the apps' user. */
+  filledByHand?: string[];
   libraries: Record<string, string>;
 }
 
@@ -69,6 +72,19 @@ export function mountsOf(resource: Resource): Mount[] {
 }
 
 const mountPath = (m: Mount): Path => [...m.container.at, 'volumeMounts', m.index, 'mountPath'];
+
+/** The media-folders ConfigMap the PreSync job walks, in the media namespaces. */
+export const foldersList = (resources: readonly Resource[]): Resource | undefined =>
+  resources.find((r) => r.kind === 'ConfigMap' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === 'media-folders');
+
+/** Its folders.tsv: path, mode and owner separated by tabs, one folder per line; by path. */
+export function folderTable(list: Resource): Map<string, Ownership> {
+  const rows = scalarText((list.object.data as Record<string, unknown>)?.['folders.tsv'] ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t'));
+  return new Map(rows.map(([path = '', mode = '', owner = '']) => [path, { mode, owner }]));
+}
 
 export function requireWorkload(ctx: CheckContext, name: string, role: string): Resource | undefined {
   const found = workload(ctx, name);
@@ -179,19 +195,14 @@ export const mediaChecks: PolicyCheck[] = [
       withFacts(ctx, ({ folders, share }) => {
         const isPreSync = (r: Resource) =>
           (r.object.metadata as { annotations?: Record<string, string> })?.annotations?.['argocd.argoproj.io/hook'] === 'PreSync';
-        const list = ctx.resources.find((r) => r.kind === 'ConfigMap' && MEDIA_NAMESPACES.has(r.namespace ?? '') && r.name === 'media-folders');
+        const list = foldersList(ctx.resources);
         const job = ctx.resources.find((r) => r.kind === 'Job' && MEDIA_NAMESPACES.has(r.namespace ?? '') && isPreSync(r));
         if (!list || !job) {
           ctx.fail({ file: MEDIA_FACTS }, 'no PreSync Job with its media-folders ConfigMap prepares the share');
           return;
         }
         if (!isPreSync(list)) ctx.fail({ resource: list, path: ['metadata'] }, 'media-folders must be a PreSync hook too, or the job may run before it exists');
-        // folders.tsv: path, mode, owner separated by tabs, one folder per line.
-        const rows = scalarText((list.object.data as Record<string, unknown>)?.['folders.tsv'] ?? '')
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => line.split('\t'));
-        const byPath = new Map(rows.map(([path, mode, owner]) => [path, { mode, owner }]));
+        const byPath = folderTable(list);
         for (const folder of folders)
           if (!byPath.has(folder)) ctx.fail({ resource: list, path: ['data', 'folders.tsv'] }, `${folder} is not created before use`);
         const fourK = byPath.get(`${share.mountPath}/movies-4k`);

@@ -1,7 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/media/media.ts: each fails exactly its check, at its line. */
 import { isSeq } from 'yaml';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { SONARR, GLUETUN, PLEX, FOLDERS, QBT } from './edits.ts';
+import { SONARR, GLUETUN, PLEX, FOLDERS, QBT, after, swap } from './edits.ts';
 
 export const mediaMutations: Mutation[] = [
   {
@@ -49,8 +49,8 @@ export const mediaMutations: Mutation[] = [
   },
   {
     check: 'media-folders-prepared',
-    why: 'the 4K folder is not world-writable',
-    mutate: (c) => c.write(FOLDERS, c.read(FOLDERS).replace('/data/movies-4k\t777', '/data/movies-4k\t775')),
+    why: 'the 4K folder writable by the apps’ group alone, not by all',
+    mutate: swap(FOLDERS, '/data/movies-4k\t777\t1026:100', '/data/movies-4k\t775\t1026:1000'),
     at: 'folders.tsv: |',
   },
   {
@@ -58,5 +58,17 @@ export const mediaMutations: Mutation[] = [
     why: 'a library folder is never created',
     mutate: (c) => c.write(FOLDERS, c.read(FOLDERS).replace('    /data/youtube\t775\t1026:100\n', '')),
     at: 'folders.tsv: |',
+  },
+  {
+    check: 'media-share-writable',
+    why: 'the TV root left to the share user and group 100, which no app runs in',
+    mutate: swap(FOLDERS, '/data/series\t775\t1026:1000', '/data/series\t775\t1026:100'),
+    at: after(SONARR, 'volumeMounts:', '- name: data'),
+  },
+  {
+    check: 'media-share-writable',
+    why: 'the archive extractor runs as another user than the apps whose downloads it unpacks',
+    mutate: swap('apps/media/unpackerr/deployment.yaml', '        runAsUser: 1000\n', '        runAsUser: 1001\n'),
+    at: after('apps/media/unpackerr/deployment.yaml', 'volumeMounts:', '- name: data'),
   },
 ];

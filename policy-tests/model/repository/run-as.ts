@@ -1,0 +1,97 @@
+/**
+ * Who a container's app runs as, and what a file's mode lets it do. An NFS
+ * share checks the mode bits against the user and groups the client sends, so
+ * a folder the app cannot write is refused at its first import, and the API
+ * server never sees it.
+ *
+ * The user is the pod's runAsUser, unless the image's init starts as root and
+ * drops to PUID/PGID itself (the image's facts say so): then it is PUID, with
+ * PGID as its only group, since s6-setuidgid and gosu set the groups of the
+ * image's user and drop the pod's supplementalGroups and fsGroup.
+ */
+import { dig } from '../core/dig.ts';
+import { scalarText } from '../core/text.ts';
+import { compareReleases, imageRelease, type ContainerRef, type PodSpecRef } from '../core/workloads.ts';
+import type { ImageNeeds } from './image-facts.ts';
+
+export interface RunAs {
+  uid: number;
+  /** The groups the kernel checks a file's group against; `primaryKnown` false: the image's /etc/passwd adds one more. */
+  gids: number[];
+  primaryKnown: boolean;
+  /** How it is known, for a message: `runAsUser 1000` or `PUID 1000 (its init drops to it)`. */
+  by: string;
+}
+
+export type RunAsAnswer = { runAs: RunAs } | { unknown: string };
+
+/** Whether a container's command replaces the image's ENTRYPOINT, so what only the entrypoint needs never runs. */
+export const skipsEntrypoint = (c: ContainerRef, entrypoint: string[] | undefined): boolean => {
+  const command = c.container.command;
+  return (
+    entrypoint !== undefined &&
+    Array.isArray(command) &&
+    (command.length !== entrypoint.length || command.some((part, i) => scalarText(part) !== entrypoint[i]))
+  );
+};
+
+/** A container's environment variable set to a plain value. */
+export const envValue = (c: ContainerRef, name: string): string | undefined => {
+  const entry = ((Array.isArray(c.container.env) ? c.container.env : []) as { name?: string; value?: unknown }[]).find((e) => e.name === name);
+  return typeof entry?.value === 'string' ? entry.value : undefined;
+};
+
+const id = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined);
+const numeric = (text: string | undefined): number | undefined => (text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined);
+
+/**
+ * Whether the image's init starts as root and drops to PUID/PGID in this container: its facts say so, the
+ * container runs the entrypoint, and its release is one that does (`before`); undefined when the tag names no release.
+ */
+export function dropsToPuid(c: ContainerRef, image: string, need: ImageNeeds | undefined): boolean | undefined {
+  if (!need?.root || skipsEntrypoint(c, need.entrypoint)) return false;
+  if (need.root.before === undefined) return true;
+  const release = imageRelease(image);
+  return release === undefined ? undefined : compareReleases(release, need.root.before) < 0;
+}
+
+/** The user and groups a container's app runs as, or why that is not known from the repository. */
+export function appRunAs(pod: PodSpecRef, c: ContainerRef, image: string, need: ImageNeeds | undefined): RunAsAnswer {
+  const setting = (key: string): unknown => dig(c.container, ['securityContext', key]) ?? dig(pod.spec, ['securityContext', key]);
+  const user = id(setting('runAsUser'));
+  const drops = dropsToPuid(c, image, need);
+  if (drops === undefined) return { unknown: `${image} names no release, so whether its init drops to PUID/PGID is not known` };
+  if (drops && (user === undefined || user === 0)) {
+    const [uid, gid] = [numeric(envValue(c, 'PUID')), numeric(envValue(c, 'PGID'))];
+    if (uid === undefined || gid === undefined) return { unknown: `its init drops to PUID/PGID, and they are not set to plain numbers here` };
+    return { runAs: { uid, gids: [gid], primaryKnown: true, by: `PUID ${uid} and PGID ${gid}, which its init drops to` } };
+  }
+  if (user === undefined) return { unknown: `it runs as its image's USER, which the repository does not state (no runAsUser)` };
+  const group = id(setting('runAsGroup'));
+  const extra = [id(dig(pod.spec, ['securityContext', 'fsGroup'])), ...((dig(pod.spec, ['securityContext', 'supplementalGroups']) as unknown[]) ?? []).map(id)];
+  const gids = [...new Set([group, ...extra].filter((g): g is number => g !== undefined))];
+  return { runAs: { uid: user, gids, primaryKnown: group !== undefined, by: `runAsUser ${user}${group === undefined ? '' : ` and runAsGroup ${group}`}` } };
+}
+
+/** A folder's mode and owner, as chmod and chown take them: `775` and `1026:100`. */
+export interface Ownership {
+  mode: string;
+  owner: string;
+}
+
+/**
+ * Whether `runAs` may create entries in a folder of that mode and owner (write and search), as the kernel decides:
+ * root may; the owner by the owner's bits; a member of the group by the group's; anyone else by the others'. Undefined
+ * when it turns on the primary group the image gives, which the repository does not state.
+ */
+export function mayWriteIn(runAs: RunAs, folder: Ownership): boolean | undefined {
+  const [uid, gid] = folder.owner.split(':').map(Number);
+  const digits = /^[0-7]{3,4}$/.test(folder.mode) ? folder.mode.slice(-3) : undefined;
+  if (digits === undefined || uid === undefined || Number.isNaN(uid)) return undefined;
+  const writeAndSearch = (digit: string) => (Number(digit) & 3) === 3;
+  if (runAs.uid === 0) return true;
+  if (runAs.uid === uid) return writeAndSearch(digits[0]!);
+  if (gid !== undefined && runAs.gids.includes(gid)) return writeAndSearch(digits[1]!);
+  if (writeAndSearch(digits[2]!)) return true;
+  return runAs.primaryKnown || !writeAndSearch(digits[1]!) ? false : undefined;
+}
