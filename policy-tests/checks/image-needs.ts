@@ -207,6 +207,19 @@ function publishedNeed({ ctx, resource, c, image, need }: Held): void {
     );
 }
 
+/** An image that works with another only at one release (a node and its server): every container of that one runs its tag. */
+function releasedWithNeed({ ctx, resource, c, image, need }: Held): void {
+  if (!need.releasedWith) return;
+  const { tag } = imageParts(image);
+  const partners = [...workloadContainers(ctx.resources)].map((w) => scalarText(w.c.container.image ?? '')).filter((p) => imageKey(p) === need.releasedWith);
+  const others = [...new Set(partners.filter((p) => imageParts(p).tag !== tag))];
+  if (others.length > 0)
+    ctx.fail(
+      { resource, path: [...c.at, 'image'] },
+      `container ${c.name} runs ${image} beside ${others.join(', ')}, and the two work together only at one release (${need.source}): it is refused, and does nothing; move both at once`,
+    );
+}
+
 function rootNeed({ ctx, resource, c, image, need, where, setting }: Held): void {
   // Only releases before `before` need root; a tag that names no release cannot be placed.
   const drops = dropsToPuid(c, image, need);
@@ -233,9 +246,9 @@ function rootNeed({ ctx, resource, c, image, need, where, setting }: Held): void
 
 export const imageNeedsCheck: PolicyCheck = {
   id: 'workload-image-needs',
-  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): it names the image where its publisher pushes it, with a tag of the publisher's scheme (one that is not does not exist, and the kubelet cannot pull it); an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only, and one whose app writes a directory the image does not give its user has a writable volume there; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in), no probe asks a path where every request polls what the image watches, and no liveness probe a path that answers only once the app is ready; a setting the image reads from the environment only together with another has both, one it stops without, given the other settings, is set, and none is one its release does not read yet. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
+  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): it names the image where its publisher pushes it, with a tag of the publisher's scheme (one that is not does not exist, and the kubelet cannot pull it), and the release of the image it works with only at one release (a node and its server); an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only, and one whose app writes a directory the image does not give its user has a writable volume there; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in), no probe asks a path where every request polls what the image watches, and no liveness probe a path that answers only once the app is ready; a setting the image reads from the environment only together with another has both, one it stops without, given the other settings, is set, and none is one its release does not read yet. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
   invariants: ['P1'],
-  remediation: `follow the image's facts: run the image under the name and tag scheme its publisher uses; leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory, and at each directory the facts say the app writes; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open, none they list as polling, and for liveness none they list as answering only when ready; set the variable a setting needs beside it, or the one the image stops without; run a release that reads a setting you set; or correct the facts in ${IMAGE_FACTS_GLOB}`,
+  remediation: `follow the image's facts: run the image under the name and tag scheme its publisher uses, and at the release of the image it is released with; leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory, and at each directory the facts say the app writes; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open, none they list as polling, and for liveness none they list as answering only when ready; set the variable a setting needs beside it, or the one the image stops without; run a release that reads a setting you set; or correct the facts in ${IMAGE_FACTS_GLOB}`,
   reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
@@ -257,7 +270,18 @@ export const imageNeedsCheck: PolicyCheck = {
         setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
         env: setEnv(c),
       };
-      for (const judge of [publishedNeed, tempDirNeed, writesToNeed, envTogetherNeed, conditionalEnvNeed, envSinceNeed, s6OverlayNeed, probePathNeed, rootNeed])
+      for (const judge of [
+        publishedNeed,
+        releasedWithNeed,
+        tempDirNeed,
+        writesToNeed,
+        envTogetherNeed,
+        conditionalEnvNeed,
+        envSinceNeed,
+        s6OverlayNeed,
+        probePathNeed,
+        rootNeed,
+      ])
         judge(held);
     }
   },

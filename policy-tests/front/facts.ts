@@ -11,4 +11,4 @@ export { cniApplication } from '../model/cluster/cni-application.ts';
 export { byRequiredApis } from '../model/argocd/app-declarations.ts';
 // An image reference as the registry resolves it (the diff's image risks).
 export { imageParts } from '../model/core/workloads.ts';
-export { imageKey } from '../model/repository/image-facts.ts';
+export { imageKey, repoImageNeeds } from '../model/repository/image-facts.ts';

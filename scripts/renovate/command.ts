@@ -12,6 +12,7 @@ import { runToEnd } from '../lib/exec.ts';
 import { coverage, EXEMPTIONS_FILE, parseExemptions, type Coverage } from './coverage.ts';
 import { findRepositoryPins, type Pin } from './pins.ts';
 import { extractDeps, RENOVATE_CONFIG_FILE, validateConfig, type ExtractedDep } from './renovate.ts';
+import { splitPairs, type SplitPair } from './release-pairs.ts';
 
 const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -24,6 +25,7 @@ export type Inspection =
       deps: ExtractedDep[];
       result: Coverage;
       /** Files git does not track, which Renovate never reads. */ untracked: ReadonlySet<string>;
+      /** Images released together that Renovate would propose apart. */ split: SplitPair[];
     };
 
 /** The files of the checkout git neither tracks nor ignores: Renovate reads only what git tracks. */
@@ -41,7 +43,9 @@ export async function inspectRenovate(root: string, progress: (line: string) => 
   const exemptionsPath = join(root, EXEMPTIONS_FILE);
   const exemptions = existsSync(exemptionsPath) ? parseExemptions(readFileSync(exemptionsPath, 'utf8')) : [];
   const [pins, deps, untracked] = await Promise.all([findRepositoryPins(root), extractDeps(root), untrackedFiles(root)]);
-  return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked };
+  progress("applying Renovate's package rules to the images released together");
+  const split = await splitPairs(root, deps);
+  return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked, split };
 }
 
 /** The report of an inspection, one line each, and its exit status. */
@@ -57,8 +61,12 @@ export function report(inspection: Inspection, out: (line: string) => void): num
         : `UNCOVERED ${pin.file}:${pin.line}: ${pin.key} ${pin.text} is pinned, but no Renovate manager matches it (add a manager, or an entry with its reason to ${EXEMPTIONS_FILE})`,
     );
   for (const e of result.unusedExemptions) out(`STALE    ${EXEMPTIONS_FILE}: the entry for ${e.files} (${e.keys.join(', ')}) matches no pin; remove it`);
+  for (const s of inspection.split)
+    out(
+      `SPLIT    ${s.file}: ${s.image} works with ${s.partner} only at one release, but Renovate proposes them apart (${s.groups.every((g) => g === undefined) ? 'each in a pull request of its own' : s.groups.map((g) => (g === undefined ? 'one alone' : `group ${g}`)).join(' and ')}), and the gate refuses each alone: give both one groupName in ${RENOVATE_CONFIG_FILE}`,
+    );
   out(`Pins: ${pins.length} found - covered by Renovate: ${result.covered.length}, exempt: ${result.exempt.length}, uncovered: ${result.uncovered.length}`);
-  return result.uncovered.length || result.unusedExemptions.length ? 1 : 0;
+  return result.uncovered.length || result.unusedExemptions.length || inspection.split.length ? 1 : 0;
 }
 
 /** Checks the repository at `root`; resolves to the exit status, having written its report through `out`. */
@@ -76,7 +84,8 @@ export async function main(argv: string[], io?: CommandIo): Promise<number> {
 Renovate's own extraction on the repository (offline: --platform=local
 --dry-run=extract), and checks that every pinned version string in the
 repository is matched by a Renovate manager or exempted in ${EXEMPTIONS_FILE}
-with its reason.
+with its reason, and that images released together (releasedWith in the
+image facts) move in one pull request.
 
   --root DIR   the repository to check (default: this one)
 

@@ -14,6 +14,10 @@ import { run, runToEnd } from '../lib/exec.ts';
 export const RENOVATE_CONFIG_FILE = '.github/renovate.json5';
 
 const BIN_DIR = new URL('../../tools/renovate/node_modules/.bin/', import.meta.url).pathname;
+/** Renovate's package rules applied to dependencies by Renovate's own functions (groups.mjs says how). */
+const GROUPS_SCRIPT = new URL('./groups.mjs', import.meta.url).pathname;
+/** A hang guard for the group lookup, which resolves the built-in presets offline in a second or two. */
+const GROUPS_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** One dependency a Renovate manager extracted. */
 export interface ExtractedDep {
@@ -79,6 +83,22 @@ export async function extractDeps(root: string): Promise<ExtractedDep[]> {
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The pull request Renovate proposes each dependency in, as its group's name, or undefined for one of its own: the
+ * repository's config over Renovate's defaults and presets, applied by Renovate's own functions, offline.
+ */
+export async function groupsOf(root: string, deps: readonly ExtractedDep[]): Promise<(string | undefined)[]> {
+  if (deps.length === 0) return [];
+  const input = JSON.stringify({
+    configFile: join(root, RENOVATE_CONFIG_FILE),
+    deps: deps.map((d) => ({ depName: d.depName, datasource: d.datasource, manager: d.manager, packageFile: d.file })),
+  });
+  const out = await run(process.execPath, [GROUPS_SCRIPT], { cwd: root, env: renovateEnv({}), input, timeoutMs: GROUPS_TIMEOUT_MS });
+  const groups = JSON.parse(out.split('\n').at(-1) ?? '') as unknown;
+  if (!Array.isArray(groups) || groups.length !== deps.length) throw new Error('renovate: the group lookup answered no list of groups');
+  return groups.map((g) => (typeof g === 'string' ? g : undefined));
 }
 
 interface Report {

@@ -14,6 +14,7 @@ import { inspectRenovate, main, report } from '../renovate/command.ts';
 import { coverage, parseExemptions, type Exemption } from '../renovate/coverage.ts';
 import { findPins, type Pin } from '../renovate/pins.ts';
 import { validateConfig, type ExtractedDep } from '../renovate/renovate.ts';
+import { splitPairs } from '../renovate/release-pairs.ts';
 
 const versions = (pins: Pin[]) => pins.map((p) => [p.line, p.key, p.version]);
 
@@ -154,6 +155,31 @@ describe('Renovate itself on a copy of the repository', () => {
     }
   });
 
+  it("proposes images released together (Tdarr's node and server) in one pull request by Renovate's own package rules, and says so when a config splits them", async () => {
+    const pin = (depName: string): ExtractedDep => ({
+      file: 'apps/media/tdarr/deployment.yaml',
+      manager: 'kubernetes',
+      datasource: 'docker',
+      depName,
+      currentValue: '2.49.01',
+    });
+    const deps = [pin('ghcr.io/haveagitgat/tdarr'), pin('ghcr.io/haveagitgat/tdarr_node'), pin('ghcr.io/home-operations/plex')];
+    expect(await splitPairs(root, deps)).toEqual([]);
+    await change('.github/renovate.json5', (t) => t.replace("groupName: 'tdarr',", ''));
+    try {
+      expect(await splitPairs(root, deps)).toEqual([
+        {
+          image: 'ghcr.io/haveagitgat/tdarr_node',
+          partner: 'ghcr.io/haveagitgat/tdarr',
+          file: 'apps/media/facts/images.yaml',
+          groups: [undefined],
+        },
+      ]);
+    } finally {
+      await restore();
+    }
+  });
+
   it('passes the validator, and covers every pin of the repository and a new app in the usual places, each with the right datasource (a multi-source chart, an image in its values, an image in its manifest); and fails, each with its file:line, on a new pin no manager matches, a version added to a covered file without its renovate comment, and an exemption that matches nothing any more', async () => {
     // One Renovate run (its validator and its extraction) answers it all: Renovate's start-up is most of a run.
     await change('apps/media/newapp/application.yaml', () =>
@@ -254,12 +280,34 @@ describe('renovate:check on a file git does not track', () => {
     const pin = { file: 'apps/new/values.yaml', line: 3, key: 'tag', text: 'ghcr.io/x/y:1.2.3', version: '1.2.3' };
     const lines: string[] = [];
     const code = report(
-      { problems: [], pins: [pin], deps: [], result: { covered: [], exempt: [], uncovered: [pin], unusedExemptions: [] }, untracked: new Set([pin.file]) },
+      {
+        problems: [],
+        pins: [pin],
+        deps: [],
+        result: { covered: [], exempt: [], uncovered: [pin], unusedExemptions: [] },
+        untracked: new Set([pin.file]),
+        split: [],
+      },
       (l) => lines.push(l),
     );
     expect(code).toBe(1);
     expect(lines[1]).toBe(
       'UNTRACKED apps/new/values.yaml:3: tag ghcr.io/x/y:1.2.3 is in a file git does not track, which Renovate never reads: git add it first',
+    );
+  });
+});
+
+describe('renovate:check on images released together that Renovate would propose apart', () => {
+  it('names the pair, the facts file and the groups, and fails', () => {
+    const lines: string[] = [];
+    const split = [{ image: 'ghcr.io/x/node', partner: 'ghcr.io/x/server', file: 'apps/x/facts/images.yaml', groups: ['node', undefined] }];
+    const code = report(
+      { problems: [], pins: [], deps: [], result: { covered: [], exempt: [], uncovered: [], unusedExemptions: [] }, untracked: new Set(), split },
+      (l) => lines.push(l),
+    );
+    expect(code).toBe(1);
+    expect(lines[1]).toBe(
+      'SPLIT    apps/x/facts/images.yaml: ghcr.io/x/node works with ghcr.io/x/server only at one release, but Renovate proposes them apart (group node and one alone), and the gate refuses each alone: give both one groupName in .github/renovate.json5',
     );
   });
 });

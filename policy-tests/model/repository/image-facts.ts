@@ -54,6 +54,8 @@ export interface ImageNeeds {
   tagPattern?: string;
   /** The name it is published under now: the registry keeps no new release under this one. */
   movedTo?: string;
+  /** The image it works with only at one and the same release (a node and its server): every container of it runs this tag. */
+  releasedWith?: string;
   /** The variable the app reads its own API key from: every client of it must hold the same key. */
   apiKey?: string;
   /**
@@ -141,6 +143,10 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   movedTo: {
     valid: (v) => typeof v === 'string' && imageParts(v).tag === undefined && v !== '',
     says: 'movedTo names the image, without a tag, that the publisher pushes now',
+  },
+  releasedWith: {
+    valid: (v) => typeof v === 'string' && imageParts(v).tag === undefined && v !== '',
+    says: 'releasedWith names the image, without a tag, that this one works with only at the same release',
   },
   apiKey: { valid: (v) => isEnvName(v, 'optional') && !String(v).includes('*'), says: 'apiKey names the variable the app reads its own API key from' },
   keyFor: {

@@ -22,12 +22,16 @@ describe('imageNeeds', () => {
     expect(needs.get(imageKey('docker.io/qmcgaw/gluetun:v3.40.4'))?.entrypoint).toBeUndefined();
   });
 
-  it('refuses a tag pattern that is not an anchored regular expression, and a new name with a tag', () => {
+  it('refuses a tag pattern that is not an anchored regular expression, and a new name or a partner with a tag', () => {
     for (const tagPattern of ['\\d+', '^(\\d+$', 5])
       expect(read([{ image: 'a/b', source: 's', tagPattern }]).problems[0]?.message).toMatch(/entry 1: tagPattern is a regular expression, anchored/);
     expect(read([{ image: 'a/b', source: 's', tagPattern: '^v\\d+\\.\\d+\\.\\d+$' }]).problems).toEqual([]);
     expect(read([{ image: 'a/b', source: 's', movedTo: 'c/b:1.0' }]).problems[0]?.message).toMatch(/entry 1: movedTo names the image, without a tag/);
     expect(read([{ image: 'a/b', source: 's', movedTo: 'c/b' }]).problems).toEqual([]);
+    expect(read([{ image: 'a/b', source: 's', releasedWith: 'a/server:1.0' }]).problems[0]?.message).toMatch(
+      /entry 1: releasedWith names the image, without a tag/,
+    );
+    expect(imageNeeds(repo, isFacts).needs.get('ghcr.io/haveagitgat/tdarr_node')?.releasedWith).toBe('ghcr.io/haveagitgat/tdarr');
   });
 
   it('refuses written directories that are not absolute paths', () => {

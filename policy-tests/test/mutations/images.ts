@@ -13,6 +13,12 @@ const UNPOLLER = 'monitoring/unpoller/deployment.yaml';
 export const imageMutations: Mutation[] = [
   {
     check: 'workload-image-needs',
+    why: "Renovate's bump of the Tdarr node merged alone: its server, a release behind, refuses it",
+    mutate: swap(TDARR, 'image: ghcr.io/haveagitgat/tdarr_node:2.49.01', 'image: ghcr.io/haveagitgat/tdarr_node:2.50.01'),
+    at: 'image: ghcr.io/haveagitgat/tdarr_node:2.50.01',
+  },
+  {
+    check: 'workload-image-needs',
     why: 'the Tdarr node back as it was: started as user 1000 with every capability dropped, so its s6 init cannot chown or drop to PUID, and s6-setuidgid fails before the node ever runs',
     mutate: (c) => {
       const text = c.read(TDARR);
