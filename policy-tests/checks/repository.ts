@@ -4,11 +4,11 @@
  */
 import { APPLICATION_FILE, applications, ownersByFile } from '../model/argocd/argocd.ts';
 import { groupOf, type Resource } from '../model/core/manifest.ts';
-import { CLUSTER_FACTS_FILE } from '../model/repository/cluster-facts.ts';
+import { CLUSTER_FACTS_FILE, talosRunsKubernetes, type ClusterFacts } from '../model/repository/cluster-facts.ts';
 import { BUNDLED_SCHEMA_MINOR } from '../schema/schema-layer.ts';
 import { MANIFEST_ROOTS, type Repo } from '../model/repository/repo.ts';
 import { foreignCodeOrState } from '../model/repository/checkout-paths.ts';
-import { type PolicyCheck, type Area, type CheckEnvironment } from '../model/checks/kit.ts';
+import { type PolicyCheck, type Area, type CheckContext, type CheckEnvironment } from '../model/checks/kit.ts';
 
 export function resourceIdentity(resource: Resource, clusterScoped: boolean, appNamespace: string | undefined): string {
   const namespace = clusterScoped ? '' : (resource.namespace ?? appNamespace ?? '');
@@ -100,9 +100,9 @@ export function repositoryChecks({ isClusterScoped }: CheckEnvironment): PolicyC
     },
     {
       id: 'cluster-facts',
-      description: `The cluster facts (node count, the nodes' network, Kubernetes and Talos versions, repo URL, revision, Pod Security defaults, the CNI and what it enforces) are pinned once in ${CLUSTER_FACTS_FILE}, for a Kubernetes version the gate has schemas for (invariants P1).`,
+      description: `The cluster facts (node count, the nodes' network, Kubernetes and Talos versions, repo URL, revision, Pod Security defaults, the CNI and what it enforces) are pinned once in ${CLUSTER_FACTS_FILE}, for a Kubernetes version the gate has schemas for and the pinned Talos runs (its compatibility range, talosKubernetes) (invariants P1).`,
       invariants: ['P1'],
-      remediation: `fix the key in ${CLUSTER_FACTS_FILE}; to move to another Kubernetes minor, bump kubernetes-models to a line generated for it`,
+      remediation: `fix the key in ${CLUSTER_FACTS_FILE}; to move to another Kubernetes minor, bump kubernetes-models to a line generated for it, and Talos first to a release that runs it`,
       reads: { kinds: ['ConfigMap'] },
       exemptible: false,
       run(ctx) {
@@ -122,9 +122,26 @@ export function repositoryChecks({ isClusterScoped }: CheckEnvironment): PolicyC
             `the cluster runs Kubernetes ${repo.facts.kubernetesVersion} but the bundled schemas describe 1.${BUNDLED_SCHEMA_MINOR}`,
           );
         }
+        if (repo.facts) talosRuns(ctx, resource, repo.facts);
       },
     },
   ];
+}
+
+/** Talos runs only the Kubernetes versions its compatibility package allows: talosctl upgrade-k8s and the machine config refuse the others. */
+function talosRuns(ctx: CheckContext, resource: Resource, facts: ClusterFacts): void {
+  if (!facts.talosVersion || !facts.kubernetesVersion) return;
+  const { verdict, minor, row } = talosRunsKubernetes(facts);
+  if (verdict === 'unknown')
+    ctx.notJudged(
+      { resource, path: ['data', 'talosVersion'] },
+      `which Kubernetes versions Talos ${minor} runs is not in talosKubernetes: add its row from siderolabs/talos pkg/machinery/compatibility at its release`,
+    );
+  else if (verdict !== 'runs' && row)
+    ctx.fail(
+      { resource, path: ['data', 'kubernetesVersion'] },
+      `Kubernetes ${facts.kubernetesVersion} is ${verdict} for Talos ${facts.talosVersion}, which runs ${row.from} up to ${row.below}, not included (${row.source}): talosctl upgrade-k8s and the machine config refuse it`,
+    );
 }
 
 /** The platform (P), in this project's own words: what most areas cite, stated by this one. */

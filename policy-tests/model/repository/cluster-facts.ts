@@ -37,6 +37,16 @@ export interface ClusterFacts {
   devices: ReadonlyMap<string, number>;
   /** The requests a day each secret store's backend allows, by `Kind/name` as ExternalSecrets name the store. */
   secretStores: ReadonlyMap<string, { dailyRequests: number; reason: string }>;
+  /** The Kubernetes versions each Talos minor runs, as Talos' own compatibility package gives them (`talosKubernetes`). */
+  talosKubernetes: readonly TalosKubernetes[];
+}
+
+/** One Talos minor's Kubernetes range: from `from`, up to `below` (not inclusive), read from `source`. */
+export interface TalosKubernetes {
+  talos: string;
+  from: string;
+  below: string;
+  source: string;
 }
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
@@ -127,6 +137,7 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
     ...(nodes.network ? { nodeNetwork: nodes.network } : {}),
     devices: devicesOf(data.devices, problems),
     secretStores: secretStoresOf(data.secretStores, problems),
+    talosKubernetes: talosKubernetesOf(data.talosKubernetes, problems),
   };
   return { facts, problems };
 });
@@ -234,6 +245,47 @@ function secretStoresOf(raw: unknown, problems: FactsProblem[]): Map<string, { d
     else out.set(`${kind}/${name}`, { dailyRequests: dailyRequests as number, reason });
   });
   return out;
+}
+
+/**
+ * The `talosKubernetes` fact: a YAML list of {talos, kubernetes: {from, below}, source}, each Talos minor's range
+ * as its machinery's compatibility package sets it (MinimumKubernetesVersion, and MaximumKubernetesVersion, which
+ * it does not include). Absent, no Talos minor's range is known.
+ */
+function talosKubernetesOf(raw: unknown, problems: FactsProblem[]): TalosKubernetes[] {
+  const out: TalosKubernetes[] = [];
+  const shape =
+    'cluster fact "talosKubernetes" must be a YAML list of {talos, kubernetes: {from, below}, source}: a Talos minor (1.13), the Kubernetes versions it runs (x.y.z, below not included), and where that was read';
+  const release = (v: unknown): v is string => typeof v === 'string' && SEMVER.test(v);
+  listFact('talosKubernetes', { raw, shape }, problems, ({ talos, kubernetes, source }, refuse) => {
+    const { from, below } = (kubernetes ?? {}) as Record<string, unknown>;
+    if (typeof talos !== 'string' || !/^\d+\.\d+$/.test(talos) || !release(from) || !release(below) || typeof source !== 'string' || source.trim() === '')
+      refuse(`: ${shape.slice(shape.indexOf('must'))}`);
+    else if (out.some((r) => r.talos === talos)) refuse(` names Talos ${talos} again`);
+    else out.push({ talos, from, below, source });
+  });
+  return out;
+}
+
+/**
+ * Whether Talos runs this Kubernetes version, as its compatibility package decides (`SupportedWith`): too old below
+ * the minor's minimum, too new from its maximum on; unknown when the facts have no row for the minor.
+ */
+export function talosRunsKubernetes(facts: Pick<ClusterFacts, 'talosVersion' | 'kubernetesVersion' | 'talosKubernetes'>): {
+  verdict: 'runs' | 'too old' | 'too new' | 'unknown';
+  minor: string;
+  row?: TalosKubernetes;
+} {
+  const [talos, kubernetes] = [SEMVER.exec(facts.talosVersion), SEMVER.exec(facts.kubernetesVersion)];
+  const minor = talos ? `${talos[1]}.${talos[2]}` : facts.talosVersion;
+  const row = facts.talosKubernetes.find((r) => r.talos === minor);
+  if (!row || !kubernetes) return { verdict: 'unknown', minor };
+  const triple = (m: RegExpExecArray) => [Number(m[1]), Number(m[2]), Number(m[3])];
+  const compare = (a: number[], b: number[]) => a.map((x, i) => x - b[i]!).find((d) => d !== 0) ?? 0;
+  const version = triple(kubernetes);
+  if (compare(version, triple(SEMVER.exec(row.from)!)) < 0) return { verdict: 'too old', minor, row };
+  if (compare(version, triple(SEMVER.exec(row.below)!)) >= 0) return { verdict: 'too new', minor, row };
+  return { verdict: 'runs', minor, row };
 }
 
 const stringMap = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');

@@ -39,6 +39,12 @@ export const repositoryMutations: Mutation[] = [
   },
   {
     check: 'cluster-facts',
+    why: 'a fork on Talos 1.12, whose row says it runs Kubernetes up to 1.35: talosctl upgrade-k8s refuses 1.36',
+    mutate: swap('clusters/home/cluster-facts.yaml', '  talosVersion: "v1.13.9"\n', '  talosVersion: "v1.12.6"\n'),
+    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  kubernetesVersion:') }),
+  },
+  {
+    check: 'cluster-facts',
     why: 'the cluster runs a Kubernetes minor the bundled schemas do not describe',
     mutate: (c) => {
       c.edit('clusters/home/cluster-facts.yaml', 0, (d) => d.setIn(['data', 'kubernetesVersion'], '1.31.2'));
