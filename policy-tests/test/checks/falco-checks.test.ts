@@ -21,9 +21,16 @@ afterEach(() => copy.reset());
 afterAll(() => copy?.dispose());
 
 describe('the real tuning file', () => {
-  it('passes, with its media, VPN and generic-image exemptions', async () => {
+  it('passes, with its VPN exemption, and with a scoped exemption of a generic image added the way the README shows', async () => {
     const text = copy.read(TUNING);
-    for (const needle of ['tdarr_node', 'qbittorrent', 'gluetun', 'docker.io/library/busybox']) expect(text).toContain(needle);
+    for (const needle of ['gluetun', 'k8s.ns.name = media-vpn']) expect(text).toContain(needle);
+    expect(describeFindings(await copy.gate())).toBe('(no findings)');
+    copy.edit(TUNING, 0, (d) =>
+      d.setIn(
+        ['data', 'homelab-tuning.yaml'],
+        `${String(d.getIn(['data', 'homelab-tuning.yaml']))}\n- macro: known_drop_and_execute_activities\n  condition: >\n    (proc.name = truncate and container.image.repository = docker.io/library/busybox\n      and proc.exepath startswith /usr/local/bin/ and k8s.ns.name = media)\n  override:\n    condition: replace\n`,
+      ),
+    );
     expect(describeFindings(await copy.gate())).toBe('(no findings)');
   });
 });
