@@ -6,8 +6,9 @@
 import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { falcoChartChecks } from './chart-checks.ts';
 import { falcoTuningChecks } from './tuning-checks.ts';
+import { exemptionReachCheck } from './exemption-reach.ts';
 import { SECURITY_INVARIANTS } from './invariants.ts';
 
-export const falcoChecks: PolicyCheck[] = [...falcoTuningChecks, ...falcoChartChecks];
+export const falcoChecks: PolicyCheck[] = [...falcoTuningChecks, exemptionReachCheck, ...falcoChartChecks];
 
 export const falcoArea: Area = staticArea('falco', falcoChecks, SECURITY_INVARIANTS);

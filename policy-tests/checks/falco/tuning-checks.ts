@@ -20,7 +20,7 @@ import {
 import type { Path } from '../../model/core/positions.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 
-type Fail = (tuning: TuningFile, path: Path, message: string) => void;
+export type Fail = (tuning: TuningFile, path: Path, message: string) => void;
 
 function tuningFailer(ctx: CheckContext): Fail {
   return (tuning, path, message) => {
@@ -37,7 +37,7 @@ function withPolicy(ctx: CheckContext, body: (policy: FalcoPolicy) => void): voi
 }
 
 /** Runs `body` for every tuning file, with the policy facts and a failer that points into it. */
-function forEachTuning(ctx: CheckContext, body: (tuning: TuningFile, policy: FalcoPolicy, fail: Fail) => void): void {
+export function forEachTuning(ctx: CheckContext, body: (tuning: TuningFile, policy: FalcoPolicy, fail: Fail) => void): void {
   const fail = tuningFailer(ctx);
   withPolicy(ctx, (policy) => {
     for (const tuning of tuningFiles(ctx.repo)) body(tuning, policy, fail);

@@ -18,6 +18,8 @@ export interface FalcoPolicy {
   boundaryRules: string[];
   boundaryHooks: string[];
   ruleAppendAllowed: Record<string, string>;
+  /** Hooks of rules that fire only for an executable in the container's overlay upper layer, each with its rule. */
+  upperLayerHooks: Record<string, string>;
 }
 
 /** Upstream macros and lists meant to be tuned: the exclusion hooks, by the ruleset's naming convention. */
@@ -46,6 +48,7 @@ export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: s
       boundaryRules: strings(data.boundaryRules),
       boundaryHooks: strings(data.boundaryHooks),
       ruleAppendAllowed: (data.ruleAppendAllowed ?? {}) as Record<string, string>,
+      upperLayerHooks: (data.upperLayerHooks ?? {}) as Record<string, string>,
     },
   };
 }

@@ -28,6 +28,7 @@ const fixtures: [string, string, string][] = [
   ['boundary-disabled.yaml', 'falco-boundary-armed', 'enabled: false'],
   ['boundary-hook-image.yaml', 'falco-boundary-armed', '- list: allowed_container_images_loading_kernel_module'],
   ['syntax.yaml', 'falco-tuning-syntax', 'condition: (proc.name in (sonarr, radarr)'],
+  ['reach-volume-path.yaml', 'falco-exemption-reachable', '- macro: known_drop_and_execute_activities'],
 ];
 
 /** The fixtures as mutations: appended to the real tuning file, the finding within a few lines of the offending item. */
