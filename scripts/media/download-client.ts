@@ -7,7 +7,7 @@
  */
 import type { HttpClient } from './http.ts';
 import { fieldOf, MASKED, secretNeeded, secretTestDrift, withFields, type ProviderField } from './provider.ts';
-import type { Drift } from './drift.ts';
+import { changedFields, type Drift, type FieldChange } from './drift.ts';
 
 /** A download client as a manager's settings file declares it. */
 export interface DeclaredDownloadClient {
@@ -92,24 +92,23 @@ export async function downloadClientDrift(api: HttpClient, s: ManagerClients, lo
       });
       continue;
     }
-    const diffs: [string, unknown, unknown][] = [
+    const diffs: FieldChange[] = [
       ['removeCompletedDownloads', live.removeCompletedDownloads, want.removeCompletedDownloads],
       ['removeFailedDownloads', live.removeFailedDownloads, want.removeFailedDownloads],
-      ...Object.entries(declared).map(([name, value]): [string, unknown, unknown] => [name, fieldOf(live, name), value]),
+      ...Object.entries(declared).map(([name, value]): FieldChange => [name, fieldOf(live, name), value]),
       // The username is answered as it is stored; only the password is masked.
-      ...(login.username === undefined ? [] : [['username', fieldOf(live, 'username'), login.username] as [string, unknown, unknown]]),
+      ...(login.username === undefined ? [] : [['username', fieldOf(live, 'username'), login.username] as FieldChange]),
     ];
     const changed = diffs.filter(([, l, d]) => l !== d);
-    changed.forEach(([name, l, d], i) => {
-      // One PUT carries every change of this client, with the login when it is known; the other entries only report.
-      drift.push({
+    // One PUT carries every change of this client, with the login when it is known.
+    drift.push(
+      ...changedFields(
         app,
-        field: `downloadClients[${want.name}].${name}`,
-        live: l,
-        declared: d,
-        fix: i === 0 ? () => api.put(`/api/v3/downloadclient/${live.id}`, desired(live, login)) : async () => undefined,
-      });
-    });
+        (name) => `downloadClients[${want.name}].${name}`,
+        changed,
+        () => api.put(`/api/v3/downloadclient/${live.id}`, desired(live, login)),
+      ),
+    );
     if (changed.length > 0 || live.enable === false) continue;
     // The password cannot be read back: the client's own test tells whether the torrent client takes the stored login.
     const tested = await secretTestDrift(api, { app, field: `downloadClients[${want.name}]`, testPath: '/api/v3/downloadclient/test', provider: live }, () =>

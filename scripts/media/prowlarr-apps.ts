@@ -6,7 +6,7 @@
  */
 import type { HttpClient } from './http.ts';
 import { fieldOf, MASKED, secretNeeded, secretTestDrift, withFields, type ProviderField } from './provider.ts';
-import type { Drift } from './drift.ts';
+import { changedFields, type Drift, type FieldChange } from './drift.ts';
 
 export interface ProwlarrApplication {
   name: string;
@@ -72,21 +72,19 @@ export async function applicationsDrift(api: HttpClient, input: AppSyncInput): P
       });
       continue;
     }
-    const diffs: [string, unknown, unknown][] = (
+    const diffs: FieldChange[] = (
       [
         ['implementation', app.implementation, want.implementation],
         ['syncLevel', app.syncLevel, want.syncLevel],
         ['prowlarrUrl', trimSlash(fieldOf(app, 'prowlarrUrl')), trimSlash(prowlarrUrl)],
         ['baseUrl', trimSlash(fieldOf(app, 'baseUrl')), trimSlash(want.baseUrl)],
-      ] as [string, unknown, unknown][]
+      ] as FieldChange[]
     ).filter(([, l, d]) => l !== d);
     if (!sameCategories(fieldOf(app, 'syncCategories'), want.syncCategories))
       diffs.push(['syncCategories', fieldOf(app, 'syncCategories'), want.syncCategories]);
     // One PUT carries every change, with the store's key when it is known; the other entries only report.
     const put = () => api.put(`/api/v1/applications/${app.id}`, desiredBody(want, prowlarrUrl, keyOf(want.keyFrom), app));
-    diffs.forEach(([name, l, d], i) =>
-      drift.push({ app: 'prowlarr', field: `${field}.${name}`, live: l, declared: d, fix: i === 0 ? put : async () => undefined }),
-    );
+    drift.push(...changedFields('prowlarr', (name) => `${field}.${name}`, diffs, put));
     if (diffs.length > 0 || want.syncLevel === 'disabled') continue;
     // The key cannot be read back: the app's own test tells whether the manager takes the stored one.
     const tested = await secretTestDrift(api, { app: 'prowlarr', field, testPath: '/api/v1/applications/test', provider: app }, () =>

@@ -1,7 +1,7 @@
 /** Prowlarr's API (v1): per-indexer seed criteria, the apps it syncs indexers to, and backups. */
 import type { HttpClient } from './http.ts';
 import { applicationsDrift, type ProwlarrApplication } from './prowlarr-apps.ts';
-import type { Drift } from './drift.ts';
+import { backupDrift, changedFields, type BackupSettings, type Drift, type FieldChange } from './drift.ts';
 
 export interface ProwlarrSettings {
   app: 'prowlarr';
@@ -9,7 +9,7 @@ export interface ProwlarrSettings {
   prowlarrUrl: string;
   indexers: { name: string; seedRatio: number | null; seedTime: number | null }[];
   applications: ProwlarrApplication[];
-  backup: { intervalDays: number; retentionDays: number; folder: string };
+  backup: BackupSettings;
 }
 
 interface Indexer {
@@ -42,34 +42,21 @@ export async function prowlarrDrift(api: HttpClient, s: ProwlarrSettings, keyOf:
       [SEED_RATIO, want.seedRatio],
       [SEED_TIME, want.seedTime],
     ];
-    const changed = wanted.filter(([name, v]) => value(name) !== v);
+    const changed = wanted.filter(([name, v]) => value(name) !== v).map(([name, v]): FieldChange => [name, value(name), v]);
     const desired = {
       ...live,
       fields: [...live.fields.filter((f) => f.name !== SEED_RATIO && f.name !== SEED_TIME), ...wanted.map(([name, v]) => ({ name, value: v }))],
     };
-    changed.forEach(([name, v], i) =>
-      drift.push({
-        app: 'prowlarr',
-        field: `indexers[${want.name}].${name}`,
-        live: value(name),
-        declared: v,
-        fix: i === 0 ? () => api.put(`/api/v1/indexer/${live.id}`, desired) : async () => undefined,
-      }),
+    drift.push(
+      ...changedFields(
+        'prowlarr',
+        (name) => `indexers[${want.name}].${name}`,
+        changed,
+        () => api.put(`/api/v1/indexer/${live.id}`, desired),
+      ),
     );
   }
   drift.push(...(await applicationsDrift(api, { prowlarrUrl: s.prowlarrUrl, applications: s.applications, keyOf })));
-  const host = await api.get<Record<string, unknown>>('/api/v1/config/host');
-  const backup = { backupInterval: s.backup.intervalDays, backupRetention: s.backup.retentionDays, backupFolder: s.backup.folder };
-  Object.entries(backup)
-    .filter(([k, v]) => host[k] !== v)
-    .forEach(([k, v], i) =>
-      drift.push({
-        app: 'prowlarr',
-        field: `backup.${k}`,
-        live: host[k],
-        declared: v,
-        fix: i === 0 ? () => api.put(`/api/v1/config/host/${String(host.id)}`, { ...host, ...backup }) : async () => undefined,
-      }),
-    );
+  drift.push(...(await backupDrift(api, 'prowlarr', '/api/v1', s.backup)));
   return drift;
 }

@@ -1,6 +1,6 @@
 /** qBittorrent's WebUI API (v2): log in for a SID cookie, then read and set global preferences. */
 import { Unreachable } from './http.ts';
-import type { Drift } from './drift.ts';
+import { changedFields, type Drift, type FieldChange } from './drift.ts';
 
 export interface QbtSettings {
   app: 'qbittorrent';
@@ -70,11 +70,10 @@ export async function qbtDrift(client: QbtClient, s: QbtSettings): Promise<Drift
   const live = await client.preferences();
   const changed = Object.entries(s.preferences).filter(([k, v]) => live[k] !== v);
   const desired = Object.fromEntries(changed);
-  return changed.map(([k, v], i) => ({
-    app: 'qbittorrent',
-    field: `preferences.${k}`,
-    live: live[k],
-    declared: v,
-    fix: i === 0 ? () => client.setPreferences(desired) : async () => undefined,
-  }));
+  return changedFields(
+    'qbittorrent',
+    (k) => `preferences.${k}`,
+    changed.map(([k, v]): FieldChange => [k, live[k], v]),
+    () => client.setPreferences(desired),
+  );
 }

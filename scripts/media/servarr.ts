@@ -4,7 +4,7 @@
  * folders, the download client (download-client.ts), remote path mappings and backups.
  */
 import { downloadClientDrift, type DeclaredDownloadClient, type Login } from './download-client.ts';
-import type { Drift } from './drift.ts';
+import { backupDrift, type BackupSettings, type Drift } from './drift.ts';
 import { type HttpClient } from './http.ts';
 
 export interface ManagerSettings {
@@ -14,7 +14,7 @@ export interface ManagerSettings {
   rootFolders: string[];
   downloadClients: DeclaredDownloadClient[];
   remotePathMappings: { host: string; remotePath: string; localPath: string }[];
-  backup: { intervalDays: number; retentionDays: number; folder: string };
+  backup: BackupSettings;
 }
 
 /** The media management settings (hardlinks). */
@@ -74,24 +74,6 @@ async function remotePathDrift(api: HttpClient, s: ManagerSettings, app: string)
   return drift;
 }
 
-/** The app's own backup schedule and folder. */
-async function backupDrift(api: HttpClient, s: ManagerSettings, app: string): Promise<Drift[]> {
-  const drift: Drift[] = [];
-  const host = await api.get<Record<string, unknown> & { backupInterval: number; backupRetention: number; backupFolder: string }>('/api/v3/config/host');
-  const backup = { backupInterval: s.backup.intervalDays, backupRetention: s.backup.retentionDays, backupFolder: s.backup.folder };
-  const backupDiffs = Object.entries(backup).filter(([k, v]) => host[k] !== v);
-  backupDiffs.forEach(([k, v], i) =>
-    drift.push({
-      app,
-      field: `backup.${k}`,
-      live: host[k],
-      declared: v,
-      fix: i === 0 ? () => api.put(`/api/v3/config/host/${String(host.id)}`, { ...host, ...backup }) : async () => undefined,
-    }),
-  );
-  return drift;
-}
-
 /** `loginOf` gives a torrent client's login by its media-settings instance: the download client logs in with it. */
 export async function managerDrift(api: HttpClient, s: ManagerSettings, loginOf: (instance: string) => Login): Promise<Drift[]> {
   const app = s.instance;
@@ -99,6 +81,7 @@ export async function managerDrift(api: HttpClient, s: ManagerSettings, loginOf:
   const drift: Drift[] = [];
   for (const area of [mediaManagementDrift, rootFolderDrift]) drift.push(...(await area(api, s, app)));
   drift.push(...(await downloadClientDrift(api, s, loginOf)));
-  for (const area of [remotePathDrift, backupDrift]) drift.push(...(await area(api, s, app)));
+  drift.push(...(await remotePathDrift(api, s, app)));
+  drift.push(...(await backupDrift(api, app, '/api/v3', s.backup)));
   return drift;
 }
