@@ -9,19 +9,11 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
+import { goDurationSeconds } from '../../model/core/durations.ts';
 
 /** The operator's default refresh interval (ExternalSecret spec.refreshInterval), in seconds. */
 const DEFAULT_REFRESH_SECONDS = 3600;
 const DAY_SECONDS = 86_400;
-const UNIT_SECONDS: Readonly<Record<string, number>> = { h: 3600, m: 60, s: 1, ms: 0.001, us: 0.000001, µs: 0.000001, ns: 1e-9 };
-
-/** A Go duration (`1h`, `30m`, `1h30m`, `0`) in seconds; undefined when it is no duration. */
-export function durationSeconds(text: string): number | undefined {
-  if (text === '0') return 0;
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) return undefined;
-  return parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNIT_SECONDS[unit!]!, 0);
-}
 
 /** An ExternalSecret's reads of its store a day: each remote ref once per refresh; none when it never refreshes. */
 function readsPerDay(es: Resource): { reads: number; store: string } | { unreadable: string } {
@@ -30,7 +22,7 @@ function readsPerDay(es: Resource): { reads: number; store: string } | { unreada
   const store = `${ref.kind ?? 'SecretStore'}/${ref.name ?? ''}`;
   const refs = (Array.isArray(spec.data) ? spec.data.length : 0) + (Array.isArray(spec.dataFrom) ? spec.dataFrom.length : 0);
   if (spec.refreshPolicy === 'CreatedOnce' || spec.refreshPolicy === 'OnChange') return { reads: 0, store };
-  const interval = spec.refreshInterval === undefined ? DEFAULT_REFRESH_SECONDS : durationSeconds(scalarText(spec.refreshInterval));
+  const interval = spec.refreshInterval === undefined ? DEFAULT_REFRESH_SECONDS : goDurationSeconds(scalarText(spec.refreshInterval));
   if (interval === undefined) return { unreadable: `refreshInterval ${scalarText(spec.refreshInterval)} is no duration` };
   return { reads: interval === 0 ? 0 : (refs * DAY_SECONDS) / interval, store };
 }

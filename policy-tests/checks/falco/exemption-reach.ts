@@ -10,7 +10,8 @@ import { pinned, unwrap, type Expr } from '../../model/falco/expr.ts';
 import { exemptionsOf, IMAGE_FIELD, NAMESPACE_FIELD } from '../../model/falco/exemptions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { WORKLOAD_KINDS, workloadContainers, type ContainerRef } from '../../model/core/workloads.ts';
+import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
+import { mountedFile } from '../../model/cluster/mounted-files.ts';
 import { imageKey } from '../../model/repository/image-facts.ts';
 import { forEachTuning } from './tuning-checks.ts';
 
@@ -22,21 +23,14 @@ function namedBy(clause: Expr): { paths: string[]; images: string[]; namespaces:
   const named = { paths: [] as string[], images: [] as string[], namespaces: [] as string[] };
   for (const part of pinned(clause)) {
     const e = unwrap(part);
-    const values = e.kind === 'compare' ? [e.value] : e.kind === 'list' && e.op === 'in' ? e.items : [];
     if (e.kind !== 'compare' && e.kind !== 'list') continue;
+    const values = e.kind === 'compare' ? [e.value] : e.op === 'in' ? e.items : [];
     if (EXE_FIELDS.has(e.field) && ['=', '==', 'startswith', 'in'].includes(e.op)) named.paths.push(...values);
     else if (IMAGE_FIELD.test(e.field) && ['=', '==', 'in'].includes(e.op)) named.images.push(...values);
     else if (e.field === NAMESPACE_FIELD && ['=', '==', 'in'].includes(e.op)) named.namespaces.push(...values);
   }
   return named;
 }
-
-/** Whether `path` lies on a volume the container mounts. */
-const onVolume = (c: ContainerRef, path: string): boolean =>
-  ((c.container.volumeMounts ?? []) as { mountPath?: string }[]).some((m) => {
-    const at = (m.mountPath ?? '').replace(/\/+$/, '');
-    return at !== '' && (path === at || path.startsWith(`${at}/`));
-  });
 
 export const exemptionReachCheck: PolicyCheck = {
   id: 'falco-exemption-reachable',
@@ -47,7 +41,14 @@ export const exemptionReachCheck: PolicyCheck = {
   reads: { kinds: ['ConfigMap', ...WORKLOAD_KINDS], files: ['security/falco/facts/*'] },
   exemptible: false,
   run(ctx) {
-    const containers = [...workloadContainers(ctx.resources)].map(({ resource, c }) => ({ resource, c, image: imageKey(scalarText(c.container.image ?? '')) }));
+    const containers = [...workloadContainers(ctx.resources)].map(({ resource, pod, c }) => ({
+      resource,
+      c,
+      image: imageKey(scalarText(c.container.image ?? '')),
+      // A path under no volume mount is the image's own filesystem (mountedFile), where the rule looks.
+      onVolume: (path: string) =>
+        mountedFile({ repo: ctx.repo, resources: ctx.resources }, { spec: pod.spec, namespace: resource.namespace }, c.container, path).on !== 'image',
+    }));
     const running = (image: string, namespaces: string[]) =>
       containers.filter((x) => x.image === imageKey(image) && (namespaces.length === 0 || namespaces.includes(x.resource.namespace ?? '')));
     forEachTuning(ctx, (tuning, policy, fail) => {
@@ -58,7 +59,7 @@ export const exemptionReachCheck: PolicyCheck = {
           const { paths, images, namespaces } = namedBy(clause);
           for (const image of images) {
             const found = running(image, namespaces);
-            const dead = paths.filter((p) => found.length > 0 && found.every(({ c }) => onVolume(c, p)));
+            const dead = paths.filter((p) => found.length > 0 && found.every((x) => x.onVolume(p)));
             if (dead.length === 0) continue;
             const where = clauses.length > 1 ? ` (alternative ${n + 1})` : '';
             fail(

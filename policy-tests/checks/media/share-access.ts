@@ -63,13 +63,14 @@ export const shareAccessCheck: PolicyCheck = {
       const written = folders.filter((f) => !byHand.has(f) && table.has(f));
       const writers = writersOf(ctx, share, written);
       for (const w of writers) {
-        const refused = w.sees.filter((folder) => mayWriteIn(w.runAs, table.get(folder)!) === false);
+        const verdicts = new Map(w.sees.map((folder) => [folder, mayWriteIn(w.runAs, table.get(folder)!)]));
+        const refused = w.sees.filter((folder) => verdicts.get(folder) === false);
         if (refused.length > 0)
           ctx.fail(
             { resource: w.resource, path: w.at },
             `${w.name} runs as ${described(w.runAs)}, and may not write ${refused.map((f) => `${f} (${ownership(table.get(f)!)})`).join(', ')}, as media-folders makes them: every file it must put there is refused`,
           );
-        for (const folder of w.sees.filter((f) => mayWriteIn(w.runAs, table.get(f)!) === undefined))
+        for (const folder of w.sees.filter((f) => verdicts.get(f) === undefined))
           ctx.notJudged(
             { resource: w.resource, path: w.at },
             `whether ${w.name} may write ${folder} (${ownership(table.get(folder)!)}) turns on the primary group its image gives uid ${w.runAs.uid}, which the repository does not state`,

@@ -6,3 +6,13 @@ export function durationMs(text: unknown): number {
   for (const [, n, unit] of text.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)) total += Number(n) * units[unit!]!;
   return total;
 }
+
+const GO_UNIT_SECONDS: Readonly<Record<string, number>> = { h: 3600, m: 60, s: 1, ms: 0.001, us: 0.000001, µs: 0.000001, ns: 1e-9 };
+
+/** A Go duration (time.ParseDuration: `1h`, `30m`, `1h30m`, `1.5h`, `0`), as Kubernetes objects write them, in seconds; undefined when malformed. */
+export function goDurationSeconds(text: string): number | undefined {
+  if (text === '0') return 0;
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) return undefined;
+  return parts.reduce((sum, [, n, unit]) => sum + Number(n) * GO_UNIT_SECONDS[unit!]!, 0);
+}

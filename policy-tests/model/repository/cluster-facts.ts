@@ -10,6 +10,7 @@ import { readCni, type CniFacts } from './cni.ts';
 import { readNodeNetwork, type NodeNetwork } from './node-network.ts';
 import type { Resource } from '../core/manifest.ts';
 import { perObject } from '../core/per-object.ts';
+import { compareReleases } from '../core/workloads.ts';
 
 export const CLUSTER_FACTS_FILE = 'clusters/home/cluster-facts.yaml';
 export const CLUSTER_FACTS_NAME = 'cluster-facts';
@@ -276,15 +277,13 @@ export function talosRunsKubernetes(facts: Pick<ClusterFacts, 'talosVersion' | '
   minor: string;
   row?: TalosKubernetes;
 } {
-  const [talos, kubernetes] = [SEMVER.exec(facts.talosVersion), SEMVER.exec(facts.kubernetesVersion)];
+  const talos = SEMVER.exec(facts.talosVersion);
   const minor = talos ? `${talos[1]}.${talos[2]}` : facts.talosVersion;
   const row = facts.talosKubernetes.find((r) => r.talos === minor);
+  const kubernetes = parseKubernetesVersion(facts.kubernetesVersion)?.version;
   if (!row || !kubernetes) return { verdict: 'unknown', minor };
-  const triple = (m: RegExpExecArray) => [Number(m[1]), Number(m[2]), Number(m[3])];
-  const compare = (a: number[], b: number[]) => a.map((x, i) => x - b[i]!).find((d) => d !== 0) ?? 0;
-  const version = triple(kubernetes);
-  if (compare(version, triple(SEMVER.exec(row.from)!)) < 0) return { verdict: 'too old', minor, row };
-  if (compare(version, triple(SEMVER.exec(row.below)!)) >= 0) return { verdict: 'too new', minor, row };
+  if (compareReleases(kubernetes, row.from) < 0) return { verdict: 'too old', minor, row };
+  if (compareReleases(kubernetes, row.below) >= 0) return { verdict: 'too new', minor, row };
   return { verdict: 'runs', minor, row };
 }
 

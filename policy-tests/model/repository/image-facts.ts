@@ -96,6 +96,8 @@ const isEnvName = (name: unknown, star: 'one' | 'optional'): boolean =>
 const isList = (value: unknown, item: (v: unknown) => boolean): boolean => Array.isArray(value) && value.length > 0 && value.every(item);
 const isPathList = (paths: unknown): boolean => isList(paths, (p) => typeof p === 'string' && p.startsWith('/'));
 const isStringList = (list: unknown): boolean => isList(list, (v) => typeof v === 'string' && v !== '');
+/** An image's name without a tag. */
+const isImageName = (v: unknown): boolean => typeof v === 'string' && v !== '' && imageParts(v).tag === undefined;
 const fieldsOf = (value: unknown): Record<string, unknown> => (value ?? {}) as Record<string, unknown>;
 const isPattern = (text: string): boolean => {
   if (!text.startsWith('^') || !text.endsWith('$')) return false;
@@ -141,11 +143,11 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     says: 'tagPattern is a regular expression, anchored with ^ and $, that every tag the image is published under matches',
   },
   movedTo: {
-    valid: (v) => typeof v === 'string' && imageParts(v).tag === undefined && v !== '',
+    valid: isImageName,
     says: 'movedTo names the image, without a tag, that the publisher pushes now',
   },
   releasedWith: {
-    valid: (v) => typeof v === 'string' && imageParts(v).tag === undefined && v !== '',
+    valid: isImageName,
     says: 'releasedWith names the image, without a tag, that this one works with only at the same release',
   },
   apiKey: { valid: (v) => isEnvName(v, 'optional') && !String(v).includes('*'), says: 'apiKey names the variable the app reads its own API key from' },

@@ -3,7 +3,8 @@
  * refresh, an ExternalSecret with no interval (the operator's 1h), and a store the facts give no limit.
  */
 import { describe, expect, it } from 'vitest';
-import { durationSeconds, storeBudgetCheck } from '../../checks/closure/store-budget.ts';
+import { storeBudgetCheck } from '../../checks/closure/store-budget.ts';
+import { goDurationSeconds } from '../../model/core/durations.ts';
 import { runChecks } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { findFactsResource, readClusterFacts } from '../../model/repository/cluster-facts.ts';
@@ -36,10 +37,10 @@ const judge = (...extra: Resource[]) =>
 
 describe('secret-store-budget beyond the mutation list', () => {
   it('reads Go durations as the operator does', () => {
-    expect([durationSeconds('1h'), durationSeconds('24h'), durationSeconds('1h30m'), durationSeconds('90s'), durationSeconds('0')]).toEqual([
+    expect([goDurationSeconds('1h'), goDurationSeconds('24h'), goDurationSeconds('1h30m'), goDurationSeconds('90s'), goDurationSeconds('0')]).toEqual([
       3600, 86400, 5400, 90, 0,
     ]);
-    expect([durationSeconds('1 hour'), durationSeconds('1d'), durationSeconds('')]).toEqual([undefined, undefined, undefined]);
+    expect([goDurationSeconds('1 hour'), goDurationSeconds('1d'), goDurationSeconds('')]).toEqual([undefined, undefined, undefined]);
   });
 
   it("counts an ExternalSecret with no interval at the operator's 1h, and passes the repository at 24h", () => {
