@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runCommand, type CommandIo } from '../lib/command.ts';
 import { runToEnd } from '../lib/exec.ts';
+import { printable } from '../../policy-tests/index.ts';
 import { coverage, EXEMPTIONS_FILE, parseExemptions, type Coverage } from './coverage.ts';
 import { findRepositoryPins, type Pin } from './pins.ts';
 import { extractDeps, RENOVATE_CONFIG_FILE, validateConfig, type ExtractedDep } from './renovate.ts';
@@ -49,7 +50,9 @@ export async function inspectRenovate(root: string, progress: (line: string) => 
 }
 
 /** The report of an inspection, one line each, and its exit status. */
-export function report(inspection: Inspection, out: (line: string) => void): number {
+export function report(inspection: Inspection, print: (line: string) => void): number {
+  // File names, pins and image names come from the pull request: a control character in one must not forge a line.
+  const out = (line: string) => print(printable(line));
   for (const p of inspection.problems) out(`INVALID  ${p}`);
   if (!('result' in inspection)) return 1;
   const { pins, result } = inspection;

@@ -297,6 +297,18 @@ describe('renovate:check on a file git does not track', () => {
   });
 });
 
+describe('renovate:check on names a pull request wrote', () => {
+  it('shows a control character in a file name as an escape, so it cannot forge a line of the report', () => {
+    const pin = { file: 'apps/x\u001b[2K\rvalid/values.yaml', line: 3, key: 'tag', text: 'ghcr.io/x/y:1.2.3', version: '1.2.3' };
+    const lines: string[] = [];
+    report(
+      { problems: [], pins: [pin], deps: [], result: { covered: [], exempt: [], uncovered: [pin], unusedExemptions: [] }, untracked: new Set(), split: [] },
+      (l) => lines.push(l),
+    );
+    expect(lines[1]).toMatch(/^UNCOVERED apps\/x\\u001b\[2K\\u000dvalid\/values\.yaml:3: /);
+  });
+});
+
 describe('renovate:check on images released together that Renovate would propose apart', () => {
   it('names the pair, the facts file and the groups, and fails', () => {
     const lines: string[] = [];
