@@ -1,74 +1,124 @@
 /**
- * An exemption must be able to act (S8). "Drop and execute new binary in
- * container" and any rule like it fire only for an executable in the
- * container's overlay upper layer: a file written into the container's own
- * filesystem. A binary on a volume never trips them, so an exemption by a path
- * that lies on a volume in every container of the image exempts nothing, and
- * reads as if something noisy were known and tamed.
+ * An exemption must be able to act (S8): it names what its image does, where
+ * the rule looks.
+ *
+ * What the image does: an alternative that names an image exempts only what
+ * that image's facts say its normal work trips (`trips`: the rule, the process
+ * and its executable, read from the image's build). One that names a process
+ * the image never runs, or a rule it never trips, exempts nothing today and
+ * reads as if something noisy were known and tamed; worse, it would silently
+ * exempt whatever later runs under that name.
+ *
+ * Where the rule looks: "Drop and execute new binary in container" and any
+ * rule like it fire only for an executable in the container's overlay upper
+ * layer, a file written into the container's own filesystem. A binary on a
+ * volume never trips them, so an exemption by a path that lies on a volume in
+ * every container of the image exempts nothing.
  */
-import { pinned, unwrap, type Expr } from '../../model/falco/expr.ts';
-import { exemptionsOf, IMAGE_FIELD, NAMESPACE_FIELD } from '../../model/falco/exemptions.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import type { Expr } from '../../model/falco/expr.ts';
+import { exemptionsOf, namedBy, namesExe, tunedRule, type Named } from '../../model/falco/exemptions.ts';
+import type { TuningItem } from '../../model/falco/tuning.ts';
+import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
 import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
 import { mountedFile } from '../../model/cluster/mounted-files.ts';
-import { imageKey } from '../../model/repository/image-facts.ts';
-import { forEachTuning } from './tuning-checks.ts';
+import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
+import { forEachTuning, type Fail } from './tuning-checks.ts';
+import type { TuningFile } from '../../model/falco/tuning.ts';
 
-/** The executable's path, as the upper-layer rules report it. */
-const EXE_FIELDS = new Set(['proc.exepath', 'proc.exe']);
+/** One alternative of one exemption, with what it names and how a finding points at it. */
+interface Alternative {
+  item: TuningItem;
+  named: Named;
+  /** The upstream rule it tunes, when the tuning policy knows it. */
+  rule: string | undefined;
+  /** " (alternative 2)" where the exemption has several. */
+  where: string;
+  fail: (message: string) => void;
+  /** Where the alternative stands, for what is not judged. */
+  place: FailurePlace;
+}
 
-/** What one alternative names: the executables' paths (a prefix, or the path), the images and the namespaces. */
-function namedBy(clause: Expr): { paths: string[]; images: string[]; namespaces: string[] } {
-  const named = { paths: [] as string[], images: [] as string[], namespaces: [] as string[] };
-  for (const part of pinned(clause)) {
-    const e = unwrap(part);
-    if (e.kind !== 'compare' && e.kind !== 'list') continue;
-    const values = e.kind === 'compare' ? [e.value] : e.op === 'in' ? e.items : [];
-    if (EXE_FIELDS.has(e.field) && ['=', '==', 'startswith', 'in'].includes(e.op)) named.paths.push(...values);
-    else if (IMAGE_FIELD.test(e.field) && ['=', '==', 'in'].includes(e.op)) named.images.push(...values);
-    else if (e.field === NAMESPACE_FIELD && ['=', '==', 'in'].includes(e.op)) named.namespaces.push(...values);
+function alternativesOf(tuning: TuningFile, exemption: { item: TuningItem; clauses: Expr[] }, rule: string | undefined, fail: Fail): Alternative[] {
+  const { item, clauses } = exemption;
+  return clauses.map((clause, n) => ({
+    item,
+    named: namedBy(clause),
+    rule,
+    where: clauses.length > 1 ? ` (alternative ${n + 1})` : '',
+    fail: (message) => fail(tuning, [item.index, 'condition'], message),
+    place: { file: tuning.file, ...tuning.at([item.index, 'condition']) },
+  }));
+}
+
+/** Each image the alternative names exempts only a process and executable its facts say trip the rule. */
+function heldToFacts(ctx: CheckContext, alt: Alternative): void {
+  const { needs } = repoImageNeeds(ctx.repo);
+  const label = `${alt.item.type} "${alt.item.name}"${alt.where}`;
+  for (const image of alt.named.images) {
+    if (alt.rule === undefined) {
+      ctx.notJudged(alt.place, `${label} names ${image}, but which rule that hook tunes is not in the tuning policy, so whether ${image} trips it is not read`);
+      continue;
+    }
+    const facts = needs.get(imageKey(image));
+    const trips = (facts?.trips ?? []).filter((t) => t.rule === alt.rule);
+    const said = facts ? `its image facts (${facts.file}) say it trips no "${alt.rule}"` : `no image facts (${IMAGE_FACTS_GLOB}) say it trips "${alt.rule}"`;
+    if (trips.length === 0) {
+      alt.fail(`${label} exempts ${image}, but ${said}: the alternative exempts what nothing has read the image to do`);
+      continue;
+    }
+    const known = trips.map((t) => `${t.process} (${t.exe})`).join(', ');
+    for (const process of alt.named.processes.filter((p) => !trips.some((t) => t.process === p)))
+      alt.fail(`${label} exempts process ${process} in ${image}, which trips "${alt.rule}" only as ${known} (${facts!.file}): the alternative exempts nothing`);
+    for (const exe of alt.named.exes.filter((x) => !trips.some((t) => namesExe(x, t.exe))))
+      alt.fail(
+        `${label} exempts ${exe.prefix ? 'executables under ' : ''}${exe.value} in ${image}, which trips "${alt.rule}" only as ${known} (${facts!.file}): the alternative exempts nothing`,
+      );
   }
-  return named;
+}
+
+/** A rule that watches only the upper layer never sees a path that lies on a volume in every container of the image. */
+function seenByTheRule(ctx: CheckContext, alt: Alternative, upperLayerRule: string): void {
+  for (const image of alt.named.images) {
+    const found = [...workloadContainers(ctx.resources)].filter(
+      ({ resource, c }) =>
+        imageKey(scalarText(c.container.image ?? '')) === imageKey(image) &&
+        (alt.named.namespaces.length === 0 || alt.named.namespaces.includes(resource.namespace ?? '')),
+    );
+    // A path under no volume mount is the image's own filesystem (mountedFile), where the rule looks.
+    const onVolume = (path: string) =>
+      found.every(
+        ({ resource, pod, c }) =>
+          mountedFile({ repo: ctx.repo, resources: ctx.resources }, { spec: pod.spec, namespace: resource.namespace }, c.container, path).on !== 'image',
+      );
+    const dead = found.length === 0 ? [] : alt.named.exes.map((x) => x.value).filter(onVolume);
+    if (dead.length > 0)
+      alt.fail(
+        `macro "${alt.item.name}"${alt.where} exempts ${dead.join(', ')} in ${image}, which lies on a volume in every container that runs it (${found.map(({ resource, c }) => `${resource.name}/${c.name}`).join(', ')}): "${upperLayerRule}" fires only for an executable in the container's own filesystem, so the alternative exempts nothing`,
+      );
+  }
 }
 
 export const exemptionReachCheck: PolicyCheck = {
   id: 'falco-exemption-reachable',
   description:
-    'An exemption of a rule that fires only for an executable in the container’s own filesystem (the overlay upper layer: "Drop and execute new binary in container", upperLayerHooks in the tuning policy) names a path that rule can see: one that lies on a volume in every container of the image it names exempts nothing, since a binary on a volume never trips the rule (S8).',
+    'An exemption can act: each alternative that names an image exempts only a rule, a process (proc.name) and an executable (proc.exepath) that the image’s facts say its normal work trips (trips, read from its build), and an exemption of a rule that fires only for an executable in the container’s own filesystem (the overlay upper layer: "Drop and execute new binary in container", upperLayerHooks in the tuning policy) names a path that rule can see, not one that lies on a volume in every container of the image. Otherwise it exempts nothing today, and later whatever runs under that name (S8).',
   invariants: ['S8'],
-  remediation: 'remove the alternative, or name the path in the container’s own filesystem that the alert reports (proc.exepath)',
-  reads: { kinds: ['ConfigMap', ...WORKLOAD_KINDS], files: ['security/falco/facts/*'] },
+  remediation:
+    'remove the alternative; or name the process and executable the alert reports (proc.name, proc.exepath), in the container’s own filesystem, and record in the image’s facts which rule its normal work trips, as which process and executable, and where in its build that is read',
+  reads: { kinds: ['ConfigMap', ...WORKLOAD_KINDS], files: ['security/falco/facts/*', IMAGE_FACTS_GLOB] },
   exemptible: false,
   run(ctx) {
-    const containers = [...workloadContainers(ctx.resources)].map(({ resource, pod, c }) => ({
-      resource,
-      c,
-      image: imageKey(scalarText(c.container.image ?? '')),
-      // A path under no volume mount is the image's own filesystem (mountedFile), where the rule looks.
-      onVolume: (path: string) =>
-        mountedFile({ repo: ctx.repo, resources: ctx.resources }, { spec: pod.spec, namespace: resource.namespace }, c.container, path).on !== 'image',
-    }));
-    const running = (image: string, namespaces: string[]) =>
-      containers.filter((x) => x.image === imageKey(image) && (namespaces.length === 0 || namespaces.includes(x.resource.namespace ?? '')));
     forEachTuning(ctx, (tuning, policy, fail) => {
-      for (const { item, clauses } of exemptionsOf(tuning, policy)) {
-        const rule = policy.upperLayerHooks[item.name];
-        if (item.type !== 'macro' || rule === undefined) continue;
-        clauses.forEach((clause, n) => {
-          const { paths, images, namespaces } = namedBy(clause);
-          for (const image of images) {
-            const found = running(image, namespaces);
-            const dead = paths.filter((p) => found.length > 0 && found.every((x) => x.onVolume(p)));
-            if (dead.length === 0) continue;
-            const where = clauses.length > 1 ? ` (alternative ${n + 1})` : '';
-            fail(
-              tuning,
-              [item.index, 'condition'],
-              `macro "${item.name}"${where} exempts ${dead.join(', ')} in ${image}, which lies on a volume in every container that runs it (${found.map(({ resource, c }) => `${resource.name}/${c.name}`).join(', ')}): "${rule}" fires only for an executable in the container's own filesystem, so the alternative exempts nothing`,
-            );
-          }
-        });
+      for (const exemption of exemptionsOf(tuning, policy)) {
+        const rule = tunedRule(exemption.item, policy);
+        // An append to a rule the policy does not list is refused whole by falco-hooks-only.
+        if (exemption.item.type === 'rule' && rule === undefined) continue;
+        for (const alt of alternativesOf(tuning, exemption, rule, fail)) {
+          heldToFacts(ctx, alt);
+          const upperLayerRule = policy.upperLayerHooks[exemption.item.name];
+          if (exemption.item.type === 'macro' && upperLayerRule !== undefined) seenByTheRule(ctx, alt, upperLayerRule);
+        }
       }
     });
   },

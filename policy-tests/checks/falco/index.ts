@@ -7,8 +7,9 @@ import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.
 import { falcoChartChecks } from './chart-checks.ts';
 import { falcoTuningChecks } from './tuning-checks.ts';
 import { exemptionReachCheck } from './exemption-reach.ts';
+import { knownNoiseCheck } from './known-noise.ts';
 import { SECURITY_INVARIANTS } from './invariants.ts';
 
-export const falcoChecks: PolicyCheck[] = [...falcoTuningChecks, exemptionReachCheck, ...falcoChartChecks];
+export const falcoChecks: PolicyCheck[] = [...falcoTuningChecks, exemptionReachCheck, knownNoiseCheck, ...falcoChartChecks];
 
 export const falcoArea: Area = staticArea('falco', falcoChecks, SECURITY_INVARIANTS);

@@ -81,6 +81,53 @@ export function pins(clause: Expr): { fields: Set<string>; images: string[] } {
   return { fields, images };
 }
 
+/** The executable's path, as the rules report it (proc.exepath; proc.exe where it is a path). */
+const EXE_FIELDS = new Set(['proc.exepath', 'proc.exe']);
+/** The operators by which an alternative names values outright (a prefix for startswith): what can be held to facts. */
+const NAMING_OPS = new Set(['=', '==', 'startswith', 'in']);
+
+/** One value an alternative names: `startswith` names a prefix, every other operator the value itself. */
+export interface NamedValue {
+  value: string;
+  prefix: boolean;
+}
+
+/** What one alternative names outright, field by field: the processes, executables, images and namespaces. */
+export interface Named {
+  processes: string[];
+  exes: NamedValue[];
+  images: string[];
+  namespaces: string[];
+}
+
+export function namedBy(clause: Expr): Named {
+  const named: Named = { processes: [], exes: [], images: [], namespaces: [] };
+  for (const part of pinned(clause)) {
+    const e = unwrap(part);
+    if ((e.kind !== 'compare' && e.kind !== 'list') || !NAMING_OPS.has(e.op)) continue;
+    const values = e.kind === 'compare' ? [e.value] : e.items;
+    if (EXE_FIELDS.has(e.field)) named.exes.push(...values.map((value) => ({ value, prefix: e.op === 'startswith' })));
+    else if (e.op === 'startswith') continue;
+    else if (e.field === 'proc.name') named.processes.push(...values);
+    else if (IMAGE_FIELD.test(e.field)) named.images.push(...values);
+    else if (e.field === NAMESPACE_FIELD) named.namespaces.push(...values);
+  }
+  return named;
+}
+
+/** Whether a named executable (a path, or a prefix) takes in this path. */
+export const namesExe = (named: NamedValue, path: string): boolean => (named.prefix ? path.startsWith(named.value) : path === named.value);
+
+/**
+ * The upstream rule an exemption tunes: the rule its condition is appended to (one the policy lets be appended to:
+ * ruleAppendAllowed), or the rule of a hook the tuning policy maps to one (upperLayerHooks). A hook of several
+ * rules, or one the policy does not map, gives none.
+ */
+export function tunedRule(item: TuningItem, policy: FalcoPolicy): string | undefined {
+  if (item.type === 'rule') return item.name in policy.ruleAppendAllowed ? item.name : undefined;
+  return item.type === 'macro' ? policy.upperLayerHooks[item.name] : undefined;
+}
+
 export function isGeneric(image: string, policy: FalcoPolicy): boolean {
   const bare = image.replace(/[:@].*$/, '');
   return policy.genericImages.some((g) => g === bare || g.startsWith(bare));

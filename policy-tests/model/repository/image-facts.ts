@@ -63,8 +63,19 @@ export interface ImageNeeds {
    * like `key` (the API key it sends there), `*` the same text in both.
    */
   keyFor?: { url: string; key: string }[];
+  /**
+   * The upstream Falco rules its normal work trips, each with the process (proc.name) and the executable
+   * (proc.exepath) that trip it: what an exemption may name, and what one must scope.
+   */
+  trips?: FalcoTrip[];
   /** Where in the image's build that is read. */
   source: string;
+}
+
+export interface FalcoTrip {
+  rule: string;
+  process: string;
+  exe: string;
 }
 
 export interface EnvNeed {
@@ -158,6 +169,14 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
         return isEnvName(url, 'optional') && isEnvName(key, 'optional') && String(url).includes('*') === String(key).includes('*');
       }),
     says: 'keyFor lists {url, key}: the variable naming an app it calls and the one holding the API key it sends there, both with one * standing for the same text, or neither',
+  },
+  trips: {
+    valid: (v) =>
+      isList(v, (t) => {
+        const { rule, process, exe } = fieldsOf(t);
+        return isStringList([rule, process]) && isPathList([exe]);
+      }),
+    says: 'trips lists {rule, process, exe}: an upstream Falco rule its normal work trips, the process name and the absolute path of the executable that trips it',
   },
   envSince: {
     valid: (v) =>

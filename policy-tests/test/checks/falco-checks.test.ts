@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { disjuncts, parseAppend, parseCondition, pinned } from '../../model/falco/expr.ts';
 import { normalizeRuleName } from '../../model/falco/tuning.ts';
+import { namedBy, namesExe } from '../../model/falco/exemptions.ts';
 import { copyRepo, describeFindings, type RepoCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { TUNING } from '../mutations/edits.ts';
@@ -21,10 +22,15 @@ afterEach(() => copy.reset());
 afterAll(() => copy?.dispose());
 
 describe('the real tuning file', () => {
-  it('passes, with its VPN exemption, and with a scoped exemption of a generic image added the way the README shows', async () => {
+  it('passes, with its speaker exemption, and with a scoped exemption of a generic image added the way the README shows', async () => {
     const text = copy.read(TUNING);
-    for (const needle of ['gluetun', 'k8s.ns.name = media-vpn']) expect(text).toContain(needle);
+    for (const needle of ['quay.io/metallb/speaker', 'k8s.ns.name = metallb-system']) expect(text).toContain(needle);
     expect(describeFindings(await copy.gate())).toBe('(no findings)');
+    // The README's second step: the image's facts say what its normal work trips, and where in its build that is read.
+    copy.write(
+      'apps/media/facts/images.yaml',
+      `${copy.read('apps/media/facts/images.yaml')}  - image: docker.io/library/busybox\n    trips:\n      - { rule: Drop and execute new binary in container, process: truncate, exe: /usr/local/bin/truncate }\n    source: "the media job's own truncate, copied into /usr/local/bin/ at start"\n`,
+    );
     copy.edit(TUNING, 0, (d) =>
       d.setIn(
         ['data', 'homelab-tuning.yaml'],
@@ -50,6 +56,17 @@ describe('Falco condition parser', () => {
     expect(appended.kind).toBe('and');
     if (appended.kind !== 'and' || appended.right.kind !== 'not') throw new Error('shape');
     expect(disjuncts(appended.right.expr)).toHaveLength(2);
+  });
+
+  it('reads what an alternative names outright, field by field, and holds an executable to a named path or prefix', () => {
+    const named = namedBy(
+      parseCondition(
+        'proc.name in (a, b) and proc.exepath startswith /opt/ and container.image.repository = x/y and k8s.ns.name = ns and fd.name startswith /etc/ and not proc.name = c and proc.pname pmatch (/usr)',
+      ),
+    );
+    expect(named).toEqual({ processes: ['a', 'b'], exes: [{ value: '/opt/', prefix: true }], images: ['x/y'], namespaces: ['ns'] });
+    expect(namesExe(named.exes[0]!, '/opt/bin/a')).toBe(true);
+    expect(namesExe({ value: '/speaker', prefix: false }, '/speaker2')).toBe(false);
   });
 
   it('reports malformed conditions instead of guessing', () => {

@@ -1,7 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/closure/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { lineOf } from '../support/helpers.ts';
-import { after, COPY_COMPONENT, swap, inFile, STORE, CLASSES, PORTFOLIO_INGRESS, PORTFOLIO_DEPLOYMENT, removeApp } from './edits.ts';
+import { after, COPY_COMPONENT, swap, inFile, STORE, CLASSES, PORTFOLIO_INGRESS, PORTFOLIO_DEPLOYMENT, removeApp, TUNING } from './edits.ts';
 
 export const closureMutations: Mutation[] = [
   // Per-kind closure.
@@ -17,8 +17,11 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-load-balancer',
-    why: 'the MetalLB platform app removed, so the proxies get no address',
-    mutate: removeApp('apps/platform/metallb', 'metallb'),
+    why: 'the MetalLB platform app removed (with its speaker’s Falco exemption), so the proxies get no address',
+    mutate: (c) => {
+      removeApp('apps/platform/metallb', 'metallb')(c);
+      swap(TUNING, /    - rule: Packet socket created in container\n[^]*?condition: append\n/, '')(c);
+    },
     at: inFile('apps/platform/ingress-private/application.yaml', 'requires-load-balancer'),
   },
   {

@@ -4,7 +4,7 @@ import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { readFileSync } from 'node:fs';
 import { type RepoCopy } from '../support/helpers.ts';
-import { TUNING, FALCO_VALUES, SIDEKICK_VALUES, EGRESS } from './edits.ts';
+import { after, inFile, swap, TUNING, FALCO_VALUES, SIDEKICK_VALUES, EGRESS } from './edits.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/falco/${name}`, import.meta.url), 'utf8');
 
@@ -29,6 +29,7 @@ const fixtures: [string, string, string][] = [
   ['boundary-hook-image.yaml', 'falco-boundary-armed', '- list: allowed_container_images_loading_kernel_module'],
   ['syntax.yaml', 'falco-tuning-syntax', 'condition: (proc.name in (sonarr, radarr)'],
   ['reach-volume-path.yaml', 'falco-exemption-reachable', '- macro: known_drop_and_execute_activities'],
+  ['reach-unread-process.yaml', 'falco-exemption-reachable', 'proc.name = openvpn'],
 ];
 
 /** The fixtures as mutations: appended to the real tuning file, the finding within a few lines of the offending item. */
@@ -39,7 +40,29 @@ const fixtureMutations: Mutation[] = fixtures.map(([name, check, needle]) => ({
   at: (c) => ({ file: TUNING, line: lineOf(c, TUNING, needle), within: 4 }),
 }));
 
+const MEDIA_IMAGE_FACTS = 'apps/media/facts/images.yaml';
+const GLUETUN = 'apps/media/gluetun/deployment.yaml';
+/** The gluetun entry of the media image facts, given a `trips` entry that names `rule`. */
+const gluetunTrips = (rule: string) =>
+  swap(
+    MEDIA_IMAGE_FACTS,
+    '  - image: qmcgaw/gluetun\n',
+    `  - image: qmcgaw/gluetun\n    trips:\n      - { rule: ${rule}, process: gluetun-entrypoint, exe: /gluetun-entrypoint }\n`,
+  );
+
 export const falcoMutations: Mutation[] = [
+  {
+    check: 'falco-known-noise-tuned',
+    why: 'the VPN image is read to open a packet socket at start, and nothing tunes it: each restart posts to the chat channel',
+    mutate: gluetunTrips('Packet socket created in container'),
+    at: inFile(GLUETUN, 'image: docker.io/qmcgaw/gluetun:'),
+  },
+  {
+    check: 'falco-known-noise-tuned',
+    why: 'an image fact names a rule the pinned ruleset does not have',
+    mutate: gluetunTrips('Packet socket created in a container'),
+    at: after(MEDIA_IMAGE_FACTS, 'image: qmcgaw/gluetun', 'Packet socket created in a container'),
+  },
   {
     check: 'falco-boundary-armed',
     why: 'the repo’s own escape rule is removed',

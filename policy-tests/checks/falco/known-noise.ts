@@ -1,0 +1,66 @@
+/**
+ * Known noise is tuned where it is known (S2, S8). An image whose facts say its
+ * normal work trips an upstream rule (`trips`: a speaker answering ARP opens a
+ * packet socket at every start) posts that rule to the chat channel each time,
+ * and a channel that speaks at every restart is one nobody reads when it
+ * matters. So every container of such an image is covered by an exemption of
+ * that rule scoped to it: its image, its process, its namespace. And a fact
+ * can only name a rule the pinned ruleset has.
+ */
+import { exemptionsOf, namedBy, namesExe, tunedRule, type Named } from '../../model/falco/exemptions.ts';
+import { loadFalcoPolicy } from '../../model/falco/policy.ts';
+import { tuningFiles } from '../../model/falco/tuning.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
+import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, type FalcoTrip } from '../../model/repository/image-facts.ts';
+
+/** Whether an alternative exempts this trip of this image in this namespace. */
+function covers(named: Named, image: string, namespace: string, trip: FalcoTrip): boolean {
+  return (
+    named.images.some((i) => imageKey(i) === image) &&
+    (named.processes.length === 0 || named.processes.includes(trip.process)) &&
+    (named.exes.length === 0 || named.exes.some((x) => namesExe(x, trip.exe))) &&
+    (named.namespaces.length === 0 || named.namespaces.includes(namespace))
+  );
+}
+
+export const knownNoiseCheck: PolicyCheck = {
+  id: 'falco-known-noise-tuned',
+  description: `Every container of an image whose facts say its normal work trips an upstream Falco rule (trips, in ${IMAGE_FACTS_GLOB}: the rule, the process, the executable) is covered by an exemption of that rule scoped to its image, process and namespace; otherwise each start of it posts the rule to the chat channel, and real alerts drown in what is known. The rule each fact names is one the pinned ruleset has (S2, S8).`,
+  invariants: ['S2', 'S8'],
+  remediation:
+    'add an exemption of the rule for that image, process, executable and namespace to the tuning file, through the rule’s hook (README "Adding an exemption the right way"); or correct the image’s facts',
+  reads: { kinds: ['ConfigMap', ...WORKLOAD_KINDS], files: ['security/falco/facts/*', IMAGE_FACTS_GLOB] },
+  exemptible: false,
+  run(ctx) {
+    const { policy } = loadFalcoPolicy(ctx.repo);
+    // Without the policy the tuning checks already fail, each at its cause.
+    if (!policy) return;
+    const { needs } = repoImageNeeds(ctx.repo);
+    const alternatives = tuningFiles(ctx.repo).flatMap((tuning) =>
+      exemptionsOf(tuning, policy).flatMap((e) => e.clauses.map((clause) => ({ rule: tunedRule(e.item, policy), named: namedBy(clause) }))),
+    );
+    for (const facts of needs.values())
+      (facts.trips ?? []).forEach((trip, n) => {
+        if (policy.upstream.rules.has(trip.rule)) return;
+        const data = ctx.repo.dataFiles.get(facts.file)!;
+        const entry = ((data.data as { images: { image?: unknown }[] }).images ?? []).findIndex((e) => imageKey(scalarText(e?.image ?? '')) === facts.image);
+        ctx.fail(
+          { data, path: ['images', entry, 'trips', n, 'rule'] },
+          `${facts.image}: trips ${n + 1} names rule "${trip.rule}", which falco-rules ${policy.upstream.version} does not have: no exemption can be held to it`,
+        );
+      });
+    for (const { resource, c } of workloadContainers(ctx.resources)) {
+      const image = imageKey(scalarText(c.container.image ?? ''));
+      const namespace = resource.namespace ?? '';
+      for (const trip of needs.get(image)?.trips ?? []) {
+        if (alternatives.some((a) => a.rule === trip.rule && covers(a.named, image, namespace, trip))) continue;
+        ctx.fail(
+          { resource, path: [...c.at, 'image'] },
+          `container ${c.name} runs ${image}, whose normal work trips "${trip.rule}" as ${trip.process} (${trip.exe}; ${needs.get(image)!.file}), and no exemption of that rule covers it in ${namespace}: every start of it posts the rule to the chat channel`,
+        );
+      }
+    }
+  },
+};
