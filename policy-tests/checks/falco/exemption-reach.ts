@@ -77,6 +77,19 @@ function heldToFacts(ctx: CheckContext, alt: Alternative): void {
   }
 }
 
+/**
+ * Falco's proc.name is the kernel's task comm: the executable's name cut to 15 characters (TASK_COMM_LEN, 16 with
+ * its NUL). A longer name is never seen, so an alternative that names one never matches.
+ */
+export const COMM_LENGTH = 15;
+
+function nameSeen(alt: Alternative): void {
+  for (const process of alt.named.processes.filter((p) => p.length > COMM_LENGTH))
+    alt.fail(
+      `${alt.item.type} "${alt.item.name}"${alt.where} exempts proc.name ${process}, which Falco never sees: proc.name is the kernel's comm, cut to ${COMM_LENGTH} characters (${process.slice(0, COMM_LENGTH)}), so the alternative exempts nothing`,
+    );
+}
+
 /** A rule that watches only the upper layer never sees a path that lies on a volume in every container of the image. */
 function seenByTheRule(ctx: CheckContext, alt: Alternative, upperLayerRule: string): void {
   for (const image of alt.named.images) {
@@ -102,7 +115,7 @@ function seenByTheRule(ctx: CheckContext, alt: Alternative, upperLayerRule: stri
 export const exemptionReachCheck: PolicyCheck = {
   id: 'falco-exemption-reachable',
   description:
-    'An exemption can act: each alternative that names an image exempts only a rule, a process (proc.name) and an executable (proc.exepath) that the image’s facts say its normal work trips (trips, read from its build), and an exemption of a rule that fires only for an executable in the container’s own filesystem (the overlay upper layer: "Drop and execute new binary in container", upperLayerHooks in the tuning policy) names a path that rule can see, not one that lies on a volume in every container of the image. Otherwise it exempts nothing today, and later whatever runs under that name (S8).',
+    'An exemption can act: each alternative names a process as Falco sees it (proc.name is the kernel’s comm, 15 characters at most); each alternative that names an image exempts only a rule, a process (proc.name) and an executable (proc.exepath) that the image’s facts say its normal work trips (trips, read from its build), and an exemption of a rule that fires only for an executable in the container’s own filesystem (the overlay upper layer: "Drop and execute new binary in container", upperLayerHooks in the tuning policy) names a path that rule can see, not one that lies on a volume in every container of the image. Otherwise it exempts nothing today, and later whatever runs under that name (S8).',
   invariants: ['S8'],
   remediation:
     'remove the alternative; or name the process and executable the alert reports (proc.name, proc.exepath), in the container’s own filesystem, and record in the image’s facts which rule its normal work trips, as which process and executable, and where in its build that is read',
@@ -115,6 +128,7 @@ export const exemptionReachCheck: PolicyCheck = {
         // An append to a rule the policy does not list is refused whole by falco-hooks-only.
         if (exemption.item.type === 'rule' && rule === undefined) continue;
         for (const alt of alternativesOf(tuning, exemption, rule, fail)) {
+          nameSeen(alt);
           heldToFacts(ctx, alt);
           const upperLayerRule = policy.upperLayerHooks[exemption.item.name];
           if (exemption.item.type === 'macro' && upperLayerRule !== undefined) seenByTheRule(ctx, alt, upperLayerRule);

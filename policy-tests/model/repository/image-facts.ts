@@ -174,9 +174,9 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
     valid: (v) =>
       isList(v, (t) => {
         const { rule, process, exe } = fieldsOf(t);
-        return isStringList([rule, process]) && isPathList([exe]);
+        return isStringList([rule, process]) && String(process).length <= 15 && isPathList([exe]);
       }),
-    says: 'trips lists {rule, process, exe}: an upstream Falco rule its normal work trips, the process name and the absolute path of the executable that trips it',
+    says: "trips lists {rule, process, exe}: an upstream Falco rule its normal work trips, the process name as Falco's proc.name sees it (the kernel's comm: 15 characters at most) and the absolute path of the executable that trips it",
   },
   envSince: {
     valid: (v) =>

@@ -41,6 +41,20 @@ describe('the real tuning file', () => {
   });
 });
 
+describe('an exemption that can never act', () => {
+  it('is refused when it names a process longer than the kernel keeps of its name', async () => {
+    copy.edit(TUNING, 0, (d) =>
+      d.setIn(
+        ['data', 'homelab-tuning.yaml'],
+        String(d.getIn(['data', 'homelab-tuning.yaml'])).replace('proc.name = speaker and', 'proc.name = metallb-speaker-daemon and'),
+      ),
+    );
+    const findings = await copy.gate();
+    expect(describeFindings(findings)).toContain("proc.name is the kernel's comm, cut to 15 characters (metallb-speaker)");
+    expect(new Set(findings.map((f) => f.check))).toEqual(new Set(['falco-exemption-reachable']));
+  });
+});
+
 describe('Falco condition parser', () => {
   it('parses and/or/not, groups, comparisons, unary checks and list operators', () => {
     const e = parseCondition(

@@ -34,6 +34,16 @@ describe('imageNeeds', () => {
     expect(imageNeeds(repo, isFacts).needs.get('ghcr.io/haveagitgat/tdarr_node')?.releasedWith).toBe('ghcr.io/haveagitgat/tdarr');
   });
 
+  it('reads the Falco rules an image trips, and refuses a process name longer than the kernel keeps or an executable that is not a path', () => {
+    expect(imageNeeds(repo, isFacts).needs.get('quay.io/metallb/speaker')?.trips).toEqual([
+      { rule: 'Packet socket created in container', process: 'speaker', exe: '/speaker' },
+    ]);
+    const trip = { rule: 'Packet socket created in container', process: 'speaker', exe: '/speaker' };
+    for (const trips of [[], [{ ...trip, process: 'gluetun-entrypoint' }], [{ ...trip, exe: 'speaker' }], [{ ...trip, rule: '' }], [trip.rule]])
+      expect(read([{ image: 'a/b', source: 's', trips }]).problems[0]?.message).toMatch(/entry 1: trips lists \{rule, process, exe\}/);
+    expect(read([{ image: 'a/b', source: 's', trips: [{ ...trip, process: 'gluetun-entrypo' }] }]).problems).toEqual([]);
+  });
+
   it('refuses written directories that are not absolute paths', () => {
     for (const writesTo of [[], ['transcode'], '/transcode'])
       expect(read([{ image: 'a/b', source: 's', writesTo }]).problems[0]?.message).toMatch(/entry 1: writesTo lists the absolute directories/);

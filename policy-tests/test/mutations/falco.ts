@@ -47,7 +47,7 @@ const gluetunTrips = (rule: string) =>
   swap(
     MEDIA_IMAGE_FACTS,
     '  - image: qmcgaw/gluetun\n',
-    `  - image: qmcgaw/gluetun\n    trips:\n      - { rule: ${rule}, process: gluetun-entrypoint, exe: /gluetun-entrypoint }\n`,
+    `  - image: qmcgaw/gluetun\n    trips:\n      - { rule: ${rule}, process: gluetun-entrypo, exe: /gluetun-entrypoint }\n`,
   );
 
 export const falcoMutations: Mutation[] = [
