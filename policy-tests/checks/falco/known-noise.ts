@@ -7,13 +7,23 @@
  * that rule scoped to it: its image, its process, its namespace. And a fact
  * can only name a rule the pinned ruleset has.
  */
-import { exemptionsOf, namedBy, namesExe, tunedRule, type Named } from '../../model/falco/exemptions.ts';
+import { exemptionsOf, namedBy, namesExe, tunedRule, type Exemption, type Named } from '../../model/falco/exemptions.ts';
 import { loadFalcoPolicy } from '../../model/falco/policy.ts';
 import { tuningFiles } from '../../model/falco/tuning.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
+import { compareReleases, imageRelease, WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, type FalcoTrip } from '../../model/repository/image-facts.ts';
+
+/**
+ * The exemptions Falco holds once every file is loaded: a macro's `condition: replace` takes the place of every
+ * earlier one, so only the last replacement of each hook counts (the README: keep every earlier alternative).
+ */
+function inForce(exemptions: Exemption[]): Exemption[] {
+  const lastReplace = new Map<string, Exemption>();
+  for (const e of exemptions) if (e.item.type === 'macro') lastReplace.set(e.item.name, e);
+  return exemptions.filter((e) => e.item.type !== 'macro' || lastReplace.get(e.item.name) === e);
+}
 
 /** Whether an alternative exempts this trip of this image in this namespace. */
 function covers(named: Named, image: string, namespace: string, trip: FalcoTrip): boolean {
@@ -27,7 +37,7 @@ function covers(named: Named, image: string, namespace: string, trip: FalcoTrip)
 
 export const knownNoiseCheck: PolicyCheck = {
   id: 'falco-known-noise-tuned',
-  description: `Every container of an image whose facts say its normal work trips an upstream Falco rule (trips, in ${IMAGE_FACTS_GLOB}: the rule, the process, the executable) is covered by an exemption of that rule scoped to its image, process and namespace; otherwise each start of it posts the rule to the chat channel, and real alerts drown in what is known. The rule each fact names is one the pinned ruleset has (S2, S8).`,
+  description: `Every container of an image whose facts say its normal work trips an upstream Falco rule (trips, in ${IMAGE_FACTS_GLOB}: the rule, the process, the executable) is covered by an exemption of that rule scoped to its image, process and namespace (of a hook, only its last replacement counts, as Falco loads them); otherwise each start of it posts the rule to the chat channel, and real alerts drown in what is known. The rule each fact names is one the pinned ruleset has (S2, S8).`,
   invariants: ['S2', 'S8'],
   remediation:
     'add an exemption of the rule for that image, process, executable and namespace to the tuning file, through the rule’s hook (README "Adding an exemption the right way"); or correct the image’s facts',
@@ -38,8 +48,8 @@ export const knownNoiseCheck: PolicyCheck = {
     // Without the policy the tuning checks already fail, each at its cause.
     if (!policy) return;
     const { needs } = repoImageNeeds(ctx.repo);
-    const alternatives = tuningFiles(ctx.repo).flatMap((tuning) =>
-      exemptionsOf(tuning, policy).flatMap((e) => e.clauses.map((clause) => ({ rule: tunedRule(e.item, policy), named: namedBy(clause) }))),
+    const alternatives = inForce(tuningFiles(ctx.repo).flatMap((tuning) => exemptionsOf(tuning, policy))).flatMap((e) =>
+      e.clauses.map((clause) => ({ rule: tunedRule(e.item, policy), named: namedBy(clause) })),
     );
     for (const facts of needs.values())
       (facts.trips ?? []).forEach((trip, n) => {
@@ -55,6 +65,15 @@ export const knownNoiseCheck: PolicyCheck = {
       const image = imageKey(scalarText(c.container.image ?? ''));
       const namespace = resource.namespace ?? '';
       for (const trip of needs.get(image)?.trips ?? []) {
+        const release = imageRelease(scalarText(c.container.image ?? ''));
+        if (trip.before !== undefined && release === undefined) {
+          ctx.notJudged(
+            { resource, path: [...c.at, 'image'] },
+            `${image} names no release, so whether it trips "${trip.rule}" (before ${trip.before}) is not known`,
+          );
+          continue;
+        }
+        if (trip.before !== undefined && compareReleases(release!, trip.before) >= 0) continue;
         if (alternatives.some((a) => a.rule === trip.rule && covers(a.named, image, namespace, trip))) continue;
         ctx.fail(
           { resource, path: [...c.at, 'image'] },

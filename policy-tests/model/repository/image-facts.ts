@@ -76,6 +76,8 @@ export interface FalcoTrip {
   rule: string;
   process: string;
   exe: string;
+  /** It trips the rule only in releases before this one (x.y.z). */
+  before?: string;
 }
 
 export interface EnvNeed {
@@ -173,10 +175,15 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   trips: {
     valid: (v) =>
       isList(v, (t) => {
-        const { rule, process, exe } = fieldsOf(t);
-        return isStringList([rule, process]) && String(process).length <= 15 && isPathList([exe]);
+        const { rule, process, exe, before } = fieldsOf(t);
+        return (
+          isStringList([rule, process]) &&
+          String(process).length <= 15 &&
+          isPathList([exe]) &&
+          (before === undefined || (typeof before === 'string' && RELEASE.test(before)))
+        );
       }),
-    says: "trips lists {rule, process, exe}: an upstream Falco rule its normal work trips, the process name as Falco's proc.name sees it (the kernel's comm: 15 characters at most) and the absolute path of the executable that trips it",
+    says: "trips lists {rule, process, exe, before?}: an upstream Falco rule its normal work trips, the process name as Falco's proc.name sees it (the kernel's comm: 15 characters at most), the absolute path of the executable that trips it, and the release (x.y.z) from which it no longer does, if one",
   },
   envSince: {
     valid: (v) =>

@@ -22,7 +22,7 @@ afterEach(() => copy.reset());
 afterAll(() => copy?.dispose());
 
 describe('the real tuning file', () => {
-  it('passes, with its speaker exemption, and with a scoped exemption of a generic image added the way the README shows', async () => {
+  it('passes, with its exemptions, and with a scoped exemption of a generic image added to the hook the way the README shows', async () => {
     const text = copy.read(TUNING);
     for (const needle of ['quay.io/metallb/speaker', 'k8s.ns.name = metallb-system']) expect(text).toContain(needle);
     expect(describeFindings(await copy.gate())).toBe('(no findings)');
@@ -34,7 +34,10 @@ describe('the real tuning file', () => {
     copy.edit(TUNING, 0, (d) =>
       d.setIn(
         ['data', 'homelab-tuning.yaml'],
-        `${String(d.getIn(['data', 'homelab-tuning.yaml']))}\n- macro: known_drop_and_execute_activities\n  condition: >\n    (proc.name = truncate and container.image.repository = docker.io/library/busybox\n      and proc.exepath startswith /usr/local/bin/ and k8s.ns.name = media)\n  override:\n    condition: replace\n`,
+        String(d.getIn(['data', 'homelab-tuning.yaml'])).replace(
+          'ghcr.io/cleanuparr/cleanuparr and k8s.ns.name = media)',
+          'ghcr.io/cleanuparr/cleanuparr and k8s.ns.name = media)\n    or (proc.name = truncate and container.image.repository = docker.io/library/busybox\n      and proc.exepath startswith /usr/local/bin/ and k8s.ns.name = media)',
+        ),
       ),
     );
     expect(describeFindings(await copy.gate())).toBe('(no findings)');
@@ -52,6 +55,18 @@ describe('an exemption that can never act', () => {
     const findings = await copy.gate();
     expect(describeFindings(findings)).toContain("proc.name is the kernel's comm, cut to 15 characters (metallb-speaker)");
     expect(new Set(findings.map((f) => f.check))).toEqual(new Set(['falco-exemption-reachable']));
+  });
+});
+
+describe('known noise', () => {
+  it('is asked of a release that trips the rule only: Cleanuparr from 2.7.5 no longer chowns its binary, and needs no exemption', async () => {
+    const deployment = 'apps/media/cleanuparr/deployment.yaml';
+    copy.edit(TUNING, 0, (d) =>
+      d.setIn(['data', 'homelab-tuning.yaml'], String(d.getIn(['data', 'homelab-tuning.yaml'])).replace(/\n {4}or \(proc\.name = Cleanuparr and [^)]*\)/, '')),
+    );
+    expect(describeFindings(await copy.gate())).toContain('falco-known-noise-tuned] container cleanuparr runs ghcr.io/cleanuparr/cleanuparr');
+    copy.write(deployment, copy.read(deployment).replace('cleanuparr:2.4.6', 'cleanuparr:2.7.5'));
+    expect((await copy.gate()).filter((f) => f.check === 'falco-known-noise-tuned')).toEqual([]);
   });
 });
 

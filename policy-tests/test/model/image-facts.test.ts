@@ -39,9 +39,16 @@ describe('imageNeeds', () => {
       { rule: 'Packet socket created in container', process: 'speaker', exe: '/speaker' },
     ]);
     const trip = { rule: 'Packet socket created in container', process: 'speaker', exe: '/speaker' };
-    for (const trips of [[], [{ ...trip, process: 'gluetun-entrypoint' }], [{ ...trip, exe: 'speaker' }], [{ ...trip, rule: '' }], [trip.rule]])
-      expect(read([{ image: 'a/b', source: 's', trips }]).problems[0]?.message).toMatch(/entry 1: trips lists \{rule, process, exe\}/);
-    expect(read([{ image: 'a/b', source: 's', trips: [{ ...trip, process: 'gluetun-entrypo' }] }]).problems).toEqual([]);
+    for (const trips of [
+      [],
+      [{ ...trip, process: 'gluetun-entrypoint' }],
+      [{ ...trip, exe: 'speaker' }],
+      [{ ...trip, rule: '' }],
+      [{ ...trip, before: '2.7' }],
+      [trip.rule],
+    ])
+      expect(read([{ image: 'a/b', source: 's', trips }]).problems[0]?.message).toMatch(/entry 1: trips lists \{rule, process, exe, before\?\}/);
+    expect(read([{ image: 'a/b', source: 's', trips: [{ ...trip, process: 'gluetun-entrypo', before: '2.7.5' }] }]).problems).toEqual([]);
   });
 
   it('refuses written directories that are not absolute paths', () => {

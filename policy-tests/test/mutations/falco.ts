@@ -28,7 +28,7 @@ const fixtures: [string, string, string][] = [
   ['boundary-disabled.yaml', 'falco-boundary-armed', 'enabled: false'],
   ['boundary-hook-image.yaml', 'falco-boundary-armed', '- list: allowed_container_images_loading_kernel_module'],
   ['syntax.yaml', 'falco-tuning-syntax', 'condition: (proc.name in (sonarr, radarr)'],
-  ['reach-volume-path.yaml', 'falco-exemption-reachable', '- macro: known_drop_and_execute_activities'],
+  ['reach-volume-path.yaml', 'falco-exemption-reachable', '# Every alternative of the real tuning kept'],
   ['reach-unread-process.yaml', 'falco-exemption-reachable', 'proc.name = openvpn'],
 ];
 
@@ -56,6 +56,12 @@ export const falcoMutations: Mutation[] = [
     why: 'the VPN image is read to open a packet socket at start, and nothing tunes it: each restart posts to the chat channel',
     mutate: gluetunTrips('Packet socket created in container'),
     at: inFile(GLUETUN, 'image: docker.io/qmcgaw/gluetun:'),
+  },
+  {
+    check: 'falco-known-noise-tuned',
+    why: 'a later replacement of the hook drops an alternative: Falco holds the last one, so Cleanuparr is no longer exempted',
+    mutate: (c) => appendTuning(c, fixture('noise-hook-replaced.yaml')),
+    at: inFile('apps/media/cleanuparr/deployment.yaml', 'image: ghcr.io/cleanuparr/cleanuparr:'),
   },
   {
     check: 'falco-known-noise-tuned',
