@@ -22,6 +22,7 @@ import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks
 import { scalarText } from '../../model/core/text.ts';
 import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
 import { mountedFile } from '../../model/cluster/mounted-files.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
 import { forEachTuning, type Fail } from './tuning-checks.ts';
 import type { TuningFile } from '../../model/falco/tuning.ts';
@@ -96,7 +97,7 @@ function seenByTheRule(ctx: CheckContext, alt: Alternative, upperLayerRule: stri
     const found = [...workloadContainers(ctx.resources)].filter(
       ({ resource, c }) =>
         imageKey(scalarText(c.container.image ?? '')) === imageKey(image) &&
-        (alt.named.namespaces.length === 0 || alt.named.namespaces.includes(resource.namespace ?? '')),
+        (alt.named.namespaces.length === 0 || alt.named.namespaces.includes(namespaceOrDestination(ctx.repo, resource) ?? '')),
     );
     // A path under no volume mount is the image's own filesystem (mountedFile), where the rule looks.
     const onVolume = (path: string) =>
@@ -119,7 +120,7 @@ export const exemptionReachCheck: PolicyCheck = {
   invariants: ['S8'],
   remediation:
     'remove the alternative; or name the process and executable the alert reports (proc.name, proc.exepath), in the container’s own filesystem, and record in the image’s facts which rule its normal work trips, as which process and executable, and where in its build that is read',
-  reads: { kinds: ['ConfigMap', ...WORKLOAD_KINDS], files: ['security/falco/facts/*', IMAGE_FACTS_GLOB] },
+  reads: { kinds: ['ConfigMap', 'Application', ...WORKLOAD_KINDS], files: ['security/falco/facts/*', IMAGE_FACTS_GLOB] },
   exemptible: false,
   run(ctx) {
     forEachTuning(ctx, (tuning, policy, fail) => {

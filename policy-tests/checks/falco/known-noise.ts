@@ -9,6 +9,7 @@
  */
 import { exemptionsOf, namedBy, namesExe, tunedRule, type Exemption, type Named } from '../../model/falco/exemptions.ts';
 import { loadFalcoPolicy } from '../../model/falco/policy.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { tuningFiles } from '../../model/falco/tuning.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
@@ -41,7 +42,7 @@ export const knownNoiseCheck: PolicyCheck = {
   invariants: ['S2', 'S8'],
   remediation:
     'add an exemption of the rule for that image, process, executable and namespace to the tuning file, through the rule’s hook (README "Adding an exemption the right way"); or correct the image’s facts',
-  reads: { kinds: ['ConfigMap', ...WORKLOAD_KINDS], files: ['security/falco/facts/*', IMAGE_FACTS_GLOB] },
+  reads: { kinds: ['ConfigMap', 'Application', ...WORKLOAD_KINDS], files: ['security/falco/facts/*', IMAGE_FACTS_GLOB] },
   exemptible: false,
   run(ctx) {
     const { policy } = loadFalcoPolicy(ctx.repo);
@@ -63,7 +64,7 @@ export const knownNoiseCheck: PolicyCheck = {
       });
     for (const { resource, c } of workloadContainers(ctx.resources)) {
       const image = imageKey(scalarText(c.container.image ?? ''));
-      const namespace = resource.namespace ?? '';
+      const namespace = namespaceOrDestination(ctx.repo, resource) ?? '';
       for (const trip of needs.get(image)?.trips ?? []) {
         const release = imageRelease(scalarText(c.container.image ?? ''));
         if (trip.before !== undefined && release === undefined) {

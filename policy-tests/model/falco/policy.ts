@@ -20,6 +20,8 @@ export interface FalcoPolicy {
   ruleAppendAllowed: Record<string, string>;
   /** Hooks of rules that fire only for an executable in the container's overlay upper layer, each with its rule. */
   upperLayerHooks: Record<string, string>;
+  /** Hooks that exactly one upstream rule consumes, each with its rule. */
+  hookRules: Record<string, string>;
 }
 
 /** Upstream macros and lists meant to be tuned: the exclusion hooks, by the ruleset's naming convention. */
@@ -49,6 +51,7 @@ export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: s
       boundaryHooks: strings(data.boundaryHooks),
       ruleAppendAllowed: (data.ruleAppendAllowed ?? {}) as Record<string, string>,
       upperLayerHooks: (data.upperLayerHooks ?? {}) as Record<string, string>,
+      hookRules: (data.hookRules ?? {}) as Record<string, string>,
     },
   };
 }

@@ -16,13 +16,13 @@ function appendTuning(c: RepoCopy, text: string): void {
 const fixtures: [string, string, string][] = [
   ['no-copied-redefine.yaml', 'falco-no-copied-rule', '- macro: container'],
   ['no-copied-renamed.yaml', 'falco-no-copied-rule', '- rule: Terminal shell in container (tuned)'],
-  ['hooks-macro-append.yaml', 'falco-hooks-only', '- macro: user_known_contact_k8s_api_server_activities'],
+  ['hooks-macro-append.yaml', 'falco-hooks-only', 'condition: or (proc.name = argocd-application-controller)'],
   ['hooks-list-replace.yaml', 'falco-hooks-only', 'items: replace'],
   ['hooks-rule-with-hook.yaml', 'falco-hooks-only', '- rule: Terminal shell in container'],
   ['hooks-rule-append-shape.yaml', 'falco-hooks-only', 'or proc.name = tcpdump'],
   ['hooks-legacy-append.yaml', 'falco-hooks-only', 'append: true'],
   ['hooks-non-hook-macro.yaml', 'falco-hooks-only', '- macro: spawned_process'],
-  ['scoped-missing-path.yaml', 'falco-exemption-scoped', 'argocd-server'],
+  ['scoped-missing-path.yaml', 'falco-exemption-scoped', '- macro: user_known_stand_streams_redirect_activities'],
   ['scoped-generic-image.yaml', 'falco-exemption-scoped', 'docker.io/library/alpine'],
   ['scoped-list-append.yaml', 'falco-exemption-scoped', '- list: user_known_packet_socket_binaries'],
   ['boundary-disabled.yaml', 'falco-boundary-armed', 'enabled: false'],
@@ -62,6 +62,15 @@ export const falcoMutations: Mutation[] = [
     why: 'a later replacement of the hook drops an alternative: Falco holds the last one, so Cleanuparr is no longer exempted',
     mutate: (c) => appendTuning(c, fixture('noise-hook-replaced.yaml')),
     at: inFile('apps/media/cleanuparr/deployment.yaml', 'image: ghcr.io/cleanuparr/cleanuparr:'),
+  },
+  {
+    check: 'falco-known-noise-tuned',
+    why: "the backup image's kubectl is dropped from the API-server hook: every night's etcd backup posts its sentinel write to the chat channel",
+    mutate: (c) =>
+      c.edit(TUNING, 0, (d) =>
+        d.setIn(['data', 'homelab-tuning.yaml'], String(d.getIn(['data', 'homelab-tuning.yaml'])).replace(/\n {4}or \(proc\.name = kubectl and [^)]*\)/, '')),
+      ),
+    at: inFile('apps/platform/backups/etcd-backup.yaml', 'image: ghcr.io/homelab-operator/homelab-backup:'),
   },
   {
     check: 'falco-known-noise-tuned',
