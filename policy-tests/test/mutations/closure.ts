@@ -26,8 +26,11 @@ export const closureMutations: Mutation[] = [
   },
   {
     check: 'closure-crd',
-    why: "the Rook operator app removed, so the Ceph cluster's kinds have no CRD",
-    mutate: removeApp('apps/platform/rook-ceph', 'rook-ceph'),
+    why: "the Rook operator app removed (with its operators' Falco exemptions), so the Ceph cluster's kinds have no CRD",
+    mutate: (c) => {
+      removeApp('apps/platform/rook-ceph', 'rook-ceph')(c);
+      swap(TUNING, /\n {8}or \(proc\.name = rook and [^)]*\)\n {8}or \(proc\.name = manager and [^)]*ceph-csi-operator[^)]*\)/, '')(c);
+    },
     at: inFile('apps/platform/rook-ceph-cluster/application.yaml', 'requires-crds'),
   },
   {
