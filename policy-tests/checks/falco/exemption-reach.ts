@@ -23,7 +23,7 @@ import { scalarText } from '../../model/core/text.ts';
 import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
 import { mountedFile } from '../../model/cluster/mounted-files.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
+import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, tripsAt } from '../../model/repository/image-facts.ts';
 import { forEachTuning, type Fail } from './tuning-checks.ts';
 import type { TuningFile } from '../../model/falco/tuning.ts';
 
@@ -52,7 +52,19 @@ function alternativesOf(tuning: TuningFile, exemption: { item: TuningItem; claus
   }));
 }
 
-/** Each image the alternative names exempts only a process and executable its facts say trip the rule. */
+/** The containers that run an image the alternative names, in the namespaces it names (any, if none). */
+function runningIt(ctx: CheckContext, alt: Alternative, image: string) {
+  return [...workloadContainers(ctx.resources)].filter(
+    ({ resource, c }) =>
+      imageKey(scalarText(c.container.image ?? '')) === imageKey(image) &&
+      (alt.named.namespaces.length === 0 || alt.named.namespaces.includes(namespaceOrDestination(ctx.repo, resource) ?? '')),
+  );
+}
+
+/**
+ * Each image the alternative names exempts only a process and executable its facts say trip the rule, in a release
+ * some container of it runs.
+ */
 function heldToFacts(ctx: CheckContext, alt: Alternative): void {
   const { needs } = repoImageNeeds(ctx.repo);
   const label = `${alt.item.type} "${alt.item.name}"${alt.where}`;
@@ -66,6 +78,14 @@ function heldToFacts(ctx: CheckContext, alt: Alternative): void {
     const said = facts ? `its image facts (${facts.file}) say it trips no "${alt.rule}"` : `no image facts (${IMAGE_FACTS_GLOB}) say it trips "${alt.rule}"`;
     if (trips.length === 0) {
       alt.fail(`${label} exempts ${image}, but ${said}: the alternative exempts what nothing has read the image to do`);
+      continue;
+    }
+    const running = runningIt(ctx, alt, image);
+    const images = running.map(({ c }) => scalarText(c.container.image ?? ''));
+    if (running.length > 0 && !trips.some((t) => images.some((i) => tripsAt(t, i) !== false))) {
+      alt.fail(
+        `${label} exempts ${image}, whose facts (${facts!.file}) say it trips "${alt.rule}" only before ${trips.map((t) => t.before).join(', ')}, and every container that runs it runs a later release (${[...new Set(images)].join(', ')}): the alternative exempts nothing`,
+      );
       continue;
     }
     const known = trips.map((t) => `${t.process} (${t.exe})`).join(', ');
@@ -94,11 +114,7 @@ function nameSeen(alt: Alternative): void {
 /** A rule that watches only the upper layer never sees a path that lies on a volume in every container of the image. */
 function seenByTheRule(ctx: CheckContext, alt: Alternative, upperLayerRule: string): void {
   for (const image of alt.named.images) {
-    const found = [...workloadContainers(ctx.resources)].filter(
-      ({ resource, c }) =>
-        imageKey(scalarText(c.container.image ?? '')) === imageKey(image) &&
-        (alt.named.namespaces.length === 0 || alt.named.namespaces.includes(namespaceOrDestination(ctx.repo, resource) ?? '')),
-    );
+    const found = runningIt(ctx, alt, image);
     // A path under no volume mount is the image's own filesystem (mountedFile), where the rule looks.
     const onVolume = (path: string) =>
       found.every(
@@ -116,7 +132,7 @@ function seenByTheRule(ctx: CheckContext, alt: Alternative, upperLayerRule: stri
 export const exemptionReachCheck: PolicyCheck = {
   id: 'falco-exemption-reachable',
   description:
-    'An exemption can act: each alternative names a process as Falco sees it (proc.name is the kernel’s comm, 15 characters at most); each alternative that names an image exempts only a rule, a process (proc.name) and an executable (proc.exepath) that the image’s facts say its normal work trips (trips, read from its build), and an exemption of a rule that fires only for an executable in the container’s own filesystem (the overlay upper layer: "Drop and execute new binary in container", upperLayerHooks in the tuning policy) names a path that rule can see, not one that lies on a volume in every container of the image. Otherwise it exempts nothing today, and later whatever runs under that name (S8).',
+    'An exemption can act: each alternative names a process as Falco sees it (proc.name is the kernel’s comm, 15 characters at most); each alternative that names an image exempts only a rule, a process (proc.name) and an executable (proc.exepath) that the image’s facts say its normal work trips (trips, read from its build), in a release some container of it runs, and an exemption of a rule that fires only for an executable in the container’s own filesystem (the overlay upper layer: "Drop and execute new binary in container", upperLayerHooks in the tuning policy) names a path that rule can see, not one that lies on a volume in every container of the image. Otherwise it exempts nothing today, and later whatever runs under that name (S8).',
   invariants: ['S8'],
   remediation:
     'remove the alternative; or name the process and executable the alert reports (proc.name, proc.exepath), in the container’s own filesystem, and record in the image’s facts which rule its normal work trips, as which process and executable, and where in its build that is read',

@@ -13,8 +13,8 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { tuningFiles } from '../../model/falco/tuning.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { compareReleases, imageRelease, WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
-import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, type FalcoTrip } from '../../model/repository/image-facts.ts';
+import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
+import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, tripsAt, type FalcoTrip } from '../../model/repository/image-facts.ts';
 
 /**
  * The exemptions Falco holds once every file is loaded: a macro's `condition: replace` takes the place of every
@@ -66,15 +66,15 @@ export const knownNoiseCheck: PolicyCheck = {
       const image = imageKey(scalarText(c.container.image ?? ''));
       const namespace = namespaceOrDestination(ctx.repo, resource) ?? '';
       for (const trip of needs.get(image)?.trips ?? []) {
-        const release = imageRelease(scalarText(c.container.image ?? ''));
-        if (trip.before !== undefined && release === undefined) {
+        const trips = tripsAt(trip, scalarText(c.container.image ?? ''));
+        if (trips === undefined) {
           ctx.notJudged(
             { resource, path: [...c.at, 'image'] },
             `${image} names no release, so whether it trips "${trip.rule}" (before ${trip.before}) is not known`,
           );
           continue;
         }
-        if (trip.before !== undefined && compareReleases(release!, trip.before) >= 0) continue;
+        if (!trips) continue;
         if (alternatives.some((a) => a.rule === trip.rule && covers(a.named, image, namespace, trip))) continue;
         ctx.fail(
           { resource, path: [...c.at, 'image'] },

@@ -7,7 +7,7 @@
  * accepted, and the container fails at its first step.
  */
 import { argoGlobMatch } from '../core/glob.ts';
-import { imageParts } from '../core/workloads.ts';
+import { compareReleases, imageParts, imageRelease } from '../core/workloads.ts';
 import { perRepo } from './per-repo.ts';
 import type { Repo } from './repo.ts';
 
@@ -78,6 +78,16 @@ export interface FalcoTrip {
   exe: string;
   /** It trips the rule only in releases before this one (x.y.z). */
   before?: string;
+}
+
+/**
+ * Whether a container of this image reference trips the rule: always, without a `before`; otherwise only in an
+ * earlier release, and not known when its tag names no release.
+ */
+export function tripsAt(trip: FalcoTrip, image: string): boolean | undefined {
+  if (trip.before === undefined) return true;
+  const release = imageRelease(image);
+  return release === undefined ? undefined : compareReleases(release, trip.before) < 0;
 }
 
 export interface EnvNeed {

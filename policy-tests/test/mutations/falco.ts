@@ -52,6 +52,12 @@ const gluetunTrips = (rule: string) =>
 
 export const falcoMutations: Mutation[] = [
   {
+    check: 'falco-exemption-reachable',
+    why: 'Renovate moves Cleanuparr to 2.7.5, whose entrypoint no longer chowns /app, and the exemption of its binary stays: it exempts nothing',
+    mutate: swap('apps/media/cleanuparr/deployment.yaml', 'cleanuparr/cleanuparr:2.4.6', 'cleanuparr/cleanuparr:2.7.5'),
+    at: (c) => ({ file: TUNING, line: lineOf(c, TUNING, '- macro: known_drop_and_execute_activities') + 1 }),
+  },
+  {
     check: 'falco-known-noise-tuned',
     why: 'the VPN image is read to open a packet socket at start, and nothing tunes it: each restart posts to the chat channel',
     mutate: gluetunTrips('Packet socket created in container'),
