@@ -52,6 +52,8 @@ function alternativesOf(tuning: TuningFile, exemption: { item: TuningItem; claus
   }));
 }
 
+type Running = ReturnType<typeof runningIt>[number];
+
 /** The containers that run an image the alternative names, in the namespaces it names (any, if none). */
 function runningIt(ctx: CheckContext, alt: Alternative, image: string) {
   return [...workloadContainers(ctx.resources)].filter(
@@ -62,40 +64,32 @@ function runningIt(ctx: CheckContext, alt: Alternative, image: string) {
 }
 
 /**
- * Each image the alternative names exempts only a process and executable its facts say trip the rule, in a release
- * some container of it runs.
+ * An image the alternative names is exempted only of a process and executable its facts say trip the rule, in a
+ * release some container of it runs.
  */
-function heldToFacts(ctx: CheckContext, alt: Alternative): void {
-  const { needs } = repoImageNeeds(ctx.repo);
+function heldToFacts(ctx: CheckContext, alt: Alternative, image: string, running: Running[]): void {
   const label = `${alt.item.type} "${alt.item.name}"${alt.where}`;
-  for (const image of alt.named.images) {
-    if (alt.rule === undefined) {
-      ctx.notJudged(alt.place, `${label} names ${image}, but which rule that hook tunes is not in the tuning policy, so whether ${image} trips it is not read`);
-      continue;
-    }
-    const facts = needs.get(imageKey(image));
-    const trips = (facts?.trips ?? []).filter((t) => t.rule === alt.rule);
-    const said = facts ? `its image facts (${facts.file}) say it trips no "${alt.rule}"` : `no image facts (${IMAGE_FACTS_GLOB}) say it trips "${alt.rule}"`;
-    if (trips.length === 0) {
-      alt.fail(`${label} exempts ${image}, but ${said}: the alternative exempts what nothing has read the image to do`);
-      continue;
-    }
-    const running = runningIt(ctx, alt, image);
-    const images = running.map(({ c }) => scalarText(c.container.image ?? ''));
-    if (running.length > 0 && !trips.some((t) => images.some((i) => tripsAt(t, i) !== false))) {
-      alt.fail(
-        `${label} exempts ${image}, whose facts (${facts!.file}) say it trips "${alt.rule}" only before ${trips.map((t) => t.before).join(', ')}, and every container that runs it runs a later release (${[...new Set(images)].join(', ')}): the alternative exempts nothing`,
-      );
-      continue;
-    }
-    const known = trips.map((t) => `${t.process} (${t.exe})`).join(', ');
-    for (const process of alt.named.processes.filter((p) => !trips.some((t) => t.process === p)))
-      alt.fail(`${label} exempts process ${process} in ${image}, which trips "${alt.rule}" only as ${known} (${facts!.file}): the alternative exempts nothing`);
-    for (const exe of alt.named.exes.filter((x) => !trips.some((t) => namesExe(x, t.exe))))
-      alt.fail(
-        `${label} exempts ${exe.prefix ? 'executables under ' : ''}${exe.value} in ${image}, which trips "${alt.rule}" only as ${known} (${facts!.file}): the alternative exempts nothing`,
-      );
-  }
+  if (alt.rule === undefined)
+    return ctx.notJudged(
+      alt.place,
+      `${label} names ${image}, but which rule that hook tunes is not in the tuning policy, so whether ${image} trips it is not read`,
+    );
+  const facts = repoImageNeeds(ctx.repo).needs.get(imageKey(image));
+  const trips = (facts?.trips ?? []).filter((t) => t.rule === alt.rule);
+  const said = facts ? `its image facts (${facts.file}) say it trips no "${alt.rule}"` : `no image facts (${IMAGE_FACTS_GLOB}) say it trips "${alt.rule}"`;
+  if (trips.length === 0) return alt.fail(`${label} exempts ${image}, but ${said}: the alternative exempts what nothing has read the image to do`);
+  const images = running.map(({ c }) => scalarText(c.container.image ?? ''));
+  if (running.length > 0 && !trips.some((t) => images.some((i) => tripsAt(t, i) !== false)))
+    return alt.fail(
+      `${label} exempts ${image}, whose facts (${facts!.file}) say it trips "${alt.rule}" only before ${trips.map((t) => t.before).join(', ')}, and every container that runs it runs a later release (${[...new Set(images)].join(', ')}): the alternative exempts nothing`,
+    );
+  const known = trips.map((t) => `${t.process} (${t.exe})`).join(', ');
+  for (const process of alt.named.processes.filter((p) => !trips.some((t) => t.process === p)))
+    alt.fail(`${label} exempts process ${process} in ${image}, which trips "${alt.rule}" only as ${known} (${facts!.file}): the alternative exempts nothing`);
+  for (const exe of alt.named.exes.filter((x) => !trips.some((t) => namesExe(x, t.exe))))
+    alt.fail(
+      `${label} exempts ${exe.prefix ? 'executables under ' : ''}${exe.value} in ${image}, which trips "${alt.rule}" only as ${known} (${facts!.file}): the alternative exempts nothing`,
+    );
 }
 
 /**
@@ -112,27 +106,24 @@ function nameSeen(alt: Alternative): void {
 }
 
 /** A rule that watches only the upper layer never sees a path that lies on a volume in every container of the image. */
-function seenByTheRule(ctx: CheckContext, alt: Alternative, upperLayerRule: string): void {
-  for (const image of alt.named.images) {
-    const found = runningIt(ctx, alt, image);
-    // A path under no volume mount is the image's own filesystem (mountedFile), where the rule looks.
-    const onVolume = (path: string) =>
-      found.every(
-        ({ resource, pod, c }) =>
-          mountedFile({ repo: ctx.repo, resources: ctx.resources }, { spec: pod.spec, namespace: resource.namespace }, c.container, path).on !== 'image',
-      );
-    const dead = found.length === 0 ? [] : alt.named.exes.map((x) => x.value).filter(onVolume);
-    if (dead.length > 0)
-      alt.fail(
-        `macro "${alt.item.name}"${alt.where} exempts ${dead.join(', ')} in ${image}, which lies on a volume in every container that runs it (${found.map(({ resource, c }) => `${resource.name}/${c.name}`).join(', ')}): "${upperLayerRule}" fires only for an executable in the container's own filesystem, so the alternative exempts nothing`,
-      );
-  }
+function seenByTheRule(ctx: CheckContext, alt: Alternative, image: string, running: Running[]): void {
+  // A path under no volume mount is the image's own filesystem (mountedFile), where the rule looks.
+  const onVolume = (path: string) =>
+    running.every(
+      ({ resource, pod, c }) =>
+        mountedFile({ repo: ctx.repo, resources: ctx.resources }, { spec: pod.spec, namespace: resource.namespace }, c.container, path).on !== 'image',
+    );
+  const dead = running.length === 0 ? [] : alt.named.exes.map((x) => x.value).filter(onVolume);
+  if (dead.length > 0)
+    alt.fail(
+      `macro "${alt.item.name}"${alt.where} exempts ${dead.join(', ')} in ${image}, which lies on a volume in every container that runs it (${running.map(({ resource, c }) => `${resource.name}/${c.name}`).join(', ')}): "${alt.rule}" fires only for an executable in the container's own filesystem, so the alternative exempts nothing`,
+    );
 }
 
 export const exemptionReachCheck: PolicyCheck = {
   id: 'falco-exemption-reachable',
   description:
-    'An exemption can act: each alternative names a process as Falco sees it (proc.name is the kernel’s comm, 15 characters at most); each alternative that names an image exempts only a rule, a process (proc.name) and an executable (proc.exepath) that the image’s facts say its normal work trips (trips, read from its build), in a release some container of it runs, and an exemption of a rule that fires only for an executable in the container’s own filesystem (the overlay upper layer: "Drop and execute new binary in container", upperLayerHooks in the tuning policy) names a path that rule can see, not one that lies on a volume in every container of the image. Otherwise it exempts nothing today, and later whatever runs under that name (S8).',
+    'An exemption can act: each alternative names a process as Falco sees it (proc.name is the kernel’s comm, 15 characters at most); each alternative that names an image exempts only a rule, a process (proc.name) and an executable (proc.exepath) that the image’s facts say its normal work trips (trips, read from its build), in a release some container of it runs, and an exemption of a rule that fires only for an executable in the container’s own filesystem (the overlay upper layer: "Drop and execute new binary in container", upperLayerRules in the tuning policy) names a path that rule can see, not one that lies on a volume in every container of the image. Otherwise it exempts nothing today, and later whatever runs under that name (S8).',
   invariants: ['S8'],
   remediation:
     'remove the alternative; or name the process and executable the alert reports (proc.name, proc.exepath), in the container’s own filesystem, and record in the image’s facts which rule its normal work trips, as which process and executable, and where in its build that is read',
@@ -144,11 +135,14 @@ export const exemptionReachCheck: PolicyCheck = {
         const rule = tunedRule(exemption.item, policy);
         // An append to a rule the policy does not list is refused whole by falco-hooks-only.
         if (exemption.item.type === 'rule' && rule === undefined) continue;
+        const upperLayer = exemption.item.type === 'macro' && rule !== undefined && policy.upperLayerRules.includes(rule);
         for (const alt of alternativesOf(tuning, exemption, rule, fail)) {
           nameSeen(alt);
-          heldToFacts(ctx, alt);
-          const upperLayerRule = policy.upperLayerHooks[exemption.item.name];
-          if (exemption.item.type === 'macro' && upperLayerRule !== undefined) seenByTheRule(ctx, alt, upperLayerRule);
+          for (const image of alt.named.images) {
+            const running = runningIt(ctx, alt, image);
+            heldToFacts(ctx, alt, image, running);
+            if (upperLayer) seenByTheRule(ctx, alt, image, running);
+          }
         }
       }
     });

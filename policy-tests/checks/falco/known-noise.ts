@@ -55,10 +55,8 @@ export const knownNoiseCheck: PolicyCheck = {
     for (const facts of needs.values())
       (facts.trips ?? []).forEach((trip, n) => {
         if (policy.upstream.rules.has(trip.rule)) return;
-        const data = ctx.repo.dataFiles.get(facts.file)!;
-        const entry = ((data.data as { images: { image?: unknown }[] }).images ?? []).findIndex((e) => imageKey(scalarText(e?.image ?? '')) === facts.image);
         ctx.fail(
-          { data, path: ['images', entry, 'trips', n, 'rule'] },
+          { data: ctx.repo.dataFiles.get(facts.file)!, path: ['images', facts.entry, 'trips', n, 'rule'] },
           `${facts.image}: trips ${n + 1} names rule "${trip.rule}", which falco-rules ${policy.upstream.version} does not have: no exemption can be held to it`,
         );
       });

@@ -120,12 +120,12 @@ export const namesExe = (named: NamedValue, path: string): boolean => (named.pre
 
 /**
  * The upstream rule an exemption tunes: the rule its condition is appended to (one the policy lets be appended to:
- * ruleAppendAllowed), or the rule of a hook the tuning policy maps to one (hookRules, upperLayerHooks). A hook of
- * several rules, or one the policy does not map, gives none.
+ * ruleAppendAllowed), or the rule of a hook the tuning policy maps to one (hookRules). A hook of several rules, or
+ * one the policy does not map, gives none.
  */
 export function tunedRule(item: TuningItem, policy: FalcoPolicy): string | undefined {
   if (item.type === 'rule') return item.name in policy.ruleAppendAllowed ? item.name : undefined;
-  return item.type === 'macro' ? (policy.hookRules[item.name] ?? policy.upperLayerHooks[item.name]) : undefined;
+  return item.type === 'macro' ? policy.hookRules[item.name] : undefined;
 }
 
 export function isGeneric(image: string, policy: FalcoPolicy): boolean {

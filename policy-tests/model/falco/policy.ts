@@ -18,10 +18,10 @@ export interface FalcoPolicy {
   boundaryRules: string[];
   boundaryHooks: string[];
   ruleAppendAllowed: Record<string, string>;
-  /** Hooks of rules that fire only for an executable in the container's overlay upper layer, each with its rule. */
-  upperLayerHooks: Record<string, string>;
   /** Hooks that exactly one upstream rule consumes, each with its rule. */
   hookRules: Record<string, string>;
+  /** Rules that fire only for an executable in the container's overlay upper layer. */
+  upperLayerRules: string[];
 }
 
 /** Upstream macros and lists meant to be tuned: the exclusion hooks, by the ruleset's naming convention. */
@@ -50,8 +50,8 @@ export function loadFalcoPolicy(repo: Repo): { policy?: FalcoPolicy; problem?: s
       boundaryRules: strings(data.boundaryRules),
       boundaryHooks: strings(data.boundaryHooks),
       ruleAppendAllowed: (data.ruleAppendAllowed ?? {}) as Record<string, string>,
-      upperLayerHooks: (data.upperLayerHooks ?? {}) as Record<string, string>,
       hookRules: (data.hookRules ?? {}) as Record<string, string>,
+      upperLayerRules: strings(data.upperLayerRules),
     },
   };
 }

@@ -18,6 +18,8 @@ export interface ImageNeeds {
   /** The image's repository, registry included, without tag or digest. */
   image: string;
   file: string;
+  /** Its place in the file's `images` list (0-based), for a finding at one of its fields. */
+  entry: number;
   /** Its init must start as root, with these capabilities, and drops to PUID/PGID itself; `before`: up to that release only. */
   root?: { capabilities: string[]; before?: string };
   /** It writes a temporary directory (Python's tempfile: $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp) and fails without one. */
@@ -203,7 +205,7 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
 };
 
 /** One entry of a facts file read, or the one line that says why it cannot be. */
-function readEntry(raw: unknown, entry: string, file: string): ImageNeeds | string {
+function readEntry(raw: unknown, entry: string, file: string): Omit<ImageNeeds, 'entry'> | string {
   const fields = fieldsOf(raw);
   const { image, startsAs, capabilities, before, source } = fields;
   if (typeof image !== 'string' || typeof source !== 'string' || source.trim() === '')
@@ -253,7 +255,7 @@ export function imageNeeds(
       if (typeof read === 'string') return problems.push({ file: data.file, message: read });
       const first = needs.get(read.image);
       if (first) return problems.push({ file: data.file, message: `${data.file} entry ${i + 1} names ${read.image} again (first in ${first.file})` });
-      needs.set(read.image, read);
+      needs.set(read.image, { ...read, entry: i });
     });
   }
   return { needs, problems };

@@ -7,7 +7,7 @@ const deployment = (pod: Record<string, unknown>, container: Record<string, unkn
   const ref = podSpecOf({ kind: 'Deployment', object: { spec: { template: { spec: { ...pod, containers: [{ name: 'app', ...container }] } } } } })!;
   return { pod: ref, c: containersOf(ref)[0]! };
 };
-const dropsToPuid: ImageNeeds = { image: 'ghcr.io/example/app', file: 'facts/images.yaml', root: { capabilities: ['CHOWN'] }, source: 'its init' };
+const dropsToPuid: ImageNeeds = { image: 'ghcr.io/example/app', file: 'facts/images.yaml', entry: 0, root: { capabilities: ['CHOWN'] }, source: 'its init' };
 const user = (uid: number, gids: number[], primaryKnown = true): RunAs => ({ uid, gids, primaryKnown, by: 'test' });
 
 describe('appRunAs: who a container’s app runs as', () => {
