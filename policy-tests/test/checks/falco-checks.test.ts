@@ -9,7 +9,7 @@ import { normalizeRuleName } from '../../model/falco/tuning.ts';
 import { namedBy, namesExe } from '../../model/falco/exemptions.ts';
 import { copyRepo, describeFindings, type RepoCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
-import { TUNING } from '../mutations/edits.ts';
+import { dropAlternatives, editTuning, TUNING } from '../mutations/edits.ts';
 import { falcoMutations } from '../mutations/falco.ts';
 
 describeMutations('runtime security checks (falco/) bite on a broken copy of the real repository', falcoMutations);
@@ -31,13 +31,10 @@ describe('the real tuning file', () => {
       'apps/media/facts/images.yaml',
       `${copy.read('apps/media/facts/images.yaml')}  - image: docker.io/library/busybox\n    trips:\n      - { rule: Drop and execute new binary in container, process: truncate, exe: /usr/local/bin/truncate }\n    source: "the media job's own truncate, copied into /usr/local/bin/ at start"\n`,
     );
-    copy.edit(TUNING, 0, (d) =>
-      d.setIn(
-        ['data', 'homelab-tuning.yaml'],
-        String(d.getIn(['data', 'homelab-tuning.yaml'])).replace(
-          'ghcr.io/cleanuparr/cleanuparr and k8s.ns.name = media)',
-          'ghcr.io/cleanuparr/cleanuparr and k8s.ns.name = media)\n    or (proc.name = truncate and container.image.repository = docker.io/library/busybox\n      and proc.exepath startswith /usr/local/bin/ and k8s.ns.name = media)',
-        ),
+    editTuning(copy, (rules) =>
+      rules.replace(
+        'ghcr.io/cleanuparr/cleanuparr and k8s.ns.name = media)',
+        'ghcr.io/cleanuparr/cleanuparr and k8s.ns.name = media)\n    or (proc.name = truncate and container.image.repository = docker.io/library/busybox\n      and proc.exepath startswith /usr/local/bin/ and k8s.ns.name = media)',
       ),
     );
     expect(describeFindings(await copy.gate())).toBe('(no findings)');
@@ -46,12 +43,7 @@ describe('the real tuning file', () => {
 
 describe('an exemption that can never act', () => {
   it('is refused when it names a process longer than the kernel keeps of its name', async () => {
-    copy.edit(TUNING, 0, (d) =>
-      d.setIn(
-        ['data', 'homelab-tuning.yaml'],
-        String(d.getIn(['data', 'homelab-tuning.yaml'])).replace('proc.name = speaker and', 'proc.name = metallb-speaker-daemon and'),
-      ),
-    );
+    editTuning(copy, (rules) => rules.replace('proc.name = speaker and', 'proc.name = metallb-speaker-daemon and'));
     const findings = await copy.gate();
     expect(describeFindings(findings)).toContain("proc.name is the kernel's comm, cut to 15 characters (metallb-speaker)");
     expect(new Set(findings.map((f) => f.check))).toEqual(new Set(['falco-exemption-reachable']));
@@ -61,9 +53,7 @@ describe('an exemption that can never act', () => {
 describe('known noise', () => {
   it('is asked of a release that trips the rule only: Cleanuparr from 2.7.5 no longer chowns its binary, and needs no exemption', async () => {
     const deployment = 'apps/media/cleanuparr/deployment.yaml';
-    copy.edit(TUNING, 0, (d) =>
-      d.setIn(['data', 'homelab-tuning.yaml'], String(d.getIn(['data', 'homelab-tuning.yaml'])).replace(/\n {4}or \(proc\.name = Cleanuparr and [^)]*\)/, '')),
-    );
+    dropAlternatives('proc.name = Cleanuparr')(copy);
     expect(describeFindings(await copy.gate())).toContain('falco-known-noise-tuned] container cleanuparr runs ghcr.io/cleanuparr/cleanuparr');
     copy.write(deployment, copy.read(deployment).replace('cleanuparr:2.4.6', 'cleanuparr:2.7.5'));
     expect((await copy.gate()).filter((f) => f.check === 'falco-known-noise-tuned')).toEqual([]);

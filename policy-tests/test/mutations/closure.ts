@@ -1,7 +1,7 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/closure/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { lineOf } from '../support/helpers.ts';
-import { after, COPY_COMPONENT, swap, inFile, STORE, CLASSES, PORTFOLIO_INGRESS, PORTFOLIO_DEPLOYMENT, removeApp, TUNING } from './edits.ts';
+import { after, COPY_COMPONENT, swap, inFile, STORE, CLASSES, PORTFOLIO_INGRESS, PORTFOLIO_DEPLOYMENT, removeApp, TUNING, dropAlternatives } from './edits.ts';
 
 export const closureMutations: Mutation[] = [
   // Per-kind closure.
@@ -29,7 +29,7 @@ export const closureMutations: Mutation[] = [
     why: "the Rook operator app removed (with its operators' Falco exemptions), so the Ceph cluster's kinds have no CRD",
     mutate: (c) => {
       removeApp('apps/platform/rook-ceph', 'rook-ceph')(c);
-      swap(TUNING, /\n {8}or \(proc\.name = rook and [^)]*\)\n {8}or \(proc\.name = manager and [^)]*ceph-csi-operator[^)]*\)/, '')(c);
+      dropAlternatives('docker.io/rook/ceph', 'quay.io/cephcsi/ceph-csi-operator')(c);
     },
     at: inFile('apps/platform/rook-ceph-cluster/application.yaml', 'requires-crds'),
   },

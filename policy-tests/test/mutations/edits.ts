@@ -103,6 +103,23 @@ export const REPO_URL = factsRepoURL(REPO_ROOT);
 
 export const TUNING = 'security/falco/tuning.yaml';
 
+/** The Falco tuning's rules text, rewritten where it lives: the one key of the tuning ConfigMap. */
+export function editTuning(c: RepoCopy, rewrite: (rules: string) => string): void {
+  c.edit(TUNING, 0, (d) => d.setIn(['data', 'homelab-tuning.yaml'], rewrite(String(d.getIn(['data', 'homelab-tuning.yaml'])))));
+}
+
+/** The tuning without each alternative (`or (...)`, on the two lines the file gives it) that holds one of `needles`. */
+export const dropAlternatives =
+  (...needles: string[]) =>
+  (c: RepoCopy): void =>
+    editTuning(c, (rules) => {
+      const lines = rules.split('\n');
+      const start = (i: number) => lines[i]!.trimStart().startsWith('or (') && needles.some((n) => `${lines[i]}${lines[i + 1]}`.includes(n));
+      const dropped = lines.filter((_, i) => !start(i) && !(i > 0 && start(i - 1)));
+      if (dropped.length !== lines.length - 2 * needles.length) throw new Error(`not one alternative each for ${needles.join(', ')}`);
+      return dropped.join('\n');
+    });
+
 export const FALCO_VALUES = 'security/falco/values.yaml';
 
 export const SIDEKICK_VALUES = 'security/falcosidekick/values.yaml';

@@ -4,14 +4,12 @@ import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { readFileSync } from 'node:fs';
 import { type RepoCopy } from '../support/helpers.ts';
-import { after, inFile, swap, TUNING, FALCO_VALUES, SIDEKICK_VALUES, EGRESS } from './edits.ts';
+import { after, dropAlternatives, editTuning, inFile, swap, TUNING, FALCO_VALUES, SIDEKICK_VALUES, EGRESS } from './edits.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/falco/${name}`, import.meta.url), 'utf8');
 
 /** Appends a fixture's items to the real tuning file inside its ConfigMap. */
-function appendTuning(c: RepoCopy, text: string): void {
-  c.edit(TUNING, 0, (d) => d.setIn(['data', 'homelab-tuning.yaml'], `${String(d.getIn(['data', 'homelab-tuning.yaml']))}\n${text}`));
-}
+const appendTuning = (c: RepoCopy, text: string): void => editTuning(c, (rules) => `${rules}\n${text}`);
 
 const fixtures: [string, string, string][] = [
   ['no-copied-redefine.yaml', 'falco-no-copied-rule', '- macro: container'],
@@ -72,10 +70,7 @@ export const falcoMutations: Mutation[] = [
   {
     check: 'falco-known-noise-tuned',
     why: "the backup image's kubectl is dropped from the API-server hook: every night's etcd backup posts its sentinel write to the chat channel",
-    mutate: (c) =>
-      c.edit(TUNING, 0, (d) =>
-        d.setIn(['data', 'homelab-tuning.yaml'], String(d.getIn(['data', 'homelab-tuning.yaml'])).replace(/\n {4}or \(proc\.name = kubectl and [^)]*\)/, '')),
-      ),
+    mutate: dropAlternatives('proc.name = kubectl'),
     at: inFile('apps/platform/backups/etcd-backup.yaml', 'image: ghcr.io/homelab-operator/homelab-backup:'),
   },
   {
@@ -87,11 +82,7 @@ export const falcoMutations: Mutation[] = [
   {
     check: 'falco-boundary-armed',
     why: 'the repo’s own escape rule is removed',
-    mutate: (c) =>
-      c.edit(TUNING, 0, (d) => {
-        const text = String(d.getIn(['data', 'homelab-tuning.yaml']));
-        d.setIn(['data', 'homelab-tuning.yaml'], text.slice(0, text.indexOf('# Container-escape coverage')));
-      }),
+    mutate: (c) => editTuning(c, (rules) => rules.slice(0, rules.indexOf('# Container-escape coverage'))),
   },
   {
     check: 'falco-sensor',
