@@ -83,14 +83,17 @@ export interface FalcoTrip {
 }
 
 /**
- * Whether a container of this image reference trips the rule: always, without a `before`; otherwise only in an
- * earlier release, and not known when its tag names no release.
+ * Whether a fact bounded by `before` (the facts' x.y.z: it holds up to that release only) holds for this image
+ * reference: always, with no bound; otherwise in an earlier release, and not known when the tag names no release.
  */
-export function tripsAt(trip: FalcoTrip, image: string): boolean | undefined {
-  if (trip.before === undefined) return true;
+export function holdsBefore(image: string, before: string | undefined): boolean | undefined {
+  if (before === undefined) return true;
   const release = imageRelease(image);
-  return release === undefined ? undefined : compareReleases(release, trip.before) < 0;
+  return release === undefined ? undefined : compareReleases(release, before) < 0;
 }
+
+/** Whether a container of this image reference trips the rule (its release is before the trip's `before`, if any). */
+export const tripsAt = (trip: FalcoTrip, image: string): boolean | undefined => holdsBefore(image, trip.before);
 
 export interface EnvNeed {
   /** The values of other settings that make the need; without it, the need is always there. */

@@ -11,8 +11,8 @@
  */
 import { dig } from '../core/dig.ts';
 import { scalarText } from '../core/text.ts';
-import { compareReleases, imageRelease, type ContainerRef, type PodSpecRef } from '../core/workloads.ts';
-import type { ImageNeeds } from './image-facts.ts';
+import type { ContainerRef, PodSpecRef } from '../core/workloads.ts';
+import { holdsBefore, type ImageNeeds } from './image-facts.ts';
 
 export interface RunAs {
   uid: number;
@@ -50,9 +50,7 @@ const numeric = (text: string | undefined): number | undefined => (text !== unde
  */
 export function dropsToPuid(c: ContainerRef, image: string, need: ImageNeeds | undefined): boolean | undefined {
   if (!need?.root || skipsEntrypoint(c, need.entrypoint)) return false;
-  if (need.root.before === undefined) return true;
-  const release = imageRelease(image);
-  return release === undefined ? undefined : compareReleases(release, need.root.before) < 0;
+  return holdsBefore(image, need.root.before);
 }
 
 /** The user and groups a container's app runs as, or why that is not known from the repository. */
