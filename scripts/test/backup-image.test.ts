@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
+import { checkoutFacts, talosRunsEtcd, type ClusterFacts } from '../../policy-tests/model/repository/cluster-facts.ts';
 import { TARGET_FILES } from '../../policy-tests/model/apps/backup-targets.ts';
 import { missingTools, useResticRepository } from './backup-helpers.ts';
 import { skipForMissing } from '../../test-support/missing-tool.ts';
@@ -44,6 +45,17 @@ async function bundleFromBuildStage(stage: string): Promise<string> {
   return join(stage, 'out', 'backup.mjs');
 }
 
+/** Why the Dockerfile's `etcd` stage is not the etcd minor the facts' Talos runs, or undefined when it is. */
+function etcdMismatch(text: string, facts: ClusterFacts): string | undefined {
+  const { minor, row } = talosRunsEtcd(facts);
+  if (!row) return `the cluster facts' talosEtcd has no row for Talos ${minor}: add it from siderolabs/talos pkg/machinery/constants at its tag`;
+  const image = /^FROM registry\.k8s\.io\/etcd:v?(\d+\.\d+)\.\d+(?:-\d+)? AS etcd$/m.exec(text)?.[1];
+  const wanted = row.etcd.split('.').slice(0, 2).join('.');
+  return image === wanted
+    ? undefined
+    : `Talos ${minor} runs etcd ${row.etcd} but scripts/backup/Dockerfile's etcd stage is ${image ?? 'none'}: move it to ${row.etcd}`;
+}
+
 /** The image's /app, laid out in a temp folder from the Dockerfile's COPY lines of repository files. */
 let app: string;
 let bundle: string;
@@ -65,9 +77,21 @@ describe('backup image', () => {
     expect(dockerfile).toContain(`talosctl:${facts.talosVersion} `);
     expect(dockerfile).toContain(`kubectl:v${facts.kubernetesVersion} `);
     const apt = /apt-get install -y --no-install-recommends ([^\\\n]+)/.exec(dockerfile)![1]!.split(/\s+/);
-    expect(apt).toEqual(expect.arrayContaining(['sqlite3', 'postgresql-client', 'zstd', 'restic', 'etcd-client', 'etcd-server']));
+    expect(apt).toEqual(expect.arrayContaining(['sqlite3', 'postgresql-client', 'zstd', 'restic']));
+    expect(dockerfile).toMatch(/^COPY --from=etcd \/usr\/local\/bin\/etcd \/usr\/local\/bin\/etcdctl \/usr\/local\/bin\/etcdutl \/usr\/local\/bin\/$/m);
     expect(dockerfile).toMatch(/^ENV BACKUP_REPO_ROOT=\/app /m);
     expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "\/app\/backup\.mjs"\]$/m);
+  });
+
+  it("runs the etcd the cluster's Talos runs, since etcd restores a snapshot only into its own minor", () => {
+    const facts = checkoutFacts(REPO_ROOT);
+    expect(etcdMismatch(dockerfile, facts)).toBeUndefined();
+    // Renovate moving Talos to 1.14 (etcd 3.7) without the image, or to a minor the facts have no row for.
+    expect(etcdMismatch(dockerfile, { ...facts, talosVersion: 'v1.14.0' })).toBe(
+      "Talos 1.14 runs etcd 3.7.1 but scripts/backup/Dockerfile's etcd stage is 3.6: move it to 3.7.1",
+    );
+    expect(etcdMismatch(dockerfile, { ...facts, talosVersion: 'v1.15.0' })).toMatch(/^the cluster facts' talosEtcd has no row for Talos 1\.15/);
+    expect(etcdMismatch(dockerfile.replace(/ AS etcd$/m, ' AS etcd-tools'), facts)).toMatch(/etcd stage is none: /);
   });
 
   it('the bundle carries the targets model, not the gate behind the front door', () => {

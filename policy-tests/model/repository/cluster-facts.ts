@@ -11,6 +11,12 @@ import { readNodeNetwork, type NodeNetwork } from './node-network.ts';
 import type { Resource } from '../core/manifest.ts';
 import { perObject } from '../core/per-object.ts';
 import { compareReleases } from '../core/workloads.ts';
+import { listFact, SEMVER, yamlFact, type FactsProblem } from './fact-lists.ts';
+import { talosEtcdOf, talosKubernetesOf, talosMinor, type TalosEtcd, type TalosKubernetes } from './talos-facts.ts';
+
+export type { FactsProblem } from './fact-lists.ts';
+export type { TalosEtcd, TalosKubernetes } from './talos-facts.ts';
+export { talosRunsEtcd } from './talos-facts.ts';
 
 export const CLUSTER_FACTS_FILE = 'clusters/home/cluster-facts.yaml';
 export const CLUSTER_FACTS_NAME = 'cluster-facts';
@@ -40,14 +46,8 @@ export interface ClusterFacts {
   secretStores: ReadonlyMap<string, { dailyRequests: number; reason: string }>;
   /** The Kubernetes versions each Talos minor runs, as Talos' own compatibility package gives them (`talosKubernetes`). */
   talosKubernetes: readonly TalosKubernetes[];
-}
-
-/** One Talos minor's Kubernetes range: from `from`, up to `below` (not inclusive), read from `source`. */
-export interface TalosKubernetes {
-  talos: string;
-  from: string;
-  below: string;
-  source: string;
+  /** The etcd each Talos minor runs, as its constants give it (`talosEtcd`). */
+  talosEtcd: readonly TalosEtcd[];
 }
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
@@ -69,13 +69,6 @@ export interface OutsideGit {
   /** A Pod's labels: what a Service's selector finds it by. */
   labels?: Record<string, string>;
 }
-
-export interface FactsProblem {
-  key: string;
-  message: string;
-}
-
-const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
 
 /**
  * A Kubernetes version as the facts and `--kubernetes-version` give it: x.y.z, or x.y for x.y.0, a leading v allowed.
@@ -139,6 +132,7 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
     devices: devicesOf(data.devices, problems),
     secretStores: secretStoresOf(data.secretStores, problems),
     talosKubernetes: talosKubernetesOf(data.talosKubernetes, problems),
+    talosEtcd: talosEtcdOf(data.talosEtcd, problems),
   };
   return { facts, problems };
 });
@@ -150,20 +144,6 @@ function cniOf(raw: unknown, problems: FactsProblem[]): CniFacts {
 }
 
 /** The `providedOutsideGit` fact: a YAML list in a string (a ConfigMap holds strings), each entry with its reason. */
-/**
- * A fact that holds YAML in a string (a ConfigMap holds strings): its value, or null when it is absent or does not
- * parse (which is a problem).
- */
-function yamlFact(key: string, raw: unknown, problems: FactsProblem[]): unknown {
-  if (raw === undefined) return null;
-  try {
-    return typeof raw === 'string' ? parse(raw) : undefined;
-  } catch (err) {
-    problems.push({ key, message: `cluster fact "${key}" does not parse: ${(err as Error).message.split('\n')[0]}` });
-    return null;
-  }
-}
-
 function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
   const list = yamlFact('providedOutsideGit', raw, problems);
   if (list === null) return [];
@@ -193,25 +173,6 @@ function outsideGit(raw: unknown, problems: FactsProblem[]): OutsideGit[] {
       });
   });
   return out;
-}
-
-/**
- * A fact that holds a YAML list of entries: each entry handed to `entry` with a way to refuse it (`<key> entry <n>`
- * and why), or one problem when the fact is no list.
- */
-function listFact(
-  key: string,
-  { raw, shape }: { raw: unknown; shape: string },
-  problems: FactsProblem[],
-  entry: (e: Record<string, unknown>, refuse: (why: string) => void) => void,
-): void {
-  const list = yamlFact(key, raw, problems);
-  if (list === null) return;
-  if (!Array.isArray(list)) {
-    problems.push({ key, message: shape });
-    return;
-  }
-  list.forEach((e: Record<string, unknown> | null, i) => entry(e ?? {}, (why) => problems.push({ key, message: `${key} entry ${i + 1}${why}` })));
 }
 
 /**
@@ -249,26 +210,6 @@ function secretStoresOf(raw: unknown, problems: FactsProblem[]): Map<string, { d
 }
 
 /**
- * The `talosKubernetes` fact: a YAML list of {talos, kubernetes: {from, below}, source}, each Talos minor's range
- * as its machinery's compatibility package sets it (MinimumKubernetesVersion, and MaximumKubernetesVersion, which
- * it does not include). Absent, no Talos minor's range is known.
- */
-function talosKubernetesOf(raw: unknown, problems: FactsProblem[]): TalosKubernetes[] {
-  const out: TalosKubernetes[] = [];
-  const shape =
-    'cluster fact "talosKubernetes" must be a YAML list of {talos, kubernetes: {from, below}, source}: a Talos minor (1.13), the Kubernetes versions it runs (x.y.z, below not included), and where that was read';
-  const release = (v: unknown): v is string => typeof v === 'string' && SEMVER.test(v);
-  listFact('talosKubernetes', { raw, shape }, problems, ({ talos, kubernetes, source }, refuse) => {
-    const { from, below } = (kubernetes ?? {}) as Record<string, unknown>;
-    if (typeof talos !== 'string' || !/^\d+\.\d+$/.test(talos) || !release(from) || !release(below) || typeof source !== 'string' || source.trim() === '')
-      refuse(`: ${shape.slice(shape.indexOf('must'))}`);
-    else if (out.some((r) => r.talos === talos)) refuse(` names Talos ${talos} again`);
-    else out.push({ talos, from, below, source });
-  });
-  return out;
-}
-
-/**
  * Whether Talos runs this Kubernetes version, as its compatibility package decides (`SupportedWith`): too old below
  * the minor's minimum, too new from its maximum on; unknown when the facts have no row for the minor.
  */
@@ -277,8 +218,7 @@ export function talosRunsKubernetes(facts: Pick<ClusterFacts, 'talosVersion' | '
   minor: string;
   row?: TalosKubernetes;
 } {
-  const talos = SEMVER.exec(facts.talosVersion);
-  const minor = talos ? `${talos[1]}.${talos[2]}` : facts.talosVersion;
+  const minor = talosMinor(facts.talosVersion);
   const row = facts.talosKubernetes.find((r) => r.talos === minor);
   const kubernetes = parseKubernetesVersion(facts.kubernetesVersion)?.version;
   if (!row || !kubernetes) return { verdict: 'unknown', minor };
@@ -352,6 +292,11 @@ export function factsRepoURL(root: string): string {
   const url = factsData(root).repoURL;
   if (typeof url !== 'string' || url === '') throw new Error(`${CLUSTER_FACTS_FILE} names no repoURL`);
   return url;
+}
+
+/** The cluster facts of the checkout at `root`, read on their own (scripts, tests); the gate's check names their problems. */
+export function checkoutFacts(root: string): ClusterFacts {
+  return factsOf({ data: factsData(root) } as Resource['object']).facts;
 }
 
 /** The minor version of Kubernetes 1.x the cluster facts of the checkout at `root` name. */

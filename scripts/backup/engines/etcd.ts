@@ -1,7 +1,7 @@
 /**
  * etcd of the Talos control plane. The copy is `talosctl etcd snapshot` (the
  * Talos API streams a consistent snapshot from a control-plane node named by
- * TALOS_NODE, reached directly as its own endpoint); the integrity check is `etcdctl snapshot status` (it reads the
+ * TALOS_NODE, reached directly as its own endpoint); the integrity check is `etcdutl snapshot status` (it reads the
  * bolt database and its hash). The sentinel is a ConfigMap `backup-sentinel`
  * in the target's namespace, written through the Kubernetes API, which stores
  * it in etcd. The drill restores the snapshot into a scratch data directory,
@@ -12,15 +12,27 @@
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { which } from 'zx';
 import { run } from '../../lib/exec.ts';
 import { startLoopbackEtcd } from './loopback-etcd.ts';
 import { findSentinelText, sentinelText } from '../sentinel.ts';
 import type { EngineContext, Engine, EtcdTarget } from './types.ts';
 
 export const SENTINEL_CONFIGMAP = 'backup-sentinel';
-const tool = (ctx: EngineContext, name: 'talosctl' | 'kubectl' | 'etcdctl' | 'etcd') => ctx.env[name.toUpperCase()] || name;
+const tool = (ctx: EngineContext, name: 'talosctl' | 'kubectl' | 'etcdctl' | 'etcdutl' | 'etcd') => ctx.env[name.toUpperCase()] || name;
 const etcdctl = (ctx: EngineContext, args: string[], signal?: AbortSignal) =>
   run(tool(ctx, 'etcdctl'), args, { env: { ...ctx.env, ETCDCTL_API: '3' }, signal });
+
+/**
+ * What reads and restores a snapshot file, named in every message. etcd 3.5 moved `snapshot status` and `snapshot
+ * restore` to etcdutl and 3.6 removed them from etcdctl, so etcdutl runs wherever there is one: in the backup image,
+ * the cluster's own etcd. Only an etcd older than 3.5 (Debian 12's 3.4) has etcdctl alone, with the same arguments.
+ */
+function snapshotTool(ctx: EngineContext): { name: string; run: (args: string[]) => Promise<string> } {
+  const etcdutl = ctx.env.ETCDUTL || which.sync('etcdutl', { nothrow: true, path: ctx.env.PATH ?? '' });
+  if (etcdutl) return { name: 'etcdutl', run: (args) => run(etcdutl, args, { env: ctx.env }) };
+  return { name: 'etcdctl', run: (args) => etcdctl(ctx, args) };
+}
 const sentinelKey = (namespace: string) => `/registry/configmaps/${namespace}/${SENTINEL_CONFIGMAP}`;
 
 function talosNode(ctx: EngineContext): string {
@@ -50,7 +62,7 @@ async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: st
     async prepare(start, peerUrl) {
       const dataDir = join(dir, `etcd-data-${start}`);
       const flags = ['--data-dir', dataDir, '--name', 'drill', '--initial-cluster', `drill=${peerUrl}`, '--initial-advertise-peer-urls', peerUrl];
-      await etcdctl(ctx, ['snapshot', 'restore', snapshot, ...flags]);
+      await snapshotTool(ctx).run(['snapshot', 'restore', snapshot, ...flags]);
       return dataDir;
     },
     ready: (endpoint, signal) => etcdctl(ctx, [`--endpoints=${endpoint}`, '--command-timeout=2s', 'get', key, '--print-value-only'], signal),
@@ -90,11 +102,12 @@ export const etcdEngine: Engine<EtcdTarget> = {
     return [file];
   },
   async verify(file, ctx) {
+    const status = snapshotTool(ctx);
     try {
-      const status = JSON.parse(await etcdctl(ctx, ['snapshot', 'status', file, '-w', 'json'])) as { totalKey?: number };
-      return (status.totalKey ?? 0) > 0 ? undefined : 'the snapshot holds no keys';
+      const read = JSON.parse(await status.run(['snapshot', 'status', file, '-w', 'json'])) as { totalKey?: number };
+      return (read.totalKey ?? 0) > 0 ? undefined : 'the snapshot holds no keys';
     } catch (err) {
-      return `fails etcdctl snapshot status: ${(err as Error).message.replace(/^\S*etcdctl: /, '')}`;
+      return `fails ${status.name} snapshot status: ${(err as Error).message.replace(/^\S*etcd(ctl|utl)(\.mjs)?: /, '')}`;
     }
   },
   async restoredSentinel(target, files, scratch, ctx) {
