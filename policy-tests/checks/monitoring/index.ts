@@ -4,6 +4,7 @@ import { dashboardChecks, monitoringChecks } from './monitoring.ts';
 import { sourceChecks } from './sources.ts';
 import { siteChecks } from './sites.ts';
 import { pveTrustCheck } from './pve-trust.ts';
+import { unpollerTrustCheck } from './unpoller-trust.ts';
 import { monitoringLoadedCheck } from './loaded.ts';
 import { MONITORING_INVARIANTS } from './invariants.ts';
 
@@ -12,6 +13,7 @@ export const monitoringAreaChecks: PolicyCheck[] = [
   ...dashboardChecks,
   ...sourceChecks,
   pveTrustCheck,
+  unpollerTrustCheck,
   ...siteChecks,
   monitoringLoadedCheck,
 ];

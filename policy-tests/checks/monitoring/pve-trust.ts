@@ -5,15 +5,12 @@
  * a CA file, so an exporter without the cluster's CA fails every scrape (CERTIFICATE_VERIFY_FAILED, HTTP 500) and
  * HypervisorMetricsDown fires for good; `verify_ssl: false` would hand the audit token to whatever answers.
  */
-import { isIP } from 'node:net';
 import { dig, list } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { mountedFile } from '../../model/cluster/mounted-files.ts';
+import { noPublicCertificate } from '../../model/monitoring/private-names.ts';
 import { PVE_CONFIG_AT, pveExporter, pveTargets } from '../../model/monitoring/pve-exporter.ts';
-
-/** Names no public CA can certify: single labels and the private-use and special-use suffixes a LAN uses. */
-const PRIVATE_NAME = /^[^.]+$|\.(lan|local|localdomain|internal|intranet|home|corp|private|home\.arpa)$/i;
 const CA_ENV = ['REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'];
 
 export const pveTrustCheck: PolicyCheck = {
@@ -56,7 +53,7 @@ export const pveTrustCheck: PolicyCheck = {
         continue;
       }
       for (const { host, at } of pveTargets(monitor)) {
-        if (PRIVATE_NAME.test(host) || isIP(host) !== 0)
+        if (noPublicCertificate(host))
           ctx.fail(
             { resource: monitor, path: at },
             `the exporter checks ${host}'s certificate against the public roots alone, and no public CA certifies ${host}: every scrape fails (CERTIFICATE_VERIFY_FAILED) and HypervisorMetricsDown fires for good`,

@@ -1,10 +1,12 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts and pve-trust.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/monitoring/sources.ts, pve-trust.ts and unpoller-trust.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { KPS, ALLOY, inFile } from './edits.ts';
 
 const PVE_DEPLOYMENT = 'monitoring/pve-exporter/deployment.yaml';
 const PVE_MONITOR = 'monitoring/pve-exporter/servicemonitor.yaml';
 const PVE_SECRET = 'monitoring/pve-exporter/externalsecret.yaml';
+const UNPOLLER = 'monitoring/unpoller/deployment.yaml';
+const UNPOLLER_PIN = /- name: UP_UNIFI_DEFAULT_SSL_CERT_PATH_0\n {14}value: \S+\n {12}/;
 
 export const monitoringSourcesMutations: Mutation[] = [
   {
@@ -78,6 +80,30 @@ export const monitoringSourcesMutations: Mutation[] = [
           ),
       ),
     at: '- name: UP_UNIFI_DEFAULT_PASS',
+  },
+  {
+    check: 'unpoller-trust',
+    why: "the gateway's certificate no longer pinned: unpoller checks none, and hands the password to whatever answers",
+    mutate: (c) => c.write(UNPOLLER, c.read(UNPOLLER).replace(UNPOLLER_PIN, '')),
+    at: 'value: https://gateway.lan',
+  },
+  {
+    check: 'unpoller-trust',
+    why: 'verify_ssl instead of the pin: no public CA certifies gateway.lan, so every poll fails',
+    mutate: (c) => c.write(UNPOLLER, c.read(UNPOLLER).replace(UNPOLLER_PIN, '- name: UP_UNIFI_DEFAULT_VERIFY_SSL\n              value: "true"\n            ')),
+    at: 'value: https://gateway.lan',
+  },
+  {
+    check: 'unpoller-trust',
+    why: "the pin names a file of the image, which holds no gateway's certificate",
+    mutate: (c) => c.write(UNPOLLER, c.read(UNPOLLER).replace('value: /etc/unpoller/gateway/certificate.pem', 'value: /etc/ssl/certs/gateway.pem')),
+    at: 'value: /etc/ssl/certs/gateway.pem',
+  },
+  {
+    check: 'unpoller-trust',
+    why: 'the login over plain HTTP',
+    mutate: (c) => c.write(UNPOLLER, c.read(UNPOLLER).replace('value: https://gateway.lan', 'value: http://gateway.lan')),
+    at: 'value: http://gateway.lan',
   },
   {
     check: 'grafana-admin-from-store',
