@@ -52,14 +52,24 @@ function alternativesOf(tuning: TuningFile, exemption: { item: TuningItem; claus
   }));
 }
 
-type Running = ReturnType<typeof runningIt>[number];
+type Running = ReturnType<typeof workloadContainers> extends Iterable<infer R> ? R : never;
+
+/** Every workload container by the image it runs (imageKey): one pass over the resources for all alternatives. */
+function containersByImage(ctx: CheckContext): Map<string, Running[]> {
+  const byImage = new Map<string, Running[]>();
+  for (const running of workloadContainers(ctx.resources)) {
+    const key = imageKey(scalarText(running.c.container.image ?? ''));
+    const list = byImage.get(key);
+    if (list) list.push(running);
+    else byImage.set(key, [running]);
+  }
+  return byImage;
+}
 
 /** The containers that run an image the alternative names, in the namespaces it names (any, if none). */
-function runningIt(ctx: CheckContext, alt: Alternative, image: string) {
-  return [...workloadContainers(ctx.resources)].filter(
-    ({ resource, c }) =>
-      imageKey(scalarText(c.container.image ?? '')) === imageKey(image) &&
-      (alt.named.namespaces.length === 0 || alt.named.namespaces.includes(namespaceOrDestination(ctx.repo, resource) ?? '')),
+function runningIt(ctx: CheckContext, byImage: Map<string, Running[]>, alt: Alternative, image: string): Running[] {
+  return (byImage.get(imageKey(image)) ?? []).filter(
+    ({ resource }) => alt.named.namespaces.length === 0 || alt.named.namespaces.includes(namespaceOrDestination(ctx.repo, resource) ?? ''),
   );
 }
 
@@ -130,6 +140,7 @@ export const exemptionReachCheck: PolicyCheck = {
   reads: { kinds: ['ConfigMap', 'Application', ...WORKLOAD_KINDS], files: ['security/falco/facts/*', IMAGE_FACTS_GLOB] },
   exemptible: false,
   run(ctx) {
+    const byImage = containersByImage(ctx);
     forEachTuning(ctx, (tuning, policy, fail) => {
       for (const exemption of exemptionsOf(tuning, policy)) {
         const rule = tunedRule(exemption.item, policy);
@@ -139,7 +150,7 @@ export const exemptionReachCheck: PolicyCheck = {
         for (const alt of alternativesOf(tuning, exemption, rule, fail)) {
           nameSeen(alt);
           for (const image of alt.named.images) {
-            const running = runningIt(ctx, alt, image);
+            const running = runningIt(ctx, byImage, alt, image);
             heldToFacts(ctx, alt, image, running);
             if (upperLayer) seenByTheRule(ctx, alt, image, running);
           }
