@@ -1,7 +1,20 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/closure/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { lineOf } from '../support/helpers.ts';
-import { after, COPY_COMPONENT, swap, inFile, STORE, CLASSES, PORTFOLIO_INGRESS, PORTFOLIO_DEPLOYMENT, removeApp, TUNING, dropAlternatives } from './edits.ts';
+import {
+  after,
+  COPY_COMPONENT,
+  swap,
+  inFile,
+  STORE,
+  CLASSES,
+  PORTFOLIO_INGRESS,
+  PORTFOLIO_DEPLOYMENT,
+  removeApp,
+  TUNING,
+  dropAlternatives,
+  trippingImages,
+} from './edits.ts';
 
 export const closureMutations: Mutation[] = [
   // Per-kind closure.
@@ -28,8 +41,10 @@ export const closureMutations: Mutation[] = [
     check: 'closure-crd',
     why: "the Rook operator app removed (with its operators' Falco exemptions), so the Ceph cluster's kinds have no CRD",
     mutate: (c) => {
+      // Every exemption of an image its facts describe goes with it, the runtime pods' too, as a real removal must.
+      const images = trippingImages(c, 'apps/platform/rook-ceph');
       removeApp('apps/platform/rook-ceph', 'rook-ceph')(c);
-      dropAlternatives('docker.io/rook/ceph', 'quay.io/cephcsi/ceph-csi-operator')(c);
+      dropAlternatives(...images)(c);
     },
     at: inFile('apps/platform/rook-ceph-cluster/application.yaml', 'requires-crds'),
   },

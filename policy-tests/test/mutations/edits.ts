@@ -2,6 +2,7 @@
 import { CHART_LOCK_FILE, REPO_ROOT } from '../../model/repository/repo.ts';
 import { factsRepoURL } from '../../model/repository/cluster-facts.ts';
 import { type RepoCopy } from '../support/helpers.ts';
+import { parse } from 'yaml';
 
 export const CONTAINER = ['spec', 'template', 'spec', 'containers', 0];
 export const COPY_COMPONENT = 'apps/media/components/offsite-copy/replicationsource.yaml';
@@ -119,6 +120,12 @@ export const dropAlternatives =
       if (dropped.length !== lines.length - 2 * needles.length) throw new Error(`not one alternative each for ${needles.join(', ')}`);
       return dropped.join('\n');
     });
+
+/** The images an app's facts say trip a Falco rule: the exemptions that go with the app when it is removed. */
+export function trippingImages(c: RepoCopy, dir: string): string[] {
+  const facts = parse(c.read(`${dir}/facts/images.yaml`)) as { images: { image: string; trips?: unknown[] }[] };
+  return facts.images.filter((i) => (i.trips ?? []).length > 0).map((i) => i.image);
+}
 
 export const FALCO_VALUES = 'security/falco/values.yaml';
 
