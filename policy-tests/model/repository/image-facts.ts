@@ -70,6 +70,12 @@ export interface ImageNeeds {
    * (proc.exepath) that trip it: what an exemption may name, and what one must scope.
    */
   trips?: FalcoTrip[];
+  /**
+   * Where an operator reads this image from when it starts its containers at run time, in pods no file here
+   * declares: a resource (kind and name, rendered or in git) and the dotted path of the image in it. The containers
+   * run in that resource's namespace.
+   */
+  startedFrom?: { kind: string; name: string; path: string };
   /** Where in the image's build that is read. */
   source: string;
 }
@@ -199,6 +205,10 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
         );
       }),
     says: "trips lists {rule, process, exe, before?}: an upstream Falco rule its normal work trips, the process name as Falco's proc.name sees it (the kernel's comm: 15 characters at most), the absolute path of the executable that trips it, and the release (x.y.z) from which it no longer does, if one",
+  },
+  startedFrom: {
+    valid: (v) => ['kind', 'name', 'path'].every((k) => typeof fieldsOf(v)[k] === 'string' && fieldsOf(v)[k] !== ''),
+    says: 'startedFrom is {kind, name, path}: the resource an operator reads the image from when it starts its containers at run time, and the dotted path of the image in it',
   },
   envSince: {
     valid: (v) =>
