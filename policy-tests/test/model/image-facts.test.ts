@@ -51,6 +51,13 @@ describe('imageNeeds', () => {
     expect(read([{ image: 'a/b', source: 's', trips: [{ ...trip, process: 'gluetun-entrypo', before: '2.7.5' }] }]).problems).toEqual([]);
   });
 
+  it('refuses a startedFrom without the resource and the path an operator reads the image from', () => {
+    const startedFrom = { kind: 'ConfigMap', name: 'rook-csi-operator-image-set-configmap', path: 'data.provisioner' };
+    for (const bad of [{ ...startedFrom, path: '' }, { kind: 'ConfigMap', name: 'x' }, 'ConfigMap/x'])
+      expect(read([{ image: 'a/b', source: 's', startedFrom: bad }]).problems[0]?.message).toMatch(/entry 1: startedFrom is \{kind, name, path\}/);
+    expect(read([{ image: 'a/b', source: 's', startedFrom }]).problems).toEqual([]);
+  });
+
   it('refuses written directories that are not absolute paths', () => {
     for (const writesTo of [[], ['transcode'], '/transcode'])
       expect(read([{ image: 'a/b', source: 's', writesTo }]).problems[0]?.message).toMatch(/entry 1: writesTo lists the absolute directories/);

@@ -11,6 +11,25 @@ const fixture = (name: string) => readFileSync(new URL(`../fixtures/falco/${name
 /** Appends a fixture's items to the real tuning file inside its ConfigMap. */
 const appendTuning = (c: RepoCopy, text: string): void => editTuning(c, (rules) => `${rules}\n${text}`);
 
+/**
+ * Rook's CSI image set as its chart renders it (rook-ceph v1.20.6), written as a plain manifest the Ceph cluster's
+ * directory source applies: offline no chart is rendered, so this is how a copy shows the gate what the operator starts.
+ */
+const CSI_IMAGE_SET = 'apps/platform/rook-ceph-cluster/csi-image-set.yaml';
+const csiImageSet = (provisioner: string) => `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: rook-csi-operator-image-set-configmap
+  namespace: rook-ceph
+data:
+  provisioner: ${provisioner}
+  attacher: registry.k8s.io/sig-storage/csi-attacher:v4.12.0
+  resizer: registry.k8s.io/sig-storage/csi-resizer:v2.1.0
+  snapshotter: registry.k8s.io/sig-storage/csi-snapshotter:v8.5.0
+  registrar: registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.17.0
+  plugin: quay.io/cephcsi/cephcsi:v3.17.0
+`;
+
 const fixtures: [string, string, string][] = [
   ['no-copied-redefine.yaml', 'falco-no-copied-rule', '- macro: container'],
   ['no-copied-renamed.yaml', 'falco-no-copied-rule', '- rule: Terminal shell in container (tuned)'],
@@ -72,6 +91,21 @@ export const falcoMutations: Mutation[] = [
     why: "the backup image's kubectl is dropped from the API-server hook: every night's etcd backup posts its sentinel write to the chat channel",
     mutate: dropAlternatives('proc.name = kubectl'),
     at: inFile('apps/platform/backups/etcd-backup.yaml', 'image: ghcr.io/homelab-operator/homelab-backup:'),
+  },
+  {
+    check: 'falco-known-noise-tuned',
+    why: "the CSI provisioner, which Rook's CSI operator starts at run time from the chart's image set, is dropped from the API-server hook",
+    mutate: (c) => {
+      c.write(CSI_IMAGE_SET, csiImageSet('registry.k8s.io/sig-storage/csi-provisioner:v6.2.0'));
+      dropAlternatives('proc.name = csi-provisioner')(c);
+    },
+    at: inFile(CSI_IMAGE_SET, 'provisioner:'),
+  },
+  {
+    check: 'falco-known-noise-tuned',
+    why: "the chart's image set names another provisioner image than the one the facts were read from: what they say it trips is about another image",
+    mutate: (c) => c.write(CSI_IMAGE_SET, csiImageSet('registry.example.net/csi/csi-provisioner:v6.2.0')),
+    at: inFile(CSI_IMAGE_SET, 'provisioner:'),
   },
   {
     check: 'falco-known-noise-tuned',
