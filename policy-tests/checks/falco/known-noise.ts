@@ -27,7 +27,7 @@ function inForce(exemptions: Exemption[]): Exemption[] {
   return exemptions.filter((e) => e.item.type !== 'macro' || lastReplace.get(e.item.name) === e);
 }
 
-type Covered = (rule: string, image: string, namespace: string, trip: FalcoTrip) => boolean;
+type Covered = (image: string, namespace: string, trip: FalcoTrip) => boolean;
 
 /**
  * Containers an operator starts at run time (its facts' startedFrom: the CSI sidecars of Rook's image set, the Ceph
@@ -48,7 +48,7 @@ function startedAtRunTime(ctx: CheckContext, facts: ImageNeeds, covered: Covered
     }
     const namespace = namespaceOrDestination(ctx.repo, resource) ?? '';
     for (const trip of facts.trips ?? []) {
-      if (tripsAt(trip, named) === false || covered(trip.rule, facts.image, namespace, trip)) continue;
+      if (tripsAt(trip, named) === false || covered(facts.image, namespace, trip)) continue;
       ctx.fail(
         { resource, path: at },
         `an operator starts ${facts.image} in ${namespace} at run time (${kind} ${name}, ${path}), whose normal work trips "${trip.rule}" as ${trip.process} (${trip.exe}; ${facts.file}), and no exemption of that rule covers it: every start of it posts the rule to the chat channel`,
@@ -96,7 +96,7 @@ export const knownNoiseCheck: PolicyCheck = {
           `${facts.image}: trips ${n + 1} names rule "${trip.rule}", which falco-rules ${policy.upstream.version} does not have: no exemption can be held to it`,
         );
       });
-    const covered: Covered = (rule, image, namespace, trip) => alternatives.some((a) => a.rule === rule && covers(a.named, image, namespace, trip));
+    const covered: Covered = (image, namespace, trip) => alternatives.some((a) => a.rule === trip.rule && covers(a.named, image, namespace, trip));
     for (const facts of needs.values()) if (facts.startedFrom) startedAtRunTime(ctx, facts, covered);
     for (const { resource, c } of workloadContainers(ctx.resources)) {
       const image = imageKey(scalarText(c.container.image ?? ''));
@@ -111,7 +111,7 @@ export const knownNoiseCheck: PolicyCheck = {
           continue;
         }
         if (!trips) continue;
-        if (covered(trip.rule, image, namespace, trip)) continue;
+        if (covered(image, namespace, trip)) continue;
         ctx.fail(
           { resource, path: [...c.at, 'image'] },
           `container ${c.name} runs ${image}, whose normal work trips "${trip.rule}" as ${trip.process} (${trip.exe}; ${needs.get(image)!.file}), and no exemption of that rule covers it in ${namespace}: every start of it posts the rule to the chat channel`,

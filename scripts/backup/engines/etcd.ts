@@ -19,7 +19,7 @@ import { findSentinelText, sentinelText } from '../sentinel.ts';
 import type { EngineContext, Engine, EtcdTarget } from './types.ts';
 
 export const SENTINEL_CONFIGMAP = 'backup-sentinel';
-const tool = (ctx: EngineContext, name: 'talosctl' | 'kubectl' | 'etcdctl' | 'etcdutl' | 'etcd') => ctx.env[name.toUpperCase()] || name;
+const tool = (ctx: EngineContext, name: 'talosctl' | 'kubectl' | 'etcdctl' | 'etcd') => ctx.env[name.toUpperCase()] || name;
 const etcdctl = (ctx: EngineContext, args: string[], signal?: AbortSignal) =>
   run(tool(ctx, 'etcdctl'), args, { env: { ...ctx.env, ETCDCTL_API: '3' }, signal });
 
@@ -28,10 +28,10 @@ const etcdctl = (ctx: EngineContext, args: string[], signal?: AbortSignal) =>
  * restore` to etcdutl and 3.6 removed them from etcdctl, so etcdutl runs wherever there is one: in the backup image,
  * the cluster's own etcd. Only an etcd older than 3.5 (Debian 12's 3.4) has etcdctl alone, with the same arguments.
  */
-function snapshotTool(ctx: EngineContext): { name: string; run: (args: string[]) => Promise<string> } {
+function snapshotTool(ctx: EngineContext): { name: string; bin: string; run: (args: string[]) => Promise<string> } {
   const etcdutl = ctx.env.ETCDUTL || which.sync('etcdutl', { nothrow: true, path: ctx.env.PATH ?? '' });
-  if (etcdutl) return { name: 'etcdutl', run: (args) => run(etcdutl, args, { env: ctx.env }) };
-  return { name: 'etcdctl', run: (args) => etcdctl(ctx, args) };
+  if (etcdutl) return { name: 'etcdutl', bin: etcdutl, run: (args) => run(etcdutl, args, { env: ctx.env }) };
+  return { name: 'etcdctl', bin: tool(ctx, 'etcdctl'), run: (args) => etcdctl(ctx, args) };
 }
 const sentinelKey = (namespace: string) => `/registry/configmaps/${namespace}/${SENTINEL_CONFIGMAP}`;
 
@@ -52,6 +52,7 @@ const DRILL_ETCD_STARTS = 3;
  * the key, stop. The peer URL is written into the restored data, so each start on fresh ports is a fresh restore.
  */
 async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: string, key: string): Promise<string> {
+  const restorer = snapshotTool(ctx);
   const etcd = await startLoopbackEtcd({
     bin: tool(ctx, 'etcd'),
     env: ctx.env,
@@ -62,7 +63,7 @@ async function readKeyFromSnapshot(ctx: EngineContext, snapshot: string, dir: st
     async prepare(start, peerUrl) {
       const dataDir = join(dir, `etcd-data-${start}`);
       const flags = ['--data-dir', dataDir, '--name', 'drill', '--initial-cluster', `drill=${peerUrl}`, '--initial-advertise-peer-urls', peerUrl];
-      await snapshotTool(ctx).run(['snapshot', 'restore', snapshot, ...flags]);
+      await restorer.run(['snapshot', 'restore', snapshot, ...flags]);
       return dataDir;
     },
     ready: (endpoint, signal) => etcdctl(ctx, [`--endpoints=${endpoint}`, '--command-timeout=2s', 'get', key, '--print-value-only'], signal),
@@ -107,7 +108,9 @@ export const etcdEngine: Engine<EtcdTarget> = {
       const read = JSON.parse(await status.run(['snapshot', 'status', file, '-w', 'json'])) as { totalKey?: number };
       return (read.totalKey ?? 0) > 0 ? undefined : 'the snapshot holds no keys';
     } catch (err) {
-      return `fails ${status.name} snapshot status: ${(err as Error).message.replace(/^\S*etcd(ctl|utl)(\.mjs)?: /, '')}`;
+      // run's message starts with the tool as it was called: the tool's own words follow.
+      const message = (err as Error).message;
+      return `fails ${status.name} snapshot status: ${message.startsWith(`${status.bin}: `) ? message.slice(status.bin.length + 2) : message}`;
     }
   },
   async restoredSentinel(target, files, scratch, ctx) {
