@@ -9,7 +9,6 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sym
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { checkoutFacts, talosRunsEtcd, type ClusterFacts } from '../../policy-tests/model/repository/cluster-facts.ts';
 import { TARGET_FILES } from '../../policy-tests/model/apps/backup-targets.ts';
@@ -73,7 +72,7 @@ afterAll(() => app && rmSync(app, { recursive: true, force: true }));
 describe('backup image', () => {
   it('copies every targets file, pins talosctl and kubectl to the cluster facts, and installs the tools the engines run', () => {
     for (const file of TARGET_FILES) expect(dockerfile).toContain(`COPY ${file} /app/${file}`);
-    const facts = (parse(readFileSync(join(REPO_ROOT, 'clusters/home/cluster-facts.yaml'), 'utf8')) as { data: Record<string, string> }).data;
+    const facts = checkoutFacts(REPO_ROOT);
     expect(dockerfile).toContain(`talosctl:${facts.talosVersion} `);
     expect(dockerfile).toContain(`kubectl:v${facts.kubernetesVersion} `);
     const apt = /apt-get install -y --no-install-recommends ([^\\\n]+)/.exec(dockerfile)![1]!.split(/\s+/);
