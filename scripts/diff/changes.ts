@@ -8,6 +8,7 @@ import { ruleViolations, type Snapshot, facts } from '../../policy-tests/index.t
 import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
+import { upgradeRisk } from './upgrade-risks.ts';
 
 export type { Snapshot };
 
@@ -75,6 +76,7 @@ export const RISK_FLAGS = [
   'delete',
   'immutable',
   'transition-rule',
+  'upgrade',
   'capabilities',
   'crd-version',
   'secret-target',
@@ -266,7 +268,7 @@ function privilegeRisk({ kind, label, a, b, flag }: Judged): void {
   if (added.length) flag('privilege', `${label} gains ${listed(added)}`);
 }
 
-/** Risks of an update: immutable fields, transition rules, versions, registries, repositories, what a Secret writer writes, CRD versions. */
+/** Risks of an update: immutable fields, transition rules, cluster upgrades, versions, registries, repositories, what a Secret writer writes, CRD versions. */
 function updateRisks({ c, kind, label, a, b, flag }: Judged, head: Snapshot): void {
   const changed = (prefix: string) => c.fields.some((f) => f.path === prefix || f.path.startsWith(`${prefix}.`) || f.path.startsWith(`${prefix}[`));
   if (['Deployment', 'StatefulSet', 'DaemonSet'].includes(kind) && changed('spec.selector'))
@@ -293,6 +295,7 @@ function updateRisks({ c, kind, label, a, b, flag }: Judged, head: Snapshot): vo
   if (crd && a && b)
     for (const v of ruleViolations(crd.schema, b.object, a.object, 'transition'))
       flag('transition-rule', `${label}: the API server refuses this update at ${v.path.join('.') || '(root)'}: ${v.message} (rule of ${crd.source})`);
+  for (const { line, review } of upgradeRisk(kind, a?.object, b?.object)) flag('upgrade', `${label}: ${line}`, undefined, review ? 'review' : 'note');
   for (const { line, major: moved } of imageRisk(a?.object, b?.object)) flag('version', `${label}: ${line}`, moved);
   for (const line of registryRisk(a?.object, b?.object)) flag('registry', `${label}: ${line}`);
   if (kind === 'Application') {

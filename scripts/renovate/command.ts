@@ -13,6 +13,7 @@ import { printable } from '../../policy-tests/index.ts';
 import { coverage, EXEMPTIONS_FILE, parseExemptions, type Coverage } from './coverage.ts';
 import { findRepositoryPins, type Pin } from './pins.ts';
 import { extractDeps, RENOVATE_CONFIG_FILE, validateConfig, type ExtractedDep } from './renovate.ts';
+import { skippedMinors, type SkippedMinor } from './one-minor.ts';
 import { splitPairs, type SplitPair } from './release-pairs.ts';
 
 const REPO_ROOT = new URL('../..', import.meta.url).pathname;
@@ -27,6 +28,7 @@ export type Inspection =
       result: Coverage;
       /** Files git does not track, which Renovate never reads. */ untracked: ReadonlySet<string>;
       /** Images released together that Renovate would propose apart. */ split: SplitPair[];
+      /** Pins that move one minor at a time that Renovate would not offer step by step. */ skipped: SkippedMinor[];
     };
 
 /** The files of the checkout git neither tracks nor ignores: Renovate reads only what git tracks. */
@@ -46,7 +48,9 @@ export async function inspectRenovate(root: string, progress: (line: string) => 
   const [pins, deps, untracked] = await Promise.all([findRepositoryPins(root), extractDeps(root), untrackedFiles(root)]);
   progress("applying Renovate's package rules to the images released together");
   const split = await splitPairs(root, deps);
-  return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked, split };
+  progress("applying Renovate's package rules to the pins that move one minor at a time");
+  const skipped = await skippedMinors(root, deps);
+  return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked, split, skipped };
 }
 
 /** The report of an inspection, one line each, and its exit status. */
@@ -68,8 +72,14 @@ export function report(inspection: Inspection, print: (line: string) => void): n
     out(
       `SPLIT    ${s.file}: ${s.image} works with ${s.partner} only at one release, but Renovate proposes them apart (${s.groups.every((g) => g === undefined) ? 'each in a pull request of its own' : s.groups.map((g) => (g === undefined ? 'one alone' : `group ${g}`)).join(' and ')}), and the gate refuses each alone: give both one groupName in ${RENOVATE_CONFIG_FILE}`,
     );
+  for (const s of inspection.skipped)
+    out(
+      s.step === 'minor'
+        ? `SKIPS    ${s.file}: ${s.depName} ${s.from} would be offered ${s.proposed} in one pull request, past ${s.skipped}, and ${s.tool} moves one minor at a time: set separateMultipleMinor on its rule in ${RENOVATE_CONFIG_FILE} (one without matchUpdateTypes)`
+        : `HOLDS    ${s.file}: ${s.depName} ${s.from} would get its patch ${s.skipped} only inside the pull request of ${s.proposed}, which waits for a person: offer the patch on its own (separateMultipleMinor or separateMinorPatch on its rule in ${RENOVATE_CONFIG_FILE})`,
+    );
   out(`Pins: ${pins.length} found - covered by Renovate: ${result.covered.length}, exempt: ${result.exempt.length}, uncovered: ${result.uncovered.length}`);
-  return result.uncovered.length || result.unusedExemptions.length || inspection.split.length ? 1 : 0;
+  return result.uncovered.length || result.unusedExemptions.length || inspection.split.length || inspection.skipped.length ? 1 : 0;
 }
 
 /** Checks the repository at `root`; resolves to the exit status, having written its report through `out`. */

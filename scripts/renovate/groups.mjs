@@ -1,15 +1,21 @@
 /**
  * The pull request Renovate proposes each dependency in: its group's name, or
- * none (a pull request of its own). Renovate settles groups during its lookup,
- * which asks the registries; this runs the same functions of the pinned
- * Renovate offline: the repository's config merged over Renovate's defaults,
- * its presets resolved (the built-in ones need no network), then
- * applyPackageRules and the groupName template, for each dependency as its
- * extraction found it.
+ * none (a pull request of its own), and, for a dependency given the releases
+ * to choose from, the branches it proposes them in. Renovate settles groups
+ * and branches during its lookup, which asks the registries; this runs the
+ * same functions of the pinned Renovate offline: the repository's config
+ * merged over Renovate's defaults, its presets resolved (the built-in ones
+ * need no network), then applyPackageRules and the groupName template for each
+ * dependency as its extraction found it; with releases, the lookup's buckets
+ * (groupReleasesIntoBuckets, the newest release of each), then each update as
+ * flattenUpdates makes it (the rules applied again with its update type, and
+ * applyUpdateConfig, which names its branch).
  *
  * Run by renovate.ts with the repository as its working directory; reads
- * {"configFile", "deps": [{depName, datasource, manager, packageFile}]} as
- * JSON on stdin and writes [group or null, ...] as JSON on stdout, in order.
+ * {"configFile", "deps": [{depName, datasource, manager, packageFile,
+ * currentValue?, releases?}]} as JSON on stdin and writes
+ * [{group: string | null, proposals?: [{version, updateType, branch,
+ * approval, automerge}]}, ...] as JSON on stdout, in order.
  */
 import { readFile } from 'node:fs/promises';
 
@@ -17,7 +23,7 @@ const renovate = new URL('../../tools/renovate/node_modules/', import.meta.url);
 /** @param {string} path @returns {Promise<any>} a module of the pinned Renovate (it ships no types for its internals) */
 const load = (path) => import(new URL(path, renovate).href);
 
-const [json5, presets, packageRules, utils, defaults, template, logger] = await Promise.all([
+const [json5, presets, packageRules, utils, defaults, template, logger, buckets, updateType, versioning, datasource, flatten] = await Promise.all([
   load('json5/lib/index.js'),
   load('renovate/dist/config/presets/index.js'),
   load('renovate/dist/util/package-rules/index.js'),
@@ -25,6 +31,11 @@ const [json5, presets, packageRules, utils, defaults, template, logger] = await 
   load('renovate/dist/config/defaults.js'),
   load('renovate/dist/util/template/index.js'),
   load('renovate/dist/logger/index.js'),
+  load('renovate/dist/workers/repository/process/lookup/bucket.js'),
+  load('renovate/dist/workers/repository/process/lookup/update-type.js'),
+  load('renovate/dist/modules/versioning/index.js'),
+  load('renovate/dist/modules/datasource/common.js'),
+  load('renovate/dist/workers/repository/updates/flatten.js'),
 ]);
 // Renovate's functions log as they go; its logger, set up, keeps to LOG_LEVEL (warn) on stderr.
 await logger.init();
@@ -32,15 +43,47 @@ await logger.init();
 /** @type {Buffer[]} */
 const chunks = [];
 for await (const chunk of process.stdin) chunks.push(chunk);
-/** @type {{ configFile: string, deps: { depName?: string, datasource?: string, manager: string, packageFile: string }[] }} */
+/** @type {{ configFile: string, deps: { depName?: string, datasource?: string, manager: string, packageFile: string, currentValue?: string, releases?: string[] }[] }} */
 const { configFile, deps } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
 const repoConfig = json5.default.parse(await readFile(configFile, 'utf8'));
 const { config } = await presets.resolveConfigPresets(utils.mergeChildConfig(defaults.getConfig(), repoConfig));
+const UPDATE_TYPES = ['major', 'minor', 'patch', 'pin', 'digest', 'lockFileMaintenance', 'replacement'];
 
-/** @type {(string | null)[]} */
-const groups = [];
+/**
+ * The updates Renovate proposes for a dependency at `currentValue` given `releases`: per bucket its newest release,
+ * with the branch, and whether it waits for approval on the dashboard or merges itself.
+ * @param {any} depConfig the dependency's config, its package rules applied
+ * @param {string} currentValue
+ * @param {string[]} releases
+ */
+async function proposals(depConfig, currentValue, releases) {
+  const api = versioning.get(depConfig.versioning ?? datasource.getDefaultVersioning(depConfig.datasource));
+  const bucketed = buckets.groupReleasesIntoBuckets(
+    depConfig,
+    currentValue,
+    releases.filter((v) => api.isVersion(v) && api.isGreaterThan(v, currentValue)).map((version) => ({ version })),
+    api,
+  );
+  const out = [];
+  for (const [bucket, list] of Object.entries(bucketed)) {
+    const newVersion = list.map((r) => r.version).sort((a, b) => api.sortVersions(a, b)).at(-1);
+    const type = updateType.classifyRelease(api, currentValue, newVersion);
+    const update = { bucket, updateType: type, newVersion, newValue: newVersion, newMajor: api.getMajor(newVersion), newMinor: api.getMinor(newVersion) };
+    let u = utils.mergeChildConfig(depConfig, { ...update, [`is${type[0].toUpperCase()}${type.slice(1)}`]: true });
+    u = await packageRules.applyPackageRules(u, 'datasource-merge');
+    u = utils.mergeChildConfig(u, u[type]);
+    for (const t of UPDATE_TYPES) delete u[t];
+    u = flatten.applyUpdateConfig(await packageRules.applyPackageRules(u, 'update-type-merge'));
+    if (u.enabled === false) continue;
+    out.push({ version: newVersion, updateType: type, branch: u.branchName, approval: u.dependencyDashboardApproval === true, automerge: u.automerge === true });
+  }
+  return out.sort((a, b) => api.sortVersions(a.version, b.version));
+}
+
+const answers = [];
 for (const dep of deps) {
   const applied = await packageRules.applyPackageRules({ ...config, ...dep, packageName: dep.depName });
-  groups.push(typeof applied.groupName === 'string' && applied.groupName !== '' ? template.compile(applied.groupName, applied) : null);
+  const group = typeof applied.groupName === 'string' && applied.groupName !== '' ? template.compile(applied.groupName, applied) : null;
+  answers.push(dep.releases && dep.currentValue ? { group, proposals: await proposals(applied, dep.currentValue, dep.releases) } : { group });
 }
-process.stdout.write(`${JSON.stringify(groups)}\n`);
+process.stdout.write(`${JSON.stringify(answers)}\n`);

@@ -85,20 +85,46 @@ export async function extractDeps(root: string): Promise<ExtractedDep[]> {
   }
 }
 
+/** An update Renovate proposes: the release, its type, the branch it lands on, and whether it waits for approval or merges itself. */
+export interface Proposal {
+  version: string;
+  updateType: string;
+  branch: string;
+  approval: boolean;
+  automerge: boolean;
+}
+
+/** A dependency to ask Renovate about; with `releases`, what it would propose among them. */
+export type Asked = ExtractedDep & { releases?: readonly string[] };
+
 /**
- * The pull request Renovate proposes each dependency in, as its group's name, or undefined for one of its own: the
- * repository's config over Renovate's defaults and presets, applied by Renovate's own functions, offline.
+ * Renovate's own answer for each dependency, offline (groups.mjs says how): the group its pull request belongs to
+ * (undefined: one of its own) and, for a dependency given `releases`, the updates it proposes among them.
  */
-export async function groupsOf(root: string, deps: readonly ExtractedDep[]): Promise<(string | undefined)[]> {
+export async function proposalsOf(root: string, deps: readonly Asked[]): Promise<{ group?: string; proposals?: Proposal[] }[]> {
   if (deps.length === 0) return [];
   const input = JSON.stringify({
     configFile: join(root, RENOVATE_CONFIG_FILE),
-    deps: deps.map((d) => ({ depName: d.depName, datasource: d.datasource, manager: d.manager, packageFile: d.file })),
+    deps: deps.map((d) => ({
+      depName: d.depName,
+      datasource: d.datasource,
+      manager: d.manager,
+      packageFile: d.file,
+      ...(d.releases ? { currentValue: d.currentValue, releases: d.releases } : {}),
+    })),
   });
   const out = await run(process.execPath, [GROUPS_SCRIPT], { cwd: root, env: renovateEnv({}), input, timeoutMs: GROUPS_TIMEOUT_MS });
-  const groups = JSON.parse(out.split('\n').at(-1) ?? '') as unknown;
-  if (!Array.isArray(groups) || groups.length !== deps.length) throw new Error('renovate: the group lookup answered no list of groups');
-  return groups.map((g) => (typeof g === 'string' ? g : undefined));
+  const answers = JSON.parse(out.split('\n').at(-1) ?? '') as unknown;
+  if (!Array.isArray(answers) || answers.length !== deps.length) throw new Error('renovate: the group lookup answered no list of groups');
+  return answers.map((a: { group?: unknown; proposals?: Proposal[] }) => ({
+    ...(typeof a?.group === 'string' ? { group: a.group } : {}),
+    ...(Array.isArray(a?.proposals) ? { proposals: a.proposals } : {}),
+  }));
+}
+
+/** The pull request Renovate proposes each dependency in, as its group's name, or undefined for one of its own. */
+export async function groupsOf(root: string, deps: readonly ExtractedDep[]): Promise<(string | undefined)[]> {
+  return (await proposalsOf(root, deps)).map((a) => a.group);
 }
 
 interface Report {

@@ -3,6 +3,8 @@
  * exactly its flag appear, a pure reformat is no change, the Markdown is cut
  * at its cap and says so, and a render failure on either side is an error.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { output } from '../../test-support/exec.ts';
 import { fixtureRepo, repoApp, type FixtureRepo } from '../../test-support/render-fixtures.ts';
@@ -230,6 +232,60 @@ describe('npm run diff', () => {
     // The option changes nothing now: a version inside its major is a note for every pull request.
     repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:1.5.0'));
     expect((await diff(repo, ['HEAD', '-o', 'json'])).code).toBe(0);
+  });
+
+  it("says a move of the facts' Talos or Kubernetes as the upgrade it asks for, judged as talosctl judges it: a patch is news, a minor a person's upgrade, a skipped minor or a Talos the target refuses a risk", async () => {
+    const repo = await repoWith(BASE);
+    repo.write(
+      'apps/root/application.yaml',
+      repoApp('root', '    path: clusters/home', '  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n'),
+    );
+    const facts = readFileSync(join(repo.root, 'clusters/home/cluster-facts.yaml'), 'utf8');
+    await git(repo.root, 'add', '-A');
+    await git(repo.root, 'commit', '-q', '-m', 'root');
+    const upgrades = '  talosUpgrades: |\n    - talos: "1.14"\n      host: {from: 1.12.0, below: 1.16.0}\n      source: talos114.go\n';
+    const moved = async (edit: (t: string) => string) => {
+      repo.write('clusters/home/cluster-facts.yaml', edit(facts));
+      const r = await diff(repo, ['HEAD', '-o', 'json']);
+      const risks = (JSON.parse(r.stdout) as { risks: { flag: string; reason: string; level: string }[] }).risks.filter((x) => x.flag === 'upgrade');
+      return { code: r.code, risks: risks.map((x) => [x.level, x.reason.replace(/^ConfigMap argocd\/cluster-facts: /, '')]) };
+    };
+    expect(await moved((t) => t.replace('"1.36.3"', '"1.36.4"'))).toEqual({
+      code: 0,
+      risks: [['note', 'Kubernetes 1.36.3 -> 1.36.4: a patch the nodes take with talosctl upgrade-k8s --to 1.36.4']],
+    });
+    expect(await moved((t) => t.replace('"1.36.3"', '"1.37.0"'))).toEqual({
+      code: RISK_FLAGGED,
+      risks: [['review', 'Kubernetes 1.36.3 -> 1.37.0: a cluster upgrade a person makes (talosctl upgrade-k8s --to 1.37.0), on a path talosctl takes']],
+    });
+    expect((await moved((t) => t.replace('"1.36.3"', '"1.38.0"'))).risks).toEqual([
+      [
+        'review',
+        'Kubernetes 1.36.3 -> 1.38.0: talosctl upgrade-k8s refuses the path 1.36->1.38: it moves Kubernetes one minor at a time, so upgrade to 1.37 first',
+      ],
+    ]);
+    expect((await moved((t) => t.replace('"v1.13.9"', '"v1.14.1"'))).risks).toEqual([
+      [
+        'review',
+        'Talos v1.13.9 -> v1.14.1: not judged: the cluster facts have no talosUpgrades row for Talos 1.14: add it, read from its compatibility package at v1.14.1',
+      ],
+    ]);
+    expect((await moved((t) => t.replace('"v1.13.9"', '"v1.14.1"') + upgrades)).risks).toEqual([
+      [
+        'review',
+        "Talos v1.13.9 -> v1.14.1: a cluster upgrade a person makes (talosctl upgrade --image <the node's installer>:v1.14.1, one node at a time), on a path talosctl takes",
+      ],
+    ]);
+    const skipped = '  talosUpgrades: |\n    - talos: "1.16"\n      host: {from: 1.14.0, below: 1.18.0}\n      source: talos116.go\n';
+    expect(await moved((t) => t.replace('"v1.13.9"', '"v1.16.0"') + skipped)).toEqual({
+      code: RISK_FLAGGED,
+      risks: [
+        [
+          'review',
+          'Talos v1.13.9 -> v1.16.0: the Talos 1.16 installer (talosctl upgrade) refuses a node on v1.13.9: too old, it upgrades from 1.14.0 on (talos116.go)',
+        ],
+      ],
+    });
   });
 
   it('flags RBAC that grows: a binding to cluster-admin', async () => {

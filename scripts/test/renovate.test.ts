@@ -14,6 +14,7 @@ import { inspectRenovate, main, report } from '../renovate/command.ts';
 import { coverage, parseExemptions, type Exemption } from '../renovate/coverage.ts';
 import { findPins, type Pin } from '../renovate/pins.ts';
 import { validateConfig, type ExtractedDep } from '../renovate/renovate.ts';
+import { skippedMinors } from '../renovate/one-minor.ts';
 import { splitPairs } from '../renovate/release-pairs.ts';
 
 const versions = (pins: Pin[]) => pins.map((p) => [p.line, p.key, p.version]);
@@ -155,7 +156,8 @@ describe('Renovate itself on a copy of the repository', () => {
     }
   });
 
-  it("proposes images released together (Tdarr's node and server) in one pull request by Renovate's own package rules, and says so when a config splits them", async () => {
+  it("settles pull requests as Renovate's own package rules and lookup do: Tdarr's node and server in one, the cluster's Kubernetes one step at a time (its patch alone, each minor alone); and says so when a config splits the pair or offers the newest Kubernetes at once", async () => {
+    // Both questions on one config at a time, asked side by side: Renovate's start-up is most of each answer.
     const pin = (depName: string): ExtractedDep => ({
       file: 'apps/media/tdarr/deployment.yaml',
       manager: 'kubernetes',
@@ -164,16 +166,26 @@ describe('Renovate itself on a copy of the repository', () => {
       currentValue: '2.49.01',
     });
     const deps = [pin('ghcr.io/haveagitgat/tdarr'), pin('ghcr.io/haveagitgat/tdarr_node'), pin('ghcr.io/home-operations/plex')];
-    expect(await splitPairs(root, deps)).toEqual([]);
-    await change('.github/renovate.json5', (t) => t.replace("groupName: 'tdarr',", ''));
+    const kubernetes: ExtractedDep = {
+      file: 'clusters/home/cluster-facts.yaml',
+      manager: 'regex',
+      datasource: 'github-releases',
+      depName: 'kubernetes/kubernetes',
+      currentValue: '1.36.3',
+    };
+    const ask = () => Promise.all([splitPairs(root, deps), skippedMinors(root, [kubernetes])]);
+    expect(await ask()).toEqual([[], []]);
+    await change('.github/renovate.json5', (t) =>
+      t.replace("groupName: 'tdarr',", '').replace("groupName: 'kubernetes',\n      separateMultipleMinor: true,", "groupName: 'kubernetes',"),
+    );
     try {
-      expect(await splitPairs(root, deps)).toEqual([
-        {
-          image: 'ghcr.io/haveagitgat/tdarr_node',
-          partner: 'ghcr.io/haveagitgat/tdarr',
-          file: 'apps/media/facts/images.yaml',
-          groups: [undefined],
-        },
+      const at = { file: 'clusters/home/cluster-facts.yaml', depName: 'kubernetes/kubernetes', from: '1.36.3', tool: 'talosctl upgrade-k8s' };
+      expect(await ask()).toEqual([
+        [{ image: 'ghcr.io/haveagitgat/tdarr_node', partner: 'ghcr.io/haveagitgat/tdarr', file: 'apps/media/facts/images.yaml', groups: [undefined] }],
+        [
+          { ...at, step: 'patch', skipped: '1.36.4', proposed: '1.38.0' },
+          { ...at, step: 'minor', skipped: '1.37.0', proposed: '1.38.0' },
+        ],
       ]);
     } finally {
       await restore();
@@ -287,6 +299,7 @@ describe('renovate:check on a file git does not track', () => {
         result: { covered: [], exempt: [], uncovered: [pin], unusedExemptions: [] },
         untracked: new Set([pin.file]),
         split: [],
+        skipped: [],
       },
       (l) => lines.push(l),
     );
@@ -302,10 +315,38 @@ describe('renovate:check on names a pull request wrote', () => {
     const pin = { file: 'apps/x\u001b[2K\rvalid/values.yaml', line: 3, key: 'tag', text: 'ghcr.io/x/y:1.2.3', version: '1.2.3' };
     const lines: string[] = [];
     report(
-      { problems: [], pins: [pin], deps: [], result: { covered: [], exempt: [], uncovered: [pin], unusedExemptions: [] }, untracked: new Set(), split: [] },
+      {
+        problems: [],
+        pins: [pin],
+        deps: [],
+        result: { covered: [], exempt: [], uncovered: [pin], unusedExemptions: [] },
+        untracked: new Set(),
+        split: [],
+        skipped: [],
+      },
       (l) => lines.push(l),
     );
     expect(lines[1]).toMatch(/^UNCOVERED apps\/x\\u001b\[2K\\u000dvalid\/values\.yaml:3: /);
+  });
+});
+
+describe('renovate:check on a pin that moves one minor at a time', () => {
+  it('names the release Renovate would skip or hold back, and the pull request it would come in, and fails', () => {
+    const lines: string[] = [];
+    const at = { file: 'clusters/home/cluster-facts.yaml', depName: 'kubernetes/kubernetes', from: '1.36.3', tool: 'talosctl upgrade-k8s', proposed: '1.38.0' };
+    const skipped = [
+      { ...at, step: 'patch' as const, skipped: '1.36.4' },
+      { ...at, step: 'minor' as const, skipped: '1.37.0' },
+    ];
+    const code = report(
+      { problems: [], pins: [], deps: [], result: { covered: [], exempt: [], uncovered: [], unusedExemptions: [] }, untracked: new Set(), split: [], skipped },
+      (l) => lines.push(l),
+    );
+    expect(code).toBe(1);
+    expect(lines.slice(1, 3)).toEqual([
+      'HOLDS    clusters/home/cluster-facts.yaml: kubernetes/kubernetes 1.36.3 would get its patch 1.36.4 only inside the pull request of 1.38.0, which waits for a person: offer the patch on its own (separateMultipleMinor or separateMinorPatch on its rule in .github/renovate.json5)',
+      'SKIPS    clusters/home/cluster-facts.yaml: kubernetes/kubernetes 1.36.3 would be offered 1.38.0 in one pull request, past 1.37.0, and talosctl upgrade-k8s moves one minor at a time: set separateMultipleMinor on its rule in .github/renovate.json5 (one without matchUpdateTypes)',
+    ]);
   });
 });
 
@@ -314,7 +355,7 @@ describe('renovate:check on images released together that Renovate would propose
     const lines: string[] = [];
     const split = [{ image: 'ghcr.io/x/node', partner: 'ghcr.io/x/server', file: 'apps/x/facts/images.yaml', groups: ['node', undefined] }];
     const code = report(
-      { problems: [], pins: [], deps: [], result: { covered: [], exempt: [], uncovered: [], unusedExemptions: [] }, untracked: new Set(), split },
+      { problems: [], pins: [], deps: [], result: { covered: [], exempt: [], uncovered: [], unusedExemptions: [] }, untracked: new Set(), split, skipped: [] },
       (l) => lines.push(l),
     );
     expect(code).toBe(1);

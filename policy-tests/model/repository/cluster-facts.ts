@@ -12,10 +12,21 @@ import type { Resource } from '../core/manifest.ts';
 import { perObject } from '../core/per-object.ts';
 import { compareReleases } from '../core/workloads.ts';
 import { listFact, SEMVER, yamlFact, type FactsProblem } from './fact-lists.ts';
-import { talosEtcdOf, talosKubernetesOf, talosMinor, type TalosEtcd, type TalosKubernetes } from './talos-facts.ts';
+import {
+  kubernetesMove,
+  talosEtcdOf,
+  talosKubernetesOf,
+  talosMinor,
+  talosMove,
+  talosUpgradesOf,
+  type TalosEtcd,
+  type TalosKubernetes,
+  type TalosUpgrade,
+  type VersionMove,
+} from './talos-facts.ts';
 
 export type { FactsProblem } from './fact-lists.ts';
-export type { TalosEtcd, TalosKubernetes } from './talos-facts.ts';
+export type { TalosEtcd, TalosKubernetes, TalosUpgrade, VersionMove } from './talos-facts.ts';
 export { talosRunsEtcd } from './talos-facts.ts';
 
 export const CLUSTER_FACTS_FILE = 'clusters/home/cluster-facts.yaml';
@@ -48,6 +59,8 @@ export interface ClusterFacts {
   talosKubernetes: readonly TalosKubernetes[];
   /** The etcd each Talos minor runs, as its constants give it (`talosEtcd`). */
   talosEtcd: readonly TalosEtcd[];
+  /** The Talos a node may move to each Talos minor from, as its compatibility package gives it (`talosUpgrades`). */
+  talosUpgrades: readonly TalosUpgrade[];
 }
 
 export const POD_SECURITY_LEVELS = ['privileged', 'baseline', 'restricted'] as const;
@@ -133,6 +146,7 @@ const factsOf = perObject((object: Resource['object']): { facts: ClusterFacts; p
     secretStores: secretStoresOf(data.secretStores, problems),
     talosKubernetes: talosKubernetesOf(data.talosKubernetes, problems),
     talosEtcd: talosEtcdOf(data.talosEtcd, problems),
+    talosUpgrades: talosUpgradesOf(data.talosUpgrades, problems),
   };
   return { facts, problems };
 });
@@ -225,6 +239,19 @@ export function talosRunsKubernetes(facts: Pick<ClusterFacts, 'talosVersion' | '
   if (compareReleases(kubernetes, row.from) < 0) return { verdict: 'too old', minor, row };
   if (compareReleases(kubernetes, row.below) >= 0) return { verdict: 'too new', minor, row };
   return { verdict: 'runs', minor, row };
+}
+
+/**
+ * What a change to the cluster facts asks of the cluster, from the facts before it (`before`, the ConfigMap's
+ * object) to the facts after it: each version it moves, Talos first (the nodes are upgraded before the Kubernetes
+ * they run), judged with the rows of the facts after it, which describe the target.
+ */
+export function versionMoves(before: Resource['object'], after: Resource['object']): VersionMove[] {
+  const [a, b] = [factsOf(before).facts, factsOf(after).facts];
+  const moves: VersionMove[] = [];
+  if (a.talosVersion !== b.talosVersion) moves.push(talosMove(a.talosVersion, b.talosVersion, b.talosUpgrades));
+  if (a.kubernetesVersion !== b.kubernetesVersion) moves.push(kubernetesMove(a.kubernetesVersion, b.kubernetesVersion));
+  return moves;
 }
 
 const stringMap = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');

@@ -1,8 +1,10 @@
 /**
  * What each Talos minor runs, as Talos itself decides: the Kubernetes versions its compatibility package allows
- * (`talosKubernetes`) and the etcd its constants name (`talosEtcd`). Each is a table of the cluster facts, a row per
- * Talos minor with where it was read, and a minor without a row is not known.
+ * (`talosKubernetes`), the etcd its constants name (`talosEtcd`) and the Talos a node may move to it from
+ * (`talosUpgrades`). Each is a table of the cluster facts, a row per Talos minor with where it was read, and a minor
+ * without a row is not known.
  */
+import { compareReleases } from '../core/workloads.ts';
 import { listFact, SEMVER, type FactsProblem } from './fact-lists.ts';
 
 /** One Talos minor's Kubernetes range: from `from`, up to `below` (not inclusive), read from `source`. */
@@ -17,6 +19,20 @@ export interface TalosKubernetes {
 export interface TalosEtcd {
   talos: string;
   etcd: string;
+  source: string;
+}
+
+/**
+ * The Talos releases a node may run to move to one Talos minor with `talosctl upgrade`, as that minor's installer
+ * decides (compatibility.TalosVersion.UpgradeableFrom): from `from` (MinimumHostUpgradeVersion), below `below`
+ * (MaximumHostDowngradeVersion, not inclusive: a node that new cannot come back down), never one of `denied`
+ * (DeniedHostUpgradeVersions); read from `source`.
+ */
+export interface TalosUpgrade {
+  talos: string;
+  from: string;
+  below: string;
+  denied: string[];
   source: string;
 }
 
@@ -68,6 +84,19 @@ export function talosEtcdOf(raw: unknown, problems: FactsProblem[]): TalosEtcd[]
   return talosRows<TalosEtcd>('talosEtcd', { raw, shape }, problems, ({ etcd }) => (release(etcd) ? { etcd } : undefined));
 }
 
+/**
+ * The `talosUpgrades` fact: a YAML list of {talos, host: {from, below, denied?}, source}, the Talos a node may run to
+ * move to each minor, as that minor's compatibility package sets it. Absent, no Talos minor's is known.
+ */
+export function talosUpgradesOf(raw: unknown, problems: FactsProblem[]): TalosUpgrade[] {
+  const shape =
+    'cluster fact "talosUpgrades" must be a YAML list of {talos, host: {from, below, denied}, source}: a Talos minor (1.13), the Talos a node may run to move to it (x.y.z, below not included, denied a list of x.y.z it refuses, may be left out), and where that was read';
+  return talosRows<TalosUpgrade>('talosUpgrades', { raw, shape }, problems, ({ host }) => {
+    const { from, below, denied = [] } = (host ?? {}) as Record<string, unknown>;
+    return release(from) && release(below) && Array.isArray(denied) && denied.every(release) ? { from, below, denied } : undefined;
+  });
+}
+
 /** The minor (1.13) of the pinned Talos, or the fact as written when it is no version. */
 export function talosMinor(talosVersion: string): string {
   const talos = SEMVER.exec(talosVersion);
@@ -79,4 +108,64 @@ export function talosRunsEtcd(facts: { talosVersion: string; talosEtcd: readonly
   const minor = talosMinor(facts.talosVersion);
   const row = facts.talosEtcd.find((r) => r.talos === minor);
   return row ? { minor, row } : { minor };
+}
+
+/** One version a change to the facts moves, judged as the tool that makes the move judges it. */
+export interface VersionMove {
+  what: 'Kubernetes' | 'Talos';
+  from: string;
+  to: string;
+  /** Whether the minor (or major) moves: a cluster upgrade, not a patch. */
+  minorMoved: boolean;
+  /** Why the tool refuses the move; absent when it makes it. */
+  refusal?: string;
+  /** Why the move cannot be judged (the facts lack the target's row); absent when it is judged. */
+  notJudged?: string;
+}
+
+const core = (v: string) => SEMVER.exec(v);
+
+/**
+ * A move of the cluster's Kubernetes, as `talosctl upgrade-k8s` takes it: siderolabs/go-kubernetes' upgrade path
+ * (upgrade.Path.IsSupported) lists each minor to itself and to the next one only, so a move skips no minor and
+ * never goes back one. Whether the pinned Talos runs the target at all is the gate's (cluster-facts).
+ */
+export function kubernetesMove(from: string, to: string): VersionMove {
+  const [a, b] = [core(from), core(to)];
+  const move: VersionMove = { what: 'Kubernetes', from, to, minorMoved: a?.[1] !== b?.[1] || a?.[2] !== b?.[2] };
+  if (!a || !b) return { ...move, notJudged: `${!a ? from : to} is no x.y.z version` };
+  const [fromMinor, toMinor] = [Number(a[2]), Number(b[2])];
+  const path = `${a[1]}.${fromMinor}->${b[1]}.${toMinor}`;
+  if (a[1] !== b[1]) return { ...move, refusal: `talosctl upgrade-k8s refuses the path ${path}: it never changes the major` };
+  if (toMinor < fromMinor)
+    return { ...move, refusal: `talosctl upgrade-k8s refuses the path ${path}: it never takes Kubernetes back a minor (a control plane cannot downgrade)` };
+  if (toMinor > fromMinor + 1)
+    return {
+      ...move,
+      refusal: `talosctl upgrade-k8s refuses the path ${path}: it moves Kubernetes one minor at a time, so upgrade to ${a[1]}.${fromMinor + 1} first`,
+    };
+  return move;
+}
+
+/**
+ * A move of the nodes' Talos, as `talosctl upgrade` takes it: the target minor's installer refuses a node older than
+ * its row's `from`, one from its `below` on (too new to come down to it), and any release its row denies. Without a
+ * row for the target minor the move is not judged.
+ */
+export function talosMove(from: string, to: string, rows: readonly TalosUpgrade[]): VersionMove {
+  const [a, b] = [core(from), core(to)];
+  const move: VersionMove = { what: 'Talos', from, to, minorMoved: a?.[1] !== b?.[1] || a?.[2] !== b?.[2] };
+  if (!a || !b) return { ...move, notJudged: `${!a ? from : to} is no x.y.z version` };
+  const minor = talosMinor(to);
+  const row = rows.find((r) => r.talos === minor);
+  if (!row)
+    return { ...move, notJudged: `the cluster facts have no talosUpgrades row for Talos ${minor}: add it, read from its compatibility package at ${to}` };
+  const host = `${a[1]}.${a[2]}.${a[3]}`;
+  const installer = `the Talos ${minor} installer (talosctl upgrade) refuses a node on ${from}`;
+  if (compareReleases(host, row.from) < 0) return { ...move, refusal: `${installer}: too old, it upgrades from ${row.from} on (${row.source})` };
+  if (compareReleases(host, row.below) >= 0)
+    return { ...move, refusal: `${installer}: too new to come down to it, it takes nodes below ${row.below} (${row.source})` };
+  if (row.denied.some((d) => compareReleases(host, d.replace(/^v/, '')) === 0))
+    return { ...move, refusal: `${installer}: that release is denied (${row.source})` };
+  return move;
 }

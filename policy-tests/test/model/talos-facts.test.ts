@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { talosRunsEtcd, talosRunsKubernetes, readClusterFacts, type TalosKubernetes } from '../../model/repository/cluster-facts.ts';
+import { talosRunsEtcd, talosRunsKubernetes, readClusterFacts, versionMoves, type TalosKubernetes } from '../../model/repository/cluster-facts.ts';
+import { kubernetesMove, talosMove, type TalosUpgrade } from '../../model/repository/talos-facts.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 
 const ROWS: TalosKubernetes[] = [{ talos: '1.13', from: '1.31.0', below: '1.36.99', source: 'talos113.go' }];
@@ -53,5 +54,60 @@ describe('which etcd a Talos release runs, as its constants name it', () => {
     expect(problems('- {talos: "1.13", etcd: 3.6.12, source: a}\n- {talos: "1.13", etcd: 3.6.11, source: b}')[0]?.message).toBe(
       'talosEtcd entry 2 names Talos 1.13 again',
     );
+  });
+});
+
+describe('how the cluster moves between versions, as talosctl judges a move', () => {
+  it('takes Kubernetes one minor at a time, patches either way, never a minor back or a skipped one (go-kubernetes upgrade.Path)', () => {
+    expect(kubernetesMove('1.36.3', '1.37.0')).toEqual({ what: 'Kubernetes', from: '1.36.3', to: '1.37.0', minorMoved: true });
+    expect(kubernetesMove('1.36.3', '1.36.1')).toEqual({ what: 'Kubernetes', from: '1.36.3', to: '1.36.1', minorMoved: false });
+    expect(kubernetesMove('1.35.2', '1.37.0').refusal).toBe(
+      'talosctl upgrade-k8s refuses the path 1.35->1.37: it moves Kubernetes one minor at a time, so upgrade to 1.36 first',
+    );
+    expect(kubernetesMove('1.36.3', '1.35.9').refusal).toMatch(/^talosctl upgrade-k8s refuses the path 1\.36->1\.35: it never takes Kubernetes back a minor/);
+    expect(kubernetesMove('1.36.3', '2.0.0').refusal).toMatch(/never changes the major/);
+    expect(kubernetesMove('1.36', '1.37.0').notJudged).toBe('1.36 is no x.y.z version');
+  });
+
+  const ROW: TalosUpgrade = { talos: '1.13', from: '1.11.0', below: '1.15.0', denied: ['1.12.3'], source: 'talos113.go' };
+  it("takes a node to a Talos minor from its installer's range only, and says so when the facts have no row for it", () => {
+    expect(talosMove('v1.12.9', 'v1.13.9', [ROW])).toEqual({ what: 'Talos', from: 'v1.12.9', to: 'v1.13.9', minorMoved: true });
+    expect(talosMove('v1.11.0', 'v1.13.9', [ROW]).refusal).toBeUndefined();
+    expect(talosMove('v1.13.8', 'v1.13.9', [ROW])).toEqual({ what: 'Talos', from: 'v1.13.8', to: 'v1.13.9', minorMoved: false });
+    expect(talosMove('v1.10.7', 'v1.13.9', [ROW]).refusal).toBe(
+      'the Talos 1.13 installer (talosctl upgrade) refuses a node on v1.10.7: too old, it upgrades from 1.11.0 on (talos113.go)',
+    );
+    expect(talosMove('v1.15.0', 'v1.13.9', [ROW]).refusal).toMatch(/refuses a node on v1\.15\.0: too new to come down to it, it takes nodes below 1\.15\.0/);
+    expect(talosMove('v1.14.2', 'v1.13.9', [ROW]).refusal).toBeUndefined();
+    expect(talosMove('v1.12.3', 'v1.13.9', [ROW]).refusal).toMatch(/refuses a node on v1\.12\.3: that release is denied/);
+    expect(talosMove('v1.13.9', 'v1.14.0', [ROW]).notJudged).toMatch(/^the cluster facts have no talosUpgrades row for Talos 1\.14/);
+  });
+
+  it('reads the moves of a change to the facts, Talos first, with the rows of the facts after it', () => {
+    const upgrades = '- {talos: "1.14", host: {from: 1.12.0, below: 1.16.0}, source: talos114.go}';
+    const facts = (talosVersion: string, kubernetesVersion: string) => ({ data: { talosVersion, kubernetesVersion, talosUpgrades: upgrades } });
+    expect(versionMoves(facts('v1.13.9', '1.36.3'), facts('v1.13.9', '1.36.3'))).toEqual([]);
+    expect(versionMoves(facts('v1.13.9', '1.35.2'), facts('v1.14.1', '1.37.0'))).toEqual([
+      { what: 'Talos', from: 'v1.13.9', to: 'v1.14.1', minorMoved: true },
+      {
+        what: 'Kubernetes',
+        from: '1.35.2',
+        to: '1.37.0',
+        minorMoved: true,
+        refusal: 'talosctl upgrade-k8s refuses the path 1.35->1.37: it moves Kubernetes one minor at a time, so upgrade to 1.36 first',
+      },
+    ]);
+  });
+
+  it('refuses a talosUpgrades row without its range or its source, and a denied entry that is no release', () => {
+    const problems = (talosUpgrades: string) =>
+      readClusterFacts({ object: { data: { talosUpgrades } } } as unknown as Resource).problems.filter((p) => p.key === 'talosUpgrades');
+    expect(problems('- {talos: "1.13", host: {from: 1.11.0, below: 1.15.0}, source: a}')).toEqual([]);
+    expect(problems('- {talos: "1.13", host: {from: 1.11.0, below: 1.15.0, denied: [1.12.3]}, source: a}')).toEqual([]);
+    expect(problems('- {talos: "1.13", host: {from: 1.11.0, below: 1.15.0, denied: [latest]}, source: a}')[0]?.message).toMatch(
+      /^talosUpgrades entry 1: must be a YAML list of \{talos, host: \{from, below, denied\}, source\}/,
+    );
+    expect(problems('- {talos: "1.13", host: {from: 1.11.0}, source: a}')).toHaveLength(1);
+    expect(problems('- {talos: "1.13", host: {from: 1.11.0, below: 1.15.0}}')).toHaveLength(1);
   });
 });

@@ -1,0 +1,24 @@
+/**
+ * What a change to the cluster facts asks of the cluster. Their Talos and Kubernetes versions are what the nodes
+ * run, and a person moves the nodes with talosctl (docs/bare-metal-to-running.md); merging the facts moves
+ * nothing. So a move is said as the upgrade it asks for, judged as talosctl judges it (the model's
+ * talos-facts.ts): a path talosctl refuses, or one the facts cannot judge, is for a person to review, and so
+ * is a minor; a patch is news.
+ */
+import { facts } from '../../policy-tests/index.ts';
+
+/** The moves a changed object asks for, one line each, with whether a person must look: none unless it is the cluster facts. */
+export function upgradeRisk(kind: string, a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): { line: string; review: boolean }[] {
+  const name = (o: Record<string, unknown> | undefined) => (o?.metadata as { name?: unknown } | undefined)?.name;
+  if (kind !== 'ConfigMap' || !a || !b || name(b) !== facts.CLUSTER_FACTS_NAME || name(a) !== facts.CLUSTER_FACTS_NAME) return [];
+  return facts.versionMoves(a, b).map((m) => {
+    const head = `${m.what} ${m.from} -> ${m.to}`;
+    if (m.refusal) return { line: `${head}: ${m.refusal}`, review: true };
+    if (m.notJudged) return { line: `${head}: not judged: ${m.notJudged}`, review: true };
+    // The commands as the runbook gives them (docs/bare-metal-to-running.md, "Upgrading Talos and Kubernetes").
+    const step = m.what === 'Kubernetes' ? `talosctl upgrade-k8s --to ${m.to}` : `talosctl upgrade --image <the node's installer>:${m.to}, one node at a time`;
+    return m.minorMoved
+      ? { line: `${head}: a cluster upgrade a person makes (${step}), on a path talosctl takes`, review: true }
+      : { line: `${head}: a patch the nodes take with ${step}`, review: false };
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * Dependencies whose upgrade takes one minor at a time: the cluster's
+ * Kubernetes, which `talosctl upgrade-k8s` moves to the next minor only
+ * (siderolabs/go-kubernetes' upgrade path; the rendered diff judges a move,
+ * scripts/diff/upgrade-risks.ts). Renovate proposes the newest release of a
+ * bucket, and by default every minor shares one bucket, so a cluster two
+ * minors behind would be offered the newest in one pull request that
+ * talosctl refuses. Each must be offered minor by minor (separateMultipleMinor
+ * on a rule without matchUpdateTypes: the lookup buckets releases before it
+ * knows an update's type). And a patch of the running minor must be offered
+ * on its own, not only inside the next minor's pull request, which waits for
+ * a person. Asked of Renovate's own functions, offline, with the next patch
+ * and the next two minors as the releases to choose from.
+ */
+import { proposalsOf, type ExtractedDep } from './renovate.ts';
+
+/** The pins that move one minor at a time, by Renovate's dependency name, and the tool that holds them to it. */
+const ONE_MINOR_AT_A_TIME: ReadonlyMap<string, string> = new Map([['kubernetes/kubernetes', 'talosctl upgrade-k8s']]);
+
+/** A pin Renovate would not offer step by step: the release it would skip or hold back, and the one it offers instead. */
+export interface SkippedMinor {
+  file: string;
+  depName: string;
+  from: string;
+  /** `minor`: the next minor is offered only with the one after it; `patch`: the patch only with the next minor. */
+  step: 'minor' | 'patch';
+  /** The release not offered on its own. */
+  skipped: string;
+  /** The release of the pull request it would come in. */
+  proposed: string;
+  tool: string;
+}
+
+/** The next patch and the next two minors' first releases of `current` (x.y.z, a leading v kept); none when it is no such version. */
+export function nextSteps(current: string): [string, string, string] | undefined {
+  const m = /^(v?)(\d+)\.(\d+)\.(\d+)$/.exec(current);
+  if (!m) return undefined;
+  const [, v, major, minor, patch] = m;
+  return [`${v}${major}.${minor}.${Number(patch) + 1}`, `${v}${major}.${Number(minor) + 1}.0`, `${v}${major}.${Number(minor) + 2}.0`];
+}
+
+/** Every pin of `deps` that must move one minor at a time and that Renovate would not offer minor by minor. */
+export async function skippedMinors(root: string, deps: readonly ExtractedDep[]): Promise<SkippedMinor[]> {
+  const asked = deps.flatMap((d) => {
+    const next = d.depName && ONE_MINOR_AT_A_TIME.has(d.depName) && d.currentValue ? nextSteps(d.currentValue) : undefined;
+    return next ? [{ ...d, releases: next }] : [];
+  });
+  const answers = await proposalsOf(root, asked);
+  return asked.flatMap((d, i) => {
+    const offered = new Set((answers[i]?.proposals ?? []).map((p) => p.version));
+    const [patch, next, after] = d.releases;
+    // What Renovate offers a release in when not on its own: the next step up it does offer.
+    const carrier = (from: string) => d.releases.slice(d.releases.indexOf(from) + 1).find((v) => offered.has(v)) ?? after;
+    const at = { file: d.file, depName: d.depName!, from: d.currentValue!, tool: ONE_MINOR_AT_A_TIME.get(d.depName!)! };
+    return [
+      ...(offered.has(patch) ? [] : [{ ...at, step: 'patch' as const, skipped: patch, proposed: carrier(patch) }]),
+      ...(offered.has(next) ? [] : [{ ...at, step: 'minor' as const, skipped: next, proposed: carrier(next) }]),
+    ];
+  });
+}
