@@ -70,7 +70,8 @@ noise and stripped, and a Secret's values are never shown, only whether they
 changed. The report opens with a plan (per Application: created, updated,
 deleted, replaced), then the risks, most severe first: RBAC that grows (what
 is added and removed), deletes under prune, immutable fields, CRD transition
-rules, CRD versions removed, what an ExternalSecret writes, images from
+rules, a Talos or Kubernetes move of the cluster facts (judged as talosctl
+judges it: one Kubernetes minor at a time), CRD versions removed, what an ExternalSecret writes, images from
 another registry or publisher, a chart's repoURL moved, image and chart
 versions (majors named). An Application that cannot be rendered on a side
 is listed as not judged, with its cause.
@@ -90,8 +91,10 @@ is listed as not judged, with its cause.
 Risks come in two kinds: review (a person must look: RBAC grows, privilege
 is added, reach widens, a delete under prune, an immutable field, a
 registry or repository moves, a major version, a CRD version removed, a
-transition rule refuses, a chart reading the API versions changed) and note
-(news only: a version inside its major, a policy that only narrows).
+transition rule refuses, a chart reading the API versions changed, a Talos or
+Kubernetes minor or a path talosctl refuses) and note (news only: a version
+inside its major, a patch of the cluster's versions, a policy that only
+narrows).
 
 Exit status, distinct as argocd app diff's are: 0 nothing to review; 3 a
 risk to review; 2 a usage error; 1 an error, or an Application that could not
