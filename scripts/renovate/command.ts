@@ -75,7 +75,7 @@ export function report(inspection: Inspection, print: (line: string) => void): n
   for (const s of inspection.skipped)
     out(
       s.step === 'minor'
-        ? `SKIPS    ${s.file}: ${s.depName} ${s.from} would be offered ${s.proposed} in one pull request, past ${s.skipped}, and ${s.tool} moves one minor at a time: set separateMultipleMinor on its rule in ${RENOVATE_CONFIG_FILE} (one without matchUpdateTypes)`
+        ? `SKIPS    ${s.file}: ${s.depName} ${s.from} would be offered ${s.proposed} in one pull request, past ${s.skipped}, but it moves one minor at a time (${s.why}): set separateMultipleMinor on its rule in ${RENOVATE_CONFIG_FILE} (one without matchUpdateTypes)`
         : `HOLDS    ${s.file}: ${s.depName} ${s.from} would get its patch ${s.skipped} only inside the pull request of ${s.proposed}, which waits for a person: offer the patch on its own (separateMultipleMinor or separateMinorPatch on its rule in ${RENOVATE_CONFIG_FILE})`,
     );
   out(`Pins: ${pins.length} found - covered by Renovate: ${result.covered.length}, exempt: ${result.exempt.length}, uncovered: ${result.uncovered.length}`);

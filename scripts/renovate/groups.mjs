@@ -58,6 +58,7 @@ const UPDATE_TYPES = ['major', 'minor', 'patch', 'pin', 'digest', 'lockFileMaint
  */
 async function proposals(depConfig, currentValue, releases) {
   const api = versioning.get(depConfig.versioning ?? datasource.getDefaultVersioning(depConfig.datasource));
+  /** @type {Record<string, { version: string }[]>} */
   const bucketed = buckets.groupReleasesIntoBuckets(
     depConfig,
     currentValue,
@@ -66,7 +67,12 @@ async function proposals(depConfig, currentValue, releases) {
   );
   const out = [];
   for (const [bucket, list] of Object.entries(bucketed)) {
-    const newVersion = list.map((r) => r.version).sort((a, b) => api.sortVersions(a, b)).at(-1);
+    const newVersion = /** @type {string} */ (
+      list
+        .map((r) => r.version)
+        .sort((a, b) => api.sortVersions(a, b))
+        .at(-1)
+    );
     const type = updateType.classifyRelease(api, currentValue, newVersion);
     const update = { bucket, updateType: type, newVersion, newValue: newVersion, newMajor: api.getMajor(newVersion), newMinor: api.getMinor(newVersion) };
     let u = utils.mergeChildConfig(depConfig, { ...update, [`is${type[0].toUpperCase()}${type.slice(1)}`]: true });
@@ -75,7 +81,13 @@ async function proposals(depConfig, currentValue, releases) {
     for (const t of UPDATE_TYPES) delete u[t];
     u = flatten.applyUpdateConfig(await packageRules.applyPackageRules(u, 'update-type-merge'));
     if (u.enabled === false) continue;
-    out.push({ version: newVersion, updateType: type, branch: u.branchName, approval: u.dependencyDashboardApproval === true, automerge: u.automerge === true });
+    out.push({
+      version: newVersion,
+      updateType: type,
+      branch: u.branchName,
+      approval: u.dependencyDashboardApproval === true,
+      automerge: u.automerge === true,
+    });
   }
   return out.sort((a, b) => api.sortVersions(a.version, b.version));
 }

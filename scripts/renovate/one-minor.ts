@@ -2,7 +2,9 @@
  * Dependencies whose upgrade takes one minor at a time: the cluster's
  * Kubernetes, which `talosctl upgrade-k8s` moves to the next minor only
  * (siderolabs/go-kubernetes' upgrade path; the rendered diff judges a move,
- * scripts/diff/upgrade-risks.ts). Renovate proposes the newest release of a
+ * scripts/diff/upgrade-risks.ts), and Rook, whose upgrades are supported
+ * from the minor before only (each release's Documentation/Upgrade/
+ * rook-upgrade.md, v1.20.6: "from Rook v1.19.x to Rook v1.20.x"). Renovate proposes the newest release of a
  * bucket, and by default every minor shares one bucket, so a cluster two
  * minors behind would be offered the newest in one pull request that
  * talosctl refuses. Each must be offered minor by minor (separateMultipleMinor
@@ -14,8 +16,12 @@
  */
 import { proposalsOf, type ExtractedDep } from './renovate.ts';
 
-/** The pins that move one minor at a time, by Renovate's dependency name, and the tool that holds them to it. */
-const ONE_MINOR_AT_A_TIME: ReadonlyMap<string, string> = new Map([['kubernetes/kubernetes', 'talosctl upgrade-k8s']]);
+/** The pins that move one minor at a time, by Renovate's dependency name, and what holds them to it. */
+const ONE_MINOR_AT_A_TIME: ReadonlyMap<string, string> = new Map([
+  ['kubernetes/kubernetes', 'talosctl upgrade-k8s takes the next minor only'],
+  ['rook-ceph', "Rook's upgrade guide supports the minor before only"],
+  ['rook-ceph-cluster', "Rook's upgrade guide supports the minor before only"],
+]);
 
 /** A pin Renovate would not offer step by step: the release it would skip or hold back, and the one it offers instead. */
 export interface SkippedMinor {
@@ -28,7 +34,8 @@ export interface SkippedMinor {
   skipped: string;
   /** The release of the pull request it would come in. */
   proposed: string;
-  tool: string;
+  /** What holds the pin to one minor at a time. */
+  why: string;
 }
 
 /** The next patch and the next two minors' first releases of `current` (x.y.z, a leading v kept); none when it is no such version. */
@@ -51,7 +58,7 @@ export async function skippedMinors(root: string, deps: readonly ExtractedDep[])
     const [patch, next, after] = d.releases;
     // What Renovate offers a release in when not on its own: the next step up it does offer.
     const carrier = (from: string) => d.releases.slice(d.releases.indexOf(from) + 1).find((v) => offered.has(v)) ?? after;
-    const at = { file: d.file, depName: d.depName!, from: d.currentValue!, tool: ONE_MINOR_AT_A_TIME.get(d.depName!)! };
+    const at = { file: d.file, depName: d.depName!, from: d.currentValue!, why: ONE_MINOR_AT_A_TIME.get(d.depName!)! };
     return [
       ...(offered.has(patch) ? [] : [{ ...at, step: 'patch' as const, skipped: patch, proposed: carrier(patch) }]),
       ...(offered.has(next) ? [] : [{ ...at, step: 'minor' as const, skipped: next, proposed: carrier(next) }]),

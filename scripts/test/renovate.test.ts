@@ -179,7 +179,12 @@ describe('Renovate itself on a copy of the repository', () => {
       t.replace("groupName: 'tdarr',", '').replace("groupName: 'kubernetes',\n      separateMultipleMinor: true,", "groupName: 'kubernetes',"),
     );
     try {
-      const at = { file: 'clusters/home/cluster-facts.yaml', depName: 'kubernetes/kubernetes', from: '1.36.3', tool: 'talosctl upgrade-k8s' };
+      const at = {
+        file: 'clusters/home/cluster-facts.yaml',
+        depName: 'kubernetes/kubernetes',
+        from: '1.36.3',
+        why: 'talosctl upgrade-k8s takes the next minor only',
+      };
       expect(await ask()).toEqual([
         [{ image: 'ghcr.io/haveagitgat/tdarr_node', partner: 'ghcr.io/haveagitgat/tdarr', file: 'apps/media/facts/images.yaml', groups: [undefined] }],
         [
@@ -333,7 +338,13 @@ describe('renovate:check on names a pull request wrote', () => {
 describe('renovate:check on a pin that moves one minor at a time', () => {
   it('names the release Renovate would skip or hold back, and the pull request it would come in, and fails', () => {
     const lines: string[] = [];
-    const at = { file: 'clusters/home/cluster-facts.yaml', depName: 'kubernetes/kubernetes', from: '1.36.3', tool: 'talosctl upgrade-k8s', proposed: '1.38.0' };
+    const at = {
+      file: 'clusters/home/cluster-facts.yaml',
+      depName: 'kubernetes/kubernetes',
+      from: '1.36.3',
+      why: 'talosctl upgrade-k8s takes the next minor only',
+      proposed: '1.38.0',
+    };
     const skipped = [
       { ...at, step: 'patch' as const, skipped: '1.36.4' },
       { ...at, step: 'minor' as const, skipped: '1.37.0' },
@@ -345,7 +356,7 @@ describe('renovate:check on a pin that moves one minor at a time', () => {
     expect(code).toBe(1);
     expect(lines.slice(1, 3)).toEqual([
       'HOLDS    clusters/home/cluster-facts.yaml: kubernetes/kubernetes 1.36.3 would get its patch 1.36.4 only inside the pull request of 1.38.0, which waits for a person: offer the patch on its own (separateMultipleMinor or separateMinorPatch on its rule in .github/renovate.json5)',
-      'SKIPS    clusters/home/cluster-facts.yaml: kubernetes/kubernetes 1.36.3 would be offered 1.38.0 in one pull request, past 1.37.0, and talosctl upgrade-k8s moves one minor at a time: set separateMultipleMinor on its rule in .github/renovate.json5 (one without matchUpdateTypes)',
+      'SKIPS    clusters/home/cluster-facts.yaml: kubernetes/kubernetes 1.36.3 would be offered 1.38.0 in one pull request, past 1.37.0, but it moves one minor at a time (talosctl upgrade-k8s takes the next minor only): set separateMultipleMinor on its rule in .github/renovate.json5 (one without matchUpdateTypes)',
     ]);
   });
 });
