@@ -12,9 +12,9 @@ import { runToEnd } from '../lib/exec.ts';
 import { printable } from '../../policy-tests/index.ts';
 import { coverage, EXEMPTIONS_FILE, parseExemptions, type Coverage } from './coverage.ts';
 import { findRepositoryPins, type Pin } from './pins.ts';
-import { extractDeps, RENOVATE_CONFIG_FILE, validateConfig, type ExtractedDep } from './renovate.ts';
-import { skippedMinors, type SkippedMinor } from './one-minor.ts';
-import { splitPairs, type SplitPair } from './release-pairs.ts';
+import { ask, extractDeps, RENOVATE_CONFIG_FILE, validateConfig, type ExtractedDep } from './renovate.ts';
+import { minorsQuestion, type SkippedMinor } from './one-minor.ts';
+import { pairsQuestion, type SplitPair } from './release-pairs.ts';
 
 const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -46,10 +46,8 @@ export async function inspectRenovate(root: string, progress: (line: string) => 
   const exemptionsPath = join(root, EXEMPTIONS_FILE);
   const exemptions = existsSync(exemptionsPath) ? parseExemptions(readFileSync(exemptionsPath, 'utf8')) : [];
   const [pins, deps, untracked] = await Promise.all([findRepositoryPins(root), extractDeps(root), untrackedFiles(root)]);
-  progress("applying Renovate's package rules to the images released together");
-  const split = await splitPairs(root, deps);
-  progress("applying Renovate's package rules to the pins that move one minor at a time");
-  const skipped = await skippedMinors(root, deps);
+  progress("applying Renovate's package rules to the images released together and the pins that move one minor at a time");
+  const [split, skipped] = await ask<[SplitPair[], SkippedMinor[]]>(root, [await pairsQuestion(root, deps), minorsQuestion(deps)]);
   return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked, split, skipped };
 }
 

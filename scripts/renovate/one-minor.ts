@@ -14,7 +14,7 @@
  * a person. Asked of Renovate's own functions, offline, with the next patch
  * and the next two minors as the releases to choose from.
  */
-import { proposalsOf, type ExtractedDep } from './renovate.ts';
+import type { ExtractedDep, Question } from './renovate.ts';
 
 /** The pins that move one minor at a time, by Renovate's dependency name, and what holds them to it. */
 const ONE_MINOR_AT_A_TIME: ReadonlyMap<string, string> = new Map([
@@ -46,22 +46,25 @@ export function nextSteps(current: string): [string, string, string] | undefined
   return [`${v}${major}.${minor}.${Number(patch) + 1}`, `${v}${major}.${Number(minor) + 1}.0`, `${v}${major}.${Number(minor) + 2}.0`];
 }
 
-/** Every pin of `deps` that must move one minor at a time and that Renovate would not offer minor by minor. */
-export async function skippedMinors(root: string, deps: readonly ExtractedDep[]): Promise<SkippedMinor[]> {
+/** What to ask Renovate of the pins of `deps` that move one minor at a time, and which it would not offer step by step. */
+export function minorsQuestion(deps: readonly ExtractedDep[]): Question<SkippedMinor[]> {
   const asked = deps.flatMap((d) => {
     const next = d.depName && ONE_MINOR_AT_A_TIME.has(d.depName) && d.currentValue ? nextSteps(d.currentValue) : undefined;
     return next ? [{ ...d, releases: next }] : [];
   });
-  const answers = await proposalsOf(root, asked);
-  return asked.flatMap((d, i) => {
-    const offered = new Set((answers[i]?.proposals ?? []).map((p) => p.version));
-    const [patch, next, after] = d.releases;
-    // What Renovate offers a release in when not on its own: the next step up it does offer.
-    const carrier = (from: string) => d.releases.slice(d.releases.indexOf(from) + 1).find((v) => offered.has(v)) ?? after;
-    const at = { file: d.file, depName: d.depName!, from: d.currentValue!, why: ONE_MINOR_AT_A_TIME.get(d.depName!)! };
-    return [
-      ...(offered.has(patch) ? [] : [{ ...at, step: 'patch' as const, skipped: patch, proposed: carrier(patch) }]),
-      ...(offered.has(next) ? [] : [{ ...at, step: 'minor' as const, skipped: next, proposed: carrier(next) }]),
-    ];
-  });
+  return {
+    asked,
+    judge: (answers) =>
+      asked.flatMap((d, i) => {
+        const offered = new Set((answers[i]?.proposals ?? []).map((p) => p.version));
+        const [patch, next, after] = d.releases;
+        // What Renovate offers a release in when not on its own: the next step up it does offer.
+        const carrier = (from: string) => d.releases.slice(d.releases.indexOf(from) + 1).find((v) => offered.has(v)) ?? after;
+        const at = { file: d.file, depName: d.depName!, from: d.currentValue!, why: ONE_MINOR_AT_A_TIME.get(d.depName!)! };
+        return [
+          ...(offered.has(patch) ? [] : [{ ...at, step: 'patch' as const, skipped: patch, proposed: carrier(patch) }]),
+          ...(offered.has(next) ? [] : [{ ...at, step: 'minor' as const, skipped: next, proposed: carrier(next) }]),
+        ];
+      }),
+  };
 }

@@ -122,9 +122,26 @@ export async function proposalsOf(root: string, deps: readonly Asked[]): Promise
   }));
 }
 
-/** The pull request Renovate proposes each dependency in, as its group's name, or undefined for one of its own. */
-export async function groupsOf(root: string, deps: readonly ExtractedDep[]): Promise<(string | undefined)[]> {
-  return (await proposalsOf(root, deps)).map((a) => a.group);
+/** Renovate's answer for one dependency asked: its group, and what it proposes when it was given releases. */
+export type Answer = Awaited<ReturnType<typeof proposalsOf>>[number];
+
+/** A question for Renovate: the dependencies to ask it about, and what its answers for them (in order) mean. */
+export interface Question<T> {
+  asked: readonly Asked[];
+  judge(answers: readonly Answer[]): T;
+}
+
+/**
+ * Several questions in one run of Renovate's functions: its start-up (the config, its presets, the modules) is
+ * most of a run, so the checks share one.
+ */
+export async function ask<T extends unknown[]>(root: string, questions: { [K in keyof T]: Question<T[K]> }): Promise<T> {
+  const answers = await proposalsOf(
+    root,
+    questions.flatMap((q) => q.asked),
+  );
+  let at = 0;
+  return questions.map((q) => q.judge(answers.slice(at, (at += q.asked.length)))) as T;
 }
 
 interface Report {

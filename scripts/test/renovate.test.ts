@@ -13,9 +13,9 @@ import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { inspectRenovate, main, report } from '../renovate/command.ts';
 import { coverage, parseExemptions, type Exemption } from '../renovate/coverage.ts';
 import { findPins, type Pin } from '../renovate/pins.ts';
-import { validateConfig, type ExtractedDep } from '../renovate/renovate.ts';
-import { skippedMinors } from '../renovate/one-minor.ts';
-import { splitPairs } from '../renovate/release-pairs.ts';
+import { ask, validateConfig, type ExtractedDep } from '../renovate/renovate.ts';
+import { minorsQuestion, type SkippedMinor } from '../renovate/one-minor.ts';
+import { pairsQuestion, type SplitPair } from '../renovate/release-pairs.ts';
 
 const versions = (pins: Pin[]) => pins.map((p) => [p.line, p.key, p.version]);
 
@@ -157,7 +157,7 @@ describe('Renovate itself on a copy of the repository', () => {
   });
 
   it("settles pull requests as Renovate's own package rules and lookup do: Tdarr's node and server in one, the cluster's Kubernetes one step at a time (its patch alone, each minor alone); and says so when a config splits the pair or offers the newest Kubernetes at once", async () => {
-    // Both questions on one config at a time, asked side by side: Renovate's start-up is most of each answer.
+    // Both questions in one run of Renovate's functions per config, as renovate:check asks them: its start-up is most of a run.
     const pin = (depName: string): ExtractedDep => ({
       file: 'apps/media/tdarr/deployment.yaml',
       manager: 'kubernetes',
@@ -173,8 +173,8 @@ describe('Renovate itself on a copy of the repository', () => {
       depName: 'kubernetes/kubernetes',
       currentValue: '1.36.3',
     };
-    const ask = () => Promise.all([splitPairs(root, deps), skippedMinors(root, [kubernetes])]);
-    expect(await ask()).toEqual([[], []]);
+    const both = async () => ask<[SplitPair[], SkippedMinor[]]>(root, [await pairsQuestion(root, deps), minorsQuestion([kubernetes])]);
+    expect(await both()).toEqual([[], []]);
     await change('.github/renovate.json5', (t) =>
       t.replace("groupName: 'tdarr',", '').replace("groupName: 'kubernetes',\n      separateMultipleMinor: true,", "groupName: 'kubernetes',"),
     );
@@ -185,7 +185,7 @@ describe('Renovate itself on a copy of the repository', () => {
         from: '1.36.3',
         why: 'talosctl upgrade-k8s takes the next minor only',
       };
-      expect(await ask()).toEqual([
+      expect(await both()).toEqual([
         [{ image: 'ghcr.io/haveagitgat/tdarr_node', partner: 'ghcr.io/haveagitgat/tdarr', file: 'apps/media/facts/images.yaml', groups: [undefined] }],
         [
           { ...at, step: 'patch', skipped: '1.36.4', proposed: '1.38.0' },
