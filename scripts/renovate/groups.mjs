@@ -23,7 +23,7 @@ const renovate = new URL('../../tools/renovate/node_modules/', import.meta.url);
 /** @param {string} path @returns {Promise<any>} a module of the pinned Renovate (it ships no types for its internals) */
 const load = (path) => import(new URL(path, renovate).href);
 
-const [json5, presets, packageRules, utils, defaults, template, logger, buckets, updateType, versioning, datasource, flatten] = await Promise.all([
+const [json5, presets, packageRules, utils, defaults, template, logger] = await Promise.all([
   load('json5/lib/index.js'),
   load('renovate/dist/config/presets/index.js'),
   load('renovate/dist/util/package-rules/index.js'),
@@ -31,12 +31,22 @@ const [json5, presets, packageRules, utils, defaults, template, logger, buckets,
   load('renovate/dist/config/defaults.js'),
   load('renovate/dist/util/template/index.js'),
   load('renovate/dist/logger/index.js'),
-  load('renovate/dist/workers/repository/process/lookup/bucket.js'),
-  load('renovate/dist/workers/repository/process/lookup/update-type.js'),
-  load('renovate/dist/modules/versioning/index.js'),
-  load('renovate/dist/modules/datasource/common.js'),
-  load('renovate/dist/workers/repository/updates/flatten.js'),
 ]);
+/** The lookup's and flattenUpdates' modules, loaded only when a dependency comes with releases: they load every datasource and manager (two seconds). */
+/** @type {Promise<any> | undefined} */
+let lookupModules;
+const lookup = () => (lookupModules ??= loadLookup());
+async function loadLookup() {
+  const [buckets, updateType, versioning, datasource, configModule, flatten] = await Promise.all([
+    load('renovate/dist/workers/repository/process/lookup/bucket.js'),
+    load('renovate/dist/workers/repository/process/lookup/update-type.js'),
+    load('renovate/dist/modules/versioning/index.js'),
+    load('renovate/dist/modules/datasource/common.js'),
+    load('renovate/dist/config/index.js'),
+    load('renovate/dist/workers/repository/updates/flatten.js'),
+  ]);
+  return { buckets, updateType, versioning, datasource, configModule, flatten };
+}
 // Renovate's functions log as they go; its logger, set up, keeps to LOG_LEVEL (warn) on stderr.
 await logger.init();
 
@@ -57,6 +67,7 @@ const UPDATE_TYPES = ['major', 'minor', 'patch', 'pin', 'digest', 'lockFileMaint
  * @param {string[]} releases
  */
 async function proposals(depConfig, currentValue, releases) {
+  const { buckets, updateType, versioning, datasource, configModule, flatten } = await lookup();
   const api = versioning.get(depConfig.versioning ?? datasource.getDefaultVersioning(depConfig.datasource));
   /** @type {Record<string, { version: string }[]>} */
   const bucketed = buckets.groupReleasesIntoBuckets(
@@ -76,7 +87,7 @@ async function proposals(depConfig, currentValue, releases) {
     const type = updateType.classifyRelease(api, currentValue, newVersion);
     const update = { bucket, updateType: type, newVersion, newValue: newVersion, newMajor: api.getMajor(newVersion), newMinor: api.getMinor(newVersion) };
     let u = utils.mergeChildConfig(depConfig, { ...update, [`is${type[0].toUpperCase()}${type.slice(1)}`]: true });
-    u = await packageRules.applyPackageRules(u, 'datasource-merge');
+    u = await packageRules.applyPackageRules(await configModule.applyDatasourceDefaultConfig(u), 'datasource-merge');
     u = utils.mergeChildConfig(u, u[type]);
     for (const t of UPDATE_TYPES) delete u[t];
     u = flatten.applyUpdateConfig(await packageRules.applyPackageRules(u, 'update-type-merge'));

@@ -156,7 +156,18 @@ describe('Renovate itself on a copy of the repository', () => {
     }
   });
 
-  it("settles pull requests as Renovate's own package rules and lookup do: Tdarr's node and server in one, the cluster's Kubernetes one step at a time (its patch alone, each minor alone); and says so when a config splits the pair or offers the newest Kubernetes at once", async () => {
+  it("settles pull requests as Renovate's own package rules and lookup do, and says so when a config splits Tdarr's node and server or offers the cluster's newest Kubernetes at once (not its patch alone and each minor alone)", async () => {
+    await change('.github/renovate.json5', (t) => t.replace("automergeType: 'pr',", "automergeType: 'pr',\n      automergeSchedul: ['at any time'],"));
+    try {
+      expect(await validateConfig(root)).toEqual([
+        expect.stringMatching(/^\.github\/renovate\.json5: .*Invalid configuration option: packageRules\[\d+\]\.automergeSchedul/),
+      ]);
+    } finally {
+      await restore();
+    }
+  });
+
+  it("settles pull requests as Renovate's own package rules and lookup do, and says so when a config splits Tdarr's node and server or offers the cluster's newest Kubernetes at once (not its patch alone and each minor alone)", async () => {
     // Both questions in one run of Renovate's functions per config, as renovate:check asks them: its start-up is most of a run.
     const pin = (depName: string): ExtractedDep => ({
       file: 'apps/media/tdarr/deployment.yaml',

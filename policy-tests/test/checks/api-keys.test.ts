@@ -46,10 +46,15 @@ const judge = (...extra: Resource[]) =>
   runChecks({ ...repo, resources: [...repo.resources, ...extra] }, [apiKeyClosureCheck]).findings.map((f) => `${f.severity ?? 'error'}: ${f.message}`);
 
 describe('closure-api-key beyond the mutation lists', () => {
-  it('passes the real repository with nothing to say but the apps whose key its facts do not place', () => {
-    expect(judge()).toEqual([
-      expect.stringMatching(/^not-judged: container exportarr sends APIKEY to http:\/\/localhost:6767, whose app reads its API key from a place/),
-      expect.stringMatching(/^not-judged: container exportarr sends APIKEY to http:\/\/localhost:6767, whose app reads its API key from a place/),
+  it('passes the real repository with nothing to say: every app its clients call takes its key from a place its facts name (Bazarr too)', () => {
+    expect(judge()).toEqual([]);
+  });
+
+  it('says it cannot judge a client of an app whose facts name no place it reads its key from', () => {
+    expect(judge(exporter('http://plex.media.svc:32400', 'plex-key'))).toEqual([
+      expect.stringMatching(
+        /^not-judged: container exportarr sends APIKEY to http:\/\/plex\.media\.svc:32400, whose app reads its API key from a place its image facts do not name/,
+      ),
     ]);
   });
 

@@ -423,6 +423,16 @@ export const closureMutations: Mutation[] = [
     at: after('apps/media/sonarr/deployment.yaml', '            - name: APIKEY', '              valueFrom:'),
   },
   {
+    check: 'closure-api-key',
+    why: "the 4K subtitle manager takes the other subtitle manager's key as its own (DYNACONF_AUTH__APIKEY, which its settings read over config.yaml) while its exporter sends its own: every scrape gets 401",
+    mutate: swap(
+      'apps/media/bazarr-4k/deployment.yaml',
+      '            - name: DYNACONF_AUTH__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: bazarr-4k-api-key\n',
+      '            - name: DYNACONF_AUTH__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: bazarr-api-key\n',
+    ),
+    at: after('apps/media/bazarr-4k/deployment.yaml', '            - name: APIKEY', '              valueFrom:'),
+  },
+  {
     check: 'secret-store-budget',
     why: "the TV manager's key re-read every minute: 1,440 reads a day of a store whose 1Password account allows 1,000, so by afternoon no ExternalSecret syncs",
     mutate: swap('apps/media/sonarr/exporter.yaml', '  refreshInterval: 24h\n', '  refreshInterval: 1m\n'),
