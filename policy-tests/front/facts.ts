@@ -8,7 +8,7 @@ export { extractAll, isExtractor } from '../model/monitoring/metrics-extract.ts'
 export { externalPeers } from '../model/cluster/network-reach.ts';
 export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
 export { cniApplication } from '../model/cluster/cni-application.ts';
-export { byRequiredApis } from '../model/argocd/app-declarations.ts';
+export { byRequiredApis, oneMinorAtATime, UPGRADES_ONE_MINOR } from '../model/argocd/app-declarations.ts';
 // An image reference as the registry resolves it (the diff's image risks).
 export { imageParts } from '../model/core/workloads.ts';
 export { imageKey, repoImageNeeds } from '../model/repository/image-facts.ts';

@@ -8,7 +8,7 @@ import { ruleViolations, type Snapshot, facts } from '../../policy-tests/index.t
 import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
-import { upgradeRisk } from './upgrade-risks.ts';
+import { chartStepRisk, upgradeRisk } from './upgrade-risks.ts';
 
 export type { Snapshot };
 
@@ -302,6 +302,8 @@ function updateRisks({ c, kind, label, a, b, flag }: Judged, head: Snapshot): vo
     for (const f of c.fields.filter((x) => /(^|\.)repoURL$/.test(x.path)))
       flag('repo', `${label}: ${f.path} moves from ${String(f.from)} to ${String(f.to)}: another chart or git repository, whatever its version`);
     for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) {
+      const step = chartStepRisk(b?.object, String(f.from), String(f.to));
+      if (step) flag('upgrade', `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${step}`, undefined, 'review');
       const moved = major(String(f.from)) !== major(String(f.to));
       flag(
         'version',

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runCommand, type CommandIo } from '../lib/command.ts';
 import { runToEnd } from '../lib/exec.ts';
-import { printable } from '../../policy-tests/index.ts';
+import { facts, loadRepo, printable } from '../../policy-tests/index.ts';
 import { coverage, EXEMPTIONS_FILE, parseExemptions, type Coverage } from './coverage.ts';
 import { findRepositoryPins, type Pin } from './pins.ts';
 import { ask, extractDeps, RENOVATE_CONFIG_FILE, validateConfig, type ExtractedDep } from './renovate.ts';
@@ -47,7 +47,8 @@ export async function inspectRenovate(root: string, progress: (line: string) => 
   const exemptions = existsSync(exemptionsPath) ? parseExemptions(readFileSync(exemptionsPath, 'utf8')) : [];
   const [pins, deps, untracked] = await Promise.all([findRepositoryPins(root), extractDeps(root), untrackedFiles(root)]);
   progress("applying Renovate's package rules to the images released together and the pins that move one minor at a time");
-  const [split, skipped] = await ask<[SplitPair[], SkippedMinor[]]>(root, [await pairsQuestion(root, deps), minorsQuestion(deps)]);
+  const repo = await loadRepo(root);
+  const [split, skipped] = await ask<[SplitPair[], SkippedMinor[]]>(root, [pairsQuestion(repo, deps), minorsQuestion(deps, facts.oneMinorAtATime(repo))]);
   return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked, split, skipped };
 }
 

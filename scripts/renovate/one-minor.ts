@@ -2,9 +2,9 @@
  * Dependencies whose upgrade takes one minor at a time: the cluster's
  * Kubernetes, which `talosctl upgrade-k8s` moves to the next minor only
  * (siderolabs/go-kubernetes' upgrade path; the rendered diff judges a move,
- * scripts/diff/upgrade-risks.ts), and Rook, whose upgrades are supported
- * from the minor before only (each release's Documentation/Upgrade/
- * rook-upgrade.md, v1.20.6: "from Rook v1.19.x to Rook v1.20.x"). Renovate proposes the newest release of a
+ * scripts/diff/upgrade-risks.ts), and the chart of every Application that
+ * says so (gate.homelab-gitops/upgrades-one-minor-at-a-time: Rook's, whose
+ * upgrade guide for each release starts from the minor before). Renovate proposes the newest release of a
  * bucket, and by default every minor shares one bucket, so a cluster two
  * minors behind would be offered the newest in one pull request that
  * talosctl refuses. Each must be offered minor by minor (separateMultipleMinor
@@ -16,12 +16,8 @@
  */
 import type { ExtractedDep, Question } from './renovate.ts';
 
-/** The pins that move one minor at a time, by Renovate's dependency name, and what holds them to it. */
-const ONE_MINOR_AT_A_TIME: ReadonlyMap<string, string> = new Map([
-  ['kubernetes/kubernetes', 'talosctl upgrade-k8s takes the next minor only'],
-  ['rook-ceph', "Rook's upgrade guide supports the minor before only"],
-  ['rook-ceph-cluster', "Rook's upgrade guide supports the minor before only"],
-]);
+/** The pins that move one minor at a time wherever they are, by Renovate's dependency name, and what holds them to it. */
+const ONE_MINOR_AT_A_TIME: ReadonlyMap<string, string> = new Map([['kubernetes/kubernetes', 'talosctl upgrade-k8s takes the next minor only']]);
 
 /** A pin Renovate would not offer step by step: the release it would skip or hold back, and the one it offers instead. */
 export interface SkippedMinor {
@@ -46,11 +42,17 @@ export function nextSteps(current: string): [string, string, string] | undefined
   return [`${v}${major}.${minor}.${Number(patch) + 1}`, `${v}${major}.${Number(minor) + 1}.0`, `${v}${major}.${Number(minor) + 2}.0`];
 }
 
-/** What to ask Renovate of the pins of `deps` that move one minor at a time, and which it would not offer step by step. */
-export function minorsQuestion(deps: readonly ExtractedDep[]): Question<SkippedMinor[]> {
+/**
+ * What to ask Renovate of the pins of `deps` that move one minor at a time, and which it would not offer step by
+ * step: the cluster's Kubernetes, and the chart of each Application file `charts` names (those annotated
+ * gate.homelab-gitops/upgrades-one-minor-at-a-time, with the reason they give).
+ */
+export function minorsQuestion(deps: readonly ExtractedDep[], charts: ReadonlyMap<string, string> = new Map()): Question<SkippedMinor[]> {
+  const why = (d: ExtractedDep) => (d.depName && ONE_MINOR_AT_A_TIME.get(d.depName)) || (d.datasource === 'helm' ? charts.get(d.file) : undefined);
   const asked = deps.flatMap((d) => {
-    const next = d.depName && ONE_MINOR_AT_A_TIME.has(d.depName) && d.currentValue ? nextSteps(d.currentValue) : undefined;
-    return next ? [{ ...d, releases: next }] : [];
+    const reason = why(d);
+    const next = reason && d.currentValue ? nextSteps(d.currentValue) : undefined;
+    return next && reason ? [{ ...d, releases: next, why: reason }] : [];
   });
   return {
     asked,
@@ -60,7 +62,7 @@ export function minorsQuestion(deps: readonly ExtractedDep[]): Question<SkippedM
         const [patch, next, after] = d.releases;
         // What Renovate offers a release in when not on its own: the next step up it does offer.
         const carrier = (from: string) => d.releases.slice(d.releases.indexOf(from) + 1).find((v) => offered.has(v)) ?? after;
-        const at = { file: d.file, depName: d.depName!, from: d.currentValue!, why: ONE_MINOR_AT_A_TIME.get(d.depName!)! };
+        const at = { file: d.file, depName: d.depName!, from: d.currentValue!, why: d.why };
         return [
           ...(offered.has(patch) ? [] : [{ ...at, step: 'patch' as const, skipped: patch, proposed: carrier(patch) }]),
           ...(offered.has(next) ? [] : [{ ...at, step: 'minor' as const, skipped: next, proposed: carrier(next) }]),

@@ -4,7 +4,7 @@
  * one without the other, so Renovate must propose both in one pull request:
  * two would each stay red, and neither could merge.
  */
-import { facts, loadRepo } from '../../policy-tests/index.ts';
+import { facts, type loadRepo } from '../../policy-tests/index.ts';
 import type { ExtractedDep, Question } from './renovate.ts';
 
 /** A pair Renovate would split: the image, the one it is released with, the facts file that says so, and the groups. */
@@ -15,9 +15,9 @@ export interface SplitPair {
   groups: (string | undefined)[];
 }
 
-/** What to ask Renovate of the pairs of the repository at `root`, and which of them it would not propose in one group. */
-export async function pairsQuestion(root: string, deps: readonly ExtractedDep[]): Promise<Question<SplitPair[]>> {
-  const { needs } = facts.repoImageNeeds(await loadRepo(root));
+/** What to ask Renovate of the pairs of the repository, and which of them it would not propose in one group. */
+export function pairsQuestion(repo: Awaited<ReturnType<typeof loadRepo>>, deps: readonly ExtractedDep[]): Question<SplitPair[]> {
+  const { needs } = facts.repoImageNeeds(repo);
   const pairs = [...needs.values()].flatMap((n) => (n.releasedWith ? [{ image: n.image, partner: n.releasedWith, file: n.file }] : []));
   const pinsOf = (image: string) => deps.filter((d) => d.datasource === 'docker' && d.depName !== undefined && facts.imageKey(d.depName) === image);
   const asked = pairs.map((p) => [...pinsOf(p.image), ...pinsOf(p.partner)]);

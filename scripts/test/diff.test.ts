@@ -288,6 +288,35 @@ describe('npm run diff', () => {
     });
   });
 
+  it('flags a chart bump past the next minor of an Application whose chart upgrades one minor at a time, with the step to take first', () => {
+    const app = (targetRevision: string, annotated = true) => ({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: {
+        name: 'rook-ceph',
+        namespace: 'argocd',
+        ...(annotated ? { annotations: { 'gate.homelab-gitops/upgrades-one-minor-at-a-time': "Rook's upgrade guide starts from the minor before" } } : {}),
+      },
+      spec: { source: { repoURL: 'https://charts.rook.io/release', chart: 'rook-ceph', targetRevision } },
+    });
+    const upgrades = (from: string, to: string, annotated = true) => {
+      const at = (o: Record<string, unknown>): Snapshot => ({
+        objects: new Map([['root|argoproj.io/v1alpha1/Application|argocd|rook-ceph', { app: 'root', prune: true, object: o }]]),
+      });
+      const [base, head] = [at(app(from, annotated)), at(app(to, annotated))];
+      return risks(compare(base, head), base, head)
+        .filter((r) => r.flag === 'upgrade')
+        .map((r) => `${r.level}: ${r.reason}`);
+    };
+    expect(upgrades('v1.20.6', 'v1.20.7')).toEqual([]);
+    expect(upgrades('v1.20.6', 'v1.21.0')).toEqual([]);
+    expect(upgrades('v1.20.6', 'v1.22.1')).toEqual([
+      "review: Application argocd/rook-ceph: chart spec.source v1.20.6 -> v1.22.1 skips v1.21, and this chart upgrades one minor at a time (Rook's upgrade guide starts from the minor before): take v1.21 first",
+    ]);
+    expect(upgrades('v1.20.6', 'v2.0.0')[0]).toMatch(/moves to another major, and this chart upgrades one minor at a time/);
+    expect(upgrades('v1.20.6', 'v1.22.1', false)).toEqual([]);
+  });
+
   it('flags RBAC that grows: a binding to cluster-admin', async () => {
     const r = await flagsAfter(
       (t) => t,

@@ -24,6 +24,11 @@ export const REQUIRES_CRDS = 'gate.homelab-gitops/requires-crds';
 export const REQUIRES_LOAD_BALANCER = 'gate.homelab-gitops/requires-load-balancer';
 /** The annotation by which an Application lists what its controllers create at run time ("Secret ns/name, Service ns/name"). */
 export const CREATES_AT_RUNTIME = 'gate.homelab-gitops/creates-at-runtime';
+/**
+ * The annotation by which an Application says its chart upgrades one minor at a time, with why (whose upgrade guide
+ * says so): Renovate must offer it minor by minor (renovate:check), and the rendered diff flags a bump past the next.
+ */
+export const UPGRADES_ONE_MINOR = 'gate.homelab-gitops/upgrades-one-minor-at-a-time';
 
 const annotation = (app: { resource: Resource }, key: string): string | undefined => {
   const v = dig(app.resource.object, ['metadata', 'annotations', key]);
@@ -87,3 +92,13 @@ export function createdAtRuntime(repo: Repo): { kind: string; namespace: string;
   }
   return out;
 }
+
+/** Each Application file whose chart upgrades one minor at a time (UPGRADES_ONE_MINOR), with the reason it gives. */
+export const oneMinorAtATime = perRepo((repo: Repo): ReadonlyMap<string, string> => {
+  const out = new Map<string, string>();
+  for (const app of applications(repo)) {
+    const why = annotation(app, UPGRADES_ONE_MINOR);
+    if (why) out.set(app.resource.file, why);
+  }
+  return out;
+});
