@@ -54,6 +54,12 @@ export const repositoryMutations: Mutation[] = [
     at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  kubernetesVersion:') }),
   },
   {
+    check: 'cluster-facts',
+    why: 'a talosUpgrades row without the Talos its installer takes nodes below: the rendered diff could not judge a Talos move to that minor',
+    mutate: swap('clusters/home/cluster-facts.yaml', '      host: {from: 1.11.0, below: 1.15.0}\n', '      host: {from: 1.11.0}\n'),
+    at: (c) => ({ file: 'clusters/home/cluster-facts.yaml', line: lineOf(c, 'clusters/home/cluster-facts.yaml', '  talosUpgrades:') }),
+  },
+  {
     check: 'checkout-no-code-or-state',
     why: "a pull request's planted package folder, with a warm-start store beside the package it shadows (the attack that passed a privileged Deployment)",
     mutate: (c) => {
