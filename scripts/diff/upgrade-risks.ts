@@ -11,7 +11,9 @@ import { facts } from '../../policy-tests/index.ts';
 export function upgradeRisk(kind: string, a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): { line: string; review: boolean }[] {
   const name = (o: Record<string, unknown> | undefined) => (o?.metadata as { name?: unknown } | undefined)?.name;
   if (kind !== 'ConfigMap' || !a || !b || name(b) !== facts.CLUSTER_FACTS_NAME || name(a) !== facts.CLUSTER_FACTS_NAME) return [];
-  return facts.versionMoves(a, b).map((m) => {
+  const order = facts.upgradeOrder(a, b);
+  const both = order?.refusal ?? (order?.notJudged ? `not judged: ${order.notJudged}` : order?.order);
+  const moves = facts.versionMoves(a, b).map((m) => {
     const head = `${m.what} ${m.from} -> ${m.to}`;
     if (m.refusal) return { line: `${head}: ${m.refusal}`, review: true };
     if (m.notJudged) return { line: `${head}: not judged: ${m.notJudged}`, review: true };
@@ -21,6 +23,7 @@ export function upgradeRisk(kind: string, a: Record<string, unknown> | undefined
       ? { line: `${head}: a cluster upgrade a person makes (${step}), on a path talosctl takes`, review: true }
       : { line: `${head}: a patch the nodes take with ${step}`, review: false };
   });
+  return both ? [...moves, { line: `Talos and Kubernetes both move: ${both}`, review: true }] : moves;
 }
 
 /**

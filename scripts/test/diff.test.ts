@@ -286,6 +286,12 @@ describe('npm run diff', () => {
         ],
       ],
     });
+    const ranges =
+      '  talosKubernetes: |\n    - talos: "1.13"\n      kubernetes: {from: 1.31.0, below: 1.36.99}\n      source: talos113.go\n    - talos: "1.14"\n      kubernetes: {from: 1.32.0, below: 1.37.99}\n      source: talos114.go\n';
+    expect((await moved((t) => t.replace('"v1.13.9"', '"v1.14.1"').replace('"1.36.3"', '"1.37.0"') + upgrades + ranges)).risks.at(-1)).toEqual([
+      'review',
+      'Talos and Kubernetes both move: upgrade Talos first: Talos v1.13.9 does not run Kubernetes 1.37.0 (too new)',
+    ]);
   });
 
   it('flags a chart bump past the next minor of an Application whose chart upgrades one minor at a time, with the step to take first', () => {

@@ -254,6 +254,33 @@ export function versionMoves(before: Resource['object'], after: Resource['object
   return moves;
 }
 
+/**
+ * When a change moves both the nodes' Talos and the cluster's Kubernetes, the order they can be moved in: a running
+ * Talos refuses a machine config whose Kubernetes it does not run (RuntimeValidate: ValidateKubernetesImageTag,
+ * KubernetesVersion.SupportedWith), so Talos goes first only if the new Talos runs the old Kubernetes, and
+ * Kubernetes first only if the old Talos runs the new one (the rows of the facts after the change). Undefined when
+ * not both move, or when either order works.
+ */
+export function upgradeOrder(before: Resource['object'], after: Resource['object']): { order?: string; refusal?: string; notJudged?: string } | undefined {
+  const [a, b] = [factsOf(before).facts, factsOf(after).facts];
+  if (a.talosVersion === b.talosVersion || a.kubernetesVersion === b.kubernetesVersion) return undefined;
+  const rows = b.talosKubernetes;
+  const talosFirst = talosRunsKubernetes({ talosVersion: b.talosVersion, kubernetesVersion: a.kubernetesVersion, talosKubernetes: rows });
+  const kubernetesFirst = talosRunsKubernetes({ talosVersion: a.talosVersion, kubernetesVersion: b.kubernetesVersion, talosKubernetes: rows });
+  if (talosFirst.verdict === 'runs' && kubernetesFirst.verdict === 'runs') return undefined;
+  const unknown = [talosFirst, kubernetesFirst].find((v) => v.verdict === 'unknown');
+  if (unknown) return { notJudged: `the cluster facts have no talosKubernetes row for Talos ${unknown.minor}, so the order of the two moves is not known` };
+  const talosRuns = (talos: string, kubernetes: string, verdict: string) => `Talos ${talos} does not run Kubernetes ${kubernetes} (${verdict})`;
+  if (talosFirst.verdict === 'runs') return { order: `upgrade Talos first: ${talosRuns(a.talosVersion, b.kubernetesVersion, kubernetesFirst.verdict)}` };
+  if (kubernetesFirst.verdict === 'runs')
+    return {
+      order: `upgrade Kubernetes first: ${talosRuns(b.talosVersion, a.kubernetesVersion, talosFirst.verdict)}, and a running Talos refuses a machine config whose Kubernetes it does not run`,
+    };
+  return {
+    refusal: `no order takes both in one change: ${talosRuns(b.talosVersion, a.kubernetesVersion, talosFirst.verdict)}, and ${talosRuns(a.talosVersion, b.kubernetesVersion, kubernetesFirst.verdict)}; move one a step at a time`,
+  };
+}
+
 const stringMap = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
 
 /** The `remoteBases` fact: a YAML list of {host, reason}, the hosts kustomizations may fetch from. */

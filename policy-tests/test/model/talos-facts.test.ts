@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { talosRunsEtcd, talosRunsKubernetes, readClusterFacts, versionMoves, type TalosKubernetes } from '../../model/repository/cluster-facts.ts';
+import {
+  talosRunsEtcd,
+  talosRunsKubernetes,
+  readClusterFacts,
+  upgradeOrder,
+  versionMoves,
+  type TalosKubernetes,
+} from '../../model/repository/cluster-facts.ts';
 import { kubernetesMove, talosMove, type TalosUpgrade } from '../../model/repository/talos-facts.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 
@@ -109,5 +116,34 @@ describe('how the cluster moves between versions, as talosctl judges a move', ()
     );
     expect(problems('- {talos: "1.13", host: {from: 1.11.0}, source: a}')).toHaveLength(1);
     expect(problems('- {talos: "1.13", host: {from: 1.11.0, below: 1.15.0}}')).toHaveLength(1);
+  });
+});
+
+describe('the order of a change that moves both Talos and Kubernetes, as a running Talos refuses a Kubernetes it does not run', () => {
+  const rows =
+    '- {talos: "1.13", kubernetes: {from: 1.31.0, below: 1.36.99}, source: a}\n- {talos: "1.14", kubernetes: {from: 1.32.0, below: 1.37.99}, source: b}\n- {talos: "1.15", kubernetes: {from: 1.33.0, below: 1.38.99}, source: c}';
+  const facts = (talosVersion: string, kubernetesVersion: string, talosKubernetes = rows) => ({ data: { talosVersion, kubernetesVersion, talosKubernetes } });
+  const order = (from: [string, string], to: [string, string], talosKubernetes?: string) => upgradeOrder(facts(...from), facts(...to, talosKubernetes));
+
+  it('says nothing when only one moves, or when either order works', () => {
+    expect(order(['v1.13.9', '1.36.3'], ['v1.14.1', '1.36.3'])).toBeUndefined();
+    expect(order(['v1.13.8', '1.36.2'], ['v1.13.9', '1.36.3'])).toBeUndefined();
+  });
+
+  it('names the one that goes first, and why the other cannot', () => {
+    expect(order(['v1.13.9', '1.36.3'], ['v1.14.1', '1.37.0'])).toEqual({
+      order: 'upgrade Talos first: Talos v1.13.9 does not run Kubernetes 1.37.0 (too new)',
+    });
+    expect(order(['v1.13.9', '1.31.5'], ['v1.14.1', '1.32.0'])).toEqual({
+      order:
+        'upgrade Kubernetes first: Talos v1.14.1 does not run Kubernetes 1.31.5 (too old), and a running Talos refuses a machine config whose Kubernetes it does not run',
+    });
+  });
+
+  it('refuses a change no order can take, and says when a row is missing', () => {
+    expect(order(['v1.13.9', '1.31.5'], ['v1.15.0', '1.38.0'])?.refusal).toBe(
+      'no order takes both in one change: Talos v1.15.0 does not run Kubernetes 1.31.5 (too old), and Talos v1.13.9 does not run Kubernetes 1.38.0 (too new); move one a step at a time',
+    );
+    expect(order(['v1.13.9', '1.36.3'], ['v1.16.0', '1.37.0'])?.notJudged).toMatch(/^the cluster facts have no talosKubernetes row for Talos 1\.16/);
   });
 });
