@@ -8,7 +8,7 @@ import { ruleViolations, type Snapshot, facts } from '../../policy-tests/index.t
 import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
-import { chartStepRisk, upgradeRisk } from './upgrade-risks.ts';
+import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
 
 export type { Snapshot };
 
@@ -365,5 +365,9 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
     if (c.change === 'changed') updateRisks(judged, head);
   }
   out.push(...capabilityRisks(base, head));
+  const moved = changes.find((c) => c.change === 'changed' && kindOf(c.id) === 'ConfigMap' && c.name === facts.CLUSTER_FACTS_NAME);
+  const window = moved && upgradeWindowRisk(base.objects.get(moved.id)?.object, head.objects.get(moved.id)?.object, changes.length - 1);
+  if (moved && window)
+    out.push({ app: moved.app, id: moved.id, flag: 'upgrade', reason: `ConfigMap ${moved.namespace}/${moved.name}: ${window}`, level: 'review' });
   return rankRisks(out);
 }

@@ -40,3 +40,15 @@ export function chartStepRisk(application: Record<string, unknown> | undefined, 
   if (Number(b[2]) > Number(a[3]) + 1) return `${from} -> ${to} skips ${next}, and this chart upgrades one minor at a time (${why}): take ${next} first`;
   return undefined;
 }
+
+/**
+ * A change that moves the cluster's Kubernetes minor and changes other objects too: the gate judges those at the new
+ * version only, while the cluster runs the old one until a person upgrades it. Moved alone, the version is judged at
+ * both (main's gate at the old, the change's at the new). Undefined when the minor stays or nothing else changes.
+ */
+export function upgradeWindowRisk(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined, others: number): string | undefined {
+  if (!a || !b || others === 0) return undefined;
+  const move = facts.versionMoves(a, b).find((m) => m.what === 'Kubernetes' && m.minorMoved);
+  if (!move) return undefined;
+  return `Kubernetes ${move.from} -> ${move.to} in a change that also changes ${others} other object(s): they are judged at ${move.to} only, and the cluster runs ${move.from} until it is upgraded; move the version in a change of its own`;
+}

@@ -258,6 +258,13 @@ describe('npm run diff', () => {
       code: RISK_FLAGGED,
       risks: [['review', 'Kubernetes 1.36.3 -> 1.37.0: a cluster upgrade a person makes (talosctl upgrade-k8s --to 1.37.0), on a path talosctl takes']],
     });
+    // With a manifest changed too, that manifest is judged at the new version only.
+    repo.write('apps/demo/objects.yaml', BASE.replace('web:1.4.0', 'web:1.4.1'));
+    expect((await moved((t) => t.replace('"1.36.3"', '"1.37.0"'))).risks.at(-1)).toEqual([
+      'review',
+      'Kubernetes 1.36.3 -> 1.37.0 in a change that also changes 1 other object(s): they are judged at 1.37.0 only, and the cluster runs 1.36.3 until it is upgraded; move the version in a change of its own',
+    ]);
+    repo.write('apps/demo/objects.yaml', BASE);
     expect((await moved((t) => t.replace('"1.36.3"', '"1.38.0"'))).risks).toEqual([
       [
         'review',
