@@ -4,7 +4,9 @@
  * from theirs. Each reads its own Secret, and nothing but this check holds the two to one source: a client reading
  * another Secret is accepted by the API server, starts, and gets 401 at every call.
  */
+import { dirname } from 'node:path';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { SETTINGS_GLOB, settingsFiles } from '../../model/apps/media-settings.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { storeItemOf } from '../../model/cluster/external-secrets.ts';
 import { dig } from '../../model/core/dig.ts';
@@ -82,22 +84,59 @@ function reached(ctx: CheckContext, client: Running, all: readonly Running[], ad
   });
 }
 
-/** Every pair of the client's facts it sets: the address variable's value and index, and the key variable's entry. */
-function* keyPairs(client: Running): Generator<{ address: string; urlName: string; keyName: string; urlIndex: number; key: Env; keyIndex: number }> {
+/** One address a client names and the key it sends there: where the address is said, and the key variable's entry. */
+interface KeyPair {
+  address: string;
+  urlName: string;
+  keyName: string;
+  /** Where the address is written: the address variable, or the key's own entry when a settings file holds it. */
+  addressPath: (string | number)[];
+  key: Env;
+  keyIndex: number;
+}
+
+/** The settings file beside a client's workload (`settings/` in its folder) that names the apps it calls. */
+function settingAt(ctx: CheckContext, client: Running, setting: string): { value: string; file: string } | undefined {
+  const folder = `${dirname(client.resource.file)}/settings`;
+  for (const f of settingsFiles(ctx.repo).filter((x) => dirname(x.file) === folder)) {
+    const value = dig(f.data, setting.split('.'));
+    if (typeof value === 'string' && value !== '') return { value, file: f.file };
+  }
+  return undefined;
+}
+
+/** Every pair of the client's facts it sets: the address (a variable's value, or its settings file's) and the key variable's entry. */
+function* keyPairs(ctx: CheckContext, client: Running): Generator<KeyPair> {
   const env = envOf(client.c);
-  for (const pair of client.need?.keyFor ?? [])
+  const keyAt = (keyName: string) => env.findIndex((e) => e.name === keyName);
+  for (const pair of client.need?.keyFor ?? []) {
+    if ('setting' in pair) {
+      const [named, keyIndex] = [settingAt(ctx, client, pair.setting), keyAt(pair.key)];
+      if (named && keyIndex !== -1)
+        yield {
+          address: named.value,
+          urlName: `${pair.setting} in ${named.file}`,
+          keyName: pair.key,
+          addressPath: [...client.c.at, 'env', keyIndex, 'name'],
+          key: env[keyIndex]!,
+          keyIndex,
+        };
+      continue;
+    }
     for (const [urlIndex, entry] of env.entries()) {
       if (typeof entry.name !== 'string' || typeof entry.value !== 'string') continue;
       const match = envNamePattern(pair.url).exec(entry.name);
       if (!match) continue;
       const keyName = pair.key.replace('*', match[1] ?? '');
-      const keyIndex = env.findIndex((e) => e.name === keyName);
-      if (keyIndex !== -1) yield { address: entry.value, urlName: entry.name, keyName, urlIndex, key: env[keyIndex]!, keyIndex };
+      const keyIndex = keyAt(keyName);
+      if (keyIndex !== -1)
+        yield { address: entry.value, urlName: entry.name, keyName, addressPath: [...client.c.at, 'env', urlIndex, 'value'], key: env[keyIndex]!, keyIndex };
     }
+  }
 }
 
 function judgeClient(ctx: CheckContext, client: Running, all: readonly Running[]): void {
-  for (const { address, urlName, keyName, urlIndex, key, keyIndex } of keyPairs(client)) {
+  for (const { address, urlName, keyName, addressPath, key, keyIndex } of keyPairs(ctx, client)) {
     const where = { resource: client.resource, path: [...client.c.at, 'env', keyIndex, 'valueFrom' in key ? 'valueFrom' : 'value'] };
     const parsed = addressOf(address);
     const servers = parsed && reached(ctx, client, all, parsed);
@@ -106,7 +145,7 @@ function judgeClient(ctx: CheckContext, client: Running, all: readonly Running[]
     const keyed = servers.filter((s) => s.need?.apiKey !== undefined);
     if (keyed.length === 0) {
       ctx.notJudged(
-        { resource: client.resource, path: [...client.c.at, 'env', urlIndex, 'value'] },
+        { resource: client.resource, path: addressPath },
         `container ${client.c.name} sends ${keyName} to ${address}, whose app reads its API key from a place its image facts do not name (its own settings): whether the two keys agree is not read`,
       );
       continue;
@@ -138,7 +177,7 @@ export const apiKeyClosureCheck: PolicyCheck = {
   description: `Every client of an app that takes its API key from the environment sends it the same key: a container whose image calls other apps (the image facts' keyFor, ${IMAGE_FACTS_GLOB}) and names one by its address (in its own pod at localhost, or through a Service) reads its key from the same Secret key, or a Secret copied from the same store item, as the app reads its own (the facts' apiKey); otherwise every call gets 401, and the API server accepts both (invariants P1).`,
   invariants: ['P1'],
   remediation: "read the client's key from the Secret the app reads its own key from (or one copied from the same store item), or correct the facts",
-  reads: { kinds: [...WORKLOAD_KINDS, 'Service', 'ExternalSecret'], files: [IMAGE_FACTS_GLOB], renders: true },
+  reads: { kinds: [...WORKLOAD_KINDS, 'Service', 'ExternalSecret'], files: [IMAGE_FACTS_GLOB, SETTINGS_GLOB], renders: true },
   exemptible: false,
   run(ctx) {
     // Unreadable facts are workload-image-needs' to report; here an entry that cannot be read is no fact.

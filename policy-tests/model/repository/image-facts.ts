@@ -62,9 +62,10 @@ export interface ImageNeeds {
   apiKey?: string;
   /**
    * The image is a client of other apps: a variable named like `url` (their address) goes with the variable named
-   * like `key` (the API key it sends there), `*` the same text in both.
+   * like `key` (the API key it sends there), `*` the same text in both. Or the address is a `setting` of the app's
+   * settings file beside its workload (a dotted path, `sonarr.url`), when the app reads it from there.
    */
-  keyFor?: { url: string; key: string }[];
+  keyFor?: ({ url: string; key: string } | { setting: string; key: string })[];
   /**
    * The upstream Falco rules its normal work trips, each with the process (proc.name) and the executable
    * (proc.exepath) that trip it: what an exemption may name, and what one must scope.
@@ -188,10 +189,18 @@ const OPTIONAL_FIELDS: Record<string, { valid: (v: unknown) => boolean; says: st
   keyFor: {
     valid: (v) =>
       isList(v, (pair) => {
-        const { url, key } = fieldsOf(pair);
+        const { url, setting, key } = fieldsOf(pair);
+        if (setting !== undefined)
+          return (
+            url === undefined &&
+            typeof setting === 'string' &&
+            /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(setting) &&
+            isEnvName(key, 'optional') &&
+            !String(key).includes('*')
+          );
         return isEnvName(url, 'optional') && isEnvName(key, 'optional') && String(url).includes('*') === String(key).includes('*');
       }),
-    says: 'keyFor lists {url, key}: the variable naming an app it calls and the one holding the API key it sends there, both with one * standing for the same text, or neither',
+    says: 'keyFor lists {url, key}: the variable naming an app it calls and the one holding the API key it sends there, both with one * standing for the same text, or neither; or {setting, key}: the dotted path of its settings file that names the app, and the variable holding the key',
   },
   trips: {
     valid: (v) =>

@@ -433,6 +433,16 @@ export const closureMutations: Mutation[] = [
     at: after('apps/media/bazarr-4k/deployment.yaml', '            - name: APIKEY', '              valueFrom:'),
   },
   {
+    check: 'closure-api-key',
+    why: "the 4K subtitle manager calls the 4K movie manager its settings name (radarr.url) with the other movie manager's key: the store's, but another item, so every call gets 401 and no 4K movie gets subtitles",
+    mutate: swap(
+      'apps/media/bazarr-4k/deployment.yaml',
+      '            - name: DYNACONF_RADARR__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: radarr-4k-api-key\n',
+      '            - name: DYNACONF_RADARR__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: radarr-api-key\n',
+    ),
+    at: after('apps/media/bazarr-4k/deployment.yaml', '            - name: DYNACONF_RADARR__APIKEY', '              valueFrom:'),
+  },
+  {
     check: 'secret-store-budget',
     why: "the TV manager's key re-read every minute: 1,440 reads a day of a store whose 1Password account allows 1,000, so by afternoon no ExternalSecret syncs",
     mutate: swap('apps/media/sonarr/exporter.yaml', '  refreshInterval: 24h\n', '  refreshInterval: 1m\n'),

@@ -110,8 +110,15 @@ export const mediaSettingsMutations: Mutation[] = [
   },
   {
     check: 'media-subtitle-settings',
-    why: 'the 4K subtitle manager pointed at the 1080p movie manager',
-    mutate: swap('apps/media/bazarr-4k/settings/bazarr-4k.yaml', 'http://radarr-4k.media.svc:7878', 'http://radarr.media.svc:7878'),
+    why: "the 4K subtitle manager pointed at the 1080p movie manager (and given that manager's key, so the call itself would succeed)",
+    mutate: (c) => {
+      swap('apps/media/bazarr-4k/settings/bazarr-4k.yaml', 'http://radarr-4k.media.svc:7878', 'http://radarr.media.svc:7878')(c);
+      swap(
+        'apps/media/bazarr-4k/deployment.yaml',
+        '            - name: DYNACONF_RADARR__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: radarr-4k-api-key\n',
+        '            - name: DYNACONF_RADARR__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: radarr-api-key\n',
+      )(c);
+    },
     at: 'radarr:',
   },
   {
