@@ -3,6 +3,7 @@ import type { Mutation } from '../support/mutation-runner.ts';
 import { lineOf } from '../support/helpers.ts';
 import {
   after,
+  bazarr4kSendsRadarrKey,
   COPY_COMPONENT,
   swap,
   inFile,
@@ -435,11 +436,7 @@ export const closureMutations: Mutation[] = [
   {
     check: 'closure-api-key',
     why: "the 4K subtitle manager calls the 4K movie manager its settings name (radarr.url) with the other movie manager's key: the store's, but another item, so every call gets 401 and no 4K movie gets subtitles",
-    mutate: swap(
-      'apps/media/bazarr-4k/deployment.yaml',
-      '            - name: DYNACONF_RADARR__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: radarr-4k-api-key\n',
-      '            - name: DYNACONF_RADARR__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: radarr-api-key\n',
-    ),
+    mutate: bazarr4kSendsRadarrKey,
     at: after('apps/media/bazarr-4k/deployment.yaml', '            - name: DYNACONF_RADARR__APIKEY', '              valueFrom:'),
   },
   {

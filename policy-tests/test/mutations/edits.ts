@@ -75,6 +75,13 @@ export const lineIn = (file: string, whole: string) => (c: RepoCopy) =>
 /** Drops one entry from a list in an app's kustomization.yaml. */
 export const withoutEntry = (app: string, entry: string) => swap(`apps/media/${app}/kustomization.yaml`, `  - ${entry}\n`, '');
 
+/** The 4K subtitle manager sends the movie manager it calls the 1080p one's key (its settings' radarr.apikey, from the environment). */
+export const bazarr4kSendsRadarrKey = swap(
+  'apps/media/bazarr-4k/deployment.yaml',
+  '            - name: DYNACONF_RADARR__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: radarr-4k-api-key\n',
+  '            - name: DYNACONF_RADARR__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: radarr-api-key\n',
+);
+
 export const DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
 
 export const PORTFOLIO_APP = 'portfolio-api/deploy/application.yaml';

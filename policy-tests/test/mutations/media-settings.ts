@@ -1,7 +1,17 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/media-settings/: each fails exactly its check, at its line. */
 import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { inFile, swap, SONARR_SETTINGS, RADARR_SETTINGS, RADARR4K_SETTINGS, QBT_SETTINGS, PROWLARR_SETTINGS, CLEANUPARR_SETTINGS } from './edits.ts';
+import {
+  bazarr4kSendsRadarrKey,
+  inFile,
+  swap,
+  SONARR_SETTINGS,
+  RADARR_SETTINGS,
+  RADARR4K_SETTINGS,
+  QBT_SETTINGS,
+  PROWLARR_SETTINGS,
+  CLEANUPARR_SETTINGS,
+} from './edits.ts';
 
 const JELLYSEERR = 'apps/media/jellyseerr/settings/jellyseerr.yaml';
 const RADARR_4K_INGRESS = 'apps/media/radarr-4k/ingress.yaml';
@@ -113,11 +123,7 @@ export const mediaSettingsMutations: Mutation[] = [
     why: "the 4K subtitle manager pointed at the 1080p movie manager (and given that manager's key, so the call itself would succeed)",
     mutate: (c) => {
       swap('apps/media/bazarr-4k/settings/bazarr-4k.yaml', 'http://radarr-4k.media.svc:7878', 'http://radarr.media.svc:7878')(c);
-      swap(
-        'apps/media/bazarr-4k/deployment.yaml',
-        '            - name: DYNACONF_RADARR__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: radarr-4k-api-key\n',
-        '            - name: DYNACONF_RADARR__APIKEY\n              valueFrom:\n                secretKeyRef:\n                  name: radarr-api-key\n',
-      )(c);
+      bazarr4kSendsRadarrKey(c);
     },
     at: 'radarr:',
   },
