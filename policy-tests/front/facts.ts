@@ -1,5 +1,6 @@
 /** The front door's `facts`: what the model knows that the operator's scripts act on (backups, the metrics catalog, the diff, bootstrap, fork). */
 export { CLUSTER_FACTS_NAME, factsKubernetesMinor, factsRepoURL, upgradeOrder, versionMoves } from '../model/repository/cluster-facts.ts';
+export { minorStep } from '../model/repository/talos-facts.ts';
 export { normalizeRepoURL } from '../model/argocd/argocd.ts';
 export { checkoutPaths } from '../model/repository/checkout-paths.ts';
 export { loadTargets, type Target, type EtcdTarget, type PostgresTarget, type SqliteTarget } from '../model/apps/backup-targets.ts';
@@ -8,7 +9,7 @@ export { extractAll, isExtractor } from '../model/monitoring/metrics-extract.ts'
 export { externalPeers } from '../model/cluster/network-reach.ts';
 export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
 export { cniApplication } from '../model/cluster/cni-application.ts';
-export { byRequiredApis, oneMinorAtATime, UPGRADES_ONE_MINOR } from '../model/argocd/app-declarations.ts';
+export { byRequiredApis, oneMinorAtATime, upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 // An image reference as the registry resolves it (the diff's image risks).
 export { imageParts } from '../model/core/workloads.ts';
 export { imageKey, repoImageNeeds } from '../model/repository/image-facts.ts';

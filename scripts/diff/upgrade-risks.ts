@@ -32,12 +32,12 @@ export function upgradeRisk(kind: string, a: Record<string, unknown> | undefined
  * take first. Undefined when the bump is a step the chart takes.
  */
 export function chartStepRisk(application: Record<string, unknown> | undefined, from: string, to: string): string | undefined {
-  const why = (application?.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations?.[facts.UPGRADES_ONE_MINOR];
-  const [a, b] = [/^(v?)(\d+)\.(\d+)\./.exec(from), /^v?(\d+)\.(\d+)\./.exec(to)];
-  if (typeof why !== 'string' || why === '' || !a || !b) return undefined;
-  const next = `${a[1]}${a[2]}.${Number(a[3]) + 1}`;
-  if (a[2] !== b[1]) return `${from} -> ${to} moves to another major, and this chart upgrades one minor at a time (${why})`;
-  if (Number(b[2]) > Number(a[3]) + 1) return `${from} -> ${to} skips ${next}, and this chart upgrades one minor at a time (${why}): take ${next} first`;
+  const why = facts.upgradesOneMinor(application);
+  const { step, next } = facts.minorStep(from, to);
+  if (!why) return undefined;
+  if (step === 'major') return `${from} -> ${to} moves to another major, and this chart upgrades one minor at a time (${why})`;
+  const first = `${from.startsWith('v') ? 'v' : ''}${next}`;
+  if (step === 'skip') return `${from} -> ${to} skips ${first}, and this chart upgrades one minor at a time (${why}): take ${first} first`;
   return undefined;
 }
 

@@ -30,10 +30,12 @@ export const CREATES_AT_RUNTIME = 'gate.homelab-gitops/creates-at-runtime';
  */
 export const UPGRADES_ONE_MINOR = 'gate.homelab-gitops/upgrades-one-minor-at-a-time';
 
-const annotation = (app: { resource: Resource }, key: string): string | undefined => {
-  const v = dig(app.resource.object, ['metadata', 'annotations', key]);
+/** One annotation of an object, when it is a non-empty string. */
+const annotationOf = (object: unknown, key: string): string | undefined => {
+  const v = dig(object, ['metadata', 'annotations', key]);
   return typeof v === 'string' && v !== '' ? v : undefined;
 };
+const annotation = (app: { resource: Resource }, key: string): string | undefined => annotationOf(app.resource.object, key);
 
 /** An Application's declared CRDs (provided, or with `key`, required), comma-separated: an API group (all its kinds) or `group/Kind`. */
 export function declaredEntries(app: { resource: Resource }, key: string = PROVIDES_CRDS): string[] {
@@ -93,11 +95,14 @@ export function createdAtRuntime(repo: Repo): { kind: string; namespace: string;
   return out;
 }
 
+/** Why an Application's chart upgrades one minor at a time (its UPGRADES_ONE_MINOR annotation), from its object; undefined when it does not say. */
+export const upgradesOneMinor = (object: Record<string, unknown> | undefined): string | undefined => annotationOf(object, UPGRADES_ONE_MINOR);
+
 /** Each Application file whose chart upgrades one minor at a time (UPGRADES_ONE_MINOR), with the reason it gives. */
 export const oneMinorAtATime = perRepo((repo: Repo): ReadonlyMap<string, string> => {
   const out = new Map<string, string>();
   for (const app of applications(repo)) {
-    const why = annotation(app, UPGRADES_ONE_MINOR);
+    const why = upgradesOneMinor(app.resource.object);
     if (why) out.set(app.resource.file, why);
   }
   return out;

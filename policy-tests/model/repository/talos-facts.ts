@@ -123,7 +123,27 @@ export interface VersionMove {
   notJudged?: string;
 }
 
-const core = (v: string) => SEMVER.exec(v);
+/**
+ * How a release moves from `from` to `to` by its major and minor (x.y.z, a leading v allowed): within its minor, to
+ * the next minor, past the next (`skip`), back a minor, or to another major; `unread` when either is no release.
+ * What a tool that upgrades one minor at a time judges (talosctl upgrade-k8s, Rook's upgrade guide).
+ */
+export function minorStep(from: string, to: string): { step: 'same' | 'next' | 'skip' | 'back' | 'major' | 'unread'; next?: string; path?: string } {
+  const [a, b] = [SEMVER.exec(from), SEMVER.exec(to)];
+  if (!a || !b) return { step: 'unread' };
+  const [fromMinor, toMinor] = [Number(a[2]), Number(b[2])];
+  const at = { next: `${a[1]}.${fromMinor + 1}`, path: `${a[1]}.${fromMinor}->${b[1]}.${toMinor}` };
+  if (a[1] !== b[1]) return { step: 'major', ...at };
+  if (toMinor === fromMinor) return { step: 'same', ...at };
+  return { step: toMinor < fromMinor ? 'back' : toMinor === fromMinor + 1 ? 'next' : 'skip', ...at };
+}
+
+/** The start of a move: what moves, whether its minor does (and how), and not judged when either version is no release. */
+function startMove(what: VersionMove['what'], from: string, to: string): { move: VersionMove; step: ReturnType<typeof minorStep> } {
+  const step = minorStep(from, to);
+  const move: VersionMove = { what, from, to, minorMoved: step.step !== 'same' };
+  return { move: step.step === 'unread' ? { ...move, notJudged: `${SEMVER.test(from) ? to : from} is no x.y.z version` } : move, step };
+}
 
 /**
  * A move of the cluster's Kubernetes, as `talosctl upgrade-k8s` takes it: siderolabs/go-kubernetes' upgrade path
@@ -131,20 +151,14 @@ const core = (v: string) => SEMVER.exec(v);
  * never goes back one. Whether the pinned Talos runs the target at all is the gate's (cluster-facts).
  */
 export function kubernetesMove(from: string, to: string): VersionMove {
-  const [a, b] = [core(from), core(to)];
-  const move: VersionMove = { what: 'Kubernetes', from, to, minorMoved: a?.[1] !== b?.[1] || a?.[2] !== b?.[2] };
-  if (!a || !b) return { ...move, notJudged: `${!a ? from : to} is no x.y.z version` };
-  const [fromMinor, toMinor] = [Number(a[2]), Number(b[2])];
-  const path = `${a[1]}.${fromMinor}->${b[1]}.${toMinor}`;
-  if (a[1] !== b[1]) return { ...move, refusal: `talosctl upgrade-k8s refuses the path ${path}: it never changes the major` };
-  if (toMinor < fromMinor)
-    return { ...move, refusal: `talosctl upgrade-k8s refuses the path ${path}: it never takes Kubernetes back a minor (a control plane cannot downgrade)` };
-  if (toMinor > fromMinor + 1)
-    return {
-      ...move,
-      refusal: `talosctl upgrade-k8s refuses the path ${path}: it moves Kubernetes one minor at a time, so upgrade to ${a[1]}.${fromMinor + 1} first`,
-    };
-  return move;
+  const { move, step } = startMove('Kubernetes', from, to);
+  const refuses = `talosctl upgrade-k8s refuses the path ${step.path}`;
+  const refusal = {
+    major: `${refuses}: it never changes the major`,
+    back: `${refuses}: it never takes Kubernetes back a minor (a control plane cannot downgrade)`,
+    skip: `${refuses}: it moves Kubernetes one minor at a time, so upgrade to ${step.next} first`,
+  }[step.step as 'major' | 'back' | 'skip'];
+  return refusal ? { ...move, refusal } : move;
 }
 
 /**
@@ -153,14 +167,13 @@ export function kubernetesMove(from: string, to: string): VersionMove {
  * row for the target minor the move is not judged.
  */
 export function talosMove(from: string, to: string, rows: readonly TalosUpgrade[]): VersionMove {
-  const [a, b] = [core(from), core(to)];
-  const move: VersionMove = { what: 'Talos', from, to, minorMoved: a?.[1] !== b?.[1] || a?.[2] !== b?.[2] };
-  if (!a || !b) return { ...move, notJudged: `${!a ? from : to} is no x.y.z version` };
+  const { move } = startMove('Talos', from, to);
+  if (move.notJudged) return move;
   const minor = talosMinor(to);
   const row = rows.find((r) => r.talos === minor);
   if (!row)
     return { ...move, notJudged: `the cluster facts have no talosUpgrades row for Talos ${minor}: add it, read from its compatibility package at ${to}` };
-  const host = `${a[1]}.${a[2]}.${a[3]}`;
+  const host = from.replace(/^v/, '');
   const installer = `the Talos ${minor} installer (talosctl upgrade) refuses a node on ${from}`;
   if (compareReleases(host, row.from) < 0) return { ...move, refusal: `${installer}: too old, it upgrades from ${row.from} on (${row.source})` };
   if (compareReleases(host, row.below) >= 0)
