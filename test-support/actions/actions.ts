@@ -1,26 +1,30 @@
 /**
  * The actions this repository's workflows use, as contract fakes of the
- * versions they pin: what each does to the job's workspace, its outputs and
- * the run's shared state, not how. An action not listed here fails the step
- * that uses it, so a workflow never passes on something the runner skipped.
+ * releases they pin: what each does to the job's workspace, its outputs and
+ * the run's shared state, not how. Each fake names the release whose
+ * action.yml and source it follows. A step fails when its action has no fake,
+ * when the workflow pins another major (a major changes the contract: read its
+ * action.yml, then change the fake), or when it gives an input the fake does
+ * not carry out; an input the release does not declare is dropped with the
+ * runner's own warning, as GitHub does.
  *
- * - actions/checkout v4: a fetch from the run's origin, with fetch-depth and
- *   the ref GitHub gives the event (a pull request's merge commit, a push's
- *   branch);
- * - actions/setup-node v4: `node-version-file` held to the Node on this
- *   machine, put first on PATH;
- * - actions/upload-artifact and download-artifact v4: one immutable artifact
- *   per name in the run, its files below the least common folder of the paths;
- *   a missing artifact fails the download, missing files only warn (the
- *   default `if-no-files-found: warn`);
- * - actions/github-script v7: the script as an async function of `github`
+ * - actions/checkout v7.0.1: a fetch from the run's origin, with fetch-depth
+ *   and the ref GitHub gives the event (a pull request's merge commit, a
+ *   push's branch); no credentials are kept (`persist-credentials: false` is
+ *   the only value the fake takes);
+ * - actions/setup-node v7.0.0: `node-version-file` held to the Node on this
+ *   machine, put first on PATH; `cache: npm` needs a lock file at the
+ *   workspace's root, and a fresh machine's cache is a miss;
+ * - actions/upload-artifact v7.0.0 and download-artifact v8.0.1: artifacts.ts;
+ * - actions/github-script v8.0.0: the script as an async function of `github`
  *   (Octokit's `rest.issues` comment calls and `paginate`), `context`, `core`
  *   and `require`, in a process of its own in the workspace
  *   (github-script-host.mjs), over the pull request's comments kept by the run.
  */
-import { cpSync, existsSync, globSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { exec } from '../exec.ts';
+import { downloadArtifact, uploadArtifact } from './artifacts.ts';
 
 export interface Comment {
   id: number;
@@ -35,6 +39,8 @@ export interface RunState {
   artifacts: string;
   comments: Comment[];
   github: { event_name: string; ref: string; sha: string; repository: string; event: { pull_request?: { number: number } } };
+  /** Each uploaded artifact's digest, as the upload recorded it: what a download checks. */
+  digests?: Record<string, string>;
 }
 
 export interface StepIo {
@@ -57,6 +63,8 @@ const checkout: Action = async (run, io) => {
   const pr = run.github.event.pull_request;
   const ref = pr ? `refs/pull/${pr.number}/merge` : run.github.ref;
   const local = pr ? `refs/remotes/pull/${pr.number}/merge` : ref.replace('refs/heads/', 'refs/remotes/origin/');
+  // Its default keeps the token for later steps (v6 on: in a file under RUNNER_TEMP that .git/config includes).
+  if (io.inputs['persist-credentials'] !== 'false') throw new Error('checkout: the fake keeps no credentials; it takes persist-credentials: false only');
   const deep = io.inputs['fetch-depth'] === '0';
   await git(io, 'init', '-q');
   await git(io, 'remote', 'add', 'origin', `file://${run.origin}`);
@@ -72,50 +80,13 @@ const setupNode: Action = async (_run, io) => {
   const major = process.versions.node.split('.')[0];
   if (!wanted || wanted.split('.')[0] !== major) throw new Error(`setup-node: the workflow wants Node ${wanted}; this machine has ${process.versions.node}`);
   io.addPath(dirname(process.execPath));
-};
-
-/** The folder the files are kept below: a directory given is its own root; a glob's root is its part before the first wildcard. */
-function artifactRoot(workspace: string, pattern: string): string {
-  const literal = pattern.split('/').filter(Boolean);
-  const cut = literal.findIndex((part) => /[*?[{]/.test(part));
-  const root = join(workspace, ...(cut === -1 ? literal : literal.slice(0, cut)));
-  return cut === -1 && existsSync(root) && !statSync(root).isDirectory() ? dirname(root) : root;
-}
-
-const uploadArtifact: Action = async (run, io) => {
-  const name = io.inputs.name || 'artifact';
-  const target = join(run.artifacts, name);
-  if (existsSync(target)) throw new Error(`upload-artifact: an artifact named ${name} already exists in this run`);
-  const patterns = (io.inputs.path ?? '')
-    .split('\n')
-    .map((p) => p.trim())
-    .filter(Boolean);
-  let files = 0;
-  for (const pattern of patterns) {
-    const root = artifactRoot(io.workspace, pattern);
-    const matched =
-      existsSync(root) && statSync(root).isDirectory() && !/[*?[{]/.test(pattern)
-        ? [root]
-        : globSync(pattern, { cwd: io.workspace }).map((m) => join(io.workspace, m));
-    for (const file of matched) {
-      if (!existsSync(file)) continue;
-      cpSync(file, join(target, relative(root, file)), { recursive: true });
-      files++;
-    }
-  }
-  if (files === 0) {
-    if ((io.inputs['if-no-files-found'] || 'warn') === 'error') throw new Error(`upload-artifact: no files found at ${patterns.join(', ')}`);
-    io.log(`Warning: No files were found with the provided path: ${patterns.join(', ')}. No artifacts will be uploaded.`);
-  }
-};
-
-const downloadArtifact: Action = async (run, io) => {
-  const name = io.inputs.name ?? 'artifact';
-  const source = join(run.artifacts, name);
-  if (!existsSync(source)) throw new Error(`download-artifact: Unable to download artifact(s): Artifact not found for name: ${name}`);
-  const to = join(io.workspace, io.inputs.path || '.');
-  mkdirSync(to, { recursive: true });
-  cpSync(source, to, { recursive: true });
+  const cache = io.inputs.cache;
+  if (!cache) return;
+  if (cache !== 'npm') throw new Error(`Caching for '${cache}' is not modelled by the fake`);
+  const lockFiles = ['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock'];
+  if (!lockFiles.some((f) => existsSync(join(io.workspace, f))))
+    throw new Error(`Dependencies lock file is not found in ${io.workspace}. Supported file patterns: ${lockFiles.toString()}`);
+  io.log('npm cache is not found');
 };
 
 /** The script runs in a process of its own in the workspace (github-script-host.mjs); the comments go there and back as JSON. */
@@ -133,15 +104,113 @@ const githubScript: Action = async (run, io) => {
   if (r.code !== 0) throw new Error(`github-script: ${r.stderr.trim() || `exit ${r.code}`}`);
 };
 
-const ACTIONS: Record<string, Action> = {
-  'actions/checkout': checkout,
-  'actions/setup-node': setupNode,
-  'actions/upload-artifact': uploadArtifact,
-  'actions/download-artifact': downloadArtifact,
-  'actions/github-script': githubScript,
+/** A fake, the release it follows, and that release's inputs (action.yml) with their defaults. */
+interface Fake {
+  follows: string;
+  run: Action;
+  inputs: Record<string, string>;
+  /** The inputs whose effect the fake carries out; any other, given other than its default, fails the step. */
+  carries: string[];
+}
+
+const FAKES: Record<string, Fake> = {
+  'actions/checkout': {
+    follows: 'v7.0.1',
+    run: checkout,
+    carries: ['fetch-depth', 'persist-credentials'],
+    inputs: {
+      ...names('repository ref token ssh-key ssh-known-hosts ssh-user path filter sparse-checkout github-server-url'),
+      'ssh-strict': 'true',
+      'persist-credentials': 'true',
+      clean: 'true',
+      'sparse-checkout-cone-mode': 'true',
+      'fetch-depth': '1',
+      'fetch-tags': 'false',
+      'show-progress': 'true',
+      lfs: 'false',
+      submodules: 'false',
+      'set-safe-directory': 'true',
+      'allow-unsafe-pr-checkout': 'false',
+    },
+  },
+  'actions/setup-node': {
+    follows: 'v7.0.0',
+    run: setupNode,
+    carries: ['node-version', 'node-version-file', 'cache', 'package-manager-cache'],
+    inputs: {
+      ...names('node-version node-version-file architecture registry-url scope token cache cache-dependency-path mirror mirror-token'),
+      'check-latest': 'false',
+      'package-manager-cache': 'true',
+    },
+  },
+  'actions/upload-artifact': {
+    follows: 'v7.0.0',
+    run: uploadArtifact,
+    carries: ['name', 'path', 'if-no-files-found', 'retention-days', 'compression-level', 'overwrite', 'include-hidden-files'],
+    inputs: {
+      ...names('path retention-days'),
+      name: 'artifact',
+      'if-no-files-found': 'warn',
+      'compression-level': '6',
+      overwrite: 'false',
+      'include-hidden-files': 'false',
+      archive: 'true',
+    },
+  },
+  'actions/download-artifact': {
+    follows: 'v8.0.1',
+    run: downloadArtifact,
+    carries: ['name', 'path', 'pattern', 'merge-multiple', 'digest-mismatch'],
+    inputs: {
+      ...names('name artifact-ids path pattern github-token repository run-id'),
+      'merge-multiple': 'false',
+      'skip-decompress': 'false',
+      'digest-mismatch': 'error',
+    },
+  },
+  'actions/github-script': {
+    follows: 'v8.0.0',
+    run: githubScript,
+    carries: ['script'],
+    inputs: {
+      ...names('script github-token debug previews base-url'),
+      'user-agent': 'actions/github-script',
+      'result-encoding': 'json',
+      retries: '0',
+      'retry-exempt-status-codes': '400,401,403,404,422',
+    },
+  },
 };
 
-/** The fake of `uses:` (`owner/name@ref`), or undefined where this runner has none. */
-export function actionFor(uses: string): Action | undefined {
-  return ACTIONS[uses.split('@')[0] ?? ''];
+/** Inputs without a default (or with one read from a context, which the workflows here never restate). */
+function names(list: string): Record<string, string> {
+  return Object.fromEntries(list.split(' ').map((n) => [n, '']));
+}
+
+const majorOf = (version: string) => /^v(\d+)(?:\.|$)/.exec(version)?.[1];
+
+/**
+ * The fake of `uses:` (`owner/name@ref`), for the release it pins: a tag ref, or the `# vX.Y.Z` comment Renovate
+ * keeps beside a digest (`pinned`). Throws where no fake follows that release.
+ */
+export function actionFor(uses: string, pinned: string | undefined): Action {
+  const [name = '', ref = ''] = uses.split('@');
+  const fake = FAKES[name];
+  if (!fake) throw new Error(`${uses}: no fake of this action; the runner cannot run it`);
+  const release = majorOf(ref) ? ref : pinned?.trim().split(/\s+/)[0];
+  if (!release || !majorOf(release))
+    throw new Error(`${uses}: which release is this? A digest pin says its version beside it (# vX.Y.Z), as Renovate writes it`);
+  if (majorOf(release) !== majorOf(fake.follows))
+    throw new Error(
+      `${name} ${release}: the fake follows ${fake.follows}, and a major release changes the contract: read its action.yml and change the fake (test-support/actions/actions.ts)`,
+    );
+  return async (run, io) => {
+    const unexpected = Object.keys(io.inputs).filter((k) => !(k in fake.inputs));
+    if (unexpected.length > 0)
+      io.log(`Warning: Unexpected input(s) '${unexpected.join("', '")}', valid inputs are ['${Object.keys(fake.inputs).join("', '")}']`);
+    const inputs = Object.fromEntries(Object.entries(io.inputs).filter(([k]) => k in fake.inputs));
+    for (const [k, v] of Object.entries(inputs))
+      if (!fake.carries.includes(k) && v !== fake.inputs[k]) throw new Error(`${name} ${fake.follows}: the fake does not carry out '${k}: ${v}'`);
+    await fake.run(run, { ...io, inputs });
+  };
 }

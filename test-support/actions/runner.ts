@@ -15,7 +15,7 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { parse } from 'yaml';
+import { isScalar, parseDocument } from 'yaml';
 import { exec } from '../exec.ts';
 import { actionFor, type RunState } from './actions.ts';
 import { condition, interpolate, type Status } from './expressions.ts';
@@ -25,6 +25,8 @@ interface StepSpec {
   name?: string;
   if?: string | boolean;
   uses?: string;
+  /** The comment beside `uses:` (a digest pin's `# vX.Y.Z`). */
+  pinned?: string;
   run?: string;
   shell?: string;
   with?: Record<string, string | number | boolean>;
@@ -146,8 +148,7 @@ async function runStep(o: RunOptions, job: JobContext, step: StepSpec, status: S
   let replaced: string | undefined;
   try {
     if (step.uses) {
-      const action = actionFor(step.uses);
-      if (!action) throw new Error(`${step.uses}: no fake of this action; the runner cannot run it`);
+      const action = actionFor(step.uses, step.pinned);
       const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, interpolate(String(v), job.contexts, status)]));
       await action(o.state, { workspace: job.workspace, env, inputs, log: (l) => void (log += `${l}\n`), addPath: (d) => job.paths.unshift(d) });
     } else {
@@ -231,9 +232,21 @@ async function runJob(
   return { result: status === 'success' ? 'success' : 'failure', steps };
 }
 
+/** The workflow, each step with the comment beside its `uses:`, where Renovate keeps a digest pin's version. */
+function readWorkflow(file: string): { env?: Record<string, string>; jobs: Record<string, JobSpec> } {
+  const doc = parseDocument(readFileSync(file, 'utf8'));
+  const workflow = doc.toJS() as { env?: Record<string, string>; jobs: Record<string, JobSpec> };
+  for (const [id, job] of Object.entries(workflow.jobs))
+    job.steps.forEach((step, i) => {
+      const uses = doc.getIn(['jobs', id, 'steps', i, 'uses'], true);
+      if (isScalar(uses) && uses.comment) step.pinned = uses.comment;
+    });
+  return workflow;
+}
+
 /** Runs a workflow's jobs for the event in `state.github`; resolves with each job's result and steps. */
 export async function runWorkflow(o: RunOptions): Promise<Record<string, JobResult>> {
-  const workflow = parse(readFileSync(o.file, 'utf8')) as { env?: Record<string, string>; jobs: Record<string, JobSpec> };
+  const workflow = readWorkflow(o.file);
   const results: Record<string, JobResult> = {};
   for (const id of jobOrder(workflow.jobs)) {
     const spec = workflow.jobs[id]!;

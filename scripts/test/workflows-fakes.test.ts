@@ -1,0 +1,131 @@
+/**
+ * The runner's fakes of the actions hold the workflows to the releases they pin (test-support/actions/): a major
+ * the fake does not follow, a digest without its version, an input the fake does not carry out, each fails its
+ * step; an input the release does not declare is dropped with GitHub's warning. The artifact fakes keep v7/v8's
+ * contract: hidden files left out, one artifact per name, every artifact downloaded when none is named, and a
+ * download that fails when the bytes are not the ones uploaded.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseDocument, isScalar } from 'yaml';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
+import { actionFor, type RunState } from '../../test-support/actions/actions.ts';
+import { runWorkflow, type JobResult } from '../../test-support/actions/runner.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'workflow-fakes-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const PINS = {
+  checkout: 'actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1',
+  setupNode: 'actions/setup-node@820762786026740c76f36085b0efc47a31fe5020 # v7.0.0',
+  upload: 'actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f # v7.0.0',
+  download: 'actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c # v8.0.1',
+};
+
+let runs = 0;
+/** One job of `steps` (YAML, indented as a job's steps), run on a push; its state and result. */
+async function job(steps: string, before?: (state: RunState) => void): Promise<{ state: RunState; result: JobResult }> {
+  const dir = join(scratch, `run-${++runs}`);
+  mkdirSync(join(dir, 'artifacts'), { recursive: true });
+  const file = join(dir, 'workflow.yaml');
+  writeFileSync(file, `on: push\njobs:\n  only:\n    runs-on: ubuntu-latest\n    steps:\n${steps}`);
+  const state: RunState = {
+    origin: join(dir, 'origin.git'),
+    artifacts: join(dir, 'artifacts'),
+    comments: [],
+    github: { event_name: 'push', ref: 'refs/heads/main', sha: '0'.repeat(40), repository: 'lab/fakes', event: {} },
+  };
+  before?.(state);
+  const results = await runWorkflow({ file, state, env: process.env, github: {} });
+  return { state, result: results.only! };
+}
+
+const failure = (r: JobResult) => r.steps.find((s) => s.outcome === 'failure')?.log.trim();
+
+describe('the fakes follow the releases the workflows pin', () => {
+  it('every action the repository pins has a fake that follows its major', () => {
+    const dir = join(REPO_ROOT, '.github/workflows');
+    const pins = readdirSync(dir).flatMap((f) => {
+      const doc = parseDocument(readFileSync(join(dir, f), 'utf8'));
+      const jobs = doc.toJS().jobs as Record<string, { steps: { uses?: string }[] }>;
+      return Object.entries(jobs).flatMap(([id, j]) =>
+        j.steps.flatMap((s, i) => {
+          const node = doc.getIn(['jobs', id, 'steps', i, 'uses'], true);
+          return s.uses ? [{ where: `${f} ${id}`, uses: s.uses, pinned: isScalar(node) ? node.comment : undefined }] : [];
+        }),
+      );
+    });
+    expect(pins.length).toBeGreaterThan(5);
+    for (const p of pins) expect(() => actionFor(p.uses, p.pinned), p.where).not.toThrow();
+    const [first] = pins;
+    expect(() => actionFor(first!.uses, ' v8.0.0')).toThrow(/the fake follows v7\.0\.1, and a major release changes the contract/);
+  });
+
+  it('fails a step pinning another major, or a digest without its version', async () => {
+    const other = await job(`      - uses: actions/checkout@v4\n`);
+    expect(failure(other.result)).toMatch(/^actions\/checkout v4: the fake follows v7\.0\.1/);
+    const bare = await job(`      - uses: actions/setup-node@820762786026740c76f36085b0efc47a31fe5020\n`);
+    expect(failure(bare.result)).toMatch(/which release is this\? A digest pin says its version beside it/);
+  });
+
+  it('drops an input the release does not declare, with the warning GitHub gives, and fails one it cannot carry out', async () => {
+    const typo = await job(`      - uses: ${PINS.upload}\n        with:\n          paht: out/\n`);
+    expect(typo.result.result).toBe('success');
+    expect(typo.result.steps[0]!.log).toMatch(/Warning: Unexpected input\(s\) 'paht', valid inputs are \['path', 'retention-days', 'name'/);
+    const archive = await job(`      - uses: ${PINS.upload}\n        with:\n          path: out/\n          archive: false\n`);
+    expect(failure(archive.result)).toBe("actions/upload-artifact v7.0.0: the fake does not carry out 'archive: false'");
+    const creds = await job(`      - uses: ${PINS.checkout}\n`);
+    expect(failure(creds.result)).toMatch(/keeps no credentials; it takes persist-credentials: false only/);
+  });
+
+  it('wants a lock file for the npm cache', async () => {
+    writeFileSync(join(scratch, '.node-version'), process.versions.node);
+    const setup = (lock: boolean) =>
+      job(
+        `      - run: cp ${join(scratch, '.node-version')} .node-version${lock ? ' && touch package-lock.json' : ''}\n` +
+          `      - uses: ${PINS.setupNode}\n        with:\n          node-version-file: .node-version\n          cache: npm\n`,
+      );
+    expect(failure((await setup(false)).result)).toMatch(
+      /^Dependencies lock file is not found in .*\. Supported file patterns: package-lock\.json,npm-shrinkwrap\.json,yarn\.lock$/,
+    );
+    expect((await setup(true)).result.result).toBe('success');
+  });
+});
+
+describe('the artifact fakes', () => {
+  const files = `      - run: mkdir -p out/.cache reports && echo a > out/a.txt && echo s > out/.secret && echo c > out/.cache/c && echo x > reports/x.xml\n`;
+
+  it('leave hidden files out, keep one artifact per name, and download every artifact when none is named', async () => {
+    const { state, result } = await job(
+      files +
+        `      - uses: ${PINS.upload}\n        with:\n          name: out\n          path: out/\n` +
+        `      - uses: ${PINS.upload}\n        with:\n          name: reports\n          path: reports/*.xml\n` +
+        `      - uses: ${PINS.download}\n        with:\n          path: all\n` +
+        `      - run: find all -type f | sort\n` +
+        `      - uses: ${PINS.upload}\n        with:\n          name: out\n          path: reports/\n`,
+    );
+    expect(result.steps.map((s) => s.outcome)).toEqual(['success', 'success', 'success', 'success', 'success', 'failure']);
+    expect(result.steps[4]!.log.trim().split('\n')).toEqual(['all/out/a.txt', 'all/reports/x.xml']);
+    expect(failure(result)).toMatch(/\(409\) Conflict: an artifact with this name already exists on the workflow run/);
+    expect(Object.keys(state.digests ?? {}).sort()).toEqual(['out', 'reports']);
+    const again = await job(files + `      - uses: ${PINS.upload}\n        with:\n          path: out/\n          include-hidden-files: true\n`);
+    expect(readdirSync(join(again.state.artifacts, 'artifact'), { recursive: true }).sort()).toEqual(['.cache', '.cache/c', '.secret', 'a.txt']);
+  });
+
+  it('fails a download whose bytes are not the ones uploaded, unless told to warn', async () => {
+    const tamper = (s: RunState) => {
+      mkdirSync(join(s.artifacts, 'report'));
+      writeFileSync(join(s.artifacts, 'report', 'r.txt'), 'changed');
+      s.digests = { report: 'the digest of what was uploaded' };
+    };
+    const strict = await job(`      - uses: ${PINS.download}\n        with:\n          name: report\n`, tamper);
+    expect(failure(strict.result)).toMatch(/Digest validation failed for artifact\(s\): report\. Use 'digest-mismatch: warn' to continue on mismatch\.$/);
+    const lenient = await job(`      - uses: ${PINS.download}\n        with:\n          name: report\n          digest-mismatch: warn\n`, tamper);
+    expect(lenient.result.result).toBe('success');
+    expect(lenient.result.steps[0]!.log).toMatch(/Artifact 'report' digest validation failed/);
+    const missing = await job(`      - uses: ${PINS.download}\n        with:\n          name: nothing\n`);
+    expect(failure(missing.result)).toMatch(/Artifact 'nothing' not found$/);
+  });
+});
