@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseDocument, isScalar } from 'yaml';
+import { isMap, isScalar, parseDocument, type YAMLSeq } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
 import { actionFor, type RunState } from '../../test-support/actions/actions.ts';
@@ -53,7 +53,7 @@ describe('the fakes follow the releases the workflows pin', () => {
       return Object.entries(jobs).flatMap(([id, j]) =>
         j.steps.flatMap((s, i) => {
           const node = doc.getIn(['jobs', id, 'steps', i, 'uses'], true);
-          return s.uses ? [{ where: `${f} ${id}`, uses: s.uses, pinned: isScalar(node) ? node.comment : undefined }] : [];
+          return s.uses ? [{ where: `${f} ${id}`, uses: s.uses, pinned: isScalar(node) ? (node.comment ?? undefined) : undefined }] : [];
         }),
       );
     });
@@ -111,7 +111,12 @@ describe('the artifact fakes', () => {
     expect(failure(result)).toMatch(/\(409\) Conflict: an artifact with this name already exists on the workflow run/);
     expect(Object.keys(state.digests ?? {}).sort()).toEqual(['out', 'reports']);
     const again = await job(files + `      - uses: ${PINS.upload}\n        with:\n          path: out/\n          include-hidden-files: true\n`);
-    expect(readdirSync(join(again.state.artifacts, 'artifact'), { recursive: true }).sort()).toEqual(['.cache', '.cache/c', '.secret', 'a.txt']);
+    expect(readdirSync(join(again.state.artifacts, 'artifact'), { recursive: true, encoding: 'utf8' }).sort((a, b) => a.localeCompare(b))).toEqual([
+      '.cache',
+      '.cache/c',
+      '.secret',
+      'a.txt',
+    ]);
   });
 
   it('fails a download whose bytes are not the ones uploaded, unless told to warn', async () => {
@@ -127,5 +132,58 @@ describe('the artifact fakes', () => {
     expect(lenient.result.steps[0]!.log).toMatch(/Artifact 'report' digest validation failed/);
     const missing = await job(`      - uses: ${PINS.download}\n        with:\n          name: nothing\n`);
     expect(failure(missing.result)).toMatch(/Artifact 'nothing' not found$/);
+  });
+});
+
+describe("the rendered diff's comment job", () => {
+  /** diff.yaml with its comment job as written, after a diff job that only writes and uploads a comment. */
+  function commentWorkflow(edit: (script: string) => string = (s) => s): string {
+    const doc = parseDocument(readFileSync(join(REPO_ROOT, '.github/workflows/diff.yaml'), 'utf8'));
+    const steps = doc.getIn(['jobs', 'diff', 'steps']) as YAMLSeq;
+    const upload = steps.items.find((step) => isMap(step) && (step.getIn(['with', 'name']) as string) === 'rendered-diff');
+    steps.items = [doc.createNode({ run: "mkdir -p rendered-diff && echo '## Rendered diff' > rendered-diff/comment.md" }), upload];
+    const script = doc.getIn(['jobs', 'comment', 'steps', 1, 'with', 'script']) as string;
+    doc.setIn(['jobs', 'comment', 'steps', 1, 'with', 'script'], edit(script));
+    return doc.toString();
+  }
+
+  async function pullRequest(from: string, workflow = commentWorkflow()) {
+    const dir = join(scratch, `run-${++runs}`);
+    mkdirSync(join(dir, 'artifacts'), { recursive: true });
+    writeFileSync(join(dir, 'diff.yaml'), workflow);
+    const state: RunState = {
+      origin: join(dir, 'origin.git'),
+      artifacts: join(dir, 'artifacts'),
+      comments: [],
+      github: {
+        event_name: 'pull_request',
+        ref: 'refs/pull/1/merge',
+        sha: '0'.repeat(40),
+        repository: 'lab/gitops',
+        event: { pull_request: { number: 1, head: { repo: { full_name: from } } } },
+      },
+    };
+    const jobs = await runWorkflow({ file: join(dir, 'diff.yaml'), state, env: process.env, github: {} });
+    return { state, comment: jobs.comment! };
+  }
+
+  it('comments on a pull request from the repository itself', async () => {
+    const { state, comment } = await pullRequest('lab/gitops');
+    expect(comment.result, comment.steps.map((s) => s.log).join('\n')).toBe('success');
+    expect(state.comments.map((c) => c.body)).toEqual(['<!-- homelab-gitops:rendered-diff -->\n## Rendered diff\n']);
+  });
+
+  it("puts the diff in the run's summary on a pull request from a fork, whose token cannot comment", async () => {
+    const { state, comment } = await pullRequest('someone/gitops');
+    expect(comment.result, comment.steps.map((s) => s.log).join('\n')).toBe('success');
+    expect(state.comments).toEqual([]);
+    expect(comment.steps[1]!.summary).toBe('<!-- homelab-gitops:rendered-diff -->\n## Rendered diff\n');
+    expect(comment.steps[1]!.log).toMatch(/Notice: someone\/gitops is a fork: its token cannot comment/);
+    const unaware = await pullRequest(
+      'someone/gitops',
+      commentWorkflow((s) => s.replace(/if \(head && [^\n]*/, 'if (false) {')),
+    );
+    expect(unaware.comment.result).toBe('failure');
+    expect(unaware.comment.steps[1]!.log).toMatch(/Resource not accessible by integration/);
   });
 });

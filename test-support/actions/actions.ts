@@ -38,7 +38,14 @@ export interface RunState {
   origin: string;
   artifacts: string;
   comments: Comment[];
-  github: { event_name: string; ref: string; sha: string; repository: string; event: { pull_request?: { number: number } } };
+  github: {
+    event_name: string;
+    ref: string;
+    sha: string;
+    repository: string;
+    /** The event's payload: a pull request's number, and its head's repository where it comes from a fork. */
+    event: { pull_request?: { number: number; head?: { repo?: { full_name: string } } } };
+  };
   /** Each uploaded artifact's digest, as the upload recorded it: what a download checks. */
   digests?: Record<string, string>;
 }

@@ -69,6 +69,8 @@ export interface StepResult {
   /** Set when the step was replaced: why. */
   replaced?: string;
   log: string;
+  /** What the step wrote to GITHUB_STEP_SUMMARY, where it wrote anything. */
+  summary?: string;
   /** Wall time, for a reader of a slow run. */
   ms: number;
 }
@@ -137,7 +139,12 @@ async function runStep(o: RunOptions, job: JobContext, step: StepSpec, status: S
   const name = stepName(step);
   const start = performance.now();
   job.started++;
-  const files = { GITHUB_OUTPUT: join(job.temp, `output-${job.started}`), GITHUB_ENV: join(job.temp, 'env'), GITHUB_PATH: join(job.temp, 'path') };
+  const files = {
+    GITHUB_OUTPUT: join(job.temp, `output-${job.started}`),
+    GITHUB_ENV: join(job.temp, 'env'),
+    GITHUB_PATH: join(job.temp, 'path'),
+    GITHUB_STEP_SUMMARY: join(job.temp, `summary-${job.started}`),
+  };
   for (const f of Object.values(files)) writeFileSync(f, '', { flag: 'a' });
   writeFileSync(files.GITHUB_OUTPUT, '');
   const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, interpolate(String(v), job.contexts, status)]));
@@ -166,7 +173,8 @@ async function runStep(o: RunOptions, job: JobContext, step: StepSpec, status: S
   writeFileSync(files.GITHUB_PATH, '');
   const outcome: Outcome = ok ? 'success' : 'failure';
   if (step.id) job.steps[step.id] = { outcome, conclusion: outcome, outputs: keyValues(readFileSync(files.GITHUB_OUTPUT, 'utf8')) };
-  return { name, outcome, log, ms: Math.round(performance.now() - start), ...(replaced ? { replaced } : {}) };
+  const summary = readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8');
+  return { name, outcome, log, ms: Math.round(performance.now() - start), ...(replaced ? { replaced } : {}), ...(summary ? { summary } : {}) };
 }
 
 /** Git's URL rewriting, through the environment: the repository's GitHub addresses lead to the run's origin. */

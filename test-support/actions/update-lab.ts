@@ -137,7 +137,8 @@ function state(origin: string, artifacts: string, event: 'pull_request' | 'push'
       ref: event === 'push' ? 'refs/heads/main' : 'refs/pull/1/merge',
       sha,
       repository: REPOSITORY,
-      event: event === 'pull_request' ? { pull_request: { number: 1 } } : {},
+      // The bot's branch is in the repository itself: its pull request's head is the repository.
+      event: event === 'pull_request' ? { pull_request: { number: 1, head: { repo: { full_name: REPOSITORY } } } } : {},
     },
   };
 }
