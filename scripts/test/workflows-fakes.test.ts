@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { isMap, isScalar, parseDocument, type YAMLSeq } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
-import { actionFor, type RunState } from '../../test-support/actions/actions.ts';
+import { actionFor, type Comment, type RunState } from '../../test-support/actions/actions.ts';
 import { runWorkflow, type JobResult } from '../../test-support/actions/runner.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'workflow-fakes-'));
@@ -147,14 +147,14 @@ describe("the rendered diff's comment job", () => {
     return doc.toString();
   }
 
-  async function pullRequest(from: string, workflow = commentWorkflow()) {
+  async function pullRequest(from: string, workflow = commentWorkflow(), comments: Comment[] = []) {
     const dir = join(scratch, `run-${++runs}`);
     mkdirSync(join(dir, 'artifacts'), { recursive: true });
     writeFileSync(join(dir, 'diff.yaml'), workflow);
     const state: RunState = {
       origin: join(dir, 'origin.git'),
       artifacts: join(dir, 'artifacts'),
-      comments: [],
+      comments,
       github: {
         event_name: 'pull_request',
         ref: 'refs/pull/1/merge',
@@ -167,10 +167,36 @@ describe("the rendered diff's comment job", () => {
     return { state, comment: jobs.comment! };
   }
 
+  it("is the newest head's: a push cancels the run before it, and a cancelled diff writes no comment", () => {
+    const workflow = parseDocument(readFileSync(join(REPO_ROOT, '.github/workflows/diff.yaml'), 'utf8')).toJS() as {
+      concurrency: { group: string; 'cancel-in-progress': boolean };
+      jobs: { comment: { if: string } };
+    };
+    expect(workflow.concurrency.group).toMatch(/\$\{\{ github\.event\.pull_request\.number \}\}/);
+    expect(workflow.concurrency['cancel-in-progress']).toBe(true);
+    expect(workflow.jobs.comment.if).toMatch(/needs\.diff\.result != 'cancelled'/);
+  });
+
   it('comments on a pull request from the repository itself', async () => {
     const { state, comment } = await pullRequest('lab/gitops');
     expect(comment.result, comment.steps.map((s) => s.log).join('\n')).toBe('success');
     expect(state.comments.map((c) => c.body)).toEqual(['<!-- homelab-gitops:rendered-diff -->\n## Rendered diff\n']);
+  });
+
+  it("edits only the workflow's own comment, never another that starts with the marker", async () => {
+    const marker = '<!-- homelab-gitops:rendered-diff -->';
+    const forged: Comment = { id: 1, body: `${marker}\nNo risk flagged.`, user: { login: 'mallory', type: 'User' } };
+    const own: Comment = { id: 2, body: `${marker}\nold report`, user: { login: 'github-actions[bot]', type: 'Bot' } };
+    const beside = await pullRequest('lab/gitops', undefined, [{ ...forged }]);
+    expect(beside.state.comments.map((c) => [c.id, c.body])).toEqual([
+      [1, forged.body],
+      [2, `${marker}\n## Rendered diff\n`],
+    ]);
+    const again = await pullRequest('lab/gitops', undefined, [{ ...forged }, { ...own }]);
+    expect(again.state.comments.map((c) => [c.id, c.body])).toEqual([
+      [1, forged.body],
+      [2, `${marker}\n## Rendered diff\n`],
+    ]);
   });
 
   it("puts the diff in the run's summary on a pull request from a fork, whose token cannot comment", async () => {

@@ -117,31 +117,4 @@ describe('workflows under a hostile pull request', () => {
     expect(jobs.comment!.steps.map((s) => s.uses?.split('@')[0])).toEqual(['actions/download-artifact', 'actions/github-script']);
     expect(jobs.comment!.steps.some((s) => s.run !== undefined)).toBe(false);
   });
-
-  it("edits only the workflow's own comment, never another that starts with the marker", async () => {
-    const script = String(workflow('diff.yaml').jobs.comment!.steps.find((s) => s.uses?.startsWith('actions/github-script@'))!.with!.script);
-    const marker = '<!-- homelab-gitops:rendered-diff -->';
-    const run = async (comments: { id: number; body: string; user: { login: string; type: string } }[]) => {
-      const calls: string[] = [];
-      const github = {
-        paginate: async () => comments,
-        rest: {
-          issues: {
-            listComments: () => undefined,
-            updateComment: async (a: { comment_id: number }) => void calls.push(`update ${a.comment_id}`),
-            createComment: async () => void calls.push('create'),
-          },
-        },
-      };
-      const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } };
-      const fakeRequire = (m: string) => (m === 'node:fs' ? { readFileSync: () => 'the report' } : undefined);
-      const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>;
-      await new AsyncFunction('github', 'context', 'require', script)(github, context, fakeRequire);
-      return calls;
-    };
-    const forged = { id: 1, body: `${marker}\nNo risk flagged.`, user: { login: 'mallory', type: 'User' } };
-    const own = { id: 2, body: `${marker}\nold report`, user: { login: 'github-actions[bot]', type: 'Bot' } };
-    expect(await run([forged])).toEqual(['create']);
-    expect(await run([forged, own])).toEqual(['update 2']);
-  });
 });
