@@ -1,6 +1,7 @@
 /**
- * Measures the admission layer against Kubernetes' own test data, read from
- * upstream checkouts given by path (nothing upstream is committed):
+ * Measures the admission layer against Kubernetes' own test data, the gate's reading of a source against Argo CD's
+ * repo-server tests, and the cluster facts' Talos tables against Talos' own source, read from upstream checkouts
+ * given by path (nothing upstream is committed):
  *   npm run conformance -- --pod-security ../pod-security-admission --apiserver ../apiserver --apiextensions ../apiextensions-apiserver
  * and prints agreement per control and per library, then every disagreement.
  */
@@ -50,6 +51,41 @@ function report(title: string, a: Agreement, print: (t: string) => void): void {
   for (const d of a.disagreements) print(`  DISAGREES ${d.file}: ${d.why}\n`);
 }
 
+/** The facts' Talos tables against a siderolabs/talos checkout: each row's package, the etcd of its own minor, the tests' cases. */
+function reportTalos(checkout: string, print: (t: string) => void): void {
+  const compat = join(checkout, 'pkg/machinery/compatibility');
+  const tables = facts.checkoutFacts(REPO_ROOT);
+  const minors = new Set([...tables.talosUpgrades, ...tables.talosKubernetes].map((r) => r.talos));
+  const packages = new Map(
+    [...minors].map((m) => {
+      const file = join(compat, conformance.talosPackageName(m), `${conformance.talosPackageName(m)}.go`);
+      return [m, existsSync(file) ? conformance.talosPackage(readText(file)) : undefined] as const;
+    }),
+  );
+  const tag = readText(join(checkout, 'pkg/machinery/gendata/data/tag'));
+  const own = {
+    minor: conformance.tagMinor(tag) ?? tag.trim(),
+    etcd: conformance.defaultEtcdVersion(readText(join(checkout, 'pkg/machinery/constants/constants.go'))),
+  };
+  const rows = conformance.talosFactsAgreement(tables, packages, own);
+  const newer = rows.notInCheckout.length ? `; the rows of Talos ${rows.notInCheckout.join(', ')}, newer than it, not measured` : '';
+  report(`The cluster facts' Talos rows against Talos ${tag.trim()} (pkg/machinery/compatibility, constants${newer})`, rows.agreement, print);
+  const upgrades = conformance.talosUpgradeAgreement(
+    conformance.compatibilityCases(readText(join(compat, 'talos_version_test.go')), 'TestTalosUpgradeCompatibility'),
+    tables,
+  );
+  report(`talosctl upgrade cases (talos_version_test.go; ${upgrades.withoutRow} of minors without a facts row not measured)`, upgrades.agreement, print);
+  const kubernetes = conformance.talosKubernetesAgreement(
+    conformance.compatibilityCases(readText(join(compat, 'kubernetes_version_test.go')), 'TestKubernetesCompatibility'),
+    tables,
+  );
+  report(
+    `Kubernetes on Talos cases (kubernetes_version_test.go; ${kubernetes.withoutRow} of minors without a facts row not measured)`,
+    kubernetes.agreement,
+    print,
+  );
+}
+
 /** The repo-server's tests in an argo-cd checkout, judged; the figure is the last line. */
 async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
   const dir = join(checkout, 'reposerver/repository');
@@ -62,14 +98,10 @@ async function reportRepoServer(checkout: string, print: (t: string) => void): P
   );
 }
 
-export function conformanceCommand(argv: string[], io?: CommandIo): Promise<number> {
-  const print = io?.stdout ?? ((t: string) => void process.stdout.write(t));
-  return runCommand(
-    {
-      name: 'conformance',
-      usage: 'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--kubernetes 1.NN]',
-      help: `Measures the gate's admission layer against Kubernetes' own test data, in
-checkouts you fetch yourself (nothing upstream is committed):
+const HELP = `Measures the gate's admission layer against Kubernetes' own test data, its
+reading of a source against Argo CD's, and the cluster facts' Talos tables
+against Talos' own source, in checkouts you fetch yourself (nothing upstream
+is committed):
   --pod-security DIR  k8s.io/pod-security-admission: every fixture of
                       test/testdata/{baseline,restricted}/v1.NN/{pass,fail}
   --apiserver DIR     k8s.io/apiserver: the CEL library function list of
@@ -82,15 +114,37 @@ checkouts you fetch yourself (nothing upstream is committed):
                       tests (reposerver/repository/repository_test.go and
                       its testdata/), judged through the gate's reading of
                       a source; its line is printed last
+  --talos DIR         siderolabs/talos at a release: the cluster facts'
+                      talosUpgrades and talosKubernetes rows against each
+                      minor's pkg/machinery/compatibility/talos1NN package,
+                      the talosEtcd row of its own minor against
+                      DefaultEtcdVersion, and the cases of
+                      TestTalosUpgradeCompatibility1NN and
+                      TestKubernetesCompatibility1NN of the minors with a row
+  --go-kubernetes DIR siderolabs/go-kubernetes at the version that Talos
+                      pins: talosctl upgrade-k8s' path list
+                      (kubernetes/upgrade/path.go) against the diff's
+                      judgement of a Kubernetes move
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
 Prints agreement per control and per library, then each disagreement.
 Exit status: 0 measured (agreement is a figure, not a verdict), 1 a checkout
-cannot be read, 2 a usage error. Reads no environment variables.`,
+cannot be read, 2 a usage error. Reads no environment variables.`;
+
+export function conformanceCommand(argv: string[], io?: CommandIo): Promise<number> {
+  const print = io?.stdout ?? ((t: string) => void process.stdout.write(t));
+  return runCommand(
+    {
+      name: 'conformance',
+      usage:
+        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--kubernetes 1.NN]',
+      help: HELP,
       options: {
         'pod-security': { type: 'string' },
         apiserver: { type: 'string' },
         apiextensions: { type: 'string' },
         argocd: { type: 'string' },
+        talos: { type: 'string' },
+        'go-kubernetes': { type: 'string' },
         kubernetes: { type: 'string' },
       },
       positionals: { min: 0, max: 0 },
@@ -99,30 +153,30 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
         const apiserver = values.apiserver as string | undefined;
         const apiextensions = values.apiextensions as string | undefined;
         const argocd = values.argocd as string | undefined;
-        if (!psa && !apiserver && !apiextensions && !argocd)
-          throw new UsageError('give --pod-security, --apiserver, --apiextensions or --argocd: the upstream checkouts to measure against');
+        const talos = values.talos as string | undefined;
+        const goKubernetes = values['go-kubernetes'] as string | undefined;
+        if (!psa && !apiserver && !apiextensions && !argocd && !talos && !goKubernetes)
+          throw new UsageError(
+            'give --pod-security, --apiserver, --apiextensions, --argocd, --talos or --go-kubernetes: the upstream checkouts to measure against',
+          );
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
         const minor = version ? Number(version.split('.')[1]) : facts.factsKubernetesMinor(REPO_ROOT);
         const celCases: Agreement[] = [];
         if (psa) report(`Pod Security fixtures, v1.${minor}`, conformance.podSecurityAgreement(podSecurityFixtures(psa, minor)), print);
-        if (apiserver) {
-          const file = join(apiserver, 'pkg/cel/library/library_compatibility_test.go');
-          const names = conformance.libraryFunctionNames(readText(file), minor);
-          report(`CEL library functions up to 1.${minor}`, conformance.functionAgreement(names), print);
-          const dir = join(apiserver, 'pkg/cel/library');
-          const cases = listDir(dir)
-            .filter((f) => f.endsWith('_test.go'))
-            .flatMap((f) => conformance.libraryCases(f, readFileSync(join(dir, f), 'utf8')));
-          const library = conformance.libraryAgreement(cases);
-          report('CEL library test cases (pkg/cel/library)', library, print);
-          celCases.push(library);
-        }
+        if (apiserver) celCases.push(reportApiserver(apiserver, minor, print));
         if (apiextensions) celCases.push(...reportApiextensions(apiextensions, print));
         if (celCases.length > 1) {
           const [agree, total] = [celCases.reduce((n, a) => n + a.agree, 0), celCases.reduce((n, a) => n + a.total, 0)];
           print(`CEL cases of every suite read: ${agree}/${total} agree (${percent(agree, total)})\n`);
         }
+        if (talos) reportTalos(talos, print);
+        if (goKubernetes)
+          report(
+            "talosctl upgrade-k8s' path (go-kubernetes kubernetes/upgrade/path.go)",
+            conformance.kubernetesPathAgreement(readText(join(goKubernetes, 'kubernetes/upgrade/path.go'))),
+            print,
+          );
         if (argocd) await reportRepoServer(argocd, print);
         return 0;
       },
@@ -130,6 +184,20 @@ cannot be read, 2 a usage error. Reads no environment variables.`,
     argv,
     io,
   );
+}
+
+/** The CEL libraries' function list up to the minor, and the cases of their tests; the cases are CEL cases. */
+function reportApiserver(apiserver: string, minor: number, print: (line: string) => void): Agreement {
+  const file = join(apiserver, 'pkg/cel/library/library_compatibility_test.go');
+  const names = conformance.libraryFunctionNames(readText(file), minor);
+  report(`CEL library functions up to 1.${minor}`, conformance.functionAgreement(names), print);
+  const dir = join(apiserver, 'pkg/cel/library');
+  const cases = listDir(dir)
+    .filter((f) => f.endsWith('_test.go'))
+    .flatMap((f) => conformance.libraryCases(f, readFileSync(join(dir, f), 'utf8')));
+  const library = conformance.libraryAgreement(cases);
+  report('CEL library test cases (pkg/cel/library)', library, print);
+  return library;
 }
 
 /** TestValidationExpressions, TestCelCostStability (each rule holds) and TestCelEstimatedCostStability (the estimate, figure for figure); the first two are CEL cases. */

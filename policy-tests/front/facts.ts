@@ -1,5 +1,5 @@
 /** The front door's `facts`: what the model knows that the operator's scripts act on (backups, the metrics catalog, the diff, bootstrap, fork). */
-export { CLUSTER_FACTS_NAME, factsKubernetesMinor, factsRepoURL, upgradeOrder, versionMoves } from '../model/repository/cluster-facts.ts';
+export { checkoutFacts, CLUSTER_FACTS_NAME, factsKubernetesMinor, factsRepoURL, upgradeOrder, versionMoves } from '../model/repository/cluster-facts.ts';
 export { minorStep } from '../model/repository/talos-facts.ts';
 export { normalizeRepoURL } from '../model/argocd/argocd.ts';
 export { checkoutPaths } from '../model/repository/checkout-paths.ts';

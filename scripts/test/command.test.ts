@@ -310,7 +310,7 @@ describe('the scripts on the contract', () => {
     expect(missing.out.stderr).toMatch(/^conformance: cannot read \/nonexistent\/psa\/test\/testdata\/baseline\/v1\.\d+\/pass: ENOENT\n$/);
     const none = capture();
     expect(await conformanceCommand([], none.io)).toBe(2);
-    expect(none.out.stderr).toMatch(/^conformance: give --pod-security, --apiserver, --apiextensions or --argocd: /);
+    expect(none.out.stderr).toMatch(/^conformance: give --pod-security, --apiserver, --apiextensions, --argocd, --talos or --go-kubernetes: /);
     const table = capture();
     expect(await conformanceCommand(['--apiextensions', '/nonexistent/ext'], table.io)).toBe(1);
     expect(table.out.stderr).toBe('conformance: cannot read /nonexistent/ext/pkg/apiserver/schema/cel/validation_test.go: ENOENT\n');

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { discoveredTool, type DirectoryOptions } from '../../model/argocd/repo-server.ts';
 import { readDirectorySource, walkPaths } from '../../model/repository/directory-source.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { GoParser, GoUnsupported, tokenize } from './go-literals.ts';
+import { blockAt, GoParser, GoUnsupported, tokenize } from './go-literals.ts';
 import { helmCases, isolatedRenderEnv, judgeHelmCase, type HelmCase } from './argocd-helm-cases.ts';
 
 export interface RepoServerCase {
@@ -33,20 +33,6 @@ export interface RepoServerCase {
   notApplicable?: string;
   /** What the gate does on purpose that Argo CD does not (refusing jsonnet, source parameter files). */
   byDesign?: string;
-}
-
-/** The body of the block that opens at `open` (a `{`), by brace depth outside strings. */
-function blockAt(src: string, open: number): string {
-  let depth = 0;
-  for (let i = open; i < src.length; i++) {
-    const c = src[i]!;
-    if (c === '"' || c === '`') {
-      const end = c === '`' ? src.indexOf('`', i + 1) : (/"(?:[^"\\\n]|\\.)*"/.exec(src.slice(i))?.[0].length ?? 1) + i - 1;
-      i = end;
-    } else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return src.slice(open + 1, i);
-  }
-  return src.slice(open + 1);
 }
 
 /** Every test function's subtests (`t.Run("name", func...)`), or its whole body when it has none. */

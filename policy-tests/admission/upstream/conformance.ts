@@ -229,3 +229,14 @@ export type { Agreement };
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';
 export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';
+export {
+  compatibilityCases,
+  defaultEtcdVersion,
+  kubernetesPathAgreement,
+  tagMinor,
+  talosFactsAgreement,
+  talosKubernetesAgreement,
+  talosPackage,
+  talosPackageName,
+  talosUpgradeAgreement,
+} from './talos.ts';

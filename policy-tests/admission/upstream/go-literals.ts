@@ -252,3 +252,17 @@ function arithmetic(op: string, a: unknown, b: unknown): unknown {
   const [x, y] = [Number(a), Number(b)];
   return op === '+' ? x + y : op === '-' ? x - y : op === '*' ? x * y : x / y;
 }
+
+/** The body of the block that opens at `open` (a `{`), by brace depth outside strings. */
+export function blockAt(src: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '"' || c === '`') {
+      const end = c === '`' ? src.indexOf('`', i + 1) : (/"(?:[^"\\\n]|\\.)*"/.exec(src.slice(i))?.[0].length ?? 1) + i - 1;
+      i = end;
+    } else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return src.slice(open + 1, i);
+  }
+  return src.slice(open + 1);
+}
