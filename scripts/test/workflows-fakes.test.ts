@@ -80,7 +80,7 @@ describe('the fakes follow the releases the workflows pin', () => {
     expect(failure(creds.result)).toMatch(/keeps no credentials; it takes persist-credentials: false only/);
   });
 
-  it('wants a lock file for the npm cache', async () => {
+  it('wants a lock file for the npm cache, asked for or turned on by package.json', async () => {
     writeFileSync(join(scratch, '.node-version'), process.versions.node);
     const setup = (lock: boolean) =>
       job(
@@ -91,6 +91,14 @@ describe('the fakes follow the releases the workflows pin', () => {
       /^Dependencies lock file is not found in .*\. Supported file patterns: package-lock\.json,npm-shrinkwrap\.json,yarn\.lock$/,
     );
     expect((await setup(true)).result.result).toBe('success');
+    // No cache asked, but package.json names npm: v6 on turn the cache on, unless package-manager-cache is false.
+    const named = (off: boolean) =>
+      job(
+        `      - run: |\n          cp ${join(scratch, '.node-version')} .node-version\n          echo '{"packageManager": "npm@11.6.2"}' > package.json\n` +
+          `      - uses: ${PINS.setupNode}\n        with:\n          node-version-file: .node-version\n${off ? '          package-manager-cache: false\n' : ''}`,
+      );
+    expect(failure((await named(false)).result)).toMatch(/^Dependencies lock file is not found/);
+    expect((await named(true)).result.result).toBe('success');
   });
 });
 

@@ -13,8 +13,10 @@
  *   push's branch); no credentials are kept (`persist-credentials: false` is
  *   the only value the fake takes);
  * - actions/setup-node v7.0.0: `node-version-file` held to the Node on this
- *   machine, put first on PATH; `cache: npm` needs a lock file at the
- *   workspace's root, and a fresh machine's cache is a miss;
+ *   machine, put first on PATH; `cache: npm`, or a package.json that names
+ *   npm as its package manager (unless `package-manager-cache: false`),
+ *   needs a lock file at the workspace's root, and a fresh machine's cache
+ *   is a miss;
  * - actions/upload-artifact v7.0.0 and download-artifact v8.0.1: artifacts.ts;
  * - actions/github-script v8.0.0: the script as an async function of `github`
  *   (Octokit's `rest.issues` comment calls and `paginate`), `context`, `core`
@@ -81,13 +83,28 @@ const checkout: Action = async (run, io) => {
   else await git(io, 'checkout', '-q', '-B', ref.replace('refs/heads/', ''), local);
 };
 
+/**
+ * Whether package.json names npm as its package manager, as setup-node v7 reads it (getNameFromPackageManagerField):
+ * any devEngines.packageManager entry named npm, else a packageManager of npm; a file it cannot read names none.
+ */
+function namesNpm(workspace: string): boolean {
+  const npm = /^(\^)?npm(@.*)?$/;
+  try {
+    const pkg = JSON.parse(readFileSync(join(workspace, 'package.json'), 'utf8')) as { packageManager?: unknown; devEngines?: { packageManager?: unknown } };
+    const dev = [pkg.devEngines?.packageManager ?? []].flat() as { name?: unknown }[];
+    return dev.some((d) => typeof d?.name === 'string' && npm.test(d.name)) || (typeof pkg.packageManager === 'string' && npm.test(pkg.packageManager));
+  } catch {
+    return false;
+  }
+}
+
 const setupNode: Action = async (_run, io) => {
   const file = io.inputs['node-version-file'];
   const wanted = file ? readFileSync(join(io.workspace, file), 'utf8').trim().replace(/^v/, '') : io.inputs['node-version'];
   const major = process.versions.node.split('.')[0];
   if (!wanted || wanted.split('.')[0] !== major) throw new Error(`setup-node: the workflow wants Node ${wanted}; this machine has ${process.versions.node}`);
   io.addPath(dirname(process.execPath));
-  const cache = io.inputs.cache;
+  const cache = io.inputs.cache || (io.inputs['package-manager-cache'] !== 'false' && namesNpm(io.workspace) ? 'npm' : '');
   if (!cache) return;
   if (cache !== 'npm') throw new Error(`Caching for '${cache}' is not modelled by the fake`);
   const lockFiles = ['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock'];
