@@ -2,16 +2,10 @@
  * What makes Argo CD itself refuse or never apply an object: an annotation
  * over the limit, a kind in its default exclusions, a namespace with two owners.
  */
-import { applications, owningApplication, syncOptions } from '../../model/argocd/argocd.ts';
-import { dig } from '../../model/core/dig.ts';
-import { groupOf, type Resource } from '../../model/core/manifest.ts';
+import { annotationSyncOptions, applications, owningApplication, syncOptions } from '../../model/argocd/argocd.ts';
+import { groupOf } from '../../model/core/manifest.ts';
 import { perObject } from '../../model/core/per-object.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-
-function resourceSyncOptions(r: Resource): string[] {
-  const raw = dig(r.object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-options']);
-  return typeof raw === 'string' ? raw.split(',').map((s) => s.trim()) : [];
-}
 
 /**
  * Argo CD's default `resource.exclusions` (the argocd-cm of its install
@@ -68,7 +62,7 @@ export const argocdWillSyncCheck: PolicyCheck = {
         continue;
       }
       const app = owningApplication(repo, r);
-      const options = [...syncOptions(app), ...resourceSyncOptions(r)];
+      const options = [...syncOptions(app), ...annotationSyncOptions(r.object)];
       if (options.includes('ServerSideApply=true') || options.includes('Replace=true')) continue;
       const size = jsonBytes(r.object);
       if (size > LAST_APPLIED_LIMIT)

@@ -171,7 +171,7 @@ export const argocdChecks: PolicyCheck[] = [
   },
   {
     id: 'argocd-sync-policy',
-    description: 'Every Application syncs automatically with prune and selfHeal, so main is what runs (invariants P1).',
+    description: 'Every Application syncs automatically, not switched off (automated.enabled), with prune and selfHeal, so main is what runs (invariants P1).',
     invariants: ['P1'],
     remediation: 'set spec.syncPolicy.automated: {prune: true, selfHeal: true}',
     reads: { kinds: APP_KINDS },
@@ -179,6 +179,11 @@ export const argocdChecks: PolicyCheck[] = [
     run(ctx) {
       for (const app of appsOf(ctx)) {
         if (!app.automated) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy'] }, `Application ${app.name} has no automated sync`);
+        else if (!app.automated.enabled)
+          ctx.fail(
+            { resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'enabled'] },
+            `Application ${app.name} switches its automated sync off (enabled: false): Argo CD syncs it only when a person asks`,
+          );
         else {
           if (!app.automated.prune)
             ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'prune'] }, `Application ${app.name} does not prune`);

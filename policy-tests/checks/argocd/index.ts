@@ -3,8 +3,9 @@ import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.
 import { argocdChecks } from './argocd.ts';
 import { argocdDestinationCheck } from './destination.ts';
 import { argocdInstallChecks } from './install.ts';
+import { argocdPruneCheck } from './prune.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';
 
-export const argocdAreaChecks: PolicyCheck[] = [...argocdChecks, argocdDestinationCheck, ...argocdInstallChecks, ...argocdRepoServerChecks];
+export const argocdAreaChecks: PolicyCheck[] = [...argocdChecks, argocdDestinationCheck, argocdPruneCheck, ...argocdInstallChecks, ...argocdRepoServerChecks];
 
 export const argocdArea: Area = staticArea('argocd', argocdAreaChecks);

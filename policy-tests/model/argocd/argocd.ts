@@ -61,7 +61,8 @@ export interface ArgoApp {
   project: string;
   destinationNamespace?: string;
   sources: AppSource[];
-  automated?: { prune?: boolean; selfHeal?: boolean };
+  /** spec.syncPolicy.automated; `enabled` is false only when it says so (Argo CD's IsAutomatedSyncEnabled). */
+  automated?: { prune?: boolean; selfHeal?: boolean; enabled: boolean };
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -133,7 +134,10 @@ export function toArgoApp(resource: Resource): ArgoApp {
     project: str(spec.project) ?? '',
     destinationNamespace: str(obj(spec.destination).namespace),
     sources,
-    automated: obj(spec.syncPolicy).automated === undefined ? undefined : { prune: automated.prune === true, selfHeal: automated.selfHeal === true },
+    automated:
+      obj(spec.syncPolicy).automated === undefined
+        ? undefined
+        : { prune: automated.prune === true, selfHeal: automated.selfHeal === true, enabled: automated.enabled !== false },
   };
 }
 
@@ -307,6 +311,20 @@ export const ownersByFile = perRepo((repo: Repo): Map<string, ArgoApp[]> => {
 /** The namespace a resource lands in: its own, or its Application's destination. */
 export function namespaceOrDestination(repo: Repo, r: Resource): string | undefined {
   return r.namespace ?? owningApplication(repo, r)?.destinationNamespace;
+}
+
+/**
+ * The options of an object's argocd.argoproj.io/sync-options annotation, as gitops-engine reads them
+ * (GetAnnotationCSVs): split at commas, trimmed, empty ones dropped, each once.
+ */
+export function annotationSyncOptions(object: unknown): string[] {
+  const raw = dig(object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-options']);
+  return typeof raw === 'string' ? [...new Set(raw.split(',').map((s) => s.trim()))].filter(Boolean) : [];
+}
+
+/** The value of the first `key=value` option that names `key` (SyncOptions.GetOptionValue, GetAnnotationOptionValue). */
+export function syncOptionValue(options: readonly string[], key: string): string | undefined {
+  return options.find((o) => o.startsWith(`${key}=`))?.slice(key.length + 1);
 }
 
 /** An Application's spec.syncPolicy.syncOptions (none for no Application). */

@@ -3,6 +3,8 @@ import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL } from './edits.ts';
 
+const PORTFOLIO_SERVICE = 'portfolio-api/deploy/service.yaml';
+
 export const argocdMutations: Mutation[] = [
   {
     check: 'argocd-app-folder',
@@ -59,6 +61,25 @@ export const argocdMutations: Mutation[] = [
     why: 'selfHeal is off',
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'automated', 'selfHeal'], false)),
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'selfHeal: false') }),
+  },
+  {
+    check: 'argocd-sync-policy',
+    why: "automated sync is switched off (Argo CD 3's automated.enabled: false), prune and selfHeal still written",
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'automated', 'enabled'], false)),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'enabled: false') }),
+  },
+  {
+    check: 'argocd-prune',
+    why: 'a Service annotated Prune=false stays in the cluster after its manifest is deleted',
+    mutate: (c) =>
+      c.edit(PORTFOLIO_SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'Validate=false, Prune=false' }))),
+    at: (c) => ({ file: PORTFOLIO_SERVICE, line: lineOf(c, PORTFOLIO_SERVICE, 'Prune=false') }),
+  },
+  {
+    check: 'argocd-prune',
+    why: "an Application's syncOptions make the deletion of all its objects wait for a person",
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['Delete=confirm']))),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'Delete=confirm') }),
   },
   {
     check: 'argocd-destination-namespace',
