@@ -13,12 +13,14 @@ import {
   isDirectorySource,
   isExactChartVersion,
   isThisRepo,
+  namespaceOrDestination,
   normalizeSourcePath,
   ownersByFile,
   sourceType,
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { dig } from '../../model/core/dig.ts';
 
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
 export const ARGOCD_DIR = 'apps/platform/argocd';
@@ -28,6 +30,11 @@ export const HEALTH_KEY = 'resource.customizations.health.argoproj.io_Applicatio
 export const minorOf = (v: string) => v.replace(/^v/, '').split('.').slice(0, 2).join('.');
 
 export const APP_KINDS = ['Application'] as const;
+
+/** The annotation that stops the controller reconciling an Application (canProcessApp), when it reads as Go's true. */
+const SKIP_RECONCILE = 'argocd.argoproj.io/skip-reconcile';
+/** What Go's strconv.ParseBool reads as true. */
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 
 export function appsOf(ctx: CheckContext): ArgoApp[] {
   return applications(ctx.repo);
@@ -171,13 +178,39 @@ export const argocdChecks: PolicyCheck[] = [
   },
   {
     id: 'argocd-sync-policy',
-    description: 'Every Application syncs automatically, not switched off (automated.enabled), with prune and selfHeal, so main is what runs (invariants P1).',
+    description:
+      "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, so main is what runs (invariants P1).",
     invariants: ['P1'],
     remediation: 'set spec.syncPolicy.automated: {prune: true, selfHeal: true}',
-    reads: { kinds: APP_KINDS },
+    reads: { kinds: [...APP_KINDS, 'ConfigMap'] },
     exemptible: false,
     run(ctx) {
+      // The controller's namespace is the root app's: bootstrapped there, it is the one Application Argo CD surely processes.
+      const home = appsOf(ctx).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace;
+      const watched = ctx.resources.some(
+        (r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm' && dig(r.object, ['data', 'application.namespaces']) !== undefined,
+      );
       for (const app of appsOf(ctx)) {
+        const skip = dig(app.resource.object, ['metadata', 'annotations', SKIP_RECONCILE]);
+        if (typeof skip === 'string' && GO_TRUE.has(skip))
+          ctx.fail(
+            { resource: app.resource, path: ['metadata', 'annotations', SKIP_RECONCILE] },
+            `Application ${app.name} is annotated ${SKIP_RECONCILE}: "${skip}": Argo CD's controller never reconciles it, so nothing of it syncs`,
+          );
+        const namespace = namespaceOrDestination(ctx.repo, app.resource);
+        if (home !== undefined && namespace !== home) {
+          const where = { resource: app.resource, path: ['metadata', 'namespace'] };
+          if (watched)
+            ctx.notJudged(
+              where,
+              `Application ${app.name} lives in namespace ${namespace}: whether application.namespaces (argocd-cmd-params-cm) lets the controller watch it is not read`,
+            );
+          else
+            ctx.fail(
+              where,
+              `Application ${app.name} lives in namespace ${namespace}: Argo CD's controller processes the Applications of its own namespace, ${home}, and this install watches no other (application.namespaces)`,
+            );
+        }
         if (!app.automated) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy'] }, `Application ${app.name} has no automated sync`);
         else if (!app.automated.enabled)
           ctx.fail(

@@ -69,10 +69,35 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'enabled: false') }),
   },
   {
+    check: 'argocd-sync-policy',
+    why: "the Application is annotated skip-reconcile (Go's ParseBool reads 'True' as true): the controller never processes it",
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/skip-reconcile': 'True' }))),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'skip-reconcile') }),
+  },
+  {
+    check: 'argocd-sync-policy',
+    why: "the Application lives outside the controller's namespace (its project lets the root app put it there): Argo CD never processes it",
+    mutate: (c) => {
+      c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['metadata', 'namespace'], 'portfolio'));
+      const projects = c.read(PROJECTS);
+      const at = projects.indexOf('  name: platform');
+      c.write(
+        PROJECTS,
+        projects.slice(0, at) +
+          projects
+            .slice(at)
+            .replace('      namespace: argocd\n', '      namespace: argocd\n    - server: https://kubernetes.default.svc\n      namespace: portfolio\n'),
+      );
+    },
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'namespace: portfolio') }),
+  },
+  {
     check: 'argocd-prune',
     why: 'a Service annotated Prune=false stays in the cluster after its manifest is deleted',
     mutate: (c) =>
-      c.edit(PORTFOLIO_SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'Validate=false, Prune=false' }))),
+      c.edit(PORTFOLIO_SERVICE, 0, (d) =>
+        d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'Validate=false, Prune=false' })),
+      ),
     at: (c) => ({ file: PORTFOLIO_SERVICE, line: lineOf(c, PORTFOLIO_SERVICE, 'Prune=false') }),
   },
   {
