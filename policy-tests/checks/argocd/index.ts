@@ -2,10 +2,18 @@
 import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { argocdChecks } from './argocd.ts';
 import { argocdDestinationCheck } from './destination.ts';
+import { argocdHooksCheck } from './hooks.ts';
 import { argocdInstallChecks } from './install.ts';
 import { argocdPruneCheck } from './prune.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';
 
-export const argocdAreaChecks: PolicyCheck[] = [...argocdChecks, argocdDestinationCheck, argocdPruneCheck, ...argocdInstallChecks, ...argocdRepoServerChecks];
+export const argocdAreaChecks: PolicyCheck[] = [
+  ...argocdChecks,
+  argocdDestinationCheck,
+  argocdPruneCheck,
+  argocdHooksCheck,
+  ...argocdInstallChecks,
+  ...argocdRepoServerChecks,
+];
 
 export const argocdArea: Area = staticArea('argocd', argocdAreaChecks);

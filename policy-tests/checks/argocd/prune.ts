@@ -5,7 +5,7 @@
  * objRequiresPruneConfirmation), and the controller reads `Delete` the same way when an Application is deleted
  * (isObjRequiresDeletionConfirmation): `false` keeps the object running, `confirm` waits for a person.
  */
-import { annotationSyncOptions, applications, syncOptionValue, syncOptions } from '../../model/argocd/argocd.ts';
+import { annotationSyncOptions, applications, SYNC_OPTIONS_ANNOTATION, syncOptionValue, syncOptions } from '../../model/argocd/argocd.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 const HELD = { false: 'keeps it running after its manifest is gone', confirm: 'waits for a person to confirm' } as const;
@@ -38,7 +38,7 @@ export const argocdPruneCheck: PolicyCheck = {
         const value = syncOptionValue(options, key);
         if (held(value))
           ctx.fail(
-            { resource: r, path: ['metadata', 'annotations', 'argocd.argoproj.io/sync-options'] },
+            { resource: r, path: ['metadata', 'annotations', SYNC_OPTIONS_ANNOTATION] },
             `${r.kind} ${r.name} sets ${key}=${value}: Argo CD ${HELD[value]} ${key === 'Prune' ? 'when its manifest leaves the repository' : 'when its Application is deleted'}`,
           );
       }

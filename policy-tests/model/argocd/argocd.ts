@@ -314,13 +314,18 @@ export function namespaceOrDestination(repo: Repo, r: Resource): string | undefi
 }
 
 /**
- * The options of an object's argocd.argoproj.io/sync-options annotation, as gitops-engine reads them
+ * The values of a comma-separated annotation (sync options, hook types, delete policies), as gitops-engine reads them
  * (GetAnnotationCSVs): split at commas, trimmed, empty ones dropped, each once.
  */
-export function annotationSyncOptions(object: unknown): string[] {
-  const raw = dig(object, ['metadata', 'annotations', 'argocd.argoproj.io/sync-options']);
+export function annotationCsv(object: unknown, key: string): string[] {
+  const raw = dig(object, ['metadata', 'annotations', key]);
   return typeof raw === 'string' ? [...new Set(raw.split(',').map((s) => s.trim()))].filter(Boolean) : [];
 }
+
+export const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
+
+/** The options of an object's argocd.argoproj.io/sync-options annotation. */
+export const annotationSyncOptions = (object: unknown): string[] => annotationCsv(object, SYNC_OPTIONS_ANNOTATION);
 
 /** The value of the first `key=value` option that names `key` (SyncOptions.GetOptionValue, GetAnnotationOptionValue). */
 export function syncOptionValue(options: readonly string[], key: string): string | undefined {

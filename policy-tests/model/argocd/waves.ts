@@ -15,13 +15,12 @@
  * wave is the sync-wave annotation, else the helm.sh/hook-weight) and
  * hook/helm/type.go (Helm's pre-* hooks are PreSync, post-* are PostSync).
  */
-import { applications, namespaceOrDestination, owningApplication, ROOT_APP_FILE, type ArgoApp } from './argocd.ts';
+import { annotationCsv, annotationSyncOptions, applications, namespaceOrDestination, owningApplication, ROOT_APP_FILE, type ArgoApp } from './argocd.ts';
 import { groupOf, type Resource } from '../core/manifest.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
 
 export const WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
-export const SYNC_OPTIONS_ANNOTATION = 'argocd.argoproj.io/sync-options';
 export const HOOK_ANNOTATION = 'argocd.argoproj.io/hook';
 export const HELM_HOOK_ANNOTATION = 'helm.sh/hook';
 export const HELM_HOOK_WEIGHT_ANNOTATION = 'helm.sh/hook-weight';
@@ -69,7 +68,7 @@ export const ARGOCD_KIND_ORDER: readonly string[] = [
 export const SYNC_PHASES = ['PreSync', 'Sync', 'PostSync', 'SyncFail'] as const;
 export type SyncPhase = (typeof SYNC_PHASES)[number];
 
-const HELM_HOOK_PHASES: Record<string, SyncPhase> = {
+export const HELM_HOOK_PHASES: Readonly<Record<string, SyncPhase>> = {
   'pre-install': 'PreSync',
   'pre-upgrade': 'PreSync',
   'post-install': 'PostSync',
@@ -77,13 +76,6 @@ const HELM_HOOK_PHASES: Record<string, SyncPhase> = {
 };
 
 const annotations = (r: Resource) => (r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {};
-const csv = (raw: unknown): string[] =>
-  typeof raw === 'string'
-    ? raw
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [];
 /** Go's strconv.Atoi: an optional sign and decimal digits, nothing else. */
 const atoi = (raw: unknown): number | undefined => (typeof raw === 'string' && /^[+-]?\d+$/.test(raw) ? Number(raw) : undefined);
 
@@ -95,9 +87,8 @@ export function waveOf(r: Resource): number {
 
 /** The earliest phase a resource runs in: an Argo CD hook's own, else a Helm hook's, else Sync. */
 export function phaseOf(r: Resource): SyncPhase {
-  const a = annotations(r);
-  const argo = csv(a[HOOK_ANNOTATION]).filter((p): p is SyncPhase => (SYNC_PHASES as readonly string[]).includes(p));
-  const helm = csv(a[HELM_HOOK_ANNOTATION]).flatMap((h) => (HELM_HOOK_PHASES[h] ? [HELM_HOOK_PHASES[h]] : []));
+  const argo = annotationCsv(r.object, HOOK_ANNOTATION).filter((p): p is SyncPhase => (SYNC_PHASES as readonly string[]).includes(p));
+  const helm = annotationCsv(r.object, HELM_HOOK_ANNOTATION).flatMap((h) => (HELM_HOOK_PHASES[h] ? [HELM_HOOK_PHASES[h]] : []));
   const phases = argo.length > 0 ? argo : helm;
   return phases.length === 0 ? 'Sync' : phases.reduce((a, b) => (SYNC_PHASES.indexOf(a) <= SYNC_PHASES.indexOf(b) ? a : b));
 }
@@ -110,7 +101,7 @@ export function kindRank(kind: string): number {
 
 /** Whether a resource asks Argo CD to skip its dry run while its CRD does not exist yet. */
 export function skipsDryRunOnMissingResource(r: Resource): boolean {
-  return csv(annotations(r)[SYNC_OPTIONS_ANNOTATION]).includes('SkipDryRunOnMissingResource=true');
+  return annotationSyncOptions(r.object).includes('SkipDryRunOnMissingResource=true');
 }
 
 /** Where one resource sits in its app's sync. */

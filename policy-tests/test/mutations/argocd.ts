@@ -4,6 +4,7 @@ import type { Mutation } from '../support/mutation-runner.ts';
 import { PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL } from './edits.ts';
 
 const PORTFOLIO_SERVICE = 'portfolio-api/deploy/service.yaml';
+const PORTFOLIO_POLICIES = 'portfolio-api/deploy/networkpolicy.yaml';
 
 export const argocdMutations: Mutation[] = [
   {
@@ -105,6 +106,27 @@ export const argocdMutations: Mutation[] = [
     why: "an Application's syncOptions make the deletion of all its objects wait for a person",
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['Delete=confirm']))),
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'Delete=confirm') }),
+  },
+  {
+    check: 'argocd-hooks',
+    why: "the portfolio namespace's default-deny policy is annotated hook: Skip: Argo CD never applies it, and the namespace stays open",
+    mutate: (c) => c.edit(PORTFOLIO_POLICIES, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/hook': 'Skip' }))),
+    at: (c) => ({ file: PORTFOLIO_POLICIES, line: lineOf(c, PORTFOLIO_POLICIES, 'argocd.argoproj.io/hook: Skip') }),
+  },
+  {
+    check: 'argocd-hooks',
+    why: 'a hook type spelt in lower case (presync) is none Argo CD knows: the Service is a hook of no phase, never applied',
+    mutate: (c) => c.edit(PORTFOLIO_SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/hook': 'presync' }))),
+    at: (c) => ({ file: PORTFOLIO_SERVICE, line: lineOf(c, PORTFOLIO_SERVICE, 'argocd.argoproj.io/hook: presync') }),
+  },
+  {
+    check: 'argocd-hooks',
+    why: 'the disruption budget is a PostSync hook deleted once it succeeds: gone from the cluster after every sync',
+    mutate: (c) =>
+      c.edit(PORTFOLIO_SERVICE, 1, (d) =>
+        d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/hook': 'PostSync', 'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded' })),
+      ),
+    at: (c) => ({ file: PORTFOLIO_SERVICE, line: lineOf(c, PORTFOLIO_SERVICE, 'hook-delete-policy: HookSucceeded') }),
   },
   {
     check: 'argocd-destination-namespace',
