@@ -137,46 +137,45 @@ function outcome(error: string | undefined): string {
   return /too old/.test(error) ? 'too old' : /too new/.test(error) ? 'too new' : /denied/.test(error) ? 'denied' : 'refused';
 }
 
-/** Each upgrade case whose target minor the facts have a row for, judged by the model's Talos move; the rest are counted apart. */
-export function talosUpgradeAgreement(cases: readonly CompatibilityCase[], facts: TalosTables): { agreement: Agreement; withoutRow: number } {
+/**
+ * Each case whose minor the facts have a row for (`rows`), the model's outcome (`ours`) against the error the test
+ * expects; the cases of minors without a row are counted apart.
+ */
+function caseAgreement(
+  cases: readonly CompatibilityCase[],
+  { rows, file, ours }: { rows: readonly { talos: string }[]; file: string; ours: (c: CompatibilityCase) => string },
+): { agreement: Agreement; withoutRow: number } {
   const agreement = emptyAgreement();
-  let withoutRow = 0;
-  for (const c of cases) {
-    if (!facts.talosUpgrades.some((r) => r.talos === c.minor)) {
-      withoutRow++;
-      continue;
-    }
-    const move = talosMove(core(c.version), core(c.target), facts.talosUpgrades);
-    const [ours, theirs] = [move.refusal ? outcome(move.refusal.replace(/^.*?: /, '')) : move.notJudged ? 'not judged' : 'accepted', outcome(c.expectedError)];
-    count(agreement, {
-      group: c.test,
-      ok: ours === theirs,
-      file: 'talos_version_test.go',
-      why: `${c.version} -> ${c.target}: Talos ${theirs}, the model ${ours}`,
-    });
+  const measured = cases.filter((c) => rows.some((r) => r.talos === c.minor));
+  for (const c of measured) {
+    const [model, talos] = [ours(c), outcome(c.expectedError)];
+    count(agreement, { group: c.test, ok: model === talos, file, why: `${c.version} on ${c.target}: Talos ${talos}, the model ${model}` });
   }
-  return { agreement, withoutRow };
+  return { agreement, withoutRow: cases.length - measured.length };
 }
 
-/** Each Kubernetes case whose Talos minor the facts have a row for, judged as the gate judges the facts' pair. */
+/** The upgrade cases (host on target), judged by the model's Talos move. */
+export function talosUpgradeAgreement(cases: readonly CompatibilityCase[], facts: TalosTables): { agreement: Agreement; withoutRow: number } {
+  return caseAgreement(cases, {
+    rows: facts.talosUpgrades,
+    file: 'talos_version_test.go',
+    ours: (c) => {
+      const move = talosMove(core(c.version), core(c.target), facts.talosUpgrades);
+      return move.refusal ? outcome(move.refusal.replace(/^.*?: /, '')) : move.notJudged ? 'not judged' : 'accepted';
+    },
+  });
+}
+
+/** The Kubernetes cases (a Kubernetes version on a Talos), judged as the gate judges the facts' pair. */
 export function talosKubernetesAgreement(cases: readonly CompatibilityCase[], facts: TalosTables): { agreement: Agreement; withoutRow: number } {
-  const agreement = emptyAgreement();
-  let withoutRow = 0;
-  for (const c of cases) {
-    if (!facts.talosKubernetes.some((r) => r.talos === c.minor)) {
-      withoutRow++;
-      continue;
-    }
-    const verdict = talosRunsKubernetes({ talosVersion: core(c.target), kubernetesVersion: core(c.version), talosKubernetes: facts.talosKubernetes }).verdict;
-    const [ours, theirs] = [verdict === 'runs' ? 'accepted' : verdict, outcome(c.expectedError)];
-    count(agreement, {
-      group: c.test,
-      ok: ours === theirs,
-      file: 'kubernetes_version_test.go',
-      why: `Kubernetes ${c.version} on Talos ${c.target}: Talos ${theirs}, the model ${ours}`,
-    });
-  }
-  return { agreement, withoutRow };
+  return caseAgreement(cases, {
+    rows: facts.talosKubernetes,
+    file: 'kubernetes_version_test.go',
+    ours: (c) => {
+      const verdict = talosRunsKubernetes({ talosVersion: core(c.target), kubernetesVersion: core(c.version), talosKubernetes: facts.talosKubernetes }).verdict;
+      return verdict === 'runs' ? 'accepted' : verdict;
+    },
+  });
 }
 
 /**

@@ -153,7 +153,7 @@ describe("the facts' Talos tables against Talos' source", () => {
       ...facts,
       talosUpgrades: [{ ...facts.talosUpgrades[0]!, below: '1.16.0' }],
     });
-    expect(narrowed.agreement.disagreements.map((d) => d.why)).toEqual(['1.15.0-alpha.0 -> 1.13.0: Talos too new, the model accepted']);
+    expect(narrowed.agreement.disagreements.map((d) => d.why)).toEqual(['1.15.0-alpha.0 on 1.13.0: Talos too new, the model accepted']);
     const kubernetes = talosKubernetesAgreement(compatibilityCases(KUBERNETES_TESTS, 'TestKubernetesCompatibility'), facts);
     expect([kubernetes.agreement.agree, kubernetes.agreement.total, kubernetes.withoutRow]).toEqual([3, 3, 0]);
   });
