@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { isMap, isScalar, parseDocument, type YAMLSeq } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../policy-tests/model/repository/repo.ts';
-import { actionFor, type Comment, type RunState } from '../../test-support/actions/actions.ts';
+import { actionFor } from '../../test-support/actions/actions.ts';
+import type { Comment, RunState } from '../../test-support/actions/run-state.ts';
 import { runWorkflow, type JobResult } from '../../test-support/actions/runner.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'workflow-fakes-'));

@@ -27,41 +27,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { exec } from '../exec.ts';
 import { downloadArtifact, uploadArtifact } from './artifacts.ts';
-
-export interface Comment {
-  id: number;
-  body: string;
-  user: { login: string; type: 'Bot' | 'User' };
-}
-
-/** What one run shares between its jobs and with the test: the origin, the artifacts, the pull request's comments. */
-export interface RunState {
-  /** The bare repository standing for github.com's copy. */
-  origin: string;
-  artifacts: string;
-  comments: Comment[];
-  github: {
-    event_name: string;
-    ref: string;
-    sha: string;
-    repository: string;
-    /** The event's payload: a pull request's number, and its head's repository where it comes from a fork. */
-    event: { pull_request?: { number: number; head?: { repo?: { full_name: string } } } };
-  };
-  /** Each uploaded artifact's digest, as the upload recorded it: what a download checks. */
-  digests?: Record<string, string>;
-}
-
-export interface StepIo {
-  workspace: string;
-  env: NodeJS.ProcessEnv;
-  inputs: Record<string, string>;
-  log: (line: string) => void;
-  /** Puts a folder first on PATH for the steps after (GITHUB_PATH). */
-  addPath: (dir: string) => void;
-}
-
-type Action = (run: RunState, io: StepIo) => Promise<void>;
+import type { Action, Comment, StepIo } from './run-state.ts';
 
 async function git(io: StepIo, ...args: string[]): Promise<void> {
   const r = await exec('git', args, { cwd: io.workspace, env: io.env });

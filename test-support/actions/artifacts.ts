@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, globSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, matchesGlob, relative, sep } from 'node:path';
-import type { RunState, StepIo } from './actions.ts';
+import type { RunState, StepIo } from './run-state.ts';
 
 const WILDCARD = /[*?[{]/;
 

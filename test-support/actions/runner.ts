@@ -17,7 +17,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { isScalar, parseDocument } from 'yaml';
 import { exec } from '../exec.ts';
-import { actionFor, type RunState } from './actions.ts';
+import { actionFor } from './actions.ts';
+import type { RunState } from './run-state.ts';
 import { condition, interpolate, type Status } from './expressions.ts';
 
 interface StepSpec {

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { output } from '../exec.ts';
 import { startChartRepo, toolEnv, writeChart, type ChartRepo } from '../chart-repo.ts';
-import type { RunState } from './actions.ts';
+import type { RunState } from './run-state.ts';
 import { render } from '../../policy-tests/index.ts';
 import { runWorkflow, type JobResult, type Replacement } from './runner.ts';
 import { pullCharts } from '../../scripts/charts-pull.ts';
