@@ -86,8 +86,23 @@ function reportTalos(checkout: string, print: (t: string) => void): void {
   );
 }
 
+/** gitops-engine's hook tests in an argo-cd checkout, judged through the model's reading of hooks. */
+function reportHooks(checkout: string, print: (t: string) => void): void {
+  const dir = join(checkout, 'gitops-engine/pkg/sync/hook');
+  // A checkout from before gitops-engine moved into argo-cd's repository has no copy of it.
+  if (!existsSync(dir)) {
+    print("gitops-engine's hook tests: not in this checkout\n");
+    return;
+  }
+  const names = ['hook_test.go', 'delete_policy_test.go', 'helm/hook_test.go', 'helm/type_test.go', 'helm/delete_policy_test.go'];
+  const { agreement, notFollowed } = conformance.hookTestAgreement(names.map((name) => ({ name, go: readText(join(dir, name)) })));
+  report(`gitops-engine's hook tests (gitops-engine/pkg/sync/hook)${notFollowed.length ? `; ${notFollowed.length} not followed` : ''}`, agreement, print);
+  for (const n of notFollowed) print(`  NOT FOLLOWED ${n}\n`);
+}
+
 /** The repo-server's tests in an argo-cd checkout, judged; the figure is the last line. */
 async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
+  reportHooks(checkout, print);
   const dir = join(checkout, 'reposerver/repository');
   const a = await conformance.repoServerAgreement(dir, conformance.repoServerCases(readText(join(dir, 'repository_test.go')), dir));
   report('Argo CD repo-server cases (reposerver/repository/repository_test.go)', a, print);
@@ -110,10 +125,12 @@ is committed):
   --apiextensions DIR k8s.io/apiextensions-apiserver: TestValidationExpressions
                       (pkg/apiserver/schema/cel/validation_test.go) and
                       TestCelCostStability's rules (celcoststability_test.go)
-  --argocd DIR        argoproj/argo-cd at the pinned tag: the repo-server's
-                      tests (reposerver/repository/repository_test.go and
-                      its testdata/), judged through the gate's reading of
-                      a source; its line is printed last
+  --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
+                      hook tests (gitops-engine/pkg/sync/hook), judged
+                      through the gate's reading of hooks, and the
+                      repo-server's tests (reposerver/repository/
+                      repository_test.go and its testdata/), judged through
+                      the gate's reading of a source; its line is printed last
   --talos DIR         siderolabs/talos at a release: the cluster facts'
                       talosUpgrades and talosKubernetes rows against each
                       minor's pkg/machinery/compatibility/talos1NN package,

@@ -229,6 +229,7 @@ export type { Agreement };
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';
 export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';
+export { hookTestAgreement } from './argocd-hooks.ts';
 export {
   compatibilityCases,
   defaultEtcdVersion,

@@ -17,6 +17,13 @@ const HELM_DELETE_POLICY_ANNOTATION = 'helm.sh/hook-delete-policy';
 
 /** common.NewHookType's types, and the controller's delete hooks. */
 const HOOK_TYPES: readonly string[] = [...SYNC_PHASES, 'Skip', 'PreDelete', 'PostDelete'];
+const DELETE_POLICIES = ['BeforeHookCreation', 'HookSucceeded', 'HookFailed'];
+/** helm.DeletePolicy.DeletePolicy: Helm's delete policies as Argo CD's. */
+export const HELM_DELETE_POLICIES: Readonly<Record<string, string>> = {
+  'before-hook-creation': 'BeforeHookCreation',
+  'hook-succeeded': 'HookSucceeded',
+  'hook-failed': 'HookFailed',
+};
 /** The controller's delete hooks, Argo CD's and Helm's names. */
 const DELETE_HOOKS = new Set(['PreDelete', 'PostDelete', 'pre-delete', 'post-delete']);
 
@@ -37,22 +44,56 @@ export interface SyncLifecycle {
   deletePolicyAnnotation?: string;
 }
 
+/** helm.Types: the Helm hook types it names that Argo CD runs in a sync (pre- and post-install and -upgrade). */
+export function helmHookTypes(object: unknown): string[] {
+  return annotationCsv(object, HELM_HOOK_ANNOTATION).filter((t) => HELM_HOOK_PHASES[t] !== undefined);
+}
+
+/** hook.Types: Argo CD's hook types it names, else Helm's as Argo CD's, one by one (pre-install and pre-upgrade are PreSync twice). */
+export function hookTypes(object: unknown): string[] {
+  const argo = annotationCsv(object, HOOK_ANNOTATION).filter((t) => HOOK_TYPES.includes(t) && !DELETE_HOOKS.has(t));
+  return argo.length > 0 ? argo : helmHookTypes(object).map((t) => HELM_HOOK_PHASES[t]!);
+}
+
+/** hook.Skip: Skip is its only type. */
+export function isSkipped(object: unknown): boolean {
+  const types = hookTypes(object);
+  return types.length === 1 && types[0] === 'Skip';
+}
+
+/** hook.IsHook: an Argo CD hook annotation that is not Skip alone, else a Helm hook annotation but crd-install. */
+export function isSyncHook(object: unknown): boolean {
+  if (dig(object, ['metadata', 'annotations', HOOK_ANNOTATION]) !== undefined) return !isSkipped(object);
+  const helm = dig(object, ['metadata', 'annotations', HELM_HOOK_ANNOTATION]);
+  return typeof helm === 'string' && helm !== 'crd-install';
+}
+
+/** helm.DeletePolicies: the Helm delete policies it names that Argo CD knows. */
+export function helmDeletePolicies(object: unknown): string[] {
+  return annotationCsv(object, HELM_DELETE_POLICY_ANNOTATION).filter((p) => HELM_DELETE_POLICIES[p] !== undefined);
+}
+
+/** hook.DeletePolicies: Argo CD's delete policies it names, then Helm's as Argo CD's, BeforeHookCreation when none. */
+export function deletePolicies(object: unknown): string[] {
+  const policies = [
+    ...annotationCsv(object, HOOK_DELETE_POLICY_ANNOTATION).filter((p) => DELETE_POLICIES.includes(p)),
+    ...helmDeletePolicies(object).map((p) => HELM_DELETE_POLICIES[p]!),
+  ];
+  return policies.length > 0 ? policies : ['BeforeHookCreation'];
+}
+
 /** An object's place in Argo CD's syncs: which phases apply it, and whether it stays. */
 export function syncLifecycle(object: unknown): SyncLifecycle {
   const argo = annotationCsv(object, HOOK_ANNOTATION);
-  const helmValue = dig(object, ['metadata', 'annotations', HELM_HOOK_ANNOTATION]);
-  const argoTypes = argo.filter((t) => HOOK_TYPES.includes(t) && !DELETE_HOOKS.has(t));
-  const helmTypes = annotationCsv(object, HELM_HOOK_ANNOTATION).flatMap((t) => (HELM_HOOK_PHASES[t] ? [HELM_HOOK_PHASES[t]] : []));
-  const types = argoTypes.length > 0 ? argoTypes : helmTypes;
-  const skipped = types.includes('Skip') && types.length === 1;
+  const types = hookTypes(object);
   const argoAnnotated = dig(object, ['metadata', 'annotations', HOOK_ANNOTATION]) !== undefined;
   const deleteHook = [...argo, ...annotationCsv(object, HELM_HOOK_ANNOTATION)].some((t) => DELETE_HOOKS.has(t));
-  const hook = (argoAnnotated ? !skipped : typeof helmValue === 'string' && helmValue !== 'crd-install') || deleteHook;
-  const phases = skipped ? [] : hook ? SYNC_PHASES.filter((p) => types.includes(p)) : (['Sync'] as SyncPhase[]);
-  const succeeded = [
-    annotationCsv(object, HOOK_DELETE_POLICY_ANNOTATION).includes('HookSucceeded') ? HOOK_DELETE_POLICY_ANNOTATION : undefined,
-    annotationCsv(object, HELM_DELETE_POLICY_ANNOTATION).includes('hook-succeeded') ? HELM_DELETE_POLICY_ANNOTATION : undefined,
-  ].find(Boolean);
+  const hook = isSyncHook(object) || deleteHook;
+  const phases = isSkipped(object) ? [] : hook ? SYNC_PHASES.filter((p) => types.includes(p)) : (['Sync'] as SyncPhase[]);
+  const succeeded = hook && deletePolicies(object).includes('HookSucceeded');
+  const policyAnnotation = annotationCsv(object, HOOK_DELETE_POLICY_ANNOTATION).includes('HookSucceeded')
+    ? HOOK_DELETE_POLICY_ANNOTATION
+    : HELM_DELETE_POLICY_ANNOTATION;
   return {
     hook,
     phases,
@@ -60,7 +101,7 @@ export function syncLifecycle(object: unknown): SyncLifecycle {
     types,
     unknown: argo.filter((t) => !HOOK_TYPES.includes(t)),
     deleteHook,
-    deletedOnSuccess: hook && succeeded !== undefined,
-    ...(hook && succeeded ? { deletePolicyAnnotation: succeeded } : {}),
+    deletedOnSuccess: succeeded,
+    ...(succeeded ? { deletePolicyAnnotation: policyAnnotation } : {}),
   };
 }

@@ -1,13 +1,15 @@
 /**
  * Reading Kubernetes' test tables as data: the Go the tables are written in
  * (admission/upstream/go-literals.ts), and TestValidationExpressions' entries
- * built by the test file's helpers (validation-expressions.ts), on a table
- * written here in the upstream file's shape.
+ * built by the test file's helpers (validation-expressions.ts), and
+ * gitops-engine's hook tests (argocd-hooks.ts), on tables written here in the
+ * upstream files' shape.
  */
 import { describe, expect, it } from 'vitest';
 import { GoParser, GoUnsupported, tokenize } from '../../admission/upstream/go-literals.ts';
 import { celCostStabilityCases, validationAgreement, validationExpressionCases } from '../../admission/upstream/validation-expressions.ts';
 import { estimatedCostAgreement, estimatedCostCases } from '../../admission/upstream/estimated-cost.ts';
+import { hookTestAgreement } from '../../admission/upstream/argocd-hooks.ts';
 
 const read = (go: string) =>
   new GoParser(tokenize(go), {
@@ -152,5 +154,49 @@ func TestCelEstimatedCostStability(t *testing.T) {
     // Ten strings of a whole request each: each of the hundred comparisons walks 3 MiB at 0.1 a character.
     expect(agreement.disagreements.map((d) => d.why)).toEqual(['estimated 31457863, upstream 3']);
     expect([agreement.agree, agreement.total]).toEqual([1, 2]);
+  });
+});
+
+describe("gitops-engine's hook tests, read as data (argocd-hooks.ts)", () => {
+  const HOOK_TESTS = `package hook
+
+func TestGarbageAndHook(t *testing.T) {
+	t.Parallel()
+	obj := example("Sync,Garbage")
+	assert.True(t, IsHook(obj))
+	assert.False(t, Skip(obj))
+	assert.Equal(t, []common.HookType{common.HookTypeSync}, Types(obj))
+}
+
+func TestPoliciesOfAPod(t *testing.T) {
+	assert.Equal(t, []common.HookDeletePolicy{common.HookDeletePolicyBeforeHookCreation}, DeletePolicies(testingutils.NewPod()))
+	// what the model does not do: a garbage hook with a phase
+	assert.Equal(t, []common.HookType{common.HookTypePreSync}, Types(example("Garbage")))
+}
+
+func TestLoop(t *testing.T) {
+	for _, hook := range []string{"PreSync"} {
+		assert.True(t, IsHook(example(hook)))
+	}
+}
+`;
+  const HELM_TESTS = `package helm
+
+func TestTypes(t *testing.T) {
+	assert.Empty(t, Types(testingutils.Annotate(testingutils.NewPod(), "helm.sh/hook", "crd-install")))
+	assert.Equal(t, []Type{PreUpgrade}, Types(testingutils.Annotate(testingutils.NewPod(), "helm.sh/hook", "pre-upgrade")))
+	assert.Equal(t, common.HookTypePostSync, PostInstall.HookType())
+	assert.Nil(t, DeletePolicies(testingutils.NewPod()))
+}
+`;
+
+  it('judges each assertion through the model, says where it disagrees, and counts a loop apart', () => {
+    const { agreement, notFollowed } = hookTestAgreement([
+      { name: 'hook_test.go', go: HOOK_TESTS },
+      { name: 'helm/type_test.go', go: HELM_TESTS },
+    ]);
+    expect([agreement.agree, agreement.total]).toEqual([8, 9]);
+    expect(agreement.disagreements.map((d) => d.why)).toEqual(['TestPoliciesOfAPod: Types: the test expects ["PreSync"], the model answers []']);
+    expect(notFollowed).toEqual(['hook_test.go TestLoop: for']);
   });
 });
