@@ -8,16 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  compatibilityCases,
-  defaultEtcdVersion,
-  kubernetesPathAgreement,
-  tagMinor,
-  talosFactsAgreement,
-  talosKubernetesAgreement,
-  talosPackage,
-  talosUpgradeAgreement,
-} from '../../admission/upstream/talos.ts';
+import * as talos from '../../admission/upstream/talos.ts';
 import { conformanceCommand } from '../../../scripts/conformance.ts';
 
 const pkg = (
@@ -112,26 +103,32 @@ const facts = {
 
 describe("the facts' Talos tables against Talos' source", () => {
   it('reads a compatibility package, the etcd constant and the release tag', () => {
-    expect(talosPackage(pkg('113', { from: '1.11.0', below: '1.15.0', k8s: ['1.31.0', '1.36.99'], denied: '1.11.2' }))).toEqual({
+    expect(talos.talosPackage(pkg('113', { from: '1.11.0', below: '1.15.0', k8s: ['1.31.0', '1.36.99'], denied: '1.11.2' }))).toEqual({
       from: '1.11.0',
       below: '1.15.0',
       denied: ['1.11.2'],
       kubernetesFrom: '1.31.0',
       kubernetesBelow: '1.36.99',
     });
-    expect(defaultEtcdVersion('const (\n\t// DefaultEtcdVersion is the default target version of etcd.\n\tDefaultEtcdVersion = "v3.6.12"\n)')).toBe('3.6.12');
-    expect(tagMinor('v1.13.9\n')).toBe('1.13');
+    expect(talos.defaultEtcdVersion('const (\n\t// DefaultEtcdVersion is the default target version of etcd.\n\tDefaultEtcdVersion = "v3.6.12"\n)')).toBe(
+      '3.6.12',
+    );
+    expect(talos.tagMinor('v1.13.9\n')).toBe('1.13');
   });
 
   it('agrees field by field where the rows say what the package says, and names the field where they do not', () => {
-    const same = talosFactsAgreement(facts, new Map([['1.13', talosPackage(pkg('113', { from: '1.11.0', below: '1.15.0', k8s: ['1.31.0', '1.36.99'] }))]]), {
-      minor: '1.13',
-      etcd: '3.6.12',
-    });
-    expect([same.agreement.agree, same.agreement.total, same.notInCheckout]).toEqual([6, 6, []]);
-    const moved = talosFactsAgreement(
+    const same = talos.talosFactsAgreement(
       facts,
-      new Map([['1.13', talosPackage(pkg('113', { from: '1.12.0', below: '1.15.0', k8s: ['1.31.0', '1.36.99'], denied: '1.12.1' }))]]),
+      new Map([['1.13', talos.talosPackage(pkg('113', { from: '1.11.0', below: '1.15.0', k8s: ['1.31.0', '1.36.99'] }))]]),
+      {
+        minor: '1.13',
+        etcd: '3.6.12',
+      },
+    );
+    expect([same.agreement.agree, same.agreement.total, same.notInCheckout]).toEqual([6, 6, []]);
+    const moved = talos.talosFactsAgreement(
+      facts,
+      new Map([['1.13', talos.talosPackage(pkg('113', { from: '1.12.0', below: '1.15.0', k8s: ['1.31.0', '1.36.99'], denied: '1.12.1' }))]]),
       {
         minor: '1.13',
         etcd: '3.6.13',
@@ -142,28 +139,28 @@ describe("the facts' Talos tables against Talos' source", () => {
       'DeniedHostUpgradeVersions: the facts say none, Talos 1.12.1',
       'DefaultEtcdVersion of Talos 1.13: the facts say 3.6.12, Talos 3.6.13',
     ]);
-    const older = talosFactsAgreement(facts, new Map([['1.13', undefined]]), { minor: '1.12', etcd: '3.6.11' });
+    const older = talos.talosFactsAgreement(facts, new Map([['1.13', undefined]]), { minor: '1.12', etcd: '3.6.11' });
     expect([older.agreement.total, older.notInCheckout]).toEqual([0, ['1.13']]);
   });
 
   it("judges the tests' cases of the minors with a row as the model does, and counts the rest apart", () => {
-    const upgrades = talosUpgradeAgreement(compatibilityCases(UPGRADE_TESTS, 'TestTalosUpgradeCompatibility'), facts);
+    const upgrades = talos.talosUpgradeAgreement(talos.compatibilityCases(UPGRADE_TESTS, 'TestTalosUpgradeCompatibility'), facts);
     expect([upgrades.agreement.agree, upgrades.agreement.total, upgrades.withoutRow]).toEqual([4, 4, 1]);
-    const narrowed = talosUpgradeAgreement(compatibilityCases(UPGRADE_TESTS, 'TestTalosUpgradeCompatibility'), {
+    const narrowed = talos.talosUpgradeAgreement(talos.compatibilityCases(UPGRADE_TESTS, 'TestTalosUpgradeCompatibility'), {
       ...facts,
       talosUpgrades: [{ ...facts.talosUpgrades[0]!, below: '1.16.0' }],
     });
     expect(narrowed.agreement.disagreements.map((d) => d.why)).toEqual(['1.15.0-alpha.0 on 1.13.0: Talos too new, the model accepted']);
-    const kubernetes = talosKubernetesAgreement(compatibilityCases(KUBERNETES_TESTS, 'TestKubernetesCompatibility'), facts);
+    const kubernetes = talos.talosKubernetesAgreement(talos.compatibilityCases(KUBERNETES_TESTS, 'TestKubernetesCompatibility'), facts);
     expect([kubernetes.agreement.agree, kubernetes.agreement.total, kubernetes.withoutRow]).toEqual([3, 3, 0]);
   });
 
   it("holds the model's Kubernetes move to talosctl upgrade-k8s' path list, pair by pair", () => {
     const list = (pairs: string[]) =>
       `func (p *Path) IsSupported() bool {\n\tswitch p.String() {\n\tcase\n${pairs.map((p) => `\t\t"${p}",`).join('\n')}\n\t\treturn true\n\t}\n\treturn false\n}`;
-    const path = kubernetesPathAgreement(list(['1.34->1.34', '1.34->1.35', '1.35->1.35', '1.35->1.36', '1.36->1.36']));
+    const path = talos.kubernetesPathAgreement(list(['1.34->1.34', '1.34->1.35', '1.35->1.35', '1.35->1.36', '1.36->1.36']));
     expect([path.agree, path.total]).toEqual([9, 9]);
-    const skipping = kubernetesPathAgreement(list(['1.34->1.34', '1.34->1.35', '1.34->1.36', '1.35->1.35', '1.35->1.36', '1.36->1.36']));
+    const skipping = talos.kubernetesPathAgreement(list(['1.34->1.34', '1.34->1.35', '1.34->1.36', '1.35->1.35', '1.35->1.36', '1.36->1.36']));
     expect(skipping.disagreements.map((d) => d.why)).toEqual(['1.34->1.36: go-kubernetes lists it, the model refuses it']);
   });
 
