@@ -176,6 +176,14 @@ describe("the rendered diff's comment job", () => {
     return { state, comment: jobs.comment! };
   }
 
+  it('leaves the gate one run per pull request head as well: a push cancels the run before it, and no run of main is cancelled', () => {
+    const ci = parseDocument(readFileSync(join(REPO_ROOT, '.github/workflows/ci.yaml'), 'utf8')).toJS() as {
+      concurrency: { group: string; 'cancel-in-progress': string };
+    };
+    expect(ci.concurrency.group).toBe('ci-${{ github.event.pull_request.number || github.sha }}');
+    expect(ci.concurrency['cancel-in-progress']).toBe("${{ github.event_name == 'pull_request' }}");
+  });
+
   it("is the newest head's: a push cancels the run before it, and a cancelled diff writes no comment", () => {
     const workflow = parseDocument(readFileSync(join(REPO_ROOT, '.github/workflows/diff.yaml'), 'utf8')).toJS() as {
       concurrency: { group: string; 'cancel-in-progress': boolean };
