@@ -21,6 +21,7 @@ kind: Application
 metadata:
   name: ${name}
   namespace: argocd
+  finalizers: [resources-finalizer.argocd.argoproj.io]
 spec:
   project: media
   source:

@@ -118,6 +118,7 @@ kind: Application
 metadata:
   name: ${name}
   namespace: argocd
+  finalizers: [resources-finalizer.argocd.argoproj.io]
 spec:
   project: default
 ${sources}  destination:

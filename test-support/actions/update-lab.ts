@@ -62,6 +62,7 @@ kind: Application
 metadata:
   name: gizmo
   namespace: argocd
+  finalizers: [resources-finalizer.argocd.argoproj.io]
 spec:
   project: platform
   sources:

@@ -4,13 +4,14 @@ import { argocdChecks } from './argocd.ts';
 import { argocdDestinationCheck } from './destination.ts';
 import { argocdHooksCheck } from './hooks.ts';
 import { argocdInstallChecks } from './install.ts';
-import { argocdPruneCheck } from './prune.ts';
+import { argocdCascadeCheck, argocdPruneCheck } from './prune.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';
 
 export const argocdAreaChecks: PolicyCheck[] = [
   ...argocdChecks,
   argocdDestinationCheck,
   argocdPruneCheck,
+  argocdCascadeCheck,
   argocdHooksCheck,
   ...argocdInstallChecks,
   ...argocdRepoServerChecks,

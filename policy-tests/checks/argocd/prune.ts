@@ -3,10 +3,13 @@
  * with it, unless a sync option holds them back. gitops-engine reads `Prune` on the object's
  * argocd.argoproj.io/sync-options, else on its Application's syncOptions (isPruningDisabled,
  * objRequiresPruneConfirmation), and the controller reads `Delete` the same way when an Application is deleted
- * (isObjRequiresDeletionConfirmation): `false` keeps the object running, `confirm` waits for a person.
+ * (isObjRequiresDeletionConfirmation): `false` keeps the object running, `confirm` waits for a person. And an
+ * Application deleted without a resources finalizer leaves all its objects behind (CascadedDeletion).
  */
-import { annotationSyncOptions, applications, SYNC_OPTIONS_ANNOTATION, syncOptionValue, syncOptions } from '../../model/argocd/argocd.ts';
+import { annotationSyncOptions, applications, ROOT_APP_FILE, SYNC_OPTIONS_ANNOTATION, syncOptionValue, syncOptions } from '../../model/argocd/argocd.ts';
+import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { APP_KINDS } from './argocd.ts';
 
 const HELD = { false: 'keeps it running after its manifest is gone', confirm: 'waits for a person to confirm' } as const;
 
@@ -42,6 +45,41 @@ export const argocdPruneCheck: PolicyCheck = {
             `${r.kind} ${r.name} sets ${key}=${value}: Argo CD ${HELD[value]} ${key === 'Prune' ? 'when its manifest leaves the repository' : 'when its Application is deleted'}`,
           );
       }
+    }
+  },
+};
+
+/** The finalizers that make deleting an Application delete what it manages (isPropagationPolicyFinalizer). */
+const CASCADE_FINALIZERS = [
+  'resources-finalizer.argocd.argoproj.io',
+  'resources-finalizer.argocd.argoproj.io/foreground',
+  'resources-finalizer.argocd.argoproj.io/background',
+];
+
+export const argocdCascadeCheck: PolicyCheck = {
+  id: 'argocd-cascade',
+  description:
+    'Deleting an application.yaml deletes what its Application ran: every Application the root app applies carries resources-finalizer.argocd.argoproj.io (or its /foreground or /background form), without which Argo CD removes the Application and leaves its objects running, managed by nothing; the root app carries none, so deleting it by hand does not take the whole cluster with it (invariants P1).',
+  invariants: ['P1'],
+  remediation: 'add metadata.finalizers: [resources-finalizer.argocd.argoproj.io] to the Application (and none to the root app)',
+  reads: { kinds: APP_KINDS },
+  exemptible: false,
+  run(ctx) {
+    for (const app of applications(ctx.repo)) {
+      const raw = dig(app.resource.object, ['metadata', 'finalizers']);
+      const finalizers = Array.isArray(raw) ? raw : [];
+      const cascades = finalizers.findIndex((f) => typeof f === 'string' && CASCADE_FINALIZERS.includes(f));
+      if (app.resource.file === ROOT_APP_FILE) {
+        if (cascades >= 0)
+          ctx.fail(
+            { resource: app.resource, path: ['metadata', 'finalizers', cascades] },
+            `the root app carries ${String(finalizers[cascades])}: deleting it, even by mistake, would delete every Application and all they run`,
+          );
+      } else if (cascades < 0)
+        ctx.fail(
+          { resource: app.resource, path: ['metadata', ...(raw === undefined ? [] : ['finalizers'])] },
+          `Application ${app.name} carries no resources-finalizer.argocd.argoproj.io: when its application.yaml is deleted, Argo CD removes the Application and leaves what it runs in the cluster, managed by nothing`,
+        );
     }
   },
 };

@@ -93,6 +93,18 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'namespace: portfolio') }),
   },
   {
+    check: 'argocd-cascade',
+    why: 'the portfolio Application lost its resources finalizer: deleting its application.yaml would leave the API running, managed by nothing',
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.deleteIn(['metadata', 'finalizers'])),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'metadata:') }),
+  },
+  {
+    check: 'argocd-cascade',
+    why: 'the root app carries the resources finalizer: deleting it would delete every Application and all they run',
+    mutate: (c) => c.edit(ROOT_APP, 0, (d) => d.setIn(['metadata', 'finalizers'], d.createNode(['resources-finalizer.argocd.argoproj.io/foreground']))),
+    at: (c) => ({ file: ROOT_APP, line: lineOf(c, ROOT_APP, 'resources-finalizer.argocd.argoproj.io/foreground') }),
+  },
+  {
     check: 'argocd-prune',
     why: 'a Service annotated Prune=false stays in the cluster after its manifest is deleted',
     mutate: (c) =>

@@ -243,7 +243,7 @@ describe('rendering as Argo CD 3 does', () => {
     const cm = full.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'demo-greeting')!;
     expect(cm.positions.at(['data', 'greeting'], 'value')).toEqual({ file: 'apps/demo/values.yaml', line: 1, col: 11 });
     // No values key set the version: the finding goes to the chart source in application.yaml.
-    expect(cm.positions.at(['data', 'kube'], 'value')).toEqual({ line: 10, col: 14 });
+    expect(cm.positions.at(['data', 'kube'], 'value')).toEqual({ line: 11, col: 14 });
   });
 
   it('validates a custom resource against the CRD another app renders, strictly', async () => {
@@ -274,7 +274,7 @@ describe('rendering as Argo CD 3 does', () => {
     expect(demo.message).toMatch(/value file \$values\/apps\/demo\/missing\.yaml does not exist/);
     // Through the gate: a render finding at the chart source of the Application.
     const findings = allFindings(await runGate({ root: broken.root, cwd: broken.root, env })).filter((f) => f.check === 'render');
-    expect(findings.map((f) => `${f.file}:${f.line}`)).toEqual(['apps/demo/application.yaml:10']);
+    expect(findings.map((f) => `${f.file}:${f.line}`)).toEqual(['apps/demo/application.yaml:11']);
     const empty = mkdtempSync(join(tmpdir(), 'render-cache-'));
     const offline = await rendered(repo, { HOMELAB_CACHE_DIR: empty });
     expect(offline.renders.map((r) => [r.status, r.message])).toEqual([
