@@ -181,7 +181,8 @@ export const argocdChecks: PolicyCheck[] = [
     description:
       "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, so main is what runs (invariants P1).",
     invariants: ['P1'],
-    remediation: 'set spec.syncPolicy.automated: {prune: true, selfHeal: true}',
+    remediation:
+      "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false; keep the Application in Argo CD's namespace, without skip-reconcile",
     reads: { kinds: [...APP_KINDS, 'ConfigMap'] },
     exemptible: false,
     run(ctx) {

@@ -11,7 +11,7 @@ import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { APP_KINDS } from './argocd.ts';
 
-const HELD = { false: 'keeps it running after its manifest is gone', confirm: 'waits for a person to confirm' } as const;
+const HELD = { false: 'keeps {it} running', confirm: 'waits for a person before deleting {it}' } as const;
 
 const held = (value: string | undefined): value is keyof typeof HELD => value === 'false' || value === 'confirm';
 
@@ -31,7 +31,7 @@ export const argocdPruneCheck: PolicyCheck = {
         if (held(value))
           ctx.fail(
             { resource: app.resource, path: ['spec', 'syncPolicy', 'syncOptions', options.indexOf(`${key}=${value}`)] },
-            `Application ${app.name} sets ${key}=${value} for all its objects: Argo CD ${HELD[value]} ${key === 'Prune' ? 'when one leaves the repository' : 'when the Application is deleted'}`,
+            `Application ${app.name} sets ${key}=${value} for all its objects: Argo CD ${HELD[value].replace('{it}', 'each')} ${key === 'Prune' ? 'when its manifest leaves the repository' : 'when the Application is deleted'}`,
           );
       }
     }
@@ -42,7 +42,7 @@ export const argocdPruneCheck: PolicyCheck = {
         if (held(value))
           ctx.fail(
             { resource: r, path: ['metadata', 'annotations', SYNC_OPTIONS_ANNOTATION] },
-            `${r.kind} ${r.name} sets ${key}=${value}: Argo CD ${HELD[value]} ${key === 'Prune' ? 'when its manifest leaves the repository' : 'when its Application is deleted'}`,
+            `${r.kind} ${r.name} sets ${key}=${value}: Argo CD ${HELD[value].replace('{it}', 'it')} ${key === 'Prune' ? 'when its manifest leaves the repository' : 'when its Application is deleted'}`,
           );
       }
     }
