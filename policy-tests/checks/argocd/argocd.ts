@@ -17,6 +17,7 @@ import {
   normalizeSourcePath,
   ownersByFile,
   sourceType,
+  syncOptions,
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -43,6 +44,23 @@ export function appsOf(ctx: CheckContext): ArgoApp[] {
 /** Folders whose manifests need an application.yaml of their own (or of an ancestor app folder). */
 function workloadFolders(files: readonly string[]): string[] {
   return [...new Set(files.map((f) => dirname(f)))].filter((d) => d !== dirname(ROOT_APP_FILE)).sort();
+}
+
+/**
+ * With RespectIgnoreDifferences=true, a sync keeps the cluster's value of each field its ignoreDifferences names on an
+ * object that exists (controller/sync.go normalizeTargetResources): the repository's value there reaches the cluster
+ * only when the object is created, so the gate's verdict on it is not the cluster's.
+ */
+function respectedDifferences(ctx: CheckContext, app: ArgoApp): void {
+  if (!syncOptions(app).includes('RespectIgnoreDifferences=true')) return;
+  const entries = dig(app.resource.object, ['spec', 'ignoreDifferences']);
+  (Array.isArray(entries) ? entries : []).forEach((entry: Record<string, unknown>, i) => {
+    const target = [entry.group, entry.kind, entry.namespace, entry.name].filter((v) => typeof v === 'string' && v !== '').join('/');
+    ctx.notJudged(
+      { resource: app.resource, path: ['spec', 'ignoreDifferences', i] },
+      `Application ${app.name} keeps the cluster's value of what this ignoreDifferences entry names on ${target || 'its objects'} (RespectIgnoreDifferences=true): the repository's value reaches an object only when it is created, and the gate judges the repository's`,
+    );
+  });
 }
 
 export const argocdChecks: PolicyCheck[] = [
@@ -224,6 +242,7 @@ export const argocdChecks: PolicyCheck[] = [
           if (!app.automated.selfHeal)
             ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'selfHeal'] }, `Application ${app.name} does not self-heal`);
         }
+        respectedDifferences(ctx, app);
       }
     },
   },

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { copyRepo } from '../support/helpers.ts';
-import { PORTFOLIO_APP } from '../mutations/edits.ts';
+import { PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { closureMutations } from '../mutations/closure.ts';
 import { syncOrderMutations } from '../mutations/sync-order.ts';
@@ -32,6 +32,44 @@ describe('a destination only an ExternalSecret could declare is not judged', () 
       expect(result.notJudged.filter((f) => f.check === 'argocd-destination').map((f) => f.message)).toEqual([
         expect.stringMatching(
           /^Application portfolio-api: its destination names a cluster no Secret here declares, and an ExternalSecret writes cluster Secrets: error getting cluster by server/,
+        ),
+      ]);
+    } finally {
+      copy.dispose();
+    }
+  });
+});
+
+describe('what Argo CD may apply otherwise than the repository says is not judged', () => {
+  it('an Application outside the controller namespace where application.namespaces is set, and fields kept by RespectIgnoreDifferences', async () => {
+    const copy = copyRepo();
+    try {
+      copy.write(
+        'clusters/home/argocd-cmd-params.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  application.namespaces: "portfolio"\n',
+      );
+      copy.edit(PORTFOLIO_APP, 0, (d) => {
+        d.setIn(['metadata', 'namespace'], 'portfolio');
+        d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['RespectIgnoreDifferences=true']));
+        d.setIn(['spec', 'ignoreDifferences'], d.createNode([{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }]));
+      });
+      const projects = copy.read(PROJECTS);
+      const at = projects.indexOf('  name: platform');
+      copy.write(
+        PROJECTS,
+        projects.slice(0, at) +
+          projects
+            .slice(at)
+            .replace('      namespace: argocd\n', '      namespace: argocd\n    - server: https://kubernetes.default.svc\n      namespace: portfolio\n'),
+      );
+      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+      expect(allFindings(result).filter((f) => f.check === 'argocd-sync-policy')).toEqual([]);
+      expect(result.notJudged.filter((f) => f.check === 'argocd-sync-policy').map((f) => f.message)).toEqual([
+        expect.stringMatching(
+          /^Application portfolio-api lives in namespace portfolio: whether application\.namespaces \(argocd-cmd-params-cm\) lets the controller watch it is not read/,
+        ),
+        expect.stringMatching(
+          /^Application portfolio-api keeps the cluster's value of what this ignoreDifferences entry names on apps\/Deployment \(RespectIgnoreDifferences=true\)/,
         ),
       ]);
     } finally {
