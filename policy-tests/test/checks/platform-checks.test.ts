@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { copyRepo } from '../support/helpers.ts';
-import { PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
+import { platformAllows, PORTFOLIO_APP } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { closureMutations } from '../mutations/closure.ts';
 import { syncOrderMutations } from '../mutations/sync-order.ts';
@@ -53,15 +53,7 @@ describe('what Argo CD may apply otherwise than the repository says is not judge
         d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['RespectIgnoreDifferences=true']));
         d.setIn(['spec', 'ignoreDifferences'], d.createNode([{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }]));
       });
-      const projects = copy.read(PROJECTS);
-      const at = projects.indexOf('  name: platform');
-      copy.write(
-        PROJECTS,
-        projects.slice(0, at) +
-          projects
-            .slice(at)
-            .replace('      namespace: argocd\n', '      namespace: argocd\n    - server: https://kubernetes.default.svc\n      namespace: portfolio\n'),
-      );
+      platformAllows('portfolio')(copy);
       const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
       expect(allFindings(result).filter((f) => f.check === 'argocd-sync-policy')).toEqual([]);
       expect(result.notJudged.filter((f) => f.check === 'argocd-sync-policy').map((f) => f.message)).toEqual([

@@ -1,9 +1,8 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/argocd/argocd.ts: each fails exactly its check, at its line. */
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL } from './edits.ts';
+import { platformAllows, PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL, SERVICE } from './edits.ts';
 
-const PORTFOLIO_SERVICE = 'portfolio-api/deploy/service.yaml';
 const PORTFOLIO_POLICIES = 'portfolio-api/deploy/networkpolicy.yaml';
 
 export const argocdMutations: Mutation[] = [
@@ -80,15 +79,7 @@ export const argocdMutations: Mutation[] = [
     why: "the Application lives outside the controller's namespace (its project lets the root app put it there): Argo CD never processes it",
     mutate: (c) => {
       c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['metadata', 'namespace'], 'portfolio'));
-      const projects = c.read(PROJECTS);
-      const at = projects.indexOf('  name: platform');
-      c.write(
-        PROJECTS,
-        projects.slice(0, at) +
-          projects
-            .slice(at)
-            .replace('      namespace: argocd\n', '      namespace: argocd\n    - server: https://kubernetes.default.svc\n      namespace: portfolio\n'),
-      );
+      platformAllows('portfolio')(c);
     },
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'namespace: portfolio') }),
   },
@@ -108,10 +99,8 @@ export const argocdMutations: Mutation[] = [
     check: 'argocd-prune',
     why: 'a Service annotated Prune=false stays in the cluster after its manifest is deleted',
     mutate: (c) =>
-      c.edit(PORTFOLIO_SERVICE, 0, (d) =>
-        d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'Validate=false, Prune=false' })),
-      ),
-    at: (c) => ({ file: PORTFOLIO_SERVICE, line: lineOf(c, PORTFOLIO_SERVICE, 'Prune=false') }),
+      c.edit(SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'Validate=false, Prune=false' }))),
+    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'Prune=false') }),
   },
   {
     check: 'argocd-prune',
@@ -128,17 +117,17 @@ export const argocdMutations: Mutation[] = [
   {
     check: 'argocd-hooks',
     why: 'a hook type spelt in lower case (presync) is none Argo CD knows: the Service is a hook of no phase, never applied',
-    mutate: (c) => c.edit(PORTFOLIO_SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/hook': 'presync' }))),
-    at: (c) => ({ file: PORTFOLIO_SERVICE, line: lineOf(c, PORTFOLIO_SERVICE, 'argocd.argoproj.io/hook: presync') }),
+    mutate: (c) => c.edit(SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/hook': 'presync' }))),
+    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'argocd.argoproj.io/hook: presync') }),
   },
   {
     check: 'argocd-hooks',
     why: 'the disruption budget is a PostSync hook deleted once it succeeds: gone from the cluster after every sync',
     mutate: (c) =>
-      c.edit(PORTFOLIO_SERVICE, 1, (d) =>
+      c.edit(SERVICE, 1, (d) =>
         d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/hook': 'PostSync', 'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded' })),
       ),
-    at: (c) => ({ file: PORTFOLIO_SERVICE, line: lineOf(c, PORTFOLIO_SERVICE, 'hook-delete-policy: HookSucceeded') }),
+    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'hook-delete-policy: HookSucceeded') }),
   },
   {
     check: 'argocd-destination-namespace',
