@@ -55,15 +55,15 @@ export function hookTypes(object: unknown): string[] {
   return argo.length > 0 ? argo : helmHookTypes(object).map((t) => HELM_HOOK_PHASES[t]!);
 }
 
+/** Skip as the only type: what Skip asks. */
+const skipsBy = (types: readonly string[]) => types.length === 1 && types[0] === 'Skip';
+
 /** hook.Skip: Skip is its only type. */
-export function isSkipped(object: unknown): boolean {
-  const types = hookTypes(object);
-  return types.length === 1 && types[0] === 'Skip';
-}
+export const isSkipped = (object: unknown): boolean => skipsBy(hookTypes(object));
 
 /** hook.IsHook: an Argo CD hook annotation that is not Skip alone, else a Helm hook annotation but crd-install. */
-export function isSyncHook(object: unknown): boolean {
-  if (dig(object, ['metadata', 'annotations', HOOK_ANNOTATION]) !== undefined) return !isSkipped(object);
+export function isSyncHook(object: unknown, types: readonly string[] = hookTypes(object)): boolean {
+  if (dig(object, ['metadata', 'annotations', HOOK_ANNOTATION]) !== undefined) return !skipsBy(types);
   const helm = dig(object, ['metadata', 'annotations', HELM_HOOK_ANNOTATION]);
   return typeof helm === 'string' && helm !== 'crd-install';
 }
@@ -84,12 +84,15 @@ export function deletePolicies(object: unknown): string[] {
 
 /** An object's place in Argo CD's syncs: which phases apply it, and whether it stays. */
 export function syncLifecycle(object: unknown): SyncLifecycle {
+  const argoAnnotated = dig(object, ['metadata', 'annotations', HOOK_ANNOTATION]) !== undefined;
+  // Most objects: no hook annotation, applied in Sync and kept.
+  if (!argoAnnotated && dig(object, ['metadata', 'annotations', HELM_HOOK_ANNOTATION]) === undefined)
+    return { hook: false, phases: ['Sync'], types: [], unknown: [], deleteHook: false, deletedOnSuccess: false };
   const argo = annotationCsv(object, HOOK_ANNOTATION);
   const types = hookTypes(object);
-  const argoAnnotated = dig(object, ['metadata', 'annotations', HOOK_ANNOTATION]) !== undefined;
   const deleteHook = [...argo, ...annotationCsv(object, HELM_HOOK_ANNOTATION)].some((t) => DELETE_HOOKS.has(t));
-  const hook = isSyncHook(object) || deleteHook;
-  const phases = isSkipped(object) ? [] : hook ? SYNC_PHASES.filter((p) => types.includes(p)) : (['Sync'] as SyncPhase[]);
+  const hook = isSyncHook(object, types) || deleteHook;
+  const phases = skipsBy(types) ? [] : hook ? SYNC_PHASES.filter((p) => types.includes(p)) : (['Sync'] as SyncPhase[]);
   const succeeded = hook && deletePolicies(object).includes('HookSucceeded');
   const policyAnnotation = annotationCsv(object, HOOK_DELETE_POLICY_ANNOTATION).includes('HookSucceeded')
     ? HOOK_DELETE_POLICY_ANNOTATION
