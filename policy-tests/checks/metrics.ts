@@ -8,7 +8,7 @@ import { promExpressions, type PromExpression } from '../model/monitoring/promql
 import { perRepo } from '../model/repository/per-repo.ts';
 import { parsePromQL, type Selector } from '../model/monitoring/promql.ts';
 import { jobsFor, labelsOfProducers, namesRead, SCRAPE_SERIES, selectorLabels } from '../model/monitoring/metrics-reads.ts';
-import { durationMs } from '../model/core/durations.ts';
+import { durationMs } from '../model/core/time.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import type { Repo } from '../model/repository/repo.ts';
 

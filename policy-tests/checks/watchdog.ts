@@ -4,7 +4,7 @@
  */
 import { chartValues } from '../model/argocd/chart-values.ts';
 import { dig } from '../model/core/dig.ts';
-import { durationMs } from '../model/core/durations.ts';
+import { durationMs } from '../model/core/time.ts';
 import type { Path } from '../model/core/positions.ts';
 import { writtenByExternalSecret } from '../model/cluster/external-secrets.ts';
 import { LIMITS_FILE, WRANGLER_FILE } from '../model/monitoring/watchdog-worker.ts';

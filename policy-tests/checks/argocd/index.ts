@@ -6,6 +6,7 @@ import { argocdHooksCheck } from './hooks.ts';
 import { argocdInstallChecks } from './install.ts';
 import { argocdCascadeCheck, argocdPruneCheck } from './prune.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';
+import { argocdSyncWindowsCheck } from './sync-windows.ts';
 
 export const argocdAreaChecks: PolicyCheck[] = [
   ...argocdChecks,
@@ -13,6 +14,7 @@ export const argocdAreaChecks: PolicyCheck[] = [
   argocdPruneCheck,
   argocdCascadeCheck,
   argocdHooksCheck,
+  argocdSyncWindowsCheck,
   ...argocdInstallChecks,
   ...argocdRepoServerChecks,
 ];

@@ -9,7 +9,7 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { scalarText } from '../../model/core/text.ts';
-import { goDurationSeconds } from '../../model/core/durations.ts';
+import { goDurationSeconds } from '../../model/core/time.ts';
 
 /** The operator's default refresh interval (ExternalSecret spec.refreshInterval), in seconds. */
 const DEFAULT_REFRESH_SECONDS = 3600;

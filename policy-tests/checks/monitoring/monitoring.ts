@@ -6,7 +6,7 @@ import { alloyConfig, onValues, type Fail } from './values.ts';
 import { parse } from 'yaml';
 import { dig } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';
-import { durationMs } from '../../model/core/durations.ts';
+import { durationMs } from '../../model/core/time.ts';
 import { dashboards, rowsOf } from '../../model/monitoring/dashboards.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';

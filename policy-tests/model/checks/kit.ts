@@ -24,7 +24,7 @@ export interface CheckContext {
   /** What the render tier made of each Application source (for checks that declare `renders`). */
   renders: readonly SourceRender[];
   fail(place: FailurePlace, message: string): void;
-  /** What the API server admits with a warning: reported apart, never a failure. */
+  /** What the consumer takes with a caveat the reader must see (the API server's warnings; a sync Argo CD holds back for a time): reported apart, never a failure. */
   warn(place: FailurePlace, message: string): void;
   /** What the check cannot judge here, and why: counted in the summary as not judged, never a failure. */
   notJudged(place: FailurePlace, why: string): void;

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type { SyntaxNode } from '@lezer/common';
-import { durationMs } from '../core/durations.ts';
+import { durationMs } from '../core/time.ts';
 import { perKey } from '../core/per-object.ts';
 import { outcomeStore, packageVersion } from '../stores/outcome-store.ts';
 

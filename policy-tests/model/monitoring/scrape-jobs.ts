@@ -6,7 +6,7 @@
  */
 import { applicationsByName } from '../argocd/argocd.ts';
 import { dig, list, obj, type Obj } from '../core/dig.ts';
-import { durationMs } from '../core/durations.ts';
+import { durationMs } from '../core/time.ts';
 import { selectorIndex } from '../core/label-selector.ts';
 import type { Resource } from '../core/manifest.ts';
 import { scalarText } from '../core/text.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isWatchdogRoute } from '../../checks/watchdog.ts';
-import { durationMs } from '../../model/core/durations.ts';
+import { durationMs } from '../../model/core/time.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { monitoringMutations } from '../mutations/monitoring.ts';
 import { monitoringSourcesMutations } from '../mutations/monitoring-sources.ts';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { copyRepo } from '../support/helpers.ts';
-import { platformAllows, PORTFOLIO_APP } from '../mutations/edits.ts';
+import { platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { closureMutations } from '../mutations/closure.ts';
 import { syncOrderMutations } from '../mutations/sync-order.ts';
@@ -63,6 +63,32 @@ describe('what Argo CD may apply otherwise than the repository says is not judge
         expect.stringMatching(
           /^Application portfolio-api keeps the cluster's value of what this ignoreDifferences entry names on apps\/Deployment \(RespectIgnoreDifferences=true\)/,
         ),
+      ]);
+    } finally {
+      copy.dispose();
+    }
+  });
+});
+
+describe('a sync window that holds an app back part of the time is said, and signed commits are not judged', () => {
+  it('warns with the share of the year the window leaves, and fails nothing', async () => {
+    const copy = copyRepo();
+    try {
+      copy.edit(PROJECTS, 4, (d) => {
+        // Working hours on weekdays, Berlin time: 10 of 24 hours on 5 of 7 days are held back.
+        d.setIn(
+          ['spec', 'syncWindows'],
+          d.createNode([{ kind: 'deny', schedule: '0 8 * * 1-5', duration: '10h', timeZone: 'Europe/Berlin', namespaces: ['portfolio'] }]),
+        );
+        d.setIn(['spec', 'signatureKeys'], d.createNode([{ keyID: '4AEE18F83AFDEB23' }]));
+      });
+      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+      expect(allFindings(result).filter((f) => f.check === 'argocd-sync-windows')).toEqual([]);
+      expect(result.warnings.filter((f) => f.check === 'argocd-sync-windows').map((f) => f.message)).toEqual([
+        'Application portfolio-api syncs on its own only outside deny window 0 ("0 8 * * 1-5" for 10h, Europe/Berlin), 70% of the time: a change merged while the windows hold it back reaches the cluster at the next moment they allow',
+      ]);
+      expect(result.notJudged.filter((f) => f.check === 'argocd-sync-windows').map((f) => f.message)).toEqual([
+        expect.stringMatching(/^AppProject portfolio has Argo CD sync only commits signed by the keys its signatureKeys names/),
       ]);
     } finally {
       copy.dispose();

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { storeBudgetCheck } from '../../checks/closure/store-budget.ts';
-import { goDurationSeconds } from '../../model/core/durations.ts';
+import { goDurationSeconds } from '../../model/core/time.ts';
 import { runChecks } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { findFactsResource, readClusterFacts } from '../../model/repository/cluster-facts.ts';

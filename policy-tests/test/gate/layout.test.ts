@@ -121,10 +121,10 @@ describe('import direction', () => {
 
   it('fails on a circle within one floor', () => {
     const broken = new Map(sources);
-    broken.set('policy-tests/model/core/dig.ts', `import { durationMs } from './durations.ts';\n${sources.get('policy-tests/model/core/dig.ts')}`);
-    broken.set('policy-tests/model/core/durations.ts', `import { dig } from './dig.ts';\n${sources.get('policy-tests/model/core/durations.ts')}`);
+    broken.set('policy-tests/model/core/dig.ts', `import { durationMs } from './time.ts';\n${sources.get('policy-tests/model/core/dig.ts')}`);
+    broken.set('policy-tests/model/core/time.ts', `import { dig } from './dig.ts';\n${sources.get('policy-tests/model/core/time.ts')}`);
     expect(importProblems(broken)).toEqual([
-      'circle of imports: policy-tests/model/core/dig.ts -> policy-tests/model/core/durations.ts -> policy-tests/model/core/dig.ts',
+      'circle of imports: policy-tests/model/core/dig.ts -> policy-tests/model/core/time.ts -> policy-tests/model/core/dig.ts',
     ]);
   });
 

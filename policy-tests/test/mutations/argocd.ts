@@ -1,9 +1,13 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/argocd/argocd.ts: each fails exactly its check, at its line. */
 import { lineOf } from '../support/helpers.ts';
+import type { Document } from 'yaml';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { platformAllows, PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL, SERVICE } from './edits.ts';
 
 const PORTFOLIO_POLICIES = 'portfolio-api/deploy/networkpolicy.yaml';
+
+/** The portfolio project given one sync window. */
+const withWindow = (window: Record<string, unknown>) => (d: Document) => d.setIn(['spec', 'syncWindows'], d.createNode([window]));
 
 export const argocdMutations: Mutation[] = [
   {
@@ -128,6 +132,24 @@ export const argocdMutations: Mutation[] = [
         d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/hook': 'PostSync', 'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded' })),
       ),
     at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'hook-delete-policy: HookSucceeded') }),
+  },
+  {
+    check: 'argocd-sync-windows',
+    why: 'a deny window written @daily: Argo CD parses five fields and no descriptor, CanSync errors, and the API never syncs again',
+    mutate: (c) => c.edit(PROJECTS, 4, withWindow({ kind: 'deny', schedule: '@daily', duration: '1h', applications: ['portfolio-api'] })),
+    at: (c) => ({ file: PROJECTS, line: lineOf(c, PROJECTS, 'schedule: "@daily"') }),
+  },
+  {
+    check: 'argocd-sync-windows',
+    why: 'a deny window opened every minute for an hour is never closed: the API never syncs on its own',
+    mutate: (c) => c.edit(PROJECTS, 4, withWindow({ kind: 'deny', schedule: '* * * * *', duration: '1h', namespaces: ['portfolio'] })),
+    at: (c) => ({ file: PROJECTS, line: lineOf(c, PROJECTS, 'syncWindows:') + 1 }),
+  },
+  {
+    check: 'argocd-sync-windows',
+    why: 'an allow window for an app name with a typo matches no Application: the freeze its author meant holds nothing back',
+    mutate: (c) => c.edit(PROJECTS, 4, withWindow({ kind: 'allow', schedule: '0 2 * * *', duration: '2h', applications: ['portfolio-apii'] })),
+    at: (c) => ({ file: PROJECTS, line: lineOf(c, PROJECTS, 'syncWindows:') + 1 }),
   },
   {
     check: 'argocd-destination-namespace',

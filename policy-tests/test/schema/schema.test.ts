@@ -234,7 +234,7 @@ ${timeZone === undefined ? '' : `  timeZone: ${timeZone}\n`}  jobTemplate:
     ['10 25 * * *', 'value 25 is out of range 0-23'],
     ['99 6 * * *', 'value 99 is out of range 0-59'],
     ['TZ=Europe/Berlin 0 2 * * *', 'TZ= or CRON_TZ= prefix is refused'],
-    ['0 0 2 * * *', '6 fields; Kubernetes takes exactly five'],
+    ['0 0 2 * * *', "6 fields; Kubernetes' cron takes exactly five"],
     ['0 2 L * *', '"L" uses syntax Kubernetes\' cron does not know'],
     ['0 2 * * 7', 'out of range 0-6'],
     ['0 2 30 2 *', 'never runs'],
