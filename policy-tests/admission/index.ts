@@ -16,7 +16,7 @@ import { crdSchemas } from './crd-schemas.ts';
 import { podSecurityCoverage, type PodSecurityCoverage } from './pod-security/coverage.ts';
 
 // The admission area: its checks (checks/), declared where they are written.
-export { ADMISSION_CHECK_IDS, admissionArea, ARGOCD_EXCLUDED, POD_SECURITY_REASON } from './checks/index.ts';
+export { ADMISSION_CHECK_IDS, admissionArea, POD_SECURITY_REASON } from './checks/index.ts';
 // CRD validation rules (CEL): judged on objects, refused at CRD create, and their cost.
 export { compileOutcome, ruleAtNode, rulesOf, ruleViolations, type RuleCoverage } from './cel/crd-rules.ts';
 export { costMessage, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, unboundedCardinality } from './cel/cost-estimate.ts';

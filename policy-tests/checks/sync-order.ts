@@ -5,7 +5,7 @@
  */
 import { applications, syncOptions, type ArgoApp } from '../model/argocd/argocd.ts';
 import { declaredGroups, requiresLoadBalancer, REQUIRES_CRDS, REQUIRES_LOAD_BALANCER } from '../model/argocd/app-declarations.ts';
-import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/argocd/waves.ts';
+import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/controller/waves.ts';
 import { dig } from '../model/core/dig.ts';
 import { groupOf } from '../model/core/manifest.ts';
 import { type CheckContext, type PolicyCheck, type Area, type CheckEnvironment } from '../model/checks/kit.ts';

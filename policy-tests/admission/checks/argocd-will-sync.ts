@@ -1,39 +1,29 @@
 /**
  * What makes Argo CD itself refuse or never apply an object: an annotation
- * over the limit, a kind in its default exclusions, a namespace with two owners.
+ * over the limit, a kind its resource filter leaves out (model/controller/resource-filter.ts),
+ * a namespace with two owners.
  */
-import { annotationSyncOptions, applications, owningApplication, syncOptions } from '../../model/argocd/argocd.ts';
+import {
+  annotationSyncOptions,
+  applications,
+  IN_CLUSTER_NAME,
+  IN_CLUSTER_SERVER,
+  owningApplication,
+  syncOptions,
+  type ArgoApp,
+} from '../../model/argocd/argocd.ts';
+import { ARGOCD_CM_PATCH, argocdSettings, filterVerdict, resourcesFilter } from '../../model/controller/resource-filter.ts';
+import { dig } from '../../model/core/dig.ts';
 import { groupOf } from '../../model/core/manifest.ts';
 import { perObject } from '../../model/core/per-object.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
-/**
- * Argo CD's default `resource.exclusions` (the argocd-cm of its install
- * manifests): kinds it never applies, so a manifest of one is silently inert.
- */
-export const ARGOCD_EXCLUDED: readonly { groups: readonly string[]; kinds: readonly string[] }[] = [
-  { groups: ['', 'discovery.k8s.io'], kinds: ['Endpoints', 'EndpointSlice'] },
-  { groups: ['apiregistration.k8s.io'], kinds: ['APIService'] },
-  { groups: ['coordination.k8s.io'], kinds: ['Lease'] },
-  { groups: ['authentication.k8s.io', 'authorization.k8s.io'], kinds: ['*'] },
-  { groups: ['certificates.k8s.io'], kinds: ['CertificateSigningRequest'] },
-  { groups: ['cert-manager.io'], kinds: ['CertificateRequest'] },
-  { groups: ['cilium.io'], kinds: ['CiliumIdentity', 'CiliumEndpoint', 'CiliumEndpointSlice'] },
-  {
-    groups: ['kyverno.io', 'reports.kyverno.io', 'wgpolicyk8s.io'],
-    kinds: [
-      'PolicyReport',
-      'ClusterPolicyReport',
-      'EphemeralReport',
-      'ClusterEphemeralReport',
-      'AdmissionReport',
-      'ClusterAdmissionReport',
-      'BackgroundScanReport',
-      'ClusterBackgroundScanReport',
-      'UpdateRequest',
-    ],
-  },
-];
+/** The cluster an object is applied to, as the resource filter matches it: its Application's destination server. */
+function clusterOf(app: ArgoApp | undefined): string {
+  const destination = (dig(app?.resource.object, ['spec', 'destination']) ?? {}) as { server?: unknown; name?: unknown };
+  if (typeof destination.server === 'string') return destination.server;
+  return destination.name === IN_CLUSTER_NAME ? IN_CLUSTER_SERVER : '';
+}
 
 /** An object's size as JSON, once per object: a parsed object is shared by every view of its unchanged file. */
 const jsonBytes = perObject((object: object) => Buffer.byteLength(JSON.stringify(object)));
@@ -44,24 +34,31 @@ const LAST_APPLIED_LIMIT = 256 * 1024;
 export const argocdWillSyncCheck: PolicyCheck = {
   id: 'argocd-will-sync',
   description:
-    "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind in Argo CD's default resource.exclusions is never applied; a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
+    "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind Argo CD's resource filter leaves out (its core exclusions, argocd-cm's resource.exclusions, which a patch replaces whole, and resource.inclusions) is never applied, and argocd-cm's filter keys must be readable; a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
   invariants: ['P1'],
   remediation:
-    "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options), drop the excluded object, or leave the namespace to one owner",
-  reads: { kinds: ['*'], everyKind: 'Argo CD applies every resource, and its exclusions and size limit apply to any kind' },
+    "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options), drop the excluded object or narrow argocd-cm's resource filter, or leave the namespace to one owner",
+  reads: { kinds: ['*'], everyKind: 'Argo CD applies every resource, and its resource filter and size limit apply to any kind', files: [ARGOCD_CM_PATCH] },
   exemptible: false,
   run(ctx) {
     const { repo } = ctx;
+    const settings = argocdSettings(ctx.resources, repo);
+    const { filter, problems } = resourcesFilter(settings);
+    for (const { key, problem } of problems) {
+      const message = `argocd-cm's ${key} cannot be read (${problem}): Argo CD fails to load its resource filter, and with it the settings every sync needs`;
+      if (settings?.rendered) ctx.fail({ resource: settings.rendered, path: ['data', key] }, message);
+      else if (settings?.patch) ctx.fail({ data: settings.patch, path: ['data', key] }, message);
+    }
     for (const r of ctx.resources) {
       const group = groupOf(r.apiVersion);
-      if (ARGOCD_EXCLUDED.some((e) => e.groups.includes(group) && (e.kinds.includes('*') || e.kinds.includes(r.kind)))) {
-        ctx.fail(
-          { resource: r, path: ['kind'] },
-          `${r.kind} ${r.name}: Argo CD's default resource.exclusions leave ${group || 'core'}/${r.kind} out, so it is never applied`,
-        );
+      const app = owningApplication(repo, r);
+      const cluster = clusterOf(app);
+      const verdict = filterVerdict(filter, group, r.kind, cluster);
+      if (verdict !== 'managed') {
+        const why = verdict === 'excluded' ? 'resource.exclusions (or its core list) leave' : `resource.inclusions name kinds for ${cluster} and leave`;
+        ctx.fail({ resource: r, path: ['kind'] }, `${r.kind} ${r.name}: Argo CD's ${why} ${group || 'core'}/${r.kind} out, so it is never applied`);
         continue;
       }
-      const app = owningApplication(repo, r);
       const options = [...syncOptions(app), ...annotationSyncOptions(r.object)];
       if (options.includes('ServerSideApply=true') || options.includes('Replace=true')) continue;
       const size = jsonBytes(r.object);

@@ -12,7 +12,6 @@ import { crdAcceptedCheck } from './crd-accepted.ts';
 import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.ts';
 import { podSecurityCheck } from './pod-security.ts';
 
-export { ARGOCD_EXCLUDED } from './argocd-will-sync.ts';
 export { POD_SECURITY_REASON } from './pod-security.ts';
 
 export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnvironment): PolicyCheck[] {

@@ -1,12 +1,12 @@
 /**
  * gitops-engine's hook tests (Argo CD's gitops-engine/pkg/sync/hook: hook_test.go, delete_policy_test.go,
  * helm/hook_test.go, helm/type_test.go, helm/delete_policy_test.go) judged through the model's reading of hooks
- * (model/argocd/hooks.ts): each assertion on IsHook, Skip, Types or DeletePolicies of an object the test builds with
+ * (model/controller/hooks.ts): each assertion on IsHook, Skip, Types or DeletePolicies of an object the test builds with
  * its helpers (NewPod, NewCRD, Annotate, example) is a case. A test whose objects or values come from a loop is
  * counted apart, never guessed.
  */
-import { deletePolicies, HELM_DELETE_POLICIES, helmDeletePolicies, helmHookTypes, hookTypes, isSkipped, isSyncHook } from '../../model/argocd/hooks.ts';
-import { HELM_HOOK_PHASES } from '../../model/argocd/waves.ts';
+import { deletePolicies, HELM_DELETE_POLICIES, helmDeletePolicies, helmHookTypes, hookTypes, isSkipped, isSyncHook } from '../../model/controller/hooks.ts';
+import { HELM_HOOK_PHASES } from '../../model/controller/waves.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { blockAt, GoParser, GoUnsupported, tokenize } from './go-literals.ts';
 

@@ -26,7 +26,6 @@ import { dig } from '../../model/core/dig.ts';
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
 export const ARGOCD_DIR = 'apps/platform/argocd';
 export const ARGOCD_TOOLS_FACTS = `${ARGOCD_DIR}/facts/render-tools.yaml`;
-export const ARGOCD_CM_PATCH = `${ARGOCD_DIR}/patches/argocd-cm.yaml`;
 export const HEALTH_KEY = 'resource.customizations.health.argoproj.io_Application';
 export const minorOf = (v: string) => v.replace(/^v/, '').split('.').slice(0, 2).join('.');
 

@@ -9,14 +9,12 @@
  * Secret an ExternalSecret writes is not visible here: a destination only it
  * could name is not judged.
  */
-import { applications } from '../../model/argocd/argocd.ts';
+import { applications, IN_CLUSTER_NAME, IN_CLUSTER_SERVER } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { secretValue } from '../../model/core/secrets.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
-const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
-const IN_CLUSTER_NAME = 'in-cluster';
 const CLUSTER_LABEL = 'argocd.argoproj.io/secret-type';
 
 interface Cluster {

@@ -1,10 +1,10 @@
 /**
  * What a sync leaves in the cluster (P1): an object the repository writes is applied by every sync and stays,
- * unless a hook annotation says otherwise (model/argocd/hooks.ts reads it as gitops-engine does). A chart's own Helm
+ * unless a hook annotation says otherwise (model/controller/hooks.ts reads it as gitops-engine does). A chart's own Helm
  * hooks (its tests, its webhook set-up jobs) are the chart's design and are not judged here.
  */
-import { syncLifecycle, type SyncLifecycle } from '../../model/argocd/hooks.ts';
-import { HOOK_ANNOTATION } from '../../model/argocd/waves.ts';
+import { syncLifecycle, type SyncLifecycle } from '../../model/controller/hooks.ts';
+import { HOOK_ANNOTATION } from '../../model/controller/waves.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 

@@ -2,9 +2,10 @@
  * Argo CD's own install: the root app finds every Application, an Application's health is computed, and the render tools match the ones the gate pins.
  */
 import { ROOT_APP_FILE, filesOfApp, ownersByFile } from '../../model/argocd/argocd.ts';
+import { ARGOCD_CM_PATCH, argocdSettings } from '../../model/controller/resource-filter.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { PINNED_TOOLS } from '../../render/tools.ts';
-import { APP_KINDS, ARGOCD_CM_PATCH, ARGOCD_DIR, ARGOCD_TOOLS_FACTS, HEALTH_KEY, appsOf, minorOf } from './argocd.ts';
+import { APP_KINDS, ARGOCD_DIR, ARGOCD_TOOLS_FACTS, HEALTH_KEY, appsOf, minorOf } from './argocd.ts';
 
 export const argocdInstallChecks: PolicyCheck[] = [
   {
@@ -47,13 +48,12 @@ export const argocdInstallChecks: PolicyCheck[] = [
     reads: { kinds: ['ConfigMap'], files: [ARGOCD_CM_PATCH] },
     exemptible: false,
     run(ctx) {
-      const rendered = ctx.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm' && r.rendered);
-      const patch = ctx.repo.dataFiles.get(ARGOCD_CM_PATCH);
-      if (!rendered && !patch) {
+      const settings = argocdSettings(ctx.resources, ctx.repo);
+      if (!settings) {
         ctx.fail({ file: `${ARGOCD_DIR}/kustomization.yaml` }, 'no argocd-cm configures Argo CD: Applications get no health, and sync waves gate nothing');
         return;
       }
-      const data = ((rendered ? rendered.object : (patch!.data as Record<string, unknown>))?.data ?? {}) as Record<string, unknown>;
+      const { data, rendered, patch } = settings;
       const fail = (message: string) =>
         rendered ? ctx.fail({ resource: rendered, path: ['data'], target: 'key' }, message) : ctx.fail({ data: patch!, path: ['data'] }, message);
       const script = data[HEALTH_KEY];

@@ -1,6 +1,6 @@
 /**
  * When Argo CD syncs (P1): an AppProject's sync windows decide the moments at which the controller may sync each
- * of its apps on its own (model/argocd/sync-windows.ts). A window Argo CD cannot parse stops every app it matches
+ * of its apps on its own (model/controller/sync-windows.ts). A window Argo CD cannot parse stops every app it matches
  * from syncing; windows that leave an app no moment stop it for good; a window that matches no app does nothing
  * its author meant. An app the windows only hold back for part of the time is a choice, said as a warning with
  * its share of the year, since what the gate judged then reaches the cluster at the next moment they allow. A
@@ -16,7 +16,7 @@ import {
   windowProblems,
   windowTarget,
   type SyncWindow,
-} from '../../model/argocd/sync-windows.ts';
+} from '../../model/controller/sync-windows.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { dig } from '../../model/core/dig.ts';

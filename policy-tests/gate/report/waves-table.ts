@@ -4,7 +4,7 @@
  */
 import { applications, ROOT_APP_FILE } from '../../model/argocd/argocd.ts';
 import type { Repo } from '../../model/repository/repo.ts';
-import { waveOf } from '../../model/argocd/waves.ts';
+import { waveOf } from '../../model/controller/waves.ts';
 
 export const WAVES_START = '<!-- waves:start -->';
 export const WAVES_END = '<!-- waves:end -->';

@@ -17,6 +17,9 @@ import { scalarText } from '../core/text.ts';
 /** The root app-of-apps; bootstrapped once with kubectl, then it manages itself. */
 export const ROOT_APP_FILE = 'clusters/home/root.yaml';
 export const APPLICATION_FILE = 'application.yaml';
+/** The server of the cluster Argo CD runs in, and the name it gives it. */
+export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
+export const IN_CLUSTER_NAME = 'in-cluster';
 
 export interface AppSource {
   /** YAML path of this source inside the Application, for findings. */

@@ -1,10 +1,10 @@
 /**
- * Which syncs apply an object, as gitops-engine's hook package decides at Argo CD v3.5.1 (model/argocd/hooks.ts):
+ * Which syncs apply an object, as gitops-engine's hook package decides at Argo CD v3.5.1 (model/controller/hooks.ts):
  * the cases its own hook tests assert (no hook, each type, Skip alone and beside others, garbage, two types, Helm's
  * hooks and crd-install), the controller's delete hooks, and the delete policies.
  */
 import { describe, expect, it } from 'vitest';
-import { syncLifecycle } from '../../model/argocd/hooks.ts';
+import { syncLifecycle } from '../../model/controller/hooks.ts';
 
 const object = (annotations: Record<string, string>) => ({ metadata: { name: 'x', annotations } });
 const life = (annotations: Record<string, string>) => {

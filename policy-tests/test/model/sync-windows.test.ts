@@ -14,7 +14,7 @@ import {
   YEAR,
   type SyncWindow,
   type WindowTarget,
-} from '../../model/argocd/sync-windows.ts';
+} from '../../model/controller/sync-windows.ts';
 import { goDurationMs } from '../../model/core/time.ts';
 
 const window = (fields: Partial<SyncWindow>): SyncWindow => ({

@@ -1,6 +1,6 @@
-/** Argo CD's order inside one app's sync, as gitops-engine sorts and applies it (model/argocd/waves.ts). */
+/** Argo CD's order inside one app's sync, as gitops-engine sorts and applies it (model/controller/waves.ts). */
 import { describe, expect, it } from 'vitest';
-import { ARGOCD_KIND_ORDER, kindRank, phaseOf, stepBefore, waveOf, type SyncStep } from '../../model/argocd/waves.ts';
+import { ARGOCD_KIND_ORDER, kindRank, phaseOf, stepBefore, waveOf, type SyncStep } from '../../model/controller/waves.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 
 const resource = (kind: string, annotations: Record<string, string> = {}): Resource =>

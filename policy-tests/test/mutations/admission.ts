@@ -1,8 +1,10 @@
 /** Broken copies of the real repository for the checks of policy-tests/admission/checks/: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { crdYaml } from '../../../test-support/crd-fixture.ts';
-import type { RepoCopy } from '../support/helpers.ts';
+import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after } from './edits.ts';
+
+const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 
 export const CRD_FILE = 'apps/platform/backups/crd.yaml';
 /** A small CRD the backups app applies (kind Drill), with these spec properties. */
@@ -385,6 +387,26 @@ export const admissionMutations: Mutation[] = [
     why: "an Endpoints object, which Argo CD's default resource.exclusions never apply",
     mutate: (c) => c.write('portfolio-api/deploy/endpoints.yaml', 'apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: legacy\n  namespace: portfolio\n'),
     at: 'kind: Endpoints',
+  },
+  {
+    check: 'argocd-will-sync',
+    why: "argocd-cm's resource.exclusions, set in the patch, leave NetworkPolicy out: no policy is applied, and every namespace stays open",
+    mutate: (c) =>
+      c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'resource.exclusions'], '- apiGroups:\n    - networking.k8s.io\n  kinds:\n    - NetworkPolicy\n')),
+    at: (c) => ({ file: 'portfolio-api/deploy/networkpolicy.yaml', line: lineOf(c, 'portfolio-api/deploy/networkpolicy.yaml', 'kind: NetworkPolicy') }),
+  },
+  {
+    check: 'argocd-will-sync',
+    why: "argocd-cm's resource.inclusions name only the apps group for this cluster: the API's Service is never applied",
+    mutate: (c) =>
+      c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'resource.inclusions'], '- apiGroups:\n    - apps\n  clusters:\n    - https://kubernetes.default.svc\n')),
+    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'kind: Service') }),
+  },
+  {
+    check: 'argocd-will-sync',
+    why: "argocd-cm's resource.exclusions give kinds as one string, which Argo CD cannot unmarshal: its settings fail to load",
+    mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'resource.exclusions'], '- apiGroups: [""]\n  kinds: Secret\n')),
+    at: (c) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'resource.exclusions') }),
   },
   {
     check: 'argocd-will-sync',

@@ -15,7 +15,15 @@
  * wave is the sync-wave annotation, else the helm.sh/hook-weight) and
  * hook/helm/type.go (Helm's pre-* hooks are PreSync, post-* are PostSync).
  */
-import { annotationCsv, annotationSyncOptions, applications, namespaceOrDestination, owningApplication, ROOT_APP_FILE, type ArgoApp } from './argocd.ts';
+import {
+  annotationCsv,
+  annotationSyncOptions,
+  applications,
+  namespaceOrDestination,
+  owningApplication,
+  ROOT_APP_FILE,
+  type ArgoApp,
+} from '../argocd/argocd.ts';
 import { groupOf, type Resource } from '../core/manifest.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';

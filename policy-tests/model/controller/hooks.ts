@@ -8,7 +8,7 @@
  * (controller/hook.go: PreDelete and PostDelete, or Helm's pre-delete and post-delete, applied only when the
  * Application is deleted).
  */
-import { annotationCsv } from './argocd.ts';
+import { annotationCsv } from '../argocd/argocd.ts';
 import { HELM_HOOK_ANNOTATION, HELM_HOOK_PHASES, HOOK_ANNOTATION, SYNC_PHASES, type SyncPhase } from './waves.ts';
 import { dig } from '../core/dig.ts';
 

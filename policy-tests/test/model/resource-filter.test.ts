@@ -1,0 +1,84 @@
+/**
+ * argocd-cm's resource filter. The verdicts are every assertion of argo-cd v3.5.1's
+ * util/settings/resources_filter_test.go (IsExcludedResource true is 'excluded' or 'not-included' here); the
+ * reading is what settings.go's GetResourcesFilter unmarshals.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  filterVerdict,
+  INSTALL_EXCLUSIONS,
+  readFilteredResources,
+  resourcesFilter,
+  type FilteredResource,
+  type ResourcesFilter,
+} from '../../model/controller/resource-filter.ts';
+
+const of = (apiGroups: string[], kinds: string[] = [], clusters: string[] = []): FilteredResource => ({ apiGroups, kinds, clusters });
+const excluded = (filter: ResourcesFilter, group: string, kind: string, cluster: string): boolean => filterVerdict(filter, group, kind, cluster) !== 'managed';
+
+describe("Argo CD's resource filter (ResourcesFilter.IsExcludedResource)", () => {
+  it.each([
+    // TestIsExcludedResource
+    [{ exclusions: [], inclusions: [] }, 'events.k8s.io', '', '', true],
+    [{ exclusions: [], inclusions: [] }, 'metrics.k8s.io', '', '', true],
+    [{ exclusions: [], inclusions: [] }, 'rubbish.io', '', '', false],
+    // TestResourceInclusions
+    [{ exclusions: [], inclusions: [of(['whitelisted-resource'])] }, 'non-whitelisted-resource', '', '', true],
+    [{ exclusions: [], inclusions: [of(['whitelisted-resource'])] }, 'whitelisted-resource', '', '', false],
+    // TestResourceInclusionsExclusionNonMutex
+    ...(() => {
+      const f = { inclusions: [of(['whitelisted-resource'])], exclusions: [of(['whitelisted-resource'], ['blacklisted-kind'])] };
+      return [
+        [f, 'whitelisted-resource', 'blacklisted-kind', '', true],
+        [f, 'whitelisted-resource', '', '', false],
+        [f, 'whitelisted-resource', 'non-blacklisted-kind', '', false],
+      ] as const;
+    })(),
+    ...(() => {
+      const f = { inclusions: [of(['whitelisted-resource'], ['whitelisted-kind'])], exclusions: [of(['whitelisted-resource'])] };
+      return [
+        [f, 'whitelisted-resource', 'whitelisted-kind', '', true],
+        [f, 'whitelisted-resource', '', '', true],
+        [f, 'whitelisted-resource', 'non-whitelisted-kind', '', true],
+      ] as const;
+    })(),
+    ...(() => {
+      const f = { inclusions: [of(['foo-bar'], ['whitelisted-kind'])], exclusions: [of(['whitelisted-resource'])] };
+      return [
+        [f, 'not-whitelisted-resource', 'whitelisted-kind', '', true],
+        [f, 'not-whitelisted-resource', '', '', true],
+      ] as const;
+    })(),
+    // TestResourceInclusionsExclusionMultiCluster
+    ...(() => {
+      const f = { inclusions: [of(['whitelisted-resource'], [], ['cluster-one'])], exclusions: [of(['whitelisted-resource'], [], ['cluster-two'])] };
+      return [
+        [f, 'whitelisted-resource', '', 'cluster-one', false],
+        [f, 'whitelisted-resource', '', 'cluster-two', true],
+        [f, 'whitelisted-resource', '', 'cluster-three', false],
+      ] as const;
+    })(),
+  ] as [ResourcesFilter, string, string, string, boolean][])('case %#', (...[filter, group, kind, cluster, expected]) => {
+    expect(excluded(filter, group, kind, cluster)).toBe(expected);
+  });
+});
+
+describe("argocd-cm's resource.exclusions and resource.inclusions as Argo CD reads them", () => {
+  it('reads a list of entries, unknown keys ignored', () => {
+    expect(readFilteredResources('- apiGroups: [apps]\n  kinds: [Deployment]\n  note: ignored\n- clusters: ["*"]\n')).toEqual([
+      of(['apps'], ['Deployment']),
+      of([], [], ['*']),
+    ]);
+    expect(readFilteredResources('')).toEqual([]);
+  });
+  it('refuses what Go cannot unmarshal into []FilteredResource', () => {
+    expect(readFilteredResources('apiGroups: [apps]')).toBe('not a list of {apiGroups, kinds, clusters}');
+    expect(readFilteredResources('- kinds: Secret')).toBe('entry 0: kinds is not a list of strings');
+    expect(readFilteredResources('- [apps]')).toBe('entry 0 is not a mapping');
+  });
+  it("takes the install's exclusions where argocd-cm is not rendered and the patch does not set them, and the patch's whole where it does", () => {
+    expect(resourcesFilter({ data: {} }).filter.exclusions).toEqual(INSTALL_EXCLUSIONS);
+    expect(resourcesFilter({ data: { 'resource.exclusions': '- kinds: [Secret]' } }).filter.exclusions).toEqual([of([], ['Secret'])]);
+    expect(resourcesFilter({ data: {}, rendered: {} as never }).filter.exclusions).toEqual([]);
+  });
+});
