@@ -15,10 +15,20 @@ const HELD = { false: 'keeps {it} running', confirm: 'waits for a person before 
 
 const held = (value: string | undefined): value is keyof typeof HELD => value === 'false' || value === 'confirm';
 
+/**
+ * The controller's prune propagation (controller/sync.go): foreground unless a syncOptions entry says otherwise,
+ * background and foreground read before orphan. Orphan deletes the object alone, and the garbage collector leaves
+ * what it owns.
+ */
+const orphansDependents = (options: readonly string[]): boolean =>
+  options.includes('PrunePropagationPolicy=orphan') &&
+  !options.includes('PrunePropagationPolicy=background') &&
+  !options.includes('PrunePropagationPolicy=foreground');
+
 export const argocdPruneCheck: PolicyCheck = {
   id: 'argocd-prune',
   description:
-    "Argo CD removes what the repository stops declaring: no object holds its pruning back, nor an Application its objects' pruning or deletion (Prune=false or confirm, Delete=false or confirm, in argocd.argoproj.io/sync-options or an Application's syncOptions), so a deleted manifest is deleted from the cluster (invariants P1).",
+    "Argo CD removes what the repository stops declaring: no object holds its pruning back, nor an Application its objects' pruning or deletion (Prune=false or confirm, Delete=false or confirm, in argocd.argoproj.io/sync-options or an Application's syncOptions), nor prunes leaving what an object owns (PrunePropagationPolicy=orphan), so a deleted manifest is deleted from the cluster with all it made (invariants P1).",
   invariants: ['P1'],
   remediation: 'remove the option; an object that must outlive its manifest (a volume that holds data) takes an exemption that says why',
   reads: { kinds: ['*'], everyKind: 'any object can carry the sync-options annotation, and every Application its syncOptions' },
@@ -26,6 +36,11 @@ export const argocdPruneCheck: PolicyCheck = {
   run(ctx) {
     for (const app of applications(ctx.repo)) {
       const options = syncOptions(app);
+      if (orphansDependents(options))
+        ctx.fail(
+          { resource: app.resource, path: ['spec', 'syncPolicy', 'syncOptions', options.indexOf('PrunePropagationPolicy=orphan')] },
+          `Application ${app.name} prunes with PrunePropagationPolicy=orphan: what a pruned object owns stays (a deleted Deployment's ReplicaSets and pods keep running, managed by nothing)`,
+        );
       for (const key of ['Prune', 'Delete'] as const) {
         const value = syncOptionValue(options, key);
         if (held(value))

@@ -113,6 +113,12 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'Delete=confirm') }),
   },
   {
+    check: 'argocd-prune',
+    why: "the API's Application prunes with PrunePropagationPolicy=orphan: deleting the Deployment's manifest would leave its pods running",
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['PrunePropagationPolicy=orphan']))),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'PrunePropagationPolicy=orphan') }),
+  },
+  {
     check: 'argocd-hooks',
     why: "the portfolio namespace's default-deny policy is annotated hook: Skip: Argo CD never applies it, and the namespace stays open",
     mutate: (c) => c.edit(PORTFOLIO_POLICIES, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/hook': 'Skip' }))),

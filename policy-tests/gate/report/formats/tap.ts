@@ -22,7 +22,7 @@ function tap(result: GateResult): string {
       out.push('  ...');
     }
   });
-  // Warnings pass (the cluster admits them); what nobody judged is a SKIP, never a pass.
+  // Warnings pass (the cluster or Argo CD takes them, with a caveat); what nobody judged is a SKIP, never a pass.
   notes.forEach((n, i) => out.push(`ok ${result.resources.length + i + 1} - ${n}`));
   return out.join('\n');
 }

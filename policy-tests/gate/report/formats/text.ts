@@ -56,7 +56,7 @@ function text(result: GateResult, options: RenderOptions): string {
   else if (unlisted.length) lines.push(`${paint('yellow', 'NOT RENDERED')} - ${notRenderedSummary(unlisted)}`);
   if (!options.verbose && result.warnings.length)
     lines.push(
-      `${paint('yellow', 'WARN')} - ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}: the cluster admits them, and says so; --verbose lists them`,
+      `${paint('yellow', 'WARN')} - ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}: the cluster or Argo CD takes them, with a caveat said; --verbose lists them`,
     );
   const notJudged = result.notJudged.length + (result.celRules?.notJudged.length ?? 0);
   if (!options.verbose && notJudged)

@@ -10,7 +10,7 @@ describe('text', () => {
     expect(textFormat.render(gateResult(), { summary: false, verbose: false }).split('\n')).toEqual([
       'FAIL - apps/web/deploy.yaml:12:7 - Deployment web - policy [workload-hostpath] volume logs mounts hostPath /var/log & <more> (fix: use an emptyDir)',
       'NOT RENDERED - 1 source not rendered, so not judged (db); 1 of them are charts not in the cache: npm run charts:pull; --verbose lists each with its cause',
-      'WARN - 1 warning: the cluster admits them, and says so; --verbose lists them',
+      'WARN - 1 warning: the cluster or Argo CD takes them, with a caveat said; --verbose lists them',
       'NOT JUDGED - 1 thing the gate cannot judge, never counted as passing; --verbose lists them',
       SUMMARY,
     ]);
