@@ -21,6 +21,7 @@ import {
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { retryProblems } from '../../model/controller/retry.ts';
 import { dig } from '../../model/core/dig.ts';
 
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
@@ -196,10 +197,10 @@ export const argocdChecks: PolicyCheck[] = [
   {
     id: 'argocd-sync-policy',
     description:
-      "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, so main is what runs (invariants P1).",
+      "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, so main is what runs (invariants P1).",
     invariants: ['P1'],
     remediation:
-      "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false; keep the Application in Argo CD's namespace, without skip-reconcile",
+      "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false, and leave retry at its default or give it a limit and durations Argo CD reads; keep the Application in Argo CD's namespace, without skip-reconcile",
     reads: { kinds: [...APP_KINDS, 'ConfigMap'] },
     exemptible: false,
     run(ctx) {
@@ -241,6 +242,7 @@ export const argocdChecks: PolicyCheck[] = [
           if (!app.automated.selfHeal)
             ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'selfHeal'] }, `Application ${app.name} does not self-heal`);
         }
+        for (const { path, problem } of retryProblems(app.resource.object)) ctx.fail({ resource: app.resource, path }, `Application ${app.name}: ${problem}`);
         respectedDifferences(ctx, app);
       }
     },

@@ -113,6 +113,12 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'Delete=confirm') }),
   },
   {
+    check: 'argocd-sync-policy',
+    why: "the API's retry backoff is written 1d, which Argo CD cannot read: a failed automated sync is never retried",
+    mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'retry'], d.createNode({ limit: 5, backoff: { duration: '1d' } }))),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'duration: 1d') }),
+  },
+  {
     check: 'argocd-prune',
     why: "the API's Application prunes with PrunePropagationPolicy=orphan: deleting the Deployment's manifest would leave its pods running",
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['PrunePropagationPolicy=orphan']))),
