@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applications, normalizeSourcePath, owningApplication, type ArgoApp } from '../model/argocd/argocd.ts';
 import { refusalsOf } from '../model/argocd/refusals.ts';
+import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
@@ -35,6 +36,8 @@ export interface Snapshot {
   apiDependent?: ReadonlySet<string>;
   /** Each chart source's version, defaults, and what the repository sets of them (chart-faces.ts): what a chart bump shows. */
   charts?: ReadonlyMap<string, ChartFace>;
+  /** Applications their AppProject's sync windows hold back, and when they sync on their own (model/controller/sync-windows.ts). */
+  heldBack?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -83,7 +86,9 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   const fingerprints = new Map(applications(repo).map((a) => [a.name, inputsFingerprint(repo, a)]));
   const capabilityReaders = new Set(renders.filter((r) => r.chart?.readsApiVersions && r.status === 'rendered').map((r) => r.app.name));
   const apiDependent = await dependOnApis(loaded, renders, capabilityReaders, env);
-  return { objects, schemas: crdSchemas(repo.resources), unrendered, fingerprints, capabilityReaders, apiDependent, charts: chartFaces(renders) };
+  const projects = repo.resources.filter((r) => r.kind === 'AppProject');
+  const heldBack = new Map([...heldBackApps(projects, applications(repo))].map(([app, held]) => [app, heldBackWords(held)]));
+  return { objects, schemas: crdSchemas(repo.resources), unrendered, fingerprints, capabilityReaders, apiDependent, charts: chartFaces(renders), heldBack };
 }
 
 /** The Applications among `readers` whose objects differ, or that fail, when rendered with the built-in API versions alone. */

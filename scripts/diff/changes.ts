@@ -27,6 +27,12 @@ export function notJudged(base: Snapshot, head: Snapshot): { app: string; cause:
   });
 }
 
+/** The Applications with changes that the head's sync windows hold back, and when they sync on their own. */
+export function heldBack(changes: readonly ResourceChange[], head: Snapshot): { app: string; when: string }[] {
+  const changed = new Set(changes.map((c) => c.app));
+  return [...(head.heldBack ?? [])].filter(([app]) => changed.has(app)).map(([app, when]) => ({ app, when }));
+}
+
 /** A snapshot without the objects of these Applications. */
 export function without(s: Snapshot, apps: ReadonlySet<string>): Snapshot {
   return { ...s, objects: new Map([...s.objects].filter(([, v]) => !apps.has(v.app))) };

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { $ } from 'zx';
 import { REPO_ROOT, snapshot } from '../../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
-import { compare, needsPerson, notJudged, risks, without, type Snapshot } from './changes.ts';
+import { compare, heldBack, needsPerson, notJudged, risks, without, type Snapshot } from './changes.ts';
 import { chartBumps } from './chart-bumps.ts';
 import { htmlPage, json, markdown, text } from './report.ts';
 
@@ -134,7 +134,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
         const [b, h] = [without(base, skip), without(head, skip)];
         const changes = compare(b, h);
         const flagged = risks(changes, b, h);
-        const data = { changes, risks: flagged, notJudged: unjudged, chartBumps: chartBumps(b, h) };
+        const data = { changes, risks: flagged, notJudged: unjudged, chartBumps: chartBumps(b, h), heldBack: heldBack(changes, h) };
         const artifact = values['artifact-url'] === undefined ? undefined : String(values['artifact-url']);
         const report = format === 'json' ? json(data) : format === 'markdown' ? markdown(data, undefined, artifact) : text(data);
         if (values['output-file']) writeFileSync(String(values['output-file']), `${report}\n`);

@@ -24,11 +24,18 @@ export interface NotJudged {
   inputsChanged: boolean;
 }
 
+/** An Application with changes that its project's sync windows hold back: when Argo CD syncs it on its own. */
+export interface HeldBack {
+  app: string;
+  when: string;
+}
+
 export interface Report {
   changes: readonly ResourceChange[];
   risks: readonly Risk[];
   notJudged?: readonly NotJudged[];
   chartBumps?: readonly ChartBump[];
+  heldBack?: readonly HeldBack[];
 }
 
 /** Lines shown per chart bump in the comment; the full report has them all. */
@@ -121,13 +128,19 @@ const totals = (rows: PlanRow[]) =>
     replace: 0,
   });
 
-export function text({ changes, risks, notJudged = [], chartBumps = [] }: Report): string {
+export function text({ changes, risks, notJudged = [], chartBumps = [], heldBack = [] }: Report): string {
   const out: string[] = [];
   const rows = plan(changes, risks);
   const t = totals(rows);
   out.push(`PLAN: ${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace, in ${rows.length} Application(s)`);
   for (const r of rows) out.push(`  ${visible(r.app)}: +${r.create} ~${r.update} -${r.delete} ±${r.replace}`);
   out.push('');
+  if (heldBack.length)
+    out.push(
+      `HELD BACK (${heldBack.length}): these reach the cluster when their sync windows allow`,
+      ...heldBack.map((h) => `  ${visible(h.app)}: ${visible(h.when)}`),
+      '',
+    );
   const [review, notes] = [risks.filter((r) => r.level === 'review'), risks.filter((r) => r.level !== 'review')];
   if (review.length)
     out.push(`REVIEW (${review.length}), most severe first`, ...review.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
@@ -162,8 +175,8 @@ export function text({ changes, risks, notJudged = [], chartBumps = [] }: Report
   return out.join('\n');
 }
 
-export function json({ changes, risks, notJudged = [], chartBumps = [] }: Report): string {
-  return JSON.stringify({ plan: plan(changes, risks), risks, notJudged, chartBumps, changes }, null, 2);
+export function json({ changes, risks, notJudged = [], chartBumps = [], heldBack = [] }: Report): string {
+  return JSON.stringify({ plan: plan(changes, risks), risks, notJudged, heldBack, chartBumps, changes }, null, 2);
 }
 
 /** The review risks, one line each, grouped by Application (in the order of each's most severe risk). */
@@ -209,6 +222,13 @@ function head(report: Report, cut: boolean): string {
       '| Application | create | update | delete | replace |',
       '|---|---:|---:|---:|---:|',
       ...rows.map((r) => `| ${code(r.app, true)} | ${r.create} | ${r.update} | ${r.delete} | ${r.replace} |`),
+      '',
+    );
+  if (report.heldBack?.length)
+    parts.push(
+      `**${report.heldBack.length} Application(s) held back by sync windows**: their changes reach the cluster when the windows allow.`,
+      '',
+      ...report.heldBack.map((h) => `- ${code(h.app)}: ${code(h.when)}`),
       '',
     );
   parts.push(...(review.length ? reviewList(review, cut) : ['Nothing to review.', '']), ...noteList(notes, cut), ...bumpSections(report.chartBumps ?? [], cut));

@@ -127,4 +127,18 @@ describe('the rendered diff sees what Argo CD applies', () => {
       }),
     );
   });
+
+  it("a change to an app that its project's sync windows hold back says when Argo CD syncs it on its own", async () => {
+    await reset();
+    repo.write(
+      'clusters/home/project.yaml',
+      'apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata:\n  name: default\n  namespace: argocd\nspec:\n  syncWindows:\n    - {kind: deny, schedule: "0 8 * * 1-5", duration: 10h, namespaces: [demo]}\n',
+    );
+    repo.write('apps/demo/settings.yaml', CONFIG.replace('mode: quiet', 'mode: loud'));
+    const { report } = await diff();
+    // The root app, which applies the project, is not under the window: only the demo app's change waits.
+    expect((report as { heldBack?: unknown }).heldBack).toEqual([
+      { app: 'demo', when: 'syncs on its own only outside deny window 0 ("0 8 * * 1-5" for 10h), 70% of the time' },
+    ]);
+  });
 });

@@ -87,6 +87,17 @@ describe('a hostile pull request cannot rewrite the comment', () => {
     expect(inline.filter((t) => t.type === 'code_inline').some((t) => t.content.includes('@octocat'))).toBe(true);
   });
 
+  it("puts a held-back app's name and its window's schedule, both the pull request's, in code spans", () => {
+    const held = markdown({ changes, risks: flagged, heldBack: [{ app: HOSTILE, when: `syncs on its own only outside deny window 0 ("${HOSTILE}" for 1h)` }] });
+    const heldInline = new MarkdownIt({ html: true })
+      .parse(held, {})
+      .filter((t) => t.type === 'inline')
+      .flatMap((t) => t.children ?? []);
+    expect(held).toContain('**1 Application(s) held back by sync windows**');
+    for (const t of heldInline.filter((x) => x.type === 'text')) expect(t.content).not.toMatch(/@octocat|<img/);
+    expect(heldInline.filter((t) => t.type === 'image' || t.type === 'link_open')).toEqual([]);
+  });
+
   it('shows control and direction characters escaped, in the text report too', () => {
     expect(md).not.toMatch(/\u202e/);
     expect(text({ changes, risks: flagged })).not.toMatch(/[\u202e\n]txt\.exe/);

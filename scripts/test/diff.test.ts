@@ -112,7 +112,7 @@ describe('npm run diff', () => {
       .replace('  name: data\n  namespace: demo', '  namespace: demo\n  name: data');
     const r = await flagsAfter(() => reformatted);
     expect(r.code).toBe(0);
-    expect(r.report).toEqual({ plan: [], risks: [], notJudged: [], chartBumps: [], changes: [] });
+    expect(r.report).toEqual({ plan: [], risks: [], notJudged: [], heldBack: [], chartBumps: [], changes: [] });
   });
 
   it.each([

@@ -10,11 +10,14 @@ import { applications, type ArgoApp } from '../../model/argocd/argocd.ts';
 import {
   breaksCanSync,
   describeWindow,
-  syncShare,
+  heldBack,
+  percent,
   syncWindowsOf,
+  whenAllowed,
   windowMatches,
   windowProblems,
   windowTarget,
+  type HeldBack,
   type SyncWindow,
 } from '../../model/controller/sync-windows.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -25,22 +28,6 @@ import type { Resource } from '../../model/core/manifest.ts';
 const listed = (names: readonly string[]): string => (names.length === 1 ? `Application ${names[0]}` : `Applications ${names.join(', ')}`);
 /** `Application a syncs on its own`, `Applications a, b sync on their own`. */
 const syncing = (names: readonly string[], adverb = ''): string => `${listed(names)}${adverb} ${names.length === 1 ? 'syncs on its own' : 'sync on their own'}`;
-
-/** When windows let an app sync: inside one of the allow windows, outside every deny window. */
-function when(windows: readonly SyncWindow[]): string {
-  const of = (kind: string) => windows.filter((w) => w.kind === kind).map(describeWindow);
-  const [allows, denies] = [of('allow'), of('deny')];
-  return [allows.length > 0 ? `inside ${allows.join(' or ')}` : '', denies.length > 0 ? `outside ${denies.join(' and ')}` : '']
-    .filter((p) => p !== '')
-    .join(' and ');
-}
-/** robfig takes a TZ= prefix on a schedule, which Argo CD's own zone offset then stacks on: not worked out here. */
-const ZONE_PREFIX = /^(CRON_)?TZ=/;
-
-function percent(share: number): string {
-  if (share < 0.001) return 'under 0.1%';
-  return `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`;
-}
 
 /** Each window once: what Argo CD cannot read in it, and whether it matches any app of the project. */
 function judgeWindow(ctx: CheckContext, project: Resource, w: SyncWindow, members: readonly ArgoApp[]): void {
@@ -72,29 +59,26 @@ function judgeWindow(ctx: CheckContext, project: Resource, w: SyncWindow, member
 
 /** The apps under the same windows, judged together: never syncing fails, syncing part of the time is said. */
 function judgeApps(ctx: CheckContext, project: Resource, windows: readonly SyncWindow[], members: readonly ArgoApp[]): void {
-  const groups = new Map<string, { names: string[]; matched: SyncWindow[] }>();
+  const groups = new Map<string, { names: string[]; held: HeldBack }>();
   for (const app of members) {
-    const matched = windows.filter((w) => windowMatches(w, windowTarget(app.resource)));
-    if (matched.length === 0) continue;
-    const key = matched.map((w) => w.index).join(',');
-    const group = groups.get(key) ?? { names: [], matched };
+    const held = heldBack(windows, app.resource);
+    if (!held) continue;
+    const key = held.matched.map((w) => w.index).join(',');
+    const group = groups.get(key) ?? { names: [], held };
     group.names.push(app.name);
     groups.set(key, group);
   }
-  for (const { names, matched } of groups.values()) {
-    if (matched.some(breaksCanSync)) continue; // failed at the window, which names these apps
+  for (const { names, held } of groups.values()) {
+    const { matched, share } = held;
+    if (share === 'broken') continue; // failed at the window, which names these apps
     const place = { resource: project, path: matched.length === 1 ? matched[0]!.at : ['spec', 'syncWindows'] };
     const which = matched.map(describeWindow).join(' and ');
-    if (matched.some((w) => ZONE_PREFIX.test(w.schedule))) {
-      ctx.notJudged(place, `when ${listed(names)} may sync under ${which}: a TZ= prefix on a schedule is not worked out`);
-      continue;
-    }
-    const share = syncShare(matched);
-    if (share === 0) ctx.fail(place, `${syncing(names, ' never')}: ${which} leave the controller no moment to sync in`);
+    if (share === 'unknown') ctx.notJudged(place, `when ${listed(names)} may sync under ${which}: a TZ= prefix on a schedule is not worked out`);
+    else if (share === 0) ctx.fail(place, `${syncing(names, ' never')}: ${which} leave the controller no moment to sync in`);
     else
       ctx.warn(
         place,
-        `${syncing(names)} only ${when(matched)}, ${percent(share)} of the time: a change merged while the windows hold it back reaches the cluster at the next moment they allow`,
+        `${syncing(names)} only ${whenAllowed(matched)}, ${percent(share)} of the time: a change merged while the windows hold it back reaches the cluster at the next moment they allow`,
       );
   }
 }

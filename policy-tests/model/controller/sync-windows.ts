@@ -185,3 +185,60 @@ export function windowTarget(app: Resource): WindowTarget {
 /** How a window reads in a finding: its kind, schedule, length and zone. */
 export const describeWindow = (w: SyncWindow): string =>
   `${w.kind || 'unkinded'} window ${w.index} ("${w.schedule}" for ${w.duration || 'no time'}${w.timeZone && w.timeZone !== 'UTC' ? `, ${w.timeZone}` : ''})`;
+
+/** robfig takes a TZ= prefix on a schedule, which Argo CD's own zone offset then stacks on: not worked out here. */
+const ZONE_PREFIX = /^(CRON_)?TZ=/;
+
+/** An app under windows of its project: the ones that match it, and the share of the year they leave it to sync in. */
+export interface HeldBack {
+  matched: SyncWindow[];
+  /** 0 to 1; `broken` where CanSync fails on a window, `unknown` where a schedule's TZ= prefix is not worked out. */
+  share: number | 'broken' | 'unknown';
+}
+
+export function heldBack(windows: readonly SyncWindow[], app: Resource): HeldBack | undefined {
+  const target = windowTarget(app);
+  const matched = windows.filter((w) => windowMatches(w, target));
+  if (matched.length === 0) return undefined;
+  if (matched.some(breaksCanSync)) return { matched, share: 'broken' };
+  if (matched.some((w) => ZONE_PREFIX.test(w.schedule))) return { matched, share: 'unknown' };
+  return { matched, share: syncShare(matched) };
+}
+
+/** When windows let an app sync: inside one of the allow windows, outside every deny window. */
+export function whenAllowed(windows: readonly SyncWindow[]): string {
+  const of = (kind: string) => windows.filter((w) => w.kind === kind).map(describeWindow);
+  const [allows, denies] = [of('allow'), of('deny')];
+  return [allows.length > 0 ? `inside ${allows.join(' or ')}` : '', denies.length > 0 ? `outside ${denies.join(' and ')}` : '']
+    .filter((p) => p !== '')
+    .join(' and ');
+}
+
+/** A share of the year in words: `70%`, `2.5%`, `under 0.1%`. */
+export function percent(share: number): string {
+  if (share < 0.001) return 'under 0.1%';
+  return `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`;
+}
+
+/** Each Application the windows of its project hold back, by name: what a change to it waits for. */
+export function heldBackApps(projects: readonly Resource[], apps: readonly { name: string; project: string; resource: Resource }[]): Map<string, HeldBack> {
+  const held = new Map<string, HeldBack>();
+  for (const project of projects) {
+    const windows = syncWindowsOf(project);
+    if (windows.length === 0) continue;
+    for (const app of apps.filter((a) => a.project === project.name)) {
+      const h = heldBack(windows, app.resource);
+      if (h) held.set(app.name, h);
+    }
+  }
+  return held;
+}
+
+/** When an app held back reaches the cluster, in words: what the rendered diff says of its changes. */
+export function heldBackWords(h: HeldBack): string {
+  const which = h.matched.map(describeWindow).join(' and ');
+  if (h.share === 'broken') return `never syncs on its own: Argo CD cannot read ${which}`;
+  if (h.share === 'unknown') return `syncs on its own only when ${which} allow (a TZ= prefix: when is not worked out)`;
+  if (h.share === 0) return `never syncs on its own: ${which} leave no moment`;
+  return `syncs on its own only ${whenAllowed(h.matched)}, ${percent(h.share)} of the time`;
+}
