@@ -95,3 +95,19 @@ describe('a sync window that holds an app back part of the time is said, and sig
     }
   });
 });
+
+describe('a class that binds at the first consumer fails no claim whose workload syncs with it', () => {
+  it('main, its default class made WaitForFirstConsumer, has every claim mounted by a pod of its own wave', async () => {
+    const copy = copyRepo();
+    try {
+      copy.write(
+        'apps/platform/rook-ceph-cluster/classes.yaml',
+        copy.read('apps/platform/rook-ceph-cluster/classes.yaml').replace('volumeBindingMode: Immediate', 'volumeBindingMode: WaitForFirstConsumer'),
+      );
+      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+      expect(allFindings(result).filter((f) => f.check === 'sync-first-consumer')).toEqual([]);
+    } finally {
+      copy.dispose();
+    }
+  });
+});
