@@ -20,6 +20,7 @@ import { privilegeArea } from './privileges.ts';
 import { projectArea } from './projects.ts';
 import { renderArea } from './render.ts';
 import { repositoryArea } from './repository.ts';
+import { syncHealthArea } from './sync-health.ts';
 import { syncOrderArea } from './sync-order.ts';
 import { watchdogArea } from './watchdog.ts';
 import { workloadArea } from './workload-hygiene.ts';
@@ -29,6 +30,7 @@ export const AREAS: readonly Area[] = [
   repositoryArea,
   closureArea,
   syncOrderArea,
+  syncHealthArea,
   networkPolicyArea,
   admissionArea,
   projectArea,

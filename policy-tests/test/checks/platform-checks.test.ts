@@ -5,6 +5,7 @@ import { copyRepo } from '../support/helpers.ts';
 import { platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { closureMutations } from '../mutations/closure.ts';
+import { syncHealthMutations } from '../mutations/sync-health.ts';
 import { syncOrderMutations } from '../mutations/sync-order.ts';
 import { projectsMutations } from '../mutations/projects.ts';
 import { argocdMutations } from '../mutations/argocd.ts';
@@ -13,6 +14,7 @@ import { networkPolicyMutations } from '../mutations/network-policy.ts';
 
 describeMutations('platform checks (closure/) bite on a broken copy of the real repository', closureMutations);
 describeMutations('platform checks (sync-order.ts) bite on a broken copy of the real repository', syncOrderMutations);
+describeMutations('platform checks (sync-health.ts) bite on a broken copy of the real repository', syncHealthMutations);
 describeMutations('platform checks (projects.ts) bite on a broken copy of the real repository', projectsMutations);
 describeMutations('platform checks (argocd.ts) bite on a broken copy of the real repository', argocdMutations);
 describeMutations('platform checks (argocd-install.ts) bite on a broken copy of the real repository', argocdInstallMutations);

@@ -20,6 +20,7 @@ import { projectsMutations } from './projects.ts';
 import { privilegesMutations } from './privileges.ts';
 import { registryMutations } from './registry.ts';
 import { repositoryMutations } from './repository.ts';
+import { syncHealthMutations } from './sync-health.ts';
 import { syncOrderMutations } from './sync-order.ts';
 import { watchdogMutations } from './watchdog.ts';
 import { workloadHygieneMutations } from './workload-hygiene.ts';
@@ -36,6 +37,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   repository: [repositoryMutations],
   closure: [closureMutations],
   'sync-order': [syncOrderMutations],
+  'sync-health': [syncHealthMutations],
   'network-policy': [networkPolicyMutations],
   admission: [admissionMutations],
   projects: [projectsMutations],

@@ -42,28 +42,3 @@ syncOrderMutations.push({
   mutate: (c) => c.write('apps/platform/cert-manager/certificate.yaml', certificateBesideIssuer('1')),
   at: inFile('apps/platform/cert-manager/certificate.yaml', 'name: letsencrypt'),
 });
-
-/** The cluster's default class made to wait for a claim's first consumer, as local-path and many CSI drivers do. */
-const waitForFirstConsumer = swap('apps/platform/rook-ceph-cluster/classes.yaml', 'volumeBindingMode: Immediate', 'volumeBindingMode: WaitForFirstConsumer');
-const SONARR = 'apps/media/sonarr';
-
-syncOrderMutations.push(
-  {
-    check: 'sync-first-consumer',
-    why: "Sonarr's claim waits for its first consumer, and Sonarr syncs a wave after it: Argo CD waits for the claim forever",
-    mutate: (c) => {
-      waitForFirstConsumer(c);
-      swap(`${SONARR}/deployment.yaml`, 'metadata:\n  name: sonarr\n', 'metadata:\n  name: sonarr\n  annotations:\n    argocd.argoproj.io/sync-wave: "1"\n')(c);
-    },
-    at: inFile(`${SONARR}/pvc.yaml`, 'storageClassName: ceph-block'),
-  },
-  {
-    check: 'sync-first-consumer',
-    why: "Sonarr's claim waits for its first consumer, and Sonarr is scaled to zero: only the backup CronJob mounts it, at its schedule",
-    mutate: (c) => {
-      waitForFirstConsumer(c);
-      swap(`${SONARR}/deployment.yaml`, 'replicas: 1', 'replicas: 0')(c);
-    },
-    at: inFile(`${SONARR}/pvc.yaml`, 'storageClassName: ceph-block'),
-  },
-);
