@@ -7,9 +7,11 @@
  */
 import { namespaceOrDestination, podRefs } from '../model/cluster/references.ts';
 import { placeOf, SYNC_PHASES, type SyncPosition } from '../model/controller/waves.ts';
-import type { Area, PolicyCheck } from '../model/checks/kit.ts';
+import { chartValues, type ChartValues } from '../model/argocd/chart-values.ts';
+import type { Area, CheckContext, FailurePlace, PolicyCheck } from '../model/checks/kit.ts';
 import { dig } from '../model/core/dig.ts';
 import type { Resource } from '../model/core/manifest.ts';
+import type { Path } from '../model/core/positions.ts';
 
 /** The annotations that mark a storage class the cluster's default (the beta one is still read). */
 const DEFAULT_CLASS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
@@ -110,4 +112,73 @@ export const syncSuspendedCheck: PolicyCheck = {
   },
 };
 
-export const syncHealthArea: Area = { name: 'sync-health', checks: () => [syncFirstConsumerCheck, syncSuspendedCheck] };
+/** The flags by which Traefik writes an address into the status of the Ingresses it serves (ingressEndpoint). */
+const PUBLISHES = [
+  '--providers.kubernetesingress.ingressendpoint.publishedservice=',
+  '--providers.kubernetesingress.ingressendpoint.ip=',
+  '--providers.kubernetesingress.ingressendpoint.hostname=',
+];
+const INGRESS_PROVIDER = '--providers.kubernetesingress';
+const CLASS_FLAG = '--providers.kubernetesingress.ingressClass=';
+
+/** The container args of a workload's pod template, each container's in turn. */
+function argsOf(r: Resource): { args: string[]; at: Path }[] {
+  const containers = dig(r.object, ['spec', 'template', 'spec', 'containers']);
+  return (Array.isArray(containers) ? containers : []).map((c: Record<string, unknown>, i) => ({
+    args: Array.isArray(c.args) ? c.args.filter((a): a is string => typeof a === 'string') : [],
+    at: ['spec', 'template', 'spec', 'containers', i, 'args'],
+  }));
+}
+
+/** The class an Ingress asks for, by field or by the old annotation. */
+const ingressClass = (r: Resource): string | undefined => {
+  const named = dig(r.object, ['spec', 'ingressClassName']) ?? dig(r.object, ['metadata', 'annotations', 'kubernetes.io/ingress.class']);
+  return typeof named === 'string' ? named : undefined;
+};
+
+/**
+ * How a Traefik source stands on the status of its Ingresses: from its rendered Deployment's flags where the chart is
+ * rendered, else from values that turn the publishing off; undefined where the chart's own default decides, unread.
+ */
+function traefikStatus(ctx: CheckContext, v: ChartValues): { className?: string; publishes: boolean; place: FailurePlace } | undefined {
+  const rendered = ctx.resources.filter((r) => r.rendered?.app === v.appName && (r.kind === 'Deployment' || r.kind === 'DaemonSet'));
+  for (const workload of rendered)
+    for (const { args, at } of argsOf(workload)) {
+      if (!args.includes(INGRESS_PROVIDER)) continue;
+      const className = args.find((a) => a.startsWith(CLASS_FLAG))?.slice(CLASS_FLAG.length);
+      return { className, publishes: args.some((a) => PUBLISHES.some((p) => a.startsWith(p))), place: { resource: workload, path: at } };
+    }
+  const provider = (dig(v.values, ['providers', 'kubernetesIngress']) ?? {}) as Record<string, unknown>;
+  const endpoint = (provider.ingressEndpoint ?? {}) as Record<string, unknown>;
+  if (dig(provider, ['publishedService', 'enabled']) !== false || endpoint.ip || endpoint.hostname) return undefined;
+  const className = typeof provider.ingressClass === 'string' ? provider.ingressClass : undefined;
+  return { className, publishes: false, place: { data: v.source, path: ['providers', 'kubernetesIngress', 'publishedService', 'enabled'] } };
+}
+
+export const syncIngressStatusCheck: PolicyCheck = {
+  id: 'sync-ingress-status',
+  description:
+    "Argo CD counts an Ingress Healthy only once its status holds an address (health_ingress.go), which its controller writes: every Traefik that serves Ingresses publishes one (providers.kubernetesIngress.publishedService, the chart's default, or an ingressEndpoint), or each of its Ingresses stays Progressing, and with it its app's sync and the root app's later waves (invariants P1).",
+  invariants: ['P1'],
+  remediation: 'leave providers.kubernetesIngress.publishedService.enabled at the chart default (true), or set an ingressEndpoint ip or hostname',
+  reads: { kinds: ['Ingress', 'Deployment', 'DaemonSet'], charts: ['traefik'] },
+  exemptible: false,
+  run(ctx) {
+    const ingresses = ctx.resources.filter((r) => r.kind === 'Ingress');
+    for (const v of chartValues(ctx.repo, 'traefik')) {
+      const status = traefikStatus(ctx, v);
+      if (!status || status.publishes) continue;
+      const served = ingresses.filter((r) => status.className === undefined || ingressClass(r) === status.className);
+      if (served.length === 0) continue;
+      ctx.fail(
+        status.place,
+        `Traefik of ${v.appName} writes no address into the status of the ${served.length} Ingress(es) it serves${status.className ? ` (class ${status.className})` : ''}: Argo CD counts ${served.length === 1 ? 'it' : 'each'} Progressing for good (${served
+          .slice(0, 3)
+          .map((r) => r.name)
+          .join(', ')}${served.length > 3 ? ', ...' : ''}), and their apps' syncs wait`,
+      );
+    }
+  },
+};
+
+export const syncHealthArea: Area = { name: 'sync-health', checks: () => [syncFirstConsumerCheck, syncSuspendedCheck, syncIngressStatusCheck] };

@@ -1,10 +1,12 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/sync-health.ts: each fails exactly its check, at its line. */
+import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { API, inFile, swap } from './edits.ts';
 
 /** The cluster's default class made to wait for a claim's first consumer, as local-path and many CSI drivers do. */
 const waitForFirstConsumer = swap('apps/platform/rook-ceph-cluster/classes.yaml', 'volumeBindingMode: Immediate', 'volumeBindingMode: WaitForFirstConsumer');
 const SONARR = 'apps/media/sonarr';
+const PRIVATE_VALUES = 'apps/platform/ingress-private/values.yaml';
 
 export const syncHealthMutations: Mutation[] = [
   {
@@ -36,5 +38,11 @@ export const syncHealthMutations: Mutation[] = [
     why: "the media folders' PreSync Job is suspended: the hook never runs, and every sync of the media storage waits on it",
     mutate: swap('apps/media/storage/folders.yaml', 'spec:\n  backoffLimit: 2', 'spec:\n  suspend: true\n  backoffLimit: 2'),
     at: inFile('apps/media/storage/folders.yaml', 'suspend: true'),
+  },
+  {
+    check: 'sync-ingress-status',
+    why: 'the private Traefik publishes no status to its Ingresses: Argo CD counts each Progressing, and the media apps never finish syncing',
+    mutate: (c) => c.edit(PRIVATE_VALUES, 0, (d) => d.setIn(['providers', 'kubernetesIngress', 'publishedService'], d.createNode({ enabled: false }))),
+    at: (c) => ({ file: PRIVATE_VALUES, line: lineOf(c, PRIVATE_VALUES, 'publishedService:') + 1 }),
   },
 ];
