@@ -6,12 +6,26 @@
  * and the root app's later waves, for good.
  */
 import { namespaceOrDestination, podRefs } from '../model/cluster/references.ts';
+import { ARGOCD_CM_PATCH, argocdSettings, customHealth } from '../model/controller/resource-filter.ts';
 import { placeOf, SYNC_PHASES, type SyncPosition } from '../model/controller/waves.ts';
 import { chartValues, type ChartValues } from '../model/argocd/chart-values.ts';
 import type { Area, CheckContext, FailurePlace, PolicyCheck } from '../model/checks/kit.ts';
 import { dig } from '../model/core/dig.ts';
-import type { Resource } from '../model/core/manifest.ts';
+import { groupOf, type Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
+
+/** What each check reads beyond its kinds: argocd-cm, for a health check of its own that replaces the built-in one. */
+const SETTINGS = { kinds: ['ConfigMap'], files: [ARGOCD_CM_PATCH] };
+
+/**
+ * Whether the built-in health check decides for `r`: where argocd-cm gives its kind one of its own, what Argo CD
+ * waits for is that script's, and the check says so, not judged.
+ */
+function builtinHealth(ctx: CheckContext, r: Resource, place: FailurePlace): boolean {
+  if (!customHealth(argocdSettings(ctx.resources, ctx.repo), groupOf(r.apiVersion), r.kind)) return true;
+  ctx.notJudged(place, `argocd-cm gives ${r.kind} a health check of its own: whether Argo CD's sync waits on ${r.name} is that script's to say, not read`);
+  return false;
+}
 
 /** The annotations that mark a storage class the cluster's default (the beta one is still read). */
 const DEFAULT_CLASS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
@@ -56,7 +70,22 @@ export const syncFirstConsumerCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation:
     'give the workload that mounts the claim the same sync wave as the claim (or an earlier one), or a claim of a class that binds at once (volumeBindingMode: Immediate)',
-  reads: { kinds: ['PersistentVolumeClaim', 'StorageClass', 'Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Application'] },
+  reads: {
+    kinds: [
+      'PersistentVolumeClaim',
+      'StorageClass',
+      'Pod',
+      'Deployment',
+      'StatefulSet',
+      'DaemonSet',
+      'ReplicaSet',
+      'Job',
+      'CronJob',
+      'Application',
+      ...SETTINGS.kinds,
+    ],
+    files: SETTINGS.files,
+  },
   exemptible: false,
   run(ctx) {
     const { repo } = ctx;
@@ -76,8 +105,10 @@ export const syncFirstConsumerCheck: PolicyCheck = {
           : consumers.length > 0
             ? `only ${consumers.map((m) => `${m.resource.kind} ${m.resource.name}`).join(', ')} ${consumers.length === 1 ? 'mounts it, whose pod comes' : 'mount it, whose pods come'} at a schedule or not at all`
             : 'no pod mounts it';
+      const place = { resource: claim, path: dig(claim.object, ['spec', 'storageClassName']) === undefined ? ['spec'] : ['spec', 'storageClassName'] };
+      if (!builtinHealth(ctx, claim, place)) continue;
       ctx.fail(
-        { resource: claim, path: dig(claim.object, ['spec', 'storageClassName']) === undefined ? ['spec'] : ['spec', 'storageClassName'] },
+        place,
         `PersistentVolumeClaim ${claim.name} waits for its first consumer (StorageClass ${storageClass!.name}: WaitForFirstConsumer), and ${why}: it stays Pending, Argo CD counts it Progressing, and ${at.app ? `${at.app.name}'s sync` : "the root app's sync"} waits for it`,
       );
     }
@@ -96,15 +127,17 @@ export const syncSuspendedCheck: PolicyCheck = {
     "Nothing the repository writes is Suspended to Argo CD by its own spec (a Deployment's spec.paused, a Job's spec.suspend): Argo CD's sync waits for Healthy, and an app holding one is Suspended, which the root app's waves wait past forever (invariants P1).",
   invariants: ['P1'],
   remediation: 'drop spec.paused or spec.suspend; scale a Deployment to zero, or suspend a CronJob (Argo CD counts that Healthy), to stop it',
-  reads: { kinds: SUSPENDED.map((s) => s.kind) },
+  reads: { kinds: [...SUSPENDED.map((s) => s.kind), ...SETTINGS.kinds], files: SETTINGS.files },
   exemptible: false,
   run(ctx) {
     for (const r of ctx.resources) {
       const rule = SUSPENDED.find((s) => s.kind === r.kind);
-      if (rule && dig(r.object, ['spec', rule.field]) === true) {
+      if (!rule || dig(r.object, ['spec', rule.field]) !== true) continue;
+      const place = { resource: r, path: ['spec', rule.field] };
+      if (builtinHealth(ctx, r, place)) {
         const at = placeOf(ctx.repo, r);
         ctx.fail(
-          { resource: r, path: ['spec', rule.field] },
+          place,
           `${r.kind} ${r.name}: ${rule.says}; ${at.app ? `${at.app.name}'s sync waits for it, and the app is Suspended` : "the root app's sync waits for it"}, so the root app's later waves never come`,
         );
       }
@@ -161,14 +194,16 @@ export const syncIngressStatusCheck: PolicyCheck = {
     "Argo CD counts an Ingress Healthy only once its status holds an address (health_ingress.go), which its controller writes: every Traefik that serves Ingresses publishes one (providers.kubernetesIngress.publishedService, the chart's default, or an ingressEndpoint), or each of its Ingresses stays Progressing, and with it its app's sync and the root app's later waves (invariants P1).",
   invariants: ['P1'],
   remediation: 'leave providers.kubernetesIngress.publishedService.enabled at the chart default (true), or set an ingressEndpoint ip or hostname',
-  reads: { kinds: ['Ingress', 'Deployment', 'DaemonSet'], charts: ['traefik'] },
+  reads: { kinds: ['Ingress', 'Deployment', 'DaemonSet', ...SETTINGS.kinds], charts: ['traefik'], files: SETTINGS.files },
   exemptible: false,
   run(ctx) {
     const ingresses = ctx.resources.filter((r) => r.kind === 'Ingress');
     for (const v of chartValues(ctx.repo, 'traefik')) {
       const status = traefikStatus(ctx, v);
       if (!status || status.publishes) continue;
-      const served = ingresses.filter((r) => status.className === undefined || ingressClass(r) === status.className);
+      const served = ingresses
+        .filter((r) => status.className === undefined || ingressClass(r) === status.className)
+        .filter((r) => builtinHealth(ctx, r, { resource: r, path: ['status'] }));
       if (served.length === 0) continue;
       ctx.fail(
         status.place,

@@ -143,3 +143,22 @@ export function resourcesFilter(settings: ArgocdSettings | undefined): { filter:
   }
   return { filter, problems };
 }
+
+/**
+ * Whether argocd-cm gives a kind a health check of its own, which Argo CD then runs in place of gitops-engine's
+ * built-in one (settings.go: `resource.customizations.health.<group>_<kind>`, `.<kind>` for the core group, or the
+ * older `resource.customizations` map's `health.lua`).
+ */
+export function customHealth(settings: ArgocdSettings | undefined, group: string, kind: string): boolean {
+  const data = settings?.data ?? {};
+  const key = group === '' ? kind : `${group}/${kind}`;
+  if (typeof data[`resource.customizations.health.${key.replace('/', '_')}`] === 'string') return true;
+  const legacy = data['resource.customizations'];
+  if (typeof legacy !== 'string') return false;
+  try {
+    const map = parse(legacy) as Record<string, { 'health.lua'?: unknown } | null> | null;
+    return typeof map?.[key]?.['health.lua'] === 'string';
+  } catch {
+    return false; // unreadable: Argo CD's settings fail, which argocd-will-sync does not judge; no custom health here
+  }
+}

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { copyRepo } from '../support/helpers.ts';
-import { platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
+import { API, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { closureMutations } from '../mutations/closure.ts';
 import { syncHealthMutations } from '../mutations/sync-health.ts';
@@ -108,6 +108,25 @@ describe('a class that binds at the first consumer fails no claim whose workload
       );
       const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
       expect(allFindings(result).filter((f) => f.check === 'sync-first-consumer')).toEqual([]);
+    } finally {
+      copy.dispose();
+    }
+  });
+});
+
+describe('a kind argocd-cm gives a health check of its own is not judged by the built-in one', () => {
+  it('a paused Deployment under a custom apps_Deployment health script is said not judged, not failed', async () => {
+    const copy = copyRepo();
+    try {
+      copy.edit('apps/platform/argocd/patches/argocd-cm.yaml', 0, (d) =>
+        d.setIn(['data', 'resource.customizations.health.apps_Deployment'], 'hs = {}\nhs.status = "Healthy"\nreturn hs\n'),
+      );
+      copy.edit(API, 0, (d) => d.setIn(['spec', 'paused'], true));
+      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+      expect(allFindings(result).filter((f) => f.check === 'sync-suspended')).toEqual([]);
+      expect(result.notJudged.filter((f) => f.check === 'sync-suspended').map((f) => f.message)).toEqual([
+        expect.stringMatching(/^argocd-cm gives Deployment a health check of its own: whether Argo CD's sync waits on portfolio-api is that script's to say/),
+      ]);
     } finally {
       copy.dispose();
     }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  customHealth,
   filterVerdict,
   INSTALL_EXCLUSIONS,
   readFilteredResources,
@@ -80,5 +81,17 @@ describe("argocd-cm's resource.exclusions and resource.inclusions as Argo CD rea
     expect(resourcesFilter({ data: {} }).filter.exclusions).toEqual(INSTALL_EXCLUSIONS);
     expect(resourcesFilter({ data: { 'resource.exclusions': '- kinds: [Secret]' } }).filter.exclusions).toEqual([of([], ['Secret'])]);
     expect(resourcesFilter({ data: {}, rendered: {} as never }).filter.exclusions).toEqual([]);
+  });
+});
+
+describe("a kind's own health check in argocd-cm (settings.go resource overrides)", () => {
+  it('is read from the split key, the core group by kind alone, and the older resource.customizations map', () => {
+    expect(customHealth({ data: { 'resource.customizations.health.apps_Deployment': 'return hs' } }, 'apps', 'Deployment')).toBe(true);
+    expect(customHealth({ data: { 'resource.customizations.health.PersistentVolumeClaim': 'return hs' } }, '', 'PersistentVolumeClaim')).toBe(true);
+    expect(customHealth({ data: { 'resource.customizations': 'networking.k8s.io/Ingress:\n  health.lua: return hs\n' } }, 'networking.k8s.io', 'Ingress')).toBe(
+      true,
+    );
+    expect(customHealth({ data: { 'resource.customizations.health.argoproj.io_Application': 'return hs' } }, 'apps', 'Deployment')).toBe(false);
+    expect(customHealth(undefined, 'apps', 'Deployment')).toBe(false);
   });
 });
