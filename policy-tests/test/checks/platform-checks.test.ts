@@ -1,7 +1,7 @@
 /** The platform checks bite on a broken copy of the real repository. */
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
-import { copyRepo } from '../support/helpers.ts';
+import { copyRepo, type RepoCopy } from '../support/helpers.ts';
 import { API, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { closureMutations } from '../mutations/closure.ts';
@@ -20,32 +20,44 @@ describeMutations('platform checks (argocd.ts) bite on a broken copy of the real
 describeMutations('platform checks (argocd-install.ts) bite on a broken copy of the real repository', argocdInstallMutations);
 describeMutations('platform checks (network-policy.ts) bite on a broken copy of the real repository', networkPolicyMutations);
 
+/** What one check makes of a broken copy of the real repository, offline (no chart cache): its failures, warnings and gaps. */
+async function onBrokenCopy(check: string, breakIt: (copy: RepoCopy) => void): Promise<{ failed: unknown[]; warned: string[]; notJudged: string[] }> {
+  const copy = copyRepo();
+  try {
+    breakIt(copy);
+    const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+    const mine = <T extends { check: string }>(list: readonly T[]) => list.filter((f) => f.check === check);
+    return {
+      failed: mine(allFindings(result)),
+      warned: mine(result.warnings).map((f) => f.message),
+      notJudged: mine(result.notJudged).map((f) => f.message),
+    };
+  } finally {
+    copy.dispose();
+  }
+}
+
 describe('a destination only an ExternalSecret could declare is not judged', () => {
   it('says so, and does not refuse it', async () => {
-    const copy = copyRepo();
-    try {
+    const { failed, notJudged } = await onBrokenCopy('argocd-destination', (copy) => {
       copy.write(
         'portfolio-api/deploy/remote-cluster.yaml',
         'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: remote-cluster\n  namespace: portfolio\nspec:\n  secretStoreRef:\n    kind: ClusterSecretStore\n    name: homelab\n  target:\n    name: remote-cluster\n    template:\n      metadata:\n        labels:\n          argocd.argoproj.io/secret-type: cluster\n  dataFrom:\n    - extract:\n        key: remote-cluster\n',
       );
       copy.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'destination', 'server'], 'https://192.168.1.50:6443'));
-      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
-      expect(allFindings(result).filter((f) => f.check === 'argocd-destination')).toEqual([]);
-      expect(result.notJudged.filter((f) => f.check === 'argocd-destination').map((f) => f.message)).toEqual([
-        expect.stringMatching(
-          /^Application portfolio-api: its destination names a cluster no Secret here declares, and an ExternalSecret writes cluster Secrets: error getting cluster by server/,
-        ),
-      ]);
-    } finally {
-      copy.dispose();
-    }
+    });
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([
+      expect.stringMatching(
+        /^Application portfolio-api: its destination names a cluster no Secret here declares, and an ExternalSecret writes cluster Secrets: error getting cluster by server/,
+      ),
+    ]);
   });
 });
 
 describe('what Argo CD may apply otherwise than the repository says is not judged', () => {
   it('an Application outside the controller namespace where application.namespaces is set, and fields kept by RespectIgnoreDifferences', async () => {
-    const copy = copyRepo();
-    try {
+    const { failed, notJudged } = await onBrokenCopy('argocd-sync-policy', (copy) => {
       copy.write(
         'clusters/home/argocd-cmd-params.yaml',
         'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  application.namespaces: "portfolio"\n',
@@ -56,26 +68,22 @@ describe('what Argo CD may apply otherwise than the repository says is not judge
         d.setIn(['spec', 'ignoreDifferences'], d.createNode([{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }]));
       });
       platformAllows('portfolio')(copy);
-      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
-      expect(allFindings(result).filter((f) => f.check === 'argocd-sync-policy')).toEqual([]);
-      expect(result.notJudged.filter((f) => f.check === 'argocd-sync-policy').map((f) => f.message)).toEqual([
-        expect.stringMatching(
-          /^Application portfolio-api lives in namespace portfolio: whether application\.namespaces \(argocd-cmd-params-cm\) lets the controller watch it is not read/,
-        ),
-        expect.stringMatching(
-          /^Application portfolio-api keeps the cluster's value of what this ignoreDifferences entry names on apps\/Deployment \(RespectIgnoreDifferences=true\)/,
-        ),
-      ]);
-    } finally {
-      copy.dispose();
-    }
+    });
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([
+      expect.stringMatching(
+        /^Application portfolio-api lives in namespace portfolio: whether application\.namespaces \(argocd-cmd-params-cm\) lets the controller watch it is not read/,
+      ),
+      expect.stringMatching(
+        /^Application portfolio-api keeps the cluster's value of what this ignoreDifferences entry names on apps\/Deployment \(RespectIgnoreDifferences=true\)/,
+      ),
+    ]);
   });
 });
 
 describe('a sync window that holds an app back part of the time is said, and signed commits are not judged', () => {
   it('warns with the share of the year the window leaves, and fails nothing', async () => {
-    const copy = copyRepo();
-    try {
+    const { failed, warned, notJudged } = await onBrokenCopy('argocd-sync-windows', (copy) =>
       copy.edit(PROJECTS, 4, (d) => {
         // Working hours on weekdays, Berlin time: 10 of 24 hours on 5 of 7 days are held back.
         d.setIn(
@@ -83,52 +91,37 @@ describe('a sync window that holds an app back part of the time is said, and sig
           d.createNode([{ kind: 'deny', schedule: '0 8 * * 1-5', duration: '10h', timeZone: 'Europe/Berlin', namespaces: ['portfolio'] }]),
         );
         d.setIn(['spec', 'signatureKeys'], d.createNode([{ keyID: '4AEE18F83AFDEB23' }]));
-      });
-      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
-      expect(allFindings(result).filter((f) => f.check === 'argocd-sync-windows')).toEqual([]);
-      expect(result.warnings.filter((f) => f.check === 'argocd-sync-windows').map((f) => f.message)).toEqual([
-        'Application portfolio-api syncs on its own only outside deny window 0 ("0 8 * * 1-5" for 10h, Europe/Berlin), 70% of the time: a change merged while the windows hold it back reaches the cluster at the next moment they allow',
-      ]);
-      expect(result.notJudged.filter((f) => f.check === 'argocd-sync-windows').map((f) => f.message)).toEqual([
-        expect.stringMatching(/^AppProject portfolio has Argo CD sync only commits signed by the keys its signatureKeys names/),
-      ]);
-    } finally {
-      copy.dispose();
-    }
+      }),
+    );
+    expect(failed).toEqual([]);
+    expect(warned).toEqual([
+      'Application portfolio-api syncs on its own only outside deny window 0 ("0 8 * * 1-5" for 10h, Europe/Berlin), 70% of the time: a change merged while the windows hold it back reaches the cluster at the next moment they allow',
+    ]);
+    expect(notJudged).toEqual([expect.stringMatching(/^AppProject portfolio has Argo CD sync only commits signed by the keys its signatureKeys names/)]);
   });
 });
 
-describe('a class that binds at the first consumer fails no claim whose workload syncs with it', () => {
+describe('what Argo CD waits for in a sync, judged no further than it waits', () => {
   it('main, its default class made WaitForFirstConsumer, has every claim mounted by a pod of its own wave', async () => {
-    const copy = copyRepo();
-    try {
+    const { failed } = await onBrokenCopy('sync-first-consumer', (copy) =>
       copy.write(
         'apps/platform/rook-ceph-cluster/classes.yaml',
         copy.read('apps/platform/rook-ceph-cluster/classes.yaml').replace('volumeBindingMode: Immediate', 'volumeBindingMode: WaitForFirstConsumer'),
-      );
-      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
-      expect(allFindings(result).filter((f) => f.check === 'sync-first-consumer')).toEqual([]);
-    } finally {
-      copy.dispose();
-    }
+      ),
+    );
+    expect(failed).toEqual([]);
   });
-});
 
-describe('a kind argocd-cm gives a health check of its own is not judged by the built-in one', () => {
   it('a paused Deployment under a custom apps_Deployment health script is said not judged, not failed', async () => {
-    const copy = copyRepo();
-    try {
+    const { failed, notJudged } = await onBrokenCopy('sync-suspended', (copy) => {
       copy.edit('apps/platform/argocd/patches/argocd-cm.yaml', 0, (d) =>
         d.setIn(['data', 'resource.customizations.health.apps_Deployment'], 'hs = {}\nhs.status = "Healthy"\nreturn hs\n'),
       );
       copy.edit(API, 0, (d) => d.setIn(['spec', 'paused'], true));
-      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
-      expect(allFindings(result).filter((f) => f.check === 'sync-suspended')).toEqual([]);
-      expect(result.notJudged.filter((f) => f.check === 'sync-suspended').map((f) => f.message)).toEqual([
-        expect.stringMatching(/^argocd-cm gives Deployment a health check of its own: whether Argo CD's sync waits on portfolio-api is that script's to say/),
-      ]);
-    } finally {
-      copy.dispose();
-    }
+    });
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([
+      expect.stringMatching(/^argocd-cm gives Deployment a health check of its own: whether Argo CD's sync waits on portfolio-api is that script's to say/),
+    ]);
   });
 });
