@@ -14,7 +14,7 @@ import {
 } from '../../model/argocd/argocd.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, filterVerdict, resourcesFilter } from '../../model/controller/resource-filter.ts';
 import { dig } from '../../model/core/dig.ts';
-import { groupOf } from '../../model/core/manifest.ts';
+import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { perObject } from '../../model/core/per-object.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
@@ -23,6 +23,19 @@ function clusterOf(app: ArgoApp | undefined): string {
   const destination = (dig(app?.resource.object, ['spec', 'destination']) ?? {}) as { server?: unknown; name?: unknown };
   if (typeof destination.server === 'string') return destination.server;
   return destination.name === IN_CLUSTER_NAME ? IN_CLUSTER_SERVER : '';
+}
+
+/**
+ * The generateName of an object that has no name and is no hook (Argo CD's own, or Helm's, which it runs as hooks):
+ * gitops-engine names a hook from its generateName itself, and applies every other object with kubectl apply.
+ */
+function generatedName(r: Resource): string | undefined {
+  const metadata = (r.object.metadata ?? {}) as { name?: unknown; generateName?: unknown; annotations?: Record<string, unknown> };
+  if ((typeof metadata.name === 'string' && metadata.name !== '') || typeof metadata.generateName !== 'string' || metadata.generateName === '')
+    return undefined;
+  const hook =
+    r.rendered?.hook === true || metadata.annotations?.['argocd.argoproj.io/hook'] !== undefined || metadata.annotations?.['helm.sh/hook'] !== undefined;
+  return hook ? undefined : metadata.generateName;
 }
 
 /** An object's size as JSON, once per object: a parsed object is shared by every view of its unchanged file. */
@@ -34,7 +47,7 @@ const LAST_APPLIED_LIMIT = 256 * 1024;
 export const argocdWillSyncCheck: PolicyCheck = {
   id: 'argocd-will-sync',
   description:
-    "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind Argo CD's resource filter leaves out (its core exclusions, argocd-cm's resource.exclusions, which a patch replaces whole, and resource.inclusions) is never applied, and argocd-cm's filter keys must be readable; a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
+    "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind Argo CD's resource filter leaves out (its core exclusions, argocd-cm's resource.exclusions, which a patch replaces whole, and resource.inclusions) is never applied, and argocd-cm's filter keys must be readable; an object that is no hook has a name (kubectl apply cannot use generateName); a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
   invariants: ['P1'],
   remediation:
     "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options), drop the excluded object or narrow argocd-cm's resource filter, or leave the namespace to one owner",
@@ -57,6 +70,13 @@ export const argocdWillSyncCheck: PolicyCheck = {
       if (verdict !== 'managed') {
         const why = verdict === 'excluded' ? 'resource.exclusions (or its core list) leave' : `resource.inclusions name kinds for ${cluster} and leave`;
         ctx.fail({ resource: r, path: ['kind'] }, `${r.kind} ${r.name}: Argo CD's ${why} ${group || 'core'}/${r.kind} out, so it is never applied`);
+        continue;
+      }
+      if (generatedName(r)) {
+        ctx.fail(
+          { resource: r, path: ['metadata', 'generateName'] },
+          `${r.kind} with generateName ${generatedName(r)}: Argo CD applies what is not a hook with kubectl apply, which refuses it: "from ${generatedName(r)}: cannot use generate name with apply"`,
+        );
         continue;
       }
       const options = [...syncOptions(app), ...annotationSyncOptions(r.object)];

@@ -410,6 +410,16 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'argocd-will-sync',
+    why: 'a ConfigMap with generateName and no name, not a hook: kubectl apply cannot use generate name',
+    mutate: (c) =>
+      c.write(
+        'portfolio-api/deploy/run.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: run-\n  namespace: portfolio\ndata:\n  started: "1"\n',
+      ),
+    at: (c) => ({ file: 'portfolio-api/deploy/run.yaml', line: lineOf(c, 'portfolio-api/deploy/run.yaml', 'generateName: run-') }),
+  },
+  {
+    check: 'argocd-will-sync',
     why: 'a ConfigMap too big for a client-side apply',
     mutate: (c) =>
       c.write(
