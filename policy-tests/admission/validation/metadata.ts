@@ -1,7 +1,8 @@
 /**
  * ObjectMeta as k8s.io/apimachinery/pkg/api/validation (ValidateObjectMeta)
  * judges it: the name by the kind's rule, labels, annotations and their
- * total size, generateName.
+ * total size, generateName; and what a manifest copied out of a cluster
+ * carries that a create or a later apply refuses (resourceVersion, uid).
  */
 import type { PathSegment } from '../../model/core/positions.ts';
 import { dns1035Label, dns1123Label, dns1123Subdomain, labelValue, pathSegmentName, qualifiedName } from './syntax.ts';
@@ -73,6 +74,29 @@ export function validateAnnotations(annotations: unknown, path: PathSegment[]): 
   return out;
 }
 
+/**
+ * What a manifest copied out of a running cluster (kubectl get -o yaml) carries that the API server then refuses:
+ * a resourceVersion, which no create may set (the storage layer's ErrResourceVersionSetOnCreate) and which makes an
+ * update a conflict unless it is the live one's; a uid, which a create replaces with its own and which every later
+ * apply then tries to change (ValidateObjectMetaUpdate: immutable).
+ */
+function copiedFromACluster(m: Record<string, unknown>, path: PathSegment[]): Invalid[] {
+  const out: Invalid[] = [];
+  if (m.resourceVersion !== undefined && m.resourceVersion !== null && scalarText(m.resourceVersion) !== '')
+    out.push({
+      path: [...path, 'resourceVersion'],
+      fn: 'storage.ErrResourceVersionSetOnCreate',
+      message: 'resourceVersion should not be set on objects to be created (and on one that exists, every apply is a conflict unless it is the live one)',
+    });
+  if (typeof m.uid === 'string' && m.uid !== '')
+    out.push({
+      path: [...path, 'uid'],
+      fn: 'ValidateObjectMetaUpdate (ValidateImmutableField)',
+      message: `uid ${m.uid}: a create gives the object a uid of its own, and every later apply that sends this one is refused: field is immutable`,
+    });
+  return out;
+}
+
 /** ValidateObjectMeta for an object, or a pod template's metadata (`template`: no name of its own). */
 export function validateObjectMeta(kind: string, meta: unknown, path: PathSegment[], template = false): Invalid[] {
   const m = (meta ?? {}) as Record<string, unknown>;
@@ -87,6 +111,7 @@ export function validateObjectMeta(kind: string, meta: unknown, path: PathSegmen
       const bad = dns1123Label(m.namespace);
       if (bad) out.push({ path: [...path, 'namespace'], fn: 'ValidateObjectMeta (ValidateNamespaceName)', message: `namespace "${m.namespace}": ${bad}` });
     }
+    out.push(...copiedFromACluster(m, path));
   }
   out.push(...validateLabels(m.labels, [...path, 'labels']), ...validateAnnotations(m.annotations, [...path, 'annotations']));
   return out;

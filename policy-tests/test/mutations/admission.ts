@@ -65,6 +65,16 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'api-validation',
+    why: 'the Service as kubectl get -o yaml prints it: a resourceVersion no create may set, and a uid no later apply may change',
+    mutate: (c) =>
+      c.edit(SERVICE, 0, (d) => {
+        d.setIn(['metadata', 'resourceVersion'], '48213');
+        d.setIn(['metadata', 'uid'], '0b7d5a2e-5a7e-4a53-9c1e-3f1d2c4b5a6e');
+      }),
+    at: 'resourceVersion:',
+  },
+  {
+    check: 'api-validation',
     why: 'a label value of 64 characters',
     mutate: swap(
       API,
