@@ -2,7 +2,8 @@
  * ObjectMeta as k8s.io/apimachinery/pkg/api/validation (ValidateObjectMeta)
  * judges it: the name by the kind's rule, labels, annotations and their
  * total size, generateName; and what a manifest copied out of a cluster
- * carries that a create or a later apply refuses (resourceVersion, uid).
+ * carries that a create or a later apply refuses (resourceVersion, uid), or
+ * that has the object deleted (ownerReferences).
  */
 import type { PathSegment } from '../../model/core/positions.ts';
 import { dns1035Label, dns1123Label, dns1123Subdomain, labelValue, pathSegmentName, qualifiedName } from './syntax.ts';
@@ -78,7 +79,8 @@ export function validateAnnotations(annotations: unknown, path: PathSegment[]): 
  * What a manifest copied out of a running cluster (kubectl get -o yaml) carries that the API server then refuses:
  * a resourceVersion, which no create may set (the storage layer's ErrResourceVersionSetOnCreate) and which makes an
  * update a conflict unless it is the live one's; a uid, which a create replaces with its own and which every later
- * apply then tries to change (ValidateObjectMetaUpdate: immutable).
+ * apply then tries to change (ValidateObjectMetaUpdate: immutable); owner references, whose uids no new object has,
+ * so the garbage collector deletes the object as a dependent of absent owners.
  */
 function copiedFromACluster(m: Record<string, unknown>, path: PathSegment[]): Invalid[] {
   const out: Invalid[] = [];
@@ -87,6 +89,13 @@ function copiedFromACluster(m: Record<string, unknown>, path: PathSegment[]): In
       path: [...path, 'resourceVersion'],
       fn: 'storage.ErrResourceVersionSetOnCreate',
       message: 'resourceVersion should not be set on objects to be created (and on one that exists, every apply is a conflict unless it is the live one)',
+    });
+  if (Array.isArray(m.ownerReferences) && m.ownerReferences.length > 0)
+    out.push({
+      path: [...path, 'ownerReferences'],
+      fn: 'garbage collector (attemptToDeleteItem: every owner absent)',
+      message:
+        'ownerReferences name owners by uid, and no object the cluster creates has a uid a manifest knows: the garbage collector deletes this object soon after each create, its owners absent',
     });
   if (typeof m.uid === 'string' && m.uid !== '')
     out.push({

@@ -75,6 +75,18 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'api-validation',
+    why: 'the Service owned, as kubectl get -o yaml prints a dependent, by an object of a uid no new cluster has: the garbage collector deletes it',
+    mutate: (c) =>
+      c.edit(SERVICE, 0, (d) =>
+        d.setIn(
+          ['metadata', 'ownerReferences'],
+          d.createNode([{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'portfolio-api', uid: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' }]),
+        ),
+      ),
+    at: 'ownerReferences:',
+  },
+  {
+    check: 'api-validation',
     why: 'a label value of 64 characters',
     mutate: swap(
       API,
