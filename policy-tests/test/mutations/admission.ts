@@ -442,6 +442,23 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'argocd-will-sync',
+    why: 'the API synced with ServerSideApply=true and PORT set twice, which a client-side apply takes and a server-side apply cannot build',
+    mutate: (c) =>
+      c.edit(API, 0, (d) => {
+        d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'ServerSideApply=true' }));
+        d.addIn(['spec', 'template', 'spec', 'containers', 0, 'env'], d.createNode({ name: 'PORT', value: '3001' }));
+      }),
+    at: (c) => ({
+      file: API,
+      line:
+        c
+          .read(API)
+          .split('\n')
+          .findLastIndex((l) => l.includes('name: PORT')) + 1,
+    }),
+  },
+  {
+    check: 'argocd-will-sync',
     why: 'a ConfigMap too big for a client-side apply',
     mutate: (c) =>
       c.write(
