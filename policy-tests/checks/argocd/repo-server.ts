@@ -2,8 +2,9 @@
  * What Argo CD's repo-server reads that the gate will not take as written:
  * the source parameter files it merges into a source, the files its
  * directory walk applies that a reviewer would not see or the gate cannot
- * evaluate (dot-names, jsonnet), and sources it hands to a plugin or
- * refuses. Each finding says what Argo CD would have done.
+ * evaluate (dot-names, jsonnet), sources it hands to a plugin or refuses,
+ * and a source hydrator's branch, synced in place of the sources. Each
+ * finding says what Argo CD would have done.
  */
 import { applications } from '../../model/argocd/argocd.ts';
 import { refusalsOf } from '../../model/argocd/refusals.ts';
@@ -14,10 +15,10 @@ export const argocdRepoServerChecks: PolicyCheck[] = [
   {
     id: 'argocd-applied-files',
     description:
-      "What Argo CD's repo-server applies is what the gate judges: no source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) rewrites a source, no hidden (dot-named) or jsonnet file is applied by a directory source, and no source needs a plugin or names two tools (invariants P1).",
+      "What Argo CD's repo-server applies is what the gate judges: no source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) rewrites a source, no hidden (dot-named) or jsonnet file is applied by a directory source, no source needs a plugin or names two tools, and no Application syncs from the branch a source hydrator writes (invariants P1).",
     invariants: ['P1'],
     remediation:
-      'put tool options in the Application itself, give hidden manifests a plain name, write jsonnet output as YAML, and give each source one tool block Argo CD renders without a plugin',
+      'put tool options in the Application itself, give hidden manifests a plain name, write jsonnet output as YAML, give each source one tool block Argo CD renders without a plugin, and sync from main, not a hydrated branch',
     reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {

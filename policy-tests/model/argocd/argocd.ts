@@ -125,11 +125,13 @@ function toHelmOptions(helm: Obj): HelmOptions {
 
 export function toArgoApp(resource: Resource): ArgoApp {
   const spec = obj(resource.object.spec);
-  const sources = Array.isArray(spec.sources)
-    ? spec.sources.map((s, i) => toSource(s, ['spec', 'sources', i]))
-    : spec.source !== undefined
-      ? [toSource(spec.source, ['spec', 'source'])]
-      : [];
+  // HasMultipleSources: `sources` wins only when it holds one; an empty list leaves `source` to Argo CD.
+  const sources =
+    Array.isArray(spec.sources) && spec.sources.length > 0
+      ? spec.sources.map((s, i) => toSource(s, ['spec', 'sources', i]))
+      : spec.source !== undefined
+        ? [toSource(spec.source, ['spec', 'source'])]
+        : [];
   const automated = obj(obj(spec.syncPolicy).automated);
   return {
     resource,

@@ -2,7 +2,8 @@
  * What Argo CD's repo-server would read for an Application that the gate
  * does not take as written (repo-server.ts): the source parameter files it
  * merges into a source, the hidden and jsonnet files its directory walk
- * applies, and sources it hands to a plugin or refuses. One list, read by
+ * applies, sources it hands to a plugin or refuses, and a source hydrator,
+ * whose branch Argo CD syncs in place of the sources. One list, read by
  * the policy check (checks/argocd/repo-server.ts) and by the rendered diff,
  * which reports such an Application as not judged.
  */
@@ -34,6 +35,14 @@ const pathSet = (paths: readonly string[]) => {
 export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
   const paths = pathSet(checkoutTree(repo));
   const out: Refusal[] = [];
+  // A source hydrator replaces source and sources (HasMultipleSources, GetSource): Argo CD syncs the manifests its
+  // commit server wrote to another branch, which no checkout of main holds.
+  if (app.resource.object.spec && typeof app.resource.object.spec === 'object' && 'sourceHydrator' in app.resource.object.spec)
+    out.push({
+      path: ['spec', 'sourceHydrator'],
+      unread: true,
+      message: `Argo CD syncs Application ${app.name} from the branch its source hydrator writes (spec.sourceHydrator), not from its source: what that branch holds would reach the cluster unjudged`,
+    });
   for (const source of app.sources) {
     if (source.chart !== undefined || source.path === undefined || !isThisRepo(repo, source)) continue;
     const appPath = normalizeSourcePath(source.path);

@@ -89,4 +89,28 @@ export const argocdRepoServerMutations: Mutation[] = [
     mutate: (c) => c.edit(BACKUPS_APP, 0, (d) => d.setIn(['spec', 'source', 'kustomize'], { namePrefix: 'x-' })),
     at: (c) => ({ file: BACKUPS_APP, line: lineOf(c, BACKUPS_APP, '  source:') }),
   },
+  {
+    check: 'argocd-applied-files',
+    why: 'the backups app takes a source hydrator: Argo CD syncs the branch it writes, not the folder the gate reads',
+    mutate: (c) =>
+      c.edit(BACKUPS_APP, 0, (d) =>
+        d.setIn(
+          ['spec', 'sourceHydrator'],
+          d.createNode({
+            drySource: { repoURL: 'https://github.com/homelab-operator/homelab-gitops.git', targetRevision: 'main', path: 'apps/platform/backups' },
+            syncSource: { targetBranch: 'environments/home', path: 'backups' },
+          }),
+        ),
+      ),
+    at: 'sourceHydrator:',
+  },
+  {
+    check: 'argocd-applied-files',
+    why: 'the backups app adds an empty sources list, which Argo CD passes over for its source: the gate still reads that source, and its dot-file',
+    mutate: (c) => {
+      c.edit(BACKUPS_APP, 0, (d) => d.setIn(['spec', 'sources'], d.createNode([])));
+      c.write('apps/platform/backups/.extra.yaml', CLUSTER_ADMIN_BINDING.replace('namespace: media', 'namespace: backups'));
+    },
+    at: () => ({ file: 'apps/platform/backups/.extra.yaml', line: 1 }),
+  },
 ];
