@@ -25,10 +25,22 @@ const orphansDependents = (options: readonly string[]): boolean =>
   !options.includes('PrunePropagationPolicy=background') &&
   !options.includes('PrunePropagationPolicy=foreground');
 
+/**
+ * Kinds whose deletion takes data with it: gitops-engine's Force=true (an object's sync-options) has kubectl delete
+ * and recreate the object where a patch conflicts, and replace it whole under Replace=true (sync_context.go; only a
+ * CRD and a Namespace are updated in place of a replace, and a forced apply spares neither).
+ */
+const FORCE_LOSES: Readonly<Record<string, string>> = {
+  PersistentVolumeClaim: 'the volume it bound (its data, under a Delete reclaim policy)',
+  CustomResourceDefinition: 'every custom resource of its kind',
+  Namespace: 'everything in it',
+};
+const HOLDS_DATA = new Set(Object.keys(FORCE_LOSES));
+
 export const argocdPruneCheck: PolicyCheck = {
   id: 'argocd-prune',
   description:
-    "Argo CD removes what the repository stops declaring: no object holds its pruning back, nor an Application its objects' pruning or deletion (Prune=false or confirm, Delete=false or confirm, in argocd.argoproj.io/sync-options or an Application's syncOptions), nor prunes leaving what an object owns (PrunePropagationPolicy=orphan), so a deleted manifest is deleted from the cluster with all it made (invariants P1).",
+    "Argo CD removes what the repository stops declaring: no object holds its pruning back, nor an Application its objects' pruning or deletion (Prune=false or confirm, Delete=false or confirm, in argocd.argoproj.io/sync-options or an Application's syncOptions), nor prunes leaving what an object owns (PrunePropagationPolicy=orphan), so a deleted manifest is deleted from the cluster with all it made; and nothing the repository still declares is deleted by a sync: no claim, CRD or Namespace is forced (Force=true), which deletes and recreates it with its data (invariants P1).",
   invariants: ['P1'],
   remediation: 'remove the option; an object that must outlive its manifest (a volume that holds data) takes an exemption that says why',
   reads: { kinds: ['*'], everyKind: 'any object can carry the sync-options annotation, and every Application its syncOptions' },
@@ -52,6 +64,11 @@ export const argocdPruneCheck: PolicyCheck = {
     }
     for (const r of ctx.resources) {
       const options = annotationSyncOptions(r.object);
+      if (HOLDS_DATA.has(r.kind) && options.includes('Force=true'))
+        ctx.fail(
+          { resource: r, path: ['metadata', 'annotations', SYNC_OPTIONS_ANNOTATION] },
+          `${r.kind} ${r.name} sets Force=true: a sync that cannot patch it (an immutable field changed${options.includes('Replace=true') ? ', or any change under Replace=true' : ''}) deletes and recreates it, and ${FORCE_LOSES[r.kind]} with it`,
+        );
       for (const key of ['Prune', 'Delete'] as const) {
         const value = syncOptionValue(options, key);
         if (held(value))

@@ -2,7 +2,7 @@
 import { lineOf } from '../support/helpers.ts';
 import type { Document } from 'yaml';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { platformAllows, PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL, SERVICE } from './edits.ts';
+import { NAMESPACES, platformAllows, PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL, SERVICE } from './edits.ts';
 
 const PORTFOLIO_POLICIES = 'portfolio-api/deploy/networkpolicy.yaml';
 
@@ -123,6 +123,12 @@ export const argocdMutations: Mutation[] = [
     why: "the API's Application prunes with PrunePropagationPolicy=orphan: deleting the Deployment's manifest would leave its pods running",
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['PrunePropagationPolicy=orphan']))),
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'PrunePropagationPolicy=orphan') }),
+  },
+  {
+    check: 'argocd-prune',
+    why: 'the media namespace forced (Force=true): a sync that cannot patch it deletes and recreates it, and everything in it',
+    mutate: (c) => c.edit(NAMESPACES, 0, (d) => d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-options'], 'Force=true')),
+    at: (c) => ({ file: NAMESPACES, line: lineOf(c, NAMESPACES, 'Force=true') }),
   },
   {
     check: 'argocd-hooks',
