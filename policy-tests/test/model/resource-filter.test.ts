@@ -17,48 +17,39 @@ import {
 const of = (apiGroups: string[], kinds: string[] = [], clusters: string[] = []): FilteredResource => ({ apiGroups, kinds, clusters });
 const excluded = (filter: ResourcesFilter, group: string, kind: string, cluster: string): boolean => filterVerdict(filter, group, kind, cluster) !== 'managed';
 
+/** The filters of Argo CD's tests, by the test that builds them. */
+const NONE: ResourcesFilter = { exclusions: [], inclusions: [] };
+const INCLUDED: ResourcesFilter = { exclusions: [], inclusions: [of(['whitelisted-resource'])] };
+const NON_MUTEX_KIND_OUT: ResourcesFilter = { inclusions: [of(['whitelisted-resource'])], exclusions: [of(['whitelisted-resource'], ['blacklisted-kind'])] };
+const NON_MUTEX_GROUP_OUT: ResourcesFilter = { inclusions: [of(['whitelisted-resource'], ['whitelisted-kind'])], exclusions: [of(['whitelisted-resource'])] };
+const NON_MUTEX_OTHER: ResourcesFilter = { inclusions: [of(['foo-bar'], ['whitelisted-kind'])], exclusions: [of(['whitelisted-resource'])] };
+const MULTI_CLUSTER: ResourcesFilter = {
+  inclusions: [of(['whitelisted-resource'], [], ['cluster-one'])],
+  exclusions: [of(['whitelisted-resource'], [], ['cluster-two'])],
+};
+
 describe("Argo CD's resource filter (ResourcesFilter.IsExcludedResource)", () => {
   it.each([
     // TestIsExcludedResource
-    [{ exclusions: [], inclusions: [] }, 'events.k8s.io', '', '', true],
-    [{ exclusions: [], inclusions: [] }, 'metrics.k8s.io', '', '', true],
-    [{ exclusions: [], inclusions: [] }, 'rubbish.io', '', '', false],
+    [NONE, 'events.k8s.io', '', '', true],
+    [NONE, 'metrics.k8s.io', '', '', true],
+    [NONE, 'rubbish.io', '', '', false],
     // TestResourceInclusions
-    [{ exclusions: [], inclusions: [of(['whitelisted-resource'])] }, 'non-whitelisted-resource', '', '', true],
-    [{ exclusions: [], inclusions: [of(['whitelisted-resource'])] }, 'whitelisted-resource', '', '', false],
+    [INCLUDED, 'non-whitelisted-resource', '', '', true],
+    [INCLUDED, 'whitelisted-resource', '', '', false],
     // TestResourceInclusionsExclusionNonMutex
-    ...(() => {
-      const f = { inclusions: [of(['whitelisted-resource'])], exclusions: [of(['whitelisted-resource'], ['blacklisted-kind'])] };
-      return [
-        [f, 'whitelisted-resource', 'blacklisted-kind', '', true],
-        [f, 'whitelisted-resource', '', '', false],
-        [f, 'whitelisted-resource', 'non-blacklisted-kind', '', false],
-      ] as const;
-    })(),
-    ...(() => {
-      const f = { inclusions: [of(['whitelisted-resource'], ['whitelisted-kind'])], exclusions: [of(['whitelisted-resource'])] };
-      return [
-        [f, 'whitelisted-resource', 'whitelisted-kind', '', true],
-        [f, 'whitelisted-resource', '', '', true],
-        [f, 'whitelisted-resource', 'non-whitelisted-kind', '', true],
-      ] as const;
-    })(),
-    ...(() => {
-      const f = { inclusions: [of(['foo-bar'], ['whitelisted-kind'])], exclusions: [of(['whitelisted-resource'])] };
-      return [
-        [f, 'not-whitelisted-resource', 'whitelisted-kind', '', true],
-        [f, 'not-whitelisted-resource', '', '', true],
-      ] as const;
-    })(),
+    [NON_MUTEX_KIND_OUT, 'whitelisted-resource', 'blacklisted-kind', '', true],
+    [NON_MUTEX_KIND_OUT, 'whitelisted-resource', '', '', false],
+    [NON_MUTEX_KIND_OUT, 'whitelisted-resource', 'non-blacklisted-kind', '', false],
+    [NON_MUTEX_GROUP_OUT, 'whitelisted-resource', 'whitelisted-kind', '', true],
+    [NON_MUTEX_GROUP_OUT, 'whitelisted-resource', '', '', true],
+    [NON_MUTEX_GROUP_OUT, 'whitelisted-resource', 'non-whitelisted-kind', '', true],
+    [NON_MUTEX_OTHER, 'not-whitelisted-resource', 'whitelisted-kind', '', true],
+    [NON_MUTEX_OTHER, 'not-whitelisted-resource', '', '', true],
     // TestResourceInclusionsExclusionMultiCluster
-    ...(() => {
-      const f = { inclusions: [of(['whitelisted-resource'], [], ['cluster-one'])], exclusions: [of(['whitelisted-resource'], [], ['cluster-two'])] };
-      return [
-        [f, 'whitelisted-resource', '', 'cluster-one', false],
-        [f, 'whitelisted-resource', '', 'cluster-two', true],
-        [f, 'whitelisted-resource', '', 'cluster-three', false],
-      ] as const;
-    })(),
+    [MULTI_CLUSTER, 'whitelisted-resource', '', 'cluster-one', false],
+    [MULTI_CLUSTER, 'whitelisted-resource', '', 'cluster-two', true],
+    [MULTI_CLUSTER, 'whitelisted-resource', '', 'cluster-three', false],
   ] as [ResourcesFilter, string, string, string, boolean][])('case %#', (...[filter, group, kind, cluster, expected]) => {
     expect(excluded(filter, group, kind, cluster)).toBe(expected);
   });
