@@ -44,7 +44,8 @@ export function applyListDuplicates(r: Resource): DuplicateKey[] {
           ...duplicates(c?.env, (e) => (typeof e.name === 'string' ? `name=${JSON.stringify(e.name)}` : undefined), [...at, list, i, 'env'], `${where}.env`),
           ...duplicates(
             c?.ports,
-            (p) => (p.containerPort === undefined ? undefined : `containerPort=${JSON.stringify(p.containerPort)},protocol=${JSON.stringify(p.protocol ?? 'TCP')}`),
+            (p) =>
+              p.containerPort === undefined ? undefined : `containerPort=${JSON.stringify(p.containerPort)},protocol=${JSON.stringify(p.protocol ?? 'TCP')}`,
             [...at, list, i, 'ports'],
             `${where}.ports`,
           ),
