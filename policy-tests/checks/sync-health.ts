@@ -90,6 +90,8 @@ export const syncFirstConsumerCheck: PolicyCheck = {
   run(ctx) {
     const { repo } = ctx;
     const classes = ctx.resources.filter((r) => r.kind === 'StorageClass');
+    // Most clusters bind at once: then no claim waits, and the pods' mounts need not be read.
+    if (!classes.some((c) => dig(c.object, ['volumeBindingMode']) === 'WaitForFirstConsumer')) return;
     const mounts = podRefs(repo, ctx.resources).filter((ref) => ref.kind === 'PersistentVolumeClaim');
     for (const claim of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && !isHook(r))) {
       const storageClass = classOf(claim, classes);

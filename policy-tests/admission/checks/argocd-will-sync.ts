@@ -12,7 +12,7 @@ import {
   syncOptions,
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
-import { ARGOCD_CM_PATCH, argocdSettings, filterVerdict, resourcesFilter } from '../../model/controller/resource-filter.ts';
+import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, verdictsOf } from '../../model/controller/resource-filter.ts';
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { perObject } from '../../model/core/per-object.ts';
@@ -58,6 +58,7 @@ export const argocdWillSyncCheck: PolicyCheck = {
     const { repo } = ctx;
     const settings = argocdSettings(ctx.resources, repo);
     const { filter, problems } = resourcesFilter(settings);
+    const verdict = verdictsOf(filter);
     for (const { key, problem } of problems) {
       const message = `argocd-cm's ${key} cannot be read (${problem}): Argo CD fails to load its resource filter, and with it the settings every sync needs`;
       if (settings?.rendered) ctx.fail({ resource: settings.rendered, path: ['data', key] }, message);
@@ -67,9 +68,9 @@ export const argocdWillSyncCheck: PolicyCheck = {
       const group = groupOf(r.apiVersion);
       const app = owningApplication(repo, r);
       const cluster = clusterOf(app);
-      const verdict = filterVerdict(filter, group, r.kind, cluster);
-      if (verdict !== 'managed') {
-        const why = verdict === 'excluded' ? 'resource.exclusions (or its core list) leave' : `resource.inclusions name kinds for ${cluster} and leave`;
+      const managed = verdict(group, r.kind, cluster);
+      if (managed !== 'managed') {
+        const why = managed === 'excluded' ? 'resource.exclusions (or its core list) leave' : `resource.inclusions name kinds for ${cluster} and leave`;
         ctx.fail({ resource: r, path: ['kind'] }, `${r.kind} ${r.name}: Argo CD's ${why} ${group || 'core'}/${r.kind} out, so it is never applied`);
         continue;
       }

@@ -100,9 +100,11 @@ const matchKind = (r: FilteredResource, kind: string) => r.kinds.length === 0 ||
 const matchCluster = (r: FilteredResource, cluster: string) => r.clusters.length === 0 || r.clusters.some((c) => argoGlobMatch(c, cluster));
 const matches = (r: FilteredResource, group: string, kind: string, cluster: string) => matchGroup(r, group) && matchKind(r, kind) && matchCluster(r, cluster);
 
+export type FilterVerdict = 'excluded' | 'not-included' | 'managed';
+
 /** How a kind fares (ResourcesFilter.IsExcludedResource): excluded, not included where inclusions name the cluster, or managed. */
-export function filterVerdict(filter: ResourcesFilter, group: string, kind: string, cluster: string): 'excluded' | 'not-included' | 'managed' {
-  if ([...CORE_EXCLUDED, ...filter.exclusions].some((r) => matches(r, group, kind, cluster))) return 'excluded';
+export function filterVerdict(filter: ResourcesFilter, group: string, kind: string, cluster: string): FilterVerdict {
+  if (CORE_EXCLUDED.some((r) => matches(r, group, kind, cluster)) || filter.exclusions.some((r) => matches(r, group, kind, cluster))) return 'excluded';
   if (filter.inclusions.some((r) => matches(r, group, kind, cluster))) return 'managed';
   return filter.inclusions.some((r) => matchCluster(r, cluster)) ? 'not-included' : 'managed';
 }
@@ -161,4 +163,15 @@ export function customHealth(settings: ArgocdSettings | undefined, group: string
   } catch {
     return false; // unreadable: Argo CD's settings fail, which argocd-will-sync does not judge; no custom health here
   }
+}
+
+/** filterVerdict, asked once per group, kind and cluster: a repository holds thousands of objects of a few dozen kinds. */
+export function verdictsOf(filter: ResourcesFilter): (group: string, kind: string, cluster: string) => FilterVerdict {
+  const known = new Map<string, FilterVerdict>();
+  return (group, kind, cluster) => {
+    const key = `${group}\0${kind}\0${cluster}`;
+    let verdict = known.get(key);
+    if (verdict === undefined) known.set(key, (verdict = filterVerdict(filter, group, kind, cluster)));
+    return verdict;
+  };
 }
