@@ -48,10 +48,10 @@ const LAST_APPLIED_LIMIT = 256 * 1024;
 export const argocdWillSyncCheck: PolicyCheck = {
   id: 'argocd-will-sync',
   description:
-    "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind Argo CD's resource filter leaves out (its core exclusions, argocd-cm's resource.exclusions, which a patch replaces whole, and resource.inclusions) is never applied, and argocd-cm's filter keys must be readable; an object that is no hook has a name (kubectl apply cannot use generateName); one synced with ServerSideApply=true has no two env vars of one name or container ports of one port and protocol in a container (server-side apply cannot build it); a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
+    "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind Argo CD's resource filter leaves out (its core exclusions, argocd-cm's resource.exclusions, which a patch replaces whole, and resource.inclusions) is never applied, and argocd-cm's filter keys must be readable; an object that is no hook has a name (kubectl apply cannot use generateName); no claim is synced with Replace=true (a replace of a bound claim is refused); one synced with ServerSideApply=true has no two env vars of one name or container ports of one port and protocol in a container (server-side apply cannot build it); a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
   invariants: ['P1'],
   remediation:
-    "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options), drop the excluded object or narrow argocd-cm's resource filter, give an object that is no hook a name, set each env var and container port once in a container synced server-side, or leave the namespace to one owner",
+    "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options), drop the excluded object or narrow argocd-cm's resource filter, give an object that is no hook a name, set each env var and container port once in a container synced server-side, sync claims without Replace=true, or leave the namespace to one owner",
   reads: { kinds: ['*'], everyKind: 'Argo CD applies every resource, and its resource filter and size limit apply to any kind', files: [ARGOCD_CM_PATCH] },
   exemptible: false,
   run(ctx) {
@@ -88,6 +88,11 @@ export const argocdWillSyncCheck: PolicyCheck = {
             { resource: r, path },
             `${r.kind} ${r.name} is synced with ServerSideApply=true, which cannot build it: failed to create typed patch object: ${message}`,
           );
+      if (r.kind === 'PersistentVolumeClaim' && options.includes('Replace=true') && !r.rendered?.hook)
+        ctx.fail(
+          { resource: r, path: ['spec'] },
+          `PersistentVolumeClaim ${r.name} is synced with Replace=true: a replace sends the claim as written, without the volume it is bound to, and the API server refuses it once the claim is bound: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims`,
+        );
       if (options.includes('ServerSideApply=true') || options.includes('Replace=true')) continue;
       const size = jsonBytes(r.object);
       if (size > LAST_APPLIED_LIMIT)

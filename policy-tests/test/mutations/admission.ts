@@ -459,6 +459,12 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'argocd-will-sync',
+    why: "Sonarr's claim synced with Replace=true: once bound, every replace sends it without its volume, and the API server refuses it",
+    mutate: (c) => c.edit('apps/media/sonarr/pvc.yaml', 0, (d) => d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-options'], 'Replace=true')),
+    at: (c) => ({ file: 'apps/media/sonarr/pvc.yaml', line: lineOf(c, 'apps/media/sonarr/pvc.yaml', 'spec:') }),
+  },
+  {
+    check: 'argocd-will-sync',
     why: 'a ConfigMap too big for a client-side apply',
     mutate: (c) =>
       c.write(
