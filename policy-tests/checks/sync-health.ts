@@ -172,10 +172,11 @@ const ingressClass = (r: Resource): string | undefined => {
 };
 
 /**
- * How a Traefik source stands on the status of its Ingresses: from its rendered Deployment's flags where the chart is
- * rendered, else from values that turn the publishing off; undefined where the chart's own default decides, unread.
+ * How a Traefik source stands on the status of its Ingresses, and which class it serves: from its rendered
+ * Deployment's flags where the chart is rendered, else from its values; `publishes` undefined where the chart's own
+ * default decides, unread.
  */
-function traefikStatus(ctx: CheckContext, v: ChartValues): { className?: string; publishes: boolean; place: FailurePlace } | undefined {
+function traefikStatus(ctx: CheckContext, v: ChartValues): { className?: string; publishes?: boolean; place: FailurePlace } {
   const rendered = ctx.resources.filter((r) => r.rendered?.app === v.appName && (r.kind === 'Deployment' || r.kind === 'DaemonSet'));
   for (const workload of rendered)
     for (const { args, at } of argsOf(workload)) {
@@ -185,9 +186,12 @@ function traefikStatus(ctx: CheckContext, v: ChartValues): { className?: string;
     }
   const provider = (dig(v.values, ['providers', 'kubernetesIngress']) ?? {}) as Record<string, unknown>;
   const endpoint = (provider.ingressEndpoint ?? {}) as Record<string, unknown>;
-  if (dig(provider, ['publishedService', 'enabled']) !== false || endpoint.ip || endpoint.hostname) return undefined;
-  const className = typeof provider.ingressClass === 'string' ? provider.ingressClass : undefined;
-  return { className, publishes: false, place: { data: v.source, path: ['providers', 'kubernetesIngress', 'publishedService', 'enabled'] } };
+  const off = dig(provider, ['publishedService', 'enabled']) === false && !endpoint.ip && !endpoint.hostname;
+  return {
+    ...(typeof provider.ingressClass === 'string' ? { className: provider.ingressClass } : {}),
+    ...(off ? { publishes: false } : {}),
+    place: { data: v.source, path: ['providers', 'kubernetesIngress', 'publishedService', 'enabled'] },
+  };
 }
 
 export const syncIngressStatusCheck: PolicyCheck = {
@@ -200,16 +204,21 @@ export const syncIngressStatusCheck: PolicyCheck = {
   exemptible: false,
   run(ctx) {
     const ingresses = ctx.resources.filter((r) => r.kind === 'Ingress');
-    for (const v of chartValues(ctx.repo, 'traefik')) {
-      const status = traefikStatus(ctx, v);
-      if (!status || status.publishes) continue;
-      const served = ingresses
-        .filter((r) => status.className === undefined || ingressClass(r) === status.className)
-        .filter((r) => builtinHealth(ctx, r, { resource: r, path: ['status'] }));
+    const traefiks = chartValues(ctx.repo, 'traefik').map((v) => ({ app: v.appName, ...traefikStatus(ctx, v) }));
+    const serves = (t: { className?: string }, r: Resource) => t.className === undefined || ingressClass(r) === t.className;
+    for (const r of ingresses)
+      if (!traefiks.some((t) => serves(t, r)))
+        ctx.notJudged(
+          { resource: r, path: ['spec'] },
+          `Ingress ${r.name}${ingressClass(r) ? ` of class ${ingressClass(r)}` : ''} is served by no Traefik of the repository: whether its controller writes the address into its status, which Argo CD's health waits for, is not read`,
+        );
+    for (const t of traefiks) {
+      if (t.publishes !== false) continue;
+      const served = ingresses.filter((r) => serves(t, r)).filter((r) => builtinHealth(ctx, r, { resource: r, path: ['status'] }));
       if (served.length === 0) continue;
       ctx.fail(
-        status.place,
-        `Traefik of ${v.appName} writes no address into the status of the ${served.length} Ingress(es) it serves${status.className ? ` (class ${status.className})` : ''}: Argo CD counts ${served.length === 1 ? 'it' : 'each'} Progressing for good (${served
+        t.place,
+        `Traefik of ${t.app} writes no address into the status of the ${served.length} Ingress(es) it serves${t.className ? ` (class ${t.className})` : ''}: Argo CD counts ${served.length === 1 ? 'it' : 'each'} Progressing for good (${served
           .slice(0, 3)
           .map((r) => r.name)
           .join(', ')}${served.length > 3 ? ', ...' : ''}), and their apps' syncs wait`,

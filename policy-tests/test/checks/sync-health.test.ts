@@ -73,7 +73,8 @@ afterAll(async () => {
   if (cache) rmSync(cache, { recursive: true, force: true });
 });
 
-async function statusFindings(publishedService: boolean): Promise<string[]> {
+/** What sync-ingress-status makes of a proxy rendered from the stand-in chart and an Ingress of `className`. */
+async function statusFindings(publishedService: boolean, className = 'lan'): Promise<{ failed: string[]; notJudged: string[] }> {
   const repo: FixtureRepo = fixtureRepo();
   try {
     repo.write(
@@ -81,12 +82,12 @@ async function statusFindings(publishedService: boolean): Promise<string[]> {
       chartApp('proxy', { repoURL: charts.url, chart: 'traefik', version: '41.3.0' }, { valuesObject: { publishedService } }),
     );
     repo.write('apps/web/application.yaml', repoApp('web', '    path: apps/web\n    directory:\n      exclude: application.yaml'));
-    repo.write('apps/web/ingress.yaml', INGRESS);
+    repo.write('apps/web/ingress.yaml', INGRESS.replace('ingressClassName: lan', `ingressClassName: ${className}`));
     expect(await pullCharts({ root: repo.root, env, updateLock: true, out: () => undefined })).toBe(0);
     const result = await runGate({ root: repo.root, cwd: repo.root, env });
-    return allFindings(result)
-      .filter((f) => f.check === 'sync-ingress-status')
-      .map((f) => `${f.file}: ${f.message}`);
+    const mine = <T extends { check: string; file: string; message: string }>(list: readonly T[]) =>
+      list.filter((f) => f.check === 'sync-ingress-status').map((f) => `${f.file}: ${f.message}`);
+    return { failed: mine(allFindings(result)), notJudged: mine(result.notJudged) };
   } finally {
     rmSync(repo.root, { recursive: true, force: true });
   }
@@ -94,7 +95,7 @@ async function statusFindings(publishedService: boolean): Promise<string[]> {
 
 describe("the status of an Ingress, which Argo CD's health waits for, as the rendered Traefik publishes it", () => {
   it('fails where the rendered Deployment passes no ingressendpoint flag, at the Application that renders it', async () => {
-    expect(await statusFindings(false)).toEqual([
+    expect((await statusFindings(false)).failed).toEqual([
       expect.stringMatching(
         /^apps\/proxy\/application\.yaml: Traefik of proxy writes no address into the status of the 1 Ingress\(es\) it serves \(class lan\): Argo CD counts it Progressing for good \(web\)/,
       ),
@@ -102,6 +103,13 @@ describe("the status of an Ingress, which Argo CD's health waits for, as the ren
   });
 
   it('passes where it publishes its Service', async () => {
-    expect(await statusFindings(true)).toEqual([]);
+    expect(await statusFindings(true)).toEqual({ failed: [], notJudged: [] });
+  });
+
+  it('says not judged for an Ingress of a class no Traefik of the repository serves', async () => {
+    expect(await statusFindings(false, 'nginx')).toEqual({
+      failed: [],
+      notJudged: [expect.stringMatching(/^apps\/web\/ingress\.yaml: Ingress web of class nginx is served by no Traefik of the repository/)],
+    });
   });
 });
