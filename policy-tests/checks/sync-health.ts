@@ -5,7 +5,7 @@
  * wave by wave. An object that stays Progressing or Suspended by what the repository writes holds its app's sync,
  * and the root app's later waves, for good.
  */
-import { namespaceOrDestination, podRefs } from '../model/cluster/references.ts';
+import { namespaceOrDestination, podRefs, type PodRef } from '../model/cluster/references.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, customHealth } from '../model/controller/resource-filter.ts';
 import { placeOf, SYNC_PHASES, type SyncPosition } from '../model/controller/waves.ts';
 import { chartValues, type ChartValues } from '../model/argocd/chart-values.ts';
@@ -90,12 +90,19 @@ export const syncFirstConsumerCheck: PolicyCheck = {
   run(ctx) {
     const { repo } = ctx;
     const classes = ctx.resources.filter((r) => r.kind === 'StorageClass');
-    // Most clusters bind at once: then no claim waits, and the pods' mounts need not be read.
-    if (!classes.some((c) => dig(c.object, ['volumeBindingMode']) === 'WaitForFirstConsumer')) return;
-    const mounts = podRefs(repo, ctx.resources).filter((ref) => ref.kind === 'PersistentVolumeClaim');
+    // Read only where a claim waits: most clusters bind at once, and then the pods' mounts need not be read.
+    let mounts: PodRef[] | undefined;
     for (const claim of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && !isHook(r))) {
+      if (dig(claim.object, ['spec', 'volumeName'])) continue; // bound by name: it waits for no consumer
       const storageClass = classOf(claim, classes);
-      if (dig(storageClass?.object, ['volumeBindingMode']) !== 'WaitForFirstConsumer' || dig(claim.object, ['spec', 'volumeName'])) continue;
+      const named = dig(claim.object, ['spec', 'storageClassName']);
+      if (!storageClass && typeof named === 'string' && named !== '')
+        ctx.notJudged(
+          { resource: claim, path: ['spec', 'storageClassName'] },
+          `StorageClass ${named} is not in the repository: whether it binds PersistentVolumeClaim ${claim.name} at its first consumer, which Argo CD's sync would wait for, is not read`,
+        );
+      if (dig(storageClass?.object, ['volumeBindingMode']) !== 'WaitForFirstConsumer') continue;
+      mounts ??= podRefs(repo, ctx.resources).filter((ref) => ref.kind === 'PersistentVolumeClaim');
       const namespace = namespaceOrDestination(repo, claim);
       const consumers = mounts.filter((m) => m.name === claim.name && m.namespace === namespace);
       const atOnce = consumers.filter((m) => runsAtOnce(m.resource));

@@ -112,6 +112,16 @@ describe('what Argo CD waits for in a sync, judged no further than it waits', ()
     expect(failed).toEqual([]);
   });
 
+  it('a claim of a class the repository does not hold is said not judged: its binding mode is not read', async () => {
+    const { failed, notJudged } = await onBrokenCopy('sync-first-consumer', (copy) =>
+      copy.write('apps/media/sonarr/pvc.yaml', copy.read('apps/media/sonarr/pvc.yaml').replace('storageClassName: ceph-block', 'storageClassName: local-path')),
+    );
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([
+      expect.stringMatching(/^StorageClass local-path is not in the repository: whether it binds PersistentVolumeClaim sonarr-config at its first consumer/),
+    ]);
+  });
+
   it('a paused Deployment under a custom apps_Deployment health script is said not judged, not failed', async () => {
     const { failed, notJudged } = await onBrokenCopy('sync-suspended', (copy) => {
       copy.edit('apps/platform/argocd/patches/argocd-cm.yaml', 0, (d) =>
