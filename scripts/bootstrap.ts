@@ -29,6 +29,8 @@ export const STORE_SECRET = { namespace: 'external-secrets', name: 'onepassword-
 export const ARGOCD_FIELD_MANAGER = 'argocd-controller';
 /** The Application that installs Argo CD (apps/platform/argocd), rendered and applied once by hand before it manages itself. */
 const ARGOCD_APP = 'argocd';
+/** Every AppProject, the root app's own among them: applied before the root app, which needs its project to exist. */
+const PROJECTS_FILE = 'clusters/home/projects.yaml';
 
 export interface BootstrapOptions {
   root: string;
@@ -76,6 +78,8 @@ interface AppState {
   sync: string;
   health: string;
   message: string;
+  /** The message of an InvalidSpecError condition: the controller does not reconcile the app until its spec changes. */
+  invalidSpec?: string;
 }
 
 export function appStates(json: string): AppState[] {
@@ -86,7 +90,15 @@ export function appStates(json: string): AppState[] {
     sync: String(a.status?.sync?.status ?? 'Unknown'),
     health: String(a.status?.health?.status ?? 'Unknown'),
     message: String(a.status?.health?.message ?? a.status?.conditions?.[0]?.message ?? a.status?.operationState?.message ?? ''),
+    ...invalidSpecOf(a.status?.conditions),
   }));
+}
+
+function invalidSpecOf(conditions: unknown): { invalidSpec?: string } {
+  const found = (Array.isArray(conditions) ? conditions : []).find((c: { type?: unknown }) => c?.type === 'InvalidSpecError') as
+    | { message?: unknown }
+    | undefined;
+  return found ? { invalidSpec: typeof found.message === 'string' ? found.message : 'InvalidSpecError' } : {};
 }
 
 const ready = (a: AppState) => a.sync === 'Synced' && a.health === 'Healthy';
@@ -100,6 +112,7 @@ export function plan(o: BootstrapOptions): string[] {
     `${k} apply --server-side -f clusters/home/namespaces.yaml`,
     `Application ${ARGOCD_APP} (apps/platform/argocd), rendered with the gate's tools, its remote base held to charts.lock.json | ${k} apply --server-side --force-conflicts -f -`,
     `${k} -n ${STORE_SECRET.namespace} get secret ${STORE_SECRET.name}, and if it is missing: the token from standard input | ${k} apply --server-side --field-manager=homelab-bootstrap -f -`,
+    `${k} apply --server-side -f ${PROJECTS_FILE}  (every Application's project, the root app's among them)`,
     `${k} apply --server-side -f clusters/home/root.yaml`,
     `${k} -n argocd get applications, until every app is Synced and Healthy (timeout ${Math.round(o.timeoutMs / 1000)} s)`,
   ];
@@ -119,10 +132,10 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
   const loaded = await render.loadTree(o.root);
   await installCni(o, loaded);
 
-  o.out('2/6 namespaces');
+  o.out('2/7 namespaces');
   await kubectl(o, ['apply', '--server-side', '-f', join(o.root, 'clusters/home/namespaces.yaml')]);
 
-  o.out('3/6 Argo CD, from apps/platform/argocd');
+  o.out('3/7 Argo CD, from apps/platform/argocd');
   // Rendered as the gate renders it: the remote install manifest fetched and held to its digest in charts.lock.json
   // before kustomize sees it, so what the cluster gets first is what the gate judged.
   const argocd = await render.renderApplications(loaded, [ARGOCD_APP], o.env);
@@ -135,7 +148,7 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
     .join('---\n');
   await kubectl(o, ['apply', '--server-side', '--force-conflicts', '-f', '-'], manifest);
 
-  o.out('4/6 the secret store credential');
+  o.out('4/7 the secret store credential');
   const existing = await kubectl(o, ['-n', STORE_SECRET.namespace, 'get', 'secret', STORE_SECRET.name, '--ignore-not-found', '-o', 'name']);
   if (existing.trim()) o.out(`    ${STORE_SECRET.namespace}/${STORE_SECRET.name} exists; kept`);
   else {
@@ -155,16 +168,25 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
     o.out(`    ${STORE_SECRET.namespace}/${STORE_SECRET.name} created`);
   }
 
-  o.out('5/6 the root app');
+  // Before the root app: Argo CD reconciles no Application whose project does not exist (refreshAppConditions:
+  // "Application referencing project ... which does not exist"), the root app's own project included, and the
+  // projects are the root app's to apply.
+  o.out('5/7 the projects');
+  await kubectl(o, ['apply', '--server-side', '-f', join(o.root, PROJECTS_FILE)]);
+
+  o.out('6/7 the root app');
   await kubectl(o, ['apply', '--server-side', '-f', join(o.root, 'clusters/home/root.yaml')]);
 
-  o.out('6/6 waiting for every Application to be Synced and Healthy');
+  o.out('7/7 waiting for every Application to be Synced and Healthy');
   const deadline = Date.now() + o.timeoutMs;
   let last = '';
   for (;;) {
     const apps = appStates(await kubectl(o, ['-n', 'argocd', 'get', 'applications.argoproj.io', '-o', 'json']));
     const degraded = apps.find((a) => a.health === 'Degraded');
     if (degraded) throw new BootstrapError(`app ${degraded.name} (wave ${degraded.wave}) is Degraded${degraded.message ? `: ${degraded.message}` : ''}`);
+    // An invalid spec (a missing project, a destination Argo CD does not know) is never retried into a sync.
+    const invalid = apps.find((a) => a.invalidSpec);
+    if (invalid) throw new BootstrapError(`app ${invalid.name} (wave ${invalid.wave}) is not reconciled: ${invalid.invalidSpec}`);
     const waves = [...new Set(apps.map((a) => a.wave))].sort((a, b) => a - b);
     const line = waves.map((w) => `wave ${w}: ${apps.filter((a) => a.wave === w && ready(a)).length}/${apps.filter((a) => a.wave === w).length}`).join(', ');
     if (line !== last) o.out(`    ${line}`);
@@ -190,10 +212,10 @@ export async function bootstrap(o: BootstrapOptions): Promise<number> {
 async function installCni(o: BootstrapOptions, loaded: render.LoadedTree): Promise<void> {
   const { name, app } = facts.cniApplication(loaded.plain);
   if (!app) {
-    o.out(`1/6 the CNI (${name}) comes with the nodes; nothing to install`);
+    o.out(`1/7 the CNI (${name}) comes with the nodes; nothing to install`);
     return;
   }
-  o.out(`1/6 the CNI (${name}), from Application ${app.name}`);
+  o.out(`1/7 the CNI (${name}), from Application ${app.name}`);
   const renders = await render.renderApplications(loaded, [app.name], o.env);
   const failed = renders.find((r) => r.status !== 'rendered');
   if (failed || renders.length === 0) throw new BootstrapError(`cannot render ${app.name}: ${failed?.message ?? 'it has no source to render'}`);

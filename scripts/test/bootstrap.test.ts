@@ -182,7 +182,7 @@ async function run(
 }
 
 describe('npm run bootstrap', () => {
-  it('applies in order (the CNI, namespaces, Argo CD, the credential, the root app) and waits wave by wave', async () => {
+  it('applies in order (the CNI, namespaces, Argo CD, the credential, the projects, the root app) and waits wave by wave', async () => {
     const r = await run('order', ['--poll', '1ms'], {});
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -192,6 +192,7 @@ describe('npm run bootstrap', () => {
       expect.stringMatching(/clusters\/home\/namespaces\.yaml$/),
       '-',
       '-',
+      expect.stringMatching(/clusters\/home\/projects\.yaml$/),
       expect.stringMatching(/clusters\/home\/root\.yaml$/),
     ]);
     expect(applies[1]!.argv).toContain('--server-side');
@@ -212,6 +213,19 @@ describe('npm run bootstrap', () => {
     expect(r.stdout).toMatch(/wave -10: 1\/1, wave -8: 1\/1, wave -7: 1\/1, wave 1: 1\/1\ndone: 4 Applications Synced and Healthy\n$/);
   });
 
+  it('fails in one line, naming the condition, when the root app names a project the projects do not hold: Argo CD never reconciles it', async () => {
+    const rootFile = join(dir, 'repo', 'clusters/home/root.yaml');
+    const before = readFileSync(rootFile, 'utf8');
+    try {
+      writeFileSync(rootFile, before.replace('project: platform', 'project: lab'));
+      const r = await run('no-project', ['--poll', '1ms'], {});
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe('bootstrap: app root (wave 0) is not reconciled: Application referencing project lab which does not exist\n');
+    } finally {
+      writeFileSync(rootFile, before);
+    }
+  });
+
   it("installs Cilium first, from its chart and the repository's values, server-side under Argo CD's field manager, leaving its ServiceMonitors to Argo CD", async () => {
     const r = await run('cni', ['--poll', '1ms'], {});
     expect(r.code).toBe(0);
@@ -223,7 +237,7 @@ describe('npm run bootstrap', () => {
     expect(cni.stdin).toMatch(/k8s-service-port: "7445"/);
     expect(cni.stdin).not.toContain('ServiceMonitor');
     expect(r.stdout).toContain(
-      '1/6 the CNI (cilium), from Application cilium\n    2 objects applied; 1 left for Argo CD (their API comes with monitoring.coreos.com)',
+      '1/7 the CNI (cilium), from Application cilium\n    2 objects applied; 1 left for Argo CD (their API comes with monitoring.coreos.com)',
     );
     const argocd = r.state.calls.findIndex((c) => c.argv[0] === 'apply' && c.stdin.includes('argocd-server'));
     expect(r.state.calls.indexOf(cni)).toBeLessThan(argocd);

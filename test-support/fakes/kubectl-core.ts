@@ -11,7 +11,8 @@
  * `unreachable`, the Applications the root app brings (name, wave), one to
  * report Degraded, or `stall` (apps never become ready). Each `get
  * applications` advances the lowest wave that is not ready yet, as Argo CD
- * with waves does.
+ * with waves does; a root app whose project was never applied is reported as
+ * Argo CD's controller leaves it (Unknown, InvalidSpecError), its apps absent.
  *
  * With an etcd endpoint (`etcd`, from $FAKE_ETCD_ENDPOINT) it also stands in
  * for the API server the etcd backup engine talks to: a ConfigMap applied
@@ -81,7 +82,30 @@ async function applied(text: string): Promise<Manifest[]> {
     .filter(Boolean);
 }
 
+/**
+ * The root app as Argo CD's controller leaves it when its project does not exist (refreshAppConditions): Unknown,
+ * with an InvalidSpecError, and nothing of it synced.
+ */
+function unreconciledRoot(state: State): string | undefined {
+  const root = state.stored?.['Application/argocd/root'] as { spec?: { project?: string } } | undefined;
+  const project = root?.spec?.project ?? 'default';
+  if (!root || project === 'default' || state.applied.includes(`AppProject/argocd/${project}`)) return undefined;
+  const message = `Application referencing project ${project} which does not exist`;
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      {
+        metadata: { name: 'root', namespace: 'argocd' },
+        status: { sync: { status: 'Unknown' }, health: { status: 'Unknown' }, conditions: [{ type: 'InvalidSpecError', message }] },
+      },
+    ],
+  });
+}
+
 function applications(state: State): string {
+  const unreconciled = unreconciledRoot(state);
+  if (unreconciled) return unreconciled;
   const rootApplied = state.applied.some((id) => id.startsWith('Application/argocd/root'));
   const ready = (state.ready ??= []);
   const apps = rootApplied ? (state.apps ?? []) : [];
