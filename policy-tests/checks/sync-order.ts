@@ -3,7 +3,7 @@
  * references as the closure checks, and asks of each provider not whether it
  * exists but whether Argo CD applies it first.
  */
-import { applications, syncOptions, type ArgoApp } from '../model/argocd/argocd.ts';
+import { applications, ROOT_APP_FILE, syncOptions, type ArgoApp } from '../model/argocd/argocd.ts';
 import { declaredGroups, requiresLoadBalancer, REQUIRES_CRDS, REQUIRES_LOAD_BALANCER } from '../model/argocd/app-declarations.ts';
 import { before, placeOf, skipsDryRunOnMissingResource, type SyncPosition } from '../model/controller/waves.ts';
 import { dig } from '../model/core/dig.ts';
@@ -68,6 +68,26 @@ function checkDeclaredNeeds(ctx: CheckContext): void {
   }
 }
 
+/**
+ * Projects: Argo CD reconciles no Application whose AppProject does not exist (refreshAppConditions), and the root
+ * app waits for each wave's apps to be healthy, so a project the root app applies in a later wave than an app of it
+ * never comes. In the same wave it may come a moment after the app, which the controller then picks up.
+ */
+function checkProjects(ctx: CheckContext): void {
+  const { repo } = ctx;
+  for (const app of applications(repo)) {
+    if (app.resource.file === ROOT_APP_FILE) continue; // applied by hand after its project (scripts/bootstrap.ts)
+    const project = providerOf(repo, { resource: app.resource, path: ['spec', 'project'], kind: 'AppProject', name: app.project });
+    if (!project) continue; // argocd-project says so
+    const [p, c] = [placeOf(repo, project), placeOf(repo, app.resource)];
+    if ((p.order[0] ?? 0) > (c.order[0] ?? 0))
+      ctx.fail(
+        { resource: app.resource, path: ['spec', 'project'] },
+        `Application ${app.name} (wave ${c.order[0] ?? 0}) is in project ${app.project}, which the root app applies in wave ${p.order[0] ?? 0}: Argo CD reconciles no Application whose project does not exist, and the root app waits for this one before it applies the project`,
+      );
+  }
+}
+
 /** CRDs: the app that installs a group's CRDs, before every custom resource of that group. */
 function checkCrdOrder(ctx: CheckContext): void {
   const { repo } = ctx;
@@ -104,7 +124,7 @@ export function syncOrderCheck({ isClusterScoped }: CheckEnvironment): PolicyChe
   return {
     id: 'sync-order',
     description:
-      'A provider syncs before its consumers: the app that provides a namespace, class, store, issuer or CRD is in an earlier sync wave than every app that uses it (inside one app, an earlier resource wave); a custom resource whose CRD comes in the same sync carries SkipDryRunOnMissingResource=true (invariants P1).',
+      'A provider syncs before its consumers: the app that provides a namespace, class, store, issuer or CRD is in an earlier sync wave than every app that uses it (inside one app, an earlier resource wave); a custom resource whose CRD comes in the same sync carries SkipDryRunOnMissingResource=true; an AppProject comes in no later wave of the root app than its Applications (invariants P1).',
     invariants: ['P1'],
     remediation:
       'give the providing app (or resource) a lower argocd.argoproj.io/sync-wave than the consumer, or, for a custom resource whose CRD arrives in the same sync, argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true',
@@ -114,6 +134,7 @@ export function syncOrderCheck({ isClusterScoped }: CheckEnvironment): PolicyChe
       checkReferences(ctx, isClusterScoped);
       checkDeclaredNeeds(ctx);
       checkCrdOrder(ctx);
+      checkProjects(ctx);
     },
   };
 }

@@ -1,6 +1,6 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/sync-order.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { inFile, swap, wave } from './edits.ts';
+import { inFile, PROJECTS, swap, wave } from './edits.ts';
 
 export const syncOrderMutations: Mutation[] = [
   {
@@ -41,4 +41,11 @@ syncOrderMutations.push({
   why: "Argo CD's kind order: a Certificate in its ClusterIssuer's wave and app, two kinds it does not rank, applied together",
   mutate: (c) => c.write('apps/platform/cert-manager/certificate.yaml', certificateBesideIssuer('1')),
   at: inFile('apps/platform/cert-manager/certificate.yaml', 'name: letsencrypt'),
+});
+
+syncOrderMutations.push({
+  check: 'sync-order',
+  why: "the portfolio project in wave 5, after its Application's wave 0: the root app waits for an app Argo CD will not reconcile without its project",
+  mutate: (c) => c.edit(PROJECTS, 4, (d) => d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-wave'], '5')),
+  at: inFile('portfolio-api/deploy/application.yaml', 'project: portfolio'),
 });
