@@ -8,6 +8,7 @@ import { crdSchemas } from '../crd-schemas.ts';
 import { rulesOf, ruleViolations } from '../cel/crd-rules.ts';
 import { validateBuiltin } from '../validation/kinds.ts';
 import { validateObjectMeta } from '../validation/metadata.ts';
+import { listSetAndMapDuplicates } from '../validation/list-sets.ts';
 import { type JsonSchemaNode } from '../cel/schema-node.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
@@ -24,7 +25,7 @@ export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyC
   return {
     id: 'api-validation',
     description:
-      "The API server's built-in validation accepts the object: names by kind, labels and annotations, pod specs (unique names, mounts that name a volume, ports, probe handlers, quantities, requests within limits, environment names, DNS settings), selectors that match their template, Services, keys, claims, Ingresses, network policies, RBAC, budgets, autoscalers, classes and webhooks (invariants P1; docs/admission.md lists every rule).",
+      "The API server's built-in validation accepts the object: names by kind, labels and annotations, pod specs (unique names, mounts that name a volume, ports, probe handlers, quantities, requests within limits, environment names, DNS settings), selectors that match their template, Services, keys, claims, Ingresses, network policies, RBAC, budgets, autoscalers, classes and webhooks; a custom resource's lists its CRD makes sets or maps hold no duplicate (invariants P1; docs/admission.md lists every rule).",
     invariants: ['P1'],
     remediation: 'fix the field the finding names; docs/admission.md gives the Kubernetes rule behind it',
     reads: { kinds: ['*'], everyKind: 'the API server validates every resource of a built-in kind' },
@@ -32,8 +33,14 @@ export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyC
     run(ctx) {
       // The cluster's version (the facts', or --kubernetes-version's): a rule behind a feature gate follows its defaults.
       const minor = ctx.repo.facts?.kubernetesMinor ?? Number.NaN;
+      const schemas = crdSchemas(ctx.repo.resources);
       for (const r of ctx.resources) {
-        const problems = isBuiltin(r) ? validateBuiltin(r.kind, r.object, minor) : validateObjectMeta(r.kind, r.object.metadata, ['metadata']);
+        const problems = isBuiltin(r)
+          ? validateBuiltin(r.kind, r.object, minor)
+          : [
+              ...validateObjectMeta(r.kind, r.object.metadata, ['metadata']),
+              ...listSetAndMapDuplicates(schemas.get(`${r.apiVersion}/${r.kind}`)?.schema, r.object),
+            ];
         for (const p of problems)
           if (p.notJudged) ctx.notJudged({ resource: r, path: p.path }, `${r.kind} ${r.name}: ${p.message} [${p.fn}]`);
           else ctx.fail({ resource: r, path: p.path }, `${r.kind} ${r.name}: ${p.message} [${p.fn}]`);

@@ -221,6 +221,26 @@ export const admissionMutations: Mutation[] = [
     mutate: swap(STORE, '      vault: homelab\n', '      vault: homelab\n      environment: production\n'),
     at: 'onepasswordSDK:',
   },
+  {
+    check: 'api-validation',
+    why: 'a Drill whose steps its CRD makes a list-map keyed by name, holding the name restore twice: the API server answers Duplicate value',
+    mutate: (c) => {
+      c.write(
+        CRD_FILE,
+        crd(
+          '                steps:\n                  type: array\n                  x-kubernetes-list-type: map\n                  x-kubernetes-list-map-keys: [name]\n                  items:\n                    type: object\n                    required: [name]\n                    properties:\n                      name:\n                        type: string\n',
+        ),
+      );
+      c.write(
+        'apps/platform/backups/drill.yaml',
+        'apiVersion: backups.homelab.example/v1\nkind: Drill\nmetadata:\n  name: nightly\n  namespace: backups\n  annotations:\n    argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true\nspec:\n  target: sonarr\n  steps:\n    - name: restore\n    - name: restore\n',
+      );
+    },
+    at: (c) => ({
+      file: 'apps/platform/backups/drill.yaml',
+      line: c.read('apps/platform/backups/drill.yaml').split('\n').lastIndexOf('    - name: restore') + 1,
+    }),
+  },
   // What the API server refuses when a CRD is created.
   {
     check: 'crd-accepted',
