@@ -14,7 +14,10 @@ const FN = 'apiextensions ValidateListSetsAndMaps';
 /** Go's %#v of a map key tuple, as field.Duplicate prints it. */
 const goMap = (key: Record<string, unknown>): string =>
   `map[string]interface {}{${Object.entries(key)
-    .map(([k, v]) => `${JSON.stringify(k)}:${typeof v === 'string' ? JSON.stringify(v) : String(v as number | boolean)}`)
+    .map(
+      ([k, v]) =>
+        `${JSON.stringify(k)}:${v === undefined || v === null ? 'interface {}(nil)' : typeof v === 'string' ? JSON.stringify(v) : String(v as number | boolean)}`,
+    )
     .join(', ')}}`;
 
 function duplicatesIn(schema: JsonSchemaNode, list: unknown[], path: PathSegment[]): Invalid[] {
@@ -39,7 +42,7 @@ function duplicatesIn(schema: JsonSchemaNode, list: unknown[], path: PathSegment
   return out;
 }
 
-/** A key's default, which the API server fills in before it compares (structural defaulting runs first). */
+/** A key's default, which the API server takes for a missing key (a key neither set nor defaulted counts as nil). */
 const dig = (schema: JsonSchemaNode, key: string): unknown => schema.items?.properties?.[key]?.default;
 
 /** Every list of `value` its schema makes a set or a map, and the second of any two entries alike. */
