@@ -45,9 +45,17 @@ function duplicatesIn(schema: JsonSchemaNode, list: unknown[], path: PathSegment
 /** A key's default, which the API server takes for a missing key (a key neither set nor defaulted counts as nil). */
 const dig = (schema: JsonSchemaNode, key: string): unknown => schema.items?.properties?.[key]?.default;
 
+const typed = new WeakMap<JsonSchemaNode, boolean>();
+/** Whether a schema types any list as a set or a map, found once per schema: most CRDs (and every bundled one) type none. */
+function typesLists(schema: JsonSchemaNode): boolean {
+  let has = typed.get(schema);
+  if (has === undefined) typed.set(schema, (has = /"x-kubernetes-list-type":"(set|map)"/.test(JSON.stringify(schema))));
+  return has;
+}
+
 /** Every list of `value` its schema makes a set or a map, and the second of any two entries alike. */
 export function listSetAndMapDuplicates(schema: JsonSchemaNode | undefined, value: unknown, path: PathSegment[] = []): Invalid[] {
-  if (!schema || value === null || typeof value !== 'object') return [];
+  if (!schema || value === null || typeof value !== 'object' || (path.length === 0 && !typesLists(schema))) return [];
   if (Array.isArray(value))
     return [...duplicatesIn(schema, value, path), ...value.flatMap((item, i) => listSetAndMapDuplicates(schema.items, item, [...path, i]))];
   const out: Invalid[] = [];
