@@ -48,7 +48,7 @@ const LAST_APPLIED_LIMIT = 256 * 1024;
 export const argocdWillSyncCheck: PolicyCheck = {
   id: 'argocd-will-sync',
   description:
-    "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind Argo CD's resource filter leaves out (its core exclusions, argocd-cm's resource.exclusions, which a patch replaces whole, and resource.inclusions) is never applied, and argocd-cm's filter keys must be readable; an object that is no hook has a name (kubectl apply cannot use generateName); no claim is synced with Replace=true (a replace of a bound claim is refused); one synced with ServerSideApply=true has no two env vars of one name or container ports of one port and protocol in a container (server-side apply cannot build it); a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
+    "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind Argo CD's resource filter leaves out (its core exclusions, argocd-cm's resource.exclusions, which a patch replaces whole, and resource.inclusions) is never applied, and argocd-cm's filter keys must be readable; an object that is no hook has a name (kubectl apply cannot use generateName); no claim is synced with Replace=true (a replace of a bound claim is refused); one synced with ServerSideApply=true carries no managedFields and has no two env vars of one name or container ports of one port and protocol in a container (server-side apply cannot build it); a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
   invariants: ['P1'],
   remediation:
     "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options), drop the excluded object or narrow argocd-cm's resource filter, give an object that is no hook a name, set each env var and container port once in a container synced server-side, sync claims without Replace=true, or leave the namespace to one owner",
@@ -82,6 +82,11 @@ export const argocdWillSyncCheck: PolicyCheck = {
         continue;
       }
       const options = [...syncOptions(app), ...annotationSyncOptions(r.object)];
+      if (options.includes('ServerSideApply=true') && dig(r.object, ['metadata', 'managedFields']) !== undefined)
+        ctx.fail(
+          { resource: r, path: ['metadata', 'managedFields'] },
+          `${r.kind} ${r.name} is synced with ServerSideApply=true and carries managedFields, which the API server refuses in an apply: metadata.managedFields must be nil`,
+        );
       if (options.includes('ServerSideApply=true'))
         for (const { path, message } of applyListDuplicates(r))
           ctx.fail(

@@ -485,6 +485,16 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'argocd-will-sync',
+    why: 'the API synced with ServerSideApply=true, carrying the managedFields kubectl get --show-managed-fields prints: the API server refuses the apply',
+    mutate: (c) =>
+      c.edit(API, 0, (d) => {
+        d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'ServerSideApply=true' }));
+        d.setIn(['metadata', 'managedFields'], d.createNode([{ manager: 'kubectl', operation: 'Apply', apiVersion: 'apps/v1' }]));
+      }),
+    at: 'managedFields:',
+  },
+  {
+    check: 'argocd-will-sync',
     why: 'a ConfigMap too big for a client-side apply',
     mutate: (c) =>
       c.write(
