@@ -7,6 +7,7 @@
  */
 import { namespaceOrDestination, podRefs, type PodRef } from '../model/cluster/references.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, customHealth } from '../model/controller/resource-filter.ts';
+import { isSkipped, isSyncHook } from '../model/controller/hooks.ts';
 import { placeOf, SYNC_PHASES, type SyncPosition } from '../model/controller/waves.ts';
 import { chartValues, type ChartValues } from '../model/argocd/chart-values.ts';
 import type { Area, CheckContext, FailurePlace, PolicyCheck } from '../model/checks/kit.ts';
@@ -18,13 +19,16 @@ import type { Path } from '../model/core/positions.ts';
 const SETTINGS = { kinds: ['ConfigMap'], files: [ARGOCD_CM_PATCH] };
 
 /**
- * Whether the built-in health check decides for `r`: where argocd-cm gives its kind one of its own, what Argo CD
- * waits for is that script's, and the check says so, not judged.
+ * Whether the built-in health check decides for an object: where argocd-cm gives its kind one of its own, what Argo
+ * CD waits for is that script's, and the check says so, not judged. argocd-cm is read once per run.
  */
-function builtinHealth(ctx: CheckContext, r: Resource, place: FailurePlace): boolean {
-  if (!customHealth(argocdSettings(ctx.resources, ctx.repo), groupOf(r.apiVersion), r.kind)) return true;
-  ctx.notJudged(place, `argocd-cm gives ${r.kind} a health check of its own: whether Argo CD's sync waits on ${r.name} is that script's to say, not read`);
-  return false;
+function builtinHealthOf(ctx: CheckContext): (r: Resource, place: FailurePlace) => boolean {
+  const settings = argocdSettings(ctx.resources, ctx.repo);
+  return (r, place) => {
+    if (!customHealth(settings, groupOf(r.apiVersion), r.kind)) return true;
+    ctx.notJudged(place, `argocd-cm gives ${r.kind} a health check of its own: whether Argo CD's sync waits on ${r.name} is that script's to say, not read`);
+    return false;
+  };
 }
 
 /** The annotations that mark a storage class the cluster's default (the beta one is still read). */
@@ -42,7 +46,8 @@ function classOf(claim: Resource, classes: readonly Resource[]): Resource | unde
   return defaults.length === 1 ? defaults[0] : undefined;
 }
 
-const isHook = (r: Resource): boolean => ['argocd.argoproj.io/hook', 'helm.sh/hook'].some((a) => dig(r.object, ['metadata', 'annotations', a]) !== undefined);
+/** A hook, or an object Skip keeps out of every sync: Argo CD waits on neither as on a resource (hook.IsHook, hook.Skip). */
+const isHook = (r: Resource): boolean => isSyncHook(r.object) || isSkipped(r.object);
 /** A workload that runs a pod as soon as it is applied: not a CronJob (its pod comes at its schedule), not one scaled to zero. */
 const runsAtOnce = (r: Resource): boolean => r.kind !== 'CronJob' && dig(r.object, ['spec', 'replicas']) !== 0;
 
@@ -88,6 +93,7 @@ export const syncFirstConsumerCheck: PolicyCheck = {
   },
   exemptible: false,
   run(ctx) {
+    const builtinHealth = builtinHealthOf(ctx);
     const { repo } = ctx;
     const classes = ctx.resources.filter((r) => r.kind === 'StorageClass');
     // Read only where a claim waits: most clusters bind at once, and then the pods' mounts need not be read.
@@ -115,7 +121,7 @@ export const syncFirstConsumerCheck: PolicyCheck = {
             ? `only ${consumers.map((m) => `${m.resource.kind} ${m.resource.name}`).join(', ')} ${consumers.length === 1 ? 'mounts it, whose pod comes' : 'mount it, whose pods come'} at a schedule or not at all`
             : 'no pod mounts it';
       const place = { resource: claim, path: dig(claim.object, ['spec', 'storageClassName']) === undefined ? ['spec'] : ['spec', 'storageClassName'] };
-      if (!builtinHealth(ctx, claim, place)) continue;
+      if (!builtinHealth(claim, place)) continue;
       ctx.fail(
         place,
         `PersistentVolumeClaim ${claim.name} waits for its first consumer (StorageClass ${storageClass!.name}: WaitForFirstConsumer), and ${why}: it stays Pending, Argo CD counts it Progressing, and ${at.app ? `${at.app.name}'s sync` : "the root app's sync"} waits for it`,
@@ -139,11 +145,12 @@ export const syncSuspendedCheck: PolicyCheck = {
   reads: { kinds: [...SUSPENDED.map((s) => s.kind), ...SETTINGS.kinds], files: SETTINGS.files },
   exemptible: false,
   run(ctx) {
+    const builtinHealth = builtinHealthOf(ctx);
     for (const r of ctx.resources) {
       const rule = SUSPENDED.find((s) => s.kind === r.kind);
       if (!rule || dig(r.object, ['spec', rule.field]) !== true) continue;
       const place = { resource: r, path: ['spec', rule.field] };
-      if (builtinHealth(ctx, r, place)) {
+      if (builtinHealth(r, place)) {
         const at = placeOf(ctx.repo, r);
         ctx.fail(
           place,
@@ -210,6 +217,7 @@ export const syncIngressStatusCheck: PolicyCheck = {
   reads: { kinds: ['Ingress', 'Deployment', 'DaemonSet', ...SETTINGS.kinds], charts: ['traefik'], files: SETTINGS.files },
   exemptible: false,
   run(ctx) {
+    const builtinHealth = builtinHealthOf(ctx);
     const ingresses = ctx.resources.filter((r) => r.kind === 'Ingress');
     const traefiks = chartValues(ctx.repo, 'traefik').map((v) => ({ app: v.appName, ...traefikStatus(ctx, v) }));
     const serves = (t: { className?: string }, r: Resource) => t.className === undefined || ingressClass(r) === t.className;
@@ -221,7 +229,7 @@ export const syncIngressStatusCheck: PolicyCheck = {
         );
     for (const t of traefiks) {
       if (t.publishes !== false) continue;
-      const served = ingresses.filter((r) => serves(t, r)).filter((r) => builtinHealth(ctx, r, { resource: r, path: ['status'] }));
+      const served = ingresses.filter((r) => serves(t, r)).filter((r) => builtinHealth(r, { resource: r, path: ['status'] }));
       if (served.length === 0) continue;
       ctx.fail(
         t.place,

@@ -12,6 +12,7 @@ import {
   syncOptions,
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
+import { isSkipped, isSyncHook } from '../../model/controller/hooks.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, verdictsOf } from '../../model/controller/resource-filter.ts';
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
@@ -31,12 +32,10 @@ function clusterOf(app: ArgoApp | undefined): string {
  * gitops-engine names a hook from its generateName itself, and applies every other object with kubectl apply.
  */
 function generatedName(r: Resource): string | undefined {
-  const metadata = (r.object.metadata ?? {}) as { name?: unknown; generateName?: unknown; annotations?: Record<string, unknown> };
+  const metadata = (r.object.metadata ?? {}) as { name?: unknown; generateName?: unknown };
   if ((typeof metadata.name === 'string' && metadata.name !== '') || typeof metadata.generateName !== 'string' || metadata.generateName === '')
     return undefined;
-  const hook =
-    r.rendered?.hook === true || metadata.annotations?.['argocd.argoproj.io/hook'] !== undefined || metadata.annotations?.['helm.sh/hook'] !== undefined;
-  return hook ? undefined : metadata.generateName;
+  return isSyncHook(r.object) || isSkipped(r.object) ? undefined : metadata.generateName;
 }
 
 /** An object's size as JSON, once per object: a parsed object is shared by every view of its unchanged file. */
@@ -74,10 +73,11 @@ export const argocdWillSyncCheck: PolicyCheck = {
         ctx.fail({ resource: r, path: ['kind'] }, `${r.kind} ${r.name}: Argo CD's ${why} ${group || 'core'}/${r.kind} out, so it is never applied`);
         continue;
       }
-      if (generatedName(r)) {
+      const generated = generatedName(r);
+      if (generated) {
         ctx.fail(
           { resource: r, path: ['metadata', 'generateName'] },
-          `${r.kind} with generateName ${generatedName(r)}: Argo CD applies what is not a hook with kubectl apply, which refuses it: "from ${generatedName(r)}: cannot use generate name with apply"`,
+          `${r.kind} with generateName ${generated}: Argo CD applies what is not a hook with kubectl apply, which refuses it: "from ${generated}: cannot use generate name with apply"`,
         );
         continue;
       }
