@@ -17,7 +17,7 @@ export { buildGate } from './build.mjs';
 
 // Snapshot what each Application applies (the rendered diff).
 export { snapshot, type Snapshot } from './gate/snapshot.ts';
-export { ruleViolations } from './admission/index.ts';
+export { ruleViolations, updateViolations } from './admission/index.ts';
 
 export * as charts from './front/charts.ts';
 export * as render from './front/render.ts';

@@ -27,6 +27,7 @@ export { builtinResourceName, policyDecisions, type ParamLookup } from './cel/ad
 // The API server's built-in validation.
 export { validateBuiltin } from './validation/kinds.ts';
 export { validateObjectMeta } from './validation/metadata.ts';
+export { UPDATE_JUDGED_KINDS, updateViolations, type UpdateCluster } from './validation/updates.ts';
 // Pod Security admission.
 export type { PodSecurityCoverage } from './pod-security/coverage.ts';
 export { isLevel, LABEL_PREFIX, LATEST_POLICY_MINOR, levelsFor, MODES, podSecurityViolations, type Level } from './pod-security/pod-security.ts';

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applications, normalizeSourcePath, owningApplication, type ArgoApp } from '../model/argocd/argocd.ts';
+import { applications, normalizeSourcePath, owningApplication, syncOptions, type ArgoApp } from '../model/argocd/argocd.ts';
 import { refusalsOf } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import type { Repo } from '../model/repository/repo.ts';
@@ -20,7 +20,7 @@ import { chartFaces, type ChartFace } from './chart-faces.ts';
 /** What Argo CD would apply from one tree. */
 export interface Snapshot {
   /** `app|apiVersion/kind|namespace|name` to the object as Argo CD would apply it. */
-  objects: Map<string, { app: string; prune: boolean; object: Record<string, unknown> }>;
+  objects: Map<string, { app: string; prune: boolean; object: Record<string, unknown>; syncOptions?: readonly string[] }>;
   /** `apiVersion/Kind` to the CRD schema the API server validates that kind with (rendered, plain or bundled). */
   schemas?: ReadonlyMap<string, { schema: JsonSchemaNode; source: string }>;
   /** Applications this tree could not render: the cause, and a fingerprint of their inputs. */
@@ -80,7 +80,12 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     if (!app) continue;
     const clusterScoped = r.kind === 'CustomResourceDefinition' || scopes.isClusterScoped(r.apiVersion, r.kind);
     const namespace = clusterScoped ? '' : (r.namespace ?? app.destinationNamespace ?? '');
-    objects.set(`${app.name}|${r.apiVersion}/${r.kind}|${namespace}|${r.name}`, { app: app.name, prune: app.automated?.prune === true, object: r.object });
+    objects.set(`${app.name}|${r.apiVersion}/${r.kind}|${namespace}|${r.name}`, {
+      app: app.name,
+      prune: app.automated?.prune === true,
+      object: r.object,
+      syncOptions: syncOptions(app),
+    });
   }
   // Every Application's fingerprint, so one rendered on one side only still compares.
   const fingerprints = new Map(applications(repo).map((a) => [a.name, inputsFingerprint(repo, a)]));

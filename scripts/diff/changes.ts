@@ -4,11 +4,12 @@
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { ruleViolations, type Snapshot, facts } from '../../policy-tests/index.ts';
+import { type Snapshot, facts } from '../../policy-tests/index.ts';
 import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
+import { updateRefusals } from './refusals.ts';
 
 export type { Snapshot };
 
@@ -62,26 +63,30 @@ export interface Risk {
   /** For a version flag: whether the major moved (a person's call, even for an update bot). */
   major?: boolean;
   /**
-   * `review`: a person must look (RBAC grows, privilege is added, reach widens, a delete under prune, an immutable
-   * field, a registry or repository moves, a major version, ...). `note`: news only (a policy that widens nothing,
-   * a version inside its major). Only review risks set exit status 3 and hold an update bot's pull request.
+   * `refused`: the API server refuses the update, so Argo CD's sync fails at the object (exit status 4).
+   * `review`: a person must look (RBAC grows, privilege is added, reach widens, a delete under prune, an object
+   * the sync deletes and creates, a registry or repository moves, a major version, ...). `note`: news only (a
+   * policy that widens nothing, a version inside its major). Review risks set exit status 3 and hold an update
+   * bot's pull request.
    */
-  level: 'review' | 'note';
+  level: 'refused' | 'review' | 'note';
 }
 
 /** The level of a risk (see Risk.level); a network policy's is its own to say (networkPolicyRisk). */
 export function levelOf(r: Pick<Risk, 'flag' | 'major'>): Risk['level'] {
+  if (r.flag === 'refused') return 'refused';
   return r.flag === 'version' && r.major !== true ? 'note' : 'review';
 }
 
 /** The risk flags, most severe first: the order the report ranks them in. */
 export const RISK_FLAGS = [
+  'refused',
   'rbac',
   'privilege',
   'network-policy',
   'delete',
+  'replaced',
   'immutable',
-  'transition-rule',
   'upgrade',
   'capabilities',
   'crd-version',
@@ -100,6 +105,9 @@ export function rankRisks(list: readonly Risk[]): Risk[] {
 
 /** Whether a risk needs a person: its level is review. */
 export const needsPerson = (r: Risk) => r.level === 'review';
+
+/** Whether the cluster refuses it: Argo CD's sync fails at the object. */
+export const isRefused = (r: Risk) => r.level === 'refused';
 
 /** Labels and annotations that change with every chart release or render, and say nothing about the cluster. */
 const NOISE_LABELS = ['helm.sh/chart', 'app.kubernetes.io/version', 'chart'];
@@ -196,14 +204,6 @@ export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
 
 const kindOf = (id: string) => id.split('|')[1]!.split('/').pop()!;
 
-/** Kubernetes quantity in bytes, for comparing claim sizes. */
-function bytes(q: unknown): number {
-  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/.exec(asText(q ?? ''));
-  if (!m) return NaN;
-  const unit: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15 };
-  return Number(m[1]) * (m[2] ? unit[m[2]]! : 1);
-}
-
 /** Each grant of a role, one group, resource and verb at a time, the group spelled as Kubernetes does ("" is core). */
 function rbacRules(o: unknown): Set<string> {
   const out = new Set<string>();
@@ -217,10 +217,6 @@ function rbacRules(o: unknown): Set<string> {
 }
 
 const DELETE_RISK = new Set(['PersistentVolumeClaim', 'PersistentVolume', 'Namespace', 'CustomResourceDefinition', 'StatefulSet', 'Secret']);
-
-/** The risks of a set of changes, each with its reason. */
-const HOOK_ANNOTATIONS = ['argocd.argoproj.io/hook', 'helm.sh/hook'];
-const isHook = (o: unknown) => HOOK_ANNOTATIONS.some((a) => valueAt(o, ['metadata', 'annotations', a]) !== undefined);
 
 type Flag = (f: Risk['flag'], reason: string, major?: boolean, level?: Risk['level']) => void;
 type Applied = { app: string; prune: boolean; object: Record<string, unknown> } | undefined;
@@ -274,33 +270,9 @@ function privilegeRisk({ kind, label, a, b, flag }: Judged): void {
   if (added.length) flag('privilege', `${label} gains ${listed(added)}`);
 }
 
-/** Risks of an update: immutable fields, transition rules, cluster upgrades, versions, registries, repositories, what a Secret writer writes, CRD versions. */
-function updateRisks({ c, kind, label, a, b, flag }: Judged, head: Snapshot): void {
+/** Risks of an update: cluster upgrades, versions, registries, repositories, what a Secret writer writes, CRD versions. */
+function updateRisks({ c, kind, label, a, b, flag }: Judged): void {
   const changed = (prefix: string) => c.fields.some((f) => f.path === prefix || f.path.startsWith(`${prefix}.`) || f.path.startsWith(`${prefix}[`));
-  if (['Deployment', 'StatefulSet', 'DaemonSet'].includes(kind) && changed('spec.selector'))
-    flag('immutable', `${label}: spec.selector is immutable; the sync fails until the object is replaced`);
-  if (kind === 'StatefulSet' && (changed('spec.volumeClaimTemplates') || changed('spec.serviceName')))
-    flag('immutable', `${label}: volumeClaimTemplates and serviceName are immutable`);
-  // A hook Job is deleted and created again at every sync (Argo CD maps Helm hooks to its own), never patched.
-  if (kind === 'Job' && changed('spec.template') && !isHook(a?.object) && !isHook(b?.object)) flag('immutable', `${label}: a Job's template is immutable`);
-  if (kind === 'PersistentVolumeClaim') {
-    if (changed('spec.storageClassName')) flag('immutable', `${label}: storageClassName is immutable`);
-    const [from, to] = [
-      bytes(valueAt(a?.object, ['spec', 'resources', 'requests', 'storage'])),
-      bytes(valueAt(b?.object, ['spec', 'resources', 'requests', 'storage'])),
-    ];
-    if (to < from)
-      flag(
-        'immutable',
-        `${label}: a claim cannot shrink (${String(valueAt(a?.object, ['spec', 'resources', 'requests', 'storage']))} -> ${String(valueAt(b?.object, ['spec', 'resources', 'requests', 'storage']))})`,
-      );
-  }
-  if (kind === 'Service' && changed('spec.clusterIP')) flag('immutable', `${label}: spec.clusterIP is immutable`);
-  // The CRD's transition rules (on oldSelf), judged between the live object (base) and the new one (head), as the API server judges an update.
-  const crd = head.schemas?.get(`${String(b?.object.apiVersion)}/${kind}`);
-  if (crd && a && b)
-    for (const v of ruleViolations(crd.schema, b.object, a.object, 'transition'))
-      flag('transition-rule', `${label}: the API server refuses this update at ${v.path.join('.') || '(root)'}: ${v.message} (rule of ${crd.source})`);
   for (const { line, review } of upgradeRisk(kind, a?.object, b?.object)) flag('upgrade', `${label}: ${line}`, undefined, review ? 'review' : 'note');
   for (const { line, major: moved } of imageRisk(a?.object, b?.object)) flag('version', `${label}: ${line}`, moved);
   for (const line of registryRisk(a?.object, b?.object)) flag('registry', `${label}: ${line}`);
@@ -327,8 +299,12 @@ function updateRisks({ c, kind, label, a, b, flag }: Judged, head: Snapshot): vo
         .join(', ')}`,
     );
   if (kind === 'CustomResourceDefinition') {
-    const served = (o: unknown) => new Set(((valueAt(o, ['spec', 'versions']) ?? []) as { name?: string }[]).map((v) => v.name));
-    const gone = [...served(a?.object)].filter((v) => !served(b?.object).has(v));
+    const versions = (o: unknown) => (valueAt(o, ['spec', 'versions']) ?? []) as { name?: string; storage?: boolean }[];
+    const kept = new Set(versions(b?.object).map((v) => v.name));
+    // The version the cluster stores objects in cannot go at all (refusals.ts); any other may have stored some.
+    const gone = versions(a?.object)
+      .filter((v) => v.storage !== true && !kept.has(v.name))
+      .map((v) => v.name);
     if (gone.length) flag('crd-version', `${label}: version ${gone.join(', ')} removed; objects stored in it become unreadable`);
   }
 }
@@ -368,9 +344,9 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
     const label = `${kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}`;
     const judged: Judged = { c, kind, label, a, b, flag };
     lifecycleRisks(judged);
-    if (c.change === 'changed') updateRisks(judged, head);
+    if (c.change === 'changed') updateRisks(judged);
   }
-  out.push(...capabilityRisks(base, head));
+  out.push(...capabilityRisks(base, head), ...updateRefusals(base, head));
   const moved = changes.find((c) => c.change === 'changed' && kindOf(c.id) === 'ConfigMap' && c.name === facts.CLUSTER_FACTS_NAME);
   const window = moved && upgradeWindowRisk(base.objects.get(moved.id)?.object, head.objects.get(moved.id)?.object, changes.length - 1);
   if (moved && window)

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { $ } from 'zx';
 import { REPO_ROOT, snapshot } from '../../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
-import { compare, heldBack, needsPerson, notJudged, risks, without, type Snapshot } from './changes.ts';
+import { compare, heldBack, isRefused, needsPerson, notJudged, risks, without, type Snapshot } from './changes.ts';
 import { chartBumps } from './chart-bumps.ts';
 import { htmlPage, json, markdown, text } from './report.ts';
 
@@ -68,9 +68,12 @@ applies, resource by resource: added, removed, changed fields with old and new
 values. Helm's checksum annotations, chart-version labels and key order are
 noise and stripped, and a Secret's values are never shown, only whether they
 changed. The report opens with a plan (per Application: created, updated,
-deleted, replaced), then the risks, most severe first: RBAC that grows (what
-is added and removed), deletes under prune, immutable fields, CRD transition
-rules, a Talos or Kubernetes move of the cluster facts (judged as talosctl
+deleted, replaced, refused), then the updates the cluster refuses (an
+immutable field, a claim that cannot grow, a CRD transition rule: judged as
+the API server judges an update of the base's object, and as Argo CD's sync
+writes it), then the risks, most severe first: RBAC that grows (what is added
+and removed), deletes under prune, objects the sync deletes and creates
+(Force=true), a Talos or Kubernetes move of the cluster facts (judged as talosctl
 judges it: one Kubernetes minor at a time), CRD versions removed, what an ExternalSecret writes, images from
 another registry or publisher, a chart's repoURL moved, image and chart
 versions (majors named). An Application that cannot be rendered on a side
@@ -88,16 +91,19 @@ is listed as not judged, with its cause.
                        change inside its major is a note for every pull
                        request now, never a risk to review
 
-Risks come in two kinds: review (a person must look: RBAC grows, privilege
-is added, reach widens, a delete under prune, an immutable field, a
-registry or repository moves, a major version, a CRD version removed, a
-transition rule refuses, a chart reading the API versions changed, a Talos or
+Risks come in three kinds: refused (the API server refuses the update, so
+Argo CD's sync fails at the object), review (a person must look: RBAC grows,
+privilege is added, reach widens, a delete under prune, an object the sync
+replaces, an immutable field the diff cannot judge, a registry or repository
+moves, a major version, a CRD version removed, a chart reading the API
+versions changed, a Talos or
 Kubernetes minor or a path talosctl refuses) and note (news only: a version
 inside its major, a patch of the cluster's versions, a policy that only
 narrows).
 
 Exit status, distinct as argocd app diff's are: 0 nothing to review; 3 a
-risk to review; 2 a usage error; 1 an error, or an Application that could not
+risk to review; 4 an update the cluster refuses; 2 a usage error; 1 an error,
+or an Application that could not
 be rendered although its inputs changed (the rest is still reported).
 
 Environment: HOMELAB_REPO_ROOT (the repository, default this checkout),
@@ -106,6 +112,8 @@ NO_PROXY, SSL_CERT_FILE (to fetch a pinned remote base).`;
 
 /** The exit status of a diff that flags a risk: apart from a failure (1) and a usage error (2). */
 export const RISK_FLAGGED = 3;
+/** The exit status of a diff with an update the cluster refuses: Argo CD's sync would fail at it. */
+export const REFUSED = 4;
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io?: CommandIo): Promise<number> {
   const out = (t: string) => (io ? io.stdout(t) : process.stdout.write(t));
@@ -146,6 +154,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
           writeFileSync(join(dir, 'rendered-diff.html'), htmlPage(data));
         }
         if (unjudged.some((n) => n.inputsChanged)) return 1;
+        if (flagged.some(isRefused)) return REFUSED;
         // Only what a person must review sets the status; a note is news (a version inside its major, a narrowing policy).
         return flagged.some(needsPerson) ? RISK_FLAGGED : 0;
       },

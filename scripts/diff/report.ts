@@ -103,37 +103,63 @@ interface PlanRow {
   update: number;
   delete: number;
   replace: number;
+  refuse: number;
 }
 
-/** Per Application: objects created, updated in place, deleted, and replaced (an immutable field changed). */
+/**
+ * Per Application: objects created, updated in place, deleted, replaced (deleted and created by the sync, as its
+ * update is refused and Force=true) and refused (the sync fails at them). A refused or replaced object counts even
+ * where only what the diff leaves out as noise changed (a chart's version label in a claim template).
+ */
 export function plan(changes: readonly ResourceChange[], risks: readonly Risk[]): PlanRow[] {
-  const replaced = new Set(risks.filter((r) => r.flag === 'immutable' || r.flag === 'transition-rule').map((r) => r.id));
+  const [replaced, refused] = [risks.filter((r) => r.flag === 'replaced'), risks.filter((r) => r.flag === 'refused')];
   const rows = new Map<string, PlanRow>();
-  for (const c of changes) {
-    const row = rows.get(c.app) ?? { app: c.app, create: 0, update: 0, delete: 0, replace: 0 };
-    if (c.change === 'added') row.create++;
-    else if (c.change === 'removed') row.delete++;
-    else if (replaced.has(c.id)) row.replace++;
-    else row.update++;
-    rows.set(c.app, row);
-  }
+  const row = (app: string) => rows.get(app) ?? rows.set(app, { app, create: 0, update: 0, delete: 0, replace: 0, refuse: 0 }).get(app)!;
+  const counted = new Set<string>();
+  const count = (app: string, id: string, change: ResourceChange['change']) => {
+    if (counted.has(id)) return;
+    counted.add(id);
+    const r = row(app);
+    if (change === 'added') r.create++;
+    else if (change === 'removed') r.delete++;
+    else if (refused.some((x) => x.id === id)) r.refuse++;
+    else if (replaced.some((x) => x.id === id)) r.replace++;
+    else r.update++;
+  };
+  for (const c of changes) count(c.app, c.id, c.change);
+  for (const r of [...refused, ...replaced]) count(r.app, r.id, 'changed');
   return [...rows.values()].sort((a, b) => a.app.localeCompare(b.app));
 }
 
 const totals = (rows: PlanRow[]) =>
-  rows.reduce((t, r) => ({ create: t.create + r.create, update: t.update + r.update, delete: t.delete + r.delete, replace: t.replace + r.replace }), {
-    create: 0,
-    update: 0,
-    delete: 0,
-    replace: 0,
-  });
+  rows.reduce(
+    (t, r) => ({
+      create: t.create + r.create,
+      update: t.update + r.update,
+      delete: t.delete + r.delete,
+      replace: t.replace + r.replace,
+      refuse: t.refuse + r.refuse,
+    }),
+    { create: 0, update: 0, delete: 0, replace: 0, refuse: 0 },
+  );
+
+/** The plan's sentence: what a sync does, in each Application's numbers summed. */
+const planLine = (t: ReturnType<typeof totals>, apps: number) =>
+  `${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace${t.refuse ? `, ${t.refuse} refused by the cluster` : ''}, in ${apps} Application(s)`;
+
+/** The three kinds of risk: refused by the cluster, to review, and notes. */
+const byLevel = (risks: readonly Risk[]) => ['refused', 'review', 'note'].map((l) => risks.filter((r) => r.level === l)) as [Risk[], Risk[], Risk[]];
+
+/** What the sync of a refused object does, said once above the list. */
+const REFUSED_WHY =
+  "The API server refuses these updates, so Argo CD's sync of each Application stops at the object, and keeps failing until the object is deleted by hand (and created again by the next sync) or synced with `argocd.argoproj.io/sync-options: Force=true`.";
 
 export function text({ changes, risks, notJudged = [], chartBumps = [], heldBack = [] }: Report): string {
   const out: string[] = [];
   const rows = plan(changes, risks);
   const t = totals(rows);
-  out.push(`PLAN: ${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace, in ${rows.length} Application(s)`);
-  for (const r of rows) out.push(`  ${visible(r.app)}: +${r.create} ~${r.update} -${r.delete} ±${r.replace}`);
+  out.push(`PLAN: ${planLine(t, rows.length)}`);
+  for (const r of rows) out.push(`  ${visible(r.app)}: +${r.create} ~${r.update} -${r.delete} ±${r.replace}${r.refuse ? ` !${r.refuse}` : ''}`);
   out.push('');
   if (heldBack.length)
     out.push(
@@ -141,7 +167,13 @@ export function text({ changes, risks, notJudged = [], chartBumps = [], heldBack
       ...heldBack.map((h) => `  ${visible(h.app)}: ${visible(h.when)}`),
       '',
     );
-  const [review, notes] = [risks.filter((r) => r.level === 'review'), risks.filter((r) => r.level !== 'review')];
+  const [refused, review, notes] = byLevel(risks);
+  if (refused.length)
+    out.push(
+      `REFUSED BY THE CLUSTER (${refused.length}): ${REFUSED_WHY.replace(/`/g, '')}`,
+      ...refused.map((r) => `  ${visible(r.app)}: ${visible(r.reason)}`),
+      '',
+    );
   if (review.length)
     out.push(`REVIEW (${review.length}), most severe first`, ...review.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
   if (notes.length) out.push(`NOTES (${notes.length})`, ...notes.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
@@ -170,7 +202,7 @@ export function text({ changes, risks, notJudged = [], chartBumps = [], heldBack
         .map((l) => `  ${l}`),
     );
   out.push(
-    `${changes.length} resource(s) changed, ${review.length} risk(s) to review, ${notes.length} note(s)${notJudged.length ? `, ${notJudged.length} Application(s) not judged` : ''}`,
+    `${changes.length} resource(s) changed, ${refused.length ? `${refused.length} refused by the cluster, ` : ''}${review.length} risk(s) to review, ${notes.length} note(s)${notJudged.length ? `, ${notJudged.length} Application(s) not judged` : ''}`,
   );
   return out.join('\n');
 }
@@ -179,9 +211,9 @@ export function json({ changes, risks, notJudged = [], chartBumps = [], heldBack
   return JSON.stringify({ plan: plan(changes, risks), risks, notJudged, heldBack, chartBumps, changes }, null, 2);
 }
 
-/** The review risks, one line each, grouped by Application (in the order of each's most severe risk). */
-function reviewList(review: readonly Risk[], cut: boolean): string[] {
-  const out: string[] = [`### ⚠️ ${review.length} risk(s) to review, most severe first`, ''];
+/** Risks one line each, grouped by Application (in the order of each's most severe risk), under a title and what it means. */
+function riskList(title: string, review: readonly Risk[], cut: boolean, meaning?: string): string[] {
+  const out: string[] = [title, '', ...(meaning ? [meaning, ''] : [])];
   for (const app of [...new Set(review.map((r) => r.app))]) {
     out.push(`- ${code(app)}`);
     for (const r of review.filter((x) => x.app === app)) {
@@ -211,19 +243,21 @@ function head(report: Report, cut: boolean): string {
   const { changes, risks, notJudged = [] } = report;
   const rows = plan(changes, risks);
   const t = totals(rows);
-  const [review, notes] = [risks.filter((r) => r.level === 'review'), risks.filter((r) => r.level !== 'review')];
+  const [refused, review, notes] = byLevel(risks);
   const parts = ['## Rendered diff', ''];
   parts.push(
-    `**Plan:** ${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace, in ${rows.length} Application(s). **${review.length} risk(s) to review**, ${notes.length} note(s)${notJudged.length ? `, **${notJudged.length} Application(s) not judged**` : ''}.`,
+    `**Plan:** ${planLine(t, rows.length)}.${refused.length ? ` **${refused.length} update(s) the cluster refuses**,` : ''} **${review.length} risk(s) to review**, ${notes.length} note(s)${notJudged.length ? `, **${notJudged.length} Application(s) not judged**` : ''}.`,
     '',
   );
+  const refuseColumn = t.refuse > 0;
   if (rows.length)
     parts.push(
-      '| Application | create | update | delete | replace |',
-      '|---|---:|---:|---:|---:|',
-      ...rows.map((r) => `| ${code(r.app, true)} | ${r.create} | ${r.update} | ${r.delete} | ${r.replace} |`),
+      `| Application | create | update | delete | replace |${refuseColumn ? ' refused |' : ''}`,
+      `|---|---:|---:|---:|---:|${refuseColumn ? '---:|' : ''}`,
+      ...rows.map((r) => `| ${code(r.app, true)} | ${r.create} | ${r.update} | ${r.delete} | ${r.replace} |${refuseColumn ? ` ${r.refuse} |` : ''}`),
       '',
     );
+  if (refused.length) parts.push(...riskList(`### ⛔ ${refused.length} update(s) the cluster refuses`, refused, cut, REFUSED_WHY));
   if (report.heldBack?.length)
     parts.push(
       `**${report.heldBack.length} Application(s) held back by sync windows**: their changes reach the cluster when the windows allow.`,
@@ -231,7 +265,11 @@ function head(report: Report, cut: boolean): string {
       ...report.heldBack.map((h) => `- ${code(h.app)}: ${code(h.when)}`),
       '',
     );
-  parts.push(...(review.length ? reviewList(review, cut) : ['Nothing to review.', '']), ...noteList(notes, cut), ...bumpSections(report.chartBumps ?? [], cut));
+  parts.push(
+    ...(review.length ? riskList(`### ⚠️ ${review.length} risk(s) to review, most severe first`, review, cut) : ['Nothing to review.', '']),
+    ...noteList(notes, cut),
+    ...bumpSections(report.chartBumps ?? [], cut),
+  );
   if (notJudged.length) {
     parts.push(`### ${notJudged.length} Application(s) not judged`, '');
     for (const n of notJudged)

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { output } from '../../test-support/exec.ts';
 import { fixtureRepo, repoApp } from '../../test-support/render-fixtures.ts';
 import { compare, needsPerson, risks, type Snapshot } from '../diff/changes.ts';
-import { main } from '../diff/command.ts';
+import { main, REFUSED } from '../diff/command.ts';
 import { json, markdown, text } from '../diff/report.ts';
 
 type Obj = Record<string, unknown>;
@@ -193,7 +193,7 @@ describe('what the diff shows and flags', () => {
 });
 
 describe('the replacements experiment: a changed replacements file is a new render', () => {
-  it('reports the RoleBinding moving from view to cluster-admin as an RBAC risk, with a warm render cache', async () => {
+  it('reports the RoleBinding moving from view to cluster-admin as an RBAC risk, and as an update the API server refuses, with a warm render cache', async () => {
     const repo = fixtureRepo();
     const git = (...args: string[]) =>
       output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: repo.root });
@@ -219,10 +219,16 @@ describe('the replacements experiment: a changed replacements file is a new rend
     expect(await main(['HEAD', '-o', 'json'], env, { stdout: () => undefined, stderr: () => undefined })).toBe(0);
     repo.write('apps/demo/replacements.yaml', replacement('admin'));
     const code = await main(['HEAD', '-o', 'json'], env, { stdout: (t) => void (stdout += t), stderr: () => undefined });
-    expect(code).toBe(3);
+    // A binding's roleRef is fixed at creation: the sync fails, and the grant is still a grant to review.
+    expect(code).toBe(REFUSED);
     const report = JSON.parse(stdout) as { risks: { flag: string; reason: string }[]; changes: { fields: { path: string; from: unknown; to: unknown }[] }[] };
     expect(report.changes.flatMap((c) => c.fields)).toEqual([{ path: 'roleRef.name', from: 'view', to: 'cluster-admin' }]);
     expect(report.risks).toEqual([
+      expect.objectContaining({
+        flag: 'refused',
+        reason:
+          'RoleBinding demo/reader: the API server refuses the update (kubectl apply) at roleRef: Invalid value: cannot change roleRef (ValidateRoleBindingUpdate)',
+      }),
       expect.objectContaining({ flag: 'rbac', reason: expect.stringMatching(/RoleBinding demo\/reader binds cluster-admin to other subjects: cluster-admin/) }),
     ]);
   });

@@ -6,17 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { output } from '../../test-support/exec.ts';
-import { fixtureRepo, repoApp, type FixtureRepo } from '../../test-support/render-fixtures.ts';
+import { repoApp } from '../../test-support/render-fixtures.ts';
+import { DEMO_APP, diff, git, repoWith } from './diff-repo.ts';
 import { compare, risks, type Snapshot } from '../diff/changes.ts';
-import { main, RISK_FLAGGED } from '../diff/command.ts';
+import { RISK_FLAGGED } from '../diff/command.ts';
 import { markdown } from '../diff/report.ts';
-
-const APP = repoApp(
-  'demo',
-  '    path: apps/demo\n    directory:\n      exclude: application.yaml',
-  '  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n',
-);
 
 const BASE = `apiVersion: apps/v1
 kind: Deployment
@@ -71,27 +65,6 @@ spec:
     - {name: v1beta1, served: true, storage: false}
 `;
 
-async function git(root: string, ...args: string[]) {
-  return output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: root });
-}
-
-async function repoWith(files: string): Promise<FixtureRepo> {
-  const repo = fixtureRepo();
-  repo.write('apps/demo/application.yaml', APP);
-  repo.write('apps/demo/objects.yaml', files);
-  await git(repo.root, 'init', '-q', '-b', 'main');
-  await git(repo.root, 'add', '-A');
-  await git(repo.root, 'commit', '-q', '-m', 'base');
-  return repo;
-}
-
-async function diff(repo: FixtureRepo, args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, { ...process.env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
-  return { code, stdout, stderr };
-}
-
 /** The base repository, then `change` applied to the working tree; the diff of the two as JSON. */
 async function flagsAfter(change: (text: string) => string, extra = '') {
   const repo = await repoWith(BASE);
@@ -123,19 +96,6 @@ describe('npm run diff', () => {
       /PersistentVolumeClaim demo\/data is deleted: app demo prunes, so Argo CD removes it and its data with it/,
     ],
     [
-      'immutable',
-      'a Deployment selector changed',
-      (t: string) => t.replace('matchLabels: {app: web}', 'matchLabels: {app: web, tier: front}'),
-      /Deployment demo\/web: spec\.selector is immutable/,
-    ],
-    ['immutable', 'a claim made smaller', (t: string) => t.replace('storage: 10Gi', 'storage: 5Gi'), /a claim cannot shrink \(10Gi -> 5Gi\)/],
-    [
-      'immutable',
-      'a claim moved to another class',
-      (t: string) => t.replace('storageClassName: ceph-block', 'storageClassName: local-path'),
-      /storageClassName is immutable/,
-    ],
-    [
       'version',
       'an image moved a major',
       (t: string) => t.replace('web:1.4.0', 'web:2.0.0'),
@@ -158,60 +118,6 @@ describe('npm run diff', () => {
     expect(r.code, r.stderr).toBe(RISK_FLAGGED);
     expect(r.report!.risks.map((x) => x.flag)).toEqual([flag]);
     expect(r.report!.risks[0]!.reason).toMatch(reason);
-  });
-
-  it("flags an update a CRD's transition rule refuses (on oldSelf), with the rule's message, and lets one it allows pass", async () => {
-    const gadgets = (size: number, name = 'g1') =>
-      `---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {kind: Gadget, plural: gadgets}\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            spec:\n              type: object\n              properties:\n                size: {type: integer, x-kubernetes-validations: [{rule: 'self >= oldSelf', message: 'size may only grow'}]}\n                name: {type: string, x-kubernetes-validations: [{rule: 'self == oldSelf', message: 'name is immutable'}]}\n---\napiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: demo\nspec:\n  size: ${size}\n  name: ${name}\n`;
-    const repo = await repoWith(BASE + gadgets(5));
-    repo.write('apps/demo/objects.yaml', BASE + gadgets(3, 'g2'));
-    let r = await diff(repo, ['HEAD', '-o', 'json']);
-    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
-    expect((JSON.parse(r.stdout) as { risks: { flag: string; reason: string }[] }).risks).toEqual([
-      {
-        app: 'demo',
-        id: expect.stringContaining('Gadget'),
-        flag: 'transition-rule',
-        level: 'review',
-        reason: expect.stringMatching(/^Gadget demo\/g: the API server refuses this update at spec\.size: Invalid value: size may only grow/),
-      },
-      {
-        app: 'demo',
-        id: expect.stringContaining('Gadget'),
-        flag: 'transition-rule',
-        level: 'review',
-        reason: expect.stringMatching(/at spec\.name: Invalid value: name is immutable/),
-      },
-    ]);
-    repo.write('apps/demo/objects.yaml', BASE + gadgets(8));
-    r = await diff(repo, ['HEAD', '-o', 'json']);
-    expect(r.code, r.stderr).toBe(0);
-  });
-
-  it('sees no change in what the API server fills in (a claim template gaining its apiVersion and kind), and no immutable Job in a hook, which Argo CD recreates', async () => {
-    const sts = `---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\n  namespace: demo\nspec:\n  serviceName: db\n  selector:\n    matchLabels: {app: db}\n  template:\n    metadata:\n      labels: {app: db}\n    spec:\n      containers:\n        - name: db\n          image: ghcr.io/example/db:1.0.0\n  volumeClaimTemplates:\n    - metadata: {name: data}\n      spec:\n        accessModes: [ReadWriteOnce]\n        resources: {requests: {storage: 1Gi}}\n`;
-    const job = (hook: string, args: string) =>
-      `---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  namespace: demo\n${hook}spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: migrate\n          image: ghcr.io/example/migrate:1.0.0\n          args: [${args}]\n`;
-    const hook = '  annotations:\n    helm.sh/hook: pre-upgrade\n';
-    const repo = await repoWith(BASE + sts + job(hook, 'up'));
-    repo.write(
-      'apps/demo/objects.yaml',
-      BASE +
-        sts.replace('    - metadata: {name: data}', '    - apiVersion: v1\n      kind: PersistentVolumeClaim\n      metadata: {name: data}') +
-        job(hook, 'up, --fast'),
-    );
-    let r = await diff(repo, ['HEAD', '-o', 'json']);
-    expect(r.code, r.stderr).toBe(0);
-    expect((JSON.parse(r.stdout) as { changes: { id: string }[] }).changes.map((c) => c.id)).toEqual([expect.stringContaining('Job')]);
-    // The same Job without the hook annotation is patched in place, and its template cannot be.
-    repo.write('apps/demo/objects.yaml', BASE + sts + job('', 'up'));
-    await git(repo.root, 'commit', '-q', '-am', 'plain job');
-    repo.write('apps/demo/objects.yaml', BASE + sts + job('', 'up, --fast'));
-    r = await diff(repo, ['HEAD', '-o', 'json']);
-    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
-    expect((JSON.parse(r.stdout) as { risks: { reason: string }[] }).risks.map((x) => x.reason)).toEqual([
-      expect.stringMatching(/Job demo\/migrate: a Job's template is immutable/),
-    ]);
   });
 
   it('counts only what a person must review: a minor or a new digest is a note and exits 0, a major is a risk to review and exits 3', async () => {
@@ -411,11 +317,11 @@ describe('npm run diff', () => {
 
   it('lists an Application that does not render as not judged, exits 1 only when its inputs changed, and still reports the rest', async () => {
     const repo = await repoWith(BASE);
-    repo.write('apps/other/application.yaml', APP.replace(/demo/g, 'other'));
+    repo.write('apps/other/application.yaml', DEMO_APP.replace(/demo/g, 'other'));
     repo.write('apps/other/objects.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: other\ndata: {a: "1"}\n');
     repo.write('apps/demo/kustomization.yaml', 'resources: [missing.yaml]\n');
     // A kustomize source: a directory block would make Argo CD walk the folder as plain files, kustomization and all.
-    repo.write('apps/demo/application.yaml', APP.replace('\n    directory:\n      exclude: application.yaml', ''));
+    repo.write('apps/demo/application.yaml', DEMO_APP.replace('\n    directory:\n      exclude: application.yaml', ''));
     await git(repo.root, 'add', '-A');
     await git(repo.root, 'commit', '-q', '-m', 'demo cannot render on either side');
     // Unchanged inputs on both sides: reported, and not a failure; the other app's change is reported.

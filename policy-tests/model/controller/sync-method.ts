@@ -1,0 +1,50 @@
+/**
+ * How Argo CD's sync writes an object the cluster already holds (argo-cd v3.5.1, gitops-engine's
+ * sync_context.go applyObject and resource_ops.go), and so what an update the API server refuses does:
+ * - a hook is deleted and created again at each sync (BeforeHookCreation), never updated;
+ * - Replace=true (the Application's syncOptions, or the object's sync-options, target or live) sends the whole
+ *   object with `kubectl replace` (a CRD or Namespace with an update); with Force=true as well, `kubectl replace
+ *   --force` deletes and creates it;
+ * - otherwise `kubectl apply`, server-side where ServerSideApply=true (and not ServerSideApply=false on the object);
+ *   Force=true on the object (target or live) makes a client-side apply that the API server refuses as invalid or
+ *   conflicting delete the object and create it again; a server-side apply's force only takes over fields;
+ * - Force=true in an Application's syncOptions is not read by an automated sync (only a manual sync's --force).
+ */
+import { annotationSyncOptions } from '../argocd/argocd.ts';
+import { isSyncHook } from './hooks.ts';
+
+export interface SyncMethod {
+  hook: boolean;
+  replace: boolean;
+  serverSide: boolean;
+  force: boolean;
+}
+
+/** How a sync writes `target` over `live` (the object as the cluster holds it), under its Application's syncOptions. */
+export function syncMethodOf(target: unknown, live: unknown, appOptions: readonly string[]): SyncMethod {
+  const [mine, held] = [annotationSyncOptions(target), annotationSyncOptions(live)];
+  const has = (option: string) => mine.includes(option) || held.includes(option);
+  return {
+    hook: isSyncHook(target),
+    replace: appOptions.includes('Replace=true') || has('Replace=true'),
+    serverSide: !mine.includes('ServerSideApply=false') && (appOptions.includes('ServerSideApply=true') || mine.includes('ServerSideApply=true')),
+    force: has('Force=true'),
+  };
+}
+
+/**
+ * What a sync does with an update of a `kind` the API server refuses: fails, or deletes the object and creates it
+ * anew. Replace=true updates a CRD or a Namespace in place instead (a replace would delete what they hold).
+ */
+export function onRefusedUpdate(m: SyncMethod, kind: string): 'fails' | 'recreates' | 'never updated' {
+  if (m.hook) return 'never updated';
+  if (m.replace) return m.force && kind !== 'CustomResourceDefinition' && kind !== 'Namespace' ? 'recreates' : 'fails';
+  return m.force && !m.serverSide ? 'recreates' : 'fails';
+}
+
+/** The command the sync runs, in kubectl's words, for a message. */
+export function syncCommand(m: SyncMethod): string {
+  if (m.replace) return m.force ? 'kubectl replace --force' : 'kubectl replace';
+  if (m.serverSide) return 'server-side apply';
+  return m.force ? 'kubectl apply --force' : 'kubectl apply';
+}

@@ -1,0 +1,388 @@
+/**
+ * The API server's update validation (k8s.io/kubernetes v1.36 Validate<Kind>Update and the PersistentVolumeClaimResize
+ * plugin), case by case after the upstream tests' cases (TestValidateStatefulSetUpdate, TestValidateJobUpdate,
+ * TestValidatePersistentVolumeClaimUpdate, TestValidatePersistentVolumeSourceUpdate, TestValidateServiceUpdate,
+ * TestValidateSecretUpdate, TestValidateStorageClassUpdate, ...): what an update may change, and what it may not.
+ */
+import { describe, expect, it } from 'vitest';
+import { updateViolations, type UpdateCluster } from '../../admission/validation/updates.ts';
+import { semanticEqual } from '../../admission/validation/semantic-equal.ts';
+import { onRefusedUpdate, syncCommand, syncMethodOf } from '../../model/controller/sync-method.ts';
+
+type Obj = Record<string, any>;
+const NO_CLASSES: UpdateCluster = { storageClass: () => undefined, defaultStorageClass: undefined };
+const judge = (old: Obj, next: Obj, cluster = NO_CLASSES) =>
+  updateViolations(old, next, cluster).map((v) => `${v.notJudged ? 'not judged ' : ''}${v.path.join('.')}: ${v.message}`);
+/** `o` with `edit` applied to a deep copy. */
+const edited = (o: Obj, edit: (c: Obj) => void): Obj => {
+  const copy = structuredClone(o);
+  edit(copy);
+  return copy;
+};
+
+const sts: Obj = {
+  apiVersion: 'apps/v1',
+  kind: 'StatefulSet',
+  metadata: { name: 'db' },
+  spec: {
+    serviceName: 'db',
+    replicas: 1,
+    selector: { matchLabels: { app: 'db' } },
+    template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image: 'db:1' }] } },
+    volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+  },
+};
+
+describe('a StatefulSet update (ValidateStatefulSetUpdate)', () => {
+  it.each<[string, (s: Obj) => void]>([
+    ['replicas', (s) => (s.spec.replicas = 3)],
+    ['the template', (s) => (s.spec.template.spec.containers[0].image = 'db:2')],
+    ['the update strategy', (s) => (s.spec.updateStrategy = { type: 'OnDelete' })],
+    ['minReadySeconds', (s) => (s.spec.minReadySeconds = 10)],
+    ['the claim retention policy', (s) => (s.spec.persistentVolumeClaimRetentionPolicy = { whenDeleted: 'Delete' })],
+    ['revisionHistoryLimit', (s) => (s.spec.revisionHistoryLimit = 3)],
+    ['ordinals', (s) => (s.spec.ordinals = { start: 1 })],
+    ['a default spelled out', (s) => Object.assign(s.spec, { podManagementPolicy: 'OrderedReady' })],
+    ['a claim template as stored', (s) => Object.assign(s.spec.volumeClaimTemplates[0], { apiVersion: 'v1', kind: 'PersistentVolumeClaim', status: {} })],
+    ['a size spelled otherwise', (s) => (s.spec.volumeClaimTemplates[0].spec.resources.requests.storage = '1024Mi')],
+  ])('may change %s', (_what, edit) => {
+    expect(judge(sts, edited(sts, edit))).toEqual([]);
+  });
+
+  it.each<[string, (s: Obj) => void, string]>([
+    ['its selector', (s) => (s.spec.selector.matchLabels.tier = 'x'), 'selector'],
+    ['its claim templates', (s) => (s.spec.volumeClaimTemplates[0].spec.resources.requests.storage = '2Gi'), 'volumeClaimTemplates'],
+    ['a claim template label', (s) => (s.spec.volumeClaimTemplates[0].metadata.labels = { chart: 'db-1.1.0' }), 'volumeClaimTemplates'],
+    ['its service name', (s) => (s.spec.serviceName = 'db-headless'), 'serviceName'],
+    ['its pod management policy', (s) => (s.spec.podManagementPolicy = 'Parallel'), 'podManagementPolicy'],
+  ])('may not change %s', (_what, edit, field) => {
+    expect(judge(sts, edited(sts, edit))).toEqual([
+      `spec.${field}: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden (${field} changed)`,
+    ]);
+  });
+});
+
+const job: Obj = {
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name: 'migrate' },
+  spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'm', image: 'm:1.0', ports: [{ containerPort: 80 }] }] } } },
+};
+
+describe('a Job update (ValidateJobSpecUpdate)', () => {
+  it('takes the defaults a template leaves out as equal, and refuses any other template change', () => {
+    const spelled = edited(job, (j) => {
+      Object.assign(j.spec.template.spec, { dnsPolicy: 'ClusterFirst', terminationGracePeriodSeconds: 30 });
+      Object.assign(j.spec.template.spec.containers[0], { imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log' });
+      j.spec.template.spec.containers[0].ports[0].protocol = 'TCP';
+    });
+    expect(judge(job, spelled)).toEqual([]);
+    expect(
+      judge(
+        job,
+        edited(job, (j) => (j.spec.template.spec.containers[0].image = 'm:1.1')),
+      ),
+    ).toEqual(['spec.template: field is immutable (template spec.containers changed)']);
+    // A latest tag pulls Always by default: IfNotPresent is a change.
+    const latest = edited(job, (j) => (j.spec.template.spec.containers[0].image = 'm:latest'));
+    expect(
+      judge(
+        latest,
+        edited(latest, (j) => (j.spec.template.spec.containers[0].imagePullPolicy = 'IfNotPresent')),
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('lets a suspended Job change its scheduling directives only, and says a Job with a TTL may be gone', () => {
+    const suspended = edited(job, (j) => (j.spec.suspend = true));
+    expect(
+      judge(
+        suspended,
+        edited(suspended, (j) => (j.spec.template.spec.nodeSelector = { disk: 'ssd' })),
+      ),
+    ).toEqual([]);
+    expect(
+      judge(
+        suspended,
+        edited(suspended, (j) => (j.spec.template.spec.containers[0].image = 'm:2')),
+      ),
+    ).toHaveLength(1);
+    const ttl = edited(job, (j) => (j.spec.ttlSecondsAfterFinished = 300));
+    expect(
+      judge(
+        ttl,
+        edited(ttl, (j) => (j.spec.template.spec.containers[0].image = 'm:2')),
+      ),
+    ).toEqual([expect.stringMatching(/^not judged spec\.template: field is immutable .* ttlSecondsAfterFinished \(300s\)/)]);
+  });
+
+  it('refuses completions, except an Indexed Job moving them with its parallelism', () => {
+    const counted = edited(job, (j) => Object.assign(j.spec, { completions: 2, parallelism: 2 }));
+    expect(
+      judge(
+        counted,
+        edited(counted, (j) => (j.spec.completions = 3)),
+      ),
+    ).toEqual(['spec.completions: field is immutable']);
+    const indexed = edited(counted, (j) => (j.spec.completionMode = 'Indexed'));
+    expect(
+      judge(
+        indexed,
+        edited(indexed, (j) => Object.assign(j.spec, { completions: 3, parallelism: 3 })),
+      ),
+    ).toEqual([]);
+    expect(
+      judge(
+        indexed,
+        edited(indexed, (j) => (j.spec.completions = 3)),
+      ),
+    ).toEqual(['spec.completions: can only be modified in tandem with spec.parallelism']);
+  });
+});
+
+const claim: Obj = {
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: { name: 'data' },
+  spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '10Gi' } } },
+};
+const classes = (expand: boolean | undefined, defaultClass?: string): UpdateCluster => ({
+  storageClass: (name) => (name === 'fast' ? { allowVolumeExpansion: expand } : undefined),
+  defaultStorageClass: defaultClass,
+});
+
+describe('a claim update (ValidatePersistentVolumeClaimUpdate, PersistentVolumeClaimResize)', () => {
+  it('grows only under a class that allows expansion, and never shrinks', () => {
+    const bigger = edited(claim, (c) => (c.spec.resources.requests.storage = '20Gi'));
+    expect(judge(claim, bigger, classes(true))).toEqual([]);
+    expect(judge(claim, bigger, classes(undefined))).toEqual([
+      expect.stringMatching(/^spec\.resources\.requests\.storage: persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized/),
+    ]);
+    expect(judge(claim, bigger)).toEqual([expect.stringMatching(/^not judged .*StorageClass fast is not in the repository/)]);
+    expect(
+      judge(
+        claim,
+        edited(claim, (c) => (c.spec.resources.requests.storage = '5Gi')),
+        classes(true),
+      ),
+    ).toEqual(['spec.resources.requests.storage: Forbidden: field can not be less than status.capacity (10Gi -> 5Gi)']);
+  });
+
+  it('keeps the rest of its spec, its defaults and the binder`s volume aside', () => {
+    expect(
+      judge(
+        claim,
+        edited(claim, (c) => (c.spec.accessModes = ['ReadWriteMany'])),
+      ),
+    ).toEqual([expect.stringMatching(/^spec\.accessModes: spec: Forbidden: spec is immutable after creation/)]);
+    expect(
+      judge(
+        claim,
+        edited(claim, (c) => Object.assign(c.spec, { volumeMode: 'Filesystem', volumeName: 'pvc-1234' })),
+      ),
+    ).toEqual([]);
+    expect(
+      judge(
+        claim,
+        edited(claim, (c) => (c.spec.volumeAttributesClassName = 'gold')),
+      ),
+    ).toEqual([]);
+  });
+
+  it('reads a claim that named no class as holding the default class the repository marks, and cannot tell without one', () => {
+    const unnamed = edited(claim, (c) => delete c.spec.storageClassName);
+    expect(judge(unnamed, claim, classes(true, 'fast'))).toEqual([]);
+    expect(
+      judge(
+        unnamed,
+        edited(claim, (c) => (c.spec.storageClassName = 'slow')),
+        classes(true, 'fast'),
+      ),
+    ).toEqual([expect.stringMatching(/^spec\.storageClassName: .* \(storageClassName changed\)/)]);
+    expect(judge(unnamed, claim)).toEqual([expect.stringMatching(/^not judged spec\.storageClassName: the claim named no class at creation/)]);
+    expect(judge(unnamed, unnamed)).toEqual([]);
+  });
+});
+
+describe('other kinds', () => {
+  const pv: Obj = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: 'share' },
+    spec: { capacity: { storage: '1Ti' }, nfs: { server: 'nas', path: '/media' } },
+  };
+  const svc: Obj = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } };
+  it('a volume keeps its source and mode; its capacity, class and mount options may change', () => {
+    expect(
+      judge(
+        pv,
+        edited(pv, (p) => (p.spec.nfs.path = '/volume1/media')),
+      ),
+    ).toEqual([expect.stringMatching(/^spec\.nfs: spec\.persistentvolumesource: Forbidden/)]);
+    expect(
+      judge(
+        pv,
+        edited(pv, (p) => Object.assign(p.spec, { capacity: { storage: '2Ti' }, mountOptions: ['nfsvers=4.1'], storageClassName: 'nfs' })),
+      ),
+    ).toEqual([]);
+  });
+
+  it('a Service keeps the address it was given and its load balancer class; one it never named is not judged', () => {
+    expect(
+      judge(
+        svc,
+        edited(svc, (s) => (s.spec.clusterIP = 'None')),
+      ),
+    ).toEqual([expect.stringMatching(/^spec\.clusterIP: spec\.clusterIPs\[0\]: Invalid value: \["None"\]: may not change once set/)]);
+    expect(
+      judge(
+        svc,
+        edited(svc, (s) => (s.spec.clusterIP = '10.43.0.10')),
+      ),
+    ).toEqual([expect.stringMatching(/^not judged spec\.clusterIP/)]);
+    const fixed = edited(svc, (s) => (s.spec.clusterIP = '10.43.0.10'));
+    expect(
+      judge(
+        fixed,
+        edited(fixed, (s) => (s.spec.clusterIP = '10.43.0.11')),
+      ),
+    ).toHaveLength(1);
+    expect(
+      judge(
+        fixed,
+        edited(fixed, (s) => delete s.spec.clusterIP),
+      ),
+    ).toEqual([]);
+    const lb = edited(svc, (s) => (s.spec.type = 'LoadBalancer'));
+    expect(
+      judge(
+        lb,
+        edited(lb, (s) => (s.spec.loadBalancerClass = 'io.cilium/l2-announcer')),
+      ),
+    ).toEqual(['spec.loadBalancerClass: spec.loadBalancerClass: Invalid value: "io.cilium/l2-announcer": may not change once set']);
+    expect(
+      judge(
+        svc,
+        edited(lb, (s) => (s.spec.loadBalancerClass = 'io.cilium/l2-announcer')),
+      ),
+    ).toEqual([]);
+  });
+
+  it('Secrets and ConfigMaps: the type, and with immutable set their data and the flag', () => {
+    const secret: Obj = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, immutable: true, stringData: { a: 'x' } };
+    expect(
+      judge(
+        secret,
+        edited(secret, (s) => (s.stringData.a = 'y')),
+      ),
+    ).toEqual(['data: Forbidden: field is immutable when `immutable` is set']);
+    expect(judge(secret, { ...secret, stringData: undefined, data: { a: Buffer.from('x').toString('base64') } })).toEqual([]);
+    expect(
+      judge(
+        secret,
+        edited(secret, (s) => (s.type = 'kubernetes.io/tls')),
+      ),
+    ).toEqual(['type: field is immutable']);
+    const cm: Obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, immutable: true, data: { a: 'x' } };
+    expect(
+      judge(
+        cm,
+        edited(cm, (c) => delete c.immutable),
+      ),
+    ).toEqual(['immutable: Forbidden: field is immutable when `immutable` is set']);
+    expect(judge({ ...cm, immutable: false }, { ...cm, immutable: false, data: { a: 'y' } })).toEqual([]);
+  });
+
+  it('bindings, classes, priorities and CRDs keep what they were made with', () => {
+    const rb: Obj = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'r' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+    };
+    expect(
+      judge(
+        rb,
+        edited(rb, (r) => (r.roleRef.name = 'edit')),
+      ),
+    ).toEqual(['roleRef: Invalid value: cannot change roleRef']);
+    const sc: Obj = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'x', parameters: { pool: 'a' } };
+    expect(
+      judge(
+        sc,
+        edited(sc, (s) =>
+          Object.assign(s, { parameters: { pool: 'b' }, reclaimPolicy: 'Retain', volumeBindingMode: 'WaitForFirstConsumer', allowVolumeExpansion: true }),
+        ),
+      ),
+    ).toEqual([
+      'parameters: Forbidden: updates to parameters are forbidden.',
+      'reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden.',
+      'volumeBindingMode: field is immutable',
+    ]);
+    expect(
+      judge(
+        sc,
+        edited(sc, (s) => Object.assign(s, { reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' })),
+      ),
+    ).toEqual([]);
+    const pc: Obj = { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'p' }, value: 1000 };
+    expect(judge(pc, { ...pc, value: 2000 })).toEqual(['value: Forbidden: may not be changed in an update.']);
+    const crd: Obj = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: { scope: 'Namespaced', names: { kind: 'Widget' }, versions: [{ name: 'v1beta1', storage: true }] },
+    };
+    expect(
+      judge(
+        crd,
+        edited(crd, (c) => (c.spec.versions = [{ name: 'v1', storage: true }])),
+      ),
+    ).toEqual(['spec.versions: status.storedVersions[0]: Invalid value: "v1beta1": must appear in spec.versions']);
+    expect(
+      judge(
+        crd,
+        edited(crd, (c) => c.spec.versions.push({ name: 'v1', storage: false })),
+      ),
+    ).toEqual([]);
+    expect(
+      judge(
+        crd,
+        edited(crd, (c) => (c.spec.scope = 'Cluster')),
+      ),
+    ).toEqual(['spec.scope: field is immutable']);
+  });
+
+  it('compares as apiequality.Semantic does: absent, null and empty alike, quantities by value', () => {
+    expect(semanticEqual({ a: [], b: null }, {})).toBe(true);
+    expect(semanticEqual({ requests: { storage: '1Gi' } }, { requests: { storage: '1024Mi' } })).toBe(true);
+    expect(semanticEqual({ name: '1Gi' }, { name: '1024Mi' })).toBe(false);
+  });
+});
+
+describe("how Argo CD's sync writes an object the cluster holds (gitops-engine sync_context.go)", () => {
+  const annotated = (options: string) => ({ metadata: { annotations: { 'argocd.argoproj.io/sync-options': options } } });
+  it.each<[string, { target: unknown; live: unknown; options: string[] }, string, string]>([
+    ['a plain object', { target: {}, live: {}, options: [] }, 'kubectl apply', 'fails'],
+    ['Force=true on the object', { target: annotated('Force=true'), live: {}, options: [] }, 'kubectl apply --force', 'recreates'],
+    ['Force=true left on the live object', { target: {}, live: annotated('Force=true'), options: [] }, 'kubectl apply --force', 'recreates'],
+    ["Force=true in the Application's options (an automated sync reads none)", { target: {}, live: {}, options: ['Force=true'] }, 'kubectl apply', 'fails'],
+    ['server-side apply with Force=true', { target: annotated('Force=true,ServerSideApply=true'), live: {}, options: [] }, 'server-side apply', 'fails'],
+    [
+      'the app server-side, the object not',
+      { target: annotated('ServerSideApply=false'), live: {}, options: ['ServerSideApply=true'] },
+      'kubectl apply',
+      'fails',
+    ],
+    ['Replace=true', { target: {}, live: {}, options: ['Replace=true'] }, 'kubectl replace', 'fails'],
+    ['Replace=true and Force=true', { target: annotated('Replace=true,Force=true'), live: {}, options: [] }, 'kubectl replace --force', 'recreates'],
+    ['a hook', { target: { metadata: { annotations: { 'argocd.argoproj.io/hook': 'PreSync' } } }, live: {}, options: [] }, 'kubectl apply', 'never updated'],
+  ])('%s: the command it runs, and what a refused update does', (_what, { target, live, options }, command, outcome) => {
+    const m = syncMethodOf(target, live, options);
+    expect([syncCommand(m), onRefusedUpdate(m, 'Deployment')]).toEqual([command, outcome]);
+  });
+
+  it('updates a CRD or Namespace in place under Replace=true and Force=true, which the API server still judges', () => {
+    expect(onRefusedUpdate(syncMethodOf(annotated('Replace=true,Force=true'), {}, []), 'CustomResourceDefinition')).toBe('fails');
+  });
+});

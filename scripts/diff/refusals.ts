@@ -1,0 +1,89 @@
+/**
+ * Updates the cluster refuses. Every object both refs apply is judged as the API server judges its update (the
+ * base's render is what the cluster holds, the head's what the sync sends): the built-in kinds' update validation
+ * and the PersistentVolumeClaimResize plugin (updateViolations), and a CRD's transition rules on oldSelf
+ * (ruleViolations). Then as Argo CD's sync writes the object (facts.syncMethodOf): a refused update fails the sync
+ * at that object, and the app stays out of sync until someone deletes it by hand; where the sync deletes and creates
+ * it instead (Force=true), it is replaced, which a person reviews. Objects are compared as rendered, labels a chart
+ * release bumps included: the diff leaves those out as noise, the API server does not.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { facts, ruleViolations, updateViolations, type Snapshot } from '../../policy-tests/index.ts';
+
+type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
+type Obj = Record<string, unknown>;
+
+/** A risk of an update, in the shape of changes.ts's Risk (which reads this module, so it is not imported here). */
+export interface UpdateRisk {
+  app: string;
+  id: string;
+  flag: 'refused' | 'replaced' | 'immutable';
+  level: 'refused' | 'review';
+  reason: string;
+}
+
+/** A refused change: what the API server says, at which field, by which rule. */
+interface Refusal {
+  at: string;
+  message: string;
+  notJudged: boolean;
+}
+
+const DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
+
+/** The StorageClasses of a snapshot by name, and the one marked default (undefined for none, or more than one). */
+function storageClasses(s: Snapshot): { byName: Map<string, Obj>; defaultClass: string | undefined } {
+  const byName = new Map<string, Obj>();
+  for (const { object } of s.objects.values()) if (object.kind === 'StorageClass') byName.set(String((object.metadata as Obj | undefined)?.name), object);
+  const defaults = [...byName].filter(([, o]) => ((o.metadata as Obj | undefined)?.annotations as Obj | undefined)?.[DEFAULT_CLASS] === 'true');
+  return { byName, defaultClass: defaults.length === 1 ? defaults[0]![0] : undefined };
+}
+
+/** What the API server says of the update from `a` to `b`. */
+function refusalsOf(a: Entry, b: Entry, head: Snapshot, cluster: Parameters<typeof updateViolations>[2]): Refusal[] {
+  const out: Refusal[] = updateViolations(a.object, b.object, cluster).map((v) => ({
+    at: v.path.join('.'),
+    message: `${v.message} (${v.fn})`,
+    notJudged: v.notJudged === true,
+  }));
+  const crd = head.schemas?.get(`${String(b.object.apiVersion)}/${String(b.object.kind)}`);
+  if (crd)
+    for (const v of ruleViolations(crd.schema, b.object, a.object, 'transition'))
+      out.push({ at: v.path.join('.') || '(root)', message: `${v.message} (rule of ${crd.source})`, notJudged: false });
+  return out;
+}
+
+/** The risks of the updates the cluster refuses, or replaces: each object both refs apply, compared as rendered. */
+export function updateRefusals(base: Snapshot, head: Snapshot): UpdateRisk[] {
+  const out: UpdateRisk[] = [];
+  const [was, is] = [storageClasses(base), storageClasses(head)];
+  const cluster = {
+    // A class as the sync leaves it: a change to it applies in an earlier step (StorageClass sorts before claims).
+    storageClass: (name: string) => is.byName.get(name) ?? was.byName.get(name),
+    // The default class a claim that named none was given at its creation: the cluster's, the base's.
+    defaultStorageClass: was.defaultClass,
+  };
+  for (const [id, b] of head.objects) {
+    const a = base.objects.get(id);
+    if (!a || a.object === b.object || isDeepStrictEqual(a.object, b.object)) continue;
+    const method = facts.syncMethodOf(b.object, a.object, b.syncOptions ?? []);
+    const kind = String(b.object.kind);
+    const outcome = facts.onRefusedUpdate(method, kind);
+    if (outcome === 'never updated') continue;
+    const [, , namespace, name] = id.split('|') as [string, string, string, string];
+    const label = `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+    const command = facts.syncCommand(method);
+    for (const r of refusalsOf(a, b, head, cluster)) {
+      const risk = (flag: UpdateRisk['flag'], level: UpdateRisk['level'], reason: string) => out.push({ app: b.app, id, flag, level, reason });
+      if (r.notJudged) risk('immutable', 'review', `${label}: not judged at ${r.at}: ${r.message}`);
+      else if (outcome === 'recreates')
+        risk(
+          'replaced',
+          'review',
+          `${label} is deleted and created again by the sync (${command}), as the API server refuses its update at ${r.at}: ${r.message}`,
+        );
+      else risk('refused', 'refused', `${label}: the API server refuses the update (${command}) at ${r.at}: ${r.message}`);
+    }
+  }
+  return out;
+}

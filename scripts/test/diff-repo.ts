@@ -1,0 +1,38 @@
+/**
+ * A scratch git repository for the rendered diff's tests: one demo Application whose objects are one file,
+ * committed as the base, and `npm run diff` run on it in process, its output and status kept.
+ */
+import { output } from '../../test-support/exec.ts';
+import { fixtureRepo, repoApp, type FixtureRepo } from '../../test-support/render-fixtures.ts';
+import { main } from '../diff/command.ts';
+
+/** The demo Application: a plain folder, pruned and self-healed. */
+export const DEMO_APP = repoApp(
+  'demo',
+  '    path: apps/demo\n    directory:\n      exclude: application.yaml',
+  '  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n',
+);
+
+/** git in `root`, as a throwaway identity that signs nothing. */
+export async function git(root: string, ...args: string[]) {
+  return output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: root });
+}
+
+/** A repository whose demo app applies `objects` (apps/demo/objects.yaml), committed on main. */
+export async function repoWith(objects: string, app = DEMO_APP): Promise<FixtureRepo> {
+  const repo = fixtureRepo();
+  repo.write('apps/demo/application.yaml', app);
+  repo.write('apps/demo/objects.yaml', objects);
+  await git(repo.root, 'init', '-q', '-b', 'main');
+  await git(repo.root, 'add', '-A');
+  await git(repo.root, 'commit', '-q', '-m', 'base');
+  return repo;
+}
+
+/** `npm run diff -- <args>` on the repository, in process: its status and what it wrote. */
+export async function diff(repo: FixtureRepo, args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { ...process.env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
+  return { code, stdout, stderr };
+}
