@@ -13,6 +13,7 @@ import {
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
 import { isSkipped, isSyncHook } from '../../model/controller/hooks.ts';
+import { onRefusedUpdate, syncMethodOf } from '../../model/controller/sync-method.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, verdictsOf } from '../../model/controller/resource-filter.ts';
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
@@ -47,10 +48,10 @@ const LAST_APPLIED_LIMIT = 256 * 1024;
 export const argocdWillSyncCheck: PolicyCheck = {
   id: 'argocd-will-sync',
   description:
-    "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind Argo CD's resource filter leaves out (its core exclusions, argocd-cm's resource.exclusions, which a patch replaces whole, and resource.inclusions) is never applied, and argocd-cm's filter keys must be readable; an object that is no hook has a name (kubectl apply cannot use generateName); no claim is synced with Replace=true (a replace of a bound claim is refused); one synced with ServerSideApply=true carries no managedFields and has no two env vars of one name or container ports of one port and protocol in a container (server-side apply cannot build it); a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
+    "Argo CD can apply the object: a client-side apply whose last-applied-configuration would pass 256 KiB needs ServerSideApply=true or Replace=true; a kind Argo CD's resource filter leaves out (its core exclusions, argocd-cm's resource.exclusions, which a patch replaces whole, and resource.inclusions) is never applied, and argocd-cm's filter keys must be readable; an object that is no hook has a name (kubectl apply cannot use generateName); no claim is synced with Replace=true (a replace of a bound claim is refused), nor a Job without Force=true (its generated selector is sent as null); one synced with ServerSideApply=true carries no managedFields and has no two env vars of one name or container ports of one port and protocol in a container (server-side apply cannot build it); a namespace is created by one owner only (a Namespace object, or one Application's CreateNamespace=true) (invariants P1).",
   invariants: ['P1'],
   remediation:
-    "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options), drop the excluded object or narrow argocd-cm's resource filter, give an object that is no hook a name, set each env var and container port once in a container synced server-side, sync claims without Replace=true, or leave the namespace to one owner",
+    "add ServerSideApply=true to the Application syncOptions (or the object's argocd.argoproj.io/sync-options), drop the excluded object or narrow argocd-cm's resource filter, give an object that is no hook a name, set each env var and container port once in a container synced server-side, sync claims without Replace=true and Jobs without it (or with Force=true beside it), or leave the namespace to one owner",
   reads: { kinds: ['*'], everyKind: 'Argo CD applies every resource, and its resource filter and size limit apply to any kind', files: [ARGOCD_CM_PATCH] },
   exemptible: false,
   run(ctx) {
@@ -97,6 +98,14 @@ export const argocdWillSyncCheck: PolicyCheck = {
         ctx.fail(
           { resource: r, path: ['spec'] },
           `PersistentVolumeClaim ${r.name} is synced with Replace=true: a replace sends the claim as written, without the volume it is bound to, and the API server refuses it once the claim is bound: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims`,
+        );
+      // A replace sends a Job without the selector and pod labels the API server generated at its creation, which its
+      // update then refuses; Force=true makes it `kubectl replace --force`, a delete and a create (sync-method.ts).
+      const method = syncMethodOf(r.object, undefined, syncOptions(app));
+      if (r.kind === 'Job' && onRefusedUpdate(method, r.kind) === 'fails' && method.replace && !r.rendered?.hook)
+        ctx.fail(
+          { resource: r, path: ['spec'] },
+          `Job ${r.name} is synced with Replace=true: a replace sends it without the selector and pod template labels the API server generated at its creation, so once its manifest changes every sync fails: spec.selector: Invalid value: null: field is immutable`,
         );
       if (options.includes('ServerSideApply=true') || options.includes('Replace=true')) continue;
       const size = jsonBytes(r.object);

@@ -5,6 +5,7 @@ import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after } from './edits.ts';
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
+const FOLDERS = 'apps/media/storage/folders.yaml';
 
 export const CRD_FILE = 'apps/platform/backups/crd.yaml';
 /** A small CRD the backups app applies (kind Drill), with these spec properties. */
@@ -482,6 +483,53 @@ export const admissionMutations: Mutation[] = [
     why: "Sonarr's claim synced with Replace=true: once bound, every replace sends it without its volume, and the API server refuses it",
     mutate: (c) => c.edit('apps/media/sonarr/pvc.yaml', 0, (d) => d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-options'], 'Replace=true')),
     at: (c) => ({ file: 'apps/media/sonarr/pvc.yaml', line: lineOf(c, 'apps/media/sonarr/pvc.yaml', 'spec:') }),
+  },
+  {
+    check: 'argocd-will-sync',
+    why: "a second run of the share's folders Job, no hook, synced with Replace=true: once its manifest changes, every replace sends it without its generated selector, which the API server refuses",
+    mutate: (c) => {
+      const [, job] = c.read(FOLDERS).split(/^---\n/m);
+      const again = job!
+        .replace('name: media-folders\n', 'name: media-folders-again\n')
+        .replace(/ {4}argocd\.argoproj\.io\/hook(-delete-policy)?: .*\n/g, '')
+        .replace('  annotations:\n', '  annotations:\n    argocd.argoproj.io/sync-options: Replace=true\n');
+      c.write(FOLDERS, `${c.read(FOLDERS)}---\n${again}`);
+    },
+    at: (c) => ({ file: FOLDERS, line: c.read(FOLDERS).split('\n').lastIndexOf('spec:') + 1 }),
+  },
+  {
+    check: 'argocd-will-sync',
+    why: 'the API synced with ServerSideApply=true and PORT set twice, which a client-side apply takes and a server-side apply cannot build',
+    mutate: (c) =>
+      c.edit(API, 0, (d) => {
+        d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'ServerSideApply=true' }));
+        d.addIn(['spec', 'template', 'spec', 'containers', 0, 'env'], d.createNode({ name: 'PORT', value: '3001' }));
+      }),
+    at: (c) => ({
+      file: API,
+      line:
+        c
+          .read(API)
+          .split('\n')
+          .findLastIndex((l) => l.includes('name: PORT')) + 1,
+    }),
+  },
+  {
+    check: 'argocd-will-sync',
+    why: "Sonarr's claim synced with Replace=true: once bound, every replace sends it without its volume, and the API server refuses it",
+    mutate: (c) => c.edit('apps/media/sonarr/pvc.yaml', 0, (d) => d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-options'], 'Replace=true')),
+    at: (c) => ({ file: 'apps/media/sonarr/pvc.yaml', line: lineOf(c, 'apps/media/sonarr/pvc.yaml', 'spec:') }),
+  },
+  {
+    check: 'argocd-will-sync',
+    why: "the share's folders Job, no hook any more, synced with Replace=true: once its manifest changes, every replace sends it without its generated selector, which the API server refuses",
+    mutate: (c) =>
+      c.edit('apps/media/storage/folders.yaml', 1, (d) => {
+        d.deleteIn(['metadata', 'annotations', 'argocd.argoproj.io/hook']);
+        d.deleteIn(['metadata', 'annotations', 'argocd.argoproj.io/hook-delete-policy']);
+        d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-options'], 'Replace=true');
+      }),
+    at: (c) => ({ file: 'apps/media/storage/folders.yaml', line: lineOf(c, 'apps/media/storage/folders.yaml', 'spec:\n') }),
   },
   {
     check: 'argocd-will-sync',
