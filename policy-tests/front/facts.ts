@@ -11,6 +11,7 @@ export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
 export { cniApplication } from '../model/cluster/cni-application.ts';
 // How Argo CD's sync writes an object the cluster holds, and what a refused update then does (the diff's refusals).
 export { onRefusedUpdate, syncCommand, syncMethodOf } from '../model/controller/sync-method.ts';
+export { withLiveValues } from '../model/argocd/ignore-differences.ts';
 export { byRequiredApis, oneMinorAtATime, upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 // An image reference as the registry resolves it (the diff's image risks).
 export { imageParts } from '../model/core/workloads.ts';

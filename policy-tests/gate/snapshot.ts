@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { applications, normalizeSourcePath, owningApplication, syncOptions, type ArgoApp } from '../model/argocd/argocd.ts';
 import { refusalsOf } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
+import { argocdSettings } from '../model/controller/resource-filter.ts';
+import { ignoredFields, type IgnoredFields } from '../model/argocd/ignore-differences.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
@@ -20,7 +22,18 @@ import { chartFaces, type ChartFace } from './chart-faces.ts';
 /** What Argo CD would apply from one tree. */
 export interface Snapshot {
   /** `app|apiVersion/kind|namespace|name` to the object as Argo CD would apply it. */
-  objects: Map<string, { app: string; prune: boolean; object: Record<string, unknown>; syncOptions?: readonly string[] }>;
+  objects: Map<
+    string,
+    {
+      app: string;
+      prune: boolean;
+      object: Record<string, unknown>;
+      /** The owning Application's syncOptions: how the sync writes the object (model/controller/sync-method.ts). */
+      syncOptions?: readonly string[];
+      /** Under RespectIgnoreDifferences=true, the fields the sync sends as the cluster holds them (ignore-differences.ts). */
+      ignored?: IgnoredFields;
+    }
+  >;
   /** `apiVersion/Kind` to the CRD schema the API server validates that kind with (rendered, plain or bundled). */
   schemas?: ReadonlyMap<string, { schema: JsonSchemaNode; source: string }>;
   /** Applications this tree could not render: the cause, and a fingerprint of their inputs. */
@@ -75,6 +88,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     if (failed.has(app.name)) unrendered.set(app.name, { cause: failed.get(app.name)!, inputs: inputsFingerprint(repo, app) });
   const scopes = layer.withCrds(repo.resources.filter((r) => r.kind === 'CustomResourceDefinition'));
   const objects: Snapshot['objects'] = new Map();
+  const argocdCm = argocdSettings(repo.resources, repo)?.data;
   for (const r of repo.resources) {
     const app = owningApplication(repo, r);
     if (!app) continue;
@@ -85,6 +99,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
       prune: app.automated?.prune === true,
       object: r.object,
       syncOptions: syncOptions(app),
+      ...(syncOptions(app).includes('RespectIgnoreDifferences=true') ? { ignored: ignoredFields(r.object, app.resource.object.spec, argocdCm) } : {}),
     });
   }
   // Every Application's fingerprint, so one rendered on one side only still compares.

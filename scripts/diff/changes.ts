@@ -186,7 +186,11 @@ function masked(object: Record<string, unknown>, other: Record<string, unknown> 
 export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
   const out: ResourceChange[] = [];
   for (const id of [...new Set([...base.objects.keys(), ...head.objects.keys()])].sort()) {
-    const [rawA, rawB] = [base.objects.get(id), head.objects.get(id)];
+    const rawA = base.objects.get(id);
+    // Under RespectIgnoreDifferences=true the sync sends what Argo CD ignores as the cluster holds it: no change there.
+    const sentB = head.objects.get(id);
+    const rawB =
+      sentB?.ignored?.pointers.length && rawA ? { ...sentB, object: facts.withLiveValues(sentB.object, rawA.object, sentB.ignored.pointers) } : sentB;
     // Secrets are compared masked: no value reaches a report, a comment or an artifact.
     const a = rawA && { ...rawA, object: masked(rawA.object, undefined) };
     const b = rawB && { ...rawB, object: masked(rawB.object, rawA?.object) };

@@ -66,6 +66,9 @@ export function updateRefusals(base: Snapshot, head: Snapshot): UpdateRisk[] {
   for (const [id, b] of head.objects) {
     const a = base.objects.get(id);
     if (!a || a.object === b.object || isDeepStrictEqual(a.object, b.object)) continue;
+    // RespectIgnoreDifferences=true: what Argo CD ignores is sent as the cluster holds it, so never refused.
+    const sent = b.ignored?.pointers.length ? { ...b, object: facts.withLiveValues(b.object, a.object, b.ignored.pointers) } : b;
+    if (isDeepStrictEqual(a.object, sent.object)) continue;
     const method = facts.syncMethodOf(b.object, a.object, b.syncOptions ?? []);
     const kind = String(b.object.kind);
     const outcome = facts.onRefusedUpdate(method, kind);
@@ -73,9 +76,12 @@ export function updateRefusals(base: Snapshot, head: Snapshot): UpdateRisk[] {
     const [, , namespace, name] = id.split('|') as [string, string, string, string];
     const label = `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
     const command = facts.syncCommand(method);
-    for (const r of refusalsOf(a, b, head, cluster)) {
+    const unread = b.ignored?.unread.length
+      ? ` (the sync keeps the cluster's ${b.ignored.unread.join(', ')}, which the gate does not read: it may be among them)`
+      : '';
+    for (const r of refusalsOf(a, sent, head, cluster)) {
       const risk = (flag: UpdateRisk['flag'], level: UpdateRisk['level'], reason: string) => out.push({ app: b.app, id, flag, level, reason });
-      if (r.notJudged) risk('immutable', 'review', `${label}: not judged at ${r.at}: ${r.message}`);
+      if (r.notJudged || unread) risk('immutable', 'review', `${label}: not judged at ${r.at}: ${r.message}${unread}`);
       else if (outcome === 'recreates')
         risk(
           'replaced',

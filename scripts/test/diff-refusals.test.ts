@@ -199,6 +199,31 @@ describe('the rendered diff refuses what the API server refuses in an update', (
     expect(r.report.risks.map((x) => x.reason)).toEqual([expect.stringMatching(/refuses the update \(server-side apply\) at spec\.selector/)]);
   });
 
+  it('sends what Argo CD ignores as the cluster holds it under RespectIgnoreDifferences=true: no change, nothing refused; a jq expression is not read', async () => {
+    const grown = DB.replace('storage: 1Gi', 'storage: 2Gi');
+    const respecting = (ignore: string) =>
+      DEMO_APP.replace(
+        '      selfHeal: true\n',
+        `      selfHeal: true\n    syncOptions: [RespectIgnoreDifferences=true]\n  ignoreDifferences:\n    - group: apps\n      kind: StatefulSet\n      ${ignore}\n`,
+      );
+    let r = await judged(DB, grown, respecting('jsonPointers: [/spec/volumeClaimTemplates]'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report.changes).toEqual([]);
+    r = await judged(DB, grown, respecting("jqPathExpressions: ['.spec.volumeClaimTemplates[].spec.resources']"));
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
+    expect(r.report.risks.map((x) => [x.flag, x.reason])).toEqual([
+      [
+        'immutable',
+        expect.stringMatching(
+          /not judged at spec\.volumeClaimTemplates: .*\(the sync keeps the cluster's jq \.spec\.volumeClaimTemplates\[\]\.spec\.resources, which the gate does not read/,
+        ),
+      ],
+    ]);
+    // Without RespectIgnoreDifferences the app only looks in sync; the next sync sends the change, and it is refused.
+    r = await judged(DB, grown, respecting('jsonPointers: [/spec/volumeClaimTemplates]').replace('    syncOptions: [RespectIgnoreDifferences=true]\n', ''));
+    expect(r.code, r.stderr).toBe(REFUSED);
+  });
+
   it("refuses an update a CRD's transition rule refuses (on oldSelf), with the rule's message, and lets one it allows pass", async () => {
     const gadgets = (size: number, name = 'g1') =>
       `---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {kind: Gadget, plural: gadgets}\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          properties:\n            spec:\n              type: object\n              properties:\n                size: {type: integer, x-kubernetes-validations: [{rule: 'self >= oldSelf', message: 'size may only grow'}]}\n                name: {type: string, x-kubernetes-validations: [{rule: 'self == oldSelf', message: 'name is immutable'}]}\n---\napiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: demo\nspec:\n  size: ${size}\n  name: ${name}\n`;

@@ -1,0 +1,41 @@
+/** The fields Argo CD ignores in a diff (diff_normalizer.go) and what a sync under RespectIgnoreDifferences=true sends. */
+import { describe, expect, it } from 'vitest';
+import { ignoredFields, withLiveValues } from '../../model/argocd/ignore-differences.ts';
+
+const sts = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'data' }, spec: { replicas: 1 } };
+
+describe('ignoreDifferences', () => {
+  it("matches an Application's entries by group and kind globs, and by name and namespace where given", () => {
+    const spec = {
+      ignoreDifferences: [
+        { group: 'apps', kind: 'StatefulSet', jsonPointers: ['/spec/volumeClaimTemplates'] },
+        { group: 'ap*', kind: '*Set', name: 'db', jqPathExpressions: ['.spec.replicas'] },
+        { group: 'apps', kind: 'StatefulSet', name: 'other', jsonPointers: ['/spec/replicas'] },
+        { group: 'apps', kind: 'StatefulSet', namespace: 'elsewhere', jsonPointers: ['/spec/template'] },
+        { group: '', kind: 'StatefulSet', jsonPointers: ['/spec/serviceName'] },
+        { group: 'apps', kind: 'StatefulSet', managedFieldsManagers: ['kube-controller-manager'] },
+      ],
+    };
+    expect(ignoredFields(sts, spec)).toEqual({
+      pointers: ['/spec/volumeClaimTemplates'],
+      unread: ['jq .spec.replicas', 'fields managed by kube-controller-manager'],
+    });
+  });
+
+  it("reads argocd-cm's resource.customizations.ignoreDifferences.<group_kind>, `all` for every kind, and skips a value it cannot parse", () => {
+    const cm = {
+      'resource.customizations.ignoreDifferences.apps_StatefulSet': 'jsonPointers:\n- /spec/volumeClaimTemplates\n',
+      'resource.customizations.ignoreDifferences.all': 'jsonPointers: [/metadata/labels/team]\n',
+      'resource.customizations.ignoreDifferences.Service': 'jsonPointers: [/spec/clusterIP]\n',
+      'resource.customizations.ignoreDifferences.batch_Job': 'jsonPointers: [/spec\n',
+    };
+    expect(ignoredFields(sts, {}, cm).pointers).toEqual(['/spec/volumeClaimTemplates', '/metadata/labels/team']);
+  });
+
+  it('sends the live value of each ignored pointer, escapes read as RFC 6901 says, and drops what the live object lacks', () => {
+    const live = { spec: { a: 1, 'x/y': { '~z': 2 } } };
+    const target = { spec: { a: 5, 'x/y': { '~z': 9 }, b: 3, c: 4 } };
+    expect(withLiveValues(target, live, ['/spec/a', '/spec/x~1y/~0z', '/spec/b', '/nowhere/deep'])).toEqual({ spec: { a: 1, 'x/y': { '~z': 2 }, c: 4 } });
+    expect(target.spec.a).toBe(5);
+  });
+});
