@@ -499,40 +499,6 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'argocd-will-sync',
-    why: 'the API synced with ServerSideApply=true and PORT set twice, which a client-side apply takes and a server-side apply cannot build',
-    mutate: (c) =>
-      c.edit(API, 0, (d) => {
-        d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'ServerSideApply=true' }));
-        d.addIn(['spec', 'template', 'spec', 'containers', 0, 'env'], d.createNode({ name: 'PORT', value: '3001' }));
-      }),
-    at: (c) => ({
-      file: API,
-      line:
-        c
-          .read(API)
-          .split('\n')
-          .findLastIndex((l) => l.includes('name: PORT')) + 1,
-    }),
-  },
-  {
-    check: 'argocd-will-sync',
-    why: "Sonarr's claim synced with Replace=true: once bound, every replace sends it without its volume, and the API server refuses it",
-    mutate: (c) => c.edit('apps/media/sonarr/pvc.yaml', 0, (d) => d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-options'], 'Replace=true')),
-    at: (c) => ({ file: 'apps/media/sonarr/pvc.yaml', line: lineOf(c, 'apps/media/sonarr/pvc.yaml', 'spec:') }),
-  },
-  {
-    check: 'argocd-will-sync',
-    why: "the share's folders Job, no hook any more, synced with Replace=true: once its manifest changes, every replace sends it without its generated selector, which the API server refuses",
-    mutate: (c) =>
-      c.edit('apps/media/storage/folders.yaml', 1, (d) => {
-        d.deleteIn(['metadata', 'annotations', 'argocd.argoproj.io/hook']);
-        d.deleteIn(['metadata', 'annotations', 'argocd.argoproj.io/hook-delete-policy']);
-        d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-options'], 'Replace=true');
-      }),
-    at: (c) => ({ file: 'apps/media/storage/folders.yaml', line: lineOf(c, 'apps/media/storage/folders.yaml', 'spec:\n') }),
-  },
-  {
-    check: 'argocd-will-sync',
     why: 'the API synced with ServerSideApply=true, carrying the managedFields kubectl get --show-managed-fields prints: the API server refuses the apply',
     mutate: (c) =>
       c.edit(API, 0, (d) => {
