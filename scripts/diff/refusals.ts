@@ -53,6 +53,19 @@ function refusalsOf(a: Entry, b: Entry, head: Snapshot, cluster: Parameters<type
   return out;
 }
 
+/** How a person gets a refused change into the cluster, by kind: what to delete, and what stays. */
+const WAY_THROUGH: Readonly<Record<string, string>> = {
+  StatefulSet:
+    "delete it with `kubectl delete statefulset --cascade=orphan` (its pods and claims stay) and let the sync create it; a claim template's new size reaches no claim it made: grow each claim itself",
+  PersistentVolumeClaim: 'a claim keeps its spec: put the old value back, or move the data to a new claim',
+  PersistentVolume: 'a volume keeps its source: declare a new PersistentVolume (and claim) for the new one',
+  Job: 'delete the Job once it has run and let the sync create it, or make it a hook, which each sync creates anew',
+  RoleBinding: 'delete the binding and let the sync create it, or bind under a new name',
+  ClusterRoleBinding: 'delete the binding and let the sync create it, or bind under a new name',
+  CustomResourceDefinition: 'never delete a CRD by hand (its objects go with it): put the old value back',
+};
+const wayThrough = (kind: string) => WAY_THROUGH[kind] ?? 'delete it by hand and let the sync create it anew';
+
 /** The risks of the updates the cluster refuses, or replaces: each object both refs apply, compared as rendered. */
 export function updateRefusals(base: Snapshot, head: Snapshot): UpdateRisk[] {
   const out: UpdateRisk[] = [];
@@ -88,7 +101,7 @@ export function updateRefusals(base: Snapshot, head: Snapshot): UpdateRisk[] {
           'review',
           `${label} is deleted and created again by the sync (${command}), as the API server refuses its update at ${r.at}: ${r.message}`,
         );
-      else risk('refused', 'refused', `${label}: the API server refuses the update (${command}) at ${r.at}: ${r.message}`);
+      else risk('refused', 'refused', `${label}: the API server refuses the update (${command}) at ${r.at}: ${r.message}. To apply it: ${wayThrough(kind)}`);
     }
   }
   return out;

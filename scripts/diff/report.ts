@@ -152,7 +152,7 @@ const byLevel = (risks: readonly Risk[]) => ['refused', 'review', 'note'].map((l
 
 /** What the sync of a refused object does, said once above the list. */
 const REFUSED_WHY =
-  "The API server refuses these updates, so Argo CD's sync of each Application stops at the object, and keeps failing until the object is deleted by hand (and created again by the next sync) or synced with `argocd.argoproj.io/sync-options: Force=true`.";
+  "The API server refuses these updates, so Argo CD's sync of each Application stops at the object and keeps failing; each line says how to apply it.";
 
 export function text({ changes, risks, notJudged = [], chartBumps = [], heldBack = [] }: Report): string {
   const out: string[] = [];

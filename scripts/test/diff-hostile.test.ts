@@ -227,7 +227,7 @@ describe('the replacements experiment: a changed replacements file is a new rend
       expect.objectContaining({
         flag: 'refused',
         reason:
-          'RoleBinding demo/reader: the API server refuses the update (kubectl apply) at roleRef: Invalid value: cannot change roleRef (ValidateRoleBindingUpdate)',
+          'RoleBinding demo/reader: the API server refuses the update (kubectl apply) at roleRef: Invalid value: cannot change roleRef (ValidateRoleBindingUpdate). To apply it: delete the binding and let the sync create it, or bind under a new name',
       }),
       expect.objectContaining({ flag: 'rbac', reason: expect.stringMatching(/RoleBinding demo\/reader binds cluster-admin to other subjects: cluster-admin/) }),
     ]);

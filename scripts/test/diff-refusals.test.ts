@@ -96,7 +96,7 @@ describe('the rendered diff refuses what the API server refuses in an update', (
       'a Deployment selector',
       WEB,
       WEB.replace('matchLabels: {app: web}', 'matchLabels: {app: web, tier: front}'),
-      /^Deployment demo\/web: the API server refuses the update \(kubectl apply\) at spec\.selector: field is immutable \(ValidateDeploymentUpdate\)$/,
+      /^Deployment demo\/web: the API server refuses the update \(kubectl apply\) at spec\.selector: field is immutable \(ValidateDeploymentUpdate\)\. To apply it: delete it by hand and let the sync create it anew$/,
     ],
     [
       'a claim made smaller',
