@@ -16,7 +16,7 @@ import { crdClosureCheck } from './crd.ts';
 import { ADVERTISES, advertisedExtended, DEVICE_GROUP, requestedExtended } from '../../model/cluster/providers.ts';
 import { namespacedProviders } from '../../model/cluster/providers.ts';
 import { closeReferences, FACTS_FIX, namespacedClosure } from './closing.ts';
-import { ingressRefs, issuerRefs, namespaceRefs, podRefs, priorityRefs, storageRefs, storeRefs } from '../../model/cluster/references.ts';
+import { ingressRefs, issuerRefs, namespaceRefs, podRefs, priorityRefs, runtimeRefs, storageRefs, storeRefs } from '../../model/cluster/references.ts';
 import { serviceClosureCheck } from './services.ts';
 import { middlewareClosureCheck } from './middlewares.ts';
 import { publicTlsCheck } from './tls.ts';
@@ -76,6 +76,15 @@ const referenceFamilyChecks: PolicyCheck[] = (
       kinds: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'PriorityClass', 'Application'],
       refs: priorityRefs,
       effect: ': the API server refuses the pod',
+    },
+    {
+      id: 'closure-runtime-class',
+      description:
+        'Every RuntimeClass a pod asks for exists (in the repository, or providedOutsideGit: a Talos extension brings the handler, never the object); otherwise the RuntimeClass admission plugin refuses the pod (invariants P1).',
+      remediation: `declare the RuntimeClass (node.k8s.io/v1, its handler the one the node's runtime extension installs), ${FACTS_FIX}`,
+      kinds: ['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'RuntimeClass', 'Application'],
+      refs: runtimeRefs,
+      effect: ': the RuntimeClass admission plugin refuses the pod',
     },
   ] as const
 ).map((c): PolicyCheck => ({

@@ -153,16 +153,23 @@ export function issuerSecretRefs(resources: readonly Resource[], clusterNamespac
   return refs;
 }
 
-export function priorityRefs(resources: readonly Resource[]): Reference[] {
-  const refs: Reference[] = [];
-  for (const r of resources) {
-    for (const { spec, at } of podSpecs(r)) {
-      const name = str(spec.priorityClassName);
-      if (name) refs.push({ resource: r, path: [...at, 'priorityClassName'], kind: 'PriorityClass', name });
+/** A cluster-scoped class a pod names by one field of its spec: a PriorityClass, a RuntimeClass. */
+const podClassRefs =
+  (field: 'priorityClassName' | 'runtimeClassName', kind: 'PriorityClass' | 'RuntimeClass') =>
+  (resources: readonly Resource[]): Reference[] => {
+    const refs: Reference[] = [];
+    for (const r of resources) {
+      for (const { spec, at } of podSpecs(r)) {
+        const name = str(spec[field]);
+        if (name) refs.push({ resource: r, path: [...at, field], kind, name });
+      }
     }
-  }
-  return refs;
-}
+    return refs;
+  };
+
+export const priorityRefs = podClassRefs('priorityClassName', 'PriorityClass');
+/** The RuntimeClass admission plugin refuses a pod whose runtimeClassName names none the cluster has. */
+export const runtimeRefs = podClassRefs('runtimeClassName', 'RuntimeClass');
 
 /**
  * The namespace Argo CD applies a namespaced resource into: its own, else the

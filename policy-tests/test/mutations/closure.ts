@@ -398,6 +398,12 @@ export const closureMutations: Mutation[] = [
     at: 'priorityClassName: homelab-critical',
   },
   {
+    check: 'closure-runtime-class',
+    why: 'Plex asking for the nvidia RuntimeClass, which no manifest declares (the Talos extension installs the handler, not the object)',
+    mutate: (c) => c.edit('apps/media/plex/deployment.yaml', 0, (d) => d.setIn(['spec', 'template', 'spec', 'runtimeClassName'], 'nvidia')),
+    at: 'runtimeClassName: nvidia',
+  },
+  {
     check: 'closure-namespace',
     why: 'the cert-manager namespace renamed in namespaces.yaml, so nothing creates the one the app uses',
     mutate: swap('clusters/home/namespaces.yaml', '  name: cert-manager\n', '  name: certmanager\n'),
