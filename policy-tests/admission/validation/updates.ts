@@ -316,6 +316,16 @@ const RULES: Readonly<Record<string, UpdateRule>> = {
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': (o, n) =>
     immutable([o.roleRef, n.roleRef], ['roleRef'], 'ValidateClusterRoleBindingUpdate', 'Invalid value: cannot change roleRef'),
   'storage.k8s.io/v1/StorageClass': storageClassUpdate,
+  // ValidateCSIDriverUpdate: what a driver attaches, and which volume lifecycles it serves, are fixed (their defaults
+  // true and Persistent, as SetDefaults_CSIDriver fills them in).
+  'storage.k8s.io/v1/CSIDriver': (o, n) => [
+    ...immutable([o.spec?.attachRequired ?? true, n.spec?.attachRequired ?? true], ['spec', 'attachRequired'], 'ValidateCSIDriverUpdate'),
+    ...immutable(
+      [o.spec?.volumeLifecycleModes ?? ['Persistent'], n.spec?.volumeLifecycleModes ?? ['Persistent']],
+      ['spec', 'volumeLifecycleModes'],
+      'ValidateCSIDriverUpdate',
+    ),
+  ],
   'networking.k8s.io/v1/IngressClass': (o, n) => immutable([o.spec?.controller, n.spec?.controller], ['spec', 'controller'], 'ValidateIngressClassUpdate'),
   'scheduling.k8s.io/v1/PriorityClass': (o, n) => [
     ...immutable([o.value, n.value], ['value'], 'ValidatePriorityClassUpdate', 'Forbidden: may not be changed in an update.'),

@@ -325,6 +325,19 @@ describe('other kinds', () => {
         edited(sc, (s) => Object.assign(s, { reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' })),
       ),
     ).toEqual([]);
+    const driver: Obj = { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: 'rbd.csi.ceph.com' }, spec: { attachRequired: true } };
+    expect(
+      judge(
+        driver,
+        edited(driver, (d) => Object.assign(d.spec, { attachRequired: false, podInfoOnMount: true })),
+      ),
+    ).toEqual(['spec.attachRequired: field is immutable']);
+    expect(
+      judge(
+        driver,
+        edited(driver, (d) => (d.spec.volumeLifecycleModes = ['Persistent'])),
+      ),
+    ).toEqual([]);
     const pc: Obj = { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'p' }, value: 1000 };
     expect(judge(pc, { ...pc, value: 2000 })).toEqual(['value: Forbidden: may not be changed in an update.']);
     const crd: Obj = {
