@@ -9,7 +9,7 @@ import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
-import { updateRefusals } from './refusals.ts';
+import { storageClasses, updateRefusals } from './refusals.ts';
 
 export type { Snapshot };
 
@@ -232,16 +232,33 @@ interface Judged {
   a: Applied;
   b: Applied;
   flag: Flag;
+  /** The base's StorageClasses: what the cluster holds. */
+  classes: ReturnType<typeof storageClasses>;
+}
+
+/**
+ * What else a delete takes: a claim's volume goes with it where its class reclaims by Delete (the default), and a
+ * StatefulSet's claims only where its persistentVolumeClaimRetentionPolicy says whenDeleted: Delete.
+ */
+function deleteTakes(kind: string, object: Record<string, unknown> | undefined, classes: Judged['classes']): string {
+  if (kind === 'StatefulSet')
+    return valueAt(object, ['spec', 'persistentVolumeClaimRetentionPolicy', 'whenDeleted']) === 'Delete'
+      ? ' and the claims it made, with their data (whenDeleted: Delete)'
+      : ' and its pods; the claims it made stay (whenDeleted: Retain), out of the repository';
+  if (kind !== 'PersistentVolumeClaim') return '';
+  const name = asText(valueAt(object, ['spec', 'storageClassName']) ?? classes.defaultClass ?? '');
+  const cls = classes.byName.get(name);
+  if (!cls) return `; its volume and data go too if its class${name ? ` ${name}` : ''} (not in the repository) reclaims by Delete, the default`;
+  return (cls.reclaimPolicy ?? 'Delete') === 'Delete'
+    ? ` and its data with it (StorageClass ${name} reclaims by Delete)`
+    : `; its volume stays Released with its data (StorageClass ${name} reclaims by ${asText(cls.reclaimPolicy)})`;
 }
 
 /** Risks of what appears or goes: deletes under prune, bindings and roles that grow, a new Secret writer. */
 function lifecycleRisks(judged: Judged): void {
   const { c, kind, label, a, b, flag } = judged;
   if (c.change === 'removed' && DELETE_RISK.has(kind) && a?.prune)
-    flag(
-      'delete',
-      `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${kind === 'PersistentVolumeClaim' || kind === 'StatefulSet' ? ' and its data with it' : ''}`,
-    );
+    flag('delete', `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${deleteTakes(kind, a.object, judged.classes)}`);
   if ((kind === 'ClusterRoleBinding' || kind === 'RoleBinding') && c.change !== 'removed') {
     const role = asText(valueAt(b?.object, ['roleRef', 'name']) ?? '');
     if (c.change === 'added') flag('rbac', `${label} is a new binding (to ${role})${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
@@ -340,13 +357,14 @@ function capabilityRisks(base: Snapshot, head: Snapshot): Risk[] {
 
 export function risks(changes: readonly ResourceChange[], base: Snapshot, head: Snapshot): Risk[] {
   const out: Risk[] = [];
+  const classes = storageClasses(base);
   for (const c of changes) {
     const flag: Flag = (f, reason, major, level) =>
       out.push({ app: c.app, id: c.id, flag: f, reason, ...(major === undefined ? {} : { major }), level: level ?? levelOf({ flag: f, major }) });
     const kind = kindOf(c.id);
     const [a, b] = [base.objects.get(c.id), head.objects.get(c.id)];
     const label = `${kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}`;
-    const judged: Judged = { c, kind, label, a, b, flag };
+    const judged: Judged = { c, kind, label, a, b, flag, classes };
     lifecycleRisks(judged);
     if (c.change === 'changed') updateRisks(judged);
   }

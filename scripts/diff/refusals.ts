@@ -32,7 +32,7 @@ interface Refusal {
 const DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
 
 /** The StorageClasses of a snapshot by name, and the one marked default (undefined for none, or more than one). */
-function storageClasses(s: Snapshot): { byName: Map<string, Obj>; defaultClass: string | undefined } {
+export function storageClasses(s: Snapshot): { byName: Map<string, Obj>; defaultClass: string | undefined } {
   const byName = new Map<string, Obj>();
   for (const { object } of s.objects.values()) if (object.kind === 'StorageClass') byName.set(String((object.metadata as Obj | undefined)?.name), object);
   const defaults = [...byName].filter(([, o]) => ((o.metadata as Obj | undefined)?.annotations as Obj | undefined)?.[DEFAULT_CLASS] === 'true');

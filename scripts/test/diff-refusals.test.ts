@@ -260,3 +260,21 @@ describe('the rendered diff refuses what the API server refuses in an update', (
     expect(text.stdout).toMatch(/\nREFUSED BY THE CLUSTER \(1\): The API server refuses these updates/);
   });
 });
+
+describe('what a delete under prune takes with it', () => {
+  it('a claim its volume only where its class reclaims by Delete; a StatefulSet its claims only under whenDeleted: Delete', async () => {
+    const retain = CLASS(true).replace('allowVolumeExpansion: true', 'allowVolumeExpansion: true\nreclaimPolicy: Retain');
+    const reasons = async (base: string, head: string) => (await judged(base, head)).report.risks.filter((r) => r.flag === 'delete').map((r) => r.reason);
+    expect(await reasons(CLAIM + CLASS(true), CLASS(true))).toEqual([
+      expect.stringMatching(/removes it and its data with it \(StorageClass ceph-block reclaims by Delete\)$/),
+    ]);
+    expect(await reasons(CLAIM + retain, retain)).toEqual([
+      expect.stringMatching(/removes it; its volume stays Released with its data \(StorageClass ceph-block reclaims by Retain\)$/),
+    ]);
+    expect(await reasons(WEB + DB, WEB)).toEqual([
+      expect.stringMatching(/StatefulSet demo\/db is deleted: .* and its pods; the claims it made stay \(whenDeleted: Retain\)/),
+    ]);
+    const deleting = DB.replace('  serviceName: db\n', '  serviceName: db\n  persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete}\n');
+    expect(await reasons(WEB + deleting, WEB)).toEqual([expect.stringMatching(/and the claims it made, with their data \(whenDeleted: Delete\)$/)]);
+  });
+});

@@ -93,7 +93,7 @@ describe('npm run diff', () => {
       'delete',
       'a PVC deleted under prune',
       (t: string) => t.replace(/---\napiVersion: v1\nkind: PersistentVolumeClaim[\s\S]*?(?=---)/, ''),
-      /PersistentVolumeClaim demo\/data is deleted: app demo prunes, so Argo CD removes it and its data with it/,
+      /PersistentVolumeClaim demo\/data is deleted: app demo prunes, so Argo CD removes it; its volume and data go too if its class ceph-block \(not in the repository\) reclaims by Delete, the default/,
     ],
     [
       'version',
