@@ -105,16 +105,13 @@ function jobUpdate(old: Obj, next: Obj): Invalid[] {
   const free = a.suspend === true; // suspended (and, the gate assumes, never started): its scheduling directives are free
   if (!semanticEqual(free ? schedulingFree(ta) : ta, free ? schedulingFree(tb) : tb)) {
     const changed = firstDifference(ta.spec, tb.spec) ?? 'metadata';
-    const finished = typeof a.ttlSecondsAfterFinished === 'number';
-    out.push(
-      (finished ? unknown : refuse)(
-        ['spec', 'template'],
-        fn,
-        `${IMMUTABLE} (template ${changed === 'metadata' ? 'metadata' : `spec.${changed}`} changed)${finished ? `; accepted only once the Job has finished and its ttlSecondsAfterFinished (${a.ttlSecondsAfterFinished}s) has removed it, which the gate cannot know` : ''}`,
-      ),
-    );
+    out.push(refuse(['spec', 'template'], fn, `${IMMUTABLE} (template ${changed === 'metadata' ? 'metadata' : `spec.${changed}`} changed)`));
   }
-  return out;
+  // A finished Job with a TTL is deleted by the TTL controller, and the sync then creates it anew: whether it is still
+  // there to refuse the update, the gate cannot know.
+  if (typeof a.ttlSecondsAfterFinished !== 'number') return out;
+  const gone = `; accepted only once the Job has finished and its ttlSecondsAfterFinished (${a.ttlSecondsAfterFinished}s) has removed it, which the gate cannot know`;
+  return out.map((v) => ({ ...v, message: `${v.message}${gone}`, notJudged: true }));
 }
 
 const storage = (o: Obj) => o.spec?.resources?.requests?.storage;
