@@ -3,13 +3,13 @@
  * two refs, compared per resource with the noise stripped, and the changes
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { type Snapshot, facts } from '../../policy-tests/index.ts';
 import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
 import { storageClasses, updateRefusals } from './refusals.ts';
+import { sameObject } from './same-object.ts';
 
 export type { Snapshot };
 
@@ -198,7 +198,7 @@ export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
     if (!a) out.push({ app, id, kind, name, namespace, change: 'added', fields: [] });
     else if (!b) out.push({ app, id, kind, name, namespace, change: 'removed', fields: [] });
     // Most objects are untouched by a change: equal as rendered (often the very object, from the parse and render caches), they need no walk.
-    else if (rawA!.object !== rawB!.object && !isDeepStrictEqual(a.object, b.object)) {
+    else if (!sameObject(a.object, b.object)) {
       const fields = fieldChanges(a.object, b.object);
       if (fields.length) out.push({ app, id, kind, name, namespace, change: 'changed', fields });
     }

@@ -7,8 +7,8 @@
  * it instead (Force=true), it is replaced, which a person reviews. Objects are compared as rendered, labels a chart
  * release bumps included: the diff leaves those out as noise, the API server does not.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { facts, ruleViolations, updateViolations, type Snapshot } from '../../policy-tests/index.ts';
+import { sameObject } from './same-object.ts';
 
 type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
 type Obj = Record<string, unknown>;
@@ -78,10 +78,10 @@ export function updateRefusals(base: Snapshot, head: Snapshot): UpdateRisk[] {
   };
   for (const [id, b] of head.objects) {
     const a = base.objects.get(id);
-    if (!a || a.object === b.object || isDeepStrictEqual(a.object, b.object)) continue;
+    if (!a || sameObject(a.object, b.object)) continue;
     // RespectIgnoreDifferences=true: what Argo CD ignores is sent as the cluster holds it, so never refused.
     const sent = b.ignored?.pointers.length ? { ...b, object: facts.withLiveValues(b.object, a.object, b.ignored.pointers) } : b;
-    if (isDeepStrictEqual(a.object, sent.object)) continue;
+    if (sent !== b && sameObject(a.object, sent.object)) continue;
     const method = facts.syncMethodOf(b.object, a.object, b.syncOptions ?? []);
     const kind = String(b.object.kind);
     const outcome = facts.onRefusedUpdate(method, kind);
