@@ -8,7 +8,7 @@ import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
-import { storageClasses, updateRefusals } from './refusals.ts';
+import { cutOf, storageClasses, updateRefusals } from './refusals.ts';
 import { sameObject } from './same-object.ts';
 
 export type { Snapshot };
@@ -36,7 +36,7 @@ export function heldBack(changes: readonly ResourceChange[], head: Snapshot): { 
 
 /** A snapshot without the objects of these Applications. */
 export function without(s: Snapshot, apps: ReadonlySet<string>): Snapshot {
-  return { ...s, objects: new Map([...s.objects].filter(([, v]) => !apps.has(v.app))) };
+  return cutOf({ ...s, objects: new Map([...s.objects].filter(([, v]) => !apps.has(v.app))) }, s);
 }
 
 export interface FieldChange {

@@ -31,10 +31,23 @@ interface Refusal {
 
 const DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
 
+/**
+ * The whole snapshot a cut one was made from (changes.ts's `without`, which leaves out the Applications one side
+ * could not render): the StorageClasses the cluster holds are read whole, whichever Application applies them.
+ */
+const cutFrom = new WeakMap<Snapshot, Snapshot>();
+
+/** `cut`, remembered as made from `whole`. */
+export function cutOf(cut: Snapshot, whole: Snapshot): Snapshot {
+  cutFrom.set(cut, cutFrom.get(whole) ?? whole);
+  return cut;
+}
+
 /** The StorageClasses of a snapshot by name, and the one marked default (undefined for none, or more than one). */
 export function storageClasses(s: Snapshot): { byName: Map<string, Obj>; defaultClass: string | undefined } {
   const byName = new Map<string, Obj>();
-  for (const { object } of s.objects.values()) if (object.kind === 'StorageClass') byName.set(String((object.metadata as Obj | undefined)?.name), object);
+  for (const { object } of (cutFrom.get(s) ?? s).objects.values())
+    if (object.kind === 'StorageClass') byName.set(String((object.metadata as Obj | undefined)?.name), object);
   const defaults = [...byName].filter(([, o]) => ((o.metadata as Obj | undefined)?.annotations as Obj | undefined)?.[DEFAULT_CLASS] === 'true');
   return { byName, defaultClass: defaults.length === 1 ? defaults[0]![0] : undefined };
 }

@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_APP, diff, repoWith } from './diff-repo.ts';
 import { REFUSED, RISK_FLAGGED } from '../diff/command.ts';
+import { without, type Snapshot } from '../diff/changes.ts';
+import { storageClasses } from '../diff/refusals.ts';
 
 const WEB = `apiVersion: apps/v1
 kind: Deployment
@@ -276,5 +278,20 @@ describe('what a delete under prune takes with it', () => {
     ]);
     const deleting = DB.replace('  serviceName: db\n', '  serviceName: db\n  persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete}\n');
     expect(await reasons(WEB + deleting, WEB)).toEqual([expect.stringMatching(/and the claims it made, with their data \(whenDeleted: Delete\)$/)]);
+  });
+});
+
+describe('the StorageClasses a judgment reads', () => {
+  it("are the whole snapshot's, even where the Application applying them could not be rendered and is left out of both sides", () => {
+    const cls = {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'ceph-block', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+      provisioner: 'x',
+    };
+    const whole: Snapshot = { objects: new Map([['storage|storage.k8s.io/v1/StorageClass||ceph-block', { app: 'storage', prune: true, object: cls }]]) };
+    const cut = without(whole, new Set(['storage']));
+    expect(cut.objects.size).toBe(0);
+    expect(storageClasses(cut)).toEqual({ byName: new Map([['ceph-block', cls]]), defaultClass: 'ceph-block' });
   });
 });
