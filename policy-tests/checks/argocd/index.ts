@@ -6,6 +6,7 @@ import { argocdHooksCheck } from './hooks.ts';
 import { argocdInstallChecks } from './install.ts';
 import { argocdCascadeCheck, argocdPruneCheck } from './prune.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';
+import { argocdSyncOptionsCheck } from './sync-options.ts';
 import { argocdSyncWindowsCheck } from './sync-windows.ts';
 
 export const argocdAreaChecks: PolicyCheck[] = [
@@ -15,6 +16,7 @@ export const argocdAreaChecks: PolicyCheck[] = [
   argocdCascadeCheck,
   argocdHooksCheck,
   argocdSyncWindowsCheck,
+  argocdSyncOptionsCheck,
   ...argocdInstallChecks,
   ...argocdRepoServerChecks,
 ];

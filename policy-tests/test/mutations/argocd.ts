@@ -2,7 +2,7 @@
 import { lineOf } from '../support/helpers.ts';
 import type { Document } from 'yaml';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { NAMESPACES, platformAllows, PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL, SERVICE } from './edits.ts';
+import { NAMESPACES, platformAllows, PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL, SERVICE, swap } from './edits.ts';
 
 const PORTFOLIO_POLICIES = 'portfolio-api/deploy/networkpolicy.yaml';
 
@@ -168,6 +168,18 @@ export const argocdMutations: Mutation[] = [
     why: 'an allow window for an app name with a typo matches no Application: the freeze its author meant holds nothing back',
     mutate: (c) => c.edit(PROJECTS, 4, withWindow({ kind: 'allow', schedule: '0 2 * * *', duration: '2h', applications: ['portfolio-apii'] })),
     at: (c) => ({ file: PROJECTS, line: lineOf(c, PROJECTS, 'syncWindows:') + 1 }),
+  },
+  {
+    check: 'argocd-sync-options',
+    why: 'MetalLB prunes last, spelt PruneLast=True: Argo CD reads the option by its exact string, and prunes in the usual order',
+    mutate: swap('apps/platform/metallb/application.yaml', '      - ServerSideApply=true\n', '      - ServerSideApply=true\n      - PruneLast=True\n'),
+    at: (c) => ({ file: 'apps/platform/metallb/application.yaml', line: lineOf(c, 'apps/platform/metallb/application.yaml', 'PruneLast=True') }),
+  },
+  {
+    check: 'argocd-sync-options',
+    why: "the API's Service asks for CreateNamespace=true in its own sync-options, which Argo CD reads only in an Application",
+    mutate: (c) => c.edit(SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'CreateNamespace=true' }))),
+    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'argocd.argoproj.io/sync-options') }),
   },
   {
     check: 'argocd-destination-namespace',
