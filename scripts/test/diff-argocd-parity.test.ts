@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { output } from '../../test-support/exec.ts';
 import { fixtureRepo, repoApp, type FixtureRepo } from '../../test-support/render-fixtures.ts';
 import { main } from '../diff/command.ts';
+import { WEB } from './diff-repo.ts';
 import { rmSync } from 'node:fs';
 
 const ROOT = repoApp(
@@ -18,24 +19,11 @@ const ROOT = repoApp(
   '  syncPolicy:\n    automated: {prune: true}\n',
 ).replace('namespace: demo\n', 'namespace: argocd\n');
 const DEMO = repoApp('demo', '    path: apps/demo\n    directory:\n      exclude: application.yaml', '  syncPolicy:\n    automated: {prune: true}\n');
-const DEPLOYMENT = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: demo
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      securityContext: {runAsNonRoot: true}
-      containers:
-        - name: web
-          image: ghcr.io/example/web:1.4.0
-          securityContext: {allowPrivilegeEscalation: false}
-`;
+/** The demo Deployment as the restricted profile admits it. */
+const DEPLOYMENT = WEB.replace('    spec:\n      containers:', '    spec:\n      securityContext: {runAsNonRoot: true}\n      containers:').replace(
+  '          image: ghcr.io/example/web:1.4.0\n',
+  '          image: ghcr.io/example/web:1.4.0\n          securityContext: {allowPrivilegeEscalation: false}\n',
+);
 const CONFIG = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: demo\ndata:\n  mode: quiet\n';
 
 let repo: FixtureRepo;

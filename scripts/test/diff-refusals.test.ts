@@ -5,39 +5,11 @@
  * live object is said, never passed. Scratch git repositories, diffed against their working tree.
  */
 import { describe, expect, it } from 'vitest';
-import { DEMO_APP, diff, repoWith } from './diff-repo.ts';
+import { CLAIM, DEMO_APP, diff, repoWith, WEB } from './diff-repo.ts';
 import { REFUSED, RISK_FLAGGED } from '../diff/command.ts';
 import { without, type Snapshot } from '../diff/changes.ts';
 import { storageClasses } from '../diff/refusals.ts';
 
-const WEB = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: demo
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-        - name: web
-          image: ghcr.io/example/web:1.4.0
-`;
-const CLAIM = `---
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: data
-  namespace: demo
-spec:
-  storageClassName: ceph-block
-  accessModes: [ReadWriteOnce]
-  resources:
-    requests: {storage: 10Gi}
-`;
 const CLASS = (expand: boolean) =>
   `---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: ceph-block\nprovisioner: rook-ceph.rbd.csi.ceph.com\nallowVolumeExpansion: ${expand}\n`;
 const DB = `---

@@ -13,6 +13,38 @@ export const DEMO_APP = repoApp(
   '  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n',
 );
 
+/** The demo app's Deployment: one container, its selector matching its pod labels. */
+export const WEB = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: demo
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/example/web:1.4.0
+`;
+
+/** The demo app's claim, of the repository's block class. */
+export const CLAIM = `---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+  namespace: demo
+spec:
+  storageClassName: ceph-block
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests: {storage: 10Gi}
+`;
+
 /** git in `root`, as a throwaway identity that signs nothing. */
 export async function git(root: string, ...args: string[]) {
   return output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: root });

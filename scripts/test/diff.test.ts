@@ -7,39 +7,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoApp } from '../../test-support/render-fixtures.ts';
-import { DEMO_APP, diff, git, repoWith } from './diff-repo.ts';
+import { CLAIM, DEMO_APP, diff, git, repoWith, WEB } from './diff-repo.ts';
 import { compare, risks, type Snapshot } from '../diff/changes.ts';
 import { RISK_FLAGGED } from '../diff/command.ts';
 import { markdown } from '../diff/report.ts';
 
-const BASE = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: demo
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-      annotations: {checksum/config: aaa}
-    spec:
-      containers:
-        - name: web
-          image: ghcr.io/example/web:1.4.0
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: data
-  namespace: demo
-spec:
-  storageClassName: ceph-block
-  accessModes: [ReadWriteOnce]
-  resources:
-    requests: {storage: 10Gi}
----
+const BASE = `${WEB.replace('      labels: {app: web}\n', '      labels: {app: web}\n      annotations: {checksum/config: aaa}\n')}${CLAIM}---
 apiVersion: external-secrets.io/v1
 kind: ExternalSecret
 metadata:
