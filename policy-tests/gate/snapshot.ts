@@ -14,6 +14,7 @@ import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts
 import { argocdSettings } from '../model/controller/resource-filter.ts';
 import { ignoredFields, type IgnoredFields } from '../model/argocd/ignore-differences.ts';
 import type { Repo } from '../model/repository/repo.ts';
+import { groupOf } from '../model/core/manifest.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
 import { loadTree, renderTree, renderWithBuiltinApis } from './pipeline.ts';
@@ -21,7 +22,7 @@ import { chartFaces, type ChartFace } from './chart-faces.ts';
 
 /** What Argo CD would apply from one tree. */
 export interface Snapshot {
-  /** `app|apiVersion/kind|namespace|name` to the object as Argo CD would apply it. */
+  /** `app|group/kind|namespace|name` (Argo CD's resource key; the core group is empty) to the object as Argo CD would apply it. */
   objects: Map<
     string,
     {
@@ -94,7 +95,8 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     if (!app) continue;
     const clusterScoped = r.kind === 'CustomResourceDefinition' || scopes.isClusterScoped(r.apiVersion, r.kind);
     const namespace = clusterScoped ? '' : (r.namespace ?? app.destinationNamespace ?? '');
-    objects.set(`${app.name}|${r.apiVersion}/${r.kind}|${namespace}|${r.name}`, {
+    // Argo CD's resource key: group, kind, namespace and name, no version (a CR moved to a new version is updated).
+    objects.set(`${app.name}|${groupOf(r.apiVersion)}/${r.kind}|${namespace}|${r.name}`, {
       app: app.name,
       prune: app.automated?.prune === true,
       object: r.object,

@@ -194,7 +194,10 @@ export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
     // Secrets are compared masked: no value reaches a report, a comment or an artifact.
     const a = rawA && { ...rawA, object: masked(rawA.object, undefined) };
     const b = rawB && { ...rawB, object: masked(rawB.object, rawA?.object) };
-    const [app, kind, namespace, name] = id.split('|') as [string, string, string, string];
+    const [app, , namespace, name] = id.split('|') as [string, string, string, string];
+    // Shown as the head writes it (the base, for a delete): a move to another API version is a change of one object.
+    const shown = (rawB ?? rawA)!.object;
+    const kind = `${String(shown.apiVersion)}/${String(shown.kind)}`;
     if (!a) out.push({ app, id, kind, name, namespace, change: 'added', fields: [] });
     else if (!b) out.push({ app, id, kind, name, namespace, change: 'removed', fields: [] });
     // Most objects are untouched by a change: equal as rendered (often the very object, from the parse and render caches), they need no walk.
@@ -344,7 +347,7 @@ function capabilityRisks(base: Snapshot, head: Snapshot): Risk[] {
     const independent = head.apiDependent !== undefined && !head.apiDependent.has(app);
     out.push({
       app,
-      id: `${app}|argoproj.io/v1alpha1/Application|argocd|${app}`,
+      id: `${app}|argoproj.io/Application|argocd|${app}`,
       flag: 'capabilities',
       level: independent ? 'note' : 'review',
       reason: independent

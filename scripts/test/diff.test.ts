@@ -93,6 +93,19 @@ describe('npm run diff', () => {
     expect(r.report!.risks[0]!.reason).toMatch(reason);
   });
 
+  it('sees a custom resource moved to another API version as one object updated, as Argo CD keys it (group, kind, namespace, name), not a delete and a create', async () => {
+    const r = await flagsAfter((t) => t.replace('apiVersion: external-secrets.io/v1\n', 'apiVersion: external-secrets.io/v1beta1\n'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report!.risks).toEqual([]);
+    expect(r.report!.changes).toEqual([
+      expect.objectContaining({
+        kind: 'external-secrets.io/v1beta1/ExternalSecret',
+        change: 'changed',
+        fields: [{ path: 'apiVersion', from: 'external-secrets.io/v1', to: 'external-secrets.io/v1beta1' }],
+      }),
+    ]);
+  });
+
   it('counts only what a person must review: a minor or a new digest is a note and exits 0, a major is a risk to review and exits 3', async () => {
     const digest = `@sha256:${'b'.repeat(64)}`;
     const repo = await repoWith(BASE);
@@ -193,7 +206,7 @@ describe('npm run diff', () => {
     });
     const upgrades = (from: string, to: string, annotated = true) => {
       const at = (o: Record<string, unknown>): Snapshot => ({
-        objects: new Map([['root|argoproj.io/v1alpha1/Application|argocd|rook-ceph', { app: 'root', prune: true, object: o }]]),
+        objects: new Map([['root|argoproj.io/Application|argocd|rook-ceph', { app: 'root', prune: true, object: o }]]),
       });
       const [base, head] = [at(app(from, annotated)), at(app(to, annotated))];
       return risks(compare(base, head), base, head)
@@ -320,7 +333,7 @@ describe('the report', () => {
     const objects = (n: number, image: string) =>
       new Map(
         Array.from({ length: n }, (_, i) => [
-          `app-${i}|apps/v1/Deployment|ns|web-${i}`,
+          `app-${i}|apps/Deployment|ns|web-${i}`,
           { app: `app-${i}`, prune: true, object: { kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'web', image }] } } } } },
         ]),
       );
