@@ -85,7 +85,8 @@ is listed as not judged, with its cause.
                        or json
   --output-file FILE   write the report there instead of stdout
   --full-report DIR    also write the whole report, never cut, as
-                       DIR/rendered-diff.md and DIR/rendered-diff.html
+                       DIR/rendered-diff.md, DIR/rendered-diff.html and
+                       DIR/rendered-diff.json (one run, every format)
   --artifact-url URL   where the full report will be (the comment links it)
   --versions-expected  accepted for the workflows that pass it: a version
                        change inside its major is a note for every pull
@@ -152,6 +153,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
           mkdirSync(dir, { recursive: true });
           writeFileSync(join(dir, 'rendered-diff.md'), `${markdown(data, Infinity)}\n`);
           writeFileSync(join(dir, 'rendered-diff.html'), htmlPage(data));
+          writeFileSync(join(dir, 'rendered-diff.json'), `${json(data)}\n`);
         }
         if (unjudged.some((n) => n.inputsChanged)) return 1;
         if (flagged.some(isRefused)) return REFUSED;

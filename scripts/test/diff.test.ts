@@ -299,6 +299,13 @@ describe('npm run diff', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('    spec.template.spec.containers[web].image: "ghcr.io/example/web:1.4.0" -> "ghcr.io/example/web:1.4.1"');
     expect(r.stdout).toMatch(/^NOTES \(1\)\n {2}\[version\] demo: Deployment demo\/web: container web: .*1\.4\.1$/m);
+    // One run writes the comment and the full report in every format, the JSON the same as -o json's.
+    const dir = join(repo.root, 'report');
+    const md = await diff(repo, ['HEAD~1', 'HEAD', '-o', 'markdown', '--full-report', dir]);
+    expect(md.stdout).toMatch(/^## Rendered diff/);
+    expect(readFileSync(join(dir, 'rendered-diff.md'), 'utf8')).toBe(md.stdout);
+    expect(readFileSync(join(dir, 'rendered-diff.html'), 'utf8')).toContain('<h2>Rendered diff</h2>');
+    expect(readFileSync(join(dir, 'rendered-diff.json'), 'utf8')).toBe((await diff(repo, ['HEAD~1', 'HEAD', '-o', 'json'])).stdout);
   });
 
   it('lists an Application that does not render as not judged, exits 1 only when its inputs changed, and still reports the rest', async () => {
