@@ -71,6 +71,15 @@ export function ignoredFields(object: Obj, appSpec: unknown, argocdCm?: Obj): Ig
   return out;
 }
 
+const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The value at a path of own fields only (undefined where a step is missing). */
+function ownAt(value: unknown, path: readonly string[]): unknown {
+  let at = value;
+  for (const t of path) at = at && typeof at === 'object' && Object.hasOwn(at, t) ? (at as Obj)[t] : undefined;
+  return at;
+}
+
 /** RFC 6901: a pointer's reference tokens (`~1` is `/`, `~0` is `~`). */
 const tokens = (pointer: string): string[] =>
   pointer
@@ -86,10 +95,11 @@ export function withLiveValues(target: Obj, live: Obj, pointers: readonly string
   const out = structuredClone(target);
   for (const pointer of pointers) {
     const path = tokens(pointer);
-    if (path.length === 0) continue;
-    const value = dig(live, path);
+    // A pull request writes the pointers: only an object's own fields are followed, never its prototype's.
+    if (path.length === 0 || path.some((t) => UNSAFE.has(t))) continue;
+    const value = ownAt(live, path);
     let at: unknown = out;
-    for (const t of path.slice(0, -1)) at = at && typeof at === 'object' ? (at as Obj)[t] : undefined;
+    for (const t of path.slice(0, -1)) at = ownAt(at, [t]);
     if (!at || typeof at !== 'object') continue;
     const last = path.at(-1)!;
     if (value === undefined) delete (at as Obj)[last];

@@ -37,5 +37,8 @@ describe('ignoreDifferences', () => {
     const target = { spec: { a: 5, 'x/y': { '~z': 9 }, b: 3, c: 4 } };
     expect(withLiveValues(target, live, ['/spec/a', '/spec/x~1y/~0z', '/spec/b', '/nowhere/deep'])).toEqual({ spec: { a: 1, 'x/y': { '~z': 2 }, c: 4 } });
     expect(target.spec.a).toBe(5);
+    // Pointers are the pull request's: none reaches a prototype.
+    expect(withLiveValues({ a: 1 }, { a: 2 }, ['/__proto__/polluted', '/constructor/prototype/x', '/a/length'])).toEqual({ a: 1 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
