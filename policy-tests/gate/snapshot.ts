@@ -44,8 +44,9 @@ export interface Snapshot {
   /** Applications with a chart that can read the API versions (it names them, or renders values through tpl). */
   capabilityReaders?: ReadonlySet<string>;
   /**
-   * Those of them whose render differs when the chart sees the cluster's built-in API versions alone (or fails then):
-   * what they make depends on the APIs the cluster serves. The others render the same either way.
+   * Those of them asked about (SnapshotOptions.judgeApis) whose render differs when the chart sees the cluster's
+   * built-in API versions alone (or fails then): what they make depends on the APIs the cluster serves. The others
+   * asked about render the same either way.
    */
   apiDependent?: ReadonlySet<string>;
   /** Each chart source's version, defaults, and what the repository sets of them (chart-faces.ts): what a chart bump shows. */
@@ -75,7 +76,16 @@ function inputsFingerprint(repo: Repo, app: ArgoApp): string {
   return h.digest('hex');
 }
 
-export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.env): Promise<Snapshot> {
+/** What a snapshot works out beyond what Argo CD applies. */
+export interface SnapshotOptions {
+  /**
+   * Which capability-reading Applications to render again with the built-in API versions alone (`apiDependent`), by
+   * name and input fingerprint: the diff asks only of those whose inputs changed. All of them when not given.
+   */
+  judgeApis?: (app: string, fingerprint: string) => boolean;
+}
+
+export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.env, options: SnapshotOptions = {}): Promise<Snapshot> {
   // The gate's own pipeline: the diff shows what the gate judged.
   const loaded = await loadTree(root);
   const { layer, renders, repo } = await renderTree(loaded, env);
@@ -107,7 +117,8 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   // Every Application's fingerprint, so one rendered on one side only still compares.
   const fingerprints = new Map(applications(repo).map((a) => [a.name, inputsFingerprint(repo, a)]));
   const capabilityReaders = new Set(renders.filter((r) => r.chart?.readsApiVersions && r.status === 'rendered').map((r) => r.app.name));
-  const apiDependent = await dependOnApis(loaded, renders, capabilityReaders, env);
+  const judged = new Set([...capabilityReaders].filter((app) => options.judgeApis?.(app, fingerprints.get(app) ?? '') ?? true));
+  const apiDependent = await dependOnApis(loaded, renders, judged, env);
   const projects = repo.resources.filter((r) => r.kind === 'AppProject');
   const heldBack = new Map([...heldBackApps(projects, applications(repo))].map(([app, held]) => [app, heldBackWords(held)]));
   return { objects, schemas: crdSchemas(repo.resources), unrendered, fingerprints, capabilityReaders, apiDependent, charts: chartFaces(renders), heldBack };

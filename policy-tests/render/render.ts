@@ -222,8 +222,9 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
         ...runtimeApiVersions(repo),
       ],
     );
-    // Start from the set the last run settled at (the fixpoint still checks it), so a warm run renders once.
-    const settledFile = join(cacheRoot(env), 'renders', `settled-${hash(repo.root).slice(0, 16)}.json`);
+    // Start from the set the last run settled at (the fixpoint still checks it), so a warm run renders once. Kept per
+    // repository (its facts' repoURL), not per folder: a diff's base is a new worktree each run, the same repository.
+    const settledFile = join(cacheRoot(env), 'renders', `settled-${hash(repo.facts?.repoURL || repo.root).slice(0, 16)}.json`);
     const settledStart = [...new Set([...plain, ...(options.onlyApiVersions ? [] : readSettled(settledFile))])].sort();
     const shared: PassShared = {
       repo,

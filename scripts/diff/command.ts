@@ -53,8 +53,10 @@ async function snapshots(root: string, baseRef: string, headRef: string | undefi
   const headTree = headRef ? checkout(root, headRef) : undefined;
   headTree?.catch(() => undefined);
   try {
-    const base = await snapshot(baseTree.dir, env);
-    const head = headTree ? await snapshot((await headTree).dir, env) : await snapshot(root, env);
+    // A chart that reads the API versions is rendered again with the built-in ones only where its inputs changed.
+    const base = await snapshot(baseTree.dir, env, { judgeApis: () => false });
+    const changed = { judgeApis: (app: string, fingerprint: string) => base.fingerprints?.get(app) !== fingerprint };
+    const head = await snapshot(headTree ? (await headTree).dir : root, env, changed);
     return { base, head };
   } finally {
     await remove(root, baseTree);

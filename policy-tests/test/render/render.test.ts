@@ -3,7 +3,7 @@
  * Helm 4 and kustomize: pulls, the lock, --mirror, Argo CD's flags, CRDs
  * that one app renders and another uses, and what reaches the two layers.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -379,6 +379,15 @@ data:
       { nope: 'false' },
     ]);
     expect(result.renders.every((r) => r.nondeterministic.length === 0)).toBe(true);
+    // The same repository in another folder (a diff's base worktree is a new one each run) starts from the API
+    // versions this run settled at: every render is a cache hit, and Helm renders nothing.
+    const templates = () => helm.calls().filter((args) => args[0] === 'template').length;
+    const printed = templates();
+    const worktree = mkdtempSync(join(tmpdir(), 'render-worktree-'));
+    cpSync(repo.root, worktree, { recursive: true });
+    await rendered({ ...repo, root: worktree }, coldEnv);
+    expect(templates()).toBe(printed);
+    rmSync(worktree, { recursive: true, force: true });
     // A second cache in the same process: the binary is not asked its version again.
     const other = mkdtempSync(join(tmpdir(), 'render-cache-'));
     await rendered(repo, { ...coldEnv, HOMELAB_CACHE_DIR: other, HOMELAB_CHART_CACHE: join(cold, 'charts') });
