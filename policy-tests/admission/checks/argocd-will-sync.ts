@@ -101,8 +101,8 @@ export const argocdWillSyncCheck: PolicyCheck = {
         );
       // A replace sends a Job without the selector and pod labels the API server generated at its creation, which its
       // update then refuses; Force=true makes it `kubectl replace --force`, a delete and a create (sync-method.ts).
-      const method = syncMethodOf(r.object, undefined, syncOptions(app));
-      if (r.kind === 'Job' && onRefusedUpdate(method, r.kind) === 'fails' && method.replace && !r.rendered?.hook)
+      const method = r.kind === 'Job' && options.includes('Replace=true') ? syncMethodOf(r.object, undefined, syncOptions(app)) : undefined;
+      if (method && onRefusedUpdate(method, r.kind) === 'fails' && !r.rendered?.hook)
         ctx.fail(
           { resource: r, path: ['spec'] },
           `Job ${r.name} is synced with Replace=true: a replace sends it without the selector and pod template labels the API server generated at its creation, so once its manifest changes every sync fails: spec.selector: Invalid value: null: field is immutable`,
