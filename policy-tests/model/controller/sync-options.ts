@@ -75,3 +75,15 @@ export function syncOptionProblem(option: string, place: OptionPlace): string | 
   const known = [...new Set([...APPLICATION_READS, ...OBJECT_READS, ...DEFAULTS, 'Prune=false', 'Prune=confirm', 'Delete=false', 'Delete=confirm'])];
   return `Argo CD reads no sync option ${value}${didYouMean(value, known)}`;
 }
+
+/** Compare options (argocd.argoproj.io/compare-options, controller/state.go): on any object, and on an Application its own. */
+const COMPARE_ANYWHERE = ['IgnoreExtraneous'];
+const COMPARE_ON_APPLICATIONS = ['ServerSideDiff=true', 'ServerSideDiff=false', 'IncludeMutationWebhook=true', 'IncludeMutationWebhook=false'];
+
+/** Why Argo CD does not read a compare option where it is written, or undefined when it reads it (or it says the default). */
+export function compareOptionProblem(option: string, onApplication: boolean): string | undefined {
+  const value = option.trim();
+  if (COMPARE_ANYWHERE.includes(value) || (onApplication && COMPARE_ON_APPLICATIONS.includes(value))) return undefined;
+  if (COMPARE_ON_APPLICATIONS.includes(value)) return `${value} is read only on an Application`;
+  return `Argo CD reads no compare option ${value}${didYouMean(value, [...COMPARE_ANYWHERE, ...COMPARE_ON_APPLICATIONS])}`;
+}

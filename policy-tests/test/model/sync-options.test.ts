@@ -1,6 +1,6 @@
 /** The sync options Argo CD reads, and where (controller/sync.go, state.go; gitops-engine sync_context.go). */
 import { describe, expect, it } from 'vitest';
-import { syncOptionProblem } from '../../model/controller/sync-options.ts';
+import { compareOptionProblem, syncOptionProblem } from '../../model/controller/sync-options.ts';
 
 describe('sync options as Argo CD reads them', () => {
   it.each([
@@ -30,5 +30,11 @@ describe('sync options as Argo CD reads them', () => {
     ['Retry=true', 'application', 'Argo CD reads no sync option Retry=true'],
   ] as const)('reads nothing of %s in an %s', (option, place, problem) => {
     expect(syncOptionProblem(option, place)).toBe(problem);
+  });
+
+  it('reads compare options as controller/state.go reads them: IgnoreExtraneous anywhere, the diff options on an Application', () => {
+    expect([compareOptionProblem('IgnoreExtraneous', false), compareOptionProblem(' ServerSideDiff=true', true)]).toEqual([undefined, undefined]);
+    expect(compareOptionProblem('ServerSideDiff=true', false)).toBe('ServerSideDiff=true is read only on an Application');
+    expect(compareOptionProblem('IgnoreExtranous', false)).toBe('Argo CD reads no compare option IgnoreExtranous (did you mean "IgnoreExtraneous"?)');
   });
 });

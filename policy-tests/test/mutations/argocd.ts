@@ -182,6 +182,12 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'argocd.argoproj.io/sync-options') }),
   },
   {
+    check: 'argocd-sync-options',
+    why: "the API's Service asks Argo CD to ignore it as extraneous, spelt IgnoreExtranous: read nowhere",
+    mutate: (c) => c.edit(SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/compare-options': 'IgnoreExtranous' }))),
+    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'argocd.argoproj.io/compare-options') }),
+  },
+  {
     check: 'argocd-destination-namespace',
     why: 'the destination has no namespace',
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.deleteIn(['spec', 'destination', 'namespace'])),
