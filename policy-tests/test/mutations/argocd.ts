@@ -1,5 +1,5 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/argocd/argocd.ts: each fails exactly its check, at its line. */
-import { lineOf } from '../support/helpers.ts';
+import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import type { Document } from 'yaml';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { NAMESPACES, platformAllows, PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL, SERVICE, swap } from './edits.ts';
@@ -7,6 +7,12 @@ import { NAMESPACES, platformAllows, PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL
 const PORTFOLIO_POLICIES = 'portfolio-api/deploy/networkpolicy.yaml';
 
 /** The portfolio project given one sync window. */
+/** The first document of `file` annotated with `key: value` (its only annotation), and the line it lands on. */
+const annotated = (file: string, key: string, value: string) => ({
+  mutate: (c: RepoCopy) => c.edit(file, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ [key]: value }))),
+  at: (c: RepoCopy) => ({ file, line: lineOf(c, file, `${key}: ${value}`) }),
+});
+
 const withWindow = (window: Record<string, unknown>) => (d: Document) => d.setIn(['spec', 'syncWindows'], d.createNode([window]));
 
 export const argocdMutations: Mutation[] = [
@@ -133,14 +139,12 @@ export const argocdMutations: Mutation[] = [
   {
     check: 'argocd-hooks',
     why: "the portfolio namespace's default-deny policy is annotated hook: Skip: Argo CD never applies it, and the namespace stays open",
-    mutate: (c) => c.edit(PORTFOLIO_POLICIES, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/hook': 'Skip' }))),
-    at: (c) => ({ file: PORTFOLIO_POLICIES, line: lineOf(c, PORTFOLIO_POLICIES, 'argocd.argoproj.io/hook: Skip') }),
+    ...annotated(PORTFOLIO_POLICIES, 'argocd.argoproj.io/hook', 'Skip'),
   },
   {
     check: 'argocd-hooks',
     why: 'a hook type spelt in lower case (presync) is none Argo CD knows: the Service is a hook of no phase, never applied',
-    mutate: (c) => c.edit(SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/hook': 'presync' }))),
-    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'argocd.argoproj.io/hook: presync') }),
+    ...annotated(SERVICE, 'argocd.argoproj.io/hook', 'presync'),
   },
   {
     check: 'argocd-hooks',
@@ -178,14 +182,12 @@ export const argocdMutations: Mutation[] = [
   {
     check: 'argocd-sync-options',
     why: "the API's Service asks for CreateNamespace=true in its own sync-options, which Argo CD reads only in an Application",
-    mutate: (c) => c.edit(SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/sync-options': 'CreateNamespace=true' }))),
-    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'argocd.argoproj.io/sync-options') }),
+    ...annotated(SERVICE, 'argocd.argoproj.io/sync-options', 'CreateNamespace=true'),
   },
   {
     check: 'argocd-sync-options',
     why: "the API's Service asks Argo CD to ignore it as extraneous, spelt IgnoreExtranous: read nowhere",
-    mutate: (c) => c.edit(SERVICE, 0, (d) => d.setIn(['metadata', 'annotations'], d.createNode({ 'argocd.argoproj.io/compare-options': 'IgnoreExtranous' }))),
-    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'argocd.argoproj.io/compare-options') }),
+    ...annotated(SERVICE, 'argocd.argoproj.io/compare-options', 'IgnoreExtranous'),
   },
   {
     check: 'argocd-destination-namespace',
