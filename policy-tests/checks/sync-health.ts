@@ -7,7 +7,8 @@
  */
 import { namespaceOrDestination, podRefs, type PodRef } from '../model/cluster/references.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, customHealth } from '../model/controller/resource-filter.ts';
-import { isSkipped, isSyncHook } from '../model/controller/hooks.ts';
+import { isHookOrSkipped } from '../model/controller/hooks.ts';
+import { isDefaultStorageClass } from '../model/cluster/providers.ts';
 import { placeOf, SYNC_PHASES, type SyncPosition } from '../model/controller/waves.ts';
 import { chartValues, type ChartValues } from '../model/argocd/chart-values.ts';
 import type { Area, CheckContext, FailurePlace, PolicyCheck } from '../model/checks/kit.ts';
@@ -31,9 +32,6 @@ function builtinHealthOf(ctx: CheckContext): (r: Resource, place: FailurePlace) 
   };
 }
 
-/** The annotations that mark a storage class the cluster's default (the beta one is still read). */
-const DEFAULT_CLASS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
-
 /**
  * The class a claim is provisioned by: the one it names, or, where it names none (and not ""), the cluster's default,
  * when the repository's defaults agree on one.
@@ -42,12 +40,10 @@ function classOf(claim: Resource, classes: readonly Resource[]): Resource | unde
   const named = dig(claim.object, ['spec', 'storageClassName']);
   if (named === '') return undefined; // "" binds statically, to a volume with no class
   if (typeof named === 'string') return classes.find((c) => c.name === named);
-  const defaults = classes.filter((c) => DEFAULT_CLASS.some((a) => dig(c.object, ['metadata', 'annotations', a]) === 'true'));
+  const defaults = classes.filter((c) => isDefaultStorageClass(c.object));
   return defaults.length === 1 ? defaults[0] : undefined;
 }
 
-/** A hook, or an object Skip keeps out of every sync: Argo CD waits on neither as on a resource (hook.IsHook, hook.Skip). */
-const isHook = (r: Resource): boolean => isSyncHook(r.object) || isSkipped(r.object);
 /** A workload that runs a pod as soon as it is applied: not a CronJob (its pod comes at its schedule), not one scaled to zero. */
 const runsAtOnce = (r: Resource): boolean => r.kind !== 'CronJob' && dig(r.object, ['spec', 'replicas']) !== 0;
 
@@ -98,7 +94,7 @@ export const syncFirstConsumerCheck: PolicyCheck = {
     const classes = ctx.resources.filter((r) => r.kind === 'StorageClass');
     // Read only where a claim waits: most clusters bind at once, and then the pods' mounts need not be read.
     let mounts: PodRef[] | undefined;
-    for (const claim of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && !isHook(r))) {
+    for (const claim of ctx.resources.filter((r) => r.kind === 'PersistentVolumeClaim' && !isHookOrSkipped(r.object))) {
       if (dig(claim.object, ['spec', 'volumeName'])) continue; // bound by name: it waits for no consumer
       const storageClass = classOf(claim, classes);
       const named = dig(claim.object, ['spec', 'storageClassName']);

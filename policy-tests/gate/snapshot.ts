@@ -106,12 +106,13 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     const clusterScoped = r.kind === 'CustomResourceDefinition' || scopes.isClusterScoped(r.apiVersion, r.kind);
     const namespace = clusterScoped ? '' : (r.namespace ?? app.destinationNamespace ?? '');
     // Argo CD's resource key: group, kind, namespace and name, no version (a CR moved to a new version is updated).
+    const options = syncOptions(app);
     objects.set(`${app.name}|${groupOf(r.apiVersion)}/${r.kind}|${namespace}|${r.name}`, {
       app: app.name,
       prune: app.automated?.prune === true,
       object: r.object,
-      syncOptions: syncOptions(app),
-      ...(syncOptions(app).includes('RespectIgnoreDifferences=true') ? { ignored: ignoredFields(r.object, app.resource.object.spec, argocdCm) } : {}),
+      syncOptions: options,
+      ...(options.includes('RespectIgnoreDifferences=true') ? { ignored: ignoredFields(r.object, app.resource.object.spec, argocdCm) } : {}),
     });
   }
   // Every Application's fingerprint, so one rendered on one side only still compares.

@@ -8,7 +8,7 @@ import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
-import { cutOf, storageClasses, updateRefusals } from './refusals.ts';
+import { cutOf, objectLabel, storageClasses, updateRefusals } from './refusals.ts';
 import { sameObject } from './same-object.ts';
 
 export type { Snapshot };
@@ -366,12 +366,12 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
       out.push({ app: c.app, id: c.id, flag: f, reason, ...(major === undefined ? {} : { major }), level: level ?? levelOf({ flag: f, major }) });
     const kind = kindOf(c.id);
     const [a, b] = [base.objects.get(c.id), head.objects.get(c.id)];
-    const label = `${kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}`;
+    const label = objectLabel(kind, c.namespace, c.name);
     const judged: Judged = { c, kind, label, a, b, flag, classes };
     lifecycleRisks(judged);
     if (c.change === 'changed') updateRisks(judged);
   }
-  out.push(...capabilityRisks(base, head), ...updateRefusals(base, head));
+  out.push(...capabilityRisks(base, head), ...updateRefusals(base, head, classes));
   const moved = changes.find((c) => c.change === 'changed' && kindOf(c.id) === 'ConfigMap' && c.name === facts.CLUSTER_FACTS_NAME);
   const window = moved && upgradeWindowRisk(base.objects.get(moved.id)?.object, head.objects.get(moved.id)?.object, changes.length - 1);
   if (moved && window)

@@ -29,8 +29,6 @@ interface Refusal {
   notJudged: boolean;
 }
 
-const DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
-
 /**
  * The whole snapshot a cut one was made from (changes.ts's `without`, which leaves out the Applications one side
  * could not render): the StorageClasses the cluster holds are read whole, whichever Application applies them.
@@ -48,7 +46,7 @@ export function storageClasses(s: Snapshot): { byName: Map<string, Obj>; default
   const byName = new Map<string, Obj>();
   for (const { object } of (cutFrom.get(s) ?? s).objects.values())
     if (object.kind === 'StorageClass') byName.set(String((object.metadata as Obj | undefined)?.name), object);
-  const defaults = [...byName].filter(([, o]) => ((o.metadata as Obj | undefined)?.annotations as Obj | undefined)?.[DEFAULT_CLASS] === 'true');
+  const defaults = [...byName].filter(([, o]) => facts.isDefaultStorageClass(o));
   return { byName, defaultClass: defaults.length === 1 ? defaults[0]![0] : undefined };
 }
 
@@ -79,10 +77,16 @@ const WAY_THROUGH: Readonly<Record<string, string>> = {
 };
 const wayThrough = (kind: string) => WAY_THROUGH[kind] ?? 'delete it by hand and let the sync create it anew';
 
-/** The risks of the updates the cluster refuses, or replaces: each object both refs apply, compared as rendered. */
-export function updateRefusals(base: Snapshot, head: Snapshot): UpdateRisk[] {
+/** How a risk names an object: its kind, then namespace/name (name alone for a cluster-scoped one). */
+export const objectLabel = (kind: string, namespace: string, name: string): string => `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+
+/**
+ * The risks of the updates the cluster refuses, or replaces: each object both refs apply, compared as rendered. `was`
+ * is the base's StorageClasses, when the caller has read them already.
+ */
+export function updateRefusals(base: Snapshot, head: Snapshot, was = storageClasses(base)): UpdateRisk[] {
   const out: UpdateRisk[] = [];
-  const [was, is] = [storageClasses(base), storageClasses(head)];
+  const is = storageClasses(head);
   const cluster = {
     // A class as the sync leaves it: a change to it applies in an earlier step (StorageClass sorts before claims).
     storageClass: (name: string) => is.byName.get(name) ?? was.byName.get(name),
@@ -100,7 +104,7 @@ export function updateRefusals(base: Snapshot, head: Snapshot): UpdateRisk[] {
     const outcome = facts.onRefusedUpdate(method, kind);
     if (outcome === 'never updated') continue;
     const [, , namespace, name] = id.split('|') as [string, string, string, string];
-    const label = `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+    const label = objectLabel(kind, namespace, name);
     const command = facts.syncCommand(method);
     const unread = b.ignored?.unread.length
       ? ` (the sync keeps the cluster's ${b.ignored.unread.join(', ')}, which the gate does not read: it may be among them)`

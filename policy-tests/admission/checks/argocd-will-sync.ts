@@ -12,7 +12,7 @@ import {
   syncOptions,
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
-import { isSkipped, isSyncHook } from '../../model/controller/hooks.ts';
+import { isHookOrSkipped } from '../../model/controller/hooks.ts';
 import { onRefusedUpdate, syncMethodOf } from '../../model/controller/sync-method.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, verdictsOf } from '../../model/controller/resource-filter.ts';
 import { dig } from '../../model/core/dig.ts';
@@ -36,7 +36,7 @@ function generatedName(r: Resource): string | undefined {
   const metadata = (r.object.metadata ?? {}) as { name?: unknown; generateName?: unknown };
   if ((typeof metadata.name === 'string' && metadata.name !== '') || typeof metadata.generateName !== 'string' || metadata.generateName === '')
     return undefined;
-  return isSyncHook(r.object) || isSkipped(r.object) ? undefined : metadata.generateName;
+  return isHookOrSkipped(r.object) ? undefined : metadata.generateName;
 }
 
 /** An object's size as JSON, once per object: a parsed object is shared by every view of its unchanged file. */

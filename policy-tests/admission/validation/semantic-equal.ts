@@ -4,13 +4,13 @@
  * quantities compare by value ("1Gi" is "1024Mi"); and a field a manifest may leave out equals its default. Two
  * renders of one object are compared so, since the object the cluster holds is the base's render, defaulted.
  */
+import { dig, isMap, obj } from '../../model/core/dig.ts';
 import { parseQuantity } from '../../model/core/text.ts';
 import { imageParts } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, any>;
 
-const isRecord = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isEmpty = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isRecord(v) && Object.keys(v).length === 0);
+const isEmpty = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isMap(v) && Object.keys(v).length === 0);
 
 /** Maps whose values are quantities (resource.Quantity): compared by value. */
 const QUANTITY_MAPS = new Set(['requests', 'limits', 'capacity', 'hard', 'allocatedResources']);
@@ -23,7 +23,7 @@ export function semanticEqual(a: unknown, b: unknown, quantities = false): boole
     if (x !== undefined && y !== undefined) return x === y;
   }
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => semanticEqual(x, b[i]));
-  if (isRecord(a) && isRecord(b)) {
+  if (isMap(a) && isMap(b)) {
     for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) if (!semanticEqual(a[k], b[k], quantities || QUANTITY_MAPS.has(k))) return false;
     return true;
   }
@@ -32,13 +32,13 @@ export function semanticEqual(a: unknown, b: unknown, quantities = false): boole
 
 /** The first key under which two records differ semantically, for saying what changed. */
 export function firstDifference(a: unknown, b: unknown): string | undefined {
-  const [x, y] = [isRecord(a) ? a : {}, isRecord(b) ? b : {}];
+  const [x, y] = [isMap(a) ? a : {}, isMap(b) ? b : {}];
   return [...new Set([...Object.keys(x), ...Object.keys(y)])].sort().find((k) => !semanticEqual(x[k], y[k], QUANTITY_MAPS.has(k)));
 }
 
 /** A copy without the keys whose value is the default (`defaults`: key to the value the API server fills in). */
 export function withoutDefaults(o: unknown, defaults: Readonly<Record<string, unknown>>): Obj {
-  if (!isRecord(o)) return {};
+  if (!isMap(o)) return {};
   return Object.fromEntries(Object.entries(o).filter(([k, v]) => !(k in defaults) || !semanticEqual(v, defaults[k])));
 }
 
@@ -53,14 +53,14 @@ const PROBE_DEFAULTS = { timeoutSeconds: 1, periodSeconds: 10, successThreshold:
 const MODE_DEFAULT = { defaultMode: 420 };
 
 function canonicalProbe(p: unknown): Obj | undefined {
-  if (!isRecord(p)) return undefined;
+  if (!isMap(p)) return undefined;
   const out = withoutDefaults(p, PROBE_DEFAULTS);
-  if (isRecord(p.httpGet)) out.httpGet = withoutDefaults(p.httpGet, { scheme: 'HTTP' });
+  if (isMap(p.httpGet)) out.httpGet = withoutDefaults(p.httpGet, { scheme: 'HTTP' });
   return out;
 }
 
 function canonicalContainer(c: unknown): Obj {
-  if (!isRecord(c)) return {};
+  if (!isMap(c)) return {};
   const out = withoutDefaults(c, {
     terminationMessagePath: '/dev/termination-log',
     terminationMessagePolicy: 'File',
@@ -69,21 +69,21 @@ function canonicalContainer(c: unknown): Obj {
   if (Array.isArray(c.ports)) out.ports = c.ports.map((p) => withoutDefaults(p, { protocol: 'TCP' }));
   for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) if (c[probe] !== undefined) out[probe] = canonicalProbe(c[probe]);
   if (Array.isArray(c.env))
-    out.env = c.env.map((e) =>
-      isRecord(e) && isRecord(e.valueFrom?.fieldRef)
-        ? { ...e, valueFrom: { ...e.valueFrom, fieldRef: withoutDefaults(e.valueFrom.fieldRef, { apiVersion: 'v1' }) } }
-        : e,
-    );
+    out.env = c.env.map((e) => {
+      const fieldRef = dig(e, ['valueFrom', 'fieldRef']);
+      return isMap(fieldRef) ? { ...e, valueFrom: { ...obj(dig(e, ['valueFrom'])), fieldRef: withoutDefaults(fieldRef, { apiVersion: 'v1' }) } } : e;
+    });
   // SetDefaults_ResourceList: a limit with no request is also the request.
-  if (isRecord(c.resources?.limits)) out.resources = { ...c.resources, requests: { ...c.resources.limits, ...(c.resources.requests ?? {}) } };
+  const [resources, limits] = [obj(c.resources), dig(c, ['resources', 'limits'])];
+  if (isMap(limits)) out.resources = { ...resources, requests: { ...limits, ...obj(resources.requests) } };
   return out;
 }
 
 function canonicalVolume(v: unknown): unknown {
-  if (!isRecord(v)) return v;
+  if (!isMap(v)) return v;
   const out: Obj = { ...v };
-  for (const source of ['configMap', 'secret', 'projected', 'downwardAPI']) if (isRecord(v[source])) out[source] = withoutDefaults(v[source], MODE_DEFAULT);
-  if (isRecord(v.hostPath)) out.hostPath = withoutDefaults(v.hostPath, { type: '' });
+  for (const source of ['configMap', 'secret', 'projected', 'downwardAPI']) if (isMap(v[source])) out[source] = withoutDefaults(v[source], MODE_DEFAULT);
+  if (isMap(v.hostPath)) out.hostPath = withoutDefaults(v.hostPath, { type: '' });
   return out;
 }
 
@@ -92,8 +92,8 @@ function canonicalVolume(v: unknown): unknown {
  * SetDefaults_PodSpec, _Container, _Probe, _Volume and the rest fill in are left out on both sides alike.
  */
 export function canonicalPodTemplate(template: unknown): Obj {
-  if (!isRecord(template)) return {};
-  const spec = isRecord(template.spec) ? template.spec : {};
+  if (!isMap(template)) return {};
+  const spec = isMap(template.spec) ? template.spec : {};
   const out = withoutDefaults(spec, {
     dnsPolicy: 'ClusterFirst',
     schedulerName: 'default-scheduler',

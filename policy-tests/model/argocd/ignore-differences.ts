@@ -32,10 +32,19 @@ interface IgnoreEntry {
 const PREFIX = 'resource.customizations.ignoreDifferences.';
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
-/** argocd-cm's ignoreDifferences overrides, as appendResourceOverridesFromSplitKeys and NewIgnoreNormalizer read them. */
+const readOverrides = new WeakMap<Obj, IgnoreEntry[]>();
+
+/** argocd-cm's ignoreDifferences overrides, as appendResourceOverridesFromSplitKeys and NewIgnoreNormalizer read them, once per argocd-cm. */
 function overrides(argocdCm: Obj | undefined): IgnoreEntry[] {
+  if (!argocdCm) return [];
+  let out = readOverrides.get(argocdCm);
+  if (!out) readOverrides.set(argocdCm, (out = parseOverrides(argocdCm)));
+  return out;
+}
+
+function parseOverrides(argocdCm: Obj): IgnoreEntry[] {
   const out: IgnoreEntry[] = [];
-  for (const [key, value] of Object.entries((argocdCm ?? {}) as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(argocdCm)) {
     if (!key.startsWith(PREFIX) || typeof value !== 'string') continue;
     const groupKind = key.slice(PREFIX.length);
     const [group, kind] = groupKind === 'all' ? ['*', '*'] : groupKind.includes('_') ? groupKind.split('_', 2) : ['', groupKind];

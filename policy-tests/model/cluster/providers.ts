@@ -22,6 +22,12 @@ export const KUBERNETES_PROVIDES: Record<string, readonly string[]> = {
   PriorityClass: ['system-cluster-critical', 'system-node-critical'],
 };
 
+/** The annotations that mark a StorageClass the cluster's default (the beta one is still read). */
+const DEFAULT_CLASS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
+
+/** Whether a StorageClass is marked the cluster's default: the class a claim that names none is given. */
+export const isDefaultStorageClass = (object: unknown): boolean => DEFAULT_CLASS.some((a) => dig(object, ['metadata', 'annotations', a]) === 'true');
+
 /** Names of `kind` (in `namespace`, for namespaced kinds) the cluster will have. */
 export function provided(repo: Repo, kind: string, namespace?: string): Set<string> {
   const names = new Set<string>(KUBERNETES_PROVIDES[kind] ?? []);

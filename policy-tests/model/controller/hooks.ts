@@ -68,6 +68,9 @@ export function isSyncHook(object: unknown, types: readonly string[] = hookTypes
   return typeof helm === 'string' && helm !== 'crd-install';
 }
 
+/** A hook, or an object Skip keeps out of every sync: applied by no sync as a resource, nor waited on as one. */
+export const isHookOrSkipped = (object: unknown): boolean => isSyncHook(object) || isSkipped(object);
+
 /** helm.DeletePolicies: the Helm delete policies it names that Argo CD knows. */
 export function helmDeletePolicies(object: unknown): string[] {
   return annotationCsv(object, HELM_DELETE_POLICY_ANNOTATION).filter((p) => HELM_DELETE_POLICIES[p] !== undefined);
