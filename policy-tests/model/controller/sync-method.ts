@@ -1,7 +1,8 @@
 /**
  * How Argo CD's sync writes an object the cluster already holds (argo-cd v3.5.1, gitops-engine's
  * sync_context.go applyObject and resource_ops.go), and so what an update the API server refuses does:
- * - a hook is deleted and created again at each sync (BeforeHookCreation), never updated;
+ * - a hook is deleted and created again at each sync (BeforeHookCreation), and an object Skip keeps out of every
+ *   sync is never applied: neither is ever updated;
  * - Replace=true (the Application's syncOptions, or the object's sync-options, target or live) sends the whole
  *   object with `kubectl replace` (a CRD or Namespace with an update); with Force=true as well, `kubectl replace
  *   --force` deletes and creates it;
@@ -11,7 +12,7 @@
  * - Force=true in an Application's syncOptions is not read by an automated sync (only a manual sync's --force).
  */
 import { annotationSyncOptions } from '../argocd/argocd.ts';
-import { isSyncHook } from './hooks.ts';
+import { isHookOrSkipped } from './hooks.ts';
 
 export interface SyncMethod {
   hook: boolean;
@@ -25,7 +26,7 @@ export function syncMethodOf(target: unknown, live: unknown, appOptions: readonl
   const [mine, held] = [annotationSyncOptions(target), annotationSyncOptions(live)];
   const has = (option: string) => mine.includes(option) || held.includes(option);
   return {
-    hook: isSyncHook(target),
+    hook: isHookOrSkipped(target),
     replace: appOptions.includes('Replace=true') || has('Replace=true'),
     serverSide: !mine.includes('ServerSideApply=false') && (appOptions.includes('ServerSideApply=true') || mine.includes('ServerSideApply=true')),
     force: has('Force=true'),

@@ -390,6 +390,12 @@ describe("how Argo CD's sync writes an object the cluster holds (gitops-engine s
     ['Replace=true', { target: {}, live: {}, options: ['Replace=true'] }, 'kubectl replace', 'fails'],
     ['Replace=true and Force=true', { target: annotated('Replace=true,Force=true'), live: {}, options: [] }, 'kubectl replace --force', 'recreates'],
     ['a hook', { target: { metadata: { annotations: { 'argocd.argoproj.io/hook': 'PreSync' } } }, live: {}, options: [] }, 'kubectl apply', 'never updated'],
+    [
+      'an object Skip keeps out of every sync',
+      { target: { metadata: { annotations: { 'argocd.argoproj.io/hook': 'Skip' } } }, live: {}, options: [] },
+      'kubectl apply',
+      'never updated',
+    ],
   ])('%s: the command it runs, and what a refused update does', (_what, { target, live, options }, command, outcome) => {
     const m = syncMethodOf(target, live, options);
     expect([syncCommand(m), onRefusedUpdate(m, 'Deployment')]).toEqual([command, outcome]);
