@@ -8,7 +8,8 @@ import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
-import { cutOf, objectLabel, storageClasses, updateRefusals } from './refusals.ts';
+import { cutOf, objectLabel, sentOf, storageClasses, updateRefusals } from './refusals.ts';
+import { rolloutRisks } from './rollouts.ts';
 import { sameObject } from './same-object.ts';
 
 export type { Snapshot };
@@ -87,6 +88,8 @@ export const RISK_FLAGS = [
   'delete',
   'replaced',
   'immutable',
+  'rollout',
+  'stale',
   'upgrade',
   'capabilities',
   'crd-version',
@@ -188,9 +191,8 @@ export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
   for (const id of [...new Set([...base.objects.keys(), ...head.objects.keys()])].sort()) {
     const rawA = base.objects.get(id);
     // Under RespectIgnoreDifferences=true the sync sends what Argo CD ignores as the cluster holds it: no change there.
-    const sentB = head.objects.get(id);
-    const rawB =
-      sentB?.ignored?.pointers.length && rawA ? { ...sentB, object: facts.withLiveValues(sentB.object, rawA.object, sentB.ignored.pointers) } : sentB;
+    const headB = head.objects.get(id);
+    const rawB = headB && rawA ? sentOf(headB, rawA) : headB;
     // Secrets are compared masked: no value reaches a report, a comment or an artifact.
     const a = rawA && { ...rawA, object: masked(rawA.object, undefined) };
     const b = rawB && { ...rawB, object: masked(rawB.object, rawA?.object) };
@@ -371,7 +373,7 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
     lifecycleRisks(judged);
     if (c.change === 'changed') updateRisks(judged);
   }
-  out.push(...capabilityRisks(base, head), ...updateRefusals(base, head, classes));
+  out.push(...capabilityRisks(base, head), ...updateRefusals(base, head, classes), ...rolloutRisks(base, head, changes));
   const moved = changes.find((c) => c.change === 'changed' && kindOf(c.id) === 'ConfigMap' && c.name === facts.CLUSTER_FACTS_NAME);
   const window = moved && upgradeWindowRisk(base.objects.get(moved.id)?.object, head.objects.get(moved.id)?.object, changes.length - 1);
   if (moved && window)

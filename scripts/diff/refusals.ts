@@ -77,6 +77,13 @@ const WAY_THROUGH: Readonly<Record<string, string>> = {
 };
 const wayThrough = (kind: string) => WAY_THROUGH[kind] ?? 'delete it by hand and let the sync create it anew';
 
+/**
+ * What the sync sends of the head's entry `b` over the base's `a`: under RespectIgnoreDifferences=true, the fields
+ * Argo CD ignores carry the cluster's (the base's) values; else `b` itself.
+ */
+export const sentOf = (b: Entry, a: Entry): Entry =>
+  b.ignored?.pointers.length ? { ...b, object: facts.withLiveValues(b.object, a.object, b.ignored.pointers) } : b;
+
 /** How a risk names an object: its kind, then namespace/name (name alone for a cluster-scoped one). */
 export const objectLabel = (kind: string, namespace: string, name: string): string => `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
 
@@ -97,7 +104,7 @@ export function updateRefusals(base: Snapshot, head: Snapshot, was = storageClas
     const a = base.objects.get(id);
     if (!a || sameObject(a.object, b.object)) continue;
     // RespectIgnoreDifferences=true: what Argo CD ignores is sent as the cluster holds it, so never refused.
-    const sent = b.ignored?.pointers.length ? { ...b, object: facts.withLiveValues(b.object, a.object, b.ignored.pointers) } : b;
+    const sent = sentOf(b, a);
     if (sent !== b && sameObject(a.object, sent.object)) continue;
     const method = facts.syncMethodOf(b.object, a.object, b.syncOptions ?? []);
     const kind = String(b.object.kind);

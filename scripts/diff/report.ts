@@ -5,8 +5,8 @@
  * spans fenced longer than any backtick run inside them, control and
  * direction characters are shown escaped, HTML is escaped, and the plan and
  * the risk counts come first, from the data alone. Past GitHub's comment
- * limit the plan and every risk stay; the per-resource changes fold into the
- * full report, which the workflow uploads.
+ * limit the plan and every risk stay (notes, news only, up to a count); the
+ * per-resource changes fold into the full report, which the workflow uploads.
  */
 import MarkdownIt from 'markdown-it';
 import type { ResourceChange, Risk } from './changes.ts';
@@ -108,8 +108,9 @@ interface PlanRow {
 
 /**
  * Per Application: objects created, updated in place, deleted, replaced (deleted and created by the sync, as its
- * update is refused and Force=true) and refused (the sync fails at them). A refused or replaced object counts even
- * where only what the diff leaves out as noise changed (a chart's version label in a claim template).
+ * update is refused and Force=true) and refused (the sync fails at them). A refused, replaced or restarting object
+ * counts even where only what the diff leaves out as noise changed (a chart's version label in a claim template, a
+ * checksum annotation in a pod template).
  */
 export function plan(changes: readonly ResourceChange[], risks: readonly Risk[]): PlanRow[] {
   const [replaced, refused] = [risks.filter((r) => r.flag === 'replaced'), risks.filter((r) => r.flag === 'refused')];
@@ -127,7 +128,8 @@ export function plan(changes: readonly ResourceChange[], risks: readonly Risk[])
     else r.update++;
   };
   for (const c of changes) count(c.app, c.id, c.change);
-  for (const r of [...refused, ...replaced]) count(r.app, r.id, 'changed');
+  // A pod template that changes only in what the field list leaves out as noise (a checksum annotation) is still an update.
+  for (const r of [...refused, ...replaced, ...risks.filter((x) => x.flag === 'rollout')]) count(r.app, r.id, 'changed');
   return [...rows.values()].sort((a, b) => a.app.localeCompare(b.app));
 }
 
@@ -224,14 +226,19 @@ function riskList(title: string, review: readonly Risk[], cut: boolean, meaning?
   return [...out, ''];
 }
 
+/** Notes shown in a comment past its cap (a chart bump can restart every pod of a stack); the full report has them all. */
+const NOTE_LINES = 60;
+
 /** The notes, folded: news a person may read, nothing to decide. */
 function noteList(notes: readonly Risk[], cut: boolean): string[] {
   if (!notes.length) return [];
+  const shown = cut ? notes.slice(0, NOTE_LINES) : notes;
   return [
     '<details>',
     `<summary>${notes.length} note(s): news only, nothing to review</summary>`,
     '',
-    ...notes.map((r) => `- **${r.flag}** in ${code(r.app)}: ${code(cut && r.reason.length > REASON_CAP ? `${r.reason.slice(0, REASON_CAP)}…` : r.reason)}`),
+    ...shown.map((r) => `- **${r.flag}** in ${code(r.app)}: ${code(cut && r.reason.length > REASON_CAP ? `${r.reason.slice(0, REASON_CAP)}…` : r.reason)}`),
+    ...(shown.length < notes.length ? [`- and ${notes.length - shown.length} more, in the full report`] : []),
     '',
     '</details>',
     '',

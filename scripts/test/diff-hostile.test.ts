@@ -169,15 +169,16 @@ describe('what the diff shows and flags', () => {
       snap([['app', 'apps/v1/Deployment|ns|j', dep('ghcr.io/jkroepke/kube-webhook-certgen:v1.6.0')]]),
     ];
     const flagged = risks(compare(base, head), base, head);
-    expect(flagged.map((r) => r.flag)).toEqual(['registry', 'version']);
-    expect(flagged[0]!.reason).toMatch(/moves from registry\.k8s\.io\/ingress-nginx\/kube-webhook-certgen to ghcr\.io\/jkroepke\/kube-webhook-certgen/);
+    // The new image replaces the Deployment's pods too: a rollout note.
+    expect(flagged.map((r) => r.flag)).toEqual(['rollout', 'registry', 'version']);
+    expect(flagged[1]!.reason).toMatch(/moves from registry\.k8s\.io\/ingress-nginx\/kube-webhook-certgen to ghcr\.io\/jkroepke\/kube-webhook-certgen/);
     expect(flagged.filter(needsPerson).map((r) => r.flag)).toEqual(['registry']);
     // Docker Hub's short and long names are one repository: no registry risk.
     const [b2, h2] = [
       snap([['app', 'apps/v1/Deployment|ns|j', dep('nginx:1.27')]]),
       snap([['app', 'apps/v1/Deployment|ns|j', dep('docker.io/library/nginx:1.28')]]),
     ];
-    expect(risks(compare(b2, h2), b2, h2).map((r) => r.flag)).toEqual(['version']);
+    expect(risks(compare(b2, h2), b2, h2).map((r) => r.flag)).toEqual(['rollout', 'version']);
     const app = (repoURL: string) => ({
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'Application',

@@ -52,13 +52,29 @@ async function flagsAfter(change: (text: string) => string, extra = '') {
 }
 
 describe('npm run diff', () => {
-  it('sees nothing in a pure reformat: key order, comments, flow style, a new checksum', async () => {
-    const reformatted = BASE.replace('    matchLabels: {app: web}', '    # same selector\n    matchLabels:\n      app: web')
-      .replace('checksum/config: aaa', 'checksum/config: bbb')
-      .replace('  name: data\n  namespace: demo', '  namespace: demo\n  name: data');
+  it('sees nothing in a pure reformat: key order, comments, flow style', async () => {
+    const reformatted = BASE.replace('    matchLabels: {app: web}', '    # same selector\n    matchLabels:\n      app: web').replace(
+      '  name: data\n  namespace: demo',
+      '  namespace: demo\n  name: data',
+    );
     const r = await flagsAfter(() => reformatted);
     expect(r.code).toBe(0);
     expect(r.report).toEqual({ plan: [], risks: [], notJudged: [], heldBack: [], chartBumps: [], changes: [] });
+  });
+
+  it('lists no field for a new checksum in a pod template, but says the pods are replaced and counts the update', async () => {
+    const r = await flagsAfter((t) => t.replace('checksum/config: aaa', 'checksum/config: bbb'));
+    expect(r.code).toBe(0);
+    expect(r.report!.changes).toEqual([]);
+    expect(r.report!.risks).toEqual([
+      expect.objectContaining({
+        flag: 'rollout',
+        level: 'note',
+        reason:
+          'Deployment demo/web replaces its pods, as its pod template changes (annotation checksum/config): a rolling update of its pods (maxSurge 25%, maxUnavailable 25%)',
+      }),
+    ]);
+    expect((r.report as unknown as { plan: unknown[] }).plan).toEqual([{ app: 'demo', create: 0, update: 1, delete: 0, replace: 0, refuse: 0 }]);
   });
 
   it.each([
@@ -89,8 +105,10 @@ describe('npm run diff', () => {
   ])('flags %s: %s', async (flag, _why, change, reason) => {
     const r = await flagsAfter(change);
     expect(r.code, r.stderr).toBe(RISK_FLAGGED);
-    expect(r.report!.risks.map((x) => x.flag)).toEqual([flag]);
-    expect(r.report!.risks[0]!.reason).toMatch(reason);
+    // A new image also replaces the pods: a rollout note, beside the flag under test.
+    const flagged = r.report!.risks.filter((x) => x.flag !== 'rollout');
+    expect(flagged.map((x) => x.flag)).toEqual([flag]);
+    expect(flagged[0]!.reason).toMatch(reason);
   });
 
   it('sees a custom resource moved to another API version as one object updated, as Argo CD keys it (group, kind, namespace, name), not a delete and a create', async () => {
@@ -118,6 +136,7 @@ describe('npm run diff', () => {
       const r = await diff(repo, ['HEAD', '-o', 'json', '--versions-expected']);
       expect(r.code, `${to}: ${r.stderr}`).toBe(code);
       expect((JSON.parse(r.stdout) as { risks: { flag: string; major?: boolean }[] }).risks).toEqual([
+        expect.objectContaining({ flag: 'rollout', level: 'note' }),
         expect.objectContaining({ flag: 'version', major, level: major ? 'review' : 'note' }),
       ]);
     }
@@ -298,7 +317,9 @@ describe('npm run diff', () => {
     // A patch is news: a note, and nothing to review.
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('    spec.template.spec.containers[web].image: "ghcr.io/example/web:1.4.0" -> "ghcr.io/example/web:1.4.1"');
-    expect(r.stdout).toMatch(/^NOTES \(1\)\n {2}\[version\] demo: Deployment demo\/web: container web: .*1\.4\.1$/m);
+    expect(r.stdout).toMatch(
+      /^NOTES \(2\)\n {2}\[rollout\] demo: Deployment demo\/web replaces its pods.*\n {2}\[version\] demo: Deployment demo\/web: container web: .*1\.4\.1$/m,
+    );
     // One run writes the comment and the full report in every format, the JSON the same as -o json's.
     const dir = join(repo.root, 'report');
     const md = await diff(repo, ['HEAD~1', 'HEAD', '-o', 'markdown', '--full-report', dir]);
@@ -350,10 +371,13 @@ describe('the report', () => {
     const md = markdown({ changes, risks: flagged }, 80_000, 'https://github.com/o/r/actions/runs/1');
     expect(md.length).toBeLessThanOrEqual(80_000);
     expect(md).toMatch(
-      /^## Rendered diff\n\n\*\*Plan:\*\* 0 to create, 400 to update, 0 to delete, 0 to replace, in 400 Application\(s\)\. \*\*400 risk\(s\) to review\*\*, 0 note\(s\)\./,
+      /^## Rendered diff\n\n\*\*Plan:\*\* 0 to create, 400 to update, 0 to delete, 0 to replace, in 400 Application\(s\)\. \*\*400 risk\(s\) to review\*\*, 400 note\(s\)\./,
     );
-    // Every risk is there, under its Application; the per-resource sections that did not fit are counted and linked.
+    // Every risk is there, under its Application; the notes (each Deployment replaces its pods) up to their count;
+    // the per-resource sections that did not fit are counted and linked.
     expect(md.match(/^ {2}- \*\*version\*\*/gm)).toHaveLength(400);
+    expect(md.match(/^- \*\*rollout\*\* in /gm)).toHaveLength(60);
+    expect(md).toContain('- and 340 more, in the full report');
     expect(md).toMatch(
       /\*\*\d+ Application\(s\) with changes are not shown here\*\*, to stay under GitHub's comment limit: see \[the full report\]\(https:\/\/github\.com\/o\/r\/actions\/runs\/1\) \(Markdown and HTML\)/,
     );

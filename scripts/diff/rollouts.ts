@@ -1,0 +1,125 @@
+/**
+ * What restarts, and what does not though it should. Every Deployment, StatefulSet, DaemonSet and ReplicaSet both
+ * refs apply whose pod template changes as rendered (a checksum annotation or a chart's version label in it replaces
+ * the pods as surely as a new image; the field list leaves both out as noise) is a note saying how its controller
+ * replaces the pods, or a risk to review where it replaces none (paused, OnDelete, a partition above its replicas).
+ * And a ConfigMap or Secret whose data changes while a workload that reads it keeps its template: one that reads it
+ * as environment, or a file mounted by subPath, keeps the old values until its pods restart (a risk to review); one
+ * that mounts it as a volume sees the files change in place (a note).
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { facts, type Snapshot } from '../../policy-tests/index.ts';
+import { isRecord, valueAt } from '../lib/values.ts';
+import { objectLabel, sentOf } from './refusals.ts';
+import { sameObject } from './same-object.ts';
+
+type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
+
+/** A risk of a restart, in the shape of changes.ts's Risk (which reads this module, so it is not imported here). */
+export interface RolloutRisk {
+  app: string;
+  id: string;
+  flag: 'rollout' | 'stale';
+  level: 'review' | 'note';
+  reason: string;
+}
+
+/** A changed object's field paths, as changes.ts's compare lists them (noise left out). */
+type Changed = { id: string; fields: readonly { path: string }[] };
+
+const partsOf = (id: string) => {
+  const [, group = '', namespace = '', name = ''] = id.split('|');
+  return { kind: group.split('/').pop() ?? '', namespace, name };
+};
+
+/** The keys of a map that differ between two sides. */
+const changedKeys = (a: unknown, b: unknown): string[] => {
+  const [x, y] = [isRecord(a) ? a : {}, isRecord(b) ? b : {}];
+  return [...new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => !isDeepStrictEqual(x[k], y[k])).sort();
+};
+
+/** What changes in a pod template, in a few words: its fields as the diff lists them, and every label and annotation. */
+function templateChange(a: unknown, b: unknown, fields: readonly { path: string }[]): string {
+  const meta = (['labels', 'annotations'] as const).flatMap((k) =>
+    changedKeys(valueAt(a, ['metadata', k]), valueAt(b, ['metadata', k])).map((key) => `${k === 'labels' ? 'label' : 'annotation'} ${key}`),
+  );
+  const spec = fields.filter((f) => f.path.startsWith('spec.template.spec')).map((f) => f.path.slice('spec.template.'.length));
+  const all = [...meta, ...spec];
+  return `${all.slice(0, 4).join(', ')}${all.length > 4 ? `, and ${all.length - 4} more` : ''}`;
+}
+
+/** The base and the head entry of an object both refs apply and the sync updates (a hook or Skip never is), as sent. */
+function* updated(base: Snapshot, head: Snapshot): Generator<{ id: string; a: Entry; b: Entry }> {
+  for (const [id, headEntry] of head.objects) {
+    const a = base.objects.get(id);
+    if (!a || sameObject(a.object, headEntry.object)) continue;
+    if (facts.syncMethodOf(headEntry.object, a.object, headEntry.syncOptions ?? []).hook) continue;
+    yield { id, a, b: sentOf(headEntry, a) };
+  }
+}
+
+/** Of the workloads both refs apply, those whose pod template changes: each with how it restarts. */
+function restarts(base: Snapshot, head: Snapshot, changes: readonly Changed[]): Map<string, RolloutRisk> {
+  const fields = new Map(changes.map((c) => [c.id, c.fields]));
+  const out = new Map<string, RolloutRisk>();
+  for (const { id, a, b } of updated(base, head)) {
+    const { kind, namespace, name } = partsOf(id);
+    if (!facts.ROLLING_KINDS.has(kind)) continue;
+    const [ta, tb] = [valueAt(a.object, ['spec', 'template']), valueAt(b.object, ['spec', 'template'])];
+    if (isDeepStrictEqual(ta, tb)) continue;
+    const rollout = facts.rolloutOf(kind, b.object);
+    if (!rollout) continue;
+    const label = objectLabel(kind, namespace, name);
+    const what = templateChange(ta, tb, fields.get(id) ?? []);
+    out.set(id, {
+      app: b.app,
+      id,
+      flag: 'rollout',
+      level: rollout.waits ? 'review' : 'note',
+      reason: rollout.waits
+        ? `${label}: its pod template changes (${what}), but no pod is replaced: ${rollout.how}`
+        : `${label} replaces its pods, as its pod template changes (${what}): ${rollout.how}`,
+    });
+  }
+  return out;
+}
+
+/** What a ConfigMap's or Secret's readers see of it: its data, as the kubelet hands it to them. */
+const dataOf = (o: unknown) => ['data', 'stringData', 'binaryData'].map((k) => valueAt(o, [k]));
+
+const READ_AS = { env: 'as environment', subPath: 'as a file mounted by subPath', volume: 'as files of a volume' } as const;
+
+/** A ConfigMap or Secret whose data changes, with each workload that reads it and keeps its pods. */
+function staleReaders(base: Snapshot, head: Snapshot, restarting: ReadonlyMap<string, RolloutRisk>): RolloutRisk[] {
+  const out: RolloutRisk[] = [];
+  const workloads = [...head.objects].filter(([id]) => facts.ROLLING_KINDS.has(partsOf(id).kind) && base.objects.has(id) && !restarting.has(id));
+  for (const { id, a, b } of updated(base, head)) {
+    const { kind, namespace, name } = partsOf(id);
+    if ((kind !== 'ConfigMap' && kind !== 'Secret') || b.object.apiVersion !== 'v1' || isDeepStrictEqual(dataOf(a.object), dataOf(b.object))) continue;
+    for (const [readerId, reader] of workloads) {
+      const r = partsOf(readerId);
+      if (r.namespace !== namespace || !facts.rolloutOf(r.kind, reader.object)) continue;
+      const reads = facts.configReadsOf(valueAt(reader.object, ['spec', 'template', 'spec'])).filter((x) => x.kind === kind && x.name === name);
+      if (!reads.length) continue;
+      const kept = reads.filter((x) => x.how !== 'volume');
+      const shown = (kept.length ? kept : reads).map((x) => `container ${x.container} ${READ_AS[x.how]}`);
+      const [what, who] = [objectLabel(kind, namespace, name), objectLabel(r.kind, r.namespace, r.name)];
+      out.push({
+        app: reader.app,
+        id: readerId,
+        flag: 'stale',
+        level: kept.length ? 'review' : 'note',
+        reason: kept.length
+          ? `${what} changes, but ${who} reads it (${[...new Set(shown)].join('; ')}) and its pod template does not change: its pods keep the old values until they restart (\`kubectl -n ${r.namespace} rollout restart ${r.kind.toLowerCase()}/${r.name}\`, or a checksum of it in the template)`
+          : `${what} changes and ${who} mounts it (${[...new Set(shown)].join('; ')}): the kubelet updates the files in place within about a minute, its pods are not restarted, and the process sees the change only if it reads them again`,
+      });
+    }
+  }
+  return out;
+}
+
+/** The restarts a change makes, and the readers it leaves with old values. */
+export function rolloutRisks(base: Snapshot, head: Snapshot, changes: readonly Changed[]): RolloutRisk[] {
+  const restarting = restarts(base, head, changes);
+  return [...restarting.values(), ...staleReaders(base, head, restarting)];
+}

@@ -1,0 +1,138 @@
+/**
+ * What restarts, in the rendered diff: a workload whose pod template changes as rendered replaces its pods (a note
+ * saying how), or replaces none though its template changed (a risk to review); a workload that reads a changed
+ * ConfigMap or Secret as environment, or a file mounted by subPath, and keeps its template, keeps the old values (a
+ * risk to review). Scratch git repositories, diffed against their working tree.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEMO_APP, diff, repoWith, WEB } from './diff-repo.ts';
+import { RISK_FLAGGED } from '../diff/command.ts';
+
+type Report = {
+  plan: { app: string; update: number }[];
+  risks: { flag: string; level: string; reason: string }[];
+  changes: { id: string }[];
+};
+
+const SETTINGS = (level: string) => `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: demo\ndata:\n  LOG_LEVEL: ${level}\n`;
+const TOKEN = (token: string) => `---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: token\n  namespace: demo\nstringData:\n  token: ${token}\n`;
+
+/** The demo Deployment with `extra` added to its container, and `volumes` to its pod spec. */
+const reader = (extra: string, volumes = '') =>
+  `${WEB.replace('          image: ghcr.io/example/web:1.4.0\n', `          image: ghcr.io/example/web:1.4.0\n${extra}`)}${volumes}`;
+const ENV_FROM = '          envFrom:\n            - configMapRef: {name: settings}\n';
+const MOUNT = (subPath: string) => `          volumeMounts:\n            - {name: conf, mountPath: /etc/web${subPath}}\n`;
+const CONF_VOLUME = '      volumes:\n        - name: conf\n          configMap: {name: settings}\n';
+
+/** The diff of `base` (committed) against `head` (the working tree), as JSON. */
+async function judged(base: string, head: string, app = DEMO_APP) {
+  const repo = await repoWith(base, app);
+  repo.write('apps/demo/objects.yaml', head);
+  const r = await diff(repo, ['HEAD', '-o', 'json']);
+  return { code: r.code, stderr: r.stderr, report: (r.stdout ? JSON.parse(r.stdout) : undefined) as Report };
+}
+
+describe('the rendered diff says what restarts', () => {
+  it('says a workload that reads a changed ConfigMap as environment keeps the old values when its template stays: a risk to review, with the restart', async () => {
+    const r = await judged(reader(ENV_FROM) + SETTINGS('info'), reader(ENV_FROM) + SETTINGS('debug'));
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
+    expect(r.report.risks).toEqual([
+      {
+        app: 'demo',
+        id: 'demo|apps/Deployment|demo|web',
+        flag: 'stale',
+        level: 'review',
+        reason:
+          'ConfigMap demo/settings changes, but Deployment demo/web reads it (container web as environment) and its pod template does not change: its pods keep the old values until they restart (`kubectl -n demo rollout restart deployment/web`, or a checksum of it in the template)',
+      },
+    ]);
+  });
+
+  it('says a checksum of the config in the template replaces the pods instead: a note, and nothing stale', async () => {
+    const summed = (sum: string) =>
+      reader(ENV_FROM).replace('      labels: {app: web}\n', `      labels: {app: web}\n      annotations: {checksum/config: ${sum}}\n`);
+    const r = await judged(summed('aaa') + SETTINGS('info'), summed('bbb') + SETTINGS('debug'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report.risks.map((x) => [x.flag, x.level, x.reason])).toEqual([
+      ['rollout', 'note', expect.stringMatching(/^Deployment demo\/web replaces its pods, as its pod template changes \(annotation checksum\/config\)/)],
+    ]);
+    expect(r.report.plan).toEqual([expect.objectContaining({ app: 'demo', update: 2 })]);
+  });
+
+  it('says files mounted from it change in place (a note), and a file mounted by subPath never does (a risk to review)', async () => {
+    let r = await judged(reader(MOUNT(''), CONF_VOLUME) + SETTINGS('info'), reader(MOUNT(''), CONF_VOLUME) + SETTINGS('debug'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report.risks.map((x) => [x.flag, x.level, x.reason])).toEqual([
+      ['stale', 'note', expect.stringMatching(/mounts it \(container web as files of a volume\): the kubelet updates the files in place/)],
+    ]);
+    const sub = reader(MOUNT(', subPath: LOG_LEVEL'), CONF_VOLUME);
+    r = await judged(sub + SETTINGS('info'), sub + SETTINGS('debug'));
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
+    expect(r.report.risks.map((x) => [x.flag, x.level, x.reason])).toEqual([
+      ['stale', 'review', expect.stringMatching(/reads it \(container web as a file mounted by subPath\)/)],
+    ]);
+  });
+
+  it('judges a Secret alike, its values never shown, and leaves a reader in another namespace, or one scaled to 0, alone', async () => {
+    const env = '          env:\n            - name: TOKEN\n              valueFrom: {secretKeyRef: {name: token, key: token}}\n';
+    let r = await judged(reader(env) + TOKEN('s3cr3t-old'), reader(env) + TOKEN('s3cr3t-new'));
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
+    expect(r.report.risks.map((x) => x.reason)).toEqual([expect.stringMatching(/^Secret demo\/token changes, but Deployment demo\/web reads it/)]);
+    expect(JSON.stringify(r.report)).not.toContain('s3cr3t');
+    const elsewhere = reader(env).replace('  namespace: demo\n', '  namespace: other\n');
+    r = await judged(elsewhere + TOKEN('a'), elsewhere + TOKEN('b'));
+    expect(r.report.risks).toEqual([]);
+    const idle = reader(env).replace('spec:\n  selector', 'spec:\n  replicas: 0\n  selector');
+    r = await judged(idle + TOKEN('a'), idle + TOKEN('b'));
+    expect(r.report.risks).toEqual([]);
+  });
+
+  it('says a template change that replaces no pod (OnDelete, paused) is a risk to review, and a Recreate how it goes down', async () => {
+    const bumped = (t: string) => t.replace('web:1.4.0', 'web:1.4.1');
+    const paused = WEB.replace('spec:\n  selector', 'spec:\n  paused: true\n  selector');
+    let r = await judged(paused, bumped(paused));
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
+    expect(r.report.risks.filter((x) => x.flag === 'rollout')).toEqual([
+      expect.objectContaining({
+        level: 'review',
+        reason:
+          'Deployment demo/web: its pod template changes (spec.containers[web].image), but no pod is replaced: it is paused (spec.paused): no pod changes until `kubectl rollout resume`',
+      }),
+    ]);
+    const onDelete = WEB.replace('kind: Deployment', 'kind: DaemonSet').replace('spec:\n  selector', 'spec:\n  updateStrategy: {type: OnDelete}\n  selector');
+    r = await judged(onDelete, bumped(onDelete));
+    expect(r.report.risks.filter((x) => x.flag === 'rollout')).toEqual([
+      expect.objectContaining({ level: 'review', reason: expect.stringMatching(/DaemonSet demo\/web: .*OnDelete/) }),
+    ]);
+    const recreate = WEB.replace('spec:\n  selector', 'spec:\n  replicas: 2\n  strategy: {type: Recreate}\n  selector');
+    r = await judged(recreate, bumped(recreate));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report.risks.filter((x) => x.flag === 'rollout')).toEqual([
+      expect.objectContaining({
+        level: 'note',
+        reason: expect.stringMatching(/Recreate: its 2 pod\(s\) stop before the new ones start, so it is down meanwhile$/),
+      }),
+    ]);
+  });
+
+  it('sees no restart where RespectIgnoreDifferences keeps the template as the cluster holds it', async () => {
+    const respecting = DEMO_APP.replace(
+      '      selfHeal: true\n',
+      '      selfHeal: true\n    syncOptions: [RespectIgnoreDifferences=true]\n  ignoreDifferences:\n    - group: apps\n      kind: Deployment\n      jsonPointers: [/spec/template]\n',
+    );
+    const r = await judged(WEB, WEB.replace('web:1.4.0', 'web:1.4.1'), respecting);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report.risks).toEqual([]);
+  });
+
+  it('heads nothing new in the comment: restarts are notes, folded with the others', async () => {
+    const repo = await repoWith(WEB);
+    repo.write('apps/demo/objects.yaml', WEB.replace('web:1.4.0', 'web:1.4.1'));
+    const r = await diff(repo, ['HEAD', '-o', 'markdown']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Nothing to review.');
+    expect(r.stdout).toMatch(
+      /<summary>2 note\(s\): news only, nothing to review<\/summary>\n\n- \*\*rollout\*\* in `demo`: `Deployment demo\/web replaces its pods/,
+    );
+  });
+});
