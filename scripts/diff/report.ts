@@ -11,6 +11,7 @@
 import MarkdownIt from 'markdown-it';
 import type { ResourceChange, Risk } from './changes.ts';
 import type { ChartBump } from './chart-bumps.ts';
+import { isTextChange, textHunks } from './text-diff.ts';
 
 /** GitHub refuses a comment over 65,536 characters; the marker and the note need the rest. */
 export const MARKDOWN_CAP = 60_000;
@@ -85,9 +86,15 @@ const html = (text: string) => visible(text).replace(/&/g, '&amp;').replace(/</g
 
 const show = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
 
+/** A field's change: its old and new value, or, for two texts of several lines, the lines that changed. */
+function fieldLines(f: ResourceChange['fields'][number]): string[] {
+  const hunks = isTextChange(f.from, f.to) ? textHunks(f.from, f.to as string, '      ') : undefined;
+  return hunks ? [`    ${f.path}: (text, the lines that changed)`, ...hunks] : [`    ${f.path}: ${show(f.from)} -> ${show(f.to)}`];
+}
+
 function lines(c: ResourceChange): string[] {
   const head = `${c.change === 'added' ? '+' : c.change === 'removed' ? '-' : '~'} ${c.kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}`;
-  return [head, ...c.fields.map((f) => `    ${f.path}: ${show(f.from)} -> ${show(f.to)}`)].map(visible);
+  return [head, ...c.fields.flatMap(fieldLines)].map(visible);
 }
 
 /** A fenced block no line inside can close. */

@@ -98,6 +98,18 @@ describe('a hostile pull request cannot rewrite the comment', () => {
     expect(heldInline.filter((t) => t.type === 'image' || t.type === 'link_open')).toEqual([]);
   });
 
+  it('keeps a changed text of several lines, shown as its changed lines, inside its fence', () => {
+    const conf = (v: string) => snap([[HOSTILE, 'v1/ConfigMap|ns|conf', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'conf' }, data: { f: v } }]]);
+    const [b, h] = [conf(`a\n${HOSTILE}\nb\n`), conf(`a\n${HOSTILE_VALUE}\n\`\`\`\`\nb\n`)];
+    const shown = markdown({ changes: compare(b, h), risks: [] });
+    const parsed = new MarkdownIt({ html: true }).parse(shown, {});
+    const fences = parsed.filter((t) => t.type === 'fence');
+    expect(fences).toHaveLength(1);
+    expect(fences[0]!.content).toContain('+      ````\n');
+    expect(fences[0]!.content).toContain('\n       </details>\n       ## No risk flagged\n-      <img');
+    expect(parsed.filter((t) => t.type === 'heading_open')).toHaveLength(1);
+  });
+
   it('shows control and direction characters escaped, in the text report too', () => {
     expect(md).not.toMatch(/\u202e/);
     expect(text({ changes, risks: flagged })).not.toMatch(/[\u202e\n]txt\.exe/);

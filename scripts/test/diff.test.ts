@@ -11,6 +11,7 @@ import { CLAIM, DEMO_APP, diff, git, repoWith, WEB } from './diff-repo.ts';
 import { compare, risks, type Snapshot } from '../diff/changes.ts';
 import { RISK_FLAGGED } from '../diff/command.ts';
 import { markdown } from '../diff/report.ts';
+import { textHunks } from '../diff/text-diff.ts';
 
 const BASE = `${WEB.replace('      labels: {app: web}\n', '      labels: {app: web}\n      annotations: {checksum/config: aaa}\n')}${CLAIM}---
 apiVersion: external-secrets.io/v1
@@ -327,6 +328,41 @@ describe('npm run diff', () => {
     expect(readFileSync(join(dir, 'rendered-diff.md'), 'utf8')).toBe(md.stdout);
     expect(readFileSync(join(dir, 'rendered-diff.html'), 'utf8')).toContain('<h2>Rendered diff</h2>');
     expect(readFileSync(join(dir, 'rendered-diff.json'), 'utf8')).toBe((await diff(repo, ['HEAD~1', 'HEAD', '-o', 'json'])).stdout);
+  });
+
+  it('shows a changed text of several lines as the lines that changed, in their context, as git diff shows a file', async () => {
+    const config = (level: string) =>
+      `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: conf\n  namespace: demo\ndata:\n  app.yaml: |\n${['server:', '  port: 8080', '  timeout: 30s', '  workers: 4', `  log_level: ${level}`, 'storage:', '  path: /data', '  retention: 7d', '  compact: true', 'tracing: {enabled: false}'].map((l) => `    ${l}`).join('\n')}\n`;
+    const repo = await repoWith(BASE + config('info'));
+    repo.write('apps/demo/objects.yaml', BASE + config('debug'));
+    const r = await diff(repo, ['HEAD', '-o', 'markdown']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      [
+        '~ v1/ConfigMap demo/conf',
+        '    data.app.yaml: (text, the lines that changed)',
+        '       @@ -2,7 +2,7 @@',
+        '         port: 8080',
+        '         timeout: 30s',
+        '         workers: 4',
+        '-        log_level: info',
+        '+        log_level: debug',
+        '       storage:',
+        '         path: /data',
+        '         retention: 7d',
+        '```',
+      ].join('\n'),
+    );
+    // The JSON keeps both values whole, for tools.
+    const json = JSON.parse((await diff(repo, ['HEAD', '-o', 'json'])).stdout) as { changes: { fields: { from: string; to: string }[] }[] };
+    expect(json.changes[0]!.fields[0]).toEqual({
+      path: 'data.app.yaml',
+      from: expect.stringContaining('log_level: info\n'),
+      to: expect.stringContaining('log_level: debug\n'),
+    });
+    // Texts too far apart to diff within the bound are shown whole, as any other value.
+    const many = (n: number) => Array.from({ length: 3_000 }, (_, i) => `line ${i * n}`).join('\n');
+    expect(textHunks(many(1), many(7), '  ')).toBeUndefined();
   });
 
   it('lists an Application that does not render as not judged, exits 1 only when its inputs changed, and still reports the rest', async () => {
