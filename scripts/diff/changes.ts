@@ -4,13 +4,16 @@
  * that carry a risk, each with its reason. Pure functions of two snapshots.
  */
 import { type Snapshot, facts } from '../../policy-tests/index.ts';
-import { asText, isRecord, valueAt } from '../lib/values.ts';
+import { asText, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
 import { cutOf, objectLabel, sentOf, storageClasses, updateRefusals } from './refusals.ts';
 import { rolloutRisks } from './rollouts.ts';
 import { sameObject } from './same-object.ts';
+import { fieldChanges, masked, type FieldChange } from './fields.ts';
+
+export { fieldChanges, MASK, type FieldChange } from './fields.ts';
 
 export type { Snapshot };
 
@@ -40,12 +43,6 @@ export function without(s: Snapshot, apps: ReadonlySet<string>): Snapshot {
   return cutOf({ ...s, objects: new Map([...s.objects].filter(([, v]) => !apps.has(v.app))) }, s);
 }
 
-export interface FieldChange {
-  path: string;
-  from: unknown;
-  to: unknown;
-}
-
 export interface ResourceChange {
   app: string;
   id: string;
@@ -54,7 +51,11 @@ export interface ResourceChange {
   namespace: string;
   change: 'added' | 'removed' | 'changed';
   fields: FieldChange[];
+  /** For a removed object, what the sync does with it (facts.pruneOutcome): deletes it, or leaves it in the cluster. */
+  pruned?: PruneOutcome;
 }
+
+export type PruneOutcome = ReturnType<typeof facts.pruneOutcome>;
 
 export interface Risk {
   app: string;
@@ -86,6 +87,7 @@ export const RISK_FLAGS = [
   'privilege',
   'network-policy',
   'delete',
+  'not-pruned',
   'replaced',
   'immutable',
   'rollout',
@@ -112,80 +114,6 @@ export const needsPerson = (r: Risk) => r.level === 'review';
 /** Whether the cluster refuses it: Argo CD's sync fails at the object. */
 export const isRefused = (r: Risk) => r.level === 'refused';
 
-/** Labels and annotations that change with every chart release or render, and say nothing about the cluster. */
-const NOISE_LABELS = ['helm.sh/chart', 'app.kubernetes.io/version', 'chart'];
-const NOISE_ANNOTATION = /^checksum\//;
-
-/** A key that says nothing about the cluster, by the key it sits under: chart-version labels, checksum annotations. */
-const isNoise = (where: string | undefined, key: string) =>
-  (where === 'labels' && NOISE_LABELS.includes(key)) || (where === 'annotations' && NOISE_ANNOTATION.test(key));
-
-/** The API server stores a claim template with its apiVersion and kind, whether or not the manifest gave them. */
-const asStored = (v: Record<string, unknown>, where: string | undefined) =>
-  where === 'volumeClaimTemplates' ? { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...v } : v;
-
-/**
- * Field-level differences, as dotted paths with their old and new values,
- * without render noise: keys compare in one order, lists of named items by
- * name, and noise keys not at all, so a pure reformat has none. One walk over
- * both trees, in place: equal subtrees cost their size, even in CRDs with
- * thousands of fields.
- */
-export function fieldChanges(a: unknown, b: unknown, at: { path?: string; out?: FieldChange[]; where?: string } = {}): FieldChange[] {
-  const { path = '', out = [], where } = at;
-  if (a === b) return out;
-  if (isRecord(a) && isRecord(b)) {
-    const [x, y] = [asStored(a, where), asStored(b, where)];
-    for (const k of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
-      if (!isNoise(where, k)) fieldChanges(x[k], y[k], { path: path ? `${path}.${k}` : k, out, where: k });
-    }
-    return out;
-  }
-  if (Array.isArray(a) && Array.isArray(b)) {
-    // Lists of named things (containers, ports, env) compare by name, so a reorder is no change.
-    if ([...a, ...b].every((x) => isRecord(x) && typeof x.name === 'string')) {
-      const byName = (l: unknown[]) => new Map(l.map((x) => [(x as { name: string }).name, x]));
-      const [ma, mb] = [byName(a), byName(b)];
-      for (const n of [...new Set([...ma.keys(), ...mb.keys()])].sort()) fieldChanges(ma.get(n), mb.get(n), { path: `${path}[${n}]`, out, where });
-      return out;
-    }
-    if (a.length === b.length) {
-      a.forEach((x, i) => fieldChanges(x, b[i], { path: `${path}[${i}]`, out, where }));
-      return out;
-    }
-  }
-  // A value new or gone on one side is reported without its noise, as the rest is.
-  out.push({ path, from: withoutNoise(a, where), to: withoutNoise(b, where) });
-  return out;
-}
-
-/** A value without its noise keys, for showing a whole added or removed subtree. */
-function withoutNoise(v: unknown, where: string | undefined): unknown {
-  if (Array.isArray(v)) return v.map((x) => withoutNoise(x, where));
-  if (!isRecord(v)) return v;
-  const out: Record<string, unknown> = {};
-  const stored = asStored(v, where);
-  for (const k of Object.keys(stored).sort()) if (!isNoise(where, k)) out[k] = withoutNoise(stored[k], k);
-  return out;
-}
-
-/** What every report shows of a Secret's value: never the value, only whether it changed (as Argo CD masks them). */
-export const MASK = '++++++++';
-const CHANGED_MASK = '+++++++++';
-
-/** A Secret with its values masked: equal values mask alike, a changed value masks differently. */
-function masked(object: Record<string, unknown>, other: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (object.kind !== 'Secret' || object.apiVersion !== 'v1') return object;
-  const out: Record<string, unknown> = { ...object };
-  for (const field of ['data', 'stringData']) {
-    const values = object[field];
-    if (!isRecord(values)) continue;
-    const theirs = isRecord(other?.[field]) ? (other![field] as Record<string, unknown>) : {};
-    out[field] = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, k in theirs && theirs[k] !== v ? CHANGED_MASK : MASK]));
-  }
-  return out;
-}
-
 export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
   const out: ResourceChange[] = [];
   for (const id of [...new Set([...base.objects.keys(), ...head.objects.keys()])].sort()) {
@@ -201,7 +129,8 @@ export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
     const shown = (rawB ?? rawA)!.object;
     const kind = `${String(shown.apiVersion)}/${String(shown.kind)}`;
     if (!a) out.push({ app, id, kind, name, namespace, change: 'added', fields: [] });
-    else if (!b) out.push({ app, id, kind, name, namespace, change: 'removed', fields: [] });
+    else if (!b)
+      out.push({ app, id, kind, name, namespace, change: 'removed', fields: [], pruned: facts.pruneOutcome(rawA.object, rawA.syncOptions ?? [], rawA.prune) });
     // Most objects are untouched by a change: equal as rendered (often the very object, from the parse and render caches), they need no walk.
     else if (!sameObject(a.object, b.object)) {
       const fields = fieldChanges(a.object, b.object);
@@ -259,11 +188,28 @@ function deleteTakes(kind: string, object: Record<string, unknown> | undefined, 
     : `; its volume stays Released with its data (StorageClass ${name} reclaims by ${asText(cls.reclaimPolicy)})`;
 }
 
-/** Risks of what appears or goes: deletes under prune, bindings and roles that grow, a new Secret writer. */
+/** Why a removed object stays in the cluster, by what the sync does with it. */
+const LEFT_BECAUSE: Partial<Record<PruneOutcome, (app: string) => string>> = {
+  'requires pruning': (app) => `app ${app}'s automated sync does not prune (syncPolicy.automated.prune is not true)`,
+  'no prune': (app) => `Prune=false (on the object, or in app ${app}'s syncOptions) keeps every sync from deleting it`,
+};
+
+/** Risks of what appears or goes: deletes under prune, what a sync leaves behind, bindings and roles that grow, a new Secret writer. */
 function lifecycleRisks(judged: Judged): void {
   const { c, kind, label, a, b, flag } = judged;
-  if (c.change === 'removed' && DELETE_RISK.has(kind) && a?.prune)
+  if (c.change === 'removed' && c.pruned === 'deleted' && DELETE_RISK.has(kind) && a)
     flag('delete', `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${deleteTakes(kind, a.object, judged.classes)}`);
+  if (c.change === 'removed' && c.pruned === 'waits for confirmation')
+    flag(
+      'not-pruned',
+      `${label} is no longer in the repository, and Prune=confirm holds its deletion: app ${c.app}'s sync stays Syncing until a person confirms the prune (the UI's Confirm Pruning, the CLI, or the annotation argocd.argoproj.io/deletion-approved on the Application)`,
+    );
+  const left = c.change === 'removed' && c.pruned ? LEFT_BECAUSE[c.pruned] : undefined;
+  if (left)
+    flag(
+      'not-pruned',
+      `${label} is no longer in the repository, but the sync leaves it in the cluster as it is: ${left(c.app)}; the app stays OutOfSync until someone deletes it`,
+    );
   if ((kind === 'ClusterRoleBinding' || kind === 'RoleBinding') && c.change !== 'removed') {
     const role = asText(valueAt(b?.object, ['roleRef', 'name']) ?? '');
     if (c.change === 'added') flag('rbac', `${label} is a new binding (to ${role})${role === 'cluster-admin' ? ': cluster-admin' : ''}`);

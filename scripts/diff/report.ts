@@ -111,30 +111,35 @@ interface PlanRow {
   delete: number;
   replace: number;
   refuse: number;
+  /** Removed from the repository and left in the cluster: not pruned, or waiting for a person to confirm the prune. */
+  left: number;
 }
 
 /**
  * Per Application: objects created, updated in place, deleted, replaced (deleted and created by the sync, as its
- * update is refused and Force=true) and refused (the sync fails at them). A refused, replaced or restarting object
+ * update is refused and Force=true), refused (the sync fails at them) and left (removed, and not pruned). A refused, replaced or restarting object
  * counts even where only what the diff leaves out as noise changed (a chart's version label in a claim template, a
  * checksum annotation in a pod template).
  */
 export function plan(changes: readonly ResourceChange[], risks: readonly Risk[]): PlanRow[] {
   const [replaced, refused] = [risks.filter((r) => r.flag === 'replaced'), risks.filter((r) => r.flag === 'refused')];
   const rows = new Map<string, PlanRow>();
-  const row = (app: string) => rows.get(app) ?? rows.set(app, { app, create: 0, update: 0, delete: 0, replace: 0, refuse: 0 }).get(app)!;
+  const row = (app: string) => rows.get(app) ?? rows.set(app, { app, create: 0, update: 0, delete: 0, replace: 0, refuse: 0, left: 0 }).get(app)!;
   const counted = new Set<string>();
-  const count = (app: string, id: string, change: ResourceChange['change']) => {
+  const count = (app: string, id: string, change: ResourceChange['change'], pruned?: ResourceChange['pruned']) => {
     if (counted.has(id)) return;
     counted.add(id);
     const r = row(app);
     if (change === 'added') r.create++;
-    else if (change === 'removed') r.delete++;
-    else if (refused.some((x) => x.id === id)) r.refuse++;
+    else if (change === 'removed') {
+      if (pruned === undefined || pruned === 'deleted') r.delete++;
+      // A hook or a Skipped object is never pruned: its removal does nothing to the cluster.
+      else if (pruned !== 'never pruned') r.left++;
+    } else if (refused.some((x) => x.id === id)) r.refuse++;
     else if (replaced.some((x) => x.id === id)) r.replace++;
     else r.update++;
   };
-  for (const c of changes) count(c.app, c.id, c.change);
+  for (const c of changes) count(c.app, c.id, c.change, c.pruned);
   // A pod template that changes only in what the field list leaves out as noise (a checksum annotation) is still an update.
   for (const r of [...refused, ...replaced, ...risks.filter((x) => x.flag === 'rollout')]) count(r.app, r.id, 'changed');
   return [...rows.values()].sort((a, b) => a.app.localeCompare(b.app));
@@ -148,13 +153,14 @@ const totals = (rows: PlanRow[]) =>
       delete: t.delete + r.delete,
       replace: t.replace + r.replace,
       refuse: t.refuse + r.refuse,
+      left: t.left + r.left,
     }),
-    { create: 0, update: 0, delete: 0, replace: 0, refuse: 0 },
+    { create: 0, update: 0, delete: 0, replace: 0, refuse: 0, left: 0 },
   );
 
 /** The plan's sentence: what a sync does, in each Application's numbers summed. */
 const planLine = (t: ReturnType<typeof totals>, apps: number) =>
-  `${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace${t.refuse ? `, ${t.refuse} refused by the cluster` : ''}, in ${apps} Application(s)`;
+  `${t.create} to create, ${t.update} to update, ${t.delete} to delete, ${t.replace} to replace${t.refuse ? `, ${t.refuse} refused by the cluster` : ''}${t.left ? `, ${t.left} left in the cluster (not pruned)` : ''}, in ${apps} Application(s)`;
 
 /** The three kinds of risk: refused by the cluster, to review, and notes. */
 const byLevel = (risks: readonly Risk[]) => ['refused', 'review', 'note'].map((l) => risks.filter((r) => r.level === l)) as [Risk[], Risk[], Risk[]];
@@ -168,7 +174,8 @@ export function text({ changes, risks, notJudged = [], chartBumps = [], heldBack
   const rows = plan(changes, risks);
   const t = totals(rows);
   out.push(`PLAN: ${planLine(t, rows.length)}`);
-  for (const r of rows) out.push(`  ${visible(r.app)}: +${r.create} ~${r.update} -${r.delete} ±${r.replace}${r.refuse ? ` !${r.refuse}` : ''}`);
+  for (const r of rows)
+    out.push(`  ${visible(r.app)}: +${r.create} ~${r.update} -${r.delete} ±${r.replace}${r.refuse ? ` !${r.refuse}` : ''}${r.left ? ` left ${r.left}` : ''}`);
   out.push('');
   if (heldBack.length)
     out.push(
@@ -263,12 +270,13 @@ function head(report: Report, cut: boolean): string {
     `**Plan:** ${planLine(t, rows.length)}.${refused.length ? ` **${refused.length} update(s) the cluster refuses**,` : ''} **${review.length} risk(s) to review**, ${notes.length} note(s)${notJudged.length ? `, **${notJudged.length} Application(s) not judged**` : ''}.`,
     '',
   );
-  const refuseColumn = t.refuse > 0;
+  // The refused and left columns only where some Application has one.
+  const extra = [t.refuse > 0 && (['refused', 'refuse'] as const), t.left > 0 && (['left (not pruned)', 'left'] as const)].filter((c) => c !== false);
   if (rows.length)
     parts.push(
-      `| Application | create | update | delete | replace |${refuseColumn ? ' refused |' : ''}`,
-      `|---|---:|---:|---:|---:|${refuseColumn ? '---:|' : ''}`,
-      ...rows.map((r) => `| ${code(r.app, true)} | ${r.create} | ${r.update} | ${r.delete} | ${r.replace} |${refuseColumn ? ` ${r.refuse} |` : ''}`),
+      `| Application | create | update | delete | replace |${extra.map(([title]) => ` ${title} |`).join('')}`,
+      `|---|---:|---:|---:|---:|${extra.map(() => '---:|').join('')}`,
+      ...rows.map((r) => `| ${code(r.app, true)} | ${r.create} | ${r.update} | ${r.delete} | ${r.replace} |${extra.map(([, key]) => ` ${r[key]} |`).join('')}`),
       '',
     );
   if (refused.length) parts.push(...riskList(`### ⛔ ${refused.length} update(s) the cluster refuses`, refused, cut, REFUSED_WHY));

@@ -75,7 +75,7 @@ describe('npm run diff', () => {
           'Deployment demo/web replaces its pods, as its pod template changes (annotation checksum/config): a rolling update of its pods (maxSurge 25%, maxUnavailable 25%)',
       }),
     ]);
-    expect((r.report as unknown as { plan: unknown[] }).plan).toEqual([{ app: 'demo', create: 0, update: 1, delete: 0, replace: 0, refuse: 0 }]);
+    expect((r.report as unknown as { plan: unknown[] }).plan).toEqual([{ app: 'demo', create: 0, update: 1, delete: 0, replace: 0, refuse: 0, left: 0 }]);
   });
 
   it.each([

@@ -49,3 +49,22 @@ export function syncCommand(m: SyncMethod): string {
   if (m.serverSide) return 'server-side apply';
   return m.force ? 'kubectl apply --force' : 'kubectl apply';
 }
+
+/**
+ * What a sync does with an object the repository no longer declares (`live`, as the cluster holds it): gitops-engine
+ * makes no task for a hook or a Skipped object (getSyncTasks), holds the whole sync pending until a person confirms a
+ * prune under `Prune=confirm` (objRequiresPruneConfirmation), and otherwise deletes it only where the automated sync
+ * prunes and neither the object nor the Application says `Prune=false` (pruneObject: "ignored (requires pruning)",
+ * "ignored (no prune)"). The object's option is read before the Application's, each the first `Prune=` value.
+ */
+export type PruneOutcome = 'deleted' | 'requires pruning' | 'no prune' | 'waits for confirmation' | 'never pruned';
+
+const optionValue = (options: readonly string[], key: string): string | undefined => options.find((o) => o.startsWith(`${key}=`))?.slice(key.length + 1);
+
+export function pruneOutcome(live: unknown, appOptions: readonly string[], autoPrune: boolean): PruneOutcome {
+  if (isHookOrSkipped(live)) return 'never pruned';
+  const value = optionValue(annotationSyncOptions(live), 'Prune') ?? optionValue(appOptions, 'Prune');
+  if (value === 'confirm') return 'waits for confirmation';
+  if (!autoPrune) return 'requires pruning';
+  return value === 'false' ? 'no prune' : 'deleted';
+}

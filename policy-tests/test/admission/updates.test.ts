@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { updateViolations, type UpdateCluster } from '../../admission/validation/updates.ts';
 import { semanticEqual } from '../../admission/validation/semantic-equal.ts';
-import { onRefusedUpdate, syncCommand, syncMethodOf } from '../../model/controller/sync-method.ts';
+import { onRefusedUpdate, pruneOutcome, syncCommand, syncMethodOf } from '../../model/controller/sync-method.ts';
 
 type Obj = Record<string, any>;
 const NO_CLASSES: UpdateCluster = { storageClass: () => undefined, defaultStorageClass: undefined };
@@ -403,5 +403,18 @@ describe("how Argo CD's sync writes an object the cluster holds (gitops-engine s
 
   it('updates a CRD or Namespace in place under Replace=true and Force=true, which the API server still judges', () => {
     expect(onRefusedUpdate(syncMethodOf(annotated('Replace=true,Force=true'), {}, []), 'CustomResourceDefinition')).toBe('fails');
+  });
+
+  it.each<[string, unknown, string[], boolean, string]>([
+    ['an automated sync that prunes', {}, [], true, 'deleted'],
+    ['an automated sync that does not', {}, [], false, 'requires pruning'],
+    ['Prune=false on the object', annotated('Prune=false'), [], true, 'no prune'],
+    ["Prune=false in the Application's options", {}, ['Prune=false'], true, 'no prune'],
+    ["the object's Prune=true over the Application's Prune=false", annotated('Prune=true'), ['Prune=false'], true, 'deleted'],
+    ['Prune=confirm, pruning or not: the sync waits for a person', annotated(' Prune=confirm '), [], false, 'waits for confirmation'],
+    ['a hook', { metadata: { annotations: { 'helm.sh/hook': 'pre-install' } } }, [], true, 'never pruned'],
+    ['an object Skip keeps out of every sync', { metadata: { annotations: { 'argocd.argoproj.io/hook': 'Skip' } } }, [], true, 'never pruned'],
+  ])('prunes an object the repository no longer declares as pruneObject does: %s', (_what, live, options, autoPrune, outcome) => {
+    expect(pruneOutcome(live, options, autoPrune)).toBe(outcome);
   });
 });
