@@ -14,6 +14,8 @@ export { isDefaultStorageClass } from '../model/cluster/providers.ts';
 export { onRefusedUpdate, pruneOutcome, syncCommand, syncMethodOf } from '../model/controller/sync-method.ts';
 // What a pod template change restarts, and what a running pod sees of a changed ConfigMap or Secret (the diff's rollouts).
 export { configReadsOf, ROLLING_KINDS, rolloutOf } from '../model/controller/rollout.ts';
+// Which objects a sync compares, and the hooks it runs (the diff's sync runs).
+export { isHookOrSkipped, syncLifecycle } from '../model/controller/hooks.ts';
 export { withLiveValues } from '../model/argocd/ignore-differences.ts';
 export { byRequiredApis, oneMinorAtATime, upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 // An image reference as the registry resolves it (the diff's image risks).

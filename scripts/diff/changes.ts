@@ -10,6 +10,7 @@ import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
 import { cutOf, objectLabel, sentOf, storageClasses, updateRefusals } from './refusals.ts';
 import { rolloutRisks } from './rollouts.ts';
+import { syncRisks } from './sync-runs.ts';
 import { sameObject } from './same-object.ts';
 import { fieldChanges, masked, type FieldChange } from './fields.ts';
 
@@ -90,8 +91,10 @@ export const RISK_FLAGS = [
   'not-pruned',
   'replaced',
   'immutable',
+  'no-sync',
   'rollout',
   'stale',
+  'hooks',
   'upgrade',
   'capabilities',
   'crd-version',
@@ -319,7 +322,10 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
     lifecycleRisks(judged);
     if (c.change === 'changed') updateRisks(judged);
   }
-  out.push(...capabilityRisks(base, head), ...updateRefusals(base, head, classes), ...rolloutRisks(base, head, changes));
+  const updates = [...updateRefusals(base, head, classes), ...rolloutRisks(base, head, changes)];
+  // What starts a sync: every change, and every object an update risk names (a pod template changed only in a checksum).
+  const touched = [...changes, ...updates.filter((r) => r.flag !== 'stale').map((r) => ({ ...r, change: 'changed' }))];
+  out.push(...capabilityRisks(base, head), ...updates, ...syncRisks(touched, base, head));
   const moved = changes.find((c) => c.change === 'changed' && kindOf(c.id) === 'ConfigMap' && c.name === facts.CLUSTER_FACTS_NAME);
   const window = moved && upgradeWindowRisk(base.objects.get(moved.id)?.object, head.objects.get(moved.id)?.object, changes.length - 1);
   if (moved && window)

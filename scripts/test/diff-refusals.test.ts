@@ -132,9 +132,9 @@ describe('the rendered diff refuses what the API server refuses in an update', (
     );
     const r = await judged(DB, explicit.replace('db:1.0.0', 'db:1.0.1').replace('serviceName: db', 'serviceName: db\n  podManagementPolicy: OrderedReady'));
     expect(r.code, r.stderr).toBe(0);
-    // A hook Job is deleted and created at each sync, never updated.
+    // A hook Job is deleted and created at each sync, never updated: nothing refused (a change to hooks alone starts no sync).
     const hook = '  annotations:\n    helm.sh/hook: pre-upgrade\n';
-    expect((await judged(job(hook, 'up'), job(hook, 'up, --fast'))).code).toBe(0);
+    expect((await judged(job(hook, 'up'), job(hook, 'up, --fast'))).report.risks.map((x) => x.flag)).toEqual(['no-sync']);
   });
 
   it('says what it cannot know of the live object, for review: a class the cluster gave a claim, an expansion under a class not in the repository', async () => {

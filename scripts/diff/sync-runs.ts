@@ -1,0 +1,84 @@
+/**
+ * Whether a change starts a sync at all, and what else that sync runs. Argo CD compares an Application's objects to
+ * decide whether it is OutOfSync, and leaves hooks and Skipped objects out (controller/state.go: their state "does
+ * not affect overall sync status"); an automated sync starts only for an app OutOfSync. So a change to hooks alone
+ * reaches the cluster only at the app's next sync for another reason: a risk to review. And every sync runs the app's
+ * hooks of its phases (PreSync, Sync, PostSync; SyncFail on a failure), whatever changed: a note naming them.
+ */
+import { facts, type Snapshot } from '../../policy-tests/index.ts';
+import { objectLabel } from './refusals.ts';
+import { sameObject } from './same-object.ts';
+
+/** A risk of a sync, in the shape of changes.ts's Risk (which reads this module, so it is not imported here). */
+export interface SyncRisk {
+  app: string;
+  id: string;
+  flag: 'no-sync' | 'hooks';
+  level: 'review' | 'note';
+  reason: string;
+}
+
+/** What changed, by object id, as changes.ts lists it: the object's Application, and whether it was removed. */
+type Changed = { app: string; id: string; change: string };
+
+const labelOf = (id: string) => {
+  const [, group = '', namespace = '', name = ''] = id.split('|');
+  return objectLabel(group.split('/').pop() ?? '', namespace, name);
+};
+
+/** The hooks a sync of `app` runs, in phase order, as labels with their phases. */
+function hooksOf(app: string, head: Snapshot): string[] {
+  const out: { order: number; label: string }[] = [];
+  for (const [id, entry] of head.objects) {
+    if (entry.app !== app || !facts.isHookOrSkipped(entry.object)) continue;
+    const phases = facts.syncLifecycle(entry.object).phases.filter((p) => p !== 'SyncFail');
+    if (phases.length) out.push({ order: ['PreSync', 'Sync', 'PostSync'].indexOf(phases[0]!), label: `${phases.join(', ')} ${labelOf(id)}` });
+  }
+  return out.sort((a, b) => a.order - b.order || a.label.localeCompare(b.label)).map((h) => h.label);
+}
+
+const shown = (items: string[]) => `${items.slice(0, 5).join('; ')}${items.length > 5 ? `; and ${items.length - 5} more` : ''}`;
+
+/**
+ * The Applications whose compared objects differ as rendered between the refs: added, removed, or changed in any
+ * field, a chart's version label too (which the diff's field list leaves out as noise, and Argo CD's comparison does
+ * not). Each of them is OutOfSync once the change lands.
+ */
+function outOfSync(base: Snapshot, head: Snapshot): Set<string> {
+  const out = new Set<string>();
+  for (const id of new Set([...base.objects.keys(), ...head.objects.keys()])) {
+    const [a, b] = [base.objects.get(id), head.objects.get(id)];
+    const entry = (b ?? a)!;
+    if (out.has(entry.app) || facts.isHookOrSkipped(entry.object)) continue;
+    if (!a || !b || !sameObject(a.object, b.object)) out.add(entry.app);
+  }
+  return out;
+}
+
+/**
+ * Per Application with changes (`changed`: the diff's changes, and the objects its risks name, such as a pod template
+ * changed only in a checksum): whether a sync starts, and the hooks it runs.
+ */
+export function syncRisks(changed: readonly Changed[], base: Snapshot, head: Snapshot): SyncRisk[] {
+  const out: SyncRisk[] = [];
+  const syncing = outOfSync(base, head);
+  for (const app of [...new Set(changed.map((c) => c.app))].sort()) {
+    const id = `${app}|argoproj.io/Application|argocd|${app}`;
+    if (!syncing.has(app)) {
+      // A hook removed leaves the cluster as it was, synced or not.
+      const labels = [...new Set(changed.filter((c) => c.app === app && c.change !== 'removed').map((c) => labelOf(c.id)))];
+      if (labels.length)
+        out.push({
+          app,
+          id,
+          flag: 'no-sync',
+          level: 'review',
+          reason: `Application ${app} changes only hooks or Skipped objects (${shown(labels)}), which Argo CD leaves out of its comparison: the app stays Synced, no automated sync starts, and they reach the cluster only at its next sync for another reason, or a manual one`,
+        });
+      continue;
+    }
+    const hooks = hooksOf(app, head);
+    if (hooks.length) out.push({ app, id, flag: 'hooks', level: 'note', reason: `the sync of Application ${app} runs its hooks: ${shown(hooks)}` });
+  }
+  return out;
+}

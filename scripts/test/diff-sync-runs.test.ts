@@ -1,0 +1,67 @@
+/**
+ * Whether a change starts a sync, in the rendered diff: Argo CD leaves hooks and Skipped objects out of the
+ * comparison that makes an app OutOfSync (controller/state.go), so a change to them alone starts no automated sync (a
+ * risk to review); any other change does, and its sync runs the app's hooks (a note naming them). Scratch git
+ * repositories, diffed against their working tree.
+ */
+import { describe, expect, it } from 'vitest';
+import { diff, repoWith, WEB } from './diff-repo.ts';
+import { RISK_FLAGGED } from '../diff/command.ts';
+
+type Report = { risks: { flag: string; level: string; reason: string }[] };
+
+const MIGRATE = (args: string, annotations = '    argocd.argoproj.io/hook: PreSync\n') =>
+  `---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  namespace: demo\n  annotations:\n${annotations}spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: migrate\n          image: ghcr.io/example/migrate:1.0.0\n          args: [${args}]\n`;
+const NOTIFY = `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notify\n  namespace: demo\n  annotations: {helm.sh/hook: post-upgrade}\ndata: {a: "1"}\n`;
+
+async function judged(base: string, head: string) {
+  const repo = await repoWith(base);
+  repo.write('apps/demo/objects.yaml', head);
+  const r = await diff(repo, ['HEAD', '-o', 'json']);
+  return { code: r.code, stderr: r.stderr, report: JSON.parse(r.stdout) as Report };
+}
+
+describe('the rendered diff says whether a change starts a sync, and what the sync runs', () => {
+  it('says a change to hooks alone starts no sync: the app stays Synced, a risk to review', async () => {
+    const r = await judged(WEB + MIGRATE('up'), WEB + MIGRATE('up, --fast'));
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
+    expect(r.report.risks).toEqual([
+      {
+        app: 'demo',
+        id: 'demo|argoproj.io/Application|argocd|demo',
+        flag: 'no-sync',
+        level: 'review',
+        reason:
+          'Application demo changes only hooks or Skipped objects (Job demo/migrate), which Argo CD leaves out of its comparison: the app stays Synced, no automated sync starts, and they reach the cluster only at its next sync for another reason, or a manual one',
+      },
+    ]);
+    // An object Skip keeps out of every sync, alike; a hook removed changes nothing either way.
+    const skipped = MIGRATE('up', '    argocd.argoproj.io/hook: Skip\n');
+    expect((await judged(WEB + skipped, WEB + skipped.replace('[up]', '[down]'))).report.risks.map((x) => x.flag)).toEqual(['no-sync']);
+    expect((await judged(WEB + MIGRATE('up'), WEB)).report.risks).toEqual([]);
+  });
+
+  it('names the hooks a sync runs, in phase order, where another change starts it', async () => {
+    const r = await judged(WEB + MIGRATE('up') + NOTIFY, WEB.replace('web:1.4.0', 'web:1.4.1') + MIGRATE('up') + NOTIFY);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report.risks.filter((x) => x.flag === 'hooks')).toEqual([
+      expect.objectContaining({
+        level: 'note',
+        reason: 'the sync of Application demo runs its hooks: PreSync Job demo/migrate; PostSync ConfigMap demo/notify',
+      }),
+    ]);
+  });
+
+  it("counts a chart's version label, which the field list leaves out as noise, as a change that starts a sync (a chart bump that moves a hook syncs)", async () => {
+    const labelled = (v: string) => WEB.replace('  namespace: demo\n', `  namespace: demo\n  labels: {helm.sh/chart: web-${v}}\n`);
+    const r = await judged(labelled('1.0.0') + MIGRATE('up'), labelled('1.1.0') + MIGRATE('up, --fast'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report.risks.map((x) => x.flag)).toEqual(['hooks']);
+  });
+
+  it('counts a pod template changed only in a checksum as a change that starts a sync', async () => {
+    const summed = (sum: string) => WEB.replace('      labels: {app: web}\n', `      labels: {app: web}\n      annotations: {checksum/config: ${sum}}\n`);
+    const r = await judged(summed('a') + MIGRATE('up'), summed('b') + MIGRATE('up'));
+    expect(r.report.risks.map((x) => x.flag)).toEqual(['rollout', 'hooks']);
+  });
+});
