@@ -405,16 +405,17 @@ describe("how Argo CD's sync writes an object the cluster holds (gitops-engine s
     expect(onRefusedUpdate(syncMethodOf(annotated('Replace=true,Force=true'), {}, []), 'CustomResourceDefinition')).toBe('fails');
   });
 
-  it.each<[string, unknown, string[], boolean, string]>([
-    ['an automated sync that prunes', {}, [], true, 'deleted'],
-    ['an automated sync that does not', {}, [], false, 'requires pruning'],
-    ['Prune=false on the object', annotated('Prune=false'), [], true, 'no prune'],
-    ["Prune=false in the Application's options", {}, ['Prune=false'], true, 'no prune'],
-    ["the object's Prune=true over the Application's Prune=false", annotated('Prune=true'), ['Prune=false'], true, 'deleted'],
-    ['Prune=confirm, pruning or not: the sync waits for a person', annotated(' Prune=confirm '), [], false, 'waits for confirmation'],
-    ['a hook', { metadata: { annotations: { 'helm.sh/hook': 'pre-install' } } }, [], true, 'never pruned'],
-    ['an object Skip keeps out of every sync', { metadata: { annotations: { 'argocd.argoproj.io/hook': 'Skip' } } }, [], true, 'never pruned'],
-  ])('prunes an object the repository no longer declares as pruneObject does: %s', (_what, live, options, autoPrune, outcome) => {
+  const gone = (live: unknown, options: string[], autoPrune: boolean) => ({ live, options, autoPrune });
+  it.each<[string, ReturnType<typeof gone>, string]>([
+    ['an automated sync that prunes', gone({}, [], true), 'deleted'],
+    ['an automated sync that does not', gone({}, [], false), 'requires pruning'],
+    ['Prune=false on the object', gone(annotated('Prune=false'), [], true), 'no prune'],
+    ["Prune=false in the Application's options", gone({}, ['Prune=false'], true), 'no prune'],
+    ["the object's Prune=true over the Application's Prune=false", gone(annotated('Prune=true'), ['Prune=false'], true), 'deleted'],
+    ['Prune=confirm, pruning or not: the sync waits for a person', gone(annotated(' Prune=confirm '), [], false), 'waits for confirmation'],
+    ['a hook', gone({ metadata: { annotations: { 'helm.sh/hook': 'pre-install' } } }, [], true), 'never pruned'],
+    ['an object Skip keeps out of every sync', gone({ metadata: { annotations: { 'argocd.argoproj.io/hook': 'Skip' } } }, [], true), 'never pruned'],
+  ])('prunes an object the repository no longer declares as pruneObject does: %s', (_what, { live, options, autoPrune }, outcome) => {
     expect(pruneOutcome(live, options, autoPrune)).toBe(outcome);
   });
 });
