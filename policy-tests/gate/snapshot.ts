@@ -31,8 +31,13 @@ export interface Snapshot {
       object: Record<string, unknown>;
       /** The owning Application's syncOptions: how the sync writes the object (model/controller/sync-method.ts). */
       syncOptions?: readonly string[];
-      /** Under RespectIgnoreDifferences=true, the fields the sync sends as the cluster holds them (ignore-differences.ts). */
+      /**
+       * The fields Argo CD's comparison ignores (the Application's ignoreDifferences, argocd-cm's overrides;
+       * ignore-differences.ts), where any does: a change to them alone leaves the app Synced. Under
+       * RespectIgnoreDifferences=true (`respectIgnored`) the sync also sends them as the cluster holds them.
+       */
       ignored?: IgnoredFields;
+      respectIgnored?: boolean;
     }
   >;
   /** `apiVersion/Kind` to the CRD schema the API server validates that kind with (rendered, plain or bundled). */
@@ -107,12 +112,13 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     const namespace = clusterScoped ? '' : (r.namespace ?? app.destinationNamespace ?? '');
     // Argo CD's resource key: group, kind, namespace and name, no version (a CR moved to a new version is updated).
     const options = syncOptions(app);
+    const ignored = ignoredFields(r.object, app.resource.object.spec, argocdCm);
     objects.set(`${app.name}|${groupOf(r.apiVersion)}/${r.kind}|${namespace}|${r.name}`, {
       app: app.name,
       prune: app.automated?.prune === true,
       object: r.object,
       syncOptions: options,
-      ...(options.includes('RespectIgnoreDifferences=true') ? { ignored: ignoredFields(r.object, app.resource.object.spec, argocdCm) } : {}),
+      ...(ignored.pointers.length || ignored.unread.length ? { ignored, respectIgnored: options.includes('RespectIgnoreDifferences=true') } : {}),
     });
   }
   // Every Application's fingerprint, so one rendered on one side only still compares.

@@ -82,7 +82,7 @@ const wayThrough = (kind: string) => WAY_THROUGH[kind] ?? 'delete it by hand and
  * Argo CD ignores carry the cluster's (the base's) values; else `b` itself.
  */
 export const sentOf = (b: Entry, a: Entry): Entry =>
-  b.ignored?.pointers.length ? { ...b, object: facts.withLiveValues(b.object, a.object, b.ignored.pointers) } : b;
+  b.respectIgnored && b.ignored?.pointers.length ? { ...b, object: facts.withLiveValues(b.object, a.object, b.ignored.pointers) } : b;
 
 /** How a risk names an object: its kind, then namespace/name (name alone for a cluster-scoped one). */
 export const objectLabel = (kind: string, namespace: string, name: string): string => `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
@@ -113,9 +113,10 @@ export function updateRefusals(base: Snapshot, head: Snapshot, was = storageClas
     const [, , namespace, name] = id.split('|') as [string, string, string, string];
     const label = objectLabel(kind, namespace, name);
     const command = facts.syncCommand(method);
-    const unread = b.ignored?.unread.length
-      ? ` (the sync keeps the cluster's ${b.ignored.unread.join(', ')}, which the gate does not read: it may be among them)`
-      : '';
+    const unread =
+      b.respectIgnored && b.ignored?.unread.length
+        ? ` (the sync keeps the cluster's ${b.ignored.unread.join(', ')}, which the gate does not read: it may be among them)`
+        : '';
     for (const r of refusalsOf(a, sent, head, cluster)) {
       const risk = (flag: UpdateRisk['flag'], level: UpdateRisk['level'], reason: string) => out.push({ app: b.app, id, flag, level, reason });
       if (r.notJudged || unread) risk('immutable', 'review', `${label}: not judged at ${r.at}: ${r.message}${unread}`);

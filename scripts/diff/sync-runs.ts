@@ -1,13 +1,17 @@
 /**
  * Whether a change starts a sync at all, and what else that sync runs. Argo CD compares an Application's objects to
  * decide whether it is OutOfSync, and leaves hooks and Skipped objects out (controller/state.go: their state "does
- * not affect overall sync status"); an automated sync starts only for an app OutOfSync. So a change to hooks alone
- * reaches the cluster only at the app's next sync for another reason: a risk to review. And every sync runs the app's
+ * not affect overall sync status"), and the fields its ignoreDifferences ignores; an automated sync starts only for an
+ * app OutOfSync. So a change to those alone reaches the cluster only at the app's next sync for another reason: a
+ * risk to review. And every sync runs the app's
  * hooks of its phases (PreSync, Sync, PostSync; SyncFail on a failure), whatever changed: a note naming them.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { facts, type Snapshot } from '../../policy-tests/index.ts';
 import { objectLabel } from './refusals.ts';
 import { sameObject } from './same-object.ts';
+
+type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
 
 /** A risk of a sync, in the shape of changes.ts's Risk (which reads this module, so it is not imported here). */
 export interface SyncRisk {
@@ -50,9 +54,20 @@ function outOfSync(base: Snapshot, head: Snapshot): Set<string> {
     const [a, b] = [base.objects.get(id), head.objects.get(id)];
     const entry = (b ?? a)!;
     if (out.has(entry.app) || facts.isHookOrSkipped(entry.object)) continue;
-    if (!a || !b || !sameObject(a.object, b.object)) out.add(entry.app);
+    if (!a || !b || differs(a, b)) out.add(entry.app);
   }
   return out;
+}
+
+/**
+ * Whether Argo CD's comparison sees the object change: not where only the fields its ignoreDifferences ignores do
+ * (JSON pointers; an object with a jq expression or a managed-fields manager to ignore is taken to change).
+ */
+function differs(a: Entry, b: Entry): boolean {
+  if (sameObject(a.object, b.object)) return false;
+  const pointers = b.ignored?.pointers ?? [];
+  if (!pointers.length || b.ignored?.unread.length) return true;
+  return !isDeepStrictEqual(a.object, facts.withLiveValues(b.object, a.object, pointers));
 }
 
 /**
@@ -73,7 +88,7 @@ export function syncRisks(changed: readonly Changed[], base: Snapshot, head: Sna
           id,
           flag: 'no-sync',
           level: 'review',
-          reason: `Application ${app} changes only hooks or Skipped objects (${shown(labels)}), which Argo CD leaves out of its comparison: the app stays Synced, no automated sync starts, and they reach the cluster only at its next sync for another reason, or a manual one`,
+          reason: `Application ${app} changes only what Argo CD leaves out of its comparison (hooks, Skipped objects, fields its ignoreDifferences ignores: ${shown(labels)}): the app stays Synced, no automated sync starts, and the change reaches the cluster only at its next sync for another reason, or a manual one`,
         });
       continue;
     }

@@ -5,17 +5,17 @@
  * repositories, diffed against their working tree.
  */
 import { describe, expect, it } from 'vitest';
-import { diff, repoWith, WEB } from './diff-repo.ts';
+import { DEMO_APP, diff, repoWith, WEB } from './diff-repo.ts';
 import { RISK_FLAGGED } from '../diff/command.ts';
 
-type Report = { risks: { flag: string; level: string; reason: string }[] };
+type Report = { risks: { flag: string; level: string; reason: string }[]; changes: { fields: unknown[] }[] };
 
 const MIGRATE = (args: string, annotations = '    argocd.argoproj.io/hook: PreSync\n') =>
   `---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  namespace: demo\n  annotations:\n${annotations}spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: migrate\n          image: ghcr.io/example/migrate:1.0.0\n          args: [${args}]\n`;
 const NOTIFY = `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notify\n  namespace: demo\n  annotations: {helm.sh/hook: post-upgrade}\ndata: {a: "1"}\n`;
 
-async function judged(base: string, head: string) {
-  const repo = await repoWith(base);
+async function judged(base: string, head: string, app = DEMO_APP) {
+  const repo = await repoWith(base, app);
   repo.write('apps/demo/objects.yaml', head);
   const r = await diff(repo, ['HEAD', '-o', 'json']);
   return { code: r.code, stderr: r.stderr, report: JSON.parse(r.stdout) as Report };
@@ -32,13 +32,33 @@ describe('the rendered diff says whether a change starts a sync, and what the sy
         flag: 'no-sync',
         level: 'review',
         reason:
-          'Application demo changes only hooks or Skipped objects (Job demo/migrate), which Argo CD leaves out of its comparison: the app stays Synced, no automated sync starts, and they reach the cluster only at its next sync for another reason, or a manual one',
+          'Application demo changes only what Argo CD leaves out of its comparison (hooks, Skipped objects, fields its ignoreDifferences ignores: Job demo/migrate): the app stays Synced, no automated sync starts, and the change reaches the cluster only at its next sync for another reason, or a manual one',
       },
     ]);
     // An object Skip keeps out of every sync, alike; a hook removed changes nothing either way.
     const skipped = MIGRATE('up', '    argocd.argoproj.io/hook: Skip\n');
     expect((await judged(WEB + skipped, WEB + skipped.replace('[up]', '[down]'))).report.risks.map((x) => x.flag)).toEqual(['no-sync']);
     expect((await judged(WEB + MIGRATE('up'), WEB)).report.risks).toEqual([]);
+  });
+
+  it('says a change to fields the ignoreDifferences ignores alone starts no sync, whether or not the sync would respect them', async () => {
+    const ignoring = (respect: string) =>
+      DEMO_APP.replace(
+        '      selfHeal: true\n',
+        `      selfHeal: true\n${respect}  ignoreDifferences:\n    - group: apps\n      kind: Deployment\n      jsonPointers: [/spec/replicas]\n`,
+      );
+    const scaled = (n: number) => WEB.replace('spec:\n  selector', `spec:\n  replicas: ${n}\n  selector`);
+    let r = await judged(scaled(1), scaled(3), ignoring(''));
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
+    expect(r.report.risks.map((x) => [x.flag, x.reason])).toEqual([['no-sync', expect.stringContaining('Deployment demo/web')]]);
+    // The whole manifest is sent at the next sync, so the diff shows the change.
+    expect(r.report.changes).toEqual([expect.objectContaining({ fields: [expect.objectContaining({ path: 'spec.replicas', from: 1, to: 3 })] })]);
+    // Under RespectIgnoreDifferences=true the sync keeps the cluster's value: no change at all.
+    r = await judged(scaled(1), scaled(3), ignoring('    syncOptions: [RespectIgnoreDifferences=true]\n'));
+    expect([r.code, r.report.risks, r.report.changes]).toEqual([0, [], []]);
+    // A jq expression is not read: the change is taken to start a sync.
+    r = await judged(scaled(1), scaled(3), ignoring('').replace('jsonPointers: [/spec/replicas]', "jqPathExpressions: ['.spec.replicas']"));
+    expect(r.report.risks).toEqual([]);
   });
 
   it('names the hooks a sync runs, in phase order, where another change starts it', async () => {
