@@ -145,3 +145,21 @@ describe("a transition rule where nothing correlates old and new, in the API ser
     }
   });
 });
+
+describe('a claim under Replace=true: refused by every replace, unless Force=true makes the sync delete and create it', () => {
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+  });
+  afterAll(() => copy?.dispose());
+  const PVC = 'apps/media/sonarr/pvc.yaml';
+  const judged = async (options: string) => {
+    copy.edit(PVC, 0, (d) => d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-options'], options));
+    return (await copy.gate()).filter((f) => f.file === PVC).map((f) => f.check);
+  };
+
+  it('fails argocd-will-sync alone without Force=true, and with it only argocd-prune, for what the recreation loses', async () => {
+    expect(await judged('Replace=true')).toEqual(['argocd-will-sync']);
+    expect(await judged('Replace=true,Force=true')).toEqual(['argocd-prune']);
+  });
+});
