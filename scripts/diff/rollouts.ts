@@ -87,15 +87,41 @@ function restarts(base: Snapshot, head: Snapshot, changes: readonly Changed[]): 
 /** What a ConfigMap's or Secret's readers see of it: its data, as the kubelet hands it to them. */
 const dataOf = (o: unknown) => ['data', 'stringData', 'binaryData'].map((k) => valueAt(o, [k]));
 
+/** What an ExternalSecret writes into its Secret: where each key comes from, and the template that shapes it. */
+const writesOf = (o: unknown) =>
+  [
+    ['spec', 'data'],
+    ['spec', 'dataFrom'],
+    ['spec', 'target', 'template'],
+  ].map((p) => valueAt(o, p));
+
 const READ_AS = { env: 'as environment', subPath: 'as a file mounted by subPath', volume: 'as files of a volume' } as const;
+
+/**
+ * The ConfigMaps and Secrets whose data a change moves: one the repository declares, compared by its data, and the
+ * Secret an ExternalSecret writes (its target, by default its own name), where what it fetches or how it shapes it
+ * changes. Each with its namespace and name, and how to say it.
+ */
+function changedConfig(base: Snapshot, head: Snapshot): { kind: 'ConfigMap' | 'Secret'; namespace: string; name: string; what: string }[] {
+  const out: { kind: 'ConfigMap' | 'Secret'; namespace: string; name: string; what: string }[] = [];
+  for (const { id, a, b } of updated(base, head)) {
+    const { kind, namespace, name } = partsOf(id);
+    if ((kind === 'ConfigMap' || kind === 'Secret') && b.object.apiVersion === 'v1' && !isDeepStrictEqual(dataOf(a.object), dataOf(b.object)))
+      out.push({ kind, namespace, name, what: objectLabel(kind, namespace, name) });
+    if (kind === 'ExternalSecret' && !isDeepStrictEqual(writesOf(a.object), writesOf(b.object))) {
+      const target = valueAt(b.object, ['spec', 'target', 'name']);
+      const secret = typeof target === 'string' && target ? target : name;
+      out.push({ kind: 'Secret', namespace, name: secret, what: `Secret ${namespace}/${secret} (written by ExternalSecret ${name})` });
+    }
+  }
+  return out;
+}
 
 /** A ConfigMap or Secret whose data changes, with each workload that reads it and keeps its pods. */
 function staleReaders(base: Snapshot, head: Snapshot, restarting: ReadonlyMap<string, RolloutRisk>): RolloutRisk[] {
   const out: RolloutRisk[] = [];
   const workloads = [...head.objects].filter(([id]) => facts.ROLLING_KINDS.has(partsOf(id).kind) && base.objects.has(id) && !restarting.has(id));
-  for (const { id, a, b } of updated(base, head)) {
-    const { kind, namespace, name } = partsOf(id);
-    if ((kind !== 'ConfigMap' && kind !== 'Secret') || b.object.apiVersion !== 'v1' || isDeepStrictEqual(dataOf(a.object), dataOf(b.object))) continue;
+  for (const { kind, namespace, name, what } of changedConfig(base, head)) {
     for (const [readerId, reader] of workloads) {
       const r = partsOf(readerId);
       if (r.namespace !== namespace || !facts.rolloutOf(r.kind, reader.object)) continue;
@@ -103,7 +129,7 @@ function staleReaders(base: Snapshot, head: Snapshot, restarting: ReadonlyMap<st
       if (!reads.length) continue;
       const kept = reads.filter((x) => x.how !== 'volume');
       const shown = (kept.length ? kept : reads).map((x) => `container ${x.container} ${READ_AS[x.how]}`);
-      const [what, who] = [objectLabel(kind, namespace, name), objectLabel(r.kind, r.namespace, r.name)];
+      const who = objectLabel(r.kind, r.namespace, r.name);
       out.push({
         app: reader.app,
         id: readerId,

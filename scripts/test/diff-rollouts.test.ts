@@ -87,6 +87,21 @@ describe('the rendered diff says what restarts', () => {
     expect(r.report.risks).toEqual([]);
   });
 
+  it('judges the Secret an ExternalSecret writes alike, where what it fetches changes', async () => {
+    const env = '          env:\n            - name: TOKEN\n              valueFrom: {secretKeyRef: {name: web-token, key: token}}\n';
+    const es = (key: string) =>
+      `---\napiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: web\n  namespace: demo\nspec:\n  secretStoreRef: {kind: ClusterSecretStore, name: homelab}\n  target: {name: web-token}\n  data:\n    - secretKey: token\n      remoteRef: {key: ${key}, property: token}\n`;
+    const r = await judged(reader(env) + es('web'), reader(env) + es('web-v2'));
+    expect(r.report.risks.filter((x) => x.flag === 'stale').map((x) => [x.level, x.reason])).toEqual([
+      [
+        'review',
+        expect.stringMatching(
+          /^Secret demo\/web-token \(written by ExternalSecret web\) changes, but Deployment demo\/web reads it \(container web as environment\)/,
+        ),
+      ],
+    ]);
+  });
+
   it('says a template change that replaces no pod (OnDelete, paused) is a risk to review, and a Recreate how it goes down', async () => {
     const bumped = (t: string) => t.replace('web:1.4.0', 'web:1.4.1');
     const paused = WEB.replace('spec:\n  selector', 'spec:\n  paused: true\n  selector');
