@@ -54,6 +54,8 @@ function outOfSync(base: Snapshot, head: Snapshot): Set<string> {
     const [a, b] = [base.objects.get(id), head.objects.get(id)];
     const entry = (b ?? a)!;
     if (out.has(entry.app) || facts.isHookOrSkipped(entry.object)) continue;
+    // An object to prune that says IgnoreExtraneous leaves its app Synced.
+    if (!b && facts.ignoresExtraneous(a!.object)) continue;
     if (!a || !b || differs(a, b)) out.add(entry.app);
   }
   return out;

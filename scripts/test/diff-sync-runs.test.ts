@@ -39,6 +39,9 @@ describe('the rendered diff says whether a change starts a sync, and what the sy
     const skipped = MIGRATE('up', '    argocd.argoproj.io/hook: Skip\n');
     expect((await judged(WEB + skipped, WEB + skipped.replace('[up]', '[down]'))).report.risks.map((x) => x.flag)).toEqual(['no-sync']);
     expect((await judged(WEB + MIGRATE('up'), WEB)).report.risks).toEqual([]);
+    // An object to prune with IgnoreExtraneous leaves the app Synced too.
+    const extra = `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: demo\n  annotations: {argocd.argoproj.io/compare-options: IgnoreExtraneous}\ndata: {a: "1"}\n`;
+    expect((await judged(WEB + MIGRATE('up') + extra, WEB + MIGRATE('up, --fast'))).report.risks.map((x) => x.flag)).toEqual(['no-sync']);
   });
 
   it('says a change to fields the ignoreDifferences ignores alone starts no sync, whether or not the sync would respect them', async () => {

@@ -8,6 +8,7 @@
  * other.
  */
 import { didYouMean } from '../core/did-you-mean.ts';
+import { annotationCsv } from '../argocd/argocd.ts';
 
 export type OptionPlace = 'application' | 'object';
 
@@ -87,3 +88,9 @@ export function compareOptionProblem(option: string, onApplication: boolean): st
   if (COMPARE_ON_APPLICATIONS.includes(value)) return `${value} is read only on an Application`;
   return `Argo CD reads no compare option ${value}${didYouMean(value, [...COMPARE_ANYWHERE, ...COMPARE_ON_APPLICATIONS])}`;
 }
+
+/**
+ * `IgnoreExtraneous` in an object's compare options (HasAnnotationOption, trimmed): once the repository no longer
+ * declares it, its needing a prune does not make its Application OutOfSync (controller/state.go).
+ */
+export const ignoresExtraneous = (object: unknown): boolean => annotationCsv(object, 'argocd.argoproj.io/compare-options').includes('IgnoreExtraneous');
