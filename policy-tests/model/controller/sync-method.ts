@@ -11,7 +11,7 @@
  *   conflicting delete the object and create it again; a server-side apply's force only takes over fields;
  * - Force=true in an Application's syncOptions is not read by an automated sync (only a manual sync's --force).
  */
-import { annotationSyncOptions } from '../argocd/argocd.ts';
+import { annotationSyncOptions, syncOptionValue } from '../argocd/argocd.ts';
 import { isHookOrSkipped } from './hooks.ts';
 
 export interface SyncMethod {
@@ -59,11 +59,9 @@ export function syncCommand(m: SyncMethod): string {
  */
 export type PruneOutcome = 'deleted' | 'requires pruning' | 'no prune' | 'waits for confirmation' | 'never pruned';
 
-const optionValue = (options: readonly string[], key: string): string | undefined => options.find((o) => o.startsWith(`${key}=`))?.slice(key.length + 1);
-
 export function pruneOutcome(live: unknown, appOptions: readonly string[], autoPrune: boolean): PruneOutcome {
   if (isHookOrSkipped(live)) return 'never pruned';
-  const value = optionValue(annotationSyncOptions(live), 'Prune') ?? optionValue(appOptions, 'Prune');
+  const value = syncOptionValue(annotationSyncOptions(live), 'Prune') ?? syncOptionValue(appOptions, 'Prune');
   if (value === 'confirm') return 'waits for confirmation';
   if (!autoPrune) return 'requires pruning';
   return value === 'false' ? 'no prune' : 'deleted';
