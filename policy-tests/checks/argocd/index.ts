@@ -1,6 +1,7 @@
 /** Argo CD itself: the Applications it syncs, and the install that runs it. */
 import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.ts';
 import { argocdChecks } from './argocd.ts';
+import { argocdAutoscaledReplicasCheck } from './autoscaled.ts';
 import { argocdDestinationCheck } from './destination.ts';
 import { argocdHooksCheck } from './hooks.ts';
 import { argocdInstallChecks } from './install.ts';
@@ -17,6 +18,7 @@ export const argocdAreaChecks: PolicyCheck[] = [
   argocdHooksCheck,
   argocdSyncWindowsCheck,
   argocdSyncOptionsCheck,
+  argocdAutoscaledReplicasCheck,
   ...argocdInstallChecks,
   ...argocdRepoServerChecks,
 ];

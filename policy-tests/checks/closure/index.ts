@@ -4,7 +4,7 @@
  * (plain or through a chart), to what Kubernetes itself creates, or to an
  * entry of `providedOutsideGit` in the cluster facts, which says why.
  * The references are in references.ts, the providers in providers.ts, and
- * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts, claims.ts and devices.ts; this is the table.
+ * the checks with long bodies in crd.ts, services.ts, keys.ts, api-keys.ts, store-budget.ts, middlewares.ts, tls.ts, node-network.ts, port-names.ts, roles.ts, claims.ts, devices.ts and autoscalers.ts; this is the table.
  */
 import { applications, applicationsByName } from '../../model/argocd/argocd.ts';
 import { requiresLoadBalancer, REQUIRES_LOAD_BALANCER } from '../../model/argocd/app-declarations.ts';
@@ -26,6 +26,7 @@ import { storeBudgetCheck } from './store-budget.ts';
 import { nodeNetworkClosureCheck } from './node-network.ts';
 import { portNameClosureCheck } from './port-names.ts';
 import { roleClosureCheck } from './roles.ts';
+import { autoscalerClosureCheck } from './autoscalers.ts';
 import { volumeClosureCheck } from './claims.ts';
 import { deviceCapacityCheck } from './devices.ts';
 
@@ -265,6 +266,7 @@ export function closureChecks({ isClusterScoped, builtinGroups }: CheckEnvironme
     nodeNetworkClosureCheck,
     portNameClosureCheck,
     roleClosureCheck,
+    autoscalerClosureCheck,
     volumeClosureCheck,
     extendedResourceCheck,
     deviceCapacityCheck,

@@ -2,7 +2,20 @@
 import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import type { Document } from 'yaml';
 import type { Mutation } from '../support/mutation-runner.ts';
-import { NAMESPACES, platformAllows, PORTFOLIO_APP, PROJECTS, ROOT_APP, REPO_URL, SERVICE, swap } from './edits.ts';
+import {
+  API,
+  API_AUTOSCALER,
+  apiAutoscaler,
+  metricsServerOutsideGit,
+  NAMESPACES,
+  platformAllows,
+  PORTFOLIO_APP,
+  PROJECTS,
+  ROOT_APP,
+  REPO_URL,
+  SERVICE,
+  swap,
+} from './edits.ts';
 
 const PORTFOLIO_POLICIES = 'portfolio-api/deploy/networkpolicy.yaml';
 
@@ -218,5 +231,14 @@ export const argocdMutations: Mutation[] = [
     why: 'the app no longer excludes its own application.yaml, which the root app also applies',
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.deleteIn(['spec', 'source', 'directory'])),
     at: () => ({ file: PORTFOLIO_APP, line: 1 }),
+  },
+  {
+    check: 'argocd-autoscaled-replicas',
+    why: 'an autoscaler for the API, metrics-server in the cluster, and the Deployment still declaring its two replicas: Argo CD sets them back after every scale',
+    mutate: (c) => {
+      c.write(API_AUTOSCALER, apiAutoscaler('portfolio-api'));
+      metricsServerOutsideGit(c);
+    },
+    at: (c) => ({ file: API, line: lineOf(c, API, 'replicas: 2') }),
   },
 ];

@@ -15,6 +15,8 @@ import {
   TUNING,
   dropAlternatives,
   trippingImages,
+  API_AUTOSCALER,
+  apiAutoscaler,
 } from './edits.ts';
 
 export const closureMutations: Mutation[] = [
@@ -453,5 +455,11 @@ export const closureMutations: Mutation[] = [
       file: 'apps/platform/external-secrets/clustersecretstore.yaml',
       line: lineOf(c, 'apps/platform/external-secrets/clustersecretstore.yaml', '  provider:'),
     }),
+  },
+  {
+    check: 'closure-autoscaler',
+    why: "an autoscaler for the API, its target's name misspelt, in a cluster with no metrics-server: it finds nothing to scale, nor the CPU it scales by",
+    mutate: (c) => c.write(API_AUTOSCALER, apiAutoscaler('portfolio-apii')),
+    at: inFile(API_AUTOSCALER, 'name: portfolio-apii'),
   },
 ];

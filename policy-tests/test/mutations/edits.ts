@@ -234,3 +234,15 @@ export const platformAllows = (namespace: string) => (c: RepoCopy) => {
 };
 
 export const PORTFOLIO_DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
+
+/** A HorizontalPodAutoscaler for the API, scaling `target` by CPU: what a fork adds to scale it. */
+export const API_AUTOSCALER = 'portfolio-api/deploy/autoscaler.yaml';
+export const apiAutoscaler = (target: string) =>
+  `apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: portfolio-api\n  namespace: portfolio\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: ${target}\n  minReplicas: 2\n  maxReplicas: 4\n  metrics:\n    - type: Resource\n      resource:\n        name: cpu\n        target: {type: Utilization, averageUtilization: 70}\n`;
+
+/** The cluster facts saying metrics-server serves the resource metrics API, installed outside git. */
+export const metricsServerOutsideGit = swap(
+  'clusters/home/cluster-facts.yaml',
+  '  providedOutsideGit: |\n',
+  '  providedOutsideGit: |\n    - kind: APIService\n      name: v1beta1.metrics.k8s.io\n      reason: metrics-server, installed with talosctl apply-config (kubelet serving certificates)\n',
+);
