@@ -21,6 +21,7 @@ import type { Path } from '../model/core/positions.ts';
 import type { DataFile } from '../model/repository/repo.ts';
 import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import { secretEntries } from '../model/core/secrets.ts';
+import { disruptionBudgetCheck } from './disruption-budgets.ts';
 
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */
 const HTTP_PORT_NAME = /^(?:http|https)(?:-.*)?$/;
@@ -240,4 +241,4 @@ export const workloadChecks: PolicyCheck[] = [
   },
 ];
 
-export const workloadArea: Area = staticArea('workload-hygiene', workloadChecks);
+export const workloadArea: Area = staticArea('workload-hygiene', [...workloadChecks, disruptionBudgetCheck]);

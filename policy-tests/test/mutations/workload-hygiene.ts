@@ -4,6 +4,8 @@ import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { CONTAINER, DEPLOYMENT, MEDIA_DEPLOYMENT, PRIVILEGED_NS_DEPLOYMENT } from './edits.ts';
 
+const API_SERVICE = 'portfolio-api/deploy/service.yaml';
+
 export const workloadHygieneMutations: Mutation[] = [
   {
     check: 'workload-port-clash',
@@ -92,5 +94,21 @@ export const workloadHygieneMutations: Mutation[] = [
         if (isSeq(volumes)) volumes.add(d.createNode({ name: 'host', hostPath: { path: '/var/run' } }));
       }),
     at: (c) => ({ file: PRIVILEGED_NS_DEPLOYMENT, line: lineOf(c, PRIVILEGED_NS_DEPLOYMENT, 'hostPath:') }),
+  },
+  {
+    check: 'workload-disruption-budget',
+    why: "the API's budget asks both its replicas to stay available: no eviction of either is ever allowed, and a node drain for a Talos upgrade waits on them",
+    mutate: (c) => c.write(API_SERVICE, c.read(API_SERVICE).replace('  minAvailable: 1\n', '  minAvailable: 2\n')),
+    at: (c) => ({ file: API_SERVICE, line: lineOf(c, API_SERVICE, 'minAvailable: 2') }),
+  },
+  {
+    check: 'workload-disruption-budget',
+    why: "a second budget over the API's pods: the eviction API refuses a pod two budgets select",
+    mutate: (c) =>
+      c.write(
+        API_SERVICE,
+        `${c.read(API_SERVICE)}---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: portfolio-api-spare\n  namespace: portfolio\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app.kubernetes.io/name: portfolio-api\n`,
+      ),
+    at: (c) => ({ file: API_SERVICE, line: c.read(API_SERVICE).split('\n').lastIndexOf('  selector:') + 1 }),
   },
 ];

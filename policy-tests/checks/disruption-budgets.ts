@@ -1,0 +1,103 @@
+/**
+ * workload-disruption-budget: every PodDisruptionBudget lets a pod go. A drain (kubectl drain, a Talos upgrade's or
+ * reboot's drain) evicts pods through the eviction API, which refuses while the budget allows no disruption ("Cannot
+ * evict pod as it would violate the pod's disruption budget"); a budget that allows none with every pod healthy
+ * blocks every drain of a node its pods run on. Kubernetes v1.36's disruption controller (getExpectedPodCount,
+ * getExpectedScale): minAvailable as a number against the pods there are; a percentage, or maxUnavailable, against
+ * the scale of the pods' controllers (rounded up), which it finds only for a Deployment's ReplicaSet, a StatefulSet, a
+ * ReplicationController or a custom resource with a scale subresource: a DaemonSet's or a Job's pods make it fail
+ * safe, allowing none. And the eviction API refuses a pod two budgets select ("This pod has more than one
+ * PodDisruptionBudget, which the eviction subresource does not support").
+ */
+import { namespaceOrDestination } from '../model/argocd/argocd.ts';
+import type { PolicyCheck } from '../model/checks/kit.ts';
+import { selectorMatches } from '../model/core/label-selector.ts';
+import type { Resource } from '../model/core/manifest.ts';
+import { dig } from '../model/core/dig.ts';
+import { WORKLOAD_KINDS } from '../model/core/workloads.ts';
+
+type Obj = Record<string, unknown>;
+
+/** Kinds whose scale the disruption controller finds. */
+const SCALED = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'ReplicationController']);
+
+/** An IntOrString against a total, as GetScaledValueFromIntOrPercent rounds it up; undefined for a value it refuses. */
+function scaled(value: unknown, total: number): number | undefined {
+  if (Number.isInteger(value)) return value as number;
+  const percent = typeof value === 'string' ? /^(\d+)%$/.exec(value) : null;
+  return percent ? Math.ceil((total * Number(percent[1])) / 100) : undefined;
+}
+
+/** The pods one budget selects: each workload in its namespace whose pod template's labels its selector matches. */
+function selected(budget: Resource, workloads: readonly { resource: Resource; namespace?: string; labels: Obj }[], namespace?: string) {
+  const selector = dig(budget.object, ['spec', 'selector']);
+  // policy/v1: a null selector selects no pod, an empty one every pod of the namespace.
+  if (selector === undefined || selector === null || typeof selector !== 'object') return [];
+  return workloads.filter((w) => w.namespace === namespace && selectorMatches(selector as Obj, w.labels));
+}
+
+export const disruptionBudgetCheck: PolicyCheck = {
+  id: 'workload-disruption-budget',
+  description:
+    "Every PodDisruptionBudget allows a disruption with its pods healthy, as the disruption controller counts it (minAvailable below the pods there are, maxUnavailable or a percentage against the scale of a Deployment, StatefulSet or ReplicaSet, never a DaemonSet's or a Job's pods), and no pod is selected by two: otherwise the eviction API refuses every eviction of those pods, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    'lower minAvailable below the replicas (or raise the replicas), use maxUnavailable: 1, leave a single-replica or DaemonSet workload without a budget, and give each pod one budget',
+  reads: { kinds: ['PodDisruptionBudget', 'HorizontalPodAutoscaler', ...WORKLOAD_KINDS, 'Application'] },
+  exemptible: true,
+  run(ctx) {
+    const workloads = ctx.resources
+      .filter((r) => (WORKLOAD_KINDS as readonly string[]).includes(r.kind) && r.kind !== 'CronJob')
+      .map((resource) => ({
+        resource,
+        namespace: namespaceOrDestination(ctx.repo, resource),
+        labels: (dig(resource.object, resource.kind === 'Pod' ? ['metadata', 'labels'] : ['spec', 'template', 'metadata', 'labels']) ?? {}) as Obj,
+      }));
+    const autoscaled = new Set(
+      ctx.resources
+        .filter((r) => r.kind === 'HorizontalPodAutoscaler')
+        .map(
+          (r) =>
+            `${namespaceOrDestination(ctx.repo, r)}/${String(dig(r.object, ['spec', 'scaleTargetRef', 'kind']))}/${String(dig(r.object, ['spec', 'scaleTargetRef', 'name']))}`,
+        ),
+    );
+    const budgetsOf = new Map<Resource, Resource[]>();
+    for (const budget of ctx.resources.filter((r) => r.kind === 'PodDisruptionBudget')) {
+      const namespace = namespaceOrDestination(ctx.repo, budget);
+      const pods = selected(budget, workloads, namespace);
+      for (const w of pods) budgetsOf.set(w.resource, [...(budgetsOf.get(w.resource) ?? []), budget]);
+      if (!pods.length) continue;
+      const [min, max] = [dig(budget.object, ['spec', 'minAvailable']), dig(budget.object, ['spec', 'maxUnavailable'])];
+      const field = max !== undefined ? 'maxUnavailable' : 'minAvailable';
+      const where = { resource: budget, path: ['spec', field] };
+      const byScale = max !== undefined || typeof min === 'string';
+      const unscaled = pods.filter((w) => !SCALED.has(w.resource.kind));
+      if (byScale && unscaled.length) {
+        ctx.fail(
+          where,
+          `PodDisruptionBudget ${budget.name} counts by scale (${field}: ${JSON.stringify(max ?? min)}) and selects the pods of ${unscaled.map((w) => `${w.resource.kind} ${w.resource.name}`).join(', ')}, whose scale the disruption controller cannot find ("found no controllers"): it allows no disruption, and every eviction of its pods is refused`,
+        );
+        continue;
+      }
+      // Counted only where every selected workload's replicas are known: a DaemonSet's pods are one per node, an
+      // autoscaled workload's what its autoscaler makes.
+      if (unscaled.length || pods.some((w) => autoscaled.has(`${w.namespace}/${w.resource.kind}/${w.resource.name}`))) continue;
+      const replicas = pods.map((w) => dig(w.resource.object, ['spec', 'replicas']) ?? 1);
+      if (!replicas.every((n) => Number.isInteger(n))) continue;
+      const expected = (replicas as number[]).reduce((a, b) => a + b, 0);
+      const maxUnavailable = max === undefined ? undefined : scaled(max, expected);
+      const desired = max !== undefined ? (maxUnavailable === undefined ? undefined : Math.max(0, expected - maxUnavailable)) : scaled(min, expected);
+      if (desired === undefined || expected === 0 || expected - desired > 0) continue;
+      ctx.fail(
+        where,
+        `PodDisruptionBudget ${budget.name} (${field}: ${JSON.stringify(max ?? min)}) allows no disruption of the ${expected} pod(s) of ${pods.map((w) => `${w.resource.kind} ${w.resource.name}`).join(', ')}, even all healthy: every eviction of them is refused, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them`,
+      );
+    }
+    for (const [workload, budgets] of budgetsOf)
+      if (budgets.length > 1)
+        ctx.fail(
+          { resource: budgets[1]!, path: ['spec', 'selector'] },
+          `PodDisruptionBudgets ${budgets.map((b) => b.name).join(' and ')} both select the pods of ${workload.kind} ${workload.name}: the eviction API refuses to evict them ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support")`,
+        );
+  },
+};
