@@ -5,7 +5,7 @@
  * live object is said, never passed. Scratch git repositories, diffed against their working tree.
  */
 import { describe, expect, it } from 'vitest';
-import { CLAIM, DEMO_APP, diff, repoWith, WEB } from './diff-repo.ts';
+import { CLAIM, DEMO_APP, diff, judged as judgedAs, repoWith, WEB } from './diff-repo.ts';
 import { REFUSED, RISK_FLAGGED } from '../diff/command.ts';
 import { without, type Snapshot } from '../diff/changes.ts';
 import { storageClasses } from '../diff/refusals.ts';
@@ -56,13 +56,7 @@ type Report = {
   changes: { id: string }[];
 };
 
-/** The diff of `base` (committed) against `head` (the working tree), as JSON. */
-async function judged(base: string, head: string, app = DEMO_APP) {
-  const repo = await repoWith(base, app);
-  repo.write('apps/demo/objects.yaml', head);
-  const r = await diff(repo, ['HEAD', '-o', 'json']);
-  return { code: r.code, stderr: r.stderr, report: (r.stdout ? JSON.parse(r.stdout) : undefined) as Report };
-}
+const judged = (base: string, head: string, app?: string) => judgedAs<Report>(base, head, app);
 
 describe('the rendered diff refuses what the API server refuses in an update', () => {
   it.each([

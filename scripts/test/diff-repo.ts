@@ -68,3 +68,11 @@ export async function diff(repo: FixtureRepo, args: string[]) {
   const code = await main(args, { ...process.env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
   return { code, stdout, stderr };
 }
+
+/** The diff of `base` (committed) against `head` (the working tree) of the demo app, as JSON read as `R`. */
+export async function judged<R>(base: string, head: string, app = DEMO_APP) {
+  const repo = await repoWith(base, app);
+  repo.write('apps/demo/objects.yaml', head);
+  const r = await diff(repo, ['HEAD', '-o', 'json']);
+  return { code: r.code, stderr: r.stderr, report: (r.stdout ? JSON.parse(r.stdout) : undefined) as R };
+}

@@ -5,7 +5,7 @@
  * risk to review). Scratch git repositories, diffed against their working tree.
  */
 import { describe, expect, it } from 'vitest';
-import { DEMO_APP, diff, repoWith, WEB } from './diff-repo.ts';
+import { DEMO_APP, diff, judged as judgedAs, repoWith, WEB } from './diff-repo.ts';
 import { RISK_FLAGGED } from '../diff/command.ts';
 
 type Report = {
@@ -24,13 +24,7 @@ const ENV_FROM = '          envFrom:\n            - configMapRef: {name: setting
 const MOUNT = (subPath: string) => `          volumeMounts:\n            - {name: conf, mountPath: /etc/web${subPath}}\n`;
 const CONF_VOLUME = '      volumes:\n        - name: conf\n          configMap: {name: settings}\n';
 
-/** The diff of `base` (committed) against `head` (the working tree), as JSON. */
-async function judged(base: string, head: string, app = DEMO_APP) {
-  const repo = await repoWith(base, app);
-  repo.write('apps/demo/objects.yaml', head);
-  const r = await diff(repo, ['HEAD', '-o', 'json']);
-  return { code: r.code, stderr: r.stderr, report: (r.stdout ? JSON.parse(r.stdout) : undefined) as Report };
-}
+const judged = (base: string, head: string, app?: string) => judgedAs<Report>(base, head, app);
 
 describe('the rendered diff says what restarts', () => {
   it('says a workload that reads a changed ConfigMap as environment keeps the old values when its template stays: a risk to review, with the restart', async () => {

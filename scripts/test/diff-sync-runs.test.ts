@@ -5,7 +5,7 @@
  * repositories, diffed against their working tree.
  */
 import { describe, expect, it } from 'vitest';
-import { DEMO_APP, diff, repoWith, WEB } from './diff-repo.ts';
+import { DEMO_APP, judged as judgedAs, WEB } from './diff-repo.ts';
 import { RISK_FLAGGED } from '../diff/command.ts';
 
 type Report = { risks: { flag: string; level: string; reason: string }[]; changes: { fields: unknown[] }[] };
@@ -14,12 +14,7 @@ const MIGRATE = (args: string, annotations = '    argocd.argoproj.io/hook: PreSy
   `---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  namespace: demo\n  annotations:\n${annotations}spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: migrate\n          image: ghcr.io/example/migrate:1.0.0\n          args: [${args}]\n`;
 const NOTIFY = `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notify\n  namespace: demo\n  annotations: {helm.sh/hook: post-upgrade}\ndata: {a: "1"}\n`;
 
-async function judged(base: string, head: string, app = DEMO_APP) {
-  const repo = await repoWith(base, app);
-  repo.write('apps/demo/objects.yaml', head);
-  const r = await diff(repo, ['HEAD', '-o', 'json']);
-  return { code: r.code, stderr: r.stderr, report: JSON.parse(r.stdout) as Report };
-}
+const judged = (base: string, head: string, app?: string) => judgedAs<Report>(base, head, app);
 
 describe('the rendered diff says whether a change starts a sync, and what the sync runs', () => {
   it('says a change to hooks alone starts no sync: the app stays Synced, a risk to review', async () => {
