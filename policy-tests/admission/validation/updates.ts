@@ -294,10 +294,42 @@ function crdUpdate(old: Obj, next: Obj): Invalid[] {
   return out;
 }
 
+/** ValidatePodUpdate's refusal of any other change, in its words. */
+const POD_FIXED =
+  'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+/**
+ * ValidatePodUpdate: a pod's spec is fixed at its creation but for its containers' images, an activeDeadlineSeconds
+ * that only shortens, tolerations only added, and scheduling gates only removed; each is put back as the cluster holds
+ * it, and what is left must equal the old spec.
+ */
+function podUpdate(old: Obj, next: Obj): Invalid[] {
+  const fn = 'ValidatePodUpdate';
+  const [a, b] = [canonicalPodTemplate({ spec: old.spec }).spec as Obj, canonicalPodTemplate({ spec: next.spec }).spec as Obj];
+  const out: Invalid[] = [];
+  const munged: Obj = { ...b, activeDeadlineSeconds: a.activeDeadlineSeconds, tolerations: a.tolerations, schedulingGates: a.schedulingGates };
+  for (const list of ['containers', 'initContainers'])
+    if (Array.isArray(a[list]) && Array.isArray(b[list]) && a[list].length === b[list].length)
+      munged[list] = b[list].map((c: Obj, i: number) => ({ ...c, image: a[list][i]?.image }));
+  const [was, is] = [a.activeDeadlineSeconds, b.activeDeadlineSeconds];
+  if (typeof was === 'number' && is === undefined)
+    out.push(refuse(['spec', 'activeDeadlineSeconds'], fn, 'Invalid value: must not update from a positive integer to nil value'));
+  else if (typeof was === 'number' && typeof is === 'number' && is > was)
+    out.push(refuse(['spec', 'activeDeadlineSeconds'], fn, 'Invalid value: must be less than or equal to previous value'));
+  const kept = (olds: unknown, news: unknown) =>
+    (Array.isArray(olds) ? olds : []).every((t) => (Array.isArray(news) ? news : []).some((u) => semanticEqual(t, u)));
+  if (!kept(a.tolerations, b.tolerations)) out.push(refuse(['spec', 'tolerations'], fn, POD_FIXED));
+  if (!kept(b.schedulingGates, a.schedulingGates))
+    out.push(refuse(['spec', 'schedulingGates'], fn, 'Forbidden: only deletion is allowed, but found new scheduling gate'));
+  if (!semanticEqual(munged, a)) out.push(refuse(['spec'], fn, `${POD_FIXED} (spec.${firstDifference(a, munged) ?? ''} changed)`));
+  return out;
+}
+
 type UpdateRule = (old: Obj, next: Obj, cluster: UpdateCluster) => Invalid[];
 
 /** The update rules, by apiVersion and kind. */
 const RULES: Readonly<Record<string, UpdateRule>> = {
+  'v1/Pod': podUpdate,
   'apps/v1/Deployment': selectorRule('ValidateDeploymentUpdate'),
   'apps/v1/ReplicaSet': selectorRule('ValidateReplicaSetUpdate'),
   'apps/v1/DaemonSet': selectorRule('ValidateDaemonSetUpdate'),

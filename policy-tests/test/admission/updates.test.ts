@@ -5,7 +5,7 @@
  * TestValidateSecretUpdate, TestValidateStorageClassUpdate, ...): what an update may change, and what it may not.
  */
 import { describe, expect, it } from 'vitest';
-import { updateViolations, type UpdateCluster } from '../../admission/validation/updates.ts';
+import { UPDATE_JUDGED_KINDS, updateViolations, type UpdateCluster } from '../../admission/validation/updates.ts';
 import { semanticEqual } from '../../admission/validation/semantic-equal.ts';
 import { onRefusedUpdate, pruneOutcome, syncCommand, syncMethodOf } from '../../model/controller/sync-method.ts';
 
@@ -370,6 +370,64 @@ describe('other kinds', () => {
     expect(semanticEqual({ a: [], b: null }, {})).toBe(true);
     expect(semanticEqual({ requests: { storage: '1Gi' } }, { requests: { storage: '1024Mi' } })).toBe(true);
     expect(semanticEqual({ name: '1Gi' }, { name: '1024Mi' })).toBe(false);
+  });
+});
+
+describe('malformed objects, as a pull request may write them', () => {
+  it('are judged without an exception, in every kind judged', () => {
+    const shapes: unknown[] = [null, 'x', 1, [], {}, { spec: null }, { spec: 'x' }, { spec: [] }, { spec: { containers: 'x', template: 1, selector: [] } }];
+    for (const key of UPDATE_JUDGED_KINDS) {
+      const [apiVersion, kind] = [key.slice(0, key.lastIndexOf('/')), key.slice(key.lastIndexOf('/') + 1)];
+      for (const a of shapes)
+        for (const b of shapes) {
+          const [old, next] = [a, b].map((x) => ({ ...(typeof x === 'object' && x !== null && !Array.isArray(x) ? x : { spec: x }), apiVersion, kind }));
+          expect(() => updateViolations(old as Obj, next as Obj, NO_CLASSES), `${key} ${JSON.stringify([a, b])}`).not.toThrow();
+        }
+    }
+  });
+});
+
+describe('a bare Pod update (ValidatePodUpdate)', () => {
+  const pod: Obj = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'probe' },
+    spec: {
+      activeDeadlineSeconds: 600,
+      tolerations: [{ key: 'a', operator: 'Exists' }],
+      schedulingGates: [{ name: 'wait' }],
+      initContainers: [{ name: 'init', image: 'init:1' }],
+      containers: [{ name: 'main', image: 'main:1', env: [{ name: 'A', value: '1' }] }],
+    },
+  };
+  it.each<[string, (p: Obj) => void]>([
+    ['its images', (p) => ((p.spec.containers[0].image = 'main:2'), (p.spec.initContainers[0].image = 'init:2'))],
+    ['a shorter activeDeadlineSeconds', (p) => (p.spec.activeDeadlineSeconds = 300)],
+    ['a toleration added', (p) => p.spec.tolerations.push({ key: 'b', operator: 'Exists' })],
+    ['its scheduling gates removed', (p) => delete p.spec.schedulingGates],
+    ['its labels', (p) => (p.metadata.labels = { app: 'probe' })],
+    ['a default spelled out', (p) => (p.spec.terminationGracePeriodSeconds = 30)],
+  ])('may change %s', (_what, edit) => {
+    expect(judge(pod, edited(pod, edit))).toEqual([]);
+  });
+
+  it.each<[string, (p: Obj) => void, string]>([
+    ['its environment', (p) => (p.spec.containers[0].env[0].value = '2'), 'spec: Forbidden: pod updates may not change fields other than'],
+    [
+      'a longer activeDeadlineSeconds',
+      (p) => (p.spec.activeDeadlineSeconds = 900),
+      'spec.activeDeadlineSeconds: Invalid value: must be less than or equal to previous value',
+    ],
+    [
+      'activeDeadlineSeconds taken away',
+      (p) => delete p.spec.activeDeadlineSeconds,
+      'spec.activeDeadlineSeconds: Invalid value: must not update from a positive integer to nil value',
+    ],
+    ['a toleration removed', (p) => (p.spec.tolerations = []), 'spec.tolerations: Forbidden: pod updates may not change fields other than'],
+    ['a scheduling gate added', (p) => p.spec.schedulingGates.push({ name: 'more' }), 'spec.schedulingGates: Forbidden: only deletion is allowed'],
+    ['a container added', (p) => p.spec.containers.push({ name: 'side', image: 'side:1' }), 'spec: Forbidden: pod updates may not change fields other than'],
+  ])('may not change %s', (_what, edit, message) => {
+    expect(judge(pod, edited(pod, edit))).toEqual([expect.stringContaining(message)]);
   });
 });
 
