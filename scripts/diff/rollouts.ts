@@ -45,6 +45,8 @@ function templateChange(a: unknown, b: unknown, fields: readonly { path: string 
   );
   const spec = fields.filter((f) => f.path.startsWith('spec.template.spec')).map((f) => f.path.slice('spec.template.'.length));
   const all = [...meta, ...spec];
+  // Named lists (env, containers, ports) compare by name in the field list; the API server hashes them in order.
+  if (!all.length) return 'the order of a list in it';
   return `${all.slice(0, 4).join(', ')}${all.length > 4 ? `, and ${all.length - 4} more` : ''}`;
 }
 

@@ -3,8 +3,8 @@
  * decide whether it is OutOfSync, and leaves hooks and Skipped objects out (controller/state.go: their state "does
  * not affect overall sync status"), and the fields its ignoreDifferences ignores; an automated sync starts only for an
  * app OutOfSync. So a change to those alone reaches the cluster only at the app's next sync for another reason: a
- * risk to review. And every sync runs the app's
- * hooks of its phases (PreSync, Sync, PostSync; SyncFail on a failure), whatever changed: a note naming them.
+ * risk to review. And every sync runs the app's hooks of its phases (PreSync, Sync, PostSync; SyncFail on a
+ * failure), whatever changed: a note naming them.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { facts, type Snapshot } from '../../policy-tests/index.ts';

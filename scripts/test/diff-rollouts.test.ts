@@ -124,6 +124,13 @@ describe('the rendered diff says what restarts', () => {
     ]);
   });
 
+  it('says a template whose lists only change order still replaces the pods (the field list compares them by name)', async () => {
+    const envs = (...pairs: [string, string][]) => reader(`          env:\n${pairs.map(([n, v]) => `            - {name: ${n}, value: "${v}"}\n`).join('')}`);
+    const r = await judged(envs(['A', '1'], ['B', '2']), envs(['B', '2'], ['A', '1']));
+    expect(r.report.changes).toEqual([]);
+    expect(r.report.risks.map((x) => x.reason)).toEqual([expect.stringContaining('as its pod template changes (the order of a list in it)')]);
+  });
+
   it('sees no restart where RespectIgnoreDifferences keeps the template as the cluster holds it', async () => {
     const respecting = DEMO_APP.replace(
       '      selfHeal: true\n',
