@@ -46,12 +46,17 @@ export const disruptionBudgetCheck: PolicyCheck = {
   reads: { kinds: ['PodDisruptionBudget', 'HorizontalPodAutoscaler', ...WORKLOAD_KINDS, 'Application'] },
   exemptible: true,
   run(ctx) {
+    const budgets = ctx.resources.filter((r) => r.kind === 'PodDisruptionBudget');
+    if (!budgets.length) return;
+    // Only the workloads of the namespaces a budget is in: a budget selects pods of its own namespace.
+    const namespaces = new Set(budgets.map((b) => namespaceOrDestination(ctx.repo, b)));
     const workloads = ctx.resources
       .filter((r) => (WORKLOAD_KINDS as readonly string[]).includes(r.kind) && r.kind !== 'CronJob')
-      .map((resource) => ({
-        resource,
-        namespace: namespaceOrDestination(ctx.repo, resource),
-        labels: (dig(resource.object, resource.kind === 'Pod' ? ['metadata', 'labels'] : ['spec', 'template', 'metadata', 'labels']) ?? {}) as Obj,
+      .map((resource) => ({ resource, namespace: namespaceOrDestination(ctx.repo, resource) }))
+      .filter((w) => namespaces.has(w.namespace))
+      .map((w) => ({
+        ...w,
+        labels: (dig(w.resource.object, w.resource.kind === 'Pod' ? ['metadata', 'labels'] : ['spec', 'template', 'metadata', 'labels']) ?? {}) as Obj,
       }));
     const autoscaled = new Set(
       ctx.resources
@@ -62,7 +67,7 @@ export const disruptionBudgetCheck: PolicyCheck = {
         ),
     );
     const budgetsOf = new Map<Resource, Resource[]>();
-    for (const budget of ctx.resources.filter((r) => r.kind === 'PodDisruptionBudget')) {
+    for (const budget of budgets) {
       const namespace = namespaceOrDestination(ctx.repo, budget);
       const pods = selected(budget, workloads, namespace);
       for (const w of pods) budgetsOf.set(w.resource, [...(budgetsOf.get(w.resource) ?? []), budget]);

@@ -29,8 +29,10 @@ export const argocdAutoscaledReplicasCheck: PolicyCheck = {
   },
   exemptible: true,
   run(ctx) {
+    const autoscalers = ctx.resources.filter((x) => x.kind === 'HorizontalPodAutoscaler');
+    if (!autoscalers.length) return;
     const argocdCm = argocdSettings(ctx.resources, ctx.repo)?.data;
-    for (const hpa of ctx.resources.filter((x) => x.kind === 'HorizontalPodAutoscaler')) {
+    for (const hpa of autoscalers) {
       const [kind, name] = [dig(hpa.object, ['spec', 'scaleTargetRef', 'kind']), dig(hpa.object, ['spec', 'scaleTargetRef', 'name'])];
       const namespace = namespaceOrDestination(ctx.repo, hpa);
       const target = ctx.resources.find((t) => t.kind === kind && t.name === name && namespaceOrDestination(ctx.repo, t) === namespace);

@@ -47,10 +47,12 @@ export const autoscalerClosureCheck: PolicyCheck = {
   reads: { kinds: ['HorizontalPodAutoscaler', 'APIService', 'Deployment', 'StatefulSet', 'ReplicaSet', 'ReplicationController', 'Application'], renders: true },
   exemptible: false,
   run(ctx) {
+    const autoscalers = ctx.resources.filter((x) => x.kind === 'HorizontalPodAutoscaler');
+    if (!autoscalers.length) return;
     const services = provided(ctx.repo, 'APIService');
     const opaque = opaqueNamespaces(ctx.renders);
     const unrendered = unrenderedSources(ctx);
-    for (const r of ctx.resources.filter((x) => x.kind === 'HorizontalPodAutoscaler')) {
+    for (const r of autoscalers) {
       const namespace = namespaceOrDestination(ctx.repo, r) ?? '';
       const [kind, name] = [dig(r.object, ['spec', 'scaleTargetRef', 'kind']), dig(r.object, ['spec', 'scaleTargetRef', 'name'])];
       const at = { resource: r, path: ['spec', 'scaleTargetRef', 'name'] };
