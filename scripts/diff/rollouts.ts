@@ -9,7 +9,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { facts, type Snapshot } from '../../policy-tests/index.ts';
-import { isRecord, valueAt } from '../lib/values.ts';
+import { asText, isRecord, valueAt } from '../lib/values.ts';
 import { objectLabel, sentOf } from './refusals.ts';
 import { sameObject } from './same-object.ts';
 
@@ -64,12 +64,22 @@ function* updated(base: Snapshot, head: Snapshot): Generator<{ id: string; a: En
 function restarts(base: Snapshot, head: Snapshot, changes: readonly Changed[]): Map<string, RolloutRisk> {
   const fields = new Map(changes.map((c) => [c.id, c.fields]));
   const out = new Map<string, RolloutRisk>();
+  // A workload an autoscaler scales has the autoscaler's count, not its manifest's.
+  const autoscaled = new Set(
+    [...head.objects]
+      .filter(([, e]) => e.object.kind === 'HorizontalPodAutoscaler')
+      .map(
+        ([id, e]) =>
+          `${partsOf(id).namespace}/${asText(valueAt(e.object, ['spec', 'scaleTargetRef', 'kind']))}/${asText(valueAt(e.object, ['spec', 'scaleTargetRef', 'name']))}`,
+      ),
+  );
   for (const { id, a, b } of updated(base, head)) {
     const { kind, namespace, name } = partsOf(id);
     if (!facts.ROLLING_KINDS.has(kind)) continue;
     const [ta, tb] = [valueAt(a.object, ['spec', 'template']), valueAt(b.object, ['spec', 'template'])];
     if (isDeepStrictEqual(ta, tb)) continue;
-    const rollout = facts.rolloutOf(kind, b.object);
+    const counted = autoscaled.has(`${namespace}/${kind}/${name}`) ? { ...b.object, spec: { ...(b.object.spec as object), replicas: undefined } } : b.object;
+    const rollout = facts.rolloutOf(kind, counted);
     if (!rollout) continue;
     const label = objectLabel(kind, namespace, name);
     const what = templateChange(ta, tb, fields.get(id) ?? []);

@@ -131,6 +131,19 @@ describe('the rendered diff says what restarts', () => {
     expect(r.report.risks.map((x) => x.reason)).toEqual([expect.stringContaining('as its pod template changes (the order of a list in it)')]);
   });
 
+  it("counts an autoscaled workload's pods as its autoscaler makes them, not its manifest's replicas", async () => {
+    const hpa = `---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  namespace: demo\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n`;
+    const two = WEB.replace('spec:\n  selector', 'spec:\n  replicas: 2\n  selector');
+    let r = await judged(two + hpa, two.replace('web:1.4.0', 'web:1.4.1') + hpa);
+    expect(r.report.risks.filter((x) => x.flag === 'rollout').map((x) => x.reason)).toEqual([
+      expect.stringMatching(/a rolling update of its pods \(maxSurge 25%, maxUnavailable 25%\)$/),
+    ]);
+    r = await judged(two, two.replace('web:1.4.0', 'web:1.4.1'));
+    expect(r.report.risks.filter((x) => x.flag === 'rollout').map((x) => x.reason)).toEqual([
+      expect.stringMatching(/a rolling update of its 2 pod\(s\): up to 1 new above them, none goes before its replacement is ready$/),
+    ]);
+  });
+
   it('sees no restart where RespectIgnoreDifferences keeps the template as the cluster holds it', async () => {
     const respecting = DEMO_APP.replace(
       '      selfHeal: true\n',
