@@ -23,7 +23,7 @@ import { repositoryArea } from './repository.ts';
 import { syncHealthArea } from './sync-health.ts';
 import { syncOrderArea } from './sync-order.ts';
 import { watchdogArea } from './watchdog.ts';
-import { workloadArea } from './workload-hygiene.ts';
+import { workloadArea } from './workload-hygiene/index.ts';
 
 /** Every area, in report order: each declares its checks where they are written; a new area is its folder and a line here. */
 export const AREAS: readonly Area[] = [

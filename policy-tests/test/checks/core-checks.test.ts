@@ -19,7 +19,7 @@ import { imageMutations } from '../mutations/images.ts';
 import { registryMutations } from '../mutations/registry.ts';
 
 describeMutations('core checks (repository.ts) bite on a broken copy of the real repository', repositoryMutations);
-describeMutations('core checks (workload-hygiene.ts) bite on a broken copy of the real repository', workloadHygieneMutations);
+describeMutations('core checks (workload-hygiene/) bite on a broken copy of the real repository', workloadHygieneMutations);
 describeMutations('the image check (image-needs.ts) bites on a broken copy of the real repository', imageMutations);
 describeMutations('core checks (registry.ts) bite on a broken copy of the real repository', registryMutations);
 

@@ -4,7 +4,7 @@
  * DaemonSet's pods unscalable; a null selector selects nothing and an empty one every pod of the namespace.
  */
 import { describe, expect, it } from 'vitest';
-import { disruptionBudgetCheck } from '../../checks/disruption-budgets.ts';
+import { disruptionBudgetCheck } from '../../checks/workload-hygiene/disruption-budgets.ts';
 import { runPolicy } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';

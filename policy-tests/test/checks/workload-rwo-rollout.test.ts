@@ -4,7 +4,7 @@
  * lets several nodes share is left alone.
  */
 import { describe, expect, it } from 'vitest';
-import { workloadChecks } from '../../checks/workload-hygiene.ts';
+import { workloadChecks } from '../../checks/workload-hygiene/hygiene.ts';
 import { runPolicy } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';

@@ -85,13 +85,13 @@ describe('import direction', () => {
   it("fails on an import of the admission layer's rooms from outside admission/", () => {
     const broken = new Map(sources);
     broken.set(
-      'policy-tests/checks/workload-hygiene.ts',
-      `import { CONTROLS } from '../admission/pod-security/pod-security.ts';\n${sources.get('policy-tests/checks/workload-hygiene.ts')}`,
+      'policy-tests/checks/workload-hygiene/hygiene.ts',
+      `import { CONTROLS } from '../../admission/pod-security/pod-security.ts';\n${sources.get('policy-tests/checks/workload-hygiene/hygiene.ts')}`,
     );
     broken.set('policy-tests/gate/gate.ts', `import { ruleCoverage } from '../admission/cel/crd-rules.ts';\n${sources.get('policy-tests/gate/gate.ts')}`);
     expect(importProblems(broken).sort()).toEqual(
       [
-        'policy-tests/checks/workload-hygiene.ts imports policy-tests/admission/pod-security/pod-security.ts; the admission layer is reached through policy-tests/admission/index.ts',
+        'policy-tests/checks/workload-hygiene/hygiene.ts imports policy-tests/admission/pod-security/pod-security.ts; the admission layer is reached through policy-tests/admission/index.ts',
         'policy-tests/gate/gate.ts imports policy-tests/admission/cel/crd-rules.ts; the admission layer is reached through policy-tests/admission/index.ts',
       ].sort(),
     );

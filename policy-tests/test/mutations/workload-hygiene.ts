@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the checks of policy-tests/checks/workload-hygiene.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the checks of policy-tests/checks/workload-hygiene/: each fails exactly its check, at its line. */
 import { isSeq } from 'yaml';
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';

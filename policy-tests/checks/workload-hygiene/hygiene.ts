@@ -3,9 +3,9 @@
  * Job: what a home cluster needs so that a rebuild from main is predictable
  * and one misbehaving app cannot take the node or its neighbours with it.
  */
-import { dig } from '../model/core/dig.ts';
-import { scalarText } from '../model/core/text.ts';
-import { namespaceOrDestination } from '../model/argocd/argocd.ts';
+import { dig } from '../../model/core/dig.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import {
   containersOf,
   LONG_RUNNING_KINDS,
@@ -15,13 +15,12 @@ import {
   surgePods,
   workloadContainers,
   WORKLOAD_KINDS,
-} from '../model/core/workloads.ts';
-import type { Resource } from '../model/core/manifest.ts';
-import type { Path } from '../model/core/positions.ts';
-import type { DataFile } from '../model/repository/repo.ts';
-import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
-import { secretEntries } from '../model/core/secrets.ts';
-import { disruptionBudgetCheck } from './disruption-budgets.ts';
+} from '../../model/core/workloads.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import type { Path } from '../../model/core/positions.ts';
+import type { DataFile } from '../../model/repository/repo.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { secretEntries } from '../../model/core/secrets.ts';
 
 /** Port names that mark a container as an HTTP server (Kubernetes naming convention). */
 const HTTP_PORT_NAME = /^(?:http|https)(?:-.*)?$/;
@@ -240,5 +239,3 @@ export const workloadChecks: PolicyCheck[] = [
     },
   },
 ];
-
-export const workloadArea: Area = staticArea('workload-hygiene', [...workloadChecks, disruptionBudgetCheck]);

@@ -9,12 +9,12 @@
  * safe, allowing none. And the eviction API refuses a pod two budgets select ("This pod has more than one
  * PodDisruptionBudget, which the eviction subresource does not support").
  */
-import { namespaceOrDestination } from '../model/argocd/argocd.ts';
-import type { PolicyCheck } from '../model/checks/kit.ts';
-import { selectorMatches } from '../model/core/label-selector.ts';
-import type { Resource } from '../model/core/manifest.ts';
-import { dig } from '../model/core/dig.ts';
-import { WORKLOAD_KINDS } from '../model/core/workloads.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { selectorMatches } from '../../model/core/label-selector.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { dig } from '../../model/core/dig.ts';
+import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, unknown>;
 
