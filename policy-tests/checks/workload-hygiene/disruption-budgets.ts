@@ -98,11 +98,11 @@ export const disruptionBudgetCheck: PolicyCheck = {
         `PodDisruptionBudget ${budget.name} (${field}: ${JSON.stringify(max ?? min)}) allows no disruption of the ${expected} pod(s) of ${pods.map((w) => `${w.resource.kind} ${w.resource.name}`).join(', ')}, even all healthy: every eviction of them is refused, and a node drain (kubectl drain, a Talos upgrade or reboot) waits on them`,
       );
     }
-    for (const [workload, budgets] of budgetsOf)
-      if (budgets.length > 1)
+    for (const [workload, over] of budgetsOf)
+      if (over.length > 1)
         ctx.fail(
-          { resource: budgets[1]!, path: ['spec', 'selector'] },
-          `PodDisruptionBudgets ${budgets.map((b) => b.name).join(' and ')} both select the pods of ${workload.kind} ${workload.name}: the eviction API refuses to evict them ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support")`,
+          { resource: over[1]!, path: ['spec', 'selector'] },
+          `PodDisruptionBudgets ${over.map((b) => b.name).join(' and ')} both select the pods of ${workload.kind} ${workload.name}: the eviction API refuses to evict them ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support")`,
         );
   },
 };
