@@ -116,6 +116,54 @@ describe('a hostile pull request cannot rewrite the comment', () => {
   });
 });
 
+describe('malformed objects a pull request may write', () => {
+  it('are compared and judged without an exception: restarts, stale readers, prunes, sync runs', () => {
+    const shapes: unknown[] = [
+      null,
+      'x',
+      1,
+      [],
+      {},
+      { template: 'x' },
+      { template: { spec: { containers: 'x', volumes: [null, 1] } } },
+      { selector: [], replicas: 'two' },
+    ];
+    const kinds = [
+      'apps/v1/Deployment',
+      'apps/v1/StatefulSet',
+      'apps/v1/DaemonSet',
+      'v1/ConfigMap',
+      'v1/Secret',
+      'external-secrets.io/v1/ExternalSecret',
+      'batch/v1/Job',
+    ];
+    const object = (id: string, spec: unknown, annotations: unknown) => {
+      const [group, kind] = [id.slice(0, id.lastIndexOf('/')), id.slice(id.lastIndexOf('/') + 1)];
+      return { apiVersion: group, kind, metadata: { name: 'x', annotations }, spec, data: spec };
+    };
+    for (const [i, a] of shapes.entries())
+      for (const b of shapes) {
+        const side = (spec: unknown, annotations: unknown) =>
+          snap(
+            kinds.map(
+              (k) =>
+                [
+                  'app',
+                  `${k
+                    .replace(/^v1\//, '/')
+                    .replace(/\/v1\//, '/')
+                    .replace(/\/v1$/, '')}|ns|x`,
+                  object(k, spec, annotations),
+                ] as [string, string, Obj],
+            ),
+          );
+        const [base, head] = [side(a, i % 2 ? { 'argocd.argoproj.io/hook': 'PreSync' } : 'x'), side(b, null)];
+        expect(() => risks(compare(base, head), base, head), JSON.stringify([a, b])).not.toThrow();
+        expect(() => risks(compare(head, snap([])), head, snap([])), JSON.stringify(a)).not.toThrow();
+      }
+  });
+});
+
 describe('what the diff shows and flags', () => {
   const secret = (value: string, other = 'c2FtZQ==') => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { password: value, same: other } });
 
