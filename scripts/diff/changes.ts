@@ -8,7 +8,7 @@ import { asText, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
-import { cutOf, objectLabel, sentOf, storageClasses, updateRefusals } from './refusals.ts';
+import { cutOf, idParts, objectLabel, sentOf, storageClasses, updateRefusals } from './refusals.ts';
 import { rolloutRisks } from './rollouts.ts';
 import { syncRisks } from './sync-runs.ts';
 import { sameObject } from './same-object.ts';
@@ -127,7 +127,7 @@ export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
     // Secrets are compared masked: no value reaches a report, a comment or an artifact.
     const a = rawA && { ...rawA, object: masked(rawA.object, undefined) };
     const b = rawB && { ...rawB, object: masked(rawB.object, rawA?.object) };
-    const [app, , namespace, name] = id.split('|') as [string, string, string, string];
+    const { app, namespace, name } = idParts(id);
     // Shown as the head writes it (the base, for a delete): a move to another API version is a change of one object.
     const shown = (rawB ?? rawA)!.object;
     const kind = `${String(shown.apiVersion)}/${String(shown.kind)}`;
@@ -143,7 +143,7 @@ export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
   return out;
 }
 
-const kindOf = (id: string) => id.split('|')[1]!.split('/').pop()!;
+const kindOf = (id: string) => idParts(id).kind;
 
 /** Each grant of a role, one group, resource and verb at a time, the group spelled as Kubernetes does ("" is core). */
 function rbacRules(o: unknown): Set<string> {

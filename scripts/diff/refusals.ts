@@ -84,6 +84,18 @@ const wayThrough = (kind: string) => WAY_THROUGH[kind] ?? 'delete it by hand and
 export const sentOf = (b: Entry, a: Entry): Entry =>
   b.respectIgnored && b.ignored?.pointers.length ? { ...b, object: facts.withLiveValues(b.object, a.object, b.ignored.pointers) } : b;
 
+/** An object's parts from its snapshot id (`app|group/kind|namespace|name`, Argo CD's resource key). */
+export function idParts(id: string): { app: string; kind: string; namespace: string; name: string } {
+  const [app = '', group = '', namespace = '', name = ''] = id.split('|');
+  return { app, kind: group.split('/').pop() ?? '', namespace, name };
+}
+
+/** How a risk names the object of a snapshot id. */
+export const idLabel = (id: string): string => {
+  const { kind, namespace, name } = idParts(id);
+  return objectLabel(kind, namespace, name);
+};
+
 /** How a risk names an object: its kind, then namespace/name (name alone for a cluster-scoped one). */
 export const objectLabel = (kind: string, namespace: string, name: string): string => `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
 
@@ -110,7 +122,7 @@ export function updateRefusals(base: Snapshot, head: Snapshot, was = storageClas
     const kind = String(b.object.kind);
     const outcome = facts.onRefusedUpdate(method, kind);
     if (outcome === 'never updated') continue;
-    const [, , namespace, name] = id.split('|') as [string, string, string, string];
+    const { namespace, name } = idParts(id);
     const label = objectLabel(kind, namespace, name);
     const command = facts.syncCommand(method);
     const unread =

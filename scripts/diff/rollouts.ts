@@ -9,8 +9,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { facts, type Snapshot } from '../../policy-tests/index.ts';
-import { asText, isRecord, valueAt } from '../lib/values.ts';
-import { objectLabel, sentOf } from './refusals.ts';
+import { isRecord, valueAt } from '../lib/values.ts';
+import { idParts, objectLabel, sentOf } from './refusals.ts';
 import { sameObject } from './same-object.ts';
 
 type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
@@ -26,11 +26,6 @@ export interface RolloutRisk {
 
 /** A changed object's field paths, as changes.ts's compare lists them (noise left out). */
 type Changed = { id: string; fields: readonly { path: string }[] };
-
-const partsOf = (id: string) => {
-  const [, group = '', namespace = '', name = ''] = id.split('|');
-  return { kind: group.split('/').pop() ?? '', namespace, name };
-};
 
 /** The keys of a map that differ between two sides. */
 const changedKeys = (a: unknown, b: unknown): string[] => {
@@ -50,31 +45,32 @@ function templateChange(a: unknown, b: unknown, fields: readonly { path: string 
   return `${all.slice(0, 4).join(', ')}${all.length > 4 ? `, and ${all.length - 4} more` : ''}`;
 }
 
-/** The base and the head entry of an object both refs apply and the sync updates (a hook or Skip never is), as sent. */
-function* updated(base: Snapshot, head: Snapshot): Generator<{ id: string; a: Entry; b: Entry }> {
+type Pair = { id: string; a: Entry; b: Entry };
+
+/** The base and the head entry of each object both refs apply and the sync updates (a hook or Skip never is), as sent. */
+function updated(base: Snapshot, head: Snapshot): Pair[] {
+  const out: Pair[] = [];
   for (const [id, headEntry] of head.objects) {
     const a = base.objects.get(id);
     if (!a || sameObject(a.object, headEntry.object)) continue;
     if (facts.syncMethodOf(headEntry.object, a.object, headEntry.syncOptions ?? []).hook) continue;
-    yield { id, a, b: sentOf(headEntry, a) };
+    out.push({ id, a, b: sentOf(headEntry, a) });
   }
+  return out;
 }
 
 /** Of the workloads both refs apply, those whose pod template changes: each with how it restarts. */
-function restarts(base: Snapshot, head: Snapshot, changes: readonly Changed[]): Map<string, RolloutRisk> {
+function restarts(pairs: readonly Pair[], head: Snapshot, changes: readonly Changed[]): Map<string, RolloutRisk> {
   const fields = new Map(changes.map((c) => [c.id, c.fields]));
   const out = new Map<string, RolloutRisk>();
   // A workload an autoscaler scales has the autoscaler's count, not its manifest's.
   const autoscaled = new Set(
     [...head.objects]
       .filter(([, e]) => e.object.kind === 'HorizontalPodAutoscaler')
-      .map(
-        ([id, e]) =>
-          `${partsOf(id).namespace}/${asText(valueAt(e.object, ['spec', 'scaleTargetRef', 'kind']))}/${asText(valueAt(e.object, ['spec', 'scaleTargetRef', 'name']))}`,
-      ),
+      .map(([id, e]) => `${idParts(id).namespace}/${facts.scaleTargetOf(e.object)?.kind}/${facts.scaleTargetOf(e.object)?.name}`),
   );
-  for (const { id, a, b } of updated(base, head)) {
-    const { kind, namespace, name } = partsOf(id);
+  for (const { id, a, b } of pairs) {
+    const { kind, namespace, name } = idParts(id);
     if (!facts.ROLLING_KINDS.has(kind)) continue;
     const [ta, tb] = [valueAt(a.object, ['spec', 'template']), valueAt(b.object, ['spec', 'template'])];
     if (isDeepStrictEqual(ta, tb)) continue;
@@ -114,10 +110,10 @@ const READ_AS = { env: 'as environment', subPath: 'as a file mounted by subPath'
  * Secret an ExternalSecret writes (its target, by default its own name), where what it fetches or how it shapes it
  * changes. Each with its namespace and name, and how to say it.
  */
-function changedConfig(base: Snapshot, head: Snapshot): { kind: 'ConfigMap' | 'Secret'; namespace: string; name: string; what: string }[] {
+function changedConfig(pairs: readonly Pair[]): { kind: 'ConfigMap' | 'Secret'; namespace: string; name: string; what: string }[] {
   const out: { kind: 'ConfigMap' | 'Secret'; namespace: string; name: string; what: string }[] = [];
-  for (const { id, a, b } of updated(base, head)) {
-    const { kind, namespace, name } = partsOf(id);
+  for (const { id, a, b } of pairs) {
+    const { kind, namespace, name } = idParts(id);
     if ((kind === 'ConfigMap' || kind === 'Secret') && b.object.apiVersion === 'v1' && !isDeepStrictEqual(dataOf(a.object), dataOf(b.object)))
       out.push({ kind, namespace, name, what: objectLabel(kind, namespace, name) });
     if (kind === 'ExternalSecret' && !isDeepStrictEqual(writesOf(a.object), writesOf(b.object))) {
@@ -130,12 +126,12 @@ function changedConfig(base: Snapshot, head: Snapshot): { kind: 'ConfigMap' | 'S
 }
 
 /** A ConfigMap or Secret whose data changes, with each workload that reads it and keeps its pods. */
-function staleReaders(base: Snapshot, head: Snapshot, restarting: ReadonlyMap<string, RolloutRisk>): RolloutRisk[] {
+function staleReaders(pairs: readonly Pair[], base: Snapshot, head: Snapshot, restarting: ReadonlyMap<string, RolloutRisk>): RolloutRisk[] {
   const out: RolloutRisk[] = [];
-  const workloads = [...head.objects].filter(([id]) => facts.ROLLING_KINDS.has(partsOf(id).kind) && base.objects.has(id) && !restarting.has(id));
-  for (const { kind, namespace, name, what } of changedConfig(base, head)) {
+  const workloads = [...head.objects].filter(([id]) => facts.ROLLING_KINDS.has(idParts(id).kind) && base.objects.has(id) && !restarting.has(id));
+  for (const { kind, namespace, name, what } of changedConfig(pairs)) {
     for (const [readerId, reader] of workloads) {
-      const r = partsOf(readerId);
+      const r = idParts(readerId);
       if (r.namespace !== namespace || !facts.rolloutOf(r.kind, reader.object)) continue;
       const reads = facts.configReadsOf(valueAt(reader.object, ['spec', 'template', 'spec'])).filter((x) => x.kind === kind && x.name === name);
       if (!reads.length) continue;
@@ -158,6 +154,8 @@ function staleReaders(base: Snapshot, head: Snapshot, restarting: ReadonlyMap<st
 
 /** The restarts a change makes, and the readers it leaves with old values. */
 export function rolloutRisks(base: Snapshot, head: Snapshot, changes: readonly Changed[]): RolloutRisk[] {
-  const restarting = restarts(base, head, changes);
-  return [...restarting.values(), ...staleReaders(base, head, restarting)];
+  // Each object both refs apply is compared and its sync method read once, for the restarts and the readers alike.
+  const pairs = updated(base, head);
+  const restarting = restarts(pairs, head, changes);
+  return [...restarting.values(), ...staleReaders(pairs, base, head, restarting)];
 }

@@ -8,7 +8,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { facts, type Snapshot } from '../../policy-tests/index.ts';
-import { objectLabel } from './refusals.ts';
+import { idLabel } from './refusals.ts';
 import { sameObject } from './same-object.ts';
 
 type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
@@ -25,20 +25,19 @@ export interface SyncRisk {
 /** What changed, by object id, as changes.ts lists it: the object's Application, and whether it was removed. */
 type Changed = { app: string; id: string; change: string };
 
-const labelOf = (id: string) => {
-  const [, group = '', namespace = '', name = ''] = id.split('|');
-  return objectLabel(group.split('/').pop() ?? '', namespace, name);
-};
-
-/** The hooks a sync of `app` runs, in phase order, as labels with their phases. */
-function hooksOf(app: string, head: Snapshot): string[] {
-  const out: { order: number; label: string }[] = [];
+/** The hooks a sync of each Application runs, in phase order, as labels with their phases. */
+function hooksByApp(head: Snapshot): Map<string, string[]> {
+  const found = new Map<string, { order: number; label: string }[]>();
   for (const [id, entry] of head.objects) {
-    if (entry.app !== app || !facts.isHookOrSkipped(entry.object)) continue;
+    if (!facts.isHookOrSkipped(entry.object)) continue;
     const phases = facts.syncLifecycle(entry.object).phases.filter((p) => p !== 'SyncFail');
-    if (phases.length) out.push({ order: ['PreSync', 'Sync', 'PostSync'].indexOf(phases[0]!), label: `${phases.join(', ')} ${labelOf(id)}` });
+    if (phases.length)
+      found.set(entry.app, [
+        ...(found.get(entry.app) ?? []),
+        { order: ['PreSync', 'Sync', 'PostSync'].indexOf(phases[0]!), label: `${phases.join(', ')} ${idLabel(id)}` },
+      ]);
   }
-  return out.sort((a, b) => a.order - b.order || a.label.localeCompare(b.label)).map((h) => h.label);
+  return new Map([...found].map(([app, hooks]) => [app, hooks.sort((a, b) => a.order - b.order || a.label.localeCompare(b.label)).map((h) => h.label)]));
 }
 
 const shown = (items: string[]) => `${items.slice(0, 5).join('; ')}${items.length > 5 ? `; and ${items.length - 5} more` : ''}`;
@@ -79,11 +78,12 @@ function differs(a: Entry, b: Entry): boolean {
 export function syncRisks(changed: readonly Changed[], base: Snapshot, head: Snapshot): SyncRisk[] {
   const out: SyncRisk[] = [];
   const syncing = outOfSync(base, head);
+  const hooksOf = hooksByApp(head);
   for (const app of [...new Set(changed.map((c) => c.app))].sort()) {
     const id = `${app}|argoproj.io/Application|argocd|${app}`;
     if (!syncing.has(app)) {
       // A hook removed leaves the cluster as it was, synced or not.
-      const labels = [...new Set(changed.filter((c) => c.app === app && c.change !== 'removed').map((c) => labelOf(c.id)))];
+      const labels = [...new Set(changed.filter((c) => c.app === app && c.change !== 'removed').map((c) => idLabel(c.id)))];
       if (labels.length)
         out.push({
           app,
@@ -94,7 +94,7 @@ export function syncRisks(changed: readonly Changed[], base: Snapshot, head: Sna
         });
       continue;
     }
-    const hooks = hooksOf(app, head);
+    const hooks = hooksOf.get(app) ?? [];
     if (hooks.length) out.push({ app, id, flag: 'hooks', level: 'note', reason: `the sync of Application ${app} runs its hooks: ${shown(hooks)}` });
   }
   return out;

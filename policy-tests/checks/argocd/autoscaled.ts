@@ -12,6 +12,7 @@ import { ignoredFields } from '../../model/argocd/ignore-differences.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { argocdSettings } from '../../model/controller/resource-filter.ts';
 import { dig } from '../../model/core/dig.ts';
+import { scaleTargetOf } from '../../model/core/workloads.ts';
 
 /** Whether a JSON pointer Argo CD ignores covers spec.replicas (the field itself, or spec, or the whole object). */
 const coversReplicas = (pointer: string) => ['', '/spec', '/spec/replicas'].includes(pointer.replace(/\/$/, ''));
@@ -33,9 +34,9 @@ export const argocdAutoscaledReplicasCheck: PolicyCheck = {
     if (!autoscalers.length) return;
     const argocdCm = argocdSettings(ctx.resources, ctx.repo)?.data;
     for (const hpa of autoscalers) {
-      const [kind, name] = [dig(hpa.object, ['spec', 'scaleTargetRef', 'kind']), dig(hpa.object, ['spec', 'scaleTargetRef', 'name'])];
+      const ref = scaleTargetOf(hpa.object);
       const namespace = namespaceOrDestination(ctx.repo, hpa);
-      const target = ctx.resources.find((t) => t.kind === kind && t.name === name && namespaceOrDestination(ctx.repo, t) === namespace);
+      const target = ref && ctx.resources.find((t) => t.kind === ref.kind && t.name === ref.name && namespaceOrDestination(ctx.repo, t) === namespace);
       const replicas = target && dig(target.object, ['spec', 'replicas']);
       const app = target && owningApplication(ctx.repo, target);
       if (!target || replicas === undefined || !app) continue;

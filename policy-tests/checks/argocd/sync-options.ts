@@ -6,9 +6,8 @@
  * OutOfSync). What Argo CD reads, and where, is model/controller/sync-options.ts.
  */
 import { annotationCsv, applications, SYNC_OPTIONS_ANNOTATION, syncOptions } from '../../model/argocd/argocd.ts';
-import { compareOptionProblem, syncOptionProblem } from '../../model/controller/sync-options.ts';
+import { COMPARE_OPTIONS_ANNOTATION, compareOptionProblem, syncOptionProblem } from '../../model/controller/sync-options.ts';
 
-const COMPARE_OPTIONS_ANNOTATION = 'argocd.argoproj.io/compare-options';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 export const argocdSyncOptionsCheck: PolicyCheck = {

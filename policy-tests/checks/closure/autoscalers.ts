@@ -12,6 +12,7 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { namespacedProviders, opaqueNamespaces, provided } from '../../model/cluster/providers.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
+import { scaleTargetOf } from '../../model/core/workloads.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { FACTS_FIX, unrenderedSources } from './closing.ts';
 
@@ -54,9 +55,10 @@ export const autoscalerClosureCheck: PolicyCheck = {
     const unrendered = unrenderedSources(ctx);
     for (const r of autoscalers) {
       const namespace = namespaceOrDestination(ctx.repo, r) ?? '';
-      const [kind, name] = [dig(r.object, ['spec', 'scaleTargetRef', 'kind']), dig(r.object, ['spec', 'scaleTargetRef', 'name'])];
+      const target = scaleTargetOf(r.object);
       const at = { resource: r, path: ['spec', 'scaleTargetRef', 'name'] };
-      if (typeof kind === 'string' && typeof name === 'string') {
+      if (target) {
+        const { kind, name } = target;
         if (UNSCALABLE.has(kind))
           ctx.fail(
             at,

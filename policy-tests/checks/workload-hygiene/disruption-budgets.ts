@@ -14,7 +14,7 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { dig } from '../../model/core/dig.ts';
-import { WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { scaleTargetOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -61,10 +61,7 @@ export const disruptionBudgetCheck: PolicyCheck = {
     const autoscaled = new Set(
       ctx.resources
         .filter((r) => r.kind === 'HorizontalPodAutoscaler')
-        .map(
-          (r) =>
-            `${namespaceOrDestination(ctx.repo, r)}/${String(dig(r.object, ['spec', 'scaleTargetRef', 'kind']))}/${String(dig(r.object, ['spec', 'scaleTargetRef', 'name']))}`,
-        ),
+        .map((r) => `${namespaceOrDestination(ctx.repo, r)}/${scaleTargetOf(r.object)?.kind}/${scaleTargetOf(r.object)?.name}`),
     );
     const budgetsOf = new Map<Resource, Resource[]>();
     for (const budget of budgets) {

@@ -77,6 +77,8 @@ export function syncOptionProblem(option: string, place: OptionPlace): string | 
   return `Argo CD reads no sync option ${value}${didYouMean(value, known)}`;
 }
 
+export const COMPARE_OPTIONS_ANNOTATION = 'argocd.argoproj.io/compare-options';
+
 /** Compare options (argocd.argoproj.io/compare-options, controller/state.go): on any object, and on an Application its own. */
 const COMPARE_ANYWHERE = ['IgnoreExtraneous'];
 const COMPARE_ON_APPLICATIONS = ['ServerSideDiff=true', 'ServerSideDiff=false', 'IncludeMutationWebhook=true', 'IncludeMutationWebhook=false'];
@@ -93,4 +95,4 @@ export function compareOptionProblem(option: string, onApplication: boolean): st
  * `IgnoreExtraneous` in an object's compare options (HasAnnotationOption, trimmed): once the repository no longer
  * declares it, its needing a prune does not make its Application OutOfSync (controller/state.go).
  */
-export const ignoresExtraneous = (object: unknown): boolean => annotationCsv(object, 'argocd.argoproj.io/compare-options').includes('IgnoreExtraneous');
+export const ignoresExtraneous = (object: unknown): boolean => annotationCsv(object, COMPARE_OPTIONS_ANNOTATION).includes('IgnoreExtraneous');

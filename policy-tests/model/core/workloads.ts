@@ -184,3 +184,9 @@ export function capabilitiesOf(container: Record<string, unknown>): Set<string> 
   for (const c of list('add')) held.add(c);
   return held;
 }
+
+/** What a HorizontalPodAutoscaler scales: its scaleTargetRef's kind and name, where both are names. */
+export function scaleTargetOf(autoscaler: unknown): { kind: string; name: string } | undefined {
+  const [kind, name] = [dig(autoscaler, ['spec', 'scaleTargetRef', 'kind']), dig(autoscaler, ['spec', 'scaleTargetRef', 'name'])];
+  return typeof kind === 'string' && typeof name === 'string' ? { kind, name } : undefined;
+}
