@@ -8,6 +8,9 @@ import { withRendered, type SourceRender } from '../model/argocd/rendered.ts';
 import type { ParsedFile } from '../model/core/manifest.ts';
 import { SchemaLayer } from '../schema/schema-layer.ts';
 import { renderRepo } from '../render/render.ts';
+import { applications, owningApplication } from '../model/argocd/argocd.ts';
+import { resolveJqExpressions } from '../model/argocd/ignore-differences.ts';
+import { argocdSettings } from '../model/controller/resource-filter.ts';
 
 let sharedLayer: Promise<SchemaLayer> | undefined;
 /** The schema layer, built once per process: it is the costly part of start-up, and it holds no per-tree state. */
@@ -38,7 +41,26 @@ export async function loadTree(root: string, options: { parallel?: boolean } = {
 export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, kubernetesVersion?: string): Promise<RenderedTree> {
   const { renders, tools } = await renderRepo(loaded.plain, { builtinApiVersions: loaded.layer.builtinApiVersions(), env, kubernetesVersion });
   const { repo, parsed } = withRendered(loaded.plain, renders);
+  await resolveIgnoredJq(repo);
   return { ...loaded, renders, tools, repo, parsed };
+}
+
+/**
+ * Has jq name the fields each jq expression of ignoreDifferences deletes of the objects it points at, so the checks
+ * and the diff read them as Argo CD's comparison does (model/argocd/ignore-differences.ts). Nothing runs where the
+ * repository writes no jq expression.
+ */
+async function resolveIgnoredJq(repo: Repo): Promise<void> {
+  const objects = () =>
+    repo.resources.flatMap((r) => {
+      const app = owningApplication(repo, r);
+      return app ? [{ object: r.object, appSpec: app.resource.object.spec }] : [];
+    });
+  await resolveJqExpressions(
+    objects,
+    applications(repo).map((a) => a.resource.object.spec),
+    argocdSettings(repo.resources, repo)?.data,
+  );
 }
 
 /**

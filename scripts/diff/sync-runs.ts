@@ -62,7 +62,8 @@ function outOfSync(base: Snapshot, head: Snapshot): Set<string> {
 
 /**
  * Whether Argo CD's comparison sees the object change: not where only the fields its ignoreDifferences ignores do
- * (JSON pointers; an object with a jq expression or a managed-fields manager to ignore is taken to change).
+ * (JSON pointers, and the fields jq names for a jq expression; an object with an expression jq could not answer, or a
+ * managed-fields manager to ignore, is taken to change).
  */
 function differs(a: Entry, b: Entry): boolean {
   if (sameObject(a.object, b.object)) return false;

@@ -54,8 +54,12 @@ describe('the rendered diff says whether a change starts a sync, and what the sy
     // Under RespectIgnoreDifferences=true the sync keeps the cluster's value: no change at all.
     r = await judged(scaled(1), scaled(3), ignoring('    syncOptions: [RespectIgnoreDifferences=true]\n'));
     expect([r.code, r.report.risks, r.report.changes]).toEqual([0, [], []]);
-    // A jq expression is not read: the change is taken to start a sync.
-    r = await judged(scaled(1), scaled(3), ignoring('').replace('jsonPointers: [/spec/replicas]', "jqPathExpressions: ['.spec.replicas']"));
+    // A jq expression is read by jq: the same field, the same verdict.
+    const jq = (expression: string) => ignoring('').replace('jsonPointers: [/spec/replicas]', `jqPathExpressions: ['${expression}']`);
+    r = await judged(scaled(1), scaled(3), jq('.spec.replicas'));
+    expect(r.report.risks.map((x) => x.flag)).toEqual(['no-sync']);
+    // One that fails on the object is skipped by Argo CD's normalizer: it ignores nothing, and the change starts a sync.
+    r = await judged(scaled(1), scaled(3), jq('.spec | keys'));
     expect(r.report.risks).toEqual([]);
   });
 

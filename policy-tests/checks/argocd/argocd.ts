@@ -1,6 +1,6 @@
 /**
  * Argo CD coverage (P1): every workload is declared by exactly one
- * Application that tracks `main`, syncs itself, and is found by the root app.
+ * Application that tracks `main` and is found by the root app (that it syncs itself: sync-policy.ts).
  */
 import { dirname } from 'node:path/posix';
 import {
@@ -13,16 +13,12 @@ import {
   isDirectorySource,
   isExactChartVersion,
   isThisRepo,
-  namespaceOrDestination,
   normalizeSourcePath,
   ownersByFile,
   sourceType,
-  syncOptions,
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { retryProblems } from '../../model/controller/retry.ts';
-import { dig } from '../../model/core/dig.ts';
 
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
 export const ARGOCD_DIR = 'apps/platform/argocd';
@@ -32,11 +28,6 @@ export const minorOf = (v: string) => v.replace(/^v/, '').split('.').slice(0, 2)
 
 export const APP_KINDS = ['Application'] as const;
 
-/** The annotation that stops the controller reconciling an Application (canProcessApp), when it reads as Go's true. */
-const SKIP_RECONCILE = 'argocd.argoproj.io/skip-reconcile';
-/** What Go's strconv.ParseBool reads as true. */
-const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
-
 export function appsOf(ctx: CheckContext): ArgoApp[] {
   return applications(ctx.repo);
 }
@@ -44,23 +35,6 @@ export function appsOf(ctx: CheckContext): ArgoApp[] {
 /** Folders whose manifests need an application.yaml of their own (or of an ancestor app folder). */
 function workloadFolders(files: readonly string[]): string[] {
   return [...new Set(files.map((f) => dirname(f)))].filter((d) => d !== dirname(ROOT_APP_FILE)).sort();
-}
-
-/**
- * With RespectIgnoreDifferences=true, a sync keeps the cluster's value of each field its ignoreDifferences names on an
- * object that exists (controller/sync.go normalizeTargetResources): the repository's value there reaches the cluster
- * only when the object is created, so the gate's verdict on it is not the cluster's.
- */
-function respectedDifferences(ctx: CheckContext, app: ArgoApp): void {
-  if (!syncOptions(app).includes('RespectIgnoreDifferences=true')) return;
-  const entries = dig(app.resource.object, ['spec', 'ignoreDifferences']);
-  (Array.isArray(entries) ? entries : []).forEach((entry: Record<string, unknown>, i) => {
-    const target = [entry.group, entry.kind, entry.namespace, entry.name].filter((v) => typeof v === 'string' && v !== '').join('/');
-    ctx.notJudged(
-      { resource: app.resource, path: ['spec', 'ignoreDifferences', i] },
-      `Application ${app.name} keeps the cluster's value of what this ignoreDifferences entry names on ${target || 'its objects'} (RespectIgnoreDifferences=true): the repository's value reaches an object only when it is created, and the gate judges the repository's`,
-    );
-  });
 }
 
 export const argocdChecks: PolicyCheck[] = [
@@ -191,59 +165,6 @@ export const argocdChecks: PolicyCheck[] = [
               `chart ${source.chart} version "${source.targetRevision}" is not an exact version`,
             );
         }
-      }
-    },
-  },
-  {
-    id: 'argocd-sync-policy',
-    description:
-      "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, so main is what runs (invariants P1).",
-    invariants: ['P1'],
-    remediation:
-      "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false, and leave retry at its default or give it a limit and durations Argo CD reads; keep the Application in Argo CD's namespace, without skip-reconcile",
-    reads: { kinds: [...APP_KINDS, 'ConfigMap'] },
-    exemptible: false,
-    run(ctx) {
-      // The controller's namespace is the root app's: bootstrapped there, it is the one Application Argo CD surely processes.
-      const home = appsOf(ctx).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace;
-      const watched = ctx.resources.some(
-        (r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm' && dig(r.object, ['data', 'application.namespaces']) !== undefined,
-      );
-      for (const app of appsOf(ctx)) {
-        const skip = dig(app.resource.object, ['metadata', 'annotations', SKIP_RECONCILE]);
-        if (typeof skip === 'string' && GO_TRUE.has(skip))
-          ctx.fail(
-            { resource: app.resource, path: ['metadata', 'annotations', SKIP_RECONCILE] },
-            `Application ${app.name} is annotated ${SKIP_RECONCILE}: "${skip}": Argo CD's controller never reconciles it, so nothing of it syncs`,
-          );
-        const namespace = namespaceOrDestination(ctx.repo, app.resource);
-        if (home !== undefined && namespace !== home) {
-          const where = { resource: app.resource, path: ['metadata', 'namespace'] };
-          if (watched)
-            ctx.notJudged(
-              where,
-              `Application ${app.name} lives in namespace ${namespace}: whether application.namespaces (argocd-cmd-params-cm) lets the controller watch it is not read`,
-            );
-          else
-            ctx.fail(
-              where,
-              `Application ${app.name} lives in namespace ${namespace}: Argo CD's controller processes the Applications of its own namespace, ${home}, and this install watches no other (application.namespaces)`,
-            );
-        }
-        if (!app.automated) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy'] }, `Application ${app.name} has no automated sync`);
-        else if (!app.automated.enabled)
-          ctx.fail(
-            { resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'enabled'] },
-            `Application ${app.name} switches its automated sync off (enabled: false): Argo CD syncs it only when a person asks`,
-          );
-        else {
-          if (!app.automated.prune)
-            ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'prune'] }, `Application ${app.name} does not prune`);
-          if (!app.automated.selfHeal)
-            ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'selfHeal'] }, `Application ${app.name} does not self-heal`);
-        }
-        for (const { path, problem } of retryProblems(app.resource.object)) ctx.fail({ resource: app.resource, path }, `Application ${app.name}: ${problem}`);
-        respectedDifferences(ctx, app);
       }
     },
   },

@@ -8,10 +8,12 @@ import { argocdInstallChecks } from './install.ts';
 import { argocdCascadeCheck, argocdPruneCheck } from './prune.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';
 import { argocdSyncOptionsCheck } from './sync-options.ts';
+import { argocdSyncPolicyCheck } from './sync-policy.ts';
 import { argocdSyncWindowsCheck } from './sync-windows.ts';
 
 export const argocdAreaChecks: PolicyCheck[] = [
   ...argocdChecks,
+  argocdSyncPolicyCheck,
   argocdDestinationCheck,
   argocdPruneCheck,
   argocdCascadeCheck,

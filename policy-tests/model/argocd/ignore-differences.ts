@@ -4,22 +4,26 @@
  * for every kind), matched by group and kind globs, and by name and namespace where given. With
  * RespectIgnoreDifferences=true a sync sends the live value of each ignored field (controller/sync.go,
  * normalizeTargetResources), so what the repository changes there never reaches the cluster: not applied, and never
- * refused. JSON pointers are followed here; jq expressions and managed-fields managers are not (`unread`).
+ * refused. JSON pointers are followed here, and jq expressions once jq has named the fields each deletes of each
+ * object (`resolveJqExpressions`, with jq's own engine: jq.ts); managed-fields managers are not (`unread`).
  */
 import { parse } from 'yaml';
 import { argoGlobMatch } from '../core/glob.ts';
 import { groupOf } from '../core/manifest.ts';
 import { dig } from '../core/dig.ts';
+import { runJq, type JqAnswer, type JqRequest } from './jq.ts';
 
 type Obj = Record<string, unknown>;
 
-/** What Argo CD ignores of one object: JSON pointers it follows, and what the gate does not read (jq, managers). */
+/** What Argo CD ignores of one object: JSON pointers it follows (jq's named as pointers), and what the gate does not read. */
 export interface IgnoredFields {
   pointers: string[];
   unread: string[];
 }
 
 interface IgnoreEntry {
+  /** argocd-cm's key, for an override. */
+  key?: string;
   group: string;
   kind: string;
   name?: string;
@@ -54,28 +58,150 @@ function parseOverrides(argocdCm: Obj): IgnoreEntry[] {
     } catch {
       continue; // argocd-will-sync's concern: a value Argo CD cannot read stops its settings
     }
-    out.push({ group: group!, kind: kind!, ...(read && typeof read === 'object' ? (read as Obj) : {}) });
+    out.push({ ...(read && typeof read === 'object' ? (read as Obj) : {}), key, group: group!, kind: kind! });
   }
   return out;
 }
 
-/** The fields Argo CD ignores of `object`, owned by an Application with this spec, under this argocd-cm data. */
-export function ignoredFields(object: Obj, appSpec: unknown, argocdCm?: Obj): IgnoredFields {
-  const entries = [...((dig(appSpec, ['ignoreDifferences']) ?? []) as IgnoreEntry[]), ...overrides(argocdCm)];
+/** An Application spec's ignoreDifferences entries (none where it is no list). */
+function listedEntries(appSpec: unknown): IgnoreEntry[] {
+  const listed = dig(appSpec, ['ignoreDifferences']);
+  return Array.isArray(listed) ? (listed as IgnoreEntry[]) : [];
+}
+
+/** The ignoreDifferences entries that name `object`, from an Application with this spec and argocd-cm's overrides. */
+function entriesFor(object: Obj, appSpec: unknown, argocdCm?: Obj): IgnoreEntry[] {
+  const entries = [...listedEntries(appSpec), ...overrides(argocdCm)];
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
   const [group, kind] = [groupOf(text(object.apiVersion)), text(object.kind)];
   const [name, namespace] = [dig(object, ['metadata', 'name']), dig(object, ['metadata', 'namespace'])];
-  const out: IgnoredFields = { pointers: [], unread: [] };
-  for (const e of entries) {
-    if (!e || typeof e !== 'object') continue;
-    const matches =
+  return entries.filter(
+    (e) =>
+      e &&
+      typeof e === 'object' &&
       argoGlobMatch(String(e.group ?? ''), group) &&
       argoGlobMatch(String(e.kind ?? ''), kind) &&
       (!e.name || e.name === name) &&
-      (!e.namespace || e.namespace === namespace);
-    if (!matches) continue;
+      (!e.namespace || e.namespace === namespace),
+  );
+}
+
+/**
+ * jq's answers, per object and expression: filled ahead by `resolveJqExpressions`, as jq answers in a worker thread
+ * and the checks read synchronously. Objects are never changed once parsed or rendered, so an answer stays true.
+ */
+const jqAnswers = new WeakMap<Obj, Map<string, JqAnswer>>();
+/** Per expression, what compiling it as Argo CD does gives (an empty answer where it compiles). */
+const jqCompiled = new Map<string, JqAnswer>();
+
+/** The objects an Application applies, with its spec: what `resolveJqExpressions` runs the expressions on. */
+export interface AppliedObject {
+  object: Obj;
+  appSpec: unknown;
+}
+
+/**
+ * Runs every jq expression that ignoreDifferences (an Application's, argocd-cm's) points at an object, on that object,
+ * and compiles every one an Application or argocd-cm writes: `ignoredFields` and `uncompiledJq` then read the
+ * answers. Costs nothing where no expression is written.
+ */
+export async function resolveJqExpressions(objects: () => readonly AppliedObject[], appSpecs: readonly unknown[], argocdCm?: Obj): Promise<void> {
+  const requests: JqRequest[] = [];
+  const targets: { object?: Obj; expression: string }[] = [];
+  const written = [...appSpecs.flatMap(listedEntries), ...overrides(argocdCm)];
+  const expressions = new Set(written.flatMap((e) => (e && typeof e === 'object' ? strings(e.jqPathExpressions) : [])));
+  if (!expressions.size) return;
+  for (const expression of expressions)
+    if (!jqCompiled.has(expression)) {
+      requests.push({ expression });
+      targets.push({ expression });
+    }
+  for (const { object, appSpec } of objects())
+    for (const expression of new Set(entriesFor(object, appSpec, argocdCm).flatMap((e) => strings(e.jqPathExpressions))))
+      if (!jqAnswers.get(object)?.has(expression)) {
+        requests.push({ expression, input: object });
+        targets.push({ object, expression });
+      }
+  const answers = await runJq(requests);
+  targets.forEach(({ object, expression }, i) => {
+    if (!object) return void jqCompiled.set(expression, answers[i]!);
+    let known = jqAnswers.get(object);
+    if (!known) jqAnswers.set(object, (known = new Map()));
+    known.set(expression, answers[i]!);
+  });
+}
+
+/** A jq expression Argo CD cannot compile (`del(<expression>)`), once resolved: where it is written, and jq's error. */
+export interface UncompiledJq {
+  /** The path under the Application's spec.ignoreDifferences (entry, then item), or argocd-cm's key for an override. */
+  at: { path: (string | number)[] } | { key: string };
+  expression: string;
+  error: string;
+}
+
+const compileErrorOf = (expression: string) => {
+  const compiled = jqCompiled.get(expression);
+  return compiled && 'compileError' in compiled ? compiled.compileError : undefined;
+};
+
+/** The jq expressions of an Application spec's ignoreDifferences that do not compile. */
+export function uncompiledJq(appSpec: unknown): UncompiledJq[] {
+  return listedEntries(appSpec).flatMap((e, i) =>
+    (e && typeof e === 'object' && Array.isArray(e.jqPathExpressions) ? (e.jqPathExpressions as unknown[]) : []).flatMap((expression, j) => {
+      const error = typeof expression === 'string' ? compileErrorOf(expression) : undefined;
+      return error ? [{ at: { path: ['ignoreDifferences', i, 'jqPathExpressions', j] }, expression: expression as string, error }] : [];
+    }),
+  );
+}
+
+/** The jq expressions of argocd-cm's ignoreDifferences overrides that do not compile. */
+export function uncompiledJqOverrides(argocdCm: Obj | undefined): UncompiledJq[] {
+  return overrides(argocdCm).flatMap((e) =>
+    strings(e.jqPathExpressions).flatMap((expression) => {
+      const error = compileErrorOf(expression);
+      return error ? [{ at: { key: e.key! }, expression, error }] : [];
+    }),
+  );
+}
+
+/** A jq path as a JSON pointer on `object`: a negative index counts from its array's end; a slice has none. */
+function pointerOf(object: Obj, path: readonly unknown[]): string | undefined {
+  const out: string[] = [];
+  let at: unknown = object;
+  for (const step of path) {
+    let token: string | number;
+    if (typeof step === 'string') token = step;
+    else if (typeof step === 'number' && Number.isInteger(step)) token = step < 0 && Array.isArray(at) ? at.length + step : step;
+    else return undefined;
+    if (typeof token === 'number' && token < 0) return undefined;
+    out.push(String(token).replace(/~/g, '~0').replace(/\//g, '~1'));
+    at = at && typeof at === 'object' ? (at as Obj)[token] : undefined;
+  }
+  return out.length ? `/${out.join('/')}` : '';
+}
+
+/** What one jq expression ignores of `object`, as `ignoredFields` reports it. */
+function jqIgnored(object: Obj, expression: string, out: IgnoredFields): void {
+  const answer = jqAnswers.get(object)?.get(expression);
+  if (!answer) out.unread.push(`jq ${expression}`);
+  else if ('compileError' in answer) out.unread.push(`jq ${expression} (it does not compile, so Argo CD compares nothing of the app)`);
+  else if ('unanswered' in answer) out.unread.push(`jq ${expression} (${answer.unanswered})`);
+  // A failing expression: Argo CD's normalizer skips it, and ignores nothing of the object for it.
+  else if ('paths' in answer)
+    for (const path of answer.paths) {
+      const pointer = pointerOf(object, path);
+      if (pointer === undefined) out.unread.push(`jq ${expression} (a slice of a list)`);
+      else out.pointers.push(pointer);
+    }
+}
+
+/** The fields Argo CD ignores of `object`, owned by an Application with this spec, under this argocd-cm data. */
+export function ignoredFields(object: Obj, appSpec: unknown, argocdCm?: Obj): IgnoredFields {
+  const out: IgnoredFields = { pointers: [], unread: [] };
+  for (const e of entriesFor(object, appSpec, argocdCm)) {
     out.pointers.push(...strings(e.jsonPointers));
-    out.unread.push(...strings(e.jqPathExpressions).map((q) => `jq ${q}`), ...strings(e.managedFieldsManagers).map((m) => `fields managed by ${m}`));
+    for (const expression of strings(e.jqPathExpressions)) jqIgnored(object, expression, out);
+    out.unread.push(...strings(e.managedFieldsManagers).map((m) => `fields managed by ${m}`));
   }
   return out;
 }
@@ -111,7 +237,9 @@ export function withLiveValues(target: Obj, live: Obj, pointers: readonly string
     for (const t of path.slice(0, -1)) at = ownAt(at, [t]);
     if (!at || typeof at !== 'object') continue;
     const last = path.at(-1)!;
-    if (value === undefined) delete (at as Obj)[last];
+    // jq deletes an item of a list, and the list closes up (as the merge patch's list does).
+    if (value === undefined && Array.isArray(at) && /^\d+$/.test(last)) at.splice(Number(last), 1);
+    else if (value === undefined) delete (at as Obj)[last];
     else (at as Obj)[last] = structuredClone(value);
   }
   return out;

@@ -1,6 +1,6 @@
 /** The fields Argo CD ignores in a diff (diff_normalizer.go) and what a sync under RespectIgnoreDifferences=true sends. */
 import { describe, expect, it } from 'vitest';
-import { ignoredFields, withLiveValues } from '../../model/argocd/ignore-differences.ts';
+import { ignoredFields, resolveJqExpressions, uncompiledJq, uncompiledJqOverrides, withLiveValues } from '../../model/argocd/ignore-differences.ts';
 
 const sts = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'data' }, spec: { replicas: 1 } };
 
@@ -40,5 +40,70 @@ describe('ignoreDifferences', () => {
     // Pointers are the pull request's: none reaches a prototype.
     expect(withLiveValues({ a: 1 }, { a: 2 }, ['/__proto__/polluted', '/constructor/prototype/x', '/a/length'])).toEqual({ a: 1 });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('reads a jq expression once jq has named the fields it deletes of each object, and says what it cannot read', async () => {
+    const web = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'data' },
+      spec: {
+        template: {
+          spec: {
+            containers: [
+              { name: 'web', image: 'w:1' },
+              { name: 'proxy', image: 'p:1' },
+            ],
+          },
+        },
+      },
+    };
+    const spec = {
+      ignoreDifferences: [
+        {
+          group: 'apps',
+          kind: 'Deployment',
+          jqPathExpressions: [
+            '.spec.template.spec.containers[] | select(.name == "proxy") | .image',
+            '.spec | keys',
+            '.spec.template.spec.containers[1:]',
+            '.spec.(',
+          ],
+        },
+      ],
+    };
+    const cm = { 'resource.customizations.ignoreDifferences.apps_Deployment': "jqPathExpressions: ['.metadata.labels[\"team\"]', '.status.(']\n" };
+    // Before jq has answered, every expression is unread.
+    expect(ignoredFields(web, spec, cm).unread).toHaveLength(6);
+    await resolveJqExpressions(() => [{ object: web, appSpec: spec }], [spec], cm);
+    expect(ignoredFields(web, spec, cm)).toEqual({
+      pointers: ['/spec/template/spec/containers/1/image', '/metadata/labels/team'],
+      unread: [
+        'jq .spec.template.spec.containers[1:] (a slice of a list)',
+        'jq .spec.( (it does not compile, so Argo CD compares nothing of the app)',
+        'jq .status.( (it does not compile, so Argo CD compares nothing of the app)',
+      ],
+    });
+    expect(uncompiledJq(spec)).toEqual([
+      { at: { path: ['ignoreDifferences', 0, 'jqPathExpressions', 3] }, expression: '.spec.(', error: expect.stringMatching(/syntax error/) },
+    ]);
+    expect(uncompiledJqOverrides(cm)).toEqual([
+      { at: { key: 'resource.customizations.ignoreDifferences.apps_Deployment' }, expression: '.status.(', error: expect.stringMatching(/syntax error/) },
+    ]);
+    // What jq named is sent as the cluster holds it, the other container untouched.
+    const live = structuredClone(web);
+    live.spec.template.spec.containers[1]!.image = 'p:0';
+    const target = structuredClone(web);
+    target.spec.template.spec.containers[0]!.image = 'w:2';
+    expect(withLiveValues(target, live, ignoredFields(web, spec, cm).pointers).spec).toEqual({
+      template: {
+        spec: {
+          containers: [
+            { name: 'web', image: 'w:2' },
+            { name: 'proxy', image: 'p:0' },
+          ],
+        },
+      },
+    });
   });
 });

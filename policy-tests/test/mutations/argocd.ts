@@ -133,6 +133,18 @@ export const argocdMutations: Mutation[] = [
   },
   {
     check: 'argocd-sync-policy',
+    why: "the API's Application ignores its image with a jq expression Argo CD cannot compile: its comparison fails, and it never syncs",
+    mutate: (c) =>
+      c.edit(PORTFOLIO_APP, 0, (d) =>
+        d.setIn(
+          ['spec', 'ignoreDifferences'],
+          d.createNode([{ group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == "api" | .image'] }]),
+        ),
+      ),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'select(.name') }),
+  },
+  {
+    check: 'argocd-sync-policy',
     why: "the API's retry backoff is written 1d, which Argo CD cannot read: a failed automated sync is never retried",
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'retry'], d.createNode({ limit: 5, backoff: { duration: '1d' } }))),
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'duration: 1d') }),

@@ -1,0 +1,115 @@
+/**
+ * argocd-sync-policy: every Application is processed and syncs itself, so main is what runs. The controller must
+ * reach it (its namespace, no skip-reconcile), its automated sync must be on with prune and selfHeal and a retry Argo
+ * CD reads, and its comparison must be able to run: a jq expression of ignoreDifferences that does not compile stops
+ * it before anything is compared.
+ */
+import { ROOT_APP_FILE, namespaceOrDestination, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
+import { uncompiledJq, uncompiledJqOverrides } from '../../model/argocd/ignore-differences.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { ARGOCD_CM_PATCH, argocdSettings } from '../../model/controller/resource-filter.ts';
+import { retryProblems } from '../../model/controller/retry.ts';
+import { dig } from '../../model/core/dig.ts';
+import { APP_KINDS, appsOf } from './argocd.ts';
+
+/** The annotation that stops the controller reconciling an Application (canProcessApp), when it reads as Go's true. */
+const SKIP_RECONCILE = 'argocd.argoproj.io/skip-reconcile';
+/** What Go's strconv.ParseBool reads as true. */
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+/**
+ * With RespectIgnoreDifferences=true, a sync keeps the cluster's value of each field its ignoreDifferences names on an
+ * object that exists (controller/sync.go normalizeTargetResources): the repository's value there reaches the cluster
+ * only when the object is created, so the gate's verdict on it is not the cluster's.
+ */
+function respectedDifferences(ctx: CheckContext, app: ArgoApp): void {
+  if (!syncOptions(app).includes('RespectIgnoreDifferences=true')) return;
+  const entries = dig(app.resource.object, ['spec', 'ignoreDifferences']);
+  (Array.isArray(entries) ? entries : []).forEach((entry: Record<string, unknown>, i) => {
+    const target = [entry.group, entry.kind, entry.namespace, entry.name].filter((v) => typeof v === 'string' && v !== '').join('/');
+    ctx.notJudged(
+      { resource: app.resource, path: ['spec', 'ignoreDifferences', i] },
+      `Application ${app.name} keeps the cluster's value of what this ignoreDifferences entry names on ${target || 'its objects'} (RespectIgnoreDifferences=true): the repository's value reaches an object only when it is created, and the gate judges the repository's`,
+    );
+  });
+}
+
+/**
+ * A jq expression of ignoreDifferences that Argo CD cannot compile (gojq, as `del(<expression>)`) fails the whole
+ * comparison of the Application (util/argo/diff StateDiffs: a ComparisonError), so its sync status is Unknown and no
+ * automated sync starts; one in argocd-cm's overrides fails every Application's. Compiled with jq before the checks
+ * run (model/argocd/jq.ts).
+ */
+function uncompiledExpressions(ctx: CheckContext, apps: readonly ArgoApp[]): void {
+  const cause = (u: { expression: string; error: string }) =>
+    `the ignoreDifferences jq expression ${JSON.stringify(u.expression)} does not compile (${u.error})`;
+  for (const app of apps)
+    for (const u of uncompiledJq(app.resource.object.spec))
+      if ('path' in u.at)
+        ctx.fail(
+          { resource: app.resource, path: ['spec', ...u.at.path] },
+          `Application ${app.name}: ${cause(u)}: Argo CD cannot compare the app (ComparisonError), so it never syncs`,
+        );
+  const settings = argocdSettings(ctx.resources, ctx.repo);
+  for (const u of uncompiledJqOverrides(settings?.data)) {
+    if (!('key' in u.at)) continue;
+    const message = `argocd-cm's ${u.at.key}: ${cause(u)}: Argo CD cannot compare any Application (ComparisonError), so none syncs`;
+    if (settings?.rendered) ctx.fail({ resource: settings.rendered, path: ['data', u.at.key], target: 'key' }, message);
+    else if (settings?.patch) ctx.fail({ data: settings.patch, path: ['data', u.at.key] }, message);
+  }
+}
+
+export const argocdSyncPolicyCheck: PolicyCheck = {
+  id: 'argocd-sync-policy',
+  description:
+    "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, and Argo CD can compare it (every jq expression of its ignoreDifferences, and of argocd-cm's, compiles), so main is what runs (invariants P1).",
+  invariants: ['P1'],
+  remediation:
+    "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false, and leave retry at its default or give it a limit and durations Argo CD reads; keep the Application in Argo CD's namespace, without skip-reconcile; write each ignoreDifferences jq expression so that jq compiles del(<expression>)",
+  reads: { kinds: [...APP_KINDS, 'ConfigMap'], files: [ARGOCD_CM_PATCH] },
+  exemptible: false,
+  run(ctx) {
+    uncompiledExpressions(ctx, appsOf(ctx));
+    // The controller's namespace is the root app's: bootstrapped there, it is the one Application Argo CD surely processes.
+    const home = appsOf(ctx).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace;
+    const watched = ctx.resources.some(
+      (r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm' && dig(r.object, ['data', 'application.namespaces']) !== undefined,
+    );
+    for (const app of appsOf(ctx)) {
+      const skip = dig(app.resource.object, ['metadata', 'annotations', SKIP_RECONCILE]);
+      if (typeof skip === 'string' && GO_TRUE.has(skip))
+        ctx.fail(
+          { resource: app.resource, path: ['metadata', 'annotations', SKIP_RECONCILE] },
+          `Application ${app.name} is annotated ${SKIP_RECONCILE}: "${skip}": Argo CD's controller never reconciles it, so nothing of it syncs`,
+        );
+      const namespace = namespaceOrDestination(ctx.repo, app.resource);
+      if (home !== undefined && namespace !== home) {
+        const where = { resource: app.resource, path: ['metadata', 'namespace'] };
+        if (watched)
+          ctx.notJudged(
+            where,
+            `Application ${app.name} lives in namespace ${namespace}: whether application.namespaces (argocd-cmd-params-cm) lets the controller watch it is not read`,
+          );
+        else
+          ctx.fail(
+            where,
+            `Application ${app.name} lives in namespace ${namespace}: Argo CD's controller processes the Applications of its own namespace, ${home}, and this install watches no other (application.namespaces)`,
+          );
+      }
+      if (!app.automated) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy'] }, `Application ${app.name} has no automated sync`);
+      else if (!app.automated.enabled)
+        ctx.fail(
+          { resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'enabled'] },
+          `Application ${app.name} switches its automated sync off (enabled: false): Argo CD syncs it only when a person asks`,
+        );
+      else {
+        if (!app.automated.prune)
+          ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'prune'] }, `Application ${app.name} does not prune`);
+        if (!app.automated.selfHeal)
+          ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'selfHeal'] }, `Application ${app.name} does not self-heal`);
+      }
+      for (const { path, problem } of retryProblems(app.resource.object)) ctx.fail({ resource: app.resource, path }, `Application ${app.name}: ${problem}`);
+      respectedDifferences(ctx, app);
+    }
+  },
+};

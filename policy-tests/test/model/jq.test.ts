@@ -1,0 +1,77 @@
+/**
+ * jq's own engine on the jq path expressions of ignoreDifferences (model/argocd/jq.ts): the fields each deletes as
+ * Argo CD runs it (`del(<expression>)`), its compile and run errors told apart, and a pull request's expression that
+ * never ends or reads outside the sandbox stopped, as Argo CD stops it at 1 s.
+ */
+import { describe, expect, it } from 'vitest';
+import { runJq } from '../../model/argocd/jq.ts';
+
+const deployment = {
+  spec: {
+    replicas: 3,
+    template: {
+      spec: {
+        containers: [
+          { name: 'app', image: 'a:1' },
+          { name: 'sidecar', image: 's:1' },
+        ],
+      },
+    },
+  },
+};
+
+describe('runJq', () => {
+  it('names the fields an expression deletes, a select over a list at its index', async () => {
+    expect(
+      await runJq([
+        { expression: '.spec.replicas', input: deployment },
+        { expression: '.spec.template.spec.containers[] | select(.name == "sidecar") | .image', input: deployment },
+        { expression: '.spec.replicas, .metadata.annotations', input: deployment },
+        { expression: '.spec.template.spec.containers[-1]', input: deployment },
+      ]),
+    ).toEqual([
+      { paths: [['spec', 'replicas']] },
+      { paths: [['spec', 'template', 'spec', 'containers', 1, 'image']] },
+      {
+        paths: [
+          ['spec', 'replicas'],
+          ['metadata', 'annotations'],
+        ],
+      },
+      { paths: [['spec', 'template', 'spec', 'containers', -1]] },
+    ]);
+  });
+
+  it("tells a compile error (Argo CD's comparison fails) from a run error (Argo CD skips the expression), compiled alone or on an object", async () => {
+    const [broken, brokenAlone, fails, compiles] = await runJq([
+      { expression: '.spec.(', input: deployment },
+      { expression: '.spec.(' },
+      { expression: '.spec | keys', input: deployment },
+      { expression: '.spec | keys' },
+    ]);
+    expect(broken).toEqual({ compileError: expect.stringMatching(/^jq: error: syntax error, unexpected '\('.*del\(\.spec\.\(\)$/) });
+    expect(brokenAlone).toEqual(broken);
+    expect(fails).toEqual({ runError: expect.stringMatching(/Invalid path expression with result \["replicas","template"\]/) });
+    expect(compiles).toEqual({ paths: [] });
+  });
+
+  it("stops an expression that never ends at Argo CD's 1 s, and answers the next one on a new thread", async () => {
+    const answers = await runJq([
+      { expression: 'def f: f; f', input: deployment },
+      { expression: '.spec.replicas', input: deployment },
+    ]);
+    expect(answers).toEqual([{ unanswered: 'did not end in 1 s' }, { paths: [['spec', 'replicas']] }]);
+  });
+
+  it('takes no expression that reads one way alone and another inside del(), more than one result, or a module', async () => {
+    const [escaped, many, module] = await runJq([
+      // del(.spec) | (.spec.replicas): Argo CD's program is not the path it seems to name.
+      { expression: '.spec) | (.spec.replicas', input: deployment },
+      { expression: '.spec) , (.spec', input: deployment },
+      { expression: 'include "/etc/passwd"; .spec', input: deployment },
+    ]);
+    expect(escaped).toEqual({ unanswered: expect.any(String) });
+    expect(many).toEqual({ runError: 'returned 2 results where Argo CD takes one' });
+    expect(module).toEqual({ compileError: expect.stringMatching(/syntax error, unexpected include/) });
+  });
+});
