@@ -5,7 +5,8 @@
  * replaces the pods, or a risk to review where it replaces none (paused, OnDelete, a partition above its replicas).
  * And a ConfigMap or Secret whose data changes while a workload that reads it keeps its template: one that reads it
  * as environment, or a file mounted by subPath, keeps the old values until its pods restart (a risk to review); one
- * that mounts it as a volume sees the files change in place (a note).
+ * that mounts it as a volume sees the files change in place (a note). An ExternalSecret whose target the operator
+ * never writes again keeps its old values whoever reads it: a risk to review of its own.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { facts, type Snapshot } from '../../policy-tests/index.ts';
@@ -95,41 +96,71 @@ function restarts(pairs: readonly Pair[], head: Snapshot, changes: readonly Chan
 /** What a ConfigMap's or Secret's readers see of it: its data, as the kubelet hands it to them. */
 const dataOf = (o: unknown) => ['data', 'stringData', 'binaryData'].map((k) => valueAt(o, [k]));
 
-/** What an ExternalSecret writes into its Secret: where each key comes from, and the template that shapes it. */
+/** What an ExternalSecret writes into its Secret: where each key comes from, the template that shapes it, what it makes. */
 const writesOf = (o: unknown) =>
   [
     ['spec', 'data'],
     ['spec', 'dataFrom'],
     ['spec', 'target', 'template'],
+    ['spec', 'target', 'manifest'],
   ].map((p) => valueAt(o, p));
+
+/**
+ * Why the external-secrets operator never writes an ExternalSecret's target again once it has (v2.9's CRD and its
+ * controller's shouldRefresh and shouldReconcile): refreshPolicy CreatedOnce creates it only where it does not exist,
+ * an immutable target is not reconciled once synced, and creationPolicy None writes nothing at all.
+ */
+function neverRewritten(o: unknown): string | undefined {
+  if (valueAt(o, ['spec', 'refreshPolicy']) === 'CreatedOnce') return 'its refreshPolicy is CreatedOnce: the operator writes it only where it does not exist';
+  if (valueAt(o, ['spec', 'target', 'immutable']) === true) return 'its target is immutable: the operator stops reconciling it once it is synced';
+  if (valueAt(o, ['spec', 'target', 'creationPolicy']) === 'None') return 'its creationPolicy is None: the operator writes nothing';
+  return undefined;
+}
 
 const READ_AS = { env: 'as environment', subPath: 'as a file mounted by subPath', volume: 'as files of a volume' } as const;
 
+type ConfigChange = { kind: 'ConfigMap' | 'Secret'; namespace: string; name: string; what: string };
+
 /**
- * The ConfigMaps and Secrets whose data a change moves: one the repository declares, compared by its data, and the
- * Secret an ExternalSecret writes (its target, by default its own name), where what it fetches or how it shapes it
- * changes. Each with its namespace and name, and how to say it.
+ * The ConfigMaps and Secrets whose data a change moves: one the repository declares, compared by its data, and what
+ * an ExternalSecret writes (a Secret, by default named as it is, or the ConfigMap its target's manifest makes), where
+ * what it fetches or how it shapes it changes. Each with its namespace and name, and how to say it. An ExternalSecret
+ * whose target the operator never writes again is said apart (`held`): the change reaches no reader.
  */
-function changedConfig(pairs: readonly Pair[]): { kind: 'ConfigMap' | 'Secret'; namespace: string; name: string; what: string }[] {
-  const out: { kind: 'ConfigMap' | 'Secret'; namespace: string; name: string; what: string }[] = [];
+function changedConfig(pairs: readonly Pair[]): { changed: ConfigChange[]; held: RolloutRisk[] } {
+  const changed: ConfigChange[] = [];
+  const held: RolloutRisk[] = [];
   for (const { id, a, b } of pairs) {
     const { kind, namespace, name } = idParts(id);
     if ((kind === 'ConfigMap' || kind === 'Secret') && b.object.apiVersion === 'v1' && !isDeepStrictEqual(dataOf(a.object), dataOf(b.object)))
-      out.push({ kind, namespace, name, what: objectLabel(kind, namespace, name) });
-    if (kind === 'ExternalSecret' && !isDeepStrictEqual(writesOf(a.object), writesOf(b.object))) {
-      const target = valueAt(b.object, ['spec', 'target', 'name']);
-      const secret = typeof target === 'string' && target ? target : name;
-      out.push({ kind: 'Secret', namespace, name: secret, what: `Secret ${namespace}/${secret} (written by ExternalSecret ${name})` });
-    }
+      changed.push({ kind, namespace, name, what: objectLabel(kind, namespace, name) });
+    if (kind !== 'ExternalSecret' || isDeepStrictEqual(writesOf(a.object), writesOf(b.object))) continue;
+    const target = valueAt(b.object, ['spec', 'target', 'name']);
+    const manifest = valueAt(b.object, ['spec', 'target', 'manifest', 'kind']);
+    const written = manifest === undefined ? 'Secret' : manifest;
+    const targetName = typeof target === 'string' && target ? target : name;
+    const label = `${typeof written === 'string' ? written : 'object'} ${namespace}/${targetName}`;
+    const why = neverRewritten(b.object);
+    if (why)
+      held.push({
+        app: b.app,
+        id,
+        flag: 'stale',
+        level: 'review',
+        reason: `ExternalSecret ${namespace}/${name} changes what it writes, but ${why}: ${label} keeps what it holds (delete it to have it written anew)`,
+      });
+    else if (written === 'Secret' || written === 'ConfigMap')
+      changed.push({ kind: written, namespace, name: targetName, what: `${label} (written by ExternalSecret ${name})` });
   }
-  return out;
+  return { changed, held };
 }
 
 /** A ConfigMap or Secret whose data changes, with each workload that reads it and keeps its pods. */
 function staleReaders(pairs: readonly Pair[], base: Snapshot, head: Snapshot, restarting: ReadonlyMap<string, RolloutRisk>): RolloutRisk[] {
-  const out: RolloutRisk[] = [];
+  const { changed, held } = changedConfig(pairs);
+  const out: RolloutRisk[] = [...held];
   const workloads = [...head.objects].filter(([id]) => facts.ROLLING_KINDS.has(idParts(id).kind) && base.objects.has(id) && !restarting.has(id));
-  for (const { kind, namespace, name, what } of changedConfig(pairs)) {
+  for (const { kind, namespace, name, what } of changed) {
     for (const [readerId, reader] of workloads) {
       const r = idParts(readerId);
       if (r.namespace !== namespace || !facts.rolloutOf(r.kind, reader.object)) continue;

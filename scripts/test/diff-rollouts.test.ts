@@ -96,6 +96,39 @@ describe('the rendered diff says what restarts', () => {
     ]);
   });
 
+  it('says an ExternalSecret whose target the operator never writes again keeps it as it is, and judges a ConfigMap it makes as one', async () => {
+    const env = '          env:\n            - name: TOKEN\n              valueFrom: {secretKeyRef: {name: web-token, key: token}}\n';
+    const es = (key: string, more: string) =>
+      `---\napiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: web\n  namespace: demo\nspec:\n  secretStoreRef: {kind: ClusterSecretStore, name: homelab}\n${more}  target: {name: web-token}\n  data:\n    - secretKey: token\n      remoteRef: {key: ${key}, property: token}\n`;
+    const stale = async (more: string) => {
+      const r = await judged(reader(env) + es('web', more), reader(env) + es('web-v2', more));
+      return r.report.risks.filter((x) => x.flag === 'stale').map((x) => [x.level, x.reason]);
+    };
+    expect(await stale('  refreshPolicy: CreatedOnce\n')).toEqual([
+      [
+        'review',
+        'ExternalSecret demo/web changes what it writes, but its refreshPolicy is CreatedOnce: the operator writes it only where it does not exist: Secret demo/web-token keeps what it holds (delete it to have it written anew)',
+      ],
+    ]);
+    expect(await stale('  refreshPolicy: OnChange\n')).toEqual([
+      ['review', expect.stringMatching(/^Secret demo\/web-token \(written by ExternalSecret web\) changes, but/)],
+    ]);
+    const target = (key: string, fields: string) => es(key, '').replace('target: {name: web-token}', `target: {name: web-token, ${fields}}`);
+    const immutable = await judged(reader(env) + target('web', 'immutable: true'), reader(env) + target('web-v2', 'immutable: true'));
+    expect(immutable.report.risks.filter((x) => x.flag === 'stale').map((x) => x.reason)).toEqual([
+      expect.stringContaining('its target is immutable: the operator stops reconciling it once it is synced'),
+    ]);
+    // A target whose manifest makes a ConfigMap: its env readers of a Secret of that name are no readers of it.
+    const configMap = (key: string) => target(key, 'manifest: {apiVersion: v1, kind: ConfigMap}');
+    const r = await judged(reader(env) + configMap('web'), reader(env) + configMap('web-v2'));
+    expect(r.report.risks.filter((x) => x.flag === 'stale')).toEqual([]);
+    const cmEnv = env.replace('secretKeyRef', 'configMapKeyRef');
+    const cm = await judged(reader(cmEnv) + configMap('web'), reader(cmEnv) + configMap('web-v2'));
+    expect(cm.report.risks.filter((x) => x.flag === 'stale').map((x) => x.reason)).toEqual([
+      expect.stringMatching(/^ConfigMap demo\/web-token \(written by ExternalSecret web\) changes, but Deployment demo\/web reads it/),
+    ]);
+  });
+
   it('says a template change that replaces no pod (OnDelete, paused) is a risk to review, and a Recreate how it goes down', async () => {
     const bumped = (t: string) => t.replace('web:1.4.0', 'web:1.4.1');
     const paused = WEB.replace('spec:\n  selector', 'spec:\n  paused: true\n  selector');

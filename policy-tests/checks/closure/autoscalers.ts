@@ -22,11 +22,17 @@ const SCALABLE = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'Replicatio
 const UNSCALABLE = new Set(['DaemonSet', 'Job', 'CronJob', 'Pod']);
 
 /** The metrics API each metric type is read from, and the APIService names that serve it. */
+const RESOURCE_METRICS = { api: 'the resource metrics API', services: ['v1beta1.metrics.k8s.io'], server: 'metrics-server' };
+const CUSTOM_METRICS = {
+  api: 'the custom metrics API',
+  services: ['v1beta2.custom.metrics.k8s.io', 'v1beta1.custom.metrics.k8s.io'],
+  server: 'a metrics adapter',
+};
 const METRICS_APIS: Readonly<Record<string, { api: string; services: readonly string[]; server: string }>> = {
-  Resource: { api: 'the resource metrics API', services: ['v1beta1.metrics.k8s.io'], server: 'metrics-server' },
-  ContainerResource: { api: 'the resource metrics API', services: ['v1beta1.metrics.k8s.io'], server: 'metrics-server' },
-  Pods: { api: 'the custom metrics API', services: ['v1beta2.custom.metrics.k8s.io', 'v1beta1.custom.metrics.k8s.io'], server: 'a metrics adapter' },
-  Object: { api: 'the custom metrics API', services: ['v1beta2.custom.metrics.k8s.io', 'v1beta1.custom.metrics.k8s.io'], server: 'a metrics adapter' },
+  Resource: RESOURCE_METRICS,
+  ContainerResource: RESOURCE_METRICS,
+  Pods: CUSTOM_METRICS,
+  Object: CUSTOM_METRICS,
   External: { api: 'the external metrics API', services: ['v1beta1.external.metrics.k8s.io'], server: 'an external metrics adapter' },
 };
 

@@ -14,6 +14,7 @@ import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { dig } from '../../model/core/dig.ts';
+import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
 import { scaleTargetOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, unknown>;
@@ -29,7 +30,7 @@ function scaled(value: unknown, total: number): number | undefined {
 }
 
 /** The pods one budget selects: each workload in its namespace whose pod template's labels its selector matches. */
-function selected(budget: Resource, workloads: readonly { resource: Resource; namespace?: string; labels: Obj }[], namespace?: string) {
+function selected(budget: Resource, workloads: readonly Template[], namespace: string): Template[] {
   const selector = dig(budget.object, ['spec', 'selector']);
   // policy/v1: a null selector selects no pod, an empty one every pod of the namespace.
   if (selector === undefined || selector === null || typeof selector !== 'object') return [];
@@ -49,15 +50,10 @@ export const disruptionBudgetCheck: PolicyCheck = {
     const budgets = ctx.resources.filter((r) => r.kind === 'PodDisruptionBudget');
     if (!budgets.length) return;
     // Only the workloads of the namespaces a budget is in: a budget selects pods of its own namespace.
-    const namespaces = new Set(budgets.map((b) => namespaceOrDestination(ctx.repo, b)));
-    const workloads = ctx.resources
-      .filter((r) => (WORKLOAD_KINDS as readonly string[]).includes(r.kind) && r.kind !== 'CronJob')
-      .map((resource) => ({ resource, namespace: namespaceOrDestination(ctx.repo, resource) }))
-      .filter((w) => namespaces.has(w.namespace))
-      .map((w) => ({
-        ...w,
-        labels: (dig(w.resource.object, w.resource.kind === 'Pod' ? ['metadata', 'labels'] : ['spec', 'template', 'metadata', 'labels']) ?? {}) as Obj,
-      }));
+    const namespaces = new Set(budgets.map((b) => namespaceOrDestination(ctx.repo, b) ?? ''));
+    // The repository's pod templates, read once for every check (model/cluster/pod-templates.ts); a CronJob's pods
+    // belong to the Jobs it makes, which the repository does not declare.
+    const workloads = templatesWithPorts(ctx.repo).filter((t) => t.resource.kind !== 'CronJob' && namespaces.has(t.namespace));
     const autoscaled = new Set(
       ctx.resources
         .filter((r) => r.kind === 'HorizontalPodAutoscaler')
@@ -65,8 +61,7 @@ export const disruptionBudgetCheck: PolicyCheck = {
     );
     const budgetsOf = new Map<Resource, Resource[]>();
     for (const budget of budgets) {
-      const namespace = namespaceOrDestination(ctx.repo, budget);
-      const pods = selected(budget, workloads, namespace);
+      const pods = selected(budget, workloads, namespaceOrDestination(ctx.repo, budget) ?? '');
       for (const w of pods) budgetsOf.set(w.resource, [...(budgetsOf.get(w.resource) ?? []), budget]);
       if (!pods.length) continue;
       const [min, max] = [dig(budget.object, ['spec', 'minAvailable']), dig(budget.object, ['spec', 'maxUnavailable'])];
