@@ -6,12 +6,11 @@
  * (semantic-equal.ts). A refusal names the field and carries the API server's message; what the gate cannot know of
  * the live object (an address the cluster allocated, a class it defaulted) is said not judged.
  */
-import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { canonicalPodTemplate, firstDifference, semanticEqual, withoutDefaults } from './semantic-equal.ts';
 import { parseQuantity } from '../../model/core/text.ts';
-
-type Obj = Record<string, any>;
+import { IMMUTABLE, immutable, refuse, unknown, type Obj } from './update-verdicts.ts';
+import { serviceUpdate } from './service-update.ts';
 
 /** What an update is judged against beyond the two objects: the cluster's StorageClasses. */
 export interface UpdateCluster {
@@ -20,12 +19,6 @@ export interface UpdateCluster {
   /** The class the DefaultStorageClass admission plugin gave a claim that named none at its creation, when known. */
   defaultStorageClass: string | undefined;
 }
-
-const IMMUTABLE = 'field is immutable';
-const refuse = (path: PathSegment[], fn: string, message: string): Invalid => ({ path, fn, message });
-const unknown = (path: PathSegment[], fn: string, message: string): Invalid => ({ path, fn, message, notJudged: true });
-const immutable = ([old, next]: [unknown, unknown], path: PathSegment[], fn: string, message = IMMUTABLE): Invalid[] =>
-  semanticEqual(old, next) ? [] : [refuse(path, fn, message)];
 
 /** apps/v1: a controller's selector is fixed at creation (the strategies' ValidateUpdate, apps group only). */
 const selectorRule =
@@ -210,38 +203,6 @@ function volumeUpdate(old: Obj, next: Obj): Invalid[] {
     ...immutable([old.spec?.volumeMode ?? 'Filesystem', next.spec?.volumeMode ?? 'Filesystem'], ['spec', 'volumeMode'], fn),
     ...(old.spec?.nodeAffinity ? immutable([old.spec.nodeAffinity, next.spec?.nodeAffinity], ['spec', 'nodeAffinity'], fn) : []),
   ];
-}
-
-const isLoadBalancer = (o: Obj) => o.spec?.type === 'LoadBalancer';
-
-/**
- * ValidateServiceUpdate: the cluster address, once allocated, stays (a manifest that names none keeps it:
- * patchAllocatedValues), as does a load balancer's class; ExternalName Services allocate none.
- */
-function serviceUpdate(old: Obj, next: Obj): Invalid[] {
-  const fn = 'ValidateServiceUpdate';
-  const out: Invalid[] = [];
-  if (old.spec?.type !== 'ExternalName' && next.spec?.type !== 'ExternalName') {
-    const [was, is] = [old.spec?.clusterIP ?? old.spec?.clusterIPs?.[0], next.spec?.clusterIP ?? next.spec?.clusterIPs?.[0]];
-    const path = ['spec', next.spec?.clusterIP !== undefined ? 'clusterIP' : 'clusterIPs'];
-    if (is !== undefined && is !== '' && was !== is) {
-      if (was === undefined || was === '') {
-        // The cluster allocated an address at creation: "None" is never one, any other may or may not be it.
-        if (is === 'None')
-          out.push(refuse(path, fn, `spec.clusterIPs[0]: Invalid value: ["None"]: may not change once set (the Service has an allocated address)`));
-        else out.push(unknown(path, fn, `names clusterIP ${String(is)}, where the cluster allocated one at creation: refused unless it is that address`));
-      } else out.push(refuse(path, fn, `spec.clusterIPs[0]: Invalid value: ["${String(is)}"]: may not change once set (was ${String(was)})`));
-    }
-  }
-  if (isLoadBalancer(old) && isLoadBalancer(next) && (old.spec?.loadBalancerClass ?? null) !== (next.spec?.loadBalancerClass ?? null))
-    out.push(
-      refuse(
-        ['spec', 'loadBalancerClass'],
-        fn,
-        `spec.loadBalancerClass: Invalid value: ${JSON.stringify(next.spec?.loadBalancerClass ?? null)}: may not change once set`,
-      ),
-    );
-  return out;
 }
 
 /** Secret and ConfigMap: the type is fixed, and with `immutable: true` their data and the flag itself. */

@@ -268,6 +268,46 @@ describe('other kinds', () => {
     ).toEqual([]);
   });
 
+  it('a Service keeps its primary IP family, adds a secondary, releases one only as SingleStack; families it never named are not judged', () => {
+    const v4 = edited(svc, (s) => (s.spec.ipFamilies = ['IPv4']));
+    const dual = edited(svc, (s) => Object.assign(s.spec, { ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'PreferDualStack' }));
+    expect(
+      judge(
+        v4,
+        edited(v4, (s) => (s.spec.ipFamilies = ['IPv6'])),
+      ),
+    ).toEqual(['spec.ipFamilies: spec.ipFamilies[0]: Invalid value: ["IPv6"]: may not change once set (was ["IPv4"])']);
+    expect(judge(v4, dual)).toEqual([]);
+    expect(
+      judge(
+        dual,
+        edited(dual, (s) => (s.spec.ipFamilies = ['IPv6', 'IPv4'])),
+      ),
+    ).toHaveLength(1);
+    expect(
+      judge(
+        dual,
+        edited(dual, (s) => (s.spec.ipFamilies = ['IPv4'])),
+      ),
+    ).toEqual([
+      'spec.ipFamilyPolicy: spec.ipFamilyPolicy: Invalid value: "PreferDualStack": must be set to \'SingleStack\' when releasing the secondary ipFamily',
+    ]);
+    // SingleStack, or no policy (which the allocator makes SingleStack before validation), releases it.
+    expect(
+      judge(
+        dual,
+        edited(v4, (s) => (s.spec.ipFamilyPolicy = 'SingleStack')),
+      ),
+    ).toEqual([]);
+    expect(judge(dual, v4)).toEqual([]);
+    // Left out, the live families stay; named where they were not, they meet what the cluster chose.
+    expect(judge(v4, svc)).toEqual([]);
+    expect(judge(svc, v4)).toEqual([expect.stringMatching(/^not judged spec\.ipFamilies: names ipFamilies \["IPv4"\], where the cluster chose/)]);
+    // A headless Service may change its families, and an ExternalName one has none.
+    const headless = (o: Obj) => edited(o, (s) => (s.spec.clusterIP = 'None'));
+    expect(judge(headless(v4), headless(edited(v4, (s) => (s.spec.ipFamilies = ['IPv6']))))).toEqual([]);
+  });
+
   it('Secrets and ConfigMaps: the type, and with immutable set their data and the flag', () => {
     const secret: Obj = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, immutable: true, stringData: { a: 'x' } };
     expect(
