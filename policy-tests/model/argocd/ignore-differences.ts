@@ -1,7 +1,8 @@
 /**
  * The fields Argo CD ignores in an object's diff (argo-cd v3.5.1, util/argo/normalizers/diff_normalizer.go): an
- * Application's spec.ignoreDifferences and argocd-cm's resource.customizations.ignoreDifferences.<group_kind> (`all`
- * for every kind), matched by group and kind globs, and by name and namespace where given. With
+ * Application's spec.ignoreDifferences and argocd-cm's overrides (util/settings GetResourceOverrides: the older
+ * resource.customizations map, resource.customizations.ignoreDifferences.<group_kind> with `all` for every kind, and
+ * `/status` as resource.compareoptions says), matched by group and kind globs, and by name and namespace where given. With
  * RespectIgnoreDifferences=true a sync sends the live value of each ignored field (controller/sync.go,
  * normalizeTargetResources), so what the repository changes there never reaches the cluster: not applied, and never
  * refused. JSON pointers are followed here, and jq expressions once jq has named the fields each deletes of each
@@ -33,12 +34,20 @@ interface IgnoreEntry {
   managedFieldsManagers?: unknown;
 }
 
-const PREFIX = 'resource.customizations.ignoreDifferences.';
+const COMBINED = 'resource.customizations';
+const PREFIX = `${COMBINED}.ignoreDifferences.`;
+const COMPARE_OPTIONS = 'resource.compareoptions';
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 const readOverrides = new WeakMap<Obj, IgnoreEntry[]>();
 
-/** argocd-cm's ignoreDifferences overrides, as appendResourceOverridesFromSplitKeys and NewIgnoreNormalizer read them, once per argocd-cm. */
+/**
+ * argocd-cm's ignoreDifferences overrides, as GetResourceOverrides and NewIgnoreNormalizer read them, once per
+ * argocd-cm: the older `resource.customizations` map first (its keys `<group>/<kind>` or `<kind>`, each override's
+ * ignoreDifferences a YAML text), then each `resource.customizations.ignoreDifferences.<group_kind>` key (`all` for
+ * every kind), which replaces what the map says of that kind; and `/status` of every object, or of CRDs only, as
+ * resource.compareoptions' ignoreResourceStatusField says (`all` by default; `none`, `off` or `false` for none).
+ */
 function overrides(argocdCm: Obj | undefined): IgnoreEntry[] {
   if (!argocdCm) return [];
   let out = readOverrides.get(argocdCm);
@@ -46,21 +55,47 @@ function overrides(argocdCm: Obj | undefined): IgnoreEntry[] {
   return out;
 }
 
-function parseOverrides(argocdCm: Obj): IgnoreEntry[] {
-  const out: IgnoreEntry[] = [];
-  for (const [key, value] of Object.entries(argocdCm)) {
-    if (!key.startsWith(PREFIX) || typeof value !== 'string') continue;
-    const groupKind = key.slice(PREFIX.length);
-    const [group, kind] = groupKind === 'all' ? ['*', '*'] : groupKind.includes('_') ? groupKind.split('_', 2) : ['', groupKind];
-    let read: unknown;
-    try {
-      read = parse(value);
-    } catch {
-      continue; // argocd-will-sync's concern: a value Argo CD cannot read stops its settings
-    }
-    out.push({ ...(read && typeof read === 'object' ? (read as Obj) : {}), key, group: group!, kind: kind! });
+/** YAML text as Argo CD reads it, or undefined where it is no text or cannot be read (argocd-will-sync's concern). */
+function readYaml(value: unknown): unknown {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return parse(value) as unknown;
+  } catch {
+    return undefined;
   }
-  return out;
+}
+
+const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+
+/** Where resource.compareoptions' ignoreResourceStatusField puts `/status` (GetResourceOverrides' switch). */
+function statusOverrideKey(argocdCm: Obj): string | undefined {
+  const field = asObj(readYaml(argocdCm[COMPARE_OPTIONS])).ignoreResourceStatusField;
+  if (field === 'crd') return 'apiextensions.k8s.io/CustomResourceDefinition';
+  if (field === 'none' || field === 'off' || field === 'false' || field === false) return undefined;
+  return '*/*';
+}
+
+function parseOverrides(argocdCm: Obj): IgnoreEntry[] {
+  const byKind = new Map<string, Obj & { key: string }>();
+  for (const [groupKind, override] of Object.entries(asObj(readYaml(argocdCm[COMBINED]))))
+    byKind.set(groupKind, { ...asObj(readYaml(asObj(override).ignoreDifferences)), key: COMBINED });
+  for (const [key, value] of Object.entries(argocdCm)) {
+    if (!key.startsWith(PREFIX)) continue;
+    const groupKind = key.slice(PREFIX.length);
+    // convertToOverrideKey: `<group>_<kind>` or `<kind>`.
+    const overrideKey = groupKind === 'all' ? '*/*' : groupKind.replace('_', '/');
+    byKind.set(overrideKey, { ...asObj(readYaml(value)), key });
+  }
+  const status = statusOverrideKey(argocdCm);
+  if (status) {
+    const entry = byKind.get(status) ?? { key: COMPARE_OPTIONS };
+    byKind.set(status, { ...entry, jsonPointers: [...strings(entry.jsonPointers), '/status'] });
+  }
+  // getGroupKindForOverrideKey: `<group>/<kind>`, or a kind of the core group.
+  return [...byKind].map(([overrideKey, entry]) => {
+    const [group, kind] = overrideKey.includes('/') ? overrideKey.split('/', 2) : ['', overrideKey];
+    return { ...entry, group: group!, kind: kind! };
+  });
 }
 
 /** An Application spec's ignoreDifferences entries (none where it is no list). */

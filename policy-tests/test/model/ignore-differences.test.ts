@@ -29,7 +29,25 @@ describe('ignoreDifferences', () => {
       'resource.customizations.ignoreDifferences.Service': 'jsonPointers: [/spec/clusterIP]\n',
       'resource.customizations.ignoreDifferences.batch_Job': 'jsonPointers: [/spec\n',
     };
-    expect(ignoredFields(sts, {}, cm).pointers).toEqual(['/spec/volumeClaimTemplates', '/metadata/labels/team']);
+    expect(ignoredFields(sts, {}, cm).pointers).toEqual(['/spec/volumeClaimTemplates', '/metadata/labels/team', '/status']);
+  });
+
+  it('reads the older resource.customizations map, which a split key replaces kind by kind, and ignores /status as resource.compareoptions says', () => {
+    const combined = {
+      'resource.customizations':
+        'apps/StatefulSet:\n  ignoreDifferences: |\n    jsonPointers: [/spec/replicas]\nService:\n  ignoreDifferences: "jsonPointers: [/spec/clusterIP]"\n  health.lua: return hs\n',
+    };
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' } };
+    expect(ignoredFields(sts, {}, combined).pointers).toEqual(['/spec/replicas', '/status']);
+    expect(ignoredFields(svc, {}, combined).pointers).toEqual(['/spec/clusterIP', '/status']);
+    const split = { ...combined, 'resource.customizations.ignoreDifferences.apps_StatefulSet': 'jsonPointers: [/spec/template]\n' };
+    expect(ignoredFields(sts, {}, split).pointers).toEqual(['/spec/template', '/status']);
+    // ignoreResourceStatusField: crd for CRDs alone, none (or off, false) for nothing.
+    const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x' } };
+    const crdOnly = { 'resource.compareoptions': 'ignoreResourceStatusField: crd\n' };
+    expect([ignoredFields(sts, {}, crdOnly).pointers, ignoredFields(crd, {}, crdOnly).pointers]).toEqual([[], ['/status']]);
+    for (const none of ['none', 'off', 'false'])
+      expect(ignoredFields(sts, {}, { 'resource.compareoptions': `ignoreResourceStatusField: ${none}\n` }).pointers).toEqual([]);
   });
 
   it('sends the live value of each ignored pointer, escapes read as RFC 6901 says, and drops what the live object lacks', () => {
@@ -77,7 +95,7 @@ describe('ignoreDifferences', () => {
     expect(ignoredFields(web, spec, cm).unread).toHaveLength(6);
     await resolveJqExpressions(() => [{ object: web, appSpec: spec }], [spec], cm);
     expect(ignoredFields(web, spec, cm)).toEqual({
-      pointers: ['/spec/template/spec/containers/1/image', '/metadata/labels/team'],
+      pointers: ['/spec/template/spec/containers/1/image', '/metadata/labels/team', '/status'],
       unread: [
         'jq .spec.template.spec.containers[1:] (a slice of a list)',
         'jq .spec.( (it does not compile, so Argo CD compares nothing of the app)',
