@@ -88,7 +88,7 @@ function parseOverrides(argocdCm: Obj): IgnoreEntry[] {
   }
   const status = statusOverrideKey(argocdCm);
   if (status) {
-    const entry = byKind.get(status) ?? { key: COMPARE_OPTIONS };
+    const entry: Obj & { key: string } = byKind.get(status) ?? { key: COMPARE_OPTIONS };
     byKind.set(status, { ...entry, jsonPointers: [...strings(entry.jsonPointers), '/status'] });
   }
   // getGroupKindForOverrideKey: `<group>/<kind>`, or a kind of the core group.
