@@ -8,6 +8,7 @@ import { ROOT_APP_FILE, namespaceOrDestination, syncOptions, type ArgoApp } from
 import { uncompiledJq, uncompiledJqOverrides } from '../../model/argocd/ignore-differences.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { ARGOCD_CM_PATCH, argocdSettings } from '../../model/controller/resource-filter.ts';
+import { overrideProblems } from '../../model/controller/resource-overrides.ts';
 import { retryProblems } from '../../model/controller/retry.ts';
 import { dig } from '../../model/core/dig.ts';
 import { APP_KINDS, appsOf } from './argocd.ts';
@@ -35,12 +36,13 @@ function respectedDifferences(ctx: CheckContext, app: ArgoApp): void {
 }
 
 /**
- * A jq expression of ignoreDifferences that Argo CD cannot compile (gojq, as `del(<expression>)`) fails the whole
- * comparison of the Application (util/argo/diff StateDiffs: a ComparisonError), so its sync status is Unknown and no
- * automated sync starts; one in argocd-cm's overrides fails every Application's. Compiled with jq before the checks
- * run (model/argocd/jq.ts).
+ * What stops Argo CD comparing an app. argocd-cm's resource overrides it cannot load (model/controller/resource-overrides.ts)
+ * stop every comparison ("Basic comparison settings cannot be loaded"). A jq expression of ignoreDifferences that it
+ * cannot compile (gojq, as `del(<expression>)`) fails the Application's comparison (util/argo/diff StateDiffs: a
+ * ComparisonError), and one in argocd-cm's overrides every Application's; compiled with jq before the checks run
+ * (model/argocd/jq.ts). Either way the sync status is Unknown, and no automated sync starts.
  */
-function uncompiledExpressions(ctx: CheckContext, apps: readonly ArgoApp[]): void {
+function uncomparable(ctx: CheckContext, apps: readonly ArgoApp[]): void {
   const cause = (u: { expression: string; error: string }) =>
     `the ignoreDifferences jq expression ${JSON.stringify(u.expression)} does not compile (${u.error})`;
   for (const app of apps)
@@ -51,25 +53,32 @@ function uncompiledExpressions(ctx: CheckContext, apps: readonly ArgoApp[]): voi
           `Application ${app.name}: ${cause(u)}: Argo CD cannot compare the app (ComparisonError), so it never syncs`,
         );
   const settings = argocdSettings(ctx.resources, ctx.repo);
-  for (const u of uncompiledJqOverrides(settings?.data)) {
-    if (!('key' in u.at)) continue;
-    const message = `argocd-cm's ${u.at.key}: ${cause(u)}: Argo CD cannot compare any Application (ComparisonError), so none syncs`;
-    if (settings?.rendered) ctx.fail({ resource: settings.rendered, path: ['data', u.at.key], target: 'key' }, message);
-    else if (settings?.patch) ctx.fail({ data: settings.patch, path: ['data', u.at.key] }, message);
-  }
+  const fail = (key: string, message: string) => {
+    if (settings?.rendered) ctx.fail({ resource: settings.rendered, path: ['data', key], target: 'key' }, message);
+    else if (settings?.patch) ctx.fail({ data: settings.patch, path: ['data', key] }, message);
+  };
+  const broken = overrideProblems(settings?.data ?? {});
+  for (const { key, problem } of broken)
+    fail(
+      key,
+      `argocd-cm's ${key} ${problem}: Argo CD cannot load its resource overrides, so it compares no Application ("Basic comparison settings cannot be loaded"): every app's status is Unknown, and none syncs`,
+    );
+  if (broken.length) return;
+  for (const u of uncompiledJqOverrides(settings?.data))
+    if ('key' in u.at) fail(u.at.key, `argocd-cm's ${u.at.key}: ${cause(u)}: Argo CD cannot compare any Application (ComparisonError), so none syncs`);
 }
 
 export const argocdSyncPolicyCheck: PolicyCheck = {
   id: 'argocd-sync-policy',
   description:
-    "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, and Argo CD can compare it (every jq expression of its ignoreDifferences, and of argocd-cm's, compiles), so main is what runs (invariants P1).",
+    "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, and Argo CD can compare it (argocd-cm's resource overrides and compare options read as Argo CD reads them, every jq expression of an ignoreDifferences compiles), so main is what runs (invariants P1).",
   invariants: ['P1'],
   remediation:
-    "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false, and leave retry at its default or give it a limit and durations Argo CD reads; keep the Application in Argo CD's namespace, without skip-reconcile; write each ignoreDifferences jq expression so that jq compiles del(<expression>)",
+    "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false, and leave retry at its default or give it a limit and durations Argo CD reads; keep the Application in Argo CD's namespace, without skip-reconcile; write each ignoreDifferences jq expression so that jq compiles del(<expression>), and each argocd-cm resource.customizations key as Argo CD's settings read it",
   reads: { kinds: [...APP_KINDS, 'ConfigMap'], files: [ARGOCD_CM_PATCH] },
   exemptible: false,
   run(ctx) {
-    uncompiledExpressions(ctx, appsOf(ctx));
+    uncomparable(ctx, appsOf(ctx));
     // The controller's namespace is the root app's: bootstrapped there, it is the one Application Argo CD surely processes.
     const home = appsOf(ctx).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace;
     const watched = ctx.resources.some(

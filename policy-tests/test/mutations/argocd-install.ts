@@ -1,4 +1,5 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/argocd-install.ts: each fails exactly its check, at its line. */
+import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { swap, PORTFOLIO_APP, ROOT_APP, ARGOCD_CM, TOOLS, KUSTOMIZATION } from './edits.ts';
 
@@ -38,6 +39,13 @@ export const argocdInstallMutations: Mutation[] = [
     why: 'resources tracked by the label charts set themselves',
     mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'application.resourceTrackingMethod'], 'label')),
     at: 'data:\n',
+  },
+  {
+    check: 'argocd-sync-policy',
+    why: 'argocd-cm names a customization type Argo CD does not know (ignoreDiferences): it loads no resource overrides, and compares no Application',
+    mutate: (c) =>
+      c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'resource.customizations.ignoreDiferences.apps_Deployment'], 'jsonPointers: [/spec/replicas]\n')),
+    at: (c) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'ignoreDiferences') }),
   },
   {
     check: 'argocd-render-tools',

@@ -1,0 +1,56 @@
+/**
+ * argocd-cm's resource overrides as Argo CD loads them (util/settings GetResourceOverrides at v3.5.1): a key it
+ * cannot read stops every Application's comparison, so each one here is a key Argo CD's own code refuses.
+ */
+import { describe, expect, it } from 'vitest';
+import { overrideProblems } from '../../model/controller/resource-overrides.ts';
+
+describe('overrideProblems', () => {
+  it("takes every key Argo CD's docs write, in both styles", () => {
+    expect(
+      overrideProblems({
+        'resource.customizations.health.argoproj.io_Application': 'hs = {}\nreturn hs\n',
+        'resource.customizations.ignoreDifferences.all': 'jsonPointers: [/spec/replicas]\njqPathExpressions: [.metadata.labels]\n',
+        'resource.customizations.ignoreDifferences.Service': 'managedFieldsManagers: [kube-controller-manager]\n',
+        'resource.customizations.useOpenLibs.apps_Deployment': 'true',
+        'resource.customizations.knownTypeFields.argoproj.io_Rollout': '- field: spec.template.spec\n  type: core/v1/PodSpec\n',
+        'resource.customizations.actions.apps_Deployment': 'discovery.lua: return {}\n',
+        'resource.customizations':
+          'apps/Deployment:\n  health.lua: return hs\n  ignoreDifferences: |\n    jsonPointers: [/spec/replicas]\nService:\n  knownTypeFields: [{field: spec, type: core/v1/ServiceSpec}]\n',
+        'resource.compareoptions': 'ignoreAggregatedRoles: true\nignoreResourceStatusField: crd\n',
+        'resource.exclusions': 'not an override key',
+        'resource.customizations.short': 'passed over: fewer than four parts',
+      }),
+    ).toEqual([]);
+  });
+
+  it('names each key Argo CD cannot load, as its settings code refuses it', () => {
+    expect(
+      overrideProblems({
+        'resource.customizations.ignoreDiferences.apps_Deployment': 'jsonPointers: [/spec/replicas]\n',
+        'resource.customizations.ignoreDifferences.apps_v1_Deployment': 'jsonPointers: [/spec/replicas]\n',
+        'resource.customizations.ignoreDifferences.batch_Job': 'jsonPointers: [/spec\n',
+        'resource.customizations.ignoreDifferences.Secret': 'jsonPointers: /data\n',
+        'resource.customizations.useOpenLibs.apps_Deployment': 'yes',
+        'resource.customizations': 'apps/Deployment:\n  ignoreDifferences:\n    jsonPointers: [/spec/replicas]\n',
+        // YAML 1.1, as Go reads it: off is false, which is no string.
+        'resource.compareoptions': 'ignoreResourceStatusField: off\n',
+      }).map((p) => `${p.key}: ${p.problem}`),
+    ).toEqual([
+      'resource.compareoptions: ignoreResourceStatusField is boolean false, not a string',
+      'resource.customizations: apps/Deployment.ignoreDifferences is a map, not a string',
+      'resource.customizations.ignoreDiferences.apps_Deployment: resource customization type ignoreDiferences not supported',
+      'resource.customizations.ignoreDifferences.Secret: jsonPointers is string "/data", not a list',
+      'resource.customizations.ignoreDifferences.apps_v1_Deployment: names "apps_v1_Deployment", where Argo CD reads <group>_<kind> or <kind>',
+      expect.stringMatching(/^resource\.customizations\.ignoreDifferences\.batch_Job: is no YAML \(/),
+      'resource.customizations.useOpenLibs.apps_Deployment: is "yes", which Go\'s ParseBool does not read',
+    ]);
+  });
+
+  it("reads a field's name in any case, as Go's encoding/json does, and leaves unknown fields out", () => {
+    expect(overrideProblems({ 'resource.customizations.ignoreDifferences.all': 'JSONPointers: 5\n' })).toEqual([
+      { key: 'resource.customizations.ignoreDifferences.all', problem: 'JSONPointers is number 5, not a list' },
+    ]);
+    expect(overrideProblems({ 'resource.customizations.ignoreDifferences.all': 'somethingElse: 5\n' })).toEqual([]);
+  });
+});
