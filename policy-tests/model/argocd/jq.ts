@@ -3,8 +3,8 @@
  * jq-wasm). Argo CD runs them with gojq, a Go implementation of the same language, as `del(<expression>)` on each
  * object it compares, and stops one at 1 s (util/argo/normalizers/diff_normalizer.go at v3.5.1,
  * DefaultJQExecutionTimeout). Here each runs as `[path(<expression>)]`, which lists the very fields `del` removes, in a
- * worker thread that is stopped at the same deadline: a pull request writes these expressions, and one that never
- * ends costs a run 1 s, never the run. jq's file system is the engine's own, in memory: `include` and `import` find
+ * worker thread that is stopped at its deadline: a pull request writes these expressions, and one that never ends
+ * costs a run a second or so, never the run. jq's file system is the engine's own, in memory: `include` and `import` find
  * nothing, as gojq's compiler, which Argo CD gives no module loader, finds nothing.
  */
 import { Worker } from 'node:worker_threads';
@@ -54,7 +54,7 @@ class JqThread {
     });
   }
 
-  async run(program: string, input: string): Promise<Reply | 'timeout'> {
+  async run(program: string, input: string, timeoutMs = JQ_TIMEOUT_MS): Promise<Reply | 'timeout'> {
     await (this.started ??= this.start());
     const worker = this.worker!;
     return new Promise((resolve, reject) => {
@@ -67,7 +67,7 @@ class JqThread {
         // The only way to stop a WebAssembly loop is to stop its thread; the next program starts another.
         this.stop();
         resolve('timeout');
-      }, JQ_TIMEOUT_MS);
+      }, timeoutMs);
       const onMessage = (reply: Reply) => {
         settle();
         resolve(reply);
@@ -101,43 +101,76 @@ const jqMessage = (message: string) =>
 
 const seconds = `${JQ_TIMEOUT_MS / 1000} s`;
 const lines = (output: string) => output.split('\n').filter(Boolean);
+/** A batch runs each object in turn: its bound grows with them, so only an expression that never ends reaches it. */
+const batchTimeout = (objects: number) => JQ_TIMEOUT_MS + objects * 5;
+
+type Ask = (program: string, json: string, timeoutMs?: number) => Promise<Reply | 'timeout'>;
 
 /**
- * What one expression names of one object. Argo CD's own program, `del(<expression>)`, runs first: its compile error
- * (on any input) or its failure here is Argo CD's. The fields it removes are then listed as `[path(<expression>)]`,
- * and taken only when deleting exactly them gives what Argo CD's program gave, so an expression that closes the
- * parenthesis around it and goes on never reads one way here and another in Argo CD.
+ * Whether Argo CD can use the expression at all: its own program, `del(<expression>)`, must compile (`empty | …` runs
+ * nothing of it), and the expression must stand as one expression alone, so that inside `path(…)` here and `del(…)`
+ * there it is the same expression (one that closes the parenthesis around it and goes on would not be). jq and gojq
+ * both define `del(f)` as `delpaths([path(f)])`, so the paths `[path(<expression>)]` lists are what Argo CD deletes.
  */
-async function answer(thread: JqThread, { expression, input }: JqRequest): Promise<JqAnswer> {
-  const ask = (program: string, json: string) =>
-    thread.run(program, json).catch((err: Error): Reply | 'timeout' => ({ error: `jq could not run: ${err.message}` }));
-  const json = input === undefined ? 'null' : JSON.stringify(input);
-  const deleted = await ask(`del(${expression})`, json);
-  if (deleted === 'timeout') return { unanswered: `did not end in ${seconds}` };
-  if ('error' in deleted) {
-    if (isCompileError(deleted.error)) return { compileError: jqMessage(deleted.error) };
-    return input === undefined ? { paths: [] } : { runError: jqMessage(deleted.error) };
-  }
-  if (input === undefined) return { paths: [] };
-  const outputs = lines(deleted.output);
-  // Argo CD takes exactly one result (jqNormalizerPatch.Apply), and skips the patch otherwise.
-  if (outputs.length !== 1) return { runError: `returned ${outputs.length} results where Argo CD takes one` };
-  const listed = await ask(`[path(${expression})]`, json);
-  if (listed === 'timeout') return { unanswered: `did not end in ${seconds}` };
-  const paths = 'output' in listed ? JSON.parse(lines(listed.output)[0] ?? 'null') : undefined;
-  if (!Array.isArray(paths) || !paths.every(Array.isArray)) return { unanswered: 'names no list of paths' };
-  const check = await ask(`delpaths(${JSON.stringify(paths)})`, json);
-  if (check === 'timeout' || !('output' in check) || check.output.trim() !== outputs[0]) return { unanswered: 'does not read as the fields it deletes' };
-  return { paths: paths as unknown[][] };
+async function unusable(ask: Ask, expression: string): Promise<JqAnswer | undefined> {
+  const argo = await ask(`empty | del(${expression})`, 'null');
+  if (argo === 'timeout') return { unanswered: `did not compile in ${seconds}` };
+  if ('error' in argo) return isCompileError(argo.error) ? { compileError: jqMessage(argo.error) } : { unanswered: jqMessage(argo.error) };
+  const alone = await ask(`empty | ${expression}`, 'null');
+  if (alone === 'timeout' || 'error' in alone) return { unanswered: 'does not read as one expression' };
+  return undefined;
 }
 
-/** Answers each request, in order, on one worker thread. */
+const isPaths = (v: unknown): v is unknown[][] => Array.isArray(v) && v.every(Array.isArray);
+
+/** The paths one object's run names, or its error: Argo CD skips an expression that fails on an object. */
+async function pathsOfOne(ask: Ask, expression: string, input: unknown): Promise<JqAnswer> {
+  const ran = await ask(`[path(${expression})]`, JSON.stringify(input));
+  if (ran === 'timeout') return { unanswered: `did not end in ${seconds}` };
+  if ('error' in ran) return { runError: jqMessage(ran.error) };
+  const paths: unknown = JSON.parse(lines(ran.output)[0] ?? 'null');
+  return isPaths(paths) ? { paths } : { unanswered: 'names no list of paths' };
+}
+
+/**
+ * The paths one expression names of each object, in one run of jq over all of them (each object's error caught
+ * apart); object by object where that run fails as a whole (an expression that halts jq, say).
+ */
+async function pathsOfEach(ask: Ask, expression: string, inputs: readonly unknown[]): Promise<JqAnswer[]> {
+  const ran = await ask(`map(try {paths: [path(${expression})]} catch {error: tostring})`, JSON.stringify(inputs), batchTimeout(inputs.length));
+  if (ran === 'timeout') return inputs.map(() => ({ unanswered: `did not end in ${seconds}` }));
+  const each: unknown = 'output' in ran ? JSON.parse(lines(ran.output)[0] ?? 'null') : undefined;
+  if (Array.isArray(each) && each.length === inputs.length)
+    return each.map((r: { paths?: unknown; error?: unknown }) =>
+      isPaths(r?.paths) ? { paths: r.paths } : { runError: typeof r?.error === 'string' ? r.error : 'failed' },
+    );
+  const out: JqAnswer[] = [];
+  for (const input of inputs) out.push(await pathsOfOne(ask, expression, input));
+  return out;
+}
+
+/** Answers each request, in request order: each expression compiled once, and run once over all its objects. */
 export async function runJq(requests: readonly JqRequest[]): Promise<JqAnswer[]> {
   if (!requests.length) return [];
   const thread = new JqThread();
-  const out: JqAnswer[] = [];
+  const ask: Ask = (program, json, timeoutMs) =>
+    thread.run(program, json, timeoutMs).catch((err: Error): Reply | 'timeout' => ({ error: `jq could not run: ${err.message}` }));
+  const out: JqAnswer[] = new Array<JqAnswer>(requests.length);
+  const byExpression = new Map<string, number[]>();
+  requests.forEach((r, i) => byExpression.set(r.expression, [...(byExpression.get(r.expression) ?? []), i]));
   try {
-    for (const request of requests) out.push(await answer(thread, request));
+    for (const [expression, indexes] of byExpression) {
+      const problem = await unusable(ask, expression);
+      const onObjects = indexes.filter((i) => requests[i]!.input !== undefined);
+      for (const i of indexes) if (problem || requests[i]!.input === undefined) out[i] = problem ?? { paths: [] };
+      if (problem || !onObjects.length) continue;
+      const answers = await pathsOfEach(
+        ask,
+        expression,
+        onObjects.map((i) => requests[i]!.input),
+      );
+      onObjects.forEach((i, k) => (out[i] = answers[k]!));
+    }
   } finally {
     thread.stop();
   }

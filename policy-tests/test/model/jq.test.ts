@@ -63,15 +63,33 @@ describe('runJq', () => {
     expect(answers).toEqual([{ unanswered: 'did not end in 1 s' }, { paths: [['spec', 'replicas']] }]);
   });
 
-  it('takes no expression that reads one way alone and another inside del(), more than one result, or a module', async () => {
-    const [escaped, many, module] = await runJq([
+  it('takes no expression that does not stand alone as one (it would read otherwise inside del()), nor a module', async () => {
+    const [escaped, closed, module] = await runJq([
       // del(.spec) | (.spec.replicas): Argo CD's program is not the path it seems to name.
       { expression: '.spec) | (.spec.replicas', input: deployment },
       { expression: '.spec) , (.spec', input: deployment },
       { expression: 'include "/etc/passwd"; .spec', input: deployment },
     ]);
-    expect(escaped).toEqual({ unanswered: expect.any(String) });
-    expect(many).toEqual({ runError: 'returned 2 results where Argo CD takes one' });
+    expect([escaped, closed]).toEqual([{ unanswered: 'does not read as one expression' }, { unanswered: 'does not read as one expression' }]);
     expect(module).toEqual({ compileError: expect.stringMatching(/syntax error, unexpected include/) });
+  });
+
+  it('runs one expression over many objects at once, each failure apart, and object by object where jq halts', async () => {
+    const named = (name: string, replicas: unknown) => ({ metadata: { name }, spec: { replicas } });
+    const many = Array.from({ length: 300 }, (_, i) => named(`w${i}`, i));
+    const answers = await runJq(many.map((input) => ({ expression: 'select(.spec.replicas % 100 == 0) | .spec.replicas', input })));
+    expect(answers.filter((a) => 'paths' in a && a.paths.length).length).toBe(3);
+    expect(answers[100]).toEqual({ paths: [['spec', 'replicas']] });
+    const [fails, works] = await runJq([
+      { expression: '.spec.replicas | keys', input: named('a', 1) },
+      { expression: '.spec.replicas | keys', input: named('b', { x: 1 }) },
+    ]);
+    expect(fails).toEqual({ runError: expect.stringMatching(/has no keys/) });
+    expect(works).toEqual({ runError: expect.stringMatching(/Invalid path expression/) });
+    const halting = 'if .spec.replicas == 1 then halt_error else .spec end';
+    expect(await runJq([named('a', 1), named('b', 2)].map((input) => ({ expression: halting, input })))).toEqual([
+      { runError: expect.any(String) },
+      { paths: [['spec']] },
+    ]);
   });
 });
