@@ -3,9 +3,33 @@
  */
 import { ROOT_APP_FILE, filesOfApp, ownersByFile } from '../../model/argocd/argocd.ts';
 import { ARGOCD_CM_PATCH, argocdSettings } from '../../model/controller/resource-filter.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { PINNED_TOOLS } from '../../render/tools.ts';
 import { APP_KINDS, ARGOCD_DIR, ARGOCD_TOOLS_FACTS, HEALTH_KEY, appsOf, minorOf } from './argocd.ts';
+
+/** argocd-cm's keys that change how Argo CD builds a kustomize source (util/settings GetKustomizeSettings). */
+const KUSTOMIZE_SETTINGS = /^kustomize\.(buildOptions|path|version)(\.(.+))?$/;
+
+/**
+ * argocd-cm's kustomize settings: build options Argo CD passes to every `kustomize build` (or to those of one
+ * version), and other kustomize binaries by version (util/settings GetKustomizeSettings). The gate builds with its
+ * pinned kustomize and no option, so where these are set what it judges of a kustomize source may not be what Argo CD
+ * applies: not judged, each key.
+ */
+function buildSettings(ctx: CheckContext): void {
+  const settings = argocdSettings(ctx.resources, ctx.repo);
+  for (const key of Object.keys(settings?.data ?? {}).sort()) {
+    const value = settings!.data[key];
+    const match = KUSTOMIZE_SETTINGS.exec(key);
+    if (!match || typeof value !== 'string' || !value.trim()) continue;
+    const [, kind, , version] = match;
+    const which = version ? `the kustomize sources that ask for version ${version}` : 'every kustomize source';
+    const what = kind === 'buildOptions' ? `builds ${which} with ${JSON.stringify(value.trim())}` : `runs ${value.trim()} for ${which}`;
+    const why = `argocd-cm's ${key}: Argo CD ${what}, and the gate builds with its own kustomize and no option (kustomize build <path>): what it judges of those sources may not be what Argo CD applies`;
+    if (settings!.rendered) ctx.notJudged({ resource: settings!.rendered, path: ['data', key], target: 'key' }, why);
+    else if (settings!.patch) ctx.notJudged({ data: settings!.patch, path: ['data', key] }, why);
+  }
+}
 
 export const argocdInstallChecks: PolicyCheck[] = [
   {
@@ -70,12 +94,13 @@ export const argocdInstallChecks: PolicyCheck[] = [
   {
     id: 'argocd-render-tools',
     description:
-      "The gate renders with the tools the deployed Argo CD renders with: the same kustomize, and Helm of the same minor, as the pinned release's hack/tool-versions.sh says (invariants P1).",
+      "The gate renders with the tools the deployed Argo CD renders with: the same kustomize, and Helm of the same minor, as the pinned release's hack/tool-versions.sh says; kustomize build options or other kustomize binaries set in argocd-cm are said not judged (invariants P1).",
     invariants: ['P1'],
     remediation: `move ${ARGOCD_TOOLS_FACTS} with the Argo CD version in ${ARGOCD_DIR}/kustomization.yaml, and the render tools (tools/render/) with both`,
-    reads: { files: [ARGOCD_TOOLS_FACTS] },
+    reads: { kinds: ['ConfigMap'], files: [ARGOCD_TOOLS_FACTS, ARGOCD_CM_PATCH] },
     exemptible: false,
     run(ctx) {
+      buildSettings(ctx);
       const facts = ctx.repo.dataFiles.get(ARGOCD_TOOLS_FACTS);
       const data = (facts?.data ?? {}) as { argocd?: unknown; helm?: unknown; kustomize?: unknown };
       if (!facts || typeof data.argocd !== 'string' || typeof data.helm !== 'string' || typeof data.kustomize !== 'string') {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { copyRepo, type RepoCopy } from '../support/helpers.ts';
-import { API, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
+import { API, ARGOCD_CM, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { closureMutations } from '../mutations/closure.ts';
 import { syncHealthMutations } from '../mutations/sync-health.ts';
@@ -76,6 +76,31 @@ describe('what Argo CD may apply otherwise than the repository says is not judge
       ),
       expect.stringMatching(
         /^Application portfolio-api keeps the cluster's value of what this ignoreDifferences entry names on apps\/Deployment \(RespectIgnoreDifferences=true\)/,
+      ),
+    ]);
+  });
+});
+
+describe("argocd-cm's kustomize settings, which the gate does not build with, are not judged", () => {
+  it('build options for every source or one version, and another kustomize binary, each at its key', async () => {
+    const { failed, notJudged } = await onBrokenCopy('argocd-render-tools', (copy) =>
+      copy.edit(ARGOCD_CM, 0, (d) => {
+        d.setIn(['data', 'kustomize.buildOptions'], '--enable-helm --load-restrictor LoadRestrictionsNone');
+        d.setIn(['data', 'kustomize.path.v5.4.3'], '/custom-tools/kustomize_5_4_3');
+        d.setIn(['data', 'kustomize.buildOptions.v5.4.3'], '--enable-alpha-plugins');
+        d.setIn(['data', 'kustomize.buildOptions.empty'], ' ');
+      }),
+    );
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([
+      expect.stringMatching(
+        /^argocd-cm's kustomize\.buildOptions: Argo CD builds every kustomize source with "--enable-helm --load-restrictor LoadRestrictionsNone", and the gate builds with its own kustomize and no option/,
+      ),
+      expect.stringMatching(
+        /^argocd-cm's kustomize\.path\.v5\.4\.3: Argo CD runs \/custom-tools\/kustomize_5_4_3 for the kustomize sources that ask for version v5\.4\.3/,
+      ),
+      expect.stringMatching(
+        /^argocd-cm's kustomize\.buildOptions\.v5\.4\.3: Argo CD builds the kustomize sources that ask for version v5\.4\.3 with "--enable-alpha-plugins"/,
       ),
     ]);
   });
