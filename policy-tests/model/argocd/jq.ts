@@ -104,7 +104,14 @@ const lines = (output: string) => output.split('\n').filter(Boolean);
 /** A batch runs each object in turn: its bound grows with them, so only an expression that never ends reaches it. */
 const batchTimeout = (objects: number) => JQ_TIMEOUT_MS + objects * 5;
 
-type Ask = (program: string, json: string, timeoutMs?: number) => Promise<Reply | 'timeout'>;
+/** A program not run because jq already overran its bound this many times in the run: a pull request could write many. */
+const MAX_OVERRUNS = 3;
+const NOT_RUN = `not run: ${MAX_OVERRUNS} jq programs before it did not end`;
+
+type Ask = (program: string, json: string, timeoutMs?: number) => Promise<Reply | 'timeout' | 'skipped'>;
+
+/** What a program that did not end, or was not run, leaves of an answer. */
+const unanswered = (ran: 'timeout' | 'skipped', timedOut: string): JqAnswer => ({ unanswered: ran === 'timeout' ? timedOut : NOT_RUN });
 
 /**
  * Whether Argo CD can use the expression at all: its own program, `del(<expression>)`, must compile (`empty | …` runs
@@ -114,9 +121,10 @@ type Ask = (program: string, json: string, timeoutMs?: number) => Promise<Reply 
  */
 async function unusable(ask: Ask, expression: string): Promise<JqAnswer | undefined> {
   const argo = await ask(`empty | del(${expression})`, 'null');
-  if (argo === 'timeout') return { unanswered: `did not compile in ${seconds}` };
+  if (argo === 'timeout' || argo === 'skipped') return unanswered(argo, `did not compile in ${seconds}`);
   if ('error' in argo) return isCompileError(argo.error) ? { compileError: jqMessage(argo.error) } : { unanswered: jqMessage(argo.error) };
   const alone = await ask(`empty | ${expression}`, 'null');
+  if (alone === 'skipped') return unanswered(alone, '');
   if (alone === 'timeout' || 'error' in alone) return { unanswered: 'does not read as one expression' };
   return undefined;
 }
@@ -126,7 +134,7 @@ const isPaths = (v: unknown): v is unknown[][] => Array.isArray(v) && v.every(Ar
 /** The paths one object's run names, or its error: Argo CD skips an expression that fails on an object. */
 async function pathsOfOne(ask: Ask, expression: string, input: unknown): Promise<JqAnswer> {
   const ran = await ask(`[path(${expression})]`, JSON.stringify(input));
-  if (ran === 'timeout') return { unanswered: `did not end in ${seconds}` };
+  if (ran === 'timeout' || ran === 'skipped') return unanswered(ran, `did not end in ${seconds}`);
   if ('error' in ran) return { runError: jqMessage(ran.error) };
   const paths: unknown = JSON.parse(lines(ran.output)[0] ?? 'null');
   return isPaths(paths) ? { paths } : { unanswered: 'names no list of paths' };
@@ -138,7 +146,7 @@ async function pathsOfOne(ask: Ask, expression: string, input: unknown): Promise
  */
 async function pathsOfEach(ask: Ask, expression: string, inputs: readonly unknown[]): Promise<JqAnswer[]> {
   const ran = await ask(`map(try {paths: [path(${expression})]} catch {error: tostring})`, JSON.stringify(inputs), batchTimeout(inputs.length));
-  if (ran === 'timeout') return inputs.map(() => ({ unanswered: `did not end in ${seconds}` }));
+  if (ran === 'timeout' || ran === 'skipped') return inputs.map(() => unanswered(ran, `did not end in ${seconds}`));
   const each: unknown = 'output' in ran ? JSON.parse(lines(ran.output)[0] ?? 'null') : undefined;
   if (Array.isArray(each) && each.length === inputs.length)
     return each.map((r: { paths?: unknown; error?: unknown }) =>
@@ -153,8 +161,13 @@ async function pathsOfEach(ask: Ask, expression: string, inputs: readonly unknow
 export async function runJq(requests: readonly JqRequest[]): Promise<JqAnswer[]> {
   if (!requests.length) return [];
   const thread = new JqThread();
-  const ask: Ask = (program, json, timeoutMs) =>
-    thread.run(program, json, timeoutMs).catch((err: Error): Reply | 'timeout' => ({ error: `jq could not run: ${err.message}` }));
+  let overruns = 0;
+  const ask: Ask = async (program, json, timeoutMs) => {
+    if (overruns >= MAX_OVERRUNS) return 'skipped';
+    const ran = await thread.run(program, json, timeoutMs).catch((err: Error): Reply => ({ error: `jq could not run: ${err.message}` }));
+    if (ran === 'timeout') overruns++;
+    return ran;
+  };
   const out: JqAnswer[] = new Array<JqAnswer>(requests.length);
   const byExpression = new Map<string, number[]>();
   requests.forEach((r, i) => byExpression.set(r.expression, [...(byExpression.get(r.expression) ?? []), i]));

@@ -63,6 +63,14 @@ describe('runJq', () => {
     expect(answers).toEqual([{ unanswered: 'did not end in 1 s' }, { paths: [['spec', 'replicas']] }]);
   });
 
+  it('runs no more once three programs did not end: a pull request may write many that never end', async () => {
+    const loops = ['f', 'g', 'h', 'i', 'j'].map((name) => ({ expression: `def ${name}: ${name}; ${name}`, input: deployment }));
+    expect(await runJq([...loops, { expression: '.spec.replicas', input: deployment }])).toEqual([
+      ...Array.from({ length: 3 }, () => ({ unanswered: 'did not end in 1 s' })),
+      ...Array.from({ length: 3 }, () => ({ unanswered: 'not run: 3 jq programs before it did not end' })),
+    ]);
+  });
+
   it('takes no expression that does not stand alone as one (it would read otherwise inside del()), nor a module', async () => {
     const [escaped, closed, module] = await runJq([
       // del(.spec) | (.spec.replicas): Argo CD's program is not the path it seems to name.
