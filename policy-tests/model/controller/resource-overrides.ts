@@ -40,20 +40,23 @@ const GO_BOOLS = new Set(['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 
 
 const kindOf = (v: unknown) => (Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'object' ? 'a map' : `${typeof v} ${JSON.stringify(v)}`);
 
+/** How a problem reads at a field (`jsonPointers is …`), or of the whole value (`is …`). */
+const placed = (at: string, text: string) => (at ? `${at} ${text}` : text);
+
 /** Why encoding/json cannot decode `value` into `shape` (null decodes into anything), or undefined where it can. */
 function undecodable(value: unknown, shape: Shape, at: string): string | undefined {
   if (value === null || value === undefined) return undefined;
-  if (shape === 'string') return typeof value === 'string' ? undefined : `${at} is ${kindOf(value)}, not a string`;
-  if (shape === 'bool') return typeof value === 'boolean' ? undefined : `${at} is ${kindOf(value)}, not true or false`;
+  if (shape === 'string') return typeof value === 'string' ? undefined : placed(at, `is ${kindOf(value)}, not a string`);
+  if (shape === 'bool') return typeof value === 'boolean' ? undefined : placed(at, `is ${kindOf(value)}, not true or false`);
   if ('list' in shape) {
-    if (!Array.isArray(value)) return `${at} is ${kindOf(value)}, not a list`;
+    if (!Array.isArray(value)) return placed(at, `is ${kindOf(value)}, not a list`);
     for (const [i, item] of value.entries()) {
       const why = undecodable(item, shape.list, `${at}[${i}]`);
       if (why) return why;
     }
     return undefined;
   }
-  if (typeof value !== 'object' || Array.isArray(value)) return `${at || 'the value'} is ${kindOf(value)}, not a map`;
+  if (typeof value !== 'object' || Array.isArray(value)) return placed(at, `is ${kindOf(value)}, not a map`);
   for (const [key, field] of Object.entries(value)) {
     // encoding/json: the exact name first, else one that differs in case only; any other key is left out.
     const name = key in shape.fields ? key : Object.keys(shape.fields).find((f) => f.toLowerCase() === key.toLowerCase());
@@ -114,7 +117,7 @@ function combinedProblem(text: string): string | undefined {
     for (const field of ['ignoreDifferences', 'ignoreResourceUpdates']) {
       const nested = (override as Record<string, unknown> | null)?.[field];
       const inner = typeof nested === 'string' ? yamlProblem(nested, IGNORE_DIFF) : undefined;
-      if (inner) return `${groupKind}.${field} ${inner}`;
+      if (inner) return `${groupKind}.${field}: ${inner}`;
     }
   }
   return undefined;

@@ -52,5 +52,18 @@ describe('overrideProblems', () => {
       { key: 'resource.customizations.ignoreDifferences.all', problem: 'JSONPointers is number 5, not a list' },
     ]);
     expect(overrideProblems({ 'resource.customizations.ignoreDifferences.all': 'somethingElse: 5\n' })).toEqual([]);
+    // The whole value of the wrong shape, and a nested text that does not decode.
+    expect(
+      overrideProblems({
+        'resource.customizations': '- apps/Deployment\n',
+        'resource.customizations.ignoreDifferences.all': '[/spec/replicas]\n',
+      }),
+    ).toEqual([
+      { key: 'resource.customizations', problem: 'is a list, not a map' },
+      { key: 'resource.customizations.ignoreDifferences.all', problem: 'is a list, not a map' },
+    ]);
+    expect(overrideProblems({ 'resource.customizations': 'Service:\n  ignoreDifferences: "jsonPointers: /spec"\n' })).toEqual([
+      { key: 'resource.customizations', problem: 'Service.ignoreDifferences: jsonPointers is string "/spec", not a list' },
+    ]);
   });
 });
