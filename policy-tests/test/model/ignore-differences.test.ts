@@ -124,4 +124,25 @@ describe('ignoreDifferences', () => {
       },
     });
   });
+
+  it('reads hostile shapes without an exception: a list that is no list, items that are no text, an override that is no map', async () => {
+    const odd = [
+      { ignoreDifferences: 'jsonPointers: [/spec]' },
+      { ignoreDifferences: [null, 5, 'x', { group: 'apps', kind: 'StatefulSet', jqPathExpressions: 'not a list', jsonPointers: [5, '/spec/a'] }] },
+      { ignoreDifferences: [{ group: 'apps', kind: 'StatefulSet', jqPathExpressions: [7, null, { a: 1 }, '.spec.b'] }] },
+    ];
+    const cm = {
+      'resource.customizations': '- not a map\n',
+      'resource.customizations.ignoreDifferences.all': 'jqPathExpressions: {a: 1}\n',
+      'resource.compareoptions': '[1, 2]\n',
+    };
+    await resolveJqExpressions(() => odd.map((appSpec) => ({ object: sts, appSpec })), odd, cm);
+    expect(odd.map((spec) => ignoredFields(sts, spec, cm))).toEqual([
+      { pointers: ['/status'], unread: [] },
+      { pointers: ['/spec/a', '/status'], unread: [] },
+      { pointers: ['/spec/b', '/status'], unread: [] },
+    ]);
+    expect(odd.flatMap(uncompiledJq)).toEqual([]);
+    expect(uncompiledJqOverrides(cm)).toEqual([]);
+  });
 });
