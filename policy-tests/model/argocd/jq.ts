@@ -7,6 +7,7 @@
  * costs a run a second or so, never the run. jq's file system is the engine's own, in memory: `include` and `import` find
  * nothing, as gojq's compiler, which Argo CD gives no module loader, finds nothing.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { Worker } from 'node:worker_threads';
 
 /** Argo CD's bound on one jq expression's run (DefaultJQExecutionTimeout). */
@@ -107,6 +108,7 @@ const batchTimeout = (objects: number) => JQ_TIMEOUT_MS + objects * 5;
 /** A program not run because jq already overran its bound this many times in the run: a pull request could write many. */
 const MAX_OVERRUNS = 3;
 const NOT_RUN = `not run: ${MAX_OVERRUNS} jq programs before it did not end`;
+const NOT_ONE = 'does not read as one expression';
 
 type Ask = (program: string, json: string, timeoutMs?: number) => Promise<Reply | 'timeout' | 'skipped'>;
 
@@ -125,8 +127,22 @@ async function unusable(ask: Ask, expression: string): Promise<JqAnswer | undefi
   if ('error' in argo) return isCompileError(argo.error) ? { compileError: jqMessage(argo.error) } : { unanswered: jqMessage(argo.error) };
   const alone = await ask(`empty | ${expression}`, 'null');
   if (alone === 'skipped') return unanswered(alone, '');
-  if (alone === 'timeout' || 'error' in alone) return { unanswered: 'does not read as one expression' };
+  if (alone === 'timeout' || 'error' in alone) return { unanswered: NOT_ONE };
   return undefined;
+}
+
+/**
+ * An expression that does not stand alone, run on one object as Argo CD runs it (jqNormalizerPatch.Apply): it fails,
+ * gives other than one result, or deletes nothing, and Argo CD ignores nothing of the object for it; else what it
+ * does has no paths to name.
+ */
+async function asArgoCd(ask: Ask, expression: string, input: unknown): Promise<JqAnswer> {
+  const ran = await ask(`del(${expression})`, JSON.stringify(input));
+  if (ran === 'timeout' || ran === 'skipped') return unanswered(ran, `did not end in ${seconds}`);
+  if ('error' in ran) return { runError: jqMessage(ran.error) };
+  const outputs = lines(ran.output);
+  if (outputs.length !== 1) return { runError: `returned ${outputs.length} results where Argo CD takes one` };
+  return isDeepStrictEqual(JSON.parse(outputs[0]!), input) ? { paths: [] } : { unanswered: NOT_ONE };
 }
 
 const isPaths = (v: unknown): v is unknown[][] => Array.isArray(v) && v.every(Array.isArray);
@@ -175,6 +191,10 @@ export async function runJq(requests: readonly JqRequest[]): Promise<JqAnswer[]>
     for (const [expression, indexes] of byExpression) {
       const problem = await unusable(ask, expression);
       const onObjects = indexes.filter((i) => requests[i]!.input !== undefined);
+      if (problem && 'unanswered' in problem && problem.unanswered === NOT_ONE) {
+        for (const i of indexes) out[i] = requests[i]!.input === undefined ? problem : await asArgoCd(ask, expression, requests[i]!.input);
+        continue;
+      }
       for (const i of indexes) if (problem || requests[i]!.input === undefined) out[i] = problem ?? { paths: [] };
       if (problem || !onObjects.length) continue;
       const answers = await pathsOfEach(

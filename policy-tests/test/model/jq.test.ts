@@ -78,7 +78,8 @@ describe('runJq', () => {
       { expression: '.spec) , (.spec', input: deployment },
       { expression: 'include "/etc/passwd"; .spec', input: deployment },
     ]);
-    expect([escaped, closed]).toEqual([{ unanswered: 'does not read as one expression' }, { unanswered: 'does not read as one expression' }]);
+    // Run as Argo CD runs it: one result that deletes something has no paths to name; two results Argo CD skips.
+    expect([escaped, closed]).toEqual([{ unanswered: 'does not read as one expression' }, { runError: 'returned 2 results where Argo CD takes one' }]);
     expect(module).toEqual({ compileError: expect.stringMatching(/syntax error, unexpected include/) });
   });
 
@@ -99,5 +100,42 @@ describe('runJq', () => {
       { runError: expect.any(String) },
       { paths: [['spec']] },
     ]);
+  });
+});
+
+/**
+ * Argo CD's own cases for its jq normalizer (util/argo/normalizers/diff_normalizer_test.go at v3.5.1), ported by hand:
+ * what Argo CD does with each expression, and what the gate reads of it.
+ */
+describe("Argo CD's jq normalizer cases", () => {
+  const withInits = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'nginx-deployment' },
+    spec: { template: { spec: { initContainers: [{ name: 'init-container-0' }, { name: 'init-container-1' }], containers: [{ name: 'nginx' }] } } },
+  };
+  const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'my-configmap' }, data: { 'config.yaml': 'auth: x' } };
+
+  it('TestNormalizeJQPathExpression: the first init container is ignored, the second kept', async () => {
+    const [answer] = await runJq([{ expression: '.spec.template.spec.initContainers[] | select(.name == "init-container-0")', input: withInits }]);
+    expect(answer).toEqual({ paths: [['spec', 'template', 'spec', 'initContainers', 0]] });
+  });
+
+  it('TestNormalizeIllegalJQPathExpression: a missing quote does not compile, and the normalizer is refused', async () => {
+    const [answer] = await runJq([{ expression: '.spec.template.spec.containers[] | select(.name == "missing-quote)' }]);
+    expect(answer).toEqual({ compileError: expect.stringMatching(/syntax error/) });
+  });
+
+  it('TestNormalizeJQPathExpressionWithError: a path through a missing field fails, and the object is left as it is', async () => {
+    expect(await runJq([{ expression: '.spec.fakeField.foo[]', input: withInits }])).toEqual([{ runError: expect.stringMatching(/Cannot iterate over null/) }]);
+  });
+
+  it('TestJqPathExpressionFailWithTimeout: an expression that never ends is stopped at 1 s', async () => {
+    expect(await runJq([{ expression: 'until(true==false; [.] + [1])', input: withInits }])).toEqual([{ unanswered: 'did not end in 1 s' }]);
+  });
+
+  it('TestJQPathExpressionReturnsHelpfulError: an expression that closes del() and fails is skipped (the error in jq words; gojq says "fromjson cannot be applied")', async () => {
+    const [answer] = await runJq([{ expression: '.nothing) | .data["config.yaml"] |= (fromjson | del(.auth) | tojson', input: configMap }]);
+    expect(answer).toEqual({ runError: expect.stringMatching(/while parsing 'auth: x'/) });
   });
 });
