@@ -1,8 +1,9 @@
 /**
  * The fields Argo CD ignores in an object's diff (argo-cd v3.5.1, util/argo/normalizers/diff_normalizer.go): an
  * Application's spec.ignoreDifferences and argocd-cm's overrides (util/settings GetResourceOverrides: the older
- * resource.customizations map, resource.customizations.ignoreDifferences.<group_kind> with `all` for every kind, and
- * `/status` as resource.compareoptions says), matched by group and kind globs, and by name and namespace where given. With
+ * resource.customizations map, resource.customizations.ignoreDifferences.<group_kind> with `all` for every kind,
+ * `/status` as resource.compareoptions says, and an aggregated role's rules where it says ignoreAggregatedRoles),
+ * matched by group and kind globs, and by name and namespace where given. With
  * RespectIgnoreDifferences=true a sync sends the live value of each ignored field (controller/sync.go,
  * normalizeTargetResources), so what the repository changes there never reaches the cluster: not applied, and never
  * refused. JSON pointers are followed here, and jq expressions once jq has named the fields each deletes of each
@@ -238,7 +239,23 @@ export function ignoredFields(object: Obj, appSpec: unknown, argocdCm?: Obj): Ig
     for (const expression of strings(e.jqPathExpressions)) jqIgnored(object, expression, out);
     out.unread.push(...strings(e.managedFieldsManagers).map((m) => `fields managed by ${m}`));
   }
+  if (argocdCm && isAggregatedRole(object) && asObj(readYaml(argocdCm[COMPARE_OPTIONS])).ignoreAggregatedRoles === true) out.pointers.push('/rules');
   return out;
+}
+
+/**
+ * A Role or ClusterRole whose rules the aggregation controller writes (its aggregationRule a map): with
+ * resource.compareoptions' ignoreAggregatedRoles, gitops-engine's normalizeRole compares it without its rules.
+ */
+function isAggregatedRole(object: Obj): boolean {
+  const aggregation = object.aggregationRule;
+  return (
+    groupOf(typeof object.apiVersion === 'string' ? object.apiVersion : '') === 'rbac.authorization.k8s.io' &&
+    (object.kind === 'Role' || object.kind === 'ClusterRole') &&
+    !!aggregation &&
+    typeof aggregation === 'object' &&
+    !Array.isArray(aggregation)
+  );
 }
 
 const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);

@@ -46,6 +46,20 @@ describe('ignoreDifferences', () => {
     const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x' } };
     const crdOnly = { 'resource.compareoptions': 'ignoreResourceStatusField: crd\n' };
     expect([ignoredFields(sts, {}, crdOnly).pointers, ignoredFields(crd, {}, crdOnly).pointers]).toEqual([[], ['/status']]);
+    // ignoreAggregatedRoles: an aggregated ClusterRole compared without its rules, another role with them.
+    const aggregated = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'view' },
+      aggregationRule: { clusterRoleSelectors: [] },
+    };
+    const plain = { ...aggregated, aggregationRule: undefined };
+    const roles = { 'resource.compareoptions': 'ignoreAggregatedRoles: true\n' };
+    expect([ignoredFields(aggregated, {}, roles).pointers, ignoredFields(plain, {}, roles).pointers, ignoredFields(aggregated, {}, {}).pointers]).toEqual([
+      ['/status', '/rules'],
+      ['/status'],
+      ['/status'],
+    ]);
     for (const none of ['none', 'off', 'false'])
       expect(ignoredFields(sts, {}, { 'resource.compareoptions': `ignoreResourceStatusField: ${none}\n` }).pointers).toEqual([]);
   });
