@@ -97,6 +97,9 @@ const jqMessage = (message: string) =>
   message
     .replace(/^(Failed to execute raw query: )+/, '')
     .replace(/\s*jq: \d+ compile errors?\s*$/, '')
+    // jq's hint for a command line, and the `empty | ` that keeps a compile from running: neither is Argo CD's.
+    .replace(' (Unix shell quoting issues?)', '')
+    .replace(/(line \d+: )empty \| /, '$1')
     .replace(/\s+/g, ' ')
     .trim();
 

@@ -51,6 +51,8 @@ describe('runJq', () => {
     ]);
     expect(broken).toEqual({ compileError: expect.stringMatching(/^jq: error: syntax error, unexpected '\('.*del\(\.spec\.\(\)$/) });
     expect(brokenAlone).toEqual(broken);
+    // In Argo CD's program's words: no `empty | ` of the gate's, no hint for a shell.
+    expect(JSON.stringify(broken)).not.toMatch(/empty \||Unix shell/);
     expect(fails).toEqual({ runError: expect.stringMatching(/Invalid path expression with result \["replicas","template"\]/) });
     expect(compiles).toEqual({ paths: [] });
   });
