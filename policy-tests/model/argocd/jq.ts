@@ -98,9 +98,9 @@ const jqMessage = (message: string) =>
     .replace(/^(Failed to execute raw query: )+/, '')
     .replace(/\s*jq: \d+ compile errors?\s*$/, '')
     // jq's hint for a command line, and the `empty | ` that keeps a compile from running: neither is Argo CD's.
+    .replace(/\s+/g, ' ')
     .replace(' (Unix shell quoting issues?)', '')
     .replace(/(line \d+: )empty \| /, '$1')
-    .replace(/\s+/g, ' ')
     .trim();
 
 const seconds = `${JQ_TIMEOUT_MS / 1000} s`;
