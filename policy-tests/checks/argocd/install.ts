@@ -5,6 +5,7 @@ import { ROOT_APP_FILE, filesOfApp, ownersByFile } from '../../model/argocd/argo
 import { ARGOCD_CM_PATCH, argocdSettings } from '../../model/controller/resource-filter.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { PINNED_TOOLS } from '../../render/tools.ts';
+import { applicationHealthMissed, opensLibs } from '../../model/controller/health-lua.ts';
 import { APP_KINDS, ARGOCD_DIR, ARGOCD_TOOLS_FACTS, HEALTH_KEY, appsOf, minorOf } from './argocd.ts';
 
 /** argocd-cm's keys that change how Argo CD builds a kustomize source (util/settings GetKustomizeSettings). */
@@ -66,7 +67,7 @@ export const argocdInstallChecks: PolicyCheck[] = [
   {
     id: 'argocd-app-health',
     description:
-      "Argo CD assesses an Application's health (the argoproj.io_Application health customization in argocd-cm) and tracks resources by annotation, so an app of apps waits for each wave's apps and the sync waves gate something; judged on the rendered argocd-cm, or offline on the patch that sets it (invariants P1).",
+      "Argo CD assesses an Application's health (the argoproj.io_Application health customization in argocd-cm, run as Argo CD runs its Lua: it returns the Application's own health for each health it reports) and tracks resources by annotation, so an app of apps waits for each wave's apps and the sync waves gate something; judged on the rendered argocd-cm, or offline on the patch that sets it (invariants P1).",
     invariants: ['P1'],
     remediation: `in ${ARGOCD_CM_PATCH} set ${HEALTH_KEY} to a Lua script returning obj.status.health, and application.resourceTrackingMethod: annotation`,
     reads: { kinds: ['ConfigMap'], files: [ARGOCD_CM_PATCH] },
@@ -78,13 +79,21 @@ export const argocdInstallChecks: PolicyCheck[] = [
         return;
       }
       const { data, rendered, patch } = settings;
-      const fail = (message: string) =>
-        rendered ? ctx.fail({ resource: rendered, path: ['data'], target: 'key' }, message) : ctx.fail({ data: patch!, path: ['data'] }, message);
+      const fail = (message: string, key?: string) => {
+        const path = key === undefined ? ['data'] : ['data', key];
+        if (rendered) ctx.fail({ resource: rendered, path, target: 'key' }, message);
+        else ctx.fail({ data: patch!, path }, message);
+      };
       const script = data[HEALTH_KEY];
-      if (typeof script !== 'string' || !/obj\.status\.health/.test(script) || !/return\s+hs/.test(script))
-        fail(
-          `argocd-cm has no ${HEALTH_KEY} that returns the Application's own health: Argo CD marks Applications healthy at once, and the waves gate nothing`,
-        );
+      if (typeof script !== 'string') fail(`argocd-cm has no ${HEALTH_KEY}: Argo CD marks Applications healthy at once, and the waves gate nothing`);
+      else {
+        const wrong = applicationHealthMissed(script, opensLibs(data[HEALTH_KEY.replace('.health.', '.useOpenLibs.')]));
+        if (wrong)
+          fail(
+            `argocd-cm's ${HEALTH_KEY} ${wrong}: Argo CD takes a child Application's health from it, so the app of apps' waves wait on what it says`,
+            HEALTH_KEY,
+          );
+      }
       if (data['application.resourceTrackingMethod'] !== 'annotation')
         fail(
           `argocd-cm tracks resources by ${JSON.stringify(data['application.resourceTrackingMethod'] ?? 'label')}, must be annotation: charts set app.kubernetes.io/instance themselves`,

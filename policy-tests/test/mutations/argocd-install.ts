@@ -36,6 +36,19 @@ export const argocdInstallMutations: Mutation[] = [
   },
   {
     check: 'argocd-app-health',
+    why: "the Applications' health script loses an `end`: Argo CD cannot run it, and takes no child app's health from it",
+    mutate: (c) => c.write(ARGOCD_CM, c.read(ARGOCD_CM).replace('      end\n    end\n', '      end\n')),
+    at: (c) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'resource.customizations.health.argoproj.io_Application') }),
+  },
+  {
+    check: 'argocd-app-health',
+    why: "the Applications' health script says Healthy whatever the child app says: the waves wait on nothing",
+    mutate: (c) =>
+      c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'resource.customizations.health.argoproj.io_Application'], 'hs = {}\nhs.status = "Healthy"\nreturn hs\n')),
+    at: (c) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'resource.customizations.health.argoproj.io_Application') }),
+  },
+  {
+    check: 'argocd-app-health',
     why: 'resources tracked by the label charts set themselves',
     mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'application.resourceTrackingMethod'], 'label')),
     at: 'data:\n',

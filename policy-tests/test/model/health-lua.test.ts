@@ -1,0 +1,54 @@
+/**
+ * argocd-cm's health scripts run as Argo CD runs them (util/lua/lua.go at v3.5.1): its libraries and no others, the
+ * object as `obj`, the returned table read as a health status, and a script that never ends or reaches for a file
+ * stopped.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { opensLibs, runHealthLua } from '../../model/controller/health-lua.ts';
+import { REPO_ROOT } from '../../model/repository/repo.ts';
+
+const app = (health?: string) => ({
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name: 'child' },
+  ...(health ? { status: { health: { status: health, message: 'because' } } } : {}),
+});
+
+describe('runHealthLua', () => {
+  it("runs the repository's script for Applications: each child's own health, Progressing before it has one", () => {
+    const cm = parse(readFileSync(join(REPO_ROOT, 'apps/platform/argocd/patches/argocd-cm.yaml'), 'utf8')) as { data: Record<string, string> };
+    const script = cm.data['resource.customizations.health.argoproj.io_Application']!;
+    for (const status of ['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing'])
+      expect(runHealthLua(script, app(status))).toEqual({ status, message: 'because' });
+    expect(runHealthLua(script, app())).toEqual({ status: 'Progressing', message: '' });
+  });
+
+  it("gives a script Argo CD's libraries only: string and math with useOpenLibs, os's time and date, require of os alone", () => {
+    expect(runHealthLua('return {status = string.upper("healthy")}', app())).toEqual({
+      error: expect.stringMatching(/attempt to index a nil value \(global 'string'\)/),
+    });
+    expect(runHealthLua('return {status = string.gsub("Xealthy", "X", "H")}', app(), true)).toEqual({ status: 'Healthy', message: '' });
+    expect(runHealthLua('local os = require("os") return {status = "Healthy", message = os.date("%Y", 0)}', app())).toEqual({
+      status: 'Healthy',
+      message: '1970',
+    });
+    for (const escape of ['require("io")', 'dofile("/etc/passwd")', 'loadfile("/etc/passwd")', 'os.execute("true")', 'os.getenv("HOME")'])
+      expect(runHealthLua(escape, app())).toEqual({ error: expect.any(String) });
+    expect([opensLibs('true'), opensLibs('1'), opensLibs('yes'), opensLibs(undefined)]).toEqual([true, true, false, false]);
+  });
+
+  it('reads the returned table as Argo CD does: an unknown status is Unknown, nil is none, another type an error', () => {
+    expect(runHealthLua('return {status = "Fine"}', app())).toEqual({ status: 'Unknown', message: 'the script returns no health status Argo CD knows' });
+    expect(runHealthLua('return nil', app())).toEqual({ status: '', message: '' });
+    expect(runHealthLua('return 5', app())).toEqual({ error: 'the script returns a number, where Argo CD takes a table' });
+    expect(runHealthLua('hs = {} if obj.status ~= nil then', app())).toEqual({ error: expect.stringMatching(/'end' expected near <eof>/) });
+  });
+
+  it('stops a script that never ends, as Argo CD stops one at 1 s, and one that grows without end', () => {
+    expect(runHealthLua('while true do end', app())).toEqual({ error: 'the script did not end' });
+    expect(runHealthLua('local t = {} for i = 1, 1e9 do t[i] = i end', app())).toEqual({ error: 'the script did not end' });
+  });
+});
