@@ -1,7 +1,10 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/argocd-install.ts: each fails exactly its check, at its line. */
-import { lineOf } from '../support/helpers.ts';
+import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { swap, PORTFOLIO_APP, ROOT_APP, ARGOCD_CM, TOOLS, KUSTOMIZATION } from './edits.ts';
+
+/** Where argocd-app-health points at the health script for Applications: its key in the argocd-cm patch. */
+const atHealthScript = (c: RepoCopy) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'resource.customizations.health.argoproj.io_Application') });
 
 export const argocdInstallMutations: Mutation[] = [
   {
@@ -38,14 +41,14 @@ export const argocdInstallMutations: Mutation[] = [
     check: 'argocd-app-health',
     why: "the Applications' health script loses an `end`: Argo CD cannot run it, and takes no child app's health from it",
     mutate: (c) => c.write(ARGOCD_CM, c.read(ARGOCD_CM).replace('      end\n    end\n', '      end\n')),
-    at: (c) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'resource.customizations.health.argoproj.io_Application') }),
+    at: atHealthScript,
   },
   {
     check: 'argocd-app-health',
     why: "the Applications' health script says Healthy whatever the child app says: the waves wait on nothing",
     mutate: (c) =>
       c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'resource.customizations.health.argoproj.io_Application'], 'hs = {}\nhs.status = "Healthy"\nreturn hs\n')),
-    at: (c) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'resource.customizations.health.argoproj.io_Application') }),
+    at: atHealthScript,
   },
   {
     check: 'argocd-app-health',
