@@ -20,5 +20,5 @@ export { ignoresExtraneous } from '../model/controller/sync-options.ts';
 export { withLiveValues } from '../model/argocd/ignore-differences.ts';
 export { byRequiredApis, oneMinorAtATime, upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 // An image reference as the registry resolves it (the diff's image risks).
-export { imageParts, scaleTargetOf } from '../model/core/workloads.ts';
+export { imageParts, scaledKey, scaleTargetKey } from '../model/core/workloads.ts';
 export { imageKey, repoImageNeeds } from '../model/repository/image-facts.ts';

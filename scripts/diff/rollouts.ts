@@ -66,16 +66,16 @@ function restarts(pairs: readonly Pair[], head: Snapshot, changes: readonly Chan
   const out = new Map<string, RolloutRisk>();
   // A workload an autoscaler scales has the autoscaler's count, not its manifest's.
   const autoscaled = new Set(
-    [...head.objects]
-      .filter(([, e]) => e.object.kind === 'HorizontalPodAutoscaler')
-      .map(([id, e]) => `${idParts(id).namespace}/${facts.scaleTargetOf(e.object)?.kind}/${facts.scaleTargetOf(e.object)?.name}`),
+    [...head.objects].filter(([, e]) => e.object.kind === 'HorizontalPodAutoscaler').map(([id, e]) => facts.scaleTargetKey(idParts(id).namespace, e.object)),
   );
   for (const { id, a, b } of pairs) {
     const { kind, namespace, name } = idParts(id);
     if (!facts.ROLLING_KINDS.has(kind)) continue;
     const [ta, tb] = [valueAt(a.object, ['spec', 'template']), valueAt(b.object, ['spec', 'template'])];
     if (isDeepStrictEqual(ta, tb)) continue;
-    const counted = autoscaled.has(`${namespace}/${kind}/${name}`) ? { ...b.object, spec: { ...(b.object.spec as object), replicas: undefined } } : b.object;
+    const counted = autoscaled.has(facts.scaledKey(namespace, kind, name))
+      ? { ...b.object, spec: { ...(b.object.spec as object), replicas: undefined } }
+      : b.object;
     const rollout = facts.rolloutOf(kind, counted);
     if (!rollout) continue;
     const label = objectLabel(kind, namespace, name);

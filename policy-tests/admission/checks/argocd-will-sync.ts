@@ -14,7 +14,7 @@ import {
 } from '../../model/argocd/argocd.ts';
 import { isHookOrSkipped } from '../../model/controller/hooks.ts';
 import { onRefusedUpdate, syncMethodOf } from '../../model/controller/sync-method.ts';
-import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, verdictsOf } from '../../model/controller/resource-filter.ts';
+import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, settingsPlace, verdictsOf } from '../../model/controller/resource-filter.ts';
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { perObject } from '../../model/core/per-object.ts';
@@ -69,8 +69,8 @@ export const argocdWillSyncCheck: PolicyCheck = {
     const verdict = verdictsOf(filter);
     for (const { key, problem } of problems) {
       const message = `argocd-cm's ${key} cannot be read (${problem}): Argo CD fails to load its resource filter, and with it the settings every sync needs`;
-      if (settings?.rendered) ctx.fail({ resource: settings.rendered, path: ['data', key] }, message);
-      else if (settings?.patch) ctx.fail({ data: settings.patch, path: ['data', key] }, message);
+      const place = settingsPlace(settings, ['data', key]);
+      if (place) ctx.fail(place, message);
     }
     for (const r of ctx.resources) {
       const group = groupOf(r.apiVersion);

@@ -2,7 +2,7 @@
  * Argo CD's own install: the root app finds every Application, an Application's health is computed, and the render tools match the ones the gate pins.
  */
 import { ROOT_APP_FILE, filesOfApp, ownersByFile } from '../../model/argocd/argocd.ts';
-import { ARGOCD_CM_PATCH, argocdSettings } from '../../model/controller/resource-filter.ts';
+import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { PINNED_TOOLS } from '../../render/tools.ts';
 import { applicationHealthMissed, opensLibs } from '../../model/controller/health-lua.ts';
@@ -27,8 +27,8 @@ function buildSettings(ctx: CheckContext): void {
     const which = version ? `the kustomize sources that ask for version ${version}` : 'every kustomize source';
     const what = kind === 'buildOptions' ? `builds ${which} with ${JSON.stringify(value.trim())}` : `runs ${value.trim()} for ${which}`;
     const why = `argocd-cm's ${key}: Argo CD ${what}, and the gate builds with its own kustomize and no option (kustomize build <path>): what it judges of those sources may not be what Argo CD applies`;
-    if (settings!.rendered) ctx.notJudged({ resource: settings!.rendered, path: ['data', key], target: 'key' }, why);
-    else if (settings!.patch) ctx.notJudged({ data: settings!.patch, path: ['data', key] }, why);
+    const place = settingsPlace(settings, ['data', key], 'key');
+    if (place) ctx.notJudged(place, why);
   }
 }
 
@@ -78,11 +78,10 @@ export const argocdInstallChecks: PolicyCheck[] = [
         ctx.fail({ file: `${ARGOCD_DIR}/kustomization.yaml` }, 'no argocd-cm configures Argo CD: Applications get no health, and sync waves gate nothing');
         return;
       }
-      const { data, rendered, patch } = settings;
+      const { data } = settings;
       const fail = (message: string, key?: string) => {
-        const path = key === undefined ? ['data'] : ['data', key];
-        if (rendered) ctx.fail({ resource: rendered, path, target: 'key' }, message);
-        else ctx.fail({ data: patch!, path }, message);
+        const place = settingsPlace(settings, key === undefined ? ['data'] : ['data', key], 'key');
+        if (place) ctx.fail(place, message);
       };
       const script = data[HEALTH_KEY];
       if (typeof script !== 'string') fail(`argocd-cm has no ${HEALTH_KEY}: Argo CD marks Applications healthy at once, and the waves gate nothing`);

@@ -7,16 +7,15 @@
 import { ROOT_APP_FILE, namespaceOrDestination, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
 import { uncompiledJq, uncompiledJqOverrides } from '../../model/argocd/ignore-differences.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
-import { ARGOCD_CM_PATCH, argocdSettings } from '../../model/controller/resource-filter.ts';
+import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
 import { overrideProblems } from '../../model/controller/resource-overrides.ts';
 import { retryProblems } from '../../model/controller/retry.ts';
 import { dig } from '../../model/core/dig.ts';
+import { goParseBool } from '../../model/core/text.ts';
 import { APP_KINDS, appsOf } from './argocd.ts';
 
 /** The annotation that stops the controller reconciling an Application (canProcessApp), when it reads as Go's true. */
 const SKIP_RECONCILE = 'argocd.argoproj.io/skip-reconcile';
-/** What Go's strconv.ParseBool reads as true. */
-const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 
 /**
  * With RespectIgnoreDifferences=true, a sync keeps the cluster's value of each field its ignoreDifferences names on an
@@ -54,8 +53,8 @@ function uncomparable(ctx: CheckContext, apps: readonly ArgoApp[]): void {
         );
   const settings = argocdSettings(ctx.resources, ctx.repo);
   const fail = (key: string, message: string) => {
-    if (settings?.rendered) ctx.fail({ resource: settings.rendered, path: ['data', key], target: 'key' }, message);
-    else if (settings?.patch) ctx.fail({ data: settings.patch, path: ['data', key] }, message);
+    const place = settingsPlace(settings, ['data', key], 'key');
+    if (place) ctx.fail(place, message);
   };
   const broken = overrideProblems(settings?.data ?? {});
   for (const { key, problem } of broken)
@@ -86,10 +85,10 @@ export const argocdSyncPolicyCheck: PolicyCheck = {
     );
     for (const app of appsOf(ctx)) {
       const skip = dig(app.resource.object, ['metadata', 'annotations', SKIP_RECONCILE]);
-      if (typeof skip === 'string' && GO_TRUE.has(skip))
+      if (goParseBool(skip) === true)
         ctx.fail(
           { resource: app.resource, path: ['metadata', 'annotations', SKIP_RECONCILE] },
-          `Application ${app.name} is annotated ${SKIP_RECONCILE}: "${skip}": Argo CD's controller never reconciles it, so nothing of it syncs`,
+          `Application ${app.name} is annotated ${SKIP_RECONCILE}: "${String(skip)}": Argo CD's controller never reconciles it, so nothing of it syncs`,
         );
       const namespace = namespaceOrDestination(ctx.repo, app.resource);
       if (home !== undefined && namespace !== home) {

@@ -15,7 +15,7 @@ import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { dig } from '../../model/core/dig.ts';
 import { templatesWithPorts, type Template } from '../../model/cluster/pod-templates.ts';
-import { scaleTargetOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { scaledKey, scaleTargetKey, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -55,9 +55,7 @@ export const disruptionBudgetCheck: PolicyCheck = {
     // belong to the Jobs it makes, which the repository does not declare.
     const workloads = templatesWithPorts(ctx.repo).filter((t) => t.resource.kind !== 'CronJob' && namespaces.has(t.namespace));
     const autoscaled = new Set(
-      ctx.resources
-        .filter((r) => r.kind === 'HorizontalPodAutoscaler')
-        .map((r) => `${namespaceOrDestination(ctx.repo, r)}/${scaleTargetOf(r.object)?.kind}/${scaleTargetOf(r.object)?.name}`),
+      ctx.resources.filter((r) => r.kind === 'HorizontalPodAutoscaler').map((r) => scaleTargetKey(namespaceOrDestination(ctx.repo, r) ?? '', r.object)),
     );
     const budgetsOf = new Map<Resource, Resource[]>();
     for (const budget of budgets) {
@@ -78,7 +76,7 @@ export const disruptionBudgetCheck: PolicyCheck = {
       }
       // Counted only where every selected workload's replicas are known: a DaemonSet's pods are one per node, an
       // autoscaled workload's what its autoscaler makes.
-      if (unscaled.length || pods.some((w) => autoscaled.has(`${w.namespace}/${w.resource.kind}/${w.resource.name}`))) continue;
+      if (unscaled.length || pods.some((w) => autoscaled.has(scaledKey(w.namespace, w.resource.kind, w.resource.name)))) continue;
       const replicas = pods.map((w) => dig(w.resource.object, ['spec', 'replicas']) ?? 1);
       if (!replicas.every((n) => Number.isInteger(n))) continue;
       const expected = (replicas as number[]).reduce((a, b) => a + b, 0);

@@ -8,6 +8,7 @@
  * out of its sandbox: no file loading, no `require` but of `os`.
  */
 import { createRequire } from 'node:module';
+import { goParseBool } from '../core/text.ts';
 import { outcomeStore, packageVersion } from '../stores/outcome-store.ts';
 
 type Fengari = typeof import('fengari');
@@ -22,7 +23,7 @@ const STATUS_CODES = new Set(['Unknown', 'Progressing', 'Healthy', 'Suspended', 
 const MAX_INSTRUCTIONS = 5_000_000;
 
 /** `resource.customizations.useOpenLibs.<group_kind>` as Argo CD reads it (strconv.ParseBool). */
-export const opensLibs = (value: unknown): boolean => typeof value === 'string' && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
+export const opensLibs = (value: unknown): boolean => goParseBool(value) === true;
 
 export type HealthRun = { status: string; message: string } | { error: string };
 

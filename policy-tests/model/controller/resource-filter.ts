@@ -8,6 +8,7 @@
 import { parse } from 'yaml';
 import { argoGlobMatch } from '../core/glob.ts';
 import type { Resource } from '../core/manifest.ts';
+import type { Path } from '../core/positions.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';
 
 /** The repository's patch over the install manifest's argocd-cm (apps/platform/argocd's kustomization applies it). */
@@ -122,6 +123,19 @@ export function argocdSettings(resources: readonly Resource[], repo: Repo): Argo
   const patch = repo.dataFiles.get(ARGOCD_CM_PATCH);
   if (!patch) return undefined;
   return { data: ((patch.data as Record<string, unknown> | undefined)?.data ?? {}) as Record<string, unknown>, patch };
+}
+
+/**
+ * Where a finding about argocd-cm points: the node at `path` of the rendered ConfigMap (its key, with `target`), or
+ * of the patch that sets it offline; undefined where neither is there.
+ */
+export function settingsPlace(
+  settings: ArgocdSettings | undefined,
+  path: Path,
+  target?: 'key',
+): { resource: Resource; path: Path; target?: 'key' } | { data: DataFile; path: Path } | undefined {
+  if (settings?.rendered) return { resource: settings.rendered, path, ...(target ? { target } : {}) };
+  return settings?.patch ? { data: settings.patch, path } : undefined;
 }
 
 const FILTER_KEYS = { exclusions: 'resource.exclusions', inclusions: 'resource.inclusions' } as const;

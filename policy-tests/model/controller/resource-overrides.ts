@@ -9,6 +9,7 @@
  * of the wrong type.
  */
 import { parse } from 'yaml';
+import { goParseBool } from '../core/text.ts';
 
 export const RESOURCE_CUSTOMIZATIONS = 'resource.customizations';
 export const RESOURCE_COMPARE_OPTIONS = 'resource.compareoptions';
@@ -34,9 +35,6 @@ const RAW_OVERRIDE: Shape = {
 };
 /** settings.ArgoCDDiffOptions. */
 const DIFF_OPTIONS: Shape = { fields: { ignoreAggregatedRoles: 'bool', ignoreResourceStatusField: 'string', ignoreDifferencesOnResourceUpdates: 'bool' } };
-
-/** What Go's strconv.ParseBool reads. */
-const GO_BOOLS = new Set(['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False']);
 
 const kindOf = (v: unknown) => (Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'object' ? 'a map' : `${typeof v} ${JSON.stringify(v)}`);
 
@@ -94,7 +92,7 @@ function splitKeyProblem(key: string, value: string): string | undefined {
     case 'actions':
       return undefined;
     case 'useOpenLibs':
-      return GO_BOOLS.has(value) ? undefined : `is ${JSON.stringify(value)}, which Go's ParseBool does not read`;
+      return goParseBool(value) !== undefined ? undefined : `is ${JSON.stringify(value)}, which Go's ParseBool does not read`;
     case 'ignoreDifferences':
     case 'ignoreResourceUpdates':
       return yamlProblem(value, IGNORE_DIFF);

@@ -40,3 +40,12 @@ export function parseQuantity(v: unknown): number | undefined {
   if (m[2]) return n * 10 ** Number(m[2].slice(1));
   return n * SUFFIX[m[3] ?? '']!;
 }
+
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const GO_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** A text as Go's strconv.ParseBool reads it (Argo CD's settings and annotations): true, false, or undefined for any other. */
+export function goParseBool(text: unknown): boolean | undefined {
+  if (typeof text !== 'string') return undefined;
+  return GO_TRUE.has(text) ? true : GO_FALSE.has(text) ? false : undefined;
+}

@@ -190,3 +190,12 @@ export function scaleTargetOf(autoscaler: unknown): { kind: string; name: string
   const [kind, name] = [dig(autoscaler, ['spec', 'scaleTargetRef', 'kind']), dig(autoscaler, ['spec', 'scaleTargetRef', 'name'])];
   return typeof kind === 'string' && typeof name === 'string' ? { kind, name } : undefined;
 }
+
+/** A workload's key among the targets autoscalers scale: its namespace, kind and name. */
+export const scaledKey = (namespace: string, kind: string, name: string): string => `${namespace}/${kind}/${name}`;
+
+/** The key of what an autoscaler in `namespace` scales (`scaledKey`), or undefined where it names none. */
+export function scaleTargetKey(namespace: string, autoscaler: unknown): string | undefined {
+  const target = scaleTargetOf(autoscaler);
+  return target && scaledKey(namespace, target.kind, target.name);
+}
