@@ -17,8 +17,8 @@ const ENTRIES = {
   'homelab-gate': join(HERE, 'gate/bin.ts'),
   // The parse pool starts its workers from the file beside the bundle (model/repository/parse-pool.ts).
   'parse-worker-entry': join(HERE, 'model/repository/parse-worker.ts'),
-  // jq runs in a worker it can stop (model/argocd/jq.ts), started from the file beside the bundle too.
-  'jq-worker-entry': join(HERE, 'model/argocd/jq-worker.ts'),
+  // jq runs in a worker it can stop (model/compare/jq.ts), started from the file beside the bundle too.
+  'jq-worker-entry': join(HERE, 'model/compare/jq-worker.ts'),
 };
 
 function mtime(path) {

@@ -9,7 +9,7 @@ import type { ParsedFile } from '../model/core/manifest.ts';
 import { SchemaLayer } from '../schema/schema-layer.ts';
 import { renderRepo } from '../render/render.ts';
 import { applications, owningApplication } from '../model/argocd/argocd.ts';
-import { resolveJqExpressions } from '../model/argocd/ignore-differences.ts';
+import { resolveJqExpressions } from '../model/compare/ignore-differences.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
 
 let sharedLayer: Promise<SchemaLayer> | undefined;
@@ -47,7 +47,7 @@ export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, ku
 
 /**
  * Has jq name the fields each jq expression of ignoreDifferences deletes of the objects it points at, so the checks
- * and the diff read them as Argo CD's comparison does (model/argocd/ignore-differences.ts). Nothing runs where the
+ * and the diff read them as Argo CD's comparison does (model/compare/ignore-differences.ts). Nothing runs where the
  * repository writes no jq expression.
  */
 async function resolveIgnoredJq(repo: Repo): Promise<void> {

@@ -12,7 +12,7 @@ import { applications, normalizeSourcePath, owningApplication, syncOptions, type
 import { refusalsOf } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
-import { ignoredFields, type IgnoredFields } from '../model/argocd/ignore-differences.ts';
+import { ignoredFields, type IgnoredFields } from '../model/compare/ignore-differences.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { groupOf } from '../model/core/manifest.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';

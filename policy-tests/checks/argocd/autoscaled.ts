@@ -8,7 +8,7 @@
  * ignored without it, the app stays Synced but every sync still sends the manifest's count.
  */
 import { owningApplication, namespaceOrDestination, syncOptions } from '../../model/argocd/argocd.ts';
-import { ignoredFields } from '../../model/argocd/ignore-differences.ts';
+import { ignoredFields } from '../../model/compare/ignore-differences.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { argocdSettings } from '../../model/controller/resource-filter.ts';
 import { dig } from '../../model/core/dig.ts';

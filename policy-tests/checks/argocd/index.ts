@@ -3,6 +3,7 @@ import { type PolicyCheck, type Area, staticArea } from '../../model/checks/kit.
 import { argocdChecks } from './argocd.ts';
 import { argocdAutoscaledReplicasCheck } from './autoscaled.ts';
 import { argocdDestinationCheck } from './destination.ts';
+import { argocdHealthScriptsCheck } from './health-scripts.ts';
 import { argocdHooksCheck } from './hooks.ts';
 import { argocdInstallChecks } from './install.ts';
 import { argocdCascadeCheck, argocdPruneCheck } from './prune.ts';
@@ -22,6 +23,7 @@ export const argocdAreaChecks: PolicyCheck[] = [
   argocdSyncOptionsCheck,
   argocdAutoscaledReplicasCheck,
   ...argocdInstallChecks,
+  argocdHealthScriptsCheck,
   ...argocdRepoServerChecks,
 ];
 

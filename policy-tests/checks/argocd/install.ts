@@ -5,7 +5,8 @@ import { ROOT_APP_FILE, filesOfApp, ownersByFile } from '../../model/argocd/argo
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { PINNED_TOOLS } from '../../render/tools.ts';
-import { applicationHealthMissed, opensLibs } from '../../model/controller/health-lua.ts';
+import { applicationHealthMissed } from '../../model/compare/health-lua.ts';
+import { healthOverrideFor, resourceOverrides } from '../../model/compare/resource-overrides.ts';
 import { APP_KINDS, ARGOCD_DIR, ARGOCD_TOOLS_FACTS, HEALTH_KEY, appsOf, minorOf } from './argocd.ts';
 
 /** argocd-cm's keys that change how Argo CD builds a kustomize source (util/settings GetKustomizeSettings). */
@@ -83,14 +84,15 @@ export const argocdInstallChecks: PolicyCheck[] = [
         const place = settingsPlace(settings, key === undefined ? ['data'] : ['data', key], 'key');
         if (place) ctx.fail(place, message);
       };
-      const script = data[HEALTH_KEY];
-      if (typeof script !== 'string') fail(`argocd-cm has no ${HEALTH_KEY}: Argo CD marks Applications healthy at once, and the waves gate nothing`);
+      // The script Argo CD runs for an Application: its own key's, the older map's, or a glob's (GetHealthScript).
+      const override = healthOverrideFor(resourceOverrides(data), 'argoproj.io', 'Application');
+      if (!override) fail(`argocd-cm has no ${HEALTH_KEY}: Argo CD marks Applications healthy at once, and the waves gate nothing`);
       else {
-        const wrong = applicationHealthMissed(script, opensLibs(data[HEALTH_KEY.replace('.health.', '.useOpenLibs.')]));
+        const wrong = applicationHealthMissed(override.healthLua, override.useOpenLibs);
         if (wrong)
           fail(
-            `argocd-cm's ${HEALTH_KEY} ${wrong}: Argo CD takes a child Application's health from it, so the app of apps' waves wait on what it says`,
-            HEALTH_KEY,
+            `argocd-cm's ${override.keys.health} ${wrong}: Argo CD takes a child Application's health from it, so the app of apps' waves wait on what it says`,
+            override.keys.health,
           );
       }
       if (data['application.resourceTrackingMethod'] !== 'annotation')

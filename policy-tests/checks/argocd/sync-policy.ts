@@ -5,10 +5,10 @@
  * it before anything is compared.
  */
 import { ROOT_APP_FILE, namespaceOrDestination, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
-import { uncompiledJq, uncompiledJqOverrides } from '../../model/argocd/ignore-differences.ts';
+import { uncompiledJq, uncompiledJqOverrides } from '../../model/compare/ignore-differences.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
-import { overrideProblems } from '../../model/controller/resource-overrides.ts';
+import { overrideProblems } from '../../model/compare/resource-overrides.ts';
 import { retryProblems } from '../../model/controller/retry.ts';
 import { dig } from '../../model/core/dig.ts';
 import { goParseBool } from '../../model/core/text.ts';
@@ -35,11 +35,11 @@ function respectedDifferences(ctx: CheckContext, app: ArgoApp): void {
 }
 
 /**
- * What stops Argo CD comparing an app. argocd-cm's resource overrides it cannot load (model/controller/resource-overrides.ts)
+ * What stops Argo CD comparing an app. argocd-cm's resource overrides it cannot load (model/compare/resource-overrides.ts)
  * stop every comparison ("Basic comparison settings cannot be loaded"). A jq expression of ignoreDifferences that it
  * cannot compile (gojq, as `del(<expression>)`) fails the Application's comparison (util/argo/diff StateDiffs: a
  * ComparisonError), and one in argocd-cm's overrides every Application's; compiled with jq before the checks run
- * (model/argocd/jq.ts). Either way the sync status is Unknown, and no automated sync starts.
+ * (model/compare/jq.ts). Either way the sync status is Unknown, and no automated sync starts.
  */
 function uncomparable(ctx: CheckContext, apps: readonly ArgoApp[]): void {
   const cause = (u: { expression: string; error: string }) =>

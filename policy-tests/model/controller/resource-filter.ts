@@ -7,6 +7,7 @@
  */
 import { parse } from 'yaml';
 import { argoGlobMatch } from '../core/glob.ts';
+import { healthOverrideFor, resourceOverrides } from '../compare/resource-overrides.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';
@@ -162,21 +163,10 @@ export function resourcesFilter(settings: ArgocdSettings | undefined): { filter:
 
 /**
  * Whether argocd-cm gives a kind a health check of its own, which Argo CD then runs in place of gitops-engine's
- * built-in one (settings.go: `resource.customizations.health.<group>_<kind>`, `.<kind>` for the core group, or the
- * older `resource.customizations` map's `health.lua`).
+ * built-in one (util/lua GetHealthScript: its kind's override, the older map's `health.lua`, or a glob's).
  */
 export function customHealth(settings: ArgocdSettings | undefined, group: string, kind: string): boolean {
-  const data = settings?.data ?? {};
-  const key = group === '' ? kind : `${group}/${kind}`;
-  if (typeof data[`resource.customizations.health.${key.replace('/', '_')}`] === 'string') return true;
-  const legacy = data['resource.customizations'];
-  if (typeof legacy !== 'string') return false;
-  try {
-    const map = parse(legacy) as Record<string, { 'health.lua'?: unknown } | null> | null;
-    return typeof map?.[key]?.['health.lua'] === 'string';
-  } catch {
-    return false; // unreadable: Argo CD's settings fail, which argocd-will-sync does not judge; no custom health here
-  }
+  return !!settings && healthOverrideFor(resourceOverrides(settings.data), group, kind) !== undefined;
 }
 
 /** filterVerdict, asked once per group, kind and cluster: a repository holds thousands of objects of a few dozen kinds. */

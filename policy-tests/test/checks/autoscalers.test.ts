@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { argocdAutoscaledReplicasCheck } from '../../checks/argocd/autoscaled.ts';
 import { autoscalerClosureCheck } from '../../checks/closure/autoscalers.ts';
-import { resolveJqExpressions } from '../../model/argocd/ignore-differences.ts';
+import { resolveJqExpressions } from '../../model/compare/ignore-differences.ts';
 import { runPolicy } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT, type Repo } from '../../model/repository/repo.ts';

@@ -106,6 +106,31 @@ describe("argocd-cm's kustomize settings, which the gate does not build with, ar
   });
 });
 
+describe("argocd-cm's health scripts for other kinds are run on the objects they cover", () => {
+  it('passes a guarded script, and warns where one fails or says nothing on an object before its controller writes a status', async () => {
+    const { failed, warned } = await onBrokenCopy('argocd-health-scripts', (copy) =>
+      copy.edit(ARGOCD_CM, 0, (d) => {
+        d.setIn(
+          ['data', 'resource.customizations.health.apps_Deployment'],
+          'hs = {status = "Progressing"}\nif obj.status ~= nil then hs.status = "Healthy" end\nreturn hs\n',
+        );
+        d.setIn(
+          ['data', 'resource.customizations.health.Service'],
+          'hs = {status = "Healthy"}\nif obj.status.loadBalancer == nil then hs.status = "Progressing" end\nreturn hs\n',
+        );
+        d.setIn(['data', 'resource.customizations.health.batch_*'], 'hs = {}\nif obj.status ~= nil then hs.status = "Healthy" end\nreturn hs\n');
+      }),
+    );
+    expect(failed).toEqual([]);
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^argocd-cm's resource\.customizations\.health\.Service fails on Service \S+ (and \d+ more )?as the repository writes them \(.*attempt to index a nil value/,
+      ),
+      expect.stringMatching(/^argocd-cm's resource\.customizations\.health\.batch_\* returns no status for (CronJob|Job) \S+/),
+    ]);
+  });
+});
+
 describe('a sync window that holds an app back part of the time is said, and signed commits are not judged', () => {
   it('warns with the share of the year the window leaves, and fails nothing', async () => {
     const { failed, warned, notJudged } = await onBrokenCopy('argocd-sync-windows', (copy) =>

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { opensLibs, runHealthLua } from '../../model/controller/health-lua.ts';
+import { runHealthLua } from '../../model/compare/health-lua.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 
 const app = (health?: string) => ({
@@ -37,14 +37,17 @@ describe('runHealthLua', () => {
     });
     for (const escape of ['require("io")', 'dofile("/etc/passwd")', 'loadfile("/etc/passwd")', 'os.execute("true")', 'os.getenv("HOME")'])
       expect(runHealthLua(escape, app())).toEqual({ error: expect.any(String) });
-    expect([opensLibs('true'), opensLibs('1'), opensLibs('yes'), opensLibs(undefined)]).toEqual([true, true, false, false]);
   });
 
   it('reads the returned table as Argo CD does: an unknown status is Unknown, nil is none, another type an error', () => {
-    expect(runHealthLua('return {status = "Fine"}', app())).toEqual({ status: 'Unknown', message: 'the script returns no health status Argo CD knows' });
+    expect(runHealthLua('return {status = "Fine"}', app())).toEqual({
+      status: 'Unknown',
+      message: 'Lua returned an invalid health status',
+      unknownStatus: 'Fine',
+    });
     expect(runHealthLua('return nil', app())).toEqual({ status: '', message: '' });
     expect(runHealthLua('return 5', app())).toEqual({ error: 'the script returns a number, where Argo CD takes a table' });
-    expect(runHealthLua('hs = {} if obj.status ~= nil then', app())).toEqual({ error: expect.stringMatching(/'end' expected near <eof>/) });
+    expect(runHealthLua('hs = {} if obj.status ~= nil then', app())).toEqual({ error: expect.stringMatching(/'end' expected near <eof>/), unloaded: true });
   });
 
   it('stops a script that never ends, as Argo CD stops one at 1 s, and one that grows without end', () => {

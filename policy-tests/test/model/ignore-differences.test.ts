@@ -1,6 +1,6 @@
 /** The fields Argo CD ignores in a diff (diff_normalizer.go) and what a sync under RespectIgnoreDifferences=true sends. */
 import { describe, expect, it } from 'vitest';
-import { ignoredFields, resolveJqExpressions, uncompiledJq, uncompiledJqOverrides, withLiveValues } from '../../model/argocd/ignore-differences.ts';
+import { ignoredFields, resolveJqExpressions, uncompiledJq, uncompiledJqOverrides, withLiveValues } from '../../model/compare/ignore-differences.ts';
 
 const sts = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'data' }, spec: { replicas: 1 } };
 

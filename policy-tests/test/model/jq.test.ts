@@ -1,10 +1,10 @@
 /**
- * jq's own engine on the jq path expressions of ignoreDifferences (model/argocd/jq.ts): the fields each deletes as
+ * jq's own engine on the jq path expressions of ignoreDifferences (model/compare/jq.ts): the fields each deletes as
  * Argo CD runs it (`del(<expression>)`), its compile and run errors told apart, and a pull request's expression that
  * never ends or reads outside the sandbox stopped, as Argo CD stops it at 1 s.
  */
 import { describe, expect, it } from 'vitest';
-import { runJq } from '../../model/argocd/jq.ts';
+import { runJq } from '../../model/compare/jq.ts';
 
 const deployment = {
   spec: {

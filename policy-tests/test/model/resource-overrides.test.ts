@@ -3,7 +3,7 @@
  * cannot read stops every Application's comparison, so each one here is a key Argo CD's own code refuses.
  */
 import { describe, expect, it } from 'vitest';
-import { overrideProblems } from '../../model/controller/resource-overrides.ts';
+import { healthOverrideFor, overrideProblems, resourceOverrides } from '../../model/compare/resource-overrides.ts';
 
 describe('overrideProblems', () => {
   it("takes every key Argo CD's docs write, in both styles", () => {
@@ -65,5 +65,44 @@ describe('overrideProblems', () => {
     expect(overrideProblems({ 'resource.customizations': 'Service:\n  ignoreDifferences: "jsonPointers: /spec"\n' })).toEqual([
       { key: 'resource.customizations', problem: 'Service.ignoreDifferences: jsonPointers is string "/spec", not a list' },
     ]);
+  });
+});
+
+describe('resourceOverrides', () => {
+  it('loads the older map, then each split key over its kind, as GetResourceOverrides does', () => {
+    const loaded = resourceOverrides({
+      'resource.customizations':
+        'cert-manager.io/Certificate:\n  health.lua: return {status = "Healthy"}\n  health.lua.useOpenLibs: true\n  IgnoreDifferences: |\n    JSONPointers: [/spec/duration]\n',
+      'resource.customizations.health.cert-manager.io_Certificate': 'return {status = "Progressing"}',
+      'resource.customizations.health.all': 'return nil',
+      'resource.customizations.useOpenLibs.all': 'true',
+      // YAML 1.1, as Go reads it: `off` is false, so Argo CD ignores no object's /status (once it can load it at all).
+      'resource.compareoptions': 'ignoreResourceStatusField: off\n',
+    });
+    expect(Object.fromEntries(loaded)).toEqual({
+      'cert-manager.io/Certificate': {
+        healthLua: 'return {status = "Progressing"}',
+        useOpenLibs: true,
+        // encoding/json takes a field's name in any case.
+        ignoreDifferences: { jsonPointers: ['/spec/duration'] },
+        keys: { health: 'resource.customizations.health.cert-manager.io_Certificate', ignoreDifferences: 'resource.customizations' },
+      },
+      '*/*': { healthLua: 'return nil', useOpenLibs: true, keys: { health: 'resource.customizations.health.all' } },
+    });
+  });
+
+  it("adds /status to every kind's pointers by default, after the ones written", () => {
+    const loaded = resourceOverrides({ 'resource.customizations.ignoreDifferences.all': 'jsonPointers: [/spec/replicas]\n' });
+    expect(loaded.get('*/*')?.ignoreDifferences).toEqual({ jsonPointers: ['/spec/replicas', '/status'] });
+  });
+
+  it("finds an object's health script as GetHealthScript does: its own kind's, else a glob's", () => {
+    const loaded = resourceOverrides({
+      'resource.customizations.health.apps_Deployment': 'return {status = "Healthy"}',
+      'resource.customizations.health.cert-manager.io_*': 'return {status = "Degraded"}',
+    });
+    expect(healthOverrideFor(loaded, 'apps', 'Deployment')?.healthLua).toBe('return {status = "Healthy"}');
+    expect(healthOverrideFor(loaded, 'cert-manager.io', 'Issuer')?.healthLua).toBe('return {status = "Degraded"}');
+    expect(healthOverrideFor(loaded, '', 'Service')).toBeUndefined();
   });
 });

@@ -6,6 +6,10 @@ import { swap, PORTFOLIO_APP, ROOT_APP, ARGOCD_CM, TOOLS, KUSTOMIZATION } from '
 /** Where argocd-app-health points at the health script for Applications: its key in the argocd-cm patch. */
 const atHealthScript = (c: RepoCopy) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'resource.customizations.health.argoproj.io_Application') });
 
+/** A health script for Deployments, which argocd-health-scripts runs on each Deployment, and where it points. */
+const DEPLOYMENT_HEALTH = 'resource.customizations.health.apps_Deployment';
+const atDeploymentHealth = (c: RepoCopy) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, DEPLOYMENT_HEALTH) });
+
 export const argocdInstallMutations: Mutation[] = [
   {
     check: 'argocd-root-discovery',
@@ -55,6 +59,19 @@ export const argocdInstallMutations: Mutation[] = [
     why: 'resources tracked by the label charts set themselves',
     mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'application.resourceTrackingMethod'], 'label')),
     at: 'data:\n',
+  },
+  {
+    check: 'argocd-health-scripts',
+    why: "a health script for Deployments loses an `end`: Argo CD cannot load it, and every Deployment's health is Unknown",
+    mutate: (c) =>
+      c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', DEPLOYMENT_HEALTH], 'hs = {}\nif obj.status ~= nil then\n  hs.status = "Healthy"\nreturn hs\n')),
+    at: atDeploymentHealth,
+  },
+  {
+    check: 'argocd-health-scripts',
+    why: 'a health script for Deployments returns a status Argo CD does not know (Healty): every Deployment is Unknown',
+    mutate: (c) => c.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', DEPLOYMENT_HEALTH], 'hs = {}\nhs.status = "Healty"\nreturn hs\n')),
+    at: atDeploymentHealth,
   },
   {
     check: 'argocd-sync-policy',

@@ -8,7 +8,6 @@
  * out of its sandbox: no file loading, no `require` but of `os`.
  */
 import { createRequire } from 'node:module';
-import { goParseBool } from '../core/text.ts';
 import { outcomeStore, packageVersion } from '../stores/outcome-store.ts';
 
 type Fengari = typeof import('fengari');
@@ -22,10 +21,11 @@ const STATUS_CODES = new Set(['Unknown', 'Progressing', 'Healthy', 'Suspended', 
 /** Far beyond what a health script takes (this repository's runs in under a hundred), and a tenth of a second of fengari's work: one still running then is a loop. */
 const MAX_INSTRUCTIONS = 5_000_000;
 
-/** `resource.customizations.useOpenLibs.<group_kind>` as Argo CD reads it (strconv.ParseBool). */
-export const opensLibs = (value: unknown): boolean => goParseBool(value) === true;
-
-export type HealthRun = { status: string; message: string } | { error: string };
+/**
+ * What a script returns: a health status (an empty one where it returns nil), with the status it wrote where Argo CD
+ * did not know it and said Unknown; or why it returns none, and whether it never loaded.
+ */
+export type HealthRun = { status: string; message: string; unknownStatus?: string } | { error: string; unloaded?: true };
 
 type State = ReturnType<Fengari['lauxlib']['luaL_newstate']>;
 
@@ -113,7 +113,9 @@ export function runHealthLua(script: string, object: unknown, openLibs = false):
     const top = lua.lua_gettop(L);
     const loaded = lauxlib.luaL_loadstring(L, to_luastring(script));
     const ran = loaded === lua.LUA_OK ? lua.lua_pcall(L, 0, lua.LUA_MULTRET, 0) : loaded;
-    if (ran !== lua.LUA_OK) return { error: to_jsstring(lua.lua_tostring(L, -1) ?? to_luastring('error')) };
+    const error = () => to_jsstring(lua.lua_tostring(L, -1) ?? to_luastring('error'));
+    if (loaded !== lua.LUA_OK) return { error: error(), unloaded: true };
+    if (ran !== lua.LUA_OK) return { error: error() };
     // ExecuteHealthLua reads the last value the script returns: nil is no status, a table one, anything else an error.
     if (lua.lua_gettop(L) === top || lua.lua_type(L, -1) === lua.LUA_TNIL) return { status: '', message: '' };
     if (lua.lua_type(L, -1) !== lua.LUA_TTABLE)
@@ -121,7 +123,7 @@ export function runHealthLua(script: string, object: unknown, openLibs = false):
     const status = textField(L, 'status') ?? '';
     const message = textField(L, 'message') ?? '';
     // isValidHealthStatusCode: a status Argo CD does not know, or none, is Unknown.
-    return STATUS_CODES.has(status) ? { status, message } : { status: 'Unknown', message: 'the script returns no health status Argo CD knows' };
+    return STATUS_CODES.has(status) ? { status, message } : { status: 'Unknown', message: 'Lua returned an invalid health status', unknownStatus: status };
   } catch (err) {
     return { error: (err as Error).message };
   }

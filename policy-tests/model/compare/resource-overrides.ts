@@ -1,6 +1,6 @@
 /**
- * Whether Argo CD can load argocd-cm's resource overrides (util/settings/settings.go at v3.5.1,
- * GetResourceOverrides): the older `resource.customizations` map, every `resource.customizations.<type>.<group_kind>`
+ * argocd-cm's resource overrides as Argo CD loads them (util/settings/settings.go at v3.5.1, GetResourceOverrides),
+ * and whether it can load them at all: the older `resource.customizations` map, every `resource.customizations.<type>.<group_kind>`
  * key, and `resource.compareoptions`, which it reads on the way. One it cannot read fails the whole load, and the
  * controller then compares no Application ("Basic comparison settings cannot be loaded, using unknown comparison":
  * controller/state.go, CompareAppState): every app's sync status is Unknown, and no automated sync starts anywhere.
@@ -9,10 +9,13 @@
  * of the wrong type.
  */
 import { parse } from 'yaml';
+import { argoGlobMatch } from '../core/glob.ts';
 import { goParseBool } from '../core/text.ts';
 
 export const RESOURCE_CUSTOMIZATIONS = 'resource.customizations';
 export const RESOURCE_COMPARE_OPTIONS = 'resource.compareoptions';
+
+type Obj = Record<string, unknown>;
 
 /** A Go type as encoding/json decodes into it. */
 type Shape = 'string' | 'bool' | { list: Shape } | { fields: Readonly<Record<string, Shape>> };
@@ -135,4 +138,123 @@ export function overrideProblems(data: Readonly<Record<string, unknown>>): { key
     if (problem) out.push({ key, problem });
   }
   return out;
+}
+
+/** One override, keyed `<group>/<kind>`, `<kind>` or a glob (every group and kind for `all`), as v1alpha1.ResourceOverride holds it. */
+export interface ResourceOverride {
+  healthLua?: string;
+  useOpenLibs: boolean;
+  /** v1alpha1.OverrideIgnoreDiff, as read (its fields unchecked: overrideProblems says where Argo CD refuses them). */
+  ignoreDifferences?: Obj;
+  /** The argocd-cm key each part came from, for a finding to point at. */
+  keys: { health?: string; ignoreDifferences?: string };
+}
+
+/** An override that sets a health script, and the key it came from. */
+export type HealthOverride = ResourceOverride & { healthLua: string; keys: { health: string } };
+
+const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+
+/** A field as encoding/json finds it: the exact name, else one that differs in case only. */
+function jsonField(value: unknown, name: string): unknown {
+  const object = asObj(value);
+  if (Object.hasOwn(object, name)) return object[name];
+  const other = Object.keys(object).find((k) => k.toLowerCase() === name.toLowerCase());
+  return other === undefined ? undefined : object[other];
+}
+
+/** A YAML text's value, or undefined where it is no text or cannot be read (overrideProblems says why). */
+function readText(value: unknown): unknown {
+  if (typeof value !== 'string') return undefined;
+  const read = readGoYaml(value);
+  return 'value' in read ? read.value : undefined;
+}
+
+/** v1alpha1.OverrideIgnoreDiff's fields of a read value, found as encoding/json finds them. */
+function ignoreDiff(read: unknown): Obj {
+  const out: Obj = {};
+  for (const field of ['jsonPointers', 'jqPathExpressions', 'managedFieldsManagers']) {
+    const value = jsonField(read, field);
+    if (value !== undefined) out[field] = value;
+  }
+  return out;
+}
+
+/** resource.compareoptions, as ArgoCDDiffOptions over its defaults (GetResourceCompareOptions). */
+export function compareOptions(data: Readonly<Obj>): { ignoreAggregatedRoles: boolean; ignoreResourceStatusField: string } {
+  const read = readText(data[RESOURCE_COMPARE_OPTIONS]);
+  const aggregated = jsonField(read, 'ignoreAggregatedRoles');
+  const status = jsonField(read, 'ignoreResourceStatusField');
+  return {
+    ignoreAggregatedRoles: aggregated === true,
+    // YAML 1.1 reads `off` as false, which encoding/json will not put in a string: the load fails there
+    // (overrideProblems), and what Argo CD would ignore once it is mended is none.
+    ignoreResourceStatusField: typeof status === 'string' ? status : status === false ? 'false' : 'all',
+  };
+}
+
+/**
+ * The overrides Argo CD loads (GetResourceOverrides): the older `resource.customizations` map, then each
+ * `resource.customizations.<type>.<group_kind>` key, which replaces that part of its kind's entry, then `/status`
+ * ignored where resource.compareoptions puts it. What cannot be read is left out here; overrideProblems says so.
+ */
+export function resourceOverrides(data: Readonly<Obj>): ReadonlyMap<string, ResourceOverride> {
+  let out = loaded.get(data);
+  if (!out) loaded.set(data, (out = loadOverrides(data)));
+  return out;
+}
+
+/** Loaded once per argocd-cm data: a ConfigMap's data is never changed once parsed or rendered. */
+const loaded = new WeakMap<Readonly<Obj>, ReadonlyMap<string, ResourceOverride>>();
+
+function loadOverrides(data: Readonly<Obj>): Map<string, ResourceOverride> {
+  const out = new Map<string, ResourceOverride>();
+  const entry = (key: string) => {
+    let found = out.get(key);
+    if (!found) out.set(key, (found = { useOpenLibs: false, keys: {} }));
+    return found;
+  };
+  for (const [groupKind, raw] of Object.entries(asObj(readText(data[RESOURCE_CUSTOMIZATIONS])))) {
+    const override = entry(groupKind);
+    const lua = jsonField(raw, 'health.lua');
+    if (typeof lua === 'string' && lua) [override.healthLua, override.keys.health] = [lua, RESOURCE_CUSTOMIZATIONS];
+    override.useOpenLibs = jsonField(raw, 'health.lua.useOpenLibs') === true;
+    const ignore = readText(jsonField(raw, 'ignoreDifferences'));
+    if (ignore !== undefined) [override.ignoreDifferences, override.keys.ignoreDifferences] = [ignoreDiff(ignore), RESOURCE_CUSTOMIZATIONS];
+  }
+  // Go ranges over a map in no order; no two split keys write one part of one kind, so the order changes nothing.
+  for (const [key, value] of Object.entries(data)) {
+    if (!key.startsWith(RESOURCE_CUSTOMIZATIONS) || typeof value !== 'string') continue;
+    const [, , type, ...rest] = key.split('.');
+    const parts = rest.join('.').split('_');
+    if (type === undefined || rest.length === 0 || parts.length > 2 || !parts[0]) continue;
+    // convertToOverrideKey: `<group>_<kind>` or `<kind>`; `all` is every kind.
+    const overrideKey = parts.length === 2 ? parts.join('/') : parts[0] === 'all' ? '*/*' : parts[0];
+    if (type === 'health') Object.assign(entry(overrideKey), { healthLua: value }).keys.health = key;
+    else if (type === 'useOpenLibs') entry(overrideKey).useOpenLibs = goParseBool(value) === true;
+    else if (type === 'ignoreDifferences') Object.assign(entry(overrideKey), { ignoreDifferences: ignoreDiff(readText(value)) }).keys.ignoreDifferences = key;
+  }
+  const status = compareOptions(data).ignoreResourceStatusField;
+  const statusKey = status === 'crd' ? 'apiextensions.k8s.io/CustomResourceDefinition' : ['none', 'off', 'false'].includes(status) ? undefined : '*/*';
+  if (statusKey) {
+    // addStatusOverrideToGK: `/status` after the pointers the entry has.
+    const override = entry(statusKey);
+    const pointers = override.ignoreDifferences?.jsonPointers;
+    override.ignoreDifferences = { ...override.ignoreDifferences, jsonPointers: [...(Array.isArray(pointers) ? pointers : []), '/status'] };
+    override.keys.ignoreDifferences ??= RESOURCE_COMPARE_OPTIONS;
+  }
+  return out;
+}
+
+/**
+ * The health script Argo CD runs for an object of this group and kind (util/lua GetHealthScript): its kind's own
+ * override, else the first glob override that matches; undefined where Argo CD falls back to a script it ships, or to
+ * none. Go ranges over a map in no order, so where two globs match, which one wins is not said: the first here.
+ */
+export function healthOverrideFor(overrides: ReadonlyMap<string, ResourceOverride>, group: string, kind: string): HealthOverride | undefined {
+  const key = group ? `${group}/${kind}` : kind;
+  const own = overrides.get(key);
+  if (own?.healthLua) return own as HealthOverride;
+  for (const [glob, override] of overrides) if (override.healthLua && argoGlobMatch(glob, key)) return override as HealthOverride;
+  return undefined;
 }

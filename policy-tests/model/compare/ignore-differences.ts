@@ -9,11 +9,11 @@
  * refused. JSON pointers are followed here, and jq expressions once jq has named the fields each deletes of each
  * object (`resolveJqExpressions`, with jq's own engine: jq.ts); managed-fields managers are not (`unread`).
  */
-import { parse } from 'yaml';
 import { argoGlobMatch } from '../core/glob.ts';
 import { groupOf } from '../core/manifest.ts';
 import { dig } from '../core/dig.ts';
 import { runJq, type JqAnswer, type JqRequest } from './jq.ts';
+import { compareOptions, resourceOverrides } from './resource-overrides.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -35,67 +35,24 @@ interface IgnoreEntry {
   managedFieldsManagers?: unknown;
 }
 
-const COMBINED = 'resource.customizations';
-const PREFIX = `${COMBINED}.ignoreDifferences.`;
-const COMPARE_OPTIONS = 'resource.compareoptions';
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 const readOverrides = new WeakMap<Obj, IgnoreEntry[]>();
 
-/**
- * argocd-cm's ignoreDifferences overrides, as GetResourceOverrides and NewIgnoreNormalizer read them, once per
- * argocd-cm: the older `resource.customizations` map first (its keys `<group>/<kind>` or `<kind>`, each override's
- * ignoreDifferences a YAML text), then each `resource.customizations.ignoreDifferences.<group_kind>` key (`all` for
- * every kind), which replaces what the map says of that kind; and `/status` of every object, or of CRDs only, as
- * resource.compareoptions' ignoreResourceStatusField says (`all` by default; `none`, `off` or `false` for none).
- */
+/** argocd-cm's ignoreDifferences overrides, as GetResourceOverrides loads them (resource-overrides.ts), once per argocd-cm. */
 function overrides(argocdCm: Obj | undefined): IgnoreEntry[] {
   if (!argocdCm) return [];
   let out = readOverrides.get(argocdCm);
-  if (!out) readOverrides.set(argocdCm, (out = parseOverrides(argocdCm)));
+  if (!out) readOverrides.set(argocdCm, (out = ignoreEntries(argocdCm)));
   return out;
 }
 
-/** YAML text as Argo CD reads it, or undefined where it is no text or cannot be read (argocd-will-sync's concern). */
-function readYaml(value: unknown): unknown {
-  if (typeof value !== 'string') return undefined;
-  try {
-    return parse(value) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-
-/** Where resource.compareoptions' ignoreResourceStatusField puts `/status` (GetResourceOverrides' switch). */
-function statusOverrideKey(argocdCm: Obj): string | undefined {
-  const field = asObj(readYaml(argocdCm[COMPARE_OPTIONS])).ignoreResourceStatusField;
-  if (field === 'crd') return 'apiextensions.k8s.io/CustomResourceDefinition';
-  if (field === 'none' || field === 'off' || field === 'false' || field === false) return undefined;
-  return '*/*';
-}
-
-function parseOverrides(argocdCm: Obj): IgnoreEntry[] {
-  const byKind = new Map<string, Obj & { key: string }>();
-  for (const [groupKind, override] of Object.entries(asObj(readYaml(argocdCm[COMBINED]))))
-    byKind.set(groupKind, { ...asObj(readYaml(asObj(override).ignoreDifferences)), key: COMBINED });
-  for (const [key, value] of Object.entries(argocdCm)) {
-    if (!key.startsWith(PREFIX)) continue;
-    const groupKind = key.slice(PREFIX.length);
-    // convertToOverrideKey: `<group>_<kind>` or `<kind>`.
-    const overrideKey = groupKind === 'all' ? '*/*' : groupKind.replace('_', '/');
-    byKind.set(overrideKey, { ...asObj(readYaml(value)), key });
-  }
-  const status = statusOverrideKey(argocdCm);
-  if (status) {
-    const entry: Obj & { key: string } = byKind.get(status) ?? { key: COMPARE_OPTIONS };
-    byKind.set(status, { ...entry, jsonPointers: [...strings(entry.jsonPointers), '/status'] });
-  }
+function ignoreEntries(argocdCm: Obj): IgnoreEntry[] {
   // getGroupKindForOverrideKey: `<group>/<kind>`, or a kind of the core group.
-  return [...byKind].map(([overrideKey, entry]) => {
+  return [...resourceOverrides(argocdCm)].flatMap(([overrideKey, { ignoreDifferences, keys }]) => {
+    if (!ignoreDifferences) return [];
     const [group, kind] = overrideKey.includes('/') ? overrideKey.split('/', 2) : ['', overrideKey];
-    return { ...entry, group: group!, kind: kind! };
+    return [{ ...ignoreDifferences, key: keys.ignoreDifferences, group: group!, kind: kind! }];
   });
 }
 
@@ -239,7 +196,7 @@ export function ignoredFields(object: Obj, appSpec: unknown, argocdCm?: Obj): Ig
     for (const expression of strings(e.jqPathExpressions)) jqIgnored(object, expression, out);
     out.unread.push(...strings(e.managedFieldsManagers).map((m) => `fields managed by ${m}`));
   }
-  if (argocdCm && isAggregatedRole(object) && asObj(readYaml(argocdCm[COMPARE_OPTIONS])).ignoreAggregatedRoles === true) out.pointers.push('/rules');
+  if (argocdCm && isAggregatedRole(object) && compareOptions(argocdCm).ignoreAggregatedRoles) out.pointers.push('/rules');
   return out;
 }
 
