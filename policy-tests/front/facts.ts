@@ -17,6 +17,7 @@ export { configReadsOf, ROLLING_KINDS, rolloutOf } from '../model/controller/rol
 // Which objects a sync compares, and the hooks it runs (the diff's sync runs).
 export { isHookOrSkipped, syncLifecycle } from '../model/controller/hooks.ts';
 export { ignoresExtraneous } from '../model/controller/sync-options.ts';
+export { statusIsSubresource } from '../model/controller/status-subresource.ts';
 export { withLiveValues } from '../model/compare/ignore-differences.ts';
 export { byRequiredApis, oneMinorAtATime, upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 // An image reference as the registry resolves it (the diff's image risks).

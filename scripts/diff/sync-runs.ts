@@ -72,26 +72,52 @@ function differs(a: Entry, b: Entry): boolean {
   return !isDeepStrictEqual(a.object, facts.withLiveValues(b.object, a.object, pointers));
 }
 
+const partition = <T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] => [items.filter(test), items.filter((i) => !test(i))];
+
+/** The object without its status. */
+const withoutStatus = ({ status: _status, ...rest }: Record<string, unknown>) => rest;
+
+/**
+ * Whether an object changes only in a status the API server keeps as its own (a chart that ships a CRD with a status
+ * stanza, say): Argo CD ignores `/status` by default, and even a sync for another reason writes none of it.
+ */
+function onlyStatusKept(id: string, base: Snapshot, head: Snapshot, definitions: readonly Record<string, unknown>[]): boolean {
+  const [a, b] = [base.objects.get(id), head.objects.get(id)];
+  if (!a || !b || isDeepStrictEqual(a.object.status, b.object.status)) return false;
+  return sameObject(withoutStatus(a.object), withoutStatus(b.object)) && facts.statusIsSubresource(b.object, definitions);
+}
+
 /**
  * Per Application with changes (`changed`: the diff's changes, and the objects its risks name, such as a pod template
  * changed only in a checksum): whether a sync starts, and the hooks it runs.
  */
 export function syncRisks(changed: readonly Changed[], base: Snapshot, head: Snapshot): SyncRisk[] {
   const out: SyncRisk[] = [];
+  let crds: Record<string, unknown>[] | undefined;
+  const definitions = () => (crds ??= [...head.objects.values()].map((e) => e.object).filter((o) => o.kind === 'CustomResourceDefinition'));
   const syncing = outOfSync(base, head);
   const hooksOf = hooksByApp(head);
   for (const app of [...new Set(changed.map((c) => c.app))].sort()) {
     const id = `${app}|argoproj.io/Application|argocd|${app}`;
     if (!syncing.has(app)) {
       // A hook removed leaves the cluster as it was, synced or not.
-      const labels = [...new Set(changed.filter((c) => c.app === app && c.change !== 'removed').map((c) => idLabel(c.id)))];
-      if (labels.length)
+      const ids = [...new Set(changed.filter((c) => c.app === app && c.change !== 'removed').map((c) => c.id))];
+      const [statusOnly, held] = partition(ids, (objectId) => onlyStatusKept(objectId, base, head, definitions()));
+      if (held.length)
         out.push({
           app,
           id,
           flag: 'no-sync',
           level: 'review',
-          reason: `Application ${app} changes only what Argo CD leaves out of its comparison (hooks, Skipped objects, fields its ignoreDifferences ignores: ${shown(labels)}): the app stays Synced, no automated sync starts, and the change reaches the cluster only at its next sync for another reason, or a manual one`,
+          reason: `Application ${app} changes only what Argo CD leaves out of its comparison (hooks, Skipped objects, fields its ignoreDifferences ignores: ${shown(held.map(idLabel))}): the app stays Synced, no automated sync starts, and the change reaches the cluster only at its next sync for another reason, or a manual one`,
+        });
+      else if (statusOnly.length)
+        out.push({
+          app,
+          id,
+          flag: 'no-sync',
+          level: 'note',
+          reason: `Application ${app} changes only the status of ${shown(statusOnly.map(idLabel))}, which the API server keeps as its own (a subresource): no sync writes it, now or later`,
         });
       continue;
     }

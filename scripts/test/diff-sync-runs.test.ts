@@ -63,6 +63,26 @@ describe('the rendered diff says whether a change starts a sync, and what the sy
     expect(r.report.risks).toEqual([]);
   });
 
+  it('says a change to a status the API server keeps as its own is a note, not a risk: no sync writes it', async () => {
+    // A CRD whose status stanza a chart bump moves: Argo CD ignores /status, and the API server takes none from a manifest.
+    const crd = (stored: string) =>
+      `---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      subresources: {status: {}}\n      schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\nstatus:\n  storedVersions: [${stored}]\n  acceptedNames: {kind: "", plural: ""}\n  conditions: []\n`;
+    let r = await judged(WEB + crd('v1'), WEB + crd('v1, v1beta1'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.report.risks.filter((x) => x.flag === 'no-sync')).toEqual([
+      expect.objectContaining({
+        level: 'note',
+        reason:
+          'Application demo changes only the status of CustomResourceDefinition widgets.example.com, which the API server keeps as its own (a subresource): no sync writes it, now or later',
+      }),
+    ]);
+    // A custom resource whose CRD declares no status subresource takes its status from the manifest: still a risk.
+    const widget = (phase: string) => `---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: demo\nstatus: {phase: ${phase}}\n`;
+    const plain = crd('v1').replace('      subresources: {status: {}}\n', '');
+    r = await judged(WEB + plain + widget('a'), WEB + plain + widget('b'));
+    expect(r.report.risks.filter((x) => x.flag === 'no-sync').map((x) => x.level)).toEqual(['review']);
+  });
+
   it('names the hooks a sync runs, in phase order, where another change starts it', async () => {
     const r = await judged(WEB + MIGRATE('up') + NOTIFY, WEB.replace('web:1.4.0', 'web:1.4.1') + MIGRATE('up') + NOTIFY);
     expect(r.code, r.stderr).toBe(0);

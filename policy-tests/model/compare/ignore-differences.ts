@@ -38,12 +38,14 @@ interface IgnoreEntry {
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 const readOverrides = new WeakMap<Obj, IgnoreEntry[]>();
+const NO_SETTINGS: Obj = Object.freeze({});
 
 /** argocd-cm's ignoreDifferences overrides, as GetResourceOverrides loads them (resource-overrides.ts), once per argocd-cm. */
 function overrides(argocdCm: Obj | undefined): IgnoreEntry[] {
-  if (!argocdCm) return [];
-  let out = readOverrides.get(argocdCm);
-  if (!out) readOverrides.set(argocdCm, (out = ignoreEntries(argocdCm)));
+  // No argocd-cm is Argo CD's defaults (its install ships the ConfigMap empty): `/status` of every object ignored.
+  const data = argocdCm ?? NO_SETTINGS;
+  let out = readOverrides.get(data);
+  if (!out) readOverrides.set(data, (out = ignoreEntries(data)));
   return out;
 }
 

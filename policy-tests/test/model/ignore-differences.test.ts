@@ -16,8 +16,9 @@ describe('ignoreDifferences', () => {
         { group: 'apps', kind: 'StatefulSet', managedFieldsManagers: ['kube-controller-manager'] },
       ],
     };
+    // No argocd-cm is Argo CD's defaults: /status of every object ignored.
     expect(ignoredFields(sts, spec)).toEqual({
-      pointers: ['/spec/volumeClaimTemplates'],
+      pointers: ['/spec/volumeClaimTemplates', '/status'],
       unread: ['jq .spec.replicas', 'fields managed by kube-controller-manager'],
     });
   });
