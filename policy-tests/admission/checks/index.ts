@@ -11,6 +11,7 @@ import { argocdWillSyncCheck } from './argocd-will-sync.ts';
 import { crdAcceptedCheck } from './crd-accepted.ts';
 import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.ts';
 import { podSecurityCheck } from './pod-security.ts';
+import { serviceAllocationCheck } from './service-allocation.ts';
 
 export { POD_SECURITY_REASON } from './pod-security.ts';
 
@@ -21,6 +22,7 @@ export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnviron
     podSecurityCheck(isBuiltin),
     crdValidationRuleCheck(isBuiltin),
     crdAcceptedCheck,
+    serviceAllocationCheck,
     admissionPolicyCheck(isBuiltin, isClusterScoped),
     argocdWillSyncCheck,
   ];

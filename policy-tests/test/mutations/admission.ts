@@ -53,6 +53,27 @@ spec:
 };
 
 export const admissionMutations: Mutation[] = [
+  {
+    check: 'service-allocation',
+    why: "the API's Service asks for a cluster IP from another cluster's range (k3s' 10.43.0.0/16): the allocator refuses it, and the Service never syncs",
+    mutate: (c) => c.edit(SERVICE, 0, (d) => d.setIn(['spec', 'clusterIP'], '10.43.0.10')),
+    at: 'clusterIP: 10.43.0.10',
+  },
+  {
+    check: 'service-allocation',
+    why: "the API's Service demands dual-stack on a single-stack cluster",
+    mutate: (c) => c.edit(SERVICE, 0, (d) => d.setIn(['spec', 'ipFamilyPolicy'], 'RequireDualStack')),
+    at: 'ipFamilyPolicy: RequireDualStack',
+  },
+  {
+    check: 'service-allocation',
+    why: "the API's Service asks for the cluster IP Bazarr's Service holds: whichever Argo CD creates second is refused (here, the second read)",
+    mutate: (c) => {
+      c.edit(SERVICE, 0, (d) => d.setIn(['spec', 'clusterIP'], '10.96.100.100'));
+      c.edit('apps/media/bazarr/service.yaml', 0, (d) => d.setIn(['spec', 'clusterIP'], '10.96.100.100'));
+    },
+    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'clusterIP: 10.96.100.100') }),
+  },
   // Built-in validation, one per family.
   {
     check: 'api-validation',

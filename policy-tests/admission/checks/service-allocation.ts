@@ -1,0 +1,57 @@
+/**
+ * What the Service allocator refuses on create (admission/validation/service-allocation.ts), for the cluster the
+ * facts describe: its Service range (nodeNetwork.services) and the ServiceCIDRs the repository adds to it.
+ */
+import { DEFAULT_NODE_PORTS, nthAddress, serviceAllocations } from '../validation/service-allocation.ts';
+import { dig } from '../../model/core/dig.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { isIPv6 } from 'node:net';
+
+const familyOfCidr = (cidr: string) => (isIPv6(cidr.split('/')[0] ?? '') ? 'IPv6' : 'IPv4');
+
+export const serviceAllocationCheck: PolicyCheck = {
+  id: 'service-allocation',
+  description:
+    "The API server's Service allocator gives every Service what it asks for, in the cluster the facts describe: an IP family the cluster has (nodeNetwork.services; a ServiceCIDR widens a family's range, never adds one), no RequireDualStack on a single-stack cluster, a cluster IP inside the Service range that no other Service holds (nor the kubernetes Service, on the first address, nor Talos' kube-dns, on the tenth, where the facts say Talos brings it), a node port inside 30000-32767 that no other Service holds; a Service it refuses never syncs (invariants P1).",
+  invariants: ['P1'],
+  remediation: 'leave clusterIP and nodePort out and let the cluster choose, or pick a free one inside the range the message names',
+  reads: { kinds: ['Service', 'ServiceCIDR'] },
+  exemptible: false,
+  run(ctx) {
+    const range = ctx.repo.facts?.nodeNetwork?.services;
+    const services = ctx.resources.filter((r) => r.kind === 'Service' && r.apiVersion === 'v1');
+    // ServiceCIDRs widen the families the API server's flag gave; one of another family adds nothing.
+    const widened = ctx.resources
+      .filter((r) => r.kind === 'ServiceCIDR')
+      .flatMap((r) => (dig(r.object, ['spec', 'cidrs']) as unknown[] | undefined) ?? [])
+      .filter((c): c is string => typeof c === 'string' && !!range && familyOfCidr(c) === familyOfCidr(range));
+    // Talos' CoreDNS Service, where the facts say the cluster brings it, holds the range's tenth address (Talos'
+    // DNSServiceIP, as kubeadm's): a Service of the repository there is refused.
+    const dns = ctx.repo.facts?.providedOutsideGit.some((o) => o.kind === 'Service' && o.namespace === 'kube-system' && o.name === 'kube-dns');
+    const dnsIP = range && dns ? nthAddress(range, 10) : undefined;
+    const network = {
+      ranges: range ? [range, ...widened] : [],
+      nodePorts: DEFAULT_NODE_PORTS,
+      held: dnsIP ? [{ ip: dnsIP, by: 'kube-system/kube-dns, the cluster DNS Service Talos brings (providedOutsideGit)' }] : [],
+    };
+    const allocations = serviceAllocations(
+      services.map((r) => ({ object: r.object, label: `Service ${r.namespace ?? 'default'}/${r.name}` })),
+      network,
+    );
+    for (const { index, invalid } of allocations) {
+      const r = services[index]!;
+      ctx.fail({ resource: r, path: invalid.path }, `Service ${r.name}: ${invalid.message} [${invalid.fn}]`);
+    }
+    if (!range)
+      for (const r of services) {
+        const asks = ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'].find(
+          (f) => dig(r.object, ['spec', f]) !== undefined && dig(r.object, ['spec', f]) !== 'None',
+        );
+        if (asks)
+          ctx.notJudged(
+            { resource: r, path: ['spec', asks] },
+            `Service ${r.name}: the cluster facts state no Service range (nodeNetwork.services), so its ${asks} is not judged`,
+          );
+      }
+  },
+};
