@@ -10,6 +10,7 @@ import { admissionPolicyCheck } from './admission-policy.ts';
 import { argocdWillSyncCheck } from './argocd-will-sync.ts';
 import { crdAcceptedCheck } from './crd-accepted.ts';
 import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.ts';
+import { namespaceLimitsCheck } from './namespace-limits.ts';
 import { podSecurityCheck } from './pod-security.ts';
 import { serviceAllocationCheck } from './service-allocation.ts';
 
@@ -23,6 +24,7 @@ export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnviron
     crdValidationRuleCheck(isBuiltin),
     crdAcceptedCheck,
     serviceAllocationCheck,
+    namespaceLimitsCheck,
     admissionPolicyCheck(isBuiltin, isClusterScoped),
     argocdWillSyncCheck,
   ];

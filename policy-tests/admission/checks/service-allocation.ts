@@ -1,8 +1,8 @@
 /**
- * What the Service allocator refuses on create (admission/validation/service-allocation.ts), for the cluster the
+ * What the Service allocator refuses on create (admission/allocation/service-allocation.ts), for the cluster the
  * facts describe: its Service range (nodeNetwork.services) and the ServiceCIDRs the repository adds to it.
  */
-import { DEFAULT_NODE_PORTS, nthAddress, serviceAllocations } from '../validation/service-allocation.ts';
+import { DEFAULT_NODE_PORTS, nthAddress, serviceAllocations } from '../allocation/service-allocation.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { isIPv6 } from 'node:net';

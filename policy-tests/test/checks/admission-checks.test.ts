@@ -5,7 +5,7 @@ import { copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
 import { API, CONTAINER } from '../mutations/edits.ts';
 import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
-import { admissionMutations, CRD_FILE, drillCrd } from '../mutations/admission.ts';
+import { admissionMutations, CRD_FILE, drillCrd, ownLimits } from '../mutations/admission.ts';
 
 describeMutations('admission checks (admission/) bite on a broken copy of the real repository', admissionMutations);
 
@@ -161,5 +161,29 @@ describe('a claim under Replace=true: refused by every replace, unless Force=tru
   it('fails argocd-will-sync alone without Force=true, and with it only argocd-prune, for what the recreation loses', async () => {
     expect(await judged('Replace=true')).toEqual(['argocd-will-sync']);
     expect(await judged('Replace=true,Force=true')).toEqual(['argocd-prune']);
+  });
+});
+
+describe("a namespace's quota the gate cannot count is not judged, and one with room passes", () => {
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    ownLimits(
+      copy,
+      [
+        'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: roomy\n  namespace: portfolio\nspec:\n  hard:\n    pods: "10"\n    requests.cpu: "2"\n    requests.memory: 4Gi\n    count/deployments.apps: "3"\n',
+        'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: best-effort\n  namespace: portfolio\nspec:\n  scopes: [BestEffort]\n  hard:\n    pods: "1"\n',
+      ].join('---\n'),
+    );
+  });
+  afterAll(() => copy?.dispose());
+
+  it('fails nothing, and names the scoped quota and the count it does not keep', async () => {
+    const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+    expect(allFindings(result)).toEqual([]);
+    expect(result.notJudged.filter((f) => f.check === 'namespace-limits').map((f) => f.message)).toEqual([
+      'ResourceQuota roomy: count/deployments.apps is not counted by the gate',
+      'ResourceQuota best-effort: a quota with scopes counts only the pods they select, which the gate does not sort',
+    ]);
   });
 });

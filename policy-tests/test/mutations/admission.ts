@@ -52,7 +52,38 @@ spec:
   )(c);
 };
 
+/** A file of the root app's that sets the portfolio namespace's limits, as its owner would. */
+const NAMESPACE_LIMITS = 'clusters/home/portfolio-limits.yaml';
+/** The namespace's owner, the root app's project, made able to set them there (it blacklists them, and has no portfolio destination). */
+export const ownLimits = (c: RepoCopy, yaml: string) => {
+  c.edit('clusters/home/projects.yaml', 0, (d) => {
+    d.deleteIn(['spec', 'namespaceResourceBlacklist']);
+    d.addIn(['spec', 'destinations'], { server: 'https://kubernetes.default.svc', namespace: 'portfolio' });
+  });
+  c.write(NAMESPACE_LIMITS, yaml);
+};
+const limitRange = (limits: string) => `apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: bounds\n  namespace: portfolio\nspec:\n  limits:\n${limits}`;
+const quota = (hard: string) => `apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: budget\n  namespace: portfolio\nspec:\n  hard:\n${hard}`;
+
 export const admissionMutations: Mutation[] = [
+  {
+    check: 'namespace-limits',
+    why: "the portfolio namespace's LimitRange caps a container's memory below the API's limit: LimitRanger refuses its pods, and the Deployment never has one",
+    mutate: (c) => ownLimits(c, limitRange('    - type: Container\n      max: {memory: 128Mi}\n')),
+    at: (c) => ({ file: API, line: lineOf(c, API, 'resources:') }),
+  },
+  {
+    check: 'namespace-limits',
+    why: "the portfolio namespace's quota limits CPU, and the API's container states no CPU limit: every pod is refused (must specify limits.cpu)",
+    mutate: (c) => ownLimits(c, quota('    limits.cpu: "2"\n')),
+    at: (c) => ({ file: API, line: lineOf(c, API, '    spec:') }),
+  },
+  {
+    check: 'namespace-limits',
+    why: "the portfolio namespace's quota holds two pods: the API's two replicas fit, and its rolling update's surge never does",
+    mutate: (c) => ownLimits(c, quota('    pods: "2"\n')),
+    at: 'pods: "2"',
+  },
   {
     check: 'service-allocation',
     why: "the API's Service asks for a cluster IP from another cluster's range (k3s' 10.43.0.0/16): the allocator refuses it, and the Service never syncs",

@@ -8,7 +8,7 @@
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import type { PathSegment } from '../../model/core/positions.ts';
-import type { Invalid } from './metadata.ts';
+import type { Invalid } from '../validation/metadata.ts';
 
 type Obj = Record<string, any>;
 

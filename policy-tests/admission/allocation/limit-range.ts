@@ -1,0 +1,123 @@
+/**
+ * LimitRanger, the admission plugin that defaults and bounds what a pod and a claim ask for in a namespace with
+ * LimitRanges (k8s.io/kubernetes v1.36, plugin/pkg/admission/limitranger/admission.go; the LimitRange's own defaults
+ * from pkg/apis/core/v1/defaults.go, SetDefaults_LimitRangeItem). A controller's pods are admitted as it creates them:
+ * a template LimitRanger refuses leaves its workload with no pod, and Argo CD's sync waits on it for good.
+ */
+import { containersOf, runsAlongside, type PodSpecRef } from '../../model/core/workloads.ts';
+import { parseQuantity } from '../../model/core/text.ts';
+
+type Obj = Record<string, any>;
+/** A resource list as written: names to quantities (text or number). */
+export type ResourceList = Record<string, unknown>;
+export interface Requirements {
+  requests: ResourceList;
+  limits: ResourceList;
+}
+
+const list = (v: unknown): ResourceList => (v && typeof v === 'object' && !Array.isArray(v) ? { ...(v as ResourceList) } : {});
+const shown = (v: unknown) => String(v);
+
+/** SetDefaults_LimitRangeItem: a Container item's default limit is its max, its default request its default or min. */
+export function storedItem(item: Obj): Obj {
+  if (item?.type !== 'Container') return item;
+  const limits = { ...list(item.max), ...list(item.default) };
+  const requests = { ...list(item.min), ...limits, ...list(item.defaultRequest) };
+  return { ...item, default: limits, defaultRequest: requests };
+}
+
+/**
+ * A container's requirements as admitted: requests filled from its limits (the API's decoding defaults, before
+ * admission), then what each LimitRange's Container item defaults (mergeContainerResources: only what is missing).
+ */
+export function admittedRequirements(container: Obj, ranges: readonly Obj[]): Requirements {
+  const limits = list(container?.resources?.limits);
+  const requests = { ...limits, ...list(container?.resources?.requests) };
+  for (const range of ranges)
+    for (const item of (Array.isArray(range?.spec?.limits) ? range.spec.limits : []).map(storedItem)) {
+      if (item?.type !== 'Container') continue;
+      for (const [k, v] of Object.entries(list(item.default))) if (!(k in limits)) limits[k] = v;
+      for (const [k, v] of Object.entries(list(item.defaultRequest))) if (!(k in requests)) requests[k] = v;
+    }
+  return { requests, limits };
+}
+
+const amount = (v: unknown) => parseQuantity(v) ?? 0;
+
+/** minConstraint, maxConstraint, limitRequestRatioConstraint and maxRequestConstraint, in the plugin's words. */
+function constraintErrors(type: string, item: Obj, have: Requirements, limitsRead = true): string[] {
+  const out: string[] = [];
+  for (const [name, min] of Object.entries(list(item.min))) {
+    if (!(name in have.requests)) out.push(`minimum ${name} usage per ${type} is ${shown(min)}.  No request is specified`);
+    else if (amount(have.requests[name]) < amount(min))
+      out.push(`minimum ${name} usage per ${type} is ${shown(min)}, but request is ${shown(have.requests[name])}`);
+    else if (limitsRead && name in have.limits && amount(have.limits[name]) < amount(min))
+      out.push(`minimum ${name} usage per ${type} is ${shown(min)}, but limit is ${shown(have.limits[name])}`);
+  }
+  for (const [name, max] of Object.entries(list(item.max))) {
+    if (!limitsRead) {
+      // maxRequestConstraint: a claim's limits are not user input; its request is bounded.
+      if (!(name in have.requests)) out.push(`maximum ${name} usage per ${type} is ${shown(max)}.  No request is specified`);
+      else if (amount(have.requests[name]) > amount(max))
+        out.push(`maximum ${name} usage per ${type} is ${shown(max)}, but request is ${shown(have.requests[name])}`);
+    } else if (!(name in have.limits)) out.push(`maximum ${name} usage per ${type} is ${shown(max)}.  No limit is specified`);
+    else if (amount(have.limits[name]) > amount(max)) out.push(`maximum ${name} usage per ${type} is ${shown(max)}, but limit is ${shown(have.limits[name])}`);
+    else if (name in have.requests && amount(have.requests[name]) > amount(max))
+      out.push(`maximum ${name} usage per ${type} is ${shown(max)}, but request is ${shown(have.requests[name])}`);
+  }
+  if (limitsRead)
+    for (const [name, ratio] of Object.entries(list(item.maxLimitRequestRatio))) {
+      const [request, limit] = [amount(have.requests[name]), amount(have.limits[name])];
+      if (!request) out.push(`${name} max limit to request ratio per ${type} is ${shown(ratio)}, but no request is specified or request is 0`);
+      else if (!limit) out.push(`${name} max limit to request ratio per ${type} is ${shown(ratio)}, but no limit is specified or limit is 0`);
+      else if (limit / request > amount(ratio))
+        out.push(`${name} max limit to request ratio per ${type} is ${shown(ratio)}, but provided ratio is ${(limit / request).toFixed(6)}`);
+    }
+  return out;
+}
+
+/**
+ * A pod's requests or limits as the scheduler and LimitRanger count them (podRequests, podLimits): its containers
+ * and sidecars together, or a one-shot init container with the sidecars started before it, whichever is more.
+ */
+export function podTotals(pod: PodSpecRef, ranges: readonly Obj[], field: keyof Requirements): Record<string, number> {
+  const together: Record<string, number> = {};
+  const peak: Record<string, number> = {};
+  const sidecars: Record<string, number> = {};
+  for (const c of containersOf(pod)) {
+    const have = admittedRequirements(c.container, ranges)[field];
+    if (!c.init) for (const [k, v] of Object.entries(have)) together[k] = (together[k] ?? 0) + amount(v);
+    else if (runsAlongside(c))
+      for (const [k, v] of Object.entries(have)) {
+        sidecars[k] = (sidecars[k] ?? 0) + amount(v);
+        together[k] = (together[k] ?? 0) + amount(v);
+      }
+    else for (const [k, v] of Object.entries(have)) peak[k] = Math.max(peak[k] ?? 0, amount(v) + (sidecars[k] ?? 0));
+  }
+  for (const [k, v] of Object.entries(peak)) together[k] = Math.max(together[k] ?? 0, v);
+  return together;
+}
+
+/** What one LimitRange refuses of a pod (PodValidateLimitFunc): each container's and the pod's, with where. */
+export function podLimitRefusals(pod: PodSpecRef, ranges: readonly Obj[], range: Obj): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  for (const item of (Array.isArray(range?.spec?.limits) ? range.spec.limits : []).map(storedItem)) {
+    if (item?.type === 'Container')
+      for (const c of containersOf(pod))
+        for (const message of constraintErrors('Container', item, admittedRequirements(c.container, ranges)))
+          out.push({ path: [...c.at, 'resources'], message });
+    if (item?.type === 'Pod') {
+      const have = { requests: podTotals(pod, ranges, 'requests'), limits: podTotals(pod, ranges, 'limits') };
+      for (const message of constraintErrors('Pod', item, have)) out.push({ path: pod.at, message });
+    }
+  }
+  return out;
+}
+
+/** What one LimitRange refuses of a claim (PersistentVolumeClaimValidateLimitFunc): its storage request, bounded. */
+export function claimLimitRefusals(claimSpec: Obj, range: Obj): string[] {
+  const have = { requests: list(claimSpec?.resources?.requests), limits: {} };
+  return (Array.isArray(range?.spec?.limits) ? range.spec.limits : [])
+    .filter((item: Obj) => item?.type === 'PersistentVolumeClaim')
+    .flatMap((item: Obj) => constraintErrors('PersistentVolumeClaim', item, have, false));
+}

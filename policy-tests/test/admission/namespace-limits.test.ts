@@ -1,0 +1,89 @@
+/**
+ * LimitRanger and ResourceQuota admission (Kubernetes v1.36, plugin/pkg/admission/limitranger and resourcequota):
+ * the defaults, bounds and messages, each as the plugins word them.
+ */
+import { describe, expect, it } from 'vitest';
+import { admittedRequirements, claimLimitRefusals, podLimitRefusals, podTotals, storedItem } from '../../admission/allocation/limit-range.ts';
+import { amountText, computeNames, requiredCompute, unscoped } from '../../admission/allocation/resource-quota.ts';
+
+const range = (...limits: object[]) => ({ spec: { limits } });
+const pod = (containers: object[], initContainers: object[] = []) => ({ spec: { containers, initContainers }, at: ['spec'] as (string | number)[] });
+const c = (name: string, requests?: object, limits?: object, extra: object = {}) => ({
+  name,
+  resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
+  ...extra,
+});
+
+describe('LimitRanger', () => {
+  it('defaults a Container item as the API server stores it: the default limit from max, the default request from the default, then min', () => {
+    expect(storedItem({ type: 'Container', max: { cpu: '2' }, min: { memory: '64Mi' } })).toEqual({
+      type: 'Container',
+      max: { cpu: '2' },
+      min: { memory: '64Mi' },
+      default: { cpu: '2' },
+      defaultRequest: { memory: '64Mi', cpu: '2' },
+    });
+  });
+
+  it("fills what a container leaves out: requests from its own limits first, then the LimitRange's defaults", () => {
+    const ranges = [range({ type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '100m' } })];
+    expect(admittedRequirements(c('app', undefined, { memory: '1Gi' }), ranges)).toEqual({
+      requests: { memory: '1Gi', cpu: '100m' },
+      limits: { memory: '1Gi', cpu: '500m' },
+    });
+  });
+
+  it("refuses a container past min, max or the ratio, in the plugin's words", () => {
+    const bounds = range({ type: 'Container', min: { cpu: '100m' }, max: { memory: '128Mi' }, maxLimitRequestRatio: { memory: '2' } });
+    const p = pod([c('app', { cpu: '50m', memory: '32Mi' }, { memory: '96Mi' }), c('side', { cpu: '200m', memory: '64Mi' })]);
+    expect(podLimitRefusals(p, [bounds], bounds).map((r) => [r.path.join('.'), r.message])).toEqual([
+      ['spec.containers.0.resources', 'minimum cpu usage per Container is 100m, but request is 50m'],
+      ['spec.containers.0.resources', 'memory max limit to request ratio per Container is 2, but provided ratio is 3.000000'],
+      // The stored item's default limit is its max: a container with none gets 128Mi, within it.
+    ]);
+    const noDefault = { spec: { limits: [{ type: 'Container', max: { memory: '128Mi' } }] } };
+    expect(podLimitRefusals(pod([c('app', undefined, { memory: '256Mi' })]), [noDefault], noDefault).map((r) => r.message)).toEqual([
+      'maximum memory usage per Container is 128Mi, but limit is 256Mi',
+    ]);
+  });
+
+  it('counts a pod as the scheduler does: containers and sidecars together, or a one-shot init container with the sidecars before it', () => {
+    const p = pod(
+      [c('app', { cpu: '200m' }), c('metrics', { cpu: '50m' })],
+      [c('sidecar', { cpu: '100m' }, undefined, { restartPolicy: 'Always' }), c('migrate', { cpu: '1' })],
+    );
+    expect(podTotals(p, [], 'requests')).toEqual({ cpu: 1.1 });
+    const podItem = range({ type: 'Pod', max: { cpu: '1' } });
+    expect(podLimitRefusals(p, [podItem], podItem).map((r) => r.message)).toEqual(['maximum cpu usage per Pod is 1.  No limit is specified']);
+  });
+
+  it("bounds a claim's storage request, never its limits", () => {
+    const bounds = range({ type: 'PersistentVolumeClaim', min: { storage: '1Gi' }, max: { storage: '10Gi' } });
+    expect(claimLimitRefusals({ resources: { requests: { storage: '20Gi' } } }, bounds)).toEqual([
+      'maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi',
+    ]);
+    expect(claimLimitRefusals({ resources: { requests: { storage: '512Mi' } } }, bounds)).toEqual([
+      'minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 512Mi',
+    ]);
+    expect(claimLimitRefusals({ resources: { requests: { storage: '5Gi' } } }, bounds)).toEqual([]);
+  });
+});
+
+describe('ResourceQuota', () => {
+  it('names the compute resources a quota makes every container state, and what a container states', () => {
+    expect(requiredCompute({ spec: { hard: { pods: '10', 'limits.cpu': '4', memory: '8Gi' } } })).toEqual(['limits.cpu', 'memory']);
+    expect([...computeNames({ cpu: '1', memory: '1Gi' }, { memory: '1Gi' })].sort()).toEqual([
+      'cpu',
+      'limits.memory',
+      'memory',
+      'requests.cpu',
+      'requests.memory',
+    ]);
+    expect([unscoped({ spec: { hard: {} } }), unscoped({ spec: { scopes: ['BestEffort'] } }), unscoped({ spec: { scopeSelector: {} } })]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect([amountText('requests.cpu', 1.25), amountText('pods', 3), amountText('requests.memory', 2 ** 30)]).toEqual(['1250m', '3', '1Gi']);
+  });
+});
