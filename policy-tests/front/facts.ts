@@ -15,7 +15,7 @@ export { onRefusedUpdate, pruneOutcome, syncCommand, syncMethodOf } from '../mod
 // What a pod template change restarts, and what a running pod sees of a changed ConfigMap or Secret (the diff's rollouts).
 export { configReadsOf, ROLLING_KINDS, rolloutOf } from '../model/controller/rollout.ts';
 // Which objects a sync compares, and the hooks it runs (the diff's sync runs).
-export { isHookOrSkipped, syncLifecycle } from '../model/controller/hooks.ts';
+export { deletePolicies, isHookOrSkipped, syncLifecycle } from '../model/controller/hooks.ts';
 export { ignoresExtraneous } from '../model/controller/sync-options.ts';
 export { statusIsSubresource } from '../model/controller/status-subresource.ts';
 export { withLiveValues } from '../model/compare/ignore-differences.ts';

@@ -197,6 +197,28 @@ const LEFT_BECAUSE: Partial<Record<PruneOutcome, (app: string) => string>> = {
   'no prune': (app) => `Prune=false (on the object, or in app ${app}'s syncOptions) keeps every sync from deleting it`,
 };
 
+/**
+ * A hook that leaves the repository: Argo CD never prunes a hook (gitops-engine leaves live hooks out of a sync's
+ * prune), so what its last run left stays, unless HookSucceeded deleted it after that run; the default policy,
+ * BeforeHookCreation, deletes it only before the next run, which now never comes. A Skipped object was never applied.
+ */
+function removedHookRisk({ label, c, flag }: Judged, live: Record<string, unknown>): void {
+  const lifecycle = facts.syncLifecycle(live);
+  if (!lifecycle.hook) return;
+  if (lifecycle.deletedOnSuccess)
+    flag(
+      'not-pruned',
+      `${label}, a hook, is no longer in the repository: Argo CD never prunes a hook, and HookSucceeded deleted it after its last run; a last run that failed left it in the cluster`,
+      undefined,
+      'note',
+    );
+  else
+    flag(
+      'not-pruned',
+      `${label}, a hook, is no longer in the repository: Argo CD never prunes a hook, and its delete policies (${facts.deletePolicies(live).join(', ')}) remove none after a successful run (BeforeHookCreation waits for a next run of app ${c.app}'s hook, which never comes): it stays in the cluster as its last run left it until someone deletes it`,
+    );
+}
+
 /** Risks of what appears or goes: deletes under prune, what a sync leaves behind, bindings and roles that grow, a new Secret writer. */
 function lifecycleRisks(judged: Judged): void {
   const { c, kind, label, a, b, flag } = judged;
@@ -207,6 +229,7 @@ function lifecycleRisks(judged: Judged): void {
       'not-pruned',
       `${label} is no longer in the repository, and Prune=confirm holds its deletion: app ${c.app}'s sync stays Syncing until a person confirms the prune (the UI's Confirm Pruning, the CLI, or the annotation argocd.argoproj.io/deletion-approved on the Application)`,
     );
+  if (c.change === 'removed' && c.pruned === 'never pruned' && a) removedHookRisk(judged, a.object);
   const left = c.change === 'removed' && c.pruned ? LEFT_BECAUSE[c.pruned] : undefined;
   if (left)
     flag(

@@ -33,7 +33,18 @@ describe('the rendered diff says whether a change starts a sync, and what the sy
     // An object Skip keeps out of every sync, alike; a hook removed changes nothing either way.
     const skipped = MIGRATE('up', '    argocd.argoproj.io/hook: Skip\n');
     expect((await judged(WEB + skipped, WEB + skipped.replace('[up]', '[down]'))).report.risks.map((x) => x.flag)).toEqual(['no-sync']);
-    expect((await judged(WEB + MIGRATE('up'), WEB)).report.risks).toEqual([]);
+    // A hook removed starts no sync, and stays in the cluster: Argo CD never prunes a hook.
+    let removed = await judged(WEB + MIGRATE('up'), WEB);
+    expect(removed.report.risks.map((x) => [x.flag, x.level, x.reason])).toEqual([
+      [
+        'not-pruned',
+        'review',
+        "Job demo/migrate, a hook, is no longer in the repository: Argo CD never prunes a hook, and its delete policies (BeforeHookCreation) remove none after a successful run (BeforeHookCreation waits for a next run of app demo's hook, which never comes): it stays in the cluster as its last run left it until someone deletes it",
+      ],
+    ]);
+    const deletedAfterRun = MIGRATE('up', '    argocd.argoproj.io/hook: PreSync\n    argocd.argoproj.io/hook-delete-policy: HookSucceeded\n');
+    removed = await judged(WEB + deletedAfterRun, WEB);
+    expect(removed.report.risks.map((x) => [x.flag, x.level])).toEqual([['not-pruned', 'note']]);
     // An object to prune with IgnoreExtraneous leaves the app Synced too.
     const extra = `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: demo\n  annotations: {argocd.argoproj.io/compare-options: IgnoreExtraneous}\ndata: {a: "1"}\n`;
     expect((await judged(WEB + MIGRATE('up') + extra, WEB + MIGRATE('up, --fast'))).report.risks.map((x) => x.flag)).toEqual(['no-sync']);
