@@ -4,7 +4,7 @@
  * two env vars of one name (with a warning) and two container ports alike; structured-merge-diff cannot build the
  * typed object, and every server-side apply of it fails (sigs.k8s.io/structured-merge-diff: "duplicate entries for
  * key"). The keys are Kubernetes' own (core/v1 types.go): a container's env by name, its ports by containerPort
- * and protocol.
+ * and protocol, a pod's imagePullSecrets by name and hostAliases by ip (lists validation never checks for twins).
  */
 import type { Resource } from '../../model/core/manifest.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
@@ -36,6 +36,11 @@ export function applyListDuplicates(r: Resource): DuplicateKey[] {
   const out: DuplicateKey[] = [];
   for (const { spec, at } of podSpecs(r)) {
     const field = `.${at.join('.')}`;
+    const keyed = (key: string) => (e: Record<string, unknown>) => (typeof e[key] === 'string' ? `${key}=${JSON.stringify(e[key])}` : undefined);
+    out.push(
+      ...duplicates(spec.imagePullSecrets, keyed('name'), [...at, 'imagePullSecrets'], `${field}.imagePullSecrets`),
+      ...duplicates(spec.hostAliases, keyed('ip'), [...at, 'hostAliases'], `${field}.hostAliases`),
+    );
     for (const list of CONTAINER_LISTS) {
       const containers = Array.isArray(spec[list]) ? (spec[list] as Record<string, unknown>[]) : [];
       containers.forEach((c, i) => {
