@@ -8,7 +8,8 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, posix } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
-import { KUSTOMIZATION_FILES, kustomizationIn, kustomizeInputs } from '../model/argocd/kustomize.ts';
+import { KUSTOMIZATION_FILES, kustomizationIn, kustomizeBuildOptions, kustomizeInputs } from '../model/argocd/kustomize.ts';
+import { ARGOCD_CM_PATCH } from '../model/controller/resource-filter.ts';
 import { applyKustomizeOptions, kustomizeOptionsRefusal } from './kustomize-options.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import type { Resource } from '../model/core/manifest.ts';
@@ -140,6 +141,15 @@ function editKustomization(ctx: Context, copy: string, dir: string, options: Rec
   writeFileSync(at, stringify(applyKustomizeOptions(kustomization, options)));
 }
 
+/**
+ * The options argocd-cm makes Argo CD add to every kustomize build that the gate builds with too (the load
+ * restrictor), as the repository's argocd-cm patch sets them: the install's own argocd-cm sets none.
+ */
+function buildOptionArgs(ctx: Context): string[] {
+  const data = (ctx.repo.dataFiles.get(ARGOCD_CM_PATCH)?.data as { data?: Record<string, unknown> } | undefined)?.data;
+  return kustomizeBuildOptions(data?.['kustomize.buildOptions']).args;
+}
+
 export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
   const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
   const { options, inputs } = buildInputs(ctx, source, dir);
@@ -157,13 +167,14 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
   // part of the key as that digest, so a server that starts returning other bytes is a miss, fetched and refused.
   // kustomize is given no API versions: its key is the source's in every pass.
   const remotes = lockedRemotes(ctx, inputs.remote);
-  const key = { tools: ctx.tools.versions, dir, contents, remote: remotes, ...(options ? { options } : {}) };
+  const buildOptions = buildOptionArgs(ctx);
+  const key = { tools: ctx.tools.versions, dir, contents, remote: remotes, ...(options ? { options } : {}), ...(buildOptions.length ? { buildOptions } : {}) };
   // With remote bases, or options to apply, kustomize builds a copy: its remote entries name the files fetched and
   // checked here, and its kustomization carries the Application's edits.
   const copy = remotes.length || options ? join(ctx.scratch, `remote-${hash(key).slice(0, 16)}`) : undefined;
   const inv: Invocation = {
     bin: ctx.tools.kustomize.bin,
-    args: ctx.tools.kustomize.buildArgs(join(copy ?? ctx.repo.root, dir)),
+    args: [...ctx.tools.kustomize.buildArgs(join(copy ?? ctx.repo.root, dir)), ...buildOptions],
     cwd: copy ?? ctx.repo.root,
     key,
     sourceKey: key,

@@ -2,6 +2,7 @@
  * Argo CD's own install: the root app finds every Application, an Application's health is computed, and the render tools match the ones the gate pins.
  */
 import { ROOT_APP_FILE, filesOfApp, ownersByFile } from '../../model/argocd/argocd.ts';
+import { kustomizeBuildOptions } from '../../model/argocd/kustomize.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { PINNED_TOOLS } from '../../render/tools.ts';
@@ -15,8 +16,8 @@ const KUSTOMIZE_SETTINGS = /^kustomize\.(buildOptions|path|version)(\.(.+))?$/;
 /**
  * argocd-cm's kustomize settings: build options Argo CD passes to every `kustomize build` (or to those of one
  * version), and other kustomize binaries by version (util/settings GetKustomizeSettings). The gate builds with its
- * pinned kustomize and no option, so where these are set what it judges of a kustomize source may not be what Argo CD
- * applies: not judged, each key.
+ * pinned kustomize and argocd-cm's load restrictor alone, so where anything else is set what it judges of a kustomize
+ * source may not be what Argo CD applies: not judged, each key.
  */
 function buildSettings(ctx: CheckContext): void {
   const settings = argocdSettings(ctx.resources, ctx.repo);
@@ -25,9 +26,12 @@ function buildSettings(ctx: CheckContext): void {
     const match = KUSTOMIZE_SETTINGS.exec(key);
     if (!match || typeof value !== 'string' || !value.trim()) continue;
     const [, kind, , version] = match;
+    // The load restrictor the gate builds with too (render/kustomize.ts): only the rest is not judged.
+    const unread = kind === 'buildOptions' && !version ? kustomizeBuildOptions(value).other.join(' ') : value.trim();
+    if (!unread) continue;
     const which = version ? `the kustomize sources that ask for version ${version}` : 'every kustomize source';
-    const what = kind === 'buildOptions' ? `builds ${which} with ${JSON.stringify(value.trim())}` : `runs ${value.trim()} for ${which}`;
-    const why = `argocd-cm's ${key}: Argo CD ${what}, and the gate builds with its own kustomize and no option (kustomize build <path>): what it judges of those sources may not be what Argo CD applies`;
+    const what = kind === 'buildOptions' ? `builds ${which} with ${JSON.stringify(unread)}` : `runs ${unread} for ${which}`;
+    const why = `argocd-cm's ${key}: Argo CD ${what}, and the gate builds with its own kustomize and without that: what it judges of those sources may not be what Argo CD applies`;
     const place = settingsPlace(settings, ['data', key], 'key');
     if (place) ctx.notJudged(place, why);
   }
@@ -104,7 +108,7 @@ export const argocdInstallChecks: PolicyCheck[] = [
   {
     id: 'argocd-render-tools',
     description:
-      "The gate renders with the tools the deployed Argo CD renders with: the same kustomize, and Helm of the same minor, as the pinned release's hack/tool-versions.sh says; kustomize build options or other kustomize binaries set in argocd-cm are said not judged (invariants P1).",
+      "The gate renders with the tools the deployed Argo CD renders with: the same kustomize, and Helm of the same minor, as the pinned release's hack/tool-versions.sh says; argocd-cm's kustomize load restrictor is built with, and any other kustomize build option or kustomize binary it sets is said not judged (invariants P1).",
     invariants: ['P1'],
     remediation: `move ${ARGOCD_TOOLS_FACTS} with the Argo CD version in ${ARGOCD_DIR}/kustomization.yaml, and the render tools (tools/render/) with both`,
     reads: { kinds: ['ConfigMap'], files: [ARGOCD_TOOLS_FACTS, ARGOCD_CM_PATCH] },

@@ -185,3 +185,37 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
     ...(unsupported ? { unsupported } : {}),
   };
 }
+
+/** What argocd-cm's `kustomize.buildOptions` asks of every `kustomize build`, split as the gate can and cannot build with it. */
+export interface KustomizeBuildOptions {
+  /** The options the gate passes to its own build too: the load restrictor, as kustomize spells it. */
+  args: string[];
+  /** The rest, as written: the gate builds without them, so what they change is not judged. */
+  other: string[];
+}
+
+const RESTRICTORS = new Set(['LoadRestrictionsNone', 'LoadRestrictionsRootOnly']);
+
+/**
+ * argocd-cm's `kustomize.buildOptions` (util/settings GetKustomizeSettings), as Argo CD passes it:
+ * `kustomize build <path>` then the value split at white space (util/kustomize, parseKustomizeBuildOptions). Only the
+ * load restrictor is passed on: helm inflation, plugins and exec functions would have the gate run what a pull
+ * request brings, and it never does.
+ */
+export function kustomizeBuildOptions(value: unknown): KustomizeBuildOptions {
+  const fields = typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : [];
+  const out: KustomizeBuildOptions = { args: [], other: [] };
+  for (let i = 0; i < fields.length; i++) {
+    const restrictor = /^--load[-_]restrictor(?:=(.*))?$/.exec(fields[i]!);
+    if (!restrictor) {
+      out.other.push(fields[i]!);
+      continue;
+    }
+    const given = restrictor[1] ?? fields[i + 1];
+    if (given !== undefined && RESTRICTORS.has(given)) {
+      out.args.push('--load-restrictor', given);
+      if (restrictor[1] === undefined) i++;
+    } else out.other.push(fields[i]!);
+  }
+  return out;
+}

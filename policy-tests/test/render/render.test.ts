@@ -575,6 +575,24 @@ ${kustomize}
     expect(findings.map((f) => f.message).join('\n')).toMatch(/hostPID/);
   });
 
+  it("builds with argocd-cm's load restrictor, as Argo CD adds kustomize.buildOptions to every build", async () => {
+    const outside = (repo: FixtureRepo) => {
+      repo.write('apps/shared/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  a: "1"\n');
+      repo.write('apps/web/kustomization.yaml', 'resources:\n  - deployment.yaml\n  - ../shared/cm.yaml\n');
+      return repo;
+    };
+    const refused = await rendered(outside(webRepo('      namePrefix: lab-')));
+    expect(refused.renders[0]).toMatchObject({ status: 'failed', message: expect.stringMatching(/is not in or below/) });
+    const allowed = outside(webRepo('      namePrefix: lab-'));
+    allowed.write(
+      'apps/platform/argocd/patches/argocd-cm.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: --load-restrictor LoadRestrictionsNone --enable-helm\n',
+    );
+    const built = await rendered(allowed);
+    expect(built.renders[0]!.status, built.renders[0]!.message).toBe('rendered');
+    expect(built.renders[0]!.resources.map((r) => r.name).sort()).toEqual(['lab-shared', 'lab-web']);
+  });
+
   it('fails as Argo CD does on a label the kustomization already sets without force, and refuses a kustomize version it does not run', async () => {
     const clash = await rendered(webRepo('      commonLabels: {team: other}'));
     expect(clash.renders[0]).toMatchObject({ status: 'failed', message: expect.stringMatching(/label team already in kustomization file/) });
