@@ -121,3 +121,56 @@ export function claimLimitRefusals(claimSpec: Obj, range: Obj): string[] {
     .filter((item: Obj) => item?.type === 'PersistentVolumeClaim')
     .flatMap((item: Obj) => constraintErrors('PersistentVolumeClaim', item, have, false));
 }
+
+/** Resources that may not be overcommitted (helper.IsOvercommitAllowed): hugepages and extended resources. */
+const noOvercommit = (name: string) => name.startsWith('hugepages-') || (name.includes('/') && !name.startsWith('kubernetes.io/'));
+
+/**
+ * ValidateLimitRange on the item as stored (its defaults filled in first): one item per type; a Pod item with no
+ * defaults; a claim item with a storage bound; min, defaults and max in order; a ratio of at least 1 and no more than
+ * max/min; a resource that cannot be overcommitted defaulted to one amount.
+ */
+export function limitRangeProblems(range: Obj): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  const seen = new Set<unknown>();
+  (Array.isArray(range?.spec?.limits) ? range.spec.limits : []).forEach((written: Obj, i: number) => {
+    const at = ['spec', 'limits', i];
+    const item = storedItem(written);
+    if (seen.has(item?.type)) out.push({ path: [...at, 'type'], message: `spec.limits[${i}].type: Duplicate value: ${JSON.stringify(item?.type)}` });
+    seen.add(item?.type);
+    if (item?.type === 'Pod')
+      for (const field of ['default', 'defaultRequest'])
+        if (Object.keys(list(item[field])).length)
+          out.push({ path: [...at, field], message: `spec.limits[${i}].${field}: Forbidden: may not be specified when \`type\` is 'Pod'` });
+    if (item?.type === 'PersistentVolumeClaim' && !('storage' in list(item.min)) && !('storage' in list(item.max)))
+      out.push({
+        path: at,
+        message: `spec.limits[${i}].limits: Required value: either minimum or maximum storage value is required, but neither was provided`,
+      });
+    const [min, max, def, defReq, ratio] = ['min', 'max', 'default', 'defaultRequest', 'maxLimitRequestRatio'].map((f) =>
+      item?.type === 'Pod' && f.startsWith('default') ? {} : list(item?.[f]),
+    );
+    const keys = new Set([...Object.keys(min!), ...Object.keys(max!), ...Object.keys(def!), ...Object.keys(defReq!), ...Object.keys(ratio!)]);
+    for (const k of keys) {
+      // field.Invalid(path, value, detail), each with the value upstream passes.
+      const bad = (field: string, value: unknown, text: string) =>
+        out.push({ path: [...at, field, k], message: `spec.limits[${i}].${field}[${k}]: Invalid value: "${shown(value)}": ${text}` });
+      const [lo, hi, d, dr, r] = [min![k], max![k], def![k], defReq![k], ratio![k]];
+      if (lo !== undefined && hi !== undefined && amount(lo) > amount(hi)) bad('min', lo, `min value ${shown(lo)} is greater than max value ${shown(hi)}`);
+      if (dr !== undefined && lo !== undefined && amount(lo) > amount(dr))
+        bad('defaultRequest', dr, `min value ${shown(lo)} is greater than default request value ${shown(dr)}`);
+      if (dr !== undefined && hi !== undefined && amount(dr) > amount(hi))
+        bad('defaultRequest', dr, `default request value ${shown(dr)} is greater than max value ${shown(hi)}`);
+      if (dr !== undefined && d !== undefined && amount(dr) > amount(d))
+        bad('defaultRequest', dr, `default request value ${shown(dr)} is greater than default limit value ${shown(d)}`);
+      if (d !== undefined && lo !== undefined && amount(lo) > amount(d)) bad('default', lo, `min value ${shown(lo)} is greater than default value ${shown(d)}`);
+      if (d !== undefined && hi !== undefined && amount(d) > amount(hi)) bad('default', hi, `default value ${shown(d)} is greater than max value ${shown(hi)}`);
+      if (r !== undefined && amount(r) < 1) bad('maxLimitRequestRatio', r, `ratio ${shown(r)} is less than 1`);
+      if (r !== undefined && lo !== undefined && hi !== undefined && amount(lo) > 0 && amount(r) > amount(hi) / amount(lo))
+        bad('maxLimitRequestRatio', r, `ratio ${shown(r)} is greater than max/min = ${(amount(hi) / amount(lo)).toFixed(6)}`);
+      if (noOvercommit(k) && d !== undefined && dr !== undefined && amount(d) !== amount(dr))
+        bad('defaultRequest', dr, `default value ${shown(d)} must equal to defaultRequest value ${shown(dr)} in ${k}`);
+    }
+  });
+  return out;
+}

@@ -2,6 +2,7 @@
  * Per-kind validation of the API server (k8s.io/kubernetes/pkg/apis/<group>/validation):
  * what each built-in kind's Validate<Kind> refuses beyond the OpenAPI schema.
  */
+import { limitRangeProblems } from '../allocation/limit-range.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { validateObjectMeta, type Invalid } from './metadata.ts';
 import { validatePodSpec } from './pod.ts';
@@ -295,6 +296,7 @@ const RULES: Record<string, KindRule> = {
   },
   ValidatingWebhookConfiguration: webhooks,
   MutatingWebhookConfiguration: webhooks,
+  LimitRange: (o) => limitRangeProblems(o).map((p) => ({ ...p, fn: 'ValidateLimitRange' })),
   CustomResourceDefinition: (o) => {
     const expected = `${String(o.spec?.names?.plural)}.${String(o.spec?.group)}`;
     return o.metadata?.name !== expected

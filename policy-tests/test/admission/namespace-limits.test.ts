@@ -3,7 +3,14 @@
  * the defaults, bounds and messages, each as the plugins word them.
  */
 import { describe, expect, it } from 'vitest';
-import { admittedRequirements, claimLimitRefusals, podLimitRefusals, podTotals, storedItem } from '../../admission/allocation/limit-range.ts';
+import {
+  admittedRequirements,
+  claimLimitRefusals,
+  limitRangeProblems,
+  podLimitRefusals,
+  podTotals,
+  storedItem,
+} from '../../admission/allocation/limit-range.ts';
 import { amountText, computeNames, requiredCompute, unscoped } from '../../admission/allocation/resource-quota.ts';
 
 const range = (...limits: object[]) => ({ spec: { limits } });
@@ -66,6 +73,33 @@ describe('LimitRanger', () => {
       'minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 512Mi',
     ]);
     expect(claimLimitRefusals({ resources: { requests: { storage: '5Gi' } } }, bounds)).toEqual([]);
+  });
+});
+
+describe('ValidateLimitRange', () => {
+  it("validates the item as stored, its defaults filled in first, in the API server's words", () => {
+    expect(
+      limitRangeProblems(
+        range(
+          { type: 'Container', max: { cpu: '1' }, defaultRequest: { cpu: '2' } },
+          { type: 'Container', min: { memory: '1Gi' }, max: { memory: '512Mi' } },
+          { type: 'Pod', default: { cpu: '1' }, max: { cpu: '4' }, min: { cpu: '1' }, maxLimitRequestRatio: { cpu: '8' } },
+          { type: 'PersistentVolumeClaim', max: { cpu: '1' } },
+        ),
+      ).map((p) => p.message),
+    ).toEqual([
+      'spec.limits[0].defaultRequest[cpu]: Invalid value: "2": default request value 2 is greater than max value 1',
+      'spec.limits[0].defaultRequest[cpu]: Invalid value: "2": default request value 2 is greater than default limit value 1',
+      'spec.limits[1].type: Duplicate value: "Container"',
+      'spec.limits[1].min[memory]: Invalid value: "1Gi": min value 1Gi is greater than max value 512Mi',
+      // The default limit is the max, and the default request that default (before min): both under min.
+      'spec.limits[1].defaultRequest[memory]: Invalid value: "512Mi": min value 1Gi is greater than default request value 512Mi',
+      'spec.limits[1].default[memory]: Invalid value: "1Gi": min value 1Gi is greater than default value 512Mi',
+      "spec.limits[2].default: Forbidden: may not be specified when `type` is 'Pod'",
+      'spec.limits[2].maxLimitRequestRatio[cpu]: Invalid value: "8": ratio 8 is greater than max/min = 4.000000',
+      'spec.limits[3].limits: Required value: either minimum or maximum storage value is required, but neither was provided',
+    ]);
+    expect(limitRangeProblems(range({ type: 'Container', default: { cpu: '500m' }, max: { cpu: '1' }, min: { cpu: '100m' } }))).toEqual([]);
   });
 });
 

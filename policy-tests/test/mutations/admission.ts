@@ -67,6 +67,12 @@ const quota = (hard: string) => `apiVersion: v1\nkind: ResourceQuota\nmetadata:\
 
 export const admissionMutations: Mutation[] = [
   {
+    check: 'api-validation',
+    why: "the portfolio namespace's LimitRange gives its Pod item a default, which only a Container item may have: the API server refuses the LimitRange",
+    mutate: (c) => ownLimits(c, limitRange('    - type: Pod\n      default: {cpu: "1"}\n')),
+    at: 'default: {cpu: "1"}',
+  },
+  {
     check: 'namespace-limits',
     why: "the portfolio namespace's LimitRange caps a container's memory below the API's limit: LimitRanger refuses its pods, and the Deployment never has one",
     mutate: (c) => ownLimits(c, limitRange('    - type: Container\n      max: {memory: 128Mi}\n')),
