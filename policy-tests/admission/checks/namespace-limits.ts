@@ -3,9 +3,10 @@
  * the pods and claims the repository's workloads make (admission/allocation/limit-range.ts, resource-quota.ts).
  */
 import { dig } from '../../model/core/dig.ts';
-import type { Resource } from '../../model/core/manifest.ts';
+import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { parseQuantity } from '../../model/core/text.ts';
-import { containersOf, LONG_RUNNING_KINDS, podsAtOnce, podSpecOf, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { containersOf, LONG_RUNNING_KINDS, podsAtOnce, podSpecOf, scaledKey, scaleTargetKey, surgePods, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
+import { isDefaultStorageClass } from '../../model/cluster/providers.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { admittedRequirements, claimLimitRefusals, podLimitRefusals, podTotals } from '../allocation/limit-range.ts';
 import { amountText, computeNames, COMPUTE, hardOf, perPodAmount, requiredCompute, unscoped } from '../allocation/resource-quota.ts';
@@ -67,14 +68,60 @@ function podRefusals(ctx: CheckContext, r: Resource, ranges: readonly Resource[]
 }
 
 /** The namespace's use of each quota resource the gate counts, at the most pods at once; undefined where it cannot. */
-function usage(resources: readonly Resource[], ranges: readonly Obj[]): { of: (name: string) => number | undefined; uncounted: Resource[] } {
+/**
+ * The most pods a workload runs at once: an autoscaled one at its autoscaler's maxReplicas (a quota that cannot hold
+ * them turns each scale-up past it away), with its rolling update's surge on top.
+ */
+function peakPods(r: Resource, peaks: ReadonlyMap<string, number>): number | undefined {
+  const peak = peaks.get(scaledKey(r.namespace ?? 'default', r.kind, r.name));
+  if (peak === undefined) return podsAtOnce(r);
+  const surge = r.kind === 'Deployment' ? surgePods(r, peak) : 0;
+  return surge === undefined ? undefined : peak + surge;
+}
+
+/** Each autoscaled workload's maxReplicas, by scaledKey. */
+function autoscalerPeaks(resources: readonly Resource[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of resources) {
+    if (r.kind !== 'HorizontalPodAutoscaler') continue;
+    const key = scaleTargetKey(r.namespace ?? 'default', r.object);
+    const max = dig(r.object, ['spec', 'maxReplicas']);
+    if (key && Number.isInteger(max)) out.set(key, max as number);
+  }
+  return out;
+}
+
+/**
+ * The resource `count/<resource>[.<group>]` counts for an object: its CRD's plural where the repository renders
+ * it, else the API server's guess from the kind (UnsafeGuessKindToResource: -s, -es after s, -ies after y).
+ */
+function countName(r: Resource, plurals: ReadonlyMap<string, string>): string {
+  const group = groupOf(r.apiVersion);
+  const lower = r.kind.toLowerCase();
+  const guessed = lower.endsWith('s') ? `${lower}es` : lower.endsWith('y') ? `${lower.slice(0, -1)}ies` : `${lower}s`;
+  const plural = plurals.get(`${group}/${r.kind}`) ?? guessed;
+  return `count/${group ? `${plural}.${group}` : plural}`;
+}
+
+/** What every namespace's count shares: autoscalers' peaks, the CRDs' plurals, and the default StorageClass. */
+interface ClusterContext {
+  peaks: ReadonlyMap<string, number>;
+  plurals: ReadonlyMap<string, string>;
+  defaultClass?: string;
+}
+
+function usage(
+  resources: readonly Resource[],
+  context: ClusterContext & { ranges: readonly Obj[] },
+): { of: (name: string) => number | undefined; uncounted: Resource[] } {
+  const { ranges, peaks, plurals, defaultClass } = context;
   const uncounted: Resource[] = [];
   const steady: { pods: number; requests: Record<string, number>; limits: Record<string, number> }[] = [];
   const oneShot: { pods: number; requests: Record<string, number>; limits: Record<string, number> }[] = [];
   for (const r of resources) {
     const pod = podSpecOf(r);
     if (!pod || !(WORKLOAD_KINDS as readonly string[]).includes(r.kind)) continue;
-    const pods = podsAtOnce(r);
+    const pods = peakPods(r, peaks);
     if (pods === undefined) {
       uncounted.push(r);
       continue;
@@ -112,8 +159,17 @@ function usage(resources: readonly Resource[], ranges: readonly Obj[]): { of: (n
         return count('ConfigMap') + 1;
       case 'secrets':
         return count('Secret');
-      default:
-        return undefined;
+      default: {
+        if (name.startsWith('count/')) return resources.filter((r) => countName(r, plurals) === name).length + (name === 'count/configmaps' ? 1 : 0);
+        // <class>.storageclass.storage.k8s.io/requests.storage and /persistentvolumeclaims: the claims of that class.
+        const perClass = /^(.+)\.storageclass\.storage\.k8s\.io\/(requests\.storage|persistentvolumeclaims)$/.exec(name);
+        if (!perClass) return undefined;
+        const ofClass = claims.filter((c) => (c.spec.storageClassName ?? defaultClass) === perClass[1]);
+        return ofClass.reduce(
+          (sum, c) => sum + c.copies * (perClass[2] === 'persistentvolumeclaims' ? 1 : (parseQuantity(c.spec.resources?.requests?.storage) ?? 0)),
+          0,
+        );
+      }
     }
   };
   return { of, uncounted };
@@ -123,12 +179,9 @@ function usage(resources: readonly Resource[], ranges: readonly Obj[]): { of: (n
 function quotaTotals(
   ctx: CheckContext,
   ns: string,
-  { resources, ranges, quotas }: { resources: readonly Resource[]; ranges: readonly Resource[]; quotas: readonly Resource[] },
+  { resources, ranges, quotas, context }: { resources: readonly Resource[]; ranges: readonly Resource[]; quotas: readonly Resource[]; context: ClusterContext },
 ): void {
-  const { of, uncounted } = usage(
-    resources,
-    ranges.map((r) => r.object),
-  );
+  const { of, uncounted } = usage(resources, { ranges: ranges.map((r) => r.object), ...context });
   for (const quota of quotas) {
     if (!unscoped(quota.object)) {
       ctx.notJudged(
@@ -160,18 +213,34 @@ function quotaTotals(
   }
 }
 
+/** Autoscalers' peaks, the CRDs' plurals and the default StorageClass, read once. */
+function clusterContext(resources: readonly Resource[]): ClusterContext {
+  const plurals = new Map<string, string>();
+  for (const r of resources)
+    if (r.kind === 'CustomResourceDefinition') {
+      const [group, kind, plural] = [dig(r.object, ['spec', 'group']), dig(r.object, ['spec', 'names', 'kind']), dig(r.object, ['spec', 'names', 'plural'])];
+      if (typeof group === 'string' && typeof kind === 'string' && typeof plural === 'string') plurals.set(`${group}/${kind}`, plural);
+    }
+  const defaults = resources.filter((r) => r.kind === 'StorageClass' && isDefaultStorageClass(r.object));
+  return { peaks: autoscalerPeaks(resources), plurals, ...(defaults.length === 1 ? { defaultClass: defaults[0]!.name } : {}) };
+}
+
 export const namespaceLimitsCheck: PolicyCheck = {
   id: 'namespace-limits',
   description:
-    "A namespace's LimitRanges and ResourceQuotas admit what its workloads make, as the LimitRanger and ResourceQuota plugins do: each container's requests and limits, after the LimitRange's defaults, within its min, max and ratio, and the pod's within its Pod item; each claim's storage within its PersistentVolumeClaim item; every compute resource an unscoped quota limits stated by every container; and the namespace's pods at once (replicas, a rolling update's surge, its largest Job), services, node ports, claims, storage, ConfigMaps and Secrets within the quota's hard amounts; a pod refused leaves its workload unavailable, and the sync waiting (invariants P1).",
+    "A namespace's LimitRanges and ResourceQuotas admit what its workloads make, as the LimitRanger and ResourceQuota plugins do: each container's requests and limits, after the LimitRange's defaults, within its min, max and ratio, and the pod's within its Pod item; each claim's storage within its PersistentVolumeClaim item; every compute resource an unscoped quota limits stated by every container; and the namespace's pods at once (replicas, an autoscaler's maxReplicas, a rolling update's surge, its largest Job), services, node ports, claims and storage (per class too), ConfigMaps, Secrets and count/<resource> within the quota's hard amounts; a pod refused leaves its workload unavailable, and the sync waiting (invariants P1).",
   invariants: ['P1'],
   remediation:
     "state the workload's requests and limits within the namespace's LimitRange, or raise the ResourceQuota's hard amounts (with room for a rolling update's surge)",
-  reads: { kinds: [...WORKLOAD_KINDS, 'PersistentVolumeClaim', 'LimitRange', 'ResourceQuota', 'Service', 'ConfigMap', 'Secret'] },
+  reads: {
+    kinds: ['*'],
+    everyKind: 'a quota may count objects of any kind (count/<resource>), and it reads autoscalers, CRDs and StorageClasses beside the workloads',
+  },
   exemptible: false,
   run(ctx) {
     const limits = limitsByNamespace(ctx.resources);
     if (!limits.size) return;
+    let cluster: ClusterContext | undefined;
     for (const [ns, { ranges, quotas }] of limits) {
       const inNamespace = ctx.resources.filter((r) => (r.namespace ?? 'default') === ns);
       for (const r of inNamespace) podRefusals(ctx, r, ranges, quotas);
@@ -182,7 +251,7 @@ export const namespaceLimitsCheck: PolicyCheck = {
               { resource: claim.resource, path: claim.path },
               `${claim.resource.kind} ${claim.resource.name}: its claim is forbidden by LimitRange ${range.name}: ${message}`,
             );
-      if (quotas.length) quotaTotals(ctx, ns, { resources: inNamespace, ranges, quotas });
+      if (quotas.length) quotaTotals(ctx, ns, { resources: inNamespace, ranges, quotas, context: (cluster ??= clusterContext(ctx.resources)) });
     }
   },
 };

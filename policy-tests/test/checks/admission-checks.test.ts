@@ -171,7 +171,7 @@ describe("a namespace's quota the gate cannot count is not judged, and one with 
     ownLimits(
       copy,
       [
-        'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: roomy\n  namespace: portfolio\nspec:\n  hard:\n    pods: "10"\n    requests.cpu: "2"\n    requests.memory: 4Gi\n    count/deployments.apps: "3"\n',
+        'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: roomy\n  namespace: portfolio\nspec:\n  hard:\n    pods: "10"\n    requests.cpu: "2"\n    requests.memory: 4Gi\n    count/deployments.apps: "3"\n    requests.nvidia.com/gpu: "1"\n',
         'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: best-effort\n  namespace: portfolio\nspec:\n  scopes: [BestEffort]\n  hard:\n    pods: "1"\n',
       ].join('---\n'),
     );
@@ -182,8 +182,39 @@ describe("a namespace's quota the gate cannot count is not judged, and one with 
     const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
     expect(allFindings(result)).toEqual([]);
     expect(result.notJudged.filter((f) => f.check === 'namespace-limits').map((f) => f.message)).toEqual([
-      'ResourceQuota roomy: count/deployments.apps is not counted by the gate',
+      'ResourceQuota roomy: requests.nvidia.com/gpu is not counted by the gate',
       'ResourceQuota best-effort: a quota with scopes counts only the pods they select, which the gate does not sort',
+    ]);
+  });
+});
+
+describe("a quota's object counts and an autoscaler's peak, counted as the API server counts them", () => {
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    ownLimits(
+      copy,
+      'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: budget\n  namespace: portfolio\nspec:\n  hard:\n    count/cronjobs.batch: "0"\n    pods: "6"\n',
+    );
+    // The API scales to five: five pods, and its surge, past the six the quota holds.
+    copy.write(
+      'portfolio-api/deploy/autoscaler.yaml',
+      'apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: portfolio-api\n  namespace: portfolio\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: portfolio-api}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}\n',
+    );
+  });
+  afterAll(() => copy?.dispose());
+
+  it('fails the count of CronJobs and the pods at the peak, each at its hard amount', async () => {
+    const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+    expect(
+      allFindings(result)
+        .filter((f) => f.check === 'namespace-limits')
+        .map((f) => f.message),
+    ).toEqual([
+      expect.stringMatching(
+        /^ResourceQuota budget: namespace portfolio asks for count\/cronjobs\.batch=1 at once \(its objects\), over the hard count\/cronjobs\.batch=0/,
+      ),
+      expect.stringMatching(/^ResourceQuota budget: namespace portfolio asks for pods=8 at once/),
     ]);
   });
 });
