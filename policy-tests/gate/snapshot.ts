@@ -5,6 +5,7 @@
  * rendered is kept apart with its cause and a fingerprint of its inputs, so
  * the diff can say whether that matters, and still report the rest.
  */
+import { isIPv6 } from 'node:net';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,6 +59,8 @@ export interface Snapshot {
   charts?: ReadonlyMap<string, ChartFace>;
   /** Applications their AppProject's sync windows hold back, and when they sync on their own (model/controller/sync-windows.ts). */
   heldBack?: ReadonlyMap<string, string>;
+  /** The IP families of the cluster's Service range (nodeNetwork.services in the cluster facts), the default first. */
+  serviceFamilies?: readonly string[];
 }
 
 /**
@@ -128,7 +131,19 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   const apiDependent = await dependOnApis(loaded, renders, judged, env);
   const projects = repo.resources.filter((r) => r.kind === 'AppProject');
   const heldBack = new Map([...heldBackApps(projects, applications(repo))].map(([app, held]) => [app, heldBackWords(held)]));
-  return { objects, schemas: crdSchemas(repo.resources), unrendered, fingerprints, capabilityReaders, apiDependent, charts: chartFaces(renders), heldBack };
+  const range = repo.facts?.nodeNetwork?.services;
+  const serviceFamilies = range ? [isIPv6(range.split('/')[0] ?? '') ? 'IPv6' : 'IPv4'] : undefined;
+  return {
+    objects,
+    schemas: crdSchemas(repo.resources),
+    unrendered,
+    fingerprints,
+    capabilityReaders,
+    apiDependent,
+    charts: chartFaces(renders),
+    heldBack,
+    ...(serviceFamilies ? { serviceFamilies } : {}),
+  };
 }
 
 /** The Applications among `readers` whose objects differ, or that fail, when rendered with the built-in API versions alone. */

@@ -111,6 +111,8 @@ export function updateRefusals(base: Snapshot, head: Snapshot, was = storageClas
     storageClass: (name: string) => is.byName.get(name) ?? was.byName.get(name),
     // The default class a claim that named none was given at its creation: the cluster's, the base's.
     defaultStorageClass: was.defaultClass,
+    // The families the cluster gave a Service that named none: its Service range's, as the facts say them.
+    ...(base.serviceFamilies ? { serviceFamilies: base.serviceFamilies } : {}),
   };
   for (const [id, b] of head.objects) {
     const a = base.objects.get(id);

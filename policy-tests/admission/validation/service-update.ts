@@ -3,7 +3,7 @@
  * ValidateServiceUpdate): what the cluster allocated at its creation stays.
  */
 import type { Invalid } from './metadata.ts';
-import { refuse, unknown, type Obj } from './update-verdicts.ts';
+import { refuse, unknown, type Obj, type UpdateCluster } from './update-verdicts.ts';
 
 const isLoadBalancer = (o: Obj) => o.spec?.type === 'LoadBalancer';
 
@@ -17,14 +17,18 @@ const isHeadless = (o: Obj) => o.spec?.clusterIP === 'None' || (Array.isArray(o.
  * may add a secondary, and releases one only with ipFamilyPolicy SingleStack (or none, which the allocator fills in
  * so before validation). A manifest that names no families keeps
  * the cluster's (the allocator fills them in from the live object); one that names them where the last did not meets
- * the family the cluster chose at creation, which the gate cannot see.
+ * the family the cluster chose at creation: its default, as the facts say it, else not judged.
  */
-function ipFamiliesUpdate(old: Obj, next: Obj): Invalid[] {
+function ipFamiliesUpdate(old: Obj, next: Obj, clusterFamilies: readonly string[] | undefined): Invalid[] {
   if ([old, next].some((o) => o.spec?.type === 'ExternalName' || isHeadless(o))) return [];
-  const [was, is] = [families(old), families(next)];
+  const is = families(next);
   if (!is) return [];
   const path = ['spec', 'ipFamilies'];
   const shown = JSON.stringify(is);
+  // A Service created without families holds the cluster's (initIPFamilyFields): its default family, and the other
+  // too where the cluster has two and the Service asked for dual-stack.
+  const dual = old.spec?.ipFamilyPolicy === 'PreferDualStack' || old.spec?.ipFamilyPolicy === 'RequireDualStack';
+  const was = families(old) ?? (clusterFamilies?.length ? (dual ? [...clusterFamilies] : [clusterFamilies[0]]) : undefined);
   if (!was)
     return [
       unknown(
@@ -52,8 +56,8 @@ function ipFamiliesUpdate(old: Obj, next: Obj): Invalid[] {
  * ValidateServiceUpdate: the cluster address, once allocated, stays (a manifest that names none keeps it:
  * patchAllocatedValues), as do the IP families and a load balancer's class; ExternalName Services allocate none.
  */
-export function serviceUpdate(old: Obj, next: Obj): Invalid[] {
-  const out: Invalid[] = [...ipFamiliesUpdate(old, next)];
+export function serviceUpdate(old: Obj, next: Obj, cluster?: Pick<UpdateCluster, 'serviceFamilies'>): Invalid[] {
+  const out: Invalid[] = [...ipFamiliesUpdate(old, next, cluster?.serviceFamilies)];
   if (old.spec?.type !== 'ExternalName' && next.spec?.type !== 'ExternalName') {
     const [was, is] = [old.spec?.clusterIP ?? old.spec?.clusterIPs?.[0], next.spec?.clusterIP ?? next.spec?.clusterIPs?.[0]];
     const path = ['spec', next.spec?.clusterIP !== undefined ? 'clusterIP' : 'clusterIPs'];

@@ -17,3 +17,13 @@ export const unknown = (path: PathSegment[], fn: string, message: string): Inval
 /** A field fixed at creation: refused where the two sides differ as the API server compares them. */
 export const immutable = ([old, next]: [unknown, unknown], path: PathSegment[], fn: string, message = IMMUTABLE): Invalid[] =>
   semanticEqual(old, next) ? [] : [refuse(path, fn, message)];
+
+/** What an update is judged against beyond the two objects: the cluster's StorageClasses and its Service families. */
+export interface UpdateCluster {
+  /** A StorageClass by name, as the cluster has it when the claim is synced; undefined when the repository has none. */
+  storageClass(name: string): Obj | undefined;
+  /** The class the DefaultStorageClass admission plugin gave a claim that named none at its creation, when known. */
+  defaultStorageClass: string | undefined;
+  /** The IP families of the cluster's Service ranges, the default first, when the facts say them. */
+  serviceFamilies?: readonly string[];
+}

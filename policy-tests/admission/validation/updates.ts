@@ -9,16 +9,10 @@
 import type { Invalid } from './metadata.ts';
 import { canonicalPodTemplate, firstDifference, semanticEqual, withoutDefaults } from './semantic-equal.ts';
 import { parseQuantity } from '../../model/core/text.ts';
-import { IMMUTABLE, immutable, refuse, unknown, type Obj } from './update-verdicts.ts';
+import { IMMUTABLE, immutable, refuse, unknown, type Obj, type UpdateCluster } from './update-verdicts.ts';
 import { serviceUpdate } from './service-update.ts';
 
-/** What an update is judged against beyond the two objects: the cluster's StorageClasses. */
-export interface UpdateCluster {
-  /** A StorageClass by name, as the cluster has it when the claim is synced; undefined when the repository has none. */
-  storageClass(name: string): Obj | undefined;
-  /** The class the DefaultStorageClass admission plugin gave a claim that named none at its creation, when known. */
-  defaultStorageClass: string | undefined;
-}
+export type { UpdateCluster } from './update-verdicts.ts';
 
 /** apps/v1: a controller's selector is fixed at creation (the strategies' ValidateUpdate, apps group only). */
 const selectorRule =

@@ -268,7 +268,7 @@ describe('other kinds', () => {
     ).toEqual([]);
   });
 
-  it('a Service keeps its primary IP family, adds a secondary, releases one only as SingleStack; families it never named are not judged', () => {
+  it('a Service keeps its primary IP family, adds a secondary, releases one only as SingleStack; families it never named meet the cluster default, or are not judged', () => {
     const v4 = edited(svc, (s) => (s.spec.ipFamilies = ['IPv4']));
     const dual = edited(svc, (s) => Object.assign(s.spec, { ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'PreferDualStack' }));
     expect(
@@ -303,6 +303,16 @@ describe('other kinds', () => {
     // Left out, the live families stay; named where they were not, they meet what the cluster chose.
     expect(judge(v4, svc)).toEqual([]);
     expect(judge(svc, v4)).toEqual([expect.stringMatching(/^not judged spec\.ipFamilies: names ipFamilies \["IPv4"\], where the cluster chose/)]);
+    // Where the facts give the cluster's Service range, the family it chose is its default.
+    const v4Cluster = { ...NO_CLASSES, serviceFamilies: ['IPv4'] };
+    expect(judge(svc, v4, v4Cluster)).toEqual([]);
+    expect(
+      judge(
+        svc,
+        edited(v4, (s) => (s.spec.ipFamilies = ['IPv6', 'IPv4'])),
+        v4Cluster,
+      ),
+    ).toEqual(['spec.ipFamilies: spec.ipFamilies[0]: Invalid value: ["IPv6","IPv4"]: may not change once set (was ["IPv4"])']);
     // A headless Service may change its families, and an ExternalName one has none.
     const headless = (o: Obj) => edited(o, (s) => (s.spec.clusterIP = 'None'));
     expect(judge(headless(v4), headless(edited(v4, (s) => (s.spec.ipFamilies = ['IPv6']))))).toEqual([]);
