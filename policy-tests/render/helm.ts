@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
-import { valueFilesOf } from '../model/argocd/source-files.ts';
+import { argoEnvsubst, valueFilesOf } from '../model/argocd/source-files.ts';
 import { inlineValues } from '../model/argocd/inline-values.ts';
 import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
@@ -60,9 +60,17 @@ function helmInvocation(
   if (namespace) args.push('--namespace', namespace);
   const kubeVersion = helm.kubeVersion ?? ctx.kubernetesVersion;
   if (kubeVersion) args.push('--kube-version', kubeVersion);
-  for (const p of helm.parameters ?? []) args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${p.value}`);
+  // Argo CD substitutes its build environment in each parameter's value and each file parameter's path (Envsubst).
+  const substituted = (text: string, what: string): string => {
+    const out = argoEnvsubst(text, app, source);
+    if (out === undefined) throw new NotRendered(`${what} names the revision Argo CD syncs, known only at sync time`);
+    return out;
+  };
+  for (const p of helm.parameters ?? [])
+    args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${substituted(String(p.value), `helm parameter ${p.name}`)}`);
   const fileParams = (helm.fileParameters ?? []).map((p) => {
-    const abs = join(ctx.repo.root, confinedRel(`${normalizeSourcePath(source.path ?? '')}/${p.path}`, `file parameter ${p.name}`));
+    const path = substituted(String(p.path), `file parameter ${p.name}`);
+    const abs = join(ctx.repo.root, confinedRel(`${normalizeSourcePath(source.path ?? '')}/${path}`, `file parameter ${p.name}`));
     if (existsSync(abs)) {
       assertRealInside(abs, ctx.repo.root, `file parameter ${p.name}`, ctx.realPathOf);
       assertSize(abs, ctx.limits.valuesBytes, `file parameter ${p.name}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');

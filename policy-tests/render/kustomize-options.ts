@@ -39,14 +39,30 @@ export function kustomizeOptionsRefusal(options: Record<string, unknown>): strin
     return `kustomize.version asks Argo CD for another kustomize binary; the gate builds with the kustomize Argo CD ships (${'v5.8.1'}), so what that binary makes would reach the cluster unjudged`;
   if (unknown.length)
     return `the kustomize option${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} of the Application ${unknown.length > 1 ? 'are' : 'is'} not one Argo CD 3.5 applies`;
-  if (
-    options.commonAnnotationsEnvsubst === true ||
-    [...Object.values(labelsOf(options.commonLabels)), ...Object.values(labelsOf(options.commonAnnotations))].some((v) => /\$/.test(v))
-  )
-    return 'kustomize labels or annotations that substitute Argo CD build variables (${ARGOCD_APP_...}): their values are known only at sync time';
-  if (Array.isArray(options.images) && options.images.some((i) => scalarText(i).includes('$')))
-    return 'a kustomize image that substitutes Argo CD build variables (${ARGOCD_APP_REVISION}): its value is known only at sync time';
   return undefined;
+}
+
+/**
+ * The options with Argo CD's build environment substituted where its Build substitutes it (util/kustomize: every
+ * image and common label, the common annotations only with commonAnnotationsEnvsubst), or the first value that
+ * names the revision, known only at sync. `substitute` is Env.Envsubst for the Application and source.
+ */
+export function withBuildEnv(
+  options: Record<string, unknown>,
+  substitute: (text: string) => string | undefined,
+): { options: Record<string, unknown> } | { sync: string } {
+  let unknowable: string | undefined;
+  const sub = (text: string, what: string): string => {
+    const out = substitute(text);
+    if (out === undefined) unknowable ??= `${what} names the revision Argo CD syncs, known only at sync time`;
+    return out ?? text;
+  };
+  const pairs = (v: unknown, what: string) => Object.fromEntries(Object.entries(labelsOf(v)).map(([k, x]) => [k, sub(x, `kustomize ${what} ${k}`)]));
+  const out: Record<string, unknown> = { ...options };
+  if (isMap(options.commonLabels)) out.commonLabels = pairs(options.commonLabels, 'label');
+  if (options.commonAnnotationsEnvsubst === true && isMap(options.commonAnnotations)) out.commonAnnotations = pairs(options.commonAnnotations, 'annotation');
+  if (Array.isArray(options.images)) out.images = options.images.map((i) => sub(scalarText(i), `kustomize image ${scalarText(i)}`));
+  return unknowable ? { sync: unknowable } : { options: out };
 }
 
 function labelsOf(v: unknown): Record<string, string> {

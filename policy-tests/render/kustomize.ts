@@ -10,7 +10,8 @@ import { parse, stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
 import { KUSTOMIZATION_FILES, kustomizationIn, kustomizeBuildOptions, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { ARGOCD_CM_PATCH } from '../model/controller/resource-filter.ts';
-import { applyKustomizeOptions, kustomizeOptionsRefusal } from './kustomize-options.ts';
+import { applyKustomizeOptions, kustomizeOptionsRefusal, withBuildEnv } from './kustomize-options.ts';
+import { argoEnvsubst } from '../model/argocd/source-files.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
@@ -114,10 +115,17 @@ function withComponents(inputs: ReturnType<typeof kustomizeInputs>, more: Return
 }
 
 /** The Application's own options (namePrefix, images, patches, ...), which Argo CD edits into the kustomization first, and every file the build reads. */
-function buildInputs(ctx: Context, source: AppSource, dir: string): { options?: Record<string, unknown>; inputs: ReturnType<typeof kustomizeInputs> } {
-  const options = source.kustomize && Object.keys(source.kustomize).length ? source.kustomize : undefined;
-  const refused = options && kustomizeOptionsRefusal(options);
+function buildInputs(
+  ctx: Context,
+  { app, source }: { app: ArgoApp; source: AppSource },
+  dir: string,
+): { options?: Record<string, unknown>; inputs: ReturnType<typeof kustomizeInputs> } {
+  const written = source.kustomize && Object.keys(source.kustomize).length ? source.kustomize : undefined;
+  const refused = written && kustomizeOptionsRefusal(written);
   if (refused) throw new RenderRefused(refused);
+  const built = written && withBuildEnv(written, (text) => argoEnvsubst(text, app, source));
+  if (built && 'sync' in built) throw new NotRendered(built.sync);
+  const options = built?.options;
   const own = kustomizeInputs(ctx.repo, dir);
   const added = options ? addedComponents(ctx, dir, options) : [];
   return {
@@ -152,7 +160,7 @@ function buildOptionArgs(ctx: Context): string[] {
 
 export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
   const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
-  const { options, inputs } = buildInputs(ctx, source, dir);
+  const { options, inputs } = buildInputs(ctx, { app, source }, dir);
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
   if (inputs.outside.length) throw new RenderRefused(`${inputs.outside[0]} leaves the repository; Argo CD refuses it`);
   assertRealInside(join(ctx.repo.root, dir), ctx.repo.root, `kustomize path ${dir}`, ctx.realPathOf);

@@ -34,9 +34,48 @@ export type ValueFile =
 /** The revision variables: a commit only the sync knows. */
 const REVISION_VARIABLES = new Set(['ARGOCD_APP_REVISION', 'ARGOCD_APP_REVISION_SHORT', 'ARGOCD_APP_REVISION_SHORT_8']);
 
+/** Go's isShellSpecialVar: a one-character name os.Expand reads after `$`. */
+const SPECIAL = /^[*#$@!?\-0-9]$/;
+
 /**
- * Argo CD's build environment substituted as its `Env.Envsubst` does (Go's os.Expand: `$NAME`, `${NAME}`, `$$` for
- * a `$`, an unknown name empty). A revision variable is known only at sync: undefined, so the file is not rendered.
+ * Go's os.Expand, exactly: `${NAME}`, `$NAME` (letters, digits, `_`), a one-character special name (`$$` is
+ * `$`, `$1` a digit), `${}` and an unclosed `${` eaten, a `$` before anything else or at the end kept.
+ */
+export function goExpand(s: string, mapping: (name: string) => string): string {
+  let out = '';
+  let i = 0;
+  for (let j = 0; j < s.length; j++) {
+    if (s[j] !== '$' || j + 1 >= s.length) continue;
+    out += s.slice(i, j);
+    const rest = s.slice(j + 1);
+    let name = '';
+    let w = 0;
+    if (rest[0] === '{') {
+      if (rest.length > 2 && SPECIAL.test(rest[1]!) && rest[2] === '}') [name, w] = [rest[1]!, 3];
+      else {
+        const close = rest.indexOf('}', 1);
+        if (close === 1) w = 2;
+        else if (close === -1) w = 1;
+        else [name, w] = [rest.slice(1, close), close + 1];
+      }
+    } else if (SPECIAL.test(rest[0]!)) [name, w] = [rest[0]!, 1];
+    else {
+      while (w < rest.length && /[A-Za-z0-9_]/.test(rest[w]!)) w++;
+      name = rest.slice(0, w);
+    }
+    // Invalid syntax is eaten; a `$` followed by no name is kept.
+    if (name) out += mapping(name);
+    else if (w === 0) out += '$';
+    j += w;
+    i = j + 1;
+  }
+  return i === 0 ? s : out + s.slice(i);
+}
+
+/**
+ * Argo CD's build environment substituted as its `Env.Envsubst` does (reposerver newEnv; os.Expand with `$$` for a
+ * `$` and an unknown name empty). A revision variable is known only at sync: undefined, so what holds it is not
+ * rendered.
  */
 export function argoEnvsubst(text: string, app: ArgoApp, source: AppSource): string | undefined {
   const vars: Record<string, string> = {
@@ -48,9 +87,8 @@ export function argoEnvsubst(text: string, app: ArgoApp, source: AppSource): str
     ARGOCD_APP_SOURCE_TARGET_REVISION: source.targetRevision,
   };
   let unknowable = false;
-  const out = text.replace(/\$(?:\{([^}]*)\}|([A-Za-z0-9_]+)|(\$))/g, (_, braced: string | undefined, bare: string | undefined, dollar: string | undefined) => {
-    if (dollar) return '$';
-    const name = (braced ?? bare)!;
+  const out = goExpand(text, (name) => {
+    if (name === '$') return '$';
     if (REVISION_VARIABLES.has(name)) unknowable = true;
     return vars[name] ?? '';
   });

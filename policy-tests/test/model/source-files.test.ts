@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSource, ArgoApp } from '../../model/argocd/argocd.ts';
 import { chartValues } from '../../model/argocd/chart-values.ts';
-import { confinedPath, valueFilesOf } from '../../model/argocd/source-files.ts';
+import { confinedPath, goExpand, valueFilesOf } from '../../model/argocd/source-files.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { parseDataFile, type Repo } from '../../model/repository/repo.ts';
 
@@ -93,5 +93,25 @@ describe('values files, as Argo CD resolves them', () => {
     expect(chartValues(repo(files, [applicationOf(lentByAnother, other)]), 'grafana')).toEqual([]);
     const values = chartValues(repo(files, [applicationOf(lentByThis, source({ ref: 'values' }))]), 'grafana');
     expect(values.map((v) => [v.file, v.values])).toEqual([['monitoring/grafana/values.yaml', { adminUser: 'alice' }]]);
+  });
+});
+
+describe("Go's os.Expand, as Argo CD's Envsubst runs it", () => {
+  it('reads names, braces and one-character special names, eats bad braces, and keeps a lone $', () => {
+    const mapping = (name: string) => (name === '$' ? '$' : `<${name}>`);
+    const cases: [string, string][] = [
+      ['plain', 'plain'],
+      ['$A_B.c', '<A_B>.c'],
+      ['${A}b', '<A>b'],
+      ['$$x', '$x'],
+      ['$1abc', '<1>abc'],
+      ['x${1}y', 'x<1>y'],
+      ['${}x', 'x'],
+      ['${A', 'A'],
+      ['a$', 'a$'],
+      ['$ x', '$ x'],
+      ['a$-b', 'a<->b'],
+    ];
+    for (const [input, expected] of cases) expect(goExpand(input, mapping), input).toBe(expected);
   });
 });

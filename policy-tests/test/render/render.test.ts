@@ -296,6 +296,22 @@ describe('rendering as Argo CD 3 does', () => {
     expect(demo.resources.find((r) => r.kind === 'ConfigMap')!.object.data).toMatchObject({ greeting: 'from valuesObject' });
     expect(demo.resources.find((r) => r.kind === 'Widget')!).toMatchObject({ name: 'custom-widget', object: { spec: { size: 7 } } });
   });
+
+  it("substitutes Argo CD's build environment in a parameter's value, and leaves one that names the revision not rendered", async () => {
+    const named = demoRepo({
+      valueFiles: ['$values/apps/demo/values.yaml'],
+      parameters: [{ name: 'greeting', value: 'from ${ARGOCD_APP_NAME} in $ARGOCD_APP_NAMESPACE for $$5' }],
+    });
+    await pullCharts({ root: named.root, env, updateLock: false, out });
+    const demo = (await rendered(named)).renders.find((r) => r.app.name === 'demo')!;
+    expect(demo.resources.find((r) => r.kind === 'ConfigMap')!.object.data).toMatchObject({ greeting: 'from demo in demo for $5' });
+    const revision = demoRepo({ valueFiles: ['$values/apps/demo/values.yaml'], parameters: [{ name: 'greeting', value: '$ARGOCD_APP_REVISION_SHORT' }] });
+    await pullCharts({ root: revision.root, env, updateLock: false, out });
+    expect((await rendered(revision)).renders.find((r) => r.app.name === 'demo')).toMatchObject({
+      status: 'not-rendered',
+      message: expect.stringMatching(/helm parameter greeting names the revision Argo CD syncs, known only at sync time/),
+    });
+  });
 });
 
 /**
@@ -573,6 +589,27 @@ ${kustomize}
     // The hostPID the Application's patch adds is judged like any other: the gate sees it.
     const findings = allFindings(await runGate({ root: repo.root, cwd: repo.root, env }));
     expect(findings.map((f) => f.message).join('\n')).toMatch(/hostPID/);
+  });
+
+  it("substitutes Argo CD's build environment where its Build does: labels and images always, annotations only when asked", async () => {
+    const result = await rendered(
+      webRepo(
+        [
+          "      commonLabels: {owner: '${ARGOCD_APP_NAME}'}",
+          "      commonAnnotations: {project: '$ARGOCD_APP_PROJECT_NAME', literal: '$ARGOCD_APP_NAME'}",
+          "      images: ['ghcr.io/example/web=ghcr.io/example/${ARGOCD_APP_NAME}:2.0.0']",
+        ].join('\n'),
+      ),
+    );
+    const deployment = result.renders[0]!.resources.find((r) => r.kind === 'Deployment')!;
+    expect(deployment.object).toMatchObject({
+      metadata: { labels: { owner: 'web' }, annotations: { project: '$ARGOCD_APP_PROJECT_NAME', literal: '$ARGOCD_APP_NAME' } },
+      spec: { template: { spec: { containers: [{ image: 'ghcr.io/example/web:2.0.0' }] } } },
+    });
+    const substituted = await rendered(webRepo("      commonAnnotations: {project: '$ARGOCD_APP_PROJECT_NAME'}\n      commonAnnotationsEnvsubst: true"));
+    expect(substituted.renders[0]!.resources.find((r) => r.kind === 'Deployment')!.object).toMatchObject({ metadata: { annotations: { project: 'default' } } });
+    const revision = await rendered(webRepo("      images: ['ghcr.io/example/web:$ARGOCD_APP_REVISION_SHORT_8']"));
+    expect(revision.renders[0]).toMatchObject({ status: 'not-rendered', message: expect.stringMatching(/names the revision Argo CD syncs/) });
   });
 
   it("builds with argocd-cm's load restrictor, as Argo CD adds kustomize.buildOptions to every build", async () => {
