@@ -66,14 +66,21 @@ describe('the rendered diff says what a sync does with what the repository no lo
     ]);
   });
 
-  it('counts nothing for a hook it removes: Argo CD never prunes a hook', async () => {
+  it('counts nothing for a hook it removes, and says it stays: Argo CD never prunes a hook', async () => {
     const hook = CLAIM.replace('kind: PersistentVolumeClaim', 'kind: ConfigMap')
       .replace(/spec:[\s\S]*$/, 'data: {a: "1"}\n')
       .replace('  namespace: demo\n', '  namespace: demo\n  annotations: {argocd.argoproj.io/hook: PreSync}\n');
     const r = await removed(hook);
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, r.stderr).toBe(RISK_FLAGGED);
+    // The app stays Synced: nothing to delete, nothing left OutOfSync.
     expect(r.report.plan).toEqual([expect.objectContaining({ delete: 0, left: 0 })]);
     expect(r.report.changes).toEqual([expect.objectContaining({ change: 'removed', pruned: 'never pruned' })]);
-    expect(r.report.risks).toEqual([]);
+    expect(r.report.risks).toEqual([
+      expect.objectContaining({
+        flag: 'not-pruned',
+        level: 'review',
+        reason: expect.stringMatching(/^ConfigMap demo\/data, a hook, is no longer in the repository: Argo CD never prunes a hook/),
+      }),
+    ]);
   });
 });
