@@ -18,6 +18,12 @@ export interface Requirements {
 const list = (v: unknown): ResourceList => (v && typeof v === 'object' && !Array.isArray(v) ? { ...(v as ResourceList) } : {});
 const shown = (v: unknown) => String(v);
 
+/** A LimitRange's items, as the API server stores them (with their defaults) or as written. */
+const itemsOf = (range: Obj, stored = true): Obj[] => {
+  const items: Obj[] = Array.isArray(range?.spec?.limits) ? range.spec.limits : [];
+  return stored ? items.map(storedItem) : items;
+};
+
 /** SetDefaults_LimitRangeItem: a Container item's default limit is its max, its default request its default or min. */
 export function storedItem(item: Obj): Obj {
   if (item?.type !== 'Container') return item;
@@ -30,11 +36,11 @@ export function storedItem(item: Obj): Obj {
  * A container's requirements as admitted: requests filled from its limits (the API's decoding defaults, before
  * admission), then what each LimitRange's Container item defaults (mergeContainerResources: only what is missing).
  */
-export function admittedRequirements(container: Obj, ranges: readonly Obj[]): Requirements {
+export function admittedRequirements(container: Obj, ranges: readonly Obj[], defaults = true): Requirements {
   const limits = list(container?.resources?.limits);
-  const requests = { ...limits, ...list(container?.resources?.requests) };
+  const requests = { ...(defaults ? limits : {}), ...list(container?.resources?.requests) };
   for (const range of ranges)
-    for (const item of (Array.isArray(range?.spec?.limits) ? range.spec.limits : []).map(storedItem)) {
+    for (const item of itemsOf(range, defaults)) {
       if (item?.type !== 'Container') continue;
       for (const [k, v] of Object.entries(list(item.default))) if (!(k in limits)) limits[k] = v;
       for (const [k, v] of Object.entries(list(item.defaultRequest))) if (!(k in requests)) requests[k] = v;
@@ -80,12 +86,12 @@ function constraintErrors(type: string, item: Obj, have: Requirements, limitsRea
  * A pod's requests or limits as the scheduler and LimitRanger count them (podRequests, podLimits): its containers
  * and sidecars together, or a one-shot init container with the sidecars started before it, whichever is more.
  */
-export function podTotals(pod: PodSpecRef, ranges: readonly Obj[], field: keyof Requirements): Record<string, number> {
+export function podTotals(pod: PodSpecRef, ranges: readonly Obj[], field: keyof Requirements, defaults = true): Record<string, number> {
   const together: Record<string, number> = {};
   const peak: Record<string, number> = {};
   const sidecars: Record<string, number> = {};
   for (const c of containersOf(pod)) {
-    const have = admittedRequirements(c.container, ranges)[field];
+    const have = admittedRequirements(c.container, ranges, defaults)[field];
     if (!c.init) for (const [k, v] of Object.entries(have)) together[k] = (together[k] ?? 0) + amount(v);
     else if (runsAlongside(c))
       for (const [k, v] of Object.entries(have)) {
@@ -98,16 +104,20 @@ export function podTotals(pod: PodSpecRef, ranges: readonly Obj[], field: keyof 
   return together;
 }
 
-/** What one LimitRange refuses of a pod (PodValidateLimitFunc): each container's and the pod's, with where. */
-export function podLimitRefusals(pod: PodSpecRef, ranges: readonly Obj[], range: Obj): { path: (string | number)[]; message: string }[] {
+/**
+ * What one LimitRange refuses of a pod (PodValidateLimitFunc): each container's and the pod's, with where. With
+ * `defaults` false, neither the API server's decoding nor the LimitRange's stored defaults are applied first, as
+ * Kubernetes' own unit tests call it (the conformance measure).
+ */
+export function podLimitRefusals(pod: PodSpecRef, ranges: readonly Obj[], range: Obj, defaults = true): { path: (string | number)[]; message: string }[] {
   const out: { path: (string | number)[]; message: string }[] = [];
-  for (const item of (Array.isArray(range?.spec?.limits) ? range.spec.limits : []).map(storedItem)) {
+  for (const item of itemsOf(range, defaults)) {
     if (item?.type === 'Container')
       for (const c of containersOf(pod))
-        for (const message of constraintErrors('Container', item, admittedRequirements(c.container, ranges)))
+        for (const message of constraintErrors('Container', item, admittedRequirements(c.container, ranges, defaults)))
           out.push({ path: [...c.at, 'resources'], message });
     if (item?.type === 'Pod') {
-      const have = { requests: podTotals(pod, ranges, 'requests'), limits: podTotals(pod, ranges, 'limits') };
+      const have = { requests: podTotals(pod, ranges, 'requests', defaults), limits: podTotals(pod, ranges, 'limits', defaults) };
       for (const message of constraintErrors('Pod', item, have)) out.push({ path: pod.at, message });
     }
   }
