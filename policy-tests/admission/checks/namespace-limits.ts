@@ -4,6 +4,7 @@
  */
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { parseQuantity } from '../../model/core/text.ts';
 import { containersOf, LONG_RUNNING_KINDS, podsAtOnce, podSpecOf, scaledKey, scaleTargetKey, surgePods, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { isDefaultStorageClass } from '../../model/cluster/providers.ts';
@@ -14,11 +15,11 @@ import { amountText, computeNames, COMPUTE, hardOf, perPodAmount, requiredComput
 type Obj = Record<string, any>;
 
 /** Each namespace's LimitRanges (by name, as the plugin lists them) and ResourceQuotas. */
-function limitsByNamespace(resources: readonly Resource[]): Map<string, { ranges: Resource[]; quotas: Resource[] }> {
+function limitsByNamespace(resources: readonly Resource[], nsOf: (r: Resource) => string): Map<string, { ranges: Resource[]; quotas: Resource[] }> {
   const out = new Map<string, { ranges: Resource[]; quotas: Resource[] }>();
   for (const r of resources) {
     if (r.kind !== 'LimitRange' && r.kind !== 'ResourceQuota') continue;
-    const ns = r.namespace ?? 'default';
+    const ns = nsOf(r);
     const entry = out.get(ns) ?? { ranges: [], quotas: [] };
     (r.kind === 'LimitRange' ? entry.ranges : entry.quotas).push(r);
     out.set(ns, entry);
@@ -72,19 +73,19 @@ function podRefusals(ctx: CheckContext, r: Resource, ranges: readonly Resource[]
  * The most pods a workload runs at once: an autoscaled one at its autoscaler's maxReplicas (a quota that cannot hold
  * them turns each scale-up past it away), with its rolling update's surge on top.
  */
-function peakPods(r: Resource, peaks: ReadonlyMap<string, number>): number | undefined {
-  const peak = peaks.get(scaledKey(r.namespace ?? 'default', r.kind, r.name));
+function peakPods(r: Resource, { peaks, nsOf }: Pick<ClusterContext, 'peaks' | 'nsOf'>): number | undefined {
+  const peak = peaks.get(scaledKey(nsOf(r), r.kind, r.name));
   if (peak === undefined) return podsAtOnce(r);
   const surge = r.kind === 'Deployment' ? surgePods(r, peak) : 0;
   return surge === undefined ? undefined : peak + surge;
 }
 
 /** Each autoscaled workload's maxReplicas, by scaledKey. */
-function autoscalerPeaks(resources: readonly Resource[]): Map<string, number> {
+function autoscalerPeaks(resources: readonly Resource[], nsOf: (r: Resource) => string): Map<string, number> {
   const out = new Map<string, number>();
   for (const r of resources) {
     if (r.kind !== 'HorizontalPodAutoscaler') continue;
-    const key = scaleTargetKey(r.namespace ?? 'default', r.object);
+    const key = scaleTargetKey(nsOf(r), r.object);
     const max = dig(r.object, ['spec', 'maxReplicas']);
     if (key && Number.isInteger(max)) out.set(key, max as number);
   }
@@ -105,6 +106,8 @@ function countName(r: Resource, plurals: ReadonlyMap<string, string>): string {
 
 /** What every namespace's count shares: autoscalers' peaks, the CRDs' plurals, and the default StorageClass. */
 interface ClusterContext {
+  /** The namespace Argo CD applies an object into: its own, else its Application's destination. */
+  nsOf: (r: Resource) => string;
   peaks: ReadonlyMap<string, number>;
   plurals: ReadonlyMap<string, string>;
   defaultClass?: string;
@@ -114,14 +117,14 @@ function usage(
   resources: readonly Resource[],
   context: ClusterContext & { ranges: readonly Obj[] },
 ): { of: (name: string) => number | undefined; uncounted: Resource[] } {
-  const { ranges, peaks, plurals, defaultClass } = context;
+  const { ranges, plurals, defaultClass } = context;
   const uncounted: Resource[] = [];
   const steady: { pods: number; requests: Record<string, number>; limits: Record<string, number> }[] = [];
   const oneShot: { pods: number; requests: Record<string, number>; limits: Record<string, number> }[] = [];
   for (const r of resources) {
     const pod = podSpecOf(r);
     if (!pod || !(WORKLOAD_KINDS as readonly string[]).includes(r.kind)) continue;
-    const pods = peakPods(r, peaks);
+    const pods = peakPods(r, context);
     if (pods === undefined) {
       uncounted.push(r);
       continue;
@@ -214,7 +217,7 @@ function quotaTotals(
 }
 
 /** Autoscalers' peaks, the CRDs' plurals and the default StorageClass, read once. */
-function clusterContext(resources: readonly Resource[]): ClusterContext {
+function clusterContext(resources: readonly Resource[], nsOf: (r: Resource) => string): ClusterContext {
   const plurals = new Map<string, string>();
   for (const r of resources)
     if (r.kind === 'CustomResourceDefinition') {
@@ -222,7 +225,7 @@ function clusterContext(resources: readonly Resource[]): ClusterContext {
       if (typeof group === 'string' && typeof kind === 'string' && typeof plural === 'string') plurals.set(`${group}/${kind}`, plural);
     }
   const defaults = resources.filter((r) => r.kind === 'StorageClass' && isDefaultStorageClass(r.object));
-  return { peaks: autoscalerPeaks(resources), plurals, ...(defaults.length === 1 ? { defaultClass: defaults[0]!.name } : {}) };
+  return { nsOf, peaks: autoscalerPeaks(resources, nsOf), plurals, ...(defaults.length === 1 ? { defaultClass: defaults[0]!.name } : {}) };
 }
 
 export const namespaceLimitsCheck: PolicyCheck = {
@@ -238,11 +241,12 @@ export const namespaceLimitsCheck: PolicyCheck = {
   },
   exemptible: false,
   run(ctx) {
-    const limits = limitsByNamespace(ctx.resources);
+    const nsOf = (r: Resource) => namespaceOrDestination(ctx.repo, r) ?? 'default';
+    const limits = limitsByNamespace(ctx.resources, nsOf);
     if (!limits.size) return;
     let cluster: ClusterContext | undefined;
     for (const [ns, { ranges, quotas }] of limits) {
-      const inNamespace = ctx.resources.filter((r) => (r.namespace ?? 'default') === ns);
+      const inNamespace = ctx.resources.filter((r) => nsOf(r) === ns);
       for (const r of inNamespace) podRefusals(ctx, r, ranges, quotas);
       for (const claim of claimsOf(inNamespace))
         for (const range of ranges)
@@ -251,7 +255,7 @@ export const namespaceLimitsCheck: PolicyCheck = {
               { resource: claim.resource, path: claim.path },
               `${claim.resource.kind} ${claim.resource.name}: its claim is forbidden by LimitRange ${range.name}: ${message}`,
             );
-      if (quotas.length) quotaTotals(ctx, ns, { resources: inNamespace, ranges, quotas, context: (cluster ??= clusterContext(ctx.resources)) });
+      if (quotas.length) quotaTotals(ctx, ns, { resources: inNamespace, ranges, quotas, context: (cluster ??= clusterContext(ctx.resources, nsOf)) });
     }
   },
 };

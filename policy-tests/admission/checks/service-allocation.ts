@@ -4,6 +4,7 @@
  */
 import { DEFAULT_NODE_PORTS, nthAddress, serviceAllocations } from '../allocation/service-allocation.ts';
 import { dig } from '../../model/core/dig.ts';
+import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { isIPv6 } from 'node:net';
 
@@ -35,7 +36,7 @@ export const serviceAllocationCheck: PolicyCheck = {
       held: dnsIP ? [{ ip: dnsIP, by: 'kube-system/kube-dns, the cluster DNS Service Talos brings (providedOutsideGit)' }] : [],
     };
     const allocations = serviceAllocations(
-      services.map((r) => ({ object: r.object, label: `Service ${r.namespace ?? 'default'}/${r.name}` })),
+      services.map((r) => ({ object: r.object, label: `Service ${namespaceOrDestination(ctx.repo, r) ?? 'default'}/${r.name}` })),
       network,
     );
     for (const { index, invalid } of allocations) {
