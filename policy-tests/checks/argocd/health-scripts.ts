@@ -7,7 +7,7 @@
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { healthOverrideFor, resourceOverrides, type HealthOverride } from '../../model/compare/resource-overrides.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
-import { runHealthLua } from '../../model/compare/health-lua.ts';
+import { runHealthLua, SCRIPT_OVERRAN } from '../../model/compare/health-lua.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 /** What one script does on the objects it covers: the first object of each outcome, and how many more. */
@@ -19,6 +19,16 @@ interface Outcome {
 const named = (r: Resource) => `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
 const andMore = (o: Outcome) => `${named(o.first)}${o.more ? ` and ${o.more} more` : ''}`;
 
+/** A run that hit the instruction bound, as its outcome reads. */
+const OVERRAN = `error\0${SCRIPT_OVERRAN}`;
+
+/** An outcome's key: what went wrong and its detail, or how the status read. */
+function outcomeOf(run: ReturnType<typeof runHealthLua>): string {
+  if ('error' in run) return `${run.unloaded ? 'load' : 'error'}\0${run.error}`;
+  if (run.unknownStatus === undefined) return 'fine';
+  return run.unknownStatus ? `unknown\0${run.unknownStatus}` : 'none';
+}
+
 /** Runs each script on the objects it covers, once per object, and gathers what it returns by outcome. */
 function outcomesByScript(resources: readonly Resource[], overrides: ReturnType<typeof resourceOverrides>): Map<HealthOverride, Map<string, Outcome>> {
   const out = new Map<HealthOverride, Map<string, Outcome>>();
@@ -28,17 +38,12 @@ function outcomesByScript(resources: readonly Resource[], overrides: ReturnType<
     if (group === 'argoproj.io' && resource.kind === 'Application') continue;
     const override = healthOverrideFor(overrides, group, resource.kind);
     if (!override) continue;
-    const run = runHealthLua(override.healthLua, resource.object, override.useOpenLibs);
-    const outcome =
-      'error' in run
-        ? `${run.unloaded ? 'load' : 'error'}\0${run.error}`
-        : run.unknownStatus === undefined
-          ? 'fine'
-          : run.unknownStatus
-            ? `unknown\0${run.unknownStatus}`
-            : 'none';
     let outcomes = out.get(override);
     if (!outcomes) out.set(override, (outcomes = new Map()));
+    // A script that does not load fails alike on every object, and one that ran past its bound would again: a pull
+    // request's `all` script that never ends costs one bound, not one per object.
+    const settled = [...outcomes.keys()].find((o) => o.startsWith('load\0') || o === OVERRAN);
+    const outcome = settled ?? outcomeOf(runHealthLua(override.healthLua, resource.object, override.useOpenLibs));
     const seen = outcomes.get(outcome);
     if (seen) seen.more += 1;
     else outcomes.set(outcome, { first: resource, more: 0 });

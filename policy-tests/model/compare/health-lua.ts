@@ -18,6 +18,9 @@ const fengari = (): Fengari => (loaded ??= createRequire(import.meta.url)('fenga
 /** Argo CD's health status codes (gitops-engine health.HealthStatusCode); any other is Unknown. */
 const STATUS_CODES = new Set(['Unknown', 'Progressing', 'Healthy', 'Suspended', 'Degraded', 'Missing']);
 
+/** What a run says when it passed its bound. */
+export const SCRIPT_OVERRAN = 'the script did not end';
+
 /** Far beyond what a health script takes (this repository's runs in under a hundred), and a tenth of a second of fengari's work: one still running then is a loop. */
 const MAX_INSTRUCTIONS = 5_000_000;
 
@@ -109,7 +112,7 @@ export function runHealthLua(script: string, object: unknown, openLibs = false):
     sandbox(L, openLibs);
     push(L, object);
     lua.lua_setglobal(L, to_luastring('obj'));
-    lua.lua_sethook(L, (state: State) => lauxlib.luaL_error(state, to_luastring('the script did not end')), lua.LUA_MASKCOUNT, MAX_INSTRUCTIONS);
+    lua.lua_sethook(L, (state: State) => lauxlib.luaL_error(state, to_luastring(SCRIPT_OVERRAN)), lua.LUA_MASKCOUNT, MAX_INSTRUCTIONS);
     const top = lua.lua_gettop(L);
     const loaded = lauxlib.luaL_loadstring(L, to_luastring(script));
     const ran = loaded === lua.LUA_OK ? lua.lua_pcall(L, 0, lua.LUA_MULTRET, 0) : loaded;

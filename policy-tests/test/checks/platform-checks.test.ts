@@ -131,6 +131,20 @@ describe("argocd-cm's health scripts for other kinds are run on the objects they
   });
 });
 
+describe('a health script for every kind that never ends is run once to its bound, not once per object', () => {
+  it('warns once, naming the first object and how many more, and fails nothing', async () => {
+    const { failed, warned } = await onBrokenCopy('argocd-health-scripts', (copy) =>
+      copy.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'resource.customizations.health.all'], 'while true do end\n')),
+    );
+    expect(failed).toEqual([]);
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^argocd-cm's resource\.customizations\.health\.all fails on \S+ \S+ and \d+ more as the repository writes them \(the script did not end\)/,
+      ),
+    ]);
+  });
+});
+
 describe('a sync window that holds an app back part of the time is said, and signed commits are not judged', () => {
   it('warns with the share of the year the window leaves, and fails nothing', async () => {
     const { failed, warned, notJudged } = await onBrokenCopy('argocd-sync-windows', (copy) =>
