@@ -9,6 +9,9 @@ import { admissionMutations, CRD_FILE, drillCrd, ownLimits } from '../mutations/
 
 describeMutations('admission checks (admission/) bite on a broken copy of the real repository', admissionMutations);
 
+/** The gate on a copy, offline: no chart cache, so only its own files are judged. */
+const offline = (copy: RepoCopy) => runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+
 describe('built-in validation follows --kubernetes-version where a feature gate changed it', () => {
   // Two gates, off by default before the minor they changed in (kube_features.go): RelaxedEnvironmentVariableValidation
   // (1.32: an env name may start with a digit) and RelaxedDNSSearchValidation (1.33: a search path may hold '_').
@@ -96,7 +99,7 @@ describe('a CRD rule whose estimated cost the gate cannot make is not judged, an
   afterAll(() => copy?.dispose());
 
   it('passes the CRD and lists its rule as not judged for crd-accepted, at the rule', async () => {
-    const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+    const result = await offline(copy);
     expect(allFindings(result)).toEqual([]);
     expect(result.notJudged.filter((f) => f.check === 'crd-accepted').map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
       `apps/platform/backups/crd.yaml:${lineOf(copy, 'apps/platform/backups/crd.yaml', `- rule: 'string(quantity("1Mi")) == "1Mi"'`)} CustomResourceDefinition drills.backups.homelab.example: the rule "string(quantity(\\"1Mi\\")) == \\"1Mi\\"": its estimated cost is not judged: this check does not type no overload of string for its arguments`,
@@ -108,8 +111,7 @@ describe('the admission layer says which Pod Security levels it judged at', () =
   it('counts each namespace holding pods at its enforce level, and an exempt one apart', async () => {
     const copy = copyRepo();
     try {
-      const run = async () =>
-        (await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } })).podSecurity;
+      const run = async () => (await offline(copy)).podSecurity;
       // kube-system, which the facts exempt, holds the GPU device plugin: counted apart, at no level.
       expect(await run()).toEqual({ enforced: { restricted: 2, baseline: 2, privileged: 1 }, exempt: 1 });
       copy.remove('apps/platform/intel-gpu-plugin/daemonset.yaml');
@@ -179,7 +181,7 @@ describe("a namespace's quota the gate cannot count is not judged, and one with 
   afterAll(() => copy?.dispose());
 
   it('fails nothing, and names the scoped quota and the count it does not keep', async () => {
-    const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+    const result = await offline(copy);
     expect(allFindings(result)).toEqual([]);
     expect(result.notJudged.filter((f) => f.check === 'namespace-limits').map((f) => f.message)).toEqual([
       'ResourceQuota roomy: requests.nvidia.com/gpu is not counted by the gate',
@@ -205,7 +207,7 @@ describe("a quota's object counts and an autoscaler's peak, counted as the API s
   afterAll(() => copy?.dispose());
 
   it('fails the count of CronJobs and the pods at the peak, each at its hard amount', async () => {
-    const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+    const result = await offline(copy);
     expect(
       allFindings(result)
         .filter((f) => f.check === 'namespace-limits')
