@@ -6,6 +6,7 @@
 import { REPO_ROOT } from '../model/repository/repo.ts';
 import { parseSource } from '../model/core/source.ts';
 import { flushOutcomeStores } from '../model/stores/outcome-store.ts';
+import type { Finding } from '../model/core/findings.ts';
 import { assemble, type GateResult, type ResourceResult } from './result.ts';
 import { collectInputs, type Inputs } from './inputs.ts';
 import type { GateOptions } from './options.ts';
@@ -33,10 +34,12 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const results: ResourceResult[] = [];
   let tree: Tree | undefined;
   let checked: Checked | undefined;
+  let schemaWarnings: Finding[] = [];
   if (paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0) {
     const loaded = await loadStage(root, options);
     tree = await renderStage(loaded, options);
     const schema = await schemaStage(tree, options, keep);
+    schemaWarnings = schema.warnings;
     const staged = await checksByStage();
     checked = policyStage(tree, staged, admissionStage(tree, staged.admission, options), options);
     results.push(
@@ -55,7 +58,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   flushOutcomeStores();
   return assemble({
     results,
-    warnings: checked?.warnings ?? [],
+    warnings: [...schemaWarnings, ...(checked?.warnings ?? [])],
     notJudged: checked?.notJudged ?? [],
     notRendered: tree?.notRendered ?? [],
     scope: tree?.repo,

@@ -5,6 +5,7 @@
 import { byLocation, type Finding } from '../../model/core/findings.ts';
 import { resourceKey, type ParsedFile, type Resource } from '../../model/core/manifest.ts';
 import type { Repo } from '../../model/repository/repo.ts';
+import { annotationSyncOptions, owningApplication, syncOptions } from '../../model/argocd/argocd.ts';
 import { BUNDLED_SCHEMA_MINOR, type SchemaLayer, type SchemaOptions } from '../../schema/schema-layer.ts';
 import type { ResourceResult } from '../result.ts';
 import { schemaLayer } from '../pipeline.ts';
@@ -94,9 +95,36 @@ export async function schemaStage(
   tree: Tree,
   options: GateOptions,
   keep: (file: string) => boolean,
-): Promise<{ parsed: ParsedFile[]; results: ResourceResult[] }> {
+): Promise<{ parsed: ParsedFile[]; results: ResourceResult[]; warnings: Finding[] }> {
   const parsed = tree.parsed.filter((p) => keep(p.file));
   const crds = tree.repo.resources.filter((r) => r.kind === 'CustomResourceDefinition');
   const results = await schemaResults(parsed, resolvedOptions(options, tree.repo), { onProgress: options.onProgress, given: tree.layer.withCrds(crds) });
-  return { parsed, results };
+  return { parsed, results, warnings: unvalidated(tree, parsed, results) };
+}
+
+/**
+ * Argo CD applies an object under `Validate=false` (its annotation's sync options, or its Application's) with
+ * `kubectl apply --validate=false`: field validation Ignore, so the API server drops a field it does not know without
+ * a word (gitops-engine sync_context, kubectl's --validate). Such an object's unknown fields are taken out of its
+ * results (mutated here) and returned as warnings: the cluster takes the object, and the field never reaches it.
+ */
+function unvalidated(tree: Tree, parsed: readonly ParsedFile[], results: ResourceResult[]): Finding[] {
+  const out: Finding[] = [];
+  parsed
+    .flatMap((p) => p.resources)
+    .forEach((resource, i) => {
+      const result = results[i]!;
+      if (!result.findings.some((f) => f.check === 'unknown-field')) return;
+      const options = [...annotationSyncOptions(resource.object), ...syncOptions(owningApplication(tree.repo, resource))];
+      if (!options.includes('Validate=false')) return;
+      for (const f of result.findings.filter((x) => x.check === 'unknown-field'))
+        out.push({
+          ...f,
+          severity: 'warning',
+          message: `${f.message}: under Validate=false Argo CD applies it with kubectl apply --validate=false, and the API server drops the field without a word`,
+        });
+      result.findings = result.findings.filter((f) => f.check !== 'unknown-field');
+      if (!result.findings.length && result.status === 'invalid') result.status = 'valid';
+    });
+  return out;
 }

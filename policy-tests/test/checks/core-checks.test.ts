@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isMap, isSeq, type YAMLMap } from 'yaml';
-import { registeredChecks } from '../../gate/gate.ts';
+import { allFindings, registeredChecks, runGate } from '../../gate/gate.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 import { checkIds, copyRepo, describeFindings } from '../support/helpers.ts';
 import { ALL_MUTATIONS, MUTATION_LISTS } from '../mutations/all.ts';
@@ -130,6 +130,32 @@ describe('parsing in worker threads', () => {
       const parallel = await copy.gate({ parallel: true });
       expect(checkIds(serial)).toEqual(['argocd-project', 'unknown-field', 'workload-image-pinned']);
       expect(describeFindings(parallel)).toBe(describeFindings(serial));
+    } finally {
+      copy.dispose();
+    }
+  });
+});
+
+describe('an unknown field under Validate=false is what the cluster drops, not a refusal', () => {
+  it('warns where the object or its Application says Validate=false, and fails it where neither does', async () => {
+    const copy = copyRepo();
+    try {
+      const typo = (annotated: boolean) =>
+        copy.edit(DEPLOYMENT, 0, (d) => {
+          d.setIn([...CONTAINER, 'imagePullPolicyy'], 'Always');
+          if (annotated) d.setIn(['metadata', 'annotations', 'argocd.argoproj.io/sync-options'], 'Validate=false');
+        });
+      typo(false);
+      expect(checkIds(await copy.gate())).toEqual(['unknown-field']);
+      copy.reset();
+      typo(true);
+      const result = await runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
+      expect(allFindings(result)).toEqual([]);
+      expect(result.warnings.filter((w) => w.check === 'unknown-field').map((w) => w.message)).toEqual([
+        expect.stringMatching(
+          /unknown field "spec\.template\.spec\.containers\.0\.imagePullPolicyy".*: under Validate=false Argo CD applies it with kubectl apply --validate=false, and the API server drops the field without a word$/,
+        ),
+      ]);
     } finally {
       copy.dispose();
     }
