@@ -114,6 +114,18 @@ function paramsFor(policy: Obj, binding: Obj, t: PolicyTarget, lookup: ParamLook
   });
 }
 
+/**
+ * The bindings through which these policies reach an object being created (matchConstraints, then the binding's
+ * matchResources): what a MutatingAdmissionPolicy would change of it, before any validation.
+ */
+export function matchedBindings(policies: readonly Obj[], bindings: readonly Obj[], t: PolicyTarget): { policy: string; binding: string }[] {
+  return bindings.flatMap((binding) => {
+    const policy = policies.find((p) => p.metadata?.name === binding.spec?.policyName);
+    if (!policy || !resourcesMatch(policy.spec?.matchConstraints, t, true) || !resourcesMatch(binding.spec?.matchResources, t, false)) return [];
+    return [{ policy: String(policy.metadata?.name), binding: String(binding.metadata?.name) }];
+  });
+}
+
 /** Every decision of these policies and bindings on one object being created; `lookup` finds their parameters. */
 export function policyDecisions(policies: readonly Obj[], bindings: readonly Obj[], t: PolicyTarget, lookup: ParamLookup = () => []): PolicyDecision[] {
   const out: PolicyDecision[] = [];

@@ -3,7 +3,7 @@
  * bindings, judged on every object as on a create.
  */
 import { withExactIntegers } from '../../model/yaml/exact-integers.ts';
-import { builtinResourceName, policyDecisions, type ParamLookup } from '../cel/admission-policies.ts';
+import { builtinResourceName, matchedBindings, policyDecisions, type ParamLookup } from '../cel/admission-policies.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
@@ -14,7 +14,7 @@ export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClus
   return {
     id: 'admission-policy',
     description:
-      'Every object passes the ValidatingAdmissionPolicies the repository renders, through their bindings, as on a create, with the parameters a paramRef finds among the resources the repository applies: a Deny action is a finding, Warn and Audit are warnings (invariants P1).',
+      'Every object passes the ValidatingAdmissionPolicies the repository renders, through their bindings, as on a create, with the parameters a paramRef finds among the resources the repository applies: a Deny action is a finding, Warn and Audit are warnings; an object a MutatingAdmissionPolicy of the repository matches is said not judged, as the cluster mutates it first (invariants P1).',
     invariants: ['P1'],
     remediation: "change the object so the policy's validation holds; the message is the policy's own",
     reads: { kinds: ['*'], everyKind: 'a ValidatingAdmissionPolicy may match resources of any kind' },
@@ -24,7 +24,8 @@ export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClus
       const ofKind = (kind: string) =>
         repo.resources.filter((r) => r.kind === kind && groupOf(r.apiVersion) === 'admissionregistration.k8s.io').map((r) => r.object);
       const [policies, bindings] = [ofKind('ValidatingAdmissionPolicy'), ofKind('ValidatingAdmissionPolicyBinding')];
-      if (policies.length === 0 || bindings.length === 0) return;
+      const [mutating, mutatingBindings] = [ofKind('MutatingAdmissionPolicy'), ofKind('MutatingAdmissionPolicyBinding')];
+      if ((policies.length === 0 || bindings.length === 0) && (mutating.length === 0 || mutatingBindings.length === 0)) return;
       const plurals = new Map<string, string>();
       for (const crd of repo.resources.filter((r) => r.kind === 'CustomResourceDefinition'))
         plurals.set(
@@ -66,6 +67,13 @@ export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClus
           object: withExactIntegers(r.object, r.exactIntegers),
           namespaceObject: namespace === undefined ? undefined : namespaces.get(namespace),
         };
+        // A MutatingAdmissionPolicy changes the object before validation, in CEL the gate does not apply: what the
+        // cluster stores, and what every later rule sees, is not what the repository writes.
+        for (const m of matchedBindings(mutating, mutatingBindings, target))
+          ctx.notJudged(
+            { resource: r, path: ['metadata'] },
+            `${r.kind} ${r.name}: MutatingAdmissionPolicy '${m.policy}' with binding '${m.binding}' changes it on admission, and the gate judges it as written, not as mutated`,
+          );
         for (const d of policyDecisions(policies, bindings, target, params)) {
           const message = `${r.kind} ${r.name}: ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`;
           if (d.actions.includes('Deny')) ctx.fail({ resource: r, path: ['metadata'] }, message);

@@ -220,3 +220,49 @@ describe("a quota's object counts and an autoscaler's peak, counted as the API s
     ]);
   });
 });
+
+describe('an object a MutatingAdmissionPolicy of the repository matches is not judged as written', () => {
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    copy.write(
+      'clusters/home/mutate.yaml',
+      `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: pull-always
+spec:
+  matchConstraints:
+    resourceRules:
+      - apiGroups: [apps]
+        apiVersions: [v1]
+        operations: [CREATE, UPDATE]
+        resources: [deployments]
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+    - patchType: ApplyConfiguration
+      applyConfiguration:
+        expression: 'Object{metadata: Object.metadata{labels: {"mutated": "yes"}}}'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: pull-always
+spec:
+  policyName: pull-always
+  matchResources:
+    namespaceSelector:
+      matchLabels: {kubernetes.io/metadata.name: portfolio}
+`,
+    );
+  });
+  afterAll(() => copy?.dispose());
+
+  it("names each object it matches, and only those (the portfolio namespace's Deployments)", async () => {
+    const result = await offline(copy);
+    expect(result.notJudged.filter((f) => f.check === 'admission-policy').map((f) => f.message)).toEqual([
+      "Deployment portfolio-api: MutatingAdmissionPolicy 'pull-always' with binding 'pull-always' changes it on admission, and the gate judges it as written, not as mutated",
+    ]);
+  });
+});
