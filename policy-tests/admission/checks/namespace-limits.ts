@@ -104,6 +104,19 @@ function countName(r: Resource, plurals: ReadonlyMap<string, string>): string {
   return `count/${group ? `${plural}.${group}` : plural}`;
 }
 
+/**
+ * The objects of `kind` the namespace's ExternalSecrets make (a Secret, or what `target.manifest` names): the
+ * operator creates one per ExternalSecret unless its creationPolicy is Merge or None (it writes into one that exists).
+ */
+function madeByExternalSecrets(resources: readonly Resource[], kind: string): number {
+  return resources.filter((r) => {
+    if (r.kind !== 'ExternalSecret' || groupOf(r.apiVersion) !== 'external-secrets.io') return false;
+    const policy = dig(r.object, ['spec', 'target', 'creationPolicy']) ?? 'Owner';
+    const made = dig(r.object, ['spec', 'target', 'manifest', 'kind']) ?? 'Secret';
+    return made === kind && policy !== 'Merge' && policy !== 'None';
+  }).length;
+}
+
 /** What every namespace's count shares: autoscalers' peaks, the CRDs' plurals, and the default StorageClass. */
 interface ClusterContext {
   /** The namespace Argo CD applies an object into: its own, else its Application's destination. */
@@ -159,9 +172,9 @@ function usage(
         return claims.reduce((sum, c) => sum + c.copies * (parseQuantity(c.spec.resources?.requests?.storage) ?? 0), 0);
       case 'configmaps':
         // Every namespace holds kube-root-ca.crt, which the root CA publisher writes.
-        return count('ConfigMap') + 1;
+        return count('ConfigMap') + 1 + madeByExternalSecrets(resources, 'ConfigMap');
       case 'secrets':
-        return count('Secret');
+        return count('Secret') + madeByExternalSecrets(resources, 'Secret');
       default: {
         if (name.startsWith('count/')) return resources.filter((r) => countName(r, plurals) === name).length + (name === 'count/configmaps' ? 1 : 0);
         // <class>.storageclass.storage.k8s.io/requests.storage and /persistentvolumeclaims: the claims of that class.

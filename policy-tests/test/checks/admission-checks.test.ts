@@ -196,7 +196,7 @@ describe("a quota's object counts and an autoscaler's peak, counted as the API s
     copy = copyRepo();
     ownLimits(
       copy,
-      'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: budget\n  namespace: portfolio\nspec:\n  hard:\n    count/cronjobs.batch: "0"\n    pods: "6"\n',
+      'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: budget\n  namespace: portfolio\nspec:\n  hard:\n    count/cronjobs.batch: "0"\n    pods: "6"\n    secrets: "0"\n',
     );
     // The API scales to five: five pods, and its surge, past the six the quota holds.
     copy.write(
@@ -206,7 +206,7 @@ describe("a quota's object counts and an autoscaler's peak, counted as the API s
   });
   afterAll(() => copy?.dispose());
 
-  it('fails the count of CronJobs and the pods at the peak, each at its hard amount', async () => {
+  it('fails the count of CronJobs, the pods at the peak and the Secrets an ExternalSecret makes, each at its hard amount', async () => {
     const result = await offline(copy);
     expect(
       allFindings(result)
@@ -217,6 +217,8 @@ describe("a quota's object counts and an autoscaler's peak, counted as the API s
         /^ResourceQuota budget: namespace portfolio asks for count\/cronjobs\.batch=1 at once \(its objects\), over the hard count\/cronjobs\.batch=0/,
       ),
       expect.stringMatching(/^ResourceQuota budget: namespace portfolio asks for pods=8 at once/),
+      // The Secret the API's ExternalSecret makes counts, though no manifest writes it.
+      expect.stringMatching(/^ResourceQuota budget: namespace portfolio asks for secrets=1 at once \(its objects\), over the hard secrets=0/),
     ]);
   });
 });
