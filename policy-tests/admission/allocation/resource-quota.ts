@@ -66,3 +66,81 @@ export function amountText(name: string, value: number): string {
 
 /** The hard amount of a resource, or undefined where the quota does not limit it or writes no quantity. */
 export const hardOf = (quota: Obj, name: string): number | undefined => parseQuantity(quota?.spec?.hard?.[name]);
+
+/** The quota resource names Kubernetes knows without a `/` (helper.IsStandardQuotaResourceName), hugepages apart. */
+const STANDARD_QUOTA = new Set([
+  'pods',
+  'services',
+  'replicationcontrollers',
+  'resourcequotas',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
+  'requests.storage',
+  ...COMPUTE,
+]);
+/** Counted in whole objects (helper.IsIntegerResourceName): the standard counts, and every `count/`. */
+const INTEGER_QUOTA = new Set([
+  'pods',
+  'services',
+  'replicationcontrollers',
+  'resourcequotas',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
+]);
+/**
+ * What each scope may limit (helper.IsResourceQuotaScopeValidForResource): the pod scopes pods and CPU and memory;
+ * BestEffort pods alone; VolumeAttributesClass claims and their storage.
+ */
+const POD_SCOPED = new Set(['pods', 'cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory']);
+const scopeLimits = (scope: string, name: string): boolean =>
+  scope === 'BestEffort'
+    ? name === 'pods'
+    : scope === 'VolumeAttributesClass'
+      ? name === 'persistentvolumeclaims' || name === 'requests.storage'
+      : POD_SCOPED.has(name);
+const SCOPES = new Set(['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity', 'VolumeAttributesClass']);
+const CONFLICTS = [
+  ['BestEffort', 'NotBestEffort'],
+  ['Terminating', 'NotTerminating'],
+];
+
+/**
+ * ValidateResourceQuotaSpec: each hard resource a quota's or a qualified name, its amount a quantity no less than
+ * zero (a whole number where it counts objects), and scopes Kubernetes knows, none that conflict, none applied to a
+ * resource it cannot limit. The API server refuses a quota that breaks one, and it never limits anything.
+ */
+export function resourceQuotaProblems(quota: Obj): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  const hard = (quota?.spec?.hard ?? {}) as Record<string, unknown>;
+  for (const [name, raw] of Object.entries(hard)) {
+    const at = ['spec', 'hard', name];
+    const shown = JSON.stringify(String(raw));
+    const isHuge = /^(requests\.)?hugepages-/.test(name);
+    if (!name.includes('/') && !STANDARD_QUOTA.has(name) && !isHuge)
+      out.push({ path: at, message: `spec.hard[${name}]: Invalid value: ${JSON.stringify(name)}: must be a standard resource for quota` });
+    const amount = parseQuantity(raw);
+    if (amount === undefined) continue; // a quantity that does not parse is the schema's to refuse
+    if (amount < 0) out.push({ path: at, message: `spec.hard[${name}]: Invalid value: ${shown}: must be greater than or equal to 0` });
+    else if ((INTEGER_QUOTA.has(name) || name.startsWith('count/')) && !Number.isInteger(amount))
+      out.push({ path: at, message: `spec.hard[${name}]: Invalid value: ${shown}: must be an integer` });
+  }
+  const scopes: unknown[] = Array.isArray(quota?.spec?.scopes) ? quota.spec.scopes : [];
+  const shownScopes = JSON.stringify(scopes);
+  for (const scope of scopes) {
+    if (typeof scope !== 'string' || !SCOPES.has(scope))
+      out.push({ path: ['spec', 'scopes'], message: `spec.scopes: Invalid value: ${shownScopes}: unsupported scope` });
+    for (const name of Object.keys(hard).sort())
+      if (STANDARD_QUOTA.has(name) && SCOPES.has(String(scope)) && !scopeLimits(String(scope), name))
+        out.push({ path: ['spec', 'scopes'], message: `spec.scopes: Invalid value: ${shownScopes}: unsupported scope applied to resource` });
+  }
+  for (const pair of CONFLICTS)
+    if (pair.every((s) => scopes.includes(s)))
+      out.push({ path: ['spec', 'scopes'], message: `spec.scopes: Invalid value: ${shownScopes}: conflicting scopes` });
+  return out;
+}

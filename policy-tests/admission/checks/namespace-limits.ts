@@ -10,7 +10,7 @@ import { containersOf, LONG_RUNNING_KINDS, podsAtOnce, podSpecOf, scaledKey, sca
 import { isDefaultStorageClass } from '../../model/cluster/providers.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { admittedRequirements, claimLimitRefusals, limitRangeProblems, podLimitRefusals, podTotals } from '../allocation/limit-range.ts';
-import { amountText, computeNames, COMPUTE, hardOf, perPodAmount, requiredCompute, unscoped } from '../allocation/resource-quota.ts';
+import { amountText, computeNames, COMPUTE, hardOf, perPodAmount, requiredCompute, resourceQuotaProblems, unscoped } from '../allocation/resource-quota.ts';
 
 type Obj = Record<string, any>;
 
@@ -21,8 +21,8 @@ function limitsByNamespace(resources: readonly Resource[], nsOf: (r: Resource) =
     if (r.kind !== 'LimitRange' && r.kind !== 'ResourceQuota') continue;
     const ns = nsOf(r);
     const entry = out.get(ns) ?? { ranges: [], quotas: [] };
-    // A LimitRange the API server refuses (api-validation says why) is never in the cluster, and limits nothing.
-    if (r.kind === 'LimitRange' && limitRangeProblems(r.object).length) continue;
+    // A LimitRange or quota the API server refuses (api-validation says why) is never in the cluster, and limits nothing.
+    if ((r.kind === 'LimitRange' ? limitRangeProblems(r.object) : resourceQuotaProblems(r.object)).length) continue;
     (r.kind === 'LimitRange' ? entry.ranges : entry.quotas).push(r);
     out.set(ns, entry);
   }

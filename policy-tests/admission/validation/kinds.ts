@@ -3,6 +3,7 @@
  * what each built-in kind's Validate<Kind> refuses beyond the OpenAPI schema.
  */
 import { limitRangeProblems } from '../allocation/limit-range.ts';
+import { resourceQuotaProblems } from '../allocation/resource-quota.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { validateObjectMeta, type Invalid } from './metadata.ts';
 import { validatePodSpec } from './pod.ts';
@@ -297,6 +298,7 @@ const RULES: Record<string, KindRule> = {
   ValidatingWebhookConfiguration: webhooks,
   MutatingWebhookConfiguration: webhooks,
   LimitRange: (o) => limitRangeProblems(o).map((p) => ({ ...p, fn: 'ValidateLimitRange' })),
+  ResourceQuota: (o) => resourceQuotaProblems(o).map((p) => ({ ...p, fn: 'ValidateResourceQuota' })),
   CustomResourceDefinition: (o) => {
     const expected = `${String(o.spec?.names?.plural)}.${String(o.spec?.group)}`;
     return o.metadata?.name !== expected

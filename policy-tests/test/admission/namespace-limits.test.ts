@@ -11,7 +11,7 @@ import {
   podTotals,
   storedItem,
 } from '../../admission/allocation/limit-range.ts';
-import { amountText, computeNames, requiredCompute, unscoped } from '../../admission/allocation/resource-quota.ts';
+import { amountText, computeNames, requiredCompute, resourceQuotaProblems, unscoped } from '../../admission/allocation/resource-quota.ts';
 
 const range = (...limits: object[]) => ({ spec: { limits } });
 const pod = (containers: object[], initContainers: object[] = []) => ({ spec: { containers, initContainers }, at: ['spec'] as (string | number)[] });
@@ -119,5 +119,27 @@ describe('ResourceQuota', () => {
       false,
     ]);
     expect([amountText('requests.cpu', 1.25), amountText('pods', 3), amountText('requests.memory', 2 ** 30)]).toEqual(['1250m', '3', '1Gi']);
+  });
+});
+
+describe('ValidateResourceQuota', () => {
+  it('refuses what the API server refuses of a quota, in its words', () => {
+    const quota = (spec: object) => resourceQuotaProblems({ spec }).map((p) => p.message);
+    expect(quota({ hard: { pods: '10', 'requests.cpu': '2', 'count/deployments.apps': '3', 'requests.nvidia.com/gpu': '1', 'hugepages-2Mi': '1Gi' } })).toEqual(
+      [],
+    );
+    expect(quota({ hard: { pods: '-1', services: '1.5', gpus: '1', 'count/jobs.batch': '500m' } })).toEqual([
+      'spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0',
+      'spec.hard[services]: Invalid value: "1.5": must be an integer',
+      'spec.hard[gpus]: Invalid value: "gpus": must be a standard resource for quota',
+      'spec.hard[count/jobs.batch]: Invalid value: "500m": must be an integer',
+    ]);
+    expect(quota({ scopes: ['BestEffort', 'NotBestEffort'], hard: { pods: '1' } })).toEqual([
+      'spec.scopes: Invalid value: ["BestEffort","NotBestEffort"]: conflicting scopes',
+    ]);
+    expect(quota({ scopes: ['BestEffort'], hard: { 'requests.cpu': '1' } })).toEqual([
+      'spec.scopes: Invalid value: ["BestEffort"]: unsupported scope applied to resource',
+    ]);
+    expect(quota({ scopes: ['Everything'], hard: { pods: '1' } })).toEqual(['spec.scopes: Invalid value: ["Everything"]: unsupported scope']);
   });
 });

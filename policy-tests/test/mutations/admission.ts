@@ -68,6 +68,12 @@ const quota = (hard: string) => `apiVersion: v1\nkind: ResourceQuota\nmetadata:\
 export const admissionMutations: Mutation[] = [
   {
     check: 'api-validation',
+    why: "the portfolio namespace's quota writes a negative pod count: the API server refuses the quota",
+    mutate: (c) => ownLimits(c, quota('    pods: "-1"\n')),
+    at: 'pods: "-1"',
+  },
+  {
+    check: 'api-validation',
     why: "the portfolio namespace's LimitRange gives its Pod item a default, which only a Container item may have: the API server refuses the LimitRange",
     mutate: (c) => ownLimits(c, limitRange('    - type: Pod\n      default: {cpu: "1"}\n')),
     at: 'default: {cpu: "1"}',
