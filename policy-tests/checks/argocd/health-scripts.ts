@@ -7,7 +7,7 @@
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { healthOverrideFor, resourceOverrides, type HealthOverride } from '../../model/compare/resource-overrides.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
-import { runHealthLua, SCRIPT_OVERRAN } from '../../model/compare/health-lua.ts';
+import { runHealthLua, SCRIPT_OVERGREW, SCRIPT_OVERRAN } from '../../model/compare/health-lua.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 /** What one script does on the objects it covers: the first object of each outcome, and how many more. */
@@ -19,8 +19,8 @@ interface Outcome {
 const named = (r: Resource) => `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
 const andMore = (o: Outcome) => `${named(o.first)}${o.more ? ` and ${o.more} more` : ''}`;
 
-/** A run that hit the instruction bound, as its outcome reads. */
-const OVERRAN = `error\0${SCRIPT_OVERRAN}`;
+/** A run that hit the instruction or the memory bound, as its outcome reads: it would again, on any object. */
+const STOPPED = new Set([`error\0${SCRIPT_OVERRAN}`, `error\0${SCRIPT_OVERGREW}`]);
 
 /** An outcome's key: what went wrong and its detail, or how the status read. */
 function outcomeOf(run: ReturnType<typeof runHealthLua>): string {
@@ -40,9 +40,9 @@ function outcomesByScript(resources: readonly Resource[], overrides: ReturnType<
     if (!override) continue;
     let outcomes = out.get(override);
     if (!outcomes) out.set(override, (outcomes = new Map()));
-    // A script that does not load fails alike on every object, and one that ran past its bound would again: a pull
-    // request's `all` script that never ends costs one bound, not one per object.
-    const settled = [...outcomes.keys()].find((o) => o.startsWith('load\0') || o === OVERRAN);
+    // A script that does not load fails alike on every object, and one that ran past a bound would again: a pull
+    // request's `all` script that never ends, or eats memory, costs one bound, not one per object.
+    const settled = [...outcomes.keys()].find((o) => o.startsWith('load\0') || STOPPED.has(o));
     const outcome = settled ?? outcomeOf(runHealthLua(override.healthLua, resource.object, override.useOpenLibs));
     const seen = outcomes.get(outcome);
     if (seen) seen.more += 1;

@@ -33,12 +33,20 @@ declare module 'fengari' {
     lua_gettop(L: LuaState): number;
     lua_pcall(L: LuaState, nargs: number, nresults: number, msgh: number): number;
     lua_sethook(L: LuaState, hook: (L: LuaState) => void, mask: number, count: number): void;
+    lua_pushvalue(L: LuaState, index: number): void;
+    lua_pushcclosure(L: LuaState, f: JsFunction, n: number): void;
+    lua_upvalueindex(i: number): number;
+    lua_isnoneornil(L: LuaState, index: number): boolean;
+    lua_insert(L: LuaState, index: number): void;
+    lua_call(L: LuaState, nargs: number, nresults: number): void;
   };
   export const lauxlib: {
     luaL_newstate(): LuaState;
     luaL_requiref(L: LuaState, name: LuaString, opener: JsFunction, global: number): void;
     luaL_loadstring(L: LuaState, s: LuaString): number;
     luaL_checkstring(L: LuaState, arg: number): LuaString;
+    luaL_checklstring(L: LuaState, arg: number): LuaString;
+    luaL_checkinteger(L: LuaState, arg: number): number;
     luaL_error(L: LuaState, message: LuaString): number;
   };
   export const lualib: {

@@ -8,6 +8,7 @@
  * out of its sandbox: no file loading, no `require` but of `os`.
  */
 import { createRequire } from 'node:module';
+import { getHeapStatistics } from 'node:v8';
 import { outcomeStore, packageVersion } from '../stores/outcome-store.ts';
 
 type Fengari = typeof import('fengari');
@@ -20,6 +21,16 @@ const STATUS_CODES = new Set(['Unknown', 'Progressing', 'Healthy', 'Suspended', 
 
 /** What a run says when it passed its bound. */
 export const SCRIPT_OVERRAN = 'the script did not end';
+/** What a run says when the process grew past its memory bound while it ran. */
+export const SCRIPT_OVERGREW = 'the script took more memory than a health script needs';
+/** How much the process may grow while one script runs (a health script reads one object), and how often that is read. */
+const MAX_GROWTH = 64 * 2 ** 20;
+const HOOK_EVERY = 8;
+/** The memory the process holds in V8's heap and outside it (fengari's strings are byte arrays): under a microsecond to read. */
+const heldMemory = (): number => {
+  const { used_heap_size: heap, external_memory: external } = getHeapStatistics();
+  return heap + external;
+};
 
 /** Far beyond what a health script takes (this repository's runs in under a hundred), and a tenth of a second of fengari's work: one still running then is a loop. */
 const MAX_INSTRUCTIONS = 5_000_000;
@@ -73,6 +84,38 @@ function open(L: State, name: string, opener: (L: State) => number): void {
   lua.lua_pop(L, 1);
 }
 
+/** The longest string `string.rep` may make here: far past what a health script writes, far short of a memory bomb. */
+const MAX_REP_BYTES = 16 * 2 ** 20;
+
+/**
+ * `string.rep`, refusing a result past MAX_REP_BYTES: one call asks for gigabytes in one instruction, which neither
+ * the instruction bound nor the memory check between instructions can stop in time (fengari fills it byte by byte).
+ */
+function boundRep(L: State): void {
+  const { lua, lauxlib, to_luastring } = fengari();
+  lua.lua_getglobal(L, to_luastring('string'));
+  lua.lua_getfield(L, -1, to_luastring('rep'));
+  const original = lua.lua_gettop(L);
+  lua.lua_pushvalue(L, original);
+  lua.lua_pushcclosure(
+    L,
+    (state: State) => {
+      const piece = lauxlib.luaL_checklstring(state, 1).length;
+      const times = lauxlib.luaL_checkinteger(state, 2);
+      const sep = lua.lua_isnoneornil(state, 3) ? 0 : lauxlib.luaL_checklstring(state, 3).length;
+      if (times > 0 && (piece + sep) * times > MAX_REP_BYTES)
+        return lauxlib.luaL_error(state, to_luastring(`string.rep: a result past the ${MAX_REP_BYTES / 2 ** 20} MiB a health script is given`));
+      lua.lua_pushvalue(state, lua.lua_upvalueindex(1));
+      lua.lua_insert(state, 1);
+      lua.lua_call(state, lua.lua_gettop(state) - 1, 1);
+      return 1;
+    },
+    1,
+  );
+  lua.lua_setfield(L, -3, to_luastring('rep'));
+  lua.lua_pop(L, 2);
+}
+
 /** The sandbox Argo CD gives a script: its libraries, a safe `os`, and no way to read or load a file. */
 function sandbox(L: State, openLibs: boolean): void {
   const { lua, lauxlib, lualib, to_jsstring, to_luastring } = fengari();
@@ -80,6 +123,7 @@ function sandbox(L: State, openLibs: boolean): void {
   open(L, 'table', lualib.luaopen_table);
   if (openLibs) {
     open(L, 'string', lualib.luaopen_string);
+    boundRep(L);
     open(L, 'math', lualib.luaopen_math);
   }
   // OpenSafeOs: time and date only (date without its strftime-free extras is close enough for a health script).
@@ -112,7 +156,21 @@ export function runHealthLua(script: string, object: unknown, openLibs = false):
     sandbox(L, openLibs);
     push(L, object);
     lua.lua_setglobal(L, to_luastring('obj'));
-    lua.lua_sethook(L, (state: State) => lauxlib.luaL_error(state, to_luastring(SCRIPT_OVERRAN)), lua.LUA_MASKCOUNT, MAX_INSTRUCTIONS);
+    // Stopped after its bound of instructions, and when the process has grown by more than a health script could
+    // need: a script that doubles a string needs few instructions to ask for gigabytes (read every few of them).
+    const atStart = heldMemory();
+    let steps = 0;
+    lua.lua_sethook(
+      L,
+      (state: State) => {
+        steps += HOOK_EVERY;
+        if (steps >= MAX_INSTRUCTIONS) return lauxlib.luaL_error(state, to_luastring(SCRIPT_OVERRAN));
+        if (heldMemory() - atStart > MAX_GROWTH) return lauxlib.luaL_error(state, to_luastring(SCRIPT_OVERGREW));
+        return 0;
+      },
+      lua.LUA_MASKCOUNT,
+      HOOK_EVERY,
+    );
     const top = lua.lua_gettop(L);
     const loaded = lauxlib.luaL_loadstring(L, to_luastring(script));
     const ran = loaded === lua.LUA_OK ? lua.lua_pcall(L, 0, lua.LUA_MULTRET, 0) : loaded;

@@ -52,6 +52,19 @@ describe('runHealthLua', () => {
 
   it('stops a script that never ends, as Argo CD stops one at 1 s, and one that grows without end', () => {
     expect(runHealthLua('while true do end', app())).toEqual({ error: 'the script did not end' });
-    expect(runHealthLua('local t = {} for i = 1, 1e9 do t[i] = i end', app())).toEqual({ error: 'the script did not end' });
+    expect(runHealthLua('local t = {} for i = 1, 1e9 do t[i] = i end', app())).toEqual({
+      error: expect.stringMatching(/^the script (did not end|took more memory than a health script needs)$/),
+    });
+  });
+
+  it('stops a script that asks for memory no health script needs: doubling a string, or string.rep past its bound', () => {
+    expect(runHealthLua('local s = "x" for i = 1, 40 do s = s .. s end return {}', app())).toEqual({
+      error: 'the script took more memory than a health script needs',
+    });
+    expect(runHealthLua('return {status = "Healthy", message = string.rep("x", 1e9)}', app(), true)).toEqual({
+      error: expect.stringMatching(/string\.rep: a result past the 16 MiB a health script is given$/),
+    });
+    // Within it, string.rep is Lua's own.
+    expect(runHealthLua('return {status = "Healthy", message = string.rep("ab", 3, "-")}', app(), true)).toEqual({ status: 'Healthy', message: 'ab-ab-ab' });
   });
 });
