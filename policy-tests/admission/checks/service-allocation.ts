@@ -5,6 +5,8 @@
 import { DEFAULT_NODE_PORTS, nthAddress, serviceAllocations } from '../allocation/service-allocation.ts';
 import { dig } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
+import { placeOf } from '../../model/controller/waves.ts';
+import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { isIPv6 } from 'node:net';
 
@@ -16,11 +18,20 @@ export const serviceAllocationCheck: PolicyCheck = {
     "The API server's Service allocator gives every Service what it asks for, in the cluster the facts describe: an IP family the cluster has (nodeNetwork.services; a ServiceCIDR widens a family's range, never adds one), no RequireDualStack on a single-stack cluster, a cluster IP inside the Service range that no other Service holds (nor the kubernetes Service, on the first address, nor Talos' kube-dns, on the tenth, where the facts say Talos brings it), a node port inside 30000-32767 that no other Service holds; a Service it refuses never syncs (invariants P1).",
   invariants: ['P1'],
   remediation: 'leave clusterIP and nodePort out and let the cluster choose, or pick a free one inside the range the message names',
-  reads: { kinds: ['Service', 'ServiceCIDR'] },
+  // Applications too: their waves order the Services' creation, and their destinations place a Service with no namespace.
+  reads: { kinds: ['Service', 'ServiceCIDR', 'Application'] },
   exemptible: false,
   run(ctx) {
     const range = ctx.repo.facts?.nodeNetwork?.services;
-    const services = ctx.resources.filter((r) => r.kind === 'Service' && r.apiVersion === 'v1');
+    // In the order Argo CD creates them (the root app's wave, then the wave inside the app), so that of two Services
+    // on one address the one refused is the one created second; in one wave, the repository's order.
+    const order = (r: Resource) => placeOf(ctx.repo, r).order;
+    const byWave = (a: readonly number[], b: readonly number[]) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0);
+    const services = ctx.resources
+      .filter((r) => r.kind === 'Service' && r.apiVersion === 'v1')
+      .map((r) => ({ r, at: order(r) }))
+      .sort((a, b) => byWave(a.at, b.at))
+      .map(({ r }) => r);
     // ServiceCIDRs widen the families the API server's flag gave; one of another family adds nothing.
     const widened = ctx.resources
       .filter((r) => r.kind === 'ServiceCIDR')

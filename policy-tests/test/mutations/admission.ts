@@ -110,12 +110,12 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'service-allocation',
-    why: "the API's Service asks for the cluster IP Bazarr's Service holds: whichever Argo CD creates second is refused (here, the second read)",
+    why: "the API's Service and Bazarr's ask for one cluster IP: Bazarr's app syncs a wave later, and its Service is refused",
     mutate: (c) => {
       c.edit(SERVICE, 0, (d) => d.setIn(['spec', 'clusterIP'], '10.96.100.100'));
       c.edit('apps/media/bazarr/service.yaml', 0, (d) => d.setIn(['spec', 'clusterIP'], '10.96.100.100'));
     },
-    at: (c) => ({ file: SERVICE, line: lineOf(c, SERVICE, 'clusterIP: 10.96.100.100') }),
+    at: (c) => ({ file: 'apps/media/bazarr/service.yaml', line: lineOf(c, 'apps/media/bazarr/service.yaml', 'clusterIP: 10.96.100.100') }),
   },
   // Built-in validation, one per family.
   {
