@@ -67,32 +67,21 @@ export function amountText(name: string, value: number): string {
 /** The hard amount of a resource, or undefined where the quota does not limit it or writes no quantity. */
 export const hardOf = (quota: Obj, name: string): number | undefined => parseQuantity(quota?.spec?.hard?.[name]);
 
+/** The quotas that count whole objects (helper.IsIntegerResourceName, with every `count/`). */
+const COUNTED = [
+  'pods',
+  'services',
+  'replicationcontrollers',
+  'resourcequotas',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
+];
+const INTEGER_QUOTA = new Set(COUNTED);
 /** The quota resource names Kubernetes knows without a `/` (helper.IsStandardQuotaResourceName), hugepages apart. */
-const STANDARD_QUOTA = new Set([
-  'pods',
-  'services',
-  'replicationcontrollers',
-  'resourcequotas',
-  'secrets',
-  'configmaps',
-  'persistentvolumeclaims',
-  'services.nodeports',
-  'services.loadbalancers',
-  'requests.storage',
-  ...COMPUTE,
-]);
-/** Counted in whole objects (helper.IsIntegerResourceName): the standard counts, and every `count/`. */
-const INTEGER_QUOTA = new Set([
-  'pods',
-  'services',
-  'replicationcontrollers',
-  'resourcequotas',
-  'secrets',
-  'configmaps',
-  'persistentvolumeclaims',
-  'services.nodeports',
-  'services.loadbalancers',
-]);
+const STANDARD_QUOTA = new Set([...COUNTED, 'requests.storage', ...COMPUTE]);
 /**
  * What each scope may limit (helper.IsResourceQuotaScopeValidForResource): the pod scopes pods and CPU and memory;
  * BestEffort pods alone; VolumeAttributesClass claims and their storage.

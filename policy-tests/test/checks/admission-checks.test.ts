@@ -5,7 +5,7 @@ import { copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
 import { API, CONTAINER } from '../mutations/edits.ts';
 import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
-import { admissionMutations, CRD_FILE, drillCrd, ownLimits } from '../mutations/admission.ts';
+import { admissionMutations, CRD_FILE, DEPLOYMENT_RULES, drillCrd, ownLimits } from '../mutations/admission.ts';
 
 describeMutations('admission checks (admission/) bite on a broken copy of the real repository', admissionMutations);
 
@@ -235,12 +235,7 @@ metadata:
   name: pull-always
 spec:
   matchConstraints:
-    resourceRules:
-      - apiGroups: [apps]
-        apiVersions: [v1]
-        operations: [CREATE, UPDATE]
-        resources: [deployments]
-  failurePolicy: Fail
+${DEPLOYMENT_RULES}  failurePolicy: Fail
   reinvocationPolicy: Never
   mutations:
     - patchType: ApplyConfiguration

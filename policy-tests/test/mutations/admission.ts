@@ -13,6 +13,10 @@ export const drillCrd = (specProperties: string) => crdYaml({ group: 'backups.ho
 /** The drill CRD with one schema node a mutation breaks, after its `target` string. */
 const crd = (node: string) => drillCrd(`                target:\n                  type: string\n${node}`);
 
+/** An admission policy's rules for Deployments, on create and update (under its matchConstraints). */
+export const DEPLOYMENT_RULES =
+  '    resourceRules:\n      - apiGroups: [apps]\n        apiVersions: [v1]\n        operations: [CREATE, UPDATE]\n        resources: [deployments]\n';
+
 /**
  * A ValidatingAdmissionPolicy on the portfolio namespace's Deployments, with `body` (its variables, conditions and
  * validations), bound with Deny, applied by the backups app whose project is made to allow both kinds.
@@ -27,12 +31,7 @@ metadata:
 spec:
   failurePolicy: Fail
   matchConstraints:
-    resourceRules:
-      - apiGroups: [apps]
-        apiVersions: [v1]
-        operations: [CREATE, UPDATE]
-        resources: [deployments]
-    namespaceSelector:
+${DEPLOYMENT_RULES}    namespaceSelector:
       matchLabels:
         kubernetes.io/metadata.name: portfolio
 ${body}---
