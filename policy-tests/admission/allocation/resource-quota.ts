@@ -7,6 +7,7 @@
  * rollout.
  */
 import { parseQuantity } from '../../model/core/text.ts';
+import { toleratesControlPlane } from '../../model/core/workloads.ts';
 
 type Obj = Record<string, any>;
 
@@ -132,4 +133,28 @@ export function resourceQuotaProblems(quota: Obj): { path: (string | number)[]; 
     if (pair.every((s) => scopes.includes(s)))
       out.push({ path: ['spec', 'scopes'], message: `spec.scopes: Invalid value: ${shownScopes}: conflicting scopes` });
   return out;
+}
+
+/** The cluster's nodes, as the facts count them: Talos taints every control-plane node NoSchedule. */
+export interface NodeCounts {
+  workers: number;
+  controlPlanes: number;
+}
+
+/**
+ * The most pods a DaemonSet runs at once: one on every node it may land on (every worker, and the control-plane
+ * nodes where it tolerates their taint), and its rolling update's surge on top (maxSurge: none by default, a
+ * percentage of those nodes rounded up). Undefined where it picks its nodes by selector or affinity, whose labels the
+ * facts do not hold.
+ */
+export function daemonSetPods(daemonSet: Obj, nodes: NodeCounts): number | undefined {
+  const pod = daemonSet?.spec?.template?.spec ?? {};
+  if (pod.nodeSelector && Object.keys(pod.nodeSelector).length) return undefined;
+  if (pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution) return undefined;
+  const onControlPlanes = toleratesControlPlane(pod.tolerations);
+  const count = nodes.workers + (onControlPlanes ? nodes.controlPlanes : 0);
+  const surge = daemonSet?.spec?.updateStrategy?.type === 'OnDelete' ? 0 : (daemonSet?.spec?.updateStrategy?.rollingUpdate?.maxSurge ?? 0);
+  if (Number.isInteger(surge)) return count + Math.min(surge as number, count);
+  const percent = typeof surge === 'string' ? /^(\d+)%$/.exec(surge) : null;
+  return percent ? count + Math.ceil((count * Number(percent[1])) / 100) : undefined;
 }

@@ -10,7 +10,18 @@ import { containersOf, LONG_RUNNING_KINDS, podsAtOnce, podSpecOf, scaledKey, sca
 import { isDefaultStorageClass } from '../../model/cluster/providers.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { admittedRequirements, claimLimitRefusals, limitRangeProblems, podLimitRefusals, podTotals } from '../allocation/limit-range.ts';
-import { amountText, computeNames, COMPUTE, hardOf, perPodAmount, requiredCompute, resourceQuotaProblems, unscoped } from '../allocation/resource-quota.ts';
+import {
+  amountText,
+  computeNames,
+  COMPUTE,
+  daemonSetPods,
+  hardOf,
+  perPodAmount,
+  requiredCompute,
+  resourceQuotaProblems,
+  unscoped,
+  type NodeCounts,
+} from '../allocation/resource-quota.ts';
 
 type Obj = Record<string, any>;
 
@@ -75,7 +86,8 @@ function podRefusals(ctx: CheckContext, r: Resource, ranges: readonly Resource[]
  * The most pods a workload runs at once: an autoscaled one at its autoscaler's maxReplicas (a quota that cannot hold
  * them turns each scale-up past it away), with its rolling update's surge on top.
  */
-function peakPods(r: Resource, { peaks, nsOf }: Pick<ClusterContext, 'peaks' | 'nsOf'>): number | undefined {
+function peakPods(r: Resource, { peaks, nsOf, nodes }: Pick<ClusterContext, 'peaks' | 'nsOf' | 'nodes'>): number | undefined {
+  if (r.kind === 'DaemonSet') return nodes && daemonSetPods(r.object, nodes);
   const peak = peaks.get(scaledKey(nsOf(r), r.kind, r.name));
   if (peak === undefined) return podsAtOnce(r);
   const surge = r.kind === 'Deployment' ? surgePods(r, peak) : 0;
@@ -126,6 +138,8 @@ interface ClusterContext {
   peaks: ReadonlyMap<string, number>;
   plurals: ReadonlyMap<string, string>;
   defaultClass?: string;
+  /** The nodes a DaemonSet's pods land on, where the facts count them. */
+  nodes?: NodeCounts;
 }
 
 function usage(
@@ -232,7 +246,11 @@ function quotaTotals(
 }
 
 /** Autoscalers' peaks, the CRDs' plurals and the default StorageClass, read once. */
-function clusterContext(resources: readonly Resource[], nsOf: (r: Resource) => string): ClusterContext {
+function clusterContext(
+  resources: readonly Resource[],
+  nsOf: (r: Resource) => string,
+  facts?: { nodeCount: number; controlPlaneCount: number },
+): ClusterContext {
   const plurals = new Map<string, string>();
   for (const r of resources)
     if (r.kind === 'CustomResourceDefinition') {
@@ -240,13 +258,21 @@ function clusterContext(resources: readonly Resource[], nsOf: (r: Resource) => s
       if (typeof group === 'string' && typeof kind === 'string' && typeof plural === 'string') plurals.set(`${group}/${kind}`, plural);
     }
   const defaults = resources.filter((r) => r.kind === 'StorageClass' && isDefaultStorageClass(r.object));
-  return { nsOf, peaks: autoscalerPeaks(resources, nsOf), plurals, ...(defaults.length === 1 ? { defaultClass: defaults[0]!.name } : {}) };
+  const nodes =
+    facts && Number.isInteger(facts.nodeCount) ? { workers: facts.nodeCount - facts.controlPlaneCount, controlPlanes: facts.controlPlaneCount } : undefined;
+  return {
+    nsOf,
+    peaks: autoscalerPeaks(resources, nsOf),
+    plurals,
+    ...(nodes ? { nodes } : {}),
+    ...(defaults.length === 1 ? { defaultClass: defaults[0]!.name } : {}),
+  };
 }
 
 export const namespaceLimitsCheck: PolicyCheck = {
   id: 'namespace-limits',
   description:
-    "A namespace's LimitRanges and ResourceQuotas admit what its workloads make, as the LimitRanger and ResourceQuota plugins do: each container's requests and limits, after the LimitRange's defaults, within its min, max and ratio, and the pod's within its Pod item; each claim's storage within its PersistentVolumeClaim item; every compute resource an unscoped quota limits stated by every container; and the namespace's pods at once (replicas, an autoscaler's maxReplicas, a rolling update's surge, its largest Job), services, node ports, claims and storage (per class too), ConfigMaps, Secrets and count/<resource> within the quota's hard amounts; a pod refused leaves its workload unavailable, and the sync waiting (invariants P1).",
+    "A namespace's LimitRanges and ResourceQuotas admit what its workloads make, as the LimitRanger and ResourceQuota plugins do: each container's requests and limits, after the LimitRange's defaults, within its min, max and ratio, and the pod's within its Pod item; each claim's storage within its PersistentVolumeClaim item; every compute resource an unscoped quota limits stated by every container; and the namespace's pods at once (replicas, an autoscaler's maxReplicas, a rolling update's surge, a DaemonSet's one per node it may land on, its largest Job), services, node ports, claims and storage (per class too), ConfigMaps, Secrets and count/<resource> within the quota's hard amounts; a pod refused leaves its workload unavailable, and the sync waiting (invariants P1).",
   invariants: ['P1'],
   remediation:
     "state the workload's requests and limits within the namespace's LimitRange, or raise the ResourceQuota's hard amounts (with room for a rolling update's surge)",
@@ -270,7 +296,8 @@ export const namespaceLimitsCheck: PolicyCheck = {
               { resource: claim.resource, path: claim.path },
               `${claim.resource.kind} ${claim.resource.name}: its claim is forbidden by LimitRange ${range.name}: ${message}`,
             );
-      if (quotas.length) quotaTotals(ctx, ns, { resources: inNamespace, ranges, quotas, context: (cluster ??= clusterContext(ctx.resources, nsOf)) });
+      if (quotas.length)
+        quotaTotals(ctx, ns, { resources: inNamespace, ranges, quotas, context: (cluster ??= clusterContext(ctx.resources, nsOf, ctx.repo.facts)) });
     }
   },
 };

@@ -11,7 +11,7 @@ import {
   podTotals,
   storedItem,
 } from '../../admission/allocation/limit-range.ts';
-import { amountText, computeNames, requiredCompute, resourceQuotaProblems, unscoped } from '../../admission/allocation/resource-quota.ts';
+import { amountText, computeNames, daemonSetPods, requiredCompute, resourceQuotaProblems, unscoped } from '../../admission/allocation/resource-quota.ts';
 
 const range = (...limits: object[]) => ({ spec: { limits } });
 const pod = (containers: object[], initContainers: object[] = []) => ({ spec: { containers, initContainers }, at: ['spec'] as (string | number)[] });
@@ -141,5 +141,17 @@ describe('ValidateResourceQuota', () => {
       'spec.scopes: Invalid value: ["BestEffort"]: unsupported scope applied to resource',
     ]);
     expect(quota({ scopes: ['Everything'], hard: { pods: '1' } })).toEqual(['spec.scopes: Invalid value: ["Everything"]: unsupported scope']);
+  });
+});
+
+describe('daemonSetPods', () => {
+  const nodes = { workers: 3, controlPlanes: 3 };
+  const ds = (spec: object, strategy?: object) => ({ spec: { template: { spec }, ...(strategy ? { updateStrategy: strategy } : {}) } });
+  it('counts a pod on every node it may land on, with its surge, and leaves a selected set of nodes uncounted', () => {
+    expect(daemonSetPods(ds({}), nodes)).toBe(3);
+    expect(daemonSetPods(ds({ tolerations: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] }), nodes)).toBe(6);
+    expect(daemonSetPods(ds({ tolerations: [{ operator: 'Exists' }] }, { rollingUpdate: { maxSurge: '50%', maxUnavailable: 0 } }), nodes)).toBe(9);
+    expect(daemonSetPods(ds({}, { type: 'OnDelete' }), nodes)).toBe(3);
+    expect(daemonSetPods(ds({ nodeSelector: { gpu: 'true' } }), nodes)).toBeUndefined();
   });
 });
