@@ -614,8 +614,8 @@ ${kustomize}
 
   it("builds with argocd-cm's load restrictor, as Argo CD adds kustomize.buildOptions to every build", async () => {
     const outside = (repo: FixtureRepo) => {
-      repo.write('apps/shared/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  a: "1"\n');
-      repo.write('apps/web/kustomization.yaml', 'resources:\n  - deployment.yaml\n  - ../shared/cm.yaml\n');
+      repo.write('apps/common/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: common\ndata:\n  a: "1"\n');
+      repo.write('apps/web/kustomization.yaml', 'resources:\n  - deployment.yaml\n  - ../common/cm.yaml\n');
       return repo;
     };
     const refused = await rendered(outside(webRepo('      namePrefix: lab-')));
@@ -627,7 +627,7 @@ ${kustomize}
     );
     const built = await rendered(allowed);
     expect(built.renders[0]!.status, built.renders[0]!.message).toBe('rendered');
-    expect(built.renders[0]!.resources.map((r) => r.name).sort()).toEqual(['lab-shared', 'lab-web']);
+    expect(built.renders[0]!.resources.map((r) => r.name).sort()).toEqual(['lab-common', 'lab-web']);
   });
 
   it('fails as Argo CD does on a label the kustomization already sets without force, and refuses a kustomize version it does not run', async () => {
