@@ -37,3 +37,15 @@ export function crdSchemas(resources: readonly Resource[]): Map<string, CrdSchem
   }
   return out;
 }
+
+/** Each CRD's plural by `group/kind`, as its resources are named in rules and quotas (`spec.names.plural`). */
+export function crdPlurals(resources: readonly Resource[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of resources) {
+    if (r.kind !== 'CustomResourceDefinition') continue;
+    const spec = (r.object.spec ?? {}) as { group?: unknown; names?: { kind?: unknown; plural?: unknown } };
+    if (typeof spec.group === 'string' && typeof spec.names?.kind === 'string' && typeof spec.names.plural === 'string')
+      out.set(`${spec.group}/${spec.names.kind}`, spec.names.plural);
+  }
+  return out;
+}

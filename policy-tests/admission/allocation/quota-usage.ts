@@ -9,6 +9,8 @@ import { parseQuantity } from '../../model/core/text.ts';
 import { LONG_RUNNING_KINDS, podsAtOnce, podSpecOf, scaledKey, scaleTargetKey, surgePods, WORKLOAD_KINDS } from '../../model/core/workloads.ts';
 import { isDefaultStorageClass } from '../../model/cluster/providers.ts';
 import { podTotals } from './limit-range.ts';
+import { builtinResourceName } from '../cel/admission-policies.ts';
+import { crdPlurals } from '../crd-schemas.ts';
 import { COMPUTE, daemonSetPods, perPodAmount, type NodeCounts } from './resource-quota.ts';
 
 type Obj = Record<string, any>;
@@ -55,13 +57,11 @@ function autoscalerPeaks(resources: readonly Resource[], nsOf: (r: Resource) => 
 
 /**
  * The resource `count/<resource>[.<group>]` counts for an object: its CRD's plural where the repository renders
- * it, else the API server's guess from the kind (UnsafeGuessKindToResource: -s, -es after s, -ies after y).
+ * it, else the built-in resource's name the admission policies match by (builtinResourceName).
  */
 function countName(r: Resource, plurals: ReadonlyMap<string, string>): string {
   const group = groupOf(r.apiVersion);
-  const lower = r.kind.toLowerCase();
-  const guessed = lower.endsWith('s') ? `${lower}es` : lower.endsWith('y') ? `${lower.slice(0, -1)}ies` : `${lower}s`;
-  const plural = plurals.get(`${group}/${r.kind}`) ?? guessed;
+  const plural = plurals.get(`${group}/${r.kind}`) ?? builtinResourceName(r.kind);
   return `count/${group ? `${plural}.${group}` : plural}`;
 }
 
@@ -161,12 +161,7 @@ export function clusterContext(
   nsOf: (r: Resource) => string,
   facts?: { nodeCount: number; controlPlaneCount: number },
 ): ClusterContext {
-  const plurals = new Map<string, string>();
-  for (const r of resources)
-    if (r.kind === 'CustomResourceDefinition') {
-      const [group, kind, plural] = [dig(r.object, ['spec', 'group']), dig(r.object, ['spec', 'names', 'kind']), dig(r.object, ['spec', 'names', 'plural'])];
-      if (typeof group === 'string' && typeof kind === 'string' && typeof plural === 'string') plurals.set(`${group}/${kind}`, plural);
-    }
+  const plurals = crdPlurals(resources);
   const defaults = resources.filter((r) => r.kind === 'StorageClass' && isDefaultStorageClass(r.object));
   const nodes =
     facts && Number.isInteger(facts.nodeCount) ? { workers: facts.nodeCount - facts.controlPlaneCount, controlPlanes: facts.controlPlaneCount } : undefined;

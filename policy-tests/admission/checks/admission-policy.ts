@@ -4,6 +4,7 @@
  */
 import { withExactIntegers } from '../../model/yaml/exact-integers.ts';
 import { builtinResourceName, matchedBindings, policyDecisions, type ParamLookup } from '../cel/admission-policies.ts';
+import { crdPlurals } from '../crd-schemas.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
@@ -26,12 +27,7 @@ export function admissionPolicyCheck(isBuiltin: (r: Resource) => boolean, isClus
       const [policies, bindings] = [ofKind('ValidatingAdmissionPolicy'), ofKind('ValidatingAdmissionPolicyBinding')];
       const [mutating, mutatingBindings] = [ofKind('MutatingAdmissionPolicy'), ofKind('MutatingAdmissionPolicyBinding')];
       if ((policies.length === 0 || bindings.length === 0) && (mutating.length === 0 || mutatingBindings.length === 0)) return;
-      const plurals = new Map<string, string>();
-      for (const crd of repo.resources.filter((r) => r.kind === 'CustomResourceDefinition'))
-        plurals.set(
-          `${String(dig(crd.object, ['spec', 'group']))}/${String(dig(crd.object, ['spec', 'names', 'kind']))}`,
-          String(dig(crd.object, ['spec', 'names', 'plural'])),
-        );
+      const plurals = crdPlurals(repo.resources);
       // The API server labels every namespace with its own name (kubernetes.io/metadata.name), which selectors often read.
       const namespaces = new Map(
         repo.resources
