@@ -5,7 +5,7 @@
  * rendered is kept apart with its cause and a fingerprint of its inputs, so
  * the diff can say whether that matters, and still report the rest.
  */
-import { isIPv6 } from 'node:net';
+import { cidrFamily } from '../model/repository/node-network.ts';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -132,7 +132,8 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   const projects = repo.resources.filter((r) => r.kind === 'AppProject');
   const heldBack = new Map([...heldBackApps(projects, applications(repo))].map(([app, held]) => [app, heldBackWords(held)]));
   const range = repo.facts?.nodeNetwork?.services;
-  const serviceFamilies = range ? [isIPv6(range.split('/')[0] ?? '') ? 'IPv6' : 'IPv4'] : undefined;
+  const family = range === undefined ? undefined : cidrFamily(range);
+  const serviceFamilies = family ? [family] : undefined;
   return {
     objects,
     schemas: crdSchemas(repo.resources),

@@ -6,7 +6,8 @@
  * family); a Service may ask for a cluster IP only inside them and not taken, and a node port only inside the
  * node-port range (the API server's default, 30000-32767) and not taken. What one Service takes, the next cannot.
  */
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { BlockList } from 'node:net';
+import { ipFamilyOf } from '../../model/repository/node-network.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from '../validation/metadata.ts';
 
@@ -26,7 +27,6 @@ export interface ServiceNetwork {
 export const DEFAULT_NODE_PORTS = [30000, 32767] as const;
 
 type Family = 'IPv4' | 'IPv6';
-const familyOf = (ip: string): Family | undefined => (isIPv4(ip) ? 'IPv4' : isIPv6(ip) ? 'IPv6' : undefined);
 const FN = 'initIPFamilyFields';
 const ALLOC = 'allocIPs';
 const PORTS = 'initNodePorts';
@@ -34,7 +34,7 @@ const PORTS = 'initNodePorts';
 /** A CIDR's block, with its network and (IPv4) broadcast addresses, which no Service is given; undefined where it is none. */
 function rangeOf(cidr: string): { cidr: string; family: Family; block: BlockList; reserved: string[] } | undefined {
   const [net, bitsText] = cidr.split('/');
-  const family = net === undefined ? undefined : familyOf(net);
+  const family = net === undefined ? undefined : ipFamilyOf(net);
   const bits = Number(bitsText);
   if (!family || !Number.isInteger(bits) || bits < 0 || bits > (family === 'IPv4' ? 32 : 128)) return undefined;
   const block = new BlockList();
@@ -73,7 +73,7 @@ function familyProblems(o: Obj, families: ReadonlySet<Family>): Invalid[] {
   const { ips, path } = askedIPs(o);
   const asked = texts(o.spec?.ipFamilies);
   ips.forEach((ip, i) => {
-    const family = familyOf(ip);
+    const family = ipFamilyOf(ip);
     if (ip === 'None' || !family || i < asked.length || families.has(family)) return;
     out.push({
       path: path.length === 2 && path[1] === 'clusterIP' ? path : [...path, i],
@@ -130,7 +130,7 @@ export function serviceAllocations(services: readonly AllocatedService[], networ
     const { ips, path } = ranges.length ? askedIPs(o) : { ips: [], path: [] };
     const isApiService = o.metadata?.name === 'kubernetes' && (o.metadata?.namespace ?? 'default') === 'default';
     ips.forEach((ip, i) => {
-      const family = familyOf(ip);
+      const family = ipFamilyOf(ip);
       if (ip === 'None' || !family) return;
       const at = path[1] === 'clusterIP' ? path : [...path, i];
       const ofFamily = ranges.filter((r) => r.family === family);

@@ -8,9 +8,7 @@ import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { placeOf } from '../../model/controller/waves.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { isIPv6 } from 'node:net';
-
-const familyOfCidr = (cidr: string) => (isIPv6(cidr.split('/')[0] ?? '') ? 'IPv6' : 'IPv4');
+import { cidrFamily } from '../../model/repository/node-network.ts';
 
 export const serviceAllocationCheck: PolicyCheck = {
   id: 'service-allocation',
@@ -36,7 +34,7 @@ export const serviceAllocationCheck: PolicyCheck = {
     const widened = ctx.resources
       .filter((r) => r.kind === 'ServiceCIDR')
       .flatMap((r) => (dig(r.object, ['spec', 'cidrs']) as unknown[] | undefined) ?? [])
-      .filter((c): c is string => typeof c === 'string' && !!range && familyOfCidr(c) === familyOfCidr(range));
+      .filter((c): c is string => typeof c === 'string' && !!range && cidrFamily(c) === cidrFamily(range));
     // Talos' CoreDNS Service, where the facts say the cluster brings it, holds the range's tenth address (Talos'
     // DNSServiceIP, as kubeadm's): a Service of the repository there is refused.
     const dns = ctx.repo.facts?.providedOutsideGit.some((o) => o.kind === 'Service' && o.namespace === 'kube-system' && o.name === 'kube-dns');

@@ -38,6 +38,10 @@ const SHAPE =
   'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR), gateway, vip (optional), controlPlane and workers (lists of addresses), pods and services (the pod and Service CIDRs)';
 
 const family = (ip: string): 'ipv4' | 'ipv6' => (isIPv6(ip) ? 'ipv6' : 'ipv4');
+/** An address's IP family as Kubernetes names it (a Service's ipFamilies), or undefined where it is no address. */
+export const ipFamilyOf = (ip: string): 'IPv4' | 'IPv6' | undefined => (isIPv4(ip) ? 'IPv4' : isIPv6(ip) ? 'IPv6' : undefined);
+/** A CIDR's IP family, by its network address. */
+export const cidrFamily = (cidr: string): 'IPv4' | 'IPv6' | undefined => ipFamilyOf(cidr.split('/')[0] ?? '');
 const isAddress = (v: unknown): v is string => typeof v === 'string' && (isIPv4(v) || isIPv6(v));
 
 const blocks = new Map<string, BlockList | undefined>();
