@@ -55,7 +55,7 @@ export const serviceAllocationCheck: PolicyCheck = {
     if (!range)
       for (const r of services) {
         const asks = ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'].find(
-          (f) => dig(r.object, ['spec', f]) !== undefined && dig(r.object, ['spec', f]) !== 'None',
+          (f) => ![undefined, 'None'].includes(dig(r.object, ['spec', f]) as string | undefined),
         );
         if (asks)
           ctx.notJudged(
