@@ -31,6 +31,8 @@ export interface Invocation {
    * kustomization with no remote input (the gate renders none with Helm charts, and passes no plugin flags).
    */
   pure?: boolean;
+  /** What the tool printed, made into the `---`-separated documents the cache splits (jsonnet prints one JSON value). */
+  reshape?: (stdout: string) => string;
 }
 
 /** The first output of a source's last render in this run, and what it split into. */
@@ -62,13 +64,14 @@ export function firstLines(text: string): string {
   return lines.slice(0, 3).join(' ').slice(0, 600);
 }
 
-/** The sources that need a tool: a chart from a chart repository, a chart at a path, a kustomization. */
-export type ToolSource = 'chart' | 'helm-path' | 'kustomize';
+/** The sources that need a tool: a chart from a chart repository, a chart at a path, a kustomization, a directory's jsonnet. */
+export type ToolSource = 'chart' | 'helm-path' | 'kustomize' | 'jsonnet';
 
 /** How a source is named in messages, by the type the render tier found for it (render.ts RenderTarget). */
 export function sourceLabel(source: AppSource, type: ToolSource): string {
   if (source.chart !== undefined) return `chart ${source.chart} ${source.targetRevision} from ${source.repoURL}`;
-  return type === 'kustomize' ? `kustomize ${normalizeSourcePath(source.path ?? '')}` : `chart at ${normalizeSourcePath(source.path ?? '')}`;
+  const path = normalizeSourcePath(source.path ?? '');
+  return type === 'kustomize' ? `kustomize ${path}` : type === 'jsonnet' ? `jsonnet in ${path || '.'}` : `chart at ${path}`;
 }
 
 export interface Context {
@@ -134,17 +137,17 @@ const toolEnv = (ctx: Context) => renderToolEnv(ctx.env);
 
 export async function runTool(ctx: Context, inv: Invocation): Promise<string> {
   const tool = inv.bin.split('/').pop();
+  let stdout: string;
   try {
     // SIGKILL at the limit: Helm ignores SIGTERM, and a template loop would hold a core until the job dies.
-    const { stdout } = await run(inv.bin, inv.args, {
+    ({ stdout } = await run(inv.bin, inv.args, {
       cwd: inv.cwd,
       env: toolEnv(ctx),
       maxBuffer: ctx.limits.outputBytes,
       encoding: 'utf8',
       timeout: ctx.limits.timeoutMs,
       killSignal: 'SIGKILL',
-    });
-    return stdout;
+    }));
   } catch (err) {
     const e = err as { stderr?: string; message: string; killed?: boolean; signal?: string; code?: string };
     if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
@@ -156,4 +159,5 @@ export async function runTool(ctx: Context, inv: Invocation): Promise<string> {
     // Argo CD drops the (long) --api-versions list from errors too.
     throw new Error(firstLines(e.stderr || e.message).replace(/(--api-versions \S+ )+/g, '<api versions> '));
   }
+  return inv.reshape ? inv.reshape(stdout) : stdout;
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
-import { argoEnvsubst, valueFilesOf } from '../model/argocd/source-files.ts';
+import { argoEnvsubst, sourceFile, valueFilesOf } from '../model/argocd/source-files.ts';
 import { inlineValues } from '../model/argocd/inline-values.ts';
 import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
@@ -69,8 +69,11 @@ function helmInvocation(
   for (const p of helm.parameters ?? [])
     args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${substituted(String(p.value), `helm parameter ${p.name}`)}`);
   const fileParams = (helm.fileParameters ?? []).map((p) => {
-    const path = substituted(String(p.path), `file parameter ${p.name}`);
-    const abs = join(ctx.repo.root, confinedRel(`${normalizeSourcePath(source.path ?? '')}/${path}`, `file parameter ${p.name}`));
+    const file = sourceFile(ctx.repo, { app, source }, String(p.path), `file parameter ${p.name}`);
+    if ('notRendered' in file) throw new NotRendered(file.notRendered);
+    if ('refused' in file) throw new RenderRefused(file.refused);
+    if ('error' in file) throw new Error(file.error);
+    const abs = join(ctx.repo.root, file.rel);
     if (existsSync(abs)) {
       assertRealInside(abs, ctx.repo.root, `file parameter ${p.name}`, ctx.realPathOf);
       assertSize(abs, ctx.limits.valuesBytes, `file parameter ${p.name}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');

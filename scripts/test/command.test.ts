@@ -282,8 +282,7 @@ describe('the scripts on the contract', () => {
         '\trequire.NoError(t, err)',
         '\tassert.Equal(t, v1alpha1.ApplicationSourceTypeKustomize, sourceType)',
         '}',
-        'func TestGenerateJsonnetManifestInDir(t *testing.T) {',
-        '\tsrc := v1alpha1.ApplicationSource{Path: "./testdata/jsonnet", Directory: &v1alpha1.ApplicationSourceDirectory{Jsonnet: x}}',
+        'func TestGenerateManifestsWithAppParameterFile(t *testing.T) {',
         '\tres1, err := service.GenerateManifest(t.Context(), &q)',
         '}',
       ].join('\n');
@@ -293,7 +292,7 @@ describe('the scripts on the contract', () => {
       const lines = out.stdout.trimEnd().split('\n');
       expect(lines.at(-1)).toBe('Argo CD repo-server cases: 4/4 applicable agree (100.0%); 1 refused by design, 1 not applicable');
       expect(out.stdout).toMatch(/NOT APPLICABLE Test_findManifests\/size: a repo-server setting \(--max-combined-directory-manifests-size 10 bytes\)/);
-      expect(out.stdout).toMatch(/REFUSED BY DESIGN TestGenerateJsonnetManifestInDir: Argo CD evaluates jsonnet/);
+      expect(out.stdout).toMatch(/REFUSED BY DESIGN TestGenerateManifestsWithAppParameterFile: Argo CD merges \.argocd-source/);
       // A case the gate answers otherwise is a disagreement with its reason: the link now stays inside.
       rmSync(join(dir, 'testdata/recurse/escape.json'));
       const again = capture();

@@ -1,12 +1,14 @@
 /**
- * The repo-server's Helm tests (repository_test.go) read as data and judged
- * through the gate's render tier: each `GenerateManifest` call on a chart at a
- * path of the test's repository (`newService(t, "<dir>")`), with the source
- * the test builds (value files, values and valuesObject, parameters, file
- * parameters, release name, Kubernetes version, missing value files ignored
- * or not), rendered by the gate's Helm in a scratch repository whose root is
- * the test's, and the assertions that follow: an error or none, and the
- * replicas of a named Deployment. A chart from a chart repository (the tests
+ * The repo-server's Helm and jsonnet tests (repository_test.go) read as data
+ * and judged through the gate's render tier: each `GenerateManifest` call on a
+ * chart or a jsonnet folder at a path of the test's repository
+ * (`newService(t, "<dir>")`), with the source the test builds (value files,
+ * values and valuesObject, parameters, file parameters, release name,
+ * Kubernetes version, missing value files ignored or not; jsonnet's external
+ * variables, top-level arguments and library paths), rendered by the gate in a
+ * scratch repository whose root is the test's, and the assertions that
+ * follow: an error or none, how many manifests, and the replicas of a named
+ * Deployment. A chart from a chart repository (the tests
  * mock Helm's client), a value file at a URL, or a source this reader cannot
  * build is counted apart, never guessed.
  */
@@ -25,7 +27,7 @@ export interface HelmCase {
   serviceRoot: string;
   appName: string;
   source: Record<string, unknown>;
-  expect: { error?: boolean; replicas?: { name: string; count: number } };
+  expect: { error?: boolean; replicas?: { name: string; count: number }; manifests?: number };
   notApplicable?: string;
 }
 
@@ -70,13 +72,14 @@ function yamlKeys(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value)
       .filter(([k]) => k !== '@type')
-      .map(([k, v]) => [k[0]!.toLowerCase() + k.slice(1), yamlKeys(v)]),
+      // TLAs is the one field whose JSON name is not its Go name with a small first letter.
+      .map(([k, v]) => [k === 'TLAs' ? 'tlas' : k[0]!.toLowerCase() + k.slice(1), yamlKeys(v)]),
   );
 }
 
 /** Each GenerateManifest call of a unit, with the service, source and assertions in force at it. */
 export function helmCases(test: string, body: string): HelmCase[] {
-  const calls = [...body.matchAll(/GenerateManifest\(t\.Context\(\), (&apiclient\.ManifestRequest\{|\w+\))/g)];
+  const calls = [...body.matchAll(/GenerateManifest\(t\.Context\(\), (&apiclient\.ManifestRequest\{|&?\w+\))/g)];
   return calls.map((call, i) => {
     const before = body.slice(0, call.index);
     const after = body.slice(call.index, calls[i + 1]?.index ?? body.length);
@@ -87,6 +90,8 @@ export function helmCases(test: string, body: string): HelmCase[] {
     if (/(?:require|assert)\.(?:Error|ErrorContains)\(t, err/.test(after)) expect.error = true;
     const deployment = /GetName\(\) == "([^"]+)"[\s\S]*?assert\.Equal\(t, int32\((\d+)\), \*dep\.Spec\.Replicas\)/.exec(after);
     if (deployment) expect.replicas = { name: deployment[1]!, count: Number(deployment[2]) };
+    const manifests = /assert\.Len\(t, \w+\.Manifests, (\d+)\)/.exec(after);
+    if (manifests) expect.manifests = Number(manifests[1]);
     const base = { test: name, serviceRoot: serviceRoot ?? '', appName: /AppName:\s*"([^"]*)"/.exec(before + after)?.[1] || 'release', source: {}, expect };
     const at = Math.max(
       before.lastIndexOf('ApplicationSource: &v1alpha1.ApplicationSource{'),
@@ -113,7 +118,7 @@ export function helmCases(test: string, body: string): HelmCase[] {
     if (source.chart !== undefined) return { ...base, source, notApplicable: "a chart from a chart repository: the test mocks Helm's client" };
     if ((helm.valueFiles ?? []).some((v) => /^[a-z]+:\/\//.test(v)))
       return { ...base, source, notApplicable: 'a value file at a URL: the gate renders offline' };
-    if (source.helm === undefined && source.path === undefined) return { ...base, source, notApplicable: 'not a Helm source at a path' };
+    if (source.helm === undefined && source.path === undefined) return { ...base, source, notApplicable: 'not a Helm or jsonnet source at a path' };
     return { ...base, source };
   });
 }
@@ -155,6 +160,8 @@ export async function judgeHelmCase(dir: string, c: HelmCase, env: NodeJS.Proces
       if (got?.spec?.replicas !== want.count)
         problems.push(`Deployment ${want.name}: Argo CD ${want.count} replicas, the gate ${JSON.stringify(got?.spec?.replicas ?? 'none')}`);
     }
+    if (c.expect.manifests !== undefined && !failed && render.resources.length !== c.expect.manifests)
+      problems.push(`Argo CD ${c.expect.manifests} manifests, the gate ${render.resources.length}`);
     return { ok: problems.length === 0, why: problems.join('; ') };
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -20,9 +20,9 @@ import { helmCases, isolatedRenderEnv, judgeHelmCase, type HelmCase } from './ar
 
 export interface RepoServerCase {
   test: string;
-  /** What it calls: the walk, findManifests, the tool choice, a generate-manifests request, or one of a Helm source. */
-  kind: 'walk' | 'find' | 'tool' | 'generate' | 'helm';
-  /** A Helm source's request, for kind `helm`. */
+  /** What it calls: the walk, findManifests, the tool choice, a generate-manifests request, or one of a Helm or jsonnet source. */
+  kind: 'walk' | 'find' | 'tool' | 'generate' | 'helm' | 'jsonnet';
+  /** A Helm or jsonnet source's request, for kinds `helm` and `jsonnet`, judged through the render tier. */
   helm?: HelmCase;
   appPath: string;
   repoRoot: string;
@@ -31,7 +31,7 @@ export interface RepoServerCase {
   expect: { error?: boolean; count?: number; names?: string[]; tool?: string };
   /** Why it is not judged here, if it is not. */
   notApplicable?: string;
-  /** What the gate does on purpose that Argo CD does not (refusing jsonnet, source parameter files). */
+  /** What the gate does on purpose that Argo CD does not (refusing source parameter files, dangling symlinks). */
   byDesign?: string;
 }
 
@@ -217,7 +217,7 @@ function generateCases(test: string, body: string, dir?: string): RepoServerCase
   if (one?.notApplicable !== HELM) return one ? [one] : [];
   return helmCases(test, body).map((h) => ({
     test: h.test,
-    kind: 'helm' as const,
+    kind: h.source.directory === undefined ? ('helm' as const) : ('jsonnet' as const),
     appPath: h.serviceRoot,
     repoRoot: h.serviceRoot,
     directory: {},
@@ -227,7 +227,7 @@ function generateCases(test: string, body: string, dir?: string): RepoServerCase
   }));
 }
 
-const HELM = 'a Helm source';
+const HELM = 'a source the render tier renders (Helm, jsonnet)';
 const DIRECTORY = 'a directory source';
 /** What a test needs that no checkout holds: a git server, the repo-server's manifest cache, an OCI registry. */
 const LIVE = /gitClient|ls-remote|ResolveRevision|Cache|cache|OCI|oci|\bgit\.(?!NoopCredsStore)|Revision:\s*"[0-9a-f]{7,}/;
@@ -241,12 +241,8 @@ function serviceHasParameterFile(body: string, dir?: string): boolean {
 function generateCase(test: string, body: string, dir?: string): RepoServerCase | undefined {
   if (!/GenerateManifest\(|GenerateManifests\(/.test(body)) return undefined;
   const base = { test, kind: 'generate' as const, appPath: '', repoRoot: '.', directory: {}, expect: expectations(body, '\\w+\\.Manifests') };
-  if (/Jsonnet|jsonnet/.test(body))
-    return {
-      ...base,
-      byDesign:
-        'Argo CD evaluates jsonnet; the gate refuses every .jsonnet file a directory source would apply (argocd-applied-files), so what it yields never reaches the cluster unjudged',
-    };
+  // Jsonnet is evaluated by the render tier, as Helm is rendered: the same reading of the request.
+  if (/Jsonnet|jsonnet/.test(body)) return { ...base, notApplicable: HELM };
   if (/AppParameterFile|app-parameters|\.argocd-source/.test(test + body) || serviceHasParameterFile(body, dir))
     return {
       ...base,
@@ -344,7 +340,7 @@ function judge(dir: string, c: RepoServerCase): { ok: boolean; why: string; refu
 
 export interface RepoServerAgreement extends Agreement {
   notApplicable: { test: string; why: string }[];
-  /** Cases where Argo CD renders what the gate refuses on purpose (jsonnet, source parameter files): listed, never counted as agreeing. */
+  /** Cases where Argo CD renders what the gate refuses on purpose (source parameter files, dangling symlinks): listed, never counted as agreeing. */
   refusedByDesign: { test: string; why: string }[];
 }
 

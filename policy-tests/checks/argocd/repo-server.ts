@@ -1,8 +1,8 @@
 /**
  * What Argo CD's repo-server reads that the gate will not take as written:
  * the source parameter files it merges into a source, the files its
- * directory walk applies that a reviewer would not see or the gate cannot
- * evaluate (dot-names, jsonnet), sources it hands to a plugin or refuses,
+ * directory walk applies that a reviewer would not see (dot-names; jsonnet is
+ * evaluated by the render tier and judged), sources it hands to a plugin or refuses,
  * and a source hydrator's branch, synced in place of the sources. Each
  * finding says what Argo CD would have done.
  */
@@ -15,10 +15,10 @@ export const argocdRepoServerChecks: PolicyCheck[] = [
   {
     id: 'argocd-applied-files',
     description:
-      "What Argo CD's repo-server applies is what the gate judges: no source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) rewrites a source, no hidden (dot-named) or jsonnet file is applied by a directory source, no source needs a plugin or names two tools, and no Application syncs from the branch a source hydrator writes (invariants P1).",
+      "What Argo CD's repo-server applies is what the gate judges: no source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) rewrites a source, no hidden (dot-named) file is applied by a directory source (a jsonnet file is evaluated as Argo CD evaluates it, and what it yields judged), no source needs a plugin or names two tools, and no Application syncs from the branch a source hydrator writes (invariants P1).",
     invariants: ['P1'],
     remediation:
-      'put tool options in the Application itself, give hidden manifests a plain name, write jsonnet output as YAML, give each source one tool block Argo CD renders without a plugin, and sync from main, not a hydrated branch',
+      'put tool options in the Application itself, give hidden manifests a plain name, give each source one tool block Argo CD renders without a plugin, and sync from main, not a hydrated branch',
     reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {

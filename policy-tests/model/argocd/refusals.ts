@@ -1,8 +1,7 @@
 /**
  * What Argo CD's repo-server would read for an Application that the gate
  * does not take as written (repo-server.ts): the source parameter files it
- * merges into a source, the hidden and jsonnet files its directory walk
- * applies, sources it hands to a plugin or refuses, and a source hydrator,
+ * merges into a source, the hidden files its directory walk applies, sources it hands to a plugin or refuses, and a source hydrator,
  * whose branch Argo CD syncs in place of the sources. One list, read by
  * the policy check (checks/argocd/repo-server.ts) and by the rendered diff,
  * which reports such an Application as not judged.
@@ -20,7 +19,7 @@ export type Refusal =
     | { path: PathSegment[] }
   ) & {
     message: string;
-    /** What Argo CD would make of it is unknown here (merged options, evaluated jsonnet, a plugin): the diff cannot vouch for the app. A hidden file is read and judged, only refused. */
+    /** What Argo CD would make of it is unknown here (merged options, a plugin): the diff cannot vouch for the app. A hidden file is read and judged, only refused. */
     unread: boolean;
   };
 
@@ -64,7 +63,7 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
     if (type !== 'directory') continue;
     for (const file of filesOfSource(repo, source)) {
       const why = appliedFileRefusal(file);
-      if (why && !parameterFiles.includes(file)) out.push({ file, unread: file.endsWith('.jsonnet'), message: `${why} (Application ${app.name})` });
+      if (why && !parameterFiles.includes(file)) out.push({ file, unread: false, message: `${why} (Application ${app.name})` });
     }
   }
   return out;

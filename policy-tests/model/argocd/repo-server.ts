@@ -129,8 +129,6 @@ export function sourceParameterFiles(paths: ReadonlySet<string>, appPath: string
 
 /** Why a file a directory source reads is refused here, though Argo CD would apply it (what Argo CD would have done, then what to do instead). */
 export function appliedFileRefusal(file: string): string | undefined {
-  if (file.endsWith('.jsonnet'))
-    return `Argo CD evaluates ${file} as jsonnet and applies the objects it yields; the gate does not evaluate jsonnet, so they would reach the cluster unjudged: write them as YAML`;
   const hidden = file.split('/').find((segment) => segment.startsWith('.'));
   if (hidden)
     return `Argo CD applies ${file}: its directory walk reads dot-names (${hidden}) as any other; a hidden manifest escapes a reviewer's eye, so the gate refuses it: give it a plain name`;

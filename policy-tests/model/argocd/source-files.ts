@@ -97,25 +97,31 @@ export function argoEnvsubst(text: string, app: ArgoApp, source: AppSource): str
 
 /** Each of a source's `valueFiles`, in its order, resolved the way Argo CD resolves it (getResolvedValueFiles). */
 export function valueFilesOf(repo: Repo, app: ArgoApp, source: AppSource): ValueFile[] {
-  return (source.helm?.valueFiles ?? []).map((raw): ValueFile => {
-    // A `$ref/...` entry names a source's files first; only another entry is substituted (getResolvedValueFiles).
-    const ref = /^\$([^/]+)\/(.*)$/.exec(raw);
-    if (ref) {
-      const what = `value file ${raw}`;
-      const lender = app.sources.find((s) => s.ref === ref[1]);
-      if (!lender) return { entry: raw, error: `${what}: no source of ${app.name} has ref: ${ref[1]}` };
-      if (!isThisRepo(repo, lender))
-        return { entry: raw, notRendered: `${what} comes from ${lender.repoURL}, another repository; the gate reads only this one` };
-      return { entry: raw, ...confinedPath(ref[2]!, what) };
-    }
-    const entry = argoEnvsubst(raw, app, source);
-    if (entry === undefined) return { entry: raw, notRendered: `value file ${raw} names the revision Argo CD syncs, known only at sync time` };
-    const what = `value file ${entry}`;
-    if (/^[a-z]+:\/\//i.test(entry)) return { entry, notRendered: `${what} is a URL; the gate renders offline` };
-    if (source.chart !== undefined) return { entry, notRendered: `${what} lies inside the chart archive; the gate reads values only from this repository` };
-    // An absolute path is the repository's (ResolveValueFilePathOrUrl joins it with the root); any other the chart's.
-    if (entry.startsWith('/')) return { entry, ...confinedPath(entry.slice(1), 'value file, from the repository root,') };
-    const base = normalizeSourcePath(source.path ?? '');
-    return { entry, ...confinedPath(base === '' ? entry : `${base}/${entry}`, what) };
-  });
+  return (source.helm?.valueFiles ?? []).map((raw) => sourceFile(repo, { app, source }, raw, 'value file'));
+}
+
+/**
+ * A file a Helm source names (a value file, a file parameter's path), resolved the way Argo CD resolves it
+ * (getReferencedSource and getResolvedRefValueFile for `$ref/...`, else the build environment substituted and
+ * ResolveValueFilePathOrUrl: an absolute path from the repository's root, any other from the chart's folder).
+ */
+export function sourceFile(repo: Repo, { app, source }: { app: ArgoApp; source: AppSource }, raw: string, kind: string): ValueFile {
+  // A `$ref/...` entry names a source's files first; only another entry is substituted.
+  const ref = /^\$([^/]+)\/(.*)$/.exec(raw);
+  if (ref) {
+    const what = `${kind} ${raw}`;
+    const lender = app.sources.find((s) => s.ref === ref[1]);
+    if (!lender) return { entry: raw, error: `${what}: no source of ${app.name} has ref: ${ref[1]}` };
+    if (!isThisRepo(repo, lender)) return { entry: raw, notRendered: `${what} comes from ${lender.repoURL}, another repository; the gate reads only this one` };
+    return { entry: raw, ...confinedPath(ref[2]!, what) };
+  }
+  const entry = argoEnvsubst(raw, app, source);
+  if (entry === undefined) return { entry: raw, notRendered: `${kind} ${raw} names the revision Argo CD syncs, known only at sync time` };
+  const what = `${kind} ${entry}`;
+  if (/^[a-z]+:\/\//i.test(entry)) return { entry, notRendered: `${what} is a URL; the gate renders offline` };
+  if (source.chart !== undefined) return { entry, notRendered: `${what} lies inside the chart archive; the gate reads values only from this repository` };
+  // An absolute path is the repository's (ResolveValueFilePathOrUrl joins it with the root); any other the chart's.
+  if (entry.startsWith('/')) return { entry, ...confinedPath(entry.slice(1), `${kind}, from the repository root,`) };
+  const base = normalizeSourcePath(source.path ?? '');
+  return { entry, ...confinedPath(base === '' ? entry : `${base}/${entry}`, what) };
 }

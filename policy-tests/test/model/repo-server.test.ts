@@ -64,9 +64,10 @@ describe("Argo CD's choice of tool", () => {
     expect(sourceParameterFiles(paths, '', 'app')).toEqual(['.argocd-source.yaml']);
   });
 
-  it('refuses a hidden or jsonnet file it would apply, saying what Argo CD would do', () => {
+  it('refuses a hidden file it would apply, saying what Argo CD would do; a jsonnet file is rendered and judged instead', () => {
     expect(appliedFileRefusal('apps/.x/a.yaml')).toMatch(/Argo CD applies apps\/\.x\/a\.yaml: its directory walk reads dot-names/);
-    expect(appliedFileRefusal('apps/x/a.jsonnet')).toMatch(/Argo CD evaluates apps\/x\/a\.jsonnet as jsonnet/);
+    expect(appliedFileRefusal('apps/x/.a.jsonnet')).toMatch(/reads dot-names/);
+    expect(appliedFileRefusal('apps/x/a.jsonnet')).toBeUndefined();
     expect(appliedFileRefusal('apps/x/a.yaml')).toBeUndefined();
   });
 });

@@ -67,6 +67,16 @@ const quota = (hard: string) => `apiVersion: v1\nkind: ResourceQuota\nmetadata:\
 export const admissionMutations: Mutation[] = [
   {
     check: 'api-validation',
+    why: "a jsonnet file in the backups app yields a ConfigMap named 'Backup_' + 'Notes': Argo CD evaluates it and applies the object, which the API server refuses",
+    mutate: (c) =>
+      c.write(
+        'apps/platform/backups/notes.jsonnet',
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Backup_' + 'Notes', namespace: 'backups' }, data: { note: 'x' } }\n",
+      ),
+    at: () => ({ file: 'apps/platform/backups/notes.jsonnet', line: 1 }),
+  },
+  {
+    check: 'api-validation',
     why: "the portfolio namespace's quota writes a negative pod count: the API server refuses the quota",
     mutate: (c) => ownLimits(c, quota('    pods: "-1"\n')),
     at: 'pods: "-1"',

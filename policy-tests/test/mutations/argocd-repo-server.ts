@@ -65,13 +65,13 @@ export const argocdRepoServerMutations: Mutation[] = [
   },
   {
     check: 'argocd-applied-files',
-    why: "a .jsonnet file in the backups app that binds 'cluster-' + 'admin': a directory source evaluates every *.jsonnet",
+    why: "a hidden .jsonnet file in the backups app that binds 'cluster-' + 'admin': a directory source evaluates every *.jsonnet, dot-named or not",
     mutate: (c) =>
       c.write(
-        'apps/platform/backups/binding.jsonnet',
+        'apps/platform/backups/.binding.jsonnet',
         "{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'backup-all' },\n  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-' + 'admin' },\n  subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: 'backups' }] }\n",
       ),
-    at: () => ({ file: 'apps/platform/backups/binding.jsonnet', line: 1 }),
+    at: () => ({ file: 'apps/platform/backups/.binding.jsonnet', line: 1 }),
   },
   {
     check: 'argocd-applied-files',

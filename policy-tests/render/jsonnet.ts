@@ -1,0 +1,176 @@
+/**
+ * A directory source's jsonnet, evaluated as Argo CD's repo-server evaluates it (model/argocd/jsonnet.ts says how):
+ * each `.jsonnet` file the walk reads, in walk order, with the source's folder and its `libs` as library paths, its
+ * external variables and top-level arguments with the build environment substituted, and what it yields applied as
+ * Argo CD applies it (an array of objects, a null skipped, or one object). The YAML files beside them stay with the
+ * loader, as every directory source's do.
+ *
+ * The gate reads nothing outside the repository: every file an evaluation can import is found before it runs (jsonnet
+ * imports only string literals), the way go-jsonnet's importer finds it, and one that resolves outside the checkout,
+ * or through a symlink out of it, refuses the source. The import's files are the render's key, so an unchanged
+ * source costs nothing. Jsonnet is a function of its files: one evaluation answers the determinism check.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { normalizeSourcePath, filesOfSource, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
+import { importCandidates, jsonnetImports, jsonnetLibPath, jsonnetOptions, type JsonnetVar } from '../model/argocd/jsonnet.ts';
+import type { SourceRender } from '../model/argocd/rendered.ts';
+import { argoEnvsubst } from '../model/argocd/source-files.ts';
+import type { Resource } from '../model/core/manifest.ts';
+import { cachedRun } from './cache.ts';
+import { hash, NotRendered, type Context, type Invocation } from './context.ts';
+import { assertSize, inside, RenderRefused } from './limits.ts';
+import { toResources } from './output.ts';
+import { jsonnetTool, RenderToolError, type JsonnetTool } from './tools.ts';
+
+/** Argo CD's own error for output it cannot read as objects: it fails the source as it is. */
+class JsonnetOutputError extends Error {}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * What one jsonnet file yields, as `findManifests` takes it: an array of objects (a null in it skipped, anything else
+ * fails the array and then the file), one object, or null (nothing); as the `---` documents the render cache splits.
+ */
+export function jsonnetDocuments(stdout: string, file: string): string {
+  const unmarshal = (why: string) => new JsonnetOutputError(`Failed to unmarshal generated json "${basename(file)}": ${why}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(stdout);
+  } catch (err) {
+    throw unmarshal((err as Error).message);
+  }
+  const items = Array.isArray(value) ? value : value === null ? [] : [value];
+  const stray = items.find((v) => v !== null && !isObj(v));
+  if (stray !== undefined) throw unmarshal(`${Array.isArray(value) ? 'an element is' : 'the result is'} ${JSON.stringify(stray).slice(0, 60)}, not an object`);
+  return items
+    .filter(isObj)
+    .map((o) => `---\n# Source: ${file}\n${JSON.stringify(o)}\n`)
+    .join('');
+}
+
+/** The library paths, each checked as Argo CD checks it and inside the checkout: the source's folder first. */
+function libraryPaths(ctx: Context, appPath: string, libs: readonly string[]): string[] {
+  return [
+    appPath,
+    ...libs.map((lib) => {
+      const resolved = jsonnetLibPath(lib);
+      // Argo CD's own error, which fails the source.
+      if ('error' in resolved) throw new Error(resolved.error);
+      assertInsideCheckout(ctx, resolved.rel, `jsonnet library path ${lib}`);
+      return resolved.rel;
+    }),
+  ];
+}
+
+function assertInsideCheckout(ctx: Context, rel: string, what: string): void {
+  const real = ctx.realPathOf(join(ctx.repo.root, rel));
+  if (real !== undefined && !inside(ctx.realPathOf(ctx.repo.root) ?? ctx.repo.root, real))
+    throw new RenderRefused(
+      `${what} is a symlink out of the repository (to ${real}); the gate reads nothing outside it, so what it yields would reach the cluster unjudged`,
+    );
+}
+
+/**
+ * Every file an evaluation of `file` can read, by repository path with its content's hash: its imports as go-jsonnet
+ * finds them (the importing file's folder, then the library paths, the last first), and theirs. An import found
+ * nowhere is left to jsonnet, which fails on it.
+ */
+function importClosure(ctx: Context, file: string, jpaths: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const read = (rel: string): string => {
+    const abs = join(ctx.repo.root, rel);
+    assertSize(abs, ctx.limits.valuesBytes, `jsonnet file ${rel}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
+    const bytes = readFileSync(abs);
+    out.set(rel, hash(bytes));
+    return bytes.toString('utf8');
+  };
+  const queue = [file];
+  read(file);
+  for (let code = queue.shift(); code !== undefined; code = queue.shift()) {
+    const text = readFileSync(join(ctx.repo.root, code), 'utf8');
+    for (const imp of jsonnetImports(text)) {
+      const found = findImport(ctx, code, imp, jpaths);
+      if (found === undefined || out.has(found)) continue;
+      read(found);
+      // importstr and importbin read data; only an import is evaluated, and can import in turn.
+      if (imp.kind === 'import') queue.push(found);
+    }
+  }
+  return out;
+}
+
+function findImport(ctx: Context, from: string, imp: ReturnType<typeof jsonnetImports>[number], jpaths: readonly string[]): string | undefined {
+  const where = `${from}:${imp.line} ${imp.kind}s ${JSON.stringify(imp.path)}`;
+  for (const candidate of importCandidates(from, imp.path, jpaths)) {
+    if ('outside' in candidate)
+      throw new RenderRefused(
+        `${where}, which go-jsonnet looks up outside the repository (${candidate.outside}); the gate reads nothing there, so what it yields would reach the cluster unjudged`,
+      );
+    const stat = statSync(join(ctx.repo.root, candidate.rel), { throwIfNoEntry: false });
+    if (!stat) continue;
+    assertInsideCheckout(ctx, candidate.rel, where);
+    return stat.isFile() ? candidate.rel : undefined;
+  }
+  return undefined;
+}
+
+/** Each variable with Argo CD's build environment substituted in its value; code that imports is not judged. */
+function substituted(app: ArgoApp, source: AppSource, list: readonly JsonnetVar[], what: string): JsonnetVar[] {
+  return list.map((v) => {
+    const value = argoEnvsubst(v.value, app, source);
+    if (value === undefined) throw new NotRendered(`jsonnet ${what} ${v.name} names the revision Argo CD syncs, known only at sync time`);
+    if (v.name.includes('=')) throw new NotRendered(`jsonnet ${what} ${JSON.stringify(v.name)} has "=" in its name, which no jsonnet command line can pass`);
+    const imported = v.code ? jsonnetImports(value)[0] : undefined;
+    if (imported)
+      throw new NotRendered(
+        `jsonnet ${what} ${v.name} is code that ${imported.kind}s ${JSON.stringify(imported.path)}, which go-jsonnet looks up from the repo-server's working folder first: not judged`,
+      );
+    return { ...v, value };
+  });
+}
+
+/** How every file of one source is evaluated: its library paths and its variables. */
+interface JsonnetPlan {
+  jpaths: readonly string[];
+  vars: { ext: JsonnetVar[]; tla: JsonnetVar[] };
+}
+
+function invocation(ctx: Context, tool: JsonnetTool, file: string, { jpaths, vars }: JsonnetPlan): Invocation {
+  const flag = (kind: 'ext' | 'tla', v: JsonnetVar) => [`--${kind}-${v.code ? 'code' : 'str'}`, `${v.name}=${v.value}`];
+  // Paths relative to the repository's root, its working folder: jsonnet's messages then name files as the repository does.
+  const args = [...jpaths.flatMap((p) => ['-J', p || '.']), ...vars.ext.flatMap((v) => flag('ext', v)), ...vars.tla.flatMap((v) => flag('tla', v)), '--', file];
+  const closure = [...importClosure(ctx, file, jpaths)].sort(([a], [b]) => (a < b ? -1 : 1));
+  const key = { tool: tool.version, file, jpaths, vars, closure };
+  return { bin: tool.bin, args, cwd: ctx.repo.root, key, sourceKey: key, pure: true, reshape: (stdout) => jsonnetDocuments(stdout, file) };
+}
+
+/** The objects every jsonnet file of a directory source yields, in walk order, each pointing at its file. */
+export async function renderJsonnet(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
+  let tool: JsonnetTool;
+  try {
+    tool = await jsonnetTool(ctx.env);
+  } catch (err) {
+    if (err instanceof RenderToolError) throw new NotRendered(err.message);
+    throw err;
+  }
+  const options = jsonnetOptions(source);
+  const jpaths = libraryPaths(ctx, normalizeSourcePath(source.path ?? ''), options.libs);
+  const vars = { ext: substituted(app, source, options.extVars, 'external variable'), tla: substituted(app, source, options.tlas, 'top-level argument') };
+  const resources: Resource[] = [];
+  for (const file of filesOfSource(ctx.repo, source).filter((f) => f.endsWith('.jsonnet'))) {
+    assertInsideCheckout(ctx, file, `jsonnet file ${file}`);
+    let render;
+    try {
+      render = await cachedRun(ctx, invocation(ctx, tool, file, { jpaths, vars }));
+    } catch (err) {
+      if (err instanceof RenderRefused || err instanceof NotRendered || err instanceof JsonnetOutputError) throw err;
+      // Argo CD's words, jsonnet's trace on one line.
+      throw new Error(`Failed to evaluate jsonnet "${basename(file)}": ${(err as Error).message.replace(/\s+/g, ' ')}`);
+    }
+    if (render.problem) throw new Error(render.problem);
+    const at = { at: () => ({ file, line: 1, col: 1 }) };
+    resources.push(...toResources({ app, source, label: base.label, docs: render.docs, values: [], firstIndex: resources.length, templateFor: () => at }));
+  }
+  return { ...base, status: 'rendered', resources };
+}
