@@ -14,6 +14,7 @@ import { parseDataFile, type DataFile, type Repo } from '../model/repository/rep
 import { cachedRun, cachedScope } from './cache.ts';
 import { chartId, chartRefOf, chartScopeFromFiles, mayReadApiVersions, PULL_COMMAND } from './charts.ts';
 import { chartCache } from './chart-cache.ts';
+import { buildDependencies, builtChart, folderOnDiskKey, isMissingDependencyError, localDependencies } from './helm-dependencies.ts';
 import { hash, NotRendered, type Context, type Invocation } from './context.ts';
 import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, RenderRefused } from './limits.ts';
 import { toResources } from './output.ts';
@@ -116,6 +117,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
   let chartPath: string;
   let chartKey: string;
   let scope;
+  let localChart: { dir: string; chartKey: string } | undefined;
   const ref = chartRefOf(source);
   if (ref) {
     const cache = chartCache(ctx.env);
@@ -134,15 +136,28 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     // Helm follows a chart's symlinks (.Files.Get reads through them): none may leave the chart.
     assertRealInside(chartPath, ctx.repo.root, `chart path ${dir}`, ctx.realPathOf);
     if (existsSync(chartPath)) assertNoEscapingLinks(chartPath, chartPath, `chart at ${dir}`);
-    chartKey = folderKey(ctx.repo, dir);
+    // A dependency built from a folder of the repository (file://) renders into the chart: its files are the key's too.
+    const dependencies = localDependencies(ctx.repo, dir);
+    chartKey = dependencies.length ? hash([folderKey(ctx.repo, dir), ...dependencies.map((d) => folderOnDiskKey(ctx.repo.root, d))]) : folderKey(ctx.repo, dir);
+    localChart = { dir, chartKey };
+    chartPath = (await builtChart(ctx, chartKey)) ?? chartPath;
     const prefix = `${dir}/`;
     scope = chartScopeFromFiles(
       new Map([...ctx.repo.files].filter((f) => f.startsWith(prefix)).map((f) => [f.slice(prefix.length), readFileSync(join(ctx.repo.root, f), 'utf8')])),
     );
   }
   const values = readValueFiles(ctx, app, source);
-  const invocation = helmInvocation(ctx, { app, source }, { chartPath, chartKey, chartReadsApiVersions: scope.readsApiVersions !== false }, values);
-  const { docs, problem, nondeterministic } = await cachedRun(ctx, invocation);
+  const at = (path: string) =>
+    helmInvocation(ctx, { app, source }, { chartPath: path, chartKey, chartReadsApiVersions: scope.readsApiVersions !== false }, values);
+  let rendered;
+  try {
+    rendered = await cachedRun(ctx, at(chartPath));
+  } catch (err) {
+    // Argo CD's order: template, and on a missing dependency, build the dependencies and template again.
+    if (!localChart || !isMissingDependencyError((err as Error).message)) throw err;
+    rendered = await cachedRun(ctx, at(await buildDependencies(ctx, localChart.dir, localChart.chartKey)));
+  }
+  const { docs, problem, nondeterministic } = rendered;
   if (problem) throw new Error(problem);
   // What the chart receives, in Argo CD's order: the value files, then what the Application carries itself.
   const data = [...values.map((v) => v.data), ...inlineValues(app, source)];

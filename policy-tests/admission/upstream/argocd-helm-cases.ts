@@ -124,7 +124,7 @@ export function helmCases(test: string, body: string): HelmCase[] {
 }
 
 /** Judges one case: the test's repository copied as the scratch repository's root, one Application, the gate's render tier. */
-export async function judgeHelmCase(dir: string, c: HelmCase, env: NodeJS.ProcessEnv): Promise<{ ok: boolean; why: string }> {
+export async function judgeHelmCase(dir: string, c: HelmCase, env: NodeJS.ProcessEnv): Promise<{ ok: boolean; why: string; refusedSaying?: string }> {
   const root = mkdtempSync(join(tmpdir(), 'argocd-helm-case-'));
   try {
     cpSync(join(dir, c.serviceRoot), root, { recursive: true, verbatimSymlinks: true });
@@ -162,7 +162,13 @@ export async function judgeHelmCase(dir: string, c: HelmCase, env: NodeJS.Proces
     }
     if (c.expect.manifests !== undefined && !failed && render.resources.length !== c.expect.manifests)
       problems.push(`Argo CD ${c.expect.manifests} manifests, the gate ${render.resources.length}`);
-    return { ok: problems.length === 0, why: problems.join('; ') };
+    // Where Argo CD reads outside the repository (a dependency beside it), the gate refuses on purpose and says so.
+    const refusing = c.expect.error === false && failed && /outside the repository; the gate reads nothing there/.test(render.message ?? '');
+    return {
+      ok: problems.length === 0,
+      why: problems.join('; '),
+      ...(refusing ? { refusedSaying: `the gate refuses what Argo CD reads: ${render.message}` } : {}),
+    };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -351,8 +351,9 @@ export async function repoServerAgreement(dir: string, cases: readonly RepoServe
   const render = helm.length ? await isolatedRenderEnv(env) : undefined;
   try {
     for (const c of helm) {
-      const { ok, why } = await judgeHelmCase(dir, c.helm!, render!.env);
-      count(a, { group: c.kind, ok, file: c.test, why });
+      const { ok, why, refusedSaying } = await judgeHelmCase(dir, c.helm!, render!.env);
+      if (!ok && refusedSaying) a.refusedByDesign.push({ test: c.test, why: refusedSaying });
+      else count(a, { group: c.kind, ok, file: c.test, why });
     }
   } finally {
     render?.dispose();

@@ -1,0 +1,119 @@
+/**
+ * A chart at a path of the repository whose dependencies are not in its `charts/` folder, built as Argo CD builds it:
+ * the repo-server runs `helm template`, and on Helm's missing-dependency error (util/helm `IsMissingDependencyErr`)
+ * runs `helm dependency build` in the chart's folder and templates again (reposerver `runHelmBuild`). The gate never
+ * writes into the checkout, so it builds in a copy under the run's scratch folder, laid out as the repository is, so
+ * that a `file://` dependency's relative path still names the same folder. A `file://` dependency is part of the
+ * render's key; one outside the repository is refused, and one from a chart repository or a registry, which the build
+ * would fetch, makes the source not rendered (the gate renders offline).
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, type Dirent } from 'node:fs';
+import { join, posix, relative } from 'node:path';
+import { parse } from 'yaml';
+import { confinedPath } from '../model/argocd/source-files.ts';
+import type { Repo } from '../model/repository/repo.ts';
+import { hash, NotRendered, runTool, type Context } from './context.ts';
+import { assertNoEscapingLinks, assertRealInside, RenderRefused } from './limits.ts';
+
+/** Helm's missing-dependency errors, as Argo CD recognises them. */
+export const isMissingDependencyError = (message: string): boolean =>
+  message.includes('found in requirements.yaml, but missing in charts') || message.includes('found in Chart.yaml, but missing in charts/ directory');
+
+interface Dependency {
+  name: string;
+  repository: string;
+}
+
+/** The dependencies a chart's Chart.yaml (or an apiVersion v1 chart's requirements.yaml) declares. */
+function declaredDependencies(repo: Repo, dir: string): Dependency[] {
+  const read = (file: string): unknown => {
+    const abs = join(repo.root, dir, file);
+    if (!existsSync(abs)) return undefined;
+    try {
+      return parse(readFileSync(abs, 'utf8'));
+    } catch {
+      return undefined; // Helm says what is wrong with it when it templates.
+    }
+  };
+  const list = (doc: unknown): Dependency[] => {
+    const deps = (doc as { dependencies?: unknown } | undefined)?.dependencies;
+    if (!Array.isArray(deps)) return [];
+    return deps.flatMap((d: { name?: unknown; repository?: unknown }) =>
+      typeof d?.name === 'string' ? [{ name: d.name, repository: typeof d.repository === 'string' ? d.repository : '' }] : [],
+    );
+  };
+  return [...list(read('Chart.yaml')), ...list(read('requirements.yaml'))];
+}
+
+/**
+ * The `file://` folders a chart at `dir` builds its dependencies from (relative to the chart's folder, as Helm joins
+ * them): each inside the repository, their files part of the render's key. Empty where it declares none.
+ */
+export function localDependencies(repo: Repo, dir: string): string[] {
+  return declaredDependencies(repo, dir).flatMap((dep) => {
+    if (!dep.repository.startsWith('file://')) return [];
+    const path = dep.repository.slice('file://'.length);
+    const folder = confinedPath(path.startsWith('/') ? path : posix.join(dir, path), 'dependency');
+    if ('refused' in folder)
+      throw new RenderRefused(
+        `the chart at ${dir || '.'} builds its dependency ${dep.name} from ${dep.repository}, outside the repository; the gate reads nothing there, so what it yields would reach the cluster unjudged`,
+      );
+    return [folder.rel];
+  });
+}
+
+/** The content hash of every file under a folder of the checkout, read from disk (a dependency may lie outside the manifest roots the loader lists). */
+export function folderOnDiskKey(root: string, rel: string): string {
+  const abs = join(root, rel);
+  if (!existsSync(abs)) return hash(`${rel}: missing`);
+  const entries = (readdirSync(abs, { recursive: true, withFileTypes: true }) as Dirent[])
+    .filter((e) => e.isFile() || e.isSymbolicLink())
+    .map((e) => ({ path: join(e.parentPath, e.name), link: e.isSymbolicLink() }))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+  // A link by where it points, never by what it reaches: the build refuses one that leaves the folder.
+  return hash(entries.map((e) => [relative(abs, e.path), e.link ? `-> ${readlinkSync(e.path)}` : hash(readFileSync(e.path))]));
+}
+
+/** Per run (its scratch folder), the built copy of each chart, by the chart's key: later passes template it directly. */
+const built = new Map<string, Promise<string>>();
+
+/** The built copy's chart folder, where this run has built it already. */
+export function builtChart(ctx: Context, chartKey: string): Promise<string> | undefined {
+  return built.get(`${ctx.scratch}\0${chartKey}`);
+}
+
+/**
+ * Builds the chart at `dir` in a scratch copy, as `helm dependency build` builds it in Argo CD's checkout, and returns
+ * the copy's chart folder. Only `file://` dependencies can be built offline; any other makes the source not rendered.
+ */
+export function buildDependencies(ctx: Context, dir: string, chartKey: string): Promise<string> {
+  const memo = `${ctx.scratch}\0${chartKey}`;
+  let out = built.get(memo);
+  if (!out) {
+    out = build(ctx, dir, chartKey);
+    built.set(memo, out);
+    // The map holds a run's builds only while its scratch folder lives: a failed build is not kept either.
+    out.catch(() => built.delete(memo));
+  }
+  return out;
+}
+
+async function build(ctx: Context, dir: string, chartKey: string): Promise<string> {
+  const remote = declaredDependencies(ctx.repo, dir).filter((d) => !d.repository.startsWith('file://'));
+  if (remote.length)
+    throw new NotRendered(
+      `the chart at ${dir || '.'} misses ${remote.map((d) => `${d.name} (${d.repository || 'no repository'})`).join(', ')} in charts/, which Argo CD's helm dependency build fetches; the gate renders offline: vendor it into ${dir}/charts/`,
+    );
+  const root = join(ctx.scratch, 'dependencies', hash(chartKey).slice(0, 16));
+  for (const rel of [dir, ...localDependencies(ctx.repo, dir)]) {
+    const from = join(ctx.repo.root, rel);
+    assertRealInside(from, ctx.repo.root, `chart folder ${rel}`, ctx.realPathOf);
+    if (!existsSync(from)) continue; // Helm names the missing folder.
+    assertNoEscapingLinks(from, from, `chart at ${rel}`);
+    mkdirSync(join(root, rel), { recursive: true });
+    cpSync(from, join(root, rel), { recursive: true, verbatimSymlinks: true });
+  }
+  const chartPath = join(root, dir);
+  await runTool(ctx, { bin: ctx.tools.helm, args: ['dependency', 'build', chartPath], cwd: ctx.scratch, key: null, sourceKey: null });
+  return chartPath;
+}

@@ -1,0 +1,78 @@
+/**
+ * A chart at a path whose dependencies are not vendored, rendered as Argo CD renders it with the real Helm: template,
+ * and on Helm's missing-dependency error, `helm dependency build` then template again; built in a scratch copy, never
+ * in the checkout; a `file://` dependency's files in the render's key; one outside the repository refused; one that
+ * must be fetched not rendered.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schemaLayer } from '../../gate/pipeline.ts';
+import { loadRepo } from '../../model/repository/repo.ts';
+import { renderRepo } from '../../render/render.ts';
+import { toolEnv } from '../../../test-support/chart-repo.ts';
+import { fixtureRepo, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
+
+let env: NodeJS.ProcessEnv;
+let cache: string;
+
+beforeAll(async () => {
+  cache = mkdtempSync(join(tmpdir(), 'helm-deps-cache-'));
+  env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
+});
+
+afterAll(() => rmSync(cache, { recursive: true, force: true }));
+
+async function renderAll(repo: FixtureRepo) {
+  const layer = await schemaLayer();
+  const { renders } = await renderRepo(await loadRepo(repo.root), { builtinApiVersions: layer.builtinApiVersions(), env });
+  return renders;
+}
+
+const configMap = (name: string, value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  value: ${value}\n`;
+
+/** An umbrella chart at apps/demo/chart depending on `repository`, and a library chart at lib/common. */
+function umbrella(repository: string): FixtureRepo {
+  const repo = fixtureRepo();
+  repo.write(
+    'apps/demo/chart/Chart.yaml',
+    `apiVersion: v2\nname: umbrella\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: 0.1.0\n    repository: ${repository}\n`,
+  );
+  repo.write('apps/demo/chart/templates/own.yaml', configMap('own', 'umbrella'));
+  repo.write('lib/common/Chart.yaml', 'apiVersion: v2\nname: common\nversion: 0.1.0\n');
+  repo.write('lib/common/templates/shared.yaml', configMap('shared', 'first'));
+  repo.write('apps/demo/application.yaml', repoApp('demo', '    path: apps/demo/chart'));
+  return repo;
+}
+
+describe('a chart whose dependencies are built, as Argo CD builds them', () => {
+  it('builds a file:// dependency of the repository in a scratch copy and renders the chart with it, the checkout untouched', async () => {
+    const repo = umbrella('file://../../../lib/common');
+    const [render] = await renderAll(repo);
+    expect(render).toMatchObject({ status: 'rendered' });
+    expect(render!.resources.map((r) => r.name).sort()).toEqual(['own', 'shared']);
+    expect(existsSync(join(repo.root, 'apps/demo/chart/charts'))).toBe(false);
+    expect(existsSync(join(repo.root, 'apps/demo/chart/Chart.lock'))).toBe(false);
+    // The dependency's files are the render's key: a change there is rendered, not served from the cache.
+    repo.write('lib/common/templates/shared.yaml', configMap('shared', 'second'));
+    const [again] = await renderAll(repo);
+    expect(again!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'second' });
+  });
+
+  it('refuses a file:// dependency outside the repository: the gate reads nothing there', async () => {
+    const repo = umbrella('file://../../../../../../../../../../tmp');
+    expect((await renderAll(repo))[0]).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/builds its dependency common from file:.*outside the repository/),
+    });
+  });
+
+  it('is not rendered where the build would fetch a dependency from a chart repository, and says to vendor it', async () => {
+    const repo = umbrella('https://charts.example.invalid');
+    expect((await renderAll(repo))[0]).toMatchObject({
+      status: 'not-rendered',
+      message: expect.stringMatching(/misses common \(https:\/\/charts\.example\.invalid\) in charts\/.*vendor it into apps\/demo\/chart\/charts\//),
+    });
+  });
+});
