@@ -33,6 +33,8 @@ export interface Invocation {
   pure?: boolean;
   /** What the tool printed, made into the `---`-separated documents the cache splits (jsonnet prints one JSON value). */
   reshape?: (stdout: string) => string;
+  /** The tool's name in messages, where `bin` only wraps it (prlimit). */
+  tool?: string;
 }
 
 /** The first output of a source's last render in this run, and what it split into. */
@@ -136,7 +138,7 @@ export function renderToolEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 const toolEnv = (ctx: Context) => renderToolEnv(ctx.env);
 
 export async function runTool(ctx: Context, inv: Invocation): Promise<string> {
-  const tool = inv.bin.split('/').pop();
+  const tool = inv.tool ?? inv.bin.split('/').pop();
   let stdout: string;
   try {
     // SIGKILL at the limit: Helm ignores SIGTERM, and a template loop would hold a core until the job dies.

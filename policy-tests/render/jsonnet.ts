@@ -142,7 +142,9 @@ function invocation(ctx: Context, tool: JsonnetTool, file: string, { jpaths, var
   const args = [...jpaths.flatMap((p) => ['-J', p || '.']), ...vars.ext.flatMap((v) => flag('ext', v)), ...vars.tla.flatMap((v) => flag('tla', v)), '--', file];
   const closure = [...importClosure(ctx, file, jpaths)].sort(([a], [b]) => (a < b ? -1 : 1));
   const key = { tool: tool.version, file, jpaths, vars, closure };
-  return { bin: tool.bin, args, cwd: ctx.repo.root, key, sourceKey: key, pure: true, reshape: (stdout) => jsonnetDocuments(stdout, file) };
+  // Jsonnet has no memory bound of its own: prlimit caps its address space, where the machine has it (util-linux).
+  const bounded = tool.prlimit ? { bin: tool.prlimit, args: [`--as=${ctx.limits.memoryBytes}`, '--', tool.bin, ...args] } : { bin: tool.bin, args };
+  return { ...bounded, tool: 'jsonnet', cwd: ctx.repo.root, key, sourceKey: key, pure: true, reshape: (stdout) => jsonnetDocuments(stdout, file) };
 }
 
 /** The objects every jsonnet file of a directory source yields, in walk order, each pointing at its file. */
@@ -165,6 +167,10 @@ export async function renderJsonnet(ctx: Context, app: ArgoApp, source: AppSourc
       render = await cachedRun(ctx, invocation(ctx, tool, file, { jpaths, vars }));
     } catch (err) {
       if (err instanceof RenderRefused || err instanceof NotRendered || err instanceof JsonnetOutputError) throw err;
+      if (/bad_alloc|out of memory|memory allocation error|Cannot allocate memory/i.test((err as Error).message))
+        throw new RenderRefused(
+          `jsonnet needed more than ${ctx.limits.memoryBytes / 1024 / 1024} MiB evaluating ${file}, the render memory limit (HOMELAB_RENDER_MAX_MEMORY_MIB); stopped`,
+        );
       // Argo CD's words, jsonnet's trace on one line.
       throw new Error(`Failed to evaluate jsonnet "${basename(file)}": ${(err as Error).message.replace(/\s+/g, ' ')}`);
     }

@@ -25,6 +25,8 @@ export interface RenderLimits {
   /** The largest chart archive, and the most it may unpack to (HOMELAB_RENDER_MAX_CHART_MIB, times 8 unpacked). */
   archiveBytes: number;
   unpackedBytes: number;
+  /** The address space a jsonnet evaluation may take (HOMELAB_RENDER_MAX_MEMORY_MIB): it has no memory bound of its own. */
+  memoryBytes: number;
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -44,6 +46,7 @@ export function renderLimits(env: NodeJS.ProcessEnv = process.env): RenderLimits
     valuesBytes: positive(env, 'HOMELAB_RENDER_MAX_VALUES_MIB', 4) * MIB,
     archiveBytes: chart,
     unpackedBytes: chart * 8,
+    memoryBytes: positive(env, 'HOMELAB_RENDER_MAX_MEMORY_MIB', 2048) * MIB,
   };
 }
 

@@ -211,6 +211,8 @@ export interface JsonnetTool {
   bin: string;
   /** `go-jsonnet v0.22.0` (Argo CD's engine) or `jsonnet v0.18.0 (C++)`. */
   version: string;
+  /** util-linux's prlimit, which bounds an evaluation's memory; absent where the machine lacks it. */
+  prlimit?: string;
 }
 
 /** The first executable `name` on `path` (a PATH value), or undefined. */
@@ -233,5 +235,6 @@ export async function jsonnetTool(env: NodeJS.ProcessEnv = process.env): Promise
   if (!bin) throw new RenderToolError("no jsonnet on PATH: install go-jsonnet, or Debian's jsonnet, or set JSONNET_BIN");
   const banner = await versionOf(bin, ['--version'], /^(.*v\d+\.\d+\.\d+.*)$/m, 'jsonnet');
   const version = /v\d+\.\d+\.\d+/.exec(banner)![0];
-  return { bin, version: /Go implementation/.test(banner) ? `go-jsonnet ${version}` : `jsonnet ${version} (C++)` };
+  const prlimit = onPath('prlimit', env.PATH ?? '');
+  return { bin, version: /Go implementation/.test(banner) ? `go-jsonnet ${version}` : `jsonnet ${version} (C++)`, ...(prlimit ? { prlimit } : {}) };
 }

@@ -156,6 +156,19 @@ describe.skipIf(missing)('jsonnet under a hostile pull request: nothing outside 
       /is code that imports "x.libsonnet"/,
     ],
   ];
+  it('an evaluation that eats memory is stopped at the render memory limit, in one line', async () => {
+    const repo = fixtureRepo();
+    guestbook(repo, OPTIONS);
+    repo.write('apps/demo/manifests/greedy.jsonnet', 'std.length(std.makeArray(10000000, function(i) { a: i }))\n');
+    const [render] = await renderAll(repo, { HOMELAB_RENDER_MAX_MEMORY_MIB: '64' });
+    expect(render).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(
+        /^jsonnet needed more than 64 MiB evaluating apps\/demo\/manifests\/greedy\.jsonnet, the render memory limit \(HOMELAB_RENDER_MAX_MEMORY_MIB\)/,
+      ),
+    });
+  });
+
   it.each(hostile)('%s is refused before jsonnet runs, and the secret is in no message', async (_, plant, message) => {
     const repo = fixtureRepo();
     guestbook(repo, OPTIONS);
