@@ -4,7 +4,7 @@
  * and addresses are the cluster's to give. A cluster has the IP families of its Service ranges (the API server's
  * `--service-cluster-ip-range`, Talos' serviceSubnets; a ServiceCIDR object widens a family's range, never adds a
  * family); a Service may ask for a cluster IP only inside them and not taken, and a node port only inside the
- * node-port range (the API server's default, 30000-32767) and not taken. What one Service takes, the next cannot.
+ * node-port range (the facts', the API server's default 30000-32767 where they name none) and not taken. What one Service takes, the next cannot.
  */
 import { BlockList } from 'node:net';
 import { ipFamilyOf } from '../../model/repository/node-network.ts';
@@ -24,7 +24,6 @@ export interface ServiceNetwork {
 }
 
 /** The API server's default node-port range (`--service-node-port-range`), which Talos leaves as it is. */
-export const DEFAULT_NODE_PORTS = [30000, 32767] as const;
 
 type Family = 'IPv4' | 'IPv6';
 const FN = 'initIPFamilyFields';

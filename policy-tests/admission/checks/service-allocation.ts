@@ -2,18 +2,18 @@
  * What the Service allocator refuses on create (admission/allocation/service-allocation.ts), for the cluster the
  * facts describe: its Service range (nodeNetwork.services) and the ServiceCIDRs the repository adds to it.
  */
-import { DEFAULT_NODE_PORTS, nthAddress, serviceAllocations } from '../allocation/service-allocation.ts';
+import { nthAddress, serviceAllocations } from '../allocation/service-allocation.ts';
 import { dig } from '../../model/core/dig.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { placeOf } from '../../model/controller/waves.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-import { cidrFamily } from '../../model/repository/node-network.ts';
+import { cidrFamily, DEFAULT_NODE_PORTS } from '../../model/repository/node-network.ts';
 
 export const serviceAllocationCheck: PolicyCheck = {
   id: 'service-allocation',
   description:
-    "The API server's Service allocator gives every Service what it asks for, in the cluster the facts describe: an IP family the cluster has (nodeNetwork.services; a ServiceCIDR widens a family's range, never adds one), no RequireDualStack on a single-stack cluster, a cluster IP inside the Service range that no other Service holds (nor the kubernetes Service, on the first address, nor Talos' kube-dns, on the tenth, where the facts say Talos brings it), a node port inside 30000-32767 that no other Service holds; a Service it refuses never syncs (invariants P1).",
+    "The API server's Service allocator gives every Service what it asks for, in the cluster the facts describe: an IP family the cluster has (nodeNetwork.services; a ServiceCIDR widens a family's range, never adds one), no RequireDualStack on a single-stack cluster, a cluster IP inside the Service range that no other Service holds (nor the kubernetes Service, on the first address, nor Talos' kube-dns, on the tenth, where the facts say Talos brings it), a node port inside the node-port range (nodeNetwork.nodePorts; the API server's default, 30000-32767, where the facts name none) that no other Service holds; a Service it refuses never syncs (invariants P1).",
   invariants: ['P1'],
   remediation: 'leave clusterIP and nodePort out and let the cluster choose, or pick a free one inside the range the message names',
   // Applications too: their waves order the Services' creation, and their destinations place a Service with no namespace.
@@ -41,7 +41,7 @@ export const serviceAllocationCheck: PolicyCheck = {
     const dnsIP = range && dns ? nthAddress(range, 10) : undefined;
     const network = {
       ranges: range ? [range, ...widened] : [],
-      nodePorts: DEFAULT_NODE_PORTS,
+      nodePorts: ctx.repo.facts?.nodeNetwork?.nodePorts ?? DEFAULT_NODE_PORTS,
       held: dnsIP ? [{ ip: dnsIP, by: 'kube-system/kube-dns, the cluster DNS Service Talos brings (providedOutsideGit)' }] : [],
     };
     const allocations = serviceAllocations(

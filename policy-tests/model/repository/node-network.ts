@@ -30,12 +30,30 @@ export interface NodeNetwork {
   /** The cluster's pod network and Service network (Talos' cluster.network podSubnets and serviceSubnets), as CIDRs. */
   pods: string;
   services: string;
+  /**
+   * The node-port range the API server allocates from (its `--service-node-port-range`, Talos'
+   * cluster.apiServer.extraArgs), as `[low, high]`; Kubernetes' default 30000-32767 where the facts say none.
+   */
+  nodePorts: readonly [number, number];
+}
+
+/** Kubernetes' default `--service-node-port-range`. */
+export const DEFAULT_NODE_PORTS = [30000, 32767] as const;
+
+/** A port range as the API server's flag takes it (utilnet.ParsePortRange): `low-high`, `low+offset`, or one port. */
+export function parsePortRange(text: string): readonly [number, number] | undefined {
+  const m = /^\s*(\d+)\s*(?:([-+])\s*(\d+))?\s*$/.exec(text);
+  if (!m) return undefined;
+  const low = Number(m[1]);
+  const high = m[2] === undefined ? low : m[2] === '+' ? low + Number(m[3]) : Number(m[3]);
+  const valid = (p: number) => Number.isInteger(p) && p >= 1 && p <= 65535;
+  return valid(low) && valid(high) && low <= high ? [low, high] : undefined;
 }
 
 export type NodeRole = 'control-plane' | 'worker';
 
 const SHAPE =
-  'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR), gateway, vip (optional), controlPlane and workers (lists of addresses), pods and services (the pod and Service CIDRs)';
+  'cluster fact "nodeNetwork" must be a YAML mapping: subnet (a CIDR), gateway, vip (optional), controlPlane and workers (lists of addresses), pods and services (the pod and Service CIDRs), nodePorts (optional: the node-port range, 30000-32767 by default)';
 
 const family = (ip: string): 'ipv4' | 'ipv6' => (isIPv6(ip) ? 'ipv6' : 'ipv4');
 /** An address's IP family as Kubernetes names it (a Service's ipFamilies), or undefined where it is no address. */
@@ -122,9 +140,12 @@ export function readNodeNetwork(raw: unknown, counts: { nodeCount: number; contr
     !addresses(value.controlPlane) ||
     !addresses(value.workers) ||
     typeof value.pods !== 'string' ||
-    typeof value.services !== 'string'
+    typeof value.services !== 'string' ||
+    (value.nodePorts !== undefined && typeof value.nodePorts !== 'string')
   )
     return { problems: [SHAPE] };
+  const nodePorts = value.nodePorts === undefined ? DEFAULT_NODE_PORTS : parsePortRange(value.nodePorts as string);
+  if (!nodePorts) return { problems: [`cluster fact "nodeNetwork": nodePorts "${String(value.nodePorts)}" is not a port range (30000-32767)`] };
   const network: NodeNetwork = {
     subnet: value.subnet,
     gateway: value.gateway,
@@ -133,6 +154,7 @@ export function readNodeNetwork(raw: unknown, counts: { nodeCount: number; contr
     workers: value.workers,
     pods: value.pods,
     services: value.services,
+    nodePorts,
   };
   for (const key of ['subnet', 'pods', 'services'] as const)
     if (!subnetBlock(network[key])) return { problems: [`cluster fact "nodeNetwork": ${key} "${network[key]}" is not a CIDR`] };

@@ -3,7 +3,8 @@
  * and port allocators), each message as the API server words it.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NODE_PORTS, serviceAllocations, type ServiceNetwork } from '../../admission/allocation/service-allocation.ts';
+import { serviceAllocations, type ServiceNetwork } from '../../admission/allocation/service-allocation.ts';
+import { DEFAULT_NODE_PORTS } from '../../model/repository/node-network.ts';
 
 const service = (name: string, spec: Record<string, unknown>): { object: Record<string, unknown>; label: string } => ({
   object: { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'demo' }, spec: { selector: { app: name }, ports: [{ port: 80 }], ...spec } },

@@ -263,3 +263,30 @@ spec:
     ]);
   });
 });
+
+describe("the Service allocator's node ports follow the facts' node-port range (Talos' --service-node-port-range)", () => {
+  const FACTS = 'clusters/home/cluster-facts.yaml';
+  const SERVICE = 'portfolio-api/deploy/nodeport.yaml';
+  const nodePortService = (port: number) =>
+    `apiVersion: v1\nkind: Service\nmetadata:\n  name: api-nodeport\n  namespace: portfolio\nspec:\n  type: NodePort\n  selector: {app.kubernetes.io/name: portfolio-api}\n  ports:\n    - port: 80\n      targetPort: http\n      nodePort: ${port}\n`;
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+    copy.write(FACTS, copy.read(FACTS).replace('    nodePorts: 30000-32767\n', '    nodePorts: 20000-22767\n'));
+  });
+  afterAll(() => copy?.dispose());
+  const allocation = async (port: number) => {
+    copy.write(SERVICE, nodePortService(port));
+    return (await copy.gate()).filter((f) => f.check === 'service-allocation').map((f) => `${f.file}:${f.line} ${f.message}`);
+  };
+
+  it('refuses a node port in the default range that the cluster does not serve, at its line', async () => {
+    expect(await allocation(30080)).toEqual([
+      `${SERVICE}:${lineOf(copy, SERVICE, 'nodePort: 30080')} Service api-nodeport: spec.ports[0].nodePort: Invalid value: 30080: provided port is not in the valid range. The range of valid ports is 20000-22767 [initNodePorts]`,
+    ]);
+  });
+
+  it("admits one inside the facts' range", async () => {
+    expect(await allocation(21080)).toEqual([]);
+  });
+});

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { CLUSTER_FACTS_FILE } from '../../model/repository/cluster-facts.ts';
-import { cidrWithin, onSegment, readNodeNetwork, reservedAddresses } from '../../model/repository/node-network.ts';
+import { cidrWithin, onSegment, parsePortRange, readNodeNetwork, reservedAddresses } from '../../model/repository/node-network.ts';
 import { REPO_ROOT } from '../../model/repository/repo.ts';
 
 const COUNTS = { nodeCount: 6, controlPlaneCount: 3 };
@@ -73,6 +73,17 @@ describe('the nodeNetwork fact', () => {
     expect(readNodeNetwork(GOOD.replace('services: 10.96.0.0/12', 'services: 10.96.0.0'), COUNTS).problems).toEqual([
       'cluster fact "nodeNetwork": services "10.96.0.0" is not a CIDR',
     ]);
+  });
+
+  it("reads the node-port range as the API server's flag takes it, Kubernetes' default where none is named", () => {
+    expect(readNodeNetwork(GOOD, COUNTS).network?.nodePorts).toEqual([30000, 32767]);
+    expect(readNodeNetwork(`${GOOD}\nnodePorts: 20000-22767`, COUNTS).network?.nodePorts).toEqual([20000, 22767]);
+    expect(readNodeNetwork(`${GOOD}\nnodePorts: 31000-30000`, COUNTS).problems).toEqual([
+      'cluster fact "nodeNetwork": nodePorts "31000-30000" is not a port range (30000-32767)',
+    ]);
+    expect(parsePortRange('30000+2767')).toEqual([30000, 32767]);
+    expect(parsePortRange('8080')).toEqual([8080, 8080]);
+    for (const bad of ['0-10', '30000-70000', 'a-b', '']) expect(parsePortRange(bad), bad).toBeUndefined();
   });
 
   it('refuses pod, Service and node networks that overlap: traffic for one would be routed to another', () => {
