@@ -13,10 +13,19 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { normalizeSourcePath, filesOfSource, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
-import { importCandidates, jsonnetImports, jsonnetLibPath, jsonnetOptions, type JsonnetVar } from '../model/argocd/jsonnet.ts';
+import {
+  importCandidates,
+  jsonnetImports,
+  jsonnetLibPath,
+  jsonnetOptions,
+  jsonnetPlaces,
+  type JsonnetPlaces,
+  type JsonnetVar,
+} from '../model/argocd/jsonnet.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { argoEnvsubst } from '../model/argocd/source-files.ts';
-import type { Resource } from '../model/core/manifest.ts';
+import { dig } from '../model/core/dig.ts';
+import type { Positions, Resource } from '../model/core/manifest.ts';
 import { cachedRun } from './cache.ts';
 import { hash, NotRendered, type Context, type Invocation } from './context.ts';
 import { assertSize, inside, RenderRefused } from './limits.ts';
@@ -73,31 +82,55 @@ function assertInsideCheckout(ctx: Context, rel: string, what: string): void {
 
 /**
  * Every file an evaluation of `file` can read, by repository path with its content's hash: its imports as go-jsonnet
- * finds them (the importing file's folder, then the library paths, the last first), and theirs. An import found
- * nowhere is left to jsonnet, which fails on it.
+ * finds them (the importing file's folder, then the library paths, the last first), and theirs; and which of them are
+ * code (the file and what it imports, not what it reads as data). An import found nowhere is left to jsonnet, which
+ * fails on it.
  */
-function importClosure(ctx: Context, file: string, jpaths: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  const read = (rel: string): string => {
+function importClosure(ctx: Context, file: string, jpaths: readonly string[]): { hashes: Map<string, string>; code: string[] } {
+  const hashes = new Map<string, string>();
+  const read = (rel: string): void => {
     const abs = join(ctx.repo.root, rel);
     assertSize(abs, ctx.limits.valuesBytes, `jsonnet file ${rel}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
-    const bytes = readFileSync(abs);
-    out.set(rel, hash(bytes));
-    return bytes.toString('utf8');
+    hashes.set(rel, hash(readFileSync(abs)));
   };
-  const queue = [file];
+  const code = [file];
   read(file);
-  for (let code = queue.shift(); code !== undefined; code = queue.shift()) {
-    const text = readFileSync(join(ctx.repo.root, code), 'utf8');
-    for (const imp of jsonnetImports(text)) {
-      const found = findImport(ctx, code, imp, jpaths);
-      if (found === undefined || out.has(found)) continue;
+  for (let i = 0; i < code.length; i++) {
+    const from = code[i]!;
+    for (const imp of jsonnetImports(readFileSync(join(ctx.repo.root, from), 'utf8'))) {
+      const found = findImport(ctx, from, imp, jpaths);
+      if (found === undefined || hashes.has(found)) continue;
       read(found);
       // importstr and importbin read data; only an import is evaluated, and can import in turn.
-      if (imp.kind === 'import') queue.push(found);
+      if (imp.kind === 'import') code.push(found);
     }
   }
-  return out;
+  return { hashes, code };
+}
+
+/**
+ * Where a finding on a yielded object points: the string literal that spells its value, or the field that names its
+ * key, where exactly one of the evaluation's code files holds exactly one (the values a library file sets point there);
+ * else the file's first line. Read only when a finding asks.
+ */
+function jsonnetPositions(ctx: Context, file: string, code: readonly string[]): (object: Record<string, unknown>) => Positions {
+  let places: { file: string; places: JsonnetPlaces }[] | undefined;
+  const read = () => (places ??= code.map((f) => ({ file: f, places: jsonnetPlaces(readFileSync(join(ctx.repo.root, f), 'utf8')) })));
+  const only = <T extends { line: number; col: number }>(hits: { file: string; at: T }[]) =>
+    hits.length === 1 ? { file: hits[0]!.file, line: hits[0]!.at.line, col: hits[0]!.at.col } : undefined;
+  return (object) => ({
+    at(path) {
+      const value = dig(object, path);
+      const key = [...path].reverse().find((p): p is string => typeof p === 'string');
+      const all = read();
+      const literal =
+        typeof value === 'string' && value.length >= 3
+          ? only(all.flatMap((f) => f.places.strings.filter((s) => s.value === value).map((at) => ({ file: f.file, at }))))
+          : undefined;
+      const field = key === undefined ? undefined : only(all.flatMap((f) => f.places.fields.filter((x) => x.name === key).map((at) => ({ file: f.file, at }))));
+      return literal ?? field ?? { file, line: 1, col: 1 };
+    },
+  });
 }
 
 function findImport(ctx: Context, from: string, imp: ReturnType<typeof jsonnetImports>[number], jpaths: readonly string[]): string | undefined {
@@ -136,18 +169,22 @@ interface JsonnetPlan {
   vars: { ext: JsonnetVar[]; tla: JsonnetVar[] };
 }
 
-function invocation(ctx: Context, tool: JsonnetTool, file: string, { jpaths, vars }: JsonnetPlan): Invocation {
+function invocation(ctx: Context, tool: JsonnetTool, file: string, { jpaths, vars }: JsonnetPlan): { inv: Invocation; code: string[] } {
   const flag = (kind: 'ext' | 'tla', v: JsonnetVar) => [`--${kind}-${v.code ? 'code' : 'str'}`, `${v.name}=${v.value}`];
   // Paths relative to the repository's root, its working folder: jsonnet's messages then name files as the repository does.
   const args = [...jpaths.flatMap((p) => ['-J', p || '.']), ...vars.ext.flatMap((v) => flag('ext', v)), ...vars.tla.flatMap((v) => flag('tla', v)), '--', file];
-  const closure = [...importClosure(ctx, file, jpaths)].sort(([a], [b]) => (a < b ? -1 : 1));
+  const { hashes, code } = importClosure(ctx, file, jpaths);
+  const closure = [...hashes].sort(([a], [b]) => (a < b ? -1 : 1));
   const key = { tool: tool.version, file, jpaths, vars, closure };
   // Jsonnet has no memory bound of its own: prlimit caps its address space, where the machine has it (util-linux).
   const bounded = tool.prlimit ? { bin: tool.prlimit, args: [`--as=${ctx.limits.memoryBytes}`, '--', tool.bin, ...args] } : { bin: tool.bin, args };
-  return { ...bounded, tool: 'jsonnet', cwd: ctx.repo.root, key, sourceKey: key, pure: true, reshape: (stdout) => jsonnetDocuments(stdout, file) };
+  return {
+    inv: { ...bounded, tool: 'jsonnet', cwd: ctx.repo.root, key, sourceKey: key, pure: true, reshape: (stdout) => jsonnetDocuments(stdout, file) },
+    code,
+  };
 }
 
-/** The objects every jsonnet file of a directory source yields, in walk order, each pointing at its file. */
+/** The objects every jsonnet file of a directory source yields, in walk order, each pointing into its code. */
 export async function renderJsonnet(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
   let tool: JsonnetTool;
   try {
@@ -162,9 +199,10 @@ export async function renderJsonnet(ctx: Context, app: ArgoApp, source: AppSourc
   const resources: Resource[] = [];
   for (const file of filesOfSource(ctx.repo, source).filter((f) => f.endsWith('.jsonnet'))) {
     assertInsideCheckout(ctx, file, `jsonnet file ${file}`);
+    const { inv, code } = invocation(ctx, tool, file, { jpaths, vars });
     let render;
     try {
-      render = await cachedRun(ctx, invocation(ctx, tool, file, { jpaths, vars }));
+      render = await cachedRun(ctx, inv);
     } catch (err) {
       if (err instanceof RenderRefused || err instanceof NotRendered || err instanceof JsonnetOutputError) throw err;
       if (/bad_alloc|out of memory|memory allocation error|Cannot allocate memory/i.test((err as Error).message))
@@ -175,8 +213,8 @@ export async function renderJsonnet(ctx: Context, app: ArgoApp, source: AppSourc
       throw new Error(`Failed to evaluate jsonnet "${basename(file)}": ${(err as Error).message.replace(/\s+/g, ' ')}`);
     }
     if (render.problem) throw new Error(render.problem);
-    const at = { at: () => ({ file, line: 1, col: 1 }) };
-    resources.push(...toResources({ app, source, label: base.label, docs: render.docs, values: [], firstIndex: resources.length, templateFor: () => at }));
+    const templateFor = jsonnetPositions(ctx, file, code);
+    resources.push(...toResources({ app, source, label: base.label, docs: render.docs, values: [], firstIndex: resources.length, templateFor }));
   }
   return { ...base, status: 'rendered', resources };
 }

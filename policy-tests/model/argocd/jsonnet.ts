@@ -185,22 +185,40 @@ class Lexer {
     return lines.join('\n');
   }
 
-  /** The next token's start: an identifier (returned), a string (skipped), or one other character (skipped). */
-  next(): { ident: string; line: number } | { end: true } | { other: true } {
+  /** Where the cursor is: its line, and its column counted from 1. */
+  place(): { line: number; col: number } {
+    return { line: this.line, col: this.pos - this.text.lastIndexOf('\n', this.pos - 1) };
+  }
+
+  /** The next token: an identifier, a string literal (read), or one other character (skipped); each with its place. */
+  next(): ({ ident: string } | { string: string } | { other: true } | { end: true }) & { line: number; col: number } {
     this.skipTrivia();
     const t = this.text;
-    if (this.pos >= t.length) return { end: true };
+    const at = this.place();
+    if (this.pos >= t.length) return { end: true, ...at };
     const c = t[this.pos]!;
     if (IDENT_START.test(c)) {
       let i = this.pos + 1;
       while (i < t.length && IDENT.test(t[i]!)) i++;
-      const line = this.line;
       const ident = t.slice(this.pos, i);
       this.advance(i);
-      return { ident, line };
+      return { ident, ...at };
     }
-    if (this.stringLiteral() === undefined) this.advance(this.pos + 1);
-    return { other: true };
+    const string = this.stringLiteral();
+    if (string !== undefined) return { string, ...at };
+    this.advance(this.pos + 1);
+    return { other: true, ...at };
+  }
+
+  /** Whether the next token is a field's colon (`:`, `::`, `:::`, or `+:`), without moving the cursor. */
+  atFieldColon(): boolean {
+    const { pos, line } = this;
+    this.skipTrivia();
+    const rest = this.text.slice(this.pos, this.pos + 2);
+    const colon = rest[0] === ':' || rest === '+:';
+    this.pos = pos;
+    this.line = line;
+    return colon;
   }
 }
 
@@ -235,4 +253,24 @@ export function importCandidates(from: string, path: string, jpaths: readonly st
     const joined = posix.normalize(folder === '.' || folder === '' ? path : `${folder}/${path}`);
     return joined === '..' || joined.startsWith('../') || joined.startsWith('/') ? { outside: joined } : { rel: joined };
   });
+}
+
+/** The places of a jsonnet text a rendered object's value may have come from: its string literals and its field names. */
+export interface JsonnetPlaces {
+  strings: { value: string; line: number; col: number }[];
+  fields: { name: string; line: number; col: number }[];
+}
+
+/** Every string literal and every field name (an identifier or a string before a field's colon) of a jsonnet text. */
+export function jsonnetPlaces(text: string): JsonnetPlaces {
+  const lexer = new Lexer(text);
+  const out: JsonnetPlaces = { strings: [], fields: [] };
+  for (;;) {
+    const token = lexer.next();
+    if ('end' in token) return out;
+    const at = { line: token.line, col: token.col };
+    const name = 'ident' in token ? token.ident : 'string' in token ? token.string : undefined;
+    if (name !== undefined && lexer.atFieldColon()) out.fields.push({ name, ...at });
+    else if ('string' in token) out.strings.push({ value: token.string, ...at });
+  }
 }

@@ -4,7 +4,7 @@
  * library paths Argo CD accepts, the variables, and argocd-cm's switch.
  */
 import { describe, expect, it } from 'vitest';
-import { importCandidates, jsonnetEnabled, jsonnetImports, jsonnetLibPath, jsonnetOptions } from '../../model/argocd/jsonnet.ts';
+import { importCandidates, jsonnetEnabled, jsonnetImports, jsonnetLibPath, jsonnetOptions, jsonnetPlaces } from '../../model/argocd/jsonnet.ts';
 import type { AppSource } from '../../model/argocd/argocd.ts';
 
 describe('jsonnetImports: what an evaluation can read, found in the text', () => {
@@ -40,6 +40,25 @@ describe('jsonnetImports: what an evaluation can read, found in the text', () =>
       '{}',
     ].join('\n');
     expect(jsonnetImports(text).map((i) => i.path)).toEqual(['after-comment.libsonnet']);
+  });
+});
+
+describe('jsonnetPlaces: where a value or a key is spelt', () => {
+  it('lists string literals and field names with their lines and columns, a field named by a string too', () => {
+    const text = "local x = 'a';\n{\n  name: 'web',\n  'quoted-key':: x,\n  labels+: { app: importstr 'f.txt' },\n}\n";
+    expect(jsonnetPlaces(text)).toEqual({
+      strings: [
+        { value: 'a', line: 1, col: 11 },
+        { value: 'web', line: 3, col: 9 },
+        { value: 'f.txt', line: 5, col: 29 },
+      ],
+      fields: [
+        { name: 'name', line: 3, col: 3 },
+        { name: 'quoted-key', line: 4, col: 3 },
+        { name: 'labels', line: 5, col: 3 },
+        { name: 'app', line: 5, col: 14 },
+      ],
+    });
   });
 });
 

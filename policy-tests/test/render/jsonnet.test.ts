@@ -87,8 +87,12 @@ describe.skipIf(missing)('jsonnet: what Argo CD evaluates is rendered and judged
       ext: 'extVarString',
       app: 'demo',
     });
-    // A finding on what it yields points at the file that yielded it.
-    expect(render!.resources[0]!.positions.at(['spec'], 'value')).toMatchObject({ file: 'apps/demo/manifests/guestbook-ui.jsonnet', line: 1 });
+    // A finding on what it yields points into the code that spelt it: the one literal of its value, the one field of
+    // its key (in a library file too), else the file's first line.
+    const [service, deployment] = render!.resources;
+    expect(service!.positions.at(['metadata', 'name'], 'value')).toMatchObject({ file: 'apps/demo/manifests/params.libsonnet', line: 1 });
+    expect(deployment!.positions.at(['metadata', 'labels', 'tla'], 'value')).toMatchObject({ file: 'apps/demo/manifests/guestbook-ui.jsonnet', line: 10 });
+    expect(deployment!.positions.at(['metadata'], 'value')).toMatchObject({ file: 'apps/demo/manifests/guestbook-ui.jsonnet', line: 1 });
   });
 
   it('fails as Argo CD fails: an evaluation error, output that is no object, a library path out of the repository', async () => {
