@@ -39,7 +39,7 @@ Options:
   --ignore-missing-schemas     skip kinds that have no schema instead of failing
   --require-rendered           fail when a source cannot be rendered offline
                                (a chart not in the cache; npm run charts:pull fetches them)
-  --no-render                  check files only: no Helm or kustomize (the summary says so)
+  --no-render                  check files only: no Helm, kustomize or jsonnet (the summary says so)
   --list-checks                list every check id and exit
   -v, --version                print the version and exit
   -h, --help                   show this help

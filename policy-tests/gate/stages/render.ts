@@ -37,7 +37,7 @@ export async function renderStage(loaded: LoadedTree, options: GateOptions): Pro
     const plain = withVersion(loaded.plain, asked);
     const skipped = unrenderedSources(
       plain,
-      'not rendered: --no-render runs neither Helm nor kustomize, and the policy layer, which judges the rendered repository, did not run',
+      'not rendered: --no-render runs neither Helm, kustomize nor jsonnet, and the policy layer, which judges the rendered repository, did not run',
     );
     return {
       repo: plain,

@@ -145,7 +145,7 @@ describe('homelab-gate', () => {
     const verbose = (await inProcess(['--no-render', '--verbose'])).stdout.split('\n');
     expect(verbose).toContainEqual(
       expect.stringMatching(
-        /^NOT RENDERED - apps\/media\/sonarr\/application\.yaml:\d+:\d+ - Application media-sonarr - kustomize apps\/media\/sonarr: not rendered: --no-render runs neither Helm nor kustomize/,
+        /^NOT RENDERED - apps\/media\/sonarr\/application\.yaml:\d+:\d+ - Application media-sonarr - kustomize apps\/media\/sonarr: not rendered: --no-render runs neither Helm, kustomize nor jsonnet/,
       ),
     );
     expect(verbose).toContainEqual(expect.stringMatching(/^NOT RENDERED - security\/falco\/application\.yaml:\d+:\d+ - Application falco - chart falco /));
