@@ -111,15 +111,25 @@ export interface AllocatedService {
  * Every refusal of the allocator across `services`, created in the order given: each with the index of its Service.
  * Two that ask for one address or node port: the second is refused, as whichever Argo CD creates second would be.
  */
-export function serviceAllocations(services: readonly AllocatedService[], network: ServiceNetwork): { index: number; invalid: Invalid }[] {
+/** A Service the allocator refuses, and the Service of the list that holds what it asked for, where one does. */
+export interface Refusal {
+  index: number;
+  invalid: Invalid;
+  heldBy?: number;
+}
+
+export function serviceAllocations(services: readonly AllocatedService[], network: ServiceNetwork): Refusal[] {
   const ranges = network.ranges.map(rangeOf).filter((r) => r !== undefined);
   const families = new Set(ranges.map((r) => r.family));
+  // What is taken, by whom: a label, and the Service's index where it is one of the list.
   const ipTaken = new Map<string, string>();
+  const ipHolder = new Map<string, number>();
   const kubernetes = network.ranges[0] === undefined ? undefined : nthAddress(network.ranges[0], 1);
   if (kubernetes) ipTaken.set(kubernetes, 'the kubernetes Service (default/kubernetes), which the API server gives the first address');
   for (const { ip, by } of network.held ?? []) ipTaken.set(ip, by);
   const portTaken = new Map<number, string>();
-  const out: { index: number; invalid: Invalid }[] = [];
+  const portHolder = new Map<number, number>();
+  const out: Refusal[] = [];
   services.forEach(({ object: o, label }, index) => {
     if (o.spec?.type === 'ExternalName') return;
     // No Service range known: the families and addresses are not judged (the check says so), the node ports are.
@@ -133,15 +143,19 @@ export function serviceAllocations(services: readonly AllocatedService[], networ
       if (ip === 'None' || !family) return;
       const at = path[1] === 'clusterIP' ? path : [...path, i];
       const ofFamily = ranges.filter((r) => r.family === family);
-      const fail = (why: string) =>
+      const fail = (why: string, heldBy?: number) =>
         out.push({
           index,
           invalid: { path: at, fn: ALLOC, message: `spec.clusterIPs: Invalid value: ${JSON.stringify(ips)}: failed to allocate IP ${ip}: ${why}` },
+          ...(heldBy === undefined ? {} : { heldBy }),
         });
       if (!ofFamily.some((r) => r.block.check(ip, family === 'IPv4' ? 'ipv4' : 'ipv6') && !r.reserved.includes(ip)))
         fail(`the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${ofFamily.map((r) => r.cidr).join(', ')}`);
-      else if (ipTaken.has(ip) && !(isApiService && ip === kubernetes)) fail(`provided IP is already allocated (to ${ipTaken.get(ip)})`);
-      else ipTaken.set(ip, label);
+      else if (ipTaken.has(ip) && !(isApiService && ip === kubernetes)) fail(`provided IP is already allocated (to ${ipTaken.get(ip)})`, ipHolder.get(ip));
+      else {
+        ipTaken.set(ip, label);
+        ipHolder.set(ip, index);
+      }
     });
     if (o.spec?.type !== 'NodePort' && o.spec?.type !== 'LoadBalancer') return;
     const mine = new Set<number>();
@@ -150,12 +164,17 @@ export function serviceAllocations(services: readonly AllocatedService[], networ
       if (typeof nodePort !== 'number' || nodePort === 0 || mine.has(nodePort)) return;
       const at = ['spec', 'ports', i, 'nodePort'];
       const [low, high] = network.nodePorts;
-      const fail = (why: string) =>
-        out.push({ index, invalid: { path: at, fn: PORTS, message: `spec.ports[${i}].nodePort: Invalid value: ${nodePort}: ${why}` } });
+      const fail = (why: string, heldBy?: number) =>
+        out.push({
+          index,
+          invalid: { path: at, fn: PORTS, message: `spec.ports[${i}].nodePort: Invalid value: ${nodePort}: ${why}` },
+          ...(heldBy === undefined ? {} : { heldBy }),
+        });
       if (nodePort < low || nodePort > high) fail(`provided port is not in the valid range. The range of valid ports is ${low}-${high}`);
-      else if (portTaken.has(nodePort)) fail(`provided port is already allocated (to ${portTaken.get(nodePort)})`);
+      else if (portTaken.has(nodePort)) fail(`provided port is already allocated (to ${portTaken.get(nodePort)})`, portHolder.get(nodePort));
       else {
         portTaken.set(nodePort, label);
+        portHolder.set(nodePort, index);
         mine.add(nodePort);
       }
     });

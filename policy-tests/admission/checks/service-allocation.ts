@@ -22,8 +22,9 @@ export const serviceAllocationCheck: PolicyCheck = {
   run(ctx) {
     const range = ctx.repo.facts?.nodeNetwork?.services;
     // In the order Argo CD creates them (the root app's wave, then the wave inside the app), so that of two Services
-    // on one address the one refused is the one created second; in one wave, the repository's order.
+    // on one address the one refused is the one created second; two it applies in one step are said to race.
     const order = (r: Resource) => placeOf(ctx.repo, r).order;
+    const sameStep = (a: Resource, b: Resource) => byWave(order(a), order(b)) === 0;
     const byWave = (a: readonly number[], b: readonly number[]) => (a[0] ?? 0) - (b[0] ?? 0) || (a[1] ?? 0) - (b[1] ?? 0);
     const services = ctx.resources
       .filter((r) => r.kind === 'Service' && r.apiVersion === 'v1')
@@ -48,9 +49,12 @@ export const serviceAllocationCheck: PolicyCheck = {
       services.map((r) => ({ object: r.object, label: `Service ${namespaceOrDestination(ctx.repo, r) ?? 'default'}/${r.name}` })),
       network,
     );
-    for (const { index, invalid } of allocations) {
+    for (const { index, invalid, heldBy } of allocations) {
       const r = services[index]!;
-      ctx.fail({ resource: r, path: invalid.path }, `Service ${r.name}: ${invalid.message} [${invalid.fn}]`);
+      // gitops-engine applies one kind of one wave together, and apps of one wave sync side by side: neither comes first.
+      const together = heldBy !== undefined && sameStep(services[heldBy]!, r);
+      const race = together ? `; Argo CD applies both at once (${services[heldBy]!.name} too, in the same wave), so either may be the one refused` : '';
+      ctx.fail({ resource: r, path: invalid.path }, `Service ${r.name}: ${invalid.message} [${invalid.fn}]${race}`);
     }
     if (!range)
       for (const r of services) {

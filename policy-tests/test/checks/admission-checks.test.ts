@@ -290,3 +290,42 @@ describe("the Service allocator's node ports follow the facts' node-port range (
     expect(await allocation(21080)).toEqual([]);
   });
 });
+
+describe('two Services on one address: the one Argo CD creates second is refused, and two it applies at once are said to race', () => {
+  const SERVICE_FILE = 'portfolio-api/deploy/service.yaml';
+  const BAZARR = 'apps/media/bazarr/service.yaml';
+  const SECOND = 'portfolio-api/deploy/service-b.yaml';
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+  });
+  afterAll(() => copy?.dispose());
+  const refusals = async () => (await copy.gate()).filter((f) => f.check === 'service-allocation').map((f) => `${f.file} ${f.message}`);
+
+  it("names the first as the holder where Argo CD's waves order them, with no race", async () => {
+    copy.reset();
+    copy.edit(SERVICE_FILE, 0, (d) => d.setIn(['spec', 'clusterIP'], '10.96.100.100'));
+    copy.edit(BAZARR, 0, (d) => d.setIn(['spec', 'clusterIP'], '10.96.100.100'));
+    const found = await refusals();
+    expect(found).toEqual([
+      expect.stringMatching(
+        new RegExp(`^${BAZARR} Service bazarr: .*provided IP is already allocated \\(to Service portfolio/portfolio-api\\) \\[allocIPs\\]$`),
+      ),
+    ]);
+  });
+
+  it('says either may be refused where one app applies both in one wave', async () => {
+    copy.reset();
+    copy.edit(SERVICE_FILE, 0, (d) => d.setIn(['spec', 'clusterIP'], '10.96.100.100'));
+    copy.write(
+      SECOND,
+      'apiVersion: v1\nkind: Service\nmetadata:\n  name: portfolio-api-b\n  namespace: portfolio\nspec:\n  clusterIP: 10.96.100.100\n  selector: {app.kubernetes.io/name: portfolio-api}\n  ports:\n    - port: 80\n      targetPort: http\n',
+    );
+    expect(await refusals()).toEqual([
+      // Of the two, the one later in walk order is named (service-b.yaml comes first), and the race is said.
+      expect.stringMatching(
+        /^portfolio-api\/deploy\/service\.yaml Service portfolio-api: .*already allocated \(to Service portfolio\/portfolio-api-b\) \[allocIPs\]; Argo CD applies both at once \(portfolio-api-b too, in the same wave\), so either may be the one refused$/,
+      ),
+    ]);
+  });
+});
