@@ -18,7 +18,7 @@ export { configReadsOf, ROLLING_KINDS, rolloutOf } from '../model/controller/rol
 export { deletePolicies, isHookOrSkipped, syncLifecycle } from '../model/controller/hooks.ts';
 export { ignoresExtraneous } from '../model/controller/sync-options.ts';
 export { statusIsSubresource } from '../model/controller/status-subresource.ts';
-export { withLiveValues } from '../model/compare/ignore-differences.ts';
+export { withLiveValues, withoutPointers } from '../model/compare/ignore-differences.ts';
 export { byRequiredApis, oneMinorAtATime, upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 // An image reference as the registry resolves it (the diff's image risks).
 export { imageParts, scaledKey, scaleTargetKey } from '../model/core/workloads.ts';

@@ -13,7 +13,7 @@ import { applications, normalizeSourcePath, owningApplication, syncOptions, type
 import { refusalsOf } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
-import { ignoredFields, type IgnoredFields } from '../model/compare/ignore-differences.ts';
+import { ignoredFields, resolveJqExpressions, type IgnoredFields } from '../model/compare/ignore-differences.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { groupOf } from '../model/core/manifest.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
@@ -39,6 +39,11 @@ export interface Snapshot {
        */
       ignored?: IgnoredFields;
       respectIgnored?: boolean;
+      /**
+       * Where the base's snapshot holds the object too (SnapshotOptions.base): what the same settings ignore of the
+       * base's object, as the normalizer runs them on the live object (a jq expression may select other fields there).
+       */
+      liveIgnored?: IgnoredFields;
     }
   >;
   /** `apiVersion/Kind` to the CRD schema the API server validates that kind with (rendered, plain or bundled). */
@@ -91,6 +96,24 @@ export interface SnapshotOptions {
    * name and input fingerprint: the diff asks only of those whose inputs changed. All of them when not given.
    */
   judgeApis?: (app: string, fingerprint: string) => boolean;
+  /** The base's snapshot, where this one is a diff's head: the ignored fields are also worked out on its objects (`liveIgnored`). */
+  base?: Snapshot;
+}
+
+/**
+ * What each object's ignore settings leave out of the base's object too: Argo CD's normalizer runs them on the live
+ * object as on the target, and a jq expression may select other fields of each.
+ */
+async function ignoredOnLive(objects: Snapshot['objects'], base: Snapshot, repo: Repo, argocdCm: Record<string, unknown> | undefined): Promise<void> {
+  const specs = new Map(applications(repo).map((a) => [a.name, a.resource.object.spec]));
+  const pairs = [...objects].flatMap(([id, entry]) => {
+    const live = base.objects.get(id);
+    // Where either side's settings ignore anything of the object (the other side's may select nothing of its own).
+    return live && (entry.ignored || live.ignored) ? [{ entry, object: live.object, appSpec: specs.get(entry.app) }] : [];
+  });
+  if (!pairs.length) return;
+  await resolveJqExpressions(() => pairs, [], argocdCm);
+  for (const { entry, object, appSpec } of pairs) entry.liveIgnored = ignoredFields(object, appSpec, argocdCm);
 }
 
 export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.env, options: SnapshotOptions = {}): Promise<Snapshot> {
@@ -124,6 +147,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
       ...(ignored.pointers.length || ignored.unread.length ? { ignored, respectIgnored: options.includes('RespectIgnoreDifferences=true') } : {}),
     });
   }
+  if (options.base) await ignoredOnLive(objects, options.base, repo, argocdCm);
   // Every Application's fingerprint, so one rendered on one side only still compares.
   const fingerprints = new Map(applications(repo).map((a) => [a.name, inputsFingerprint(repo, a)]));
   const capabilityReaders = new Set(renders.filter((r) => r.chart?.readsApiVersions && r.status === 'rendered').map((r) => r.app.name));

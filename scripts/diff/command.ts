@@ -56,7 +56,7 @@ async function snapshots(root: string, baseRef: string, headRef: string | undefi
     // A chart that reads the API versions is rendered again with the built-in ones only where its inputs changed.
     const base = await snapshot(baseTree.dir, env, { judgeApis: () => false });
     const changed = { judgeApis: (app: string, fingerprint: string) => base.fingerprints?.get(app) !== fingerprint };
-    const head = await snapshot(headTree ? (await headTree).dir : root, env, changed);
+    const head = await snapshot(headTree ? (await headTree).dir : root, env, { ...changed, base });
     return { base, head };
   } finally {
     await remove(root, baseTree);

@@ -62,14 +62,18 @@ function outOfSync(base: Snapshot, head: Snapshot): Set<string> {
 
 /**
  * Whether Argo CD's comparison sees the object change: not where only the fields its ignoreDifferences ignores do
- * (JSON pointers, and the fields jq names for a jq expression; an object with an expression jq could not answer, or a
- * managed-fields manager to ignore, is taken to change).
+ * (JSON pointers, and the fields jq names for a jq expression, worked out on each side's object as the normalizer runs
+ * them on the live and the target object; an object with an expression jq could not answer, or a managed-fields
+ * manager to ignore, is taken to change).
  */
 function differs(a: Entry, b: Entry): boolean {
   if (sameObject(a.object, b.object)) return false;
-  const pointers = b.ignored?.pointers ?? [];
-  if (!pointers.length || b.ignored?.unread.length) return true;
-  return !isDeepStrictEqual(a.object, facts.withLiveValues(b.object, a.object, pointers));
+  const target = b.ignored;
+  // The base's object under the head's settings, where the head's snapshot worked it out; else the head's fields.
+  const live = b.liveIgnored ?? target;
+  if (!target?.pointers.length && !live?.pointers.length) return true;
+  if (target?.unread.length || live?.unread.length) return true;
+  return !isDeepStrictEqual(facts.withoutPointers(a.object, live?.pointers ?? []), facts.withoutPointers(b.object, target?.pointers ?? []));
 }
 
 const partition = <T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] => [items.filter(test), items.filter((i) => !test(i))];

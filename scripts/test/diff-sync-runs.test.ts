@@ -72,6 +72,14 @@ describe('the rendered diff says whether a change starts a sync, and what the sy
     // One that fails on the object is skipped by Argo CD's normalizer: it ignores nothing, and the change starts a sync.
     r = await judged(scaled(1), scaled(3), jq('.spec | keys'));
     expect(r.report.risks).toEqual([]);
+    // The normalizer runs an expression on the live object and on the target each: one that selects by value may
+    // ignore a field on one side only, and then the comparison still sees it.
+    const mirrored = jq('.spec.template.spec.containers[] | select(.image | startswith("mirror.example/")) | .image');
+    const image = (ref: string) => WEB.replace('ghcr.io/example/web:1.4.0', ref);
+    const flags = async (base: string, head: string) => (await judged(base, head, mirrored)).report.risks.map((x) => x.flag);
+    expect(await flags(image('mirror.example/web:1.4.0'), image('mirror.example/web:1.5.0'))).toContain('no-sync');
+    expect(await flags(image('ghcr.io/example/web:1.4.0'), image('mirror.example/web:1.5.0'))).not.toContain('no-sync');
+    expect(await flags(image('mirror.example/web:1.4.0'), image('ghcr.io/example/web:1.5.0'))).not.toContain('no-sync');
   });
 
   it('says a change to a status the API server keeps as its own is a note, not a risk: no sync writes it', async () => {

@@ -255,3 +255,30 @@ export function withLiveValues(target: Obj, live: Obj, pointers: readonly string
   }
   return out;
 }
+
+/**
+ * `object` as Argo CD's normalizer leaves it for the comparison: each ignored pointer removed (an item of a list taken
+ * out, the list closing up). All of an object's pointers go at once, as jq's `del` takes its paths: the deepest and
+ * the last items first, so no removal moves another's place.
+ */
+export function withoutPointers(object: Obj, pointers: readonly string[]): Obj {
+  const out = structuredClone(object);
+  const paths = pointers.map(tokens).filter((path) => path.length > 0 && !path.some((t) => UNSAFE.has(t)));
+  const order = (a: string[], b: string[]): number => {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      if (a[i] === b[i]) continue;
+      const [x, y] = [Number(a[i]), Number(b[i])];
+      return /^\d+$/.test(a[i]!) && /^\d+$/.test(b[i]!) ? y - x : a[i]! < b[i]! ? 1 : -1;
+    }
+    return b.length - a.length;
+  };
+  for (const path of paths.sort(order)) {
+    let at: unknown = out;
+    for (const t of path.slice(0, -1)) at = ownAt(at, [t]);
+    if (!at || typeof at !== 'object') continue;
+    const last = path.at(-1)!;
+    if (Array.isArray(at) && /^\d+$/.test(last)) at.splice(Number(last), 1);
+    else if (Object.hasOwn(at, last)) delete (at as Obj)[last];
+  }
+  return out;
+}

@@ -1,6 +1,13 @@
 /** The fields Argo CD ignores in a diff (diff_normalizer.go) and what a sync under RespectIgnoreDifferences=true sends. */
 import { describe, expect, it } from 'vitest';
-import { ignoredFields, resolveJqExpressions, uncompiledJq, uncompiledJqOverrides, withLiveValues } from '../../model/compare/ignore-differences.ts';
+import {
+  ignoredFields,
+  resolveJqExpressions,
+  uncompiledJq,
+  uncompiledJqOverrides,
+  withLiveValues,
+  withoutPointers,
+} from '../../model/compare/ignore-differences.ts';
 
 const sts = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'data' }, spec: { replicas: 1 } };
 
@@ -73,6 +80,19 @@ describe('ignoreDifferences', () => {
     // Pointers are the pull request's: none reaches a prototype.
     expect(withLiveValues({ a: 1 }, { a: 2 }, ['/__proto__/polluted', '/constructor/prototype/x', '/a/length'])).toEqual({ a: 1 });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("removes every ignored pointer at once, as the normalizer's del does: the last items of a list first", () => {
+    const object = { spec: { containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }], replicas: 2 } };
+    expect(withoutPointers(object, ['/spec/containers/0', '/spec/containers/2', '/spec/replicas', '/nowhere'])).toEqual({
+      spec: { containers: [{ name: 'b' }] },
+    });
+    expect(withoutPointers(object, ['/spec/containers/1/name', '/spec/containers/1'])).toEqual({
+      spec: { containers: [{ name: 'a' }, { name: 'c' }], replicas: 2 },
+    });
+    // The object itself is not changed, and a pointer into a prototype is not followed.
+    expect(object.spec.containers).toHaveLength(3);
+    expect(withoutPointers({ a: 1 }, ['/__proto__/polluted', '/constructor'])).toEqual({ a: 1 });
   });
 
   it('reads a jq expression once jq has named the fields it deletes of each object, and says what it cannot read', async () => {
