@@ -23,6 +23,7 @@ import {
   type JsonnetVar,
 } from '../model/argocd/jsonnet.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
+import { SKIP_RENDERING_MARKER } from '../model/argocd/repo-server.ts';
 import { argoEnvsubst } from '../model/argocd/source-files.ts';
 import { dig } from '../model/core/dig.ts';
 import type { Positions, Resource } from '../model/core/manifest.ts';
@@ -199,6 +200,8 @@ export async function renderJsonnet(ctx: Context, app: ArgoApp, source: AppSourc
   const resources: Resource[] = [];
   for (const file of filesOfSource(ctx.repo, source).filter((f) => f.endsWith('.jsonnet'))) {
     assertInsideCheckout(ctx, file, `jsonnet file ${file}`);
+    // The walk passes over a file that holds Argo CD's skip marker, jsonnet or not (getPotentiallyValidManifestFile).
+    if (readFileSync(join(ctx.repo.root, file), 'utf8').includes(SKIP_RENDERING_MARKER)) continue;
     const { inv, code } = invocation(ctx, tool, file, { jpaths, vars });
     let render;
     try {

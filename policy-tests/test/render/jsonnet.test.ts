@@ -112,6 +112,14 @@ describe.skipIf(missing)('jsonnet: what Argo CD evaluates is rendered and judged
     });
   });
 
+  it("passes over a jsonnet file that holds Argo CD's skip marker, as its walk does", async () => {
+    const repo = fixtureRepo();
+    guestbook(repo, OPTIONS);
+    repo.write('apps/demo/manifests/draft.jsonnet', "// +argocd:skip-file-rendering\n{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'draft' } }\n");
+    const [render] = await renderAll(repo);
+    expect(render!.resources.map((r) => r.name)).toEqual(['guestbook-ui', 'guestbook-ui']);
+  });
+
   it("renders nothing where argocd-cm sets jsonnet.enable to anything but true: Argo CD's walk passes over the files", async () => {
     const repo = fixtureRepo();
     guestbook(repo, OPTIONS);
