@@ -7,14 +7,28 @@
  */
 import { cidrFamily } from '../model/repository/node-network.ts';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { applications, normalizeSourcePath, owningApplication, syncOptions, type ArgoApp } from '../model/argocd/argocd.ts';
+import {
+  applications,
+  filesOfSource,
+  isThisRepo,
+  normalizeSourcePath,
+  owningApplication,
+  sourceType,
+  syncOptions,
+  type AppSource,
+  type ArgoApp,
+} from '../model/argocd/argocd.ts';
+import { jsonnetClosure, jsonnetLibPath, jsonnetOptions } from '../model/argocd/jsonnet.ts';
+import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
+import { valueFilesOf } from '../model/argocd/source-files.ts';
+import { localDependencies } from '../render/helm-dependencies.ts';
 import { refusalsOf } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
 import { ignoredFields, resolveJqExpressions, type IgnoredFields } from '../model/compare/ignore-differences.ts';
-import type { Repo } from '../model/repository/repo.ts';
+import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { groupOf } from '../model/core/manifest.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
@@ -70,23 +84,67 @@ export interface Snapshot {
 
 /**
  * Everything an Application's render depends on in this tree: the
- * Application itself, every file under its sources' paths, and the values
- * files its `$ref` sources lend. Equal fingerprints on both refs mean the
- * render would be the same, whatever stopped it.
+ * Application itself, every file under its sources' paths, its value files
+ * (those its `$ref` sources lend too), what its kustomizations and jsonnet
+ * read beyond its folder, and its chart's file:// dependencies. Equal
+ * fingerprints on both refs mean the render would be the same, whatever
+ * stopped it.
  */
 function inputsFingerprint(repo: Repo, app: ArgoApp): string {
   const h = createHash('sha256').update(JSON.stringify(app.resource.object));
   const files = new Set<string>();
+  const under = (folder: string, paths: Iterable<string>) => {
+    for (const f of paths) if (folder === '' || f.startsWith(`${folder}/`)) files.add(f);
+  };
   for (const source of app.sources) {
     const path = normalizeSourcePath(source.path ?? '');
-    if (source.path !== undefined) for (const f of repo.files) if (path === '' || f.startsWith(`${path}/`)) files.add(f);
-    for (const v of source.helm?.valueFiles ?? []) {
-      const ref = /^\$[^/]+\/(.*)$/.exec(v);
-      if (ref) files.add(normalizeSourcePath(ref[1]!));
-    }
+    if (source.path !== undefined) under(path, repo.files);
+    // What the render reads beyond the source's folder: value files, a kustomization's bases and components, jsonnet's
+    // library paths, a chart's file:// dependencies. Too much is safe here (the diff fails where nothing changed); too
+    // little would let a change pass unjudged.
+    for (const v of valueFilesOf(repo, app, source)) if ('rel' in v) files.add(v.rel);
+    if (source.path === undefined || !isThisRepo(repo, source)) continue;
+    const type = sourceType(repo, source);
+    if (type === 'kustomize') for (const f of kustomizeInputs(checkoutView(repo), path).keyFiles) files.add(f);
+    if (type === 'directory') for (const f of jsonnetInputs(repo, source)) files.add(f);
+    // A dependency may lie outside the manifest roots: git's list of the checkout.
+    if (type === 'helm-path') for (const dep of dependencyFolders(repo, path)) under(dep, checkoutTree(repo));
   }
-  for (const f of [...files].sort()) h.update(`\0${f}\0`).update(existsSync(join(repo.root, f)) ? readFileSync(join(repo.root, f)) : 'missing');
+  for (const f of [...files].sort()) {
+    // A kustomization names folders as well as files: a folder's own files are listed beside it.
+    const stat = statSync(join(repo.root, f), { throwIfNoEntry: false });
+    h.update(`\0${f}\0`).update(stat?.isFile() ? readFileSync(join(repo.root, f)) : stat ? 'folder' : 'missing');
+  }
   return h.digest('hex');
+}
+
+/** What the jsonnet files of a directory source can import, as the render finds them (up to an import out of the repository). */
+function jsonnetInputs(repo: Repo, source: AppSource): string[] {
+  const jsonnet = filesOfSource(repo, source).filter((f) => f.endsWith('.jsonnet'));
+  if (!jsonnet.length) return [];
+  const libs = jsonnetOptions(source).libs.flatMap((lib) => {
+    const resolved = jsonnetLibPath(lib);
+    return 'rel' in resolved ? [resolved.rel] : [];
+  });
+  const jpaths = [normalizeSourcePath(source.path ?? ''), ...libs];
+  const known = new Set(checkoutTree(repo));
+  const files = {
+    kind: (rel: string) => (known.has(rel) ? ('file' as const) : undefined),
+    read: (rel: string) => (existsSync(join(repo.root, rel)) ? readFileSync(join(repo.root, rel), 'utf8') : ''),
+  };
+  return jsonnet.flatMap((f) => {
+    const closure = jsonnetClosure(f, jpaths, files);
+    return [...closure.code, ...closure.data];
+  });
+}
+
+/** A chart folder's file:// dependencies inside the repository (one outside it fails the render, which says so). */
+function dependencyFolders(repo: Repo, dir: string): string[] {
+  try {
+    return localDependencies(repo, dir);
+  } catch {
+    return [];
+  }
 }
 
 /** What a snapshot works out beyond what Argo CD applies. */

@@ -13,15 +13,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { normalizeSourcePath, filesOfSource, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
-import {
-  importCandidates,
-  jsonnetImports,
-  jsonnetLibPath,
-  jsonnetOptions,
-  jsonnetPlaces,
-  type JsonnetPlaces,
-  type JsonnetVar,
-} from '../model/argocd/jsonnet.ts';
+import { jsonnetClosure, jsonnetImports, jsonnetLibPath, jsonnetOptions, jsonnetPlaces, type JsonnetPlaces, type JsonnetVar } from '../model/argocd/jsonnet.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { SKIP_RENDERING_MARKER } from '../model/argocd/repo-server.ts';
 import { argoEnvsubst } from '../model/argocd/source-files.ts';
@@ -82,31 +74,34 @@ function assertInsideCheckout(ctx: Context, rel: string, what: string): void {
 }
 
 /**
- * Every file an evaluation of `file` can read, by repository path with its content's hash: its imports as go-jsonnet
- * finds them (the importing file's folder, then the library paths, the last first), and theirs; and which of them are
- * code (the file and what it imports, not what it reads as data). An import found nowhere is left to jsonnet, which
- * fails on it.
+ * Every file an evaluation of `file` can read (jsonnetClosure), each inside the checkout and within the size limit, by
+ * repository path with its content's hash; and which of them are code. An import that would look outside the
+ * repository refuses the source before jsonnet runs.
  */
 function importClosure(ctx: Context, file: string, jpaths: readonly string[]): { hashes: Map<string, string>; code: string[] } {
+  const closure = jsonnetClosure(file, jpaths, {
+    kind(rel) {
+      const stat = statSync(join(ctx.repo.root, rel), { throwIfNoEntry: false });
+      if (!stat) return undefined;
+      assertInsideCheckout(ctx, rel, `jsonnet import ${rel}`);
+      return stat.isFile() ? 'file' : 'other';
+    },
+    read(rel) {
+      assertSize(join(ctx.repo.root, rel), ctx.limits.valuesBytes, `jsonnet file ${rel}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
+      return readFileSync(join(ctx.repo.root, rel), 'utf8');
+    },
+  });
+  if (closure.outside)
+    throw new RenderRefused(
+      `${closure.outside.where}, which go-jsonnet looks up outside the repository (${closure.outside.path}); the gate reads nothing there, so what it yields would reach the cluster unjudged`,
+    );
   const hashes = new Map<string, string>();
-  const read = (rel: string): void => {
+  for (const rel of [...closure.code, ...closure.data]) {
     const abs = join(ctx.repo.root, rel);
     assertSize(abs, ctx.limits.valuesBytes, `jsonnet file ${rel}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
     hashes.set(rel, hash(readFileSync(abs)));
-  };
-  const code = [file];
-  read(file);
-  for (let i = 0; i < code.length; i++) {
-    const from = code[i]!;
-    for (const imp of jsonnetImports(readFileSync(join(ctx.repo.root, from), 'utf8'))) {
-      const found = findImport(ctx, from, imp, jpaths);
-      if (found === undefined || hashes.has(found)) continue;
-      read(found);
-      // importstr and importbin read data; only an import is evaluated, and can import in turn.
-      if (imp.kind === 'import') code.push(found);
-    }
   }
-  return { hashes, code };
+  return { hashes, code: closure.code };
 }
 
 /**
@@ -132,21 +127,6 @@ function jsonnetPositions(ctx: Context, file: string, code: readonly string[]): 
       return literal ?? field ?? { file, line: 1, col: 1 };
     },
   });
-}
-
-function findImport(ctx: Context, from: string, imp: ReturnType<typeof jsonnetImports>[number], jpaths: readonly string[]): string | undefined {
-  const where = `${from}:${imp.line} ${imp.kind}s ${JSON.stringify(imp.path)}`;
-  for (const candidate of importCandidates(from, imp.path, jpaths)) {
-    if ('outside' in candidate)
-      throw new RenderRefused(
-        `${where}, which go-jsonnet looks up outside the repository (${candidate.outside}); the gate reads nothing there, so what it yields would reach the cluster unjudged`,
-      );
-    const stat = statSync(join(ctx.repo.root, candidate.rel), { throwIfNoEntry: false });
-    if (!stat) continue;
-    assertInsideCheckout(ctx, candidate.rel, where);
-    return stat.isFile() ? candidate.rel : undefined;
-  }
-  return undefined;
 }
 
 /** Each variable with Argo CD's build environment substituted in its value; code that imports is not judged. */

@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, posix } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
-import { KUSTOMIZATION_FILES, kustomizationIn, kustomizeBuildOptions, kustomizeInputs } from '../model/argocd/kustomize.ts';
+import { checkoutView, KUSTOMIZATION_FILES, kustomizationIn, kustomizeBuildOptions, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { ARGOCD_CM_PATCH } from '../model/controller/resource-filter.ts';
 import { applyKustomizeOptions, kustomizeOptionsRefusal, withBuildEnv } from './kustomize-options.ts';
 import { argoEnvsubst } from '../model/argocd/source-files.ts';
@@ -126,14 +126,15 @@ function buildInputs(
   const built = written && withBuildEnv(written, (text) => argoEnvsubst(text, app, source));
   if (built && 'sync' in built) throw new NotRendered(built.sync);
   const options = built?.options;
-  const own = kustomizeInputs(ctx.repo, dir);
+  // The whole checkout: a base or component outside the manifest roots is inside the repository all the same.
+  const own = kustomizeInputs(checkoutView(ctx.repo), dir);
   const added = options ? addedComponents(ctx, dir, options) : [];
   return {
     options,
     inputs: added.length
       ? withComponents(
           own,
-          added.map((c) => kustomizeInputs(ctx.repo, c)),
+          added.map((c) => kustomizeInputs(checkoutView(ctx.repo), c)),
         )
       : own,
   };

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { RenderRefused } from './limits.ts';
 import { applications, normalizeSourcePath, sourceType } from '../model/argocd/argocd.ts';
-import { KUSTOMIZATION_FILES, kustomizeInputs } from '../model/argocd/kustomize.ts';
+import { checkoutView, KUSTOMIZATION_FILES, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import type { Repo } from '../model/repository/repo.ts';
 
 export interface RemoteEntry {
@@ -87,13 +87,14 @@ export function pinnedRemotes(repo: Repo): { url: string; file: string }[] {
   for (const app of applications(repo))
     for (const source of app.sources) {
       if (sourceType(repo, source) !== 'kustomize') continue;
-      const inputs = kustomizeInputs(repo, normalizeSourcePath(source.path ?? ''));
+      const view = checkoutView(repo);
+      const inputs = kustomizeInputs(view, normalizeSourcePath(source.path ?? ''));
       for (const url of inputs.remote) {
         const file = inputs.keyFiles.find(
           (f) =>
             (KUSTOMIZATION_FILES as readonly string[]).some((k) => f.endsWith(k)) &&
-            repo.dataFiles.get(f) &&
-            JSON.stringify(repo.dataFiles.get(f)!.data).includes(url),
+            view.dataFiles.get(f) &&
+            JSON.stringify(view.dataFiles.get(f)!.data).includes(url),
         );
         if (!out.has(url)) out.set(url, { url, file: file ?? app.resource.file });
       }

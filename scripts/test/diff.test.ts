@@ -386,6 +386,16 @@ describe('npm run diff', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/demo: .*\(its inputs changed: this diff cannot vouch for it\)/);
     expect(r.stdout).toContain('    data.a: "1" -> "2"');
+    // An input beyond the app's folder, here a component its kustomization names, counts the same.
+    await git(repo.root, 'checkout', '-q', '--', '.');
+    repo.write('apps/demo/kustomization.yaml', 'resources: [missing.yaml]\ncomponents: [../../lib/common]\n');
+    repo.write('lib/common/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {team: a}\n');
+    await git(repo.root, 'add', '-A');
+    await git(repo.root, 'commit', '-q', '-m', 'demo builds a component from lib/');
+    repo.write('lib/common/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {team: b}\n');
+    r = await diff(repo, ['HEAD']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout, r.stderr).toMatch(/demo: .*\(its inputs changed: this diff cannot vouch for it\)/);
     const noRef = await diff(repo, ['no-such-branch']);
     expect(noRef.code).toBe(2);
     expect(noRef.stderr).toMatch(/^diff: no such ref "no-such-branch"/);

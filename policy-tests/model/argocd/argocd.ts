@@ -7,7 +7,7 @@ import { argoGlobMatch } from '../core/glob.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
-import { isManifestPath, isNonManifest, type Repo } from '../repository/repo.ts';
+import { checkoutTree, isManifestPath, isNonManifest, type Repo } from '../repository/repo.ts';
 import { kustomizeInputs } from './kustomize.ts';
 import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, SKIP_RENDERING_MARKER } from './repo-server.ts';
 
@@ -206,11 +206,6 @@ export function isThisRepo(repo: Repo, source: AppSource): boolean {
  * `conflicting` is a source Argo CD refuses (two tool blocks).
  */
 export type SourceType = 'chart' | 'helm-path' | 'kustomize' | 'directory' | 'plugin' | 'conflicting' | 'ref' | 'foreign';
-
-/** What Argo CD's repo-server walks for this repository: every path of the checkout (git's view), else the files under the manifest roots (an in-memory repository). */
-export function checkoutTree(repo: Repo): readonly string[] {
-  return repo.checkout?.paths ?? [...repo.files];
-}
 
 const TOOL_TYPES = { Helm: 'helm-path', Kustomize: 'kustomize', Directory: 'directory', Plugin: 'plugin' } as const;
 

@@ -5,7 +5,7 @@
  * serves); upstream ones may leave out what their process does by default,
  * and the operator cannot edit them, only configure them.
  */
-import { kustomizeInputs } from './kustomize.ts';
+import { checkoutView, kustomizeInputs } from './kustomize.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
 
@@ -16,6 +16,6 @@ export function upstreamOrigin(repo: Repo, r: Resource): string | undefined {
   if (from.source.startsWith('chart ') && !from.source.startsWith('chart at ')) return `${from.source}, an upstream chart`;
   const dir = /^kustomize (.+)$/.exec(from.source)?.[1];
   if (dir === undefined) return undefined;
-  const remote = kustomizeInputs(repo, dir).remote;
+  const remote = kustomizeInputs(checkoutView(repo), dir).remote;
   return remote.length > 0 ? `the remote base ${remote.join(', ')}` : undefined;
 }

@@ -255,6 +255,50 @@ export function importCandidates(from: string, path: string, jpaths: readonly st
   });
 }
 
+/** How a closure walk sees the checkout: what a path is (a file, something else, or nothing), and a file's text. */
+export interface JsonnetFiles {
+  kind(rel: string): 'file' | 'other' | undefined;
+  read(rel: string): string;
+}
+
+/** Every file an evaluation can read: the code (the file and what it imports), and the data it reads (importstr, importbin). */
+export interface JsonnetClosure {
+  code: string[];
+  data: string[];
+  /** The first import go-jsonnet would look up outside the repository, where one would be: nothing after it is read. */
+  outside?: { where: string; path: string };
+}
+
+/**
+ * The files an evaluation of `file` can read, found as go-jsonnet's importer finds them (importCandidates: the first
+ * that exists wins; one that is no file fails jsonnet, and one found nowhere too). The walk stops at the first import
+ * that would look outside the repository.
+ */
+export function jsonnetClosure(file: string, jpaths: readonly string[], files: JsonnetFiles): JsonnetClosure {
+  const out: JsonnetClosure = { code: [file], data: [] };
+  const seen = new Set([file]);
+  for (let i = 0; i < out.code.length; i++) {
+    const from = out.code[i]!;
+    for (const imp of jsonnetImports(files.read(from))) {
+      for (const candidate of importCandidates(from, imp.path, jpaths)) {
+        if ('outside' in candidate) {
+          out.outside = { where: `${from}:${imp.line} ${imp.kind}s ${JSON.stringify(imp.path)}`, path: candidate.outside };
+          return out;
+        }
+        const kind = files.kind(candidate.rel);
+        if (kind === undefined) continue;
+        if (kind === 'file' && !seen.has(candidate.rel)) {
+          seen.add(candidate.rel);
+          // importstr and importbin read data; only an import is evaluated, and can import in turn.
+          (imp.kind === 'import' ? out.code : out.data).push(candidate.rel);
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 /** The places of a jsonnet text a rendered object's value may have come from: its string literals and its field names. */
 export interface JsonnetPlaces {
   strings: { value: string; line: number; col: number }[];

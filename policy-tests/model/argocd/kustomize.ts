@@ -5,8 +5,10 @@
  * the Argo CD checks count them as applied by the app, and files reached
  * through `components:` as shared by design.
  */
-import { posix } from 'node:path';
-import type { DataFile } from '../repository/repo.ts';
+import { readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { checkoutTree, parseDataFile, type DataFile, type Repo } from '../repository/repo.ts';
+import { perRepo } from '../repository/per-repo.ts';
 import { isMap } from '../core/dig.ts';
 import { perObject } from '../core/per-object.ts';
 
@@ -17,8 +19,32 @@ export { KUSTOMIZATION_FILES };
 /** What the repository offers: its files, and the parsed kustomization files among its data files. */
 export interface KustomizeView {
   files: ReadonlySet<string>;
-  dataFiles: ReadonlyMap<string, DataFile>;
+  dataFiles: Pick<ReadonlyMap<string, DataFile>, 'get'>;
 }
+
+/**
+ * The whole checkout as kustomize sees it (git's list of paths, each kustomization parsed from disk where the loader
+ * did not read it): a base or component outside the manifest roots is still inside the repository, and Argo CD's
+ * kustomize builds it. What the render reads and keys on, and what the diff fingerprints.
+ */
+export const checkoutView = perRepo((repo: Repo): KustomizeView => {
+  const files = new Set(checkoutTree(repo));
+  const read = new Map<string, DataFile | undefined>();
+  const fromDisk = (rel: string): DataFile | undefined => {
+    if (!files.has(rel)) return undefined;
+    if (!read.has(rel)) {
+      let text: string | undefined;
+      try {
+        text = readFileSync(join(repo.root, rel), 'utf8');
+      } catch {
+        text = undefined; // A file that cannot be read is kustomize's to report.
+      }
+      read.set(rel, text === undefined ? undefined : parseDataFile(rel, text));
+    }
+    return read.get(rel);
+  };
+  return { files, dataFiles: { get: (rel) => repo.dataFiles.get(rel) ?? fromDisk(rel) } };
+});
 
 export interface KustomizeInputs {
   /** Repository files the build reads, `/`-separated, relative to the root. */

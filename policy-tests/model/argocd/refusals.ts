@@ -7,8 +7,8 @@
  * which reports such an Application as not judged.
  */
 import type { PathSegment } from '../core/positions.ts';
-import type { Repo } from '../repository/repo.ts';
-import { checkoutTree, filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
+import { checkoutTree, type Repo } from '../repository/repo.ts';
+import { filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
 import { appliedFileRefusal, explicitTool, sourceParameterFiles } from './repo-server.ts';
 
 export type Refusal =

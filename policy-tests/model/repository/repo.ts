@@ -86,6 +86,11 @@ export interface Repo {
   checkout?: { paths: readonly string[]; from: 'git' | 'walk' };
 }
 
+/** What Argo CD's repo-server walks for this repository: every path of the checkout (git's view), else the files under the manifest roots (an in-memory repository). */
+export function checkoutTree(repo: Repo): readonly string[] {
+  return repo.checkout?.paths ?? [...repo.files];
+}
+
 export interface DataFile {
   file: string;
   data: unknown;

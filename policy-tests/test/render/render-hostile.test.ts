@@ -131,6 +131,23 @@ describe('kustomize: every file the build reads is in its render key', () => {
     expect(JSON.stringify(after.renders[0]!.resources.map((r) => r.object))).not.toBe(JSON.stringify(before.renders[0]!.resources.map((r) => r.object)));
   });
 
+  it("builds a component outside the manifest roots, inside the repository, as Argo CD's kustomize does, its files in the key", async () => {
+    const repo = fixtureRepo();
+    repo.write('apps/demo/application.yaml', app('demo', '    path: apps/demo'));
+    repo.write('apps/demo/kustomization.yaml', 'resources: [rb.yaml]\ncomponents: [../../lib/common]\n');
+    repo.write('apps/demo/rb.yaml', RB);
+    const component = (team: string) => `apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {team: ${team}}\n`;
+    repo.write('lib/common/kustomization.yaml', component('a'));
+    const labels = async () => {
+      const r = (await render(repo)).renders[0]!;
+      expect(r.status, r.message).toBe('rendered');
+      return (r.resources[0]!.object.metadata as { labels?: unknown }).labels;
+    };
+    expect(await labels()).toEqual({ team: 'a' });
+    repo.write('lib/common/kustomization.yaml', component('b'));
+    expect(await labels()).toEqual({ team: 'b' });
+  });
+
   it('openapi.path, and every file under a visited folder, are keys too', () => {
     const view = {
       files: new Set(['apps/demo/kustomization.yaml', 'apps/demo/rb.yaml', 'apps/demo/notes.txt', 'apps/schemas/crd.json']),
