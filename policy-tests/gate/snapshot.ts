@@ -98,7 +98,8 @@ function inputsFingerprint(repo: Repo, app: ArgoApp): string {
   };
   for (const source of app.sources) {
     const path = normalizeSourcePath(source.path ?? '');
-    if (source.path !== undefined) under(path, repo.files);
+    // A chart folder from git's list of the checkout (it may lie outside the manifest roots); any other folder from them.
+    if (source.path !== undefined) under(path, isThisRepo(repo, source) && sourceType(repo, source) === 'helm-path' ? checkoutTree(repo) : repo.files);
     // What the render reads beyond the source's folder: value files, a kustomization's bases and components, jsonnet's
     // library paths, a chart's file:// dependencies. Too much is safe here (the diff fails where nothing changed); too
     // little would let a change pass unjudged.

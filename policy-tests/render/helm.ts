@@ -10,7 +10,7 @@ import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argo
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { argoEnvsubst, sourceFile, valueFilesOf } from '../model/argocd/source-files.ts';
 import { inlineValues } from '../model/argocd/inline-values.ts';
-import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
+import { checkoutTree, parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
 import { chartId, chartRefOf, chartScopeFromFiles, mayReadApiVersions, PULL_COMMAND } from './charts.ts';
 import { chartCache } from './chart-cache.ts';
@@ -108,9 +108,15 @@ function helmInvocation(
 
 /** Content hash of files under a folder of the repository (a chart at a path). */
 function folderKey(repo: Repo, dir: string): string {
+  return hash(chartFiles(repo, dir).map((f) => [f, hash(readFileSync(join(repo.root, f)))]));
+}
+
+/** A chart folder's files, from git's list of the checkout: a chart may lie anywhere in the repository, not only under the manifest roots. */
+function chartFiles(repo: Repo, dir: string): string[] {
   const prefix = `${dir}/`;
-  const files = [...repo.files].filter((f) => f.startsWith(prefix)).sort();
-  return hash(files.map((f) => [f, hash(readFileSync(join(repo.root, f)))]));
+  return checkoutTree(repo)
+    .filter((f) => f.startsWith(prefix))
+    .sort();
 }
 
 export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
@@ -142,9 +148,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     localChart = { dir, chartKey };
     chartPath = (await builtChart(ctx, chartKey)) ?? chartPath;
     const prefix = `${dir}/`;
-    scope = chartScopeFromFiles(
-      new Map([...ctx.repo.files].filter((f) => f.startsWith(prefix)).map((f) => [f.slice(prefix.length), readFileSync(join(ctx.repo.root, f), 'utf8')])),
-    );
+    scope = chartScopeFromFiles(new Map(chartFiles(ctx.repo, dir).map((f) => [f.slice(prefix.length), readFileSync(join(ctx.repo.root, f), 'utf8')])));
   }
   const values = readValueFiles(ctx, app, source);
   const at = (path: string) =>

@@ -148,6 +148,18 @@ describe('kustomize: every file the build reads is in its render key', () => {
     expect(await labels()).toEqual({ team: 'b' });
   });
 
+  it("keys a chart outside the manifest roots on its files too: a template change is a new render, never the cache's", async () => {
+    const repo = fixtureRepo();
+    repo.write('charts/demo/Chart.yaml', 'apiVersion: v2\nname: demo\nversion: 1.0.0\n');
+    const template = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  v: "${v}"\n`;
+    repo.write('charts/demo/templates/cm.yaml', template('1'));
+    repo.write('apps/demo/application.yaml', app('demo', '    path: charts/demo'));
+    const data = async () => (await render(repo)).renders[0]!.resources.map((r) => r.object.data);
+    expect(await data()).toEqual([{ v: '1' }]);
+    repo.write('charts/demo/templates/cm.yaml', template('2'));
+    expect(await data()).toEqual([{ v: '2' }]);
+  });
+
   it('openapi.path, and every file under a visited folder, are keys too', () => {
     const view = {
       files: new Set(['apps/demo/kustomization.yaml', 'apps/demo/rb.yaml', 'apps/demo/notes.txt', 'apps/schemas/crd.json']),
