@@ -142,17 +142,33 @@ export interface NodeCounts {
 }
 
 /**
+ * The nodes a node selector picks, by the labels every node of the cluster bears: Talos runs Linux, and labels its
+ * control-plane nodes `node-role.kubernetes.io/control-plane` (its workers no role). Undefined for any other label
+ * (an architecture, a host name, a label an operator sets), which the facts do not hold.
+ */
+function selectedNodes(selector: Record<string, unknown>): { workers: boolean; controlPlanes: boolean } | undefined {
+  let picked = { workers: true, controlPlanes: true };
+  for (const [key, value] of Object.entries(selector)) {
+    if (key === 'kubernetes.io/os') picked = value === 'linux' ? picked : { workers: false, controlPlanes: false };
+    else if (key === 'node-role.kubernetes.io/control-plane') picked = { workers: false, controlPlanes: picked.controlPlanes };
+    else return undefined;
+  }
+  return picked;
+}
+
+/**
  * The most pods a DaemonSet runs at once: one on every node it may land on (every worker, and the control-plane
- * nodes where it tolerates their taint), and its rolling update's surge on top (maxSurge: none by default, a
- * percentage of those nodes rounded up). Undefined where it picks its nodes by selector or affinity, whose labels the
- * facts do not hold.
+ * nodes where it tolerates their taint, among those its node selector picks by the labels every node bears), and its
+ * rolling update's surge on top (maxSurge: none by default, a percentage of those nodes rounded up). Undefined where
+ * it picks its nodes by another label or by affinity, which the facts do not hold.
  */
 export function daemonSetPods(daemonSet: Obj, nodes: NodeCounts): number | undefined {
   const pod = daemonSet?.spec?.template?.spec ?? {};
-  if (pod.nodeSelector && Object.keys(pod.nodeSelector).length) return undefined;
+  const picked = selectedNodes(pod.nodeSelector && typeof pod.nodeSelector === 'object' ? pod.nodeSelector : {});
+  if (!picked) return undefined;
   if (pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution) return undefined;
-  const onControlPlanes = toleratesControlPlane(pod.tolerations);
-  const count = nodes.workers + (onControlPlanes ? nodes.controlPlanes : 0);
+  const onControlPlanes = picked.controlPlanes && toleratesControlPlane(pod.tolerations);
+  const count = (picked.workers ? nodes.workers : 0) + (onControlPlanes ? nodes.controlPlanes : 0);
   const surge = daemonSet?.spec?.updateStrategy?.type === 'OnDelete' ? 0 : (daemonSet?.spec?.updateStrategy?.rollingUpdate?.maxSurge ?? 0);
   if (Number.isInteger(surge)) return count + Math.min(surge as number, count);
   const percent = typeof surge === 'string' ? /^(\d+)%$/.exec(surge) : null;

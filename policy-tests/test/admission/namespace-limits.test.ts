@@ -153,5 +153,12 @@ describe('daemonSetPods', () => {
     expect(daemonSetPods(ds({ tolerations: [{ operator: 'Exists' }] }, { rollingUpdate: { maxSurge: '50%', maxUnavailable: 0 } }), nodes)).toBe(9);
     expect(daemonSetPods(ds({}, { type: 'OnDelete' }), nodes)).toBe(3);
     expect(daemonSetPods(ds({ nodeSelector: { gpu: 'true' } }), nodes)).toBeUndefined();
+    // The labels every Talos node bears: Linux, and the control-plane role (its taint still to tolerate).
+    expect(daemonSetPods(ds({ nodeSelector: { 'kubernetes.io/os': 'linux' } }), nodes)).toBe(3);
+    expect(daemonSetPods(ds({ nodeSelector: { 'kubernetes.io/os': 'windows' } }), nodes)).toBe(0);
+    const controlPlane = { nodeSelector: { 'node-role.kubernetes.io/control-plane': '' } };
+    expect(daemonSetPods(ds(controlPlane), nodes)).toBe(0);
+    expect(daemonSetPods(ds({ ...controlPlane, tolerations: [{ operator: 'Exists' }] }), nodes)).toBe(3);
+    expect(daemonSetPods(ds({ nodeSelector: { 'kubernetes.io/arch': 'amd64' } }), nodes)).toBeUndefined();
   });
 });
