@@ -98,6 +98,8 @@ export interface Context {
   owed: Set<string>;
   /** Output chunks already parsed in this run, by their text: a pass whose API versions grew reparses only what changed. */
   chunks: ChunkMemo;
+  /** Charts whose dependencies this run built (helm-dependencies.ts), by the chart's key: the copy's chart folder. */
+  builtCharts: Map<string, Promise<string>>;
   /** The Kubernetes version Helm renders for, unless an Application's helm block names one. */
   kubernetesVersion?: string;
 }

@@ -74,26 +74,23 @@ export function folderOnDiskKey(root: string, rel: string): string {
   return hash(entries.map((e) => [relative(abs, e.path), e.link ? `-> ${readlinkSync(e.path)}` : hash(readFileSync(e.path))]));
 }
 
-/** Per run (its scratch folder), the built copy of each chart, by the chart's key: later passes template it directly. */
-const built = new Map<string, Promise<string>>();
-
-/** The built copy's chart folder, where this run has built it already. */
+/** The built copy's chart folder, where this run has built it already: later passes template it directly. */
 export function builtChart(ctx: Context, chartKey: string): Promise<string> | undefined {
-  return built.get(`${ctx.scratch}\0${chartKey}`);
+  return ctx.builtCharts.get(chartKey);
 }
 
 /**
  * Builds the chart at `dir` in a scratch copy, as `helm dependency build` builds it in Argo CD's checkout, and returns
- * the copy's chart folder. Only `file://` dependencies can be built offline; any other makes the source not rendered.
+ * the copy's chart folder, once per run. Only `file://` dependencies can be built offline; any other makes the source
+ * not rendered.
  */
 export function buildDependencies(ctx: Context, dir: string, chartKey: string): Promise<string> {
-  const memo = `${ctx.scratch}\0${chartKey}`;
-  let out = built.get(memo);
+  let out = ctx.builtCharts.get(chartKey);
   if (!out) {
     out = build(ctx, dir, chartKey);
-    built.set(memo, out);
-    // The map holds a run's builds only while its scratch folder lives: a failed build is not kept either.
-    out.catch(() => built.delete(memo));
+    ctx.builtCharts.set(chartKey, out);
+    // A failed build is not kept: the next pass tries again, and says why.
+    out.catch(() => ctx.builtCharts.delete(chartKey));
   }
   return out;
 }

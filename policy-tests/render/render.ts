@@ -246,6 +246,7 @@ export async function renderRepo(repo: Repo, options: RenderOptions): Promise<Re
       limits,
       earlier: new Map(),
       chunks: new Map(),
+      builtCharts: new Map(),
       kubernetesVersion: options.kubernetesVersion ?? repo.facts?.kubernetesVersion,
     };
     const grownFrom = options.onlyApiVersions
