@@ -78,11 +78,18 @@ const WAY_THROUGH: Readonly<Record<string, string>> = {
 const wayThrough = (kind: string) => WAY_THROUGH[kind] ?? 'delete it by hand and let the sync create it anew';
 
 /**
- * What the sync sends of the head's entry `b` over the base's `a`: under RespectIgnoreDifferences=true, the fields
- * Argo CD ignores carry the cluster's (the base's) values; else `b` itself.
+ * What the sync sends of the head's entry `b` over the base's `a`: under RespectIgnoreDifferences=true, the target
+ * without the fields Argo CD ignores of it, then the cluster's (the base's) values of the fields it ignores of the
+ * live object (controller/sync.go normalizeTargetResources: the normalized target, patched with what normalizing the
+ * live object took out of it); else `b` itself. Where the head's snapshot did not work out the live object's fields,
+ * the target's stand for them.
  */
-export const sentOf = (b: Entry, a: Entry): Entry =>
-  b.respectIgnored && b.ignored?.pointers.length ? { ...b, object: facts.withLiveValues(b.object, a.object, b.ignored.pointers) } : b;
+export function sentOf(b: Entry, a: Entry): Entry {
+  const live = b.liveIgnored ?? b.ignored;
+  if (!b.respectIgnored || !(b.ignored?.pointers.length || live?.pointers.length)) return b;
+  const normalized = facts.withoutPointers(b.object, b.ignored?.pointers ?? []);
+  return { ...b, object: facts.withLiveValues(normalized, a.object, live?.pointers ?? []) };
+}
 
 /** An object's parts from its snapshot id (`app|group/kind|namespace|name`, Argo CD's resource key). */
 export function idParts(id: string): { app: string; kind: string; namespace: string; name: string } {

@@ -80,6 +80,11 @@ describe('the rendered diff says whether a change starts a sync, and what the sy
     expect(await flags(image('mirror.example/web:1.4.0'), image('mirror.example/web:1.5.0'))).toContain('no-sync');
     expect(await flags(image('ghcr.io/example/web:1.4.0'), image('mirror.example/web:1.5.0'))).not.toContain('no-sync');
     expect(await flags(image('mirror.example/web:1.4.0'), image('ghcr.io/example/web:1.5.0'))).not.toContain('no-sync');
+    // Under RespectIgnoreDifferences=true the sync sends the cluster's value of what it ignores of the live object:
+    // an image the cluster holds from the ignored mirror stays, whatever the head writes.
+    const respected = mirrored.replace('      selfHeal: true\n', '      selfHeal: true\n    syncOptions: [RespectIgnoreDifferences=true]\n');
+    r = await judged(image('mirror.example/web:1.4.0'), image('ghcr.io/example/web:1.5.0'), respected);
+    expect([r.code, r.report.changes]).toEqual([0, []]);
   });
 
   it('says a change to a status the API server keeps as its own is a note, not a risk: no sync writes it', async () => {
