@@ -4,7 +4,7 @@
  * the network), with findings pointed back at the templates and local-config
  * values the objects came from.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, posix } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
@@ -92,11 +92,15 @@ async function pinnedCopy(ctx: Context, files: readonly string[], remotes: reado
 const unreachable = new Map<string, string>();
 
 /** The components an Application adds, as folders of the repository; missing ones dropped when it says to ignore them. */
-function addedComponents(ctx: Context, dir: string, options: Record<string, unknown>): string[] {
+function addedComponents(ctx: Context, dir: string, options: Record<string, unknown>): { entry: string; rel: string }[] {
   const entries = Array.isArray(options.components) ? options.components.map((c) => scalarText(c)) : [];
-  return entries
-    .map((c) => confinedRel(posix.normalize(dir ? `${dir}/${c}` : c), `kustomize component ${c}`))
-    .filter((c) => options.ignoreMissingComponents !== true || ctx.repo.dirs.has(c));
+  return (
+    entries
+      .map((entry) => ({ entry, rel: confinedRel(posix.normalize(dir ? `${dir}/${entry}` : entry), `kustomize component ${entry}`) }))
+      // ignoreMissingComponents: Argo CD adds only the components whose folder the checkout holds (util/kustomize Build),
+      // anywhere in it: the folder on disk, not the loader's list of the manifest roots.
+      .filter(({ rel }) => options.ignoreMissingComponents !== true || statSync(join(ctx.repo.root, rel), { throwIfNoEntry: false }) !== undefined)
+  );
 }
 
 /** The build's inputs with the Application's components' own. */
@@ -130,11 +134,12 @@ function buildInputs(
   const own = kustomizeInputs(checkoutView(ctx.repo), dir);
   const added = options ? addedComponents(ctx, dir, options) : [];
   return {
-    options,
+    // The components Argo CD adds: those it found, where it ignores the missing ones.
+    options: options && Array.isArray(options.components) ? { ...options, components: added.map((c) => c.entry) } : options,
     inputs: added.length
       ? withComponents(
           own,
-          added.map((c) => kustomizeInputs(checkoutView(ctx.repo), c)),
+          added.map((c) => kustomizeInputs(checkoutView(ctx.repo), c.rel)),
         )
       : own,
   };
@@ -142,7 +147,7 @@ function buildInputs(
 
 /** Argo CD's `kustomize edit` commands, made on the copy's kustomization (kustomize-options.ts). */
 function editKustomization(ctx: Context, copy: string, dir: string, options: Record<string, unknown>): void {
-  const file = kustomizationIn(ctx.repo, dir);
+  const file = kustomizationIn(checkoutView(ctx.repo), dir);
   if (!file) throw new Error('kustomization file not found in the path');
   const at = join(copy, file);
   const parsed: unknown = parse(readFileSync(at, 'utf8'), { merge: true });

@@ -148,6 +148,20 @@ describe('kustomize: every file the build reads is in its render key', () => {
     expect(await labels()).toEqual({ team: 'b' });
   });
 
+  it("edits a kustomization outside the manifest roots with the Application's options, and its optional component", async () => {
+    const repo = fixtureRepo();
+    repo.write('lib/app/kustomization.yaml', 'resources: [rb.yaml]\n');
+    repo.write('lib/app/rb.yaml', RB);
+    repo.write('lib/extra/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels: {extra: "yes"}\n');
+    repo.write(
+      'apps/demo/application.yaml',
+      app('demo', '    path: lib/app\n    kustomize:\n      namePrefix: x-\n      components: [../extra, ../absent]\n      ignoreMissingComponents: true'),
+    );
+    const r = (await render(repo)).renders[0]!;
+    expect(r.status, r.message).toBe('rendered');
+    expect(r.resources.map((x) => [x.name, (x.object.metadata as { labels?: unknown }).labels])).toEqual([['x-reader', { extra: 'yes' }]]);
+  });
+
   it("keys a chart outside the manifest roots on its files too: a template change is a new render, never the cache's", async () => {
     const repo = fixtureRepo();
     repo.write('charts/demo/Chart.yaml', 'apiVersion: v2\nname: demo\nversion: 1.0.0\n');
