@@ -54,6 +54,11 @@ export function localDependencies(repo: Repo, dir: string): string[] {
     if (!dep.repository.startsWith('file://')) return [];
     const path = dep.repository.slice('file://'.length);
     const folder = confinedPath(path.startsWith('/') ? path : posix.join(dir, path), 'dependency');
+    // The repository's root would copy the whole checkout for one chart: Helm would package all of it.
+    if (!('refused' in folder) && folder.rel === '')
+      throw new RenderRefused(
+        `the chart at ${dir || '.'} builds its dependency ${dep.name} from the repository's root (${dep.repository}): name the dependency's own folder`,
+      );
     if ('refused' in folder)
       throw new RenderRefused(
         `the chart at ${dir || '.'} builds its dependency ${dep.name} from ${dep.repository}, outside the repository; the gate reads nothing there, so what it yields would reach the cluster unjudged`,

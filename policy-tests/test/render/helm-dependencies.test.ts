@@ -68,6 +68,14 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     });
   });
 
+  it("refuses a dependency that names the repository's root, which would package the whole checkout", async () => {
+    const repo = umbrella('file://../../..');
+    expect((await renderAll(repo))[0]).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/builds its dependency common from the repository's root/),
+    });
+  });
+
   it('is not rendered where the build would fetch a dependency from a chart repository, and says to vendor it', async () => {
     const repo = umbrella('https://charts.example.invalid');
     expect((await renderAll(repo))[0]).toMatchObject({
