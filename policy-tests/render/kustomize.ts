@@ -115,6 +115,7 @@ function withComponents(inputs: ReturnType<typeof kustomizeInputs>, more: Return
     remote: union((i) => i.remote),
     outside: union((i) => i.outside),
     ...(all.find((i) => i.unsupported) ? { unsupported: all.find((i) => i.unsupported)!.unsupported } : {}),
+    ...(all.find((i) => i.inflatesHelm) ? { inflatesHelm: all.find((i) => i.inflatesHelm)!.inflatesHelm } : {}),
   };
 }
 
@@ -160,14 +161,33 @@ function editKustomization(ctx: Context, copy: string, dir: string, options: Rec
  * restrictor), as the repository's argocd-cm patch sets them: the install's own argocd-cm sets none.
  */
 function buildOptionArgs(ctx: Context): string[] {
-  const data = (ctx.repo.dataFiles.get(ARGOCD_CM_PATCH)?.data as { data?: Record<string, unknown> } | undefined)?.data;
-  return kustomizeBuildOptions(data?.['kustomize.buildOptions']).args;
+  return kustomizeBuildOptions(buildOptionsText(ctx)).args;
+}
+
+const buildOptionsText = (ctx: Context): unknown =>
+  ((ctx.repo.dataFiles.get(ARGOCD_CM_PATCH)?.data as { data?: Record<string, unknown> } | undefined)?.data ?? {})['kustomize.buildOptions'];
+
+/**
+ * A kustomization that inflates Helm charts: without --enable-helm in argocd-cm's kustomize.buildOptions (Argo CD's
+ * own test: the text contains it), kustomize refuses the build, in Argo CD as here: a failure. With it, Argo CD's
+ * kustomize fetches each chart from its repository at build time, which the gate does not: not rendered.
+ */
+function helmInflation(ctx: Context, file: string): Error {
+  const options = buildOptionsText(ctx);
+  if (typeof options === 'string' && options.includes('--enable-helm'))
+    return new NotRendered(
+      `${file} inflates Helm charts (helmCharts), which Argo CD's kustomize fetches at build time with argocd-cm's --enable-helm; the gate does not`,
+    );
+  return new Error(
+    `${file} inflates Helm charts (helmCharts), and argocd-cm's kustomize.buildOptions does not pass --enable-helm: kustomize refuses the build ("must specify --enable-helm"), in Argo CD as here`,
+  );
 }
 
 export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
   const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
   const { options, inputs } = buildInputs(ctx, { app, source }, dir);
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
+  if (inputs.inflatesHelm) throw helmInflation(ctx, inputs.inflatesHelm);
   if (inputs.outside.length) throw new RenderRefused(`${inputs.outside[0]} leaves the repository; Argo CD refuses it`);
   assertRealInside(join(ctx.repo.root, dir), ctx.repo.root, `kustomize path ${dir}`, ctx.realPathOf);
   // The key holds every file the build can read (inputs.keyFiles), so a changed replacements source is a new render.

@@ -51,8 +51,10 @@ export interface KustomizeInputs {
   files: string[];
   /** Files reached through `components:`: shared by design, so two apps may consume them. */
   componentFiles: string[];
-  /** Why the build cannot be judged at all (a remote git base, a Helm chart inflation). */
+  /** Why the build cannot be judged at all (a remote git base). */
   unsupported?: string;
+  /** The kustomization that inflates Helm charts (`helmCharts`): kustomize does so only with --enable-helm. */
+  inflatesHelm?: string;
   /** Remote files (https URLs) the build fetches: kustomize reads them when the network allows. */
   remote: string[];
   /**
@@ -136,6 +138,7 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
   const files = new Set<string>();
   const componentFiles = new Set<string>();
   let unsupported: string | undefined;
+  let inflatesHelm: string | undefined;
   const remote: string[] = [];
   const keyFiles = new Set<string>();
   const outside: string[] = [];
@@ -151,7 +154,7 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
     // A file that does not parse is kustomize's to report, in its own words.
     const k = view.dataFiles.get(file)?.data;
     if (!isMap(k)) return;
-    if (k.helmCharts !== undefined) unsupported ??= `${file} inflates Helm charts (helmCharts), which Argo CD runs only with --enable-helm`;
+    if (k.helmCharts !== undefined) inflatesHelm ??= file;
     const entries = (key: string) => entriesOf(k, key);
     const generated = (key: string) => generatedFiles(k, key);
     const local = (entry: string): string => {
@@ -209,6 +212,7 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
     keyFiles: [...keyFiles].sort(),
     outside,
     ...(unsupported ? { unsupported } : {}),
+    ...(inflatesHelm ? { inflatesHelm } : {}),
   };
 }
 

@@ -630,6 +630,30 @@ ${kustomize}
     expect(built.renders[0]!.resources.map((r) => r.name).sort()).toEqual(['lab-common', 'lab-web']);
   });
 
+  it("fails a kustomization that inflates Helm charts without argocd-cm's --enable-helm, as kustomize does, and does not judge it with the option", async () => {
+    const inflating = (repo: FixtureRepo) => {
+      repo.write(
+        'apps/web/kustomization.yaml',
+        'resources: [deployment.yaml]\nhelmCharts:\n  - name: x\n    repo: https://charts.example.invalid\n    version: 1.0.0\n',
+      );
+      return repo;
+    };
+    const refused = await rendered(inflating(webRepo('      namePrefix: lab-')));
+    expect(refused.renders[0]).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/does not pass --enable-helm: kustomize refuses the build \("must specify --enable-helm"\)/),
+    });
+    const enabled = inflating(webRepo('      namePrefix: lab-'));
+    enabled.write(
+      'apps/platform/argocd/patches/argocd-cm.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: --enable-helm\n',
+    );
+    expect((await rendered(enabled)).renders[0]).toMatchObject({
+      status: 'not-rendered',
+      message: expect.stringMatching(/fetches at build time with argocd-cm's --enable-helm; the gate does not/),
+    });
+  });
+
   it('fails as Argo CD does on a label the kustomization already sets without force, and refuses a kustomize version it does not run', async () => {
     const clash = await rendered(webRepo('      commonLabels: {team: other}'));
     expect(clash.renders[0]).toMatchObject({ status: 'failed', message: expect.stringMatching(/label team already in kustomization file/) });
