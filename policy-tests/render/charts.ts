@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { list } from 'tar';
 import { parse as parseYaml } from 'yaml';
-import { applications, type AppSource } from '../model/argocd/argocd.ts';
+import { applications, normalizeSourcePath, sourceType, type AppSource } from '../model/argocd/argocd.ts';
+import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cacheRoot } from './tools.ts';
@@ -40,13 +41,22 @@ export function chartRefOf(source: AppSource): ChartRef | undefined {
   return source.chart === undefined ? undefined : { repoURL: source.repoURL, chart: source.chart, version: source.targetRevision };
 }
 
-/** Every distinct chart the Applications pin, in a stable order. */
+/** The charts a kustomize source's kustomizations inflate from a chart repository, at a version (`helmCharts`). */
+export function kustomizeChartRefs(repo: Repo, source: AppSource): ChartRef[] {
+  if (source.path === undefined || sourceType(repo, source) !== 'kustomize') return [];
+  return kustomizeInputs(checkoutView(repo), normalizeSourcePath(source.path)).helmCharts.flatMap((c) =>
+    c.repo && c.version ? [{ repoURL: c.repo, chart: c.name, version: c.version }] : [],
+  );
+}
+
+/** Every distinct chart the Applications pin, theirs and their kustomizations', in a stable order. */
 export function pinnedCharts(repo: Repo): ChartRef[] {
   const byId = new Map<string, ChartRef>();
   for (const app of applications(repo)) {
     for (const source of app.sources) {
       const ref = chartRefOf(source);
       if (ref) byId.set(chartId(ref), ref);
+      for (const inflated of kustomizeChartRefs(repo, source)) byId.set(chartId(inflated), inflated);
     }
   }
   return [...byId.values()].sort((a, b) => chartId(a).localeCompare(chartId(b)));

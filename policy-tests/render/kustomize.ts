@@ -13,7 +13,7 @@ import { ARGOCD_CM_PATCH } from '../model/controller/resource-filter.ts';
 import { applyKustomizeOptions, kustomizeOptionsRefusal, withBuildEnv } from './kustomize-options.ts';
 import { argoEnvsubst } from '../model/argocd/source-files.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
-import type { Resource } from '../model/core/manifest.ts';
+import type { Positions, Resource } from '../model/core/manifest.ts';
 import type { Path } from '../model/core/positions.ts';
 import { scalarText } from '../model/core/text.ts';
 import type { DataFile } from '../model/repository/repo.ts';
@@ -22,6 +22,7 @@ import { PULL_COMMAND, remoteEntryFor } from './charts.ts';
 import { hash, NotRendered, type Context, type Invocation } from './context.ts';
 import { assertRealInside, confinedRel, RenderRefused } from './limits.ts';
 import { toResources } from './output.ts';
+import { helmBuildArgs, inflatedCharts, placeCharts } from './kustomize-helm.ts';
 import { unresolvable } from './reachable.ts';
 import { assertAllowedHost, fetchRemote, remoteDigest, type RemoteEntry } from './remote-bases.ts';
 
@@ -116,6 +117,7 @@ function withComponents(inputs: ReturnType<typeof kustomizeInputs>, more: Return
     outside: union((i) => i.outside),
     ...(all.find((i) => i.unsupported) ? { unsupported: all.find((i) => i.unsupported)!.unsupported } : {}),
     ...(all.find((i) => i.inflatesHelm) ? { inflatesHelm: all.find((i) => i.inflatesHelm)!.inflatesHelm } : {}),
+    helmCharts: all.flatMap((i) => i.helmCharts),
   };
 }
 
@@ -158,90 +160,19 @@ function editKustomization(ctx: Context, copy: string, dir: string, options: Rec
 
 /**
  * The options argocd-cm makes Argo CD add to every kustomize build that the gate builds with too (the load
- * restrictor), as the repository's argocd-cm patch sets them: the install's own argocd-cm sets none.
+ * restrictor, Helm inflation), as the repository's argocd-cm patch sets them: the install's own argocd-cm sets none.
  */
 function buildOptionArgs(ctx: Context): string[] {
-  return kustomizeBuildOptions(buildOptionsText(ctx)).args;
+  const data = (ctx.repo.dataFiles.get(ARGOCD_CM_PATCH)?.data as { data?: Record<string, unknown> } | undefined)?.data;
+  return kustomizeBuildOptions(data?.['kustomize.buildOptions']).args;
 }
-
-const buildOptionsText = (ctx: Context): unknown =>
-  ((ctx.repo.dataFiles.get(ARGOCD_CM_PATCH)?.data as { data?: Record<string, unknown> } | undefined)?.data ?? {})['kustomize.buildOptions'];
 
 /**
- * A kustomization that inflates Helm charts: without --enable-helm in argocd-cm's kustomize.buildOptions (Argo CD's
- * own test: the text contains it), kustomize refuses the build, in Argo CD as here: a failure. With it, Argo CD's
- * kustomize fetches each chart from its repository at build time, which the gate does not: not rendered.
+ * Where findings on a build's objects point, in the repository: a value a local-config ConfigMap set (the kustomize
+ * analogue of a values file) at that key, anything else at the same path of the template the object came from.
  */
-function helmInflation(ctx: Context, file: string): Error {
-  const options = buildOptionsText(ctx);
-  if (typeof options === 'string' && options.includes('--enable-helm'))
-    return new NotRendered(
-      `${file} inflates Helm charts (helmCharts), which Argo CD's kustomize fetches at build time with argocd-cm's --enable-helm; the gate does not`,
-    );
-  return new Error(
-    `${file} inflates Helm charts (helmCharts), and argocd-cm's kustomize.buildOptions does not pass --enable-helm: kustomize refuses the build ("must specify --enable-helm"), in Argo CD as here`,
-  );
-}
-
-export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
-  const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
-  const { options, inputs } = buildInputs(ctx, { app, source }, dir);
-  if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
-  if (inputs.inflatesHelm) throw helmInflation(ctx, inputs.inflatesHelm);
-  if (inputs.outside.length) throw new RenderRefused(`${inputs.outside[0]} leaves the repository; Argo CD refuses it`);
-  assertRealInside(join(ctx.repo.root, dir), ctx.repo.root, `kustomize path ${dir}`, ctx.realPathOf);
-  // The key holds every file the build can read (inputs.keyFiles), so a changed replacements source is a new render.
-  // Every one is confined first: all of them are checked before any is read.
-  for (const f of inputs.keyFiles) assertRealInside(join(ctx.repo.root, f), ctx.repo.root, f, ctx.realPathOf);
-  const contents = inputs.keyFiles.map((f) => {
-    const abs = join(ctx.repo.root, f);
-    return [f, ctx.realPathOf(abs) === undefined ? 'missing' : hash(readFileSync(abs))];
-  });
-  // A remote file is pinned by its digest (render/remote-bases.ts): on a host the facts list, with a lock entry, and
-  // part of the key as that digest, so a server that starts returning other bytes is a miss, fetched and refused.
-  // kustomize is given no API versions: its key is the source's in every pass.
-  const remotes = lockedRemotes(ctx, inputs.remote);
-  const buildOptions = buildOptionArgs(ctx);
-  const key = { tools: ctx.tools.versions, dir, contents, remote: remotes, ...(options ? { options } : {}), ...(buildOptions.length ? { buildOptions } : {}) };
-  // With remote bases, or options to apply, kustomize builds a copy: its remote entries name the files fetched and
-  // checked here, and its kustomization carries the Application's edits.
-  const copy = remotes.length || options ? join(ctx.scratch, `remote-${hash(key).slice(0, 16)}`) : undefined;
-  const inv: Invocation = {
-    bin: ctx.tools.kustomize.bin,
-    args: [...ctx.tools.kustomize.buildArgs(join(copy ?? ctx.repo.root, dir)), ...buildOptions],
-    cwd: copy ?? ctx.repo.root,
-    key,
-    sourceKey: key,
-    pure: true,
-  };
-  let rendered: CachedRender;
-  const unreachableKey = remotes.length ? hash(inv.key) : undefined;
-  const known = unreachableKey && unreachable.get(unreachableKey);
-  if (known) throw new NotRendered(known);
-  try {
-    rendered = await cachedRun(ctx, inv, async () => {
-      // Only on a miss: a base fetched and checked once is rendered from the cache, network or not.
-      if (!copy) return;
-      const why = await unresolvable(inputs.remote, ctx.env);
-      if (why) throw new Error(why);
-      await pinnedCopy(ctx, inputs.keyFiles, remotes, copy);
-      if (options) editKustomization(ctx, copy, dir, options);
-    });
-  } catch (err) {
-    // Offline, a remote file cannot be fetched: not judged, and said so, rather than a failure of the repository.
-    const cause = networkCause(err);
-    if (unreachableKey && cause) {
-      const message = `the remote base ${inputs.remote.join(', ')} cannot be fetched from here (${cause})`;
-      unreachable.set(unreachableKey, message);
-      throw new NotRendered(message);
-    }
-    throw err;
-  }
-  const { docs, problem, nondeterministic } = rendered;
-  if (problem) throw new Error(problem);
-  // Findings point into the repository: a value a local-config ConfigMap set (the kustomize analogue of a
-  // values file) at that key, anything else at the same path of the template the object came from.
-  const consumed = new Set(inputs.files);
+function pointsInto(ctx: Context, files: readonly string[]): { values: DataFile[]; templateFor: (object: Record<string, unknown>) => Positions | undefined } {
+  const consumed = new Set(files);
   const inputsOf = ctx.repo.resources.filter((r) => consumed.has(r.file));
   const localConfig = inputsOf.filter(
     (r) => ((r.object.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {})['config.kubernetes.io/local-config'] === 'true',
@@ -265,6 +196,83 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
     if (!best) return undefined;
     return { at: (path: Path, target: 'key' | 'value') => ({ ...best.positions.at(path, target), file: best.file }) };
   };
+  return { values, templateFor };
+}
+
+export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
+  const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
+  const { options, inputs } = buildInputs(ctx, { app, source }, dir);
+  if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
+  const buildOptions = buildOptionArgs(ctx);
+  const helm = buildOptions.includes('--enable-helm');
+  if (inputs.inflatesHelm && !helm)
+    throw new Error(
+      `${inputs.inflatesHelm} inflates Helm charts (helmCharts), and argocd-cm's kustomize.buildOptions does not pass --enable-helm: kustomize refuses the build ("must specify --enable-helm"), in Argo CD as here`,
+    );
+  if (inputs.outside.length) throw new RenderRefused(`${inputs.outside[0]} leaves the repository; Argo CD refuses it`);
+  assertRealInside(join(ctx.repo.root, dir), ctx.repo.root, `kustomize path ${dir}`, ctx.realPathOf);
+  // The key holds every file the build can read (inputs.keyFiles), so a changed replacements source is a new render.
+  // Every one is confined first: all of them are checked before any is read.
+  for (const f of inputs.keyFiles) assertRealInside(join(ctx.repo.root, f), ctx.repo.root, f, ctx.realPathOf);
+  const contents = inputs.keyFiles.map((f) => {
+    const abs = join(ctx.repo.root, f);
+    return [f, ctx.realPathOf(abs) === undefined ? 'missing' : hash(readFileSync(abs))];
+  });
+  // A remote file is pinned by its digest (render/remote-bases.ts): on a host the facts list, with a lock entry, and
+  // part of the key as that digest, so a server that starts returning other bytes is a miss, fetched and refused.
+  // kustomize is given no API versions unless it inflates Helm charts: then its key is the source's in every pass.
+  const remotes = lockedRemotes(ctx, inputs.remote);
+  const charts = helm ? inflatedCharts(ctx, inputs.helmCharts) : [];
+  const helmArgs = helm && inputs.helmCharts.length ? helmBuildArgs(ctx, buildOptions) : [];
+  const sourceKey = {
+    tools: ctx.tools.versions,
+    dir,
+    contents,
+    remote: remotes,
+    ...(options ? { options } : {}),
+    ...(buildOptions.length ? { buildOptions } : {}),
+    ...(charts.length ? { charts: charts.map((c) => [c.chartDir, c.digest]) } : {}),
+  };
+  const key = helmArgs.length ? { ...sourceKey, helmArgs: helmArgs.slice(2) } : sourceKey;
+  // With remote bases, options to apply, or charts to put in place, kustomize builds a copy: its remote entries name
+  // the files fetched and checked here, its kustomization carries the Application's edits, its chart homes the charts.
+  const copy = remotes.length || options || charts.length ? join(ctx.scratch, `remote-${hash(key).slice(0, 16)}`) : undefined;
+  const inv: Invocation = {
+    bin: ctx.tools.kustomize.bin,
+    args: [...ctx.tools.kustomize.buildArgs(join(copy ?? ctx.repo.root, dir)), ...buildOptions, ...helmArgs],
+    cwd: copy ?? ctx.repo.root,
+    key,
+    sourceKey,
+    // A chart's templates may print what changes from one render to the next (a random password).
+    pure: !inputs.helmCharts.length,
+  };
+  let rendered: CachedRender;
+  const unreachableKey = remotes.length ? hash(inv.key) : undefined;
+  const known = unreachableKey && unreachable.get(unreachableKey);
+  if (known) throw new NotRendered(known);
+  try {
+    rendered = await cachedRun(ctx, inv, async () => {
+      // Only on a miss: a base fetched and checked once is rendered from the cache, network or not.
+      if (!copy) return;
+      const why = await unresolvable(inputs.remote, ctx.env);
+      if (why) throw new Error(why);
+      await pinnedCopy(ctx, inputs.keyFiles, remotes, copy);
+      if (options) editKustomization(ctx, copy, dir, options);
+      await placeCharts(copy, charts);
+    });
+  } catch (err) {
+    // Offline, a remote file cannot be fetched: not judged, and said so, rather than a failure of the repository.
+    const cause = networkCause(err);
+    if (unreachableKey && cause) {
+      const message = `the remote base ${inputs.remote.join(', ')} cannot be fetched from here (${cause})`;
+      unreachable.set(unreachableKey, message);
+      throw new NotRendered(message);
+    }
+    throw err;
+  }
+  const { docs, problem, nondeterministic } = rendered;
+  if (problem) throw new Error(problem);
+  const { values, templateFor } = pointsInto(ctx, inputs.files);
   return {
     ...base,
     status: 'rendered',

@@ -108,7 +108,7 @@ export const argocdInstallChecks: PolicyCheck[] = [
   {
     id: 'argocd-render-tools',
     description:
-      "The gate renders with the tools the deployed Argo CD renders with: the same kustomize, and Helm of the same minor, as the pinned release's hack/tool-versions.sh says; argocd-cm's kustomize load restrictor is built with, and any other kustomize build option or kustomize binary it sets is said not judged (invariants P1).",
+      "The gate renders with the tools the deployed Argo CD renders with: the same kustomize, and Helm of the same minor, as the pinned release's hack/tool-versions.sh says; argocd-cm's kustomize load restrictor and Helm inflation (--enable-helm, from the chart cache) are built with, and any other kustomize build option or kustomize binary it sets is said not judged (invariants P1).",
     invariants: ['P1'],
     remediation: `move ${ARGOCD_TOOLS_FACTS} with the Argo CD version in ${ARGOCD_DIR}/kustomization.yaml, and the render tools (tools/render/) with both`,
     reads: { kinds: ['ConfigMap'], files: [ARGOCD_TOOLS_FACTS, ARGOCD_CM_PATCH] },

@@ -55,6 +55,8 @@ export interface KustomizeInputs {
   unsupported?: string;
   /** The kustomization that inflates Helm charts (`helmCharts`): kustomize does so only with --enable-helm. */
   inflatesHelm?: string;
+  /** Each chart a kustomization inflates, and the folder kustomize looks for it in before it pulls it. */
+  helmCharts: HelmChartEntry[];
   /** Remote files (https URLs) the build fetches: kustomize reads them when the network allows. */
   remote: string[];
   /**
@@ -66,6 +68,33 @@ export interface KustomizeInputs {
   keyFiles: string[];
   /** Paths a kustomization names that leave the repository: Argo CD refuses the build. */
   outside: string[];
+}
+
+/**
+ * One `helmCharts` entry: a chart from `repo` at `version`, which kustomize's inflator looks for in
+ * `<chartHome>/<name>-<version>/<name>` below the kustomization (chartHome `charts`, or `helmGlobals.chartHome`) and
+ * pulls there only where it is missing; with no repo, the chart at `<chartHome>/<name>` of the repository.
+ */
+export interface HelmChartEntry {
+  file: string;
+  name: string;
+  repo?: string;
+  version?: string;
+  /** Where kustomize reads the chart from, relative to the repository's root. */
+  chartDir: string;
+}
+
+function helmChartEntries(file: string, folder: string, k: Record<string, unknown>): HelmChartEntry[] {
+  const globals = isMap(k.helmGlobals) ? k.helmGlobals : {};
+  const home = typeof globals.chartHome === 'string' ? globals.chartHome : 'charts';
+  const base = posix.normalize(folder ? `${folder}/${home}` : home);
+  return (Array.isArray(k.helmCharts) ? k.helmCharts : []).flatMap((c: unknown) => {
+    if (!isMap(c) || typeof c.name !== 'string') return [];
+    const repo = typeof c.repo === 'string' && c.repo ? c.repo : undefined;
+    const version = typeof c.version === 'string' && c.version ? c.version : undefined;
+    const chartDir = version ? `${base}/${c.name}-${version}/${c.name}` : `${base}/${c.name}`;
+    return [{ file, name: c.name, ...(repo ? { repo } : {}), ...(version ? { version } : {}), chartDir }];
+  });
 }
 
 const isRemote = (entry: string) => /^[a-z]+:\/\/|^git@|^github\.com\//i.test(entry);
@@ -134,11 +163,21 @@ function filesUnder(view: KustomizeView, folder: string): string[] {
   return sorted.slice(low, end);
 }
 
+/** The files a kustomization consumes as patches, CRDs and generator inputs, as it names them. */
+const consumedEntries = (k: Record<string, unknown>): string[] => [
+  ...entriesOf(k, 'patches'),
+  ...entriesOf(k, 'patchesStrategicMerge'),
+  ...entriesOf(k, 'crds'),
+  ...generatedFiles(k, 'configMapGenerator'),
+  ...generatedFiles(k, 'secretGenerator'),
+];
+
 function walk(view: KustomizeView, dir: string): KustomizeInputs {
   const files = new Set<string>();
   const componentFiles = new Set<string>();
   let unsupported: string | undefined;
   let inflatesHelm: string | undefined;
+  const helmCharts: HelmChartEntry[] = [];
   const remote: string[] = [];
   const keyFiles = new Set<string>();
   const outside: string[] = [];
@@ -154,9 +193,11 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
     // A file that does not parse is kustomize's to report, in its own words.
     const k = view.dataFiles.get(file)?.data;
     if (!isMap(k)) return;
-    if (k.helmCharts !== undefined) inflatesHelm ??= file;
+    if (k.helmCharts !== undefined) {
+      inflatesHelm ??= file;
+      helmCharts.push(...helmChartEntries(file, folder, k));
+    }
     const entries = (key: string) => entriesOf(k, key);
-    const generated = (key: string) => generatedFiles(k, key);
     const local = (entry: string): string => {
       const rel = posix.normalize(folder ? `${folder}/${entry}` : entry);
       if (rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) outside.push(`${file}: ${entry}`);
@@ -190,13 +231,7 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
         }
       }
     }
-    for (const rel of [
-      ...entries('patches'),
-      ...entries('patchesStrategicMerge'),
-      ...entries('crds'),
-      ...generated('configMapGenerator'),
-      ...generated('secretGenerator'),
-    ].map(local)) {
+    for (const rel of consumedEntries(k).map(local)) {
       files.add(rel);
       if (viaComponent) componentFiles.add(rel);
     }
@@ -213,12 +248,13 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
     outside,
     ...(unsupported ? { unsupported } : {}),
     ...(inflatesHelm ? { inflatesHelm } : {}),
+    helmCharts,
   };
 }
 
 /** What argocd-cm's `kustomize.buildOptions` asks of every `kustomize build`, split as the gate can and cannot build with it. */
 export interface KustomizeBuildOptions {
-  /** The options the gate passes to its own build too: the load restrictor, as kustomize spells it. */
+  /** The options the gate passes to its own build too: the load restrictor, as kustomize spells it, and --enable-helm. */
   args: string[];
   /** The rest, as written: the gate builds without them, so what they change is not judged. */
   other: string[];
@@ -228,14 +264,19 @@ const RESTRICTORS = new Set(['LoadRestrictionsNone', 'LoadRestrictionsRootOnly']
 
 /**
  * argocd-cm's `kustomize.buildOptions` (util/settings GetKustomizeSettings), as Argo CD passes it:
- * `kustomize build <path>` then the value split at white space (util/kustomize, parseKustomizeBuildOptions). Only the
- * load restrictor is passed on: helm inflation, plugins and exec functions would have the gate run what a pull
- * request brings, and it never does.
+ * `kustomize build <path>` then the value split at white space (util/kustomize, parseKustomizeBuildOptions). The load
+ * restrictor is passed on, and Helm inflation (the gate's own pinned Helm, with charts from its cache): plugins and
+ * exec functions would have the gate run what a pull request brings, and it never does.
  */
 export function kustomizeBuildOptions(value: unknown): KustomizeBuildOptions {
   const fields = typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : [];
   const out: KustomizeBuildOptions = { args: [], other: [] };
   for (let i = 0; i < fields.length; i++) {
+    // Helm inflation: the gate builds with it too, from the chart cache (render/kustomize.ts), never fetching.
+    if (fields[i] === '--enable-helm') {
+      out.args.push('--enable-helm');
+      continue;
+    }
     const restrictor = /^--load[-_]restrictor(?:=(.*))?$/.exec(fields[i]!);
     if (!restrictor) {
       out.other.push(fields[i]!);

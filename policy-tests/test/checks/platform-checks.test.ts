@@ -85,7 +85,7 @@ describe("argocd-cm's kustomize settings, which the gate does not build with, ar
   it('build options for every source or one version, and another kustomize binary, each at its key', async () => {
     const { failed, notJudged } = await onBrokenCopy('argocd-render-tools', (copy) =>
       copy.edit(ARGOCD_CM, 0, (d) => {
-        d.setIn(['data', 'kustomize.buildOptions'], '--enable-helm --load-restrictor LoadRestrictionsNone');
+        d.setIn(['data', 'kustomize.buildOptions'], '--enable-helm --enable-exec --load-restrictor LoadRestrictionsNone');
         d.setIn(['data', 'kustomize.path.v5.4.3'], '/custom-tools/kustomize_5_4_3');
         d.setIn(['data', 'kustomize.buildOptions.v5.4.3'], '--enable-alpha-plugins');
         d.setIn(['data', 'kustomize.buildOptions.empty'], ' ');
@@ -94,7 +94,7 @@ describe("argocd-cm's kustomize settings, which the gate does not build with, ar
     expect(failed).toEqual([]);
     expect(notJudged).toEqual([
       expect.stringMatching(
-        /^argocd-cm's kustomize\.buildOptions: Argo CD builds every kustomize source with "--enable-helm", and the gate builds with its own kustomize and without that/,
+        /^argocd-cm's kustomize\.buildOptions: Argo CD builds every kustomize source with "--enable-exec", and the gate builds with its own kustomize and without that/,
       ),
       expect.stringMatching(
         /^argocd-cm's kustomize\.path\.v5\.4\.3: Argo CD runs \/custom-tools\/kustomize_5_4_3 for the kustomize sources that ask for version v5\.4\.3/,

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { kustomizeBuildOptions } from '../../model/argocd/kustomize.ts';
 
 describe('kustomizeBuildOptions', () => {
-  it('passes the load restrictor on in every spelling kustomize takes, and keeps the rest apart', () => {
+  it('passes the load restrictor on in every spelling kustomize takes, and Helm inflation, and keeps the rest apart', () => {
     expect(kustomizeBuildOptions('--load-restrictor LoadRestrictionsNone')).toEqual({ args: ['--load-restrictor', 'LoadRestrictionsNone'], other: [] });
     expect(kustomizeBuildOptions('  --enable-helm\t--load_restrictor=LoadRestrictionsRootOnly --enable-alpha-plugins ')).toEqual({
-      args: ['--load-restrictor', 'LoadRestrictionsRootOnly'],
-      other: ['--enable-helm', '--enable-alpha-plugins'],
+      args: ['--enable-helm', '--load-restrictor', 'LoadRestrictionsRootOnly'],
+      other: ['--enable-alpha-plugins'],
     });
   });
 

@@ -3,7 +3,7 @@
  * Helm 4 and kustomize: pulls, the lock, --mirror, Argo CD's flags, CRDs
  * that one app renders and another uses, and what reaches the two layers.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -630,11 +630,11 @@ ${kustomize}
     expect(built.renders[0]!.resources.map((r) => r.name).sort()).toEqual(['lab-common', 'lab-web']);
   });
 
-  it("fails a kustomization that inflates Helm charts without argocd-cm's --enable-helm, as kustomize does, and does not judge it with the option", async () => {
+  it("inflates a kustomization's Helm charts under argocd-cm's --enable-helm, from the chart cache and the lock, and fails without it as kustomize does", async () => {
     const inflating = (repo: FixtureRepo) => {
       repo.write(
         'apps/web/kustomization.yaml',
-        'resources: [deployment.yaml]\nhelmCharts:\n  - name: x\n    repo: https://charts.example.invalid\n    version: 1.0.0\n',
+        `resources: [deployment.yaml]\nhelmCharts:\n  - name: demo\n    repo: ${charts.url}\n    version: 1.0.0\n    releaseName: lab\n    namespace: web\n    valuesInline: {greeting: inflated}\n`,
       );
       return repo;
     };
@@ -648,10 +648,22 @@ ${kustomize}
       'apps/platform/argocd/patches/argocd-cm.yaml',
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: --enable-helm\n',
     );
-    expect((await rendered(enabled)).renders[0]).toMatchObject({
-      status: 'not-rendered',
-      message: expect.stringMatching(/fetches at build time with argocd-cm's --enable-helm; the gate does not/),
-    });
+    // Not pulled yet: not rendered, with the command that pulls it; charts:pull reads kustomize's charts too.
+    const cold = mkdtempSync(join(tmpdir(), 'inflate-cache-'));
+    try {
+      expect((await rendered(enabled, { HOMELAB_CACHE_DIR: cold })).renders[0]).toMatchObject({
+        status: 'not-rendered',
+        message: expect.stringMatching(/not in the chart cache: run npm run charts:pull/),
+      });
+      expect(await pullCharts({ root: enabled.root, env: { ...env, HOMELAB_CACHE_DIR: cold }, updateLock: true, out })).toBe(0);
+      const built = (await rendered(enabled, { HOMELAB_CACHE_DIR: cold })).renders[0]!;
+      expect(built.status, built.message).toBe('rendered');
+      // The chart's objects with the kustomization's values, the Application's prefix, the cluster's version for Helm.
+      expect(built.resources.find((r) => r.name === 'lab-lab-greeting')?.object).toMatchObject({ data: { greeting: 'inflated', kube: 'v1.36.3' } });
+      expect(existsSync(join(enabled.root, 'apps/web/charts'))).toBe(false);
+    } finally {
+      rmSync(cold, { recursive: true, force: true });
+    }
   });
 
   it('fails as Argo CD does on a label the kustomization already sets without force, and refuses a kustomize version it does not run', async () => {

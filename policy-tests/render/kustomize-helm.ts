@@ -1,0 +1,64 @@
+/**
+ * Kustomize's Helm inflation (`helmCharts`), as Argo CD's kustomize runs it under argocd-cm's
+ * `kustomize.buildOptions: --enable-helm` (util/kustomize `parseKustomizeBuildOptions`: with kustomize 5.3 or later it
+ * adds `--helm-kube-version` and a `--helm-api-versions` per API version, as it gives Helm sources). kustomize looks
+ * for each chart in `<chartHome>/<name>-<version>/<name>` and pulls it there from its repository only where it is
+ * missing: the gate puts the archive it has in its chart cache there, checked against `charts.lock.json` as every
+ * chart is, in the copy of the kustomization it builds, and has kustomize run the gate's pinned Helm. Nothing is
+ * fetched at build time. Without the option kustomize refuses the build, in Argo CD as here.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { x as extract } from 'tar';
+import type { HelmChartEntry } from '../model/argocd/kustomize.ts';
+import { chartCache } from './chart-cache.ts';
+import { chartId, PULL_COMMAND } from './charts.ts';
+import { NotRendered, type Context } from './context.ts';
+import { assertSize } from './limits.ts';
+
+/** A chart to put in place before the build: its cached archive, its digest, and the folder kustomize reads. */
+export interface InflatedChart {
+  archive: string;
+  digest: string;
+  chartDir: string;
+}
+
+/**
+ * The charts a build inflates from a chart repository, each verified in the cache: a chart the repository vendors
+ * at its folder is kustomize's to read (its files are in the build's key already), one with no repository or version
+ * is read from the repository too.
+ */
+export function inflatedCharts(ctx: Context, entries: readonly HelmChartEntry[]): InflatedChart[] {
+  const cache = chartCache(ctx.env);
+  return entries.flatMap((entry) => {
+    if (!entry.repo || !entry.version || existsSync(join(ctx.repo.root, entry.chartDir))) return [];
+    const ref = { repoURL: entry.repo, chart: entry.name, version: entry.version };
+    const archive = cache.path(ref);
+    if (!existsSync(archive)) throw new NotRendered(`${entry.file} inflates ${chartId(ref)}, which is not in the chart cache: run ${PULL_COMMAND}`);
+    assertSize(archive, ctx.limits.archiveBytes, `chart archive ${chartId(ref)}`, 'HOMELAB_RENDER_MAX_CHART_MIB');
+    const verified = cache.verify(ref, ctx.lock);
+    if ('why' in verified) throw verified.notCached ? new NotRendered(verified.why) : new Error(verified.why);
+    return [{ archive, digest: verified.digest, chartDir: entry.chartDir }];
+  });
+}
+
+/** Unpacks each chart where kustomize looks for it, below the copy the gate builds: the archive's one top folder is the chart's name. */
+export async function placeCharts(copy: string, charts: readonly InflatedChart[]): Promise<void> {
+  for (const chart of charts) {
+    const into = join(copy, chart.chartDir, '..');
+    mkdirSync(into, { recursive: true });
+    // tar's own guards: no absolute path, no `..`, no link out of the folder it extracts into.
+    await extract({ file: chart.archive, cwd: into, strict: true });
+  }
+}
+
+/** What Argo CD adds to a build with --enable-helm: the pinned Helm, the cluster's Kubernetes version and API versions. */
+export function helmBuildArgs(ctx: Context, buildOptions: readonly string[]): string[] {
+  if (!buildOptions.includes('--enable-helm')) return [];
+  return [
+    '--helm-command',
+    ctx.tools.helm,
+    ...(ctx.kubernetesVersion ? ['--helm-kube-version', ctx.kubernetesVersion] : []),
+    ...ctx.apiVersions.flatMap((v) => ['--helm-api-versions', v]),
+  ];
+}
