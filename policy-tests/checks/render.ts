@@ -10,7 +10,8 @@ import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../m
 import { isMap } from '../model/core/dig.ts';
 import { applications, isExactChartVersion } from '../model/argocd/argocd.ts';
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
-import { chartId, chartRefOf, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
+import { chartId, chartRefOf, kustomizeCharts, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
+import { checkoutView } from '../model/argocd/kustomize.ts';
 import { pinnedRemotes } from '../render/remote-bases.ts';
 import type { DataFile } from '../model/repository/repo.ts';
 
@@ -103,6 +104,22 @@ function checkChartLock(ctx: CheckContext): void {
           `chart ${chartId(ref)} has no digest in ${CHART_LOCK_FILE}: nothing holds the archive CI pulls to the one reviewed (charts:pull --frozen refuses it)`,
         );
     }
+  // The charts kustomizations inflate (helmCharts) are pinned and locked the same way.
+  const view = checkoutView(ctx.repo);
+  for (const app of applications(ctx.repo))
+    for (const source of app.sources)
+      for (const { ref, entry } of kustomizeCharts(ctx.repo, source)) {
+        if (!isExactChartVersion(ref.version)) continue;
+        pinned.add(chartId(ref));
+        const same = ({ e, ok }: { e: unknown; ok: boolean }) => ok && chartId(e as ChartRef) === chartId(ref);
+        if (entries.some(same) || pending.some(same)) continue;
+        const file = view.dataFiles.get(entry.file);
+        const at = file ? { data: file, path: ['helmCharts', entry.index, 'version'] } : { file: entry.file };
+        ctx.fail(
+          at,
+          `chart ${chartId(ref)}, which ${entry.file} inflates, has no digest in ${CHART_LOCK_FILE}: nothing holds the archive CI pulls to the one reviewed (charts:pull --frozen refuses it)`,
+        );
+      }
   for (const { e, at, ok } of [...entries, ...pending])
     if (ok && lockFile && !pinned.has(chartId(e as ChartRef)))
       ctx.fail({ data: lockFile, path: at }, `${CHART_LOCK_FILE} records chart ${chartId(e as ChartRef)}, which no Application pins: drop the stale entry`);
@@ -141,10 +158,11 @@ function checkRemoteLock(ctx: CheckContext, lockFile: DataFile | undefined, entr
 export const renderChecks: PolicyCheck[] = [
   {
     id: 'chart-lock',
-    description: `Every chart version an Application pins has the digest its chart repository publishes in ${CHART_LOCK_FILE} (or is listed there as pending, with why, and counted as not judged), and every entry pins a chart some Application names: a bump without its digest never lands, and a stale entry never stays (invariants P2).`,
+    description: `Every chart version an Application pins, or a kustomization it builds inflates (helmCharts), has the digest its chart repository publishes in ${CHART_LOCK_FILE} (or is listed there as pending, with why, and counted as not judged), and every entry pins a chart some Application names: a bump without its digest never lands, and a stale entry never stays (invariants P2).`,
     invariants: ['P2'],
     remediation: `run ${PULL_COMMAND} with network (it records the archive's digest; compare it with the chart repository's index.yaml) and commit ${CHART_LOCK_FILE}; drop entries no Application pins`,
-    reads: { kinds: ['Application'], files: [CHART_LOCK_FILE] },
+    // The kustomizations too: their remote bases and the charts they inflate are locked the same way.
+    reads: { kinds: ['Application'], files: [CHART_LOCK_FILE, '*/kustomization.yaml', '*/kustomization.yml', '*/Kustomization'] },
     exemptible: false,
     run: checkChartLock,
   },

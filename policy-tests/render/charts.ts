@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { list } from 'tar';
 import { parse as parseYaml } from 'yaml';
 import { applications, normalizeSourcePath, sourceType, type AppSource } from '../model/argocd/argocd.ts';
-import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
+import { checkoutView, kustomizeInputs, type HelmChartEntry } from '../model/argocd/kustomize.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cacheRoot } from './tools.ts';
@@ -41,11 +41,16 @@ export function chartRefOf(source: AppSource): ChartRef | undefined {
   return source.chart === undefined ? undefined : { repoURL: source.repoURL, chart: source.chart, version: source.targetRevision };
 }
 
-/** The charts a kustomize source's kustomizations inflate from a chart repository, at a version (`helmCharts`). */
-export function kustomizeChartRefs(repo: Repo, source: AppSource): ChartRef[] {
+/**
+ * The charts a kustomize source's kustomizations inflate from a chart repository, at a version (`helmCharts`), each
+ * with its entry; not one the repository vendors where kustomize looks for it, which it never pulls.
+ */
+export function kustomizeCharts(repo: Repo, source: AppSource): { ref: ChartRef; entry: HelmChartEntry }[] {
   if (source.path === undefined || sourceType(repo, source) !== 'kustomize') return [];
-  return kustomizeInputs(checkoutView(repo), normalizeSourcePath(source.path)).helmCharts.flatMap((c) =>
-    c.repo && c.version ? [{ repoURL: c.repo, chart: c.name, version: c.version }] : [],
+  const view = checkoutView(repo);
+  const vendored = (dir: string) => [...view.files].some((f) => f.startsWith(`${dir}/`));
+  return kustomizeInputs(view, normalizeSourcePath(source.path)).helmCharts.flatMap((entry) =>
+    entry.repo && entry.version && !vendored(entry.chartDir) ? [{ ref: { repoURL: entry.repo, chart: entry.name, version: entry.version }, entry }] : [],
   );
 }
 
@@ -56,7 +61,7 @@ export function pinnedCharts(repo: Repo): ChartRef[] {
     for (const source of app.sources) {
       const ref = chartRefOf(source);
       if (ref) byId.set(chartId(ref), ref);
-      for (const inflated of kustomizeChartRefs(repo, source)) byId.set(chartId(inflated), inflated);
+      for (const { ref: inflated } of kustomizeCharts(repo, source)) byId.set(chartId(inflated), inflated);
     }
   }
   return [...byId.values()].sort((a, b) => chartId(a).localeCompare(chartId(b)));

@@ -77,6 +77,8 @@ export interface KustomizeInputs {
  */
 export interface HelmChartEntry {
   file: string;
+  /** Its place in the kustomization's `helmCharts` list. */
+  index: number;
   name: string;
   repo?: string;
   version?: string;
@@ -88,12 +90,12 @@ function helmChartEntries(file: string, folder: string, k: Record<string, unknow
   const globals = isMap(k.helmGlobals) ? k.helmGlobals : {};
   const home = typeof globals.chartHome === 'string' ? globals.chartHome : 'charts';
   const base = posix.normalize(folder ? `${folder}/${home}` : home);
-  return (Array.isArray(k.helmCharts) ? k.helmCharts : []).flatMap((c: unknown) => {
+  return (Array.isArray(k.helmCharts) ? k.helmCharts : []).flatMap((c: unknown, index) => {
     if (!isMap(c) || typeof c.name !== 'string') return [];
     const repo = typeof c.repo === 'string' && c.repo ? c.repo : undefined;
     const version = typeof c.version === 'string' && c.version ? c.version : undefined;
     const chartDir = version ? `${base}/${c.name}-${version}/${c.name}` : `${base}/${c.name}`;
-    return [{ file, name: c.name, ...(repo ? { repo } : {}), ...(version ? { version } : {}), chartDir }];
+    return [{ file, index, name: c.name, ...(repo ? { repo } : {}), ...(version ? { version } : {}), chartDir }];
   });
 }
 

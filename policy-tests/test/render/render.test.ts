@@ -661,6 +661,18 @@ ${kustomize}
       // The chart's objects with the kustomization's values, the Application's prefix, the cluster's version for Helm.
       expect(built.resources.find((r) => r.name === 'lab-lab-greeting')?.object).toMatchObject({ data: { greeting: 'inflated', kube: 'v1.36.3' } });
       expect(existsSync(join(enabled.root, 'apps/web/charts'))).toBe(false);
+      // The lock holds the inflated chart as it holds an Application's; without its entry, chart-lock fails at the entry.
+      const lockFindings = async () =>
+        allFindings(await runGate({ root: enabled.root, cwd: enabled.root, env: { ...env, HOMELAB_CACHE_DIR: cold } }))
+          .filter((f) => f.check === 'chart-lock')
+          .map((f) => `${f.file}:${f.line} ${f.message}`);
+      expect(await lockFindings()).toEqual([]);
+      enabled.write('charts.lock.json', '{\n  "charts": []\n}\n');
+      expect(await lockFindings()).toEqual([
+        expect.stringMatching(
+          /^apps\/web\/kustomization\.yaml:5 chart demo 1\.0\.0 from .*, which apps\/web\/kustomization\.yaml inflates, has no digest in charts\.lock\.json/,
+        ),
+      ]);
     } finally {
       rmSync(cold, { recursive: true, force: true });
     }
