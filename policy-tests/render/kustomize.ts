@@ -220,7 +220,8 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
   });
   // A remote file is pinned by its digest (render/remote-bases.ts): on a host the facts list, with a lock entry, and
   // part of the key as that digest, so a server that starts returning other bytes is a miss, fetched and refused.
-  // kustomize is given no API versions unless it inflates Helm charts: then its key is the source's in every pass.
+  // kustomize is given no API versions unless it inflates Helm charts: then they are in its key, and only its source
+  // key is the same in every pass (the charts may read them, as a Helm source's may).
   const remotes = lockedRemotes(ctx, inputs.remote);
   const charts = helm ? inflatedCharts(ctx, inputs.helmCharts) : [];
   const helmArgs = helm && inputs.helmCharts.length ? helmBuildArgs(ctx, buildOptions) : [];
