@@ -89,7 +89,8 @@ export interface HelmChartEntry {
 function helmChartEntries(file: string, folder: string, k: Record<string, unknown>): HelmChartEntry[] {
   const globals = isMap(k.helmGlobals) ? k.helmGlobals : {};
   const home = typeof globals.chartHome === 'string' ? globals.chartHome : 'charts';
-  const base = posix.normalize(folder ? `${folder}/${home}` : home);
+  // An absolute chart home is kustomize's as written: outside the repository, and refused by the walk.
+  const base = posix.isAbsolute(home) ? posix.normalize(home) : posix.normalize(folder ? `${folder}/${home}` : home);
   return (Array.isArray(k.helmCharts) ? k.helmCharts : []).flatMap((c: unknown, index) => {
     if (!isMap(c) || typeof c.name !== 'string') return [];
     const repo = typeof c.repo === 'string' && c.repo ? c.repo : undefined;
@@ -197,7 +198,10 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
     if (!isMap(k)) return;
     if (k.helmCharts !== undefined) {
       inflatesHelm ??= file;
-      helmCharts.push(...helmChartEntries(file, folder, k));
+      const charts = helmChartEntries(file, folder, k);
+      // The gate unpacks each chart there: a chart home out of the repository is refused before anything is written.
+      for (const c of charts) if (c.chartDir === '..' || c.chartDir.startsWith('../') || posix.isAbsolute(c.chartDir)) outside.push(`${file}: ${c.chartDir}`);
+      helmCharts.push(...charts);
     }
     const entries = (key: string) => entriesOf(k, key);
     const local = (entry: string): string => {

@@ -661,6 +661,19 @@ ${kustomize}
       // The chart's objects with the kustomization's values, the Application's prefix, the cluster's version for Helm.
       expect(built.resources.find((r) => r.name === 'lab-lab-greeting')?.object).toMatchObject({ data: { greeting: 'inflated', kube: 'v1.36.3' } });
       expect(existsSync(join(enabled.root, 'apps/web/charts'))).toBe(false);
+      // A chart home out of the repository is refused before anything is unpacked there.
+      for (const home of ['../../../../escape', '/tmp/escape']) {
+        const hostile = inflating(webRepo('      namePrefix: lab-'));
+        hostile.write('apps/platform/argocd/patches/argocd-cm.yaml', readFileSync(join(enabled.root, 'apps/platform/argocd/patches/argocd-cm.yaml'), 'utf8'));
+        hostile.write('charts.lock.json', readFileSync(join(enabled.root, 'charts.lock.json'), 'utf8'));
+        hostile.write(
+          'apps/web/kustomization.yaml',
+          `${readFileSync(join(enabled.root, 'apps/web/kustomization.yaml'), 'utf8')}helmGlobals: {chartHome: ${home}}\n`,
+        );
+        const refused = (await rendered(hostile, { HOMELAB_CACHE_DIR: cold })).renders[0]!;
+        expect(refused, home).toMatchObject({ status: 'failed', message: expect.stringMatching(/leaves the repository/) });
+        expect(existsSync(join(hostile.root, '..', 'escape')) || existsSync('/tmp/escape'), home).toBe(false);
+      }
       // The lock holds the inflated chart as it holds an Application's; without its entry, chart-lock fails at the entry.
       const lockFindings = async () =>
         allFindings(await runGate({ root: enabled.root, cwd: enabled.root, env: { ...env, HOMELAB_CACHE_DIR: cold } }))
