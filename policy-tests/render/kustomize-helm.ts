@@ -8,13 +8,13 @@
  * fetched at build time. Without the option kustomize refuses the build, in Argo CD as here.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { x as extract } from 'tar';
 import type { HelmChartEntry } from '../model/argocd/kustomize.ts';
 import { chartCache } from './chart-cache.ts';
 import { chartId, PULL_COMMAND } from './charts.ts';
 import { NotRendered, type Context } from './context.ts';
-import { assertSize } from './limits.ts';
+import { assertSize, RenderRefused } from './limits.ts';
 
 /** A chart to put in place before the build: its cached archive, its digest, and the folder kustomize reads. */
 export interface InflatedChart {
@@ -42,13 +42,35 @@ export function inflatedCharts(ctx: Context, entries: readonly HelmChartEntry[])
   });
 }
 
-/** Unpacks each chart where kustomize looks for it, below the copy the gate builds: the archive's one top folder is the chart's name. */
-export async function placeCharts(copy: string, charts: readonly InflatedChart[]): Promise<void> {
+/**
+ * Unpacks each chart where kustomize looks for it, below the copy the gate builds: the archive's one top folder is
+ * the chart's name. Helm reads an unpacked chart through its links, so an archive that holds one is refused (`helm
+ * package` never writes one), and the size limit holds as for every chart.
+ */
+export async function placeCharts(ctx: Context, copy: string, charts: readonly InflatedChart[]): Promise<void> {
   for (const chart of charts) {
     const into = join(copy, chart.chartDir, '..');
     mkdirSync(into, { recursive: true });
-    // tar's own guards: no absolute path, no `..`, no link out of the folder it extracts into.
-    await extract({ file: chart.archive, cwd: into, strict: true });
+    let unpacked = 0;
+    let refused: RenderRefused | undefined;
+    // tar's own guards too: no absolute path, no `..`.
+    await extract({
+      file: chart.archive,
+      cwd: into,
+      strict: true,
+      filter: (path, entry) => {
+        const e = entry as { type?: string; size?: number };
+        unpacked += e.size ?? 0;
+        if (e.type === 'SymbolicLink' || e.type === 'Link')
+          refused ??= new RenderRefused(`chart archive ${basename(chart.archive)} holds a link (${path}); Helm would read through it`);
+        else if (unpacked > ctx.limits.unpackedBytes)
+          refused ??= new RenderRefused(
+            `chart archive ${basename(chart.archive)} unpacks to more than ${Math.round(ctx.limits.unpackedBytes / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`,
+          );
+        return refused === undefined;
+      },
+    });
+    if (refused) throw refused;
   }
 }
 

@@ -259,7 +259,7 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
       if (why) throw new Error(why);
       await pinnedCopy(ctx, inputs.keyFiles, remotes, copy);
       if (options) editKustomization(ctx, copy, dir, options);
-      await placeCharts(copy, charts);
+      await placeCharts(ctx, copy, charts);
     });
   } catch (err) {
     // Offline, a remote file cannot be fetched: not judged, and said so, rather than a failure of the repository.

@@ -3,7 +3,8 @@
  * Helm 4 and kustomize: pulls, the lock, --mirror, Argo CD's flags, CRDs
  * that one app renders and another uses, and what reaches the two layers.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { c as createTar } from 'tar';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { withRendered } from '../../model/argocd/rendered.ts';
-import { formatLock, mayReadApiVersions, readLock } from '../../render/charts.ts';
+import { cachedChartPath, digestOf, formatLock, mayReadApiVersions, readLock } from '../../render/charts.ts';
 import { renderRepo } from '../../render/render.ts';
 import { main as pullMain, pullCharts } from '../../../scripts/charts-pull.ts';
 import { pullArgs } from '../../render/chart-pull.ts';
@@ -661,6 +662,30 @@ ${kustomize}
       // The chart's objects with the kustomization's values, the Application's prefix, the cluster's version for Helm.
       expect(built.resources.find((r) => r.name === 'lab-lab-greeting')?.object).toMatchObject({ data: { greeting: 'inflated', kube: 'v1.36.3' } });
       expect(existsSync(join(enabled.root, 'apps/web/charts'))).toBe(false);
+      // An archive that holds a link is refused: Helm reads an unpacked chart through its links.
+      const ref = { repoURL: charts.url, chart: 'demo', version: '1.0.0' };
+      const archive = cachedChartPath(ref, { ...env, HOMELAB_CACHE_DIR: cold });
+      const original = readFileSync(archive);
+      const evil = mkdtempSync(join(tmpdir(), 'linked-chart-'));
+      try {
+        mkdirSync(join(evil, 'demo/templates'), { recursive: true });
+        writeFileSync(join(evil, 'demo/Chart.yaml'), 'apiVersion: v2\nname: demo\nversion: 1.0.0\n');
+        symlinkSync('/etc/hostname', join(evil, 'demo/templates/leak.yaml'));
+        await createTar({ gzip: true, file: archive, cwd: evil }, ['demo']);
+        const lock = readLock(enabled.root);
+        enabled.write('charts.lock.json', formatLock({ ...lock, charts: lock.charts.map((c) => ({ ...c, digest: digestOf(readFileSync(archive)) })) }));
+        expect((await rendered(enabled, { HOMELAB_CACHE_DIR: cold })).renders[0]).toMatchObject({
+          status: 'failed',
+          message: expect.stringMatching(/holds a link \(demo\/templates\/leak\.yaml\); Helm would read through it/),
+        });
+      } finally {
+        writeFileSync(archive, original);
+        enabled.write(
+          'charts.lock.json',
+          formatLock({ ...readLock(enabled.root), charts: readLock(enabled.root).charts.map((c) => ({ ...c, digest: digestOf(original) })) }),
+        );
+        rmSync(evil, { recursive: true, force: true });
+      }
       // A chart home out of the repository is refused before anything is unpacked there.
       for (const home of ['../../../../escape', '/tmp/escape']) {
         const hostile = inflating(webRepo('      namePrefix: lab-'));
