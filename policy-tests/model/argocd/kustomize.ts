@@ -132,6 +132,14 @@ function namedFiles(k: Kustomization): string[] {
     ...['configMapGenerator', 'secretGenerator'].flatMap((key) =>
       (Array.isArray(k[key]) ? (k[key] as unknown[]) : []).flatMap((g) => (isMap(g) && typeof g.env === 'string' ? [g.env] : [])),
     ),
+    // The values files a Helm chart is inflated with.
+    ...(Array.isArray(k.helmCharts) ? (k.helmCharts as unknown[]) : []).flatMap((c) =>
+      isMap(c)
+        ? [c.valuesFile, ...(Array.isArray(c.additionalValuesFiles) ? c.additionalValuesFiles : [])].filter(
+            (f): f is string => typeof f === 'string' && f !== '',
+          )
+        : [],
+    ),
   ];
 }
 
