@@ -663,21 +663,21 @@ ${kustomize}
       expect(built.resources.find((r) => r.name === 'lab-lab-greeting')?.object).toMatchObject({ data: { greeting: 'inflated', kube: 'v1.36.3' } });
       expect(existsSync(join(enabled.root, 'apps/web/charts'))).toBe(false);
       // A values file beside the kustomization's folder (the load restrictor off) is copied into the build too.
-      const shared = inflating(webRepo('      namePrefix: lab-'));
-      shared.write(
+      const besideFolder = inflating(webRepo('      namePrefix: lab-'));
+      besideFolder.write(
         'apps/platform/argocd/patches/argocd-cm.yaml',
         'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: --enable-helm --load-restrictor LoadRestrictionsNone\n',
       );
-      shared.write('charts.lock.json', readFileSync(join(enabled.root, 'charts.lock.json'), 'utf8'));
-      shared.write('apps/shared-values.yaml', 'greeting: from a file\n');
-      shared.write(
+      besideFolder.write('charts.lock.json', readFileSync(join(enabled.root, 'charts.lock.json'), 'utf8'));
+      besideFolder.write('apps/common-values.yaml', 'greeting: from a file\n');
+      besideFolder.write(
         'apps/web/kustomization.yaml',
-        readFileSync(join(shared.root, 'apps/web/kustomization.yaml'), 'utf8').replace(
+        readFileSync(join(besideFolder.root, 'apps/web/kustomization.yaml'), 'utf8').replace(
           '    valuesInline: {greeting: inflated}\n',
-          '    valuesFile: ../shared-values.yaml\n',
+          '    valuesFile: ../common-values.yaml\n',
         ),
       );
-      const fromFile = (await rendered(shared, { HOMELAB_CACHE_DIR: cold })).renders[0]!;
+      const fromFile = (await rendered(besideFolder, { HOMELAB_CACHE_DIR: cold })).renders[0]!;
       expect(fromFile.status, fromFile.message).toBe('rendered');
       expect(fromFile.resources.find((r) => r.name === 'lab-lab-greeting')?.object).toMatchObject({ data: { greeting: 'from a file' } });
       // An archive that holds a link is refused: Helm reads an unpacked chart through its links.
