@@ -20,7 +20,7 @@ import {
   type AppSource,
   type ArgoApp,
 } from '../model/argocd/argocd.ts';
-import { jsonnetClosure, jsonnetLibPath, jsonnetOptions } from '../model/argocd/jsonnet.ts';
+import { jsonnetClosure, jsonnetLibraryPaths } from '../model/argocd/jsonnet.ts';
 import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { valueFilesOf } from '../model/argocd/source-files.ts';
 import { localDependencies } from '../render/helm-dependencies.ts';
@@ -123,11 +123,7 @@ function inputsFingerprint(repo: Repo, app: ArgoApp): string {
 function jsonnetInputs(repo: Repo, source: AppSource): string[] {
   const jsonnet = filesOfSource(repo, source).filter((f) => f.endsWith('.jsonnet'));
   if (!jsonnet.length) return [];
-  const libs = jsonnetOptions(source).libs.flatMap((lib) => {
-    const resolved = jsonnetLibPath(lib);
-    return 'rel' in resolved ? [resolved.rel] : [];
-  });
-  const jpaths = [normalizeSourcePath(source.path ?? ''), ...libs];
+  const { jpaths } = jsonnetLibraryPaths(source);
   const known = new Set(checkoutTree(repo));
   const files = {
     kind: (rel: string) => (known.has(rel) ? ('file' as const) : undefined),

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { normalizeSourcePath, type AppSource } from '../model/argocd/argocd.ts';
+import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
+import { argoEnvsubst } from '../model/argocd/source-files.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import type { ChartLock } from './charts.ts';
 import { RenderRefused, type RealPathOf, type RenderLimits } from './limits.ts';
@@ -50,6 +51,16 @@ export interface EarlierRender {
 
 /** Argo CD would render it; the gate cannot, here: reported as not rendered, never as valid. */
 export class NotRendered extends Error {}
+
+/**
+ * `text` with Argo CD's build environment substituted (argoEnvsubst), where the repo-server substitutes it (a Helm
+ * parameter, jsonnet's variables); one that names the revision is known only at sync: the source is not rendered.
+ */
+export function substitutedBuildEnv(text: string, { app, source }: { app: ArgoApp; source: AppSource }, what: string): string {
+  const out = argoEnvsubst(text, app, source);
+  if (out === undefined) throw new NotRendered(`${what} names the revision Argo CD syncs, known only at sync time`);
+  return out;
+}
 
 export function hash(value: unknown): string {
   // A file's bytes hash as they are: JSON.stringify of a Buffer is an array of numbers, many times its size.

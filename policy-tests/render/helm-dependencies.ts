@@ -7,8 +7,8 @@
  * render's key; one outside the repository is refused, and one from a chart repository or a registry, which the build
  * would fetch, makes the source not rendered (the gate renders offline).
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, type Dirent } from 'node:fs';
-import { join, posix, relative } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
 import { parse } from 'yaml';
 import { confinedPath } from '../model/argocd/source-files.ts';
 import type { Repo } from '../model/repository/repo.ts';
@@ -65,18 +65,6 @@ export function localDependencies(repo: Repo, dir: string): string[] {
       );
     return [folder.rel];
   });
-}
-
-/** The content hash of every file under a folder of the checkout, read from disk (a dependency may lie outside the manifest roots the loader lists). */
-export function folderOnDiskKey(root: string, rel: string): string {
-  const abs = join(root, rel);
-  if (!existsSync(abs)) return hash(`${rel}: missing`);
-  const entries = (readdirSync(abs, { recursive: true, withFileTypes: true }) as Dirent[])
-    .filter((e) => e.isFile() || e.isSymbolicLink())
-    .map((e) => ({ path: join(e.parentPath, e.name), link: e.isSymbolicLink() }))
-    .sort((a, b) => (a.path < b.path ? -1 : 1));
-  // A link by where it points, never by what it reaches: the build refuses one that leaves the folder.
-  return hash(entries.map((e) => [relative(abs, e.path), e.link ? `-> ${readlinkSync(e.path)}` : hash(readFileSync(e.path))]));
 }
 
 /** The built copy's chart folder, where this run has built it already: later passes template it directly. */

@@ -8,14 +8,14 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
-import { argoEnvsubst, sourceFile, valueFilesOf } from '../model/argocd/source-files.ts';
+import { sourceFile, valueFilesOf } from '../model/argocd/source-files.ts';
 import { inlineValues } from '../model/argocd/inline-values.ts';
 import { checkoutTree, parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
 import { chartId, chartRefOf, chartScopeFromFiles, mayReadApiVersions, PULL_COMMAND } from './charts.ts';
 import { chartCache } from './chart-cache.ts';
-import { buildDependencies, builtChart, folderOnDiskKey, isMissingDependencyError, localDependencies } from './helm-dependencies.ts';
-import { hash, NotRendered, type Context, type Invocation } from './context.ts';
+import { buildDependencies, builtChart, isMissingDependencyError, localDependencies } from './helm-dependencies.ts';
+import { hash, NotRendered, substitutedBuildEnv, type Context, type Invocation } from './context.ts';
 import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, RenderRefused } from './limits.ts';
 import { toResources } from './output.ts';
 
@@ -61,14 +61,9 @@ function helmInvocation(
   if (namespace) args.push('--namespace', namespace);
   const kubeVersion = helm.kubeVersion ?? ctx.kubernetesVersion;
   if (kubeVersion) args.push('--kube-version', kubeVersion);
-  // Argo CD substitutes its build environment in each parameter's value and each file parameter's path (Envsubst).
-  const substituted = (text: string, what: string): string => {
-    const out = argoEnvsubst(text, app, source);
-    if (out === undefined) throw new NotRendered(`${what} names the revision Argo CD syncs, known only at sync time`);
-    return out;
-  };
+  // Argo CD substitutes its build environment in each parameter's value (Envsubst), and in each file parameter's path (sourceFile).
   for (const p of helm.parameters ?? [])
-    args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${substituted(String(p.value), `helm parameter ${p.name}`)}`);
+    args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${substitutedBuildEnv(String(p.value), { app, source }, `helm parameter ${p.name}`)}`);
   const fileParams = (helm.fileParameters ?? []).map((p) => {
     const file = sourceFile(ctx.repo, { app, source }, String(p.path), `file parameter ${p.name}`);
     if ('notRendered' in file) throw new NotRendered(file.notRendered);
@@ -106,7 +101,7 @@ function helmInvocation(
   return { bin: ctx.tools.helm, args, cwd: ctx.scratch, key, sourceKey };
 }
 
-/** Content hash of files under a folder of the repository (a chart at a path). */
+/** Content hash of files under a folder of the repository (a chart at a path, a dependency it builds from). */
 function folderKey(repo: Repo, dir: string): string {
   return hash(chartFiles(repo, dir).map((f) => [f, hash(readFileSync(join(repo.root, f)))]));
 }
@@ -144,7 +139,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     if (existsSync(chartPath)) assertNoEscapingLinks(chartPath, chartPath, `chart at ${dir}`);
     // A dependency built from a folder of the repository (file://) renders into the chart: its files are the key's too.
     const dependencies = localDependencies(ctx.repo, dir);
-    chartKey = dependencies.length ? hash([folderKey(ctx.repo, dir), ...dependencies.map((d) => folderOnDiskKey(ctx.repo.root, d))]) : folderKey(ctx.repo, dir);
+    chartKey = dependencies.length ? hash([folderKey(ctx.repo, dir), ...dependencies.map((d) => folderKey(ctx.repo, d))]) : folderKey(ctx.repo, dir);
     localChart = { dir, chartKey };
     chartPath = (await builtChart(ctx, chartKey)) ?? chartPath;
     const prefix = `${dir}/`;

@@ -12,23 +12,28 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { normalizeSourcePath, filesOfSource, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
-import { jsonnetClosure, jsonnetImports, jsonnetLibPath, jsonnetOptions, jsonnetPlaces, type JsonnetPlaces, type JsonnetVar } from '../model/argocd/jsonnet.ts';
+import { filesOfSource, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
+import {
+  jsonnetClosure,
+  jsonnetImports,
+  jsonnetLibraryPaths,
+  jsonnetOptions,
+  jsonnetPlaces,
+  type JsonnetPlaces,
+  type JsonnetVar,
+} from '../model/argocd/jsonnet.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { SKIP_RENDERING_MARKER } from '../model/argocd/repo-server.ts';
-import { argoEnvsubst } from '../model/argocd/source-files.ts';
-import { dig } from '../model/core/dig.ts';
+import { dig, isMap } from '../model/core/dig.ts';
 import type { Positions, Resource } from '../model/core/manifest.ts';
 import { cachedRun } from './cache.ts';
-import { hash, NotRendered, type Context, type Invocation } from './context.ts';
+import { hash, NotRendered, substitutedBuildEnv, type Context, type Invocation } from './context.ts';
 import { assertSize, inside, RenderRefused } from './limits.ts';
 import { toResources } from './output.ts';
 import { jsonnetTool, RenderToolError, type JsonnetTool } from './tools.ts';
 
 /** Argo CD's own error for output it cannot read as objects: it fails the source as it is. */
 class JsonnetOutputError extends Error {}
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * What one jsonnet file yields, as `findManifests` takes it: an array of objects (a null in it skipped, anything else
@@ -43,26 +48,21 @@ export function jsonnetDocuments(stdout: string, file: string): string {
     throw unmarshal((err as Error).message);
   }
   const items = Array.isArray(value) ? value : value === null ? [] : [value];
-  const stray = items.find((v) => v !== null && !isObj(v));
+  const stray = items.find((v) => v !== null && !isMap(v));
   if (stray !== undefined) throw unmarshal(`${Array.isArray(value) ? 'an element is' : 'the result is'} ${JSON.stringify(stray).slice(0, 60)}, not an object`);
   return items
-    .filter(isObj)
+    .filter(isMap)
     .map((o) => `---\n# Source: ${file}\n${JSON.stringify(o)}\n`)
     .join('');
 }
 
-/** The library paths, each checked as Argo CD checks it and inside the checkout: the source's folder first. */
-function libraryPaths(ctx: Context, appPath: string, libs: readonly string[]): string[] {
-  return [
-    appPath,
-    ...libs.map((lib) => {
-      const resolved = jsonnetLibPath(lib);
-      // Argo CD's own error, which fails the source.
-      if ('error' in resolved) throw new Error(resolved.error);
-      assertInsideCheckout(ctx, resolved.rel, `jsonnet library path ${lib}`);
-      return resolved.rel;
-    }),
-  ];
+/** The library paths (jsonnetLibraryPaths), each one Argo CD accepts and inside the checkout: the source's folder first. */
+function libraryPaths(ctx: Context, source: AppSource): string[] {
+  const { jpaths, errors } = jsonnetLibraryPaths(source);
+  // Argo CD's own error, which fails the source.
+  if (errors.length) throw new Error(errors[0]);
+  for (const lib of jpaths.slice(1)) assertInsideCheckout(ctx, lib, `jsonnet library path ${lib}`);
+  return jpaths;
 }
 
 function assertInsideCheckout(ctx: Context, rel: string, what: string): void {
@@ -132,8 +132,7 @@ function jsonnetPositions(ctx: Context, file: string, code: readonly string[]): 
 /** Each variable with Argo CD's build environment substituted in its value; code that imports is not judged. */
 function substituted(app: ArgoApp, source: AppSource, list: readonly JsonnetVar[], what: string): JsonnetVar[] {
   return list.map((v) => {
-    const value = argoEnvsubst(v.value, app, source);
-    if (value === undefined) throw new NotRendered(`jsonnet ${what} ${v.name} names the revision Argo CD syncs, known only at sync time`);
+    const value = substitutedBuildEnv(v.value, { app, source }, `jsonnet ${what} ${v.name}`);
     if (v.name.includes('=')) throw new NotRendered(`jsonnet ${what} ${JSON.stringify(v.name)} has "=" in its name, which no jsonnet command line can pass`);
     const imported = v.code ? jsonnetImports(value)[0] : undefined;
     if (imported)
@@ -175,7 +174,7 @@ export async function renderJsonnet(ctx: Context, app: ArgoApp, source: AppSourc
     throw err;
   }
   const options = jsonnetOptions(source);
-  const jpaths = libraryPaths(ctx, normalizeSourcePath(source.path ?? ''), options.libs);
+  const jpaths = libraryPaths(ctx, source);
   const vars = { ext: substituted(app, source, options.extVars, 'external variable'), tla: substituted(app, source, options.tlas, 'top-level argument') };
   const resources: Resource[] = [];
   for (const file of filesOfSource(ctx.repo, source).filter((f) => f.endsWith('.jsonnet'))) {

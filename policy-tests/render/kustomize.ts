@@ -116,7 +116,6 @@ function withComponents(inputs: ReturnType<typeof kustomizeInputs>, more: Return
     remote: union((i) => i.remote),
     outside: union((i) => i.outside),
     ...(all.find((i) => i.unsupported) ? { unsupported: all.find((i) => i.unsupported)!.unsupported } : {}),
-    ...(all.find((i) => i.inflatesHelm) ? { inflatesHelm: all.find((i) => i.inflatesHelm)!.inflatesHelm } : {}),
     helmCharts: all.flatMap((i) => i.helmCharts),
   };
 }
@@ -205,9 +204,9 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
   const buildOptions = buildOptionArgs(ctx);
   const helm = buildOptions.includes('--enable-helm');
-  if (inputs.inflatesHelm && !helm)
+  if (inputs.helmCharts.length && !helm)
     throw new Error(
-      `${inputs.inflatesHelm} inflates Helm charts (helmCharts), and argocd-cm's kustomize.buildOptions does not pass --enable-helm: kustomize refuses the build ("must specify --enable-helm"), in Argo CD as here`,
+      `${inputs.helmCharts[0]!.file} inflates Helm charts (helmCharts), and argocd-cm's kustomize.buildOptions does not pass --enable-helm: kustomize refuses the build ("must specify --enable-helm"), in Argo CD as here`,
     );
   if (inputs.outside.length) throw new RenderRefused(`${inputs.outside[0]} leaves the repository; Argo CD refuses it`);
   assertRealInside(join(ctx.repo.root, dir), ctx.repo.root, `kustomize path ${dir}`, ctx.realPathOf);

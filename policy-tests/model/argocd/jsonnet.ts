@@ -11,7 +11,9 @@
  * `import`, `importstr` and `importbin`, so every file an evaluation can read is known before it runs.
  */
 import { posix } from 'node:path';
-import type { AppSource } from './argocd.ts';
+import { normalizeSourcePath, type AppSource } from './argocd.ts';
+import { confinedPath } from './source-files.ts';
+import { isMap } from '../core/dig.ts';
 
 /** One `extVars` or `tlas` entry: a string, or jsonnet code when `code`. */
 export interface JsonnetVar {
@@ -26,12 +28,10 @@ export interface JsonnetOptions {
   libs: string[];
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function vars(raw: unknown): JsonnetVar[] {
   if (!Array.isArray(raw)) return [];
   const text = (x: unknown) => (typeof x === 'string' ? x : typeof x === 'number' || typeof x === 'boolean' ? String(x) : '');
-  return raw.filter(isObj).map((v) => ({ name: text(v.name), value: text(v.value), code: v.code === true }));
+  return raw.filter(isMap).map((v) => ({ name: text(v.name), value: text(v.value), code: v.code === true }));
 }
 
 /** `directory.jsonnet` of a source (ApplicationSourceJsonnet), as Argo CD decodes it. */
@@ -52,15 +52,20 @@ export function jsonnetEnabled(argocdCmData: Record<string, unknown> | undefined
  * Symbolic links are the renderer's to follow (it holds the files).
  */
 export function jsonnetLibPath(lib: string): { rel: string } | { error: string } {
-  const cleaned = posix.normalize(`/${lib}`);
-  // posix.normalize clamps `..` at the root: a path that climbed above it is told apart by counting.
-  let depth = 0;
-  for (const part of lib.split('/')) {
-    if (part === '..') depth--;
-    else if (part !== '' && part !== '.') depth++;
-    if (depth < 0) return { error: `file '${lib}' resolved to outside repository root` };
-  }
-  return { rel: cleaned.replace(/^\/+/, '').replace(/\/+$/, '') };
+  const confined = confinedPath(lib.replace(/^\/+/, ''), 'jsonnet library path');
+  return 'refused' in confined ? { error: `file '${lib}' resolved to outside repository root` } : confined;
+}
+
+/**
+ * The library paths jsonnet runs with for a source (makeJsonnetVM): its folder, then each of `libs` resolved; and
+ * Argo CD's error for each that leaves the repository, which fails the source.
+ */
+export function jsonnetLibraryPaths(source: AppSource): { jpaths: string[]; errors: string[] } {
+  const libs = jsonnetOptions(source).libs.map(jsonnetLibPath);
+  return {
+    jpaths: [normalizeSourcePath(source.path ?? ''), ...libs.flatMap((l) => ('rel' in l ? [l.rel] : []))],
+    errors: libs.flatMap((l) => ('error' in l ? [l.error] : [])),
+  };
 }
 
 /** One import a jsonnet text spells, with the line it is on. */

@@ -53,9 +53,7 @@ export interface KustomizeInputs {
   componentFiles: string[];
   /** Why the build cannot be judged at all (a remote git base). */
   unsupported?: string;
-  /** The kustomization that inflates Helm charts (`helmCharts`): kustomize does so only with --enable-helm. */
-  inflatesHelm?: string;
-  /** Each chart a kustomization inflates, and the folder kustomize looks for it in before it pulls it. */
+  /** Each chart a kustomization inflates (`helmCharts`; kustomize does so only with --enable-helm), and the folder kustomize looks for it in before it pulls it. */
   helmCharts: HelmChartEntry[];
   /** Remote files (https URLs) the build fetches: kustomize reads them when the network allows. */
   remote: string[];
@@ -187,7 +185,6 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
   const files = new Set<string>();
   const componentFiles = new Set<string>();
   let unsupported: string | undefined;
-  let inflatesHelm: string | undefined;
   const helmCharts: HelmChartEntry[] = [];
   const remote: string[] = [];
   const keyFiles = new Set<string>();
@@ -204,12 +201,10 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
     // A file that does not parse is kustomize's to report, in its own words.
     const k = view.dataFiles.get(file)?.data;
     if (!isMap(k)) return;
-    if (k.helmCharts !== undefined) {
-      inflatesHelm ??= file;
-      const charts = helmChartEntries(file, folder, k);
-      // The gate unpacks each chart there: a chart home out of the repository is refused before anything is written.
-      for (const c of charts) if (c.chartDir === '..' || c.chartDir.startsWith('../') || posix.isAbsolute(c.chartDir)) outside.push(`${file}: ${c.chartDir}`);
-      helmCharts.push(...charts);
+    // The gate unpacks each chart at its folder: a chart home out of the repository is refused before anything is written.
+    for (const c of helmChartEntries(file, folder, k)) {
+      if (c.chartDir === '..' || c.chartDir.startsWith('../') || posix.isAbsolute(c.chartDir)) outside.push(`${file}: ${c.chartDir}`);
+      helmCharts.push(c);
     }
     const entries = (key: string) => entriesOf(k, key);
     const local = (entry: string): string => {
@@ -261,7 +256,6 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
     keyFiles: [...keyFiles].sort(),
     outside,
     ...(unsupported ? { unsupported } : {}),
-    ...(inflatesHelm ? { inflatesHelm } : {}),
     helmCharts,
   };
 }
