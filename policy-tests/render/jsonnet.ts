@@ -79,6 +79,16 @@ function assertInsideCheckout(ctx: Context, rel: string, what: string): void {
  * repository refuses the source before jsonnet runs.
  */
 function importClosure(ctx: Context, file: string, jpaths: readonly string[]): { hashes: Map<string, string>; code: string[] } {
+  // Each file read once, within the size limit: the walk reads the code, the key hashes every file.
+  const bytes = new Map<string, Buffer>();
+  const read = (rel: string): Buffer => {
+    let known = bytes.get(rel);
+    if (!known) {
+      assertSize(join(ctx.repo.root, rel), ctx.limits.valuesBytes, `jsonnet file ${rel}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
+      bytes.set(rel, (known = readFileSync(join(ctx.repo.root, rel))));
+    }
+    return known;
+  };
   const closure = jsonnetClosure(file, jpaths, {
     kind(rel) {
       const stat = statSync(join(ctx.repo.root, rel), { throwIfNoEntry: false });
@@ -86,21 +96,13 @@ function importClosure(ctx: Context, file: string, jpaths: readonly string[]): {
       assertInsideCheckout(ctx, rel, `jsonnet import ${rel}`);
       return stat.isFile() ? 'file' : 'other';
     },
-    read(rel) {
-      assertSize(join(ctx.repo.root, rel), ctx.limits.valuesBytes, `jsonnet file ${rel}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
-      return readFileSync(join(ctx.repo.root, rel), 'utf8');
-    },
+    read: (rel) => read(rel).toString('utf8'),
   });
   if (closure.outside)
     throw new RenderRefused(
       `${closure.outside.where}, which go-jsonnet looks up outside the repository (${closure.outside.path}); the gate reads nothing there, so what it yields would reach the cluster unjudged`,
     );
-  const hashes = new Map<string, string>();
-  for (const rel of [...closure.code, ...closure.data]) {
-    const abs = join(ctx.repo.root, rel);
-    assertSize(abs, ctx.limits.valuesBytes, `jsonnet file ${rel}`, 'HOMELAB_RENDER_MAX_VALUES_MIB');
-    hashes.set(rel, hash(readFileSync(abs)));
-  }
+  const hashes = new Map([...closure.code, ...closure.data].map((rel) => [rel, hash(read(rel))]));
   return { hashes, code: closure.code };
 }
 
