@@ -6,6 +6,7 @@
  * gate can close. A port comes from the address, else from its scheme (http 80, https 443), else it is not known.
  */
 import type { Path } from '../core/positions.ts';
+import { perObject } from '../core/per-object.ts';
 
 export interface ServiceAddress {
   service: string;
@@ -26,25 +27,30 @@ const LONG = new RegExp(`${SCHEME}(?<![-a-z0-9])(${LABEL})\\.(${LABEL})\\.svc(?:
 const SHORT = new RegExp(`${SCHEME}(?<![-a-z0-9.])(${LABEL})\\.(${LABEL})${PORT}${END}`, 'g');
 const SCHEME_PORTS: Readonly<Record<string, number>> = { http: 80, https: 443, ws: 80, wss: 443 };
 
-function addressesIn(text: string, namespaces: ReadonlySet<string>): Omit<ServiceAddress, 'path'>[] {
-  const out: Omit<ServiceAddress, 'path'>[] = [];
+/** An address as found, before the namespaces are known: a short one counts only in a namespace the cluster has. */
+interface Candidate extends ServiceAddress {
+  short: boolean;
+}
+
+function addressesIn(text: string): Omit<Candidate, 'path'>[] {
+  const out: Omit<Candidate, 'path'>[] = [];
   const port = (scheme: string | undefined, written: string | undefined) => (written ? Number(written) : scheme ? SCHEME_PORTS[scheme] : undefined);
-  for (const m of text.matchAll(LONG)) out.push({ service: m[2]!, namespace: m[3]!, port: port(m[1], m[4]), text: m[0] });
+  for (const m of text.matchAll(LONG)) out.push({ service: m[2]!, namespace: m[3]!, port: port(m[1], m[4]), text: m[0], short: false });
   for (const m of text.matchAll(SHORT)) {
-    // Only an address: after a scheme or before a port, in a namespace of the cluster (`app.kubernetes.io` is not one).
-    if ((m[1] === undefined && m[4] === undefined) || !namespaces.has(m[3]!)) continue;
-    out.push({ service: m[2]!, namespace: m[3]!, port: port(m[1], m[4]), text: m[0] });
+    // Only an address: after a scheme or before a port (then only in a namespace of the cluster: `app.kubernetes.io` is not one).
+    if (m[1] === undefined && m[4] === undefined) continue;
+    out.push({ service: m[2]!, namespace: m[3]!, port: port(m[1], m[4]), text: m[0], short: true });
   }
   return out;
 }
 
-/** Every in-cluster address in `value`'s strings, with where each string sits (one walk, the path copied only for a hit). */
-export function serviceAddresses(value: unknown, namespaces: ReadonlySet<string>): ServiceAddress[] {
-  const out: ServiceAddress[] = [];
+/** Every candidate address in `value`'s strings, with where each string sits (one walk, the path copied only for a hit). */
+function candidatesIn(value: unknown): Candidate[] {
+  const out: Candidate[] = [];
   const path: (string | number)[] = [];
   const walk = (v: unknown): void => {
     if (typeof v === 'string') {
-      if (v.includes('.')) for (const a of addressesIn(v, namespaces)) out.push({ ...a, path: [...path] });
+      if (v.includes('.')) for (const a of addressesIn(v)) out.push({ ...a, path: [...path] });
     } else if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         path.push(i);
@@ -61,4 +67,16 @@ export function serviceAddresses(value: unknown, namespaces: ReadonlySet<string>
   };
   walk(value);
   return out;
+}
+
+/**
+ * A parsed object never changes, and an unchanged file's objects are shared by every later run in the process (the
+ * warm gate, the mutation runs): its strings are read for addresses once.
+ */
+const candidatesOf = perObject(candidatesIn);
+
+/** Every in-cluster address in `value`'s strings, with where each string sits. */
+export function serviceAddresses(value: unknown, namespaces: ReadonlySet<string>): ServiceAddress[] {
+  const candidates = value !== null && typeof value === 'object' ? candidatesOf(value) : candidatesIn(value);
+  return candidates.filter((c) => !c.short || namespaces.has(c.namespace)).map(({ short: _short, ...address }) => address);
 }

@@ -31,3 +31,19 @@ describe('in-cluster addresses', () => {
     expect(found(['app.kubernetes.io/name', 'ghcr.io/home/app:1.2', 'sonarr.media', 'https://charts.example.net:8443', 'https://grafana.com'])).toEqual([]);
   });
 });
+
+describe('an object read twice', () => {
+  it('is read for addresses once, and each call still judges its short addresses against its own namespaces', () => {
+    const object = { url: 'http://sonarr.media:8989', push: 'http://loki.monitoring.svc:3100' };
+    const names = (namespaces: Set<string>) => serviceAddresses(object, namespaces).map((a) => `${a.service}.${a.namespace}`);
+    expect(names(new Set(['media']))).toEqual(['sonarr.media', 'loki.monitoring']);
+    expect(names(new Set(['monitoring']))).toEqual(['loki.monitoring']);
+    expect(serviceAddresses(object, new Set(['media']))[0]).toEqual({
+      service: 'sonarr',
+      namespace: 'media',
+      port: 8989,
+      text: 'http://sonarr.media:8989',
+      path: ['url'],
+    });
+  });
+});
