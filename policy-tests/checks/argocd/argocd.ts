@@ -19,6 +19,7 @@ import {
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import { valueFileProblem } from '../../model/argocd/source-files.ts';
 
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
 export const ARGOCD_DIR = 'apps/platform/argocd';
@@ -125,8 +126,10 @@ export const argocdChecks: PolicyCheck[] = [
                 { resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] },
                 `value file ${valueFile} uses $${m[1]} but no source of this repo has ref: ${m[1]}`,
               );
-            else if (!repo.files.has(m[2]!))
-              ctx.fail({ resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] }, `value file ${m[2]} does not exist`);
+            else {
+              const problem = valueFileProblem(repo, app, source, valueFile);
+              if (problem) ctx.fail({ resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] }, problem);
+            }
           }
         }
       }

@@ -5,7 +5,9 @@
  * anything else relative to the chart's path). The one route: the renderer
  * reads value files from here, and so does every check that reads values.
  */
-import type { Repo } from '../repository/repo.ts';
+import picomatch from 'picomatch';
+import { checkoutTree, type Repo } from '../repository/repo.ts';
+import { perObject } from '../core/per-object.ts';
 import { isThisRepo, normalizeSourcePath, type AppSource, type ArgoApp } from './argocd.ts';
 
 /** A path inside the repository, `.` and `..` resolved; or why Argo CD refuses it. */
@@ -95,9 +97,83 @@ export function argoEnvsubst(text: string, app: ArgoApp, source: AppSource): str
   return unknowable ? undefined : out;
 }
 
-/** Each of a source's `valueFiles`, in its order, resolved the way Argo CD resolves it (getResolvedValueFiles). */
+/**
+ * Each of a source's `valueFiles`, in Helm's order, resolved the way Argo CD 3.5 resolves them (getResolvedValueFiles):
+ * a glob (`*`, `?` or `[` in the path) stands for the checkout's files it matches, in doublestar's order; a file listed
+ * outright keeps its own place (a glob passes over it), and a file comes once, where it first comes. A glob that
+ * matches nothing fails the source unless `ignoreMissingValueFiles` is set, and one that matches a folder fails Helm.
+ */
 export function valueFilesOf(repo: Repo, app: ArgoApp, source: AppSource): ValueFile[] {
-  return (source.helm?.valueFiles ?? []).map((raw) => sourceFile(repo, { app, source }, raw, 'value file'));
+  const raws = source.helm?.valueFiles ?? [];
+  const resolved = raws.map((raw) => sourceFile(repo, { app, source }, raw, 'value file'));
+  const explicit = new Set(resolved.flatMap((v) => ('rel' in v && !isGlobPath(v.rel) ? [v.rel] : [])));
+  const seen = new Set<string>();
+  const out: ValueFile[] = [];
+  resolved.forEach((v, i) => {
+    const files = 'rel' in v && isGlobPath(v.rel) ? globbed(repo, source, raws[i]!, v).filter((g) => !('rel' in g) || !explicit.has(g.rel)) : [v];
+    for (const f of files) {
+      if ('rel' in f && seen.has(f.rel)) continue;
+      if ('rel' in f) seen.add(f.rel);
+      out.push(f);
+    }
+  });
+  return out;
+}
+
+/**
+ * Why Argo CD fails a source on this one value file of this repository, if it does: a glob that matches nothing or a
+ * folder, or a file the checkout does not hold (each unless `ignoreMissingValueFiles`). Anything else about it
+ * (another repository, a URL, a path out of the repository) is said where it is read.
+ */
+export function valueFileProblem(repo: Repo, app: ArgoApp, source: AppSource, raw: string): string | undefined {
+  const v = sourceFile(repo, { app, source }, raw, 'value file');
+  if (!('rel' in v)) return undefined;
+  if (isGlobPath(v.rel)) return globbed(repo, source, raw, v).flatMap((g) => ('error' in g ? [g.error] : []))[0];
+  return source.helm?.ignoreMissingValueFiles || checkoutEntries(checkoutTree(repo)).fileSet.has(v.rel) ? undefined : `value file ${v.rel} does not exist`;
+}
+
+/** What one glob entry stands for: the files it matches, in doublestar's order; nothing (ignoreMissingValueFiles); or Argo CD's failure. */
+function globbed(repo: Repo, source: AppSource, raw: string, v: { entry: string; rel: string }): ValueFile[] {
+  const { files, folder } = globMatches(checkoutTree(repo), v.rel);
+  if (folder !== undefined)
+    return [{ entry: v.entry, error: `values file glob ${JSON.stringify(raw)} matches the folder ${folder}, which Helm cannot read as values` }];
+  if (files.length > 0) return files.map((rel) => ({ entry: v.entry, rel }));
+  return source.helm?.ignoreMissingValueFiles ? [] : [{ entry: v.entry, error: `values file glob ${JSON.stringify(raw)} matched no files` }];
+}
+
+/** Argo CD's isGlobPath: doublestar's metacharacters. A brace alone is not one: `{a,b}.yaml` is a file's name. */
+function isGlobPath(path: string): boolean {
+  return /[*?[]/.test(path);
+}
+
+/** The checkout's files and the folders that hold them, once per checkout. */
+const checkoutEntries = perObject((tree: readonly string[]) => {
+  const folders = new Set<string>();
+  for (const file of tree) for (let i = file.indexOf('/'); i !== -1; i = file.indexOf('/', i + 1)) folders.add(file.slice(0, i));
+  return { files: tree, fileSet: new Set(tree), folders: [...folders] };
+});
+
+/**
+ * What doublestar.FilepathGlob finds for a pattern in the checkout (picomatch, whose `**`, `*`, `?`, classes and
+ * braces read as doublestar's; `posix` for its `[!...]`, `dot` as doublestar has no hidden names): the files in
+ * doublestar's order, each folder's own files (by name) before its subfolders' (folders in name order, depth
+ * first); or the first folder it matches, as Argo CD hands a folder to Helm, which fails.
+ */
+function globMatches(tree: readonly string[], pattern: string): { files: string[]; folder?: string } {
+  const matches = picomatch(pattern, { dot: true, posix: true });
+  const { files, folders } = checkoutEntries(tree);
+  const folder = folders.find((f) => matches(f));
+  if (folder !== undefined) return { files: [], folder };
+  return { files: files.filter((f) => matches(f)).sort(doublestarOrder) };
+}
+
+/** doublestar's walk order: by folder (component by component, a folder before what it holds), then by name within one. */
+function doublestarOrder(a: string, b: string): number {
+  const [da, db] = [a.split('/'), b.split('/')];
+  const [na, nb] = [da.pop()!, db.pop()!];
+  for (let i = 0; i < Math.min(da.length, db.length); i++) if (da[i] !== db[i]) return da[i]! < db[i]! ? -1 : 1;
+  if (da.length !== db.length) return da.length - db.length;
+  return na === nb ? 0 : na < nb ? -1 : 1;
 }
 
 /**
@@ -106,14 +182,18 @@ export function valueFilesOf(repo: Repo, app: ArgoApp, source: AppSource): Value
  * ResolveValueFilePathOrUrl: an absolute path from the repository's root, any other from the chart's folder).
  */
 export function sourceFile(repo: Repo, { app, source }: { app: ArgoApp; source: AppSource }, raw: string, kind: string): ValueFile {
-  // A `$ref/...` entry names a source's files first; only another entry is substituted.
+  // A `$ref/...` entry names a source's files first (getReferencedSource), then the rest of it is substituted
+  // (getResolvedRefValueFile); any other entry is substituted whole.
   const ref = /^\$([^/]+)\/(.*)$/.exec(raw);
   if (ref) {
     const what = `${kind} ${raw}`;
     const lender = app.sources.find((s) => s.ref === ref[1]);
     if (!lender) return { entry: raw, error: `${what}: no source of ${app.name} has ref: ${ref[1]}` };
     if (!isThisRepo(repo, lender)) return { entry: raw, notRendered: `${what} comes from ${lender.repoURL}, another repository; the gate reads only this one` };
-    return { entry: raw, ...confinedPath(ref[2]!, what) };
+    const rest = argoEnvsubst(ref[2]!, app, source);
+    if (rest === undefined) return { entry: raw, notRendered: `${what} names the revision Argo CD syncs, known only at sync time` };
+    // The rest is a path from the lender's root, however many slashes it starts with.
+    return { entry: raw, ...confinedPath(rest.replace(/^\/+/, ''), what) };
   }
   const entry = argoEnvsubst(raw, app, source);
   if (entry === undefined) return { entry: raw, notRendered: `${kind} ${raw} names the revision Argo CD syncs, known only at sync time` };

@@ -96,6 +96,74 @@ describe('values files, as Argo CD resolves them', () => {
   });
 });
 
+/** Argo CD's own table (argo-cd v3.5.1 reposerver/repository/repository_test.go, Test_getResolvedValueFiles_glob), its tree and its answers. */
+describe('values file globs, as Argo CD 3.5 expands them', () => {
+  const TREE = ['prod/a.yaml', 'prod/b.yaml', 'prod/nested/c.yaml', 'prod/nested/d.yaml', 'staging/e.yaml', 'envs/a.yaml', 'envs/z.yaml', 'envs/nested/c.yaml'];
+  const checkout = (paths: string[]) => ({ ...repo({}), checkout: { paths, from: 'git' } }) as unknown as Repo;
+  const resolve = (valueFiles: string[], options: { ignoreMissingValueFiles?: boolean; paths?: string[] } = {}) => {
+    const s = source({ path: '.', helm: { valueFiles, ignoreMissingValueFiles: options.ignoreMissingValueFiles } });
+    return valueFilesOf(checkout(options.paths ?? TREE), app([s, source({ ref: 'values' })]), s).map((v) => ('rel' in v ? v.rel : v));
+  };
+
+  it('matches in doublestar order: each folder by name, its own files before its subfolders', () => {
+    expect(resolve(['prod/*.yaml'])).toEqual(['prod/a.yaml', 'prod/b.yaml']);
+    expect(resolve(['prod/a*.yaml'])).toEqual(['prod/a.yaml']);
+    expect(resolve(['prod/**/*.yaml'])).toEqual(['prod/a.yaml', 'prod/b.yaml', 'prod/nested/c.yaml', 'prod/nested/d.yaml']);
+    expect(resolve(['**/*.yaml'])).toEqual([
+      'envs/a.yaml',
+      'envs/z.yaml',
+      'envs/nested/c.yaml',
+      'prod/a.yaml',
+      'prod/b.yaml',
+      'prod/nested/c.yaml',
+      'prod/nested/d.yaml',
+      'staging/e.yaml',
+    ]);
+    expect(resolve(['**/nested/*.yaml'])).toEqual(['envs/nested/c.yaml', 'prod/nested/c.yaml', 'prod/nested/d.yaml']);
+    expect(resolve(['envs/**/*.yaml'])).toEqual(['envs/a.yaml', 'envs/z.yaml', 'envs/nested/c.yaml']);
+    // A ref's glob, its rest substituted first ($ref/$ENV/*.yaml in Argo CD's table).
+    expect(resolve(['$values/$ARGOCD_APP_NAME/*.yaml'], { paths: ['grafana/x.yaml', 'grafana/y.yaml', 'grafana/nested/z.yaml'] })).toEqual([
+      'grafana/x.yaml',
+      'grafana/y.yaml',
+    ]);
+  });
+
+  it('fails the source on a glob that matches nothing, unless ignoreMissingValueFiles is set', () => {
+    expect(resolve(['dev/*.yaml'])).toEqual([{ entry: 'dev/*.yaml', error: 'values file glob "dev/*.yaml" matched no files' }]);
+    expect(resolve(['**/nonexistent/*.yaml'])).toEqual([
+      { entry: '**/nonexistent/*.yaml', error: 'values file glob "**/nonexistent/*.yaml" matched no files' },
+    ]);
+    expect(resolve(['dev/*.yaml', '**/nonexistent/*.yaml'], { ignoreMissingValueFiles: true })).toEqual([]);
+  });
+
+  it('keeps a file listed outright at its own place, and each file once, where it first comes', () => {
+    expect(resolve(['envs/*.yaml', 'envs/z.yaml'])).toEqual(['envs/a.yaml', 'envs/z.yaml']);
+    expect(resolve(['prod/a.yaml', 'prod/*.yaml'])).toEqual(['prod/a.yaml', 'prod/b.yaml']);
+    expect(resolve(['prod/*.yaml', 'prod/a.yaml'])).toEqual(['prod/b.yaml', 'prod/a.yaml']);
+    expect(resolve(['prod/*.yaml', 'prod/**/*.yaml'])).toEqual(['prod/a.yaml', 'prod/b.yaml', 'prod/nested/c.yaml', 'prod/nested/d.yaml']);
+    expect(resolve(['prod/a.yaml', 'prod/*.yaml', 'prod/b.yaml', 'prod/**/*.yaml', 'prod/nested/c.yaml'])).toEqual([
+      'prod/a.yaml',
+      'prod/b.yaml',
+      'prod/nested/d.yaml',
+      'prod/nested/c.yaml',
+    ]);
+    // Listed twice outright: the first place holds, as Argo CD 3.5 passes each file to Helm once.
+    expect(resolve(['prod/a.yaml', 'prod/b.yaml', 'prod/a.yaml'])).toEqual(['prod/a.yaml', 'prod/b.yaml']);
+  });
+
+  it("reads doublestar's syntax: hidden names, a negated class, braces, and a brace alone as a name", () => {
+    expect(resolve(['cfg/[!b]*.yaml'], { paths: ['cfg/a.yaml', 'cfg/b.yaml', 'cfg/.c.yaml'] })).toEqual(['cfg/.c.yaml', 'cfg/a.yaml']);
+    expect(resolve(['cfg/{a,b}*.yaml'], { paths: ['cfg/a.yaml', 'cfg/b.yaml', 'cfg/c.yaml'] })).toEqual(['cfg/a.yaml', 'cfg/b.yaml']);
+    expect(resolve(['cfg/{a,b}.yaml'], { paths: ['cfg/a.yaml'] })).toEqual(['cfg/{a,b}.yaml']);
+  });
+
+  it('fails a glob that matches a folder, which Argo CD hands to Helm as a values file', () => {
+    expect(resolve(['prod/*'])).toEqual([
+      { entry: 'prod/*', error: 'values file glob "prod/*" matches the folder prod/nested, which Helm cannot read as values' },
+    ]);
+  });
+});
+
 describe("Go's os.Expand, as Argo CD's Envsubst runs it", () => {
   it('reads names, braces and one-character special names, eats bad braces, and keeps a lone $', () => {
     const mapping = (name: string) => (name === '$' ? '$' : `<${name}>`);

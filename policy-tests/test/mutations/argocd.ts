@@ -58,6 +58,15 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c, PORTFOLIO_APP, 'deploy-missing') }),
   },
   {
+    check: 'argocd-source-path',
+    why: "MetalLB's values as a glob that matches no file: Argo CD 3.5 fails the source (values file glob matched no files)",
+    mutate: (c) =>
+      c.edit('apps/platform/metallb/application.yaml', 0, (d) =>
+        d.setIn(['spec', 'sources', 0, 'helm', 'valueFiles'], d.createNode(['$values/apps/platform/metallb/values-*.yaml'])),
+      ),
+    at: (c) => ({ file: 'apps/platform/metallb/application.yaml', line: lineOf(c, 'apps/platform/metallb/application.yaml', 'values-*.yaml') }),
+  },
+  {
     check: 'argocd-track-main',
     why: 'the app tracks HEAD instead of main',
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'source', 'targetRevision'], 'HEAD')),

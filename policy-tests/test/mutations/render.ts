@@ -101,6 +101,15 @@ export const renderMutations: Mutation[] = [
   },
   {
     check: 'helm-values-unused',
+    why: 'a values glob (Argo CD 3.5 expands $values/.../values-*.yaml to the files it matches) brings in a file with an unknown key',
+    mutate: (c) => {
+      c.edit(VOLSYNC_APP, 0, (d) => d.addIn(['spec', 'sources', 0, 'helm', 'valueFiles'], '$values/apps/platform/volsync/values-*.yaml'));
+      c.write('apps/platform/volsync/values-metrics.yaml', 'metricz:\n  enabled: true\n');
+    },
+    at: (c) => ({ file: 'apps/platform/volsync/values-metrics.yaml', line: lineOf(c, 'apps/platform/volsync/values-metrics.yaml', 'metricz:') }),
+  },
+  {
+    check: 'helm-values-unused',
     why: "an unknown key in the Application's helm.valuesObject, which Argo CD hands the chart after the value files",
     mutate: (c) => c.edit(VOLSYNC_APP, 0, (d) => d.setIn(['spec', 'sources', 0, 'helm', 'valuesObject'], d.createNode({ metricz: { enabled: true } }))),
     at: (c) => ({ file: VOLSYNC_APP, line: lineOf(c, VOLSYNC_APP, 'metricz:') }),

@@ -285,6 +285,22 @@ describe('rendering as Argo CD 3 does', () => {
     rmSync(empty, { recursive: true, force: true });
   });
 
+  it('renders with the files a values glob matches, later ones over earlier, and fails one that matches nothing, as Argo CD 3.5 does', async () => {
+    // doublestar orders names by their bytes: `values-size.yaml` ('-') before `values.yaml` ('.'), which Helm reads last.
+    const globbed = demoRepo({ valueFiles: ['$values/apps/demo/values*.yaml'] });
+    globbed.write('apps/demo/values.yaml', 'greeting: hello from values\n');
+    globbed.write('apps/demo/values-size.yaml', 'greeting: overridden\nwidgetSize: 9\n');
+    await pullCharts({ root: globbed.root, env, updateLock: false, out });
+    const demo = (await rendered(globbed)).renders.find((r) => r.app.name === 'demo')!;
+    expect(demo.status).toBe('rendered');
+    expect(demo.resources.find((r) => r.kind === 'ConfigMap')!.object.data).toMatchObject({ greeting: 'hello from values' });
+    expect(demo.resources.find((r) => r.kind === 'Widget')!).toMatchObject({ object: { spec: { size: 9 } } });
+    const none = demoRepo({ valueFiles: ['$values/apps/demo/env-*.yaml'] });
+    await pullCharts({ root: none.root, env, updateLock: false, out });
+    const failed = (await rendered(none)).renders.find((r) => r.app.name === 'demo')!;
+    expect([failed.status, failed.message]).toEqual(['failed', 'values file glob "$values/apps/demo/env-*.yaml" matched no files']);
+  });
+
   it('passes parameters, valuesObject and releaseName the way Argo CD does', async () => {
     const custom = demoRepo({
       releaseName: 'custom',
