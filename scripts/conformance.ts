@@ -101,8 +101,21 @@ function reportHooks(checkout: string, print: (t: string) => void): void {
 }
 
 /** The repo-server's tests in an argo-cd checkout, judged; the figure is the last line. */
+/** The account a sync impersonates: TestDeriveServiceAccountMatchingNamespaces and ...MatchingServers (controller/sync_test.go). */
+function reportImpersonation(checkout: string, print: (t: string) => void): void {
+  const file = join(checkout, 'controller/sync_test.go');
+  if (!existsSync(file)) {
+    print('Argo CD impersonation cases: controller/sync_test.go is not in this checkout\n');
+    return;
+  }
+  const { cases, unread } = conformance.impersonationCases(readText(file));
+  report("Argo CD's impersonated account (controller/sync_test.go)", conformance.impersonationAgreement(cases), print);
+  for (const u of unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
+}
+
 async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
   reportHooks(checkout, print);
+  reportImpersonation(checkout, print);
   const dir = join(checkout, 'reposerver/repository');
   const a = await conformance.repoServerAgreement(dir, conformance.repoServerCases(readText(join(dir, 'repository_test.go')), dir));
   report('Argo CD repo-server cases (reposerver/repository/repository_test.go)', a, print);
@@ -127,7 +140,8 @@ is committed):
                       TestCelCostStability's rules (celcoststability_test.go)
   --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
                       hook tests (gitops-engine/pkg/sync/hook), judged
-                      through the gate's reading of hooks, and the
+                      through the gate's reading of hooks, the account a
+                      sync impersonates (controller/sync_test.go), and the
                       repo-server's tests (reposerver/repository/
                       repository_test.go and its testdata/), judged through
                       the gate's reading of a source; its line is printed last

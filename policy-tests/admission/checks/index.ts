@@ -13,6 +13,7 @@ import { apiValidationCheck, crdValidationRuleCheck } from './object-validation.
 import { namespaceLimitsCheck } from './namespace-limits.ts';
 import { podSecurityCheck } from './pod-security.ts';
 import { serviceAllocationCheck } from './service-allocation.ts';
+import { syncAuthorizationCheck } from './sync-authorization.ts';
 
 export { POD_SECURITY_REASON } from './pod-security.ts';
 
@@ -27,6 +28,7 @@ export function admissionChecks({ builtinGroups, isClusterScoped }: CheckEnviron
     namespaceLimitsCheck,
     admissionPolicyCheck(isBuiltin, isClusterScoped),
     argocdWillSyncCheck,
+    syncAuthorizationCheck({ isBuiltin, isClusterScoped }),
   ];
 }
 

@@ -230,6 +230,7 @@ export { celCostStabilityCases, validationAgreement, validationExpressionCases }
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';
 export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';
 export { hookTestAgreement } from './argocd-hooks.ts';
+export { impersonationAgreement, impersonationCases } from './argocd-impersonation.ts';
 export {
   compatibilityCases,
   defaultEtcdVersion,

@@ -52,3 +52,24 @@ export function argoGlobMatch(pattern: string, path: string, separator: '' | '/'
   }
   return re.test(path);
 }
+
+/**
+ * Why gobwas/glob would not compile a pattern (Argo CD's glob.MatchWithError fails with it), or undefined: a class `[`
+ * or a list `{` left open, or an escape with nothing after it. Other patterns compile.
+ */
+export function argoGlobError(pattern: string): string | undefined {
+  let braces = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      if (i === pattern.length - 1) return 'unexpected end of input after an escape';
+      i++;
+    } else if (c === '[') {
+      const end = pattern.indexOf(']', i + 1);
+      if (end === -1) return 'unexpected end of input in a character class';
+      i = end;
+    } else if (c === '{') braces++;
+    else if (c === '}' && braces > 0) braces--;
+  }
+  return braces > 0 ? 'unexpected end of input in a list of alternatives' : undefined;
+}

@@ -10,6 +10,7 @@ import { GoParser, GoUnsupported, tokenize } from '../../admission/upstream/go-l
 import { celCostStabilityCases, validationAgreement, validationExpressionCases } from '../../admission/upstream/validation-expressions.ts';
 import { estimatedCostAgreement, estimatedCostCases } from '../../admission/upstream/estimated-cost.ts';
 import { hookTestAgreement } from '../../admission/upstream/argocd-hooks.ts';
+import { impersonationAgreement, impersonationCases } from '../../admission/upstream/argocd-impersonation.ts';
 
 const read = (go: string) =>
   new GoParser(tokenize(go), {
@@ -198,5 +199,52 @@ func TestTypes(t *testing.T) {
     expect([agreement.agree, agreement.total]).toEqual([8, 9]);
     expect(agreement.disagreements.map((d) => d.why)).toEqual(['TestPoliciesOfAPod: Types: the test expects ["PreSync"], the model answers []']);
     expect(notFollowed).toEqual(['hook_test.go TestLoop: for']);
+  });
+});
+
+describe("Argo CD's impersonation tests, read as data", () => {
+  const run = (name: string, entries: string, extra: string, call = 'f.cluster') => `
+	t.Run("${name}", func(t *testing.T) {
+		t.Parallel()
+		destinationServiceAccounts := []v1alpha1.ApplicationDestinationServiceAccount{
+${entries}
+		}
+${extra}
+		f := setup(destinationServiceAccounts, destinationNamespace, destinationServerURL, applicationNamespace)
+		sa, err := settings.DeriveServiceAccountToImpersonate(f.project, f.application, ${call})
+		assert.Equal(t, expectedSA, sa)
+	})`;
+  const entry = (server: string, namespace: string, account: string) =>
+    `			{\n				Server:                "${server}",\n				Namespace:             "${namespace}",\n				DefaultServiceAccount: "${account}",\n			},`;
+  const vars = (ns: string, server: string, appNs: string, expected: string) =>
+    `		destinationNamespace := "${ns}"\n		destinationServerURL := "${server}"\n		applicationNamespace := "${appNs}"\n		expectedSA := "${expected}"`;
+  const GO = `
+func TestDeriveServiceAccountMatchingNamespaces(t *testing.T) {
+	setup := func(destinationServiceAccounts []v1alpha1.ApplicationDestinationServiceAccount, destinationNamespace, destinationServerURL, applicationNamespace string) *fixture {
+		cluster := &v1alpha1.Cluster{
+			Server: "https://kubernetes.svc.local",
+			Name:   "test-cluster",
+		}
+		return &fixture{cluster: cluster}
+	}
+${run('first match', `${entry('https://kubernetes.svc.local', 'test*', 'test-sa')}\n${entry('https://kubernetes.svc.local', 'testns', 'test-sa-2')}`, vars('testns', 'https://kubernetes.svc.local', 'argocd-ns', 'system:serviceaccount:testns:test-sa'))}
+${run('empty destination namespace', entry('https://kubernetes.svc.local', '*', 'test-sa'), vars('', 'https://kubernetes.svc.local', 'argocd-ns', 'system:serviceaccount:argocd-ns:test-sa'))}
+${run('invalid glob', entry('https://kubernetes.svc.local', 'e[[a*', 'test-sa'), `${vars('testns', 'https://kubernetes.svc.local', 'argocd-ns', '')}\n		require.ErrorContains(t, err, "invalid glob pattern for destination namespace")`)}
+${run('another cluster', entry('https://kubernetes.svc.local', '*', 'test-sa'), vars('testns', 'https://xyz.svc.local', 'argocd-ns', ''), '&v1alpha1.Cluster{Server: destinationServerURL}')}
+${run('a wrong expectation', entry('*', '*', 'myns:test-sa'), vars('testns', 'https://kubernetes.svc.local', 'argocd-ns', 'system:serviceaccount:testns:test-sa'))}
+${run('a cluster made otherwise', entry('*', '*', 'test-sa'), vars('testns', 'https://kubernetes.svc.local', 'argocd-ns', ''), 'otherCluster()')}
+}
+`;
+
+  it('judges each case through the model, says where it disagrees, and counts a case it cannot follow apart', () => {
+    const { cases, unread } = impersonationCases(GO);
+    expect(unread).toEqual([
+      { test: 'TestDeriveServiceAccountMatchingNamespaces/a cluster made otherwise', why: 'derives for a cluster this reader does not follow: otherCluster()' },
+    ]);
+    const agreement = impersonationAgreement(cases);
+    expect([agreement.agree, agreement.total]).toEqual([4, 5]);
+    expect(agreement.disagreements.map((d) => d.why)).toEqual([
+      'expects "system:serviceaccount:testns:test-sa", the model derives "system:serviceaccount:myns:test-sa"',
+    ]);
   });
 });

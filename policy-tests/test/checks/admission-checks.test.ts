@@ -329,3 +329,60 @@ describe('two Services on one address: the one Argo CD creates second is refused
     ]);
   });
 });
+
+describe('a sync impersonating an account the repository cannot fully see', () => {
+  const ARGOCD_CM_PATCH = 'apps/platform/argocd/patches/argocd-cm.yaml';
+  const impersonating = (account: string, binding: string) => (copy: RepoCopy) => {
+    copy.write(
+      ARGOCD_CM_PATCH,
+      `${copy.read(ARGOCD_CM_PATCH)}  application.sync.impersonation.enabled: "true"\n  application.sync.impersonation.enforced: "false"\n`,
+    );
+    const projects = copy.read('clusters/home/projects.yaml');
+    const at = projects.indexOf('  name: portfolio\n');
+    copy.write(
+      'clusters/home/projects.yaml',
+      projects.slice(0, at) +
+        projects
+          .slice(at)
+          .replace(
+            '  destinations:\n',
+            `  destinationServiceAccounts:\n    - server: https://kubernetes.default.svc\n      namespace: "*"\n      defaultServiceAccount: "${account}"\n  destinations:\n`,
+          ),
+    );
+    copy.write('clusters/home/portfolio-sync.yaml', binding);
+  };
+  /** A ClusterRoleBinding of the account to `role`: it grants everywhere what the role grants. */
+  const bindingTo = (role: string) =>
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: portfolio-sync\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: ${role}\nsubjects:\n  - kind: ServiceAccount\n    name: portfolio-sync\n    namespace: portfolio\n`;
+  const judged = async (breakIt: (copy: RepoCopy) => void) => {
+    const copy = copyRepo();
+    try {
+      breakIt(copy);
+      const result = await offline(copy);
+      const mine = <T extends { check: string; message: string }>(list: readonly T[]) =>
+        list.filter((f) => f.check === 'argocd-sync-authorized').map((f) => f.message);
+      return { failed: mine(allFindings(result)), notJudged: mine(result.notJudged) };
+    } finally {
+      copy.dispose();
+    }
+  };
+
+  it("says not judged where a role bound to it is Kubernetes' own, which the repository does not hold", async () => {
+    // The ClusterRole edit grants what the API server's bootstrap policy and its aggregated roles say; the gate holds none of it.
+    const { failed, notJudged } = await judged(impersonating('portfolio-sync', bindingTo('edit')));
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([
+      expect.stringMatching(
+        /^Application portfolio-api syncs as system:serviceaccount:portfolio:portfolio-sync: a role bound to it is not declared in the repository \(Kubernetes' own, or made outside git\), so whether it may write \w+ [\w-]+ is not known$/,
+      ),
+    ]);
+  });
+
+  it("passes an account whose role grants every verb the sync asks for, and fails one Argo CD cannot name, in Argo CD's words", async () => {
+    expect(await judged(impersonating('portfolio-sync', bindingTo('cluster-admin')))).toEqual({ failed: [], notJudged: [] });
+    const { failed } = await judged(impersonating('team/sync', bindingTo('cluster-admin')));
+    expect(failed).toEqual([
+      "Application portfolio-api: failed to derive service account to impersonate: default service account contains invalid chars 'team/sync' (AppProject portfolio's destinationServiceAccounts): the sync fails",
+    ]);
+  });
+});

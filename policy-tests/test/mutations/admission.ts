@@ -2,7 +2,7 @@
 import type { Mutation } from '../support/mutation-runner.ts';
 import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import { lineOf, type RepoCopy } from '../support/helpers.ts';
-import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after } from './edits.ts';
+import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, PROJECTS, PORTFOLIO_DEPLOYMENT } from './edits.ts';
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 const FOLDERS = 'apps/media/storage/folders.yaml';
@@ -596,5 +596,58 @@ export const admissionMutations: Mutation[] = [
     mutate: (c) =>
       c.edit('portfolio-api/deploy/application.yaml', 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['CreateNamespace=true']))),
     at: 'syncOptions:',
+  },
+  {
+    check: 'argocd-sync-authorized',
+    why: "argocd-cm turns sync impersonation on (enforced by default), and no AppProject names a destinationServiceAccounts entry: every sync fails, the portfolio API's with them",
+    mutate: (c) => c.write(ARGOCD_CM, `${c.read(ARGOCD_CM)}  application.sync.impersonation.enabled: "true"\n`),
+    at: (c) => ({ file: 'portfolio-api/deploy/application.yaml', line: lineOf(c, 'portfolio-api/deploy/application.yaml', 'destination:') }),
+  },
+  {
+    check: 'argocd-sync-authorized',
+    why: 'the portfolio API syncs as portfolio-sync (impersonation on, not enforced), whose ClusterRole grants get and create but not patch: every later sync of the Deployment is forbidden',
+    mutate: (c) => {
+      c.write(ARGOCD_CM, `${c.read(ARGOCD_CM)}  application.sync.impersonation.enabled: "true"\n  application.sync.impersonation.enforced: "false"\n`);
+      const projects = c.read(PROJECTS);
+      const at = projects.indexOf('  name: portfolio\n');
+      c.write(
+        PROJECTS,
+        projects.slice(0, at) +
+          projects
+            .slice(at)
+            .replace(
+              '  destinations:\n',
+              '  destinationServiceAccounts:\n    - server: https://kubernetes.default.svc\n      namespace: "*"\n      defaultServiceAccount: argocd:portfolio-sync\n  destinations:\n',
+            ),
+      );
+      c.write(
+        'clusters/home/portfolio-sync.yaml',
+        [
+          'apiVersion: rbac.authorization.k8s.io/v1',
+          'kind: ClusterRole',
+          'metadata:',
+          '  name: portfolio-sync',
+          'rules:',
+          '  - apiGroups: ["*"]',
+          '    resources: ["*"]',
+          '    verbs: [get, create]',
+          '---',
+          'apiVersion: rbac.authorization.k8s.io/v1',
+          'kind: ClusterRoleBinding',
+          'metadata:',
+          '  name: portfolio-sync',
+          'roleRef:',
+          '  apiGroup: rbac.authorization.k8s.io',
+          '  kind: ClusterRole',
+          '  name: portfolio-sync',
+          'subjects:',
+          '  - kind: ServiceAccount',
+          '    name: portfolio-sync',
+          '    namespace: argocd',
+          '',
+        ].join('\n'),
+      );
+    },
+    at: (c) => ({ file: PORTFOLIO_DEPLOYMENT, line: lineOf(c, PORTFOLIO_DEPLOYMENT, 'kind: Deployment') }),
   },
 ];
