@@ -1,11 +1,13 @@
 /**
  * What the API server authorizes when Argo CD syncs as another account: with argocd-cm's
  * `application.sync.impersonation.enabled`, every object of an Application is applied as the ServiceAccount its
- * AppProject names for the destination (model/argocd/impersonation.ts), and the RBAC authorizer judges each request
+ * AppProject names for the destination (model/controller/impersonation.ts), and the RBAC authorizer judges each request
  * by that account's roles (authorization/rbac.ts). A request it refuses fails the sync: forbidden.
  */
 import { applications, owningApplication, syncOptions, annotationSyncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
-import { destinationServer, impersonatedAccount, impersonationSettings, IMPERSONATION_ENABLED } from '../../model/argocd/impersonation.ts';
+import { impersonatedAccount, impersonationSettings, IMPERSONATION_ENABLED } from '../../model/controller/impersonation.ts';
+import { destinationCluster, knownClusters } from '../../model/argocd/clusters.ts';
+import { virtualProject } from '../../model/controller/projects.ts';
 import { ARGOCD_CM_PATCH, argocdSettings } from '../../model/controller/resource-filter.ts';
 import { groupOf, type Resource, type ScopeLookup } from '../../model/core/manifest.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
@@ -61,18 +63,22 @@ export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
       if (!enabled) return;
       const authorize = rbacAuthorizer(ctx.resources);
       const plurals = crdPlurals(ctx.repo.resources);
-      const projects = new Map(ctx.resources.filter((r) => r.kind === 'AppProject').map((p) => [p.name, p]));
+      const allProjects = ctx.resources.filter((r) => r.kind === 'AppProject');
+      const { clusters } = knownClusters(ctx.resources);
+      const projects = new Map(allProjects.map((p) => [p.name, p]));
       const objectsOf = new Map<string, Resource[]>();
       for (const r of ctx.resources) {
         const owner = owningApplication(ctx.repo, r)?.name;
         if (owner !== undefined) objectsOf.set(owner, [...(objectsOf.get(owner) ?? []), r]);
       }
       for (const app of applications(ctx.repo)) {
-        const server = destinationServer(app);
+        const server = destinationCluster(app, clusters)?.server;
         const project = projects.get(app.project);
         // A project the repository does not declare is another check's to report; Argo CD's own default has no accounts.
         if (server === undefined || (!project && app.project !== 'default')) continue;
-        const account = impersonatedAccount(project?.object.spec, app, server);
+        // The project's accounts, its global projects' after them (GetAppVirtualProject, Argo CD 3.5).
+        const accounts = project ? virtualProject(project, allProjects, settings?.data).destinationServiceAccounts : [];
+        const account = impersonatedAccount({ destinationServiceAccounts: accounts }, app, server);
         if ('error' in account) {
           ctx.fail(
             { resource: app.resource, path: ['spec', 'project'] },

@@ -1,12 +1,12 @@
 /**
  * Argo CD's own cases of the account a sync impersonates (argo-cd controller/sync_test.go,
  * TestDeriveServiceAccountMatchingNamespaces and TestDeriveServiceAccountMatchingServers), judged through the
- * model's reading (model/argocd/impersonation.ts): each `t.Run` builds a project's destinationServiceAccounts, an
+ * model's reading (model/controller/impersonation.ts): each `t.Run` builds a project's destinationServiceAccounts, an
  * Application's destination and namespace, and a cluster, and expects an account (or none) and an error (or none).
  * A case this reader cannot follow (a value it does not read as a literal, a change of the fixture it does not know)
  * is counted apart, never guessed.
  */
-import { impersonatedAccount } from '../../model/argocd/impersonation.ts';
+import { impersonatedAccount } from '../../model/controller/impersonation.ts';
 import type { ArgoApp } from '../../model/argocd/argocd.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';

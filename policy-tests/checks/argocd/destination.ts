@@ -10,36 +10,9 @@
  * could name is not judged.
  */
 import { applications, IN_CLUSTER_NAME, IN_CLUSTER_SERVER } from '../../model/argocd/argocd.ts';
+import { knownClusters, type Cluster } from '../../model/argocd/clusters.ts';
 import { dig } from '../../model/core/dig.ts';
-import type { Resource } from '../../model/core/manifest.ts';
-import { secretValue } from '../../model/core/secrets.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-
-const CLUSTER_LABEL = 'argocd.argoproj.io/secret-type';
-
-interface Cluster {
-  server: string;
-  name?: string;
-}
-
-/** The clusters Argo CD knows from the repository: its cluster Secrets, and the local one unless argocd-cm disables it. */
-function knownClusters(resources: readonly Resource[]): { clusters: Cluster[]; written: boolean } {
-  const declared: Cluster[] = [];
-  for (const r of resources) {
-    if (r.kind !== 'Secret' || dig(r.object, ['metadata', 'labels', CLUSTER_LABEL]) !== 'cluster') continue;
-    const server = secretValue(r.object, 'server');
-    const name = secretValue(r.object, 'name');
-    if (server) declared.push({ server: server.replace(/\/+$/, ''), ...(name ? { name } : {}) });
-  }
-  const cm = resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm');
-  const inClusterEnabled = dig(cm?.object, ['data', 'cluster.inClusterEnabled']) !== 'false';
-  const inCluster = declared.some((c) => c.server === IN_CLUSTER_SERVER) ? [] : [{ server: IN_CLUSTER_SERVER, name: IN_CLUSTER_NAME }];
-  const clusters = inClusterEnabled ? [...declared, ...inCluster] : declared.filter((c) => c.server !== IN_CLUSTER_SERVER);
-  const written = resources.some(
-    (r) => r.kind === 'ExternalSecret' && dig(r.object, ['spec', 'target', 'template', 'metadata', 'labels', CLUSTER_LABEL]) === 'cluster',
-  );
-  return { clusters, written };
-}
 
 /** Argo CD's words for a destination it cannot resolve, or undefined when it resolves to one known cluster. */
 function destinationProblem(destination: { server?: string; name?: string }, clusters: readonly Cluster[]): string | undefined {

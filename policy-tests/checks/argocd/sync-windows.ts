@@ -20,6 +20,8 @@ import {
   type HeldBack,
   type SyncWindow,
 } from '../../model/controller/sync-windows.ts';
+import { globalProjectsOf } from '../../model/controller/projects.ts';
+import { ARGOCD_CM_PATCH, argocdSettings } from '../../model/controller/resource-filter.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { didYouMean } from '../../model/core/did-you-mean.ts';
 import { dig } from '../../model/core/dig.ts';
@@ -63,7 +65,7 @@ function judgeApps(ctx: CheckContext, project: Resource, windows: readonly SyncW
   for (const app of members) {
     const held = heldBack(windows, app.resource);
     if (!held) continue;
-    const key = held.matched.map((w) => w.index).join(',');
+    const key = held.matched.map((w) => `${w.project.name}#${w.index}`).join(',');
     const group = groups.get(key) ?? { names: [], held };
     group.names.push(app.name);
     groups.set(key, group);
@@ -71,7 +73,7 @@ function judgeApps(ctx: CheckContext, project: Resource, windows: readonly SyncW
   for (const { names, held } of groups.values()) {
     const { matched, share } = held;
     if (share === 'broken') continue; // failed at the window, which names these apps
-    const place = { resource: project, path: matched.length === 1 ? matched[0]!.at : ['spec', 'syncWindows'] };
+    const place = matched.length === 1 ? { resource: matched[0]!.project, path: matched[0]!.at } : { resource: project, path: ['spec', 'syncWindows'] };
     const which = matched.map(describeWindow).join(' and ');
     if (share === 'unknown') ctx.notJudged(place, `when ${listed(names)} may sync under ${which}: a TZ= prefix on a schedule is not worked out`);
     else if (share === 0) ctx.fail(place, `${syncing(names, ' never')}: ${which} leave the controller no moment to sync in`);
@@ -102,20 +104,32 @@ function signedCommitsOnly(ctx: CheckContext, project: Resource): void {
 export const argocdSyncWindowsCheck: PolicyCheck = {
   id: 'argocd-sync-windows',
   description:
-    "Argo CD's controller gets to sync every app on its own: each sync window of an AppProject is one Argo CD reads (allow or deny, a five-field schedule, a Go duration, a known zone) and matches an Application of the project, and the windows over an app leave it time to sync, judged over a leap year; an app they hold back part of the time is said, with its share; a project that syncs signed commits only is not judged (invariants P1).",
+    "Argo CD's controller gets to sync every app on its own: each sync window of an AppProject (and of the global projects argocd-cm's globalProjects gives it, which hold its apps too) is one Argo CD reads (allow or deny, a five-field schedule, a Go duration, a known zone) and matches an Application of the project, and the windows over an app leave it time to sync, judged over a leap year; an app they hold back part of the time is said, with its share; a project that syncs signed commits only is not judged (invariants P1).",
   invariants: ['P1'],
   remediation:
     'write the window as Argo CD reads it (kind allow or deny, schedule "0 22 * * *", duration "8h"; no days, no @daily), name the applications, namespaces or clusters it is for, and leave each app time to sync',
-  reads: { kinds: ['AppProject', 'Application'] },
+  reads: { kinds: ['AppProject', 'Application', 'ConfigMap'], files: [ARGOCD_CM_PATCH] },
   exemptible: false,
   run(ctx) {
     const apps = applications(ctx.repo);
-    for (const project of ctx.resources.filter((r) => r.kind === 'AppProject')) {
+    const projects = ctx.resources.filter((r) => r.kind === 'AppProject');
+    const argocdCm = argocdSettings(ctx.resources, ctx.repo)?.data;
+    // The controller asks the virtual project: a global project's windows hold the apps of every project it is given to.
+    const globals = new Map(projects.map((p) => [p, globalProjectsOf(p, projects, argocdCm)]));
+    for (const project of projects) {
       signedCommitsOnly(ctx, project);
-      const windows = syncWindowsOf(project);
+      const own = syncWindowsOf(project);
+      const windows = [...own, ...globals.get(project)!.flatMap(syncWindowsOf)];
       if (windows.length === 0) continue;
       const members = apps.filter((a) => a.project === project.name);
-      for (const w of windows) judgeWindow(ctx, project, w, members);
+      const heldBy = projects.filter((p) => p === project || globals.get(p)!.includes(project)).map((p) => p.name);
+      for (const w of own)
+        judgeWindow(
+          ctx,
+          project,
+          w,
+          apps.filter((a) => heldBy.includes(a.project)),
+        );
       judgeApps(ctx, project, windows, members);
     }
   },

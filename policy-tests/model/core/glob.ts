@@ -73,3 +73,68 @@ export function argoGlobError(pattern: string): string | undefined {
   }
   return braces > 0 ? 'unexpected end of input in a list of alternatives' : undefined;
 }
+
+const filepathCache = new Map<string, RegExp | null>();
+
+/**
+ * Go's path/filepath.Match on Linux: `*` any run of characters but `/`, `?` one of them, `[...]` a class (`^` negates,
+ * ranges with `-`), `\` escapes. A malformed pattern (ErrBadPattern) matches nothing, as Argo CD's callers treat
+ * the error.
+ */
+export function goFilepathMatch(pattern: string, name: string): boolean {
+  let re = filepathCache.get(pattern);
+  if (re === undefined) {
+    re = filepathRegex(pattern);
+    filepathCache.set(pattern, re);
+  }
+  return re !== null && re.test(name);
+}
+
+function filepathRegex(pattern: string): RegExp | null {
+  const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  let i = 0;
+  // getEsc: one character of a class, `\` escaping the next; a bare `-` or `]`, or the pattern's end, is ErrBadPattern.
+  const classChar = (): string | null => {
+    let c = pattern[i];
+    if (c === undefined || c === '-' || c === ']') return null;
+    if (c === '\\') {
+      c = pattern[++i];
+      if (c === undefined) return null;
+    }
+    i++;
+    return c;
+  };
+  let out = '';
+  while (i < pattern.length) {
+    const c = pattern[i++]!;
+    if (c === '*') out += '[^/]*';
+    else if (c === '?') out += '[^/]';
+    else if (c === '\\') {
+      if (i >= pattern.length) return null;
+      out += escape(pattern[i++]!);
+    } else if (c === '[') {
+      const negated = pattern[i] === '^';
+      if (negated) i++;
+      let ranges = '';
+      for (let read = 0; ; read++) {
+        if (pattern[i] === ']' && read > 0) {
+          i++;
+          break;
+        }
+        const lo = classChar();
+        if (lo === null) return null;
+        let hi = lo;
+        if (pattern[i] === '-') {
+          i++;
+          const h = classChar();
+          if (h === null) return null;
+          hi = h;
+        }
+        // A range the wrong way round is no error in Go: it matches nothing.
+        if (lo <= hi) ranges += `${escape(lo)}-${escape(hi)}`;
+      }
+      out += ranges === '' ? (negated ? '[^]' : '(?!)') : `[${negated ? '^' : ''}${ranges}]`;
+    } else out += escape(c);
+  }
+  return new RegExp(`^${out}$`, 's');
+}

@@ -199,3 +199,32 @@ describe('what Argo CD waits for in a sync, judged no further than it waits', ()
     ]);
   });
 });
+
+describe("a global project's sync windows (argocd-cm globalProjects)", () => {
+  it('hold back the apps of every project it is given to, and a window for those apps only is no window that matches nothing', async () => {
+    const { failed } = await onBrokenCopy('argocd-sync-windows', (copy) => {
+      const projects = copy.read(PROJECTS);
+      const security = projects.indexOf('  name: security\n');
+      const media = projects.indexOf('  name: media\n');
+      let text =
+        projects.slice(0, security) +
+        projects
+          .slice(security)
+          .replace(
+            '  clusterResourceWhitelist: []\n',
+            '  clusterResourceWhitelist: []\n  syncWindows:\n    - kind: deny\n      schedule: "* * * * *"\n      duration: 1h\n      applications: ["media-*"]\n',
+          );
+      text = text.slice(0, media) + text.slice(media).replace('  namespace: argocd\n', '  namespace: argocd\n  labels:\n    lab.example/frozen: "true"\n');
+      copy.write(PROJECTS, text);
+      copy.write(
+        ARGOCD_CM,
+        `${copy.read(ARGOCD_CM)}  globalProjects: |\n    - labelSelector:\n        matchLabels:\n          lab.example/frozen: "true"\n      projectName: security\n`,
+      );
+    });
+    expect(failed.map((f) => (f as { message: string }).message)).toEqual([
+      expect.stringMatching(
+        /^Applications media-bazarr-4k, .*, media-unpackerr never sync on their own: deny window 0 .* leave the controller no moment to sync in$/,
+      ),
+    ]);
+  });
+});

@@ -1,8 +1,19 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/projects.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { swap, PROJECTS, REPO_URL } from './edits.ts';
+import type { RepoCopy } from '../support/helpers.ts';
+import { ARGOCD_CM, PORTFOLIO_APP, swap, PROJECTS, REPO_URL } from './edits.ts';
 
 const lineOf = (text: string, needle: string, from = 0) => text.split('\n').findIndex((l, i) => i >= from && l.includes(needle)) + 1;
+
+const PORTFOLIO_RBAC = 'portfolio-api/deploy/rbac.yaml';
+
+/** Replaces the first `from` after `  name: <project>` in projects.yaml. */
+const inProject = (project: string, from: string, to: string) => (c: RepoCopy) => {
+  const text = c.read(PROJECTS);
+  const at = text.indexOf(`  name: ${project}\n`);
+  if (at === -1 || !text.slice(at).includes(from)) throw new Error(`project ${project} no longer holds ${from}`);
+  c.write(PROJECTS, text.slice(0, at) + text.slice(at).replace(from, to));
+};
 
 export const projectsMutations: Mutation[] = [
   {
@@ -73,5 +84,54 @@ export const projectsMutations: Mutation[] = [
         'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: media\n  namespace: media\nspec:\n  hard:\n    pods: "50"\n',
       ),
     at: 'kind: ResourceQuota',
+  },
+  {
+    check: 'argocd-project-scope',
+    why: "the portfolio project blacklists ClusterRoleBindings (clusterResourceBlacklist, which the gate read as nothing): its status writer's binding is refused",
+    mutate: inProject(
+      'portfolio',
+      '  namespaceResourceBlacklist:\n',
+      '  clusterResourceBlacklist:\n    - group: rbac.authorization.k8s.io\n      kind: ClusterRoleBinding\n  namespaceResourceBlacklist:\n',
+    ),
+    at: (c) => ({ file: PORTFOLIO_RBAC, line: lineOf(c.read(PORTFOLIO_RBAC), 'kind: ClusterRoleBinding') }),
+  },
+  {
+    check: 'argocd-project-scope',
+    why: "the portfolio project whitelists ClusterRoles by name (Argo CD 3.5), and its status writer's is not among them",
+    mutate: inProject('portfolio', '      kind: ClusterRole\n', '      kind: ClusterRole\n      name: "metrics-*"\n'),
+    at: (c) => ({ file: PORTFOLIO_RBAC, line: lineOf(c.read(PORTFOLIO_RBAC), 'kind: ClusterRole') }),
+  },
+  {
+    check: 'argocd-project-scope',
+    why: 'the media project sets a namespaceResourceWhitelist of apps kinds only (a filepath.Match pattern): its Services are refused',
+    mutate: inProject(
+      'media',
+      '  namespaceResourceBlacklist:\n',
+      '  namespaceResourceWhitelist:\n    - group: apps\n      kind: "*"\n  namespaceResourceBlacklist:\n',
+    ),
+    at: (c) => ({ file: 'apps/media/sonarr/service.yaml', line: lineOf(c.read('apps/media/sonarr/service.yaml'), 'kind: Service') }),
+  },
+  {
+    check: 'argocd-project-scope',
+    why: "argocd-cm's globalProjects gives the media project the security project's lists, and with them its clusterResourceBlacklist of PersistentVolumes: the media share is refused",
+    mutate: (c) => {
+      inProject(
+        'security',
+        '  clusterResourceWhitelist: []\n',
+        '  clusterResourceWhitelist: []\n  clusterResourceBlacklist:\n    - group: ""\n      kind: PersistentVolume\n',
+      )(c);
+      inProject('media', '  namespace: argocd\n', '  namespace: argocd\n  labels:\n    lab.example/hardened: "true"\n')(c);
+      c.write(
+        ARGOCD_CM,
+        `${c.read(ARGOCD_CM)}  globalProjects: |\n    - labelSelector:\n        matchLabels:\n          lab.example/hardened: "true"\n      projectName: security\n`,
+      );
+    },
+    at: (c) => ({ file: 'apps/media/storage/share.yaml', line: lineOf(c.read('apps/media/storage/share.yaml'), 'kind: PersistentVolume') }),
+  },
+  {
+    check: 'argocd-project-scope',
+    why: 'the portfolio API deploys to a namespace its project does not list: Argo CD never syncs the Application (InvalidSpecError), and refuses each of its objects',
+    mutate: inProject('portfolio', '      namespace: portfolio\n', '      namespace: portfolio-old\n'),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c.read(PORTFOLIO_APP), 'destination:') }),
   },
 ];

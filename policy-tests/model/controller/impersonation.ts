@@ -7,7 +7,7 @@
  */
 import { argoGlobError, argoGlobMatch } from '../core/glob.ts';
 import { isMap, type Obj } from '../core/dig.ts';
-import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, type ArgoApp } from './argocd.ts';
+import type { ArgoApp } from '../argocd/argocd.ts';
 
 export const IMPERSONATION_ENABLED = 'application.sync.impersonation.enabled';
 export const IMPERSONATION_ENFORCED = 'application.sync.impersonation.enforced';
@@ -53,11 +53,4 @@ export function impersonatedAccount(projectSpec: unknown, app: ArgoApp, server: 
     return { namespace, name, user: `system:serviceaccount:${namespace}:${name}` };
   }
   return { none: true };
-}
-
-/** The server an Application's destination names, as the controller resolves it for the match; undefined for a cluster named otherwise. */
-export function destinationServer(app: ArgoApp): string | undefined {
-  const destination = isMap(app.resource.object.spec) && isMap(app.resource.object.spec.destination) ? app.resource.object.spec.destination : {};
-  if (typeof destination.server === 'string' && destination.server !== '') return destination.server.replace(/\/+$/, '');
-  return destination.name === IN_CLUSTER_NAME ? IN_CLUSTER_SERVER : undefined;
 }

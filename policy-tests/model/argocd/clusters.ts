@@ -1,0 +1,47 @@
+/**
+ * The clusters Argo CD knows (util/db/cluster.go): the cluster Secrets the repository declares, and the local one
+ * unless argocd-cm disables it; and the cluster an Application's destination resolves to (GetDestinationCluster).
+ */
+import { dig } from '../core/dig.ts';
+import type { Resource } from '../core/manifest.ts';
+import { secretValue } from '../core/secrets.ts';
+import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, type ArgoApp } from './argocd.ts';
+
+const CLUSTER_LABEL = 'argocd.argoproj.io/secret-type';
+
+export interface Cluster {
+  server: string;
+  name?: string;
+}
+
+/** The clusters Argo CD knows from the repository: its cluster Secrets, and the local one unless argocd-cm disables it. */
+export function knownClusters(resources: readonly Resource[]): { clusters: Cluster[]; written: boolean } {
+  const declared: Cluster[] = [];
+  for (const r of resources) {
+    if (r.kind !== 'Secret' || dig(r.object, ['metadata', 'labels', CLUSTER_LABEL]) !== 'cluster') continue;
+    const server = secretValue(r.object, 'server');
+    const name = secretValue(r.object, 'name');
+    if (server) declared.push({ server: server.replace(/\/+$/, ''), ...(name ? { name } : {}) });
+  }
+  const cm = resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm');
+  const inClusterEnabled = dig(cm?.object, ['data', 'cluster.inClusterEnabled']) !== 'false';
+  const inCluster = declared.some((c) => c.server === IN_CLUSTER_SERVER) ? [] : [{ server: IN_CLUSTER_SERVER, name: IN_CLUSTER_NAME }];
+  const clusters = inClusterEnabled ? [...declared, ...inCluster] : declared.filter((c) => c.server !== IN_CLUSTER_SERVER);
+  const written = resources.some(
+    (r) => r.kind === 'ExternalSecret' && dig(r.object, ['spec', 'target', 'template', 'metadata', 'labels', CLUSTER_LABEL]) === 'cluster',
+  );
+  return { clusters, written };
+}
+
+/**
+ * The known cluster an Application's destination resolves to: by its server (trailing slashes dropped), or by its
+ * name when it names one cluster; undefined where it resolves to none (argocd-destination says why).
+ */
+export function destinationCluster(app: ArgoApp, clusters: readonly Cluster[]): { server: string; name: string } | undefined {
+  const destination = (dig(app.resource.object, ['spec', 'destination']) ?? {}) as { server?: unknown; name?: unknown };
+  const server = typeof destination.server === 'string' ? destination.server.replace(/\/+$/, '') : '';
+  const name = typeof destination.name === 'string' ? destination.name : '';
+  if (server !== '' && name !== '') return undefined;
+  const found = server !== '' ? clusters.filter((c) => c.server === server) : clusters.filter((c) => (c.name ?? '') === name);
+  return found.length === 1 ? { server: found[0]!.server, name: found[0]!.name ?? '' } : undefined;
+}

@@ -1,0 +1,68 @@
+/**
+ * The two glob dialects Argo CD's project rules are written in, held to their makers' own cases: Go's
+ * path/filepath.Match (match_test.go's table, Linux) for kinds, groups and names, and what gobwas/glob refuses to
+ * compile for the impersonation globs.
+ */
+import { describe, expect, it } from 'vitest';
+import { argoGlobError, goFilepathMatch } from '../../model/core/glob.ts';
+
+describe("Go's filepath.Match", () => {
+  it("agrees with match_test.go's table", () => {
+    const table: [string, string, boolean][] = [
+      ['abc', 'abc', true],
+      ['*', 'abc', true],
+      ['*c', 'abc', true],
+      ['a*', 'a', true],
+      ['a*', 'abc', true],
+      ['a*', 'ab/c', false],
+      ['a*/b', 'abc/b', true],
+      ['a*/b', 'a/c/b', false],
+      ['a*b*c*d*e*/f', 'axbxcxdxe/f', true],
+      ['a*b*c*d*e*/f', 'axbxcxdxexxx/f', true],
+      ['a*b*c*d*e*/f', 'axbxcxdxe/xxx/f', false],
+      ['a*b*c*d*e*/f', 'axbxcxdxexxx/fff', false],
+      ['a*b?c*x', 'abxbbxdbxebxczzx', true],
+      ['a*b?c*x', 'abxbbxdbxebxczzy', false],
+      ['ab[c]', 'abc', true],
+      ['ab[b-d]', 'abc', true],
+      ['ab[e-g]', 'abc', false],
+      ['ab[^c]', 'abc', false],
+      ['ab[^b-d]', 'abc', false],
+      ['ab[^e-g]', 'abc', true],
+      ['a\\*b', 'a*b', true],
+      ['a\\*b', 'ab', false],
+      ['a?b', 'a☺b', true],
+      ['a[^a]b', 'a☺b', true],
+      ['a???b', 'a☺b', false],
+      ['a[^a][^a][^a]b', 'a☺b', false],
+      ['[a-ζ]*', 'α', true],
+      ['*[a-ζ]', 'A', false],
+      ['a?b', 'a/b', false],
+      ['a*b', 'a/b', false],
+      ['[\\]a]', ']', true],
+      ['[\\-]', '-', true],
+      ['[x\\-]', 'x', true],
+      ['[x\\-]', '-', true],
+      ['[x\\-]', 'z', false],
+      ['[\\-x]', 'x', true],
+      ['[\\-x]', '-', true],
+      ['[\\-x]', 'a', false],
+      ['*x', 'xxx', true],
+    ];
+    for (const [pattern, name, match] of table) expect(goFilepathMatch(pattern, name), `${pattern} ${name}`).toBe(match);
+  });
+
+  it('matches nothing with a pattern Go calls bad (ErrBadPattern)', () => {
+    for (const pattern of ['[]a]', '[-]', '[x-]', '[-x]', '\\', '[a-b-c]', '[', '[^', '[^bc', 'a[', 'ab[c'])
+      for (const name of ['a', '-', ']', 'abc']) expect(goFilepathMatch(pattern, name), `${pattern} ${name}`).toBe(false);
+  });
+});
+
+describe('what gobwas/glob does not compile', () => {
+  it('an open class or list, or an escape with nothing after it', () => {
+    expect(argoGlobError('e[[a*')).toMatch(/character class/);
+    expect(argoGlobError('{a,b')).toMatch(/alternatives/);
+    expect(argoGlobError('a\\')).toMatch(/escape/);
+    for (const ok of ['*', 'test*', '{a,b}', '[a-z]*', 'https://kubernetes.default.svc']) expect(argoGlobError(ok), ok).toBeUndefined();
+  });
+});
