@@ -113,9 +113,22 @@ function reportImpersonation(checkout: string, print: (t: string) => void): void
   for (const u of unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
 }
 
+/** What an AppProject permits: pkg/apis/application/v1alpha1/types_test.go and util/argo/argo_test.go. */
+function reportProjects(checkout: string, print: (t: string) => void): void {
+  const [types, argo] = ['pkg/apis/application/v1alpha1/types_test.go', 'util/argo/argo_test.go'].map((f) => join(checkout, f));
+  if (!existsSync(types!) || !existsSync(argo!)) {
+    print("Argo CD's project cases: types_test.go or argo_test.go is not in this checkout\n");
+    return;
+  }
+  const { agreement, notFollowed } = conformance.projectAgreement(readText(types!), readText(argo!));
+  report("Argo CD's AppProject permissions (types_test.go, argo_test.go)", agreement, print);
+  for (const n of notFollowed) print(`  NOT FOLLOWED ${n}\n`);
+}
+
 async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
   reportHooks(checkout, print);
   reportImpersonation(checkout, print);
+  reportProjects(checkout, print);
   const dir = join(checkout, 'reposerver/repository');
   const a = await conformance.repoServerAgreement(dir, conformance.repoServerCases(readText(join(dir, 'repository_test.go')), dir));
   report('Argo CD repo-server cases (reposerver/repository/repository_test.go)', a, print);
@@ -141,7 +154,9 @@ is committed):
   --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
                       hook tests (gitops-engine/pkg/sync/hook), judged
                       through the gate's reading of hooks, the account a
-                      sync impersonates (controller/sync_test.go), and the
+                      sync impersonates (controller/sync_test.go), what
+                      an AppProject permits (pkg/apis/application/
+                      v1alpha1/types_test.go, util/argo/argo_test.go), and the
                       repo-server's tests (reposerver/repository/
                       repository_test.go and its testdata/), judged through
                       the gate's reading of a source; its line is printed last

@@ -231,6 +231,7 @@ export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts'
 export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';
 export { hookTestAgreement } from './argocd-hooks.ts';
 export { impersonationAgreement, impersonationCases } from './argocd-impersonation.ts';
+export { projectAgreement } from './argocd-projects.ts';
 export {
   compatibilityCases,
   defaultEtcdVersion,

@@ -11,6 +11,7 @@ import { celCostStabilityCases, validationAgreement, validationExpressionCases }
 import { estimatedCostAgreement, estimatedCostCases } from '../../admission/upstream/estimated-cost.ts';
 import { hookTestAgreement } from '../../admission/upstream/argocd-hooks.ts';
 import { impersonationAgreement, impersonationCases } from '../../admission/upstream/argocd-impersonation.ts';
+import { projectAgreement } from '../../admission/upstream/argocd-projects.ts';
 
 const read = (go: string) =>
   new GoParser(tokenize(go), {
@@ -246,5 +247,59 @@ ${run('a cluster made otherwise', entry('*', '*', 'test-sa'), vars('testns', 'ht
     expect(agreement.disagreements.map((d) => d.why)).toEqual([
       'expects "system:serviceaccount:testns:test-sa", the model derives "system:serviceaccount:myns:test-sa"',
     ]);
+  });
+});
+
+describe("Argo CD's AppProject tests, read as data", () => {
+  const TYPES = `
+func TestAppProject_IsSourcePermitted(t *testing.T) {
+	testData := []struct {
+		projSources []string
+		appSource   string
+		isPermitted bool
+	}{{
+		projSources: []string{"https://github.com/argoproj/*"}, appSource: "https://github.com/argoproj/argoproj.git", isPermitted: true,
+	}, {
+		projSources: []string{"https://github.com/argoproj/test1.git"}, appSource: "https://github.com/argoproj/test2.git", isPermitted: true,
+	}}
+}
+
+func TestAppProject_IsDestinationPermitted(t *testing.T) {
+	testData := []struct {
+		name        string
+		projDest    []ApplicationDestination
+		appDest     ApplicationDestination
+		isPermitted bool
+	}{
+		{
+			name: "negated namespace with multiple values",
+			projDest: []ApplicationDestination{
+				{Name: "host-cluster", Server: "https://kubernetes.default.svc", Namespace: "!{kube-system,argocd}"},
+				{Name: "other", Server: "https://eks.example", Namespace: "*"},
+			},
+			appDest:     ApplicationDestination{Server: "https://eks.example", Namespace: "kube-system"},
+			isPermitted: true,
+		},
+	}
+}
+
+func TestAppProject_IsGroupKindPermitted(t *testing.T) {
+	proj := AppProject{
+		Spec: AppProjectSpec{
+			NamespaceResourceWhitelist: []metav1.GroupKind{},
+			ClusterResourceWhitelist: []ClusterResourceRestrictionItem{{Group: "", Kind: "Namespace", Name: "team1-*"}},
+		},
+	}
+	assert.False(t, proj.IsGroupKindNamePermitted(schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}, "", true))
+	assert.True(t, proj.IsGroupKindNamePermitted(schema.GroupKind{Group: "", Kind: "Namespace"}, "team1-a", false))
+	assert.True(t, proj.IsGroupKindNamePermitted(schema.GroupKind{Group: "", Kind: kind}, "x", false))
+}
+`;
+
+  it('judges each row and assertion through the model, says where it disagrees, and counts one it cannot follow apart', () => {
+    const { agreement, notFollowed } = projectAgreement(TYPES, '');
+    expect([agreement.agree, agreement.total]).toEqual([4, 5]);
+    expect(agreement.disagreements.map((d) => d.file)).toEqual(['TestAppProject_IsSourcePermitted']);
+    expect(notFollowed).toEqual(['TestAppProject_IsGroupKindPermitted: 1 assertions in another shape']);
   });
 });
