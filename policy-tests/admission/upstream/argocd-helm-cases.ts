@@ -29,6 +29,8 @@ export interface HelmCase {
   source: Record<string, unknown>;
   expect: { error?: boolean; replicas?: { name: string; count: number }; manifests?: number };
   notApplicable?: string;
+  /** The URL schemes the request allows a value file (its HelmOptions; none where it sends none), for a source that names a URL. */
+  valuesFileSchemes?: string[];
 }
 
 const REPO_URL = 'https://github.com/example/conformance.git';
@@ -116,8 +118,16 @@ export function helmCases(test: string, body: string): HelmCase[] {
     // A RawExtension's bytes are YAML: the Application carries them as an object.
     if (typeof helm.valuesObject === 'string') source = { ...source, helm: { ...helm, valuesObject: parse(helm.valuesObject) as unknown } };
     if (source.chart !== undefined) return { ...base, source, notApplicable: "a chart from a chart repository: the test mocks Helm's client" };
-    if ((helm.valueFiles ?? []).some((v) => /^[a-z]+:\/\//.test(v)))
-      return { ...base, source, notApplicable: 'a value file at a URL: the gate renders offline' };
+    // A URL Argo CD would fetch is beyond an offline gate; one whose scheme the request does not allow fails in both.
+    const schemeOf = (v: string) => /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(v)?.[1]!.toLowerCase();
+    const urls = (helm.valueFiles ?? []).filter((v) => schemeOf(v) !== undefined);
+    if (urls.length > 0) {
+      const listed = /HelmOptions:\s*&v1alpha1\.HelmOptions\{ValuesFileSchemes: \[\]string\{([^}]*)\}\}/.exec(after)?.[1];
+      const schemes = listed ? [...listed.matchAll(/"([^"]*)"/g)].map((m) => m[1]!.toLowerCase()) : [];
+      if (urls.some((v) => schemes.includes(schemeOf(v)!) && ['http', 'https', 'oci'].includes(schemeOf(v)!)))
+        return { ...base, source, notApplicable: 'a value file at a URL Helm would fetch: the gate renders offline' };
+      return { ...base, source, valuesFileSchemes: schemes };
+    }
     if (source.helm === undefined && source.path === undefined) return { ...base, source, notApplicable: 'not a Helm or jsonnet source at a path' };
     return { ...base, source };
   });
@@ -144,6 +154,12 @@ export async function judgeHelmCase(dir: string, c: HelmCase, env: NodeJS.Proces
     mkdirSync(join(root, 'clusters/home'), { recursive: true });
     writeFileSync(join(root, 'clusters/home/cluster-facts.yaml'), stringify(facts));
     writeFileSync(join(root, 'clusters/home/conformance-app.yaml'), stringify(app));
+    // The request's value file schemes, as argocd-cm gives them to Argo CD's requests.
+    if (c.valuesFileSchemes) {
+      mkdirSync(join(root, 'apps/platform/argocd/patches'), { recursive: true });
+      const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'argocd-cm' }, data: { 'helm.valuesFileSchemes': c.valuesFileSchemes.join(', ') } };
+      writeFileSync(join(root, 'apps/platform/argocd/patches/argocd-cm.yaml'), stringify(cm));
+    }
     const repo = await loadRepo(root);
     const result = await renderRepo(repo, { builtinApiVersions: [], env, checkDeterminism: false });
     const render = result.renders[0];

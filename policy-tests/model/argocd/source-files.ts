@@ -8,6 +8,8 @@
 import picomatch from 'picomatch';
 import { checkoutTree, type Repo } from '../repository/repo.ts';
 import { perObject } from '../core/per-object.ts';
+import { scalarText } from '../core/text.ts';
+import { argocdSettings } from '../controller/resource-filter.ts';
 import { isThisRepo, normalizeSourcePath, type AppSource, type ArgoApp } from './argocd.ts';
 
 /** A path inside the repository, `.` and `..` resolved; or why Argo CD refuses it. */
@@ -141,6 +143,27 @@ function globbed(repo: Repo, source: AppSource, raw: string, v: { entry: string;
   return source.helm?.ignoreMissingValueFiles ? [] : [{ entry: v.entry, error: `values file glob ${JSON.stringify(raw)} matched no files` }];
 }
 
+/** The schemes Helm 4's getters fetch a values file from (getter.All, without plugins). */
+const HELM_GETTER_SCHEMES = new Set(['http', 'https', 'oci']);
+
+/** Go's url.Parse scheme (getScheme): a letter, then letters, digits, `+`, `-` or `.`, up to a `:`, lower-cased. */
+function urlScheme(entry: string): string | undefined {
+  return /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(entry)?.[1]!.toLowerCase();
+}
+
+/**
+ * The URL schemes a value file may have (GetHelmSettings, isURLSchemeAllowed): argocd-cm's helm.valuesFileSchemes,
+ * comma-separated, compared without case; http and https where argocd-cm does not set it, none where it is empty.
+ */
+function valuesFileSchemes(repo: Repo): string[] {
+  const value = argocdSettings(repo.resources, repo)?.data['helm.valuesFileSchemes'];
+  if (value === undefined) return ['https', 'http'];
+  return scalarText(value)
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+}
+
 /** Argo CD's isGlobPath: doublestar's metacharacters. A brace alone is not one: `{a,b}.yaml` is a file's name. */
 function isGlobPath(path: string): boolean {
   return /[*?[]/.test(path);
@@ -198,7 +221,15 @@ export function sourceFile(repo: Repo, { app, source }: { app: ArgoApp; source: 
   const entry = argoEnvsubst(raw, app, source);
   if (entry === undefined) return { entry: raw, notRendered: `${kind} ${raw} names the revision Argo CD syncs, known only at sync time` };
   const what = `${kind} ${entry}`;
-  if (/^[a-z]+:\/\//i.test(entry)) return { entry, notRendered: `${what} is a URL; the gate renders offline` };
+  const scheme = urlScheme(entry);
+  if (scheme !== undefined) {
+    if (!valuesFileSchemes(repo).includes(scheme))
+      return { entry, error: `${what}: the URL scheme '${scheme}' is not allowed (argocd-cm's helm.valuesFileSchemes)` };
+    // Helm fetches what one of its getters serves; any other URL it opens as a file, which is not there.
+    if (!HELM_GETTER_SCHEMES.has(scheme))
+      return { entry, error: `${what}: Helm has no getter for '${scheme}' and opens it as a file: no such file or directory` };
+    return { entry, notRendered: `${what} is a URL; the gate renders offline` };
+  }
   if (source.chart !== undefined) return { entry, notRendered: `${what} lies inside the chart archive; the gate reads values only from this repository` };
   // An absolute path is the repository's (ResolveValueFilePathOrUrl joins it with the root); any other the chart's.
   if (entry.startsWith('/')) return { entry, ...confinedPath(entry.slice(1), `${kind}, from the repository root,`) };

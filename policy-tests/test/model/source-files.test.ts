@@ -96,6 +96,36 @@ describe('values files, as Argo CD resolves them', () => {
   });
 });
 
+describe("a value file's URL scheme, as ResolveValueFilePathOrUrl reads it", () => {
+  const PATCH = 'apps/platform/argocd/patches/argocd-cm.yaml';
+  const outcome = (files: Record<string, string>, entry: string) => {
+    const s = source({ path: 'charts/mine', helm: { valueFiles: [entry] } });
+    const [v] = valueFilesOf(repo(files), app([s]), s);
+    return 'notRendered' in v! ? 'not rendered' : 'error' in v! ? v.error : 'read';
+  };
+
+  it("takes http and https where argocd-cm says nothing, and refuses any other scheme (file:// included) in Argo CD's words", () => {
+    expect(outcome({}, 'https://x.example/values.yaml')).toBe('not rendered');
+    expect(outcome({}, 'file://../../../../my-chart-values.yaml')).toBe(
+      "value file file://../../../../my-chart-values.yaml: the URL scheme 'file' is not allowed (argocd-cm's helm.valuesFileSchemes)",
+    );
+    // Go's url.Parse reads a scheme before any ':' its rules allow: a file named so is a URL to Argo CD.
+    expect(outcome({}, 'prod:values.yaml')).toMatch(/the URL scheme 'prod' is not allowed/);
+    expect(outcome({}, 'values.yaml')).toBe('read');
+  });
+
+  it("follows argocd-cm's helm.valuesFileSchemes, without case, and allows none where it is empty", () => {
+    const cm = (schemes: string) => ({
+      [PATCH]: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n  helm.valuesFileSchemes: "${schemes}"\n`,
+    });
+    // Allowed, but Helm has no getter for s3: it opens the URL as a file (Argo CD's own test expects that error).
+    expect(outcome(cm('s3, HTTPS'), 'S3://bucket/values.yaml')).toMatch(/Helm has no getter for 's3' and opens it as a file: no such file or directory/);
+    expect(outcome(cm('s3, HTTPS'), 'https://x.example/values.yaml')).toBe('not rendered');
+    expect(outcome(cm('s3'), 'https://x.example/values.yaml')).toMatch(/the URL scheme 'https' is not allowed/);
+    expect(outcome(cm(''), 'https://x.example/values.yaml')).toMatch(/the URL scheme 'https' is not allowed/);
+  });
+});
+
 /** Argo CD's own table (argo-cd v3.5.1 reposerver/repository/repository_test.go, Test_getResolvedValueFiles_glob), its tree and its answers. */
 describe('values file globs, as Argo CD 3.5 expands them', () => {
   const TREE = ['prod/a.yaml', 'prod/b.yaml', 'prod/nested/c.yaml', 'prod/nested/d.yaml', 'staging/e.yaml', 'envs/a.yaml', 'envs/z.yaml', 'envs/nested/c.yaml'];
