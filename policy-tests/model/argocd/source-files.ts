@@ -5,9 +5,9 @@
  * anything else relative to the chart's path). The one route: the renderer
  * reads value files from here, and so does every check that reads values.
  */
-import picomatch from 'picomatch';
 import { checkoutTree, type Repo } from '../repository/repo.ts';
 import { perObject } from '../core/per-object.ts';
+import { doublestarMatch } from '../core/glob.ts';
 import { scalarText } from '../core/text.ts';
 import { argocdSettings } from '../controller/resource-filter.ts';
 import { isThisRepo, normalizeSourcePath, type AppSource, type ArgoApp } from './argocd.ts';
@@ -136,7 +136,8 @@ export function valueFileProblem(repo: Repo, app: ArgoApp, source: AppSource, ra
 
 /** What one glob entry stands for: the files it matches, in doublestar's order; nothing (ignoreMissingValueFiles); or Argo CD's failure. */
 function globbed(repo: Repo, source: AppSource, raw: string, v: { entry: string; rel: string }): ValueFile[] {
-  const { files, folder } = globMatches(checkoutTree(repo), v.rel);
+  const { files, folder, error } = globMatches(checkoutTree(repo), v.rel);
+  if (error !== undefined) return [{ entry: v.entry, error: `error expanding glob pattern ${JSON.stringify(raw)}: ${error}` }];
   if (folder !== undefined)
     return [{ entry: v.entry, error: `values file glob ${JSON.stringify(raw)} matches the folder ${folder}, which Helm cannot read as values` }];
   if (files.length > 0) return files.map((rel) => ({ entry: v.entry, rel }));
@@ -177,17 +178,19 @@ const checkoutEntries = perObject((tree: readonly string[]) => {
 });
 
 /**
- * What doublestar.FilepathGlob finds for a pattern in the checkout (picomatch, whose `**`, `*`, `?`, classes and
- * braces read as doublestar's; `posix` for its `[!...]`, `dot` as doublestar has no hidden names): the files in
+ * What doublestar.FilepathGlob finds for a pattern in the checkout (core/glob.ts doublestarMatch): the files in
  * doublestar's order, each folder's own files (by name) before its subfolders' (folders in name order, depth
- * first); or the first folder it matches, as Argo CD hands a folder to Helm, which fails.
+ * first); or the first folder it matches, as Argo CD hands a folder to Helm, which fails; or doublestar's error.
  */
-function globMatches(tree: readonly string[], pattern: string): { files: string[]; folder?: string } {
-  const matches = picomatch(pattern, { dot: true, posix: true });
+function globMatches(tree: readonly string[], pattern: string): { files: string[]; folder?: string; error?: string } {
   const { files, folders } = checkoutEntries(tree);
-  const folder = folders.find((f) => matches(f));
-  if (folder !== undefined) return { files: [], folder };
-  return { files: files.filter((f) => matches(f)).sort(doublestarOrder) };
+  try {
+    const folder = folders.find((f) => doublestarMatch(pattern, f));
+    if (folder !== undefined) return { files: [], folder };
+    return { files: files.filter((f) => doublestarMatch(pattern, f)).sort(doublestarOrder) };
+  } catch (err) {
+    return { files: [], error: (err as Error).message };
+  }
 }
 
 /** doublestar's walk order: by folder (component by component, a folder before what it holds), then by name within one. */

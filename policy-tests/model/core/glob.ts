@@ -7,7 +7,26 @@
  * sourceRepos are matched with '/' as the separator (`*` stays within a
  * segment, `**` crosses them).
  */
-const cache = new Map<string, RegExp>();
+import { re2 } from './re2.ts';
+
+/** A compiled glob: something that tests a whole path. */
+interface Matcher {
+  test(path: string): boolean;
+}
+
+/**
+ * A glob's regular expression, run where backtracking cannot blow up. The patterns are a pull request's to write
+ * (an include, a values glob, a project's kinds), and so are the paths: `*a*a*a*a*a*a*b` over a name of sixty a's
+ * holds a backtracking engine for hours. With at most one unbounded run JavaScript's engine is at worst quadratic
+ * in the path, and quick; with more, RE2 (linear time) runs it.
+ */
+function safeMatcher(source: string, runs: number): Matcher {
+  if (runs <= 1) return new RegExp(`^(?:${source})$`, 's');
+  const re = re2(`(?s)^(?:${source})$`);
+  return { test: (path) => re.matches(path) };
+}
+
+const cache = new Map<string, Matcher>();
 
 function translate(pattern: string, slash: boolean): string {
   let out = '';
@@ -47,7 +66,8 @@ export function argoGlobMatch(pattern: string, path: string, separator: '' | '/'
   const key = `${separator}\0${pattern}`;
   let re = cache.get(key);
   if (!re) {
-    re = new RegExp(`^${translate(pattern, separator === '/')}$`);
+    const source = translate(pattern, separator === '/');
+    re = safeMatcher(source, source.split('*').length - 1);
     cache.set(key, re);
   }
   return re.test(path);
@@ -74,7 +94,7 @@ export function argoGlobError(pattern: string): string | undefined {
   return braces > 0 ? 'unexpected end of input in a list of alternatives' : undefined;
 }
 
-const filepathCache = new Map<string, RegExp | null>();
+const filepathCache = new Map<string, Matcher | null>();
 
 /**
  * Go's path/filepath.Match on Linux: `*` any run of characters but `/`, `?` one of them, `[...]` a class (`^` negates,
@@ -90,7 +110,7 @@ export function goFilepathMatch(pattern: string, name: string): boolean {
   return re !== null && re.test(name);
 }
 
-function filepathRegex(pattern: string): RegExp | null {
+function filepathRegex(pattern: string): Matcher | null {
   const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
   let i = 0;
   // getEsc: one character of a class, `\` escaping the next; a bare `-` or `]`, or the pattern's end, is ErrBadPattern.
@@ -133,8 +153,67 @@ function filepathRegex(pattern: string): RegExp | null {
         // A range the wrong way round is no error in Go: it matches nothing.
         if (lo <= hi) ranges += `${escape(lo)}-${escape(hi)}`;
       }
-      out += ranges === '' ? (negated ? '[^]' : '(?!)') : `[${negated ? '^' : ''}${ranges}]`;
+      out += ranges === '' ? (negated ? '[\\s\\S]' : '[^\\s\\S]') : `[${negated ? '^' : ''}${ranges}]`;
     } else out += escape(c);
   }
-  return new RegExp(`^${out}$`, 's');
+  return safeMatcher(out, out.split('*').length - 1);
+}
+
+const doublestarCache = new Map<string, Matcher | null>();
+
+/**
+ * bmatcuk/doublestar v4 (Argo CD's values file globs): `**` as a whole segment matches any number of folders (none
+ * included), `*` and `?` stay within a segment (two stars inside one are a star), `[...]` a class (`!` or `^`
+ * negates), `{a,b}` alternatives, `\` escapes; no name is hidden. A pattern doublestar calls bad (ErrBadPattern: an
+ * open class or list) is null.
+ */
+export function doublestarMatch(pattern: string, path: string): boolean {
+  let re = doublestarCache.get(pattern);
+  if (re === undefined) {
+    const source = doublestarSource(pattern);
+    re = source === null ? null : safeMatcher(source, source.split('*').length - 1);
+    doublestarCache.set(pattern, re);
+  }
+  if (re === null) throw new Error(`syntax error in pattern ${JSON.stringify(pattern)}`);
+  return re.test(path);
+}
+
+function doublestarSource(pattern: string): string | null {
+  // '/' is no metacharacter here, and stays itself, so a `**` can take the slash before it.
+  const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+  let out = '';
+  let braces = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    const segmentStart = i === 0 || pattern[i - 1] === '/';
+    if (c === '*' && pattern[i + 1] === '*' && segmentStart && (i + 2 === pattern.length || pattern[i + 2] === '/') && braces === 0) {
+      // A whole `**` segment: any folders, none included (`a/**/b` is a/b too; `a/**` is a itself too).
+      if (pattern[i + 2] === '/') out += '(?:.*/)?';
+      else out = out.endsWith('/') ? `${out.slice(0, -1)}(?:/.*)?` : `${out}.*`;
+      i += pattern[i + 2] === '/' ? 2 : 1;
+    } else if (c === '*') {
+      while (pattern[i + 1] === '*') i++;
+      out += '[^/]*';
+    } else if (c === '?') out += '[^/]';
+    else if (c === '\\') {
+      if (i + 1 >= pattern.length) return null;
+      out += escape(pattern[++i]!);
+    } else if (c === '[') {
+      const end = pattern.indexOf(']', i + 2);
+      if (end === -1) return null;
+      let body = pattern.slice(i + 1, end);
+      const negated = body.startsWith('!') || body.startsWith('^');
+      if (negated) body = body.slice(1);
+      out += `[${negated ? '^/' : ''}${body.replace(/\\/g, '\\\\').replace(/\[/g, '\\[')}]`;
+      i = end;
+    } else if (c === '{') {
+      braces++;
+      out += '(?:';
+    } else if (c === '}' && braces > 0) {
+      braces--;
+      out += ')';
+    } else if (c === ',' && braces > 0) out += '|';
+    else out += escape(c);
+  }
+  return braces > 0 ? null : out;
 }

@@ -4,7 +4,7 @@
  * compile for the impersonation globs.
  */
 import { describe, expect, it } from 'vitest';
-import { argoGlobError, goFilepathMatch } from '../../model/core/glob.ts';
+import { argoGlobError, argoGlobMatch, doublestarMatch, goFilepathMatch } from '../../model/core/glob.ts';
 
 describe("Go's filepath.Match", () => {
   it("agrees with match_test.go's table", () => {
@@ -64,5 +64,49 @@ describe('what gobwas/glob does not compile', () => {
     expect(argoGlobError('{a,b')).toMatch(/alternatives/);
     expect(argoGlobError('a\\')).toMatch(/escape/);
     for (const ok of ['*', 'test*', '{a,b}', '[a-z]*', 'https://kubernetes.default.svc']) expect(argoGlobError(ok), ok).toBeUndefined();
+  });
+});
+
+describe("doublestar's globs (values files)", () => {
+  it('reads ** as any folders, none included, and * and ? within a segment', () => {
+    const m = (pattern: string, path: string) => doublestarMatch(pattern, path);
+    expect([
+      m('prod/**/*.yaml', 'prod/a.yaml'),
+      m('prod/**/*.yaml', 'prod/x/y/a.yaml'),
+      m('**/*.yaml', 'a.yaml'),
+      m('**/nested/*.yaml', 'nested/c.yaml'),
+    ]).toEqual([true, true, true, true]);
+    expect([m('prod/**', 'prod'), m('prod/**', 'prod/x/y'), m('prod/*', 'prod/x/y'), m('a**b', 'a/b'), m('a**b', 'axxb')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+      true,
+    ]);
+    expect([m('*.yaml', '.hidden.yaml'), m('[!a]*', 'b'), m('[^a]*', 'a'), m('{x,y}/*.yaml', 'y/v.yaml'), m('v\\*.yaml', 'v*.yaml')]).toEqual([
+      true,
+      true,
+      false,
+      true,
+      true,
+    ]);
+  });
+
+  it('calls an open class or list a syntax error, as doublestar refuses it', () => {
+    expect(() => doublestarMatch('values/[a*.yaml', 'values/a.yaml')).toThrow(/syntax error in pattern/);
+    expect(() => doublestarMatch('values/{a,b.yaml', 'values/a.yaml')).toThrow(/syntax error in pattern/);
+  });
+});
+
+describe('a hostile pattern over a hostile name', () => {
+  // A pull request writes both: with a backtracking engine each of these runs for hours; RE2 answers at once.
+  const name = `${'a'.repeat(60)}c`;
+  const star = `${'*a'.repeat(12)}*b`;
+  it('is answered, not left to backtrack, in every dialect', () => {
+    expect(argoGlobMatch(star, name)).toBe(false);
+    expect(argoGlobMatch(star, name, '/')).toBe(false);
+    expect(goFilepathMatch(star, name)).toBe(false);
+    expect(doublestarMatch(star, name)).toBe(false);
+    expect(doublestarMatch(`${'*a'.repeat(12)}*c`, name)).toBe(true);
   });
 });
