@@ -27,6 +27,8 @@ export interface RepoServerCase {
   appPath: string;
   repoRoot: string;
   directory: DirectoryOptions;
+  /** The repo-server's limit on a directory's combined manifest size the call passes (0: none). */
+  maxCombinedBytes?: number;
   /** What the test asserts. */
   expect: { error?: boolean; count?: number; names?: string[]; tool?: string };
   /** Why it is not judged here, if it is not. */
@@ -144,15 +146,14 @@ function walkCases(test: string, body: string, rows: Record<string, unknown>[] =
       const expect = expectations(after, call[1]!);
       if (row.expectedNames) expect.names = row.expectedNames as string[];
       const name = rows.length > 1 || row.name ? `${test}/${String(row.name)}` : `${test}${calls.length > 1 ? `#${i + 1}` : ''}`;
-      const base = { test: name, kind, appPath: appPath ?? args[1]!, repoRoot: repoRoot ?? args[2]!, directory: directory ?? {}, expect } as const;
+      const limit = size === undefined ? {} : { maxCombinedBytes: Number(size) };
+      const base = { test: name, kind, appPath: appPath ?? args[1]!, repoRoot: repoRoot ?? args[2]!, directory: directory ?? {}, expect, ...limit } as const;
       if (RUN_TIME_FILES.test(body))
         out.push({
           ...base,
           notApplicable: 'the test makes its files at run time (symlinks, permissions, temporary folders); the checkout holds none of them',
         });
-      else if (size !== '0')
-        out.push({ ...base, notApplicable: `a repo-server setting (--max-combined-directory-manifests-size ${size} bytes), not a property of the repository` });
-      else if (appPath === undefined || repoRoot === undefined || directory === undefined)
+      else if (appPath === undefined || repoRoot === undefined || directory === undefined || size === undefined)
         out.push({ ...base, notApplicable: 'its arguments are not literals this reader follows' });
       else out.push(base);
     }
@@ -316,7 +317,7 @@ function judge(dir: string, c: RepoServerCase): { ok: boolean; why: string; refu
     const tool = discoveredTool(paths, '');
     return { ok: tool === c.expect.tool, why: `Argo CD picks ${c.expect.tool}, the gate ${tool}` };
   }
-  const read = readDirectorySource(join(dir, c.repoRoot), appPath, c.directory);
+  const read = readDirectorySource(join(dir, c.repoRoot), appPath, c.directory, c.maxCombinedBytes ?? 0);
   const refused = read.refusals.length > 0;
   // The walk returns files; findManifests documents (a List once); a generate request the objects, Lists split.
   const objects = c.kind === 'walk' ? read.files.length - read.skipped.length : c.kind === 'find' ? read.documents : read.objects.length;

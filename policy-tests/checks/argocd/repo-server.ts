@@ -15,11 +15,12 @@ export const argocdRepoServerChecks: PolicyCheck[] = [
   {
     id: 'argocd-applied-files',
     description:
-      "What Argo CD's repo-server applies is what the gate judges: no source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) rewrites a source, no hidden (dot-named) file is applied by a directory source (a jsonnet file is evaluated as Argo CD evaluates it, and what it yields judged), no source needs a plugin or names two tools, and no Application syncs from the branch a source hydrator writes (invariants P1).",
+      "What Argo CD's repo-server applies is what the gate judges: no source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) rewrites a source, no hidden (dot-named) file is applied by a directory source (a jsonnet file is evaluated as Argo CD evaluates it, and what it yields judged), no source needs a plugin or names two tools, no directory source's files together pass the repo-server's size limit (argocd-cmd-params-cm reposerver.max.combined.directory.manifests.size, 10M by default; jsonnet files not counted), and no Application syncs from the branch a source hydrator writes (invariants P1).",
     invariants: ['P1'],
     remediation:
       'put tool options in the Application itself, give hidden manifests a plain name, give each source one tool block Argo CD renders without a plugin, and sync from main, not a hydrated branch',
-    reads: { kinds: APP_KINDS },
+    // argocd-cmd-params-cm: the repo-server's limit on a directory source's combined size.
+    reads: { kinds: [...APP_KINDS, 'ConfigMap'] },
     exemptible: false,
     run(ctx) {
       // A file two sources (or two apps) read is refused once.

@@ -9,7 +9,17 @@
 import type { PathSegment } from '../core/positions.ts';
 import { checkoutTree, type Repo } from '../repository/repo.ts';
 import { filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
-import { appliedFileRefusal, explicitTool, sourceParameterFiles } from './repo-server.ts';
+import { join } from 'node:path';
+import { parseQuantity } from '../core/text.ts';
+import { sizeOnDisk } from '../repository/directory-source.ts';
+import {
+  appliedFileRefusal,
+  combinedSizeProblem,
+  DEFAULT_MAX_COMBINED_MANIFESTS_BYTES,
+  explicitTool,
+  MAX_COMBINED_MANIFESTS_KEY,
+  sourceParameterFiles,
+} from './repo-server.ts';
 
 export type Refusal =
   /** A file of the checkout Argo CD reads for the app. */
@@ -30,6 +40,18 @@ const pathSet = (paths: readonly string[]) => {
   if (!set) pathSets.set(paths, (set = new Set(paths)));
   return set;
 };
+
+/**
+ * The repo-server's limit on a directory source's combined manifest size: argocd-cmd-params-cm's
+ * reposerver.max.combined.directory.manifests.size as the repository applies it (its Deployment reads the key), else
+ * 10M. A value the repo-server cannot parse stops it from starting, no source's fault: the default is kept.
+ */
+function maxCombinedManifestsBytes(repo: Repo): number {
+  const params = repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm');
+  const data = params?.object.data as Record<string, unknown> | undefined;
+  const bytes = parseQuantity(data?.[MAX_COMBINED_MANIFESTS_KEY]);
+  return bytes === undefined || bytes < 0 ? DEFAULT_MAX_COMBINED_MANIFESTS_BYTES : Math.floor(bytes);
+}
 
 export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
   const paths = pathSet(checkoutTree(repo));
@@ -61,6 +83,8 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
         message: `Argo CD hands ${source.path} to a config management plugin, which the gate cannot run: what it yields would reach the cluster unjudged`,
       });
     if (type !== 'directory') continue;
+    const tooBig = combinedSizeProblem(filesOfSource(repo, source), (file) => sizeOnDisk(join(repo.root, file)), maxCombinedManifestsBytes(repo));
+    if (tooBig) out.push({ path: [...source.at, 'path'], unread: false, message: `Argo CD fails the source of Application ${app.name}: ${tooBig}` });
     for (const file of filesOfSource(repo, source)) {
       const why = appliedFileRefusal(file);
       if (why && !parameterFiles.includes(file)) out.push({ file, unread: false, message: `${why} (Application ${app.name})` });

@@ -134,3 +134,25 @@ export function appliedFileRefusal(file: string): string | undefined {
     return `Argo CD applies ${file}: its directory walk reads dot-names (${hidden}) as any other; a hidden manifest escapes a reviewer's eye, so the gate refuses it: give it a plain name`;
   return undefined;
 }
+
+/** The repo-server's --max-combined-directory-manifests-size where nothing sets it ("10M", a decimal quantity). */
+export const DEFAULT_MAX_COMBINED_MANIFESTS_BYTES = 10_000_000;
+
+/** The key of argocd-cmd-params-cm the repo-server's Deployment reads it from. */
+export const MAX_COMBINED_MANIFESTS_KEY = 'reposerver.max.combined.directory.manifests.size';
+
+/**
+ * getPotentiallyValidManifests' limit: the walk's files but jsonnet ones (jsonnet minds its own memory), in walk
+ * order, summed by the size of what each names (a link's target); past `max` the source fails. 0 is no limit.
+ */
+export function combinedSizeProblem(files: readonly string[], sizeOf: (file: string) => number, max: number): string | undefined {
+  if (max === 0) return undefined;
+  let total = 0;
+  for (const file of files) {
+    if (file.endsWith('.jsonnet')) continue;
+    total += sizeOf(file);
+    if (total > max)
+      return `exceeded max combined manifest file size: the files up to ${file} hold ${total} bytes, over the repo-server's ${max} (argocd-cmd-params-cm ${MAX_COMBINED_MANIFESTS_KEY})`;
+  }
+  return undefined;
+}

@@ -8,11 +8,18 @@
  * same way from git's list of paths; this reads any folder, so the repo-server's
  * own test data can be judged (`npm run conformance -- --argocd`).
  */
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { parseManifest } from '../core/manifest.ts';
 import { readSource } from '../core/source.ts';
-import { appliedFileRefusal, directoryFiles, SKIP_RENDERING_MARKER, type DirectoryOptions } from '../argocd/repo-server.ts';
+import {
+  appliedFileRefusal,
+  combinedSizeProblem,
+  DEFAULT_MAX_COMBINED_MANIFESTS_BYTES,
+  directoryFiles,
+  SKIP_RENDERING_MARKER,
+  type DirectoryOptions,
+} from '../argocd/repo-server.ts';
 
 export interface DirectoryRead {
   /** Files the walk reads, repository-relative, in walk order. */
@@ -41,8 +48,25 @@ export function walkPaths(root: string, dir: string): string[] {
   return out;
 }
 
-/** Reads the directory source at `appPath` of the repository at `repoRoot` (both paths on disk). */
-export function readDirectorySource(repoRoot: string, appPath: string, options: DirectoryOptions = {}): DirectoryRead {
+/** The size of what a path names on disk (a link's target), 0 where nothing is there to read. */
+export function sizeOnDisk(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Reads the directory source at `appPath` of the repository at `repoRoot` (both paths on disk); `maxCombinedBytes`
+ * is the repo-server's limit on the files' combined size.
+ */
+export function readDirectorySource(
+  repoRoot: string,
+  appPath: string,
+  options: DirectoryOptions = {},
+  maxCombinedBytes = DEFAULT_MAX_COMBINED_MANIFESTS_BYTES,
+): DirectoryRead {
   const root = resolve(repoRoot);
   const app = relative(root, resolve(appPath)).split(sep).join('/');
   const read: DirectoryRead = { files: [], objects: [], documents: 0, refusals: [], skipped: [] };
@@ -52,6 +76,8 @@ export function readDirectorySource(repoRoot: string, appPath: string, options: 
   }
   lstatSync(resolve(appPath));
   read.files = directoryFiles(walkPaths(root, app), app, options);
+  const tooBig = combinedSizeProblem(read.files, (file) => sizeOnDisk(join(root, file)), maxCombinedBytes);
+  if (tooBig) read.refusals.push({ file: app, message: tooBig });
   for (const file of read.files) {
     const refused = appliedFileRefusal(file);
     if (refused) {

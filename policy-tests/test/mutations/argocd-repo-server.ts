@@ -25,6 +25,16 @@ subjects:
 export const argocdRepoServerMutations: Mutation[] = [
   {
     check: 'argocd-applied-files',
+    why: "argocd-cmd-params-cm lowers the repo-server's combined manifest size to 10Ki, which the portfolio API's folder (13 KB) passes: Argo CD fails the source",
+    mutate: (c) =>
+      c.write(
+        'clusters/home/argocd-cmd-params.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  reposerver.max.combined.directory.manifests.size: 10Ki\n',
+      ),
+    at: (c) => ({ file: 'portfolio-api/deploy/application.yaml', line: lineOf(c, 'portfolio-api/deploy/application.yaml', 'path: portfolio-api/deploy') }),
+  },
+  {
+    check: 'argocd-applied-files',
     why: "a dot-file ClusterRoleBinding to cluster-admin next to the cluster facts, which the root app's include {clusters/home/*.yaml,...} matches",
     mutate: (c) => c.write('clusters/home/.cluster-facts-extra.yaml', CLUSTER_ADMIN_BINDING),
     at: () => ({ file: 'clusters/home/.cluster-facts-extra.yaml', line: 1 }),
