@@ -24,7 +24,7 @@ import { jsonnetClosure, jsonnetLibraryPaths } from '../model/argocd/jsonnet.ts'
 import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { valueFilesOf } from '../model/argocd/source-files.ts';
 import { localDependencies } from '../render/helm-dependencies.ts';
-import { refusalsOf } from '../model/argocd/refusals.ts';
+import { applicationSetRefusals, refusalsOf } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
 import { ignoredFields, resolveJqExpressions, type IgnoredFields } from '../model/compare/ignore-differences.ts';
@@ -183,6 +183,9 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   const unrendered = new Map<string, { cause: string; inputs: string }>();
   for (const app of applications(repo))
     if (failed.has(app.name)) unrendered.set(app.name, { cause: failed.get(app.name)!, inputs: inputsFingerprint(repo, app) });
+  // What an ApplicationSet makes is never rendered here: one that changed fails the diff, as an app that cannot be rendered.
+  for (const { resource, why } of applicationSetRefusals(repo))
+    unrendered.set(`ApplicationSet ${resource.name}`, { cause: why, inputs: JSON.stringify(resource.object) });
   const scopes = layer.withCrds(repo.resources.filter((r) => r.kind === 'CustomResourceDefinition'));
   const objects: Snapshot['objects'] = new Map();
   const argocdCm = argocdSettings(repo.resources, repo)?.data;

@@ -95,6 +95,18 @@ describe('the rendered diff sees what Argo CD applies', () => {
     expect(out).toContain('apps/demo/.argocd-source-demo.yaml');
   });
 
+  it('an ApplicationSet is not judged: what its generators make would be synced, and the diff cannot vouch for it', async () => {
+    await reset();
+    repo.write(
+      'clusters/home/extras.yaml',
+      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  generators:\n    - list:\n        elements: [{name: tools}]\n  template:\n    metadata: {name: '{{name}}'}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: 'apps/{{name}}'}\n      destination: {server: https://kubernetes.default.svc, namespace: kube-system}\n",
+    );
+    const { code, text: out } = await diff();
+    expect(code).toBe(1);
+    expect(out).toContain('ApplicationSet extras');
+    expect(out).toContain('the gate does not evaluate generators');
+  });
+
   it.skipIf(noJsonnet)('a jsonnet file is evaluated as Argo CD evaluates it: the cluster-admin binding it yields is an RBAC risk', async () => {
     await reset();
     repo.write(

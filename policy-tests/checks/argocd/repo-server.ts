@@ -7,7 +7,7 @@
  * finding says what Argo CD would have done.
  */
 import { applications } from '../../model/argocd/argocd.ts';
-import { refusalsOf } from '../../model/argocd/refusals.ts';
+import { applicationSetRefusals, refusalsOf } from '../../model/argocd/refusals.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { APP_KINDS } from './argocd.ts';
 
@@ -15,14 +15,16 @@ export const argocdRepoServerChecks: PolicyCheck[] = [
   {
     id: 'argocd-applied-files',
     description:
-      "What Argo CD's repo-server applies is what the gate judges: no source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) rewrites a source, no hidden (dot-named) file is applied by a directory source (a jsonnet file is evaluated as Argo CD evaluates it, and what it yields judged), no source needs a plugin or names two tools, no directory source's files together pass the repo-server's size limit (argocd-cmd-params-cm reposerver.max.combined.directory.manifests.size, 10M by default; jsonnet files not counted), and no Application syncs from the branch a source hydrator writes (invariants P1).",
+      "What Argo CD's repo-server applies is what the gate judges: no source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) rewrites a source, no hidden (dot-named) file is applied by a directory source (a jsonnet file is evaluated as Argo CD evaluates it, and what it yields judged), no source needs a plugin or names two tools, no ApplicationSet makes Applications the gate never sees (it does not evaluate generators), no directory source's files together pass the repo-server's size limit (argocd-cmd-params-cm reposerver.max.combined.directory.manifests.size, 10M by default; jsonnet files not counted), and no Application syncs from the branch a source hydrator writes (invariants P1).",
     invariants: ['P1'],
     remediation:
-      'put tool options in the Application itself, give hidden manifests a plain name, give each source one tool block Argo CD renders without a plugin, and sync from main, not a hydrated branch',
+      'put tool options in the Application itself, give hidden manifests a plain name, give each source one tool block Argo CD renders without a plugin, write out what an ApplicationSet would make as Applications, keep a directory source within the size limit, and sync from main, not a hydrated branch',
     // argocd-cmd-params-cm: the repo-server's limit on a directory source's combined size.
-    reads: { kinds: [...APP_KINDS, 'ConfigMap'] },
+    reads: { kinds: [...APP_KINDS, 'ConfigMap', 'ApplicationSet'] },
     exemptible: false,
     run(ctx) {
+      for (const { resource, why } of applicationSetRefusals(ctx.repo))
+        ctx.fail({ resource, path: ['spec', 'generators'] }, `ApplicationSet ${resource.name}: ${why}; write each Application out as an application.yaml`);
       // A file two sources (or two apps) read is refused once.
       const refused = new Set<string>();
       for (const app of applications(ctx.repo))

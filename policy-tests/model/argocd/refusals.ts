@@ -6,6 +6,7 @@
  * the policy check (checks/argocd/repo-server.ts) and by the rendered diff,
  * which reports such an Application as not judged.
  */
+import type { Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { checkoutTree, type Repo } from '../repository/repo.ts';
 import { filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
@@ -91,4 +92,18 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
     }
   }
   return out;
+}
+
+/**
+ * ApplicationSets the repository applies: Argo CD's ApplicationSet controller (which its install runs) makes
+ * Applications from each one's generators and template, and syncs them. The gate does not evaluate generators, so
+ * what those Applications sync would reach the cluster unjudged: each is refused, at its generators.
+ */
+export function applicationSetRefusals(repo: Repo): { resource: Resource; why: string }[] {
+  return repo.resources
+    .filter((r) => r.kind === 'ApplicationSet' && r.apiVersion === 'argoproj.io/v1alpha1')
+    .map((resource) => ({
+      resource,
+      why: "Argo CD's ApplicationSet controller makes Applications from its generators and template and syncs them, and the gate does not evaluate generators: what they sync would reach the cluster unjudged",
+    }));
 }

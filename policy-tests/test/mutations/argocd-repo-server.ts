@@ -25,6 +25,42 @@ subjects:
 export const argocdRepoServerMutations: Mutation[] = [
   {
     check: 'argocd-applied-files',
+    why: 'an ApplicationSet next to the cluster facts: its git generator makes an Application of every folder under extras/, with the platform project, which the gate never sees',
+    mutate: (c) =>
+      c.write(
+        'clusters/home/extras.yaml',
+        [
+          'apiVersion: argoproj.io/v1alpha1',
+          'kind: ApplicationSet',
+          'metadata:',
+          '  name: extras',
+          '  namespace: argocd',
+          'spec:',
+          '  generators:',
+          '    - git:',
+          '        repoURL: https://github.com/homelab-operator/homelab-gitops.git',
+          '        revision: main',
+          '        directories:',
+          '          - path: extras/*',
+          '  template:',
+          '    metadata:',
+          "      name: 'extra-{{path.basename}}'",
+          '    spec:',
+          '      project: platform',
+          '      source:',
+          '        repoURL: https://github.com/homelab-operator/homelab-gitops.git',
+          '        targetRevision: main',
+          "        path: '{{path}}'",
+          '      destination:',
+          '        server: https://kubernetes.default.svc',
+          "        namespace: '{{path.basename}}'",
+          '',
+        ].join('\n'),
+      ),
+    at: (c) => ({ file: 'clusters/home/extras.yaml', line: lineOf(c, 'clusters/home/extras.yaml', 'generators:') }),
+  },
+  {
+    check: 'argocd-applied-files',
     why: "argocd-cmd-params-cm lowers the repo-server's combined manifest size to 10Ki, which the portfolio API's folder (13 KB) passes: Argo CD fails the source",
     mutate: (c) =>
       c.write(
