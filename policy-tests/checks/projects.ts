@@ -91,6 +91,9 @@ const projectSourcesCheck: PolicyCheck = {
 };
 
 type Use = Map<string, { namespaces: Set<string>; kinds: Set<string> }>;
+
+/** GetProjectClusters: the clusters whose Secret scopes them to the project. */
+const clustersOf = (clusters: Clusters, project: string) => clusters.filter((c) => c.project === project);
 type Clusters = Parameters<typeof destinationCluster>[1];
 
 /**
@@ -102,7 +105,13 @@ function refusedDestinations(ctx: CheckContext, projects: ReadonlyMap<string, Pr
   for (const app of applications(ctx.repo)) {
     const project = projects.get(app.project);
     const cluster = destinationCluster(app, clusters);
-    if (!project || !cluster || !app.destinationNamespace || destinationPermitted(project.virtual, cluster, app.destinationNamespace)) continue;
+    if (
+      !project ||
+      !cluster ||
+      !app.destinationNamespace ||
+      destinationPermitted(project.virtual, cluster, app.destinationNamespace, clustersOf(clusters, app.project))
+    )
+      continue;
     ctx.fail(
       { resource: app.resource, path: ['spec', 'destination'] },
       `application destination server '${cluster.server}' and namespace '${app.destinationNamespace}' do not match any of the allowed destinations in project '${app.project}': Argo CD never syncs Application ${app.name} (InvalidSpecError)`,
@@ -146,7 +155,7 @@ function refusedObjects(
     const destination = project.destinations.find((d) => argoGlobMatch(d.namespace, namespace));
     if (destination) use.namespaces.add(destination.namespace);
     const cluster = destinationCluster(app, clusters);
-    if (cluster && !destinationPermitted(project.virtual, cluster, namespace))
+    if (cluster && !destinationPermitted(project.virtual, cluster, namespace, clustersOf(clusters, app.project)))
       ctx.fail(
         { resource: r, path: r.namespace ? ['metadata', 'namespace'] : ['metadata', 'name'] },
         `${r.kind} ${r.name} goes to namespace ${namespace}, which project ${app.project} (app ${app.name}) has no destination for: namespace ${namespace} is not permitted in project '${app.project}'`,
@@ -194,7 +203,7 @@ function projectScopeCheck(isClusterScoped: CheckEnvironment['isClusterScoped'])
   return {
     id: 'argocd-project-scope',
     description:
-      "Each AppProject allows exactly what its apps render, as Argo CD judges it with the project's global projects merged in (argocd-cm's globalProjects): every Application's destination is one of its destinations, every namespaced resource goes to one of them and its kind is on the namespaceResourceWhitelist (where one is set) and not on the namespaceResourceBlacklist, every cluster-scoped kind and name is on the clusterResourceWhitelist and not on the clusterResourceBlacklist (kinds, groups and names as Go's filepath.Match patterns, destinations as globs with ! denials); no wildcard kind, and (when all its apps are rendered) no destination or kind none of them uses (invariants P1).",
+      "Each AppProject allows exactly what its apps render, as Argo CD judges it with the project's global projects merged in (argocd-cm's globalProjects): every Application's destination is one of its destinations, every namespaced resource goes to one of them and its kind is on the namespaceResourceWhitelist (where one is set) and not on the namespaceResourceBlacklist, every cluster-scoped kind and name is on the clusterResourceWhitelist and not on the clusterResourceBlacklist (kinds, groups and names as Go's filepath.Match patterns, destinations as globs with ! denials, on a cluster scoped to the project where it sets permitOnlyProjectScopedClusters); no wildcard kind, and (when all its apps are rendered) no destination or kind none of them uses (invariants P1).",
     invariants: ['P1'],
     remediation:
       'list in the project exactly the namespaces and cluster-scoped kinds its apps render; move what does not belong to the project (a ClusterRoleBinding in a media app) out',

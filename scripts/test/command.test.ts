@@ -290,8 +290,9 @@ describe('the scripts on the contract', () => {
       const { out, io } = capture();
       expect(await conformanceCommand(['--argocd', root], io)).toBe(0);
       const lines = out.stdout.trimEnd().split('\n');
-      expect(lines.at(-1)).toBe('Argo CD repo-server cases: 4/4 applicable agree (100.0%); 1 refused by design, 1 not applicable');
-      expect(out.stdout).toMatch(/NOT APPLICABLE Test_findManifests\/size: a repo-server setting \(--max-combined-directory-manifests-size 10 bytes\)/);
+      // The size case is judged too: past the repo-server's limit (10 bytes) the source fails, and applies nothing.
+      expect(lines.at(-1)).toBe('Argo CD repo-server cases: 5/5 applicable agree (100.0%); 1 refused by design, 0 not applicable');
+      expect(out.stdout).not.toMatch(/NOT APPLICABLE Test_findManifests\/size/);
       expect(out.stdout).toMatch(/REFUSED BY DESIGN TestGenerateManifestsWithAppParameterFile: Argo CD merges \.argocd-source/);
       // A case the gate answers otherwise is a disagreement with its reason: the link now stays inside.
       rmSync(join(dir, 'testdata/recurse/escape.json'));

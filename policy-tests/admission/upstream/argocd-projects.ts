@@ -68,14 +68,17 @@ function judgeTables(src: string, a: Agreement, notFollowed: string[]): void {
       });
     }
   }
-  for (const test of ['TestAppProject_IsDestinationPermitted', 'TestAppProject_IsNegatedDestinationPermitted']) {
+  const scoped = 'TestAppProject_IsDestinationPermitted_PermitOnlyProjectScopedClusters';
+  for (const test of ['TestAppProject_IsDestinationPermitted', 'TestAppProject_IsNegatedDestinationPermitted', scoped]) {
     const b = body(src, test);
     if (!b) continue;
     try {
       for (const row of tableRows(b)) {
         const dest = asManifest(row.appDest) as { server?: string; name?: string; namespace?: string };
-        const spec = projectSpec(projectOf({ Destinations: row.projDest }));
-        const got = destinationPermitted(spec, { server: dest.server ?? '', name: dest.name ?? '' }, dest.namespace ?? '');
+        // The scoped test's project permits only its clusters, and lists them per row.
+        const spec = projectSpec(projectOf({ Destinations: row.projDest, ...(test === scoped ? { PermitOnlyProjectScopedClusters: true } : {}) }));
+        const clusters = (asManifest(row.clusters ?? []) as { server?: string; name?: string }[]).map((c) => ({ server: c.server ?? '', name: c.name ?? '' }));
+        const got = destinationPermitted(spec, { server: dest.server ?? '', name: dest.name ?? '' }, dest.namespace ?? '', clusters);
         const name = typeof row.name === 'string' ? `${test}/${row.name}` : test;
         count(a, {
           group: test,

@@ -12,6 +12,8 @@ const CLUSTER_LABEL = 'argocd.argoproj.io/secret-type';
 export interface Cluster {
   server: string;
   name?: string;
+  /** The AppProject the cluster is scoped to (its Secret's `project`). */
+  project?: string;
 }
 
 /** The clusters Argo CD knows from the repository: its cluster Secrets, and the local one unless argocd-cm disables it. */
@@ -21,7 +23,8 @@ export function knownClusters(resources: readonly Resource[]): { clusters: Clust
     if (r.kind !== 'Secret' || dig(r.object, ['metadata', 'labels', CLUSTER_LABEL]) !== 'cluster') continue;
     const server = secretValue(r.object, 'server');
     const name = secretValue(r.object, 'name');
-    if (server) declared.push({ server: server.replace(/\/+$/, ''), ...(name ? { name } : {}) });
+    const project = secretValue(r.object, 'project');
+    if (server) declared.push({ server: server.replace(/\/+$/, ''), ...(name ? { name } : {}), ...(project ? { project } : {}) });
   }
   const cm = resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm');
   const inClusterEnabled = dig(cm?.object, ['data', 'cluster.inClusterEnabled']) !== 'false';

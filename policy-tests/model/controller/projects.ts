@@ -35,6 +35,8 @@ export interface ProjectSpec {
   namespaceResourceBlacklist: GroupKindName[];
   destinationServiceAccounts: Obj[];
   syncWindows: Obj[];
+  /** A destination counts only on a cluster scoped to this project (its cluster Secret's `project`). */
+  permitOnlyProjectScopedClusters: boolean;
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -52,6 +54,7 @@ export function projectSpec(project: Resource): ProjectSpec {
     namespaceResourceBlacklist: entries(spec.namespaceResourceBlacklist),
     destinationServiceAccounts: maps(spec.destinationServiceAccounts),
     syncWindows: maps(spec.syncWindows),
+    permitOnlyProjectScopedClusters: spec.permitOnlyProjectScopedClusters === true,
   };
 }
 
@@ -127,8 +130,23 @@ function globMatch(pattern: string, value: string): boolean {
   return pattern === '*' || argoGlobMatch(pattern, value);
 }
 
+/**
+ * IsDestinationPermitted: the destination matches (isDestinationMatched), and where the project permits only its own
+ * clusters, one of `projectClusters` (the clusters whose Secret names the project) bears its name or its server.
+ */
+export function destinationPermitted(
+  spec: ProjectSpec,
+  cluster: { server: string; name: string },
+  namespace: string,
+  projectClusters: readonly { server: string; name?: string }[] = [],
+): boolean {
+  if (!destinationMatched(spec, cluster, namespace)) return false;
+  // As Argo CD compares them: two empty names are equal.
+  return !spec.permitOnlyProjectScopedClusters || projectClusters.some((c) => (c.name ?? '') === cluster.name || c.server === cluster.server);
+}
+
 /** isDestinationMatched: a server or a name and the namespace match an entry, and no denying entry refuses it first. */
-export function destinationPermitted(spec: ProjectSpec, cluster: { server: string; name: string }, namespace: string): boolean {
+function destinationMatched(spec: ProjectSpec, cluster: { server: string; name: string }, namespace: string): boolean {
   let any = false;
   for (const item of spec.destinations) {
     const nameMatched = cluster.name !== '' && globMatch(item.name, cluster.name);

@@ -134,4 +134,10 @@ export const projectsMutations: Mutation[] = [
     mutate: inProject('portfolio', '      namespace: portfolio\n', '      namespace: portfolio-old\n'),
     at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c.read(PORTFOLIO_APP), 'destination:') }),
   },
+  {
+    check: 'argocd-project-scope',
+    why: 'the portfolio project permits only clusters scoped to it (permitOnlyProjectScopedClusters), and the local cluster is scoped to none: Argo CD never syncs the API',
+    mutate: inProject('portfolio', '  destinations:\n', '  permitOnlyProjectScopedClusters: true\n  destinations:\n'),
+    at: (c) => ({ file: PORTFOLIO_APP, line: lineOf(c.read(PORTFOLIO_APP), 'destination:') }),
+  },
 ];
