@@ -69,7 +69,10 @@ export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
       const objectsOf = new Map<string, Resource[]>();
       for (const r of ctx.resources) {
         const owner = owningApplication(ctx.repo, r)?.name;
-        if (owner !== undefined) objectsOf.set(owner, [...(objectsOf.get(owner) ?? []), r]);
+        if (owner === undefined) continue;
+        const list = objectsOf.get(owner);
+        if (list) list.push(r);
+        else objectsOf.set(owner, [r]);
       }
       for (const app of applications(ctx.repo)) {
         const server = destinationCluster(app, clusters)?.server;

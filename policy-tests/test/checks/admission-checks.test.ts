@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
-import { API, CONTAINER } from '../mutations/edits.ts';
+import { API, CONTAINER, inProject } from '../mutations/edits.ts';
 import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { admissionMutations, CRD_FILE, DEPLOYMENT_RULES, drillCrd, ownLimits } from '../mutations/admission.ts';
@@ -337,18 +337,11 @@ describe('a sync impersonating an account the repository cannot fully see', () =
       ARGOCD_CM_PATCH,
       `${copy.read(ARGOCD_CM_PATCH)}  application.sync.impersonation.enabled: "true"\n  application.sync.impersonation.enforced: "false"\n`,
     );
-    const projects = copy.read('clusters/home/projects.yaml');
-    const at = projects.indexOf('  name: portfolio\n');
-    copy.write(
-      'clusters/home/projects.yaml',
-      projects.slice(0, at) +
-        projects
-          .slice(at)
-          .replace(
-            '  destinations:\n',
-            `  destinationServiceAccounts:\n    - server: https://kubernetes.default.svc\n      namespace: "*"\n      defaultServiceAccount: "${account}"\n  destinations:\n`,
-          ),
-    );
+    inProject(
+      'portfolio',
+      '  destinations:\n',
+      `  destinationServiceAccounts:\n    - server: https://kubernetes.default.svc\n      namespace: "*"\n      defaultServiceAccount: "${account}"\n  destinations:\n`,
+    )(copy);
     copy.write('clusters/home/portfolio-sync.yaml', binding);
   };
   /** A ClusterRoleBinding of the account to `role`: it grants everywhere what the role grants. */

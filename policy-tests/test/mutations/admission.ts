@@ -2,7 +2,7 @@
 import type { Mutation } from '../support/mutation-runner.ts';
 import { crdYaml } from '../../../test-support/crd-fixture.ts';
 import { lineOf, type RepoCopy } from '../support/helpers.ts';
-import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, PROJECTS, PORTFOLIO_DEPLOYMENT } from './edits.ts';
+import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, inProject, PORTFOLIO_DEPLOYMENT } from './edits.ts';
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 const FOLDERS = 'apps/media/storage/folders.yaml';
@@ -608,18 +608,11 @@ export const admissionMutations: Mutation[] = [
     why: 'the portfolio API syncs as portfolio-sync (impersonation on, not enforced), whose ClusterRole grants get and create but not patch: every later sync of the Deployment is forbidden',
     mutate: (c) => {
       c.write(ARGOCD_CM, `${c.read(ARGOCD_CM)}  application.sync.impersonation.enabled: "true"\n  application.sync.impersonation.enforced: "false"\n`);
-      const projects = c.read(PROJECTS);
-      const at = projects.indexOf('  name: portfolio\n');
-      c.write(
-        PROJECTS,
-        projects.slice(0, at) +
-          projects
-            .slice(at)
-            .replace(
-              '  destinations:\n',
-              '  destinationServiceAccounts:\n    - server: https://kubernetes.default.svc\n      namespace: "*"\n      defaultServiceAccount: argocd:portfolio-sync\n  destinations:\n',
-            ),
-      );
+      inProject(
+        'portfolio',
+        '  destinations:\n',
+        '  destinationServiceAccounts:\n    - server: https://kubernetes.default.svc\n      namespace: "*"\n      defaultServiceAccount: argocd:portfolio-sync\n  destinations:\n',
+      )(c);
       c.write(
         'clusters/home/portfolio-sync.yaml',
         [

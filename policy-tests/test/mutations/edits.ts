@@ -220,18 +220,17 @@ export const wave = (file: string, to: string) => (c: RepoCopy) =>
 
 export const PROJECTS = 'clusters/home/projects.yaml';
 
-/** The platform project (the root app's) lets its Applications land in `namespace` too. */
-export const platformAllows = (namespace: string) => (c: RepoCopy) => {
-  const projects = c.read(PROJECTS);
-  const at = projects.indexOf('  name: platform');
-  c.write(
-    PROJECTS,
-    projects.slice(0, at) +
-      projects
-        .slice(at)
-        .replace('      namespace: argocd\n', `      namespace: argocd\n    - server: https://kubernetes.default.svc\n      namespace: ${namespace}\n`),
-  );
+/** Replaces the first `from` after `  name: <project>` in projects.yaml. */
+export const inProject = (project: string, from: string, to: string) => (c: RepoCopy) => {
+  const text = c.read(PROJECTS);
+  const at = text.indexOf(`  name: ${project}\n`);
+  if (at === -1 || !text.slice(at).includes(from)) throw new Error(`project ${project} no longer holds ${from}`);
+  c.write(PROJECTS, text.slice(0, at) + text.slice(at).replace(from, to));
 };
+
+/** The platform project (the root app's) lets its Applications land in `namespace` too. */
+export const platformAllows = (namespace: string) =>
+  inProject('platform', '      namespace: argocd\n', `      namespace: argocd\n    - server: https://kubernetes.default.svc\n      namespace: ${namespace}\n`);
 
 export const PORTFOLIO_DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
 

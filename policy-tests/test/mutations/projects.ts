@@ -1,30 +1,16 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/projects.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import type { RepoCopy } from '../support/helpers.ts';
-import { ARGOCD_CM, PORTFOLIO_APP, swap, PROJECTS, REPO_URL } from './edits.ts';
+import { ARGOCD_CM, inProject, PORTFOLIO_APP, swap, PROJECTS, REPO_URL } from './edits.ts';
 
 const lineOf = (text: string, needle: string, from = 0) => text.split('\n').findIndex((l, i) => i >= from && l.includes(needle)) + 1;
 
 const PORTFOLIO_RBAC = 'portfolio-api/deploy/rbac.yaml';
 
-/** Replaces the first `from` after `  name: <project>` in projects.yaml. */
-const inProject = (project: string, from: string, to: string) => (c: RepoCopy) => {
-  const text = c.read(PROJECTS);
-  const at = text.indexOf(`  name: ${project}\n`);
-  if (at === -1 || !text.slice(at).includes(from)) throw new Error(`project ${project} no longer holds ${from}`);
-  c.write(PROJECTS, text.slice(0, at) + text.slice(at).replace(from, to));
-};
-
 export const projectsMutations: Mutation[] = [
   {
     check: 'argocd-project-sources',
     why: "a fork that renamed the repository everywhere but the monitoring project's sourceRepos",
-    mutate: (c) => {
-      const text = c.read(PROJECTS);
-      const at = text.indexOf('  name: monitoring');
-      const fixed = text.slice(0, at) + text.slice(at).replace(REPO_URL, 'https://github.com/someone-else/homelab-gitops.git');
-      c.write(PROJECTS, fixed);
-    },
+    mutate: inProject('monitoring', REPO_URL, 'https://github.com/someone-else/homelab-gitops.git'),
     at: (c) => {
       const text = c.read(PROJECTS);
       return { file: PROJECTS, line: lineOf(text, 'sourceRepos:', lineOf(text, '  name: monitoring')) };
