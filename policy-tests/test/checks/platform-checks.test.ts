@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { copyRepo, type RepoCopy } from '../support/helpers.ts';
-import { API, ARGOCD_CM, inProject, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
+import { API, ARGOCD_CM, mediaInheritsSecurity, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { closureMutations } from '../mutations/closure.ts';
 import { syncHealthMutations } from '../mutations/sync-health.ts';
@@ -203,16 +203,7 @@ describe('what Argo CD waits for in a sync, judged no further than it waits', ()
 describe("a global project's sync windows (argocd-cm globalProjects)", () => {
   it('hold back the apps of every project it is given to, and a window for those apps only is no window that matches nothing', async () => {
     const { failed } = await onBrokenCopy('argocd-sync-windows', (copy) => {
-      inProject(
-        'security',
-        '  clusterResourceWhitelist: []\n',
-        '  clusterResourceWhitelist: []\n  syncWindows:\n    - kind: deny\n      schedule: "* * * * *"\n      duration: 1h\n      applications: ["media-*"]\n',
-      )(copy);
-      inProject('media', '  namespace: argocd\n', '  namespace: argocd\n  labels:\n    lab.example/frozen: "true"\n')(copy);
-      copy.write(
-        ARGOCD_CM,
-        `${copy.read(ARGOCD_CM)}  globalProjects: |\n    - labelSelector:\n        matchLabels:\n          lab.example/frozen: "true"\n      projectName: security\n`,
-      );
+      mediaInheritsSecurity('  syncWindows:\n    - kind: deny\n      schedule: "* * * * *"\n      duration: 1h\n      applications: ["media-*"]\n')(copy);
     });
     expect(failed.map((f) => (f as { message: string }).message)).toEqual([
       expect.stringMatching(

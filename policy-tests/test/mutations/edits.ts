@@ -228,6 +228,19 @@ export const inProject = (project: string, from: string, to: string) => (c: Repo
   c.write(PROJECTS, text.slice(0, at) + text.slice(at).replace(from, to));
 };
 
+/**
+ * argocd-cm's globalProjects gives the media project (labelled for it) the security project's lists, with `extra`
+ * added to the security project after its (empty) clusterResourceWhitelist.
+ */
+export const mediaInheritsSecurity = (extra: string) => (c: RepoCopy) => {
+  inProject('security', '  clusterResourceWhitelist: []\n', `  clusterResourceWhitelist: []\n${extra}`)(c);
+  inProject('media', '  namespace: argocd\n', '  namespace: argocd\n  labels:\n    lab.example/inherits: security\n')(c);
+  c.write(
+    ARGOCD_CM,
+    `${c.read(ARGOCD_CM)}  globalProjects: |\n    - labelSelector:\n        matchLabels:\n          lab.example/inherits: security\n      projectName: security\n`,
+  );
+};
+
 /** The platform project (the root app's) lets its Applications land in `namespace` too. */
 export const platformAllows = (namespace: string) =>
   inProject('platform', '      namespace: argocd\n', `      namespace: argocd\n    - server: https://kubernetes.default.svc\n      namespace: ${namespace}\n`);

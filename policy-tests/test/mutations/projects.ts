@@ -1,6 +1,6 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/projects.ts: each fails exactly its check, at its line. */
 import type { Mutation } from '../support/mutation-runner.ts';
-import { ARGOCD_CM, inProject, PORTFOLIO_APP, swap, PROJECTS, REPO_URL } from './edits.ts';
+import { inProject, mediaInheritsSecurity, PORTFOLIO_APP, swap, PROJECTS, REPO_URL } from './edits.ts';
 
 const lineOf = (text: string, needle: string, from = 0) => text.split('\n').findIndex((l, i) => i >= from && l.includes(needle)) + 1;
 
@@ -100,18 +100,7 @@ export const projectsMutations: Mutation[] = [
   {
     check: 'argocd-project-scope',
     why: "argocd-cm's globalProjects gives the media project the security project's lists, and with them its clusterResourceBlacklist of PersistentVolumes: the media share is refused",
-    mutate: (c) => {
-      inProject(
-        'security',
-        '  clusterResourceWhitelist: []\n',
-        '  clusterResourceWhitelist: []\n  clusterResourceBlacklist:\n    - group: ""\n      kind: PersistentVolume\n',
-      )(c);
-      inProject('media', '  namespace: argocd\n', '  namespace: argocd\n  labels:\n    lab.example/hardened: "true"\n')(c);
-      c.write(
-        ARGOCD_CM,
-        `${c.read(ARGOCD_CM)}  globalProjects: |\n    - labelSelector:\n        matchLabels:\n          lab.example/hardened: "true"\n      projectName: security\n`,
-      );
-    },
+    mutate: mediaInheritsSecurity('  clusterResourceBlacklist:\n    - group: ""\n      kind: PersistentVolume\n'),
     at: (c) => ({ file: 'apps/media/storage/share.yaml', line: lineOf(c.read('apps/media/storage/share.yaml'), 'kind: PersistentVolume') }),
   },
   {
