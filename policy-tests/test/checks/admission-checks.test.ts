@@ -1,7 +1,7 @@
 /** The admission checks bite on a broken copy of the real repository. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
-import { copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
+import { copyRepo, lineOf, onBrokenCopy, type RepoCopy } from '../support/helpers.ts';
 import { API, CONTAINER, inProject } from '../mutations/edits.ts';
 import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
@@ -348,16 +348,8 @@ describe('a sync impersonating an account the repository cannot fully see', () =
   const bindingTo = (role: string) =>
     `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: portfolio-sync\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: ${role}\nsubjects:\n  - kind: ServiceAccount\n    name: portfolio-sync\n    namespace: portfolio\n`;
   const judged = async (breakIt: (copy: RepoCopy) => void) => {
-    const copy = copyRepo();
-    try {
-      breakIt(copy);
-      const result = await offline(copy);
-      const mine = <T extends { check: string; message: string }>(list: readonly T[]) =>
-        list.filter((f) => f.check === 'argocd-sync-authorized').map((f) => f.message);
-      return { failed: mine(allFindings(result)), notJudged: mine(result.notJudged) };
-    } finally {
-      copy.dispose();
-    }
+    const { failed, notJudged } = await onBrokenCopy('argocd-sync-authorized', breakIt);
+    return { failed: failed.map((f) => f.message), notJudged };
   };
 
   it("says not judged where a role bound to it is Kubernetes' own, which the repository does not hold", async () => {

@@ -1,0 +1,153 @@
+/** The Argo CD checks (checks/argocd/, projects.ts) bite on a broken copy of the real repository. */
+import { describe, expect, it } from 'vitest';
+import { describeMutations } from '../support/mutation-runner.ts';
+import { onBrokenCopy } from '../support/helpers.ts';
+import { ARGOCD_CM, mediaInheritsSecurity, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
+import { projectsMutations } from '../mutations/projects.ts';
+import { argocdMutations } from '../mutations/argocd.ts';
+import { argocdInstallMutations } from '../mutations/argocd-install.ts';
+
+describeMutations('platform checks (projects.ts) bite on a broken copy of the real repository', projectsMutations);
+describeMutations('platform checks (argocd.ts) bite on a broken copy of the real repository', argocdMutations);
+describeMutations('platform checks (argocd-install.ts) bite on a broken copy of the real repository', argocdInstallMutations);
+
+describe('a destination only an ExternalSecret could declare is not judged', () => {
+  it('says so, and does not refuse it', async () => {
+    const { failed, notJudged } = await onBrokenCopy('argocd-destination', (copy) => {
+      copy.write(
+        'portfolio-api/deploy/remote-cluster.yaml',
+        'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: remote-cluster\n  namespace: portfolio\nspec:\n  secretStoreRef:\n    kind: ClusterSecretStore\n    name: homelab\n  target:\n    name: remote-cluster\n    template:\n      metadata:\n        labels:\n          argocd.argoproj.io/secret-type: cluster\n  dataFrom:\n    - extract:\n        key: remote-cluster\n',
+      );
+      copy.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'destination', 'server'], 'https://192.168.1.50:6443'));
+    });
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([
+      expect.stringMatching(
+        /^Application portfolio-api: its destination names a cluster no Secret here declares, and an ExternalSecret writes cluster Secrets: error getting cluster by server/,
+      ),
+    ]);
+  });
+});
+
+describe('what Argo CD may apply otherwise than the repository says is not judged', () => {
+  it('an Application outside the controller namespace where application.namespaces is set, and fields kept by RespectIgnoreDifferences', async () => {
+    const { failed, notJudged } = await onBrokenCopy('argocd-sync-policy', (copy) => {
+      copy.write(
+        'clusters/home/argocd-cmd-params.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  application.namespaces: "portfolio"\n',
+      );
+      copy.edit(PORTFOLIO_APP, 0, (d) => {
+        d.setIn(['metadata', 'namespace'], 'portfolio');
+        d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['RespectIgnoreDifferences=true']));
+        d.setIn(['spec', 'ignoreDifferences'], d.createNode([{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }]));
+      });
+      platformAllows('portfolio')(copy);
+    });
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([
+      expect.stringMatching(
+        /^Application portfolio-api lives in namespace portfolio: whether application\.namespaces \(argocd-cmd-params-cm\) lets the controller watch it is not read/,
+      ),
+      expect.stringMatching(
+        /^Application portfolio-api keeps the cluster's value of what this ignoreDifferences entry names on apps\/Deployment \(RespectIgnoreDifferences=true\)/,
+      ),
+    ]);
+  });
+});
+
+describe("argocd-cm's kustomize settings, which the gate does not build with, are not judged", () => {
+  it('build options for every source or one version, and another kustomize binary, each at its key', async () => {
+    const { failed, notJudged } = await onBrokenCopy('argocd-render-tools', (copy) =>
+      copy.edit(ARGOCD_CM, 0, (d) => {
+        d.setIn(['data', 'kustomize.buildOptions'], '--enable-helm --enable-exec --load-restrictor LoadRestrictionsNone');
+        d.setIn(['data', 'kustomize.path.v5.4.3'], '/custom-tools/kustomize_5_4_3');
+        d.setIn(['data', 'kustomize.buildOptions.v5.4.3'], '--enable-alpha-plugins');
+        d.setIn(['data', 'kustomize.buildOptions.empty'], ' ');
+      }),
+    );
+    expect(failed).toEqual([]);
+    expect(notJudged).toEqual([
+      expect.stringMatching(
+        /^argocd-cm's kustomize\.buildOptions: Argo CD builds every kustomize source with "--enable-exec", and the gate builds with its own kustomize and without that/,
+      ),
+      expect.stringMatching(
+        /^argocd-cm's kustomize\.path\.v5\.4\.3: Argo CD runs \/custom-tools\/kustomize_5_4_3 for the kustomize sources that ask for version v5\.4\.3/,
+      ),
+      expect.stringMatching(
+        /^argocd-cm's kustomize\.buildOptions\.v5\.4\.3: Argo CD builds the kustomize sources that ask for version v5\.4\.3 with "--enable-alpha-plugins"/,
+      ),
+    ]);
+  });
+});
+
+describe("argocd-cm's health scripts for other kinds are run on the objects they cover", () => {
+  it('passes a guarded script, and warns where one fails or says nothing on an object before its controller writes a status', async () => {
+    const { failed, warned } = await onBrokenCopy('argocd-health-scripts', (copy) =>
+      copy.edit(ARGOCD_CM, 0, (d) => {
+        d.setIn(
+          ['data', 'resource.customizations.health.apps_Deployment'],
+          'hs = {status = "Progressing"}\nif obj.status ~= nil then hs.status = "Healthy" end\nreturn hs\n',
+        );
+        d.setIn(
+          ['data', 'resource.customizations.health.Service'],
+          'hs = {status = "Healthy"}\nif obj.status.loadBalancer == nil then hs.status = "Progressing" end\nreturn hs\n',
+        );
+        d.setIn(['data', 'resource.customizations.health.batch_*'], 'hs = {}\nif obj.status ~= nil then hs.status = "Healthy" end\nreturn hs\n');
+      }),
+    );
+    expect(failed).toEqual([]);
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^argocd-cm's resource\.customizations\.health\.Service fails on Service \S+ (and \d+ more )?as the repository writes them \(.*attempt to index a nil value/,
+      ),
+      expect.stringMatching(/^argocd-cm's resource\.customizations\.health\.batch_\* returns no status for (CronJob|Job) \S+/),
+    ]);
+  });
+});
+
+describe('a health script for every kind that never ends is run once to its bound, not once per object', () => {
+  it('warns once, naming the first object and how many more, and fails nothing', async () => {
+    const { failed, warned } = await onBrokenCopy('argocd-health-scripts', (copy) =>
+      copy.edit(ARGOCD_CM, 0, (d) => d.setIn(['data', 'resource.customizations.health.all'], 'while true do end\n')),
+    );
+    expect(failed).toEqual([]);
+    expect(warned).toEqual([
+      expect.stringMatching(
+        /^argocd-cm's resource\.customizations\.health\.all fails on \S+ \S+ and \d+ more as the repository writes them \(the script did not end\)/,
+      ),
+    ]);
+  });
+});
+
+describe('a sync window that holds an app back part of the time is said, and signed commits are not judged', () => {
+  it('warns with the share of the year the window leaves, and fails nothing', async () => {
+    const { failed, warned, notJudged } = await onBrokenCopy('argocd-sync-windows', (copy) =>
+      copy.edit(PROJECTS, 4, (d) => {
+        // Working hours on weekdays, Berlin time: 10 of 24 hours on 5 of 7 days are held back.
+        d.setIn(
+          ['spec', 'syncWindows'],
+          d.createNode([{ kind: 'deny', schedule: '0 8 * * 1-5', duration: '10h', timeZone: 'Europe/Berlin', namespaces: ['portfolio'] }]),
+        );
+        d.setIn(['spec', 'signatureKeys'], d.createNode([{ keyID: '4AEE18F83AFDEB23' }]));
+      }),
+    );
+    expect(failed).toEqual([]);
+    expect(warned).toEqual([
+      'Application portfolio-api syncs on its own only outside deny window 0 ("0 8 * * 1-5" for 10h, Europe/Berlin), 70% of the time: a change merged while the windows hold it back reaches the cluster at the next moment they allow',
+    ]);
+    expect(notJudged).toEqual([expect.stringMatching(/^AppProject portfolio has Argo CD sync only commits signed by the keys its signatureKeys names/)]);
+  });
+});
+
+describe("a global project's sync windows (argocd-cm globalProjects)", () => {
+  it('hold back the apps of every project it is given to, and a window for those apps only is no window that matches nothing', async () => {
+    const { failed } = await onBrokenCopy('argocd-sync-windows', (copy) => {
+      mediaInheritsSecurity('  syncWindows:\n    - kind: deny\n      schedule: "* * * * *"\n      duration: 1h\n      applications: ["media-*"]\n')(copy);
+    });
+    expect(failed.map((f) => (f as { message: string }).message)).toEqual([
+      expect.stringMatching(
+        /^Applications media-bazarr-4k, .*, media-unpackerr never sync on their own: deny window 0 .* leave the controller no moment to sync in$/,
+      ),
+    ]);
+  });
+});
