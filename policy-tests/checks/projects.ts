@@ -4,7 +4,7 @@
  * and not far more (no wildcard kinds, no destination or kind that none of
  * its apps uses, judged when every app of the project is rendered).
  */
-import { applications, argoNormalizeGitURL, owningApplication, ROOT_APP_FILE, sourcePermitted } from '../model/argocd/argocd.ts';
+import { applications, argoNormalizeGitURL, owningApplication, ROOT_APP_FILE, sourcePermitted, syncOptions } from '../model/argocd/argocd.ts';
 import { destinationCluster, knownClusters } from '../model/argocd/clusters.ts';
 import { destinationPermitted, kindPermitted, virtualProject, type ProjectSpec } from '../model/controller/projects.ts';
 import { ARGOCD_CM_PATCH, argocdSettings } from '../model/controller/resource-filter.ts';
@@ -120,6 +120,24 @@ function refusedDestinations(ctx: CheckContext, projects: ReadonlyMap<string, Pr
 }
 
 /**
+ * CreateNamespace=true: gitops-engine adds the destination namespace to the sync as an object of its own
+ * (autoCreateNamespace), and the project's permissions are checked on it like on any other: a project that does
+ * not permit the cluster-scoped Namespace fails every such sync, whether or not the namespace exists.
+ */
+function refusedNamespaceCreation(ctx: CheckContext, projects: ReadonlyMap<string, Project>): void {
+  for (const app of applications(ctx.repo)) {
+    const project = projects.get(app.project);
+    const index = syncOptions(app).indexOf('CreateNamespace=true');
+    if (!project || index === -1 || !app.destinationNamespace) continue;
+    if (kindPermitted(project.virtual, { group: '', kind: 'Namespace', name: app.destinationNamespace, namespaced: false })) continue;
+    ctx.fail(
+      { resource: app.resource, path: ['spec', 'syncPolicy', 'syncOptions', index] },
+      `resource :Namespace is not permitted in project ${app.project}: CreateNamespace=true makes namespace ${app.destinationNamespace} an object of Application ${app.name}'s sync, and its clusterResourceWhitelist does not allow it (or its blacklist refuses it): Argo CD refuses the sync`,
+    );
+  }
+}
+
+/**
  * validateSyncPermissions, in the controller's words, for every object an app applies: its kind (and a
  * cluster-scoped object's name), then its namespace. Returns what each project's own lists were used for.
  */
@@ -203,7 +221,7 @@ function projectScopeCheck(isClusterScoped: CheckEnvironment['isClusterScoped'])
   return {
     id: 'argocd-project-scope',
     description:
-      "Each AppProject allows exactly what its apps render, as Argo CD judges it with the project's global projects merged in (argocd-cm's globalProjects): every Application's destination is one of its destinations, every namespaced resource goes to one of them and its kind is on the namespaceResourceWhitelist (where one is set) and not on the namespaceResourceBlacklist, every cluster-scoped kind and name is on the clusterResourceWhitelist and not on the clusterResourceBlacklist (kinds, groups and names as Go's filepath.Match patterns, destinations as globs with ! denials, on a cluster scoped to the project where it sets permitOnlyProjectScopedClusters); no wildcard kind, and (when all its apps are rendered) no destination or kind none of them uses (invariants P1).",
+      "Each AppProject allows exactly what its apps render, as Argo CD judges it with the project's global projects merged in (argocd-cm's globalProjects): every Application's destination is one of its destinations, every namespaced resource goes to one of them and its kind is on the namespaceResourceWhitelist (where one is set) and not on the namespaceResourceBlacklist, every cluster-scoped kind and name is on the clusterResourceWhitelist and not on the clusterResourceBlacklist (kinds, groups and names as Go's filepath.Match patterns, destinations as globs with ! denials, on a cluster scoped to the project where it sets permitOnlyProjectScopedClusters), and the namespace CreateNamespace=true makes is a Namespace the project permits; no wildcard kind, and (when all its apps are rendered) no destination or kind none of them uses (invariants P1).",
     invariants: ['P1'],
     remediation:
       'list in the project exactly the namespaces and cluster-scoped kinds its apps render; move what does not belong to the project (a ClusterRoleBinding in a media app) out',
@@ -218,6 +236,7 @@ function projectScopeCheck(isClusterScoped: CheckEnvironment['isClusterScoped'])
       const projects = readProjects(ctx);
       const { clusters } = knownClusters(ctx.resources);
       refusedDestinations(ctx, projects, clusters);
+      refusedNamespaceCreation(ctx, projects);
       const used = refusedObjects(ctx, projects, clusters, isClusterScoped);
       beyondUse(ctx, projects, used);
     },

@@ -151,3 +151,17 @@ describe("a global project's sync windows (argocd-cm globalProjects)", () => {
     ]);
   });
 });
+
+describe("the namespace CreateNamespace=true makes is an object of the app's sync", () => {
+  it("fails where the project does not permit Namespace, in Argo CD's words, at the option", async () => {
+    // The portfolio project permits ClusterRoles and their bindings only.
+    const { failed } = await onBrokenCopy('argocd-project-scope', (copy) =>
+      copy.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['CreateNamespace=true']))),
+    );
+    expect(failed.map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
+      expect.stringMatching(
+        /^portfolio-api\/deploy\/application\.yaml:\d+ resource :Namespace is not permitted in project portfolio: CreateNamespace=true makes namespace portfolio an object of Application portfolio-api's sync/,
+      ),
+    ]);
+  });
+});

@@ -592,9 +592,9 @@ export const admissionMutations: Mutation[] = [
   },
   {
     check: 'argocd-will-sync',
+    // cert-manager's project permits the Namespace it would create: only the second owner is wrong.
     why: 'an Application creating a namespace that namespaces.yaml declares',
-    mutate: (c) =>
-      c.edit('portfolio-api/deploy/application.yaml', 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['CreateNamespace=true']))),
+    mutate: (c) => c.edit('apps/platform/cert-manager/application.yaml', 0, (d) => d.addIn(['spec', 'syncPolicy', 'syncOptions'], 'CreateNamespace=true')),
     at: 'syncOptions:',
   },
   {
