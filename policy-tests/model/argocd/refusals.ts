@@ -9,6 +9,7 @@
 import type { Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { checkoutTree, type Repo } from '../repository/repo.ts';
+import { perRepo } from '../repository/per-repo.ts';
 import { filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
 import { join } from 'node:path';
 import { parseQuantity } from '../core/text.ts';
@@ -54,6 +55,11 @@ function maxCombinedManifestsBytes(repo: Repo): number {
   return bytes === undefined || bytes < 0 ? DEFAULT_MAX_COMBINED_MANIFESTS_BYTES : Math.floor(bytes);
 }
 
+/** Each read file's size, from the text the loader read (what a link names, as Argo CD counts it): no file is read again. */
+const fileBytes = perRepo(
+  (repo: Repo): Map<string, number> => new Map(repo.parsed.filter((p) => !p.renderedBy).map((p) => [p.file, Buffer.byteLength(p.text)])),
+);
+
 export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
   const paths = pathSet(checkoutTree(repo));
   const out: Refusal[] = [];
@@ -84,7 +90,11 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
         message: `Argo CD hands ${source.path} to a config management plugin, which the gate cannot run: what it yields would reach the cluster unjudged`,
       });
     if (type !== 'directory') continue;
-    const tooBig = combinedSizeProblem(filesOfSource(repo, source), (file) => sizeOnDisk(join(repo.root, file)), maxCombinedManifestsBytes(repo));
+    const tooBig = combinedSizeProblem(
+      filesOfSource(repo, source),
+      (file) => fileBytes(repo).get(file) ?? sizeOnDisk(join(repo.root, file)),
+      maxCombinedManifestsBytes(repo),
+    );
     if (tooBig) out.push({ path: [...source.at, 'path'], unread: false, message: `Argo CD fails the source of Application ${app.name}: ${tooBig}` });
     for (const file of filesOfSource(repo, source)) {
       const why = appliedFileRefusal(file);
