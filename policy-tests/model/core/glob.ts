@@ -17,13 +17,42 @@ interface Matcher {
 /**
  * A glob's regular expression, run where backtracking cannot blow up. The patterns are a pull request's to write
  * (an include, a values glob, a project's kinds), and so are the paths: `*a*a*a*a*a*a*b` over a name of sixty a's
- * holds a backtracking engine for hours. With at most one unbounded run JavaScript's engine is at worst quadratic
- * in the path, and quick; with more, RE2 (linear time) runs it.
+ * holds a backtracking engine for hours. With at most two unbounded runs one way through, JavaScript's engine is at
+ * worst quadratic in the path, and quick; with more, RE2 (linear time) runs it.
  */
-function safeMatcher(source: string, runs: number): Matcher {
-  if (runs <= 1) return new RegExp(`^(?:${source})$`, 's');
+function safeMatcher(source: string): Matcher {
+  if (runsInOneBranch(source) <= 2) return new RegExp(`^(?:${source})$`, 's');
   const re = re2(`(?s)^(?:${source})$`);
   return { test: (path) => re.matches(path) };
+}
+
+/**
+ * The most unbounded runs (`*`) one way through a translated glob can meet: alternatives are ways of their own
+ * (`{clusters/home/*.yaml,*\/application.yaml}` is one run each way), a class or an escape holds none. Two runs cost a
+ * backtracking engine at worst the square of the path; more, a power that grows with every star.
+ */
+function runsInOneBranch(source: string): number {
+  const groups: { best: number; current: number }[] = [];
+  let current = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '\\') i++;
+    else if (c === '[') {
+      i++;
+      while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
+    } else if (c === '(') {
+      groups.push({ best: 0, current });
+      current = 0;
+    } else if (c === '|') {
+      const g = groups.at(-1);
+      if (g) g.best = Math.max(g.best, current);
+      current = 0;
+    } else if (c === ')') {
+      const g = groups.pop();
+      if (g) current = g.current + Math.max(g.best, current);
+    } else if (c === '*') current++;
+  }
+  return current;
 }
 
 const cache = new Map<string, Matcher>();
@@ -67,7 +96,7 @@ export function argoGlobMatch(pattern: string, path: string, separator: '' | '/'
   let re = cache.get(key);
   if (!re) {
     const source = translate(pattern, separator === '/');
-    re = safeMatcher(source, source.split('*').length - 1);
+    re = safeMatcher(source);
     cache.set(key, re);
   }
   return re.test(path);
@@ -156,7 +185,7 @@ function filepathRegex(pattern: string): Matcher | null {
       out += ranges === '' ? (negated ? '[\\s\\S]' : '[^\\s\\S]') : `[${negated ? '^' : ''}${ranges}]`;
     } else out += escape(c);
   }
-  return safeMatcher(out, out.split('*').length - 1);
+  return safeMatcher(out);
 }
 
 const doublestarCache = new Map<string, Matcher | null>();
@@ -171,7 +200,7 @@ export function doublestarMatch(pattern: string, path: string): boolean {
   let re = doublestarCache.get(pattern);
   if (re === undefined) {
     const source = doublestarSource(pattern);
-    re = source === null ? null : safeMatcher(source, source.split('*').length - 1);
+    re = source === null ? null : safeMatcher(source);
     doublestarCache.set(pattern, re);
   }
   if (re === null) throw new Error(`syntax error in pattern ${JSON.stringify(pattern)}`);
