@@ -149,6 +149,8 @@ function refusedObjects(
 ): Use {
   const used: Use = new Map();
   const root = applications(ctx.repo).find((a) => a.resource.file === ROOT_APP_FILE);
+  // Each Application's cluster and its project's clusters, worked out once, not once per object.
+  const where = new Map(applications(ctx.repo).map((a) => [a, { cluster: destinationCluster(a, clusters), scoped: clustersOf(clusters, a.project) }]));
   for (const r of ctx.resources) {
     const app = owningApplication(ctx.repo, r);
     const project = app && projects.get(app.project);
@@ -172,8 +174,8 @@ function refusedObjects(
     const namespace = r.namespace ?? app.destinationNamespace ?? '';
     const destination = project.destinations.find((d) => argoGlobMatch(d.namespace, namespace));
     if (destination) use.namespaces.add(destination.namespace);
-    const cluster = destinationCluster(app, clusters);
-    if (cluster && !destinationPermitted(project.virtual, cluster, namespace, clustersOf(clusters, app.project)))
+    const { cluster, scoped } = where.get(app) ?? { cluster: destinationCluster(app, clusters), scoped: clustersOf(clusters, app.project) };
+    if (cluster && !destinationPermitted(project.virtual, cluster, namespace, scoped))
       ctx.fail(
         { resource: r, path: r.namespace ? ['metadata', 'namespace'] : ['metadata', 'name'] },
         `${r.kind} ${r.name} goes to namespace ${namespace}, which project ${app.project} (app ${app.name}) has no destination for: namespace ${namespace} is not permitted in project '${app.project}'`,

@@ -6,7 +6,8 @@
  * the policy check (checks/argocd/repo-server.ts) and by the rendered diff,
  * which reports such an Application as not judged.
  */
-import type { Resource } from '../core/manifest.ts';
+import type { ParsedFile, Resource } from '../core/manifest.ts';
+import { perObject } from '../core/per-object.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { checkoutTree, type Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
@@ -46,19 +47,26 @@ const pathSet = (paths: readonly string[]) => {
 /**
  * The repo-server's limit on a directory source's combined manifest size: argocd-cmd-params-cm's
  * reposerver.max.combined.directory.manifests.size as the repository applies it (its Deployment reads the key), else
- * 10M. A value the repo-server cannot parse stops it from starting, no source's fault: the default is kept.
+ * 10M. A value the repo-server cannot parse stops it from starting, no source's fault: the default is kept. Once per
+ * repository: every directory source asks.
  */
-function maxCombinedManifestsBytes(repo: Repo): number {
+const maxCombinedManifestsBytes = perRepo((repo: Repo): number => {
   const params = repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm');
   const data = params?.object.data as Record<string, unknown> | undefined;
   const bytes = parseQuantity(data?.[MAX_COMBINED_MANIFESTS_KEY]);
   return bytes === undefined || bytes < 0 ? DEFAULT_MAX_COMBINED_MANIFESTS_BYTES : Math.floor(bytes);
-}
+});
 
-/** Each read file's size, from the text the loader read (what a link names, as Argo CD counts it): no file is read again. */
-const fileBytes = perRepo(
-  (repo: Repo): Map<string, number> => new Map(repo.parsed.filter((p) => !p.renderedBy).map((p) => [p.file, Buffer.byteLength(p.text)])),
-);
+/** A read file's size, from the text the loader read (what a link names, as Argo CD counts it), once per parsed file. */
+const bytesOf = perObject((p: ParsedFile): number => Buffer.byteLength(p.text));
+
+/** The repository's read files by path: no file is read again for its size. */
+const parsedByFile = perRepo((repo: Repo): Map<string, ParsedFile> => new Map(repo.parsed.filter((p) => !p.renderedBy).map((p) => [p.file, p])));
+
+const fileBytes = (repo: Repo, file: string): number => {
+  const parsed = parsedByFile(repo).get(file);
+  return parsed ? bytesOf(parsed) : sizeOnDisk(join(repo.root, file));
+};
 
 export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
   const paths = pathSet(checkoutTree(repo));
@@ -90,11 +98,7 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
         message: `Argo CD hands ${source.path} to a config management plugin, which the gate cannot run: what it yields would reach the cluster unjudged`,
       });
     if (type !== 'directory') continue;
-    const tooBig = combinedSizeProblem(
-      filesOfSource(repo, source),
-      (file) => fileBytes(repo).get(file) ?? sizeOnDisk(join(repo.root, file)),
-      maxCombinedManifestsBytes(repo),
-    );
+    const tooBig = combinedSizeProblem(filesOfSource(repo, source), (file) => fileBytes(repo, file), maxCombinedManifestsBytes(repo));
     if (tooBig) out.push({ path: [...source.at, 'path'], unread: false, message: `Argo CD fails the source of Application ${app.name}: ${tooBig}` });
     for (const file of filesOfSource(repo, source)) {
       const why = appliedFileRefusal(file);
