@@ -4,18 +4,15 @@
  * scanner finds in a copy of the real repository; one new unmatched pin makes
  * the check fail with its file:line.
  */
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { $ } from 'zx';
-import { facts, loadRepo, REPO_ROOT } from '../../policy-tests/index.ts';
+import { renovateCopy } from './renovate-copy.ts';
 import { inspectRenovate, main, report } from '../renovate/command.ts';
 import { coverage, parseExemptions, type Exemption } from '../renovate/coverage.ts';
 import { findPins, type Pin } from '../renovate/pins.ts';
-import { ask, validateConfig, type ExtractedDep } from '../renovate/renovate.ts';
-import { minorsQuestion, type SkippedMinor } from '../renovate/one-minor.ts';
-import { pairsQuestion, type SplitPair } from '../renovate/release-pairs.ts';
+import { validateConfig, type ExtractedDep } from '../renovate/renovate.ts';
 
 const versions = (pins: Pin[]) => pins.map((p) => [p.line, p.key, p.version]);
 
@@ -117,32 +114,13 @@ describe('coverage', () => {
 });
 
 describe('Renovate itself on a copy of the repository', () => {
+  const copy = renovateCopy();
+  const { change, restore } = copy;
   let root: string;
-  const originals = new Map<string, string>();
-  const change = async (file: string, edit: (text: string) => string) => {
-    const path = join(root, file);
-    const text = await readFile(path, 'utf8').catch(() => '');
-    if (!originals.has(file)) originals.set(file, text);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, edit(text));
-  };
-  const restore = async () => {
-    for (const [file, text] of originals) await writeFile(join(root, file), text);
-    originals.clear();
-  };
-
   beforeAll(async () => {
-    // Exactly what git tracks (Renovate reads only tracked files, on a repository it is given), in a folder that is not a git repository.
-    root = await mkdtemp(join(tmpdir(), 'renovate-repo-'));
-    const files = (await $({ cwd: REPO_ROOT, quiet: true })`git ls-files -z --cached --others --exclude-standard`).stdout.split('\0').filter(Boolean);
-    for (const file of files) {
-      await mkdir(dirname(join(root, file)), { recursive: true });
-      await copyFile(join(REPO_ROOT, file), join(root, file)).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') throw err; // deleted in the work tree, not yet in the index
-      });
-    }
+    root = await copy.make();
   });
-  afterAll(() => rm(root, { recursive: true, force: true }));
+  afterAll(() => copy.dispose());
 
   it("a config with an unknown option fails Renovate's own validator (--strict), naming the option", async () => {
     // That the repository's own config passes it is the inspection's first step, below: one validator run less.
@@ -150,64 +128,6 @@ describe('Renovate itself on a copy of the repository', () => {
     try {
       expect(await validateConfig(root)).toEqual([
         expect.stringMatching(/^\.github\/renovate\.json5: .*Invalid configuration option: packageRules\[\d+\]\.automergeSchedul/),
-      ]);
-    } finally {
-      await restore();
-    }
-  });
-
-  it("settles pull requests as Renovate's own package rules and lookup do, and says so when a config splits Tdarr's node and server, or offers the cluster's newest Kubernetes or Rook at once (not a patch alone and each minor alone)", async () => {
-    // Both questions in one run of Renovate's functions, as renovate:check asks them: its start-up is most of a run. The
-    // repository's own config gives no SPLIT, SKIPS or HOLDS line in the inspection of the next test, which asks the
-    // same questions of every pin Renovate extracts; here, the config broken.
-    const pin = (depName: string): ExtractedDep => ({
-      file: 'apps/media/tdarr/deployment.yaml',
-      manager: 'kubernetes',
-      datasource: 'docker',
-      depName,
-      currentValue: '2.49.01',
-    });
-    const deps = [pin('ghcr.io/haveagitgat/tdarr'), pin('ghcr.io/haveagitgat/tdarr_node'), pin('ghcr.io/home-operations/plex')];
-    const kubernetes: ExtractedDep = {
-      file: 'clusters/home/cluster-facts.yaml',
-      manager: 'regex',
-      datasource: 'github-releases',
-      depName: 'kubernetes/kubernetes',
-      currentValue: '1.36.3',
-    };
-    // The chart of an Application annotated upgrades-one-minor-at-a-time, found through the annotation.
-    const rook: ExtractedDep = {
-      file: 'apps/platform/rook-ceph/application.yaml',
-      manager: 'argocd',
-      datasource: 'helm',
-      depName: 'rook-ceph',
-      currentValue: 'v1.20.6',
-    };
-    const repo = await loadRepo(root);
-    await change('.github/renovate.json5', (t) =>
-      t
-        .replace("groupName: 'tdarr',", '')
-        .replace("groupName: 'kubernetes',\n      separateMultipleMinor: true,", "groupName: 'kubernetes',")
-        .replace("groupName: 'rook-ceph',\n      separateMultipleMinor: true,", "groupName: 'rook-ceph',"),
-    );
-    try {
-      const cluster = {
-        file: 'clusters/home/cluster-facts.yaml',
-        depName: 'kubernetes/kubernetes',
-        from: '1.36.3',
-        why: 'talosctl upgrade-k8s takes the next minor only',
-      };
-      const chart = { file: rook.file, depName: 'rook-ceph', from: 'v1.20.6', why: "Rook's upgrade guide for each release starts from the minor before" };
-      expect(
-        await ask<[SplitPair[], SkippedMinor[]]>(root, [pairsQuestion(repo, deps), minorsQuestion([kubernetes, rook], facts.oneMinorAtATime(repo))]),
-      ).toEqual([
-        [{ image: 'ghcr.io/haveagitgat/tdarr_node', partner: 'ghcr.io/haveagitgat/tdarr', file: 'apps/media/facts/images.yaml', groups: [undefined] }],
-        [
-          { ...cluster, step: 'patch', skipped: '1.36.4', proposed: '1.38.0' },
-          { ...cluster, step: 'minor', skipped: '1.37.0', proposed: '1.38.0' },
-          { ...chart, step: 'patch', skipped: 'v1.20.7', proposed: 'v1.22.0' },
-          { ...chart, step: 'minor', skipped: 'v1.21.0', proposed: 'v1.22.0' },
-        ],
       ]);
     } finally {
       await restore();
