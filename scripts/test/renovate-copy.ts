@@ -5,6 +5,7 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { $ } from 'zx';
 import { REPO_ROOT } from '../../policy-tests/index.ts';
 
@@ -46,4 +47,15 @@ export function renovateCopy(): RenovateCopy {
     },
     dispose: () => (root ? rm(root, { recursive: true, force: true }) : Promise.resolve()),
   };
+}
+
+/** A copy made before the tests of the enclosing describe and deleted after them; `root()` names it once made. */
+export function useRenovateCopy(): Pick<RenovateCopy, 'change' | 'restore'> & { root: () => string } {
+  const copy = renovateCopy();
+  let root = '';
+  beforeAll(async () => {
+    root = await copy.make();
+  });
+  afterAll(() => copy.dispose());
+  return { root: () => root, change: copy.change, restore: copy.restore };
 }

@@ -3,21 +3,15 @@
  * renovate:check settles them. A file of its own: one run of Renovate is most of a minute on the 2-core machine, and
  * renovate.test.ts holds the other.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { facts, loadRepo } from '../../policy-tests/index.ts';
 import { ask, type ExtractedDep } from '../renovate/renovate.ts';
 import { minorsQuestion, type SkippedMinor } from '../renovate/one-minor.ts';
 import { pairsQuestion, type SplitPair } from '../renovate/release-pairs.ts';
-import { renovateCopy } from './renovate-copy.ts';
+import { useRenovateCopy } from './renovate-copy.ts';
 
 describe('Renovate itself on a copy of the repository', () => {
-  const copy = renovateCopy();
-  const { change, restore } = copy;
-  let root: string;
-  beforeAll(async () => {
-    root = await copy.make();
-  });
-  afterAll(() => copy.dispose());
+  const { root, change, restore } = useRenovateCopy();
 
   it("settles pull requests as Renovate's own package rules and lookup do, and says so when a config splits Tdarr's node and server, or offers the cluster's newest Kubernetes or Rook at once (not a patch alone and each minor alone)", async () => {
     // Both questions in one run of Renovate's functions, as renovate:check asks them: its start-up is most of a run. The
@@ -46,7 +40,7 @@ describe('Renovate itself on a copy of the repository', () => {
       depName: 'rook-ceph',
       currentValue: 'v1.20.6',
     };
-    const repo = await loadRepo(root);
+    const repo = await loadRepo(root());
     await change('.github/renovate.json5', (t) =>
       t
         .replace("groupName: 'tdarr',", '')
@@ -62,7 +56,7 @@ describe('Renovate itself on a copy of the repository', () => {
       };
       const chart = { file: rook.file, depName: 'rook-ceph', from: 'v1.20.6', why: "Rook's upgrade guide for each release starts from the minor before" };
       expect(
-        await ask<[SplitPair[], SkippedMinor[]]>(root, [pairsQuestion(repo, deps), minorsQuestion([kubernetes, rook], facts.oneMinorAtATime(repo))]),
+        await ask<[SplitPair[], SkippedMinor[]]>(root(), [pairsQuestion(repo, deps), minorsQuestion([kubernetes, rook], facts.oneMinorAtATime(repo))]),
       ).toEqual([
         [{ image: 'ghcr.io/haveagitgat/tdarr_node', partner: 'ghcr.io/haveagitgat/tdarr', file: 'apps/media/facts/images.yaml', groups: [undefined] }],
         [

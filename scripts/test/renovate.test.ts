@@ -7,8 +7,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renovateCopy } from './renovate-copy.ts';
+import { describe, expect, it } from 'vitest';
+import { useRenovateCopy } from './renovate-copy.ts';
 import { inspectRenovate, main, report } from '../renovate/command.ts';
 import { coverage, parseExemptions, type Exemption } from '../renovate/coverage.ts';
 import { findPins, type Pin } from '../renovate/pins.ts';
@@ -114,19 +114,13 @@ describe('coverage', () => {
 });
 
 describe('Renovate itself on a copy of the repository', () => {
-  const copy = renovateCopy();
-  const { change, restore } = copy;
-  let root: string;
-  beforeAll(async () => {
-    root = await copy.make();
-  });
-  afterAll(() => copy.dispose());
+  const { root, change, restore } = useRenovateCopy();
 
   it("a config with an unknown option fails Renovate's own validator (--strict), naming the option", async () => {
     // That the repository's own config passes it is the inspection's first step, below: one validator run less.
     await change('.github/renovate.json5', (t) => t.replace("automergeType: 'pr',", "automergeType: 'pr',\n      automergeSchedul: ['at any time'],"));
     try {
-      expect(await validateConfig(root)).toEqual([
+      expect(await validateConfig(root())).toEqual([
         expect.stringMatching(/^\.github\/renovate\.json5: .*Invalid configuration option: packageRules\[\d+\]\.automergeSchedul/),
       ]);
     } finally {
@@ -166,12 +160,12 @@ describe('Renovate itself on a copy of the repository', () => {
     await change('.ci/run', (t) => t.replace('set -euo pipefail\n', 'set -euo pipefail\nHELM_VERSION=4.2.3\n'));
     await change('.github/renovate-unmanaged.yaml', (t) => `${t}- files: nowhere/*.yaml\n  keys: [version]\n  reason: a file that was removed\n`);
     try {
-      const inspection = await inspectRenovate(root);
+      const inspection = await inspectRenovate(root());
       const lines: string[] = [];
       expect(report(inspection, (l) => lines.push(l))).toBe(1);
       // The repository's config, unchanged here, passed renovate-config-validator --strict.
       expect(lines[0]).toBe('valid    .github/renovate.json5 (renovate-config-validator --strict)');
-      const line = (await readFile(join(root, '.ci/run'), 'utf8')).split('\n').indexOf('HELM_VERSION=4.2.3') + 1;
+      const line = (await readFile(join(root(), '.ci/run'), 'utf8')).split('\n').indexOf('HELM_VERSION=4.2.3') + 1;
       // Exactly the three planted defects: every other pin of the repository, the new app's among them, is covered.
       expect(lines.filter((l) => !l.startsWith('valid'))).toEqual([
         expect.stringContaining(`UNCOVERED .ci/run:${line}: HELM_VERSION HELM_VERSION=4.2.3 is pinned`),
