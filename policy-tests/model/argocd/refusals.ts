@@ -9,7 +9,7 @@
 import type { ParsedFile, Resource } from '../core/manifest.ts';
 import { perObject } from '../core/per-object.ts';
 import type { PathSegment } from '../core/positions.ts';
-import { checkoutTree, type Repo } from '../repository/repo.ts';
+import { checkoutPathSet, type Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import { filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
 import { join } from 'node:path';
@@ -36,14 +36,6 @@ export type Refusal =
     unread: boolean;
   };
 
-/** Per checkout, its paths as a set: the parameter files are looked up by name. */
-const pathSets = new WeakMap<readonly string[], ReadonlySet<string>>();
-const pathSet = (paths: readonly string[]) => {
-  let set = pathSets.get(paths);
-  if (!set) pathSets.set(paths, (set = new Set(paths)));
-  return set;
-};
-
 /**
  * The repo-server's limit on a directory source's combined manifest size: argocd-cmd-params-cm's
  * reposerver.max.combined.directory.manifests.size as the repository applies it (its Deployment reads the key), else
@@ -69,7 +61,7 @@ const fileBytes = (repo: Repo, file: string): number => {
 };
 
 export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
-  const paths = pathSet(checkoutTree(repo));
+  const paths = checkoutPathSet(repo);
   const out: Refusal[] = [];
   // A source hydrator replaces source and sources (HasMultipleSources, GetSource): Argo CD syncs the manifests its
   // commit server wrote to another branch, which no checkout of main holds.

@@ -5,7 +5,7 @@
  * anything else relative to the chart's path). The one route: the renderer
  * reads value files from here, and so does every check that reads values.
  */
-import { checkoutTree, type Repo } from '../repository/repo.ts';
+import { checkoutPathSet, checkoutTree, type Repo } from '../repository/repo.ts';
 import { perObject } from '../core/per-object.ts';
 import { doublestarMatch } from '../core/glob.ts';
 import { scalarText } from '../core/text.ts';
@@ -131,7 +131,7 @@ export function valueFileProblem(repo: Repo, app: ArgoApp, source: AppSource, ra
   const v = sourceFile(repo, { app, source }, raw, 'value file');
   if (!('rel' in v)) return undefined;
   if (isGlobPath(v.rel)) return globbed(repo, source, raw, v).flatMap((g) => ('error' in g ? [g.error] : []))[0];
-  return source.helm?.ignoreMissingValueFiles || checkoutEntries(checkoutTree(repo)).fileSet.has(v.rel) ? undefined : `value file ${v.rel} does not exist`;
+  return source.helm?.ignoreMissingValueFiles || checkoutPathSet(repo).has(v.rel) ? undefined : `value file ${v.rel} does not exist`;
 }
 
 /** What one glob entry stands for: the files it matches, in doublestar's order; nothing (ignoreMissingValueFiles); or Argo CD's failure. */
@@ -174,7 +174,7 @@ function isGlobPath(path: string): boolean {
 const checkoutEntries = perObject((tree: readonly string[]) => {
   const folders = new Set<string>();
   for (const file of tree) for (let i = file.indexOf('/'); i !== -1; i = file.indexOf('/', i + 1)) folders.add(file.slice(0, i));
-  return { files: tree, fileSet: new Set(tree), folders: [...folders] };
+  return { files: tree, folders: [...folders] };
 });
 
 /**

@@ -7,6 +7,7 @@
  * sourceRepos are matched with '/' as the separator (`*` stays within a
  * segment, `**` crosses them).
  */
+import { perKey } from './per-object.ts';
 import { re2 } from './re2.ts';
 
 /** A compiled glob: something that tests a whole path. */
@@ -55,7 +56,13 @@ function runsInOneBranch(source: string): number {
   return current;
 }
 
-const cache = new Map<string, Matcher>();
+/** Compiled globs, by dialect and pattern: a pattern is translated once, the oldest forgotten past the limit. */
+const GLOBS_KEPT = 10_000;
+const argoMatcher = perKey(
+  GLOBS_KEPT,
+  (pattern: string, separator: '' | '/') => safeMatcher(translate(pattern, separator === '/')),
+  (pattern, separator) => `${separator}\0${pattern}`,
+);
 
 function translate(pattern: string, slash: boolean): string {
   let out = '';
@@ -92,14 +99,7 @@ function translate(pattern: string, slash: boolean): string {
 }
 
 export function argoGlobMatch(pattern: string, path: string, separator: '' | '/' = ''): boolean {
-  const key = `${separator}\0${pattern}`;
-  let re = cache.get(key);
-  if (!re) {
-    const source = translate(pattern, separator === '/');
-    re = safeMatcher(source);
-    cache.set(key, re);
-  }
-  return re.test(path);
+  return argoMatcher(pattern, separator).test(path);
 }
 
 /**
@@ -123,7 +123,7 @@ export function argoGlobError(pattern: string): string | undefined {
   return braces > 0 ? 'unexpected end of input in a list of alternatives' : undefined;
 }
 
-const filepathCache = new Map<string, Matcher | null>();
+const filepathMatcher = perKey(GLOBS_KEPT, (pattern: string) => filepathRegex(pattern));
 
 /**
  * Go's path/filepath.Match on Linux: `*` any run of characters but `/`, `?` one of them, `[...]` a class (`^` negates,
@@ -131,11 +131,7 @@ const filepathCache = new Map<string, Matcher | null>();
  * the error.
  */
 export function goFilepathMatch(pattern: string, name: string): boolean {
-  let re = filepathCache.get(pattern);
-  if (re === undefined) {
-    re = filepathRegex(pattern);
-    filepathCache.set(pattern, re);
-  }
+  const re = filepathMatcher(pattern);
   return re !== null && re.test(name);
 }
 
@@ -188,7 +184,10 @@ function filepathRegex(pattern: string): Matcher | null {
   return safeMatcher(out);
 }
 
-const doublestarCache = new Map<string, Matcher | null>();
+const doublestarMatcher = perKey(GLOBS_KEPT, (pattern: string) => {
+  const source = doublestarSource(pattern);
+  return source === null ? null : safeMatcher(source);
+});
 
 /**
  * bmatcuk/doublestar v4 (Argo CD's values file globs): `**` as a whole segment matches any number of folders (none
@@ -197,12 +196,7 @@ const doublestarCache = new Map<string, Matcher | null>();
  * open class or list) is null.
  */
 export function doublestarMatch(pattern: string, path: string): boolean {
-  let re = doublestarCache.get(pattern);
-  if (re === undefined) {
-    const source = doublestarSource(pattern);
-    re = source === null ? null : safeMatcher(source);
-    doublestarCache.set(pattern, re);
-  }
+  const re = doublestarMatcher(pattern);
   if (re === null) throw new Error(`syntax error in pattern ${JSON.stringify(pattern)}`);
   return re.test(path);
 }

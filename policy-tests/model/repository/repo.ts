@@ -91,6 +91,16 @@ export function checkoutTree(repo: Repo): readonly string[] {
   return repo.checkout?.paths ?? [...repo.files];
 }
 
+const checkoutSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/** The checkout's paths as a set, once per checkout: a file is looked up by name. */
+export function checkoutPathSet(repo: Repo): ReadonlySet<string> {
+  const tree = checkoutTree(repo);
+  let set = checkoutSets.get(tree);
+  if (!set) checkoutSets.set(tree, (set = new Set(tree)));
+  return set;
+}
+
 export interface DataFile {
   file: string;
   data: unknown;
