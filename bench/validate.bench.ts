@@ -10,7 +10,7 @@
  * repository.
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, statSync, utimesSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +19,7 @@ import {
   allFindings,
   registeredChecks,
   runGate,
+  SETTLED_MS,
   runPolicy,
   ADMISSION_CHECK_IDS,
   loadRepo,
@@ -129,18 +130,37 @@ function wall(args: string[]): number {
   await buildGate();
   const gate = [join(REPO_ROOT, 'policy-tests/bin/homelab-gate.mjs')];
   const bare = [join(REPO_ROOT, 'bench/bare-parse.mjs'), REPO_ROOT, ...MANIFEST_ROOTS];
-  wall(gate); // warm: the page cache, V8's compile cache, the field-tree cache
+  // A run after an edit: one file's times set to now (its text unchanged), so the kept verdict does not answer and the
+  // stages judge the tree in full, as after any edit; its times are put back after.
+  const edited = join(REPO_ROOT, 'clusters/home/cluster-facts.yaml');
+  const times = statSync(edited);
+  const afterEdit = () => {
+    const now = new Date();
+    utimesSync(edited, now, now);
+    return wall(gate);
+  };
+  wall(gate); // warm: the page cache, V8's compile cache, the field-tree cache, the stores
   wall(bare);
   const gateMs: number[] = [];
   const bareMs: number[] = [];
-  for (let i = 0; i < 7; i++) {
-    gateMs.push(wall(gate));
-    bareMs.push(wall(bare));
+  const editedMs: number[] = [];
+  try {
+    // The kept verdict needs files older than its settling time (policy-tests/gate/verdict.ts): an unchanged tree.
+    await new Promise((settle) => setTimeout(settle, SETTLED_MS));
+    wall(gate);
+    for (let i = 0; i < 7; i++) {
+      gateMs.push(wall(gate));
+      bareMs.push(wall(bare));
+      editedMs.push(afterEdit());
+    }
+  } finally {
+    utimesSync(edited, times.atime, times.mtime);
   }
-  const [g, b] = [median(gateMs), median(bareMs)];
-  console.log(`real repository, homelab-gate (built): ${g.toFixed(0).padStart(5)} ms wall, warm, median of 7`);
+  const [g, b, e] = [median(gateMs), median(bareMs), median(editedMs)];
+  console.log(`real repository, homelab-gate (built): ${g.toFixed(0).padStart(5)} ms wall, nothing changed (the kept verdict), median of 7`);
+  console.log(`real repository, after an edit:        ${e.toFixed(0).padStart(5)} ms wall (every stage judges)`);
   console.log(`real repository, bare parse:           ${b.toFixed(0).padStart(5)} ms wall`);
-  console.log(`gate start-up / bare parse:            ${(g / b).toFixed(2)}x  (target <= 1.50x)`);
+  console.log(`gate start-up / bare parse:            ${(g / b).toFixed(2)}x  (target <= 1.10x); after an edit ${(e / b).toFixed(2)}x`);
   console.log(`start-up by phase, in a fresh process:  ${startupPhases()}`);
 }
 

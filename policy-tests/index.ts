@@ -8,7 +8,7 @@
 // Load a tree, gate it, report it.
 export { loadRepo, REPO_ROOT, MANIFEST_ROOTS } from './model/repository/repo.ts';
 export { clearParseCache } from './model/repository/parse-pool.ts';
-export { allFindings, registeredChecks, runGate, type GateOptions, type GateResult } from './gate/gate.ts';
+export { allFindings, registeredChecks, runGate, SETTLED_MS, type GateOptions, type GateResult } from './gate/gate.ts';
 export { render as renderReport } from './gate/report/formats/index.ts';
 export { printable } from './gate/report/formats/common.ts';
 export { runPolicy } from './model/checks/runner.ts';

@@ -14,18 +14,21 @@ import { loadStage } from './stages/load.ts';
 import { renderStage, type Tree } from './stages/render.ts';
 import { evaluate, resolvedOptions, schemaStage, withFindings } from './stages/schema.ts';
 import { admissionStage, checksByStage, policyStage, type Checked } from './stages/checks.ts';
+import { keepVerdict, keptVerdict, type VerdictKey } from './verdict.ts';
 
 export { UsageError } from './usage-error.ts';
 export { allFindings, type GateResult, type NotRendered, type ResourceResult, type Summary } from './result.ts';
 export type { GateOptions, KubernetesVersion, Progress } from './options.ts';
 export { registeredChecks } from './stages/checks.ts';
 export { evaluate } from './stages/schema.ts';
+export { SETTLED_MS } from './verdict.ts';
 
 /**
  * The gate, a straight line of stages: load the repository, render it, the schema layer, the admission stage, the
  * policy stage, then the files asked about selected and reported. Files outside the repository get the schema layer alone.
  */
 export async function runGate(options: GateOptions = {}): Promise<GateResult> {
+  const startedAt = Date.now();
   const root = options.root ?? REPO_ROOT;
   const paths = options.paths ?? [];
   const inputs: Inputs = paths.length === 0 ? { outside: [] } : collectInputs(paths, root, options.cwd ?? process.cwd(), options.stdin);
@@ -35,9 +38,18 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   let tree: Tree | undefined;
   let checked: Checked | undefined;
   let schemaWarnings: Finding[] = [];
+  let verdictKey: VerdictKey | undefined;
   if (paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0) {
     const loaded = await loadStage(root, options);
     tree = await renderStage(loaded, options);
+    // The whole repository judged before on these very inputs: that verdict (gate/verdict.ts).
+    verdictKey = paths.length === 0 ? keptVerdict(tree, options, startedAt) : undefined;
+    const kept = verdictKey?.kept;
+    if (kept) {
+      for (const phase of ['schema', 'admission', 'policy'] as const) options.onProgress?.(phase, 1, 1);
+      flushOutcomeStores();
+      return kept;
+    }
     const schema = await schemaStage(tree, options, keep);
     schemaWarnings = schema.warnings;
     const staged = await checksByStage();
@@ -56,7 +68,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   }
   // What the parser read, the validators judged and the CEL rules found, for the next run to skip (keyed by inputs).
   flushOutcomeStores();
-  return assemble({
+  const result = assemble({
     results,
     warnings: [...schemaWarnings, ...(checked?.warnings ?? [])],
     notJudged: checked?.notJudged ?? [],
@@ -68,4 +80,6 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
     celRules: checked?.celRules,
     podSecurity: checked?.podSecurity,
   });
+  if (verdictKey) keepVerdict(verdictKey, result);
+  return result;
 }

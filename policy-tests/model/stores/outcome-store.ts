@@ -14,7 +14,9 @@
  * the code cannot be read, or nothing can be written, a store keeps nothing:
  * slower, never wrong. Users: the parse store and its positions, the
  * validation outcomes and schema compiles, the CEL outcomes, PromQL parses,
- * cron verdicts and the webhook bodies as their senders fill them in.
+ * cron verdicts and the webhook bodies as their senders fill them in. A whole
+ * run's verdict, a few hundred kilobytes, is kept beside them one file each
+ * (kept-values.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -115,7 +117,7 @@ function secretIn(dir: string): Buffer | null {
 
 const folders = new Map<string, { dir: string; secret: Buffer } | null>();
 /** The store folder of this process's cache root, with its secret; null when stores are off or unusable. */
-function storeFolder(): { dir: string; secret: Buffer } | null {
+export function storeFolder(): { dir: string; secret: Buffer } | null {
   // HOMELAB_GATE_STORES=off: every run computes everything (the benchmark's cold measurements).
   if (process.env.HOMELAB_GATE_STORES === 'off') return null;
   const dir = join(cacheRoot(process.env), 'gate-stores');

@@ -53,7 +53,8 @@ function keyObject(secret: Buffer): KeyObject {
   return key;
 }
 
-const mac = (secret: Buffer, key: string, json: string) => createHmac('sha256', keyObject(secret)).update(`${key}\t${json}`).digest('base64url');
+/** The signature of an entry: the key and its value's JSON, with the store folder's secret. */
+export const mac = (secret: Buffer, key: string, json: string): string => createHmac('sha256', keyObject(secret)).update(`${key}\t${json}`).digest('base64url');
 
 const entryLine =
   (secret: Buffer) =>
@@ -62,7 +63,7 @@ const entryLine =
     return `${key}\t${json}\t${mac(secret, key, json)}\n`;
   };
 
-function verifies(secret: Buffer, key: string, json: string, given: string): boolean {
+export function verifies(secret: Buffer, key: string, json: string, given: string): boolean {
   const want = Buffer.from(mac(secret, key, json));
   const got = Buffer.from(given);
   return want.length === got.length && timingSafeEqual(want, got);
