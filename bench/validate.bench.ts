@@ -141,26 +141,30 @@ function wall(args: string[]): number {
   };
   wall(gate); // warm: the page cache, V8's compile cache, the field-tree cache, the stores
   wall(bare);
-  const gateMs: number[] = [];
-  const bareMs: number[] = [];
-  const editedMs: number[] = [];
+  const [gateMs, bareMs, editedMs, bareAfterMs]: [number[], number[], number[], number[]] = [[], [], [], []];
   try {
-    // The kept verdict needs files older than its settling time (policy-tests/gate/verdict.ts): an unchanged tree.
+    // The kept verdict needs files older than its settling time (policy-tests/gate/verdict.ts): an unchanged tree,
+    // so the runs after an edit come last.
     await new Promise((settle) => setTimeout(settle, SETTLED_MS));
     wall(gate);
     for (let i = 0; i < 7; i++) {
       gateMs.push(wall(gate));
       bareMs.push(wall(bare));
+    }
+    for (let i = 0; i < 7; i++) {
       editedMs.push(afterEdit());
+      bareAfterMs.push(wall(bare));
     }
   } finally {
     utimesSync(edited, times.atime, times.mtime);
   }
-  const [g, b, e] = [median(gateMs), median(bareMs), median(editedMs)];
+  const [g, b, e, b2] = [median(gateMs), median(bareMs), median(editedMs), median(bareAfterMs)];
   console.log(`real repository, homelab-gate (built): ${g.toFixed(0).padStart(5)} ms wall, nothing changed (the kept verdict), median of 7`);
-  console.log(`real repository, after an edit:        ${e.toFixed(0).padStart(5)} ms wall (every stage judges)`);
   console.log(`real repository, bare parse:           ${b.toFixed(0).padStart(5)} ms wall`);
-  console.log(`gate start-up / bare parse:            ${(g / b).toFixed(2)}x  (target <= 1.10x); after an edit ${(e / b).toFixed(2)}x`);
+  console.log(`gate start-up / bare parse:            ${(g / b).toFixed(2)}x  (target <= 1.10x)`);
+  console.log(
+    `after an edit (every stage judges):    ${e.toFixed(0).padStart(5)} ms wall against a bare parse of ${b2.toFixed(0)} ms: ${(e / b2).toFixed(2)}x`,
+  );
   console.log(`start-up by phase, in a fresh process:  ${startupPhases()}`);
 }
 

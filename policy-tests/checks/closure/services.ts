@@ -14,6 +14,7 @@ import { selectorIndex } from '../../model/core/label-selector.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { serviceAddresses, type ServiceAddress } from '../../model/cluster/service-addresses.ts';
 import { argoGlobMatch } from '../../model/core/glob.ts';
+import { SETTINGS_FILES } from '../../model/apps/media-settings.ts';
 import { ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
 
 type RuntimeObject = ReturnType<typeof createdAtRuntime>[number];
@@ -149,8 +150,6 @@ function checkMonitors(ctx: CheckContext, { index, runtime, opaque, reached }: S
 /** Kinds whose strings are schemas and documentation, not addresses anything dials. */
 const NOT_DIALED = new Set(['CustomResourceDefinition']);
 
-/** The app settings the scripts push into the apps (`apps/media/<app>/settings/`): the addresses the apps dial each other at. */
-const SETTINGS = 'apps/*/*/settings/*';
 
 /**
  * Every `<service>.<namespace>.svc[:port]` (or `scheme://<service>.<namespace>`) a resource or an app's settings
@@ -168,8 +167,9 @@ function checkAddresses(ctx: CheckContext, { index, runtime, opaque, reached }: 
   };
   for (const r of ctx.resources.filter((x) => !NOT_DIALED.has(x.kind)))
     for (const a of serviceAddresses(r.object, namespaces)) close(`${r.kind} ${r.name}`, a, (m) => ctx.fail({ resource: r, path: a.path }, m));
+  // The settings the scripts push into the apps: the addresses the apps dial each other at.
   for (const data of ctx.repo.dataFiles.values())
-    if (argoGlobMatch(SETTINGS, data.file))
+    if (argoGlobMatch(SETTINGS_FILES, data.file))
       for (const a of serviceAddresses(data.data, namespaces)) close(data.file, a, (m) => ctx.fail({ data, path: a.path }, m));
 }
 
@@ -183,7 +183,7 @@ export const serviceClosureCheck: PolicyCheck = {
   reads: {
     kinds: ['*'],
     everyKind: 'a Service is named by Ingresses, routes, probes, monitors and workloads of many kinds',
-    files: [SETTINGS],
+    files: [SETTINGS_FILES],
     renders: true,
   },
   exemptible: false,

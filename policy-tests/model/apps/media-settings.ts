@@ -9,8 +9,10 @@ import type { DataFile, Repo } from '../repository/repo.ts';
 import { cachedValidator, knownToCompile } from '../stores/validation-cache.ts';
 
 export const SETTINGS_GLOB = 'apps/media/*/settings/*.yaml';
+/** Every file the scripts push into the apps (`scripts/media/settings.ts`): the settings and Tdarr's flows beside them. */
+export const SETTINGS_FILES = 'apps/media/*/settings/*';
 /** Every file the media-settings checks read: the settings, Tdarr's flows beside them, and the schemas. */
-export const SETTINGS_READS = ['apps/media/*/settings/*', 'apps/media/facts/schemas/*.schema.json'];
+export const SETTINGS_READS = [SETTINGS_FILES, 'apps/media/facts/schemas/*.schema.json'];
 export const SCHEMA_DIR = 'apps/media/facts/schemas';
 export const SCHEMA_FOR: Record<string, string> = {
   sonarr: 'manager',

@@ -11,7 +11,7 @@ import { perKey } from './per-object.ts';
 import { re2 } from './re2.ts';
 
 /** A compiled glob: something that tests a whole path. */
-interface Matcher {
+export interface Matcher {
   test(path: string): boolean;
 }
 
@@ -101,6 +101,9 @@ function translate(pattern: string, slash: boolean): string {
 export function argoGlobMatch(pattern: string, path: string, separator: '' | '/' = ''): boolean {
   return argoMatcher(pattern, separator).test(path);
 }
+
+/** A glob compiled once, for one caller that tests many paths against it (Argo CD's dialect, no separator). */
+export const argoGlobMatcher = (pattern: string): Matcher => argoMatcher(pattern, '');
 
 /**
  * Why gobwas/glob would not compile a pattern (Argo CD's glob.MatchWithError fails with it), or undefined: a class `[`

@@ -12,7 +12,7 @@ import { dig, list, obj } from '../core/dig.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import { perKey, perPair } from '../core/per-object.ts';
 import { intervalMs, monitorId, monitorJobs, MONITOR_TARGET_LABELS, namespaceIn, serviceViews, type ServiceView } from './scrape-jobs.ts';
-import { extractAll, isExtractor } from './metrics-extract.ts';
+import { declaredIn, isExtractor, sameMetrics, type CatalogMetrics, type ExtractorName } from './metrics-extract.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -155,7 +155,7 @@ function entryOf(data: DataFile, problems: CatalogProblem[]): CatalogEntry | und
 /** What an extractor finds in a text, by extractor and text: the same code is read again by every view of the repository (the mutation runs make hundreds). */
 const extracted = perKey(
   64,
-  (extract: string, text: string): ReturnType<typeof extractAll> => extractAll(extract as Parameters<typeof extractAll>[0], [text]),
+  (extract: ExtractorName, text: string): CatalogMetrics => declaredIn(extract, [text]),
   (extract, text) => `${extract}\0${text}`,
 );
 
@@ -170,12 +170,7 @@ function codeDrift(root: string, entry: CatalogEntry): string | undefined {
     return `${code} is gone`;
   }
   const now = extracted(entry.source.extract, text);
-  const recorded = Object.fromEntries(
-    Object.entries(entry.metrics)
-      .map(([k, v]) => [k, [...v].sort()] as const)
-      .sort(([a], [b]) => a.localeCompare(b)),
-  );
-  return JSON.stringify(now) === JSON.stringify(recorded) ? undefined : `${code} declares ${Object.keys(now).join(', ')}`;
+  return sameMetrics(now, entry.metrics) ? undefined : `${code} declares ${Object.keys(now).sort().join(', ')}`;
 }
 
 /** The exemptions file: metric regexes and monitors, each with its reason; a malformed one is a problem. */

@@ -101,11 +101,23 @@ export function extractPythonDicts(text: string): CatalogMetrics {
   return out;
 }
 
-/** Runs an extractor over each source file and merges what they declare. */
+/** Runs an extractor over each source file and merges what they declare, by name as a catalog entry lists them. */
 export function extractAll(extractor: ExtractorName, texts: readonly string[]): CatalogMetrics {
+  return Object.fromEntries(Object.entries(declaredIn(extractor, texts)).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** What the source files declare, merged, in no order: for a comparison (the locale's collator costs some 10 ms to start). */
+export function declaredIn(extractor: ExtractorName, texts: readonly string[]): CatalogMetrics {
   const out: CatalogMetrics = {};
   for (const text of texts) for (const [name, labels] of Object.entries(EXTRACTORS[extractor](text))) add(out, name, labels);
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+  return out;
+}
+
+/** Whether two catalogs list the same metrics with the same labels, in whatever order. */
+export function sameMetrics(a: Readonly<CatalogMetrics>, b: Readonly<Record<string, readonly string[]>>): boolean {
+  const labels = (l: readonly string[]) => [...new Set(l)].sort().join('\0');
+  const names = Object.keys(a);
+  return names.length === Object.keys(b).length && names.every((name) => b[name] !== undefined && labels(a[name]!) === labels(b[name]!));
 }
 
 /** The series names a family of each type writes, with the label each adds (prom-client and client_golang write the same). */
