@@ -4,8 +4,9 @@
  * verdict already made, instead of judging 800 resources again.
  *
  * The key is every input those stages read, so a kept verdict is the same computation:
- * - the tree as loaded and rendered: each parsed file's name and text (the repository's manifests and every render's
- *   output), each render's status, message, values files and the files it consumed, the render tools' versions;
+ * - the tree as loaded and rendered: each manifest's name and text, each render's status, message, values files, the
+ *   files it consumed and what its output is made of (the render cache's keys of its prints and chart interface, each a
+ *   digest of every input: the chart's digest, the values, the tools, the API versions), the render tools' versions;
  * - every other file of the checkout (data files, the facts, code a check reads, the gate's own sources when they
  *   live in it): its path, and its size, inode, mode, modification and change times (change time is the kernel's, set
  *   on every write and not by `touch`), as git's own index judges a file unchanged;
@@ -56,8 +57,9 @@ export function keptVerdict(tree: Tree, options: GateOptions, startedAt: number)
   const asked = askedOptions(options);
   const installed = installedPackages();
   const files = fileStates(tree, startedAt);
-  if (asked === undefined || installed === undefined || files === undefined) return undefined;
-  const inputs = [asked, installed, files, treeDigest(tree)];
+  const rendered = treeDigest(tree);
+  if (asked === undefined || installed === undefined || files === undefined || rendered === undefined) return undefined;
+  const inputs = [asked, installed, files, rendered];
   return { inputs, files, tree, startedAt, kept: keptValue<GateResult>(VERDICTS, inputs) };
 }
 
@@ -112,9 +114,14 @@ function fileState(dir: string, path: string, settledBefore: bigint): string | u
   return `${path}\0${s.size}:${s.ino}:${s.mode}:${s.mtimeNs}:${s.ctimeNs}`;
 }
 
-/** The loaded and rendered tree: every parsed file's text, and what each render did. */
-function treeDigest(tree: Tree): string {
-  const texts = tree.parsed.map((p) => `${p.file}\0${p.renderedBy ?? ''}\0${digest(p.text)}`);
+/**
+ * The loaded and rendered tree: every file's text as parsed, and what each render did and is made of (its prints and
+ * chart interface, by the render cache's keys, which digest every input of each); undefined where a rendered source
+ * does not say what it is made of.
+ */
+function treeDigest(tree: Tree): string | undefined {
+  if (tree.renders.some((r) => r.status === 'rendered' && !r.madeOf?.length)) return undefined;
+  const texts = tree.parsed.filter((p) => p.renderedBy === undefined).map((p) => `${p.file}\0${digest(p.text)}`);
   const renders = tree.renders.map((r) => ({
     app: r.app.name,
     label: r.label,
@@ -123,6 +130,7 @@ function treeDigest(tree: Tree): string {
     values: r.values.map((v) => v.file),
     consumed: r.consumedFiles,
     nondeterministic: r.nondeterministic,
+    madeOf: r.madeOf ?? [],
   }));
   return digest(JSON.stringify({ texts, renders, checked: tree.checked, tools: tree.tools ?? null, root: tree.repo.root }));
 }

@@ -42,6 +42,8 @@ export interface CachedRender {
   docs: RenderedDoc[];
   problem?: string;
   nondeterministic: Nondeterminism[];
+  /** The cache's key for this print: a digest of every input of the invocation (a kept verdict names the print by it). */
+  key?: string;
 }
 
 /**
@@ -75,7 +77,7 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
   const key = hash(inv.key);
   const file = join(dir, `${key}.json`);
   const cached = readEntry<CachedRender>(file);
-  if (cached) return cached;
+  if (cached) return { ...cached, key };
   await loadFastReader();
   const sourceKey = hash(inv.sourceKey);
   const earlier = ctx.earlier.get(sourceKey);
@@ -93,13 +95,13 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
   if (needsSecond && ctx.deferDeterminism) {
     ctx.earlier.set(sourceKey, { first, split, owed: key });
     ctx.owed.add(sourceKey);
-    return { docs, nondeterministic: [], ...problem };
+    return { docs, nondeterministic: [], ...problem, key };
   }
   const nondeterministic = needsSecond ? differences(first, await runTool(ctx, inv), ctx.chunks) : [];
   ctx.earlier.set(sourceKey, { first, split });
   const entry: CachedRender = { docs, nondeterministic, ...problem };
   writeFileAtomic(file, JSON.stringify(entry));
-  return entry;
+  return { ...entry, key };
 }
 
 /** A chart's interface (defaults, templates, subcharts), read from its archive once per digest. */

@@ -156,7 +156,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     if (!localChart || !isMissingDependencyError((err as Error).message)) throw err;
     rendered = await cachedRun(ctx, at(await buildDependencies(ctx, localChart.dir, localChart.chartKey)));
   }
-  const { docs, problem, nondeterministic } = rendered;
+  const { docs, problem, nondeterministic, key } = rendered;
   if (problem) throw new Error(problem);
   // What the chart receives, in Argo CD's order: the value files, then what the Application carries itself.
   const data = [...values.map((v) => v.data), ...inlineValues(app, source)];
@@ -166,6 +166,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     values: data,
     chart: scope,
     nondeterministic,
+    madeOf: [`print ${key}`, `chart ${chartKey}`],
     resources: toResources({ app, source, label: base.label, docs, values: data, firstIndex: 0 }),
   };
 }

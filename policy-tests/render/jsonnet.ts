@@ -179,6 +179,7 @@ export async function renderJsonnet(ctx: Context, app: ArgoApp, source: AppSourc
   const jpaths = libraryPaths(ctx, source);
   const vars = { ext: substituted(app, source, options.extVars, 'external variable'), tla: substituted(app, source, options.tlas, 'top-level argument') };
   const resources: Resource[] = [];
+  const madeOf: string[] = [];
   for (const file of filesOfSource(ctx.repo, source).filter((f) => f.endsWith('.jsonnet'))) {
     assertInsideCheckout(ctx, file, `jsonnet file ${file}`);
     // The walk passes over a file that holds Argo CD's skip marker, jsonnet or not (getPotentiallyValidManifestFile).
@@ -197,8 +198,9 @@ export async function renderJsonnet(ctx: Context, app: ArgoApp, source: AppSourc
       throw new Error(`Failed to evaluate jsonnet "${basename(file)}": ${(err as Error).message.replace(/\s+/g, ' ')}`);
     }
     if (render.problem) throw new Error(render.problem);
+    madeOf.push(`print ${render.key}`);
     const templateFor = jsonnetPositions(ctx, file, code);
     resources.push(...toResources({ app, source, label: base.label, docs: render.docs, values: [], firstIndex: resources.length, templateFor }));
   }
-  return { ...base, status: 'rendered', resources };
+  return { ...base, status: 'rendered', resources, madeOf };
 }

@@ -277,6 +277,7 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
     ...base,
     status: 'rendered',
     nondeterministic,
+    madeOf: [`print ${rendered.key}`],
     consumedFiles: inputs.files,
     resources: toResources({ app, source, label: base.label, docs, values, firstIndex: 0, templateFor }),
   };

@@ -150,7 +150,6 @@ function checkMonitors(ctx: CheckContext, { index, runtime, opaque, reached }: S
 /** Kinds whose strings are schemas and documentation, not addresses anything dials. */
 const NOT_DIALED = new Set(['CustomResourceDefinition']);
 
-
 /**
  * Every `<service>.<namespace>.svc[:port]` (or `scheme://<service>.<namespace>`) a resource or an app's settings
  * name: cluster DNS answers only for a Service, and only on the ports it has.

@@ -45,6 +45,11 @@ export interface SourceRender {
   nondeterministic: Nondeterminism[];
   /** Repository files a kustomize source consumed (resources, components, patches). */
   consumedFiles: string[];
+  /**
+   * What a rendered source is made of, as the render cache names it: each print's key (a digest of all its inputs)
+   * and the chart interface's digest. A kept verdict (gate/verdict.ts) is keyed by them.
+   */
+  madeOf?: string[];
 }
 
 /**

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allFindings, runGate, type GateOptions, type GateResult } from '../../gate/gate.ts';
-import { SETTLED_MS } from '../../gate/verdict.ts';
+import { keptVerdict, SETTLED_MS } from '../../gate/verdict.ts';
+import { loadTree, renderTree } from '../../gate/pipeline.ts';
 import { copyGateOptions, copyRepo, type RepoCopy } from '../support/helpers.ts';
 
 /** A file of the copy, written again unchanged. */
@@ -87,5 +88,19 @@ describe('a kept verdict', () => {
     const skipping = await judge({ skip: ['ConfigMap'] });
     expect(skipping.judged).toBe(true);
     expect(skipping.result.summary.skipped).toBeGreaterThan(0);
+  });
+
+  it('is keyed by what each render is made of, and not kept where a rendered source does not say', async () => {
+    const tree = await renderTree(await loadTree(copy.root), copyGateOptions(copy.root).env);
+    const rendered = tree.renders.findIndex((r) => r.status === 'rendered');
+    expect(rendered, 'the copy renders its kustomizations').toBeGreaterThanOrEqual(0);
+    // A run started well after every file of the copy last changed: no file is too recent to key.
+    const later = Date.now() + 10 * SETTLED_MS;
+    const inputs = (renders: typeof tree.renders) => keptVerdict({ ...tree, checked: true, notRendered: [], renderFindings: [], renders }, {}, later)?.inputs;
+    const asRendered = inputs(tree.renders);
+    expect(asRendered).toBeDefined();
+    const withMade = (madeOf: string[] | undefined) => tree.renders.map((r, i) => (i === rendered ? { ...r, madeOf } : r));
+    expect(inputs(withMade(['print another']))).not.toEqual(asRendered);
+    expect(inputs(withMade(undefined))).toBeUndefined();
   });
 });
