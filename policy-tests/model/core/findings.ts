@@ -47,6 +47,9 @@ export function formatFinding(f: Finding): string {
   return `${formatLocation(f)} ${checkLabel(f)} ${f.message}${fix}`;
 }
 
+/** Code-unit order: the same on every machine (a locale's collation is not), and no collator to start (some 9 ms a run). */
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export function byLocation(a: Finding, b: Finding): number {
-  return a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.check.localeCompare(b.check);
+  return byText(a.file, b.file) || a.line - b.line || a.col - b.col || byText(a.check, b.check);
 }
