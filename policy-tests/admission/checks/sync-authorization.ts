@@ -5,29 +5,65 @@
  * by that account's roles (authorization/rbac.ts). A request it refuses fails the sync: forbidden.
  */
 import { applications, owningApplication, syncOptions, annotationSyncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
+import { deletePolicies, syncLifecycle } from '../../model/controller/hooks.ts';
+import { pruneOutcome } from '../../model/controller/sync-method.ts';
 import { impersonatedAccount, impersonationSettings, IMPERSONATION_ENABLED } from '../../model/controller/impersonation.ts';
 import { destinationCluster, knownClusters } from '../../model/argocd/clusters.ts';
 import { virtualProject } from '../../model/controller/projects.ts';
 import { ARGOCD_CM_PATCH, argocdSettings } from '../../model/controller/resource-filter.ts';
 import { groupOf, type Resource, type ScopeLookup } from '../../model/core/manifest.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { builtinResourceName } from '../cel/admission-policies.ts';
 import { crdPlurals } from '../crd-schemas.ts';
 import { rbacAuthorizer, serviceAccountUser, type Decision, type ResourceRequest } from '../authorization/rbac.ts';
 
 /**
- * The verbs a sync asks for on an object: kubectl apply reads it, then creates it or patches it (server-side apply
- * patches, and creates through the patch); a replace updates it instead of patching.
+ * The verbs a sync asks for on an object, each with why (gitops-engine sync_context.go at Argo CD v3.5.1, every request
+ * made with the impersonated config): kubectl apply reads it, then creates it or patches it (server-side apply
+ * patches, and creates through the patch), a replace updates it instead of patching; a sync hook is also updated, to
+ * take off the finalizer Argo CD puts on it (removeHookFinalizer), and deleted by its delete policy (BeforeHookCreation
+ * when it names none: the hook of the sync before, at the next); and an object the automated sync prunes is deleted
+ * once the repository stops declaring it (pruneObject), as after a person confirms it under Prune=confirm.
  */
-function verbsFor(app: ArgoApp, r: Resource): string[] {
+function verbsFor(app: ArgoApp, r: Resource): Map<string, string> {
   const replace = [...syncOptions(app), ...annotationSyncOptions(r.object)].includes('Replace=true');
-  return ['get', 'create', replace ? 'update' : 'patch'];
+  const verbs = new Map([
+    ['get', 'to apply it'],
+    ['create', 'to apply it'],
+    [replace ? 'update' : 'patch', replace ? 'to replace it (Replace=true)' : 'to apply it'],
+  ]);
+  const lifecycle = syncLifecycle(r.object);
+  if (lifecycle.hook && !lifecycle.deleteHook) {
+    verbs.set('update', 'to take its hook finalizer off once it has run');
+    verbs.set('delete', `by its delete policy (${deletePolicies(r.object).join(', ')}), as a hook`);
+  } else if (
+    ['deleted', 'waits for confirmation'].includes(pruneOutcome(r.object, syncOptions(app), app.automated?.enabled === true && app.automated.prune === true))
+  )
+    verbs.set('delete', 'to prune it once the repository no longer declares it (the automated sync prunes)');
+  return verbs;
+}
+
+/** The denied verbs by why the sync asks them: `get, create, patch to apply it; delete to prune it ...`. */
+const reasons = (denied: readonly SyncRequest[]): string =>
+  [...Map.groupBy(denied, (d) => d.why)].map(([why, ds]) => `${ds.map((d) => d.verb).join(', ')} ${why}`).join('; ');
+
+/** What the authorizer makes of a sync's requests: how many it allows, those it denies, and whether any it cannot tell. */
+function judged(requests: readonly SyncRequest[], decide: (q: SyncRequest) => Decision): { allowed: number; denied: SyncRequest[]; unknown: boolean } {
+  const decisions = requests.map((q) => [q, decide(q)] as const);
+  return {
+    allowed: decisions.filter(([, d]) => d === 'allowed').length,
+    denied: decisions.filter(([, d]) => d === 'denied').map(([q]) => q),
+    unknown: decisions.some(([, d]) => d === 'unknown'),
+  };
 }
 
 interface Scope {
   isBuiltin: (r: Resource) => boolean;
   isClusterScoped: ScopeLookup;
 }
+
+/** A request a sync makes, and why it makes it. */
+type SyncRequest = ResourceRequest & { why: string };
 
 /** How the API names a custom kind's resources: its CRD's plural, where the repository holds the CRD. */
 type Plurals = ReadonlyMap<string, string>;
@@ -36,18 +72,18 @@ type Plurals = ReadonlyMap<string, string>;
  * The request for each verb on an object: a create names no object, every other verb names it. A custom kind whose
  * CRD the repository does not hold has no resource name here (''), which only a rule on every resource (`*`) grants.
  */
-function requestsOf({ isBuiltin, isClusterScoped }: Scope, plurals: Plurals, app: ArgoApp, r: Resource): ResourceRequest[] {
+function requestsOf({ isBuiltin, isClusterScoped }: Scope, plurals: Plurals, app: ArgoApp, r: Resource): SyncRequest[] {
   const group = groupOf(r.apiVersion);
   const resource = (isBuiltin(r) ? builtinResourceName(r.kind) : plurals.get(`${group}/${r.kind}`)) ?? '';
   const namespace = isClusterScoped(r.apiVersion, r.kind) ? '' : (r.namespace ?? app.destinationNamespace ?? '');
-  return verbsFor(app, r).map((verb) => ({ verb, group, resource, namespace, name: verb === 'create' ? '' : r.name }));
+  return [...verbsFor(app, r)].map(([verb, why]) => ({ verb, why, group, resource, namespace, name: verb === 'create' ? '' : r.name }));
 }
 
 export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
   return {
     id: 'argocd-sync-authorized',
     description:
-      "Where argocd-cm turns sync impersonation on, every Application syncs as a ServiceAccount its AppProject's destinationServiceAccounts names for its destination (or, with impersonation not enforced, as the controller), and the roles the repository binds to that account let it get, create and patch (update, with Replace=true) every object the Application applies, in its namespace, as the API server's RBAC authorizer judges; a role bound to it that the repository does not declare is not judged (invariants P1).",
+      "Where argocd-cm turns sync impersonation on, every Application syncs as a ServiceAccount its AppProject's destinationServiceAccounts names for its destination (or, with impersonation not enforced, as the controller), and the roles the repository binds to that account let it get, create and patch (update, with Replace=true) every object the Application applies, in its namespace, update and delete each sync hook (the finalizer Argo CD puts on it, its delete policy), delete each object the automated sync prunes once the repository drops it, and get, create and patch the namespace CreateNamespace=true makes, as the API server's RBAC authorizer judges; a role bound to it that the repository does not declare is not judged (invariants P1).",
     invariants: ['P1'],
     remediation:
       "add a destinationServiceAccounts entry for the Application's destination to its AppProject, or bind the account to a Role or ClusterRole that grants the verbs on those resources (or turn application.sync.impersonation.enforced off to sync the rest as the controller)",
@@ -97,28 +133,59 @@ export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
             );
           continue;
         }
-        const user = serviceAccountUser(account.namespace, account.name);
-        let unknown: string | undefined;
-        for (const r of objectsOf.get(app.name) ?? []) {
-          const requests = requestsOf(scope, plurals, app, r);
-          const decisions = requests.map((q) => [q, authorize(user, q)] as [ResourceRequest, Decision]);
-          if (requests[0]!.resource === '' && decisions.some(([, d]) => d !== 'allowed')) {
-            unknown ??= `${r.kind} ${r.name} is a kind whose resource name no CRD of the repository gives, so only a rule on every resource is known to grant it`;
-            continue;
-          }
-          const denied = decisions.filter(([, d]) => d === 'denied').map(([q]) => q);
-          if (denied.length > 0) {
-            const q = denied[0]!;
-            const where = q.namespace ? ` in the namespace "${q.namespace}"` : ' at the cluster scope';
-            ctx.fail(
-              { resource: r, path: ['kind'] },
-              `Argo CD syncs Application ${app.name} as ${account.user} (AppProject ${app.project}'s destinationServiceAccounts), and ${r.kind} ${r.name} is forbidden: User "${account.user}" cannot ${denied.map((d) => d.verb).join(', ')} resource "${q.resource}" in API group "${q.group}"${where}: the sync fails`,
-            );
-          } else if (decisions.some(([, d]) => d === 'unknown'))
-            unknown ??= `a role bound to it is not declared in the repository (Kubernetes' own, or made outside git), so whether it may write ${r.kind} ${r.name} is not known`;
-        }
+        const unknown = judgeAs(ctx, { app, account, authorize: (q) => authorize(serviceAccountUser(account.namespace, account.name), q) }, (r) =>
+          requestsOf(scope, plurals, app, r),
+        )(objectsOf.get(app.name) ?? []);
         if (unknown) ctx.notJudged({ resource: app.resource, path: ['spec', 'project'] }, `Application ${app.name} syncs as ${account.user}: ${unknown}`);
       }
     },
+  };
+}
+
+/** An Application, the account it syncs as, and the authorizer's decision on that account's requests. */
+interface SyncAs {
+  app: ArgoApp;
+  account: { user: string };
+  authorize: (q: SyncRequest) => Decision;
+}
+
+/**
+ * Judges the requests a sync of `objects` makes as the account, and those the namespace CreateNamespace=true creates:
+ * each forbidden one fails at its object; returns why some could not be judged, if any could not.
+ */
+function judgeAs(ctx: CheckContext, { app, account, authorize }: SyncAs, requestsFor: (r: Resource) => SyncRequest[]) {
+  return (objects: readonly Resource[]): string | undefined => {
+    const forbidden = (what: string, denied: readonly SyncRequest[]) => {
+      const q = denied[0]!;
+      const where = q.namespace ? ` in the namespace "${q.namespace}"` : ' at the cluster scope';
+      return `Argo CD syncs Application ${app.name} as ${account.user} (AppProject ${app.project}'s destinationServiceAccounts), and ${what} is forbidden: User "${account.user}" cannot ${denied.map((d) => d.verb).join(', ')} resource "${q.resource}" in API group "${q.group}"${where} (${reasons(denied)}): the sync fails`;
+    };
+    let unknown: string | undefined;
+    const unknownRole = (what: string) =>
+      `a role bound to it is not declared in the repository (Kubernetes' own, or made outside git), so whether it may write ${what} is not known`;
+    for (const r of objects) {
+      const requests = requestsFor(r);
+      const verdict = judged(requests, authorize);
+      if (requests[0]!.resource === '' && verdict.allowed < requests.length) {
+        unknown ??= `${r.kind} ${r.name} is a kind whose resource name no CRD of the repository gives, so only a rule on every resource is known to grant it`;
+        continue;
+      }
+      if (verdict.denied.length > 0) ctx.fail({ resource: r, path: ['kind'] }, forbidden(`${r.kind} ${r.name}`, verdict.denied));
+      else if (verdict.unknown) unknown ??= unknownRole(`${r.kind} ${r.name}`);
+    }
+    // CreateNamespace=true: gitops-engine reads the destination namespace and applies it, with the same account (autoCreateNamespace).
+    const options = syncOptions(app);
+    if (options.includes('CreateNamespace=true') && app.destinationNamespace) {
+      const name = app.destinationNamespace;
+      const why = 'to create it (CreateNamespace=true)';
+      const verdict = judged(
+        ['get', 'create', 'patch'].map((verb) => ({ verb, why, group: '', resource: 'namespaces', namespace: '', name: verb === 'create' ? '' : name })),
+        authorize,
+      );
+      const at = { resource: app.resource, path: ['spec', 'syncPolicy', 'syncOptions', options.indexOf('CreateNamespace=true')] };
+      if (verdict.denied.length > 0) ctx.fail(at, forbidden(`Namespace ${name}`, verdict.denied));
+      else if (verdict.unknown) unknown ??= unknownRole(`Namespace ${name}`);
+    }
+    return unknown;
   };
 }

@@ -363,6 +363,45 @@ describe('a sync impersonating an account the repository cannot fully see', () =
     ]);
   });
 
+  /** A ClusterRole of these verbs on every resource, bound to the account. */
+  const roleOf = (verbs: readonly string[]) =>
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: portfolio-sync\nrules:\n  - apiGroups: ["*"]\n    resources: ["*"]\n    verbs: [${verbs.join(', ')}]\n---\n${bindingTo('portfolio-sync')}`;
+
+  it('asks of the account what a sync also does: delete what the automated sync prunes, update and delete its hooks', async () => {
+    const applyOnly = await judged(impersonating('portfolio-sync', roleOf(['get', 'create', 'patch'])));
+    expect(applyOnly.failed.length).toBeGreaterThan(0);
+    expect(applyOnly.failed).toContain(
+      'Argo CD syncs Application portfolio-api as system:serviceaccount:portfolio:portfolio-sync (AppProject portfolio\'s destinationServiceAccounts), and Deployment portfolio-api is forbidden: User "system:serviceaccount:portfolio:portfolio-sync" cannot delete resource "deployments" in API group "apps" in the namespace "portfolio" (delete to prune it once the repository no longer declares it (the automated sync prunes)): the sync fails',
+    );
+    const HOOK = 'portfolio-api/deploy/pre-sync.yaml';
+    const { failed } = await judged((copy) => {
+      impersonating('portfolio-sync', roleOf(['get', 'create', 'patch', 'delete']))(copy);
+      copy.write(
+        HOOK,
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pre-sync\n  namespace: portfolio\n  annotations:\n    argocd.argoproj.io/hook: PreSync\ndata: {}\n',
+      );
+    });
+    expect(failed).toEqual([
+      'Argo CD syncs Application portfolio-api as system:serviceaccount:portfolio:portfolio-sync (AppProject portfolio\'s destinationServiceAccounts), and ConfigMap pre-sync is forbidden: User "system:serviceaccount:portfolio:portfolio-sync" cannot update resource "configmaps" in API group "" in the namespace "portfolio" (update to take its hook finalizer off once it has run): the sync fails',
+    ]);
+  });
+
+  it('asks of the account the namespace CreateNamespace=true creates, at the cluster scope', async () => {
+    const role = `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: portfolio-sync\n  namespace: portfolio\nrules:\n  - apiGroups: ["*"]\n    resources: ["*"]\n    verbs: ["*"]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: portfolio-sync\n  namespace: portfolio\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: portfolio-sync\nsubjects:\n  - kind: ServiceAccount\n    name: portfolio-sync\n    namespace: portfolio\n`;
+    const namespaceLine =
+      /and Namespace portfolio is forbidden: .*cannot get, create, patch resource "namespaces" in API group "" at the cluster scope \(get, create, patch to create it \(CreateNamespace=true\)\): the sync fails$/;
+    const without = await judged(impersonating('portfolio-sync', role));
+    expect(without.failed.filter((m) => namespaceLine.test(m))).toEqual([]);
+    const { failed } = await judged((copy) => {
+      impersonating('portfolio-sync', role)(copy);
+      copy.edit('portfolio-api/deploy/application.yaml', 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['CreateNamespace=true'])));
+    });
+    expect(
+      failed.filter((m) => namespaceLine.test(m)),
+      failed.join('\n'),
+    ).toHaveLength(1);
+  });
+
   it("passes an account whose role grants every verb the sync asks for, and fails one Argo CD cannot name, in Argo CD's words", async () => {
     expect(await judged(impersonating('portfolio-sync', bindingTo('cluster-admin')))).toEqual({ failed: [], notJudged: [] });
     const { failed } = await judged(impersonating('team/sync', bindingTo('cluster-admin')));
