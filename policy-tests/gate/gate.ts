@@ -6,14 +6,13 @@
 import { REPO_ROOT } from '../model/repository/repo.ts';
 import { parseSource } from '../model/core/source.ts';
 import { flushOutcomeStores } from '../model/stores/outcome-store.ts';
-import type { Finding } from '../model/core/findings.ts';
-import { assemble, type GateResult, type ResourceResult } from './result.ts';
+import { assemble, type Collected, type GateResult } from './result.ts';
 import { collectInputs, type Inputs } from './inputs.ts';
 import type { GateOptions } from './options.ts';
 import { loadStage } from './stages/load.ts';
 import { renderStage, type Tree } from './stages/render.ts';
 import { evaluate, resolvedOptions, schemaStage, withFindings } from './stages/schema.ts';
-import { admissionStage, checksByStage, policyStage, type Checked } from './stages/checks.ts';
+import { admissionStage, checksByStage, policyStage } from './stages/checks.ts';
 import { keepVerdict, keptVerdict, type VerdictKey } from './verdict.ts';
 
 export { UsageError } from './usage-error.ts';
@@ -34,34 +33,25 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   const inputs: Inputs = paths.length === 0 ? { outside: [] } : collectInputs(paths, root, options.cwd ?? process.cwd(), options.stdin);
   // Only the files asked about are reported; the whole repository is judged, as Argo CD applies it whole.
   const keep = (file: string): boolean => paths.length === 0 || inputs.repoFiles!.has(file);
-  const results: ResourceResult[] = [];
   let tree: Tree | undefined;
-  let checked: Checked | undefined;
-  let schemaWarnings: Finding[] = [];
+  let judged: Judged = { results: [], warnings: [], notJudged: [] };
   let verdictKey: VerdictKey | undefined;
   if (paths.length === 0 || (inputs.repoFiles?.size ?? 0) > 0) {
     const loaded = await loadStage(root, options);
     tree = await renderStage(loaded, options);
-    // The whole repository judged before on these very inputs: that verdict (gate/verdict.ts).
-    verdictKey = paths.length === 0 ? keptVerdict(tree, options, startedAt) : undefined;
-    const kept = verdictKey?.kept;
-    if (kept) {
+    // The whole repository judged before on these very inputs: that verdict (gate/verdict.ts), the files asked about selected.
+    const key = keptVerdict(tree, options, startedAt);
+    if (key?.kept) {
       for (const phase of ['schema', 'admission', 'policy'] as const) options.onProgress?.(phase, 1, 1);
-      flushOutcomeStores();
-      return kept;
+      const { resources, warnings, notJudged, celRules, podSecurity } = key.kept;
+      judged = { results: resources.filter((r) => keep(r.filename)), warnings, notJudged, celRules, podSecurity };
+    } else {
+      judged = await judgedTree(tree, options, keep);
+      // Only a verdict on the whole repository is kept: a run on some files judges only their schemas.
+      if (paths.length === 0) verdictKey = key;
     }
-    const schema = await schemaStage(tree, options, keep);
-    schemaWarnings = schema.warnings;
-    const staged = await checksByStage();
-    checked = policyStage(tree, staged, admissionStage(tree, staged.admission, options), options);
-    results.push(
-      ...withFindings(
-        schema.results,
-        schema.parsed,
-        checked.findings.filter((f) => keep(f.file)),
-      ),
-    );
   }
+  const results = [...judged.results];
   if (inputs.outside.length > 0) {
     const parsed = inputs.outside.map((input) => parseSource(input.filename, input.read()));
     results.push(...(await evaluate(parsed, [], resolvedOptions(options), { onProgress: options.onProgress })));
@@ -70,16 +60,37 @@ export async function runGate(options: GateOptions = {}): Promise<GateResult> {
   flushOutcomeStores();
   const result = assemble({
     results,
-    warnings: [...schemaWarnings, ...(checked?.warnings ?? [])],
-    notJudged: checked?.notJudged ?? [],
+    warnings: judged.warnings,
+    notJudged: judged.notJudged,
     notRendered: tree?.notRendered ?? [],
     scope: tree?.repo,
     files: inputs.repoFiles,
     policy: tree?.checked ?? false,
     tools: tree?.tools,
-    celRules: checked?.celRules,
-    podSecurity: checked?.podSecurity,
+    celRules: judged.celRules,
+    podSecurity: judged.podSecurity,
   });
   if (verdictKey) keepVerdict(verdictKey, result);
   return result;
+}
+
+/** What the schema, admission and policy stages made of the tree: the results of the files asked about, and what they counted apart. */
+type Judged = Pick<Collected, 'results' | 'warnings' | 'notJudged'> & Partial<Pick<Collected, 'celRules' | 'podSecurity'>>;
+
+/** The schema, admission and policy stages on the tree, their findings on the files asked about attached to those files' results. */
+async function judgedTree(tree: Tree, options: GateOptions, keep: (file: string) => boolean): Promise<Judged> {
+  const schema = await schemaStage(tree, options, keep);
+  const staged = await checksByStage();
+  const checked = policyStage(tree, staged, admissionStage(tree, staged.admission, options), options);
+  return {
+    results: withFindings(
+      schema.results,
+      schema.parsed,
+      checked.findings.filter((f) => keep(f.file)),
+    ),
+    warnings: [...schema.warnings, ...checked.warnings],
+    notJudged: checked.notJudged,
+    celRules: checked.celRules,
+    podSecurity: checked.podSecurity,
+  };
 }

@@ -90,6 +90,27 @@ describe('a kept verdict', () => {
     expect(skipping.result.summary.skipped).toBeGreaterThan(0);
   });
 
+  it('answers a run on some files from the whole repository\'s verdict, as that run judges them', async () => {
+    const DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
+    const paths = ['portfolio-api/deploy', 'apps/media/sonarr/deployment.yaml'];
+    try {
+      copy.edit(DEPLOYMENT, 0, (d) => d.setIn(['spec', 'replicas'], 'two'));
+      lastWrite = Date.now();
+      // Judged in full: the edit is too recent for any verdict to answer.
+      const full = await judge({ paths });
+      expect(full.judged).toBe(true);
+      expect(full.result.summary.invalid).toBeGreaterThan(0);
+      await settled();
+      expect((await judge()).judged, 'the whole repository, judged and kept').toBe(true);
+      const answered = await judge({ paths });
+      expect(answered.judged).toBe(false);
+      expect(answered.result).toEqual(JSON.parse(JSON.stringify(full.result)));
+    } finally {
+      copy.reset();
+      lastWrite = Date.now();
+    }
+  });
+
   it('is keyed by what each render is made of, and not kept where a rendered source does not say', async () => {
     const tree = await renderTree(await loadTree(copy.root), copyGateOptions(copy.root).env);
     const rendered = tree.renders.findIndex((r) => r.status === 'rendered');
