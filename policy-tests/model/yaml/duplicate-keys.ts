@@ -3,7 +3,8 @@
  * package's own uniqueKeys option compares every key with every earlier one,
  * which took minutes on a mapping of 100,000 keys.
  */
-import { isMap, isScalar, visit, type Document, type LineCounter } from 'yaml';
+import { isScalar, type Document, type LineCounter } from 'yaml';
+import { eachNode } from './nodes.ts';
 
 export interface DuplicateKey {
   key: string;
@@ -14,9 +15,8 @@ export interface DuplicateKey {
 /** Every repeated scalar key of every mapping in `doc`, at the repeat. */
 export function duplicateKeys(doc: Document, lineCounter: LineCounter): DuplicateKey[] {
   const out: DuplicateKey[] = [];
-  visit(doc, {
-    Map(_, map) {
-      if (!isMap(map)) return;
+  eachNode(doc, {
+    map(map) {
       const seen = new Set<string>();
       for (const pair of map.items) {
         const key = pair.key;

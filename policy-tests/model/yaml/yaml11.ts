@@ -6,11 +6,13 @@
  * octal. Such a scalar is a finding; and the document is changed to the
  * consumer's reading, so every check judges what Helm or the API server sees.
  */
-import { isScalar, Scalar, visit, type Document, type LineCounter } from 'yaml';
+import { Scalar, type Document, type LineCounter } from 'yaml';
+import { eachNode } from './nodes.ts';
 
 const BOOLEAN_11 = /^(y|Y|yes|Yes|YES|on|On|ON|n|N|no|No|NO|off|Off|OFF)$/;
 const TRUE_11 = /^(y|Y|yes|Yes|YES|on|On|ON)$/;
 const OCTAL_11 = /^[-+]?0[0-7]+$/;
+const OCTAL_START = /^[-+]?0/;
 
 /** The remediation of every yaml-1.1-scalar finding. */
 export const YAML11_FIX = 'quote it, or write the value YAML 1.1 and 1.2 agree on';
@@ -24,21 +26,24 @@ export interface Ambiguity {
 /** Every plain scalar (key or value) of `doc` that YAML 1.1 and 1.2 read differently; each is set to its YAML 1.1 value. */
 export function yaml11Ambiguities(doc: Document, lineCounter: LineCounter): Ambiguity[] {
   const out: Ambiguity[] = [];
-  visit(doc, {
-    Scalar(_, node) {
-      if (!isScalar(node) || node.type !== Scalar.PLAIN || !node.source) return;
+  eachNode(doc, {
+    scalar(node) {
+      if (node.type !== Scalar.PLAIN || !node.source) return;
       const source = node.source;
-      const at = lineCounter.linePos(node.range?.[0] ?? 0);
+      // Neither reading differs for most scalars: a boolean of YAML 1.1 has at most three letters, an octal starts with 0 after its sign.
+      if (source.length > 3 && !OCTAL_START.test(source)) return;
+      // Placed only when it is one: most plain scalars are not.
+      const at = () => lineCounter.linePos(node.range?.[0] ?? 0);
       if (BOOLEAN_11.test(source)) {
         node.value = TRUE_11.test(source);
         out.push({
-          ...at,
+          ...at(),
           message: `plain ${source} is the boolean ${TRUE_11.test(source)} to Helm and Kubernetes (YAML 1.1) but the string "${source}" in YAML 1.2; write ${TRUE_11.test(source)} or "${source}"`,
         });
       } else if (OCTAL_11.test(source)) {
         node.value = Number.parseInt(source, 8);
         out.push({
-          ...at,
+          ...at(),
           message: `plain ${source} is octal (${Number.parseInt(source, 8)}) to Helm and Kubernetes (YAML 1.1) but decimal ${Number(source)} in YAML 1.2; write 0o${source.replace(/^([-+]?)0/, '$1')} or ${Number.parseInt(source, 8)}`,
         });
       }

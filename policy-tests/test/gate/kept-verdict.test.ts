@@ -90,7 +90,7 @@ describe('a kept verdict', () => {
     expect(skipping.result.summary.skipped).toBeGreaterThan(0);
   });
 
-  it('answers a run on some files from the whole repository\'s verdict, as that run judges them', async () => {
+  it("answers a run on some files from the whole repository's verdict, as that run judges them", async () => {
     const DEPLOYMENT = 'portfolio-api/deploy/deployment.yaml';
     const paths = ['portfolio-api/deploy', 'apps/media/sonarr/deployment.yaml'];
     try {
