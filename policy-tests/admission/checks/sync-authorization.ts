@@ -133,59 +133,58 @@ export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
             );
           continue;
         }
-        const unknown = judgeAs(ctx, { app, account, authorize: (q) => authorize(serviceAccountUser(account.namespace, account.name), q) }, (r) =>
-          requestsOf(scope, plurals, app, r),
-        )(objectsOf.get(app.name) ?? []);
+        const user = serviceAccountUser(account.namespace, account.name);
+        const requestsFor = (r: Resource) => requestsOf(scope, plurals, app, r);
+        const unknown = judgeAs(ctx, { app, account, authorize: (q) => authorize(user, q), requestsFor }, objectsOf.get(app.name) ?? []);
         if (unknown) ctx.notJudged({ resource: app.resource, path: ['spec', 'project'] }, `Application ${app.name} syncs as ${account.user}: ${unknown}`);
       }
     },
   };
 }
 
-/** An Application, the account it syncs as, and the authorizer's decision on that account's requests. */
+/** An Application, the account it syncs as, the authorizer's decision on that account's requests, and the requests each object's sync makes. */
 interface SyncAs {
   app: ArgoApp;
   account: { user: string };
   authorize: (q: SyncRequest) => Decision;
+  requestsFor: (r: Resource) => SyncRequest[];
 }
 
 /**
  * Judges the requests a sync of `objects` makes as the account, and those the namespace CreateNamespace=true creates:
  * each forbidden one fails at its object; returns why some could not be judged, if any could not.
  */
-function judgeAs(ctx: CheckContext, { app, account, authorize }: SyncAs, requestsFor: (r: Resource) => SyncRequest[]) {
-  return (objects: readonly Resource[]): string | undefined => {
-    const forbidden = (what: string, denied: readonly SyncRequest[]) => {
-      const q = denied[0]!;
-      const where = q.namespace ? ` in the namespace "${q.namespace}"` : ' at the cluster scope';
-      return `Argo CD syncs Application ${app.name} as ${account.user} (AppProject ${app.project}'s destinationServiceAccounts), and ${what} is forbidden: User "${account.user}" cannot ${denied.map((d) => d.verb).join(', ')} resource "${q.resource}" in API group "${q.group}"${where} (${reasons(denied)}): the sync fails`;
-    };
-    let unknown: string | undefined;
-    const unknownRole = (what: string) =>
-      `a role bound to it is not declared in the repository (Kubernetes' own, or made outside git), so whether it may write ${what} is not known`;
-    for (const r of objects) {
-      const requests = requestsFor(r);
-      const verdict = judged(requests, authorize);
-      if (requests[0]!.resource === '' && verdict.allowed < requests.length) {
-        unknown ??= `${r.kind} ${r.name} is a kind whose resource name no CRD of the repository gives, so only a rule on every resource is known to grant it`;
-        continue;
-      }
-      if (verdict.denied.length > 0) ctx.fail({ resource: r, path: ['kind'] }, forbidden(`${r.kind} ${r.name}`, verdict.denied));
-      else if (verdict.unknown) unknown ??= unknownRole(`${r.kind} ${r.name}`);
-    }
-    // CreateNamespace=true: gitops-engine reads the destination namespace and applies it, with the same account (autoCreateNamespace).
-    const options = syncOptions(app);
-    if (options.includes('CreateNamespace=true') && app.destinationNamespace) {
-      const name = app.destinationNamespace;
-      const why = 'to create it (CreateNamespace=true)';
-      const verdict = judged(
-        ['get', 'create', 'patch'].map((verb) => ({ verb, why, group: '', resource: 'namespaces', namespace: '', name: verb === 'create' ? '' : name })),
-        authorize,
-      );
-      const at = { resource: app.resource, path: ['spec', 'syncPolicy', 'syncOptions', options.indexOf('CreateNamespace=true')] };
-      if (verdict.denied.length > 0) ctx.fail(at, forbidden(`Namespace ${name}`, verdict.denied));
-      else if (verdict.unknown) unknown ??= unknownRole(`Namespace ${name}`);
-    }
-    return unknown;
+function judgeAs(ctx: CheckContext, { app, account, authorize, requestsFor }: SyncAs, objects: readonly Resource[]): string | undefined {
+  const forbidden = (what: string, denied: readonly SyncRequest[]) => {
+    const q = denied[0]!;
+    const where = q.namespace ? ` in the namespace "${q.namespace}"` : ' at the cluster scope';
+    return `Argo CD syncs Application ${app.name} as ${account.user} (AppProject ${app.project}'s destinationServiceAccounts), and ${what} is forbidden: User "${account.user}" cannot ${denied.map((d) => d.verb).join(', ')} resource "${q.resource}" in API group "${q.group}"${where} (${reasons(denied)}): the sync fails`;
   };
+  let unknown: string | undefined;
+  const unknownRole = (what: string) =>
+    `a role bound to it is not declared in the repository (Kubernetes' own, or made outside git), so whether it may write ${what} is not known`;
+  for (const r of objects) {
+    const requests = requestsFor(r);
+    const verdict = judged(requests, authorize);
+    if (requests[0]!.resource === '' && verdict.allowed < requests.length) {
+      unknown ??= `${r.kind} ${r.name} is a kind whose resource name no CRD of the repository gives, so only a rule on every resource is known to grant it`;
+      continue;
+    }
+    if (verdict.denied.length > 0) ctx.fail({ resource: r, path: ['kind'] }, forbidden(`${r.kind} ${r.name}`, verdict.denied));
+    else if (verdict.unknown) unknown ??= unknownRole(`${r.kind} ${r.name}`);
+  }
+  // CreateNamespace=true: gitops-engine reads the destination namespace and applies it, with the same account (autoCreateNamespace).
+  const options = syncOptions(app);
+  if (options.includes('CreateNamespace=true') && app.destinationNamespace) {
+    const name = app.destinationNamespace;
+    const why = 'to create it (CreateNamespace=true)';
+    const verdict = judged(
+      ['get', 'create', 'patch'].map((verb) => ({ verb, why, group: '', resource: 'namespaces', namespace: '', name: verb === 'create' ? '' : name })),
+      authorize,
+    );
+    const at = { resource: app.resource, path: ['spec', 'syncPolicy', 'syncOptions', options.indexOf('CreateNamespace=true')] };
+    if (verdict.denied.length > 0) ctx.fail(at, forbidden(`Namespace ${name}`, verdict.denied));
+    else if (verdict.unknown) unknown ??= unknownRole(`Namespace ${name}`);
+  }
+  return unknown;
 }
