@@ -115,9 +115,9 @@ export function declaredIn(extractor: ExtractorName, texts: readonly string[]): 
 
 /** Whether two catalogs list the same metrics with the same labels, in whatever order. */
 export function sameMetrics(a: Readonly<CatalogMetrics>, b: Readonly<Record<string, readonly string[]>>): boolean {
-  const labels = (l: readonly string[]) => [...new Set(l)].sort().join('\0');
+  const labels = (l: readonly string[]) => [...l].sort().join('\0');
   const names = Object.keys(a);
-  return names.length === Object.keys(b).length && names.every((name) => b[name] !== undefined && labels(a[name]!) === labels(b[name]!));
+  return names.length === Object.keys(b).length && names.every((name) => Object.hasOwn(b, name) && labels(a[name]!) === labels(b[name]!));
 }
 
 /** The series names a family of each type writes, with the label each adds (prom-client and client_golang write the same). */
