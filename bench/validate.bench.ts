@@ -5,7 +5,9 @@
  * Services, ConfigMaps, ServiceMonitors, ExternalSecrets, Applications) and
  * measures, in the same run, parse-only against parse + schema + policy.
  * Then the start-up of the built CLI on the real repository, warm, against a
- * bare parse of the same files; the render tier with every chart cached,
+ * bare parse of the same files: a run that changes nothing (the kept verdict
+ * answers it), and a run after an edit (one file's times set to now, its text
+ * unchanged, and put back after); the render tier with every chart cached,
  * cold and warm (bench/render-section.ts); and `npm test` on the real
  * repository.
  */
@@ -37,7 +39,8 @@ const { values: args } = await commandArgs({
   name: 'bench:validate',
   usage: 'bench:validate [--root DIR] [--charts DIR] [--no-npm-test]',
   help: `Benchmarks the gate on a synthetic repository of 10,000 resources (parse against parse, schema and policy),
-the built CLI's start-up on this repository against a bare parse, the render tier cold and warm with every chart
+the built CLI's start-up on this repository against a bare parse (unchanged, and after an edit: the times of
+clusters/home/cluster-facts.yaml are set to now, then put back), the render tier cold and warm with every chart
 cached, and npm test. Prints each figure with its ratio to the baseline of the same run.
   --root DIR      the repository whose charts the render section renders (default: this one)
   --charts DIR    the chart cache the render section reads (default: the usual one)
