@@ -47,7 +47,8 @@ Options:
 Colour: on in a terminal; NO_COLOR turns it off.
 Environment: HOMELAB_CACHE_DIR (the caches: render tools, charts, renders, stores;
 default ~/.cache/homelab-gitops), HOMELAB_CHART_CACHE (the chart cache alone),
-HOMELAB_GATE_STORES=off (no warm-start stores), HELM_BIN and KUSTOMIZE_BIN (your
+HOMELAB_GATE_STORES=off (no warm-start stores, nor the verdict a run on the
+same inputs kept: all judged afresh), HELM_BIN and KUSTOMIZE_BIN (your
 own Helm 4 and kustomize), HTTPS_PROXY, HTTP_PROXY, NO_PROXY, SSL_CERT_FILE (to
 fetch a pinned remote base), NO_COLOR.
 
