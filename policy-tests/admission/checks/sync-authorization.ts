@@ -6,7 +6,7 @@
  */
 import { applications, owningApplication, syncOptions, annotationSyncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
 import { deletePolicies, syncLifecycle } from '../../model/controller/hooks.ts';
-import { pruneOutcome } from '../../model/controller/sync-method.ts';
+import { cascadesDeletion, deletedWithApplication, pruneOutcome } from '../../model/controller/sync-method.ts';
 import { impersonatedAccount, impersonationSettings, IMPERSONATION_ENABLED } from '../../model/controller/impersonation.ts';
 import { destinationCluster, knownClusters } from '../../model/argocd/clusters.ts';
 import { virtualProject } from '../../model/controller/projects.ts';
@@ -22,24 +22,35 @@ import { rbacAuthorizer, serviceAccountUser, type Decision, type ResourceRequest
  * made with the impersonated config): kubectl apply reads it, then creates it or patches it (server-side apply
  * patches, and creates through the patch), a replace updates it instead of patching; a sync hook is also updated, to
  * take off the finalizer Argo CD puts on it (removeHookFinalizer), and deleted by its delete policy (BeforeHookCreation
- * when it names none: the hook of the sync before, at the next); and an object the automated sync prunes is deleted
- * once the repository stops declaring it (pruneObject), as after a person confirms it under Prune=confirm.
+ * when it names none: the hook of the sync before, at the next); an object the automated sync prunes is deleted
+ * once the repository stops declaring it (pruneObject), as after a person confirms it under Prune=confirm. And the
+ * app controller deletes an Application with the same account (finalizeApplicationDeletion, applyImpersonationConfig):
+ * it creates and then removes its delete hooks, and where a resources finalizer cascades the deletion, deletes each
+ * object it manages (shouldBeDeleted).
  */
 function verbsFor(app: ArgoApp, r: Resource): Map<string, string> {
+  const lifecycle = syncLifecycle(r.object);
+  // A delete hook is applied by no sync: the app controller creates it when the Application is deleted, and removes it once it has run.
+  if (lifecycle.deleteHook)
+    return new Map([
+      ['create', `to run it when Application ${app.name} is deleted (a delete hook)`],
+      ['delete', 'to remove it once it has run'],
+    ]);
   const replace = [...syncOptions(app), ...annotationSyncOptions(r.object)].includes('Replace=true');
   const verbs = new Map([
     ['get', 'to apply it'],
     ['create', 'to apply it'],
     [replace ? 'update' : 'patch', replace ? 'to replace it (Replace=true)' : 'to apply it'],
   ]);
-  const lifecycle = syncLifecycle(r.object);
-  if (lifecycle.hook && !lifecycle.deleteHook) {
+  if (lifecycle.hook) {
     verbs.set('update', 'to take its hook finalizer off once it has run');
     verbs.set('delete', `by its delete policy (${deletePolicies(r.object).join(', ')}), as a hook`);
-  } else if (
-    ['deleted', 'waits for confirmation'].includes(pruneOutcome(r.object, syncOptions(app), app.automated?.enabled === true && app.automated.prune === true))
-  )
+    return verbs;
+  }
+  if (['deleted', 'waits for confirmation'].includes(pruneOutcome(r.object, syncOptions(app), app.automated?.enabled === true && app.automated.prune === true)))
     verbs.set('delete', 'to prune it once the repository no longer declares it (the automated sync prunes)');
+  else if (cascadesDeletion(app) && deletedWithApplication(r.object, syncOptions(app), { kind: r.kind, name: r.name, app: app.name }))
+    verbs.set('delete', `to delete it with Application ${app.name} (its resources finalizer)`);
   return verbs;
 }
 
@@ -83,7 +94,7 @@ export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
   return {
     id: 'argocd-sync-authorized',
     description:
-      "Where argocd-cm turns sync impersonation on, every Application syncs as a ServiceAccount its AppProject's destinationServiceAccounts names for its destination (or, with impersonation not enforced, as the controller), and the roles the repository binds to that account let it get, create and patch (update, with Replace=true) every object the Application applies, in its namespace, update and delete each sync hook (the finalizer Argo CD puts on it, its delete policy), delete each object the automated sync prunes once the repository drops it, and get, create and patch the namespace CreateNamespace=true makes, as the API server's RBAC authorizer judges; a role bound to it that the repository does not declare is not judged (invariants P1).",
+      "Where argocd-cm turns sync impersonation on, every Application syncs as a ServiceAccount its AppProject's destinationServiceAccounts names for its destination (or, with impersonation not enforced, as the controller), and the roles the repository binds to that account let it get, create and patch (update, with Replace=true) every object the Application applies, in its namespace, update and delete each sync hook (the finalizer Argo CD puts on it, its delete policy), delete each object the automated sync prunes once the repository drops it or the Application's resources finalizer deletes with it, create and delete its delete hooks, and get, create and patch the namespace CreateNamespace=true makes, as the API server's RBAC authorizer judges; a role bound to it that the repository does not declare is not judged (invariants P1).",
     invariants: ['P1'],
     remediation:
       "add a destinationServiceAccounts entry for the Application's destination to its AppProject, or bind the account to a Role or ClusterRole that grants the verbs on those resources (or turn application.sync.impersonation.enforced off to sync the rest as the controller)",

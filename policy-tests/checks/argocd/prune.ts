@@ -10,6 +10,7 @@ import { annotationSyncOptions, applications, ROOT_APP_FILE, SYNC_OPTIONS_ANNOTA
 import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { APP_KINDS } from './argocd.ts';
+import { CASCADE_FINALIZERS } from '../../model/controller/sync-method.ts';
 
 const HELD = { false: 'keeps {it} running', confirm: 'waits for a person before deleting {it}' } as const;
 
@@ -80,13 +81,6 @@ export const argocdPruneCheck: PolicyCheck = {
     }
   },
 };
-
-/** The finalizers that make deleting an Application delete what it manages (isPropagationPolicyFinalizer). */
-const CASCADE_FINALIZERS = [
-  'resources-finalizer.argocd.argoproj.io',
-  'resources-finalizer.argocd.argoproj.io/foreground',
-  'resources-finalizer.argocd.argoproj.io/background',
-];
 
 export const argocdCascadeCheck: PolicyCheck = {
   id: 'argocd-cascade',

@@ -13,6 +13,7 @@
  */
 import { annotationSyncOptions, syncOptionValue } from '../argocd/argocd.ts';
 import { isHookOrSkipped } from './hooks.ts';
+import { dig } from '../core/dig.ts';
 
 export interface SyncMethod {
   hook: boolean;
@@ -65,4 +66,28 @@ export function pruneOutcome(live: unknown, appOptions: readonly string[], autoP
   if (value === 'confirm') return 'waits for confirmation';
   if (!autoPrune) return 'requires pruning';
   return value === 'false' ? 'no prune' : 'deleted';
+}
+
+/** The finalizers that make deleting an Application delete what it manages (isPropagationPolicyFinalizer). */
+export const CASCADE_FINALIZERS = [
+  'resources-finalizer.argocd.argoproj.io',
+  'resources-finalizer.argocd.argoproj.io/foreground',
+  'resources-finalizer.argocd.argoproj.io/background',
+];
+
+/** Whether deleting the Application deletes what it manages: one of its finalizers is a propagation policy's (CascadedDeletion). */
+export function cascadesDeletion(app: { resource: { object: unknown } }): boolean {
+  const finalizers = dig(app.resource.object, ['metadata', 'finalizers']);
+  return Array.isArray(finalizers) && finalizers.some((f) => typeof f === 'string' && CASCADE_FINALIZERS.includes(f));
+}
+
+/**
+ * Whether the app controller deletes this object of an Application whose deletion cascades (shouldBeDeleted): not a
+ * CRD, not `Delete=false` (the object's sync-options first, then the Application's), not kept by Helm's
+ * `helm.sh/resource-policy: keep`, and not the Application itself.
+ */
+export function deletedWithApplication(object: unknown, appOptions: readonly string[], self: { kind: string; name: string; app: string }): boolean {
+  if (self.kind === 'CustomResourceDefinition' || (self.kind === 'Application' && self.name === self.app)) return false;
+  const option = syncOptionValue(annotationSyncOptions(object), 'Delete') ?? syncOptionValue(appOptions, 'Delete');
+  return option !== 'false' && dig(object, ['metadata', 'annotations', 'helm.sh/resource-policy']) !== 'keep';
 }

@@ -386,6 +386,25 @@ describe('a sync impersonating an account the repository cannot fully see', () =
     ]);
   });
 
+  it("asks of the account what deleting the Application does: delete what its resources finalizer cascades to, create and remove its delete hooks", async () => {
+    const APP = 'portfolio-api/deploy/application.yaml';
+    const { failed } = await judged((copy) => {
+      impersonating('portfolio-sync', roleOf(['get', 'create', 'patch', 'update']))(copy);
+      // No automated prune: only the Application's deletion deletes the Deployment.
+      copy.write(APP, copy.read(APP).replace('      prune: true\n', ''));
+      copy.write(
+        'portfolio-api/deploy/post-delete.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: post-delete\n  namespace: portfolio\n  annotations:\n    argocd.argoproj.io/hook: PostDelete\ndata: {}\n',
+      );
+    });
+    expect(failed).toContain(
+      'Argo CD syncs Application portfolio-api as system:serviceaccount:portfolio:portfolio-sync (AppProject portfolio\'s destinationServiceAccounts), and Deployment portfolio-api is forbidden: User "system:serviceaccount:portfolio:portfolio-sync" cannot delete resource "deployments" in API group "apps" in the namespace "portfolio" (delete to delete it with Application portfolio-api (its resources finalizer)): the sync fails',
+    );
+    expect(failed).toContain(
+      'Argo CD syncs Application portfolio-api as system:serviceaccount:portfolio:portfolio-sync (AppProject portfolio\'s destinationServiceAccounts), and ConfigMap post-delete is forbidden: User "system:serviceaccount:portfolio:portfolio-sync" cannot delete resource "configmaps" in API group "" in the namespace "portfolio" (delete to remove it once it has run): the sync fails',
+    );
+  });
+
   it('asks of the account the namespace CreateNamespace=true creates, at the cluster scope', async () => {
     const role = `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: portfolio-sync\n  namespace: portfolio\nrules:\n  - apiGroups: ["*"]\n    resources: ["*"]\n    verbs: ["*"]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: portfolio-sync\n  namespace: portfolio\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: portfolio-sync\nsubjects:\n  - kind: ServiceAccount\n    name: portfolio-sync\n    namespace: portfolio\n`;
     const namespaceLine =
