@@ -28,29 +28,29 @@ import { rbacAuthorizer, serviceAccountUser, type Decision, type ResourceRequest
  * it creates and then removes its delete hooks, and where a resources finalizer cascades the deletion, deletes each
  * object it manages (shouldBeDeleted).
  */
-function verbsFor(app: ArgoApp, r: Resource): Map<string, string> {
+function verbsFor(app: ArgoApp, r: Resource): Map<string, Asked> {
   const lifecycle = syncLifecycle(r.object);
   // A delete hook is applied by no sync: the app controller creates it when the Application is deleted, and removes it once it has run.
   if (lifecycle.deleteHook)
-    return new Map([
-      ['create', `to run it when Application ${app.name} is deleted (a delete hook)`],
-      ['delete', 'to remove it once it has run'],
+    return new Map<string, Asked>([
+      ['create', { why: `to run it when Application ${app.name} is deleted (a delete hook)`, fails: 'deletion' }],
+      ['delete', { why: 'to remove it once it has run', fails: 'deletion' }],
     ]);
   const replace = [...syncOptions(app), ...annotationSyncOptions(r.object)].includes('Replace=true');
-  const verbs = new Map([
-    ['get', 'to apply it'],
-    ['create', 'to apply it'],
-    [replace ? 'update' : 'patch', replace ? 'to replace it (Replace=true)' : 'to apply it'],
+  const verbs = new Map<string, Asked>([
+    ['get', { why: 'to apply it' }],
+    ['create', { why: 'to apply it' }],
+    [replace ? 'update' : 'patch', { why: replace ? 'to replace it (Replace=true)' : 'to apply it' }],
   ]);
   if (lifecycle.hook) {
-    verbs.set('update', 'to take its hook finalizer off once it has run');
-    verbs.set('delete', `by its delete policy (${deletePolicies(r.object).join(', ')}), as a hook`);
+    verbs.set('update', { why: 'to take its hook finalizer off once it has run' });
+    verbs.set('delete', { why: `by its delete policy (${deletePolicies(r.object).join(', ')}), as a hook` });
     return verbs;
   }
   if (['deleted', 'waits for confirmation'].includes(pruneOutcome(r.object, syncOptions(app), app.automated?.enabled === true && app.automated.prune === true)))
-    verbs.set('delete', 'to prune it once the repository no longer declares it (the automated sync prunes)');
+    verbs.set('delete', { why: 'to prune it once the repository no longer declares it (the automated sync prunes)' });
   else if (cascadesDeletion(app) && deletedWithApplication(r.object, syncOptions(app), { kind: r.kind, name: r.name, app: app.name }))
-    verbs.set('delete', `to delete it with Application ${app.name} (its resources finalizer)`);
+    verbs.set('delete', { why: `to delete it with Application ${app.name} (its resources finalizer)`, fails: 'deletion' });
   return verbs;
 }
 
@@ -73,8 +73,14 @@ interface Scope {
   isClusterScoped: ScopeLookup;
 }
 
-/** A request a sync makes, and why it makes it. */
-type SyncRequest = ResourceRequest & { why: string };
+/** Why Argo CD asks a verb, and what fails if it is refused: a sync, or (`deletion`) the Application's deletion, the app controller's. */
+interface Asked {
+  why: string;
+  fails?: 'deletion';
+}
+
+/** A request Argo CD makes as the account, and why. */
+type SyncRequest = ResourceRequest & Asked;
 
 /** How the API names a custom kind's resources: its CRD's plural, where the repository holds the CRD. */
 type Plurals = ReadonlyMap<string, string>;
@@ -87,7 +93,7 @@ function requestsOf({ isBuiltin, isClusterScoped }: Scope, plurals: Plurals, app
   const group = groupOf(r.apiVersion);
   const resource = (isBuiltin(r) ? builtinResourceName(r.kind) : plurals.get(`${group}/${r.kind}`)) ?? '';
   const namespace = isClusterScoped(r.apiVersion, r.kind) ? '' : (r.namespace ?? app.destinationNamespace ?? '');
-  return [...verbsFor(app, r)].map(([verb, why]) => ({ verb, why, group, resource, namespace, name: verb === 'create' ? '' : r.name }));
+  return [...verbsFor(app, r)].map(([verb, asked]) => ({ verb, ...asked, group, resource, namespace, name: verb === 'create' ? '' : r.name }));
 }
 
 export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
@@ -169,7 +175,7 @@ function judgeAs(ctx: CheckContext, { app, account, authorize, requestsFor }: Sy
   const forbidden = (what: string, denied: readonly SyncRequest[]) => {
     const q = denied[0]!;
     const where = q.namespace ? ` in the namespace "${q.namespace}"` : ' at the cluster scope';
-    return `Argo CD syncs Application ${app.name} as ${account.user} (AppProject ${app.project}'s destinationServiceAccounts), and ${what} is forbidden: User "${account.user}" cannot ${denied.map((d) => d.verb).join(', ')} resource "${q.resource}" in API group "${q.group}"${where} (${reasons(denied)}): the sync fails`;
+    return `Argo CD syncs Application ${app.name} as ${account.user} (AppProject ${app.project}'s destinationServiceAccounts), and ${what} is forbidden: User "${account.user}" cannot ${denied.map((d) => d.verb).join(', ')} resource "${q.resource}" in API group "${q.group}"${where} (${reasons(denied)}): ${denied.every((d) => d.fails === 'deletion') ? `deleting Application ${app.name} fails` : 'the sync fails'}`;
   };
   let unknown: string | undefined;
   const unknownRole = (what: string) =>

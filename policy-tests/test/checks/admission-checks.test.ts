@@ -386,7 +386,7 @@ describe('a sync impersonating an account the repository cannot fully see', () =
     ]);
   });
 
-  it("asks of the account what deleting the Application does: delete what its resources finalizer cascades to, create and remove its delete hooks", async () => {
+  it('asks of the account what deleting the Application does: delete what its resources finalizer cascades to, create and remove its delete hooks', async () => {
     const APP = 'portfolio-api/deploy/application.yaml';
     const { failed } = await judged((copy) => {
       impersonating('portfolio-sync', roleOf(['get', 'create', 'patch', 'update']))(copy);
@@ -398,10 +398,10 @@ describe('a sync impersonating an account the repository cannot fully see', () =
       );
     });
     expect(failed).toContain(
-      'Argo CD syncs Application portfolio-api as system:serviceaccount:portfolio:portfolio-sync (AppProject portfolio\'s destinationServiceAccounts), and Deployment portfolio-api is forbidden: User "system:serviceaccount:portfolio:portfolio-sync" cannot delete resource "deployments" in API group "apps" in the namespace "portfolio" (delete to delete it with Application portfolio-api (its resources finalizer)): the sync fails',
+      'Argo CD syncs Application portfolio-api as system:serviceaccount:portfolio:portfolio-sync (AppProject portfolio\'s destinationServiceAccounts), and Deployment portfolio-api is forbidden: User "system:serviceaccount:portfolio:portfolio-sync" cannot delete resource "deployments" in API group "apps" in the namespace "portfolio" (delete to delete it with Application portfolio-api (its resources finalizer)): deleting Application portfolio-api fails',
     );
     expect(failed).toContain(
-      'Argo CD syncs Application portfolio-api as system:serviceaccount:portfolio:portfolio-sync (AppProject portfolio\'s destinationServiceAccounts), and ConfigMap post-delete is forbidden: User "system:serviceaccount:portfolio:portfolio-sync" cannot delete resource "configmaps" in API group "" in the namespace "portfolio" (delete to remove it once it has run): the sync fails',
+      'Argo CD syncs Application portfolio-api as system:serviceaccount:portfolio:portfolio-sync (AppProject portfolio\'s destinationServiceAccounts), and ConfigMap post-delete is forbidden: User "system:serviceaccount:portfolio:portfolio-sync" cannot delete resource "configmaps" in API group "" in the namespace "portfolio" (delete to remove it once it has run): deleting Application portfolio-api fails',
     );
   });
 
