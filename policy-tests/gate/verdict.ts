@@ -20,6 +20,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { digest } from '../model/stores/outcome-store.ts';
+import { byText } from '../model/core/findings.ts';
 import { keepValue, keptValue } from '../model/stores/kept-values.ts';
 import { checkoutTree } from '../model/repository/repo.ts';
 import { REPO_CRD_DIR } from '../schema/repo-crds.ts';
@@ -71,7 +72,7 @@ export function keepVerdict(key: VerdictKey, result: GateResult): void {
 function askedOptions(options: GateOptions): string | undefined {
   const entries = Object.entries(options)
     .filter(([name, value]) => !NOT_JUDGED_BY.has(name) && value !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
+    .sort(([a], [b]) => byText(a, b));
   if (entries.some(([, value]) => typeof value === 'function')) return undefined;
   return JSON.stringify(entries);
 }

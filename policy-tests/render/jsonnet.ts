@@ -26,6 +26,7 @@ import type { SourceRender } from '../model/argocd/rendered.ts';
 import { SKIP_RENDERING_MARKER } from '../model/argocd/repo-server.ts';
 import { dig, isMap } from '../model/core/dig.ts';
 import type { Positions, Resource } from '../model/core/manifest.ts';
+import { byText } from '../model/core/findings.ts';
 import { cachedRun } from './cache.ts';
 import { hash, NotRendered, substitutedBuildEnv, type Context, type Invocation } from './context.ts';
 import { assertSize, inside, RenderRefused } from './limits.ts';
@@ -156,7 +157,7 @@ function invocation(ctx: Context, tool: JsonnetTool, file: string, { jpaths, var
   // Paths relative to the repository's root, its working folder: jsonnet's messages then name files as the repository does.
   const args = [...jpaths.flatMap((p) => ['-J', p || '.']), ...vars.ext.flatMap((v) => flag('ext', v)), ...vars.tla.flatMap((v) => flag('tla', v)), '--', file];
   const { hashes, code } = importClosure(ctx, file, jpaths);
-  const closure = [...hashes].sort(([a], [b]) => (a < b ? -1 : 1));
+  const closure = [...hashes].sort(([a], [b]) => byText(a, b));
   const key = { tool: tool.version, file, jpaths, vars, closure };
   // Jsonnet has no memory bound of its own: prlimit caps its address space, where the machine has it (util-linux).
   const bounded = tool.prlimit ? { bin: tool.prlimit, args: [`--as=${ctx.limits.memoryBytes}`, '--', tool.bin, ...args] } : { bin: tool.bin, args };

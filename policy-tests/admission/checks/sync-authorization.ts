@@ -36,7 +36,8 @@ function verbsFor(app: ArgoApp, r: Resource): Map<string, Asked> {
       ['create', { why: `to run it when Application ${app.name} is deleted (a delete hook)`, fails: 'deletion' }],
       ['delete', { why: 'to remove it once it has run', fails: 'deletion' }],
     ]);
-  const replace = [...syncOptions(app), ...annotationSyncOptions(r.object)].includes('Replace=true');
+  const appOptions = syncOptions(app);
+  const replace = [...appOptions, ...annotationSyncOptions(r.object)].includes('Replace=true');
   const verbs = new Map<string, Asked>([
     ['get', { why: 'to apply it' }],
     ['create', { why: 'to apply it' }],
@@ -47,9 +48,9 @@ function verbsFor(app: ArgoApp, r: Resource): Map<string, Asked> {
     verbs.set('delete', { why: `by its delete policy (${deletePolicies(r.object).join(', ')}), as a hook` });
     return verbs;
   }
-  if (['deleted', 'waits for confirmation'].includes(pruneOutcome(r.object, syncOptions(app), app.automated?.enabled === true && app.automated.prune === true)))
+  if (['deleted', 'waits for confirmation'].includes(pruneOutcome(r.object, appOptions, app.automated?.enabled === true && app.automated.prune === true)))
     verbs.set('delete', { why: 'to prune it once the repository no longer declares it (the automated sync prunes)' });
-  else if (cascadesDeletion(app) && deletedWithApplication(r.object, syncOptions(app), { kind: r.kind, name: r.name, app: app.name }))
+  else if (cascadesDeletion(app) && deletedWithApplication(r.object, appOptions, { kind: r.kind, name: r.name, app: app.name }))
     verbs.set('delete', { why: `to delete it with Application ${app.name} (its resources finalizer)`, fails: 'deletion' });
   return verbs;
 }

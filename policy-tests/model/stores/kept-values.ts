@@ -11,7 +11,7 @@
  */
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { digest, gateCodeDigest, storeFolder } from './outcome-store.ts';
+import { digest, keyPrefix, storeFolder } from './outcome-store.ts';
 import { mac, verifies } from './store-journal.ts';
 import { writeFileAtomic } from './write-atomic.ts';
 
@@ -19,13 +19,13 @@ import { writeFileAtomic } from './write-atomic.ts';
 function placeOf(store: string, inputs: readonly string[]): { dir: string; key: string; secret: Buffer } | undefined {
   const folder = storeFolder();
   if (folder === null) return undefined;
-  let code: string;
+  let prefix: string;
   try {
-    code = gateCodeDigest();
+    prefix = keyPrefix(store);
   } catch {
     return undefined;
   }
-  const key = digest([store, code, process.version, ...inputs].join('\0'));
+  const key = digest([prefix, ...inputs].join('\0'));
   return { dir: join(folder.dir, store), key, secret: folder.secret };
 }
 

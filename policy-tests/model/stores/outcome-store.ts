@@ -79,6 +79,12 @@ export function gateCodeDigest(): string {
   return code;
 }
 
+/**
+ * What every stored result's key starts with: the store's make-up (what else computes it: the engines' versions), the
+ * gate's whole code and Node's version, so no run reads what other code computed. Throws where the code cannot be read.
+ */
+export const keyPrefix = (makeup: string): string => `${makeup}\0${gateCodeDigest()}\0${process.version}`;
+
 export interface OutcomeStore<T> {
   /** The result stored for these inputs, if any. */
   get(inputs: readonly string[]): T | undefined;
@@ -139,7 +145,7 @@ export function outcomeStore<T>(name: string, makeup: () => string): OutcomeStor
     if (storeFolder() === null) return undefined;
     if (prefix === undefined) {
       try {
-        prefix = `${makeup()}\0${gateCodeDigest()}\0${process.version}`;
+        prefix = keyPrefix(makeup());
       } catch {
         prefix = null;
       }
