@@ -10,6 +10,7 @@ import type { ChartScope, Nondeterminism } from '../model/argocd/rendered.ts';
 import { scalarText } from '../model/core/text.ts';
 import { writeFileAtomic } from '../model/stores/write-atomic.ts';
 import { chartScopeFromArchive } from './charts.ts';
+import { READS_CAPABILITIES, UNREPEATABLE_FUNCTIONS } from './chart-traits.ts';
 import { hash, runTool, type Context, type Invocation } from './context.ts';
 import { loadFastReader } from './fast-yaml.ts';
 import { splitRendered, type ChunkMemo, type RenderedDoc } from './output.ts';
@@ -104,9 +105,15 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
   return { ...entry, key };
 }
 
-/** A chart's interface (defaults, templates, subcharts), read from its archive once per digest. */
+/**
+ * The rules a scope's traits were read by: a stored scope read by other rules (a function added to the list) is
+ * read again, never trusted to say a chart prints alike.
+ */
+const TRAIT_RULES = hash([String(READS_CAPABILITIES), ...UNREPEATABLE_FUNCTIONS]).slice(0, 12);
+
+/** A chart's interface (defaults, templates, subcharts) and its traits, read from its archive once per digest. */
 export async function cachedScope(ctx: Context, archive: string, digest: string): Promise<ChartScope> {
-  const file = join(cacheRoot(ctx.env), 'scopes', `${digest.replace(/^sha256:/, '')}.json`);
+  const file = join(cacheRoot(ctx.env), 'scopes', `${digest.replace(/^sha256:/, '')}-${TRAIT_RULES}.json`);
   type Stored = Omit<ChartScope, 'subcharts'> & { subcharts: [string, Stored][] };
   const revive = (s: Stored): ChartScope => ({ ...s, subcharts: new Map(s.subcharts.map(([k, v]) => [k, revive(v)])) });
   const store = (s: ChartScope): Stored => ({ ...s, subcharts: [...s.subcharts].map(([k, v]) => [k, store(v)]) });

@@ -17,6 +17,7 @@ import { cacheRoot } from './tools.ts';
 import { fastValue } from './fast-yaml.ts';
 import { isMap } from '../model/core/dig.ts';
 import { assertChartRef, RenderRefused } from './limits.ts';
+import { NO_TRAITS, traitsOf, withFile, type ChartTraits } from './chart-traits.ts';
 import type { RemoteEntry } from './remote-bases.ts';
 
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
@@ -158,26 +159,6 @@ export function cachedDigest(ref: ChartRef, env: NodeJS.ProcessEnv = process.env
   return existsSync(path) ? digestOf(readFileSync(path)) : undefined;
 }
 
-/**
- * `APIVersions`, or `.Capabilities` handed on whole (to a helper, `toYaml`, a
- * variable, or by name to `index`): what a template, a helper, a file read through `.Files` and `tpl`,
- * or a values string rendered by `tpl` needs to see `--api-versions`. And `tpl` itself: it renders a
- * values string, which a pull request writes, with the chart's whole context, so a check built from split
- * strings (`index $ (print "Capa" "bilities")`) reaches the API versions without naming them. The
- * Kubernetes and Helm versions alone do not count: they come from `--kube-version` and the Helm binary,
- * both in the render key.
- */
-const READS_CAPABILITIES = /APIVersions|\.Capabilities(?!\.(?:KubeVersion|HelmVersion)\b)|["'`]Capabilities["'`]|\btpl\b/;
-
-/**
- * Whether this file of a chart (or a values text) can make the chart's output
- * depend on the API versions Helm is given. A packed subchart (`charts/x.tgz`)
- * is not read here, so it counts as yes.
- */
-export function mayReadApiVersions(path: string, text: string): boolean {
-  return /\.(tgz|tar\.gz|tar)$/.test(path) || READS_CAPABILITIES.test(text);
-}
-
 interface ChartFiles {
   chartYaml?: string;
   values?: string;
@@ -188,7 +169,7 @@ interface ChartFiles {
 export function chartScopeFromFiles(
   files: ReadonlyMap<string, string>,
   /** Known already (an archive scans every file, and `files` holds only the interface's); else found in `files`. */
-  readsApiVersions?: boolean,
+  traits: ChartTraits = traitsOf(files),
 ): ChartScope {
   const byChart = new Map<string, ChartFiles>();
   for (const [path, text] of files) {
@@ -213,7 +194,7 @@ export function chartScopeFromFiles(
     const defaults = safeYaml(files.values);
     return { name: meta.name ?? prefix, defaults: isMap(defaults) ? defaults : {}, templates: files.templates.join('\n'), subcharts };
   };
-  return { ...build(''), readsApiVersions: readsApiVersions ?? [...files].some(([path, text]) => mayReadApiVersions(path, text)) };
+  return { ...build(''), ...traits };
 }
 
 function safeYaml(text: string | undefined): unknown {
@@ -230,7 +211,7 @@ function safeYaml(text: string | undefined): unknown {
 /** Reads the scope tree straight from a chart archive (.tgz), without unpacking it to disk. */
 export async function chartScopeFromArchive(archive: string, unpackedLimit = Infinity): Promise<ChartScope> {
   const files = new Map<string, string>();
-  let readsApiVersions = false;
+  let traits = NO_TRAITS;
   let unpacked = 0;
   let refused: RenderRefused | undefined;
   await list({
@@ -250,16 +231,16 @@ export async function chartScopeFromArchive(archive: string, unpackedLimit = Inf
         entry.resume();
         return;
       }
-      // Every file is read for what it may hand to `tpl` (mayReadApiVersions); the scope keeps only the chart's interface.
+      // Every file is read for what it may hand to `tpl` (chart-traits.ts); the scope keeps only the chart's interface.
       const chunks: Buffer[] = [];
       entry.on('data', (c: Buffer) => chunks.push(c));
       entry.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        if (mayReadApiVersions(rel, text)) readsApiVersions = true;
+        traits = withFile(traits, rel, text);
         if (/(^|\/)(Chart\.yaml|values\.yaml)$|(^|\/)templates\//.test(rel)) files.set(rel, text);
       });
     },
   });
   if (refused) throw refused;
-  return chartScopeFromFiles(files, readsApiVersions);
+  return chartScopeFromFiles(files, traits);
 }

@@ -12,7 +12,8 @@ import { sourceFile, valueFilesOf } from '../model/argocd/source-files.ts';
 import { inlineValues } from '../model/argocd/inline-values.ts';
 import { checkoutTree, parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
-import { chartId, chartRefOf, chartScopeFromFiles, mayReadApiVersions, PULL_COMMAND } from './charts.ts';
+import { chartId, chartRefOf, chartScopeFromFiles, PULL_COMMAND } from './charts.ts';
+import { mayReadApiVersions, traitsOf } from './chart-traits.ts';
 import { chartCache } from './chart-cache.ts';
 import { buildDependencies, builtChart, isMissingDependencyError, localDependencies } from './helm-dependencies.ts';
 import { hash, NotRendered, substitutedBuildEnv, type Context, type Invocation } from './context.ts';
@@ -41,18 +42,22 @@ function readValueFiles(ctx: Context, app: ArgoApp, source: AppSource): { abs: s
   return out;
 }
 
-/** The `helm template` call Argo CD 3 makes for a source (util/helm/cmd.go, in its order). */
-/** The chart as the render found it: where it is unpacked, its cache key, and whether its templates read the API versions. */
+/**
+ * The chart as the render found it: where it is unpacked, its cache key, whether its templates read the API
+ * versions, and whether two prints of it with the same inputs are alike by its templates (chart-traits.ts).
+ */
 interface ChartAt {
   chartPath: string;
   chartKey: string;
   chartReadsApiVersions: boolean;
+  chartRepeatable: boolean;
 }
 
+/** The `helm template` call Argo CD 3 makes for a source (util/helm/cmd.go, in its order). */
 function helmInvocation(
   ctx: Context,
   { app, source }: { app: ArgoApp; source: AppSource },
-  { chartPath, chartKey, chartReadsApiVersions }: ChartAt,
+  { chartPath, chartKey, chartReadsApiVersions, chartRepeatable }: ChartAt,
   values: { abs: string; data: DataFile }[],
 ): Invocation {
   const helm = source.helm ?? {};
@@ -98,7 +103,8 @@ function helmInvocation(
   // cluster serves: its key leaves them out, so the next pass, and the next run after a CRD arrives, find it cached.
   const readsApiVersions = chartReadsApiVersions || mayReadApiVersions('', JSON.stringify(sourceKey));
   const key = readsApiVersions ? { ...sourceKey, args: keyArgs } : { ...sourceKey, apiVersions: 'not read by the chart' };
-  return { bin: ctx.tools.helm, args, cwd: ctx.scratch, key, sourceKey };
+  // No template calls anything random, of the clock or `tpl`: the values cannot make one, so one print answers.
+  return { bin: ctx.tools.helm, args, cwd: ctx.scratch, key, sourceKey, pure: chartRepeatable };
 }
 
 /** Content hash of files under a folder of the repository (a chart at a path, a dependency it builds from). */
@@ -142,12 +148,21 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     chartKey = dependencies.length ? hash([folderKey(ctx.repo, dir), ...dependencies.map((d) => folderKey(ctx.repo, d))]) : folderKey(ctx.repo, dir);
     localChart = { dir, chartKey };
     chartPath = (await builtChart(ctx, chartKey)) ?? chartPath;
-    const prefix = `${dir}/`;
-    scope = chartScopeFromFiles(new Map(chartFiles(ctx.repo, dir).map((f) => [f.slice(prefix.length), readFileSync(join(ctx.repo.root, f), 'utf8')])));
+    const files = (folder: string, under: string) =>
+      chartFiles(ctx.repo, folder).map((f): [string, string] => [`${under}${f.slice(folder.length + 1)}`, readFileSync(join(ctx.repo.root, f), 'utf8')]);
+    const own = new Map(files(dir, ''));
+    // A dependency built from a folder renders into the chart as its subchart: its templates count as the chart's.
+    const built = dependencies.flatMap((d) => files(d, `charts/${d.split('/').pop()}/`));
+    scope = chartScopeFromFiles(own, traitsOf([...own, ...built]));
   }
   const values = readValueFiles(ctx, app, source);
   const at = (path: string) =>
-    helmInvocation(ctx, { app, source }, { chartPath: path, chartKey, chartReadsApiVersions: scope.readsApiVersions !== false }, values);
+    helmInvocation(
+      ctx,
+      { app, source },
+      { chartPath: path, chartKey, chartReadsApiVersions: scope.readsApiVersions !== false, chartRepeatable: scope.repeatable === true },
+      values,
+    );
   let rendered;
   try {
     rendered = await cachedRun(ctx, at(chartPath));

@@ -19,6 +19,11 @@ export interface ChartScope {
    * mayReadApiVersions): set on the top chart; absent (a scope stored before it existed) counts as yes.
    */
   readsApiVersions?: boolean;
+  /**
+   * Whether two renders with the same inputs print the same, as the chart's templates show (render/chart-traits.ts,
+   * mayPrintDifferently): then one print answers the determinism check. Absent counts as no.
+   */
+  repeatable?: boolean;
 }
 
 /** A rendered object whose two renders differ, and the template that made it. */

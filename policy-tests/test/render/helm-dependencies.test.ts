@@ -60,6 +60,23 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     expect(again!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'second' });
   });
 
+  it("reads the dependency's templates as the chart's: a random value there is printed twice and seen, and the API versions it reads key the render", async () => {
+    const repo = umbrella('file://../../../lib/common');
+    repo.write('lib/common/templates/shared.yaml', configMap('shared', '{{ randAlphaNum 12 | quote }}'));
+    const [random] = await renderAll(repo);
+    expect(random!.nondeterministic).toEqual([{ kind: 'ConfigMap', name: 'shared', template: 'umbrella/charts/common/templates/shared.yaml' }]);
+    // The umbrella names no API version; its dependency does. A CRD arriving in the repository must render it again.
+    repo.write('lib/common/templates/shared.yaml', configMap('shared', '{{ .Capabilities.APIVersions.Has "example.com/v1/Widget" | quote }}'));
+    const [before] = await renderAll(repo);
+    expect(before!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'false' });
+    repo.write(
+      'apps/widgets/crd.yaml',
+      'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema: {openAPIV3Schema: {type: object}}\n',
+    );
+    const [after] = await renderAll(repo);
+    expect(after!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'true' });
+  });
+
   it('refuses a file:// dependency outside the repository: the gate reads nothing there', async () => {
     const repo = umbrella('file://../../../../../../../../../../tmp');
     expect((await renderAll(repo))[0]).toMatchObject({

@@ -13,7 +13,8 @@ import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { withRendered } from '../../model/argocd/rendered.ts';
-import { cachedChartPath, digestOf, formatLock, mayReadApiVersions, readLock } from '../../render/charts.ts';
+import { cachedChartPath, digestOf, formatLock, readLock } from '../../render/charts.ts';
+import { calledFunctions, mayPrintDifferently, mayReadApiVersions } from '../../render/chart-traits.ts';
 import { renderRepo } from '../../render/render.ts';
 import { main as pullMain, pullCharts } from '../../../scripts/charts-pull.ts';
 import { pullArgs } from '../../render/chart-pull.ts';
@@ -399,11 +400,12 @@ data:
     const counts = Object.fromEntries(['demo', 'widgets', 'probe', 'tpl-plain', 'tpl-widget', 'tpl-split'].map((n) => [n, 0]));
     for (const args of helm.calls()) if (args[0] === 'template') counts[args[args.indexOf('--name-template') + 1]!]!++;
     // Pass one renders each once, deferring the determinism check. The widgets CRD grows the API versions, so pass two
-    // renders again whatever reads them: probe and tpl-plain print the same text (two prints alike: checked), demo,
-    // tpl-widget and tpl-split print a Widget now, so the settling pass prints them a third time to check them; widgets
-    // cannot read them (its key is the same: no render in pass two) and is printed its second time there too. A chart
-    // that uses tpl counts as reading them: tpl-split reaches them without naming them.
-    expect(counts).toEqual({ demo: 3, widgets: 2, probe: 2, 'tpl-plain': 2, 'tpl-widget': 3, 'tpl-split': 3 });
+    // renders again whatever reads them: tpl-plain prints the same text (two prints alike: checked), demo, tpl-widget
+    // and tpl-split print a Widget now, so the settling pass prints them a third time to check them. A chart that uses
+    // tpl counts as reading them: tpl-split reaches them without naming them. Probe and widgets call nothing random,
+    // nothing of the clock and no tpl: one print each is checked, so widgets (which cannot read the API versions: its
+    // key is the same in pass two) prints once, and probe once a pass, as its key grows with the API versions.
+    expect(counts).toEqual({ demo: 3, widgets: 1, probe: 2, 'tpl-plain': 2, 'tpl-widget': 3, 'tpl-split': 3 });
     const text = (app: string) => result.renders.find((r) => r.app.name === app)!.resources[0]!.object.data;
     expect([text('tpl-widget'), text('tpl-split'), text('tpl-plain'), text('probe')]).toEqual([
       { text: 'true' },
@@ -448,6 +450,31 @@ data:
     expect(cannot.map((text) => mayReadApiVersions('templates/x.yaml', text))).toEqual(cannot.map(() => false));
     // A packed subchart is not read: it counts as reading them.
     expect(mayReadApiVersions('charts/sub-1.0.0.tgz', '')).toBe(true);
+  });
+
+  it('tells the templates that may print differently from the same inputs from those that cannot, by the functions they call', () => {
+    // Calls are the bare names of an action, outside strings and comments; fields and variables are not calls.
+    expect([
+      ...calledFunctions(
+        '{{- /* randAlphaNum in a comment */ -}}\nname: {{ include "x.now" . | quote }}\n{{ $keys := .Values.keys }}{{ .Values.now }}{{ `{{ uuidv4 }}` }}\nnow and keys as text',
+      ),
+    ]).toEqual(['include', 'quote']);
+    expect([...calledFunctions('{{ print "}}" | randAlphaNum }}{{if (keys .)}}{{end}}')].sort()).toEqual(['end', 'if', 'keys', 'print', 'randAlphaNum']);
+    const differ = [
+      'password: {{ randAlphaNum 16 | b64enc }}',
+      'at: {{ now | date "2006" }}',
+      'first: {{ first (keys .Values.m) }}',
+      '{{ $ca := genCA "x" 365 }}',
+      'text: {{ tpl .Values.text . }}',
+      'auth: {{ htpasswd "u" "p" }}',
+    ];
+    expect(differ.map((text) => mayPrintDifferently('templates/x.yaml', text))).toEqual(differ.map(() => true));
+    // The same texts are data outside templates/ (a file only a tpl call would run), and a subchart's templates count.
+    expect(differ.map((text) => mayPrintDifferently('files/x.yaml', text))).toEqual(differ.map(() => false));
+    expect(mayPrintDifferently('charts/sub/templates/x.yaml', differ[0]!)).toBe(true);
+    expect(mayPrintDifferently('templates/x.yaml', 'names: {{ keys .Values.m | sortAlpha | join "," }}')).toBe(true);
+    expect(mayPrintDifferently('templates/x.yaml', 'data: {{ toYaml .Values.m | nindent 2 }}{{ lookup "v1" "Secret" "a" "b" }}')).toBe(false);
+    expect(mayPrintDifferently('charts/sub-1.0.0.tgz', '')).toBe(true);
   });
 });
 
