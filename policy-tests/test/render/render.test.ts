@@ -375,7 +375,7 @@ data:
     },
   };
 
-  it('renders each source twice when its output did not change, a source that changed three times, never four; the determinism check is paid by the pass that settles; Helm is asked its version once', async () => {
+  it('renders each source twice when its output did not change, a source that changed three times, never four, and one that cannot print differently once a pass; the determinism check is paid by the pass that settles; Helm is asked its version once', async () => {
     await charts.publish(PROBE_CHART);
     await charts.publish(TPL_CHART);
     const repo = demoRepo();
