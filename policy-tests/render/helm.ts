@@ -13,7 +13,7 @@ import { inlineValues } from '../model/argocd/inline-values.ts';
 import { checkoutTree, parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
 import { chartId, chartRefOf, chartScopeFromFiles, PULL_COMMAND } from './charts.ts';
-import { mayReadApiVersions, traitsOf } from './chart-traits.ts';
+import { mayReadApiVersions } from './chart-traits.ts';
 import { chartCache } from './chart-cache.ts';
 import { buildDependencies, builtChart, isMissingDependencyError, localDependencies } from './helm-dependencies.ts';
 import { hash, NotRendered, substitutedBuildEnv, type Context, type Invocation } from './context.ts';
@@ -150,10 +150,9 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     chartPath = (await builtChart(ctx, chartKey)) ?? chartPath;
     const files = (folder: string, under: string) =>
       chartFiles(ctx.repo, folder).map((f): [string, string] => [`${under}${f.slice(folder.length + 1)}`, readFileSync(join(ctx.repo.root, f), 'utf8')]);
-    const own = new Map(files(dir, ''));
-    // A dependency built from a folder renders into the chart as its subchart: its templates count as the chart's.
-    const built = dependencies.flatMap((d) => files(d, `charts/${d.split('/').pop()}/`));
-    scope = chartScopeFromFiles(own, traitsOf([...own, ...built]));
+    // A dependency built from a folder renders into the chart as its subchart, as `helm dependency build` unpacks it
+    // under charts/: its defaults are the subchart's (values under its key reach it), its templates the chart's.
+    scope = chartScopeFromFiles(new Map([...files(dir, ''), ...dependencies.flatMap((d) => files(d, `charts/${d.split('/').pop()}/`))]));
   }
   const values = readValueFiles(ctx, app, source);
   const at = (path: string) =>

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { renderRepo } from '../../render/render.ts';
+import { unusedValues } from '../../checks/render.ts';
 import { toolEnv } from '../../../test-support/chart-repo.ts';
 import { fixtureRepo, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
 
@@ -75,6 +76,20 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     );
     const [after] = await renderAll(repo);
     expect(after!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'true' });
+  });
+
+  it("reads the dependency's defaults as its subchart's: values under its key reach it, and a typo there is named", async () => {
+    const repo = umbrella('file://../../../lib/common');
+    repo.write('lib/common/values.yaml', 'value: first\n');
+    repo.write('lib/common/templates/shared.yaml', configMap('shared', '{{ .Values.value | quote }}'));
+    repo.write(
+      'apps/demo/application.yaml',
+      repoApp('demo', '    path: apps/demo/chart\n    helm:\n      valuesObject:\n        common:\n          value: second'),
+    );
+    const [render] = await renderAll(repo);
+    expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'second' });
+    expect(unusedValues({ common: { value: 'second' } }, render!.chart!)).toEqual([]);
+    expect(unusedValues({ common: { valeu: 'second' } }, render!.chart!)).toEqual([{ path: ['common', 'valeu'], near: 'value' }]);
   });
 
   it('refuses a file:// dependency outside the repository: the gate reads nothing there', async () => {
