@@ -64,6 +64,8 @@ export const UNREPEATABLE_FUNCTIONS: ReadonlySet<string> = new Set([
   'tpl',
 ]);
 
+const FILES_BY_BASE_NAME = /\.As(?:Config|Secrets)\b/;
+
 const IDENTIFIER_START = /[A-Za-z_]/;
 const IDENTIFIER_PART = /[A-Za-z0-9_]/;
 
@@ -106,13 +108,16 @@ export function calledFunctions(text: string): Set<string> {
 
 /**
  * Whether this file of a chart can make two renders with the same inputs print differently: a template (a file
- * under `templates/`, of the chart or of a subchart unpacked in it) that calls one of UNREPEATABLE_FUNCTIONS,
- * or a packed subchart, which is not read here. Any other file is data: Helm runs it as a template only when a
+ * under `templates/`, of the chart or of a subchart unpacked in it) that calls one of UNREPEATABLE_FUNCTIONS or
+ * names Helm's `AsConfig` or `AsSecrets`, or a packed subchart, which is not read here. Any other file is data: Helm runs it as a template only when a
  * template hands it to `tpl`, which counts.
  */
 export function mayPrintDifferently(path: string, text: string): boolean {
   if (PACKED.test(path)) return true;
   if (!/(^|\/)templates\//.test(path) || !text.includes('{{')) return false;
+  // Helm's `.Files.Glob ... | .AsConfig` (and `.AsSecrets`) keys a map by base name, filled in Go's map order:
+  // of two files with one base name, either may be the one printed.
+  if (FILES_BY_BASE_NAME.test(text)) return true;
   for (const name of calledFunctions(text)) if (UNREPEATABLE_FUNCTIONS.has(name)) return true;
   return false;
 }

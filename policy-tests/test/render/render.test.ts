@@ -467,6 +467,7 @@ data:
       '{{ $ca := genCA "x" 365 }}',
       'text: {{ tpl .Values.text . }}',
       'auth: {{ htpasswd "u" "p" }}',
+      'data: {{ (.Files.Glob "files/**").AsConfig | nindent 2 }}',
     ];
     expect(differ.map((text) => mayPrintDifferently('templates/x.yaml', text))).toEqual(differ.map(() => true));
     // The same texts are data outside templates/ (a file only a tpl call would run), and a subchart's templates count.
