@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { ChartScope, Nondeterminism } from '../model/argocd/rendered.ts';
 import { scalarText } from '../model/core/text.ts';
 import { writeFileAtomic } from '../model/stores/write-atomic.ts';
-import { chartScopeFromArchive } from './charts.ts';
+import { chartScopeFromArchive } from './chart-files.ts';
 import { READS_CAPABILITIES, UNREPEATABLE_FUNCTIONS } from './chart-traits.ts';
 import { hash, runTool, type Context, type Invocation } from './context.ts';
 import { loadFastReader } from './fast-yaml.ts';
@@ -106,14 +106,14 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
 }
 
 /**
- * The rules a scope's traits were read by: a stored scope read by other rules (a function added to the list) is
- * read again, never trusted to say a chart prints alike.
+ * The rules a scope was read by: a stored scope read by other rules (a function added to the list, packed
+ * subcharts read in since) is read again, never trusted to say a chart prints alike or what its subcharts take.
  */
-const TRAIT_RULES = hash([String(READS_CAPABILITIES), ...UNREPEATABLE_FUNCTIONS]).slice(0, 12);
+const SCOPE_RULES = hash(['packed subcharts read in', String(READS_CAPABILITIES), ...UNREPEATABLE_FUNCTIONS]).slice(0, 12);
 
 /** A chart's interface (defaults, templates, subcharts) and its traits, read from its archive once per digest. */
 export async function cachedScope(ctx: Context, archive: string, digest: string): Promise<ChartScope> {
-  const file = join(cacheRoot(ctx.env), 'scopes', `${digest.replace(/^sha256:/, '')}-${TRAIT_RULES}.json`);
+  const file = join(cacheRoot(ctx.env), 'scopes', `${digest.replace(/^sha256:/, '')}-${SCOPE_RULES}.json`);
   type Stored = Omit<ChartScope, 'subcharts'> & { subcharts: [string, Stored][] };
   const revive = (s: Stored): ChartScope => ({ ...s, subcharts: new Map(s.subcharts.map(([k, v]) => [k, revive(v)])) });
   const store = (s: ChartScope): Stored => ({ ...s, subcharts: [...s.subcharts].map(([k, v]) => [k, store(v)]) });

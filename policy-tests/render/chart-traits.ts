@@ -21,7 +21,8 @@ const PACKED = /\.(tgz|tar\.gz|tar)$/;
 /**
  * Whether this file of a chart (or a values text) can make the chart's output
  * depend on the API versions Helm is given. A packed subchart (`charts/x.tgz`)
- * is not read here, so it counts as yes.
+ * that reaches here was not read in (chart-files.ts reads a whole one in as its
+ * folder), so it counts as yes.
  */
 export function mayReadApiVersions(path: string, text: string): boolean {
   return PACKED.test(path) || READS_CAPABILITIES.test(text);
@@ -109,7 +110,7 @@ export function calledFunctions(text: string): Set<string> {
 /**
  * Whether this file of a chart can make two renders with the same inputs print differently: a template (a file
  * under `templates/`, of the chart or of a subchart unpacked in it) that calls one of UNREPEATABLE_FUNCTIONS or
- * names Helm's `AsConfig` or `AsSecrets`, or a packed subchart, which is not read here. Any other file is data: Helm runs it as a template only when a
+ * names Helm's `AsConfig` or `AsSecrets`, or a packed subchart that was not read in (chart-files.ts). Any other file is data: Helm runs it as a template only when a
  * template hands it to `tpl`, which counts.
  */
 export function mayPrintDifferently(path: string, text: string): boolean {

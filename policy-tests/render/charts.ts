@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { list } from 'tar';
 import { parse as parseYaml } from 'yaml';
 import { applications, normalizeSourcePath, sourceType, type AppSource } from '../model/argocd/argocd.ts';
 import { checkoutView, kustomizeInputs, type HelmChartEntry } from '../model/argocd/kustomize.ts';
@@ -16,8 +15,8 @@ import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cacheRoot } from './tools.ts';
 import { fastValue } from './fast-yaml.ts';
 import { isMap } from '../model/core/dig.ts';
-import { assertChartRef, RenderRefused } from './limits.ts';
-import { NO_TRAITS, traitsOf, withFile, type ChartTraits } from './chart-traits.ts';
+import { assertChartRef } from './limits.ts';
+import { traitsOf, type ChartTraits } from './chart-traits.ts';
 import type { RemoteEntry } from './remote-bases.ts';
 
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
@@ -206,41 +205,4 @@ function safeYaml(text: string | undefined): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Reads the scope tree straight from a chart archive (.tgz), without unpacking it to disk. */
-export async function chartScopeFromArchive(archive: string, unpackedLimit = Infinity): Promise<ChartScope> {
-  const files = new Map<string, string>();
-  let traits = NO_TRAITS;
-  let unpacked = 0;
-  let refused: RenderRefused | undefined;
-  await list({
-    file: archive,
-    onReadEntry: (entry) => {
-      // A small archive can unpack to gigabytes: count what it holds, and stop reading at the limit.
-      unpacked += entry.size ?? 0;
-      if (unpacked > unpackedLimit) {
-        refused ??= new RenderRefused(
-          `chart archive ${archive.split('/').pop()} unpacks to more than ${Math.round(unpackedLimit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`,
-        );
-        entry.resume();
-        return;
-      }
-      const rel = entry.path.replace(/^[^/]+\//, '');
-      if (entry.type !== 'File') {
-        entry.resume();
-        return;
-      }
-      // Every file is read for what it may hand to `tpl` (chart-traits.ts); the scope keeps only the chart's interface.
-      const chunks: Buffer[] = [];
-      entry.on('data', (c: Buffer) => chunks.push(c));
-      entry.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        traits = withFile(traits, rel, text);
-        if (/(^|\/)(Chart\.yaml|values\.yaml)$|(^|\/)templates\//.test(rel)) files.set(rel, text);
-      });
-    },
-  });
-  if (refused) throw refused;
-  return chartScopeFromFiles(files, traits);
 }

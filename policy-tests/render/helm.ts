@@ -12,7 +12,8 @@ import { sourceFile, valueFilesOf } from '../model/argocd/source-files.ts';
 import { inlineValues } from '../model/argocd/inline-values.ts';
 import { checkoutTree, parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
-import { chartId, chartRefOf, chartScopeFromFiles, PULL_COMMAND } from './charts.ts';
+import { chartId, chartRefOf, PULL_COMMAND } from './charts.ts';
+import { chartScopeFromFolder } from './chart-files.ts';
 import { mayReadApiVersions } from './chart-traits.ts';
 import { chartCache } from './chart-cache.ts';
 import { buildDependencies, builtChart, isMissingDependencyError, localDependencies } from './helm-dependencies.ts';
@@ -149,10 +150,13 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     localChart = { dir, chartKey };
     chartPath = (await builtChart(ctx, chartKey)) ?? chartPath;
     const files = (folder: string, under: string) =>
-      chartFiles(ctx.repo, folder).map((f): [string, string] => [`${under}${f.slice(folder.length + 1)}`, readFileSync(join(ctx.repo.root, f), 'utf8')]);
+      chartFiles(ctx.repo, folder).map((f): [string, string] => [`${under}${f.slice(folder.length + 1)}`, join(ctx.repo.root, f)]);
     // A dependency built from a folder renders into the chart as its subchart, as `helm dependency build` unpacks it
     // under charts/: its defaults are the subchart's (values under its key reach it), its templates the chart's.
-    scope = chartScopeFromFiles(new Map([...files(dir, ''), ...dependencies.flatMap((d) => files(d, `charts/${d.split('/').pop()}/`))]));
+    scope = await chartScopeFromFolder(
+      [...files(dir, ''), ...dependencies.flatMap((d) => files(d, `charts/${d.split('/').pop()}/`))],
+      ctx.limits.unpackedBytes,
+    );
   }
   const values = readValueFiles(ctx, app, source);
   const at = (path: string) =>

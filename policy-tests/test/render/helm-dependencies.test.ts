@@ -4,7 +4,7 @@
  * in the checkout; a `file://` dependency's files in the render's key; one outside the repository refused; one that
  * must be fetched not rendered.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,9 @@ import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { renderRepo } from '../../render/render.ts';
 import { unusedValues } from '../../checks/render.ts';
+import { chartScopeFromArchive, chartScopeFromFolder } from '../../render/chart-files.ts';
 import { toolEnv } from '../../../test-support/chart-repo.ts';
+import { output } from '../../../test-support/exec.ts';
 import { fixtureRepo, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
 
 let env: NodeJS.ProcessEnv;
@@ -90,6 +92,43 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'second' });
     expect(unusedValues({ common: { value: 'second' } }, render!.chart!)).toEqual([]);
     expect(unusedValues({ common: { valeu: 'second' } }, render!.chart!)).toEqual([{ path: ['common', 'valeu'], near: 'value' }]);
+  });
+
+  it('reads a vendored dependency (a packed subchart in charts/) as its subchart, and its templates for the prints', async () => {
+    const repo = umbrella('https://charts.example.invalid');
+    repo.write('lib/common/values.yaml', 'value: first\n');
+    repo.write('lib/common/templates/shared.yaml', configMap('shared', '{{ .Values.value | quote }}'));
+    await output(env.HELM_BIN!, ['package', join(repo.root, 'lib/common'), '--destination', join(repo.root, 'apps/demo/chart/charts')], { env });
+    repo.write(
+      'apps/demo/application.yaml',
+      repoApp('demo', '    path: apps/demo/chart\n    helm:\n      valuesObject:\n        common:\n          value: second'),
+    );
+    const [render] = await renderAll(repo);
+    expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'second' });
+    expect(unusedValues({ common: { value: 'second' } }, render!.chart!)).toEqual([]);
+    expect(unusedValues({ common: { valeu: 'second' } }, render!.chart!)).toEqual([{ path: ['common', 'valeu'], near: 'value' }]);
+    // Nothing in it can print differently: one print, as for a chart without subcharts.
+    expect(render!.chart).toMatchObject({ repeatable: true, readsApiVersions: false });
+  });
+
+  it('reads a packed subchart inside a chart archive too, and hands on unread one that is not a whole archive', async () => {
+    const repo = umbrella('https://charts.example.invalid');
+    repo.write('lib/common/values.yaml', 'value: first\n');
+    const vendored = join(repo.root, 'apps/demo/chart/charts');
+    await output(env.HELM_BIN!, ['package', join(repo.root, 'lib/common'), '--destination', vendored], { env });
+    await output(env.HELM_BIN!, ['package', join(repo.root, 'apps/demo/chart'), '--destination', repo.root], { env });
+    const archived = await chartScopeFromArchive(join(repo.root, 'umbrella-1.0.0.tgz'));
+    expect(archived.subcharts.get('common')).toMatchObject({ name: 'common', defaults: { value: 'first' } });
+    expect(archived).toMatchObject({ repeatable: true, readsApiVersions: false });
+    // A torn archive: Helm cannot load it, and the gate reads nothing into it, so it counts as unread.
+    const torn = join(vendored, 'common-0.1.0.tgz');
+    writeFileSync(torn, readFileSync(torn).subarray(0, 200));
+    const folder = await chartScopeFromFolder([
+      ['Chart.yaml', join(repo.root, 'apps/demo/chart/Chart.yaml')],
+      ['charts/common-0.1.0.tgz', torn],
+    ]);
+    expect(folder.subcharts.size).toBe(0);
+    expect(folder).toMatchObject({ repeatable: false, readsApiVersions: true });
   });
 
   it('refuses a file:// dependency outside the repository: the gate reads nothing there', async () => {

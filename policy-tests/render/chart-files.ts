@@ -1,0 +1,142 @@
+/**
+ * A chart's files as Helm loads them: from its archive without unpacking it to disk, or from its folder in the
+ * checkout, with every packed subchart (`charts/<name>-<version>.tgz`, as `helm dependency build` vendors it, or
+ * as `helm package` packs a dependency) read in where Helm loads it, as the folder `charts/<name>/`. Its interface
+ * (the scope the unused-values check reads) and its traits (chart-traits.ts) come from these files, so a vendored
+ * subchart's values are its own, and its templates count like the chart's.
+ */
+import { readFileSync } from 'node:fs';
+import { list, type ReadEntry } from 'tar';
+import type { ChartScope } from '../model/argocd/rendered.ts';
+import { NO_TRAITS, withFile } from './chart-traits.ts';
+import { chartScopeFromFiles } from './charts.ts';
+import { RenderRefused } from './limits.ts';
+
+/** A chart archive Helm loads as a subchart: a `.tgz` directly in a `charts/` folder. */
+const PACKED_SUBCHART = /(^|\/)charts\/[^/]+\.tgz$/;
+
+/** Packed subcharts inside packed subcharts: deeper than any chart nests, and a bound on an archive of archives. */
+const MAX_DEPTH = 8;
+
+const INTERFACE = /(^|\/)(Chart\.yaml|values\.yaml)$|(^|\/)templates\//;
+
+/** How much the archives of one chart may unpack to, all of them together, and the archive named when it is passed. */
+interface Budget {
+  left: number;
+  limit: number;
+  archive: string;
+}
+
+/** One chart's reading: where each file goes, the budget its archives share, and how deep in packed subcharts it is. */
+interface Reading {
+  onFile: (rel: string, bytes: Buffer) => void;
+  budget: Budget;
+  depth: number;
+}
+
+const tooLarge = ({ limit, archive }: Budget) =>
+  new RenderRefused(`chart archive ${archive} unpacks to more than ${Math.round(limit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`);
+
+/**
+ * Each file of a chart archive (`onFile` with its path under the archive's top folder, prefixed by `under`), its
+ * packed subcharts read in under `charts/<their top folder>/`. A subchart archive that does not read (corrupt, too
+ * deep) is handed on as it stands, so chart-traits counts it as unread.
+ */
+async function readArchive(input: { file: string } | { bytes: Buffer }, under: string, reading: Reading): Promise<string | undefined> {
+  const { onFile, budget, depth } = reading;
+  const nested: { rel: string; bytes: Buffer }[] = [];
+  let refused: RenderRefused | undefined;
+  let top: string | undefined;
+  const onReadEntry = (entry: ReadEntry) => {
+    // A small archive can unpack to gigabytes: count what it holds, and stop reading at the limit.
+    budget.left -= entry.size ?? 0;
+    if (budget.left < 0) refused ??= tooLarge(budget);
+    if (refused || entry.type !== 'File') {
+      entry.resume();
+      return;
+    }
+    top ??= entry.path.split('/')[0];
+    const rel = entry.path.replace(/^[^/]+\//, '');
+    const chunks: Buffer[] = [];
+    entry.on('data', (c: Buffer) => chunks.push(c));
+    entry.on('end', () => {
+      const bytes = Buffer.concat(chunks);
+      if (PACKED_SUBCHART.test(rel) && depth < MAX_DEPTH) nested.push({ rel, bytes });
+      else onFile(`${under}${rel}`, bytes);
+    });
+  };
+  if ('file' in input) await list({ file: input.file, onReadEntry });
+  else {
+    // Strict: a subchart archive that is not whole is handed on unread, never read in part.
+    const parser = list({ strict: true, onReadEntry });
+    await new Promise<void>((resolve, reject) => {
+      parser.on('end', resolve);
+      parser.on('error', reject);
+      parser.end(input.bytes);
+    });
+  }
+  if (refused) throw refused;
+  for (const { rel, bytes } of nested) await readSubchart(bytes, `${under}${rel}`, { ...reading, depth: depth + 1 });
+  return top;
+}
+
+/** A packed subchart at `path`, read in as the folder beside it that Helm loads it as, or handed on whole where it does not read. */
+async function readSubchart(bytes: Buffer, path: string, reading: Reading) {
+  const { onFile } = reading;
+  const files: [string, Buffer][] = [];
+  let top: string | undefined;
+  try {
+    top = await readArchive({ bytes }, '', { ...reading, onFile: (rel, b) => files.push([rel, b]) });
+  } catch (err) {
+    if (err instanceof RenderRefused) throw err;
+  }
+  // The chart's name, as `helm package` writes its top folder; anything else is handed on unread.
+  if (!top || !/^[^/.][^/]*$/.test(top) || files.length === 0) {
+    onFile(path, bytes);
+    return;
+  }
+  const folder = `${path.slice(0, path.lastIndexOf('/') + 1)}${top}/`;
+  for (const [rel, b] of files) onFile(`${folder}${rel}`, b);
+}
+
+/** What the scope and traits are built from: every file read for the traits, the interface's kept as text. */
+function collector() {
+  const files = new Map<string, string>();
+  let traits = NO_TRAITS;
+  return {
+    onFile: (rel: string, bytes: Buffer) => {
+      const text = bytes.toString('utf8');
+      // Every file is read for what it may hand to `tpl` (chart-traits.ts); the scope keeps only the chart's interface.
+      traits = withFile(traits, rel, text);
+      if (INTERFACE.test(rel)) files.set(rel, text);
+    },
+    scope: (): ChartScope => chartScopeFromFiles(files, traits),
+  };
+}
+
+/** A chart's interface and traits, straight from its archive (.tgz). */
+export async function chartScopeFromArchive(archive: string, unpackedLimit = Infinity): Promise<ChartScope> {
+  const seen = collector();
+  const budget = { left: unpackedLimit, limit: unpackedLimit, archive: archive.split('/').pop()! };
+  await readArchive({ file: archive }, '', { onFile: seen.onFile, budget, depth: 0 });
+  return seen.scope();
+}
+
+/**
+ * A chart's interface and traits from the files of its folder (`[path in the chart, path on disk]`; a file://
+ * dependency's under `charts/<name>/`), a packed subchart among them read in.
+ */
+export async function chartScopeFromFolder(files: readonly (readonly [string, string])[], unpackedLimit = Infinity): Promise<ChartScope> {
+  const seen = collector();
+  // One budget for all of them: the folder's packed subcharts together may unpack to the limit.
+  const budget: Budget = { left: unpackedLimit, limit: unpackedLimit, archive: '' };
+  for (const [rel, abs] of files) {
+    const bytes = readFileSync(abs);
+    if (!PACKED_SUBCHART.test(rel)) seen.onFile(rel, bytes);
+    else {
+      budget.archive = rel.split('/').pop()!;
+      await readSubchart(bytes, rel, { onFile: seen.onFile, budget, depth: 1 });
+    }
+  }
+  return seen.scope();
+}
