@@ -7,7 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { list, type ReadEntry } from 'tar';
+import { join } from 'node:path';
 import type { ChartScope } from '../model/argocd/rendered.ts';
+import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { NO_TRAITS, withFile } from './chart-traits.ts';
 import { chartScopeFromFiles } from './charts.ts';
 import { RenderRefused } from './limits.ts';
@@ -139,4 +141,17 @@ export async function chartScopeFromFolder(files: readonly (readonly [string, st
     }
   }
   return seen.scope();
+}
+
+/** A chart folder's files, from git's list of the checkout: a chart may lie anywhere in the repository, not only under the manifest roots. */
+export function chartFiles(repo: Repo, dir: string): string[] {
+  const prefix = `${dir}/`;
+  return checkoutTree(repo)
+    .filter((f) => f.startsWith(prefix))
+    .sort();
+}
+
+/** The files of a chart folder as chartScopeFromFolder takes them: each path in the chart (under `under`), and on disk. */
+export function folderEntries(repo: Repo, dir: string, under = ''): [string, string][] {
+  return chartFiles(repo, dir).map((f) => [`${under}${f.slice(dir.length + 1)}`, join(repo.root, f)]);
 }

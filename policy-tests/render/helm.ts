@@ -10,10 +10,10 @@ import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argo
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { sourceFile, valueFilesOf } from '../model/argocd/source-files.ts';
 import { inlineValues } from '../model/argocd/inline-values.ts';
-import { checkoutTree, parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
+import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
 import { chartId, chartRefOf, PULL_COMMAND } from './charts.ts';
-import { chartScopeFromFolder } from './chart-files.ts';
+import { chartFiles, chartScopeFromFolder, folderEntries } from './chart-files.ts';
 import { mayReadApiVersions } from './chart-traits.ts';
 import { chartCache } from './chart-cache.ts';
 import { buildDependencies, builtChart, isMissingDependencyError, localDependencies } from './helm-dependencies.ts';
@@ -113,14 +113,6 @@ function folderKey(repo: Repo, dir: string): string {
   return hash(chartFiles(repo, dir).map((f) => [f, hash(readFileSync(join(repo.root, f)))]));
 }
 
-/** A chart folder's files, from git's list of the checkout: a chart may lie anywhere in the repository, not only under the manifest roots. */
-function chartFiles(repo: Repo, dir: string): string[] {
-  const prefix = `${dir}/`;
-  return checkoutTree(repo)
-    .filter((f) => f.startsWith(prefix))
-    .sort();
-}
-
 export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, base: SourceRender): Promise<SourceRender> {
   let chartPath: string;
   let chartKey: string;
@@ -149,14 +141,10 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     chartKey = dependencies.length ? hash([folderKey(ctx.repo, dir), ...dependencies.map((d) => folderKey(ctx.repo, d))]) : folderKey(ctx.repo, dir);
     localChart = { dir, chartKey };
     chartPath = (await builtChart(ctx, chartKey)) ?? chartPath;
-    const files = (folder: string, under: string) =>
-      chartFiles(ctx.repo, folder).map((f): [string, string] => [`${under}${f.slice(folder.length + 1)}`, join(ctx.repo.root, f)]);
     // A dependency built from a folder renders into the chart as its subchart, as `helm dependency build` unpacks it
     // under charts/: its defaults are the subchart's (values under its key reach it), its templates the chart's.
-    scope = await chartScopeFromFolder(
-      [...files(dir, ''), ...dependencies.flatMap((d) => files(d, `charts/${d.split('/').pop()}/`))],
-      ctx.limits.unpackedBytes,
-    );
+    const files = [...folderEntries(ctx.repo, dir), ...dependencies.flatMap((d) => folderEntries(ctx.repo, d, `charts/${d.split('/').pop()}/`))];
+    scope = await chartScopeFromFolder(files, ctx.limits.unpackedBytes);
   }
   const values = readValueFiles(ctx, app, source);
   const at = (path: string) =>

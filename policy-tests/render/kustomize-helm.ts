@@ -11,7 +11,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { x as extract } from 'tar';
 import type { HelmChartEntry } from '../model/argocd/kustomize.ts';
+import { cachedScope } from './cache.ts';
 import { chartCache } from './chart-cache.ts';
+import { chartScopeFromFolder, folderEntries } from './chart-files.ts';
 import { chartId, PULL_COMMAND } from './charts.ts';
 import { NotRendered, type Context } from './context.ts';
 import { assertSize, RenderRefused } from './limits.ts';
@@ -40,6 +42,25 @@ export function inflatedCharts(ctx: Context, entries: readonly HelmChartEntry[])
     if ('why' in verified) throw verified.notCached ? new NotRendered(verified.why) : new Error(verified.why);
     return [{ archive, digest: verified.digest, chartDir: entry.chartDir }];
   });
+}
+
+/**
+ * Whether every chart the build inflates prints alike from the same inputs (chart-traits.ts), so the build does: one
+ * from the chart cache by its stored interface, one the repository vendors at its folder read there. A chart
+ * kustomize would look for elsewhere (no repository or version, not vendored) counts as no.
+ */
+export async function chartsRepeatable(ctx: Context, entries: readonly HelmChartEntry[], placed: readonly InflatedChart[]): Promise<boolean> {
+  for (const entry of entries) {
+    const fromCache = placed.find((c) => c.chartDir === entry.chartDir);
+    const vendored = !fromCache && existsSync(join(ctx.repo.root, entry.chartDir));
+    const scope = fromCache
+      ? await cachedScope(ctx, fromCache.archive, fromCache.digest)
+      : vendored
+        ? await chartScopeFromFolder(folderEntries(ctx.repo, entry.chartDir), ctx.limits.unpackedBytes)
+        : undefined;
+    if (scope?.repeatable !== true) return false;
+  }
+  return true;
 }
 
 /**

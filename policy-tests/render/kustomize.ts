@@ -22,7 +22,7 @@ import { PULL_COMMAND, remoteEntryFor } from './charts.ts';
 import { hash, NotRendered, type Context, type Invocation } from './context.ts';
 import { assertRealInside, confinedRel, RenderRefused } from './limits.ts';
 import { toResources } from './output.ts';
-import { helmBuildArgs, inflatedCharts, placeCharts } from './kustomize-helm.ts';
+import { chartsRepeatable, helmBuildArgs, inflatedCharts, placeCharts } from './kustomize-helm.ts';
 import { unresolvable } from './reachable.ts';
 import { assertAllowedHost, fetchRemote, remoteDigest, type RemoteEntry } from './remote-bases.ts';
 
@@ -243,8 +243,8 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
     cwd: copy ?? ctx.repo.root,
     key,
     sourceKey,
-    // A chart's templates may print what changes from one render to the next (a random password).
-    pure: !inputs.helmCharts.length,
+    // A chart's templates may print what changes from one render to the next (a random password): unless none can.
+    pure: await chartsRepeatable(ctx, inputs.helmCharts, charts),
   };
   let rendered: CachedRender;
   const unreachableKey = remotes.length ? hash(inv.key) : undefined;

@@ -93,7 +93,9 @@ function helmChartEntries(file: string, folder: string, k: Record<string, unknow
     if (!isMap(c) || typeof c.name !== 'string') return [];
     const repo = typeof c.repo === 'string' && c.repo ? c.repo : undefined;
     const version = typeof c.version === 'string' && c.version ? c.version : undefined;
-    const chartDir = version ? `${base}/${c.name}-${version}/${c.name}` : `${base}/${c.name}`;
+    // kustomize 5.8 (HelmChartInflationGenerator absChartHome) files a chart under its version only when it pulls it
+    // from a repository: a chart with a version and no repository is read at `<chartHome>/<name>`.
+    const chartDir = version && repo ? `${base}/${c.name}-${version}/${c.name}` : `${base}/${c.name}`;
     return [{ file, index, name: c.name, ...(repo ? { repo } : {}), ...(version ? { version } : {}), chartDir }];
   });
 }

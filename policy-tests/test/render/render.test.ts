@@ -778,6 +778,40 @@ ${kustomize}
     }
   });
 
+  it('prints a kustomization once where no chart it inflates can print differently, and twice where one can', async () => {
+    const vendoring = (template: string) => {
+      const repo = webRepo('      namePrefix: lab-');
+      repo.write(
+        'apps/platform/argocd/patches/argocd-cm.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: --enable-helm\n',
+      );
+      repo.write('apps/web/kustomization.yaml', 'resources: [deployment.yaml]\nhelmCharts:\n  - name: calm\n    version: 1.0.0\n    releaseName: lab\n');
+      // With a version and no repository, kustomize reads the chart at <chartHome>/<name>, its values.yaml required.
+      repo.write('apps/web/charts/calm/Chart.yaml', 'apiVersion: v2\nname: calm\nversion: 1.0.0\n');
+      repo.write('apps/web/charts/calm/values.yaml', '{}\n');
+      repo.write('apps/web/charts/calm/templates/cm.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: calm\ndata:\n  value: ${template}\n`);
+      return repo;
+    };
+    for (const [template, prints] of [
+      ['{{ .Release.Name | quote }}', 1],
+      ['{{ randAlphaNum 8 | quote }}', 2],
+    ] as const) {
+      const cold = mkdtempSync(join(tmpdir(), 'inflate-prints-'));
+      try {
+        const helm = countingTool(cold, 'helm', env.HELM_BIN!);
+        const built = (await rendered(vendoring(template), { HOMELAB_CACHE_DIR: cold, HELM_BIN: helm.bin })).renders[0]!;
+        expect(built.status, built.message).toBe('rendered');
+        expect(
+          helm.calls().filter((args) => args[0] === 'template'),
+          template,
+        ).toHaveLength(prints);
+        expect(built.nondeterministic.length > 0, template).toBe(prints === 2);
+      } finally {
+        rmSync(cold, { recursive: true, force: true });
+      }
+    }
+  });
+
   it('fails as Argo CD does on a label the kustomization already sets without force, and refuses a kustomize version it does not run', async () => {
     const clash = await rendered(webRepo('      commonLabels: {team: other}'));
     expect(clash.renders[0]).toMatchObject({ status: 'failed', message: expect.stringMatching(/label team already in kustomization file/) });
