@@ -80,36 +80,29 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     expect(after!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'true' });
   });
 
-  it("reads the dependency's defaults as its subchart's: values under its key reach it, and a typo there is named", async () => {
-    const repo = umbrella('file://../../../lib/common');
-    repo.write('lib/common/values.yaml', 'value: first\n');
-    repo.write('lib/common/templates/shared.yaml', configMap('shared', '{{ .Values.value | quote }}'));
-    repo.write(
-      'apps/demo/application.yaml',
-      repoApp('demo', '    path: apps/demo/chart\n    helm:\n      valuesObject:\n        common:\n          value: second'),
-    );
-    const [render] = await renderAll(repo);
-    expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'second' });
-    expect(unusedValues({ common: { value: 'second' } }, render!.chart!)).toEqual([]);
-    expect(unusedValues({ common: { valeu: 'second' } }, render!.chart!)).toEqual([{ path: ['common', 'valeu'], near: 'value' }]);
-  });
-
-  it('reads a vendored dependency (a packed subchart in charts/) as its subchart, and its templates for the prints', async () => {
-    const repo = umbrella('https://charts.example.invalid');
-    repo.write('lib/common/values.yaml', 'value: first\n');
-    repo.write('lib/common/templates/shared.yaml', configMap('shared', '{{ .Values.value | quote }}'));
-    await output(env.HELM_BIN!, ['package', join(repo.root, 'lib/common'), '--destination', join(repo.root, 'apps/demo/chart/charts')], { env });
-    repo.write(
-      'apps/demo/application.yaml',
-      repoApp('demo', '    path: apps/demo/chart\n    helm:\n      valuesObject:\n        common:\n          value: second'),
-    );
-    const [render] = await renderAll(repo);
-    expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'second' });
-    expect(unusedValues({ common: { value: 'second' } }, render!.chart!)).toEqual([]);
-    expect(unusedValues({ common: { valeu: 'second' } }, render!.chart!)).toEqual([{ path: ['common', 'valeu'], near: 'value' }]);
-    // Nothing in it can print differently: one print, as for a chart without subcharts.
-    expect(render!.chart).toMatchObject({ repeatable: true, readsApiVersions: false });
-  });
+  it.each([
+    ['a file:// dependency', 'file://../../../lib/common', false],
+    ['a vendored dependency (a packed subchart in charts/)', 'https://charts.example.invalid', true],
+  ] as const)(
+    "reads %s as the chart's subchart: values under its key reach it, a typo there is named, its templates count for the prints",
+    async (_, repository, vendored) => {
+      const repo = umbrella(repository);
+      repo.write('lib/common/values.yaml', 'value: first\n');
+      repo.write('lib/common/templates/shared.yaml', configMap('shared', '{{ .Values.value | quote }}'));
+      if (vendored)
+        await output(env.HELM_BIN!, ['package', join(repo.root, 'lib/common'), '--destination', join(repo.root, 'apps/demo/chart/charts')], { env });
+      repo.write(
+        'apps/demo/application.yaml',
+        repoApp('demo', '    path: apps/demo/chart\n    helm:\n      valuesObject:\n        common:\n          value: second'),
+      );
+      const [render] = await renderAll(repo);
+      expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'second' });
+      expect(unusedValues({ common: { value: 'second' } }, render!.chart!)).toEqual([]);
+      expect(unusedValues({ common: { valeu: 'second' } }, render!.chart!)).toEqual([{ path: ['common', 'valeu'], near: 'value' }]);
+      // Nothing in it can print differently: one print, as for a chart without subcharts.
+      expect(render!.chart).toMatchObject({ repeatable: true, readsApiVersions: false });
+    },
+  );
 
   it('reads a packed subchart inside a chart archive too, and hands on unread one that is not a whole archive', async () => {
     const repo = umbrella('https://charts.example.invalid');
