@@ -29,7 +29,7 @@ import type { Positions, Resource } from '../model/core/manifest.ts';
 import { byText } from '../model/core/findings.ts';
 import { cachedRun } from './cache.ts';
 import { hash, NotRendered, substitutedBuildEnv, type Context, type Invocation } from './context.ts';
-import { assertSize, inside, RenderRefused } from './limits.ts';
+import { assertRealInside, assertSize, RenderRefused } from './limits.ts';
 import { toResources } from './output.ts';
 import { jsonnetTool, RenderToolError, type JsonnetTool } from './tools.ts';
 
@@ -66,13 +66,8 @@ function libraryPaths(ctx: Context, source: AppSource): string[] {
   return jpaths;
 }
 
-function assertInsideCheckout(ctx: Context, rel: string, what: string): void {
-  const real = ctx.realPathOf(join(ctx.repo.root, rel));
-  if (real !== undefined && !inside(ctx.realPathOf(ctx.repo.root) ?? ctx.repo.root, real))
-    throw new RenderRefused(
-      `${what} is a symlink out of the repository (to ${real}); the gate reads nothing outside it, so what it yields would reach the cluster unjudged`,
-    );
-}
+/** A file the evaluation reads must resolve inside the checkout: the gate reads nothing outside it. */
+const assertInsideCheckout = (ctx: Context, rel: string, what: string) => assertRealInside(join(ctx.repo.root, rel), ctx.repo.root, what, ctx.realPathOf);
 
 /**
  * Every file an evaluation of `file` can read (jsonnetClosure), each inside the checkout and within the size limit, by
