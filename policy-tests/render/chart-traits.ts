@@ -29,17 +29,24 @@ export function mayReadApiVersions(path: string, text: string): boolean {
 }
 
 /**
- * The functions of Helm 4's template engine (sprig v3 and Helm's own) whose result is not a function of the
- * chart and its values: randomness (`randAlphaNum` and its kin, `randInt`, `randBytes`, `shuffle`, `uuidv4`;
- * keys, certificates and hashes with a random salt or IV: `genCA`, `genPrivateKey`, `bcrypt`, `htpasswd`,
- * `encryptAES`), the clock (`now`, `ago`), a map's iteration order (`keys`, `values`: Go's, which differs
- * from run to run), and DNS (`getHostByName`, `getHostByAddr`: off under `helm template`, counted all the
- * same). And `tpl`, which runs a text the values give it, so anything at all. `lookup` is not here: under
- * `helm template` it has no cluster and answers an empty map, every time.
+ * The functions of Helm 4.2's template engine (pkg/engine/funcs.go: sprig v3.3.0, as its go.mod pins it, and
+ * Helm's own) whose result is not a function of the chart and its values: randomness (`randAlphaNum` and its
+ * kin, `randInt`, `randBytes`, `shuffle`, `uuidv4`; keys, certificates and hashes with a random salt or IV:
+ * `genCA`, `genPrivateKey`, `bcrypt`, `htpasswd`, `encryptAES`), the clock (`now`, `ago`; `date` and its kin,
+ * which format the time now when handed anything but a time, and `durationRound`, which measures from now when
+ * handed one: sprig's date.go), a map's iteration order (`keys`, `values`: Go's, which differs from run to run),
+ * and DNS (`getHostByName`, `getHostByAddr`: off under `helm template`, counted all the same). And `tpl`, which
+ * runs a text the values give it, so anything at all. `lookup` is not here: under `helm template` it has no
+ * cluster and answers an empty map, every time.
  */
 export const UNREPEATABLE_FUNCTIONS: ReadonlySet<string> = new Set([
   'ago',
   'now',
+  'date',
+  'dateInZone',
+  'htmlDate',
+  'htmlDateInZone',
+  'durationRound',
   'randAlpha',
   'randAlphaNum',
   'randAscii',

@@ -463,6 +463,7 @@ data:
     const differ = [
       'password: {{ randAlphaNum 16 | b64enc }}',
       'at: {{ now | date "2006" }}',
+      'at: {{ date "2006-01-02" .Values.when }}',
       'first: {{ first (keys .Values.m) }}',
       '{{ $ca := genCA "x" 365 }}',
       'text: {{ tpl .Values.text . }}',
