@@ -83,43 +83,43 @@ function checkChartLock(ctx: CheckContext): void {
     if (!ok && lockFile)
       ctx.fail({ data: lockFile, path: at }, `a lock entry needs repoURL, chart, version and a sha256:<64 hex> digest (or, pending, a reason)`);
   const pinned = new Set<string>();
+  const same =
+    (ref: ChartRef) =>
+    ({ e, ok }: { e: unknown; ok: boolean }) =>
+      ok && chartId(e as ChartRef) === chartId(ref);
+  const view = checkoutView(ctx.repo);
+  // One walk of the sources: an Application's own chart, and the charts its kustomizations inflate (helmCharts),
+  // are pinned and locked the same way. A range is no version to lock (argocd-chart-pinned says so).
   for (const app of applications(ctx.repo))
     for (const source of app.sources) {
       const ref = chartRefOf(source);
-      // A range is no version to lock (argocd-chart-pinned says so).
-      if (!ref || !isExactChartVersion(ref.version)) continue;
-      pinned.add(chartId(ref));
-      const at = { resource: app.resource, path: [...source.at, 'targetRevision'] };
-      const same = ({ e, ok }: { e: unknown; ok: boolean }) => ok && chartId(e as ChartRef) === chartId(ref);
-      const waiting = pending.find(same);
-      if (entries.some(same)) continue;
-      if (waiting)
-        ctx.notJudged(
-          at,
-          `chart ${chartId(ref)} has no digest in ${CHART_LOCK_FILE} yet (${String((waiting.e as Record<string, unknown>).reason)}): a person with network runs ${PULL_COMMAND} -- --update-lock and commits it`,
-        );
-      else
-        ctx.fail(
-          at,
-          `chart ${chartId(ref)} has no digest in ${CHART_LOCK_FILE}: nothing holds the archive CI pulls to the one reviewed (charts:pull --frozen refuses it)`,
-        );
-    }
-  // The charts kustomizations inflate (helmCharts) are pinned and locked the same way.
-  const view = checkoutView(ctx.repo);
-  for (const app of applications(ctx.repo))
-    for (const source of app.sources)
-      for (const { ref, entry } of kustomizeCharts(ctx.repo, source)) {
-        if (!isExactChartVersion(ref.version)) continue;
+      if (ref && isExactChartVersion(ref.version)) {
         pinned.add(chartId(ref));
-        const same = ({ e, ok }: { e: unknown; ok: boolean }) => ok && chartId(e as ChartRef) === chartId(ref);
-        if (entries.some(same) || pending.some(same)) continue;
+        const at = { resource: app.resource, path: [...source.at, 'targetRevision'] };
+        const waiting = pending.find(same(ref));
+        if (waiting && !entries.some(same(ref)))
+          ctx.notJudged(
+            at,
+            `chart ${chartId(ref)} has no digest in ${CHART_LOCK_FILE} yet (${String((waiting.e as Record<string, unknown>).reason)}): a person with network runs ${PULL_COMMAND} -- --update-lock and commits it`,
+          );
+        else if (!waiting && !entries.some(same(ref)))
+          ctx.fail(
+            at,
+            `chart ${chartId(ref)} has no digest in ${CHART_LOCK_FILE}: nothing holds the archive CI pulls to the one reviewed (charts:pull --frozen refuses it)`,
+          );
+      }
+      for (const { ref: inflated, entry } of kustomizeCharts(ctx.repo, source)) {
+        if (!isExactChartVersion(inflated.version)) continue;
+        pinned.add(chartId(inflated));
+        if (entries.some(same(inflated)) || pending.some(same(inflated))) continue;
         const file = view.dataFiles.get(entry.file);
         const at = file ? { data: file, path: ['helmCharts', entry.index, 'version'] } : { file: entry.file };
         ctx.fail(
           at,
-          `chart ${chartId(ref)}, which ${entry.file} inflates, has no digest in ${CHART_LOCK_FILE}: nothing holds the archive CI pulls to the one reviewed (charts:pull --frozen refuses it)`,
+          `chart ${chartId(inflated)}, which ${entry.file} inflates, has no digest in ${CHART_LOCK_FILE}: nothing holds the archive CI pulls to the one reviewed (charts:pull --frozen refuses it)`,
         );
       }
+    }
   for (const { e, at, ok } of [...entries, ...pending])
     if (ok && lockFile && !pinned.has(chartId(e as ChartRef)))
       ctx.fail({ data: lockFile, path: at }, `${CHART_LOCK_FILE} records chart ${chartId(e as ChartRef)}, which no Application pins: drop the stale entry`);
