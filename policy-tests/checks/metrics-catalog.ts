@@ -9,26 +9,34 @@ import { imageParts, workloadContainers } from '../model/core/workloads.ts';
 import { type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import { scalarText } from '../model/core/text.ts';
 import type { Resource } from '../model/core/manifest.ts';
+import { perObject } from '../model/core/per-object.ts';
 
-/** Every `image` string a rendered object names: its containers', and a custom resource's (Rook's CephCluster names Ceph's). */
-function* imagesNamed(value: unknown): Generator<string> {
-  if (Array.isArray(value)) for (const v of value) yield* imagesNamed(v);
-  else if (value && typeof value === 'object')
-    for (const [key, v] of Object.entries(value)) {
-      if (key === 'image' && typeof v === 'string') yield v;
-      else yield* imagesNamed(v);
-    }
-}
+/**
+ * The tag (without a leading `v`) of every `image` string a render's objects name: their containers', and a custom
+ * resource's (Rook's CephCluster names Ceph's). Found once per render: every catalog entry asks of the same objects.
+ */
+const imageTagsOf = perObject((resources: readonly Resource[]): string[] => {
+  const tags = new Set<string>();
+  const stack: unknown[] = resources.map((r) => r.object);
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) for (const v of value) stack.push(v);
+    else if (value && typeof value === 'object')
+      for (const [key, v] of Object.entries(value)) {
+        if (key !== 'image' || typeof v !== 'string') stack.push(v);
+        else {
+          const tag = imageParts(scalarText(v)).tag;
+          if (tag !== undefined) tags.add(tag.replace(/^v/, ''));
+        }
+      }
+  }
+  return [...tags];
+});
 
 /** Whether a chart's rendered objects run an image tagged with the exporter version (`v` or not, a variant such as `-distroless` after it). */
 function runsVersion(resources: readonly Resource[], version: string): boolean {
   const bare = version.replace(/^v/, '');
-  for (const r of resources)
-    for (const image of imagesNamed(r.object)) {
-      const tag = imageParts(scalarText(image)).tag?.replace(/^v/, '');
-      if (tag !== undefined && (tag === bare || tag.startsWith(`${bare}-`))) return true;
-    }
-  return false;
+  return imageTagsOf(resources).some((tag) => tag === bare || tag.startsWith(`${bare}-`));
 }
 
 export const metricsCatalogCheck: PolicyCheck = {
