@@ -19,7 +19,8 @@ import { dig } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { extendPath, spellPath, type PathChain } from '../../model/core/path-chain.ts';
 import type { Resource } from '../../model/core/manifest.ts';
-import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { jsonOf, outcomeStore, packageVersion } from '../../model/stores/outcome-store.ts';
 
 type Node = Record<string, unknown>;
 
@@ -82,14 +83,14 @@ interface ExpressionAt {
 }
 
 function judgeExpression(
-  ctx: CheckContext,
-  place: { resource: Resource; path: PathSegment[] },
+  say: Sink,
+  place: { name: string; path: PathSegment[] },
   text: string,
   { node, isRoot, cardinality, uncorrelatable }: ExpressionAt,
 ): number {
-  const { resource: r, path: at } = place;
+  const { name, path: at } = place;
   const field = String(at.at(-1));
-  const refused = (why: string) => ctx.fail(place, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)} is refused: ${why}`);
+  const refused = (why: string) => say.fail(at, `CustomResourceDefinition ${name}: the ${field} ${JSON.stringify(text)} is refused: ${why}`);
   const c = compileOutcome(text);
   if (!c.ok) {
     if (c.refused) refused(c.why ?? 'compilation failed');
@@ -104,7 +105,7 @@ function judgeExpression(
   if (atNode.resultType && atNode.resultType !== (field === 'rule' ? 'bool' : 'string'))
     refused(field === 'rule' ? 'cel expression must evaluate to a bool' : 'messageExpression must evaluate to a string');
   if (atNode.costNotJudged) {
-    ctx.notJudged(place, `CustomResourceDefinition ${r.name}: the ${field} ${JSON.stringify(text)}: ${atNode.costNotJudged}`);
+    say.notJudged(at, `CustomResourceDefinition ${name}: the ${field} ${JSON.stringify(text)}: ${atNode.costNotJudged}`);
     return 0;
   }
   // A rule's estimated cost counts once for each time its node can occur: the lists and maps around it bound that,
@@ -117,11 +118,93 @@ function judgeExpression(
 }
 
 /** validation.go: optionalOldSelf on a rule that does not read oldSelf. */
-function optionalOldSelfProblem(ctx: CheckContext, place: { resource: Resource; path: PathSegment[] }, rule: Node): void {
+function optionalOldSelfProblem(say: Sink, place: { name: string; path: PathSegment[] }, rule: Node): void {
   if (rule?.optionalOldSelf === undefined || rule.optionalOldSelf === null || typeof rule.rule !== 'string') return;
   const c = compileOutcome(rule.rule);
   if (c.ok && !c.transition)
-    ctx.fail(place, `CustomResourceDefinition ${place.resource.name}: optionalOldSelf is refused: may not be set if oldSelf is not used in rule`);
+    say.fail(place.path, `CustomResourceDefinition ${place.name}: optionalOldSelf is refused: may not be set if oldSelf is not used in rule`);
+}
+
+/** What the check says of one CRD, at a path in it: a refusal, or what it cannot judge. */
+interface Said {
+  path: PathSegment[];
+  message: string;
+  notJudged?: true;
+}
+
+/** Where the judging of one CRD says what it finds. */
+interface Sink {
+  fail(path: PathSegment[], message: string): void;
+  notJudged(path: PathSegment[], message: string): void;
+}
+
+/** One version's schema: its structure, defaults, patterns, list types and rules, and the rules' total cost. */
+function judgeVersion(say: Sink, name: string, schema: unknown, root: PathSegment[]): void {
+  // A problem found at a path under a schema node, in field.Path's spelling, as the API server reports it.
+  const failUnder = (base: PathSegment[], p: { at: readonly PathSegment[]; detail: string }) =>
+    say.fail([...base, ...p.at], `CustomResourceDefinition ${name}: ${fieldPath([...base, ...p.at])}: ${p.detail}`);
+  let total = 0;
+  for (const p of [...structuralProblems(schema), ...defaultProblems(schema)]) failUnder(root, p);
+  for (const at of schemaNodes(schema, root)) {
+    const { node, path } = at;
+    if (typeof node.pattern === 'string') {
+      const problem = re2Problem(node.pattern);
+      if (problem) say.fail([...path, 'pattern'], `CustomResourceDefinition ${name}: the pattern ${JSON.stringify(node.pattern)} is not RE2: ${problem}`);
+    }
+    for (const p of listTypeProblems(node)) failUnder(path, p);
+    const rules = node['x-kubernetes-validations'];
+    if (!Array.isArray(rules)) continue;
+    const place = (i: number, field: string) => ({ name, path: [...path, 'x-kubernetes-validations', i, field] });
+    // validation.go: with an entry refused as written, the API server reports that and compiles none of the node's rules.
+    const problems = rules.flatMap((rule, i) => entryProblems(rule as ValidationRule, node as JsonSchemaNode).map((p) => ({ ...p, i })));
+    for (const p of problems) say.fail(place(p.i, p.field).path, `CustomResourceDefinition ${name}: x-kubernetes-validations[${p.i}].${p.field}: ${p.detail}`);
+    if (problems.length > 0) continue;
+    for (const [i, rule] of rules.entries()) {
+      for (const field of ['rule', 'messageExpression'] as const) {
+        const text = (rule as Node)?.[field];
+        if (typeof text === 'string') total += judgeExpression(say, place(i, field), text, { ...at, isRoot: path.length === root.length });
+      }
+      optionalOldSelfProblem(say, place(i, 'optionalOldSelf'), rule as Node);
+    }
+  }
+  if (total > PER_CRD_LIMIT)
+    say.fail(
+      root,
+      `CustomResourceDefinition ${name}: ${costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, PER_CRD_LIMIT)}`,
+    );
+}
+
+/** Everything the check says of one CRD object: a function of the object alone. */
+function judgeCrd(object: unknown, name: string): Said[] {
+  const said: Said[] = [];
+  const say: Sink = {
+    fail: (path, message) => said.push({ path, message }),
+    notJudged: (path, message) => said.push({ path, message, notJudged: true }),
+  };
+  const versions = dig(object, ['spec', 'versions']);
+  if (Array.isArray(versions))
+    for (const [v, version] of versions.entries())
+      judgeVersion(say, name, dig(version, ['schema', 'openAPIV3Schema']), ['spec', 'versions', v, 'schema', 'openAPIV3Schema']);
+  return said;
+}
+
+/**
+ * What the check said of a CRD, kept across runs by its JSON (model/stores/outcome-store.ts: with the gate's code,
+ * Node's, CEL's and RE2's versions) and in this process by the object: the charts' CRDs are megabytes of schema, and
+ * judging them again was most of the admission layer's time in a run after an edit.
+ */
+const judged = outcomeStore<Said[]>('crd-accepted', () => `${packageVersion('@bufbuild/cel')}\0${packageVersion('re2js')}`);
+const judgedHere = new WeakMap<object, Said[]>();
+
+function saidOf(r: Resource): Said[] {
+  let said = judgedHere.get(r.object);
+  if (!said) {
+    const key = [jsonOf(r.object)];
+    said = judged.get(key);
+    if (!said) judged.set(key, (said = judgeCrd(r.object, r.name)));
+    judgedHere.set(r.object, said);
+  }
+  return said;
 }
 
 export const crdAcceptedCheck: PolicyCheck = {
@@ -136,49 +219,9 @@ export const crdAcceptedCheck: PolicyCheck = {
   run(ctx) {
     for (const r of ctx.resources) {
       if (r.kind !== 'CustomResourceDefinition') continue;
-      const versions = dig(r.object, ['spec', 'versions']);
-      if (!Array.isArray(versions)) continue;
-      for (const [v, version] of versions.entries()) {
-        const root: PathSegment[] = ['spec', 'versions', v, 'schema', 'openAPIV3Schema'];
-        const schema = dig(version, ['schema', 'openAPIV3Schema']);
-        // A problem found at a path under a schema node, in field.Path's spelling, as the API server reports it.
-        const failUnder = (base: PathSegment[], p: { at: readonly PathSegment[]; detail: string }) =>
-          ctx.fail({ resource: r, path: [...base, ...p.at] }, `CustomResourceDefinition ${r.name}: ${fieldPath([...base, ...p.at])}: ${p.detail}`);
-        let total = 0;
-        for (const p of [...structuralProblems(schema), ...defaultProblems(schema)]) failUnder(root, p);
-        for (const at of schemaNodes(schema, root)) {
-          const { node, path } = at;
-          if (typeof node.pattern === 'string') {
-            const problem = re2Problem(node.pattern);
-            if (problem)
-              ctx.fail(
-                { resource: r, path: [...path, 'pattern'] },
-                `CustomResourceDefinition ${r.name}: the pattern ${JSON.stringify(node.pattern)} is not RE2: ${problem}`,
-              );
-          }
-          for (const p of listTypeProblems(node)) failUnder(path, p);
-          const rules = node['x-kubernetes-validations'];
-          if (!Array.isArray(rules)) continue;
-          const place = (i: number, field: string) => ({ resource: r, path: [...path, 'x-kubernetes-validations', i, field] });
-          // validation.go: with an entry refused as written, the API server reports that and compiles none of the node's rules.
-          const problems = rules.flatMap((rule, i) => entryProblems(rule as ValidationRule, node as JsonSchemaNode).map((p) => ({ ...p, i })));
-          for (const p of problems)
-            ctx.fail(place(p.i, p.field), `CustomResourceDefinition ${r.name}: x-kubernetes-validations[${p.i}].${p.field}: ${p.detail}`);
-          if (problems.length > 0) continue;
-          for (const [i, rule] of rules.entries()) {
-            for (const field of ['rule', 'messageExpression'] as const) {
-              const text = (rule as Node)?.[field];
-              if (typeof text === 'string') total += judgeExpression(ctx, place(i, field), text, { ...at, isRoot: path.length === root.length });
-            }
-            optionalOldSelfProblem(ctx, place(i, 'optionalOldSelf'), rule as Node);
-          }
-        }
-        if (total > PER_CRD_LIMIT)
-          ctx.fail(
-            { resource: r, path: root },
-            `CustomResourceDefinition ${r.name}: ${costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, PER_CRD_LIMIT)}`,
-          );
-      }
+      for (const { path, message, notJudged } of saidOf(r))
+        if (notJudged) ctx.notJudged({ resource: r, path }, message);
+        else ctx.fail({ resource: r, path }, message);
     }
   },
 };

@@ -14,9 +14,9 @@
  * the code cannot be read, or nothing can be written, a store keeps nothing:
  * slower, never wrong. Users: the parse store and its positions, the
  * validation outcomes and schema compiles, the CEL outcomes, PromQL parses,
- * cron verdicts and the webhook bodies as their senders fill them in. A whole
- * run's verdict, a few hundred kilobytes, is kept beside them one file each
- * (kept-values.ts).
+ * cron verdicts, what crd-accepted says of each CRD, and the webhook bodies as
+ * their senders fill them in. A whole run's verdict, a few hundred kilobytes,
+ * is kept beside them one file each (kept-values.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -27,6 +27,19 @@ import { cacheRoot } from './cache-root.ts';
 import { readJournal, storedValue, writeJournal } from './store-journal.ts';
 
 export const digest = (text: string): string => createHash('sha256').update(text).digest('base64url');
+
+/**
+ * An object as JSON, once per object: every store that keys by an object (the validation outcomes, a CRD's
+ * acceptance) and every question asked of it key it the same way, and pay for it once. Objects judged are never
+ * mutated.
+ */
+const texts = new WeakMap<object, string>();
+export function jsonOf(data: unknown): string {
+  if (typeof data !== 'object' || data === null) return JSON.stringify(data);
+  let text = texts.get(data);
+  if (text === undefined) texts.set(data, (text = JSON.stringify(data)));
+  return text;
+}
 
 const requireHere = createRequire(import.meta.url);
 

@@ -10,7 +10,7 @@
  * and by the media settings' schemas.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { digest, outcomeStore, packageVersion } from './outcome-store.ts';
+import { digest, jsonOf, outcomeStore, packageVersion } from './outcome-store.ts';
 
 interface Outcome {
   valid: boolean;
@@ -19,15 +19,6 @@ interface Outcome {
 
 /** A validator with ajv's interface: call it, then read `errors`. `known` says whether an object's outcome is stored. */
 export type CachedValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null; known(data: unknown): boolean };
-
-/** An object as JSON, once per object: asking whether its outcome is known and validating it key it the same way. Objects judged are never mutated. */
-const texts = new WeakMap<object, string>();
-function jsonOf(data: unknown): string {
-  if (typeof data !== 'object' || data === null) return JSON.stringify(data);
-  let text = texts.get(data);
-  if (text === undefined) texts.set(data, (text = JSON.stringify(data)));
-  return text;
-}
 
 const store = outcomeStore<Outcome>('validation', () => `${packageVersion('ajv')}\0${packageVersion('ajv-formats')}`);
 
