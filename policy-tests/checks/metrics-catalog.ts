@@ -17,7 +17,8 @@ import { perObject } from '../model/core/per-object.ts';
  */
 const imageTagsOf = perObject((resources: readonly Resource[]): string[] => {
   const tags = new Set<string>();
-  const stack: unknown[] = resources.map((r) => r.object);
+  // A CRD's schema names `image` fields by the thousand and runs none: the charts' CRDs were most of the walk.
+  const stack: unknown[] = resources.filter((r) => r.kind !== 'CustomResourceDefinition').map((r) => r.object);
   while (stack.length > 0) {
     const value = stack.pop();
     if (Array.isArray(value)) for (const v of value) stack.push(v);
