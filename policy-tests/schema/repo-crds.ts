@@ -109,6 +109,9 @@ function crdAjv(): Ajv {
   return ajv;
 }
 
+/** Names withNullable in a key: a schema as written, compiled after it. */
+export const NULLABLE_AS_TYPES = 'nullable as a type array';
+
 /** OpenAPI v3's `nullable: true` as JSON Schema: null is allowed beside the declared type. */
 function withNullable(schema: JsonSchema): JsonSchema {
   const walk = (s: unknown): unknown => {
@@ -129,6 +132,9 @@ export interface LazyCrd {
   kind: string;
   scope: 'Namespaced' | 'Cluster';
   file: string;
+  /** The schema as the CRD writes it (`nullable` and all): its field shapes, and the key its outcomes are kept by. */
+  raw: JsonSchema;
+  /** As JSON Schema, converted on first use: what ajv compiles. */
   schema: JsonSchema;
   compile(): ValidateFunction;
 }
@@ -158,6 +164,7 @@ export function crdsFromObjects(crdObjects: readonly { file: string; object: Rec
         kind: spec.names.kind,
         scope: spec.scope === 'Cluster' ? 'Cluster' : 'Namespaced',
         file,
+        raw,
         get schema() {
           return converted();
         },

@@ -14,8 +14,8 @@ import { findingAt, type Resource } from '../model/core/manifest.ts';
 import { cronJobFindings, objectSizeFindings } from './kind-findings.ts';
 import { parseInstancePath, type PathSegment } from '../model/core/positions.ts';
 import { loadFieldTrees, packageDir, type FieldTrees, type Shape } from './field-tree.ts';
-import { packageVersion } from '../model/stores/outcome-store.ts';
-import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
+import { jsonOf, packageVersion } from '../model/stores/outcome-store.ts';
+import { crdAjvMakeup, crdsFromObjects, loadRepoCrds, NULLABLE_AS_TYPES, shapesFromJsonSchema, type LazyCrd, type RepoCrd } from './repo-crds.ts';
 import { cachedValidator } from '../model/stores/validation-cache.ts';
 import { perPair } from '../model/core/per-object.ts';
 import { NO_SCHEMA_ALLOWLIST } from './allowlist.ts';
@@ -83,7 +83,8 @@ export class SchemaLayer {
   private readonly byKind = new Map<string, KindSchema>();
 
   /** CRDs the repository renders or declares: their schemas come first, ahead of the model packages. */
-  private readonly declared = new Map<string, LazyCrd & { root: number }>();
+  /** The CRDs the repository applies or renders, by `apiVersion/Kind`: compiled, keyed and shaped on first use. */
+  private readonly declared = new Map<string, Pick<LazyCrd, 'apiVersion' | 'kind' | 'scope' | 'file' | 'compile'> & { root: number; key: string }>();
 
   private readonly trees: FieldTrees;
   private readonly shapes: Shape[];
@@ -114,11 +115,11 @@ export class SchemaLayer {
         scope: crd.scope,
         file: crd.file,
         compile: () => crd.compile(),
-        get schema() {
-          return crd.schema;
-        },
+        // Keyed and shaped by the schema as written: `nullable` changes neither its fields nor whether a node is an
+        // object, and the conversion ajv needs walks megabytes of the charts' CRDs, so it waits for a compile.
+        key: `${NULLABLE_AS_TYPES}\0${jsonOf(crd.raw)}`,
         get root() {
-          return (root ??= shapesFromJsonSchema(crd.schema as never, shapes, metaShape));
+          return (root ??= shapesFromJsonSchema(crd.raw, shapes, metaShape));
         },
       });
     }
@@ -198,7 +199,7 @@ export class SchemaLayer {
                 }) as unknown as ValidateFunction;
               }
             };
-            this.byKind.set(key, { validate: cachedValidator(JSON.stringify(declared.schema), crdAjvMakeup(), compile) as Validator, root: declared.root });
+            this.byKind.set(key, { validate: cachedValidator(declared.key, crdAjvMakeup(), compile) as Validator, root: declared.root });
             return;
           }
           const crd = this.repoCrds.get(key);
