@@ -12,6 +12,9 @@ import type { JsonSchemaNode } from './cel/schema-node.ts';
 export interface CrdSchema {
   /** `<file>` of the CRD, or the bundled schema's file name. */
   source: string;
+  /** As the CRD writes it: where its rules are found (OpenAPI's `nullable` moves none). */
+  raw: JsonSchemaNode;
+  /** As JSON Schema (`nullable` as a type array), converted on first use: what objects are validated with. */
   schema: JsonSchemaNode;
 }
 
@@ -26,6 +29,7 @@ export function crdSchemas(resources: readonly Resource[]): Map<string, CrdSchem
     if (!out.has(key))
       out.set(key, {
         source: crd.file,
+        raw: crd.raw as JsonSchemaNode,
         get schema() {
           return crd.schema as JsonSchemaNode;
         },
@@ -33,7 +37,8 @@ export function crdSchemas(resources: readonly Resource[]): Map<string, CrdSchem
   }
   for (const crd of loadRepoCrds()) {
     const key = `${crd.apiVersion}/${crd.kind}`;
-    if (!out.has(key)) out.set(key, { source: `bundled ${crd.file.split('/').pop()}`, schema: crd.schema as JsonSchemaNode });
+    if (!out.has(key))
+      out.set(key, { source: `bundled ${crd.file.split('/').pop()}`, raw: crd.schema as JsonSchemaNode, schema: crd.schema as JsonSchemaNode });
   }
   return out;
 }

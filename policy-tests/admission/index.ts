@@ -34,7 +34,8 @@ export { isLevel, LABEL_PREFIX, LATEST_POLICY_MINOR, levelsFor, MODES, podSecuri
 
 /** The CEL rules found and compiled, the CRDs' and the admission policies' together: the summary counts what is not judged. */
 export function admissionCoverage(resources: readonly Resource[]): RuleCoverage {
-  const crdRules = ruleCoverage([...crdSchemas(resources)].map(([crd, { schema }]) => ({ crd, schema })));
+  // Rules are found in the schema as written: converting megabytes of the charts' CRDs only to count them was the walk's cost.
+  const crdRules = ruleCoverage([...crdSchemas(resources)].map(([crd, { raw }]) => ({ crd, schema: raw })));
   const policyRules = policyCoverage(resources.filter((r) => r.kind === 'ValidatingAdmissionPolicy').map((r) => r.object));
   return {
     found: crdRules.found + policyRules.found,

@@ -117,7 +117,9 @@ export class SchemaLayer {
         compile: () => crd.compile(),
         // Keyed and shaped by the schema as written: `nullable` changes neither its fields nor whether a node is an
         // object, and the conversion ajv needs walks megabytes of the charts' CRDs, so it waits for a compile.
-        key: `${NULLABLE_AS_TYPES}\0${jsonOf(crd.raw)}`,
+        get key() {
+          return `${NULLABLE_AS_TYPES}\0${jsonOf(crd.raw)}`;
+        },
         get root() {
           return (root ??= shapesFromJsonSchema(crd.raw, shapes, metaShape));
         },
