@@ -190,10 +190,13 @@ function judgeCrd(object: unknown, name: string): Said[] {
 
 /**
  * What the check said of a CRD, kept across runs by its JSON (model/stores/outcome-store.ts: with the gate's code,
- * Node's, CEL's and RE2's versions) and in this process by the object: the charts' CRDs are megabytes of schema, and
+ * Node's version and its engines') and in this process by the object: the charts' CRDs are megabytes of schema, and
  * judging them again was most of the admission layer's time in a run after an edit.
  */
-const judged = outcomeStore<Said[]>('crd-accepted', () => `${packageVersion('@bufbuild/cel')}\0${packageVersion('re2js')}`);
+const judged = outcomeStore<Said[]>('crd-accepted', () =>
+  // Every engine the judging runs: CEL and its RE2 (the rules), re2js (the patterns), ajv (the defaults).
+  ['@bufbuild/cel', '@bufbuild/re2', 're2js', 'ajv', 'ajv-formats'].map(packageVersion).join('\0'),
+);
 const judgedHere = new WeakMap<object, Said[]>();
 
 function saidOf(r: Resource): Said[] {
