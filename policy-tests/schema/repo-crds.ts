@@ -126,6 +126,14 @@ function withNullable(schema: JsonSchema): JsonSchema {
   return walk(schema) as JsonSchema;
 }
 
+/** Each CRD schema converted once in a process, by the schema object (parsed objects are shared and never mutated). */
+const converted = new WeakMap<JsonSchema, JsonSchema>();
+function asJsonSchema(raw: JsonSchema): JsonSchema {
+  let schema = converted.get(raw);
+  if (!schema) converted.set(raw, (schema = withNullable(raw)));
+  return schema;
+}
+
 /** A CRD's served versions as schemas, compiled only when a resource of that kind needs one. */
 export interface LazyCrd {
   apiVersion: string;
@@ -158,7 +166,7 @@ export function crdsFromObjects(crdObjects: readonly { file: string; object: Rec
       // The schema is converted, and compiled, only when something asks for it.
       let schema: JsonSchema | undefined;
       let compiled: ValidateFunction | undefined;
-      const converted = () => (schema ??= withNullable(raw));
+      const converted = () => (schema ??= asJsonSchema(raw));
       out.push({
         apiVersion: `${spec.group}/${version.name}`,
         kind: spec.names.kind,

@@ -26,6 +26,8 @@ const END = '(?![-a-z0-9.])';
 const LONG = new RegExp(`${SCHEME}(?<![-a-z0-9])(${LABEL})\\.(${LABEL})\\.svc(?:\\.cluster\\.local)?\\.?${PORT}${END}`, 'g');
 const SHORT = new RegExp(`${SCHEME}(?<![-a-z0-9.])(${LABEL})\\.(${LABEL})${PORT}${END}`, 'g');
 const SCHEME_PORTS: Readonly<Record<string, number>> = { http: 80, https: 443, ws: 80, wss: 443 };
+/** What a short address needs to count (a port), where it has no scheme. */
+const DIGIT_AFTER_COLON = /:\d/;
 
 /** An address as found, before the namespaces are known: a short one counts only in a namespace the cluster has. */
 interface Candidate extends ServiceAddress {
@@ -35,7 +37,11 @@ interface Candidate extends ServiceAddress {
 function addressesIn(text: string): Omit<Candidate, 'path'>[] {
   const out: Omit<Candidate, 'path'>[] = [];
   const port = (scheme: string | undefined, written: string | undefined) => (written ? Number(written) : scheme ? SCHEME_PORTS[scheme] : undefined);
-  for (const m of text.matchAll(LONG)) out.push({ service: m[2]!, namespace: m[3]!, port: port(m[1], m[4]), text: m[0], short: false });
+  // Each pattern only where its literal part is: most strings (a dashboard's JSON, a rule's expression) hold neither,
+  // and both patterns look behind at every position.
+  if (text.includes('.svc'))
+    for (const m of text.matchAll(LONG)) out.push({ service: m[2]!, namespace: m[3]!, port: port(m[1], m[4]), text: m[0], short: false });
+  if (!text.includes('://') && !DIGIT_AFTER_COLON.test(text)) return out;
   for (const m of text.matchAll(SHORT)) {
     // Only an address: after a scheme or before a port (then only in a namespace of the cluster: `app.kubernetes.io` is not one).
     if (m[1] === undefined && m[4] === undefined) continue;
