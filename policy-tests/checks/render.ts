@@ -8,6 +8,7 @@ import type { ChartScope, SourceRender } from '../model/argocd/rendered.ts';
 import type { Path } from '../model/core/positions.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import { isMap } from '../model/core/dig.ts';
+import { perObject } from '../model/core/per-object.ts';
 import { applications, isExactChartVersion } from '../model/argocd/argocd.ts';
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
 import { chartId, chartRefOf, kustomizeCharts, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
@@ -17,18 +18,52 @@ import type { DataFile } from '../model/repository/repo.ts';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+const WORD = /^\w+$/;
+
+/**
+ * What a chart's templates name, read once per chart (its templates are megabytes for some): every run of word
+ * characters (a key named in any template: `\bkey\b`), and every `.Values.a.b` chain that goes no further (a map
+ * taken whole: `\.Values\.a\.b(?![\w.])`), from each `.Values` on, as the patterns they answer for would match.
+ */
+const templateWords = perObject((scope: ChartScope) => {
+  const words = new Set(scope.templates.match(/\w+/g));
+  const chains = new Set<string>();
+  const text = scope.templates;
+  const chainAt = /(?:\.\w+)+/y;
+  for (let at = text.indexOf('.Values.'); at >= 0; at = text.indexOf('.Values.', at + 1)) {
+    chainAt.lastIndex = at + '.Values'.length;
+    const chain = chainAt.exec(text)?.[0];
+    if (!chain) continue;
+    const next = text[chainAt.lastIndex];
+    if (next === undefined || !/[\w.]/.test(next)) chains.add(chain.slice(1));
+    // A chain that goes on is taken whole at none of its prefixes: `(?![\w.])` fails after each of them.
+  }
+  return { words, chains };
+});
+
+/** Whether a template of the chart takes the map at `rel` whole (`toYaml .Values.securityContext`): `\.Values\.<rel>(?![\w.])`. */
+export function takesWhole(scope: ChartScope, rel: readonly string[]): boolean {
+  return rel.every((k) => WORD.test(k))
+    ? templateWords(scope).chains.has(rel.join('.'))
+    : new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
+}
+
+/** Whether any template of the chart names `key` as a whole word: `\b<key>\b`. */
+export function namesKey(scope: ChartScope, key: string): boolean {
+  return WORD.test(key) ? templateWords(scope).words.has(key) : new RegExp(`\\b${escape(key)}\\b`).test(scope.templates);
+}
+
 /**
  * Keys of a values object that the chart neither declares in its default
  * values (its own, or a subchart's under the subchart's key) nor names in
- * any template. Anything goes under a key whose default is not a map or is
+ * any template; `near` is the declared sibling it is most likely a typo of.
+ * Anything goes under a key whose default is not a map or is
  * an empty map, under a key a template reads without declaring it, and
  * under a map a template takes whole (`toYaml .Values.securityContext`,
  * `with .Values.podLabels`): the chart passes that content on as it is.
  */
-/** Keys of a values file the chart never reads; `near` is the declared sibling it is most likely a typo of. */
 export function unusedValues(values: unknown, chart: ChartScope): { path: Path; near?: string }[] {
   const out: { path: Path; near?: string }[] = [];
-  const takenWhole = (scope: ChartScope, rel: readonly string[]) => new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
   // `scope` is the chart or subchart the node is read by, `declared` its defaults there, `rel` the path within that chart.
   type Within = { scope: ChartScope; declared: Record<string, unknown>[]; rel: string[] };
   const visit = (node: unknown, path: (string | number)[], { scope, declared, rel }: Within): void => {
@@ -47,10 +82,10 @@ export function unusedValues(values: unknown, chart: ChartScope): { path: Path; 
       const defaults = declared.filter((d) => key in d).map((d) => d[key]);
       if (defaults.length > 0) {
         const maps = defaults.filter((d): d is Record<string, unknown> => isMap(d) && Object.keys(d).length > 0);
-        if (maps.length === defaults.length && !takenWhole(scope, [...rel, key])) visit(value, here, { scope, declared: maps, rel: [...rel, key] });
+        if (maps.length === defaults.length && !takesWhole(scope, [...rel, key])) visit(value, here, { scope, declared: maps, rel: [...rel, key] });
         continue;
       }
-      if (new RegExp(`\\b${escape(key)}\\b`).test(scope.templates)) continue;
+      if (namesKey(scope, key)) continue;
       // The key the chart declares beside it that this one is most likely a typo of.
       const siblings = [...new Set(declared.flatMap((d) => Object.keys(d)))];
       const near = nearestName(key, siblings);

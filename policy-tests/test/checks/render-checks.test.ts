@@ -1,6 +1,6 @@
 /** The checks on rendered output: the unused-key walk, and each check proven to bite on a broken copy of the real repository. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unusedValues } from '../../checks/render.ts';
+import { namesKey, takesWhole, unusedValues } from '../../checks/render.ts';
 import { runGate, allFindings, type GateOptions } from '../../gate/gate.ts';
 import { copyRepo, describeFindings, type RepoCopy } from '../support/helpers.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
@@ -27,6 +27,33 @@ describe('unusedValues', () => {
       grafana: { admin: { existingSecret: 's' }, adminPassword: 'p' },
     };
     expect(unusedValues(values, chart)).toEqual([]);
+  });
+
+  it("answers from the templates' words and .Values chains read once as the patterns they stand for would", () => {
+    const templates =
+      '{{ toYaml .Values.a.b }} {{ .Values.a.bc.d }} {{ .Values.x.y. }} {{ .Values.Values.z }}{{ .Values.q.r}} my-key {{ .Values.my-key.v }} .Values.\nend_word';
+    const scope = { name: 'c', defaults: {}, templates, subcharts: new Map() };
+    const escape = (k: string) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const rels = [
+      ['a'],
+      ['a', 'b'],
+      ['a', 'bc'],
+      ['a', 'bc', 'd'],
+      ['x', 'y'],
+      ['x'],
+      ['Values', 'z'],
+      ['z'],
+      ['q', 'r'],
+      ['my-key'],
+      ['my-key', 'v'],
+      ['end_word'],
+    ];
+    expect(rels.map((rel) => takesWhole(scope, rel))).toEqual(
+      rels.map((rel) => new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(templates)),
+    );
+    const keys = ['a', 'b', 'bc', 'Values', 'my', 'key', 'my-key', 'end', 'end_word', 'toYaml', 'y.', 'nowhere'];
+    expect(keys.map((key) => namesKey(scope, key))).toEqual(keys.map((key) => new RegExp(`\\b${escape(key)}\\b`).test(templates)));
+    expect(rels.filter((rel) => takesWhole(scope, rel)).map((rel) => rel.join('.'))).toEqual(['a.b', 'a.bc.d', 'Values.z', 'z', 'q.r', 'my-key.v']);
   });
 
   it('names each key nobody reads, at any depth and inside subcharts', () => {
