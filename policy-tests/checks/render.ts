@@ -21,36 +21,34 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const WORD = /^\w+$/;
 
 /**
- * What a chart's templates name, read once per chart (its templates are megabytes for some): every run of word
- * characters (a key named in any template: `\bkey\b`), and every `.Values.a.b` chain that goes no further (a map
- * taken whole: `\.Values\.a\.b(?![\w.])`), from each `.Values` on, as the patterns they answer for would match.
+ * The `.Values.a.b` chains a chart's templates name that go no further (a map taken whole: `\.Values\.a\.b(?![\w.])`),
+ * from each `.Values` on as the pattern would match there, read once per chart: its templates are megabytes for some,
+ * and each key of each values file ran the pattern over them.
  */
-const templateWords = perObject((scope: ChartScope) => {
-  const words = new Set(scope.templates.match(/\w+/g));
+const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> => {
   const chains = new Set<string>();
   const text = scope.templates;
   const chainAt = /(?:\.\w+)+/y;
   for (let at = text.indexOf('.Values.'); at >= 0; at = text.indexOf('.Values.', at + 1)) {
     chainAt.lastIndex = at + '.Values'.length;
     const chain = chainAt.exec(text)?.[0];
-    if (!chain) continue;
-    const next = text[chainAt.lastIndex];
-    if (next === undefined || !/[\w.]/.test(next)) chains.add(chain.slice(1));
     // A chain that goes on is taken whole at none of its prefixes: `(?![\w.])` fails after each of them.
+    const next = text[chainAt.lastIndex];
+    if (chain && (next === undefined || !/[\w.]/.test(next))) chains.add(chain.slice(1));
   }
-  return { words, chains };
+  return chains;
 });
 
 /** Whether a template of the chart takes the map at `rel` whole (`toYaml .Values.securityContext`): `\.Values\.<rel>(?![\w.])`. */
 export function takesWhole(scope: ChartScope, rel: readonly string[]): boolean {
   return rel.every((k) => WORD.test(k))
-    ? templateWords(scope).chains.has(rel.join('.'))
+    ? valuesChains(scope).has(rel.join('.'))
     : new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
 }
 
-/** Whether any template of the chart names `key` as a whole word: `\b<key>\b`. */
+/** Whether any template of the chart names `key` as a whole word (asked only of a key the chart does not declare: rare). */
 export function namesKey(scope: ChartScope, key: string): boolean {
-  return WORD.test(key) ? templateWords(scope).words.has(key) : new RegExp(`\\b${escape(key)}\\b`).test(scope.templates);
+  return new RegExp(`\\b${escape(key)}\\b`).test(scope.templates);
 }
 
 /**
