@@ -39,7 +39,8 @@ export function apiValidationCheck(isBuiltin: (r: Resource) => boolean): PolicyC
           ? validateBuiltin(r.kind, r.object, minor)
           : [
               ...validateObjectMeta(r.kind, r.object.metadata, ['metadata']),
-              ...listSetAndMapDuplicates(schemas.get(`${r.apiVersion}/${r.kind}`)?.schema, r.object),
+              // The schema as written: list and map types, keys and defaults are what OpenAPI's `nullable` moves none of.
+              ...listSetAndMapDuplicates(schemas.get(`${r.apiVersion}/${r.kind}`)?.raw, r.object),
             ];
         for (const p of problems)
           if (p.notJudged) ctx.notJudged({ resource: r, path: p.path }, `${r.kind} ${r.name}: ${p.message} [${p.fn}]`);

@@ -4,6 +4,7 @@
  * a `map` no two items of one key (the x-kubernetes-list-map-keys together). JSON Schema has no word for either, so
  * the schema layer's validator passes both; the API server answers "Duplicate value".
  */
+import { jsonOf } from '../../model/stores/outcome-store.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { JsonSchemaNode } from '../cel/schema-node.ts';
@@ -49,7 +50,7 @@ const typed = new WeakMap<JsonSchemaNode, boolean>();
 /** Whether a schema types any list as a set or a map, found once per schema: most CRDs (and every bundled one) type none. */
 function typesLists(schema: JsonSchemaNode): boolean {
   let has = typed.get(schema);
-  if (has === undefined) typed.set(schema, (has = /"x-kubernetes-list-type":"(set|map)"/.test(JSON.stringify(schema))));
+  if (has === undefined) typed.set(schema, (has = /"x-kubernetes-list-type":"(set|map)"/.test(jsonOf(schema))));
   return has;
 }
 
