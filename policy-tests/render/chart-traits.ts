@@ -117,8 +117,8 @@ export function calledFunctions(text: string): Set<string> {
 /**
  * Whether this file of a chart can make two renders with the same inputs print differently: a template (a file
  * under `templates/`, of the chart or of a subchart unpacked in it) that calls one of UNREPEATABLE_FUNCTIONS or
- * names Helm's `AsConfig` or `AsSecrets`, or a packed subchart that was not read in (chart-files.ts). Any other file is data: Helm runs it as a template only when a
- * template hands it to `tpl`, which counts.
+ * names Helm's `AsConfig` or `AsSecrets`, or a packed subchart that was not read in (chart-files.ts). Any other
+ * file is data: Helm runs it as a template only when a template hands it to `tpl`, which counts.
  */
 export function mayPrintDifferently(path: string, text: string): boolean {
   if (PACKED.test(path)) return true;
