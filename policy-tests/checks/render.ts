@@ -20,30 +20,36 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const WORD = /^\w+$/;
 
+/** More keys in one `.Values` chain than any chart nests. */
+const LONGEST_CHAIN = 64;
+
 /**
  * The `.Values.a.b` chains a chart's templates name that go no further (a map taken whole: `\.Values\.a\.b(?![\w.])`),
  * from each `.Values` on as the pattern would match there, read once per chart: its templates are megabytes for some,
  * and each key of each values file ran the pattern over them.
  */
-const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> => {
+const valuesChains = perObject((scope: ChartScope): ReadonlySet<string> | undefined => {
   const chains = new Set<string>();
   const text = scope.templates;
-  const chainAt = /(?:\.\w+)+/y;
-  for (let at = text.indexOf('.Values.'); at >= 0; at = text.indexOf('.Values.', at + 1)) {
-    chainAt.lastIndex = at + '.Values'.length;
-    const chain = chainAt.exec(text)?.[0];
+  // One pass over the longest chains: a `.Values` inside one (`.Values.Values.z`) starts a chain that is its tail and
+  // ends where it ends. A chain longer than any a chart writes (a pull request's `.Values` ten thousand times over)
+  // would make its tails cost the square of its length: the chart's keys are then looked for with the pattern.
+  for (const m of text.matchAll(/\.Values((?:\.\w+)+)/g)) {
+    const next = text[m.index + m[0].length];
     // A chain that goes on is taken whole at none of its prefixes: `(?![\w.])` fails after each of them.
-    const next = text[chainAt.lastIndex];
-    if (chain && (next === undefined || !/[\w.]/.test(next))) chains.add(chain.slice(1));
+    if (next !== undefined && /[\w.]/.test(next)) continue;
+    const units = m[1]!.slice(1).split('.');
+    if (units.length > LONGEST_CHAIN) return undefined;
+    chains.add(units.join('.'));
+    units.forEach((unit, i) => unit === 'Values' && i + 1 < units.length && chains.add(units.slice(i + 1).join('.')));
   }
   return chains;
 });
 
 /** Whether a template of the chart takes the map at `rel` whole (`toYaml .Values.securityContext`): `\.Values\.<rel>(?![\w.])`. */
 export function takesWhole(scope: ChartScope, rel: readonly string[]): boolean {
-  return rel.every((k) => WORD.test(k))
-    ? valuesChains(scope).has(rel.join('.'))
-    : new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
+  const chains = rel.every((k) => WORD.test(k)) ? valuesChains(scope) : undefined;
+  return chains ? chains.has(rel.join('.')) : new RegExp(`\\.Values\\.${rel.map(escape).join('\\.')}(?![\\w.])`).test(scope.templates);
 }
 
 /** Whether any template of the chart names `key` as a whole word (asked only of a key the chart does not declare: rare). */

@@ -54,6 +54,11 @@ describe('unusedValues', () => {
     const keys = ['a', 'b', 'bc', 'Values', 'my', 'key', 'my-key', 'end', 'end_word', 'toYaml', 'y.', 'nowhere'];
     expect(keys.map((key) => namesKey(scope, key))).toEqual(keys.map((key) => new RegExp(`\\b${escape(key)}\\b`).test(templates)));
     expect(rels.filter((rel) => takesWhole(scope, rel)).map((rel) => rel.join('.'))).toEqual(['a.b', 'a.bc.d', 'Values.z', 'z', 'q.r', 'my-key.v']);
+    // A pull request's chart that writes `.Values` twenty thousand times over: the tails of that chain would cost its
+    // square, so its keys are looked for with the pattern, and the answers are the same.
+    const hostile = { ...scope, templates: `{{ ${'.Values'.repeat(20_000)}.z }}` };
+    for (const rel of [['z'], ['Values', 'z'], ['a']])
+      expect(takesWhole(hostile, rel), rel.join('.')).toBe(new RegExp(`\\.Values\\.${rel.join('\\.')}(?![\\w.])`).test(hostile.templates));
   });
 
   it('names each key nobody reads, at any depth and inside subcharts', () => {
