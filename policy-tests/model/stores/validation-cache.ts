@@ -56,7 +56,13 @@ export function cachedValidator(schemaJson: string, validatorMakeup: string, com
     validate.errors = outcome.valid ? null : (outcome.errors ?? []).map((e) => ({ ...e }));
     return outcome.valid;
   }) as CachedValidator;
-  validate.known = (data) => remembered(data) !== undefined || store.get([prefix, jsonOf(data)]) !== undefined;
+  validate.known = (data) => {
+    if (remembered(data) !== undefined) return true;
+    const outcome = store.get([prefix, jsonOf(data)]);
+    // Remembered for the validation that follows: the object's key is hashed once, not twice.
+    if (outcome !== undefined && typeof data === 'object' && data !== null) known.set(data, outcome);
+    return outcome !== undefined;
+  };
   return validate;
 }
 
