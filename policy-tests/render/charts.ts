@@ -185,7 +185,8 @@ export function chartScopeFromFiles(
     const files = byChart.get(prefix) ?? { templates: [] };
     const meta = (safeYaml(files.chartYaml) ?? {}) as { name?: string; dependencies?: { name?: string; alias?: string }[] };
     const subcharts = new Map<string, ChartScope>();
-    for (const sub of [...byChart.keys()].filter((p) => p.startsWith(prefix) && /^charts\/[^/]+\/$/.test(p.slice(prefix.length)))) {
+    // Helm's loader (pkg/chart/v2/loader/load.go) passes over a subchart whose name starts with `_` or `.`.
+    for (const sub of [...byChart.keys()].filter((p) => p.startsWith(prefix) && /^charts\/[^/_.][^/]*\/$/.test(p.slice(prefix.length)))) {
       const scope = build(sub);
       const aliases = (meta.dependencies ?? []).filter((d) => d.name === scope.name && d.alias).map((d) => d.alias!);
       for (const key of aliases.length ? aliases : [scope.name]) subcharts.set(key, scope);

@@ -122,6 +122,16 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     ]);
     expect(folder.subcharts.size).toBe(0);
     expect(folder).toMatchObject({ repeatable: false, readsApiVersions: true });
+    // A subchart whose name starts with `_` or `.` is one Helm's loader passes over: values under its key reach nothing.
+    repo.write('apps/demo/chart/charts/_draft/Chart.yaml', 'apiVersion: v2\nname: draft\nversion: 0.1.0\n');
+    repo.write('apps/demo/chart/charts/_draft/values.yaml', 'enabled: true\n');
+    const skipped = await chartScopeFromFolder([
+      ['Chart.yaml', join(repo.root, 'apps/demo/chart/Chart.yaml')],
+      ['charts/_draft/Chart.yaml', join(repo.root, 'apps/demo/chart/charts/_draft/Chart.yaml')],
+      ['charts/_draft/values.yaml', join(repo.root, 'apps/demo/chart/charts/_draft/values.yaml')],
+    ]);
+    expect([...skipped.subcharts.keys()]).toEqual([]);
+    expect(unusedValues({ draft: { enabled: false } }, skipped)).toEqual([{ path: ['draft'] }]);
   });
 
   it('refuses a file:// dependency outside the repository: the gate reads nothing there', async () => {
