@@ -14,8 +14,8 @@ import { NO_TRAITS, withFile } from './chart-traits.ts';
 import { chartScopeFromFiles } from './charts.ts';
 import { RenderRefused } from './limits.ts';
 
-/** A chart archive Helm loads as a subchart: a `.tgz` directly in a `charts/` folder. */
-const PACKED_SUBCHART = /(^|\/)charts\/[^/]+\.tgz$/;
+/** A chart archive Helm loads as a subchart: a `.tgz` directly in a `charts/` folder, its name not starting with `_` or `.`. */
+const PACKED_SUBCHART = /(^|\/)charts\/[^/_.][^/]*\.tgz$/;
 
 /** Packed subcharts inside packed subcharts: deeper than any chart nests, and a bound on an archive of archives. */
 const MAX_DEPTH = 8;
