@@ -10,8 +10,10 @@ import { list, type ReadEntry } from 'tar';
 import { join } from 'node:path';
 import type { ChartScope } from '../model/argocd/rendered.ts';
 import { checkoutTree, type Repo } from '../model/repository/repo.ts';
-import { NO_TRAITS, withFile } from './chart-traits.ts';
-import { chartScopeFromFiles } from './charts.ts';
+import { parse as parseYaml } from 'yaml';
+import { isMap } from '../model/core/dig.ts';
+import { NO_TRAITS, withFile, type ChartTraits } from './chart-traits.ts';
+import { fastValue } from './fast-yaml.ts';
 import { RenderRefused } from './limits.ts';
 
 /** A chart archive Helm loads as a subchart: a `.tgz` directly in a `charts/` folder, its name not starting with `_` or `.`. */
@@ -99,6 +101,56 @@ async function readSubchart(bytes: Buffer, path: string, reading: Reading) {
   }
   const folder = `${path.slice(0, path.lastIndexOf('/') + 1)}${top}/`;
   for (const [rel, b] of files) onFile(`${folder}${rel}`, b);
+}
+
+interface ChartFiles {
+  chartYaml?: string;
+  values?: string;
+  templates: string[];
+}
+
+/** Builds the scope tree from the interface files of a chart (paths relative to its top folder, subcharts under `charts/<name>/`). */
+function chartScopeFromFiles(
+  files: ReadonlyMap<string, string>,
+  /** Read from every file as it came (the interface keeps only Chart.yaml, values.yaml and the templates). */
+  traits: ChartTraits,
+): ChartScope {
+  const byChart = new Map<string, ChartFiles>();
+  for (const [path, text] of files) {
+    // `charts/<sub>/` nests; the chart a file belongs to is everything before its last `charts/<name>/`.
+    const m = /^((?:charts\/[^/]+\/)*)(Chart\.yaml|values\.yaml|templates\/.+)$/.exec(path);
+    if (!m) continue;
+    const entry = byChart.get(m[1]!) ?? { templates: [] };
+    if (m[2] === 'Chart.yaml') entry.chartYaml = text;
+    else if (m[2] === 'values.yaml') entry.values = text;
+    else entry.templates.push(text);
+    byChart.set(m[1]!, entry);
+  }
+  const build = (prefix: string): ChartScope => {
+    const files = byChart.get(prefix) ?? { templates: [] };
+    const meta = (safeYaml(files.chartYaml) ?? {}) as { name?: string; dependencies?: { name?: string; alias?: string }[] };
+    const subcharts = new Map<string, ChartScope>();
+    // Helm's loader (pkg/chart/v2/loader/load.go) passes over a subchart whose name starts with `_` or `.`.
+    for (const sub of [...byChart.keys()].filter((p) => p.startsWith(prefix) && /^charts\/[^/_.][^/]*\/$/.test(p.slice(prefix.length)))) {
+      const scope = build(sub);
+      const aliases = (meta.dependencies ?? []).filter((d) => d.name === scope.name && d.alias).map((d) => d.alias!);
+      for (const key of aliases.length ? aliases : [scope.name]) subcharts.set(key, scope);
+    }
+    const defaults = safeYaml(files.values);
+    return { name: meta.name ?? prefix, defaults: isMap(defaults) ? defaults : {}, templates: files.templates.join('\n'), subcharts };
+  };
+  return { ...build(''), ...traits };
+}
+
+function safeYaml(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  const fast = fastValue(text);
+  if (fast) return fast.value;
+  try {
+    return parseYaml(text, { maxAliasCount: 100 });
+  } catch {
+    return undefined;
+  }
 }
 
 /** What the scope and traits are built from: every file read for the traits, the interface's kept as text. */

@@ -147,10 +147,3 @@ export function withFile(traits: ChartTraits, path: string, text: string): Chart
     repeatable: traits.repeatable && !mayPrintDifferently(path, text),
   };
 }
-
-/** The traits of a chart from all of its files. */
-export function traitsOf(files: Iterable<readonly [string, string]>): ChartTraits {
-  let traits = NO_TRAITS;
-  for (const [path, text] of files) traits = withFile(traits, path, text);
-  return traits;
-}

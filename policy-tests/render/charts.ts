@@ -7,16 +7,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { applications, normalizeSourcePath, sourceType, type AppSource } from '../model/argocd/argocd.ts';
 import { checkoutView, kustomizeInputs, type HelmChartEntry } from '../model/argocd/kustomize.ts';
 import type { Repo } from '../model/repository/repo.ts';
-import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cacheRoot } from './tools.ts';
-import { fastValue } from './fast-yaml.ts';
-import { isMap } from '../model/core/dig.ts';
 import { assertChartRef } from './limits.ts';
-import { traitsOf, type ChartTraits } from './chart-traits.ts';
 import type { RemoteEntry } from './remote-bases.ts';
 
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
@@ -156,54 +151,4 @@ export function digestOf(bytes: Buffer): string {
 export function cachedDigest(ref: ChartRef, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const path = cachedChartPath(ref, env);
   return existsSync(path) ? digestOf(readFileSync(path)) : undefined;
-}
-
-interface ChartFiles {
-  chartYaml?: string;
-  values?: string;
-  templates: string[];
-}
-
-/** Builds the scope tree from the files of an unpacked chart (paths relative to its top folder). */
-export function chartScopeFromFiles(
-  files: ReadonlyMap<string, string>,
-  /** Known already (an archive scans every file, and `files` holds only the interface's); else found in `files`. */
-  traits: ChartTraits = traitsOf(files),
-): ChartScope {
-  const byChart = new Map<string, ChartFiles>();
-  for (const [path, text] of files) {
-    // `charts/<sub>/` nests; the chart a file belongs to is everything before its last `charts/<name>/`.
-    const m = /^((?:charts\/[^/]+\/)*)(Chart\.yaml|values\.yaml|templates\/.+)$/.exec(path);
-    if (!m) continue;
-    const entry = byChart.get(m[1]!) ?? { templates: [] };
-    if (m[2] === 'Chart.yaml') entry.chartYaml = text;
-    else if (m[2] === 'values.yaml') entry.values = text;
-    else entry.templates.push(text);
-    byChart.set(m[1]!, entry);
-  }
-  const build = (prefix: string): ChartScope => {
-    const files = byChart.get(prefix) ?? { templates: [] };
-    const meta = (safeYaml(files.chartYaml) ?? {}) as { name?: string; dependencies?: { name?: string; alias?: string }[] };
-    const subcharts = new Map<string, ChartScope>();
-    // Helm's loader (pkg/chart/v2/loader/load.go) passes over a subchart whose name starts with `_` or `.`.
-    for (const sub of [...byChart.keys()].filter((p) => p.startsWith(prefix) && /^charts\/[^/_.][^/]*\/$/.test(p.slice(prefix.length)))) {
-      const scope = build(sub);
-      const aliases = (meta.dependencies ?? []).filter((d) => d.name === scope.name && d.alias).map((d) => d.alias!);
-      for (const key of aliases.length ? aliases : [scope.name]) subcharts.set(key, scope);
-    }
-    const defaults = safeYaml(files.values);
-    return { name: meta.name ?? prefix, defaults: isMap(defaults) ? defaults : {}, templates: files.templates.join('\n'), subcharts };
-  };
-  return { ...build(''), ...traits };
-}
-
-function safeYaml(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  const fast = fastValue(text);
-  if (fast) return fast.value;
-  try {
-    return parseYaml(text, { maxAliasCount: 100 });
-  } catch {
-    return undefined;
-  }
 }
