@@ -35,6 +35,19 @@ function podSecurityFixtures(root: string, minor: number): conformance.PodSecuri
   return out;
 }
 
+/** Every input of the YAML test suite's data branch: `<id>/in.yaml`, or `<id>/<n>/in.yaml` for a case of several. */
+function yamlSuiteCases(root: string): conformance.YamlSuiteCase[] {
+  const out: conformance.YamlSuiteCase[] = [];
+  const visit = (dir: string, id: string): void => {
+    const entries = listDir(dir);
+    if (entries.includes('in.yaml')) out.push({ id, text: readText(join(dir, 'in.yaml')), refused: entries.includes('error') });
+    for (const sub of entries.filter((e) => /^\d+$/.test(e))) visit(join(dir, sub), `${id}/${sub}`);
+  };
+  for (const id of listDir(root).filter((e) => /^[A-Z0-9]{4}$/.test(e))) visit(join(root, id), id);
+  if (out.length === 0) throw new Error(`${root} holds no case of the YAML test suite (its data branch: <id>/in.yaml)`);
+  return out;
+}
+
 function readText(file: string): string {
   try {
     return readFileSync(file, 'utf8');
@@ -171,6 +184,11 @@ is committed):
                       pins: talosctl upgrade-k8s' path list
                       (kubernetes/upgrade/path.go) against the diff's
                       judgement of a Kubernetes move
+  --yaml-test-suite DIR
+                      yaml/yaml-test-suite's data branch: every in.yaml,
+                      read by the gate's fast manifest reader against the
+                      yaml library (the same objects and places, or left
+                      to it; an input the specification refuses, left)
   --kubernetes 1.NN   the version to measure at (default: the cluster facts')
 Prints agreement per control and per library, then each disagreement.
 Exit status: 0 measured (agreement is a figure, not a verdict), 1 a checkout
@@ -182,7 +200,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
     {
       name: 'conformance',
       usage:
-        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--kubernetes 1.NN]',
+        'conformance [--pod-security <checkout>] [--apiserver <checkout>] [--apiextensions <checkout>] [--argocd <checkout>] [--talos <checkout>] [--go-kubernetes <checkout>] [--yaml-test-suite <data>] [--kubernetes 1.NN]',
       help: HELP,
       options: {
         'pod-security': { type: 'string' },
@@ -191,6 +209,7 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         argocd: { type: 'string' },
         talos: { type: 'string' },
         'go-kubernetes': { type: 'string' },
+        'yaml-test-suite': { type: 'string' },
         kubernetes: { type: 'string' },
       },
       positionals: { min: 0, max: 0 },
@@ -201,9 +220,10 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
         const argocd = values.argocd as string | undefined;
         const talos = values.talos as string | undefined;
         const goKubernetes = values['go-kubernetes'] as string | undefined;
-        if (!psa && !apiserver && !apiextensions && !argocd && !talos && !goKubernetes)
+        const yamlSuite = values['yaml-test-suite'] as string | undefined;
+        if (!psa && !apiserver && !apiextensions && !argocd && !talos && !goKubernetes && !yamlSuite)
           throw new UsageError(
-            'give --pod-security, --apiserver, --apiextensions, --argocd, --talos or --go-kubernetes: the upstream checkouts to measure against',
+            'give --pod-security, --apiserver, --apiextensions, --argocd, --talos, --go-kubernetes or --yaml-test-suite: the upstream checkouts to measure against',
           );
         const version = values.kubernetes as string | undefined;
         if (version !== undefined && !/^1\.\d+$/.test(version)) throw new UsageError(`--kubernetes ${version}: expected 1.NN`);
@@ -223,6 +243,8 @@ export function conformanceCommand(argv: string[], io?: CommandIo): Promise<numb
             conformance.kubernetesPathAgreement(readText(join(goKubernetes, 'kubernetes/upgrade/path.go'))),
             print,
           );
+        if (yamlSuite)
+          report('YAML test suite, the fast manifest reader against the yaml library', conformance.yamlSuiteAgreement(yamlSuiteCases(yamlSuite)), print);
         if (argocd) await reportRepoServer(argocd, print);
         return 0;
       },

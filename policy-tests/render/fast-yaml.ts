@@ -13,6 +13,8 @@
  * YAML file of the repository and on the corner cases of the schema. A chart's values.yaml, read for its interface
  * (charts.ts), is read the same way: kube-prometheus-stack's alone is five thousand lines.
  */
+import { CORE_TAGS, keyName, setKey, type CoreTag } from '../model/yaml/core-schema.ts';
+
 type JsYaml = typeof import('js-yaml');
 
 const never = () => false;
@@ -31,7 +33,7 @@ function readerOf({ defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Sc
    * A scalar tag of the core schema: its forms in the `yaml` library's order, each a test and how it makes the value.
    * js-yaml keeps one definition per tag name, so a tag's forms (the three ints, the three floats) are one resolver.
    */
-  const core = (tagName: string, forms: readonly (readonly [RegExp, (source: string) => unknown])[]) =>
+  const core = (tagName: string, forms: CoreTag['forms']) =>
     defineScalarTag(tagName, {
       implicit: true,
       // A tag written out (`!!int "1"`) is left to the `yaml` library: only plain scalars resolve here.
@@ -43,28 +45,7 @@ function readerOf({ defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Sc
       identify: never,
     });
 
-  /** node_modules/yaml dist/schema/core/schema.js, in its order (the first whose test matches resolves a plain scalar). */
-  const CORE_SCALARS = [
-    core('tag:yaml.org,2002:null', [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
-    core('tag:yaml.org,2002:bool', [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T']]),
-    core('tag:yaml.org,2002:int', [
-      [/^0o[0-7]+$/, (s) => parseInt(s.substring(2), 8)],
-      [/^[-+]?[0-9]+$/, (s) => parseInt(s, 10)],
-      [/^0x[0-9a-fA-F]+$/, (s) => parseInt(s.substring(2), 16)],
-    ]),
-    core('tag:yaml.org,2002:float', [
-      [
-        /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-        (s) => (s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY),
-      ],
-      [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, (s) => parseFloat(s)],
-      [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, (s) => parseFloat(s)],
-    ]),
-  ];
-
-  /** A key's name in the map, or undefined for a collection (a key js-yaml would name '[object Object]'). */
-  const keyName = (key: unknown): string | undefined =>
-    key === null ? '' : typeof key === 'object' ? undefined : String(key as string | number | boolean | bigint);
+  const CORE_SCALARS = CORE_TAGS.map(({ tag, forms }) => core(tag, forms));
 
   const mapAsYamlMakesIt = defineMappingTag<Record<string, unknown>, Record<string, unknown>>('tag:yaml.org,2002:map', {
     create: () => ({}),
@@ -72,8 +53,7 @@ function readerOf({ defineMappingTag, defineScalarTag, loadAll, NOT_RESOLVED, Sc
     addPair: (container, key, value) => {
       const name = keyName(key);
       if (name === undefined) return 'a collection as a key: left to the yaml library';
-      if (name in container) Object.defineProperty(container, name, { value, writable: true, enumerable: true, configurable: true });
-      else container[name] = value;
+      setKey(container, name, value);
       return '';
     },
     has: (container, key) => {

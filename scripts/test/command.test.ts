@@ -304,13 +304,42 @@ describe('the scripts on the contract', () => {
     }
   });
 
+  it("conformance --yaml-test-suite reads every case of the suite's data branch, a case of several too, and counts what the fast reader reads and leaves", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'yaml-suite-'));
+    try {
+      const write = (path: string, text: string) => {
+        mkdirSync(dirname(join(root, path)), { recursive: true });
+        writeFileSync(join(root, path), text);
+      };
+      write('AB12/in.yaml', 'a: [1, "two"]\nb: |\n  text\n');
+      write('CD34/in.yaml', 'a: &x 1\nb: *x\n');
+      write('EF56/in.yaml', 'a: [1\n');
+      write('EF56/error', '');
+      write('GH78/00/in.yaml', 'k: v\n');
+      write('GH78/01/in.yaml', '- on\n');
+      write('README', 'not a case');
+      const { out, io } = capture();
+      expect(await conformanceCommand(['--yaml-test-suite', root], io)).toBe(0);
+      expect(out.stdout).toBe(
+        'YAML test suite, the fast manifest reader against the yaml library: 5/5 agree (100.0%)\n  left                             3/3\n  read                             2/2\n',
+      );
+      const empty = capture();
+      expect(await conformanceCommand(['--yaml-test-suite', join(root, 'GH78/00')], empty.io)).toBe(1);
+      expect(empty.out.stderr).toBe(`conformance: ${join(root, 'GH78/00')} holds no case of the YAML test suite (its data branch: <id>/in.yaml)\n`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('conformance: a missing checkout is one line and exit 1; no checkout or a bad version is a usage error', async () => {
     const missing = capture();
     expect(await conformanceCommand(['--pod-security', '/nonexistent/psa'], missing.io)).toBe(1);
     expect(missing.out.stderr).toMatch(/^conformance: cannot read \/nonexistent\/psa\/test\/testdata\/baseline\/v1\.\d+\/pass: ENOENT\n$/);
     const none = capture();
     expect(await conformanceCommand([], none.io)).toBe(2);
-    expect(none.out.stderr).toMatch(/^conformance: give --pod-security, --apiserver, --apiextensions, --argocd, --talos or --go-kubernetes: /);
+    expect(none.out.stderr).toMatch(
+      /^conformance: give --pod-security, --apiserver, --apiextensions, --argocd, --talos, --go-kubernetes or --yaml-test-suite: /,
+    );
     const table = capture();
     expect(await conformanceCommand(['--apiextensions', '/nonexistent/ext'], table.io)).toBe(1);
     expect(table.out.stderr).toBe('conformance: cannot read /nonexistent/ext/pkg/apiserver/schema/cel/validation_test.go: ENOENT\n');

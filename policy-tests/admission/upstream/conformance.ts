@@ -229,6 +229,7 @@ export type { Agreement };
 export { celCostStabilityCases, validationAgreement, validationExpressionCases } from './validation-expressions.ts';
 export { estimatedCostAgreement, estimatedCostCases } from './estimated-cost.ts';
 export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';
+export { yamlSuiteAgreement, type YamlSuiteCase } from './yaml-test-suite.ts';
 export { hookTestAgreement } from './argocd-hooks.ts';
 export { impersonationAgreement, impersonationCases } from './argocd-impersonation.ts';
 export { projectAgreement } from './argocd-projects.ts';

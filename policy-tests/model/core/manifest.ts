@@ -7,7 +7,8 @@ import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import type { Finding } from './findings.ts';
 import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
 import { exactIntegers, mayHoldLargeIntegers, under, type ExactInteger } from '../yaml/exact-integers.ts';
-import { placeTable, type PlaceTable } from '../yaml/place-table.ts';
+import { joined, placesFrom, placeTable, type PlaceTable } from '../yaml/place-table.ts';
+import { fastManifest, type FastDocument } from '../yaml/fast-manifest.ts';
 import { locate, type LinePos, type Path } from './positions.ts';
 import { trackingRefusal } from '../argocd/tracking.ts';
 
@@ -242,11 +243,91 @@ function trackingFinding(object: Record<string, unknown>, at: () => { file: stri
   };
 }
 
+/** One document's object, read into resources (a List into its items) or findings: where each part sits, and the large integers kept by path. */
+interface DocumentAt {
+  file: string;
+  text: string;
+  index: number;
+  positions: Positions;
+  integers: ExactInteger[];
+}
+
+/** Adds the resources one document holds to `out`, or the findings that say why it holds none. */
+function addDocument(out: { resources: Resource[]; findings: Finding[] }, at: DocumentAt, object: unknown): void {
+  const { file, text, index, positions, integers } = at;
+  const { resources, findings } = out;
+  const add = (value: unknown, prefix: Path, item?: number): void => {
+    const refuse = (path: Path, message: string): void => {
+      // Where Argo CD's directory walk would pass over the file without a word, the refusal says so.
+      const skipped =
+        item === undefined && !(isPlainObject(value) && typeof value.kind === 'string' && value.kind !== '') && argoSkipsFile(text, resources.length);
+      findings.push(shapeFinding({ file, doc: index, ...positions.at([...prefix, ...path], 'key') }, message, skipped));
+    };
+    if (!isPlainObject(value)) {
+      refuse(
+        [],
+        `${item === undefined ? 'document' : `item ${item} of the List`} is a ${Array.isArray(value) ? 'list' : typeof value}, not a Kubernetes object`,
+      );
+      return;
+    }
+    const { apiVersion, kind } = value;
+    if (typeof apiVersion !== 'string' || apiVersion === '') return refuse(['apiVersion'], 'missing or empty apiVersion');
+    if (typeof kind !== 'string' || kind === '') return refuse(['kind'], 'missing or empty kind');
+    const list = item === undefined ? listItems(apiVersion, kind, value) : undefined;
+    if (list === 'no items') return refuse(['items'], 'a List must have items');
+    if (list) {
+      list.forEach((entry, i) => add(entry, ['items', i], i));
+      return;
+    }
+    const metadata = isPlainObject(value.metadata) ? value.metadata : {};
+    const name = typeof metadata.name === 'string' ? metadata.name : '';
+    // Argo CD sets its tracking annotation on every object first; one it cannot set fails the whole source.
+    const tracking = trackingFinding(value, () => ({ file, doc: index, ...positions.at([...prefix, 'metadata', 'annotations'], 'key') }));
+    if (tracking) return void findings.push(tracking);
+    const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
+    const exact = under(integers, prefix);
+    resources.push({
+      file,
+      doc: index,
+      ...(item === undefined ? {} : { item }),
+      apiVersion,
+      kind,
+      name,
+      namespace,
+      object: value,
+      positions: itemPositions(positions, item),
+      ...(exact.length ? { exactIntegers: exact } : {}),
+    });
+  };
+  add(object, []);
+}
+
 function parseManifestUnguarded(file: string, text: string): ParsedFile {
+  const fast = fastManifest(text);
+  return fast ? fromFastDocuments(file, text, fast) : fromYamlLibrary(file, text);
+}
+
+/** A file js-yaml's events read as the `yaml` library would (model/yaml/fast-manifest.ts): no finding of its own, each document placed by its table. */
+function fromFastDocuments(file: string, text: string, docs: readonly FastDocument[]): ParsedFile {
+  const out = { resources: [] as Resource[], findings: [] as Finding[] };
+  let documents = 0;
+  const memo = {};
+  docs.forEach(({ value, table }, index) => {
+    if (value === null || value === undefined) return;
+    documents++;
+    const places = placesFrom(table, lazyPositions(text, index, memo));
+    const positions: Positions = { at: (path, target) => places.at(path, target), table: () => joined(table) };
+    addDocument(out, { file, text, index, positions, integers: [] }, value);
+  });
+  return { file, ...out, text, documents };
+}
+
+/** A file read by the `yaml` library: its syntax errors, YAML 1.1 scalars and repeated keys named, each document placed by its nodes. */
+function fromYamlLibrary(file: string, text: string): ParsedFile {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: true, merge: true });
-  const resources: Resource[] = [];
-  const findings: Finding[] = [];
+  const out = { resources: [] as Resource[], findings: [] as Finding[] };
+  const { findings } = out;
   let documents = 0;
   const largeIntegers = mayHoldLargeIntegers(text);
   const list = Array.isArray(docs) ? docs : [];
@@ -276,48 +357,7 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
     if (object === null || object === undefined) return;
     documents++;
     const positions = documentPositions(doc, lineCounter);
-    const integers = largeIntegers ? exactIntegers(doc) : [];
-    const add = (value: unknown, prefix: Path, item?: number): void => {
-      const at = (path: Path, message: string): void => {
-        // Where Argo CD's directory walk would pass over the file without a word, the refusal says so.
-        const skipped =
-          item === undefined && !(isPlainObject(value) && typeof value.kind === 'string' && value.kind !== '') && argoSkipsFile(text, resources.length);
-        findings.push(shapeFinding({ file, doc: index, ...locate(doc, lineCounter, [...prefix, ...path], 'key') }, message, skipped));
-      };
-      if (!isPlainObject(value)) {
-        at([], `${item === undefined ? 'document' : `item ${item} of the List`} is a ${Array.isArray(value) ? 'list' : typeof value}, not a Kubernetes object`);
-        return;
-      }
-      const { apiVersion, kind } = value;
-      if (typeof apiVersion !== 'string' || apiVersion === '') return at(['apiVersion'], 'missing or empty apiVersion');
-      if (typeof kind !== 'string' || kind === '') return at(['kind'], 'missing or empty kind');
-      const list = item === undefined ? listItems(apiVersion, kind, value) : undefined;
-      if (list === 'no items') return at(['items'], 'a List must have items');
-      if (list) {
-        list.forEach((entry, i) => add(entry, ['items', i], i));
-        return;
-      }
-      const metadata = isPlainObject(value.metadata) ? value.metadata : {};
-      const name = typeof metadata.name === 'string' ? metadata.name : '';
-      // Argo CD sets its tracking annotation on every object first; one it cannot set fails the whole source.
-      const tracking = trackingFinding(value, () => ({ file, doc: index, ...locate(doc, lineCounter, [...prefix, 'metadata', 'annotations'], 'key') }));
-      if (tracking) return void findings.push(tracking);
-      const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
-      const exact = under(integers, prefix);
-      resources.push({
-        file,
-        doc: index,
-        ...(item === undefined ? {} : { item }),
-        apiVersion,
-        kind,
-        name,
-        namespace,
-        object: value,
-        positions: itemPositions(positions, item),
-        ...(exact.length ? { exactIntegers: exact } : {}),
-      });
-    };
-    add(object, []);
+    addDocument(out, { file, text, index, positions, integers: largeIntegers ? exactIntegers(doc) : [] }, object);
   });
-  return { file, resources, findings, text, documents };
+  return { file, ...out, text, documents };
 }

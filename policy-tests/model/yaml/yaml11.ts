@@ -23,15 +23,20 @@ export interface Ambiguity {
   message: string;
 }
 
+/** Whether YAML 1.1 reads this plain scalar otherwise than YAML 1.2: a boolean of yes/no/on/off/y/n, or an octal. */
+export function isYaml11Ambiguous(source: string): boolean {
+  // Neither reading differs for most scalars: a boolean of YAML 1.1 has at most three letters, an octal starts with 0 after its sign.
+  if (source.length > 3 && !OCTAL_START.test(source)) return false;
+  return BOOLEAN_11.test(source) || OCTAL_11.test(source);
+}
+
 /** Every plain scalar (key or value) of `doc` that YAML 1.1 and 1.2 read differently; each is set to its YAML 1.1 value. */
 export function yaml11Ambiguities(doc: Document, lineCounter: LineCounter): Ambiguity[] {
   const out: Ambiguity[] = [];
   eachNode(doc, {
     scalar(node) {
-      if (node.type !== Scalar.PLAIN || !node.source) return;
+      if (node.type !== Scalar.PLAIN || !node.source || !isYaml11Ambiguous(node.source)) return;
       const source = node.source;
-      // Neither reading differs for most scalars: a boolean of YAML 1.1 has at most three letters, an octal starts with 0 after its sign.
-      if (source.length > 3 && !OCTAL_START.test(source)) return;
       // Placed only when it is one: most plain scalars are not.
       const at = () => lineCounter.linePos(node.range?.[0] ?? 0);
       if (BOOLEAN_11.test(source)) {
