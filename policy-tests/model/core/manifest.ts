@@ -303,8 +303,16 @@ function addDocument(out: { resources: Resource[]; findings: Finding[] }, at: Do
 }
 
 function parseManifestUnguarded(file: string, text: string): ParsedFile {
+  return readFast(file, text) ?? fromYamlLibrary(file, text);
+}
+
+/**
+ * The file as the fast reader reads it (model/yaml/fast-manifest.ts), or undefined where only the `yaml` library may:
+ * what the parse pool keeps on the main thread, since a worker costs more than the reading saves.
+ */
+export function readFast(file: string, text: string): ParsedFile | undefined {
   const fast = fastManifest(text);
-  return fast ? fromFastDocuments(file, text, fast) : fromYamlLibrary(file, text);
+  return fast ? fromFastDocuments(file, text, fast) : undefined;
 }
 
 /** A file js-yaml's events read as the `yaml` library would (model/yaml/fast-manifest.ts): no finding of its own, each document placed by its table. */

@@ -1,13 +1,13 @@
 /**
- * Parses manifest files, in worker threads when the tree is large enough to
- * repay their start-up. YAML parsing with positions is most of the gate's
- * cost, and it is embarrassingly parallel: kubeconform parallelises the same
- * way. Small trees (this repository) parse on the main thread.
+ * Parses manifest files, in worker threads when what only the `yaml` library may read is large enough to repay their
+ * start-up. The fast reader (model/yaml/fast-manifest.ts) reads most files at a tenth of that library's cost, faster
+ * than a worker's results cross back, so it reads on the main thread; what it leaves (anchors, merges, YAML 1.1
+ * scalars) is embarrassingly parallel, as kubeconform parallelises. Small trees (this repository) parse on the main thread.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../core/findings.ts';
-import { itemPositions, type ParsedFile, type Resource } from '../core/manifest.ts';
+import { itemPositions, readFast, type ParsedFile, type Resource } from '../core/manifest.ts';
 import { parseSource, readSource } from '../core/source.ts';
 import { recall, remember as record, storedPositions } from '../stores/parse-store.ts';
 import { nextChunk } from './parse-chunks.ts';
@@ -25,7 +25,7 @@ export interface WorkerFile {
 /** How many chunks each thread's share is cut into: enough that the last one ends soon after the first thread is idle. */
 const CHUNKS_PER_THREAD = 8;
 
-/** Below this many bytes of YAML, starting workers costs more than it saves. */
+/** Below this many bytes of YAML the fast reader leaves, starting workers costs more than it saves. */
 export const PARALLEL_THRESHOLD_BYTES = 1_000_000;
 
 /**
@@ -122,28 +122,57 @@ export async function parseFiles(root: string, files: readonly string[], options
     const key = keys.get(file);
     return key !== undefined && !parsedCache.has(key);
   });
-  const bytes = unseen.reduce((sum, file) => sum + Buffer.byteLength((sources.get(file) as { text: string }).text), 0);
   const threads = Math.min(availableParallelism(), 8);
-  const parallel = options.parallel ?? (bytes >= PARALLEL_THRESHOLD_BYTES && threads > 1);
-  if (!parallel) return files.map((file) => parseCached(file, sources.get(file)!, keys.get(file)));
+  const sizeOf = (file: string) => Buffer.byteLength((sources.get(file) as { text?: string }).text ?? '');
+  if (options.parallel === false || threads < 2 || unseen.reduce((sum, file) => sum + sizeOf(file), 0) < PARALLEL_THRESHOLD_BYTES)
+    return files.map((file) => parseCached(file, sources.get(file)!, keys.get(file)));
+  // The fast reader first, on the main thread: only what it leaves may be worth a worker. Asked for threads (a test,
+  // the benchmark's line for them), the workers read every file.
+  const local = new Map<string, ParsedFile>();
+  const left: string[] = options.parallel ? [...files] : [];
+  for (const file of options.parallel ? [] : unseen) {
+    const source = sources.get(file)!;
+    const fast = 'text' in source ? guarded(() => readFast(file, source.text)) : undefined;
+    if (fast) local.set(file, fast);
+    else left.push(file);
+  }
+  const leftBytes = left.reduce((sum, file) => sum + sizeOf(file), 0);
+  if (!options.parallel && leftBytes < PARALLEL_THRESHOLD_BYTES) {
+    for (const file of left) local.set(file, parseSource(file, sources.get(file)!));
+    return files.map((file) => fromPool(file, local, new Map()));
+  }
   // Chunks of similar size, many more than threads, taken in turn from one counter by the main thread (one worker
   // fewer to start; its resources keep eager positions) and the workers.
-  const sized = (options.parallel ? files : unseen).map((file) => ({ file, size: Buffer.byteLength((sources.get(file) as { text?: string }).text ?? '') }));
-  const chunks = shareBySize(sized, threads * CHUNKS_PER_THREAD);
+  const chunks = shareBySize(
+    left.map((file) => ({ file, size: sizeOf(file) })),
+    threads * CHUNKS_PER_THREAD,
+  );
   const counter = new Int32Array(new SharedArrayBuffer(4));
   const pending = Promise.all(Array.from({ length: threads - 1 }, () => runWorker(root, chunks, counter)));
-  const local = new Map<string, ParsedFile>();
   for (let chunk = nextChunk(chunks, counter); chunk; chunk = nextChunk(chunks, counter))
     for (const file of chunk) local.set(file, parseSource(file, sources.get(file)!));
   const remote = new Map((await pending).flat().map((r) => [r.file, r]));
-  return files.map((file) => {
+  return files.map((file) => fromPool(file, local, remote));
+
+  /** A file's parse from this thread or a worker (kept in the cache), else from the cache. */
+  function fromPool(file: string, own: ReadonlyMap<string, ParsedFile>, fromWorkers: ReadonlyMap<string, WorkerFile>): ParsedFile {
     const source = sources.get(file)!;
     const key = keys.get(file);
-    const own = local.get(file);
-    if (own) return key === undefined ? own : remember(key, own);
-    const r = remote.get(file);
+    const mine = own.get(file);
+    if (mine) return key === undefined ? mine : remember(key, mine);
+    const r = fromWorkers.get(file);
     if (!r) return parseCached(file, source, key);
     const parsed = withLazyPositions(r);
     return key === undefined ? parsed : remember(key, parsed);
-  });
+  }
+}
+
+/** The fast reader's parse, or undefined where nesting is past the stack (the `yaml` library's reading names it). */
+function guarded(read: () => ParsedFile | undefined): ParsedFile | undefined {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
 }
