@@ -5,8 +5,8 @@
  * at the values key or the chart source (output.ts). js-yaml reads the same text seven times faster.
  *
  * It must read it to the same objects. So js-yaml is given the `yaml` library's own YAML 1.2 core schema (its
- * regular expressions and constructors, node_modules/yaml dist/schema/core, copied below) and its map keys (null as
- * '', a scalar as its String), and it answers only where the two cannot differ: no alias (`maxAliases: 0`: the
+ * regular expressions and constructors, node_modules/yaml dist/schema/core, copied in model/yaml/core-schema.ts, which
+ * the manifests' fast reader reads by too) and its map keys (null as '', a scalar as its String), and it answers only where the two cannot differ: no alias (`maxAliases: 0`: the
  * `yaml` library's alias limits then apply), no merge key (`<<`), no tag written out but `!!str`, `!!seq`, `!!map`
  * and `!`, no collection as a key, nothing either parser refuses. Anything else returns undefined, and the caller parses the chunk with the
  * `yaml` library as before, which reports it in its own words. fast-yaml.test.ts holds the two equal on every

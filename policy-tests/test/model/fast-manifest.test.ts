@@ -101,6 +101,10 @@ describe('manifests read fast', () => {
       '? explicit\n: key\n',
       'a:\n  b:\n    c:\n      - d: [e, {f: g}]\n',
       'a: 0x1F\nb: 0o17\nc: .inf\nd: -.Inf\ne: .nan\nf: 1e3\ng: ~\nh: Null\ni: TRUE\nj: -0\nk: +12\n',
+      'a: b\uFEFFc\nd: x\u0085y\ne: x\u2028y\nf: "x\u2028y"\ng: \u00a0h\n',
+      "a: \"\\x41\\u263A\\U0001F600\\N\\_\\L\\P\"\nb: 'it''s'\nc: >\n  x\n\n  y\nd: |-\n  x\ne: |2\n   x\n",
+      '- - - x\n',
+      '{a: 1}\n',
     ];
     for (const text of cases) expect(readerAgreement(text), JSON.stringify(text)).toBe('same');
   });
