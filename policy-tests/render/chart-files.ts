@@ -13,6 +13,7 @@ import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { parse as parseYaml } from 'yaml';
 import { isMap } from '../model/core/dig.ts';
 import { NO_TRAITS, withFile, type ChartTraits } from './chart-traits.ts';
+import { keptByHelmignore } from './helmignore.ts';
 import { fastValue } from './fast-yaml.ts';
 import { RenderRefused } from './limits.ts';
 
@@ -203,7 +204,13 @@ export function chartFiles(repo: Repo, dir: string): string[] {
     .sort();
 }
 
-/** The files of a chart folder as chartScopeFromFolder takes them: each path in the chart (under `under`), and on disk. */
+/**
+ * The files of a chart folder as chartScopeFromFolder takes them: each path in the chart (under `under`), and on disk;
+ * only those Helm's loader keeps by the folder's `.helmignore` (helmignore.ts).
+ */
 export function folderEntries(repo: Repo, dir: string, under = ''): [string, string][] {
-  return chartFiles(repo, dir).map((f) => [`${under}${f.slice(dir.length + 1)}`, join(repo.root, f)]);
+  const files = chartFiles(repo, dir).map((f) => f.slice(dir.length + 1));
+  const ignoreFile = join(repo.root, dir, '.helmignore');
+  const kept = keptByHelmignore(files.includes('.helmignore') ? readFileSync(ignoreFile, 'utf8') : undefined, files);
+  return kept.map((f) => [`${under}${f}`, join(repo.root, dir, f)]);
 }

@@ -138,6 +138,11 @@ export function goFilepathMatch(pattern: string, name: string): boolean {
   return re !== null && re.test(name);
 }
 
+/** Whether Go's filepath.Match takes the pattern at all (no ErrBadPattern: Go checks the whole pattern, matched or not). */
+export function goFilepathValid(pattern: string): boolean {
+  return filepathMatcher(pattern) !== null;
+}
+
 function filepathRegex(pattern: string): Matcher | null {
   const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
   let i = 0;

@@ -134,6 +134,26 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     expect(unusedValues({ draft: { enabled: false } }, skipped)).toEqual([{ path: ['draft'] }]);
   });
 
+  it.each([
+    ['by its path', 'templates/extra.yaml'],
+    ['by its base name', 'extra.yaml'],
+    ['by its folder', 'templates/optional/'],
+  ])("reads no template the chart's .helmignore names (%s), in the chart or its file:// dependency, as Helm's loader does", async (_, rule) => {
+    const repo = umbrella('file://../../../lib/common');
+    const extra = configMap('extra', '{{ .Values.extra | default (randAlphaNum 8) | quote }}');
+    const where = rule.endsWith('/') ? 'templates/optional/extra.yaml' : 'templates/extra.yaml';
+    repo.write(`apps/demo/chart/${where}`, extra);
+    repo.write(`lib/common/${where}`, extra.replace('.Values.extra', '.Values.also'));
+    repo.write('apps/demo/chart/.helmignore', `# drafts\n${rule}\n`);
+    repo.write('lib/common/.helmignore', `${rule}\n`);
+    repo.write('apps/demo/application.yaml', repoApp('demo', '    path: apps/demo/chart'));
+    const [render] = await renderAll(repo);
+    // Helm renders neither: a value only they read reaches nothing, and nothing in what it loads prints differently.
+    expect(render!.resources.map((r) => r.name).sort()).toEqual(['own', 'shared']);
+    expect(unusedValues({ extra: 'x', common: { also: 'y' } }, render!.chart!)).toEqual([{ path: ['extra'] }, { path: ['common', 'also'] }]);
+    expect(render!.chart).toMatchObject({ repeatable: true });
+  });
+
   it('refuses a file:// dependency outside the repository: the gate reads nothing there', async () => {
     const repo = umbrella('file://../../../../../../../../../../tmp');
     expect((await renderAll(repo))[0]).toMatchObject({
