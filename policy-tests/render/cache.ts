@@ -109,7 +109,11 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
  * The rules a scope was read by: a stored scope read by other rules (a function added to the list, packed
  * subcharts read in since) is read again, never trusted to say a chart prints alike or what its subcharts take.
  */
-const SCOPE_RULES = hash(['packed subcharts read in, _ and . subcharts passed over', String(READS_CAPABILITIES), ...UNREPEATABLE_FUNCTIONS]).slice(0, 12);
+const SCOPE_RULES = hash([
+  'packed subcharts read in, _ and . subcharts passed over whole, traits included',
+  String(READS_CAPABILITIES),
+  ...UNREPEATABLE_FUNCTIONS,
+]).slice(0, 12);
 
 /** A chart's interface (defaults, templates, subcharts) and its traits, read from its archive once per digest. */
 export async function cachedScope(ctx: Context, archive: string, digest: string): Promise<ChartScope> {

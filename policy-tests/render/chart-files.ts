@@ -20,6 +20,9 @@ import { RenderRefused } from './limits.ts';
 /** A chart archive Helm loads as a subchart: a `.tgz` directly in a `charts/` folder, its name not starting with `_` or `.`. */
 const PACKED_SUBCHART = /(^|\/)charts\/[^/_.][^/]*\.tgz$/;
 
+/** Anything under a subchart Helm passes over (`charts/_draft/`, `charts/.old.tgz`), at any depth. */
+const PASSED_OVER = /(^|\/)charts\/[_.][^/]*(\/|$)/;
+
 /** Packed subcharts inside packed subcharts: deeper than any chart nests, and a bound on an archive of archives. */
 const MAX_DEPTH = 8;
 
@@ -160,6 +163,9 @@ function collector() {
   let traits = NO_TRAITS;
   return {
     onFile: (rel: string, bytes: Buffer) => {
+      // Helm's loader drops a subchart whose name starts with `_` or `.` whole (pkg/chart/v2/loader/load.go): none of
+      // its files is loaded, not even as the chart's `.Files`, so none can read a value or print anything.
+      if (PASSED_OVER.test(rel)) return;
       const text = bytes.toString('utf8');
       // Every file is read for what it may hand to `tpl` (chart-traits.ts); the scope keeps only the chart's interface.
       traits = withFile(traits, rel, text);

@@ -125,13 +125,18 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     // A subchart whose name starts with `_` or `.` is one Helm's loader passes over: values under its key reach nothing.
     repo.write('apps/demo/chart/charts/_draft/Chart.yaml', 'apiVersion: v2\nname: draft\nversion: 0.1.0\n');
     repo.write('apps/demo/chart/charts/_draft/values.yaml', 'enabled: true\n');
+    // Nor are its templates loaded: nothing there can print differently or see the API versions.
+    repo.write('apps/demo/chart/charts/_draft/templates/x.yaml', '{{ randAlphaNum 8 }} {{ .Capabilities.APIVersions }}\n');
     const skipped = await chartScopeFromFolder([
       ['Chart.yaml', join(repo.root, 'apps/demo/chart/Chart.yaml')],
       ['charts/_draft/Chart.yaml', join(repo.root, 'apps/demo/chart/charts/_draft/Chart.yaml')],
       ['charts/_draft/values.yaml', join(repo.root, 'apps/demo/chart/charts/_draft/values.yaml')],
+      ['charts/_draft/templates/x.yaml', join(repo.root, 'apps/demo/chart/charts/_draft/templates/x.yaml')],
+      ['charts/.old-0.1.0.tgz', torn],
     ]);
     expect([...skipped.subcharts.keys()]).toEqual([]);
     expect(unusedValues({ draft: { enabled: false } }, skipped)).toEqual([{ path: ['draft'] }]);
+    expect(skipped).toMatchObject({ repeatable: true, readsApiVersions: false });
   });
 
   it.each([
