@@ -308,7 +308,8 @@ function parseManifestUnguarded(file: string, text: string): ParsedFile {
 
 /**
  * The file as the fast reader reads it (model/yaml/fast-manifest.ts), or undefined where only the `yaml` library may:
- * what the parse pool keeps on the main thread, since a worker costs more than the reading saves.
+ * what the parse pool keeps on the main thread, since a worker costs more than the reading saves. It never throws: what
+ * the fast reader did not foresee is left to the `yaml` library too.
  */
 export function readFast(file: string, text: string): ParsedFile | undefined {
   const fast = fastManifest(text);

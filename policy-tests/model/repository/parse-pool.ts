@@ -132,7 +132,7 @@ export async function parseFiles(root: string, files: readonly string[], options
   const left: string[] = options.parallel ? [...files] : [];
   for (const file of options.parallel ? [] : unseen) {
     const source = sources.get(file)!;
-    const fast = 'text' in source ? guarded(() => readFast(file, source.text)) : undefined;
+    const fast = 'text' in source ? readFast(file, source.text) : undefined;
     if (fast) local.set(file, fast);
     else left.push(file);
   }
@@ -167,12 +167,3 @@ export async function parseFiles(root: string, files: readonly string[], options
   }
 }
 
-/** The fast reader's parse, or undefined where nesting is past the stack (the `yaml` library's reading names it). */
-function guarded(read: () => ParsedFile | undefined): ParsedFile | undefined {
-  try {
-    return read();
-  } catch (err) {
-    if (err instanceof RangeError) return undefined;
-    throw err;
-  }
-}
