@@ -166,4 +166,3 @@ export async function parseFiles(root: string, files: readonly string[], options
     return key === undefined ? parsed : remember(key, parsed);
   }
 }
-

@@ -35,18 +35,6 @@ export interface FastDocument {
   table: Places;
 }
 
-const DOCUMENT = 1;
-const SEQUENCE = 2;
-const MAPPING = 3;
-const SCALAR = 4;
-const POP = 6;
-
-const PLAIN = 1;
-const SINGLE_QUOTED = 2;
-const DOUBLE_QUOTED = 3;
-const LITERAL = 4;
-const FOLDED = 5;
-
 /** A `...` line: the `yaml` library counts a document there where js-yaml counts none (the YAML test suite's QT73, HWV9). */
 const DOCUMENT_END = /^\.\.\.(?:[ \t]|$)/m;
 
@@ -61,7 +49,8 @@ const unanswered = (): never => {
 export function fastManifest(text: string): FastDocument[] | undefined {
   // Cheap refusals first: a merge key, an integer past a double, a line break the two count differently.
   if (text.includes('<<') || text.includes('\r') || DOCUMENT_END.test(text) || mayHoldLargeIntegers(text)) return undefined;
-  const { parseEvents, getScalarValue } = load();
+  const js = load();
+  const { parseEvents } = js;
   let events: Event[];
   try {
     events = parseEvents(text, {});
@@ -69,7 +58,7 @@ export function fastManifest(text: string): FastDocument[] | undefined {
     return undefined;
   }
   try {
-    return new Reader(text, events, getScalarValue).documents();
+    return new Reader(text, events, js).documents();
   } catch {
     // Unanswered, or anything the walk did not foresee in a text a pull request wrote: the `yaml` library reads it.
     return undefined;
@@ -89,12 +78,17 @@ class Reader {
   private table = tableBuilder({ unique: true });
   private readonly text: string;
   private readonly events: Event[];
-  private readonly decode: (input: string, scalar: ScalarEvent) => string;
+  private readonly decode: JsYaml['getScalarValue'];
+  /** js-yaml's names for its events and scalar styles. */
+  private readonly E: JsYaml['EVENT_ID'];
+  private readonly S: JsYaml['SCALAR_STYLE'];
 
-  constructor(text: string, events: Event[], decode: (input: string, scalar: ScalarEvent) => string) {
+  constructor(text: string, events: Event[], js: JsYaml) {
     this.text = text;
     this.events = events;
-    this.decode = decode;
+    this.decode = js.getScalarValue;
+    this.E = js.EVENT_ID;
+    this.S = js.SCALAR_STYLE;
     this.starts = lineStarts(text);
   }
 
@@ -102,11 +96,11 @@ class Reader {
     const out: FastDocument[] = [];
     while (this.i < this.events.length) {
       const event = this.events[this.i++]!;
-      if (event.type !== DOCUMENT || event.directives.length > 0) unanswered();
+      if (event.type !== this.E.DOCUMENT || event.directives.length > 0) unanswered();
       this.table = tableBuilder({ unique: true });
       const start = this.startOf(this.events[this.i]!);
       const value = this.node('');
-      if (this.events[this.i++]?.type !== POP) unanswered();
+      if (this.events[this.i++]?.type !== this.E.POP) unanswered();
       out.push({ value, table: this.table.done(this.pos(start ?? 0), true) });
     }
     return out;
@@ -128,11 +122,11 @@ class Reader {
 
   /** Where the `yaml` library's node for this event starts, or undefined for an empty scalar (placed by its caller). */
   private startOf(event: Event): number | undefined {
-    if (event.type === MAPPING || event.type === SEQUENCE) return event.start;
-    if (event.type !== SCALAR) return unanswered();
-    if (event.valueStart < 0) return event.style === PLAIN ? undefined : unanswered();
-    if (event.style === SINGLE_QUOTED || event.style === DOUBLE_QUOTED) return event.valueStart - 1; // at its quote
-    if (event.style === LITERAL || event.style === FOLDED) return this.blockHeader(event.valueStart);
+    if (event.type === this.E.MAPPING || event.type === this.E.SEQUENCE) return event.start;
+    if (event.type !== this.E.SCALAR) return unanswered();
+    if (event.valueStart < 0) return event.style === this.S.PLAIN ? undefined : unanswered();
+    if (event.style === this.S.SINGLE_QUOTED || event.style === this.S.DOUBLE_QUOTED) return event.valueStart - 1; // at its quote
+    if (event.style === this.S.LITERAL_BLOCK || event.style === this.S.FOLDED_BLOCK) return this.blockHeader(event.valueStart);
     return event.valueStart;
   }
 
@@ -156,19 +150,19 @@ class Reader {
   /** The node at the cursor, read to its value, its places recorded under `path`. */
   private node(path: string): unknown {
     const event = this.events[this.i++]!;
-    if (event.type === SCALAR) {
+    if (event.type === this.E.SCALAR) {
       if (event.anchorStart >= 0 || event.tagStart >= 0) unanswered();
       return this.scalar(event);
     }
-    if (event.type !== MAPPING && event.type !== SEQUENCE) return unanswered();
+    if (event.type !== this.E.MAPPING && event.type !== this.E.SEQUENCE) return unanswered();
     if (event.anchorStart >= 0 || event.tagStart >= 0) unanswered();
-    return event.type === MAPPING ? this.mapping(path) : this.sequence(path);
+    return event.type === this.E.MAPPING ? this.mapping(path) : this.sequence(path);
   }
 
   private scalar(event: ScalarEvent): unknown {
     if (event.valueStart < 0) return null;
     const source = event.fast ? this.text.slice(event.valueStart, event.valueEnd) : this.decode(this.text, event);
-    if (event.style !== PLAIN) return source;
+    if (event.style !== this.S.PLAIN) return source;
     // YAML 1.1 reads it otherwise: the `yaml` library's reading names it, and sets the value Helm and the API server read.
     if (isYaml11Ambiguous(source)) unanswered();
     return plainValue(source);
@@ -176,22 +170,22 @@ class Reader {
 
   private mapping(path: string): Record<string, unknown> {
     const map: Record<string, unknown> = {};
-    while (this.events[this.i]?.type !== POP) {
+    while (this.events[this.i]?.type !== this.E.POP) {
       const keyEvent = this.events[this.i]!;
-      if (keyEvent.type !== SCALAR || keyEvent.valueStart < 0) return unanswered();
+      if (keyEvent.type !== this.E.SCALAR || keyEvent.valueStart < 0) return unanswered();
       const keyStart = this.startOf(keyEvent)!;
       const keyValue = this.node(path);
-      if (keyValue === null || (keyEvent.style === PLAIN && keyValue === '<<')) unanswered();
+      if (keyValue === null || (keyEvent.style === this.S.PLAIN && keyValue === '<<')) unanswered();
       const name = keyName(keyValue)!;
       // A repeated key: the loader names it from the `yaml` library's reading.
       if (Object.hasOwn(map, name)) unanswered();
       const valueEvent = this.events[this.i];
-      if (!valueEvent || valueEvent.type === POP) return unanswered();
+      if (!valueEvent || valueEvent.type === this.E.POP) return unanswered();
       const childAt = childPath(path, String(keyValue));
-      const keyEnd = keyEvent.valueEnd + (keyEvent.style === PLAIN ? 0 : 1);
+      const keyEnd = keyEvent.valueEnd + (keyEvent.style === this.S.PLAIN ? 0 : 1);
       const valueStart = this.startOf(valueEvent) ?? this.afterIndicator(keyEnd, ':');
       const asKey = this.pos(keyStart);
-      const scalarValue = valueEvent.type === SCALAR;
+      const scalarValue = valueEvent.type === this.E.SCALAR;
       this.table.record(childAt, asKey, scalarValue ? this.pos(valueStart) : asKey);
       setKey(map, name, this.node(childAt));
     }
@@ -201,7 +195,7 @@ class Reader {
 
   private sequence(path: string): unknown[] {
     const items: unknown[] = [];
-    while (this.events[this.i]?.type !== POP) {
+    while (this.events[this.i]?.type !== this.E.POP) {
       const itemEvent = this.events[this.i]!;
       // An empty item (`-` and nothing): the `yaml` library places it after the dash, which the events do not give.
       const start = this.startOf(itemEvent) ?? unanswered();
