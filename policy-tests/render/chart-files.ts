@@ -38,9 +38,14 @@ interface Budget {
 /** One chart's reading: where each file goes, the budget its archives share, and how deep in packed subcharts it is. */
 interface Reading {
   onFile: (rel: string, bytes: Buffer) => void;
+  /** Each entry of the top archive itself, as Argo CD extracts it: its path under the top folder, and whether it is a link. */
+  onTopEntry?: (rel: string, link: boolean) => void;
   budget: Budget;
   depth: number;
 }
+
+/** What tar calls a regular file: Helm reads each as one, whatever its type letter. */
+const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 
 const tooLarge = ({ limit, archive }: Budget) =>
   new RenderRefused(`chart archive ${archive} unpacks to more than ${Math.round(limit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`);
@@ -59,7 +64,9 @@ async function readArchive(input: { file: string } | { bytes: Buffer }, under: s
     // A small archive can unpack to gigabytes: count what it holds, and stop reading at the limit.
     budget.left -= entry.size ?? 0;
     if (budget.left < 0) refused ??= tooLarge(budget);
-    if (refused || entry.type !== 'File') {
+    const link = entry.type === 'SymbolicLink' || entry.type === 'Link';
+    if (!refused && (link || FILE_TYPES.has(entry.type))) reading.onTopEntry?.(entry.path.replace(/^[^/]+\//, ''), link);
+    if (refused || !FILE_TYPES.has(entry.type)) {
       entry.resume();
       return;
     }
@@ -84,7 +91,7 @@ async function readArchive(input: { file: string } | { bytes: Buffer }, under: s
     });
   }
   if (refused) throw refused;
-  for (const { rel, bytes } of nested) await readSubchart(bytes, `${under}${rel}`, { ...reading, depth: depth + 1 });
+  for (const { rel, bytes } of nested) await readSubchart(bytes, `${under}${rel}`, { ...reading, onTopEntry: undefined, depth: depth + 1 });
   return top;
 }
 
@@ -175,12 +182,38 @@ function collector() {
   };
 }
 
-/** A chart's interface and traits, straight from its archive (.tgz). */
+/** A chart's interface and traits, straight from its archive (.tgz), and whether Helm reads it otherwise once extracted. */
 export async function chartScopeFromArchive(archive: string, unpackedLimit = Infinity): Promise<ChartScope> {
   const seen = collector();
   const budget = { left: unpackedLimit, limit: unpackedLimit, archive: archive.split('/').pop()! };
-  await readArchive({ file: archive }, '', { onFile: seen.onFile, budget, depth: 0 });
-  return seen.scope();
+  const entries: { rel: string; link: boolean }[] = [];
+  const onTopEntry = (rel: string, link: boolean) => void entries.push({ rel, link });
+  let helmignore: string | undefined;
+  const onFile = (rel: string, bytes: Buffer) => {
+    if (rel === '.helmignore') helmignore = bytes.toString('utf8');
+    seen.onFile(rel, bytes);
+  };
+  await readArchive({ file: archive }, '', { onFile, onTopEntry, budget, depth: 0 });
+  const differs = extractedDiffers(entries, helmignore);
+  return { ...seen.scope(), ...(differs ? { extractedDiffers: differs } : {}) };
+}
+
+/**
+ * Why Helm reads a chart archive otherwise once Argo CD has extracted it to a folder (util/helm/client.go ExtractChart,
+ * then `helm template <folder>`), or undefined where it reads the same. From the archive, Helm reads a link as an empty
+ * file (pkg/chart/loader/archive); extracted, a symbolic link is followed to what it names. And only from a folder
+ * does Helm's loader apply the chart's `.helmignore` and its rule for dot files in `templates/` (helmignore.ts).
+ * `helm package` writes no link and no file either rule drops, so a chart packaged by Helm never differs.
+ */
+function extractedDiffers(entries: readonly { rel: string; link: boolean }[], helmignore: string | undefined): string | undefined {
+  const link = entries.find((e) => e.link);
+  if (link) return `holds a link (${link.rel}), which Helm reads as an empty file from the archive and follows once extracted`;
+  const files = entries.map((e) => e.rel);
+  const kept = new Set(keptByHelmignore(helmignore, files));
+  const dropped = files.find((f) => !kept.has(f));
+  return dropped === undefined
+    ? undefined
+    : `holds ${dropped}, which Helm renders from the archive and drops from the extracted folder (its .helmignore, or Helm's rule for dot files in templates/)`;
 }
 
 /**

@@ -130,6 +130,12 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     const { digest } = verified;
     chartKey = digest;
     scope = await cachedScope(ctx, chartPath, digest);
+    // Argo CD renders the chart extracted to a folder; where Helm reads that otherwise than the archive, the archive's
+    // render is not what the cluster gets.
+    if (scope.extractedDiffers)
+      throw new RenderRefused(
+        `chart archive ${chartId(ref)} ${scope.extractedDiffers}: Argo CD renders it extracted, so the gate cannot render what Argo CD applies (repackage it with helm package)`,
+      );
   } else {
     const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'chart path');
     chartPath = join(ctx.repo.root, dir);

@@ -19,6 +19,7 @@ import { renderRepo } from '../../render/render.ts';
 import { splitRendered } from '../../render/output.ts';
 import { toolEnv, writeChart } from '../../../test-support/chart-repo.ts';
 import { output } from '../../../test-support/exec.ts';
+import { create as tarCreate } from 'tar';
 import { fixtureRepo, REPO_URL, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
 
 let env: NodeJS.ProcessEnv;
@@ -287,8 +288,11 @@ describe('limits', () => {
     expect(result.renders[0]!.message).toMatch(/^value file .*bomb-values\.yaml.* does not parse: .*[Ee]xcessive alias count/);
   });
 
-  /** A chart archive in the cache, locked, for an Application that pulls it. */
-  async function cachedArchive(files: Record<string, string | Buffer>): Promise<FixtureRepo> {
+  /**
+   * A chart archive in the cache, locked, for an Application that pulls it: packaged by Helm, or (`byHand`) tarred as
+   * it stands, its `links` (path to target) kept as symbolic links, as any other tool may pack one.
+   */
+  async function cachedArchive(files: Record<string, string | Buffer>, o: { byHand?: boolean; links?: Record<string, string> } = {}): Promise<FixtureRepo> {
     const repo = fixtureRepo();
     const ref = { repoURL: 'https://charts.example.com', chart: 'big', version: '1.0.0' };
     const src = mkdtempSync(join(tmpdir(), 'big-chart-'));
@@ -297,7 +301,9 @@ describe('limits', () => {
       mkdirSync(dirname(join(src, 'big', path)), { recursive: true });
       writeFileSync(join(src, 'big', path), data);
     }
-    await output(env.HELM_BIN!, ['package', join(src, 'big'), '--destination', src], { env });
+    for (const [path, target] of Object.entries(o.links ?? {})) symlinkSync(target, join(src, 'big', path));
+    if (o.byHand) await tarCreate({ gzip: true, cwd: src, file: join(src, 'big-1.0.0.tgz'), portable: true }, ['big']);
+    else await output(env.HELM_BIN!, ['package', join(src, 'big'), '--destination', src], { env });
     const target = cachedChartPath(ref, env);
     mkdirSync(dirname(target), { recursive: true });
     const archive = (await import('node:fs')).readFileSync(join(src, 'big-1.0.0.tgz'));
@@ -318,6 +324,33 @@ describe('limits', () => {
     expect(result.renders[0]!.message).toMatch(
       /^chart archive big 1\.0\.0 from https:\/\/charts\.example\.com is \d\.\d MiB, over the 1 MiB limit \(HOMELAB_RENDER_MAX_CHART_MIB\)$/,
     );
+  });
+
+  it.each([
+    [
+      'a symbolic link, which Helm reads as an empty file from the archive',
+      { links: { 'templates/evil.yaml': '../files/evil.txt' } },
+      /holds a link \(templates\/evil\.yaml\)/,
+    ],
+    ['a dot file in templates/, which Helm drops from a folder', {}, /holds templates\/\.hidden\.yaml, which Helm renders from the archive and drops/],
+    ['a file its own .helmignore names', {}, /holds files\/evil\.txt, which Helm renders from the archive and drops/],
+  ] as const)('an archive Helm reads otherwise once Argo CD has extracted it is refused in one line: %s', async (what, o, message) => {
+    const files: Record<string, string> = { 'files/evil.txt': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: evil\n' };
+    if (what.includes('dot file')) files['templates/.hidden.yaml'] = CM_TEMPLATE.replace(/name: .*/, 'name: hidden');
+    if (what.includes('.helmignore')) files['.helmignore'] = 'files/\n';
+    const repo = await cachedArchive(files, { byHand: true, ...o });
+    const result = await render(repo);
+    expect(result.renders[0]!.status).toBe('failed');
+    expect(result.renders[0]!.message).toMatch(message);
+    expect(result.renders[0]!.message).toMatch(
+      /Argo CD renders it extracted, so the gate cannot render what Argo CD applies \(repackage it with helm package\)$/,
+    );
+    expect(result.renders[0]!.message!.split('\n')).toHaveLength(1);
+  });
+
+  it('an archive Helm packaged, its .helmignore in it, renders as it stands: extracted, Helm reads it the same', async () => {
+    const repo = await cachedArchive({ '.helmignore': 'files/\nREADME.md\n', 'README.md': '# big\n' });
+    expect((await render(repo)).renders[0]!.status).toBe('rendered');
   });
 
   it('a small archive that unpacks past the limit is refused in one line', async () => {
