@@ -110,7 +110,7 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
  * subcharts read in since) is read again, never trusted to say a chart prints alike or what its subcharts take.
  */
 const SCOPE_RULES = hash([
-  'packed subcharts read in, _ and . subcharts passed over whole, traits included',
+  'packed subcharts read in, _ and . subcharts passed over whole, traits included, extraction compared, top folder kept',
   String(READS_CAPABILITIES),
   ...UNREPEATABLE_FUNCTIONS,
 ]).slice(0, 12);

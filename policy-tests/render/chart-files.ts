@@ -193,9 +193,9 @@ export async function chartScopeFromArchive(archive: string, unpackedLimit = Inf
     if (rel === '.helmignore') helmignore = bytes.toString('utf8');
     seen.onFile(rel, bytes);
   };
-  await readArchive({ file: archive }, '', { onFile, onTopEntry, budget, depth: 0 });
+  const top = await readArchive({ file: archive }, '', { onFile, onTopEntry, budget, depth: 0 });
   const differs = extractedDiffers(entries, helmignore);
-  return { ...seen.scope(), ...(differs ? { extractedDiffers: differs } : {}) };
+  return { ...seen.scope(), ...(differs ? { extractedDiffers: differs } : {}), ...(top === undefined ? {} : { archiveTop: top }) };
 }
 
 /**

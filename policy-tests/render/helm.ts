@@ -108,6 +108,12 @@ function helmInvocation(
   return { bin: ctx.tools.helm, args, cwd: ctx.scratch, key, sourceKey, pure: chartRepeatable };
 }
 
+/** The folder Argo CD's repo-server renders an extracted chart from (util/helm/client.go normalizeChartName). */
+function argoChartFolder(chart: string): string {
+  const last = chart.slice(chart.lastIndexOf('/') + 1);
+  return last === '' || last === '.' || last === '..' ? chart : last;
+}
+
 /** Content hash of files under a folder of the repository (a chart at a path, a dependency it builds from). */
 function folderKey(repo: Repo, dir: string): string {
   return hash(chartFiles(repo, dir).map((f) => [f, hash(readFileSync(join(repo.root, f)))]));
@@ -132,6 +138,13 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     scope = await cachedScope(ctx, chartPath, digest);
     // Argo CD renders the chart extracted to a folder; where Helm reads that otherwise than the archive, the archive's
     // render is not what the cluster gets.
+    // It renders the folder the Application's chart names (normalizeChartName: its last path segment): an archive
+    // whose top folder is another fails there, not found.
+    const folder = argoChartFolder(ref.chart);
+    if (scope.archiveTop !== undefined && scope.archiveTop !== folder)
+      throw new Error(
+        `chart archive ${chartId(ref)} unpacks to ${scope.archiveTop}/, not ${folder}/: Argo CD renders the folder its chart name gives, and fails the source (path not found)`,
+      );
     if (scope.extractedDiffers)
       throw new RenderRefused(
         `chart archive ${chartId(ref)} ${scope.extractedDiffers}: Argo CD renders it extracted, so the gate cannot render what Argo CD applies (repackage it with helm package)`,

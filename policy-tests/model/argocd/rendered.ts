@@ -30,6 +30,8 @@ export interface ChartScope {
    * `templates/` drops). render/chart-files.ts.
    */
   extractedDiffers?: string;
+  /** A chart archive's top folder, which Argo CD's repo-server renders by the Application's chart name. */
+  archiveTop?: string;
 }
 
 /** A rendered object whose two renders differ, and the template that made it. */

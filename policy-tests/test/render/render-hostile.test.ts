@@ -6,7 +6,7 @@
  * bombs and oversized archives are refused in one line.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -292,7 +292,10 @@ describe('limits', () => {
    * A chart archive in the cache, locked, for an Application that pulls it: packaged by Helm, or (`byHand`) tarred as
    * it stands, its `links` (path to target) kept as symbolic links, as any other tool may pack one.
    */
-  async function cachedArchive(files: Record<string, string | Buffer>, o: { byHand?: boolean; links?: Record<string, string> } = {}): Promise<FixtureRepo> {
+  async function cachedArchive(
+    files: Record<string, string | Buffer>,
+    o: { byHand?: boolean; links?: Record<string, string>; top?: string } = {},
+  ): Promise<FixtureRepo> {
     const repo = fixtureRepo();
     const ref = { repoURL: 'https://charts.example.com', chart: 'big', version: '1.0.0' };
     const src = mkdtempSync(join(tmpdir(), 'big-chart-'));
@@ -302,7 +305,8 @@ describe('limits', () => {
       writeFileSync(join(src, 'big', path), data);
     }
     for (const [path, target] of Object.entries(o.links ?? {})) symlinkSync(target, join(src, 'big', path));
-    if (o.byHand) await tarCreate({ gzip: true, cwd: src, file: join(src, 'big-1.0.0.tgz'), portable: true }, ['big']);
+    if (o.top) renameSync(join(src, 'big'), join(src, o.top));
+    if (o.byHand) await tarCreate({ gzip: true, cwd: src, file: join(src, 'big-1.0.0.tgz'), portable: true }, [o.top ?? 'big']);
     else await output(env.HELM_BIN!, ['package', join(src, 'big'), '--destination', src], { env });
     const target = cachedChartPath(ref, env);
     mkdirSync(dirname(target), { recursive: true });
@@ -346,6 +350,16 @@ describe('limits', () => {
       /Argo CD renders it extracted, so the gate cannot render what Argo CD applies \(repackage it with helm package\)$/,
     );
     expect(result.renders[0]!.message!.split('\n')).toHaveLength(1);
+  });
+
+  it("fails an archive whose top folder is not the Application's chart name, as Argo CD's render of the extracted folder fails", async () => {
+    const repo = await cachedArchive({}, { byHand: true, top: 'other' });
+    const result = await render(repo);
+    expect(result.renders[0]).toMatchObject({
+      status: 'failed',
+      message:
+        'chart archive big 1.0.0 from https://charts.example.com unpacks to other/, not big/: Argo CD renders the folder its chart name gives, and fails the source (path not found)',
+    });
   });
 
   it('an archive Helm packaged, its .helmignore in it, renders as it stands: extracted, Helm reads it the same', async () => {
