@@ -120,7 +120,8 @@ await renderSection((args.root as string | undefined) ?? REPO_ROOT, chartsDir ? 
 /** Wall time of one process, in ms; a failed run is not a timing. */
 function wall(args: string[]): number {
   const start = performance.now();
-  const run = spawnSync(process.execPath, args, { cwd: REPO_ROOT, encoding: 'utf8' });
+  // A hang guard, not a speed limit: each run takes under a second or two.
+  const run = spawnSync(process.execPath, args, { cwd: REPO_ROOT, encoding: 'utf8', timeout: 10 * 60_000, killSignal: 'SIGKILL' });
   const ms = performance.now() - start;
   if (run.status !== 0) {
     // Said in one line, as every command here says a failure; the benchmark stops.

@@ -64,14 +64,14 @@ async function readArchive(input: { file: string } | { bytes: Buffer }, under: s
     // A small archive can unpack to gigabytes: count what it holds, and stop reading at the limit.
     budget.left -= entry.size ?? 0;
     if (budget.left < 0) refused ??= tooLarge(budget);
+    const rel = entry.path.replace(/^[^/]+\//, '');
     const link = entry.type === 'SymbolicLink' || entry.type === 'Link';
-    if (!refused && (link || FILE_TYPES.has(entry.type))) reading.onTopEntry?.(entry.path.replace(/^[^/]+\//, ''), link);
+    if (!refused && (link || FILE_TYPES.has(entry.type))) reading.onTopEntry?.(rel, link);
     if (refused || !FILE_TYPES.has(entry.type)) {
       entry.resume();
       return;
     }
     top ??= entry.path.split('/')[0];
-    const rel = entry.path.replace(/^[^/]+\//, '');
     const chunks: Buffer[] = [];
     entry.on('data', (c: Buffer) => chunks.push(c));
     entry.on('end', () => {

@@ -136,15 +136,14 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     const { digest } = verified;
     chartKey = digest;
     scope = await cachedScope(ctx, chartPath, digest);
-    // Argo CD renders the chart extracted to a folder; where Helm reads that otherwise than the archive, the archive's
-    // render is not what the cluster gets.
-    // It renders the folder the Application's chart names (normalizeChartName: its last path segment): an archive
-    // whose top folder is another fails there, not found.
+    // Argo CD renders the chart extracted, from the folder the Application's chart names (normalizeChartName: its last
+    // path segment): an archive whose top folder is another fails there, not found.
     const folder = argoChartFolder(ref.chart);
     if (scope.archiveTop !== undefined && scope.archiveTop !== folder)
       throw new Error(
         `chart archive ${chartId(ref)} unpacks to ${scope.archiveTop}/, not ${folder}/: Argo CD renders the folder its chart name gives, and fails the source (path not found)`,
       );
+    // Where Helm reads that folder otherwise than the archive, the archive's render is not what the cluster gets.
     if (scope.extractedDiffers)
       throw new RenderRefused(
         `chart archive ${chartId(ref)} ${scope.extractedDiffers}: Argo CD renders it extracted, so the gate cannot render what Argo CD applies (repackage it with helm package)`,
