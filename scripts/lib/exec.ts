@@ -3,12 +3,14 @@
  * through zx's `$`: its quoting of every argument, its process handling, and
  * errors folded into one line that names the tool and what it said.
  */
+import type { Readable } from 'node:stream';
 import { $, ProcessOutput } from 'zx';
 import { oneLine } from './command.ts';
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
-  input?: string;
+  /** Written to the tool's stdin; a stream is piped as it comes (a question asked after the tool has started). */
+  input?: string | Readable;
   /** The directory the tool runs in (Renovate's local platform reads the repository it is started in). */
   cwd?: string;
   /** Killed (SIGKILL) after this long; default TOOL_TIMEOUT_MS. */

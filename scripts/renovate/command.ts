@@ -12,7 +12,7 @@ import { runToEnd } from '../lib/exec.ts';
 import { facts, loadRepo, printable } from '../../policy-tests/index.ts';
 import { coverage, EXEMPTIONS_FILE, parseExemptions, type Coverage } from './coverage.ts';
 import { findRepositoryPins, type Pin } from './pins.ts';
-import { ask, extractDeps, RENOVATE_CONFIG_FILE, validateConfig, type ExtractedDep } from './renovate.ts';
+import { extractDeps, RENOVATE_CONFIG_FILE, startAsking, validateConfig, type ExtractedDep } from './renovate.ts';
 import { minorsQuestion, type SkippedMinor } from './one-minor.ts';
 import { pairsQuestion, type SplitPair } from './release-pairs.ts';
 
@@ -37,19 +37,39 @@ async function untrackedFiles(root: string): Promise<Set<string>> {
   return new Set(r.exitCode === 0 ? r.stdout.split('\0').filter(Boolean) : []);
 }
 
-/** Validates the config, then extracts and compares (one Renovate run each). */
+/**
+ * Validates the config, extracts and compares (one Renovate run each). The validator, the extraction and the start-up
+ * of Renovate's functions run side by side (the last two are most of the wait): what a config the validator refuses
+ * would have extracted is thrown away, and the runs stopped.
+ */
 export async function inspectRenovate(root: string, progress: (line: string) => void = () => undefined): Promise<Inspection> {
-  progress(`validating ${RENOVATE_CONFIG_FILE} with renovate-config-validator --strict`);
-  const problems = await validateConfig(root);
-  if (problems.length) return { problems };
-  progress("running Renovate's extraction on the repository (offline; some seconds)");
-  const exemptionsPath = join(root, EXEMPTIONS_FILE);
-  const exemptions = existsSync(exemptionsPath) ? parseExemptions(readFileSync(exemptionsPath, 'utf8')) : [];
-  const [pins, deps, untracked] = await Promise.all([findRepositoryPins(root), extractDeps(root), untrackedFiles(root)]);
-  progress("applying Renovate's package rules to the images released together and the pins that move one minor at a time");
-  const repo = await loadRepo(root);
-  const [split, skipped] = await ask<[SplitPair[], SkippedMinor[]]>(root, [pairsQuestion(repo, deps), minorsQuestion(deps, facts.oneMinorAtATime(repo))]);
-  return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked, split, skipped };
+  progress(
+    `validating ${RENOVATE_CONFIG_FILE} with renovate-config-validator --strict, and running Renovate's extraction on the repository beside it (offline; some seconds)`,
+  );
+  const stop = new AbortController();
+  const asking = startAsking(root);
+  const extracted = Promise.all([findRepositoryPins(root), extractDeps(root, stop.signal), untrackedFiles(root)]);
+  // Awaited below once the config is valid, or settled in the finally block: a failure before then is not lost.
+  extracted.catch(() => undefined);
+  let asked = false;
+  try {
+    const problems = await validateConfig(root);
+    if (problems.length) return { problems };
+    const exemptionsPath = join(root, EXEMPTIONS_FILE);
+    const exemptions = existsSync(exemptionsPath) ? parseExemptions(readFileSync(exemptionsPath, 'utf8')) : [];
+    const [pins, deps, untracked] = await extracted;
+    progress("applying Renovate's package rules to the images released together and the pins that move one minor at a time");
+    const repo = await loadRepo(root);
+    asked = true;
+    const [split, skipped] = await asking.ask<[SplitPair[], SkippedMinor[]]>([pairsQuestion(repo, deps), minorsQuestion(deps, facts.oneMinorAtATime(repo))]);
+    return { problems: [], pins, deps, result: coverage(pins, deps, exemptions), untracked, split, skipped };
+  } finally {
+    // Nothing left running: an answer not wanted any more is stopped, and waited for.
+    if (!asked) {
+      stop.abort();
+      await Promise.allSettled([extracted, asking.cancel()]);
+    }
+  }
 }
 
 /** The report of an inspection, one line each, and its exit status. */

@@ -11,11 +11,15 @@
  * flattenUpdates makes it (the rules applied again with its update type, and
  * applyUpdateConfig, which names its branch).
  *
- * Run by renovate.ts with the repository as its working directory; reads
- * {"configFile", "deps": [{depName, datasource, manager, packageFile,
- * currentValue?, releases?}]} as JSON on stdin and writes
- * [{group: string | null, proposals?: [{version, updateType, branch,
- * approval, automerge}]}, ...] as JSON on stdout, in order.
+ * Run by renovate.ts with the repository as its working directory and the
+ * config file as its argument (`groups.mjs <config> [--questions-later]`);
+ * reads {"deps": [{depName, datasource, manager, packageFile, currentValue?,
+ * releases?}]} as JSON on stdin and writes [{group: string | null,
+ * proposals?: [{version, updateType, branch, approval, automerge}]}, ...] as
+ * JSON on stdout, in order. The config and its presets are resolved while
+ * stdin is read; with --questions-later (the caller is still extracting the
+ * dependencies it will ask about) the lookup's modules are loaded meanwhile
+ * too, so the wait costs the caller nothing.
  */
 import { readFile } from 'node:fs/promises';
 
@@ -50,13 +54,22 @@ async function loadLookup() {
 // Renovate's functions log as they go; its logger, set up, keeps to LOG_LEVEL (warn) on stderr.
 await logger.init();
 
-/** @type {Buffer[]} */
-const chunks = [];
-for await (const chunk of process.stdin) chunks.push(chunk);
-/** @type {{ configFile: string, deps: { depName?: string, datasource?: string, manager: string, packageFile: string, currentValue?: string, releases?: string[] }[] }} */
-const { configFile, deps } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-const repoConfig = json5.default.parse(await readFile(configFile, 'utf8'));
-const { config } = await presets.resolveConfigPresets(utils.mergeChildConfig(defaults.getConfig(), repoConfig));
+const [configFile, ...flags] = process.argv.slice(2);
+if (!configFile) throw new Error('usage: groups.mjs <config file> [--questions-later]');
+// Handled here, awaited where a dependency needs them: a failed load is reported by the question that asks for it.
+if (flags.includes('--questions-later')) lookup().catch(() => undefined);
+
+/** @returns {Promise<{ deps: { depName?: string, datasource?: string, manager: string, packageFile: string, currentValue?: string, releases?: string[] }[] }>} */
+async function questions() {
+  /** @type {Buffer[]} */
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+const resolved = readFile(configFile, 'utf8').then((text) =>
+  presets.resolveConfigPresets(utils.mergeChildConfig(defaults.getConfig(), json5.default.parse(text))),
+);
+const [{ deps }, { config }] = await Promise.all([questions(), resolved]);
 const UPDATE_TYPES = ['major', 'minor', 'patch', 'pin', 'digest', 'lockFileMaintenance', 'replacement'];
 
 /**

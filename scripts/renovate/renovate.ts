@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { run, runToEnd } from '../lib/exec.ts';
 
 /** Where this repository keeps its Renovate config (one of the names Renovate looks for). */
@@ -69,14 +70,15 @@ export async function validateConfig(root: string): Promise<string[]> {
   return (messages.length ? messages : [fallback]).map((m) => `${RENOVATE_CONFIG_FILE}: ${m}`);
 }
 
-/** Renovate's own extraction of the repository at `root`, with its config: every dependency every manager matched. */
-export async function extractDeps(root: string): Promise<ExtractedDep[]> {
+/** Renovate's own extraction of the repository at `root`, with its config: every dependency every manager matched. Stopped when `signal` aborts. */
+export async function extractDeps(root: string, signal?: AbortSignal): Promise<ExtractedDep[]> {
   const scratch = await mkdtemp(join(tmpdir(), 'homelab-renovate-'));
   try {
     const report = join(scratch, 'report.json');
     await run(binary('renovate'), ['--platform=local', '--dry-run=extract', '--report-type=file', `--report-path=${report}`], {
       cwd: root,
       env: renovateEnv({ RENOVATE_BASE_DIR: join(scratch, 'base') }),
+      signal,
     });
     if (!existsSync(report)) throw new Error('renovate: wrote no extraction report');
     return depsOfReport(JSON.parse(await readFile(report, 'utf8')));
@@ -97,14 +99,9 @@ export interface Proposal {
 /** A dependency to ask Renovate about; with `releases`, what it would propose among them. */
 export type Asked = ExtractedDep & { releases?: readonly string[] };
 
-/**
- * Renovate's own answer for each dependency, offline (groups.mjs says how): the group its pull request belongs to
- * (undefined: one of its own) and, for a dependency given `releases`, the updates it proposes among them.
- */
-export async function proposalsOf(root: string, deps: readonly Asked[]): Promise<{ group?: string; proposals?: Proposal[] }[]> {
-  if (deps.length === 0) return [];
-  const input = JSON.stringify({
-    configFile: join(root, RENOVATE_CONFIG_FILE),
+/** What groups.mjs reads on stdin for `deps`. */
+function questionsInput(deps: readonly Asked[]): string {
+  return JSON.stringify({
     deps: deps.map((d) => ({
       depName: d.depName,
       datasource: d.datasource,
@@ -113,17 +110,39 @@ export async function proposalsOf(root: string, deps: readonly Asked[]): Promise
       ...(d.releases ? { currentValue: d.currentValue, releases: d.releases } : {}),
     })),
   });
-  const out = await run(process.execPath, [GROUPS_SCRIPT], { cwd: root, env: renovateEnv({}), input, timeoutMs: GROUPS_TIMEOUT_MS });
+}
+
+/** groups.mjs's answers for `count` dependencies, from what it printed. */
+function answersOf(out: string, count: number): Answer[] {
   const answers = JSON.parse(out.split('\n').at(-1) ?? '') as unknown;
-  if (!Array.isArray(answers) || answers.length !== deps.length) throw new Error('renovate: the group lookup answered no list of groups');
+  if (!Array.isArray(answers) || answers.length !== count) throw new Error('renovate: the group lookup answered no list of groups');
   return answers.map((a: { group?: unknown; proposals?: Proposal[] }) => ({
     ...(typeof a?.group === 'string' ? { group: a.group } : {}),
     ...(Array.isArray(a?.proposals) ? { proposals: a.proposals } : {}),
   }));
 }
 
-/** Renovate's answer for one dependency asked: its group, and what it proposes when it was given releases. */
-export type Answer = Awaited<ReturnType<typeof proposalsOf>>[number];
+/** Renovate's answer for one dependency asked: the group its pull request belongs to (undefined: one of its own), and what it proposes when it was given releases. */
+export interface Answer {
+  group?: string;
+  proposals?: Proposal[];
+}
+
+/**
+ * Renovate's own answer for each dependency, offline (groups.mjs says how): the group its pull request belongs to
+ * (undefined: one of its own) and, for a dependency given `releases`, the updates it proposes among them.
+ */
+export async function proposalsOf(root: string, deps: readonly Asked[]): Promise<Answer[]> {
+  if (deps.length === 0) return [];
+  const configFile = join(root, RENOVATE_CONFIG_FILE);
+  const out = await run(process.execPath, [GROUPS_SCRIPT, configFile], {
+    cwd: root,
+    env: renovateEnv({}),
+    input: questionsInput(deps),
+    timeoutMs: GROUPS_TIMEOUT_MS,
+  });
+  return answersOf(out, deps.length);
+}
 
 /** A question for Renovate: the dependencies to ask it about, and what its answers for them (in order) mean. */
 export interface Question<T> {
@@ -131,17 +150,77 @@ export interface Question<T> {
   judge(answers: readonly Answer[]): T;
 }
 
+type Questions<T extends unknown[]> = { [K in keyof T]: Question<T[K]> };
+
+/** Each question's meaning of its share of the answers, in order. */
+function judged<T extends unknown[]>(questions: Questions<T>, answers: readonly Answer[]): T {
+  let at = 0;
+  return questions.map((q) => q.judge(answers.slice(at, (at += q.asked.length)))) as T;
+}
+
 /**
  * Several questions in one run of Renovate's functions: its start-up (the config, its presets, the modules) is
  * most of a run, so the checks share one.
  */
-export async function ask<T extends unknown[]>(root: string, questions: { [K in keyof T]: Question<T[K]> }): Promise<T> {
-  const answers = await proposalsOf(
-    root,
-    questions.flatMap((q) => q.asked),
+export async function ask<T extends unknown[]>(root: string, questions: Questions<T>): Promise<T> {
+  return judged(
+    questions,
+    await proposalsOf(
+      root,
+      questions.flatMap((q) => q.asked),
+    ),
   );
-  let at = 0;
-  return questions.map((q) => q.judge(answers.slice(at, (at += q.asked.length)))) as T;
+}
+
+/** A run of Renovate's functions started before its questions are known. */
+export interface Asking {
+  /** Asks, once; the answers as `ask` gives them. */
+  ask<T extends unknown[]>(questions: Questions<T>): Promise<T>;
+  /** No questions will come: stops the run, and resolves once it has exited. */
+  cancel(): Promise<void>;
+}
+
+/**
+ * Starts Renovate's functions now, for questions that come later: its start-up (the modules, the lookup's among
+ * them, the config and its presets: three seconds on the 2-core machine) runs while the caller extracts the
+ * dependencies it will ask about, rather than after. The caller asks once or cancels.
+ */
+export function startAsking(root: string): Asking {
+  const input = new PassThrough();
+  const stop = new AbortController();
+  const configFile = join(root, RENOVATE_CONFIG_FILE);
+  const answered = run(process.execPath, [GROUPS_SCRIPT, configFile, '--questions-later'], {
+    cwd: root,
+    env: renovateEnv({}),
+    input,
+    timeoutMs: GROUPS_TIMEOUT_MS,
+    signal: stop.signal,
+  });
+  // Awaited by ask or cancel; a run that fails before it is asked is reported by the ask.
+  const exited = answered.then(
+    () => undefined,
+    () => undefined,
+  );
+  let asked = false;
+  const cancel = async () => {
+    stop.abort();
+    input.end();
+    await exited;
+  };
+  return {
+    async ask<T extends unknown[]>(questions: Questions<T>): Promise<T> {
+      if (asked) throw new Error('renovate: a started run of its functions is asked once');
+      asked = true;
+      const deps = questions.flatMap((q) => q.asked);
+      if (deps.length === 0) {
+        await cancel();
+        return judged(questions, []);
+      }
+      input.end(questionsInput(deps));
+      return judged(questions, answersOf(await answered, deps.length));
+    },
+    cancel,
+  };
 }
 
 interface Report {
