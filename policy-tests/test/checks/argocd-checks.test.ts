@@ -1,15 +1,11 @@
-/** The Argo CD checks (checks/argocd/, projects.ts) bite on a broken copy of the real repository. */
+/** The Argo CD checks (checks/argocd/) bite on a broken copy of the real repository; the projects' and the install's: argocd-projects.test.ts. */
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { onBrokenCopy } from '../support/helpers.ts';
-import { ARGOCD_CM, mediaInheritsSecurity, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
-import { projectsMutations } from '../mutations/projects.ts';
+import { ARGOCD_CM, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { argocdMutations } from '../mutations/argocd.ts';
-import { argocdInstallMutations } from '../mutations/argocd-install.ts';
 
-describeMutations('platform checks (projects.ts) bite on a broken copy of the real repository', projectsMutations);
 describeMutations('platform checks (argocd.ts) bite on a broken copy of the real repository', argocdMutations);
-describeMutations('platform checks (argocd-install.ts) bite on a broken copy of the real repository', argocdInstallMutations);
 
 describe('a destination only an ExternalSecret could declare is not judged', () => {
   it('says so, and does not refuse it', async () => {
@@ -136,32 +132,5 @@ describe('a sync window that holds an app back part of the time is said, and sig
       'Application portfolio-api syncs on its own only outside deny window 0 ("0 8 * * 1-5" for 10h, Europe/Berlin), 70% of the time: a change merged while the windows hold it back reaches the cluster at the next moment they allow',
     ]);
     expect(notJudged).toEqual([expect.stringMatching(/^AppProject portfolio has Argo CD sync only commits signed by the keys its signatureKeys names/)]);
-  });
-});
-
-describe("a global project's sync windows (argocd-cm globalProjects)", () => {
-  it('hold back the apps of every project it is given to, and a window for those apps only is no window that matches nothing', async () => {
-    const { failed } = await onBrokenCopy('argocd-sync-windows', (copy) => {
-      mediaInheritsSecurity('  syncWindows:\n    - kind: deny\n      schedule: "* * * * *"\n      duration: 1h\n      applications: ["media-*"]\n')(copy);
-    });
-    expect(failed.map((f) => (f as { message: string }).message)).toEqual([
-      expect.stringMatching(
-        /^Applications media-bazarr-4k, .*, media-unpackerr never sync on their own: deny window 0 .* leave the controller no moment to sync in$/,
-      ),
-    ]);
-  });
-});
-
-describe("the namespace CreateNamespace=true makes is an object of the app's sync", () => {
-  it("fails where the project does not permit Namespace, in Argo CD's words, at the option", async () => {
-    // The portfolio project permits ClusterRoles and their bindings only.
-    const { failed } = await onBrokenCopy('argocd-project-scope', (copy) =>
-      copy.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['CreateNamespace=true']))),
-    );
-    expect(failed.map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
-      expect.stringMatching(
-        /^portfolio-api\/deploy\/application\.yaml:\d+ resource :Namespace is not permitted in project portfolio: CreateNamespace=true makes namespace portfolio an object of Application portfolio-api's sync/,
-      ),
-    ]);
   });
 });

@@ -1,14 +1,12 @@
-/** The platform checks bite on a broken copy of the real repository. */
+/** The platform checks bite on a broken copy of the real repository; the closure's (closure/): closure-checks.test.ts. */
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { onBrokenCopy } from '../support/helpers.ts';
 import { API } from '../mutations/edits.ts';
-import { closureMutations } from '../mutations/closure.ts';
 import { syncHealthMutations } from '../mutations/sync-health.ts';
 import { syncOrderMutations } from '../mutations/sync-order.ts';
 import { networkPolicyMutations } from '../mutations/network-policy.ts';
 
-describeMutations('platform checks (closure/) bite on a broken copy of the real repository', closureMutations);
 describeMutations('platform checks (sync-order.ts) bite on a broken copy of the real repository', syncOrderMutations);
 describeMutations('platform checks (sync-health.ts) bite on a broken copy of the real repository', syncHealthMutations);
 describeMutations('platform checks (network-policy.ts) bite on a broken copy of the real repository', networkPolicyMutations);
