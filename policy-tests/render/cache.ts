@@ -5,11 +5,12 @@
  * API versions the last run settled at.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { ChartScope, Nondeterminism } from '../model/argocd/rendered.ts';
 import { scalarText } from '../model/core/text.ts';
 import { writeFileAtomic } from '../model/stores/write-atomic.ts';
-import { chartScopeFromArchive } from './chart-files.ts';
+import { chartScopeFromFolder } from './chart-files.ts';
+import { loadedFiles } from './chart-extract.ts';
 import { READS_CAPABILITIES, UNREPEATABLE_FUNCTIONS } from './chart-traits.ts';
 import { hash, runTool, type Context, type Invocation } from './context.ts';
 import { loadFastReader } from './fast-yaml.ts';
@@ -110,21 +111,24 @@ export async function cachedRun(ctx: Context, inv: Invocation, beforeRun?: () =>
  * subcharts read in since) is read again, never trusted to say a chart prints alike or what its subcharts take.
  */
 const SCOPE_RULES = hash([
-  'packed subcharts read in, _ and . subcharts passed over whole, traits included, extraction compared, top folder kept',
+  'packed subcharts read in, _ and . subcharts passed over whole, traits included, read from the extracted folder as Helm loads it',
   String(READS_CAPABILITIES),
   ...UNREPEATABLE_FUNCTIONS,
 ]).slice(0, 12);
 
-/** A chart's interface (defaults, templates, subcharts) and its traits, read from its archive once per digest. */
-export async function cachedScope(ctx: Context, archive: string, digest: string): Promise<ChartScope> {
-  const file = join(cacheRoot(ctx.env), 'scopes', `${digest.replace(/^sha256:/, '')}-${SCOPE_RULES}.json`);
+/**
+ * A chart's interface (defaults, templates, subcharts) and its traits, read once per archive digest from the folder of
+ * its extraction that is rendered (chart-extract.ts), as Helm loads that folder.
+ */
+export async function cachedScope(ctx: Context, folder: string, digest: string): Promise<ChartScope> {
+  const file = join(cacheRoot(ctx.env), 'scopes', `${digest.replace(/^sha256:/, '')}-${basename(folder)}-${SCOPE_RULES}.json`);
   type Stored = Omit<ChartScope, 'subcharts'> & { subcharts: [string, Stored][] };
   const revive = (s: Stored): ChartScope => ({ ...s, subcharts: new Map(s.subcharts.map(([k, v]) => [k, revive(v)])) });
   const store = (s: ChartScope): Stored => ({ ...s, subcharts: [...s.subcharts].map(([k, v]) => [k, store(v)]) });
   const stored = readEntry<Stored>(file);
   if (stored) return revive(stored);
   await loadFastReader();
-  const scope = await chartScopeFromArchive(archive, ctx.limits.unpackedBytes);
+  const scope = await chartScopeFromFolder(loadedFiles(folder), ctx.limits.unpackedBytes);
   writeFileAtomic(file, JSON.stringify(store(scope)));
   return scope;
 }

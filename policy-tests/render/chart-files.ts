@@ -1,6 +1,6 @@
 /**
- * A chart's files as Helm loads them: from its archive without unpacking it to disk, or from its folder in the
- * checkout, with every packed subchart (`charts/<name>-<version>.tgz`, as `helm dependency build` vendors it, or
+ * A chart's files as Helm loads them from its folder (in the checkout, or a chart repository's archive extracted as
+ * Argo CD extracts it, chart-extract.ts), with every packed subchart (`charts/<name>-<version>.tgz`, as `helm dependency build` vendors it, or
  * as `helm package` packs a dependency) read in where Helm loads it, as the folder `charts/<name>/`. Its interface
  * (the scope the unused-values check reads) and its traits (chart-traits.ts) come from these files, so a vendored
  * subchart's values are its own, and its templates count like the chart's.
@@ -38,8 +38,6 @@ interface Budget {
 /** One chart's reading: where each file goes, the budget its archives share, and how deep in packed subcharts it is. */
 interface Reading {
   onFile: (rel: string, bytes: Buffer) => void;
-  /** Each entry of the top archive itself, as Argo CD extracts it: its path under the top folder, and whether it is a link. */
-  onTopEntry?: (rel: string, link: boolean) => void;
   budget: Budget;
   depth: number;
 }
@@ -51,11 +49,11 @@ const tooLarge = ({ limit, archive }: Budget) =>
   new RenderRefused(`chart archive ${archive} unpacks to more than ${Math.round(limit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`);
 
 /**
- * Each file of a chart archive (`onFile` with its path under the archive's top folder, prefixed by `under`), its
- * packed subcharts read in under `charts/<their top folder>/`. A subchart archive that does not read (corrupt, too
+ * Each file of a packed subchart's archive (`onFile` with its path under the archive's top folder, prefixed by
+ * `under`), its own packed subcharts read in under `charts/<their top folder>/`. A subchart archive that does not read (corrupt, too
  * deep) is handed on as it stands, so chart-traits counts it as unread.
  */
-async function readArchive(input: { file: string } | { bytes: Buffer }, under: string, reading: Reading): Promise<string | undefined> {
+async function readArchive(bytes: Buffer, under: string, reading: Reading): Promise<string | undefined> {
   const { onFile, budget, depth } = reading;
   const nested: { rel: string; bytes: Buffer }[] = [];
   let refused: RenderRefused | undefined;
@@ -65,8 +63,6 @@ async function readArchive(input: { file: string } | { bytes: Buffer }, under: s
     budget.left -= entry.size ?? 0;
     if (budget.left < 0) refused ??= tooLarge(budget);
     const rel = entry.path.replace(/^[^/]+\//, '');
-    const link = entry.type === 'SymbolicLink' || entry.type === 'Link';
-    if (!refused && (link || FILE_TYPES.has(entry.type))) reading.onTopEntry?.(rel, link);
     if (refused || !FILE_TYPES.has(entry.type)) {
       entry.resume();
       return;
@@ -80,18 +76,15 @@ async function readArchive(input: { file: string } | { bytes: Buffer }, under: s
       else onFile(`${under}${rel}`, bytes);
     });
   };
-  if ('file' in input) await list({ file: input.file, onReadEntry });
-  else {
-    // Strict: a subchart archive that is not whole is handed on unread, never read in part.
-    const parser = list({ strict: true, onReadEntry });
-    await new Promise<void>((resolve, reject) => {
-      parser.on('end', resolve);
-      parser.on('error', reject);
-      parser.end(input.bytes);
-    });
-  }
+  // Strict: a subchart archive that is not whole is handed on unread, never read in part.
+  const parser = list({ strict: true, onReadEntry });
+  await new Promise<void>((resolve, reject) => {
+    parser.on('end', resolve);
+    parser.on('error', reject);
+    parser.end(bytes);
+  });
   if (refused) throw refused;
-  for (const { rel, bytes } of nested) await readSubchart(bytes, `${under}${rel}`, { ...reading, onTopEntry: undefined, depth: depth + 1 });
+  for (const { rel, bytes } of nested) await readSubchart(bytes, `${under}${rel}`, { ...reading, depth: depth + 1 });
   return top;
 }
 
@@ -101,7 +94,7 @@ async function readSubchart(bytes: Buffer, path: string, reading: Reading) {
   const files: [string, Buffer][] = [];
   let top: string | undefined;
   try {
-    top = await readArchive({ bytes }, '', { ...reading, onFile: (rel, b) => files.push([rel, b]) });
+    top = await readArchive(bytes, '', { ...reading, onFile: (rel, b) => files.push([rel, b]) });
   } catch (err) {
     if (err instanceof RenderRefused) throw err;
   }
@@ -180,40 +173,6 @@ function collector() {
     },
     scope: (): ChartScope => chartScopeFromFiles(files, traits),
   };
-}
-
-/** A chart's interface and traits, straight from its archive (.tgz), and whether Helm reads it otherwise once extracted. */
-export async function chartScopeFromArchive(archive: string, unpackedLimit = Infinity): Promise<ChartScope> {
-  const seen = collector();
-  const budget = { left: unpackedLimit, limit: unpackedLimit, archive: archive.split('/').pop()! };
-  const entries: { rel: string; link: boolean }[] = [];
-  const onTopEntry = (rel: string, link: boolean) => void entries.push({ rel, link });
-  let helmignore: string | undefined;
-  const onFile = (rel: string, bytes: Buffer) => {
-    if (rel === '.helmignore') helmignore = bytes.toString('utf8');
-    seen.onFile(rel, bytes);
-  };
-  const top = await readArchive({ file: archive }, '', { onFile, onTopEntry, budget, depth: 0 });
-  const differs = extractedDiffers(entries, helmignore);
-  return { ...seen.scope(), ...(differs ? { extractedDiffers: differs } : {}), ...(top === undefined ? {} : { archiveTop: top }) };
-}
-
-/**
- * Why Helm reads a chart archive otherwise once Argo CD has extracted it to a folder (util/helm/client.go ExtractChart,
- * then `helm template <folder>`), or undefined where it reads the same. From the archive, Helm reads a link as an empty
- * file (pkg/chart/loader/archive); extracted, a symbolic link is followed to what it names. And only from a folder
- * does Helm's loader apply the chart's `.helmignore` and its rule for dot files in `templates/` (helmignore.ts).
- * `helm package` writes no link and no file either rule drops, so a chart packaged by Helm never differs.
- */
-function extractedDiffers(entries: readonly { rel: string; link: boolean }[], helmignore: string | undefined): string | undefined {
-  const link = entries.find((e) => e.link);
-  if (link) return `holds a link (${link.rel}), which Helm reads as an empty file from the archive and follows once extracted`;
-  const files = entries.map((e) => e.rel);
-  const kept = new Set(keptByHelmignore(helmignore, files));
-  const dropped = files.find((f) => !kept.has(f));
-  return dropped === undefined
-    ? undefined
-    : `holds ${dropped}, which Helm renders from the archive and drops from the extracted folder (its .helmignore, or Helm's rule for dot files in templates/)`;
 }
 
 /**

@@ -3,7 +3,7 @@
  * or at a path of this repository, rendered with `helm template` and the
  * flags Argo CD 3 passes, its values files read by the model's one route.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
@@ -14,6 +14,7 @@ import { parseDataFile, type DataFile, type Repo } from '../model/repository/rep
 import { cachedRun, cachedScope } from './cache.ts';
 import { chartId, chartRefOf, PULL_COMMAND } from './charts.ts';
 import { chartFiles, chartScopeFromFolder, folderEntries } from './chart-files.ts';
+import { extractedChart } from './chart-extract.ts';
 import { mayReadApiVersions } from './chart-traits.ts';
 import { chartCache } from './chart-cache.ts';
 import { buildDependencies, builtChart, isMissingDependencyError, localDependencies } from './helm-dependencies.ts';
@@ -134,20 +135,17 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     const verified = cache.verify(ref, ctx.lock);
     if ('why' in verified) throw verified.notCached ? new NotRendered(verified.why) : new Error(verified.why);
     const { digest } = verified;
-    chartKey = digest;
-    scope = await cachedScope(ctx, chartPath, digest);
-    // Argo CD renders the chart extracted, from the folder the Application's chart names (normalizeChartName: its last
-    // path segment): an archive whose top folder is another fails there, not found.
+    // Argo CD renders the chart extracted (util/helm/client.go ExtractChart), from the folder the Application's chart
+    // names (normalizeChartName: its last path segment): one archive's extraction serves every source of the chart.
+    const extracted = await extractedChart(ctx.env, chartPath, digest, ctx.limits.unpackedBytes);
     const folder = argoChartFolder(ref.chart);
-    if (scope.archiveTop !== undefined && scope.archiveTop !== folder)
+    chartPath = join(extracted, folder);
+    chartKey = `${digest} extracted ${folder}`;
+    if (!existsSync(chartPath))
       throw new Error(
-        `chart archive ${chartId(ref)} unpacks to ${scope.archiveTop}/, not ${folder}/: Argo CD renders the folder its chart name gives, and fails the source (path not found)`,
+        `chart archive ${chartId(ref)} unpacks to ${readdirSync(extracted).sort().join('/, ') || 'nothing'}/, not ${folder}/: Argo CD renders the folder its chart name gives, and fails the source (path not found)`,
       );
-    // Where Helm reads that folder otherwise than the archive, the archive's render is not what the cluster gets.
-    if (scope.extractedDiffers)
-      throw new RenderRefused(
-        `chart archive ${chartId(ref)} ${scope.extractedDiffers}: Argo CD renders it extracted, so the gate cannot render what Argo CD applies (repackage it with helm package)`,
-      );
+    scope = await cachedScope(ctx, chartPath, digest);
   } else {
     const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'chart path');
     chartPath = join(ctx.repo.root, dir);

@@ -11,7 +11,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { x as extract } from 'tar';
 import type { HelmChartEntry } from '../model/argocd/kustomize.ts';
+import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cachedScope } from './cache.ts';
+import { extractedChart } from './chart-extract.ts';
 import { chartCache } from './chart-cache.ts';
 import { chartScopeFromFolder, folderEntries } from './chart-files.ts';
 import { chartId, PULL_COMMAND } from './charts.ts';
@@ -45,6 +47,19 @@ export function inflatedCharts(ctx: Context, entries: readonly HelmChartEntry[])
 }
 
 /**
+ * A chart from the cache read as Helm loads it from the folder kustomize finds it in (its archive extracted, the
+ * folder of its name); undefined where that cannot be read: the build's own placement says why (placeCharts).
+ */
+async function inflatedScope(ctx: Context, chart: InflatedChart, name: string): Promise<ChartScope | undefined> {
+  try {
+    const folder = join(await extractedChart(ctx.env, chart.archive, chart.digest, ctx.limits.unpackedBytes), name);
+    return existsSync(folder) ? await cachedScope(ctx, folder, chart.digest) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Whether every chart the build inflates prints alike from the same inputs (chart-traits.ts), so the build does: one
  * from the chart cache by its stored interface, one the repository vendors at its folder read there. A chart
  * kustomize would look for elsewhere (no repository or version, not vendored) counts as no.
@@ -54,7 +69,7 @@ export async function chartsRepeatable(ctx: Context, entries: readonly HelmChart
     const fromCache = placed.find((c) => c.chartDir === entry.chartDir);
     const vendored = !fromCache && existsSync(join(ctx.repo.root, entry.chartDir));
     const scope = fromCache
-      ? await cachedScope(ctx, fromCache.archive, fromCache.digest)
+      ? await inflatedScope(ctx, fromCache, entry.name)
       : vendored
         ? await chartScopeFromFolder(folderEntries(ctx.repo, entry.chartDir), ctx.limits.unpackedBytes)
         : undefined;

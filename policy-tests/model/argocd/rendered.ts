@@ -24,14 +24,6 @@ export interface ChartScope {
    * mayPrintDifferently): then one print answers the determinism check. Absent counts as no.
    */
   repeatable?: boolean;
-  /**
-   * Set on a chart archive Helm reads otherwise once extracted to a folder, as Argo CD's repo-server renders it
-   * (util/helm/client.go ExtractChart): why (a link in it, a file its `.helmignore` or Helm's rule for dot files in
-   * `templates/` drops). render/chart-files.ts.
-   */
-  extractedDiffers?: string;
-  /** A chart archive's top folder, which Argo CD's repo-server renders by the Application's chart name. */
-  archiveTop?: string;
 }
 
 /** A rendered object whose two renders differ, and the template that made it. */

@@ -12,7 +12,8 @@ import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { renderRepo } from '../../render/render.ts';
 import { unusedValues } from '../../checks/render.ts';
-import { chartScopeFromArchive, chartScopeFromFolder } from '../../render/chart-files.ts';
+import { chartScopeFromFolder } from '../../render/chart-files.ts';
+import { extractedChart, loadedFiles } from '../../render/chart-extract.ts';
 import { toolEnv } from '../../../test-support/chart-repo.ts';
 import { output } from '../../../test-support/exec.ts';
 import { fixtureRepo, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
@@ -110,7 +111,14 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     const vendored = join(repo.root, 'apps/demo/chart/charts');
     await output(env.HELM_BIN!, ['package', join(repo.root, 'lib/common'), '--destination', vendored], { env });
     await output(env.HELM_BIN!, ['package', join(repo.root, 'apps/demo/chart'), '--destination', repo.root], { env });
-    const archived = await chartScopeFromArchive(join(repo.root, 'umbrella-1.0.0.tgz'));
+    // Extracted as Argo CD extracts it, and read as Helm loads the folder: the packed subchart in it read in.
+    const extracted = await extractedChart(
+      { ...process.env, HOMELAB_CACHE_DIR: join(repo.root, '.cache') },
+      join(repo.root, 'umbrella-1.0.0.tgz'),
+      'sha256:umbrella',
+      Infinity,
+    );
+    const archived = await chartScopeFromFolder(loadedFiles(join(extracted, 'umbrella')));
     expect(archived.subcharts.get('common')).toMatchObject({ name: 'common', defaults: { value: 'first' } });
     expect(archived).toMatchObject({ repeatable: true, readsApiVersions: false });
     // A torn archive: Helm cannot load it, and the gate reads nothing into it, so it counts as unread.

@@ -1,0 +1,146 @@
+/**
+ * A chart archive extracted as Argo CD's repo-server extracts it before it renders a chart from a chart repository
+ * (util/helm/client.go ExtractChart, then util/io/files/tar.go untar, v3.5.1): folders and regular files written, a
+ * symbolic link kept where what it names stays inside the extraction and failing the source where it does not
+ * ("illegal filepath in symlink"), anything else (hard links, devices, contiguous files) passed over. Helm then
+ * renders the folder the Application's chart name gives, and reads it as a folder: through its links, by its
+ * `.helmignore`, without dot files in `templates/`. The gate renders that same folder, so what Helm reads from it is
+ * what Argo CD applies, whatever tool packed the archive.
+ *
+ * An extraction is kept in the cache by the archive's digest (written under a scratch name, then renamed into place,
+ * so a run killed halfway leaves nothing a later run reads), and every source of the chart, every pass and every run
+ * render from it.
+ */
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { x as extract } from 'tar';
+import { cacheRoot } from './tools.ts';
+import { keptByHelmignore } from './helmignore.ts';
+import { inside, RenderRefused } from './limits.ts';
+
+/** What untar writes as tar's reader hands it on; a type it has no case for is passed over. Go's reader hands an old-style file ('\0') on as a regular file. */
+const WRITTEN = new Set(['Directory', 'File', 'OldFile']);
+
+/** Extractions under way in this process, by folder: two sources of one chart in one pass share one. */
+const underWay = new Map<string, Promise<string>>();
+
+/** The folder a chart archive of this digest is extracted to, extracted first where it is not yet. */
+export function extractedChart(env: NodeJS.ProcessEnv, archive: string, digest: string, unpackedLimit: number): Promise<string> {
+  const folder = join(cacheRoot(env), 'extracted', digest.replace(/^sha256:/, ''));
+  if (existsSync(folder)) return Promise.resolve(folder);
+  let pending = underWay.get(folder);
+  if (!pending) {
+    pending = extractInto(folder, archive, unpackedLimit).finally(() => underWay.delete(folder));
+    underWay.set(folder, pending);
+  }
+  return pending;
+}
+
+async function extractInto(folder: string, archive: string, unpackedLimit: number): Promise<string> {
+  mkdirSync(dirname(folder), { recursive: true });
+  const scratch = mkdtempSync(`${folder}.partial-`);
+  try {
+    let unpacked = 0;
+    let refused: RenderRefused | undefined;
+    const links: { path: string; linkpath: string }[] = [];
+    // tar's own guards too: no absolute path, no `..`, nothing written through a link.
+    await extract({
+      file: archive,
+      cwd: scratch,
+      strict: true,
+      filter: (path, entry) => {
+        const e = entry as { type?: string; size?: number; linkpath?: string };
+        // Made after, as untar makes them: tar's own rules for links are not Argo CD's.
+        if (e.type === 'SymbolicLink') links.push({ path, linkpath: e.linkpath ?? '' });
+        if (!WRITTEN.has(e.type ?? '')) return false;
+        // A small archive can unpack to gigabytes: count what it holds, and stop at the limit.
+        unpacked += e.size ?? 0;
+        if (unpacked > unpackedLimit)
+          refused ??= new RenderRefused(
+            `chart archive ${basename(archive)} unpacks to more than ${Math.round(unpackedLimit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`,
+          );
+        return refused === undefined;
+      },
+    });
+    if (refused) throw refused;
+    for (const link of links) makeLink(scratch, link, archive);
+    settle(scratch);
+    try {
+      renameSync(scratch, folder);
+    } catch (err) {
+      // Another run extracted the same archive first: its folder holds the same files.
+      if (!existsSync(folder)) throw err;
+    }
+    return folder;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A symbolic link as untar makes one: what it names joined to its folder (an absolute name too, as Go's
+ * filepath.Join joins it), through the links already there, must stay inside the extraction, and the link is made
+ * to that, relative to its folder; a name that does not exist (yet) is taken as written.
+ */
+function makeLink(root: string, { path, linkpath }: { path: string; linkpath: string }, archive: string): void {
+  const at = join(root, path);
+  const named = join(dirname(at), linkpath);
+  let real = named;
+  try {
+    real = realpathSync.native(named);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`chart archive ${basename(archive)}: ${path}: ${(err as Error).message}`);
+  }
+  if (!inside(realpathSync.native(root), real) && !inside(root, real))
+    throw new Error(`chart archive ${basename(archive)} holds a link out of the chart (${path}); Argo CD fails the source: illegal filepath in symlink`);
+  try {
+    symlinkSync(relative(dirname(at), real), at);
+  } catch (err) {
+    throw new Error(`chart archive ${basename(archive)}: ${path}: ${(err as Error).message}; Argo CD fails the source: error creating symlink`);
+  }
+}
+
+/** Files 0644 and folders 0755, as untar writes them: a mode the archive gives is not kept. */
+function settle(root: string): void {
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true }))
+    if (!entry.isSymbolicLink()) chmodSync(join(entry.parentPath, entry.name), entry.isDirectory() ? 0o755 : 0o644);
+}
+
+/**
+ * A chart folder's files as Helm's loader walks it (pkg/chart/v2/loader/directory.go with internal/sympath): links
+ * followed, a folder its `.helmignore` ignores skipped whole, and dot files in `templates/` dropped. Each as `[path in
+ * the chart, path on disk]`, as chartScopeFromFolder takes them. A link that names nothing fails, as Helm's load does.
+ */
+export function loadedFiles(chart: string): [string, string][] {
+  const files: [string, string][] = [];
+  const seen = new Set<string>();
+  const walk = (dir: string, under: string): void => {
+    const real = realpathSync.native(dir);
+    // A link back up the tree would be walked forever; Helm's walk would too, and then fail.
+    if (seen.has(real)) throw new Error(`chart ${basename(chart)}: ${under || '.'} links back into itself`);
+    seen.add(real);
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      const rel = `${under}${name}`;
+      let stat;
+      try {
+        stat = statSync(path);
+      } catch {
+        throw new Error(`chart ${basename(chart)}: ${rel} is a link to nothing, which Helm cannot load`);
+      }
+      if (stat.isDirectory()) walk(path, `${rel}/`);
+      else files.push([rel, path]);
+    }
+    seen.delete(real);
+  };
+  walk(chart, '');
+  const ignoreFile = join(chart, '.helmignore');
+  const helmignore = existsSync(ignoreFile) ? readFileSync(ignoreFile, 'utf8') : undefined;
+  const kept = new Set(
+    keptByHelmignore(
+      helmignore,
+      files.map(([rel]) => rel),
+    ),
+  );
+  return files.filter(([rel]) => kept.has(rel));
+}
