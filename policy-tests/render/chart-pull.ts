@@ -30,6 +30,8 @@ import {
   type LockEntry,
 } from './charts.ts';
 import { firstLines, helmHomes } from './context.ts';
+import { extractedChart } from './chart-extract.ts';
+import { renderLimits } from './limits.ts';
 import { assertAllowedHost, fetchRemote, pinnedRemotes, remoteDigest, type RemoteEntry } from './remote-bases.ts';
 import { renderTools } from './tools.ts';
 
@@ -223,11 +225,25 @@ function recordedLock(pinned: readonly ChartRef[], entries: ReadonlyMap<string, 
   });
 }
 
+/**
+ * Each chart the lock records, whose archive in the cache is those bytes, extracted as the render tier renders it
+ * (chart-extract.ts), so the first render after a pull starts from the folders. An archive that cannot be extracted
+ * is left for the render to refuse, with its reason.
+ */
+async function extractPulled(entries: Iterable<LockEntry>, env: NodeJS.ProcessEnv): Promise<void> {
+  const { unpackedBytes } = renderLimits(env);
+  for (const entry of entries) {
+    if (cachedDigest(entry, env) !== entry.digest) continue;
+    await extractedChart(env, cachedChartPath(entry, env), entry.digest, unpackedBytes).catch(() => undefined);
+  }
+}
+
 /** Pulls what is missing or asked for, into the cache `env` names; the lock to write and how many were refused. */
 export async function pullInto(repo: Repo, o: PullOptions, env: NodeJS.ProcessEnv): Promise<PullOutcome> {
   const lock = readLock(o.root);
   const pinned = pinnedCharts(repo);
   const charts = await pullPinnedCharts(pinned, lock, o, env);
   const remotes = await pullRemotes(repo, lock, o, env);
+  await extractPulled(charts.entries.values(), env);
   return { lock: recordedLock(pinned, charts.entries, lock, remotes.remotes), refused: charts.refused + remotes.refused };
 }

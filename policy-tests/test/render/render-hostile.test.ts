@@ -383,10 +383,10 @@ describe('limits', () => {
   it('an archive Helm packaged, its .helmignore in it, renders as it stands, from one extraction for every run', async () => {
     const repo = await cachedArchive({ '.helmignore': 'files/\nREADME.md\n', 'README.md': '# big\n' });
     expect((await render(repo)).renders[0]!.status).toBe('rendered');
-    const extracted = readdirSync(join(env.HOMELAB_CACHE_DIR!, 'extracted'));
+    const extracted = readdirSync(join(env.HOMELAB_CACHE_DIR!, 'charts', '.extracted'));
     expect(extracted.filter((name) => name.includes('.partial-'))).toEqual([]);
     expect((await render(repo)).renders[0]!.status).toBe('rendered');
-    expect(readdirSync(join(env.HOMELAB_CACHE_DIR!, 'extracted'))).toEqual(extracted);
+    expect(readdirSync(join(env.HOMELAB_CACHE_DIR!, 'charts', '.extracted'))).toEqual(extracted);
   });
 
   it('a small archive that unpacks past the limit is refused in one line', async () => {

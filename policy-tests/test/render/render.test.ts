@@ -68,6 +68,11 @@ describe('charts:pull and the lock', () => {
     expect(readLock(repo.root).charts).toEqual([]);
     // Once a person has locked them, --frozen pulls them, checked against the lock.
     expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, out })).toBe(0);
+    // Each chart held to the lock is extracted beside the archives, as the render tier renders it (chart-extract.ts).
+    const locked = readLock(repo.root).charts;
+    expect(locked).toHaveLength(2);
+    expect(readdirSync(join(frozenCache, 'charts', '.extracted')).sort()).toEqual(locked.map((c) => c.digest.replace(/^sha256:/, '')).sort());
+    for (const c of locked) expect(existsSync(join(frozenCache, 'charts', '.extracted', c.digest.replace(/^sha256:/, ''), c.chart, 'Chart.yaml'))).toBe(true);
     rmSync(join(frozenCache, 'charts'), { recursive: true, force: true });
     expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, frozen: true, out })).toBe(0);
     rmSync(frozenCache, { recursive: true, force: true });
