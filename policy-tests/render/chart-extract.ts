@@ -34,8 +34,25 @@ export function extractedChart(env: NodeJS.ProcessEnv, archive: string, digest: 
   return pending;
 }
 
+/** How old a scratch extraction must be to be taken for one a killed run left: no extraction takes that long. */
+const ABANDONED_MS = 60 * 60 * 1000;
+
+/** Scratch extractions that killed runs left behind, swept when another is made. */
+function sweepAbandoned(folder: string): void {
+  for (const name of readdirSync(dirname(folder))) {
+    if (!name.includes('.partial-')) continue;
+    const path = join(dirname(folder), name);
+    try {
+      if (Date.now() - statSync(path).mtimeMs > ABANDONED_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Gone already: another run swept it.
+    }
+  }
+}
+
 async function extractInto(folder: string, archive: string, unpackedLimit: number): Promise<string> {
   mkdirSync(dirname(folder), { recursive: true });
+  sweepAbandoned(folder);
   const scratch = mkdtempSync(`${folder}.partial-`);
   try {
     let unpacked = 0;

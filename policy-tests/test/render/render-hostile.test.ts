@@ -6,7 +6,7 @@
  * bombs and oversized archives are refused in one line.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -382,9 +382,15 @@ describe('limits', () => {
 
   it('an archive Helm packaged, its .helmignore in it, renders as it stands, from one extraction for every run', async () => {
     const repo = await cachedArchive({ '.helmignore': 'files/\nREADME.md\n', 'README.md': '# big\n' });
+    // What a run killed while it extracted left: swept once it is old enough to be nobody's, kept while it may be.
+    const folder = join(env.HOMELAB_CACHE_DIR!, 'charts', '.extracted');
+    mkdirSync(join(folder, 'abandoned.partial-1'), { recursive: true });
+    mkdirSync(join(folder, 'under-way.partial-2'), { recursive: true });
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    utimesSync(join(folder, 'abandoned.partial-1'), twoHoursAgo, twoHoursAgo);
     expect((await render(repo)).renders[0]!.status).toBe('rendered');
-    const extracted = readdirSync(join(env.HOMELAB_CACHE_DIR!, 'charts', '.extracted'));
-    expect(extracted.filter((name) => name.includes('.partial-'))).toEqual([]);
+    const extracted = readdirSync(folder);
+    expect(extracted.filter((name) => name.includes('.partial-'))).toEqual(['under-way.partial-2']);
     expect((await render(repo)).renders[0]!.status).toBe('rendered');
     expect(readdirSync(join(env.HOMELAB_CACHE_DIR!, 'charts', '.extracted'))).toEqual(extracted);
   });
