@@ -67,7 +67,9 @@ async function extractInto(folder: string, archive: string, unpackedLimit: numbe
       strict: true,
       onReadEntry: (entry: ReadEntry) => {
         const target = join(scratch, entry.path);
-        const skip = () => void entry.resume();
+        const skip = (): void => {
+          entry.resume();
+        };
         if (failed || entry.path === '.' || entry.path === './') return skip();
         // Go's filepath.Join and Inbound: a `..` or an absolute name that leaves the extraction fails it.
         if (!inside(scratch, target)) {
