@@ -116,20 +116,6 @@ describe('coverage', () => {
 describe('Renovate itself on a copy of the repository', () => {
   const { root, change, restore } = useRenovateCopy();
 
-  it("a config with an unknown option fails Renovate's own validator (--strict), naming the option, and the runs started beside it are stopped", async () => {
-    // That the repository's own config passes it is the inspection's first step, below: one validator run less.
-    await change('.github/renovate.json5', (t) => t.replace("automergeType: 'pr',", "automergeType: 'pr',\n      automergeSchedul: ['at any time'],"));
-    try {
-      // The inspection extracts and starts Renovate's functions while the validator runs: it answers with the
-      // validator's problems alone, and only once the extraction and the functions it started have exited.
-      expect(await inspectRenovate(root())).toEqual({
-        problems: [expect.stringMatching(/^\.github\/renovate\.json5: .*Invalid configuration option: packageRules\[\d+\]\.automergeSchedul/)],
-      });
-    } finally {
-      await restore();
-    }
-  });
-
   it('passes the validator, and covers every pin of the repository and a new app in the usual places, each with the right datasource (a multi-source chart, an image in its values, an image in its manifest); and fails, each with its file:line, on a new pin no manager matches, a version added to a covered file without its renovate comment, and an exemption that matches nothing any more', async () => {
     // One Renovate run (its validator and its extraction) answers it all: Renovate's start-up is most of a run.
     await change('apps/media/newapp/application.yaml', () =>
