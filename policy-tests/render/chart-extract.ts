@@ -13,7 +13,8 @@
  * render from it; a render that finds none makes it.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, posix, relative } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { list, type ReadEntry } from 'tar';
 import { chartCacheDir } from './charts.ts';
 import { keptByHelmignore } from './helmignore.ts';
@@ -22,13 +23,25 @@ import { inside, RenderRefused } from './limits.ts';
 /** Extractions under way in this process, by folder: two sources of one chart in one pass share one. */
 const underWay = new Map<string, Promise<string>>();
 
-/** The folder a chart archive of this digest is extracted to, extracted first where it is not yet. */
-export function extractedChart(env: NodeJS.ProcessEnv, archive: string, digest: string, unpackedLimit: number): Promise<string> {
-  const folder = join(chartCacheDir(env), '.extracted', digest.replace(/^sha256:/, ''));
+/**
+ * How an archive is unpacked: as Argo CD's repo-server extracts a chart it renders (`argocd`), or as `helm pull
+ * --untar` expands one, as kustomize's Helm inflation pulls a chart it does not find (`helm-pull`).
+ */
+export type Unpacking = 'argocd' | 'helm-pull';
+
+const FOLDERS: Record<Unpacking, string> = { argocd: '.extracted', 'helm-pull': '.expanded' };
+
+/** The folder a chart archive of this digest is unpacked to, unpacked first where it is not yet. */
+export function extractedChart(
+  env: NodeJS.ProcessEnv,
+  { archive, digest }: { archive: string; digest: string },
+  { unpackedLimit, how = 'argocd' }: { unpackedLimit: number; how?: Unpacking },
+): Promise<string> {
+  const folder = join(chartCacheDir(env), FOLDERS[how], digest.replace(/^sha256:/, ''));
   if (existsSync(folder)) return Promise.resolve(folder);
   let pending = underWay.get(folder);
   if (!pending) {
-    pending = extractInto(folder, archive, unpackedLimit).finally(() => underWay.delete(folder));
+    pending = extractInto(folder, archive, unpackedLimit, how).finally(() => underWay.delete(folder));
     underWay.set(folder, pending);
   }
   return pending;
@@ -50,76 +63,12 @@ function sweepAbandoned(folder: string): void {
   }
 }
 
-async function extractInto(folder: string, archive: string, unpackedLimit: number): Promise<string> {
+async function extractInto(folder: string, archive: string, unpackedLimit: number, how: Unpacking): Promise<string> {
   mkdirSync(dirname(folder), { recursive: true });
   sweepAbandoned(folder);
   const scratch = mkdtempSync(`${folder}.partial-`);
   try {
-    let unpacked = 0;
-    let failed: Error | undefined;
-    const links: { path: string; linkpath: string }[] = [];
-    // The folders made so far: most files share one.
-    const made = new Set<string>();
-    // tar reads the archive; what is written is untar's switch, in the archive's order (tar's own extraction, with
-    // rules of its own for links and modes, took three times as long for the lock's charts).
-    await list({
-      file: archive,
-      strict: true,
-      onReadEntry: (entry: ReadEntry) => {
-        const target = join(scratch, entry.path);
-        const skip = (): void => {
-          entry.resume();
-        };
-        if (failed || entry.path === '.' || entry.path === './') return skip();
-        // Go's filepath.Join and Inbound: a `..` or an absolute name that leaves the extraction fails it.
-        if (!inside(scratch, target)) {
-          failed = new Error(
-            `chart archive ${basename(archive)} holds ${entry.path}, outside the chart; Argo CD fails the source: illegal filepath in archive`,
-          );
-          return skip();
-        }
-        // A small archive can unpack to gigabytes: count what it holds, and stop at the limit.
-        unpacked += entry.size ?? 0;
-        if (unpacked > unpackedLimit) {
-          failed = new RenderRefused(
-            `chart archive ${basename(archive)} unpacks to more than ${Math.round(unpackedLimit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`,
-          );
-          return skip();
-        }
-        if (entry.type === 'Directory') {
-          try {
-            mkdirSync(target, { recursive: true });
-          } catch (err) {
-            failed = new Error(`chart archive ${basename(archive)}: ${entry.path}: ${(err as Error).message}; Argo CD fails the source`);
-          }
-          return skip();
-        }
-        // Made after the files: what a link names is checked through the links already made.
-        if (entry.type === 'SymbolicLink') {
-          links.push({ path: entry.path, linkpath: entry.linkpath ?? '' });
-          return skip();
-        }
-        // Untar has no case for a hard link, a device or a contiguous file; Go's reader hands '\0' on as a regular file.
-        if (entry.type !== 'File' && entry.type !== 'OldFile') return skip();
-        const chunks: Buffer[] = [];
-        entry.on('data', (c: Buffer) => chunks.push(c));
-        entry.on('end', () => {
-          if (failed) return;
-          try {
-            const parent = dirname(target);
-            if (!made.has(parent)) {
-              mkdirSync(parent, { recursive: true });
-              made.add(parent);
-            }
-            writeFileSync(target, Buffer.concat(chunks), { mode: 0o644 });
-          } catch (err) {
-            failed = new Error(`chart archive ${basename(archive)}: ${entry.path}: ${(err as Error).message}; Argo CD fails the source`);
-          }
-        });
-      },
-    });
-    if (failed) throw failed;
-    for (const link of links) makeLink(scratch, link, archive);
+    await (how === 'argocd' ? untar : expand)(scratch, archive, { left: unpackedLimit, limit: unpackedLimit });
     try {
       renameSync(scratch, folder);
     } catch (err) {
@@ -129,6 +78,154 @@ async function extractInto(folder: string, archive: string, unpackedLimit: numbe
     return folder;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** What an archive may still unpack to, of its limit. */
+interface Budget {
+  left: number;
+  limit: number;
+}
+
+/** Counts an entry against the budget: a small archive can unpack to gigabytes, and is stopped at the limit. */
+function overBudget(budget: Budget, size: number | undefined, archive: string): RenderRefused | undefined {
+  budget.left -= size ?? 0;
+  return budget.left < 0
+    ? new RenderRefused(
+        `chart archive ${basename(archive)} unpacks to more than ${Math.round(budget.limit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`,
+      )
+    : undefined;
+}
+
+/** Makes a file's folder once: most files share one. */
+function writer(): (target: string, data: Buffer) => void {
+  const made = new Set<string>();
+  return (target, data) => {
+    const parent = dirname(target);
+    if (!made.has(parent)) {
+      mkdirSync(parent, { recursive: true });
+      made.add(parent);
+    }
+    writeFileSync(target, data, { mode: 0o644 });
+  };
+}
+
+/** Argo CD's untar (util/io/files/tar.go), into `scratch`: the archive as it stands, each entry by untar's switch. */
+async function untar(scratch: string, archive: string, budget: Budget): Promise<void> {
+  let failed: Error | undefined;
+  const links: { path: string; linkpath: string }[] = [];
+  const write = writer();
+  // tar reads the archive; what is written is untar's switch, in the archive's order (tar's own extraction, with
+  // rules of its own for links and modes, took three times as long for the lock's charts).
+  await list({
+    file: archive,
+    strict: true,
+    onReadEntry: (entry: ReadEntry) => {
+      const target = join(scratch, entry.path);
+      const skip = (): void => {
+        entry.resume();
+      };
+      if (failed || entry.path === '.' || entry.path === './') return skip();
+      // Go's filepath.Join and Inbound: a `..` or an absolute name that leaves the extraction fails it.
+      if (!inside(scratch, target)) {
+        failed = new Error(`chart archive ${basename(archive)} holds ${entry.path}, outside the chart; Argo CD fails the source: illegal filepath in archive`);
+        return skip();
+      }
+      failed = overBudget(budget, entry.size, archive);
+      if (failed) return skip();
+      if (entry.type === 'Directory') {
+        try {
+          mkdirSync(target, { recursive: true });
+        } catch (err) {
+          failed = new Error(`chart archive ${basename(archive)}: ${entry.path}: ${(err as Error).message}; Argo CD fails the source`);
+        }
+        return skip();
+      }
+      // Made after the files: what a link names is checked through the links already made.
+      if (entry.type === 'SymbolicLink') {
+        links.push({ path: entry.path, linkpath: entry.linkpath ?? '' });
+        return skip();
+      }
+      // Untar has no case for a hard link, a device or a contiguous file; Go's reader hands '\0' on as a regular file.
+      if (entry.type !== 'File' && entry.type !== 'OldFile') return skip();
+      const chunks: Buffer[] = [];
+      entry.on('data', (c: Buffer) => chunks.push(c));
+      entry.on('end', () => {
+        if (failed) return;
+        try {
+          write(target, Buffer.concat(chunks));
+        } catch (err) {
+          failed = new Error(`chart archive ${basename(archive)}: ${entry.path}: ${(err as Error).message}; Argo CD fails the source`);
+        }
+      });
+    },
+  });
+  if (failed) throw failed;
+  for (const link of links) makeLink(scratch, link, archive);
+}
+
+/** A Windows drive at the start of a path, which Helm's archive loader refuses. */
+const DRIVE_PATH = /^[a-zA-Z]:\//;
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * `helm pull --untar` into `scratch` (Helm 4.2: pkg/chart/v2/util/expand.go Expand over pkg/chart/loader/archive
+ * LoadArchiveFiles): every entry but a folder is a file (a link or a hard link one with no content), its path after
+ * the archive's first segment, checked as the loader checks it, a byte-order mark dropped; all of them written, in
+ * the archive's order, under the folder the last Chart.yaml names.
+ */
+async function expand(scratch: string, archive: string, budget: Budget): Promise<void> {
+  const refuse = (why: string) => new Error(`chart archive ${basename(archive)}: ${why}; helm pull --untar refuses it, so kustomize's inflation fails`);
+  let failed: Error | undefined;
+  const files: { name: string; data: Buffer }[] = [];
+  await list({
+    file: archive,
+    strict: true,
+    onReadEntry: (entry: ReadEntry) => {
+      const skip = (): void => {
+        entry.resume();
+      };
+      if (failed || entry.type === 'Directory' || entry.path.endsWith('/')) return skip();
+      // An archive made on Windows may use `\`; the name is normalized to `/`.
+      const delimiter = entry.path.includes('\\') ? '\\' : '/';
+      const parts = entry.path.split(delimiter);
+      const joined = parts.slice(1).join('/');
+      const name = posix.normalize(joined).replace(/\/+$/, '') || '.';
+      if (joined.startsWith('/')) failed = refuse('chart illegally contains absolute paths');
+      else if (name === '.') failed = refuse(`chart illegally contains content outside the base directory: "${entry.path}"`);
+      else if (name.startsWith('..')) failed = refuse('chart illegally references parent directory');
+      else if (DRIVE_PATH.test(name)) failed = refuse('chart contains illegally named files');
+      else if (parts[0] === 'Chart.yaml') failed = refuse('chart yaml not in base directory');
+      else failed = overBudget(budget, entry.size, archive);
+      if (failed) return skip();
+      const chunks: Buffer[] = [];
+      entry.on('data', (c: Buffer) => chunks.push(c));
+      entry.on('end', () => {
+        const data = Buffer.concat(chunks);
+        files.push({ name, data: data.subarray(0, 3).equals(UTF8_BOM) ? data.subarray(3) : data });
+      });
+    },
+  });
+  if (failed) throw failed;
+  if (files.length === 0) throw refuse('no files in chart archive');
+  let chartName = '';
+  for (const file of files.filter((f) => f.name === 'Chart.yaml')) {
+    try {
+      const meta = parseYaml(file.data.toString('utf8')) as { name?: unknown } | null;
+      chartName = typeof meta?.name === 'string' ? meta.name : '';
+    } catch (err) {
+      throw refuse(`cannot load Chart.yaml: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (chartName === '') throw refuse('chart name not specified');
+  if (chartName === '.' || chartName === '..' || chartName.includes('/')) throw refuse(`chart name "${chartName}" is not allowed`);
+  const write = writer();
+  for (const { name, data } of files) {
+    try {
+      write(join(scratch, chartName, name), data);
+    } catch (err) {
+      throw refuse(`${name}: ${(err as Error).message}`);
+    }
   }
 }
 

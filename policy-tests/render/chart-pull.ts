@@ -234,7 +234,7 @@ async function extractPulled(entries: Iterable<LockEntry>, env: NodeJS.ProcessEn
   const { unpackedBytes } = renderLimits(env);
   for (const entry of entries) {
     if (cachedDigest(entry, env) !== entry.digest) continue;
-    await extractedChart(env, cachedChartPath(entry, env), entry.digest, unpackedBytes).catch(() => undefined);
+    await extractedChart(env, { archive: cachedChartPath(entry, env), digest: entry.digest }, { unpackedLimit: unpackedBytes }).catch(() => undefined);
   }
 }
 

@@ -137,7 +137,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     const { digest } = verified;
     // Argo CD renders the chart extracted (util/helm/client.go ExtractChart), from the folder the Application's chart
     // names (normalizeChartName: its last path segment): one archive's extraction serves every source of the chart.
-    const extracted = await extractedChart(ctx.env, chartPath, digest, ctx.limits.unpackedBytes);
+    const extracted = await extractedChart(ctx.env, { archive: chartPath, digest }, { unpackedLimit: ctx.limits.unpackedBytes });
     const folder = argoChartFolder(ref.chart);
     chartPath = join(extracted, folder);
     chartKey = `${digest} extracted ${folder}`;

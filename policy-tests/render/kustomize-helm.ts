@@ -7,9 +7,8 @@
  * chart is, in the copy of the kustomization it builds, and has kustomize run the gate's pinned Helm. Nothing is
  * fetched at build time. Without the option kustomize refuses the build, in Argo CD as here.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { x as extract } from 'tar';
+import { cpSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HelmChartEntry } from '../model/argocd/kustomize.ts';
 import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cachedScope } from './cache.ts';
@@ -18,7 +17,7 @@ import { chartCache } from './chart-cache.ts';
 import { chartScopeFromFolder, folderEntries } from './chart-files.ts';
 import { chartId, PULL_COMMAND } from './charts.ts';
 import { NotRendered, type Context } from './context.ts';
-import { assertSize, RenderRefused } from './limits.ts';
+import { assertSize } from './limits.ts';
 
 /** A chart to put in place before the build: its cached archive, its digest, and the folder kustomize reads. */
 export interface InflatedChart {
@@ -46,14 +45,18 @@ export function inflatedCharts(ctx: Context, entries: readonly HelmChartEntry[])
   });
 }
 
+/** A chart's archive expanded as `helm pull --untar` expands it, which kustomize runs for a chart it does not find (chart-extract.ts). */
+const expandedChart = (ctx: Context, chart: InflatedChart): Promise<string> =>
+  extractedChart(ctx.env, chart, { unpackedLimit: ctx.limits.unpackedBytes, how: 'helm-pull' });
+
 /**
- * A chart from the cache read as Helm loads it from the folder kustomize finds it in (its archive extracted, the
+ * A chart from the cache read as Helm loads it from the folder kustomize finds it in (its archive expanded, the
  * folder of its name); undefined where that cannot be read: the build's own placement says why (placeCharts).
  */
 async function inflatedScope(ctx: Context, chart: InflatedChart, name: string): Promise<ChartScope | undefined> {
   try {
-    const folder = join(await extractedChart(ctx.env, chart.archive, chart.digest, ctx.limits.unpackedBytes), name);
-    return existsSync(folder) ? await cachedScope(ctx, folder, chart.digest) : undefined;
+    const folder = join(await expandedChart(ctx, chart), name);
+    return existsSync(folder) ? await cachedScope(ctx, folder, `${chart.digest}-helm-pull`) : undefined;
   } catch {
     return undefined;
   }
@@ -79,35 +82,12 @@ export async function chartsRepeatable(ctx: Context, entries: readonly HelmChart
 }
 
 /**
- * Unpacks each chart where kustomize looks for it, below the copy the gate builds: the archive's one top folder is
- * the chart's name. Helm reads an unpacked chart through its links, so an archive that holds one is refused (`helm
- * package` never writes one), and the size limit holds as for every chart.
+ * Puts each chart where kustomize looks for it, below the copy the gate builds, as kustomize's own `helm pull --untar
+ * --untardir <chartHome>/<name>-<version>` would (Helm's Expand: the folder its Chart.yaml names, a link or a hard link
+ * an empty file, nothing read through one): copied from its expansion in the chart cache, made once per digest.
  */
 export async function placeCharts(ctx: Context, copy: string, charts: readonly InflatedChart[]): Promise<void> {
-  for (const chart of charts) {
-    const into = join(copy, chart.chartDir, '..');
-    mkdirSync(into, { recursive: true });
-    let unpacked = 0;
-    let refused: RenderRefused | undefined;
-    // tar's own guards too: no absolute path, no `..`.
-    await extract({
-      file: chart.archive,
-      cwd: into,
-      strict: true,
-      filter: (path, entry) => {
-        const e = entry as { type?: string; size?: number };
-        unpacked += e.size ?? 0;
-        if (e.type === 'SymbolicLink' || e.type === 'Link')
-          refused ??= new RenderRefused(`chart archive ${basename(chart.archive)} holds a link (${path}); Helm would read through it`);
-        else if (unpacked > ctx.limits.unpackedBytes)
-          refused ??= new RenderRefused(
-            `chart archive ${basename(chart.archive)} unpacks to more than ${Math.round(ctx.limits.unpackedBytes / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`,
-          );
-        return refused === undefined;
-      },
-    });
-    if (refused) throw refused;
-  }
+  for (const chart of charts) cpSync(await expandedChart(ctx, chart), join(copy, chart.chartDir, '..'), { recursive: true });
 }
 
 /** What Argo CD adds to a build with --enable-helm: the pinned Helm, the cluster's Kubernetes version and API versions. */

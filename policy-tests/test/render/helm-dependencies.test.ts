@@ -114,9 +114,8 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     // Extracted as Argo CD extracts it, and read as Helm loads the folder: the packed subchart in it read in.
     const extracted = await extractedChart(
       { ...process.env, HOMELAB_CACHE_DIR: join(repo.root, '.cache') },
-      join(repo.root, 'umbrella-1.0.0.tgz'),
-      'sha256:umbrella',
-      Infinity,
+      { archive: join(repo.root, 'umbrella-1.0.0.tgz'), digest: 'sha256:umbrella' },
+      { unpackedLimit: Infinity },
     );
     const archived = await chartScopeFromFolder(loadedFiles(join(extracted, 'umbrella')));
     expect(archived.subcharts.get('common')).toMatchObject({ name: 'common', defaults: { value: 'first' } });

@@ -6,15 +6,16 @@
  * bombs and oversized archives are refused in one line.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { kustomizeInputs } from '../../model/argocd/kustomize.ts';
 import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../../render/charts.ts';
 import { renderToolEnv } from '../../render/context.ts';
+import { extractedChart } from '../../render/chart-extract.ts';
 import { renderRepo } from '../../render/render.ts';
 import { splitRendered } from '../../render/output.ts';
 import { toolEnv, writeChart } from '../../../test-support/chart-repo.ts';
@@ -448,5 +449,81 @@ describe('rendered output Argo CD cannot track', () => {
     expect(out.problems.map((p) => p.message)).toEqual([
       'demo/templates/cm.yaml: Argo CD fails the whole source, applying none of it: failed to set app instance tracking info on manifest: failed to get annotations for /v1, Kind=ConfigMap apps/demo: .metadata.annotations accessor error: contains non-string value in the map under key "checksum": 12 is of the type int64, expected string',
     ]);
+  });
+});
+
+describe('a chart archive unpacked as Argo CD extracts it and as helm pull --untar expands it', () => {
+  /** An archive made by hand: two top folders, a link, a hard link and a byte-order mark, as no `helm package` makes one. */
+  async function oddArchive(): Promise<{ dir: string; archive: string }> {
+    const dir = mkdtempSync(join(tmpdir(), 'odd-chart-'));
+    const src = join(dir, 'src');
+    mkdirSync(join(src, 'a/templates'), { recursive: true });
+    mkdirSync(join(src, 'b/templates'), { recursive: true });
+    writeFileSync(join(src, 'a/Chart.yaml'), 'apiVersion: v2\nname: demo\nversion: 1.0.0\n');
+    writeFileSync(join(src, 'a/templates/x.yaml'), '\uFEFFkind: ConfigMap\n');
+    writeFileSync(join(src, 'b/templates/y.yaml'), 'kind: Secret\n');
+    symlinkSync('/etc/hostname', join(src, 'a/templates/link.yaml'));
+    // Archived after x.yaml (tar names files in order), so the archive holds it as a hard link.
+    linkSync(join(src, 'a/templates/x.yaml'), join(src, 'a/templates/z-twin.yaml'));
+    const archive = join(dir, 'odd.tgz');
+    await tarCreate({ gzip: true, cwd: src, file: archive, portable: true }, ['a', 'b']);
+    return { dir, archive };
+  }
+  const listed = (root: string) =>
+    readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((e) => !e.isDirectory())
+      .map((e) => `${relative(root, join(e.parentPath, e.name))}${e.isSymbolicLink() ? ` -> ${readlinkSync(join(e.parentPath, e.name))}` : ''}`)
+      .sort();
+
+  it("expands as Helm's archive loader reads it: every top folder's files under the folder Chart.yaml names, a link and a hard link empty, the mark dropped", async () => {
+    const { dir, archive } = await oddArchive();
+    try {
+      const env = { HOMELAB_CACHE_DIR: dir };
+      const expanded = await extractedChart(env, { archive, digest: 'sha256:odd' }, { unpackedLimit: Infinity, how: 'helm-pull' });
+      expect(listed(expanded)).toEqual([
+        'demo/Chart.yaml',
+        'demo/templates/link.yaml',
+        'demo/templates/x.yaml',
+        'demo/templates/y.yaml',
+        'demo/templates/z-twin.yaml',
+      ]);
+      expect(readFileSync(join(expanded, 'demo/templates/link.yaml'), 'utf8')).toBe('');
+      expect(readFileSync(join(expanded, 'demo/templates/z-twin.yaml'), 'utf8')).toBe('');
+      expect(readFileSync(join(expanded, 'demo/templates/x.yaml'), 'utf8')).toBe('kind: ConfigMap\n');
+      // Argo CD's untar keeps the archive as it stands: both top folders, the link joined to its folder and made
+      // relative (an absolute name is joined too), no hard link, the mark kept.
+      const extracted = await extractedChart(env, { archive, digest: 'sha256:odd' }, { unpackedLimit: Infinity });
+      expect(listed(extracted)).toEqual(['a/Chart.yaml', 'a/templates/link.yaml -> etc/hostname', 'a/templates/x.yaml', 'b/templates/y.yaml']);
+      expect(readFileSync(join(extracted, 'a/templates/x.yaml'), 'utf8')).toBe('\uFEFFkind: ConfigMap\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses what Helm refuses, in one line: a file outside any folder, no chart name, a name that is a path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'odd-chart-'));
+    try {
+      const cases: [Record<string, string>, RegExp][] = [
+        [{ 'Chart.yaml': 'name: demo\n' }, /chart illegally contains content outside the base directory: "Chart\.yaml"/],
+        [{ 'a/Chart.yaml': 'version: 1.0.0\n' }, /chart name not specified/],
+        [{ 'a/Chart.yaml': 'name: ..\n' }, /chart name "\.\." is not allowed/],
+      ];
+      for (const [i, [files, why]] of cases.entries()) {
+        const src = join(dir, `src-${i}`);
+        for (const [path, text] of Object.entries(files)) {
+          mkdirSync(dirname(join(src, path)), { recursive: true });
+          writeFileSync(join(src, path), text);
+        }
+        const archive = join(dir, `case-${i}.tgz`);
+        await tarCreate({ gzip: true, cwd: src, file: archive, portable: true }, readdirSync(src));
+        const failure = extractedChart({ HOMELAB_CACHE_DIR: dir }, { archive, digest: `sha256:case${i}` }, { unpackedLimit: Infinity, how: 'helm-pull' });
+        await expect(failure).rejects.toThrow(why);
+        await expect(failure).rejects.toThrow(/^chart archive case-\d\.tgz: .*; helm pull --untar refuses it, so kustomize's inflation fails$/);
+      }
+      // Nothing half-made is left behind.
+      expect(readdirSync(join(dir, 'charts', '.expanded'))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
