@@ -7,10 +7,13 @@
  * `.helmignore`, without dot files in `templates/`. The gate renders that same folder, so what Helm reads from it is
  * what Argo CD applies, whatever tool packed the archive.
  *
- * An extraction is kept in the chart cache beside the archives, by the archive's digest (`.extracted/<digest>/`,
- * written under a scratch name, then renamed into place, so a run killed halfway leaves nothing a later run reads):
- * `charts:pull` makes it for each chart it holds to the lock, and every source of the chart, every pass and every run
- * render from it; a render that finds none makes it.
+ * A kustomization's Helm chart is unpacked the other way Helm unpacks one, as kustomize's own `helm pull --untar`
+ * would put it where kustomize looks for it (`expand`, below).
+ *
+ * Each is kept in the chart cache beside the archives, by the archive's digest (`.extracted/<digest>/`,
+ * `.expanded/<digest>/`), written under a scratch name, then renamed into place, so a run killed halfway leaves
+ * nothing a later run reads. `charts:pull` extracts each chart it holds to the lock, and every source of the chart,
+ * every pass and every run render from that; a render that finds none makes it.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, posix, relative } from 'node:path';
