@@ -15,7 +15,7 @@ import { loadRepo } from '../../model/repository/repo.ts';
 import { kustomizeInputs } from '../../model/argocd/kustomize.ts';
 import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../../render/charts.ts';
 import { renderToolEnv } from '../../render/context.ts';
-import { extractedChart } from '../../render/chart-extract.ts';
+import { extractedChart, loadedFiles } from '../../render/chart-extract.ts';
 import { renderRepo } from '../../render/render.ts';
 import { splitRendered } from '../../render/output.ts';
 import { toolEnv, writeChart } from '../../../test-support/chart-repo.ts';
@@ -522,6 +522,28 @@ describe('a chart archive unpacked as Argo CD extracts it and as helm pull --unt
       }
       // Nothing half-made is left behind.
       expect(readdirSync(join(dir, 'charts', '.expanded'))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a chart folder's files as Helm's loader walks it", () => {
+  it('follows links, drops what .helmignore names and dot files in templates/, and fails on a link to nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loaded-chart-'));
+    try {
+      const chart = join(dir, 'demo');
+      mkdirSync(join(chart, 'templates'), { recursive: true });
+      mkdirSync(join(chart, 'shared'), { recursive: true });
+      writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: demo\nversion: 1.0.0\n');
+      writeFileSync(join(chart, '.helmignore'), 'templates/ignored.yaml\n');
+      writeFileSync(join(chart, 'templates/ignored.yaml'), 'kind: ConfigMap\n');
+      writeFileSync(join(chart, 'templates/.hidden.yaml'), 'kind: ConfigMap\n');
+      writeFileSync(join(chart, 'shared/cm.yaml'), 'kind: ConfigMap\n');
+      symlinkSync('../shared', join(chart, 'templates/linked'));
+      expect(loadedFiles(chart).map(([rel]) => rel)).toEqual(['.helmignore', 'Chart.yaml', 'shared/cm.yaml', 'templates/linked/cm.yaml']);
+      symlinkSync('nowhere.yaml', join(chart, 'templates/dangling.yaml'));
+      expect(() => loadedFiles(chart)).toThrow('chart demo: templates/dangling.yaml is a link to nothing, which Helm cannot load');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
