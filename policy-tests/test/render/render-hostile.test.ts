@@ -534,14 +534,14 @@ describe("a chart folder's files as Helm's loader walks it", () => {
     try {
       const chart = join(dir, 'demo');
       mkdirSync(join(chart, 'templates'), { recursive: true });
-      mkdirSync(join(chart, 'shared'), { recursive: true });
+      mkdirSync(join(chart, 'common'), { recursive: true });
       writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: demo\nversion: 1.0.0\n');
       writeFileSync(join(chart, '.helmignore'), 'templates/ignored.yaml\n');
       writeFileSync(join(chart, 'templates/ignored.yaml'), 'kind: ConfigMap\n');
       writeFileSync(join(chart, 'templates/.hidden.yaml'), 'kind: ConfigMap\n');
-      writeFileSync(join(chart, 'shared/cm.yaml'), 'kind: ConfigMap\n');
-      symlinkSync('../shared', join(chart, 'templates/linked'));
-      expect(loadedFiles(chart).map(([rel]) => rel)).toEqual(['.helmignore', 'Chart.yaml', 'shared/cm.yaml', 'templates/linked/cm.yaml']);
+      writeFileSync(join(chart, 'common/cm.yaml'), 'kind: ConfigMap\n');
+      symlinkSync('../common', join(chart, 'templates/linked'));
+      expect(loadedFiles(chart).map(([rel]) => rel)).toEqual(['.helmignore', 'Chart.yaml', 'common/cm.yaml', 'templates/linked/cm.yaml']);
       symlinkSync('nowhere.yaml', join(chart, 'templates/dangling.yaml'));
       expect(() => loadedFiles(chart)).toThrow('chart demo: templates/dangling.yaml is a link to nothing, which Helm cannot load');
     } finally {
