@@ -90,13 +90,17 @@ interface Budget {
   limit: number;
 }
 
+/** tar's block: every header is one, and content is written in whole ones. */
+const TAR_BLOCK = 512;
+
 /** Counts an entry against the budget: a small archive can unpack to gigabytes, and is stopped at the limit. */
 function overBudget(budget: Budget, size: number | undefined, archive: string): RenderRefused | undefined {
-  budget.left -= size ?? 0;
+  // Counted as tar's stream counts it, as Argo CD's limit reader does: a header of 512 bytes, and the content in
+  // blocks of 512. An archive of a million empty files unpacks to no content, but to a million files.
+  budget.left -= TAR_BLOCK + Math.ceil((size ?? 0) / TAR_BLOCK) * TAR_BLOCK;
+  const limit = budget.limit >= 1024 * 1024 ? `${Math.round(budget.limit / 1024 / 1024)} MiB` : `${Math.round(budget.limit / 1024)} KiB`;
   return budget.left < 0
-    ? new RenderRefused(
-        `chart archive ${basename(archive)} unpacks to more than ${Math.round(budget.limit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`,
-      )
+    ? new RenderRefused(`chart archive ${basename(archive)} unpacks to more than ${limit}, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`)
     : undefined;
 }
 
@@ -128,14 +132,14 @@ async function untar(scratch: string, archive: string, budget: Budget): Promise<
       const skip = (): void => {
         entry.resume();
       };
+      if (failed) return skip();
+      failed = overBudget(budget, entry.size, archive);
       if (failed || entry.path === '.' || entry.path === './') return skip();
       // Go's filepath.Join and Inbound: a `..` or an absolute name that leaves the extraction fails it.
       if (!inside(scratch, target)) {
         failed = new Error(`chart archive ${basename(archive)} holds ${entry.path}, outside the chart; Argo CD fails the source: illegal filepath in archive`);
         return skip();
       }
-      failed = overBudget(budget, entry.size, archive);
-      if (failed) return skip();
       if (entry.type === 'Directory') {
         try {
           mkdirSync(target, { recursive: true });
@@ -188,6 +192,8 @@ async function expand(scratch: string, archive: string, budget: Budget): Promise
       const skip = (): void => {
         entry.resume();
       };
+      if (failed) return skip();
+      failed = overBudget(budget, entry.size, archive);
       if (failed || entry.type === 'Directory' || entry.path.endsWith('/')) return skip();
       // An archive made on Windows may use `\`; the name is normalized to `/`.
       const delimiter = entry.path.includes('\\') ? '\\' : '/';
@@ -199,7 +205,6 @@ async function expand(scratch: string, archive: string, budget: Budget): Promise
       else if (name.startsWith('..')) failed = refuse('chart illegally references parent directory');
       else if (DRIVE_PATH.test(name)) failed = refuse('chart contains illegally named files');
       else if (parts[0] === 'Chart.yaml') failed = refuse('chart yaml not in base directory');
-      else failed = overBudget(budget, entry.size, archive);
       if (failed) return skip();
       const chunks: Buffer[] = [];
       entry.on('data', (c: Buffer) => chunks.push(c));

@@ -500,6 +500,27 @@ describe('a chart archive unpacked as Argo CD extracts it and as helm pull --unt
     }
   });
 
+  it('counts what an archive unpacks to as its tar stream does, headers too: many empty files reach the limit, either way it is unpacked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'many-files-'));
+    try {
+      const src = join(dir, 'src');
+      mkdirSync(join(src, 'demo/files'), { recursive: true });
+      writeFileSync(join(src, 'demo/Chart.yaml'), 'apiVersion: v2\nname: demo\nversion: 1.0.0\n');
+      for (let i = 0; i < 300; i++) writeFileSync(join(src, `demo/files/${i}`), '');
+      const archive = join(dir, 'many.tgz');
+      await tarCreate({ gzip: true, cwd: src, file: archive, portable: true }, ['demo']);
+      for (const how of ['argocd', 'helm-pull'] as const)
+        await expect(extractedChart({ HOMELAB_CACHE_DIR: dir }, { archive, digest: `sha256:many-${how}` }, { unpackedLimit: 100 * 1024, how })).rejects.toThrow(
+          'chart archive many.tgz unpacks to more than 100 KiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)',
+        );
+      // Within the limit, it unpacks.
+      const folder = await extractedChart({ HOMELAB_CACHE_DIR: dir }, { archive, digest: 'sha256:many' }, { unpackedLimit: 1024 * 1024 });
+      expect(readdirSync(join(folder, 'demo/files'))).toHaveLength(300);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses what Helm refuses, in one line: a file outside any folder, no chart name, a name that is a path', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'odd-chart-'));
     try {
