@@ -117,11 +117,12 @@ const SCOPE_RULES = hash([
 ]).slice(0, 12);
 
 /**
- * A chart's interface (defaults, templates, subcharts) and its traits, read once per archive digest from the folder of
- * its extraction that is rendered (chart-extract.ts), as Helm loads that folder.
+ * A chart's interface (defaults, templates, subcharts) and its traits, read once per archive (`archiveKey`: its
+ * digest, and how it was unpacked where not as Argo CD extracts it) from the folder that is rendered
+ * (chart-extract.ts), as Helm loads that folder.
  */
-export async function cachedScope(ctx: Context, folder: string, digest: string): Promise<ChartScope> {
-  const file = join(cacheRoot(ctx.env), 'scopes', `${digest.replace(/^sha256:/, '')}-${basename(folder)}-${SCOPE_RULES}.json`);
+export async function cachedScope(ctx: Context, folder: string, archiveKey: string): Promise<ChartScope> {
+  const file = join(cacheRoot(ctx.env), 'scopes', `${archiveKey.replace(/^sha256:/, '')}-${basename(folder)}-${SCOPE_RULES}.json`);
   type Stored = Omit<ChartScope, 'subcharts'> & { subcharts: [string, Stored][] };
   const revive = (s: Stored): ChartScope => ({ ...s, subcharts: new Map(s.subcharts.map(([k, v]) => [k, revive(v)])) });
   const store = (s: ChartScope): Stored => ({ ...s, subcharts: [...s.subcharts].map(([k, v]) => [k, store(v)]) });

@@ -21,7 +21,7 @@ import { parse as parseYaml } from 'yaml';
 import { list, type ReadEntry } from 'tar';
 import { chartCacheDir } from './charts.ts';
 import { keptByHelmignore } from './helmignore.ts';
-import { inside, RenderRefused } from './limits.ts';
+import { inside, unpackedTooLarge, type RenderRefused } from './limits.ts';
 
 /** Extractions under way in this process, by folder: two sources of one chart in one pass share one. */
 const underWay = new Map<string, Promise<string>>();
@@ -98,10 +98,43 @@ function overBudget(budget: Budget, size: number | undefined, archive: string): 
   // Counted as tar's stream counts it, as Argo CD's limit reader does: a header of 512 bytes, and the content in
   // blocks of 512. An archive of a million empty files unpacks to no content, but to a million files.
   budget.left -= TAR_BLOCK + Math.ceil((size ?? 0) / TAR_BLOCK) * TAR_BLOCK;
-  const limit = budget.limit >= 1024 * 1024 ? `${Math.round(budget.limit / 1024 / 1024)} MiB` : `${Math.round(budget.limit / 1024)} KiB`;
-  return budget.left < 0
-    ? new RenderRefused(`chart archive ${basename(archive)} unpacks to more than ${limit}, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`)
-    : undefined;
+  return budget.left < 0 ? unpackedTooLarge(basename(archive), budget.limit) : undefined;
+}
+
+/**
+ * Each entry of an archive, in its order, counted against the budget: `visit` passes over it (returns nothing) or
+ * returns what takes its content. The first error `visit` or a taker throws, or the budget, stops the reading.
+ */
+async function readEntries(archive: string, budget: Budget, visit: (entry: ReadEntry) => ((data: Buffer) => void) | void): Promise<void> {
+  let failed: Error | undefined;
+  const guarded = <T>(step: () => T): T | undefined => {
+    try {
+      return step();
+    } catch (err) {
+      failed = err as Error;
+      return undefined;
+    }
+  };
+  // tar reads the archive; what is written is each unpacking's own rule (tar's own extraction, with rules of its own
+  // for links and modes, took three times as long for the lock's charts).
+  await list({
+    file: archive,
+    strict: true,
+    onReadEntry: (entry: ReadEntry) => {
+      if (!failed) failed = overBudget(budget, entry.size, archive);
+      const take = failed ? undefined : guarded(() => visit(entry));
+      if (!take) {
+        entry.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      entry.on('data', (c: Buffer) => chunks.push(c));
+      entry.on('end', () => {
+        if (!failed) guarded(() => take(Buffer.concat(chunks)));
+      });
+    },
+  });
+  if (failed) throw failed;
 }
 
 /** Makes a file's folder once: most files share one. */
@@ -119,55 +152,38 @@ function writer(): (target: string, data: Buffer) => void {
 
 /** Argo CD's untar (util/io/files/tar.go), into `scratch`: the archive as it stands, each entry by untar's switch. */
 async function untar(scratch: string, archive: string, budget: Budget): Promise<void> {
-  let failed: Error | undefined;
   const links: { path: string; linkpath: string }[] = [];
   const write = writer();
-  // tar reads the archive; what is written is untar's switch, in the archive's order (tar's own extraction, with
-  // rules of its own for links and modes, took three times as long for the lock's charts).
-  await list({
-    file: archive,
-    strict: true,
-    onReadEntry: (entry: ReadEntry) => {
-      const target = join(scratch, entry.path);
-      const skip = (): void => {
-        entry.resume();
-      };
-      if (failed) return skip();
-      failed = overBudget(budget, entry.size, archive);
-      if (failed || entry.path === '.' || entry.path === './') return skip();
-      // Go's filepath.Join and Inbound: a `..` or an absolute name that leaves the extraction fails it.
-      if (!inside(scratch, target)) {
-        failed = new Error(`chart archive ${basename(archive)} holds ${entry.path}, outside the chart; Argo CD fails the source: illegal filepath in archive`);
-        return skip();
+  const fails = (path: string, err: unknown) => new Error(`chart archive ${basename(archive)}: ${path}: ${(err as Error).message}; Argo CD fails the source`);
+  await readEntries(archive, budget, (entry) => {
+    if (entry.path === '.' || entry.path === './') return;
+    const target = join(scratch, entry.path);
+    // Go's filepath.Join and Inbound: a `..` or an absolute name that leaves the extraction fails it.
+    if (!inside(scratch, target))
+      throw new Error(`chart archive ${basename(archive)} holds ${entry.path}, outside the chart; Argo CD fails the source: illegal filepath in archive`);
+    if (entry.type === 'Directory') {
+      try {
+        mkdirSync(target, { recursive: true });
+      } catch (err) {
+        throw fails(entry.path, err);
       }
-      if (entry.type === 'Directory') {
-        try {
-          mkdirSync(target, { recursive: true });
-        } catch (err) {
-          failed = new Error(`chart archive ${basename(archive)}: ${entry.path}: ${(err as Error).message}; Argo CD fails the source`);
-        }
-        return skip();
+      return;
+    }
+    // Made after the files: what a link names is checked through the links already made.
+    if (entry.type === 'SymbolicLink') {
+      links.push({ path: entry.path, linkpath: entry.linkpath ?? '' });
+      return;
+    }
+    // Untar has no case for a hard link, a device or a contiguous file; Go's reader hands '\0' on as a regular file.
+    if (entry.type !== 'File' && entry.type !== 'OldFile') return;
+    return (data) => {
+      try {
+        write(target, data);
+      } catch (err) {
+        throw fails(entry.path, err);
       }
-      // Made after the files: what a link names is checked through the links already made.
-      if (entry.type === 'SymbolicLink') {
-        links.push({ path: entry.path, linkpath: entry.linkpath ?? '' });
-        return skip();
-      }
-      // Untar has no case for a hard link, a device or a contiguous file; Go's reader hands '\0' on as a regular file.
-      if (entry.type !== 'File' && entry.type !== 'OldFile') return skip();
-      const chunks: Buffer[] = [];
-      entry.on('data', (c: Buffer) => chunks.push(c));
-      entry.on('end', () => {
-        if (failed) return;
-        try {
-          write(target, Buffer.concat(chunks));
-        } catch (err) {
-          failed = new Error(`chart archive ${basename(archive)}: ${entry.path}: ${(err as Error).message}; Argo CD fails the source`);
-        }
-      });
-    },
+    };
   });
-  if (failed) throw failed;
   for (const link of links) makeLink(scratch, link, archive);
 }
 
@@ -183,38 +199,21 @@ const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
  */
 async function expand(scratch: string, archive: string, budget: Budget): Promise<void> {
   const refuse = (why: string) => new Error(`chart archive ${basename(archive)}: ${why}; helm pull --untar refuses it, so kustomize's inflation fails`);
-  let failed: Error | undefined;
   const files: { name: string; data: Buffer }[] = [];
-  await list({
-    file: archive,
-    strict: true,
-    onReadEntry: (entry: ReadEntry) => {
-      const skip = (): void => {
-        entry.resume();
-      };
-      if (failed) return skip();
-      failed = overBudget(budget, entry.size, archive);
-      if (failed || entry.type === 'Directory' || entry.path.endsWith('/')) return skip();
-      // An archive made on Windows may use `\`; the name is normalized to `/`.
-      const delimiter = entry.path.includes('\\') ? '\\' : '/';
-      const parts = entry.path.split(delimiter);
-      const joined = parts.slice(1).join('/');
-      const name = posix.normalize(joined).replace(/\/+$/, '') || '.';
-      if (joined.startsWith('/')) failed = refuse('chart illegally contains absolute paths');
-      else if (name === '.') failed = refuse(`chart illegally contains content outside the base directory: "${entry.path}"`);
-      else if (name.startsWith('..')) failed = refuse('chart illegally references parent directory');
-      else if (DRIVE_PATH.test(name)) failed = refuse('chart contains illegally named files');
-      else if (parts[0] === 'Chart.yaml') failed = refuse('chart yaml not in base directory');
-      if (failed) return skip();
-      const chunks: Buffer[] = [];
-      entry.on('data', (c: Buffer) => chunks.push(c));
-      entry.on('end', () => {
-        const data = Buffer.concat(chunks);
-        files.push({ name, data: data.subarray(0, 3).equals(UTF8_BOM) ? data.subarray(3) : data });
-      });
-    },
+  await readEntries(archive, budget, (entry) => {
+    if (entry.type === 'Directory' || entry.path.endsWith('/')) return;
+    // An archive made on Windows may use `\`; the name is normalized to `/`.
+    const delimiter = entry.path.includes('\\') ? '\\' : '/';
+    const parts = entry.path.split(delimiter);
+    const joined = parts.slice(1).join('/');
+    const name = posix.normalize(joined).replace(/\/+$/, '') || '.';
+    if (joined.startsWith('/')) throw refuse('chart illegally contains absolute paths');
+    if (name === '.') throw refuse(`chart illegally contains content outside the base directory: "${entry.path}"`);
+    if (name.startsWith('..')) throw refuse('chart illegally references parent directory');
+    if (DRIVE_PATH.test(name)) throw refuse('chart contains illegally named files');
+    if (parts[0] === 'Chart.yaml') throw refuse('chart yaml not in base directory');
+    return (data) => void files.push({ name, data: data.subarray(0, 3).equals(UTF8_BOM) ? data.subarray(3) : data });
   });
-  if (failed) throw failed;
   if (files.length === 0) throw refuse('no files in chart archive');
   let chartName = '';
   for (const file of files.filter((f) => f.name === 'Chart.yaml')) {

@@ -15,7 +15,7 @@ import { isMap } from '../model/core/dig.ts';
 import { NO_TRAITS, withFile, type ChartTraits } from './chart-traits.ts';
 import { keptByHelmignore } from './helmignore.ts';
 import { fastValue } from './fast-yaml.ts';
-import { RenderRefused } from './limits.ts';
+import { RenderRefused, unpackedTooLarge } from './limits.ts';
 
 /** A chart archive Helm loads as a subchart: a `.tgz` directly in a `charts/` folder, its name not starting with `_` or `.`. */
 const PACKED_SUBCHART = /(^|\/)charts\/[^/_.][^/]*\.tgz$/;
@@ -45,9 +45,6 @@ interface Reading {
 /** What tar calls a regular file: Helm reads each as one, whatever its type letter. */
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 
-const tooLarge = ({ limit, archive }: Budget) =>
-  new RenderRefused(`chart archive ${archive} unpacks to more than ${Math.round(limit / 1024 / 1024)} MiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`);
-
 /**
  * Each file of a packed subchart's archive (`onFile` with its path under the archive's top folder, prefixed by
  * `under`), its own packed subcharts read in under `charts/<their top folder>/`. A subchart archive that does not read (corrupt, too
@@ -61,7 +58,7 @@ async function readArchive(bytes: Buffer, under: string, reading: Reading): Prom
   const onReadEntry = (entry: ReadEntry) => {
     // A small archive can unpack to gigabytes: count what it holds, and stop reading at the limit.
     budget.left -= entry.size ?? 0;
-    if (budget.left < 0) refused ??= tooLarge(budget);
+    if (budget.left < 0) refused ??= unpackedTooLarge(budget.archive, budget.limit);
     const rel = entry.path.replace(/^[^/]+\//, '');
     if (refused || !FILE_TYPES.has(entry.type)) {
       entry.resume();

@@ -13,6 +13,12 @@ import { confinedPath } from '../model/argocd/source-files.ts';
 /** A path or a resource that the render refuses: a finding on the source, never a render. */
 export class RenderRefused extends Error {}
 
+/** An archive that unpacks past its limit (the archive limit times 8), in one line. */
+export function unpackedTooLarge(archive: string, limit: number): RenderRefused {
+  const said = limit >= 1024 * 1024 ? `${Math.round(limit / 1024 / 1024)} MiB` : `${Math.round(limit / 1024)} KiB`;
+  return new RenderRefused(`chart archive ${archive} unpacks to more than ${said}, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)`);
+}
+
 const MIB = 1024 * 1024;
 
 export interface RenderLimits {

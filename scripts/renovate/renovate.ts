@@ -128,22 +128,6 @@ export interface Answer {
   proposals?: Proposal[];
 }
 
-/**
- * Renovate's own answer for each dependency, offline (groups.mjs says how): the group its pull request belongs to
- * (undefined: one of its own) and, for a dependency given `releases`, the updates it proposes among them.
- */
-export async function proposalsOf(root: string, deps: readonly Asked[]): Promise<Answer[]> {
-  if (deps.length === 0) return [];
-  const configFile = join(root, RENOVATE_CONFIG_FILE);
-  const out = await run(process.execPath, [GROUPS_SCRIPT, configFile], {
-    cwd: root,
-    env: renovateEnv({}),
-    input: questionsInput(deps),
-    timeoutMs: GROUPS_TIMEOUT_MS,
-  });
-  return answersOf(out, deps.length);
-}
-
 /** A question for Renovate: the dependencies to ask it about, and what its answers for them (in order) mean. */
 export interface Question<T> {
   asked: readonly Asked[];
@@ -159,17 +143,12 @@ function judged<T extends unknown[]>(questions: Questions<T>, answers: readonly 
 }
 
 /**
- * Several questions in one run of Renovate's functions: its start-up (the config, its presets, the modules) is
- * most of a run, so the checks share one.
+ * Several questions in one run of Renovate's functions (groups.mjs says how it answers offline): its start-up (the
+ * config, its presets, the modules) is most of a run, so the checks share one.
  */
 export async function ask<T extends unknown[]>(root: string, questions: Questions<T>): Promise<T> {
-  return judged(
-    questions,
-    await proposalsOf(
-      root,
-      questions.flatMap((q) => q.asked),
-    ),
-  );
+  if (questions.every((q) => q.asked.length === 0)) return judged(questions, []);
+  return startAsking(root).ask(questions);
 }
 
 /** A run of Renovate's functions started before its questions are known. */
