@@ -225,7 +225,8 @@ async function expand(scratch: string, archive: string, budget: Budget): Promise
     }
   }
   if (chartName === '') throw refuse('chart name not specified');
-  if (chartName === '.' || chartName === '..' || chartName.includes('/')) throw refuse(`chart name "${chartName}" is not allowed`);
+  if (chartName === '.' || chartName === '..') throw refuse(`chart name "${chartName}" is not allowed`);
+  if (chartName.includes('/')) throw refuse(`chart name "${chartName}" must not contain path separators`);
   const write = writer();
   for (const { name, data } of files) {
     try {

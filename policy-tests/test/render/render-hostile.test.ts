@@ -570,3 +570,68 @@ describe("a chart folder's files as Helm's loader walks it", () => {
     }
   });
 });
+
+describe("the unpackings held to their upstream tests (Argo CD 3.5.1's TestUntgz, Helm 4.2.3's TestExpandError)", () => {
+  /** An archive of `files` (a string is a file's text, `{ link }` a symbolic link), made as the upstream test makes it. */
+  async function archiveOf(dir: string, name: string, files: Record<string, string | { link: string }>, under = ''): Promise<string> {
+    const src = join(dir, `${name}-src`);
+    for (const [path, what] of Object.entries(files)) {
+      mkdirSync(dirname(join(src, under, path)), { recursive: true });
+      if (typeof what === 'string') writeFileSync(join(src, under, path), what);
+      else symlinkSync(what.link, join(src, under, path));
+    }
+    const archive = join(dir, `${name}.tgz`);
+    await tarCreate({ gzip: true, cwd: src, file: archive, portable: true }, readdirSync(src));
+    return archive;
+  }
+
+  it("untgz: unpacks testdata/app with its link relativized (../README.md), and refuses testdata/symlink-exploit's link to ../../tar_test.go", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'upstream-untgz-'));
+    try {
+      const app = await archiveOf(dir, 'app', {
+        'README.md': '# app\n',
+        'applicationset/latest/kustomization.yaml': 'resources: []\n',
+        'applicationset/stable/kustomization.yaml': 'resources: []\n',
+        'applicationset/readme-symlink': { link: '../README.md' },
+      });
+      const folder = await extractedChart({ HOMELAB_CACHE_DIR: dir }, { archive: app, digest: 'sha256:app' }, { unpackedLimit: Infinity });
+      expect(readlinkSync(join(folder, 'applicationset/readme-symlink'))).toBe('../README.md');
+      expect(readdirSync(folder, { recursive: true }).map(String).sort()).toEqual([
+        'README.md',
+        'applicationset',
+        'applicationset/latest',
+        'applicationset/latest/kustomization.yaml',
+        'applicationset/readme-symlink',
+        'applicationset/stable',
+        'applicationset/stable/kustomization.yaml',
+      ]);
+      const exploit = await archiveOf(dir, 'exploit', { tar_test_symlink: { link: '../../tar_test.go' } });
+      await expect(extractedChart({ HOMELAB_CACHE_DIR: dir }, { archive: exploit, digest: 'sha256:exploit' }, { unpackedLimit: Infinity })).rejects.toThrow(
+        'illegal filepath in symlink',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ['dot name', '.', 'not allowed'],
+    ['dotdot name', '..', 'not allowed'],
+    ['slash in name', 'a/../b', 'must not contain path separators'],
+  ])('expand: %s', async (_case, chartName, wantErr) => {
+    const dir = mkdtempSync(join(tmpdir(), 'upstream-expand-'));
+    try {
+      const archive = await archiveOf(
+        dir,
+        'chart',
+        { 'Chart.yaml': `apiVersion: v3\nname: ${chartName}\ndescription: A Helm chart for Kubernetes\n` },
+        'named',
+      );
+      await expect(
+        extractedChart({ HOMELAB_CACHE_DIR: dir }, { archive, digest: 'sha256:chart' }, { unpackedLimit: Infinity, how: 'helm-pull' }),
+      ).rejects.toThrow(wantErr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
