@@ -152,7 +152,6 @@ function writer(): (target: string, data: Buffer) => void {
 
 /** Argo CD's untar (util/io/files/tar.go), into `scratch`: the archive as it stands, each entry by untar's switch. */
 async function untar(scratch: string, archive: string, budget: Budget): Promise<void> {
-  const links: { path: string; linkpath: string }[] = [];
   const write = writer();
   const fails = (path: string, err: unknown) => new Error(`chart archive ${basename(archive)}: ${path}: ${(err as Error).message}; Argo CD fails the source`);
   await readEntries(archive, budget, (entry) => {
@@ -169,9 +168,10 @@ async function untar(scratch: string, archive: string, budget: Budget): Promise<
       }
       return;
     }
-    // Made after the files: what a link names is checked through the links already made.
+    // Made in the archive's order, as untar makes it (tar hands on an entry once the one before has ended): what a
+    // link names is checked through the links made before it, and a file after it may be written through it.
     if (entry.type === 'SymbolicLink') {
-      links.push({ path: entry.path, linkpath: entry.linkpath ?? '' });
+      makeLink(scratch, { path: entry.path, linkpath: entry.linkpath ?? '' }, archive);
       return;
     }
     // Untar has no case for a hard link, a device or a contiguous file; Go's reader hands '\0' on as a regular file.
@@ -184,7 +184,6 @@ async function untar(scratch: string, archive: string, budget: Budget): Promise<
       }
     };
   });
-  for (const link of links) makeLink(scratch, link, archive);
 }
 
 /** A Windows drive at the start of a path, which Helm's archive loader refuses. */

@@ -6,6 +6,7 @@
  * bombs and oversized archives are refused in one line.
  */
 import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -20,7 +21,7 @@ import { renderRepo } from '../../render/render.ts';
 import { splitRendered } from '../../render/output.ts';
 import { toolEnv, writeChart } from '../../../test-support/chart-repo.ts';
 import { output } from '../../../test-support/exec.ts';
-import { create as tarCreate } from 'tar';
+import { create as tarCreate, Header } from 'tar';
 import { fixtureRepo, REPO_URL, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
 
 let env: NodeJS.ProcessEnv;
@@ -495,6 +496,34 @@ describe('a chart archive unpacked as Argo CD extracts it and as helm pull --unt
       const extracted = await extractedChart(env, { archive, digest: 'sha256:odd' }, { unpackedLimit: Infinity });
       expect(listed(extracted)).toEqual(['a/Chart.yaml', 'a/templates/link.yaml -> etc/hostname', 'a/templates/x.yaml', 'b/templates/y.yaml']);
       expect(readFileSync(join(extracted, 'a/templates/x.yaml'), 'utf8')).toBe('\uFEFFkind: ConfigMap\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("unpacks entry by entry in the archive's order, as untar does: a file after a link to a folder is written through it, and Helm reads it there", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'through-link-'));
+    try {
+      // No tool archives a file under a link's name, so the archive is written header by header.
+      const blocks: Buffer[] = [];
+      const entry = (path: string, type: 'Directory' | 'File' | 'SymbolicLink', text = '', linkpath?: string) => {
+        const data = Buffer.from(text);
+        const header = new Header({ path, type, linkpath, size: data.length, mode: type === 'File' ? 0o644 : 0o755, mtime: new Date(0) });
+        header.encode();
+        blocks.push(header.block!, data, Buffer.alloc((512 - (data.length % 512)) % 512));
+      };
+      entry('demo/', 'Directory');
+      entry('demo/Chart.yaml', 'File', 'apiVersion: v2\nname: demo\nversion: 1.0.0\n');
+      entry('demo/kept/', 'Directory');
+      entry('demo/templates', 'SymbolicLink', '', 'kept');
+      entry('demo/templates/cm.yaml', 'File', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: through-the-link\n');
+      const archive = join(dir, 'through.tgz');
+      writeFileSync(archive, gzipSync(Buffer.concat([...blocks, Buffer.alloc(1024)])));
+      const folder = await extractedChart({ HOMELAB_CACHE_DIR: dir }, { archive, digest: 'sha256:through' }, { unpackedLimit: Infinity });
+      // The file is in the folder the link names (the listing reads on through the link, as Helm's loader does).
+      expect(listed(folder)).toEqual(['demo/Chart.yaml', 'demo/kept/cm.yaml', 'demo/templates -> kept', 'demo/templates/cm.yaml']);
+      expect(loadedFiles(join(folder, 'demo')).map(([name]) => name)).toEqual(['Chart.yaml', 'kept/cm.yaml', 'templates/cm.yaml']);
+      expect(await output(env.HELM_BIN!, ['template', 'x', join(folder, 'demo')], { env })).toContain('name: through-the-link');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
