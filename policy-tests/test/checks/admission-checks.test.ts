@@ -1,7 +1,7 @@
 /**
- * The admission checks bite on a broken copy of the real repository, and the API server's validation and CRD rules
- * are judged as it judges them; what a sync creates (quotas, allocators, impersonation, replacement):
- * admission-sync-checks.test.ts.
+ * The checks that judge one object as the API server's validation and its CRDs judge it bite on a broken copy of the
+ * real repository, and are judged as the API server judges them; what a sync meets beyond one object (quotas,
+ * allocators, admission policies, Pod Security, impersonation, replacement) and its mutations: admission-sync-checks.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
@@ -11,7 +11,7 @@ import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { admissionMutations, CRD_FILE, drillCrd } from '../mutations/admission.ts';
 
-describeMutations('admission checks (admission/) bite on a broken copy of the real repository', admissionMutations);
+describeMutations("admission checks (admission/) on one object's validation bite on a broken copy of the real repository", admissionMutations);
 
 /** The gate on a copy, offline: no chart cache, so only its own files are judged. */
 const offline = (copy: RepoCopy) => runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });

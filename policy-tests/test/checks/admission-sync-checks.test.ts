@@ -1,13 +1,17 @@
 /**
  * The admission layer on what a sync creates, as the API server admits it: a claim replaced, a namespace's quota, the
- * Service allocators, a MutatingAdmissionPolicy, and a sync impersonating an account. The mutations and the API
- * server's own validation: admission-checks.test.ts.
+ * Service allocators, a MutatingAdmissionPolicy, and a sync impersonating an account; the mutations of the checks that
+ * judge what a sync meets beyond one object. The API server's own validation of each object, and its mutations:
+ * admission-checks.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyRepo, lineOf, onBrokenCopy, type RepoCopy } from '../support/helpers.ts';
 import { inProject } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
-import { DEPLOYMENT_RULES, ownLimits } from '../mutations/admission.ts';
+import { admissionSyncMutations, DEPLOYMENT_RULES, ownLimits } from '../mutations/admission.ts';
+import { describeMutations } from '../support/mutation-runner.ts';
+
+describeMutations('admission checks (admission/) on what a sync meets bite on a broken copy of the real repository', admissionSyncMutations);
 
 /** The gate on a copy, offline: no chart cache, so only its own files are judged. */
 const offline = (copy: RepoCopy) => runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });

@@ -64,7 +64,7 @@ export const ownLimits = (c: RepoCopy, yaml: string) => {
 const limitRange = (limits: string) => `apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: bounds\n  namespace: portfolio\nspec:\n  limits:\n${limits}`;
 const quota = (hard: string) => `apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: budget\n  namespace: portfolio\nspec:\n  hard:\n${hard}`;
 
-export const admissionMutations: Mutation[] = [
+const mutations: Mutation[] = [
   {
     check: 'api-validation',
     why: "a jsonnet file in the backups app yields a ConfigMap named 'Backup_' + 'Notes': Argo CD evaluates it and applies the object, which the API server refuses",
@@ -644,3 +644,12 @@ export const admissionMutations: Mutation[] = [
     at: (c) => ({ file: PORTFOLIO_DEPLOYMENT, line: lineOf(c, PORTFOLIO_DEPLOYMENT, 'kind: Deployment') }),
   },
 ];
+
+/** The checks that judge one object as the API server's validation and its CRDs judge it. */
+const OBJECT_VALIDATION = new Set(['api-validation', 'crd-accepted', 'crd-validation-rule']);
+
+/** What the API server's validation and a CRD's schema and rules refuse, object by object. */
+export const admissionMutations: Mutation[] = mutations.filter((m) => OBJECT_VALIDATION.has(m.check));
+
+/** What a sync meets beyond one object: admission policies, Pod Security, quotas and limits, the allocators, Argo CD's own refusals. */
+export const admissionSyncMutations: Mutation[] = mutations.filter((m) => !OBJECT_VALIDATION.has(m.check));

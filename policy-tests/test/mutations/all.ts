@@ -1,5 +1,5 @@
 /** Every mutation list, gathered by area. */
-import { admissionMutations } from './admission.ts';
+import { admissionMutations, admissionSyncMutations } from './admission.ts';
 import { alertRoutingMutations } from './alert-routing.ts';
 import { argocdMutations } from './argocd.ts';
 import { argocdInstallMutations } from './argocd-install.ts';
@@ -39,7 +39,7 @@ export const MUTATION_LISTS: Record<string, readonly (readonly Mutation[])[]> = 
   'sync-order': [syncOrderMutations],
   'sync-health': [syncHealthMutations],
   'network-policy': [networkPolicyMutations],
-  admission: [admissionMutations],
+  admission: [admissionMutations, admissionSyncMutations],
   projects: [projectsMutations],
   render: [],
   argocd: [argocdMutations, argocdInstallMutations, argocdRepoServerMutations],
