@@ -127,13 +127,17 @@ class Capture {
   }
 }
 
-/** The repo's config pointed at local capture servers, with its timings scaled from minutes to seconds. */
+/**
+ * The repo's config pointed at local capture servers, with its timings scaled from minutes to seconds; the
+ * heartbeat's to half a second, its repeat still twice its group interval, so a test waits one repeat, not three.
+ */
 function testConfig(base: AmConfig, chatUrlFile: string, watchdogUrl: string, tokenFile: string): AmConfig {
   const c = structuredClone(base);
   const scale = (r: AmRoute): void => {
+    const heartbeat = r.receiver === 'watchdog';
     if (r.group_wait) r.group_wait = r.group_wait === '0s' ? '0s' : '1s';
-    if (r.group_interval) r.group_interval = '1s';
-    if (r.repeat_interval) r.repeat_interval = r.receiver === 'watchdog' ? '2s' : '1h';
+    if (r.group_interval) r.group_interval = heartbeat ? '500ms' : '1s';
+    if (r.repeat_interval) r.repeat_interval = heartbeat ? '1s' : '1h';
     r.routes?.forEach(scale);
   };
   scale(c.route);
