@@ -10,9 +10,9 @@
  * A kustomization's Helm chart is unpacked the other way Helm unpacks one, as kustomize's own `helm pull --untar`
  * would put it where kustomize looks for it (`expand`, below).
  *
- * Each is kept in the chart cache beside the archives, by the archive's digest (`.extracted/<digest>/`,
- * `.expanded/<digest>/`), written under a scratch name, then renamed into place, so a run killed halfway leaves
- * nothing a later run reads. `charts:pull` extracts each chart it holds to the lock, and every source of the chart,
+ * Each is kept in the chart cache beside the archives, by the rules it was unpacked by and the archive's digest
+ * (`.extracted/<rules>/<digest>/`, `.expanded/<rules>/<digest>/`), written under a scratch name, then renamed into
+ * place, so a run killed halfway leaves nothing a later run reads. `charts:pull` extracts each chart it holds to the lock, and every source of the chart,
  * every pass and every run render from that; a render that finds none makes it.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -34,13 +34,25 @@ export type Unpacking = 'argocd' | 'helm-pull';
 
 const FOLDERS: Record<Unpacking, string> = { argocd: '.extracted', 'helm-pull': '.expanded' };
 
+/**
+ * The rules each unpacking follows, by the upstream release it follows and the gate's revision of it: named in the
+ * folder an archive is unpacked to, and in every key read from that folder (a render, a chart's scope), so what a
+ * gate whose rules differ unpacked is never read and never rendered from. A change to what a rule writes is a new name.
+ */
+export const UNPACKING_RULES: Record<Unpacking, string> = { argocd: 'argocd-3.5.1-untar.2', 'helm-pull': 'helm-4.2.3-expand.1' };
+
+/** Where an archive of this digest is unpacked to by these rules. */
+export function unpackedFolder(env: NodeJS.ProcessEnv, digest: string, how: Unpacking, rules = UNPACKING_RULES[how]): string {
+  return join(chartCacheDir(env), FOLDERS[how], rules, digest.replace(/^sha256:/, ''));
+}
+
 /** The folder a chart archive of this digest is unpacked to, unpacked first where it is not yet. */
 export function extractedChart(
   env: NodeJS.ProcessEnv,
   { archive, digest }: { archive: string; digest: string },
   { unpackedLimit, how = 'argocd' }: { unpackedLimit: number; how?: Unpacking },
 ): Promise<string> {
-  const folder = join(chartCacheDir(env), FOLDERS[how], digest.replace(/^sha256:/, ''));
+  const folder = unpackedFolder(env, digest, how);
   if (existsSync(folder)) return Promise.resolve(folder);
   let pending = underWay.get(folder);
   if (!pending) {

@@ -22,7 +22,7 @@ import { PULL_COMMAND, remoteEntryFor } from './charts.ts';
 import { hash, NotRendered, type Context, type Invocation } from './context.ts';
 import { assertRealInside, confinedRel, RenderRefused } from './limits.ts';
 import { toResources } from './output.ts';
-import { chartsRepeatable, helmBuildArgs, inflatedCharts, placeCharts } from './kustomize-helm.ts';
+import { chartsRepeatable, helmBuildArgs, inflatedCharts, inflationKey, placeCharts } from './kustomize-helm.ts';
 import { unresolvable } from './reachable.ts';
 import { assertAllowedHost, fetchRemote, remoteDigest, type RemoteEntry } from './remote-bases.ts';
 
@@ -231,7 +231,7 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
     remote: remotes,
     ...(options ? { options } : {}),
     ...(buildOptions.length ? { buildOptions } : {}),
-    ...(charts.length ? { charts: charts.map((c) => [c.chartDir, c.digest]) } : {}),
+    ...(charts.length ? { charts: inflationKey(charts) } : {}),
   };
   const key = helmArgs.length ? { ...sourceKey, helmArgs: helmArgs.slice(2) } : sourceKey;
   // With remote bases, options to apply, or charts to put in place, kustomize builds a copy: its remote entries name

@@ -7,7 +7,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +29,7 @@ import { loadRepo } from '../../model/repository/repo.ts';
 import { kustomizeInputs } from '../../model/argocd/kustomize.ts';
 import { cachedChartPath, CHART_LOCK_FILE, digestOf, formatLock } from '../../render/charts.ts';
 import { renderToolEnv } from '../../render/context.ts';
-import { extractedChart, loadedFiles } from '../../render/chart-extract.ts';
+import { extractedChart, loadedFiles, unpackedFolder, UNPACKING_RULES } from '../../render/chart-extract.ts';
 import { renderRepo } from '../../render/render.ts';
 import { splitRendered } from '../../render/output.ts';
 import { toolEnv, writeChart } from '../../../test-support/chart-repo.ts';
@@ -385,7 +398,7 @@ describe('limits', () => {
   it('an archive Helm packaged, its .helmignore in it, renders as it stands, from one extraction for every run', async () => {
     const repo = await cachedArchive({ '.helmignore': 'files/\nREADME.md\n', 'README.md': '# big\n' });
     // What a run killed while it extracted left: swept once it is old enough to be nobody's, kept while it may be.
-    const folder = join(env.HOMELAB_CACHE_DIR!, 'charts', '.extracted');
+    const folder = join(env.HOMELAB_CACHE_DIR!, 'charts', '.extracted', UNPACKING_RULES.argocd);
     mkdirSync(join(folder, 'abandoned.partial-1'), { recursive: true });
     mkdirSync(join(folder, 'under-way.partial-2'), { recursive: true });
     const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
@@ -394,7 +407,21 @@ describe('limits', () => {
     const extracted = readdirSync(folder);
     expect(extracted.filter((name) => name.includes('.partial-'))).toEqual(['under-way.partial-2']);
     expect((await render(repo)).renders[0]!.status).toBe('rendered');
-    expect(readdirSync(join(env.HOMELAB_CACHE_DIR!, 'charts', '.extracted'))).toEqual(extracted);
+    expect(readdirSync(folder)).toEqual(extracted);
+  });
+
+  it('never reads an extraction other unpacking rules made: the folder, and every render key read from it, name the rules', async () => {
+    // An archive no other test made, so no extraction of it exists yet.
+    const repo = await cachedArchive({ 'README.md': `# ${randomBytes(8).toString('hex')}\n` });
+    const digest = digestOf(readFileSync(cachedChartPath({ repoURL: 'https://charts.example.com', chart: 'big', version: '1.0.0' }, env)));
+    // What a gate of other rules left in the cache for this archive.
+    const other = unpackedFolder(env, digest, 'argocd', 'argocd-3.5.1-untar.1');
+    mkdirSync(join(other, 'big/templates'), { recursive: true });
+    writeFileSync(join(other, 'big/Chart.yaml'), 'apiVersion: v2\nname: big\nversion: 1.0.0\n');
+    writeFileSync(join(other, 'big/templates/other.yaml'), EVIL);
+    // Extracted afresh by this gate's rules, and rendered from that.
+    expect(printed(await render(repo))).toEqual(['ConfigMap/greeting']);
+    expect(existsSync(join(unpackedFolder(env, digest, 'argocd'), 'big/templates/cm.yaml'))).toBe(true);
   });
 
   it('a small archive that unpacks past the limit is refused in one line', async () => {
@@ -571,7 +598,7 @@ describe('a chart archive unpacked as Argo CD extracts it and as helm pull --unt
         await expect(failure).rejects.toThrow(/^chart archive case-\d\.tgz: .*; helm pull --untar refuses it, so kustomize's inflation fails$/);
       }
       // Nothing half-made is left behind.
-      expect(readdirSync(join(dir, 'charts', '.expanded'))).toEqual([]);
+      expect(readdirSync(join(dir, 'charts', '.expanded', UNPACKING_RULES['helm-pull']))).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

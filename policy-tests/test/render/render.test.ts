@@ -15,6 +15,7 @@ import { loadRepo } from '../../model/repository/repo.ts';
 import { withRendered } from '../../model/argocd/rendered.ts';
 import { cachedChartPath, digestOf, formatLock, readLock } from '../../render/charts.ts';
 import { calledFunctions, mayPrintDifferently, mayReadApiVersions } from '../../render/chart-traits.ts';
+import { UNPACKING_RULES } from '../../render/chart-extract.ts';
 import { renderRepo } from '../../render/render.ts';
 import { main as pullMain, pullCharts } from '../../../scripts/charts-pull.ts';
 import { pullArgs } from '../../render/chart-pull.ts';
@@ -71,8 +72,9 @@ describe('charts:pull and the lock', () => {
     // Each chart held to the lock is extracted beside the archives, as the render tier renders it (chart-extract.ts).
     const locked = readLock(repo.root).charts;
     expect(locked).toHaveLength(2);
-    expect(readdirSync(join(frozenCache, 'charts', '.extracted')).sort()).toEqual(locked.map((c) => c.digest.replace(/^sha256:/, '')).sort());
-    for (const c of locked) expect(existsSync(join(frozenCache, 'charts', '.extracted', c.digest.replace(/^sha256:/, ''), c.chart, 'Chart.yaml'))).toBe(true);
+    const extractions = join(frozenCache, 'charts', '.extracted', UNPACKING_RULES.argocd);
+    expect(readdirSync(extractions).sort()).toEqual(locked.map((c) => c.digest.replace(/^sha256:/, '')).sort());
+    for (const c of locked) expect(existsSync(join(extractions, c.digest.replace(/^sha256:/, ''), c.chart, 'Chart.yaml'))).toBe(true);
     rmSync(join(frozenCache, 'charts'), { recursive: true, force: true });
     expect(await pullCharts({ root: repo.root, env: { ...env, HOMELAB_CACHE_DIR: frozenCache }, updateLock: false, frozen: true, out })).toBe(0);
     rmSync(frozenCache, { recursive: true, force: true });
