@@ -12,13 +12,23 @@ import { join } from 'node:path';
 import { loadRepo, REPO_ROOT, charts } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
-export type PullOptions = charts.PullOptions & { env: NodeJS.ProcessEnv };
+export type PullOptions = charts.PullOptions & { env: NodeJS.ProcessEnv; prune?: boolean };
 
-/** Pulls what is missing into the cache and writes the lock (unless frozen or unchanged); returns the number of charts and remotes refused or not pulled. */
+/**
+ * Pulls what is missing into the cache and writes the lock (unless frozen or unchanged), then, with `prune`, takes
+ * out of the cache what the lock in the checkout does not pin; returns the number of charts and remotes refused or
+ * not pulled.
+ */
 export async function pullCharts(o: PullOptions): Promise<number> {
-  const { lock, refused } = await charts.chartCache(o.env).pull(await loadRepo(o.root), o);
+  const cache = charts.chartCache(o.env);
+  const { lock, refused } = await cache.pull(await loadRepo(o.root), o);
   const path = join(o.root, charts.CHART_LOCK_FILE);
   if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== lock)) writeInCheckout(o.root, charts.CHART_LOCK_FILE, lock);
+  if (o.prune) {
+    const { removed, bytes } = cache.prune(o.root);
+    for (const item of removed) o.out(`pruned   ${item}`);
+    o.out(`pruned   ${removed.length} ${removed.length === 1 ? 'item' : 'items'} the lock does not pin, ${(bytes / 1024 / 1024).toFixed(1)} MiB`);
+  }
   return refused;
 }
 
@@ -27,7 +37,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   return runCommand(
     {
       name: 'charts:pull',
-      usage: 'charts:pull [--mirror URL] [--update-lock | --frozen | --verify-index]',
+      usage: 'charts:pull [--mirror URL] [--update-lock | --frozen | --verify-index] [--prune]',
       help: `Pulls every chart the Applications pin (helm pull) into the cache outside git
 (${charts.chartCache(env).dir}), so npm run validate renders them offline.
 ${charts.CHART_LOCK_FILE} records each archive's digest on first pull; a later archive
@@ -43,6 +53,10 @@ with another digest is refused.
                    it lacks (an update bot's bump) is pulled and recorded
                    only if its sha256 is the digest its chart repository
                    publishes in index.yaml: what CI runs on a pull request
+  --prune          then remove from the cache every chart archive and
+                   unpacking the lock does not pin (old versions, charts no
+                   Application pins, unpackings an older gate made); another
+                   checkout sharing the cache pulls its own again
 
 Environment: HELM_BIN (your own Helm 4), HOMELAB_CACHE_DIR (the cache folder),
 HOMELAB_CHART_CACHE (the charts alone), HTTPS_PROXY, HTTP_PROXY, NO_PROXY,
@@ -54,6 +68,7 @@ still pulled and locked), 2 a usage error.`,
         'update-lock': { type: 'boolean', default: false },
         frozen: { type: 'boolean', default: false },
         'verify-index': { type: 'boolean', default: false },
+        prune: { type: 'boolean', default: false },
       },
       positionals: { min: 0, max: 0 },
       async run({ values }) {
@@ -66,6 +81,7 @@ still pulled and locked), 2 a usage error.`,
           updateLock: values['update-lock'] === true,
           frozen: values.frozen === true,
           verifyIndex: values['verify-index'] === true,
+          prune: values.prune === true,
           out,
         });
         return refused ? 1 : 0;

@@ -1,12 +1,13 @@
 /**
  * The chart cache as one object, held to the lock: what the render tier asks of it (is this chart's archive the
  * bytes the lock records?), what `npm run charts:pull` does with it (pull every pinned chart and remote base, and
- * say what the lock becomes: chart-pull.ts), and what a benchmark asks (which pinned charts are not cached).
+ * say what the lock becomes: chart-pull.ts; take out what the lock no longer pins: chart-prune.ts), and what a benchmark asks (which pinned charts are not cached).
  * The file layout and the lock's format stay in charts.ts.
  */
 import { existsSync } from 'node:fs';
 import type { Repo } from '../model/repository/repo.ts';
 import { pullInto, type PullOptions, type PullOutcome } from './chart-pull.ts';
+import { pruneChartCache, type Pruned } from './chart-prune.ts';
 import {
   CHART_LOCK_FILE,
   PULL_COMMAND,
@@ -17,11 +18,12 @@ import {
   lockEntryFor,
   pendingEntryFor,
   pinnedCharts,
+  readLock,
   type ChartLock,
   type ChartRef,
 } from './charts.ts';
 
-export type { PullOptions, PullOutcome };
+export type { PullOptions, PullOutcome, Pruned };
 
 /** Why a chart cannot be rendered from the cache: not there at all, or there but not what the lock records. */
 export interface Unverified {
@@ -40,6 +42,8 @@ export interface ChartCache {
   pull(repo: Repo, o: PullOptions): Promise<PullOutcome>;
   /** The charts the repository pins that are not in the cache. */
   missing(repo: Repo): ChartRef[];
+  /** Every archive and unpacking the lock in this checkout does not pin taken out of the cache (chart-prune.ts). */
+  prune(root: string): Pruned;
 }
 
 export function chartCache(env: NodeJS.ProcessEnv = process.env): ChartCache {
@@ -67,5 +71,6 @@ export function chartCache(env: NodeJS.ProcessEnv = process.env): ChartCache {
     },
     pull: (repo, o) => pullInto(repo, o, env),
     missing: (repo) => pinnedCharts(repo).filter((ref) => !existsSync(path(ref))),
+    prune: (root) => pruneChartCache(env, readLock(root)),
   };
 }

@@ -1,0 +1,72 @@
+/**
+ * What `charts:pull --prune` takes out of the chart cache: every archive and every unpacking the lock no longer pins.
+ * The cache only grows otherwise: each chart bump leaves the old version's archive and its two unpackings behind, a
+ * chart no Application pins stays, and a gate whose unpacking rules changed leaves the old rules' folders whole.
+ * Only what the cache itself writes is touched (archives in a repository's folder, folders under `.extracted/` and
+ * `.expanded/`); a scratch unpacking of the current rules may be another run's under way, and is left to its sweep.
+ */
+import { lstatSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { UNPACKING_RULES, unpackedFolder, type Unpacking } from './chart-extract.ts';
+import { cachedChartPath, chartCacheDir, type ChartLock } from './charts.ts';
+
+export interface Pruned {
+  /** Each archive or unpacking removed, its path inside the chart cache. */
+  removed: string[];
+  /** What they held on disk. */
+  bytes: number;
+}
+
+const UNPACKINGS: Record<string, Unpacking> = { '.extracted': 'argocd', '.expanded': 'helm-pull' };
+
+/** The bytes a file or folder holds, links counted as themselves. */
+function sizeOf(path: string): number {
+  const stat = lstatSync(path);
+  if (!stat.isDirectory()) return stat.size;
+  return readdirSync(path).reduce((sum, name) => sum + sizeOf(join(path, name)), 0);
+}
+
+const list = (dir: string) => readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+
+/** Removes from the chart cache every archive and unpacking `lock` does not pin (its recorded and its pending charts). */
+export function pruneChartCache(env: NodeJS.ProcessEnv, lock: ChartLock): Pruned {
+  const dir = chartCacheDir(env);
+  const pruned: Pruned = { removed: [], bytes: 0 };
+  let entries;
+  try {
+    entries = list(dir);
+  } catch {
+    return pruned;
+  }
+  const archives = new Set([...lock.charts, ...(lock.pending ?? [])].map((ref) => cachedChartPath(ref, env)));
+  const unpackings = new Set(lock.charts.flatMap((entry) => (['argocd', 'helm-pull'] as const).map((how) => unpackedFolder(env, entry.digest, how))));
+  const remove = (path: string) => {
+    pruned.bytes += sizeOf(path);
+    rmSync(path, { recursive: true, force: true });
+    pruned.removed.push(relative(dir, path));
+  };
+  for (const entry of entries) {
+    if (!entry.isDirectory()) continue;
+    const folder = join(dir, entry.name);
+    const how = UNPACKINGS[entry.name];
+    if (how) {
+      for (const rules of list(folder)) {
+        // Another gate's rules (or the layout before rules were named): nothing this gate reads.
+        if (rules.name !== UNPACKING_RULES[how]) remove(join(folder, rules.name));
+        else
+          for (const unpacked of list(join(folder, rules.name))) {
+            const path = join(folder, rules.name, unpacked.name);
+            if (!unpacked.name.includes('.partial-') && !unpackings.has(path)) remove(path);
+          }
+      }
+      continue;
+    }
+    if (entry.name.startsWith('.')) continue;
+    for (const file of list(folder)) {
+      const path = join(folder, file.name);
+      if (file.isFile() && file.name.endsWith('.tgz') && !archives.has(path)) remove(path);
+    }
+    if (readdirSync(folder).length === 0) rmdirSync(folder);
+  }
+  return pruned;
+}
