@@ -23,6 +23,7 @@ import {
   lockEntryFor,
   pendingEntryFor,
   pinnedCharts,
+  pinnedUnpackings,
   readLock,
   remoteEntryFor,
   type ChartLock,
@@ -226,15 +227,18 @@ function recordedLock(pinned: readonly ChartRef[], entries: ReadonlyMap<string, 
 }
 
 /**
- * Each chart the lock records, whose archive in the cache is those bytes, extracted as the render tier renders it
- * (chart-extract.ts), so the first render after a pull starts from the folders. An archive that cannot be extracted
- * is left for the render to refuse, with its reason.
+ * Each chart the lock records, whose archive in the cache is those bytes, unpacked as the render tier renders it
+ * (chart-extract.ts: extracted as Argo CD extracts an Application's chart, expanded as kustomize's `helm pull --untar`
+ * expands a kustomization's), so the first render after a pull starts from the folders. An archive that cannot be
+ * unpacked is left for the render to refuse, with its reason.
  */
-async function extractPulled(entries: Iterable<LockEntry>, env: NodeJS.ProcessEnv): Promise<void> {
+async function unpackPulled(repo: Repo, entries: Iterable<LockEntry>, env: NodeJS.ProcessEnv): Promise<void> {
   const { unpackedBytes } = renderLimits(env);
+  const ways = pinnedUnpackings(repo);
   for (const entry of entries) {
     if (cachedDigest(entry, env) !== entry.digest) continue;
-    await extractedChart(env, { archive: cachedChartPath(entry, env), digest: entry.digest }, { unpackedLimit: unpackedBytes }).catch(() => undefined);
+    for (const how of ways.get(chartId(entry)) ?? [])
+      await extractedChart(env, { archive: cachedChartPath(entry, env), digest: entry.digest }, { unpackedLimit: unpackedBytes, how }).catch(() => undefined);
   }
 }
 
@@ -244,6 +248,6 @@ export async function pullInto(repo: Repo, o: PullOptions, env: NodeJS.ProcessEn
   const pinned = pinnedCharts(repo);
   const charts = await pullPinnedCharts(pinned, lock, o, env);
   const remotes = await pullRemotes(repo, lock, o, env);
-  await extractPulled(charts.entries.values(), env);
+  await unpackPulled(repo, charts.entries.values(), env);
   return { lock: recordedLock(pinned, charts.entries, lock, remotes.remotes), refused: charts.refused + remotes.refused };
 }

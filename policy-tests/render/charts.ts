@@ -49,6 +49,23 @@ export function kustomizeCharts(repo: Repo, source: AppSource): { ref: ChartRef;
   );
 }
 
+/**
+ * How each pinned chart is unpacked to be rendered, by its id: as Argo CD extracts an Application's chart (`argocd`),
+ * as `helm pull --untar` expands a kustomization's (`helm-pull`); a chart pinned both ways, both.
+ */
+export function pinnedUnpackings(repo: Repo): Map<string, Set<'argocd' | 'helm-pull'>> {
+  const ways = new Map<string, Set<'argocd' | 'helm-pull'>>();
+  const add = (ref: ChartRef, how: 'argocd' | 'helm-pull') => ways.set(chartId(ref), (ways.get(chartId(ref)) ?? new Set()).add(how));
+  for (const app of applications(repo)) {
+    for (const source of app.sources) {
+      const ref = chartRefOf(source);
+      if (ref) add(ref, 'argocd');
+      for (const { ref: inflated } of kustomizeCharts(repo, source)) add(inflated, 'helm-pull');
+    }
+  }
+  return ways;
+}
+
 /** Every distinct chart the Applications pin, theirs and their kustomizations', in a stable order. */
 export function pinnedCharts(repo: Repo): ChartRef[] {
   const byId = new Map<string, ChartRef>();

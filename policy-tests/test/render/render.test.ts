@@ -15,7 +15,7 @@ import { loadRepo } from '../../model/repository/repo.ts';
 import { withRendered } from '../../model/argocd/rendered.ts';
 import { cachedChartPath, digestOf, formatLock, readLock } from '../../render/charts.ts';
 import { calledFunctions, mayPrintDifferently, mayReadApiVersions } from '../../render/chart-traits.ts';
-import { UNPACKING_RULES } from '../../render/chart-extract.ts';
+import { unpackedFolder, UNPACKING_RULES } from '../../render/chart-extract.ts';
 import { renderRepo } from '../../render/render.ts';
 import { main as pullMain, pullCharts } from '../../../scripts/charts-pull.ts';
 import { pullArgs } from '../../render/chart-pull.ts';
@@ -709,6 +709,9 @@ ${kustomize}
         message: expect.stringMatching(/not in the chart cache: run npm run charts:pull/),
       });
       expect(await pullCharts({ root: enabled.root, env: { ...env, HOMELAB_CACHE_DIR: cold }, updateLock: true, out })).toBe(0);
+      // The pull expands it as kustomize's helm pull --untar would, so the first build finds it expanded.
+      const { digest } = readLock(enabled.root).charts.find((c) => c.chart === 'demo')!;
+      expect(existsSync(join(unpackedFolder({ HOMELAB_CACHE_DIR: cold }, digest, 'helm-pull'), 'demo/Chart.yaml'))).toBe(true);
       const built = (await rendered(enabled, { HOMELAB_CACHE_DIR: cold })).renders[0]!;
       expect(built.status, built.message).toBe('rendered');
       // The chart's objects with the kustomization's values, the Application's prefix, the cluster's version for Helm.
