@@ -46,6 +46,14 @@ async function pinning(refs: ChartRef[]): Promise<FixtureRepo> {
   return repo;
 }
 
+/** `npm run charts:pull -- --prune` in `repo`, which must exit 0: the lines it says about what it pruned. */
+async function prunedLines(repo: FixtureRepo): Promise<string[]> {
+  const lines: string[] = [];
+  const io = { stdout: (text: string) => void lines.push(...text.trimEnd().split('\n')), stderr: () => undefined };
+  expect(await pullMain(['--prune'], { ...env, HOMELAB_REPO_ROOT: repo.root }, io)).toBe(0);
+  return lines.filter((l) => l.startsWith('pruned'));
+}
+
 describe('charts:pull --prune', () => {
   it('removes what the lock does not pin, keeps what it pins, a scratch unpacking and what the cache did not write, and says what it freed', async () => {
     const old = { repoURL: REPO, chart: 'demo', version: '0.9.0' };
@@ -65,16 +73,8 @@ describe('charts:pull --prune', () => {
 
     const current = { repoURL: REPO, chart: 'demo', version: '1.0.0' };
     const repo = await pinning([current]);
-    const lines: string[] = [];
-    expect(
-      await pullMain(
-        ['--prune'],
-        { ...env, HOMELAB_REPO_ROOT: repo.root },
-        { stdout: (s) => void lines.push(...s.trimEnd().split('\n')), stderr: () => undefined },
-      ),
-    ).toBe(0);
     const hex = oldDigest.replace(/^sha256:/, '');
-    const pruned = lines.filter((l) => l.startsWith('pruned'));
+    const pruned = await prunedLines(repo);
     expect(pruned.slice(0, -1).sort()).toEqual(
       [
         `pruned   .expanded/helm-4.2.3-expand.0`,
@@ -91,14 +91,6 @@ describe('charts:pull --prune', () => {
     expect([existsSync(scratch), existsSync(join(cacheDir, 'notes.txt'))]).toEqual([true, true]);
 
     // Pruned again, nothing is left to take.
-    lines.length = 0;
-    expect(
-      await pullMain(
-        ['--prune'],
-        { ...env, HOMELAB_REPO_ROOT: repo.root },
-        { stdout: (s) => void lines.push(...s.trimEnd().split('\n')), stderr: () => undefined },
-      ),
-    ).toBe(0);
-    expect(lines.filter((l) => l.startsWith('pruned'))).toEqual(['pruned   0 items the lock does not pin, 0.0 MiB']);
+    expect(await prunedLines(repo)).toEqual(['pruned   0 items the lock does not pin, 0.0 MiB']);
   });
 });
