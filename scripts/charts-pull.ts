@@ -25,9 +25,12 @@ export async function pullCharts(o: PullOptions): Promise<number> {
   const path = join(o.root, charts.CHART_LOCK_FILE);
   if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== lock)) writeInCheckout(o.root, charts.CHART_LOCK_FILE, lock);
   if (o.prune) {
-    const { removed, bytes } = cache.prune(o.root);
+    const { removed, unread, bytes } = cache.prune(o.root);
     for (const item of removed) o.out(`pruned   ${item}`);
-    o.out(`pruned   ${removed.length} ${removed.length === 1 ? 'item' : 'items'} the lock does not pin, ${(bytes / 1024 / 1024).toFixed(1)} MiB`);
+    for (const { folder, entries } of unread)
+      if (entries) o.out(`pruned   ${folder}/: ${entries} ${entries === 1 ? 'entry' : 'entries'} no run read for ${charts.UNREAD_DAYS} days`);
+    const count = removed.length + unread.reduce((sum, u) => sum + u.entries, 0);
+    o.out(`pruned   ${count} ${count === 1 ? 'item' : 'items'} in all, ${(bytes / 1024 / 1024).toFixed(1)} MiB`);
   }
   return refused;
 }
@@ -55,7 +58,8 @@ with another digest is refused.
                    publishes in index.yaml: what CI runs on a pull request
   --prune          then remove from the cache every chart archive and
                    unpacking the lock does not pin (old versions, charts no
-                   Application pins, unpackings an older gate made); another
+                   Application pins, unpackings an older gate made), and
+                   every render no run has read for ${charts.UNREAD_DAYS} days; another
                    checkout sharing the cache pulls its own again
 
 Environment: HELM_BIN (your own Helm 4), HOMELAB_CACHE_DIR (the cache folder),

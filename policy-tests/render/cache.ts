@@ -4,7 +4,7 @@
  * that changes between renders. Also a chart's interface, by digest, and the
  * API versions the last run settled at.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ChartScope, Nondeterminism } from '../model/argocd/rendered.ts';
 import { scalarText } from '../model/core/text.ts';
@@ -55,12 +55,60 @@ export interface CachedRender {
  */
 const readEntries = new Map<string, unknown>();
 
+/** The render tier's caches under the cache root: each entry regenerable, kept until no run has read it for a while. */
+const RENDER_CACHES = ['renders', 'scopes'] as const;
+
+/** How long an entry of the render tier's caches no run has read stays, before `charts:pull --prune` takes it out. */
+export const UNREAD_DAYS = 30;
+
+/** An entry read from disk is marked read (its time set to now), so a prune takes out only what no run reads. */
+function markRead(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {
+    // Gone meanwhile, or a read-only cache: it is only not marked.
+  }
+}
+
+/**
+ * Takes out of the render tier's caches every entry no run has read (or written) for UNREAD_DAYS: the renders of a
+ * chart version no longer pinned, the scopes of a chart or of rules long changed. Each folder with what it held.
+ */
+export function pruneUnread(env: NodeJS.ProcessEnv, now = Date.now()): { folder: string; entries: number; bytes: number }[] {
+  const cutoff = now - UNREAD_DAYS * 24 * 60 * 60 * 1000;
+  return RENDER_CACHES.map((folder) => {
+    const dir = join(cacheRoot(env), folder);
+    const pruned = { folder, entries: 0, bytes: 0 };
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return pruned;
+    }
+    for (const name of names) {
+      const file = join(dir, name);
+      try {
+        const stat = statSync(file);
+        if (!stat.isFile() || stat.mtimeMs >= cutoff) continue;
+        rmSync(file, { force: true });
+        pruned.entries++;
+        pruned.bytes += stat.size;
+      } catch {
+        // Gone meanwhile: another run pruned it.
+      }
+    }
+    return pruned;
+  });
+}
+
 function readEntry<T>(file: string): T | undefined {
   const known = readEntries.get(file);
   if (known !== undefined) return known as T;
   if (!existsSync(file)) return undefined;
   try {
     const entry = JSON.parse(readFileSync(file, 'utf8')) as T;
+    markRead(file);
     readEntries.set(file, entry);
     if (readEntries.size > 256) readEntries.delete(readEntries.keys().next().value!);
     return entry;
@@ -137,6 +185,7 @@ export async function cachedScope(ctx: Context, folder: string, archiveKey: stri
 export function readSettled(file: string): string[] {
   try {
     const list = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    markRead(file);
     return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : [];
   } catch {
     return [];

@@ -2,18 +2,23 @@
  * What `charts:pull --prune` takes out of the chart cache: every archive and every unpacking the lock no longer pins.
  * The cache only grows otherwise: each chart bump leaves the old version's archive and its two unpackings behind, a
  * chart no Application pins stays, and a gate whose unpacking rules changed leaves the old rules' folders whole.
- * Only what the cache itself writes is touched (archives in a repository's folder, folders under `.extracted/` and
+ * The render tier's caches (`renders/`, `scopes/`), keyed by digests of everything a render reads, cannot say which
+ * entries a lock still needs: an entry there goes once no run has read it for UNREAD_DAYS (a read marks it).
+ * Only what the caches themselves write is touched (archives in a repository's folder, folders under `.extracted/` and
  * `.expanded/`); a scratch unpacking of the current rules may be another run's under way, and is left to its sweep.
  */
 import { lstatSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { pruneUnread } from './cache.ts';
 import { UNPACKING_RULES, unpackedFolder, type Unpacking } from './chart-extract.ts';
 import { cachedChartPath, chartCacheDir, type ChartLock } from './charts.ts';
 
 export interface Pruned {
   /** Each archive or unpacking removed, its path inside the chart cache. */
   removed: string[];
-  /** What they held on disk. */
+  /** Each of the render tier's caches, with how many entries no run had read for UNREAD_DAYS were taken out of it. */
+  unread: { folder: string; entries: number }[];
+  /** What they all held on disk. */
   bytes: number;
 }
 
@@ -28,10 +33,18 @@ function sizeOf(path: string): number {
 
 const list = (dir: string) => readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
 
-/** Removes from the chart cache every archive and unpacking `lock` does not pin (its recorded and its pending charts). */
+/**
+ * Removes from the chart cache every archive and unpacking `lock` does not pin (its recorded and its pending charts),
+ * and from the render tier's caches every entry no run has read for a while (cache.ts pruneUnread).
+ */
 export function pruneChartCache(env: NodeJS.ProcessEnv, lock: ChartLock): Pruned {
   const dir = chartCacheDir(env);
-  const pruned: Pruned = { removed: [], bytes: 0 };
+  const unread = pruneUnread(env);
+  const pruned: Pruned = {
+    removed: [],
+    unread: unread.map(({ folder, entries }) => ({ folder, entries })),
+    bytes: unread.reduce((sum, u) => sum + u.bytes, 0),
+  };
   let entries;
   try {
     entries = list(dir);

@@ -3,7 +3,7 @@
  * unpackings, a chart no Application pins, unpackings other rules made), and what it pins, a scratch unpacking that
  * may be another run's, and anything the cache did not write stay.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,11 @@ import { main as pullMain, pullCharts } from '../../../scripts/charts-pull.ts';
 import { unpackedFolder, UNPACKING_RULES } from '../../render/chart-extract.ts';
 import { cachedChartPath, CHART_LOCK_FILE, chartCacheDir, digestOf, formatLock, type ChartRef } from '../../render/charts.ts';
 import { chartApp, fixtureRepo, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
+import { toolEnv } from '../../../test-support/chart-repo.ts';
+import { exec } from '../../../test-support/exec.ts';
+import { schemaLayer } from '../../gate/pipeline.ts';
+import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
+import { renderRepo } from '../../render/render.ts';
 
 const REPO = 'https://charts.example.com';
 let dir: string;
@@ -47,12 +52,13 @@ async function pinning(refs: ChartRef[]): Promise<FixtureRepo> {
 }
 
 /** `npm run charts:pull -- --prune` in `repo`, which must exit 0: the lines it says about what it pruned. */
-async function prunedLines(repo: FixtureRepo): Promise<string[]> {
+async function prunedLinesIn(repo: FixtureRepo, inEnv: NodeJS.ProcessEnv): Promise<string[]> {
   const lines: string[] = [];
   const io = { stdout: (text: string) => void lines.push(...text.trimEnd().split('\n')), stderr: () => undefined };
-  expect(await pullMain(['--prune'], { ...env, HOMELAB_REPO_ROOT: repo.root }, io)).toBe(0);
+  expect(await pullMain(['--prune'], { ...inEnv, HOMELAB_REPO_ROOT: repo.root }, io)).toBe(0);
   return lines.filter((l) => l.startsWith('pruned'));
 }
+const prunedLines = (repo: FixtureRepo) => prunedLinesIn(repo, env);
 
 describe('charts:pull --prune', () => {
   it('removes what the lock does not pin, keeps what it pins, a scratch unpacking and what the cache did not write, and says what it freed', async () => {
@@ -84,13 +90,65 @@ describe('charts:pull --prune', () => {
         `pruned   charts.example.com/retired-1.0.0.tgz`,
       ].sort(),
     );
-    expect(pruned.at(-1)).toMatch(/^pruned   5 items the lock does not pin, 0\.\d MiB$/);
+    expect(pruned.at(-1)).toMatch(/^pruned   5 items in all, 0\.\d MiB$/);
     const currentDigest = digestOf(readFileSync(cachedChartPath(current, env)));
     expect(existsSync(cachedChartPath(current, env))).toBe(true);
     expect(existsSync(join(unpackedFolder(env, currentDigest, 'argocd'), 'demo/Chart.yaml'))).toBe(true);
     expect([existsSync(scratch), existsSync(join(cacheDir, 'notes.txt'))]).toEqual([true, true]);
 
     // Pruned again, nothing is left to take.
-    expect(await prunedLines(repo)).toEqual(['pruned   0 items the lock does not pin, 0.0 MiB']);
+    expect(await prunedLines(repo)).toEqual(['pruned   0 items in all, 0.0 MiB']);
+  });
+
+  it("takes out of the render tier's caches what no run has read for 30 days, and a run's read marks what it reads", async () => {
+    const renderEnv = await toolEnv({ HOMELAB_CACHE_DIR: join(dir, 'render-cache') });
+    const repo = await pinning([{ repoURL: REPO, chart: 'probe', version: '1.0.0' }]);
+    // The chart renders one ConfigMap; the chart's archive is in this cache too.
+    writeFileSync(join(dir, 'src-probe-1.0.0/probe/templates/cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\n');
+    await tarCreate({ gzip: true, cwd: join(dir, 'src-probe-1.0.0'), file: join(dir, 'probe.tgz'), portable: true }, ['probe']);
+    const ref = { repoURL: REPO, chart: 'probe', version: '1.0.0' };
+    mkdirSync(dirname(cachedChartPath(ref, renderEnv)), { recursive: true });
+    writeFileSync(cachedChartPath(ref, renderEnv), readFileSync(join(dir, 'probe.tgz')));
+    repo.write(CHART_LOCK_FILE, formatLock({ charts: [{ ...ref, digest: digestOf(readFileSync(join(dir, 'probe.tgz'))) }] }));
+    const layer = await schemaLayer();
+    const result = await renderRepo(await loadRepo(repo.root), { builtinApiVersions: layer.builtinApiVersions(), env: renderEnv });
+    expect(result.renders.map((r) => r.status)).toEqual(['rendered']);
+    const entries = (folder: string) => readdirSync(join(dir, 'render-cache', folder)).map((name) => join(dir, 'render-cache', folder, name));
+    const written = [...entries('renders'), ...entries('scopes')];
+    expect(written.length).toBeGreaterThan(1);
+    // Left unread 31 days, then read by a run: marked read, so kept.
+    const monthAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    for (const file of written) utimesSync(file, monthAgo, monthAgo);
+    // A run in a process of its own (this one keeps what it read in memory) renders the same and reads them from disk.
+    const here = (path: string) => JSON.stringify(join(REPO_ROOT, 'policy-tests', path));
+    const run = await exec(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { renderRepo } = await import(${here('render/render.ts')});
+         const { loadRepo } = await import(${here('model/repository/repo.ts')});
+         const { schemaLayer } = await import(${here('gate/pipeline.ts')});
+         const layer = await schemaLayer();
+         const result = await renderRepo(await loadRepo(process.env.PRUNED_REPO), { builtinApiVersions: layer.builtinApiVersions(), env: process.env });
+         console.log(result.renders.map((r) => r.status).join(' '));`,
+      ],
+      { env: { ...renderEnv, PRUNED_REPO: repo.root } },
+    );
+    expect(run.stdout.trim(), run.stderr).toBe('rendered');
+    for (const file of written) expect(statSync(file).mtimeMs, file).toBeGreaterThan(monthAgo.getTime() + 1000);
+    // Left unread 31 days again, with an entry of a render no lock pins any more beside them: all of them go.
+    writeFileSync(join(dir, 'render-cache/renders/0ld.json'), '{}');
+    for (const file of [...written, join(dir, 'render-cache/renders/0ld.json')]) utimesSync(file, monthAgo, monthAgo);
+    const fresh = join(dir, 'render-cache/scopes/fresh.json');
+    writeFileSync(fresh, '{}');
+    const lines = await prunedLinesIn(repo, renderEnv);
+    const said = (folder: string, n: number) => `pruned   ${folder}/: ${n} ${n === 1 ? 'entry' : 'entries'} no run read for 30 days`;
+    expect(lines.filter((l) => l.includes('no run read'))).toEqual([
+      said('renders', written.filter((f) => f.includes('/renders/')).length + 1),
+      said('scopes', written.filter((f) => f.includes('/scopes/')).length),
+    ]);
+    expect(entries('renders')).toEqual([]);
+    expect(entries('scopes')).toEqual([fresh]);
   });
 });
