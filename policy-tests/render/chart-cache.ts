@@ -1,8 +1,8 @@
 /**
  * The chart cache as one object, held to the lock: what the render tier asks of it (is this chart's archive the
  * bytes the lock records?), what `npm run charts:pull` does with it (pull every pinned chart and remote base, and
- * say what the lock becomes: chart-pull.ts; take out what the lock no longer pins: chart-prune.ts), and what a benchmark asks (which pinned charts are not cached).
- * The file layout and the lock's format stay in charts.ts.
+ * say what the lock becomes: chart-pull.ts; take out what the lock no longer pins: chart-prune.ts), and what a
+ * benchmark asks (which pinned charts are not cached). The file layout and the lock's format stay in charts.ts.
  */
 import { existsSync } from 'node:fs';
 import type { Repo } from '../model/repository/repo.ts';

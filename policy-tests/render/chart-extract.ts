@@ -12,8 +12,8 @@
  *
  * Each is kept in the chart cache beside the archives, by the rules it was unpacked by and the archive's digest
  * (`.extracted/<rules>/<digest>/`, `.expanded/<rules>/<digest>/`), written under a scratch name, then renamed into
- * place, so a run killed halfway leaves nothing a later run reads. `charts:pull` extracts each chart it holds to the lock, and every source of the chart,
- * every pass and every run render from that; a render that finds none makes it.
+ * place, so a run killed halfway leaves nothing a later run reads. `charts:pull` unpacks each chart it holds to the
+ * lock, and every source of the chart, every pass and every run render from that; a render that finds none makes it.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, posix, relative } from 'node:path';
