@@ -35,7 +35,8 @@ async function cached(ref: ChartRef): Promise<string> {
   writeFileSync(join(src, ref.chart, 'Chart.yaml'), `apiVersion: v2\nname: ${ref.chart}\nversion: ${ref.version}\n`);
   const archive = cachedChartPath(ref, env);
   mkdirSync(dirname(archive), { recursive: true });
-  await tarCreate({ gzip: true, cwd: src, file: archive, portable: true }, [ref.chart]);
+  // One time for every entry, so the same chart made twice is the same bytes, however slow the machine.
+  await tarCreate({ gzip: true, cwd: src, file: archive, portable: true, mtime: new Date(0) }, [ref.chart]);
   return digestOf(readFileSync(archive));
 }
 
