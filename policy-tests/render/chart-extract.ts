@@ -15,12 +15,12 @@
  * place, so a run killed halfway leaves nothing a later run reads. `charts:pull` unpacks each chart it holds to the
  * lock, and every source of the chart, every pass and every run render from that; a render that finds none makes it.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, posix, relative } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { list, type ReadEntry } from 'tar';
 import { chartCacheDir } from './charts.ts';
-import { keptByHelmignore } from './helmignore.ts';
+import { keptInFolder } from './helmignore.ts';
 import { inside, unpackedTooLarge, type RenderRefused } from './limits.ts';
 
 /** Extractions under way in this process, by folder: two sources of one chart in one pass share one. */
@@ -32,7 +32,8 @@ const underWay = new Map<string, Promise<string>>();
  */
 export type Unpacking = 'argocd' | 'helm-pull';
 
-const FOLDERS: Record<Unpacking, string> = { argocd: '.extracted', 'helm-pull': '.expanded' };
+/** The chart cache's folder of each unpacking. */
+export const UNPACKING_FOLDERS: Record<Unpacking, string> = { argocd: '.extracted', 'helm-pull': '.expanded' };
 
 /**
  * The rules each unpacking follows, by the upstream release it follows and the gate's revision of it: named in the
@@ -41,9 +42,12 @@ const FOLDERS: Record<Unpacking, string> = { argocd: '.extracted', 'helm-pull': 
  */
 export const UNPACKING_RULES: Record<Unpacking, string> = { argocd: 'argocd-3.5.1-untar.2', 'helm-pull': 'helm-4.2.3-expand.1' };
 
+/** What a key read from an unpacking holds of it: the archive, and the rules it was unpacked by. */
+export const unpackingKey = (digest: string, how: Unpacking): string => `${digest}-${UNPACKING_RULES[how]}`;
+
 /** Where an archive of this digest is unpacked to by these rules. */
 export function unpackedFolder(env: NodeJS.ProcessEnv, digest: string, how: Unpacking, rules = UNPACKING_RULES[how]): string {
-  return join(chartCacheDir(env), FOLDERS[how], rules, digest.replace(/^sha256:/, ''));
+  return join(chartCacheDir(env), UNPACKING_FOLDERS[how], rules, digest.replace(/^sha256:/, ''));
 }
 
 /** The folder a chart archive of this digest is unpacked to, unpacked first where it is not yet. */
@@ -299,11 +303,9 @@ export function loadedFiles(chart: string): [string, string][] {
     seen.delete(real);
   };
   walk(chart, '');
-  const ignoreFile = join(chart, '.helmignore');
-  const helmignore = existsSync(ignoreFile) ? readFileSync(ignoreFile, 'utf8') : undefined;
   const kept = new Set(
-    keptByHelmignore(
-      helmignore,
+    keptInFolder(
+      chart,
       files.map(([rel]) => rel),
     ),
   );

@@ -13,7 +13,7 @@ import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { parse as parseYaml } from 'yaml';
 import { isMap } from '../model/core/dig.ts';
 import { NO_TRAITS, withFile, type ChartTraits } from './chart-traits.ts';
-import { keptByHelmignore } from './helmignore.ts';
+import { keptInFolder } from './helmignore.ts';
 import { fastValue } from './fast-yaml.ts';
 import { RenderRefused, unpackedTooLarge } from './limits.ts';
 
@@ -205,7 +205,5 @@ export function chartFiles(repo: Repo, dir: string): string[] {
  */
 export function folderEntries(repo: Repo, dir: string, under = ''): [string, string][] {
   const files = chartFiles(repo, dir).map((f) => f.slice(dir.length + 1));
-  const ignoreFile = join(repo.root, dir, '.helmignore');
-  const kept = keptByHelmignore(files.includes('.helmignore') ? readFileSync(ignoreFile, 'utf8') : undefined, files);
-  return kept.map((f) => [`${under}${f}`, join(repo.root, dir, f)]);
+  return keptInFolder(join(repo.root, dir), files).map((f) => [`${under}${f}`, join(repo.root, dir, f)]);
 }

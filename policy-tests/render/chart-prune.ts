@@ -10,7 +10,7 @@
 import { lstatSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pruneUnread } from './cache.ts';
-import { UNPACKING_RULES, unpackedFolder, type Unpacking } from './chart-extract.ts';
+import { UNPACKING_FOLDERS, UNPACKING_RULES, unpackedFolder, type Unpacking } from './chart-extract.ts';
 import { cachedChartPath, chartCacheDir, type ChartLock } from './charts.ts';
 
 export interface Pruned {
@@ -22,7 +22,8 @@ export interface Pruned {
   bytes: number;
 }
 
-const UNPACKINGS: Record<string, Unpacking> = { '.extracted': 'argocd', '.expanded': 'helm-pull' };
+/** Each unpacking by the chart cache's folder it is kept in. */
+const UNPACKINGS = new Map(Object.entries(UNPACKING_FOLDERS).map(([how, folder]) => [folder, how as Unpacking]));
 
 /** The bytes a file or folder holds, links counted as themselves. */
 function sizeOf(path: string): number {
@@ -61,7 +62,7 @@ export function pruneChartCache(env: NodeJS.ProcessEnv, lock: ChartLock): Pruned
   for (const entry of entries) {
     if (!entry.isDirectory()) continue;
     const folder = join(dir, entry.name);
-    const how = UNPACKINGS[entry.name];
+    const how = UNPACKINGS.get(entry.name);
     if (how) {
       for (const rules of list(folder)) {
         // Another gate's rules (or the layout before rules were named): nothing this gate reads.

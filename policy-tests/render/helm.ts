@@ -14,7 +14,7 @@ import { parseDataFile, type DataFile, type Repo } from '../model/repository/rep
 import { cachedRun, cachedScope } from './cache.ts';
 import { chartId, chartRefOf, PULL_COMMAND } from './charts.ts';
 import { chartFiles, chartScopeFromFolder, folderEntries } from './chart-files.ts';
-import { extractedChart, UNPACKING_RULES } from './chart-extract.ts';
+import { extractedChart, unpackingKey } from './chart-extract.ts';
 import { mayReadApiVersions } from './chart-traits.ts';
 import { chartCache } from './chart-cache.ts';
 import { buildDependencies, builtChart, isMissingDependencyError, localDependencies } from './helm-dependencies.ts';
@@ -140,12 +140,12 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     const extracted = await extractedChart(ctx.env, { archive: chartPath, digest }, { unpackedLimit: ctx.limits.unpackedBytes });
     const folder = argoChartFolder(ref.chart);
     chartPath = join(extracted, folder);
-    chartKey = `${digest} extracted by ${UNPACKING_RULES.argocd} ${folder}`;
+    chartKey = `${unpackingKey(digest, 'argocd')} ${folder}`;
     if (!existsSync(chartPath))
       throw new Error(
         `chart archive ${chartId(ref)} unpacks to ${readdirSync(extracted).sort().join('/, ') || 'nothing'}/, not ${folder}/: Argo CD renders the folder its chart name gives, and fails the source (path not found)`,
       );
-    scope = await cachedScope(ctx, chartPath, `${digest}-${UNPACKING_RULES.argocd}`);
+    scope = await cachedScope(ctx, chartPath, unpackingKey(digest, 'argocd'));
   } else {
     const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'chart path');
     chartPath = join(ctx.repo.root, dir);

@@ -10,6 +10,8 @@
  * ignored there and then, as is any file where it names only folders. `templates/.?*` is always added last. A folder
  * ignored is skipped whole.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { goFilepathMatch, goFilepathValid } from '../model/core/glob.ts';
 
 interface Rule {
@@ -81,4 +83,9 @@ export function keptByHelmignore(helmignore: string | undefined, files: readonly
     for (let i = 1; i < parts.length; i++) if (rules.ignores(parts.slice(0, i).join('/'), true)) return false;
     return !rules.ignores(file, false);
   });
+}
+
+/** Which of the files of the chart folder `folder` (paths relative to it) Helm's loader keeps, by its own `.helmignore`, if it has one. */
+export function keptInFolder(folder: string, files: readonly string[]): string[] {
+  return keptByHelmignore(files.includes('.helmignore') ? readFileSync(join(folder, '.helmignore'), 'utf8') : undefined, files);
 }

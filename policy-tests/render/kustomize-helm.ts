@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { HelmChartEntry } from '../model/argocd/kustomize.ts';
 import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cachedScope } from './cache.ts';
-import { extractedChart, UNPACKING_RULES } from './chart-extract.ts';
+import { extractedChart, unpackingKey } from './chart-extract.ts';
 import { chartCache } from './chart-cache.ts';
 import { chartScopeFromFolder, folderEntries } from './chart-files.ts';
 import { chartId, PULL_COMMAND } from './charts.ts';
@@ -56,7 +56,7 @@ const expandedChart = (ctx: Context, chart: InflatedChart): Promise<string> =>
 async function inflatedScope(ctx: Context, chart: InflatedChart, name: string): Promise<ChartScope | undefined> {
   try {
     const folder = join(await expandedChart(ctx, chart), name);
-    return existsSync(folder) ? await cachedScope(ctx, folder, `${chart.digest}-${UNPACKING_RULES['helm-pull']}`) : undefined;
+    return existsSync(folder) ? await cachedScope(ctx, folder, unpackingKey(chart.digest, 'helm-pull')) : undefined;
   } catch {
     return undefined;
   }
@@ -82,7 +82,7 @@ export async function chartsRepeatable(ctx: Context, entries: readonly HelmChart
 }
 
 /** The charts a build puts in place, as its render key holds them: where, which archive, and the rules it is expanded by. */
-export const inflationKey = (charts: readonly InflatedChart[]): string[][] => charts.map((c) => [c.chartDir, c.digest, UNPACKING_RULES['helm-pull']]);
+export const inflationKey = (charts: readonly InflatedChart[]): string[][] => charts.map((c) => [c.chartDir, unpackingKey(c.digest, 'helm-pull')]);
 
 /**
  * Puts each chart where kustomize looks for it, below the copy the gate builds, as kustomize's own `helm pull --untar

@@ -5,16 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
-import { copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
+import { copyGateOptions, copyRepo, lineOf, type RepoCopy } from '../support/helpers.ts';
 import { API, CONTAINER } from '../mutations/edits.ts';
 import { parseKubernetesFlag } from '../../gate/cli.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { admissionMutations, CRD_FILE, drillCrd } from '../mutations/admission.ts';
 
 describeMutations("admission checks (admission/) on one object's validation bite on a broken copy of the real repository", admissionMutations);
-
-/** The gate on a copy, offline: no chart cache, so only its own files are judged. */
-const offline = (copy: RepoCopy) => runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
 
 describe('built-in validation follows --kubernetes-version where a feature gate changed it', () => {
   // Two gates, off by default before the minor they changed in (kube_features.go): RelaxedEnvironmentVariableValidation
@@ -103,7 +100,7 @@ describe('a CRD rule whose estimated cost the gate cannot make is not judged, an
   afterAll(() => copy?.dispose());
 
   it('passes the CRD and lists its rule as not judged for crd-accepted, at the rule', async () => {
-    const result = await offline(copy);
+    const result = await runGate(copyGateOptions(copy.root));
     expect(allFindings(result)).toEqual([]);
     expect(result.notJudged.filter((f) => f.check === 'crd-accepted').map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
       `apps/platform/backups/crd.yaml:${lineOf(copy, 'apps/platform/backups/crd.yaml', `- rule: 'string(quantity("1Mi")) == "1Mi"'`)} CustomResourceDefinition drills.backups.homelab.example: the rule "string(quantity(\\"1Mi\\")) == \\"1Mi\\"": its estimated cost is not judged: this check does not type no overload of string for its arguments`,
@@ -115,7 +112,7 @@ describe('the admission layer says which Pod Security levels it judged at', () =
   it('counts each namespace holding pods at its enforce level, and an exempt one apart', async () => {
     const copy = copyRepo();
     try {
-      const run = async () => (await offline(copy)).podSecurity;
+      const run = async () => (await runGate(copyGateOptions(copy.root))).podSecurity;
       // kube-system, which the facts exempt, holds the GPU device plugin: counted apart, at no level.
       expect(await run()).toEqual({ enforced: { restricted: 2, baseline: 2, privileged: 1 }, exempt: 1 });
       copy.remove('apps/platform/intel-gpu-plugin/daemonset.yaml');

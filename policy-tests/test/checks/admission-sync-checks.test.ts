@@ -5,16 +5,13 @@
  * admission-checks.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyRepo, lineOf, onBrokenCopy, type RepoCopy } from '../support/helpers.ts';
+import { copyGateOptions, copyRepo, lineOf, onBrokenCopy, type RepoCopy } from '../support/helpers.ts';
 import { inProject } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { admissionSyncMutations, DEPLOYMENT_RULES, ownLimits } from '../mutations/admission.ts';
 import { describeMutations } from '../support/mutation-runner.ts';
 
 describeMutations('admission checks (admission/) on what a sync meets bite on a broken copy of the real repository', admissionSyncMutations);
-
-/** The gate on a copy, offline: no chart cache, so only its own files are judged. */
-const offline = (copy: RepoCopy) => runGate({ root: copy.root, cwd: copy.root, env: { ...process.env, HOMELAB_CHART_CACHE: `${copy.root}/.no-charts` } });
 
 describe('a claim under Replace=true: refused by every replace, unless Force=true makes the sync delete and create it', () => {
   let copy: RepoCopy;
@@ -49,7 +46,7 @@ describe("a namespace's quota the gate cannot count is not judged, and one with 
   afterAll(() => copy?.dispose());
 
   it('fails nothing, and names the scoped quota and the count it does not keep', async () => {
-    const result = await offline(copy);
+    const result = await runGate(copyGateOptions(copy.root));
     expect(allFindings(result)).toEqual([]);
     expect(result.notJudged.filter((f) => f.check === 'namespace-limits').map((f) => f.message)).toEqual([
       'ResourceQuota roomy: requests.nvidia.com/gpu is not counted by the gate',
@@ -75,7 +72,7 @@ describe("a quota's object counts and an autoscaler's peak, counted as the API s
   afterAll(() => copy?.dispose());
 
   it('fails the count of CronJobs, the pods at the peak and the Secrets an ExternalSecret makes, each at its hard amount', async () => {
-    const result = await offline(copy);
+    const result = await runGate(copyGateOptions(copy.root));
     expect(
       allFindings(result)
         .filter((f) => f.check === 'namespace-limits')
@@ -125,7 +122,7 @@ spec:
   afterAll(() => copy?.dispose());
 
   it("names each object it matches, and only those (the portfolio namespace's Deployments)", async () => {
-    const result = await offline(copy);
+    const result = await runGate(copyGateOptions(copy.root));
     expect(result.notJudged.filter((f) => f.check === 'admission-policy').map((f) => f.message)).toEqual([
       "Deployment portfolio-api: MutatingAdmissionPolicy 'pull-always' with binding 'pull-always' changes it on admission, and the gate judges it as written, not as mutated",
     ]);

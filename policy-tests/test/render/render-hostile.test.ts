@@ -480,6 +480,19 @@ describe('rendered output Argo CD cannot track', () => {
   });
 });
 
+/** An archive of `files` (a string is a file's text, `{ link }` a symbolic link, `under` a folder they sit in), made with tar in `dir`. */
+async function archiveOf(dir: string, name: string, files: Record<string, string | { link: string }>, under = ''): Promise<string> {
+  const src = join(dir, `${name}-src`);
+  for (const [path, what] of Object.entries(files)) {
+    mkdirSync(dirname(join(src, under, path)), { recursive: true });
+    if (typeof what === 'string') writeFileSync(join(src, under, path), what);
+    else symlinkSync(what.link, join(src, under, path));
+  }
+  const archive = join(dir, `${name}.tgz`);
+  await tarCreate({ gzip: true, cwd: src, file: archive, portable: true }, readdirSync(src));
+  return archive;
+}
+
 describe('a chart archive unpacked as Argo CD extracts it and as helm pull --untar expands it', () => {
   /** An archive made by hand: two top folders, a link, a hard link and a byte-order mark, as no `helm package` makes one. */
   async function oddArchive(): Promise<{ dir: string; archive: string }> {
@@ -559,12 +572,8 @@ describe('a chart archive unpacked as Argo CD extracts it and as helm pull --unt
   it('counts what an archive unpacks to as its tar stream does, headers too: many empty files reach the limit, either way it is unpacked', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'many-files-'));
     try {
-      const src = join(dir, 'src');
-      mkdirSync(join(src, 'demo/files'), { recursive: true });
-      writeFileSync(join(src, 'demo/Chart.yaml'), 'apiVersion: v2\nname: demo\nversion: 1.0.0\n');
-      for (let i = 0; i < 300; i++) writeFileSync(join(src, `demo/files/${i}`), '');
-      const archive = join(dir, 'many.tgz');
-      await tarCreate({ gzip: true, cwd: src, file: archive, portable: true }, ['demo']);
+      const empties = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`demo/files/${i}`, '']));
+      const archive = await archiveOf(dir, 'many', { 'demo/Chart.yaml': 'apiVersion: v2\nname: demo\nversion: 1.0.0\n', ...empties });
       for (const how of ['argocd', 'helm-pull'] as const)
         await expect(extractedChart({ HOMELAB_CACHE_DIR: dir }, { archive, digest: `sha256:many-${how}` }, { unpackedLimit: 100 * 1024, how })).rejects.toThrow(
           'chart archive many.tgz unpacks to more than 100 KiB, the limit (HOMELAB_RENDER_MAX_CHART_MIB, times 8)',
@@ -586,13 +595,7 @@ describe('a chart archive unpacked as Argo CD extracts it and as helm pull --unt
         [{ 'a/Chart.yaml': 'name: ..\n' }, /chart name "\.\." is not allowed/],
       ];
       for (const [i, [files, why]] of cases.entries()) {
-        const src = join(dir, `src-${i}`);
-        for (const [path, text] of Object.entries(files)) {
-          mkdirSync(dirname(join(src, path)), { recursive: true });
-          writeFileSync(join(src, path), text);
-        }
-        const archive = join(dir, `case-${i}.tgz`);
-        await tarCreate({ gzip: true, cwd: src, file: archive, portable: true }, readdirSync(src));
+        const archive = await archiveOf(dir, `case-${i}`, files);
         const failure = extractedChart({ HOMELAB_CACHE_DIR: dir }, { archive, digest: `sha256:case${i}` }, { unpackedLimit: Infinity, how: 'helm-pull' });
         await expect(failure).rejects.toThrow(why);
         await expect(failure).rejects.toThrow(/^chart archive case-\d\.tgz: .*; helm pull --untar refuses it, so kustomize's inflation fails$/);
@@ -628,19 +631,6 @@ describe("a chart folder's files as Helm's loader walks it", () => {
 });
 
 describe("the unpackings held to their upstream tests (Argo CD 3.5.1's TestUntgz, Helm 4.2.3's TestExpandError)", () => {
-  /** An archive of `files` (a string is a file's text, `{ link }` a symbolic link), made as the upstream test makes it. */
-  async function archiveOf(dir: string, name: string, files: Record<string, string | { link: string }>, under = ''): Promise<string> {
-    const src = join(dir, `${name}-src`);
-    for (const [path, what] of Object.entries(files)) {
-      mkdirSync(dirname(join(src, under, path)), { recursive: true });
-      if (typeof what === 'string') writeFileSync(join(src, under, path), what);
-      else symlinkSync(what.link, join(src, under, path));
-    }
-    const archive = join(dir, `${name}.tgz`);
-    await tarCreate({ gzip: true, cwd: src, file: archive, portable: true }, readdirSync(src));
-    return archive;
-  }
-
   it("untgz: unpacks testdata/app with its link relativized (../README.md), and refuses testdata/symlink-exploit's link to ../../tar_test.go", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'upstream-untgz-'));
     try {
