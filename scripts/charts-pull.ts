@@ -25,11 +25,12 @@ export async function pullCharts(o: PullOptions): Promise<number> {
   const path = join(o.root, charts.CHART_LOCK_FILE);
   if (!o.frozen && (!existsSync(path) || readFileSync(path, 'utf8') !== lock)) writeInCheckout(o.root, charts.CHART_LOCK_FILE, lock);
   if (o.prune) {
-    const { removed, unread, bytes } = cache.prune(o.root);
+    const { removed, unread, retired, bytes } = cache.prune(o.root);
     for (const item of removed) o.out(`pruned   ${item}`);
+    for (const { folder, why } of retired) o.out(`pruned   ${folder}/: ${why}`);
     for (const { folder, entries } of unread)
       if (entries) o.out(`pruned   ${folder}/: ${entries} ${entries === 1 ? 'entry' : 'entries'} no run read for ${charts.UNREAD_DAYS} days`);
-    const count = removed.length + unread.reduce((sum, u) => sum + u.entries, 0);
+    const count = removed.length + retired.length + unread.reduce((sum, u) => sum + u.entries, 0);
     o.out(`pruned   ${count} ${count === 1 ? 'item' : 'items'} in all, ${(bytes / 1024 / 1024).toFixed(1)} MiB`);
   }
   return refused;
@@ -58,7 +59,7 @@ with another digest is refused.
                    publishes in index.yaml: what CI runs on a pull request
   --prune          then remove from the cache every chart archive and
                    unpacking the lock does not pin (old versions, charts no
-                   Application pins, unpackings an older gate made), and
+                   Application pins, what an older gate unpacked), and
                    every render no run has read for ${charts.UNREAD_DAYS} days; another
                    checkout sharing the cache pulls its own again
 

@@ -9,6 +9,7 @@
  */
 import { lstatSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { cacheRoot } from '../model/stores/cache-root.ts';
 import { pruneUnread } from './cache.ts';
 import { UNPACKING_FOLDERS, UNPACKING_RULES, unpackedFolder, type Unpacking } from './chart-extract.ts';
 import { cachedChartPath, chartCacheDir, type ChartLock } from './charts.ts';
@@ -18,9 +19,20 @@ export interface Pruned {
   removed: string[];
   /** Each of the render tier's caches, with how many entries no run had read for UNREAD_DAYS were taken out of it. */
   unread: { folder: string; entries: number }[];
+  /** Each folder an older gate wrote under the cache root and no gate reads (RETIRED_FOLDERS), with why it went. */
+  retired: { folder: string; why: string }[];
   /** What they all held on disk. */
   bytes: number;
 }
+
+/**
+ * What an older gate wrote under the cache root and no gate reads any more, each with what it held: nothing else
+ * ever takes it out. The first layout kept each chart's extraction there (`extracted/<digest>/`), before the
+ * extractions moved beside their archives, under the rules that made them (chart-extract.ts).
+ */
+export const RETIRED_FOLDERS: Readonly<Record<string, string>> = {
+  extracted: "chart extractions of an older gate's layout, which no gate reads",
+};
 
 /** Each unpacking by the chart cache's folder it is kept in. */
 const UNPACKINGS = new Map(Object.entries(UNPACKING_FOLDERS).map(([how, folder]) => [folder, how as Unpacking]));
@@ -44,8 +56,17 @@ export function pruneChartCache(env: NodeJS.ProcessEnv, lock: ChartLock): Pruned
   const pruned: Pruned = {
     removed: [],
     unread: unread.map(({ folder, entries }) => ({ folder, entries })),
+    retired: [],
     bytes: unread.reduce((sum, u) => sum + u.bytes, 0),
   };
+  for (const [folder, why] of Object.entries(RETIRED_FOLDERS)) {
+    const path = join(cacheRoot(env), folder);
+    // A folder as the older gate made it; a link or a file of that name is someone else's.
+    if (!lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) continue;
+    pruned.bytes += sizeOf(path);
+    rmSync(path, { recursive: true, force: true });
+    pruned.retired.push({ folder, why });
+  }
   let entries;
   try {
     entries = list(dir);

@@ -19,6 +19,7 @@ import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 import { renderRepo } from '../../render/render.ts';
 
 const REPO = 'https://charts.example.com';
+const hexOf = (digest: string) => digest.replace(/^sha256:/, '');
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
@@ -71,16 +72,19 @@ describe('charts:pull --prune', () => {
     await pullCharts({ root: (await pinning([old])).root, env, updateLock: false, out: () => undefined });
     expect(existsSync(unpackedFolder(env, oldDigest, 'argocd'))).toBe(true);
     const cacheDir = chartCacheDir(env);
-    const legacy = join(cacheDir, '.extracted', oldDigest.replace(/^sha256:/, ''));
+    const legacy = join(cacheDir, '.extracted', hexOf(oldDigest));
     mkdirSync(join(legacy, 'demo'), { recursive: true });
     mkdirSync(unpackedFolder(env, oldDigest, 'helm-pull', 'helm-4.2.3-expand.0'), { recursive: true });
     const scratch = `${unpackedFolder(env, 'sha256:feed', 'argocd')}.partial-x`;
     mkdirSync(scratch, { recursive: true });
     writeFileSync(join(cacheDir, 'notes.txt'), 'mine\n');
+    // The first layout's extractions, under the cache root, which no gate reads any more.
+    mkdirSync(join(dir, 'cache/extracted', hexOf(oldDigest), 'demo'), { recursive: true });
+    writeFileSync(join(dir, 'cache/extracted', hexOf(oldDigest), 'demo/Chart.yaml'), 'name: demo\n');
 
     const current = { repoURL: REPO, chart: 'demo', version: '1.0.0' };
     const repo = await pinning([current]);
-    const hex = oldDigest.replace(/^sha256:/, '');
+    const hex = hexOf(oldDigest);
     const pruned = await prunedLines(repo);
     expect(pruned.slice(0, -1).sort()).toEqual(
       [
@@ -89,9 +93,11 @@ describe('charts:pull --prune', () => {
         `pruned   .extracted/${hex}`,
         `pruned   charts.example.com/demo-0.9.0.tgz`,
         `pruned   charts.example.com/retired-1.0.0.tgz`,
+        `pruned   extracted/: chart extractions of an older gate's layout, which no gate reads`,
       ].sort(),
     );
-    expect(pruned.at(-1)).toMatch(/^pruned   5 items in all, 0\.\d MiB$/);
+    expect(pruned.at(-1)).toMatch(/^pruned   6 items in all, 0\.\d MiB$/);
+    expect(existsSync(join(dir, 'cache/extracted'))).toBe(false);
     const currentDigest = digestOf(readFileSync(cachedChartPath(current, env)));
     expect(existsSync(cachedChartPath(current, env))).toBe(true);
     expect(existsSync(join(unpackedFolder(env, currentDigest, 'argocd'), 'demo/Chart.yaml'))).toBe(true);
