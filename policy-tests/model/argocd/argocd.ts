@@ -4,6 +4,7 @@
  */
 import { dig, obj, type Obj } from '../core/dig.ts';
 import { argoGlobMatch } from '../core/glob.ts';
+import { perObject, perObjects } from '../core/per-object.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
@@ -150,8 +151,14 @@ export function isApplication(r: Resource): boolean {
   return r.apiVersion === 'argoproj.io/v1alpha1' && r.kind === 'Application';
 }
 
+/**
+ * An Application read once per parsed object: every view of a run, and the next run where its file did not change,
+ * get the same ArgoApp (and the same sources), so what is derived from one is derived once.
+ */
+const argoAppOf = perObject(toArgoApp);
+
 /** Every Application of the repository, read once per repository. */
-export const applications = perRepo((repo: Repo): ArgoApp[] => repo.resources.filter(isApplication).map(toArgoApp));
+export const applications = perRepo((repo: Repo): ArgoApp[] => repo.resources.filter(isApplication).map((r) => argoAppOf(r)));
 
 /** Every Application by name (the first, when two share one: the gate reports that elsewhere). */
 export const applicationsByName = perRepo((repo: Repo): Map<string, ArgoApp> => {
@@ -251,8 +258,17 @@ function filesAt(repo: Repo, folder: string): string[] {
   return pathsByFolder(checkoutTree(repo)).get(folder) ?? [];
 }
 
-/** The files Argo CD's directory walk reads for one directory source (repo-server.ts), dot-names and jsonnet included. */
+/**
+ * The files Argo CD's directory walk reads for one directory source (repo-server.ts), dot-names and jsonnet included.
+ * It reads the checkout's paths and the skip markers of the parsed files, both shared by every view of a run: asked
+ * once per source and run.
+ */
 export function filesOfSource(repo: Repo, source: AppSource): string[] {
+  return sourceFilesMemo([source, checkoutTree(repo), repo.parsed], () => walkedFiles(repo, source));
+}
+const sourceFilesMemo = perObjects<string[]>();
+
+function walkedFiles(repo: Repo, source: AppSource): string[] {
   const base = normalizeSourcePath(source.path ?? '');
   const prefix = base === '' ? '' : `${base}/`;
   const byFolder = pathsByFolder(checkoutTree(repo));
@@ -279,7 +295,21 @@ function ownedAs(repo: Repo, source: AppSource): SourceType {
   return TOOL_TYPES[discoveredTool(filesAt(repo, base), base)];
 }
 
+/**
+ * What filesOfApp reads, beside the app: the checkout's paths and the file tree (which folder is what tool's, what
+ * a directory walk reads), the skip markers in the parsed files, the facts' repoURL (which sources are this
+ * repository's) and the kustomization files. Every view of one run shares each of those objects (a view narrows
+ * its resources and data files alone, and keeps every kustomization file: model/checks/runner.ts), so the checks
+ * of a run ask once per app, not once per view.
+ */
+const appFilesMemo = perObjects<string[]>();
+const NO_FACTS = {};
+
 export function filesOfApp(repo: Repo, app: ArgoApp): string[] {
+  return appFilesMemo([app, repo.files, checkoutTree(repo), repo.parsed, repo.facts ?? NO_FACTS], () => appFiles(repo, app));
+}
+
+function appFiles(repo: Repo, app: ArgoApp): string[] {
   const files = app.sources.flatMap((s) => {
     // A plugin reads its folder: the manifests there are the app's, but the file that declares the app.
     if (sourceType(repo, s) === 'plugin') return filesOfSource(repo, { ...s, directory: {} }).filter((f) => f !== app.resource.file);

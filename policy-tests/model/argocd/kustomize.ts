@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { checkoutTree, parseDataFile, type DataFile, type Repo } from '../repository/repo.ts';
+import { checkoutPathSet, parseDataFile, type DataFile, type Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import { isMap } from '../core/dig.ts';
 import { perObject } from '../core/per-object.ts';
@@ -28,7 +28,8 @@ export interface KustomizeView {
  * kustomize builds it. What the render reads and keys on, and what the diff fingerprints.
  */
 export const checkoutView = perRepo((repo: Repo): KustomizeView => {
-  const files = new Set(checkoutTree(repo));
+  // The checkout's one set of paths, shared by every view of it: a walk is kept by the set it walked.
+  const files = checkoutPathSet(repo);
   const read = new Map<string, DataFile | undefined>();
   const fromDisk = (rel: string): DataFile | undefined => {
     if (!files.has(rel)) return undefined;
@@ -143,23 +144,48 @@ function namedFiles(k: Kustomization): string[] {
   ];
 }
 
-/** Each view's walks by folder: a view does not change once built, and a gate run asks for the same folder several times. */
-const walksOf = perObject((_view: KustomizeView) => new Map<string, KustomizeInputs>());
+/** A walk, with each kustomization file it read and what the view held for it (undefined: nothing). */
+interface Walked {
+  inputs: KustomizeInputs;
+  read: readonly (readonly [string, DataFile | undefined])[];
+}
 
-/** Walks a kustomization and everything it references, inside the repository. */
+/** Walks kept for a file tree, by folder: the few a run's views made of it. */
+const WALKS_KEPT = 4;
+const walksOf = perObject((_files: ReadonlySet<string>) => new Map<string, Walked[]>());
+
+/**
+ * Walks a kustomization and everything it references, inside the repository. A walk reads the view's file tree and
+ * its kustomization files, nothing else: another view of the same tree that holds the very same parsed
+ * kustomizations (every check's view of a gate run holds them alike) gets the same walk, made once.
+ */
 export function kustomizeInputs(view: KustomizeView, dir: string): KustomizeInputs {
-  const walks = walksOf(view);
-  let inputs = walks.get(dir);
-  if (!inputs) walks.set(dir, (inputs = walk(view, dir)));
+  const walks = walksOf(view.files);
+  const known = walks.get(dir) ?? [];
+  const same = known.find((w) => w.read.every(([file, data]) => view.dataFiles.get(file) === data));
+  if (same) return same.inputs;
+  const read: [string, DataFile | undefined][] = [];
+  const recording: KustomizeView = {
+    files: view.files,
+    dataFiles: {
+      get: (file) => {
+        const data = view.dataFiles.get(file);
+        read.push([file, data]);
+        return data;
+      },
+    },
+  };
+  const inputs = walk(recording, dir);
+  walks.set(dir, [{ inputs, read }, ...known].slice(0, WALKS_KEPT));
   return inputs;
 }
 
-/** Each view's files in sorted order: the files under a folder are then one contiguous run of them. */
-const sortedFiles = perObject((view: KustomizeView) => [...view.files].sort());
+/** A file tree in sorted order: the files under a folder are then one contiguous run of them. */
+const sortedFiles = perObject((files: ReadonlySet<string>) => [...files].sort());
 
 /** Every file of the view under `folder` ('' is the root): a binary search to the run, then the run. */
 function filesUnder(view: KustomizeView, folder: string): string[] {
-  const sorted = sortedFiles(view);
+  const sorted = sortedFiles(view.files);
   if (folder === '') return sorted;
   const prefix = `${folder}/`;
   let low = 0;

@@ -17,7 +17,7 @@
  * Pure: it works on the list of paths a checkout holds, so tests and the
  * loader ask it the same question.
  */
-import { argoGlobMatch } from '../core/glob.ts';
+import { argoGlobMatcher } from '../core/glob.ts';
 
 /** `manifestFile` in reposerver/repository/repository.go. */
 export const ARGOCD_MANIFEST_NAME = /^.*\.(yaml|yml|json|jsonnet)$/;
@@ -110,12 +110,15 @@ export function directoryFiles(paths: Iterable<string>, path: string, options: D
   const out: string[] = [];
   // Only the files under the source path are put in walk order, not the whole repository once per source.
   const under = [...paths].filter((file) => within(appPath, file) !== undefined);
+  // Each glob compiled once for the walk, not looked up again for every file.
+  const exclude = options.exclude ? argoGlobMatcher(options.exclude) : undefined;
+  const include = options.include ? argoGlobMatcher(options.include) : undefined;
   for (const file of walkOrder(under)) {
     const rel = within(appPath, file)!;
     if (!options.recurse && rel.includes('/')) continue;
     if (!ARGOCD_MANIFEST_NAME.test(rel.slice(rel.lastIndexOf('/') + 1))) continue;
-    if (options.exclude && argoGlobMatch(options.exclude, rel)) continue;
-    if (options.include && !argoGlobMatch(options.include, rel)) continue;
+    if (exclude?.test(rel)) continue;
+    if (include && !include.test(rel)) continue;
     out.push(file);
   }
   return out;

@@ -63,7 +63,7 @@ function makeView(reads: Reads, repo: Repo): View {
 /**
  * Whether a check with these globs sees a file, by globs and then by path: the same in every view (the mutation
  * runs make hundreds). Kustomization files are layout (they say which files an app applies), visible to every
- * check like the file tree.
+ * check like the file tree: the files an app applies are then derived once for every view (argocd.ts filesOfApp).
  */
 const declaredBy = perKey(
   1000,

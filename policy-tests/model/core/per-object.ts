@@ -30,6 +30,30 @@ export function perPair<A extends object, T>(): (a: A, b: unknown, derive: () =>
 }
 
 /**
+ * A memo by several objects at once, each compared by identity: `derive` runs once for each combination, and what it
+ * gave is kept while every object of it lives. For what every view of one gate run derives again from objects
+ * all the views share (the run's file tree, its parsed files), together with one object a run may reuse from the
+ * run before (a parsed Application). The caller passes `derive` at each call, as with `perPair`.
+ */
+export function perObjects<T>(): (keys: readonly object[], derive: () => T) => T {
+  interface Level {
+    next: WeakMap<object, Level>;
+    value?: { v: T };
+  }
+  const root: Level = { next: new WeakMap() };
+  return (keys, derive) => {
+    let level = root;
+    for (const key of keys) {
+      let next = level.next.get(key);
+      if (!next) level.next.set(key, (next = { next: new WeakMap() }));
+      level = next;
+    }
+    if (!level.value) level.value = { v: derive() };
+    return level.value.v;
+  };
+}
+
+/**
  * `derive`, remembered by key (a text, a path; `keyOf` of the arguments, the first by default) for this process,
  * the oldest forgotten past `limit` keys: what every view of the repository derives again from the same input.
  * Results are never mutated.
