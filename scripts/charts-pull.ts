@@ -27,10 +27,10 @@ export async function pullCharts(o: PullOptions): Promise<number> {
   if (o.prune) {
     const { removed, unread, retired, bytes } = cache.prune(o.root);
     for (const item of removed) o.out(`pruned   ${item}`);
-    for (const { folder, why } of retired) o.out(`pruned   ${folder}/: ${why}`);
+    for (const { folder, entries, why } of retired) o.out(`pruned   ${folder}/: ${entries} ${entries === 1 ? 'entry' : 'entries'}, ${why}`);
     for (const { folder, entries } of unread)
       if (entries) o.out(`pruned   ${folder}/: ${entries} ${entries === 1 ? 'entry' : 'entries'} no run read for ${charts.UNREAD_DAYS} days`);
-    const count = removed.length + retired.length + unread.reduce((sum, u) => sum + u.entries, 0);
+    const count = removed.length + [...retired, ...unread].reduce((sum, u) => sum + u.entries, 0);
     o.out(`pruned   ${count} ${count === 1 ? 'item' : 'items'} in all, ${(bytes / 1024 / 1024).toFixed(1)} MiB`);
   }
   return refused;

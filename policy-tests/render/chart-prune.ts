@@ -19,19 +19,21 @@ export interface Pruned {
   removed: string[];
   /** Each of the render tier's caches, with how many entries no run had read for UNREAD_DAYS were taken out of it. */
   unread: { folder: string; entries: number }[];
-  /** Each folder an older gate wrote under the cache root and no gate reads (RETIRED_FOLDERS), with why it went. */
-  retired: { folder: string; why: string }[];
+  /** Each folder an older gate wrote under the cache root and no gate reads (RETIRED_FOLDERS): what went, and why. */
+  retired: { folder: string; entries: number; why: string }[];
   /** What they all held on disk. */
   bytes: number;
 }
 
 /**
- * What an older gate wrote under the cache root and no gate reads any more, each with what it held: nothing else
- * ever takes it out. The first layout kept each chart's extraction there (`extracted/<digest>/`), before the
- * extractions moved beside their archives, under the rules that made them (chart-extract.ts).
+ * What an older gate wrote under the cache root and no gate reads any more, with the names it gave its entries and
+ * what they held: nothing else ever takes them out. The first layout kept each chart's extraction there
+ * (`extracted/<digest>/`), before the extractions moved beside their archives, under the rules that made them
+ * (chart-extract.ts). Only entries of that name go, so a folder of the user's that happens to share the name
+ * (a cache root set to a folder of their own) loses nothing.
  */
-export const RETIRED_FOLDERS: Readonly<Record<string, string>> = {
-  extracted: "chart extractions of an older gate's layout, which no gate reads",
+export const RETIRED_FOLDERS: Readonly<Record<string, { entry: RegExp; why: string }>> = {
+  extracted: { entry: /^[0-9a-f]{64}$/, why: "chart extractions of an older gate's layout, which no gate reads" },
 };
 
 /** Each unpacking by the chart cache's folder it is kept in. */
@@ -59,13 +61,17 @@ export function pruneChartCache(env: NodeJS.ProcessEnv, lock: ChartLock): Pruned
     retired: [],
     bytes: unread.reduce((sum, u) => sum + u.bytes, 0),
   };
-  for (const [folder, why] of Object.entries(RETIRED_FOLDERS)) {
+  for (const [folder, { entry, why }] of Object.entries(RETIRED_FOLDERS)) {
     const path = join(cacheRoot(env), folder);
     // A folder as the older gate made it; a link or a file of that name is someone else's.
     if (!lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) continue;
-    pruned.bytes += sizeOf(path);
-    rmSync(path, { recursive: true, force: true });
-    pruned.retired.push({ folder, why });
+    const made = list(path).filter((e) => e.isDirectory() && entry.test(e.name));
+    for (const e of made) {
+      pruned.bytes += sizeOf(join(path, e.name));
+      rmSync(join(path, e.name), { recursive: true, force: true });
+    }
+    if (readdirSync(path).length === 0) rmdirSync(path);
+    if (made.length) pruned.retired.push({ folder, entries: made.length, why });
   }
   let entries;
   try {

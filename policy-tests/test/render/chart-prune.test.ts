@@ -81,6 +81,7 @@ describe('charts:pull --prune', () => {
     // The first layout's extractions, under the cache root, which no gate reads any more.
     mkdirSync(join(dir, 'cache/extracted', hexOf(oldDigest), 'demo'), { recursive: true });
     writeFileSync(join(dir, 'cache/extracted', hexOf(oldDigest), 'demo/Chart.yaml'), 'name: demo\n');
+    mkdirSync(join(dir, 'cache/extracted', hexOf(digestOf(Buffer.from('other'))), 'demo'), { recursive: true });
 
     const current = { repoURL: REPO, chart: 'demo', version: '1.0.0' };
     const repo = await pinning([current]);
@@ -93,10 +94,10 @@ describe('charts:pull --prune', () => {
         `pruned   .extracted/${hex}`,
         `pruned   charts.example.com/demo-0.9.0.tgz`,
         `pruned   charts.example.com/retired-1.0.0.tgz`,
-        `pruned   extracted/: chart extractions of an older gate's layout, which no gate reads`,
+        `pruned   extracted/: 2 entries, chart extractions of an older gate's layout, which no gate reads`,
       ].sort(),
     );
-    expect(pruned.at(-1)).toMatch(/^pruned   6 items in all, 0\.\d MiB$/);
+    expect(pruned.at(-1)).toMatch(/^pruned   7 items in all, 0\.\d MiB$/);
     expect(existsSync(join(dir, 'cache/extracted'))).toBe(false);
     const currentDigest = digestOf(readFileSync(cachedChartPath(current, env)));
     expect(existsSync(cachedChartPath(current, env))).toBe(true);
@@ -105,6 +106,21 @@ describe('charts:pull --prune', () => {
 
     // Pruned again, nothing is left to take.
     expect(await prunedLines(repo)).toEqual(['pruned   0 items in all, 0.0 MiB']);
+  });
+
+  it("leaves what the older gate did not write in a folder of its name: a cache root that is a folder of the user's loses nothing", async () => {
+    const home = join(dir, 'home');
+    mkdirSync(join(home, 'extracted/holiday'), { recursive: true });
+    writeFileSync(join(home, 'extracted/holiday/beach.jpg'), 'jpeg\n');
+    writeFileSync(join(home, 'extracted/notes.txt'), 'mine\n');
+    mkdirSync(join(home, 'extracted', hexOf(digestOf(Buffer.from('chart'))), 'demo'), { recursive: true });
+    const lines = await prunedLinesIn(await pinning([]), { ...env, HOMELAB_CACHE_DIR: home });
+    expect(lines).toEqual([
+      `pruned   extracted/: 1 entry, chart extractions of an older gate's layout, which no gate reads`,
+      expect.stringMatching(/^pruned   1 item in all/),
+    ]);
+    expect(readdirSync(join(home, 'extracted')).sort()).toEqual(['holiday', 'notes.txt']);
+    expect(readFileSync(join(home, 'extracted/holiday/beach.jpg'), 'utf8')).toBe('jpeg\n');
   });
 
   it("takes out of the render tier's caches what no run has read for 30 days, and a run's read marks what it reads", async () => {
