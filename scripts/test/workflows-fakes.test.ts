@@ -23,6 +23,8 @@ const PINS = {
   setupNode: 'actions/setup-node@820762786026740c76f36085b0efc47a31fe5020 # v7.0.0',
   upload: 'actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f # v7.0.0',
   download: 'actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c # v8.0.1',
+  restore: 'actions/cache/restore@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5',
+  save: 'actions/cache/save@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5',
 };
 
 let runs = 0;
@@ -141,6 +143,58 @@ describe('the artifact fakes', () => {
     expect(lenient.result.steps[0]!.log).toMatch(/Artifact 'report' digest validation failed/);
     const missing = await job(`      - uses: ${PINS.download}\n        with:\n          name: nothing\n`);
     expect(failure(missing.result)).toMatch(/Artifact 'nothing' not found$/);
+  });
+});
+
+describe('the cache fakes', () => {
+  const cache = (action: 'restore' | 'save', key: string, more = '') =>
+    `      - id: ${action}\n        uses: ${action === 'restore' ? PINS.restore : PINS.save}\n        with:\n          path: ~/kept/*.tgz\n          key: ${key}\n${more}`;
+  const outputs = `      - run: echo "hit=\${{ steps.restore.outputs.cache-hit }} matched=\${{ steps.restore.outputs.cache-matched-key }}" && cat ~/kept/*.tgz\n`;
+  const origin = join(scratch, 'cached.git');
+  /** A job of `steps` on the shared repository, on main or on pull request #1's merge ref. */
+  const on = (ref: 'main' | 'pr', steps: string) =>
+    job(steps, (state) => {
+      state.origin = origin;
+      state.github.ref = ref === 'main' ? 'refs/heads/main' : 'refs/pull/1/merge';
+    });
+  const write = (name: string, text: string) => `      - run: mkdir -p ~/kept && echo ${text} > ~/kept/${name}.tgz\n`;
+
+  it("restore the key, else the newest entry a restore key starts, from the run's own ref and then main's, and say which", async () => {
+    expect((await on('main', write('a', 'one') + cache('save', 'charts-1'))).result.steps[1]!.log).toMatch(/^Cache saved with key: charts-1$/m);
+    expect((await on('main', write('a', 'two') + cache('save', 'charts-2'))).result.steps[1]!.log).toMatch(/^Cache saved with key: charts-2$/m);
+    expect((await on('pr', write('a', 'mine') + cache('save', 'charts-pr'))).result.steps[1]!.log).toMatch(/^Cache saved with key: charts-pr$/m);
+    // The key itself, in another job's home: a hit, the files put back under that home.
+    const hit = await on('main', cache('restore', 'charts-1') + outputs);
+    expect(hit.result.steps[1]!.log.trim()).toBe('hit=true matched=charts-1\none');
+    // A restore key: the newest entry it starts, not a hit; a pull request's entries are not main's to restore.
+    const prefix = await on('main', cache('restore', 'charts-3', '          restore-keys: charts-\n') + outputs);
+    expect(prefix.result.steps[1]!.log.trim()).toBe('hit=false matched=charts-2\ntwo');
+    // A pull request finds its own entry first, and main's after it.
+    expect((await on('pr', cache('restore', 'charts-3', '          restore-keys: charts-\n') + outputs)).result.steps[1]!.log.trim()).toBe(
+      'hit=false matched=charts-pr\nmine',
+    );
+    expect((await on('pr', cache('restore', 'charts-1') + outputs)).result.steps[1]!.log.trim()).toBe('hit=true matched=charts-1\none');
+    // Other paths are another version: nothing of theirs is restored.
+    const other = await on('main', cache('restore', 'charts-1').replace('~/kept/*.tgz', '~/other/*.tgz'));
+    expect(other.result.steps[0]!.log).toMatch(/^Cache not found for input keys: charts-1$/m);
+  });
+
+  it('leave cache-hit unset on a miss, fail it only when asked, and warn where a save cannot keep anything', async () => {
+    const miss = await on('main', cache('restore', 'nothing') + `      - run: echo "hit=[\${{ steps.restore.outputs.cache-hit }}]"\n`);
+    expect([miss.result.result, miss.result.steps[1]!.log.trim()]).toEqual(['success', 'hit=[]']);
+    const strict = await on('main', cache('restore', 'nothing', '          fail-on-cache-miss: true\n'));
+    expect(failure(strict.result)).toBe('Failed to restore cache entry. Exiting as fail-on-cache-miss is set. Input key: nothing');
+    await on('main', write('b', 'first') + cache('save', 'taken'));
+    const again = await on('main', write('b', 'second') + cache('save', 'taken'));
+    expect([again.result.result, again.result.steps[1]!.log.trim()]).toEqual([
+      'success',
+      'Warning: Failed to save: Unable to reserve cache with key taken, another job may be creating this cache.',
+    ]);
+    const empty = await on('main', cache('save', 'empty'));
+    expect([empty.result.result, empty.result.steps[0]!.log.trim()]).toEqual([
+      'success',
+      'Warning: Path Validation Error: Path(s) specified in the action for caching do(es) not exist, hence no cache is being saved.',
+    ]);
   });
 });
 

@@ -18,6 +18,7 @@
  *   needs a lock file at the workspace's root, and a fresh machine's cache
  *   is a miss;
  * - actions/upload-artifact v7.0.0 and download-artifact v8.0.1: artifacts.ts;
+ * - actions/cache/restore and actions/cache/save v5.0.5: cache.ts;
  * - actions/github-script v8.0.0: the script as an async function of `github`
  *   (Octokit's `rest.issues` comment calls and `paginate`), `context`, `core`
  *   and `require`, in a process of its own in the workspace
@@ -27,6 +28,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { exec } from '../exec.ts';
 import { downloadArtifact, uploadArtifact } from './artifacts.ts';
+import { restoreCache, saveCache } from './cache.ts';
 import type { Action, Comment, StepIo } from './run-state.ts';
 
 async function git(io: StepIo, ...args: string[]): Promise<void> {
@@ -157,6 +159,18 @@ const FAKES: Record<string, Fake> = {
       'skip-decompress': 'false',
       'digest-mismatch': 'error',
     },
+  },
+  'actions/cache/restore': {
+    follows: 'v5.0.5',
+    run: restoreCache,
+    carries: ['path', 'key', 'restore-keys', 'fail-on-cache-miss'],
+    inputs: { ...names('path key restore-keys'), enableCrossOsArchive: 'false', 'fail-on-cache-miss': 'false', 'lookup-only': 'false' },
+  },
+  'actions/cache/save': {
+    follows: 'v5.0.5',
+    run: saveCache,
+    carries: ['path', 'key'],
+    inputs: { ...names('path key upload-chunk-size'), enableCrossOsArchive: 'false' },
   },
   'actions/github-script': {
     follows: 'v8.0.0',

@@ -167,7 +167,8 @@ export async function startUpdateLab(): Promise<UpdateLab> {
   await output(env.HELM_BIN!, ['package', other, '--destination', join(scratch, 'other-tgz')], { env });
   cpSync(join(scratch, 'other-tgz', 'gizmo-1.0.2.tgz'), join(charts.dir, 'gizmo-1.0.2.tgz'));
   const lab: LabCore = { env, charts, scratch };
-  const jobEnv = (home: string) => ({ HOMELAB_CHART_CACHE: join(home, 'charts') });
+  // Each job's charts where a runner keeps them (the cache root's default under its home), where the workflows' chart cache restores them.
+  const jobEnv = (home: string) => ({ HOMELAB_CHART_CACHE: join(home, '.cache/homelab-gitops/charts') });
   return {
     ...lab,
     originWithLab: (name) => originWithLab(lab, name),
