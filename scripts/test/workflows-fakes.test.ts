@@ -188,12 +188,12 @@ describe('the cache fakes', () => {
     const again = await on('main', write('b', 'second') + cache('save', 'taken'));
     expect([again.result.result, again.result.steps[1]!.log.trim()]).toEqual([
       'success',
-      'Warning: Failed to save: Unable to reserve cache with key taken, another job may be creating this cache.',
+      'Failed to save: Unable to reserve cache with key taken, another job may be creating this cache.\nWarning: Cache save failed.',
     ]);
     const empty = await on('main', cache('save', 'empty'));
     expect([empty.result.result, empty.result.steps[0]!.log.trim()]).toEqual([
       'success',
-      'Warning: Path Validation Error: Path(s) specified in the action for caching do(es) not exist, hence no cache is being saved.',
+      '[warning]Path Validation Error: Path(s) specified in the action for caching do(es) not exist, hence no cache is being saved.\nWarning: Cache save failed.',
     ]);
   });
 });

@@ -11,7 +11,8 @@
  *   key itself (compared without case, as `isExactKeyMatch`), `false` on a restore key, and left unset on a miss,
  *   which only fails the step with `fail-on-cache-miss`; `cache-primary-key` and `cache-matched-key` are set as
  *   restore-only's state provider sets them;
- * - a save of a key the scope already holds, or of paths that match no file, warns and does not fail the step.
+ * - a save of a key the scope already holds, or of paths that match no file, says why and warns that the cache
+ *   save failed, and does not fail the step.
  *
  * Paths are patterns as @actions/glob reads them: one a line, `~` the runner's home. Not modelled: `lookup-only`,
  * the 10 GB eviction, Windows' cross-OS archives, and a ref without a branch or tag (the workflows run on both).
@@ -118,22 +119,29 @@ export async function restoreCache(run: RunState, io: StepIo): Promise<void> {
 }
 
 export async function saveCache(run: RunState, io: StepIo): Promise<void> {
-  const warn = (message: string) => io.log(`Warning: ${message}`);
+  // saveImpl's own warnings are info lines marked `[warning]` (utils.logWarning); save-only then warns once more
+  // whenever nothing was saved (saveOnlyRun: cache id -1).
+  const failed = (line: string) => {
+    io.log(line);
+    io.log('Warning: Cache save failed.');
+  };
   const key = io.inputs.key ?? '';
-  if (!key) return warn('Key is not specified.');
+  if (!key) return io.log('[warning]Key is not specified.');
   const paths = pathsOf(io);
   if (paths.length === 0) throw new Error('Input required and not supplied: path');
   try {
     validateKey(key);
   } catch (err) {
-    return warn((err as Error).message);
+    return failed(`[warning]${(err as Error).message}`);
   }
   const files = matchedFiles(io, paths);
-  if (files.length === 0) return warn('Path Validation Error: Path(s) specified in the action for caching do(es) not exist, hence no cache is being saved.');
+  if (files.length === 0)
+    return failed('[warning]Path Validation Error: Path(s) specified in the action for caching do(es) not exist, hence no cache is being saved.');
   const folder = scopeFolder(run, io.env.GITHUB_REF ?? '');
   const version = versionOf(paths);
-  if (entriesIn(folder).some((e) => e.key === key && e.version === version))
-    return warn(`Failed to save: Unable to reserve cache with key ${key}, another job may be creating this cache.`);
+  // The service refuses the entry (in words of its own, not modelled); @actions/cache says so as info.
+  const taken = () => failed(`Failed to save: Unable to reserve cache with key ${key}, another job may be creating this cache.`);
+  if (entriesIn(folder).some((e) => e.key === key && e.version === version)) return taken();
   // Made aside, then put in place whole: a restore beside it never sees half an entry.
   const scratch = join(folder, `.saving-${process.pid}-${process.hrtime.bigint()}`);
   mkdirSync(join(scratch, 'files'), { recursive: true });
@@ -146,7 +154,7 @@ export async function saveCache(run: RunState, io: StepIo): Promise<void> {
     renameSync(scratch, join(folder, sha(`${key}\0${version}`).slice(0, 16)));
   } catch {
     rmSync(scratch, { recursive: true, force: true });
-    return warn(`Failed to save: Unable to reserve cache with key ${key}, another job may be creating this cache.`);
+    return taken();
   }
   io.log(`Cache saved with key: ${key}`);
 }
