@@ -77,7 +77,8 @@ describe('workflows', () => {
       const text = read(`.github/workflows/${file}`);
       const uses = [...text.matchAll(/uses:\s*(\S+)/g)].map((m) => m[1]!);
       expect(uses.length, file).toBeGreaterThan(0);
-      for (const u of uses) expect(u, `${file}: ${u}`).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+      // owner/repo, or owner/repo/path for an action in a folder of its repository (actions/cache/restore), at a commit.
+      for (const u of uses) expect(u, `${file}: ${u}`).toMatch(/^[\w.-]+\/[\w.-]+(\/[\w.-]+)*@[0-9a-f]{40}$/);
       expect(text, file).toMatch(/^permissions:\n(  \w[\w-]*: (read|write|none)\n)+/m);
       expect(text, file).not.toMatch(/write-all|: write\n[\s\S]*contents: write/);
     }
