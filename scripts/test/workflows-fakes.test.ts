@@ -169,6 +169,9 @@ describe('the cache fakes', () => {
     // A restore key: the newest entry it starts, not a hit; a pull request's entries are not main's to restore.
     const prefix = await on('main', cache('restore', 'charts-3', '          restore-keys: charts-\n') + outputs);
     expect(prefix.result.steps[1]!.log.trim()).toBe('hit=false matched=charts-2\ntwo');
+    // The key itself is a prefix too, before any restore key.
+    const own = await on('main', cache('restore', 'charts', '          restore-keys: nothing-\n') + outputs);
+    expect(own.result.steps[1]!.log.trim()).toBe('hit=false matched=charts-2\ntwo');
     // A pull request finds its own entry first, and main's after it.
     expect((await on('pr', cache('restore', 'charts-3', '          restore-keys: charts-\n') + outputs)).result.steps[1]!.log.trim()).toBe(
       'hit=false matched=charts-pr\nmine',

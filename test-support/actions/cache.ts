@@ -6,7 +6,7 @@
  *   hashes them), in the scope of the ref whose run saved it; the repository's entries outlive the run, so they are
  *   kept beside the run's origin (github.com's copy of the repository);
  * - a restore looks in its own ref's scope, then the base branch's (a pull request's) and the default branch's, for
- *   the key, then for each restore key in order as a prefix, the newest entry first, and puts the files back where
+ *   the key, then for the key and each restore key in order as a prefix, the newest entry first, and puts the files back where
  *   they were relative to the workspace (the cache's tar holds them so, `../` and all); `cache-hit` is `true` on the
  *   key itself (compared without case, as `isExactKeyMatch`), `false` on a restore key, and left unset on a miss,
  *   which only fails the step with `fail-on-cache-miss`; `cache-primary-key` and `cache-matched-key` are set as
@@ -100,7 +100,8 @@ export async function restoreCache(run: RunState, io: StepIo): Promise<void> {
     const entries = entriesIn(scopeFolder(run, ref))
       .filter((e) => e.version === version)
       .sort((a, b) => b.saved - a.saved);
-    found = entries.find((e) => e.key === key) ?? restoreKeys.map((prefix) => entries.find((e) => e.key.startsWith(prefix))).find(Boolean);
+    // GitHub's order: the key, the key as a prefix, then each restore key as a prefix; then the next scope.
+    found = entries.find((e) => e.key === key) ?? [key, ...restoreKeys].map((prefix) => entries.find((e) => e.key.startsWith(prefix))).find(Boolean);
     if (found) break;
   }
   if (!found) {
