@@ -61,15 +61,17 @@ export function pruneChartCache(env: NodeJS.ProcessEnv, lock: ChartLock): Pruned
     retired: [],
     bytes: unread.reduce((sum, u) => sum + u.bytes, 0),
   };
+  /** Removes a file or folder, counting what it held. */
+  const take = (path: string) => {
+    pruned.bytes += sizeOf(path);
+    rmSync(path, { recursive: true, force: true });
+  };
   for (const [folder, { entry, why }] of Object.entries(RETIRED_FOLDERS)) {
     const path = join(cacheRoot(env), folder);
     // A folder as the older gate made it; a link or a file of that name is someone else's.
     if (!lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) continue;
     const made = list(path).filter((e) => e.isDirectory() && entry.test(e.name));
-    for (const e of made) {
-      pruned.bytes += sizeOf(join(path, e.name));
-      rmSync(join(path, e.name), { recursive: true, force: true });
-    }
+    for (const e of made) take(join(path, e.name));
     if (readdirSync(path).length === 0) rmdirSync(path);
     if (made.length) pruned.retired.push({ folder, entries: made.length, why });
   }
@@ -80,10 +82,9 @@ export function pruneChartCache(env: NodeJS.ProcessEnv, lock: ChartLock): Pruned
     return pruned;
   }
   const archives = new Set([...lock.charts, ...(lock.pending ?? [])].map((ref) => cachedChartPath(ref, env)));
-  const unpackings = new Set(lock.charts.flatMap((entry) => (['argocd', 'helm-pull'] as const).map((how) => unpackedFolder(env, entry.digest, how))));
+  const unpackings = new Set(lock.charts.flatMap((entry) => [...UNPACKINGS.values()].map((how) => unpackedFolder(env, entry.digest, how))));
   const remove = (path: string) => {
-    pruned.bytes += sizeOf(path);
-    rmSync(path, { recursive: true, force: true });
+    take(path);
     pruned.removed.push(relative(dir, path));
   };
   for (const entry of entries) {
