@@ -7,12 +7,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applications, normalizeSourcePath, sourceType, type AppSource } from '../model/argocd/argocd.ts';
+import { applications, isThisRepo, normalizeSourcePath, sourceType, type AppSource } from '../model/argocd/argocd.ts';
 import { checkoutView, kustomizeInputs, type HelmChartEntry } from '../model/argocd/kustomize.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { cacheRoot } from './tools.ts';
 import { assertChartRef } from './limits.ts';
 import type { RemoteEntry } from './remote-bases.ts';
+import { fetchedDependencies } from './chart-dependencies.ts';
 
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
 
@@ -50,6 +51,17 @@ export function kustomizeCharts(repo: Repo, source: AppSource): { ref: ChartRef;
 }
 
 /**
+ * The charts a chart at a path of this repository fetches when Argo CD builds its dependencies (chart-dependencies.ts),
+ * each at the version the build downloads; not one its `charts/` vendors, nor one no version pins.
+ */
+export function dependencyCharts(repo: Repo, source: AppSource): ChartRef[] {
+  if (source.path === undefined || !isThisRepo(repo, source) || sourceType(repo, source) !== 'helm-path') return [];
+  const dir = normalizeSourcePath(source.path);
+  if (dir.split('/').includes('..')) return []; // The render refuses a chart outside the repository.
+  return fetchedDependencies(repo, dir).flatMap((d) => ('ref' in d ? [d.ref] : []));
+}
+
+/**
  * How each pinned chart is unpacked to be rendered, by its id: as Argo CD extracts an Application's chart (`argocd`),
  * as `helm pull --untar` expands a kustomization's (`helm-pull`); a chart pinned both ways, both.
  */
@@ -66,7 +78,7 @@ export function pinnedUnpackings(repo: Repo): Map<string, Set<'argocd' | 'helm-p
   return ways;
 }
 
-/** Every distinct chart the Applications pin, theirs and their kustomizations', in a stable order. */
+/** Every distinct chart the Applications pin, theirs, their kustomizations' and their charts' dependencies, in a stable order. */
 export function pinnedCharts(repo: Repo): ChartRef[] {
   const byId = new Map<string, ChartRef>();
   for (const app of applications(repo)) {
@@ -74,6 +86,8 @@ export function pinnedCharts(repo: Repo): ChartRef[] {
       const ref = chartRefOf(source);
       if (ref) byId.set(chartId(ref), ref);
       for (const { ref: inflated } of kustomizeCharts(repo, source)) byId.set(chartId(inflated), inflated);
+      // Used as the archive itself: `helm dependency build` puts it in charts/ packed, so it has no unpacking.
+      for (const dependency of dependencyCharts(repo, source)) byId.set(chartId(dependency), dependency);
     }
   }
   return [...byId.values()].sort((a, b) => chartId(a).localeCompare(chartId(b)));

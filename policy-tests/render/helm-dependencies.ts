@@ -4,45 +4,51 @@
  * runs `helm dependency build` in the chart's folder and templates again (reposerver `runHelmBuild`). The gate never
  * writes into the checkout, so it builds in a copy under the run's scratch folder, laid out as the repository is, so
  * that a `file://` dependency's relative path still names the same folder. A `file://` dependency is part of the
- * render's key; one outside the repository is refused, and one from a chart repository or a registry, which the build
- * would fetch, makes the source not rendered (the gate renders offline).
+ * render's key; one outside the repository is refused. One the build fetches from a chart repository is handed to
+ * the real Helm from the chart cache, held to the lock (offline-chart-repo.ts), and its digest is part of the key;
+ * one no lock can pin (an OCI registry, a range with no Chart.lock) makes the source not rendered, saying why.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { parse } from 'yaml';
 import { confinedPath } from '../model/argocd/source-files.ts';
 import type { Repo } from '../model/repository/repo.ts';
+import { chartCache } from './chart-cache.ts';
+import { declaredDependencies, fetchedDependencies } from './chart-dependencies.ts';
+import { chartId, digestOf, PULL_COMMAND, type ChartRef } from './charts.ts';
 import { hash, NotRendered, runTool, type Context } from './context.ts';
-import { assertNoEscapingLinks, assertRealInside, RenderRefused } from './limits.ts';
+import { assertNoEscapingLinks, assertRealInside, assertSize, RenderRefused } from './limits.ts';
+import { withOfflineChartRepos } from './offline-chart-repo.ts';
 
 /** Helm's missing-dependency errors, as Argo CD recognises them. */
 export const isMissingDependencyError = (message: string): boolean =>
   message.includes('found in requirements.yaml, but missing in charts') || message.includes('found in Chart.yaml, but missing in charts/ directory');
 
-interface Dependency {
-  name: string;
-  repository: string;
+/**
+ * A pinned chart's archive in the cache, where it is the bytes the lock records: its path and digest. Otherwise why
+ * not, thrown as Argo CD's render would see it: not rendered where it is not pulled yet, an error where it is
+ * other bytes, refused past the archive size limit (measured before it is read whole).
+ */
+export function lockedArchive(ctx: Context, ref: ChartRef, what = ''): { path: string; digest: string } {
+  const cache = chartCache(ctx.env);
+  const path = cache.path(ref);
+  if (!existsSync(path)) throw new NotRendered(`${what}not in the chart cache: run ${PULL_COMMAND}`);
+  assertSize(path, ctx.limits.archiveBytes, `chart archive ${chartId(ref)}`, 'HOMELAB_RENDER_MAX_CHART_MIB');
+  const verified = cache.verify(ref, ctx.lock);
+  if ('why' in verified) throw verified.notCached ? new NotRendered(verified.why) : new Error(verified.why);
+  return verified;
 }
 
-/** The dependencies a chart's Chart.yaml (or an apiVersion v1 chart's requirements.yaml) declares. */
-function declaredDependencies(repo: Repo, dir: string): Dependency[] {
-  const read = (file: string): unknown => {
-    const abs = join(repo.root, dir, file);
-    if (!existsSync(abs)) return undefined;
-    try {
-      return parse(readFileSync(abs, 'utf8'));
-    } catch {
-      return undefined; // Helm says what is wrong with it when it templates.
-    }
-  };
-  const list = (doc: unknown): Dependency[] => {
-    const deps = (doc as { dependencies?: unknown } | undefined)?.dependencies;
-    if (!Array.isArray(deps)) return [];
-    return deps.flatMap((d: { name?: unknown; repository?: unknown }) =>
-      typeof d?.name === 'string' ? [{ name: d.name, repository: typeof d.repository === 'string' ? d.repository : '' }] : [],
-    );
-  };
-  return [...list(read('Chart.yaml')), ...list(read('requirements.yaml'))];
+/**
+ * The archives the build of the chart at `dir` fetches, each held to the lock (none where its `charts/` vendors
+ * every dependency): what the render key and the chart's traits take in. Throws, as lockedArchive does, where one
+ * cannot be had, and not rendered where one cannot be pinned.
+ */
+export function fetchedArchives(ctx: Context, dir: string): { ref: ChartRef; path: string; digest: string }[] {
+  return fetchedDependencies(ctx.repo, dir).map((d) => {
+    if ('unpinned' in d)
+      throw new NotRendered(`the chart at ${dir || '.'} fetches its dependency ${d.name} from ${d.unpinned}; the gate renders only what a lock pins`);
+    return { ref: d.ref, ...lockedArchive(ctx, d.ref, `the chart at ${dir || '.'} fetches its dependency ${chartId(d.ref)}, `) };
+  });
 }
 
 /**
@@ -74,8 +80,8 @@ export function builtChart(ctx: Context, chartKey: string): Promise<string> | un
 
 /**
  * Builds the chart at `dir` in a scratch copy, as `helm dependency build` builds it in Argo CD's checkout, and returns
- * the copy's chart folder, once per run. Only `file://` dependencies can be built offline; any other makes the source
- * not rendered.
+ * the copy's chart folder, once per run: a `file://` dependency from the repository, one from a chart repository from
+ * the lock's archive in the cache.
  */
 export function buildDependencies(ctx: Context, dir: string, chartKey: string): Promise<string> {
   let out = ctx.builtCharts.get(chartKey);
@@ -89,11 +95,7 @@ export function buildDependencies(ctx: Context, dir: string, chartKey: string): 
 }
 
 async function build(ctx: Context, dir: string, chartKey: string): Promise<string> {
-  const remote = declaredDependencies(ctx.repo, dir).filter((d) => !d.repository.startsWith('file://'));
-  if (remote.length)
-    throw new NotRendered(
-      `the chart at ${dir || '.'} misses ${remote.map((d) => `${d.name} (${d.repository || 'no repository'})`).join(', ')} in charts/, which Argo CD's helm dependency build fetches; the gate renders offline: vendor it into ${dir}/charts/`,
-    );
+  const fetched = fetchedArchives(ctx, dir);
   const root = join(ctx.scratch, 'dependencies', hash(chartKey).slice(0, 16));
   for (const rel of [dir, ...localDependencies(ctx.repo, dir)]) {
     const from = join(ctx.repo.root, rel);
@@ -104,6 +106,13 @@ async function build(ctx: Context, dir: string, chartKey: string): Promise<strin
     cpSync(from, join(root, rel), { recursive: true, verbatimSymlinks: true });
   }
   const chartPath = join(root, dir);
-  await runTool(ctx, { bin: ctx.tools.helm, args: ['dependency', 'build', chartPath], cwd: ctx.scratch, key: null, sourceKey: null });
+  // The bytes read once and held to the digest again: what Helm is served is what was checked.
+  const served = fetched.map(({ ref, path, digest }) => ({ ...ref, digest, bytes: readFileSync(path) }));
+  for (const chart of served)
+    if (digestOf(chart.bytes) !== chart.digest) throw new Error(`chart archive ${chartId(chart)} changed while it was read: run the gate again`);
+  const helmHome = join(ctx.scratch, 'dependencies', `${hash(chartKey).slice(0, 16)}-repositories`);
+  await withOfflineChartRepos(helmHome, served, (flags) =>
+    runTool(ctx, { bin: ctx.tools.helm, args: ['dependency', 'build', chartPath, ...flags], cwd: ctx.scratch, key: null, sourceKey: null }),
+  );
   return chartPath;
 }

@@ -12,12 +12,11 @@ import { sourceFile, valueFilesOf } from '../model/argocd/source-files.ts';
 import { inlineValues } from '../model/argocd/inline-values.ts';
 import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
-import { chartId, chartRefOf, PULL_COMMAND } from './charts.ts';
+import { chartId, chartRefOf } from './charts.ts';
 import { chartFiles, chartScopeFromFolder, folderEntries } from './chart-files.ts';
 import { extractedChart, unpackingKey } from './chart-extract.ts';
 import { mayReadApiVersions } from './chart-traits.ts';
-import { chartCache } from './chart-cache.ts';
-import { buildDependencies, builtChart, isMissingDependencyError, localDependencies } from './helm-dependencies.ts';
+import { buildDependencies, builtChart, fetchedArchives, isMissingDependencyError, localDependencies, lockedArchive } from './helm-dependencies.ts';
 import { hash, NotRendered, substitutedBuildEnv, type Context, type Invocation } from './context.ts';
 import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, RenderRefused } from './limits.ts';
 import { toResources } from './output.ts';
@@ -115,6 +114,15 @@ function argoChartFolder(chart: string): string {
   return last === '' || last === '.' || last === '..' ? chart : last;
 }
 
+/** What `list` gives, or nothing where it cannot give it now (whoever needs it later asks again, and says why). */
+function orNone<T>(list: () => T[]): T[] {
+  try {
+    return list();
+  } catch {
+    return [];
+  }
+}
+
 /** Content hash of files under a folder of the repository (a chart at a path, a dependency it builds from). */
 function folderKey(repo: Repo, dir: string): string {
   return hash(chartFiles(repo, dir).map((f) => [f, hash(readFileSync(join(repo.root, f)))]));
@@ -127,17 +135,10 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
   let localChart: { dir: string; chartKey: string } | undefined;
   const ref = chartRefOf(source);
   if (ref) {
-    const cache = chartCache(ctx.env);
-    chartPath = cache.path(ref);
-    if (!existsSync(chartPath)) throw new NotRendered(`not in the chart cache: run ${PULL_COMMAND}`);
-    // Measured before it is read whole: an archive past the limit is refused unread.
-    assertSize(chartPath, ctx.limits.archiveBytes, `chart archive ${chartId(ref)}`, 'HOMELAB_RENDER_MAX_CHART_MIB');
-    const verified = cache.verify(ref, ctx.lock);
-    if ('why' in verified) throw verified.notCached ? new NotRendered(verified.why) : new Error(verified.why);
-    const { digest } = verified;
+    const { path: archive, digest } = lockedArchive(ctx, ref);
     // Argo CD renders the chart extracted (util/helm/client.go ExtractChart), from the folder the Application's chart
     // names (normalizeChartName: its last path segment): one archive's extraction serves every source of the chart.
-    const extracted = await extractedChart(ctx.env, { archive: chartPath, digest }, { unpackedLimit: ctx.limits.unpackedBytes });
+    const extracted = await extractedChart(ctx.env, { archive, digest }, { unpackedLimit: ctx.limits.unpackedBytes });
     const folder = argoChartFolder(ref.chart);
     chartPath = join(extracted, folder);
     chartKey = `${unpackingKey(digest, 'argocd')} ${folder}`;
@@ -154,12 +155,23 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     if (existsSync(chartPath)) assertNoEscapingLinks(chartPath, chartPath, `chart at ${dir}`);
     // A dependency built from a folder of the repository (file://) renders into the chart: its files are the key's too.
     const dependencies = localDependencies(ctx.repo, dir);
-    chartKey = dependencies.length ? hash([folderKey(ctx.repo, dir), ...dependencies.map((d) => folderKey(ctx.repo, d))]) : folderKey(ctx.repo, dir);
+    // What the build would fetch from a chart repository, where the lock and the cache have it; where they do not, the
+    // build says why, if Helm asks for it (a chart that vendors them under other names never builds).
+    const fetched = orNone(() => fetchedArchives(ctx, dir));
+    chartKey =
+      dependencies.length || fetched.length
+        ? hash([folderKey(ctx.repo, dir), ...dependencies.map((d) => folderKey(ctx.repo, d)), ...fetched.map((f) => f.digest)])
+        : folderKey(ctx.repo, dir);
     localChart = { dir, chartKey };
     chartPath = (await builtChart(ctx, chartKey)) ?? chartPath;
     // A dependency built from a folder renders into the chart as its subchart, as `helm dependency build` unpacks it
-    // under charts/: its defaults are the subchart's (values under its key reach it), its templates the chart's.
-    const files = [...folderEntries(ctx.repo, dir), ...dependencies.flatMap((d) => folderEntries(ctx.repo, d, `charts/${d.split('/').pop()}/`))];
+    // under charts/: its defaults are the subchart's (values under its key reach it), its templates the chart's. One
+    // fetched lies there packed, as the build downloads it.
+    const files = [
+      ...folderEntries(ctx.repo, dir),
+      ...dependencies.flatMap((d) => folderEntries(ctx.repo, d, `charts/${d.split('/').pop()}/`)),
+      ...fetched.map((f): [string, string] => [`charts/${f.ref.chart}-${f.ref.version}.tgz`, f.path]),
+    ];
     scope = await chartScopeFromFolder(files, ctx.limits.unpackedBytes);
   }
   const values = readValueFiles(ctx, app, source);

@@ -2,7 +2,7 @@
  * A chart at a path whose dependencies are not vendored, rendered as Argo CD renders it with the real Helm: template,
  * and on Helm's missing-dependency error, `helm dependency build` then template again; built in a scratch copy, never
  * in the checkout; a `file://` dependency's files in the render's key; one outside the repository refused; one that
- * must be fetched not rendered.
+ * must be fetched and is not pulled not rendered (helm-fetched-dependencies.test.ts fetches them).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -182,11 +182,12 @@ describe('a chart whose dependencies are built, as Argo CD builds them', () => {
     });
   });
 
-  it('is not rendered where the build would fetch a dependency from a chart repository, and says to vendor it', async () => {
+  it('is not rendered where the build would fetch a dependency from a chart repository that charts:pull has not pulled, and says to', async () => {
     const repo = umbrella('https://charts.example.invalid');
     expect((await renderAll(repo))[0]).toMatchObject({
       status: 'not-rendered',
-      message: expect.stringMatching(/misses common \(https:\/\/charts\.example\.invalid\) in charts\/.*vendor it into apps\/demo\/chart\/charts\//),
+      message:
+        'the chart at apps/demo/chart fetches its dependency common 0.1.0 from https://charts.example.invalid, not in the chart cache: run npm run charts:pull',
     });
   });
 });

@@ -1,0 +1,97 @@
+/**
+ * The dependencies a chart at a path of the repository declares, read from the checkout's files alone: the ones
+ * `helm dependency build` archives from a folder (`file://`), and the ones it fetches from a chart repository, each
+ * at the version the build downloads (Helm 4.2 pkg/downloader/manager.go `Build`: every dependency of Chart.lock at
+ * its recorded version; with no lock, `Update`, which resolves Chart.yaml's constraint against the repository's index
+ * as it stands that day, so only an exact version names one archive). What names one archive is pinned in
+ * charts.lock.json like an Application's chart (charts.ts), and `charts:pull` fetches it; the render hands it to the
+ * real Helm's build (helm-dependencies.ts).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { checkoutTree, type Repo } from '../model/repository/repo.ts';
+
+export interface DeclaredDependency {
+  name: string;
+  /** As written: `file://…`, a chart repository's URL, `oci://…`, `@name` or `alias:name`, or empty (vendored). */
+  repository: string;
+  /** A version or a constraint, as written; empty where none is. */
+  version: string;
+}
+
+/** A dependency the build fetches: pinned to one archive (a chart reference as charts.ts keeps them), or why it cannot be. */
+export type FetchedDependency = DeclaredDependency & ({ ref: { repoURL: string; chart: string; version: string } } | { unpinned: string });
+
+function readYaml(repo: Repo, file: string): unknown {
+  const abs = join(repo.root, file);
+  if (!existsSync(abs)) return undefined;
+  try {
+    return parse(readFileSync(abs, 'utf8'));
+  } catch {
+    return undefined; // Helm says what is wrong with it when it templates.
+  }
+}
+
+function dependencyList(doc: unknown): DeclaredDependency[] {
+  const deps = (doc as { dependencies?: unknown } | undefined)?.dependencies;
+  if (!Array.isArray(deps)) return [];
+  const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+  return deps.flatMap((d: { name?: unknown; repository?: unknown; version?: unknown }) =>
+    typeof d?.name === 'string' ? [{ name: d.name, repository: text(d.repository), version: text(d.version) }] : [],
+  );
+}
+
+/** The dependencies a chart's Chart.yaml (or an apiVersion v1 chart's requirements.yaml) declares. */
+export function declaredDependencies(repo: Repo, dir: string): DeclaredDependency[] {
+  return [...dependencyList(readYaml(repo, join(dir, 'Chart.yaml'))), ...dependencyList(readYaml(repo, join(dir, 'requirements.yaml')))];
+}
+
+/** What the chart's lock records (Chart.lock, or an apiVersion v1 chart's requirements.lock), when it has one. */
+function lockedDependencies(repo: Repo, dir: string): DeclaredDependency[] | undefined {
+  for (const file of ['Chart.lock', 'requirements.lock']) {
+    const doc = readYaml(repo, join(dir, file));
+    if (doc !== undefined) return dependencyList(doc);
+  }
+  return undefined;
+}
+
+/**
+ * Whether the checkout's `charts/` holds this dependency as `helm dependency build` leaves it (`<name>/` or
+ * `<name>-<version>.tgz`): where it holds every one, `helm template` finds them and Argo CD builds nothing.
+ */
+function vendored(files: readonly string[], dir: string, name: string): boolean {
+  const charts = `${dir ? `${dir}/` : ''}charts/`;
+  return files.some(
+    (f) => f === `${charts}${name}/Chart.yaml` || (f.startsWith(`${charts}${name}-`) && f.endsWith('.tgz') && !f.slice(charts.length).includes('/')),
+  );
+}
+
+/** A version that Helm's resolver can match in one way only: no range, no wildcard, no build metadata it would ignore. */
+const EXACT_VERSION = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
+
+const isChartRepository = (repository: string) => /^https?:\/\//i.test(repository);
+
+/**
+ * The dependencies the repo-server's `helm dependency build` fetches for the chart at `dir`, none where the
+ * checkout's `charts/` already holds every declared one (Argo CD builds only on Helm's missing-dependency error).
+ */
+export function fetchedDependencies(repo: Repo, dir: string): FetchedDependency[] {
+  const declared = declaredDependencies(repo, dir);
+  const files = checkoutTree(repo);
+  if (declared.every((d) => vendored(files, dir, d.name))) return [];
+  const locked = lockedDependencies(repo, dir);
+  const fetched = (locked ?? declared).filter((d) => d.repository !== '' && !d.repository.startsWith('file://'));
+  return fetched.map((d): FetchedDependency => {
+    if (/^oci:\/\//i.test(d.repository))
+      return { ...d, unpinned: `an OCI registry (${d.repository}), which the gate cannot stand in for offline when Helm's build asks it` };
+    if (!isChartRepository(d.repository))
+      return { ...d, unpinned: `a repository named in Argo CD's settings (${d.repository}), which this repository does not hold` };
+    if (!locked && !EXACT_VERSION.test(d.version))
+      return {
+        ...d,
+        unpinned: `the range ${d.version || '(none)'} with no Chart.lock, which Argo CD's build resolves against the repository's index on the day it renders: commit the Chart.lock \`helm dependency update\` writes`,
+      };
+    return { ...d, ref: { repoURL: d.repository, chart: d.name, version: d.version } };
+  });
+}

@@ -1,0 +1,177 @@
+/**
+ * A chart at a path whose dependency comes from a chart repository (a wrapper chart), rendered as Argo CD renders it:
+ * `helm template` fails on the missing dependency, the real `helm dependency build` fetches it, and the chart is
+ * templated again. The gate pins what the build fetches in charts.lock.json, `charts:pull` pulls it, and the render
+ * hands Helm's build that archive from the cache, offline; Helm itself checks the Chart.lock.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { pullCharts } from '../../../scripts/charts-pull.ts';
+import { schemaLayer } from '../../gate/pipeline.ts';
+import { loadRepo } from '../../model/repository/repo.ts';
+import { chartCache } from '../../render/chart-cache.ts';
+import { readLock } from '../../render/charts.ts';
+import { renderRepo } from '../../render/render.ts';
+import { startChartRepo, toolEnv, type ChartRepo, type ChartSpec } from '../../../test-support/chart-repo.ts';
+import { output } from '../../../test-support/exec.ts';
+import { fixtureRepo, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
+
+let env: NodeJS.ProcessEnv;
+let cache: string;
+let charts: ChartRepo;
+
+const configMap = (name: string, value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  value: ${value}\n`;
+
+const common = (version: string): ChartSpec => ({
+  name: 'common',
+  version,
+  values: { value: `from ${version}` },
+  files: { 'templates/shared.yaml': configMap('shared', '{{ .Values.value | quote }}') },
+});
+
+beforeAll(async () => {
+  cache = mkdtempSync(join(tmpdir(), 'fetched-deps-cache-'));
+  env = await toolEnv({ HOMELAB_CACHE_DIR: cache });
+  charts = await startChartRepo(env);
+  await charts.publish(common('0.1.0'));
+  await charts.publish(common('0.2.0'));
+});
+
+afterAll(async () => {
+  await charts?.close();
+  rmSync(cache, { recursive: true, force: true });
+});
+
+/** A wrapper chart at apps/demo/chart whose one dependency, common, comes from `repository` at `version`. */
+function wrapper(repository: string, version: string): FixtureRepo {
+  const repo = fixtureRepo();
+  repo.write(
+    'apps/demo/chart/Chart.yaml',
+    `apiVersion: v2\nname: wrapper\nversion: 1.0.0\ndependencies:\n  - name: common\n    version: "${version}"\n    repository: "${repository}"\n`,
+  );
+  repo.write('apps/demo/chart/templates/own.yaml', configMap('own', 'wrapper'));
+  repo.write('apps/demo/application.yaml', repoApp('demo', '    path: apps/demo/chart'));
+  return repo;
+}
+
+const lines: string[] = [];
+const pull = (repo: FixtureRepo, o: { updateLock?: boolean } = {}) =>
+  pullCharts({ root: repo.root, env, updateLock: o.updateLock ?? false, out: (l) => lines.push(l) });
+
+async function renderAll(repo: FixtureRepo) {
+  const layer = await schemaLayer();
+  const { renders } = await renderRepo(await loadRepo(repo.root), { builtinApiVersions: layer.builtinApiVersions(), env });
+  return renders;
+}
+
+const dataByName = (objects: { metadata?: { name?: string }; data?: unknown }[]) =>
+  Object.fromEntries(objects.map((o) => [o.metadata?.name, o.data]).sort(([a], [b]) => String(a).localeCompare(String(b))));
+
+/** Helm's own homes for a run of the real tool outside the gate: never the user's. */
+function helmHomes(): NodeJS.ProcessEnv {
+  const home = mkdtempSync(join(tmpdir(), 'fetched-deps-helm-'));
+  return { ...env, HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') };
+}
+
+describe('a chart whose dependency comes from a chart repository', () => {
+  it('is pinned by charts:pull and rendered as the real Helm builds and templates it, the checkout untouched', async () => {
+    const repo = wrapper(charts.url, '0.1.0');
+    lines.length = 0;
+    expect(await pull(repo)).toBe(0);
+    expect(readLock(repo.root).charts).toEqual([expect.objectContaining({ repoURL: charts.url, chart: 'common', version: '0.1.0' })]);
+    const [render] = await renderAll(repo);
+    expect(render, render?.message).toMatchObject({ status: 'rendered' });
+    // What Argo CD's repo-server does in its checkout: build the dependencies from the chart repository, then template.
+    const copy = mkdtempSync(join(tmpdir(), 'fetched-deps-real-'));
+    cpSync(join(repo.root, 'apps/demo/chart'), copy, { recursive: true });
+    const helmEnv = helmHomes();
+    await output(env.HELM_BIN!, ['dependency', 'build', copy], { env: helmEnv });
+    const real = parseAllDocuments(await output(env.HELM_BIN!, ['template', copy, '--name-template', 'demo'], { env: helmEnv })).map((d) => d.toJS());
+    expect(dataByName(render!.resources.map((r) => r.object))).toEqual(dataByName(real));
+    expect(dataByName(real)).toEqual({ own: { value: 'wrapper' }, shared: { value: 'from 0.1.0' } });
+    // The gate built in a scratch copy: nothing written into the checkout.
+    expect(await loadRepo(repo.root).then((r) => r.files.has('apps/demo/chart/Chart.lock'))).toBe(false);
+    // A values typo under the dependency's key is named: the fetched archive is read as the chart's subchart.
+    expect(render!.chart!.subcharts.get('common')).toMatchObject({ defaults: { value: 'from 0.1.0' } });
+  });
+
+  it('renders offline, from the archive the lock pins, once it is pulled; one the cache hands back as other bytes is refused', async () => {
+    const own = await startChartRepo(env);
+    const repo = wrapper(own.url, '0.2.0');
+    try {
+      await own.publish(common('0.2.0'));
+      expect(await pull(repo)).toBe(0);
+    } finally {
+      await own.close();
+    }
+    const [render] = await renderAll(repo);
+    expect(render, render?.message).toMatchObject({ status: 'rendered' });
+    expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'from 0.2.0' });
+    const archive = chartCache(env).path({ repoURL: own.url, chart: 'common', version: '0.2.0' });
+    writeFileSync(archive, 'not the archive\n');
+    repo.write('apps/demo/chart/templates/own.yaml', configMap('own', 'changed'));
+    expect((await renderAll(repo))[0]).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/^cached chart .*common-0\.2\.0\.tgz has digest sha256:[0-9a-f]{64}, but charts\.lock\.json records sha256:/),
+    });
+  });
+
+  it("fetches the version its Chart.lock records, as Helm's build does, and fails as Argo CD fails where the lock is out of sync", async () => {
+    const own = await startChartRepo(env);
+    const repo = wrapper(own.url, '>=0.1.0');
+    try {
+      // The lock a person committed when the repository served 0.1.0 alone; it serves a newer one since.
+      await own.publish(common('0.1.0'));
+      const copy = mkdtempSync(join(tmpdir(), 'fetched-deps-lock-'));
+      cpSync(join(repo.root, 'apps/demo/chart'), copy, { recursive: true });
+      await output(env.HELM_BIN!, ['dependency', 'update', copy], { env: helmHomes() });
+      repo.write('apps/demo/chart/Chart.lock', readFileSync(join(copy, 'Chart.lock'), 'utf8'));
+      await own.publish(common('0.2.0'));
+      expect(await pull(repo)).toBe(0);
+    } finally {
+      await own.close();
+    }
+    expect(readLock(repo.root).charts.map((c) => c.version)).toEqual(['0.1.0']);
+    const [render] = await renderAll(repo);
+    expect(render, render?.message).toMatchObject({ status: 'rendered' });
+    expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'from 0.1.0' });
+    // Chart.yaml asks for another version and the lock was not updated: Helm refuses the build, so Argo CD fails the app.
+    repo.write('apps/demo/chart/Chart.yaml', readFileSync(join(repo.root, 'apps/demo/chart/Chart.yaml'), 'utf8').replace('>=0.1.0', '0.2.0'));
+    expect((await renderAll(repo))[0]).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/the lock file \(Chart\.lock\) is out of sync with the dependencies file \(Chart\.yaml\)/),
+    });
+  });
+
+  it.each([
+    ['a range with no Chart.lock', (url: string) => wrapper(url, '^0.1.0'), /the range \^0\.1\.0 with no Chart\.lock, .*commit the Chart\.lock/],
+    ['an OCI registry', () => wrapper('oci://registry.example.invalid/charts', '0.1.0'), /an OCI registry \(oci:\/\/registry\.example\.invalid\/charts\)/],
+    ['a repository named in Argo CD', () => wrapper('@common-charts', '0.1.0'), /a repository named in Argo CD's settings \(@common-charts\)/],
+  ])('is not rendered, and pins nothing, where the dependency comes from %s', async (_, make, why) => {
+    const repo = make(charts.url);
+    lines.length = 0;
+    expect(await pull(repo)).toBe(0);
+    expect(readLock(repo.root).charts).toEqual([]);
+    expect((await renderAll(repo))[0]).toMatchObject({
+      status: 'not-rendered',
+      message: expect.stringMatching(new RegExp(`^the chart at apps/demo/chart fetches its dependency common from ${why.source}`)),
+    });
+  });
+
+  it('pins nothing where charts/ vendors every dependency: Helm templates it as it is and Argo CD builds nothing', async () => {
+    const repo = wrapper(charts.url, '^0.1.0');
+    const helmEnv = helmHomes();
+    mkdirSync(join(repo.root, 'apps/demo/chart/charts'));
+    await output(env.HELM_BIN!, ['pull', 'common', '--repo', charts.url, '--version', '0.1.0', '--destination', join(repo.root, 'apps/demo/chart/charts')], {
+      env: helmEnv,
+    });
+    expect(await pull(repo)).toBe(0);
+    expect(readLock(repo.root).charts).toEqual([]);
+    const [render] = await renderAll(repo);
+    expect(render, render?.message).toMatchObject({ status: 'rendered' });
+    expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'from 0.1.0' });
+  });
+});
