@@ -9,9 +9,9 @@ import type { Path } from '../model/core/positions.ts';
 import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../model/checks/kit.ts';
 import { isMap } from '../model/core/dig.ts';
 import { perObject } from '../model/core/per-object.ts';
-import { applications, isExactChartVersion } from '../model/argocd/argocd.ts';
+import { applications, isExactChartVersion, normalizeSourcePath } from '../model/argocd/argocd.ts';
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
-import { chartId, chartRefOf, kustomizeCharts, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
+import { chartId, chartRefOf, dependencyCharts, kustomizeCharts, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
 import { checkoutView } from '../model/argocd/kustomize.ts';
 import { pinnedRemotes } from '../render/remote-bases.ts';
 import type { DataFile } from '../model/repository/repo.ts';
@@ -147,6 +147,15 @@ function checkChartLock(ctx: CheckContext): void {
             `chart ${chartId(ref)} has no digest in ${CHART_LOCK_FILE}: nothing holds the archive CI pulls to the one reviewed (charts:pull --frozen refuses it)`,
           );
       }
+      for (const { ref: fetched, file, index } of dependencyCharts(ctx.repo, source)) {
+        pinned.add(chartId(fetched));
+        if (entries.some(same(fetched)) || pending.some(same(fetched))) continue;
+        const data = ctx.repo.dataFiles.get(file);
+        ctx.fail(
+          data ? { data, path: ['dependencies', index, 'version'] } : { file },
+          `chart ${chartId(fetched)}, which Argo CD's helm dependency build fetches for the chart at ${normalizeSourcePath(source.path ?? '')}, has no digest in ${CHART_LOCK_FILE}: nothing holds the archive CI pulls to the one reviewed (charts:pull --frozen refuses it)`,
+        );
+      }
       for (const { ref: inflated, entry } of kustomizeCharts(ctx.repo, source)) {
         if (!isExactChartVersion(inflated.version)) continue;
         pinned.add(chartId(inflated));
@@ -197,11 +206,23 @@ function checkRemoteLock(ctx: CheckContext, lockFile: DataFile | undefined, entr
 export const renderChecks: PolicyCheck[] = [
   {
     id: 'chart-lock',
-    description: `Every chart version an Application pins, or a kustomization it builds inflates (helmCharts), has the digest its chart repository publishes in ${CHART_LOCK_FILE} (or is listed there as pending, with why, and counted as not judged), and every entry pins a chart some Application names: a bump without its digest never lands, and a stale entry never stays (invariants P2).`,
+    description: `Every chart version an Application pins, a kustomization it builds inflates (helmCharts), or its chart's build fetches (a wrapper chart's dependencies), has the digest its chart repository publishes in ${CHART_LOCK_FILE} (or is listed there as pending, with why, and counted as not judged), and every entry pins a chart some Application names: a bump without its digest never lands, and a stale entry never stays (invariants P2).`,
     invariants: ['P2'],
     remediation: `run ${PULL_COMMAND} with network (it records the archive's digest; compare it with the chart repository's index.yaml) and commit ${CHART_LOCK_FILE}; drop entries no Application pins`,
-    // The kustomizations too: their remote bases and the charts they inflate are locked the same way.
-    reads: { kinds: ['Application'], files: [CHART_LOCK_FILE, '*/kustomization.yaml', '*/kustomization.yml', '*/Kustomization'] },
+    // The kustomizations too, and a wrapper chart's dependencies: what they fetch is locked the same way.
+    reads: {
+      kinds: ['Application'],
+      files: [
+        CHART_LOCK_FILE,
+        '*/kustomization.yaml',
+        '*/kustomization.yml',
+        '*/Kustomization',
+        '*/Chart.yaml',
+        '*/Chart.lock',
+        '*/requirements.yaml',
+        '*/requirements.lock',
+      ],
+    },
     exemptible: false,
     run: checkChartLock,
   },

@@ -18,6 +18,9 @@ export interface DeclaredDependency {
   repository: string;
   /** A version or a constraint, as written; empty where none is. */
   version: string;
+  /** Where it is written: the file (from the repository's root) and its index in that file's `dependencies`. */
+  file: string;
+  index: number;
 }
 
 /** A dependency the build fetches: pinned to one archive (a chart reference as charts.ts keeps them), or why it cannot be. */
@@ -33,26 +36,23 @@ function readYaml(repo: Repo, file: string): unknown {
   }
 }
 
-function dependencyList(doc: unknown): DeclaredDependency[] {
-  const deps = (doc as { dependencies?: unknown } | undefined)?.dependencies;
+function dependencyList(repo: Repo, file: string): DeclaredDependency[] {
+  const deps = (readYaml(repo, file) as { dependencies?: unknown } | undefined)?.dependencies;
   if (!Array.isArray(deps)) return [];
   const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
-  return deps.flatMap((d: { name?: unknown; repository?: unknown; version?: unknown }) =>
-    typeof d?.name === 'string' ? [{ name: d.name, repository: text(d.repository), version: text(d.version) }] : [],
+  return deps.flatMap((d: { name?: unknown; repository?: unknown; version?: unknown }, index) =>
+    typeof d?.name === 'string' ? [{ name: d.name, repository: text(d.repository), version: text(d.version), file, index }] : [],
   );
 }
 
 /** The dependencies a chart's Chart.yaml (or an apiVersion v1 chart's requirements.yaml) declares. */
 export function declaredDependencies(repo: Repo, dir: string): DeclaredDependency[] {
-  return [...dependencyList(readYaml(repo, join(dir, 'Chart.yaml'))), ...dependencyList(readYaml(repo, join(dir, 'requirements.yaml')))];
+  return [...dependencyList(repo, join(dir, 'Chart.yaml')), ...dependencyList(repo, join(dir, 'requirements.yaml'))];
 }
 
 /** What the chart's lock records (Chart.lock, or an apiVersion v1 chart's requirements.lock), when it has one. */
 function lockedDependencies(repo: Repo, dir: string): DeclaredDependency[] | undefined {
-  for (const file of ['Chart.lock', 'requirements.lock']) {
-    const doc = readYaml(repo, join(dir, file));
-    if (doc !== undefined) return dependencyList(doc);
-  }
+  for (const file of ['Chart.lock', 'requirements.lock'].map((f) => join(dir, f))) if (existsSync(join(repo.root, file))) return dependencyList(repo, file);
   return undefined;
 }
 

@@ -54,11 +54,11 @@ export function kustomizeCharts(repo: Repo, source: AppSource): { ref: ChartRef;
  * The charts a chart at a path of this repository fetches when Argo CD builds its dependencies (chart-dependencies.ts),
  * each at the version the build downloads; not one its `charts/` vendors, nor one no version pins.
  */
-export function dependencyCharts(repo: Repo, source: AppSource): ChartRef[] {
+export function dependencyCharts(repo: Repo, source: AppSource): { ref: ChartRef; file: string; index: number }[] {
   if (source.path === undefined || !isThisRepo(repo, source) || sourceType(repo, source) !== 'helm-path') return [];
   const dir = normalizeSourcePath(source.path);
   if (dir.split('/').includes('..')) return []; // The render refuses a chart outside the repository.
-  return fetchedDependencies(repo, dir).flatMap((d) => ('ref' in d ? [d.ref] : []));
+  return fetchedDependencies(repo, dir).flatMap(({ file, index, ...d }) => ('ref' in d ? [{ ref: d.ref, file, index }] : []));
 }
 
 /**
@@ -87,7 +87,7 @@ export function pinnedCharts(repo: Repo): ChartRef[] {
       if (ref) byId.set(chartId(ref), ref);
       for (const { ref: inflated } of kustomizeCharts(repo, source)) byId.set(chartId(inflated), inflated);
       // Used as the archive itself: `helm dependency build` puts it in charts/ packed, so it has no unpacking.
-      for (const dependency of dependencyCharts(repo, source)) byId.set(chartId(dependency), dependency);
+      for (const { ref: dependency } of dependencyCharts(repo, source)) byId.set(chartId(dependency), dependency);
     }
   }
   return [...byId.values()].sort((a, b) => chartId(a).localeCompare(chartId(b)));

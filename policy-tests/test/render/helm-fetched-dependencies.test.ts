@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { pullCharts } from '../../../scripts/charts-pull.ts';
+import { allFindings, runGate } from '../../gate/gate.ts';
 import { schemaLayer } from '../../gate/pipeline.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { chartCache } from '../../render/chart-cache.ts';
@@ -96,6 +97,19 @@ describe('a chart whose dependency comes from a chart repository', () => {
     expect(await loadRepo(repo.root).then((r) => r.files.has('apps/demo/chart/Chart.lock'))).toBe(false);
     // A values typo under the dependency's key is named: the fetched archive is read as the chart's subchart.
     expect(render!.chart!.subcharts.get('common')).toMatchObject({ defaults: { value: 'from 0.1.0' } });
+    // The lock holds the fetched chart as it holds an Application's: its entry is no stale one, and without it,
+    // chart-lock fails at the dependency.
+    const lockFindings = async () =>
+      allFindings(await runGate({ root: repo.root, cwd: repo.root, env }))
+        .filter((f) => f.check === 'chart-lock')
+        .map((f) => `${f.file}:${f.line} ${f.message}`);
+    expect(await lockFindings()).toEqual([]);
+    repo.write('charts.lock.json', '{\n  "charts": []\n}\n');
+    expect(await lockFindings()).toEqual([
+      expect.stringMatching(
+        /^apps\/demo\/chart\/Chart\.yaml:\d+ chart common 0\.1\.0 from .*, which Argo CD's helm dependency build fetches for the chart at apps\/demo\/chart, has no digest in charts\.lock\.json/,
+      ),
+    ]);
   });
 
   it('renders offline, from the archive the lock pins, once it is pulled; one the cache hands back as other bytes is refused', async () => {
