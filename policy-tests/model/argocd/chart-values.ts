@@ -1,6 +1,10 @@
 /** Helm values of the chart sources in the repo, found through the Applications that use them, by the renderer's route (source-files.ts). */
-import type { DataFile, Repo } from '../repository/repo.ts';
-import { applications } from './argocd.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isMap } from '../core/dig.ts';
+import { parseDataFile, type DataFile, type Repo } from '../repository/repo.ts';
+import { applications, isThisRepo, normalizeSourcePath, sourceType, type AppSource } from './argocd.ts';
+import { declaredDependencies } from './chart-dependencies.ts';
 import { valueFilesOf } from './source-files.ts';
 import { inlineValues } from './inline-values.ts';
 import { mergedValues } from './merged-values.ts';
@@ -13,22 +17,54 @@ export interface ChartValues {
 }
 
 /**
+ * Where a source deploys `chart`: itself (`chart: <name>`, its values the chart's), or a chart at a path of this
+ * repository that depends on it (a wrapper chart, chart-dependencies.ts): its values under the dependency's key,
+ * over the wrapper's own values.yaml, which Helm reads first. Undefined where the source deploys something else.
+ */
+function deployedAs(repo: Repo, source: AppSource, chart: string): { key?: string; defaults?: DataFile } | undefined {
+  if (source.chart !== undefined) return source.chart === chart ? {} : undefined;
+  if (source.path === undefined || !isThisRepo(repo, source) || sourceType(repo, source) !== 'helm-path') return undefined;
+  const dir = normalizeSourcePath(source.path);
+  if (dir.split('/').includes('..')) return undefined;
+  const dependency = declaredDependencies(repo, dir).find((d) => d.name === chart);
+  if (!dependency) return undefined;
+  return { key: dependency.key, defaults: chartFile(repo, dir ? `${dir}/values.yaml` : 'values.yaml') };
+}
+
+/** A values file inside a chart's folder, which the repository's loader leaves to Helm (no data file of its own). */
+function chartFile(repo: Repo, file: string): DataFile | undefined {
+  const abs = join(repo.root, file);
+  return existsSync(abs) ? parseDataFile(file, readFileSync(abs, 'utf8')) : undefined;
+}
+
+/** The part of `values` under `key`, a finding at a path of it landing where `values` holds that path. */
+function under(values: DataFile, key: string): DataFile {
+  const data = isMap(values.data) && isMap(values.data[key]) ? values.data[key] : {};
+  return { ...values, data, positions: { at: (path, target) => values.positions.at([key, ...path], target) } };
+}
+
+/**
  * What each source of `chart` renders with, merged as Helm merges it, in Argo CD's order: the values files of this
- * repository, then the values the Application carries (helm.values or valuesObject, parameters). One entry per
+ * repository, then the values the Application carries (helm.values or valuesObject, parameters); for a wrapper chart
+ * that depends on it, what those give under the dependency's key, over the wrapper's values.yaml. One entry per
  * source; a finding on it lands in the layer that set the path (merged-values.ts). A file the gate cannot read is
  * left to the render tier to report.
  */
 export function chartValues(repo: Repo, chart: string): ChartValues[] {
   const out: ChartValues[] = [];
   for (const app of applications(repo)) {
-    for (const source of app.sources.filter((s) => s.chart === chart)) {
+    for (const source of app.sources) {
+      const deployed = deployedAs(repo, source, chart);
+      if (!deployed) continue;
       const layers = valueFilesOf(repo, app, source).flatMap((valueFile) => {
-        const data = 'rel' in valueFile ? repo.dataFiles.get(valueFile.rel) : undefined;
+        if (!('rel' in valueFile)) return [];
+        const data = repo.dataFiles.get(valueFile.rel) ?? (deployed.key === undefined ? undefined : chartFile(repo, valueFile.rel));
         return data ? [data] : [];
       });
       layers.push(...inlineValues(app, source));
+      if (deployed.defaults) layers.unshift(deployed.defaults);
       if (layers.length === 0) continue;
-      const merged = mergedValues(layers);
+      const merged = deployed.key === undefined ? mergedValues(layers) : under(mergedValues(layers), deployed.key);
       out.push({ appName: app.name, file: merged.file, values: (merged.data ?? {}) as Record<string, unknown>, source: merged });
     }
   }

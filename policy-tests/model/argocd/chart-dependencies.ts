@@ -4,13 +4,14 @@
  * at the version the build downloads (Helm 4.2 pkg/downloader/manager.go `Build`: every dependency of Chart.lock at
  * its recorded version; with no lock, `Update`, which resolves Chart.yaml's constraint against the repository's index
  * as it stands that day, so only an exact version names one archive). What names one archive is pinned in
- * charts.lock.json like an Application's chart (charts.ts), and `charts:pull` fetches it; the render hands it to the
- * real Helm's build (helm-dependencies.ts).
+ * charts.lock.json like an Application's chart (render/charts.ts), and `charts:pull` fetches it; the render hands it
+ * to the real Helm's build (render/helm-dependencies.ts). The checks that read a chart's values find them under the
+ * dependency's key of a wrapper chart's (chart-values.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { checkoutTree, type Repo } from '../model/repository/repo.ts';
+import { checkoutTree, type Repo } from '../repository/repo.ts';
 
 export interface DeclaredDependency {
   name: string;
@@ -18,6 +19,8 @@ export interface DeclaredDependency {
   repository: string;
   /** A version or a constraint, as written; empty where none is. */
   version: string;
+  /** The key its values sit under in the chart's (Helm's `alias`, else its name). */
+  key: string;
   /** Where it is written: the file (from the repository's root) and its index in that file's `dependencies`. */
   file: string;
   index: number;
@@ -40,8 +43,8 @@ function dependencyList(repo: Repo, file: string): DeclaredDependency[] {
   const deps = (readYaml(repo, file) as { dependencies?: unknown } | undefined)?.dependencies;
   if (!Array.isArray(deps)) return [];
   const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
-  return deps.flatMap((d: { name?: unknown; repository?: unknown; version?: unknown }, index) =>
-    typeof d?.name === 'string' ? [{ name: d.name, repository: text(d.repository), version: text(d.version), file, index }] : [],
+  return deps.flatMap((d: { name?: unknown; repository?: unknown; version?: unknown; alias?: unknown }, index) =>
+    typeof d?.name === 'string' ? [{ name: d.name, repository: text(d.repository), version: text(d.version), key: text(d.alias) || d.name, file, index }] : [],
   );
 }
 

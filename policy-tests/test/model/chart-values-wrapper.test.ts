@@ -1,0 +1,47 @@
+/**
+ * The values a chart receives through a wrapper chart of the repository that depends on it (model/argocd/chart-values.ts):
+ * what the checks that read a chart's values read, as Helm hands them on: the wrapper's values.yaml, then its value
+ * files and what the Application carries, each under the dependency's key (its alias, else its name).
+ */
+import { describe, expect, it } from 'vitest';
+import { chartValues } from '../../model/argocd/chart-values.ts';
+import { loadRepo } from '../../model/repository/repo.ts';
+import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
+
+function wrapper(dependency: string) {
+  const repo = fixtureRepo();
+  repo.write(
+    'apps/probe/chart/Chart.yaml',
+    `apiVersion: v2\nname: probe\nversion: 1.0.0\ndependencies:\n  - name: prometheus-blackbox-exporter\n    version: 11.17.2\n    repository: https://prometheus-community.github.io/helm-charts\n${dependency}`,
+  );
+  repo.write('apps/probe/chart/values.yaml', 'exporter:\n  replicas: 2\nprometheus-blackbox-exporter:\n  replicas: 1\n  config:\n    modules: {}\n');
+  repo.write('apps/probe/chart/values-prod.yaml', 'prometheus-blackbox-exporter:\n  replicas: 3\n');
+  repo.write(
+    'apps/probe/application.yaml',
+    repoApp(
+      'probe',
+      `    path: apps/probe/chart\n    helm:\n      valueFiles: [values-prod.yaml]\n      valuesObject:\n        prometheus-blackbox-exporter:\n          dnsPolicy: None`,
+    ),
+  );
+  return repo;
+}
+
+describe("a chart's values through a wrapper chart that depends on it", () => {
+  it("are the wrapper's values under the dependency's name, layered as Helm layers them, a path landing on the line that set it", async () => {
+    const repo = await loadRepo(wrapper('').root);
+    const [values, ...more] = chartValues(repo, 'prometheus-blackbox-exporter');
+    expect(more).toEqual([]);
+    expect(values).toMatchObject({ appName: 'probe', values: { replicas: 3, config: { modules: {} }, dnsPolicy: 'None' } });
+    // Each path lands where a person wrote it: the value file that set it last, the wrapper's values.yaml, the Application.
+    expect(values!.source.positions.at(['replicas'], 'value')).toMatchObject({ file: 'apps/probe/chart/values-prod.yaml', line: 2 });
+    expect(values!.source.positions.at(['config', 'modules'], 'value')).toMatchObject({ file: 'apps/probe/chart/values.yaml', line: 6 });
+    expect(values!.source.positions.at(['dnsPolicy'], 'value')).toMatchObject({ file: 'apps/probe/application.yaml' });
+    // A chart the wrapper does not depend on is not deployed by it.
+    expect(chartValues(repo, 'exporter')).toEqual([]);
+  });
+
+  it('are under the alias where the dependency has one, as Helm scopes them', async () => {
+    const repo = await loadRepo(wrapper('    alias: exporter\n').root);
+    expect(chartValues(repo, 'prometheus-blackbox-exporter').map((v) => v.values)).toEqual([{ replicas: 2 }]);
+  });
+});
