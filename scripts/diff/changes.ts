@@ -277,7 +277,19 @@ function updateRisks({ c, kind, label, a, b, flag }: Judged): void {
   if (kind === 'Application') {
     for (const f of c.fields.filter((x) => /(^|\.)repoURL$/.test(x.path)))
       flag('repo', `${label}: ${f.path} moves from ${String(f.from)} to ${String(f.to)}: another chart or git repository, whatever its version`);
+    // A chart's version moves only where the source is a chart on both sides: a source that became a git path (a
+    // wrapper chart of the repository, say) or the other way round moves its repository, said above, not a version.
+    const chartAt = (o: unknown, sourcePath: string) =>
+      typeof valueAt(o, [
+        ...sourcePath
+          .split(/\.|\[(\d+)\]/)
+          .filter(Boolean)
+          .map((k) => (/^\d+$/.test(k) ? Number(k) : k)),
+        'chart',
+      ]) === 'string';
     for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) {
+      const sourcePath = f.path.replace(/\.targetRevision$/, '');
+      if (chartAt(a?.object, sourcePath) !== chartAt(b?.object, sourcePath)) continue;
       const step = chartStepRisk(b?.object, String(f.from), String(f.to));
       if (step) flag('upgrade', `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${step}`, undefined, 'review');
       const moved = major(String(f.from)) !== major(String(f.to));

@@ -250,6 +250,24 @@ describe('what the diff shows and flags', () => {
       snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', app('https://charts.evil.example')]]),
     ];
     expect(risks(compare(b3, h3), b3, h3).map((r) => r.flag)).toEqual(['repo']);
+    // A chart source made a wrapper chart of the repository (a git path at a branch): the repository moves; no chart
+    // version moves, and a branch is no major version of the chart's. A chart bump is still its version.
+    const wrapped = {
+      ...app('https://github.com/example/lab.git'),
+      spec: { source: { repoURL: 'https://github.com/example/lab.git', path: 'apps/x/chart', targetRevision: 'main' } },
+    };
+    const [b4, h4] = [
+      snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', app('https://charts.example.com')]]),
+      snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', wrapped]]),
+    ];
+    expect(risks(compare(b4, h4), b4, h4).map((r) => `${r.flag} ${r.reason}`)).toEqual([
+      expect.stringMatching(/^repo .*spec\.source\.repoURL moves from https:\/\/charts\.example\.com to https:\/\/github\.com\/example\/lab\.git/),
+    ]);
+    const bumped = { ...app('https://charts.example.com'), spec: { source: { repoURL: 'https://charts.example.com', chart: 'x', targetRevision: '2.0.0' } } };
+    const h5 = snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', bumped]]);
+    expect(risks(compare(b4, h5), b4, h5).map((r) => `${r.flag} ${r.reason}`)).toEqual([
+      expect.stringMatching(/^version .*chart spec\.source 1\.0\.0 -> 2\.0\.0 \(a major version\)$/),
+    ]);
   });
 });
 
