@@ -13,7 +13,8 @@ export const LONGEST_FILES = [
   // first, so the last files to start are short ones and no long file ends the run alone on one core (the
   // largest mutation list, started 48 s in by size, had ended that run alone, 5.6 s after the others).
   'scripts/test/workflows-run.test.ts', // 10 alone, 30 beside the rest: the repository's workflows run job by job, each step a process
-  'scripts/test/workflows-cache.test.ts', // 7 alone, 31 beside the rest (2026-12-01): the gate's job run three times
+  'scripts/test/workflows-cache.test.ts', // 7-9.5 alone, 31 beside the rest (2026-12-01): the gate's job run three times
+  'scripts/test/workflows-cache-bump.test.ts', // 8.3 alone (2026-12-01): the gate's job run twice on a bump
   'scripts/test/renovate.test.ts', // 18.6: Renovate's own start-up, and its extraction of the whole repository
   'scripts/test/backup.test.ts', // 15.6: real SQLite, zstd and restic per case
   'scripts/test/backup-postgres.test.ts', // 13.2: a PostgreSQL server, pg_dump and pg_restore per case

@@ -153,6 +153,17 @@ async function pullPinnedCharts(pinned: readonly ChartRef[], lock: ChartLock, o:
       o.out(`cached   ${chartId(ref)}`);
       continue;
     }
+    // A version the lock lacks, cached by an earlier run (an update bot's pull request, pushed again): the index's
+    // digest vouches for it as for a fresh pull, so only the index is read again.
+    const kept = o.verifyIndex && !locked ? cachedDigest(ref, env) : undefined;
+    if (kept !== undefined) {
+      const published = await publishedDigest(ref, env, o.mirror);
+      if (!('why' in published) && published.digest === kept) {
+        entries.set(chartId(ref), { ...ref, digest: kept });
+        o.out(`cached   ${chartId(ref)} ${kept}, the digest its repository's index.yaml publishes`);
+        continue;
+      }
+    }
     const scratch = mkdtempSync(join(tmpdir(), 'homelab-chart-'));
     try {
       let archive: string;

@@ -38,7 +38,7 @@ describe("the repository's workflows on an update bot's chart patch bump", () =>
     // The JUnit report is uploaded after the failure (if: always()).
     expect(gate.gate!.steps.map((s) => s.outcome).slice(-2)).toEqual(['failure', 'success']);
     expect(readFileSync(join(lab().scratch, 'green-pr-artifacts', 'junit-reports', 'validate-junit.xml'), 'utf8')).toContain('<testsuites');
-    expect(gate.gate!.steps.find((s) => s.name === 'run npm run charts:pull -- --verify-index')!.log).toMatch(
+    expect(gate.gate!.steps.find((s) => s.name === 'run npm run charts:pull -- --verify-index --prune')!.log).toMatch(
       /verified gizmo 1\.0\.1 from https:\/\/127\.0\.0\.1:\d+ sha256:[0-9a-f]{64}/,
     );
     const replaced = [...gate.gate!.steps, ...diff.diff!.steps].filter((s) => s.replaced).map((s) => s.name);

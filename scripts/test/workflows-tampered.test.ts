@@ -17,7 +17,7 @@ describe("the repository's workflows on an update bot's tampered chart bump", ()
     // Two workflows on one pull request, as GitHub runs them: at once.
     const [gate, diff] = await Promise.all([lab().run('ci.yaml', pr), lab().run('diff.yaml', pr)]);
     expect({ ...verdict(gate), ...verdict(diff) }, transcript({ ...gate, ...diff })).toEqual({
-      gate: 'failure: run npm run charts:pull -- --verify-index',
+      gate: 'failure: run npm run charts:pull -- --verify-index --prune',
       diff: "failure: pull the head's charts",
       comment: 'success',
     });
