@@ -24,6 +24,7 @@ import { jsonnetClosure, jsonnetLibraryPaths } from '../model/argocd/jsonnet.ts'
 import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { valueFilesOf } from '../model/argocd/source-files.ts';
 import { localDependencies } from '../render/helm-dependencies.ts';
+import { CHART_LOCK_FILE, dependencyCharts } from '../render/charts.ts';
 import { applicationSetRefusals, refusalsOf } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
@@ -86,7 +87,8 @@ export interface Snapshot {
  * Everything an Application's render depends on in this tree: the
  * Application itself, every file under its sources' paths, its value files
  * (those its `$ref` sources lend too), what its kustomizations and jsonnet
- * read beyond its folder, and its chart's file:// dependencies. Equal
+ * read beyond its folder, its chart's file:// dependencies, and the lock where
+ * its chart's build fetches a dependency. Equal
  * fingerprints on both refs mean the render would be the same, whatever
  * stopped it.
  */
@@ -110,6 +112,8 @@ function inputsFingerprint(repo: Repo, app: ArgoApp): string {
     if (type === 'directory') for (const f of jsonnetInputs(repo, source)) files.add(f);
     // A dependency may lie outside the manifest roots: git's list of the checkout.
     if (type === 'helm-path') for (const dep of dependencyFolders(repo, path)) under(dep, checkoutTree(repo));
+    // A dependency the build fetches renders from the archive the lock pins: the lock is an input too.
+    if (type === 'helm-path' && dependencyCharts(repo, source).length) files.add(CHART_LOCK_FILE);
   }
   for (const f of [...files].sort()) {
     // A kustomization names folders as well as files: a folder's own files are listed beside it.

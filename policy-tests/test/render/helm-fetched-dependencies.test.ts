@@ -12,6 +12,7 @@ import { parseAllDocuments } from 'yaml';
 import { pullCharts } from '../../../scripts/charts-pull.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { schemaLayer } from '../../gate/pipeline.ts';
+import { snapshot } from '../../gate/snapshot.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { chartCache } from '../../render/chart-cache.ts';
 import { readLock } from '../../render/charts.ts';
@@ -158,6 +159,18 @@ describe('a chart whose dependency comes from a chart repository', () => {
       status: 'failed',
       message: expect.stringMatching(/the lock file \(Chart\.lock\) is out of sync with the dependencies file \(Chart\.yaml\)/),
     });
+  });
+
+  it("is an Application whose inputs, to the rendered diff, include the lock that pins what its chart's build fetches", async () => {
+    const repo = wrapper('https://charts.example.invalid', '0.1.0');
+    const inputs = async () => (await snapshot(repo.root, env)).unrendered?.get('demo');
+    const before = await inputs();
+    expect(before?.cause).toMatch(/fetches its dependency common 0\.1\.0 from https:\/\/charts\.example\.invalid, not in the chart cache/);
+    repo.write(
+      'charts.lock.json',
+      `{"charts": [{"repoURL": "https://charts.example.invalid", "chart": "common", "version": "0.1.0", "digest": "sha256:${'a'.repeat(64)}"}]}\n`,
+    );
+    expect((await inputs())?.inputs).not.toBe(before!.inputs);
   });
 
   it.each([
