@@ -7,11 +7,19 @@
  * that stopped working.
  */
 import type { SourceRender } from '../model/argocd/rendered.ts';
-import { mergedValues } from '../model/argocd/merged-values.ts';
+import { coalesce, mergedValues } from '../model/argocd/merged-values.ts';
+import { normalizeSourcePath } from '../model/argocd/argocd.ts';
+import { fetchedDependencies } from '../model/argocd/chart-dependencies.ts';
+import type { Repo } from '../model/repository/repo.ts';
+import { isMap } from '../model/core/dig.ts';
 import { unusedValues } from '../checks/render.ts';
 
 export interface ChartFace {
+  /** The Application that renders it. */
+  app: string;
   chart: string;
+  /** Where a wrapper chart of the repository depends on it (its folder), rather than the Application naming it. */
+  dependencyOf?: string;
   version: string;
   /** Each default leaf, by dotted path, as JSON. */
   defaults: Record<string, string>;
@@ -36,19 +44,50 @@ export function leaves(node: unknown, prefix = ''): Record<string, string> {
   return out;
 }
 
-/** The face of each rendered chart source, by Application (the first chart source of each). */
-export function chartFaces(renders: readonly SourceRender[]): Map<string, ChartFace> {
+/**
+ * The face of each rendered chart source (the first chart source of each Application), and of each dependency a
+ * wrapper chart of the repository fetches from a chart repository (its values under the dependency's key), keyed by
+ * Application and chart.
+ */
+export function chartFaces(renders: readonly SourceRender[], repo: Repo): Map<string, ChartFace> {
   const out = new Map<string, ChartFace>();
+  const add = (face: ChartFace) => {
+    const key = `${face.app}|${face.dependencyOf ?? ''}|${face.chart}`;
+    if (!out.has(key)) out.set(key, face);
+  };
+  const firstChart = new Set<string>();
   for (const r of renders) {
-    if (r.status !== 'rendered' || !r.chart || r.source.chart === undefined || out.has(r.app.name)) continue;
+    if (r.status !== 'rendered' || !r.chart) continue;
     const values = r.values.length ? (mergedValues(r.values).data ?? {}) : {};
-    out.set(r.app.name, {
-      chart: r.source.chart,
-      version: r.source.targetRevision,
-      defaults: leaves(r.chart.defaults),
-      set: Object.keys(leaves(values)),
-      unread: unusedValues(values, r.chart).map((u) => u.path.join('.')),
-    });
+    if (r.source.chart !== undefined) {
+      if (firstChart.has(r.app.name)) continue;
+      firstChart.add(r.app.name);
+      add({ app: r.app.name, ...face(r.source.chart, r.source.targetRevision, r.chart, values) });
+      continue;
+    }
+    if (r.source.path === undefined) continue;
+    const dir = normalizeSourcePath(r.source.path);
+    for (const d of fetchedDependencies(repo, dir)) {
+      const scope = r.chart.subcharts.get(d.key);
+      if (!('ref' in d) || !scope) continue;
+      // What the repository sets of it: the wrapper's values.yaml under the key (the wrapper's defaults), then the rest.
+      const part = (v: unknown): Record<string, unknown> => {
+        const at = isMap(v) ? v[d.key] : undefined;
+        return isMap(at) ? at : {};
+      };
+      const under = coalesce(part(r.chart.defaults), part(values));
+      add({ app: r.app.name, dependencyOf: dir, ...face(d.name, d.ref.version, scope, under) });
+    }
   }
   return out;
+}
+
+function face(chart: string, version: string, scope: NonNullable<SourceRender['chart']>, values: unknown): Omit<ChartFace, 'app' | 'dependencyOf'> {
+  return {
+    chart,
+    version,
+    defaults: leaves(scope.defaults),
+    set: Object.keys(leaves(values)),
+    unread: unusedValues(values, scope).map((u) => u.path.join('.')),
+  };
 }

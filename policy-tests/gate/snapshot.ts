@@ -75,7 +75,10 @@ export interface Snapshot {
    * asked about render the same either way.
    */
   apiDependent?: ReadonlySet<string>;
-  /** Each chart source's version, defaults, and what the repository sets of them (chart-faces.ts): what a chart bump shows. */
+  /**
+   * Each chart source's version, defaults, and what the repository sets of them (chart-faces.ts), a wrapper chart's
+   * fetched dependencies among them, by Application and chart: what a chart bump shows.
+   */
   charts?: ReadonlyMap<string, ChartFace>;
   /** Applications their AppProject's sync windows hold back, and when they sync on their own (model/controller/sync-windows.ts). */
   heldBack?: ReadonlyMap<string, string>;
@@ -227,7 +230,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     fingerprints,
     capabilityReaders,
     apiDependent,
-    charts: chartFaces(renders),
+    charts: chartFaces(renders, repo),
     heldBack,
     ...(serviceFamilies ? { serviceFamilies } : {}),
   };

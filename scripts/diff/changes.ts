@@ -344,6 +344,28 @@ function capabilityRisks(base: Snapshot, head: Snapshot): Risk[] {
   return out;
 }
 
+/**
+ * A chart a wrapper chart of the repository depends on, at another version (its Chart.lock, or Chart.yaml): no object
+ * names that version, so it is read from the two sides' chart faces; a major is a person's call, as for any chart.
+ */
+function dependencyBumpRisks(base: Snapshot, head: Snapshot): Risk[] {
+  const out: Risk[] = [];
+  for (const [key, now] of head.charts ?? []) {
+    const before = base.charts?.get(key);
+    if (now.dependencyOf === undefined || !before || before.version === now.version) continue;
+    const moved = major(before.version) !== major(now.version);
+    out.push({
+      app: now.app,
+      id: `${now.app}|argoproj.io/Application|argocd|${now.app}`,
+      flag: 'version',
+      major: moved,
+      level: levelOf({ flag: 'version', major: moved }),
+      reason: `Application ${now.app}: chart ${now.chart}, a dependency of the chart at ${now.dependencyOf}, ${before.version} -> ${now.version}${moved ? ' (a major version)' : ''}`,
+    });
+  }
+  return out;
+}
+
 export function risks(changes: readonly ResourceChange[], base: Snapshot, head: Snapshot): Risk[] {
   const out: Risk[] = [];
   const classes = storageClasses(base);
@@ -360,7 +382,7 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
   const updates = [...updateRefusals(base, head, classes), ...rolloutRisks(base, head, changes)];
   // What starts a sync: every change, and every object an update risk names (a pod template changed only in a checksum).
   const touched = [...changes, ...updates.filter((r) => r.flag !== 'stale').map((r) => ({ ...r, change: 'changed' }))];
-  out.push(...capabilityRisks(base, head), ...updates, ...syncRisks(touched, base, head));
+  out.push(...capabilityRisks(base, head), ...dependencyBumpRisks(base, head), ...updates, ...syncRisks(touched, base, head));
   const moved = changes.find((c) => c.change === 'changed' && kindOf(c.id) === 'ConfigMap' && c.name === facts.CLUSTER_FACTS_NAME);
   const window = moved && upgradeWindowRisk(base.objects.get(moved.id)?.object, head.objects.get(moved.id)?.object, changes.length - 1);
   if (moved && window)

@@ -10,6 +10,8 @@ import type { Snapshot } from '../../policy-tests/index.ts';
 export interface ChartBump {
   app: string;
   chart: string;
+  /** The wrapper chart's folder, where one of the repository depends on it. */
+  dependencyOf?: string;
   from: string;
   to: string;
   /** Defaults that changed, where the repository sets nothing at or under or above the path. */
@@ -20,8 +22,8 @@ export interface ChartBump {
 
 export function chartBumps(base: Snapshot, head: Snapshot): ChartBump[] {
   const out: ChartBump[] = [];
-  for (const [app, now] of head.charts ?? []) {
-    const before = base.charts?.get(app);
+  for (const [key, now] of head.charts ?? []) {
+    const before = base.charts?.get(key);
     if (!before || before.chart !== now.chart || before.version === now.version) continue;
     const set = now.set;
     const overridden = (path: string) => set.some((s) => s === path || s.startsWith(`${path}.`) || path.startsWith(`${s}.`));
@@ -34,7 +36,8 @@ export function chartBumps(base: Snapshot, head: Snapshot): ChartBump[] {
         ...(now.defaults[path] === undefined ? {} : { to: now.defaults[path] }),
       }));
     const unread = now.unread.filter((p) => !before.unread.includes(p));
-    out.push({ app, chart: now.chart, from: before.version, to: now.version, defaults, unread });
+    const { app, dependencyOf } = now;
+    out.push({ app, chart: now.chart, ...(dependencyOf === undefined ? {} : { dependencyOf }), from: before.version, to: now.version, defaults, unread });
   }
   return out.sort((a, b) => a.app.localeCompare(b.app));
 }

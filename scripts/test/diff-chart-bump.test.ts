@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { output } from '../../test-support/exec.ts';
 import { startChartRepo, toolEnv, type ChartRepo } from '../../test-support/chart-repo.ts';
-import { chartApp, fixtureRepo } from '../../test-support/render-fixtures.ts';
+import { chartApp, fixtureRepo, repoApp } from '../../test-support/render-fixtures.ts';
 import { pullCharts } from '../charts-pull.ts';
 import { main } from '../diff/command.ts';
 
@@ -38,6 +38,7 @@ beforeAll(async () => {
     values: { mode: 'fast', sizing: { size: 1, burst: 4 }, keep: 'same', fresh: true },
     files: { 'templates/cm.yaml': TEMPLATE },
   });
+  await charts.publish({ name: 'gizmo', version: '2.0.0', values: { mode: 'fast', sizing: { size: 1, burst: 4 } }, files: { 'templates/cm.yaml': TEMPLATE } });
 });
 
 afterAll(async () => {
@@ -86,5 +87,44 @@ describe('a chart bump in the rendered diff', () => {
     );
     expect(md).toContain('- **no longer read**: `legacy`');
     expect(md).toContain('- `mode`: `"safe"` → `"fast"`');
+  });
+
+  it("shows a wrapper chart's dependency bump the same way, under the dependency's key, and a major as a version to review", async () => {
+    const repo = fixtureRepo();
+    const chart = (version: string) =>
+      `apiVersion: v2\nname: wrapper\nversion: 1.0.0\ndependencies:\n  - name: gizmo\n    version: ${version}\n    repository: ${charts.url}\n`;
+    repo.write('apps/gizmo/chart/Chart.yaml', chart('1.0.0'));
+    repo.write('apps/gizmo/chart/values.yaml', 'gizmo:\n  sizing:\n    size: 3\n  legacy: off\n');
+    repo.write('apps/gizmo/application.yaml', repoApp('gizmo', '    path: apps/gizmo/chart'));
+    const quiet = () => undefined;
+    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
+    await git(repo.root, 'init', '-q', '-b', 'main');
+    await git(repo.root, 'add', '-A');
+    await git(repo.root, 'commit', '-q', '-m', 'base');
+    const bumped = async (version: string) => {
+      repo.write('apps/gizmo/chart/Chart.yaml', chart(version));
+      expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
+      let stdout = '';
+      const code = await main(['HEAD', '-o', 'json'], { ...env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: quiet });
+      return { code, report: JSON.parse(stdout) as { chartBumps: unknown[]; risks: { flag: string; reason: string; level: string }[] } };
+    };
+    const { code, report } = await bumped('1.1.0');
+    expect(report.chartBumps).toEqual([
+      expect.objectContaining({ app: 'gizmo', chart: 'gizmo', dependencyOf: 'apps/gizmo/chart', from: '1.0.0', to: '1.1.0', unread: ['legacy'] }),
+    ]);
+    expect(report.risks.filter((r) => r.flag === 'version')).toEqual([
+      expect.objectContaining({ level: 'note', reason: 'Application gizmo: chart gizmo, a dependency of the chart at apps/gizmo/chart, 1.0.0 -> 1.1.0' }),
+    ]);
+    expect(code).toBe(0);
+    // The next major: a version a person reviews (exit 3), as an Application's own chart.
+    await git(repo.root, 'commit', '-q', '-am', '1.1.0');
+    const major = await bumped('2.0.0');
+    expect(major.report.risks.filter((r) => r.flag === 'version')).toEqual([
+      expect.objectContaining({
+        level: 'review',
+        reason: 'Application gizmo: chart gizmo, a dependency of the chart at apps/gizmo/chart, 1.1.0 -> 2.0.0 (a major version)',
+      }),
+    ]);
+    expect(major.code).toBe(3);
   });
 });

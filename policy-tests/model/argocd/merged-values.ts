@@ -14,7 +14,8 @@ type Values = Record<string, unknown>;
 
 const isMap = (v: unknown): v is Values => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function coalesce(base: Values, over: Values): Values {
+/** `over` coalesced onto `base`, as Helm coalesces one layer of values onto the one before. */
+export function coalesce(base: Values, over: Values): Values {
   const out: Values = { ...base };
   for (const [k, v] of Object.entries(over)) {
     if (v === null) delete out[k];
