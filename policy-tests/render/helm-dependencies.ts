@@ -8,10 +8,10 @@
  * the real Helm from the chart cache, held to the lock (offline-chart-repo.ts), and its digest is part of the key;
  * one no lock can pin (an OCI registry, a range with no Chart.lock) makes the source not rendered, saying why.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join, posix, relative, sep } from 'node:path';
 import { confinedPath } from '../model/argocd/source-files.ts';
-import type { Repo } from '../model/repository/repo.ts';
+import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { chartCache } from './chart-cache.ts';
 import { declaredDependencies, fetchedDependencies } from '../model/argocd/chart-dependencies.ts';
 import { chartId, digestOf, PULL_COMMAND, type ChartRef } from './charts.ts';
@@ -103,7 +103,16 @@ async function build(ctx: Context, dir: string, chartKey: string): Promise<strin
     if (!existsSync(from)) continue; // Helm names the missing folder.
     assertNoEscapingLinks(from, from, `chart at ${rel}`);
     mkdirSync(join(root, rel), { recursive: true });
-    cpSync(from, join(root, rel), { recursive: true, verbatimSymlinks: true });
+    // Only what git tracks, as Argo CD's checkout holds it: a local build's untracked charts/ never reaches Helm.
+    const tracked = new Set(checkoutTree(ctx.repo));
+    cpSync(from, join(root, rel), {
+      recursive: true,
+      verbatimSymlinks: true,
+      filter: (src) => {
+        const file = relative(ctx.repo.root, src).split(sep).join('/');
+        return !existsSync(src) || !statSync(src).isFile() || tracked.has(file);
+      },
+    });
   }
   const chartPath = join(root, dir);
   // The bytes read once and held to the digest again: what Helm is served is what was checked.

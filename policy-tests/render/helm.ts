@@ -16,6 +16,7 @@ import { chartId, chartRefOf } from './charts.ts';
 import { chartFiles, chartScopeFromFolder, folderEntries } from './chart-files.ts';
 import { extractedChart, unpackingKey } from './chart-extract.ts';
 import { mayReadApiVersions } from './chart-traits.ts';
+import { buildsDependencies } from '../model/argocd/chart-dependencies.ts';
 import { buildDependencies, builtChart, fetchedArchives, isMissingDependencyError, localDependencies, lockedArchive } from './helm-dependencies.ts';
 import { hash, NotRendered, substitutedBuildEnv, type Context, type Invocation } from './context.ts';
 import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, RenderRefused } from './limits.ts';
@@ -163,7 +164,9 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
         ? hash([folderKey(ctx.repo, dir), ...dependencies.map((d) => folderKey(ctx.repo, d)), ...fetched.map((f) => f.digest)])
         : folderKey(ctx.repo, dir);
     localChart = { dir, chartKey };
-    chartPath = (await builtChart(ctx, chartKey)) ?? chartPath;
+    // Where Argo CD's checkout lacks a dependency, its template fails and it builds: the gate builds at once, so that
+    // what a local build left untracked in charts/ is never what is rendered.
+    chartPath = (await builtChart(ctx, chartKey)) ?? (buildsDependencies(ctx.repo, dir) ? await buildDependencies(ctx, dir, chartKey) : chartPath);
     // A dependency built from a folder renders into the chart as its subchart, as `helm dependency build` unpacks it
     // under charts/: its defaults are the subchart's (values under its key reach it), its templates the chart's. One
     // fetched lies there packed, as the build downloads it.

@@ -70,6 +70,16 @@ function vendored(files: readonly string[], dir: string, name: string): boolean 
   );
 }
 
+/**
+ * Whether Argo CD's checkout of the chart at `dir` lacks a dependency in `charts/`, by git's list of files (what is
+ * on disk and untracked, a local build's leftovers, is no part of it): Helm's template then fails, and the repo-server
+ * builds the dependencies.
+ */
+export function buildsDependencies(repo: Repo, dir: string): boolean {
+  const files = checkoutTree(repo);
+  return declaredDependencies(repo, dir).some((d) => !vendored(files, dir, d.name));
+}
+
 /** A version that Helm's resolver can match in one way only: no range, no wildcard, no build metadata it would ignore. */
 const EXACT_VERSION = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
 
@@ -81,8 +91,7 @@ const isChartRepository = (repository: string) => /^https?:\/\//i.test(repositor
  */
 export function fetchedDependencies(repo: Repo, dir: string): FetchedDependency[] {
   const declared = declaredDependencies(repo, dir);
-  const files = checkoutTree(repo);
-  if (declared.every((d) => vendored(files, dir, d.name))) return [];
+  if (!buildsDependencies(repo, dir)) return [];
   const locked = lockedDependencies(repo, dir);
   const fetched = (locked ?? declared).filter((d) => d.repository !== '' && !d.repository.startsWith('file://'));
   return fetched.map((d): FetchedDependency => {

@@ -161,6 +161,25 @@ describe('a chart whose dependency comes from a chart repository', () => {
     });
   });
 
+  it("renders from the lock's archive, as Argo CD's clean checkout builds it, never from what a local build left untracked in charts/", async () => {
+    const repo = wrapper(charts.url, '0.1.0');
+    expect(await pull(repo)).toBe(0);
+    repo.write('apps/demo/chart/.gitignore', 'charts/\n');
+    const git = (...args: string[]) =>
+      output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: repo.root });
+    await git('init', '-q', '-b', 'main');
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'wrapper');
+    // A person's own `helm dependency update` of another day: 0.2.0 in charts/, which git does not track.
+    mkdirSync(join(repo.root, 'apps/demo/chart/charts'));
+    await output(env.HELM_BIN!, ['pull', 'common', '--repo', charts.url, '--version', '0.2.0', '--destination', join(repo.root, 'apps/demo/chart/charts')], {
+      env: helmHomes(),
+    });
+    const [render] = await renderAll(repo);
+    expect(render, render?.message).toMatchObject({ status: 'rendered' });
+    expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'from 0.1.0' });
+  });
+
   it("is an Application whose inputs, to the rendered diff, include the lock that pins what its chart's build fetches", async () => {
     const repo = wrapper('https://charts.example.invalid', '0.1.0');
     const inputs = async () => (await snapshot(repo.root, env)).unrendered?.get('demo');
