@@ -10,6 +10,7 @@ import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../m
 import { isMap } from '../model/core/dig.ts';
 import { perObject } from '../model/core/per-object.ts';
 import { applications, isExactChartVersion, normalizeSourcePath } from '../model/argocd/argocd.ts';
+import { chartValuesFile } from '../model/argocd/chart-values.ts';
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
 import { chartId, chartRefOf, dependencyCharts, kustomizeCharts, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
 import { checkoutView } from '../model/argocd/kustomize.ts';
@@ -229,7 +230,7 @@ export const renderChecks: PolicyCheck[] = [
   {
     id: 'helm-values-unused',
     description:
-      'Every key of a values file is one the chart declares in its default values or reads in a template; Helm ignores any other key without a word (invariants P1).',
+      "Every key of a values file (and of a chart's own values.yaml under a dependency's key) is one the chart declares in its default values or reads in a template; Helm ignores any other key without a word (invariants P1).",
     invariants: ['P1'],
     remediation: "rename the key to the one the chart reads (see the chart's values.yaml), or remove it",
     reads: { renders: true },
@@ -244,6 +245,22 @@ export const renderChecks: PolicyCheck[] = [
               `${path.join('.')}: the ${chartName(render)} chart (${render.label}) neither declares this key in its values nor reads it in any template, so Helm ignores it${suggesting(near)}`,
             );
           }
+        }
+        // A chart of the repository sets its dependencies' values in its own values.yaml, under their keys: only the
+        // dependency declares them there (the chart's defaults, which are that file, would vouch for every key).
+        const own =
+          render.source.chart === undefined && render.source.path !== undefined
+            ? chartValuesFile(ctx.repo, normalizeSourcePath(render.source.path))
+            : undefined;
+        if (!own || !isMap(own.data)) continue;
+        const subcharts = render.chart.subcharts;
+        const theirs = Object.fromEntries(Object.entries(own.data).filter(([key]) => subcharts.has(key)));
+        for (const { path, near } of unusedValues(theirs, { ...render.chart, defaults: {} })) {
+          const sub = subcharts.get(String(path[0]))!;
+          ctx.fail(
+            { data: own, path },
+            `${path.join('.')}: the ${sub.name} chart, a dependency of ${chartName(render)} (${render.label}), neither declares this key in its values nor reads it in any template, so Helm ignores it${suggesting(near)}`,
+          );
         }
       }
     },

@@ -28,7 +28,12 @@ function deployedAs(repo: Repo, source: AppSource, chart: string): { key?: strin
   if (dir.split('/').includes('..')) return undefined;
   const dependency = declaredDependencies(repo, dir).find((d) => d.name === chart);
   if (!dependency) return undefined;
-  return { key: dependency.key, defaults: chartFile(repo, dir ? `${dir}/values.yaml` : 'values.yaml') };
+  return { key: dependency.key, defaults: chartValuesFile(repo, dir) };
+}
+
+/** The values.yaml of a chart at a path of the repository (its defaults, which set its dependencies' values too). */
+export function chartValuesFile(repo: Repo, dir: string): DataFile | undefined {
+  return chartFile(repo, dir ? `${dir}/values.yaml` : 'values.yaml');
 }
 
 /** A values file inside a chart's folder, which the repository's loader leaves to Helm (no data file of its own). */

@@ -180,6 +180,18 @@ describe('a chart whose dependency comes from a chart repository', () => {
     expect(render!.resources.find((r) => r.name === 'shared')!.object.data).toEqual({ value: 'from 0.1.0' });
   });
 
+  it("names a key of the wrapper's values.yaml that its dependency neither declares nor reads, where Helm ignores it", async () => {
+    const repo = wrapper(charts.url, '0.1.0');
+    repo.write('apps/demo/chart/values.yaml', 'common:\n  value: kept\n  valeu: typo\nown: true\n');
+    expect(await pull(repo)).toBe(0);
+    const findings = allFindings(await runGate({ root: repo.root, cwd: repo.root, env }))
+      .filter((f) => f.check === 'helm-values-unused')
+      .map((f) => `${f.file}:${f.line} ${f.message}`);
+    expect(findings).toEqual([
+      'apps/demo/chart/values.yaml:3 common.valeu: the common chart, a dependency of wrapper (chart at apps/demo/chart), neither declares this key in its values nor reads it in any template, so Helm ignores it (did you mean "value"?)',
+    ]);
+  });
+
   it("is an Application whose inputs, to the rendered diff, include the lock that pins what its chart's build fetches", async () => {
     const repo = wrapper('https://charts.example.invalid', '0.1.0');
     const inputs = async () => (await snapshot(repo.root, env)).unrendered?.get('demo');
