@@ -32,7 +32,7 @@ import {
 } from './charts.ts';
 import { firstLines, helmHomes } from './context.ts';
 import { extractedChart } from './chart-extract.ts';
-import { renderLimits } from './limits.ts';
+import { assertChartRef, renderLimits } from './limits.ts';
 import { assertAllowedHost, fetchRemote, pinnedRemotes, remoteDigest, type RemoteEntry } from './remote-bases.ts';
 import { renderTools } from './tools.ts';
 
@@ -142,6 +142,14 @@ async function pullPinnedCharts(pinned: readonly ChartRef[], lock: ChartLock, o:
   const entries = new Map<string, LockEntry>(lock.charts.map((c) => [chartId(c), c]));
   let refused = 0;
   for (const ref of pinned) {
+    // A name or version from a pull request names a cache file: one that is a path is refused, and the others pulled.
+    try {
+      assertChartRef(ref.chart, ref.version);
+    } catch (err) {
+      o.out(`REFUSED  ${chartId(ref)}: ${(err as Error).message}`);
+      refused++;
+      continue;
+    }
     const locked = lockEntryFor(lock, ref);
     const frozen = o.frozen ? frozenRefusal(ref, lock) : undefined;
     if (frozen !== undefined) {

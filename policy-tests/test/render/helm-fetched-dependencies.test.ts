@@ -60,8 +60,8 @@ function wrapper(repository: string, version: string): FixtureRepo {
 }
 
 const lines: string[] = [];
-const pull = (repo: FixtureRepo, o: { updateLock?: boolean } = {}) =>
-  pullCharts({ root: repo.root, env, updateLock: o.updateLock ?? false, out: (l) => lines.push(l) });
+const pull = (repo: FixtureRepo, o: { updateLock?: boolean; verifyIndex?: boolean } = {}) =>
+  pullCharts({ root: repo.root, env, updateLock: o.updateLock ?? false, verifyIndex: o.verifyIndex, out: (l) => lines.push(l) });
 
 async function renderAll(repo: FixtureRepo) {
   const layer = await schemaLayer();
@@ -190,6 +190,25 @@ describe('a chart whose dependency comes from a chart repository', () => {
     expect(findings).toEqual([
       'apps/demo/chart/values.yaml:3 common.valeu: the common chart, a dependency of wrapper (chart at apps/demo/chart), neither declares this key in its values nor reads it in any template, so Helm ignores it (did you mean "value"?)',
     ]);
+  });
+
+  it('refuses a dependency whose name is a path, in one line, and pulls the others; the render refuses it too', async () => {
+    const repo = wrapper(charts.url, '0.1.0');
+    repo.write(
+      'apps/demo/chart/Chart.yaml',
+      `apiVersion: v2\nname: wrapper\nversion: 1.0.0\ndependencies:\n  - {name: common, version: 0.1.0, repository: "${charts.url}"}\n  - {name: ../../../escape, version: 0.1.0, repository: "${charts.url}"}\n`,
+    );
+    lines.length = 0;
+    expect(await pull(repo, { verifyIndex: true })).toBe(1);
+    expect(lines).toEqual([
+      expect.stringMatching(/^REFUSED {2}\.\.\/\.\.\/\.\.\/escape 0\.1\.0 from .*: chart name "\.\.\/\.\.\/\.\.\/escape" is not a chart name/),
+      // The other is pulled, or found cached and vouched for by its index (an earlier test of this file pulled it).
+      expect.stringMatching(/^(verified|cached {3})common 0\.1\.0 from /),
+    ]);
+    expect((await renderAll(repo))[0]).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/chart name "\.\.\/\.\.\/\.\.\/escape" is not a chart name/),
+    });
   });
 
   it("is an Application whose inputs, to the rendered diff, include the lock that pins what its chart's build fetches", async () => {
