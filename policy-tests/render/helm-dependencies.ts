@@ -103,7 +103,7 @@ async function build(ctx: Context, dir: string, chartKey: string): Promise<strin
     if (!existsSync(from)) continue; // Helm names the missing folder.
     assertNoEscapingLinks(from, from, `chart at ${rel}`);
     mkdirSync(join(root, rel), { recursive: true });
-    // Only what git tracks, as Argo CD's checkout holds it: a local build's untracked charts/ never reaches Helm.
+    // Only the checkout's files, as git lists them (Argo CD's clone): a local build's ignored charts/ never reaches Helm.
     const tracked = new Set(checkoutTree(ctx.repo));
     cpSync(from, join(root, rel), {
       recursive: true,

@@ -165,7 +165,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
         : folderKey(ctx.repo, dir);
     localChart = { dir, chartKey };
     // Where Argo CD's checkout lacks a dependency, its template fails and it builds: the gate builds at once, so that
-    // what a local build left untracked in charts/ is never what is rendered.
+    // what a local build left in charts/, which git ignores, is never what is rendered.
     chartPath = (await builtChart(ctx, chartKey)) ?? (buildsDependencies(ctx.repo, dir) ? await buildDependencies(ctx, dir, chartKey) : chartPath);
     // A dependency built from a folder renders into the chart as its subchart, as `helm dependency build` unpacks it
     // under charts/: its defaults are the subchart's (values under its key reach it), its templates the chart's. One

@@ -72,7 +72,7 @@ function vendored(files: readonly string[], dir: string, name: string): boolean 
 
 /**
  * Whether Argo CD's checkout of the chart at `dir` lacks a dependency in `charts/`, by git's list of files (what is
- * on disk and untracked, a local build's leftovers, is no part of it): Helm's template then fails, and the repo-server
+ * on disk and ignored by git, a local build's leftovers, is no part of it): Helm's template then fails, and the repo-server
  * builds the dependencies.
  */
 export function buildsDependencies(repo: Repo, dir: string): boolean {

@@ -161,7 +161,7 @@ describe('a chart whose dependency comes from a chart repository', () => {
     });
   });
 
-  it("renders from the lock's archive, as Argo CD's clean checkout builds it, never from what a local build left untracked in charts/", async () => {
+  it("renders from the lock's archive, as Argo CD's clean checkout builds it, never from what a local build left in charts/, which git ignores", async () => {
     const repo = wrapper(charts.url, '0.1.0');
     expect(await pull(repo)).toBe(0);
     repo.write('apps/demo/chart/.gitignore', 'charts/\n');
@@ -170,7 +170,7 @@ describe('a chart whose dependency comes from a chart repository', () => {
     await git('init', '-q', '-b', 'main');
     await git('add', '-A');
     await git('commit', '-q', '-m', 'wrapper');
-    // A person's own `helm dependency update` of another day: 0.2.0 in charts/, which git does not track.
+    // A person's own `helm dependency update` of another day: 0.2.0 in charts/, which git ignores.
     mkdirSync(join(repo.root, 'apps/demo/chart/charts'));
     await output(env.HELM_BIN!, ['pull', 'common', '--repo', charts.url, '--version', '0.2.0', '--destination', join(repo.root, 'apps/demo/chart/charts')], {
       env: helmHomes(),
