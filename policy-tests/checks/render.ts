@@ -10,7 +10,7 @@ import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../m
 import { isMap } from '../model/core/dig.ts';
 import { perObject } from '../model/core/per-object.ts';
 import { applications, isExactChartVersion, normalizeSourcePath } from '../model/argocd/argocd.ts';
-import { chartValuesFile } from '../model/argocd/chart-values.ts';
+import { chartFile, chartValuesFile } from '../model/argocd/chart-values.ts';
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
 import { chartId, chartRefOf, dependencyCharts, kustomizeCharts, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
 import { checkoutView } from '../model/argocd/kustomize.ts';
@@ -151,7 +151,7 @@ function checkChartLock(ctx: CheckContext): void {
       for (const { ref: fetched, file, index } of dependencyCharts(ctx.repo, source)) {
         pinned.add(chartId(fetched));
         if (entries.some(same(fetched)) || pending.some(same(fetched))) continue;
-        const data = ctx.repo.dataFiles.get(file);
+        const data = chartFile(ctx.repo, file);
         ctx.fail(
           data ? { data, path: ['dependencies', index, 'version'] } : { file },
           `chart ${chartId(fetched)}, which Argo CD's helm dependency build fetches for the chart at ${normalizeSourcePath(source.path ?? '')}, has no digest in ${CHART_LOCK_FILE}: nothing holds the archive CI pulls to the one reviewed (charts:pull --frozen refuses it)`,

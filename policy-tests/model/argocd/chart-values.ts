@@ -36,8 +36,8 @@ export function chartValuesFile(repo: Repo, dir: string): DataFile | undefined {
   return chartFile(repo, dir ? `${dir}/values.yaml` : 'values.yaml');
 }
 
-/** A values file inside a chart's folder, which the repository's loader leaves to Helm (no data file of its own). */
-function chartFile(repo: Repo, file: string): DataFile | undefined {
+/** A file inside a chart's folder (values, Chart.yaml, Chart.lock), which the repository's loader leaves to Helm (no data file of its own). */
+export function chartFile(repo: Repo, file: string): DataFile | undefined {
   const abs = join(repo.root, file);
   return existsSync(abs) ? parseDataFile(file, readFileSync(abs, 'utf8')) : undefined;
 }

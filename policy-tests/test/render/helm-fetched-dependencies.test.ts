@@ -108,7 +108,7 @@ describe('a chart whose dependency comes from a chart repository', () => {
     repo.write('charts.lock.json', '{\n  "charts": []\n}\n');
     expect(await lockFindings()).toEqual([
       expect.stringMatching(
-        /^apps\/demo\/chart\/Chart\.yaml:\d+ chart common 0\.1\.0 from .*, which Argo CD's helm dependency build fetches for the chart at apps\/demo\/chart, has no digest in charts\.lock\.json/,
+        /^apps\/demo\/chart\/Chart\.yaml:6 chart common 0\.1\.0 from .*, which Argo CD's helm dependency build fetches for the chart at apps\/demo\/chart, has no digest in charts\.lock\.json/,
       ),
     ]);
   });
