@@ -94,6 +94,11 @@ export function buildDependencies(ctx: Context, dir: string, chartKey: string): 
   return out;
 }
 
+/** Where this run builds the chart at `dir` (buildDependencies), known before it is built: a render served from the cache needs no build. */
+export function builtChartPath(ctx: Context, dir: string, chartKey: string): string {
+  return join(ctx.scratch, 'dependencies', hash(chartKey).slice(0, 16), dir);
+}
+
 async function build(ctx: Context, dir: string, chartKey: string): Promise<string> {
   const fetched = fetchedArchives(ctx, dir);
   const root = join(ctx.scratch, 'dependencies', hash(chartKey).slice(0, 16));
@@ -114,7 +119,7 @@ async function build(ctx: Context, dir: string, chartKey: string): Promise<strin
       },
     });
   }
-  const chartPath = join(root, dir);
+  const chartPath = builtChartPath(ctx, dir, chartKey);
   // The bytes read once and held to the digest again: what Helm is served is what was checked.
   const served = fetched.map(({ ref, path, digest }) => ({ ...ref, digest, bytes: readFileSync(path) }));
   for (const chart of served)

@@ -17,7 +17,15 @@ import { chartFiles, chartScopeFromFolder, folderEntries } from './chart-files.t
 import { extractedChart, unpackingKey } from './chart-extract.ts';
 import { mayReadApiVersions } from './chart-traits.ts';
 import { buildsDependencies } from '../model/argocd/chart-dependencies.ts';
-import { buildDependencies, builtChart, fetchedArchives, isMissingDependencyError, localDependencies, lockedArchive } from './helm-dependencies.ts';
+import {
+  buildDependencies,
+  builtChart,
+  builtChartPath,
+  fetchedArchives,
+  isMissingDependencyError,
+  localDependencies,
+  lockedArchive,
+} from './helm-dependencies.ts';
 import { hash, NotRendered, substitutedBuildEnv, type Context, type Invocation } from './context.ts';
 import { assertNoEscapingLinks, assertRealInside, assertSize, confinedRel, RenderRefused } from './limits.ts';
 import { toResources } from './output.ts';
@@ -134,6 +142,7 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
   let chartKey: string;
   let scope;
   let localChart: { dir: string; chartKey: string } | undefined;
+  let buildFirst: (() => Promise<void>) | undefined;
   const ref = chartRefOf(source);
   if (ref) {
     const { path: archive, digest } = lockedArchive(ctx, ref);
@@ -164,9 +173,15 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
         ? hash([folderKey(ctx.repo, dir), ...dependencies.map((d) => folderKey(ctx.repo, d)), ...fetched.map((f) => f.digest)])
         : folderKey(ctx.repo, dir);
     localChart = { dir, chartKey };
-    // Where Argo CD's checkout lacks a dependency, its template fails and it builds: the gate builds at once, so that
-    // what a local build left in charts/, which git ignores, is never what is rendered.
-    chartPath = (await builtChart(ctx, chartKey)) ?? (buildsDependencies(ctx.repo, dir) ? await buildDependencies(ctx, dir, chartKey) : chartPath);
+    chartPath = (await builtChart(ctx, chartKey)) ?? chartPath;
+    // Where Argo CD's checkout lacks a dependency, its template fails and it builds: the gate renders the built copy
+    // at once, so that what a local build left in charts/, which git ignores, is never what is rendered; it builds
+    // only when the render is not in the cache.
+    if (buildsDependencies(ctx.repo, dir)) {
+      const key = chartKey;
+      chartPath = builtChartPath(ctx, dir, key);
+      buildFirst = async () => void (await buildDependencies(ctx, dir, key));
+    }
     // A dependency built from a folder renders into the chart as its subchart, as `helm dependency build` unpacks it
     // under charts/: its defaults are the subchart's (values under its key reach it), its templates the chart's. One
     // fetched lies there packed, as the build downloads it.
@@ -187,10 +202,10 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     );
   let rendered;
   try {
-    rendered = await cachedRun(ctx, at(chartPath));
+    rendered = await cachedRun(ctx, at(chartPath), buildFirst);
   } catch (err) {
     // Argo CD's order: template, and on a missing dependency, build the dependencies and template again.
-    if (!localChart || !isMissingDependencyError((err as Error).message)) throw err;
+    if (!localChart || buildFirst || !isMissingDependencyError((err as Error).message)) throw err;
     rendered = await cachedRun(ctx, at(await buildDependencies(ctx, localChart.dir, localChart.chartKey)));
   }
   const { docs, problem, nondeterministic, key } = rendered;

@@ -4,7 +4,7 @@
  * templated again. The gate pins what the build fetches in charts.lock.json, `charts:pull` pulls it, and the render
  * hands Helm's build that archive from the cache, offline; Helm itself checks the Chart.lock.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,6 +159,29 @@ describe('a chart whose dependency comes from a chart repository', () => {
       status: 'failed',
       message: expect.stringMatching(/the lock file \(Chart\.lock\) is out of sync with the dependencies file \(Chart\.yaml\)/),
     });
+  });
+
+  it('builds only when the render is not in the cache: a warm run runs no helm at all', async () => {
+    const repo = wrapper(charts.url, '0.1.0');
+    // A chart no other test of this file renders: the first render is not in the cache they share.
+    repo.write('apps/demo/chart/templates/own.yaml', configMap('own', 'warm'));
+    expect(await pull(repo)).toBe(0);
+    // Helm, wrapped to say what it was asked to do.
+    const dir = mkdtempSync(join(tmpdir(), 'fetched-deps-helm-log-'));
+    const log = join(dir, 'calls');
+    const wrapped = join(dir, 'helm');
+    writeFileSync(wrapped, `#!/bin/sh\necho "$1 $2" >> '${log}'\nexec '${env.HELM_BIN}' "$@"\n`, { mode: 0o755 });
+    const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
+    const rendered = async () => {
+      const layer = await schemaLayer();
+      const { renders } = await renderRepo(await loadRepo(repo.root), { builtinApiVersions: layer.builtinApiVersions(), env: { ...env, HELM_BIN: wrapped } });
+      return renders[0]!;
+    };
+    expect(await rendered()).toMatchObject({ status: 'rendered' });
+    expect(calls()).toContain('dependency build');
+    rmSync(log);
+    expect(await rendered()).toMatchObject({ status: 'rendered' });
+    expect(calls().filter((c) => c !== 'version --template')).toEqual([]);
   });
 
   it("renders from the lock's archive, as Argo CD's clean checkout builds it, never from what a local build left in charts/, which git ignores", async () => {
