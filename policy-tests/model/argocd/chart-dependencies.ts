@@ -93,7 +93,10 @@ export function fetchedDependencies(repo: Repo, dir: string): FetchedDependency[
   const declared = declaredDependencies(repo, dir);
   if (!buildsDependencies(repo, dir)) return [];
   const locked = lockedDependencies(repo, dir);
-  const fetched = (locked ?? declared).filter((d) => d.repository !== '' && !d.repository.startsWith('file://'));
+  // A lock records no alias: the key the values sit under is Chart.yaml's.
+  const fetched = (locked ?? declared)
+    .filter((d) => d.repository !== '' && !d.repository.startsWith('file://'))
+    .map((d) => ({ ...d, key: declared.find((x) => x.name === d.name)?.key ?? d.key }));
   return fetched.map((d): FetchedDependency => {
     if (/^oci:\/\//i.test(d.repository))
       return { ...d, unpinned: `an OCI registry (${d.repository}), which the gate cannot stand in for offline when Helm's build asks it` };

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chartValues } from '../../model/argocd/chart-values.ts';
+import { fetchedDependencies } from '../../model/argocd/chart-dependencies.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
 
@@ -41,7 +42,21 @@ describe("a chart's values through a wrapper chart that depends on it", () => {
   });
 
   it('are under the alias where the dependency has one, as Helm scopes them', async () => {
-    const repo = await loadRepo(wrapper('    alias: exporter\n').root);
+    const fixture = wrapper('    alias: exporter\n');
+    const repo = await loadRepo(fixture.root);
     expect(chartValues(repo, 'prometheus-blackbox-exporter').map((v) => v.values)).toEqual([{ replicas: 2 }]);
+    // What the build fetches is the lock's, which records no alias: the key is still Chart.yaml's.
+    fixture.write(
+      'apps/probe/chart/Chart.lock',
+      'dependencies:\n- name: prometheus-blackbox-exporter\n  repository: https://prometheus-community.github.io/helm-charts\n  version: 11.17.2\ndigest: sha256:0\n',
+    );
+    expect(fetchedDependencies(await loadRepo(fixture.root), 'apps/probe/chart')).toEqual([
+      expect.objectContaining({
+        name: 'prometheus-blackbox-exporter',
+        key: 'exporter',
+        file: 'apps/probe/chart/Chart.lock',
+        ref: expect.objectContaining({ version: '11.17.2' }),
+      }),
+    ]);
   });
 });
