@@ -101,8 +101,9 @@ function documentPins(file: string, text: string): Pin[] {
         // A key is not a pin; a scalar in a sequence takes the key of the sequence.
         if (isPair(parent) && parent.key === node) return;
         const key = keyOf(path);
-        // A package's own version is what it is, not a pin on something else.
-        if (key === 'version' && basename(file) === 'package.json' && path.length <= 3) return;
+        // A package's or a chart's own version is what it is, not a pin on something else (a chart's dependencies'
+        // versions are pins, which Renovate's helmv3 manager moves; its appVersion may name the image it runs).
+        if (key === 'version' && (basename(file) === 'package.json' || basename(file) === 'Chart.yaml') && path.length <= 3) return;
         if (key === undefined || (typeof node.value !== 'string' && typeof node.value !== 'number')) return;
         const value = String(node.value);
         const pin = scalarPin(key, value);

@@ -53,6 +53,16 @@ describe('the pin scanner', () => {
     ]);
   });
 
+  it("skips a chart's own version in its Chart.yaml, but not its dependencies' (Renovate's helmv3 moves those)", () => {
+    const chart =
+      'apiVersion: v2\nname: probe\nversion: 1.0.0\nappVersion: 0.28.0\ndependencies:\n  - name: prometheus-blackbox-exporter\n    version: 11.17.2\n';
+    expect(versions(findPins('apps/probe/chart/Chart.yaml', chart))).toEqual([
+      [4, 'appVersion', '0.28.0'],
+      [7, 'version', '11.17.2'],
+    ]);
+    expect(versions(findPins('apps/probe/chart/values.yaml', chart))[0]).toEqual([3, 'version', '1.0.0']);
+  });
+
   it('finds FROM images, the syntax image, ARG versions and pinned packages in a Dockerfile, never an address', () => {
     const dockerfile = [
       '# syntax=docker/dockerfile:1',
