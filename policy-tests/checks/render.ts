@@ -10,7 +10,8 @@ import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../m
 import { isMap } from '../model/core/dig.ts';
 import { perObject } from '../model/core/per-object.ts';
 import { applications, isExactChartVersion, normalizeSourcePath } from '../model/argocd/argocd.ts';
-import { chartFile, chartValuesFile } from '../model/argocd/chart-values.ts';
+import { chartValuesFile } from '../model/argocd/chart-values.ts';
+import { chartDirOf, chartFile } from '../model/argocd/chart-dependencies.ts';
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
 import { chartId, chartRefOf, dependencyCharts, kustomizeCharts, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
 import { checkoutView } from '../model/argocd/kustomize.ts';
@@ -248,10 +249,8 @@ export const renderChecks: PolicyCheck[] = [
         }
         // A chart of the repository sets its dependencies' values in its own values.yaml, under their keys: only the
         // dependency declares them there (the chart's defaults, which are that file, would vouch for every key).
-        const own =
-          render.source.chart === undefined && render.source.path !== undefined
-            ? chartValuesFile(ctx.repo, normalizeSourcePath(render.source.path))
-            : undefined;
+        const dir = render.source.chart === undefined ? chartDirOf(ctx.repo, render.source) : undefined;
+        const own = dir === undefined ? undefined : chartValuesFile(ctx.repo, dir);
         if (!own || !isMap(own.data)) continue;
         const subcharts = render.chart.subcharts;
         const theirs = Object.fromEntries(Object.entries(own.data).filter(([key]) => subcharts.has(key)));

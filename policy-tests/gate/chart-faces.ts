@@ -8,8 +8,7 @@
  */
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { coalesce, mergedValues } from '../model/argocd/merged-values.ts';
-import { normalizeSourcePath } from '../model/argocd/argocd.ts';
-import { fetchedDependencies } from '../model/argocd/chart-dependencies.ts';
+import { chartDirOf, fetchedDependencies } from '../model/argocd/chart-dependencies.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { isMap } from '../model/core/dig.ts';
 import { unusedValues } from '../checks/render.ts';
@@ -65,8 +64,8 @@ export function chartFaces(renders: readonly SourceRender[], repo: Repo): Map<st
       add({ app: r.app.name, ...face(r.source.chart, r.source.targetRevision, r.chart, values) });
       continue;
     }
-    if (r.source.path === undefined) continue;
-    const dir = normalizeSourcePath(r.source.path);
+    const dir = chartDirOf(repo, r.source);
+    if (dir === undefined) continue;
     for (const d of fetchedDependencies(repo, dir)) {
       const scope = r.chart.subcharts.get(d.key);
       if (!('ref' in d) || !scope) continue;

@@ -7,13 +7,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applications, isThisRepo, normalizeSourcePath, sourceType, type AppSource } from '../model/argocd/argocd.ts';
+import { applications, normalizeSourcePath, sourceType, type AppSource } from '../model/argocd/argocd.ts';
 import { checkoutView, kustomizeInputs, type HelmChartEntry } from '../model/argocd/kustomize.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { cacheRoot } from './tools.ts';
 import { assertChartRef } from './limits.ts';
 import type { RemoteEntry } from './remote-bases.ts';
-import { fetchedDependencies } from '../model/argocd/chart-dependencies.ts';
+import { chartDirOf, fetchedDependencies } from '../model/argocd/chart-dependencies.ts';
 
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
 
@@ -55,9 +55,8 @@ export function kustomizeCharts(repo: Repo, source: AppSource): { ref: ChartRef;
  * each at the version the build downloads; not one its `charts/` vendors, nor one no version pins.
  */
 export function dependencyCharts(repo: Repo, source: AppSource): { ref: ChartRef; file: string; index: number }[] {
-  if (source.path === undefined || !isThisRepo(repo, source) || sourceType(repo, source) !== 'helm-path') return [];
-  const dir = normalizeSourcePath(source.path);
-  if (dir.split('/').includes('..')) return []; // The render refuses a chart outside the repository.
+  const dir = chartDirOf(repo, source);
+  if (dir === undefined) return [];
   return fetchedDependencies(repo, dir).flatMap(({ file, index, ...d }) => ('ref' in d ? [{ ref: d.ref, file, index }] : []));
 }
 

@@ -279,25 +279,15 @@ function updateRisks({ c, kind, label, a, b, flag }: Judged): void {
       flag('repo', `${label}: ${f.path} moves from ${String(f.from)} to ${String(f.to)}: another chart or git repository, whatever its version`);
     // A chart's version moves only where the source is a chart on both sides: a source that became a git path (a
     // wrapper chart of the repository, say) or the other way round moves its repository, said above, not a version.
-    const chartAt = (o: unknown, sourcePath: string) =>
-      typeof valueAt(o, [
-        ...sourcePath
-          .split(/\.|\[(\d+)\]/)
-          .filter(Boolean)
-          .map((k) => (/^\d+$/.test(k) ? Number(k) : k)),
-        'chart',
-      ]) === 'string';
+    // The field changes say so: the source's `chart` is there on one side only.
+    const chartComesOrGoes = (source: string) => c.fields.some((x) => x.path === `${source}.chart` && (x.from === undefined || x.to === undefined));
     for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) {
-      const sourcePath = f.path.replace(/\.targetRevision$/, '');
-      if (chartAt(a?.object, sourcePath) !== chartAt(b?.object, sourcePath)) continue;
+      const source = f.path.replace(/\.targetRevision$/, '');
+      if (chartComesOrGoes(source)) continue;
       const step = chartStepRisk(b?.object, String(f.from), String(f.to));
-      if (step) flag('upgrade', `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${step}`, undefined, 'review');
+      if (step) flag('upgrade', `${label}: chart ${source} ${step}`, undefined, 'review');
       const moved = major(String(f.from)) !== major(String(f.to));
-      flag(
-        'version',
-        `${label}: chart ${f.path.replace(/\.targetRevision$/, '')} ${String(f.from)} -> ${String(f.to)}${moved ? ' (a major version)' : ''}`,
-        moved,
-      );
+      flag('version', `${label}: chart ${source} ${String(f.from)} -> ${String(f.to)}${moved ? ' (a major version)' : ''}`, moved);
     }
   }
   if (kind === 'ExternalSecret' && (changed('spec.target') || changed('spec.data') || changed('spec.dataFrom')))

@@ -10,8 +10,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { checkoutTree, type Repo } from '../repository/repo.ts';
+import { checkoutTree, parseDataFile, type DataFile, type Repo } from '../repository/repo.ts';
+import { isThisRepo, normalizeSourcePath, sourceType, type AppSource } from './argocd.ts';
 
 export interface DeclaredDependency {
   name: string;
@@ -29,18 +29,29 @@ export interface DeclaredDependency {
 /** A dependency the build fetches: pinned to one archive (a chart reference as charts.ts keeps them), or why it cannot be. */
 export type FetchedDependency = DeclaredDependency & ({ ref: { repoURL: string; chart: string; version: string } } | { unpinned: string });
 
-function readYaml(repo: Repo, file: string): unknown {
+/**
+ * The folder of this repository a source renders as a Helm chart (a wrapper chart among them), or undefined for any
+ * other source and for a path out of the repository (the render refuses it).
+ */
+export function chartDirOf(repo: Repo, source: AppSource): string | undefined {
+  if (source.path === undefined || !isThisRepo(repo, source) || sourceType(repo, source) !== 'helm-path') return undefined;
+  const dir = normalizeSourcePath(source.path);
+  return dir.split('/').includes('..') ? undefined : dir;
+}
+
+/**
+ * A file inside a chart's folder (Chart.yaml, Chart.lock, values), which the repository's loader leaves to Helm (no
+ * data file of its own), read by the one parse every data file takes (remembered by its text).
+ */
+export function chartFile(repo: Repo, file: string): DataFile | undefined {
   const abs = join(repo.root, file);
-  if (!existsSync(abs)) return undefined;
-  try {
-    return parse(readFileSync(abs, 'utf8'));
-  } catch {
-    return undefined; // Helm says what is wrong with it when it templates.
-  }
+  return existsSync(abs) ? parseDataFile(file, readFileSync(abs, 'utf8')) : undefined;
 }
 
 function dependencyList(repo: Repo, file: string): DeclaredDependency[] {
-  const deps = (readYaml(repo, file) as { dependencies?: unknown } | undefined)?.dependencies;
+  // One that does not parse declares nothing here: Helm says what is wrong with it when it templates.
+  const read = chartFile(repo, file);
+  const deps = read && read.errors.length === 0 ? (read.data as { dependencies?: unknown } | undefined)?.dependencies : undefined;
   if (!Array.isArray(deps)) return [];
   const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
   return deps.flatMap((d: { name?: unknown; repository?: unknown; version?: unknown; alias?: unknown }, index) =>
@@ -76,8 +87,12 @@ function vendored(files: readonly string[], dir: string, name: string): boolean 
  * builds the dependencies.
  */
 export function buildsDependencies(repo: Repo, dir: string): boolean {
+  return lacksOne(repo, dir, declaredDependencies(repo, dir));
+}
+
+function lacksOne(repo: Repo, dir: string, declared: readonly DeclaredDependency[]): boolean {
   const files = checkoutTree(repo);
-  return declaredDependencies(repo, dir).some((d) => !vendored(files, dir, d.name));
+  return declared.some((d) => !vendored(files, dir, d.name));
 }
 
 /** A version that Helm's resolver can match in one way only: no range, no wildcard, no build metadata it would ignore. */
@@ -91,7 +106,7 @@ const isChartRepository = (repository: string) => /^https?:\/\//i.test(repositor
  */
 export function fetchedDependencies(repo: Repo, dir: string): FetchedDependency[] {
   const declared = declaredDependencies(repo, dir);
-  if (!buildsDependencies(repo, dir)) return [];
+  if (!lacksOne(repo, dir, declared)) return [];
   const locked = lockedDependencies(repo, dir);
   // A lock records no alias: the key the values sit under is Chart.yaml's.
   const fetched = (locked ?? declared)

@@ -1,10 +1,8 @@
 /** Helm values of the chart sources in the repo, found through the Applications that use them, by the renderer's route (source-files.ts). */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { isMap } from '../core/dig.ts';
-import { parseDataFile, type DataFile, type Repo } from '../repository/repo.ts';
-import { applications, isThisRepo, normalizeSourcePath, sourceType, type AppSource } from './argocd.ts';
-import { declaredDependencies } from './chart-dependencies.ts';
+import type { DataFile, Repo } from '../repository/repo.ts';
+import { applications, type AppSource } from './argocd.ts';
+import { chartDirOf, chartFile, declaredDependencies } from './chart-dependencies.ts';
 import { valueFilesOf } from './source-files.ts';
 import { inlineValues } from './inline-values.ts';
 import { mergedValues } from './merged-values.ts';
@@ -23,9 +21,8 @@ export interface ChartValues {
  */
 function deployedAs(repo: Repo, source: AppSource, chart: string): { key?: string; defaults?: DataFile } | undefined {
   if (source.chart !== undefined) return source.chart === chart ? {} : undefined;
-  if (source.path === undefined || !isThisRepo(repo, source) || sourceType(repo, source) !== 'helm-path') return undefined;
-  const dir = normalizeSourcePath(source.path);
-  if (dir.split('/').includes('..')) return undefined;
+  const dir = chartDirOf(repo, source);
+  if (dir === undefined) return undefined;
   const dependency = declaredDependencies(repo, dir).find((d) => d.name === chart);
   if (!dependency) return undefined;
   return { key: dependency.key, defaults: chartValuesFile(repo, dir) };
@@ -34,12 +31,6 @@ function deployedAs(repo: Repo, source: AppSource, chart: string): { key?: strin
 /** The values.yaml of a chart at a path of the repository (its defaults, which set its dependencies' values too). */
 export function chartValuesFile(repo: Repo, dir: string): DataFile | undefined {
   return chartFile(repo, dir ? `${dir}/values.yaml` : 'values.yaml');
-}
-
-/** A file inside a chart's folder (values, Chart.yaml, Chart.lock), which the repository's loader leaves to Helm (no data file of its own). */
-export function chartFile(repo: Repo, file: string): DataFile | undefined {
-  const abs = join(repo.root, file);
-  return existsSync(abs) ? parseDataFile(file, readFileSync(abs, 'utf8')) : undefined;
 }
 
 /** The part of `values` under `key`, a finding at a path of it landing where `values` holds that path. */
