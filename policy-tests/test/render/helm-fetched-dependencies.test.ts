@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { pullCharts } from '../../../scripts/charts-pull.ts';
-import { allFindings, runGate } from '../../gate/gate.ts';
 import { schemaLayer } from '../../gate/pipeline.ts';
 import { snapshot } from '../../gate/snapshot.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
@@ -19,6 +18,7 @@ import { readLock } from '../../render/charts.ts';
 import { renderRepo } from '../../render/render.ts';
 import { startChartRepo, toolEnv, type ChartRepo, type ChartSpec } from '../../../test-support/chart-repo.ts';
 import { output } from '../../../test-support/exec.ts';
+import { checkFindings } from '../../../test-support/gate-findings.ts';
 import { fixtureRepo, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
 
 let env: NodeJS.ProcessEnv;
@@ -100,10 +100,7 @@ describe('a chart whose dependency comes from a chart repository', () => {
     expect(render!.chart!.subcharts.get('common')).toMatchObject({ defaults: { value: 'from 0.1.0' } });
     // The lock holds the fetched chart as it holds an Application's: its entry is no stale one, and without it,
     // chart-lock fails at the dependency.
-    const lockFindings = async () =>
-      allFindings(await runGate({ root: repo.root, cwd: repo.root, env }))
-        .filter((f) => f.check === 'chart-lock')
-        .map((f) => `${f.file}:${f.line} ${f.message}`);
+    const lockFindings = () => checkFindings('chart-lock', { root: repo.root, env });
     expect(await lockFindings()).toEqual([]);
     repo.write('charts.lock.json', '{\n  "charts": []\n}\n');
     expect(await lockFindings()).toEqual([
@@ -207,9 +204,7 @@ describe('a chart whose dependency comes from a chart repository', () => {
     const repo = wrapper(charts.url, '0.1.0');
     repo.write('apps/demo/chart/values.yaml', 'common:\n  value: kept\n  valeu: typo\nown: true\n');
     expect(await pull(repo)).toBe(0);
-    const findings = allFindings(await runGate({ root: repo.root, cwd: repo.root, env }))
-      .filter((f) => f.check === 'helm-values-unused')
-      .map((f) => `${f.file}:${f.line} ${f.message}`);
+    const findings = await checkFindings('helm-values-unused', { root: repo.root, env });
     expect(findings).toEqual([
       'apps/demo/chart/values.yaml:3 common.valeu: the common chart, a dependency of wrapper (chart at apps/demo/chart), neither declares this key in its values nor reads it in any template, so Helm ignores it (did you mean "value"?)',
     ]);

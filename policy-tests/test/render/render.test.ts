@@ -21,6 +21,7 @@ import { main as pullMain, pullCharts } from '../../../scripts/charts-pull.ts';
 import { pullArgs } from '../../render/chart-pull.ts';
 import { startChartRepo, toolEnv, type ChartRepo } from '../../../test-support/chart-repo.ts';
 import { chartApp, DEMO_CHART, fixtureRepo, WIDGETS_CHART, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
+import { checkFindings } from '../../../test-support/gate-findings.ts';
 
 let env: NodeJS.ProcessEnv;
 let charts: ChartRepo;
@@ -776,10 +777,7 @@ ${kustomize}
         expect(existsSync(join(hostile.root, '..', 'escape')) || existsSync('/tmp/escape'), home).toBe(false);
       }
       // The lock holds the inflated chart as it holds an Application's; without its entry, chart-lock fails at the entry.
-      const lockFindings = async () =>
-        allFindings(await runGate({ root: enabled.root, cwd: enabled.root, env: { ...env, HOMELAB_CACHE_DIR: cold } }))
-          .filter((f) => f.check === 'chart-lock')
-          .map((f) => `${f.file}:${f.line} ${f.message}`);
+      const lockFindings = () => checkFindings('chart-lock', { root: enabled.root, env: { ...env, HOMELAB_CACHE_DIR: cold } });
       expect(await lockFindings()).toEqual([]);
       enabled.write('charts.lock.json', '{\n  "charts": []\n}\n');
       expect(await lockFindings()).toEqual([
