@@ -43,11 +43,11 @@ export function lockedArchive(ctx: Context, ref: ChartRef, what = ''): { path: s
  * every dependency): what the render key and the chart's traits take in. Throws, as lockedArchive does, where one
  * cannot be had, and not rendered where one cannot be pinned.
  */
-export function fetchedArchives(ctx: Context, dir: string): { ref: ChartRef; path: string; digest: string }[] {
+export function fetchedArchives(ctx: Context, dir: string): { ref: ChartRef; fromLock: boolean; path: string; digest: string }[] {
   return fetchedDependencies(ctx.repo, dir).map((d) => {
     if ('unpinned' in d)
       throw new NotRendered(`the chart at ${dir || '.'} fetches its dependency ${d.name} from ${d.unpinned}; the gate renders only what a lock pins`);
-    return { ref: d.ref, ...lockedArchive(ctx, d.ref, `the chart at ${dir || '.'} fetches its dependency ${chartId(d.ref)}, `) };
+    return { ref: d.ref, fromLock: d.fromLock, ...lockedArchive(ctx, d.ref, `the chart at ${dir || '.'} fetches its dependency ${chartId(d.ref)}, `) };
   });
 }
 
@@ -121,7 +121,12 @@ async function build(ctx: Context, dir: string, chartKey: string): Promise<strin
   }
   const chartPath = builtChartPath(ctx, dir, chartKey);
   // The bytes read once and held to the digest again: what Helm is served is what was checked.
-  const served = fetched.map(({ ref, path, digest }) => ({ ...ref, digest, bytes: readFileSync(path) }));
+  const served = fetched.map(({ ref, fromLock, path, digest }) => ({
+    ...ref,
+    named: /^https:\/\//i.test(ref.repoURL) || !fromLock,
+    digest,
+    bytes: readFileSync(path),
+  }));
   for (const chart of served)
     if (digestOf(chart.bytes) !== chart.digest) throw new Error(`chart archive ${chartId(chart)} changed while it was read: run the gate again`);
   const helmHome = join(ctx.scratch, 'dependencies', `${hash(chartKey).slice(0, 16)}-repositories`);

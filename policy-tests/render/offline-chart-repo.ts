@@ -16,6 +16,13 @@ import { stringify } from 'yaml';
 
 export interface ServedChart {
   repoURL: string;
+  /**
+   * Whether Helm's repositories file names its repository. Argo CD names each https one before the build (reposerver
+   * `getHelmDependencyRepos`), never a plain http one: a build from a Chart.lock then refuses the chart (Helm's
+   * `hasAllRepos`: "no repository definition for ..."), as Argo CD's does; one with no Chart.lock reaches it all the
+   * same (Helm's `Update` reads the index at its URL), so it is named here, to the same effect, offline.
+   */
+  named: boolean;
   chart: string;
   version: string;
   /** `sha256:<hex>`, as the lock records it. */
@@ -43,7 +50,7 @@ export async function withOfflineChartRepos<T>(dir: string, charts: readonly Ser
     const cache = join(dir, 'repository-cache');
     mkdirSync(cache, { recursive: true });
     const repoURLs = [...new Set(charts.map((c) => c.repoURL))];
-    const repositories = repoURLs.map((url, i) => ({ name: `dependency-${i}`, url }));
+    const repositories = repoURLs.map((url, i) => ({ name: `dependency-${i}`, url })).filter(({ url }) => charts.some((c) => c.repoURL === url && c.named));
     repositories.forEach(({ name, url }) => {
       const entries: Record<string, unknown[]> = {};
       for (const c of charts.filter((c) => c.repoURL === url)) {

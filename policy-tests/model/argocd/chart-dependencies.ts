@@ -27,7 +27,7 @@ export interface DeclaredDependency {
 }
 
 /** A dependency the build fetches: pinned to one archive (a chart reference as charts.ts keeps them), or why it cannot be. */
-export type FetchedDependency = DeclaredDependency & ({ ref: { repoURL: string; chart: string; version: string } } | { unpinned: string });
+export type FetchedDependency = DeclaredDependency & ({ ref: { repoURL: string; chart: string; version: string }; fromLock: boolean } | { unpinned: string });
 
 /**
  * The folder of this repository a source renders as a Helm chart (a wrapper chart among them), or undefined for any
@@ -122,6 +122,6 @@ export function fetchedDependencies(repo: Repo, dir: string): FetchedDependency[
         ...d,
         unpinned: `the range ${d.version || '(none)'} with no Chart.lock, which Argo CD's build resolves against the repository's index on the day it renders: commit the Chart.lock \`helm dependency update\` writes`,
       };
-    return { ...d, ref: { repoURL: d.repository, chart: d.name, version: d.version } };
+    return { ...d, ref: { repoURL: d.repository, chart: d.name, version: d.version }, fromLock: locked !== undefined };
   });
 }

@@ -60,8 +60,8 @@ function wrapper(repository: string, version: string): FixtureRepo {
 }
 
 const lines: string[] = [];
-const pull = (repo: FixtureRepo, o: { updateLock?: boolean; verifyIndex?: boolean } = {}) =>
-  pullCharts({ root: repo.root, env, updateLock: o.updateLock ?? false, verifyIndex: o.verifyIndex, out: (l) => lines.push(l) });
+const pull = (repo: FixtureRepo, o: { updateLock?: boolean; verifyIndex?: boolean; env?: NodeJS.ProcessEnv } = {}) =>
+  pullCharts({ root: repo.root, env: o.env ?? env, updateLock: o.updateLock ?? false, verifyIndex: o.verifyIndex, out: (l) => lines.push(l) });
 
 async function renderAll(repo: FixtureRepo) {
   const layer = await schemaLayer();
@@ -132,17 +132,19 @@ describe('a chart whose dependency comes from a chart repository', () => {
   });
 
   it("fetches the version its Chart.lock records, as Helm's build does, and fails as Argo CD fails where the lock is out of sync", async () => {
-    const own = await startChartRepo(env);
+    // Over https, as Argo CD names a dependency's repository to Helm only then (getHelmDependencyRepos).
+    const own = await startChartRepo(env, { https: true });
+    const trusted = { ...env, SSL_CERT_FILE: own.certFile };
     const repo = wrapper(own.url, '>=0.1.0');
     try {
       // The lock a person committed when the repository served 0.1.0 alone; it serves a newer one since.
       await own.publish(common('0.1.0'));
       const copy = mkdtempSync(join(tmpdir(), 'fetched-deps-lock-'));
       cpSync(join(repo.root, 'apps/demo/chart'), copy, { recursive: true });
-      await output(env.HELM_BIN!, ['dependency', 'update', copy], { env: helmHomes() });
+      await output(env.HELM_BIN!, ['dependency', 'update', copy], { env: { ...helmHomes(), SSL_CERT_FILE: own.certFile } });
       repo.write('apps/demo/chart/Chart.lock', readFileSync(join(copy, 'Chart.lock'), 'utf8'));
       await own.publish(common('0.2.0'));
-      expect(await pull(repo)).toBe(0);
+      expect(await pull(repo, { env: trusted })).toBe(0);
     } finally {
       await own.close();
     }
@@ -155,6 +157,19 @@ describe('a chart whose dependency comes from a chart repository', () => {
     expect((await renderAll(repo))[0]).toMatchObject({
       status: 'failed',
       message: expect.stringMatching(/the lock file \(Chart\.lock\) is out of sync with the dependencies file \(Chart\.yaml\)/),
+    });
+  });
+
+  it("fails, as Argo CD's build fails, where a Chart.lock pins a dependency from a plain http repository, which Argo CD never names to Helm", async () => {
+    const repo = wrapper(charts.url, '0.1.0');
+    const copy = mkdtempSync(join(tmpdir(), 'fetched-deps-http-'));
+    cpSync(join(repo.root, 'apps/demo/chart'), copy, { recursive: true });
+    await output(env.HELM_BIN!, ['dependency', 'update', copy], { env: helmHomes() });
+    repo.write('apps/demo/chart/Chart.lock', readFileSync(join(copy, 'Chart.lock'), 'utf8'));
+    expect(await pull(repo)).toBe(0);
+    expect((await renderAll(repo))[0]).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/no repository definition for http:\/\/127\.0\.0\.1:\d+/),
     });
   });
 
