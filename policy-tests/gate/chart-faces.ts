@@ -9,6 +9,7 @@
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { coalesce, mergedValues } from '../model/argocd/merged-values.ts';
 import { chartDirOf, fetchedDependencies } from '../model/argocd/chart-dependencies.ts';
+import { upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { isMap } from '../model/core/dig.ts';
 import { unusedValues } from '../checks/render.ts';
@@ -19,6 +20,11 @@ export interface ChartFace {
   chart: string;
   /** Where a wrapper chart of the repository depends on it (its folder), rather than the Application naming it. */
   dependencyOf?: string;
+  /**
+   * Why a wrapper's dependency upgrades one minor at a time: its Application's upgrades-one-minor-at-a-time, which
+   * speaks for the chart it wraps. (An Application's own chart is read from the Application, which the diff holds.)
+   */
+  oneMinor?: string;
   version: string;
   /** Each default leaf, by dotted path, as JSON. */
   defaults: Record<string, string>;
@@ -75,7 +81,8 @@ export function chartFaces(renders: readonly SourceRender[], repo: Repo): Map<st
         return isMap(at) ? at : {};
       };
       const under = coalesce(part(r.chart.defaults), part(values));
-      add({ app: r.app.name, dependencyOf: dir, ...face(d.name, d.ref.version, scope, under) });
+      const oneMinor = upgradesOneMinor(r.app.resource.object);
+      add({ app: r.app.name, dependencyOf: dir, ...(oneMinor ? { oneMinor } : {}), ...face(d.name, d.ref.version, scope, under) });
     }
   }
   return out;

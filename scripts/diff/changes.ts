@@ -284,7 +284,7 @@ function updateRisks({ c, kind, label, a, b, flag }: Judged): void {
     for (const f of c.fields.filter((x) => /targetRevision$/.test(x.path))) {
       const source = f.path.replace(/\.targetRevision$/, '');
       if (chartComesOrGoes(source)) continue;
-      const step = chartStepRisk(b?.object, String(f.from), String(f.to));
+      const step = chartStepRisk(facts.upgradesOneMinor(b?.object), String(f.from), String(f.to));
       if (step) flag('upgrade', `${label}: chart ${source} ${step}`, undefined, 'review');
       const moved = major(String(f.from)) !== major(String(f.to));
       flag('version', `${label}: chart ${source} ${String(f.from)} -> ${String(f.to)}${moved ? ' (a major version)' : ''}`, moved);
@@ -336,7 +336,8 @@ function capabilityRisks(base: Snapshot, head: Snapshot): Risk[] {
 
 /**
  * A chart a wrapper chart of the repository depends on, at another version (its Chart.lock, or Chart.yaml): no object
- * names that version, so it is read from the two sides' chart faces; a major is a person's call, as for any chart.
+ * names that version, so it is read from the two sides' chart faces; a major is a person's call, as for any chart,
+ * and so is a step past the next minor where the wrapper's Application says its chart upgrades one minor at a time.
  */
 function dependencyBumpRisks(base: Snapshot, head: Snapshot): Risk[] {
   const out: Risk[] = [];
@@ -344,13 +345,17 @@ function dependencyBumpRisks(base: Snapshot, head: Snapshot): Risk[] {
     const before = base.charts?.get(key);
     if (now.dependencyOf === undefined || !before || before.version === now.version) continue;
     const moved = major(before.version) !== major(now.version);
+    const id = `${now.app}|argoproj.io/Application|argocd|${now.app}`;
+    const what = `Application ${now.app}: chart ${now.chart}, a dependency of the chart at ${now.dependencyOf},`;
+    const step = chartStepRisk(now.oneMinor, before.version, now.version);
+    if (step) out.push({ app: now.app, id, flag: 'upgrade', level: 'review', reason: `${what} ${step}` });
     out.push({
       app: now.app,
-      id: `${now.app}|argoproj.io/Application|argocd|${now.app}`,
+      id,
       flag: 'version',
       major: moved,
       level: levelOf({ flag: 'version', major: moved }),
-      reason: `Application ${now.app}: chart ${now.chart}, a dependency of the chart at ${now.dependencyOf}, ${before.version} -> ${now.version}${moved ? ' (a major version)' : ''}`,
+      reason: `${what} ${before.version} -> ${now.version}${moved ? ' (a major version)' : ''}`,
     });
   }
   return out;

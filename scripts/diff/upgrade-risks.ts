@@ -27,14 +27,13 @@ export function upgradeRisk(kind: string, a: Record<string, unknown> | undefined
 }
 
 /**
- * A chart bump of an Application whose chart upgrades one minor at a time (its upgrades-one-minor-at-a-time
- * annotation, with the reason): past the next minor, or to another major, it is for a person, with the step to
- * take first. Undefined when the bump is a step the chart takes.
+ * A chart bump where the chart upgrades one minor at a time (`why`: its Application's upgrades-one-minor-at-a-time
+ * annotation, the reason it gives): past the next minor, or to another major, it is for a person, with the step to
+ * take first. Undefined when the bump is a step the chart takes, or the chart does not say.
  */
-export function chartStepRisk(application: Record<string, unknown> | undefined, from: string, to: string): string | undefined {
-  const why = facts.upgradesOneMinor(application);
-  const { step, next } = facts.minorStep(from, to);
+export function chartStepRisk(why: string | undefined, from: string, to: string): string | undefined {
   if (!why) return undefined;
+  const { step, next } = facts.minorStep(from, to);
   if (step === 'major') return `${from} -> ${to} moves to another major, and this chart upgrades one minor at a time (${why})`;
   const first = `${from.startsWith('v') ? 'v' : ''}${next}`;
   if (step === 'skip') return `${from} -> ${to} skips ${first}, and this chart upgrades one minor at a time (${why}): take ${first} first`;

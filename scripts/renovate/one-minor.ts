@@ -48,7 +48,9 @@ export function nextSteps(current: string): [string, string, string] | undefined
  * gate.homelab-gitops/upgrades-one-minor-at-a-time, with the reason they give).
  */
 export function minorsQuestion(deps: readonly ExtractedDep[], charts: ReadonlyMap<string, string> = new Map()): Question<SkippedMinor[]> {
-  const why = (d: ExtractedDep) => (d.depName && ONE_MINOR_AT_A_TIME.get(d.depName)) || (d.datasource === 'helm' ? charts.get(d.file) : undefined);
+  // What Renovate skips (a wrapper chart's file:// dependency beside a fetched one) it offers nothing for: not asked.
+  const why = (d: ExtractedDep) =>
+    d.skipReason ? undefined : (d.depName && ONE_MINOR_AT_A_TIME.get(d.depName)) || (d.datasource === 'helm' ? charts.get(d.file) : undefined);
   const asked = deps.flatMap((d) => {
     const reason = why(d);
     const next = reason && d.currentValue ? nextSteps(d.currentValue) : undefined;

@@ -116,11 +116,25 @@ describe('a chart bump in the rendered diff', () => {
       expect.objectContaining({ level: 'note', reason: 'Application gizmo: chart gizmo, a dependency of the chart at apps/gizmo/chart, 1.0.0 -> 1.1.0' }),
     ]);
     expect(code).toBe(0);
-    // The next major: a version a person reviews (exit 3), as an Application's own chart.
+    // The next major: a version a person reviews (exit 3), as an Application's own chart; and where the wrapper's
+    // Application says its chart upgrades one minor at a time, a step the chart does not take, as for its own chart.
     await git(repo.root, 'commit', '-q', '-am', '1.1.0');
+    const annotated = repoApp('gizmo', '    path: apps/gizmo/chart').replace(
+      '  namespace: argocd\n',
+      "  namespace: argocd\n  annotations:\n    gate.homelab-gitops/upgrades-one-minor-at-a-time: gizmo's guide starts from the minor before\n",
+    );
+    repo.write('apps/gizmo/application.yaml', annotated);
+    await git(repo.root, 'commit', '-q', '-am', 'one minor at a time');
     const major = await bumped('2.0.0');
-    expect(major.report.risks.filter((r) => r.flag === 'version')).toEqual([
+    expect(major.report.risks.filter((r) => r.flag === 'version' || r.flag === 'upgrade')).toEqual([
       expect.objectContaining({
+        flag: 'upgrade',
+        level: 'review',
+        reason:
+          "Application gizmo: chart gizmo, a dependency of the chart at apps/gizmo/chart, 1.1.0 -> 2.0.0 moves to another major, and this chart upgrades one minor at a time (gizmo's guide starts from the minor before)",
+      }),
+      expect.objectContaining({
+        flag: 'version',
         level: 'review',
         reason: 'Application gizmo: chart gizmo, a dependency of the chart at apps/gizmo/chart, 1.1.0 -> 2.0.0 (a major version)',
       }),

@@ -70,4 +70,18 @@ describe('Renovate itself on a copy of the repository', () => {
       await restore();
     }
   });
+
+  it("asks of a wrapper chart's dependencies from a chart repository, not of the ones Renovate skips (file://)", () => {
+    const why = "the chart's guide starts from the minor before";
+    const dep = (depName: string, skipReason?: string): ExtractedDep => ({
+      file: 'apps/probe/chart/Chart.yaml',
+      manager: 'helmv3',
+      datasource: 'helm',
+      depName,
+      currentValue: '1.2.3',
+      ...(skipReason ? { skipReason } : {}),
+    });
+    const { asked } = minorsQuestion([dep('exporter'), dep('local', 'local-dependency')], new Map([['apps/probe/chart/Chart.yaml', why]]));
+    expect(asked).toEqual([expect.objectContaining({ depName: 'exporter', releases: ['1.2.4', '1.3.0', '1.4.0'], why })]);
+  });
 });

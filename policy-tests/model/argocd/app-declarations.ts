@@ -6,6 +6,7 @@
  * statement to the render whenever the chart is rendered.
  */
 import { applications } from './argocd.ts';
+import { chartDirOf, declaredDependencies } from './chart-dependencies.ts';
 import { dig } from '../core/dig.ts';
 import { groupOf, type Resource } from '../core/manifest.ts';
 import { perRepo } from '../repository/per-repo.ts';
@@ -98,12 +99,22 @@ export function createdAtRuntime(repo: Repo): { kind: string; namespace: string;
 /** Why an Application's chart upgrades one minor at a time (its UPGRADES_ONE_MINOR annotation), from its object; undefined when it does not say. */
 export const upgradesOneMinor = (object: Record<string, unknown> | undefined): string | undefined => annotationOf(object, UPGRADES_ONE_MINOR);
 
-/** Each Application file whose chart upgrades one minor at a time (UPGRADES_ONE_MINOR), with the reason it gives. */
+/**
+ * Each file that pins a chart upgrading one minor at a time (UPGRADES_ONE_MINOR), with the reason its Application
+ * gives: the Application's file, and the Chart.yaml of each wrapper chart it renders that fetches a dependency from a
+ * chart repository (what Renovate's helmv3 manager bumps), since the Application speaks for the chart it wraps.
+ */
 export const oneMinorAtATime = perRepo((repo: Repo): ReadonlyMap<string, string> => {
   const out = new Map<string, string>();
   for (const app of applications(repo)) {
     const why = upgradesOneMinor(app.resource.object);
-    if (why) out.set(app.resource.file, why);
+    if (!why) continue;
+    out.set(app.resource.file, why);
+    for (const source of app.sources) {
+      const dir = chartDirOf(repo, source);
+      if (dir === undefined) continue;
+      for (const d of declaredDependencies(repo, dir)) if (/^(https?|oci):\/\//.test(d.repository)) out.set(d.file, why);
+    }
   }
   return out;
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { chartValues } from '../../model/argocd/chart-values.ts';
 import { fetchedDependencies } from '../../model/argocd/chart-dependencies.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
+import { oneMinorAtATime } from '../../model/argocd/app-declarations.ts';
 import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
 
 function wrapper(dependency: string) {
@@ -58,5 +59,24 @@ describe("a chart's values through a wrapper chart that depends on it", () => {
         ref: expect.objectContaining({ version: '11.17.2' }),
       }),
     ]);
+  });
+
+  it("takes the one-minor rule of the wrapper's Application for the dependencies its Chart.yaml fetches, where Renovate bumps them", async () => {
+    const fixture = wrapper('  - name: local\n    version: 0.1.0\n    repository: file://../local\n');
+    expect(oneMinorAtATime(await loadRepo(fixture.root))).toEqual(new Map());
+    const why = "the exporter's guide starts from the minor before";
+    fixture.write(
+      'apps/probe/application.yaml',
+      repoApp('probe', '    path: apps/probe/chart').replace(
+        '  namespace: argocd\n',
+        `  namespace: argocd\n  annotations:\n    gate.homelab-gitops/upgrades-one-minor-at-a-time: ${why}\n`,
+      ),
+    );
+    expect(oneMinorAtATime(await loadRepo(fixture.root))).toEqual(
+      new Map([
+        ['apps/probe/application.yaml', why],
+        ['apps/probe/chart/Chart.yaml', why],
+      ]),
+    );
   });
 });
