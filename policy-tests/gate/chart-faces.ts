@@ -20,6 +20,8 @@ export interface ChartFace {
   chart: string;
   /** Where a wrapper chart of the repository depends on it (its folder), rather than the Application naming it. */
   dependencyOf?: string;
+  /** The alias the wrapper gives it, where it gives one: a wrapper may depend on one chart twice, under two aliases. */
+  alias?: string;
   /**
    * Why a wrapper's dependency upgrades one minor at a time: its Application's upgrades-one-minor-at-a-time, which
    * speaks for the chart it wraps. (An Application's own chart is read from the Application, which the diff holds.)
@@ -57,7 +59,7 @@ export function leaves(node: unknown, prefix = ''): Record<string, string> {
 export function chartFaces(renders: readonly SourceRender[], repo: Repo): Map<string, ChartFace> {
   const out = new Map<string, ChartFace>();
   const add = (face: ChartFace) => {
-    const key = `${face.app}|${face.dependencyOf ?? ''}|${face.chart}`;
+    const key = `${face.app}|${face.dependencyOf ?? ''}|${face.alias ?? face.chart}`;
     if (!out.has(key)) out.set(key, face);
   };
   const firstChart = new Set<string>();
@@ -82,13 +84,14 @@ export function chartFaces(renders: readonly SourceRender[], repo: Repo): Map<st
       };
       const under = coalesce(part(r.chart.defaults), part(values));
       const oneMinor = upgradesOneMinor(r.app.resource.object);
-      add({ app: r.app.name, dependencyOf: dir, ...(oneMinor ? { oneMinor } : {}), ...face(d.name, d.ref.version, scope, under) });
+      const alias = d.key === d.name ? {} : { alias: d.key };
+      add({ app: r.app.name, dependencyOf: dir, ...alias, ...(oneMinor ? { oneMinor } : {}), ...face(d.name, d.ref.version, scope, under) });
     }
   }
   return out;
 }
 
-function face(chart: string, version: string, scope: NonNullable<SourceRender['chart']>, values: unknown): Omit<ChartFace, 'app' | 'dependencyOf'> {
+function face(chart: string, version: string, scope: NonNullable<SourceRender['chart']>, values: unknown): Omit<ChartFace, 'app' | 'dependencyOf' | 'alias'> {
   return {
     chart,
     version,

@@ -346,7 +346,7 @@ function dependencyBumpRisks(base: Snapshot, head: Snapshot): Risk[] {
     if (now.dependencyOf === undefined || !before || before.version === now.version) continue;
     const moved = major(before.version) !== major(now.version);
     const id = `${now.app}|argoproj.io/Application|argocd|${now.app}`;
-    const what = `Application ${now.app}: chart ${now.chart}, a dependency of the chart at ${now.dependencyOf},`;
+    const what = `Application ${now.app}: chart ${now.chart}${now.alias === undefined ? '' : ` (as ${now.alias})`}, a dependency of the chart at ${now.dependencyOf},`;
     const step = chartStepRisk(now.oneMinor, before.version, now.version);
     if (step) out.push({ app: now.app, id, flag: 'upgrade', level: 'review', reason: `${what} ${step}` });
     out.push({

@@ -12,6 +12,8 @@ export interface ChartBump {
   chart: string;
   /** The wrapper chart's folder, where one of the repository depends on it. */
   dependencyOf?: string;
+  /** The alias the wrapper gives it, where it gives one. */
+  alias?: string;
   from: string;
   to: string;
   /** Defaults that changed, where the repository sets nothing at or under or above the path. */
@@ -36,8 +38,17 @@ export function chartBumps(base: Snapshot, head: Snapshot): ChartBump[] {
         ...(now.defaults[path] === undefined ? {} : { to: now.defaults[path] }),
       }));
     const unread = now.unread.filter((p) => !before.unread.includes(p));
-    const { app, dependencyOf } = now;
-    out.push({ app, chart: now.chart, ...(dependencyOf === undefined ? {} : { dependencyOf }), from: before.version, to: now.version, defaults, unread });
+    const { app, dependencyOf, alias } = now;
+    out.push({
+      app,
+      chart: now.chart,
+      ...(dependencyOf === undefined ? {} : { dependencyOf }),
+      ...(alias === undefined ? {} : { alias }),
+      from: before.version,
+      to: now.version,
+      defaults,
+      unread,
+    });
   }
   return out.sort((a, b) => a.app.localeCompare(b.app));
 }

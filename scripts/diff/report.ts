@@ -50,7 +50,7 @@ function bumpSections(bumps: readonly ChartBump[], cut: boolean): string[] {
     const shown = cut ? b.defaults.slice(0, BUMP_LINES) : b.defaults;
     out.push(
       '<details>',
-      `<summary><code>${html(b.app)}</code>: ${html(b.chart)}${b.dependencyOf === undefined ? '' : ` (a dependency of ${code(b.dependencyOf)})`} ${html(b.from)} → ${html(b.to)}: ${b.defaults.length} default(s) changed where this repository sets nothing, ${b.unread.length} key(s) it sets no longer read</summary>`,
+      `<summary><code>${html(b.app)}</code>: ${html(b.chart)}${b.alias === undefined ? '' : ` as ${code(b.alias)}`}${b.dependencyOf === undefined ? '' : ` (a dependency of ${code(b.dependencyOf)})`} ${html(b.from)} → ${html(b.to)}: ${b.defaults.length} default(s) changed where this repository sets nothing, ${b.unread.length} key(s) it sets no longer read</summary>`,
       '',
       ...b.unread.map((p) => `- **no longer read**: ${code(p)}`),
       ...shown.map((d) => `- ${code(d.path)}: ${code(d.from ?? '(none)')} → ${code(d.to ?? '(none)')}`),
@@ -195,7 +195,7 @@ export function text({ changes, risks, notJudged = [], chartBumps = [], heldBack
   if (notes.length) out.push(`NOTES (${notes.length})`, ...notes.map((r) => `  [${r.flag}] ${visible(r.app)}: ${visible(r.reason)}`), '');
   for (const b of chartBumps)
     out.push(
-      `CHART BUMP ${visible(b.app)}: ${visible(b.chart)}${b.dependencyOf === undefined ? '' : ` (a dependency of ${visible(b.dependencyOf)})`} ${visible(b.from)} -> ${visible(b.to)}`,
+      `CHART BUMP ${visible(b.app)}: ${visible(b.chart)}${b.alias === undefined ? '' : ` as ${visible(b.alias)}`}${b.dependencyOf === undefined ? '' : ` (a dependency of ${visible(b.dependencyOf)})`} ${visible(b.from)} -> ${visible(b.to)}`,
       ...b.unread.map((p) => `  no longer read: ${visible(p)}`),
       ...b.defaults.map((d) => `  default ${visible(d.path)}: ${visible(d.from ?? '(none)')} -> ${visible(d.to ?? '(none)')}`),
       '',

@@ -141,4 +141,27 @@ describe('a chart bump in the rendered diff', () => {
     ]);
     expect(major.code).toBe(3);
   });
+
+  it('shows a bump of one of two aliases of a chart, under its alias, where the other stays', async () => {
+    const repo = fixtureRepo();
+    const dependency = (alias: string, version: string) => `  - name: gizmo\n    version: ${version}\n    repository: ${charts.url}\n    alias: ${alias}\n`;
+    const chart = (b: string) => `apiVersion: v2\nname: wrapper\nversion: 1.0.0\ndependencies:\n${dependency('small', '1.0.0')}${dependency('large', b)}`;
+    repo.write('apps/gizmo/chart/Chart.yaml', chart('1.0.0'));
+    repo.write('apps/gizmo/chart/values.yaml', 'small:\n  sizing:\n    size: 1\nlarge:\n  sizing:\n    size: 9\n');
+    repo.write('apps/gizmo/application.yaml', repoApp('gizmo', '    path: apps/gizmo/chart'));
+    const quiet = () => undefined;
+    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
+    await git(repo.root, 'init', '-q', '-b', 'main');
+    await git(repo.root, 'add', '-A');
+    await git(repo.root, 'commit', '-q', '-m', 'base');
+    repo.write('apps/gizmo/chart/Chart.yaml', chart('1.1.0'));
+    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
+    let stdout = '';
+    await main(['HEAD', '-o', 'json'], { ...env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: quiet });
+    const report = JSON.parse(stdout) as { chartBumps: unknown[]; risks: { flag: string; reason: string }[] };
+    expect(report.chartBumps).toEqual([expect.objectContaining({ chart: 'gizmo', alias: 'large', from: '1.0.0', to: '1.1.0' })]);
+    expect(report.risks.filter((r) => r.flag === 'version').map((r) => r.reason)).toEqual([
+      'Application gizmo: chart gizmo (as large), a dependency of the chart at apps/gizmo/chart, 1.0.0 -> 1.1.0',
+    ]);
+  });
 });

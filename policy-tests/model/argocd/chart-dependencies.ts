@@ -64,9 +64,26 @@ export function declaredDependencies(repo: Repo, dir: string): DeclaredDependenc
   return [...dependencyList(repo, join(dir, 'Chart.yaml')), ...dependencyList(repo, join(dir, 'requirements.yaml'))];
 }
 
-/** What the chart's lock records (Chart.lock, or an apiVersion v1 chart's requirements.lock), when it has one. */
+/**
+ * What the chart's lock records (Chart.lock, or an apiVersion v1 chart's requirements.lock), when it has one, each
+ * entry with the key its values sit under. A lock records no alias, but Helm's resolver writes one entry per
+ * dependency of the file it pairs with, in its order, and the build refuses a lock out of step with it: the entry at
+ * an index is that dependency (two aliases of one chart, say), its key the alias there.
+ */
 function lockedDependencies(repo: Repo, dir: string): DeclaredDependency[] | undefined {
-  for (const file of ['Chart.lock', 'requirements.lock'].map((f) => join(dir, f))) if (existsSync(join(repo.root, file))) return dependencyList(repo, file);
+  const pairs = [
+    ['Chart.lock', 'Chart.yaml'],
+    ['requirements.lock', 'requirements.yaml'],
+  ] as const;
+  for (const [lock, declaring] of pairs) {
+    const file = join(dir, lock);
+    if (!existsSync(join(repo.root, file))) continue;
+    const declared = dependencyList(repo, join(dir, declaring));
+    return dependencyList(repo, file).map((d, i) => {
+      const same = declared[i]?.name === d.name ? declared[i] : declared.find((x) => x.name === d.name);
+      return { ...d, key: same?.key ?? d.key };
+    });
+  }
   return undefined;
 }
 
@@ -108,10 +125,7 @@ export function fetchedDependencies(repo: Repo, dir: string): FetchedDependency[
   const declared = declaredDependencies(repo, dir);
   if (!lacksOne(repo, dir, declared)) return [];
   const locked = lockedDependencies(repo, dir);
-  // A lock records no alias: the key the values sit under is Chart.yaml's.
-  const fetched = (locked ?? declared)
-    .filter((d) => d.repository !== '' && !d.repository.startsWith('file://'))
-    .map((d) => ({ ...d, key: declared.find((x) => x.name === d.name)?.key ?? d.key }));
+  const fetched = (locked ?? declared).filter((d) => d.repository !== '' && !d.repository.startsWith('file://'));
   return fetched.map((d): FetchedDependency => {
     if (/^oci:\/\//i.test(d.repository))
       return { ...d, unpinned: `an OCI registry (${d.repository}), which the gate cannot stand in for offline when Helm's build asks it` };

@@ -16,16 +16,16 @@ export interface ChartValues {
 
 /**
  * Where a source deploys `chart`: itself (`chart: <name>`, its values the chart's), or a chart at a path of this
- * repository that depends on it (a wrapper chart, chart-dependencies.ts): its values under the dependency's key,
- * over the wrapper's own values.yaml, which Helm reads first. Undefined where the source deploys something else.
+ * repository that depends on it (a wrapper chart, chart-dependencies.ts), once per dependency on it (two aliases
+ * deploy it twice): its values under the dependency's key, over the wrapper's own values.yaml, which Helm reads
+ * first. None where the source deploys something else.
  */
-function deployedAs(repo: Repo, source: AppSource, chart: string): { key?: string; defaults?: DataFile } | undefined {
-  if (source.chart !== undefined) return source.chart === chart ? {} : undefined;
+function deployedAs(repo: Repo, source: AppSource, chart: string): { key?: string; defaults?: DataFile }[] {
+  if (source.chart !== undefined) return source.chart === chart ? [{}] : [];
   const dir = chartDirOf(repo, source);
-  if (dir === undefined) return undefined;
-  const dependency = declaredDependencies(repo, dir).find((d) => d.name === chart);
-  if (!dependency) return undefined;
-  return { key: dependency.key, defaults: chartValuesFile(repo, dir) };
+  if (dir === undefined) return [];
+  const keys = new Set(declaredDependencies(repo, dir).flatMap((d) => (d.name === chart ? [d.key] : [])));
+  return [...keys].map((key) => ({ key, defaults: chartValuesFile(repo, dir) }));
 }
 
 /** The values.yaml of a chart at a path of the repository (its defaults, which set its dependencies' values too). */
@@ -43,26 +43,25 @@ function under(values: DataFile, key: string): DataFile {
  * What each source of `chart` renders with, merged as Helm merges it, in Argo CD's order: the values files of this
  * repository, then the values the Application carries (helm.values or valuesObject, parameters); for a wrapper chart
  * that depends on it, what those give under the dependency's key, over the wrapper's values.yaml. One entry per
- * source; a finding on it lands in the layer that set the path (merged-values.ts). A file the gate cannot read is
+ * source (per dependency on the chart, for a wrapper); a finding on it lands in the layer that set the path (merged-values.ts). A file the gate cannot read is
  * left to the render tier to report.
  */
 export function chartValues(repo: Repo, chart: string): ChartValues[] {
   const out: ChartValues[] = [];
   for (const app of applications(repo)) {
-    for (const source of app.sources) {
-      const deployed = deployedAs(repo, source, chart);
-      if (!deployed) continue;
-      const layers = valueFilesOf(repo, app, source).flatMap((valueFile) => {
-        if (!('rel' in valueFile)) return [];
-        const data = repo.dataFiles.get(valueFile.rel) ?? (deployed.key === undefined ? undefined : chartFile(repo, valueFile.rel));
-        return data ? [data] : [];
-      });
-      layers.push(...inlineValues(app, source));
-      if (deployed.defaults) layers.unshift(deployed.defaults);
-      if (layers.length === 0) continue;
-      const merged = deployed.key === undefined ? mergedValues(layers) : under(mergedValues(layers), deployed.key);
-      out.push({ appName: app.name, file: merged.file, values: (merged.data ?? {}) as Record<string, unknown>, source: merged });
-    }
+    for (const source of app.sources)
+      for (const deployed of deployedAs(repo, source, chart)) {
+        const layers = valueFilesOf(repo, app, source).flatMap((valueFile) => {
+          if (!('rel' in valueFile)) return [];
+          const data = repo.dataFiles.get(valueFile.rel) ?? (deployed.key === undefined ? undefined : chartFile(repo, valueFile.rel));
+          return data ? [data] : [];
+        });
+        layers.push(...inlineValues(app, source));
+        if (deployed.defaults) layers.unshift(deployed.defaults);
+        if (layers.length === 0) continue;
+        const merged = deployed.key === undefined ? mergedValues(layers) : under(mergedValues(layers), deployed.key);
+        out.push({ appName: app.name, file: merged.file, values: (merged.data ?? {}) as Record<string, unknown>, source: merged });
+      }
   }
   return out;
 }

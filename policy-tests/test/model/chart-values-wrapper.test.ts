@@ -61,6 +61,22 @@ describe("a chart's values through a wrapper chart that depends on it", () => {
     ]);
   });
 
+  it('are read once per dependency where two aliases deploy the chart twice, each under its own key, as the lock lists them in order', async () => {
+    const fixture = wrapper(
+      '    alias: probe-a\n  - name: prometheus-blackbox-exporter\n    version: 11.17.2\n    repository: https://prometheus-community.github.io/helm-charts\n    alias: probe-b\n',
+    );
+    fixture.write('apps/probe/chart/values.yaml', 'probe-a:\n  replicas: 1\nprobe-b:\n  replicas: 2\n');
+    const entry = '- name: prometheus-blackbox-exporter\n  repository: https://prometheus-community.github.io/helm-charts\n  version: 11.17.2\n';
+    fixture.write('apps/probe/chart/Chart.lock', `dependencies:\n${entry}${entry}digest: sha256:0\n`);
+    const repo = await loadRepo(fixture.root);
+    expect(fetchedDependencies(repo, 'apps/probe/chart').map((d) => [d.key, d.index])).toEqual([
+      ['probe-a', 0],
+      ['probe-b', 1],
+    ]);
+    // The application's layers set the chart's name, which no alias reads: each copy gets its own key's values alone.
+    expect(chartValues(repo, 'prometheus-blackbox-exporter').map((v) => v.values)).toEqual([{ replicas: 1 }, { replicas: 2 }]);
+  });
+
   it("takes the one-minor rule of the wrapper's Application for the dependencies its Chart.yaml fetches, where Renovate bumps them", async () => {
     const fixture = wrapper('  - name: local\n    version: 0.1.0\n    repository: file://../local\n');
     expect(oneMinorAtATime(await loadRepo(fixture.root))).toEqual(new Map());

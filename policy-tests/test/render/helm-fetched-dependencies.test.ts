@@ -225,6 +225,32 @@ describe('a chart whose dependency comes from a chart repository', () => {
     ]);
   });
 
+  it('renders a chart it depends on twice under two aliases, each with the values under its own key, and names a typo under the second', async () => {
+    const own = await startChartRepo(env, { https: true });
+    const repo = fixtureRepo();
+    const dependency = (alias: string) => `  - name: common\n    version: 0.3.0\n    repository: "${own.url}"\n    alias: ${alias}\n`;
+    repo.write('apps/demo/chart/Chart.yaml', `apiVersion: v2\nname: wrapper\nversion: 1.0.0\ndependencies:\n${dependency('one')}${dependency('two')}`);
+    repo.write('apps/demo/chart/values.yaml', 'one:\n  value: first\ntwo:\n  value: second\n  valeu: typo\n');
+    repo.write('apps/demo/application.yaml', repoApp('demo', '    path: apps/demo/chart'));
+    try {
+      // Helm names each copy by its alias (.Chart.Name), and its lock lists the dependency twice, in order.
+      await own.publish({ ...common('0.3.0'), files: { 'templates/shared.yaml': configMap('{{ .Chart.Name }}', '{{ .Values.value | quote }}') } });
+      const copy = mkdtempSync(join(tmpdir(), 'fetched-deps-alias-'));
+      cpSync(join(repo.root, 'apps/demo/chart'), copy, { recursive: true });
+      await output(env.HELM_BIN!, ['dependency', 'update', copy], { env: { ...helmHomes(), SSL_CERT_FILE: own.certFile } });
+      repo.write('apps/demo/chart/Chart.lock', readFileSync(join(copy, 'Chart.lock'), 'utf8'));
+      expect(await pull(repo, { env: { ...env, SSL_CERT_FILE: own.certFile } })).toBe(0);
+    } finally {
+      await own.close();
+    }
+    const [render] = await renderAll(repo);
+    expect(render, render?.message).toMatchObject({ status: 'rendered' });
+    expect(dataByName(render!.resources.map((r) => r.object))).toEqual({ one: { value: 'first' }, two: { value: 'second' } });
+    expect(await checkFindings('helm-values-unused', { root: repo.root, env })).toEqual([
+      'apps/demo/chart/values.yaml:5 two.valeu: the common chart, a dependency of wrapper (chart at apps/demo/chart), neither declares this key in its values nor reads it in any template, so Helm ignores it (did you mean "value"?)',
+    ]);
+  });
+
   it('refuses a dependency whose name is a path, in one line, and pulls the others; the render refuses it too', async () => {
     const repo = wrapper(charts.url, '0.1.0');
     repo.write(
