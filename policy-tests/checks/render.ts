@@ -10,8 +10,8 @@ import { type CheckContext, type PolicyCheck, type Area, staticArea } from '../m
 import { isMap } from '../model/core/dig.ts';
 import { perObject } from '../model/core/per-object.ts';
 import { applications, isExactChartVersion, normalizeSourcePath } from '../model/argocd/argocd.ts';
-import { chartValuesFile } from '../model/argocd/chart-values.ts';
-import { chartDirOf, chartFile } from '../model/argocd/chart-dependencies.ts';
+import { chartValuesFile } from '../model/helm/chart-values.ts';
+import { chartDirOf, chartFile } from '../model/helm/chart-dependencies.ts';
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
 import { chartId, chartRefOf, dependencyCharts, kustomizeCharts, PULL_COMMAND, type ChartRef } from '../render/charts.ts';
 import { checkoutView } from '../model/argocd/kustomize.ts';

@@ -10,7 +10,7 @@ import { ARGOCD_CM_PATCH, argocdSettings, customHealth } from '../model/controll
 import { isHookOrSkipped } from '../model/controller/hooks.ts';
 import { isDefaultStorageClass } from '../model/cluster/providers.ts';
 import { placeOf, SYNC_PHASES, type SyncPosition } from '../model/controller/waves.ts';
-import { chartValues, type ChartValues } from '../model/argocd/chart-values.ts';
+import { chartValues, type ChartValues } from '../model/helm/chart-values.ts';
 import type { Area, CheckContext, FailurePlace, PolicyCheck } from '../model/checks/kit.ts';
 import { dig } from '../model/core/dig.ts';
 import { groupOf, type Resource } from '../model/core/manifest.ts';

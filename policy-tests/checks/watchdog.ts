@@ -2,7 +2,7 @@
  * The alert path's own alarm (A11, A18): Alertmanager's Watchdog route feeds
  * the external watchdog worker, often enough for its silence threshold.
  */
-import { chartValues } from '../model/argocd/chart-values.ts';
+import { chartValues } from '../model/helm/chart-values.ts';
 import { dig } from '../model/core/dig.ts';
 import { durationMs } from '../model/core/time.ts';
 import type { Path } from '../model/core/positions.ts';

@@ -7,8 +7,8 @@
  * that stopped working.
  */
 import type { SourceRender } from '../model/argocd/rendered.ts';
-import { coalesce, mergedValues } from '../model/argocd/merged-values.ts';
-import { chartDirOf, fetchedDependencies } from '../model/argocd/chart-dependencies.ts';
+import { coalesce, mergedValues } from '../model/helm/merged-values.ts';
+import { chartDirOf, fetchedDependencies } from '../model/helm/chart-dependencies.ts';
 import { upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 import type { Repo } from '../model/repository/repo.ts';
 import { isMap } from '../model/core/dig.ts';

@@ -13,7 +13,7 @@ import type { Repo } from '../model/repository/repo.ts';
 import { cacheRoot } from './tools.ts';
 import { assertChartRef } from './limits.ts';
 import type { RemoteEntry } from './remote-bases.ts';
-import { chartDirOf, fetchedDependencies } from '../model/argocd/chart-dependencies.ts';
+import { chartDirOf, fetchedDependencies } from '../model/helm/chart-dependencies.ts';
 
 import { CHART_LOCK_FILE } from '../model/repository/repo.ts';
 

@@ -13,7 +13,7 @@ import { join, posix, relative, sep } from 'node:path';
 import { confinedPath } from '../model/argocd/source-files.ts';
 import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { chartCache } from './chart-cache.ts';
-import { declaredDependencies, fetchedDependencies } from '../model/argocd/chart-dependencies.ts';
+import { declaredDependencies, fetchedDependencies } from '../model/helm/chart-dependencies.ts';
 import { chartId, digestOf, PULL_COMMAND, type ChartRef } from './charts.ts';
 import { hash, NotRendered, runTool, type Context } from './context.ts';
 import { assertNoEscapingLinks, assertRealInside, assertSize, RenderRefused } from './limits.ts';

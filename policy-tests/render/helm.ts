@@ -9,14 +9,14 @@ import { stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { sourceFile, valueFilesOf } from '../model/argocd/source-files.ts';
-import { inlineValues } from '../model/argocd/inline-values.ts';
+import { inlineValues } from '../model/helm/inline-values.ts';
 import { parseDataFile, type DataFile, type Repo } from '../model/repository/repo.ts';
 import { cachedRun, cachedScope } from './cache.ts';
 import { chartId, chartRefOf } from './charts.ts';
 import { chartFiles, chartScopeFromFolder, folderEntries } from './chart-files.ts';
 import { extractedChart, unpackingKey } from './chart-extract.ts';
 import { mayReadApiVersions } from './chart-traits.ts';
-import { buildsDependencies } from '../model/argocd/chart-dependencies.ts';
+import { buildsDependencies } from '../model/helm/chart-dependencies.ts';
 import {
   buildDependencies,
   builtChart,

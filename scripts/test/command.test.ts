@@ -236,6 +236,8 @@ describe('the scripts on the contract', () => {
       data('recurse/sub/b.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n---\napiVersion: v1\nkind: ConfigMapList\nitems:\n');
       data('kustomization_yaml/kustomization.yaml', 'resources: []\n');
       data('skipped/x.yaml', '# +argocd:skip-file-rendering\nnot: [a, manifest\n');
+      data('app-parameters/multi/.argocd-source.yaml', 'kustomize:\n  images: [img:0.2]\n');
+      data('app-parameters/multi/.argocd-source-testapp.yaml', 'kustomize:\n  images: [img:0.3]\n');
       symlinkSync('../outside.json', join(dir, 'testdata/recurse/escape.json'));
       writeFileSync(join(dir, 'testdata/outside.json'), '{}');
       const go = [
@@ -285,15 +287,28 @@ describe('the scripts on the contract', () => {
         'func TestGenerateManifestsWithAppParameterFile(t *testing.T) {',
         '\tres1, err := service.GenerateManifest(t.Context(), &q)',
         '}',
+        'func TestGetAppDetailsWithAppParameterFile(t *testing.T) {',
+        '\tt.Run("App specific override", func(t *testing.T) {',
+        '\t\trunWithTempTestdata(t, "multi", func(t *testing.T, path string) {',
+        '\t\t\tdetails, err := service.GetAppDetails(t.Context(), &apiclient.RepoServerAppDetailsQuery{',
+        '\t\t\t\tSource: &v1alpha1.ApplicationSource{Path: path},',
+        '\t\t\t\tAppName: "testapp",',
+        '\t\t\t})',
+        '\t\t\trequire.NoError(t, err)',
+        '\t\t\tassert.Equal(t, []string{"img:0.3"}, details.Kustomize.Images)',
+        '\t\t})',
+        '\t})',
+        '}',
       ].join('\n');
       writeFileSync(join(dir, 'repository_test.go'), `${go}\n`);
       const { out, io } = capture();
       expect(await conformanceCommand(['--argocd', root], io)).toBe(0);
       const lines = out.stdout.trimEnd().split('\n');
       // The size case is judged too: past the repo-server's limit (10 bytes) the source fails, and applies nothing.
-      expect(lines.at(-1)).toBe('Argo CD repo-server cases: 5/5 applicable agree (100.0%); 1 refused by design, 0 not applicable');
+      // The app-details case is judged through the merge of the folder's parameter files, the app's last.
+      expect(lines.at(-1)).toBe('Argo CD repo-server cases: 6/6 applicable agree (100.0%); 0 refused by design, 1 not applicable');
       expect(out.stdout).not.toMatch(/NOT APPLICABLE Test_findManifests\/size/);
-      expect(out.stdout).toMatch(/REFUSED BY DESIGN TestGenerateManifestsWithAppParameterFile: Argo CD merges \.argocd-source/);
+      expect(out.stdout).toMatch(/NOT APPLICABLE TestGenerateManifestsWithAppParameterFile: a source whose parameter file the gate merges as Argo CD does/);
       // A case the gate answers otherwise is a disagreement with its reason: the link now stays inside.
       rmSync(join(dir, 'testdata/recurse/escape.json'));
       const again = capture();

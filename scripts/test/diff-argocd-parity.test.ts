@@ -87,12 +87,28 @@ describe('the rendered diff sees what Argo CD applies', () => {
     );
   });
 
-  it('a source parameter file makes the app not judged: the diff cannot vouch for what Argo CD would apply', async () => {
+  it('a source parameter file is merged as Argo CD merges it: the subfolder its recurse brings in holds a cluster-admin binding, an RBAC risk', async () => {
     await reset();
-    repo.write('apps/demo/.argocd-source-demo.yaml', 'directory:\n  recurse: true\n');
-    const { code, text: out } = await diff();
-    expect(code).toBe(1);
-    expect(out).toContain('apps/demo/.argocd-source-demo.yaml');
+    repo.write(
+      'apps/demo/extra/binding.yaml',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: all-yours\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: default, namespace: demo}]\n',
+    );
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'a folder the demo app does not read');
+    try {
+      expect((await diff()).code).toBe(0);
+      repo.write('apps/demo/.argocd-source-demo.yaml', 'directory:\n  recurse: true\n');
+      const { code, report } = await diff();
+      expect(code).toBe(3);
+      expect(report.risks).toContainEqual(expect.objectContaining({ flag: 'rbac', reason: expect.stringContaining('cluster-admin') }));
+      // One Argo CD fails on applies nothing: the diff cannot vouch for the app.
+      repo.write('apps/demo/.argocd-source-demo.yaml', 'directory:\n  recurse: "true"\n');
+      const failing = await diff();
+      expect(failing.code).toBe(1);
+      expect(failing.text).toContain('json: cannot unmarshal string into directory.recurse (a Go bool)');
+    } finally {
+      await git('reset', '-q', '--hard', 'HEAD~1');
+    }
   });
 
   it('an ApplicationSet is not judged: what its generators make would be synced, and the diff cannot vouch for it', async () => {

@@ -13,6 +13,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { discoveredTool, type DirectoryOptions } from '../../model/argocd/repo-server.ts';
+import { judgeParameterCase, parameterCases, type ParameterCase } from './argocd-parameter-cases.ts';
 import { readDirectorySource, walkPaths } from '../../model/repository/directory-source.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { blockAt, GoParser, GoUnsupported, tokenize } from './go-literals.ts';
@@ -20,8 +21,11 @@ import { helmCases, isolatedRenderEnv, judgeHelmCase, type HelmCase } from './ar
 
 export interface RepoServerCase {
   test: string;
-  /** What it calls: the walk, findManifests, the tool choice, a generate-manifests request, or one of a Helm or jsonnet source. */
-  kind: 'walk' | 'find' | 'tool' | 'generate' | 'helm' | 'jsonnet';
+  /**
+   * What it calls: the walk, findManifests, the tool choice, a generate-manifests request, one of a Helm or jsonnet
+   * source, or the app details of a source with parameter files (its merged source).
+   */
+  kind: 'walk' | 'find' | 'tool' | 'generate' | 'helm' | 'jsonnet' | 'parameters';
   /** A Helm or jsonnet source's request, for kinds `helm` and `jsonnet`, judged through the render tier. */
   helm?: HelmCase;
   appPath: string;
@@ -31,6 +35,8 @@ export interface RepoServerCase {
   maxCombinedBytes?: number;
   /** What the test asserts. */
   expect: { error?: boolean; count?: number; names?: string[]; tool?: string };
+  /** An app-details request on a folder of source parameter files, judged through the gate's merge. */
+  parameters?: ParameterCase;
   /** Why it is not judged here, if it is not. */
   notApplicable?: string;
   /** What the gate does on purpose that Argo CD does not (refusing source parameter files, dangling symlinks). */
@@ -247,8 +253,8 @@ function generateCase(test: string, body: string, dir?: string): RepoServerCase 
   if (/AppParameterFile|app-parameters|\.argocd-source/.test(test + body) || serviceHasParameterFile(body, dir))
     return {
       ...base,
-      byDesign:
-        'Argo CD merges .argocd-source*.yaml into the source; the gate refuses any such file at a source path (argocd-applied-files) and takes options from the Application alone',
+      notApplicable:
+        'a source whose parameter file the gate merges as Argo CD does (measured by the app-details cases of TestGetAppDetailsWithAppParameterFile); the test asserts an image of the rendered Deployment, which this reader does not read',
     };
   // NoCache only asks the repo-server not to use its cache: nothing live.
   if (LIVE.test(body.replace(/NoCache:\s*true,/g, ''))) return { ...base, notApplicable: 'needs a live server, git, the manifest cache or OCI' };
@@ -299,8 +305,17 @@ export function repoServerCases(goSource: string, dir?: string): RepoServerCase[
     }
     const walks = walkCases(unit.name, unit.body);
     const tools = toolCases(unit.name, unit.body);
-    if (walks.length || tools.length) {
-      out.push(...walks, ...tools);
+    const parameters = parameterCases(unit.name, unit.body).map((p): RepoServerCase => ({
+      test: p.test,
+      kind: 'parameters',
+      appPath: join('testdata/app-parameters', p.folder),
+      repoRoot: '.',
+      directory: {},
+      expect: p.expect,
+      parameters: p,
+    }));
+    if (walks.length || tools.length || parameters.length) {
+      out.push(...walks, ...tools, ...parameters);
       continue;
     }
     out.push(...generateCases(unit.name, unit.body, dir));
@@ -317,6 +332,7 @@ function judge(dir: string, c: RepoServerCase): { ok: boolean; why: string; refu
     const tool = discoveredTool(paths, '');
     return { ok: tool === c.expect.tool, why: `Argo CD picks ${c.expect.tool}, the gate ${tool}` };
   }
+  if (c.parameters) return judgeParameterCase(dir, c.parameters);
   const read = readDirectorySource(join(dir, c.repoRoot), appPath, c.directory, c.maxCombinedBytes ?? 0);
   const refused = read.refusals.length > 0;
   // The walk returns files; findManifests documents (a List once); a generate request the objects, Lists split.

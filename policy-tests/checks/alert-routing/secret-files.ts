@@ -1,6 +1,6 @@
 /** The files Alertmanager's configuration reads (A11, A12): each a key of a mounted Secret an ExternalSecret writes. */
 import { CONFIG_PATH } from '../../model/monitoring/alertmanager.ts';
-import { chartValues } from '../../model/argocd/chart-values.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
 import { applicationsByName } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { Path } from '../../model/core/positions.ts';

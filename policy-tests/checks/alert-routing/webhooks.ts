@@ -7,7 +7,7 @@ import { alertmanagerConfigs, expectedReceiver, route } from '../../model/monito
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { ALERTS_API_PATH, PAYLOADS_DIR, postableAlerts, SENDERS_FILE, webhookSenders, type WebhookSender } from '../../model/monitoring/webhook-senders.ts';
 import { fillBody, type BodyFiller } from '../../model/monitoring/webhook-bodies.ts';
-import { chartValues } from '../../model/argocd/chart-values.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
 import { ingressPathMatches, ingressRoutes, servicePort } from '../../model/cluster/ingress-routes.ts';
 import { LAN_GATEWAY } from '../../model/cluster/gateways.ts';

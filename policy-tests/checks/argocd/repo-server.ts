@@ -1,6 +1,7 @@
 /**
  * What Argo CD's repo-server reads that the gate will not take as written:
- * the source parameter files it merges into a source, the files its
+ * a source parameter file it fails on, or whose keys it drops or ignores
+ * (the gate merges the others as it does), the files its
  * directory walk applies that a reviewer would not see (dot-names; jsonnet is
  * evaluated by the render tier and judged), sources it hands to a plugin or refuses,
  * and a source hydrator's branch, synced in place of the sources. Each
@@ -15,24 +16,26 @@ export const argocdRepoServerChecks: PolicyCheck[] = [
   {
     id: 'argocd-applied-files',
     description:
-      "What Argo CD's repo-server applies is what the gate judges: no source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) rewrites a source, no hidden (dot-named) file is applied by a directory source (a jsonnet file is evaluated as Argo CD evaluates it, and what it yields judged), no source needs a plugin or names two tools, no ApplicationSet makes Applications the gate never sees (it does not evaluate generators), no directory source's files together pass the repo-server's size limit (argocd-cmd-params-cm reposerver.max.combined.directory.manifests.size, 10M by default; jsonnet files not counted), and no Application syncs from the branch a source hydrator writes (invariants P1).",
+      "What Argo CD's repo-server applies is what the gate judges: a source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) is merged into its source as Argo CD merges it, and none holds what Argo CD fails the source for, drops or ignores; no hidden (dot-named) file is applied by a directory source (a jsonnet file is evaluated as Argo CD evaluates it, and what it yields judged), no source needs a plugin or names two tools, no ApplicationSet makes Applications the gate never sees (it does not evaluate generators), no directory source's files together pass the repo-server's size limit (argocd-cmd-params-cm reposerver.max.combined.directory.manifests.size, 10M by default; jsonnet files not counted), and no Application syncs from the branch a source hydrator writes (invariants P1).",
     invariants: ['P1'],
     remediation:
-      'put tool options in the Application itself, give hidden manifests a plain name, give each source one tool block Argo CD renders without a plugin, write out what an ApplicationSet would make as Applications, keep a directory source within the size limit, and sync from main, not a hydrated branch',
+      'write a source parameter file as Argo CD decodes it (the field names and types of its ApplicationSource), or put the options in the Application itself, give hidden manifests a plain name, give each source one tool block Argo CD renders without a plugin, write out what an ApplicationSet would make as Applications, keep a directory source within the size limit, and sync from main, not a hydrated branch',
     // argocd-cmd-params-cm: the repo-server's limit on a directory source's combined size.
     reads: { kinds: [...APP_KINDS, 'ConfigMap', 'ApplicationSet'] },
     exemptible: false,
     run(ctx) {
       for (const { resource, why } of applicationSetRefusals(ctx.repo))
         ctx.fail({ resource, path: ['spec', 'generators'] }, `ApplicationSet ${resource.name}: ${why}; write each Application out as an application.yaml`);
-      // A file two sources (or two apps) read is refused once.
+      // A file two sources (or two apps) read is refused once for each thing wrong with it.
       const refused = new Set<string>();
       for (const app of applications(ctx.repo))
         for (const refusal of refusalsOf(ctx.repo, app)) {
           if (!('file' in refusal)) ctx.fail({ resource: app.resource, path: refusal.path }, refusal.message);
-          else if (!refused.has(refusal.file)) {
-            refused.add(refusal.file);
-            ctx.fail({ file: refusal.file }, refusal.message);
+          else {
+            const once = `${refusal.file}\0${refusal.line ?? 0}\0${refusal.message.replace(/Application \S+/g, '')}`;
+            if (refused.has(once)) continue;
+            refused.add(once);
+            ctx.fail({ file: refusal.file, ...(refusal.line === undefined ? {} : { line: refusal.line }) }, refusal.message);
           }
         }
     },

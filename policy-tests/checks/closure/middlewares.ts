@@ -5,7 +5,7 @@
  * or the Middleware does not exist, Traefik logs `middleware "..." does not exist` and does not build the router:
  * every request to the route is a 404 (traefik/traefik#11510, #9703).
  */
-import { chartValues } from '../../model/argocd/chart-values.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';

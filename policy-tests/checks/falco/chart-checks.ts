@@ -2,7 +2,7 @@
  * The Falco sensor, its rules source, its network policy and its forwarder, as the charts' values and renders give them (S1-S3).
  */
 import { tuningFiles } from '../../model/falco/tuning.ts';
-import type { ChartValues } from '../../model/argocd/chart-values.ts';
+import type { ChartValues } from '../../model/helm/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
 import { toleratesControlPlane } from '../../model/core/workloads.ts';
 import { eachChartValues, type ValuesFail } from '../../model/checks/kit.ts';

@@ -15,7 +15,7 @@
  * namespace selector the values give, else every namespace.
  */
 import { namespaceOrDestination, type ArgoApp, applicationsByName } from '../../model/argocd/argocd.ts';
-import { chartValues } from '../../model/argocd/chart-values.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
 import { dig, isMap } from '../../model/core/dig.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { Resource } from '../../model/core/manifest.ts';

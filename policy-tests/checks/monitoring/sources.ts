@@ -4,7 +4,7 @@
  * the hypervisor's and the network controller's read-only sources.
  */
 import { alloyConfig, onValues, type Fail } from './values.ts';
-import { chartValues } from '../../model/argocd/chart-values.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
 import { eachChartValues } from '../../model/checks/kit.ts';
 import type { Path } from '../../model/core/positions.ts';

@@ -1,5 +1,5 @@
 /** What the monitoring checks share: the values of a monitoring chart, and the Alloy configuration inside them. */
-import type { ChartValues } from '../../model/argocd/chart-values.ts';
+import type { ChartValues } from '../../model/helm/chart-values.ts';
 import { dig } from '../../model/core/dig.ts';
 import { eachChartValues, type CheckContext, type ValuesFail } from '../../model/checks/kit.ts';
 import { scalarText } from '../../model/core/text.ts';

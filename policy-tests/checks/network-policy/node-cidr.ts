@@ -16,7 +16,7 @@ import type { BlockList } from 'node:net';
 import { addressBlock, heldBy } from '../../model/cluster/address-pools.ts';
 import { namedNodes, nodeRoles } from '../../model/repository/node-network.ts';
 import type { Repo } from '../../model/repository/repo.ts';
-import { chartValues } from '../../model/argocd/chart-values.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
 import { cniOf } from '../../model/repository/cni.ts';
 import { dig, list, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';

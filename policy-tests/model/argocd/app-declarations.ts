@@ -6,7 +6,7 @@
  * statement to the render whenever the chart is rendered.
  */
 import { applications } from './argocd.ts';
-import { chartDirOf, declaredDependencies } from './chart-dependencies.ts';
+import { chartDirOf, declaredDependencies } from '../helm/chart-dependencies.ts';
 import { dig } from '../core/dig.ts';
 import { groupOf, type Resource } from '../core/manifest.ts';
 import { perRepo } from '../repository/per-repo.ts';

@@ -2,18 +2,21 @@
  * What Argo CD will do with this repository, computed from the Application
  * objects: which sources they use and exactly which files each one applies.
  */
-import { dig, obj, type Obj } from '../core/dig.ts';
+import { dig, obj } from '../core/dig.ts';
 import { argoGlobMatch } from '../core/glob.ts';
 import { perObject, perObjects } from '../core/per-object.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Resource } from '../core/manifest.ts';
-import type { PathSegment } from '../core/positions.ts';
-import { checkoutTree, isManifestPath, isNonManifest, type Repo } from '../repository/repo.ts';
+import { checkoutPathSet, checkoutTree, isManifestPath, isNonManifest, parseDataFile, type Repo } from '../repository/repo.ts';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { kustomizeInputs } from './kustomize.ts';
-import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, SKIP_RENDERING_MARKER } from './repo-server.ts';
+import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, SKIP_RENDERING_MARKER, sourceParameterFiles } from './repo-server.ts';
+import { mergeSourceParameters } from './source-parameters.ts';
 
 export { normalizeRepoURL };
-import { scalarText } from '../core/text.ts';
+export { isExactChartVersion, type AppSource, type HelmOptions } from './app-source.ts';
+import { str, toSource, type AppSource } from './app-source.ts';
 
 /** The root app-of-apps; bootstrapped once with kubectl, then it manages itself. */
 export const ROOT_APP_FILE = 'clusters/home/root.yaml';
@@ -21,43 +24,6 @@ export const APPLICATION_FILE = 'application.yaml';
 /** The server of the cluster Argo CD runs in, and the name it gives it. */
 export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
 export const IN_CLUSTER_NAME = 'in-cluster';
-
-export interface AppSource {
-  /** YAML path of this source inside the Application, for findings. */
-  at: PathSegment[];
-  repoURL: string;
-  targetRevision: string;
-  path?: string;
-  chart?: string;
-  ref?: string;
-  directory?: { recurse?: boolean; include?: string; exclude?: string; jsonnet?: Record<string, unknown> };
-  helm?: HelmOptions;
-  /** Argo CD's kustomize options on the source (namePrefix, images, ...), as written. */
-  kustomize?: Record<string, unknown>;
-  /** A config management plugin block, as written: Argo CD hands the folder to a sidecar the gate cannot run. */
-  plugin?: Record<string, unknown>;
-}
-
-/** The `helm` block of a source, as Argo CD 3 reads it. */
-export interface HelmOptions {
-  valueFiles?: string[];
-  releaseName?: string;
-  namespace?: string;
-  /** Inline values: `valuesObject` wins over the `values` string, as in Argo CD. */
-  values?: string;
-  valuesObject?: Record<string, unknown>;
-  parameters?: { name: string; value: string; forceString?: boolean }[];
-  fileParameters?: { name: string; path: string }[];
-  skipCrds?: boolean;
-  skipTests?: boolean;
-  skipSchemaValidation?: boolean;
-  ignoreMissingValueFiles?: boolean;
-  kubeVersion?: string;
-  apiVersions?: string[];
-}
-
-/** One exact chart version (1.2.3, v1.2.3, 1.2.3-rc.1): no range, no *, no latest. */
-export const isExactChartVersion = (version: string): boolean => /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/.test(version);
 
 export interface ArgoApp {
   resource: Resource;
@@ -67,61 +33,6 @@ export interface ArgoApp {
   sources: AppSource[];
   /** spec.syncPolicy.automated; `enabled` is false only when it says so (Argo CD's IsAutomatedSyncEnabled). */
   automated?: { prune?: boolean; selfHeal?: boolean; enabled: boolean };
-}
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-function toSource(raw: unknown, at: PathSegment[]): AppSource {
-  const s = obj(raw);
-  const directory = s.directory === undefined ? undefined : obj(s.directory);
-  const helm = s.helm === undefined ? undefined : obj(s.helm);
-  return {
-    at,
-    repoURL: str(s.repoURL) ?? '',
-    targetRevision: str(s.targetRevision) ?? '',
-    path: str(s.path),
-    chart: str(s.chart),
-    ref: str(s.ref),
-    directory: directory && {
-      recurse: directory.recurse === true,
-      include: str(directory.include),
-      exclude: str(directory.exclude),
-      ...(directory.jsonnet === undefined ? {} : { jsonnet: obj(directory.jsonnet) }),
-    },
-    helm: helm && toHelmOptions(helm),
-    kustomize: s.kustomize === undefined ? undefined : obj(s.kustomize),
-    plugin: s.plugin === undefined ? undefined : obj(s.plugin),
-  };
-}
-
-const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
-const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
-
-function toHelmOptions(helm: Obj): HelmOptions {
-  const entries = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
-  return {
-    valueFiles: strings(helm.valueFiles),
-    releaseName: str(helm.releaseName),
-    namespace: str(helm.namespace),
-    values: str(helm.values),
-    valuesObject: helm.valuesObject === undefined ? undefined : obj(helm.valuesObject),
-    parameters:
-      helm.parameters === undefined
-        ? undefined
-        : entries(helm.parameters).map((p) => ({
-            name: str(p.name) ?? '',
-            value: p.value === undefined ? '' : scalarText(p.value),
-            forceString: p.forceString === true,
-          })),
-    fileParameters:
-      helm.fileParameters === undefined ? undefined : entries(helm.fileParameters).map((p) => ({ name: str(p.name) ?? '', path: str(p.path) ?? '' })),
-    skipCrds: bool(helm.skipCrds),
-    skipTests: bool(helm.skipTests),
-    skipSchemaValidation: bool(helm.skipSchemaValidation),
-    ignoreMissingValueFiles: bool(helm.ignoreMissingValueFiles),
-    kubeVersion: str(helm.kubeVersion),
-    apiVersions: strings(helm.apiVersions),
-  };
 }
 
 export function toArgoApp(resource: Resource): ArgoApp {
@@ -157,8 +68,48 @@ export function isApplication(r: Resource): boolean {
  */
 const argoAppOf = perObject(toArgoApp);
 
-/** Every Application of the repository, read once per repository. */
-export const applications = perRepo((repo: Repo): ArgoApp[] => repo.resources.filter(isApplication).map((r) => argoAppOf(r)));
+/** Every Application of the repository, read once per repository, its sources as Argo CD's repo-server takes them. */
+export const applications = perRepo((repo: Repo): ArgoApp[] => repo.resources.filter(isApplication).map((r) => withSourceParameters(repo, argoAppOf(r))));
+
+/**
+ * An Application with the source parameter files of its sources merged in, as the repo-server merges them
+ * (source-parameters.ts); the same object where no source has one. Kept per Application and the files' texts, so
+ * every view of a run, and the next run where nothing changed, get the same object.
+ */
+function withSourceParameters(repo: Repo, app: ArgoApp): ArgoApp {
+  const found = app.sources.map((source) =>
+    source.path !== undefined && source.chart === undefined && isThisRepo(repo, source)
+      ? sourceParameterFiles(checkoutPathSet(repo), normalizeSourcePath(source.path), app.name).flatMap((file) => {
+          const abs = join(repo.root, file);
+          // A folder of that name is passed over, as the repo-server passes over it.
+          return existsSync(abs) && statSync(abs).isFile() ? [{ file, text: readFileSync(abs, 'utf8') }] : [];
+        })
+      : [],
+  );
+  if (found.every((files) => files.length === 0)) return app;
+  const key = JSON.stringify(found);
+  let byTexts = mergedApps.get(app);
+  if (!byTexts) mergedApps.set(app, (byTexts = new Map()));
+  let merged = byTexts.get(key);
+  if (!merged) {
+    const sources = app.sources.map((source, i) => {
+      const files = found[i]!.map(({ file, text }) => parseDataFile(file, text));
+      if (files.length === 0) return source;
+      const written = obj(dig(app.resource.object, source.at));
+      const { source: raw, problems, placeOf } = mergeSourceParameters(written, files);
+      // What Argo CD cannot read of a file, it fails the source for; a YAML 1.1 reading is said beside it.
+      for (const f of files) {
+        for (const error of f.errors) problems.push({ file: f.file, path: [], fails: true, message: error });
+        for (const a of f.ambiguities ?? []) problems.push({ file: f.file, path: [], line: a.line, fails: false, message: a.message });
+      }
+      return { ...toSource(raw, source.at), parameterFiles: { files: files.map((f) => f.file), problems, placeOf } };
+    });
+    merged = { ...app, sources };
+    byTexts.set(key, merged);
+  }
+  return merged;
+}
+const mergedApps = new WeakMap<ArgoApp, Map<string, ArgoApp>>();
 
 /** Every Application by name (the first, when two share one: the gate reports that elsewhere). */
 export const applicationsByName = perRepo((repo: Repo): Map<string, ArgoApp> => {

@@ -1,7 +1,8 @@
 /**
  * What Argo CD's repo-server would read for an Application that the gate
- * does not take as written (repo-server.ts): the source parameter files it
- * merges into a source, the hidden files its directory walk applies, sources it hands to a plugin or refuses, and a source hydrator,
+ * does not take as written (repo-server.ts): a source parameter file it fails
+ * on, or whose keys it drops or ignores (it merges the others, and so does the
+ * gate), the hidden files its directory walk applies, sources it hands to a plugin or refuses, and a source hydrator,
  * whose branch Argo CD syncs in place of the sources. One list, read by
  * the policy check (checks/argocd/repo-server.ts) and by the rendered diff,
  * which reports such an Application as not judged.
@@ -25,9 +26,9 @@ import {
 } from './repo-server.ts';
 
 export type Refusal =
-  /** A file of the checkout Argo CD reads for the app. */
+  /** A file of the checkout Argo CD reads for the app (at a line of it, where one is known). */
   (
-    | { file: string }
+    | { file: string; line?: number }
     /** A place in the Application itself. */
     | { path: PathSegment[] }
   ) & {
@@ -75,11 +76,17 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
     if (source.chart !== undefined || source.path === undefined || !isThisRepo(repo, source)) continue;
     const appPath = normalizeSourcePath(source.path);
     const parameterFiles = sourceParameterFiles(paths, appPath, app.name);
-    for (const file of parameterFiles)
+    // Merged as the repo-server merges them (source-parameters.ts): what it fails on fails the source, and a key it
+    // drops or ignores is one a reviewer would take for set.
+    for (const p of source.parameterFiles?.problems ?? [])
       out.push({
-        file,
-        unread: true,
-        message: `Argo CD's repo-server merges ${file} into the source of Application ${app.name} before it picks the tool and renders (any option but repoURL, path, chart and targetRevision); the gate does not merge source overrides, so what it sets would reach the cluster unjudged: move the options into ${app.resource.file}`,
+        file: p.file,
+        ...(p.line === undefined ? {} : { line: p.line }),
+        // A source Argo CD fails applies nothing: the diff cannot say what the app would become.
+        unread: p.fails,
+        message: p.fails
+          ? `Argo CD fails the source of Application ${app.name}: error while parsing source parameters: ${p.file}: ${p.message}`
+          : `${p.file}, which Argo CD merges into the source of Application ${app.name}: ${p.message}`,
       });
     const type = sourceType(repo, source);
     if (type === 'conflicting') out.push({ path: source.at, unread: true, message: `Argo CD refuses this source: ${explicitTool(source).error}` });

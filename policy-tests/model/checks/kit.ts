@@ -3,7 +3,7 @@
  * calls `ctx.fail(place, message)`; the place is a node of a resource, a spot
  * in a file, or a key of a parsed data file (values, settings, facts).
  */
-import { chartValues, type ChartValues } from '../argocd/chart-values.ts';
+import { chartValues, type ChartValues } from '../helm/chart-values.ts';
 import type { Resource, ScopeLookup } from '../core/manifest.ts';
 import type { Path } from '../core/positions.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';

@@ -5,7 +5,7 @@
  */
 import { EXEMPTION_CHECK_ID, exemptionFindings, exemptionsOf, exemptionUse } from './exemptions.ts';
 import type { CheckContext, FailurePlace, PolicyCheck, Reads } from './kit.ts';
-import { chartValues } from '../argocd/chart-values.ts';
+import { chartValues } from '../helm/chart-values.ts';
 import { argoGlobMatcher } from '../core/glob.ts';
 import type { Finding } from '../core/findings.ts';
 import { findingAt, resourceKey, type Resource } from '../core/manifest.ts';

@@ -4,7 +4,7 @@
  * a Secret, ConfigMap, ServiceAccount or claim, with the field that names it.
  */
 import { applications, applicationsByName, namespaceOrDestination, ownersByFile } from '../argocd/argocd.ts';
-import { chartValues } from '../argocd/chart-values.ts';
+import { chartValues } from '../helm/chart-values.ts';
 
 export { namespaceOrDestination };
 import { dig } from '../core/dig.ts';

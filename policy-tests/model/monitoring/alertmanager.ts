@@ -4,7 +4,7 @@
  * (first match, classic matchers) for the policy check. The tests check the
  * same decisions with the real amtool.
  */
-import { chartValues } from '../argocd/chart-values.ts';
+import { chartValues } from '../helm/chart-values.ts';
 import { dig } from '../core/dig.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';
 

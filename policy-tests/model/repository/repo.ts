@@ -60,7 +60,7 @@ export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }
   {
     pattern: '{.argocd-source*.yaml,*/.argocd-source*.yaml}',
     reason:
-      "Argo CD's source parameter files: its repo-server merges them into a source's options, never applies them (the gate refuses them: argocd-applied-files)",
+      "Argo CD's source parameter files: its repo-server merges them into a source's options, never applies them (the gate merges them as it does: model/argocd/source-parameters.ts)",
   },
   {
     pattern: CHART_SOURCE_PATTERN,
@@ -160,7 +160,7 @@ function parseYamlDataFile(file: string, text: string): DataFile {
   const errors = doc.errors.map((e) => `${file}:${e.linePos?.[0].line ?? 1}:${e.linePos?.[0].col ?? 1}: ${e.message.split('\n')[0]}`);
   if (errors.length === 0)
     errors.push(...duplicateKeys(doc, lineCounter).map((d) => `${file}:${d.line}:${d.col}: duplicate key "${d.key}": Map keys must be unique`));
-  const ambiguities = isHelmValues(file) && errors.length === 0 ? yaml11Ambiguities(doc, lineCounter) : [];
+  const ambiguities = (isHelmValues(file) || isSourceParameterFile(file)) && errors.length === 0 ? yaml11Ambiguities(doc, lineCounter) : [];
   let data: unknown;
   if (errors.length === 0) {
     try {
@@ -173,8 +173,11 @@ function parseYamlDataFile(file: string, text: string): DataFile {
   return { file, data, positions: documentPositions(doc, lineCounter), errors, ...(ambiguities.length ? { ambiguities } : {}) };
 }
 
-/** Helm values files: the only data files a YAML 1.1 reader consumes. */
+/** Helm values files: data files a YAML 1.1 reader consumes. */
 export const isHelmValues = (file: string) => argoGlobMatch(NON_MANIFEST_PATTERNS[0]!.pattern, file);
+
+/** Argo CD's source parameter files (`.argocd-source.yaml`, `.argocd-source-<app>.yaml`), which it reads with sigs.k8s.io/yaml: YAML 1.1 too. */
+export const isSourceParameterFile = (file: string) => /(^|\/)\.argocd-source(-[^/]+)?\.yaml$/.test(file);
 
 export function isManifestPath(path: string): boolean {
   return MANIFEST_EXTENSIONS.some((ext) => path.endsWith(ext));

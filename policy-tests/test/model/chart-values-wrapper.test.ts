@@ -1,11 +1,11 @@
 /**
- * The values a chart receives through a wrapper chart of the repository that depends on it (model/argocd/chart-values.ts):
+ * The values a chart receives through a wrapper chart of the repository that depends on it (model/helm/chart-values.ts):
  * what the checks that read a chart's values read, as Helm hands them on: the wrapper's values.yaml, then its value
  * files and what the Application carries, each under the dependency's key (its alias, else its name).
  */
 import { describe, expect, it } from 'vitest';
-import { chartValues } from '../../model/argocd/chart-values.ts';
-import { fetchedDependencies } from '../../model/argocd/chart-dependencies.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
+import { fetchedDependencies } from '../../model/helm/chart-dependencies.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { oneMinorAtATime } from '../../model/argocd/app-declarations.ts';
 import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';

@@ -1,7 +1,7 @@
 /** Argo CD's repo-server view of a source (model/argocd/repo-server.ts), case by case from reposerver/repository/repository.go at v3.5.1. */
 import { describe, expect, it } from 'vitest';
 import { appliedFileRefusal, directoryFiles, discoveredTool, explicitTool, sourceParameterFiles, walkOrder } from '../../model/argocd/repo-server.ts';
-import { mergedValues } from '../../model/argocd/merged-values.ts';
+import { mergedValues } from '../../model/helm/merged-values.ts';
 
 const TREE = [
   'clusters/home/root.yaml',
@@ -72,7 +72,7 @@ describe("Argo CD's choice of tool", () => {
   });
 });
 
-describe('values as the chart receives them (model/argocd/merged-values.ts)', () => {
+describe('values as the chart receives them (model/helm/merged-values.ts)', () => {
   const layer = (file: string, data: Record<string, unknown>, line: number) => ({ file, data, errors: [], positions: { at: () => ({ line, col: 1 }) } });
 
   it('coalesces layers as Helm does, and points a path at the last layer that set it', () => {

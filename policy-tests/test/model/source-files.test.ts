@@ -1,7 +1,7 @@
 /** A source's values files, resolved once (model/argocd/source-files.ts) for the renderer and every check that reads values. */
 import { describe, expect, it } from 'vitest';
 import type { AppSource, ArgoApp } from '../../model/argocd/argocd.ts';
-import { chartValues } from '../../model/argocd/chart-values.ts';
+import { chartValues } from '../../model/helm/chart-values.ts';
 import { confinedPath, goExpand, valueFilesOf } from '../../model/argocd/source-files.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { parseDataFile, type Repo } from '../../model/repository/repo.ts';

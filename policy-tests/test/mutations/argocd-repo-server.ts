@@ -90,24 +90,9 @@ export const argocdRepoServerMutations: Mutation[] = [
   },
   {
     check: 'argocd-applied-files',
-    why: 'an .argocd-source-<app>.yaml in the VPN app folder that sets kustomize images and a privileged hostPID patch',
-    mutate: (c) =>
-      c.write(
-        'apps/media/gluetun/.argocd-source-media-gluetun.yaml',
-        [
-          'kustomize:',
-          '  images:',
-          '    - docker.io/qmcgaw/gluetun=docker.io/attacker/gluetun:latest',
-          '  patches:',
-          '    - target: {kind: Deployment, name: gluetun}',
-          '      patch: |-',
-          '        - op: add',
-          '          path: /spec/template/spec/hostPID',
-          '          value: true',
-          '',
-        ].join('\n'),
-      ),
-    at: () => ({ file: 'apps/media/gluetun/.argocd-source-media-gluetun.yaml', line: 1 }),
+    why: "an .argocd-source-<app>.yaml in the VPN app folder that names one image where Argo CD's ApplicationSource takes a list: Go's decoder fails the source, and nothing of the app is applied",
+    mutate: (c) => c.write('apps/media/gluetun/.argocd-source-media-gluetun.yaml', 'kustomize:\n  images: docker.io/qmcgaw/gluetun:v3.41.0\n'),
+    at: () => ({ file: 'apps/media/gluetun/.argocd-source-media-gluetun.yaml', line: 2 }),
   },
   {
     check: 'argocd-applied-files',

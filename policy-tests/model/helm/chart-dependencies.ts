@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkoutTree, parseDataFile, type DataFile, type Repo } from '../repository/repo.ts';
-import { isThisRepo, normalizeSourcePath, sourceType, type AppSource } from './argocd.ts';
+import { isThisRepo, normalizeSourcePath, sourceType, type AppSource } from '../argocd/argocd.ts';
 
 export interface DeclaredDependency {
   name: string;

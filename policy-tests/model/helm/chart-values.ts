@@ -1,9 +1,9 @@
 /** Helm values of the chart sources in the repo, found through the Applications that use them, by the renderer's route (source-files.ts). */
 import { isMap } from '../core/dig.ts';
 import type { DataFile, Repo } from '../repository/repo.ts';
-import { applications, type AppSource } from './argocd.ts';
+import { applications, type AppSource } from '../argocd/argocd.ts';
 import { chartDirOf, chartFile, declaredDependencies } from './chart-dependencies.ts';
-import { valueFilesOf } from './source-files.ts';
+import { valueFilesOf } from '../argocd/source-files.ts';
 import { inlineValues } from './inline-values.ts';
 import { mergedValues } from './merged-values.ts';
 

@@ -11,7 +11,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { locate, type Path, type PathSegment } from '../core/positions.ts';
 import type { FilePosition, Positions } from '../core/manifest.ts';
 import type { DataFile } from '../repository/repo.ts';
-import type { AppSource, ArgoApp } from './argocd.ts';
+import type { AppSource, ArgoApp } from '../argocd/argocd.ts';
 
 /** Helm's strvals key syntax: `a.b`, `a\.b` (one key holding a dot), `a[0].b`. */
 export function strvalsPath(name: string): PathSegment[] {
@@ -49,10 +49,14 @@ function setIn(target: Record<string, unknown>, path: Path, value: unknown): voi
   });
 }
 
-const atApp =
-  (app: ArgoApp, base: Path): Positions['at'] =>
+/**
+ * Where a path under `base` of a source lands: in the source parameter file that set it, where Argo CD merged one in
+ * (source-parameters.ts), else in the Application.
+ */
+const atSource =
+  (app: ArgoApp, source: AppSource, base: Path): Positions['at'] =>
   (path, target) =>
-    app.resource.positions.at([...base, ...path], target);
+    source.parameterFiles?.placeOf([...base, ...path], target) ?? app.resource.positions.at([...source.at, ...base, ...path], target);
 
 /** A data file over part of an Application: its file, its data, positions inside it. */
 function inline(app: ArgoApp, data: unknown, at: Positions['at'], errors: string[] = []): DataFile {
@@ -64,7 +68,7 @@ export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
   const helm = source.helm;
   if (!helm) return [];
   const out: DataFile[] = [];
-  if (helm.valuesObject !== undefined) out.push(inline(app, helm.valuesObject, atApp(app, [...source.at, 'helm', 'valuesObject'])));
+  if (helm.valuesObject !== undefined) out.push(inline(app, helm.valuesObject, atSource(app, source, ['helm', 'valuesObject'])));
   else if (helm.values !== undefined) out.push(valuesString(app, source, helm.values));
   const parameters: Record<string, unknown> = {};
   const where = new Map<string, Path>();
@@ -73,24 +77,24 @@ export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
     const path = strvalsPath(p.name);
     if (path.length === 0) return;
     setIn(parameters, path, p.value);
-    where.set(keyOf(path), [...source.at, 'helm', 'parameters', i, 'name']);
+    where.set(keyOf(path), ['helm', 'parameters', i, 'name']);
   });
   (helm.fileParameters ?? []).forEach((p, i) => {
     const path = strvalsPath(p.name);
     if (path.length === 0) return;
     setIn(parameters, path, `<contents of ${p.path}>`);
-    where.set(keyOf(path), [...source.at, 'helm', 'fileParameters', i, 'name']);
+    where.set(keyOf(path), ['helm', 'fileParameters', i, 'name']);
   });
   if (where.size > 0)
     out.push(
       inline(app, parameters, (path, target) => {
         // A path inside a parameter's value, or a map it made, points at the parameter that wrote it.
+        const at = atSource(app, source, []);
         for (let n = path.length; n > 0; n--) {
-          const at = where.get(keyOf(path.slice(0, n)));
-          if (at) return app.resource.positions.at(at, target);
+          const written = where.get(keyOf(path.slice(0, n)));
+          if (written) return at(written, target);
         }
-        const first = [...where.values()][0]!;
-        return app.resource.positions.at(first, target);
+        return at([...where.values()][0]!, target);
       }),
     );
   return out;
@@ -100,20 +104,21 @@ export function inlineValues(app: ArgoApp, source: AppSource): DataFile[] {
 function valuesString(app: ArgoApp, source: AppSource, text: string): DataFile {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false, merge: true });
-  const base = atApp(app, [...source.at, 'helm', 'values']);
+  const base = atSource(app, source, ['helm', 'values']);
   const start = base([], 'value');
-  const errors = doc.errors.map((e) => `${app.resource.file}:${start.line + (e.linePos?.[0].line ?? 1)}:1: helm.values: ${e.message.split('\n')[0]}`);
+  const file = start.file ?? app.resource.file;
+  const errors = doc.errors.map((e) => `${file}:${start.line + (e.linePos?.[0].line ?? 1)}:1: helm.values: ${e.message.split('\n')[0]}`);
   let data: unknown;
   try {
     data = errors.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
   } catch (err) {
-    errors.push(`${app.resource.file}:${start.line}:1: helm.values: ${(err as Error).message.split('\n')[0]}`);
+    errors.push(`${file}:${start.line}:1: helm.values: ${(err as Error).message.split('\n')[0]}`);
   }
   // A block scalar (`values: |`) holds the string from the line after its key: the string's line n is that line + n - 1.
   const first = Math.max(start.line, base([], 'key').line + 1);
   const at = (path: Path, target: 'key' | 'value'): FilePosition => {
     const { line, col } = locate(doc, lineCounter, path, target);
-    return { line: first + line - 1, col };
+    return { line: first + line - 1, col, ...(start.file === undefined ? {} : { file: start.file }) };
   };
   return inline(app, data, at, errors);
 }
