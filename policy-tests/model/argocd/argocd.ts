@@ -7,11 +7,9 @@ import { argoGlobMatch } from '../core/glob.ts';
 import { perObject, perObjects } from '../core/per-object.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Resource } from '../core/manifest.ts';
-import { checkoutPathSet, checkoutTree, isManifestPath, isNonManifest, parseDataFile, type Repo } from '../repository/repo.ts';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { checkoutPathSet, checkoutTree, isManifestPath, isNonManifest, parseDataFile, sourceParameterTexts, type Repo } from '../repository/repo.ts';
 import { kustomizeInputs } from './kustomize.ts';
-import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, SKIP_RENDERING_MARKER, sourceParameterFiles } from './repo-server.ts';
+import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, SKIP_RENDERING_MARKER } from './repo-server.ts';
 import { mergeSourceParameters } from './source-parameters.ts';
 
 export { normalizeRepoURL };
@@ -79,11 +77,7 @@ export const applications = perRepo((repo: Repo): ArgoApp[] => repo.resources.fi
 function withSourceParameters(repo: Repo, app: ArgoApp): ArgoApp {
   const found = app.sources.map((source) =>
     source.path !== undefined && source.chart === undefined && isThisRepo(repo, source)
-      ? sourceParameterFiles(checkoutPathSet(repo), normalizeSourcePath(source.path), app.name).flatMap((file) => {
-          const abs = join(repo.root, file);
-          // A folder of that name is passed over, as the repo-server passes over it.
-          return existsSync(abs) && statSync(abs).isFile() ? [{ file, text: readFileSync(abs, 'utf8') }] : [];
-        })
+      ? sourceParameterTexts(repo.root, checkoutPathSet(repo), normalizeSourcePath(source.path), app.name)
       : [],
   );
   if (found.every((files) => files.length === 0)) return app;

@@ -17,8 +17,14 @@
  */
 import { isMap } from '../core/dig.ts';
 import type { Path } from '../core/positions.ts';
-import type { FilePosition } from '../core/manifest.ts';
-import type { DataFile } from '../repository/repo.ts';
+import type { FilePosition, Positions } from '../core/manifest.ts';
+
+/** A parameter file as read (the repository's data-file parse, YAML 1.1 scalars read as Argo CD reads them). */
+export interface ParameterFile {
+  file: string;
+  data: unknown;
+  positions: Positions;
+}
 
 /** A Go type of the source's fields, as encoding/json decodes into it. */
 type GoType = 'string' | 'bool' | 'intstr' | 'raw' | { struct: string; fields: Record<string, GoType> } | { map: GoType } | { list: GoType };
@@ -251,10 +257,10 @@ function ignoredKeys(json: unknown, t: GoType, p: { written: Path; file: string;
  * `mergeSourceParameters`: the source as written in the Application, then each parameter file in Argo CD's order
  * (the repository's, then the app's), each already read as YAML (its problems, if any, said by the caller).
  */
-export function mergeSourceParameters(written: Record<string, unknown>, files: readonly DataFile[]): MergedSource {
+export function mergeSourceParameters(written: Record<string, unknown>, files: readonly ParameterFile[]): MergedSource {
   let merged: Record<string, unknown> = structuredClone(written);
   const problems: ParameterFileProblem[] = [];
-  const setBy = new Map<string, { file: DataFile; path: Path }>();
+  const setBy = new Map<string, { file: ParameterFile; path: Path }>();
   for (const file of files) {
     const patch = file.data;
     // An empty file is a null document: the merge patch gives null, and a null decodes into nothing.

@@ -3,7 +3,7 @@
  * parsed once with positions, and the cluster facts. Policy checks are pure
  * functions of this value.
  */
-import { existsSync, lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { LineCounter, parseDocument } from 'yaml';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
@@ -19,7 +19,8 @@ import { readSource } from '../core/source.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 import { perKey } from '../core/per-object.ts';
 import { checkoutPaths } from './checkout-paths.ts';
-import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL } from '../argocd/repo-server.ts';
+import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, sourceParameterFiles } from '../argocd/repo-server.ts';
+import { mergeSourceParameters } from '../argocd/source-parameters.ts';
 
 /** The checkout this gate belongs to: the folder above policy-tests/, whether this module runs from its source or from the bundle in dist/. */
 export const REPO_ROOT = ((here: string) => here.slice(0, here.lastIndexOf(`${sep}policy-tests${sep}`) + 1))(fileURLToPath(import.meta.url));
@@ -313,6 +314,18 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
 }
 
 /**
+ * The source parameter files Argo CD merges into a source of Application `appName` at `appPath`
+ * (model/argocd/source-parameters.ts), as the checkout holds them: their paths and texts, a folder of that name
+ * passed over, as the repo-server passes over it.
+ */
+export function sourceParameterTexts(root: string, paths: ReadonlySet<string>, appPath: string, appName: string): { file: string; text: string }[] {
+  return sourceParameterFiles(paths, appPath, appName).flatMap((file) => {
+    const abs = join(root, file);
+    return existsSync(abs) && statSync(abs).isFile() ? [{ file, text: readFileSync(abs, 'utf8') }] : [];
+  });
+}
+
+/**
  * Files Argo CD's directory walk reads for some directory source (model/argocd/repo-server.ts) that the repository
  * model does not hold yet. Found here, on the model floor, from the Applications' own fields, so the loader never
  * reaches up: an Application's directory sources of this repository, walked over the checkout.
@@ -330,6 +343,7 @@ function appliedBeyond(repo: Repo): string[] {
     if (files) files.push(p);
     else byFolder.set(folder, [p]);
   }
+  const pathSet = new Set(paths);
   const under = (appPath: string, recurse: boolean): string[] =>
     recurse
       ? [...byFolder].filter(([folder]) => appPath === '' || folder === appPath || folder.startsWith(`${appPath}/`)).flatMap(([, files]) => files)
@@ -339,10 +353,13 @@ function appliedBeyond(repo: Repo): string[] {
     if (r.apiVersion !== 'argoproj.io/v1alpha1' || r.kind !== 'Application') continue;
     const spec = (r.object.spec ?? {}) as Record<string, unknown>;
     const sources = Array.isArray(spec.sources) ? spec.sources : spec.source !== undefined ? [spec.source] : [];
-    for (const raw of sources as Record<string, unknown>[]) {
-      if (!raw || typeof raw !== 'object' || raw.chart !== undefined || typeof raw.path !== 'string' || !same(raw.repoURL)) continue;
+    for (const written of sources as Record<string, unknown>[]) {
+      if (!written || typeof written !== 'object' || written.chart !== undefined || typeof written.path !== 'string' || !same(written.repoURL)) continue;
+      const appPath = appPathOf(written.path);
+      // The source as the repo-server walks it: with its parameter files merged in, which may name the tool or the walk.
+      const parameters = sourceParameterTexts(repo.root, pathSet, appPath, r.name).map(({ file, text }) => parseDataFile(file, text));
+      const raw = parameters.length ? mergeSourceParameters(written, parameters).source : written;
       const explicit = explicitTool(raw);
-      const appPath = appPathOf(raw.path);
       const tool = explicit.tool ?? (explicit.error ? undefined : discoveredTool(under(appPath, false), appPath));
       if (tool !== 'Directory') continue;
       const d = (raw.directory ?? {}) as Record<string, unknown>;

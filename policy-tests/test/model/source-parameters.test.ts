@@ -137,4 +137,19 @@ describe('an Application whose source folder holds a parameter file', () => {
       }),
     ]);
   });
+
+  it('is loaded as Argo CD walks it: a folder outside the manifest roots that its recurse reaches is read and judged', async () => {
+    const repo = fixtureRepo();
+    repo.write('apps/web/application.yaml', repoApp('web', '    path: z-outside/web'));
+    repo.write('z-outside/web/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: top\n');
+    repo.write('z-outside/web/sub/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: below\n');
+    const names = async () =>
+      (await loadRepo(repo.root)).resources
+        .filter((r) => r.kind === 'ConfigMap')
+        .map((r) => r.name)
+        .sort();
+    expect(await names()).toEqual(['cluster-facts', 'top']);
+    repo.write('z-outside/web/.argocd-source-web.yaml', 'directory:\n  recurse: true\n');
+    expect(await names()).toEqual(['below', 'cluster-facts', 'top']);
+  });
 });
