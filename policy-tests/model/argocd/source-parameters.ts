@@ -206,7 +206,8 @@ function decodeInto(old: unknown, json: unknown, t: GoType, p: At): unknown {
   if (t === 'raw') return json;
   if (t === 'string') return typeof json === 'string' ? json : mismatch();
   if (t === 'bool') return typeof json === 'boolean' ? json : mismatch();
-  if (t === 'intstr') return typeof json === 'string' || (typeof json === 'number' && Number.isInteger(json)) ? json : mismatch();
+  // IntOrString reads a string, else an int32.
+  if (t === 'intstr') return typeof json === 'string' || (Number.isInteger(json) && Math.abs(json as number) <= 2 ** 31 - 1) ? json : mismatch();
   if ('list' in t) {
     if (!Array.isArray(json)) return mismatch();
     const before = Array.isArray(old) ? old : [];

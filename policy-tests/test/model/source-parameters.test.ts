@@ -80,6 +80,13 @@ describe("a source parameter file, merged as Argo CD's repo-server merges it", (
     ]);
     expect(kept.source).toEqual({ ...SOURCE, kustomize: { commonLabels: { team: 'web', tier: 'front', app: 'web' } } });
     expect(kept.problems.map((p) => p.message)).toEqual(["Argo CD ignores path in a source parameter file: it keeps the Application's"]);
+    // A count is an IntOrString: a string or an int32.
+    const count = (n: string) => mergeSourceParameters(SOURCE, [file('.argocd-source.yaml', `kustomize:\n  replicas:\n    - name: web\n      count: ${n}\n`)]);
+    expect([count('3'), count('"3"'), count('2147483648'), count('1.5')].map((m) => m.problems.length)).toEqual([0, 0, 1, 1]);
+    // Read as sigs.k8s.io/yaml reads it, YAML 1.1: a plain yes is true, and said.
+    const yes = file('.argocd-source.yaml', 'directory:\n  recurse: yes\n');
+    expect(mergeSourceParameters(SOURCE, [yes]).source.directory).toEqual({ recurse: true });
+    expect(yes.ambiguities).toEqual([expect.objectContaining({ line: 2 })]);
     // A file that is not a map fails the source; an empty one changes nothing.
     expect(mergeSourceParameters(SOURCE, [file('.argocd-source.yaml', '- a\n')]).problems[0]).toMatchObject({ fails: true });
     expect(mergeSourceParameters(SOURCE, [file('.argocd-source.yaml', '# nothing\n')])).toMatchObject({ source: SOURCE, problems: [] });
