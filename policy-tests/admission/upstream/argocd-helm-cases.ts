@@ -27,7 +27,7 @@ export interface HelmCase {
   serviceRoot: string;
   appName: string;
   source: Record<string, unknown>;
-  expect: { error?: boolean; replicas?: { name: string; count: number }; manifests?: number };
+  expect: { error?: boolean; replicas?: { name: string; count: number }; manifests?: number; image?: { name: string; image: string } };
   notApplicable?: string;
   /** The URL schemes the request allows a value file (its HelmOptions; none where it sends none), for a source that names a URL. */
   valuesFileSchemes?: string[];
@@ -94,6 +94,8 @@ export function helmCases(test: string, body: string): HelmCase[] {
     if (deployment) expect.replicas = { name: deployment[1]!, count: Number(deployment[2]) };
     const manifests = /assert\.Len\(t, \w+\.Manifests, (\d+)\)/.exec(after);
     if (manifests) expect.manifests = Number(manifests[1]);
+    const image = /resourceByKindName\["Deployment\/([^"]+)"\][\s\S]*?assert\.Equal\(t, "([^"]+)", image\)/.exec(after);
+    if (image) expect.image = { name: image[1]!, image: image[2]! };
     const base = { test: name, serviceRoot: serviceRoot ?? '', appName: /AppName:\s*"([^"]*)"/.exec(before + after)?.[1] || 'release', source: {}, expect };
     const at = Math.max(
       before.lastIndexOf('ApplicationSource: &v1alpha1.ApplicationSource{'),
@@ -107,6 +109,9 @@ export function helmCases(test: string, body: string): HelmCase[] {
     let source: Record<string, unknown>;
     try {
       const vars = new Map([...body.matchAll(/(\w+) := ("(?:[^"\\]|\\.)*")\n/g)].map((m) => [m[1]!, JSON.parse(m[2]!) as string]));
+      // runWithTempTestdata hands its function a copy of testdata/app-parameters/<folder>, under the service's root.
+      const copied = /runWithTempTestdata\(t, "([^"]+)", func\(t \*testing\.T, path string\)/.exec(body)?.[1];
+      if (copied) vars.set('path', `testdata/app-parameters/${copied}`);
       source = yamlKeys(sourceLiteral(literalAt(text, 0), vars)) as Record<string, unknown>;
     } catch (err) {
       return { ...base, notApplicable: `its source is not a literal this reader follows (${(err as Error).message})` };
@@ -175,6 +180,14 @@ export async function judgeHelmCase(dir: string, c: HelmCase, env: NodeJS.Proces
       const got = render.resources.find((r) => r.kind === 'Deployment' && r.name === want.name)?.object as { spec?: { replicas?: unknown } } | undefined;
       if (got?.spec?.replicas !== want.count)
         problems.push(`Deployment ${want.name}: Argo CD ${want.count} replicas, the gate ${JSON.stringify(got?.spec?.replicas ?? 'none')}`);
+    }
+    const wantImage = c.expect.image;
+    if (wantImage && !failed) {
+      const got = render.resources.find((r) => r.kind === 'Deployment' && r.name === wantImage.name)?.object as
+        | { spec?: { template?: { spec?: { containers?: { image?: string }[] } } } }
+        | undefined;
+      const image = got?.spec?.template?.spec?.containers?.[0]?.image;
+      if (image !== wantImage.image) problems.push(`Deployment ${wantImage.name}: Argo CD's image ${wantImage.image}, the gate's ${image ?? 'none'}`);
     }
     if (c.expect.manifests !== undefined && !failed && render.resources.length !== c.expect.manifests)
       problems.push(`Argo CD ${c.expect.manifests} manifests, the gate ${render.resources.length}`);

@@ -250,11 +250,14 @@ function generateCase(test: string, body: string, dir?: string): RepoServerCase 
   const base = { test, kind: 'generate' as const, appPath: '', repoRoot: '.', directory: {}, expect: expectations(body, '\\w+\\.Manifests') };
   // Jsonnet is evaluated by the render tier, as Helm is rendered: the same reading of the request.
   if (/Jsonnet|jsonnet/.test(body)) return { ...base, notApplicable: HELM };
+  // A folder of testdata/app-parameters rendered with its parameter files merged: through the render tier, as Helm is.
+  const withParameters = /runWithTempTestdata\(t, "[^"]+", func\(t \*testing\.T, path string\)/.test(body) && /Path:\s*path,/.test(body);
+  if (withParameters && !LIVE.test(body)) return { ...base, notApplicable: HELM };
   if (/AppParameterFile|app-parameters|\.argocd-source/.test(test + body) || serviceHasParameterFile(body, dir))
     return {
       ...base,
       notApplicable:
-        'a source whose parameter file the gate merges as Argo CD does (measured by the app-details cases of TestGetAppDetailsWithAppParameterFile); the test asserts an image of the rendered Deployment, which this reader does not read',
+        'a source whose parameter file the gate merges as Argo CD does; the test asks what this reader does not follow (the manifest cache, a ref-only source of several, a kustomize version)',
     };
   // NoCache only asks the repo-server not to use its cache: nothing live.
   if (LIVE.test(body.replace(/NoCache:\s*true,/g, ''))) return { ...base, notApplicable: 'needs a live server, git, the manifest cache or OCI' };
