@@ -35,10 +35,11 @@ export interface ArgoApp {
 
 export function toArgoApp(resource: Resource): ArgoApp {
   const spec = obj(resource.object.spec);
-  // HasMultipleSources: `sources` wins only when it holds one; an empty list leaves `source` to Argo CD.
+  // HasMultipleSources: `sources` wins only when it holds one; an empty list leaves `source` to Argo CD. There, a
+  // source with an empty path and no chart generates nothing (GenerateManifest): it lends its files, if anything.
   const sources =
     Array.isArray(spec.sources) && spec.sources.length > 0
-      ? spec.sources.map((s, i) => toSource(s, ['spec', 'sources', i]))
+      ? spec.sources.map((s, i) => toSource(s, ['spec', 'sources', i])).map((s) => (s.path === '' && s.chart === undefined ? { ...s, path: undefined } : s))
       : spec.source !== undefined
         ? [toSource(spec.source, ['spec', 'source'])]
         : [];

@@ -352,9 +352,13 @@ function appliedBeyond(repo: Repo): string[] {
   for (const r of repo.resources) {
     if (r.apiVersion !== 'argoproj.io/v1alpha1' || r.kind !== 'Application') continue;
     const spec = (r.object.spec ?? {}) as Record<string, unknown>;
-    const sources = Array.isArray(spec.sources) ? spec.sources : spec.source !== undefined ? [spec.source] : [];
+    // HasMultipleSources: an empty `sources` leaves `source` in force, as toArgoApp reads it.
+    const several = Array.isArray(spec.sources) && spec.sources.length > 0;
+    const sources = several ? (spec.sources as unknown[]) : spec.source !== undefined ? [spec.source] : [];
     for (const written of sources as Record<string, unknown>[]) {
       if (!written || typeof written !== 'object' || written.chart !== undefined || typeof written.path !== 'string' || !same(written.repoURL)) continue;
+      // One of several sources with an empty path generates nothing (GenerateManifest); alone, it is the repository's root.
+      if (written.path === '' && several) continue;
       const appPath = appPathOf(written.path);
       // The source as the repo-server walks it: with its parameter files merged in, which may name the tool or the walk.
       const parameters = sourceParameterTexts(repo.root, pathSet, appPath, r.name).map(({ file, text }) => parseDataFile(file, text));

@@ -160,3 +160,25 @@ describe('an Application whose source folder holds a parameter file', () => {
     expect(await names()).toEqual(['below', 'cluster-facts', 'top']);
   });
 });
+
+describe('a source of several with an empty path', () => {
+  it('generates nothing, as GenerateManifest skips it, and is no walk of the root; `sources: []` leaves `source` in force', async () => {
+    const repo = fixtureRepo();
+    const chart = '    - repoURL: https://charts.example.org\n      chart: web\n      targetRevision: 1.0.0\n';
+    const application = (sources: string) => repoApp('web', '    path: apps/web').replace(/  source:\n(?:    .*\n)+/, sources);
+    repo.write(
+      'apps/web/application.yaml',
+      application(`  sources:\n${chart}    - repoURL: https://github.com/example/lab.git\n      targetRevision: main\n      path: ""\n      ref: values\n`),
+    );
+    repo.write('z-outside/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: outside\n');
+    const loaded = await loadRepo(repo.root);
+    expect(applications(loaded)[0]!.sources[1]).toMatchObject({ path: undefined, ref: 'values' });
+    expect(loaded.resources.some((r) => r.name === 'outside')).toBe(false);
+    // An empty `sources` is no list of sources: `source` is, and its folder outside the manifest roots is walked.
+    repo.write(
+      'apps/web/application.yaml',
+      application('  sources: []\n  source:\n    repoURL: https://github.com/example/lab.git\n    targetRevision: main\n    path: z-outside\n'),
+    );
+    expect((await loadRepo(repo.root)).resources.some((r) => r.name === 'outside')).toBe(true);
+  });
+});
