@@ -25,7 +25,7 @@ import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { valueFilesOf } from '../model/argocd/source-files.ts';
 import { localDependencies } from '../render/helm-dependencies.ts';
 import { CHART_LOCK_FILE, dependencyCharts } from '../render/charts.ts';
-import { applicationSetRefusals, refusalsOf } from '../model/argocd/refusals.ts';
+import { applicationSetRefusals, refusalsOf, submoduleRefusals } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
 import { ignoredFields, resolveJqExpressions, type IgnoredFields } from '../model/compare/ignore-differences.ts';
@@ -193,6 +193,10 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   // What an ApplicationSet makes is never rendered here: one that changed fails the diff, as an app that cannot be rendered.
   for (const { resource, why } of applicationSetRefusals(repo))
     unrendered.set(`ApplicationSet ${resource.name}`, { cause: why, inputs: JSON.stringify(resource.object) });
+  // Nor is what a submodule brings into Argo CD's checkout: one that came or moved fails the diff the same way.
+  const fetched = submoduleRefusals(repo).length > 0;
+  for (const s of fetched ? (repo.checkout?.submodules ?? []) : [])
+    if (s.gitlink !== false) unrendered.set(`submodule ${s.path}`, { cause: `Argo CD's checkout fetches it (.gitmodules)`, inputs: JSON.stringify(s) });
   const scopes = layer.withCrds(repo.resources.filter((r) => r.kind === 'CustomResourceDefinition'));
   const objects: Snapshot['objects'] = new Map();
   const argocdCm = argocdSettings(repo.resources, repo)?.data;

@@ -8,7 +8,7 @@
  * finding says what Argo CD would have done.
  */
 import { applications } from '../../model/argocd/argocd.ts';
-import { applicationSetRefusals, refusalsOf } from '../../model/argocd/refusals.ts';
+import { applicationSetRefusals, refusalsOf, submoduleRefusals } from '../../model/argocd/refusals.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { APP_KINDS } from './argocd.ts';
 
@@ -24,6 +24,7 @@ export const argocdRepoServerChecks: PolicyCheck[] = [
     reads: { kinds: [...APP_KINDS, 'ConfigMap', 'ApplicationSet'] },
     exemptible: false,
     run(ctx) {
+      for (const { line, message } of submoduleRefusals(ctx.repo)) ctx.fail({ file: '.gitmodules', line }, message);
       for (const { resource, why } of applicationSetRefusals(ctx.repo))
         ctx.fail({ resource, path: ['spec', 'generators'] }, `ApplicationSet ${resource.name}: ${why}; write each Application out as an application.yaml`);
       // A file two sources (or two apps) read is refused once for each thing wrong with it.

