@@ -111,6 +111,19 @@ describe('the rendered diff sees what Argo CD applies', () => {
     }
   });
 
+  it("a git submodule is not judged: Argo CD's checkout fetches another repository's files, and the diff cannot vouch for them", async () => {
+    await reset();
+    repo.write('.gitmodules', '[submodule "extras"]\n\tpath = apps/extras\n\turl = https://github.com/attacker/extras.git\n');
+    await git('update-index', '--add', '--cacheinfo', '160000,0123456789abcdef0123456789abcdef01234567,apps/extras');
+    try {
+      const { code, text: out } = await diff();
+      expect(code).toBe(1);
+      expect(out).toContain('submodule apps/extras');
+    } finally {
+      await git('rm', '-q', '--cached', 'apps/extras');
+    }
+  });
+
   it('an ApplicationSet is not judged: what its generators make would be synced, and the diff cannot vouch for it', async () => {
     await reset();
     repo.write(
