@@ -25,7 +25,7 @@ import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { valueFilesOf } from '../model/argocd/source-files.ts';
 import { localDependencies } from '../render/helm-dependencies.ts';
 import { CHART_LOCK_FILE, dependencyCharts } from '../render/charts.ts';
-import { applicationSetRefusals, refusalsOf, submoduleRefusals } from '../model/argocd/refusals.ts';
+import { applicationSetRefusals, disabledToolRefusals, refusalsOf, submoduleRefusals } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
 import { ignoredFields, resolveJqExpressions, type IgnoredFields } from '../model/compare/ignore-differences.ts';
@@ -187,9 +187,17 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   for (const r of renders) if (r.status !== 'rendered') fail(r.app.name, `${r.label}: ${r.message ?? r.status}`);
   // What Argo CD would merge or evaluate and the gate does not (model/argocd/refusals.ts): this side cannot vouch for the app.
   for (const app of applications(repo)) for (const refusal of refusalsOf(repo, app)) if (refusal.unread) fail(app.name, refusal.message);
+  // A tool argocd-cm turns off changes what Argo CD makes of an app whose own files stay: the switch is an input too.
+  const switched = new Map<string, string>();
+  for (const { key, apps, message } of disabledToolRefusals(repo, argocdSettings(repo.resources, repo)?.data))
+    for (const app of apps) {
+      fail(app, message);
+      switched.set(app, `${switched.get(app) ?? ''}\0${key}`);
+    }
   const unrendered = new Map<string, { cause: string; inputs: string }>();
   for (const app of applications(repo))
-    if (failed.has(app.name)) unrendered.set(app.name, { cause: failed.get(app.name)!, inputs: inputsFingerprint(repo, app) });
+    if (failed.has(app.name))
+      unrendered.set(app.name, { cause: failed.get(app.name)!, inputs: `${inputsFingerprint(repo, app)}${switched.get(app.name) ?? ''}` });
   // What an ApplicationSet makes is never rendered here: one that changed fails the diff, as an app that cannot be rendered.
   for (const { resource, why } of applicationSetRefusals(repo))
     unrendered.set(`ApplicationSet ${resource.name}`, { cause: why, inputs: JSON.stringify(resource.object) });

@@ -124,6 +124,30 @@ describe('the rendered diff sees what Argo CD applies', () => {
     }
   });
 
+  it('argocd-cm turning kustomize off leaves a kustomize app not judged: Argo CD would apply its folder as plain YAML', async () => {
+    await reset();
+    repo.write('apps/kustom/kustomization.yaml', 'resources:\n  - settings.yaml\n');
+    repo.write('apps/kustom/settings.yaml', CONFIG.replace('name: settings', 'name: kustom'));
+    repo.write(
+      'apps/kustom/application.yaml',
+      DEMO.replace('name: demo\n', 'name: kustom\n').replace('path: apps/demo\n    directory:\n      exclude: application.yaml', 'path: apps/kustom'),
+    );
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'a kustomize app');
+    try {
+      expect((await diff()).code).toBe(0);
+      repo.write(
+        'apps/platform/argocd/patches/argocd-cm.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n  kustomize.enable: "false"\n',
+      );
+      const { code, text: out } = await diff();
+      expect(code).toBe(1);
+      expect(out).toContain('argocd-cm sets kustomize.enable to \\"false\\"');
+    } finally {
+      await git('reset', '-q', '--hard', 'HEAD~1');
+    }
+  });
+
   it('an ApplicationSet is not judged: what its generators make would be synced, and the diff cannot vouch for it', async () => {
     await reset();
     repo.write(

@@ -8,7 +8,8 @@
  * finding says what Argo CD would have done.
  */
 import { applications } from '../../model/argocd/argocd.ts';
-import { applicationSetRefusals, refusalsOf, submoduleRefusals } from '../../model/argocd/refusals.ts';
+import { applicationSetRefusals, disabledToolRefusals, refusalsOf, submoduleRefusals } from '../../model/argocd/refusals.ts';
+import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { APP_KINDS } from './argocd.ts';
 
@@ -16,15 +17,19 @@ export const argocdRepoServerChecks: PolicyCheck[] = [
   {
     id: 'argocd-applied-files',
     description:
-      "What Argo CD's repo-server applies is what the gate judges: a source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) is merged into its source as Argo CD merges it, and none holds what Argo CD fails the source for, drops or ignores; no hidden (dot-named) file is applied by a directory source (a jsonnet file is evaluated as Argo CD evaluates it, and what it yields judged), no source needs a plugin or names two tools, no ApplicationSet makes Applications the gate never sees (it does not evaluate generators), no git submodule brings another repository's files into Argo CD's checkout (.gitmodules; argocd-cmd-params-cm reposerver.enable.git.submodule, true by default), no directory source's files together pass the repo-server's size limit (argocd-cmd-params-cm reposerver.max.combined.directory.manifests.size, 10M by default; jsonnet files not counted), and no Application syncs from the branch a source hydrator writes (invariants P1).",
+      "What Argo CD's repo-server applies is what the gate judges: a source parameter file (.argocd-source.yaml, .argocd-source-<app>.yaml) is merged into its source as Argo CD merges it, and none holds what Argo CD fails the source for, drops or ignores; no hidden (dot-named) file is applied by a directory source (a jsonnet file is evaluated as Argo CD evaluates it, and what it yields judged), no source needs a plugin or names two tools, no ApplicationSet makes Applications the gate never sees (it does not evaluate generators), no git submodule brings another repository's files into Argo CD's checkout (.gitmodules; argocd-cmd-params-cm reposerver.enable.git.submodule, true by default), argocd-cm turns off no tool a source needs (helm.enable, kustomize.enable: Argo CD would apply its folder as plain YAML), no directory source's files together pass the repo-server's size limit (argocd-cmd-params-cm reposerver.max.combined.directory.manifests.size, 10M by default; jsonnet files not counted), and no Application syncs from the branch a source hydrator writes (invariants P1).",
     invariants: ['P1'],
     remediation:
       'write a source parameter file as Argo CD decodes it (the field names and types of its ApplicationSource), or put the options in the Application itself, give hidden manifests a plain name, give each source one tool block Argo CD renders without a plugin, write out what an ApplicationSet would make as Applications, commit what a submodule holds into this repository (or set reposerver.enable.git.submodule: "false"), keep a directory source within the size limit, and sync from main, not a hydrated branch',
-    // argocd-cmd-params-cm: the repo-server's limit on a directory source's combined size.
-    reads: { kinds: [...APP_KINDS, 'ConfigMap', 'ApplicationSet'] },
+    // argocd-cmd-params-cm: the repo-server's limit on a directory source's combined size, and its submodules; argocd-cm:
+    // the tools it generates manifests with.
+    reads: { kinds: [...APP_KINDS, 'ConfigMap', 'ApplicationSet'], files: [ARGOCD_CM_PATCH] },
     exemptible: false,
     run(ctx) {
       for (const { line, message } of submoduleRefusals(ctx.repo)) ctx.fail({ file: '.gitmodules', line }, message);
+      const settings = argocdSettings(ctx.resources, ctx.repo);
+      for (const { key, message } of disabledToolRefusals(ctx.repo, settings?.data))
+        ctx.fail(settingsPlace(settings, ['data', key]) ?? { file: ARGOCD_CM_PATCH }, message);
       for (const { resource, why } of applicationSetRefusals(ctx.repo))
         ctx.fail({ resource, path: ['spec', 'generators'] }, `ApplicationSet ${resource.name}: ${why}; write each Application out as an application.yaml`);
       // A file two sources (or two apps) read is refused once for each thing wrong with it.

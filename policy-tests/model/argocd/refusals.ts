@@ -12,7 +12,7 @@ import { perObject } from '../core/per-object.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { checkoutPathSet, type Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
-import { filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
+import { applications, filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
 import { join } from 'node:path';
 import { parseQuantity } from '../core/text.ts';
 import { sizeOnDisk } from '../repository/directory-source.ts';
@@ -160,4 +160,37 @@ export function submoduleRefusals(repo: Repo): { line: number; message: string }
       },
     ];
   });
+}
+
+/** argocd-cm's switches of manifest generation (util/settings `sourceTypeToEnableGenerationKey`) for the tools the gate renders. */
+const GENERATION_KEYS = [
+  { key: 'helm.enable', tool: 'Helm', types: ['chart', 'helm-path'] },
+  { key: 'kustomize.enable', tool: 'Kustomize', types: ['kustomize'] },
+] as const;
+
+/**
+ * Sources argocd-cm takes a tool from: where `helm.enable` or `kustomize.enable` holds anything but "true"
+ * (GetEnabledSourceTypes; unset or empty keeps it on), the repo-server generates no manifests with that tool and
+ * applies the source's folder as plain YAML (GetAppSourceType: IsManifestGenerationEnabled), a chart's templates
+ * among them; the gate renders them with the tool. Each switch that turns off a tool some source needs, with those
+ * sources' Applications. `jsonnet.enable` is the render tier's to read (it evaluates jsonnet only where Argo CD does).
+ */
+export function disabledToolRefusals(repo: Repo, argocdCm: Record<string, unknown> | undefined): { key: string; apps: string[]; message: string }[] {
+  return GENERATION_KEYS.flatMap(({ key, tool, types }) => {
+    const value = argocdCm?.[key];
+    if (value === undefined || value === null || value === '' || value === 'true') return [];
+    const apps = [...new Set(applicationsByType(repo, types))].sort();
+    if (apps.length === 0) return [];
+    return [
+      {
+        key,
+        apps,
+        message: `argocd-cm sets ${key} to ${JSON.stringify(value)}: Argo CD generates no ${tool} manifests, and applies the folder of each ${tool} source as plain YAML, where the gate renders it with ${tool} (${apps.join(', ')})`,
+      },
+    ];
+  });
+}
+
+function applicationsByType(repo: Repo, types: readonly string[]): string[] {
+  return applications(repo).flatMap((app) => (app.sources.some((s) => types.includes(sourceType(repo, s))) ? [app.name] : []));
 }

@@ -22,6 +22,8 @@ subjects:
     namespace: media
 `;
 
+const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
+
 export const argocdRepoServerMutations: Mutation[] = [
   {
     check: 'argocd-applied-files',
@@ -99,6 +101,12 @@ export const argocdRepoServerMutations: Mutation[] = [
     why: "a .gitmodules that puts another repository at apps/media/extras: Argo CD's checkout fetches it (git submodule update), and the root app applies its application.yaml, which the gate never reads",
     mutate: (c) => c.write('.gitmodules', '[submodule "extras"]\n\tpath = apps/media/extras\n\turl = https://github.com/attacker/extras.git\n'),
     at: () => ({ file: '.gitmodules', line: 2 }),
+  },
+  {
+    check: 'argocd-applied-files',
+    why: "argocd-cm turns kustomize off: Argo CD would apply every kustomization's folder (the media apps') as plain YAML, where the gate renders it with kustomize",
+    mutate: (c) => c.write(ARGOCD_CM, c.read(ARGOCD_CM).replace(/^data:\n/m, 'data:\n  kustomize.enable: "false"\n')),
+    at: (c) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'kustomize.enable') }),
   },
   {
     check: 'argocd-applied-files',
