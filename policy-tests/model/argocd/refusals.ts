@@ -13,6 +13,7 @@ import type { PathSegment } from '../core/positions.ts';
 import { checkoutPathSet, type Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import { applications, filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
+import { claimingPlugins } from './cmp-plugins.ts';
 import { join } from 'node:path';
 import { parseQuantity } from '../core/text.ts';
 import { sizeOnDisk } from '../repository/directory-source.ts';
@@ -89,6 +90,12 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
           : `${p.file}, which Argo CD merges into the source of Application ${app.name}: ${p.message}`,
       });
     const type = sourceType(repo, source);
+    for (const { container, how } of claimingPlugins(repo, source))
+      out.push({
+        path: [...source.at, 'path'],
+        unread: true,
+        message: `Argo CD offers ${source.path} to the repo-server's plugin sidecar ${container} before it picks ${type === 'directory' ? 'a directory' : type === 'helm-path' ? 'Helm' : 'kustomize'}, and ${how}: the plugin's command would generate what reaches the cluster, which the gate cannot run (name the tool in the source, or give the plugin a discovery this folder does not match)`,
+      });
     if (type === 'conflicting') out.push({ path: source.at, unread: true, message: `Argo CD refuses this source: ${explicitTool(source).error}` });
     if (type === 'plugin')
       out.push({
