@@ -41,7 +41,7 @@ export const cmpPlugins = perRepo((repo: Repo): CmpPlugin[] => {
     .filter((c) =>
       [...(Array.isArray(c.command) ? c.command : []), ...(Array.isArray(c.args) ? c.args : [])].some((a) => String(a).includes('argocd-cmp-server')),
     )
-    .map((c) => ({ container: String(c.name ?? ''), ...pluginConfig(repo, c, volumes, server?.namespace) }));
+    .map((c) => ({ container: text(c.name) ?? '', ...pluginConfig(repo, c, volumes, server?.namespace) }));
 });
 
 /** The plugin.yaml a sidecar mounts from a ConfigMap of the repository, read for its `spec.discover`. */

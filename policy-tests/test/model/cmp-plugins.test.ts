@@ -64,6 +64,10 @@ describe("a plugin sidecar of Argo CD's repo-server", () => {
         ),
       }),
     ]);
+    // The gate fails it at the source's path, in its check of what the repo-server applies.
+    expect(await checkFindings('argocd-applied-files', { root: repo.root, env: process.env })).toEqual([
+      expect.stringMatching(/^apps\/web\/application\.yaml:\d+ Argo CD offers apps\/web to the repo-server's plugin sidecar sops/),
+    ]);
   });
 
   it('claims by find.glob across folders, by find.command always, and by a plugin.yaml the repository does not hold; never a source that names its tool', async () => {
