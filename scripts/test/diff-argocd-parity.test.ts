@@ -55,6 +55,17 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(repo.root, { recursive: true, force: true }));
 
+/** `check` run on a base that holds what the working tree holds now, committed as `message`, then taken back. */
+async function onBase(message: string, check: () => Promise<void>): Promise<void> {
+  await git('add', '-A');
+  await git('commit', '-q', '-m', message);
+  try {
+    await check();
+  } finally {
+    await git('reset', '-q', '--hard', 'HEAD~1');
+  }
+}
+
 /** Each case starts from the committed tree. */
 async function reset(): Promise<void> {
   await git('checkout', '-q', '--', '.');
@@ -93,9 +104,7 @@ describe('the rendered diff sees what Argo CD applies', () => {
       'apps/demo/extra/binding.yaml',
       'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: all-yours\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: default, namespace: demo}]\n',
     );
-    await git('add', '-A');
-    await git('commit', '-q', '-m', 'a folder the demo app does not read');
-    try {
+    await onBase('a folder the demo app does not read', async () => {
       expect((await diff()).code).toBe(0);
       repo.write('apps/demo/.argocd-source-demo.yaml', 'directory:\n  recurse: true\n');
       const { code, report } = await diff();
@@ -106,9 +115,7 @@ describe('the rendered diff sees what Argo CD applies', () => {
       const failing = await diff();
       expect(failing.code).toBe(1);
       expect(failing.text).toContain('json: cannot unmarshal string into directory.recurse (a Go bool)');
-    } finally {
-      await git('reset', '-q', '--hard', 'HEAD~1');
-    }
+    });
   });
 
   it("a git submodule is not judged: Argo CD's checkout fetches another repository's files, and the diff cannot vouch for them", async () => {
@@ -132,9 +139,7 @@ describe('the rendered diff sees what Argo CD applies', () => {
       'apps/kustom/application.yaml',
       DEMO.replace('name: demo\n', 'name: kustom\n').replace('path: apps/demo\n    directory:\n      exclude: application.yaml', 'path: apps/kustom'),
     );
-    await git('add', '-A');
-    await git('commit', '-q', '-m', 'a kustomize app');
-    try {
+    await onBase('a kustomize app', async () => {
       expect((await diff()).code).toBe(0);
       repo.write(
         'apps/platform/argocd/patches/argocd-cm.yaml',
@@ -143,9 +148,7 @@ describe('the rendered diff sees what Argo CD applies', () => {
       const { code, text: out } = await diff();
       expect(code).toBe(1);
       expect(out).toContain('argocd-cm sets kustomize.enable to \\"false\\"');
-    } finally {
-      await git('reset', '-q', '--hard', 'HEAD~1');
-    }
+    });
   });
 
   it('an ApplicationSet is not judged: what its generators make would be synced, and the diff cannot vouch for it', async () => {

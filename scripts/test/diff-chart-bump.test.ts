@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { output } from '../../test-support/exec.ts';
 import { startChartRepo, toolEnv, type ChartRepo } from '../../test-support/chart-repo.ts';
-import { chartApp, fixtureRepo, repoApp } from '../../test-support/render-fixtures.ts';
+import { chartApp, fixtureRepo, repoApp, type FixtureRepo } from '../../test-support/render-fixtures.ts';
 import { pullCharts } from '../charts-pull.ts';
 import { main } from '../diff/command.ts';
 
@@ -49,6 +49,34 @@ afterAll(async () => {
 const git = (root: string, ...args: string[]) =>
   output('git', ['-c', 'user.email=t@example.net', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: root });
 
+const quiet = () => undefined;
+
+/** charts:pull on the fixture, as CI pulls: what the lock records, and a version it lacks as the index publishes it. */
+async function pulled(repo: FixtureRepo): Promise<void> {
+  expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
+}
+
+/** The fixture pulled and committed as main: the base the diff reads. */
+async function committedBase(repo: FixtureRepo): Promise<void> {
+  await pulled(repo);
+  await git(repo.root, 'init', '-q', '-b', 'main');
+  await git(repo.root, 'add', '-A');
+  await git(repo.root, 'commit', '-q', '-m', 'base');
+}
+
+interface Report {
+  chartBumps: unknown[];
+  risks: { flag: string; reason: string; level: string }[];
+}
+
+/** The working tree pulled, and diffed against HEAD as JSON. */
+async function diffed(repo: FixtureRepo): Promise<{ code: number; report: Report }> {
+  await pulled(repo);
+  let stdout = '';
+  const code = await main(['HEAD', '-o', 'json'], { ...env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: quiet });
+  return { code, report: JSON.parse(stdout) as Report };
+}
+
 describe('a chart bump in the rendered diff', () => {
   it('shows the defaults that moved where the repository sets nothing, and the keys it sets that the new version no longer reads', async () => {
     const repo = fixtureRepo();
@@ -56,16 +84,9 @@ describe('a chart bump in the rendered diff', () => {
     repo.write('apps/gizmo/application.yaml', app('1.0.0'));
     // The repository sets the size and the legacy switch; the mode and the burst are the chart's.
     repo.write('apps/gizmo/values.yaml', 'sizing:\n  size: 3\nlegacy: off\n');
-    const quiet = () => undefined;
-    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
-    await git(repo.root, 'init', '-q', '-b', 'main');
-    await git(repo.root, 'add', '-A');
-    await git(repo.root, 'commit', '-q', '-m', 'base');
+    await committedBase(repo);
     repo.write('apps/gizmo/application.yaml', app('1.1.0'));
-    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
-    let stdout = '';
-    await main(['HEAD', '-o', 'json'], { ...env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: quiet });
-    const report = JSON.parse(stdout) as { chartBumps: unknown[] };
+    const { report } = await diffed(repo);
     expect(report.chartBumps).toEqual([
       {
         app: 'gizmo',
@@ -96,17 +117,10 @@ describe('a chart bump in the rendered diff', () => {
     repo.write('apps/gizmo/chart/Chart.yaml', chart('1.0.0'));
     repo.write('apps/gizmo/chart/values.yaml', 'gizmo:\n  sizing:\n    size: 3\n  legacy: off\n');
     repo.write('apps/gizmo/application.yaml', repoApp('gizmo', '    path: apps/gizmo/chart'));
-    const quiet = () => undefined;
-    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
-    await git(repo.root, 'init', '-q', '-b', 'main');
-    await git(repo.root, 'add', '-A');
-    await git(repo.root, 'commit', '-q', '-m', 'base');
+    await committedBase(repo);
     const bumped = async (version: string) => {
       repo.write('apps/gizmo/chart/Chart.yaml', chart(version));
-      expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
-      let stdout = '';
-      const code = await main(['HEAD', '-o', 'json'], { ...env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: quiet });
-      return { code, report: JSON.parse(stdout) as { chartBumps: unknown[]; risks: { flag: string; reason: string; level: string }[] } };
+      return diffed(repo);
     };
     const { code, report } = await bumped('1.1.0');
     expect(report.chartBumps).toEqual([
@@ -149,16 +163,9 @@ describe('a chart bump in the rendered diff', () => {
     repo.write('apps/gizmo/chart/Chart.yaml', chart('1.0.0'));
     repo.write('apps/gizmo/chart/values.yaml', 'small:\n  sizing:\n    size: 1\nlarge:\n  sizing:\n    size: 9\n');
     repo.write('apps/gizmo/application.yaml', repoApp('gizmo', '    path: apps/gizmo/chart'));
-    const quiet = () => undefined;
-    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
-    await git(repo.root, 'init', '-q', '-b', 'main');
-    await git(repo.root, 'add', '-A');
-    await git(repo.root, 'commit', '-q', '-m', 'base');
+    await committedBase(repo);
     repo.write('apps/gizmo/chart/Chart.yaml', chart('1.1.0'));
-    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out: quiet })).toBe(0);
-    let stdout = '';
-    await main(['HEAD', '-o', 'json'], { ...env, HOMELAB_REPO_ROOT: repo.root }, { stdout: (t) => void (stdout += t), stderr: quiet });
-    const report = JSON.parse(stdout) as { chartBumps: unknown[]; risks: { flag: string; reason: string }[] };
+    const { report } = await diffed(repo);
     expect(report.chartBumps).toEqual([expect.objectContaining({ chart: 'gizmo', alias: 'large', from: '1.0.0', to: '1.1.0' })]);
     expect(report.risks.filter((r) => r.flag === 'version').map((r) => r.reason)).toEqual([
       'Application gizmo: chart gizmo (as large), a dependency of the chart at apps/gizmo/chart, 1.0.0 -> 1.1.0',
