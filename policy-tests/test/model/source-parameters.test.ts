@@ -143,6 +143,12 @@ describe('an Application whose source folder holds a parameter file', () => {
           'Argo CD fails the source of Application web: error while parsing source parameters: apps/web/.argocd-source.yaml: json: cannot unmarshal string into directory.recurse (a Go bool)',
       }),
     ]);
+    // YAML Argo CD cannot read fails the source too, at the line the parser names.
+    repo.write('apps/web/.argocd-source.yaml', 'directory:\n  recurse: true\n  recurse: false\n');
+    const broken = await loadRepo(repo.root);
+    expect(refusalsOf(broken, applications(broken)[0]!)).toEqual([
+      expect.objectContaining({ file: 'apps/web/.argocd-source.yaml', line: 3, unread: true, message: expect.stringMatching(/: duplicate key "recurse"/) }),
+    ]);
   });
 
   it('is loaded as Argo CD walks it: a folder outside the manifest roots that its recurse reaches is read and judged', async () => {
