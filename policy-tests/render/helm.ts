@@ -3,7 +3,8 @@
  * or at a path of this repository, rendered with `helm template` and the
  * flags Argo CD 3 passes, its values files read by the model's one route.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { sourceParameterFiles } from '../model/argocd/repo-server.ts';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
@@ -155,6 +156,13 @@ export async function renderHelm(ctx: Context, app: ArgoApp, source: AppSource, 
     if (!existsSync(chartPath))
       throw new Error(
         `chart archive ${chartId(ref)} unpacks to ${readdirSync(extracted).sort().join('/, ') || 'nothing'}/, not ${folder}/: Argo CD renders the folder its chart name gives, and fails the source (path not found)`,
+      );
+    // The extracted chart is the source's folder to Argo CD: its repo-server merges the source parameter files it finds
+    // there (GetAppSourceType, mergeSourceParameters), which the chart's author wrote, and the gate does not take them.
+    const planted = sourceParameterFiles(new Set(readdirSync(chartPath)), '', app.name).filter((f) => statSync(join(chartPath, f)).isFile());
+    if (planted.length)
+      throw new RenderRefused(
+        `chart archive ${chartId(ref)} holds ${planted.join(' and ')} beside its Chart.yaml, which Argo CD's repo-server merges into the source of Application ${app.name} as it renders the extracted chart: its author would set the source's options, which the gate does not take`,
       );
     scope = await cachedScope(ctx, chartPath, unpackingKey(digest, 'argocd'));
   } else {

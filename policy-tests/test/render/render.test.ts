@@ -57,6 +57,30 @@ async function rendered(repo: FixtureRepo, extraEnv: NodeJS.ProcessEnv = {}) {
   return renderRepo(plain, { builtinApiVersions: layer.builtinApiVersions(), env: { ...env, ...extraEnv } });
 }
 
+describe('a chart archive that holds a source parameter file', () => {
+  it("is refused, not rendered: Argo CD's repo-server merges the file the chart's author wrote into the source as it renders the extracted chart", async () => {
+    await charts.publish({
+      name: 'planted',
+      version: '1.0.0',
+      values: { replicas: 1 },
+      files: {
+        'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: planted\ndata:\n  replicas: {{ .Values.replicas | quote }}\n',
+        '.argocd-source.yaml': 'helm:\n  parameters:\n    - name: replicas\n      value: "9"\n',
+      },
+    });
+    const repo = fixtureRepo();
+    repo.write('apps/planted/application.yaml', chartApp('planted', { repoURL: charts.url, chart: 'planted', version: '1.0.0' }));
+    expect(await pullCharts({ root: repo.root, env, updateLock: false, verifyIndex: true, out })).toBe(0);
+    const [render] = (await rendered(repo)).renders;
+    expect(render).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(
+        /^chart archive planted 1\.0\.0 from .* holds \.argocd-source\.yaml beside its Chart\.yaml, which Argo CD's repo-server merges into the source of Application planted/,
+      ),
+    });
+  });
+});
+
 describe('charts:pull and the lock', () => {
   it('--frozen refuses a chart the lock does not record and never writes the lock, as CI runs it', async () => {
     const repo = demoRepo();
