@@ -31,6 +31,8 @@ export interface HelmCase {
   notApplicable?: string;
   /** The URL schemes the request allows a value file (its HelmOptions; none where it sends none), for a source that names a URL. */
   valuesFileSchemes?: string[];
+  /** The request is one source of several (HasMultipleSources): the Application lists it under `sources`. */
+  multiple?: boolean;
 }
 
 const REPO_URL = 'https://github.com/example/conformance.git';
@@ -94,9 +96,17 @@ export function helmCases(test: string, body: string): HelmCase[] {
     if (deployment) expect.replicas = { name: deployment[1]!, count: Number(deployment[2]) };
     const manifests = /assert\.Len\(t, \w+\.Manifests, (\d+)\)/.exec(after);
     if (manifests) expect.manifests = Number(manifests[1]);
+    if (/assert\.Empty\(t, \w+\.Manifests\)/.test(after)) expect.manifests = 0;
     const image = /resourceByKindName\["Deployment\/([^"]+)"\][\s\S]*?assert\.Equal\(t, "([^"]+)", image\)/.exec(after);
     if (image) expect.image = { name: image[1]!, image: image[2]! };
-    const base = { test: name, serviceRoot: serviceRoot ?? '', appName: /AppName:\s*"([^"]*)"/.exec(before + after)?.[1] || 'release', source: {}, expect };
+    const base = {
+      test: name,
+      serviceRoot: serviceRoot ?? '',
+      appName: /AppName:\s*"([^"]*)"/.exec(before + after)?.[1] || 'release',
+      source: {},
+      expect,
+      ...(/HasMultipleSources:\s*true/.test(after) ? { multiple: true } : {}),
+    };
     const at = Math.max(
       before.lastIndexOf('ApplicationSource: &v1alpha1.ApplicationSource{'),
       before.lastIndexOf(':= &v1alpha1.ApplicationSource{'),
@@ -122,6 +132,8 @@ export function helmCases(test: string, body: string): HelmCase[] {
     const helm = (source.helm ?? {}) as { valueFiles?: string[]; valuesObject?: unknown };
     // A RawExtension's bytes are YAML: the Application carries them as an object.
     if (typeof helm.valuesObject === 'string') source = { ...source, helm: { ...helm, valuesObject: parse(helm.valuesObject) as unknown } };
+    // Go's zero value: an empty chart names none.
+    if (source.chart === '') source = Object.fromEntries(Object.entries(source).filter(([k]) => k !== 'chart'));
     if (source.chart !== undefined) return { ...base, source, notApplicable: "a chart from a chart repository: the test mocks Helm's client" };
     // A URL Argo CD would fetch is beyond an offline gate; one whose scheme the request does not allow fails in both.
     const schemeOf = (v: string) => /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(v)?.[1]!.toLowerCase();
@@ -134,6 +146,8 @@ export function helmCases(test: string, body: string): HelmCase[] {
       return { ...base, source, valuesFileSchemes: schemes };
     }
     if (source.helm === undefined && source.path === undefined) return { ...base, source, notApplicable: 'not a Helm or jsonnet source at a path' };
+    if (base.multiple && source.path !== '' && source.ref === undefined)
+      return { ...base, source, notApplicable: 'one source of several, whose others the request does not give' };
     return { ...base, source };
   });
 }
@@ -154,7 +168,11 @@ export async function judgeHelmCase(dir: string, c: HelmCase, env: NodeJS.Proces
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'Application',
       metadata: { name: c.appName, namespace: 'argocd' },
-      spec: { project: 'default', source, destination: { server: 'https://kubernetes.default.svc', namespace: 'default' } },
+      spec: {
+        project: 'default',
+        ...(c.multiple ? { sources: [source] } : { source }),
+        destination: { server: 'https://kubernetes.default.svc', namespace: 'default' },
+      },
     };
     mkdirSync(join(root, 'clusters/home'), { recursive: true });
     writeFileSync(join(root, 'clusters/home/cluster-facts.yaml'), stringify(facts));
@@ -168,7 +186,11 @@ export async function judgeHelmCase(dir: string, c: HelmCase, env: NodeJS.Proces
     const repo = await loadRepo(root);
     const result = await renderRepo(repo, { builtinApiVersions: [], env, checkDeterminism: false });
     const render = result.renders[0];
-    if (!render) return { ok: false, why: 'the gate renders nothing for this source' };
+    // A source the repo-server generates nothing for (a ref-only source of several) is one the gate renders nothing for.
+    if (!render)
+      return c.expect.manifests === 0 && c.expect.error !== true && repo.resources.every((r) => r.kind === 'Application' || r.name === 'cluster-facts')
+        ? { ok: true, why: '' }
+        : { ok: false, why: 'the gate renders nothing for this source' };
     const failed = render.status !== 'rendered';
     const problems: string[] = [];
     if (c.expect.error !== undefined && c.expect.error !== failed)

@@ -251,7 +251,7 @@ function generateCase(test: string, body: string, dir?: string): RepoServerCase 
   // Jsonnet is evaluated by the render tier, as Helm is rendered: the same reading of the request.
   if (/Jsonnet|jsonnet/.test(body)) return { ...base, notApplicable: HELM };
   // A folder of testdata/app-parameters rendered with its parameter files merged: through the render tier, as Helm is.
-  const withParameters = /runWithTempTestdata\(t, "[^"]+", func\(t \*testing\.T, path string\)/.test(body) && /Path:\s*path,/.test(body);
+  const withParameters = /runWithTempTestdata\(t, "[^"]+", func\(t \*testing\.T, (?:path|_) string\)/.test(body) && /Path:\s*(?:path|""),/.test(body);
   if (withParameters && !LIVE.test(body)) return { ...base, notApplicable: HELM };
   if (/AppParameterFile|app-parameters|\.argocd-source/.test(test + body) || serviceHasParameterFile(body, dir))
     return {
