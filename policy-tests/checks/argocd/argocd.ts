@@ -16,12 +16,24 @@ import {
   normalizeSourcePath,
   ownersByFile,
   sourceType,
+  type AppSource,
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
-import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
+import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Path } from '../../model/core/positions.ts';
 import { valueFileProblem } from '../../model/argocd/source-files.ts';
 
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
+
+/**
+ * Where a finding on an option of a source lands: in the source parameter file that set it, where Argo CD merged one
+ * in (model/argocd/source-parameters.ts), else at the option in the Application.
+ */
+function optionPlace(app: ArgoApp, source: AppSource, option: Path): FailurePlace {
+  const set = source.parameterFiles?.placeOf(option, 'value');
+  return set?.file ? { file: set.file, line: set.line, col: set.col } : { resource: app.resource, path: [...source.at, ...option] };
+}
+
 export const ARGOCD_DIR = 'apps/platform/argocd';
 export const ARGOCD_TOOLS_FACTS = `${ARGOCD_DIR}/facts/render-tools.yaml`;
 export const HEALTH_KEY = 'resource.customizations.health.argoproj.io_Application';
@@ -121,14 +133,11 @@ export const argocdChecks: PolicyCheck[] = [
           for (const [i, valueFile] of (source.helm?.valueFiles ?? []).entries()) {
             const m = /^\$([^/]+)\/(.+)$/.exec(valueFile);
             if (!m) continue;
-            if (!refs.has(m[1]!))
-              ctx.fail(
-                { resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] },
-                `value file ${valueFile} uses $${m[1]} but no source of this repo has ref: ${m[1]}`,
-              );
+            const place = optionPlace(app, source, ['helm', 'valueFiles', i]);
+            if (!refs.has(m[1]!)) ctx.fail(place, `value file ${valueFile} uses $${m[1]} but no source of this repo has ref: ${m[1]}`);
             else {
               const problem = valueFileProblem(repo, app, source, valueFile);
-              if (problem) ctx.fail({ resource: app.resource, path: [...source.at, 'helm', 'valueFiles', i] }, problem);
+              if (problem) ctx.fail(place, problem);
             }
           }
         }

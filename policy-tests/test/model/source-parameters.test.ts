@@ -11,6 +11,7 @@ import { refusalsOf } from '../../model/argocd/refusals.ts';
 import { loadRepo, parseDataFile } from '../../model/repository/repo.ts';
 import { loadFieldTrees, type Shape } from '../../schema/field-tree.ts';
 import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
+import { checkFindings } from '../../../test-support/gate-findings.ts';
 
 const file = (name: string, text: string) => parseDataFile(name, text);
 const SOURCE = { repoURL: 'https://github.com/example/lab.git', targetRevision: 'main', path: 'apps/web' };
@@ -186,5 +187,20 @@ describe('a source of several with an empty path', () => {
       application('  sources: []\n  source:\n    repoURL: https://github.com/example/lab.git\n    targetRevision: main\n    path: z-outside\n'),
     );
     expect((await loadRepo(repo.root)).resources.some((r) => r.name === 'outside')).toBe(true);
+  });
+});
+
+describe('a finding on an option a parameter file set', () => {
+  it('lands in the parameter file, at the option, not on the Application that does not write it', async () => {
+    const repo = fixtureRepo();
+    repo.write('apps/web/chart/Chart.yaml', 'apiVersion: v2\nname: web\nversion: 1.0.0\n');
+    repo.write('apps/web/chart/templates/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n');
+    const sources =
+      '  sources:\n    - repoURL: https://github.com/example/lab.git\n      targetRevision: main\n      path: apps/web/chart\n    - repoURL: https://github.com/example/lab.git\n      targetRevision: main\n      ref: values\n';
+    repo.write('apps/web/application.yaml', repoApp('web', '    path: apps/web/chart').replace(/  source:\n(?:    .*\n)+/, sources));
+    repo.write('apps/web/chart/.argocd-source-web.yaml', 'helm:\n  valueFiles:\n    - $values/apps/web/missing.yaml\n');
+    expect(await checkFindings('argocd-source-path', { root: repo.root, env: process.env })).toEqual([
+      expect.stringMatching(/^apps\/web\/chart\/\.argocd-source-web\.yaml:3 /),
+    ]);
   });
 });
