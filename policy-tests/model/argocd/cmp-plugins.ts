@@ -70,13 +70,9 @@ function pluginConfig(
     return { unknown: `ConfigMap ${String(configMap.name)}'s ${key} is no YAML` };
   }
   const discover = dig(spec, ['discover']);
-  const command = dig(discover, ['find', 'command']);
+  const [fileName, glob, command] = [text(dig(discover, ['fileName'])), text(dig(discover, ['find', 'glob'])), dig(discover, ['find', 'command'])];
   return {
-    discover: {
-      ...(text(dig(discover, ['fileName'])) ? { fileName: text(dig(discover, ['fileName'])) } : {}),
-      ...(text(dig(discover, ['find', 'glob'])) ? { glob: text(dig(discover, ['find', 'glob'])) } : {}),
-      command: Array.isArray(command) && command.length > 0,
-    },
+    discover: { ...(fileName ? { fileName } : {}), ...(glob ? { glob } : {}), command: Array.isArray(command) && command.length > 0 },
   };
 }
 
@@ -87,7 +83,8 @@ function pluginConfig(
  */
 export function claimingPlugins(repo: Repo, source: AppSource): { container: string; how: string }[] {
   if (source.path === undefined || source.chart !== undefined || !isThisRepo(repo, source)) return [];
-  if (explicitTool(source).tool !== undefined || explicitTool(source).error !== undefined) return [];
+  const explicit = explicitTool(source);
+  if (explicit.tool !== undefined || explicit.error !== undefined) return [];
   const plugins = cmpPlugins(repo);
   if (plugins.length === 0) return [];
   const base = normalizeSourcePath(source.path);

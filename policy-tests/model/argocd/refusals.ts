@@ -38,6 +38,12 @@ export type Refusal =
     unread: boolean;
   };
 
+/** argocd-cmd-params-cm's data as the repository applies it: what the repo-server's Deployment reads its flags from. */
+const repoServerParams = perRepo(
+  (repo: Repo): Record<string, unknown> | undefined =>
+    repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm')?.object.data as Record<string, unknown> | undefined,
+);
+
 /**
  * The repo-server's limit on a directory source's combined manifest size: argocd-cmd-params-cm's
  * reposerver.max.combined.directory.manifests.size as the repository applies it (its Deployment reads the key), else
@@ -45,9 +51,7 @@ export type Refusal =
  * repository: every directory source asks.
  */
 const maxCombinedManifestsBytes = perRepo((repo: Repo): number => {
-  const params = repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm');
-  const data = params?.object.data as Record<string, unknown> | undefined;
-  const bytes = parseQuantity(data?.[MAX_COMBINED_MANIFESTS_KEY]);
+  const bytes = parseQuantity(repoServerParams(repo)?.[MAX_COMBINED_MANIFESTS_KEY]);
   return bytes === undefined || bytes < 0 ? DEFAULT_MAX_COMBINED_MANIFESTS_BYTES : Math.floor(bytes);
 });
 
@@ -137,8 +141,7 @@ export const SUBMODULES_KEY = 'reposerver.enable.git.submodule';
  * nothing, keeps the default, true).
  */
 export const submodulesEnabled = perRepo((repo: Repo): boolean => {
-  const params = repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm');
-  const value = (params?.object.data as Record<string, unknown> | undefined)?.[SUBMODULES_KEY];
+  const value = repoServerParams(repo)?.[SUBMODULES_KEY];
   return typeof value === 'string' && value.toLowerCase() === 'false' ? false : true;
 });
 

@@ -15,7 +15,7 @@
  *   RawExtension, is replaced whole.
  * Pure: the caller reads the files (argocd.ts), and a problem is said, never guessed past.
  */
-import { isMap } from '../core/dig.ts';
+import { dig, isMap } from '../core/dig.ts';
 import type { Path } from '../core/positions.ts';
 import type { FilePosition, Positions } from '../core/manifest.ts';
 
@@ -279,7 +279,7 @@ export function mergeSourceParameters(written: Record<string, unknown>, files: r
     const d: Decode = { file: file.file, problems, set: new Map() };
     merged = decodeInto(merged, mergePatch(merged, patch), APPLICATION_SOURCE, { at: [], written: [], d }) as Record<string, unknown>;
     // Only what the file wrote moves the place a finding lands: what came from the Application stays there.
-    for (const [key, path] of d.set) if (hasPath(patch, path)) setBy.set(key, { file, path });
+    for (const [key, path] of d.set) if (dig(patch, path) !== undefined) setBy.set(key, { file, path });
   }
   for (const p of problems) {
     const file = files.find((f) => f.file === p.file);
@@ -295,20 +295,9 @@ export function mergeSourceParameters(written: Record<string, unknown>, files: r
     for (let n = path.length; n > 0; n--) {
       const hit = setBy.get(path.slice(0, n).join('\0'));
       const within = hit && [...hit.path, ...path.slice(n)];
-      if (hit && within && hasPath(hit.file.data, within)) return { ...hit.file.positions.at(within, target), file: hit.file.file };
+      if (hit && within && dig(hit.file.data, within) !== undefined) return { ...hit.file.positions.at(within, target), file: hit.file.file };
     }
     return undefined;
   };
   return { source: merged, placeOf, problems };
-}
-
-/** Whether `path` names something in `data` as written. */
-function hasPath(data: unknown, path: Path): boolean {
-  let node = data;
-  for (const segment of path) {
-    if (Array.isArray(node) && typeof segment === 'number' && segment < node.length) node = node[segment];
-    else if (isMap(node) && Object.hasOwn(node, String(segment))) node = node[String(segment)];
-    else return false;
-  }
-  return true;
 }

@@ -40,6 +40,9 @@ export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
 const CHART_SOURCE_PATTERN = '{Chart.yaml,*/Chart.yaml,*/templates/*}';
 const isChartSource = (file: string) => argoGlobMatch(CHART_SOURCE_PATTERN, file);
 
+/** Argo CD's source parameter files, wherever a source path puts them (gobwas: `*` crosses `/`). */
+const SOURCE_PARAMETER_PATTERN = '{.argocd-source*.yaml,*/.argocd-source*.yaml}';
+
 /**
  * Files under the roots that look like manifests but are not Kubernetes
  * objects. Argo CD must never apply them; the argocd-root-discovery check
@@ -59,7 +62,7 @@ export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }
     reason: "kustomize's own file, read by kustomize when Argo CD builds the folder, never applied",
   },
   {
-    pattern: '{.argocd-source*.yaml,*/.argocd-source*.yaml}',
+    pattern: SOURCE_PARAMETER_PATTERN,
     reason:
       "Argo CD's source parameter files: its repo-server merges them into a source's options, never applies them (the gate merges them as it does: model/argocd/source-parameters.ts)",
   },
@@ -178,7 +181,7 @@ function parseYamlDataFile(file: string, text: string): DataFile {
 export const isHelmValues = (file: string) => argoGlobMatch(NON_MANIFEST_PATTERNS[0]!.pattern, file);
 
 /** Argo CD's source parameter files (`.argocd-source.yaml`, `.argocd-source-<app>.yaml`), which it reads with sigs.k8s.io/yaml: YAML 1.1 too. */
-export const isSourceParameterFile = (file: string) => /(^|\/)\.argocd-source(-[^/]+)?\.yaml$/.test(file);
+export const isSourceParameterFile = (file: string) => argoGlobMatch(SOURCE_PARAMETER_PATTERN, file);
 
 export function isManifestPath(path: string): boolean {
   return MANIFEST_EXTENSIONS.some((ext) => path.endsWith(ext));
