@@ -8,6 +8,8 @@ import { withRendered, type SourceRender } from '../model/argocd/rendered.ts';
 import type { ParsedFile } from '../model/core/manifest.ts';
 import { SchemaLayer } from '../schema/schema-layer.ts';
 import { renderRepo } from '../render/render.ts';
+import { renderGoTemplates } from '../render/go-template.ts';
+import { expandApplicationSets, type GoTemplateEngine } from '../model/appset/expand.ts';
 import { applications, owningApplication } from '../model/argocd/argocd.ts';
 import { resolveJqExpressions } from '../model/compare/ignore-differences.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
@@ -33,8 +35,14 @@ export interface RenderedTree extends LoadedTree {
   parsed: ParsedFile[];
 }
 
-export async function loadTree(root: string, options: { parallel?: boolean } = {}): Promise<LoadedTree> {
-  const plain = await loadRepo(root, { parallel: options.parallel });
+/**
+ * The tree's own files, with the Applications its ApplicationSets make put in as Applications it declares
+ * (model/appset/expand.ts): Go templates rendered by the render tier's engine, unless `render` is false.
+ */
+export async function loadTree(root: string, options: { parallel?: boolean; env?: NodeJS.ProcessEnv; render?: boolean } = {}): Promise<LoadedTree> {
+  const own = await loadRepo(root, { parallel: options.parallel });
+  const engine: GoTemplateEngine | undefined = options.render === false ? undefined : (jobs) => renderGoTemplates(jobs, options.env);
+  const plain = await expandApplicationSets(own, engine);
   return { plain, layer: await schemaLayer() };
 }
 

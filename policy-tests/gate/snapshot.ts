@@ -25,7 +25,7 @@ import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { valueFilesOf } from '../model/argocd/source-files.ts';
 import { localDependencies } from '../render/helm-dependencies.ts';
 import { CHART_LOCK_FILE, dependencyCharts } from '../render/charts.ts';
-import { applicationSetRefusals, disabledToolRefusals, refusalsOf, submoduleRefusals } from '../model/argocd/refusals.ts';
+import { disabledToolRefusals, refusalsOf, submoduleRefusals } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
 import { ignoredFields, resolveJqExpressions, type IgnoredFields } from '../model/compare/ignore-differences.ts';
@@ -33,6 +33,7 @@ import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { groupOf } from '../model/core/manifest.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
+import { applicationSetProblems } from '../model/appset/outcomes.ts';
 import { loadTree, renderTree, renderWithBuiltinApis } from './pipeline.ts';
 import { chartFaces, type ChartFace } from './chart-faces.ts';
 
@@ -180,7 +181,7 @@ async function ignoredOnLive(objects: Snapshot['objects'], base: Snapshot, repo:
 
 export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.env, options: SnapshotOptions = {}): Promise<Snapshot> {
   // The gate's own pipeline: the diff shows what the gate judged.
-  const loaded = await loadTree(root);
+  const loaded = await loadTree(root, { env });
   const { layer, renders, repo } = await renderTree(loaded, env);
   const failed = new Map<string, string>();
   const fail = (app: string, cause: string) => failed.set(app, [failed.get(app), cause].filter(Boolean).join('; '));
@@ -198,9 +199,9 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   for (const app of applications(repo))
     if (failed.has(app.name))
       unrendered.set(app.name, { cause: failed.get(app.name)!, inputs: `${inputsFingerprint(repo, app)}${switched.get(app.name) ?? ''}` });
-  // What an ApplicationSet makes is never rendered here: one that changed fails the diff, as an app that cannot be rendered.
-  for (const { resource, why } of applicationSetRefusals(repo))
-    unrendered.set(`ApplicationSet ${resource.name}`, { cause: why, inputs: JSON.stringify(resource.object) });
+  // An ApplicationSet the gate could not expand, or Argo CD fails (it keeps what it made before): one that changed fails the diff, as an app that cannot be rendered.
+  for (const { resource, message } of applicationSetProblems(repo))
+    unrendered.set(`ApplicationSet ${resource.name}`, { cause: message, inputs: JSON.stringify(resource.object) });
   // Nor is what a submodule brings into Argo CD's checkout: one that came or moved fails the diff the same way.
   const fetched = submoduleRefusals(repo).length > 0;
   for (const s of fetched ? (repo.checkout?.submodules ?? []) : [])

@@ -151,16 +151,31 @@ describe('the rendered diff sees what Argo CD applies', () => {
     });
   });
 
-  it('an ApplicationSet is not judged: what its generators make would be synced, and the diff cannot vouch for it', async () => {
+  it("an ApplicationSet's Applications are expanded as Argo CD's controller makes them: the cluster-admin binding one syncs is an RBAC risk", async () => {
     await reset();
     repo.write(
       'clusters/home/extras.yaml',
-      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  generators:\n    - list:\n        elements: [{name: tools}]\n  template:\n    metadata: {name: '{{name}}'}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: 'apps/{{name}}'}\n      destination: {server: https://kubernetes.default.svc, namespace: kube-system}\n",
+      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n    - list:\n        elements: [{name: tools}]\n  template:\n    metadata: {name: '{{ .name }}'}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: 'apps/{{ .name }}'}\n      destination: {server: https://kubernetes.default.svc, namespace: kube-system}\n",
+    );
+    repo.write(
+      'apps/tools/binding.yaml',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: all-yours\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: default, namespace: kube-system}]\n',
+    );
+    const { code, report } = await diff();
+    expect(code).toBe(3);
+    expect(report.risks).toContainEqual(expect.objectContaining({ flag: 'rbac', reason: expect.stringContaining('cluster-admin') }));
+  });
+
+  it('an ApplicationSet whose generator the gate does not evaluate is not judged: the diff cannot vouch for it', async () => {
+    await reset();
+    repo.write(
+      'clusters/home/extras.yaml',
+      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  generators:\n    - clusters: {}\n  template:\n    metadata: {name: '{{name}}-tools'}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: apps/demo}\n      destination: {server: '{{server}}', namespace: kube-system}\n",
     );
     const { code, text: out } = await diff();
     expect(code).toBe(1);
     expect(out).toContain('ApplicationSet extras');
-    expect(out).toContain('the gate does not evaluate generators');
+    expect(out).toContain('generator 0 (clusters) is not evaluated here');
   });
 
   it.skipIf(noJsonnet)('a jsonnet file is evaluated as Argo CD evaluates it: the cluster-admin binding it yields is an RBAC risk', async () => {

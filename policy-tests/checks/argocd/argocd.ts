@@ -63,9 +63,13 @@ export const argocdChecks: PolicyCheck[] = [
       const { repo } = ctx;
       // A kustomize component's folder belongs to the apps that include it, not to an app of its own.
       const shared = componentFiles(repo);
+      // A folder an ApplicationSet's Application syncs is that Application's: the ApplicationSet stands for its application.yaml.
+      const generated = applications(repo)
+        .filter((a) => a.resource.rendered?.source.startsWith('ApplicationSet '))
+        .flatMap((a) => a.sources.filter((s) => isThisRepo(repo, s) && s.path !== undefined).map((s) => normalizeSourcePath(s.path!)));
       for (const folder of workloadFolders(repo.manifestFiles.filter((f) => !shared.has(f)))) {
         let dir = folder;
-        let owned = false;
+        let owned = generated.some((path) => path !== '' && (folder === path || folder.startsWith(`${path}/`)));
         while (dir !== '.' && dir !== '') {
           if (repo.files.has(`${dir}/${APPLICATION_FILE}`)) {
             owned = true;

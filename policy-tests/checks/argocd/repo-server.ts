@@ -8,7 +8,8 @@
  * finding says what Argo CD would have done.
  */
 import { applications } from '../../model/argocd/argocd.ts';
-import { applicationSetRefusals, disabledToolRefusals, refusalsOf, submoduleRefusals } from '../../model/argocd/refusals.ts';
+import { disabledToolRefusals, refusalsOf, submoduleRefusals } from '../../model/argocd/refusals.ts';
+import { applicationSetProblems } from '../../model/appset/outcomes.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { APP_KINDS } from './argocd.ts';
@@ -31,8 +32,7 @@ export const argocdRepoServerChecks: PolicyCheck[] = [
       const settings = argocdSettings(ctx.resources, ctx.repo);
       for (const { key, message } of disabledToolRefusals(ctx.repo, settings?.data))
         ctx.fail(settingsPlace(settings, ['data', key]) ?? { file: ARGOCD_CM_PATCH }, message);
-      for (const { resource, why } of applicationSetRefusals(ctx.repo))
-        ctx.fail({ resource, path: ['spec', 'generators'] }, `ApplicationSet ${resource.name}: ${why}; write each Application out as an application.yaml`);
+      for (const { resource, message } of applicationSetProblems(ctx.repo)) ctx.fail({ resource, path: ['spec', 'generators'] }, message);
       // A file two sources (or two apps) read is refused once for each thing wrong with it.
       const refused = new Set<string>();
       for (const app of applications(ctx.repo))

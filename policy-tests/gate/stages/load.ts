@@ -9,7 +9,7 @@ import type { GateOptions } from '../options.ts';
 
 export async function loadStage(root: string, options: GateOptions): Promise<LoadedTree> {
   options.onProgress?.('parse', 0, 1);
-  const loaded = await loadTree(root, { parallel: options.parallel });
+  const loaded = await loadTree(root, { parallel: options.parallel, env: options.env, render: options.render });
   assertKnownKinds(options, loaded.layer, loaded.plain.resources);
   options.onProgress?.('parse', 1, 1);
   return loaded;

@@ -7,7 +7,7 @@
  * the policy check (checks/argocd/repo-server.ts) and by the rendered diff,
  * which reports such an Application as not judged.
  */
-import type { ParsedFile, Resource } from '../core/manifest.ts';
+import type { ParsedFile } from '../core/manifest.ts';
 import { perObject } from '../core/per-object.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { checkoutPathSet, type Repo } from '../repository/repo.ts';
@@ -116,20 +116,6 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
     }
   }
   return out;
-}
-
-/**
- * ApplicationSets the repository applies: Argo CD's ApplicationSet controller (which its install runs) makes
- * Applications from each one's generators and template, and syncs them. The gate does not evaluate generators, so
- * what those Applications sync would reach the cluster unjudged: each is refused, at its generators.
- */
-export function applicationSetRefusals(repo: Repo): { resource: Resource; why: string }[] {
-  return repo.resources
-    .filter((r) => r.kind === 'ApplicationSet' && r.apiVersion === 'argoproj.io/v1alpha1')
-    .map((resource) => ({
-      resource,
-      why: "Argo CD's ApplicationSet controller makes Applications from its generators and template and syncs them, and the gate does not evaluate generators: what they sync would reach the cluster unjudged",
-    }));
 }
 
 /** argocd-cmd-params-cm's key the repo-server's Deployment reads ARGOCD_GIT_MODULES_ENABLED from. */

@@ -248,3 +248,56 @@ function doublestarSource(pattern: string): string | null {
   }
   return braces > 0 ? null : out;
 }
+
+const pathspecMatcher = perKey(GLOBS_KEPT, (pattern: string) => safeMatcher(pathspecSource(pattern)));
+
+/**
+ * A git pathspec as `git ls-files -- <pattern>` takes it (no magic): a pattern without wildcards names a file or a
+ * folder and everything under it; one with `*`, `?` or `[` is matched by git's wildmatch without WM_PATHNAME, so `*`
+ * also crosses `/` (`apps/*\/config.json` matches `apps/a/b/config.json`). `\` escapes; `[!...]` and `[^...]` negate.
+ * What Argo CD's git files generator lists with it (util/git LsFiles, the default globbing).
+ */
+export function gitPathspecMatch(pattern: string, path: string): boolean {
+  if (pattern === '' || pattern === '.' || pattern === './') return true;
+  if (!/[*?[\\]/.test(pattern)) {
+    const dir = pattern.endsWith('/') ? pattern : `${pattern}/`;
+    return path === pattern || path.startsWith(dir);
+  }
+  return pathspecMatcher(pattern).test(path);
+}
+
+/** The POSIX classes wildmatch knows, as ranges of a JavaScript class. */
+const POSIX_CLASSES: Record<string, string> = {
+  alpha: 'a-zA-Z',
+  digit: '0-9',
+  alnum: 'a-zA-Z0-9',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: ' \\t\\n\\r\\f\\v',
+  xdigit: '0-9a-fA-F',
+  punct: '!-\\/:-@\\[-`{-~',
+};
+
+function pathspecSource(pattern: string): string {
+  const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*') out += '.*';
+    else if (c === '?') out += '.';
+    else if (c === '\\' && i + 1 < pattern.length) out += escape(pattern[++i]!);
+    else if (c === '[') {
+      const end = pattern.indexOf(']', pattern[i + 1] === ']' || (/[!^]/.test(pattern[i + 1] ?? '') && pattern[i + 2] === ']') ? i + 3 : i + 1);
+      if (end === -1) {
+        out += '\\[';
+        continue;
+      }
+      let body = pattern.slice(i + 1, end);
+      const negated = body.startsWith('!') || body.startsWith('^');
+      if (negated) body = body.slice(1);
+      out += `[${negated ? '^' : ''}${body.replace(/\\/g, '\\\\').replace(/\[:(\w+):\]/g, (_, name: string) => POSIX_CLASSES[name] ?? '')}]`;
+      i = end;
+    } else out += escape(c);
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+/**
+ * What became of each ApplicationSet the repository applies (model/appset/expand.ts): the Applications it makes, or
+ * why Argo CD's controller would make none (it fails the ApplicationSet), or why the gate could not tell. Kept by the
+ * ApplicationSet's resource, which every later view of the repository shares. `argocd-applied-files` fails an
+ * ApplicationSet that failed or was not judged; the rendered diff cannot vouch for one.
+ */
+import type { Resource } from '../core/manifest.ts';
+import type { Repo } from '../repository/repo.ts';
+
+export interface SetOutcome {
+  apps: Resource[];
+  /** The files its git files generator read: inputs of what it makes. */
+  reads: string[];
+  /** Argo CD's controller fails the ApplicationSet with this, and makes nothing. */
+  fails?: string;
+  /** The gate cannot tell what it makes. */
+  unjudged?: string;
+}
+
+/**
+ * Outcomes by the ApplicationSet's file and content: a kustomization that takes the file in puts its own output in
+ * the resource's place, so an ApplicationSet a render changed has no outcome (it was expanded as written, not as
+ * applied), and one it left as written keeps its own. The oldest are forgotten past a bound (a long test run).
+ */
+const outcomes = new Map<string, SetOutcome>();
+const OUTCOMES_KEPT = 1000;
+const keyOf = (root: string, set: Resource) => `${root}\0${set.file}\0${JSON.stringify(set.object)}`;
+
+export function recordOutcome(root: string, set: Resource, outcome: SetOutcome): void {
+  const key = keyOf(root, set);
+  outcomes.delete(key);
+  outcomes.set(key, outcome);
+  if (outcomes.size > OUTCOMES_KEPT) outcomes.delete(outcomes.keys().next().value!);
+}
+
+/** The outcome of an ApplicationSet, or none where the gate never expanded it as Argo CD applies it. */
+export function outcomeOf(root: string, set: Resource): SetOutcome | undefined {
+  return outcomes.get(keyOf(root, set));
+}
+
+export interface SetProblem {
+  resource: Resource;
+  message: string;
+  /** What Argo CD makes of it is unknown here: the diff cannot vouch for it. */
+  unread: boolean;
+}
+
+/** ApplicationSets Argo CD fails, or the gate could not expand: each one's problem, said at its generators. */
+export function applicationSetProblems(repo: Repo): SetProblem[] {
+  return repo.resources
+    .filter((r) => r.kind === 'ApplicationSet' && r.apiVersion === 'argoproj.io/v1alpha1')
+    .flatMap((resource): SetProblem[] => {
+      const outcome = outcomeOf(repo.root, resource);
+      if (!outcome)
+        return [
+          {
+            resource,
+            unread: true,
+            message: `ApplicationSet ${resource.name}: not expanded as Argo CD applies it (a render makes or changes it), so the Applications its controller makes are not judged`,
+          },
+        ];
+      if (outcome.fails)
+        return [
+          {
+            resource,
+            unread: false,
+            message: `ApplicationSet ${resource.name}: Argo CD's ApplicationSet controller fails it and makes no Application: ${outcome.fails}`,
+          },
+        ];
+      if (outcome.unjudged)
+        return [
+          {
+            resource,
+            unread: true,
+            message: `ApplicationSet ${resource.name}: the gate cannot tell which Applications Argo CD's controller makes of it: ${outcome.unjudged}`,
+          },
+        ];
+      return [];
+    });
+}

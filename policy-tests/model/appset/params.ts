@@ -1,0 +1,175 @@
+/**
+ * The parameters an ApplicationSet's generators make, as Argo CD's ApplicationSet controller makes them
+ * (applicationset/generators list.go and git.go, v3.5.1): a list's elements, and a git generator's folders or files
+ * of this repository at the branch Argo CD syncs. With `goTemplate` a parameter set keeps its nesting (`.path.basename`);
+ * without it, every value is a string under a flat key (`path.basename`, a file's `a.b.0`), as fasttemplate reads them.
+ * Other generators (clusters, pull requests, SCM providers, plugins, a matrix or a merge) are not evaluated here: the
+ * caller refuses them.
+ */
+import { readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { parseDocument } from 'yaml';
+import { isMap, type Obj } from '../core/dig.ts';
+import { gitPathspecMatch, goFilepathMatch } from '../core/glob.ts';
+import { checkoutTree, type Repo } from '../repository/repo.ts';
+
+export type Params = Record<string, unknown>;
+
+/** Why a generator makes no parameters: Argo CD's controller fails the ApplicationSet with this. */
+export class GeneratorError extends Error {}
+
+/** Argo CD's SanitizeName (applicationset/utils template_functions.go): a DNS-1123 name of any text. */
+export function sanitizeName(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^-a-z0-9.]/gu, '-')
+    .slice(0, 253)
+    .replace(/^[-.]+|[-.]+$/g, '');
+}
+
+/** Go's fmt `%v` of a value encoding/json decoded: a float64 in strconv's shortest `g` form (1e+06), nil as `<nil>`. */
+export function goPrint(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (typeof value === 'number') return goFloat(value);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return `[${value.map(goPrint).join(' ')}]`;
+  const entries = Object.entries(value as Obj).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `map[${entries.map(([k, v]) => `${k}:${goPrint(v)}`).join(' ')}]`;
+}
+
+function goFloat(n: number): string {
+  if (!Number.isFinite(n)) return n > 0 ? '+Inf' : n < 0 ? '-Inf' : 'NaN';
+  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
+  // The shortest digits that read back, in %e form where the exponent is below -4 or at least 6 (strconv's shortest %g).
+  const [mantissa, exp] = n.toExponential().split('e') as [string, string];
+  const e = Number(exp);
+  if (e < -4 || e >= 6) {
+    const digits = mantissa.replace('.', '').replace('-', '');
+    const sign = n < 0 ? '-' : '';
+    const body = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${body}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  }
+  return String(n);
+}
+
+/** jeremywohl/flatten in its dot style: nested maps and lists become `a.b.0` keys; an empty one leaves nothing. */
+export function flatten(value: Obj, prefix = ''): Obj {
+  const out: Obj = {};
+  const walk = (v: unknown, key: string) => {
+    if (isMap(v)) for (const [k, inner] of Object.entries(v)) walk(inner, key === '' ? k : `${key}.${k}`);
+    else if (Array.isArray(v)) v.forEach((inner, i) => walk(inner, key === '' ? String(i) : `${key}.${i}`));
+    else out[key] = v;
+  };
+  for (const [k, v] of Object.entries(value)) walk(v, `${prefix}${k}`);
+  return out;
+}
+
+/** A list generator's elements (list.go): with goTemplate as written; without, each value a string (`values.*` flattened one level). */
+export function listParams(list: Obj, goTemplate: boolean): Params[] {
+  const elements = Array.isArray(list.elements) ? list.elements : [];
+  const out: Params[] = elements.map((element, i) => {
+    if (!isMap(element)) throw new GeneratorError(`error unmarshling list element ${i}: not an object`);
+    if (goTemplate) return element;
+    const params: Params = {};
+    for (const [key, value] of Object.entries(element)) {
+      if (key === 'values') {
+        if (!isMap(value)) throw new GeneratorError('error parsing values map');
+        for (const [k, v] of Object.entries(value)) {
+          if (typeof v !== 'string') throw new GeneratorError(`error parsing value as string: values.${k}`);
+          params[`values.${k}`] = v;
+        }
+      } else if (typeof value !== 'string') throw new GeneratorError(`error parsing value as string: ${key}`);
+      else params[key] = value;
+    }
+    return params;
+  });
+  if (typeof list.elementsYaml === 'string' && list.elementsYaml !== '') {
+    const parsed = readYaml11(list.elementsYaml);
+    if (!Array.isArray(parsed) || !parsed.every(isMap)) throw new GeneratorError('error unmarshling decoded ElementsYaml: not a list of objects');
+    out.push(...parsed);
+  }
+  return out;
+}
+
+/** The folders of the checkout the git directories generator lists (GetGitDirectories): every one, hidden ones and what is under them left out. */
+export function checkoutDirectories(repo: Repo): string[] {
+  const dirs = new Set<string>();
+  for (const path of checkoutTree(repo)) {
+    const parts = path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      if (parts[i - 1]!.startsWith('.')) break;
+      dirs.add(parts.slice(0, i).join('/'));
+    }
+  }
+  return [...dirs].sort();
+}
+
+export interface GitItem {
+  path: string;
+  exclude?: boolean;
+}
+
+/** Path parameters of one folder or file (git.go generateParamsFromApps, generateParamsFromGitFile). */
+function pathParams(dir: string, file: string | undefined, goTemplate: boolean, prefix: string): Params {
+  const base = posix.basename(dir);
+  if (goTemplate) {
+    const path: Params = { path: dir, basename: base, basenameNormalized: sanitizeName(base), segments: dir.split('/') };
+    if (file !== undefined) Object.assign(path, { filename: posix.basename(file), filenameNormalized: sanitizeName(posix.basename(file)) });
+    return prefix ? { [prefix]: { path } } : { path };
+  }
+  const name = prefix ? `${prefix}.path` : 'path';
+  const out: Params = { [name]: dir, [`${name}.basename`]: base, [`${name}.basenameNormalized`]: sanitizeName(base) };
+  if (file !== undefined)
+    Object.assign(out, { [`${name}.filename`]: posix.basename(file), [`${name}.filenameNormalized`]: sanitizeName(posix.basename(file)) });
+  dir.split('/').forEach((segment, i) => {
+    if (segment !== '') out[`${name}[${i}]`] = segment;
+  });
+  return out;
+}
+
+/** The git directories generator: each folder a pattern (Go's path.Match) includes and none excludes. */
+export function gitDirectoryParams(repo: Repo, items: readonly GitItem[], goTemplate: boolean, prefix: string): Params[] {
+  const chosen = checkoutDirectories(repo).filter((dir) => {
+    const hits = items.filter((item) => goFilepathMatch(item.path, dir));
+    return hits.some((i) => !i.exclude) && !hits.some((i) => i.exclude);
+  });
+  return chosen.map((dir) => pathParams(dir, undefined, goTemplate, prefix));
+}
+
+/** The git files generator: files `git ls-files` lists for an include and none for an exclude, in path order, each object of each a parameter set. */
+export function gitFileParams(repo: Repo, items: readonly GitItem[], goTemplate: boolean, prefix: string): { params: Params[]; files: string[] } {
+  const tree = checkoutTree(repo);
+  const files = tree
+    .filter((f) => items.some((i) => !i.exclude && gitPathspecMatch(i.path, f)) && !items.some((i) => i.exclude && gitPathspecMatch(i.path, f)))
+    .sort();
+  const params = files.flatMap((file) => {
+    let text: string;
+    try {
+      text = readFileSync(join(repo.root, file), 'utf8');
+    } catch (err) {
+      throw new GeneratorError(`unable to read file '${file}': ${(err as Error).message}`);
+    }
+    let data: unknown;
+    try {
+      data = readYaml11(text);
+    } catch (err) {
+      throw new GeneratorError(`unable to process file '${file}': unable to parse file: ${(err as Error).message.split('\n')[0]}`);
+    }
+    // One object, or a list of them; an empty file is one empty object.
+    const objects = data === null || data === undefined ? [{}] : isMap(data) ? [data] : Array.isArray(data) && data.every(isMap) ? data : undefined;
+    if (!objects) throw new GeneratorError(`unable to process file '${file}': unable to parse file: neither an object nor a list of objects`);
+    return objects.map((object) => {
+      const own = goTemplate ? { ...object } : Object.fromEntries(Object.entries(flatten(object)).map(([k, v]) => [k, goPrint(v)]));
+      return { ...own, ...pathParams(posix.dirname(file), file, goTemplate, prefix) };
+    });
+  });
+  return { params, files };
+}
+
+/** YAML as sigs.k8s.io/yaml reads it (go-yaml v2, YAML 1.1: `yes` is true, `0777` octal), made JSON. */
+export function readYaml11(text: string): unknown {
+  const doc = parseDocument(text, { version: '1.1', uniqueKeys: false });
+  if (doc.errors.length > 0) throw new Error(doc.errors[0]!.message.split('\n')[0]);
+  return doc.toJS({ maxAliasCount: 100 });
+}

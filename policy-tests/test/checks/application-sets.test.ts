@@ -1,0 +1,157 @@
+/**
+ * An ApplicationSet the repository applies is expanded as Argo CD's ApplicationSet controller expands it, and what
+ * its Applications sync is judged like any other app's, on a copy of the real repository: Go templates through the
+ * pinned Helm's engine, fasttemplate here. What Argo CD would fail, or the gate cannot tell, is said at the
+ * ApplicationSet and never passes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from '../support/helpers.ts';
+
+const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
+const SET_FILE = 'clusters/home/extras.yaml';
+const WORKLOAD = 'apps/extras/whoami/deployment.yaml';
+
+/** A Deployment the checks refuse on three counts: a host PID namespace, no memory bounds, root allowed. */
+const HOST_PID_DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: whoami
+  namespace: media
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: whoami
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: whoami
+    spec:
+      hostPID: true
+      containers:
+        - name: whoami
+          image: traefik/whoami:v1.10.3
+`;
+
+/** An ApplicationSet with `head` (goTemplate, its options) and `generators` written as given, and one template. */
+function applicationSet(head: string[], generators: string[], template: { name: string; path: string; project?: string }): string {
+  return [
+    'apiVersion: argoproj.io/v1alpha1',
+    'kind: ApplicationSet',
+    'metadata:',
+    '  name: extras',
+    '  namespace: argocd',
+    'spec:',
+    ...head.map((l) => `  ${l}`),
+    '  generators:',
+    ...generators.map((l) => `    ${l}`),
+    '  template:',
+    '    metadata:',
+    `      name: '${template.name}'`,
+    '    spec:',
+    `      project: ${template.project ?? 'media'}`,
+    '      source:',
+    `        repoURL: ${REPO_URL}`,
+    '        targetRevision: main',
+    `        path: '${template.path}'`,
+    '      destination:',
+    '        server: https://kubernetes.default.svc',
+    '        namespace: media',
+    '      syncPolicy:',
+    '        automated:',
+    '          prune: true',
+    '          selfHeal: true',
+    '',
+  ].join('\n');
+}
+
+const GIT_DIRECTORIES = ['- git:', `    repoURL: ${REPO_URL}`, '    revision: main', '    directories:', '      - path: apps/extras/*'];
+
+describe('an ApplicationSet is expanded as Argo CD expands it, and its Applications judged', () => {
+  let copy: RepoCopy;
+  beforeAll(() => {
+    copy = copyRepo();
+  });
+  afterAll(() => copy.dispose());
+  const withWorkload = () => {
+    copy.reset();
+    copy.write('apps/extras/whoami/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - deployment.yaml\n');
+    copy.write(WORKLOAD, HOST_PID_DEPLOYMENT);
+  };
+
+  it("goTemplate: a git directories generator's Application syncs a folder whose host PID namespace Pod Security refuses, found in the folder's file", async () => {
+    withWorkload();
+    copy.write(
+      SET_FILE,
+      applicationSet(['goTemplate: true', 'goTemplateOptions: ["missingkey=error"]'], GIT_DIRECTORIES, {
+        name: 'extra-{{ .path.basename }}',
+        path: '{{ .path.path }}',
+      }),
+    );
+    const findings = await copy.gate({});
+    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    expect(new Set(findings.map((f) => f.file))).toEqual(new Set([WORKLOAD]));
+  });
+
+  it('fasttemplate: a list generator makes the same Application, judged the same', async () => {
+    withWorkload();
+    copy.write(
+      SET_FILE,
+      applicationSet([], ['- list:', '    elements:', '      - app: whoami', '        folder: apps/extras/whoami'], {
+        name: 'extra-{{app}}',
+        path: '{{ folder }}',
+      }),
+    );
+    const findings = await copy.gate({});
+    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+  });
+
+  it("an Application the ApplicationSet makes is held to its project like any other: a project that does not exist is refused at the template's line", async () => {
+    withWorkload();
+    copy.write(
+      SET_FILE,
+      applicationSet(['goTemplate: true'], GIT_DIRECTORIES, { name: 'extra-{{ .path.basename }}', path: '{{ .path.path }}', project: 'nowhere' }),
+    );
+    const findings = await copy.gate({});
+    const onSet = findings.filter((f) => f.file === SET_FILE);
+    expect(
+      onSet.map((f) => `${f.check} ${f.line}`),
+      describeFindings(findings),
+    ).toContain(`argocd-project ${lineOf(copy, SET_FILE, 'project: nowhere')}`);
+  });
+
+  it('a key the parameters lack, with missingkey=error: Argo CD fails the ApplicationSet and makes nothing, and argocd-applied-files says so', async () => {
+    copy.reset();
+    copy.write(
+      SET_FILE,
+      applicationSet(['goTemplate: true', 'goTemplateOptions: ["missingkey=error"]'], ['- list:', '    elements:', '      - app: sonarr'], {
+        name: 'copy-{{ .name }}',
+        path: 'apps/media/{{ .app }}',
+      }),
+    );
+    const findings = await copy.gate({});
+    expect(checkIds(findings), describeFindings(findings)).toEqual(['argocd-applied-files']);
+    expect(findings[0]!.message).toMatch(/fails it and makes no Application: .*map has no entry for key "name"/);
+    expect(findings[0]!.line).toBe(lineOf(copy, SET_FILE, 'generators:'));
+  });
+
+  it('a key the parameters lack, without it: Argo CD writes <no value>, which the gate cannot replay, so it is not judged', async () => {
+    copy.reset();
+    copy.write(
+      SET_FILE,
+      applicationSet(['goTemplate: true'], ['- list:', '    elements:', '      - app: sonarr'], { name: 'copy-{{ .name }}', path: 'apps/media/{{ .app }}' }),
+    );
+    const findings = await copy.gate({});
+    expect(findings.map((f) => f.message)).toEqual([expect.stringMatching(/cannot tell which Applications .*\.name is not in every parameter set/)]);
+  });
+
+  it("a Go template's syntax error is Argo CD's error too: the ApplicationSet fails", async () => {
+    copy.reset();
+    copy.write(
+      SET_FILE,
+      applicationSet(['goTemplate: true'], ['- list:', '    elements:', '      - app: sonarr'], { name: 'copy-{{ if .app }}x', path: 'apps/media/{{ .app }}' }),
+    );
+    const findings = await copy.gate({});
+    expect(findings.map((f) => f.message)).toEqual([expect.stringMatching(/fails it and makes no Application: .*unexpected EOF/)]);
+  });
+});
