@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { REPO_ROOT, conformance, facts } from '../policy-tests/index.ts';
+import { REPO_ROOT, conformance, facts, render } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
 
 type Agreement = conformance.Agreement;
@@ -138,10 +138,25 @@ function reportProjects(checkout: string, print: (t: string) => void): void {
   for (const n of notFollowed) print(`  NOT FOLLOWED ${n}\n`);
 }
 
+/** An ApplicationSet's template rendering: TestRenderTemplateParams and ...GoTemplate (applicationset/utils/utils_test.go). */
+async function reportApplicationSets(checkout: string, print: (t: string) => void): Promise<void> {
+  const file = join(checkout, 'applicationset/utils/utils_test.go');
+  if (!existsSync(file)) {
+    print("Argo CD's ApplicationSet template cases: applicationset/utils/utils_test.go is not in this checkout\n");
+    return;
+  }
+  const { cases, unread } = conformance.applicationSetTemplateCases(readText(file));
+  const a = await conformance.applicationSetTemplateAgreement(cases, (jobs) => render.renderGoTemplates(jobs));
+  report("Argo CD's ApplicationSet template rendering (applicationset/utils/utils_test.go)", a, print);
+  for (const d of a.declinedByDesign) print(`  DECLINED BY DESIGN ${d.test}: ${d.why}\n`);
+  for (const u of unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
+}
+
 async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
   reportHooks(checkout, print);
   reportImpersonation(checkout, print);
   reportProjects(checkout, print);
+  await reportApplicationSets(checkout, print);
   const dir = join(checkout, 'reposerver/repository');
   const a = await conformance.repoServerAgreement(dir, conformance.repoServerCases(readText(join(dir, 'repository_test.go')), dir));
   report('Argo CD repo-server cases (reposerver/repository/repository_test.go)', a, print);

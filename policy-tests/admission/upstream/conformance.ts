@@ -233,6 +233,7 @@ export { yamlSuiteAgreement, type YamlSuiteCase } from './yaml-test-suite.ts';
 export { hookTestAgreement } from './argocd-hooks.ts';
 export { impersonationAgreement, impersonationCases } from './argocd-impersonation.ts';
 export { projectAgreement } from './argocd-projects.ts';
+export { applicationSetTemplateAgreement, applicationSetTemplateCases } from './argocd-applicationset.ts';
 export {
   compatibilityCases,
   defaultEtcdVersion,

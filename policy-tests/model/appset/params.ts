@@ -15,8 +15,11 @@ import { checkoutTree, type Repo } from '../repository/repo.ts';
 
 export type Params = Record<string, unknown>;
 
-/** Why a generator makes no parameters: Argo CD's controller fails the ApplicationSet with this. */
+/** Why Argo CD's controller fails an ApplicationSet and makes nothing. */
 export class GeneratorError extends Error {}
+
+/** What the gate cannot tell of an ApplicationSet: it is said, never taken as fine. */
+export class Unjudged extends Error {}
 
 /** Argo CD's SanitizeName (applicationset/utils template_functions.go): a DNS-1123 name of any text. */
 export function sanitizeName(name: string): string {
@@ -128,43 +131,50 @@ function pathParams(dir: string, file: string | undefined, goTemplate: boolean, 
   return out;
 }
 
-/** The git directories generator: each folder a pattern (Go's path.Match) includes and none excludes. */
-export function gitDirectoryParams(repo: Repo, items: readonly GitItem[], goTemplate: boolean, prefix: string): Params[] {
-  const chosen = checkoutDirectories(repo).filter((dir) => {
+/** The git directories generator over `dirs` (GetDirectories' list): each a pattern (Go's path.Match) includes and none excludes. */
+export function directoryParams(dirs: readonly string[], items: readonly GitItem[], goTemplate: boolean, prefix: string): Params[] {
+  const chosen = dirs.filter((dir) => {
     const hits = items.filter((item) => goFilepathMatch(item.path, dir));
     return hits.some((i) => !i.exclude) && !hits.some((i) => i.exclude);
   });
   return chosen.map((dir) => pathParams(dir, undefined, goTemplate, prefix));
 }
 
-/** The git files generator: files `git ls-files` lists for an include and none for an exclude, in path order, each object of each a parameter set. */
-export function gitFileParams(repo: Repo, items: readonly GitItem[], goTemplate: boolean, prefix: string): { params: Params[]; files: string[] } {
-  const tree = checkoutTree(repo);
-  const files = tree
+/** The files of the checkout `git ls-files` lists for an include and none for an exclude (the default globbing), in path order. */
+export function gitFiles(repo: Repo, items: readonly GitItem[]): string[] {
+  return checkoutTree(repo)
     .filter((f) => items.some((i) => !i.exclude && gitPathspecMatch(i.path, f)) && !items.some((i) => i.exclude && gitPathspecMatch(i.path, f)))
     .sort();
-  const params = files.flatMap((file) => {
-    let text: string;
-    try {
-      text = readFileSync(join(repo.root, file), 'utf8');
-    } catch (err) {
-      throw new GeneratorError(`unable to read file '${file}': ${(err as Error).message}`);
-    }
-    let data: unknown;
-    try {
-      data = readYaml11(text);
-    } catch (err) {
-      throw new GeneratorError(`unable to process file '${file}': unable to parse file: ${(err as Error).message.split('\n')[0]}`);
-    }
-    // One object, or a list of them; an empty file is one empty object.
-    const objects = data === null || data === undefined ? [{}] : isMap(data) ? [data] : Array.isArray(data) && data.every(isMap) ? data : undefined;
-    if (!objects) throw new GeneratorError(`unable to process file '${file}': unable to parse file: neither an object nor a list of objects`);
-    return objects.map((object) => {
-      const own = goTemplate ? { ...object } : Object.fromEntries(Object.entries(flatten(object)).map(([k, v]) => [k, goPrint(v)]));
-      return { ...own, ...pathParams(posix.dirname(file), file, goTemplate, prefix) };
+}
+
+/** A file of the checkout as the repo-server reads it for the generator. */
+export function readCheckoutFile(repo: Repo, file: string): string {
+  try {
+    return readFileSync(join(repo.root, file), 'utf8');
+  } catch (err) {
+    throw new GeneratorError(`unable to read file '${file}': ${(err as Error).message}`);
+  }
+}
+
+/** The git files generator's parameters of files and their texts, in path order: each object of each file a set. */
+export function fileParams(files: readonly { path: string; text: string }[], goTemplate: boolean, prefix: string): Params[] {
+  return [...files]
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .flatMap(({ path: file, text }) => {
+      let data: unknown;
+      try {
+        data = readYaml11(text);
+      } catch (err) {
+        throw new GeneratorError(`unable to process file '${file}': unable to parse file: ${(err as Error).message.split('\n')[0]}`);
+      }
+      // One object, or a list of them; an empty file is one empty object.
+      const objects = data === null || data === undefined ? [{}] : isMap(data) ? [data] : Array.isArray(data) && data.every(isMap) ? data : undefined;
+      if (!objects) throw new GeneratorError(`unable to process file '${file}': unable to parse file: neither an object nor a list of objects`);
+      return objects.map((object) => {
+        const own = goTemplate ? { ...object } : Object.fromEntries(Object.entries(flatten(object)).map(([k, v]) => [k, goPrint(v)]));
+        return { ...own, ...pathParams(posix.dirname(file), file, goTemplate, prefix) };
+      });
     });
-  });
-  return { params, files };
 }
 
 /** YAML as sigs.k8s.io/yaml reads it (go-yaml v2, YAML 1.1: `yes` is true, `0777` octal), made JSON. */

@@ -60,8 +60,17 @@ export function renderTemplate(template: unknown, render: (text: string) => stri
   return out;
 }
 
-/** Functions Argo CD's engine has and Helm's has not: a template calling one is not judged. */
-const ARGO_ONLY = new Set(['normalize', 'slugify']);
+/**
+ * Functions where the engines part: Argo CD's engine has normalize and slugify and Helm's has not; Helm's fromYaml and
+ * fromYamlArray write a text that does not read into an `Error` key, where Argo CD's fail. A template calling one is
+ * not judged.
+ */
+const PARTING = new Map([
+  ['normalize', "the gate's Go template engine (Helm's) lacks it"],
+  ['slugify', "the gate's Go template engine (Helm's) lacks it"],
+  ['fromYaml', "Helm's answers YAML it cannot read with an Error key, where Argo CD's fails the ApplicationSet"],
+  ['fromYamlArray', "Helm's answers YAML it cannot read with the error as its item, where Argo CD's fails the ApplicationSet"],
+]);
 /** Functions Helm's engine has and Argo CD's has not (or takes out): Argo CD fails to parse a template calling one. */
 const NOT_IN_ARGO = new Set([
   'include',
@@ -127,7 +136,7 @@ export function goTemplateVerdict(template: string, params: Params, options: rea
   for (const action of actions) {
     for (const name of action.match(/(?<![\w.$])[A-Za-z_]\w*/g) ?? []) {
       if (NOT_IN_ARGO.has(name)) return { fails: `failed to parse template ${template}: function "${name}" not defined` };
-      if (ARGO_ONLY.has(name)) return { unjudged: `it calls ${name}, which the gate's Go template engine (Helm's) lacks` };
+      if (PARTING.has(name)) return { unjudged: `it calls ${name}: ${PARTING.get(name)}` };
     }
     for (const m of action.matchAll(/(?<![\w.)\]])(\$?(?:\.[A-Za-z_]\w*)+)/g)) {
       const chain = m[1]!;
