@@ -150,6 +150,16 @@ async function reportApplicationSets(checkout: string, print: (t: string) => voi
   report("Argo CD's ApplicationSet template rendering (applicationset/utils/utils_test.go)", a, print);
   for (const d of a.declinedByDesign) print(`  DECLINED BY DESIGN ${d.test}: ${d.why}\n`);
   for (const u of unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
+  const generators = conformance.generatorCases(
+    readText(join(checkout, 'applicationset/generators/git_test.go')),
+    readText(join(checkout, 'applicationset/generators/list_test.go')),
+  );
+  report(
+    "Argo CD's ApplicationSet git and list generators (applicationset/generators)",
+    await conformance.generatorAgreement(generators.cases, (jobs) => render.renderGoTemplates(jobs)),
+    print,
+  );
+  for (const u of generators.unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
 }
 
 async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
