@@ -86,7 +86,11 @@ function rows(src: string, test: string): { name: string; row?: Obj; why?: strin
   return out;
 }
 
-const items = (v: unknown) => (Array.isArray(v) ? v : []).map((i) => ({ path: String((i as Obj).Path ?? ''), exclude: (i as Obj).Exclude === true }));
+const items = (v: unknown) =>
+  (Array.isArray(v) ? v : []).map((i) => ({
+    path: typeof (i as Obj).Path === 'string' ? ((i as Obj).Path as string) : '',
+    exclude: (i as Obj).Exclude === true,
+  }));
 
 /** The cases of git_test.go and list_test.go, and the rows this reader cannot follow. */
 export function generatorCases(gitTest: string, listTest: string): { cases: GeneratorCase[]; unread: { test: string; why: string }[] } {
