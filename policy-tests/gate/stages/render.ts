@@ -4,6 +4,7 @@ import { findingAt, type ParsedFile } from '../../model/core/manifest.ts';
 import type { Repo } from '../../model/repository/repo.ts';
 import type { SourceRender } from '../../model/argocd/rendered.ts';
 import { unrenderedSources } from '../../render/render.ts';
+import { applicationSetProblems } from '../../model/appset/outcomes.ts';
 import { renderTree, type LoadedTree } from '../pipeline.ts';
 import type { NotRendered } from '../result.ts';
 import type { GateOptions, KubernetesVersion } from '../options.ts';
@@ -39,15 +40,15 @@ export async function renderStage(loaded: LoadedTree, options: GateOptions): Pro
       plain,
       'not rendered: --no-render runs neither Helm, kustomize nor jsonnet, and the policy layer, which judges the rendered repository, did not run',
     );
-    return {
-      repo: plain,
-      parsed: plain.parsed,
-      layer: loaded.layer,
-      renders: [],
-      renderFindings: renderProblems(skipped, requireRendered, notRendered),
-      notRendered,
-      checked: false,
-    };
+    const renderFindings = renderProblems(skipped, requireRendered, notRendered);
+    // The checks, which would say what became of an ApplicationSet, do not run: each one the gate could not expand, or
+    // Argo CD fails, is listed as not rendered, never passed over.
+    for (const { resource, message } of applicationSetProblems(plain)) {
+      const at = findingAt(resource, ['spec', 'generators'], { check: 'not-rendered', message, fix: '' });
+      notRendered.push({ file: at.file, line: at.line, col: at.col, app: `ApplicationSet ${resource.name}`, source: 'generators', message });
+      if (requireRendered) renderFindings.push({ ...at, fix: 'run npm run validate without --no-render' });
+    }
+    return { repo: plain, parsed: plain.parsed, layer: loaded.layer, renders: [], renderFindings, notRendered, checked: false };
   }
   const rendered = await renderTree(loaded, options.env, asked?.version);
   // --kubernetes-version is the cluster's version for every layer: the checks read it from the facts.

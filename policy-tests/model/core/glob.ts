@@ -278,6 +278,31 @@ const POSIX_CLASSES: Record<string, string> = {
   punct: '!-\\/:-@\\[-`{-~',
 };
 
+/** A bracket class of wildmatch from `start` (after `[`): `!`/`^` negates, `]` first is itself, `[:name:]` a POSIX class; null when never closed. */
+function pathspecClass(pattern: string, start: number): { source: string; end: number } | null {
+  let i = start;
+  const negated = pattern[i] === '!' || pattern[i] === '^';
+  if (negated) i++;
+  let body = '';
+  for (let first = true; i < pattern.length; first = false) {
+    const c = pattern[i]!;
+    if (c === ']' && !first) return { source: `[${negated ? '^' : ''}${body}]`, end: i };
+    const posix = c === '[' && pattern[i + 1] === ':' ? /^\[:(\w+):\]/.exec(pattern.slice(i)) : null;
+    if (posix) {
+      body += POSIX_CLASSES[posix[1]!] ?? '';
+      i += posix[0].length;
+    } else if (c === '\\' && i + 1 < pattern.length) {
+      // An escaped character is itself (never a JavaScript class escape such as \d).
+      body += pattern[i + 1]!.replace(/[\]\\^[-]/g, '\\$&');
+      i += 2;
+    } else {
+      body += c === '-' ? '-' : c.replace(/[\]\\^[]/g, '\\$&');
+      i++;
+    }
+  }
+  return null;
+}
+
 function pathspecSource(pattern: string): string {
   const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
   let out = '';
@@ -287,16 +312,12 @@ function pathspecSource(pattern: string): string {
     else if (c === '?') out += '.';
     else if (c === '\\' && i + 1 < pattern.length) out += escape(pattern[++i]!);
     else if (c === '[') {
-      const end = pattern.indexOf(']', pattern[i + 1] === ']' || (/[!^]/.test(pattern[i + 1] ?? '') && pattern[i + 2] === ']') ? i + 3 : i + 1);
-      if (end === -1) {
-        out += '\\[';
-        continue;
+      const cls = pathspecClass(pattern, i + 1);
+      if (!cls) out += '\\[';
+      else {
+        out += cls.source;
+        i = cls.end;
       }
-      let body = pattern.slice(i + 1, end);
-      const negated = body.startsWith('!') || body.startsWith('^');
-      if (negated) body = body.slice(1);
-      out += `[${negated ? '^' : ''}${body.replace(/\\/g, '\\\\').replace(/\[:(\w+):\]/g, (_, name: string) => POSIX_CLASSES[name] ?? '')}]`;
-      i = end;
     } else out += escape(c);
   }
   return out;

@@ -56,6 +56,10 @@ export const NON_MANIFEST_PATTERNS: readonly { pattern: string; reason: string }
   { pattern: '*/tests/*', reason: 'tool test files (promtool rule tests), never applied' },
   { pattern: '*/metrics-catalog/*', reason: 'the metrics catalog: what each scraped exporter exposes, read by the metrics-join check, never applied' },
   { pattern: '*/facts/*', reason: 'facts the policy checks read (upstream rule names, image lists), never applied' },
+  {
+    pattern: '*/appset/*',
+    reason: "an ApplicationSet's parameter files: its git files generator reads them (model/appset/params.ts), Argo CD never applies them",
+  },
   { pattern: '*/patches/*', reason: 'kustomize patches: partial objects kustomize merges into the resources it builds, never applied as they are' },
   {
     pattern: '{kustomization.yaml,kustomization.yml,*/kustomization.yaml,*/kustomization.yml}',

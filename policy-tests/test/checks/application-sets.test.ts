@@ -5,7 +5,8 @@
  * ApplicationSet and never passes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkIds, copyRepo, describeFindings, lineOf, type RepoCopy } from '../support/helpers.ts';
+import { checkIds, copyGateOptions, copyRepo, describeFindings, lineOf, type RepoCopy } from '../support/helpers.ts';
+import { allFindings, runGate } from '../../gate/gate.ts';
 
 const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
 const SET_FILE = 'clusters/home/extras.yaml';
@@ -104,6 +105,33 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     );
     const findings = await copy.gate({});
     expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+  });
+
+  it('a git files generator reads each file as Argo CD does (YAML 1.1: yes is true), one Application per file', async () => {
+    withWorkload();
+    copy.write('apps/extras/appset/whoami.yaml', 'name: whoami\nenabled: yes\n');
+    copy.write(
+      SET_FILE,
+      applicationSet([], ['- git:', `    repoURL: ${REPO_URL}`, '    revision: main', '    files:', '      - path: apps/extras/appset/*.yaml'], {
+        name: 'extra-{{name}}-{{enabled}}',
+        path: 'apps/extras/{{name}}',
+      }),
+    );
+    const result = await runGate(copyGateOptions(copy.root));
+    const findings = allFindings(result);
+    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    expect(result.resources.filter((r) => r.kind === 'Application' && r.filename === SET_FILE).map((r) => `${r.name} ${r.status}`)).toEqual([
+      'extra-whoami-true valid',
+    ]);
+  });
+
+  it('under --no-render a goTemplate ApplicationSet is listed as not rendered: Go templates need the pinned Helm', async () => {
+    withWorkload();
+    copy.write(SET_FILE, applicationSet(['goTemplate: true'], GIT_DIRECTORIES, { name: 'extra-{{ .path.basename }}', path: '{{ .path.path }}' }));
+    const result = await runGate({ ...copyGateOptions(copy.root), render: false });
+    expect(result.notRendered.filter((n) => n.file === SET_FILE).map((n) => n.message)).toEqual([
+      expect.stringMatching(/cannot tell .*needs Helm, which --no-render does not run/),
+    ]);
   });
 
   it("an Application the ApplicationSet makes is held to its project like any other: a project that does not exist is refused at the template's line", async () => {

@@ -1,0 +1,141 @@
+/** The ApplicationSet model: parameters as Argo CD's generators make them, templates as its renderer reads them, and matrix and merge. */
+import { describe, expect, it } from 'vitest';
+import { gitPathspecMatch } from '../../model/core/glob.ts';
+import type { Repo } from '../../model/repository/repo.ts';
+import { checkoutDirectories, directoryParams, fileParams, flatten, goPrint, listParams, sanitizeName } from '../../model/appset/params.ts';
+import { fastReplace, goTemplateVerdict } from '../../model/appset/template.ts';
+import { generatorParams, type Run } from '../../model/appset/generators.ts';
+import { GeneratorError, Unjudged, type TemplateMode } from '../../model/appset/renderer.ts';
+import { renderGoTemplates } from '../../render/go-template.ts';
+
+describe("parameters as Argo CD's generators make them", () => {
+  it("prints a value as Go's %v prints what encoding/json decoded: floats in strconv's shortest form", () => {
+    expect([1000000, 123456, 1234567, 1.5, 0.0001, 0.00001, 123, -2e21].map(goPrint)).toEqual([
+      '1e+06',
+      '123456',
+      '1.234567e+06',
+      '1.5',
+      '0.0001',
+      '1e-05',
+      '123',
+      '-2e+21',
+    ]);
+    expect([true, null, 'x', { b: 'y', a: 1 }, [1, 'z']].map(goPrint)).toEqual(['true', '<nil>', 'x', 'map[a:1 b:y]', '[1 z]']);
+  });
+
+  it('normalizes a name as SanitizeName does', () => {
+    expect(['App_3', '--a.b--', 'Ünïcode Name', 'x'.repeat(300)].map(sanitizeName)).toEqual(['app-3', 'a.b', 'n-code-name', 'x'.repeat(253)]);
+  });
+
+  it('flattens nested objects and lists to dotted keys, an empty one leaving nothing', () => {
+    expect(flatten({ a: { b: [1, { c: 2 }] }, e: {}, f: [] })).toEqual({ 'a.b.0': 1, 'a.b.1.c': 2 });
+  });
+
+  it("reads a list's elements: with goTemplate as written, without it as strings (values.* one level down), refusing any other value", () => {
+    expect(listParams({ elements: [{ cluster: 'a', values: { foo: 'bar' } }] }, false)).toEqual([{ cluster: 'a', 'values.foo': 'bar' }]);
+    expect(listParams({ elements: [{ n: 3 }] }, true)).toEqual([{ n: 3 }]);
+    expect(() => listParams({ elements: [{ n: 3 }] }, false)).toThrow(GeneratorError);
+    expect(listParams({ elements: [], elementsYaml: '- a: yes\n' }, true)).toEqual([{ a: true }]);
+  });
+
+  it('lists the folders of the checkout the directories generator matches, hidden ones and what is under them left out', () => {
+    const repo = { checkout: { paths: ['apps/a/x.yaml', 'apps/b/c/y.yaml', '.github/w.yml', 'apps/.hidden/z.yaml', 'top.yaml'] } } as unknown as Repo;
+    expect(checkoutDirectories(repo)).toEqual(['apps', 'apps/a', 'apps/b', 'apps/b/c']);
+    const found = directoryParams(checkoutDirectories(repo), [{ path: 'apps/*' }, { path: 'apps/b', exclude: true }], false, '');
+    expect(found).toEqual([{ path: 'apps/a', 'path.basename': 'a', 'path.basenameNormalized': 'a', 'path[0]': 'apps', 'path[1]': 'a' }]);
+  });
+
+  it('reads a git file as YAML 1.1, one set per object, a list of objects a set each', () => {
+    const sets = fileParams([{ path: 'envs/prod/config.yaml', text: 'enabled: yes\nsize: 0777\nlist:\n  - a\n' }], false, '');
+    expect(sets[0]).toMatchObject({ enabled: 'true', size: '511', 'list.0': 'a', path: 'envs/prod', 'path.filename': 'config.yaml' });
+    expect(fileParams([{ path: 'c.json', text: '[{"a": 1}, {"a": 2}]' }], true, 'p').map((s) => s.a)).toEqual([1, 2]);
+    expect(() => fileParams([{ path: 'c.json', text: 'invalid json file' }], false, '')).toThrow(/unable to parse file/);
+  });
+
+  it("matches a git pathspec as git ls-files does: a folder names what is under it, and * crosses '/'", () => {
+    expect(gitPathspecMatch('apps', 'apps/x/y.json')).toBe(true);
+    expect(gitPathspecMatch('apps', 'appsx/y.json')).toBe(false);
+    expect(gitPathspecMatch('apps/*/config.json', 'apps/a/b/config.json')).toBe(true);
+    expect(gitPathspecMatch('**/config.json', 'config.json')).toBe(false);
+    expect(gitPathspecMatch('a/[!b]x', 'a/cx')).toBe(true);
+    expect(gitPathspecMatch('a/[!b]x', 'a/bx')).toBe(false);
+    expect(gitPathspecMatch('a/[[:digit:]]', 'a/7')).toBe(true);
+    expect(gitPathspecMatch('a?c', 'abc')).toBe(true);
+  });
+});
+
+describe("templates as Argo CD's renderer reads them", () => {
+  it('replaces what fasttemplate replaces and leaves the rest as written', () => {
+    const p = { one: 'two', 'path.basename': 'b' };
+    expect(fastReplace('{{one}}-{{ path.basename }}-{{ nope }}', p)).toBe('two-b-{{ nope }}');
+    expect(fastReplace('{{one\n}}', p)).toBe('{{one\n}}');
+    expect(() => fastReplace('{{one}} {{two', p)).toThrow(/Cannot find end tag/);
+  });
+
+  it('says where Go templates would part: a missing key, missingkey=error, a function only one engine has, a rebound dot', () => {
+    const p = { app: 'x', path: { basename: 'b' } };
+    expect(goTemplateVerdict('{{ .app }}-{{ .path.basename }}', p, [])).toEqual({});
+    expect(goTemplateVerdict('{{ .name }}', p, []).unjudged).toMatch(/<no value>/);
+    expect(goTemplateVerdict('{{ .name | default "d" }}', p, [])).toEqual({});
+    expect(goTemplateVerdict('{{ .name | default "d" }}', p, ['missingkey=error']).fails).toMatch(/map has no entry for key "name"/);
+    expect(goTemplateVerdict('{{ .nope.deeper }}', p, []).unjudged).toMatch(/<no value>/);
+    expect(goTemplateVerdict('{{ include "x" . }}', p, []).fails).toMatch(/function "include" not defined/);
+    expect(goTemplateVerdict('{{ slugify .app }}', p, []).unjudged).toMatch(/slugify/);
+    expect(goTemplateVerdict('{{ range .list }}{{ .name }}{{ end }}', p, []).unjudged).toMatch(/range, with or template/);
+    expect(goTemplateVerdict('{{ "a .name in a string" }}', p, [])).toEqual({});
+  });
+});
+
+describe('a matrix and a merge, as Argo CD evaluates them', () => {
+  const repo = { root: '/nowhere', resources: [] } as unknown as Repo;
+  const run = (mode: Partial<TemplateMode> = {}): Run => ({ repo, mode: { goTemplate: false, options: [], engine: undefined, ...mode }, reads: [] });
+  const list = (elements: unknown[]) => ({ list: { elements } });
+
+  it('crosses two generators, rendering the second with each set of the first', async () => {
+    const matrix = { matrix: { generators: [list([{ env: 'prod' }, { env: 'dev' }]), list([{ folder: 'envs/{{env}}' }])] } };
+    expect(await generatorParams(run(), matrix, 'generator 0')).toEqual([
+      { env: 'prod', folder: 'envs/prod' },
+      { env: 'dev', folder: 'envs/dev' },
+    ]);
+  });
+
+  it('fails where two sets hold one key with two texts, as CombineStringMaps fails', async () => {
+    const matrix = { matrix: { generators: [list([{ name: 'a' }]), list([{ name: 'b' }])] } };
+    await expect(generatorParams(run(), matrix, 'generator 0')).rejects.toThrow(/found duplicate key name with different value/);
+  });
+
+  it('crosses with goTemplate through the real engine, and declines a deep merge it does not replay', async () => {
+    const mode = { goTemplate: true, engine: (jobs: Parameters<typeof renderGoTemplates>[0]) => renderGoTemplates(jobs) };
+    const matrix = { matrix: { generators: [list([{ env: 'prod' }]), list([{ folder: 'envs/{{ .env | upper }}' }])] } };
+    expect(await generatorParams(run(mode), matrix, 'generator 0')).toEqual([{ env: 'prod', folder: 'envs/PROD' }]);
+    const deep = { matrix: { generators: [list([{ v: { a: 1 } }]), list([{ v: { b: 2 } }])] } };
+    await expect(generatorParams(run(mode), deep, 'generator 0')).rejects.toThrow(Unjudged);
+  });
+
+  it('merges sets by their keys, the later ones over the first, and refuses a set twice under one key', async () => {
+    const merge = {
+      merge: {
+        mergeKeys: ['name'],
+        generators: [
+          list([
+            { name: 'a', size: 's' },
+            { name: 'b', size: 's' },
+          ]),
+          list([{ name: 'b', size: 'l' }]),
+        ],
+      },
+    };
+    expect(await generatorParams(run(), merge, 'generator 0')).toEqual([
+      { name: 'a', size: 's' },
+      { name: 'b', size: 'l' },
+    ]);
+    const twice = { merge: { mergeKeys: ['name'], generators: [list([{ name: 'a' }, { name: 'a' }]), list([])] } };
+    await expect(generatorParams(run(), twice, 'generator 0')).rejects.toThrow(/Found duplicate param sets/);
+  });
+
+  it('keeps the sets a selector matches, and says it cannot judge a generator it does not evaluate', async () => {
+    const selected = { list: { elements: [{ env: 'prod' }, { env: 'dev' }] }, selector: { matchLabels: { env: 'dev' } } };
+    expect(await generatorParams(run(), selected, 'generator 0')).toEqual([{ env: 'dev' }]);
+    await expect(generatorParams(run(), { clusters: {} }, 'generator 0')).rejects.toThrow(Unjudged);
+  });
+});
