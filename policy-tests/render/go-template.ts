@@ -23,6 +23,11 @@ const TEMPLATE = `{{- $out := list }}
 {{- toJson (dict "out" $out) }}
 `;
 
+/** An error that says a limit of the gate's was met, not a template's fault (model/appset/renderer.ts: not judged). */
+function limitMet(message: string): Error {
+  return Object.assign(new Error(message), { limit: true });
+}
+
 /** Each job's text, rendered by Go's engine; throws one line with the engine's own error. */
 export async function renderGoTemplates(jobs: readonly GoTemplateJob[], env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   if (jobs.length === 0) return [];
@@ -45,9 +50,11 @@ export async function renderGoTemplates(jobs: readonly GoTemplateJob[], env: Nod
         killSignal: 'SIGKILL',
       }));
     } catch (err) {
-      const e = err as { stderr?: string; message: string; killed?: boolean; signal?: string };
+      const e = err as { stderr?: string; message: string; killed?: boolean; signal?: string; code?: string };
+      if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
+        throw limitMet(`Go's template engine (helm) printed more than ${limits.outputBytes / 1024 / 1024} MiB (HOMELAB_RENDER_MAX_OUTPUT_MIB); killed`);
       if (e.killed || e.signal === 'SIGKILL')
-        throw new Error(`Go's template engine (helm) did not finish within ${limits.timeoutMs / 1000} s (HOMELAB_RENDER_TIMEOUT); killed`);
+        throw limitMet(`Go's template engine (helm) did not finish within ${limits.timeoutMs / 1000} s (HOMELAB_RENDER_TIMEOUT); killed`);
       const said = firstLines(e.stderr || e.message);
       // Helm's frame around tpl's error says nothing of the ApplicationSet: what tpl reports is what Argo CD reports.
       throw new Error(said.replace(/^.*?error calling tpl: /, '').replace(/^Error: /, ''));

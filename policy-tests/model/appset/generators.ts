@@ -32,6 +32,18 @@ export interface Run {
 
 const KINDS = ['list', 'git', 'matrix', 'merge'];
 
+/**
+ * The most parameter sets one generator may make here: a pull request's matrix of two lists of a thousand would make
+ * a million Applications for the gate to render (Argo CD would make them too, and the cluster hold them).
+ */
+export const MAX_PARAMETER_SETS = 1000;
+
+function bounded(sets: Params[], where: string): Params[] {
+  if (sets.length > MAX_PARAMETER_SETS)
+    throw new Unjudged(`${where} makes ${sets.length} parameter sets, more than the ${MAX_PARAMETER_SETS} the gate expands`);
+  return sets;
+}
+
 /** The parameter sets of one generator; `where` names it in messages, `top` whether it stands in `spec.generators`. */
 export async function generatorParams(run: Run, generator: Obj, where: string, top = true): Promise<Params[]> {
   const kinds = Object.keys(generator).filter((k) => k !== 'selector' && generator[k] !== null);
@@ -47,10 +59,11 @@ export async function generatorParams(run: Run, generator: Obj, where: string, t
   // A nested generator's template is not used (the matrix and merge take its parameters alone).
   if (top && Object.keys(obj(body.template)).length > 0) throw new Unjudged(`${where} carries a template of its own, which is not merged here`);
   let params: Params[];
-  if (kind === 'list') params = listParams(body, run.mode.goTemplate);
+  if (kind === 'list') params = bounded(listParams(body, run.mode.goTemplate), where);
   else if (kind === 'git') params = await gitParams(run, body);
   else if (kind === 'matrix') params = await matrixParams(run, body, where);
   else params = await mergeParams(run, body, where);
+  params = bounded(params, where);
   if (!isMap(generator.selector)) return params;
   const selector = generator.selector;
   return params.filter((p) => selectorMatches(selector, Object.fromEntries(Object.entries(flatten(p)).map(([k, v]) => [k, goPrint(v)]))));
@@ -92,7 +105,10 @@ async function matrixParams(run: Run, matrix: Obj, where: string): Promise<Param
   const out: Params[] = [];
   for (const a of await generatorParams(run, children[0]!, `${where} matrix child 0`, false)) {
     const second = (await interpolated(run, children[1]!, a)) as Obj;
-    for (const b of await generatorParams(run, second, `${where} matrix child 1`, false)) out.push(joined(run.mode, a, b, where));
+    for (const b of await generatorParams(run, second, `${where} matrix child 1`, false)) {
+      out.push(joined(run.mode, a, b, where));
+      bounded(out, where);
+    }
   }
   return out;
 }

@@ -6,8 +6,8 @@
  * Other generators (clusters, pull requests, SCM providers, plugins, a matrix or a merge) are not evaluated here: the
  * caller refuses them.
  */
-import { readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, posix, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import { isMap, type Obj } from '../core/dig.ts';
 import { gitPathspecMatch, goFilepathMatch } from '../core/glob.ts';
@@ -147,12 +147,25 @@ export function gitFiles(repo: Repo, items: readonly GitItem[]): string[] {
     .sort();
 }
 
-/** A file of the checkout as the repo-server reads it for the generator. */
+/** The largest git generator file the gate reads: a pull request's file must not hold the gate (Argo CD reads any size). */
+export const MAX_GENERATOR_FILE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A file of the checkout as the repo-server reads it for the generator. A link out of the checkout is not followed
+ * (its text would reach the gate's output), and a file past the size limit not read: either is not judged.
+ */
 export function readCheckoutFile(repo: Repo, file: string): string {
+  const path = join(repo.root, file);
   try {
-    return readFileSync(join(repo.root, file), 'utf8');
+    const real = realpathSync.native(path);
+    const rel = relative(realpathSync.native(repo.root), real);
+    if (rel.startsWith('..') || isAbsolute(rel)) throw new Unjudged(`its git generator's file ${file} is a link out of the checkout`);
+    if (statSync(real).size > MAX_GENERATOR_FILE_BYTES)
+      throw new Unjudged(`its git generator's file ${file} is larger than ${MAX_GENERATOR_FILE_BYTES / 1024 / 1024} MiB, more than the gate reads`);
+    return readFileSync(real, 'utf8');
   } catch (err) {
-    throw new GeneratorError(`unable to read file '${file}': ${(err as Error).message}`);
+    if (err instanceof Unjudged) throw err;
+    throw new GeneratorError(`unable to read file '${file}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }
 

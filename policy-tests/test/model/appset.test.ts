@@ -2,9 +2,22 @@
 import { describe, expect, it } from 'vitest';
 import { gitPathspecMatch } from '../../model/core/glob.ts';
 import type { Repo } from '../../model/repository/repo.ts';
-import { checkoutDirectories, directoryParams, fileParams, flatten, goPrint, listParams, sanitizeName } from '../../model/appset/params.ts';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  checkoutDirectories,
+  directoryParams,
+  fileParams,
+  flatten,
+  goPrint,
+  listParams,
+  MAX_GENERATOR_FILE_BYTES,
+  readCheckoutFile,
+  sanitizeName,
+} from '../../model/appset/params.ts';
 import { fastReplace, goTemplateVerdict } from '../../model/appset/template.ts';
-import { generatorParams, type Run } from '../../model/appset/generators.ts';
+import { generatorParams, MAX_PARAMETER_SETS, type Run } from '../../model/appset/generators.ts';
 import { GeneratorError, Unjudged, type TemplateMode } from '../../model/appset/renderer.ts';
 import { renderGoTemplates } from '../../render/go-template.ts';
 
@@ -137,5 +150,38 @@ describe('a matrix and a merge, as Argo CD evaluates them', () => {
     const selected = { list: { elements: [{ env: 'prod' }, { env: 'dev' }] }, selector: { matchLabels: { env: 'dev' } } };
     expect(await generatorParams(run(), selected, 'generator 0')).toEqual([{ env: 'dev' }]);
     await expect(generatorParams(run(), { clusters: {} }, 'generator 0')).rejects.toThrow(Unjudged);
+  });
+});
+
+describe('what a hostile ApplicationSet meets', () => {
+  it('a generator of more sets than the gate expands is not judged', async () => {
+    const repo = { root: '/nowhere', resources: [] } as unknown as Repo;
+    const many = { list: { elements: Array.from({ length: MAX_PARAMETER_SETS + 1 }, (_, i) => ({ n: String(i) })) } };
+    await expect(generatorParams({ repo, mode: { goTemplate: false, options: [], engine: undefined }, reads: [] }, many, 'generator 0')).rejects.toThrow(
+      /makes 1001 parameter sets, more than the 1000/,
+    );
+  });
+
+  it("a git generator's file that links out of the checkout is not read, nor one past the size limit", () => {
+    const root = mkdtempSync(join(tmpdir(), 'appset-'));
+    try {
+      mkdirSync(join(root, 'apps'));
+      symlinkSync('/etc/hostname', join(root, 'apps/out.yaml'));
+      writeFileSync(join(root, 'apps/big.yaml'), Buffer.alloc(MAX_GENERATOR_FILE_BYTES + 1, 0x61));
+      const repo = { root } as unknown as Repo;
+      expect(() => readCheckoutFile(repo, 'apps/out.yaml')).toThrow(/a link out of the checkout/);
+      expect(() => readCheckoutFile(repo, 'apps/big.yaml')).toThrow(/larger than 4 MiB/);
+      expect(() => readCheckoutFile(repo, 'apps/none.yaml')).toThrow(/unable to read file 'apps\/none.yaml': ENOENT/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("a Go template that loops past the render time limit is killed, and the limit is the gate's: said as such", async () => {
+    const looping = renderGoTemplates([{ template: '{{ range until 100000000 }}x{{ end }}', params: { a: 'b' } }], {
+      ...process.env,
+      HOMELAB_RENDER_TIMEOUT: '1',
+    });
+    await expect(looping).rejects.toMatchObject({ limit: true, message: expect.stringMatching(/did not finish within 1 s/) });
   });
 });
