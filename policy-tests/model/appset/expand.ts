@@ -12,7 +12,8 @@ import type { Repo } from '../repository/repo.ts';
 import { applications, namespaceOrDestination, owningApplication, ROOT_APP_FILE } from '../argocd/argocd.ts';
 import type { Params } from './params.ts';
 import { generatorParams, type Run } from './generators.ts';
-import { GeneratorError, renderObjects, Unjudged, type GoTemplateEngine, type TemplateMode } from './renderer.ts';
+import { GeneratorError, renderObjects, renderStrings, Unjudged, type GoTemplateEngine, type TemplateMode } from './renderer.ts';
+import { applyTemplatePatch } from './template-patch.ts';
 import { recordOutcome, type SetOutcome } from './outcomes.ts';
 
 export type { GoTemplateEngine, GoTemplateJob } from './renderer.ts';
@@ -58,7 +59,7 @@ async function applicationsOf(repo: Repo, set: Resource, engine: GoTemplateEngin
   const namespace = namespaceOrDestination(repo, set);
   if (namespace !== home)
     throw new Unjudged(`it lives in namespace ${namespace ?? '(none)'}, not Argo CD's (${home}), where the controller may or may not read it`);
-  if (spec.templatePatch !== undefined) throw new Unjudged('its templatePatch is not applied here');
+  if (spec.templatePatch !== undefined && typeof spec.templatePatch !== 'string') throw new Unjudged('its templatePatch is not a text');
   const mode: TemplateMode = {
     goTemplate: spec.goTemplate === true,
     options: Array.isArray(spec.goTemplateOptions) ? spec.goTemplateOptions.map(String) : [],
@@ -71,13 +72,23 @@ async function applicationsOf(repo: Repo, set: Resource, engine: GoTemplateEngin
   const template = obj(spec.template);
   const rendered = (await renderObjects(mode, template, sets)) as Obj[];
   const preserve = obj(spec.syncPolicy).preserveResourcesOnDeletion === true;
+  // The patch's text is rendered with each set like any string of the template, then applied (template-patch.ts).
+  const patch = spec.templatePatch as string | undefined;
+  const patches =
+    patch === undefined
+      ? undefined
+      : await renderStrings(
+          mode,
+          sets.map((params) => ({ template: patch, params })),
+        );
   const owner = owningApplication(repo, set)?.name ?? '';
   return rendered.map((made, i) => {
     // The finalizer is added to a template that names none, unless resources are preserved; an empty set renders nothing and adds none.
     const metadata = obj(made.metadata);
     const named = Array.isArray(metadata.finalizers) && metadata.finalizers.length > 0;
     const finalizers = named || preserve || Object.keys(sets[i]!).length === 0 ? metadata.finalizers : [RESOURCES_FINALIZER];
-    return generated(set, { metadata: { ...metadata, ...(finalizers === undefined ? {} : { finalizers }) }, spec: made.spec ?? {} }, i, { owner, namespace });
+    const app: Obj = { metadata: { ...metadata, ...(finalizers === undefined ? {} : { finalizers }) }, spec: made.spec ?? {} };
+    return generated(set, patches ? applyTemplatePatch(app, patches[i]!) : app, i, { owner, namespace });
   });
 }
 

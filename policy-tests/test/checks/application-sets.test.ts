@@ -148,6 +148,20 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     ).toContain(`argocd-project ${lineOf(copy, SET_FILE, 'project: nowhere')}`);
   });
 
+  it('a templatePatch is applied as Argo CD applies it: the automated sync it adds where a set asks is judged, and the project it names is not taken', async () => {
+    withWorkload();
+    const set = applicationSet(
+      ['goTemplate: true', 'templatePatch: |', '    {{- if .manual }}', '    spec:', '      project: platform', '      syncPolicy: null', '    {{- end }}'],
+      ['- list:', '    elements:', '      - app: whoami', '        manual: true'],
+      { name: 'extra-{{ .app }}', path: 'apps/extras/{{ .app }}' },
+    );
+    copy.write(SET_FILE, set);
+    const findings = await copy.gate({});
+    // The patch took the sync policy away (argocd-sync-policy), and the project stayed media (no finding on a platform app's scope).
+    expect(findings.filter((f) => f.file === SET_FILE).map((f) => f.check)).toContain('argocd-sync-policy');
+    expect(findings.some((f) => /project platform/.test(f.message))).toBe(false);
+  });
+
   it('a key the parameters lack, with missingkey=error: Argo CD fails the ApplicationSet and makes nothing, and argocd-applied-files says so', async () => {
     copy.reset();
     copy.write(

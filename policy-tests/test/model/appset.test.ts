@@ -17,6 +17,7 @@ import {
   sanitizeName,
 } from '../../model/appset/params.ts';
 import { fastReplace, goTemplateVerdict } from '../../model/appset/template.ts';
+import { applyTemplatePatch } from '../../model/appset/template-patch.ts';
 import { generatorParams, MAX_PARAMETER_SETS, type Run } from '../../model/appset/generators.ts';
 import { GeneratorError, Unjudged, type TemplateMode } from '../../model/appset/renderer.ts';
 import { renderGoTemplates } from '../../render/go-template.ts';
@@ -183,5 +184,34 @@ describe('what a hostile ApplicationSet meets', () => {
       HOMELAB_RENDER_TIMEOUT: '1',
     });
     await expect(looping).rejects.toMatchObject({ limit: true, message: expect.stringMatching(/did not finish within 1 s/) });
+  });
+});
+
+describe("a templatePatch, as Argo CD's controller applies it", () => {
+  const app = {
+    metadata: { name: 'guestbook', finalizers: ['resources-finalizer.argocd.argoproj.io'] },
+    spec: { project: 'default', source: { repoURL: 'https://example.com/r.git', path: 'guestbook' }, destination: { namespace: 'guestbook' } },
+  };
+
+  it("merges maps, replaces lists, keeps the project, and adds finalizers to the app's (Argo CD's own JSON case, and a project it keeps)", () => {
+    const patched = applyTemplatePatch(
+      app,
+      '{"metadata": {"annotations": {"k": "v"}, "finalizers": ["x"]}, "spec": {"project": "other", "source": {"helm": {"valueFiles": ["a.yaml", "b.yaml"]}}, "syncPolicy": {"automated": {"prune": true}}}}',
+    );
+    expect(patched).toEqual({
+      metadata: { name: 'guestbook', annotations: { k: 'v' }, finalizers: ['resources-finalizer.argocd.argoproj.io', 'x'] },
+      spec: {
+        project: 'default',
+        source: { repoURL: 'https://example.com/r.git', path: 'guestbook', helm: { valueFiles: ['a.yaml', 'b.yaml'] } },
+        destination: { namespace: 'guestbook' },
+        syncPolicy: { automated: { prune: true } },
+      },
+    });
+  });
+
+  it('reads YAML, removes what a null names, and says a directive is not judged', () => {
+    expect(applyTemplatePatch(app, 'spec:\n  destination: null\n')).toEqual({ ...app, spec: { project: 'default', source: app.spec.source } });
+    expect(() => applyTemplatePatch(app, 'spec:\n  $patch: replace\n')).toThrow(Unjudged);
+    expect(() => applyTemplatePatch(app, '- a\n')).toThrow(GeneratorError);
   });
 });
