@@ -170,12 +170,12 @@ describe('the rendered diff sees what Argo CD applies', () => {
     await reset();
     repo.write(
       'clusters/home/extras.yaml',
-      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  generators:\n    - clusters: {}\n  template:\n    metadata: {name: '{{name}}-tools'}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: apps/demo}\n      destination: {server: '{{server}}', namespace: kube-system}\n",
+      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  generators:\n    - pullRequest: {github: {owner: example, repo: lab}}\n  template:\n    metadata: {name: 'pr-{{number}}'}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: apps/demo}\n      destination: {server: https://kubernetes.default.svc, namespace: kube-system}\n",
     );
     const { code, text: out } = await diff();
     expect(code).toBe(1);
     expect(out).toContain('ApplicationSet extras');
-    expect(out).toContain('generator 0 (clusters) is not evaluated here');
+    expect(out).toContain('generator 0 (pullRequest) is not evaluated here');
   });
 
   it.skipIf(noJsonnet)('a jsonnet file is evaluated as Argo CD evaluates it: the cluster-admin binding it yields is an RBAC risk', async () => {

@@ -65,7 +65,7 @@ async function applicationsOf(repo: Repo, set: Resource, engine: GoTemplateEngin
     options: Array.isArray(spec.goTemplateOptions) ? spec.goTemplateOptions.map(String) : [],
     engine,
   };
-  const run: Run = { repo, mode, reads };
+  const run: Run = { repo, home, mode, reads };
   const generators = Array.isArray(spec.generators) ? spec.generators : [];
   const sets: Params[] = [];
   for (const [i, generator] of generators.entries()) sets.push(...(await generatorParams(run, obj(generator), `generator ${i}`)));

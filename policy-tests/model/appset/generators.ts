@@ -7,7 +7,9 @@
  */
 import { isMap, obj, type Obj } from '../core/dig.ts';
 import { selectorMatches } from '../core/label-selector.ts';
-import { isThisRepo } from '../argocd/argocd.ts';
+import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, isThisRepo } from '../argocd/argocd.ts';
+import { knownClusters } from '../argocd/clusters.ts';
+import { secretValue } from '../core/secrets.ts';
 import type { Repo } from '../repository/repo.ts';
 import {
   checkoutDirectories,
@@ -18,19 +20,21 @@ import {
   goPrint,
   listParams,
   readCheckoutFile,
+  sanitizeName,
   type GitItem,
   type Params,
 } from './params.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, withValues, type TemplateMode } from './renderer.ts';
 
-/** One ApplicationSet's evaluation: the repository, its templating, and the files its git generators read. */
+/** One ApplicationSet's evaluation: the repository, Argo CD's namespace, its templating, and the files its git generators read. */
 export interface Run {
   repo: Repo;
+  home: string;
   mode: TemplateMode;
   reads: string[];
 }
 
-const KINDS = ['list', 'git', 'matrix', 'merge'];
+const KINDS = ['list', 'git', 'clusters', 'matrix', 'merge'];
 
 /**
  * The most parameter sets one generator may make here: a pull request's matrix of two lists of a thousand would make
@@ -54,13 +58,14 @@ export async function generatorParams(run: Run, generator: Obj, where: string, t
     throw new GeneratorError(`${where}: child generator generated no parameters`);
   }
   if (kinds.length !== 1 || !KINDS.includes(kind!))
-    throw new Unjudged(`${where} (${kinds.join(', ')}) is not evaluated here: only list, git, matrix and merge generators are`);
+    throw new Unjudged(`${where} (${kinds.join(', ')}) is not evaluated here: only list, git, clusters, matrix and merge generators are`);
   const body = obj(generator[kind!]);
   // A nested generator's template is not used (the matrix and merge take its parameters alone).
   if (top && Object.keys(obj(body.template)).length > 0) throw new Unjudged(`${where} carries a template of its own, which is not merged here`);
   let params: Params[];
   if (kind === 'list') params = bounded(listParams(body, run.mode.goTemplate), where);
   else if (kind === 'git') params = await gitParams(run, body);
+  else if (kind === 'clusters') params = await clusterParams(run, body);
   else if (kind === 'matrix') params = await matrixParams(run, body, where);
   else params = await mergeParams(run, body, where);
   params = bounded(params, where);
@@ -95,6 +100,47 @@ async function gitParams(run: Run, git: Obj): Promise<Params[]> {
     );
   } else throw new GeneratorError('ApplicationSet is empty');
   return withValues(mode, params, obj(git.values));
+}
+
+/**
+ * The clusters generator (cluster.go): a set for each cluster Secret of Argo CD's namespace the selector matches, as
+ * the repository declares them (the clusters the gate knows, model/argocd/clusters.ts), and the local cluster last
+ * where the selector is empty and no Secret holds it. A cluster Secret an ExternalSecret writes holds what the store
+ * holds: not judged.
+ */
+async function clusterParams(run: Run, clusters: Obj): Promise<Params[]> {
+  const { repo, mode } = run;
+  if (knownClusters(repo.resources).written)
+    throw new Unjudged("its clusters generator reads cluster Secrets an ExternalSecret writes, whose contents are the store's");
+  const selector = obj(clusters.selector);
+  const selects = Object.keys(obj(selector.matchLabels)).length > 0 || (Array.isArray(selector.matchExpressions) && selector.matchExpressions.length > 0);
+  const home = run.home;
+  const byName = new Map<string, Params>();
+  for (const secret of repo.resources) {
+    const labels = obj(obj(secret.object.metadata).labels);
+    if (secret.kind !== 'Secret' || labels['argocd.argoproj.io/secret-type'] !== 'cluster' || (secret.namespace ?? home) !== home) continue;
+    if (!selectorMatches(selector, labels)) continue;
+    const name = secretValue(secret.object, 'name') ?? '';
+    const metadata = obj(secret.object.metadata);
+    const [annotations, own] = [obj(metadata.annotations), labels];
+    const base: Params = {
+      name,
+      nameNormalized: sanitizeName(name),
+      server: secretValue(secret.object, 'server') ?? '',
+      project: secretValue(secret.object, 'project') ?? '',
+    };
+    if (mode.goTemplate) base.metadata = { ...(Object.keys(annotations).length ? { annotations } : {}), ...(Object.keys(own).length ? { labels: own } : {}) };
+    else {
+      for (const [k, v] of Object.entries(annotations)) base[`metadata.annotations.${k}`] = v;
+      for (const [k, v] of Object.entries(own)) base[`metadata.labels.${k}`] = v;
+    }
+    byName.set(name, base);
+  }
+  const sets = [...byName.values()];
+  if (!selects && !sets.some((p) => p.server === IN_CLUSTER_SERVER))
+    sets.push({ name: IN_CLUSTER_NAME, nameNormalized: IN_CLUSTER_NAME, server: IN_CLUSTER_SERVER, project: '' });
+  const valued = await withValues(mode, sets, obj(clusters.values));
+  return clusters.flatList === true ? [{ clusters: valued }] : valued;
 }
 
 /** Two generators' sets crossed (matrix.go): the second rendered with each of the first's sets, then the two joined. */

@@ -125,6 +125,14 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     ]);
   });
 
+  it('a clusters generator makes an Application for the one cluster this lab declares, the local one, judged like the rest', async () => {
+    withWorkload();
+    copy.write(SET_FILE, applicationSet([], ['- clusters: {}'], { name: 'whoami-{{name}}', path: 'apps/extras/whoami' }));
+    const result = await runGate(copyGateOptions(copy.root));
+    expect(checkIds(allFindings(result)), describeFindings(allFindings(result))).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    expect(result.resources.filter((r) => r.kind === 'Application' && r.filename === SET_FILE).map((r) => r.name)).toEqual(['whoami-in-cluster']);
+  });
+
   it('under --no-render a goTemplate ApplicationSet is listed as not rendered: Go templates need the pinned Helm', async () => {
     withWorkload();
     copy.write(SET_FILE, applicationSet(['goTemplate: true'], GIT_DIRECTORIES, { name: 'extra-{{ .path.basename }}', path: '{{ .path.path }}' }));

@@ -102,7 +102,12 @@ describe("templates as Argo CD's renderer reads them", () => {
 
 describe('a matrix and a merge, as Argo CD evaluates them', () => {
   const repo = { root: '/nowhere', resources: [] } as unknown as Repo;
-  const run = (mode: Partial<TemplateMode> = {}): Run => ({ repo, mode: { goTemplate: false, options: [], engine: undefined, ...mode }, reads: [] });
+  const run = (mode: Partial<TemplateMode> = {}): Run => ({
+    repo,
+    home: 'argocd',
+    mode: { goTemplate: false, options: [], engine: undefined, ...mode },
+    reads: [],
+  });
   const list = (elements: unknown[]) => ({ list: { elements } });
 
   it('crosses two generators, rendering the second with each set of the first', async () => {
@@ -150,7 +155,46 @@ describe('a matrix and a merge, as Argo CD evaluates them', () => {
   it('keeps the sets a selector matches, and says it cannot judge a generator it does not evaluate', async () => {
     const selected = { list: { elements: [{ env: 'prod' }, { env: 'dev' }] }, selector: { matchLabels: { env: 'dev' } } };
     expect(await generatorParams(run(), selected, 'generator 0')).toEqual([{ env: 'dev' }]);
-    await expect(generatorParams(run(), { clusters: {} }, 'generator 0')).rejects.toThrow(Unjudged);
+    await expect(generatorParams(run(), { scmProvider: { github: { organization: 'x' } } }, 'generator 0')).rejects.toThrow(Unjudged);
+  });
+});
+
+describe('the clusters generator, over the clusters the repository declares', () => {
+  const secret = (name: string, server: string, labels: Record<string, string>) => ({
+    kind: 'Secret',
+    apiVersion: 'v1',
+    name,
+    namespace: 'argocd',
+    object: { metadata: { name, namespace: 'argocd', labels: { 'argocd.argoproj.io/secret-type': 'cluster', ...labels } }, stringData: { name, server } },
+  });
+  const repo = { root: '/nowhere', resources: [secret('remote', 'https://remote:6443', { env: 'prod' })] } as unknown as Repo;
+  const run = (goTemplate: boolean): Run => ({ repo, home: 'argocd', mode: { goTemplate, options: [], engine: undefined }, reads: [] });
+
+  it('makes a set per cluster Secret, then the local cluster where nothing selects', async () => {
+    expect(await generatorParams(run(false), { clusters: {} }, 'generator 0')).toEqual([
+      {
+        name: 'remote',
+        nameNormalized: 'remote',
+        server: 'https://remote:6443',
+        project: '',
+        'metadata.labels.argocd.argoproj.io/secret-type': 'cluster',
+        'metadata.labels.env': 'prod',
+      },
+      { name: 'in-cluster', nameNormalized: 'in-cluster', server: 'https://kubernetes.default.svc', project: '' },
+    ]);
+  });
+
+  it('leaves the local cluster out under a selector, and nests the metadata with goTemplate', async () => {
+    const sets = await generatorParams(run(true), { clusters: { selector: { matchLabels: { env: 'prod' } } } }, 'generator 0');
+    expect(sets).toEqual([
+      {
+        name: 'remote',
+        nameNormalized: 'remote',
+        server: 'https://remote:6443',
+        project: '',
+        metadata: { labels: { 'argocd.argoproj.io/secret-type': 'cluster', env: 'prod' } },
+      },
+    ]);
   });
 });
 
@@ -158,9 +202,9 @@ describe('what a hostile ApplicationSet meets', () => {
   it('a generator of more sets than the gate expands is not judged', async () => {
     const repo = { root: '/nowhere', resources: [] } as unknown as Repo;
     const many = { list: { elements: Array.from({ length: MAX_PARAMETER_SETS + 1 }, (_, i) => ({ n: String(i) })) } };
-    await expect(generatorParams({ repo, mode: { goTemplate: false, options: [], engine: undefined }, reads: [] }, many, 'generator 0')).rejects.toThrow(
-      /makes 1001 parameter sets, more than the 1000/,
-    );
+    await expect(
+      generatorParams({ repo, home: 'argocd', mode: { goTemplate: false, options: [], engine: undefined }, reads: [] }, many, 'generator 0'),
+    ).rejects.toThrow(/makes 1001 parameter sets, more than the 1000/);
   });
 
   it("a git generator's file that links out of the checkout is not read, nor one past the size limit", () => {
