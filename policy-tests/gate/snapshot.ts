@@ -127,6 +127,16 @@ function inputsFingerprint(repo: Repo, app: ArgoApp): string {
   return h.digest('hex');
 }
 
+/** An ApplicationSet's inputs: its own object, the folders its directories generator took, and the files it read, by content. */
+function setInputs(repo: Repo, object: unknown, reads: readonly string[]): string {
+  const h = createHash('sha256').update(JSON.stringify(object));
+  for (const r of reads) {
+    const stat = r.endsWith('/') ? undefined : statSync(join(repo.root, r), { throwIfNoEntry: false });
+    h.update(`\0${r}\0`).update(stat?.isFile() ? readFileSync(join(repo.root, r)) : r.endsWith('/') ? 'folder' : 'missing');
+  }
+  return h.digest('hex');
+}
+
 /** What the jsonnet files of a directory source can import, as the render finds them (up to an import out of the repository). */
 function jsonnetInputs(repo: Repo, source: AppSource): string[] {
   const jsonnet = filesOfSource(repo, source).filter((f) => f.endsWith('.jsonnet'));
@@ -200,8 +210,8 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     if (failed.has(app.name))
       unrendered.set(app.name, { cause: failed.get(app.name)!, inputs: `${inputsFingerprint(repo, app)}${switched.get(app.name) ?? ''}` });
   // An ApplicationSet the gate could not expand, or Argo CD fails (it keeps what it made before): one that changed fails the diff, as an app that cannot be rendered.
-  for (const { resource, message } of applicationSetProblems(repo))
-    unrendered.set(`ApplicationSet ${resource.name}`, { cause: message, inputs: JSON.stringify(resource.object) });
+  for (const { resource, message, reads } of applicationSetProblems(repo))
+    unrendered.set(`ApplicationSet ${resource.name}`, { cause: message, inputs: setInputs(repo, resource.object, reads) });
   // Nor is what a submodule brings into Argo CD's checkout: one that came or moved fails the diff the same way.
   const fetched = submoduleRefusals(repo).length > 0;
   for (const s of fetched ? (repo.checkout?.submodules ?? []) : [])

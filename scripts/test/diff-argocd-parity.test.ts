@@ -166,6 +166,22 @@ describe('the rendered diff sees what Argo CD applies', () => {
     expect(report.risks).toContainEqual(expect.objectContaining({ flag: 'rbac', reason: expect.stringContaining('cluster-admin') }));
   });
 
+  it('an ApplicationSet the gate cannot judge stays not judged when only a file its generator reads changes: the file is among its inputs', async () => {
+    await reset();
+    repo.write('apps/appset/tools.yaml', 'name: Tools\n');
+    repo.write(
+      'clusters/home/extras.yaml',
+      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n    - git: {repoURL: https://github.com/example/lab.git, revision: main, files: [{path: apps/appset/*.yaml}]}\n  template:\n    metadata: {name: '{{ slugify .name }}'}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: apps/demo}\n      destination: {server: https://kubernetes.default.svc, namespace: kube-system}\n",
+    );
+    await onBase('an ApplicationSet the gate cannot judge', async () => {
+      expect((await diff()).code).toBe(0);
+      repo.write('apps/appset/tools.yaml', 'name: Other Tools\n');
+      const { code, text: out } = await diff();
+      expect(code).toBe(1);
+      expect(out).toContain('it calls slugify');
+    });
+  });
+
   it('an ApplicationSet whose generator the gate does not evaluate is not judged: the diff cannot vouch for it', async () => {
     await reset();
     repo.write(

@@ -19,6 +19,7 @@ import {
   gitFiles,
   goPrint,
   listParams,
+  matchedDirectories,
   readCheckoutFile,
   sanitizeName,
   type GitItem,
@@ -89,8 +90,11 @@ async function gitParams(run: Run, git: Obj): Promise<Params[]> {
     }));
   const prefix = typeof git.pathParamPrefix === 'string' ? git.pathParamPrefix : '';
   let params: Params[];
-  if (items('directories').length > 0) params = directoryParams(checkoutDirectories(repo), items('directories'), mode.goTemplate, prefix);
-  else if (items('files').length > 0) {
+  if (items('directories').length > 0) {
+    const dirs = matchedDirectories(checkoutDirectories(repo), items('directories'));
+    run.reads.push(...dirs.map((d) => `${d}/`));
+    params = directoryParams(dirs, items('directories'), mode.goTemplate, prefix);
+  } else if (items('files').length > 0) {
     const files = gitFiles(repo, items('files'));
     run.reads.push(...files);
     params = fileParams(

@@ -9,7 +9,7 @@ import type { Repo } from '../repository/repo.ts';
 
 export interface SetOutcome {
   apps: Resource[];
-  /** The files its git files generator read: inputs of what it makes. */
+  /** The files its git files generator read, and the folders its directories generator took (`a/b/`): inputs of what it makes. */
   reads: string[];
   /** Argo CD's controller fails the ApplicationSet with this, and makes nothing. */
   fails?: string;
@@ -41,6 +41,8 @@ export function outcomeOf(root: string, set: Resource): SetOutcome | undefined {
 export interface SetProblem {
   resource: Resource;
   message: string;
+  /** What its generators read of the checkout (SetOutcome's reads); none where it was never expanded. */
+  reads: readonly string[];
   /** What Argo CD makes of it is unknown here: the diff cannot vouch for it. */
   unread: boolean;
 }
@@ -51,30 +53,13 @@ export function applicationSetProblems(repo: Repo): SetProblem[] {
     .filter((r) => r.kind === 'ApplicationSet' && r.apiVersion === 'argoproj.io/v1alpha1')
     .flatMap((resource): SetProblem[] => {
       const outcome = outcomeOf(repo.root, resource);
+      const problem = (message: string, unread: boolean): SetProblem[] => [
+        { resource, reads: outcome?.reads ?? [], unread, message: `ApplicationSet ${resource.name}: ${message}` },
+      ];
       if (!outcome)
-        return [
-          {
-            resource,
-            unread: true,
-            message: `ApplicationSet ${resource.name}: not expanded as Argo CD applies it (a render makes or changes it), so the Applications its controller makes are not judged`,
-          },
-        ];
-      if (outcome.fails)
-        return [
-          {
-            resource,
-            unread: false,
-            message: `ApplicationSet ${resource.name}: Argo CD's ApplicationSet controller fails it and makes no Application: ${outcome.fails}`,
-          },
-        ];
-      if (outcome.unjudged)
-        return [
-          {
-            resource,
-            unread: true,
-            message: `ApplicationSet ${resource.name}: the gate cannot tell which Applications Argo CD's controller makes of it: ${outcome.unjudged}`,
-          },
-        ];
+        return problem('not expanded as Argo CD applies it (a render makes or changes it), so the Applications its controller makes are not judged', true);
+      if (outcome.fails) return problem(`Argo CD's ApplicationSet controller fails it and makes no Application: ${outcome.fails}`, false);
+      if (outcome.unjudged) return problem(`the gate cannot tell which Applications Argo CD's controller makes of it: ${outcome.unjudged}`, true);
       return [];
     });
 }

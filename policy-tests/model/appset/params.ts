@@ -131,13 +131,17 @@ function pathParams(dir: string, file: string | undefined, goTemplate: boolean, 
   return out;
 }
 
-/** The git directories generator over `dirs` (GetDirectories' list): each a pattern (Go's path.Match) includes and none excludes. */
-export function directoryParams(dirs: readonly string[], items: readonly GitItem[], goTemplate: boolean, prefix: string): Params[] {
-  const chosen = dirs.filter((dir) => {
+/** The folders of `dirs` (GetDirectories' list) the directories generator takes: a pattern (Go's path.Match) includes each, and none excludes it. */
+export function matchedDirectories(dirs: readonly string[], items: readonly GitItem[]): string[] {
+  return dirs.filter((dir) => {
     const hits = items.filter((item) => goFilepathMatch(item.path, dir));
     return hits.some((i) => !i.exclude) && !hits.some((i) => i.exclude);
   });
-  return chosen.map((dir) => pathParams(dir, undefined, goTemplate, prefix));
+}
+
+/** The git directories generator's parameter sets over `dirs`. */
+export function directoryParams(dirs: readonly string[], items: readonly GitItem[], goTemplate: boolean, prefix: string): Params[] {
+  return matchedDirectories(dirs, items).map((dir) => pathParams(dir, undefined, goTemplate, prefix));
 }
 
 /** The files of the checkout `git ls-files` lists for an include and none for an exclude (the default globbing), in path order. */
