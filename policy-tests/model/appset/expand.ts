@@ -7,7 +7,8 @@
  */
 import type { Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
-import { obj, type Obj } from '../core/dig.ts';
+import { isMap, obj, type Obj } from '../core/dig.ts';
+import { goParseBool } from '../core/text.ts';
 import type { Repo } from '../repository/repo.ts';
 import { applications, namespaceOrDestination, owningApplication, ROOT_APP_FILE } from '../argocd/argocd.ts';
 import type { Params } from './params.ts';
@@ -82,14 +83,36 @@ async function applicationsOf(repo: Repo, set: Resource, engine: GoTemplateEngin
           sets.map((params) => ({ template: patch, params })),
         );
   const owner = owningApplication(repo, set)?.name ?? '';
+  const rolling = rollingSync(repo, spec);
   return rendered.map((made, i) => {
     // The finalizer is added to a template that names none, unless resources are preserved; an empty set renders nothing and adds none.
     const metadata = obj(made.metadata);
     const named = Array.isArray(metadata.finalizers) && metadata.finalizers.length > 0;
     const finalizers = named || preserve || Object.keys(sets[i]!).length === 0 ? metadata.finalizers : [RESOURCES_FINALIZER];
     const app: Obj = { metadata: { ...metadata, ...(finalizers === undefined ? {} : { finalizers }) }, spec: made.spec ?? {} };
-    return generated(set, patches ? applyTemplatePatch(app, patches[i]!) : app, i, { owner, namespace });
+    const patched = patches ? applyTemplatePatch(app, patches[i]!) : app;
+    return generated(set, rolling ? withoutAutomatedSync(patched) : patched, i, { owner, namespace });
   });
+}
+
+/**
+ * Whether the controller syncs the Applications step by step (progressivesync RollingSyncStrategyEnabled, with
+ * argocd-cmd-params-cm's applicationsetcontroller.enable.progressive.syncs true, false by default): a RollingSync
+ * strategy with steps.
+ */
+function rollingSync(repo: Repo, spec: Obj): boolean {
+  const params = repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm')?.object.data as Obj | undefined;
+  if (goParseBool(params?.['applicationsetcontroller.enable.progressive.syncs']) !== true) return false;
+  const strategy = obj(spec.strategy);
+  return strategy.type === 'RollingSync' && Array.isArray(obj(strategy.rollingSync).steps) && (obj(strategy.rollingSync).steps as unknown[]).length > 0;
+}
+
+/** A RollingSync's Application: its automated sync turned off (disableAutomatedSync), the controller syncing it instead. */
+function withoutAutomatedSync(app: Obj): Obj {
+  const spec = obj(app.spec);
+  const policy = obj(spec.syncPolicy);
+  if (!isMap(policy.automated)) return app;
+  return { ...app, spec: { ...spec, syncPolicy: { ...policy, automated: { ...policy.automated, enabled: false } } } };
 }
 
 /** Where a path of a made Application sits in the ApplicationSet: under its template. */

@@ -170,6 +170,20 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     expect(findings.some((f) => /project platform/.test(f.message))).toBe(false);
   });
 
+  it('a RollingSync strategy, where argocd-cmd-params-cm turns progressive syncs on, leaves the Applications without automated sync, as the controller makes them', async () => {
+    withWorkload();
+    copy.write(
+      'clusters/home/argocd-cmd-params.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  applicationsetcontroller.enable.progressive.syncs: "true"\n',
+    );
+    const rolling = ['strategy:', '  type: RollingSync', '  rollingSync:', '    steps:', '      - matchExpressions: []'];
+    copy.write(SET_FILE, applicationSet(rolling, ['- list:', '    elements:', '      - app: whoami'], { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' }));
+    const findings = await copy.gate({});
+    expect(findings.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`)).toEqual([
+      expect.stringMatching(/^argocd-sync-policy: .*extra-whoami/),
+    ]);
+  });
+
   it('a key the parameters lack, with missingkey=error: Argo CD fails the ApplicationSet and makes nothing, and argocd-applied-files says so', async () => {
     copy.reset();
     copy.write(
