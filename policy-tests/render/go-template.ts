@@ -23,16 +23,24 @@ const TEMPLATE = `{{- $out := list }}
 {{- toJson (dict "out" $out) }}
 `;
 
-/** An error that says a limit of the gate's was met, not a template's fault (model/appset/renderer.ts: not judged). */
-function limitMet(message: string): Error {
-  return Object.assign(new Error(message), { limit: true });
+/**
+ * An error of the gate's own (a limit met, the tool missing, an answer it cannot read), not the template's: what
+ * Argo CD makes of the template is then not known (model/appset/renderer.ts: not judged).
+ */
+function gatesOwn(message: string): Error {
+  return Object.assign(new Error(message), { gate: true });
 }
 
 /** Each job's text, rendered by Go's engine; throws one line with the engine's own error. */
 export async function renderGoTemplates(jobs: readonly GoTemplateJob[], env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   if (jobs.length === 0) return [];
-  const tools = await renderTools(env);
-  const limits = renderLimits(env);
+  let tools: Awaited<ReturnType<typeof renderTools>>;
+  let limits: ReturnType<typeof renderLimits>;
+  try {
+    [tools, limits] = [await renderTools(env), renderLimits(env)];
+  } catch (err) {
+    throw gatesOwn(`Go's template engine (helm) is not at hand: ${(err as Error).message}`);
+  }
   const chart = mkdtempSync(join(tmpdir(), 'homelab-gotemplate-'));
   try {
     mkdirSync(join(chart, 'templates'));
@@ -52,17 +60,22 @@ export async function renderGoTemplates(jobs: readonly GoTemplateJob[], env: Nod
     } catch (err) {
       const e = err as { stderr?: string; message: string; killed?: boolean; signal?: string; code?: string };
       if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
-        throw limitMet(`Go's template engine (helm) printed more than ${limits.outputBytes / 1024 / 1024} MiB (HOMELAB_RENDER_MAX_OUTPUT_MIB); killed`);
+        throw gatesOwn(`Go's template engine (helm) printed more than ${limits.outputBytes / 1024 / 1024} MiB (HOMELAB_RENDER_MAX_OUTPUT_MIB); killed`);
       if (e.killed || e.signal === 'SIGKILL')
-        throw limitMet(`Go's template engine (helm) did not finish within ${limits.timeoutMs / 1000} s (HOMELAB_RENDER_TIMEOUT); killed`);
+        throw gatesOwn(`Go's template engine (helm) did not finish within ${limits.timeoutMs / 1000} s (HOMELAB_RENDER_TIMEOUT); killed`);
       const said = firstLines(e.stderr || e.message);
-      // Helm's frame around tpl's error says nothing of the ApplicationSet: what tpl reports is what Argo CD reports.
-      throw new Error(said.replace(/^.*?error calling tpl: /, '').replace(/^Error: /, ''));
+      // Only tpl's own error is the template's (Helm's frame around it says nothing of the ApplicationSet); any other is the gate's.
+      if (!said.includes('error calling tpl: ')) throw gatesOwn(`Go's template engine (helm) failed: ${said}`);
+      throw new Error(said.replace(/^.*?error calling tpl: /, ''));
     }
-    const body = stdout.slice(stdout.indexOf('{'));
-    const out = (JSON.parse(body) as { out: unknown[] }).out;
+    let out: unknown;
+    try {
+      out = (JSON.parse(stdout.slice(stdout.indexOf('{'))) as { out?: unknown }).out;
+    } catch {
+      out = undefined;
+    }
     if (!Array.isArray(out) || out.length !== jobs.length)
-      throw new Error(`Go's template engine (helm) answered ${out?.length ?? 0} texts for ${jobs.length} strings`);
+      throw gatesOwn(`Go's template engine (helm) answered what the gate cannot read for ${jobs.length} strings`);
     return out.map(String);
   } finally {
     rmSync(chart, { recursive: true, force: true });

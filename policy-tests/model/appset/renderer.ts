@@ -46,8 +46,8 @@ export async function renderStrings(mode: TemplateMode, jobs: readonly GoTemplat
   try {
     if (asked.length > 0) texts = await mode.engine!(asked);
   } catch (err) {
-    // A limit the engine met (time, output) is the gate's, not Argo CD's: not judged. Anything else is the template's.
-    if ((err as { limit?: boolean }).limit) throw new Unjudged((err as Error).message);
+    // The gate's own failure (a limit met, the engine missing) says nothing of Argo CD's: not judged. Anything else is the template's.
+    if ((err as { gate?: boolean }).gate) throw new Unjudged((err as Error).message);
     throw new GeneratorError((err as Error).message);
   }
   let next = 0;

@@ -222,12 +222,21 @@ describe('what a hostile ApplicationSet meets', () => {
     }
   });
 
+  it("a Go template Helm cannot run is the gate's failure, not the template's: an engine that is not at hand", async () => {
+    await expect(
+      renderGoTemplates([{ template: '{{ .a }}', params: { a: 'b' } }], { ...process.env, HELM_BIN: '/nowhere/helm', KUSTOMIZE_BIN: '/nowhere/kustomize' }),
+    ).rejects.toMatchObject({
+      gate: true,
+      message: expect.stringMatching(/not at hand/),
+    });
+  });
+
   it("a Go template that loops past the render time limit is killed, and the limit is the gate's: said as such", async () => {
     const looping = renderGoTemplates([{ template: '{{ range until 100000000 }}x{{ end }}', params: { a: 'b' } }], {
       ...process.env,
       HOMELAB_RENDER_TIMEOUT: '1',
     });
-    await expect(looping).rejects.toMatchObject({ limit: true, message: expect.stringMatching(/did not finish within 1 s/) });
+    await expect(looping).rejects.toMatchObject({ gate: true, message: expect.stringMatching(/did not finish within 1 s/) });
   });
 });
 
