@@ -33,7 +33,7 @@ import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { groupOf } from '../model/core/manifest.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
-import { applicationSetProblems } from '../model/appset/outcomes.ts';
+import { applicationSetProblems, restrainedApplications } from '../model/appset/outcomes.ts';
 import { loadTree, renderTree, renderWithBuiltinApis } from './pipeline.ts';
 import { chartFaces, type ChartFace } from './chart-faces.ts';
 
@@ -83,6 +83,11 @@ export interface Snapshot {
   charts?: ReadonlyMap<string, ChartFace>;
   /** Applications their AppProject's sync windows hold back, and when they sync on their own (model/controller/sync-windows.ts). */
   heldBack?: ReadonlyMap<string, string>;
+  /**
+   * Applications an ApplicationSet makes whose controller policy keeps it from updating or deleting them, by name,
+   * with that policy (`create-only`, `create-update`, `create-delete`; model/appset/outcomes.ts).
+   */
+  restrained?: ReadonlyMap<string, string>;
   /** The IP families of the cluster's Service range (nodeNetwork.services in the cluster facts), the default first. */
   serviceFamilies?: readonly string[];
 }
@@ -255,6 +260,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     apiDependent,
     charts: chartFaces(renders, repo),
     heldBack,
+    restrained: restrainedApplications(repo),
     ...(serviceFamilies ? { serviceFamilies } : {}),
   };
 }

@@ -145,7 +145,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
         const [b, h] = [without(base, skip), without(head, skip)];
         const changes = compare(b, h);
         const flagged = risks(changes, b, h);
-        const data = { changes, risks: flagged, notJudged: unjudged, chartBumps: chartBumps(b, h), heldBack: heldBack(changes, h) };
+        const data = { changes, risks: flagged, notJudged: unjudged, chartBumps: chartBumps(b, h), heldBack: heldBack(changes, b, h) };
         const artifact = values['artifact-url'] === undefined ? undefined : String(values['artifact-url']);
         const report = format === 'json' ? json(data) : format === 'markdown' ? markdown(data, undefined, artifact) : text(data);
         if (values['output-file']) writeFileSync(String(values['output-file']), `${report}\n`);

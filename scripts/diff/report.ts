@@ -179,7 +179,7 @@ export function text({ changes, risks, notJudged = [], chartBumps = [], heldBack
   out.push('');
   if (heldBack.length)
     out.push(
-      `HELD BACK (${heldBack.length}): these reach the cluster when their sync windows allow`,
+      `HELD BACK (${heldBack.length}): these do not reach the cluster as soon as they land`,
       ...heldBack.map((h) => `  ${visible(h.app)}: ${visible(h.when)}`),
       '',
     );
@@ -282,7 +282,7 @@ function head(report: Report, cut: boolean): string {
   if (refused.length) parts.push(...riskList(`### ⛔ ${refused.length} update(s) the cluster refuses`, refused, cut, REFUSED_WHY));
   if (report.heldBack?.length)
     parts.push(
-      `**${report.heldBack.length} Application(s) held back by sync windows**: their changes reach the cluster when the windows allow.`,
+      `**${report.heldBack.length} Application(s) held back**: their changes do not reach the cluster as soon as they land (sync windows, an ApplicationSet's policy).`,
       '',
       ...report.heldBack.map((h) => `- ${code(h.app)}: ${code(h.when)}`),
       '',

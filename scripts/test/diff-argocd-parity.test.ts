@@ -34,7 +34,7 @@ const git = (...args: string[]) =>
 
 async function diff(): Promise<{
   code: number;
-  report: { risks: { flag: string; reason: string }[]; changes: { id: string }[]; unjudged?: unknown };
+  report: { risks: { flag: string; reason: string }[]; changes: { id: string }[]; unjudged?: unknown; heldBack?: { app: string; when: string }[] };
   text: string;
 }> {
   let stdout = '';
@@ -179,6 +179,23 @@ describe('the rendered diff sees what Argo CD applies', () => {
       const { code, text: out } = await diff();
       expect(code).toBe(1);
       expect(out).toContain('it calls slugify');
+    });
+  });
+
+  it('an ApplicationSet whose policy is create-only never updates the Applications it made: a change to one is held back, and says so', async () => {
+    await reset();
+    const set = (namespace: string, elements: string) =>
+      `apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  goTemplate: true\n  syncPolicy: {applicationsSync: create-only}\n  generators:\n    - list: {elements: ${elements}}\n  template:\n    metadata: {name: '{{ .name }}'}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: apps/demo, directory: {exclude: application.yaml}}\n      destination: {server: https://kubernetes.default.svc, namespace: ${namespace}}\n`;
+    repo.write('clusters/home/extras.yaml', set('demo', '[{name: tools}, {name: more}]'));
+    await onBase('a create-only ApplicationSet', async () => {
+      repo.write('clusters/home/extras.yaml', set('tools', '[{name: tools}]'));
+      const { report } = await diff();
+      expect(report.heldBack).toEqual(
+        expect.arrayContaining([
+          { app: 'tools', when: expect.stringMatching(/^never updated: its ApplicationSet's policy \(create-only\)/) },
+          { app: 'more', when: expect.stringMatching(/^never deleted: its ApplicationSet's policy \(create-only\)/) },
+        ]),
+      );
     });
   });
 

@@ -93,7 +93,7 @@ describe('a hostile pull request cannot rewrite the comment', () => {
       .parse(held, {})
       .filter((t) => t.type === 'inline')
       .flatMap((t) => t.children ?? []);
-    expect(held).toContain('**1 Application(s) held back by sync windows**');
+    expect(held).toContain('**1 Application(s) held back**');
     for (const t of heldInline.filter((x) => x.type === 'text')) expect(t.content).not.toMatch(/@octocat|<img/);
     expect(heldInline.filter((t) => t.type === 'image' || t.type === 'link_open')).toEqual([]);
   });

@@ -46,7 +46,7 @@ async function expandOne(repo: Repo, set: Resource, engine: GoTemplateEngine | u
   const reads: string[] = [];
   try {
     const apps = await applicationsOf(repo, set, engine, reads);
-    return { apps, reads };
+    return { apps, reads, policy: applicationsSyncPolicy(repo, obj(set.object.spec)) };
   } catch (err) {
     if (err instanceof Unjudged) return { apps: [], reads, unjudged: err.message };
     if (err instanceof GeneratorError) return { apps: [], reads, fails: err.message };
@@ -101,10 +101,31 @@ async function applicationsOf(repo: Repo, set: Resource, engine: GoTemplateEngin
  * strategy with steps.
  */
 function rollingSync(repo: Repo, spec: Obj): boolean {
-  const params = repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm')?.object.data as Obj | undefined;
-  if (goParseBool(params?.['applicationsetcontroller.enable.progressive.syncs']) !== true) return false;
+  if (goParseBool(controllerParams(repo)['applicationsetcontroller.enable.progressive.syncs']) !== true) return false;
   const strategy = obj(spec.strategy);
   return strategy.type === 'RollingSync' && Array.isArray(obj(strategy.rollingSync).steps) && (obj(strategy.rollingSync).steps as unknown[]).length > 0;
+}
+
+/** argocd-cmd-params-cm's data as the repository applies it: what the ApplicationSet controller's Deployment reads its flags from. */
+function controllerParams(repo: Repo): Obj {
+  return obj(repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm')?.object.data);
+}
+
+/** The controller's policies (utils/policy.go): `sync`, the default, creates, updates and deletes. */
+const POLICIES = new Set(['create-only', 'create-update', 'create-delete', 'sync']);
+
+/**
+ * What the controller may do to the Applications an ApplicationSet made (DefaultPolicy): argocd-cmd-params-cm's
+ * applicationsetcontroller.policy, unless the ApplicationSet's syncPolicy.applicationsSync overrides it, which it may
+ * where applicationsetcontroller.enable.policy.override is true (by default, when no controller policy is set).
+ */
+function applicationsSyncPolicy(repo: Repo, spec: Obj): string {
+  const params = controllerParams(repo);
+  const controller = typeof params['applicationsetcontroller.policy'] === 'string' ? params['applicationsetcontroller.policy'] : '';
+  const override = goParseBool(params['applicationsetcontroller.enable.policy.override']) ?? controller === '';
+  const own = obj(spec.syncPolicy).applicationsSync;
+  const chosen = override && typeof own === 'string' ? own : controller;
+  return POLICIES.has(chosen) ? chosen : 'sync';
 }
 
 /** A RollingSync's Application: its automated sync turned off (disableAutomatedSync), the controller syncing it instead. */

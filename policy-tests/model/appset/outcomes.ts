@@ -15,6 +15,11 @@ export interface SetOutcome {
   fails?: string;
   /** The gate cannot tell what it makes. */
   unjudged?: string;
+  /**
+   * What the controller may do to the Applications it made before (its ApplicationsSyncPolicy: `sync`, or
+   * `create-only`, `create-update`, `create-delete`); absent where it made none.
+   */
+  policy?: string;
 }
 
 /**
@@ -62,4 +67,19 @@ export function applicationSetProblems(repo: Repo): SetProblem[] {
       if (outcome.unjudged) return problem(`the gate cannot tell which Applications Argo CD's controller makes of it: ${outcome.unjudged}`, true);
       return [];
     });
+}
+
+/**
+ * The Applications ApplicationSets make whose controller policy keeps it from updating or deleting them, each with
+ * that policy (`create-only`, `create-update`, `create-delete`): what the rendered diff says of a change to one.
+ */
+export function restrainedApplications(repo: Repo): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of repo.resources) {
+    if (r.kind !== 'ApplicationSet' || r.apiVersion !== 'argoproj.io/v1alpha1') continue;
+    const outcome = outcomeOf(repo.root, r);
+    if (!outcome?.policy || outcome.policy === 'sync') continue;
+    for (const app of outcome.apps) out.set(app.name, outcome.policy);
+  }
+  return out;
 }

@@ -7,6 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkIds, copyGateOptions, copyRepo, describeFindings, lineOf, type RepoCopy } from '../support/helpers.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
+import { loadRepo } from '../../model/repository/repo.ts';
+import { expandApplicationSets } from '../../model/appset/expand.ts';
+import { restrainedApplications } from '../../model/appset/outcomes.ts';
 
 const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
 const SET_FILE = 'clusters/home/extras.yaml';
@@ -182,6 +185,24 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     expect(findings.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`)).toEqual([
       expect.stringMatching(/^argocd-sync-policy: .*extra-whoami/),
     ]);
+  });
+
+  it("takes an ApplicationSet's applicationsSync policy only where the controller lets it override its own (DefaultPolicy)", async () => {
+    copy.reset();
+    copy.write(
+      SET_FILE,
+      applicationSet(['syncPolicy:', '  applicationsSync: create-only'], ['- list:', '    elements:', '      - app: whoami'], {
+        name: 'extra-{{app}}',
+        path: 'apps/extras/{{app}}',
+      }),
+    );
+    const policies = async () => restrainedApplications(await expandApplicationSets(await loadRepo(copy.root), undefined));
+    expect(await policies()).toEqual(new Map([['extra-whoami', 'create-only']]));
+    copy.write(
+      'clusters/home/argocd-cmd-params.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  applicationsetcontroller.policy: sync\n',
+    );
+    expect(await policies()).toEqual(new Map());
   });
 
   it('a key the parameters lack, with missingkey=error: Argo CD fails the ApplicationSet and makes nothing, and argocd-applied-files says so', async () => {
