@@ -33,32 +33,6 @@ export function notJudged(base: Snapshot, head: Snapshot): { app: string; cause:
   });
 }
 
-/**
- * The Applications with changes that do not reach the cluster as soon as they land: those the head's sync windows
- * hold back, and when they sync on their own; and an Application an ApplicationSet makes whose controller policy keeps
- * it from applying the change to the Application itself (an update under create-only or create-delete, a removal
- * under create-only or create-update).
- */
-export function heldBack(changes: readonly ResourceChange[], base: Snapshot, head: Snapshot): { app: string; when: string }[] {
-  const changed = new Set(changes.map((c) => c.app));
-  const windows = [...(head.heldBack ?? [])].filter(([app]) => changed.has(app)).map(([app, when]) => ({ app, when }));
-  const restrained = changes.flatMap((c) => {
-    if (c.kind !== 'argoproj.io/v1alpha1/Application' || c.change === 'added') return [];
-    const policy = (c.change === 'removed' ? base : head).restrained?.get(c.name);
-    if (c.change === 'changed' && (policy === 'create-only' || policy === 'create-delete'))
-      return [
-        {
-          app: c.name,
-          when: `never updated: its ApplicationSet's policy (${policy}) leaves the Application as it made it, so this change and what it would render do not reach the cluster`,
-        },
-      ];
-    if (c.change === 'removed' && (policy === 'create-only' || policy === 'create-update'))
-      return [{ app: c.name, when: `never deleted: its ApplicationSet's policy (${policy}) leaves the Application, and what it runs, in the cluster` }];
-    return [];
-  });
-  return [...windows, ...restrained];
-}
-
 /** A snapshot without the objects of these Applications. */
 export function without(s: Snapshot, apps: ReadonlySet<string>): Snapshot {
   return cutOf({ ...s, objects: new Map([...s.objects].filter(([, v]) => !apps.has(v.app))) }, s);

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { $ } from 'zx';
 import { REPO_ROOT, snapshot } from '../../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from '../lib/command.ts';
-import { compare, heldBack, isRefused, needsPerson, notJudged, risks, without, type Snapshot } from './changes.ts';
+import { compare, isRefused, needsPerson, notJudged, risks, without, type Snapshot } from './changes.ts';
+import { heldBack } from './held-back.ts';
 import { chartBumps } from './chart-bumps.ts';
 import { htmlPage, json, markdown, text } from './report.ts';
 
