@@ -10,7 +10,7 @@
 import { fastReplace, goTemplateVerdict } from '../../model/appset/template.ts';
 import type { GoTemplateEngine } from '../../model/appset/expand.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, GoParser, GoUnsupported, tokenize } from './go-literals.ts';
+import { blockAt, GoUnsupported, structTableRows } from './go-literals.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -35,39 +35,6 @@ const NO_NAMES = {
   },
 };
 
-/** The rows of `tests := []struct{...}{...}`, each parsed alone, so one this reader cannot follow is counted apart. */
-function rowsOf(body: string): { row?: Obj; text: string; why?: string }[] {
-  const at = body.indexOf('tests := []struct {');
-  if (at === -1) return [];
-  const structOpen = body.indexOf('{', at);
-  const tableOpen = body.indexOf('{', structOpen + blockAt(body, structOpen).length + 2);
-  const table = blockAt(body, tableOpen);
-  const out: { row?: Obj; text: string; why?: string }[] = [];
-  for (let i = table.indexOf('{'); i !== -1;) {
-    const text = blockAt(table, i);
-    try {
-      const p = new GoParser(tokenize(`Row{${text}}`), NO_NAMES);
-      out.push({ row: p.expr() as Obj, text });
-    } catch (err) {
-      out.push({ text, why: (err as Error).message });
-    }
-    i = table.indexOf('{', i + text.length + 2);
-  }
-  return out;
-}
-
-/** A parsed Go value as JSON holds it: the parser's integers (BigInt) as numbers, its type tags dropped. */
-function plain(value: unknown): unknown {
-  if (typeof value === 'bigint') return Number(value);
-  if (Array.isArray(value)) return value.map(plain);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value as Obj)
-      .filter(([k]) => k !== '@type')
-      .map(([k, v]) => [k, plain(v)]),
-  );
-}
-
 /** The cases of both tests, and the rows this reader cannot follow, each with why. */
 export function applicationSetTemplateCases(goSource: string): { cases: TemplateCase[]; unread: { test: string; why: string }[] } {
   const cases: TemplateCase[] = [];
@@ -75,7 +42,7 @@ export function applicationSetTemplateCases(goSource: string): { cases: Template
   for (const [test, goTemplate] of Object.entries(TESTS)) {
     const start = goSource.indexOf(`func ${test}(`);
     if (start === -1) continue;
-    for (const { row, text, why } of rowsOf(blockAt(goSource, goSource.indexOf('{', start)))) {
+    for (const { row, text, why } of structTableRows(blockAt(goSource, goSource.indexOf('{', start)), /tests/, NO_NAMES)) {
       const name = `${test}/${/name:\s*"([^"]*)"/.exec(text)?.[1] ?? '?'}`;
       if (!row) {
         unread.push({ test: name, why: why! });
@@ -85,7 +52,7 @@ export function applicationSetTemplateCases(goSource: string): { cases: Template
         test: name,
         goTemplate,
         fieldVal: typeof row.fieldVal === 'string' ? row.fieldVal : '',
-        params: plain(row.params ?? {}) as Obj,
+        params: (row.params ?? {}) as Obj,
         expectedVal: typeof row.expectedVal === 'string' ? row.expectedVal : '',
         ...(typeof row.errorMessage === 'string' && row.errorMessage !== '' ? { errorMessage: row.errorMessage } : {}),
         templateOptions: Array.isArray(row.templateOptions) ? row.templateOptions.map(String) : [],

@@ -9,7 +9,7 @@
 import { directoryParams, fileParams, listParams, type Params } from '../../model/appset/params.ts';
 import { withValues, type GoTemplateEngine, type TemplateMode } from '../../model/appset/renderer.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
-import { blockAt, GoParser, GoUnsupported, tokenize } from './go-literals.ts';
+import { blockAt, GoUnsupported, structTableRows } from './go-literals.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -49,41 +49,14 @@ const ENV = {
   },
 };
 
-/** A parsed Go value as JSON holds it: integers as numbers, the parser's type tags dropped. */
-function plain(value: unknown): unknown {
-  if (typeof value === 'bigint') return Number(value);
-  if (Array.isArray(value)) return value.map(plain);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value as Obj)
-      .filter(([k]) => k !== '@type')
-      .map(([k, v]) => [k, plain(v)]),
-  );
-}
-
-/** The rows of the first `[]struct{...}{...}` table of a test, each parsed alone. */
+/** The rows of a test's first table, each with its name. */
 function rows(src: string, test: string): { name: string; row?: Obj; why?: string }[] {
   const start = src.indexOf(`func ${test}(`);
   if (start === -1) return [];
-  const body = blockAt(src, src.indexOf('{', start));
-  const at = body.search(/(cases|testCases) := \[\]struct \{/);
-  if (at === -1) return [];
-  const structOpen = body.indexOf('{', at);
-  const tableOpen = body.indexOf('{', structOpen + blockAt(body, structOpen).length + 2);
-  const table = blockAt(body, tableOpen);
-  const out: { name: string; row?: Obj; why?: string }[] = [];
-  for (let i = table.indexOf('{'); i !== -1;) {
-    const text = blockAt(table, i);
-    const name = `${test}/${/name:\s*"([^"]*)"/.exec(text)?.[1] ?? `case ${out.length}`}`;
-    try {
-      // A conversion `[]byte(x)` is read as a call, which the environment answers with x.
-      out.push({ name, row: plain(new GoParser(tokenize(`Row{${text.replace(/\[\]byte\(/g, 'byteText(')}}`), ENV).expr()) as Obj });
-    } catch (err) {
-      out.push({ name, why: (err as Error).message });
-    }
-    i = table.indexOf('{', i + text.length + 2);
-  }
-  return out;
+  return structTableRows(blockAt(src, src.indexOf('{', start)), /cases|testCases/, ENV).map(({ text, row, why }, i) => ({
+    name: `${test}/${/name:\s*"([^"]*)"/.exec(text)?.[1] ?? `case ${i}`}`,
+    ...(row ? { row } : { why: why! }),
+  }));
 }
 
 const items = (v: unknown) =>

@@ -266,3 +266,38 @@ export function blockAt(src: string, open: number): string {
   }
   return src.slice(open + 1);
 }
+
+/** A parsed Go value as JSON holds it: the parser's integers (BigInt) as numbers, its type tags dropped. */
+export function asJson(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map(asJson);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([k]) => k !== '@type')
+      .map(([k, v]) => [k, asJson(v)]),
+  );
+}
+
+/**
+ * The rows of a test's first `<name> := []struct {...}{...}` table whose name `names` matches, each parsed alone as
+ * JSON (a row this reader cannot follow keeps its text and why), so one row it cannot read is counted apart.
+ */
+export function structTableRows(body: string, names: RegExp, env: GoEnvironment): { text: string; row?: Record<string, unknown>; why?: string }[] {
+  const at = body.search(new RegExp(`(?:${names.source}) := \\[\\]struct \\{`));
+  if (at === -1) return [];
+  const structOpen = body.indexOf('{', at);
+  const table = blockAt(body, body.indexOf('{', structOpen + blockAt(body, structOpen).length + 2));
+  const out: { text: string; row?: Record<string, unknown>; why?: string }[] = [];
+  for (let i = table.indexOf('{'); i !== -1;) {
+    const text = blockAt(table, i);
+    try {
+      // A conversion `[]byte(x)` is read as a call, which the environment may answer (byteText).
+      out.push({ text, row: asJson(new GoParser(tokenize(`Row{${text.replace(/\[\]byte\(/g, 'byteText(')}}`), env).expr()) as Record<string, unknown> });
+    } catch (err) {
+      out.push({ text, why: (err as Error).message });
+    }
+    i = table.indexOf('{', i + text.length + 2);
+  }
+  return out;
+}

@@ -27,7 +27,7 @@ const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 export const argocdRepoServerMutations: Mutation[] = [
   {
     check: 'argocd-applied-files',
-    why: 'an ApplicationSet next to the cluster facts whose cluster generator makes an Application for every cluster Argo CD knows: a generator the gate does not evaluate, so it cannot tell what they sync',
+    why: 'an ApplicationSet next to the cluster facts whose pull request generator makes an Application for every open pull request of a GitHub repository: a generator the gate does not evaluate (it asks GitHub), so it cannot tell what they sync',
     mutate: (c) =>
       c.write(
         'clusters/home/extras.yaml',
