@@ -12,6 +12,9 @@ import { estimatedCostAgreement, estimatedCostCases } from '../../admission/upst
 import { hookTestAgreement } from '../../admission/upstream/argocd-hooks.ts';
 import { impersonationAgreement, impersonationCases } from '../../admission/upstream/argocd-impersonation.ts';
 import { projectAgreement } from '../../admission/upstream/argocd-projects.ts';
+import { applicationSetTemplateAgreement, applicationSetTemplateCases } from '../../admission/upstream/argocd-applicationset.ts';
+import { generatorAgreement, generatorCases } from '../../admission/upstream/argocd-appset-generators.ts';
+import { renderGoTemplates } from '../../render/go-template.ts';
 
 const read = (go: string) =>
   new GoParser(tokenize(go), {
@@ -301,5 +304,143 @@ func TestAppProject_IsGroupKindPermitted(t *testing.T) {
     expect([agreement.agree, agreement.total]).toEqual([4, 5]);
     expect(agreement.disagreements.map((d) => d.file)).toEqual(['TestAppProject_IsSourcePermitted']);
     expect(notFollowed).toEqual(['TestAppProject_IsGroupKindPermitted: 1 assertions in another shape']);
+  });
+});
+
+describe("Argo CD's ApplicationSet tests, read as data", () => {
+  const UTILS = `
+func TestRenderTemplateParams(t *testing.T) {
+	tests := []struct {
+		name        string
+		fieldVal    string
+		params      map[string]any
+		expectedVal string
+	}{
+		{
+			name:        "simple substitution",
+			fieldVal:    "{{one}}",
+			expectedVal: "two",
+			params: map[string]any{
+				"one": "two",
+			},
+		},
+		{
+			name:        "a case the gate must not agree with",
+			fieldVal:    "{{one}}",
+			expectedVal: "three",
+			params: map[string]any{"one": "two"},
+		},
+	}
+}
+
+func TestRenderTemplateParamsGoTemplate(t *testing.T) {
+	tests := []struct {
+		name            string
+		fieldVal        string
+		params          map[string]any
+		expectedVal     string
+		errorMessage    string
+		templateOptions []string
+	}{
+		{
+			name:        "depth",
+			fieldVal:    "{{ .image.version }}",
+			expectedVal: "latest",
+			params: map[string]any{"replicas": 3, "image": map[string]any{"version": "latest"}},
+		},
+		{
+			name:            "lookup missing value with missingkey=error",
+			fieldVal:        "--> {{.doesnotexist}} <--",
+			params:          map[string]any{"unused": "x"},
+			templateOptions: []string{"missingkey=error"},
+			errorMessage:    "map has no entry",
+		},
+		{
+			name:        "lookup missing value with missingkey=default",
+			fieldVal:    "--> {{.doesnotexist}} <--",
+			expectedVal: "--> <no value> <--",
+			params:      map[string]any{"unused": "x"},
+		},
+		{
+			name:     "toYaml Error",
+			fieldVal: "{{ toYaml . }}",
+			params:   map[string]any{"foo": func(_ *string) {}},
+		},
+	}
+}`;
+
+  it('judges each row through the gate, counts a row it declines by design apart, and one it cannot follow apart', async () => {
+    const { cases, unread } = applicationSetTemplateCases(UTILS);
+    expect(unread.map((u) => u.test)).toEqual(['TestRenderTemplateParamsGoTemplate/toYaml Error']);
+    const a = await applicationSetTemplateAgreement(cases, (jobs) => renderGoTemplates(jobs));
+    expect([a.agree, a.total]).toEqual([3, 4]);
+    expect(a.disagreements.map((d) => d.file)).toEqual(['TestRenderTemplateParams/a case the gate must not agree with']);
+    expect(a.declinedByDesign.map((d) => d.test)).toEqual(['TestRenderTemplateParamsGoTemplate/lookup missing value with missingkey=default']);
+  });
+
+  it("reads the git generator's tables (the repo-server mock's answer as given) and the list generator's elements", async () => {
+    const git = `
+func TestGitGenerateParamsFromDirectories(t *testing.T) {
+	cases := []struct {
+		name          string
+		directories   []v1alpha1.GitDirectoryGeneratorItem
+		repoApps      []string
+		repoError     error
+		expected      []map[string]any
+		expectedError error
+	}{
+		{
+			name:        "It filters application according to the paths with Exclude",
+			directories: []v1alpha1.GitDirectoryGeneratorItem{{Path: "p1/*", Exclude: true}, {Path: "*"}, {Path: "*/*"}},
+			repoApps:    []string{"app1", "p1/app2", "p2/app3"},
+			expected: []map[string]any{
+				{"path": "app1", "path.basename": "app1", "path[0]": "app1", "path.basenameNormalized": "app1"},
+				{"path": "p2/app3", "path.basename": "app3", "path[0]": "p2", "path[1]": "app3", "path.basenameNormalized": "app3"},
+			},
+		},
+		{
+			name:          "handles error from repo server",
+			directories:   []v1alpha1.GitDirectoryGeneratorItem{{Path: "*"}},
+			repoError:     errors.New("error"),
+			expectedError: errors.New("error generating params from git: error"),
+		},
+	}
+}
+
+func TestGitGenerateParamsFromFiles(t *testing.T) {
+	cases := []struct {
+		name             string
+		files            []v1alpha1.GitFileGeneratorItem
+		repoFileContents map[string][]byte
+		repoPathsError   error
+		expected         []map[string]any
+		expectedError    error
+	}{
+		{
+			name:             "test invalid JSON file returns error",
+			files:            []v1alpha1.GitFileGeneratorItem{{Path: "**/config.json"}},
+			repoFileContents: map[string][]byte{"c/config.json": []byte(\`invalid json file\`)},
+			expectedError:    errors.New("unable to parse file"),
+		},
+	}
+}`;
+    const list = `
+func TestGenerateListParams(t *testing.T) {
+	testCases := []struct {
+		elements []apiextensionsv1.JSON
+		expected []map[string]any
+	}{
+		{
+			elements: []apiextensionsv1.JSON{{Raw: []byte(\`{"cluster": "cluster","values":{"foo":"bar"}}\`)}},
+			expected: []map[string]any{{"cluster": "cluster", "values.foo": "bar"}},
+		},
+	}
+}`;
+    const { cases, unread } = generatorCases(git, list);
+    expect(unread.map((u) => `${u.test}: ${u.why}`)).toEqual([
+      "TestGitGenerateParamsFromDirectories/handles error from repo server: the repo-server mock's own error",
+    ]);
+    const a = await generatorAgreement(cases, (jobs) => renderGoTemplates(jobs));
+    expect([a.agree, a.total], a.disagreements.map((d) => d.why).join('\n')).toEqual([3, 3]);
   });
 });
