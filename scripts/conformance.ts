@@ -194,7 +194,10 @@ is committed):
                       through the gate's reading of hooks, the account a
                       sync impersonates (controller/sync_test.go), what
                       an AppProject permits (pkg/apis/application/
-                      v1alpha1/types_test.go, util/argo/argo_test.go), and the
+                      v1alpha1/types_test.go, util/argo/argo_test.go), an
+                      ApplicationSet's templates and generators (applicationset/
+                      utils/utils_test.go, generators/git_test.go and
+                      list_test.go; Go templates through the pinned Helm), and the
                       repo-server's tests (reposerver/repository/
                       repository_test.go and its testdata/), judged through
                       the gate's reading of a source; its line is printed last
