@@ -1,7 +1,7 @@
 /**
  * Argo CD's own install: the root app finds every Application, an Application's health is computed, and the render tools match the ones the gate pins.
  */
-import { ROOT_APP_FILE, filesOfApp, ownersByFile } from '../../model/argocd/argocd.ts';
+import { ROOT_APP_FILE, filesOfApp, ownersByFile, type ArgoApp } from '../../model/argocd/argocd.ts';
 import { kustomizeBuildOptions } from '../../model/argocd/kustomize.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -55,8 +55,13 @@ export const argocdInstallChecks: PolicyCheck[] = [
         return;
       }
       const discovered = new Set(filesOfApp(repo, root));
+      // An ApplicationSet's Application is discovered where the app applying the ApplicationSet is.
+      const madeBy = (app: ArgoApp) =>
+        app.resource.rendered?.source.startsWith('ApplicationSet ') ? apps.find((a) => a.name === app.resource.rendered!.app) : undefined;
+      const found = (app: ArgoApp) => app === root || discovered.has(app.resource.file);
       for (const app of apps) {
-        if (app !== root && !discovered.has(app.resource.file))
+        const owner = madeBy(app);
+        if (!found(app) && !(owner && found(owner)))
           ctx.fail({ resource: app.resource, path: ['metadata', 'name'] }, `Application ${app.name} is not discovered by the root app`);
       }
       const owners = ownersByFile(repo);

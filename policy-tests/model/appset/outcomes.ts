@@ -6,6 +6,8 @@
  */
 import type { Resource } from '../core/manifest.ts';
 import type { Repo } from '../repository/repo.ts';
+import { isMap, obj } from '../core/dig.ts';
+import { namespaceOrDestination } from '../argocd/argocd.ts';
 
 export interface SetOutcome {
   apps: Resource[];
@@ -23,24 +25,36 @@ export interface SetOutcome {
 }
 
 /**
- * Outcomes by the ApplicationSet's file and content: a kustomization that takes the file in puts its own output in
- * the resource's place, so an ApplicationSet a render changed has no outcome (it was expanded as written, not as
- * applied), and one it left as written keeps its own. The oldest are forgotten past a bound (a long test run).
+ * Outcomes by the ApplicationSet's file and content as Argo CD applies it: its namespace as it lands (its own, or the
+ * destination of the app that applies it), the rest with keys in order. A kustomization that takes the file in puts
+ * its own output in the resource's place: one that only sets the namespace it lands in, or orders keys its own way,
+ * keeps the outcome; one that changes anything else leaves an ApplicationSet with none (it was expanded as written,
+ * not as applied). The oldest are forgotten past a bound (a long test run).
  */
 const outcomes = new Map<string, SetOutcome>();
 const OUTCOMES_KEPT = 1000;
-const keyOf = (root: string, set: Resource) => `${root}\0${set.file}\0${JSON.stringify(set.object)}`;
 
-export function recordOutcome(root: string, set: Resource, outcome: SetOutcome): void {
-  const key = keyOf(root, set);
+function keyOf(repo: Repo, set: Resource): string {
+  const metadata = obj(set.object.metadata);
+  const rest = { ...set.object, metadata: Object.fromEntries(Object.entries(metadata).filter(([k]) => k !== 'namespace')) };
+  return `${repo.root}\0${set.file}\0${namespaceOrDestination(repo, set) ?? ''}\0${canonicalJson(rest)}`;
+}
+
+/** JSON with every object's keys in order: two readings of one object that differ only in key order are one text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (isMap(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
+}
+
+export function recordOutcome(repo: Repo, set: Resource, outcome: SetOutcome): void {
+  const key = keyOf(repo, set);
   outcomes.delete(key);
   outcomes.set(key, outcome);
   if (outcomes.size > OUTCOMES_KEPT) outcomes.delete(outcomes.keys().next().value!);
 }
 
 /** The outcome of an ApplicationSet, or none where the gate never expanded it as Argo CD applies it. */
-export function outcomeOf(root: string, set: Resource): SetOutcome | undefined {
-  return outcomes.get(keyOf(root, set));
+export function outcomeOf(repo: Repo, set: Resource): SetOutcome | undefined {
+  return outcomes.get(keyOf(repo, set));
 }
 
 export interface SetProblem {
@@ -57,7 +71,7 @@ export function applicationSetProblems(repo: Repo): SetProblem[] {
   return repo.resources
     .filter((r) => r.kind === 'ApplicationSet' && r.apiVersion === 'argoproj.io/v1alpha1')
     .flatMap((resource): SetProblem[] => {
-      const outcome = outcomeOf(repo.root, resource);
+      const outcome = outcomeOf(repo, resource);
       const problem = (message: string, unread: boolean): SetProblem[] => [
         { resource, reads: outcome?.reads ?? [], unread, message: `ApplicationSet ${resource.name}: ${message}` },
       ];
@@ -77,7 +91,7 @@ export function restrainedApplications(repo: Repo): Map<string, string> {
   const out = new Map<string, string>();
   for (const r of repo.resources) {
     if (r.kind !== 'ApplicationSet' || r.apiVersion !== 'argoproj.io/v1alpha1') continue;
-    const outcome = outcomeOf(repo.root, r);
+    const outcome = outcomeOf(repo, r);
     if (!outcome?.policy || outcome.policy === 'sync') continue;
     for (const app of outcome.apps) out.set(app.name, outcome.policy);
   }

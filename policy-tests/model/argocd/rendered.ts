@@ -77,8 +77,9 @@ export function withRendered(repo: Repo, renders: readonly SourceRender[]): { re
       else extra.push(resource);
     }
   }
+  // What an ApplicationSet in a consumed file makes (renderedBy set) stays: only the file's own resources give way.
   const parsed: ParsedFile[] = repo.parsed.map((p) =>
-    consumed.has(p.file) ? { ...p, resources: p.resources.flatMap((r) => standIns.get(resourceKey(r)) ?? []) } : p,
+    consumed.has(p.file) && p.renderedBy === undefined ? { ...p, resources: p.resources.flatMap((r) => standIns.get(resourceKey(r)) ?? []) } : p,
   );
   const byApp = Map.groupBy(extra, (r) => r.rendered!.app);
   for (const [app, resources] of byApp) parsed.push({ file: resources[0]!.file, resources, findings: [], text: '', renderedBy: app });

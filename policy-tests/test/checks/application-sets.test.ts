@@ -205,6 +205,31 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     expect(await policies()).toEqual(new Map());
   });
 
+  it('an ApplicationSet a kustomization applies, setting only its namespace, is expanded as it lands, and judged', async () => {
+    withWorkload();
+    copy.write(
+      'apps/extras/sets/application.yaml',
+      copy
+        .read('apps/platform/backups/application.yaml')
+        .replace('name: backups', 'name: extras-sets')
+        .replace('path: apps/platform/backups\n    directory:\n      exclude: application.yaml', 'path: apps/extras/sets')
+        .replace('namespace: backups', 'namespace: argocd'),
+    );
+    copy.write(
+      'apps/extras/sets/kustomization.yaml',
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: argocd\nresources:\n  - set.yaml\n',
+    );
+    copy.write(
+      'apps/extras/sets/set.yaml',
+      applicationSet([], ['- list:', '    elements:', '      - app: whoami'], { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' }).replace(
+        '  namespace: argocd\n',
+        '',
+      ),
+    );
+    const findings = await copy.gate({});
+    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+  });
+
   it('a key the parameters lack, with missingkey=error: Argo CD fails the ApplicationSet and makes nothing, and argocd-applied-files says so', async () => {
     copy.reset();
     copy.write(
