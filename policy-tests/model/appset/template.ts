@@ -97,19 +97,36 @@ export interface GoTemplateVerdict {
   unjudged?: string;
 }
 
-/** The actions of a Go template (`{{ ... }}`), their string literals and comments blanked. */
-function actionsOf(template: string): string[] {
-  const out: string[] = [];
+/** The actions of a Go template (`{{ ... }}`), trim markers and comments taken out: as written, and with string literals blanked. */
+function actionsOf(template: string): { raw: string; blanked: string }[] {
+  const out: { raw: string; blanked: string }[] = [];
   const re = /\{\{(.*?)\}\}/gs;
-  for (let m = re.exec(template); m; m = re.exec(template))
-    out.push(
-      m[1]!
-        .replace(/\/\*.*?\*\//gs, ' ')
-        .replace(/"(?:[^"\\]|\\.)*"|`[^`]*`|'(?:[^'\\]|\\.)*'/g, '""')
-        .replace(/^-\s|\s-$/g, ' ')
-        .trim(),
-    );
+  for (let m = re.exec(template); m; m = re.exec(template)) {
+    const raw = m[1]!
+      .replace(/\/\*.*?\*\//gs, ' ')
+      .replace(/^-\s|\s-$/g, ' ')
+      .trim();
+    out.push({ raw, blanked: raw.replace(/"(?:[^"\\]|\\.)*"|`[^`]*`|'(?:[^'\\]|\\.)*'/g, '""') });
+  }
   return out;
+}
+
+/**
+ * An action that is `index` of a field chain by string keys alone, where a key is missing: Go's index answers a missing
+ * key with nil whatever missingkey says, which Argo CD prints `<no value>` and Helm's engine nothing.
+ */
+function missingIndex(raw: string, params: Params): string | undefined {
+  const m = /^index\s+(\$?(?:\.[A-Za-z_]\w*)+)((?:\s+"(?:[^"\\]|\\.)*")+)$/.exec(raw);
+  if (!m) return undefined;
+  let at: unknown = params;
+  for (const field of m[1]!.replace(/^\$/, '').split('.').slice(1)) at = isMap(at) ? at[field] : undefined;
+  for (const literal of m[2]!.match(/"(?:[^"\\]|\\.)*"/g) ?? []) {
+    const key = JSON.parse(literal) as string;
+    if (!isMap(at)) return undefined;
+    if (!Object.hasOwn(at, key) || at[key] === null) return key;
+    at = at[key];
+  }
+  return undefined;
 }
 
 /** What a field chain (`.path.basename`, `$.x`) reads in the parameters: found, missing, or not a map on the way (both engines fail alike). */
@@ -132,8 +149,10 @@ function chainIn(params: Params, chain: string): { read: 'found' | 'missing' | '
 export function goTemplateVerdict(template: string, params: Params, options: readonly string[]): GoTemplateVerdict {
   const missingError = options.some((o) => o.replace(/\s/g, '') === 'missingkey=error');
   const actions = actionsOf(template);
-  const rebinds = actions.some((a) => REBINDS.test(a));
-  for (const action of actions) {
+  const rebinds = actions.some((a) => REBINDS.test(a.blanked));
+  for (const { raw, blanked: action } of actions) {
+    const indexed = missingIndex(raw, params);
+    if (indexed !== undefined) return { unjudged: `index finds no key "${indexed}" in every parameter set: Argo CD writes <no value> there` };
     for (const name of action.match(/(?<![\w.$])[A-Za-z_]\w*/g) ?? []) {
       if (NOT_IN_ARGO.has(name)) return { fails: `failed to parse template ${template}: function "${name}" not defined` };
       if (PARTING.has(name)) return { unjudged: `it calls ${name}: ${PARTING.get(name)}` };

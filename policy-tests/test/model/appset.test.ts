@@ -97,6 +97,8 @@ describe("templates as Argo CD's renderer reads them", () => {
     expect(goTemplateVerdict('{{ slugify .app }}', p, []).unjudged).toMatch(/slugify/);
     expect(goTemplateVerdict('{{ range .list }}{{ .name }}{{ end }}', p, []).unjudged).toMatch(/range, with or template/);
     expect(goTemplateVerdict('{{ "a .name in a string" }}', p, [])).toEqual({});
+    expect(goTemplateVerdict('{{ index .path "basename" }}', p, [])).toEqual({});
+    expect(goTemplateVerdict('{{- index .path "nope" -}}', p, ['missingkey=error']).unjudged).toMatch(/index finds no key "nope"/);
   });
 });
 
