@@ -7,7 +7,7 @@
  */
 import { isMap, obj, type Obj } from '../core/dig.ts';
 import { selectorMatches } from '../core/label-selector.ts';
-import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, isThisRepo } from '../argocd/argocd.ts';
+import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, isThisRepoURL, namespaceOrDestination } from '../argocd/argocd.ts';
 import { knownClusters } from '../argocd/clusters.ts';
 import { secretValue } from '../core/secrets.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -78,7 +78,7 @@ export async function generatorParams(run: Run, generator: Obj, where: string, t
 async function gitParams(run: Run, git: Obj): Promise<Params[]> {
   const { repo, mode } = run;
   const repoURL = typeof git.repoURL === 'string' ? git.repoURL : '';
-  if (!isThisRepo(repo, { repoURL } as never)) throw new Unjudged(`its git generator reads ${repoURL || 'no repository'}, not this one`);
+  if (!isThisRepoURL(repo, repoURL)) throw new Unjudged(`its git generator reads ${repoURL || 'no repository'}, not this one`);
   const revision = typeof git.revision === 'string' ? git.revision : '';
   const branch = repo.facts?.revision;
   if (revision !== branch && revision !== 'HEAD')
@@ -122,7 +122,7 @@ async function clusterParams(run: Run, clusters: Obj): Promise<Params[]> {
   const byName = new Map<string, Params>();
   for (const secret of repo.resources) {
     const labels = obj(obj(secret.object.metadata).labels);
-    if (secret.kind !== 'Secret' || labels['argocd.argoproj.io/secret-type'] !== 'cluster' || (secret.namespace ?? home) !== home) continue;
+    if (secret.kind !== 'Secret' || labels['argocd.argoproj.io/secret-type'] !== 'cluster' || namespaceOrDestination(repo, secret) !== home) continue;
     if (!selectorMatches(selector, labels)) continue;
     const name = secretValue(secret.object, 'name') ?? '';
     const metadata = obj(secret.object.metadata);

@@ -151,7 +151,12 @@ export function sourcePermitted(sourceRepos: readonly string[], repoURL: string)
 }
 
 export function isThisRepo(repo: Repo, source: AppSource): boolean {
-  return repo.facts !== undefined && normalizeRepoURL(source.repoURL) === normalizeRepoURL(repo.facts.repoURL);
+  return isThisRepoURL(repo, source.repoURL);
+}
+
+/** Whether a repository URL names this repository (the cluster facts' repoURL), as Argo CD compares URLs. */
+export function isThisRepoURL(repo: Repo, url: string): boolean {
+  return repo.facts !== undefined && normalizeRepoURL(url) === normalizeRepoURL(repo.facts.repoURL);
 }
 
 /**
