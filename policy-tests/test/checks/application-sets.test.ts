@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkIds, copyGateOptions, copyRepo, describeFindings, lineOf, type RepoCopy } from '../support/helpers.ts';
+import { applicationSet } from '../support/application-set.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { expandApplicationSets } from '../../model/appset/expand.ts';
@@ -36,38 +37,6 @@ spec:
         - name: whoami
           image: traefik/whoami:v1.10.3
 `;
-
-/** An ApplicationSet with `head` (goTemplate, its options) and `generators` written as given, and one template. */
-function applicationSet(head: string[], generators: string[], template: { name: string; path: string; project?: string }): string {
-  return [
-    'apiVersion: argoproj.io/v1alpha1',
-    'kind: ApplicationSet',
-    'metadata:',
-    '  name: extras',
-    '  namespace: argocd',
-    'spec:',
-    ...head.map((l) => `  ${l}`),
-    '  generators:',
-    ...generators.map((l) => `    ${l}`),
-    '  template:',
-    '    metadata:',
-    `      name: '${template.name}'`,
-    '    spec:',
-    `      project: ${template.project ?? 'media'}`,
-    '      source:',
-    `        repoURL: ${REPO_URL}`,
-    '        targetRevision: main',
-    `        path: '${template.path}'`,
-    '      destination:',
-    '        server: https://kubernetes.default.svc',
-    '        namespace: media',
-    '      syncPolicy:',
-    '        automated:',
-    '          prune: true',
-    '          selfHeal: true',
-    '',
-  ].join('\n');
-}
 
 const GIT_DIRECTORIES = ['- git:', `    repoURL: ${REPO_URL}`, '    revision: main', '    directories:', '      - path: apps/extras/*'];
 

@@ -5,6 +5,7 @@
  */
 import type { Mutation } from '../support/mutation-runner.ts';
 import { lineOf } from '../support/helpers.ts';
+import { applicationSet } from '../support/application-set.ts';
 
 const BACKUPS_APP = 'apps/platform/backups/application.yaml';
 
@@ -31,32 +32,12 @@ export const argocdRepoServerMutations: Mutation[] = [
     mutate: (c) =>
       c.write(
         'clusters/home/extras.yaml',
-        [
-          'apiVersion: argoproj.io/v1alpha1',
-          'kind: ApplicationSet',
-          'metadata:',
-          '  name: extras',
-          '  namespace: argocd',
-          'spec:',
-          '  generators:',
-          '    - pullRequest:',
-          '        github:',
-          '          owner: homelab-operator',
-          '          repo: homelab-gitops',
-          '  template:',
-          '    metadata:',
-          "      name: 'extra-{{number}}'",
-          '    spec:',
-          '      project: platform',
-          '      source:',
-          '        repoURL: https://github.com/homelab-operator/homelab-gitops.git',
-          '        targetRevision: main',
-          '        path: apps/platform/cert-manager',
-          '      destination:',
-          '        server: https://kubernetes.default.svc',
-          '        namespace: cert-manager',
-          '',
-        ].join('\n'),
+        applicationSet([], ['- pullRequest:', '    github:', '      owner: homelab-operator', '      repo: homelab-gitops'], {
+          name: 'extra-{{number}}',
+          path: 'apps/platform/cert-manager',
+          project: 'platform',
+          namespace: 'cert-manager',
+        }),
       ),
     at: (c) => ({ file: 'clusters/home/extras.yaml', line: lineOf(c, 'clusters/home/extras.yaml', 'generators:') }),
   },
