@@ -80,6 +80,7 @@ export const RISK_FLAGS = [
   'refused',
   'rbac',
   'privilege',
+  'project',
   'network-policy',
   'delete',
   'not-pruned',
@@ -269,6 +270,12 @@ function updateRisks({ c, kind, label, a, b, flag }: Judged): void {
   for (const { line, major: moved } of imageRisk(a?.object, b?.object)) flag('version', `${label}: ${line}`, moved);
   for (const line of registryRisk(a?.object, b?.object)) flag('registry', `${label}: ${line}`);
   if (kind === 'Application') {
+    // Its AppProject says what it may deploy, where, and from which repositories: a move is a move of trust.
+    for (const f of c.fields.filter((x) => x.path === 'spec.project'))
+      flag(
+        'project',
+        `${label}: moves from project ${String(f.from)} to ${String(f.to)}, which now says what it may deploy, where, and from which repositories`,
+      );
     for (const f of c.fields.filter((x) => /(^|\.)repoURL$/.test(x.path)))
       flag('repo', `${label}: ${f.path} moves from ${String(f.from)} to ${String(f.to)}: another chart or git repository, whatever its version`);
     // A chart's version moves only where the source is a chart on both sides: a source that became a git path (a

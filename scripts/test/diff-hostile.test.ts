@@ -250,6 +250,15 @@ describe('what the diff shows and flags', () => {
       snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', app('https://charts.evil.example')]]),
     ];
     expect(risks(compare(b3, h3), b3, h3).map((r) => r.flag)).toEqual(['repo']);
+    // Moved to another AppProject: what it may deploy is that project's to say now, for a person to review.
+    const inProject = (project: string) => ({ ...app('https://charts.example.com'), spec: { ...app('https://charts.example.com').spec, project } });
+    const [bp, hp] = [
+      snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', inProject('media')]]),
+      snap([['root', 'argoproj.io/v1alpha1/Application|argocd|a', inProject('platform')]]),
+    ];
+    const projectMove = risks(compare(bp, hp), bp, hp);
+    expect(projectMove.map((r) => `${r.flag} ${r.level}`)).toEqual(['project review']);
+    expect(projectMove[0]!.reason).toMatch(/moves from project media to platform/);
     // A chart source made a wrapper chart of the repository (a git path at a branch): the repository moves; no chart
     // version moves, and a branch is no major version of the chart's. A chart bump is still its version.
     const wrapped = {
