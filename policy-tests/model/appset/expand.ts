@@ -33,7 +33,7 @@ export async function expandApplicationSets(repo: Repo, engine: GoTemplateEngine
   const made: Resource[][] = [];
   for (const set of sets) {
     const outcome = await expandOne(repo, set, engine);
-    recordOutcome(repo, set, outcome);
+    recordOutcome(repo, set, outcome, rollingSync(repo, obj(set.object.spec)));
     made.push(outcome.apps);
   }
   const groups = sets.flatMap((set, i) =>

@@ -45,7 +45,21 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (isMap(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
 }
 
-export function recordOutcome(repo: Repo, set: Resource, outcome: SetOutcome): void {
+/** Each Application an ApplicationSet made: its ApplicationSet, and whether Argo CD's sync of that waits for it. */
+const makers = new WeakMap<Resource, { set: Resource; waited: boolean }>();
+
+/**
+ * The ApplicationSet that made an Application, and whether the app that applies the ApplicationSet waits for the
+ * Application: its sync waits for the ApplicationSet's health, which the controller reports Healthy once it has
+ * created the Applications (argoproj.io/ApplicationSet/health.lua), not once they are synced or healthy; under a
+ * RollingSync it reports Progressing until every step's Applications are. Undefined for any other resource.
+ */
+export function madeBy(app: Resource): { set: Resource; waited: boolean } | undefined {
+  return makers.get(app);
+}
+
+export function recordOutcome(repo: Repo, set: Resource, outcome: SetOutcome, rolling = false): void {
+  for (const app of outcome.apps) makers.set(app, { set, waited: rolling });
   const key = keyOf(repo, set);
   outcomes.delete(key);
   outcomes.set(key, outcome);

@@ -26,6 +26,7 @@ import {
 } from '../argocd/argocd.ts';
 import { groupOf, type Resource } from '../core/manifest.ts';
 import { perRepo } from '../repository/per-repo.ts';
+import { madeBy } from '../appset/outcomes.ts';
 import type { Repo } from '../repository/repo.ts';
 
 export const WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
@@ -132,6 +133,8 @@ export interface SyncPosition {
   order: number[];
   /** Its place inside its app's sync; absent for an Application as a whole. */
   step?: SyncStep;
+  /** An Application an ApplicationSet made, which nothing of the sync that applies the ApplicationSet waits for. */
+  unwaited?: boolean;
 }
 
 function stepOf(repo: Repo, r: Resource): SyncStep {
@@ -156,9 +159,30 @@ function stepOf(repo: Repo, r: Resource): SyncStep {
 /** The root app-of-apps, when the repository has one. */
 const rootApplication = perRepo((repo: Repo): ArgoApp | undefined => applications(repo).find((a) => a.resource.file === ROOT_APP_FILE));
 
-export const appWaves = perRepo((repo: Repo): Map<string, number> => new Map(applications(repo).map((a) => [a.name, waveOf(a.resource)])));
+/**
+ * Each Application's wave in the root app's sync: its own, or for one an ApplicationSet made, the ApplicationSet's
+ * (it is created when that is applied), or that of the app applying the ApplicationSet, where another app does.
+ */
+export const appWaves = perRepo((repo: Repo): Map<string, number> => {
+  const root = rootApplication(repo);
+  const waves = new Map<string, number>();
+  const waveOfApp = (app: ArgoApp, depth = 0): number => {
+    const made = madeBy(app.resource);
+    if (!made || depth > 8) return waveOf(app.resource);
+    const owner = owningApplication(repo, made.set);
+    return !owner || owner === root ? waveOf(made.set) : waveOfApp(owner, depth + 1);
+  };
+  for (const a of applications(repo)) waves.set(a.name, waveOfApp(a));
+  return waves;
+});
 
 export function placeOf(repo: Repo, r: Resource): SyncPosition {
+  // An Application an ApplicationSet made is created where the ApplicationSet is applied.
+  const made = madeBy(r);
+  if (made) {
+    const at = placeOf(repo, made.set);
+    return { app: at.app, order: at.order, ...(at.step ? { step: { ...stepOf(repo, r), wave: at.step.wave } } : {}), unwaited: !made.waited };
+  }
   const app = owningApplication(repo, r);
   const root = rootApplication(repo);
   const step = stepOf(repo, r);
@@ -180,9 +204,13 @@ export function stepBefore(a: SyncStep, b: SyncStep): boolean {
 
 /** Strictly before in the sync: inside one app, Argo CD's own order; across apps, the app waves of the root app. */
 export function before(a: SyncPosition, b: SyncPosition): boolean {
+  if (a.unwaited) return false;
   if (a.app !== undefined && a.app === b.app) {
     if (a.step && b.step) return stepBefore(a.step, b.step);
     return (a.order.at(-1) ?? 0) < (b.order.at(-1) ?? 0);
   }
+  // Nothing in the root app's sync waits for an Application an ApplicationSet made (but under a RollingSync): it is before nothing of another app.
+  const made = a.app && madeBy(a.app.resource);
+  if (made && !made.waited) return false;
   return (a.order[0] ?? 0) < (b.order[0] ?? 0);
 }

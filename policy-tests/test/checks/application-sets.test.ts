@@ -11,6 +11,9 @@ import { allFindings, runGate } from '../../gate/gate.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { expandApplicationSets } from '../../model/appset/expand.ts';
 import { restrainedApplications } from '../../model/appset/outcomes.ts';
+import { applications } from '../../model/argocd/argocd.ts';
+import { appWaves, before, placeOf } from '../../model/controller/waves.ts';
+import { renderGoTemplates } from '../../render/go-template.ts';
 
 const REPO_URL = 'https://github.com/homelab-operator/homelab-gitops.git';
 const SET_FILE = 'clusters/home/extras.yaml';
@@ -197,6 +200,22 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     );
     const findings = await copy.gate({});
     expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+  });
+
+  it("orders a made Application by its ApplicationSet's wave, and nothing of the root app's sync waits for it (but under a RollingSync)", async () => {
+    copy.reset();
+    const set = applicationSet(['goTemplate: true'], ['- list:', '    elements:', '      - app: whoami'], {
+      name: 'extra-{{ .app }}',
+      path: 'apps/extras/{{ .app }}',
+    }).replace("      name: 'extra-{{ .app }}'", '      name: \'extra-{{ .app }}\'\n      annotations:\n        argocd.argoproj.io/sync-wave: "-50"');
+    copy.write(SET_FILE, set);
+    const repo = await expandApplicationSets(await loadRepo(copy.root), (jobs) => renderGoTemplates(jobs));
+    const apps = applications(repo);
+    const place = (name: string) => placeOf(repo, apps.find((a) => a.name === name)!.resource);
+    expect(appWaves(repo).get('extra-whoami')).toBe(0);
+    // cert-manager syncs before the ApplicationSet's wave; media-sonarr (wave 1) does not wait for the made app, whatever its own annotation says.
+    expect(before(place('cert-manager'), place('extra-whoami'))).toBe(true);
+    expect(before(place('extra-whoami'), place('media-sonarr'))).toBe(false);
   });
 
   it('a key the parameters lack, with missingkey=error: Argo CD fails the ApplicationSet and makes nothing, and argocd-applied-files says so', async () => {
