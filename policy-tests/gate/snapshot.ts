@@ -124,21 +124,23 @@ function inputsFingerprint(repo: Repo, app: ArgoApp): string {
     // A dependency the build fetches renders from the archive the lock pins: the lock is an input too.
     if (type === 'helm-path' && dependencyCharts(repo, source).length) files.add(CHART_LOCK_FILE);
   }
-  for (const f of [...files].sort()) {
-    // A kustomization names folders as well as files: a folder's own files are listed beside it.
-    const stat = statSync(join(repo.root, f), { throwIfNoEntry: false });
-    h.update(`\0${f}\0`).update(stat?.isFile() ? readFileSync(join(repo.root, f)) : stat ? 'folder' : 'missing');
-  }
+  // A kustomization names folders as well as files: a folder's own files are listed beside it.
+  hashFiles(h, repo, [...files].sort());
   return h.digest('hex');
 }
 
-/** An ApplicationSet's inputs: its own object, the folders its directories generator took, and the files it read, by content. */
+/** Each path into `h`, with the file's bytes, or what it is where it is no file (a folder, missing). */
+function hashFiles(h: ReturnType<typeof createHash>, repo: Repo, paths: readonly string[]): void {
+  for (const f of paths) {
+    const stat = statSync(join(repo.root, f), { throwIfNoEntry: false });
+    h.update(`\0${f}\0`).update(stat?.isFile() ? readFileSync(join(repo.root, f)) : stat ? 'folder' : 'missing');
+  }
+}
+
+/** An ApplicationSet's inputs: its own object, the folders its directories generator took (`a/b/`), and the files it read, by content. */
 function setInputs(repo: Repo, object: unknown, reads: readonly string[]): string {
   const h = createHash('sha256').update(JSON.stringify(object));
-  for (const r of reads) {
-    const stat = r.endsWith('/') ? undefined : statSync(join(repo.root, r), { throwIfNoEntry: false });
-    h.update(`\0${r}\0`).update(stat?.isFile() ? readFileSync(join(repo.root, r)) : r.endsWith('/') ? 'folder' : 'missing');
-  }
+  hashFiles(h, repo, reads);
   return h.digest('hex');
 }
 

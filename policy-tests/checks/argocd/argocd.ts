@@ -20,6 +20,7 @@ import {
   type ArgoApp,
 } from '../../model/argocd/argocd.ts';
 import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
+import { madeBy } from '../../model/appset/outcomes.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { valueFileProblem } from '../../model/argocd/source-files.ts';
 
@@ -65,7 +66,7 @@ export const argocdChecks: PolicyCheck[] = [
       const shared = componentFiles(repo);
       // A folder an ApplicationSet's Application syncs is that Application's: the ApplicationSet stands for its application.yaml.
       const generated = applications(repo)
-        .filter((a) => a.resource.rendered?.source.startsWith('ApplicationSet '))
+        .filter((a) => madeBy(a.resource))
         .flatMap((a) => a.sources.filter((s) => isThisRepo(repo, s) && s.path !== undefined).map((s) => normalizeSourcePath(s.path!)));
       for (const folder of workloadFolders(repo.manifestFiles.filter((f) => !shared.has(f)))) {
         let dir = folder;

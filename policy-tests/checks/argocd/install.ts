@@ -1,7 +1,8 @@
 /**
  * Argo CD's own install: the root app finds every Application, an Application's health is computed, and the render tools match the ones the gate pins.
  */
-import { ROOT_APP_FILE, filesOfApp, ownersByFile, type ArgoApp } from '../../model/argocd/argocd.ts';
+import { ROOT_APP_FILE, filesOfApp, ownersByFile, owningApplication, type ArgoApp } from '../../model/argocd/argocd.ts';
+import { madeBy } from '../../model/appset/outcomes.ts';
 import { kustomizeBuildOptions } from '../../model/argocd/kustomize.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
@@ -56,11 +57,10 @@ export const argocdInstallChecks: PolicyCheck[] = [
       }
       const discovered = new Set(filesOfApp(repo, root));
       // An ApplicationSet's Application is discovered where the app applying the ApplicationSet is.
-      const madeBy = (app: ArgoApp) =>
-        app.resource.rendered?.source.startsWith('ApplicationSet ') ? apps.find((a) => a.name === app.resource.rendered!.app) : undefined;
       const found = (app: ArgoApp) => app === root || discovered.has(app.resource.file);
       for (const app of apps) {
-        const owner = madeBy(app);
+        const made = madeBy(app.resource);
+        const owner = made && owningApplication(repo, made.set);
         if (!found(app) && !(owner && found(owner)))
           ctx.fail({ resource: app.resource, path: ['metadata', 'name'] }, `Application ${app.name} is not discovered by the root app`);
       }

@@ -11,17 +11,16 @@ import { isMap, obj, type Obj } from '../core/dig.ts';
 import { goParseBool } from '../core/text.ts';
 import type { Repo } from '../repository/repo.ts';
 import { applications, namespaceOrDestination, owningApplication, ROOT_APP_FILE } from '../argocd/argocd.ts';
+import { argocdCmdParams } from '../argocd/refusals.ts';
 import type { Params } from './params.ts';
 import { generatorParams, type Run } from './generators.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, type GoTemplateEngine, type TemplateMode } from './renderer.ts';
 import { applyTemplatePatch } from './template-patch.ts';
-import { recordOutcome, type SetOutcome } from './outcomes.ts';
+import { isApplicationSet, recordOutcome, type SetOutcome } from './outcomes.ts';
 
 export type { GoTemplateEngine, GoTemplateJob } from './renderer.ts';
 
 const RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
-
-export const isApplicationSet = (r: Resource): boolean => r.kind === 'ApplicationSet' && r.apiVersion === 'argoproj.io/v1alpha1';
 
 /**
  * The repository with every Application its ApplicationSets make. `engine` renders `goTemplate` strings; without
@@ -33,7 +32,7 @@ export async function expandApplicationSets(repo: Repo, engine: GoTemplateEngine
   const made: Resource[][] = [];
   for (const set of sets) {
     const outcome = await expandOne(repo, set, engine);
-    recordOutcome(repo, set, outcome, rollingSync(repo, obj(set.object.spec)));
+    recordOutcome(repo, set, outcome);
     made.push(outcome.apps);
   }
   const groups = sets.flatMap((set, i) =>
@@ -44,9 +43,10 @@ export async function expandApplicationSets(repo: Repo, engine: GoTemplateEngine
 
 async function expandOne(repo: Repo, set: Resource, engine: GoTemplateEngine | undefined): Promise<SetOutcome> {
   const reads: string[] = [];
+  const rolling = rollingSync(repo, obj(set.object.spec));
   try {
-    const apps = await applicationsOf(repo, set, engine, reads);
-    return { apps, reads, policy: applicationsSyncPolicy(repo, obj(set.object.spec)) };
+    const apps = await applicationsOf(repo, set, engine, { reads, rolling });
+    return { apps, reads, policy: applicationsSyncPolicy(repo, obj(set.object.spec)), ...(rolling ? { rolling } : {}) };
   } catch (err) {
     if (err instanceof Unjudged) return { apps: [], reads, unjudged: err.message };
     if (err instanceof GeneratorError) return { apps: [], reads, fails: err.message };
@@ -54,7 +54,12 @@ async function expandOne(repo: Repo, set: Resource, engine: GoTemplateEngine | u
   }
 }
 
-async function applicationsOf(repo: Repo, set: Resource, engine: GoTemplateEngine | undefined, reads: string[]): Promise<Resource[]> {
+async function applicationsOf(
+  repo: Repo,
+  set: Resource,
+  engine: GoTemplateEngine | undefined,
+  { reads, rolling }: { reads: string[]; rolling: boolean },
+): Promise<Resource[]> {
   const spec = obj(set.object.spec);
   const home = applications(repo).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace ?? 'argocd';
   const namespace = namespaceOrDestination(repo, set);
@@ -83,7 +88,6 @@ async function applicationsOf(repo: Repo, set: Resource, engine: GoTemplateEngin
           sets.map((params) => ({ template: patch, params })),
         );
   const owner = owningApplication(repo, set)?.name ?? '';
-  const rolling = rollingSync(repo, spec);
   return rendered.map((made, i) => {
     // The finalizer is added to a template that names none, unless resources are preserved; an empty set renders nothing and adds none.
     const metadata = obj(made.metadata);
@@ -101,14 +105,9 @@ async function applicationsOf(repo: Repo, set: Resource, engine: GoTemplateEngin
  * strategy with steps.
  */
 function rollingSync(repo: Repo, spec: Obj): boolean {
-  if (goParseBool(controllerParams(repo)['applicationsetcontroller.enable.progressive.syncs']) !== true) return false;
+  if (goParseBool(obj(argocdCmdParams(repo))['applicationsetcontroller.enable.progressive.syncs']) !== true) return false;
   const strategy = obj(spec.strategy);
   return strategy.type === 'RollingSync' && Array.isArray(obj(strategy.rollingSync).steps) && (obj(strategy.rollingSync).steps as unknown[]).length > 0;
-}
-
-/** argocd-cmd-params-cm's data as the repository applies it: what the ApplicationSet controller's Deployment reads its flags from. */
-function controllerParams(repo: Repo): Obj {
-  return obj(repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm')?.object.data);
 }
 
 /** The controller's policies (utils/policy.go): `sync`, the default, creates, updates and deletes. */
@@ -120,7 +119,7 @@ const POLICIES = new Set(['create-only', 'create-update', 'create-delete', 'sync
  * where applicationsetcontroller.enable.policy.override is true (by default, when no controller policy is set).
  */
 function applicationsSyncPolicy(repo: Repo, spec: Obj): string {
-  const params = controllerParams(repo);
+  const params = obj(argocdCmdParams(repo));
   const controller = typeof params['applicationsetcontroller.policy'] === 'string' ? params['applicationsetcontroller.policy'] : '';
   const override = goParseBool(params['applicationsetcontroller.enable.policy.override']) ?? controller === '';
   const own = obj(spec.syncPolicy).applicationsSync;

@@ -88,17 +88,18 @@ async function gitParams(run: Run, git: Obj): Promise<Params[]> {
       path: typeof obj(i).path === 'string' ? (obj(i).path as string) : '',
       exclude: obj(i).exclude === true,
     }));
+  const [directories, files] = [items('directories'), items('files')];
   const prefix = typeof git.pathParamPrefix === 'string' ? git.pathParamPrefix : '';
   let params: Params[];
-  if (items('directories').length > 0) {
-    const dirs = matchedDirectories(checkoutDirectories(repo), items('directories'));
+  if (directories.length > 0) {
+    const dirs = matchedDirectories(checkoutDirectories(repo), directories);
     run.reads.push(...dirs.map((d) => `${d}/`));
-    params = directoryParams(dirs, items('directories'), mode.goTemplate, prefix);
-  } else if (items('files').length > 0) {
-    const files = gitFiles(repo, items('files'));
-    run.reads.push(...files);
+    params = directoryParams(dirs, directories, mode.goTemplate, prefix);
+  } else if (files.length > 0) {
+    const found = gitFiles(repo, files);
+    run.reads.push(...found);
     params = fileParams(
-      files.map((path) => ({ path, text: readCheckoutFile(repo, path) })),
+      found.map((path) => ({ path, text: readCheckoutFile(repo, path) })),
       mode.goTemplate,
       prefix,
     );

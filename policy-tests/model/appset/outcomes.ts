@@ -22,7 +22,11 @@ export interface SetOutcome {
    * `create-only`, `create-update`, `create-delete`); absent where it made none.
    */
   policy?: string;
+  /** Under a RollingSync, where the sync that applies the ApplicationSet waits for the Applications it made. */
+  rolling?: boolean;
 }
+
+export const isApplicationSet = (r: Resource): boolean => r.kind === 'ApplicationSet' && r.apiVersion === 'argoproj.io/v1alpha1';
 
 /**
  * Outcomes by the ApplicationSet's file and content as Argo CD applies it: its namespace as it lands (its own, or the
@@ -58,8 +62,8 @@ export function madeBy(app: Resource): { set: Resource; waited: boolean } | unde
   return makers.get(app);
 }
 
-export function recordOutcome(repo: Repo, set: Resource, outcome: SetOutcome, rolling = false): void {
-  for (const app of outcome.apps) makers.set(app, { set, waited: rolling });
+export function recordOutcome(repo: Repo, set: Resource, outcome: SetOutcome): void {
+  for (const app of outcome.apps) makers.set(app, { set, waited: outcome.rolling === true });
   const key = keyOf(repo, set);
   outcomes.delete(key);
   outcomes.set(key, outcome);
@@ -82,19 +86,17 @@ export interface SetProblem {
 
 /** ApplicationSets Argo CD fails, or the gate could not expand: each one's problem, said at its generators. */
 export function applicationSetProblems(repo: Repo): SetProblem[] {
-  return repo.resources
-    .filter((r) => r.kind === 'ApplicationSet' && r.apiVersion === 'argoproj.io/v1alpha1')
-    .flatMap((resource): SetProblem[] => {
-      const outcome = outcomeOf(repo, resource);
-      const problem = (message: string, unread: boolean): SetProblem[] => [
-        { resource, reads: outcome?.reads ?? [], unread, message: `ApplicationSet ${resource.name}: ${message}` },
-      ];
-      if (!outcome)
-        return problem('not expanded as Argo CD applies it (a render makes or changes it), so the Applications its controller makes are not judged', true);
-      if (outcome.fails) return problem(`Argo CD's ApplicationSet controller fails it and makes no Application: ${outcome.fails}`, false);
-      if (outcome.unjudged) return problem(`the gate cannot tell which Applications Argo CD's controller makes of it: ${outcome.unjudged}`, true);
-      return [];
-    });
+  return repo.resources.filter(isApplicationSet).flatMap((resource): SetProblem[] => {
+    const outcome = outcomeOf(repo, resource);
+    const problem = (message: string, unread: boolean): SetProblem[] => [
+      { resource, reads: outcome?.reads ?? [], unread, message: `ApplicationSet ${resource.name}: ${message}` },
+    ];
+    if (!outcome)
+      return problem('not expanded as Argo CD applies it (a render makes or changes it), so the Applications its controller makes are not judged', true);
+    if (outcome.fails) return problem(`Argo CD's ApplicationSet controller fails it and makes no Application: ${outcome.fails}`, false);
+    if (outcome.unjudged) return problem(`the gate cannot tell which Applications Argo CD's controller makes of it: ${outcome.unjudged}`, true);
+    return [];
+  });
 }
 
 /**
@@ -104,7 +106,7 @@ export function applicationSetProblems(repo: Repo): SetProblem[] {
 export function restrainedApplications(repo: Repo): Map<string, string> {
   const out = new Map<string, string>();
   for (const r of repo.resources) {
-    if (r.kind !== 'ApplicationSet' || r.apiVersion !== 'argoproj.io/v1alpha1') continue;
+    if (!isApplicationSet(r)) continue;
     const outcome = outcomeOf(repo, r);
     if (!outcome?.policy || outcome.policy === 'sync') continue;
     for (const app of outcome.apps) out.set(app.name, outcome.policy);

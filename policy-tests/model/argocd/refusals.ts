@@ -38,8 +38,11 @@ export type Refusal =
     unread: boolean;
   };
 
-/** argocd-cmd-params-cm's data as the repository applies it: what the repo-server's Deployment reads its flags from. */
-const repoServerParams = perRepo(
+/**
+ * argocd-cmd-params-cm's data as the repository applies it: what the repo-server's and the ApplicationSet
+ * controller's Deployments read their flags from.
+ */
+export const argocdCmdParams = perRepo(
   (repo: Repo): Record<string, unknown> | undefined =>
     repo.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm')?.object.data as Record<string, unknown> | undefined,
 );
@@ -51,7 +54,7 @@ const repoServerParams = perRepo(
  * repository: every directory source asks.
  */
 const maxCombinedManifestsBytes = perRepo((repo: Repo): number => {
-  const bytes = parseQuantity(repoServerParams(repo)?.[MAX_COMBINED_MANIFESTS_KEY]);
+  const bytes = parseQuantity(argocdCmdParams(repo)?.[MAX_COMBINED_MANIFESTS_KEY]);
   return bytes === undefined || bytes < 0 ? DEFAULT_MAX_COMBINED_MANIFESTS_BYTES : Math.floor(bytes);
 });
 
@@ -127,7 +130,7 @@ export const SUBMODULES_KEY = 'reposerver.enable.git.submodule';
  * nothing, keeps the default, true).
  */
 export const submodulesEnabled = perRepo((repo: Repo): boolean => {
-  const value = repoServerParams(repo)?.[SUBMODULES_KEY];
+  const value = argocdCmdParams(repo)?.[SUBMODULES_KEY];
   return typeof value === 'string' && value.toLowerCase() === 'false' ? false : true;
 });
 
