@@ -30,7 +30,8 @@ const manifestRootsCheck: PolicyCheck = {
   invariants: ['P1'],
   remediation:
     'move the app under one of those folders, or add its folder to MANIFEST_ROOTS in policy-tests/model/repository/repo.ts (CONTRIBUTING: adding an area)',
-  reads: {},
+  // The Applications: what each applies is read from them (argocd.ts ownersByFile), the files beside them from the tree.
+  reads: { kinds: ['Application'] },
   exemptible: false,
   run(ctx) {
     const inRoots = (path: string) => MANIFEST_ROOTS.some((r) => path.startsWith(`${r}/`));

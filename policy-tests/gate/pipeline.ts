@@ -3,7 +3,7 @@
  * applies it: the gate and the rendered diff's snapshots run this same
  * pipeline, so the two cannot disagree about what a tree renders to.
  */
-import { loadRepo, type Repo } from '../model/repository/repo.ts';
+import { loadRepo, readingBeyond, type Repo } from '../model/repository/repo.ts';
 import { withRendered, type SourceRender } from '../model/argocd/rendered.ts';
 import type { ParsedFile } from '../model/core/manifest.ts';
 import { SchemaLayer } from '../schema/schema-layer.ts';
@@ -42,7 +42,8 @@ export interface RenderedTree extends LoadedTree {
 export async function loadTree(root: string, options: { parallel?: boolean; env?: NodeJS.ProcessEnv; render?: boolean } = {}): Promise<LoadedTree> {
   const own = await loadRepo(root, { parallel: options.parallel });
   const engine: GoTemplateEngine | undefined = options.render === false ? undefined : (jobs) => renderGoTemplates(jobs, options.env);
-  const plain = await expandApplicationSets(own, engine);
+  // The folders the Applications an ApplicationSet makes sync are read too, wherever they stand, as Argo CD reads them.
+  const { applied: plain } = await readingBeyond(own, (repo) => expandApplicationSets(repo, engine), { parallel: options.parallel });
   return { plain, layer: await schemaLayer() };
 }
 

@@ -23,6 +23,7 @@ import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks
 import { madeBy } from '../../model/appset/outcomes.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { valueFileProblem } from '../../model/argocd/source-files.ts';
+import { checkoutTree } from '../../model/repository/repo.ts';
 
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
 
@@ -127,7 +128,8 @@ export const argocdChecks: PolicyCheck[] = [
           }
           if (isDirectorySource(repo, source) || sourceType(repo, source) === 'kustomize') {
             const path = normalizeSourcePath(source.path!);
-            if (path !== '' && !repo.dirs.has(path))
+            // A folder beyond the manifest roots exists as the checkout has it (Argo CD reads any path of it).
+            if (path !== '' && !repo.dirs.has(path) && !checkoutTree(repo).some((p) => p.startsWith(`${path}/`)))
               ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} does not exist`);
             // A kustomization may build from remote files alone (Argo CD's own install manifest).
             else if (isDirectorySource(repo, source) && filesOfApp(repo, { ...app, sources: [source] }).length === 0)

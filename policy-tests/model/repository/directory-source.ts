@@ -8,7 +8,7 @@
  * same way from git's list of paths; this reads any folder, so the repo-server's
  * own test data can be judged (`npm run conformance -- --argocd`).
  */
-import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { parseManifest } from '../core/manifest.ts';
 import { readSource } from '../core/source.ts';
@@ -18,6 +18,7 @@ import {
   DEFAULT_MAX_COMBINED_MANIFESTS_BYTES,
   directoryFiles,
   SKIP_RENDERING_MARKER,
+  sourceParameterFiles,
   type DirectoryOptions,
 } from '../argocd/repo-server.ts';
 
@@ -99,4 +100,16 @@ export function readDirectorySource(
     for (const r of parsed.resources) read.objects.push({ file, kind: r.kind, name: r.name });
   }
   return read;
+}
+
+/**
+ * The source parameter files Argo CD merges into a source of Application `appName` at `appPath`
+ * (model/argocd/source-parameters.ts), as the checkout holds them: their paths and texts, a folder of that name
+ * passed over, as the repo-server passes over it.
+ */
+export function sourceParameterTexts(root: string, paths: ReadonlySet<string>, appPath: string, appName: string): { file: string; text: string }[] {
+  return sourceParameterFiles(paths, appPath, appName).flatMap((file) => {
+    const abs = join(root, file);
+    return existsSync(abs) && statSync(abs).isFile() ? [{ file, text: readFileSync(abs, 'utf8') }] : [];
+  });
 }

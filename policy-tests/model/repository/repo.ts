@@ -3,23 +3,24 @@
  * parsed once with positions, and the cluster facts. Policy checks are pure
  * functions of this value.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { parse as parseToml } from 'smol-toml';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { argoGlobMatch } from '../core/glob.ts';
-import { documentPositions, type ParsedFile, type Positions, type Resource } from '../core/manifest.ts';
+import { documentPositions, type ParsedFile, type Resource } from '../core/manifest.ts';
 import { recall, remember as record, storedPositions } from '../stores/parse-store.ts';
 import { parseFiles } from './parse-pool.ts';
 import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
 import type { Finding } from '../core/findings.ts';
 import { readSource } from '../core/source.ts';
+import { parseTomlFile, type DataFile } from './data-file.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 import { perKey } from '../core/per-object.ts';
 import { checkoutPaths, type Submodule } from './checkout-paths.ts';
-import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, sourceParameterFiles } from '../argocd/repo-server.ts';
+import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL } from '../argocd/repo-server.ts';
+import { sourceParameterTexts } from './directory-source.ts';
 import { mergeSourceParameters } from '../argocd/source-parameters.ts';
 
 /** The checkout this gate belongs to: the folder above policy-tests/, whether this module runs from its source or from the bundle in dist/. */
@@ -109,36 +110,7 @@ export function checkoutPathSet(repo: Repo): ReadonlySet<string> {
   return set;
 }
 
-export interface DataFile {
-  file: string;
-  data: unknown;
-  positions: Positions;
-  /** Parse errors, reported by the checks that read the file. */
-  errors: string[];
-  /** For Helm values files: plain scalars Helm (YAML 1.1) reads differently from this gate (YAML 1.2). */
-  ambiguities?: { line: number; col: number; message: string }[];
-}
-
-/**
- * TOML (wrangler.toml) through smol-toml. It keeps no positions, so a path
- * resolves to the first line that assigns its last key: enough to point a
- * human at `routes` or `crons`.
- */
-export function parseTomlFile(file: string, text: string): DataFile {
-  const lines = text.split('\n');
-  const positions: Positions = {
-    at(path) {
-      const key = [...path].reverse().find((p) => typeof p === 'string');
-      const index = key === undefined ? -1 : lines.findIndex((l) => new RegExp(`^\\s*"?${String(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?\\s*=`).test(l));
-      return { line: index + 1 || 1, col: 1 };
-    },
-  };
-  try {
-    return { file, data: parseToml(text), positions, errors: [] };
-  } catch (err) {
-    return { file, data: undefined, positions, errors: [`${file}: ${(err as Error).message.split('\n')[0]}`] };
-  }
-}
+export type { DataFile } from './data-file.ts';
 
 /** Parsed data files by path and content, for the same reason as the manifest cache (parse-pool.ts). */
 export const parseDataFile: (file: string, text: string) => DataFile = perKey(2000, parseDataFileUncached, (file, text) => `${file}\0${text}`);
@@ -260,14 +232,21 @@ export function buildRepo(
   return { root, files, dirs, manifestFiles, nonManifestFiles, parsed, resources, facts, factsResource, factsProblems: problems, dataFiles };
 }
 
-export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: boolean } = {}): Promise<Repo> {
-  const files = new Set<string>();
-  const dirs = new Set<string>();
-  for (const r of MANIFEST_ROOTS) walkFiles(root, r, files, dirs);
-  const isData = (f: string) => (isManifestPath(f) && isNonManifest(f) && !isChartSource(f)) || f.endsWith('.toml');
+/** Data files (values, kustomizations, settings, TOML): read as data, never as manifests. */
+const isData = (f: string) => (isManifestPath(f) && isNonManifest(f) && !isChartSource(f)) || f.endsWith('.toml');
+
+/**
+ * The files read: data files parsed, manifests parsed, and what cannot be read (or what Helm reads differently, or a
+ * symlink no tool should follow) as findings on files that hold no resources.
+ */
+async function readFiles(
+  root: string,
+  files: readonly string[],
+  options: { parallel?: boolean },
+): Promise<{ data: Map<string, DataFile>; parsed: ParsedFile[] }> {
   const data = new Map<string, DataFile>();
   const unreadable: Finding[] = [];
-  for (const file of [...files].filter(isData)) {
+  for (const file of files.filter(isData)) {
     const source = readSource(root, file);
     if (!('text' in source)) {
       unreadable.push(source.finding);
@@ -278,12 +257,6 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
     for (const a of parsed.ambiguities ?? [])
       unreadable.push({ file, line: a.line, col: a.col, check: 'yaml-1.1-scalar', message: a.message, fix: YAML11_FIX });
   }
-  // The chart lock sits at the root, outside the manifest roots (Argo CD never reads it); the lock check reads it.
-  if (existsSync(join(root, CHART_LOCK_FILE))) {
-    const source = readSource(root, CHART_LOCK_FILE);
-    if ('text' in source) data.set(CHART_LOCK_FILE, parseDataFile(CHART_LOCK_FILE, source.text));
-    else unreadable.push(source.finding);
-  }
   // A symlink of any name is judged too: one to a folder that holds it is a loop for every tool that follows links.
   for (const file of files)
     if (!isManifestPath(file)) {
@@ -291,51 +264,65 @@ export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: b
       if (problem)
         unreadable.push({ file, line: 1, col: 1, check: 'file-type', message: problem, fix: 'commit a regular file or folder instead of the symlink' });
     }
-  // Data-file findings (unreadable, or read differently by Helm) travel as files with findings and no resources.
   const byFile = Map.groupBy(unreadable, (f) => f.file);
   const parsed = [
     ...(await parseFiles(root, manifestFilesOf(files), options)),
     ...[...byFile].map(([file, findings]) => ({ file, resources: [], findings, text: '' })),
   ];
+  return { data, parsed };
+}
+
+export async function loadRepo(root: string = REPO_ROOT, options: { parallel?: boolean } = {}): Promise<Repo> {
+  const files = new Set<string>();
+  const dirs = new Set<string>();
+  for (const r of MANIFEST_ROOTS) walkFiles(root, r, files, dirs);
+  const { data, parsed } = await readFiles(root, [...files], options);
+  // The chart lock sits at the root, outside the manifest roots (Argo CD never reads it); the lock check reads it.
+  if (existsSync(join(root, CHART_LOCK_FILE))) {
+    const source = readSource(root, CHART_LOCK_FILE);
+    if ('text' in source) data.set(CHART_LOCK_FILE, parseDataFile(CHART_LOCK_FILE, source.text));
+    else parsed.push({ file: CHART_LOCK_FILE, resources: [], findings: [source.finding], text: '' });
+  }
   const checkout = await checkoutPaths(root);
-  let repo: Repo = { ...buildRepo(root, { files, dirs }, parsed, data), checkout };
-  // What Argo CD applies beyond the manifest roots (the root app's include reaches any folder): read and judged too,
-  // until the Applications those files declare add nothing more.
-  for (let round = 0; round < 8; round++) {
-    const beyond = appliedBeyond(repo);
+  const repo: Repo = { ...buildRepo(root, { files, dirs }, parsed, data), checkout };
+  return (await readingBeyond(repo, async (own) => own, options)).applied;
+}
+
+/** How many times a load follows Applications to files beyond what it holds: Applications that declare Applications, a few deep. */
+const BEYOND_ROUNDS = 8;
+
+/**
+ * What Argo CD applies beyond the manifest roots (the root app's include reaches any folder, an Application any path of
+ * the checkout): read and judged too, until the Applications add nothing more. `applied` is the repository as its
+ * Applications stand (with those its ApplicationSets make, model/appset/expand.ts); `own` is what the files declare.
+ */
+export async function readingBeyond(
+  repo: Repo,
+  applied: (own: Repo) => Promise<Repo>,
+  options: { parallel?: boolean } = {},
+): Promise<{ own: Repo; applied: Repo }> {
+  let own = repo;
+  let current = await applied(own);
+  for (let round = 0; round < BEYOND_ROUNDS; round++) {
+    const beyond = appliedBeyond(current).filter((f) => !own.files.has(f));
     if (beyond.length === 0) break;
+    const files = new Set(own.files);
+    const dirs = new Set(own.dirs);
     for (const file of beyond) {
       files.add(file);
       for (let dir = dirname(file); dir !== '.' && !dirs.has(dir); dir = dirname(dir)) dirs.add(dir);
     }
-    parsed.push(
-      ...(await parseFiles(
-        root,
-        beyond.filter((f) => isManifestPath(f) && !isNonManifest(f)),
-        options,
-      )),
-    );
-    repo = { ...buildRepo(root, { files, dirs }, parsed, data), checkout };
+    const read = await readFiles(own.root, beyond, options);
+    own = { ...buildRepo(own.root, { files, dirs }, [...own.parsed, ...read.parsed], new Map([...own.dataFiles, ...read.data])), checkout: own.checkout };
+    current = await applied(own);
   }
-  return repo;
+  return { own, applied: current };
 }
 
 /**
- * The source parameter files Argo CD merges into a source of Application `appName` at `appPath`
- * (model/argocd/source-parameters.ts), as the checkout holds them: their paths and texts, a folder of that name
- * passed over, as the repo-server passes over it.
- */
-export function sourceParameterTexts(root: string, paths: ReadonlySet<string>, appPath: string, appName: string): { file: string; text: string }[] {
-  return sourceParameterFiles(paths, appPath, appName).flatMap((file) => {
-    const abs = join(root, file);
-    return existsSync(abs) && statSync(abs).isFile() ? [{ file, text: readFileSync(abs, 'utf8') }] : [];
-  });
-}
-
-/**
- * Files Argo CD's directory walk reads for some directory source (model/argocd/repo-server.ts) that the repository
- * model does not hold yet. Found here, on the model floor, from the Applications' own fields, so the loader never
- * reaches up: an Application's directory sources of this repository, walked over the checkout.
+ * Files Argo CD's repo-server reads for some source of this repository (model/argocd/repo-server.ts) that the
+ * repository model does not hold yet: what a directory source's walk reads, and a kustomize source's folder. Found
+ * here, on the model floor, from the Applications' own fields, so the loader never reaches up.
  */
 function appliedBeyond(repo: Repo): string[] {
   const paths = repo.checkout?.paths ?? [];
@@ -372,6 +359,9 @@ function appliedBeyond(repo: Repo): string[] {
       const raw = parameters.length ? mergeSourceParameters(written, parameters).source : written;
       const explicit = explicitTool(raw);
       const tool = explicit.tool ?? (explicit.error ? undefined : discoveredTool(under(appPath, false), appPath));
+      // A kustomization's folder, wherever it stands, is read as a manifest root is: its files are what kustomize
+      // builds, and a finding lands in them. The repository's root is never taken whole for one.
+      if (tool === 'Kustomize' && appPath !== '') for (const file of under(appPath, true)) if (!repo.files.has(file)) out.add(file);
       if (tool !== 'Directory') continue;
       const d = (raw.directory ?? {}) as Record<string, unknown>;
       const options = {

@@ -202,6 +202,26 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
   });
 
+  it('an Application it makes syncs a folder beyond the manifest roots as Argo CD reads any path of the checkout: plain or kustomize, judged in its files', async () => {
+    for (const kustomize of [false, true]) {
+      copy.reset();
+      copy.write('extras/whoami/deployment.yaml', HOST_PID_DEPLOYMENT);
+      if (kustomize)
+        copy.write('extras/whoami/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - deployment.yaml\n');
+      copy.write(
+        SET_FILE,
+        applicationSet([], ['- git:', `    repoURL: ${REPO_URL}`, '    revision: main', '    directories:', '      - path: extras/*'], {
+          name: 'extra-{{path.basename}}',
+          path: '{{path}}',
+        }),
+      );
+      const findings = await copy.gate({});
+      // The layout's rule says where it stands (manifest-roots); the rest is what its Deployment is.
+      expect(checkIds(findings), describeFindings(findings)).toEqual(['manifest-roots', 'pod-security', 'workload-memory', 'workload-privilege']);
+      expect(new Set(findings.map((f) => f.file))).toEqual(new Set(['extras/whoami/deployment.yaml']));
+    }
+  });
+
   it("orders a made Application by its ApplicationSet's wave, and nothing of the root app's sync waits for it (but under a RollingSync)", async () => {
     copy.reset();
     const set = applicationSet(['goTemplate: true'], ['- list:', '    elements:', '      - app: whoami'], {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { APPLICATION_SOURCE, mergePatch, mergeSourceParameters } from '../../model/argocd/source-parameters.ts';
-import { applications } from '../../model/argocd/argocd.ts';
+import { applications, filesOfApp } from '../../model/argocd/argocd.ts';
 import { refusalsOf } from '../../model/argocd/refusals.ts';
 import { loadRepo, parseDataFile } from '../../model/repository/repo.ts';
 import { loadFieldTrees, type Shape } from '../../schema/field-tree.ts';
@@ -165,6 +165,24 @@ describe('an Application whose source folder holds a parameter file', () => {
     expect(await names()).toEqual(['cluster-facts', 'top']);
     repo.write('z-outside/web/.argocd-source-web.yaml', 'directory:\n  recurse: true\n');
     expect(await names()).toEqual(['below', 'cluster-facts', 'top']);
+  });
+});
+
+describe('a kustomize source beyond the manifest roots', () => {
+  it("is loaded as Argo CD reads it: its folder's files read and judged, its kustomization as data", async () => {
+    const repo = fixtureRepo();
+    repo.write('apps/web/application.yaml', repoApp('web', '    path: z-outside/web'));
+    repo.write('z-outside/web/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cm.yaml\n');
+    repo.write('z-outside/web/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: built\n');
+    const loaded = await loadRepo(repo.root);
+    expect(
+      loaded.resources
+        .filter((r) => r.kind === 'ConfigMap')
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['built', 'cluster-facts']);
+    expect(loaded.dataFiles.has('z-outside/web/kustomization.yaml')).toBe(true);
+    expect(filesOfApp(loaded, applications(loaded)[0]!)).toEqual(['z-outside/web/cm.yaml']);
   });
 });
 

@@ -1,5 +1,5 @@
 /** Broken copies of the real repository for the checks of policy-tests/checks/repository.ts: each fails exactly its check, at its line. */
-import { lineOf } from '../support/helpers.ts';
+import { lineOf, type RepoCopy } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { swap } from './edits.ts';
 
@@ -71,16 +71,25 @@ export const repositoryMutations: Mutation[] = [
   {
     check: 'manifest-roots',
     why: 'a top-level folder the gate does not read: z-unread-area/chess/application.yaml, which the root app would still apply, with the manifest it applies',
-    mutate: (c) => {
-      c.write(
-        'z-unread-area/chess/application.yaml',
-        c
-          .read('apps/platform/backups/application.yaml')
-          .replace('name: backups\n', 'name: chess\n')
-          .replace('path: apps/platform/backups', 'path: z-unread-area/chess'),
-      );
-      c.write('z-unread-area/chess/config.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: chess\n  namespace: backups\n');
-    },
+    mutate: (c) => unreadArea(c),
     at: () => ({ file: 'z-unread-area/chess/application.yaml', line: 1 }),
   },
+  {
+    check: 'manifest-roots',
+    why: "the same app's manifest, z-unread-area/chess/config.yaml: Argo CD applies it (it reads any path of the checkout), said at the file",
+    mutate: (c) => unreadArea(c),
+    at: () => ({ file: 'z-unread-area/chess/config.yaml', line: 1 }),
+  },
 ];
+
+/** An app in a top-level folder the gate does not read, with the manifest it applies. */
+function unreadArea(c: RepoCopy): void {
+  c.write(
+    'z-unread-area/chess/application.yaml',
+    c
+      .read('apps/platform/backups/application.yaml')
+      .replace('name: backups\n', 'name: chess\n')
+      .replace('path: apps/platform/backups', 'path: z-unread-area/chess'),
+  );
+  c.write('z-unread-area/chess/config.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: chess\n  namespace: backups\n');
+}
