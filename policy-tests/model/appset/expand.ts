@@ -10,7 +10,7 @@ import type { PathSegment } from '../core/positions.ts';
 import { isMap, obj, type Obj } from '../core/dig.ts';
 import { goParseBool } from '../core/text.ts';
 import type { Repo } from '../repository/repo.ts';
-import { applications, namespaceOrDestination, owningApplication, ROOT_APP_FILE } from '../argocd/argocd.ts';
+import { applications, namespaceOrDestination, owningApplication, ownersByFile, ROOT_APP_FILE } from '../argocd/argocd.ts';
 import { argocdCmdParams } from '../argocd/refusals.ts';
 import type { Params } from './params.ts';
 import { generatorParams, type Run } from './generators.ts';
@@ -29,29 +29,67 @@ const RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
 export async function expandApplicationSets(repo: Repo, engine: GoTemplateEngine | undefined): Promise<Repo> {
   const sets = repo.resources.filter(isApplicationSet);
   if (sets.length === 0) return repo;
-  const made: Resource[][] = [];
+  const outcomes: SetOutcome[] = [];
   for (const set of sets) {
     const outcome = await expandOne(repo, set, engine);
     recordOutcome(repo, set, outcome);
-    made.push(outcome.apps);
+    outcomes.push(outcome);
   }
-  const groups = sets.flatMap((set, i) =>
-    made[i]!.length === 0 ? [] : [{ file: set.file, resources: made[i]!, findings: [], text: '', renderedBy: made[i]![0]!.rendered!.app }],
-  );
-  return { ...repo, parsed: [...repo.parsed, ...groups], resources: [...repo.resources, ...groups.flatMap((g) => g.resources)] };
+  const groups = sets.flatMap((set, i) => {
+    const made = outcomes[i]!.apps;
+    return made.length === 0 ? [] : [{ file: set.file, resources: made, findings: [], text: '', renderedBy: made[0]!.rendered!.app }];
+  });
+  const expanded = { ...repo, parsed: [...repo.parsed, ...groups], resources: [...repo.resources, ...groups.flatMap((g) => g.resources)] };
+  return withParameterFiles(expanded, outcomes);
+}
+
+/**
+ * The files a git files generator reads are its parameters, not manifests (Argo CD's controller reads them; no
+ * Application applies them): such a file is data, whatever folder holds it. One an Application applies stays a
+ * manifest, for Argo CD applies it too.
+ */
+function withParameterFiles(repo: Repo, outcomes: readonly SetOutcome[]): Repo {
+  const read = new Set(outcomes.flatMap((o) => o.reads.filter((f) => !f.endsWith('/'))));
+  const manifests = repo.manifestFiles.filter((f) => read.has(f));
+  if (manifests.length === 0) return repo;
+  const owners = ownersByFile(repo);
+  const data = new Set(manifests.filter((f) => !owners.has(f)));
+  if (data.size === 0) return repo;
+  return {
+    ...repo,
+    manifestFiles: repo.manifestFiles.filter((f) => !data.has(f)),
+    nonManifestFiles: [...repo.nonManifestFiles, ...data].sort(),
+    parsed: repo.parsed.filter((p) => !data.has(p.file)),
+    resources: repo.resources.filter((r) => !data.has(r.file)),
+  };
 }
 
 async function expandOne(repo: Repo, set: Resource, engine: GoTemplateEngine | undefined): Promise<SetOutcome> {
   const reads: string[] = [];
   const rolling = rollingSync(repo, obj(set.object.spec));
   try {
-    const apps = await applicationsOf(repo, set, engine, { reads, rolling });
-    return { apps, reads, policy: applicationsSyncPolicy(repo, obj(set.object.spec)), ...(rolling ? { rolling } : {}) };
+    const { valid: apps, refused } = validated(set, await applicationsOf(repo, set, engine, { reads, rolling }));
+    return { apps, reads, policy: applicationsSyncPolicy(repo, obj(set.object.spec)), ...(rolling ? { rolling } : {}), ...(refused.length ? { refused } : {}) };
   } catch (err) {
     if (err instanceof Unjudged) return { apps: [], reads, unjudged: err.message };
     if (err instanceof GeneratorError) return { apps: [], reads, fails: err.message };
     throw err;
   }
+}
+
+/**
+ * The Applications the controller makes of those it generated (validateGeneratedApplications): a name made twice is
+ * refused, and since its refusal is kept by the Application's name, every Application of that name is left out.
+ * (A project that does not exist, which it refuses too, is the projects' checks' to say.)
+ */
+function validated(set: Resource, apps: Resource[]): { valid: Resource[]; refused: string[] } {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const app of apps) (seen.has(app.name) ? twice : seen).add(app.name);
+  return {
+    valid: apps.filter((app) => !twice.has(app.name)),
+    refused: [...twice].map((name) => `ApplicationSet ${set.name} contains applications with duplicate name: ${name}`),
+  };
 }
 
 async function applicationsOf(

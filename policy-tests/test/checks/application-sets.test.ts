@@ -272,4 +272,37 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     const findings = await copy.gate({});
     expect(findings.map((f) => f.message)).toEqual([expect.stringMatching(/fails it and makes no Application: .*unexpected EOF/)]);
   });
+  it("makes none of the Applications a name is given twice, and the rest, as the controller's validation refuses a duplicate name", async () => {
+    withWorkload();
+    copy.write(
+      SET_FILE,
+      applicationSet([], ['- list:', '    elements:', '      - app: whoami', '      - app: whoami', '      - app: sonarr'], {
+        name: 'extra-{{app}}',
+        path: 'apps/extras/whoami',
+      }),
+    );
+    const result = await runGate(copyGateOptions(copy.root));
+    const findings = allFindings(result);
+    // The whoami pair is never made (so its folder's Deployment is judged by nobody's sync); extra-sonarr is.
+    expect(result.resources.filter((r) => r.kind === 'Application' && r.filename === SET_FILE).map((r) => r.name)).toEqual(['extra-sonarr']);
+    expect(findings.filter((f) => f.check === 'argocd-applied-files').map((f) => f.message)).toEqual([
+      expect.stringMatching(/makes the other Applications and refuses these: ApplicationSet extras contains applications with duplicate name: extra-whoami$/),
+    ]);
+  });
+
+  it('a git files generator reads its parameter files from any folder: data to it, not manifests, unless an Application applies them too', async () => {
+    withWorkload();
+    copy.write('apps/extras/params/whoami.json', '{"name": "whoami"}\n');
+    const set = (pattern: string) =>
+      applicationSet([], ['- git:', `    repoURL: ${REPO_URL}`, '    revision: main', '    files:', `      - path: ${pattern}`], {
+        name: 'extra-{{name}}',
+        path: 'apps/extras/{{name}}',
+      });
+    copy.write(SET_FILE, set('apps/extras/params/*.json'));
+    const findings = await copy.gate({});
+    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    // A file no generator reads is a manifest again: one that looks like no Kubernetes object, applied by nobody.
+    copy.write(SET_FILE, set('apps/extras/other/*.json'));
+    expect(checkIds(await copy.gate({}))).toEqual(expect.arrayContaining(['argocd-root-discovery', 'manifest-shape']));
+  });
 });
