@@ -7,7 +7,7 @@ import { loadRepo, readingBeyond, type Repo } from '../model/repository/repo.ts'
 import { withRendered, type SourceRender } from '../model/argocd/rendered.ts';
 import type { ParsedFile } from '../model/core/manifest.ts';
 import { SchemaLayer } from '../schema/schema-layer.ts';
-import { renderRepo } from '../render/render.ts';
+import { renderRepo, unrenderedSources } from '../render/render.ts';
 import { renderGoTemplates } from '../render/go-template.ts';
 import { expandApplicationSets, type GoTemplateEngine } from '../model/appset/expand.ts';
 import { applications, owningApplication } from '../model/argocd/argocd.ts';
@@ -47,11 +47,34 @@ export async function loadTree(root: string, options: { parallel?: boolean; env?
   return { plain, layer: await schemaLayer() };
 }
 
+/** How deep Applications that renders make are followed: an app of apps written as a chart, and one more level or so. */
+const MADE_APP_DEPTH = 4;
+
 export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, kubernetesVersion?: string): Promise<RenderedTree> {
-  const { renders, tools } = await renderRepo(loaded.plain, { builtinApiVersions: loaded.layer.builtinApiVersions(), env, kubernetesVersion });
-  const { repo, parsed } = withRendered(loaded.plain, renders);
+  const options = { builtinApiVersions: loaded.layer.builtinApiVersions(), env, kubernetesVersion };
+  const first = await renderRepo(loaded.plain, options);
+  let renders = first.renders;
+  let { repo, parsed } = withRendered(loaded.plain, renders);
+  // An Application a render makes (an app of apps written as a chart) is synced by Argo CD like any other: its sources
+  // are rendered too, level by level. Past the depth, or where a name is taken twice, what is left is not rendered.
+  const seen = new Set(applications(loaded.plain).map((a) => a.name));
+  for (let depth = 0; ; depth++) {
+    const made = [...new Set(applications(repo).map((a) => a.name))].filter((name) => !seen.has(name));
+    if (made.length === 0) break;
+    for (const name of made) seen.add(name);
+    const more =
+      depth < MADE_APP_DEPTH
+        ? (await renderRepo(repo, { ...options, apps: made })).renders
+        : unrenderedSources(
+            repo,
+            `an Application ${MADE_APP_DEPTH + 1} renders deep: the gate renders Applications that renders make ${MADE_APP_DEPTH} deep`,
+          ).filter((r) => made.includes(r.app.name));
+    if (more.length === 0) continue;
+    renders = [...renders, ...more];
+    ({ repo, parsed } = withRendered(loaded.plain, renders));
+  }
   await resolveIgnoredJq(repo);
-  return { ...loaded, renders, tools, repo, parsed };
+  return { ...loaded, renders, tools: first.tools, repo, parsed };
 }
 
 /**
@@ -77,9 +100,10 @@ async function resolveIgnoredJq(repo: Repo): Promise<void> {
  * a chart that can read the API versions makes when it sees none of the repository's. The rendered diff compares it
  * with the full render, to tell a chart whose output depends on the API versions from one whose does not.
  */
-export async function renderWithBuiltinApis(loaded: LoadedTree, names: readonly string[], env?: NodeJS.ProcessEnv): Promise<SourceRender[]> {
-  const builtin = loaded.layer.builtinApiVersions();
-  const { renders } = await renderRepo(loaded.plain, { builtinApiVersions: builtin, env, apps: names, onlyApiVersions: builtin });
+export async function renderWithBuiltinApis(tree: RenderedTree, names: readonly string[], env?: NodeJS.ProcessEnv): Promise<SourceRender[]> {
+  const builtin = tree.layer.builtinApiVersions();
+  // From the rendered tree: an Application a render makes is among those it can name.
+  const { renders } = await renderRepo(tree.repo, { builtinApiVersions: builtin, env, apps: names, onlyApiVersions: builtin });
   return renders;
 }
 

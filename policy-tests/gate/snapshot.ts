@@ -34,7 +34,7 @@ import { groupOf } from '../model/core/manifest.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
 import { applicationSetProblems, restrainedApplications } from '../model/appset/outcomes.ts';
-import { loadTree, renderTree, renderWithBuiltinApis } from './pipeline.ts';
+import { loadTree, renderTree, renderWithBuiltinApis, type RenderedTree } from './pipeline.ts';
 import { chartFaces, type ChartFace } from './chart-faces.ts';
 
 /** What Argo CD would apply from one tree. */
@@ -199,7 +199,8 @@ async function ignoredOnLive(objects: Snapshot['objects'], base: Snapshot, repo:
 export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.env, options: SnapshotOptions = {}): Promise<Snapshot> {
   // The gate's own pipeline: the diff shows what the gate judged.
   const loaded = await loadTree(root, { env });
-  const { layer, renders, repo } = await renderTree(loaded, env);
+  const tree = await renderTree(loaded, env);
+  const { layer, renders, repo } = tree;
   const failed = new Map<string, string>();
   const fail = (app: string, cause: string) => failed.set(app, [failed.get(app), cause].filter(Boolean).join('; '));
   for (const r of renders) if (r.status !== 'rendered') fail(r.app.name, `${r.label}: ${r.message ?? r.status}`);
@@ -247,7 +248,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   const fingerprints = new Map(applications(repo).map((a) => [a.name, inputsFingerprint(repo, a)]));
   const capabilityReaders = new Set(renders.filter((r) => r.chart?.readsApiVersions && r.status === 'rendered').map((r) => r.app.name));
   const judged = new Set([...capabilityReaders].filter((app) => options.judgeApis?.(app, fingerprints.get(app) ?? '') ?? true));
-  const apiDependent = await dependOnApis(loaded, renders, judged, env);
+  const apiDependent = await dependOnApis(tree, renders, judged, env);
   const projects = repo.resources.filter((r) => r.kind === 'AppProject');
   const heldBack = new Map([...heldBackApps(projects, applications(repo))].map(([app, held]) => [app, heldBackWords(held)]));
   const range = repo.facts?.nodeNetwork?.services;
@@ -268,17 +269,12 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
 }
 
 /** The Applications among `readers` whose objects differ, or that fail, when rendered with the built-in API versions alone. */
-async function dependOnApis(
-  loaded: Awaited<ReturnType<typeof loadTree>>,
-  renders: readonly SourceRender[],
-  readers: ReadonlySet<string>,
-  env: NodeJS.ProcessEnv,
-): Promise<Set<string>> {
+async function dependOnApis(tree: RenderedTree, renders: readonly SourceRender[], readers: ReadonlySet<string>, env: NodeJS.ProcessEnv): Promise<Set<string>> {
   if (readers.size === 0) return new Set();
   const objectsOf = (list: readonly SourceRender[], app: string) =>
     list
       .filter((r) => r.app.name === app)
       .map((r) => (r.status === 'rendered' ? JSON.stringify(r.resources.map((x) => x.object)) : `failed: ${r.message ?? ''}`));
-  const bare = await renderWithBuiltinApis(loaded, [...readers], env);
+  const bare = await renderWithBuiltinApis(tree, [...readers], env);
   return new Set([...readers].filter((app) => JSON.stringify(objectsOf(renders, app)) !== JSON.stringify(objectsOf(bare, app))));
 }
