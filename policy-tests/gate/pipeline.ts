@@ -56,7 +56,8 @@ export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, ku
   let renders = first.renders;
   let { repo, parsed } = withRendered(loaded.plain, renders);
   // An Application a render makes (an app of apps written as a chart) is synced by Argo CD like any other: its sources
-  // are rendered too, level by level. Past the depth, or where a name is taken twice, what is left is not rendered.
+  // are rendered too, level by level. Past the depth, what is left is not rendered; a name taken twice is a duplicate
+  // (duplicate-resource), rendered once.
   const seen = new Set(applications(loaded.plain).map((a) => a.name));
   for (let depth = 0; ; depth++) {
     const made = [...new Set(applications(repo).map((a) => a.name))].filter((name) => !seen.has(name));
