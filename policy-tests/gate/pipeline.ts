@@ -9,7 +9,7 @@ import type { ParsedFile } from '../model/core/manifest.ts';
 import { SchemaLayer } from '../schema/schema-layer.ts';
 import { renderRepo, unrenderedSources } from '../render/render.ts';
 import { renderGoTemplates } from '../render/go-template.ts';
-import { expandApplicationSets, type GoTemplateEngine } from '../model/appset/expand.ts';
+import { expandApplicationSets, withRenderedApplicationSets, type GoTemplateEngine } from '../model/appset/expand.ts';
 import { applications, owningApplication } from '../model/argocd/argocd.ts';
 import { resolveJqExpressions } from '../model/compare/ignore-differences.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
@@ -52,9 +52,12 @@ const MADE_APP_DEPTH = 4;
 
 export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, kubernetesVersion?: string): Promise<RenderedTree> {
   const options = { builtinApiVersions: loaded.layer.builtinApiVersions(), env, kubernetesVersion };
+  const engine: GoTemplateEngine = (jobs) => renderGoTemplates(jobs, env);
+  // The tree with the renders in it, and what the ApplicationSets a render makes or changes make (model/appset/expand.ts).
+  const withRenders = async (renders: readonly SourceRender[]) => withRenderedApplicationSets(withRendered(loaded.plain, renders).repo, engine);
   const first = await renderRepo(loaded.plain, options);
   let renders = first.renders;
-  let { repo, parsed } = withRendered(loaded.plain, renders);
+  let repo = await withRenders(renders);
   // An Application a render makes (an app of apps written as a chart) is synced by Argo CD like any other: its sources
   // are rendered too, level by level. Past the depth, what is left is not rendered; a name taken twice is a duplicate
   // (duplicate-resource), rendered once.
@@ -72,10 +75,10 @@ export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, ku
           ).filter((r) => made.includes(r.app.name));
     if (more.length === 0) continue;
     renders = [...renders, ...more];
-    ({ repo, parsed } = withRendered(loaded.plain, renders));
+    repo = await withRenders(renders);
   }
   await resolveIgnoredJq(repo);
-  return { ...loaded, renders, tools: first.tools, repo, parsed };
+  return { ...loaded, renders, tools: first.tools, repo, parsed: [...repo.parsed] };
 }
 
 /**

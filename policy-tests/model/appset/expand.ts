@@ -16,7 +16,7 @@ import type { Params } from './params.ts';
 import { generatorParams, type Run } from './generators.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, type GoTemplateEngine, type TemplateMode } from './renderer.ts';
 import { applyTemplatePatch } from './template-patch.ts';
-import { isApplicationSet, recordOutcome, type SetOutcome } from './outcomes.ts';
+import { isApplicationSet, madeBy, outcomeOf, recordOutcome, type SetOutcome } from './outcomes.ts';
 
 export type { GoTemplateEngine, GoTemplateJob } from './renderer.ts';
 
@@ -26,8 +26,11 @@ const RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
  * The repository with every Application its ApplicationSets make. `engine` renders `goTemplate` strings; without
  * one (--no-render), an ApplicationSet that needs it is not judged.
  */
-export async function expandApplicationSets(repo: Repo, engine: GoTemplateEngine | undefined): Promise<Repo> {
-  const sets = repo.resources.filter(isApplicationSet);
+export async function expandApplicationSets(
+  repo: Repo,
+  engine: GoTemplateEngine | undefined,
+  sets: readonly Resource[] = repo.resources.filter(isApplicationSet),
+): Promise<Repo> {
   if (sets.length === 0) return repo;
   const outcomes: SetOutcome[] = [];
   for (const set of sets) {
@@ -41,6 +44,32 @@ export async function expandApplicationSets(repo: Repo, engine: GoTemplateEngine
   });
   const expanded = { ...repo, parsed: [...repo.parsed, ...groups], resources: [...repo.resources, ...groups.flatMap((g) => g.resources)] };
   return withParameterFiles(expanded, outcomes);
+}
+
+/**
+ * The repository as renders leave it, with what each ApplicationSet in it makes. One a render makes (a chart's
+ * template) or changes (a kustomization that does more than set its namespace) is expanded as the controller expands
+ * it; the Applications made of one a render changed away are dropped, as the controller never sees it as written; and
+ * those of an ApplicationSet expanded before are put back where a later view of the repository lost them.
+ */
+export async function withRenderedApplicationSets(repo: Repo, engine: GoTemplateEngine | undefined): Promise<Repo> {
+  const sets = repo.resources.filter(isApplicationSet);
+  if (sets.length === 0) return repo;
+  const expanded = await expandApplicationSets(
+    repo,
+    engine,
+    sets.filter((set) => !outcomeOf(repo, set)),
+  );
+  const kept = new Set(sets.flatMap((set) => outcomeOf(expanded, set)?.apps ?? []));
+  const present = new Set(expanded.resources);
+  const lost = sets.flatMap((set) => {
+    const made = (outcomeOf(expanded, set)?.apps ?? []).filter((app) => !present.has(app));
+    return made.length === 0 ? [] : [{ file: set.file, resources: made, findings: [], text: '', renderedBy: made[0]!.rendered!.app }];
+  });
+  const stale = (r: Resource) => madeBy(r) !== undefined && !kept.has(r);
+  if (lost.length === 0 && !expanded.resources.some(stale)) return expanded;
+  const parsed = [...expanded.parsed.map((p) => (p.resources.some(stale) ? { ...p, resources: p.resources.filter((r) => !stale(r)) } : p)), ...lost];
+  return { ...expanded, parsed, resources: parsed.flatMap((p) => p.resources) };
 }
 
 /**

@@ -37,8 +37,8 @@ export const isApplicationSet = (r: Resource): boolean => r.kind === 'Applicatio
  * Outcomes by the ApplicationSet's file and content as Argo CD applies it: its namespace as it lands (its own, or the
  * destination of the app that applies it), the rest with keys in order. A kustomization that takes the file in puts
  * its own output in the resource's place: one that only sets the namespace it lands in, or orders keys its own way,
- * keeps the outcome; one that changes anything else leaves an ApplicationSet with none (it was expanded as written,
- * not as applied). The oldest are forgotten past a bound (a long test run).
+ * keeps the outcome; one that changes anything else leaves an ApplicationSet with none until it is expanded as it
+ * lands (expand.ts withRenderedApplicationSets). The oldest are forgotten past a bound (a long test run).
  */
 const outcomes = new Map<string, SetOutcome>();
 const OUTCOMES_KEPT = 1000;
@@ -96,8 +96,7 @@ export function applicationSetProblems(repo: Repo): SetProblem[] {
     const problem = (message: string, unread: boolean): SetProblem[] => [
       { resource, reads: outcome?.reads ?? [], unread, message: `ApplicationSet ${resource.name}: ${message}` },
     ];
-    if (!outcome)
-      return problem('not expanded as Argo CD applies it (a render makes or changes it), so the Applications its controller makes are not judged', true);
+    if (!outcome) return problem('not expanded as Argo CD applies it, so the Applications its controller makes are not judged', true);
     if (outcome.fails) return problem(`Argo CD's ApplicationSet controller fails it and makes no Application: ${outcome.fails}`, false);
     if (outcome.refused)
       return problem(`Argo CD's ApplicationSet controller makes the other Applications and refuses these: ${outcome.refused.join('; ')}`, false);

@@ -222,6 +222,51 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     }
   });
 
+  it('an ApplicationSet a chart renders (as the argocd-apps chart writes them) is expanded as Argo CD expands it, and its Applications judged', async () => {
+    withWorkload();
+    const holder = copy
+      .read('apps/platform/backups/application.yaml')
+      .replace('name: backups', 'name: extras-sets')
+      .replace('path: apps/platform/backups\n    directory:\n      exclude: application.yaml', 'path: apps/extras/sets')
+      .replace('namespace: backups', 'namespace: argocd');
+    copy.write('apps/extras/sets/application.yaml', holder);
+    copy.write('apps/extras/sets/chart/Chart.yaml', 'apiVersion: v2\nname: sets\nversion: 1.0.0\n');
+    copy.write('apps/extras/sets/application.yaml', holder.replace('path: apps/extras/sets', 'path: apps/extras/sets/chart'));
+    copy.write(
+      'apps/extras/sets/chart/templates/set.yaml',
+      applicationSet([], ['- list:', '    elements:', '      - app: whoami'], { name: 'extra-{{`{{app}}`}}', path: 'apps/extras/{{`{{app}}`}}' }),
+    );
+    const result = await runGate(copyGateOptions(copy.root));
+    const findings = allFindings(result);
+    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    expect(result.resources.filter((r) => r.kind === 'Application' && r.name === 'extra-whoami')).toHaveLength(1);
+  });
+
+  it('an ApplicationSet a kustomization changes is expanded as it lands: only what the changed one makes is judged, nothing of it as written', async () => {
+    withWorkload();
+    copy.write(
+      'apps/extras/sets/application.yaml',
+      copy
+        .read('apps/platform/backups/application.yaml')
+        .replace('name: backups', 'name: extras-sets')
+        .replace('path: apps/platform/backups\n    directory:\n      exclude: application.yaml', 'path: apps/extras/sets')
+        .replace('namespace: backups', 'namespace: argocd'),
+    );
+    // The kustomization turns the generator's element from one that names no folder into whoami.
+    copy.write(
+      'apps/extras/sets/kustomization.yaml',
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - set.yaml\npatches:\n  - target: { kind: ApplicationSet }\n    patch: |-\n      - op: replace\n        path: /spec/generators/0/list/elements/0/app\n        value: whoami\n',
+    );
+    copy.write(
+      'apps/extras/sets/set.yaml',
+      applicationSet([], ['- list:', '    elements:', '      - app: nowhere'], { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' }),
+    );
+    const result = await runGate(copyGateOptions(copy.root));
+    const findings = allFindings(result);
+    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    expect(result.resources.filter((r) => r.kind === 'Application' && r.name.startsWith('extra-')).map((r) => r.name)).toEqual(['extra-whoami']);
+  });
+
   it("orders a made Application by its ApplicationSet's wave, and nothing of the root app's sync waits for it (but under a RollingSync)", async () => {
     copy.reset();
     const set = applicationSet(['goTemplate: true'], ['- list:', '    elements:', '      - app: whoami'], {
