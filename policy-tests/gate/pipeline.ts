@@ -10,6 +10,8 @@ import { SchemaLayer } from '../schema/schema-layer.ts';
 import { renderRepo, unrenderedSources } from '../render/render.ts';
 import { renderGoTemplates } from '../render/go-template.ts';
 import { expandApplicationSets, withRenderedApplicationSets, type GoTemplateEngine } from '../model/appset/expand.ts';
+import { controllerComparison } from '../model/appset/outcomes.ts';
+import type { Resource } from '../model/core/manifest.ts';
 import { applications, owningApplication } from '../model/argocd/argocd.ts';
 import { resolveJqExpressions } from '../model/compare/ignore-differences.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
@@ -87,14 +89,16 @@ export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, ku
  * repository writes no jq expression.
  */
 async function resolveIgnoredJq(repo: Repo): Promise<void> {
+  // An Application an ApplicationSet made is compared by its controller's settings (model/appset/outcomes.ts).
+  const specOf = (r: Resource) => controllerComparison(r) ?? owningApplication(repo, r)?.resource.object.spec;
   const objects = () =>
     repo.resources.flatMap((r) => {
-      const app = owningApplication(repo, r);
-      return app ? [{ object: r.object, appSpec: app.resource.object.spec }] : [];
+      const appSpec = owningApplication(repo, r) && specOf(r);
+      return appSpec ? [{ object: r.object, appSpec }] : [];
     });
   await resolveJqExpressions(
     objects,
-    applications(repo).map((a) => a.resource.object.spec),
+    [...applications(repo).map((a) => a.resource.object.spec), ...repo.resources.flatMap((r) => controllerComparison(r) ?? [])],
     argocdSettings(repo.resources, repo)?.data,
   );
 }

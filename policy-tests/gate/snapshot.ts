@@ -33,7 +33,7 @@ import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { groupOf } from '../model/core/manifest.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
-import { applicationSetProblems, restrainedApplications } from '../model/appset/outcomes.ts';
+import { applicationSetProblems, controllerComparison, restrainedApplications } from '../model/appset/outcomes.ts';
 import { loadTree, renderTree, renderWithBuiltinApis, type RenderedTree } from './pipeline.ts';
 import { chartFaces, type ChartFace } from './chart-faces.ts';
 
@@ -184,16 +184,27 @@ export interface SnapshotOptions {
  * What each object's ignore settings leave out of the base's object too: Argo CD's normalizer runs them on the live
  * object as on the target, and a jq expression may select other fields of each.
  */
-async function ignoredOnLive(objects: Snapshot['objects'], base: Snapshot, repo: Repo, argocdCm: Record<string, unknown> | undefined): Promise<void> {
-  const specs = new Map(applications(repo).map((a) => [a.name, a.resource.object.spec]));
+async function ignoredOnLive(
+  objects: Snapshot['objects'],
+  base: Snapshot,
+  comparisons: ReadonlyMap<string, Comparison>,
+  argocdCm: Record<string, unknown> | undefined,
+): Promise<void> {
   const pairs = [...objects].flatMap(([id, entry]) => {
     const live = base.objects.get(id);
+    const comparison = comparisons.get(id)!;
     // Where either side's settings ignore anything of the object (the other side's may select nothing of its own).
-    return live && (entry.ignored || live.ignored) ? [{ entry, object: live.object, appSpec: specs.get(entry.app) }] : [];
+    return live && (entry.ignored || live.ignored) ? [{ entry, object: live.object, appSpec: comparison.spec, argocdCm: comparison.argocdCm }] : [];
   });
   if (!pairs.length) return;
   await resolveJqExpressions(() => pairs, [], argocdCm);
-  for (const { entry, object, appSpec } of pairs) entry.liveIgnored = ignoredFields(object, appSpec, argocdCm);
+  for (const pair of pairs) pair.entry.liveIgnored = ignoredFields(pair.object, pair.appSpec, pair.argocdCm);
+}
+
+/** The ignore settings Argo CD compares an object by: its app's spec and argocd-cm's overrides, or a controller's own. */
+interface Comparison {
+  spec: unknown;
+  argocdCm?: Record<string, unknown>;
 }
 
 export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.env, options: SnapshotOptions = {}): Promise<Snapshot> {
@@ -226,6 +237,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     if (s.gitlink !== false) unrendered.set(`submodule ${s.path}`, { cause: `Argo CD's checkout fetches it (.gitmodules)`, inputs: JSON.stringify(s) });
   const scopes = layer.withCrds(repo.resources.filter((r) => r.kind === 'CustomResourceDefinition'));
   const objects: Snapshot['objects'] = new Map();
+  const comparisons = new Map<string, Comparison>();
   const argocdCm = argocdSettings(repo.resources, repo)?.data;
   for (const r of repo.resources) {
     const app = owningApplication(repo, r);
@@ -234,16 +246,23 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     const namespace = clusterScoped ? '' : (r.namespace ?? app.destinationNamespace ?? '');
     // Argo CD's resource key: group, kind, namespace and name, no version (a CR moved to a new version is updated).
     const options = syncOptions(app);
-    const ignored = ignoredFields(r.object, app.resource.object.spec, argocdCm);
-    objects.set(`${app.name}|${groupOf(r.apiVersion)}/${r.kind}|${namespace}|${r.name}`, {
+    // An Application an ApplicationSet made is written by its controller, which keeps what it ignores as the cluster holds it.
+    const controller = controllerComparison(r);
+    const comparison = controller ? { spec: controller } : { spec: app.resource.object.spec, argocdCm };
+    const ignored = ignoredFields(r.object, comparison.spec, comparison.argocdCm);
+    const id = `${app.name}|${groupOf(r.apiVersion)}/${r.kind}|${namespace}|${r.name}`;
+    comparisons.set(id, comparison);
+    objects.set(id, {
       app: app.name,
       prune: app.automated?.prune === true,
       object: r.object,
       syncOptions: options,
-      ...(ignored.pointers.length || ignored.unread.length ? { ignored, respectIgnored: options.includes('RespectIgnoreDifferences=true') } : {}),
+      ...(ignored.pointers.length || ignored.unread.length
+        ? { ignored, respectIgnored: controller !== undefined || options.includes('RespectIgnoreDifferences=true') }
+        : {}),
     });
   }
-  if (options.base) await ignoredOnLive(objects, options.base, repo, argocdCm);
+  if (options.base) await ignoredOnLive(objects, options.base, comparisons, argocdCm);
   // Every Application's fingerprint, so one rendered on one side only still compares.
   const fingerprints = new Map(applications(repo).map((a) => [a.name, inputsFingerprint(repo, a)]));
   const capabilityReaders = new Set(renders.filter((r) => r.chart?.readsApiVersions && r.status === 'rendered').map((r) => r.app.name));

@@ -199,6 +199,21 @@ describe('the rendered diff sees what Argo CD applies', () => {
     });
   });
 
+  it("an ApplicationSet's ignoreApplicationDifferences keeps the fields it names as the cluster holds them: a change to one alone changes nothing", async () => {
+    await reset();
+    const set = (prune: boolean, namespace: string) =>
+      `apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  goTemplate: true\n  ignoreApplicationDifferences:\n    - jsonPointers: [/spec/syncPolicy]\n  generators:\n    - list: {elements: [{name: tools}]}\n  template:\n    metadata: {name: '{{ .name }}'}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: apps/demo, directory: {exclude: application.yaml}}\n      destination: {server: https://kubernetes.default.svc, namespace: ${namespace}}\n      syncPolicy: {automated: {prune: ${prune}}}\n`;
+    repo.write('clusters/home/extras.yaml', set(true, 'demo'));
+    await onBase("an ApplicationSet that ignores its Applications' sync policy", async () => {
+      repo.write('clusters/home/extras.yaml', set(false, 'demo'));
+      const application = (report: { changes: { id: string }[] }) => report.changes.filter((c) => c.id.includes('Application|argocd|tools'));
+      expect(application((await diff()).report)).toEqual([]);
+      // A field it does not name still reaches the Application.
+      repo.write('clusters/home/extras.yaml', set(false, 'tools'));
+      expect(application((await diff()).report)).toHaveLength(1);
+    });
+  });
+
   it('an ApplicationSet whose generator the gate does not evaluate is not judged: the diff cannot vouch for it', async () => {
     await reset();
     repo.write(

@@ -80,6 +80,24 @@ export function outcomeOf(repo: Repo, set: Resource): SetOutcome | undefined {
   return outcomes.get(keyOf(repo, set));
 }
 
+/**
+ * What Argo CD's comparison of an Application an ApplicationSet made goes by, where that is not its syncing app's: no
+ * sync writes it, its controller does, leaving the fields the ApplicationSet's ignoreApplicationDifferences names as
+ * the cluster holds them (BuildIgnoreDiffConfig: rules on argoproj.io Applications, by name where one is given, and
+ * none of argocd-cm's). As an Application spec's ignoreDifferences, for model/compare/ignore-differences.ts to read.
+ */
+export function controllerComparison(app: Resource): { ignoreDifferences: Record<string, unknown>[] } | undefined {
+  const made = madeBy(app);
+  if (!made) return undefined;
+  const rules = obj(made.set.object.spec).ignoreApplicationDifferences;
+  return {
+    ignoreDifferences: (Array.isArray(rules) ? rules : []).map((rule) => {
+      const { name, jsonPointers, jqPathExpressions } = obj(rule);
+      return { group: 'argoproj.io', kind: 'Application', ...(typeof name === 'string' && name ? { name } : {}), jsonPointers, jqPathExpressions };
+    }),
+  };
+}
+
 export interface SetProblem {
   resource: Resource;
   message: string;
