@@ -55,11 +55,16 @@ const MADE_APP_DEPTH = 4;
 export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, kubernetesVersion?: string): Promise<RenderedTree> {
   const options = { builtinApiVersions: loaded.layer.builtinApiVersions(), env, kubernetesVersion };
   const engine: GoTemplateEngine = (jobs) => renderGoTemplates(jobs, env);
-  // The tree with the renders in it, and what the ApplicationSets a render makes or changes make (model/appset/expand.ts).
-  const withRenders = async (renders: readonly SourceRender[]) => withRenderedApplicationSets(withRendered(loaded.plain, renders).repo, engine);
   const first = await renderRepo(loaded.plain, options);
   let renders = first.renders;
-  let repo = await withRenders(renders);
+  // The tree with the renders in it, and what the ApplicationSets a render makes or changes make (model/appset/expand.ts);
+  // what an Application a render makes syncs beyond the manifest roots is read too, as Argo CD reads any path.
+  let plain = loaded.plain;
+  let repo = loaded.plain;
+  const settle = async () => {
+    ({ own: plain, applied: repo } = await readingBeyond(plain, async (own) => withRenderedApplicationSets(withRendered(own, renders).repo, engine)));
+  };
+  await settle();
   // An Application a render makes (an app of apps written as a chart) is synced by Argo CD like any other: its sources
   // are rendered too, level by level. Past the depth, what is left is not rendered; a name taken twice is a duplicate
   // (duplicate-resource), rendered once.
@@ -75,12 +80,11 @@ export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, ku
             repo,
             `an Application ${MADE_APP_DEPTH + 1} renders deep: the gate renders Applications that renders make ${MADE_APP_DEPTH} deep`,
           ).filter((r) => made.includes(r.app.name));
-    if (more.length === 0) continue;
     renders = [...renders, ...more];
-    repo = await withRenders(renders);
+    await settle();
   }
   await resolveIgnoredJq(repo);
-  return { ...loaded, renders, tools: first.tools, repo, parsed: [...repo.parsed] };
+  return { ...loaded, plain, renders, tools: first.tools, repo, parsed: [...repo.parsed] };
 }
 
 /**

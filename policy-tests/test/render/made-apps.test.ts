@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGate } from '../../gate/gate.ts';
+import { allFindings, runGate } from '../../gate/gate.ts';
 import { toolEnv } from '../../../test-support/chart-repo.ts';
 import { fixtureRepo, repoApp, type FixtureRepo } from '../../../test-support/render-fixtures.ts';
 
@@ -54,5 +54,17 @@ describe('an Application a render makes', () => {
     expect(result.notRendered.map((n) => `${n.app}: ${n.message}`)).toEqual([
       'level5: an Application 5 renders deep: the gate renders Applications that renders make 4 deep',
     ]);
+  });
+  it('what it syncs beyond the manifest roots is read and judged, as Argo CD reads any path of the checkout', async () => {
+    const repo = fixtureRepo();
+    repo.write('apps/parent/application.yaml', madeApp('parent', 'apps/parent'));
+    chartFolder(repo, 'parent', madeApp('web', 'extras/web'));
+    repo.write(
+      'extras/web/pod.yaml',
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  hostPID: true\n  containers:\n    - name: web\n      image: nginx:1.27\n',
+    );
+    const findings = allFindings(await runGate({ root: repo.root, cwd: repo.root, env })).filter((f) => f.file === 'extras/web/pod.yaml');
+    // The layout's rule says where it stands; the workload checks say what the Pod is (it was never read before).
+    expect(findings.map((f) => f.check)).toEqual(expect.arrayContaining(['manifest-roots', 'workload-privilege']));
   });
 });
