@@ -11,7 +11,6 @@ import { renderRepo, unrenderedSources } from '../render/render.ts';
 import { renderGoTemplates } from '../render/go-template.ts';
 import { expandApplicationSets, withRenderedApplicationSets, type GoTemplateEngine } from '../model/appset/expand.ts';
 import { controllerComparison } from '../model/appset/outcomes.ts';
-import type { Resource } from '../model/core/manifest.ts';
 import { applications, owningApplication } from '../model/argocd/argocd.ts';
 import { resolveJqExpressions } from '../model/compare/ignore-differences.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
@@ -94,11 +93,10 @@ export async function renderTree(loaded: LoadedTree, env?: NodeJS.ProcessEnv, ku
  */
 async function resolveIgnoredJq(repo: Repo): Promise<void> {
   // An Application an ApplicationSet made is compared by its controller's settings (model/appset/outcomes.ts).
-  const specOf = (r: Resource) => controllerComparison(r) ?? owningApplication(repo, r)?.resource.object.spec;
   const objects = () =>
     repo.resources.flatMap((r) => {
-      const appSpec = owningApplication(repo, r) && specOf(r);
-      return appSpec ? [{ object: r.object, appSpec }] : [];
+      const app = owningApplication(repo, r);
+      return app ? [{ object: r.object, appSpec: controllerComparison(r) ?? app.resource.object.spec }] : [];
     });
   await resolveJqExpressions(
     objects,

@@ -5,7 +5,7 @@
  * ApplicationSet the gate cannot expand as Argo CD would is left out and said: its outcome is read by
  * `argocd-applied-files` (model/appset/outcomes.ts) and by the rendered diff, never taken as fine.
  */
-import type { Resource } from '../core/manifest.ts';
+import type { ParsedFile, Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { isMap, obj, type Obj } from '../core/dig.ts';
 import { goParseBool } from '../core/text.ts';
@@ -38,12 +38,14 @@ export async function expandApplicationSets(
     recordOutcome(repo, set, outcome);
     outcomes.push(outcome);
   }
-  const groups = sets.flatMap((set, i) => {
-    const made = outcomes[i]!.apps;
-    return made.length === 0 ? [] : [{ file: set.file, resources: made, findings: [], text: '', renderedBy: made[0]!.rendered!.app }];
-  });
+  const groups = sets.flatMap((set, i) => madeGroup(set, outcomes[i]!.apps));
   const expanded = { ...repo, parsed: [...repo.parsed, ...groups], resources: [...repo.resources, ...groups.flatMap((g) => g.resources)] };
   return withParameterFiles(expanded, outcomes);
+}
+
+/** What an ApplicationSet made, as resources of its file that the app applying the file rendered (none: no group). */
+function madeGroup(set: Resource, made: Resource[]): ParsedFile[] {
+  return made.length === 0 ? [] : [{ file: set.file, resources: made, findings: [], text: '', renderedBy: made[0]!.rendered!.app }];
 }
 
 /**
@@ -62,10 +64,12 @@ export async function withRenderedApplicationSets(repo: Repo, engine: GoTemplate
   );
   const kept = new Set(sets.flatMap((set) => outcomeOf(expanded, set)?.apps ?? []));
   const present = new Set(expanded.resources);
-  const lost = sets.flatMap((set) => {
-    const made = (outcomeOf(expanded, set)?.apps ?? []).filter((app) => !present.has(app));
-    return made.length === 0 ? [] : [{ file: set.file, resources: made, findings: [], text: '', renderedBy: made[0]!.rendered!.app }];
-  });
+  const lost = sets.flatMap((set) =>
+    madeGroup(
+      set,
+      (outcomeOf(expanded, set)?.apps ?? []).filter((app) => !present.has(app)),
+    ),
+  );
   const stale = (r: Resource) => madeBy(r) !== undefined && !kept.has(r);
   if (lost.length === 0 && !expanded.resources.some(stale)) return expanded;
   const parsed = [...expanded.parsed.map((p) => (p.resources.some(stale) ? { ...p, resources: p.resources.filter((r) => !stale(r)) } : p)), ...lost];

@@ -49,6 +49,16 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     copy = copyRepo();
   });
   afterAll(() => copy.dispose());
+  /** The app that applies an ApplicationSet from `path` into argocd (a copy of the backups app), at apps/extras/sets/application.yaml. */
+  const writeSetsApp = (path: string) =>
+    copy.write(
+      'apps/extras/sets/application.yaml',
+      copy
+        .read('apps/platform/backups/application.yaml')
+        .replace('name: backups', 'name: extras-sets')
+        .replace('path: apps/platform/backups\n    directory:\n      exclude: application.yaml', `path: ${path}`)
+        .replace('namespace: backups', 'namespace: argocd'),
+    );
   const withWorkload = () => {
     copy.reset();
     copy.write('apps/extras/whoami/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - deployment.yaml\n');
@@ -179,14 +189,7 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
 
   it('an ApplicationSet a kustomization applies, setting only its namespace, is expanded as it lands, and judged', async () => {
     withWorkload();
-    copy.write(
-      'apps/extras/sets/application.yaml',
-      copy
-        .read('apps/platform/backups/application.yaml')
-        .replace('name: backups', 'name: extras-sets')
-        .replace('path: apps/platform/backups\n    directory:\n      exclude: application.yaml', 'path: apps/extras/sets')
-        .replace('namespace: backups', 'namespace: argocd'),
-    );
+    writeSetsApp('apps/extras/sets');
     copy.write(
       'apps/extras/sets/kustomization.yaml',
       'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: argocd\nresources:\n  - set.yaml\n',
@@ -224,14 +227,8 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
 
   it('an ApplicationSet a chart renders (as the argocd-apps chart writes them) is expanded as Argo CD expands it, and its Applications judged', async () => {
     withWorkload();
-    const holder = copy
-      .read('apps/platform/backups/application.yaml')
-      .replace('name: backups', 'name: extras-sets')
-      .replace('path: apps/platform/backups\n    directory:\n      exclude: application.yaml', 'path: apps/extras/sets')
-      .replace('namespace: backups', 'namespace: argocd');
-    copy.write('apps/extras/sets/application.yaml', holder);
+    writeSetsApp('apps/extras/sets/chart');
     copy.write('apps/extras/sets/chart/Chart.yaml', 'apiVersion: v2\nname: sets\nversion: 1.0.0\n');
-    copy.write('apps/extras/sets/application.yaml', holder.replace('path: apps/extras/sets', 'path: apps/extras/sets/chart'));
     copy.write(
       'apps/extras/sets/chart/templates/set.yaml',
       applicationSet([], ['- list:', '    elements:', '      - app: whoami'], { name: 'extra-{{`{{app}}`}}', path: 'apps/extras/{{`{{app}}`}}' }),
@@ -244,14 +241,7 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
 
   it('an ApplicationSet a kustomization changes is expanded as it lands: only what the changed one makes is judged, nothing of it as written', async () => {
     withWorkload();
-    copy.write(
-      'apps/extras/sets/application.yaml',
-      copy
-        .read('apps/platform/backups/application.yaml')
-        .replace('name: backups', 'name: extras-sets')
-        .replace('path: apps/platform/backups\n    directory:\n      exclude: application.yaml', 'path: apps/extras/sets')
-        .replace('namespace: backups', 'namespace: argocd'),
-    );
+    writeSetsApp('apps/extras/sets');
     // The kustomization turns the generator's element from one that names no folder into whoami.
     copy.write(
       'apps/extras/sets/kustomization.yaml',

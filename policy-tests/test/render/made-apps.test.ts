@@ -21,7 +21,7 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(cache, { recursive: true, force: true }));
 
-/** A local chart at `apps/<folder>` whose one template is `template`, and the Application that renders it. */
+/** A local chart at `apps/<folder>` whose one template is `template`. */
 function chartFolder(repo: FixtureRepo, folder: string, template: string): void {
   repo.write(`apps/${folder}/Chart.yaml`, `apiVersion: v2\nname: ${folder}\nversion: 1.0.0\n`);
   repo.write(`apps/${folder}/templates/made.yaml`, template);
@@ -30,11 +30,17 @@ function chartFolder(repo: FixtureRepo, folder: string, template: string): void 
 /** An Application of this repository at `path`, as a chart's template writes it. */
 const madeApp = (name: string, path: string) => repoApp(name, `    path: ${path}`);
 
+/** A repository whose app `parent` renders a chart that makes the Application `web`, syncing `path`. */
+function parentMakingWeb(path: string): FixtureRepo {
+  const repo = fixtureRepo();
+  repo.write('apps/parent/application.yaml', madeApp('parent', 'apps/parent'));
+  chartFolder(repo, 'parent', madeApp('web', path));
+  return repo;
+}
+
 describe('an Application a render makes', () => {
   it("has its sources rendered too: what its kustomization builds is what the gate judges, not only the folder's files", async () => {
-    const repo = fixtureRepo();
-    repo.write('apps/parent/application.yaml', madeApp('parent', 'apps/parent'));
-    chartFolder(repo, 'parent', madeApp('web', 'apps/web'));
+    const repo = parentMakingWeb('apps/web');
     repo.write(
       'apps/web/kustomization.yaml',
       'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamePrefix: built-\nresources:\n  - cm.yaml\n',
@@ -55,10 +61,9 @@ describe('an Application a render makes', () => {
       'level5: an Application 5 renders deep: the gate renders Applications that renders make 4 deep',
     ]);
   });
+
   it('what it syncs beyond the manifest roots is read and judged, as Argo CD reads any path of the checkout', async () => {
-    const repo = fixtureRepo();
-    repo.write('apps/parent/application.yaml', madeApp('parent', 'apps/parent'));
-    chartFolder(repo, 'parent', madeApp('web', 'extras/web'));
+    const repo = parentMakingWeb('extras/web');
     repo.write(
       'extras/web/pod.yaml',
       'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  hostPID: true\n  containers:\n    - name: web\n      image: nginx:1.27\n',
