@@ -33,7 +33,7 @@ import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { groupOf } from '../model/core/manifest.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
-import { applicationSetProblems, controllerComparison, restrainedApplications } from '../model/appset/outcomes.ts';
+import { applicationSetProblems, controllerComparison, madeBy, restrainedApplications } from '../model/appset/outcomes.ts';
 import { loadTree, renderTree, renderWithBuiltinApis, type RenderedTree } from './pipeline.ts';
 import { chartFaces, type ChartFace } from './chart-faces.ts';
 
@@ -60,6 +60,8 @@ export interface Snapshot {
        * base's object, as the normalizer runs them on the live object (a jq expression may select other fields there).
        */
       liveIgnored?: IgnoredFields;
+      /** For an Application an ApplicationSet makes: the ApplicationSet's name (its controller writes it, no sync does). */
+      madeBy?: string;
     }
   >;
   /** `apiVersion/Kind` to the CRD schema the API server validates that kind with (rendered, plain or bundled). */
@@ -247,6 +249,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     // Argo CD's resource key: group, kind, namespace and name, no version (a CR moved to a new version is updated).
     const options = syncOptions(app);
     // An Application an ApplicationSet made is written by its controller, which keeps what it ignores as the cluster holds it.
+    const made = madeBy(r);
     const controller = controllerComparison(r);
     const comparison = controller ? { spec: controller } : { spec: app.resource.object.spec, argocdCm };
     const ignored = ignoredFields(r.object, comparison.spec, comparison.argocdCm);
@@ -257,6 +260,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
       prune: app.automated?.prune === true,
       object: r.object,
       syncOptions: options,
+      ...(made ? { madeBy: made.set.name } : {}),
       ...(ignored.pointers.length || ignored.unread.length
         ? { ignored, respectIgnored: controller !== undefined || options.includes('RespectIgnoreDifferences=true') }
         : {}),

@@ -10,6 +10,7 @@ import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
 import { cutOf, idParts, objectLabel, sentOf, storageClasses, updateRefusals } from './refusals.ts';
 import { rolloutRisks } from './rollouts.ts';
+import { adoptionRisks } from './adoption.ts';
 import { syncRisks } from './sync-runs.ts';
 import { sameObject } from './same-object.ts';
 import { fieldChanges, masked, type FieldChange } from './fields.ts';
@@ -378,7 +379,7 @@ export function risks(changes: readonly ResourceChange[], base: Snapshot, head: 
   const updates = [...updateRefusals(base, head, classes), ...rolloutRisks(base, head, changes)];
   // What starts a sync: every change, and every object an update risk names (a pod template changed only in a checksum).
   const touched = [...changes, ...updates.filter((r) => r.flag !== 'stale').map((r) => ({ ...r, change: 'changed' }))];
-  out.push(...capabilityRisks(base, head), ...dependencyBumpRisks(base, head), ...updates, ...syncRisks(touched, base, head));
+  out.push(...capabilityRisks(base, head), ...dependencyBumpRisks(base, head), ...updates, ...syncRisks(touched, base, head), ...adoptionRisks(base, head));
   const moved = changes.find((c) => c.change === 'changed' && kindOf(c.id) === 'ConfigMap' && c.name === facts.CLUSTER_FACTS_NAME);
   const window = moved && upgradeWindowRisk(base.objects.get(moved.id)?.object, head.objects.get(moved.id)?.object, changes.length - 1);
   if (moved && window)

@@ -13,6 +13,7 @@ import { fixtureRepo, repoApp, type FixtureRepo } from '../../test-support/rende
 import { main } from '../diff/command.ts';
 import { WEB } from './diff-repo.ts';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 const ROOT = repoApp(
   'root',
@@ -212,6 +213,38 @@ describe('the rendered diff sees what Argo CD applies', () => {
       repo.write('clusters/home/extras.yaml', set(false, 'tools'));
       expect(application((await diff()).report)).toHaveLength(1);
     });
+  });
+
+  it("an Application moved from root's manifests into an ApplicationSet is a delete risk: root's prune races the controller's adoption", async () => {
+    await reset();
+    const tools = (annotations: string) =>
+      repoApp('tools', '    path: apps/demo\n    directory:\n      exclude: application.yaml').replace(
+        '  namespace: argocd\n',
+        `  namespace: argocd\n${annotations}`,
+      );
+    const set =
+      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n    - list: {elements: [{name: tools}]}\n  template:\n    metadata: {name: '{{ .name }}'}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: apps/demo, directory: {exclude: application.yaml}}\n      destination: {server: https://kubernetes.default.svc, namespace: demo}\n";
+    const moved = async (annotations: string) => {
+      repo.write('apps/tools/application.yaml', tools(annotations));
+      let risks: { flag: string; reason: string }[] = [];
+      await onBase('a hand-written Application', async () => {
+        rmSync(join(repo.root, 'apps/tools'), { recursive: true, force: true });
+        repo.write('clusters/home/extras.yaml', set);
+        risks = (await diff()).report.risks.filter((r) => r.reason.includes('moves from app root'));
+      });
+      return risks;
+    };
+    expect(await moved('')).toEqual([
+      expect.objectContaining({
+        flag: 'delete',
+        reason: expect.stringMatching(
+          /^Application argocd\/tools moves from app root's manifests into ApplicationSet extras: .*resources finalizer then deletes everything it runs/,
+        ),
+      }),
+    ]);
+    // Prune=false on it, merged first, keeps root's sync from deleting it: the controller adopts it.
+    await reset();
+    expect(await moved('  annotations:\n    argocd.argoproj.io/sync-options: Prune=false\n')).toEqual([]);
   });
 
   it('an ApplicationSet whose generator the gate does not evaluate is not judged: the diff cannot vouch for it', async () => {
