@@ -11,7 +11,7 @@ export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
 export { cniApplication } from '../model/cluster/cni-application.ts';
 export { isDefaultStorageClass } from '../model/cluster/providers.ts';
 // How Argo CD's sync writes an object the cluster holds, and what a refused update then does (the diff's refusals).
-export { onRefusedUpdate, pruneOutcome, syncCommand, syncMethodOf } from '../model/controller/sync-method.ts';
+export { onApplicationDeletion, onRefusedUpdate, pruneOutcome, syncCommand, syncMethodOf } from '../model/controller/sync-method.ts';
 // What a pod template change restarts, and what a running pod sees of a changed ConfigMap or Secret (the diff's rollouts).
 export { configReadsOf, ROLLING_KINDS, rolloutOf } from '../model/controller/rollout.ts';
 // Which objects a sync compares, and the hooks it runs (the diff's sync runs).

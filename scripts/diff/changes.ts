@@ -11,6 +11,7 @@ import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.t
 import { cutOf, idParts, objectLabel, sentOf, storageClasses, updateRefusals } from './refusals.ts';
 import { rolloutRisks } from './rollouts.ts';
 import { adoptionRisks } from './adoption.ts';
+import { leftReason, removalOutcomes, type RemovalOutcome } from './removals.ts';
 import { syncRisks } from './sync-runs.ts';
 import { sameObject } from './same-object.ts';
 import { fieldChanges, masked, type FieldChange } from './fields.ts';
@@ -51,7 +52,7 @@ export interface ResourceChange {
   pruned?: PruneOutcome;
 }
 
-export type PruneOutcome = ReturnType<typeof facts.pruneOutcome>;
+export type PruneOutcome = RemovalOutcome;
 
 export interface Risk {
   app: string;
@@ -115,6 +116,7 @@ export const isRefused = (r: Risk) => r.level === 'refused';
 
 export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
   const out: ResourceChange[] = [];
+  const removal = removalOutcomes(base, head);
   for (const id of [...new Set([...base.objects.keys(), ...head.objects.keys()])].sort()) {
     const rawA = base.objects.get(id);
     // Under RespectIgnoreDifferences=true the sync sends what Argo CD ignores as the cluster holds it: no change there.
@@ -128,8 +130,7 @@ export function compare(base: Snapshot, head: Snapshot): ResourceChange[] {
     const shown = (rawB ?? rawA)!.object;
     const kind = `${String(shown.apiVersion)}/${String(shown.kind)}`;
     if (!a) out.push({ app, id, kind, name, namespace, change: 'added', fields: [] });
-    else if (!b)
-      out.push({ app, id, kind, name, namespace, change: 'removed', fields: [], pruned: facts.pruneOutcome(rawA.object, rawA.syncOptions ?? [], rawA.prune) });
+    else if (!b) out.push({ app, id, kind, name, namespace, change: 'removed', fields: [], pruned: removal(id, rawA) });
     // Most objects are untouched by a change: equal as rendered (often the very object, from the parse and render caches), they need no walk.
     else if (!sameObject(a.object, b.object)) {
       const fields = fieldChanges(a.object, b.object);
@@ -187,12 +188,6 @@ function deleteTakes(kind: string, object: Record<string, unknown> | undefined, 
     : `; its volume stays Released with its data (StorageClass ${name} reclaims by ${asText(cls.reclaimPolicy)})`;
 }
 
-/** Why a removed object stays in the cluster, by what the sync does with it. */
-const LEFT_BECAUSE: Partial<Record<PruneOutcome, (app: string) => string>> = {
-  'requires pruning': (app) => `app ${app}'s automated sync does not prune (syncPolicy.automated.prune is not true)`,
-  'no prune': (app) => `Prune=false (on the object, or in app ${app}'s syncOptions) keeps every sync from deleting it`,
-};
-
 /**
  * A hook that leaves the repository: Argo CD never prunes a hook (gitops-engine leaves live hooks out of a sync's
  * prune), so what its last run left stays, unless HookSucceeded deleted it after that run; the default policy,
@@ -220,18 +215,19 @@ function lifecycleRisks(judged: Judged): void {
   const { c, kind, label, a, b, flag } = judged;
   if (c.change === 'removed' && c.pruned === 'deleted' && DELETE_RISK.has(kind) && a)
     flag('delete', `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${deleteTakes(kind, a.object, judged.classes)}`);
+  if (c.change === 'removed' && c.pruned === 'deleted with its app' && DELETE_RISK.has(kind) && a)
+    flag(
+      'delete',
+      `${label} is deleted: app ${c.app} is deleted, and its resources finalizer removes what it runs${deleteTakes(kind, a.object, judged.classes)}`,
+    );
   if (c.change === 'removed' && c.pruned === 'waits for confirmation')
     flag(
       'not-pruned',
       `${label} is no longer in the repository, and Prune=confirm holds its deletion: app ${c.app}'s sync stays Syncing until a person confirms the prune (the UI's Confirm Pruning, the CLI, or the annotation argocd.argoproj.io/deletion-approved on the Application)`,
     );
   if (c.change === 'removed' && c.pruned === 'never pruned' && a) removedHookRisk(judged, a.object);
-  const left = c.change === 'removed' && c.pruned ? LEFT_BECAUSE[c.pruned] : undefined;
-  if (left)
-    flag(
-      'not-pruned',
-      `${label} is no longer in the repository, but the sync leaves it in the cluster as it is: ${left(c.app)}; the app stays OutOfSync until someone deletes it`,
-    );
+  const left = c.change === 'removed' ? leftReason(label, c.app, c.pruned) : undefined;
+  if (left) flag('not-pruned', left);
   if ((kind === 'ClusterRoleBinding' || kind === 'RoleBinding') && c.change !== 'removed') {
     const role = asText(valueAt(b?.object, ['roleRef', 'name']) ?? '');
     if (c.change === 'added') flag('rbac', `${label} is a new binding (to ${role})${role === 'cluster-admin' ? ': cluster-admin' : ''}`);

@@ -132,7 +132,7 @@ export function plan(changes: readonly ResourceChange[], risks: readonly Risk[])
     const r = row(app);
     if (change === 'added') r.create++;
     else if (change === 'removed') {
-      if (pruned === undefined || pruned === 'deleted') r.delete++;
+      if (pruned === undefined || pruned === 'deleted' || pruned === 'deleted with its app') r.delete++;
       // A hook or a Skipped object is never pruned: its removal does nothing to the cluster.
       else if (pruned !== 'never pruned') r.left++;
     } else if (refused.some((x) => x.id === id)) r.refuse++;

@@ -247,6 +247,46 @@ describe('the rendered diff sees what Argo CD applies', () => {
     expect(await moved('  annotations:\n    argocd.argoproj.io/sync-options: Prune=false\n')).toEqual([]);
   });
 
+  it('an Application deleted whole takes what it runs by its finalizer, not by its own prune setting: deleted with it, or left orphaned', async () => {
+    const claim =
+      'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n  namespace: tools\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n';
+    // No automated sync of its own: its prune setting would leave the claim, were the app to stay.
+    const tools = repoApp('tools', '    path: apps/tools\n    directory:\n      exclude: application.yaml').replace('namespace: demo\n', 'namespace: tools\n');
+    const deleted = async (app: string) => {
+      await reset();
+      repo.write('apps/tools/application.yaml', app);
+      repo.write('apps/tools/claim.yaml', claim);
+      let report: { risks: { flag: string; reason: string }[]; changes: { id: string; pruned?: string }[] } | undefined;
+      await onBase('an app with a claim', async () => {
+        rmSync(join(repo.root, 'apps/tools'), { recursive: true, force: true });
+        report = (await diff()).report as never;
+      });
+      const id = 'tools|/PersistentVolumeClaim|tools|data';
+      return {
+        pruned: report!.changes.find((c) => c.id === id)?.pruned,
+        risks: report!.risks.filter((r) => r.reason.startsWith('PersistentVolumeClaim tools/data')),
+      };
+    };
+    // Root prunes the Application, and its resources finalizer deletes the claim.
+    expect(await deleted(tools)).toEqual({
+      pruned: 'deleted with its app',
+      risks: [
+        expect.objectContaining({ flag: 'delete', reason: expect.stringContaining('app tools is deleted, and its resources finalizer removes what it runs') }),
+      ],
+    });
+    // Without the finalizer the Application goes alone: the claim stays, orphaned.
+    expect(await deleted(tools.replace('  finalizers: [resources-finalizer.argocd.argoproj.io]\n', ''))).toEqual({
+      pruned: 'orphaned',
+      risks: [
+        expect.objectContaining({ flag: 'not-pruned', reason: expect.stringContaining('without a resources finalizer Argo CD deletes the Application alone') }),
+      ],
+    });
+    // Prune=false on the Application: root leaves it, and it keeps running the claim.
+    expect(
+      (await deleted(tools.replace('  namespace: argocd\n', '  namespace: argocd\n  annotations: {argocd.argoproj.io/sync-options: Prune=false}\n'))).pruned,
+    ).toBe('application kept');
+  });
+
   it('an ApplicationSet whose generator the gate does not evaluate is not judged: the diff cannot vouch for it', async () => {
     await reset();
     repo.write(

@@ -82,6 +82,20 @@ export function cascadesDeletion(app: { resource: { object: unknown } }): boolea
 }
 
 /**
+ * What becomes of an object when its whole Application is deleted (the app controller's finalizer, CascadedDeletion):
+ * a propagation policy's finalizer deletes what the Application manages, but what `deletedWithApplication` spares;
+ * without one, the Application goes alone and what it ran is left, orphaned. The app's own prune setting plays no part.
+ */
+export function onApplicationDeletion(
+  object: unknown,
+  app: { object: unknown; name: string; syncOptions: readonly string[] },
+  self: { kind: string; name: string },
+): 'deleted with its app' | 'kept on deletion' | 'orphaned' {
+  if (!cascadesDeletion({ resource: { object: app.object } })) return 'orphaned';
+  return deletedWithApplication(object, app.syncOptions, { ...self, app: app.name }) ? 'deleted with its app' : 'kept on deletion';
+}
+
+/**
  * Whether the app controller deletes this object of an Application whose deletion cascades (shouldBeDeleted): not a
  * CRD, not `Delete=false` (the object's sync-options first, then the Application's), not kept by Helm's
  * `helm.sh/resource-policy: keep`, and not the Application itself.
