@@ -247,6 +247,43 @@ describe('the rendered diff sees what Argo CD applies', () => {
     expect(await moved('  annotations:\n    argocd.argoproj.io/sync-options: Prune=false\n')).toEqual([]);
   });
 
+  it('an Application moved to another app, or out of an ApplicationSet, is a delete risk too: what held it removes it as the new holder takes it', async () => {
+    await reset();
+    const tools = repoApp('tools', '    path: apps/demo\n    directory:\n      exclude: application.yaml');
+    const set =
+      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: extras\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n    - list: {elements: [{name: tools}]}\n  template:\n    metadata: {name: '{{ .name }}', finalizers: [resources-finalizer.argocd.argoproj.io]}\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/lab.git, targetRevision: main, path: apps/demo, directory: {exclude: application.yaml}}\n      destination: {server: https://kubernetes.default.svc, namespace: demo}\n";
+    const moveRisks = async () => (await diff()).report.risks.filter((r) => r.reason.startsWith('Application argocd/tools moves'));
+    // From root's manifests to the demo app's: root's prune races the demo app's sync.
+    repo.write('apps/tools/application.yaml', tools);
+    await onBase('tools in root', async () => {
+      rmSync(join(repo.root, 'apps/tools'), { recursive: true, force: true });
+      repo.write('apps/demo/tools-app.yaml', tools);
+      expect(await moveRisks()).toEqual([
+        expect.objectContaining({
+          flag: 'delete',
+          reason: expect.stringMatching(
+            /^Application argocd\/tools moves from app root's manifests to app demo's manifests: .*unless app demo's sync takes it over first/,
+          ),
+        }),
+      ]);
+    });
+    // Out of an ApplicationSet: its controller deletes what it no longer generates, whatever writes it next.
+    await reset();
+    repo.write('clusters/home/extras.yaml', set);
+    await onBase('tools made by extras', async () => {
+      rmSync(join(repo.root, 'clusters/home/extras.yaml'));
+      repo.write('apps/tools/application.yaml', tools);
+      expect(await moveRisks()).toEqual([
+        expect.objectContaining({
+          flag: 'delete',
+          reason: expect.stringMatching(
+            /^Application argocd\/tools moves out of ApplicationSet extras to app root's manifests: its controller deletes it.*preserveResourcesOnDeletion/,
+          ),
+        }),
+      ]);
+    });
+  });
+
   it('an Application deleted whole takes what it runs by its finalizer, not by its own prune setting: deleted with it, or left orphaned', async () => {
     const claim =
       'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n  namespace: tools\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n';
