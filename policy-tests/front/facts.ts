@@ -11,7 +11,7 @@ export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
 export { cniApplication } from '../model/cluster/cni-application.ts';
 export { isDefaultStorageClass } from '../model/cluster/providers.ts';
 // How Argo CD's sync writes an object the cluster holds, and what a refused update then does (the diff's refusals).
-export { onApplicationDeletion, onRefusedUpdate, pruneOutcome, syncCommand, syncMethodOf } from '../model/controller/sync-method.ts';
+export { cascadesDeletion, onApplicationDeletion, onRefusedUpdate, pruneOutcome, syncCommand, syncMethodOf } from '../model/controller/sync-method.ts';
 // What a pod template change restarts, and what a running pod sees of a changed ConfigMap or Secret (the diff's rollouts).
 export { configReadsOf, ROLLING_KINDS, rolloutOf } from '../model/controller/rollout.ts';
 // Which objects a sync compares, and the hooks it runs (the diff's sync runs).
@@ -19,6 +19,8 @@ export { deletePolicies, isHookOrSkipped, syncLifecycle } from '../model/control
 export { ignoresExtraneous } from '../model/controller/sync-options.ts';
 export { statusIsSubresource } from '../model/controller/status-subresource.ts';
 export { withLiveValues, withoutPointers } from '../model/compare/ignore-differences.ts';
+// What an ApplicationSet's controller may do to the Applications it made (the diff's held-back and move risks).
+export { policyAllows } from '../model/appset/outcomes.ts';
 export { byRequiredApis, oneMinorAtATime, upgradesOneMinor } from '../model/argocd/app-declarations.ts';
 // An image reference as the registry resolves it (the diff's image risks).
 export { imageParts, scaledKey, scaleTargetKey } from '../model/core/workloads.ts';

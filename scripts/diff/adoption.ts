@@ -10,11 +10,8 @@
  * With the resources finalizer, that removal deletes everything the Application runs before it is made anew.
  */
 import { facts, type Snapshot } from '../../policy-tests/index.ts';
-import { idParts, objectLabel } from './refusals.ts';
-
-const RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
-
-type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
+import { idParts, objectLabel, type Entry } from './refusals.ts';
+import { holderRemoves } from './removals.ts';
 
 /** A risk of the `delete` flag, for review, on each Application its old holder would remove as it moves. */
 export interface AdoptionRisk {
@@ -38,9 +35,8 @@ export function adoptionRisks(base: Snapshot, head: Snapshot): AdoptionRisk[] {
   for (const [id, was] of base.objects) {
     const { kind, namespace, name } = idParts(id);
     const now = kind === 'Application' ? later.get(`${namespace}/${name}`) : undefined;
-    if (!now || holderOf(now) === holderOf(was) || !removes(was, base.restrained?.get(name))) continue;
-    const metadata = (was.object.metadata ?? {}) as { finalizers?: unknown };
-    const cascades = Array.isArray(metadata.finalizers) && metadata.finalizers.includes(RESOURCES_FINALIZER);
+    if (!now || holderOf(now) === holderOf(was) || !holderRemoves(was, base.restrained?.get(name))) continue;
+    const cascades = facts.cascadesDeletion({ resource: { object: was.object } });
     const label = objectLabel(kind, namespace, name);
     const into = now.madeBy ? `into ApplicationSet ${now.madeBy}` : `to app ${now.app}'s manifests`;
     const race = now.madeBy
@@ -65,10 +61,4 @@ export function adoptionRisks(base: Snapshot, head: Snapshot): AdoptionRisk[] {
     });
   }
   return out;
-}
-
-/** Whether the old holder removes the Application: its app's prune, or its ApplicationSet's controller under its policy. */
-function removes(was: Entry, policy: string | undefined): boolean {
-  if (was.madeBy) return policy !== 'create-only' && policy !== 'create-update';
-  return facts.pruneOutcome(was.object, was.syncOptions ?? [], was.prune) === 'deleted';
 }

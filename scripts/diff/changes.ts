@@ -11,7 +11,7 @@ import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.t
 import { cutOf, idParts, objectLabel, sentOf, storageClasses, updateRefusals } from './refusals.ts';
 import { rolloutRisks } from './rollouts.ts';
 import { adoptionRisks } from './adoption.ts';
-import { leftReason, removalOutcomes, type RemovalOutcome } from './removals.ts';
+import { isDeletion, leftReason, removalOutcomes, type RemovalOutcome } from './removals.ts';
 import { syncRisks } from './sync-runs.ts';
 import { sameObject } from './same-object.ts';
 import { fieldChanges, masked, type FieldChange } from './fields.ts';
@@ -213,13 +213,11 @@ function removedHookRisk({ label, c, flag }: Judged, live: Record<string, unknow
 /** Risks of what appears or goes: deletes under prune, what a sync leaves behind, bindings and roles that grow, a new Secret writer. */
 function lifecycleRisks(judged: Judged): void {
   const { c, kind, label, a, b, flag } = judged;
-  if (c.change === 'removed' && c.pruned === 'deleted' && DELETE_RISK.has(kind) && a)
-    flag('delete', `${label} is deleted: app ${c.app} prunes, so Argo CD removes it${deleteTakes(kind, a.object, judged.classes)}`);
-  if (c.change === 'removed' && c.pruned === 'deleted with its app' && DELETE_RISK.has(kind) && a)
-    flag(
-      'delete',
-      `${label} is deleted: app ${c.app} is deleted, and its resources finalizer removes what it runs${deleteTakes(kind, a.object, judged.classes)}`,
-    );
+  // Gone by its app's prune, or with its Application, which the change deletes.
+  const how =
+    c.pruned === 'deleted' ? `app ${c.app} prunes, so Argo CD removes it` : `app ${c.app} is deleted, and its resources finalizer removes what it runs`;
+  if (c.change === 'removed' && isDeletion(c.pruned) && DELETE_RISK.has(kind) && a)
+    flag('delete', `${label} is deleted: ${how}${deleteTakes(kind, a.object, judged.classes)}`);
   if (c.change === 'removed' && c.pruned === 'waits for confirmation')
     flag(
       'not-pruned',

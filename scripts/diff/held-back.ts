@@ -2,6 +2,7 @@
  * What of a change does not reach the cluster as soon as it lands: an Application its AppProject's sync windows hold
  * back, or one an ApplicationSet makes whose policy keeps the controller from applying it.
  */
+import { facts } from '../../policy-tests/index.ts';
 import type { ResourceChange, Snapshot } from './changes.ts';
 
 /**
@@ -16,14 +17,14 @@ export function heldBack(changes: readonly ResourceChange[], base: Snapshot, hea
   const restrained = changes.flatMap((c) => {
     if (c.kind !== 'argoproj.io/v1alpha1/Application' || c.change === 'added') return [];
     const policy = (c.change === 'removed' ? base : head).restrained?.get(c.name);
-    if (c.change === 'changed' && (policy === 'create-only' || policy === 'create-delete'))
+    if (c.change === 'changed' && !facts.policyAllows(policy).update)
       return [
         {
           app: c.name,
           when: `never updated: its ApplicationSet's policy (${policy}) leaves the Application as it made it, so this change and what it would render do not reach the cluster`,
         },
       ];
-    if (c.change === 'removed' && (policy === 'create-only' || policy === 'create-update'))
+    if (c.change === 'removed' && !facts.policyAllows(policy).delete)
       return [{ app: c.name, when: `never deleted: its ApplicationSet's policy (${policy}) leaves the Application, and what it runs, in the cluster` }];
     return [];
   });

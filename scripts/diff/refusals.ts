@@ -10,7 +10,8 @@
 import { facts, ruleViolations, updateViolations, type Snapshot } from '../../policy-tests/index.ts';
 import { sameObject } from './same-object.ts';
 
-type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
+/** One object of a snapshot: the object as Argo CD would apply it, and what its app's settings say of it. */
+export type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
 type Obj = Record<string, unknown>;
 
 /** A risk of an update, in the shape of changes.ts's Risk (which reads this module, so it is not imported here). */

@@ -5,17 +5,18 @@
  * Application's finalizer decides (facts.onApplicationDeletion). A parent that keeps the Application keeps what it runs.
  */
 import { facts, type Snapshot } from '../../policy-tests/index.ts';
-import { idParts } from './refusals.ts';
+import { idParts, type Entry } from './refusals.ts';
 
 export type RemovalOutcome = ReturnType<typeof facts.pruneOutcome> | ReturnType<typeof facts.onApplicationDeletion> | 'application kept';
-
-type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
 
 /** The outcome of each removed object of `base`, by id, worked out with both snapshots. */
 export function removalOutcomes(base: Snapshot, head: Snapshot): (id: string, was: Entry) => RemovalOutcome {
   // Each Application of the base as an object of its parent, and the names the head still has.
   const applications = new Map<string, Entry>();
-  for (const [id, entry] of base.objects) if (idParts(id).kind === 'Application') applications.set(idParts(id).name, entry);
+  for (const [id, entry] of base.objects) {
+    const { kind, name } = idParts(id);
+    if (kind === 'Application') applications.set(name, entry);
+  }
   const kept = new Set([...head.objects.keys()].filter((id) => idParts(id).kind === 'Application').map((id) => idParts(id).name));
   return (id, was) => {
     const pruned = facts.pruneOutcome(was.object, was.syncOptions ?? [], was.prune);
@@ -23,19 +24,23 @@ export function removalOutcomes(base: Snapshot, head: Snapshot): (id: string, wa
     const own = applications.get(app);
     // The Application stays (or is the root app, which no app applies), or the object is a hook none deletes.
     if (!own || kept.has(app) || pruned === 'never pruned') return pruned;
-    if (!deletesApplication(own, base.restrained?.get(app))) return 'application kept';
+    if (!holderRemoves(own, base.restrained?.get(app))) return 'application kept';
     return facts.onApplicationDeletion(was.object, { object: own.object, name: app, syncOptions: was.syncOptions ?? [] }, { kind, name });
   };
 }
 
 /**
- * Whether the Application goes from the cluster: an ApplicationSet's controller deletes one it made unless its policy
- * keeps it (create-only, create-update); a parent app's sync prunes one it applied as it prunes any object.
+ * Whether what holds an Application removes it from the cluster once it holds it no more: an ApplicationSet's
+ * controller deletes one it made unless its policy keeps it; a parent app's sync prunes one it applied as it prunes
+ * any object. `own` is the Application as an object of its holder, `policy` its ApplicationSet's policy.
  */
-function deletesApplication(own: Entry, policy: string | undefined): boolean {
-  if (own.madeBy) return policy !== 'create-only' && policy !== 'create-update';
+export function holderRemoves(own: Entry, policy: string | undefined): boolean {
+  if (own.madeBy) return facts.policyAllows(policy).delete;
   return facts.pruneOutcome(own.object, own.syncOptions ?? [], own.prune) === 'deleted';
 }
+
+/** Whether a removed object goes from the cluster: its app prunes it, or its Application's deletion takes it. */
+export const isDeletion = (outcome: RemovalOutcome | undefined): boolean => outcome === 'deleted' || outcome === 'deleted with its app';
 
 /** What is left of an Application the change deletes whole, or keeps: no sync of its own says OutOfSync of it then. */
 const APP_GONE = new Set<RemovalOutcome>(['orphaned', 'kept on deletion', 'application kept']);

@@ -12,6 +12,7 @@ import MarkdownIt from 'markdown-it';
 import type { ResourceChange, Risk } from './changes.ts';
 import type { ChartBump } from './chart-bumps.ts';
 import { isTextChange, textHunks } from './text-diff.ts';
+import { isDeletion } from './removals.ts';
 
 /** GitHub refuses a comment over 65,536 characters; the marker and the note need the rest. */
 export const MARKDOWN_CAP = 60_000;
@@ -132,7 +133,7 @@ export function plan(changes: readonly ResourceChange[], risks: readonly Risk[])
     const r = row(app);
     if (change === 'added') r.create++;
     else if (change === 'removed') {
-      if (pruned === undefined || pruned === 'deleted' || pruned === 'deleted with its app') r.delete++;
+      if (pruned === undefined || isDeletion(pruned)) r.delete++;
       // A hook or a Skipped object is never pruned: its removal does nothing to the cluster.
       else if (pruned !== 'never pruned') r.left++;
     } else if (refused.some((x) => x.id === id)) r.refuse++;

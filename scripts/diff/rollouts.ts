@@ -11,10 +11,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { facts, type Snapshot } from '../../policy-tests/index.ts';
 import { isRecord, valueAt } from '../lib/values.ts';
-import { idParts, objectLabel, sentOf } from './refusals.ts';
+import { idParts, objectLabel, sentOf, type Entry } from './refusals.ts';
 import { sameObject } from './same-object.ts';
-
-type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
 
 /** A risk of a restart, in the shape of changes.ts's Risk (which reads this module, so it is not imported here). */
 export interface RolloutRisk {

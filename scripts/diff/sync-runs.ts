@@ -8,10 +8,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { facts, type Snapshot } from '../../policy-tests/index.ts';
-import { idLabel } from './refusals.ts';
+import { idLabel, type Entry } from './refusals.ts';
 import { sameObject } from './same-object.ts';
-
-type Entry = Snapshot['objects'] extends Map<string, infer E> ? E : never;
 
 /** A risk of a sync, in the shape of changes.ts's Risk (which reads this module, so it is not imported here). */
 export interface SyncRisk {

@@ -98,6 +98,14 @@ export function controllerComparison(app: Resource): { ignoreDifferences: Record
   };
 }
 
+/**
+ * What the controller's policy lets it do to an Application it made (utils/policy.go: AllowUpdate, AllowDelete):
+ * `sync`, the default (or none), both; `create-only` neither; `create-update` no delete; `create-delete` no update.
+ */
+export function policyAllows(policy: string | undefined): { update: boolean; delete: boolean } {
+  return { update: policy !== 'create-only' && policy !== 'create-delete', delete: policy !== 'create-only' && policy !== 'create-update' };
+}
+
 export interface SetProblem {
   resource: Resource;
   message: string;

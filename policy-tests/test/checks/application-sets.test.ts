@@ -59,6 +59,13 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
         .replace('path: apps/platform/backups\n    directory:\n      exclude: application.yaml', `path: ${path}`)
         .replace('namespace: backups', 'namespace: argocd'),
     );
+  /** The gate on the copy, which must refuse the whoami Deployment on its three counts and nothing else. */
+  const gateRefusingWhoami = async () => {
+    const result = await runGate(copyGateOptions(copy.root));
+    const findings = allFindings(result);
+    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    return result;
+  };
   const withWorkload = () => {
     copy.reset();
     copy.write('apps/extras/whoami/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - deployment.yaml\n');
@@ -102,9 +109,7 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
         path: 'apps/extras/{{name}}',
       }),
     );
-    const result = await runGate(copyGateOptions(copy.root));
-    const findings = allFindings(result);
-    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    const result = await gateRefusingWhoami();
     expect(result.resources.filter((r) => r.kind === 'Application' && r.filename === SET_FILE).map((r) => `${r.name} ${r.status}`)).toEqual([
       'extra-whoami-true valid',
     ]);
@@ -113,8 +118,7 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
   it('a clusters generator makes an Application for the one cluster this lab declares, the local one, judged like the rest', async () => {
     withWorkload();
     copy.write(SET_FILE, applicationSet([], ['- clusters: {}'], { name: 'whoami-{{name}}', path: 'apps/extras/whoami' }));
-    const result = await runGate(copyGateOptions(copy.root));
-    expect(checkIds(allFindings(result)), describeFindings(allFindings(result))).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    const result = await gateRefusingWhoami();
     expect(result.resources.filter((r) => r.kind === 'Application' && r.filename === SET_FILE).map((r) => r.name)).toEqual(['whoami-in-cluster']);
   });
 
@@ -233,9 +237,7 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
       'apps/extras/sets/chart/templates/set.yaml',
       applicationSet([], ['- list:', '    elements:', '      - app: whoami'], { name: 'extra-{{`{{app}}`}}', path: 'apps/extras/{{`{{app}}`}}' }),
     );
-    const result = await runGate(copyGateOptions(copy.root));
-    const findings = allFindings(result);
-    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    const result = await gateRefusingWhoami();
     expect(result.resources.filter((r) => r.kind === 'Application' && r.name === 'extra-whoami')).toHaveLength(1);
   });
 
@@ -251,9 +253,7 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
       'apps/extras/sets/set.yaml',
       applicationSet([], ['- list:', '    elements:', '      - app: nowhere'], { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' }),
     );
-    const result = await runGate(copyGateOptions(copy.root));
-    const findings = allFindings(result);
-    expect(checkIds(findings), describeFindings(findings)).toEqual(['pod-security', 'workload-memory', 'workload-privilege']);
+    const result = await gateRefusingWhoami();
     expect(result.resources.filter((r) => r.kind === 'Application' && r.name.startsWith('extra-')).map((r) => r.name)).toEqual(['extra-whoami']);
   });
 
