@@ -22,6 +22,7 @@ import { checkoutPaths, type Submodule } from './checkout-paths.ts';
 import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL } from '../argocd/repo-server.ts';
 import { sourceParameterTexts } from './directory-source.ts';
 import { mergeSourceParameters } from '../argocd/source-parameters.ts';
+import { diskView, kustomizeInputs, type KustomizeView } from '../argocd/kustomize-walk.ts';
 
 /** The checkout this gate belongs to: the folder above policy-tests/, whether this module runs from its source or from the bundle in dist/. */
 export const REPO_ROOT = ((here: string) => here.slice(0, here.lastIndexOf(`${sep}policy-tests${sep}`) + 1))(fileURLToPath(import.meta.url));
@@ -321,7 +322,8 @@ export async function readingBeyond(
 
 /**
  * Files Argo CD's repo-server reads for some source of this repository (model/argocd/repo-server.ts) that the
- * repository model does not hold yet: what a directory source's walk reads, and a kustomize source's folder. Found
+ * repository model does not hold yet: what a directory source's walk reads, and a kustomize source's folder with every
+ * folder and file its build reaches (model/argocd/kustomize-walk.ts). Found
  * here, on the model floor, from the Applications' own fields, so the loader never reaches up.
  */
 function appliedBeyond(repo: Repo): string[] {
@@ -338,6 +340,8 @@ function appliedBeyond(repo: Repo): string[] {
     else byFolder.set(folder, [p]);
   }
   const pathSet = new Set(paths);
+  let kustomizeView: KustomizeView | undefined;
+  const view = () => (kustomizeView ??= diskView(repo.root, pathSet, repo.dataFiles, parseDataFile));
   const under = (appPath: string, recurse: boolean): string[] =>
     recurse
       ? [...byFolder].filter(([folder]) => appPath === '' || folder === appPath || folder.startsWith(`${appPath}/`)).flatMap(([, files]) => files)
@@ -359,9 +363,13 @@ function appliedBeyond(repo: Repo): string[] {
       const raw = parameters.length ? mergeSourceParameters(written, parameters).source : written;
       const explicit = explicitTool(raw);
       const tool = explicit.tool ?? (explicit.error ? undefined : discoveredTool(under(appPath, false), appPath));
-      // A kustomization's folder, wherever it stands, is read as a manifest root is: its files are what kustomize
-      // builds, and a finding lands in them. The repository's root is never taken whole for one.
-      if (tool === 'Kustomize' && appPath !== '') for (const file of under(appPath, true)) if (!repo.files.has(file)) out.add(file);
+      // A kustomization's folder, wherever it stands, is read as a manifest root is, and so is every folder its build
+      // reaches (a `../base`, a component) and every file it names: they are what kustomize builds, and a finding
+      // lands in them. The repository's root is never taken whole for one.
+      if (tool === 'Kustomize' && appPath !== '') {
+        const reached = kustomizeInputs(view(), appPath).keyFiles.filter((f) => pathSet.has(f));
+        for (const file of [...under(appPath, true), ...reached]) if (!repo.files.has(file)) out.add(file);
+      }
       if (tool !== 'Directory') continue;
       const d = (raw.directory ?? {}) as Record<string, unknown>;
       const options = {

@@ -184,6 +184,20 @@ describe('a kustomize source beyond the manifest roots', () => {
     expect(loaded.dataFiles.has('z-outside/web/kustomization.yaml')).toBe(true);
     expect(filesOfApp(loaded, applications(loaded)[0]!)).toEqual(['z-outside/web/cm.yaml']);
   });
+
+  it('reads every folder its build reaches too: a `../base` beyond the roots is loaded, and a finding lands in its file', async () => {
+    const repo = fixtureRepo();
+    repo.write('apps/web/application.yaml', repoApp('web', '    path: z-outside/web/overlay'));
+    repo.write('z-outside/web/overlay/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../base\n');
+    repo.write('z-outside/web/base/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cm.yaml\n');
+    repo.write('z-outside/web/base/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: based\n');
+    repo.write('z-outside/other/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unreached\n');
+    const loaded = await loadRepo(repo.root);
+    expect(loaded.resources.filter((r) => r.kind === 'ConfigMap').map((r) => `${r.file}:${r.name}`)).toContain('z-outside/web/base/cm.yaml:based');
+    expect(loaded.files.has('z-outside/other/cm.yaml')).toBe(false);
+    expect(loaded.dataFiles.has('z-outside/web/base/kustomization.yaml')).toBe(true);
+    expect(filesOfApp(loaded, applications(loaded)[0]!)).toEqual(['z-outside/web/base/cm.yaml']);
+  });
 });
 
 describe('a source of several with an empty path', () => {

@@ -80,6 +80,19 @@ export const repositoryMutations: Mutation[] = [
     mutate: (c) => unreadArea(c),
     at: () => ({ file: 'z-unread-area/chess/config.yaml', line: 1 }),
   },
+  {
+    check: 'manifest-roots',
+    why: "a component an app's kustomization reaches beyond the roots, z-shared/note/: kustomize builds its manifest into the app, said at that file",
+    mutate: (c) => {
+      c.write(
+        'apps/media/tautulli/kustomization.yaml',
+        c.read('apps/media/tautulli/kustomization.yaml').replace('components:\n', 'components:\n  - ../../../z-shared/note\n'),
+      );
+      c.write('z-shared/note/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - note.yaml\n');
+      c.write('z-shared/note/note.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: note\n  namespace: media\n');
+    },
+    at: () => ({ file: 'z-shared/note/note.yaml', line: 1 }),
+  },
 ];
 
 /** An app in a top-level folder the gate does not read, with the manifest it applies. */
