@@ -23,7 +23,9 @@ import {
   DEFAULT_MAX_COMBINED_MANIFESTS_BYTES,
   explicitTool,
   MAX_COMBINED_MANIFESTS_KEY,
+  outOfBoundsLink,
   sourceParameterFiles,
+  walkOrder,
 } from './repo-server.ts';
 
 export type Refusal =
@@ -156,6 +158,32 @@ export function submoduleRefusals(repo: Repo): { line: number; message: string }
       {
         line: s.line,
         message: `Argo CD's checkout fetches the submodule at ${s.path}${s.url ? ` (${s.url})` : ''} (git submodule update --init --recursive, argocd-cmd-params-cm ${SUBMODULES_KEY} true by default): another repository's files at a commit, which a source reaching ${s.path} applies and the gate never reads`,
+      },
+    ];
+  });
+}
+
+/** argocd-cmd-params-cm's key the repo-server's Deployment reads ARGOCD_REPO_SERVER_ALLOW_OUT_OF_BOUNDS_SYMLINKS from. */
+export const OOB_SYMLINKS_KEY = 'reposerver.allow.oob.symlinks';
+
+/**
+ * The checkout's symlinks Argo CD's repo-server refuses (outOfBoundsLink), unless argocd-cmd-params-cm allows them
+ * (ParseBoolFromEnv: "true" in any case; anything else keeps the default, false). It checks the whole checkout
+ * before it reads any source, so one such link anywhere, in a folder no Application reads too, fails every source of
+ * this repository, the root app's among them: nothing syncs until it is gone. Each one, in the order its walk meets them.
+ */
+export function symlinkRefusals(repo: Repo): { file: string; message: string }[] {
+  const allowed = argocdCmdParams(repo)?.[OOB_SYMLINKS_KEY];
+  if (typeof allowed === 'string' && allowed.toLowerCase() === 'true') return [];
+  const links = new Map((repo.checkout?.links ?? []).map((l) => [l.path, l.target]));
+  return walkOrder(links.keys()).flatMap((path) => {
+    const target = links.get(path)!;
+    const why = outOfBoundsLink(path, target);
+    if (!why) return [];
+    return [
+      {
+        file: path,
+        message: `${path} is a symlink to ${target}, which ${why === 'absolute' ? 'is absolute' : 'steps out of the repository'}: Argo CD's repo-server checks every symlink of the checkout before it reads any source, and fails every source of this repository (repository contains out-of-bounds symlinks. file: ${path}; argocd-cmd-params-cm ${OOB_SYMLINKS_KEY} false by default): nothing syncs, the root app included`,
       },
     ];
   });

@@ -13,10 +13,13 @@
  *   relative to the source path (`*` crosses `/`);
  * - the source parameter files `mergeSourceParameters` merges into the
  *   source before it picks the tool: `.argocd-source.yaml` and
- *   `.argocd-source-<app>.yaml` at the source path.
+ *   `.argocd-source-<app>.yaml` at the source path;
+ * - before any of it, the whole checkout's symlinks
+ *   (`CheckOutOfBoundsSymlinks`, util/app/path).
  * Pure: it works on the list of paths a checkout holds, so tests and the
  * loader ask it the same question.
  */
+import { posix } from 'node:path';
 import { argoGlobMatcher } from '../core/glob.ts';
 
 /** `manifestFile` in reposerver/repository/repository.go. */
@@ -156,6 +159,23 @@ export function combinedSizeProblem(files: readonly string[], sizeOf: (file: str
     total += sizeOf(file);
     if (total > max)
       return `exceeded max combined manifest file size: the files up to ${file} hold ${total} bytes, over the repo-server's ${max} (argocd-cmd-params-cm ${MAX_COMBINED_MANIFESTS_KEY})`;
+  }
+  return undefined;
+}
+
+/**
+ * Why Argo CD's repo-server refuses a symlink of the checkout, if it does (util/app/path `CheckOutOfBoundsSymlinks`,
+ * run over the whole checkout but `.git` before any source is read): the target as written, never resolved, is
+ * absolute, or some step of it, taken part by part from the link's folder, stands outside the repository. So
+ * `../lab/apps/x.yaml`, which comes back in, is refused as well as `/etc/hostname`, and so is a dangling link that
+ * leaves. `path` is the link's path in the checkout, `target` what readlink gives.
+ */
+export function outOfBoundsLink(path: string, target: string): string | undefined {
+  if (posix.isAbsolute(target)) return 'absolute';
+  let dir = posix.dirname(path);
+  for (const part of target.split('/')) {
+    dir = posix.join(dir, part);
+    if (dir === '..' || dir.startsWith('../')) return 'leaves the repository';
   }
   return undefined;
 }

@@ -7,7 +7,7 @@
  * check holds to that (no package folder, no store file).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -42,14 +42,40 @@ export interface Submodule {
   commit?: string;
 }
 
+/** A symlink of the checkout, with the text it holds (what readlink gives: the target as written, never resolved). */
+export interface CheckoutLink {
+  path: string;
+  target: string;
+}
+
 export interface Checkout {
   paths: string[];
   from: 'git' | 'walk';
   /** Present where the root holds `.gitmodules`, or git's index a gitlink. */
   submodules?: Submodule[];
+  /** The symlinks among the paths: Argo CD's repo-server judges every one before it reads any source. */
+  links: CheckoutLink[];
 }
 
 export async function checkoutPaths(root: string): Promise<Checkout> {
+  const listed = await listCheckout(root);
+  return { ...listed, links: linksAmong(root, listed.paths) };
+}
+
+/** The paths that are symlinks, each with what it names; one lstat a path (a thousand paths take a few milliseconds). */
+function linksAmong(root: string, paths: readonly string[]): CheckoutLink[] {
+  const links: CheckoutLink[] = [];
+  for (const path of paths) {
+    try {
+      if (lstatSync(join(root, path)).isSymbolicLink()) links.push({ path, target: readlinkSync(join(root, path)) });
+    } catch {
+      // Gone since git listed it (a file the pull request's own run removed): nothing there to judge.
+    }
+  }
+  return links;
+}
+
+async function listCheckout(root: string): Promise<Omit<Checkout, 'links'>> {
   try {
     // A checkout's root holds .git (a folder, or a file in a worktree): one git process, not a second to ask where
     // the top is. A folder inside a checkout is not one; a broken .git makes ls-files fail, and the walk stands.

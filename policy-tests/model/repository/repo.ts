@@ -18,7 +18,7 @@ import { readSource } from '../core/source.ts';
 import { parseTomlFile, type DataFile } from './data-file.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 import { perKey } from '../core/per-object.ts';
-import { checkoutPaths, type Submodule } from './checkout-paths.ts';
+import { checkoutPaths, type CheckoutLink, type Submodule } from './checkout-paths.ts';
 import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL } from '../argocd/repo-server.ts';
 import { sourceParameterTexts } from './directory-source.ts';
 import { mergeSourceParameters } from '../argocd/source-parameters.ts';
@@ -93,7 +93,7 @@ export interface Repo {
   /** Non-manifest YAML/JSON files (Helm values, facts, settings) and TOML (wrangler.toml), parsed with positions. */
   dataFiles: ReadonlyMap<string, DataFile>;
   /** Every path of the checkout a pull request can write (model/repository/checkout-paths.ts); absent for an in-memory repository. */
-  checkout?: { paths: readonly string[]; from: 'git' | 'walk'; submodules?: readonly Submodule[] };
+  checkout?: { paths: readonly string[]; from: 'git' | 'walk'; submodules?: readonly Submodule[]; links?: readonly CheckoutLink[] };
 }
 
 /** What Argo CD's repo-server walks for this repository: every path of the checkout (git's view), else the files under the manifest roots (an in-memory repository). */

@@ -97,12 +97,15 @@ describe('symlinks in the repository', () => {
   });
   afterAll(() => copy?.dispose());
 
-  it('a symlink that points out of the repository is refused, as Argo CD refuses it', async () => {
+  it('a symlink that points out of the repository is refused, as Argo CD refuses it: unread, and every source of the repository failed', async () => {
     const outside = join(scratch, 'outside.yaml');
     writeFileSync(outside, `${CONFIGMAP.replace('apps', 'media')}`);
     symlinkSync(outside, join(copy.root, 'apps/media/unpackerr/escape.yaml'));
     const findings = await copy.gate();
     expect(findings.map(formatFinding), describeFindings(findings)).toEqual([
+      expect.stringMatching(
+        /^apps\/media\/unpackerr\/escape\.yaml:1:1 policy \[argocd-applied-files\] .* is a symlink to .*, which is absolute: .*fails every source/,
+      ),
       expect.stringMatching(/^apps\/media\/unpackerr\/escape\.yaml:1:1 loader \[file-type\] is a symlink that points out of the repository/),
     ]);
   });

@@ -84,6 +84,12 @@ export const argocdRepoServerMutations: Mutation[] = [
   },
   {
     check: 'argocd-applied-files',
+    why: "a symlink to /etc/hostname in docs/, which no Application reads: Argo CD's repo-server checks every link of the checkout first and fails every source of the repository",
+    mutate: (c) => c.link('docs/hostname.md', '/etc/hostname'),
+    at: () => ({ file: 'docs/hostname.md', line: 1 }),
+  },
+  {
+    check: 'argocd-applied-files',
     why: "argocd-cm turns kustomize off: Argo CD would apply every kustomization's folder (the media apps') as plain YAML, where the gate renders it with kustomize",
     mutate: (c) => c.write(ARGOCD_CM, c.read(ARGOCD_CM).replace(/^data:\n/m, 'data:\n  kustomize.enable: "false"\n')),
     at: (c) => ({ file: ARGOCD_CM, line: lineOf(c, ARGOCD_CM, 'kustomize.enable') }),

@@ -1,5 +1,5 @@
 /** Test helpers: a throwaway copy of the real repository that a test may break. */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments, type Document } from 'yaml';
@@ -15,6 +15,8 @@ export interface RepoCopy {
   /** Edits one YAML document of a file through the yaml Document API (layout and comments survive). */
   edit(file: string, doc: number, change: (d: Document) => void): void;
   write(file: string, text: string): void;
+  /** Commits a symlink at `file` holding `target` as written; reset removes it. */
+  link(file: string, target: string): void;
   /** Deletes every file under a folder (or one file); reset puts them back. */
   remove(path: string): void;
   read(file: string): string;
@@ -58,6 +60,12 @@ export function copyRepo(): RepoCopy {
       remember(file);
       mkdirSync(dirname(join(root, file)), { recursive: true });
       writeFileSync(join(root, file), text);
+    },
+    link(file, target) {
+      if (existsSync(join(root, file))) throw new Error(`${file} exists: a link is only added`);
+      originals.set(file, undefined);
+      mkdirSync(dirname(join(root, file)), { recursive: true });
+      symlinkSync(target, join(root, file));
     },
     remove(path) {
       const full = join(root, path);
