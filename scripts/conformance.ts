@@ -5,8 +5,8 @@
  *   npm run conformance -- --pod-security ../pod-security-admission --apiserver ../apiserver --apiextensions ../apiextensions-apiserver
  * and prints agreement per control and per library, then every disagreement.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT, conformance, facts, render } from '../policy-tests/index.ts';
 import { runCommand, UsageError, type CommandIo } from './lib/command.ts';
@@ -126,6 +126,33 @@ function reportImpersonation(checkout: string, print: (t: string) => void): void
   for (const u of unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
 }
 
+/** The symlinks the repo-server refuses before any source: util/app/path/path_test.go on its testdata folders. */
+function reportSymlinks(checkout: string, print: (t: string) => void): void {
+  const dir = join(checkout, 'util/app/path');
+  if (!existsSync(join(dir, 'path_test.go'))) {
+    print("Argo CD's symlink cases: util/app/path/path_test.go is not in this checkout\n");
+    return;
+  }
+  const { cases, unread } = conformance.symlinkCases(readText(join(dir, 'path_test.go')));
+  report(
+    "Argo CD's out-of-bounds symlinks (util/app/path/path_test.go)",
+    conformance.symlinkAgreement(cases, (folder) => linksUnder(join(dir, folder))),
+    print,
+  );
+  for (const u of unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
+}
+
+/** The symlinks under a folder, each by its path in the folder and the target it holds. */
+function linksUnder(root: string): { path: string; target: string }[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isSymbolicLink())
+    .map((e) => {
+      const abs = join(e.parentPath, e.name);
+      return { path: relative(root, abs).split(sep).join('/'), target: readlinkSync(abs) };
+    });
+}
+
 /** What an AppProject permits: pkg/apis/application/v1alpha1/types_test.go and util/argo/argo_test.go. */
 function reportProjects(checkout: string, print: (t: string) => void): void {
   const [types, argo] = ['pkg/apis/application/v1alpha1/types_test.go', 'util/argo/argo_test.go'].map((f) => join(checkout, f));
@@ -165,6 +192,7 @@ async function reportApplicationSets(checkout: string, print: (t: string) => voi
 async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
   reportHooks(checkout, print);
   reportImpersonation(checkout, print);
+  reportSymlinks(checkout, print);
   reportProjects(checkout, print);
   await reportApplicationSets(checkout, print);
   const dir = join(checkout, 'reposerver/repository');
@@ -192,7 +220,9 @@ is committed):
   --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
                       hook tests (gitops-engine/pkg/sync/hook), judged
                       through the gate's reading of hooks, the account a
-                      sync impersonates (controller/sync_test.go), what
+                      sync impersonates (controller/sync_test.go), the
+                      symlinks the repo-server refuses (util/app/path/
+                      path_test.go on its testdata), what
                       an AppProject permits (pkg/apis/application/
                       v1alpha1/types_test.go, util/argo/argo_test.go), an
                       ApplicationSet's templates and generators (applicationset/

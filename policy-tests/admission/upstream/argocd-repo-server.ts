@@ -61,7 +61,7 @@ export function testUnits(src: string): { name: string; body: string }[] {
 }
 
 /** The top-level arguments of the call whose `(` is at `open`. */
-function callArgs(text: string, open: number): string[] {
+export function callArgs(text: string, open: number): string[] {
   const args: string[] = [];
   let depth = 0;
   let start = open + 1;

@@ -179,3 +179,13 @@ export function outOfBoundsLink(path: string, target: string): string | undefine
   }
   return undefined;
 }
+
+/**
+ * The first link `CheckOutOfBoundsSymlinks` refuses, in its walk's order, passing over `skip` (the paths it is told to
+ * leave, `.git` in the repo-server's own call) and what lies under them; undefined where it refuses none.
+ */
+export function firstOutOfBoundsLink(links: readonly { path: string; target: string }[], skip: readonly string[] = []): string | undefined {
+  const targets = new Map(links.map((l) => [l.path, l.target]));
+  const skipped = (path: string) => skip.some((s) => path === s || path.startsWith(`${s}/`));
+  return walkOrder(targets.keys()).find((path) => !skipped(path) && outOfBoundsLink(path, targets.get(path)!) !== undefined);
+}

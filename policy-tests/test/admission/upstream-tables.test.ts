@@ -11,6 +11,7 @@ import { celCostStabilityCases, validationAgreement, validationExpressionCases }
 import { estimatedCostAgreement, estimatedCostCases } from '../../admission/upstream/estimated-cost.ts';
 import { hookTestAgreement } from '../../admission/upstream/argocd-hooks.ts';
 import { impersonationAgreement, impersonationCases } from '../../admission/upstream/argocd-impersonation.ts';
+import { symlinkAgreement, symlinkCases } from '../../admission/upstream/argocd-symlinks.ts';
 import { projectAgreement } from '../../admission/upstream/argocd-projects.ts';
 import { applicationSetTemplateAgreement, applicationSetTemplateCases } from '../../admission/upstream/argocd-applicationset.ts';
 import { generatorAgreement, generatorCases } from '../../admission/upstream/argocd-appset-generators.ts';
@@ -250,6 +251,61 @@ ${run('a cluster made otherwise', entry('*', '*', 'test-sa'), vars('testns', 'ht
     expect(agreement.disagreements.map((d) => d.why)).toEqual([
       'expects "system:serviceaccount:testns:test-sa", the model derives "system:serviceaccount:myns:test-sa"',
     ]);
+  });
+});
+
+describe("Argo CD's symlink tests, read as data (argocd-symlinks.ts)", () => {
+  // The shape of util/app/path/path_test.go at v3.5.1, with a case the model would get wrong if it resolved links.
+  const GO = `
+func TestGoodSymlinks(t *testing.T) {
+	err := CheckOutOfBoundsSymlinks("./testdata/goodlink")
+	require.NoError(t, err)
+}
+func TestBadSymlinks3(t *testing.T) {
+	err := CheckOutOfBoundsSymlinks("./testdata/badlink3")
+	var oobError *OutOfBoundsSymlinkError
+	require.ErrorAs(t, err, &oobError)
+	assert.Equal(t, "badlink", oobError.File)
+}
+func TestBadSymlinksExcluded(t *testing.T) {
+	err := CheckOutOfBoundsSymlinks("./testdata/badlink", "badlink")
+	assert.NoError(t, err)
+}
+func TestAbsSymlink(t *testing.T) {
+	const testDir = "./testdata/abslink"
+	require.NoError(t, fileutil.CreateSymlink(t, "/somethingbad", "abslink"))
+	err = CheckOutOfBoundsSymlinks(testDir)
+	assert.Equal(t, "abslink", oobError.File)
+}
+func TestSomethingElse(t *testing.T) {
+	err := CheckOutOfBoundsSymlinks(dir())
+	require.NoError(t, err)
+}
+`;
+  const folders: Record<string, { path: string; target: string }[]> = {
+    'testdata/goodlink': [
+      { path: 'goodlink', target: './file.txt' },
+      { path: 'subdir/goodlink', target: '../subdir/file.txt' },
+    ],
+    'testdata/badlink3': [{ path: 'badlink', target: '../badlink3/test.txt' }],
+    'testdata/badlink': [{ path: 'badlink', target: '../../bla' }],
+    'testdata/abslink': [],
+  };
+
+  it('reads each call with its folder, skip paths, made links and expectation, and judges each through the model', () => {
+    const { cases, unread } = symlinkCases(GO);
+    expect(cases.map((c) => [c.test, c.folder, c.skip, c.made, c.refused])).toEqual([
+      ['TestGoodSymlinks', 'testdata/goodlink', [], [], undefined],
+      ['TestBadSymlinks3', 'testdata/badlink3', [], [], 'badlink'],
+      ['TestBadSymlinksExcluded', 'testdata/badlink', ['badlink'], [], undefined],
+      ['TestAbsSymlink', 'testdata/abslink', [], [{ path: 'abslink', target: '/somethingbad' }], 'abslink'],
+    ]);
+    expect(unread).toEqual([{ test: 'TestSomethingElse', why: 'a folder or skip path that is not a literal: CheckOutOfBoundsSymlinks(dir())' }]);
+    const agreement = symlinkAgreement(cases, (folder) => folders[folder] ?? []);
+    expect([agreement.agree, agreement.total]).toEqual([4, 4]);
+    // A folder that holds what the test does not expect is a disagreement, said.
+    const wrong = symlinkAgreement(cases, (folder) => (folder === 'testdata/goodlink' ? [{ path: 'x', target: '../../y' }] : (folders[folder] ?? [])));
+    expect(wrong.disagreements.map((d) => d.why)).toEqual(['the gate refuses x, Argo CD none']);
   });
 });
 
