@@ -187,6 +187,15 @@ async function reportApplicationSets(checkout: string, print: (t: string) => voi
     print,
   );
   for (const u of generators.unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
+  const controller = join(checkout, 'applicationset/controllers/applicationset_controller_test.go');
+  if (!existsSync(controller)) return;
+  const validation = conformance.appSetValidationCases(readText(controller));
+  report(
+    "Argo CD's ApplicationSet controller's refusals (applicationset/controllers, TestValidateGeneratedApplications)",
+    conformance.appSetValidationAgreement(validation.cases),
+    print,
+  );
+  for (const u of validation.unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
 }
 
 async function reportRepoServer(checkout: string, print: (t: string) => void): Promise<void> {
@@ -227,7 +236,9 @@ is committed):
                       v1alpha1/types_test.go, util/argo/argo_test.go), an
                       ApplicationSet's templates and generators (applicationset/
                       utils/utils_test.go, generators/git_test.go and
-                      list_test.go; Go templates through the pinned Helm), and the
+                      list_test.go; Go templates through the pinned Helm), what
+                      its controller refuses of what they make (controllers/
+                      applicationset_controller_test.go), and the
                       repo-server's tests (reposerver/repository/
                       repository_test.go and its testdata/), judged through
                       the gate's reading of a source; its line is printed last

@@ -233,6 +233,7 @@ export { yamlSuiteAgreement, type YamlSuiteCase } from './yaml-test-suite.ts';
 export { hookTestAgreement } from './argocd-hooks.ts';
 export { impersonationAgreement, impersonationCases } from './argocd-impersonation.ts';
 export { symlinkAgreement, symlinkCases } from './argocd-symlinks.ts';
+export { appSetValidationAgreement, appSetValidationCases } from './argocd-appset-validation.ts';
 export { projectAgreement } from './argocd-projects.ts';
 export { applicationSetTemplateAgreement, applicationSetTemplateCases } from './argocd-applicationset.ts';
 export { generatorAgreement, generatorCases } from './argocd-appset-generators.ts';

@@ -10,28 +10,9 @@
  * could name is not judged.
  */
 import { applications, IN_CLUSTER_NAME, IN_CLUSTER_SERVER } from '../../model/argocd/argocd.ts';
-import { knownClusters, type Cluster } from '../../model/argocd/clusters.ts';
+import { destinationProblem, knownClusters, namesUnknownCluster } from '../../model/argocd/clusters.ts';
 import { dig } from '../../model/core/dig.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-
-/** Argo CD's words for a destination it cannot resolve, or undefined when it resolves to one known cluster. */
-function destinationProblem(destination: { server?: string; name?: string }, clusters: readonly Cluster[]): string | undefined {
-  const { server = '', name = '' } = destination;
-  if (name && server) return `application destination can't have both name and server defined: ${name} ${server}`;
-  if (server) {
-    const trimmed = server.replace(/\/+$/, '');
-    return clusters.some((c) => c.server === trimmed)
-      ? undefined
-      : `error getting cluster by server "${server}": rpc error: code = NotFound desc = cluster "${trimmed}" not found`;
-  }
-  if (name) {
-    const servers = clusters.filter((c) => (c.name ?? '') === name).map((c) => c.server);
-    if (servers.length === 0) return `there are no clusters with this name: ${name}`;
-    if (servers.length > 1) return `there are ${servers.length} clusters with the same name: [${servers.join(' ')}]`;
-    return undefined;
-  }
-  return 'Destination server missing from app spec';
-}
 
 export const argocdDestinationCheck: PolicyCheck = {
   id: 'argocd-destination',
@@ -52,8 +33,7 @@ export const argocdDestinationCheck: PolicyCheck = {
       );
       if (!problem) continue;
       const place = { resource: app.resource, path: ['spec', 'destination'] };
-      const unresolved = !problem.startsWith('application destination') && !problem.startsWith('Destination server missing');
-      if (written && unresolved)
+      if (written && namesUnknownCluster(problem))
         ctx.notJudged(
           place,
           `Application ${app.name}: its destination names a cluster no Secret here declares, and an ExternalSecret writes cluster Secrets: ${problem}`,

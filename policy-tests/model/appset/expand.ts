@@ -16,6 +16,8 @@ import type { Params } from './params.ts';
 import { generatorParams, type Run } from './generators.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, type GoTemplateEngine, type TemplateMode } from './renderer.ts';
 import { applyTemplatePatch } from './template-patch.ts';
+import { generatedApplicationErrors, qualifiedName } from './validation.ts';
+import { knownClusters } from '../argocd/clusters.ts';
 import { isApplicationSet, madeBy, outcomeOf, recordOutcome, type SetOutcome } from './outcomes.ts';
 
 export type { GoTemplateEngine, GoTemplateJob } from './renderer.ts';
@@ -101,7 +103,7 @@ async function expandOne(repo: Repo, set: Resource, engine: GoTemplateEngine | u
   const reads: string[] = [];
   const rolling = rollingSync(repo, obj(set.object.spec));
   try {
-    const { valid: apps, refused } = validated(set, await applicationsOf(repo, set, engine, { reads, rolling }));
+    const { valid: apps, refused } = validated(repo, set, await applicationsOf(repo, set, engine, { reads, rolling }), argocdHome(repo));
     return { apps, reads, policy: applicationsSyncPolicy(repo, obj(set.object.spec)), ...(rolling ? { rolling } : {}), ...(refused.length ? { refused } : {}) };
   } catch (err) {
     if (err instanceof Unjudged) return { apps: [], reads, unjudged: err.message };
@@ -111,19 +113,38 @@ async function expandOne(repo: Repo, set: Resource, engine: GoTemplateEngine | u
 }
 
 /**
- * The Applications the controller makes of those it generated (validateGeneratedApplications): a name made twice is
- * refused, and since its refusal is kept by the Application's name, every Application of that name is left out.
- * (A project that does not exist, which it refuses too, is the projects' checks' to say.)
+ * The Applications the controller makes of those it generated (validation.ts): those it refuses (a name made twice, a
+ * project or a destination Argo CD does not know) are left out, each refusal said in its words.
  */
-function validated(set: Resource, apps: Resource[]): { valid: Resource[]; refused: string[] } {
-  const seen = new Set<string>();
-  const twice = new Set<string>();
-  for (const app of apps) (seen.has(app.name) ? twice : seen).add(app.name);
+function validated(repo: Repo, set: Resource, apps: Resource[], home: string): { valid: Resource[]; refused: string[] } {
+  const spec = (app: Resource) => obj(app.object.spec);
+  const destination = (app: Resource) => {
+    const d = obj(spec(app).destination);
+    return { ...(typeof d.server === 'string' ? { server: d.server } : {}), ...(typeof d.name === 'string' ? { name: d.name } : {}) };
+  };
+  const generatedApps = apps.map((app) => ({
+    name: app.name,
+    namespace: app.namespace ?? '',
+    project: typeof spec(app).project === 'string' ? (spec(app).project as string) : '',
+    destination: destination(app),
+  }));
+  const { clusters, written } = knownClusters(repo.resources);
+  const projects = new Set([
+    DEFAULT_PROJECT,
+    ...repo.resources.filter((r) => r.kind === 'AppProject' && namespaceOrDestination(repo, r) === home).map((r) => r.name),
+  ]);
+  const errors = generatedApplicationErrors(set.name, generatedApps, { projects, clusters, clustersWritten: written });
   return {
-    valid: apps.filter((app) => !twice.has(app.name)),
-    refused: [...twice].map((name) => `ApplicationSet ${set.name} contains applications with duplicate name: ${name}`),
+    valid: apps.filter((_, i) => !errors.has(qualifiedName(generatedApps[i]!))),
+    refused: [...errors].map(([name, error]) => (error.includes(' contains applications with duplicate name') ? error : `${name}: ${error}`)),
   };
 }
+
+/** Argo CD's namespace: the root app's, where the controllers run and read AppProjects. */
+const argocdHome = (repo: Repo): string => applications(repo).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace ?? 'argocd';
+
+/** The project argocd-server makes at its start where it is missing (initializeDefaultProject): it always exists. */
+const DEFAULT_PROJECT = 'default';
 
 async function applicationsOf(
   repo: Repo,
@@ -132,7 +153,7 @@ async function applicationsOf(
   { reads, rolling }: { reads: string[]; rolling: boolean },
 ): Promise<Resource[]> {
   const spec = obj(set.object.spec);
-  const home = applications(repo).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace ?? 'argocd';
+  const home = argocdHome(repo);
   const namespace = namespaceOrDestination(repo, set);
   if (namespace !== home)
     throw new Unjudged(`it lives in namespace ${namespace ?? '(none)'}, not Argo CD's (${home}), where the controller may or may not read it`);

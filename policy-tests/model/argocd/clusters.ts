@@ -1,6 +1,7 @@
 /**
  * The clusters Argo CD knows (util/db/cluster.go): the cluster Secrets the repository declares, and the local one
- * unless argocd-cm disables it; and the cluster an Application's destination resolves to (GetDestinationCluster).
+ * unless argocd-cm disables it; and the cluster an Application's destination resolves to (GetDestinationCluster), or
+ * Argo CD's words for why it resolves to none.
  */
 import { dig } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
@@ -48,3 +49,26 @@ export function destinationCluster(app: ArgoApp, clusters: readonly Cluster[]): 
   const found = server !== '' ? clusters.filter((c) => c.server === server) : clusters.filter((c) => (c.name ?? '') === name);
   return found.length === 1 ? { server: found[0]!.server, name: found[0]!.name ?? '' } : undefined;
 }
+
+/** Argo CD's words for a destination it cannot resolve, or undefined when it resolves to one known cluster. */
+export function destinationProblem(destination: { server?: string; name?: string }, clusters: readonly Cluster[]): string | undefined {
+  const { server = '', name = '' } = destination;
+  if (name && server) return `application destination can't have both name and server defined: ${name} ${server}`;
+  if (server) {
+    const trimmed = server.replace(/\/+$/, '');
+    return clusters.some((c) => c.server === trimmed)
+      ? undefined
+      : `error getting cluster by server "${server}": rpc error: code = NotFound desc = cluster "${trimmed}" not found`;
+  }
+  if (name) {
+    const servers = clusters.filter((c) => (c.name ?? '') === name).map((c) => c.server);
+    if (servers.length === 0) return `there are no clusters with this name: ${name}`;
+    if (servers.length > 1) return `there are ${servers.length} clusters with the same name: [${servers.join(' ')}]`;
+    return undefined;
+  }
+  return 'Destination server missing from app spec';
+}
+
+/** Whether a destination problem is only that no cluster the repository declares matches: one an ExternalSecret writes may. */
+export const namesUnknownCluster = (problem: string): boolean =>
+  !problem.startsWith('application destination') && !problem.startsWith('Destination server missing');

@@ -12,6 +12,7 @@ import { estimatedCostAgreement, estimatedCostCases } from '../../admission/upst
 import { hookTestAgreement } from '../../admission/upstream/argocd-hooks.ts';
 import { impersonationAgreement, impersonationCases } from '../../admission/upstream/argocd-impersonation.ts';
 import { symlinkAgreement, symlinkCases } from '../../admission/upstream/argocd-symlinks.ts';
+import { appSetValidationAgreement, appSetValidationCases } from '../../admission/upstream/argocd-appset-validation.ts';
 import { projectAgreement } from '../../admission/upstream/argocd-projects.ts';
 import { applicationSetTemplateAgreement, applicationSetTemplateCases } from '../../admission/upstream/argocd-applicationset.ts';
 import { generatorAgreement, generatorCases } from '../../admission/upstream/argocd-appset-generators.ts';
@@ -306,6 +307,42 @@ func TestSomethingElse(t *testing.T) {
     // A folder that holds what the test does not expect is a disagreement, said.
     const wrong = symlinkAgreement(cases, (folder) => (folder === 'testdata/goodlink' ? [{ path: 'x', target: '../../y' }] : (folders[folder] ?? [])));
     expect(wrong.disagreements.map((d) => d.why)).toEqual(['the gate refuses x, Argo CD none']);
+  });
+});
+
+describe("Argo CD's ApplicationSet validation tests, read as data (argocd-appset-validation.ts)", () => {
+  // The shape of TestValidateGeneratedApplications at v3.5.1: a table ranged over in place, one row wrong on purpose.
+  const app = (project: string, destination: string) =>
+    `{ObjectMeta: metav1.ObjectMeta{Name: "app"}, Spec: v1alpha1.ApplicationSpec{Project: "${project}", Source: &v1alpha1.ApplicationSource{RepoURL: "https://url", Path: "/"}, Destination: v1alpha1.ApplicationDestination{Namespace: "namespace", ${destination}}}}`;
+  const GO = `
+func TestValidateGeneratedApplications(t *testing.T) {
+	for _, cc := range []struct {
+		name             string
+		apps             []v1alpha1.Application
+		validationErrors map[string]error
+	}{
+		{name: "valid", apps: []v1alpha1.Application{${app('default', 'Name: "my-cluster"')}}, validationErrors: map[string]error{}},
+		{name: "both", apps: []v1alpha1.Application{${app('default', 'Server: "my-server", Name: "my-cluster"')}}, validationErrors: map[string]error{"app": errors.New("application destination spec is invalid: application destination can't have both name and server defined: my-cluster my-server")}},
+		{name: "project", apps: []v1alpha1.Application{${app('DOES-NOT-EXIST', 'Name: "my-cluster"')}}, validationErrors: map[string]error{"app": errors.New("application references project DOES-NOT-EXIST which does not exist")}},
+		{name: "wrong on purpose", apps: []v1alpha1.Application{${app('default', 'Name: "my-cluster"')}}, validationErrors: map[string]error{"app": errors.New("no")}},
+		{name: "unread", apps: []v1alpha1.Application{otherApp()}, validationErrors: map[string]error{}},
+	} {
+		t.Run(cc.name, func(t *testing.T) {})
+	}
+}
+`;
+  it('reads each row, judges it through the model, and counts a row it cannot read apart', () => {
+    const { cases, unread } = appSetValidationCases(GO);
+    expect(cases.map((c) => c.test)).toEqual([
+      'TestValidateGeneratedApplications/valid',
+      'TestValidateGeneratedApplications/both',
+      'TestValidateGeneratedApplications/project',
+      'TestValidateGeneratedApplications/wrong on purpose',
+    ]);
+    expect(unread.map((u) => u.test)).toEqual(['TestValidateGeneratedApplications/unread']);
+    const agreement = appSetValidationAgreement(cases);
+    expect([agreement.agree, agreement.total]).toEqual([3, 4]);
+    expect(agreement.disagreements.map((d) => d.file)).toEqual(['TestValidateGeneratedApplications/wrong on purpose']);
   });
 });
 

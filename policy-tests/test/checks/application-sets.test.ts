@@ -131,18 +131,37 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     ]);
   });
 
-  it("an Application the ApplicationSet makes is held to its project like any other: a project that does not exist is refused at the template's line", async () => {
+  it("an Application whose project Argo CD's namespace does not hold is refused by the controller, as validateGeneratedApplications refuses it, and not made", async () => {
     withWorkload();
     copy.write(
       SET_FILE,
       applicationSet(['goTemplate: true'], GIT_DIRECTORIES, { name: 'extra-{{ .path.basename }}', path: '{{ .path.path }}', project: 'nowhere' }),
     );
     const findings = await copy.gate({});
-    const onSet = findings.filter((f) => f.file === SET_FILE);
     expect(
-      onSet.map((f) => `${f.check} ${f.line}`),
+      findings.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`),
       describeFindings(findings),
-    ).toContain(`argocd-project ${lineOf(copy, SET_FILE, 'project: nowhere')}`);
+    ).toEqual([
+      expect.stringMatching(/^argocd-applied-files: .*refuses these: argocd\/extra-whoami: application references project nowhere which does not exist/),
+    ]);
+    // Not made: nothing of it is held to a project, and its folder is synced by no Application.
+    expect(findings.some((f) => f.check === 'argocd-project')).toBe(false);
+  });
+
+  it("an Application whose destination resolves to no cluster is refused too, in GetDestinationCluster's words", async () => {
+    withWorkload();
+    copy.write(
+      SET_FILE,
+      applicationSet(['goTemplate: true'], GIT_DIRECTORIES, { name: 'extra-{{ .path.basename }}', path: '{{ .path.path }}' }).replace(
+        'server: https://kubernetes.default.svc',
+        'name: elsewhere',
+      ),
+    );
+    const findings = await copy.gate({});
+    expect(findings.filter((f) => f.file === SET_FILE).map((f) => f.message)).toContainEqual(
+      expect.stringMatching(/extra-whoami: application destination spec is invalid: there are no clusters with this name: elsewhere/),
+    );
+    expect(findings.some((f) => f.check === 'argocd-destination')).toBe(false);
   });
 
   it('a templatePatch is applied as Argo CD applies it: the automated sync it adds where a set asks is judged, and the project it names is not taken', async () => {

@@ -18,6 +18,7 @@ import {
 } from '../../model/appset/params.ts';
 import { fastReplace, goTemplateVerdict } from '../../model/appset/template.ts';
 import { applyTemplatePatch } from '../../model/appset/template-patch.ts';
+import { generatedApplicationErrors } from '../../model/appset/validation.ts';
 import { generatorParams, MAX_PARAMETER_SETS, type Run } from '../../model/appset/generators.ts';
 import { GeneratorError, Unjudged, type TemplateMode } from '../../model/appset/renderer.ts';
 import { renderGoTemplates } from '../../render/go-template.ts';
@@ -268,5 +269,46 @@ describe("a templatePatch, as Argo CD's controller applies it", () => {
     expect(applyTemplatePatch(app, 'spec:\n  destination: null\n')).toEqual({ ...app, spec: { project: 'default', source: app.spec.source } });
     expect(() => applyTemplatePatch(app, 'spec:\n  $patch: replace\n')).toThrow(Unjudged);
     expect(() => applyTemplatePatch(app, '- a\n')).toThrow(GeneratorError);
+  });
+});
+
+describe("the ApplicationSet controller's refusals (validateGeneratedApplications)", () => {
+  const known = {
+    projects: new Set(['default', 'media']),
+    clusters: [{ server: 'https://kubernetes.default.svc', name: 'in-cluster' }],
+    clustersWritten: false,
+  };
+  const app = (name: string, o: { namespace?: string; project?: string; destination?: { server?: string; name?: string } } = {}) => ({
+    name,
+    namespace: o.namespace ?? 'argocd',
+    project: o.project ?? 'media',
+    destination: o.destination ?? { server: 'https://kubernetes.default.svc' },
+  });
+
+  it('keeps each refusal by qualified name: both of a name made twice in one namespace go, one in another namespace stays', () => {
+    const errors = generatedApplicationErrors('extras', [app('a'), app('a'), app('b'), app('b', { namespace: 'apps' })], known);
+    expect([...errors]).toEqual([
+      ['argocd/a', 'ApplicationSet extras contains applications with duplicate name: a'],
+      ['apps/b', 'ApplicationSet extras contains applications with duplicate name: b'],
+    ]);
+  });
+
+  it('refuses a project the namespace does not hold and a destination Argo CD cannot resolve, the first problem of each only', () => {
+    const errors = generatedApplicationErrors(
+      'extras',
+      [
+        app('p', { project: 'nowhere', destination: { name: 'elsewhere' } }),
+        app('d', { destination: { name: 'elsewhere' } }),
+        app('ok', { project: 'default' }),
+      ],
+      known,
+    );
+    expect([...errors]).toEqual([
+      ['argocd/p', 'application references project nowhere which does not exist'],
+      ['argocd/d', 'application destination spec is invalid: there are no clusters with this name: elsewhere'],
+    ]);
+    // A cluster only an ExternalSecret's Secret could name is not refused here: argocd-destination says it is not judged.
+    expect(generatedApplicationErrors('extras', [app('d', { destination: { name: 'elsewhere' } })], { ...known, clustersWritten: true }).size).toBe(0);
+    expect(generatedApplicationErrors('extras', [app('both', { destination: { name: 'x', server: 'y' } })], { ...known, clustersWritten: true }).size).toBe(1);
   });
 });

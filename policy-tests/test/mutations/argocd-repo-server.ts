@@ -43,6 +43,21 @@ export const argocdRepoServerMutations: Mutation[] = [
   },
   {
     check: 'argocd-applied-files',
+    why: "an ApplicationSet next to the cluster facts whose Application names a project Argo CD's namespace does not hold: the controller refuses it and makes nothing of it (validateGeneratedApplications)",
+    mutate: (c) =>
+      c.write(
+        'clusters/home/extras.yaml',
+        applicationSet([], ['- list:', '    elements:', '      - app: cert'], {
+          name: 'extra-{{app}}',
+          path: 'apps/platform/cert-manager',
+          project: 'nowhere',
+          namespace: 'cert-manager',
+        }),
+      ),
+    at: (c) => ({ file: 'clusters/home/extras.yaml', line: lineOf(c, 'clusters/home/extras.yaml', 'generators:') }),
+  },
+  {
+    check: 'argocd-applied-files',
     why: "argocd-cmd-params-cm lowers the repo-server's combined manifest size to 10Ki, which the portfolio API's folder (13 KB) passes: Argo CD fails the source",
     mutate: (c) =>
       c.write(
