@@ -136,7 +136,7 @@ function validated(repo: Repo, set: Resource, apps: Resource[], home: string): {
   const errors = generatedApplicationErrors(set.name, generatedApps, { projects, clusters, clustersWritten: written });
   return {
     valid: apps.filter((_, i) => !errors.has(qualifiedName(generatedApps[i]!))),
-    refused: [...errors].map(([name, error]) => (error.includes(' contains applications with duplicate name') ? error : `${name}: ${error}`)),
+    refused: [...errors].map(([name, error]) => `${name}: ${error}`),
   };
 }
 

@@ -234,7 +234,8 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
     const local = (entry: string): string => {
       const rel = posix.normalize(folder ? `${folder}/${entry}` : entry);
       if (rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) outside.push(`${file}: ${entry}`);
-      return rel;
+      // The repository's root is '' here, as the walk names folders; normalize names it '.'.
+      return rel === '.' ? '' : rel;
     };
     const named = namedFiles(k);
     for (const entry of named) {

@@ -19,7 +19,7 @@ import { parseTomlFile, type DataFile } from './data-file.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 import { perKey } from '../core/per-object.ts';
 import { checkoutPaths, type CheckoutLink, type Submodule } from './checkout-paths.ts';
-import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL } from '../argocd/repo-server.ts';
+import { appPathOf, directoryFiles, discoveredTool, explicitTool, KUSTOMIZATION_FILES, normalizeRepoURL } from '../argocd/repo-server.ts';
 import { sourceParameterTexts } from './directory-source.ts';
 import { mergeSourceParameters } from '../argocd/source-parameters.ts';
 import { diskView, kustomizeInputs, type KustomizeView } from '../argocd/kustomize-walk.ts';
@@ -367,7 +367,10 @@ function appliedBeyond(repo: Repo): string[] {
       // reaches (a `../base`, a component) and every file it names: they are what kustomize builds, and a finding
       // lands in them. The repository's root is never taken whole for one.
       if (tool === 'Kustomize' && appPath !== '') {
-        const reached = kustomizeInputs(view(), appPath).keyFiles.filter((f) => pathSet.has(f));
+        const inputs = kustomizeInputs(view(), appPath);
+        // A build that reaches a kustomization at the root has what it names read, not the whole checkout.
+        const reachesRoot = inputs.files.some((f) => (KUSTOMIZATION_FILES as readonly string[]).includes(f));
+        const reached = (reachesRoot ? inputs.files : inputs.keyFiles).filter((f) => pathSet.has(f));
         for (const file of [...under(appPath, true), ...reached]) if (!repo.files.has(file)) out.add(file);
       }
       if (tool !== 'Directory') continue;

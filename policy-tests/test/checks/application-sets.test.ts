@@ -340,7 +340,9 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     // The whoami pair is never made (so its folder's Deployment is judged by nobody's sync); extra-sonarr is.
     expect(result.resources.filter((r) => r.kind === 'Application' && r.filename === SET_FILE).map((r) => r.name)).toEqual(['extra-sonarr']);
     expect(findings.filter((f) => f.check === 'argocd-applied-files').map((f) => f.message)).toEqual([
-      expect.stringMatching(/makes the other Applications and refuses these: ApplicationSet extras contains applications with duplicate name: extra-whoami$/),
+      expect.stringMatching(
+        /makes the other Applications and refuses these: argocd\/extra-whoami: ApplicationSet extras contains applications with duplicate name: extra-whoami$/,
+      ),
     ]);
   });
 

@@ -197,6 +197,12 @@ describe('a kustomize source beyond the manifest roots', () => {
     expect(loaded.files.has('z-outside/other/cm.yaml')).toBe(false);
     expect(loaded.dataFiles.has('z-outside/web/base/kustomization.yaml')).toBe(true);
     expect(filesOfApp(loaded, applications(loaded)[0]!)).toEqual(['z-outside/web/base/cm.yaml']);
+    // A build that reaches a kustomization at the repository's root reads what it names there, never the whole checkout.
+    repo.write('kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - z-outside/web/base\n');
+    repo.write('z-outside/web/overlay/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../..\n');
+    const rooted = await loadRepo(repo.root);
+    expect(rooted.files.has('z-outside/web/base/cm.yaml')).toBe(true);
+    expect(rooted.files.has('z-outside/other/cm.yaml')).toBe(false);
   });
 });
 
