@@ -5,7 +5,7 @@
  *   npm run conformance -- --pod-security ../pod-security-admission --apiserver ../apiserver --apiextensions ../apiextensions-apiserver
  * and prints agreement per control and per library, then every disagreement.
  */
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT, conformance, facts, render } from '../policy-tests/index.ts';
@@ -140,6 +140,15 @@ function reportSymlinks(checkout: string, print: (t: string) => void): void {
     print,
   );
   for (const u of unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
+  const holds = (root: string, path: string) => {
+    const at = join(dir, root, path);
+    return { folder: existsSync(at) && statSync(at).isDirectory(), file: existsSync(at) && statSync(at).isFile() };
+  };
+  report(
+    "Argo CD's source paths (util/app/path/path_test.go, Path)",
+    conformance.pathAgreement(conformance.pathCases(readText(join(dir, 'path_test.go'))), holds),
+    print,
+  );
 }
 
 /** The symlinks under a folder, each by its path in the folder and the target it holds. */

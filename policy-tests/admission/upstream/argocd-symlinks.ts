@@ -1,11 +1,14 @@
 /**
- * Argo CD's own cases of the symlinks its repo-server refuses before it reads any source (util/app/path/path_test.go:
- * every test that calls `CheckOutOfBoundsSymlinks` on a folder of `testdata/`), judged through the model's rule
- * (model/argocd/repo-server.ts `firstOutOfBoundsLink`): each expects no error, or the refusal of one link, named. The
- * links are the ones the folder holds, read by the caller, and the ones the test makes (`fileutil.CreateSymlink`).
+ * Argo CD's own cases of what its repo-server refuses of a checkout before it reads a source
+ * (util/app/path/path_test.go), judged through the model (model/argocd/repo-server.ts):
+ * - every test that calls `CheckOutOfBoundsSymlinks` on a folder of `testdata/` (`firstOutOfBoundsLink`): each
+ *   expects no error, or the refusal of one link, named. The links are the ones the folder holds, read by the
+ *   caller, and the ones the test makes (`fileutil.CreateSymlink`);
+ * - every test that calls `Path` (`appPathProblem`): a source's path joined to the checkout, and the error expected
+ *   in Argo CD's words, or none; what the folder holds at the path is read by the caller.
  * A test this reader cannot follow is counted apart, never guessed.
  */
-import { firstOutOfBoundsLink } from '../../model/argocd/repo-server.ts';
+import { appPathProblem, firstOutOfBoundsLink } from '../../model/argocd/repo-server.ts';
 import type { CheckoutLink } from '../../model/repository/checkout-paths.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { callArgs, testUnits } from './argocd-repo-server.ts';
@@ -65,6 +68,36 @@ export function symlinkAgreement(cases: readonly SymlinkCase[], linksOf: (folder
       file: `${c.test} (${c.folder})`,
       why: `the gate ${refused ? `refuses ${refused}` : 'refuses none'}, Argo CD ${c.refused ? `refuses ${c.refused}` : 'none'}`,
     });
+  }
+  return a;
+}
+
+export interface PathCase {
+  test: string;
+  /** The checkout, relative to util/app/path. */
+  root: string;
+  path: string;
+  /** Argo CD's error, or undefined for none. */
+  error?: string;
+}
+
+/** The tests of path_test.go that call Path with literals and expect an error's text or none. */
+export function pathCases(src: string): PathCase[] {
+  return testUnits(src).flatMap(({ name, body }) => {
+    const call = /\bPath\("((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)"\)/.exec(body);
+    if (!call) return [];
+    const error = /require\.EqualError\(t, err, "((?:[^"\\]|\\.)*)"\)/.exec(body)?.[1];
+    if (error === undefined && !/require\.NoError\(t, err\)/.test(body)) return [];
+    return [{ test: name, root: call[1]!.replace(/^\.\//, ''), path: call[2]!, ...(error === undefined ? {} : { error }) }];
+  });
+}
+
+/** Each case judged on what its checkout holds at the path (`holdsOf`, read by the caller). */
+export function pathAgreement(cases: readonly PathCase[], holdsOf: (root: string, path: string) => { folder: boolean; file: boolean }): Agreement {
+  const a = emptyAgreement();
+  for (const c of cases) {
+    const got = appPathProblem(c.path, holdsOf(c.root, c.path));
+    count(a, { group: 'Path', ok: got === c.error, file: c.test, why: `the gate says ${got ?? 'nothing'}, Argo CD ${c.error ?? 'nothing'}` });
   }
   return a;
 }

@@ -232,7 +232,7 @@ export { repoServerAgreement, repoServerCases } from './argocd-repo-server.ts';
 export { yamlSuiteAgreement, type YamlSuiteCase } from './yaml-test-suite.ts';
 export { hookTestAgreement } from './argocd-hooks.ts';
 export { impersonationAgreement, impersonationCases } from './argocd-impersonation.ts';
-export { symlinkAgreement, symlinkCases } from './argocd-symlinks.ts';
+export { pathAgreement, pathCases, symlinkAgreement, symlinkCases } from './argocd-symlinks.ts';
 export { appSetValidationAgreement, appSetValidationCases } from './argocd-appset-validation.ts';
 export { projectAgreement } from './argocd-projects.ts';
 export { applicationSetTemplateAgreement, applicationSetTemplateCases } from './argocd-applicationset.ts';

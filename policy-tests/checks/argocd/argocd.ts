@@ -7,6 +7,7 @@ import {
   APPLICATION_FILE,
   ROOT_APP_FILE,
   applications,
+  checkoutHolds,
   componentFiles,
   filesOfApp,
   isApplication,
@@ -23,7 +24,7 @@ import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks
 import { madeBy } from '../../model/appset/outcomes.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { valueFileProblem } from '../../model/argocd/source-files.ts';
-import { checkoutTree } from '../../model/repository/repo.ts';
+import { appPathProblem } from '../../model/argocd/repo-server.ts';
 
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
 
@@ -98,9 +99,11 @@ export const argocdChecks: PolicyCheck[] = [
   },
   {
     id: 'argocd-source-path',
-    description: "Every Application source is this repo's existing folder or a Helm chart, and every $values file exists (invariants P1).",
+    description:
+      "Every Application source is this repo's existing folder or a Helm chart, its path one Argo CD joins to its checkout (util/app/path Path: not absolute, not leaving the repository, a folder), and every $values file exists (invariants P1).",
     invariants: ['P1'],
-    remediation: 'point repoURL at the repo URL in clusters/home/cluster-facts.yaml and path at an existing folder',
+    remediation:
+      'point repoURL at the repo URL in clusters/home/cluster-facts.yaml and path at an existing folder, relative to the repository root (no leading /)',
     reads: { kinds: APP_KINDS },
     exemptible: false,
     run(ctx) {
@@ -126,16 +129,16 @@ export const argocdChecks: PolicyCheck[] = [
             );
             continue;
           }
-          if (isDirectorySource(repo, source) || sourceType(repo, source) === 'kustomize') {
-            const path = normalizeSourcePath(source.path!);
-            // A folder beyond the manifest roots exists as the checkout has it (Argo CD reads any path of it).
-            if (path !== '' && !repo.dirs.has(path) && !checkoutTree(repo).some((p) => p.startsWith(`${path}/`)))
-              ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} does not exist`);
+          // Argo CD joins a git source's path to its checkout first (util/app/path Path), and fails the source on what
+          // it refuses there. A folder beyond the manifest roots exists as the checkout has it (Argo CD reads any path of it).
+          if (source.chart === undefined) {
+            const problem = source.path === undefined ? undefined : appPathProblem(source.path, checkoutHolds(repo, normalizeSourcePath(source.path)));
+            if (problem) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `Argo CD fails the source of Application ${app.name}: ${problem}`);
             // A kustomization may build from remote files alone (Argo CD's own install manifest).
             else if (isDirectorySource(repo, source) && filesOfApp(repo, { ...app, sources: [source] }).length === 0)
               ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} applies no manifest`);
-          } else if (isThisRepo(repo, source) && source.path === undefined && !source.ref) {
-            ctx.fail({ resource: app.resource, path: source.at }, 'a source from this repo needs a path (plain manifests) or a ref (values for a chart)');
+            if (source.path === undefined && !source.ref && !isDirectorySource(repo, source) && sourceType(repo, source) !== 'kustomize')
+              ctx.fail({ resource: app.resource, path: source.at }, 'a source from this repo needs a path (plain manifests) or a ref (values for a chart)');
           }
           for (const [i, valueFile] of (source.helm?.valueFiles ?? []).entries()) {
             const m = /^\$([^/]+)\/(.+)$/.exec(valueFile);

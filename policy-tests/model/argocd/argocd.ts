@@ -190,6 +190,14 @@ export function normalizeSourcePath(path: string): string {
   return appPathOf(path);
 }
 
+/** What the checkout holds at a repository-relative path: a folder (a file under it), or a file. */
+export function checkoutHolds(repo: Repo, path: string): { folder: boolean; file: boolean } {
+  return {
+    folder: repo.dirs.has(path) || checkoutTree(repo).some((p) => p.startsWith(`${path}/`)),
+    file: checkoutPathSet(repo).has(path),
+  };
+}
+
 /** The checkout's paths by folder, once per checkout: a source looks at its own folder (and below it), not at every path. */
 const pathsByFolder = (() => {
   const memo = new WeakMap<readonly string[], Map<string, string[]>>();

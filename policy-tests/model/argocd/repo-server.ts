@@ -59,12 +59,27 @@ export function explicitTool(source: ExplicitFields): { tool?: ArgoTool; error?:
   return named.length === 1 ? { tool: named[0] } : {};
 }
 
-/** A folder's path relative to the repository root ('' for the root), as Argo CD joins it: `.` and trailing slashes dropped. */
+/**
+ * A folder's path relative to the repository root ('' for the root), as Argo CD joins it (`filepath.Join`, which
+ * cleans): `.`, doubled and trailing slashes dropped, `..` taken back. A path that leaves the root keeps its leading
+ * `..` (appPathProblem says Argo CD refuses it), and an absolute one is read from the root, which Argo CD refuses too.
+ */
 export function appPathOf(path: string): string {
-  return path
-    .split('/')
-    .filter((p) => p !== '' && p !== '.')
-    .join('/');
+  const clean = posix.normalize(path.replace(/^\/+/, '')).replace(/\/+$/, '');
+  return clean === '.' ? '' : clean;
+}
+
+/**
+ * What Argo CD's `Path` (util/app/path) refuses of a source's path before it reads the source, in its words, given
+ * what the checkout holds there: an absolute path, one that leaves the repository once joined to it, one that names
+ * nothing, or a file. Any of these fails the source, and the Application never syncs.
+ */
+export function appPathProblem(path: string, holds: { folder: boolean; file: boolean }): string | undefined {
+  if (posix.isAbsolute(path)) return `${path}: app path is absolute`;
+  const joined = appPathOf(path);
+  if (joined === '..' || joined.startsWith('../')) return `${path}: app path outside root`;
+  if (joined === '' || holds.folder) return undefined;
+  return holds.file ? `${path}: app path is not a directory` : `${path}: app path does not exist`;
 }
 
 const within = (appPath: string, file: string) => (appPath === '' ? file : file.startsWith(`${appPath}/`) ? file.slice(appPath.length + 1) : undefined);

@@ -11,7 +11,7 @@ import { celCostStabilityCases, validationAgreement, validationExpressionCases }
 import { estimatedCostAgreement, estimatedCostCases } from '../../admission/upstream/estimated-cost.ts';
 import { hookTestAgreement } from '../../admission/upstream/argocd-hooks.ts';
 import { impersonationAgreement, impersonationCases } from '../../admission/upstream/argocd-impersonation.ts';
-import { symlinkAgreement, symlinkCases } from '../../admission/upstream/argocd-symlinks.ts';
+import { pathAgreement, pathCases, symlinkAgreement, symlinkCases } from '../../admission/upstream/argocd-symlinks.ts';
 import { appSetValidationAgreement, appSetValidationCases } from '../../admission/upstream/argocd-appset-validation.ts';
 import { projectAgreement } from '../../admission/upstream/argocd-projects.ts';
 import { applicationSetTemplateAgreement, applicationSetTemplateCases } from '../../admission/upstream/argocd-applicationset.ts';
@@ -292,6 +292,34 @@ func TestSomethingElse(t *testing.T) {
     'testdata/badlink': [{ path: 'badlink', target: '../../bla' }],
     'testdata/abslink': [],
   };
+
+  it("reads Path's tests with their expected errors, and judges each on what the folder holds", () => {
+    const PATHS = `
+func TestPathAbsolute(t *testing.T) {
+	_, err := Path("./testdata", "/etc/passwd")
+	require.EqualError(t, err, "/etc/passwd: app path is absolute")
+}
+func TestPathDotSlash(t *testing.T) {
+	_, err := Path("./testdata", "./")
+	require.NoError(t, err)
+}
+func TestPathNotDir(t *testing.T) {
+	_, err := Path("./testdata", "file.txt")
+	require.EqualError(t, err, "file.txt: app path is not a directory")
+}
+`;
+    const cases = pathCases(PATHS);
+    expect(cases).toEqual([
+      { test: 'TestPathAbsolute', root: 'testdata', path: '/etc/passwd', error: '/etc/passwd: app path is absolute' },
+      { test: 'TestPathDotSlash', root: 'testdata', path: './' },
+      { test: 'TestPathNotDir', root: 'testdata', path: 'file.txt', error: 'file.txt: app path is not a directory' },
+    ]);
+    expect(pathAgreement(cases, (_root, path) => ({ folder: path !== 'file.txt', file: path === 'file.txt' })).agree).toBe(3);
+    // Where the folder held a folder by that name, the gate would say nothing: a disagreement, said.
+    expect(pathAgreement(cases, () => ({ folder: true, file: false })).disagreements.map((d) => d.why)).toEqual([
+      'the gate says nothing, Argo CD file.txt: app path is not a directory',
+    ]);
+  });
 
   it('reads each call with its folder, skip paths, made links and expectation, and judges each through the model', () => {
     const { cases, unread } = symlinkCases(GO);

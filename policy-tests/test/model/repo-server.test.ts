@@ -1,6 +1,15 @@
 /** Argo CD's repo-server view of a source (model/argocd/repo-server.ts), case by case from reposerver/repository/repository.go at v3.5.1. */
 import { describe, expect, it } from 'vitest';
-import { appliedFileRefusal, directoryFiles, discoveredTool, explicitTool, sourceParameterFiles, walkOrder } from '../../model/argocd/repo-server.ts';
+import {
+  appliedFileRefusal,
+  appPathOf,
+  appPathProblem,
+  directoryFiles,
+  discoveredTool,
+  explicitTool,
+  sourceParameterFiles,
+  walkOrder,
+} from '../../model/argocd/repo-server.ts';
 import { mergedValues } from '../../model/helm/merged-values.ts';
 
 const TREE = [
@@ -69,6 +78,30 @@ describe("Argo CD's choice of tool", () => {
     expect(appliedFileRefusal('apps/x/.a.jsonnet')).toMatch(/reads dot-names/);
     expect(appliedFileRefusal('apps/x/a.jsonnet')).toBeUndefined();
     expect(appliedFileRefusal('apps/x/a.yaml')).toBeUndefined();
+  });
+});
+
+describe("a source's path joined to the checkout (util/app/path Path)", () => {
+  const folder = { folder: true, file: false };
+  it('is cleaned as filepath.Join cleans it: dots, doubled and trailing slashes, and .. taken back', () => {
+    expect(['', '.', './', 'apps/x/', './apps//x', 'apps/y/../x', 'apps/..', 'apps/../..'].map(appPathOf)).toEqual([
+      '',
+      '',
+      '',
+      'apps/x',
+      'apps/x',
+      'apps/x',
+      '',
+      '..',
+    ]);
+  });
+  it("is refused in Argo CD's words where it is absolute, leaves the root, names nothing or names a file", () => {
+    expect(appPathProblem('/apps/x', folder)).toBe('/apps/x: app path is absolute');
+    expect(appPathProblem('apps/../../x', folder)).toBe('apps/../../x: app path outside root');
+    expect(appPathProblem('apps/missing', { folder: false, file: false })).toBe('apps/missing: app path does not exist');
+    expect(appPathProblem('apps/x/a.yaml', { folder: false, file: true })).toBe('apps/x/a.yaml: app path is not a directory');
+    expect(appPathProblem('apps/y/../x', folder)).toBeUndefined();
+    expect(appPathProblem('.', { folder: false, file: false })).toBeUndefined();
   });
 });
 

@@ -59,6 +59,12 @@ export const argocdMutations: Mutation[] = [
   },
   {
     check: 'argocd-source-path',
+    why: "the stats tracker's path written from the root, /apps/media/tautulli: Argo CD refuses an absolute app path and fails the source, where the gate read it from the root",
+    mutate: swap('apps/media/tautulli/application.yaml', 'path: apps/media/tautulli', 'path: /apps/media/tautulli'),
+    at: (c) => ({ file: 'apps/media/tautulli/application.yaml', line: lineOf(c, 'apps/media/tautulli/application.yaml', 'path: /apps/media/tautulli') }),
+  },
+  {
+    check: 'argocd-source-path',
     why: "MetalLB's values as a glob that matches no file: Argo CD 3.5 fails the source (values file glob matched no files)",
     mutate: (c) =>
       c.edit('apps/platform/metallb/application.yaml', 0, (d) =>
