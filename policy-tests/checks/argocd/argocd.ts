@@ -16,6 +16,7 @@ import {
   isThisRepo,
   normalizeSourcePath,
   ownersByFile,
+  refProblems,
   sourceType,
   type AppSource,
   type ArgoApp,
@@ -100,7 +101,7 @@ export const argocdChecks: PolicyCheck[] = [
   {
     id: 'argocd-source-path',
     description:
-      "Every Application source is this repo's existing folder or a Helm chart, its path one Argo CD joins to its checkout (util/app/path Path: not absolute, not leaving the repository, a folder), and every $values file exists (invariants P1).",
+      "Every Application source is this repo's existing folder or a Helm chart, its path one Argo CD joins to its checkout (util/app/path Path: not absolute, not leaving the repository, a folder), each ref of its sources a key Argo CD takes (letters, digits, _ and -, one source each), and every $values file exists (invariants P1).",
     invariants: ['P1'],
     remediation:
       'point repoURL at the repo URL in clusters/home/cluster-facts.yaml and path at an existing folder, relative to the repository root (no leading /)',
@@ -121,6 +122,8 @@ export const argocdChecks: PolicyCheck[] = [
       for (const app of appsOf(ctx)) {
         if (app.sources.length === 0) ctx.fail({ resource: app.resource, path: ['spec'] }, `Application ${app.name} has no source`);
         const refs = new Set(app.sources.filter((s) => isThisRepo(repo, s) && s.ref).map((s) => s.ref));
+        for (const { source, message } of refProblems(app.sources))
+          ctx.fail({ resource: app.resource, path: [...source.at, 'ref'] }, `Argo CD refuses Application ${app.name}, which never syncs: ${message}`);
         for (const source of app.sources) {
           if (source.chart === undefined && !isThisRepo(repo, source)) {
             ctx.fail(

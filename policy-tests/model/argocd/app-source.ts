@@ -50,6 +50,24 @@ export interface HelmOptions {
 /** One exact chart version (1.2.3, v1.2.3, 1.2.3-rc.1): no range, no *, no latest. */
 export const isExactChartVersion = (version: string): boolean => /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/.test(version);
 
+/**
+ * What Argo CD refuses of the `ref` keys of an Application's `sources` (util/argo GetRefSources, run on `spec.sources`
+ * alone when it validates the spec and when it compares): a key of other than letters, digits, `_` and `-`, and a key
+ * two sources share. Either fails the whole Application: it never syncs. Each with the source it stands at.
+ */
+export function refProblems(sources: readonly AppSource[]): { source: AppSource; message: string }[] {
+  const seen = new Set<string>();
+  const out: { source: AppSource; message: string }[] = [];
+  for (const source of sources) {
+    if (source.at[1] !== 'sources' || !source.ref) continue;
+    if (!/^[a-zA-Z0-9_-]+$/.test(source.ref))
+      out.push({ source, message: `sources.ref ${source.ref} cannot contain any special characters except '_' and '-'` });
+    else if (seen.has(source.ref)) out.push({ source, message: 'invalid sources: multiple sources had the same `ref` key' });
+    seen.add(source.ref);
+  }
+  return out;
+}
+
 /** A field that must be a string: what else it holds counts as absent. */
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 

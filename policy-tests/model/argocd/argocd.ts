@@ -14,7 +14,7 @@ import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoU
 import { mergeSourceParameters } from './source-parameters.ts';
 
 export { normalizeRepoURL };
-export { isExactChartVersion, type AppSource, type HelmOptions } from './app-source.ts';
+export { isExactChartVersion, refProblems, type AppSource, type HelmOptions } from './app-source.ts';
 import { str, toSource, type AppSource } from './app-source.ts';
 
 /** The root app-of-apps; bootstrapped once with kubectl, then it manages itself. */

@@ -11,6 +11,7 @@ import {
   walkOrder,
 } from '../../model/argocd/repo-server.ts';
 import { mergedValues } from '../../model/helm/merged-values.ts';
+import { refProblems, toSource } from '../../model/argocd/app-source.ts';
 
 const TREE = [
   'clusters/home/root.yaml',
@@ -102,6 +103,21 @@ describe("a source's path joined to the checkout (util/app/path Path)", () => {
     expect(appPathProblem('apps/x/a.yaml', { folder: false, file: true })).toBe('apps/x/a.yaml: app path is not a directory');
     expect(appPathProblem('apps/y/../x', folder)).toBeUndefined();
     expect(appPathProblem('.', { folder: false, file: false })).toBeUndefined();
+  });
+});
+
+describe("the ref keys of an Application's sources (util/argo GetRefSources)", () => {
+  const sources = (refs: (string | undefined)[], field = 'sources') =>
+    refs.map((ref, i) => toSource({ repoURL: 'https://example.org/lab.git', ...(ref === undefined ? {} : { ref }) }, ['spec', field, i]));
+  it("refuses a key of other than letters, digits, _ and -, and a key two sources share, in Argo CD's words", () => {
+    expect(refProblems(sources(['values', 'my_values-2', undefined])).map((p) => p.message)).toEqual([]);
+    expect(refProblems(sources(['my.values', 'values', 'values'])).map((p) => [p.source.ref, p.message])).toEqual([
+      ['my.values', "sources.ref my.values cannot contain any special characters except '_' and '-'"],
+      ['values', 'invalid sources: multiple sources had the same `ref` key'],
+    ]);
+  });
+  it('reads only spec.sources, as Argo CD validates them', () => {
+    expect(refProblems(sources(['my.values'], 'source'))).toEqual([]);
   });
 });
 

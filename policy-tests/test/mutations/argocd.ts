@@ -65,6 +65,16 @@ export const argocdMutations: Mutation[] = [
   },
   {
     check: 'argocd-source-path',
+    why: "MetalLB's values source keyed `ref: metallb.values`, its value file $metallb.values/...: Argo CD takes only letters, digits, _ and - in a ref, and refuses the Application",
+    mutate: (c) =>
+      c.write(
+        'apps/platform/metallb/application.yaml',
+        c.read('apps/platform/metallb/application.yaml').replaceAll('ref: values', 'ref: metallb.values').replaceAll('$values/', '$metallb.values/'),
+      ),
+    at: (c) => ({ file: 'apps/platform/metallb/application.yaml', line: lineOf(c, 'apps/platform/metallb/application.yaml', 'ref: metallb.values') }),
+  },
+  {
+    check: 'argocd-source-path',
     why: "MetalLB's values as a glob that matches no file: Argo CD 3.5 fails the source (values file glob matched no files)",
     mutate: (c) =>
       c.edit('apps/platform/metallb/application.yaml', 0, (d) =>
