@@ -15,6 +15,7 @@ import {
   isThisRepo,
   normalizeSourcePath,
   owningApplication,
+  sourceRefusals,
   sourceType,
   syncOptions,
   type AppSource,
@@ -25,7 +26,7 @@ import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { valueFilesOf } from '../model/argocd/source-files.ts';
 import { localDependencies } from '../render/helm-dependencies.ts';
 import { CHART_LOCK_FILE, dependencyCharts } from '../render/charts.ts';
-import { disabledToolRefusals, refusalsOf, submoduleRefusals } from '../model/argocd/refusals.ts';
+import { disabledToolRefusals, refusalsOf, submoduleRefusals, symlinkRefusals } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
 import { ignoredFields, resolveJqExpressions, type IgnoredFields } from '../model/compare/ignore-differences.ts';
@@ -219,6 +220,8 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   for (const r of renders) if (r.status !== 'rendered') fail(r.app.name, `${r.label}: ${r.message ?? r.status}`);
   // What Argo CD would merge or evaluate and the gate does not (model/argocd/refusals.ts): this side cannot vouch for the app.
   for (const app of applications(repo)) for (const refusal of refusalsOf(repo, app)) if (refusal.unread) fail(app.name, refusal.message);
+  // Nor for a source Argo CD refuses before reading it (its path, its ref keys), whose files the gate still reads.
+  for (const app of applications(repo)) for (const { message } of sourceRefusals(repo, app)) fail(app.name, message);
   // A tool argocd-cm turns off changes what Argo CD makes of an app whose own files stay: the switch is an input too.
   const switched = new Map<string, string>();
   for (const { key, apps, message } of disabledToolRefusals(repo, argocdSettings(repo.resources, repo)?.data))
@@ -233,6 +236,8 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
   // An ApplicationSet the gate could not expand, or Argo CD fails (it keeps what it made before): one that changed fails the diff, as an app that cannot be rendered.
   for (const { resource, message, reads } of applicationSetProblems(repo))
     unrendered.set(`ApplicationSet ${resource.name}`, { cause: message, inputs: setInputs(repo, resource.object, reads) });
+  // A symlink Argo CD's repo-server refuses fails every source of the repository: one that came fails the diff.
+  for (const { file, message } of symlinkRefusals(repo)) unrendered.set(`symlink ${file}`, { cause: message, inputs: file });
   // Nor is what a submodule brings into Argo CD's checkout: one that came or moved fails the diff the same way.
   const fetched = submoduleRefusals(repo).length > 0;
   for (const s of fetched ? (repo.checkout?.submodules ?? []) : [])

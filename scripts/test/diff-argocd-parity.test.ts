@@ -12,7 +12,7 @@ import { skipForMissing } from '../../test-support/missing-tool.ts';
 import { fixtureRepo, repoApp, type FixtureRepo } from '../../test-support/render-fixtures.ts';
 import { main } from '../diff/command.ts';
 import { WEB } from './diff-repo.ts';
-import { rmSync } from 'node:fs';
+import { rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = repoApp(
@@ -130,6 +130,19 @@ describe('the rendered diff sees what Argo CD applies', () => {
     } finally {
       await git('rm', '-q', '--cached', 'apps/extras');
     }
+  });
+
+  it("a symlink that leaves the repository fails every source of it, and a path Argo CD will not join fails its app's: the diff cannot vouch for either", async () => {
+    await reset();
+    symlinkSync('/etc/hostname', join(repo.root, 'notes.md'));
+    const linked = await diff();
+    expect(linked.code).toBe(1);
+    expect(linked.text).toContain('symlink notes.md');
+    await reset();
+    repo.write('apps/demo/application.yaml', DEMO.replace('path: apps/demo', 'path: /apps/demo'));
+    const absolute = await diff();
+    expect(absolute.code).toBe(1);
+    expect(absolute.text).toContain('/apps/demo: app path is absolute');
   });
 
   it('argocd-cm turning kustomize off leaves a kustomize app not judged: Argo CD would apply its folder as plain YAML', async () => {

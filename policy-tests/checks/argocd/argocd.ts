@@ -7,7 +7,6 @@ import {
   APPLICATION_FILE,
   ROOT_APP_FILE,
   applications,
-  checkoutHolds,
   componentFiles,
   filesOfApp,
   isApplication,
@@ -16,7 +15,7 @@ import {
   isThisRepo,
   normalizeSourcePath,
   ownersByFile,
-  refProblems,
+  sourceRefusals,
   sourceType,
   type AppSource,
   type ArgoApp,
@@ -25,7 +24,6 @@ import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks
 import { madeBy } from '../../model/appset/outcomes.ts';
 import type { Path } from '../../model/core/positions.ts';
 import { valueFileProblem } from '../../model/argocd/source-files.ts';
-import { appPathProblem } from '../../model/argocd/repo-server.ts';
 
 /** Argo CD's own folder: its kustomization, its configuration, and the tool versions of its release. */
 
@@ -122,8 +120,10 @@ export const argocdChecks: PolicyCheck[] = [
       for (const app of appsOf(ctx)) {
         if (app.sources.length === 0) ctx.fail({ resource: app.resource, path: ['spec'] }, `Application ${app.name} has no source`);
         const refs = new Set(app.sources.filter((s) => isThisRepo(repo, s) && s.ref).map((s) => s.ref));
-        for (const { source, message } of refProblems(app.sources))
-          ctx.fail({ resource: app.resource, path: [...source.at, 'ref'] }, `Argo CD refuses Application ${app.name}, which never syncs: ${message}`);
+        // What Argo CD refuses before it reads a source: a path it will not join to its checkout (util/app/path Path;
+        // a folder beyond the manifest roots exists as the checkout has it), a ref key it will not take.
+        const refused = sourceRefusals(repo, app);
+        for (const { source, field, message } of refused) ctx.fail({ resource: app.resource, path: [...source.at, field] }, message);
         for (const source of app.sources) {
           if (source.chart === undefined && !isThisRepo(repo, source)) {
             ctx.fail(
@@ -132,13 +132,13 @@ export const argocdChecks: PolicyCheck[] = [
             );
             continue;
           }
-          // Argo CD joins a git source's path to its checkout first (util/app/path Path), and fails the source on what
-          // it refuses there. A folder beyond the manifest roots exists as the checkout has it (Argo CD reads any path of it).
           if (source.chart === undefined) {
-            const problem = source.path === undefined ? undefined : appPathProblem(source.path, checkoutHolds(repo, normalizeSourcePath(source.path)));
-            if (problem) ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `Argo CD fails the source of Application ${app.name}: ${problem}`);
             // A kustomization may build from remote files alone (Argo CD's own install manifest).
-            else if (isDirectorySource(repo, source) && filesOfApp(repo, { ...app, sources: [source] }).length === 0)
+            if (
+              !refused.some((r) => r.source === source && r.field === 'path') &&
+              isDirectorySource(repo, source) &&
+              filesOfApp(repo, { ...app, sources: [source] }).length === 0
+            )
               ctx.fail({ resource: app.resource, path: [...source.at, 'path'] }, `source path ${source.path} applies no manifest`);
             if (source.path === undefined && !source.ref && !isDirectorySource(repo, source) && sourceType(repo, source) !== 'kustomize')
               ctx.fail({ resource: app.resource, path: source.at }, 'a source from this repo needs a path (plain manifests) or a ref (values for a chart)');

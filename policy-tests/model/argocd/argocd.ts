@@ -10,12 +10,12 @@ import type { Resource } from '../core/manifest.ts';
 import { checkoutPathSet, checkoutTree, isManifestPath, isNonManifest, parseDataFile, type Repo } from '../repository/repo.ts';
 import { sourceParameterTexts } from '../repository/directory-source.ts';
 import { kustomizeInputs } from './kustomize.ts';
-import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, SKIP_RENDERING_MARKER } from './repo-server.ts';
+import { appPathOf, appPathProblem, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, SKIP_RENDERING_MARKER } from './repo-server.ts';
 import { mergeSourceParameters } from './source-parameters.ts';
 
 export { normalizeRepoURL };
 export { isExactChartVersion, refProblems, type AppSource, type HelmOptions } from './app-source.ts';
-import { str, toSource, type AppSource } from './app-source.ts';
+import { refProblems, str, toSource, type AppSource } from './app-source.ts';
 
 /** The root app-of-apps; bootstrapped once with kubectl, then it manages itself. */
 export const ROOT_APP_FILE = 'clusters/home/root.yaml';
@@ -188,6 +188,26 @@ export function isDirectorySource(repo: Repo, source: AppSource): boolean {
 
 export function normalizeSourcePath(path: string): string {
   return appPathOf(path);
+}
+
+/**
+ * What Argo CD refuses of an Application's sources before it reads one, in its words: a path of this repository it
+ * will not join to its checkout (repo-server.ts appPathProblem) and a `ref` key it will not take (refProblems).
+ * Each fails the source, or the whole Application: read by argocd-source-path, and by the rendered diff, which
+ * cannot vouch for such an app.
+ */
+export function sourceRefusals(repo: Repo, app: ArgoApp): { source: AppSource; field: 'path' | 'ref'; message: string }[] {
+  const paths = app.sources.flatMap((source) => {
+    if (source.chart !== undefined || source.path === undefined || !isThisRepo(repo, source)) return [];
+    const problem = appPathProblem(source.path, checkoutHolds(repo, normalizeSourcePath(source.path)));
+    return problem ? [{ source, field: 'path' as const, message: `Argo CD fails the source of Application ${app.name}: ${problem}` }] : [];
+  });
+  const refs = refProblems(app.sources).map(({ source, message }) => ({
+    source,
+    field: 'ref' as const,
+    message: `Argo CD refuses Application ${app.name}, which never syncs: ${message}`,
+  }));
+  return [...paths, ...refs];
 }
 
 /** What the checkout holds at a repository-relative path: a folder (a file under it), or a file. */
