@@ -14,7 +14,7 @@ import { appPathOf, appPathProblem, directoryFiles, discoveredTool, explicitTool
 import { mergeSourceParameters } from './source-parameters.ts';
 
 export { normalizeRepoURL };
-export { isExactChartVersion, refProblems, type AppSource, type HelmOptions } from './app-source.ts';
+export { isExactChartVersion, type AppSource, type HelmOptions } from './app-source.ts';
 import { refProblems, str, toSource, type AppSource } from './app-source.ts';
 
 /** The root app-of-apps; bootstrapped once with kubectl, then it manages itself. */
@@ -211,7 +211,7 @@ export function sourceRefusals(repo: Repo, app: ArgoApp): { source: AppSource; f
 }
 
 /** What the checkout holds at a repository-relative path: a folder (a file under it), or a file. */
-export function checkoutHolds(repo: Repo, path: string): { folder: boolean; file: boolean } {
+function checkoutHolds(repo: Repo, path: string): { folder: boolean; file: boolean } {
   return {
     folder: repo.dirs.has(path) || checkoutTree(repo).some((p) => p.startsWith(`${path}/`)),
     file: checkoutPathSet(repo).has(path),
