@@ -111,6 +111,9 @@ function reportHooks(checkout: string, print: (t: string) => void): void {
   const { agreement, notFollowed } = conformance.hookTestAgreement(names.map((name) => ({ name, go: readText(join(dir, name)) })));
   report(`gitops-engine's hook tests (gitops-engine/pkg/sync/hook)${notFollowed.length ? `; ${notFollowed.length} not followed` : ''}`, agreement, print);
   for (const n of notFollowed) print(`  NOT FOLLOWED ${n}\n`);
+  const sort = conformance.sortCases(readText(join(checkout, 'gitops-engine/pkg/sync/sync_tasks_test.go')));
+  report("gitops-engine's sync order (gitops-engine/pkg/sync/sync_tasks_test.go)", conformance.sortAgreement(sort.cases), print);
+  for (const u of sort.unread) print(`  NOT READ ${u.test}: ${u.why}\n`);
 }
 
 /** The repo-server's tests in an argo-cd checkout, judged; the figure is the last line. */
@@ -237,7 +240,8 @@ is committed):
                       TestCelCostStability's rules (celcoststability_test.go)
   --argocd DIR        argoproj/argo-cd at the pinned tag: gitops-engine's
                       hook tests (gitops-engine/pkg/sync/hook), judged
-                      through the gate's reading of hooks, the account a
+                      through the gate's reading of hooks, and its sort
+                      of a sync's tasks (sync_tasks_test.go), the account a
                       sync impersonates (controller/sync_test.go), the
                       symlinks the repo-server refuses (util/app/path/
                       path_test.go on its testdata), what

@@ -234,6 +234,7 @@ export { hookTestAgreement } from './argocd-hooks.ts';
 export { impersonationAgreement, impersonationCases } from './argocd-impersonation.ts';
 export { pathAgreement, pathCases, symlinkAgreement, symlinkCases } from './argocd-symlinks.ts';
 export { appSetValidationAgreement, appSetValidationCases } from './argocd-appset-validation.ts';
+export { sortAgreement, sortCases } from './argocd-sync-order.ts';
 export { projectAgreement } from './argocd-projects.ts';
 export { applicationSetTemplateAgreement, applicationSetTemplateCases } from './argocd-applicationset.ts';
 export { generatorAgreement, generatorCases } from './argocd-appset-generators.ts';

@@ -138,10 +138,18 @@ export interface SyncPosition {
 }
 
 function stepOf(repo: Repo, r: Resource): SyncStep {
+  return syncStep(r, namespaceOrDestination(repo, r));
+}
+
+/**
+ * Where an object sits in its app's sync, given the namespace Argo CD applies it in: its phase and wave, its kind, and
+ * what gitops-engine's adjustDeps moves ahead of it (its namespace, its CRD) or it ahead of others (a Namespace, a CRD).
+ * Pure, so gitops-engine's own sort cases judge it (`npm run conformance -- --argocd`).
+ */
+export function syncStep(r: Resource, namespace: string | undefined): SyncStep {
   const spec = (r.object.spec ?? {}) as { group?: unknown; names?: { kind?: unknown } };
-  const namespace = namespaceOrDestination(repo, r);
   const provides =
-    r.kind === 'Namespace' && r.apiVersion === 'v1'
+    r.kind === 'Namespace' && groupOf(r.apiVersion) === ''
       ? r.name
       : r.kind === 'CustomResourceDefinition' && typeof spec.group === 'string' && typeof spec.names?.kind === 'string'
         ? `${spec.group}/${spec.names.kind}`
@@ -192,8 +200,10 @@ export function placeOf(repo: Repo, r: Resource): SyncPosition {
 
 /** Strictly before inside one app's sync, in the order gitops-engine sorts and applies its tasks. */
 export function stepBefore(a: SyncStep, b: SyncStep): boolean {
-  // adjustDeps: a Namespace or a CRD goes ahead of the first resource that needs it, whatever its own phase and wave.
+  // adjustDeps: a Namespace or a CRD goes ahead of the first resource that needs it, whatever its own phase and wave;
+  // so nothing that needs it comes before it.
   if (a.provides !== undefined && b.needs.includes(a.provides)) return true;
+  if (b.provides !== undefined && a.needs.includes(b.provides)) return false;
   const phase = SYNC_PHASES.indexOf(a.phase) - SYNC_PHASES.indexOf(b.phase);
   if (phase !== 0) return phase < 0;
   if (a.wave !== b.wave) return a.wave < b.wave;

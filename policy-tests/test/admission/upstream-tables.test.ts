@@ -13,6 +13,7 @@ import { hookTestAgreement } from '../../admission/upstream/argocd-hooks.ts';
 import { impersonationAgreement, impersonationCases } from '../../admission/upstream/argocd-impersonation.ts';
 import { pathAgreement, pathCases, symlinkAgreement, symlinkCases } from '../../admission/upstream/argocd-symlinks.ts';
 import { appSetValidationAgreement, appSetValidationCases } from '../../admission/upstream/argocd-appset-validation.ts';
+import { sortAgreement, sortCases } from '../../admission/upstream/argocd-sync-order.ts';
 import { projectAgreement } from '../../admission/upstream/argocd-projects.ts';
 import { applicationSetTemplateAgreement, applicationSetTemplateCases } from '../../admission/upstream/argocd-applicationset.ts';
 import { generatorAgreement, generatorCases } from '../../admission/upstream/argocd-appset-generators.ts';
@@ -335,6 +336,62 @@ func TestPathNotDir(t *testing.T) {
     // A folder that holds what the test does not expect is a disagreement, said.
     const wrong = symlinkAgreement(cases, (folder) => (folder === 'testdata/goodlink' ? [{ path: 'x', target: '../../y' }] : (folders[folder] ?? [])));
     expect(wrong.disagreements.map((d) => d.why)).toEqual(['the gate refuses x, Argo CD none']);
+  });
+});
+
+describe("gitops-engine's sync order tests, read as data (argocd-sync-order.ts)", () => {
+  // The shape of sync_tasks_test.go: a sorted package variable, and a test that sorts named tasks.
+  const GO = `
+var sortedTasks = syncTasks{
+	{
+		phase:     common.SyncPhasePreSync,
+		targetObj: &unstructured.Unstructured{},
+	},
+	{
+		targetObj: &unstructured.Unstructured{
+			Object: map[string]any{
+				"GroupVersion": corev1.SchemeGroupVersion.String(),
+				"kind":         "ConfigMap",
+			},
+		},
+	},
+	{
+		phase:     common.SyncPhasePostSync,
+		targetObj: &unstructured.Unstructured{},
+	},
+}
+
+func TestSyncTasksSort_CRDAndCR(t *testing.T) {
+	cr := &syncTask{
+		phase: common.SyncPhasePreSync,
+		targetObj: &unstructured.Unstructured{Object: map[string]any{"kind": "Workflow", "apiVersion": "argoproj.io/v1"}},
+	}
+	crd := &syncTask{
+		targetObj: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": map[string]any{"group": "argoproj.io", "names": map[string]any{"kind": "Workflow"}}}},
+	}
+	unsorted := syncTasks{cr, crd}
+	unsorted.Sort()
+	assert.Equal(t, syncTasks{crd, cr}, unsorted)
+}
+
+func TestSyncTasksSort_Wrong(t *testing.T) {
+	late := &syncTask{phase: common.SyncPhasePostSync, targetObj: &unstructured.Unstructured{}}
+	early := &syncTask{phase: common.SyncPhasePreSync, targetObj: &unstructured.Unstructured{}}
+	unsorted := syncTasks{early, late}
+	assert.Equal(t, syncTasks{late, early}, unsorted)
+}
+`;
+  it("reads each expected order and holds it to the model's, both ways", () => {
+    const { cases, unread } = sortCases(GO);
+    expect(unread).toEqual([]);
+    expect(cases.map((c) => [c.test, c.tasks.map((t) => `${t.phase}/${t.kind || '-'}`)])).toEqual([
+      ['TestSortSyncTask', ['PreSync/-', 'Sync/ConfigMap', 'PostSync/-']],
+      ['TestSyncTasksSort_CRDAndCR', ['Sync/CustomResourceDefinition', 'PreSync/Workflow']],
+      ['TestSyncTasksSort_Wrong', ['PostSync/-', 'PreSync/-']],
+    ]);
+    const agreement = sortAgreement(cases);
+    expect([agreement.agree, agreement.total]).toEqual([2, 3]);
+    expect(agreement.disagreements.map((d) => `${d.file}: ${d.why}`)).toEqual(['TestSyncTasksSort_Wrong: the model puts 1 before 0']);
   });
 });
 

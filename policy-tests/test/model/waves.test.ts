@@ -39,6 +39,8 @@ describe("Argo CD's sync order inside one app", () => {
       ),
     ).toBe(true);
     expect(stepBefore(step('Namespace', { wave: 5, provides: 'media' }), step('Role', { wave: 0, needs: ['other'] }))).toBe(false);
+    // Nothing that needs it comes before it: a hook in PreSync is not before the Namespace it runs in.
+    expect(stepBefore(step('Job', { phase: 'PreSync', needs: ['media'] }), step('Namespace', { wave: 1, provides: 'media' }))).toBe(false);
   });
 
   it('reads waves and phases as Argo CD does: the sync-wave, else the Helm hook weight; Argo CD hooks, else Helm hooks', () => {
