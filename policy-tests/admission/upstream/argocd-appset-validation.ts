@@ -6,10 +6,10 @@
  * Applications and the errors expected by qualified name. A row this reader cannot follow is counted apart.
  */
 import { generatedApplicationErrors, type GeneratedApplication } from '../../model/appset/validation.ts';
+import { obj } from '../../model/core/dig.ts';
+import { str } from '../../model/argocd/app-source.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { blockAt, GoUnsupported, structTableRows } from './go-literals.ts';
-
-type Obj = Record<string, unknown>;
 
 const TEST = 'TestValidateGeneratedApplications';
 
@@ -36,8 +36,7 @@ const ENV = {
   },
 };
 
-const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+const text = (v: unknown): string => str(v) ?? '';
 
 /** The rows of TestValidateGeneratedApplications (its table is ranged over in place: read as if named), and those not read. */
 export function appSetValidationCases(src: string): { cases: ValidationCase[]; unread: { test: string; why: string }[] } {

@@ -6,12 +6,12 @@
  * two tasks upstream tells apart by phase, wave or kind (not by name alone, which the model leaves open) the model
  * orders the same way. A task literal this reader cannot follow makes its test counted apart.
  */
-import { stepBefore, syncStep, kindRank, type SyncStep } from '../../model/controller/waves.ts';
+import { kindRank, stepBefore, SYNC_PHASES, syncStep, type SyncStep } from '../../model/controller/waves.ts';
 import type { Resource } from '../../model/core/manifest.ts';
+import { obj, type Obj } from '../../model/core/dig.ts';
+import { str } from '../../model/argocd/app-source.ts';
 import { count, emptyAgreement, type Agreement } from './agreement.ts';
 import { asJson, blockAt, GoParser, GoUnsupported, tokenize } from './go-literals.ts';
-
-type Obj = Record<string, unknown>;
 
 export interface SortCase {
   test: string;
@@ -19,12 +19,8 @@ export interface SortCase {
   tasks: SyncStep[];
 }
 
-const PHASES: Record<string, string> = {
-  'common.SyncPhasePreSync': 'PreSync',
-  'common.SyncPhaseSync': 'Sync',
-  'common.SyncPhasePostSync': 'PostSync',
-  'common.SyncPhaseSyncFail': 'SyncFail',
-};
+/** gitops-engine's phase constants (`common.SyncPhasePreSync`, ...) by the phase each names. */
+const PHASES: Record<string, string> = Object.fromEntries(SYNC_PHASES.map((p) => [`common.SyncPhase${p}`, p]));
 
 const ENV = {
   value: (name: string): unknown => {
@@ -37,8 +33,7 @@ const ENV = {
   },
 };
 
-const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+const text = (v: unknown): string => str(v) ?? '';
 
 /** One `syncTask` literal as the model's step: its target object read as a resource, in its own namespace, its phase the task's. */
 function stepOf(task: Obj): SyncStep {
@@ -91,7 +86,7 @@ export function sortCases(src: string): { cases: SortCase[]; unread: { test: str
 }
 
 /** What upstream's sort tells two tasks apart by before their names: phase, wave, kind. */
-const key = (s: SyncStep): string => `${['PreSync', 'Sync', 'PostSync', 'SyncFail'].indexOf(s.phase)}/${s.wave}/${kindRank(s.kind)}`;
+const key = (s: SyncStep): string => `${SYNC_PHASES.indexOf(s.phase)}/${s.wave}/${kindRank(s.kind)}`;
 
 /** Each test: upstream's order agrees with the model's, both ways. */
 export function sortAgreement(cases: readonly SortCase[]): Agreement {

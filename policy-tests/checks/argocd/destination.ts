@@ -10,8 +10,7 @@
  * could name is not judged.
  */
 import { applications, IN_CLUSTER_NAME, IN_CLUSTER_SERVER } from '../../model/argocd/argocd.ts';
-import { destinationProblem, knownClusters, namesUnknownCluster } from '../../model/argocd/clusters.ts';
-import { dig } from '../../model/core/dig.ts';
+import { destinationOf, destinationProblem, knownClusters, namesUnknownCluster } from '../../model/argocd/clusters.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 
 export const argocdDestinationCheck: PolicyCheck = {
@@ -25,12 +24,7 @@ export const argocdDestinationCheck: PolicyCheck = {
   run(ctx) {
     const { clusters, written } = knownClusters(ctx.resources);
     for (const app of applications(ctx.repo)) {
-      const destination = dig(app.resource.object, ['spec', 'destination']);
-      const d = typeof destination === 'object' && destination !== null ? (destination as { server?: unknown; name?: unknown }) : {};
-      const problem = destinationProblem(
-        { ...(typeof d.server === 'string' ? { server: d.server } : {}), ...(typeof d.name === 'string' ? { name: d.name } : {}) },
-        clusters,
-      );
+      const problem = destinationProblem(destinationOf(app.resource.object), clusters);
       if (!problem) continue;
       const place = { resource: app.resource, path: ['spec', 'destination'] };
       if (written && namesUnknownCluster(problem))

@@ -17,7 +17,7 @@ import { generatorParams, type Run } from './generators.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, type GoTemplateEngine, type TemplateMode } from './renderer.ts';
 import { applyTemplatePatch } from './template-patch.ts';
 import { generatedApplicationErrors, qualifiedName } from './validation.ts';
-import { knownClusters } from '../argocd/clusters.ts';
+import { destinationOf, knownClusters } from '../argocd/clusters.ts';
 import { isApplicationSet, madeBy, outcomeOf, recordOutcome, type SetOutcome } from './outcomes.ts';
 
 export type { GoTemplateEngine, GoTemplateJob } from './renderer.ts';
@@ -117,17 +117,10 @@ async function expandOne(repo: Repo, set: Resource, engine: GoTemplateEngine | u
  * project or a destination Argo CD does not know) are left out, each refusal said in its words.
  */
 function validated(repo: Repo, set: Resource, apps: Resource[], home: string): { valid: Resource[]; refused: string[] } {
-  const spec = (app: Resource) => obj(app.object.spec);
-  const destination = (app: Resource) => {
-    const d = obj(spec(app).destination);
-    return { ...(typeof d.server === 'string' ? { server: d.server } : {}), ...(typeof d.name === 'string' ? { name: d.name } : {}) };
-  };
-  const generatedApps = apps.map((app) => ({
-    name: app.name,
-    namespace: app.namespace ?? '',
-    project: typeof spec(app).project === 'string' ? (spec(app).project as string) : '',
-    destination: destination(app),
-  }));
+  const generatedApps = apps.map((app) => {
+    const project = obj(app.object.spec).project;
+    return { name: app.name, namespace: app.namespace ?? '', project: typeof project === 'string' ? project : '', destination: destinationOf(app.object) };
+  });
   const { clusters, written } = knownClusters(repo.resources);
   const projects = new Set([
     DEFAULT_PROJECT,

@@ -42,12 +42,19 @@ export function knownClusters(resources: readonly Resource[]): { clusters: Clust
  * name when it names one cluster; undefined where it resolves to none (argocd-destination says why).
  */
 export function destinationCluster(app: ArgoApp, clusters: readonly Cluster[]): { server: string; name: string } | undefined {
-  const destination = (dig(app.resource.object, ['spec', 'destination']) ?? {}) as { server?: unknown; name?: unknown };
-  const server = typeof destination.server === 'string' ? destination.server.replace(/\/+$/, '') : '';
-  const name = typeof destination.name === 'string' ? destination.name : '';
+  const destination = destinationOf(app.resource.object);
+  const server = (destination.server ?? '').replace(/\/+$/, '');
+  const name = destination.name ?? '';
   if (server !== '' && name !== '') return undefined;
   const found = server !== '' ? clusters.filter((c) => c.server === server) : clusters.filter((c) => (c.name ?? '') === name);
   return found.length === 1 ? { server: found[0]!.server, name: found[0]!.name ?? '' } : undefined;
+}
+
+/** An Application's `spec.destination` server and name, where each is a string (what else is written counts as absent). */
+export function destinationOf(application: unknown): { server?: string; name?: string } {
+  const d = dig(application, ['spec', 'destination']);
+  const { server, name } = (typeof d === 'object' && d !== null ? d : {}) as { server?: unknown; name?: unknown };
+  return { ...(typeof server === 'string' ? { server } : {}), ...(typeof name === 'string' ? { name } : {}) };
 }
 
 /** Argo CD's words for a destination it cannot resolve, or undefined when it resolves to one known cluster. */

@@ -23,9 +23,8 @@ import {
   DEFAULT_MAX_COMBINED_MANIFESTS_BYTES,
   explicitTool,
   MAX_COMBINED_MANIFESTS_KEY,
-  outOfBoundsLink,
+  outOfBoundsLinks,
   sourceParameterFiles,
-  walkOrder,
 } from './repo-server.ts';
 
 export type Refusal =
@@ -175,18 +174,10 @@ export const OOB_SYMLINKS_KEY = 'reposerver.allow.oob.symlinks';
 export function symlinkRefusals(repo: Repo): { file: string; message: string }[] {
   const allowed = argocdCmdParams(repo)?.[OOB_SYMLINKS_KEY];
   if (typeof allowed === 'string' && allowed.toLowerCase() === 'true') return [];
-  const links = new Map((repo.checkout?.links ?? []).map((l) => [l.path, l.target]));
-  return walkOrder(links.keys()).flatMap((path) => {
-    const target = links.get(path)!;
-    const why = outOfBoundsLink(path, target);
-    if (!why) return [];
-    return [
-      {
-        file: path,
-        message: `${path} is a symlink to ${target}, which ${why === 'absolute' ? 'is absolute' : 'steps out of the repository'}: Argo CD's repo-server checks every symlink of the checkout before it reads any source, and fails every source of this repository (repository contains out-of-bounds symlinks. file: ${path}; argocd-cmd-params-cm ${OOB_SYMLINKS_KEY} false by default): nothing syncs, the root app included`,
-      },
-    ];
-  });
+  return outOfBoundsLinks(repo.checkout?.links ?? []).map(({ path, target, why }) => ({
+    file: path,
+    message: `${path} is a symlink to ${target}, which ${why === 'absolute' ? 'is absolute' : 'steps out of the repository'}: Argo CD's repo-server checks every symlink of the checkout before it reads any source, and fails every source of this repository (repository contains out-of-bounds symlinks. file: ${path}; argocd-cmd-params-cm ${OOB_SYMLINKS_KEY} false by default): nothing syncs, the root app included`,
+  }));
 }
 
 /** argocd-cm's switches of manifest generation (util/settings `sourceTypeToEnableGenerationKey`) for the tools the gate renders. */

@@ -196,11 +196,21 @@ export function outOfBoundsLink(path: string, target: string): string | undefine
 }
 
 /**
- * The first link `CheckOutOfBoundsSymlinks` refuses, in its walk's order, passing over `skip` (the paths it is told to
- * leave, `.git` in the repo-server's own call) and what lies under them; undefined where it refuses none.
+ * The links `CheckOutOfBoundsSymlinks` refuses, in its walk's order (it stops at the first), passing over `skip` (the
+ * paths it is told to leave, `.git` in the repo-server's own call) and what lies under them, each with why.
  */
-export function firstOutOfBoundsLink(links: readonly { path: string; target: string }[], skip: readonly string[] = []): string | undefined {
+export function outOfBoundsLinks(
+  links: readonly { path: string; target: string }[],
+  skip: readonly string[] = [],
+): { path: string; target: string; why: string }[] {
   const targets = new Map(links.map((l) => [l.path, l.target]));
   const skipped = (path: string) => skip.some((s) => path === s || path.startsWith(`${s}/`));
-  return walkOrder(targets.keys()).find((path) => !skipped(path) && outOfBoundsLink(path, targets.get(path)!) !== undefined);
+  return walkOrder(targets.keys()).flatMap((path) => {
+    const why = skipped(path) ? undefined : outOfBoundsLink(path, targets.get(path)!);
+    return why ? [{ path, target: targets.get(path)!, why }] : [];
+  });
 }
+
+/** The first link `CheckOutOfBoundsSymlinks` refuses, the one Argo CD names; undefined where it refuses none. */
+export const firstOutOfBoundsLink = (links: readonly { path: string; target: string }[], skip: readonly string[] = []): string | undefined =>
+  outOfBoundsLinks(links, skip)[0]?.path;

@@ -339,7 +339,8 @@ function appliedBeyond(repo: Repo): string[] {
     if (files) files.push(p);
     else byFolder.set(folder, [p]);
   }
-  const pathSet = new Set(paths);
+  // The checkout's one set of paths, which the render's view walks too: a kustomization walked here is not walked again.
+  const pathSet = checkoutPathSet(repo);
   let kustomizeView: KustomizeView | undefined;
   const view = () => (kustomizeView ??= diskView(repo.root, pathSet, repo.dataFiles, parseDataFile));
   const under = (appPath: string, recurse: boolean): string[] =>
