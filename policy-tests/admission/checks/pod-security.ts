@@ -2,13 +2,24 @@
  * Pod Security admission at each namespace's level: enforce is a finding,
  * warn and audit are warnings; a namespace below the cluster's default says why.
  */
-import { levelsFor, LABEL_PREFIX, LATEST_POLICY_MINOR, MODES, podSecurityViolations, isLevel, type Level } from '../pod-security/pod-security.ts';
+import {
+  levelsFor,
+  LABEL_PREFIX,
+  LATEST_POLICY_MINOR,
+  MODES,
+  podSecurityViolations,
+  isLevel,
+  type Level,
+  type PodSecurityConfig,
+} from '../pod-security/pod-security.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
-import { dig } from '../../model/core/dig.ts';
+import { dig, obj } from '../../model/core/dig.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { podSpecOf } from '../../model/core/workloads.ts';
 import { namespaceLevels } from '../pod-security/namespace-levels.ts';
-import type { PolicyCheck } from '../../model/checks/kit.ts';
+import { MANAGED_METADATA_PATH, managedNamespaces, namespaceAnnotations, namespaceLabels } from '../../model/cluster/namespaces.ts';
+import type { CheckContext, FailurePlace, PolicyCheck } from '../../model/checks/kit.ts';
+import type { Repo } from '../../model/repository/repo.ts';
 import { scalarText } from '../../model/core/text.ts';
 
 /** The annotation a namespace whose Pod Security level is below the cluster's default must carry, saying why. */
@@ -20,7 +31,7 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
   return {
     id: 'pod-security',
     description:
-      "Every pod template passes Pod Security admission at its namespace's enforce level (its pod-security.kubernetes.io/enforce label, else the cluster's default in the podSecurity fact; exempt namespaces are skipped); the warn and audit levels are reported as warnings. A namespace whose level is below the default says why (invariants P1).",
+      "Every pod template passes Pod Security admission at its namespace's enforce level (its pod-security.kubernetes.io/enforce label, else the cluster's default in the podSecurity fact; exempt namespaces are skipped); the warn and audit levels are reported as warnings. A namespace whose level is below the default says why, whether its Namespace sets the level or an Application's managedNamespaceMetadata writes it (invariants P1).",
     invariants: ['P1'],
     remediation: `make the pod meet the level (drop the capability, the host namespace, the hostPath), or move it to a namespace labelled for what it needs, annotated ${POD_SECURITY_REASON}: "<why>"`,
     reads: { kinds: ['*'], everyKind: "a pod may come from any kind that carries a pod template, and its namespace's labels set the level" },
@@ -62,26 +73,66 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
           }
         }
       }
-      for (const ns of repo.resources.filter((r) => r.kind === 'Namespace')) {
-        const labels = (dig(ns.object, ['metadata', 'labels']) ?? {}) as Record<string, unknown>;
-        for (const mode of MODES) {
-          const key = `${LABEL_PREFIX}${mode}`;
-          if (labels[key] !== undefined && !isLevel(labels[key]))
-            ctx.fail(
-              { resource: ns, path: ['metadata', 'labels', key] },
-              `Namespace ${ns.name}: ${key} must be privileged, baseline or restricted, not "${scalarText(labels[key])}"`,
-            );
-        }
-        const enforce = levelsFor(labels, facts.defaults).enforce;
-        if (LEVEL_ORDER[enforce] >= LEVEL_ORDER[facts.defaults.enforce]) continue;
-        const reason = dig(ns.object, ['metadata', 'annotations', POD_SECURITY_REASON]);
-        // Whether its pods need that level cannot be judged here: operators (Rook, for one) create the privileged pods at run time.
-        if (typeof reason !== 'string' || reason.trim() === '')
-          ctx.fail(
-            { resource: ns, path: ['metadata', 'labels', `${LABEL_PREFIX}enforce`] },
-            `Namespace ${ns.name} enforces only "${enforce}", below the cluster's "${facts.defaults.enforce}", without saying why: annotate it ${POD_SECURITY_REASON}`,
-          );
-      }
+      namespacesSayWhy(ctx, facts.defaults);
     },
   };
+}
+
+/** Who sets a namespace's Pod Security labels: a Namespace, or an Application writing managedNamespaceMetadata on it. */
+interface LevelWriter {
+  who: string;
+  labels: Record<string, unknown>;
+  at: (key: string) => FailurePlace;
+  /** The labels the namespace ends up with, and its annotations. */
+  final: Record<string, unknown> | undefined;
+  reason: unknown;
+}
+
+function levelWriters(repo: Repo): LevelWriter[] {
+  const objects = repo.resources
+    .filter((r) => r.kind === 'Namespace')
+    .map((ns): LevelWriter => {
+      const labels = obj(dig(ns.object, ['metadata', 'labels']));
+      return {
+        who: `Namespace ${ns.name}`,
+        labels,
+        at: (key) => ({ resource: ns, path: ['metadata', 'labels', key] }),
+        final: labels,
+        reason: dig(ns.object, ['metadata', 'annotations', POD_SECURITY_REASON]),
+      };
+    });
+  // What an Application writes on its namespace sets its level as a Namespace's labels do; it answers for a level only where it sets enforce.
+  const written = managedNamespaces(repo).flatMap((m): LevelWriter[] =>
+    m.written && m.metadata
+      ? [
+          {
+            who: `Namespace ${m.namespace} (as Application ${m.app.name}'s managedNamespaceMetadata writes it)`,
+            labels: m.metadata.labels,
+            at: (key) => ({ resource: m.app.resource, path: [...MANAGED_METADATA_PATH, 'labels', key] }),
+            final: m.metadata.labels[`${LABEL_PREFIX}enforce`] === undefined ? undefined : namespaceLabels(repo).get(m.namespace),
+            reason: namespaceAnnotations(repo, m.namespace)[POD_SECURITY_REASON],
+          },
+        ]
+      : [],
+  );
+  return [...objects, ...written];
+}
+
+/** Each level label is a level, and a namespace below the cluster's default enforce level says why where it is lowered. */
+function namespacesSayWhy(ctx: CheckContext, defaults: PodSecurityConfig): void {
+  for (const w of levelWriters(ctx.repo)) {
+    for (const mode of MODES) {
+      const key = `${LABEL_PREFIX}${mode}`;
+      if (w.labels[key] !== undefined && !isLevel(w.labels[key]))
+        ctx.fail(w.at(key), `${w.who}: ${key} must be privileged, baseline or restricted, not "${scalarText(w.labels[key])}"`);
+    }
+    if (!w.final) continue;
+    const enforce = levelsFor(w.final, defaults).enforce;
+    // Whether its pods need that level cannot be judged here: operators (Rook, for one) create the privileged pods at run time.
+    if (LEVEL_ORDER[enforce] < LEVEL_ORDER[defaults.enforce] && (typeof w.reason !== 'string' || w.reason.trim() === ''))
+      ctx.fail(
+        w.at(`${LABEL_PREFIX}enforce`),
+        `${w.who} enforces only "${enforce}", below the cluster's "${defaults.enforce}", without saying why: annotate it ${POD_SECURITY_REASON}`,
+      );
+  }
 }

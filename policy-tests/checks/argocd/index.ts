@@ -6,6 +6,7 @@ import { argocdDestinationCheck } from './destination.ts';
 import { argocdHealthScriptsCheck } from './health-scripts.ts';
 import { argocdHooksCheck } from './hooks.ts';
 import { argocdInstallChecks } from './install.ts';
+import { argocdManagedNamespaceCheck } from './managed-namespace.ts';
 import { argocdCascadeCheck, argocdPruneCheck } from './prune.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';
 import { argocdSyncOptionsCheck } from './sync-options.ts';
@@ -21,6 +22,7 @@ export const argocdAreaChecks: PolicyCheck[] = [
   argocdHooksCheck,
   argocdSyncWindowsCheck,
   argocdSyncOptionsCheck,
+  argocdManagedNamespaceCheck,
   argocdAutoscaledReplicasCheck,
   ...argocdInstallChecks,
   argocdHealthScriptsCheck,

@@ -134,3 +134,23 @@ describe('a sync window that holds an app back part of the time is said, and sig
     expect(notJudged).toEqual([expect.stringMatching(/^AppProject portfolio has Argo CD sync only commits signed by the keys its signatureKeys names/)]);
   });
 });
+
+describe('managedNamespaceMetadata on an app whose own manifests hold the Namespace is never written', () => {
+  it("says so at the metadata, naming the Namespace's file", async () => {
+    const { failed } = await onBrokenCopy('argocd-managed-namespace', (copy) => {
+      copy.write('portfolio-api/deploy/namespace.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: portfolio-extra\n');
+      copy.edit(PORTFOLIO_APP, 0, (d) => {
+        d.setIn(['spec', 'destination', 'namespace'], 'portfolio-extra');
+        d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['CreateNamespace=true']));
+        d.setIn(['spec', 'syncPolicy', 'managedNamespaceMetadata'], d.createNode({ labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } }));
+      });
+    });
+    expect(failed.map((f) => `${f.file}: ${f.message}`)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${PORTFOLIO_APP}: Application portfolio-api: managedNamespaceMetadata is never written: its own manifests hold Namespace portfolio-extra \\(portfolio-api/deploy/namespace\\.yaml\\)`,
+        ),
+      ),
+    ]);
+  });
+});

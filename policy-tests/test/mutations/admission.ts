@@ -6,6 +6,7 @@ import { CONTAINER, swap, API, SERVICE, NAMESPACES, STORE, after, inProject, POR
 
 const ARGOCD_CM = 'apps/platform/argocd/patches/argocd-cm.yaml';
 const FOLDERS = 'apps/media/storage/folders.yaml';
+const VOLSYNC_APP = 'apps/platform/volsync/application.yaml';
 
 export const CRD_FILE = 'apps/platform/backups/crd.yaml';
 /** A small CRD the backups app applies (kind Drill), with these spec properties. */
@@ -281,6 +282,15 @@ const mutations: Mutation[] = [
           .split('\n')
           .findIndex((l) => l.includes('add: ["NET_ADMIN"')) + 1,
     }),
+  },
+  {
+    check: 'pod-security',
+    why: "VolSync's Application lowers the namespace it creates to privileged through managedNamespaceMetadata, which Argo CD writes on it, without saying why",
+    mutate: (c) =>
+      c.edit(VOLSYNC_APP, 0, (d) =>
+        d.setIn(['spec', 'syncPolicy', 'managedNamespaceMetadata'], d.createNode({ labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } })),
+      ),
+    at: 'pod-security.kubernetes.io/enforce: privileged',
   },
   {
     check: 'pod-security',

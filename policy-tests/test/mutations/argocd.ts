@@ -18,6 +18,7 @@ import {
 } from './edits.ts';
 
 const PORTFOLIO_POLICIES = 'portfolio-api/deploy/networkpolicy.yaml';
+const TAUTULLI_APP = 'apps/media/tautulli/application.yaml';
 
 /** The portfolio project given one sync window. */
 /** The first document of `file` annotated with `key: value` (its only annotation), and the line it lands on. */
@@ -238,6 +239,13 @@ export const argocdMutations: Mutation[] = [
     check: 'argocd-sync-options',
     why: "the API's Service asks Argo CD to ignore it as extraneous, spelt IgnoreExtranous: read nowhere",
     ...annotated(SERVICE, 'argocd.argoproj.io/compare-options', 'IgnoreExtranous'),
+  },
+  {
+    check: 'argocd-managed-namespace',
+    why: "tautulli's Application labels its namespace through managedNamespaceMetadata without CreateNamespace=true: Argo CD writes none of it",
+    mutate: (c) =>
+      c.edit(TAUTULLI_APP, 0, (d) => d.setIn(['spec', 'syncPolicy', 'managedNamespaceMetadata'], d.createNode({ labels: { 'homelab/stack': 'media' } }))),
+    at: (c) => ({ file: TAUTULLI_APP, line: lineOf(c, TAUTULLI_APP, 'managedNamespaceMetadata:') }),
   },
   {
     check: 'argocd-destination-namespace',
