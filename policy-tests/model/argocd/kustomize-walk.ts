@@ -48,6 +48,8 @@ export interface KustomizeInputs {
   files: string[];
   /** Files reached through `components:`: shared by design, so two apps may consume them. */
   componentFiles: string[];
+  /** What the build is made of: each kustomization, and each file it takes as a resource (never a patch, a generator's input or a CRD schema). */
+  built: string[];
   /** Why the build cannot be judged at all (a remote git base). */
   unsupported?: string;
   /** Each chart a kustomization inflates (`helmCharts`; kustomize does so only with --enable-helm), and the folder kustomize looks for it in before it pulls it. */
@@ -208,6 +210,7 @@ const consumedEntries = (k: Record<string, unknown>): string[] => [
 function walk(view: KustomizeView, dir: string): KustomizeInputs {
   const files = new Set<string>();
   const componentFiles = new Set<string>();
+  const built = new Set<string>();
   let unsupported: string | undefined;
   const helmCharts: HelmChartEntry[] = [];
   const remote: string[] = [];
@@ -220,6 +223,7 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
     if (!file || seen.has(`${file}#${viaComponent}`)) return;
     seen.add(`${file}#${viaComponent}`);
     files.add(file);
+    built.add(file);
     folders.add(folder);
     if (viaComponent) componentFiles.add(file);
     // A file that does not parse is kustomize's to report, in its own words.
@@ -261,6 +265,7 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
         if (kustomizationIn(view, rel)) visit(rel, viaComponent || asComponent);
         else {
           files.add(rel);
+          built.add(rel);
           if (viaComponent || asComponent) componentFiles.add(rel);
         }
       }
@@ -277,6 +282,7 @@ function walk(view: KustomizeView, dir: string): KustomizeInputs {
   return {
     files: [...files].sort(),
     componentFiles: [...componentFiles].sort(),
+    built: [...built].sort(),
     remote,
     keyFiles: [...keyFiles].sort(),
     outside,

@@ -19,7 +19,7 @@ import { parseTomlFile, type DataFile } from './data-file.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 import { perKey } from '../core/per-object.ts';
 import { checkoutPaths, type CheckoutLink, type Submodule } from './checkout-paths.ts';
-import { appPathOf, directoryFiles, discoveredTool, explicitTool, KUSTOMIZATION_FILES, normalizeRepoURL } from '../argocd/repo-server.ts';
+import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL } from '../argocd/repo-server.ts';
 import { sourceParameterTexts } from './directory-source.ts';
 import { mergeSourceParameters } from '../argocd/source-parameters.ts';
 import { diskView, kustomizeInputs, type KustomizeView } from '../argocd/kustomize-walk.ts';
@@ -364,16 +364,11 @@ function appliedBeyond(repo: Repo): string[] {
       const raw = parameters.length ? mergeSourceParameters(written, parameters).source : written;
       const explicit = explicitTool(raw);
       const tool = explicit.tool ?? (explicit.error ? undefined : discoveredTool(under(appPath, false), appPath));
-      // A kustomization's folder, wherever it stands, is read as a manifest root is, and so is every folder its build
-      // reaches (a `../base`, a component) and every file it names: they are what kustomize builds, and a finding
-      // lands in them. The repository's root is never taken whole for one.
-      if (tool === 'Kustomize' && appPath !== '') {
-        const inputs = kustomizeInputs(view(), appPath);
-        // A build that reaches a kustomization at the root has what it names read, not the whole checkout.
-        const reachesRoot = inputs.files.some((f) => (KUSTOMIZATION_FILES as readonly string[]).includes(f));
-        const reached = (reachesRoot ? inputs.files : inputs.keyFiles).filter((f) => pathSet.has(f));
-        for (const file of [...under(appPath, true), ...reached]) if (!repo.files.has(file)) out.add(file);
-      }
+      // A kustomize build is read as kustomize reads it, wherever it stands: each kustomization it reaches (a `../base`,
+      // a component) and each file it takes as a resource, where a finding lands. A patch, a generator's input or a
+      // stray file of a folder it visits is no manifest of it, and is not read as one.
+      if (tool === 'Kustomize' && appPath !== '')
+        for (const file of kustomizeInputs(view(), appPath).built) if (pathSet.has(file) && !repo.files.has(file)) out.add(file);
       if (tool !== 'Directory') continue;
       const d = (raw.directory ?? {}) as Record<string, unknown>;
       const options = {

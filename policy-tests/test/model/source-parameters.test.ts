@@ -206,6 +206,27 @@ describe('a kustomize source beyond the manifest roots', () => {
   });
 });
 
+describe('a kustomize build beyond the manifest roots reads what kustomize builds from', () => {
+  it('its resources and kustomizations, never a patch, a generator input or a stray file of a folder it visits', async () => {
+    const repo = fixtureRepo();
+    repo.write('apps/web/application.yaml', repoApp('web', '    path: z-outside/web/overlay'));
+    repo.write(
+      'z-outside/web/overlay/kustomization.yaml',
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../base\npatches:\n  - path: replicas.yaml\nconfigMapGenerator:\n  - name: settings\n    envs:\n      - settings.env\n',
+    );
+    repo.write('z-outside/web/overlay/replicas.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n');
+    repo.write('z-outside/web/overlay/settings.env', 'MODE=lab\n');
+    repo.write('z-outside/web/overlay/notes/draft.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: draft\n');
+    repo.write('z-outside/web/base/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cm.yaml\n');
+    repo.write('z-outside/web/base/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: based\n');
+    repo.write('z-outside/web/base/unused.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unused\n');
+    const loaded = await loadRepo(repo.root);
+    const beyond = [...loaded.files].filter((f) => f.startsWith('z-outside/')).sort();
+    expect(beyond).toEqual(['z-outside/web/base/cm.yaml', 'z-outside/web/base/kustomization.yaml', 'z-outside/web/overlay/kustomization.yaml']);
+    expect(loaded.resources.filter((r) => r.file.startsWith('z-outside/')).map((r) => r.name)).toEqual(['based']);
+  });
+});
+
 describe('a source of several with an empty path', () => {
   it('generates nothing, as GenerateManifest skips it, and is no walk of the root; `sources: []` leaves `source` in force', async () => {
     const repo = fixtureRepo();
