@@ -3,19 +3,12 @@
  * over the limit, a kind its resource filter leaves out (model/controller/resource-filter.ts),
  * a namespace with two owners.
  */
-import {
-  annotationSyncOptions,
-  applications,
-  IN_CLUSTER_NAME,
-  IN_CLUSTER_SERVER,
-  owningApplication,
-  syncOptions,
-  type ArgoApp,
-} from '../../model/argocd/argocd.ts';
+import { annotationSyncOptions, IN_CLUSTER_NAME, IN_CLUSTER_SERVER, owningApplication, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
 import { isHookOrSkipped } from '../../model/controller/hooks.ts';
 import { onRefusedUpdate, syncMethodOf } from '../../model/controller/sync-method.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, resourcesFilter, settingsPlace, verdictsOf } from '../../model/controller/resource-filter.ts';
 import { dig } from '../../model/core/dig.ts';
+import { managedNamespaces } from '../../model/cluster/namespaces.ts';
 import { groupOf, type Resource } from '../../model/core/manifest.ts';
 import { perObject } from '../../model/core/per-object.ts';
 import { applyListDuplicates } from '../validation/apply-lists.ts';
@@ -115,16 +108,16 @@ export const argocdWillSyncCheck: PolicyCheck = {
           `${r.kind} ${r.name}: a client-side apply stores the object (${size.toLocaleString('en-US')} bytes) in kubectl.kubernetes.io/last-applied-configuration, over the 262,144-byte annotation limit: "metadata.annotations: Too long"`,
         );
     }
-    for (const app of applications(repo)) {
-      if (!app.destinationNamespace || !syncOptions(app).includes('CreateNamespace=true')) continue;
-      const declared = repo.resources.find((r) => r.kind === 'Namespace' && r.name === app.destinationNamespace);
-      const other = applications(repo).find(
-        (a) => a !== app && a.destinationNamespace === app.destinationNamespace && syncOptions(a).includes('CreateNamespace=true'),
-      );
-      if (declared || (other && other.name < app.name))
+    // A namespace Argo CD creates (CreateNamespace=true, and no Namespace of that name among the app's own manifests,
+    // which would make it create none) has one owner, or the two fight over its labels.
+    const created = managedNamespaces(repo).filter((m) => m.written);
+    for (const m of created) {
+      const declared = repo.resources.find((r) => r.kind === 'Namespace' && r.name === m.namespace);
+      const other = created.find((o) => o !== m && o.namespace === m.namespace && o.app.name < m.app.name);
+      if (declared || other)
         ctx.fail(
-          { resource: app.resource, path: ['spec', 'syncPolicy', 'syncOptions'] },
-          `Application ${app.name} creates namespace ${app.destinationNamespace} (CreateNamespace=true), which ${declared ? `${declared.file} also declares` : `Application ${other!.name} also creates`}: two owners fight over its labels`,
+          { resource: m.app.resource, path: ['spec', 'syncPolicy', 'syncOptions'] },
+          `Application ${m.app.name} creates namespace ${m.namespace} (CreateNamespace=true), which ${declared ? `${declared.file} also declares` : `Application ${other!.app.name} also creates`}: two owners fight over its labels`,
         );
     }
   },

@@ -1,7 +1,7 @@
 /** The Argo CD checks (checks/argocd/) bite on a broken copy of the real repository; the projects' and the install's: argocd-projects.test.ts. */
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
-import { onBrokenCopy } from '../support/helpers.ts';
+import { onBrokenCopy, type RepoCopy } from '../support/helpers.ts';
 import { ARGOCD_CM, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { argocdMutations } from '../mutations/argocd.ts';
 
@@ -135,16 +135,22 @@ describe('a sync window that holds an app back part of the time is said, and sig
   });
 });
 
-describe('managedNamespaceMetadata on an app whose own manifests hold the Namespace is never written', () => {
-  it("says so at the metadata, naming the Namespace's file", async () => {
-    const { failed } = await onBrokenCopy('argocd-managed-namespace', (copy) => {
-      copy.write('portfolio-api/deploy/namespace.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: portfolio-extra\n');
-      copy.edit(PORTFOLIO_APP, 0, (d) => {
-        d.setIn(['spec', 'destination', 'namespace'], 'portfolio-extra');
-        d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['CreateNamespace=true']));
-        d.setIn(['spec', 'syncPolicy', 'managedNamespaceMetadata'], d.createNode({ labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } }));
-      });
+describe('CreateNamespace=true on an app whose own manifests hold the Namespace creates none', () => {
+  const ownNamespace = (copy: RepoCopy) => {
+    copy.write('portfolio-api/deploy/namespace.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: portfolio-extra\n');
+    copy.edit(PORTFOLIO_APP, 0, (d) => {
+      d.setIn(['spec', 'destination', 'namespace'], 'portfolio-extra');
+      d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['CreateNamespace=true']));
+      d.setIn(['spec', 'syncPolicy', 'managedNamespaceMetadata'], d.createNode({ labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } }));
     });
+  };
+
+  it('so the Namespace has one owner: argocd-will-sync sees no fight over it', async () => {
+    expect((await onBrokenCopy('argocd-will-sync', ownNamespace)).failed).toEqual([]);
+  });
+
+  it("and its managedNamespaceMetadata is never written: said at the metadata, naming the Namespace's file", async () => {
+    const { failed } = await onBrokenCopy('argocd-managed-namespace', ownNamespace);
     expect(failed.map((f) => `${f.file}: ${f.message}`)).toEqual([
       expect.stringMatching(
         new RegExp(
