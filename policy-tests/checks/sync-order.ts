@@ -33,7 +33,7 @@ function checkReferences(ctx: CheckContext, isClusterScoped: ScopeLookup): void 
   for (const ref of refs) {
     const provider = providerOf(repo, ref);
     if (!provider) continue; // Kubernetes' own, providedOutsideGit, or missing (closure-* says so)
-    const [p, c] = [placeOf(repo, provider), placeOf(repo, ref.resource)];
+    const [p, c] = [placeOf(repo, provider, isClusterScoped), placeOf(repo, ref.resource, isClusterScoped)];
     if (!before(p, c))
       ctx.fail(
         { resource: ref.resource, path: ref.path },
@@ -43,12 +43,12 @@ function checkReferences(ctx: CheckContext, isClusterScoped: ScopeLookup): void 
 }
 
 /** What apps declare their charts need: the installing app (or the pool's app) in an earlier wave. */
-function checkDeclaredNeeds(ctx: CheckContext): void {
+function checkDeclaredNeeds(ctx: CheckContext, isClusterScoped: ScopeLookup): void {
   const { repo } = ctx;
   const apps = applications(repo);
   const poolApp = repo.resources
     .filter((r) => r.kind === 'IPAddressPool')
-    .map((r) => placeOf(repo, r).app)
+    .map((r) => placeOf(repo, r, isClusterScoped).app)
     .find(Boolean);
   for (const app of apps) {
     const skips = syncOptions(app).includes('SkipDryRunOnMissingResource=true');
@@ -73,13 +73,13 @@ function checkDeclaredNeeds(ctx: CheckContext): void {
  * app waits for each wave's apps to be healthy, so a project the root app applies in a later wave than an app of it
  * never comes. In the same wave it may come a moment after the app, which the controller then picks up.
  */
-function checkProjects(ctx: CheckContext): void {
+function checkProjects(ctx: CheckContext, isClusterScoped: ScopeLookup): void {
   const { repo } = ctx;
   for (const app of applications(repo)) {
     if (app.resource.file === ROOT_APP_FILE) continue; // applied by hand after its project (scripts/bootstrap.ts)
     const project = providerOf(repo, { resource: app.resource, path: ['spec', 'project'], kind: 'AppProject', name: app.project });
     if (!project) continue; // argocd-project says so
-    const [p, c] = [placeOf(repo, project), placeOf(repo, app.resource)];
+    const [p, c] = [placeOf(repo, project, isClusterScoped), placeOf(repo, app.resource, isClusterScoped)];
     if ((p.order[0] ?? 0) > (c.order[0] ?? 0))
       ctx.fail(
         { resource: app.resource, path: ['spec', 'project'] },
@@ -89,7 +89,7 @@ function checkProjects(ctx: CheckContext): void {
 }
 
 /** CRDs: the app that installs a group's CRDs, before every custom resource of that group. */
-function checkCrdOrder(ctx: CheckContext): void {
+function checkCrdOrder(ctx: CheckContext, isClusterScoped: ScopeLookup): void {
   const { repo } = ctx;
   const apps = applications(repo);
   const installer = new Map<string, ArgoApp>();
@@ -100,7 +100,7 @@ function checkCrdOrder(ctx: CheckContext): void {
     const app = installer.get(group);
     // argoproj.io comes with Argo CD itself, installed by hand before the root app exists.
     if (!app || group === 'argoproj.io' || skipsDryRunOnMissingResource(r)) continue;
-    const c = placeOf(repo, r);
+    const c = placeOf(repo, r, isClusterScoped);
     if (syncOptions(c.app).includes('SkipDryRunOnMissingResource=true')) continue;
     const p: SyncPosition = {
       app,
@@ -132,9 +132,9 @@ export function syncOrderCheck({ isClusterScoped }: CheckEnvironment): PolicyChe
     exemptible: false,
     run(ctx) {
       checkReferences(ctx, isClusterScoped);
-      checkDeclaredNeeds(ctx);
-      checkCrdOrder(ctx);
-      checkProjects(ctx);
+      checkDeclaredNeeds(ctx, isClusterScoped);
+      checkCrdOrder(ctx, isClusterScoped);
+      checkProjects(ctx, isClusterScoped);
     },
   };
 }

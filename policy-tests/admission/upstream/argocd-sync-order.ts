@@ -1,12 +1,12 @@
 /**
  * gitops-engine's own cases of the order a sync applies its tasks in (gitops-engine/pkg/sync/sync_tasks_test.go:
  * TestSortSyncTask's sortedTasks, and the tests that sort named tasks, a Namespace or a CRD moved ahead of what needs
- * it), judged through the model's order (model/controller/waves.ts `syncStep` and `stepBefore`). Each test's
- * expected order is held to the model's: no task the model puts strictly before another comes after it, and every
+ * it), judged through the model's order (model/controller/waves.ts: `syncStep`, `adjustedSteps`, which moves a
+ * Namespace or CRD as adjustDeps does, and `stepBefore`). Each test's expected order is held to the model's: no task the model puts strictly before another comes after it, and every
  * two tasks upstream tells apart by phase, wave or kind (not by name alone, which the model leaves open) the model
  * orders the same way. A task literal this reader cannot follow makes its test counted apart.
  */
-import { kindRank, stepBefore, SYNC_PHASES, syncStep, type SyncStep } from '../../model/controller/waves.ts';
+import { adjustedSteps, kindRank, stepBefore, SYNC_PHASES, syncStep, type SyncStep } from '../../model/controller/waves.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { obj, type Obj } from '../../model/core/dig.ts';
 import { str } from '../../model/argocd/app-source.ts';
@@ -86,15 +86,17 @@ export function sortCases(src: string): { cases: SortCase[]; unread: { test: str
 }
 
 /** What upstream's sort tells two tasks apart by before their names: phase, wave, kind. */
-const key = (s: SyncStep): string => `${SYNC_PHASES.indexOf(s.phase)}/${s.wave}/${kindRank(s.kind)}`;
+const key = (s: SyncStep): string => `${SYNC_PHASES.indexOf(s.phase)}/${s.wave}/${kindRank(s.rankAs ?? s.kind)}`;
 
 /** Each test: upstream's order agrees with the model's, both ways. */
 export function sortAgreement(cases: readonly SortCase[]): Agreement {
   const a = emptyAgreement();
   for (const c of cases) {
     const wrong: string[] = [];
-    c.tasks.forEach((x, i) =>
-      c.tasks.slice(i + 1).forEach((y, d) => {
+    // The model's places: its sort of the test's tasks, a Namespace or CRD moved ahead of its first user.
+    const tasks = adjustedSteps(c.tasks);
+    tasks.forEach((x, i) =>
+      tasks.slice(i + 1).forEach((y, d) => {
         const j = i + 1 + d;
         if (stepBefore(y, x)) wrong.push(`the model puts ${j} before ${i}`);
         else if (key(x) !== key(y) && !stepBefore(x, y)) wrong.push(`the model does not put ${i} before ${j}`);

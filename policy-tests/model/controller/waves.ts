@@ -24,7 +24,7 @@ import {
   ROOT_APP_FILE,
   type ArgoApp,
 } from '../argocd/argocd.ts';
-import { groupOf, type Resource } from '../core/manifest.ts';
+import { groupOf, type Resource, type ScopeLookup } from '../core/manifest.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import { madeBy } from '../appset/outcomes.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -118,9 +118,13 @@ export interface SyncStep {
   phase: SyncPhase;
   wave: number;
   kind: string;
+  /** Its name: the last of what gitops-engine sorts by. */
+  name?: string;
+  /** A Namespace or CRD gitops-engine moved ahead of its first user: it stands where that user's kind stands. */
+  rankAs?: string;
   /** The namespace Argo CD applies it in (its own, else the destination's). */
   namespace?: string;
-  /** A core Namespace's name, or a CRD's group/kind: what Argo CD moves ahead of its first user. */
+  /** A core Namespace's name, or a CRD's group/kind (with a `/`): what Argo CD moves ahead of its first user. */
   provides?: string;
   /** The namespace, and the group/kind, it needs first. */
   needs: string[];
@@ -137,8 +141,13 @@ export interface SyncPosition {
   unwaited?: boolean;
 }
 
-function stepOf(repo: Repo, r: Resource): SyncStep {
-  return syncStep(r, namespaceOrDestination(repo, r));
+/**
+ * A resource's step as its app applies it. Given the cluster's scopes, a cluster-scoped object has no namespace, as
+ * Argo CD clears it before the sync; without them, every object is taken to be in its namespace or the destination's.
+ */
+function stepOf(repo: Repo, r: Resource, scope?: ScopeLookup): SyncStep {
+  const clusterScoped = scope !== undefined && (r.kind === 'CustomResourceDefinition' || scope(r.apiVersion, r.kind));
+  return syncStep(r, clusterScoped ? undefined : namespaceOrDestination(repo, r));
 }
 
 /**
@@ -158,6 +167,7 @@ export function syncStep(r: Resource, namespace: string | undefined): SyncStep {
     phase: phaseOf(r),
     wave: waveOf(r),
     kind: r.kind,
+    name: r.name,
     namespace,
     provides,
     needs: [...(namespace ? [namespace] : []), `${groupOf(r.apiVersion)}/${r.kind}`],
@@ -184,7 +194,12 @@ export const appWaves = perRepo((repo: Repo): Map<string, number> => {
   return waves;
 });
 
-export function placeOf(repo: Repo, r: Resource): SyncPosition {
+/**
+ * Where a resource sits in the sync. Given the cluster's scopes, inside its app as gitops-engine places it among all
+ * the app's objects the repository holds (a Namespace or CRD moved ahead of its first user, with its phase and wave);
+ * without them, each object's own step, which a check that reads some kinds only is shown.
+ */
+export function placeOf(repo: Repo, r: Resource, scope?: ScopeLookup): SyncPosition {
   // An Application an ApplicationSet made is created where the ApplicationSet is applied.
   const made = madeBy(r);
   if (made) {
@@ -193,7 +208,7 @@ export function placeOf(repo: Repo, r: Resource): SyncPosition {
   }
   const app = owningApplication(repo, r);
   const root = rootApplication(repo);
-  const step = stepOf(repo, r);
+  const step = (scope && plannedSteps(repo, scope).get(r)) ?? stepOf(repo, r, scope);
   if (!app || app === root) return { app: root, order: [step.wave], step };
   return { app, order: [appWaves(repo).get(app.name) ?? 0, step.wave], step };
 }
@@ -208,8 +223,79 @@ export function stepBefore(a: SyncStep, b: SyncStep): boolean {
   if (phase !== 0) return phase < 0;
   if (a.wave !== b.wave) return a.wave < b.wave;
   // One kind at a time: a kind ranked earlier is applied before; two kinds of the same rank (two kinds
-  // Argo CD does not list, or the same kind) may go out together.
-  return a.kind !== b.kind && kindRank(a.kind) < kindRank(b.kind);
+  // Argo CD does not list, or the same kind) may go out together. A moved Namespace or CRD stands at its user's kind.
+  const [ka, kb] = [a.rankAs ?? a.kind, b.rankAs ?? b.kind];
+  return ka !== kb && kindRank(ka) < kindRank(kb);
+}
+
+/** gitops-engine's Less: phase, wave, kind, name. */
+function sortsBefore(a: SyncStep, b: SyncStep): number {
+  return (
+    SYNC_PHASES.indexOf(a.phase) - SYNC_PHASES.indexOf(b.phase) ||
+    a.wave - b.wave ||
+    kindRank(a.kind) - kindRank(b.kind) ||
+    ((a.name ?? '') < (b.name ?? '') ? -1 : (a.name ?? '') > (b.name ?? '') ? 1 : 0)
+  );
+}
+
+/**
+ * One app's steps as gitops-engine's syncTasks.Sort leaves them: sorted, then each Namespace, and after them each CRD,
+ * moved to just before the first task that needs it where that task came first, taking its phase and wave (adjustDeps).
+ * Returned in the order given, each with its place's phase, wave and kind. Pure, so upstream's own sort cases judge it.
+ */
+export function adjustedSteps(steps: readonly SyncStep[]): SyncStep[] {
+  const order = steps.map((step, at) => ({ step, at })).sort((x, y) => sortsBefore(x.step, y.step));
+  const isCrd = (p: string | undefined) => p?.includes('/') === true;
+  const passes = [
+    { dep: (s: SyncStep) => (s.provides !== undefined && !isCrd(s.provides) ? s.provides : undefined), refs: (s: SyncStep) => s.namespace || undefined },
+    { dep: (s: SyncStep) => (isCrd(s.provides) ? s.provides : undefined), refs: (s: SyncStep) => s.needs.at(-1) },
+  ];
+  for (const { dep, refs } of passes) {
+    const first = new Map<string, number>();
+    for (let i = 0; i < order.length; i++) {
+      const task = order[i]!;
+      const key = dep(task.step);
+      if (key === undefined) {
+        const ref = refs(task.step);
+        if (ref !== undefined && !first.has(ref)) first.set(ref, i);
+        continue;
+      }
+      const index = first.get(key);
+      if (index === undefined) continue;
+      const user = order[index]!.step;
+      task.step = { ...task.step, phase: user.phase, wave: user.wave, rankAs: user.rankAs ?? user.kind };
+      order.splice(i, 1);
+      order.splice(index, 0, task);
+      for (const [k, at] of first) if (at >= index) first.set(k, at + 1);
+    }
+  }
+  const out: SyncStep[] = new Array<SyncStep>(steps.length);
+  for (const { step, at } of order) out[at] = step;
+  return out;
+}
+
+/** Each resource's step among its app's, as gitops-engine places it, by the cluster's scopes a run judges with. */
+const plans = perRepo((_repo: Repo) => new WeakMap<ScopeLookup, Map<Resource, SyncStep>>());
+
+function plannedSteps(repo: Repo, scope: ScopeLookup): Map<Resource, SyncStep> {
+  const known = plans(repo).get(scope);
+  if (known) return known;
+  const byApp = new Map<ArgoApp | undefined, Resource[]>();
+  const root = rootApplication(repo);
+  for (const r of repo.resources) {
+    if (madeBy(r)) continue; // created where its ApplicationSet is applied, placed there
+    const app = owningApplication(repo, r) ?? root;
+    const resources = byApp.get(app);
+    if (resources) resources.push(r);
+    else byApp.set(app, [r]);
+  }
+  const plan = new Map<Resource, SyncStep>();
+  for (const resources of byApp.values()) {
+    const adjusted = adjustedSteps(resources.map((r) => stepOf(repo, r, scope)));
+    resources.forEach((r, i) => plan.set(r, adjusted[i]!));
+  }
+  plans(repo).set(scope, plan);
+  return plan;
 }
 
 /** Strictly before in the sync: inside one app, Argo CD's own order; across apps, the app waves of the root app. */

@@ -1,7 +1,8 @@
 /** Argo CD's order inside one app's sync, as gitops-engine sorts and applies it (model/controller/waves.ts). */
 import { describe, expect, it } from 'vitest';
-import { ARGOCD_KIND_ORDER, kindRank, phaseOf, stepBefore, waveOf, type SyncStep } from '../../model/controller/waves.ts';
-import type { Resource } from '../../model/core/manifest.ts';
+import { adjustedSteps, ARGOCD_KIND_ORDER, kindRank, phaseOf, placeOf, stepBefore, waveOf, type SyncStep } from '../../model/controller/waves.ts';
+import type { Resource, ScopeLookup } from '../../model/core/manifest.ts';
+import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
 
 const resource = (kind: string, annotations: Record<string, string> = {}): Resource =>
   ({ file: 'x.yaml', doc: 0, apiVersion: 'v1', kind, name: 'x', object: { metadata: { name: 'x', annotations } } }) as unknown as Resource;
@@ -41,6 +42,35 @@ describe("Argo CD's sync order inside one app", () => {
     expect(stepBefore(step('Namespace', { wave: 5, provides: 'media' }), step('Role', { wave: 0, needs: ['other'] }))).toBe(false);
     // Nothing that needs it comes before it: a hook in PreSync is not before the Namespace it runs in.
     expect(stepBefore(step('Job', { phase: 'PreSync', needs: ['media'] }), step('Namespace', { wave: 1, provides: 'media' }))).toBe(false);
+  });
+
+  it('gives a moved Namespace or CRD the phase and wave of its first user, as adjustDeps does, so a third object meets it there', () => {
+    const namespace = step('Namespace', { wave: 5, name: 'media', provides: 'media' });
+    const hook = step('Job', { phase: 'PreSync', name: 'migrate', namespace: 'media', needs: ['media', 'batch/Job'] });
+    const other = step('ConfigMap', { name: 'settings', namespace: 'apps', needs: ['apps', '/ConfigMap'] });
+    // Alone, the Namespace (Sync, wave 5) comes after the ConfigMap (Sync, wave 0).
+    expect(stepBefore(other, namespace)).toBe(true);
+    const [moved, , third] = adjustedSteps([namespace, hook, other]);
+    expect(moved).toMatchObject({ phase: 'PreSync', wave: 0, rankAs: 'Job' });
+    expect(stepBefore(moved!, third!)).toBe(true);
+    expect(stepBefore(third!, moved!)).toBe(false);
+    // A Namespace already ahead of its users keeps its own place.
+    const role = step('Role', { name: 'reader', namespace: 'media', needs: ['media', 'rbac.authorization.k8s.io/Role'] });
+    expect(adjustedSteps([step('Namespace', { wave: -1, name: 'media', provides: 'media' }), role])[0]).toEqual(
+      step('Namespace', { wave: -1, name: 'media', provides: 'media' }),
+    );
+    const crd = step('CustomResourceDefinition', { wave: 3, name: 'certificates.cert-manager.io', provides: 'cert-manager.io/Certificate' });
+    const certificate = step('Certificate', { name: 'web', namespace: 'apps', needs: ['apps', 'cert-manager.io/Certificate'] });
+    expect(adjustedSteps([crd, certificate])[0]).toMatchObject({ wave: 0, rankAs: 'Certificate' });
+  });
+
+  it("places a cluster-scoped object in no namespace, as Argo CD clears it, given the cluster's scopes", async () => {
+    const repo = await loadRepo(REPO_ROOT);
+    const issuer = repo.resources.find((r) => r.kind === 'ClusterIssuer')!;
+    expect(placeOf(repo, issuer).step?.namespace).toBe('cert-manager');
+    const scope: ScopeLookup = (_apiVersion, kind) => kind === 'ClusterIssuer';
+    expect(placeOf(repo, issuer, scope).step?.namespace).toBeUndefined();
+    expect(placeOf(repo, issuer, scope).step?.needs).toEqual(['cert-manager.io/ClusterIssuer']);
   });
 
   it('reads waves and phases as Argo CD does: the sync-wave, else the Helm hook weight; Argo CD hooks, else Helm hooks', () => {
