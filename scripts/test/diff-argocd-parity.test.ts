@@ -99,6 +99,32 @@ describe('the rendered diff sees what Argo CD applies', () => {
     );
   });
 
+  it("a namespace guarded less is a privilege risk: a Namespace's enforce level lowered, and an Application writing privileged on the namespace it creates", async () => {
+    await reset();
+    repo.write(
+      'clusters/home/namespaces.yaml',
+      'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: tools\n  labels:\n    pod-security.kubernetes.io/enforce: restricted\n',
+    );
+    await onBase('the tools namespace, restricted', async () => {
+      repo.write(
+        'clusters/home/namespaces.yaml',
+        'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: tools\n  labels:\n    pod-security.kubernetes.io/enforce: baseline\n',
+      );
+      repo.write(
+        'apps/demo/application.yaml',
+        DEMO.replace(
+          '  syncPolicy:\n    automated: {prune: true}\n',
+          '  syncPolicy:\n    automated: {prune: true}\n    syncOptions: [CreateNamespace=true]\n    managedNamespaceMetadata:\n      labels:\n        pod-security.kubernetes.io/enforce: privileged\n',
+        ),
+      );
+      const { risks } = (await diff()).report;
+      expect(risks.filter((r) => r.flag === 'privilege').map((r) => r.reason)).toEqual([
+        expect.stringMatching(/^Namespace tools lowers Pod Security enforce to "baseline" from "restricted": /),
+        expect.stringMatching(/^Application argocd\/demo \(managedNamespaceMetadata\) on namespace demo lowers Pod Security enforce to "privileged": /),
+      ]);
+    });
+  });
+
   it('a source parameter file is merged as Argo CD merges it: the subfolder its recurse brings in holds a cluster-admin binding, an RBAC risk', async () => {
     await reset();
     repo.write(

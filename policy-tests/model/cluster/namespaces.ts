@@ -79,3 +79,23 @@ export function namespaceAnnotations(repo: Repo, namespace: string): Obj {
   const written = managedNamespaces(repo).filter((m) => m.written && m.namespace === namespace);
   return Object.assign({}, obj(dig(own?.object, ['metadata', 'annotations'])), ...written.map((m) => m.metadata?.annotations ?? {}));
 }
+
+const POD_SECURITY_PREFIX = 'pod-security.kubernetes.io/';
+
+/**
+ * The Pod Security labels an object puts on a namespace, read from the object alone: a core Namespace's own, or what
+ * an Application with CreateNamespace=true writes on its destination namespace (managedNamespaceMetadata). For the
+ * rendered diff, which compares one object on two refs.
+ */
+export function podSecurityLabelsOf(kind: string, object: unknown): { namespace: string; labels: Record<string, string> } | undefined {
+  const pick = (labels: unknown) =>
+    Object.fromEntries(Object.entries(obj(labels)).flatMap(([k, v]) => (k.startsWith(POD_SECURITY_PREFIX) && typeof v === 'string' ? [[k, v]] : [])));
+  const o = obj(object);
+  if (kind === 'Namespace' && o.apiVersion === 'v1')
+    return { namespace: String(dig(o, ['metadata', 'name']) ?? ''), labels: pick(dig(o, ['metadata', 'labels'])) };
+  if (kind !== 'Application') return undefined;
+  const options = dig(o, ['spec', 'syncPolicy', 'syncOptions']);
+  const namespace = dig(o, ['spec', 'destination', 'namespace']);
+  if (!Array.isArray(options) || !options.includes('CreateNamespace=true') || typeof namespace !== 'string' || !namespace) return undefined;
+  return { namespace, labels: pick(dig(o, [...MANAGED_METADATA_PATH, 'labels'])) };
+}
