@@ -7,6 +7,7 @@ import { type Snapshot, facts } from '../../policy-tests/index.ts';
 import { asText, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
+import { privilegeReasons } from './privilege-risks.ts';
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
 import { cutOf, idParts, objectLabel, sentOf, storageClasses, updateRefusals } from './refusals.ts';
 import { rolloutRisks } from './rollouts.ts';
@@ -242,40 +243,9 @@ function lifecycleRisks(judged: Judged): void {
     const { reason, level } = networkPolicyRisk({ change: c.change, kind, label, namespace: c.namespace }, a?.object, b?.object);
     flag('network-policy', reason, undefined, level);
   }
-  privilegeRisk(judged);
+  if (b) for (const reason of privilegeReasons(kind, label, a?.object, b.object)) flag('privilege', reason);
   if (c.change === 'added' && kind === 'ExternalSecret')
     flag('secret-target', `${label} writes Secret ${asText(valueAt(b?.object, ['spec', 'target', 'name']) ?? c.name)}`);
-}
-
-/**
- * Privilege a workload gains, in any namespace: a new or changed pod that is privileged, adds a capability, joins a
- * host namespace, mounts a hostPath, runs as root or may escalate, where the base's did not (model/cluster/privileges.ts).
- */
-function privilegeRisk(judged: Judged): void {
-  const { kind, label, a, b, flag } = judged;
-  if (!b) return;
-  const before = new Set(a ? facts.privilegesOf({ kind, object: a.object }).map(facts.privilegeLabel) : []);
-  const added = [...new Set(facts.privilegesOf({ kind, object: b.object }).map(facts.privilegeLabel))].filter((p) => !before.has(p));
-  if (added.length) flag('privilege', `${label} gains ${listed(added)}`);
-  namespaceLevelRisk(judged);
-}
-
-/** Pod Security's levels, least guarded first. */
-const LEVELS = ['privileged', 'baseline', 'restricted'];
-const ENFORCE = 'pod-security.kubernetes.io/enforce';
-
-/**
- * A namespace whose pods Pod Security guards less: its Namespace, or the managedNamespaceMetadata an Application
- * writes on it, sets an enforce level below the one it had, or `privileged` where it set none.
- */
-function namespaceLevelRisk({ kind, label, a, b, flag }: Judged): void {
-  const now = facts.podSecurityLabelsOf(kind, b?.object);
-  const level = now?.labels[ENFORCE];
-  if (!now || level === undefined) return;
-  const was = facts.podSecurityLabelsOf(kind, a?.object)?.labels[ENFORCE];
-  if (was === undefined ? level !== 'privileged' : LEVELS.indexOf(level) >= LEVELS.indexOf(was)) return;
-  const where = kind === 'Namespace' ? label : `${label} (managedNamespaceMetadata) on namespace ${now.namespace}`;
-  flag('privilege', `${where} lowers Pod Security enforce to "${level}"${was === undefined ? '' : ` from "${was}"`}: its pods are admitted at that level`);
 }
 
 /** Risks of an update: cluster upgrades, versions, registries, repositories, what a Secret writer writes, CRD versions. */

@@ -13,6 +13,7 @@
 import { applications, ownersByFile, syncOptions, type ArgoApp } from '../argocd/argocd.ts';
 import { dig, isMap, obj, type Obj } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
+import { scalarText } from '../core/text.ts';
 import { perRepo } from '../repository/per-repo.ts';
 import type { Repo } from '../repository/repo.ts';
 
@@ -92,7 +93,7 @@ export function podSecurityLabelsOf(kind: string, object: unknown): { namespace:
     Object.fromEntries(Object.entries(obj(labels)).flatMap(([k, v]) => (k.startsWith(POD_SECURITY_PREFIX) && typeof v === 'string' ? [[k, v]] : [])));
   const o = obj(object);
   if (kind === 'Namespace' && o.apiVersion === 'v1')
-    return { namespace: String(dig(o, ['metadata', 'name']) ?? ''), labels: pick(dig(o, ['metadata', 'labels'])) };
+    return { namespace: scalarText(dig(o, ['metadata', 'name'])), labels: pick(dig(o, ['metadata', 'labels'])) };
   if (kind !== 'Application') return undefined;
   const options = dig(o, ['spec', 'syncPolicy', 'syncOptions']);
   const namespace = dig(o, ['spec', 'destination', 'namespace']);
