@@ -16,7 +16,8 @@ function unwritten(m: ManagedNamespace, rendered: readonly Resource[]): string |
   if (!createsNamespace(m.app)) return 'Argo CD writes it only with the sync option CreateNamespace=true, which the Application lacks';
   if (!m.namespace) return 'the Application names no destination namespace, so Argo CD creates none';
   const own = m.ownNamespace ?? rendered.find((r) => r.rendered?.app === m.app.name && r.name === m.namespace);
-  if (own) return `its own manifests hold Namespace ${m.namespace} (${own.file}), so Argo CD creates none and writes none of it: set these on that Namespace`;
+  const where = own?.rendered ? `rendered from ${own.rendered.source}${own.rendered.template ? `, ${own.rendered.template}` : ''}` : own?.file;
+  if (own) return `its own manifests hold Namespace ${m.namespace} (${where}), so Argo CD creates none and writes none of it: set these on that Namespace`;
   return undefined;
 }
 

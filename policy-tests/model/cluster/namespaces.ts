@@ -52,7 +52,9 @@ export const managedNamespaces = perRepo((repo: Repo): ManagedNamespace[] => {
     const metadata = managedMetadata(app);
     const namespace = app.destinationNamespace ?? '';
     if (!metadata && (!namespace || !createsNamespace(app))) continue;
-    const ownNamespace = objects.find((ns) => ns.name === namespace && (ownersByFile(repo).get(ns.file) ?? []).includes(app));
+    // The app's own: one it renders, or one in a file it applies (of which another app may apply a copy too).
+    const own = (ns: Resource) => (ns.rendered ? ns.rendered.app === app.name : (ownersByFile(repo).get(ns.file) ?? []).includes(app));
+    const ownNamespace = objects.find((ns) => ns.name === namespace && own(ns));
     const written = createsNamespace(app) && namespace !== '' && !ownNamespace;
     out.push({ app, namespace, ...(metadata ? { metadata } : {}), written, ...(ownNamespace ? { ownNamespace } : {}) });
   }

@@ -263,3 +263,26 @@ describe('a finding on an option a parameter file set', () => {
     ]);
   });
 });
+
+describe('a Namespace the app renders itself', () => {
+  it('makes Argo CD create none: its managedNamespaceMetadata is never written, and the app is no second owner of the Namespace', async () => {
+    const repo = fixtureRepo();
+    repo.write('apps/web/chart/Chart.yaml', 'apiVersion: v2\nname: web\nversion: 1.0.0\n');
+    repo.write('apps/web/chart/templates/namespace.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n');
+    repo.write(
+      'apps/web/application.yaml',
+      repoApp(
+        'web',
+        '    path: apps/web/chart',
+        '  syncPolicy:\n    syncOptions: [CreateNamespace=true]\n    managedNamespaceMetadata:\n      labels:\n        team: web\n',
+      ),
+    );
+    const at = { root: repo.root, env: process.env };
+    expect(await checkFindings('argocd-managed-namespace', at)).toEqual([
+      expect.stringMatching(
+        /^apps\/web\/application\.yaml:\d+ Application web: managedNamespaceMetadata is never written: its own manifests hold Namespace demo \(rendered from chart at apps\/web\/chart, web\/templates\/namespace\.yaml\)/,
+      ),
+    ]);
+    expect(await checkFindings('argocd-will-sync', at)).toEqual([]);
+  });
+});
