@@ -118,13 +118,17 @@ export function checkIds(findings: readonly Finding[]): string[] {
   return [...new Set(findings.map((f) => f.check))].sort();
 }
 
-/** What one check makes of a broken copy of the real repository, offline (no chart cache): its failures, warnings and gaps. */
-export async function onBrokenCopy(check: string, breakIt: (copy: RepoCopy) => void): Promise<{ failed: Finding[]; warned: string[]; notJudged: string[] }> {
+/** What one check (or a few, judged in one run) makes of a broken copy of the real repository, offline (no chart cache): its failures, warnings and gaps. */
+export async function onBrokenCopy(
+  check: string | readonly string[],
+  breakIt: (copy: RepoCopy) => void,
+): Promise<{ failed: Finding[]; warned: string[]; notJudged: string[] }> {
+  const checks = typeof check === 'string' ? [check] : check;
   const copy = copyRepo();
   try {
     breakIt(copy);
     const result = await runGate(copyGateOptions(copy.root));
-    const mine = <T extends { check: string }>(list: readonly T[]) => list.filter((f) => f.check === check);
+    const mine = <T extends { check: string }>(list: readonly T[]) => list.filter((f) => checks.includes(f.check));
     return {
       failed: mine(allFindings(result)),
       warned: mine(result.warnings).map((f) => f.message),
