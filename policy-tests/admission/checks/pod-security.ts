@@ -83,8 +83,9 @@ interface LevelWriter {
   who: string;
   labels: Record<string, unknown>;
   at: (key: string) => FailurePlace;
-  /** The labels the namespace ends up with, and its annotations. */
+  /** The labels the namespace ends up with, where this writer answers for its level (an Application only where it sets enforce). */
   final: Record<string, unknown> | undefined;
+  /** The reason annotation the namespace ends up with. */
   reason: unknown;
 }
 

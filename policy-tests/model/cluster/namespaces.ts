@@ -41,7 +41,7 @@ export function managedMetadata(app: ArgoApp): { labels: Obj; annotations: Obj }
 
 export const createsNamespace = (app: ArgoApp): boolean => syncOptions(app).includes('CreateNamespace=true');
 
-/** The core Namespace objects the repository applies (a chart's are seen by the checks that read the render). */
+/** The core Namespace objects the repository applies: a chart's among them, in a run's view of what it rendered. */
 const namespaceObjects = (repo: Repo): Resource[] => repo.resources.filter((r) => r.kind === 'Namespace' && r.apiVersion === 'v1');
 
 /** Each Application that has a destination namespace and asks for its creation or its metadata. */
