@@ -7,6 +7,7 @@ import { argocdHealthScriptsCheck } from './health-scripts.ts';
 import { argocdHooksCheck } from './hooks.ts';
 import { argocdInstallChecks } from './install.ts';
 import { argocdManagedNamespaceCheck } from './managed-namespace.ts';
+import { argocdOperationCheck } from './operation.ts';
 import { argocdCascadeCheck, argocdPruneCheck } from './prune.ts';
 import { argocdRepoServerChecks } from './repo-server.ts';
 import { argocdSyncOptionsCheck } from './sync-options.ts';
@@ -23,6 +24,7 @@ export const argocdAreaChecks: PolicyCheck[] = [
   argocdSyncWindowsCheck,
   argocdSyncOptionsCheck,
   argocdManagedNamespaceCheck,
+  argocdOperationCheck,
   argocdAutoscaledReplicasCheck,
   ...argocdInstallChecks,
   argocdHealthScriptsCheck,

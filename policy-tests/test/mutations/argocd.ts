@@ -248,6 +248,16 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: TAUTULLI_APP, line: lineOf(c, TAUTULLI_APP, 'managedNamespaceMetadata:') }),
   },
   {
+    check: 'argocd-operation',
+    why: "tautulli's Application carries an operation whose sync brings inline manifests: the controller applies them in place of the folder the gate judged, and again each time the root app applies the Application",
+    mutate: (c) =>
+      c.write(
+        TAUTULLI_APP,
+        `${c.read(TAUTULLI_APP)}operation:\n  sync:\n    manifests:\n      - |\n        apiVersion: v1\n        kind: ConfigMap\n        metadata:\n          name: unjudged\n          namespace: media\n`,
+      ),
+    at: (c) => ({ file: TAUTULLI_APP, line: lineOf(c, TAUTULLI_APP, 'operation:') }),
+  },
+  {
     check: 'argocd-destination-namespace',
     why: 'the destination has no namespace',
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.deleteIn(['spec', 'destination', 'namespace'])),
