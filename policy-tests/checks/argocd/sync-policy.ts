@@ -11,6 +11,7 @@ import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/cont
 import { overrideProblems } from '../../model/compare/resource-overrides.ts';
 import { retryProblems } from '../../model/controller/retry.ts';
 import { dig } from '../../model/core/dig.ts';
+import { CLUSTER_SECRET_LABEL, clusterSkipsReconcile, destinationCluster, knownClusters } from '../../model/argocd/clusters.ts';
 import { goParseBool } from '../../model/core/text.ts';
 import { APP_KINDS, appsOf } from './argocd.ts';
 
@@ -67,17 +68,51 @@ function uncomparable(ctx: CheckContext, apps: readonly ArgoApp[]): void {
     if ('key' in u.at) fail(u.at.key, `argocd-cm's ${u.at.key}: ${cause(u)}: Argo CD cannot compare any Application (ComparisonError), so none syncs`);
 }
 
+/**
+ * A cluster Secret annotated skip-reconcile: the controller processes no Application whose destination resolves to
+ * that cluster (canProcessApp, IsManagedCluster), the root app among them where it is the local cluster. Said once, at
+ * the Secret, naming the Applications it stops.
+ */
+function skippedClusters(ctx: CheckContext, apps: readonly ArgoApp[]): void {
+  // A cluster Secret an ExternalSecret writes in Argo CD's namespace carries its template's annotations; which cluster
+  // it declares is the store's.
+  const home = apps.find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace;
+  for (const r of ctx.resources) {
+    const template = ['spec', 'target', 'template', 'metadata'];
+    if (r.kind !== 'ExternalSecret' || dig(r.object, [...template, 'labels', CLUSTER_SECRET_LABEL]) !== 'cluster') continue;
+    if (home !== undefined && namespaceOrDestination(ctx.repo, r) !== home) continue;
+    const value = dig(r.object, [...template, 'annotations', SKIP_RECONCILE]);
+    if (goParseBool(value) === true)
+      ctx.fail(
+        { resource: r, path: [...template, 'annotations', SKIP_RECONCILE] },
+        `ExternalSecret ${r.name} writes a cluster Secret annotated ${SKIP_RECONCILE}: "${String(value)}": Argo CD's controller processes no Application that syncs to the cluster it declares (which the store holds)`,
+      );
+  }
+  const { clusters } = knownClusters(ctx.resources);
+  for (const cluster of clusters) {
+    if (!cluster.secret || !clusterSkipsReconcile(cluster)) continue;
+    const stopped = apps.filter((a) => destinationCluster(a, clusters)?.server === cluster.server).map((a) => a.name);
+    if (stopped.length === 0) continue;
+    const value = String(dig(cluster.secret.object, ['metadata', 'annotations', SKIP_RECONCILE]));
+    ctx.fail(
+      { resource: cluster.secret, path: ['metadata', 'annotations', SKIP_RECONCILE] },
+      `the cluster Secret of ${cluster.server} is annotated ${SKIP_RECONCILE}: "${value}": Argo CD's controller processes no Application that syncs to it, so nothing of ${stopped.length} of them syncs (${stopped.slice(0, 5).join(', ')}${stopped.length > 5 ? ', ...' : ''})`,
+    );
+  }
+}
+
 export const argocdSyncPolicyCheck: PolicyCheck = {
   id: 'argocd-sync-policy',
   description:
-    "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, and Argo CD can compare it (argocd-cm's resource overrides and compare options read as Argo CD reads them, every jq expression of an ignoreDifferences compiles), so main is what runs (invariants P1).",
+    "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile, on the Application or on the cluster Secret of its destination), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, and Argo CD can compare it (argocd-cm's resource overrides and compare options read as Argo CD reads them, every jq expression of an ignoreDifferences compiles), so main is what runs (invariants P1).",
   invariants: ['P1'],
   remediation:
-    "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false, and leave retry at its default or give it a limit and durations Argo CD reads; keep the Application in Argo CD's namespace, without skip-reconcile; write each ignoreDifferences jq expression so that jq compiles del(<expression>), and each argocd-cm resource.customizations key as Argo CD's settings read it",
-  reads: { kinds: [...APP_KINDS, 'ConfigMap'], files: [ARGOCD_CM_PATCH] },
+    "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false, and leave retry at its default or give it a limit and durations Argo CD reads; keep the Application in Argo CD's namespace, without skip-reconcile on it or on its cluster's Secret; write each ignoreDifferences jq expression so that jq compiles del(<expression>), and each argocd-cm resource.customizations key as Argo CD's settings read it",
+  reads: { kinds: [...APP_KINDS, 'ConfigMap', 'Secret', 'ExternalSecret'], files: [ARGOCD_CM_PATCH] },
   exemptible: false,
   run(ctx) {
     uncomparable(ctx, appsOf(ctx));
+    skippedClusters(ctx, appsOf(ctx));
     // The controller's namespace is the root app's: bootstrapped there, it is the one Application Argo CD surely processes.
     const home = appsOf(ctx).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace;
     const watched = ctx.resources.some(

@@ -6,33 +6,48 @@
 import { dig } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import { secretValue } from '../core/secrets.ts';
+import { goParseBool } from '../core/text.ts';
 import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, type ArgoApp } from './argocd.ts';
 
-const CLUSTER_LABEL = 'argocd.argoproj.io/secret-type';
+/** The label that makes a Secret of Argo CD's namespace a cluster Secret (its value `cluster`). */
+export const CLUSTER_SECRET_LABEL = 'argocd.argoproj.io/secret-type';
 
 export interface Cluster {
   server: string;
   name?: string;
   /** The AppProject the cluster is scoped to (its Secret's `project`). */
   project?: string;
+  /** The cluster Secret that declares it; absent for the local cluster Argo CD knows by itself. */
+  secret?: Resource;
+}
+
+const SKIP_RECONCILE = 'argocd.argoproj.io/skip-reconcile';
+
+/**
+ * Whether a cluster's Secret stops the controller processing every Application that syncs to it: its skip-reconcile
+ * annotation read as Go's ParseBool reads it (controller/sharding/cache.go IsManagedCluster; the annotations are the
+ * Secret's, util/db/cluster.go SecretToCluster).
+ */
+export function clusterSkipsReconcile(cluster: Cluster): boolean {
+  return goParseBool(dig(cluster.secret?.object, ['metadata', 'annotations', SKIP_RECONCILE])) === true;
 }
 
 /** The clusters Argo CD knows from the repository: its cluster Secrets, and the local one unless argocd-cm disables it. */
 export function knownClusters(resources: readonly Resource[]): { clusters: Cluster[]; written: boolean } {
   const declared: Cluster[] = [];
   for (const r of resources) {
-    if (r.kind !== 'Secret' || dig(r.object, ['metadata', 'labels', CLUSTER_LABEL]) !== 'cluster') continue;
+    if (r.kind !== 'Secret' || dig(r.object, ['metadata', 'labels', CLUSTER_SECRET_LABEL]) !== 'cluster') continue;
     const server = secretValue(r.object, 'server');
     const name = secretValue(r.object, 'name');
     const project = secretValue(r.object, 'project');
-    if (server) declared.push({ server: server.replace(/\/+$/, ''), ...(name ? { name } : {}), ...(project ? { project } : {}) });
+    if (server) declared.push({ server: server.replace(/\/+$/, ''), ...(name ? { name } : {}), ...(project ? { project } : {}), secret: r });
   }
   const cm = resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm');
   const inClusterEnabled = dig(cm?.object, ['data', 'cluster.inClusterEnabled']) !== 'false';
   const inCluster = declared.some((c) => c.server === IN_CLUSTER_SERVER) ? [] : [{ server: IN_CLUSTER_SERVER, name: IN_CLUSTER_NAME }];
   const clusters = inClusterEnabled ? [...declared, ...inCluster] : declared.filter((c) => c.server !== IN_CLUSTER_SERVER);
   const written = resources.some(
-    (r) => r.kind === 'ExternalSecret' && dig(r.object, ['spec', 'target', 'template', 'metadata', 'labels', CLUSTER_LABEL]) === 'cluster',
+    (r) => r.kind === 'ExternalSecret' && dig(r.object, ['spec', 'target', 'template', 'metadata', 'labels', CLUSTER_SECRET_LABEL]) === 'cluster',
   );
   return { clusters, written };
 }

@@ -156,3 +156,19 @@ describe('CreateNamespace=true on an app whose own manifests hold the Namespace 
     ]);
   });
 });
+
+describe('a cluster Secret the repository declares, annotated skip-reconcile', () => {
+  it('stops every Application that syncs to its cluster: said once, at the Secret, naming them', async () => {
+    const { failed } = await onBrokenCopy('argocd-sync-policy', (copy) =>
+      copy.write(
+        'clusters/home/in-cluster.yaml',
+        'apiVersion: v1\nkind: Secret\nmetadata:\n  name: in-cluster\n  namespace: argocd\n  labels:\n    argocd.argoproj.io/secret-type: cluster\n  annotations:\n    argocd.argoproj.io/skip-reconcile: "true"\nstringData:\n  name: in-cluster\n  server: https://kubernetes.default.svc\n',
+      ),
+    );
+    expect(failed.map((f) => `${f.file}:${f.line} ${f.message}`)).toEqual([
+      expect.stringMatching(
+        /^clusters\/home\/in-cluster\.yaml:9 the cluster Secret of https:\/\/kubernetes\.default\.svc is annotated argocd\.argoproj\.io\/skip-reconcile: "true": Argo CD's controller processes no Application that syncs to it, so nothing of \d+ of them syncs \(/,
+      ),
+    ]);
+  });
+});

@@ -258,6 +258,16 @@ export const argocdMutations: Mutation[] = [
     at: (c) => ({ file: TAUTULLI_APP, line: lineOf(c, TAUTULLI_APP, 'operation:') }),
   },
   {
+    check: 'argocd-sync-policy',
+    why: 'an ExternalSecret writing a cluster Secret annotated skip-reconcile: Argo CD processes no Application that syncs to the cluster it declares',
+    mutate: (c) =>
+      c.write(
+        'clusters/home/remote-cluster.yaml',
+        'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: remote-cluster\n  namespace: argocd\nspec:\n  secretStoreRef:\n    kind: ClusterSecretStore\n    name: homelab\n  target:\n    name: remote-cluster\n    template:\n      metadata:\n        labels:\n          argocd.argoproj.io/secret-type: cluster\n        annotations:\n          argocd.argoproj.io/skip-reconcile: "true"\n  dataFrom:\n    - extract:\n        key: remote-cluster\n',
+      ),
+    at: (c) => ({ file: 'clusters/home/remote-cluster.yaml', line: lineOf(c, 'clusters/home/remote-cluster.yaml', 'skip-reconcile') }),
+  },
+  {
     check: 'argocd-destination-namespace',
     why: 'the destination has no namespace',
     mutate: (c) => c.edit(PORTFOLIO_APP, 0, (d) => d.deleteIn(['spec', 'destination', 'namespace'])),
