@@ -12,6 +12,7 @@ import { parseDocument } from 'yaml';
 import { isMap, type Obj } from '../core/dig.ts';
 import { gitPathspecMatch, goFilepathMatch } from '../core/glob.ts';
 import { checkoutTree, type Repo } from '../repository/repo.ts';
+import { cmdParamsSwitch, HIDDEN_DIRECTORIES_KEY } from '../argocd/refusals.ts';
 
 export type Params = Record<string, unknown>;
 
@@ -95,13 +96,18 @@ export function listParams(list: Obj, goTemplate: boolean): Params[] {
   return out;
 }
 
-/** The folders of the checkout the git directories generator lists (GetGitDirectories): every one, hidden ones and what is under them left out. */
+/**
+ * The folders of the checkout the git directories generator lists (the repo-server's GetGitDirectories): every one,
+ * hidden ones and what is under them left out unless argocd-cmd-params-cm's reposerver.include.hidden.directories
+ * says "true".
+ */
 export function checkoutDirectories(repo: Repo): string[] {
+  const hidden = cmdParamsSwitch(repo, HIDDEN_DIRECTORIES_KEY);
   const dirs = new Set<string>();
   for (const path of checkoutTree(repo)) {
     const parts = path.split('/');
     for (let i = 1; i < parts.length; i++) {
-      if (parts[i - 1]!.startsWith('.')) break;
+      if (!hidden && parts[i - 1]!.startsWith('.')) break;
       dirs.add(parts.slice(0, i).join('/'));
     }
   }

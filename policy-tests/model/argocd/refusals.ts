@@ -49,6 +49,18 @@ export const argocdCmdParams = perRepo(
 );
 
 /**
+ * A switch of argocd-cmd-params-cm as a Deployment of Argo CD reads it from its environment (util/env
+ * ParseBoolFromEnv): "true" or "false" in any case; anything else, or nothing, keeps the default, false.
+ */
+export function cmdParamsSwitch(repo: Repo, key: string): boolean {
+  const value = argocdCmdParams(repo)?.[key];
+  return typeof value === 'string' && value.toLowerCase() === 'true';
+}
+
+/** argocd-cmd-params-cm's key the repo-server reads ARGOCD_REPO_SERVER_INCLUDE_HIDDEN_DIRECTORIES from. */
+export const HIDDEN_DIRECTORIES_KEY = 'reposerver.include.hidden.directories';
+
+/**
  * The repo-server's limit on a directory source's combined manifest size: argocd-cmd-params-cm's
  * reposerver.max.combined.directory.manifests.size as the repository applies it (its Deployment reads the key), else
  * 10M. A value the repo-server cannot parse stops it from starting, no source's fault: the default is kept. Once per
@@ -172,8 +184,7 @@ export const OOB_SYMLINKS_KEY = 'reposerver.allow.oob.symlinks';
  * this repository, the root app's among them: nothing syncs until it is gone. Each one, in the order its walk meets them.
  */
 export function symlinkRefusals(repo: Repo): { file: string; message: string }[] {
-  const allowed = argocdCmdParams(repo)?.[OOB_SYMLINKS_KEY];
-  if (typeof allowed === 'string' && allowed.toLowerCase() === 'true') return [];
+  if (cmdParamsSwitch(repo, OOB_SYMLINKS_KEY)) return [];
   return outOfBoundsLinks(repo.checkout?.links ?? []).map(({ path, target, why }) => ({
     file: path,
     message: `${path} is a symlink to ${target}, which ${why === 'absolute' ? 'is absolute' : 'steps out of the repository'}: Argo CD's repo-server checks every symlink of the checkout before it reads any source, and fails every source of this repository (repository contains out-of-bounds symlinks. file: ${path}; argocd-cmd-params-cm ${OOB_SYMLINKS_KEY} false by default): nothing syncs, the root app included`,

@@ -54,10 +54,19 @@ describe("parameters as Argo CD's generators make them", () => {
   });
 
   it('lists the folders of the checkout the directories generator matches, hidden ones and what is under them left out', () => {
-    const repo = { checkout: { paths: ['apps/a/x.yaml', 'apps/b/c/y.yaml', '.github/w.yml', 'apps/.hidden/z.yaml', 'top.yaml'] } } as unknown as Repo;
+    const checkout = { paths: ['apps/a/x.yaml', 'apps/b/c/y.yaml', '.github/w.yml', 'apps/.hidden/z.yaml', 'top.yaml'] };
+    const repo = { checkout, resources: [] } as unknown as Repo;
     expect(checkoutDirectories(repo)).toEqual(['apps', 'apps/a', 'apps/b', 'apps/b/c']);
     const found = directoryParams(checkoutDirectories(repo), [{ path: 'apps/*' }, { path: 'apps/b', exclude: true }], false, '');
     expect(found).toEqual([{ path: 'apps/a', 'path.basename': 'a', 'path.basenameNormalized': 'a', 'path[0]': 'apps', 'path[1]': 'a' }]);
+    // argocd-cmd-params-cm's reposerver.include.hidden.directories, read as the repo-server reads its environment.
+    const params = (value: string) =>
+      ({
+        checkout,
+        resources: [{ kind: 'ConfigMap', name: 'argocd-cmd-params-cm', object: { data: { 'reposerver.include.hidden.directories': value } } }],
+      }) as unknown as Repo;
+    expect(checkoutDirectories(params('TRUE'))).toEqual(['.github', 'apps', 'apps/.hidden', 'apps/a', 'apps/b', 'apps/b/c']);
+    expect(checkoutDirectories(params('yes'))).toEqual(['apps', 'apps/a', 'apps/b', 'apps/b/c']);
   });
 
   it('reads a git file as YAML 1.1, one set per object, a list of objects a set each', () => {
