@@ -321,3 +321,24 @@ describe("the ApplicationSet controller's refusals (validateGeneratedApplication
     expect(generatedApplicationErrors('extras', [app('both', { destination: { name: 'x', server: 'y' } })], { ...known, clustersWritten: true }).size).toBe(1);
   });
 });
+
+describe('the git directories generator where argocd-cmd-params-cm lists hidden folders', () => {
+  const url = 'https://github.com/example/lab.git';
+  const repo = {
+    root: '/nowhere',
+    facts: { repoURL: url, revision: 'main' },
+    checkout: { paths: ['apps/a/x.yaml', 'apps/.b/y.yaml'] },
+    resources: [{ kind: 'ConfigMap', name: 'argocd-cmd-params-cm', object: { data: { 'reposerver.include.hidden.directories': 'true' } } }],
+  } as unknown as Repo;
+  const run: Run = { repo, home: 'argocd', mode: { goTemplate: false, options: [], engine: undefined }, reads: [] };
+  const git = (path: string) => ({ git: { repoURL: url, revision: 'main', directories: [{ path }] } });
+
+  it('lists them, as the repo-server does', async () => {
+    expect((await generatorParams(run, git('apps/*'), 'generator 0')).map((p) => p.path)).toEqual(['apps/.b', 'apps/a']);
+  });
+
+  it("does not judge a pattern that matches the checkout's .git folders, which the repo-server then lists and the gate cannot see", async () => {
+    await expect(generatorParams(run, git('*'), 'generator 0')).rejects.toThrow(Unjudged);
+    await expect(generatorParams(run, git('*/*/*/*'), 'generator 0')).rejects.toThrow(/matches the checkout's \.git folders/);
+  });
+});
