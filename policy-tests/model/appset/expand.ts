@@ -11,7 +11,7 @@ import { isMap, obj, type Obj } from '../core/dig.ts';
 import { goParseBool } from '../core/text.ts';
 import type { Repo } from '../repository/repo.ts';
 import { applications, namespaceOrDestination, owningApplication, ownersByFile, ROOT_APP_FILE } from '../argocd/argocd.ts';
-import { argocdCmdParams } from '../argocd/refusals.ts';
+import { APPSET_DRY_RUN_KEY, argocdCmdParams, cmdParamsSwitch } from '../argocd/refusals.ts';
 import type { Params } from './params.ts';
 import { generatorParams, type Run } from './generators.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, type GoTemplateEngine, type TemplateMode } from './renderer.ts';
@@ -146,6 +146,11 @@ async function applicationsOf(
   { reads, rolling }: { reads: string[]; rolling: boolean },
 ): Promise<Resource[]> {
   const spec = obj(set.object.spec);
+  // The controller's client writes as a dry run (controller-runtime's DryRun): no Application is created, changed or deleted.
+  if (cmdParamsSwitch(repo, APPSET_DRY_RUN_KEY))
+    throw new Unjudged(
+      `argocd-cmd-params-cm's ${APPSET_DRY_RUN_KEY} is true: the controller writes no Application, so what this one would make never reaches the cluster, and what the cluster holds of it is not in the repository`,
+    );
   const home = argocdHome(repo);
   const namespace = namespaceOrDestination(repo, set);
   if (namespace !== home)

@@ -10,7 +10,8 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, posix, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import { isMap, type Obj } from '../core/dig.ts';
-import { gitPathspecMatch, goFilepathMatch } from '../core/glob.ts';
+import { doublestarMatch, gitPathspecMatch, goFilepathMatch } from '../core/glob.ts';
+import { globMatches } from '../argocd/source-files.ts';
 import { checkoutTree, type Repo } from '../repository/repo.ts';
 import { cmdParamsSwitch, HIDDEN_DIRECTORIES_KEY } from '../argocd/refusals.ts';
 
@@ -150,11 +151,59 @@ export function directoryParams(dirs: readonly string[], items: readonly GitItem
   return matchedDirectories(dirs, items).map((dir) => pathParams(dir, undefined, goTemplate, prefix));
 }
 
-/** The files of the checkout `git ls-files` lists for an include and none for an exclude (the default globbing), in path order. */
+/** argocd-cmd-params-cm's key the ApplicationSet controller reads its new git file globbing from. */
+export const NEW_GLOBBING_KEY = 'applicationsetcontroller.enable.new.git.file.globbing';
+
+/** Paths every repo-server checkout's .git holds: a pattern that matches one would list what the gate cannot see. */
+const GIT_FOLDER_PATHS = [
+  '.git',
+  '.git/HEAD',
+  '.git/config',
+  '.git/index',
+  '.git/objects',
+  '.git/refs/heads',
+  '.git/hooks/pre-commit.sample',
+  '.git/info/exclude',
+];
+
+/**
+ * The files of the checkout the git files generator reads, in path order: for each include, what `git ls-files` lists
+ * (the default globbing, `*` crossing `/`), or, with argocd-cmd-params-cm's new git file globbing, what
+ * doublestar.FilepathGlob finds in the checkout (util/git LsFiles), a folder among them failing its read; then every
+ * file an exclude lists taken out.
+ */
 export function gitFiles(repo: Repo, items: readonly GitItem[]): string[] {
+  if (cmdParamsSwitch(repo, NEW_GLOBBING_KEY)) return globbedGitFiles(repo, items);
   return checkoutTree(repo)
     .filter((f) => items.some((i) => !i.exclude && gitPathspecMatch(i.path, f)) && !items.some((i) => i.exclude && gitPathspecMatch(i.path, f)))
     .sort();
+}
+
+function globbedGitFiles(repo: Repo, items: readonly GitItem[]): string[] {
+  const tree = checkoutTree(repo);
+  const matched = (pattern: string): string[] => {
+    const relative = pattern.replace(/^\/+/, '');
+    if (GIT_FOLDER_PATHS.some((p) => safeDoublestar(relative, p)))
+      throw new Unjudged(
+        `its git files pattern ${JSON.stringify(pattern)}, globbed as ${NEW_GLOBBING_KEY} globs it, matches the checkout's .git, which the gate cannot see`,
+      );
+    const { files, folder, error } = globMatches(tree, relative);
+    if (error !== undefined) throw new GeneratorError(`unable to list files. pattern ${pattern}: ${error}`);
+    if (folder !== undefined) throw new GeneratorError(`unable to read files. pattern ${pattern}: read ${folder}: is a directory`);
+    return files;
+  };
+  const found = new Set(items.filter((i) => !i.exclude).flatMap((i) => matched(i.path)));
+  for (const item of items.filter((i) => i.exclude)) for (const file of matched(item.path)) found.delete(file);
+  return [...found].sort();
+}
+
+/** doublestar's match, a bad pattern matching nothing here (its error is said where the pattern is globbed). */
+function safeDoublestar(pattern: string, path: string): boolean {
+  try {
+    return doublestarMatch(pattern, path);
+  } catch {
+    return false;
+  }
 }
 
 /** The largest git generator file the gate reads: a pull request's file must not hold the gate (Argo CD reads any size). */

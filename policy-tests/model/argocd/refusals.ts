@@ -57,6 +57,9 @@ export function cmdParamsSwitch(repo: Repo, key: string): boolean {
   return typeof value === 'string' && value.toLowerCase() === 'true';
 }
 
+/** argocd-cmd-params-cm's key the ApplicationSet controller reads ARGOCD_APPLICATIONSET_CONTROLLER_DRY_RUN from. */
+export const APPSET_DRY_RUN_KEY = 'applicationsetcontroller.dryrun';
+
 /** argocd-cmd-params-cm's key the repo-server reads ARGOCD_REPO_SERVER_INCLUDE_HIDDEN_DIRECTORIES from. */
 export const HIDDEN_DIRECTORIES_KEY = 'reposerver.include.hidden.directories';
 

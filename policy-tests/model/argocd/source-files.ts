@@ -170,19 +170,20 @@ function isGlobPath(path: string): boolean {
   return /[*?[]/.test(path);
 }
 
-/** The checkout's files and the folders that hold them, once per checkout. */
+/** The checkout's files and the folders that hold them (in doublestar's order, so the first one matched is the one it meets first), once per checkout. */
 const checkoutEntries = perObject((tree: readonly string[]) => {
   const folders = new Set<string>();
   for (const file of tree) for (let i = file.indexOf('/'); i !== -1; i = file.indexOf('/', i + 1)) folders.add(file.slice(0, i));
-  return { files: tree, folders: [...folders] };
+  return { files: tree, folders: [...folders].sort(doublestarOrder) };
 });
 
 /**
  * What doublestar.FilepathGlob finds for a pattern in the checkout (core/glob.ts doublestarMatch): the files in
  * doublestar's order, each folder's own files (by name) before its subfolders' (folders in name order, depth
- * first); or the first folder it matches, as Argo CD hands a folder to Helm, which fails; or doublestar's error.
+ * first); or the first folder it matches, which Argo CD then fails to read as a file (Helm's values, a git files
+ * generator's file); or doublestar's error.
  */
-function globMatches(tree: readonly string[], pattern: string): { files: string[]; folder?: string; error?: string } {
+export function globMatches(tree: readonly string[], pattern: string): { files: string[]; folder?: string; error?: string } {
   const { files, folders } = checkoutEntries(tree);
   try {
     const folder = folders.find((f) => doublestarMatch(pattern, f));

@@ -192,6 +192,21 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     ]);
   });
 
+  it('where argocd-cmd-params-cm puts the controller in dry-run mode, nothing it would make is judged as made: the ApplicationSet fails, said why', async () => {
+    withWorkload();
+    copy.write(
+      'clusters/home/argocd-cmd-params.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  applicationsetcontroller.dryrun: "True"\n',
+    );
+    copy.write(SET_FILE, applicationSet([], ['- list:', '    elements:', '      - app: whoami'], { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' }));
+    const findings = await copy.gate({});
+    expect(findings.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`)).toEqual([
+      expect.stringMatching(/^argocd-applied-files: .*applicationsetcontroller\.dryrun is true: the controller writes no Application/),
+    ]);
+    // The folder the Application would sync is applied by nothing.
+    expect(findings.some((f) => f.check === 'argocd-root-discovery' && f.file === WORKLOAD)).toBe(true);
+  });
+
   it("takes an ApplicationSet's applicationsSync policy only where the controller lets it override its own (DefaultPolicy)", async () => {
     copy.reset();
     copy.write(

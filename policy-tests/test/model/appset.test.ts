@@ -10,6 +10,7 @@ import {
   directoryParams,
   fileParams,
   flatten,
+  gitFiles,
   goPrint,
   listParams,
   MAX_GENERATOR_FILE_BYTES,
@@ -340,5 +341,28 @@ describe('the git directories generator where argocd-cmd-params-cm lists hidden 
   it("does not judge a pattern that matches the checkout's .git folders, which the repo-server then lists and the gate cannot see", async () => {
     await expect(generatorParams(run, git('*'), 'generator 0')).rejects.toThrow(Unjudged);
     await expect(generatorParams(run, git('*/*/*/*'), 'generator 0')).rejects.toThrow(/matches the checkout's \.git folders/);
+  });
+});
+
+describe("the git files generator under argocd-cmd-params-cm's new git file globbing", () => {
+  const paths = ['envs/prod/config.yaml', 'envs/dev/config.yaml', 'envs/dev/extra/config.yaml', 'envs/README.md'];
+  const repo = (value: string) =>
+    ({
+      checkout: { paths },
+      resources: [{ kind: 'ConfigMap', name: 'argocd-cmd-params-cm', object: { data: { 'applicationsetcontroller.enable.new.git.file.globbing': value } } }],
+    }) as unknown as Repo;
+
+  it('globs as doublestar does (a star within one folder, two stars across them), where git ls-files lets a star cross', () => {
+    expect(gitFiles(repo('false'), [{ path: 'envs/*/config.yaml' }])).toEqual(['envs/dev/config.yaml', 'envs/dev/extra/config.yaml', 'envs/prod/config.yaml']);
+    expect(gitFiles(repo('true'), [{ path: 'envs/*/config.yaml' }])).toEqual(['envs/dev/config.yaml', 'envs/prod/config.yaml']);
+    expect(gitFiles(repo('true'), [{ path: 'envs/**/config.yaml' }, { path: 'envs/prod/*', exclude: true }])).toEqual([
+      'envs/dev/config.yaml',
+      'envs/dev/extra/config.yaml',
+    ]);
+  });
+
+  it('fails where a pattern names a folder, which the repo-server cannot read as a file, and does not judge one that reaches .git', () => {
+    expect(() => gitFiles(repo('true'), [{ path: 'envs/*' }])).toThrow(/read envs\/dev: is a directory/);
+    expect(() => gitFiles(repo('true'), [{ path: '**' }])).toThrow(Unjudged);
   });
 });
