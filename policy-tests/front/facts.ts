@@ -9,6 +9,7 @@ export { extractAll, isExtractor } from '../model/monitoring/metrics-extract.ts'
 export { externalPeers } from '../model/cluster/network-reach.ts';
 export { privilegeLabel, privilegesOf } from '../model/cluster/privileges.ts';
 export { podSecurityLabelsOf } from '../model/cluster/namespaces.ts';
+export { goParseBool } from '../model/core/text.ts';
 export { cniApplication } from '../model/cluster/cni-application.ts';
 export { isDefaultStorageClass } from '../model/cluster/providers.ts';
 // How Argo CD's sync writes an object the cluster holds, and what a refused update then does (the diff's refusals).

@@ -7,7 +7,7 @@ import { type Snapshot, facts } from '../../policy-tests/index.ts';
 import { asText, valueAt } from '../lib/values.ts';
 import { imageRisk, major, registryRisk } from './image-risks.ts';
 import { listed, NETWORK_POLICY_KINDS, networkPolicyRisk } from './policy-risks.ts';
-import { privilegeReasons } from './privilege-risks.ts';
+import { argocdAccessReasons, privilegeReasons } from './privilege-risks.ts';
 import { chartStepRisk, upgradeRisk, upgradeWindowRisk } from './upgrade-risks.ts';
 import { cutOf, idParts, objectLabel, sentOf, storageClasses, updateRefusals } from './refusals.ts';
 import { rolloutRisks } from './rollouts.ts';
@@ -233,6 +233,7 @@ function lifecycleRisks(judged: Judged): void {
     else if (c.fields.some((f) => f.path.startsWith('subjects') || f.path.startsWith('roleRef')))
       flag('rbac', `${label} binds ${role} to other subjects${role === 'cluster-admin' ? ': cluster-admin' : ''}`);
   }
+  for (const reason of argocdAccessReasons(label, a?.object, b?.object)) flag('rbac', reason);
   if ((kind === 'ClusterRole' || kind === 'Role') && c.change !== 'removed') {
     const [before, after] = [rbacRules(a?.object), rbacRules(b?.object)];
     const grown = [...after].filter((r) => !before.has(r));

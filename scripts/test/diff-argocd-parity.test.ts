@@ -125,6 +125,28 @@ describe('the rendered diff sees what Argo CD applies', () => {
     });
   });
 
+  it("Argo CD's own access grown is an RBAC risk: policy lines added, a default role, anonymous users let in, a local account's login", async () => {
+    await reset();
+    const rbac = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-rbac-cm\n  namespace: argocd\ndata:\n${data}`;
+    const cm = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n${data}`;
+    repo.write('clusters/home/argocd-rbac.yaml', rbac('  policy.csv: |\n    g, lab-admins, role:admin\n'));
+    repo.write('clusters/home/argocd-settings.yaml', cm('  accounts.ci: apiKey\n'));
+    await onBase('Argo CD lets the lab admins in', async () => {
+      repo.write(
+        'clusters/home/argocd-rbac.yaml',
+        rbac('  policy.default: role:admin\n  policy.csv: |\n    g, lab-admins, role:admin\n    g,everyone,role:admin\n'),
+      );
+      repo.write('clusters/home/argocd-settings.yaml', cm('  accounts.ci: apiKey, login\n  users.anonymous.enabled: "true"\n'));
+      const { risks } = (await diff()).report;
+      expect(risks.filter((r) => r.flag === 'rbac').map((r) => r.reason)).toEqual([
+        expect.stringMatching(/^ConfigMap argocd\/argocd-cm lets anyone who reaches Argo CD's server in without logging in/),
+        expect.stringMatching(/^ConfigMap argocd\/argocd-cm gives Argo CD's local account ci login$/),
+        expect.stringMatching(/^ConfigMap argocd\/argocd-rbac-cm grants in Argo CD: g, everyone, role:admin$/),
+        expect.stringMatching(/^ConfigMap argocd\/argocd-rbac-cm gives every user Argo CD lets in the role role:admin/),
+      ]);
+    });
+  });
+
   it('a source parameter file is merged as Argo CD merges it: the subfolder its recurse brings in holds a cluster-admin binding, an RBAC risk', async () => {
     await reset();
     repo.write(
