@@ -32,6 +32,7 @@ import { argocdSettings } from '../model/controller/resource-filter.ts';
 import { ignoredFields, resolveJqExpressions, type IgnoredFields } from '../model/compare/ignore-differences.ts';
 import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { groupOf } from '../model/core/manifest.ts';
+import { dig } from '../model/core/dig.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
 import { applicationSetProblems, controllerComparison, madeBy, restrainedApplications } from '../model/appset/outcomes.ts';
@@ -93,6 +94,11 @@ export interface Snapshot {
   restrained?: ReadonlyMap<string, string>;
   /** The IP families of the cluster's Service range (nodeNetwork.services in the cluster facts), the default first. */
   serviceFamilies?: readonly string[];
+  /**
+   * Applications whose automated sync prunes but never prunes every resource it manages (syncPolicy.automated.allowEmpty
+   * is not true): where one renders nothing, Argo CD skips its sync ("auto-sync will wipe out all resources").
+   */
+  refusesWipeOut?: ReadonlySet<string>;
 }
 
 /**
@@ -293,6 +299,11 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     heldBack,
     restrained: restrainedApplications(repo),
     ...(serviceFamilies ? { serviceFamilies } : {}),
+    refusesWipeOut: new Set(
+      applications(repo)
+        .filter((a) => a.automated?.enabled && a.automated.prune && dig(a.resource.object, ['spec', 'syncPolicy', 'automated', 'allowEmpty']) !== true)
+        .map((a) => a.name),
+    ),
   };
 }
 

@@ -7,7 +7,18 @@
 import { facts, type Snapshot } from '../../policy-tests/index.ts';
 import { idParts, type Entry } from './refusals.ts';
 
-export type RemovalOutcome = ReturnType<typeof facts.pruneOutcome> | ReturnType<typeof facts.onApplicationDeletion> | 'application kept';
+export type RemovalOutcome = ReturnType<typeof facts.pruneOutcome> | ReturnType<typeof facts.onApplicationDeletion> | 'application kept' | 'wipe-out refused';
+
+/**
+ * The Applications whose automated sync Argo CD skips at the head: one that renders nothing there (hooks aside), yet
+ * managed objects at the base, and whose sync prunes without allowEmpty (appcontroller.go autoSync: "auto-sync will
+ * wipe out all resources").
+ */
+function refusingWipeOut(base: Snapshot, head: Snapshot): Set<string> {
+  const apps = (s: Snapshot) => new Set([...s.objects.values()].filter((e) => !facts.isHookOrSkipped(e.object)).map((e) => e.app));
+  const [managing, rendering] = [apps(base), apps(head)];
+  return new Set([...(head.refusesWipeOut ?? [])].filter((app) => managing.has(app) && !rendering.has(app) && !head.unrendered?.has(app)));
+}
 
 /** The outcome of each removed object of `base`, by id, worked out with both snapshots. */
 export function removalOutcomes(base: Snapshot, head: Snapshot): (id: string, was: Entry) => RemovalOutcome {
@@ -18,9 +29,11 @@ export function removalOutcomes(base: Snapshot, head: Snapshot): (id: string, wa
     if (kind === 'Application') applications.set(name, entry);
   }
   const kept = new Set([...head.objects.keys()].filter((id) => idParts(id).kind === 'Application').map((id) => idParts(id).name));
+  const refusing = refusingWipeOut(base, head);
   return (id, was) => {
     const pruned = facts.pruneOutcome(was.object, was.syncOptions ?? [], was.prune);
     const { app, kind, name } = idParts(id);
+    if (pruned === 'deleted' && refusing.has(app)) return 'wipe-out refused';
     const own = applications.get(app);
     // The Application stays (or is the root app, which no app applies), or the object is a hook none deletes.
     if (!own || kept.has(app) || pruned === 'never pruned') return pruned;
@@ -53,6 +66,8 @@ const LEFT_BECAUSE: Partial<Record<RemovalOutcome, (app: string) => string>> = {
     `app ${app} is deleted, and without a resources finalizer Argo CD deletes the Application alone: what it ran stays, orphaned, managed by nothing`,
   'kept on deletion': (app) =>
     `app ${app} is deleted and its resources finalizer deletes what it runs, but not this (Delete=false, Helm's resource-policy keep, or a CRD): it stays, managed by nothing`,
+  'wipe-out refused': (app) =>
+    `app ${app} now renders nothing, and its automated sync refuses to prune every resource it manages ("auto-sync will wipe out all resources"; syncPolicy.automated.allowEmpty is not true): it syncs nothing`,
   'application kept': (app) =>
     `app ${app} leaves the repository, but what applied it does not delete it (no automated prune, Prune=false, or its ApplicationSet's policy): the Application stays, and runs it as before`,
 };

@@ -53,6 +53,25 @@ describe('the rendered diff says what a sync does with what the repository no lo
     );
   });
 
+  it('leaves everything where the app now renders nothing: its automated sync refuses to wipe out all its resources, unless allowEmpty', async () => {
+    const emptied = async (app: string) => {
+      const repo = await repoWith(WEB + CLAIM, app);
+      repo.write('apps/demo/objects.yaml', '# nothing here any more\n');
+      const r = await diff(repo, ['HEAD', '-o', 'json']);
+      return JSON.parse(r.stdout) as Report;
+    };
+    const refused = await emptied(DEMO_APP);
+    expect(refused.plan).toEqual([expect.objectContaining({ delete: 0, left: 2 })]);
+    expect(refused.changes.map((c) => c.pruned)).toEqual(['wipe-out refused', 'wipe-out refused']);
+    expect(refused.risks.map((x) => x.reason)).toContainEqual(
+      expect.stringMatching(
+        /^Deployment demo\/web is no longer in the repository, but the sync leaves it in the cluster as it is: app demo now renders nothing, .*auto-sync will wipe out all resources/,
+      ),
+    );
+    const allowed = await emptied(DEMO_APP.replace('      prune: true\n', '      prune: true\n      allowEmpty: true\n'));
+    expect(allowed.plan).toEqual([expect.objectContaining({ delete: 2, left: 0 })]);
+  });
+
   it('leaves it under Prune=false on the object, and holds the sync for a person under Prune=confirm', async () => {
     let r = await removed(annotated('Prune=false'));
     expect(r.report.plan).toEqual([expect.objectContaining({ delete: 0, left: 1 })]);
