@@ -182,7 +182,9 @@ export function gitFiles(repo: Repo, items: readonly GitItem[]): string[] {
 function globbedGitFiles(repo: Repo, items: readonly GitItem[]): string[] {
   const tree = checkoutTree(repo);
   const matched = (pattern: string): string[] => {
-    const relative = pattern.replace(/^\/+/, '');
+    // filepath.Join(root, pattern) cleans it; what then lies outside the root is dropped (LsFiles' prefix check).
+    const relative = posix.normalize(`./${pattern}`).replace(/^\/+/, '');
+    if (relative === '..' || relative.startsWith('../')) return [];
     if (GIT_FOLDER_PATHS.some((p) => safeDoublestar(relative, p)))
       throw new Unjudged(
         `its git files pattern ${JSON.stringify(pattern)}, globbed as ${NEW_GLOBBING_KEY} globs it, matches the checkout's .git, which the gate cannot see`,

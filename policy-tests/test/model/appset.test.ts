@@ -355,6 +355,9 @@ describe("the git files generator under argocd-cmd-params-cm's new git file glob
   it('globs as doublestar does (a star within one folder, two stars across them), where git ls-files lets a star cross', () => {
     expect(gitFiles(repo('false'), [{ path: 'envs/*/config.yaml' }])).toEqual(['envs/dev/config.yaml', 'envs/dev/extra/config.yaml', 'envs/prod/config.yaml']);
     expect(gitFiles(repo('true'), [{ path: 'envs/*/config.yaml' }])).toEqual(['envs/dev/config.yaml', 'envs/prod/config.yaml']);
+    // The pattern joined to the checkout and cleaned, as filepath.Join does; what it names outside is dropped.
+    expect(gitFiles(repo('true'), [{ path: '/envs/dev/../prod/config.yaml' }])).toEqual(['envs/prod/config.yaml']);
+    expect(gitFiles(repo('true'), [{ path: '../elsewhere/*.yaml' }])).toEqual([]);
     expect(gitFiles(repo('true'), [{ path: 'envs/**/config.yaml' }, { path: 'envs/prod/*', exclude: true }])).toEqual([
       'envs/dev/config.yaml',
       'envs/dev/extra/config.yaml',
