@@ -64,7 +64,9 @@ export function argocdAccessReasons(label: string, before: Obj, after: Obj): str
   if (name === 'argocd-cm') {
     if (on(now, 'users.anonymous.enabled') && !on(was, 'users.anonymous.enabled'))
       reasons.push(`${label} lets anyone who reaches Argo CD's server in without logging in, with argocd-rbac-cm's policy.default (users.anonymous.enabled)`);
-    if (now['admin.enabled'] !== 'false' && was['admin.enabled'] === 'false') reasons.push(`${label} turns Argo CD's admin user back on (admin.enabled)`);
+    // The admin user is on unless admin.enabled parses as false (util/settings/accounts.go).
+    const adminOff = (data: Record<string, unknown>) => facts.goParseBool(data['admin.enabled']) === false;
+    if (!adminOff(now) && adminOff(was)) reasons.push(`${label} turns Argo CD's admin user back on (admin.enabled)`);
     if (on(now, 'exec.enabled') && !on(was, 'exec.enabled'))
       reasons.push(`${label} turns on a web terminal into pods, for whom Argo CD's RBAC lets exec (exec.enabled)`);
     for (const key of Object.keys(now).filter((k) => /^accounts\.[^.]+$/.test(k))) {
