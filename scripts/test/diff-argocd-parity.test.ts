@@ -130,7 +130,7 @@ describe('the rendered diff sees what Argo CD applies', () => {
     const rbac = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-rbac-cm\n  namespace: argocd\ndata:\n${data}`;
     const cm = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n${data}`;
     repo.write('clusters/home/argocd-rbac.yaml', rbac('  policy.csv: |\n    g, lab-admins, role:admin\n'));
-    repo.write('clusters/home/argocd-settings.yaml', cm('  accounts.ci: apiKey\n'));
+    repo.write('clusters/home/argocd-settings.yaml', cm('  accounts.ci: apiKey\n  admin.enabled: "FALSE"\n'));
     await onBase('Argo CD lets the lab admins in', async () => {
       repo.write(
         'clusters/home/argocd-rbac.yaml',
@@ -140,6 +140,7 @@ describe('the rendered diff sees what Argo CD applies', () => {
       const { risks } = (await diff()).report;
       expect(risks.filter((r) => r.flag === 'rbac').map((r) => r.reason)).toEqual([
         expect.stringMatching(/^ConfigMap argocd\/argocd-cm lets anyone who reaches Argo CD's server in without logging in/),
+        expect.stringMatching(/^ConfigMap argocd\/argocd-cm turns Argo CD's admin user back on/),
         expect.stringMatching(/^ConfigMap argocd\/argocd-cm gives Argo CD's local account ci login$/),
         expect.stringMatching(/^ConfigMap argocd\/argocd-rbac-cm grants in Argo CD: g, everyone, role:admin$/),
         expect.stringMatching(/^ConfigMap argocd\/argocd-rbac-cm gives every user Argo CD lets in the role role:admin/),
