@@ -4,7 +4,7 @@
  * CD reads, and its comparison must be able to run: a jq expression of ignoreDifferences that does not compile stops
  * it before anything is compared.
  */
-import { ROOT_APP_FILE, namespaceOrDestination, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
+import { filesOfApp, ROOT_APP_FILE, namespaceOrDestination, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
 import { uncompiledJq, uncompiledJqOverrides } from '../../model/compare/ignore-differences.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
@@ -73,6 +73,26 @@ function uncomparable(ctx: CheckContext, apps: readonly ArgoApp[]): void {
  * that cluster (canProcessApp, IsManagedCluster), the root app among them where it is the local cluster. Said once, at
  * the Secret, naming the Applications it stops.
  */
+/**
+ * An app every source of which renders, and renders nothing but hooks, whose automated sync prunes without allowEmpty:
+ * where it manages anything, Argo CD skips that sync (appcontroller.go autoSync: "auto-sync will wipe out all
+ * resources"), so what it runs stays as it was. A warning, since whether it manages anything is the cluster's.
+ */
+function rendersNothing(ctx: CheckContext, apps: readonly ArgoApp[]): void {
+  for (const app of apps) {
+    if (!app.automated?.enabled || !app.automated.prune || dig(app.resource.object, [...AUTOMATED, 'allowEmpty']) === true) continue;
+    const renders = ctx.renders.filter((r) => r.app.name === app.name);
+    if (renders.length === 0 || renders.some((r) => r.status !== 'rendered') || filesOfApp(ctx.repo, app).length > 0) continue;
+    if (renders.some((r) => r.resources.some((x) => !x.rendered?.hook))) continue;
+    ctx.warn(
+      { resource: app.resource, path: [...AUTOMATED] },
+      `Application ${app.name} renders nothing: where it manages anything, Argo CD skips its automated sync, which prunes without allowEmpty ("auto-sync will wipe out all resources"), so what it runs stays as it is; to remove it all, delete the Application or set allowEmpty: true`,
+    );
+  }
+}
+
+const AUTOMATED = ['spec', 'syncPolicy', 'automated'] as const;
+
 function skippedClusters(ctx: CheckContext, apps: readonly ArgoApp[]): void {
   // A cluster Secret an ExternalSecret writes in Argo CD's namespace carries its template's annotations; which cluster
   // it declares is the store's.
@@ -104,15 +124,16 @@ function skippedClusters(ctx: CheckContext, apps: readonly ArgoApp[]): void {
 export const argocdSyncPolicyCheck: PolicyCheck = {
   id: 'argocd-sync-policy',
   description:
-    "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile, on the Application or on the cluster Secret of its destination), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, and Argo CD can compare it (argocd-cm's resource overrides and compare options read as Argo CD reads them, every jq expression of an ignoreDifferences compiles), so main is what runs (invariants P1).",
+    "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile, on the Application or on the cluster Secret of its destination), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, and Argo CD can compare it (argocd-cm's resource overrides and compare options read as Argo CD reads them, every jq expression of an ignoreDifferences compiles), so main is what runs; an app that renders nothing under a prune without allowEmpty is a warning, since Argo CD then skips its sync (invariants P1).
   invariants: ['P1'],
   remediation:
     "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false, and leave retry at its default or give it a limit and durations Argo CD reads; keep the Application in Argo CD's namespace, without skip-reconcile on it or on its cluster's Secret; write each ignoreDifferences jq expression so that jq compiles del(<expression>), and each argocd-cm resource.customizations key as Argo CD's settings read it",
-  reads: { kinds: [...APP_KINDS, 'ConfigMap', 'Secret', 'ExternalSecret'], files: [ARGOCD_CM_PATCH] },
+  reads: { kinds: [...APP_KINDS, 'ConfigMap', 'Secret', 'ExternalSecret'], files: [ARGOCD_CM_PATCH], renders: true },
   exemptible: false,
   run(ctx) {
     uncomparable(ctx, appsOf(ctx));
     skippedClusters(ctx, appsOf(ctx));
+    rendersNothing(ctx, appsOf(ctx));
     // The controller's namespace is the root app's: bootstrapped there, it is the one Application Argo CD surely processes.
     const home = appsOf(ctx).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace;
     const watched = ctx.resources.some(

@@ -2,6 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { describeMutations } from '../support/mutation-runner.ts';
 import { onBrokenCopy, type RepoCopy } from '../support/helpers.ts';
+import { rmSync } from 'node:fs';
+import { runGate } from '../../gate/gate.ts';
+import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
 import { ARGOCD_CM, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { argocdMutations } from '../mutations/argocd.ts';
 
@@ -170,5 +173,25 @@ describe('a cluster Secret the repository declares, annotated skip-reconcile', (
         /^clusters\/home\/in-cluster\.yaml:9 the cluster Secret of https:\/\/kubernetes\.default\.svc is annotated argocd\.argoproj\.io\/skip-reconcile: "true": Argo CD's controller processes no Application that syncs to it, so nothing of \d+ of them syncs \(/,
       ),
     ]);
+  });
+});
+
+describe('an app that renders nothing, under an automated prune without allowEmpty', () => {
+  it("is a warning: where it manages anything, Argo CD skips its sync ('auto-sync will wipe out all resources'); none with allowEmpty", async () => {
+    const repo = fixtureRepo();
+    try {
+      repo.write('apps/web/chart/Chart.yaml', 'apiVersion: v2\nname: web\nversion: 1.0.0\n');
+      repo.write('apps/web/chart/values.yaml', 'enabled: false\n');
+      repo.write('apps/web/chart/templates/cm.yaml', '{{- if .Values.enabled }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n{{- end }}\n');
+      const app = (automated: string) => repoApp('web', '    path: apps/web/chart', `  syncPolicy:\n    automated:\n${automated}      selfHeal: true\n`);
+      const warned = async () =>
+        (await runGate({ root: repo.root, cwd: repo.root, env: process.env })).warnings.filter((w) => w.check === 'argocd-sync-policy').map((w) => w.message);
+      repo.write('apps/web/application.yaml', app('      prune: true\n'));
+      expect(await warned()).toEqual([expect.stringMatching(/^Application web renders nothing: .*auto-sync will wipe out all resources/)]);
+      repo.write('apps/web/application.yaml', app('      prune: true\n      allowEmpty: true\n'));
+      expect(await warned()).toEqual([]);
+    } finally {
+      rmSync(repo.root, { recursive: true, force: true });
+    }
   });
 });
