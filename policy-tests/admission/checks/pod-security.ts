@@ -9,6 +9,7 @@ import {
   MODES,
   podSecurityViolations,
   isLevel,
+  isPolicyVersion,
   type Level,
   type PodSecurityConfig,
 } from '../pod-security/pod-security.ts';
@@ -31,7 +32,7 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
   return {
     id: 'pod-security',
     description:
-      "Every pod template passes Pod Security admission at its namespace's enforce level (its pod-security.kubernetes.io/enforce label, else the cluster's default in the podSecurity fact; exempt namespaces are skipped); the warn and audit levels are reported as warnings. A namespace whose level is below the default says why, whether its Namespace sets the level or an Application's managedNamespaceMetadata writes it (invariants P1).",
+      "Every pod template passes Pod Security admission at its namespace's enforce level (its pod-security.kubernetes.io/enforce label, else the cluster's default in the podSecurity fact, read as Pod Security reads them; exempt namespaces are skipped; a level pinned to an older policy version is not judged); the warn and audit levels are reported as warnings. A namespace whose level is below the default says why, whether its Namespace sets the level or an Application's managedNamespaceMetadata writes it (invariants P1).",
     invariants: ['P1'],
     remediation: `make the pod meet the level (drop the capability, the host namespace, the hostPath), or move it to a namespace labelled for what it needs, annotated ${POD_SECURITY_REASON}: "<why>"`,
     reads: { kinds: ['*'], everyKind: "a pod may come from any kind that carries a pod template, and its namespace's labels set the level" },
@@ -54,21 +55,34 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
         const meta = (r.kind === 'Pod' ? dig(r.object, ['metadata']) : dig(r.object, [...pod.at.slice(0, -1), 'metadata'])) ?? {};
         const metaAt = r.kind === 'Pod' ? [] : pod.at.slice(0, -1);
         const place = (path: (string | number)[]) => ({ resource: r, path: path[0] === 'metadata' ? [...metaAt, ...path] : [...pod.at, ...path] });
-        const enforced = podSecurityViolations(levels.enforce, meta as never, pod.spec, minor);
+        // A mode pinned to an older policy version is judged by that version's controls, which the gate does not hold
+        // (it holds the newest, measured against upstream's fixtures): not judged. One pinned newer is the cluster's latest.
+        const older = (mode: (typeof MODES)[number]) => {
+          const pinned = levels.versions?.[mode];
+          return pinned !== undefined && pinned < minor ? pinned : undefined;
+        };
+        const policy = (mode: (typeof MODES)[number]) => `${levels[mode]}:${levels.versions?.[mode] === undefined ? 'latest' : `v1.${levels.versions[mode]}`}`;
+        const pinnedOlder = levels.enforce !== 'privileged' ? older('enforce') : undefined;
+        if (pinnedOlder !== undefined)
+          ctx.notJudged(
+            place([]),
+            `${r.kind} ${r.name}: namespace ${namespace} pins Pod Security's enforce level to policy v1.${pinnedOlder}, whose controls the gate does not hold (it judges the cluster's v1.${minor})`,
+          );
+        const enforced = pinnedOlder !== undefined ? [] : podSecurityViolations(levels.enforce, meta as never, pod.spec, minor);
         for (const v of enforced)
           ctx.fail(
             place(v.path),
-            `${r.kind} ${r.name}: its pods are refused in namespace ${namespace}: violates PodSecurity "${levels.enforce}:latest" (enforce): ${v.message} [${v.control}]`,
+            `${r.kind} ${r.name}: its pods are refused in namespace ${namespace}: violates PodSecurity "${policy('enforce')}" (enforce): ${v.message} [${v.control}]`,
           );
         const reported = new Set(enforced.map((v) => v.message));
         for (const mode of ['warn', 'audit'] as const) {
-          if (LEVEL_ORDER[levels[mode]] <= LEVEL_ORDER[levels.enforce]) continue;
+          if (LEVEL_ORDER[levels[mode]] <= LEVEL_ORDER[levels.enforce] || older(mode) !== undefined) continue;
           for (const v of podSecurityViolations(levels[mode], meta as never, pod.spec, minor)) {
             if (reported.has(v.message)) continue;
             reported.add(v.message);
             ctx.warn(
               place(v.path),
-              `${r.kind} ${r.name}: would violate PodSecurity "${levels[mode]}:latest" (${mode}) in namespace ${namespace}: ${v.message} [${v.control}]`,
+              `${r.kind} ${r.name}: would violate PodSecurity "${policy(mode)}" (${mode}) in namespace ${namespace}: ${v.message} [${v.control}]`,
             );
           }
         }
@@ -122,10 +136,14 @@ function levelWriters(repo: Repo): LevelWriter[] {
 /** Each level label is a level, and a namespace below the cluster's default enforce level says why where it is lowered. */
 function namespacesSayWhy(ctx: CheckContext, defaults: PodSecurityConfig): void {
   for (const w of levelWriters(ctx.repo)) {
+    // Pod Security refuses a namespace whose labels it cannot read (ValidateNamespace on create).
     for (const mode of MODES) {
       const key = `${LABEL_PREFIX}${mode}`;
       if (w.labels[key] !== undefined && !isLevel(w.labels[key]))
         ctx.fail(w.at(key), `${w.who}: ${key} must be privileged, baseline or restricted, not "${scalarText(w.labels[key])}"`);
+      const version = `${key}-version`;
+      if (w.labels[version] !== undefined && !isPolicyVersion(w.labels[version]))
+        ctx.fail(w.at(version), `${w.who}: ${version} must be "latest" or "v1.x", not "${scalarText(w.labels[version])}"`);
     }
     if (!w.final) continue;
     const enforce = levelsFor(w.final, defaults).enforce;

@@ -56,6 +56,8 @@ export interface PodSecurityConfig {
   enforce: Level;
   audit: Level;
   warn: Level;
+  /** The policy version a mode is pinned to (`<mode>-version: v1.N`, its minor); a mode not here is judged at "latest". */
+  versions?: Partial<Record<(typeof MODES)[number], number>>;
 }
 
 export const MODES = ['enforce', 'audit', 'warn'] as const;
@@ -65,11 +67,40 @@ export function isLevel(value: unknown): value is Level {
   return typeof value === 'string' && (LEVELS as readonly string[]).includes(value);
 }
 
-/** The levels in force in a namespace with these labels, given the cluster-wide defaults. */
+const VERSION = /^v1\.([0-9]|[1-9][0-9]*)$/;
+
+/** Whether a `<mode>-version` label is one Pod Security reads (ParseVersion): "latest" or "v1.N". */
+export const isPolicyVersion = (value: unknown): boolean => value === 'latest' || (typeof value === 'string' && VERSION.test(value));
+
+const LEVEL_RANK: Record<Level, number> = { privileged: 0, baseline: 1, restricted: 2 };
+
+/**
+ * The levels in force in a namespace with these labels, given the cluster-wide defaults, as Pod Security reads them
+ * (api/helpers.go PolicyToEvaluate): a level it cannot parse is restricted for enforce and privileged for audit and warn;
+ * a version label pins its mode's policy to that minor ("latest", or what it cannot parse, is the newest); and warn
+ * takes the enforce level, and its version, where enforce is set stricter and warn is not set.
+ */
 export function levelsFor(labels: Record<string, unknown> | undefined, defaults: PodSecurityConfig): PodSecurityConfig {
-  const pick = (mode: (typeof MODES)[number]): Level => {
-    const v = labels?.[`${LABEL_PREFIX}${mode}`];
-    return isLevel(v) ? v : defaults[mode];
+  const label = (key: string) => labels?.[`${LABEL_PREFIX}${key}`];
+  const pick = (mode: (typeof MODES)[number], unreadable: Level): Level => {
+    const v = label(mode);
+    return v === undefined ? defaults[mode] : isLevel(v) ? v : unreadable;
   };
-  return { enforce: pick('enforce'), audit: pick('audit'), warn: pick('warn') };
+  const levels = { enforce: pick('enforce', 'restricted'), audit: pick('audit', 'privileged'), warn: pick('warn', 'privileged') };
+  const versions: NonNullable<PodSecurityConfig['versions']> = { ...defaults.versions };
+  for (const mode of MODES) {
+    const v = label(`${mode}-version`);
+    if (v === undefined) continue;
+    const pinned = typeof v === 'string' ? VERSION.exec(v) : null;
+    if (pinned) versions[mode] = Number(pinned[1]);
+    else delete versions[mode];
+  }
+  if (label('warn') === undefined && isLevel(label('enforce')) && LEVEL_RANK[levels.enforce] > LEVEL_RANK[levels.warn]) {
+    levels.warn = levels.enforce;
+    if (label('warn-version') === undefined) {
+      if (versions.enforce === undefined) delete versions.warn;
+      else versions.warn = versions.enforce;
+    }
+  }
+  return Object.keys(versions).length ? { ...levels, versions } : levels;
 }

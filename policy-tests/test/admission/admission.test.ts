@@ -170,14 +170,27 @@ describe('Pod Security admission', () => {
     expect(controlsOf('restricted', pod(restrictedContainer, { volumes: [{ name: 'h', hostPath: { path: '/' } }] }))).toEqual(['restrictedVolumes']);
   });
 
-  it('reads the levels from the namespace labels, each mode falling back to the cluster default', () => {
+  it('reads the levels from the namespace labels as PolicyToEvaluate does, each mode falling back to the cluster default', () => {
     const talos = { enforce: 'baseline', audit: 'restricted', warn: 'restricted' } as const;
+    const ps = (labels: Record<string, string>) => Object.fromEntries(Object.entries(labels).map(([k, v]) => [`pod-security.kubernetes.io/${k}`, v]));
     expect(levelsFor(undefined, talos)).toEqual(talos);
-    expect(levelsFor({ 'pod-security.kubernetes.io/enforce': 'privileged', 'pod-security.kubernetes.io/warn': 'bogus' }, talos)).toEqual({
-      enforce: 'privileged',
-      audit: 'restricted',
-      warn: 'restricted',
+    // A level it cannot read fails closed for enforce, open for warn and audit.
+    expect(levelsFor(ps({ enforce: 'privileged', warn: 'bogus' }), talos)).toEqual({ enforce: 'privileged', audit: 'restricted', warn: 'privileged' });
+    expect(levelsFor(ps({ enforce: 'Baseline' }), talos)).toMatchObject({ enforce: 'restricted' });
+    // A version pins its mode; "latest", or one it cannot read, is the newest.
+    expect(levelsFor(ps({ enforce: 'baseline', 'enforce-version': 'v1.24', 'audit-version': 'latest', 'warn-version': '1.24' }), talos)).toEqual({
+      ...talos,
+      versions: { enforce: 24 },
     });
+    // Warn takes an explicitly stricter enforce level, and its version, where warn is not set.
+    const lax = { enforce: 'baseline', audit: 'baseline', warn: 'baseline' } as const;
+    expect(levelsFor(ps({ enforce: 'restricted', 'enforce-version': 'v1.30' }), lax)).toEqual({
+      enforce: 'restricted',
+      audit: 'baseline',
+      warn: 'restricted',
+      versions: { enforce: 30, warn: 30 },
+    });
+    expect(levelsFor(ps({ enforce: 'restricted', warn: 'baseline' }), lax)).toMatchObject({ warn: 'baseline' });
   });
 });
 

@@ -294,3 +294,23 @@ describe('a sync impersonating an account the repository cannot fully see', () =
     ]);
   });
 });
+
+describe('a namespace that pins Pod Security to an older policy version', () => {
+  it('has its pods not judged at enforce, since the gate holds the newest controls alone; and nothing failed for them', async () => {
+    const { failed, notJudged } = await onBrokenCopy('pod-security', (copy) =>
+      copy.write(
+        'clusters/home/namespaces.yaml',
+        copy
+          .read('clusters/home/namespaces.yaml')
+          .replace(
+            '    pod-security.kubernetes.io/enforce: privileged\n',
+            '    pod-security.kubernetes.io/enforce: baseline\n    pod-security.kubernetes.io/enforce-version: v1.24\n',
+          ),
+      ),
+    );
+    expect(failed.filter((f) => f.file.startsWith('apps/media/gluetun/'))).toEqual([]);
+    expect(notJudged).toContainEqual(
+      expect.stringMatching(/: namespace media-vpn pins Pod Security's enforce level to policy v1\.24, whose controls the gate does not hold/),
+    );
+  });
+});

@@ -294,6 +294,16 @@ const mutations: Mutation[] = [
   },
   {
     check: 'pod-security',
+    why: 'the VPN namespace pins its enforce level to policy version "1.30", without the v Pod Security reads: it refuses the namespace',
+    mutate: swap(
+      NAMESPACES,
+      '    pod-security.kubernetes.io/enforce: privileged\n',
+      '    pod-security.kubernetes.io/enforce: privileged\n    pod-security.kubernetes.io/enforce-version: "1.30"\n',
+    ),
+    at: 'enforce-version: "1.30"',
+  },
+  {
+    check: 'pod-security',
     why: 'a privileged namespace that does not say why',
     mutate: (c) => c.write(NAMESPACES, c.read(NAMESPACES).replace(/ +gate\.homelab-gitops\/pod-security-reason: "the MetalLB.*\n/, '')),
     at: after(NAMESPACES, 'name: metallb-system', 'enforce: privileged'),
