@@ -73,6 +73,8 @@ function uncomparable(ctx: CheckContext, apps: readonly ArgoApp[]): void {
  * that cluster (canProcessApp, IsManagedCluster), the root app among them where it is the local cluster. Said once, at
  * the Secret, naming the Applications it stops.
  */
+const AUTOMATED = ['spec', 'syncPolicy', 'automated'] as const;
+
 /**
  * An app every source of which renders, and renders nothing but hooks, whose automated sync prunes without allowEmpty:
  * where it manages anything, Argo CD skips that sync (appcontroller.go autoSync: "auto-sync will wipe out all
@@ -90,8 +92,6 @@ function rendersNothing(ctx: CheckContext, apps: readonly ArgoApp[]): void {
     );
   }
 }
-
-const AUTOMATED = ['spec', 'syncPolicy', 'automated'] as const;
 
 function skippedClusters(ctx: CheckContext, apps: readonly ArgoApp[]): void {
   // A cluster Secret an ExternalSecret writes in Argo CD's namespace carries its template's annotations; which cluster
