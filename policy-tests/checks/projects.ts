@@ -4,7 +4,7 @@
  * and not far more (no wildcard kinds, no destination or kind that none of
  * its apps uses, judged when every app of the project is rendered).
  */
-import { applications, argoNormalizeGitURL, owningApplication, ROOT_APP_FILE, sourcePermitted, syncOptions } from '../model/argocd/argocd.ts';
+import { applications, argoNormalizeGitURL, owningApplication, rootApplication, sourcePermitted, syncOptions } from '../model/argocd/argocd.ts';
 import { destinationCluster, knownClusters } from '../model/argocd/clusters.ts';
 import { destinationPermitted, kindPermitted, virtualProject, type ProjectSpec } from '../model/controller/projects.ts';
 import { ARGOCD_CM_PATCH, argocdSettings } from '../model/controller/resource-filter.ts';
@@ -148,7 +148,7 @@ function refusedObjects(
   isClusterScoped: CheckEnvironment['isClusterScoped'],
 ): Use {
   const used: Use = new Map();
-  const root = applications(ctx.repo).find((a) => a.resource.file === ROOT_APP_FILE);
+  const root = rootApplication(ctx.repo);
   // Each Application's cluster and its project's clusters, worked out once, not once per object.
   const where = new Map(applications(ctx.repo).map((a) => [a, { cluster: destinationCluster(a, clusters), scoped: clustersOf(clusters, a.project) }]));
   for (const r of ctx.resources) {

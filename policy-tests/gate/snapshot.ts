@@ -11,6 +11,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   applications,
+  refusesWipeOut,
   filesOfSource,
   isThisRepo,
   normalizeSourcePath,
@@ -32,7 +33,6 @@ import { argocdSettings } from '../model/controller/resource-filter.ts';
 import { ignoredFields, resolveJqExpressions, type IgnoredFields } from '../model/compare/ignore-differences.ts';
 import { checkoutTree, type Repo } from '../model/repository/repo.ts';
 import { groupOf } from '../model/core/manifest.ts';
-import { dig } from '../model/core/dig.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import { crdSchemas, type JsonSchemaNode } from '../admission/index.ts';
 import { applicationSetProblems, controllerComparison, madeBy, restrainedApplications } from '../model/appset/outcomes.ts';
@@ -301,7 +301,7 @@ export async function snapshot(root: string, env: NodeJS.ProcessEnv = process.en
     ...(serviceFamilies ? { serviceFamilies } : {}),
     refusesWipeOut: new Set(
       applications(repo)
-        .filter((a) => a.automated?.enabled && a.automated.prune && dig(a.resource.object, ['spec', 'syncPolicy', 'automated', 'allowEmpty']) !== true)
+        .filter(refusesWipeOut)
         .map((a) => a.name),
     ),
   };

@@ -10,7 +10,7 @@ import {
   podSecurityViolations,
   isLevel,
   isPolicyVersion,
-  type Level,
+  levelRank,
   type PodSecurityConfig,
 } from '../pod-security/pod-security.ts';
 import { namespaceOrDestination } from '../../model/argocd/argocd.ts';
@@ -25,8 +25,6 @@ import { scalarText } from '../../model/core/text.ts';
 
 /** The annotation a namespace whose Pod Security level is below the cluster's default must carry, saying why. */
 export const POD_SECURITY_REASON = 'gate.homelab-gitops/pod-security-reason';
-
-const LEVEL_ORDER: Record<Level, number> = { privileged: 0, baseline: 1, restricted: 2 };
 
 export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyCheck {
   return {
@@ -76,7 +74,7 @@ export function podSecurityCheck(isBuiltin: (r: Resource) => boolean): PolicyChe
           );
         const reported = new Set(enforced.map((v) => v.message));
         for (const mode of ['warn', 'audit'] as const) {
-          if (LEVEL_ORDER[levels[mode]] <= LEVEL_ORDER[levels.enforce] || older(mode) !== undefined) continue;
+          if (levelRank(levels[mode]) <= levelRank(levels.enforce) || older(mode) !== undefined) continue;
           for (const v of podSecurityViolations(levels[mode], meta as never, pod.spec, minor)) {
             if (reported.has(v.message)) continue;
             reported.add(v.message);
@@ -148,7 +146,7 @@ function namespacesSayWhy(ctx: CheckContext, defaults: PodSecurityConfig): void 
     if (!w.final) continue;
     const enforce = levelsFor(w.final, defaults).enforce;
     // Whether its pods need that level cannot be judged here: operators (Rook, for one) create the privileged pods at run time.
-    if (LEVEL_ORDER[enforce] < LEVEL_ORDER[defaults.enforce] && (typeof w.reason !== 'string' || w.reason.trim() === ''))
+    if (levelRank(enforce) < levelRank(defaults.enforce) && (typeof w.reason !== 'string' || w.reason.trim() === ''))
       ctx.fail(
         w.at(`${LABEL_PREFIX}enforce`),
         `${w.who} enforces only "${enforce}", below the cluster's "${defaults.enforce}", without saying why: annotate it ${POD_SECURITY_REASON}`,

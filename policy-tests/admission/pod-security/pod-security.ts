@@ -72,7 +72,8 @@ const VERSION = /^v1\.([0-9]|[1-9][0-9]*)$/;
 /** Whether a `<mode>-version` label is one Pod Security reads (ParseVersion): "latest" or "v1.N". */
 export const isPolicyVersion = (value: unknown): boolean => value === 'latest' || (typeof value === 'string' && VERSION.test(value));
 
-const LEVEL_RANK: Record<Level, number> = { privileged: 0, baseline: 1, restricted: 2 };
+/** How strict a level is: privileged 0, baseline 1, restricted 2 (CompareLevels). */
+export const levelRank = (level: Level): number => LEVELS.indexOf(level);
 
 /**
  * The levels in force in a namespace with these labels, given the cluster-wide defaults, as Pod Security reads them
@@ -95,7 +96,7 @@ export function levelsFor(labels: Record<string, unknown> | undefined, defaults:
     if (pinned) versions[mode] = Number(pinned[1]);
     else delete versions[mode];
   }
-  if (label('warn') === undefined && isLevel(label('enforce')) && LEVEL_RANK[levels.enforce] > LEVEL_RANK[levels.warn]) {
+  if (label('warn') === undefined && isLevel(label('enforce')) && levelRank(levels.enforce) > levelRank(levels.warn)) {
     levels.warn = levels.enforce;
     if (label('warn-version') === undefined) {
       if (versions.enforce === undefined) delete versions.warn;

@@ -1,7 +1,7 @@
 /**
  * Argo CD's own install: the root app finds every Application, an Application's health is computed, and the render tools match the ones the gate pins.
  */
-import { ROOT_APP_FILE, filesOfApp, ownersByFile, owningApplication, type ArgoApp } from '../../model/argocd/argocd.ts';
+import { ROOT_APP_FILE, filesOfApp, rootApplication, ownersByFile, owningApplication, type ArgoApp } from '../../model/argocd/argocd.ts';
 import { madeBy } from '../../model/appset/outcomes.ts';
 import { kustomizeBuildOptions } from '../../model/argocd/kustomize.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
@@ -50,7 +50,7 @@ export const argocdInstallChecks: PolicyCheck[] = [
     run(ctx) {
       const { repo } = ctx;
       const apps = appsOf(ctx);
-      const root = apps.find((a) => a.resource.file === ROOT_APP_FILE);
+      const root = rootApplication(repo);
       if (!root) {
         ctx.fail({ file: repo.manifestFiles[0] ?? ROOT_APP_FILE }, `no root Application in ${ROOT_APP_FILE}`);
         return;

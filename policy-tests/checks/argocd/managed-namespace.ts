@@ -5,11 +5,9 @@
  * there. What Argo CD writes, and how a namespace's labels come out, is model/cluster/namespaces.ts; a namespace with a
  * second owner, where the writers would fight, is argocd-will-sync's.
  */
-import { groupOf, type Resource } from '../../model/core/manifest.ts';
-import { MANAGED_METADATA_PATH, managedNamespaces, createsNamespace, type ManagedNamespace } from '../../model/cluster/namespaces.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { createsNamespace, isCoreNamespace, MANAGED_METADATA_PATH, managedNamespaces, type ManagedNamespace } from '../../model/cluster/namespaces.ts';
 import type { PolicyCheck } from '../../model/checks/kit.ts';
-
-const isNamespace = (r: Resource): boolean => r.kind === 'Namespace' && groupOf(r.apiVersion) === '';
 
 /** Why Argo CD writes none of an Application's managedNamespaceMetadata, or undefined when it writes it. */
 function unwritten(m: ManagedNamespace, rendered: readonly Resource[]): string | undefined {
@@ -30,7 +28,7 @@ export const argocdManagedNamespaceCheck: PolicyCheck = {
   reads: { kinds: ['Application', 'Namespace'] },
   exemptible: false,
   run(ctx) {
-    const namespaces = ctx.resources.filter(isNamespace);
+    const namespaces = ctx.resources.filter(isCoreNamespace);
     for (const m of managedNamespaces(ctx.repo)) {
       if (!m.metadata) continue;
       const why = unwritten(m, namespaces);

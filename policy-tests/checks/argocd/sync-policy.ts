@@ -4,19 +4,23 @@
  * CD reads, and its comparison must be able to run: a jq expression of ignoreDifferences that does not compile stops
  * it before anything is compared.
  */
-import { filesOfApp, ROOT_APP_FILE, namespaceOrDestination, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
+import { argocdNamespace, filesOfApp, refusesWipeOut, namespaceOrDestination, syncOptions, type ArgoApp } from '../../model/argocd/argocd.ts';
 import { uncompiledJq, uncompiledJqOverrides } from '../../model/compare/ignore-differences.ts';
 import type { CheckContext, PolicyCheck } from '../../model/checks/kit.ts';
 import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/controller/resource-filter.ts';
 import { overrideProblems } from '../../model/compare/resource-overrides.ts';
 import { retryProblems } from '../../model/controller/retry.ts';
 import { dig } from '../../model/core/dig.ts';
-import { CLUSTER_SECRET_LABEL, clusterSkipsReconcile, destinationCluster, knownClusters } from '../../model/argocd/clusters.ts';
+import {
+  clusterSecretWriters,
+  clusterSkipsReconcile,
+  destinationCluster,
+  knownClusters,
+  SKIP_RECONCILE,
+  TARGET_METADATA,
+} from '../../model/argocd/clusters.ts';
 import { goParseBool } from '../../model/core/text.ts';
 import { APP_KINDS, appsOf } from './argocd.ts';
-
-/** The annotation that stops the controller reconciling an Application (canProcessApp), when it reads as Go's true. */
-const SKIP_RECONCILE = 'argocd.argoproj.io/skip-reconcile';
 
 /**
  * With RespectIgnoreDifferences=true, a sync keeps the cluster's value of each field its ignoreDifferences names on an
@@ -73,8 +77,6 @@ function uncomparable(ctx: CheckContext, apps: readonly ArgoApp[]): void {
  * that cluster (canProcessApp, IsManagedCluster), the root app among them where it is the local cluster. Said once, at
  * the Secret, naming the Applications it stops.
  */
-const AUTOMATED = ['spec', 'syncPolicy', 'automated'] as const;
-
 /**
  * An app every source of which renders, and renders nothing but hooks, whose automated sync prunes without allowEmpty:
  * where it manages anything, Argo CD skips that sync (appcontroller.go autoSync: "auto-sync will wipe out all
@@ -82,12 +84,12 @@ const AUTOMATED = ['spec', 'syncPolicy', 'automated'] as const;
  */
 function rendersNothing(ctx: CheckContext, apps: readonly ArgoApp[]): void {
   for (const app of apps) {
-    if (!app.automated?.enabled || !app.automated.prune || dig(app.resource.object, [...AUTOMATED, 'allowEmpty']) === true) continue;
+    if (!refusesWipeOut(app)) continue;
     const renders = ctx.renders.filter((r) => r.app.name === app.name);
     if (renders.length === 0 || renders.some((r) => r.status !== 'rendered') || filesOfApp(ctx.repo, app).length > 0) continue;
     if (renders.some((r) => r.resources.some((x) => !x.rendered?.hook))) continue;
     ctx.warn(
-      { resource: app.resource, path: [...AUTOMATED] },
+      { resource: app.resource, path: ['spec', 'syncPolicy', 'automated'] },
       `Application ${app.name} renders nothing: where it manages anything, Argo CD skips its automated sync, which prunes without allowEmpty ("auto-sync will wipe out all resources"), so what it runs stays as it is; to remove it all, delete the Application or set allowEmpty: true`,
     );
   }
@@ -96,15 +98,13 @@ function rendersNothing(ctx: CheckContext, apps: readonly ArgoApp[]): void {
 function skippedClusters(ctx: CheckContext, apps: readonly ArgoApp[]): void {
   // A cluster Secret an ExternalSecret writes in Argo CD's namespace carries its template's annotations; which cluster
   // it declares is the store's.
-  const home = apps.find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace;
-  for (const r of ctx.resources) {
-    const template = ['spec', 'target', 'template', 'metadata'];
-    if (r.kind !== 'ExternalSecret' || dig(r.object, [...template, 'labels', CLUSTER_SECRET_LABEL]) !== 'cluster') continue;
+  const home = argocdNamespace(ctx.repo);
+  for (const r of clusterSecretWriters(ctx.resources)) {
     if (home !== undefined && namespaceOrDestination(ctx.repo, r) !== home) continue;
-    const value = dig(r.object, [...template, 'annotations', SKIP_RECONCILE]);
+    const value = dig(r.object, [...TARGET_METADATA, 'annotations', SKIP_RECONCILE]);
     if (goParseBool(value) === true)
       ctx.fail(
-        { resource: r, path: [...template, 'annotations', SKIP_RECONCILE] },
+        { resource: r, path: [...TARGET_METADATA, 'annotations', SKIP_RECONCILE] },
         `ExternalSecret ${r.name} writes a cluster Secret annotated ${SKIP_RECONCILE}: "${String(value)}": Argo CD's controller processes no Application that syncs to the cluster it declares (which the store holds)`,
       );
   }
@@ -135,7 +135,7 @@ export const argocdSyncPolicyCheck: PolicyCheck = {
     skippedClusters(ctx, appsOf(ctx));
     rendersNothing(ctx, appsOf(ctx));
     // The controller's namespace is the root app's: bootstrapped there, it is the one Application Argo CD surely processes.
-    const home = appsOf(ctx).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace;
+    const home = argocdNamespace(ctx.repo);
     const watched = ctx.resources.some(
       (r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm' && dig(r.object, ['data', 'application.namespaces']) !== undefined,
     );

@@ -10,7 +10,7 @@ import type { PathSegment } from '../core/positions.ts';
 import { isMap, obj, type Obj } from '../core/dig.ts';
 import { goParseBool } from '../core/text.ts';
 import type { Repo } from '../repository/repo.ts';
-import { applications, namespaceOrDestination, owningApplication, ownersByFile, ROOT_APP_FILE } from '../argocd/argocd.ts';
+import { argocdNamespace, namespaceOrDestination, owningApplication, ownersByFile } from '../argocd/argocd.ts';
 import { APPSET_DRY_RUN_KEY, argocdCmdParams, cmdParamsSwitch } from '../argocd/refusals.ts';
 import type { Params } from './params.ts';
 import { generatorParams, type Run } from './generators.ts';
@@ -133,8 +133,8 @@ function validated(repo: Repo, set: Resource, apps: Resource[], home: string): {
   };
 }
 
-/** Argo CD's namespace: the root app's, where the controllers run and read AppProjects. */
-const argocdHome = (repo: Repo): string => applications(repo).find((a) => a.resource.file === ROOT_APP_FILE)?.resource.namespace ?? 'argocd';
+/** Argo CD's namespace, where its controllers run and read AppProjects: `argocd` where no root app says. */
+const argocdHome = (repo: Repo): string => argocdNamespace(repo) ?? 'argocd';
 
 /** The project argocd-server makes at its start where it is missing (initializeDefaultProject): it always exists. */
 const DEFAULT_PROJECT = 'default';

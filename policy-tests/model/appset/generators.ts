@@ -9,12 +9,13 @@ import { isMap, obj, type Obj } from '../core/dig.ts';
 import { selectorMatches } from '../core/label-selector.ts';
 import { goFilepathMatch } from '../core/glob.ts';
 import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, isThisRepoURL, namespaceOrDestination } from '../argocd/argocd.ts';
-import { knownClusters } from '../argocd/clusters.ts';
+import { CLUSTER_SECRET_LABEL, knownClusters } from '../argocd/clusters.ts';
 import { cmdParamsSwitch, HIDDEN_DIRECTORIES_KEY } from '../argocd/refusals.ts';
 import { secretValue } from '../core/secrets.ts';
 import type { Repo } from '../repository/repo.ts';
 import {
   checkoutDirectories,
+  GIT_FOLDERS,
   directoryParams,
   fileParams,
   flatten,
@@ -94,10 +95,8 @@ async function gitParams(run: Run, git: Obj): Promise<Params[]> {
   const prefix = typeof git.pathParamPrefix === 'string' ? git.pathParamPrefix : '';
   let params: Params[];
   if (directories.length > 0) {
-    // With hidden folders listed, the repo-server's walk lists its checkout's .git folders too, which the gate has not:
-    // a pattern that matches a folder every .git holds, one to four levels down, is not judged.
-    const gitFolder = ['.git', '.git/objects', '.git/refs/heads', '.git/logs/refs/heads'];
-    if (cmdParamsSwitch(repo, HIDDEN_DIRECTORIES_KEY) && directories.some((d) => !d.exclude && gitFolder.some((g) => goFilepathMatch(d.path, g))))
+    // With hidden folders listed, the repo-server's walk lists its checkout's .git folders too, which the gate has not.
+    if (cmdParamsSwitch(repo, HIDDEN_DIRECTORIES_KEY) && directories.some((d) => !d.exclude && GIT_FOLDERS.some((g) => goFilepathMatch(d.path, g))))
       throw new Unjudged(
         `its git generator lists folders where ${HIDDEN_DIRECTORIES_KEY} is true, and a pattern of it matches the checkout's .git folders, which the repo-server lists then and the gate cannot see`,
       );
@@ -132,7 +131,7 @@ async function clusterParams(run: Run, clusters: Obj): Promise<Params[]> {
   const byName = new Map<string, Params>();
   for (const secret of repo.resources) {
     const labels = obj(obj(secret.object.metadata).labels);
-    if (secret.kind !== 'Secret' || labels['argocd.argoproj.io/secret-type'] !== 'cluster' || namespaceOrDestination(repo, secret) !== home) continue;
+    if (secret.kind !== 'Secret' || labels[CLUSTER_SECRET_LABEL] !== 'cluster' || namespaceOrDestination(repo, secret) !== home) continue;
     if (!selectorMatches(selector, labels)) continue;
     const name = secretValue(secret.object, 'name') ?? '';
     const metadata = obj(secret.object.metadata);

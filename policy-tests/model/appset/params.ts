@@ -154,17 +154,13 @@ export function directoryParams(dirs: readonly string[], items: readonly GitItem
 /** argocd-cmd-params-cm's key the ApplicationSet controller reads its new git file globbing from. */
 export const NEW_GLOBBING_KEY = 'applicationsetcontroller.enable.new.git.file.globbing';
 
-/** Paths every repo-server checkout's .git holds: a pattern that matches one would list what the gate cannot see. */
-const GIT_FOLDER_PATHS = [
-  '.git',
-  '.git/HEAD',
-  '.git/config',
-  '.git/index',
-  '.git/objects',
-  '.git/refs/heads',
-  '.git/hooks/pre-commit.sample',
-  '.git/info/exclude',
-];
+/**
+ * Folders and files every repo-server checkout's .git holds, one to four levels down: a generator pattern that matches
+ * one would list what the gate cannot see (the directories generator with hidden folders listed, the files
+ * generator under the new globbing).
+ */
+export const GIT_FOLDERS = ['.git', '.git/objects', '.git/refs/heads', '.git/logs/refs/heads'];
+const GIT_FILES = ['.git/HEAD', '.git/config', '.git/index', '.git/hooks/pre-commit.sample', '.git/info/exclude'];
 
 /**
  * The files of the checkout the git files generator reads, in path order: for each include, what `git ls-files` lists
@@ -185,7 +181,7 @@ function globbedGitFiles(repo: Repo, items: readonly GitItem[]): string[] {
     // filepath.Join(root, pattern) cleans it; what then lies outside the root is dropped (LsFiles' prefix check).
     const relative = posix.normalize(`./${pattern}`).replace(/^\/+/, '');
     if (relative === '..' || relative.startsWith('../')) return [];
-    if (GIT_FOLDER_PATHS.some((p) => safeDoublestar(relative, p)))
+    if ([...GIT_FOLDERS, ...GIT_FILES].some((p) => safeDoublestar(relative, p)))
       throw new Unjudged(
         `its git files pattern ${JSON.stringify(pattern)}, globbed as ${NEW_GLOBBING_KEY} globs it, matches the checkout's .git, which the gate cannot see`,
       );

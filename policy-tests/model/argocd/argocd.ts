@@ -9,6 +9,7 @@ import { perRepo } from '../repository/per-repo.ts';
 import type { Resource } from '../core/manifest.ts';
 import { checkoutPathSet, checkoutTree, isManifestPath, isNonManifest, parseDataFile, type Repo } from '../repository/repo.ts';
 import { sourceParameterTexts } from '../repository/directory-source.ts';
+import { foldersOf, pathsByFolder } from '../repository/checkout-paths.ts';
 import { kustomizeInputs } from './kustomize.ts';
 import { appPathOf, appPathProblem, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL, SKIP_RENDERING_MARKER } from './repo-server.ts';
 import { mergeSourceParameters } from './source-parameters.ts';
@@ -31,7 +32,7 @@ export interface ArgoApp {
   destinationNamespace?: string;
   sources: AppSource[];
   /** spec.syncPolicy.automated; `enabled` is false only when it says so (Argo CD's IsAutomatedSyncEnabled). */
-  automated?: { prune?: boolean; selfHeal?: boolean; enabled: boolean };
+  automated?: { prune?: boolean; selfHeal?: boolean; allowEmpty?: boolean; enabled: boolean };
 }
 
 export function toArgoApp(resource: Resource): ArgoApp {
@@ -54,7 +55,12 @@ export function toArgoApp(resource: Resource): ArgoApp {
     automated:
       obj(spec.syncPolicy).automated === undefined
         ? undefined
-        : { prune: automated.prune === true, selfHeal: automated.selfHeal === true, enabled: automated.enabled !== false },
+        : {
+            prune: automated.prune === true,
+            selfHeal: automated.selfHeal === true,
+            ...(automated.allowEmpty === true ? { allowEmpty: true } : {}),
+            enabled: automated.enabled !== false,
+          },
   };
 }
 
@@ -112,6 +118,18 @@ function withSourceParameters(repo: Repo, app: ArgoApp): ArgoApp {
 const mergedApps = new WeakMap<ArgoApp, Map<string, ArgoApp>>();
 
 /** Every Application by name (the first, when two share one: the gate reports that elsewhere). */
+/**
+ * Whether an Application's automated sync prunes but never prunes every resource it manages (allowEmpty is not true):
+ * where it renders nothing, Argo CD skips the sync (appcontroller.go autoSync: "auto-sync will wipe out all resources").
+ */
+export const refusesWipeOut = (app: ArgoApp): boolean => app.automated?.enabled === true && app.automated.prune === true && !app.automated.allowEmpty;
+
+/** The root app-of-apps, when the repository has one: applied by hand (scripts/bootstrap.ts), then it applies the rest. */
+export const rootApplication = perRepo((repo: Repo): ArgoApp | undefined => applications(repo).find((a) => a.resource.file === ROOT_APP_FILE));
+
+/** Argo CD's namespace, where its controllers run and read AppProjects and cluster Secrets: the root app's, when there is one. */
+export const argocdNamespace = (repo: Repo): string | undefined => rootApplication(repo)?.resource.namespace;
+
 export const applicationsByName = perRepo((repo: Repo): Map<string, ArgoApp> => {
   const out = new Map<string, ArgoApp>();
   for (const app of applications(repo)) if (!out.has(app.name)) out.set(app.name, app);
@@ -213,29 +231,10 @@ export function sourceRefusals(repo: Repo, app: ArgoApp): { source: AppSource; f
 /** What the checkout holds at a repository-relative path: a folder (a file under it), or a file. */
 function checkoutHolds(repo: Repo, path: string): { folder: boolean; file: boolean } {
   return {
-    folder: repo.dirs.has(path) || checkoutTree(repo).some((p) => p.startsWith(`${path}/`)),
+    folder: repo.dirs.has(path) || foldersOf(checkoutTree(repo)).has(path),
     file: checkoutPathSet(repo).has(path),
   };
 }
-
-/** The checkout's paths by folder, once per checkout: a source looks at its own folder (and below it), not at every path. */
-const pathsByFolder = (() => {
-  const memo = new WeakMap<readonly string[], Map<string, string[]>>();
-  return (paths: readonly string[]): Map<string, string[]> => {
-    let byFolder = memo.get(paths);
-    if (!byFolder) {
-      byFolder = new Map();
-      for (const file of paths) {
-        const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
-        const list = byFolder.get(folder);
-        if (list) list.push(file);
-        else byFolder.set(folder, [file]);
-      }
-      memo.set(paths, byFolder);
-    }
-    return byFolder;
-  };
-})();
 
 /** The checkout's paths directly in `folder`. */
 function filesAt(repo: Repo, folder: string): string[] {

@@ -21,7 +21,8 @@ export interface Cluster {
   secret?: Resource;
 }
 
-const SKIP_RECONCILE = 'argocd.argoproj.io/skip-reconcile';
+/** The annotation that stops the controller reconciling an Application, or every Application of a cluster on its Secret. */
+export const SKIP_RECONCILE = 'argocd.argoproj.io/skip-reconcile';
 
 /**
  * Whether a cluster's Secret stops the controller processing every Application that syncs to it: its skip-reconcile
@@ -46,10 +47,15 @@ export function knownClusters(resources: readonly Resource[]): { clusters: Clust
   const inClusterEnabled = dig(cm?.object, ['data', 'cluster.inClusterEnabled']) !== 'false';
   const inCluster = declared.some((c) => c.server === IN_CLUSTER_SERVER) ? [] : [{ server: IN_CLUSTER_SERVER, name: IN_CLUSTER_NAME }];
   const clusters = inClusterEnabled ? [...declared, ...inCluster] : declared.filter((c) => c.server !== IN_CLUSTER_SERVER);
-  const written = resources.some(
-    (r) => r.kind === 'ExternalSecret' && dig(r.object, ['spec', 'target', 'template', 'metadata', 'labels', CLUSTER_SECRET_LABEL]) === 'cluster',
-  );
-  return { clusters, written };
+  return { clusters, written: clusterSecretWriters(resources).length > 0 };
+}
+
+/** Where an ExternalSecret's target Secret takes its metadata from. */
+export const TARGET_METADATA = ['spec', 'target', 'template', 'metadata'] as const;
+
+/** The ExternalSecrets that write cluster Secrets: what those declare is the store's, which the gate cannot read. */
+export function clusterSecretWriters(resources: readonly Resource[]): Resource[] {
+  return resources.filter((r) => r.kind === 'ExternalSecret' && dig(r.object, [...TARGET_METADATA, 'labels', CLUSTER_SECRET_LABEL]) === 'cluster');
 }
 
 /**

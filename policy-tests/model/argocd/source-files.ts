@@ -6,6 +6,7 @@
  * reads value files from here, and so does every check that reads values.
  */
 import { checkoutPathSet, checkoutTree, type Repo } from '../repository/repo.ts';
+import { foldersOf } from '../repository/checkout-paths.ts';
 import { perObject } from '../core/per-object.ts';
 import { doublestarMatch } from '../core/glob.ts';
 import { scalarText } from '../core/text.ts';
@@ -171,11 +172,7 @@ function isGlobPath(path: string): boolean {
 }
 
 /** The checkout's files and the folders that hold them (in doublestar's order, so the first one matched is the one it meets first), once per checkout. */
-const checkoutEntries = perObject((tree: readonly string[]) => {
-  const folders = new Set<string>();
-  for (const file of tree) for (let i = file.indexOf('/'); i !== -1; i = file.indexOf('/', i + 1)) folders.add(file.slice(0, i));
-  return { files: tree, folders: [...folders].sort(doublestarOrder) };
-});
+const checkoutEntries = perObject((tree: readonly string[]) => ({ files: tree, folders: [...foldersOf(tree)].sort(doublestarOrder) }));
 
 /**
  * What doublestar.FilepathGlob finds for a pattern in the checkout (core/glob.ts doublestarMatch): the files in

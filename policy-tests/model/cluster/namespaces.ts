@@ -41,8 +41,11 @@ export function managedMetadata(app: ArgoApp): { labels: Obj; annotations: Obj }
 
 export const createsNamespace = (app: ArgoApp): boolean => syncOptions(app).includes('CreateNamespace=true');
 
+/** A core Namespace object (group ''), the one kind Argo CD and Pod Security read a namespace's metadata from. */
+export const isCoreNamespace = (r: Resource): boolean => r.kind === 'Namespace' && r.apiVersion === 'v1';
+
 /** The core Namespace objects the repository applies: a chart's among them, in a run's view of what it rendered. */
-const namespaceObjects = (repo: Repo): Resource[] => repo.resources.filter((r) => r.kind === 'Namespace' && r.apiVersion === 'v1');
+const namespaceObjects = (repo: Repo): Resource[] => repo.resources.filter(isCoreNamespace);
 
 /** Each Application that has a destination namespace and asks for its creation or its metadata. */
 export const managedNamespaces = perRepo((repo: Repo): ManagedNamespace[] => {

@@ -21,7 +21,7 @@ import {
   applications,
   namespaceOrDestination,
   owningApplication,
-  ROOT_APP_FILE,
+  rootApplication,
   type ArgoApp,
 } from '../argocd/argocd.ts';
 import { groupOf, type Resource, type ScopeLookup } from '../core/manifest.ts';
@@ -173,9 +173,6 @@ export function syncStep(r: Resource, namespace: string | undefined): SyncStep {
     needs: [...(namespace ? [namespace] : []), `${groupOf(r.apiVersion)}/${r.kind}`],
   };
 }
-
-/** The root app-of-apps, when the repository has one. */
-const rootApplication = perRepo((repo: Repo): ArgoApp | undefined => applications(repo).find((a) => a.resource.file === ROOT_APP_FILE));
 
 /**
  * Each Application's wave in the root app's sync: its own, or for one an ApplicationSet made, the ApplicationSet's

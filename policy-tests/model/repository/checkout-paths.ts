@@ -4,12 +4,14 @@
  * a git checkout (a copy, a tarball), every file but the installs npm ci
  * makes again (the root's node_modules and the tool projects' under tools/).
  * The gate never reads its own state or code from here; this list is what a
- * check holds to that (no package folder, no store file).
+ * check holds to that (no package folder, no store file). Derived once per list of
+ * paths: the paths by folder, and the folders that hold them.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { perObject } from '../core/per-object.ts';
 
 const run = promisify(execFile);
 /** git ls-files on a large checkout takes well under a second; a hung git is given this long, then the walk stands. */
@@ -143,3 +145,22 @@ export function foreignCodeOrState(path: string): string | undefined {
     return 'a warm-start store file: the gate keeps its stores in the cache outside the checkout, and a committed one could stand in for a verdict';
   return undefined;
 }
+
+/** A tree's paths by the folder that holds each ('' for the root), once per tree: a source looks at its own folder, not at every path. */
+export const pathsByFolder = perObject((paths: readonly string[]): ReadonlyMap<string, string[]> => {
+  const byFolder = new Map<string, string[]>();
+  for (const file of paths) {
+    const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+    const list = byFolder.get(folder);
+    if (list) list.push(file);
+    else byFolder.set(folder, [file]);
+  }
+  return byFolder;
+});
+
+/** The folders that hold a tree's paths (every prefix of one before a `/`), once per tree. */
+export const foldersOf = perObject((tree: readonly string[]): ReadonlySet<string> => {
+  const folders = new Set<string>();
+  for (const file of tree) for (let i = file.indexOf('/'); i !== -1; i = file.indexOf('/', i + 1)) folders.add(file.slice(0, i));
+  return folders;
+});

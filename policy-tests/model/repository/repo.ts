@@ -18,7 +18,7 @@ import { readSource } from '../core/source.ts';
 import { parseTomlFile, type DataFile } from './data-file.ts';
 import { findFactsResource, readClusterFacts, type ClusterFacts, type FactsProblem } from './cluster-facts.ts';
 import { perKey } from '../core/per-object.ts';
-import { checkoutPaths, type CheckoutLink, type Submodule } from './checkout-paths.ts';
+import { checkoutPaths, pathsByFolder, type CheckoutLink, type Submodule } from './checkout-paths.ts';
 import { appPathOf, directoryFiles, discoveredTool, explicitTool, normalizeRepoURL } from '../argocd/repo-server.ts';
 import { sourceParameterTexts } from './directory-source.ts';
 import { mergeSourceParameters } from '../argocd/source-parameters.ts';
@@ -331,14 +331,8 @@ function appliedBeyond(repo: Repo): string[] {
   const repoURL = repo.facts?.repoURL;
   if (!repoURL || paths.length === 0) return [];
   const same = (url: unknown) => typeof url === 'string' && normalizeRepoURL(url) === normalizeRepoURL(repoURL);
-  // The checkout's paths by folder, once: each source reads its own folder (or the folders under it), not every path.
-  const byFolder = new Map<string, string[]>();
-  for (const p of paths) {
-    const folder = dirname(p);
-    const files = byFolder.get(folder);
-    if (files) files.push(p);
-    else byFolder.set(folder, [p]);
-  }
+  // Each source reads its own folder (or the folders under it), not every path.
+  const byFolder = pathsByFolder(paths);
   // The checkout's one set of paths, which the render's view walks too: a kustomization walked here is not walked again.
   const pathSet = checkoutPathSet(repo);
   let kustomizeView: KustomizeView | undefined;
@@ -346,7 +340,7 @@ function appliedBeyond(repo: Repo): string[] {
   const under = (appPath: string, recurse: boolean): string[] =>
     recurse
       ? [...byFolder].filter(([folder]) => appPath === '' || folder === appPath || folder.startsWith(`${appPath}/`)).flatMap(([, files]) => files)
-      : (byFolder.get(appPath || '.') ?? []);
+      : (byFolder.get(appPath) ?? []);
   const out = new Set<string>();
   for (const r of repo.resources) {
     if (r.apiVersion !== 'argoproj.io/v1alpha1' || r.kind !== 'Application') continue;
