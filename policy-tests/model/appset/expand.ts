@@ -8,7 +8,6 @@
 import type { ParsedFile, Resource } from '../core/manifest.ts';
 import type { PathSegment } from '../core/positions.ts';
 import { isMap, obj, type Obj } from '../core/dig.ts';
-import { goParseBool } from '../core/text.ts';
 import type { Repo } from '../repository/repo.ts';
 import { argocdNamespace, namespaceOrDestination, owningApplication, ownersByFile } from '../argocd/argocd.ts';
 import { APPSET_DRY_RUN_KEY, argocdCmdParams, cmdParamsSwitch } from '../argocd/refusals.ts';
@@ -195,7 +194,7 @@ async function applicationsOf(
  * strategy with steps.
  */
 function rollingSync(repo: Repo, spec: Obj): boolean {
-  if (goParseBool(obj(argocdCmdParams(repo))['applicationsetcontroller.enable.progressive.syncs']) !== true) return false;
+  if (!cmdParamsSwitch(repo, 'applicationsetcontroller.enable.progressive.syncs')) return false;
   const strategy = obj(spec.strategy);
   return strategy.type === 'RollingSync' && Array.isArray(obj(strategy.rollingSync).steps) && (obj(strategy.rollingSync).steps as unknown[]).length > 0;
 }
@@ -211,7 +210,7 @@ const POLICIES = new Set(['create-only', 'create-update', 'create-delete', 'sync
 function applicationsSyncPolicy(repo: Repo, spec: Obj): string {
   const params = obj(argocdCmdParams(repo));
   const controller = typeof params['applicationsetcontroller.policy'] === 'string' ? params['applicationsetcontroller.policy'] : '';
-  const override = goParseBool(params['applicationsetcontroller.enable.policy.override']) ?? controller === '';
+  const override = cmdParamsSwitch(repo, 'applicationsetcontroller.enable.policy.override', controller === '');
   const own = obj(spec.syncPolicy).applicationsSync;
   const chosen = override && typeof own === 'string' ? own : controller;
   return POLICIES.has(chosen) ? chosen : 'sync';

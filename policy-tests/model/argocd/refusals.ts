@@ -50,11 +50,12 @@ export const argocdCmdParams = perRepo(
 
 /**
  * A switch of argocd-cmd-params-cm as a Deployment of Argo CD reads it from its environment (util/env
- * ParseBoolFromEnv): "true" or "false" in any case; anything else, or nothing, keeps the default, false.
+ * ParseBoolFromEnv): "true" or "false" in any case; anything else, or nothing, keeps the default (false unless given).
  */
-export function cmdParamsSwitch(repo: Repo, key: string): boolean {
+export function cmdParamsSwitch(repo: Repo, key: string, byDefault = false): boolean {
   const value = argocdCmdParams(repo)?.[key];
-  return typeof value === 'string' && value.toLowerCase() === 'true';
+  const said = typeof value === 'string' ? value.toLowerCase() : undefined;
+  return said === 'true' ? true : said === 'false' ? false : byDefault;
 }
 
 /** argocd-cmd-params-cm's key the ApplicationSet controller reads ARGOCD_APPLICATIONSET_CONTROLLER_DRY_RUN from. */

@@ -223,6 +223,17 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  applicationsetcontroller.policy: sync\n',
     );
     expect(await policies()).toEqual(new Map());
+    // The override switch read as the controller reads its environment (ParseBoolFromEnv): "tRuE" is true, "1" is no
+    // answer, which leaves the default (off, since a controller policy is set).
+    const withOverride = (value: string) =>
+      copy.write(
+        'clusters/home/argocd-cmd-params.yaml',
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  applicationsetcontroller.policy: sync\n  applicationsetcontroller.enable.policy.override: "${value}"\n`,
+      );
+    withOverride('tRuE');
+    expect(await policies()).toEqual(new Map([['extra-whoami', 'create-only']]));
+    withOverride('1');
+    expect(await policies()).toEqual(new Map());
   });
 
   it('an ApplicationSet a kustomization applies, setting only its namespace, is expanded as it lands, and judged', async () => {
