@@ -236,7 +236,7 @@ function projectScopeCheck(isClusterScoped: CheckEnvironment['isClusterScoped'])
     exemptible: false,
     run(ctx) {
       const projects = readProjects(ctx);
-      const { clusters } = knownClusters(ctx.resources);
+      const { clusters } = knownClusters(ctx.repo, ctx.resources);
       refusedDestinations(ctx, projects, clusters);
       refusedNamespaceCreation(ctx, projects);
       const used = refusedObjects(ctx, projects, clusters, isClusterScoped);

@@ -118,7 +118,7 @@ export function syncAuthorizationCheck(scope: Scope): PolicyCheck {
       const authorize = rbacAuthorizer(ctx.resources);
       const plurals = crdPlurals(ctx.repo.resources);
       const allProjects = ctx.resources.filter((r) => r.kind === 'AppProject');
-      const { clusters } = knownClusters(ctx.resources);
+      const { clusters } = knownClusters(ctx.repo, ctx.resources);
       const projects = new Map(allProjects.map((p) => [p.name, p]));
       const objectsOf = new Map<string, Resource[]>();
       for (const r of ctx.resources) {

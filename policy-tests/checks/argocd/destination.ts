@@ -22,7 +22,7 @@ export const argocdDestinationCheck: PolicyCheck = {
   reads: { kinds: ['Application', 'Secret', 'ConfigMap', 'ExternalSecret'] },
   exemptible: false,
   run(ctx) {
-    const { clusters, written } = knownClusters(ctx.resources);
+    const { clusters, written } = knownClusters(ctx.repo, ctx.resources);
     for (const app of applications(ctx.repo)) {
       const problem = destinationProblem(destinationOf(app.resource.object), clusters);
       if (!problem) continue;

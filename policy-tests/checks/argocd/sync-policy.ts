@@ -98,9 +98,7 @@ function rendersNothing(ctx: CheckContext, apps: readonly ArgoApp[]): void {
 function skippedClusters(ctx: CheckContext, apps: readonly ArgoApp[]): void {
   // A cluster Secret an ExternalSecret writes in Argo CD's namespace carries its template's annotations; which cluster
   // it declares is the store's.
-  const home = argocdNamespace(ctx.repo);
-  for (const r of clusterSecretWriters(ctx.resources)) {
-    if (home !== undefined && namespaceOrDestination(ctx.repo, r) !== home) continue;
+  for (const r of clusterSecretWriters(ctx.repo, ctx.resources)) {
     const value = dig(r.object, [...TARGET_METADATA, 'annotations', SKIP_RECONCILE]);
     if (goParseBool(value) === true)
       ctx.fail(
@@ -108,7 +106,7 @@ function skippedClusters(ctx: CheckContext, apps: readonly ArgoApp[]): void {
         `ExternalSecret ${r.name} writes a cluster Secret annotated ${SKIP_RECONCILE}: "${String(value)}": Argo CD's controller processes no Application that syncs to the cluster it declares (which the store holds)`,
       );
   }
-  const { clusters } = knownClusters(ctx.resources);
+  const { clusters } = knownClusters(ctx.repo, ctx.resources);
   for (const cluster of clusters) {
     if (!cluster.secret || !clusterSkipsReconcile(cluster)) continue;
     const stopped = apps.filter((a) => destinationCluster(a, clusters)?.server === cluster.server).map((a) => a.name);

@@ -120,7 +120,7 @@ function validated(repo: Repo, set: Resource, apps: Resource[], home: string): {
     const project = obj(app.object.spec).project;
     return { name: app.name, namespace: app.namespace ?? '', project: typeof project === 'string' ? project : '', destination: destinationOf(app.object) };
   });
-  const { clusters, written } = knownClusters(repo.resources);
+  const { clusters, written } = knownClusters(repo);
   const projects = new Set([
     DEFAULT_PROJECT,
     ...repo.resources.filter((r) => r.kind === 'AppProject' && namespaceOrDestination(repo, r) === home).map((r) => r.name),
@@ -160,7 +160,7 @@ async function applicationsOf(
     options: Array.isArray(spec.goTemplateOptions) ? spec.goTemplateOptions.map(String) : [],
     engine,
   };
-  const run: Run = { repo, home, mode, reads };
+  const run: Run = { repo, mode, reads };
   const generators = Array.isArray(spec.generators) ? spec.generators : [];
   const sets: Params[] = [];
   for (const [i, generator] of generators.entries()) sets.push(...(await generatorParams(run, obj(generator), `generator ${i}`)));

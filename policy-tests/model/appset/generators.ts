@@ -8,8 +8,8 @@
 import { isMap, obj, type Obj } from '../core/dig.ts';
 import { selectorMatches } from '../core/label-selector.ts';
 import { goFilepathMatch } from '../core/glob.ts';
-import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, isThisRepoURL, namespaceOrDestination } from '../argocd/argocd.ts';
-import { CLUSTER_SECRET_LABEL, knownClusters } from '../argocd/clusters.ts';
+import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, isThisRepoURL } from '../argocd/argocd.ts';
+import { clusterSecrets, knownClusters } from '../argocd/clusters.ts';
 import { cmdParamsSwitch, HIDDEN_DIRECTORIES_KEY } from '../argocd/refusals.ts';
 import { secretValue } from '../core/secrets.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -30,10 +30,9 @@ import {
 } from './params.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, withValues, type TemplateMode } from './renderer.ts';
 
-/** One ApplicationSet's evaluation: the repository, Argo CD's namespace, its templating, and the files its git generators read. */
+/** One ApplicationSet's evaluation: the repository, its templating, and the files its git generators read. */
 export interface Run {
   repo: Repo;
-  home: string;
   mode: TemplateMode;
   reads: string[];
 }
@@ -123,15 +122,12 @@ async function gitParams(run: Run, git: Obj): Promise<Params[]> {
  */
 async function clusterParams(run: Run, clusters: Obj): Promise<Params[]> {
   const { repo, mode } = run;
-  if (knownClusters(repo.resources).written)
-    throw new Unjudged("its clusters generator reads cluster Secrets an ExternalSecret writes, whose contents are the store's");
+  if (knownClusters(repo).written) throw new Unjudged("its clusters generator reads cluster Secrets an ExternalSecret writes, whose contents are the store's");
   const selector = obj(clusters.selector);
   const selects = Object.keys(obj(selector.matchLabels)).length > 0 || (Array.isArray(selector.matchExpressions) && selector.matchExpressions.length > 0);
-  const home = run.home;
   const byName = new Map<string, Params>();
-  for (const secret of repo.resources) {
+  for (const secret of clusterSecrets(repo)) {
     const labels = obj(obj(secret.object.metadata).labels);
-    if (secret.kind !== 'Secret' || labels[CLUSTER_SECRET_LABEL] !== 'cluster' || namespaceOrDestination(repo, secret) !== home) continue;
     if (!selectorMatches(selector, labels)) continue;
     const name = secretValue(secret.object, 'name') ?? '';
     const metadata = obj(secret.object.metadata);

@@ -7,7 +7,8 @@ import { dig } from '../core/dig.ts';
 import type { Resource } from '../core/manifest.ts';
 import { secretValue } from '../core/secrets.ts';
 import { goParseBool } from '../core/text.ts';
-import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, type ArgoApp } from './argocd.ts';
+import type { Repo } from '../repository/repo.ts';
+import { argocdNamespace, IN_CLUSTER_NAME, IN_CLUSTER_SERVER, namespaceOrDestination, type ArgoApp } from './argocd.ts';
 
 /** The label that makes a Secret of Argo CD's namespace a cluster Secret (its value `cluster`). */
 export const CLUSTER_SECRET_LABEL = 'argocd.argoproj.io/secret-type';
@@ -33,29 +34,50 @@ export function clusterSkipsReconcile(cluster: Cluster): boolean {
   return goParseBool(dig(cluster.secret?.object, ['metadata', 'annotations', SKIP_RECONCILE])) === true;
 }
 
-/** The clusters Argo CD knows from the repository: its cluster Secrets, and the local one unless argocd-cm disables it. */
-export function knownClusters(resources: readonly Resource[]): { clusters: Cluster[]; written: boolean } {
+/**
+ * Whether a resource lands in Argo CD's namespace, the only one whose labelled Secrets and argocd-cm it reads as its
+ * settings (util/db `listSecretsByType` and util/settings list in the settings manager's namespace): a cluster
+ * Secret anywhere else declares no cluster. Where no root app says which namespace that is, any.
+ */
+export function inArgocdNamespace(repo: Repo, r: Resource): boolean {
+  const home = argocdNamespace(repo);
+  return home === undefined || namespaceOrDestination(repo, r) === home;
+}
+
+/** The Secrets Argo CD reads as cluster Secrets: labelled so, in its namespace. */
+export function clusterSecrets(repo: Repo, resources: readonly Resource[] = repo.resources): Resource[] {
+  return resources.filter(
+    (r) => r.kind === 'Secret' && dig(r.object, ['metadata', 'labels', CLUSTER_SECRET_LABEL]) === 'cluster' && inArgocdNamespace(repo, r),
+  );
+}
+
+/**
+ * The clusters Argo CD knows from the repository: its cluster Secrets, and the local one unless argocd-cm disables it.
+ * `resources` is what a check's view holds (every resource of the repository by default).
+ */
+export function knownClusters(repo: Repo, resources: readonly Resource[] = repo.resources): { clusters: Cluster[]; written: boolean } {
   const declared: Cluster[] = [];
-  for (const r of resources) {
-    if (r.kind !== 'Secret' || dig(r.object, ['metadata', 'labels', CLUSTER_SECRET_LABEL]) !== 'cluster') continue;
+  for (const r of clusterSecrets(repo, resources)) {
     const server = secretValue(r.object, 'server');
     const name = secretValue(r.object, 'name');
     const project = secretValue(r.object, 'project');
     if (server) declared.push({ server: server.replace(/\/+$/, ''), ...(name ? { name } : {}), ...(project ? { project } : {}), secret: r });
   }
-  const cm = resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm');
+  const cm = resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cm' && inArgocdNamespace(repo, r));
   const inClusterEnabled = dig(cm?.object, ['data', 'cluster.inClusterEnabled']) !== 'false';
   const inCluster = declared.some((c) => c.server === IN_CLUSTER_SERVER) ? [] : [{ server: IN_CLUSTER_SERVER, name: IN_CLUSTER_NAME }];
   const clusters = inClusterEnabled ? [...declared, ...inCluster] : declared.filter((c) => c.server !== IN_CLUSTER_SERVER);
-  return { clusters, written: clusterSecretWriters(resources).length > 0 };
+  return { clusters, written: clusterSecretWriters(repo, resources).length > 0 };
 }
 
 /** Where an ExternalSecret's target Secret takes its metadata from. */
 export const TARGET_METADATA = ['spec', 'target', 'template', 'metadata'] as const;
 
-/** The ExternalSecrets that write cluster Secrets: what those declare is the store's, which the gate cannot read. */
-export function clusterSecretWriters(resources: readonly Resource[]): Resource[] {
-  return resources.filter((r) => r.kind === 'ExternalSecret' && dig(r.object, [...TARGET_METADATA, 'labels', CLUSTER_SECRET_LABEL]) === 'cluster');
+/** The ExternalSecrets that write cluster Secrets in Argo CD's namespace: what those declare is the store's, which the gate cannot read. */
+export function clusterSecretWriters(repo: Repo, resources: readonly Resource[] = repo.resources): Resource[] {
+  return resources.filter(
+    (r) => r.kind === 'ExternalSecret' && dig(r.object, [...TARGET_METADATA, 'labels', CLUSTER_SECRET_LABEL]) === 'cluster' && inArgocdNamespace(repo, r),
+  );
 }
 
 /**

@@ -15,7 +15,7 @@ describe('a destination only an ExternalSecret could declare is not judged', () 
     const { failed, notJudged } = await onBrokenCopy('argocd-destination', (copy) => {
       copy.write(
         'portfolio-api/deploy/remote-cluster.yaml',
-        'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: remote-cluster\n  namespace: portfolio\nspec:\n  secretStoreRef:\n    kind: ClusterSecretStore\n    name: homelab\n  target:\n    name: remote-cluster\n    template:\n      metadata:\n        labels:\n          argocd.argoproj.io/secret-type: cluster\n  dataFrom:\n    - extract:\n        key: remote-cluster\n',
+        'apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: remote-cluster\n  namespace: argocd\nspec:\n  secretStoreRef:\n    kind: ClusterSecretStore\n    name: homelab\n  target:\n    name: remote-cluster\n    template:\n      metadata:\n        labels:\n          argocd.argoproj.io/secret-type: cluster\n  dataFrom:\n    - extract:\n        key: remote-cluster\n',
       );
       copy.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'destination', 'server'], 'https://192.168.1.50:6443'));
     });
@@ -173,6 +173,29 @@ describe('a cluster Secret the repository declares, annotated skip-reconcile', (
         /^clusters\/home\/in-cluster\.yaml:9 the cluster Secret of https:\/\/kubernetes\.default\.svc is annotated argocd\.argoproj\.io\/skip-reconcile: "true": Argo CD's controller processes no Application that syncs to it, so nothing of \d+ of them syncs \(/,
       ),
     ]);
+  });
+});
+
+describe("a cluster Secret outside Argo CD's namespace", () => {
+  // util/db lists cluster Secrets in the settings namespace alone: one elsewhere declares nothing, however it is labelled.
+  const remote = (copy: RepoCopy) => {
+    copy.write(
+      'portfolio-api/deploy/remote-cluster.yaml',
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: remote-cluster\n  namespace: portfolio\n  labels:\n    argocd.argoproj.io/secret-type: cluster\n  annotations:\n    argocd.argoproj.io/skip-reconcile: "true"\nstringData:\n  name: remote\n  server: https://192.168.1.50:6443\n',
+    );
+    copy.edit(PORTFOLIO_APP, 0, (d) => d.setIn(['spec', 'destination', 'server'], 'https://192.168.1.50:6443'));
+  };
+  it('declares no cluster: an Application syncing to it fails, as Argo CD fails it', async () => {
+    const { failed } = await onBrokenCopy('argocd-destination', remote);
+    expect(failed.map((f) => `${f.file} ${f.message}`)).toEqual([
+      expect.stringContaining(
+        'portfolio-api/deploy/application.yaml Application portfolio-api: Argo CD refuses its destination, and never syncs it: Unable to get cluster: error getting cluster by server "https://192.168.1.50:6443"',
+      ),
+    ]);
+  });
+  it('stops nothing with skip-reconcile', async () => {
+    const { failed } = await onBrokenCopy('argocd-sync-policy', remote);
+    expect(failed).toEqual([]);
   });
 });
 

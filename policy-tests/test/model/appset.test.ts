@@ -117,7 +117,6 @@ describe('a matrix and a merge, as Argo CD evaluates them', () => {
   const repo = { root: '/nowhere', resources: [] } as unknown as Repo;
   const run = (mode: Partial<TemplateMode> = {}): Run => ({
     repo,
-    home: 'argocd',
     mode: { goTemplate: false, options: [], engine: undefined, ...mode },
     reads: [],
   });
@@ -181,7 +180,7 @@ describe('the clusters generator, over the clusters the repository declares', ()
     object: { metadata: { name, namespace: 'argocd', labels: { 'argocd.argoproj.io/secret-type': 'cluster', ...labels } }, stringData: { name, server } },
   });
   const repo = { root: '/nowhere', resources: [secret('remote', 'https://remote:6443', { env: 'prod' })] } as unknown as Repo;
-  const run = (goTemplate: boolean): Run => ({ repo, home: 'argocd', mode: { goTemplate, options: [], engine: undefined }, reads: [] });
+  const run = (goTemplate: boolean): Run => ({ repo, mode: { goTemplate, options: [], engine: undefined }, reads: [] });
 
   it('makes a set per cluster Secret, then the local cluster where nothing selects', async () => {
     expect(await generatorParams(run(false), { clusters: {} }, 'generator 0')).toEqual([
@@ -215,9 +214,9 @@ describe('what a hostile ApplicationSet meets', () => {
   it('a generator of more sets than the gate expands is not judged', async () => {
     const repo = { root: '/nowhere', resources: [] } as unknown as Repo;
     const many = { list: { elements: Array.from({ length: MAX_PARAMETER_SETS + 1 }, (_, i) => ({ n: String(i) })) } };
-    await expect(
-      generatorParams({ repo, home: 'argocd', mode: { goTemplate: false, options: [], engine: undefined }, reads: [] }, many, 'generator 0'),
-    ).rejects.toThrow(/makes 1001 parameter sets, more than the 1000/);
+    await expect(generatorParams({ repo, mode: { goTemplate: false, options: [], engine: undefined }, reads: [] }, many, 'generator 0')).rejects.toThrow(
+      /makes 1001 parameter sets, more than the 1000/,
+    );
   });
 
   it("a git generator's file that links out of the checkout is not read, nor one past the size limit", () => {
@@ -331,7 +330,7 @@ describe('the git directories generator where argocd-cmd-params-cm lists hidden 
     checkout: { paths: ['apps/a/x.yaml', 'apps/.b/y.yaml'] },
     resources: [{ kind: 'ConfigMap', name: 'argocd-cmd-params-cm', object: { data: { 'reposerver.include.hidden.directories': 'true' } } }],
   } as unknown as Repo;
-  const run: Run = { repo, home: 'argocd', mode: { goTemplate: false, options: [], engine: undefined }, reads: [] };
+  const run: Run = { repo, mode: { goTemplate: false, options: [], engine: undefined }, reads: [] };
   const git = (path: string) => ({ git: { repoURL: url, revision: 'main', directories: [{ path }] } });
 
   it('lists them, as the repo-server does', async () => {
