@@ -7,27 +7,24 @@
  */
 import { cidrFamily } from '../model/repository/node-network.ts';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   applications,
   refusesWipeOut,
-  filesOfSource,
   isThisRepo,
   normalizeSourcePath,
   owningApplication,
   sourceRefusals,
   sourceType,
   syncOptions,
-  type AppSource,
   type ArgoApp,
 } from '../model/argocd/argocd.ts';
-import { jsonnetClosure, jsonnetLibraryPaths } from '../model/argocd/jsonnet.ts';
 import { checkoutView, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { valueFilesOf } from '../model/argocd/source-files.ts';
 import { localDependencies } from '../render/helm-dependencies.ts';
 import { CHART_LOCK_FILE, dependencyCharts } from '../render/charts.ts';
-import { disabledToolRefusals, refusalsOf, submoduleRefusals, symlinkRefusals } from '../model/argocd/refusals.ts';
+import { disabledToolRefusals, jsonnetInputs, refusalsOf, submoduleRefusals, symlinkRefusals } from '../model/argocd/refusals.ts';
 import { heldBackApps, heldBackWords } from '../model/controller/sync-windows.ts';
 import { argocdSettings } from '../model/controller/resource-filter.ts';
 import { ignoredFields, resolveJqExpressions, type IgnoredFields } from '../model/compare/ignore-differences.ts';
@@ -151,22 +148,6 @@ function setInputs(repo: Repo, object: unknown, reads: readonly string[]): strin
   const h = createHash('sha256').update(JSON.stringify(object));
   hashFiles(h, repo, reads);
   return h.digest('hex');
-}
-
-/** What the jsonnet files of a directory source can import, as the render finds them (up to an import out of the repository). */
-function jsonnetInputs(repo: Repo, source: AppSource): string[] {
-  const jsonnet = filesOfSource(repo, source).filter((f) => f.endsWith('.jsonnet'));
-  if (!jsonnet.length) return [];
-  const { jpaths } = jsonnetLibraryPaths(source);
-  const known = new Set(checkoutTree(repo));
-  const files = {
-    kind: (rel: string) => (known.has(rel) ? ('file' as const) : undefined),
-    read: (rel: string) => (existsSync(join(repo.root, rel)) ? readFileSync(join(repo.root, rel), 'utf8') : ''),
-  };
-  return jsonnet.flatMap((f) => {
-    const closure = jsonnetClosure(f, jpaths, files);
-    return [...closure.code, ...closure.data];
-  });
 }
 
 /** A chart folder's file:// dependencies inside the repository (one outside it fails the render, which says so). */

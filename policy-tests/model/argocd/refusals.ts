@@ -10,10 +10,14 @@
 import type { ParsedFile } from '../core/manifest.ts';
 import { perObject } from '../core/per-object.ts';
 import type { PathSegment } from '../core/positions.ts';
-import { checkoutPathSet, type Repo } from '../repository/repo.ts';
+import { checkoutPathSet, checkoutTree, type Repo } from '../repository/repo.ts';
 import { perRepo } from '../repository/per-repo.ts';
-import { applications, filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type ArgoApp } from './argocd.ts';
+import { applications, filesOfSource, isThisRepo, normalizeSourcePath, sourceType, type AppSource, type ArgoApp } from './argocd.ts';
 import { claimingPlugins } from './cmp-plugins.ts';
+import { jsonnetClosure, jsonnetLibraryPaths } from './jsonnet.ts';
+import { checkoutView, kustomizeInputs } from './kustomize.ts';
+import { valueFilesOf } from './source-files.ts';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseQuantity } from '../core/text.ts';
 import { sizeOnDisk } from '../repository/directory-source.ts';
@@ -86,9 +90,71 @@ const fileBytes = (repo: Repo, file: string): number => {
   return parsed ? bytesOf(parsed) : sizeOnDisk(join(repo.root, file));
 };
 
+/** What Helm reads of a chart folder as the chart itself (chart/loader): its metadata, values, schema, templates, CRDs and subcharts. */
+const CHART_PARTS = /^(Chart\.yaml|Chart\.lock|requirements\.(yaml|lock)|values\.yaml|values\.schema\.json|(templates|crds|charts)\/.+)$/;
+
+/**
+ * The files of this checkout whose content one source's manifests are made from, as Argo CD's repo-server makes them:
+ * its value files (those a `$ref` source lends too); a local chart's parts, and every file of it where a template
+ * reads files (`.Files`); what its kustomizations read; and what its jsonnet imports. The manifests a directory source
+ * applies are the loader's own. A file only lying in the folder (a chart's icon, a README) makes nothing.
+ */
+function contentFilesOf(repo: Repo, app: ArgoApp, source: AppSource): string[] {
+  const files = valueFilesOf(repo, app, source).flatMap((v) => ('rel' in v ? [v.rel] : []));
+  if (source.path === undefined || !isThisRepo(repo, source)) return files;
+  const path = normalizeSourcePath(source.path);
+  const type = sourceType(repo, source);
+  if (type === 'kustomize') files.push(...kustomizeInputs(checkoutView(repo), path).files);
+  if (type === 'directory') files.push(...jsonnetInputs(repo, source));
+  if (type === 'helm-path') {
+    const chart = checkoutTree(repo).filter((f) => path === '' || f.startsWith(`${path}/`));
+    const inChart = (f: string) => (path === '' ? f : f.slice(path.length + 1));
+    const templates = chart.filter((f) => inChart(f).startsWith('templates/'));
+    const readsFiles = templates.some((f) => existsSync(join(repo.root, f)) && /\.Files\b/.test(readFileSync(join(repo.root, f), 'utf8')));
+    files.push(...(readsFiles ? chart : chart.filter((f) => CHART_PARTS.test(inChart(f)))));
+  }
+  return files;
+}
+
+/** What the jsonnet files of a directory source can import, as the render finds them (up to an import out of the repository). */
+export function jsonnetInputs(repo: Repo, source: AppSource): string[] {
+  const jsonnet = filesOfSource(repo, source).filter((f) => f.endsWith('.jsonnet'));
+  if (!jsonnet.length) return [];
+  const { jpaths } = jsonnetLibraryPaths(source);
+  const known = checkoutPathSet(repo);
+  const files = {
+    kind: (rel: string) => (known.has(rel) ? ('file' as const) : undefined),
+    read: (rel: string) => (existsSync(join(repo.root, rel)) ? readFileSync(join(repo.root, rel), 'utf8') : ''),
+  };
+  return jsonnet.flatMap((f) => {
+    const closure = jsonnetClosure(f, jpaths, files);
+    return [...closure.code, ...closure.data];
+  });
+}
+
+/**
+ * The Git LFS pointers an app's manifests are made from, other than manifests (the loader refuses those itself). Argo CD's checkout
+ * puts the object a pointer names in its place where the repository's credentials enable LFS (util/git `Checkout`:
+ * `git lfs fetch --all`, `git lfs checkout`; `enableLfs`, which may be set outside this repository), and reads the
+ * pointer's text where they do not: the gate, which sees only the pointer, cannot say which, nor judge the object.
+ */
+function lfsRefusals(repo: Repo, app: ArgoApp): Refusal[] {
+  const pointers = new Set(repo.checkout?.lfsPointers ?? []);
+  if (pointers.size === 0) return [];
+  const read = new Set(app.sources.flatMap((s) => contentFilesOf(repo, app, s)));
+  return [...read]
+    .filter((f) => pointers.has(f) && !parsedByFile(repo).has(f))
+    .sort()
+    .map((file) => ({
+      file,
+      unread: true,
+      message: `${file} is a Git LFS pointer, which Application ${app.name} reads: Argo CD's checkout puts the object it names there where the repository's credentials enable LFS (enableLfs), and reads this text where they do not; the gate sees only the pointer, so what the app makes of the file is not judged`,
+    }));
+}
+
 export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
   const paths = checkoutPathSet(repo);
-  const out: Refusal[] = [];
+  const out: Refusal[] = lfsRefusals(repo, app);
   // A source hydrator replaces source and sources (HasMultipleSources, GetSource): Argo CD syncs the manifests its
   // commit server wrote to another branch, which no checkout of main holds.
   if (app.resource.object.spec && typeof app.resource.object.spec === 'object' && 'sourceHydrator' in app.resource.object.spec)

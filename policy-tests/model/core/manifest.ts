@@ -5,6 +5,7 @@
 import { LineCounter, parseAllDocuments, type Document, type YAMLError } from 'yaml';
 import { duplicateKeys } from '../yaml/duplicate-keys.ts';
 import type { Finding } from './findings.ts';
+import { isLfsPointer } from './text.ts';
 import { YAML11_FIX, yaml11Ambiguities } from '../yaml/yaml11.ts';
 import { exactIntegers, mayHoldLargeIntegers, under, type ExactInteger } from '../yaml/exact-integers.ts';
 import { joined, placesFrom, placeTable, type PlaceTable } from '../yaml/place-table.ts';
@@ -215,8 +216,17 @@ function argoSkipsFile(text: string, decodedBefore: number): boolean {
   return decodedBefore === 0 && !(text.includes('apiVersion:') && text.includes('kind:') && text.includes('metadata:'));
 }
 
-function shapeFinding(at: { file: string; line: number; col: number; doc: number }, message: string, argoSkips: boolean): Finding {
+function shapeFinding(at: { file: string; line: number; col: number; doc: number }, message: string, argoSkips: boolean, text: string): Finding {
   const { file, doc } = at;
+  // A checkout without its LFS objects holds the pointer: what Argo CD reads there depends on its credentials.
+  if (isLfsPointer(text))
+    return {
+      ...at,
+      check: 'manifest-shape',
+      message:
+        "the file is a Git LFS pointer, not a manifest: Argo CD's checkout puts the object it names here where the repository's credentials enable LFS (enableLfs), and reads this text where they do not; the gate sees only the pointer, so what it stands for is not judged",
+      fix: 'commit the manifest itself, not through LFS, or judge a checkout that holds its LFS objects (git lfs pull)',
+    };
   return {
     file,
     line: at.line,
@@ -261,7 +271,7 @@ function addDocument(out: { resources: Resource[]; findings: Finding[] }, at: Do
       // Where Argo CD's directory walk would pass over the file without a word, the refusal says so.
       const skipped =
         item === undefined && !(isPlainObject(value) && typeof value.kind === 'string' && value.kind !== '') && argoSkipsFile(text, resources.length);
-      findings.push(shapeFinding({ file, doc: index, ...positions.at([...prefix, ...path], 'key') }, message, skipped));
+      findings.push(shapeFinding({ file, doc: index, ...positions.at([...prefix, ...path], 'key') }, message, skipped, text));
     };
     if (!isPlainObject(value)) {
       refuse(

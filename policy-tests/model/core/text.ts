@@ -49,3 +49,22 @@ export function goParseBool(text: unknown): boolean | undefined {
   if (typeof text !== 'string') return undefined;
   return GO_TRUE.has(text) ? true : GO_FALSE.has(text) ? false : undefined;
 }
+
+/** The pointer versions git-lfs decodes: the spec's, and the pre-release tool's (git-lfs lfs/pointer.go). */
+const LFS_POINTER_VERSIONS = new Set(['https://git-lfs.github.com/spec/v1', 'https://hawser.github.com/spec/v1']);
+
+/**
+ * Whether a file's text is a Git LFS pointer (the LFS specification: under 1024 bytes, `key value` lines, `version`
+ * first, an `oid sha256:` and a `size`): what a checkout holds in place of a file stored in LFS until `git lfs
+ * checkout` puts the object there. An empty file is LFS's pointer for an empty file, and is its own content.
+ */
+export function isLfsPointer(text: string): boolean {
+  if (text.length === 0 || Buffer.byteLength(text) >= 1024) return false;
+  const pairs = text
+    .trimEnd()
+    .split('\n')
+    .map((line) => /^([a-z0-9.-]+) (.*)$/.exec(line));
+  if (pairs.some((p) => p === null) || pairs[0]?.[1] !== 'version' || !LFS_POINTER_VERSIONS.has(pairs[0][2]!)) return false;
+  const value = (key: string) => pairs.find((p) => p![1] === key)?.[2];
+  return /^sha256:[0-9a-f]{64}$/.test(value('oid') ?? '') && /^\d+$/.test(value('size') ?? '');
+}

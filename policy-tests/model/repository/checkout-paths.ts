@@ -12,6 +12,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from '
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { perObject } from '../core/per-object.ts';
+import { isLfsPointer } from '../core/text.ts';
 
 const run = promisify(execFile);
 /** git ls-files on a large checkout takes well under a second; a hung git is given this long, then the walk stands. */
@@ -57,27 +58,35 @@ export interface Checkout {
   submodules?: Submodule[];
   /** The symlinks among the paths: Argo CD's repo-server judges every one before it reads any source. */
   links: CheckoutLink[];
+  /** The files that hold a Git LFS pointer, not the content it names (a checkout without its LFS objects). */
+  lfsPointers: string[];
 }
 
 export async function checkoutPaths(root: string): Promise<Checkout> {
   const listed = await listCheckout(root);
-  return { ...listed, links: linksAmong(root, listed.paths) };
+  return { ...listed, ...linksAndPointers(root, listed.paths) };
 }
 
-/** The paths that are symlinks, each with what it names; one lstat a path (a thousand paths take a few milliseconds). */
-function linksAmong(root: string, paths: readonly string[]): CheckoutLink[] {
+/**
+ * The paths that are symlinks, each with what it names, and the files that are LFS pointers; one lstat a path, and a
+ * read of each regular file small enough to be a pointer (a thousand paths take a few milliseconds).
+ */
+function linksAndPointers(root: string, paths: readonly string[]): Pick<Checkout, 'links' | 'lfsPointers'> {
   const links: CheckoutLink[] = [];
+  const lfsPointers: string[] = [];
   for (const path of paths) {
     try {
-      if (lstatSync(join(root, path)).isSymbolicLink()) links.push({ path, target: readlinkSync(join(root, path)) });
+      const stat = lstatSync(join(root, path));
+      if (stat.isSymbolicLink()) links.push({ path, target: readlinkSync(join(root, path)) });
+      else if (stat.isFile() && stat.size > 0 && stat.size < 1024 && isLfsPointer(readFileSync(join(root, path), 'utf8'))) lfsPointers.push(path);
     } catch {
       // Gone since git listed it (a file the pull request's own run removed): nothing there to judge.
     }
   }
-  return links;
+  return { links, lfsPointers };
 }
 
-async function listCheckout(root: string): Promise<Omit<Checkout, 'links'>> {
+async function listCheckout(root: string): Promise<Omit<Checkout, 'links' | 'lfsPointers'>> {
   try {
     // A checkout's root holds .git (a folder, or a file in a worktree): one git process, not a second to ask where
     // the top is. A folder inside a checkout is not one; a broken .git makes ls-files fail, and the walk stands.

@@ -93,7 +93,13 @@ export interface Repo {
   /** Non-manifest YAML/JSON files (Helm values, facts, settings) and TOML (wrangler.toml), parsed with positions. */
   dataFiles: ReadonlyMap<string, DataFile>;
   /** Every path of the checkout a pull request can write (model/repository/checkout-paths.ts); absent for an in-memory repository. */
-  checkout?: { paths: readonly string[]; from: 'git' | 'walk'; submodules?: readonly Submodule[]; links?: readonly CheckoutLink[] };
+  checkout?: {
+    paths: readonly string[];
+    from: 'git' | 'walk';
+    submodules?: readonly Submodule[];
+    links?: readonly CheckoutLink[];
+    lfsPointers?: readonly string[];
+  };
 }
 
 /** What Argo CD's repo-server walks for this repository: every path of the checkout (git's view), else the files under the manifest roots (an in-memory repository). */
