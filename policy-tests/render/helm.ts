@@ -4,7 +4,7 @@
  * flags Argo CD 3 passes, its values files read by the model's one route.
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { sourceParameterFiles } from '../model/argocd/repo-server.ts';
+import { sourceApiVersions, sourceKubeVersion, sourceParameterFiles } from '../model/argocd/repo-server.ts';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
@@ -75,8 +75,9 @@ function helmInvocation(
   const args = ['template', chartPath, '--name-template', helm.releaseName ?? app.name];
   const namespace = helm.namespace ?? app.destinationNamespace;
   if (namespace) args.push('--namespace', namespace);
-  const kubeVersion = helm.kubeVersion ?? ctx.kubernetesVersion;
-  if (kubeVersion) args.push('--kube-version', kubeVersion);
+  const kube = sourceKubeVersion(source, ctx.kubernetesVersion);
+  if ('error' in kube) throw new RenderRefused(kube.error);
+  if (kube.version) args.push('--kube-version', kube.version);
   // Argo CD substitutes its build environment in each parameter's value (Envsubst), and in each file parameter's path (sourceFile).
   for (const p of helm.parameters ?? [])
     args.push(p.forceString ? '--set-string' : '--set', `${p.name}=${substitutedBuildEnv(String(p.value), { app, source }, `helm parameter ${p.name}`)}`);
@@ -102,7 +103,7 @@ function helmInvocation(
     writeFileSync(file, extra);
     args.push('--values', file);
   }
-  for (const v of helm.apiVersions ?? ctx.apiVersions) args.push('--api-versions', v);
+  for (const v of sourceApiVersions(source, ctx.apiVersions)) args.push('--api-versions', v);
   if (!helm.skipCrds) args.push('--include-crds');
   if (helm.skipSchemaValidation) args.push('--skip-schema-validation');
   if (helm.skipTests) args.push('--skip-tests');

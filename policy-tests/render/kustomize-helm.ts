@@ -9,7 +9,9 @@
  */
 import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AppSource } from '../model/argocd/argocd.ts';
 import type { HelmChartEntry } from '../model/argocd/kustomize.ts';
+import { sourceApiVersions, sourceKubeVersion } from '../model/argocd/repo-server.ts';
 import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cachedScope } from './cache.ts';
 import { extractedChart, unpackingKey } from './chart-extract.ts';
@@ -93,13 +95,18 @@ export async function placeCharts(ctx: Context, copy: string, charts: readonly I
   for (const chart of charts) cpSync(await expandedChart(ctx, chart), join(copy, chart.chartDir, '..'), { recursive: true });
 }
 
-/** What Argo CD adds to a build with --enable-helm: the pinned Helm, the cluster's Kubernetes version and API versions. */
-export function helmBuildArgs(ctx: Context, buildOptions: readonly string[]): string[] {
+/**
+ * What Argo CD adds to a build with --enable-helm: the pinned Helm, and the Kubernetes version and API versions the
+ * source names (`kustomize.kubeVersion`, `kustomize.apiVersions`), else the cluster's (its `kubeVersion` parsed as
+ * the repo-server parses it, `renderKustomize` refusing one it cannot).
+ */
+export function helmBuildArgs(ctx: Context, buildOptions: readonly string[], source: AppSource): string[] {
   if (!buildOptions.includes('--enable-helm')) return [];
+  const kube = sourceKubeVersion(source, ctx.kubernetesVersion);
   return [
     '--helm-command',
     ctx.tools.helm,
-    ...(ctx.kubernetesVersion ? ['--helm-kube-version', ctx.kubernetesVersion] : []),
-    ...ctx.apiVersions.flatMap((v) => ['--helm-api-versions', v]),
+    ...('version' in kube && kube.version ? ['--helm-kube-version', kube.version] : []),
+    ...sourceApiVersions(source, ctx.apiVersions).flatMap((v) => ['--helm-api-versions', v]),
   ];
 }

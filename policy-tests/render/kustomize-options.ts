@@ -32,6 +32,18 @@ const APPLIED = [
   'ignoreMissingComponents',
 ] as const;
 
+/**
+ * The options Argo CD hands the build itself, not `kustomize edit` (util/kustomize `BuildOpts`, through
+ * GetKubeVersionOrDefault and GetAPIVersionsOrDefault): the Kubernetes version and API versions a Helm chart it
+ * inflates renders for (kustomize-helm.ts).
+ */
+const BUILD_ONLY = ['kubeVersion', 'apiVersions'];
+
+/** The options Argo CD applies by editing the kustomization: all but those it hands the build. */
+export function editOptions(options: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(options).filter(([k]) => !BUILD_ONLY.includes(k)));
+}
+
 /** Why the options cannot be applied as Argo CD applies them, if they cannot. */
 export function kustomizeOptionsRefusal(options: Record<string, unknown>): string | undefined {
   const unknown = Object.keys(options).filter((k) => !(APPLIED as readonly string[]).includes(k));

@@ -10,7 +10,8 @@ import { parse, stringify } from 'yaml';
 import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argocd/argocd.ts';
 import { checkoutView, KUSTOMIZATION_FILES, kustomizationIn, kustomizeBuildOptions, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { ARGOCD_CM_PATCH } from '../model/controller/resource-filter.ts';
-import { applyKustomizeOptions, kustomizeOptionsRefusal, withBuildEnv } from './kustomize-options.ts';
+import { applyKustomizeOptions, editOptions, kustomizeOptionsRefusal, withBuildEnv } from './kustomize-options.ts';
+import { sourceKubeVersion } from '../model/argocd/repo-server.ts';
 import { argoEnvsubst } from '../model/argocd/source-files.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import type { Positions, Resource } from '../model/core/manifest.ts';
@@ -126,7 +127,7 @@ function buildInputs(
   { app, source }: { app: ArgoApp; source: AppSource },
   dir: string,
 ): { options?: Record<string, unknown>; inputs: ReturnType<typeof kustomizeInputs> } {
-  const written = source.kustomize && Object.keys(source.kustomize).length ? source.kustomize : undefined;
+  const written = source.kustomize && Object.keys(editOptions(source.kustomize)).length ? editOptions(source.kustomize) : undefined;
   const refused = written && kustomizeOptionsRefusal(written);
   if (refused) throw new RenderRefused(refused);
   const built = written && withBuildEnv(written, (text) => argoEnvsubst(text, app, source));
@@ -202,6 +203,9 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
   const dir = confinedRel(normalizeSourcePath(source.path ?? ''), 'kustomize path');
   const { options, inputs } = buildInputs(ctx, { app, source }, dir);
   if (inputs.unsupported) throw new NotRendered(inputs.unsupported);
+  // The repo-server parses the source's Kubernetes version before every kustomize build, and fails the source on one it cannot.
+  const kube = sourceKubeVersion(source, ctx.kubernetesVersion);
+  if ('error' in kube) throw new RenderRefused(kube.error);
   const buildOptions = buildOptionArgs(ctx);
   const helm = buildOptions.includes('--enable-helm');
   if (inputs.helmCharts.length && !helm)
@@ -223,7 +227,7 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
   // key is the same in every pass (the charts may read them, as a Helm source's may).
   const remotes = lockedRemotes(ctx, inputs.remote);
   const charts = helm ? inflatedCharts(ctx, inputs.helmCharts) : [];
-  const helmArgs = helm && inputs.helmCharts.length ? helmBuildArgs(ctx, buildOptions) : [];
+  const helmArgs = helm && inputs.helmCharts.length ? helmBuildArgs(ctx, buildOptions, source) : [];
   const sourceKey = {
     tools: ctx.tools.versions,
     dir,

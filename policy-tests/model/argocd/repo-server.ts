@@ -21,6 +21,7 @@
  */
 import { posix } from 'node:path';
 import { argoGlobMatcher } from '../core/glob.ts';
+import type { AppSource } from './app-source.ts';
 
 /** `manifestFile` in reposerver/repository/repository.go. */
 export const ARGOCD_MANIFEST_NAME = /^.*\.(yaml|yml|json|jsonnet)$/;
@@ -214,3 +215,40 @@ export function outOfBoundsLinks(
 /** The first link `CheckOutOfBoundsSymlinks` refuses, the one Argo CD names; undefined where it refuses none. */
 export const firstOutOfBoundsLink = (links: readonly { path: string; target: string }[], skip: readonly string[] = []): string | undefined =>
   outOfBoundsLinks(links, skip)[0]?.path;
+
+/**
+ * The Kubernetes version the repo-server renders a source for (reposerver/repository `parseKubeVersion`: apimachinery's
+ * `ParseGeneric`, then `String`): two or more dot-separated numbers, an optional `v` and surrounding blanks, anything
+ * after the numbers dropped (`v1.30.1-gke.1` is `1.30.1`). A version it cannot parse fails the source, in its words.
+ */
+export function parseKubeVersion(version: string): { version: string } | { error: string } {
+  const parts = /^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)$/s.exec(version);
+  const fail = (why: string) => ({ error: `could not parse kubernetes version ${version}: ${why}` });
+  if (!parts) return fail(`could not parse ${JSON.stringify(version)} as version`);
+  const components = parts[1]!.split('.');
+  if (components.length < 2) return fail(`illegal version string ${JSON.stringify(version)}`);
+  if (components[0]!.startsWith('0') && components[0] !== '0')
+    return fail(`illegal zero-prefixed version component ${JSON.stringify(components[0])} in ${JSON.stringify(version)}`);
+  // Go's ParseUint: a component past 2^64-1 is out of range.
+  if (components.some((c) => BigInt(c) > 18446744073709551615n))
+    return fail(
+      `illegal non-numeric version component ${JSON.stringify(components.find((c) => BigInt(c) > 18446744073709551615n))} in ${JSON.stringify(version)}`,
+    );
+  return { version: components.map((c) => BigInt(c).toString()).join('.') };
+}
+
+/**
+ * The version a source renders for: its own (`helm.kubeVersion`, else `kustomize.kubeVersion`: GetKubeVersionOrDefault),
+ * else the cluster's, parsed as the repo-server parses it; an empty one is none.
+ */
+export function sourceKubeVersion(source: AppSource, clusterVersion: string | undefined): { version?: string } | { error: string } {
+  const raw = source.helm?.kubeVersion || (typeof source.kustomize?.kubeVersion === 'string' ? source.kustomize.kubeVersion : '') || clusterVersion || '';
+  return raw === '' ? {} : parseKubeVersion(raw);
+}
+
+/** The API versions a source renders with: its own list where it has one (`helm.apiVersions`, else `kustomize.apiVersions`: GetAPIVersionsOrDefault), else the cluster's. */
+export function sourceApiVersions(source: AppSource, clusterApiVersions: readonly string[]): readonly string[] {
+  const kustomize = Array.isArray(source.kustomize?.apiVersions) ? source.kustomize.apiVersions.map(String) : [];
+  if (source.helm?.apiVersions?.length) return source.helm.apiVersions;
+  return kustomize.length ? kustomize : clusterApiVersions;
+}

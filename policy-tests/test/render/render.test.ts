@@ -760,6 +760,19 @@ ${kustomize}
       const fromFile = (await rendered(besideFolder, { HOMELAB_CACHE_DIR: cold })).renders[0]!;
       expect(fromFile.status, fromFile.message).toBe('rendered');
       expect(fromFile.resources.find((r) => r.name === 'lab-lab-greeting')?.object).toMatchObject({ data: { greeting: 'from a file' } });
+      // The Application's own Kubernetes version and API versions for what it inflates (kustomize.kubeVersion,
+      // kustomize.apiVersions: BuildOpts), the version parsed as the repo-server parses it; one it cannot parse fails the source.
+      const versioned = inflating(webRepo('      namePrefix: lab-\n      kubeVersion: v1.31.2-gke.1\n      apiVersions: [example.com/v1]'));
+      versioned.write('apps/platform/argocd/patches/argocd-cm.yaml', readFileSync(join(enabled.root, 'apps/platform/argocd/patches/argocd-cm.yaml'), 'utf8'));
+      versioned.write('charts.lock.json', readFileSync(join(enabled.root, 'charts.lock.json'), 'utf8'));
+      const own = (await rendered(versioned, { HOMELAB_CACHE_DIR: cold })).renders[0]!;
+      expect(own.status, own.message).toBe('rendered');
+      expect(own.resources.find((r) => r.name === 'lab-lab-greeting')?.object).toMatchObject({ data: { kube: 'v1.31.2' } });
+      versioned.write('apps/web/application.yaml', app('      kubeVersion: "1"'));
+      expect((await rendered(versioned, { HOMELAB_CACHE_DIR: cold })).renders[0]).toMatchObject({
+        status: 'failed',
+        message: expect.stringContaining('could not parse kubernetes version 1: illegal version string "1"'),
+      });
       // An archive that holds a link is expanded as kustomize's `helm pull --untar` expands it: the link an empty
       // file, nothing read through it (Helm's archive loader reads a link's own content, which is none).
       const ref = { repoURL: charts.url, chart: 'demo', version: '1.0.0' };
