@@ -1,13 +1,13 @@
 /**
  * validatePodDNSConfig (k8s.io/kubernetes pkg/apis/core/validation): the pod's DNS policy and its resolver
  * settings, which the kubelet writes into every container's resolv.conf. Search paths follow the cluster's
- * RelaxedDNSSearchValidation gate (feature-gates.ts).
+ * RelaxedDNSSearchValidation gate (feature-gates.ts), as pkg/apis/core/validation reads them at v1.36.
  */
 import { isIP } from 'node:net';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 import type { Invalid } from './metadata.ts';
-import { dns1123Subdomain } from './syntax.ts';
+import { dns1123Subdomain, dns1123SubdomainWithUnderscore } from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -23,24 +23,21 @@ function isSloppyIP(v: string): boolean {
   return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
 }
 
-/** One search path: a DNS-1123 subdomain once a trailing '.' is dropped; with the relaxed gate, '_' where '-' may be. */
+/**
+ * One search path, as validatePodDNSConfig reads it: a trailing '.' dropped, then a DNS-1123 subdomain; under the
+ * relaxed gate a lone '.' passes as it is, and each label may start with one '_' and hold '_' where '-' may be
+ * (IsDNS1123SubdomainWithUnderscore).
+ */
 function searchProblem(search: string, at: PathSegment[], relaxed: boolean): Invalid | undefined {
+  if (relaxed && search === '.') return undefined;
   const name = search.endsWith('.') ? search.slice(0, -1) : search;
-  const strict = dns1123Subdomain(name);
-  if (!strict) return undefined;
-  if (!relaxed) return { path: at, fn: `${FN} (ValidateDNS1123Subdomain)`, message: `dnsConfig search "${search}": ${strict}` };
-  // KEP-4427 allows '_' wherever '-' is allowed: inside a label. At a label's edge, or a lone '.', the relaxed
-  // rule's source was not at hand to read: not judged, rather than guessed.
-  const dashed = name.replace(/_/g, '-');
-  if (!dns1123Subdomain(dashed)) return undefined;
-  if (name.includes('_') || search === '.')
-    return {
-      path: at,
-      fn: `${FN} (relaxed search validation)`,
-      message: `dnsConfig search "${search}": an '_' at a label's edge, or a lone '.', under RelaxedDNSSearchValidation`,
-      notJudged: true,
-    };
-  return { path: at, fn: `${FN} (relaxed search validation)`, message: `dnsConfig search "${search}": ${strict}, '_' allowed where '-' is` };
+  const problem = relaxed ? dns1123SubdomainWithUnderscore(name) : dns1123Subdomain(name);
+  if (!problem) return undefined;
+  return {
+    path: at,
+    fn: `${FN} (${relaxed ? 'ValidateDNS1123SubdomainWithUnderScore' : 'ValidateDNS1123Subdomain'})`,
+    message: `dnsConfig search "${search}": ${problem}`,
+  };
 }
 
 /** The DNS policy and config of a pod spec at `at`. */

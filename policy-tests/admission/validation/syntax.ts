@@ -7,6 +7,8 @@
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** dns1123SubdomainFmtWithUnderscore: each label may start with one '_', and hold '_' where '-' may be. */
+const DNS1123_SUBDOMAIN_WITH_UNDERSCORE = /^_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*$/;
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
@@ -32,6 +34,14 @@ export function dns1123Subdomain(v: string): string | undefined {
   if (v.length > 253) return `must be no more than 253 characters`;
   if (!DNS1123_SUBDOMAIN.test(v))
     return `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`;
+  return undefined;
+}
+
+/** IsDNS1123SubdomainWithUnderscore (DNS search paths under RelaxedDNSSearchValidation) */
+export function dns1123SubdomainWithUnderscore(v: string): string | undefined {
+  if (v.length > 253) return `must be no more than 253 characters`;
+  if (!DNS1123_SUBDOMAIN_WITH_UNDERSCORE.test(v))
+    return `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character`;
   return undefined;
 }
 

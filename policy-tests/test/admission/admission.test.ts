@@ -535,10 +535,16 @@ describe('built-in validation by Kubernetes minor (feature gates at their defaul
       `dnsConfig search "abc_d.example.com": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
     ]);
     expect(judged(33, searches('abc_d.example.com'))).toEqual([]);
-    // A trailing dot is fine on both sides; upper case on neither; an '_' at a label's edge is not guessed at.
+    // A trailing dot is fine on both sides; upper case on neither. Relaxed, a label may start with one '_' (an SRV
+    // name), not end with one nor start with two, and a lone '.' passes (IsDNS1123SubdomainWithUnderscore).
     expect([judged(32, searches('example.com.')), judged(33, searches('example.com.'))]).toEqual([[], []]);
-    expect(judged(33, searches('Example.com'))).toEqual([expect.stringContaining(`'_' allowed where '-' is`)]);
-    expect(judged(33, searches('_sip.example.com'))).toEqual([expect.stringMatching(/^not judged: /)]);
+    expect(judged(33, searches('Example.com'))).toEqual([
+      `dnsConfig search "Example.com": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character`,
+    ]);
+    expect(judged(33, searches('_sip._tcp.abc_d.example.com', '.', 'a_b.'))).toEqual([]);
+    expect(judged(32, searches('.'))).toEqual([expect.stringContaining('dnsConfig search ".": a lowercase RFC 1123 subdomain')]);
+    for (const bad of ['sip_.example.com', '__sip.example.com', '_.example.com', '_sip..com'])
+      expect(judged(33, searches(bad)), bad).toEqual([expect.stringContaining(`dnsConfig search "${bad}": a lowercase RFC 1123 subdomain must consist`)]);
     expect(judged(35, searches(...Array.from({ length: 33 }, (_, i) => `s${i}.example.com`)))).toEqual([
       'dnsConfig.searches: must not have more than 32 search paths',
     ]);
