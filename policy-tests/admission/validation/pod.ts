@@ -10,6 +10,7 @@ import { imageReferenceProblem } from './image-reference.ts';
 import { validateObjectMeta } from './metadata.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 import { dnsProblems } from './pod-dns.ts';
+import { affinityProblems, topologySpreadProblems } from './pod-scheduling.ts';
 import { configMapKey, dns1123Label, envVarName, isPortNumber, portName, portNumOrNameProblem } from './syntax.ts';
 // resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike.
 import { parseQuantity } from '../../model/core/text.ts';
@@ -310,7 +311,12 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
         }),
       );
   }
-  out.push(...securityContextPodProblems(spec.securityContext, [...at, 'securityContext']), ...dnsProblems(spec, at, features));
+  out.push(
+    ...securityContextPodProblems(spec.securityContext, [...at, 'securityContext']),
+    ...dnsProblems(spec, at, features),
+    ...affinityProblems(spec.affinity, [...at, 'affinity']),
+    ...topologySpreadProblems(spec.topologySpreadConstraints, [...at, 'topologySpreadConstraints']),
+  );
   return out;
 }
 

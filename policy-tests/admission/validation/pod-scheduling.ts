@@ -1,0 +1,181 @@
+/**
+ * Where a pod may be scheduled, as ValidatePodSpec judges it (k8s.io/kubernetes pkg/apis/core/validation
+ * `validateAffinity`, `validateTopologySpreadConstraints`, and apimachinery's `ValidateLabelSelector`): node
+ * selector requirements and their operators, weights, pod affinity terms' topology keys and selectors, and each
+ * spread constraint's skew, key, action, domains and policies. A chart's typo here is refused by the API server
+ * at sync, every replica with it.
+ */
+import type { PathSegment } from '../../model/core/positions.ts';
+import type { Invalid } from './metadata.ts';
+import { validateLabels } from './metadata.ts';
+import { dns1123Label, labelValue, qualifiedName } from './syntax.ts';
+
+type Obj = Record<string, any>;
+const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
+const strings = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+const NODE_OPERATORS = ['DoesNotExist', 'Exists', 'Gt', 'In', 'Lt', 'NotIn'];
+const ACTIONS = ['DoNotSchedule', 'ScheduleAnyway'];
+const INCLUSION_POLICIES = ['Honor', 'Ignore'];
+
+const unsupported = (value: unknown, supported: readonly string[]) =>
+  `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`;
+
+/** A label key where a selector or a topology names one (ValidateLabelName). */
+function labelKeyProblem(key: unknown, at: PathSegment[], fn: string, what: string): Invalid[] {
+  const bad = typeof key === 'string' ? qualifiedName(key) : 'must be a string';
+  return bad ? [{ path: at, fn, message: `${what} "${String(key)}": ${bad}` }] : [];
+}
+
+/** apimachinery's ValidateLabelSelector: its labels, and each requirement's key, operator and values. */
+export function labelSelectorProblems(selector: unknown, at: PathSegment[], what: string): Invalid[] {
+  if (!selector || typeof selector !== 'object') return [];
+  const s = selector as Obj;
+  const fn = 'ValidateLabelSelector';
+  const out = validateLabels(s.matchLabels, [...at, 'matchLabels']);
+  list(s.matchExpressions).forEach((r, i) => {
+    const here = [...at, 'matchExpressions', i];
+    const values = strings(r?.values);
+    if (r?.operator === 'In' || r?.operator === 'NotIn') {
+      if (values.length === 0) out.push({ path: [...here, 'values'], fn, message: `${what}: values must be non-empty when \`operator\` is 'In' or 'NotIn'` });
+    } else if (r?.operator === 'Exists' || r?.operator === 'DoesNotExist') {
+      if (values.length > 0)
+        out.push({ path: [...here, 'values'], fn, message: `${what}: values may not be specified when \`operator\` is 'Exists' or 'DoesNotExist'` });
+    } else out.push({ path: [...here, 'operator'], fn, message: `${what}: ${JSON.stringify(r?.operator)} is not a valid label selector operator` });
+    out.push(...labelKeyProblem(r?.key, [...here, 'key'], fn, `${what} key`));
+    values.forEach((v, j) => {
+      const bad = typeof v === 'string' ? labelValue(v) : 'must be a string';
+      if (bad) out.push({ path: [...here, 'values', j], fn, message: `${what} value "${String(v)}": ${bad}` });
+    });
+  });
+  return out;
+}
+
+/** ValidateNodeSelectorRequirement: In and NotIn need values, Exists and DoesNotExist take none, Gt and Lt one. */
+function nodeRequirementProblems(r: Obj, at: PathSegment[]): Invalid[] {
+  const fn = 'ValidateNodeSelectorRequirement';
+  const values = strings(r?.values);
+  const out: Invalid[] = [];
+  const say = (message: string, field = 'values') => out.push({ path: [...at, field], fn, message: `node selector requirement: ${message}` });
+  if (r?.operator === 'In' || r?.operator === 'NotIn') {
+    if (values.length === 0) say("values must be specified when `operator` is 'In' or 'NotIn'");
+  } else if (r?.operator === 'Exists' || r?.operator === 'DoesNotExist') {
+    if (values.length > 0) say("values may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+  } else if (r?.operator === 'Gt' || r?.operator === 'Lt') {
+    if (values.length !== 1) say("values must be specified single value when `operator` is 'Lt' or 'Gt'");
+  } else say(unsupported(r?.operator, NODE_OPERATORS), 'operator');
+  return [...out, ...labelKeyProblem(r?.key, [...at, 'key'], fn, 'node selector requirement key')];
+}
+
+/** ValidateNodeFieldSelectorRequirement: only metadata.name, with In or NotIn and exactly one value. */
+function nodeFieldProblems(r: Obj, at: PathSegment[]): Invalid[] {
+  const fn = 'ValidateNodeFieldSelectorRequirement';
+  const out: Invalid[] = [];
+  if (r?.operator === 'In' || r?.operator === 'NotIn') {
+    if (strings(r?.values).length !== 1)
+      out.push({
+        path: [...at, 'values'],
+        fn,
+        message: "node field selector: values must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+      });
+  } else out.push({ path: [...at, 'operator'], fn, message: `node field selector: ${unsupported(r?.operator, ['In', 'NotIn'])}` });
+  if (r?.key !== 'metadata.name')
+    out.push({ path: [...at, 'key'], fn, message: `node field selector: ${JSON.stringify(r?.key)} is not a valid field selector key` });
+  return out;
+}
+
+function nodeTermProblems(term: Obj, at: PathSegment[]): Invalid[] {
+  return [
+    ...list(term?.matchExpressions).flatMap((r, i) => nodeRequirementProblems(r, [...at, 'matchExpressions', i])),
+    ...list(term?.matchFields).flatMap((r, i) => nodeFieldProblems(r, [...at, 'matchFields', i])),
+  ];
+}
+
+const weightProblem = (weight: unknown, at: PathSegment[], fn: string): Invalid[] =>
+  typeof weight === 'number' && (weight < 1 || weight > 100) ? [{ path: at, fn, message: `weight ${weight}: must be in the range 1-100` }] : [];
+
+function nodeAffinityProblems(affinity: Obj, at: PathSegment[]): Invalid[] {
+  const out: Invalid[] = [];
+  const required = affinity.requiredDuringSchedulingIgnoredDuringExecution as Obj | undefined;
+  if (required && typeof required === 'object') {
+    const terms = list(required.nodeSelectorTerms);
+    const here = [...at, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'];
+    if (terms.length === 0) out.push({ path: here, fn: 'ValidateNodeSelector', message: 'nodeSelectorTerms: must have at least one node selector term' });
+    terms.forEach((t, i) => out.push(...nodeTermProblems(t, [...here, i])));
+  }
+  list(affinity.preferredDuringSchedulingIgnoredDuringExecution).forEach((p, i) => {
+    const here = [...at, 'preferredDuringSchedulingIgnoredDuringExecution', i];
+    out.push(...weightProblem(p?.weight, [...here, 'weight'], 'ValidatePreferredSchedulingTerms'), ...nodeTermProblems(p?.preference, [...here, 'preference']));
+  });
+  return out;
+}
+
+/** validatePodAffinityTerm: a topology key, valid selectors, and namespaces that are namespace names. */
+function podTermProblems(term: Obj, at: PathSegment[]): Invalid[] {
+  const fn = 'validatePodAffinityTerm';
+  const out: Invalid[] = [];
+  if (typeof term?.topologyKey !== 'string' || term.topologyKey === '')
+    out.push({ path: [...at, 'topologyKey'], fn, message: 'pod affinity term: topologyKey can not be empty' });
+  else out.push(...labelKeyProblem(term.topologyKey, [...at, 'topologyKey'], fn, 'pod affinity topologyKey'));
+  out.push(
+    ...labelSelectorProblems(term?.labelSelector, [...at, 'labelSelector'], 'pod affinity labelSelector'),
+    ...labelSelectorProblems(term?.namespaceSelector, [...at, 'namespaceSelector'], 'pod affinity namespaceSelector'),
+  );
+  strings(term?.namespaces).forEach((ns, i) => {
+    const bad = typeof ns === 'string' ? dns1123Label(ns) : 'must be a string';
+    if (bad) out.push({ path: [...at, 'namespaces', i], fn, message: `pod affinity namespace "${String(ns)}": ${bad}` });
+  });
+  return out;
+}
+
+function podAffinityProblems(affinity: Obj, at: PathSegment[]): Invalid[] {
+  return [
+    ...list(affinity.requiredDuringSchedulingIgnoredDuringExecution).flatMap((t, i) =>
+      podTermProblems(t, [...at, 'requiredDuringSchedulingIgnoredDuringExecution', i]),
+    ),
+    ...list(affinity.preferredDuringSchedulingIgnoredDuringExecution).flatMap((w, i) => {
+      const here = [...at, 'preferredDuringSchedulingIgnoredDuringExecution', i];
+      return [
+        ...weightProblem(w?.weight, [...here, 'weight'], 'validateWeightedPodAffinityTerms'),
+        ...podTermProblems(w?.podAffinityTerm, [...here, 'podAffinityTerm']),
+      ];
+    }),
+  ];
+}
+
+/** validateAffinity: node affinity, pod affinity and pod anti-affinity. */
+export function affinityProblems(affinity: unknown, at: PathSegment[]): Invalid[] {
+  if (!affinity || typeof affinity !== 'object') return [];
+  const a = affinity as Obj;
+  return [
+    ...(a.nodeAffinity ? nodeAffinityProblems(a.nodeAffinity, [...at, 'nodeAffinity']) : []),
+    ...(a.podAffinity ? podAffinityProblems(a.podAffinity, [...at, 'podAffinity']) : []),
+    ...(a.podAntiAffinity ? podAffinityProblems(a.podAntiAffinity, [...at, 'podAntiAffinity']) : []),
+  ];
+}
+
+function constraintProblems(c: Obj, later: readonly Obj[], at: PathSegment[]): Invalid[] {
+  const fn = 'validateTopologySpreadConstraints';
+  const out: Invalid[] = [];
+  const say = (field: PathSegment, message: string) => out.push({ path: [...at, field], fn, message: `topology spread constraint: ${message}` });
+  if (typeof c?.maxSkew !== 'number' || c.maxSkew <= 0) say('maxSkew', `maxSkew ${String(c?.maxSkew ?? 0)}: must be greater than zero`);
+  if (typeof c?.topologyKey !== 'string' || c.topologyKey === '') say('topologyKey', 'topologyKey can not be empty');
+  if (!ACTIONS.includes(c?.whenUnsatisfiable)) say('whenUnsatisfiable', `whenUnsatisfiable: ${unsupported(c?.whenUnsatisfiable ?? '', ACTIONS)}`);
+  if (later.some((o) => o?.topologyKey === c?.topologyKey && o?.whenUnsatisfiable === c?.whenUnsatisfiable))
+    say('topologyKey', `the pair {topologyKey: ${String(c?.topologyKey)}, whenUnsatisfiable: ${String(c?.whenUnsatisfiable)}} is given twice`);
+  if (c?.minDomains !== undefined && c.minDomains !== null) {
+    if (typeof c.minDomains !== 'number' || c.minDomains <= 0) say('minDomains', `minDomains ${String(c.minDomains)}: must be greater than zero`);
+    if (c.whenUnsatisfiable !== 'DoNotSchedule')
+      say('minDomains', `can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${String(c.whenUnsatisfiable ?? '')}`);
+  }
+  for (const policy of ['nodeAffinityPolicy', 'nodeTaintsPolicy'])
+    if (c?.[policy] !== undefined && c[policy] !== null && !INCLUSION_POLICIES.includes(c[policy]))
+      say(policy, `${policy}: ${unsupported(c[policy], INCLUSION_POLICIES)}`);
+  return [...out, ...labelSelectorProblems(c?.labelSelector, [...at, 'labelSelector'], 'topology spread labelSelector')];
+}
+
+/** validateTopologySpreadConstraints: each constraint, and no {topologyKey, whenUnsatisfiable} pair twice. */
+export function topologySpreadProblems(constraints: unknown, at: PathSegment[]): Invalid[] {
+  const all = list(constraints);
+  return all.flatMap((c, i) => constraintProblems(c, all.slice(i + 1), [...at, i]));
+}

@@ -1,0 +1,146 @@
+/**
+ * A pod's scheduling fields as ValidatePodSpec judges them (pkg/apis/core/validation `validateAffinity`,
+ * `validateTopologySpreadConstraints`; apimachinery `ValidateLabelSelector`), through the kind validation every
+ * workload's template passes.
+ */
+import { describe, expect, it } from 'vitest';
+import { validateBuiltin } from '../../admission/validation/kinds.ts';
+
+const deployment = (spec: object) => ({
+  metadata: { name: 'web' },
+  spec: {
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'web:1' }], ...spec } },
+  },
+});
+const judged = (spec: object) => validateBuiltin('Deployment', deployment(spec), 35).map((p) => `${p.path.slice(3).join('.')}: ${p.message}`);
+
+describe('node affinity', () => {
+  const required = (...terms: object[]) => ({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } } });
+  it('admits what charts write: In with values, Exists without, Gt with one, a preferred term of weight 1 to 100', () => {
+    expect(
+      judged({
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                {
+                  matchExpressions: [
+                    { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+                    { key: 'gpu', operator: 'Exists' },
+                    { key: 'cores', operator: 'Gt', values: ['4'] },
+                  ],
+                  matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['node-1'] }],
+                },
+              ],
+            },
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              { weight: 100, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] } },
+            ],
+          },
+        },
+      }),
+    ).toEqual([]);
+  });
+  it('refuses an operator without the values it needs, values it does not take, no term, a weight out of range, a field other than metadata.name', () => {
+    expect(judged(required())).toEqual([
+      'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: nodeSelectorTerms: must have at least one node selector term',
+    ]);
+    expect(
+      judged(
+        required({
+          matchExpressions: [
+            { key: 'a', operator: 'In' },
+            { key: 'b', operator: 'Exists', values: ['x'] },
+            { key: 'c', operator: 'Lt', values: ['1', '2'] },
+            { key: 'd', operator: 'Equals', values: ['1'] },
+            { key: 'bad key!', operator: 'Exists' },
+          ],
+          matchFields: [{ key: 'metadata.namespace', operator: 'In', values: ['a', 'b'] }],
+        }),
+      ),
+    ).toEqual([
+      expect.stringMatching(/matchExpressions\.0\.values: node selector requirement: values must be specified when `operator` is 'In' or 'NotIn'$/),
+      expect.stringMatching(
+        /matchExpressions\.1\.values: node selector requirement: values may not be specified when `operator` is 'Exists' or 'DoesNotExist'$/,
+      ),
+      expect.stringMatching(/matchExpressions\.2\.values: .*single value when `operator` is 'Lt' or 'Gt'$/),
+      expect.stringMatching(
+        /matchExpressions\.3\.operator: node selector requirement: Unsupported value: "Equals": supported values: "DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn"$/,
+      ),
+      expect.stringMatching(/matchExpressions\.4\.key: node selector requirement key "bad key!": name part must consist of/),
+      expect.stringMatching(/matchFields\.0\.values: node field selector: values must be only one value/),
+      expect.stringMatching(/matchFields\.0\.key: node field selector: "metadata\.namespace" is not a valid field selector key$/),
+    ]);
+    expect(
+      judged({
+        affinity: {
+          nodeAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              { weight: 0, preference: {} },
+              { weight: 101, preference: {} },
+            ],
+          },
+        },
+      }),
+    ).toEqual([
+      expect.stringMatching(/\.0\.weight: weight 0: must be in the range 1-100$/),
+      expect.stringMatching(/\.1\.weight: weight 101: must be in the range 1-100$/),
+    ]);
+  });
+});
+
+describe('pod affinity and anti-affinity', () => {
+  it("admits a term with a topology key and a selector; refuses one without a key, a selector's operator without its values, a bad namespace, a weight out of range", () => {
+    const term = (t: object) => ({ affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [t] } } });
+    expect(judged(term({ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } }))).toEqual([]);
+    expect(
+      judged(
+        term({
+          labelSelector: {
+            matchExpressions: [
+              { key: 'app', operator: 'In', values: [] },
+              { key: 'tier', operator: 'Exists', values: ['x'] },
+              { key: 'x', operator: 'Has' },
+            ],
+          },
+          namespaces: ['Media'],
+        }),
+      ),
+    ).toEqual([
+      expect.stringMatching(/\.0\.topologyKey: pod affinity term: topologyKey can not be empty$/),
+      expect.stringMatching(
+        /labelSelector\.matchExpressions\.0\.values: pod affinity labelSelector: values must be non-empty when `operator` is 'In' or 'NotIn'$/,
+      ),
+      expect.stringMatching(/labelSelector\.matchExpressions\.1\.values: pod affinity labelSelector: values may not be specified/),
+      expect.stringMatching(/labelSelector\.matchExpressions\.2\.operator: pod affinity labelSelector: "Has" is not a valid label selector operator$/),
+      expect.stringMatching(/\.0\.namespaces\.0: pod affinity namespace "Media": a lowercase RFC 1123 label/),
+    ]);
+    expect(
+      judged({ affinity: { podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 200, podAffinityTerm: { topologyKey: 'zone' } }] } } }),
+    ).toEqual([expect.stringMatching(/podAffinity\.preferredDuringSchedulingIgnoredDuringExecution\.0\.weight: weight 200: must be in the range 1-100$/)]);
+  });
+});
+
+describe('topology spread constraints', () => {
+  const spread = (...c: object[]) => ({ topologySpreadConstraints: c });
+  const good = { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } };
+  it('admits a constraint as charts write it, with minDomains under DoNotSchedule and both inclusion policies', () => {
+    expect(
+      judged(spread({ ...good, minDomains: 2, nodeAffinityPolicy: 'Honor', nodeTaintsPolicy: 'Ignore' }, { ...good, whenUnsatisfiable: 'ScheduleAnyway' })),
+    ).toEqual([]);
+  });
+  it('refuses a skew below one, no key, an unknown action, a pair given twice, minDomains under ScheduleAnyway or below one, an unknown policy', () => {
+    expect(judged(spread({ maxSkew: 0, whenUnsatisfiable: 'Never' }))).toEqual([
+      expect.stringMatching(/^topologySpreadConstraints\.0\.maxSkew: topology spread constraint: maxSkew 0: must be greater than zero$/),
+      expect.stringMatching(/\.0\.topologyKey: topology spread constraint: topologyKey can not be empty$/),
+      expect.stringMatching(/\.0\.whenUnsatisfiable: .*Unsupported value: "Never": supported values: "DoNotSchedule", "ScheduleAnyway"$/),
+    ]);
+    expect(judged(spread(good, { ...good, maxSkew: 2 }))).toEqual([expect.stringMatching(/^topologySpreadConstraints\.0\.topologyKey: .*is given twice$/)]);
+    expect(judged(spread({ ...good, whenUnsatisfiable: 'ScheduleAnyway', minDomains: 0, nodeTaintsPolicy: 'Always' }))).toEqual([
+      expect.stringMatching(/minDomains: topology spread constraint: minDomains 0: must be greater than zero$/),
+      expect.stringMatching(/minDomains: .*can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway$/),
+      expect.stringMatching(/nodeTaintsPolicy: .*Unsupported value: "Always": supported values: "Honor", "Ignore"$/),
+    ]);
+  });
+});
