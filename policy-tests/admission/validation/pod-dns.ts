@@ -17,7 +17,7 @@ const MAX_SEARCH_LIST_CHARS = 2048;
 const FN = 'validatePodDNSConfig';
 
 /** An IP as netutils.ParseIPSloppy reads it: IPv4 may carry leading zeros (StrictIPCIDRValidation is off by default). */
-function isSloppyIP(v: string): boolean {
+export function isSloppyIP(v: string): boolean {
   if (isIP(v) !== 0) return true;
   const parts = v.split('.');
   return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);

@@ -1,14 +1,15 @@
 /**
  * Where a pod may be scheduled, as ValidatePodSpec judges it (k8s.io/kubernetes pkg/apis/core/validation
- * `validateAffinity`, `validateTopologySpreadConstraints`, and apimachinery's `ValidateLabelSelector`): node
- * selector requirements and their operators, weights, pod affinity terms' topology keys and selectors, and each
- * spread constraint's skew, key, action, domains and policies. A chart's typo here is refused by the API server
- * at sync, every replica with it.
+ * `validateAffinity`, `validateTopologySpreadConstraints`, `ValidateTolerations`, and apimachinery's
+ * `ValidateLabelSelector`): node selector requirements and their operators, weights, pod affinity terms' topology
+ * keys and selectors, each spread constraint's skew, key, action, domains and policies, each toleration's key,
+ * operator, value and effect, and the names a pod is placed by (node selector, node, priority class, scheduling
+ * and readiness gates). A chart's typo here is refused by the API server at sync, every replica with it.
  */
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { validateLabels } from './metadata.ts';
-import { dns1123Label, labelValue, qualifiedName } from './syntax.ts';
+import { dns1123Label, dns1123Subdomain, labelValue, qualifiedName } from './syntax.ts';
 
 type Obj = Record<string, any>;
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
@@ -178,4 +179,55 @@ function constraintProblems(c: Obj, later: readonly Obj[], at: PathSegment[]): I
 export function topologySpreadProblems(constraints: unknown, at: PathSegment[]): Invalid[] {
   const all = list(constraints);
   return all.flatMap((c, i) => constraintProblems(c, all.slice(i + 1), [...at, i]));
+}
+
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+/** ValidateTolerations: a key is a label name, an empty key needs Exists, Exists takes no value, Equal a label value. */
+function tolerationProblems(t: Obj, at: PathSegment[]): Invalid[] {
+  const fn = 'ValidateTolerations';
+  const out: Invalid[] = [];
+  const say = (field: PathSegment, message: string) => out.push({ path: [...at, field], fn, message: `toleration: ${message}` });
+  const key = typeof t?.key === 'string' ? t.key : '';
+  if (key !== '') out.push(...labelKeyProblem(key, [...at, 'key'], fn, 'toleration key'));
+  if (key === '' && t?.operator !== 'Exists') say('operator', 'operator must be Exists when `key` is empty, which means "match all values and all keys"');
+  if (t?.tolerationSeconds !== undefined && t.tolerationSeconds !== null && t?.effect !== 'NoExecute')
+    say('effect', "effect must be 'NoExecute' when `tolerationSeconds` is set");
+  const value = typeof t?.value === 'string' ? t.value : '';
+  if (t?.operator === 'Equal' || t?.operator === undefined || t.operator === '') {
+    const bad = labelValue(value);
+    if (bad) say('operator', `value "${value}": ${bad}`);
+  } else if (t.operator === 'Exists') {
+    if (value !== '') say('operator', "value must be empty when `operator` is 'Exists'");
+  } else say('operator', unsupported(t.operator, ['Equal', 'Exists']));
+  if (typeof t?.effect === 'string' && t.effect !== '' && !TAINT_EFFECTS.includes(t.effect)) say('effect', unsupported(t.effect, TAINT_EFFECTS));
+  return out;
+}
+
+/** A name the pod is placed by that must be a DNS subdomain (ValidateNodeName, ValidatePriorityClassName). */
+function subdomainProblem(value: unknown, at: PathSegment[], fn: string, what: string): Invalid[] {
+  if (typeof value !== 'string' || value === '') return [];
+  const bad = dns1123Subdomain(value);
+  return bad ? [{ path: at, fn, message: `${what} "${value}": ${bad}` }] : [];
+}
+
+/** Tolerations, the node selector, the node and priority class named, and the scheduling and readiness gates. */
+export function placementProblems(spec: Obj, at: PathSegment[]): Invalid[] {
+  const out = [
+    ...list(spec.tolerations).flatMap((t, i) => tolerationProblems(t, [...at, 'tolerations', i])),
+    ...validateLabels(spec.nodeSelector, [...at, 'nodeSelector']),
+    ...subdomainProblem(spec.nodeName, [...at, 'nodeName'], 'ValidateNodeName', 'nodeName'),
+    ...subdomainProblem(spec.priorityClassName, [...at, 'priorityClassName'], 'ValidatePriorityClassName', 'priorityClassName'),
+  ];
+  list(spec.readinessGates).forEach((g, i) =>
+    out.push(...labelKeyProblem(g?.conditionType, [...at, 'readinessGates', i, 'conditionType'], 'validateReadinessGates', 'readiness gate conditionType')),
+  );
+  const seen = new Set<unknown>();
+  list(spec.schedulingGates).forEach((g, i) => {
+    out.push(...labelKeyProblem(g?.name, [...at, 'schedulingGates', i], 'validateSchedulingGates', 'scheduling gate'));
+    if (seen.has(g?.name))
+      out.push({ path: [...at, 'schedulingGates', i], fn: 'validateSchedulingGates', message: `scheduling gate "${String(g?.name)}" is given twice` });
+    seen.add(g?.name);
+  });
+  return out;
 }

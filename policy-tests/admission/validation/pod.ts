@@ -9,9 +9,9 @@ import type { Invalid } from './metadata.ts';
 import { imageReferenceProblem } from './image-reference.ts';
 import { validateObjectMeta } from './metadata.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
-import { dnsProblems } from './pod-dns.ts';
-import { affinityProblems, topologySpreadProblems } from './pod-scheduling.ts';
-import { configMapKey, dns1123Label, envVarName, isPortNumber, portName, portNumOrNameProblem } from './syntax.ts';
+import { dnsProblems, isSloppyIP } from './pod-dns.ts';
+import { affinityProblems, placementProblems, topologySpreadProblems } from './pod-scheduling.ts';
+import { configMapKey, dns1123Label, dns1123Subdomain, envVarName, isPortNumber, portName, portNumOrNameProblem } from './syntax.ts';
 // resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike.
 import { parseQuantity } from '../../model/core/text.ts';
 
@@ -277,6 +277,43 @@ export interface PodOptions {
   extraVolumes?: readonly string[];
 }
 
+/**
+ * What the pod is known by and as (ValidatePodSpec): its hostname and subdomain DNS labels, its service account a DNS
+ * subdomain, each host alias an IP with subdomain names, and no host namespace in a user namespace (validateHostUsers).
+ */
+function identityProblems(spec: Obj, at: PathSegment[]): Invalid[] {
+  const out: Invalid[] = [];
+  for (const field of ['hostname', 'subdomain']) {
+    const bad = typeof spec[field] === 'string' && spec[field] !== '' ? dns1123Label(spec[field]) : undefined;
+    if (bad) out.push({ path: [...at, field], fn: 'ValidatePodSpec (ValidateDNS1123Label)', message: `${field} "${String(spec[field])}": ${bad}` });
+  }
+  const account = typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '' ? dns1123Subdomain(spec.serviceAccountName) : undefined;
+  if (account)
+    out.push({
+      path: [...at, 'serviceAccountName'],
+      fn: 'ValidateServiceAccountName',
+      message: `serviceAccountName "${String(spec.serviceAccountName)}": ${account}`,
+    });
+  ((Array.isArray(spec.hostAliases) ? spec.hostAliases : []) as Obj[]).forEach((alias, i) => {
+    if (typeof alias?.ip !== 'string' || !isSloppyIP(alias.ip))
+      out.push({
+        path: [...at, 'hostAliases', i, 'ip'],
+        fn: 'ValidateHostAliases (IsValidIP)',
+        message: `host alias ip "${String(alias?.ip ?? '')}": must be a valid IP address`,
+      });
+    ((Array.isArray(alias?.hostnames) ? alias.hostnames : []) as unknown[]).forEach((name, j) => {
+      const bad = typeof name === 'string' ? dns1123Subdomain(name) : 'must be a string';
+      if (bad)
+        out.push({ path: [...at, 'hostAliases', i, 'hostnames', j], fn: 'ValidateHostAliases', message: `host alias hostname "${String(name)}": ${bad}` });
+    });
+  });
+  if (spec.hostUsers === false)
+    for (const field of ['hostNetwork', 'hostPID', 'hostIPC'])
+      if (spec[field] === true)
+        out.push({ path: [...at, field], fn: 'validateHostUsers', message: `${field} is forbidden when \`pod.Spec.HostUsers\` is false` });
+  return out;
+}
+
 /** ValidatePodSpec, for what can be judged offline. `at` is where the spec sits in its object. */
 export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraVolumes = [] }: PodOptions): Invalid[] {
   if (!spec || typeof spec !== 'object') return [];
@@ -316,6 +353,8 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
     ...dnsProblems(spec, at, features),
     ...affinityProblems(spec.affinity, [...at, 'affinity']),
     ...topologySpreadProblems(spec.topologySpreadConstraints, [...at, 'topologySpreadConstraints']),
+    ...placementProblems(spec, at),
+    ...identityProblems(spec, at),
   );
   return out;
 }

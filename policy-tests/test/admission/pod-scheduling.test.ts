@@ -144,3 +144,62 @@ describe('topology spread constraints', () => {
     ]);
   });
 });
+
+describe('tolerations and the names a pod is placed by', () => {
+  it('admits what charts write', () => {
+    expect(
+      judged({
+        tolerations: [
+          { operator: 'Exists' },
+          { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' },
+          { key: 'dedicated', operator: 'Equal', value: 'media', effect: 'NoExecute', tolerationSeconds: 30 },
+          { key: 'gpu', value: 'true' },
+        ],
+        nodeSelector: { 'kubernetes.io/os': 'linux' },
+        priorityClassName: 'system-node-critical',
+        readinessGates: [{ conditionType: 'example.com/ready' }],
+        hostname: 'web-0',
+        subdomain: 'web',
+        serviceAccountName: 'web',
+        hostAliases: [{ ip: '192.168.1.10', hostnames: ['nas.lan'] }],
+      }),
+    ).toEqual([]);
+  });
+  it('refuses a keyless Equal, a value under Exists, tolerationSeconds without NoExecute, an unknown operator or effect, bad names', () => {
+    expect(
+      judged({
+        tolerations: [
+          { operator: 'Equal', value: 'x' },
+          { key: 'a', operator: 'Exists', value: 'yes' },
+          { key: 'b', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 10 },
+          { key: 'c', operator: 'Gt', value: '1' },
+          { key: 'd', operator: 'Exists', effect: 'NoAdmit' },
+          { key: 'e', value: 'not a label value' },
+        ],
+        nodeSelector: { 'bad key!': 'x' },
+        priorityClassName: 'High',
+        schedulingGates: [{ name: 'example.com/wait' }, { name: 'example.com/wait' }],
+        hostname: 'web.0',
+        serviceAccountName: 'Web',
+        hostAliases: [{ ip: 'nas.lan', hostnames: ['NAS'] }],
+        hostUsers: false,
+        hostNetwork: true,
+      }),
+    ).toEqual([
+      expect.stringMatching(/^tolerations\.0\.operator: toleration: operator must be Exists when `key` is empty/),
+      expect.stringMatching(/^tolerations\.1\.operator: toleration: value must be empty when `operator` is 'Exists'$/),
+      expect.stringMatching(/^tolerations\.2\.effect: toleration: effect must be 'NoExecute' when `tolerationSeconds` is set$/),
+      expect.stringMatching(/^tolerations\.3\.operator: toleration: Unsupported value: "Gt": supported values: "Equal", "Exists"$/),
+      expect.stringMatching(/^tolerations\.4\.effect: toleration: Unsupported value: "NoAdmit"/),
+      expect.stringMatching(/^tolerations\.5\.operator: toleration: value "not a label value": a valid label must be/),
+      expect.stringMatching(/^nodeSelector\.bad key!: label key "bad key!"/),
+      expect.stringMatching(/^priorityClassName: priorityClassName "High": a lowercase RFC 1123 subdomain/),
+      expect.stringMatching(/^schedulingGates\.1: scheduling gate "example\.com\/wait" is given twice$/),
+      expect.stringMatching(/^hostname: hostname "web\.0": a lowercase RFC 1123 label/),
+      expect.stringMatching(/^serviceAccountName: serviceAccountName "Web": a lowercase RFC 1123 subdomain/),
+      expect.stringMatching(/^hostAliases\.0\.ip: host alias ip "nas\.lan": must be a valid IP address$/),
+      expect.stringMatching(/^hostAliases\.0\.hostnames\.0: host alias hostname "NAS": a lowercase RFC 1123 subdomain/),
+      expect.stringMatching(/^hostNetwork: hostNetwork is forbidden when `pod\.Spec\.HostUsers` is false$/),
+    ]);
+  });
+});
