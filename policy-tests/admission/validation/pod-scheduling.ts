@@ -111,10 +111,25 @@ function nodeAffinityProblems(affinity: Obj, at: PathSegment[]): Invalid[] {
   return out;
 }
 
+/**
+ * Label keys a pod's own labels fill in (matchLabelKeys, mismatchLabelKeys): how the API server holds them against the
+ * selector, which it merges them into as it creates the pod, was not read closely enough to judge. Said so.
+ */
+function labelKeysNotJudged(o: Obj, at: PathSegment[], fn: string): Invalid[] {
+  return ['matchLabelKeys', 'mismatchLabelKeys']
+    .filter((field) => strings(o?.[field]).length > 0)
+    .map((field) => ({
+      path: [...at, field],
+      fn,
+      message: `${field}: whether the API server admits these keys beside the selector is not judged`,
+      notJudged: true,
+    }));
+}
+
 /** validatePodAffinityTerm: a topology key, valid selectors, and namespaces that are namespace names. */
 function podTermProblems(term: Obj, at: PathSegment[]): Invalid[] {
   const fn = 'validatePodAffinityTerm';
-  const out: Invalid[] = [];
+  const out: Invalid[] = labelKeysNotJudged(term, at, fn);
   if (typeof term?.topologyKey !== 'string' || term.topologyKey === '')
     out.push({ path: [...at, 'topologyKey'], fn, message: 'pod affinity term: topologyKey can not be empty' });
   else out.push(...labelKeyProblem(term.topologyKey, [...at, 'topologyKey'], fn, 'pod affinity topologyKey'));
@@ -172,7 +187,7 @@ function constraintProblems(c: Obj, later: readonly Obj[], at: PathSegment[]): I
   for (const policy of ['nodeAffinityPolicy', 'nodeTaintsPolicy'])
     if (c?.[policy] !== undefined && c[policy] !== null && !INCLUSION_POLICIES.includes(c[policy]))
       say(policy, `${policy}: ${unsupported(c[policy], INCLUSION_POLICIES)}`);
-  return [...out, ...labelSelectorProblems(c?.labelSelector, [...at, 'labelSelector'], 'topology spread labelSelector')];
+  return [...out, ...labelSelectorProblems(c?.labelSelector, [...at, 'labelSelector'], 'topology spread labelSelector'), ...labelKeysNotJudged(c, at, fn)];
 }
 
 /** validateTopologySpreadConstraints: each constraint, and no {topologyKey, whenUnsatisfiable} pair twice. */

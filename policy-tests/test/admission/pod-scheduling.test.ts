@@ -203,3 +203,22 @@ describe('tolerations and the names a pod is placed by', () => {
     ]);
   });
 });
+
+describe('label keys filled from the pod', () => {
+  it('are said not judged, in a spread constraint and in a pod affinity term', () => {
+    const notJudged = (spec: object) =>
+      validateBuiltin('Deployment', deployment(spec), 35)
+        .filter((p) => p.notJudged)
+        .map((p) => p.path.slice(3).join('.'));
+    expect(
+      notJudged({
+        topologySpreadConstraints: [
+          { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: {}, matchLabelKeys: ['pod-template-hash'] },
+        ],
+        affinity: {
+          podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone', labelSelector: {}, mismatchLabelKeys: ['tenant'] }] },
+        },
+      }),
+    ).toEqual(['affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution.0.mismatchLabelKeys', 'topologySpreadConstraints.0.matchLabelKeys']);
+  });
+});
