@@ -127,7 +127,8 @@ function buildInputs(
   { app, source }: { app: ArgoApp; source: AppSource },
   dir: string,
 ): { options?: Record<string, unknown>; inputs: ReturnType<typeof kustomizeInputs> } {
-  const written = source.kustomize && Object.keys(editOptions(source.kustomize)).length ? editOptions(source.kustomize) : undefined;
+  const edits = source.kustomize && editOptions(source.kustomize);
+  const written = edits && Object.keys(edits).length ? edits : undefined;
   const refused = written && kustomizeOptionsRefusal(written);
   if (refused) throw new RenderRefused(refused);
   const built = written && withBuildEnv(written, (text) => argoEnvsubst(text, app, source));

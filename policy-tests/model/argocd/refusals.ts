@@ -17,7 +17,7 @@ import { claimingPlugins } from './cmp-plugins.ts';
 import { jsonnetClosure, jsonnetLibraryPaths } from './jsonnet.ts';
 import { checkoutView, kustomizeInputs } from './kustomize.ts';
 import { valueFilesOf } from './source-files.ts';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseQuantity } from '../core/text.ts';
 import { sizeOnDisk } from '../repository/directory-source.ts';
@@ -110,10 +110,19 @@ function contentFilesOf(repo: Repo, app: ArgoApp, source: AppSource): string[] {
     const chart = checkoutTree(repo).filter((f) => path === '' || f.startsWith(`${path}/`));
     const inChart = (f: string) => (path === '' ? f : f.slice(path.length + 1));
     const templates = chart.filter((f) => inChart(f).startsWith('templates/'));
-    const readsFiles = templates.some((f) => existsSync(join(repo.root, f)) && /\.Files\b/.test(readFileSync(join(repo.root, f), 'utf8')));
+    const readsFiles = templates.some((f) => /\.Files\b/.test(textOf(repo, f)));
     files.push(...(readsFiles ? chart : chart.filter((f) => CHART_PARTS.test(inChart(f)))));
   }
   return files;
+}
+
+/** A checkout file's text, or nothing where it cannot be read as one (gone, a folder a link names). */
+function textOf(repo: Repo, file: string): string {
+  try {
+    return readFileSync(join(repo.root, file), 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** What the jsonnet files of a directory source can import, as the render finds them (up to an import out of the repository). */
@@ -124,7 +133,7 @@ export function jsonnetInputs(repo: Repo, source: AppSource): string[] {
   const known = checkoutPathSet(repo);
   const files = {
     kind: (rel: string) => (known.has(rel) ? ('file' as const) : undefined),
-    read: (rel: string) => (existsSync(join(repo.root, rel)) ? readFileSync(join(repo.root, rel), 'utf8') : ''),
+    read: (rel: string) => textOf(repo, rel),
   };
   return jsonnet.flatMap((f) => {
     const closure = jsonnetClosure(f, jpaths, files);
