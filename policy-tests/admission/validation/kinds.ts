@@ -266,7 +266,7 @@ function webhooks(o: Obj): Invalid[] {
 
 const RULES: Record<string, KindRule> = {
   ...WORKLOAD_RULES,
-  Pod: (o, features) => validatePodSpec(o.spec, ['spec'], { features }),
+  Pod: (o, features) => validatePodSpec(o.spec, ['spec'], { features, labels: o.metadata?.labels }),
   Service: servicePorts,
   ConfigMap: dataKeys,
   Secret: dataKeys,

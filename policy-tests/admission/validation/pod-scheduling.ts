@@ -112,24 +112,69 @@ function nodeAffinityProblems(affinity: Obj, at: PathSegment[]): Invalid[] {
 }
 
 /**
- * Label keys a pod's own labels fill in (matchLabelKeys, mismatchLabelKeys): how the API server holds them against the
- * selector, which it merges them into as it creates the pod, was not read closely enough to judge. Said so.
+ * A topology spread constraint's `matchLabelKeys`: how the API server holds them beside the selector it now merges
+ * them into (MatchLabelKeysInPodTopologySpreadSelectorMerge) was not read closely enough to judge. Said so.
  */
-function labelKeysNotJudged(o: Obj, at: PathSegment[], fn: string): Invalid[] {
-  return ['matchLabelKeys', 'mismatchLabelKeys']
-    .filter((field) => strings(o?.[field]).length > 0)
-    .map((field) => ({
-      path: [...at, field],
-      fn,
-      message: `${field}: whether the API server admits these keys beside the selector is not judged`,
-      notJudged: true,
-    }));
+function spreadKeysNotJudged(c: Obj, at: PathSegment[]): Invalid[] {
+  return strings(c?.matchLabelKeys).length > 0
+    ? [
+        {
+          path: [...at, 'matchLabelKeys'],
+          fn: 'validateTopologySpreadConstraints',
+          message: 'matchLabelKeys: whether the API server admits these keys beside the selector is not judged',
+          notJudged: true,
+        },
+      ]
+    : [];
+}
+
+/**
+ * validateMatchLabelKeysAndMismatchLabelKeys, on the selector the pod is created with: the API server first appends
+ * `key In (value)` for each matchLabelKeys key the pod's labels hold, and `key NotIn (value)` for each mismatchLabelKeys
+ * key (pkg/registry/core/pod `applyMatchLabelKeysAndMismatchLabelKeys`). Keys need a selector and must be label
+ * names; a matchLabelKeys key the selector already names, or one mismatchLabelKeys names too, is refused. A
+ * workload's template passes, and every pod it makes is refused.
+ */
+function affinityLabelKeyProblems(term: Obj, at: PathSegment[], labels: unknown): Invalid[] {
+  const fn = 'validateMatchLabelKeysAndMismatchLabelKeys';
+  const match = strings(term?.matchLabelKeys).map(String);
+  const mismatch = strings(term?.mismatchLabelKeys).map(String);
+  const selector = term?.labelSelector as Obj | undefined | null;
+  const out: Invalid[] = [];
+  for (const [field, keys] of [
+    ['matchLabelKeys', match],
+    ['mismatchLabelKeys', mismatch],
+  ] as const) {
+    if (keys.length === 0) continue;
+    if (!selector || typeof selector !== 'object')
+      out.push({ path: [...at, field], fn, message: `${field}: must not be specified when labelSelector is not set` });
+    else keys.forEach((k, i) => out.push(...labelKeyProblem(k, [...at, field, i], fn, `${field} key`)));
+  }
+  if (selector && typeof selector === 'object') {
+    const own = labels && typeof labels === 'object' ? (labels as Record<string, unknown>) : {};
+    const merged = [...list(selector.matchExpressions).map((e) => String(e?.key)), ...[...match, ...mismatch].filter((k) => k in own)];
+    const seen = new Set(Object.keys(selector.matchLabels ?? {}));
+    for (const key of merged) {
+      if (match.includes(key) && seen.has(key))
+        out.push({
+          path: [...at, 'matchLabelKeys', match.indexOf(key)],
+          fn,
+          message: `matchLabelKeys "${key}": exists in both matchLabelKeys and labelSelector (the API server merges the pod's value of it into the selector as it creates the pod, and refuses the pod)`,
+        });
+      seen.add(key);
+    }
+  }
+  match.forEach((k, i) => {
+    if (mismatch.includes(k))
+      out.push({ path: [...at, 'matchLabelKeys', i], fn, message: `matchLabelKeys "${k}": exists in both matchLabelKeys and mismatchLabelKeys` });
+  });
+  return out;
 }
 
 /** validatePodAffinityTerm: a topology key, valid selectors, and namespaces that are namespace names. */
-function podTermProblems(term: Obj, at: PathSegment[]): Invalid[] {
+function podTermProblems(term: Obj, at: PathSegment[], labels: unknown): Invalid[] {
   const fn = 'validatePodAffinityTerm';
-  const out: Invalid[] = labelKeysNotJudged(term, at, fn);
+  const out: Invalid[] = affinityLabelKeyProblems(term, at, labels);
   if (typeof term?.topologyKey !== 'string' || term.topologyKey === '')
     out.push({ path: [...at, 'topologyKey'], fn, message: 'pod affinity term: topologyKey can not be empty' });
   else out.push(...labelKeyProblem(term.topologyKey, [...at, 'topologyKey'], fn, 'pod affinity topologyKey'));
@@ -144,29 +189,29 @@ function podTermProblems(term: Obj, at: PathSegment[]): Invalid[] {
   return out;
 }
 
-function podAffinityProblems(affinity: Obj, at: PathSegment[]): Invalid[] {
+function podAffinityProblems(affinity: Obj, at: PathSegment[], labels: unknown): Invalid[] {
   return [
     ...list(affinity.requiredDuringSchedulingIgnoredDuringExecution).flatMap((t, i) =>
-      podTermProblems(t, [...at, 'requiredDuringSchedulingIgnoredDuringExecution', i]),
+      podTermProblems(t, [...at, 'requiredDuringSchedulingIgnoredDuringExecution', i], labels),
     ),
     ...list(affinity.preferredDuringSchedulingIgnoredDuringExecution).flatMap((w, i) => {
       const here = [...at, 'preferredDuringSchedulingIgnoredDuringExecution', i];
       return [
         ...weightProblem(w?.weight, [...here, 'weight'], 'validateWeightedPodAffinityTerms'),
-        ...podTermProblems(w?.podAffinityTerm, [...here, 'podAffinityTerm']),
+        ...podTermProblems(w?.podAffinityTerm, [...here, 'podAffinityTerm'], labels),
       ];
     }),
   ];
 }
 
-/** validateAffinity: node affinity, pod affinity and pod anti-affinity. */
-export function affinityProblems(affinity: unknown, at: PathSegment[]): Invalid[] {
+/** validateAffinity: node affinity, pod affinity and pod anti-affinity; `labels` are the pod's. */
+export function affinityProblems(affinity: unknown, at: PathSegment[], labels?: unknown): Invalid[] {
   if (!affinity || typeof affinity !== 'object') return [];
   const a = affinity as Obj;
   return [
     ...(a.nodeAffinity ? nodeAffinityProblems(a.nodeAffinity, [...at, 'nodeAffinity']) : []),
-    ...(a.podAffinity ? podAffinityProblems(a.podAffinity, [...at, 'podAffinity']) : []),
-    ...(a.podAntiAffinity ? podAffinityProblems(a.podAntiAffinity, [...at, 'podAntiAffinity']) : []),
+    ...(a.podAffinity ? podAffinityProblems(a.podAffinity, [...at, 'podAffinity'], labels) : []),
+    ...(a.podAntiAffinity ? podAffinityProblems(a.podAntiAffinity, [...at, 'podAntiAffinity'], labels) : []),
   ];
 }
 
@@ -187,7 +232,7 @@ function constraintProblems(c: Obj, later: readonly Obj[], at: PathSegment[]): I
   for (const policy of ['nodeAffinityPolicy', 'nodeTaintsPolicy'])
     if (c?.[policy] !== undefined && c[policy] !== null && !INCLUSION_POLICIES.includes(c[policy]))
       say(policy, `${policy}: ${unsupported(c[policy], INCLUSION_POLICIES)}`);
-  return [...out, ...labelSelectorProblems(c?.labelSelector, [...at, 'labelSelector'], 'topology spread labelSelector'), ...labelKeysNotJudged(c, at, fn)];
+  return [...out, ...labelSelectorProblems(c?.labelSelector, [...at, 'labelSelector'], 'topology spread labelSelector'), ...spreadKeysNotJudged(c, at)];
 }
 
 /** validateTopologySpreadConstraints: each constraint, and no {topologyKey, whenUnsatisfiable} pair twice. */

@@ -275,6 +275,8 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
 export interface PodOptions {
   features: ValidationFeatures;
   extraVolumes?: readonly string[];
+  /** The pod's labels (a template's): the API server merges the ones an affinity term's label keys name into its selector. */
+  labels?: unknown;
 }
 
 /**
@@ -315,7 +317,7 @@ function identityProblems(spec: Obj, at: PathSegment[]): Invalid[] {
 }
 
 /** ValidatePodSpec, for what can be judged offline. `at` is where the spec sits in its object. */
-export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraVolumes = [] }: PodOptions): Invalid[] {
+export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraVolumes = [], labels }: PodOptions): Invalid[] {
   if (!spec || typeof spec !== 'object') return [];
   const out = volumeProblems(spec.volumes, at);
   const volumeNames = new Set([...((spec.volumes ?? []) as Obj[]).map((v) => String(v?.name)), ...extraVolumes]);
@@ -351,7 +353,7 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
   out.push(
     ...securityContextPodProblems(spec.securityContext, [...at, 'securityContext']),
     ...dnsProblems(spec, at, features),
-    ...affinityProblems(spec.affinity, [...at, 'affinity']),
+    ...affinityProblems(spec.affinity, [...at, 'affinity'], labels),
     ...topologySpreadProblems(spec.topologySpreadConstraints, [...at, 'topologySpreadConstraints']),
     ...placementProblems(spec, at),
     ...identityProblems(spec, at),
@@ -371,7 +373,10 @@ function securityContextPodProblems(sc: Obj | undefined, path: PathSegment[]): I
 /** A pod template: its metadata, its spec, and the restart policies its controller allows. */
 export function validatePodTemplate(template: Obj | undefined, at: PathSegment[], restartPolicies: readonly string[], pod: PodOptions): Invalid[] {
   if (!template || typeof template !== 'object') return [];
-  const out = [...validateObjectMeta('Pod', template.metadata, [...at, 'metadata'], true), ...validatePodSpec(template.spec, [...at, 'spec'], pod)];
+  const out = [
+    ...validateObjectMeta('Pod', template.metadata, [...at, 'metadata'], true),
+    ...validatePodSpec(template.spec, [...at, 'spec'], { ...pod, labels: template.metadata?.labels }),
+  ];
   const policy = template.spec?.restartPolicy;
   if (policy !== undefined && !restartPolicies.includes(policy))
     out.push({

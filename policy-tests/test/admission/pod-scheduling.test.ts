@@ -205,20 +205,35 @@ describe('tolerations and the names a pod is placed by', () => {
 });
 
 describe('label keys filled from the pod', () => {
-  it('are said not judged, in a spread constraint and in a pod affinity term', () => {
-    const notJudged = (spec: object) =>
-      validateBuiltin('Deployment', deployment(spec), 35)
-        .filter((p) => p.notJudged)
-        .map((p) => p.path.slice(3).join('.'));
-    expect(
-      notJudged({
+  const term = (t: object) => ({ affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone', ...t }] } } });
+  it("an affinity term's: judged on the selector the API server creates each pod with, its keys merged in", () => {
+    // A key the pod's labels hold is merged as `key In (value)`: beside a selector that names it, every pod is refused.
+    expect(judged(term({ labelSelector: { matchLabels: { tier: 'web' } }, matchLabelKeys: ['pod-template-hash'] }))).toEqual([]);
+    expect(judged(term({ labelSelector: { matchLabels: { app: 'web' } }, matchLabelKeys: ['app'] }))).toEqual([
+      expect.stringMatching(/\.0\.matchLabelKeys\.0: matchLabelKeys "app": exists in both matchLabelKeys and labelSelector \(the API server merges/),
+    ]);
+    // A key the pod does not carry merges nothing.
+    expect(judged(term({ labelSelector: { matchLabels: { tier: 'web' } }, matchLabelKeys: ['tier', 'absent'] }))).toEqual([]);
+    expect(judged(term({ matchLabelKeys: ['app'] }))).toEqual([
+      expect.stringMatching(/matchLabelKeys: matchLabelKeys: must not be specified when labelSelector is not set$/),
+    ]);
+    expect(judged(term({ labelSelector: {}, matchLabelKeys: ['app', 'bad key!'], mismatchLabelKeys: ['app'] }))).toEqual([
+      expect.stringMatching(/matchLabelKeys\.1: matchLabelKeys key "bad key!": name part must consist/),
+      // The pod's app label merged twice, In then NotIn: the second is a key the selector already names, as upstream counts it.
+      expect.stringMatching(/matchLabelKeys\.0: matchLabelKeys "app": exists in both matchLabelKeys and labelSelector/),
+      expect.stringMatching(/matchLabelKeys\.0: matchLabelKeys "app": exists in both matchLabelKeys and mismatchLabelKeys$/),
+    ]);
+  });
+  it("a spread constraint's: said not judged", () => {
+    const notJudged = validateBuiltin(
+      'Deployment',
+      deployment({
         topologySpreadConstraints: [
           { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: {}, matchLabelKeys: ['pod-template-hash'] },
         ],
-        affinity: {
-          podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone', labelSelector: {}, mismatchLabelKeys: ['tenant'] }] },
-        },
       }),
-    ).toEqual(['affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution.0.mismatchLabelKeys', 'topologySpreadConstraints.0.matchLabelKeys']);
+      35,
+    ).filter((p) => p.notJudged);
+    expect(notJudged.map((p) => p.path.slice(3).join('.'))).toEqual(['topologySpreadConstraints.0.matchLabelKeys']);
   });
 });
