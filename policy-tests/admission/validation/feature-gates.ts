@@ -30,6 +30,15 @@ const GATES = {
     { since: 33, enabled: true },
     { since: 34, enabled: true },
   ],
+  /**
+   * KEP-3633: a pod affinity term's matchLabelKeys and mismatchLabelKeys; off, the API server drops both fields
+   * (neither validated nor merged into the selector). Alpha in 1.29, beta and on in 1.31, GA in 1.33.
+   */
+  MatchLabelKeysInPodAffinity: [
+    { since: 29, enabled: false },
+    { since: 31, enabled: true },
+    { since: 33, enabled: true },
+  ],
 } as const satisfies Record<string, readonly Step[]>;
 
 export type ValidationGate = keyof typeof GATES;

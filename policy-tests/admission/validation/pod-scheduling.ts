@@ -172,9 +172,9 @@ function affinityLabelKeyProblems(term: Obj, at: PathSegment[], labels: unknown)
 }
 
 /** validatePodAffinityTerm: a topology key, valid selectors, and namespaces that are namespace names. */
-function podTermProblems(term: Obj, at: PathSegment[], labels: unknown): Invalid[] {
+function podTermProblems(term: Obj, at: PathSegment[], keys: LabelKeys): Invalid[] {
   const fn = 'validatePodAffinityTerm';
-  const out: Invalid[] = affinityLabelKeyProblems(term, at, labels);
+  const out: Invalid[] = keys ? affinityLabelKeyProblems(term, at, keys.labels) : [];
   if (typeof term?.topologyKey !== 'string' || term.topologyKey === '')
     out.push({ path: [...at, 'topologyKey'], fn, message: 'pod affinity term: topologyKey can not be empty' });
   else out.push(...labelKeyProblem(term.topologyKey, [...at, 'topologyKey'], fn, 'pod affinity topologyKey'));
@@ -189,29 +189,35 @@ function podTermProblems(term: Obj, at: PathSegment[], labels: unknown): Invalid
   return out;
 }
 
-function podAffinityProblems(affinity: Obj, at: PathSegment[], labels: unknown): Invalid[] {
+function podAffinityProblems(affinity: Obj, at: PathSegment[], keys: LabelKeys): Invalid[] {
   return [
     ...list(affinity.requiredDuringSchedulingIgnoredDuringExecution).flatMap((t, i) =>
-      podTermProblems(t, [...at, 'requiredDuringSchedulingIgnoredDuringExecution', i], labels),
+      podTermProblems(t, [...at, 'requiredDuringSchedulingIgnoredDuringExecution', i], keys),
     ),
     ...list(affinity.preferredDuringSchedulingIgnoredDuringExecution).flatMap((w, i) => {
       const here = [...at, 'preferredDuringSchedulingIgnoredDuringExecution', i];
       return [
         ...weightProblem(w?.weight, [...here, 'weight'], 'validateWeightedPodAffinityTerms'),
-        ...podTermProblems(w?.podAffinityTerm, [...here, 'podAffinityTerm'], labels),
+        ...podTermProblems(w?.podAffinityTerm, [...here, 'podAffinityTerm'], keys),
       ];
     }),
   ];
 }
 
-/** validateAffinity: node affinity, pod affinity and pod anti-affinity; `labels` are the pod's. */
-export function affinityProblems(affinity: unknown, at: PathSegment[], labels?: unknown): Invalid[] {
+/**
+ * Where the cluster reads an affinity term's label keys (MatchLabelKeysInPodAffinity), the pod's labels merged into its
+ * selector; undefined where it drops them.
+ */
+type LabelKeys = { labels: unknown } | undefined;
+
+/** validateAffinity: node affinity, pod affinity and pod anti-affinity. */
+export function affinityProblems(affinity: unknown, at: PathSegment[], keys?: LabelKeys): Invalid[] {
   if (!affinity || typeof affinity !== 'object') return [];
   const a = affinity as Obj;
   return [
     ...(a.nodeAffinity ? nodeAffinityProblems(a.nodeAffinity, [...at, 'nodeAffinity']) : []),
-    ...(a.podAffinity ? podAffinityProblems(a.podAffinity, [...at, 'podAffinity'], labels) : []),
-    ...(a.podAntiAffinity ? podAffinityProblems(a.podAntiAffinity, [...at, 'podAntiAffinity'], labels) : []),
+    ...(a.podAffinity ? podAffinityProblems(a.podAffinity, [...at, 'podAffinity'], keys) : []),
+    ...(a.podAntiAffinity ? podAffinityProblems(a.podAntiAffinity, [...at, 'podAntiAffinity'], keys) : []),
   ];
 }
 

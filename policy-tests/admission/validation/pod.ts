@@ -353,7 +353,7 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
   out.push(
     ...securityContextPodProblems(spec.securityContext, [...at, 'securityContext']),
     ...dnsProblems(spec, at, features),
-    ...affinityProblems(spec.affinity, [...at, 'affinity'], labels),
+    ...affinityProblems(spec.affinity, [...at, 'affinity'], features.has('MatchLabelKeysInPodAffinity') ? { labels } : undefined),
     ...topologySpreadProblems(spec.topologySpreadConstraints, [...at, 'topologySpreadConstraints']),
     ...placementProblems(spec, at),
     ...identityProblems(spec, at),

@@ -223,6 +223,8 @@ describe('label keys filled from the pod', () => {
       expect.stringMatching(/matchLabelKeys\.0: matchLabelKeys "app": exists in both matchLabelKeys and labelSelector/),
       expect.stringMatching(/matchLabelKeys\.0: matchLabelKeys "app": exists in both matchLabelKeys and mismatchLabelKeys$/),
     ]);
+    // Before 1.31 the API server drops both fields (MatchLabelKeysInPodAffinity off): nothing to refuse.
+    expect(validateBuiltin('Deployment', deployment(term({ matchLabelKeys: ['app'] })), 30)).toEqual([]);
   });
   it("a spread constraint's: said not judged", () => {
     const notJudged = validateBuiltin(
