@@ -9,9 +9,7 @@
  */
 import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppSource } from '../model/argocd/argocd.ts';
 import type { HelmChartEntry } from '../model/argocd/kustomize.ts';
-import { sourceApiVersions, sourceKubeVersion } from '../model/argocd/repo-server.ts';
 import type { ChartScope } from '../model/argocd/rendered.ts';
 import { cachedScope } from './cache.ts';
 import { extractedChart, unpackingKey } from './chart-extract.ts';
@@ -97,16 +95,15 @@ export async function placeCharts(ctx: Context, copy: string, charts: readonly I
 
 /**
  * What Argo CD adds to a build with --enable-helm: the pinned Helm, and the Kubernetes version and API versions the
- * source names (`kustomize.kubeVersion`, `kustomize.apiVersions`), else the cluster's (its `kubeVersion` parsed as
- * the repo-server parses it, `renderKustomize` refusing one it cannot).
+ * source renders for (`kustomize.kubeVersion`, `kustomize.apiVersions`, else the cluster's; the version already parsed
+ * as the repo-server parses it, by `renderKustomize`).
  */
-export function helmBuildArgs(ctx: Context, buildOptions: readonly string[], source: AppSource): string[] {
+export function helmBuildArgs(ctx: Context, buildOptions: readonly string[], target: { kubeVersion?: string; apiVersions: readonly string[] }): string[] {
   if (!buildOptions.includes('--enable-helm')) return [];
-  const kube = sourceKubeVersion(source, ctx.kubernetesVersion);
   return [
     '--helm-command',
     ctx.tools.helm,
-    ...('version' in kube && kube.version ? ['--helm-kube-version', kube.version] : []),
-    ...sourceApiVersions(source, ctx.apiVersions).flatMap((v) => ['--helm-api-versions', v]),
+    ...(target.kubeVersion ? ['--helm-kube-version', target.kubeVersion] : []),
+    ...target.apiVersions.flatMap((v) => ['--helm-api-versions', v]),
   ];
 }

@@ -11,7 +11,7 @@ import { normalizeSourcePath, type AppSource, type ArgoApp } from '../model/argo
 import { checkoutView, KUSTOMIZATION_FILES, kustomizationIn, kustomizeBuildOptions, kustomizeInputs } from '../model/argocd/kustomize.ts';
 import { ARGOCD_CM_PATCH } from '../model/controller/resource-filter.ts';
 import { applyKustomizeOptions, editOptions, kustomizeOptionsRefusal, withBuildEnv } from './kustomize-options.ts';
-import { sourceKubeVersion } from '../model/argocd/repo-server.ts';
+import { sourceApiVersions, sourceKubeVersion } from '../model/argocd/repo-server.ts';
 import { argoEnvsubst } from '../model/argocd/source-files.ts';
 import type { SourceRender } from '../model/argocd/rendered.ts';
 import type { Positions, Resource } from '../model/core/manifest.ts';
@@ -228,7 +228,10 @@ export async function renderKustomize(ctx: Context, app: ArgoApp, source: AppSou
   // key is the same in every pass (the charts may read them, as a Helm source's may).
   const remotes = lockedRemotes(ctx, inputs.remote);
   const charts = helm ? inflatedCharts(ctx, inputs.helmCharts) : [];
-  const helmArgs = helm && inputs.helmCharts.length ? helmBuildArgs(ctx, buildOptions, source) : [];
+  const helmArgs =
+    helm && inputs.helmCharts.length
+      ? helmBuildArgs(ctx, buildOptions, { kubeVersion: kube.version, apiVersions: sourceApiVersions(source, ctx.apiVersions) })
+      : [];
   const sourceKey = {
     tools: ctx.tools.versions,
     dir,

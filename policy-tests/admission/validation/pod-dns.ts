@@ -3,11 +3,10 @@
  * settings, which the kubelet writes into every container's resolv.conf. Search paths follow the cluster's
  * RelaxedDNSSearchValidation gate (feature-gates.ts), as pkg/apis/core/validation reads them at v1.36.
  */
-import { isIP } from 'node:net';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 import type { Invalid } from './metadata.ts';
-import { dns1123Subdomain, dns1123SubdomainWithUnderscore } from './syntax.ts';
+import { dns1123Subdomain, dns1123SubdomainWithUnderscore, isSloppyIP } from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -15,13 +14,6 @@ const MAX_NAMESERVERS = 3;
 const MAX_SEARCH_PATHS = 32;
 const MAX_SEARCH_LIST_CHARS = 2048;
 const FN = 'validatePodDNSConfig';
-
-/** An IP as netutils.ParseIPSloppy reads it: IPv4 may carry leading zeros (StrictIPCIDRValidation is off by default). */
-export function isSloppyIP(v: string): boolean {
-  if (isIP(v) !== 0) return true;
-  const parts = v.split('.');
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
-}
 
 /**
  * One search path, as validatePodDNSConfig reads it: a trailing '.' dropped, then a DNS-1123 subdomain; under the

@@ -6,14 +6,15 @@
  * operator, value and effect, and the names a pod is placed by (node selector, node, priority class, scheduling
  * and readiness gates). A chart's typo here is refused by the API server at sync, every replica with it.
  */
+import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { validateLabels } from './metadata.ts';
 import { dns1123Label, dns1123Subdomain, labelValue, qualifiedName } from './syntax.ts';
 
 type Obj = Record<string, any>;
-const list = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
-const strings = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** A list of YAML mappings, read loosely as the API's structs (core's `list`, typed for field access). */
+const objects = (v: unknown): Obj[] => list(v) as Obj[];
 
 const NODE_OPERATORS = ['DoesNotExist', 'Exists', 'Gt', 'In', 'Lt', 'NotIn'];
 const ACTIONS = ['DoNotSchedule', 'ScheduleAnyway'];
@@ -34,9 +35,9 @@ export function labelSelectorProblems(selector: unknown, at: PathSegment[], what
   const s = selector as Obj;
   const fn = 'ValidateLabelSelector';
   const out = validateLabels(s.matchLabels, [...at, 'matchLabels']);
-  list(s.matchExpressions).forEach((r, i) => {
+  objects(s.matchExpressions).forEach((r, i) => {
     const here = [...at, 'matchExpressions', i];
-    const values = strings(r?.values);
+    const values = list(r?.values);
     if (r?.operator === 'In' || r?.operator === 'NotIn') {
       if (values.length === 0) out.push({ path: [...here, 'values'], fn, message: `${what}: values must be non-empty when \`operator\` is 'In' or 'NotIn'` });
     } else if (r?.operator === 'Exists' || r?.operator === 'DoesNotExist') {
@@ -55,7 +56,7 @@ export function labelSelectorProblems(selector: unknown, at: PathSegment[], what
 /** ValidateNodeSelectorRequirement: In and NotIn need values, Exists and DoesNotExist take none, Gt and Lt one. */
 function nodeRequirementProblems(r: Obj, at: PathSegment[]): Invalid[] {
   const fn = 'ValidateNodeSelectorRequirement';
-  const values = strings(r?.values);
+  const values = list(r?.values);
   const out: Invalid[] = [];
   const say = (message: string, field = 'values') => out.push({ path: [...at, field], fn, message: `node selector requirement: ${message}` });
   if (r?.operator === 'In' || r?.operator === 'NotIn') {
@@ -73,7 +74,7 @@ function nodeFieldProblems(r: Obj, at: PathSegment[]): Invalid[] {
   const fn = 'ValidateNodeFieldSelectorRequirement';
   const out: Invalid[] = [];
   if (r?.operator === 'In' || r?.operator === 'NotIn') {
-    if (strings(r?.values).length !== 1)
+    if (list(r?.values).length !== 1)
       out.push({
         path: [...at, 'values'],
         fn,
@@ -87,8 +88,8 @@ function nodeFieldProblems(r: Obj, at: PathSegment[]): Invalid[] {
 
 function nodeTermProblems(term: Obj, at: PathSegment[]): Invalid[] {
   return [
-    ...list(term?.matchExpressions).flatMap((r, i) => nodeRequirementProblems(r, [...at, 'matchExpressions', i])),
-    ...list(term?.matchFields).flatMap((r, i) => nodeFieldProblems(r, [...at, 'matchFields', i])),
+    ...objects(term?.matchExpressions).flatMap((r, i) => nodeRequirementProblems(r, [...at, 'matchExpressions', i])),
+    ...objects(term?.matchFields).flatMap((r, i) => nodeFieldProblems(r, [...at, 'matchFields', i])),
   ];
 }
 
@@ -99,12 +100,12 @@ function nodeAffinityProblems(affinity: Obj, at: PathSegment[]): Invalid[] {
   const out: Invalid[] = [];
   const required = affinity.requiredDuringSchedulingIgnoredDuringExecution as Obj | undefined;
   if (required && typeof required === 'object') {
-    const terms = list(required.nodeSelectorTerms);
+    const terms = objects(required.nodeSelectorTerms);
     const here = [...at, 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'];
     if (terms.length === 0) out.push({ path: here, fn: 'ValidateNodeSelector', message: 'nodeSelectorTerms: must have at least one node selector term' });
     terms.forEach((t, i) => out.push(...nodeTermProblems(t, [...here, i])));
   }
-  list(affinity.preferredDuringSchedulingIgnoredDuringExecution).forEach((p, i) => {
+  objects(affinity.preferredDuringSchedulingIgnoredDuringExecution).forEach((p, i) => {
     const here = [...at, 'preferredDuringSchedulingIgnoredDuringExecution', i];
     out.push(...weightProblem(p?.weight, [...here, 'weight'], 'ValidatePreferredSchedulingTerms'), ...nodeTermProblems(p?.preference, [...here, 'preference']));
   });
@@ -116,7 +117,7 @@ function nodeAffinityProblems(affinity: Obj, at: PathSegment[]): Invalid[] {
  * them into (MatchLabelKeysInPodTopologySpreadSelectorMerge) was not read closely enough to judge. Said so.
  */
 function spreadKeysNotJudged(c: Obj, at: PathSegment[]): Invalid[] {
-  return strings(c?.matchLabelKeys).length > 0
+  return list(c?.matchLabelKeys).length > 0
     ? [
         {
           path: [...at, 'matchLabelKeys'],
@@ -137,8 +138,8 @@ function spreadKeysNotJudged(c: Obj, at: PathSegment[]): Invalid[] {
  */
 function affinityLabelKeyProblems(term: Obj, at: PathSegment[], labels: unknown): Invalid[] {
   const fn = 'validateMatchLabelKeysAndMismatchLabelKeys';
-  const match = strings(term?.matchLabelKeys).map(String);
-  const mismatch = strings(term?.mismatchLabelKeys).map(String);
+  const match = list(term?.matchLabelKeys).map(String);
+  const mismatch = list(term?.mismatchLabelKeys).map(String);
   const selector = term?.labelSelector as Obj | undefined | null;
   const out: Invalid[] = [];
   for (const [field, keys] of [
@@ -152,7 +153,7 @@ function affinityLabelKeyProblems(term: Obj, at: PathSegment[], labels: unknown)
   }
   if (selector && typeof selector === 'object') {
     const own = labels && typeof labels === 'object' ? (labels as Record<string, unknown>) : {};
-    const merged = [...list(selector.matchExpressions).map((e) => String(e?.key)), ...[...match, ...mismatch].filter((k) => k in own)];
+    const merged = [...objects(selector.matchExpressions).map((e) => String(e?.key)), ...[...match, ...mismatch].filter((k) => k in own)];
     const seen = new Set(Object.keys(selector.matchLabels ?? {}));
     for (const key of merged) {
       if (match.includes(key) && seen.has(key))
@@ -182,7 +183,7 @@ function podTermProblems(term: Obj, at: PathSegment[], keys: LabelKeys): Invalid
     ...labelSelectorProblems(term?.labelSelector, [...at, 'labelSelector'], 'pod affinity labelSelector'),
     ...labelSelectorProblems(term?.namespaceSelector, [...at, 'namespaceSelector'], 'pod affinity namespaceSelector'),
   );
-  strings(term?.namespaces).forEach((ns, i) => {
+  list(term?.namespaces).forEach((ns, i) => {
     const bad = typeof ns === 'string' ? dns1123Label(ns) : 'must be a string';
     if (bad) out.push({ path: [...at, 'namespaces', i], fn, message: `pod affinity namespace "${String(ns)}": ${bad}` });
   });
@@ -191,10 +192,10 @@ function podTermProblems(term: Obj, at: PathSegment[], keys: LabelKeys): Invalid
 
 function podAffinityProblems(affinity: Obj, at: PathSegment[], keys: LabelKeys): Invalid[] {
   return [
-    ...list(affinity.requiredDuringSchedulingIgnoredDuringExecution).flatMap((t, i) =>
+    ...objects(affinity.requiredDuringSchedulingIgnoredDuringExecution).flatMap((t, i) =>
       podTermProblems(t, [...at, 'requiredDuringSchedulingIgnoredDuringExecution', i], keys),
     ),
-    ...list(affinity.preferredDuringSchedulingIgnoredDuringExecution).flatMap((w, i) => {
+    ...objects(affinity.preferredDuringSchedulingIgnoredDuringExecution).flatMap((w, i) => {
       const here = [...at, 'preferredDuringSchedulingIgnoredDuringExecution', i];
       return [
         ...weightProblem(w?.weight, [...here, 'weight'], 'validateWeightedPodAffinityTerms'),
@@ -243,7 +244,7 @@ function constraintProblems(c: Obj, later: readonly Obj[], at: PathSegment[]): I
 
 /** validateTopologySpreadConstraints: each constraint, and no {topologyKey, whenUnsatisfiable} pair twice. */
 export function topologySpreadProblems(constraints: unknown, at: PathSegment[]): Invalid[] {
-  const all = list(constraints);
+  const all = objects(constraints);
   return all.flatMap((c, i) => constraintProblems(c, all.slice(i + 1), [...at, i]));
 }
 
@@ -280,16 +281,16 @@ function subdomainProblem(value: unknown, at: PathSegment[], fn: string, what: s
 /** Tolerations, the node selector, the node and priority class named, and the scheduling and readiness gates. */
 export function placementProblems(spec: Obj, at: PathSegment[]): Invalid[] {
   const out = [
-    ...list(spec.tolerations).flatMap((t, i) => tolerationProblems(t, [...at, 'tolerations', i])),
+    ...objects(spec.tolerations).flatMap((t, i) => tolerationProblems(t, [...at, 'tolerations', i])),
     ...validateLabels(spec.nodeSelector, [...at, 'nodeSelector']),
     ...subdomainProblem(spec.nodeName, [...at, 'nodeName'], 'ValidateNodeName', 'nodeName'),
     ...subdomainProblem(spec.priorityClassName, [...at, 'priorityClassName'], 'ValidatePriorityClassName', 'priorityClassName'),
   ];
-  list(spec.readinessGates).forEach((g, i) =>
+  objects(spec.readinessGates).forEach((g, i) =>
     out.push(...labelKeyProblem(g?.conditionType, [...at, 'readinessGates', i, 'conditionType'], 'validateReadinessGates', 'readiness gate conditionType')),
   );
   const seen = new Set<unknown>();
-  list(spec.schedulingGates).forEach((g, i) => {
+  objects(spec.schedulingGates).forEach((g, i) => {
     out.push(...labelKeyProblem(g?.name, [...at, 'schedulingGates', i], 'validateSchedulingGates', 'scheduling gate'));
     if (seen.has(g?.name))
       out.push({ path: [...at, 'schedulingGates', i], fn: 'validateSchedulingGates', message: `scheduling gate "${String(g?.name)}" is given twice` });

@@ -9,9 +9,9 @@ import type { Invalid } from './metadata.ts';
 import { imageReferenceProblem } from './image-reference.ts';
 import { validateObjectMeta } from './metadata.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
-import { dnsProblems, isSloppyIP } from './pod-dns.ts';
+import { dnsProblems } from './pod-dns.ts';
 import { affinityProblems, placementProblems, topologySpreadProblems } from './pod-scheduling.ts';
-import { configMapKey, dns1123Label, dns1123Subdomain, envVarName, isPortNumber, portName, portNumOrNameProblem } from './syntax.ts';
+import { configMapKey, dns1123Label, dns1123Subdomain, envVarName, isPortNumber, isSloppyIP, portName, portNumOrNameProblem } from './syntax.ts';
 // resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike.
 import { parseQuantity } from '../../model/core/text.ts';
 

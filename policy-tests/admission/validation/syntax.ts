@@ -3,6 +3,7 @@
  * pkg/api/resource: names, label keys and values, port names, quantities.
  * Each returns the API server's reason, or undefined when the value is valid.
  */
+import { isIP } from 'node:net';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -144,4 +145,11 @@ export function cidr(v: string): string | undefined {
   if (!v4 && !v6) return 'must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)';
   if (Number(bits) > (v4 ? 32 : 128)) return 'prefix length out of range';
   return undefined;
+}
+
+/** An IP as netutils.ParseIPSloppy reads it: IPv4 may carry leading zeros (StrictIPCIDRValidation is off by default). */
+export function isSloppyIP(v: string): boolean {
+  if (isIP(v) !== 0) return true;
+  const parts = v.split('.');
+  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
 }

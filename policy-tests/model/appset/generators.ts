@@ -9,7 +9,7 @@ import { isMap, obj, type Obj } from '../core/dig.ts';
 import { selectorMatches } from '../core/label-selector.ts';
 import { goFilepathMatch } from '../core/glob.ts';
 import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, isThisRepoURL } from '../argocd/argocd.ts';
-import { clusterSecrets, knownClusters } from '../argocd/clusters.ts';
+import { clusterSecrets, clusterSecretWriters } from '../argocd/clusters.ts';
 import { cmdParamsSwitch, HIDDEN_DIRECTORIES_KEY } from '../argocd/refusals.ts';
 import { secretValue } from '../core/secrets.ts';
 import type { Repo } from '../repository/repo.ts';
@@ -122,7 +122,8 @@ async function gitParams(run: Run, git: Obj): Promise<Params[]> {
  */
 async function clusterParams(run: Run, clusters: Obj): Promise<Params[]> {
   const { repo, mode } = run;
-  if (knownClusters(repo).written) throw new Unjudged("its clusters generator reads cluster Secrets an ExternalSecret writes, whose contents are the store's");
+  if (clusterSecretWriters(repo).length > 0)
+    throw new Unjudged("its clusters generator reads cluster Secrets an ExternalSecret writes, whose contents are the store's");
   const selector = obj(clusters.selector);
   const selects = Object.keys(obj(selector.matchLabels)).length > 0 || (Array.isArray(selector.matchExpressions) && selector.matchExpressions.length > 0);
   const byName = new Map<string, Params>();

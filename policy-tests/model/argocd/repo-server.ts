@@ -230,10 +230,8 @@ export function parseKubeVersion(version: string): { version: string } | { error
   if (components[0]!.startsWith('0') && components[0] !== '0')
     return fail(`illegal zero-prefixed version component ${JSON.stringify(components[0])} in ${JSON.stringify(version)}`);
   // Go's ParseUint: a component past 2^64-1 is out of range.
-  if (components.some((c) => BigInt(c) > 18446744073709551615n))
-    return fail(
-      `illegal non-numeric version component ${JSON.stringify(components.find((c) => BigInt(c) > 18446744073709551615n))} in ${JSON.stringify(version)}`,
-    );
+  const outOfRange = components.find((c) => BigInt(c) > 18446744073709551615n);
+  if (outOfRange !== undefined) return fail(`illegal non-numeric version component ${JSON.stringify(outOfRange)} in ${JSON.stringify(version)}`);
   return { version: components.map((c) => BigInt(c).toString()).join('.') };
 }
 

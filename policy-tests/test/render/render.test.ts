@@ -617,6 +617,12 @@ ${kustomize}
     server: https://kubernetes.default.svc
     namespace: web
 `;
+  /** argocd-cm's kustomize.buildOptions, as the repository's argocd-cm patch sets them for every build. */
+  const withBuildOptions = (repo: FixtureRepo, options: string) =>
+    repo.write(
+      'apps/platform/argocd/patches/argocd-cm.yaml',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: ${options}\n`,
+    );
   function webRepo(kustomize: string): FixtureRepo {
     const repo = fixtureRepo();
     repo.write(
@@ -699,10 +705,7 @@ ${kustomize}
     const refused = await rendered(outside(webRepo('      namePrefix: lab-')));
     expect(refused.renders[0]).toMatchObject({ status: 'failed', message: expect.stringMatching(/is not in or below/) });
     const allowed = outside(webRepo('      namePrefix: lab-'));
-    allowed.write(
-      'apps/platform/argocd/patches/argocd-cm.yaml',
-      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: --load-restrictor LoadRestrictionsNone --enable-helm\n',
-    );
+    withBuildOptions(allowed, '--load-restrictor LoadRestrictionsNone --enable-helm');
     const built = await rendered(allowed);
     expect(built.renders[0]!.status, built.renders[0]!.message).toBe('rendered');
     expect(built.renders[0]!.resources.map((r) => r.name).sort()).toEqual(['lab-common', 'lab-web']);
@@ -722,10 +725,7 @@ ${kustomize}
       message: expect.stringMatching(/does not pass --enable-helm: kustomize refuses the build \("must specify --enable-helm"\)/),
     });
     const enabled = inflating(webRepo('      namePrefix: lab-'));
-    enabled.write(
-      'apps/platform/argocd/patches/argocd-cm.yaml',
-      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: --enable-helm\n',
-    );
+    withBuildOptions(enabled, '--enable-helm');
     // Not pulled yet: not rendered, with the command that pulls it; charts:pull reads kustomize's charts too.
     const cold = mkdtempSync(join(tmpdir(), 'inflate-cache-'));
     try {
@@ -744,10 +744,7 @@ ${kustomize}
       expect(existsSync(join(enabled.root, 'apps/web/charts'))).toBe(false);
       // A values file beside the kustomization's folder (the load restrictor off) is copied into the build too.
       const besideFolder = inflating(webRepo('      namePrefix: lab-'));
-      besideFolder.write(
-        'apps/platform/argocd/patches/argocd-cm.yaml',
-        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: --enable-helm --load-restrictor LoadRestrictionsNone\n',
-      );
+      withBuildOptions(besideFolder, '--enable-helm --load-restrictor LoadRestrictionsNone');
       besideFolder.write('charts.lock.json', readFileSync(join(enabled.root, 'charts.lock.json'), 'utf8'));
       besideFolder.write('apps/common-values.yaml', 'greeting: from a file\n');
       besideFolder.write(
@@ -763,7 +760,7 @@ ${kustomize}
       // The Application's own Kubernetes version and API versions for what it inflates (kustomize.kubeVersion,
       // kustomize.apiVersions: BuildOpts), the version parsed as the repo-server parses it; one it cannot parse fails the source.
       const versioned = inflating(webRepo('      namePrefix: lab-\n      kubeVersion: v1.31.2-gke.1\n      apiVersions: [example.com/v1]'));
-      versioned.write('apps/platform/argocd/patches/argocd-cm.yaml', readFileSync(join(enabled.root, 'apps/platform/argocd/patches/argocd-cm.yaml'), 'utf8'));
+      withBuildOptions(versioned, '--enable-helm');
       versioned.write('charts.lock.json', readFileSync(join(enabled.root, 'charts.lock.json'), 'utf8'));
       const own = (await rendered(versioned, { HOMELAB_CACHE_DIR: cold })).renders[0]!;
       expect(own.status, own.message).toBe('rendered');
@@ -803,7 +800,7 @@ ${kustomize}
       // A chart home out of the repository is refused before anything is unpacked there.
       for (const home of ['../../../../escape', '/tmp/escape']) {
         const hostile = inflating(webRepo('      namePrefix: lab-'));
-        hostile.write('apps/platform/argocd/patches/argocd-cm.yaml', readFileSync(join(enabled.root, 'apps/platform/argocd/patches/argocd-cm.yaml'), 'utf8'));
+        withBuildOptions(hostile, '--enable-helm');
         hostile.write('charts.lock.json', readFileSync(join(enabled.root, 'charts.lock.json'), 'utf8'));
         hostile.write(
           'apps/web/kustomization.yaml',
@@ -830,10 +827,7 @@ ${kustomize}
   it('prints a kustomization once where no chart it inflates can print differently, and twice where one can', async () => {
     const vendoring = (template: string) => {
       const repo = webRepo('      namePrefix: lab-');
-      repo.write(
-        'apps/platform/argocd/patches/argocd-cm.yaml',
-        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: --enable-helm\n',
-      );
+      withBuildOptions(repo, '--enable-helm');
       repo.write('apps/web/kustomization.yaml', 'resources: [deployment.yaml]\nhelmCharts:\n  - name: calm\n    version: 1.0.0\n    releaseName: lab\n');
       // With a version and no repository, kustomize reads the chart at <chartHome>/<name>, its values.yaml required.
       repo.write('apps/web/charts/calm/Chart.yaml', 'apiVersion: v2\nname: calm\nversion: 1.0.0\n');
