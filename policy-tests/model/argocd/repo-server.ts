@@ -222,7 +222,8 @@ export const firstOutOfBoundsLink = (links: readonly { path: string; target: str
  * after the numbers dropped (`v1.30.1-gke.1` is `1.30.1`). A version it cannot parse fails the source, in its words.
  */
 export function parseKubeVersion(version: string): { version: string } | { error: string } {
-  const parts = /^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)$/s.exec(version);
+  // Go's versionMatchRE: its \s is [\t\n\f\r ], its . stops at a newline, and its $ is the end of the text.
+  const parts = /^[\t\n\f\r ]*v?([0-9]+(?:\.[0-9]+)*)([^\n]*)$/.exec(version);
   const fail = (why: string) => ({ error: `could not parse kubernetes version ${version}: ${why}` });
   if (!parts) return fail(`could not parse ${JSON.stringify(version)} as version`);
   const components = parts[1]!.split('.');

@@ -50,21 +50,40 @@ export function goParseBool(text: unknown): boolean | undefined {
   return GO_TRUE.has(text) ? true : GO_FALSE.has(text) ? false : undefined;
 }
 
-/** The pointer versions git-lfs decodes: the spec's, and the pre-release tool's (git-lfs lfs/pointer.go). */
-const LFS_POINTER_VERSIONS = new Set(['https://git-lfs.github.com/spec/v1', 'https://hawser.github.com/spec/v1']);
+/** The pointer versions git-lfs decodes (lfs/pointer.go `v1Aliases`: the alpha's, the pre-release's, the launch's). */
+const LFS_POINTER_VERSIONS = new Set(['http://git-media.io/v/2', 'https://hawser.github.com/spec/v1', 'https://git-lfs.github.com/spec/v1']);
+const LFS_POINTER_KEYS = ['version', 'oid', 'size'];
+const LFS_OID = /^sha256:[0-9a-f]{64}$/;
 
 /**
- * Whether a file's text is a Git LFS pointer (the LFS specification: under 1024 bytes, `key value` lines, `version`
- * first, an `oid sha256:` and a `size`): what a checkout holds in place of a file stored in LFS until `git lfs
- * checkout` puts the object there. An empty file is LFS's pointer for an empty file, and is its own content.
+ * Whether a file's text is a Git LFS pointer, as git-lfs decodes one (lfs/pointer.go `DecodePointer`, which `git lfs
+ * checkout` runs on each blob of the tree under 1024 bytes): the text trimmed, blank lines skipped, `version`, `oid`
+ * and `size` in that order with `ext-<digit>-<name>` lines anywhere among them and nothing after `size`; a known
+ * version, a sha256 oid, a size of zero or more, each extension's oid valid and no priority twice. What a checkout
+ * holds in place of a file stored in LFS until `git lfs checkout` puts the object there.
  */
 export function isLfsPointer(text: string): boolean {
-  if (text.length === 0 || Buffer.byteLength(text) >= 1024) return false;
-  const pairs = text
-    .trimEnd()
-    .split('\n')
-    .map((line) => /^([a-z0-9.-]+) (.*)$/.exec(line));
-  if (pairs.some((p) => p === null) || pairs[0]?.[1] !== 'version' || !LFS_POINTER_VERSIONS.has(pairs[0][2]!)) return false;
-  const value = (key: string) => pairs.find((p) => p![1] === key)?.[2];
-  return /^sha256:[0-9a-f]{64}$/.test(value('oid') ?? '') && /^\d+$/.test(value('size') ?? '');
+  if (Buffer.byteLength(text) >= 1024) return false;
+  const data = text.trim();
+  if (!/git-media|hawser|git-lfs/.test(data)) return false;
+  const keys = new Map<string, string>();
+  const priorities = new Set<string>();
+  for (const raw of data.split('\n')) {
+    // bufio.ScanLines: a line ends at \n, a \r before it dropped.
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line === '') continue;
+    const space = line.indexOf(' ');
+    if (space === -1 || keys.size >= LFS_POINTER_KEYS.length) return false;
+    const [key, value] = [line.slice(0, space), line.slice(space + 1)];
+    if (key === LFS_POINTER_KEYS[keys.size]) keys.set(key, value);
+    else {
+      // extRE `\Aext-\d{1}-\w+` (a prefix match), then parsePointerExtension: a valid oid, and each priority once.
+      const ext = /^ext-(\d)-\w/.exec(key);
+      if (!ext || !LFS_OID.test(value) || priorities.has(ext[1]!)) return false;
+      priorities.add(ext[1]!);
+    }
+  }
+  // strconv.ParseInt: an optional sign, decimal digits, within int64; not negative.
+  const size = /^[+-]?\d+$/.test(keys.get('size') ?? '') ? BigInt(keys.get('size')!) : -1n;
+  return LFS_POINTER_VERSIONS.has(keys.get('version') ?? '') && LFS_OID.test(keys.get('oid') ?? '') && size >= 0n && size <= 9223372036854775807n;
 }

@@ -26,6 +26,16 @@ describe('a Git LFS pointer, as git-lfs decodes one', () => {
     ['another version', `version https://git-lfs.github.com/spec/v2\noid sha256:${OID}\nsize 12\n`, false],
     ['YAML that mentions one', `data:\n  version: https://git-lfs.github.com/spec/v1\n`, false],
     ['1024 bytes or more', `${pointer()}${'x-pad '.padEnd(1024, 'y')}\n`, false],
+    ["the alpha's version, with blank lines and spaces around", `\n  version http://git-media.io/v/2\n\noid sha256:${OID}\nsize 0\n\n`, true],
+    ['size before oid', `version https://git-lfs.github.com/spec/v1\nsize 12\noid sha256:${OID}\n`, false],
+    ['a line after size', `${pointer()}note this\n`, false],
+    [
+      'two extensions of one priority',
+      `version https://git-lfs.github.com/spec/v1\next-1-a sha256:${OID}\next-1-b sha256:${OID}\noid sha256:${OID}\nsize 2\n`,
+      false,
+    ],
+    ['an extension priority of two digits', `version https://git-lfs.github.com/spec/v1\next-12-a sha256:${OID}\noid sha256:${OID}\nsize 2\n`, false],
+    ['a negative size', `version https://git-lfs.github.com/spec/v1\noid sha256:${OID}\nsize -1\n`, false],
   ])('%s: %s', (_what, text, expected) => {
     expect(isLfsPointer(text)).toBe(expected);
   });

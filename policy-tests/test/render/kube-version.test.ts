@@ -12,7 +12,7 @@ import { renderRepo } from '../../render/render.ts';
 import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
 
 describe("the repo-server's parse of a Kubernetes version", () => {
-  // apimachinery's version_test.go TestGenericVersion: each input, and what String prints.
+  // Inputs of the kinds apimachinery's version_test.go (TestGenericVersions, TestBadGenericVersions) holds, and what String prints.
   it.each([
     ['1.0', '1.0'],
     ['1.2.3', '1.2.3'],
