@@ -9,6 +9,7 @@ import { validateObjectMeta, type Invalid } from './metadata.ts';
 import { validatePodSpec } from './pod.ts';
 import { featuresAt } from './feature-gates.ts';
 import { WORKLOAD_RULES, type KindRule } from './workloads.ts';
+import { kindSelectorProblems } from './label-selector.ts';
 import { cidr, configMapKey, dns1123Label, dns1123Subdomain, intOrPercent, isPortNumber, portName, portNumOrNameProblem } from './syntax.ts';
 import { parseQuantity } from '../../model/core/text.ts';
 
@@ -152,6 +153,8 @@ function networkPolicy(o: Obj): Invalid[] {
       });
       ((rule?.[dir === 'ingress' ? 'from' : 'to'] ?? []) as Obj[]).forEach((peer, j) => {
         const at: PathSegment[] = ['spec', dir, i, dir === 'ingress' ? 'from' : 'to', j];
+        if (!peer?.ipBlock && !peer?.podSelector && !peer?.namespaceSelector)
+          out.push({ path: at, fn: 'ValidateNetworkPolicyPeer', message: 'must specify a peer' });
         if (peer?.ipBlock && (peer.podSelector || peer.namespaceSelector))
           out.push({ path: [...at, 'ipBlock'], fn: 'ValidateNetworkPolicyPeer', message: 'ipBlock may not be combined with podSelector or namespaceSelector' });
         if (typeof peer?.ipBlock?.cidr === 'string') {
@@ -175,6 +178,18 @@ function roleRules(o: Obj): Invalid[] {
       out.push({ path: ['rules', i], fn: 'ValidatePolicyRule', message: 'resource rules must supply at least one api group' });
     return out;
   });
+}
+
+/** An aggregated ClusterRole names at least one selector (ValidateClusterRole); each is judged in label-selector.ts. */
+function aggregationRule(o: Obj): Invalid[] {
+  if (!o.aggregationRule || (Array.isArray(o.aggregationRule.clusterRoleSelectors) && o.aggregationRule.clusterRoleSelectors.length > 0)) return [];
+  return [
+    {
+      path: ['aggregationRule', 'clusterRoleSelectors'],
+      fn: 'ValidateClusterRole',
+      message: 'at least one clusterRoleSelector required if aggregationRule is non-nil',
+    },
+  ];
 }
 
 function binding(o: Obj): Invalid[] {
@@ -257,6 +272,8 @@ function webhooks(o: Obj): Invalid[] {
         fn: 'validateAdmissionReviewVersions',
         message: 'admissionReviewVersions must specify one of v1, v1beta1',
       });
+    if (w?.timeoutSeconds !== undefined && !(typeof w.timeoutSeconds === 'number' && w.timeoutSeconds >= 1 && w.timeoutSeconds <= 30))
+      out.push({ path: [...at, 'timeoutSeconds'], fn: 'validateWebhook', message: 'the timeout value must be between 1 and 30 seconds' });
     const cc = w?.clientConfig ?? {};
     if (!!cc.url === !!cc.service)
       out.push({ path: [...at, 'clientConfig'], fn: 'ValidateWebhookClientConfig', message: 'exactly one of url or service is required' });
@@ -274,7 +291,7 @@ const RULES: Record<string, KindRule> = {
   Ingress: ingress,
   NetworkPolicy: networkPolicy,
   Role: roleRules,
-  ClusterRole: (o) => (o.aggregationRule ? [] : roleRules(o)),
+  ClusterRole: (o) => [...roleRules(o), ...aggregationRule(o)],
   RoleBinding: binding,
   ClusterRoleBinding: binding,
   PodDisruptionBudget: pdb,
@@ -315,5 +332,9 @@ export const VALIDATED_KINDS: readonly string[] = Object.keys(RULES);
  * the given minor: a rule behind a feature gate follows that minor's defaults (feature-gates.ts).
  */
 export function validateBuiltin(kind: string, object: Obj, kubernetesMinor = Number.NaN): Invalid[] {
-  return [...validateObjectMeta(kind, object.metadata, ['metadata']), ...(RULES[kind]?.(object, featuresAt(kubernetesMinor)) ?? [])];
+  return [
+    ...validateObjectMeta(kind, object.metadata, ['metadata']),
+    ...(RULES[kind]?.(object, featuresAt(kubernetesMinor)) ?? []),
+    ...kindSelectorProblems(kind, object),
+  ];
 }

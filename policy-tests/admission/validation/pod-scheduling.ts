@@ -10,7 +10,8 @@ import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { validateLabels } from './metadata.ts';
-import { dns1123Label, dns1123Subdomain, labelValue, qualifiedName } from './syntax.ts';
+import { labelKeyProblem, labelSelectorProblems } from './label-selector.ts';
+import { dns1123Label, dns1123Subdomain, labelValue } from './syntax.ts';
 
 type Obj = Record<string, any>;
 /** A list of YAML mappings, read loosely as the API's structs (core's `list`, typed for field access). */
@@ -22,36 +23,6 @@ const INCLUSION_POLICIES = ['Honor', 'Ignore'];
 
 const unsupported = (value: unknown, supported: readonly string[]) =>
   `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`;
-
-/** A label key where a selector or a topology names one (ValidateLabelName). */
-function labelKeyProblem(key: unknown, at: PathSegment[], fn: string, what: string): Invalid[] {
-  const bad = typeof key === 'string' ? qualifiedName(key) : 'must be a string';
-  return bad ? [{ path: at, fn, message: `${what} "${String(key)}": ${bad}` }] : [];
-}
-
-/** apimachinery's ValidateLabelSelector: its labels, and each requirement's key, operator and values. */
-export function labelSelectorProblems(selector: unknown, at: PathSegment[], what: string): Invalid[] {
-  if (!selector || typeof selector !== 'object') return [];
-  const s = selector as Obj;
-  const fn = 'ValidateLabelSelector';
-  const out = validateLabels(s.matchLabels, [...at, 'matchLabels']);
-  objects(s.matchExpressions).forEach((r, i) => {
-    const here = [...at, 'matchExpressions', i];
-    const values = list(r?.values);
-    if (r?.operator === 'In' || r?.operator === 'NotIn') {
-      if (values.length === 0) out.push({ path: [...here, 'values'], fn, message: `${what}: values must be non-empty when \`operator\` is 'In' or 'NotIn'` });
-    } else if (r?.operator === 'Exists' || r?.operator === 'DoesNotExist') {
-      if (values.length > 0)
-        out.push({ path: [...here, 'values'], fn, message: `${what}: values may not be specified when \`operator\` is 'Exists' or 'DoesNotExist'` });
-    } else out.push({ path: [...here, 'operator'], fn, message: `${what}: ${JSON.stringify(r?.operator)} is not a valid label selector operator` });
-    out.push(...labelKeyProblem(r?.key, [...here, 'key'], fn, `${what} key`));
-    values.forEach((v, j) => {
-      const bad = typeof v === 'string' ? labelValue(v) : 'must be a string';
-      if (bad) out.push({ path: [...here, 'values', j], fn, message: `${what} value "${String(v)}": ${bad}` });
-    });
-  });
-  return out;
-}
 
 /** ValidateNodeSelectorRequirement: In and NotIn need values, Exists and DoesNotExist take none, Gt and Lt one. */
 function nodeRequirementProblems(r: Obj, at: PathSegment[]): Invalid[] {

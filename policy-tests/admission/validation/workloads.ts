@@ -4,6 +4,7 @@
  */
 import type { PathSegment } from '../../model/core/positions.ts';
 import { validateLabels, type Invalid } from './metadata.ts';
+import { labelSelectorProblems } from './label-selector.ts';
 import { validatePodTemplate } from './pod.ts';
 import { intOrPercent } from './syntax.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
@@ -17,10 +18,51 @@ function selectorProblems(o: Obj, templateAt: PathSegment[], fn: string): Invali
   const selector = o.spec?.selector;
   const empty = !selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0);
   if (empty) return [{ path: ['spec', 'selector'], fn, message: 'selector: empty selector is invalid for a workload (it would match every pod)' }];
-  const out = validateLabels(selector.matchLabels, ['spec', 'selector', 'matchLabels']);
-  const template = o.spec?.template;
-  if (template && !selectorMatches(selector, template.metadata?.labels))
-    out.push({ path: [...templateAt, 'metadata', 'labels'], fn, message: '`selector` does not match template `labels`' });
+  return [...labelSelectorProblems(selector, ['spec', 'selector'], 'selector'), ...templateMatchProblems(selector, o.spec?.template, templateAt, fn)];
+}
+
+/**
+ * Whether the selector matches the template's labels. Skipped for a selector LabelSelectorAsSelector cannot build
+ * (a bad key, operator or value, already refused above), as the API server skips it.
+ */
+function templateMatchProblems(selector: Obj, template: Obj | undefined, templateAt: PathSegment[], fn: string): Invalid[] {
+  if (!template || labelSelectorProblems(selector, [], '').length > 0 || selectorMatches(selector, template.metadata?.labels)) return [];
+  return [{ path: [...templateAt, 'metadata', 'labels'], fn, message: '`selector` does not match template `labels`' }];
+}
+
+/**
+ * The labels a generated Job selector may select (validateGeneratedSelector's expected labels): the Job's name
+ * under both job-name keys, and a UID nobody can know before the create, under both controller-uid keys.
+ */
+const generatedJobLabels = (name: unknown): Obj => ({
+  'batch.kubernetes.io/job-name': String(name),
+  'job-name': String(name),
+  'batch.kubernetes.io/controller-uid': '\0uid',
+  'controller-uid': '\0uid',
+});
+
+/**
+ * A Job's selector. Unless `manualSelector` is true, the API server generates it: the job strategy adds
+ * `controller-uid` to any selector given, and validateGeneratedSelector refuses one that selects other labels than
+ * the generated ones. With `manualSelector: true` the selector is required and must match the template.
+ */
+function jobSelectorProblems(spec: Obj, at: PathSegment[], jobName: unknown): Invalid[] {
+  const here = [...at, 'selector'];
+  if (!spec.selector) return spec.manualSelector === true ? [{ path: here, fn: 'ValidateJobSpec', message: 'Required value (`manualSelector` is true)' }] : [];
+  const out = labelSelectorProblems(spec.selector, here, 'selector');
+  if (out.length > 0) return out;
+  if (spec.manualSelector === true) return templateMatchProblems(spec.selector, spec.template, [...at, 'template'], 'ValidateJobSpec');
+  return selectorMatches(spec.selector, generatedJobLabels(jobName))
+    ? []
+    : [{ path: here, fn: 'validateGeneratedSelector', message: '`selector` not auto-generated (give `manualSelector: true` to choose a selector)' }];
+}
+
+/** A CronJob's job template carries neither a selector nor `manualSelector: true` (ValidateJobTemplateSpec). */
+function jobTemplateSelectorProblems(spec: Obj, at: PathSegment[]): Invalid[] {
+  const out: Invalid[] = [];
+  if (spec.selector) out.push({ path: [...at, 'selector'], fn: 'ValidateJobTemplateSpec', message: '`selector` will be auto-generated' });
+  if (spec.manualSelector === true)
+    out.push({ path: [...at, 'manualSelector'], fn: 'ValidateJobTemplateSpec', message: 'Unsupported value: true: supported values: "nil", "false"' });
   return out;
 }
 
@@ -75,9 +117,13 @@ function deploymentStrategy(o: Obj): Invalid[] {
   return out;
 }
 
-function job(spec: Obj | undefined, at: PathSegment[], features: ValidationFeatures): Invalid[] {
+/** A Job's spec, or a CronJob's job template's (`owner` says which: the Job's name, or the CronJob). */
+function job(spec: Obj | undefined, at: PathSegment[], features: ValidationFeatures, owner: { jobName: unknown } | 'CronJob'): Invalid[] {
   if (!spec) return [];
-  const out = validatePodTemplate(spec.template, [...at, 'template'], ['OnFailure', 'Never'], { features });
+  const out = [
+    ...validatePodTemplate(spec.template, [...at, 'template'], ['OnFailure', 'Never'], { features }),
+    ...(owner === 'CronJob' ? jobTemplateSelectorProblems(spec, at) : jobSelectorProblems(spec, at, owner.jobName)),
+  ];
   if (spec.template && spec.template.spec?.restartPolicy === undefined)
     out.push({
       path: [...at, 'template', 'spec'],
@@ -98,9 +144,9 @@ export const WORKLOAD_RULES: Record<string, KindRule> = {
     ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS, { features }),
     ...nonNegative(o, ['minReadySeconds', 'revisionHistoryLimit'], 'ValidateDaemonSetSpec'),
   ],
-  Job: (o, features) => job(o.spec, ['spec'], features),
+  Job: (o, features) => job(o.spec, ['spec'], features, { jobName: o.metadata?.name }),
   CronJob: (o, features) => [
-    ...job(o.spec?.jobTemplate?.spec, ['spec', 'jobTemplate', 'spec'], features),
+    ...job(o.spec?.jobTemplate?.spec, ['spec', 'jobTemplate', 'spec'], features, 'CronJob'),
     ...validateLabels(o.spec?.jobTemplate?.metadata?.labels, ['spec', 'jobTemplate', 'metadata', 'labels']),
     ...nonNegative(o, ['successfulJobsHistoryLimit', 'failedJobsHistoryLimit', 'startingDeadlineSeconds'], 'ValidateCronJobSpec'),
   ],
