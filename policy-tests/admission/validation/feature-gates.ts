@@ -39,6 +39,20 @@ const GATES = {
     { since: 31, enabled: true },
     { since: 33, enabled: true },
   ],
+  /**
+   * KEP-3243: a topology spread constraint's matchLabelKeys; off, the API server drops them. Alpha in 1.25, beta and
+   * on in 1.27 (still beta in 1.35).
+   */
+  MatchLabelKeysInPodTopologySpread: [
+    { since: 25, enabled: false },
+    { since: 27, enabled: true },
+  ],
+  /**
+   * KEP-3243's second step: the API server merges each matchLabelKeys key the pod holds into the constraint's selector
+   * as it creates the pod, and validates the keys as a pod affinity term's (validateMatchLabelKeysAndMismatchLabelKeys);
+   * off, validateMatchLabelKeysInTopologySpread refuses a key the selector names. Beta and on in 1.34.
+   */
+  MatchLabelKeysInPodTopologySpreadSelectorMerge: [{ since: 34, enabled: true }],
 } as const satisfies Record<string, readonly Step[]>;
 
 export type ValidationGate = keyof typeof GATES;

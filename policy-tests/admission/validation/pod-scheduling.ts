@@ -12,6 +12,7 @@ import type { Invalid } from './metadata.ts';
 import { validateLabels } from './metadata.ts';
 import { labelKeyProblem, labelSelectorProblems } from './label-selector.ts';
 import { dns1123Label, dns1123Subdomain, labelValue } from './syntax.ts';
+import type { ValidationFeatures } from './feature-gates.ts';
 
 type Obj = Record<string, any>;
 /** A list of YAML mappings, read loosely as the API's structs (core's `list`, typed for field access). */
@@ -84,30 +85,36 @@ function nodeAffinityProblems(affinity: Obj, at: PathSegment[]): Invalid[] {
 }
 
 /**
- * A topology spread constraint's `matchLabelKeys`: how the API server holds them beside the selector it now merges
- * them into (MatchLabelKeysInPodTopologySpreadSelectorMerge) was not read closely enough to judge. Said so.
+ * validateMatchLabelKeysInTopologySpread, where the API server does not merge a spread constraint's keys into its
+ * selector (MatchLabelKeysInPodTopologySpreadSelectorMerge off, before 1.34): the keys need a selector, are label
+ * names, and none may be a key the selector already names, in matchLabels or matchExpressions.
  */
-function spreadKeysNotJudged(c: Obj, at: PathSegment[]): Invalid[] {
-  return list(c?.matchLabelKeys).length > 0
-    ? [
-        {
-          path: [...at, 'matchLabelKeys'],
-          fn: 'validateTopologySpreadConstraints',
-          message: 'matchLabelKeys: whether the API server admits these keys beside the selector is not judged',
-          notJudged: true,
-        },
-      ]
-    : [];
+function unmergedSpreadKeyProblems(c: Obj, at: PathSegment[]): Invalid[] {
+  const fn = 'validateMatchLabelKeysInTopologySpread';
+  const keys = list(c?.matchLabelKeys);
+  if (keys.length === 0) return [];
+  const selector = c?.labelSelector as Obj | undefined | null;
+  const out: Invalid[] = [];
+  if (!selector || typeof selector !== 'object')
+    out.push({ path: [...at, 'matchLabelKeys'], fn, message: 'matchLabelKeys: must not be specified when labelSelector is not set' });
+  const named = new Set([...Object.keys(selector?.matchLabels ?? {}), ...objects(selector?.matchExpressions).map((e) => String(e?.key))]);
+  keys.forEach((k, i) => {
+    out.push(...labelKeyProblem(k, [...at, 'matchLabelKeys', i], fn, 'matchLabelKeys key'));
+    if (named.has(String(k)))
+      out.push({ path: [...at, 'matchLabelKeys', i], fn, message: `matchLabelKeys "${String(k)}": exists in both matchLabelKeys and labelSelector` });
+  });
+  return out;
 }
 
 /**
  * validateMatchLabelKeysAndMismatchLabelKeys, on the selector the pod is created with: the API server first appends
  * `key In (value)` for each matchLabelKeys key the pod's labels hold, and `key NotIn (value)` for each mismatchLabelKeys
- * key (pkg/registry/core/pod `applyMatchLabelKeysAndMismatchLabelKeys`). Keys need a selector and must be label
+ * key (pkg/registry/core/pod `applyMatchLabelKeysAndMismatchLabelKeys`; for a spread constraint, which has no
+ * mismatchLabelKeys, `mutateTopologySpreadConstraints`). Keys need a selector and must be label
  * names; a matchLabelKeys key the selector already names, or one mismatchLabelKeys names too, is refused. A
  * workload's template passes, and every pod it makes is refused.
  */
-function affinityLabelKeyProblems(term: Obj, at: PathSegment[], labels: unknown): Invalid[] {
+function mergedLabelKeyProblems(term: Obj, at: PathSegment[], labels: unknown): Invalid[] {
   const fn = 'validateMatchLabelKeysAndMismatchLabelKeys';
   const match = list(term?.matchLabelKeys).map(String);
   const mismatch = list(term?.mismatchLabelKeys).map(String);
@@ -146,7 +153,7 @@ function affinityLabelKeyProblems(term: Obj, at: PathSegment[], labels: unknown)
 /** validatePodAffinityTerm: a topology key, valid selectors, and namespaces that are namespace names. */
 function podTermProblems(term: Obj, at: PathSegment[], keys: LabelKeys): Invalid[] {
   const fn = 'validatePodAffinityTerm';
-  const out: Invalid[] = keys ? affinityLabelKeyProblems(term, at, keys.labels) : [];
+  const out: Invalid[] = keys ? mergedLabelKeyProblems(term, at, keys.labels) : [];
   if (typeof term?.topologyKey !== 'string' || term.topologyKey === '')
     out.push({ path: [...at, 'topologyKey'], fn, message: 'pod affinity term: topologyKey can not be empty' });
   else out.push(...labelKeyProblem(term.topologyKey, [...at, 'topologyKey'], fn, 'pod affinity topologyKey'));
@@ -193,7 +200,22 @@ export function affinityProblems(affinity: unknown, at: PathSegment[], keys?: La
   ];
 }
 
-function constraintProblems(c: Obj, later: readonly Obj[], at: PathSegment[]): Invalid[] {
+/**
+ * A spread constraint's matchLabelKeys in a cluster with these gates: dropped where the field is off, judged on the
+ * merged selector from 1.34 as a pod affinity term's keys are, and against the selector as written before that.
+ */
+function spreadKeyProblems(c: Obj, at: PathSegment[], pod: SpreadContext): Invalid[] {
+  if (!pod.features.has('MatchLabelKeysInPodTopologySpread')) return [];
+  return pod.features.has('MatchLabelKeysInPodTopologySpreadSelectorMerge') ? mergedLabelKeyProblems(c, at, pod.labels) : unmergedSpreadKeyProblems(c, at);
+}
+
+/** What a spread constraint's keys are judged with: the cluster's gates, and the labels each pod is created with. */
+export interface SpreadContext {
+  features: ValidationFeatures;
+  labels: unknown;
+}
+
+function constraintProblems(c: Obj, later: readonly Obj[], at: PathSegment[], pod: SpreadContext): Invalid[] {
   const fn = 'validateTopologySpreadConstraints';
   const out: Invalid[] = [];
   const say = (field: PathSegment, message: string) => out.push({ path: [...at, field], fn, message: `topology spread constraint: ${message}` });
@@ -210,13 +232,13 @@ function constraintProblems(c: Obj, later: readonly Obj[], at: PathSegment[]): I
   for (const policy of ['nodeAffinityPolicy', 'nodeTaintsPolicy'])
     if (c?.[policy] !== undefined && c[policy] !== null && !INCLUSION_POLICIES.includes(c[policy]))
       say(policy, `${policy}: ${unsupported(c[policy], INCLUSION_POLICIES)}`);
-  return [...out, ...labelSelectorProblems(c?.labelSelector, [...at, 'labelSelector'], 'topology spread labelSelector'), ...spreadKeysNotJudged(c, at)];
+  return [...out, ...labelSelectorProblems(c?.labelSelector, [...at, 'labelSelector'], 'topology spread labelSelector'), ...spreadKeyProblems(c, at, pod)];
 }
 
 /** validateTopologySpreadConstraints: each constraint, and no {topologyKey, whenUnsatisfiable} pair twice. */
-export function topologySpreadProblems(constraints: unknown, at: PathSegment[]): Invalid[] {
+export function topologySpreadProblems(constraints: unknown, at: PathSegment[], pod: SpreadContext): Invalid[] {
   const all = objects(constraints);
-  return all.flatMap((c, i) => constraintProblems(c, all.slice(i + 1), [...at, i]));
+  return all.flatMap((c, i) => constraintProblems(c, all.slice(i + 1), [...at, i], pod));
 }
 
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];

@@ -354,7 +354,7 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
     ...securityContextPodProblems(spec.securityContext, [...at, 'securityContext']),
     ...dnsProblems(spec, at, features),
     ...affinityProblems(spec.affinity, [...at, 'affinity'], features.has('MatchLabelKeysInPodAffinity') ? { labels } : undefined),
-    ...topologySpreadProblems(spec.topologySpreadConstraints, [...at, 'topologySpreadConstraints']),
+    ...topologySpreadProblems(spec.topologySpreadConstraints, [...at, 'topologySpreadConstraints'], { features, labels }),
     ...placementProblems(spec, at),
     ...identityProblems(spec, at),
   );

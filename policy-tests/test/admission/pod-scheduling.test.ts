@@ -226,16 +226,31 @@ describe('label keys filled from the pod', () => {
     // Before 1.31 the API server drops both fields (MatchLabelKeysInPodAffinity off): nothing to refuse.
     expect(validateBuiltin('Deployment', deployment(term({ matchLabelKeys: ['app'] })), 30)).toEqual([]);
   });
-  it("a spread constraint's: said not judged", () => {
-    const notJudged = validateBuiltin(
-      'Deployment',
-      deployment({
-        topologySpreadConstraints: [
-          { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: {}, matchLabelKeys: ['pod-template-hash'] },
-        ],
-      }),
-      35,
-    ).filter((p) => p.notJudged);
-    expect(notJudged.map((p) => p.path.slice(3).join('.'))).toEqual(['topologySpreadConstraints.0.matchLabelKeys']);
+  describe("a spread constraint's", () => {
+    const spread = (c: object) => ({
+      topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', ...c }],
+    });
+    const at = (minor: number, c: object) =>
+      validateBuiltin('Deployment', deployment(spread(c)), minor).map((p) => `${p.path.slice(3).join('.')}: ${p.message}`);
+    it('from 1.34, judged on the selector each pod is created with (MatchLabelKeysInPodTopologySpreadSelectorMerge)', () => {
+      expect(at(35, { labelSelector: { matchLabels: { tier: 'web' } }, matchLabelKeys: ['pod-template-hash'] })).toEqual([]);
+      // The template's own `app` merged in beside the selector's `app`: every pod is refused.
+      expect(at(35, { labelSelector: { matchLabels: { app: 'web' } }, matchLabelKeys: ['app'] })).toEqual([
+        expect.stringMatching(/^topologySpreadConstraints\.0\.matchLabelKeys\.0: matchLabelKeys "app": exists in both matchLabelKeys and labelSelector \(/),
+      ]);
+      expect(at(35, { matchLabelKeys: ['app'] })).toEqual([
+        'topologySpreadConstraints.0.matchLabelKeys: matchLabelKeys: must not be specified when labelSelector is not set',
+      ]);
+    });
+    it('before 1.34, judged against the selector as written; before 1.27, dropped', () => {
+      const named = { labelSelector: { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, matchLabelKeys: ['tier', 'bad key!'] };
+      expect(at(33, named)).toEqual([
+        'topologySpreadConstraints.0.matchLabelKeys.0: matchLabelKeys "tier": exists in both matchLabelKeys and labelSelector',
+        expect.stringMatching(/^topologySpreadConstraints\.0\.matchLabelKeys\.1: matchLabelKeys key "bad key!": /),
+      ]);
+      // From 1.34 the template holds no `tier` label, so nothing is merged and only the bad key is refused.
+      expect(at(35, named)).toEqual([expect.stringMatching(/^topologySpreadConstraints\.0\.matchLabelKeys\.1: matchLabelKeys key "bad key!": /)]);
+      expect(at(26, named)).toEqual([]);
+    });
   });
 });
