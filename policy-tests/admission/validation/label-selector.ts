@@ -28,11 +28,11 @@ export function labelSelectorProblems(selector: unknown, at: PathSegment[], what
     const here = [...at, 'matchExpressions', i];
     const values = list(r?.values);
     if (r?.operator === 'In' || r?.operator === 'NotIn') {
-      if (values.length === 0) out.push({ path: [...here, 'values'], fn, message: `${what}: values must be non-empty when \`operator\` is 'In' or 'NotIn'` });
+      if (values.length === 0) out.push({ path: [...here, 'values'], fn, message: `${what}: values must be specified when \`operator\` is 'In' or 'NotIn'` });
     } else if (r?.operator === 'Exists' || r?.operator === 'DoesNotExist') {
       if (values.length > 0)
         out.push({ path: [...here, 'values'], fn, message: `${what}: values may not be specified when \`operator\` is 'Exists' or 'DoesNotExist'` });
-    } else out.push({ path: [...here, 'operator'], fn, message: `${what}: ${JSON.stringify(r?.operator)} is not a valid label selector operator` });
+    } else out.push({ path: [...here, 'operator'], fn, message: `${what}: operator ${JSON.stringify(r?.operator)}: not a valid selector operator` });
     out.push(...labelKeyProblem(r?.key, [...here, 'key'], fn, `${what} key`));
     values.forEach((v, j) => {
       const bad = typeof v === 'string' ? labelValue(v) : 'must be a string';

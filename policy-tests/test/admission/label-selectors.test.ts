@@ -42,8 +42,8 @@ describe("a workload's selector", () => {
         }),
       ),
     ).toEqual([
-      'spec.selector.matchExpressions.0.operator: selector: "Equals" is not a valid label selector operator',
-      "spec.selector.matchExpressions.1.values: selector: values must be non-empty when `operator` is 'In' or 'NotIn'",
+      'spec.selector.matchExpressions.0.operator: selector: operator "Equals": not a valid selector operator',
+      "spec.selector.matchExpressions.1.values: selector: values must be specified when `operator` is 'In' or 'NotIn'",
       expect.stringMatching(/^spec\.selector\.matchExpressions\.2\.key: selector key "bad key": /),
     ]);
   });

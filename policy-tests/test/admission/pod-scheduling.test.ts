@@ -110,10 +110,10 @@ describe('pod affinity and anti-affinity', () => {
     ).toEqual([
       expect.stringMatching(/\.0\.topologyKey: pod affinity term: topologyKey can not be empty$/),
       expect.stringMatching(
-        /labelSelector\.matchExpressions\.0\.values: pod affinity labelSelector: values must be non-empty when `operator` is 'In' or 'NotIn'$/,
+        /labelSelector\.matchExpressions\.0\.values: pod affinity labelSelector: values must be specified when `operator` is 'In' or 'NotIn'$/,
       ),
       expect.stringMatching(/labelSelector\.matchExpressions\.1\.values: pod affinity labelSelector: values may not be specified/),
-      expect.stringMatching(/labelSelector\.matchExpressions\.2\.operator: pod affinity labelSelector: "Has" is not a valid label selector operator$/),
+      expect.stringMatching(/labelSelector\.matchExpressions\.2\.operator: pod affinity labelSelector: operator "Has": not a valid selector operator$/),
       expect.stringMatching(/\.0\.namespaces\.0: pod affinity namespace "Media": a lowercase RFC 1123 label/),
     ]);
     expect(
