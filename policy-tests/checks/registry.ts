@@ -9,7 +9,7 @@ import { argocdArea } from './argocd/index.ts';
 import { backupArea } from './backups/index.ts';
 import { closureArea } from './closure/index.ts';
 import { falcoArea } from './falco/index.ts';
-import { imageArea } from './image-needs.ts';
+import { imageArea } from './images/index.ts';
 import { mediaArea } from './media/index.ts';
 import { mediaSettingsArea } from './media-settings/index.ts';
 import { metricsArea } from './metrics.ts';

@@ -14,6 +14,10 @@ import { ARGOCD_CM_PATCH, argocdSettings, settingsPlace } from '../../model/cont
 import type { PolicyCheck } from '../../model/checks/kit.ts';
 import { APP_KINDS } from './argocd.ts';
 
+/** What mends an ApplicationSet the gate cannot expand as Argo CD does, or one Argo CD fails. */
+const APPSET_FIX =
+  'build the ApplicationSet from the generators the gate evaluates (list, clusters, git of this repository at the judged branch, matrix, merge) and a template Argo CD renders, or write each Application out';
+
 export const argocdRepoServerChecks: PolicyCheck[] = [
   {
     id: 'argocd-applied-files',
@@ -28,22 +32,22 @@ export const argocdRepoServerChecks: PolicyCheck[] = [
     reads: { kinds: [...APP_KINDS, 'ConfigMap', 'ApplicationSet', 'Deployment'], files: [ARGOCD_CM_PATCH] },
     exemptible: false,
     run(ctx) {
-      for (const { line, message } of submoduleRefusals(ctx.repo)) ctx.fail({ file: '.gitmodules', line }, message);
-      for (const { file, message } of symlinkRefusals(ctx.repo)) ctx.fail({ file }, message);
+      for (const { line, message, fix } of submoduleRefusals(ctx.repo)) ctx.fail({ file: '.gitmodules', line }, message, fix);
+      for (const { file, message, fix } of symlinkRefusals(ctx.repo)) ctx.fail({ file }, message, fix);
       const settings = argocdSettings(ctx.resources, ctx.repo);
-      for (const { key, message } of disabledToolRefusals(ctx.repo, settings?.data))
-        ctx.fail(settingsPlace(settings, ['data', key]) ?? { file: ARGOCD_CM_PATCH }, message);
-      for (const { resource, message } of applicationSetProblems(ctx.repo)) ctx.fail({ resource, path: ['spec', 'generators'] }, message);
+      for (const { key, message, fix } of disabledToolRefusals(ctx.repo, settings?.data))
+        ctx.fail(settingsPlace(settings, ['data', key]) ?? { file: ARGOCD_CM_PATCH }, message, fix);
+      for (const { resource, message } of applicationSetProblems(ctx.repo)) ctx.fail({ resource, path: ['spec', 'generators'] }, message, APPSET_FIX);
       // A file two sources (or two apps) read is refused once for each thing wrong with it.
       const refused = new Set<string>();
       for (const app of applications(ctx.repo))
         for (const refusal of refusalsOf(ctx.repo, app)) {
-          if (!('file' in refusal)) ctx.fail({ resource: app.resource, path: refusal.path }, refusal.message);
+          if (!('file' in refusal)) ctx.fail({ resource: app.resource, path: refusal.path }, refusal.message, refusal.fix);
           else {
             const once = `${refusal.file}\0${refusal.line ?? 0}\0${refusal.message.replace(/Application \S+/g, '')}`;
             if (refused.has(once)) continue;
             refused.add(once);
-            ctx.fail({ file: refusal.file, ...(refusal.line === undefined ? {} : { line: refusal.line }) }, refusal.message);
+            ctx.fail({ file: refusal.file, ...(refusal.line === undefined ? {} : { line: refusal.line }) }, refusal.message, refusal.fix);
           }
         }
     },

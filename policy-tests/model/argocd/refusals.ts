@@ -39,6 +39,8 @@ export type Refusal =
     | { path: PathSegment[] }
   ) & {
     message: string;
+    /** What mends this one refusal, printed with it. */
+    fix: string;
     /** What Argo CD would make of it is unknown here (merged options, a plugin): the diff cannot vouch for the app. A hidden file is read and judged, only refused. */
     unread: boolean;
   };
@@ -157,6 +159,7 @@ function lfsRefusals(repo: Repo, app: ArgoApp): Refusal[] {
     .map((file) => ({
       file,
       unread: true,
+      fix: 'commit the file outside Git LFS, or judge a checkout that holds its LFS objects (git lfs pull)',
       message: `${file} is a Git LFS pointer, which Application ${app.name} reads: Argo CD's checkout puts the object it names there where the repository's credentials enable LFS (enableLfs), and reads this text where they do not; the gate sees only the pointer, so what the app makes of the file is not judged`,
     }));
 }
@@ -170,6 +173,7 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
     out.push({
       path: ['spec', 'sourceHydrator'],
       unread: true,
+      fix: 'sync the Application from its source, where the gate judges what it applies: drop spec.sourceHydrator',
       message: `Argo CD syncs Application ${app.name} from the branch its source hydrator writes (spec.sourceHydrator), not from its source: what that branch holds would reach the cluster unjudged`,
     });
   for (const source of app.sources) {
@@ -184,6 +188,9 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
         ...(p.line === undefined ? {} : { line: p.line }),
         // A source Argo CD fails applies nothing: the diff cannot say what the app would become.
         unread: p.fails,
+        fix: p.fails
+          ? 'write the file as Argo CD decodes it: the field names and types of its ApplicationSource'
+          : 'set only what Argo CD merges from the file, or put the option in the Application itself',
         message: p.fails
           ? `Argo CD fails the source of Application ${app.name}: error while parsing source parameters: ${p.file}: ${p.message}`
           : `${p.file}, which Argo CD merges into the source of Application ${app.name}: ${p.message}`,
@@ -193,21 +200,36 @@ export function refusalsOf(repo: Repo, app: ArgoApp): Refusal[] {
       out.push({
         path: [...source.at, 'path'],
         unread: true,
-        message: `Argo CD offers ${source.path} to the repo-server's plugin sidecar ${container} before it picks ${type === 'directory' ? 'a directory' : type === 'helm-path' ? 'Helm' : 'kustomize'}, and ${how}: the plugin's command would generate what reaches the cluster, which the gate cannot run (name the tool in the source, or give the plugin a discovery this folder does not match)`,
+        fix: 'name the tool in the source (helm, kustomize or directory), or give the plugin a discovery this folder does not match',
+        message: `Argo CD offers ${source.path} to the repo-server's plugin sidecar ${container} before it picks ${type === 'directory' ? 'a directory' : type === 'helm-path' ? 'Helm' : 'kustomize'}, and ${how}: the plugin's command would generate what reaches the cluster, which the gate cannot run`,
       });
-    if (type === 'conflicting') out.push({ path: source.at, unread: true, message: `Argo CD refuses this source: ${explicitTool(source).error}` });
+    if (type === 'conflicting')
+      out.push({ path: source.at, unread: true, fix: 'give the source one tool block', message: `Argo CD refuses this source: ${explicitTool(source).error}` });
     if (type === 'plugin')
       out.push({
         path: [...source.at, 'plugin'],
         unread: true,
+        fix: 'generate the manifests with a tool Argo CD runs itself (Helm, kustomize, a directory of YAML or jsonnet), or commit what the plugin yields',
         message: `Argo CD hands ${source.path} to a config management plugin, which the gate cannot run: what it yields would reach the cluster unjudged`,
       });
     if (type !== 'directory') continue;
     const tooBig = combinedSizeProblem(filesOfSource(repo, source), (file) => fileBytes(repo, file), maxCombinedManifestsBytes(repo));
-    if (tooBig) out.push({ path: [...source.at, 'path'], unread: false, message: `Argo CD fails the source of Application ${app.name}: ${tooBig}` });
+    if (tooBig)
+      out.push({
+        path: [...source.at, 'path'],
+        unread: false,
+        fix: `split the folder into sources within the limit, or raise argocd-cmd-params-cm ${MAX_COMBINED_MANIFESTS_KEY}`,
+        message: `Argo CD fails the source of Application ${app.name}: ${tooBig}`,
+      });
     for (const file of filesOfSource(repo, source)) {
       const why = appliedFileRefusal(file);
-      if (why && !parameterFiles.includes(file)) out.push({ file, unread: false, message: `${why} (Application ${app.name})` });
+      if (why && !parameterFiles.includes(file))
+        out.push({
+          file,
+          unread: false,
+          fix: 'give the manifest a plain name, or exclude it from the directory source',
+          message: `${why} (Application ${app.name})`,
+        });
     }
   }
   return out;
@@ -232,7 +254,7 @@ export const submodulesEnabled = perRepo((repo: Repo): boolean => {
  * path applies and the gate never reads; and a gitlink `.gitmodules` does not name, on which the update fails, and
  * with it every source of this repository. None where the repo-server does not update submodules.
  */
-export function submoduleRefusals(repo: Repo): { line: number; message: string }[] {
+export function submoduleRefusals(repo: Repo): { line: number; message: string; fix: string }[] {
   const submodules = repo.checkout?.submodules ?? [];
   if (submodules.length === 0 || !submodulesEnabled(repo)) return [];
   return submodules.flatMap((s) => {
@@ -240,6 +262,7 @@ export function submoduleRefusals(repo: Repo): { line: number; message: string }
       return [
         {
           line: 1,
+          fix: `name the submodule in .gitmodules, or take the gitlink out of the index (git rm --cached ${s.path})`,
           message: `git's index holds a submodule at ${s.path} that .gitmodules does not name: Argo CD's checkout runs git submodule update, which fails on it, and with it every source of this repository`,
         },
       ];
@@ -247,6 +270,7 @@ export function submoduleRefusals(repo: Repo): { line: number; message: string }
     return [
       {
         line: s.line,
+        fix: `commit what the submodule holds into this repository, or set argocd-cmd-params-cm ${SUBMODULES_KEY}: "false"`,
         message: `Argo CD's checkout fetches the submodule at ${s.path}${s.url ? ` (${s.url})` : ''} (git submodule update --init --recursive, argocd-cmd-params-cm ${SUBMODULES_KEY} true by default): another repository's files at a commit, which a source reaching ${s.path} applies and the gate never reads`,
       },
     ];
@@ -262,10 +286,11 @@ export const OOB_SYMLINKS_KEY = 'reposerver.allow.oob.symlinks';
  * before it reads any source, so one such link anywhere, in a folder no Application reads too, fails every source of
  * this repository, the root app's among them: nothing syncs until it is gone. Each one, in the order its walk meets them.
  */
-export function symlinkRefusals(repo: Repo): { file: string; message: string }[] {
+export function symlinkRefusals(repo: Repo): { file: string; message: string; fix: string }[] {
   if (cmdParamsSwitch(repo, OOB_SYMLINKS_KEY)) return [];
   return outOfBoundsLinks(repo.checkout?.links ?? []).map(({ path, target, why }) => ({
     file: path,
+    fix: 'replace the symlink by the file itself, or by a relative link that stays inside the repository',
     message: `${path} is a symlink to ${target}, which ${why === 'absolute' ? 'is absolute' : 'steps out of the repository'}: Argo CD's repo-server checks every symlink of the checkout before it reads any source, and fails every source of this repository (repository contains out-of-bounds symlinks. file: ${path}; argocd-cmd-params-cm ${OOB_SYMLINKS_KEY} false by default): nothing syncs, the root app included`,
   }));
 }
@@ -283,7 +308,10 @@ const GENERATION_KEYS = [
  * among them; the gate renders them with the tool. Each switch that turns off a tool some source needs, with those
  * sources' Applications. `jsonnet.enable` is the render tier's to read (it evaluates jsonnet only where Argo CD does).
  */
-export function disabledToolRefusals(repo: Repo, argocdCm: Record<string, unknown> | undefined): { key: string; apps: string[]; message: string }[] {
+export function disabledToolRefusals(
+  repo: Repo,
+  argocdCm: Record<string, unknown> | undefined,
+): { key: string; apps: string[]; message: string; fix: string }[] {
   return GENERATION_KEYS.flatMap(({ key, tool, types }) => {
     const value = argocdCm?.[key];
     if (value === undefined || value === null || value === '' || value === 'true') return [];
@@ -293,6 +321,7 @@ export function disabledToolRefusals(repo: Repo, argocdCm: Record<string, unknow
       {
         key,
         apps,
+        fix: `remove ${key} from argocd-cm (or set it to "true"), or commit those sources as plain YAML`,
         message: `argocd-cm sets ${key} to ${JSON.stringify(value)}: Argo CD generates no ${tool} manifests, and applies the folder of each ${tool} source as plain YAML, where the gate renders it with ${tool} (${apps.join(', ')})`,
       },
     ];

@@ -23,11 +23,15 @@ export interface CheckContext {
   resources: readonly Resource[];
   /** What the render tier made of each Application source (for checks that declare `renders`). */
   renders: readonly SourceRender[];
-  fail(place: FailurePlace, message: string): void;
+  /**
+   * A failure at a place. `fix` says what mends this one, where a check fails for several causes: without it, the
+   * check's remediation, which names every cause's mend, is printed.
+   */
+  fail(place: FailurePlace, message: string, fix?: string): void;
   /** What the consumer takes with a caveat the reader must see (the API server's warnings; a sync Argo CD holds back for a time): reported apart, never a failure. */
-  warn(place: FailurePlace, message: string): void;
+  warn(place: FailurePlace, message: string, fix?: string): void;
   /** What the check cannot judge here, and why: counted in the summary as not judged, never a failure. */
-  notJudged(place: FailurePlace, why: string): void;
+  notJudged(place: FailurePlace, why: string, fix?: string): void;
 }
 
 /**

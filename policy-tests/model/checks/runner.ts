@@ -77,30 +77,22 @@ const declaredBy = perKey(
 
 function contextFor(check: PolicyCheck, repo: Repo, renders: readonly SourceRender[], out: Finding[]): CheckContext {
   const view = viewFor(check.reads, repo);
-  const finding = (file: string, line: number, col: number, message: string): Finding => ({
-    file,
-    line,
-    col,
-    check: check.id,
-    message,
-    fix: check.remediation,
-  });
   return {
     repo: view.repo,
     resources: view.resources,
     renders: check.reads.renders ? renders : [],
-    fail: (place, message) => out.push(at(place, message)),
-    warn: (place, message) => out.push({ ...at(place, message), severity: 'warning' }),
-    notJudged: (place, why) => out.push({ ...at(place, why), severity: 'not-judged' }),
+    fail: (place, message, fix) => out.push(at(place, message, fix ?? check.remediation)),
+    warn: (place, message, fix) => out.push({ ...at(place, message, fix ?? check.remediation), severity: 'warning' }),
+    notJudged: (place, why, fix) => out.push({ ...at(place, why, fix ?? check.remediation), severity: 'not-judged' }),
   };
-  function at(place: FailurePlace, message: string): Finding {
-    if ('resource' in place) return findingAt(place.resource, place.path, { check: check.id, message, fix: check.remediation, target: place.target });
+  function at(place: FailurePlace, message: string, fix: string): Finding {
+    if ('resource' in place) return findingAt(place.resource, place.path, { check: check.id, message, fix, target: place.target });
     if ('data' in place) {
       // A merged set of values points each path at the layer, in its own file, that set it.
       const { line, col, file } = place.data.positions.at(place.path, 'key');
-      return finding(file ?? place.data.file, line, col, message);
+      return { file: file ?? place.data.file, line, col, check: check.id, message, fix };
     }
-    return finding(place.file, place.line ?? 1, place.col ?? 1, message);
+    return { file: place.file, line: place.line ?? 1, col: place.col ?? 1, check: check.id, message, fix };
   }
 }
 

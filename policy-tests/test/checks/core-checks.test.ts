@@ -20,7 +20,7 @@ import { registryMutations } from '../mutations/registry.ts';
 
 describeMutations('core checks (repository.ts) bite on a broken copy of the real repository', repositoryMutations);
 describeMutations('core checks (workload-hygiene/) bite on a broken copy of the real repository', workloadHygieneMutations);
-describeMutations('the image check (image-needs.ts) bites on a broken copy of the real repository', imageMutations);
+describeMutations('the image check (images/) bites on a broken copy of the real repository', imageMutations);
 describeMutations('core checks (registry.ts) bite on a broken copy of the real repository', registryMutations);
 
 describe('mutation coverage', () => {

@@ -4,7 +4,7 @@
  * the mutation lists, which break the real repository, have no rendered chart to break.
  */
 import { describe, expect, it } from 'vitest';
-import { imageNeedsCheck } from '../../checks/image-needs.ts';
+import { imageNeedsCheck } from '../../checks/images/index.ts';
 import { runChecks } from '../../model/checks/runner.ts';
 import type { Resource } from '../../model/core/manifest.ts';
 import { loadRepo, REPO_ROOT } from '../../model/repository/repo.ts';
@@ -42,6 +42,13 @@ describe('workload-image-needs beyond the mutation lists', () => {
         livenessProbe: { httpGet: { path: '/loki/api/v1/status/buildinfo', port: 3100 } },
       }),
     ).toEqual([]);
+  });
+
+  it("prints each failure's own mend, not the check's list of every mend", () => {
+    const [finding] = runChecks({ ...repo, resources: [workload({ ...loki, livenessProbe: { httpGet: { path: '/ready', port: 3100 } } })] }, [
+      imageNeedsCheck,
+    ]).findings;
+    expect(finding?.fix).toBe('probe a path the process answers as soon as it serves, and leave readiness to the readinessProbe');
   });
 
   it('says not judged where an envFrom source or a mounted secrets folder may give a setting the image stops without', () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { outOfBoundsLink } from '../../model/argocd/repo-server.ts';
 import { checkoutPaths } from '../../model/repository/checkout-paths.ts';
-import { checkFindings } from '../../../test-support/gate-findings.ts';
+import { checkFindingObjects, checkFindings } from '../../../test-support/gate-findings.ts';
 import { fixtureRepo } from '../../../test-support/render-fixtures.ts';
 
 describe('a symlink of the checkout, as the repo-server judges it', () => {
@@ -54,6 +54,10 @@ describe("argocd-applied-files on the checkout's symlinks", () => {
       ),
       expect.stringMatching(/^docs\/notes\.md:1 docs\/notes\.md is a symlink to \.\.\/\.\.\/outside\/notes\.md, which steps out of the repository/),
     ]);
+    // Each finding names its own mend, not the check's list of every cause's.
+    expect(new Set((await checkFindingObjects('argocd-applied-files', { root: repo.root, env: process.env })).map((f) => f.fix))).toEqual(
+      new Set(['replace the symlink by the file itself, or by a relative link that stays inside the repository']),
+    );
     repo.write(
       'clusters/home/argocd-params.yaml',
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  reposerver.allow.oob.symlinks: "True"\n',

@@ -1,4 +1,4 @@
-/** Broken copies of the real repository for the check of policy-tests/checks/image-needs.ts: each fails exactly its check, at its line. */
+/** Broken copies of the real repository for the check of policy-tests/checks/images/: each fails exactly its check, at its line. */
 import { lineOf } from '../support/helpers.ts';
 import type { Mutation } from '../support/mutation-runner.ts';
 import { after, swap } from './edits.ts';

@@ -1,25 +1,24 @@
 /**
- * The images area. workload-image-needs: a container runs its image the way the image is built
- * to run. What an image needs is read from its build and kept as facts beside
- * the workloads that run it (model/repository/image-facts.ts); the API server
- * never sees it, and a pod that ignores it is accepted and fails at start.
+ * What an image needs of the container that runs it, each need a judge of one container (`Held`): where its
+ * publisher pushes it and in which tag scheme, the release it works with, root at start and its capabilities, a
+ * writable temporary directory and the directories it writes, s6-overlay's /run, its probes' paths, the settings it
+ * reads only together or only from a release. Each failure says its own mend.
  */
-import { staticArea, type Area, type CheckContext, type FailurePlace, type PolicyCheck } from '../model/checks/kit.ts';
-import { dig } from '../model/core/dig.ts';
-import type { Resource } from '../model/core/manifest.ts';
-import { scalarText } from '../model/core/text.ts';
+import type { CheckContext, FailurePlace } from '../../model/checks/kit.ts';
+import { dig } from '../../model/core/dig.ts';
+import type { Resource } from '../../model/core/manifest.ts';
+import { scalarText } from '../../model/core/text.ts';
 import {
   capabilitiesOf,
   compareReleases,
   imageParts,
   imageRelease,
-  WORKLOAD_KINDS,
   workloadContainers,
   type ContainerRef,
   type PodSpecRef,
-} from '../model/core/workloads.ts';
-import { envNamePattern, IMAGE_FACTS_GLOB, imageKey, repoImageNeeds, type ImageNeeds } from '../model/repository/image-facts.ts';
-import { dropsToPuid, envValue, skipsEntrypoint } from '../model/repository/run-as.ts';
+} from '../../model/core/workloads.ts';
+import { envNamePattern, imageKey, type ImageNeeds } from '../../model/repository/image-facts.ts';
+import { dropsToPuid, envValue, skipsEntrypoint } from '../../model/repository/run-as.ts';
 
 /** Where Python's tempfile looks for a temporary directory, after $TMPDIR, $TEMP and $TMP. */
 const TEMP_DIRS = ['/tmp', '/var/tmp', '/usr/tmp'];
@@ -38,7 +37,7 @@ function writableAt(pod: PodSpecRef, c: ContainerRef, paths: ReadonlySet<string>
 }
 
 /** A container's environment variables that hold a value (a plain non-empty one, or one read from elsewhere), with their index. */
-const setEnv = (c: ContainerRef): Map<string, number> => {
+export const setEnv = (c: ContainerRef): Map<string, number> => {
   const set = new Map<string, number>();
   ((Array.isArray(c.container.env) ? c.container.env : []) as { name?: unknown; value?: unknown; valueFrom?: unknown }[]).forEach((e, i) => {
     if (typeof e?.name === 'string' && ((typeof e.value === 'string' && e.value !== '') || e.valueFrom !== undefined)) set.set(e.name, i);
@@ -54,7 +53,7 @@ const tempDirs = (c: ContainerRef): Set<string> =>
 const S6_K8S_RUN = 'S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES';
 
 /** One container of an image with facts, as each of its needs reads it. */
-interface Held {
+export interface Held {
   ctx: CheckContext;
   resource: Resource;
   pod: PodSpecRef;
@@ -74,6 +73,7 @@ function tempDirNeed({ ctx, pod, c, image, need, where }: Held): void {
     ctx.fail(
       where,
       `container ${c.name} runs ${image} on a read-only root filesystem with no writable volume at $TMPDIR, /tmp, /var/tmp or /usr/tmp, but the image writes a temporary file at start (${need.source}): it stops there`,
+      'mount an emptyDir at /tmp, or where $TMPDIR points',
     );
 }
 
@@ -83,6 +83,7 @@ function writesToNeed({ ctx, pod, c, image, need, where }: Held): void {
       ctx.fail(
         where,
         `container ${c.name} runs ${image} with no writable volume at ${dir}, where the app writes (${need.source}): the image has no such directory its user may write, so what the app writes there fails`,
+        `mount an emptyDir (or a claim, for what must last) at ${dir}`,
       );
 }
 
@@ -100,6 +101,7 @@ function envTogetherNeed({ ctx, resource, c, image, need, env }: Held): void {
         ctx.fail(
           at,
           `container ${c.name} sets ${name} without ${needed}: ${image} ignores the one without the other (${need.source}), so it starts and does nothing there`,
+          `set ${needed} beside ${name}`,
         );
     }
 }
@@ -129,6 +131,7 @@ function conditionalEnvNeed({ ctx, resource, c, image, need, env }: Held): void 
       ctx.fail(
         where,
         `container ${c.name} runs ${image}${because} but without ${missing.join(' and ')}, which it needs${because ? ' then' : ''} (${need.source})`,
+        `set ${missing.join(' and ')} in the container's env`,
       );
   }
 }
@@ -141,7 +144,11 @@ function envSinceNeed({ ctx, resource, c, image, need, env }: Held): void {
       const release = imageRelease(image);
       if (!release) ctx.notJudged(at, `${image} names no release, so whether it reads ${name} (from ${rule.since}) is not known`);
       else if (compareReleases(release, rule.since) < 0)
-        ctx.fail(at, `container ${c.name} sets ${name}, which ${image} does not read before ${rule.since} (${need.source}): the setting is ignored`);
+        ctx.fail(
+          at,
+          `container ${c.name} sets ${name}, which ${image} does not read before ${rule.since} (${need.source}): the setting is ignored`,
+          `run a release from ${rule.since} on, or set what this release reads instead`,
+        );
     }
 }
 
@@ -156,6 +163,7 @@ function s6OverlayNeed({ ctx, pod, c, image, need, where, setting }: Held): void
     ctx.fail(
       where,
       `container ${c.name} starts ${image} as user ${scalarText(user)} without ${missing.join(' and ')}: its s6-overlay preinit cannot make the image's /run its own without privileges, and stops before the app starts (${need.source})`,
+      `give the container an emptyDir at /run and ${S6_K8S_RUN}=1`,
     );
 }
 
@@ -178,17 +186,20 @@ function probePathNeed({ ctx, resource, c, image, need }: Held): void {
       ctx.fail(
         { resource, path: at },
         `container ${c.name}'s ${probe} asks ${image} for ${asked}, which it answers only after a login (${need.source}); the kubelet never logs in, so the probe always fails: ask ${need.openPaths.join(' or ')}`,
+        `probe ${need.openPaths.join(' or ')}`,
       );
     if (probe === 'livenessProbe' && need.readyPaths?.includes(asked))
       ctx.fail(
         { resource, path: at },
         `container ${c.name}'s livenessProbe asks ${image} for ${asked}, which answers only once it is ready (${need.source}): a start that takes longer than the probe allows is killed and starts over, longer each time; leave readiness to the readinessProbe and ask a path the process answers as soon as it serves`,
+        'probe a path the process answers as soon as it serves, and leave readiness to the readinessProbe',
       );
     if (need.pollPaths?.includes(asked)) {
       const timeout = dig(c.container, [probe, 'timeoutSeconds']) ?? 1;
       ctx.fail(
         { resource, path: at },
         `container ${c.name}'s ${probe} asks ${image} for ${asked}, and every request there polls what it watches (${need.source}): the probe polls it at each period, and fails whenever that answers slower than the probe's ${scalarText(timeout)} s timeout, ${probe === 'livenessProbe' ? 'so the kubelet restarts a healthy exporter' : 'so the pod leaves its Service'}: ask a path the process answers itself`,
+        'probe a path the process answers itself',
       );
     }
   }
@@ -197,13 +208,18 @@ function probePathNeed({ ctx, resource, c, image, need }: Held): void {
 function publishedNeed({ ctx, resource, c, image, need }: Held): void {
   const at = { resource, path: [...c.at, 'image'] };
   if (need.movedTo)
-    ctx.fail(at, `container ${c.name} runs ${image}, a name its publisher no longer pushes to (${need.source}): run ${need.movedTo}, where its releases are`);
+    ctx.fail(
+      at,
+      `container ${c.name} runs ${image}, a name its publisher no longer pushes to (${need.source}): run ${need.movedTo}, where its releases are`,
+      `run ${need.movedTo}`,
+    );
   const { tag } = imageParts(image);
   // The pattern is the scheme of release tags: a tag that names no version (latest, a branch) is another scheme's.
   if (need.tagPattern && tag !== undefined && /^v?\d/.test(tag) && !new RegExp(need.tagPattern).test(tag))
     ctx.fail(
       at,
       `container ${c.name} runs ${image}, but its publisher tags its images like ${need.tagPattern} (${need.source}): no tag ${tag} exists, and the kubelet cannot pull it`,
+      `run a tag of the publisher's scheme (${need.tagPattern})`,
     );
 }
 
@@ -217,6 +233,7 @@ function releasedWithNeed({ ctx, resource, c, image, need }: Held): void {
     ctx.fail(
       { resource, path: [...c.at, 'image'] },
       `container ${c.name} runs ${image} beside ${others.join(', ')}, and the two work together only at one release (${need.source}): it is refused, and does nothing; move both at once`,
+      'run both images at the same release, and move them together',
     );
 }
 
@@ -234,6 +251,7 @@ function rootNeed({ ctx, resource, c, image, need, where, setting }: Held): void
     ctx.fail(
       where,
       `container ${c.name} runs ${image} ${user !== undefined && user !== 0 ? `as user ${scalarText(user)}` : 'with runAsNonRoot'}, but it must start as root (${need.source}): it stops at start, and the app never runs`,
+      'leave runAsUser and runAsNonRoot unset and set PUID/PGID to the user the app runs as, with a workload-privilege exemption saying why',
     );
   const held = capabilitiesOf(c.container);
   const missing = need.root.capabilities.filter((cap) => !held.has(cap));
@@ -241,51 +259,20 @@ function rootNeed({ ctx, resource, c, image, need, where, setting }: Held): void
     ctx.fail(
       where,
       `container ${c.name} runs ${image} without ${missing.join(', ')}, which it needs as root at start (${need.source}): it stops there, and the app never starts`,
+      `add ${missing.join(', ')} to the container's capabilities, with a workload-privilege exemption saying why`,
     );
 }
 
-export const imageNeedsCheck: PolicyCheck = {
-  id: 'workload-image-needs',
-  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): it names the image where its publisher pushes it, with a tag of the publisher's scheme (one that is not does not exist, and the kubelet cannot pull it), and the release of the image it works with only at one release (a node and its server); an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only, and one whose app writes a directory the image does not give its user has a writable volume there; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in), no probe asks a path where every request polls what the image watches, and no liveness probe a path that answers only once the app is ready; a setting the image reads from the environment only together with another has both, one it stops without, given the other settings, is set, and none is one its release does not read yet. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
-  invariants: ['P1'],
-  remediation: `follow the image's facts: run the image under the name and tag scheme its publisher uses, and at the release of the image it is released with; leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory, and at each directory the facts say the app writes; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open, none they list as polling, and for liveness none they list as answering only when ready; set the variable a setting needs beside it, or the one the image stops without; run a release that reads a setting you set; or correct the facts in ${IMAGE_FACTS_GLOB}`,
-  reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
-  exemptible: false,
-  run(ctx) {
-    const { needs, problems } = repoImageNeeds(ctx.repo);
-    for (const p of problems) ctx.fail({ file: p.file }, p.message);
-    for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
-      const image = scalarText(c.container.image ?? '');
-      const need = needs.get(imageKey(image));
-      if (!need) continue;
-      const sc = dig(c.container, ['securityContext']);
-      const held: Held = {
-        ctx,
-        resource,
-        pod,
-        c,
-        image,
-        need,
-        where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
-        setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
-        env: setEnv(c),
-      };
-      for (const judge of [
-        publishedNeed,
-        releasedWithNeed,
-        tempDirNeed,
-        writesToNeed,
-        envTogetherNeed,
-        conditionalEnvNeed,
-        envSinceNeed,
-        s6OverlayNeed,
-        probePathNeed,
-        rootNeed,
-      ])
-        judge(held);
-    }
-  },
-};
-
-/** The images area: what each image needs of its pod, as its facts say. */
-export const imageArea: Area = staticArea('images', [imageNeedsCheck]);
+/** Every need, in the order a container's findings are reported. */
+export const NEEDS: readonly ((held: Held) => void)[] = [
+  publishedNeed,
+  releasedWithNeed,
+  tempDirNeed,
+  writesToNeed,
+  envTogetherNeed,
+  conditionalEnvNeed,
+  envSinceNeed,
+  s6OverlayNeed,
+  probePathNeed,
+  rootNeed,
+];

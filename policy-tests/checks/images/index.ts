@@ -1,0 +1,46 @@
+/**
+ * The images area. workload-image-needs: a container runs its image the way the image is built
+ * to run. What an image needs is read from its build and kept as facts beside
+ * the workloads that run it (model/repository/image-facts.ts); the API server
+ * never sees it, and a pod that ignores it is accepted and fails at start.
+ */
+import { staticArea, type Area, type PolicyCheck } from '../../model/checks/kit.ts';
+import { dig } from '../../model/core/dig.ts';
+import { scalarText } from '../../model/core/text.ts';
+import { WORKLOAD_KINDS, workloadContainers } from '../../model/core/workloads.ts';
+import { IMAGE_FACTS_GLOB, imageKey, repoImageNeeds } from '../../model/repository/image-facts.ts';
+import { NEEDS, setEnv, type Held } from './needs.ts';
+
+export const imageNeedsCheck: PolicyCheck = {
+  id: 'workload-image-needs',
+  description: `Every container runs its image the way the image is built to run, as the facts beside its workloads say (${IMAGE_FACTS_GLOB}, read from each image's build): it names the image where its publisher pushes it, with a tag of the publisher's scheme (one that is not does not exist, and the kubelet cannot pull it), and the release of the image it works with only at one release (a node and its server); an image whose init must start as root (it edits /etc/passwd, chowns its folders and drops to PUID/PGID itself through s6-setuidgid or gosu) starts as root with the capabilities the init uses; an image that writes a temporary directory has a writable volume where it looks for one when its root filesystem is read-only, and one whose app writes a directory the image does not give its user has a writable volume there; an image whose init is s6-overlay, started as another user than root, has a writable /run and s6's switch for it; an HTTP probe asks a path the image answers without a login (the kubelet never logs in), no probe asks a path where every request polls what the image watches, and no liveness probe a path that answers only once the app is ready; a setting the image reads from the environment only together with another has both, one it stops without, given the other settings, is set, and none is one its release does not read yet. What only the image's entrypoint needs is not asked of a container whose command replaces it. Otherwise the container fails at start, or starts and does nothing, and the API server accepts it (invariants P1).`,
+  invariants: ['P1'],
+  remediation: `follow the image's facts: run the image under the name and tag scheme its publisher uses, and at the release of the image it is released with; leave runAsUser and runAsNonRoot unset for a root-started image, add the capabilities listed and set PUID/PGID (with a workload-privilege exemption saying why); mount an emptyDir at /tmp for one that writes a temporary directory, and at each directory the facts say the app writes; give an s6-overlay image started as a user an emptyDir at /run and S6_YES_I_WANT_A_WORLD_WRITABLE_RUN_BECAUSE_KUBERNETES=1; probe a path the facts list as open, none they list as polling, and for liveness none they list as answering only when ready; set the variable a setting needs beside it, or the one the image stops without; run a release that reads a setting you set; or correct the facts in ${IMAGE_FACTS_GLOB}`,
+  reads: { kinds: [...WORKLOAD_KINDS], files: [IMAGE_FACTS_GLOB], renders: true },
+  exemptible: false,
+  run(ctx) {
+    const { needs, problems } = repoImageNeeds(ctx.repo);
+    for (const p of problems) ctx.fail({ file: p.file }, p.message, `correct the facts in ${p.file}`);
+    for (const { resource, pod, c } of workloadContainers(ctx.resources)) {
+      const image = scalarText(c.container.image ?? '');
+      const need = needs.get(imageKey(image));
+      if (!need) continue;
+      const sc = dig(c.container, ['securityContext']);
+      const held: Held = {
+        ctx,
+        resource,
+        pod,
+        c,
+        image,
+        need,
+        where: { resource, path: [...c.at, sc ? 'securityContext' : 'name'] },
+        setting: (key) => dig(sc, [key]) ?? dig(pod.spec, ['securityContext', key]),
+        env: setEnv(c),
+      };
+      for (const judge of NEEDS) judge(held);
+    }
+  },
+};
+
+/** The images area: what each image needs of its pod, as its facts say. */
+export const imageArea: Area = staticArea('images', [imageNeedsCheck]);
