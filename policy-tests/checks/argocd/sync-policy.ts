@@ -39,6 +39,9 @@ function respectedDifferences(ctx: CheckContext, app: ArgoApp): void {
   });
 }
 
+/** What mends a jq expression Argo CD cannot compile. */
+const JQ_FIX = 'write the expression so that jq compiles del(<expression>)';
+
 /**
  * What stops Argo CD comparing an app. argocd-cm's resource overrides it cannot load (model/compare/resource-overrides.ts)
  * stop every comparison ("Basic comparison settings cannot be loaded"). A jq expression of ignoreDifferences that it
@@ -55,21 +58,23 @@ function uncomparable(ctx: CheckContext, apps: readonly ArgoApp[]): void {
         ctx.fail(
           { resource: app.resource, path: ['spec', ...u.at.path] },
           `Application ${app.name}: ${cause(u)}: Argo CD cannot compare the app (ComparisonError), so it never syncs`,
+          JQ_FIX,
         );
   const settings = argocdSettings(ctx.resources, ctx.repo);
-  const fail = (key: string, message: string) => {
+  const fail = (key: string, message: string, fix: string) => {
     const place = settingsPlace(settings, ['data', key], 'key');
-    if (place) ctx.fail(place, message);
+    if (place) ctx.fail(place, message, fix);
   };
   const broken = overrideProblems(settings?.data ?? {});
   for (const { key, problem } of broken)
     fail(
       key,
       `argocd-cm's ${key} ${problem}: Argo CD cannot load its resource overrides, so it compares no Application ("Basic comparison settings cannot be loaded"): every app's status is Unknown, and none syncs`,
+      `write ${key} as Argo CD's settings read it`,
     );
   if (broken.length) return;
   for (const u of uncompiledJqOverrides(settings?.data))
-    if ('key' in u.at) fail(u.at.key, `argocd-cm's ${u.at.key}: ${cause(u)}: Argo CD cannot compare any Application (ComparisonError), so none syncs`);
+    if ('key' in u.at) fail(u.at.key, `argocd-cm's ${u.at.key}: ${cause(u)}: Argo CD cannot compare any Application (ComparisonError), so none syncs`, JQ_FIX);
 }
 
 /**
@@ -91,6 +96,7 @@ function rendersNothing(ctx: CheckContext, apps: readonly ArgoApp[]): void {
     ctx.warn(
       { resource: app.resource, path: ['spec', 'syncPolicy', 'automated'] },
       `Application ${app.name} renders nothing: where it manages anything, Argo CD skips its automated sync, which prunes without allowEmpty ("auto-sync will wipe out all resources"), so what it runs stays as it is; to remove it all, delete the Application or set allowEmpty: true`,
+      'delete the Application to remove what it runs, or set allowEmpty: true',
     );
   }
 }
@@ -104,6 +110,7 @@ function skippedClusters(ctx: CheckContext, apps: readonly ArgoApp[]): void {
       ctx.fail(
         { resource: r, path: [...TARGET_METADATA, 'annotations', SKIP_RECONCILE] },
         `ExternalSecret ${r.name} writes a cluster Secret annotated ${SKIP_RECONCILE}: "${String(value)}": Argo CD's controller processes no Application that syncs to the cluster it declares (which the store holds)`,
+        `drop the ${SKIP_RECONCILE} annotation from the ExternalSecret's template`,
       );
   }
   const { clusters } = knownClusters(ctx.repo, ctx.resources);
@@ -115,6 +122,7 @@ function skippedClusters(ctx: CheckContext, apps: readonly ArgoApp[]): void {
     ctx.fail(
       { resource: cluster.secret, path: ['metadata', 'annotations', SKIP_RECONCILE] },
       `the cluster Secret of ${cluster.server} is annotated ${SKIP_RECONCILE}: "${value}": Argo CD's controller processes no Application that syncs to it, so nothing of ${stopped.length} of them syncs (${stopped.slice(0, 5).join(', ')}${stopped.length > 5 ? ', ...' : ''})`,
+      `drop the ${SKIP_RECONCILE} annotation from the cluster Secret`,
     );
   }
 }
@@ -143,6 +151,7 @@ export const argocdSyncPolicyCheck: PolicyCheck = {
         ctx.fail(
           { resource: app.resource, path: ['metadata', 'annotations', SKIP_RECONCILE] },
           `Application ${app.name} is annotated ${SKIP_RECONCILE}: "${String(skip)}": Argo CD's controller never reconciles it, so nothing of it syncs`,
+          `drop the ${SKIP_RECONCILE} annotation`,
         );
       const namespace = namespaceOrDestination(ctx.repo, app.resource);
       if (home !== undefined && namespace !== home) {
@@ -156,21 +165,37 @@ export const argocdSyncPolicyCheck: PolicyCheck = {
           ctx.fail(
             where,
             `Application ${app.name} lives in namespace ${namespace}: Argo CD's controller processes the Applications of its own namespace, ${home}, and this install watches no other (application.namespaces)`,
+            `move the Application to namespace ${home}, or let the controller watch ${namespace} (argocd-cmd-params-cm application.namespaces)`,
           );
       }
-      if (!app.automated) ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy'] }, `Application ${app.name} has no automated sync`);
+      if (!app.automated)
+        ctx.fail(
+          { resource: app.resource, path: ['spec', 'syncPolicy'] },
+          `Application ${app.name} has no automated sync`,
+          'set spec.syncPolicy.automated: {prune: true, selfHeal: true}',
+        );
       else if (!app.automated.enabled)
         ctx.fail(
           { resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'enabled'] },
           `Application ${app.name} switches its automated sync off (enabled: false): Argo CD syncs it only when a person asks`,
+          'drop enabled: false',
         );
       else {
         if (!app.automated.prune)
-          ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'prune'] }, `Application ${app.name} does not prune`);
+          ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'prune'] }, `Application ${app.name} does not prune`, 'set prune: true');
         if (!app.automated.selfHeal)
-          ctx.fail({ resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'selfHeal'] }, `Application ${app.name} does not self-heal`);
+          ctx.fail(
+            { resource: app.resource, path: ['spec', 'syncPolicy', 'automated', 'selfHeal'] },
+            `Application ${app.name} does not self-heal`,
+            'set selfHeal: true',
+          );
       }
-      for (const { path, problem } of retryProblems(app.resource.object)) ctx.fail({ resource: app.resource, path }, `Application ${app.name}: ${problem}`);
+      for (const { path, problem } of retryProblems(app.resource.object))
+        ctx.fail(
+          { resource: app.resource, path },
+          `Application ${app.name}: ${problem}`,
+          'leave retry at its default, or give it a limit and durations Argo CD reads',
+        );
       respectedDifferences(ctx, app);
     }
   },
