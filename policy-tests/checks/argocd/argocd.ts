@@ -217,8 +217,7 @@ export const argocdChecks: PolicyCheck[] = [
     run(ctx) {
       const projects = new Set(ctx.resources.filter((r) => r.kind === 'AppProject').map((r) => r.name));
       for (const app of appsOf(ctx)) {
-        if (app.project === '' || app.project === 'default')
-          ctx.fail({ resource: app.resource, path: ['spec', 'project'] }, `Application ${app.name} uses project "${app.project || 'default'}"`);
+        if (app.project === 'default') ctx.fail({ resource: app.resource, path: ['spec', 'project'] }, `Application ${app.name} uses project "default"`);
         else if (!projects.has(app.project))
           ctx.fail({ resource: app.resource, path: ['spec', 'project'] }, `AppProject "${app.project}" is not declared in this repo`);
       }

@@ -28,6 +28,7 @@ export const IN_CLUSTER_NAME = 'in-cluster';
 export interface ArgoApp {
   resource: Resource;
   name: string;
+  /** Its AppProject as Argo CD reads it (ApplicationSpec.GetProject): `default` where spec.project is empty. */
   project: string;
   destinationNamespace?: string;
   sources: AppSource[];
@@ -49,7 +50,7 @@ export function toArgoApp(resource: Resource): ArgoApp {
   return {
     resource,
     name: resource.name,
-    project: str(spec.project) ?? '',
+    project: str(spec.project) || 'default',
     destinationNamespace: str(obj(spec.destination).namespace),
     sources,
     automated:

@@ -1,6 +1,6 @@
 /** A source's values files, resolved once (model/argocd/source-files.ts) for the renderer and every check that reads values. */
 import { describe, expect, it } from 'vitest';
-import type { AppSource, ArgoApp } from '../../model/argocd/argocd.ts';
+import { toArgoApp, type AppSource, type ArgoApp } from '../../model/argocd/argocd.ts';
 import { chartValues } from '../../model/helm/chart-values.ts';
 import { confinedPath, goExpand, valueFilesOf } from '../../model/argocd/source-files.ts';
 import type { Resource } from '../../model/core/manifest.ts';
@@ -59,6 +59,10 @@ describe('values files, as Argo CD resolves them', () => {
       { entry: 'default.yaml', rel: 'default.yaml' },
       { entry: '/../x.yaml', refused: 'value file, from the repository root, ../x.yaml leaves the repository; Argo CD refuses it' },
     ]);
+    // An empty spec.project is the default project to Argo CD (GetProject), and so to its build variables.
+    const unnamed = toArgoApp({ name: 'grafana', object: { spec: { project: '', source: atRoot } } } as unknown as Resource);
+    expect(unnamed.project).toBe('default');
+    expect(valueFilesOf(repo({}), { ...unnamed, sources: [atRoot] }, atRoot)[3]).toEqual({ entry: 'default.yaml', rel: 'default.yaml' });
     // The commit Argo CD syncs is known only then: not rendered, never guessed.
     const revision = source({ path: 'charts/mine', helm: { valueFiles: ['values-$ARGOCD_APP_REVISION_SHORT.yaml'] } });
     expect(valueFilesOf(repo({}), app([revision]), revision)).toEqual([
