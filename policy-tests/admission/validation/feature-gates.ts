@@ -53,6 +53,31 @@ const GATES = {
    * off, validateMatchLabelKeysInTopologySpread refuses a key the selector names. Beta and on in 1.34.
    */
   MatchLabelKeysInPodTopologySpreadSelectorMerge: [{ since: 34, enabled: true }],
+  /** A Job's podFailurePolicy: alpha in 1.25, beta and on in 1.26, GA in 1.31; dropped when off. */
+  JobPodFailurePolicy: [
+    { since: 25, enabled: false },
+    { since: 26, enabled: true },
+  ],
+  /** A Job's backoffLimitPerIndex and maxFailedIndexes: alpha in 1.28, beta and on in 1.29, GA in 1.33. */
+  JobBackoffLimitPerIndex: [
+    { since: 28, enabled: false },
+    { since: 29, enabled: true },
+  ],
+  /** A Job's podReplacementPolicy: alpha in 1.28, beta and on in 1.29, GA in 1.34. */
+  JobPodReplacementPolicy: [
+    { since: 28, enabled: false },
+    { since: 29, enabled: true },
+  ],
+  /** A Job's successPolicy: alpha in 1.30, beta and on in 1.31, GA in 1.33. */
+  JobSuccessPolicy: [
+    { since: 30, enabled: false },
+    { since: 31, enabled: true },
+  ],
+  /** A Job's managedBy: alpha in 1.30, beta and on in 1.32, GA in 1.35. */
+  JobManagedBy: [
+    { since: 30, enabled: false },
+    { since: 32, enabled: true },
+  ],
 } as const satisfies Record<string, readonly Step[]>;
 
 export type ValidationGate = keyof typeof GATES;

@@ -5,6 +5,7 @@
 import type { PathSegment } from '../../model/core/positions.ts';
 import { validateLabels, type Invalid } from './metadata.ts';
 import { labelSelectorProblems } from './label-selector.ts';
+import { indexedHostnameProblems, jobSpecProblems } from './job-spec.ts';
 import { validatePodTemplate } from './pod.ts';
 import { intOrPercent } from './syntax.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
@@ -130,8 +131,8 @@ function job(spec: Obj | undefined, at: PathSegment[], features: ValidationFeatu
       fn: 'ValidateJobSpec',
       message: 'template.spec.restartPolicy is required for a Job: "OnFailure" or "Never" (the default, Always, is refused)',
     });
-  for (const f of ['parallelism', 'completions', 'backoffLimit', 'activeDeadlineSeconds', 'ttlSecondsAfterFinished'])
-    if (typeof spec[f] === 'number' && spec[f] < 0) out.push({ path: [...at, f], fn: 'ValidateJobSpec', message: `${f} must be greater than or equal to 0` });
+  out.push(...jobSpecProblems(spec, at, features));
+  if (owner !== 'CronJob') out.push(...indexedHostnameProblems(owner.jobName, spec));
   return out;
 }
 
