@@ -10,47 +10,11 @@ import { validatePodSpec } from './pod.ts';
 import { featuresAt } from './feature-gates.ts';
 import { WORKLOAD_RULES, type KindRule } from './workloads.ts';
 import { kindSelectorProblems } from './label-selector.ts';
-import { cidr, configMapKey, dns1123Label, dns1123Subdomain, intOrPercent, isPortNumber, portName, portNumOrNameProblem } from './syntax.ts';
+import { serviceProblems } from './service.ts';
+import { cidr, configMapKey, dns1123Subdomain, intOrPercent, isPortNumber, portNumOrNameProblem } from './syntax.ts';
 import { parseQuantity } from '../../model/core/text.ts';
 
 type Obj = Record<string, any>;
-
-function servicePorts(o: Obj): Invalid[] {
-  const ports = (o.spec?.ports ?? []) as Obj[];
-  const out: Invalid[] = [];
-  const names = new Set<string>();
-  const seen = new Set<string>();
-  if (o.spec?.type === 'ExternalName') {
-    const bad = typeof o.spec.externalName === 'string' ? dns1123Subdomain(o.spec.externalName.replace(/\.$/, '')) : 'is required';
-    if (bad) out.push({ path: ['spec', 'externalName'], fn: 'ValidateService', message: `externalName ${bad}` });
-  } else if (ports.length === 0 && o.spec?.clusterIP !== 'None')
-    out.push({ path: ['spec', 'ports'], fn: 'ValidateService', message: 'a Service needs at least one port (unless it is headless or ExternalName)' });
-  ports.forEach((p, i) => {
-    const at: PathSegment[] = ['spec', 'ports', i];
-    if (ports.length > 1 && !p?.name) out.push({ path: at, fn: 'validateServicePort', message: 'name is required when a Service has more than one port' });
-    if (typeof p?.name === 'string' && p.name !== '') {
-      // A Service's port names are DNS labels (up to 63 characters), unlike a container's IANA names.
-      const bad = dns1123Label(p.name);
-      if (bad) out.push({ path: [...at, 'name'], fn: 'validateServicePort (ValidateDNS1123Label)', message: `port name "${p.name}": ${bad}` });
-      if (names.has(p.name)) out.push({ path: [...at, 'name'], fn: 'validateServicePort', message: `duplicate port name "${p.name}"` });
-      names.add(p.name);
-    }
-    if (p?.port !== undefined && !isPortNumber(p.port))
-      out.push({ path: [...at, 'port'], fn: 'validateServicePort', message: `port ${String(p.port)} must be between 1 and 65535, inclusive` });
-    const t = p?.targetPort;
-    const badTarget =
-      typeof t === 'number' ? (isPortNumber(t) ? undefined : 'must be between 1 and 65535, inclusive') : typeof t === 'string' ? portName(t) : undefined;
-    if (badTarget) out.push({ path: [...at, 'targetPort'], fn: 'validateServicePort', message: `targetPort ${JSON.stringify(t)} ${badTarget}` });
-    if (p?.nodePort !== undefined && !isPortNumber(p.nodePort))
-      out.push({ path: [...at, 'nodePort'], fn: 'validateServicePort', message: `nodePort ${String(p.nodePort)} must be between 1 and 65535, inclusive` });
-    if (p?.nodePort !== undefined && (o.spec?.type ?? 'ClusterIP') === 'ClusterIP')
-      out.push({ path: [...at, 'nodePort'], fn: 'ValidateService', message: "may not be used when `type` is 'ClusterIP'" });
-    const key = `${String(p?.port)}/${String(p?.protocol ?? 'TCP')}`;
-    if (seen.has(key)) out.push({ path: [...at, 'port'], fn: 'ValidateService', message: `duplicate port ${key}` });
-    seen.add(key);
-  });
-  return out;
-}
 
 function dataKeys(o: Obj): Invalid[] {
   const out: Invalid[] = [];
@@ -284,7 +248,7 @@ function webhooks(o: Obj): Invalid[] {
 const RULES: Record<string, KindRule> = {
   ...WORKLOAD_RULES,
   Pod: (o, features) => validatePodSpec(o.spec, ['spec'], { features, labels: o.metadata?.labels }),
-  Service: servicePorts,
+  Service: serviceProblems,
   ConfigMap: dataKeys,
   Secret: dataKeys,
   PersistentVolumeClaim: (o) => pvcSpec(o.spec, ['spec']),

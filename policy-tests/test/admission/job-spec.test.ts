@@ -88,7 +88,7 @@ describe('a pod failure policy', () => {
   it("judges a CronJob's job template the same way", () => {
     const cron = {
       metadata: { name: 'nightly' },
-      spec: { schedule: '0 3 * * *', jobTemplate: { spec: { template, ...policy([{ action: 'FailIndex', onPodConditions: [{ type: 'X' }] }]) } } },
+      spec: { schedule: '0 3 * * *', jobTemplate: { spec: { ...policy([{ action: 'FailIndex', onPodConditions: [{ type: 'X' }] }]) } } },
     };
     expect(said(cron, 35, 'CronJob')).toEqual([
       'spec.jobTemplate.spec.podFailurePolicy.rules.0.action: action FailIndex: requires the backoffLimitPerIndex to be set',
