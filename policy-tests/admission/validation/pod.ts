@@ -11,6 +11,7 @@ import { validateObjectMeta } from './metadata.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 import { dnsProblems } from './pod-dns.ts';
 import { affinityProblems, placementProblems, topologySpreadProblems } from './pod-scheduling.ts';
+import { securityProfileProblems } from './security-profiles.ts';
 import { configMapKey, dns1123Label, dns1123Subdomain, envVarName, isPortNumber, isSloppyIP, portName, portNumOrNameProblem } from './syntax.ts';
 // resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike.
 import { parseQuantity } from '../../model/core/text.ts';
@@ -352,6 +353,7 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
   }
   out.push(
     ...securityContextPodProblems(spec.securityContext, [...at, 'securityContext']),
+    ...securityProfileProblems(spec, at),
     ...dnsProblems(spec, at, features),
     ...affinityProblems(spec.affinity, [...at, 'affinity'], features.has('MatchLabelKeysInPodAffinity') ? { labels } : undefined),
     ...topologySpreadProblems(spec.topologySpreadConstraints, [...at, 'topologySpreadConstraints'], { features, labels }),
