@@ -6,8 +6,8 @@ import type { PathSegment } from '../../model/core/positions.ts';
 import { validateLabels, type Invalid } from './metadata.ts';
 import { labelSelectorProblems } from './label-selector.ts';
 import { indexedHostnameProblems, jobSpecProblems } from './job-spec.ts';
+import { daemonSetRolloutProblems, deploymentStrategyProblems, statefulSetRolloutProblems, templateDeadlineProblems } from './rollouts.ts';
 import { validatePodTemplate } from './pod.ts';
-import { intOrPercent } from './syntax.ts';
 import { selectorMatches } from '../../model/core/label-selector.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 
@@ -88,36 +88,6 @@ const workload =
     ...extra(o, features),
   ];
 
-function deploymentStrategy(o: Obj): Invalid[] {
-  const s = o.spec?.strategy;
-  if (!s) return [];
-  if (s.type === 'Recreate' && s.rollingUpdate)
-    return [
-      {
-        path: ['spec', 'strategy', 'rollingUpdate'],
-        fn: 'ValidateDeploymentStrategy',
-        message: "rollingUpdate may not be specified when strategy `type` is 'Recreate'",
-      },
-    ];
-  const ru = s.rollingUpdate;
-  if (!ru) return [];
-  const out: Invalid[] = [];
-  for (const f of ['maxUnavailable', 'maxSurge']) {
-    const bad = intOrPercent(ru[f]);
-    if (bad) out.push({ path: ['spec', 'strategy', 'rollingUpdate', f], fn: 'ValidateRollingUpdateDeployment', message: `${f} ${bad}` });
-    if (typeof ru[f] === 'string' && parseInt(ru[f], 10) > 100)
-      out.push({ path: ['spec', 'strategy', 'rollingUpdate', f], fn: 'ValidateRollingUpdateDeployment', message: `${f} must not be greater than 100%` });
-  }
-  const zero = (v: unknown) => v === 0 || v === '0%';
-  if (zero(ru.maxUnavailable) && zero(ru.maxSurge))
-    out.push({
-      path: ['spec', 'strategy', 'rollingUpdate', 'maxUnavailable'],
-      fn: 'ValidateRollingUpdateDeployment',
-      message: 'maxUnavailable may not be 0 when maxSurge is 0',
-    });
-  return out;
-}
-
 /** A Job's spec, or a CronJob's job template's (`owner` says which: the Job's name, or the CronJob). */
 function job(spec: Obj | undefined, at: PathSegment[], features: ValidationFeatures, owner: { jobName: unknown } | 'CronJob'): Invalid[] {
   if (!spec) return [];
@@ -137,13 +107,15 @@ function job(spec: Obj | undefined, at: PathSegment[], features: ValidationFeatu
 }
 
 export const WORKLOAD_RULES: Record<string, KindRule> = {
-  Deployment: workload('ValidateDeploymentSpec', deploymentStrategy),
-  ReplicaSet: workload('ValidateReplicaSetSpec'),
-  StatefulSet: workload('ValidateStatefulSetSpec'),
+  Deployment: workload('ValidateDeploymentSpec', (o) => [...deploymentStrategyProblems(o), ...templateDeadlineProblems(o, 'Deployment')]),
+  ReplicaSet: workload('ValidateReplicaSetSpec', (o) => templateDeadlineProblems(o, 'ReplicaSet')),
+  StatefulSet: workload('ValidateStatefulSetSpec', (o) => [...statefulSetRolloutProblems(o), ...templateDeadlineProblems(o, 'StatefulSet')]),
   DaemonSet: (o, features) => [
     ...selectorProblems(o, ['spec', 'template'], 'ValidateDaemonSetSpec'),
     ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS, { features }),
     ...nonNegative(o, ['minReadySeconds', 'revisionHistoryLimit'], 'ValidateDaemonSetSpec'),
+    ...daemonSetRolloutProblems(o),
+    ...templateDeadlineProblems(o, 'DaemonSet'),
   ],
   Job: (o, features) => job(o.spec, ['spec'], features, { jobName: o.metadata?.name }),
   CronJob: (o, features) => [
