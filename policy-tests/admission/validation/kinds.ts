@@ -11,6 +11,7 @@ import { featuresAt } from './feature-gates.ts';
 import { WORKLOAD_RULES, type KindRule } from './workloads.ts';
 import { kindSelectorProblems } from './label-selector.ts';
 import { serviceProblems } from './service.ts';
+import { autoscalerProblems } from './autoscaler.ts';
 import { cidr, configMapKey, dns1123Subdomain, intOrPercent, isPortNumber, portNumOrNameProblem } from './syntax.ts';
 import { parseQuantity } from '../../model/core/text.ts';
 
@@ -194,21 +195,9 @@ function pdb(o: Obj): Invalid[] {
   for (const f of ['minAvailable', 'maxUnavailable']) {
     const bad = intOrPercent(s[f]);
     if (bad) out.push({ path: ['spec', f], fn: 'ValidatePodDisruptionBudgetSpec', message: `${f} ${bad}` });
+    if (typeof s[f] === 'string' && /^[0-9]+%$/.test(s[f]) && Number(s[f].slice(0, -1)) > 100)
+      out.push({ path: ['spec', f], fn: 'ValidatePodDisruptionBudgetSpec (IsNotMoreThan100Percent)', message: `${f} must not be greater than 100%` });
   }
-  return out;
-}
-
-function hpa(o: Obj): Invalid[] {
-  const s = o.spec ?? {};
-  const out: Invalid[] = [];
-  if (typeof s.minReplicas === 'number' && s.minReplicas < 1)
-    out.push({ path: ['spec', 'minReplicas'], fn: 'ValidateHorizontalPodAutoscalerSpec', message: 'minReplicas must be greater than or equal to 1' });
-  if (typeof s.maxReplicas === 'number' && s.maxReplicas < Math.max(1, s.minReplicas ?? 1))
-    out.push({
-      path: ['spec', 'maxReplicas'],
-      fn: 'ValidateHorizontalPodAutoscalerSpec',
-      message: 'maxReplicas must be greater than or equal to minReplicas (and at least 1)',
-    });
   return out;
 }
 
@@ -259,7 +248,7 @@ const RULES: Record<string, KindRule> = {
   RoleBinding: binding,
   ClusterRoleBinding: binding,
   PodDisruptionBudget: pdb,
-  HorizontalPodAutoscaler: hpa,
+  HorizontalPodAutoscaler: autoscalerProblems,
   StorageClass: (o) =>
     typeof o.provisioner === 'string' && o.provisioner !== ''
       ? []
