@@ -9,7 +9,7 @@ import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 import type { Invalid } from './metadata.ts';
-import { dns1123Label, dns1123Subdomain, qualifiedName } from './syntax.ts';
+import { dns1123Label, domainPrefixedPath, qualifiedName } from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -29,15 +29,6 @@ const FN = 'validateJobSpec';
 const num = (v: unknown): v is number => typeof v === 'number';
 const unsupported = (value: unknown, supported: readonly string[]) =>
   `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`;
-
-/** IsDomainPrefixedPath: `<DNS subdomain>/<HTTP path>`, as a Job's managedBy is written. */
-function domainPrefixedPathProblem(value: string): string | undefined {
-  const slash = value.indexOf('/');
-  if (slash <= 0 || slash === value.length - 1) return 'must be a domain-prefixed path (such as "acme.io/foo")';
-  const host = dns1123Subdomain(value.slice(0, slash));
-  if (host) return host;
-  return /^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$/.test(value.slice(slash + 1)) ? undefined : "Invalid path: must match the regex [A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
-}
 
 /** parseIndexInterval and validateIndexesFormat: `0,3-5,7`, ascending, each index below `completions`; the count of indexes. */
 export function indexesProblem(text: string, completions: number): { total: number } | { error: string } {
@@ -212,7 +203,7 @@ export function jobSpecProblems(spec: Obj, at: PathSegment[], features: Validati
   if (num(judged.maxFailedIndexes) && !num(judged.backoffLimitPerIndex))
     out.push({ path: [...at, 'backoffLimitPerIndex'], fn: FN, message: 'backoffLimitPerIndex: Required value: when maxFailedIndexes is specified' });
   if (features.has('JobManagedBy') && typeof spec.managedBy === 'string') {
-    const bad = domainPrefixedPathProblem(spec.managedBy);
+    const bad = domainPrefixedPath(spec.managedBy);
     if (bad) out.push({ path: [...at, 'managedBy'], fn: FN, message: `managedBy "${spec.managedBy}": ${bad}` });
     if (spec.managedBy.length > MAX_MANAGED_BY)
       out.push({ path: [...at, 'managedBy'], fn: FN, message: `managedBy: Too long: may not be more than ${MAX_MANAGED_BY} bytes` });

@@ -11,8 +11,9 @@ import { featuresAt } from './feature-gates.ts';
 import { WORKLOAD_RULES, type KindRule } from './workloads.ts';
 import { kindSelectorProblems } from './label-selector.ts';
 import { serviceProblems } from './service.ts';
+import { ingressClassProblems, ingressProblems } from './ingress.ts';
 import { autoscalerProblems } from './autoscaler.ts';
-import { cidr, configMapKey, dns1123Subdomain, intOrPercent, isPortNumber, portNumOrNameProblem } from './syntax.ts';
+import { cidr, configMapKey, dns1123Subdomain, intOrPercent, portNumOrNameProblem, strictSubnet } from './syntax.ts';
 import { parseQuantity } from '../../model/core/text.ts';
 
 type Obj = Record<string, any>;
@@ -61,44 +62,17 @@ function pvcSpec(spec: Obj | undefined, at: PathSegment[]): Invalid[] {
   return out;
 }
 
-function ingress(o: Obj): Invalid[] {
-  const out: Invalid[] = [];
-  const backend = (b: Obj | undefined, at: PathSegment[]) => {
-    if (!b) return;
-    if (!!b.service === !!b.resource)
-      out.push({ path: at, fn: 'validateIngressBackend', message: 'a backend must specify exactly one of service or resource' });
-    const port = b.service?.port;
-    if (port && (port.name !== undefined) === (port.number !== undefined))
-      out.push({
-        path: [...at, 'service', 'port'],
-        fn: 'validateIngressBackend',
-        message: 'a service backend port must specify exactly one of name or number',
-      });
-    if (port?.number !== undefined && !isPortNumber(port.number))
-      out.push({
-        path: [...at, 'service', 'port', 'number'],
-        fn: 'validateIngressBackend',
-        message: `port ${String(port.number)} must be between 1 and 65535, inclusive`,
-      });
-  };
-  backend(o.spec?.defaultBackend, ['spec', 'defaultBackend']);
-  ((o.spec?.rules ?? []) as Obj[]).forEach((r, i) => {
-    if (typeof r?.host === 'string') {
-      const bad = dns1123Subdomain(r.host.replace(/^\*\./, ''));
-      if (bad) out.push({ path: ['spec', 'rules', i, 'host'], fn: 'validateIngressRules', message: `host "${r.host}": ${bad}` });
-    }
-    ((r?.http?.paths ?? []) as Obj[]).forEach((p, j) => {
-      const at: PathSegment[] = ['spec', 'rules', i, 'http', 'paths', j];
-      if ((p?.pathType === 'Prefix' || p?.pathType === 'Exact') && !(typeof p.path === 'string' && p.path.startsWith('/')))
-        out.push({
-          path: [...at, 'path'],
-          fn: 'validateHTTPIngressPath',
-          message: `path "${String(p?.path)}" must be an absolute path for pathType ${String(p.pathType)}`,
-        });
-      backend(p?.backend, [...at, 'backend']);
-    });
+/** ValidateIPBlock: a valid CIDR, and each exception a valid CIDR strictly inside it. */
+function ipBlockProblems(block: Obj, at: PathSegment[]): Invalid[] {
+  const bad = cidr(block.cidr);
+  if (bad) return [{ path: [...at, 'cidr'], fn: 'ValidateIPBlock', message: `cidr "${block.cidr}" ${bad}` }];
+  return (Array.isArray(block.except) ? block.except : []).flatMap((e: unknown, i: number) => {
+    const badExcept = typeof e === 'string' ? cidr(e) : 'must be a string';
+    if (badExcept) return [{ path: [...at, 'except', i], fn: 'ValidateIPBlock', message: `except "${String(e)}" ${badExcept}` }];
+    return strictSubnet(e as string, block.cidr)
+      ? []
+      : [{ path: [...at, 'except', i], fn: 'ValidateIPBlock', message: `except "${String(e)}": must be a strict subset of \`cidr\`` }];
   });
-  return out;
 }
 
 function networkPolicy(o: Obj): Invalid[] {
@@ -122,10 +96,7 @@ function networkPolicy(o: Obj): Invalid[] {
           out.push({ path: at, fn: 'ValidateNetworkPolicyPeer', message: 'must specify a peer' });
         if (peer?.ipBlock && (peer.podSelector || peer.namespaceSelector))
           out.push({ path: [...at, 'ipBlock'], fn: 'ValidateNetworkPolicyPeer', message: 'ipBlock may not be combined with podSelector or namespaceSelector' });
-        if (typeof peer?.ipBlock?.cidr === 'string') {
-          const bad = cidr(peer.ipBlock.cidr);
-          if (bad) out.push({ path: [...at, 'ipBlock', 'cidr'], fn: 'ValidateIPBlock', message: `cidr "${peer.ipBlock.cidr}" ${bad}` });
-        }
+        if (typeof peer?.ipBlock?.cidr === 'string') out.push(...ipBlockProblems(peer.ipBlock, [...at, 'ipBlock']));
       });
     });
   }
@@ -241,7 +212,8 @@ const RULES: Record<string, KindRule> = {
   ConfigMap: dataKeys,
   Secret: dataKeys,
   PersistentVolumeClaim: (o) => pvcSpec(o.spec, ['spec']),
-  Ingress: ingress,
+  Ingress: ingressProblems,
+  IngressClass: ingressClassProblems,
   NetworkPolicy: networkPolicy,
   Role: roleRules,
   ClusterRole: (o) => [...roleRules(o), ...aggregationRule(o)],

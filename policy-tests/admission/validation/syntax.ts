@@ -3,7 +3,7 @@
  * pkg/api/resource: names, label keys and values, port names, quantities.
  * Each returns the API server's reason, or undefined when the value is valid.
  */
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -152,4 +152,36 @@ export function isSloppyIP(v: string): boolean {
   if (isIP(v) !== 0) return true;
   const parts = v.split('.');
   return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+}
+
+/** IsDomainPrefixedPath: `<DNS subdomain>/<HTTP path>`, as a Job's managedBy and an IngressClass's controller are written. */
+export function domainPrefixedPath(value: string): string | undefined {
+  const slash = value.indexOf('/');
+  if (slash <= 0 || slash === value.length - 1) return 'must be a domain-prefixed path (such as "acme.io/foo")';
+  const host = dns1123Subdomain(value.slice(0, slash));
+  if (host) return host;
+  return /^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$/.test(value.slice(slash + 1)) ? undefined : "Invalid path: must match the regex [A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
+}
+
+/** IsWildcardDNS1123Subdomain: `*.` and a DNS subdomain, at most 253 characters. */
+export function wildcardSubdomain(v: string): string | undefined {
+  const rest = v.startsWith('*.') ? v.slice(2) : undefined;
+  if (v.length > 253) return 'must be no more than 253 characters';
+  return rest !== undefined && dns1123Subdomain(rest) === undefined
+    ? undefined
+    : "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com')";
+}
+
+/**
+ * Whether CIDR `inner` is a strict subset of CIDR `outer` (ValidateIPBlock's except): its network inside `outer` and
+ * its prefix longer. Both must already be valid CIDRs.
+ */
+export function strictSubnet(inner: string, outer: string): boolean {
+  const [outerIP, outerBits] = outer.split('/') as [string, string];
+  const [innerIP, innerBits] = inner.split('/') as [string, string];
+  const family = (ip: string) => (ip.includes(':') ? 'ipv6' : 'ipv4');
+  if (family(innerIP) !== family(outerIP) || Number(innerBits) <= Number(outerBits)) return false;
+  const list = new BlockList();
+  list.addSubnet(outerIP, Number(outerBits), family(outerIP));
+  return list.check(innerIP, family(innerIP));
 }
