@@ -12,6 +12,7 @@ import { WORKLOAD_RULES, type KindRule } from './workloads.ts';
 import { kindSelectorProblems } from './label-selector.ts';
 import { serviceProblems } from './service.ts';
 import { ingressClassProblems, ingressProblems } from './ingress.ts';
+import { storageClassProblems } from './storage-class.ts';
 import { autoscalerProblems } from './autoscaler.ts';
 import { cidr, configMapKey, dns1123Subdomain, intOrPercent, portNumOrNameProblem, strictSubnet } from './syntax.ts';
 import { parseQuantity } from '../../model/core/text.ts';
@@ -221,10 +222,7 @@ const RULES: Record<string, KindRule> = {
   ClusterRoleBinding: binding,
   PodDisruptionBudget: pdb,
   HorizontalPodAutoscaler: autoscalerProblems,
-  StorageClass: (o) =>
-    typeof o.provisioner === 'string' && o.provisioner !== ''
-      ? []
-      : [{ path: ['provisioner'], fn: 'ValidateStorageClass', message: 'provisioner is required' }],
+  StorageClass: storageClassProblems,
   PriorityClass: (o) => {
     const out: Invalid[] = [];
     if (typeof o.value === 'number' && o.value > HIGHEST_USER_PRIORITY)

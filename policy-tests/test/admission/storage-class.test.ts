@@ -1,0 +1,45 @@
+/** A StorageClass as pkg/apis/storage/validation `ValidateStorageClass` judges it. */
+import { describe, expect, it } from 'vitest';
+import { validateBuiltin } from '../../admission/validation/kinds.ts';
+
+const said = (o: object) => validateBuiltin('StorageClass', { metadata: { name: 'ceph-block' }, ...o }, 35).map((p) => `${p.path.join('.')}: ${p.message}`);
+
+describe('a StorageClass', () => {
+  it('admits what rook writes: a CSI provisioner, parameters, a policy, a binding mode, topologies', () => {
+    expect(
+      said({
+        provisioner: 'rook-ceph.rbd.csi.ceph.com',
+        parameters: { clusterID: 'rook-ceph', pool: 'replicapool' },
+        reclaimPolicy: 'Retain',
+        volumeBindingMode: 'WaitForFirstConsumer',
+        allowedTopologies: [{ matchLabelExpressions: [{ key: 'topology.kubernetes.io/zone', values: ['a', 'b'] }] }],
+      }),
+    ).toEqual([]);
+  });
+  it('refuses a provisioner that is no qualified name, Recycle, and topologies that repeat a key, a value or a term', () => {
+    const term = { matchLabelExpressions: [{ key: 'zone', values: ['a'] }] };
+    expect(
+      said({
+        provisioner: 'rook ceph',
+        reclaimPolicy: 'Recycle',
+        allowedTopologies: [
+          term,
+          term,
+          {
+            matchLabelExpressions: [
+              { key: 'zone', values: ['a', 'a'] },
+              { key: 'zone', values: [] },
+            ],
+          },
+        ],
+      }),
+    ).toEqual([
+      expect.stringMatching(/^provisioner: provisioner "rook ceph": /),
+      'reclaimPolicy: reclaimPolicy: Unsupported value: "Recycle": supported values: "Delete", "Retain"',
+      'allowedTopologies.1.matchLabelExpressions: matchLabelExpressions: Duplicate value',
+      'allowedTopologies.2.matchLabelExpressions.0.values.1: values: Duplicate value: "a"',
+      'allowedTopologies.2.matchLabelExpressions.1.values: values: Required value',
+      'allowedTopologies.2.matchLabelExpressions.1.key: key: Duplicate value: "zone"',
+    ]);
+  });
+});
