@@ -50,6 +50,12 @@ function pvcSpec(spec: Obj | undefined, at: PathSegment[]): Invalid[] {
   const out: Invalid[] = [];
   if (!Array.isArray(spec.accessModes) || spec.accessModes.length === 0)
     out.push({ path: [...at, 'accessModes'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'at least 1 access mode is required' });
+  else if (spec.accessModes.includes('ReadWriteOncePod') && spec.accessModes.some((m: unknown) => m !== 'ReadWriteOncePod'))
+    out.push({ path: [...at, 'accessModes'], fn: 'ValidatePersistentVolumeClaimSpec', message: 'may not use ReadWriteOncePod with other access modes' });
+  for (const field of ['storageClassName', 'volumeAttributesClassName']) {
+    const bad = typeof spec[field] === 'string' && spec[field] !== '' ? dns1123Subdomain(spec[field]) : undefined;
+    if (bad) out.push({ path: [...at, field], fn: 'ValidatePersistentVolumeClaimSpec (ValidateClassName)', message: `${field} "${spec[field]}": ${bad}` });
+  }
   const storage = spec.resources?.requests?.storage;
   const value = parseQuantity(storage);
   if (storage === undefined)

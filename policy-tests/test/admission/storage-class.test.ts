@@ -43,3 +43,17 @@ describe('a StorageClass', () => {
     ]);
   });
 });
+
+describe("a claim's modes and classes", () => {
+  const claim = (spec: object) =>
+    validateBuiltin('PersistentVolumeClaim', { metadata: { name: 'data' }, spec: { resources: { requests: { storage: '1Gi' } }, ...spec } }, 35).map(
+      (p) => `${p.path.join('.')}: ${p.message}`,
+    );
+  it('refuses ReadWriteOncePod beside another mode, and a class name that is no subdomain', () => {
+    expect(claim({ accessModes: ['ReadWriteOncePod'], storageClassName: 'ceph-block' })).toEqual([]);
+    expect(claim({ accessModes: ['ReadWriteOncePod', 'ReadWriteOnce'], storageClassName: 'Ceph_Block' })).toEqual([
+      'spec.accessModes: may not use ReadWriteOncePod with other access modes',
+      expect.stringMatching(/^spec\.storageClassName: storageClassName "Ceph_Block": /),
+    ]);
+  });
+});
