@@ -3,6 +3,7 @@
  * what each built-in kind's Validate<Kind> refuses beyond the OpenAPI schema.
  */
 import { limitRangeProblems } from '../allocation/limit-range.ts';
+import { list } from '../../model/core/dig.ts';
 import { resourceQuotaProblems } from '../allocation/resource-quota.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { validateObjectMeta, type Invalid } from './metadata.ts';
@@ -85,8 +86,8 @@ function ipBlockProblems(block: Obj, at: PathSegment[]): Invalid[] {
 function networkPolicy(o: Obj): Invalid[] {
   const out: Invalid[] = [];
   for (const dir of ['ingress', 'egress']) {
-    ((o.spec?.[dir] ?? []) as Obj[]).forEach((rule, i) => {
-      ((rule?.ports ?? []) as Obj[]).forEach((p, j) => {
+    (list(o.spec?.[dir]) as Obj[]).forEach((rule, i) => {
+      (list(rule?.ports) as Obj[]).forEach((p, j) => {
         const port = p?.port;
         const bad = portNumOrNameProblem(port);
         if (bad) out.push({ path: ['spec', dir, i, 'ports', j, 'port'], fn: 'ValidateNetworkPolicyPort', message: `port ${JSON.stringify(port)} ${bad}` });
@@ -97,7 +98,7 @@ function networkPolicy(o: Obj): Invalid[] {
             message: 'endPort needs a numeric port, and must be greater than or equal to it',
           });
       });
-      ((rule?.[dir === 'ingress' ? 'from' : 'to'] ?? []) as Obj[]).forEach((peer, j) => {
+      (list(rule?.[dir === 'ingress' ? 'from' : 'to']) as Obj[]).forEach((peer, j) => {
         const at: PathSegment[] = ['spec', dir, i, dir === 'ingress' ? 'from' : 'to', j];
         if (!peer?.ipBlock && !peer?.podSelector && !peer?.namespaceSelector)
           out.push({ path: at, fn: 'ValidateNetworkPolicyPeer', message: 'must specify a peer' });
@@ -111,7 +112,7 @@ function networkPolicy(o: Obj): Invalid[] {
 }
 
 function roleRules(o: Obj): Invalid[] {
-  return ((o.rules ?? []) as Obj[]).flatMap((r, i) => {
+  return (list(o.rules) as Obj[]).flatMap((r, i) => {
     const out: Invalid[] = [];
     if (!Array.isArray(r?.verbs) || r.verbs.length === 0)
       out.push({ path: ['rules', i, 'verbs'], fn: 'ValidatePolicyRule', message: 'verbs must contain at least one value' });
@@ -142,7 +143,7 @@ function binding(o: Obj): Invalid[] {
     out.push({ path: ['roleRef', 'apiGroup'], fn: 'ValidateRoleBinding', message: 'roleRef.apiGroup must be rbac.authorization.k8s.io' });
   const kinds = o.kind === 'RoleBinding' ? ['Role', 'ClusterRole'] : ['ClusterRole'];
   if (!kinds.includes(ref.kind)) out.push({ path: ['roleRef', 'kind'], fn: 'ValidateRoleBinding', message: `roleRef.kind must be ${kinds.join(' or ')}` });
-  ((o.subjects ?? []) as Obj[]).forEach((s, i) => {
+  (list(o.subjects) as Obj[]).forEach((s, i) => {
     if (s?.kind === 'ServiceAccount') {
       if (s.apiGroup)
         out.push({ path: ['subjects', i, 'apiGroup'], fn: 'ValidateRoleBindingSubject', message: 'a ServiceAccount subject has the core api group ("")' });
@@ -185,7 +186,7 @@ const HIGHEST_USER_PRIORITY = 1_000_000_000;
 function webhooks(o: Obj): Invalid[] {
   const out: Invalid[] = [];
   const names = new Set<string>();
-  ((o.webhooks ?? []) as Obj[]).forEach((w, i) => {
+  (list(o.webhooks) as Obj[]).forEach((w, i) => {
     const at: PathSegment[] = ['webhooks', i];
     if (typeof w?.name === 'string') {
       if (names.has(w.name)) out.push({ path: [...at, 'name'], fn: 'validateWebhook', message: `duplicate webhook name "${w.name}"` });

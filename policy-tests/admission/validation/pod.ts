@@ -5,6 +5,7 @@
  * restart policy its controller demands.
  */
 import type { PathSegment } from '../../model/core/positions.ts';
+import { list } from '../../model/core/dig.ts';
 import type { Invalid } from './metadata.ts';
 import { imageReferenceProblem } from './image-reference.ts';
 import { validateObjectMeta } from './metadata.ts';
@@ -180,7 +181,7 @@ function containerProblems(c: Obj, at: PathSegment[], pod: { volumes: ReadonlySe
     if (bad) out.push({ path: [...at, 'image'], fn: 'distribution/reference (the kubelet cannot pull it)', message: `${who}: image "${c.image}": ${bad}` });
   }
   const portNames = new Set<string>();
-  ((c.ports ?? []) as Obj[]).forEach((p, i) => {
+  (list(c.ports) as Obj[]).forEach((p, i) => {
     const pat = [...at, 'ports', i];
     if (p?.containerPort !== undefined && !isPortNumber(p.containerPort))
       out.push({
@@ -202,7 +203,7 @@ function containerProblems(c: Obj, at: PathSegment[], pod: { volumes: ReadonlySe
     }
   });
   const mountPaths = new Set<string>();
-  ((c.volumeMounts ?? []) as Obj[]).forEach((m, i) => {
+  (list(c.volumeMounts) as Obj[]).forEach((m, i) => {
     const mat = [...at, 'volumeMounts', i];
     if (typeof m?.name === 'string' && !volumes.has(m.name))
       out.push({ path: [...mat, 'name'], fn: 'ValidateVolumeMounts', message: `${who}: volumeMount "${m.name}" names no volume of the pod` });
@@ -256,7 +257,7 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
         message: `volume ${String(v?.name)}: may not specify more than 1 volume type (${sources.join(', ')})`,
       });
     for (const src of ['configMap', 'secret']) {
-      ((v?.[src]?.items ?? []) as Obj[]).forEach((item, j) => {
+      (list(v?.[src]?.items) as Obj[]).forEach((item, j) => {
         const bad = typeof item?.key === 'string' ? configMapKey(item.key) : undefined;
         if (bad)
           out.push({ path: [...vat, src, 'items', j, 'key'], fn: 'validateKeyToPath', message: `volume ${String(v.name)}: key "${String(item.key)}": ${bad}` });
@@ -321,10 +322,10 @@ function identityProblems(spec: Obj, at: PathSegment[]): Invalid[] {
 export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraVolumes = [], labels }: PodOptions): Invalid[] {
   if (!spec || typeof spec !== 'object') return [];
   const out = volumeProblems(spec.volumes, at);
-  const volumeNames = new Set([...((spec.volumes ?? []) as Obj[]).map((v) => String(v?.name)), ...extraVolumes]);
+  const volumeNames = new Set([...(list(spec.volumes) as Obj[]).map((v) => String(v?.name)), ...extraVolumes]);
   const containerNames = new Set<string>();
   for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
-    ((spec[field] ?? []) as Obj[]).forEach((c, i) => {
+    (list(spec[field]) as Obj[]).forEach((c, i) => {
       const cat = [...at, field, i];
       if (typeof c?.name === 'string') {
         if (containerNames.has(c.name))
@@ -340,8 +341,8 @@ export function validatePodSpec(spec: Obj, at: PathSegment[], { features, extraV
   if (spec.hostNetwork === true) {
     // With host networking a container port must equal its host port (validateHostNetwork).
     for (const field of ['initContainers', 'containers'])
-      ((spec[field] ?? []) as Obj[]).forEach((c, i) =>
-        ((c?.ports ?? []) as Obj[]).forEach((p, j) => {
+      (list(spec[field]) as Obj[]).forEach((c, i) =>
+        (list(c?.ports) as Obj[]).forEach((p, j) => {
           if (p?.hostPort !== undefined && p.hostPort !== 0 && p.hostPort !== p.containerPort)
             out.push({
               path: [...at, field, i, 'ports', j, 'hostPort'],

@@ -6,6 +6,7 @@
  * The enums the schema holds are the schema layer's.
  */
 import { BlockList } from 'node:net';
+import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { cidr, dns1123Label, dns1123Subdomain, isPortNumber, isSloppyIP, portName, qualifiedName } from './syntax.ts';
@@ -18,7 +19,7 @@ const SOURCE_RANGES_ANNOTATION = 'service.beta.kubernetes.io/load-balancer-sourc
 const LOAD_BALANCER_ONLY = "may only be used when `type` is 'LoadBalancer'";
 
 function portProblems(o: Obj): Invalid[] {
-  const ports = (o.spec?.ports ?? []) as Obj[];
+  const ports = list(o.spec?.ports) as Obj[];
   const out: Invalid[] = [];
   const names = new Set<string>();
   const seen = new Set<string>();
@@ -77,7 +78,7 @@ function typeProblems(o: Obj): Invalid[] {
       say(['spec', 'clusterIP'], 'may not be set for ExternalName services');
     if (Array.isArray(spec.ipFamilies) && spec.ipFamilies.length > 0) say(['spec', 'ipFamilies'], 'may not be set for ExternalName services');
     if (spec.ipFamilyPolicy !== undefined && spec.ipFamilyPolicy !== null) say(['spec', 'ipFamilyPolicy'], 'may not be set for ExternalName services');
-  } else if ((spec.ports ?? []).length === 0 && !headless(spec))
+  } else if (list(spec.ports).length === 0 && !headless(spec))
     say(['spec', 'ports'], 'a Service needs at least one port (unless it is headless or ExternalName)');
   if (type !== 'LoadBalancer') {
     if (spec.allocateLoadBalancerNodePorts !== undefined && spec.allocateLoadBalancerNodePorts !== null)
@@ -177,7 +178,7 @@ function trafficProblems(o: Obj): Invalid[] {
       fn: 'validateAffinityTimeout',
       message: `timeoutSeconds ${timeout}: must be greater than 0 and less than ${MAX_AFFINITY_SECONDS}`,
     });
-  const reachable = type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && (spec.externalIPs ?? []).length > 0);
+  const reachable = type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && list(spec.externalIPs).length > 0);
   if (!reachable && spec.externalTrafficPolicy)
     out.push({
       path: ['spec', 'externalTrafficPolicy'],

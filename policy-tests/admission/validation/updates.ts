@@ -7,6 +7,7 @@
  * the live object (an address the cluster allocated, a class it defaulted) is said not judged.
  */
 import type { Invalid } from './metadata.ts';
+import { list } from '../../model/core/dig.ts';
 import { canonicalPodTemplate, firstDifference, semanticEqual, withoutDefaults } from './semantic-equal.ts';
 import { parseQuantity } from '../../model/core/text.ts';
 import { IMMUTABLE, immutable, refuse, unknown, type Obj, type UpdateCluster } from './update-verdicts.ts';
@@ -235,9 +236,9 @@ function crdUpdate(old: Obj, next: Obj): Invalid[] {
     ...immutable([old.spec?.scope, next.spec?.scope], ['spec', 'scope'], fn),
     ...immutable([old.spec?.names?.kind, next.spec?.names?.kind], ['spec', 'names', 'kind'], fn),
   ];
-  const versions = new Set(((next.spec?.versions ?? []) as Obj[]).map((v) => v?.name));
+  const versions = new Set((list(next.spec?.versions) as Obj[]).map((v) => v?.name));
   // The version the cluster stores objects in is in status.storedVersions, which the update keeps.
-  for (const v of (old.spec?.versions ?? []) as Obj[])
+  for (const v of list(old.spec?.versions) as Obj[])
     if (v?.storage === true && !versions.has(v.name))
       out.push(
         refuse(

@@ -3,6 +3,7 @@
  * template, the pod template its controller allows, and the counts that may not be negative.
  */
 import type { PathSegment } from '../../model/core/positions.ts';
+import { list } from '../../model/core/dig.ts';
 import { validateLabels, type Invalid } from './metadata.ts';
 import { labelSelectorProblems } from './label-selector.ts';
 import { indexedHostnameProblems, jobSpecProblems } from './job-spec.ts';
@@ -77,7 +78,7 @@ function nonNegative(o: Obj, fields: readonly string[], fn: string): Invalid[] {
 const ALWAYS = ['Always'];
 
 /** A StatefulSet's claim templates are volumes its containers may mount. */
-const claimTemplateNames = (o: Obj): string[] => ((o.spec?.volumeClaimTemplates ?? []) as Obj[]).map((t) => String(t?.metadata?.name));
+const claimTemplateNames = (o: Obj): string[] => (list(o.spec?.volumeClaimTemplates) as Obj[]).map((t) => String(t?.metadata?.name));
 
 const workload =
   (fn: string, extra: KindRule = () => []): KindRule =>
