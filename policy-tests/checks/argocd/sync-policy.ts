@@ -20,6 +20,8 @@ import {
   TARGET_METADATA,
 } from '../../model/argocd/clusters.ts';
 import { goParseBool } from '../../model/core/text.ts';
+import { matchStringInList } from '../../model/core/glob.ts';
+import { appNamespacePermitted } from '../../model/controller/projects.ts';
 import { APP_KINDS, appsOf } from './argocd.ts';
 
 /**
@@ -130,11 +132,11 @@ function skippedClusters(ctx: CheckContext, apps: readonly ArgoApp[]): void {
 export const argocdSyncPolicyCheck: PolicyCheck = {
   id: 'argocd-sync-policy',
   description:
-    "Every Application is processed and syncs automatically: it lives in the controller's namespace, is not left unreconciled (skip-reconcile, on the Application or on the cluster Secret of its destination), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, and Argo CD can compare it (argocd-cm's resource overrides and compare options read as Argo CD reads them, every jq expression of an ignoreDifferences compiles), so main is what runs; an app that renders nothing under a prune without allowEmpty is a warning, since Argo CD then skips its sync (invariants P1).",
+    "Every Application is processed and syncs automatically: it lives in the controller's namespace, or in one argocd-cmd-params-cm's application.namespaces names and its project's sourceNamespaces permit (globs or /regexes/, as Argo CD matches them), is not left unreconciled (skip-reconcile, on the Application or on the cluster Secret of its destination), and syncs itself (automated, not switched off by enabled: false) with prune and selfHeal, and a retry strategy that retries a failed sync, and Argo CD can compare it (argocd-cm's resource overrides and compare options read as Argo CD reads them, every jq expression of an ignoreDifferences compiles), so main is what runs; an app that renders nothing under a prune without allowEmpty is a warning, since Argo CD then skips its sync (invariants P1).",
   invariants: ['P1'],
   remediation:
     "set spec.syncPolicy.automated: {prune: true, selfHeal: true}, without enabled: false, and leave retry at its default or give it a limit and durations Argo CD reads; keep the Application in Argo CD's namespace, without skip-reconcile on it or on its cluster's Secret; write each ignoreDifferences jq expression so that jq compiles del(<expression>), and each argocd-cm resource.customizations key as Argo CD's settings read it",
-  reads: { kinds: [...APP_KINDS, 'ConfigMap', 'Secret', 'ExternalSecret'], files: [ARGOCD_CM_PATCH], renders: true },
+  reads: { kinds: [...APP_KINDS, 'AppProject', 'ConfigMap', 'Secret', 'ExternalSecret'], files: [ARGOCD_CM_PATCH], renders: true },
   exemptible: false,
   run(ctx) {
     uncomparable(ctx, appsOf(ctx));
@@ -142,9 +144,11 @@ export const argocdSyncPolicyCheck: PolicyCheck = {
     rendersNothing(ctx, appsOf(ctx));
     // The controller's namespace is the root app's: bootstrapped there, it is the one Application Argo CD surely processes.
     const home = argocdNamespace(ctx.repo);
-    const watched = ctx.resources.some(
-      (r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm' && dig(r.object, ['data', 'application.namespaces']) !== undefined,
-    );
+    // ARGOCD_APPLICATION_NAMESPACES, as the controller's Deployment reads it (StringsFromEnv: split on ',', trimmed).
+    const params = ctx.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm');
+    const enabledSetting = dig(params?.object, ['data', 'application.namespaces']);
+    const enabled = typeof enabledSetting === 'string' && enabledSetting !== '' ? enabledSetting.split(',').map((n) => n.trim()) : [];
+    const projects = ctx.resources.filter((r) => r.kind === 'AppProject' && namespaceOrDestination(ctx.repo, r) === home);
     for (const app of appsOf(ctx)) {
       const skip = dig(app.resource.object, ['metadata', 'annotations', SKIP_RECONCILE]);
       if (goParseBool(skip) === true)
@@ -154,18 +158,25 @@ export const argocdSyncPolicyCheck: PolicyCheck = {
           `drop the ${SKIP_RECONCILE} annotation`,
         );
       const namespace = namespaceOrDestination(ctx.repo, app.resource);
-      if (home !== undefined && namespace !== home) {
+      if (home !== undefined && namespace !== undefined && namespace !== home) {
         const where = { resource: app.resource, path: ['metadata', 'namespace'] };
-        if (watched)
-          ctx.notJudged(
-            where,
-            `Application ${app.name} lives in namespace ${namespace}: whether application.namespaces (argocd-cmd-params-cm) lets the controller watch it is not read`,
-          );
-        else
+        if (!matchStringInList(enabled, namespace))
           ctx.fail(
             where,
-            `Application ${app.name} lives in namespace ${namespace}: Argo CD's controller processes the Applications of its own namespace, ${home}, and this install watches no other (application.namespaces)`,
+            `Application ${app.name} lives in namespace ${namespace}: Argo CD's controller processes the Applications of its own namespace, ${home}, and of those application.namespaces (argocd-cmd-params-cm) names${enabled.length ? ` (${enabled.join(', ')})` : ', none here'}`,
             `move the Application to namespace ${home}, or let the controller watch ${namespace} (argocd-cmd-params-cm application.namespaces)`,
+          );
+        else if (
+          !appNamespacePermitted(
+            projects.find((p) => p.name === app.project),
+            namespace,
+            home,
+          )
+        )
+          ctx.fail(
+            { resource: app.resource, path: ['spec', 'project'] },
+            `Argo CD never syncs Application ${app.name}: application '${app.name}' in namespace '${namespace}' is not permitted to use project '${app.project}' (its sourceNamespaces do not name ${namespace})`,
+            `add ${namespace} to the sourceNamespaces of AppProject ${app.project}, or move the Application to namespace ${home}`,
           );
       }
       if (!app.automated)

@@ -7,7 +7,7 @@
  */
 import { parse } from 'yaml';
 import { isMap, type Obj } from '../core/dig.ts';
-import { argoGlobMatch, goFilepathMatch } from '../core/glob.ts';
+import { argoGlobMatch, goFilepathMatch, matchStringInList } from '../core/glob.ts';
 import { selectorMatches } from '../core/label-selector.ts';
 import type { Resource } from '../core/manifest.ts';
 
@@ -157,4 +157,16 @@ function destinationMatched(spec: ProjectSpec, cluster: { server: string; name: 
     else if (!namespaceMatched && item.namespace.startsWith('!') && serverMatched) return false;
   }
   return any;
+}
+
+/**
+ * Whether a project lets an Application of this namespace use it (AppProject.IsAppNamespacePermitted): always in
+ * Argo CD's own namespace, elsewhere only where its `sourceNamespaces` (globs, or `/regexes/`) match. Global projects
+ * lend none. A project the repository does not declare (`default`, made by argocd-server) names none.
+ */
+export function appNamespacePermitted(project: Resource | undefined, namespace: string, home: string): boolean {
+  if (namespace === '' || namespace === home) return true;
+  const spec = project?.object.spec;
+  const listed = isMap(spec) && Array.isArray(spec.sourceNamespaces) ? spec.sourceNamespaces.map(String) : [];
+  return matchStringInList(listed, namespace);
 }

@@ -98,6 +98,34 @@ function translate(pattern: string, slash: boolean): string {
   return out;
 }
 
+/**
+ * regexp2's MatchString: the pattern found anywhere in the text. Run by RE2 (linear time), since a pull request writes
+ * both; a pattern RE2 cannot hold (lookaround, a backreference) by JavaScript's engine, which shares regexp2's syntax
+ * for those, on a text no longer than a Kubernetes name's 63 characters. One neither compiles matches nothing.
+ */
+function regexFoundIn(pattern: string, text: string): boolean {
+  try {
+    return re2(pattern).matcher(text).find();
+  } catch {
+    try {
+      return text.length <= 63 && new RegExp(pattern).test(text);
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
+ * Argo CD's glob.MatchStringInList with glob.REGEXP: an entry wrapped in `/` is a regular expression (regexp2, found
+ * anywhere in the item; one that does not compile matches nothing), any other a glob of the no-separator dialect.
+ */
+export function matchStringInList(patterns: readonly string[], item: string): boolean {
+  return patterns.some((p) => {
+    if (p.length > 1 && p.startsWith('/') && p.endsWith('/')) return regexFoundIn(p.slice(1, -1), item);
+    return argoGlobMatch(p, item);
+  });
+}
+
 export function argoGlobMatch(pattern: string, path: string, separator: '' | '/' = ''): boolean {
   return argoMatcher(pattern, separator).test(path);
 }

@@ -5,7 +5,7 @@ import { onBrokenCopy, type RepoCopy } from '../support/helpers.ts';
 import { rmSync } from 'node:fs';
 import { runGate } from '../../gate/gate.ts';
 import { fixtureRepo, repoApp } from '../../../test-support/render-fixtures.ts';
-import { ARGOCD_CM, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
+import { ARGOCD_CM, inProject, platformAllows, PORTFOLIO_APP, PROJECTS } from '../mutations/edits.ts';
 import { argocdMutations } from '../mutations/argocd.ts';
 
 describeMutations('platform checks (argocd.ts) bite on a broken copy of the real repository', argocdMutations);
@@ -28,27 +28,42 @@ describe('a destination only an ExternalSecret could declare is not judged', () 
   });
 });
 
-describe('what Argo CD may apply otherwise than the repository says is not judged', () => {
-  it('an Application outside the controller namespace where application.namespaces is set, and fields kept by RespectIgnoreDifferences', async () => {
-    const { failed, notJudged } = await onBrokenCopy('argocd-sync-policy', (copy) => {
-      copy.write(
-        'clusters/home/argocd-cmd-params.yaml',
-        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  application.namespaces: "portfolio"\n',
-      );
-      copy.edit(PORTFOLIO_APP, 0, (d) => {
-        d.setIn(['metadata', 'namespace'], 'portfolio');
-        d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['RespectIgnoreDifferences=true']));
-        d.setIn(['spec', 'ignoreDifferences'], d.createNode([{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }]));
-      });
-      platformAllows('portfolio')(copy);
+describe('an Application outside the controller namespace, as Argo CD admits it', () => {
+  const outside = (namespaces: string, project?: (c: RepoCopy) => void) => (copy: RepoCopy) => {
+    copy.write(
+      'clusters/home/argocd-cmd-params.yaml',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n  application.namespaces: "${namespaces}"\n`,
+    );
+    copy.edit(PORTFOLIO_APP, 0, (d) => {
+      d.setIn(['metadata', 'namespace'], 'portfolio');
+      d.setIn(['spec', 'syncPolicy', 'syncOptions'], d.createNode(['RespectIgnoreDifferences=true']));
+      d.setIn(['spec', 'ignoreDifferences'], d.createNode([{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }]));
     });
+    platformAllows('portfolio')(copy);
+    project?.(copy);
+  };
+  const sourceNamespaces = (pattern: string) => inProject('portfolio', '  sourceRepos:\n', `  sourceNamespaces:\n    - "${pattern}"\n  sourceRepos:\n`);
+
+  it('refuses one whose project does not name its namespace in sourceNamespaces (IsAppNamespacePermitted)', async () => {
+    const { failed } = await onBrokenCopy('argocd-sync-policy', outside('portfolio'));
+    expect(failed.map((f) => f.message)).toEqual([
+      "Argo CD never syncs Application portfolio-api: application 'portfolio-api' in namespace 'portfolio' is not permitted to use project 'portfolio' (its sourceNamespaces do not name portfolio)",
+    ]);
+  });
+  it('admits one both lists name, a glob or a /regex/, and says what RespectIgnoreDifferences keeps is not judged', async () => {
+    const { failed, notJudged } = await onBrokenCopy('argocd-sync-policy', outside('team-*, /^port/', sourceNamespaces('portf*')));
     expect(failed).toEqual([]);
     expect(notJudged).toEqual([
       expect.stringMatching(
-        /^Application portfolio-api lives in namespace portfolio: whether application\.namespaces \(argocd-cmd-params-cm\) lets the controller watch it is not read/,
-      ),
-      expect.stringMatching(
         /^Application portfolio-api keeps the cluster's value of what this ignoreDifferences entry names on apps\/Deployment \(RespectIgnoreDifferences=true\)/,
+      ),
+    ]);
+  });
+  it('refuses one application.namespaces does not name: the controller never processes it', async () => {
+    const { failed } = await onBrokenCopy('argocd-sync-policy', outside('team-*', sourceNamespaces('*')));
+    expect(failed.map((f) => f.message)).toEqual([
+      expect.stringMatching(
+        /^Application portfolio-api lives in namespace portfolio: .* of those application\.namespaces \(argocd-cmd-params-cm\) names \(team-\*\)$/,
       ),
     ]);
   });

@@ -4,7 +4,7 @@
  * compile for the impersonation globs.
  */
 import { describe, expect, it } from 'vitest';
-import { argoGlobError, argoGlobMatch, doublestarMatch, goFilepathMatch } from '../../model/core/glob.ts';
+import { argoGlobError, argoGlobMatch, doublestarMatch, goFilepathMatch, matchStringInList } from '../../model/core/glob.ts';
 
 describe("Go's filepath.Match", () => {
   it("agrees with match_test.go's table", () => {
@@ -108,5 +108,17 @@ describe('a hostile pattern over a hostile name', () => {
     expect(goFilepathMatch(star, name)).toBe(false);
     expect(doublestarMatch(star, name)).toBe(false);
     expect(doublestarMatch(`${'*a'.repeat(12)}*c`, name)).toBe(true);
+  });
+});
+
+describe("Argo CD's MatchStringInList (glob.REGEXP)", () => {
+  it('reads a /wrapped/ entry as a regular expression found anywhere, any other as a glob, and one that does not compile as no match', () => {
+    expect(matchStringInList(['team-*'], 'team-media')).toBe(true);
+    expect(matchStringInList(['/media/'], 'team-media-2')).toBe(true);
+    expect(matchStringInList(['/^media$/'], 'team-media')).toBe(false);
+    expect(matchStringInList(['/(/', 'x*'], 'team')).toBe(false);
+    expect(matchStringInList([], 'team')).toBe(false);
+    // A pull request writes the pattern and the name: RE2 runs it in linear time, where a backtracking engine hangs.
+    expect(matchStringInList(['/^(a+)+$/'], `${'a'.repeat(60)}b`)).toBe(false);
   });
 });
