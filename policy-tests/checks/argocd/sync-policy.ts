@@ -21,6 +21,7 @@ import {
 } from '../../model/argocd/clusters.ts';
 import { goParseBool } from '../../model/core/text.ts';
 import { matchStringInList } from '../../model/core/glob.ts';
+import { cmdParamsList } from '../../model/argocd/refusals.ts';
 import { appNamespacePermitted } from '../../model/controller/projects.ts';
 import { APP_KINDS, appsOf } from './argocd.ts';
 
@@ -144,10 +145,8 @@ export const argocdSyncPolicyCheck: PolicyCheck = {
     rendersNothing(ctx, appsOf(ctx));
     // The controller's namespace is the root app's: bootstrapped there, it is the one Application Argo CD surely processes.
     const home = argocdNamespace(ctx.repo);
-    // ARGOCD_APPLICATION_NAMESPACES, as the controller's Deployment reads it (StringsFromEnv: split on ',', trimmed).
-    const params = ctx.resources.find((r) => r.kind === 'ConfigMap' && r.name === 'argocd-cmd-params-cm');
-    const enabledSetting = dig(params?.object, ['data', 'application.namespaces']);
-    const enabled = typeof enabledSetting === 'string' && enabledSetting !== '' ? enabledSetting.split(',').map((n) => n.trim()) : [];
+    // ARGOCD_APPLICATION_NAMESPACES, as the controller's Deployment reads it.
+    const enabled = cmdParamsList(ctx.repo, 'application.namespaces');
     const projects = ctx.resources.filter((r) => r.kind === 'AppProject' && namespaceOrDestination(ctx.repo, r) === home);
     for (const app of appsOf(ctx)) {
       const skip = dig(app.resource.object, ['metadata', 'annotations', SKIP_RECONCILE]);

@@ -10,7 +10,8 @@ import type { PathSegment } from '../core/positions.ts';
 import { isMap, obj, type Obj } from '../core/dig.ts';
 import type { Repo } from '../repository/repo.ts';
 import { argocdNamespace, namespaceOrDestination, owningApplication, ownersByFile } from '../argocd/argocd.ts';
-import { APPSET_DRY_RUN_KEY, argocdCmdParams, cmdParamsSwitch } from '../argocd/refusals.ts';
+import { APPSET_DRY_RUN_KEY, argocdCmdParams, cmdParamsList, cmdParamsSwitch } from '../argocd/refusals.ts';
+import { matchStringInList } from '../core/glob.ts';
 import type { Params } from './params.ts';
 import { generatorParams, type Run } from './generators.ts';
 import { GeneratorError, renderObjects, renderStrings, Unjudged, type GoTemplateEngine, type TemplateMode } from './renderer.ts';
@@ -98,8 +99,31 @@ function withParameterFiles(repo: Repo, outcomes: readonly SetOutcome[]): Repo {
   };
 }
 
+/**
+ * The namespaces the ApplicationSet controller watches: its own, Argo CD's, and those
+ * applicationsetcontroller.namespaces names (ignoreNotAllowedNamespaces, IsNamespaceAllowed: globs or /regexes/).
+ */
+function unwatchedNamespace(repo: Repo, set: Resource): string | undefined {
+  const home = argocdHome(repo);
+  const namespace = namespaceOrDestination(repo, set) ?? home;
+  const more = cmdParamsList(repo, 'applicationsetcontroller.namespaces');
+  // With namespaces beyond its own, the controller refuses to start while SCM providers are on and none is listed.
+  if (
+    more.length > 0 &&
+    cmdParamsSwitch(repo, 'applicationsetcontroller.enable.scm.providers', true) &&
+    cmdParamsList(repo, 'applicationsetcontroller.allowed.scm.providers').length === 0
+  )
+    return 'argocd-cmd-params-cm sets applicationsetcontroller.namespaces, and leaves SCM providers on with none allowed (applicationsetcontroller.enable.scm.providers, applicationsetcontroller.allowed.scm.providers): the controller exits at start ("you must either set --enable-scm-providers=false or specify --allowed-scm-providers")';
+  const watched = [home, ...more];
+  return matchStringInList(watched, namespace)
+    ? undefined
+    : `it lives in namespace ${namespace}, and the controller watches ${watched.join(', ')} (argocd-cmd-params-cm applicationsetcontroller.namespaces)`;
+}
+
 async function expandOne(repo: Repo, set: Resource, engine: GoTemplateEngine | undefined): Promise<SetOutcome> {
   const reads: string[] = [];
+  const ignored = unwatchedNamespace(repo, set);
+  if (ignored) return { apps: [], reads, ignored };
   const rolling = rollingSync(repo, obj(set.object.spec));
   try {
     const { valid: apps, refused } = validated(repo, set, await applicationsOf(repo, set, engine, { reads, rolling }), argocdHome(repo));
@@ -150,10 +174,9 @@ async function applicationsOf(
     throw new Unjudged(
       `argocd-cmd-params-cm's ${APPSET_DRY_RUN_KEY} is true: the controller writes no Application, so what this one would make never reaches the cluster, and what the cluster holds of it is not in the repository`,
     );
-  const home = argocdHome(repo);
-  const namespace = namespaceOrDestination(repo, set);
-  if (namespace !== home)
-    throw new Unjudged(`it lives in namespace ${namespace ?? '(none)'}, not Argo CD's (${home}), where the controller may or may not read it`);
+  // A watched namespace (unwatchedNamespace): the Applications it makes live there too (template.go), for the
+  // application controller and their projects to admit or not (argocd-sync-policy).
+  const namespace = namespaceOrDestination(repo, set) ?? argocdHome(repo);
   if (spec.templatePatch !== undefined && typeof spec.templatePatch !== 'string') throw new Unjudged('its templatePatch is not a text');
   const mode: TemplateMode = {
     goTemplate: spec.goTemplate === true,

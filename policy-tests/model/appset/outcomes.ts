@@ -15,6 +15,8 @@ export interface SetOutcome {
   reads: string[];
   /** Argo CD's controller fails the ApplicationSet with this, and makes nothing. */
   fails?: string;
+  /** Argo CD's controller never reads the ApplicationSet (it watches other namespaces), and makes nothing: why. */
+  ignored?: string;
   /**
    * Applications its controller's validation refuses and does not make, the rest made (validateGeneratedApplications):
    * each refusal in Argo CD's words.
@@ -124,6 +126,7 @@ export function applicationSetProblems(repo: Repo): SetProblem[] {
     ];
     if (!outcome) return problem('not expanded as Argo CD applies it, so the Applications its controller makes are not judged', true);
     if (outcome.fails) return problem(`Argo CD's ApplicationSet controller fails it and makes no Application: ${outcome.fails}`, false);
+    if (outcome.ignored) return problem(`Argo CD's ApplicationSet controller never reads it and makes no Application: ${outcome.ignored}`, false);
     if (outcome.refused)
       return problem(`Argo CD's ApplicationSet controller makes the other Applications and refuses these: ${outcome.refused.join('; ')}`, false);
     if (outcome.unjudged) return problem(`the gate cannot tell which Applications Argo CD's controller makes of it: ${outcome.unjudged}`, true);

@@ -64,6 +64,15 @@ export function cmdParamsSwitch(repo: Repo, key: string, byDefault = false): boo
   return said === 'true' ? true : said === 'false' ? false : byDefault;
 }
 
+/**
+ * A list of argocd-cmd-params-cm as a Deployment of Argo CD reads it from its environment (util/env StringsFromEnv):
+ * split on commas, each entry trimmed; none where the key is absent or empty.
+ */
+export function cmdParamsList(repo: Repo, key: string): string[] {
+  const value = argocdCmdParams(repo)?.[key];
+  return typeof value === 'string' && value !== '' ? value.split(',').map((entry) => entry.trim()) : [];
+}
+
 /** argocd-cmd-params-cm's key the ApplicationSet controller reads ARGOCD_APPLICATIONSET_CONTROLLER_DRY_RUN from. */
 export const APPSET_DRY_RUN_KEY = 'applicationsetcontroller.dryrun';
 

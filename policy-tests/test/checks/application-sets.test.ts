@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkIds, copyGateOptions, copyRepo, describeFindings, lineOf, type RepoCopy } from '../support/helpers.ts';
 import { applicationSet } from '../support/application-set.ts';
+import { platformAllows } from '../mutations/edits.ts';
 import { allFindings, runGate } from '../../gate/gate.ts';
 import { loadRepo } from '../../model/repository/repo.ts';
 import { expandApplicationSets } from '../../model/appset/expand.ts';
@@ -205,6 +206,40 @@ describe('an ApplicationSet is expanded as Argo CD expands it, and its Applicati
     ]);
     // The folder the Application would sync is applied by nothing.
     expect(findings.some((f) => f.check === 'argocd-root-discovery' && f.file === WORKLOAD)).toBe(true);
+  });
+
+  it('an ApplicationSet outside the namespaces its controller watches makes nothing: said so, and nothing it would make is judged as made', async () => {
+    withWorkload();
+    const set = applicationSet([], ['- list:', '    elements:', '      - app: whoami'], { name: 'extra-{{app}}', path: 'apps/extras/{{app}}' }).replace(
+      '  namespace: argocd\n',
+      '  namespace: media\n',
+    );
+    copy.write(SET_FILE, set);
+    platformAllows('media')(copy);
+    const findings = await copy.gate({});
+    expect(findings.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`)).toEqual([
+      "argocd-applied-files: ApplicationSet extras: Argo CD's ApplicationSet controller never reads it and makes no Application: it lives in namespace media, and the controller watches argocd (argocd-cmd-params-cm applicationsetcontroller.namespaces)",
+    ]);
+    expect(findings.some((f) => f.check === 'argocd-root-discovery' && f.file === WORKLOAD)).toBe(true);
+    // applicationsetcontroller.namespaces names it (a glob), but SCM providers stay on with none allowed: the
+    // controller exits at start, and reads no ApplicationSet at all.
+    const params = (data: string) =>
+      copy.write(
+        'clusters/home/argocd-cmd-params.yaml',
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cmd-params-cm\n  namespace: argocd\ndata:\n${data}`,
+      );
+    params('  applicationsetcontroller.namespaces: "med*"\n');
+    expect((await copy.gate({})).filter((f) => f.file === SET_FILE).map((f) => f.message)).toEqual([
+      expect.stringMatching(/never reads it and makes no Application: .*the controller exits at start/),
+    ]);
+    // With SCM providers off it is read and expanded: its Application lives in media, where the application
+    // controller processes none, and what it would sync is judged.
+    params('  applicationsetcontroller.namespaces: "med*"\n  applicationsetcontroller.enable.scm.providers: "false"\n');
+    const watched = await copy.gate({});
+    expect(watched.filter((f) => f.file === SET_FILE).map((f) => `${f.check}: ${f.message}`)).toEqual([
+      expect.stringMatching(/^argocd-sync-policy: Application extra-whoami lives in namespace media: /),
+    ]);
+    expect(watched.some((f) => f.check === 'pod-security' && f.file === WORKLOAD)).toBe(true);
   });
 
   it("takes an ApplicationSet's applicationsSync policy only where the controller lets it override its own (DefaultPolicy)", async () => {
