@@ -8,7 +8,7 @@ import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import { parseQuantity } from '../../model/core/text.ts';
 import type { Invalid } from './metadata.ts';
-import { dns1123Label, pathSegmentName } from './syntax.ts';
+import { dns1123Label, notSupported, pathSegmentName } from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -71,9 +71,7 @@ function metricProblems(m: Obj, at: PathSegment[]): Invalid[] {
       {
         path: [...at, 'type'],
         fn: FN,
-        message: `type: Unsupported value: ${JSON.stringify(m.type)}: supported values: ${Object.keys(SOURCES)
-          .map((s) => `"${s}"`)
-          .join(', ')}`,
+        message: `type: ${notSupported(m.type, Object.keys(SOURCES))}`,
       },
     ];
   if (!expected) return [];
@@ -100,13 +98,12 @@ function behaviourProblems(rules: Obj, at: PathSegment[]): Invalid[] {
     out.push({
       path: [...at, 'selectPolicy'],
       fn: 'validateScalingRules',
-      message: `selectPolicy: Unsupported value: ${JSON.stringify(rules.selectPolicy)}: supported values: "Disabled", "Max", "Min"`,
+      message: `selectPolicy: ${notSupported(rules.selectPolicy, ['Disabled', 'Max', 'Min'])}`,
     });
   (list(rules.policies) as Obj[]).forEach((p, i) => {
     const here = [...at, 'policies', i];
     const say = (field: string, message: string) => out.push({ path: [...here, field], fn: 'validateScalingPolicy', message });
-    if (p?.type !== undefined && p.type !== 'Pods' && p.type !== 'Percent')
-      say('type', `type: Unsupported value: ${JSON.stringify(p.type)}: supported values: "Percent", "Pods"`);
+    if (p?.type !== undefined && p.type !== 'Pods' && p.type !== 'Percent') say('type', `type: ${notSupported(p.type, ['Percent', 'Pods'])}`);
     if (typeof p?.value === 'number' && p.value <= 0) say('value', `value ${p.value}: must be greater than zero`);
     if (typeof p?.periodSeconds === 'number' && (p.periodSeconds <= 0 || p.periodSeconds > MAX_PERIOD_SECONDS))
       say(

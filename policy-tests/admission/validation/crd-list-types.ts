@@ -11,6 +11,7 @@
  */
 import type { PathSegment } from '../../model/core/positions.ts';
 import { isMap } from '../../model/core/dig.ts';
+import { notSupported } from './syntax.ts';
 
 export interface SchemaProblem {
   at: PathSegment[];
@@ -30,7 +31,7 @@ const invalid = (at: PathSegment[], value: unknown, why: string): SchemaProblem 
 const forbidden = (at: PathSegment[], why: string): SchemaProblem => ({ at, detail: `Forbidden: ${why}` });
 const unsupported = (at: PathSegment[], value: string, supported: string[]): SchemaProblem => ({
   at,
-  detail: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`,
+  detail: notSupported(value, supported),
 });
 
 /** A type the node must have for its extension: Required when it has none, Invalid when it has another. */

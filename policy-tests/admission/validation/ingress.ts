@@ -8,7 +8,17 @@
 import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
-import { dns1035Label, dns1123Subdomain, domainPrefixedPath, isPortNumber, isSloppyIP, pathSegmentName, portName, wildcardSubdomain } from './syntax.ts';
+import {
+  dns1035Label,
+  dns1123Subdomain,
+  domainPrefixedPath,
+  isPortNumber,
+  isSloppyIP,
+  pathSegmentName,
+  portName,
+  tooLong,
+  wildcardSubdomain,
+} from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -136,6 +146,6 @@ export function ingressClassProblems(o: Obj): Invalid[] {
   const bad = controller === '' ? 'Required value' : domainPrefixedPath(controller);
   if (bad) out.push({ path: ['spec', 'controller'], fn: 'validateIngressClassSpec', message: `controller "${controller}": ${bad}` });
   if (controller.length > MAX_CONTROLLER)
-    out.push({ path: ['spec', 'controller'], fn: 'validateIngressClassSpec', message: `controller: Too long: may not be more than ${MAX_CONTROLLER} bytes` });
+    out.push({ path: ['spec', 'controller'], fn: 'validateIngressClassSpec', message: `controller: ${tooLong(MAX_CONTROLLER)}` });
   return out;
 }

@@ -9,7 +9,7 @@ import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 import type { Invalid } from './metadata.ts';
-import { dns1123Label, domainPrefixedPath, qualifiedName } from './syntax.ts';
+import { dns1123Label, domainPrefixedPath, notSupported, qualifiedName, tooLong, tooMany } from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -27,8 +27,6 @@ const MAX_SUCCESS_RULES = 20;
 
 const FN = 'validateJobSpec';
 const num = (v: unknown): v is number => typeof v === 'number';
-const unsupported = (value: unknown, supported: readonly string[]) =>
-  `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`;
 
 /** parseIndexInterval and validateIndexesFormat: `0,3-5,7`, ascending, each index below `completions`; the count of indexes. */
 export function indexesProblem(text: string, completions: number): { total: number } | { error: string } {
@@ -89,7 +87,7 @@ function exitCodeProblems(on: Obj, at: PathSegment[], containers: ReadonlySet<st
     say(['containerName'], `containerName "${on.containerName}": must be one of the container or initContainer names in the pod template`);
   const values = list(on.values);
   if (values.length === 0) say(['values'], 'values: at least one value is required');
-  else if (values.length > MAX_EXIT_CODE_VALUES) say(['values'], `values: Too many: ${values.length}: must have at most ${MAX_EXIT_CODE_VALUES} items`);
+  else if (values.length > MAX_EXIT_CODE_VALUES) say(['values'], `values: ${tooMany(values.length, MAX_EXIT_CODE_VALUES)}`);
   const seen = new Set<unknown>();
   values.forEach((v, j) => {
     if (on.operator === 'In' && v === 0) say(['values', j], 'values: must not be 0 for the In operator');
@@ -103,14 +101,13 @@ function exitCodeProblems(on: Obj, at: PathSegment[], containers: ReadonlySet<st
 function podConditionProblems(patterns: unknown[], at: PathSegment[]): Invalid[] {
   const fn = 'validatePodFailurePolicyRuleOnPodConditions';
   const out: Invalid[] = [];
-  if (patterns.length > MAX_CONDITION_PATTERNS)
-    out.push({ path: at, fn, message: `onPodConditions: Too many: ${patterns.length}: must have at most ${MAX_CONDITION_PATTERNS} items` });
+  if (patterns.length > MAX_CONDITION_PATTERNS) out.push({ path: at, fn, message: `onPodConditions: ${tooMany(patterns.length, MAX_CONDITION_PATTERNS)}` });
   (patterns as Obj[]).forEach((p, j) => {
     const bad = typeof p?.type === 'string' ? qualifiedName(p.type) : 'Required value';
     if (bad) out.push({ path: [...at, j, 'type'], fn, message: `onPodConditions type "${String(p?.type ?? '')}": ${bad}` });
     // A missing status is defaulted to True (SetDefaults_Job); the schema has no enum for it.
     if (p?.status !== undefined && p.status !== null && !['False', 'True', 'Unknown'].includes(p.status))
-      out.push({ path: [...at, j, 'status'], fn, message: `status: ${unsupported(p.status, ['False', 'True', 'Unknown'])}` });
+      out.push({ path: [...at, j, 'status'], fn, message: `status: ${notSupported(p.status, ['False', 'True', 'Unknown'])}` });
   });
   return out;
 }
@@ -124,7 +121,7 @@ function podFailurePolicyProblems(spec: Obj, at: PathSegment[]): Invalid[] {
     out.push({
       path: [...at, 'rules'],
       fn: 'validatePodFailurePolicy',
-      message: `rules: Too many: ${rules.length}: must have at most ${MAX_POD_FAILURE_RULES} items`,
+      message: `rules: ${tooMany(rules.length, MAX_POD_FAILURE_RULES)}`,
     });
   const podSpec = spec.template?.spec ?? {};
   const containers = new Set([...list(podSpec.containers), ...list(podSpec.initContainers)].map((c) => String((c as Obj)?.name)));
@@ -157,8 +154,7 @@ function successPolicyProblems(spec: Obj, at: PathSegment[]): Invalid[] {
   const rules = list(spec.successPolicy?.rules) as Obj[];
   const out: Invalid[] = [];
   if (rules.length === 0) out.push({ path: [...at, 'rules'], fn, message: 'rules: at least one rules must be specified when the successPolicy is specified' });
-  if (rules.length > MAX_SUCCESS_RULES)
-    out.push({ path: [...at, 'rules'], fn, message: `rules: Too many: ${rules.length}: must have at most ${MAX_SUCCESS_RULES} items` });
+  if (rules.length > MAX_SUCCESS_RULES) out.push({ path: [...at, 'rules'], fn, message: `rules: ${tooMany(rules.length, MAX_SUCCESS_RULES)}` });
   const completions = num(spec.completions) ? spec.completions : 0;
   rules.forEach((rule, i) => {
     const here = [...at, 'rules', i];
@@ -167,7 +163,7 @@ function successPolicyProblems(spec: Obj, at: PathSegment[]): Invalid[] {
     let total: number | undefined;
     if (typeof rule?.succeededIndexes === 'string') {
       if (rule.succeededIndexes.length > MAX_SUCCEEDED_INDEXES)
-        out.push({ path: [...here, 'succeededIndexes'], fn, message: `succeededIndexes: Too long: may not be more than ${MAX_SUCCEEDED_INDEXES} bytes` });
+        out.push({ path: [...here, 'succeededIndexes'], fn, message: `succeededIndexes: ${tooLong(MAX_SUCCEEDED_INDEXES)}` });
       const parsed = indexesProblem(rule.succeededIndexes, completions);
       if ('error' in parsed) out.push({ path: [...here, 'succeededIndexes'], fn, message: `error parsing succeededIndexes: ${parsed.error}` });
       total = 'total' in parsed ? parsed.total : 0;
@@ -186,7 +182,7 @@ function successPolicyProblems(spec: Obj, at: PathSegment[]): Invalid[] {
 /** Beside a pod failure policy only Failed; the schema holds the field to its two values elsewhere. */
 function replacementPolicyProblems(spec: Obj, at: PathSegment[]): Invalid[] {
   return spec.podFailurePolicy && spec.podReplacementPolicy === 'TerminatingOrFailed'
-    ? [{ path: at, fn: 'validatePodReplacementPolicy', message: `podReplacementPolicy: ${unsupported(spec.podReplacementPolicy, ['Failed'])}` }]
+    ? [{ path: at, fn: 'validatePodReplacementPolicy', message: `podReplacementPolicy: ${notSupported(spec.podReplacementPolicy, ['Failed'])}` }]
     : [];
 }
 
@@ -205,8 +201,7 @@ export function jobSpecProblems(spec: Obj, at: PathSegment[], features: Validati
   if (features.has('JobManagedBy') && typeof spec.managedBy === 'string') {
     const bad = domainPrefixedPath(spec.managedBy);
     if (bad) out.push({ path: [...at, 'managedBy'], fn: FN, message: `managedBy "${spec.managedBy}": ${bad}` });
-    if (spec.managedBy.length > MAX_MANAGED_BY)
-      out.push({ path: [...at, 'managedBy'], fn: FN, message: `managedBy: Too long: may not be more than ${MAX_MANAGED_BY} bytes` });
+    if (spec.managedBy.length > MAX_MANAGED_BY) out.push({ path: [...at, 'managedBy'], fn: FN, message: `managedBy: ${tooLong(MAX_MANAGED_BY)}` });
   }
   out.push(...indexedProblems(judged, at));
   if (features.has('JobPodFailurePolicy') && spec.podFailurePolicy) out.push(...podFailurePolicyProblems(judged, [...at, 'podFailurePolicy']));

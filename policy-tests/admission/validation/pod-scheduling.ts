@@ -11,7 +11,7 @@ import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { validateLabels } from './metadata.ts';
 import { labelKeyProblem, labelSelectorProblems } from './label-selector.ts';
-import { dns1123Label, dns1123Subdomain, labelValue } from './syntax.ts';
+import { dns1123Label, dns1123Subdomain, labelValue, notSupported } from './syntax.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 
 type Obj = Record<string, any>;
@@ -21,9 +21,6 @@ const objects = (v: unknown): Obj[] => list(v) as Obj[];
 const NODE_OPERATORS = ['DoesNotExist', 'Exists', 'Gt', 'In', 'Lt', 'NotIn'];
 const ACTIONS = ['DoNotSchedule', 'ScheduleAnyway'];
 const INCLUSION_POLICIES = ['Honor', 'Ignore'];
-
-const unsupported = (value: unknown, supported: readonly string[]) =>
-  `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => `"${s}"`).join(', ')}`;
 
 /** ValidateNodeSelectorRequirement: In and NotIn need values, Exists and DoesNotExist take none, Gt and Lt one. */
 function nodeRequirementProblems(r: Obj, at: PathSegment[]): Invalid[] {
@@ -37,7 +34,7 @@ function nodeRequirementProblems(r: Obj, at: PathSegment[]): Invalid[] {
     if (values.length > 0) say("values may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
   } else if (r?.operator === 'Gt' || r?.operator === 'Lt') {
     if (values.length !== 1) say("values must be specified single value when `operator` is 'Lt' or 'Gt'");
-  } else say(unsupported(r?.operator, NODE_OPERATORS), 'operator');
+  } else say(notSupported(r?.operator, NODE_OPERATORS), 'operator');
   return [...out, ...labelKeyProblem(r?.key, [...at, 'key'], fn, 'node selector requirement key')];
 }
 
@@ -52,7 +49,7 @@ function nodeFieldProblems(r: Obj, at: PathSegment[]): Invalid[] {
         fn,
         message: "node field selector: values must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
       });
-  } else out.push({ path: [...at, 'operator'], fn, message: `node field selector: ${unsupported(r?.operator, ['In', 'NotIn'])}` });
+  } else out.push({ path: [...at, 'operator'], fn, message: `node field selector: ${notSupported(r?.operator, ['In', 'NotIn'])}` });
   if (r?.key !== 'metadata.name')
     out.push({ path: [...at, 'key'], fn, message: `node field selector: ${JSON.stringify(r?.key)} is not a valid field selector key` });
   return out;
@@ -221,7 +218,7 @@ function constraintProblems(c: Obj, later: readonly Obj[], at: PathSegment[], po
   const say = (field: PathSegment, message: string) => out.push({ path: [...at, field], fn, message: `topology spread constraint: ${message}` });
   if (typeof c?.maxSkew !== 'number' || c.maxSkew <= 0) say('maxSkew', `maxSkew ${String(c?.maxSkew ?? 0)}: must be greater than zero`);
   if (typeof c?.topologyKey !== 'string' || c.topologyKey === '') say('topologyKey', 'topologyKey can not be empty');
-  if (!ACTIONS.includes(c?.whenUnsatisfiable)) say('whenUnsatisfiable', `whenUnsatisfiable: ${unsupported(c?.whenUnsatisfiable ?? '', ACTIONS)}`);
+  if (!ACTIONS.includes(c?.whenUnsatisfiable)) say('whenUnsatisfiable', `whenUnsatisfiable: ${notSupported(c?.whenUnsatisfiable ?? '', ACTIONS)}`);
   if (later.some((o) => o?.topologyKey === c?.topologyKey && o?.whenUnsatisfiable === c?.whenUnsatisfiable))
     say('topologyKey', `the pair {topologyKey: ${String(c?.topologyKey)}, whenUnsatisfiable: ${String(c?.whenUnsatisfiable)}} is given twice`);
   if (c?.minDomains !== undefined && c.minDomains !== null) {
@@ -231,7 +228,7 @@ function constraintProblems(c: Obj, later: readonly Obj[], at: PathSegment[], po
   }
   for (const policy of ['nodeAffinityPolicy', 'nodeTaintsPolicy'])
     if (c?.[policy] !== undefined && c[policy] !== null && !INCLUSION_POLICIES.includes(c[policy]))
-      say(policy, `${policy}: ${unsupported(c[policy], INCLUSION_POLICIES)}`);
+      say(policy, `${policy}: ${notSupported(c[policy], INCLUSION_POLICIES)}`);
   return [...out, ...labelSelectorProblems(c?.labelSelector, [...at, 'labelSelector'], 'topology spread labelSelector'), ...spreadKeyProblems(c, at, pod)];
 }
 
@@ -259,8 +256,8 @@ function tolerationProblems(t: Obj, at: PathSegment[]): Invalid[] {
     if (bad) say('operator', `value "${value}": ${bad}`);
   } else if (t.operator === 'Exists') {
     if (value !== '') say('operator', "value must be empty when `operator` is 'Exists'");
-  } else say('operator', unsupported(t.operator, ['Equal', 'Exists']));
-  if (typeof t?.effect === 'string' && t.effect !== '' && !TAINT_EFFECTS.includes(t.effect)) say('effect', unsupported(t.effect, TAINT_EFFECTS));
+  } else say('operator', notSupported(t.operator, ['Equal', 'Exists']));
+  if (typeof t?.effect === 'string' && t.effect !== '' && !TAINT_EFFECTS.includes(t.effect)) say('effect', notSupported(t.effect, TAINT_EFFECTS));
   return out;
 }
 

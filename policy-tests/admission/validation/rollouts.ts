@@ -7,7 +7,7 @@
  */
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
-import { intOrPercent } from './syntax.ts';
+import { intOrPercent, notSupported } from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -72,7 +72,7 @@ export function statefulSetRolloutProblems(o: Obj): Invalid[] {
       out.push({
         path: ['spec', 'persistentVolumeClaimRetentionPolicy', when],
         fn: 'ValidatePersistentVolumeClaimRetentionPolicyType',
-        message: `${when}: Unsupported value: ${JSON.stringify(value)}: supported values: "Retain", "Delete"`,
+        message: `${when}: ${notSupported(value, RETENTION)}`,
       });
   }
   return out;

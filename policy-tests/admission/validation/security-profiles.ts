@@ -8,6 +8,7 @@
 import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
+import { tooLong } from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -47,8 +48,7 @@ function appArmorProblems(profile: Obj, at: PathSegment[]): Invalid[] {
   const out: Invalid[] = [];
   if (local.trim() !== local) out.push({ path: here, fn, message: 'localhostProfile: must not be padded with whitespace' });
   else if (local === '') out.push({ path: here, fn, message: 'localhostProfile: must be set when AppArmor type is Localhost' });
-  if (local.length > MAX_APPARMOR_PROFILE)
-    out.push({ path: here, fn, message: `localhostProfile: Too long: may not be more than ${MAX_APPARMOR_PROFILE} bytes` });
+  if (local.length > MAX_APPARMOR_PROFILE) out.push({ path: here, fn, message: `localhostProfile: ${tooLong(MAX_APPARMOR_PROFILE)}` });
   return out;
 }
 

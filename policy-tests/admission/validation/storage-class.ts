@@ -8,7 +8,7 @@ import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { labelKeyProblem } from './label-selector.ts';
-import { qualifiedName } from './syntax.ts';
+import { notSupported, qualifiedName, tooLong, tooMany } from './syntax.ts';
 
 type Obj = Record<string, any>;
 
@@ -19,12 +19,9 @@ const FN = 'ValidateStorageClass';
 function parameterProblems(params: unknown): Invalid[] {
   if (!params || typeof params !== 'object') return [];
   const entries = Object.entries(params as Obj);
-  if (entries.length > MAX_PARAMETERS)
-    return [{ path: ['parameters'], fn: FN, message: `parameters: Too many: ${entries.length}: must have at most ${MAX_PARAMETERS} items` }];
+  if (entries.length > MAX_PARAMETERS) return [{ path: ['parameters'], fn: FN, message: `parameters: ${tooMany(entries.length, MAX_PARAMETERS)}` }];
   const bytes = entries.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(typeof v === 'string' ? v : String(v)), 0);
-  return bytes > MAX_PARAMETER_BYTES
-    ? [{ path: ['parameters'], fn: FN, message: `parameters: Too long: may not be more than ${MAX_PARAMETER_BYTES} bytes` }]
-    : [];
+  return bytes > MAX_PARAMETER_BYTES ? [{ path: ['parameters'], fn: FN, message: `parameters: ${tooLong(MAX_PARAMETER_BYTES)}` }] : [];
 }
 
 /** validateAllowedTopologies: each term's keys once, each with values (none twice), and no two terms alike. */
@@ -67,7 +64,7 @@ export function storageClassProblems(o: Obj): Invalid[] {
     out.push({
       path: ['reclaimPolicy'],
       fn: 'validateReclaimPolicy',
-      message: 'reclaimPolicy: Unsupported value: "Recycle": supported values: "Delete", "Retain"',
+      message: `reclaimPolicy: ${notSupported('Recycle', ['Delete', 'Retain'])}`,
     });
   return [...out, ...topologyProblems(list(o.allowedTopologies))];
 }

@@ -185,3 +185,13 @@ export function strictSubnet(inner: string, outer: string): boolean {
   list.addSubnet(outerIP, Number(outerBits), family(outerIP));
   return list.check(innerIP, family(innerIP));
 }
+
+/** field.NotSupported's words: the value, and the values the field takes. */
+export const notSupported = (value: unknown, supported: readonly string[]): string =>
+  `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((v) => `"${v}"`).join(', ')}`;
+
+/** field.TooMany's words. */
+export const tooMany = (count: number, max: number): string => `Too many: ${count}: must have at most ${max} items`;
+
+/** field.TooLong's words, for a length in bytes. */
+export const tooLong = (max: number): string => `Too long: may not be more than ${max} bytes`;
