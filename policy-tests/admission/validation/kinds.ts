@@ -46,6 +46,33 @@ function dataKeys(o: Obj): Invalid[] {
   return out;
 }
 
+/**
+ * validateDataSource and validateDataSourceRef: an object of the core group is a claim, another group a DNS
+ * subdomain; both given, they name one object (`dataSourceRef.namespace` is CrossNamespaceVolumeDataSource's, alpha
+ * and off: dropped). The schema requires their kind and name.
+ */
+function dataSourceProblems(spec: Obj, at: PathSegment[]): Invalid[] {
+  const fn = 'ValidatePersistentVolumeClaimSpec';
+  const out: Invalid[] = [];
+  for (const field of ['dataSource', 'dataSourceRef']) {
+    const ref = spec[field];
+    if (!ref || typeof ref !== 'object') continue;
+    const group = typeof ref.apiGroup === 'string' ? ref.apiGroup : '';
+    if (group === '' && ref.kind !== 'PersistentVolumeClaim')
+      out.push({
+        path: [...at, field],
+        fn,
+        message: `${field} kind "${String(ref.kind)}": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
+      });
+    const bad = group === '' ? undefined : dns1123Subdomain(group);
+    if (bad) out.push({ path: [...at, field, 'apiGroup'], fn, message: `${field} apiGroup "${group}": ${bad}` });
+  }
+  const { dataSource: a, dataSourceRef: b } = spec;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && ((a.apiGroup ?? '') !== (b.apiGroup ?? '') || a.kind !== b.kind || a.name !== b.name))
+    out.push({ path: [...at, 'dataSource'], fn, message: 'dataSource: must match dataSourceRef' });
+  return out;
+}
+
 function pvcSpec(spec: Obj | undefined, at: PathSegment[]): Invalid[] {
   if (!spec) return [];
   const out: Invalid[] = [];
@@ -57,6 +84,7 @@ function pvcSpec(spec: Obj | undefined, at: PathSegment[]): Invalid[] {
     const bad = typeof spec[field] === 'string' && spec[field] !== '' ? dns1123Subdomain(spec[field]) : undefined;
     if (bad) out.push({ path: [...at, field], fn: 'ValidatePersistentVolumeClaimSpec (ValidateClassName)', message: `${field} "${spec[field]}": ${bad}` });
   }
+  out.push(...dataSourceProblems(spec, at));
   const storage = spec.resources?.requests?.storage;
   const value = parseQuantity(storage);
   if (storage === undefined)

@@ -57,3 +57,24 @@ describe("a claim's modes and classes", () => {
     ]);
   });
 });
+
+describe("a claim's data source", () => {
+  const claim = (spec: object) =>
+    validateBuiltin(
+      'PersistentVolumeClaim',
+      { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...spec } },
+      35,
+    ).map((p) => `${p.path.join('.')}: ${p.message}`);
+  const snapshot = { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 'nightly' };
+  it('admits a snapshot, a claim of the core group, and the two fields naming one object', () => {
+    expect(claim({ dataSource: snapshot, dataSourceRef: snapshot })).toEqual([]);
+    expect(claim({ dataSource: { kind: 'PersistentVolumeClaim', name: 'old' } })).toEqual([]);
+  });
+  it('refuses another kind of the core group, a group that is no subdomain, and two fields that disagree', () => {
+    expect(claim({ dataSource: { kind: 'ConfigMap', name: 'x' }, dataSourceRef: { ...snapshot, apiGroup: 'Snapshot_Storage' } })).toEqual([
+      `spec.dataSource: dataSource kind "ConfigMap": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
+      expect.stringMatching(/^spec\.dataSourceRef\.apiGroup: dataSourceRef apiGroup "Snapshot_Storage": /),
+      'spec.dataSource: dataSource: must match dataSourceRef',
+    ]);
+  });
+});
