@@ -78,6 +78,11 @@ const GATES = {
     { since: 30, enabled: false },
     { since: 32, enabled: true },
   ],
+  /** A StatefulSet's rollingUpdate.maxUnavailable: alpha in 1.24, beta and on in 1.35; dropped when off. */
+  MaxUnavailableStatefulSet: [
+    { since: 24, enabled: false },
+    { since: 35, enabled: true },
+  ],
 } as const satisfies Record<string, readonly Step[]>;
 
 export type ValidationGate = keyof typeof GATES;

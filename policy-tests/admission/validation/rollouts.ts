@@ -8,6 +8,7 @@
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import { intOrPercent, notSupported } from './syntax.ts';
+import type { ValidationFeatures } from './feature-gates.ts';
 
 type Obj = Record<string, any>;
 
@@ -51,8 +52,8 @@ export function deploymentStrategyProblems(o: Obj): Invalid[] {
 
 const RETENTION = ['Retain', 'Delete'];
 
-/** A StatefulSet's update strategy, ordinals and claim retention. */
-export function statefulSetRolloutProblems(o: Obj): Invalid[] {
+/** A StatefulSet's update strategy (its maxUnavailable where MaxUnavailableStatefulSet keeps it), ordinals and claim retention. */
+export function statefulSetRolloutProblems(o: Obj, features: ValidationFeatures): Invalid[] {
   const spec = o.spec ?? {};
   const fn = 'ValidateStatefulSetSpec';
   const out: Invalid[] = [];
@@ -63,6 +64,12 @@ export function statefulSetRolloutProblems(o: Obj): Invalid[] {
   const partition = strategy.rollingUpdate?.partition;
   if (strategy.type !== 'OnDelete' && typeof partition === 'number' && partition < 0)
     out.push({ path: [...at, 'partition'], fn: 'validateRollingUpdateStatefulSet', message: 'partition must be greater than or equal to 0' });
+  const most = strategy.rollingUpdate?.maxUnavailable;
+  if (strategy.type !== 'OnDelete' && features.has('MaxUnavailableStatefulSet') && most !== undefined && most !== null) {
+    const where = { at, fn: 'validateRollingUpdateStatefulSet', capped: true };
+    out.push(...intOrPercentProblems(strategy.rollingUpdate, 'maxUnavailable', where));
+    if (amount(most) === 0) out.push({ path: [...at, 'maxUnavailable'], fn: where.fn, message: 'maxUnavailable cannot be 0' });
+  }
   const start = spec.ordinals?.start;
   if (typeof start === 'number' && start < 0)
     out.push({ path: ['spec', 'ordinals', 'start'], fn, message: 'ordinals.start must be greater than or equal to 0' });

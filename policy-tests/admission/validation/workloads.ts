@@ -110,7 +110,10 @@ function job(spec: Obj | undefined, at: PathSegment[], features: ValidationFeatu
 export const WORKLOAD_RULES: Record<string, KindRule> = {
   Deployment: workload('ValidateDeploymentSpec', (o) => [...deploymentStrategyProblems(o), ...templateDeadlineProblems(o, 'Deployment')]),
   ReplicaSet: workload('ValidateReplicaSetSpec', (o) => templateDeadlineProblems(o, 'ReplicaSet')),
-  StatefulSet: workload('ValidateStatefulSetSpec', (o) => [...statefulSetRolloutProblems(o), ...templateDeadlineProblems(o, 'StatefulSet')]),
+  StatefulSet: workload('ValidateStatefulSetSpec', (o, features) => [
+    ...statefulSetRolloutProblems(o, features),
+    ...templateDeadlineProblems(o, 'StatefulSet'),
+  ]),
   DaemonSet: (o, features) => [
     ...selectorProblems(o, ['spec', 'template'], 'ValidateDaemonSetSpec'),
     ...validatePodTemplate(o.spec?.template, ['spec', 'template'], ALWAYS, { features }),

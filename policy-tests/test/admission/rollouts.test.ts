@@ -72,4 +72,11 @@ describe("a StatefulSet's rollout", () => {
       'spec.persistentVolumeClaimRetentionPolicy.whenScaled: whenScaled: Unsupported value: "Keep": supported values: "Retain", "Delete"',
     ]);
   });
+  it('judges maxUnavailable from 1.35, where MaxUnavailableStatefulSet turns on, and drops it before', () => {
+    const rolling = (maxUnavailable: unknown) => ({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable } } });
+    expect(said('StatefulSet', rolling('50%'))).toEqual([]);
+    expect(said('StatefulSet', rolling(0))).toEqual(['spec.updateStrategy.rollingUpdate.maxUnavailable: maxUnavailable cannot be 0']);
+    expect(said('StatefulSet', rolling('120%'))).toEqual(['spec.updateStrategy.rollingUpdate.maxUnavailable: maxUnavailable must not be greater than 100%']);
+    expect(validateBuiltin('StatefulSet', workload(rolling(0)), 34)).toEqual([]);
+  });
 });
