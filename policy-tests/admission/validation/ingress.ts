@@ -10,10 +10,12 @@ import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
 import {
   dns1035Label,
+  dns1123Label,
   dns1123Subdomain,
   domainPrefixedPath,
   isPortNumber,
   isSloppyIP,
+  notSupported,
   pathSegmentName,
   portName,
   tooLong,
@@ -138,11 +140,41 @@ export function ingressProblems(o: Obj): Invalid[] {
   return out;
 }
 
-/** validateIngressClassSpec: the controller a domain-prefixed path of at most 250 characters. */
+/**
+ * validateIngressClassParametersReference: the reference's group, kind and name, and its scope (Cluster where none is
+ * given, SetDefaults_IngressClass): a Namespace one names a namespace, a Cluster one none.
+ */
+function parametersProblems(params: Obj): Invalid[] {
+  const fn = 'validateIngressClassParametersReference';
+  const at: PathSegment[] = ['spec', 'parameters'];
+  const out: Invalid[] = [];
+  if (typeof params.apiGroup === 'string' && params.apiGroup !== '' && dns1123Subdomain(params.apiGroup))
+    out.push({ path: [...at, 'apiGroup'], fn, message: `apiGroup "${params.apiGroup}": ${dns1123Subdomain(params.apiGroup)}` });
+  for (const field of ['kind', 'name']) {
+    const bad = typeof params[field] === 'string' && params[field] !== '' ? pathSegmentName(params[field]) : undefined;
+    if (bad) out.push({ path: [...at, field], fn, message: `${field} "${params[field]}": ${bad}` });
+  }
+  const scope = params.scope ?? 'Cluster';
+  const namespaced = params.namespace !== undefined && params.namespace !== null;
+  if (scope !== 'Cluster' && scope !== 'Namespace')
+    out.push({ path: [...at, 'scope'], fn, message: `scope: ${notSupported(scope, ['Cluster', 'Namespace'])}` });
+  else if (scope === 'Namespace') {
+    const bad = namespaced
+      ? typeof params.namespace === 'string'
+        ? dns1123Label(params.namespace)
+        : 'must be a string'
+      : "Required value: `parameters.scope` is set to 'Namespace'";
+    if (bad) out.push({ path: [...at, 'namespace'], fn, message: `namespace: ${bad}` });
+  } else if (namespaced) out.push({ path: [...at, 'namespace'], fn, message: "namespace: Forbidden: `parameters.scope` is set to 'Cluster'" });
+  return out;
+}
+
+/** validateIngressClassSpec: the controller a domain-prefixed path of at most 250 characters, and its parameters. */
 export function ingressClassProblems(o: Obj): Invalid[] {
   const controller = o.spec?.controller;
-  if (typeof controller !== 'string') return [];
-  const out: Invalid[] = [];
+  const params = o.spec?.parameters;
+  const out: Invalid[] = params && typeof params === 'object' ? parametersProblems(params) : [];
+  if (typeof controller !== 'string') return out;
   const bad = controller === '' ? 'Required value' : domainPrefixedPath(controller);
   if (bad) out.push({ path: ['spec', 'controller'], fn: 'validateIngressClassSpec', message: `controller "${controller}": ${bad}` });
   if (controller.length > MAX_CONTROLLER)

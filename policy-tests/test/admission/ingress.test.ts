@@ -77,6 +77,20 @@ describe('an IngressClass and an address block', () => {
       'spec.controller: controller "traefik": must be a domain-prefixed path (such as "acme.io/foo")',
     ]);
   });
+  it('refuses parameters whose scope and namespace disagree (Cluster where none is given)', () => {
+    const cls = (parameters: object) => ({ metadata: { name: 'gateway' }, spec: { controller: 'traefik.io/ingress-controller', parameters } });
+    const ref = { apiGroup: 'traefik.io', kind: 'IngressClassParams', name: 'main' };
+    expect(said('IngressClass', cls({ ...ref, scope: 'Namespace', namespace: 'traefik' }))).toEqual([]);
+    expect(said('IngressClass', cls({ ...ref, namespace: 'traefik' }))).toEqual([
+      "spec.parameters.namespace: namespace: Forbidden: `parameters.scope` is set to 'Cluster'",
+    ]);
+    expect(said('IngressClass', cls({ ...ref, scope: 'Namespace' }))).toEqual([
+      "spec.parameters.namespace: namespace: Required value: `parameters.scope` is set to 'Namespace'",
+    ]);
+    expect(said('IngressClass', cls({ ...ref, scope: 'Global' }))).toEqual([
+      'spec.parameters.scope: scope: Unsupported value: "Global": supported values: "Cluster", "Namespace"',
+    ]);
+  });
   it('refuses an exception that is not strictly inside its block', () => {
     const policy = (except: string[]) => ({
       metadata: { name: 'egress' },
