@@ -21,7 +21,8 @@ const FN = 'validateMetricSpec';
 function segmentProblems(value: unknown, at: PathSegment[], what: string): Invalid[] {
   if (typeof value !== 'string' || value === '') return [];
   const bad = pathSegmentName(value);
-  return bad ? [{ path: at, fn: 'ValidateCrossVersionObjectReference', message: `${what} "${value}": ${bad}` }] : [];
+  const fn = what === 'metric name' ? 'validateMetricIdentifier' : 'ValidateCrossVersionObjectReference';
+  return bad ? [{ path: at, fn, message: `${what} "${value}": ${bad}` }] : [];
 }
 
 function targetProblems(t: Obj, at: PathSegment[]): Invalid[] {

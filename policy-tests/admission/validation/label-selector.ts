@@ -64,12 +64,17 @@ const SELECTOR_FIELDS: Record<string, readonly string[]> = {
   ClusterRole: ['aggregationRule.clusterRoleSelectors.*'],
 };
 
+/** The same paths as steps, split once. */
+const SELECTOR_STEPS: Record<string, readonly string[][]> = Object.fromEntries(
+  Object.entries(SELECTOR_FIELDS).map(([kind, paths]) => [kind, paths.map((p) => p.split('.'))]),
+);
+
 /** The field a selector stands in, for the message: the last named step of its path. */
 const fieldName = (at: readonly PathSegment[]): string => String([...at].reverse().find((s) => typeof s === 'string'));
 
 /** What ValidateLabelSelector refuses in the selectors this kind's validation hands it. */
 export function kindSelectorProblems(kind: string, o: Obj): Invalid[] {
-  return (SELECTOR_FIELDS[kind] ?? []).flatMap((path) =>
-    selectorsAlong(o, path.split('.')).flatMap(({ selector, at }) => labelSelectorProblems(selector, at, fieldName(at))),
+  return (SELECTOR_STEPS[kind] ?? []).flatMap((steps) =>
+    selectorsAlong(o, steps).flatMap(({ selector, at }) => labelSelectorProblems(selector, at, fieldName(at))),
   );
 }

@@ -6,14 +6,23 @@
  */
 import type { PathSegment } from '../../model/core/positions.ts';
 import { list } from '../../model/core/dig.ts';
-import type { Invalid } from './metadata.ts';
 import { imageReferenceProblem } from './image-reference.ts';
-import { validateObjectMeta } from './metadata.ts';
+import { validateObjectMeta, type Invalid } from './metadata.ts';
 import type { ValidationFeatures } from './feature-gates.ts';
 import { dnsProblems } from './pod-dns.ts';
 import { affinityProblems, placementProblems, topologySpreadProblems } from './pod-scheduling.ts';
 import { securityProfileProblems } from './security-profiles.ts';
-import { configMapKey, dns1123Label, dns1123Subdomain, envVarName, isPortNumber, isSloppyIP, portName, portNumOrNameProblem } from './syntax.ts';
+import {
+  configMapKey,
+  dns1123Label,
+  dns1123Subdomain,
+  envVarName,
+  isPortNumber,
+  isSloppyIP,
+  localPathFaults,
+  portName,
+  portNumOrNameProblem,
+} from './syntax.ts';
 // resource.ParseQuantity lives with the model's scalars: the admission layer and the checks read quantities alike.
 import { parseQuantity } from '../../model/core/text.ts';
 
@@ -216,7 +225,7 @@ function containerProblems(c: Obj, at: PathSegment[], pod: { volumes: ReadonlySe
       out.push({ path: [...mat, 'subPathExpr'], fn: 'ValidateVolumeMounts', message: `${who}: subPathExpr and subPath are mutually exclusive` });
     for (const f of ['subPath', 'subPathExpr']) {
       const v = m?.[f];
-      if (typeof v === 'string' && (v.startsWith('/') || v.split('/').includes('..')))
+      if (typeof v === 'string' && Object.values(localPathFaults(v)).some(Boolean))
         out.push({
           path: [...mat, f],
           fn: 'ValidateVolumeMounts (validateLocalDescendingPath)',
@@ -261,7 +270,7 @@ function volumeProblems(volumes: unknown, at: PathSegment[]): Invalid[] {
         const bad = typeof item?.key === 'string' ? configMapKey(item.key) : undefined;
         if (bad)
           out.push({ path: [...vat, src, 'items', j, 'key'], fn: 'validateKeyToPath', message: `volume ${String(v.name)}: key "${String(item.key)}": ${bad}` });
-        if (typeof item?.path === 'string' && (item.path.startsWith('/') || item.path.split('/').includes('..')))
+        if (typeof item?.path === 'string' && Object.values(localPathFaults(item.path)).some(Boolean))
           out.push({
             path: [...vat, src, 'items', j, 'path'],
             fn: 'validateKeyToPath',

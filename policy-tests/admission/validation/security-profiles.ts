@@ -8,6 +8,7 @@
 import { list } from '../../model/core/dig.ts';
 import type { PathSegment } from '../../model/core/positions.ts';
 import type { Invalid } from './metadata.ts';
+import { localPathFaults } from './syntax.ts';
 import { tooLong } from './syntax.ts';
 
 type Obj = Record<string, any>;
@@ -20,9 +21,10 @@ const SYSCTL_NAME = /^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[
 
 /** validateLocalDescendingPath: relative, and no `..` segment. */
 function descendingPathProblems(path: string, at: PathSegment[], fn: string): Invalid[] {
+  const { absolute, backsteps } = localPathFaults(path);
   const out: Invalid[] = [];
-  if (path.startsWith('/')) out.push({ path: at, fn, message: `localhostProfile "${path}": must be a relative path` });
-  if (path.split('/').includes('..')) out.push({ path: at, fn, message: `localhostProfile "${path}": must not contain '..'` });
+  if (absolute) out.push({ path: at, fn, message: `localhostProfile "${path}": must be a relative path` });
+  if (backsteps) out.push({ path: at, fn, message: `localhostProfile "${path}": must not contain '..'` });
   return out;
 }
 

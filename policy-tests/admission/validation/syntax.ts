@@ -195,3 +195,9 @@ export const tooMany = (count: number, max: number): string => `Too many: ${coun
 
 /** field.TooLong's words, for a length in bytes. */
 export const tooLong = (max: number): string => `Too long: may not be more than ${max} bytes`;
+
+/** validateLocalDescendingPath's two faults: the path is absolute, or a segment of it steps up (`..`). */
+export const localPathFaults = (path: string): { absolute: boolean; backsteps: boolean } => ({
+  absolute: path.startsWith('/'),
+  backsteps: path.split('/').includes('..'),
+});

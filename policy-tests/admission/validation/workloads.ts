@@ -5,6 +5,7 @@
 import type { PathSegment } from '../../model/core/positions.ts';
 import { list } from '../../model/core/dig.ts';
 import { validateLabels, type Invalid } from './metadata.ts';
+import { notSupported } from './syntax.ts';
 import { labelSelectorProblems } from './label-selector.ts';
 import { indexedHostnameProblems, jobSpecProblems } from './job-spec.ts';
 import { daemonSetRolloutProblems, deploymentStrategyProblems, statefulSetRolloutProblems, templateDeadlineProblems } from './rollouts.ts';
@@ -18,17 +19,16 @@ export type KindRule = (o: Obj, features: ValidationFeatures) => Invalid[];
 
 function selectorProblems(o: Obj, templateAt: PathSegment[], fn: string): Invalid[] {
   const selector = o.spec?.selector;
-  const empty = !selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0);
+  const empty = !selector || (Object.keys(selector.matchLabels ?? {}).length === 0 && list(selector.matchExpressions).length === 0);
   if (empty) return [{ path: ['spec', 'selector'], fn, message: 'selector: empty selector is invalid for a workload (it would match every pod)' }];
-  return [...labelSelectorProblems(selector, ['spec', 'selector'], 'selector'), ...templateMatchProblems(selector, o.spec?.template, templateAt, fn)];
+  const problems = labelSelectorProblems(selector, ['spec', 'selector'], 'selector');
+  // A selector LabelSelectorAsSelector cannot build (a bad key, operator or value) is not matched, as the API server skips it.
+  return problems.length > 0 ? problems : templateMatchProblems(selector, o.spec?.template, templateAt, fn);
 }
 
-/**
- * Whether the selector matches the template's labels. Skipped for a selector LabelSelectorAsSelector cannot build
- * (a bad key, operator or value, already refused above), as the API server skips it.
- */
+/** Whether a selector that can be built matches the template's labels. */
 function templateMatchProblems(selector: Obj, template: Obj | undefined, templateAt: PathSegment[], fn: string): Invalid[] {
-  if (!template || labelSelectorProblems(selector, [], '').length > 0 || selectorMatches(selector, template.metadata?.labels)) return [];
+  if (!template || selectorMatches(selector, template.metadata?.labels)) return [];
   return [{ path: [...templateAt, 'metadata', 'labels'], fn, message: '`selector` does not match template `labels`' }];
 }
 
@@ -63,8 +63,7 @@ function jobSelectorProblems(spec: Obj, at: PathSegment[], jobName: unknown): In
 function jobTemplateSelectorProblems(spec: Obj, at: PathSegment[]): Invalid[] {
   const out: Invalid[] = [];
   if (spec.selector) out.push({ path: [...at, 'selector'], fn: 'ValidateJobTemplateSpec', message: '`selector` will be auto-generated' });
-  if (spec.manualSelector === true)
-    out.push({ path: [...at, 'manualSelector'], fn: 'ValidateJobTemplateSpec', message: 'Unsupported value: true: supported values: "nil", "false"' });
+  if (spec.manualSelector === true) out.push({ path: [...at, 'manualSelector'], fn: 'ValidateJobTemplateSpec', message: notSupported(true, ['nil', 'false']) });
   return out;
 }
 
